@@ -1,0 +1,1 @@
+"""The `rooflab` command line: the only layer that prints or exits."""

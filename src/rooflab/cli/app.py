@@ -1,0 +1,25 @@
+"""Builds the typer app from one module per verb (each has `register(app)`)."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+VERB_MODULES = ("demo", "probe", "specs", "ai", "bench", "plot", "report", "ncu", "torch_cmd",
+                "rocprof", "llm", "compare", "whatif", "choose")
+
+HELP = """Roofline analysis: what limits this code on this machine, how far is it from that
+limit, and what would move it?
+
+Start with `rooflab demo` (measures this CPU and places reference kernels on its roof),
+`rooflab specs list` (datasheet roofs) or `rooflab ai matmul 4096 4096 4096 --dtype fp16`."""
+
+
+def build_app() -> typer.Typer:
+    app = typer.Typer(name="rooflab", help=HELP, no_args_is_help=True,
+                      pretty_exceptions_enable=False, add_completion=False,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+    for name in VERB_MODULES:
+        importlib.import_module(f"rooflab.cli.{name}").register(app)
+    return app

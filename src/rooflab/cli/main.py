@@ -1,0 +1,42 @@
+"""Entry point: run the typer app; turn RooflabError into `error: ...` and exit 2."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import RooflabError
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .app import build_app
+
+    app = build_app()
+    try:
+        app(args=argv, prog_name="rooflab", standalone_mode=False)
+    except RooflabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `rooflab ... | head` closed the pipe: not an error of ours.
+        sys.stderr.close()
+        return 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:  # click usage errors land here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.Abort):
+            print("error: aborted", file=sys.stderr)
+            return 130
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

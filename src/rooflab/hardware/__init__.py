@@ -1,0 +1,1 @@
+"""Hardware: the nominal catalog, host detection, and MachineProfile files."""

@@ -1,0 +1,51 @@
+"""Turn what a user typed after --on (a catalog name or a saved file) into roofs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError, ParseError
+from ..files import load_json
+from ..model.ceiling import Roof
+from ..model.schema import roof_from_dict
+from .profile import profile_from_dict
+
+
+def looks_like_file(spec: str) -> bool:
+    return spec.endswith(".json") or Path(spec).is_file()
+
+
+def roofs_from_file(path: str) -> tuple[Roof, ...]:
+    """A profile (measured then nominal), an analysis/roof file, or a bare roof."""
+    data = load_json(path)
+    try:
+        if isinstance(data, dict) and ("measured" in data or "nominal" in data):
+            return profile_from_dict(data, where=path).roofs
+        if isinstance(data, dict) and isinstance(data.get("roof"), dict):
+            return (roof_from_dict(data["roof"], where=f"{path}: roof"),)
+        if isinstance(data, dict) and "compute" in data:
+            return (roof_from_dict(data, where=path),)
+    except InputError as exc:
+        raise ParseError(str(exc)) from None
+    raise ParseError("not a profile or roof file (expected 'measured'/'nominal', 'roof', or "
+                     "'compute' + 'memory'); make one with `rooflab probe -o FILE.json`",
+                     path=path)
+
+
+def load_roofs(spec: str) -> tuple[Roof, ...]:
+    """Roofs for a --on argument: a saved profile/roof file, or a catalog device name."""
+    if looks_like_file(spec):
+        if not Path(spec).exists():
+            raise ParseError("file not found", path=spec)
+        return roofs_from_file(spec)
+    from .catalog import lookup_roof
+
+    return (lookup_roof(spec),)
+
+
+def load_roof(spec: str) -> Roof:
+    """The roof to judge by: the measured one of a profile, else the nominal one."""
+    roofs = load_roofs(spec)
+    if not roofs:
+        raise InputError(f"'{spec}' holds no roof")
+    return roofs[0]

@@ -1,0 +1,1 @@
+"""Ingest: kernel lists from files and profilers (ncu, torch profiler, rocprof) -> Kernels."""

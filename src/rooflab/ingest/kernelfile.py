@@ -1,0 +1,85 @@
+"""Kernel lists in rooflab's own formats: JSON (the vocabulary) and a simple CSV.
+
+CSV columns (header required; unknown columns are kept in meta):
+  name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from ..errors import InputError, ParseError
+from ..files import load_json
+from ..model.kernel import Kernel
+from ..model.schema import kernel_from_dict
+
+CSV_REQUIRED = ("name", "flop", "bytes")
+
+
+def load_kernels(path: str) -> tuple[Kernel, ...]:
+    """Kernels from a .json (list, or object with 'kernels') or .csv file."""
+    p = Path(path)
+    if not p.exists():
+        raise ParseError("file not found", path=path)
+    if p.suffix.lower() == ".csv":
+        return kernels_from_csv(p.read_text(), path)
+    data = load_json(path)
+    items = data.get("kernels") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ParseError("expected a list of kernels or an object with a 'kernels' list",
+                         path=path)
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(kernel_from_dict(item, where=f"kernels[{i}]"))
+        except InputError as exc:
+            raise ParseError(str(exc), path=path) from None
+    if not out:
+        raise ParseError("the file holds no kernels", path=path)
+    return tuple(out)
+
+
+def _number(row: dict, field: str, path: str, line: int, default: float | None = None):
+    text = (row.get(field) or "").strip().replace(",", "")
+    if not text:
+        if default is not None:
+            return default
+        raise ParseError(f"field '{field}' is empty", path=path, line=line)
+    try:
+        return float(text)
+    except ValueError:
+        raise ParseError(f"field '{field}' is not a number: '{text}'", path=path,
+                         line=line) from None
+
+
+def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing:
+        raise ParseError(f"missing column(s) {', '.join(missing)}; the header needs "
+                         f"name,flop,bytes[,seconds,precision,level,calls,unit]",
+                         path=path, line=1)
+    out = []
+    for lineno, raw in enumerate(reader, start=2):
+        row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
+        if not any(v.strip() for v in row.values()):
+            continue
+        seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+        try:
+            out.append(Kernel(
+                name=row["name"].strip(),
+                flop={(row.get("precision") or "fp32").strip(): _number(row, "flop", path, lineno)},
+                bytes={(row.get("level") or "DRAM").strip(): _number(row, "bytes", path, lineno)},
+                seconds=seconds, calls=int(_number(row, "calls", path, lineno, default=1)),
+                unit=(row.get("unit") or "").strip() or None,
+                provenance={"flop": "given", "bytes": "given",
+                            **({"seconds": "measured"} if seconds else {})},
+            ))
+        except InputError as exc:
+            raise ParseError(str(exc), path=path, line=lineno) from None
+    if not out:
+        raise ParseError("the file holds no kernels", path=path)
+    return tuple(out)

@@ -1,0 +1,149 @@
+"""analyze(roof, kernels): where each kernel sits on the roof and what bounds it. Pure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .ceiling import Ceiling, Roof
+from .kernel import Kernel
+
+# A kernel is `latency`-bound when it reaches less than this fraction of its attainable
+# roof and no launch/dispatch floor explains it (seed 000 §6.2, misreading two).
+LATENCY_FRACTION = 0.10
+# A kernel is `overhead`-bound when the calls x dispatch floor is larger than its work
+# floor and explains at least this fraction of the measured time (seed 004: RMSNorm).
+OVERHEAD_SHARE = 0.5
+
+BOUNDS = ("memory", "compute", "overhead", "latency")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One kernel at one memory level on one roof."""
+
+    kernel: str
+    precision: str
+    unit: str | None
+    level: str
+    flop: float
+    bytes: float
+    seconds: float | None
+    calls: int
+    ai: float
+    peak_flop_per_s: float
+    bytes_per_s: float
+    ridge: float
+    attainable_flop_per_s: float
+    achieved_flop_per_s: float | None
+    percent_of_roof: float | None
+    binding: str                 # label of the ceiling that binds at this AI
+    bound: str                   # memory | compute | overhead | latency
+    floor_s: float               # max(FLOP/P, bytes/B), per all calls
+    overhead_floor_s: float | None
+    floor_ratio: float | None    # measured / floor
+    time_share: float | None
+    below_roof: float | None     # distance 1: attainable / achieved (overhead + efficiency)
+    along_slope: float           # distance 2: ridge / AI when left of the ridge, else 1
+    roof_headroom: float         # distance 3: best peak on this roof / this peak
+    note: str = ""
+
+    @property
+    def memory_bound_side(self) -> bool:
+        return self.ai < self.ridge
+
+
+@dataclass(frozen=True)
+class Analysis:
+    roof: Roof
+    kernels: tuple[Kernel, ...]
+    points: tuple[Point, ...]
+    notes: tuple[str, ...] = ()
+
+    def for_kernel(self, name: str) -> tuple[Point, ...]:
+        return tuple(p for p in self.points if p.kernel == name)
+
+    def at_level(self, level: str) -> tuple[Point, ...]:
+        return tuple(p for p in self.points if p.level == level)
+
+    def primary(self) -> tuple[Point, ...]:
+        """One point per kernel: the level that binds hardest (the lowest attainable)."""
+        best: dict[str, Point] = {}
+        for p in self.points:
+            cur = best.get(p.kernel)
+            if cur is None or p.attainable_flop_per_s < cur.attainable_flop_per_s:
+                best[p.kernel] = p
+        return tuple(best.values())
+
+
+def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float | None,
+             overhead_floor_s: float | None, fraction_of_roof: float | None) -> str:
+    """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE."""
+    side = "memory" if ai < ridge_ai else "compute"
+    if seconds is None:
+        return side
+    if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
+            and overhead_floor_s >= OVERHEAD_SHARE * seconds):
+        return "overhead"
+    if fraction_of_roof is not None and fraction_of_roof < LATENCY_FRACTION:
+        return "latency"
+    return side
+
+
+def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memory: Ceiling,
+                  total_seconds: float, note: str = "") -> Point:
+    """Place one kernel at one memory level on the roof."""
+    flop = kernel.total_flop
+    nbytes = float(kernel.bytes[level])
+    peak, bw = compute.value, memory.value
+    ai = flop / nbytes if nbytes > 0 else math.inf
+    ridge_ai = peak / bw
+    att = min(peak, bw * ai)
+    work_floor = max(flop / peak, nbytes / bw)
+    overhead_floor = roof.overhead_s * kernel.calls if roof.overhead_s is not None else None
+    seconds = kernel.seconds
+    achieved = flop / seconds if seconds else None
+    frac = achieved / att if achieved is not None and att > 0 else None
+    bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
+                     overhead_floor_s=overhead_floor, fraction_of_roof=frac)
+    binding = memory.label if ai < ridge_ai else compute.label
+    return Point(
+        kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
+        flop=flop, bytes=nbytes, seconds=seconds, calls=kernel.calls, ai=ai,
+        peak_flop_per_s=peak, bytes_per_s=bw, ridge=ridge_ai, attainable_flop_per_s=att,
+        achieved_flop_per_s=achieved,
+        percent_of_roof=100.0 * frac if frac is not None else None,
+        binding=binding, bound=bound, floor_s=work_floor, overhead_floor_s=overhead_floor,
+        floor_ratio=seconds / work_floor if seconds and work_floor > 0 else None,
+        time_share=seconds / total_seconds if seconds and total_seconds > 0 else None,
+        below_roof=att / achieved if achieved else None,
+        along_slope=ridge_ai / ai if ai < ridge_ai and ai > 0 else 1.0,
+        roof_headroom=roof.top_compute.value / peak,
+        note=note,
+    )
+
+
+def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None) -> Analysis:
+    """Every kernel at every memory level it has bytes for (and the roof has a ceiling for)."""
+    kernels = tuple(kernels)
+    total = sum(k.seconds for k in kernels if k.seconds)
+    points: list[Point] = []
+    notes: list[str] = []
+    for k in kernels:
+        compute, note = roof.compute_for(k.precision, k.unit)
+        for level in k.bytes:
+            if levels is not None and level not in levels:
+                continue
+            memory = roof.find_memory(level)
+            if memory is None:
+                notes.append(f"{k.name}: roof '{roof.name}' has no {level} ceiling; "
+                             f"its {level} point is not drawn")
+                continue
+            if k.bytes[level] <= 0 and k.total_flop <= 0:
+                continue
+            points.append(analyze_point(roof, k, level, compute, memory, total, note))
+        if note:
+            notes.append(f"{k.name}: {note}")
+    return Analysis(roof=roof, kernels=kernels, points=tuple(points),
+                    notes=tuple(dict.fromkeys(notes)))

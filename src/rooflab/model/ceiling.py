@@ -1,0 +1,146 @@
+"""Ceilings and roofs: what a machine can give, each number with its provenance."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+
+PROVENANCES = ("nominal", "measured", "derived")
+
+# When a roof lacks a kernel's precision, the nearest ceiling that does the same math
+# more expensively is used, and the analysis says so.
+PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
+    "tf32": ("fp32",),
+    "bf16": ("fp16", "fp32"),
+    "fp16": ("bf16", "fp32"),
+    "fp8": ("fp16", "bf16", "fp32"),
+    "int8": ("fp16", "bf16", "fp32"),
+    "int4": ("int8", "fp16", "fp32"),
+    "int32": ("fp32",),
+    "fp64": (),
+    "fp32": (),
+}
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """One ceiling: a compute peak (FLOP/s) or a bandwidth (B/s).
+
+    A compute ceiling has `precision` and `unit` (vector or tensor); a memory ceiling has
+    `level` (L1, L2, L3, DRAM, or a link: PCIe, NVLink, network, loopback).
+    A measured ceiling keeps its raw `samples` (in the ceiling's unit); `value` is the
+    figure used as the roof (the best sample unless the method says otherwise).
+    """
+
+    value: float
+    precision: str | None = None
+    unit: str | None = None
+    level: str | None = None
+    provenance: str = "nominal"
+    source: str = ""
+    method: str = ""
+    samples: tuple[float, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.precision is None) == (self.level is None):
+            raise InputError("a ceiling needs either a precision (compute) or a level (memory)")
+        if self.provenance not in PROVENANCES:
+            raise InputError(f"provenance must be one of {PROVENANCES}; got '{self.provenance}'")
+        if not self.value > 0:
+            raise InputError(f"ceiling {self.label} must be positive; got {self.value!r}")
+
+    @property
+    def is_compute(self) -> bool:
+        return self.precision is not None
+
+    @property
+    def label(self) -> str:
+        if self.precision is not None:
+            return f"{self.precision} {self.unit}" if self.unit else self.precision
+        return str(self.level)
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.samples) if self.samples else None
+
+    @property
+    def best(self) -> float | None:
+        return max(self.samples) if self.samples else None
+
+    @property
+    def spread(self) -> float | None:
+        """(max - min) / median of the samples: 0.05 means the samples span 5 %."""
+        if len(self.samples) < 2:
+            return None
+        med = statistics.median(self.samples)
+        return (max(self.samples) - min(self.samples)) / med if med else None
+
+
+@dataclass(frozen=True)
+class Roof:
+    """The ceilings of one machine of one kind (nominal or measured)."""
+
+    name: str
+    kind: str = "nominal"
+    compute: tuple[Ceiling, ...] = ()
+    memory: tuple[Ceiling, ...] = ()
+    overhead_s: float | None = None
+    overhead_source: str = ""
+    source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.overhead_s is not None and self.overhead_s < 0:
+            raise InputError(f"overhead_s must be >= 0; got {self.overhead_s}")
+
+    # --- lookups -------------------------------------------------------------
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.precision for c in self.compute))
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.level for c in self.memory))
+
+    def find_compute(self, precision: str, unit: str | None = None) -> Ceiling | None:
+        """The ceiling for a precision (and unit); with no unit, the fastest unit."""
+        matches = [c for c in self.compute if c.precision == precision
+                   and (unit is None or c.unit == unit)]
+        return max(matches, key=lambda c: c.value) if matches else None
+
+    def compute_for(self, precision: str, unit: str | None = None) -> tuple[Ceiling, str]:
+        """The ceiling a kernel of this precision is held to, and a note when it fell back."""
+        found = self.find_compute(precision, unit) or (
+            self.find_compute(precision) if unit else None)
+        if found is not None:
+            note = "" if unit is None or found.unit == unit else (
+                f"roof '{self.name}' has no {precision} {unit} ceiling; using {found.label}")
+            return found, note
+        for alt in PRECISION_FALLBACK.get(precision, ("fp32",)):
+            found = self.find_compute(alt, unit) or self.find_compute(alt)
+            if found is not None:
+                return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+        if self.compute:
+            found = max(self.compute, key=lambda c: c.value)
+            return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+        raise InputError(f"roof '{self.name}' has no compute ceilings")
+
+    def find_memory(self, level: str) -> Ceiling | None:
+        matches = [c for c in self.memory if c.level == level]
+        return max(matches, key=lambda c: c.value) if matches else None
+
+    def bandwidth(self, level: str = "DRAM") -> Ceiling:
+        found = self.find_memory(level)
+        if found is None:
+            have = ", ".join(self.levels) or "none"
+            raise InputError(f"roof '{self.name}' has no {level} ceiling (it has: {have})")
+        return found
+
+    @property
+    def top_compute(self) -> Ceiling:
+        if not self.compute:
+            raise InputError(f"roof '{self.name}' has no compute ceilings")
+        return max(self.compute, key=lambda c: c.value)

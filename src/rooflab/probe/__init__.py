@@ -1,0 +1,1 @@
+"""Measurement: timers with injected clocks, statistics, and the machine probes."""

@@ -1,0 +1,54 @@
+"""Statistics of raw samples: kept apart from the measurement loop (as pyperf does)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# A ceiling whose samples spread more than this carries a warning (issue: 5 %).
+NOISY_SPREAD = 0.05
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Summary of raw samples. spread = (max - min) / median; iqr_rel = IQR / median."""
+
+    n: int
+    minimum: float
+    median: float
+    maximum: float
+    mean: float
+    spread: float
+    iqr_rel: float
+
+    @property
+    def noisy(self) -> bool:
+        return self.spread > NOISY_SPREAD
+
+
+def summarize(samples: Sequence[float]) -> Stats:
+    if not samples:
+        raise ValueError("no samples to summarize")
+    xs = sorted(float(s) for s in samples)
+    med = statistics.median(xs)
+    if len(xs) >= 4:
+        q = statistics.quantiles(xs, n=4)
+        iqr = q[2] - q[0]
+    else:
+        iqr = xs[-1] - xs[0]
+    return Stats(n=len(xs), minimum=xs[0], median=med, maximum=xs[-1],
+                 mean=statistics.fmean(xs), spread=(xs[-1] - xs[0]) / med if med else 0.0,
+                 iqr_rel=iqr / med if med else 0.0)
+
+
+def rates(work: float, seconds: Sequence[float]) -> tuple[float, ...]:
+    """Turn per-call times into rates (work per second), one per sample."""
+    return tuple(work / s for s in seconds if s > 0)
+
+
+def noise_warning(label: str, stats: Stats, threshold: float = NOISY_SPREAD) -> str | None:
+    if stats.spread > threshold:
+        return (f"{label}: samples spread {stats.spread:.0%} (> {threshold:.0%}); "
+                f"other load on the machine or clock changes; rerun or use --full")
+    return None

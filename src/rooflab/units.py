@@ -1,0 +1,137 @@
+"""SI units, dtype sizes and number formatting. Imports nothing of the package but errors.
+
+Everything inside rooflab is in SI base units: seconds, bytes, FLOP, FLOP/s, B/s.
+Decimal prefixes (GB = 1e9) unless a name says GiB. Formatting happens only at the edge.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import InputError
+
+# Bytes per element. int4 and fp4 pack two elements per byte.
+DTYPE_BYTES: dict[str, float] = {
+    "fp64": 8.0,
+    "fp32": 4.0,
+    "tf32": 4.0,  # stored as fp32; only the tensor-core math is reduced
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int64": 8.0,
+    "int32": 4.0,
+    "int16": 2.0,
+    "int8": 1.0,
+    "uint8": 1.0,
+    "int4": 0.5,
+    "fp4": 0.5,
+    "bool": 1.0,
+}
+
+DTYPE_ALIASES: dict[str, str] = {
+    "float64": "fp64", "double": "fp64", "f64": "fp64",
+    "float32": "fp32", "float": "fp32", "single": "fp32", "f32": "fp32",
+    "float16": "fp16", "half": "fp16", "f16": "fp16",
+    "bfloat16": "bf16",
+    "float8": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "e4m3": "fp8", "e5m2": "fp8",
+    "float8_e4m3fn": "fp8", "float8_e5m2": "fp8",
+    "long": "int64", "int": "int32", "short": "int16", "char": "int8",
+}
+
+PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
+UNITS = ("vector", "tensor")
+LEVELS = ("L1", "L2", "L3", "DRAM")
+LINKS = ("PCIe", "NVLink", "network", "loopback")
+
+
+def canonical_dtype(name: str) -> str:
+    """Return the canonical dtype name, or raise InputError listing the known ones."""
+    key = str(name).strip().lower().removeprefix("torch.")
+    key = DTYPE_ALIASES.get(key, key)
+    if key not in DTYPE_BYTES:
+        known = ", ".join(DTYPE_BYTES)
+        raise InputError(f"unknown dtype '{name}'; use one of: {known}")
+    return key
+
+
+def dtype_bytes(name: str) -> float:
+    """Bytes per element of a dtype (0.5 for int4)."""
+    return DTYPE_BYTES[canonical_dtype(name)]
+
+
+def flop_precision(dtype: str) -> str:
+    """The compute precision that arithmetic in this dtype is counted under."""
+    d = canonical_dtype(dtype)
+    if d in ("int64", "int32", "int16", "uint8", "bool"):
+        return "int8" if d == "uint8" else "int32"
+    if d == "fp4":
+        return "fp8"
+    return d
+
+
+_PREFIXES = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+
+
+def si(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """Format with a decimal SI prefix: si(2.039e12, 'B/s') -> '2.04 TB/s'."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if value == 0:
+        return f"0 {unit}".strip()
+    mag = abs(value)
+    for scale, prefix in _PREFIXES:
+        if mag >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
+    if mag < 1e-3 and unit:
+        return f"{value:.{digits}g} {unit}"
+    return f"{value:.{digits}g} {unit}".strip()
+
+
+def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
+    """Format a duration: 3.1e-6 -> '3.1 us'."""
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        return "-"
+    mag = abs(seconds)
+    for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if mag >= scale:
+            return f"{seconds / scale:.{digits}g} {name}"
+    return f"{seconds / 1e-9:.{digits}g} ns"
+
+
+def fmt_ai(ai: float | None) -> str:
+    """Format an arithmetic intensity in FLOP/byte."""
+    if ai is None or (isinstance(ai, float) and math.isnan(ai)):
+        return "-"
+    if ai >= 100:
+        return f"{ai:.0f}"
+    return f"{ai:.3g}"
+
+
+_BYTE_SUFFIX = {
+    "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+}
+
+
+def parse_size(text: str | int | float, what: str = "size") -> float:
+    """Parse '32MiB', '1.5GB', '4096' into bytes (or a plain count). Raises InputError."""
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        s = str(text).strip().lower().replace("_", "")
+        num = s.rstrip("abcdefghijklmnopqrstuvwxyz")
+        suffix = s[len(num):]
+        try:
+            value = float(num) * _BYTE_SUFFIX.get(suffix, 1 if suffix == "" else math.nan)
+        except ValueError:
+            value = math.nan
+    if math.isnan(value) or value <= 0:
+        raise InputError(f"{what} must be a positive number such as 4096, 32MiB or 1.5GB; got '{text}'")
+    return value
+
+
+def positive(value: float, name: str) -> float:
+    """Check that a size or count is positive; raise InputError naming the parameter."""
+    if value is None or not (value > 0) or math.isinf(value):
+        raise InputError(f"{name} must be a positive number; got {value!r}")
+    return value

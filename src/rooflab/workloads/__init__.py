@@ -1,0 +1,1 @@
+"""Analytic FLOP and byte counts of ops and of transformer inference (pure functions)."""
