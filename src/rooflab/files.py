@@ -20,12 +20,20 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     try:
         with os.fdopen(fd, mode) as fh:
             fh.write(data)
+        # mkstemp creates the file 0600; give it the mode a plain open() would (0666 - umask).
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         # Ctrl-C or a failed write leaves nothing behind.
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def dumps_json(obj: Any) -> str:

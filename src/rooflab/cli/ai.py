@@ -1,7 +1,223 @@
-"""rooflab ai — placeholder until its issue lands (replace this module)."""
+"""rooflab ai — arithmetic intensity of one op: FLOP, bytes (with the byte model), AI.
+
+With --on HARDWARE|PROFILE also the attainable FLOP/s, the bound, the time floor and the
+ridge on that roof. Kept light: no matplotlib, torch or numba on this path.
+"""
 
 from __future__ import annotations
 
+import math
+
+import typer
+
+from ..errors import InputError
+
+HELP = """Arithmetic intensity calculator: FLOP, bytes and AI of one op.
+
+Sizes are whole numbers (1e8 and 4_096 are accepted). Bytes are compulsory
+traffic (each input read once, each output written once) unless the op says
+otherwise (attention --naive, embedding).
+
+  rooflab ai matmul 4096 4096 4096 --dtype fp16
+  rooflab ai matmul 4096 4096 4096 --dtype fp16 --on h200 --json
+  rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
+  rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 --kv-len 500 --head-dim 64
+"""
+
+DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ...")
+ON = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a profile/roof "
+                                      "JSON file: adds attainable FLOP/s, bound, time floor")
+JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
+
+
+def _n(text: str, name: str) -> int:
+    """A size as typed: 4096, 4_096, 1e8. Whole and positive is checked by the op."""
+    try:
+        value = float(str(text).replace("_", ""))
+    except ValueError:
+        raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'") \
+            from None
+    if not math.isfinite(value) or value != int(value):
+        raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'")
+    return int(value)
+
+
+def result_dict(op, roof=None) -> dict:
+    """The JSON answer: top-level flop/bytes/ai, the kernel, and the roof's verdict."""
+    from ..model.analysis import analyze
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+
+    kernel = op.kernel()
+    out = {"schema_version": SCHEMA_VERSION, "op": op.op, "name": op.name, "flop": op.flop,
+           "bytes": op.bytes, "ai": op.ai if math.isfinite(op.ai) else None,
+           "precision": op.precision, "unit": op.unit, "byte_model": op.byte_model,
+           "bytes_split": dict(op.bytes_split), "shape": dict(op.shape),
+           "kernels": [kernel_to_dict(kernel)]}
+    if roof is not None:
+        analysis = analyze(roof, [kernel])
+        (p,) = analysis.points
+        out.update({"roof": roof_to_dict(roof), "analysis": [point_to_dict(p)],
+                    "attainable_flop_per_s": p.attainable_flop_per_s, "bound": p.bound,
+                    "binding": p.binding, "time_floor_s": p.floor_s, "ridge": p.ridge,
+                    "notes": list(analysis.notes)})
+    return out
+
+
+def format_result(d: dict) -> list[str]:
+    """The answer as lines of text (only the CLI prints them)."""
+    from ..units import fmt_ai, fmt_seconds, si
+
+    unit = f", {d['unit']}" if d["unit"] else ""
+    split = ", ".join(f"{k} {si(v, 'B')}" for k, v in d["bytes_split"].items())
+    lines = [f"{d['name']}  ({d['op']}, {d['precision']}{unit})",
+             f"  FLOP        {si(d['flop'], 'FLOP')}  ({d['flop']:.6g})",
+             f"  bytes       {si(d['bytes'], 'B')}  ({d['bytes']:.6g}; {split})",
+             f"  byte model  {d['byte_model']}",
+             f"  AI          {fmt_ai(d['ai'])} FLOP/byte" + (
+                 f"  ({d['ai']:.6g})" if d["ai"] is not None else "")]
+    if "roof" in d:
+        p = d["analysis"][0]
+        side = "<" if p["ai"] is not None and p["ai"] < p["ridge"] else ">="
+        lines += [f"on {d['roof']['name']} ({d['roof']['kind']}):",
+                  f"  ceilings    {_compute_label(p)} {si(p['peak_flop_per_s'], 'FLOP/s')}, "
+                  f"{p['level']} {si(p['bytes_per_s'], 'B/s')}",
+                  f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
+                  f"  attainable  {si(d['attainable_flop_per_s'], 'FLOP/s')}",
+                  f"  bound       {d['bound']} (AI {fmt_ai(p['ai'])} {side} ridge "
+                  f"{fmt_ai(d['ridge'])}; binding ceiling: {d['binding']})",
+                  f"  time floor  {fmt_seconds(d['time_floor_s'])}  max(FLOP/P, bytes/B)"]
+        lines += [f"  note: {n}" for n in d["notes"]]
+    return lines
+
+
+def _compute_label(p: dict) -> str:
+    return f"{p['precision']} {p['unit']}" if p["unit"] else p["precision"]
+
+
+def _emit(op, on: str | None, json_out: bool) -> None:
+    from .common import emit_json
+
+    roof = None
+    if on:
+        from ..hardware.resolve import load_roof
+
+        roof = load_roof(on)
+    d = result_dict(op, roof)
+    if json_out:
+        emit_json(d)
+    else:
+        print("\n".join(format_result(d)))
+
+
+def _ops():
+    from ..workloads import ops
+
+    return ops
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    """Add `rooflab ai OP ...` (one subcommand per op)."""
+    ai = typer.Typer(help=HELP, no_args_is_help=True)
+    # Positional sizes: let "-4" reach the size check ("must be positive") instead of
+    # being taken for an unknown option.
+    positional = {"ignore_unknown_options": True}
+    app.add_typer(ai, name="ai")
+
+    @ai.command("matmul", context_settings=positional)
+    def matmul(m: str, n: str, k: str, dtype: str = DTYPE,
+               batch: str = typer.Option("1", help="independent products (torch.bmm)"),
+               on: str | None = ON, json_out: bool = JSON) -> None:
+        """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.  rooflab ai matmul 4096 4096 4096"""
+        _emit(_ops().matmul(_n(m, "m"), _n(n, "n"), _n(k, "k"), dtype, batch=_n(batch, "batch")),
+              on, json_out)
+
+    @ai.command("gemm", context_settings=positional, hidden=True)
+    def gemm(m: str, n: str, k: str, dtype: str = DTYPE, batch: str = typer.Option("1"),
+             on: str | None = ON, json_out: bool = JSON) -> None:
+        """Same as matmul."""
+        matmul(m, n, k, dtype, batch, on, json_out)
+
+    @ai.command("gemv", context_settings=positional)
+    def gemv(m: str, n: str, dtype: str = DTYPE, on: str | None = ON,
+             json_out: bool = JSON) -> None:
+        """y(m) = A(m×n) @ x(n) (a decode step's linear layer).  rooflab ai gemv 2048 2048"""
+        _emit(_ops().gemv(_n(m, "m"), _n(n, "n"), dtype), on, json_out)
+
+    @ai.command("elementwise", context_settings=positional)
+    def elementwise(n: str, dtype: str = DTYPE,
+                    inputs: str = typer.Option("1", help="arrays read per element"),
+                    outputs: str = typer.Option("1", help="arrays written per element"),
+                    flop_per_element: float = typer.Option(1.0, help="FLOP per element"),
+                    on: str | None = ON, json_out: bool = JSON) -> None:
+        """n elements; y = x + 1 is the default, z = x + y is --inputs 2.
+
+        rooflab ai elementwise 1e8 --dtype fp16 --inputs 2
+        """
+        _emit(_ops().elementwise(_n(n, "n"), dtype, inputs=_n(inputs, "inputs"),
+                                 outputs=_n(outputs, "outputs"),
+                                 flop_per_element=flop_per_element), on, json_out)
+
+    @ai.command("reduction", context_settings=positional)
+    def reduction(n: str, dtype: str = DTYPE, rows: str = typer.Option("1", help="rows"),
+                  on: str | None = ON, json_out: bool = JSON) -> None:
+        """Sum of n elements per row.  rooflab ai reduction 1e6 --dtype fp32"""
+        _emit(_ops().reduction(_n(n, "n"), dtype, rows=_n(rows, "rows")), on, json_out)
+
+    def _rows_cols(fn_name: str, doc: str):
+        @ai.command(fn_name, context_settings=positional)
+        def rows_cols(rows: str, cols: str, dtype: str = DTYPE,
+                      on: str | None = ON, json_out: bool = JSON) -> None:
+            _emit(getattr(_ops(), fn_name)(_n(rows, "rows"), _n(cols, "cols"), dtype), on,
+                  json_out)
+
+        rows_cols.__doc__ = doc
+
+    _rows_cols("softmax", "Softmax over each of ROWS rows of COLS.  rooflab ai softmax 4096 4096")
+    _rows_cols("layernorm", "LayerNorm over each row.  rooflab ai layernorm 2048 4096")
+    _rows_cols("rmsnorm", "RMSNorm over each row.  rooflab ai rmsnorm 1 2048")
+
+    @ai.command("conv2d")
+    def conv2d(n: str = typer.Option(..., "--n", help="batch"),
+               c: str = typer.Option(..., "--c", help="input channels"),
+               h: str = typer.Option(..., "--h", help="input height"),
+               w: str = typer.Option(..., "--w", help="input width"),
+               k: str = typer.Option(..., "--k", help="output channels (filters)"),
+               r: str = typer.Option("3", "--r", help="filter height"),
+               s: str = typer.Option("3", "--s", help="filter width"),
+               stride: str = typer.Option("1"), padding: str = typer.Option("0"),
+               groups: str = typer.Option("1"), dtype: str = DTYPE,
+               on: str | None = ON, json_out: bool = JSON) -> None:
+        """2-D convolution, output P = (H + 2·padding - R) / stride + 1.
+
+        rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
+        """
+        o = _ops()
+        _emit(o.conv2d(_n(n, "n"), _n(c, "c"), _n(h, "h"), _n(w, "w"), _n(k, "k"), _n(r, "r"),
+                       _n(s, "s"), stride=_n(stride, "stride"), padding=_n(padding, "padding"),
+                       dtype=dtype, groups=_n(groups, "groups")), on, json_out)
+
+    @ai.command("attention")
+    def attention(batch: str = typer.Option("1"), heads: str = typer.Option(..., "--heads"),
+                  q_len: str = typer.Option(..., "--q-len", help="query tokens (1 = decode)"),
+                  kv_len: str = typer.Option(..., "--kv-len", help="key/value tokens"),
+                  head_dim: str = typer.Option(..., "--head-dim"),
+                  kv_heads: str | None = typer.Option(None, help="GQA K/V heads"),
+                  naive: bool = typer.Option(False, help="materialise the score matrix"),
+                  causal: bool = typer.Option(False, help="count unmasked scores only"),
+                  dtype: str = DTYPE, on: str | None = ON,
+                  json_out: bool = JSON) -> None:
+        """Attention (flash by default; --naive writes scores to memory).
+
+        rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 --kv-len 500 --head-dim 64
+        """
+        _emit(_ops().attention(_n(batch, "batch"), _n(heads, "heads"), _n(q_len, "q_len"),
+                               _n(kv_len, "kv_len"), _n(head_dim, "head_dim"),
+                               kv_heads=None if kv_heads is None else _n(kv_heads, "kv_heads"),
+                               dtype=dtype, flash=not naive, causal=causal), on, json_out)
+
+    @ai.command("embedding", context_settings=positional)
+    def embedding(tokens: str, hidden: str, dtype: str = DTYPE,
+                  on: str | None = ON, json_out: bool = JSON) -> None:
+        """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).  rooflab ai embedding 8 2048"""
+        _emit(_ops().embedding(_n(tokens, "tokens"), _n(hidden, "hidden"), dtype), on,
+              json_out)

@@ -1,7 +1,170 @@
-"""rooflab bench — placeholder until its issue lands (replace this module)."""
+"""rooflab bench — time the reference kernel zoo and place it on the roof."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from ..errors import InputError, MissingDependency
+from ..model.ceiling import Roof
+
+OUTPUT_SUFFIXES = (".png", ".svg", ".json", ".csv")
+TABLE_WIDTH = 150
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[str, float], None]]:
+    """A rich progress bar on stderr (silent when stderr is not a terminal)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .common import err_console
+
+    console = err_console()
+    with Progress(TextColumn("{task.description:<36}"), BarColumn(), TimeElapsedColumn(),
+                  console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task(label, total=1.0)
+
+        def update(stage: str, fraction: float) -> None:
+            bar.update(task, completed=min(max(fraction, 0.0), 1.0),
+                       description=f"{label}: {stage}")
+
+        yield update
+
+
+def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | None]:
+    """(roofs, profile) from a quick probe of the device, or the catalog without numba."""
+    if device.startswith("cuda"):
+        from ..probe.gpu import probe_gpu
+
+        profile = probe_gpu(device, mode="quick", progress=progress)
+        return profile.roofs, profile
+    try:
+        from ..probe.cpu import probe_cpu
+
+        profile = probe_cpu(mode="quick", progress=progress)
+        return profile.roofs, profile
+    except MissingDependency as exc:
+        from ..hardware.catalog import match_device_name
+        from ..hardware.host import detect_host
+
+        found = match_device_name(detect_host().cpu_model)
+        if found is None:
+            raise InputError(f"{exc}; or pass --on PROFILE.json or --on HARDWARE "
+                             f"(see `rooflab specs list`)") from None
+        from .common import warn
+
+        warn(f"{exc}; judging by the catalog's nominal roof of {found.name}")
+        return (found.roof,), None
+
+
+def write_output(path: str, roofs, kernels, analysis) -> None:
+    """-o FILE: a chart (.png/.svg), the analysis JSON (.json) or the table (.csv)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise InputError(f"-o '{path}': use a file ending in {', '.join(OUTPUT_SUFFIXES)}")
+    if suffix == ".json":
+        from ..files import write_json
+        from ..model.schema import analysis_to_dict
+
+        write_json(path, analysis_to_dict(analysis))
+    elif suffix == ".csv":
+        from ..bench.table import rows_csv, zoo_rows
+        from ..files import write_atomic
+
+        write_atomic(path, rows_csv(zoo_rows(analysis)))
+    else:
+        from ..report.chart import plot_roofline, save_figure
+
+        display = plot_roofline(roofs, kernels, title="reference kernels")
+        save_figure(display, path)
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("bench")
+    def bench(
+        device: str = typer.Option("cpu", "--device",
+                                   help="cpu (numpy), torch-cpu, or cuda[:N] (PyTorch)"),
+        on: str | None = typer.Option(None, "--on", help="judge by this profile file or "
+                                      "catalog device instead of probing first"),
+        only: str | None = typer.Option(None, "--only", help="comma-separated kernel names "
+                                        "or prefixes, e.g. copy,gemm,triad_fp64"),
+        quick: bool = typer.Option(False, "--quick", help="shorter timing (about a third)"),
+        output: str | None = typer.Option(None, "-o", "--output",
+                                          help="chart .png/.svg, analysis .json, table .csv"),
+        json_out: bool = typer.Option(False, "--json", help="print the analysis as JSON"),
+        list_: bool = typer.Option(False, "--list", help="list the zoo's kernels and exit"),
+    ) -> None:
+        """Time ~20 reference kernels (copy, triad, sum, dot, gemv, gemm, conv2d, softmax,
+        layernorm, exp, FFT, sort) and place them on the measured roof.
+
+        Each kernel's FLOP and bytes are counted analytically, so the table is also a check
+        of the model: a kernel measured faster than its floor (max(FLOP/P, bytes/B)) by more
+        than the noise is flagged `below-floor` (a wrong count or a wrong roof).
+
+        Example: rooflab bench --only triad,gemm --quick -o zoo.png
+        """
+        from ..bench.zoo import kernel_names, run_zoo
+        from ..model.analysis import analyze
+
+        if list_:
+            typer.echo("\n".join(kernel_names()))
+            return
+        if output:   # fail before minutes of measuring, not after
+            write_suffix = Path(output).suffix.lower()
+            if write_suffix not in OUTPUT_SUFFIXES:
+                raise InputError(f"-o '{output}': use a file ending in "
+                                 f"{', '.join(OUTPUT_SUFFIXES)}")
+        names = [t for t in (only or "").split(",") if t.strip()] or None
+        if names:
+            from ..bench.zoo import select
+
+            select(names)   # unknown names fail here, before the probe
+        with progress_bar("probe" if on is None else "bench") as update:
+            if on is not None:
+                from ..hardware.resolve import load_roofs
+
+                roofs = load_roofs(on)
+            else:
+                roofs, _ = probe_roofs(device.lower(), lambda s, f: update(s, 0.5 * f))
+            scale = 0.5 if on is None else 1.0
+            kernels = run_zoo(roofs[0], names, device=device, plan="quick" if quick else None,
+                              progress=lambda s, f: update(s, 1 - scale + scale * f))
+        analysis = analyze(roofs[0], kernels)
+        if output:
+            write_output(output, roofs, kernels, analysis)
+        if json_out:
+            from ..model.schema import analysis_to_dict
+            from .common import emit_json
+
+            emit_json(analysis_to_dict(analysis))
+            return
+        print_results(analysis, output)
+
+
+def wide_console():
+    """The stdout console; piped or captured output (no terminal width) gets 150 columns
+    so the tables keep one line per row."""
+    from rich.console import Console
+
+    from .common import console
+
+    out = console()
+    return out if out.is_terminal else Console(highlight=False, soft_wrap=False,
+                                               width=TABLE_WIDTH)
+
+
+def print_results(analysis, output: str | None) -> None:
+    from ..bench.check import FLAG_TEXT
+    from ..bench.table import zoo_table
+    out = wide_console()
+    out.print(zoo_table(analysis))
+    seen = {f for k in analysis.kernels for f in k.meta.get("flags", ())}
+    for flag in (f for f in FLAG_TEXT if f in seen):
+        out.print(f"  {flag}: {FLAG_TEXT[flag]}")
+    for note in analysis.notes:
+        out.print(f"  note: {note}")
+    if output:
+        out.print(f"wrote {output}")

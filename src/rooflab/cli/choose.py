@@ -1,7 +1,100 @@
-"""rooflab choose — placeholder until its issue lands (replace this module)."""
+"""rooflab choose — rank hardware for a set of kernels (seed 002: hardware choice)."""
 
 from __future__ import annotations
 
+import typer
+
+from ..errors import InputError
+
+HELP = """Rank devices for a kernel set: predicted time at each roof (max of FLOP / P and
+bytes / B per kernel, and the launch floor: a lower bound, the same for every device),
+the ceiling that binds most of that time, and FLOP per joule at TDP where it is known.
+
+  rooflab choose decode.json --among H100,H200,MI300X
+  rooflab choose kernels.json --kind gpu --json
+  rooflab choose kernels.json --among profile.json,h100     (a profile file counts too)
+"""
+
+
+def candidates(among: str | None, kind: str | None):
+    """(name, roof, TDP) for each device named in --among, or every catalog device of kind."""
+    from ..hardware.catalog import all_devices, lookup
+    from ..hardware.resolve import load_roof, looks_like_file
+
+    if among:
+        out = []
+        for name in (n.strip() for n in among.split(",")):
+            if not name:
+                continue
+            if looks_like_file(name):
+                roof = load_roof(name)
+                out.append((roof.name, roof, None))
+            else:
+                d = lookup(name)
+                out.append((d.name, d.roof, d.tdp_w))
+        if not out:
+            raise InputError("--among needs comma-separated device names, e.g. H100,H200")
+        return out
+    kinds = ("gpu", "cpu", "accelerator")
+    if kind is not None and kind not in kinds:
+        raise InputError(f"--kind must be one of {', '.join(kinds)}; got '{kind}'")
+    return [(d.name, d.roof, d.tdp_w) for d in all_devices() if kind is None or d.kind == kind]
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("choose", help=HELP)
+    def choose(
+        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
+                                                     "JSON, ncu CSV or .ncu-rep"),
+        among: str = typer.Option(None, "--among", help="devices: H100,H200,MI300X or "
+                                                        "profile files"),
+        kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "
+                                                      "gpu, cpu, accelerator"),
+        top: int = typer.Option(15, "--top", help="show the N best"),
+        json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
+    ) -> None:
+        from ..model.choose import choices_to_dict, rank
+        from .common import console, emit_json
+        from .report import is_ncu_file
+
+        kernels = []
+        for path in files:
+            if is_ncu_file(path):
+                from ..ingest.ncu_files import load_ncu
+
+                kernels += load_ncu([path]).kernels
+            else:
+                from ..ingest.kernelfile import load_kernels
+
+                kernels += load_kernels(path)
+        choices = rank(kernels, candidates(among, kind))
+        if json_out:
+            emit_json(choices_to_dict(choices, kernels))
+            return
+        console().print(_table(choices[:top], kernels))
+
+
+def _table(choices, kernels):
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..model.choose import flop_per_joule
+    from ..units import fmt_seconds, si
+
+    t = Table(title="Predicted time at the roof (lower bound), fastest first",
+              title_justify="left")
+    for h in ("#", "device", "time", "vs best", "binding (share)", "TDP", "FLOP/J"):
+        t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
+    best = choices[0].seconds if choices else None
+    for i, c in enumerate(choices, 1):
+        fj = flop_per_joule(c, kernels)
+        t.add_row(str(i), c.name, fmt_seconds(c.seconds),
+                  f"{c.seconds / best:.2f}x" if best else "-",
+                  f"{c.binding} ({c.binding_share:.0%})",
+                  "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
+    parts: list = [t]
+    for c in choices:
+        for n in c.notes:
+            parts.append(Text(f"{c.name}: {n}", style="dim"))
+    return Group(*parts)

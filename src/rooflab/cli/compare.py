@@ -1,7 +1,128 @@
-"""rooflab compare — placeholder until its issue lands (replace this module)."""
+"""rooflab compare — two runs matched by kernel name: speed-ups, and a gate for CI."""
 
 from __future__ import annotations
 
+import sys
+
+import typer
+
+from ..errors import InputError
+
+HELP = """Compare two runs (before/after an optimisation, or two machines).
+
+Kernels are matched by name (launches of the same name are added up); --map OLD=NEW
+matches a renamed kernel. Prints the speed-up of each matched kernel (before time / after
+time) and exits 1 when any matched kernel got slower by more than --fail-if-slower PCT,
+so it can gate CI. -o arrows.png draws each kernel's move on the roof (needs --on or a
+roof in the files).
+
+  rooflab compare before.json after.json
+  rooflab compare before.json after.json --fail-if-slower 5
+  rooflab compare output1.csv output5.csv --map sigma_gpp_gpu_34=sigma_gpp_gpu_34 -o moves.png
+"""
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("compare", help=HELP)
+    def compare(
+        before: str = typer.Argument(..., help="the first run: kernel/analysis JSON, CSV, "
+                                               "ncu CSV or .ncu-rep"),
+        after: str = typer.Argument(..., help="the second run, same formats"),
+        rename: list[str] = typer.Option([], "--map", help="OLD=NEW for a renamed kernel "
+                                                           "(repeatable)"),
+        fail_if_slower: float = typer.Option(None, "--fail-if-slower", metavar="PCT",
+                                             help="exit 1 if a matched kernel is slower by "
+                                                  "more than PCT percent"),
+        on: str = typer.Option(None, "--on", help="roof for the chart: hardware name or "
+                                                  "profile JSON"),
+        output: str = typer.Option(None, "-o", "--output", help="arrows chart .png/.svg, "
+                                                                 "or .json"),
+        json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+    ) -> None:
+        from ..model.compare import compare_kernels, comparison_to_dict, parse_rename
+        from .common import emit_json, err_console
+
+        if fail_if_slower is not None and fail_if_slower < 0:
+            raise InputError(f"--fail-if-slower takes a percentage >= 0; got {fail_if_slower}")
+        k_before = _kernels(before)
+        k_after = _kernels(after)
+        cmp = compare_kernels(k_before, k_after, parse_rename(rename))
+        data = comparison_to_dict(cmp, fail_if_slower)
+        if output:
+            _write(output, cmp, data, on, [before, after])
+        if json_out:
+            emit_json(data)
+        else:
+            from .common import console
+
+            console().print(_table(cmp, fail_if_slower))
+            if output:
+                err_console().print(f"wrote {output}")
+        if fail_if_slower is not None and cmp.regressions(fail_if_slower):
+            names = ", ".join(m.name for m in cmp.regressions(fail_if_slower))
+            print(f"slower by more than {fail_if_slower:g} %: {names}", file=sys.stderr)
+            raise typer.Exit(1)
+
+
+def _kernels(path: str):
+    from .report import is_ncu_file
+
+    if is_ncu_file(path):
+        from ..ingest.ncu_files import load_ncu
+
+        return load_ncu([path]).kernels
+    from ..ingest.kernelfile import load_kernels
+
+    return load_kernels(path)
+
+
+def _table(cmp, fail_pct):
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..units import fmt_ai, fmt_seconds
+
+    t = Table(title="Matched kernels (speed-up = before / after)", title_justify="left")
+    for h in ("kernel", "before", "after", "speed-up", "change", "AI DRAM before -> after"):
+        t.add_column(h, justify="left" if h == "kernel" else "right")
+    for m in cmp.matches:
+        ai_b, ai_a = m.ai_move()
+        slow = fail_pct is not None and m.change_pct is not None and m.change_pct > fail_pct
+        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
+        name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
+        t.add_row(name, fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
+                  "-" if m.speedup is None else f"{m.speedup:.2f}x",
+                  f"[bold red]{change}[/]" if slow else change,
+                  f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
+    parts: list = [t]
+    if cmp.speedup:
+        parts.append(Text(f"matched total: {fmt_seconds(cmp.total_before_s)} -> "
+                          f"{fmt_seconds(cmp.total_after_s)} ({cmp.speedup:.2f}x)"))
+    for k in cmp.only_before:
+        parts.append(Text(f"only in the first run: {k.name} (use --map OLD=NEW if renamed)",
+                          style="dim"))
+    for k in cmp.only_after:
+        parts.append(Text(f"only in the second run: {k.name}", style="dim"))
+    for n in cmp.notes:
+        parts.append(Text(f"note: {n}", style="dim"))
+    return Group(*parts)
+
+
+def _write(path: str, cmp, data, on, files) -> None:
+    from pathlib import Path
+
+    from ..files import write_json
+
+    if Path(path).suffix.lower() == ".json":
+        write_json(path, data)
+        return
+    from ..report.chart import plot_roofline, save_figure
+    from .report import load_inputs
+
+    roof = load_inputs(files, on).roof
+    pairs = [(m.before, m.after) for m in cmp.matches]
+    kernels = [k for pair in pairs for k in pair]
+    display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")
+                            else None, arrows=pairs, title="before -> after")
+    save_figure(display, path)

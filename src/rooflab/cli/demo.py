@@ -1,7 +1,115 @@
-"""rooflab demo — placeholder until its issue lands (replace this module)."""
+"""rooflab demo — measure this CPU, place reference kernels on its roof, write chart + report."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..errors import InputError
+
+DEFAULT_OUTDIR = "rooflab-demo"
+FILES = ("profile.json", "kernels.json", "roofline.png", "report.md")
+
+
+def run_demo(progress=None) -> tuple[Any, Any]:
+    """(profile, analysis): a quick probe, then the demo kernels on the measured roof."""
+    from ..bench.zoo import DEMO_NAMES, run_zoo
+    from ..model.analysis import analyze
+    from ..probe.cpu import probe_cpu
+
+    def part(lo: float, hi: float):
+        return (lambda s, f: progress(s, lo + (hi - lo) * f)) if progress else None
+
+    profile = probe_cpu(mode="quick", progress=part(0.0, 0.7))
+    roof = profile.measured or profile.nominal
+    kernels = run_zoo(roof, DEMO_NAMES, device="cpu", plan="quick", progress=part(0.7, 1.0))
+    return profile, analyze(roof, kernels)
+
+
+def render_files(profile, analysis) -> tuple[dict[str, str | bytes], list[str]]:
+    """Every output file's contents, rendered in memory before anything is written."""
+    from ..files import dumps_json
+    from ..hardware.profile import profile_to_dict
+    from ..model.schema import analysis_to_dict
+    from ..report.chart import figure_bytes, plot_roofline
+
+    notes: list[str] = []
+    display = plot_roofline(profile.roofs, analysis.kernels,
+                            title=f"{profile.name}: reference kernels on the measured roof")
+    files: dict[str, str | bytes] = {
+        "profile.json": dumps_json(profile_to_dict(profile)),
+        "kernels.json": dumps_json(analysis_to_dict(analysis)),
+        "roofline.png": figure_bytes(display, "png"),
+    }
+    try:
+        from ..report.markdown import markdown_report
+    except ImportError:
+        notes.append("report.md not written: rooflab.report.markdown is not available in "
+                     "this installation")
+    else:
+        files["report.md"] = markdown_report(analysis, profile,
+                                             title=f"rooflab demo: {profile.name}")
+    return files, notes
+
+
+def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
+    """Each file written atomically (temporary file, then rename): no half files."""
+    from ..files import write_atomic
+
+    if outdir.exists() and not outdir.is_dir():
+        raise InputError(f"-o '{outdir}' is a file; give a directory for the demo's outputs")
+    return [write_atomic(outdir / name, data) for name, data in files.items()]
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("demo")
+    def demo(
+        outdir: str = typer.Option(DEFAULT_OUTDIR, "-o", "--output",
+                                   help="directory for profile.json, kernels.json, "
+                                   "roofline.png and report.md"),
+        json_out: bool = typer.Option(False, "--json",
+                                      help="print the profile and the analysis as JSON"),
+    ) -> None:
+        """Measure this machine (a quick probe, ~10 s), time a handful of reference kernels
+        on its measured roof, print both tables, and write a chart and a short report.
+
+        Example: rooflab demo -o rooflab-demo && open rooflab-demo/roofline.png
+        """
+        from .bench import progress_bar
+
+        out_path = Path(outdir)
+        if out_path.exists() and not out_path.is_dir():
+            raise InputError(f"-o '{outdir}' is a file; give a directory for the demo's outputs")
+        with progress_bar("demo") as update:
+            profile, analysis = run_demo(update)
+            files, notes = render_files(profile, analysis)
+        written = write_files(out_path, files)
+        if json_out:
+            from ..hardware.profile import profile_to_dict
+            from ..model.schema import SCHEMA_VERSION, analysis_to_dict
+            from .common import emit_json
+
+            emit_json({"schema_version": SCHEMA_VERSION, "profile": profile_to_dict(profile),
+                       "analysis": analysis_to_dict(analysis),
+                       "files": [str(p) for p in written]})
+            return
+        print_demo(profile, analysis, written, notes)
+
+
+def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None:
+    from .bench import print_results, wide_console
+
+    out = wide_console()
+    try:
+        from ..report.tables import profile_table
+    except ImportError:
+        out.print("(the profile table needs rooflab.report.tables, not available here)")
+    else:
+        out.print(profile_table(profile))
+    print_results(analysis, None)
+    for note in notes:
+        out.print(f"  note: {note}")
+    for path in written:
+        out.print(f"wrote {path}")

@@ -1,7 +1,340 @@
-"""rooflab llm — placeholder until its issue lands (replace this module)."""
+"""rooflab llm — transformer inference on the roof, from a Hugging Face config.json."""
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
+import typer
+
+from ..errors import HardwareNotFound, InputError
+from ..units import fmt_ai, fmt_seconds, parse_size, si
+
+PHASES = ("decode", "prefill", "both")
+
+
+def _batches(text: str) -> tuple[int, ...]:
+    out = []
+    for part in str(text).replace(" ", "").split(","):
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InputError(f"--batch takes integers separated by commas, e.g. 1,4,16; "
+                             f"got '{text}'") from None
+    from ..workloads.llm.sweep import check_batches
+
+    return check_batches(out)
+
+
+def _device(spec: str, roof):
+    """The catalog entry behind --on (for device memory and the link), or None."""
+    from ..hardware import catalog
+
+    try:
+        if Path(spec).suffix == ".json" or Path(spec).is_file():
+            return catalog.match_device_name(roof.name)
+        return catalog.lookup(spec)
+    except HardwareNotFound:
+        return None
+
+
+def list_table():
+    from rich.table import Table
+
+    from ..workloads.llm.config import bundled_names, load_config
+    from ..workloads.llm.params import count_params
+
+    t = Table(title="bundled configs (from the published config.json files)")
+    for col in ("name", "family", "params", "active", "layers", "hidden", "heads/kv",
+                "max context"):
+        t.add_column(col, justify="left" if col in ("name", "family") else "right",
+                     no_wrap=col in ("name", "family"))
+    for name in bundled_names():
+        c = load_config(name)
+        p = count_params(c)
+        t.add_row(name, c.family, si(p.total), si(p.active), str(c.layers), str(c.hidden),
+                  f"{c.heads}/{c.kv_heads}", str(c.max_positions or "-"))
+    return t
+
+
+def step_table(timing, title: str):
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("kernel", "calls", "FLOP/call", "weights", "activations", "KV", "AI",
+                "floor/call", "floor", "bound", "floor/launch"):
+        t.add_column(col, justify="left" if col in ("kernel", "bound") else "right",
+                     no_wrap=col == "kernel")
+    per_launch = timing.per_launch_s[0]
+    by_name = {p.kernel: p for p in timing.points}
+    for op in timing.step.ops:
+        p = by_name[op.op.name]
+        split = op.op.bytes_split
+        ratio = p.floor_s / op.calls / per_launch
+        t.add_row(escape(op.op.name), str(op.calls), si(op.op.flop), si(split.get("weights"), "B"),
+                  si(split.get("activations"), "B"), si(split.get("kv"), "B"), fmt_ai(p.ai),
+                  fmt_seconds(p.floor_s / op.calls), fmt_seconds(p.floor_s), p.bound,
+                  f"{ratio:.3g}x" if ratio >= 1 else f"[yellow]{ratio:.2g}x[/]")
+    st = timing.step
+    sp = st.bytes_split
+    t.add_section()
+    t.add_row("step", str(st.launches), si(st.flop), si(sp["weights"], "B"),
+              si(sp["activations"], "B"), si(sp["kv"], "B"), fmt_ai(st.ai), "",
+              fmt_seconds(timing.floor_s), timing.bound, "")
+    return t
+
+
+def summary_lines(r) -> list[str]:
+    d, fp, req = r.decode, r.footprint, r.request
+    lo, hi = d.launch_s_range
+    plo, phi = d.per_launch_s
+    out = [
+        f"model: {r.config.name} ({r.config.family}), {si(r.params.total)} parameters"
+        + (f", {si(r.params.active)} active per token" if r.config.moe else ""),
+        f"setup: {r.settings.describe()}; batch {req.batch}, prompt {req.prompt}, decode "
+        f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
+        f"({r.roof.kind})",
+        f"TPOT floor {fmt_seconds(r.tpot_s)} (all kernels in one: "
+        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(r.ttft_s)}, "
+        f"{r.tokens_per_s:.4g} tokens/s decode, request floor {fmt_seconds(r.request_s)}",
+        f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
+        f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')}, "
+        f"activations {si(d.step.bytes_split['activations'], 'B')}",
+        f"launch overhead: {d.step.launches} kernels per step ({d.step.per_layer_kernels():.3g} "
+        f"per layer x {r.config.layers} layers + embedding, final norm, lm_head) x "
+        f"{fmt_seconds(plo)}-{fmt_seconds(phi)} = {fmt_seconds(lo)}-{fmt_seconds(hi)} per step "
+        f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
+        f"{', '.join(d.launch_bound_kernels()) or 'none'}",
+        f"memory (context {fp.context}): weights {si(fp.weights, 'B')} + KV {si(fp.kv, 'B')} + "
+        f"activations {si(fp.activations, 'B')} = {si(fp.total, 'B')}"
+        + (f" of {si(fp.device_bytes, 'B')} on the device ({'fits' if fp.fits else 'does NOT fit'})"
+           f"; largest batch that fits: {fp.max_batch}" if fp.device_bytes else
+           " (device memory unknown: give --memory)"),
+    ]
+    return out
+
+
+def sweep_table(sw):
+    from rich.table import Table
+
+    t = Table(title=f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)")
+    for col in ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights",
+                "KV", "bound"):
+        t.add_column(col, justify="right")
+    for row in sw.rows():
+        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
+                  fmt_seconds(row["tpot_s"]), f"{row['tokens_per_s']:.4g}",
+                  si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
+                  si(row["kv_bytes"], "B"), row["bound"])
+    return t
+
+
+def sweep_lines(sw) -> list[str]:
+    knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
+            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
+            f"stays memory-bound at every batch")
+    return [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
+            f"stops tracking the batch; {knee}"]
+
+
+def whatif_table(rows, base_tpot: float, title: str):
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights"):
+        t.add_column(col, justify="left" if col == "what-if" else "right")
+    for w in rows:
+        t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
+                  si(w.weights_bytes, "B"))
+    return t
+
+
+def _chart(path: str, r, measured, roofs):
+    from ..model.kernel import Kernel
+    from ..report.chart import plot_roofline, save_figure
+
+    # one point per op kind (the one with the largest floor): the linear layers all sit
+    # at AI ~ 1 and would hide each other
+    best: dict[str, tuple[float, object]] = {}
+    by_name = {k.name: k for k in r.decode.analysis.kernels}
+    for p in r.decode.points:
+        kind = by_name[p.kernel].meta.get("op", p.kernel)
+        if p.flop > 0 and (kind not in best or p.floor_s > best[kind][0]):
+            best[kind] = (p.floor_s, by_name[p.kernel])
+    kernels = [k for _, k in best.values()]
+    if r.sweep is not None:
+        for pt in r.sweep.points:
+            st = pt.timing.step
+            kernels.append(Kernel(name="decode sweep", flop={st.ops[1].op.precision: st.flop},
+                                  bytes={"DRAM": st.bytes}, unit="tensor",
+                                  provenance={"flop": "derived", "bytes": "derived"},
+                                  meta={"batch": st.batch}))
+    kernels += [m.kernel for m in measured]
+    display = plot_roofline(roofs, kernels, level="DRAM", trajectory=r.sweep is not None,
+                            title=f"{r.config.name} decode on {r.roof.name}")
+    save_figure(display, path)
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("llm")
+    def llm(
+        config: str = typer.Argument(..., help="config.json path or bundled name; 'list' "
+                                     "shows the bundled configs"),
+        on: str = typer.Option(None, "--on", help="catalog device (T4, H200) or profile JSON"),
+        batch: str = typer.Option("1", "--batch", help="batch(es), e.g. 1,4,16,64 (a sweep)"),
+        prompt: int = typer.Option(512, "--prompt", help="prompt tokens (prefill)"),
+        context: int = typer.Option(None, "--context",
+                                    help="tokens in the KV cache at the tabled decode step "
+                                    "[default: prompt + generate/2]"),
+        generate: int = typer.Option(128, "--generate", help="tokens generated"),
+        weights: str = typer.Option("fp16", "--weights", help="fp32 bf16 fp16 fp8 int8 int4"),
+        kv: str = typer.Option(None, "--kv", help="KV-cache dtype [default: --act]"),
+        act: str = typer.Option("fp16", "--act", help="activation dtype"),
+        attn: str = typer.Option("flash", "--attn", help="flash or naive"),
+        group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
+        tp: int = typer.Option(1, "--tp", help="tensor-parallel degree"),
+        link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s"),
+        memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
+        tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
+        phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
+        whatif: bool = typer.Option(False, "--whatif", help="quantization/KV/attention what-ifs"),
+        compare: str = typer.Option(None, "--compare", help="other hardware, comma-separated"),
+        json_out: bool = typer.Option(False, "--json", help="print JSON"),
+        output: str = typer.Option(None, "-o", "--output", help="chart .png/.svg, .json, .csv"),
+    ) -> None:
+        """Per-kernel decode and prefill on the roof, TPOT/TTFT floors, memory, batch sweep.
+
+        Example: rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
+        """
+        from ..workloads.llm.config import load_config
+
+        if config == "list":
+            from .common import console
+
+            out = console()
+            out.width = max(out.width, 112)
+            out.print(list_table())
+            return
+        if on is None:
+            raise InputError("--on is required: a catalog device (rooflab specs list) or a "
+                             "profile JSON (rooflab probe -o FILE.json)")
+        if phase not in PHASES:
+            raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
+        run(load_config(config), on=on, batches=_batches(batch), prompt=prompt, context=context,
+            generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
+            tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
+            compare=compare, json_out=json_out, output=output)
+
+
+def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
+        link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output) -> None:
+    from ..files import write_json
+    from ..hardware.resolve import load_roof, load_roofs
+    from ..workloads.llm import whatif as wi
+    from ..workloads.llm.analysis import ContextWarning, Request, analyze_llm, result_to_dict
+    from ..workloads.llm.parallel import tensor_parallel
+    from ..workloads.llm.settings import Settings
+    from .common import console, emit_json, save_text, warn
+
+    s = Settings(weights=weights, act=act, kv=kv, attn=attn, group_size=group, tp=tp)
+    req = Request(batches=batches, prompt=prompt, context=context, generate=generate)
+    roof = load_roof(on)
+    dev = _device(on, roof)
+    mem = parse_size(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ContextWarning)
+        r = analyze_llm(cfg, roof, s, req, device_bytes=mem)
+    for w in caught:
+        warn(str(w.message))
+    measured = []
+    if tpot_ms is not None:
+        measured.append(wi.measured_point(r.decode.step, roof, tpot_ms / 1e3))
+    tpr = None
+    if tp > 1:
+        link, src = None, "given (--link-bw)"
+        if link_bw:
+            link = parse_size(link_bw.split("/")[0], "--link-bw")
+        elif dev is not None and dev.interconnect_bytes_per_s:
+            link = dev.interconnect_bytes_per_s
+            src = f"catalog {dev.name}: {dev.interconnect} (nominal)"
+        tpr = tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
+                              tp=tp, link_bytes_per_s=link, link_source=src)
+    ctx = req.decode_context
+    whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
+                                  context=ctx) if whatif and tp == 1 else ()
+    hw = ()
+    if compare:
+        others = [load_roofs(x.strip())[0] for x in compare.split(",") if x.strip()]
+        hw = wi.compare_hardware(cfg, s, [roof, *others], batch=req.batch, context=ctx)
+    data = result_to_dict(r, measured=[m.kernel for m in measured])
+    llm = data["llm"]
+    if measured:
+        m = measured[0]
+        llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
+                           m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
+                           "floor_ratio": m.floor_ratio}
+    if tpr:
+        llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
+                           "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
+                           "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
+                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source}
+    for key, rows in (("whatif", whatifs), ("hardware", hw)):
+        if rows:
+            llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
+                         "weights_bytes": w.weights_bytes, "roof": w.roof.name} for w in rows]
+    if output:
+        suffix = Path(output).suffix.lower()
+        if suffix == ".json":
+            write_json(output, data)
+        elif suffix == ".csv":
+            save_text(output, _csv(llm))
+        else:
+            _chart(output, r, measured, [roof])
+    if json_out:
+        emit_json(data)
+        return
+    out = console()
+    out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
+    if phase in ("decode", "both"):
+        out.print(step_table(r.decode, f"decode step: batch {req.batch}, context {ctx} "
+                             f"(per call; calls = per layer x {cfg.layers} layers)"))
+    if phase in ("prefill", "both"):
+        out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
+    for line in summary_lines(r):
+        out.print(line, soft_wrap=True)
+    if r.sweep is not None:
+        out.print(sweep_table(r.sweep))
+        for line in sweep_lines(r.sweep):
+            out.print(line, soft_wrap=True)
+    if measured:
+        m = measured[0]
+        out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
+                  f"{si(m.achieved_flop_per_s, 'FLOP/s')} at AI {m.point.ai:.3g} = "
+                  f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
+                  soft_wrap=True)
+    if tpr:
+        out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
+                  f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
+                  f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source}) = "
+                  f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
+                  soft_wrap=True)
+    if whatifs:
+        out.print(whatif_table(whatifs, whatifs[0].tpot_s, "what-ifs (decode step)"))
+    if hw:
+        out.print(whatif_table(hw, hw[0].tpot_s, "hardware swap (decode step)"))
+    for note in r.notes:
+        out.print(f"note: {note}", soft_wrap=True)
+
+
+def _csv(llm: dict) -> str:
+    lines = ["phase,kernel,calls,flop,bytes,weights_bytes,activations_bytes,kv_bytes,ai,"
+             "floor_s,bound"]
+    for ph in ("decode", "prefill"):
+        for k in llm[ph]["kernels"]:
+            b = k["bytes_split"]
+            lines.append(",".join(str(x) for x in (
+                ph, k["name"], k["calls"], k["flop"], k["bytes"], b["weights"],
+                b["activations"], b["kv"], "" if k["ai"] is None else k["ai"], k["floor_s"],
+                k["bound"])))
+    return "\n".join(lines) + "\n"

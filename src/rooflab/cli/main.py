@@ -28,10 +28,20 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # click usage errors land here in non-standalone mode
         import click
 
-        if isinstance(exc, click.exceptions.Abort):
+        # typer >= 0.22 raises its own vendored copies of click's exceptions.
+        aborts, usage = (click.exceptions.Abort,), (click.ClickException,)
+        try:
+            from typer import exceptions as typer_exc
+            from typer._click import exceptions as vendored
+
+            aborts += (typer_exc.Abort,)
+            usage += (vendored.ClickException,)
+        except (ImportError, AttributeError):
+            pass
+        if isinstance(exc, aborts):
             print("error: aborted", file=sys.stderr)
             return 130
-        if isinstance(exc, click.ClickException):
+        if isinstance(exc, usage):
             exc.show()
             return 2
         raise

@@ -1,7 +1,49 @@
-"""rooflab ncu — placeholder until its issue lands (replace this module)."""
+"""rooflab ncu — Nsight Compute CSV pages and .ncu-rep reports on the roof."""
 
 from __future__ import annotations
 
+import typer
+
+HELP = """Put Nsight Compute results on the roofline: one point per kernel and memory level.
+
+Reads `ncu --csv` output (the default "details" page or `--page raw`) and `.ncu-rep`
+reports. Collect the metrics rooflab needs with, for example:
+
+  ncu --metrics dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,sm__cycles_elapsed.avg,\\
+sm__cycles_elapsed.avg.per_second,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,\\
+sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,\\
+sm__sass_thread_inst_executed_op_ffma_pred_on.sum --csv ./app > out.csv
+
+Examples:
+
+  rooflab ncu out.csv --on "RTX 4090"
+  rooflab ncu report.ncu-rep --json
+  rooflab ncu step0.csv step1.csv step2.csv --on a100 -o steps.png   (one trajectory)
+
+The roof: --on (catalog name or profile file), else the catalog entry matching the device
+name in the file, else the peaks ncu recorded (full-set reports), else the best the kernels
+reached (a lower bound; the output says which). Rows that cannot be used (nan values of a
+failed launch, missing metrics, zero time, a file cut short) are skipped with a warning that
+names the file and line.
+"""
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("ncu", help=HELP)
+    def ncu(
+        files: list[str] = typer.Argument(..., help="ncu CSV files and/or .ncu-rep reports; "
+                                                     "several files = optimisation steps"),
+        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
+                                                  "profile/roof JSON file"),
+        top: int = typer.Option(20, "--top", help="show the N longest kernels (0: all)"),
+        level: str = typer.Option(None, "--level", help="only this memory level: DRAM, L2, L1"),
+        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
+        output: str = typer.Option(None, "-o", "--output",
+                                   help="write a chart (.png/.svg), .json or .csv"),
+    ) -> None:
+        from ..ingest.ncu_files import load_ncu
+        from .profiled import progress_printer, report_import
+
+        imp = load_ncu(files, progress=progress_printer())
+        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
+                                       level=level))

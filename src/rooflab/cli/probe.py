@@ -1,7 +1,154 @@
-"""rooflab probe — placeholder until its issue lands (replace this module)."""
+"""rooflab probe — measure this machine's ceilings and save them as a profile."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import typer
+
+from ..errors import InputError
+
+HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L3, DRAM),
+peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
+table (nominal vs measured, ridge points) and save the profile.
+
+  rooflab probe --quick -o profile.json          # ~10 s
+  rooflab probe -o profile.json --chart roof.png # ~45 s, chart with both roofs + sweep
+  rooflab probe --full --threads 1 --json > one-core.json
+  rooflab probe --device cuda:0 -o h200.json     # the GPU probe
+  rooflab probe --comm --nproc 2                 # the communication probe
+
+Use the saved profile with `rooflab plot --on profile.json ...` and the other verbs.
+Nothing is written when the probe is interrupted (Ctrl-C)."""
+
+CHART_SUFFIXES = (".png", ".svg")
+
+
+def parse_device(text: str) -> str:
+    t = text.strip().lower()
+    if t == "cpu" or re.fullmatch(r"cuda(:\d+)?", t):
+        return t
+    raise InputError(f"--device must be cpu, cuda or cuda:N (e.g. cuda:0); got '{text}'")
+
+
+def mode_of(quick: bool, full: bool) -> str:
+    if quick and full:
+        raise InputError("choose one of --quick and --full, not both")
+    return "quick" if quick else "full" if full else "default"
+
+
+def split_outputs(output: str | None, chart: str | None) -> tuple[str | None, str | None]:
+    """-o FILE by suffix: .json is the profile, .png/.svg a chart (as --chart)."""
+    profile_path = None
+    if output:
+        suffix = Path(output).suffix.lower()
+        if suffix in CHART_SUFFIXES:
+            if chart:
+                raise InputError(f"-o {output} is a chart and --chart {chart} another; "
+                                 f"give one chart path")
+            chart = output
+        elif suffix == ".json":
+            profile_path = output
+        else:
+            raise InputError(f"-o must end in .json (profile), .png or .svg (chart); "
+                             f"got '{output}'")
+    if chart and Path(chart).suffix.lower() not in CHART_SUFFIXES:
+        raise InputError(f"--chart must end in .png or .svg; got '{chart}'")
+    return profile_path, chart
+
+
+def run_probe(device: str, mode: str, threads: int | None, progress):
+    if device == "cpu":
+        from ..probe.cpu import probe_cpu
+
+        return probe_cpu(mode, threads, progress)
+    if threads is not None:
+        raise InputError("--threads applies to the CPU probe only")
+    from ..probe.gpu import probe_gpu
+
+    return probe_gpu(device, mode, progress)
+
+
+def chart_profile(profile, path: str) -> None:
+    from ..probe.cpu import sweep_points
+    from ..report.chart import plot_roofline, save_figure
+
+    display = plot_roofline(list(profile.roofs), sweep=sweep_points(profile),
+                            title=f"{profile.name}: measured (solid) vs nominal (dashed)")
+    save_figure(display, path)
+
+
+def _with_progress(fn, quiet: bool):
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .common import err_console
+
+    if quiet:
+        return fn(None)
+    with Progress(TextColumn("[bold]probe[/] {task.description:<10}"), BarColumn(),
+                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  console=err_console(), transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+
+        def progress(stage: str, fraction: float) -> None:
+            bar.update(task, description=stage, completed=fraction)
+
+        return fn(progress)
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("probe", help=HELP)
+    def probe(
+        quick: bool = typer.Option(False, "--quick", help="About 10 s: coarse sweep, "
+                                   "short samples, no low-precision (torch) peaks."),
+        full: bool = typer.Option(False, "--full", help="Minutes: fine sweep, long samples."),
+        threads: int = typer.Option(None, "--threads", "-t", min=1,
+                                    help="Threads for the CPU kernels (default: all CPUs)."),
+        output: str = typer.Option(None, "--output", "-o",
+                                   help="Save the profile (.json) or a chart (.png/.svg)."),
+        json_out: bool = typer.Option(False, "--json", help="Print the profile JSON to stdout "
+                                      "instead of the table."),
+        chart: str = typer.Option(None, "--chart", help="Write a chart (.png/.svg): both "
+                                  "roofs and the intensity sweep."),
+        device: str = typer.Option("cpu", "--device", help="cpu, cuda or cuda:N."),
+        comm: bool = typer.Option(False, "--comm", help="Probe communication "
+                                  "(torch.distributed) instead of compute and memory."),
+        nproc: int = typer.Option(None, "--nproc", min=1, help="Processes for --comm."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    ) -> None:
+        mode = mode_of(quick, full)
+        if comm:
+            from ..probe.comm.cli import run as comm_run
+
+            raise typer.Exit(comm_run(nproc, mode, output, json_out))
+        if nproc is not None:
+            raise InputError("--nproc applies to --comm only")
+        dev = parse_device(device)
+        profile_path, chart_path = split_outputs(output, chart)
+        profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
+        # Written only now that the probe has finished (atomically): Ctrl-C leaves nothing.
+        if profile_path:
+            from ..hardware.profile import save_profile
+
+            save_profile(profile_path, profile)
+        if chart_path:
+            chart_profile(profile, chart_path)
+        if json_out:
+            from ..hardware.profile import profile_to_dict
+            from .common import emit_json
+
+            emit_json(profile_to_dict(profile))
+            return
+        from ..report.tables import profile_notes, profile_table
+        from .common import console
+
+        out = console()
+        out.print(profile_table(profile))
+        for note in profile_notes(profile):
+            out.print(f"note: {note}")
+        wall = profile.extras.get("wall_s")
+        saved = [p for p in (profile_path, chart_path) if p]
+        if wall is not None or saved:
+            out.print(f"probe took {wall:.1f} s" if wall is not None else "",
+                      f"; wrote {', '.join(saved)}" if saved else "", sep="")

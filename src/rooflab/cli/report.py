@@ -1,7 +1,171 @@
-"""rooflab report — placeholder until its issue lands (replace this module)."""
+"""rooflab report — diagnosis, advice and a shareable report (terminal, Markdown, HTML)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+from ..errors import InputError, ParseError
+
+HELP = """Read the roofline like an expert: what bounds each kernel (with the numbers),
+how far it is from its roof, what it would gain there, the three distances, sanity checks
+and advice with predicted speed-ups.
+
+Kernels come from rooflab kernel files (.json, .csv), analysis JSON written by another
+verb, or Nsight Compute CSV pages and .ncu-rep reports. The roof comes from --on (a
+catalog name or a saved profile); without it, from an analysis JSON's roof, or for ncu
+files the device they name, the peaks they recorded, or the best the kernels reached.
+
+  rooflab report kernels.json --on h100-sxm
+  rooflab report kernels.json --on profile.json -o report.html   (interactive, offline)
+  rooflab report output*.csv --on "RTX 4090" -o gpp.md --top 3
+  rooflab report analysis.json --json
+"""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    kernels: tuple
+    roof: object
+    profile: object | None
+    source: str
+    notes: tuple[str, ...] = ()
+
+
+def is_ncu_file(path: str) -> bool:
+    """An .ncu-rep report, or a CSV whose header names ncu's columns."""
+    if path.endswith(".ncu-rep"):
+        return True
+    if not path.lower().endswith(".csv"):
+        return False
+    try:
+        with open(path, errors="replace") as fh:
+            head = fh.read(20000)
+    except OSError:
+        return False
+    return '"Kernel Name"' in head or "Kernel Name," in head
+
+
+def _profile_of(on: str):
+    from ..hardware.profile import profile_from_dict
+    from ..hardware.resolve import looks_like_file
+
+    if not looks_like_file(on) or not Path(on).exists():
+        return None
+    from ..files import load_json
+
+    data = load_json(on)
+    if isinstance(data, dict) and ("measured" in data or "nominal" in data):
+        try:
+            return profile_from_dict(data, where=on)
+        except InputError as exc:
+            raise ParseError(str(exc)) from None
+    return None
+
+
+def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
+    """Kernels from every file, and the roof to judge them by (see HELP)."""
+    from ..hardware.resolve import load_roof, roofs_from_file
+    from ..ingest.kernelfile import load_kernels
+
+    if not paths:
+        raise InputError("no kernel files given; pass kernel .json/.csv or ncu files")
+    ncu = [p for p in paths if is_ncu_file(p)]
+    own = [p for p in paths if p not in ncu]
+    kernels: list = []
+    notes: list[str] = []
+    file_roof = None
+    for path in own:
+        kernels += load_kernels(path)
+        if file_roof is None and path.endswith(".json"):
+            try:
+                file_roof = roofs_from_file(path)[0]
+            except ParseError:
+                pass
+    imp = None
+    if ncu:
+        from ..ingest.ncu_files import load_ncu
+
+        imp = load_ncu(ncu, progress=progress)
+        kernels += imp.kernels
+        notes += [f"skipped: {s}" for s in imp.failed]
+    profile = _profile_of(on) if on else None
+    if on:
+        roof = load_roof(on)
+        source = f"roof: {roof.name} ({roof.kind}), from --on {on}"
+    elif file_roof is not None:
+        roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"
+    elif imp is not None:
+        from ..ingest.profile_import import choose_roof
+
+        choice = choose_roof(None, imp)
+        roof, source = choice.roof, choice.source
+    else:
+        raise InputError("no roof: pass --on HARDWARE (a name from `rooflab specs list`) or "
+                         "--on profile.json (from `rooflab probe -o profile.json`)")
+    return Inputs(tuple(kernels), roof, profile, source, tuple(notes))
+
+
+def write_report(path: str, analysis, profile, title: str, top: int) -> None:
+    from ..files import write_atomic, write_json
+
+    suffix = Path(path).suffix.lower()
+    if suffix in (".html", ".htm"):
+        from ..report.html import html_report
+
+        write_atomic(path, html_report(analysis, profile, title, top=top))
+    elif suffix in (".md", ".markdown"):
+        from ..report.markdown import markdown_report
+
+        write_atomic(path, markdown_report(analysis, profile, title, top=top))
+    elif suffix == ".json":
+        write_json(path, report_dict(analysis))
+    else:
+        raise InputError(f"report file '{path}' must end in .html, .md or .json; "
+                         f"got '{suffix or 'no suffix'}'")
+
+
+def report_dict(analysis) -> dict:
+    from ..model.diagnose import diagnose, diagnosis_to_dict
+    from ..model.schema import analysis_to_dict
+
+    return {**analysis_to_dict(analysis),
+            "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis)]}
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("report", help=HELP)
+    def report(
+        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
+                                                     "JSON, ncu CSV or .ncu-rep"),
+        on: str = typer.Option(None, "--on", help="hardware name or profile/roof JSON file"),
+        output: str = typer.Option(None, "-o", "--output",
+                                   help="write report.html (interactive), .md or .json"),
+        json_out: bool = typer.Option(False, "--json", help="print analysis + diagnosis JSON"),
+        top: int = typer.Option(5, "--top", help="detail the N kernels most worth work"),
+        title: str = typer.Option("", "--title", help="report title"),
+    ) -> None:
+        from ..model.analysis import analyze
+        from ..model.diagnose import diagnose
+        from .common import console, emit_json, err_console
+
+        if top < 1:
+            raise InputError(f"--top must be >= 1; got {top}")
+        inputs = load_inputs(files, on)
+        analysis = analyze(inputs.roof, inputs.kernels)
+        if inputs.notes:
+            analysis = type(analysis)(analysis.roof, analysis.kernels, analysis.points,
+                                      analysis.notes + inputs.notes)
+        if output:
+            write_report(output, analysis, inputs.profile, title, top)
+        if json_out:
+            emit_json(report_dict(analysis))
+            return
+        from ..report.terminal import terminal_summary
+
+        console().print(terminal_summary(analysis, diagnose(analysis), top=top,
+                                         source=inputs.source))
+        if output:
+            err_console().print(f"wrote {output}")

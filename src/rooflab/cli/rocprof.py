@@ -1,7 +1,40 @@
-"""rooflab rocprof — placeholder until its issue lands (replace this module)."""
+"""rooflab rocprof — AMD rocprof / rocprof-compute counter CSV on the roof."""
 
 from __future__ import annotations
 
+import typer
+
+HELP = """Put AMD GPU kernels profiled with rocprof on the roofline.
+
+Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
+
+  pmc: SQ_INSTS_VALU_ADD_F32 SQ_INSTS_VALU_MUL_F32 SQ_INSTS_VALU_FMA_F32 SQ_INSTS_VALU_TRANS_F32
+  pmc: SQ_INSTS_VALU_MFMA_MOPS_F16 SQ_INSTS_VALU_MFMA_MOPS_BF16 TCP_TOTAL_CACHE_ACCESSES_sum
+  pmc: TCC_EA_RDREQ_sum TCC_EA_RDREQ_32B_sum TCC_EA_WRREQ_sum TCC_EA_WRREQ_64B_sum TCC_REQ_sum
+
+  rocprof -i counters.txt ./app      (writes results.csv)
+  rooflab rocprof results.csv --on mi300x
+
+FLOP: 64 x (ADD + MUL + 2 FMA + TRANS) per precision, 512 x MFMA_MOPS; bytes: L1 64 x
+TCP_TOTAL_CACHE_ACCESSES, L2 128 x TCC_REQ, HBM from TCC_EA read/write requests.
+"""
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("rocprof", help=HELP)
+    def rocprof(
+        files: list[str] = typer.Argument(..., help="rocprof CSV file(s); several = steps"),
+        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
+                                                  "profile/roof JSON file"),
+        top: int = typer.Option(20, "--top", help="show the N longest kernels (0: all)"),
+        level: str = typer.Option(None, "--level", help="only this memory level: DRAM, L2, L1"),
+        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
+        output: str = typer.Option(None, "-o", "--output",
+                                   help="write a chart (.png/.svg), .json or .csv"),
+    ) -> None:
+        from ..ingest.rocprof import load_rocprof
+        from .profiled import report_import
+
+        imp = load_rocprof(files)
+        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
+                                       level=level))

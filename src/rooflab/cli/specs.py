@@ -1,7 +1,192 @@
-"""rooflab specs — placeholder until its issue lands (replace this module)."""
+"""rooflab specs — list, show and compare the nominal (datasheet) hardware catalog."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import typer
+
+from ..units import fmt_ai, fmt_seconds, si
+
+HELP = """Datasheet roofs of GPUs, accelerators and CPUs (nominal; CPU peaks are derived from
+cores x clock x SIMD lanes x FMA pipes x 2).
+
+Examples:
+  rooflab specs list --kind gpu
+  rooflab specs show h200
+  rooflab specs compare a100 h100 h200 --json"""
+
+
+def _bytes(value: float | None) -> str:
+    if not value:
+        return "-"
+    if value >= 1e9:
+        return si(value, "B")
+    return f"{value / 2**20:.3g} MiB"
+
+
+def _watts(value: float | None) -> str:
+    return "-" if value is None else f"{value:g} W"
+
+
+def list_rows(devices) -> list[list[str]]:
+    from ..hardware.catalog import top_float_compute
+
+    rows = []
+    for d in devices:
+        top = top_float_compute(d)
+        bw = d.roof.bandwidth("DRAM").value
+        rows.append([d.name, d.kind, f"{si(top.value, 'FLOP/s')} {top.label}",
+                     si(bw, "B/s"), fmt_ai(top.value / bw), si(d.memory_bytes, "B"),
+                     _watts(d.tdp_w)])
+    return rows
+
+
+def _table(title: str, headers: list[str], rows: list[list[str]], right_from: int = 1,
+           right_to: int = 99):
+    from rich.table import Table
+
+    if rows and all(row[-1] == "-" for row in rows):  # drop an empty last column
+        headers, rows = headers[:-1], [row[:-1] for row in rows]
+    table = Table(title=title, title_justify="left", header_style="bold",
+                  show_header=any(headers))
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="right" if right_from <= i < right_to else "left",
+                         overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _device_json(d) -> dict[str, Any]:
+    from ..hardware.catalog import device_to_dict
+    from ..model.schema import roof_to_dict
+
+    return {**device_to_dict(d), "roof": roof_to_dict(d.roof)}
+
+
+def _show_tables(d) -> list:
+    from ..hardware.catalog import ridges
+
+    bw = d.roof.bandwidth("DRAM").value
+    compute = [[c.label, si(c.value, "FLOP/s"), fmt_ai(r["ridge"]), c.provenance,
+                c.method or "-"]
+               for c, r in zip(d.roof.compute, ridges(d), strict=True)]
+    memory = [[c.level, si(c.value, "B/s"), c.provenance, c.method or "-"]
+              for c in d.roof.memory]
+    facts = [["vendor / kind", f"{d.vendor} / {d.kind}"],
+             ["memory", f"{si(d.memory_bytes, 'B')} at {si(bw, 'B/s')}"],
+             ["L2 / last-level cache", f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}"],
+             ["interconnect", f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"],
+             ["TDP", _watts(d.tdp_w)],
+             ["overhead floor", f"{fmt_seconds(d.roof.overhead_s)} "
+              f"({d.roof.overhead_source})" if d.roof.overhead_s else "- (not given)"],
+             ["source", d.source]]
+    facts += [["sparse (not the roof)", f"{si(v, 'FLOP/s')} {k} tensor"]
+              for k, v in d.sparse.items()]
+    facts += [["note", n] for n in d.notes]
+    return [_table(d.name, ["", ""], facts, right_from=9),
+            _table("compute ceilings (dense) and ridge points against DRAM",
+                   ["ceiling", "peak", "ridge FLOP/B", "provenance", "how"], compute,
+                   right_to=3),
+            _table("memory ceilings", ["level", "bandwidth", "provenance", "how"], memory,
+                   right_to=2)]
+
+
+def compare_rows(devices) -> list[list[str]]:
+    from ..units import PRECISIONS, UNITS
+
+    found = {(c.precision, c.unit) for d in devices for c in d.roof.compute}
+    order = sorted(found, key=lambda pu: (PRECISIONS.index(pu[0]) if pu[0] in PRECISIONS
+                                          else 99, UNITS.index(pu[1]) if pu[1] in UNITS else 9))
+    labels = [f"{p} {u}" for p, u in order]
+    rows = [["kind"] + [d.kind for d in devices],
+            ["memory"] + [si(d.memory_bytes, "B") for d in devices],
+            ["DRAM"] + [si(d.roof.bandwidth("DRAM").value, "B/s") for d in devices],
+            ["L2 / LLC"] + [f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}" for d in devices],
+            ["interconnect"] + [si(d.interconnect_bytes_per_s, "B/s") for d in devices],
+            ["TDP"] + [_watts(d.tdp_w) for d in devices]]
+    for label in labels:
+        cells = []
+        for d in devices:
+            c = d.roof.find_compute(*label.split())
+            bw = d.roof.bandwidth("DRAM").value
+            cells.append("-" if c is None else
+                         f"{si(c.value, 'FLOP/s')} (ridge {fmt_ai(c.value / bw)})")
+        rows.append([label] + cells)
+    return rows
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    """Add `rooflab specs list|show|compare`."""
+    from .common import console, emit_json
+
+    specs = typer.Typer(help=HELP, no_args_is_help=True)
+
+    @specs.command("list")
+    def list_cmd(
+        kind: str = typer.Option(None, "--kind", help="gpu, cpu or accelerator"),
+        json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
+    ) -> None:
+        """Every catalog device: top dense peak, DRAM bandwidth, ridge, memory, TDP.
+
+        Example: rooflab specs list --kind gpu
+        """
+        from ..errors import InputError
+        from ..hardware.catalog import KINDS, all_devices
+        from ..model.schema import SCHEMA_VERSION
+
+        if kind is not None and kind.lower() not in KINDS:
+            raise InputError(f"--kind must be one of {', '.join(KINDS)}; got '{kind}'")
+        devices = sorted((d for d in all_devices() if kind is None or d.kind == kind.lower()),
+                         key=lambda d: KINDS.index(d.kind))
+        if json_out:
+            emit_json({"schema_version": SCHEMA_VERSION,
+                       "devices": [_device_json(d) for d in devices]})
+            return
+        headers = ["name", "kind", "top dense peak", "DRAM", "ridge", "memory", "TDP"]
+        console().print(_table(f"{len(devices)} devices (nominal, dense)", headers,
+                               list_rows(devices), right_from=2))
+
+    @specs.command("show")
+    def show_cmd(
+        name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654"),
+        json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
+    ) -> None:
+        """All ceilings of one device with ridge points per precision, and their sources.
+
+        Example: rooflab specs show h200 --json
+        """
+        from ..hardware.catalog import device_to_dict, lookup
+        from ..model.schema import SCHEMA_VERSION, roof_to_dict
+
+        d = lookup(name)
+        if json_out:
+            emit_json({"schema_version": SCHEMA_VERSION, "device": device_to_dict(d),
+                       "roof": roof_to_dict(d.roof)})
+            return
+        out = console()
+        for table in _show_tables(d):
+            out.print(table)
+
+    @specs.command("compare")
+    def compare_cmd(
+        names: list[str] = typer.Argument(..., help="device names to put side by side"),
+        json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
+    ) -> None:
+        """Devices side by side, each compute peak with its DRAM ridge point.
+
+        Example: rooflab specs compare t4 l4 a10g
+        """
+        from ..hardware.catalog import lookup
+        from ..model.schema import SCHEMA_VERSION
+
+        devices = [lookup(n) for n in names]
+        if json_out:
+            emit_json({"schema_version": SCHEMA_VERSION,
+                       "devices": [_device_json(d) for d in devices]})
+            return
+        console().print(_table("nominal, dense; ridge in FLOP/byte against DRAM",
+                               [""] + [d.name for d in devices], compare_rows(devices)))
+
+    app.add_typer(specs, name="specs", help=HELP)

@@ -1,7 +1,68 @@
-"""rooflab torch_cmd — placeholder until its issue lands (replace this module)."""
+"""rooflab torch — PyTorch profiler traces (or a script run under the profiler) on the roof."""
 
 from __future__ import annotations
 
+import typer
+
+HELP = """Put PyTorch ops on the roofline: one point per op and input shape, longest first.
+
+Read a chrome trace exported by torch.profiler (profile with record_shapes=True):
+
+  rooflab torch trace.json --on h200
+
+or run a script under the profiler yourself (arguments after the script go to it; put
+`--` before them when they look like rooflab options):
+
+  rooflab torch --run model.py
+  rooflab torch --run train.py -- --steps 3 --json
+
+FLOP: the profiler's count where it has one, else shape formulas (matmul, addmm, bmm,
+conv, elementwise, softmax, layer_norm). Bytes: compulsory traffic from shapes and dtypes.
+Time: the GPU kernels an op launched (linked by External id) on CUDA, the op's own time
+on the CPU.
+"""
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("torch", help=HELP,
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def torch_cmd(
+        ctx: typer.Context,
+        trace: str = typer.Argument(None, help="chrome trace JSON (.json or .json.gz)"),
+        run: str = typer.Option(None, "--run", help="a Python script to run under the "
+                                                    "profiler; its arguments follow it"),
+        save_trace: str = typer.Option(None, "--save-trace",
+                                       help="with --run: keep the trace in this file"),
+        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
+                                                  "profile/roof JSON file"),
+        top: int = typer.Option(20, "--top", help="show the N longest ops (0: all)"),
+        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
+        output: str = typer.Option(None, "-o", "--output",
+                                   help="write a chart (.png/.svg), .json or .csv"),
+    ) -> None:
+        import os
+
+        from ..errors import InputError
+        from ..ingest.torch_trace import load_torch_trace
+        from .profiled import report_import
+
+        if run is None and trace is None:
+            raise InputError("give a trace file (rooflab torch trace.json) or a script to "
+                             "run (rooflab torch --run model.py)")
+        if run is None and ctx.args:
+            raise InputError(f"unexpected arguments {' '.join(ctx.args)}; script arguments "
+                             f"go after --run SCRIPT")
+        if run is not None:
+            from ..ingest.torch_run import run_script
+
+            args = ([trace] if trace else []) + list(ctx.args)
+            path = run_script(run, args, trace_path=save_trace, quiet_stdout=json_out)
+            try:
+                imp = load_torch_trace(path)
+            finally:
+                if save_trace is None:
+                    os.unlink(path)
+        else:
+            imp = load_torch_trace(trace)
+        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
+                                       what="ops"))

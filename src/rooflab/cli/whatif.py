@@ -1,7 +1,138 @@
-"""rooflab whatif — placeholder until its issue lands (replace this module)."""
+"""rooflab whatif — move kernels under one change and predict where they land."""
 
 from __future__ import annotations
 
+import typer
+
+from ..errors import InputError
+
+HELP = """What if the precision, the weights' format, the fusion, the batch or the hardware
+changed? Each change builds new kernels under a stated assumption and predicts their time
+on the roof, keeping each kernel's current efficiency (the fraction of its roof it reaches).
+-o chart.png draws the moved points with arrows from where they were.
+
+  rooflab whatif kernels.json --on t4 --precision fp16
+  rooflab whatif decode.json --on t4 --quantize int4 -o moved.png
+  rooflab whatif kernels.json --on h100 --fuse add,relu,mul
+  rooflab whatif decode.json --on h100 --batch 32
+  rooflab whatif kernels.json --on a100 --hardware h200
+
+Give one change at a time; --only NAME,NAME limits precision/quantize/batch to some kernels.
+"""
+
+
+def _names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise InputError("expected comma-separated kernel names, e.g. add,relu,mul")
+    return names
+
+
+def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
+               hardware=None, only=None):
+    """Dispatch to the one model/whatif function the options name."""
+    from ..model import whatif as w
+
+    given = [x for x in (precision, quantize, fuse, batch, hardware) if x is not None]
+    if len(given) != 1:
+        raise InputError("give exactly one change: --precision, --quantize, --fuse, --batch "
+                         "or --hardware")
+    if precision is not None:
+        return w.change_precision(roof, kernels, precision, names=_names(only))
+    if quantize is not None:
+        return w.quantize_weights(roof, kernels, quantize, names=_names(only))
+    if fuse is not None:
+        return w.fuse(roof, kernels, _names(fuse))
+    if batch is not None:
+        return w.change_batch(roof, kernels, batch, names=_names(only))
+    from ..hardware.resolve import load_roof
+
+    return w.move_hardware(roof, kernels, load_roof(hardware))
+
 
 def register(app) -> None:
-    """Add the verb's command(s) to the app."""
+    @app.command("whatif", help=HELP)
+    def whatif(
+        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
+                                                     "JSON, ncu CSV or .ncu-rep"),
+        on: str = typer.Option(None, "--on", help="hardware name or profile JSON"),
+        precision: str = typer.Option(None, "--precision", help="do the math in this "
+                                                                "precision (fp16, bf16, fp8...)"),
+        quantize: str = typer.Option(None, "--quantize", help="store weights as int8/int4/fp8"),
+        fuse: str = typer.Option(None, "--fuse", help="fuse these kernels: a,b,c"),
+        batch: int = typer.Option(None, "--batch", help="change the batch to N"),
+        hardware: str = typer.Option(None, "--hardware", help="move to other hardware "
+                                                              "(name or profile)"),
+        only: str = typer.Option(None, "--only", help="apply to these kernels only: a,b"),
+        output: str = typer.Option(None, "-o", "--output", help="chart .png/.svg or .json"),
+        json_out: bool = typer.Option(False, "--json", help="print the what-if as JSON"),
+    ) -> None:
+        from ..model.whatif import describe
+        from .common import console, emit_json, err_console
+        from .report import load_inputs
+
+        inputs = load_inputs(files, on)
+        result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
+                            quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
+                            only=only)
+        data = describe(result)
+        if output:
+            _write(output, result, data)
+        if json_out:
+            emit_json(data)
+            return
+        console().print(_table(result))
+        if output:
+            err_console().print(f"wrote {output}")
+
+
+def _table(result):
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..units import fmt_ai, fmt_seconds, si
+
+    after = {p.kernel: p for p in result.after.primary()}
+    before = {p.kernel: p for p in result.before.primary()}
+    t = Table(title=f"What if: {result.label}", title_justify="left")
+    for h in ("kernel", "AI before -> after", "FLOP/s before -> after", "time before",
+              "time after", "speed-up", "bound after"):
+        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
+    for old, new in result.moves:
+        b, a = before.get(old.name), after.get(new.name)
+        sp = old.seconds / new.seconds if old.seconds and new.seconds else None
+        t.add_row(old.name if old.name == new.name else f"{old.name} -> {new.name}",
+                  f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
+                  f"{si(b.achieved_flop_per_s if b else None, 'FLOP/s')} -> "
+                  f"{si(a.achieved_flop_per_s if a else None, 'FLOP/s')}",
+                  fmt_seconds(old.seconds), fmt_seconds(new.seconds),
+                  "-" if sp is None else f"{sp:.2f}x", a.bound if a else "-")
+    parts: list = [t]
+    if result.speedup:
+        parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
+                          f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
+    parts.append(Text(f"assumes: {result.assumption}", style="dim"))
+    return Group(*parts)
+
+
+def _write(path: str, result, data) -> None:
+    from pathlib import Path
+
+    from ..files import write_json
+
+    if Path(path).suffix.lower() == ".json":
+        write_json(path, data)
+        return
+    from ..report.chart import plot_roofline, save_figure
+
+    roofs = [result.after.roof]
+    if result.before.roof != result.after.roof:
+        roofs.append(result.before.roof)
+    kernels = list(result.after.kernels) + [old for old, _ in result.moves]
+    level = "DRAM" if result.after.roof.find_memory("DRAM") else None
+    display = plot_roofline(roofs, kernels, level=level, arrows=list(result.moves),
+                            title=f"what if: {result.label}")
+    save_figure(display, path)

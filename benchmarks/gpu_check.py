@@ -1,0 +1,293 @@
+"""The whole GPU side of rooflab in one call, for one lease of a device machine.
+
+    PYTHONPATH=src python3 benchmarks/gpu_check.py OUTDIR            # CUDA, default probe
+    PYTHONPATH=src python3 benchmarks/gpu_check.py OUTDIR --device cpu --quick   # dry run
+
+1. checks the Triton kernels against torch (CUDA only: correct first, METHOD.md);
+2. probes the device (rooflab.probe.gpu.probe_gpu) and saves the profile;
+3. times reference kernels (bf16 matmul, copy, softmax) and places them on the roof;
+4. checks the issue-4 targets: copy >= 4.2 TB/s (read + write) and bf16 matmul >= 760
+   TFLOP/s on an H200, every measured ceiling <= its nominal one (or flagged), the L2
+   plateau found, the probe within its time budget;
+5. writes OUTDIR/gpu_check.json, OUTDIR/profile.json and OUTDIR/roofline.png, and prints
+   the table last (the device tool returns the tail of the output).
+
+Exit status 0 when every check passes (checks that do not apply say "n/a"), 1 otherwise.
+Imports only what the device machine has (torch, triton, numpy, matplotlib; not plotly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import traceback
+from pathlib import Path
+
+try:
+    import rooflab  # noqa: F401
+except ImportError:  # run from the source tree without PYTHONPATH
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from rooflab.files import write_json  # noqa: E402
+from rooflab.hardware.profile import profile_to_dict, save_profile  # noqa: E402
+from rooflab.model.kernel import Kernel  # noqa: E402
+from rooflab.units import fmt_seconds, si  # noqa: E402
+
+# Targets for an H200 (issue 4; FACTS.md: copy ~4.3 TB/s, bf16 8192^3 769-798 TFLOP/s).
+H200_COPY_MIN = 4.2e12
+H200_BF16_MIN = 760e12
+PROBE_BUDGET_S = {"quick": 20.0, "default": 60.0, "full": 600.0}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def reference_kernels(torch, dev, quick: bool) -> list[tuple]:
+    """(name, fn, flop by precision, bytes by level, unit) of the reference kernels."""
+    cuda = dev.type == "cuda"
+    n = 8192 if cuda else (128 if quick else 256)
+    a = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=dev, dtype=torch.bfloat16)
+    elems = (256 << 20 if cuda else 1 << 20) if quick else (1 << 28 if cuda else 4 << 20)
+    src, dst = torch.rand(elems, device=dev), torch.empty(elems, device=dev)
+    rows, cols = (8192, 8192) if cuda else (256, 1024)
+    x = torch.randn(rows, cols, device=dev, dtype=torch.bfloat16)
+    # FLOP and bytes: 2 n^3 and compulsory traffic (FACTS.md); softmax 4 FLOP per element
+    # and one read + one write, as rooflab.workloads.ops.softmax counts it.
+    return [
+        (f"matmul_bf16_{n}", lambda: torch.matmul(a, b), {"bf16": 2.0 * n ** 3},
+         {"DRAM": 2.0 * 3 * n * n}, "tensor"),
+        (f"copy_fp32_{elems * 4 >> 20}MiB", lambda: dst.copy_(src), {},
+         {"DRAM": 2.0 * 4 * elems}, None),
+        (f"softmax_bf16_{rows}x{cols}", lambda: torch.softmax(x, dim=-1),
+         {"bf16": 4.0 * rows * cols}, {"DRAM": 2.0 * 2 * rows * cols}, "vector"),
+    ]
+
+
+def time_reference(torch, dev, spec, plan) -> tuple[Kernel, str]:
+    """Time through rooflab.measure when the bench module has it, else the probe's timer."""
+    name, fn, flop, nbytes, unit = spec
+    try:
+        import rooflab
+
+        k = rooflab.measure(fn, flop=flop or {"fp32": 0.0}, bytes=nbytes, device=str(dev),
+                            name=name, plan=plan)
+        return k.with_(unit=unit, flop=flop), "rooflab.measure"
+    except Exception as exc:  # noqa: BLE001 — a bench-module problem must not cost the run
+        log(f"rooflab.measure failed for {name} ({exc}); timing with the probe's timer")
+    from rooflab.probe.gpu.timing import clock_timer, cuda_timer, time_calls
+    from rooflab.probe.timer import QUICK
+
+    timer = cuda_timer(torch, dev, 256 << 20) if dev.type == "cuda" else clock_timer()
+    t = time_calls(fn, timer, QUICK)
+    return Kernel(name=name, flop=flop, bytes=nbytes, seconds=t.median, unit=unit,
+                  samples=t.samples, provenance={"flop": "derived", "bytes": "derived",
+                                                 "seconds": "measured"}), "probe timer"
+
+
+def place(profile, kernels) -> list[dict]:
+    """Each reference kernel against the measured roof: achieved and percent of roof."""
+    from rooflab.model.analysis import analyze
+
+    rows = []
+    roof = profile.measured
+    for k in kernels:
+        row = {"kernel": k.name, "seconds": k.seconds, "flop": k.total_flop,
+               "bytes": k.bytes.get("DRAM")}
+        if k.total_flop > 0:
+            p = analyze(roof, [k], levels=["DRAM"]).points[0]
+            row.update(achieved=p.achieved_flop_per_s, unit="FLOP/s", ai=p.ai,
+                       percent_of_roof=p.percent_of_roof, bound=p.bound, ceiling=p.binding)
+        else:
+            bw = k.bytes["DRAM"] / k.seconds
+            dram = roof.find_memory("DRAM")
+            row.update(achieved=bw, unit="B/s", ai=0.0, bound="memory", ceiling="DRAM",
+                       percent_of_roof=100.0 * bw / dram.value if dram else None)
+        rows.append(row)
+    return rows
+
+
+def draw(profile, kernels, path: Path) -> str:
+    """roofline.png through the chart module; a plain matplotlib chart if that fails."""
+    roofs = [r for r in (profile.measured, profile.nominal) if r is not None]
+    try:
+        from rooflab.report.chart import plot_roofline, save_figure
+
+        save_figure(plot_roofline(roofs, [k for k in kernels if k.total_flop > 0],
+                                  title=f"{profile.name} (measured solid, nominal dashed)"),
+                    path)
+        return "rooflab.report.chart"
+    except Exception as exc:  # noqa: BLE001
+        log(f"chart module failed ({exc}); drawing a plain chart")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ai = np.logspace(-2, 4, 200)
+    for roof, style in zip(roofs, ("-", "--"), strict=False):
+        bw = roof.find_memory("DRAM")
+        for c in roof.compute:
+            if bw is not None:
+                ax.loglog(ai, np.minimum(c.value, bw.value * ai), style, label=f"{roof.kind} "
+                          f"{c.label}")
+    for k in kernels:
+        if k.total_flop > 0:
+            ax.loglog(k.total_flop / k.bytes["DRAM"], k.total_flop / k.seconds, "o",
+                      label=k.name)
+    ax.set_xlabel("FLOP / byte (DRAM)")
+    ax.set_ylabel("FLOP/s")
+    ax.legend(fontsize=6)
+    fig.savefig(path, dpi=120)
+    return "matplotlib"
+
+
+def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | None) -> list:
+    """(name, status, detail): status is PASS, FAIL or n/a."""
+    cuda = profile.host.get("backend") == "cuda"
+    h200 = "H200" in str(profile.host.get("name", ""))
+    m = profile.measured
+    out = []
+    if problems is not None:
+        out.append(("Triton kernels agree with torch", "FAIL" if problems else "PASS",
+                    "; ".join(problems) or "copy, triad, read sweep, fma, empty"))
+    dram = m.find_memory("DRAM")
+    bf16 = m.find_compute("bf16", "tensor") or m.find_compute("bf16")
+    for label, c, target, unit in (("copy >= 4.2 TB/s (read + write)", dram, H200_COPY_MIN,
+                                    "B/s"),
+                                   ("bf16 matmul >= 760 TFLOP/s", bf16, H200_BF16_MIN,
+                                    "FLOP/s")):
+        if not h200:
+            out.append((label, "n/a", f"targets are for an H200; got {si(c.value, unit) if c else '-'}"))
+        else:
+            ok = c is not None and c.value >= target
+            out.append((label, "PASS" if ok else "FAIL", si(c.value, unit) if c else "missing"))
+    rows = profile.extras["gpu"]["nominal_checks"]
+    above = [r["ceiling"] for r in rows if r["above_nominal"]]
+    if profile.nominal is None:
+        out.append(("measured <= nominal", "n/a", "no catalog entry for this device"))
+    else:
+        out.append(("measured <= nominal (else flagged)", "FAIL" if above else "PASS",
+                    f"above: {', '.join(above)} (flagged)" if above else
+                    f"{len(rows)} ceilings compared"))
+    l2 = m.find_memory("L2")
+    plateaus = profile.extras["gpu"]["sweep"].get("main", {}).get("plateaus", {})
+    detail = ", ".join(f"{k} {si(v['bytes_per_s'], 'B/s')} at {v['first_bytes'] / 2**20:.3g}-"
+                       f"{v['last_bytes'] / 2**20:.3g} MiB" for k, v in plateaus.items())
+    out.append(("L2 plateau found", ("PASS" if l2 else "FAIL") if cuda else "n/a",
+                detail or "no plateau"))
+    budget = PROBE_BUDGET_S[mode]
+    out.append((f"probe <= {budget:.0f} s", ("PASS" if wall_probe <= budget else "FAIL")
+                if cuda else "n/a", f"{wall_probe:.1f} s"))
+    return out
+
+
+def table(profile, placed, results, wall_total: float) -> str:
+    m, nominal = profile.measured, profile.nominal
+    lines = [f"== rooflab GPU check: {profile.name} "
+             f"(torch {profile.host.get('torch')}, triton {profile.host.get('triton')}) ==",
+             f"{'ceiling':<16}{'measured':>14}{'nominal':>14}{'ratio':>8}{'spread':>8}  method"]
+    for c in m.compute + m.memory:
+        unit = "FLOP/s" if c.is_compute else "B/s"
+        ref = None
+        if nominal is not None:
+            ref = (next((n for n in nominal.compute if n.precision == c.precision
+                         and n.unit in (c.unit, None)), None) if c.is_compute
+                   else nominal.find_memory(c.level))
+        ratio = f"{c.value / ref.value:.2f}" if ref else "-"
+        spread = f"{c.spread:.1%}" if c.spread is not None else "-"
+        flag = " !" if c.warnings else ""
+        lines.append(f"{c.label:<16}{si(c.value, unit):>14}{si(ref.value, unit) if ref else '-':>14}"
+                     f"{ratio:>8}{spread:>8}  {c.method[:60]}{flag}")
+    lines.append(f"{'launch overhead':<16}{fmt_seconds(m.overhead_s):>14}")
+    for key, v in profile.extras["gpu"]["overheads"].items():
+        lines.append(f"  {key:<38}{fmt_seconds(v):>12}")
+    lines.append(f"{'reference kernel':<30}{'time':>10}{'achieved':>16}{'% roof':>8}  bound")
+    for r in placed:
+        pct = f"{r['percent_of_roof']:.0f}" if r.get("percent_of_roof") is not None else "-"
+        lines.append(f"{r['kernel']:<30}{fmt_seconds(r['seconds']):>10}"
+                     f"{si(r['achieved'], r['unit']):>16}{pct:>8}  {r['bound']}")
+    before, after = profile.host.get("clocks_before", {}), profile.host.get("clocks_after", {})
+    lines.append(f"clocks before {before}")
+    lines.append(f"clocks after  {after}")
+    for name, status, detail in results:
+        lines.append(f"[{status:^4}] {name}: {detail}")
+    lines.append(f"total {wall_total:.1f} s")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("outdir", type=Path)
+    ap.add_argument("--device", default="cuda", help="cuda, cuda:N, or cpu (dry run)")
+    ap.add_argument("--quick", action="store_true", help="the probe's quick mode")
+    ap.add_argument("--mode", default=None, choices=("quick", "default", "full"))
+    args = ap.parse_args(argv)
+    mode = args.mode or ("quick" if args.quick else "default")
+    started = time.perf_counter()
+    import torch
+
+    from rooflab.probe.gpu import probe_gpu
+    from rooflab.probe.gpu.identity import open_device
+
+    dev = open_device(torch, args.device)
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    report: dict = {"device": args.device, "mode": mode, "errors": {}}
+    problems = None
+    if dev.type == "cuda":
+        try:
+            from rooflab.probe.gpu.kernels import check_kernels
+
+            problems = check_kernels(torch, dev)
+        except Exception as exc:  # noqa: BLE001 — Triton missing or failing: say so, go on
+            problems = [f"{type(exc).__name__}: {exc}"]
+            report["errors"]["check_kernels"] = traceback.format_exc()
+    t0 = time.perf_counter()
+    profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
+    wall_probe = time.perf_counter() - t0
+    save_profile(args.outdir / "profile.json", profile)
+    kernels, placed = [], []
+    for spec in reference_kernels(torch, dev, quick=mode == "quick"):
+        try:
+            k, how = time_reference(torch, dev, spec, "quick")
+            kernels.append(k.with_(meta={**k.meta, "timed_with": how}))
+        except Exception:  # noqa: BLE001
+            report["errors"][spec[0]] = traceback.format_exc()
+    try:
+        placed = place(profile, kernels)
+    except Exception:  # noqa: BLE001
+        report["errors"]["place"] = traceback.format_exc()
+    try:
+        report["chart"] = draw(profile, kernels, args.outdir / "roofline.png")
+    except Exception:  # noqa: BLE001
+        report["errors"]["chart"] = traceback.format_exc()
+    results = checks(profile, placed, wall_probe, mode, problems)
+    wall_total = time.perf_counter() - started
+    report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, reference=placed,
+                  checks=[{"name": n, "status": s, "detail": d} for n, s, d in results],
+                  profile=profile_to_dict(profile))
+    write_json(args.outdir / "gpu_check.json", _finite(report))
+    for name, tb in report["errors"].items():
+        log(f"--- error in {name} ---\n{tb}")
+    print(table(profile, placed, results, wall_total))
+    return 1 if any(s == "FAIL" for _, s, _ in results) or report["errors"] else 0
+
+
+def _finite(obj):
+    """JSON has no inf/nan: write them as null."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+if __name__ == "__main__":
+    sys.exit(main())

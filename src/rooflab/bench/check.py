@@ -1,0 +1,72 @@
+"""The zoo as a check of the model: each kernel's measured time over its roofline floor.
+
+The floor is max(FLOP / P, bytes / B) on the roof (rooflab.model.roofline.time_floor). A
+measured time below the floor by more than the noise is impossible if the count and the
+roof are right, so it is flagged: the count is too low, the roof too low (a conservative
+triad roof under a copy kernel), or the data stayed in a cache that the DRAM floor ignores.
+Flags are data on the kernel (meta["flags"]), shown in the table and kept in the JSON.
+"""
+
+from __future__ import annotations
+
+from ..model.analysis import Point, analyze
+from ..model.ceiling import Roof
+from ..model.kernel import Kernel
+
+# The least relative tolerance before a kernel counts as faster than its floor: below 5 %
+# the difference is within what clock changes and other load do to a measurement here.
+MIN_TOLERANCE = 0.05
+# A kernel's own timing noise (interquartile range / median) above this is flagged noisy.
+NOISY_IQR = 0.05
+
+FLAG_TEXT = {
+    "below-floor": "measured faster than its roofline floor: the count or the roof is wrong",
+    "cache-resident": "working set fits in the last-level cache: repeated calls reuse it, "
+                      "so the DRAM floor does not bind",
+    "noisy": "timing samples spread more than 5 % (IQR/median): other load on the machine",
+}
+
+
+def tolerance(kernel: Kernel, point: Point, roof: Roof) -> float:
+    """The noise a floor comparison must exceed: the kernel's and the ceilings' spreads."""
+    spreads = [MIN_TOLERANCE, float(kernel.meta.get("iqr_rel", 0.0) or 0.0)]
+    mem = roof.find_memory(point.level)
+    comp, _ = roof.compute_for(kernel.precision, kernel.unit)
+    for ceiling in (mem, comp):
+        if ceiling is not None and ceiling.spread is not None:
+            spreads.append(ceiling.spread)
+    return max(spreads)
+
+
+def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tuple[str, ...]:
+    flags = []
+    if point.floor_ratio is not None and point.floor_ratio < 1.0 - tol:
+        flags.append("below-floor")
+    working_set = float(kernel.meta.get("working_set_bytes", 0.0) or 0.0)
+    if llc and point.level == "DRAM" and 0 < working_set <= llc:
+        flags.append("cache-resident")
+    if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
+        flags.append("noisy")
+    return tuple(flags)
+
+
+def check_floors(roof: Roof, kernels: tuple[Kernel, ...], llc: int | None = None
+                 ) -> tuple[Kernel, ...]:
+    """Each kernel with meta floor_s, floor_ratio (median / floor), best_floor_ratio,
+    floor_tolerance and flags, judged at its binding level on `roof`."""
+    out = []
+    for k in kernels:   # one at a time: kernels may share a name
+        points = analyze(roof, [k]).primary() if k.seconds is not None else ()
+        p = points[0] if points else None
+        if p is None:
+            out.append(k)
+            continue
+        tol = tolerance(k, p, roof)
+        best = k.meta.get("best_s")
+        meta = {**dict(k.meta), "floor_s": p.floor_s, "floor_ratio": p.floor_ratio,
+                "floor_level": p.level, "floor_binding": p.binding,
+                "floor_tolerance": tol, "flags": list(floor_flags(k, p, tol, llc))}
+        if best and p.floor_s > 0:
+            meta["best_floor_ratio"] = best / p.floor_s
+        out.append(k.with_(meta=meta))
+    return tuple(out)

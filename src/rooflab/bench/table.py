@@ -1,0 +1,75 @@
+"""The zoo's kernel table: rows as plain data (CSV, tests) and as a rich Table (terminal)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.analysis import Analysis
+from ..units import fmt_ai, fmt_seconds, si
+
+COLUMNS = ("kernel", "flop", "bytes", "ai", "seconds", "achieved_flop_per_s",
+           "percent_of_roof", "bound", "floor_ratio", "flags")
+HEADERS = ("kernel", "FLOP", "bytes", "AI", "time", "achieved", "% of roof", "bound",
+           "measured/floor", "flags")
+
+
+def zoo_rows(analysis: Analysis) -> list[dict[str, Any]]:
+    """One row per kernel at its binding level, in the order the kernels were given."""
+    primary = {p.kernel: p for p in analysis.primary()}
+    rows = []
+    for k in analysis.kernels:
+        p = primary.get(k.name)
+        if p is None:
+            continue
+        flags = k.meta.get("flags", ())
+        rows.append({"kernel": k.name, "precision": p.precision, "level": p.level,
+                     "flop": p.flop, "bytes": p.bytes, "ai": p.ai, "seconds": p.seconds,
+                     "achieved_flop_per_s": p.achieved_flop_per_s,
+                     "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
+                     "percent_of_roof": p.percent_of_roof, "bound": p.bound,
+                     "floor_s": p.floor_s, "floor_ratio": p.floor_ratio,
+                     "flags": " ".join(flags)})
+    return rows
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0f}%"
+
+
+def _achieved(row: dict[str, Any]) -> str:
+    # Kernels without FLOP (copy, sort) are judged by the bandwidth they reach.
+    if row["flop"] > 0 and row["achieved_flop_per_s"]:
+        return si(row["achieved_flop_per_s"], "FLOP/s")
+    return si(row["achieved_bytes_per_s"], "B/s")
+
+
+def zoo_table(analysis: Analysis, title: str | None = None):
+    """A rich Table of zoo_rows (imported lazily: only the CLI renders it)."""
+    from rich.table import Table
+
+    table = Table(title=title or f"reference kernels on {analysis.roof.name}",
+                  title_justify="left")
+    for h in HEADERS:
+        table.add_column(h, justify="left" if h in ("kernel", "bound", "flags") else "right")
+    for r in zoo_rows(analysis):
+        ratio = "-" if r["floor_ratio"] is None else f"{r['floor_ratio']:.2f}x"
+        flags = r["flags"]
+        table.add_row(r["kernel"], si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
+                      fmt_seconds(r["seconds"]), _achieved(r), _pct(r["percent_of_roof"]),
+                      r["bound"], ratio, f"[bold red]{flags}[/]" if "below-floor" in flags
+                      else flags)
+    return table
+
+
+def rows_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV text with SI numbers (never formatted strings)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    fields = list(rows[0]) if rows else list(COLUMNS)
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    return buf.getvalue()

@@ -1,0 +1,196 @@
+"""Shared output of the profiler verbs (ncu, torch, rocprof): warnings, roof line, the kernel
+table (per kernel and level: AI, achieved, % of roof, bound, time share; longest first, top N),
+JSON, chart/CSV/JSON files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputError
+from ..ingest.profile_import import ProfileImport, RoofChoice, choose_roof
+from ..model.analysis import Analysis, analyze
+from ..model.kernel import Kernel
+from ..model.schema import analysis_to_dict
+from ..units import fmt_ai, fmt_seconds, si
+from .common import console, emit_json, save_text, warn
+
+COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "ai",
+           "achieved_flop_per_s", "percent_of_roof", "bound")
+
+
+def progress_printer():
+    """A progress callback drawing on stderr when it is a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.progress import Progress
+
+    bar = Progress(transient=True, console=None)
+    task = bar.add_task("reading", total=1.0)
+    bar.start()
+
+    def update(stage: str, fraction: float) -> None:
+        bar.update(task, completed=fraction, description=stage)
+        if fraction >= 1.0:
+            bar.stop()
+
+    return update
+
+
+def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
+    """One row per kernel and level, kernels by total time (longest first), top N kernels."""
+    order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
+    if top is not None and top > 0:
+        order = order[:top]
+    rows = []
+    for k in order:
+        for p in analysis.for_kernel(k.name):
+            rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
+                         "time_share": p.time_share, "level": p.level,
+                         "precision": p.precision, "ai": p.ai,
+                         "achieved_flop_per_s": p.achieved_flop_per_s,
+                         "percent_of_roof": p.percent_of_roof, "bound": p.bound})
+    return rows
+
+
+def rich_table(rows: Sequence[dict], title: str):
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    for name, justify in (("kernel", "left"), ("calls", "right"), ("time", "right"),
+                          ("share", "right"), ("level", "left"), ("prec", "left"),
+                          ("AI", "right"), ("achieved", "right"), ("% roof", "right"),
+                          ("bound", "left")):
+        t.add_column(name, justify=justify)
+    last = None
+    for r in rows:
+        first = r["kernel"] != last
+        last = r["kernel"]
+        pct = r["percent_of_roof"]
+        share = r["time_share"]
+        t.add_row(escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
+                  fmt_seconds(r["seconds"]) if first else "",
+                  f"{100 * share:.1f}%" if first and share is not None else "",
+                  r["level"], r["precision"], fmt_ai(r["ai"]),
+                  si(r["achieved_flop_per_s"], "FLOP/s"),
+                  f"{pct:.0f}%" if pct is not None else "-", r["bound"])
+    return t
+
+
+def csv_text(rows: Sequence[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if r[k] is None else r[k]) for k in COLUMNS})
+    return buf.getvalue()
+
+
+def collapse_notes(notes: Sequence[str]) -> list[str]:
+    """'k1: roof X has no L2 ceiling', 'k2: roof X has no L2 ceiling' -> one line naming both."""
+    by_text: dict[str, list[str]] = {}
+    for note in notes:
+        who, sep, text = note.partition(": ")
+        if not sep:
+            who, text = "", note
+        by_text.setdefault(text, []).append(who)
+    out = []
+    for text, who in by_text.items():
+        who = [w for w in who if w]
+        if len(who) > 2:
+            out.append(f"{len(who)} kernels ({who[0]}, ...): {text}")
+        elif who:
+            out.append(f"{', '.join(who)}: {text}")
+        else:
+            out.append(text)
+    return out
+
+
+def _common_prefix(names: Sequence[str]) -> str:
+    prefix = os.path.commonprefix(list(names)).rstrip("_:-. ")
+    return prefix if len(prefix) >= 3 else ""
+
+
+def trajectory_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
+    """Kernels for a trajectory chart: each step's top kernel by time, renamed to one shared
+    name (the chart joins kernels of the same name, in order), steps in file order."""
+    steps: dict[int, Kernel] = {}
+    for k in kernels:
+        idx = k.meta.get("step_index")
+        if idx is None:
+            continue
+        if idx not in steps or (k.seconds or 0) > (steps[idx].seconds or 0):
+            steps[idx] = k
+    if len(steps) < 2:
+        return list(kernels)
+    tops = [steps[i] for i in sorted(steps)]
+    base = _common_prefix([str(k.meta.get("full_name", k.name)) for k in tops])
+    name = f"{base} (steps)" if base else "top kernel per step"
+    chosen = {id(k) for k in tops}
+    out = [k.with_(name=name) for k in tops]
+    out += [k for k in kernels if id(k) not in chosen]
+    return out
+
+
+def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
+                 trajectory: bool, level: str | None) -> str:
+    """Write -o FILE by suffix: .png/.svg chart, .json analysis, .csv table."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".png", ".svg", ".pdf"):
+        from ..report.chart import plot_roofline, save_figure
+
+        kernels = trajectory_kernels(analysis.kernels) if trajectory else list(analysis.kernels)
+        display = plot_roofline([analysis.roof], kernels, level=level, trajectory=trajectory)
+        save_figure(display, path)
+        return f"wrote chart {path}"
+    if suffix == ".json":
+        from ..files import write_json
+
+        write_json(path, {**analysis_to_dict(analysis), **extra})
+        return f"wrote {path}"
+    if suffix == ".csv":
+        save_text(path, csv_text(rows))
+        return f"wrote {path}"
+    raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
+
+
+def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
+                  output: str | None, level: str | None = None, what: str = "kernels",
+                  choice: RoofChoice | None = None) -> int:
+    """Warn about skipped rows/files, analyse on the chosen roof, print, write -o. Exit code."""
+    for s in imp.failed:
+        warn(f"{s} (file skipped)")
+    for s in imp.skips:
+        warn(str(s))
+    choice = choice or choose_roof(on, imp)
+    analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
+    rows = table_rows(analysis, top)
+    extra = {"roof_source": choice.source,
+             "skipped": [str(s) for s in (*imp.failed, *imp.skips)]}
+    if imp.notes:
+        extra["import_notes"] = list(imp.notes)
+    trajectory = len(imp.files) > 1
+    if json_out:
+        emit_json({**analysis_to_dict(analysis), **extra})
+    else:
+        from rich.markup import escape
+
+        out = console()
+        if not out.is_terminal:
+            out.width = 160   # a pipe or file: do not squeeze the table into 80 columns
+        out.print(escape(choice.source))
+        shown = len({r["kernel"] for r in rows})
+        title = (f"{len(analysis.kernels)} {what}, longest first"
+                 + (f" (top {shown})" if shown < len(analysis.kernels) else ""))
+        out.print(rich_table(rows, title))
+        for note in collapse_notes((*imp.notes, *analysis.notes)):
+            out.print(escape(f"note: {note}"))
+    if output:
+        message = write_output(output, analysis, rows, extra, trajectory, level)
+        print(message, file=sys.stderr if json_out else sys.stdout)
+    return 0

@@ -1,0 +1,318 @@
+"""The nominal hardware catalog: datasheet roofs read from hardware/data/*.toml.
+
+Each TOML file holds `[[device]]` entries (one per device, with its source URL). Values
+there carry their unit in the key (`memory_gbps`, `[device.tflops]`); everything is
+converted to SI base units here. CPU entries store the inputs of their peaks (cores,
+clock, microarchitecture, memory channels) and the peaks are derived on load through
+`cpu_arch.cpu_nominal_roof`. Entries are validated on load; a bad entry raises
+ParseError naming the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from ..errors import ParseError
+from ..model.ceiling import Ceiling, Roof
+from ..units import PRECISIONS, UNITS
+from .cpu_arch import ARCHS, cpu_nominal_roof
+from .names import DeviceIndex
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+KINDS = ("gpu", "accelerator", "cpu")
+GPU_OVERHEAD_S = 5e-6
+GPU_OVERHEAD_REASON = ("nominal: a typical kernel-launch cost (seed 004: 5-10 us per "
+                       "launch); measure it with `rooflab probe`")
+_DDR_CHANNEL_BYTES = 8  # one 64-bit DDR channel moves 8 bytes per transfer
+
+_COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": str,
+           "notes": list, "memory_gb": float, "memory_gbps": float, "l2_mib": float,
+           "llc_mib": float, "llc_gbps": float, "interconnect": str,
+           "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
+           "overhead_reason": str, "tflops": dict, "sparse_tflops": dict}
+_CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
+        "e_microarch": str, "e_cores": int, "e_base_ghz": float,
+        "memory_channels": int, "memory_mts": float}
+_APPLE = {"gpu_cores": int, "gpu_ghz": float}
+_REQUIRED = ("name", "vendor", "kind", "source", "memory_gb", "interconnect",
+             "interconnect_gbps")
+
+
+@dataclass(frozen=True)
+class Device:
+    """One catalog entry, in SI units. `roof` holds dense peaks only; `sparse` is apart."""
+
+    name: str
+    vendor: str
+    kind: str
+    roof: Roof
+    memory_bytes: float
+    memory_bytes_per_s: float
+    l2_bytes: float | None
+    interconnect: str
+    interconnect_bytes_per_s: float
+    tdp_w: float | None
+    sparse: Mapping[str, float]   # precision -> FLOP/s with 2:4 sparsity (tensor units)
+    source: str
+    aliases: tuple[str, ...] = ()
+    llc_bytes: float | None = None
+    notes: tuple[str, ...] = ()
+    inputs: Mapping[str, Any] = field(default_factory=dict)  # CPU peak inputs, as stored
+    file: str = ""
+
+    @property
+    def top_compute(self) -> Ceiling:
+        return self.roof.top_compute
+
+    def ridge(self, precision: str | None = None, unit: str | None = None,
+              level: str = "DRAM") -> float:
+        """P / B in FLOP/byte for a precision (the top dense peak when None)."""
+        peak = (self.roof.top_compute if precision is None
+                else self.roof.find_compute(precision, unit))
+        if peak is None:
+            raise KeyError(f"{self.name} has no {precision} {unit or ''} ceiling".strip())
+        return peak.value / self.roof.bandwidth(level).value
+
+
+# --- loading and validation -------------------------------------------------------------
+def _where(index: int, raw: Mapping[str, Any]) -> str:
+    return f"entry {index + 1} ('{raw.get('name', '?')}')"
+
+
+def _fail(fname: str, where: str, message: str) -> ParseError:
+    return ParseError(f"{where}: {message}", path=f"rooflab/hardware/data/{fname}")
+
+
+def _check_types(fname: str, where: str, raw: Mapping[str, Any]) -> None:
+    allowed = {**_COMMON, **_CPU, **_APPLE}
+    for key, value in raw.items():
+        if key not in allowed:
+            raise _fail(fname, where, f"unknown field '{key}' (allowed: {', '.join(allowed)})")
+        want = allowed[key]
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+              if want is float else isinstance(value, want))
+        if not ok:
+            raise _fail(fname, where, f"field '{key}' must be {want.__name__}; got {value!r}")
+        if want in (int, float) and not value > 0:
+            raise _fail(fname, where, f"field '{key}' must be positive; got {value!r}")
+        if want is list and not all(isinstance(item, str) for item in value):
+            raise _fail(fname, where, f"field '{key}' must be a list of strings")
+    for key in _REQUIRED:
+        if key not in raw:
+            raise _fail(fname, where, f"missing field '{key}'")
+    if raw["kind"] not in KINDS:
+        raise _fail(fname, where, f"kind must be one of {KINDS}; got '{raw['kind']}'")
+    if not str(raw["source"]).startswith("https://"):
+        raise _fail(fname, where, "source must be an https:// URL of the vendor datasheet")
+
+
+def _peaks(fname: str, where: str, table: Mapping[str, Any], what: str) -> dict[str, float]:
+    """{'bf16_tensor': 989.5} -> {'bf16 tensor': 9.895e14}; keys checked against the vocabulary."""
+    out = {}
+    for key, tflops in table.items():
+        prec, _, unit = key.rpartition("_")
+        if prec not in PRECISIONS or unit not in UNITS:
+            raise _fail(fname, where, f"[{what}] key '{key}' must be <precision>_<unit> with "
+                        f"precision in {PRECISIONS} and unit in {UNITS}")
+        if isinstance(tflops, bool) or not isinstance(tflops, (int, float)) or tflops <= 0:
+            raise _fail(fname, where, f"[{what}] {key} must be a positive number; got {tflops!r}")
+        out[f"{prec} {unit}"] = float(tflops) * 1e12
+    return out
+
+
+def _cpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> tuple[Roof, float]:
+    """Derived compute peaks (cpu_arch) and DRAM = channels x MT/s x 8 bytes."""
+    if "tflops" in raw or "sparse_tflops" in raw:
+        raise _fail(fname, where, "a cpu entry derives its peaks; remove [device.tflops] "
+                    "and give microarch, cores and base_ghz")
+    for key in ("microarch", "cores", "base_ghz", "memory_channels", "memory_mts"):
+        if key not in raw:
+            raise _fail(fname, where, f"a cpu entry needs '{key}'")
+    for key in ("microarch", "e_microarch"):
+        if key in raw and raw[key] not in ARCHS:
+            raise _fail(fname, where, f"unknown {key} '{raw[key]}'; known: {', '.join(ARCHS)}")
+    dram = raw["memory_channels"] * raw["memory_mts"] * 1e6 * _DDR_CHANNEL_BYTES
+    roof = cpu_nominal_roof(raw["name"], raw["cores"], float(raw["base_ghz"]),
+                            ARCHS[raw["microarch"]], dram, raw["source"])
+    if "e_microarch" in raw:
+        if "e_cores" not in raw or "e_base_ghz" not in raw:
+            raise _fail(fname, where, "a hybrid cpu entry needs e_cores and e_base_ghz")
+        e_roof = cpu_nominal_roof(raw["name"], raw["e_cores"], float(raw["e_base_ghz"]),
+                                  ARCHS[raw["e_microarch"]], None, raw["source"])
+        roof = _add_compute(roof, e_roof)
+    dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="derived",
+                           source=raw["source"],
+                           method=f"{raw['memory_channels']} channels x "
+                                  f"{raw['memory_mts']:g} MT/s x 8 bytes")
+    return Roof(name=roof.name, kind="nominal", compute=roof.compute, memory=(dram_ceiling,),
+                source=roof.source, notes=()), dram
+
+
+def _add_compute(p: Roof, e: Roof) -> Roof:
+    """P-core + E-core peaks of a hybrid CPU, per (precision, unit) both have."""
+    e_by = {c.label: c for c in e.compute}
+    merged = tuple(
+        Ceiling(value=c.value + e_by[c.label].value, precision=c.precision, unit=c.unit,
+                provenance="derived", source=c.source,
+                method=f"P-cores: {c.method} + E-cores: {e_by[c.label].method}")
+        for c in p.compute if c.label in e_by)
+    return Roof(name=p.name, kind=p.kind, compute=merged, memory=p.memory, source=p.source)
+
+
+def _apple_peaks(fname: str, where: str, raw: Mapping[str, Any]) -> dict[str, float]:
+    if "gpu_cores" not in raw or "gpu_ghz" not in raw:
+        raise _fail(fname, where, "an entry without [device.tflops] needs gpu_cores and "
+                    "gpu_ghz (or a microarch for a cpu)")
+    fp32 = raw["gpu_cores"] * 128 * 2 * raw["gpu_ghz"] * 1e9
+    return {"fp32 vector": fp32, "fp16 vector": fp32}
+
+
+def _gpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> Roof:
+    derived = "tflops" not in raw
+    peaks = (_apple_peaks(fname, where, raw) if derived
+             else _peaks(fname, where, raw["tflops"], "tflops"))
+    if not peaks:
+        raise _fail(fname, where, "[device.tflops] is empty")
+    if "memory_gbps" not in raw:
+        raise _fail(fname, where, "missing field 'memory_gbps'")
+    method = (f"{raw.get('gpu_cores')} GPU cores x 128 ALUs x 2 x {raw.get('gpu_ghz')} GHz"
+              if derived else "")
+    compute = tuple(
+        Ceiling(value=v, precision=k.split()[0], unit=k.split()[1],
+                provenance="derived" if derived else "nominal", source=raw["source"],
+                method=method)
+        for k, v in peaks.items())
+    memory = [Ceiling(value=raw["memory_gbps"] * 1e9, level="DRAM", source=raw["source"])]
+    if "llc_gbps" in raw:
+        level = "L2" if "l2_mib" not in raw else "L3"
+        memory.append(Ceiling(value=raw["llc_gbps"] * 1e9, level=level, source=raw["source"]))
+    if "overhead_us" in raw:
+        overhead, reason = raw["overhead_us"] * 1e-6, raw.get("overhead_reason", "nominal")
+    else:
+        overhead, reason = GPU_OVERHEAD_S, GPU_OVERHEAD_REASON
+    return Roof(name=raw["name"], kind="nominal", compute=compute, memory=tuple(memory),
+                overhead_s=overhead, overhead_source=reason, source=raw["source"])
+
+
+def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
+    where = _where(index, raw)
+    _check_types(fname, where, raw)
+    if raw["kind"] == "cpu":
+        roof, dram = _cpu_roof(fname, where, raw)
+        inputs = {k: raw[k] for k in _CPU if k in raw}
+    else:
+        roof = _gpu_roof(fname, where, raw)
+        dram = raw["memory_gbps"] * 1e9
+        inputs = {k: raw[k] for k in _APPLE if k in raw}
+    sparse = {}
+    # Structured sparsity (2:4) exists only on tensor/matrix units: keyed by precision.
+    for label, value in _peaks(fname, where, raw.get("sparse_tflops", {}),
+                               "sparse_tflops").items():
+        prec, unit = label.split()
+        dense = roof.find_compute(prec, unit)
+        if unit != "tensor":
+            raise _fail(fname, where, f"[sparse_tflops] {prec}_{unit}: sparse figures are "
+                        "for tensor units only")
+        if dense is not None and value < dense.value:
+            raise _fail(fname, where, f"sparse {label} ({value:g}) is below the dense figure")
+        sparse[prec] = value
+    mib = 2**20
+    return Device(
+        name=raw["name"], vendor=raw["vendor"], kind=raw["kind"], roof=roof,
+        memory_bytes=raw["memory_gb"] * 1e9, memory_bytes_per_s=dram,
+        l2_bytes=raw["l2_mib"] * mib if "l2_mib" in raw else None,
+        llc_bytes=(raw.get("llc_mib") or raw.get("l2_mib") or 0) * mib or None,
+        interconnect=raw["interconnect"],
+        interconnect_bytes_per_s=raw["interconnect_gbps"] * 1e9,
+        tdp_w=float(raw["tdp_w"]) if "tdp_w" in raw else None, sparse=sparse,
+        source=raw["source"], aliases=tuple(raw.get("aliases", ())),
+        notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname)
+
+
+def parse_catalog_text(text: str, fname: str) -> tuple[Device, ...]:
+    """Parse one catalog file's text (used on load and by tests with bad entries)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ParseError(f"invalid TOML: {exc}", path=f"rooflab/hardware/data/{fname}") from None
+    entries = data.get("device", [])
+    if not isinstance(entries, list):
+        raise _fail(fname, "file", "devices must be [[device]] tables")
+    return tuple(_device(fname, i, raw) for i, raw in enumerate(entries))
+
+
+@functools.cache
+def _index() -> DeviceIndex:
+    devices: list[Device] = []
+    folder = resources.files("rooflab.hardware") / "data"
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".toml"):
+            devices.extend(parse_catalog_text(item.read_text(encoding="utf-8"), item.name))
+    seen: dict[str, str] = {}
+    for d in devices:
+        if d.name in seen:
+            raise ParseError(f"device '{d.name}' is listed twice ({seen[d.name]} and {d.file})")
+        seen[d.name] = d.file
+    return DeviceIndex(tuple(devices))
+
+
+# --- the public API -----------------------------------------------------------------------
+def all_devices() -> tuple[Device, ...]:
+    """Every catalog entry, in file order."""
+    return _index().devices
+
+
+def lookup(name: str) -> Device:
+    """Forgiving lookup ('h200', 'H200-SXM', 'NVIDIA H200'); HardwareNotFound lists the closest."""
+    return _index().lookup(name)
+
+
+def lookup_roof(name: str) -> Roof:
+    """The device's nominal roof (dense peaks only)."""
+    return lookup(name).roof
+
+
+def match_device_name(text: str) -> Device | None:
+    """A device for a driver/profiler name ('NVIDIA GeForce RTX 4090', 'Tesla T4'), or None."""
+    return _index().match(text)
+
+
+# --- plain-data views (the CLI and other verbs print these) -------------------------------
+def ridges(device: Device, level: str = "DRAM") -> tuple[dict[str, Any], ...]:
+    """Ridge point P / B (FLOP/byte) of every dense compute ceiling against one memory level."""
+    bw = device.roof.bandwidth(level).value
+    return tuple({"precision": c.precision, "unit": c.unit, "level": level,
+                  "flop_per_s": c.value, "bytes_per_s": bw, "ridge": c.value / bw}
+                 for c in device.roof.compute)
+
+
+def top_float_compute(device: Device) -> Ceiling:
+    """The fastest dense floating-point ceiling (integer TOPS are not FLOP/s)."""
+    floats = [c for c in device.roof.compute if not str(c.precision).startswith("int")]
+    return max(floats or device.roof.compute, key=lambda c: c.value)
+
+
+def device_to_dict(device: Device) -> dict[str, Any]:
+    """The device's identity and datasheet numbers in SI units (the roof goes beside it)."""
+    return {
+        "name": device.name, "vendor": device.vendor, "kind": device.kind,
+        "aliases": list(device.aliases), "source": device.source,
+        "memory_bytes": device.memory_bytes, "memory_bytes_per_s": device.memory_bytes_per_s,
+        "l2_bytes": device.l2_bytes, "llc_bytes": device.llc_bytes,
+        "interconnect": device.interconnect,
+        "interconnect_bytes_per_s": device.interconnect_bytes_per_s,
+        "tdp_w": device.tdp_w,
+        "sparse": [{"precision": k, "unit": "tensor", "flop_per_s": v}
+                   for k, v in device.sparse.items()],
+        "ridges": list(ridges(device)),
+        "inputs": dict(device.inputs), "notes": list(device.notes),
+    }

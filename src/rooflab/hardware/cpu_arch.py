@@ -1,0 +1,357 @@
+"""CPU microarchitectures: SIMD width and FMA pipes, detected from CPUID-like data.
+
+The FMA pipe count is not in CPUID, so it comes from a table by microarchitecture
+(vendor optimisation guides, Agner Fog's microarchitecture manual, WikiChip, Chips and
+Cheese; each entry cites its source). Peak FLOP/s = cores x GHz x lanes x pipes x 2
+(`model.roofline.cpu_peak_flop_per_s`; one FMA is 2 FLOP).
+
+`simd_bits` is the width of one FMA *datapath*, not of the widest instruction: Zen 4
+runs AVX-512 on 256-bit pipes ("double-pumped"), so it is listed as 256 bits x 2 pipes
+(16 fp64 FLOP/cycle/core) with `isa_bits` 512.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from ..model.ceiling import Ceiling, Roof
+from ..model.roofline import cpu_peak_flop_per_s
+
+AGNER = "https://www.agner.org/optimize/microarchitecture.pdf"
+INTEL_OPT = ("https://www.intel.com/content/www/us/en/developer/articles/technical/"
+             "intel64-and-ia-32-architectures-optimization.html")
+AMX_SRC = ("https://www.intel.com/content/www/us/en/products/docs/accelerator-engines/"
+           "advanced-matrix-extensions/ai-solution-brief.html")
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """A narrower-precision path that runs faster than fp32 FMA (VNNI, AVX512-BF16, AMX, ...).
+
+    `flop_per_cycle` is per core, counting a multiply-add as 2 (Intel counts AMX the same
+    way: 1024 bf16 / 2048 int8 "ops" per cycle per core).
+    """
+
+    precision: str
+    unit: str
+    flop_per_cycle: float
+    via: str
+    flags: tuple[str, ...] = ()  # any one of these cpuinfo flags enables it; () = always
+
+
+@dataclass(frozen=True)
+class MicroArch:
+    """One CPU core design: what one core can retire per cycle at most."""
+
+    name: str
+    vendor: str
+    simd_bits: int          # width of one FMA datapath
+    fma_pipes: int          # FMA pipes of that width per core
+    isa_bits: int = 0       # widest vector instruction (0 = same as simd_bits)
+    fast_paths: tuple[FastPath, ...] = ()
+    source: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def vector_isa_bits(self) -> int:
+        return self.isa_bits or self.simd_bits
+
+    def flop_per_cycle(self, element_bits: int) -> float:
+        """Vector FLOP per cycle per core for elements of this width (FMA = 2 FLOP)."""
+        return (self.simd_bits // element_bits) * self.fma_pipes * 2.0
+
+    @property
+    def fp64_flop_per_cycle(self) -> float:
+        return self.flop_per_cycle(64)
+
+    @property
+    def fp32_flop_per_cycle(self) -> float:
+        return self.flop_per_cycle(32)
+
+    def fast_path(self, precision: str, unit: str | None = None) -> FastPath | None:
+        found = [f for f in self.fast_paths
+                 if f.precision == precision and (unit is None or f.unit == unit)]
+        return max(found, key=lambda f: f.flop_per_cycle) if found else None
+
+
+def _fp32_times(arch_fp32: float, factor: float, precision: str, via: str,
+                flags: tuple[str, ...] = (), unit: str = "vector") -> FastPath:
+    return FastPath(precision, unit, arch_fp32 * factor, via, flags)
+
+
+def _arch(name: str, vendor: str, simd_bits: int, pipes: int, source: str,
+          isa_bits: int = 0, paths: Iterable[tuple[str, float, str, tuple[str, ...]]] = (),
+          amx: tuple[str, ...] = ()) -> MicroArch:
+    """Build a table entry; `paths` are (precision, x fp32 rate, via, flags)."""
+    fp32 = (simd_bits // 32) * pipes * 2.0
+    fast = [_fp32_times(fp32, f, p, via, fl) for p, f, via, fl in paths]
+    # AMX TMUL per core per cycle: 1024 bf16/fp16 FLOP, 2048 int8 OP (Intel AMX brief).
+    for prec in amx:
+        per_cycle = 2048.0 if prec == "int8" else 1024.0
+        fast.append(FastPath(prec, "tensor", per_cycle, "AMX", (f"amx_{prec}",)))
+    return MicroArch(name, vendor, simd_bits, pipes, isa_bits, tuple(fast), source)
+
+
+# VNNI (VPDPBUSD) does 4 int8 multiply-adds per 32-bit lane at the FMA rate: 4x fp32.
+# AVX512-BF16 (VDPBF16PS) does 2 bf16 multiply-adds per 32-bit lane: 2x fp32.
+# AVX512-FP16 and ARM NEON fp16 FMA: twice the lanes of fp32.
+_VNNI = ("int8", 4.0, "VNNI dot product", ("avx512_vnni", "avx_vnni"))
+_BF16 = ("bf16", 2.0, "AVX512-BF16 dot product", ("avx512_bf16",))
+_FP16_512 = ("fp16", 2.0, "AVX512-FP16", ("avx512_fp16",))
+_SDOT = ("int8", 4.0, "SDOT/UDOT dot product", ("asimddp",))
+_NEON_FP16 = ("fp16", 2.0, "NEON fp16 FMA", ("asimdhp",))
+
+ARCHS: dict[str, MicroArch] = {a.name: a for a in (
+    # --- AMD ---------------------------------------------------------------------
+    _arch("Zen", "AMD", 128, 2, AGNER),  # 256-bit AVX split over 128-bit FMA pipes
+    _arch("Zen 2", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_2"),
+    _arch("Zen 3", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_3"),
+    # AVX-512 executes on two 256-bit FMA pipes: 16 fp64 FLOP/cycle/core (AMD Zen 4 SOG 57647).
+    _arch("Zen 4", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_4",
+          isa_bits=512, paths=[_VNNI, _BF16]),
+    # Full 512-bit datapath, two FMA pipes: 32 fp64 FLOP/cycle/core (EPYC 9005, Ryzen 9000).
+    _arch("Zen 5", "AMD", 512, 2,
+          "https://chipsandcheese.com/p/zen-5s-avx-512-frequency-behavior",
+          paths=[_VNNI, _BF16]),
+    # Mobile Zen 5 (Strix Point, Krackan Point) keeps AVX-512 on 256-bit pipes.
+    _arch("Zen 5 (256-bit datapath)", "AMD", 256, 2,
+          "https://chipsandcheese.com/p/amds-strix-point-zen-5-hits-mobile",
+          isa_bits=512, paths=[_VNNI, _BF16]),
+    # --- Intel -------------------------------------------------------------------
+    _arch("Haswell/Broadwell", "Intel", 256, 2, AGNER),
+    _arch("Skylake (client)", "Intel", 256, 2, AGNER),
+    # Gold 6xxx / Platinum 8xxx have two 512-bit FMA units; Silver, Bronze and most
+    # Gold 5xxx only the fused port-0/1 unit (Intel ARK "# of AVX-512 FMA Units").
+    _arch("Skylake-SP/Cascade Lake", "Intel", 512, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/skylake_(server)",
+          paths=[_VNNI]),  # VNNI from Cascade Lake on; the flags drop it on Skylake
+    _arch("Skylake-SP/Cascade Lake (1 FMA unit)", "Intel", 512, 1,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/skylake_(server)",
+          paths=[_VNNI]),
+    _arch("Ice Lake/Tiger Lake (client)", "Intel", 512, 1, INTEL_OPT, paths=[_VNNI]),
+    _arch("Ice Lake-SP", "Intel", 512, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/ice_lake_(server)",
+          paths=[_VNNI]),
+    _arch("Sapphire/Emerald Rapids", "Intel", 512, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/sapphire_rapids",
+          paths=[_VNNI, _BF16, _FP16_512], amx=("bf16", "int8")),
+    _arch("Granite Rapids", "Intel", 512, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/granite_rapids",
+          paths=[_VNNI, _BF16, _FP16_512], amx=("bf16", "fp16", "int8")),
+    # AVX-512 fused off on hybrid parts: P-cores run AVX2 on 2 x 256-bit FMA pipes
+    # (Golden Cove, Raptor Cove, and the later Redwood Cove and Lion Cove alike).
+    _arch("Golden Cove/Raptor Cove (client)", "Intel", 256, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/golden_cove",
+          paths=[_VNNI]),
+    # E-cores of hybrid parts: AVX2 split over two 128-bit FMA pipes.
+    _arch("Gracemont (E-core)", "Intel", 128, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/gracemont", paths=[_VNNI]),
+    # --- Arm ---------------------------------------------------------------------
+    _arch("Neoverse N1", "ARM", 128, 2,
+          "https://en.wikichip.org/wiki/arm_holdings/microarchitectures/neoverse_n1",
+          paths=[_SDOT, _NEON_FP16]),
+    _arch("Neoverse N2", "ARM", 128, 2,
+          "https://en.wikichip.org/wiki/arm_holdings/microarchitectures/neoverse_n2",
+          paths=[_SDOT, _NEON_FP16]),
+    # 2 x 256-bit SVE or 4 x 128-bit NEON: either way 16 fp64 FLOP/cycle/core.
+    _arch("Neoverse V1", "ARM", 256, 2,
+          "https://developer.arm.com/documentation/pjdoc466751330-9685/latest/",
+          paths=[_SDOT, _NEON_FP16]),
+    _arch("Neoverse V2", "ARM", 128, 4,
+          "https://developer.arm.com/documentation/109898/latest/",
+          paths=[_SDOT, _NEON_FP16]),
+    # Four 128-bit NEON FMA pipes on the performance cores (Dougall Johnson's tables).
+    _arch("Apple M1-M4 (P-core)", "Apple", 128, 4,
+          "https://dougallj.github.io/applecpu/firestorm.html",
+          paths=[_SDOT, _NEON_FP16]),
+)}
+
+
+def get_arch(name: str) -> MicroArch:
+    """A table entry by exact name (KeyError lists the names)."""
+    try:
+        return ARCHS[name]
+    except KeyError:
+        raise KeyError(f"unknown microarchitecture '{name}'; known: {', '.join(ARCHS)}") from None
+
+
+# (family, first model, last model, arch) — Linux arch/x86 and AMD revision guides.
+_AMD_MODELS: tuple[tuple[int, int, int, str], ...] = (
+    (0x17, 0x00, 0x2F, "Zen"),
+    (0x17, 0x30, 0xFF, "Zen 2"),
+    (0x19, 0x00, 0x0F, "Zen 3"),    # Milan
+    (0x19, 0x10, 0x1F, "Zen 4"),    # Genoa
+    (0x19, 0x20, 0x5F, "Zen 3"),    # Vermeer, Rembrandt, Cezanne
+    (0x19, 0x60, 0xAF, "Zen 4"),    # Raphael, Phoenix, Bergamo, Siena
+    (0x1A, 0x20, 0x2F, "Zen 5 (256-bit datapath)"),  # Strix Point
+    (0x1A, 0x60, 0x6F, "Zen 5 (256-bit datapath)"),  # Krackan Point
+    (0x1A, 0x00, 0xFF, "Zen 5"),    # Turin, Granite Ridge, Strix Halo
+)
+
+# Intel family 6 display models (Intel SDM vol. 4 table 2-1, Linux intel-family.h).
+_INTEL_MODELS: dict[int, str] = {
+    **dict.fromkeys((0x3C, 0x3F, 0x45, 0x46, 0x3D, 0x47, 0x4F, 0x56), "Haswell/Broadwell"),
+    **dict.fromkeys((0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6), "Skylake (client)"),
+    0x55: "Skylake-SP/Cascade Lake",
+    **dict.fromkeys((0x7D, 0x7E, 0x8C, 0x8D, 0xA7), "Ice Lake/Tiger Lake (client)"),
+    **dict.fromkeys((0x6A, 0x6C), "Ice Lake-SP"),
+    **dict.fromkeys((0x8F, 0xCF), "Sapphire/Emerald Rapids"),
+    **dict.fromkeys((0xAD, 0xAE), "Granite Rapids"),
+    **dict.fromkeys((0x97, 0x9A, 0xB7, 0xBA, 0xBF, 0xAA, 0xAC, 0xC5, 0xC6, 0xBD),
+                    "Golden Cove/Raptor Cove (client)"),
+}
+
+# Arm "CPU part" numbers from /proc/cpuinfo (implementer 0x41).
+_ARM_PARTS: dict[int, str] = {0xD0C: "Neoverse N1", 0xD49: "Neoverse N2",
+                              0xD40: "Neoverse V1", 0xD4F: "Neoverse V2"}
+
+_NAME_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"apple m[1-4]", "Apple M1-M4 (P-core)"),
+    (r"graviton ?4|grace|neoverse[- ]v2", "Neoverse V2"),
+    (r"graviton ?3|neoverse[- ]v1", "Neoverse V1"),
+    (r"graviton ?2|ampere altra|neoverse[- ]n1", "Neoverse N1"),
+    (r"epyc 9[0-9]{2}5|ryzen (?:9|7|5) 9[0-9]{3}", "Zen 5"),
+    (r"epyc 9[0-9]{2}4|epyc 8[0-9]{2}4|ryzen (?:9|7|5) 7[0-9]{2}0x?\b", "Zen 4"),
+    (r"epyc 7[0-9]{2}3", "Zen 3"),
+    (r"epyc 7[0-9]{2}2", "Zen 2"),
+    (r"xeon.*(?:6[0-9]{3}p|6[0-9]{3}e?p)\b", "Granite Rapids"),
+    (r"core.*i[3579]-1[2-4][0-9]{3}|core ultra", "Golden Cove/Raptor Cove (client)"),
+)
+
+
+def _norm_vendor(vendor: str, model_name: str) -> str:
+    v = f"{vendor} {model_name}".lower()
+    if "apple" in v:
+        return "Apple"
+    if "amd" in v or "authenticamd" in v:
+        return "AMD"
+    if "intel" in v or "genuineintel" in v:
+        return "Intel"
+    if "arm" in v or "0x41" in v or "neoverse" in v or "graviton" in v:
+        return "ARM"
+    return vendor
+
+
+def _xeon_generation(model_name: str) -> str | None:
+    """Xeon Scalable number -> generation: 4-digit number, second digit is the generation."""
+    m = re.search(r"(platinum|gold|silver|bronze) ([0-9])([0-9])([0-9]{2})", model_name.lower())
+    if not m:
+        return None
+    tier, gen = m.group(1), int(m.group(3))
+    if gen in (1, 2):
+        one_fma = tier in ("silver", "bronze") or (tier == "gold" and m.group(2) == "5"
+                                                     and m.group(3) + m.group(4) != "122")
+        return "Skylake-SP/Cascade Lake (1 FMA unit)" if one_fma else "Skylake-SP/Cascade Lake"
+    return {3: "Ice Lake-SP", 4: "Sapphire/Emerald Rapids",
+            5: "Sapphire/Emerald Rapids"}.get(gen)
+
+
+def _by_table(vendor: str, family: int | None, model: int | None,
+              model_name: str) -> tuple[str | None, str]:
+    """(arch name, how it was found) from family/model, else from the model name."""
+    if vendor == "AMD" and family is not None and model is not None:
+        for fam, lo, hi, name in _AMD_MODELS:
+            if fam == family and lo <= model <= hi:
+                return name, f"AMD family {family:#x} model {model:#x}"
+    if vendor == "Intel" and family == 6 and model is not None and model in _INTEL_MODELS:
+        name = _INTEL_MODELS[model]
+        if model == 0x55:
+            name = _xeon_generation(model_name) or name
+        return name, f"Intel family 6 model {model:#x}"
+    if vendor == "ARM" and model is not None and model in _ARM_PARTS:
+        return _ARM_PARTS[model], f"Arm CPU part {model:#x}"
+    low = model_name.lower().strip()
+    xeon = _xeon_generation(model_name)
+    if xeon:
+        return xeon, f"model name '{model_name}'"
+    for pattern, name in _NAME_PATTERNS:
+        if re.search(pattern, low):
+            return name, f"model name '{model_name}'"
+    return None, ""
+
+
+def _generic(vendor: str, flags: frozenset[str]) -> MicroArch | None:
+    """A guess from the flags alone when the table has no entry."""
+    if not flags:
+        return None
+    note = "microarchitecture not in the table; width from the flags, 2 FMA pipes assumed"
+    if "avx512f" in flags:
+        return MicroArch("generic AVX-512", vendor, 512, 2, notes=(note,), source=AGNER)
+    if "avx2" in flags and "fma" in flags:
+        return MicroArch("generic AVX2", vendor, 256, 2, notes=(note,), source=AGNER)
+    if "asimd" in flags or "neon" in flags:
+        return MicroArch("generic NEON", vendor, 128, 2, notes=(note,), source=AGNER)
+    if "sse2" in flags:
+        return MicroArch("generic SSE2", vendor, 128, 1, source=AGNER, notes=(
+            note.replace("2 FMA pipes", "one add + one multiply pipe (no FMA)"),))
+    return None
+
+
+def _reconcile(arch: MicroArch, flags: frozenset[str], vendor: str) -> MicroArch:
+    """Prefer the flags for the SIMD width when they disagree with the family/model table."""
+    if not flags or vendor not in ("AMD", "Intel"):
+        return arch
+    notes = list(arch.notes)
+    simd, isa = arch.simd_bits, arch.vector_isa_bits
+    if isa >= 512 and "avx512f" not in flags:
+        simd, isa = min(simd, 256), 256
+        notes.append(f"{arch.name} has AVX-512 but the flags lack avx512f (masked by the VM "
+                     "or BIOS); using the AVX2 width the flags allow")
+    if isa >= 256 and not ("avx2" in flags and "fma" in flags):
+        simd, isa = 128, 128
+        notes.append(f"{arch.name} has AVX2/FMA but the flags lack them; using 128-bit SSE")
+    if isa < 512 and "avx512f" in flags:
+        simd, isa = 512, 512
+        notes.append(f"flags show avx512f but {arch.name} is listed with {arch.vector_isa_bits}"
+                     "-bit vectors; using 512-bit from the flags (measure to confirm)")
+    paths = tuple(p for p in arch.fast_paths if not p.flags or flags & set(p.flags))
+    if len(paths) < len(arch.fast_paths):
+        gone = sorted({f"{p.precision} {p.via}" for p in arch.fast_paths} -
+                      {f"{p.precision} {p.via}" for p in paths})
+        notes.append("flags lack " + ", ".join(gone))
+    return replace(arch, simd_bits=simd, isa_bits=isa, fast_paths=paths, notes=tuple(notes))
+
+
+def detect_microarch(vendor: str, family: int | None, model: int | None,
+                     flags: frozenset[str], model_name: str) -> MicroArch | None:
+    """The core design from CPUID-like data (/proc/cpuinfo fields), or None if unknown.
+
+    Family/model pick the table entry (the model name when they are missing); the flags
+    then decide the usable SIMD width and fast paths, with a note when they disagree.
+    A VM may mask the model: a Zen 5 host shown as family 0x19 model 0x11 is reported as
+    Zen 4, and only a measurement can tell.
+    """
+    flags = frozenset(f.lower() for f in flags)
+    vendor = _norm_vendor(vendor, model_name)
+    name, how = _by_table(vendor, family, model, model_name or "")
+    if name is None:
+        return _generic(vendor, flags)
+    arch = ARCHS[name]
+    arch = replace(arch, notes=arch.notes + (f"identified as {arch.name} from {how}",))
+    return _reconcile(arch, flags, vendor)
+
+
+def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
+                     dram_bytes_per_s: float | None, source: str) -> Roof:
+    """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one."""
+    where = f"{cores} cores x {ghz:g} GHz"
+    compute = []
+    for prec, bits in (("fp64", 64), ("fp32", 32)):
+        lanes = arch.simd_bits // bits
+        compute.append(Ceiling(
+            value=cpu_peak_flop_per_s(cores, ghz, arch.simd_bits, bits, arch.fma_pipes),
+            precision=prec, unit="vector", provenance="derived", source=arch.source,
+            method=f"{where} x {lanes} lanes x {arch.fma_pipes} FMA pipes x 2 ({arch.name})"))
+    for fast in arch.fast_paths:
+        compute.append(Ceiling(
+            value=cores * ghz * 1e9 * fast.flop_per_cycle, precision=fast.precision,
+            unit=fast.unit, provenance="derived", source=arch.source,
+            method=f"{where} x {fast.flop_per_cycle:g} FLOP/cycle ({fast.via}, {arch.name})"))
+    memory = ()
+    if dram_bytes_per_s:
+        memory = (Ceiling(value=dram_bytes_per_s, level="DRAM", provenance="nominal",
+                          source=source),)
+    return Roof(name=name, kind="nominal", compute=tuple(compute), memory=memory,
+                source=source, notes=arch.notes)

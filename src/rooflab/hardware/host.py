@@ -1,0 +1,237 @@
+"""Host identity: CPU model and flags, cores, caches, memory, OS and library versions.
+
+Sources, in order: /proc/cpuinfo (Linux), sysfs cache descriptions
+(/sys/devices/system/cpu/cpu0/cache/index*/), `lscpu`, then the platform module.
+Virtual machines often report cache sizes that belong to a different CPU than the one
+the guest runs on (CPUID is filtered or emulated); callers compare them with what the
+bandwidth sweep sees and say so (`probe.cpu.bandwidth`).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CPUINFO = Path("/proc/cpuinfo")
+SYS_CPU = Path("/sys/devices/system/cpu")
+MEMINFO = Path("/proc/meminfo")
+
+
+@dataclass(frozen=True)
+class Caches:
+    """Data-cache sizes in bytes: L1d/L2 per core, L3 per instance (shared)."""
+
+    l1d: int | None = None
+    l2: int | None = None
+    l3: int | None = None
+    l3_instances: int = 1
+    source: str = ""
+
+    def level(self, name: str) -> int | None:
+        return {"L1": self.l1d, "L2": self.l2, "L3": self.l3}.get(name)
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """What the OS says about this machine. Sizes in bytes."""
+
+    cpu_model: str
+    vendor: str
+    family: int | None
+    model: int | None
+    flags: frozenset[str]
+    cores: int
+    threads: int
+    caches: Caches
+    memory_bytes: int | None
+    memory_available_bytes: int | None
+    hypervisor: str | None
+    os: str
+    machine: str
+    libraries: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["flags"] = sorted(self.flags)
+        d["name"] = self.cpu_model
+        d["kind"] = "cpu"
+        return d
+
+
+# --- /proc/cpuinfo ----------------------------------------------------------------------
+def parse_cpuinfo(text: str) -> list[dict[str, str]]:
+    """One dict per logical CPU (blocks separated by blank lines)."""
+    blocks: list[dict[str, str]] = []
+    for chunk in re.split(r"\n\s*\n", text.strip()):
+        entry = {}
+        for line in chunk.splitlines():
+            if ":" in line:
+                key, _, value = line.partition(":")
+                entry[key.strip().lower()] = value.strip()
+        if entry:
+            blocks.append(entry)
+    return blocks
+
+
+def _int(text: str | None, base: int = 10) -> int | None:
+    try:
+        return int(str(text), 0 if base == 0 else base)
+    except (TypeError, ValueError):
+        return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
+    """Instruction-set flags (x86 `flags`, Arm `Features`), lower case."""
+    blocks = parse_cpuinfo(_read(CPUINFO) if cpuinfo is None else cpuinfo)
+    for b in blocks:
+        text = b.get("flags") or b.get("features")
+        if text:
+            return frozenset(text.lower().split())
+    return frozenset()
+
+
+# --- caches -------------------------------------------------------------------------------
+def parse_size_text(text: str) -> int | None:
+    """'32K', '1024K', '32 MiB', '2 MiB (2 instances)' -> bytes."""
+    m = re.match(r"\s*([\d.]+)\s*([KMG]?)(i?B)?", text.strip(), re.I)
+    if not m:
+        return None
+    scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2).upper()]
+    return int(float(m.group(1)) * scale)
+
+
+def sysfs_caches(root: Path = SYS_CPU) -> Caches:
+    """Cache sizes of cpu0 from sysfs (sizes per instance)."""
+    sizes: dict[str, int] = {}
+    for idx in sorted((root / "cpu0" / "cache").glob("index*")):
+        kind = _read(idx / "type").strip()
+        level = _read(idx / "level").strip()
+        size = parse_size_text(_read(idx / "size"))
+        if kind in ("Data", "Unified") and level and size:
+            sizes[f"L{level}"] = size
+    if not sizes:
+        return Caches()
+    return Caches(l1d=sizes.get("L1"), l2=sizes.get("L2"), l3=sizes.get("L3"), source="sysfs")
+
+
+def parse_lscpu(text: str) -> Caches:
+    """lscpu prints totals ('64 KiB (2 instances)'); divide by the instance count."""
+    found: dict[str, tuple[int, int]] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(L1d|L2|L3)(?: cache)?:\s*(.+)", line)
+        if not m:
+            continue
+        total = parse_size_text(m.group(2))
+        inst = re.search(r"\((\d+) instances?\)", m.group(2))
+        n = int(inst.group(1)) if inst else 1
+        if total:
+            found[m.group(1)] = (total // n, n)
+    if not found:
+        return Caches()
+    get = {k: v[0] for k, v in found.items()}
+    return Caches(l1d=get.get("L1d"), l2=get.get("L2"), l3=get.get("L3"),
+                  l3_instances=found.get("L3", (0, 1))[1], source="lscpu")
+
+
+def lscpu_caches() -> Caches:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5,
+                             env={**os.environ, "LC_ALL": "C"}).stdout
+    except (OSError, subprocess.SubprocessError):
+        return Caches()
+    return parse_lscpu(out)
+
+
+def detect_caches() -> Caches:
+    """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks."""
+    a, b = sysfs_caches(), lscpu_caches()
+    if a.l1d is None and b.l1d is None:
+        return Caches(source="unknown")
+    return Caches(l1d=a.l1d or b.l1d, l2=a.l2 or b.l2, l3=a.l3 or b.l3,
+                  l3_instances=b.l3_instances if b.l3 else 1,
+                  source="+".join(s for s in (a.source, b.source) if s))
+
+
+# --- memory, cores, libraries -------------------------------------------------------------
+def meminfo(text: str | None = None) -> tuple[int | None, int | None]:
+    """(MemTotal, MemAvailable) in bytes."""
+    text = _read(MEMINFO) if text is None else text
+    vals = {}
+    for line in text.splitlines():
+        m = re.match(r"(\w+):\s+(\d+)\s*kB", line)
+        if m:
+            vals[m.group(1)] = int(m.group(2)) * 1024
+    return vals.get("MemTotal"), vals.get("MemAvailable")
+
+
+def core_count(blocks: list[dict[str, str]]) -> int:
+    """Physical cores: distinct (physical id, core id) pairs; logical CPUs if absent."""
+    pairs = {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
+    return len(pairs) or len(blocks) or (os.cpu_count() or 1)
+
+
+def library_versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "numba", "llvmlite", "scipy", "torch"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            continue
+    return out
+
+
+def blas_info() -> str:
+    """numpy's BLAS library and the OpenBLAS core type forced by the environment, if any."""
+    try:
+        import numpy as np
+
+        cfg = np.show_config(mode="dicts")
+        blas = cfg.get("Build Dependencies", {}).get("blas", {})
+        text = f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+    except Exception:  # numpy builds differ; this is descriptive only
+        text = "unknown"
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    return f"{text} (OPENBLAS_CORETYPE={coretype})" if coretype else text
+
+
+def detect_host(cpuinfo: str | None = None) -> HostInfo:
+    blocks = parse_cpuinfo(_read(CPUINFO) if cpuinfo is None else cpuinfo)
+    first = blocks[0] if blocks else {}
+    flags = cpu_flags(cpuinfo)
+    model_name = (first.get("model name") or first.get("cpu model") or platform.processor()
+                  or platform.machine())
+    vendor = first.get("vendor_id") or first.get("cpu implementer") or platform.machine()
+    total, avail = meminfo()
+    hyper = None
+    if "hypervisor" in flags:
+        out = ""
+        try:
+            out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5,
+                                 env={**os.environ, "LC_ALL": "C"}).stdout
+        except (OSError, subprocess.SubprocessError):
+            pass
+        m = re.search(r"Hypervisor vendor:\s*(\S+)", out)
+        hyper = m.group(1) if m else "unknown hypervisor"
+    libs = library_versions()
+    libs["blas"] = blas_info()
+    return HostInfo(
+        cpu_model=model_name, vendor=vendor, family=_int(first.get("cpu family")),
+        model=_int(first.get("model")), flags=flags, cores=core_count(blocks),
+        threads=len(blocks) or (os.cpu_count() or 1), caches=detect_caches(),
+        memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
+        os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
+        libraries=libs)

@@ -1,0 +1,114 @@
+"""Forgiving device-name matching: 'h200', 'H200-SXM', 'NVIDIA H200', 'Tesla T4' all resolve.
+
+Names are normalised to lower-case alphanumeric tokens with vendor and marketing words
+dropped ('nvidia', 'geforce', 'tesla', 'processor', ...), form factors unified
+('sxm4' -> 'sxm') and '80 GB' joined to '80gb'. Matching then tries, in order:
+the joined tokens equal to an entry's name or alias; the query's tokens all inside one
+entry's name (unique); an entry's name/alias tokens all inside the query (the most
+specific wins, as for verbose driver strings).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import HardwareNotFound
+
+_DROP = frozenset("""nvidia amd intel google apple aws ampere geforce tesla instinct radeon
+    habana cloud gpu tensor core cores processor cpu accelerator the with r tm superchip
+    generation graphics card oam""".split())
+_FORM = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "pci": "pcie", "pcie4": "pcie",
+         "pcie5": "pcie", "gen": ""}
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Normalised tokens of a device name."""
+    s = text.lower().replace("(r)", " ").replace("(tm)", " ")
+    s = re.sub(r"@.*$", " ", s)                      # "CPU @ 2.00GHz"
+    s = re.sub(r"(\d+)\s*(gb|gib)\b", r"\1gb", s)    # "80 GB" -> "80gb"
+    out = []
+    for tok in re.split(r"[^a-z0-9]+", s):
+        tok = _FORM.get(tok, tok)
+        if tok and tok not in _DROP:
+            out.append(tok)
+    return tuple(out)
+
+
+def key(text: str) -> str:
+    return "".join(tokens(text))
+
+
+def _unique(devices) -> list[Any]:
+    """Distinct devices in order (devices hold dicts, so dedupe by name, not by hash)."""
+    return list({dev.name: dev for dev in devices}.values())
+
+
+class DeviceIndex:
+    """Devices with their normalised names; built once per catalog."""
+
+    def __init__(self, devices: Sequence[Any]):
+        self.devices = tuple(devices)
+        self._names: list[tuple[frozenset[str], int, Any]] = []  # (tokens, specificity, dev)
+        self._keys: dict[str, Any] = {}
+        for dev in self.devices:
+            for label in (dev.name, *dev.aliases):
+                toks = tokens(label)
+                self._keys.setdefault("".join(toks), dev)
+                self._names.append((frozenset(toks), len(toks), dev))
+
+    def _exact(self, text: str) -> Any | None:
+        return self._keys.get(key(text))
+
+    def _within_query(self, q: frozenset[str]) -> list[Any]:
+        """Entries whose name/alias tokens all appear in the query, most specific first."""
+        hits = [(n, dev) for toks, n, dev in self._names if toks and toks <= q]
+        if not hits:
+            return []
+        best = max(n for n, _ in hits)
+        return _unique(dev for n, dev in hits if n == best)
+
+    def _containing(self, q: frozenset[str]) -> list[Any]:
+        """Entries whose own name contains every query token."""
+        return _unique(dev for toks, _, dev in self._names if q and q <= toks)
+
+    def lookup(self, text: str) -> Any:
+        found = self._exact(text)
+        if found is not None:
+            return found
+        q = frozenset(tokens(text))
+        containing = self._containing(q)
+        if len(containing) == 1:
+            return containing[0]
+        if len(containing) > 1:
+            names = ", ".join(d.name for d in containing[:8])
+            raise HardwareNotFound(f"'{text}' is ambiguous: it matches {names}; "
+                                   "give more of the name (see `rooflab specs list`)")
+        within = self._within_query(q)
+        if len(within) == 1:
+            return within[0]
+        raise HardwareNotFound(f"unknown hardware '{text}'; {self.suggest(text)}")
+
+    def match(self, text: str) -> Any | None:
+        """For driver/profiler strings: most specific entry named inside the text."""
+        found = self._exact(text)
+        if found is not None:
+            return found
+        q = frozenset(tokens(text))
+        within = self._within_query(q)
+        if len(within) == 1:
+            return within[0]
+        containing = self._containing(q)
+        return containing[0] if len(containing) == 1 else None
+
+    def suggest(self, text: str) -> str:
+        """'did you mean: A, B, C?' from difflib over names and aliases."""
+        labels = {key(label): dev.name for dev in self.devices
+                  for label in (dev.name, *dev.aliases)}
+        close = difflib.get_close_matches(key(text), list(labels), n=8, cutoff=0.5)
+        names = list(dict.fromkeys(labels[c] for c in close))[:5]
+        if names:
+            return f"did you mean: {', '.join(names)}? (`rooflab specs list` shows all)"
+        return "run `rooflab specs list` to see the catalog, or give a profile .json file"

@@ -1,0 +1,169 @@
+"""Profiled launches -> Kernels: launches of the same kernel summed (time, counts, calls).
+
+A profiler reports every launch; the roofline wants one point per kernel (seed 000 §4.2:
+one row per kernel, sorted by time, the top ones first). Template-heavy C++ names are
+shortened for display; the full name is kept in `meta["full_name"]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..model.kernel import Kernel
+from .ncu_metrics import Counts, launch_counts
+from .skips import SkipLog
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One profiled kernel launch with its metrics in SI units."""
+
+    path: str
+    line: int | None           # first line of the launch in its file (1-based); None: binary
+    id: str
+    name: str                  # the name as the profiler printed it
+    metrics: Mapping[str, float]
+    key: str = ""              # identity for grouping (mangled name when known)
+    device: str = ""
+    cc: tuple[int, int] | None = None
+    block: str = ""
+    grid: str = ""
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def identity(self) -> str:
+        return self.key or self.name
+
+
+def short_name(full: str, width: int = 60) -> str:
+    """'void cutlass::Kernel<cutlass::gemm::GemmUniversal<...>>(Params)' -> 'cutlass::Kernel<…>'.
+
+    Drops a leading return type, the parameter list and every template argument list,
+    then truncates to `width` characters.
+    """
+    s = full.strip().replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    for prefix in ("void ", "__global__ void ", "static "):
+        if s.startswith(prefix):
+            s = s[len(prefix):]
+    out: list[str] = []
+    depth = 0
+    for ch in s:
+        if ch == "<":
+            if depth == 0:
+                out.append("<…>")
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            if ch == "(" and out:
+                break
+            out.append(ch)
+    text = "".join(out).strip() or full.strip()
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass
+class _Group:
+    first: Launch
+    flop: dict[str, float] = field(default_factory=dict)
+    bytes: dict[str, float] = field(default_factory=dict)
+    samples: list[float] = field(default_factory=list)
+    tensor: float = 0.0
+    notes: dict[str, None] = field(default_factory=dict)
+
+    def add(self, counts) -> None:
+        for k, v in counts.flop.items():
+            self.flop[k] = self.flop.get(k, 0.0) + v
+        for k, v in counts.bytes.items():
+            self.bytes[k] = self.bytes.get(k, 0.0) + v
+        self.samples.append(counts.seconds)
+        self.tensor += counts.tensor_flop
+        for n in counts.notes:
+            self.notes[n] = None
+
+
+def group_launches(launches: Iterable[Launch], log: SkipLog) -> list[_Group]:
+    """Group usable ncu launches by kernel identity; unusable ones go to the log."""
+    return group_counts(((la, launch_counts(la.metrics, la.cc)) for la in launches), log)
+
+
+def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog) -> list[_Group]:
+    """Group (launch, counts) pairs by kernel identity; a launch with a problem is logged."""
+    groups: dict[str, _Group] = {}
+    for launch, counts in items:
+        if counts.problem:
+            log.add(launch.line, f"launch {launch.id} of '{short_name(launch.name)}' skipped: "
+                                 f"{counts.problem}")
+            continue
+        g = groups.get(launch.identity)
+        if g is None:
+            g = groups[launch.identity] = _Group(launch)
+        g.add(counts)
+    return list(groups.values())
+
+
+def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | None = None,
+              source: str = "ncu") -> Kernel:
+    total_flop = sum(g.flop.values())
+    flop = {k: v for k, v in g.flop.items() if v > 0} or {"fp32": 0.0}
+    f = g.first
+    meta: dict = {"source": source, "full_name": f.name, "file": f.path, "line": f.line,
+                  "launches": len(g.samples)}
+    if f.key and f.key != f.name:
+        meta["key"] = f.key
+    for k in ("device", "block", "grid"):
+        if getattr(f, k):
+            meta[k] = getattr(f, k)
+    if f.cc:
+        meta["cc"] = f"{f.cc[0]}.{f.cc[1]}"
+    if g.notes:
+        meta["notes"] = list(g.notes)
+    if step is not None:
+        meta["step"] = step
+        meta["step_index"] = step_index
+    return Kernel(
+        name=name, flop=flop, bytes=dict(g.bytes), seconds=sum(g.samples),
+        calls=len(g.samples), samples=tuple(g.samples),
+        provenance={"flop": "counted", "bytes": "counted", "seconds": "measured"},
+        unit="tensor" if total_flop and g.tensor > 0.5 * total_flop else None,
+        meta=meta,
+    )
+
+
+def display_names(groups: Sequence[tuple[_Group, str | None]]) -> list[str]:
+    """Short names, with the step appended when several steps are shown, made unique."""
+    steps = {s for _, s in groups}
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    by_key: dict[tuple[str, str | None], str] = {}
+    idents: dict[str, set[str]] = {}
+    for g, _ in groups:
+        idents.setdefault(short_name(g.first.name), set()).add(g.first.identity)
+    for g, step in groups:
+        base = short_name(g.first.name)
+        key = g.first.key
+        if len(idents[base]) > 1 and key and key != g.first.name and not key.startswith("_Z"):
+            base = short_name(key)   # e.g. OpenACC's 'sigma_gpp_gpu_34_gpu__red'
+        if len(steps) > 1 and step is not None:
+            base = f"{base} [{step}]"
+        ident = (g.first.identity, step)
+        if ident in by_key:
+            names.append(by_key[ident])
+            continue
+        n = seen.get(base, 0) + 1
+        seen[base] = n
+        name = base if n == 1 else f"{base} #{n}"
+        by_key[ident] = name
+        names.append(name)
+    return names
+
+
+def sort_by_time(kernels: Iterable[Kernel]) -> list[Kernel]:
+    """Longest total time first (seed 000 §6.4: start with the top kernels by time)."""
+    return sorted(kernels, key=lambda k: -(k.seconds or 0.0))
+
+
+def time_shares(kernels: Sequence[Kernel]) -> dict[str, float]:
+    total = sum(k.seconds or 0.0 for k in kernels)
+    return {k.name: (k.seconds or 0.0) / total for k in kernels} if total else {}

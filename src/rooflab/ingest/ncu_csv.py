@@ -1,0 +1,213 @@
+"""Read `ncu --csv` output: the long "details" page and the wide `--page raw` page.
+
+details: one row per (launch x metric) with columns ID, Process ID, Process Name, Host Name,
+  Kernel Name, Context, Stream, Block Size, Grid Size, Device, CC, Section Name, Metric Name,
+  Metric Unit, Metric Value (newer ncu versions append Rule Name, Rule Type, Rule Description,
+  Estimated Speedup Type, Estimated Speedup; rule-only rows have no metric and are ignored).
+raw: one row per launch, one column per metric, a units row second.
+
+Both may be preceded by program output and `==PROF==`/`==WARNING==`/`==ERROR==` lines, use
+thousands separators ('1,619,726,202.90') and auto-scaled units ('Kbyte', 'usecond',
+'Gcycle/second'); values become SI here. Bad rows are skipped and logged (file, line,
+reason); a file with no usable launch raises ParseError.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ParseError
+from .aggregate import Launch
+from .ncu_metrics import (CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used,
+                          parse_number, unit_scale)
+from .skips import SkipLog
+
+IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time",
+            "Context", "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name",
+            "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
+            "Rule Description", "Estimated Speedup Type", "Estimated Speedup")
+# Raw-page columns that hold text, not numbers.
+TEXT_METRICS = (DEVICE_NAME,)
+HOW_TO = "make it with `ncu --csv --metrics ... ./app > out.csv` (or `--page raw`)"
+
+
+@dataclass(frozen=True)
+class NcuCsv:
+    """What one CSV file held: its launches, the page kind, and the profiler's own errors."""
+
+    path: str
+    page: str                          # "details" or "raw"
+    launches: tuple[Launch, ...]
+    profiler_errors: tuple[str, ...]   # '==ERROR== LaunchFailed', ... from before the header
+
+
+def read_text(path: str) -> str:
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise ParseError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, not an ncu CSV file", path=path) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read file: {exc.strerror}", path=path) from None
+
+
+def _find_header(lines: list[str]) -> int | None:
+    for i, line in enumerate(lines):
+        s = line.lstrip("\ufeff")
+        if s.startswith('"ID",') or s.startswith("ID,") or '"Kernel Name"' in s:
+            return i
+    return None
+
+
+def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None) -> NcuCsv:
+    """Launches of one `ncu --csv` file (either page). Skipped rows go to `log`."""
+    log = log if log is not None else SkipLog(path)
+    text = read_text(path) if text is None else text
+    lines = text.splitlines()
+    h = _find_header(lines)
+    errors = tuple(ln.strip() for ln in lines[: h if h is not None else len(lines)]
+                   if ln.startswith("==ERROR=="))
+    if h is None:
+        why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
+        raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
+                         f"{HOW_TO}", path=path)
+    header = next(csv.reader([lines[h].lstrip("\ufeff")]))
+    col = {name.strip(): i for i, name in enumerate(header)}
+    if "Kernel Name" not in col:
+        raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
+                         line=h + 1)
+    body = [(i + 1, ln) for i, ln in enumerate(lines[h + 1:], start=h + 1)
+            if ln.strip() and not ln.startswith("==")]
+    if "Metric Name" in col or "Metric Value" in col:
+        missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value") if c not in col]
+        if missing:
+            raise ParseError(f"details page without column(s) {', '.join(missing)}; " + HOW_TO,
+                             path=path, line=h + 1)
+        launches = _details(path, col, len(header), body, log)
+        page = "details"
+    else:
+        launches = _raw(path, header, col, body, log)
+        page = "raw"
+    return NcuCsv(path, page, tuple(launches), errors)
+
+
+def _identity(row: list[str], col: dict[str, int]):
+    def cell(name: str) -> str:
+        i = col.get(name)
+        return row[i].strip() if i is not None and i < len(row) else ""
+
+    return cell
+
+
+def _details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog) -> list[Launch]:
+    i_id, i_name, i_unit, i_val = (col["ID"], col["Metric Name"], col["Metric Unit"],
+                                   col["Metric Value"])
+    need = max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1
+    pid = col.get("Process ID")
+    builders: dict[tuple[str, str], list] = {}   # [first-row Launch, metrics, device name]
+    used_cache: dict[str, bool] = {}
+    scale_cache: dict[str, float | None] = {}
+    linenos = [n for n, _ in body]
+    reader = csv.reader([ln for _, ln in body])
+    for row in reader:
+        line = linenos[reader.line_num - 1]
+        if len(row) < need:
+            log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
+            continue
+        metric = row[i_name].strip()
+        if not metric:
+            continue   # a rule row of newer ncu versions: no metric on it
+        key = (row[pid] if pid is not None else "", row[i_id])
+        entry = builders.get(key)
+        if entry is None:
+            cell = _identity(row, col)
+            launch = Launch(path=path, line=line, id=row[i_id], name=cell("Kernel Name"),
+                            metrics={}, device=cell("Device"), cc=compute_capability(cell("CC")),
+                            block=cell("Block Size"), grid=cell("Grid Size"))
+            entry = builders[key] = [launch, {}, ""]
+        used = used_cache.get(metric)
+        if used is None:
+            used = used_cache[metric] = is_used(metric) or metric in TEXT_METRICS
+        if not used:
+            log.add_grouped(line, f"metric '{metric}' is not used by rooflab; row ignored")
+            continue
+        if metric in TEXT_METRICS:
+            entry[2] = row[i_val].strip()
+            continue
+        unit = row[i_unit]
+        scale = scale_cache.get(unit, 0.0)
+        if scale == 0.0:
+            scale = scale_cache[unit] = unit_scale(unit)
+        if scale is None:
+            log.add_grouped(line, f"unknown unit '{unit}' for metric '{metric}'; row skipped "
+                                  f"(re-export with --print-units base)")
+            continue
+        try:
+            value = parse_number(row[i_val])
+        except ValueError:
+            log.add(line, f"metric '{metric}': value '{row[i_val]}' is not a number; row skipped")
+            continue
+        entry[1][metric] = value * scale
+    out = []
+    for launch, metrics, name in builders.values():
+        out.append(Launch(path=launch.path, line=launch.line, id=launch.id, name=launch.name,
+                          metrics=metrics, device=name or launch.device, cc=launch.cc,
+                          block=launch.block, grid=launch.grid))
+    return out
+
+
+def _raw(path: str, header: list[str], col: dict[str, int], body, log: SkipLog) -> list[Launch]:
+    if not body:
+        return []
+    units: list[str] | None = None
+    first = next(csv.reader([body[0][1]]))
+    if first and not first[col.get("ID", 0)].strip():
+        units, body = first, body[1:]
+    used: list[tuple[int, str, float]] = []
+    for i, name in enumerate(header):
+        name = name.strip()
+        if name in IDENTITY or not is_used(name):
+            continue
+        unit = units[i] if units is not None and i < len(units) else ""
+        scale = unit_scale(unit)
+        if scale is None:
+            log.add(body[0][0] - 1 if units else None,
+                    f"unknown unit '{unit}' for column '{name}'; column skipped "
+                    f"(re-export with --print-units base)")
+            continue
+        used.append((i, name, scale))
+    text_cols = [(col[n], n) for n in (DEVICE_NAME, CC_MAJOR, CC_MINOR) if n in col]
+    need = max([i for i, _, _ in used] + [col["Kernel Name"]]) + 1
+    linenos = [n for n, _ in body]
+    reader = csv.reader([ln for _, ln in body])
+    out: list[Launch] = []
+    for row in reader:
+        line = linenos[reader.line_num - 1]
+        if len(row) < need:
+            log.add(line, f"row has {len(row)} of {len(header)} columns (file cut short?)")
+            continue
+        metrics: dict[str, float] = {}
+        bad = ""
+        for i, name, scale in used:
+            text = row[i]
+            try:
+                metrics[name] = parse_number(text) * scale
+            except ValueError:
+                bad = f"column '{name}': value '{text}' is not a number"
+                break
+        if bad:
+            log.add(line, bad + "; row skipped")
+            continue
+        cell = _identity(row, col)
+        texts = {n: row[i].strip() for i, n in text_cols if i < len(row)}
+        cc = compute_capability(cell("CC"))
+        if cc is None and CC_MAJOR in texts:
+            cc = compute_capability(f"{texts.get(CC_MAJOR)}.{texts.get(CC_MINOR, '0')}")
+        out.append(Launch(path=path, line=line, id=cell("ID"), name=cell("Kernel Name"),
+                          metrics=metrics, device=texts.get(DEVICE_NAME) or cell("Device"),
+                          cc=cc, block=cell("Block Size"), grid=cell("Grid Size")))
+    return out

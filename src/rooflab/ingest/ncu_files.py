@@ -1,0 +1,97 @@
+"""Nsight Compute files (CSV pages and .ncu-rep reports) -> one ProfileImport.
+
+With several files, each file is one step of an optimisation sequence (its stem, e.g.
+'output3', goes into each kernel's meta as `step`, with `step_index` in command-line order),
+so a chart can join the steps as a trajectory. A file with nothing usable is an error when
+it is the only one; among several it is reported (a failed launch such as the NERSC GPP
+`output8.csv`) and the others are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..errors import ParseError
+from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time
+from .ncu_metrics import recorded_peaks
+from .profile_import import ProfileImport, RecordedPeaks
+from .skips import Skip, SkipLog
+
+Progress = Callable[[str, float], None]
+
+
+def read_launches(path: str, log: SkipLog) -> tuple[tuple[Launch, ...], tuple[str, ...]]:
+    """Launches of one file (by suffix: .ncu-rep, else CSV) and the profiler's own errors."""
+    if path.endswith(".ncu-rep"):
+        from .ncu_rep import read_ncu_rep
+
+        return read_ncu_rep(path, log), ()
+    from .ncu_csv import read_ncu_csv
+
+    data = read_ncu_csv(path, log)
+    return data.launches, data.profiler_errors
+
+
+def _file_groups(path: str, log: SkipLog):
+    launches, errors = read_launches(path, log)
+    groups = group_launches(launches, log)
+    if not groups:
+        said = f"; the profiler said: {'; '.join(errors)}" if errors else ""
+        reasons = [s.reason for s in log.skips()]
+        why = f" ({reasons[0]})" if len(reasons) == 1 else (
+            f" ({len(reasons)} rows/launches skipped)" if reasons else "")
+        raise ParseError(f"no usable kernel launch{why}{said}", path=path)
+    return launches, groups
+
+
+def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileImport:
+    """Kernels of every file, sorted by time; steps in meta when there are several files."""
+    if not paths:
+        raise ParseError("no files given; pass one or more ncu CSV or .ncu-rep files")
+    several = len(paths) > 1
+    pairs = []
+    skips: list[Skip] = []
+    failed: list[Skip] = []
+    devices: list[str] = []
+    peaks: RecordedPeaks | None = None
+    used: list[str] = []
+    for i, path in enumerate(paths):
+        if progress:
+            progress(f"reading {Path(path).name}", i / len(paths))
+        log = SkipLog(path)
+        try:
+            launches, groups = _file_groups(path, log)
+        except ParseError as exc:
+            if not several:
+                raise
+            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
+            continue
+        skips.extend(log.skips())
+        used.append(path)
+        step = Path(path).stem if several else None
+        pairs += [(g, step, len(used) - 1) for g in groups]
+        for launch in launches:
+            if launch.device and not launch.device.isdigit() and launch.device not in devices:
+                devices.append(launch.device)
+        if peaks is None:
+            peaks = _peaks(launches, path)
+    if not pairs:
+        raise ParseError("no file has a usable kernel launch: "
+                         + "; ".join(str(s) for s in failed))
+    names = display_names([(g, step) for g, step, _ in pairs])
+    kernels = [kernel_of(g, name, step, idx if step is not None else None)
+               for (g, step, idx), name in zip(pairs, names)]
+    if progress:
+        progress("done", 1.0)
+    return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
+                         failed=tuple(failed), devices=tuple(devices), peaks=peaks,
+                         files=tuple(used))
+
+
+def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:
+    for launch in launches:
+        compute, memory = recorded_peaks(launch.metrics)
+        if compute or memory:
+            return RecordedPeaks(compute, memory, path, launch.device)
+    return None

@@ -1,0 +1,324 @@
+"""Nsight Compute metrics -> FLOP per precision, bytes per level, seconds, recorded peaks.
+
+Pure functions over one launch's metrics ({metric name: value in SI units}). The formulas
+are those of NVIDIA's SpeedOfLight roofline section files and the NERSC roofline scripts
+(see ../shared/design/FACTS.md, "Nsight Compute metrics"):
+
+    fp64   = dadd + dmul + 2 x dfma
+    fp32   = fadd + fmul + 2 x ffma
+    fp16   = 2 x hadd + 2 x hmul + 4 x hfma    (NVIDIA's section: HADD2/HMUL2/HFMA2 are
+                                                packed half2, two lanes per thread; the NERSC
+                                                scripts count half of this)
+    tensor = sum of sm__ops_path_tensor_*.sum  (newer section files), else
+             sm__inst_executed_pipe_tensor.sum x a per-architecture factor (TENSOR_FACTOR)
+
+where dadd = sm__sass_thread_inst_executed_op_dadd_pred_on.sum (or the smsp__ spelling).
+Bytes: DRAM dram__bytes.sum (or read + write), L2 lts__t_bytes.sum, L1 l1tex__t_bytes.sum.
+Time: gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second.
+Peaks: <metric>.peak_sustained x <unit>__cycles_elapsed.avg.per_second.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# --- numbers and units --------------------------------------------------------------
+
+_PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+           "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12}
+# Counted things whose SI base is the thing itself. ncu auto-scales with decimal prefixes
+# (Kbyte = 1e3 byte; `--print-units base` turns scaling off).
+_BASES = ("byte", "second", "cycle", "inst", "warp", "sector", "request", "thread", "block",
+          "wavefront", "register", "op", "flop")
+_UNIT_RE = re.compile(r"^([KkMGTPmunp]?)(" + "|".join(_BASES) + r")s?$")
+_SHORT_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
+
+def unit_scale(unit: str) -> float | None:
+    """The factor that turns a value in `unit` into SI base units; None when unknown.
+
+    Handles 'byte', 'Kbyte', 'usecond', 'msecond', 'ns', 'hz', 'Ghz', 'Gcycle/second',
+    'byte/cycle', 'inst/cycle', 'Tbyte/s', '%' and '' (plain count).
+    """
+    u = unit.strip()
+    if u in ("", "%"):
+        return 1.0
+    if "/" in u:
+        num, _, den = u.partition("/")
+        a, b = unit_scale(num), unit_scale(den)
+        return None if a is None or b is None else a / b
+    if u in _SHORT_TIME:
+        return _SHORT_TIME[u]
+    low = u.lower()
+    if low.endswith("hz"):
+        return {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}.get(low[:-2])
+    m = _UNIT_RE.match(u)
+    if m is None:
+        return None
+    return _PREFIX[m.group(1)]
+
+
+_NAN_WORDS = frozenset(("nan", "n/a", "-nan", "inf", "-inf", ""))
+
+
+def parse_number(text: str) -> float:
+    """'1,619,726,202.90' -> 1619726202.9; 'nan', 'n/a' and '' -> nan; else ValueError."""
+    s = text.strip()
+    if s.lower() in _NAN_WORDS:
+        return math.nan
+    return float(s.replace(",", ""))
+
+
+# --- which metrics rooflab uses ------------------------------------------------------
+
+_INST = "sass_thread_inst_executed_op_{}_pred_on.sum"
+FP_OPS = {"fp64": ("dadd", "dmul", "dfma"), "fp32": ("fadd", "fmul", "ffma"),
+          "fp16": ("hadd", "hmul", "hfma")}
+# FLOP per (add, mul, fma) thread instruction. fp16 instructions are packed half2 (NVIDIA's
+# SpeedOfLight_HierarchicalHalfRooflineChart section multiplies by 2 per lane).
+FP_WEIGHTS = {"fp64": (1, 1, 2), "fp32": (1, 1, 2), "fp16": (2, 2, 4)}
+
+TENSOR_INST = "sm__inst_executed_pipe_tensor.sum"
+# FLOP per warp-level tensor instruction, by compute capability. The NERSC roofline scripts
+# (gitlab.com/NERSC/roofline-on-nvidia-gpus) use 512 for V100. Turing issues HMMA.1688
+# (2*16*8*8 = 2048 FLOP per warp instruction) and
+# Ampere/Ada HMMA.16816 (2*16*8*16 = 4096) for fp16; other shapes (tf32 HMMA.1684, int8 IMMA)
+# differ, so this is an assumption and the note says so. Hopper's wgmma is not counted here.
+TENSOR_FACTOR: dict[tuple[int, int], float] = {
+    (7, 0): 512.0, (7, 2): 512.0, (7, 5): 2048.0,
+    (8, 0): 4096.0, (8, 6): 4096.0, (8, 7): 4096.0, (8, 9): 4096.0,
+}
+_TENSOR_OPS = re.compile(
+    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_([a-z0-9]+?)_dst_[a-z0-9]+?"
+    r"(?:_sparsity_(?:on|off))?\.sum$")
+_TENSOR_PRECISION = {"fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "fp64": "fp64",
+                     "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8",
+                     "u8": "int8", "int4": "int4", "s4": "int4", "fp4": "int4", "e2m1": "int4"}
+
+DRAM = ("dram__bytes.sum",)
+DRAM_RW = ("dram__bytes_read.sum", "dram__bytes_write.sum")
+# Level -> metrics in order of preference. The derived__* ones are what full-set reports
+# (HierarchicalRooflineChart sections) hold: L2->crossbar and L1 writeback bytes.
+LEVEL_METRICS = {
+    "L2": ("lts__t_bytes.sum", "derived__lts__lts2xbar_bytes.sum"),
+    "L1": ("l1tex__t_bytes.sum", "derived__l1tex__lsu_writeback_bytes_mem_lg.sum"),
+}
+TIME = "gpu__time_duration.sum"
+CYCLES, CLOCK = "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"
+
+USED = re.compile(
+    r"^(?:(?:sm|smsp)__sass_thread_inst_executed_op_[dfh](?:add|mul|fma)_pred_on\.sum"
+    r"|sm__ops_path_tensor_\w+\.sum|sm__inst_executed_pipe_tensor\.sum"
+    r"|dram__bytes(?:_read|_write)?\.sum|lts__t_bytes\.sum|l1tex__t_bytes\.sum"
+    r"|derived__lts__lts2xbar_bytes\.sum|derived__l1tex__lsu_writeback_bytes_mem_lg\.sum"
+    r"|gpu__time_duration\.sum|\w+__cycles_elapsed\.avg(?:\.per_second)?)"
+    r"(?:\.peak_sustained|\.per_cycle_elapsed|\.per_second)?$")
+DEVICE_NAME = "device__attribute_display_name"
+CC_MAJOR = "device__attribute_compute_capability_major"
+CC_MINOR = "device__attribute_compute_capability_minor"
+
+
+def is_used(metric: str) -> bool:
+    """Whether rooflab reads this metric (everything else is ignored)."""
+    return USED.match(metric) is not None
+
+
+# --- one launch ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Counts:
+    """What one launch did: FLOP by precision, bytes by level, seconds, how they were got."""
+
+    flop: Mapping[str, float]
+    bytes: Mapping[str, float]
+    seconds: float | None
+    notes: tuple[str, ...] = ()
+    problem: str = ""            # non-empty: this launch cannot be placed (and why)
+    tensor_flop: float = 0.0     # the part of `flop` done on tensor cores
+
+
+def _get(m: Mapping[str, float], name: str) -> float | None:
+    v = m.get(name)
+    return None if v is None or v != v else v
+
+
+def _inst(m: Mapping[str, float], op: str) -> float | None:
+    name = _INST.format(op)
+    v = _get(m, "sm__" + name)
+    return v if v is not None else _get(m, "smsp__" + name)
+
+
+def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
+                ) -> tuple[dict[str, float], list[str], list[str], float]:
+    """FLOP by precision, notes, the FLOP metrics found nan, and the tensor-core part."""
+    flop: dict[str, float] = {}
+    notes: list[str] = []
+    bad: list[str] = []
+    tensor_total = 0.0
+    for precision, ops in FP_OPS.items():
+        values = [_inst(m, op) for op in ops]
+        if all(v is None for v in values):
+            bad += [op for op in ops if any(k.endswith(_INST.format(op)) for k in m)]
+            continue
+        w = FP_WEIGHTS[precision]
+        total = sum(wi * (v or 0.0) for wi, v in zip(w, values))
+        if total > 0:
+            flop[precision] = total
+    tensor: dict[str, float] = {}
+    for name, value in m.items():
+        hit = _TENSOR_OPS.match(name)
+        if hit and value == value and value > 0:
+            p = _TENSOR_PRECISION.get(hit.group(1), hit.group(1))
+            tensor[p] = tensor.get(p, 0.0) + value
+    if tensor:
+        notes.append("tensor FLOP from sm__ops_path_tensor_* (counted)")
+        for p, v in tensor.items():
+            flop[p] = flop.get(p, 0.0) + v
+        tensor_total = sum(tensor.values())
+    else:
+        inst = _get(m, TENSOR_INST)
+        if inst:
+            factor = TENSOR_FACTOR.get(cc) if cc else None
+            if factor is None:
+                notes.append(f"{inst:.0f} tensor instructions not counted as FLOP: no factor "
+                             f"for compute capability {cc}; collect sm__ops_path_tensor_*")
+            else:
+                flop["fp16"] = flop.get("fp16", 0.0) + inst * factor
+                tensor_total = inst * factor
+                notes.append(f"tensor FLOP = {TENSOR_INST} x {factor:.0f} (assumed fp16 "
+                             f"HMMA shape for CC {cc[0]}.{cc[1]}); collect "
+                             f"sm__ops_path_tensor_* for exact counts")
+    return flop, notes, bad, tensor_total
+
+
+def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
+    """Bytes by level (DRAM, L2, L1) and notes on which metric gave them."""
+    out: dict[str, float] = {}
+    notes: list[str] = []
+    dram = _get(m, DRAM[0])
+    if dram is None:
+        r, w = (_get(m, n) for n in DRAM_RW)
+        if r is not None or w is not None:
+            dram = (r or 0.0) + (w or 0.0)
+    if dram is not None:
+        out["DRAM"] = dram
+    for level, names in LEVEL_METRICS.items():
+        for i, name in enumerate(names):
+            v = _get(m, name)
+            if v is not None:
+                out[level] = v
+                if i:
+                    notes.append(f"{level} bytes from {name}")
+                break
+    return out, notes
+
+
+def seconds_of(m: Mapping[str, float]) -> float | None:
+    """gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second."""
+    t = _get(m, TIME)
+    if t is not None:
+        return t
+    cycles, clock = _get(m, CYCLES), _get(m, CLOCK)
+    if cycles is not None and clock:
+        return cycles / clock
+    return None
+
+
+def rates_to_totals(m: Mapping[str, float]) -> dict[str, float]:
+    """Fill in totals from the rates full-set reports hold instead (`.per_cycle_elapsed`,
+    `.per_second`): total = rate x <unit>__cycles_elapsed.avg.per_second x seconds, or
+    rate x seconds. Existing totals are kept as they are."""
+    out = dict(m)
+    seconds = seconds_of(m)
+    if not seconds:
+        return out
+    for name, value in m.items():
+        if value != value:
+            continue
+        if name.endswith(".per_cycle_elapsed"):
+            base = name[: -len(".per_cycle_elapsed")]
+            unit = base.split("__", 1)[0]
+            clock = _get(m, f"{unit}__cycles_elapsed.avg.per_second")
+            if clock and base not in out:
+                out[base] = value * clock * seconds
+        elif name.endswith(".per_second") and not name.endswith("cycles_elapsed.avg.per_second"):
+            base = name[: -len(".per_second")]
+            if base not in out:
+                out[base] = value * seconds
+    return out
+
+
+def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> Counts:
+    """Everything rooflab needs from one launch, or a `problem` saying why it is unusable."""
+    seconds = seconds_of(m)
+    flop, fnotes, fbad, tensor = flop_counts(m, cc)
+    nbytes, bnotes = byte_counts(m)
+    notes = tuple(fnotes + bnotes)
+    if m and all(v != v for v in m.values()):
+        return Counts({}, {}, None, notes, "every metric is nan (a failed launch)")
+    if seconds is None:
+        return Counts(flop, nbytes, None, notes,
+                      f"no time: needs {TIME} or {CYCLES} with {CLOCK} (missing or nan)")
+    if seconds <= 0:
+        return Counts(flop, nbytes, None, notes, "zero time")
+    if not nbytes:
+        return Counts(flop, nbytes, seconds, notes,
+                      "no bytes: needs dram__bytes.sum, lts__t_bytes.sum or l1tex__t_bytes.sum")
+    if not flop and fbad:
+        return Counts(flop, nbytes, seconds, notes,
+                      f"FLOP metrics are nan ({', '.join(fbad)})")
+    if not any(_inst(m, op) is not None for ops in FP_OPS.values() for op in ops) \
+            and not any(_TENSOR_OPS.match(k) for k in m) and _get(m, TENSOR_INST) is None:
+        return Counts(flop, nbytes, seconds, notes,
+                      "no FLOP metrics: collect sm__sass_thread_inst_executed_op_*_pred_on.sum")
+    return Counts(flop, nbytes, seconds, notes, tensor_flop=tensor)
+
+
+# --- peaks ncu recorded --------------------------------------------------------------
+
+def recorded_peaks(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """(compute FLOP/s by precision, bytes/s by level) from `.peak_sustained` metrics.
+
+    peak = <metric>.peak_sustained (per cycle) x <unit>__cycles_elapsed.avg.per_second, with
+    the same FLOP weights as the counts (FACTS.md). These are at the clock ncu ran at (base
+    clock unless --clock-control none), so they sit below boost datasheet values.
+    """
+    compute: dict[str, float] = {}
+    memory: dict[str, float] = {}
+    for precision, ops in FP_OPS.items():
+        fma, weight = ops[2], FP_WEIGHTS[precision][2]
+        for unit in ("sm", "smsp"):
+            per_cycle = _get(m, f"{unit}__{_INST.format(fma)}.peak_sustained")
+            clock = _get(m, f"{unit}__cycles_elapsed.avg.per_second")
+            if per_cycle and clock:
+                compute[precision] = weight * per_cycle * clock
+                break
+    for name, value in m.items():
+        if name.endswith(".peak_sustained"):
+            hit = _TENSOR_OPS.match(name[: -len(".peak_sustained")])
+            clock = _get(m, "sm__cycles_elapsed.avg.per_second")
+            if hit and value and clock:
+                p = _TENSOR_PRECISION.get(hit.group(1), hit.group(1))
+                compute[f"{p}:tensor"] = max(compute.get(f"{p}:tensor", 0.0), value * clock)
+    levels = {"DRAM": DRAM, **LEVEL_METRICS}
+    for level, names in levels.items():
+        for name in names:
+            unit = name.removeprefix("derived__").split("__", 1)[0]
+            per_cycle = _get(m, f"{name}.peak_sustained")
+            clock = _get(m, f"{unit}__cycles_elapsed.avg.per_second")
+            if per_cycle and clock:
+                memory[level] = per_cycle * clock
+                break
+    return compute, memory
+
+
+def compute_capability(text: str) -> tuple[int, int] | None:
+    """'8.9' -> (8, 9); anything else -> None."""
+    try:
+        major, _, minor = text.strip().partition(".")
+        return int(major), int(minor or 0)
+    except ValueError:
+        return None

@@ -1,0 +1,134 @@
+"""What a profiler import gives (kernels, skips, device names, recorded peaks) and which roof
+to judge it by.
+
+The roof, in order (issue 5): the one the user named with --on (a profile file or a catalog
+name); else the catalog entry matched by the device name the profiler recorded; else the
+peaks the profiler itself recorded (ncu's `.peak_sustained` metrics); else, so that AI and
+achieved performance can still be shown, an envelope of the best the kernels themselves
+reached, clearly labelled as a lower bound and not a machine's roof.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..model.ceiling import Ceiling, Roof
+from ..model.kernel import Kernel
+from .skips import Skip
+
+
+@dataclass(frozen=True)
+class RecordedPeaks:
+    """Peaks a profiler recorded: FLOP/s by precision ('fp16:tensor' for tensor units) and B/s
+    by level, from one file."""
+
+    compute: Mapping[str, float]
+    memory: Mapping[str, float]
+    path: str
+    device: str = ""
+
+
+@dataclass(frozen=True)
+class ProfileImport:
+    """Kernels from one or more profiler files, longest total time first."""
+
+    kernels: tuple[Kernel, ...]
+    skips: tuple[Skip, ...] = ()
+    failed: tuple[Skip, ...] = ()       # whole files with nothing usable
+    devices: tuple[str, ...] = ()       # device names the files recorded
+    peaks: RecordedPeaks | None = None
+    files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class RoofChoice:
+    roof: Roof
+    source: str      # one line saying where the roof came from
+
+
+def peaks_roof(peaks: RecordedPeaks) -> Roof:
+    """A roof from the peaks a profiler recorded (at the clock it profiled at)."""
+    src = f"peaks recorded by the profiler in {peaks.path}"
+    compute = []
+    for key, value in peaks.compute.items():
+        precision, _, unit = key.partition(":")
+        compute.append(Ceiling(value=value, precision=precision, unit=unit or "vector",
+                               provenance="derived", source=src,
+                               method="peak_sustained x clock (ncu)"))
+    memory = [Ceiling(value=v, level=level, provenance="derived", source=src,
+                      method="peak_sustained x clock (ncu)") for level, v in peaks.memory.items()]
+    name = f"{peaks.device or 'device'} (profiler peaks)"
+    return Roof(name=name, kind="nominal", compute=tuple(compute), memory=tuple(memory),
+                source=src, notes=("ncu locks clocks to base by default, so these peaks sit "
+                                   "below boost datasheet values",))
+
+
+def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
+    """Ceilings = the best FLOP/s per precision and B/s per level any kernel reached.
+
+    Not a machine's roof: a lower bound on it, used only when nothing better is known so that
+    the kernels can still be compared with each other.
+    """
+    flop: dict[str, float] = {}
+    bw: dict[str, float] = {}
+    for k in kernels:
+        if not k.seconds:
+            continue
+        if k.total_flop > 0:   # analyze() holds the total FLOP to the main precision's roof
+            flop[k.precision] = max(flop.get(k.precision, 0.0), k.total_flop / k.seconds)
+        for level, v in k.bytes.items():
+            if v > 0:
+                bw[level] = max(bw.get(level, 0.0), v / k.seconds)
+    if not flop or not bw:
+        return None
+    src = "best achieved by the profiled kernels (a lower bound on the machine's roof)"
+    return Roof(
+        name="best achieved (no roof given)", kind="derived",
+        compute=tuple(Ceiling(value=v, precision=p, unit="vector", provenance="derived",
+                              source=src) for p, v in flop.items()),
+        memory=tuple(Ceiling(value=v, level=lv, provenance="derived", source=src)
+                     for lv, v in bw.items()),
+        source=src,
+        notes=("no roof was given, the files name no known device and record no peaks; "
+               "pass --on GPU (a catalog name or a profile) for real ceilings",))
+
+
+def _catalog_match(devices: Sequence[str]) -> tuple[Roof, str] | None:
+    try:
+        from ..hardware.catalog import match_device_name
+    except ImportError:   # the catalog is optional for ingest
+        return None
+    for text in devices:
+        device = match_device_name(text)
+        if device is not None:
+            return device.roof, text
+    return None
+
+
+def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
+    """The roof to place the kernels on, and a line saying where it came from."""
+    if on:
+        from ..hardware.resolve import load_roof
+
+        roof = load_roof(on)
+        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}")
+    found = _catalog_match(imp.devices)
+    if found is not None:
+        roof, text = found
+        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
+                                f"by the device name '{text}' in the file")
+    if imp.peaks is not None and (imp.peaks.compute or imp.peaks.memory):
+        roof = peaks_roof(imp.peaks)
+        if roof.compute and roof.memory:
+            return RoofChoice(roof, f"roof: {roof.name}, the peaks ncu recorded in "
+                                    f"{imp.peaks.path} (at the clock it profiled at)")
+    roof = envelope_roof(imp.kernels)
+    if roof is None:
+        from ..errors import InputError
+
+        raise InputError("no roof: the files name no device and record no peaks, and no kernel "
+                         "has both FLOP and bytes; pass --on GPU (see `rooflab specs list`)")
+    return RoofChoice(roof, "roof: none known; ceilings are the best the kernels themselves "
+                            "reached (a lower bound) - pass --on GPU for the machine's roof")

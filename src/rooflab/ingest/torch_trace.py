@@ -1,0 +1,232 @@
+"""PyTorch profiler chrome traces (`prof.export_chrome_trace`, record_shapes=True) -> Kernels.
+
+One Kernel per (op, input shapes, dtypes), calls summed, longest first. Time:
+- on CUDA (the trace has `kernel` events): the device time of the GPU kernels linked to the
+  op through their `External id` (the id of the op that launched them), summed over the op
+  and every op it calls;
+- on the CPU: the op's own duration (its `dur`, which includes the ops it calls).
+FLOP: the profiler's own count (`args.flops`, with_flops=True) where present, else the shape
+formulas of ingest.torch_ops. Bytes: compulsory traffic from shapes and dtypes (level DRAM).
+An op nested inside a counted op (mm inside addmm's caller chain) is part of that op and is
+not counted again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ParseError
+from ..model.kernel import Kernel
+from .aggregate import sort_by_time
+from .profile_import import ProfileImport
+from .skips import SkipLog
+from .torch_ops import OpCall, has_rule, op_work, precision_of
+
+
+@dataclass
+class _Op:
+    index: int
+    name: str
+    ts: float
+    dur: float
+    ext: int | None
+    args: dict
+    children: list[_Op] = field(default_factory=list)
+
+
+@dataclass
+class _Group:
+    name: str
+    op: str
+    shapes: tuple
+    types: tuple
+    flop: float = 0.0
+    bytes: float = 0.0
+    precision: str = "fp32"
+    unit: str | None = None
+    samples: list[float] = field(default_factory=list)
+    flop_source: str = "derived"
+
+
+def load_trace_json(path: str) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise ParseError("file not found", path=path)
+    try:
+        raw = gzip.open(p, "rt").read() if path.endswith(".gz") else p.read_text()
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
+                         f"export it with prof.export_chrome_trace(path)", path=path,
+                         line=exc.lineno) from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise ParseError(f"cannot read trace: {exc}", path=path) from None
+    if isinstance(data, list):
+        data = {"traceEvents": data}
+    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
+        raise ParseError("not a chrome trace: no 'traceEvents' list; export it with "
+                         "prof.export_chrome_trace(path)", path=path)
+    return data
+
+
+def _ops_and_kernels(events: list, log: SkipLog) -> tuple[list[_Op], dict[int, float]]:
+    ops: list[_Op] = []
+    kernel_s: dict[int, float] = {}
+    for i, e in enumerate(events):
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            continue
+        cat = str(e.get("cat", "")).lower()
+        if cat not in ("cpu_op", "kernel", "gpu_memcpy", "gpu_memset"):
+            continue
+        args = e.get("args") or {}
+        try:
+            ts, dur = float(e["ts"]), float(e["dur"])
+        except (KeyError, TypeError, ValueError):
+            log.add(None, f"event #{i} ({e.get('name', '?')}): no numeric ts/dur; skipped")
+            continue
+        ext = args.get("External id", args.get("external id"))
+        if cat == "cpu_op":
+            ops.append(_Op(i, str(e.get("name", "?")), ts, dur,
+                           int(ext) if ext is not None else None, args))
+        elif ext is not None:
+            kernel_s[int(ext)] = kernel_s.get(int(ext), 0.0) + dur * 1e-6
+    return ops, kernel_s
+
+
+def _roots(ops: list[_Op], events: list) -> list[_Op]:
+    """Nest ops by time on each thread: an op inside another's interval is its child."""
+    by_thread: dict[tuple, list[_Op]] = {}
+    for op in ops:
+        e = events[op.index]
+        by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(op)
+    roots: list[_Op] = []
+    for thread_ops in by_thread.values():
+        thread_ops.sort(key=lambda o: (o.ts, -o.dur))
+        stack: list[_Op] = []
+        for op in thread_ops:
+            while stack and op.ts >= stack[-1].ts + stack[-1].dur:
+                stack.pop()
+            (stack[-1].children if stack else roots).append(op)
+            stack.append(op)
+    return roots
+
+
+def _subtree_device_s(op: _Op, kernel_s: dict[int, float]) -> float:
+    own = kernel_s.get(op.ext, 0.0) if op.ext is not None else 0.0
+    return own + sum(_subtree_device_s(c, kernel_s) for c in op.children)
+
+
+def _call(op: _Op) -> OpCall:
+    dims = tuple(tuple(d) if isinstance(d, list) and all(isinstance(x, int) for x in d)
+                 else None for d in op.args.get("Input Dims", ()))
+    return OpCall(op.name, dims, tuple(str(t) for t in op.args.get("Input type", ())),
+                  tuple(str(c) for c in op.args.get("Concrete Inputs", ())))
+
+
+def _shape_text(call: OpCall) -> str:
+    parts = ["x".join(map(str, d)) if d else "scalar" for d in call.dims
+             if d is not None and d != ()]
+    return ", ".join(parts)
+
+
+def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], list[str]]:
+    events = data["traceEvents"]
+    ops, kernel_s = _ops_and_kernels(events, log)
+    if not ops:
+        raise ParseError("the trace holds no cpu_op events; profile with "
+                         "torch.profiler.profile(record_shapes=True)", path=path)
+    if not any("Input Dims" in op.args for op in ops):
+        raise ParseError("the trace has no input shapes; profile with record_shapes=True",
+                         path=path)
+    on_gpu = bool(kernel_s)
+    groups: dict[tuple, _Group] = {}
+    uncounted: dict[str, float] = {}
+
+    def visit(op: _Op) -> None:
+        seconds = _subtree_device_s(op, kernel_s) if on_gpu else op.dur * 1e-6
+        if has_rule(op.name):
+            call = _call(op)
+            work = op_work(call)
+            if work is None:
+                log.add_grouped(None, f"{op.name} with inputs [{_shape_text(call)}]: no "
+                                      f"formula for these shapes; not counted")
+                return
+            if seconds <= 0:
+                log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
+                return
+            key = (op.name, call.dims, call.types)
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
+                                         call.dims, call.types, precision=work.precision,
+                                         unit=work.unit)
+            flops = op.args.get("flops")
+            if isinstance(flops, (int, float)) and flops > 0:
+                g.flop += float(flops)
+                g.flop_source = "counted"
+            else:
+                g.flop += work.flop
+            g.bytes += work.bytes
+            g.samples.append(seconds)
+            return   # the ops it calls are part of it
+        if not op.children:
+            if seconds > 0:
+                uncounted[op.name] = uncounted.get(op.name, 0.0) + seconds
+            return
+        for child in op.children:
+            visit(child)
+
+    for root in _roots(ops, events):
+        visit(root)
+    kernels = [_kernel(g, path, on_gpu) for g in groups.values()]
+    notes = []
+    if uncounted:
+        total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
+        top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
+        share = sum(uncounted.values()) / total if total else 0.0
+        notes.append(f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
+                     f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+    notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
+                             else "each op's own CPU duration"))
+    return kernels, notes
+
+
+def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
+    meta = {"source": "torch.profiler", "op": g.op, "file": path,
+            "shapes": [list(d) if d is not None else None for d in g.shapes],
+            "dtypes": list(g.types), "byte_model": "compulsory traffic from shapes and dtypes",
+            "time": "cuda kernels" if on_gpu else "cpu op"}
+    return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
+                  bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
+                  samples=tuple(g.samples), unit=g.unit, meta=meta,
+                  provenance={"flop": g.flop_source, "bytes": "derived",
+                              "seconds": "measured"})
+
+
+def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
+    """Kernels (one per op and shape) of one or more chrome traces, longest first."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    kernels: list[Kernel] = []
+    skips, notes, devices = [], [], []
+    for path in paths:
+        log = SkipLog(path)
+        data = load_trace_json(path)
+        ks, ns = trace_kernels(data, path, log)
+        if len(paths) > 1:   # the same op and shape in two traces stay two points
+            ks = [k.with_(name=f"{k.name} [{Path(path).stem}]") for k in ks]
+        kernels += ks
+        notes += ns
+        skips += log.skips()
+        for dev in data.get("deviceProperties") or ():
+            if isinstance(dev, dict) and dev.get("name"):
+                devices.append(str(dev["name"]))
+    if not kernels:
+        raise ParseError("no op with a FLOP formula in the trace (mm, addmm, bmm, conv, "
+                         "elementwise, softmax, layer_norm)", path=", ".join(paths))
+    return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
+                         devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
+                         notes=tuple(dict.fromkeys(notes)))

@@ -1,0 +1,323 @@
+"""measure(): time a user's callable and return a Kernel ready for the roof.
+
+Three forms:
+
+    k = rooflab.measure(fn, x, y, flop=2e9, bytes=1.2e7)     # benchmark: warm-up, samples
+
+    @rooflab.measure(name="step")                             # every call runs once, timed
+    def step(x): ...
+    step(x); step.kernel                                      # all calls so far, aggregated
+
+    with rooflab.measure(name="block") as m:                  # the block runs once, timed
+        y = model(x)
+    m.kernel
+
+FLOP and bytes are given (a number means fp32 FLOP / DRAM bytes; a dict gives them by
+precision / level), or counted from the PyTorch ops the code dispatches
+(rooflab.bench.torch_count). The benchmark form reports the **median** time per call (robust
+to the odd slow sample from other load; pyperf and torch.utils.benchmark report medians
+too) and keeps the best in `meta["best_s"]` and every sample in `Kernel.samples`.
+The decorator and context-manager forms time a single run: their samples are one per run,
+and when they count torch ops the time includes the counting overhead (tens of µs per op;
+meta says so). On CUDA tensors the clock is a CUDA event read after a synchronize.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import InputError, require
+from .model.kernel import Kernel
+from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
+from .probe.timer import bench as _bench
+from .units import canonical_dtype, flop_precision
+
+PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
+SECONDS_STAT = "median"
+
+
+def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=None,
+            device: str | None = None, name: str | None = None, plan=None, **kwargs: Any):
+    """Time fn(*args, **kwargs) and return a Kernel; with no fn, a decorator/context manager.
+
+    flop: FLOP per call, a number (fp32) or {precision: FLOP}; None counts PyTorch ops.
+    bytes: bytes per call, a number (DRAM) or {level: bytes}; None counts PyTorch ops.
+    device: "cpu" or "cuda[:N]"; None infers it from the tensors among the arguments.
+    plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer).
+    Example: rooflab.measure(torch.mm, a, b) -> Kernel(name="mm", flop={"fp32": ...}, ...)
+    """
+    if fn is None:
+        if args or kwargs:
+            raise InputError("measure(): arguments without a function; call "
+                             "measure(fn, *args) or use @measure(...) / with measure(...)")
+        return Measurement(flop=flop, bytes=bytes, device=device, name=name)
+    if not callable(fn):
+        raise InputError(f"measure(): the first argument must be a callable; got "
+                         f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
+    device = device or infer_device(args, kwargs)
+    flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs)
+    clock, sync = device_clock(device)
+    return timed_kernel(lambda: fn(*args, **kwargs), name=name or _name_of(fn), flop=flop_d,
+                        bytes=bytes_d, provenance=prov, plan=resolve_plan(plan), clock=clock,
+                        sync=sync, meta={**meta, "device": device})
+
+
+# --- building blocks (also used by the reference kernel zoo) -------------------------------
+
+def resolve_plan(plan: TimingPlan | str | None) -> TimingPlan:
+    if plan is None:
+        return DEFAULT
+    if isinstance(plan, TimingPlan):
+        return plan
+    if isinstance(plan, str) and plan.lower() in PLANS:
+        return PLANS[plan.lower()]
+    raise InputError(f"plan must be a TimingPlan or one of {', '.join(PLANS)}; got {plan!r}")
+
+
+def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float],
+                 bytes: Mapping[str, float], provenance: Mapping[str, str],
+                 plan: TimingPlan = DEFAULT, clock: Clock = time.perf_counter,
+                 sync: Callable[[], Any] | None = None, unit: str | None = None,
+                 meta: Mapping[str, Any] | None = None) -> Kernel:
+    """Benchmark a no-argument call with the probe's timer; a Kernel with raw samples."""
+    timing = _bench(call, plan, clock=clock, sync=sync)
+    st = timing.stats
+    info = {"seconds_stat": SECONDS_STAT, "median_s": st.median, "best_s": st.minimum,
+            "spread": st.spread, "iqr_rel": st.iqr_rel, "samples_n": st.n,
+            "calls_per_sample": timing.inner}
+    warning = timing.warning(name)
+    if warning:
+        info["warning"] = warning
+    return Kernel(name=name, flop=dict(flop), bytes=dict(bytes), seconds=st.median, calls=1,
+                  provenance={**provenance, "seconds": "measured"}, unit=unit,
+                  samples=timing.samples, meta={**dict(meta or {}), **info})
+
+
+def normalize_flop(flop) -> dict[str, float]:
+    """A number is fp32 FLOP; a mapping gives FLOP by precision (dtype names accepted)."""
+    if isinstance(flop, Mapping):
+        return {flop_precision(canonical_dtype(k)): _nonneg(v, f"flop[{k}]")
+                for k, v in flop.items()}
+    return {"fp32": _nonneg(flop, "flop")}
+
+
+def normalize_bytes(nbytes) -> dict[str, float]:
+    """A number is DRAM bytes; a mapping gives bytes by memory level."""
+    if isinstance(nbytes, Mapping):
+        return {str(k): _nonneg(v, f"bytes[{k}]") for k, v in nbytes.items()}
+    return {"DRAM": _nonneg(nbytes, "bytes")}
+
+
+def _nonneg(value, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"measure(): {what} must be a number; got {value!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise InputError(f"measure(): {what} must be a finite number >= 0; got {value!r}")
+    return v
+
+
+def _counts(flop, nbytes, fn, args, kwargs) -> tuple[dict, dict, dict, dict]:
+    """(flop, bytes, provenance, meta): given numbers as they are, the rest counted."""
+    flop_d = normalize_flop(flop) if flop is not None else None
+    bytes_d = normalize_bytes(nbytes) if nbytes is not None else None
+    prov = {"flop": "given", "bytes": "given"}
+    meta: dict[str, Any] = {}
+    if flop_d is None or bytes_d is None:
+        require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+        from .bench.torch_count import count_call
+
+        _, count = count_call(fn, args, kwargs)
+        flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn))
+    return flop_d, bytes_d, prov, meta
+
+
+def _merge_count(flop_d, bytes_d, count, label: str) -> tuple[dict, dict, dict, dict]:
+    if not count.ops:
+        raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
+                         f"counted; pass flop= and bytes= (numbers or dicts)")
+    prov = {"flop": "given" if flop_d is not None else "counted",
+            "bytes": "given" if bytes_d is not None else "counted"}
+    if flop_d is None:
+        flop_d = count.flop
+    if bytes_d is None:
+        bytes_d = {"DRAM": count.bytes}
+    return flop_d, bytes_d, prov, count.meta()
+
+
+def _name_of(fn) -> str:
+    qual = getattr(fn, "__qualname__", None) or ""
+    if qual and not qual.startswith("_"):   # torch builtins: "_VariableFunctionsClass.mm"
+        return qual
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+# --- devices and clocks ---------------------------------------------------------------------
+
+def infer_device(args, kwargs) -> str:
+    """cuda when any torch tensor argument lives on a CUDA device, else cpu."""
+    if "torch" not in sys.modules:
+        return "cpu"
+    import torch
+
+    for value in list(args) + list(kwargs.values()):
+        if isinstance(value, torch.Tensor) and value.is_cuda:
+            return str(value.device)
+    return "cpu"
+
+
+def device_clock(device: str) -> tuple[Clock, Callable[[], Any] | None]:
+    """(clock, sync) for a device: perf_counter on the CPU; a CUDA event clock on GPUs."""
+    if not str(device).startswith("cuda"):
+        return time.perf_counter, None
+    torch = require("torch", "gpu", "timing on CUDA devices")
+    return _cuda_event_clock(torch, device), None
+
+
+def _cuda_event_clock(torch, device: str) -> Clock:
+    # Seconds since a start event, read by recording an event and waiting for it: the
+    # device time of all queued work (torch.cuda.Event.elapsed_time is in milliseconds).
+    # Not exercised on the CPU-only CI; the GPU probe owns the full CUDA timer.
+    dev = torch.device(device)
+    with torch.cuda.device(dev):
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+
+    def clock() -> float:
+        with torch.cuda.device(dev):
+            now = torch.cuda.Event(enable_timing=True)
+            now.record()
+            now.synchronize()
+        return start.elapsed_time(now) / 1e3
+
+    return clock
+
+
+# --- decorator and context-manager forms -----------------------------------------------------
+
+class Measurement:
+    """What `measure()` returns without a function: a decorator and a context manager.
+
+    As a context manager the block runs once; `kernel` is set on exit. As a decorator,
+    every call of the wrapped function is one timed run; `wrapper.kernel` aggregates them.
+    """
+
+    def __init__(self, *, flop=None, bytes=None, device: str | None = None,
+                 name: str | None = None, clock: Clock | None = None):
+        self.flop = normalize_flop(flop) if flop is not None else None
+        self.bytes = normalize_bytes(bytes) if bytes is not None else None
+        self.device = device
+        self.name = name
+        self.kernel: Kernel | None = None
+        self._clock = clock
+        self._counter = None
+        self._t0 = 0.0
+
+    def __enter__(self) -> Measurement:
+        self.kernel = None
+        if self.flop is None or self.bytes is None:
+            require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+            from .bench.torch_count import FlopCounter
+
+            self._counter = FlopCounter()
+            self._counter.__enter__()
+        self._clock_now = self._clock or device_clock(self.device or "cpu")[0]
+        self._t0 = self._clock_now()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        seconds = self._clock_now() - self._t0
+        counter, self._counter = self._counter, None
+        if counter is not None:
+            counter.__exit__(exc_type, exc, tb)
+        if exc_type is not None:
+            return
+        self.kernel = self._single_run(seconds, counter.result if counter else None)
+
+    def _single_run(self, seconds: float, count) -> Kernel:
+        name = self.name or "block"
+        if count is not None:
+            flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name)
+            meta["timing_includes_counting"] = True
+        else:
+            flop, nbytes = self.flop, self.bytes
+            prov, meta = {"flop": "given", "bytes": "given"}, {}
+        seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
+        return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
+                      provenance={**prov, "seconds": "measured"}, samples=(seconds,),
+                      meta={**meta, "seconds_stat": "single run",
+                            "device": self.device or "cpu"})
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(fn):
+            raise InputError(f"@measure(...) decorates a callable; got {type(fn).__name__}")
+        return _Recorded(fn, self)
+
+
+class _Recorded:
+    """A function wrapped by @measure(...): each call is timed once and recorded."""
+
+    def __init__(self, fn: Callable[..., Any], spec: Measurement):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._spec = spec
+        self.runs: list[Kernel] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        spec = self._spec
+        block = Measurement(flop=spec.flop, bytes=spec.bytes,
+                            device=spec.device or infer_device(args, kwargs),
+                            name=spec.name or _name_of(self._fn), clock=spec._clock)
+        with block:
+            result = self._fn(*args, **kwargs)
+        self.runs.append(block.kernel)
+        return result
+
+    @property
+    def kernel(self) -> Kernel | None:
+        """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count."""
+        return aggregate(self.runs) if self.runs else None
+
+    def bench(self, *args: Any, plan=None, **kwargs: Any) -> Kernel:
+        """The full benchmark (warm-up, samples) of one call with these arguments."""
+        spec = self._spec
+        return measure(self._fn, *args, flop=spec.flop, bytes=spec.bytes, device=spec.device,
+                       name=spec.name, plan=plan, **kwargs)
+
+
+def aggregate(runs: list[Kernel]) -> Kernel:
+    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed)."""
+    flop: dict[str, float] = {}
+    nbytes: dict[str, float] = {}
+    for k in runs:
+        for p, v in k.flop.items():
+            flop[p] = flop.get(p, 0.0) + v
+        for lv, v in k.bytes.items():
+            nbytes[lv] = nbytes.get(lv, 0.0) + v
+    first = runs[0]
+    samples = tuple(s for k in runs for s in k.samples)
+    return Kernel(name=first.name, flop=flop, bytes=nbytes,
+                  seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
+                  provenance=dict(first.provenance), unit=first.unit, samples=samples,
+                  meta={**dict(first.meta), "seconds_stat": "sum of single runs"})
+
+
+class _CallableModule(types.ModuleType):
+    """`rooflab.measure(...)` must call the function even after `import rooflab.measure`.
+
+    Importing a submodule sets the package attribute of that name to the module, which would
+    hide the function that rooflab/__init__.py exposes lazily under the same name; a module
+    that is itself callable keeps both spellings working.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        return measure(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

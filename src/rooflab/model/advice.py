@@ -1,0 +1,257 @@
+"""Advice by bound and op kind (seed 000 §5, seed 004 "三段距离"), each with a predicted point.
+
+Every piece of advice changes the kernel's FLOP, bytes, ceiling or efficiency in one stated
+way and predicts the new point under the roofline model:
+
+    time = calls x overhead_s  +  max(FLOP / P, bytes / B) / efficiency
+
+where `efficiency` is the fraction of the roof the kernel's work reaches now (its work
+floor over its measured time minus the launch floor) unless the advice is about efficiency
+itself. The speed-up is the old time over the predicted time. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
+from .analysis import Point
+from .ceiling import Roof
+from .kernel import Kernel
+from .sanity import STREAMING_KINDS, op_kind
+
+# A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
+TARGET_EFFICIENCY = 0.8
+# One step down in precision, when the roof has a ceiling for it.
+LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16", "fp16"),
+                   "fp16": ("fp8",), "bf16": ("fp8",), "fp8": ("int4",)}
+# Without a matrix shape, tiling is assumed to raise AI this much (seed 000 §5.3: 5 -> 20+).
+TILING_GAIN = 4.0
+# L2 capacity assumed when the device's is unknown (H100: 50 MB).
+L2_BYTES_DEFAULT = 50e6
+# Op kinds whose work maps onto tensor cores / matrix units.
+MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "attention", "bmm", "mm")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One thing to try, what it shrinks, and what the model predicts it gives."""
+
+    kernel: str
+    action: str           # short imperative: "fuse with neighbouring passes"
+    detail: str           # why, in numbers
+    shrinks: str          # which distance: "below roof" | "along slope" | "roof"
+    new_ai: float
+    new_flop_per_s: float
+    new_seconds: float
+    speedup: float
+    assumption: str
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """How a kernel's time splits into launch floor and work, and how well the work runs."""
+
+    seconds: float        # measured (or, without a time, the floor)
+    launch_s: float       # calls x overhead_s, capped at the measured time
+    work_s: float         # the rest
+    efficiency: float     # work floor / work time, at most 1
+
+
+def pct(fraction: float) -> str:
+    """A fraction as a percentage with enough digits to be non-zero: 0.0012 -> '0.12%'."""
+    x = 100 * fraction
+    return f"{x:.0f}%" if x >= 10 or x == 0 else f"{x:.2g}%"
+
+
+def efficiency_of(p: Point) -> Efficiency:
+    launch = p.overhead_floor_s or 0.0
+    if p.seconds is None:
+        return Efficiency(p.floor_s + launch, launch, p.floor_s, 1.0)
+    launch = min(launch, p.seconds)
+    work = p.seconds - launch
+    eff = min(1.0, p.floor_s / work) if work > 0 and p.floor_s > 0 else 1.0
+    return Efficiency(p.seconds, launch, work, eff)
+
+
+def predict_seconds(flop: float, nbytes: float, peak: float, bw: float, launch_s: float,
+                    efficiency: float) -> float:
+    """calls x overhead + max(FLOP / P, bytes / B) / efficiency (see the module docstring)."""
+    return launch_s + max(flop / peak, nbytes / bw) / efficiency
+
+
+def _advice(p: Point, e: Efficiency, action: str, detail: str, shrinks: str, *, flop: float,
+            nbytes: float, peak: float, bw: float, launch_s: float | None = None,
+            efficiency: float | None = None, assumption: str) -> Advice:
+    t = predict_seconds(flop, nbytes, peak, bw, e.launch_s if launch_s is None else launch_s,
+                        e.efficiency if efficiency is None else efficiency)
+    return Advice(kernel=p.kernel, action=action, detail=detail, shrinks=shrinks,
+                  new_ai=flop / nbytes if nbytes > 0 else float("inf"),
+                  new_flop_per_s=flop / t if t > 0 else 0.0, new_seconds=t,
+                  speedup=e.seconds / t if t > 0 else 1.0, assumption=assumption)
+
+
+def _lower(roof: Roof, precision: str):
+    for alt in LOWER_PRECISION.get(precision, ()):
+        c = roof.find_compute(alt, "tensor") or roof.find_compute(alt)
+        if c is not None:
+            return alt, c
+    return None
+
+
+def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str) -> Advice | None:
+    found = _lower(roof, p.precision)
+    if found is None:
+        return None
+    alt, ceiling = found
+    try:
+        ratio = dtype_bytes(alt) / dtype_bytes(p.precision)
+    except Exception:   # a precision with no storage size (int32 accumulators ...)
+        return None
+    nbytes = p.bytes * ratio
+    return _advice(
+        p, e, f"use {alt} instead of {p.precision}",
+        f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
+        f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} and the ceiling to {ceiling.label} "
+        f"{si(ceiling.value, 'FLOP/s')}", "along slope" if p.memory_bound_side else "roof",
+        flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
+        assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
+                   f"the kernel keeps its current efficiency ({pct(e.efficiency)} of roof)")
+
+
+def _efficiency(p: Point, e: Efficiency, action: str, why: str) -> Advice | None:
+    if e.efficiency >= TARGET_EFFICIENCY:
+        return None
+    return _advice(p, e, action, f"the work runs at {pct(e.efficiency)} of the roof at its AI; "
+                   + why, "below roof", flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s,
+                   bw=p.bytes_per_s, efficiency=TARGET_EFFICIENCY,
+                   assumption=f"the same FLOP and bytes reach {TARGET_EFFICIENCY:.0%} of the "
+                              f"roof (what a well-tuned kernel reaches, seed 000 §6.4)")
+
+
+def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                  l2_bytes: float | None = None) -> list[Advice]:
+    out: list[Advice] = []
+    streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
+    out.append(_advice(
+        p, e, "fuse with the neighbouring pass",
+        "k elementwise passes fused move about 1/k of the bytes (the intermediate never "
+        "reaches memory); fused with one neighbour: bytes / 2, AI x 2", "along slope",
+        flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+        assumption="a neighbouring kernel reads what this one writes (or writes what it "
+                   "reads), so half of these bytes stay on chip; FLOP unchanged"))
+    if not streaming and 0 < p.ai < p.ridge:
+        matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+        target = p.ridge if matrix else min(p.ridge, TILING_GAIN * p.ai)
+        out.append(_advice(
+            p, e, "tile for data reuse (shared memory / registers / cache blocking)",
+            f"each byte is used {fmt_ai(p.ai)} times; reuse raises AI to {fmt_ai(target)} "
+            f"({target / p.ai:.1f}x; the ridge {fmt_ai(p.ridge)} is where compute binds)",
+            "along slope", flop=p.flop, nbytes=p.flop / target, peak=p.peak_flop_per_s,
+            bw=p.bytes_per_s,
+            assumption=("an upper bound: a matrix op has enough reuse for bytes to fall to "
+                        "FLOP / ridge" if matrix else
+                        f"larger tiles raise AI {TILING_GAIN:g}x (seed 000 §5.3: a conv from "
+                        f"AI ~5 to 20+); only if the algorithm reuses data at all")))
+    low = _lower_precision(p, e, roof, kind)
+    if low is not None:
+        out.append(low)
+    eff = _efficiency(p, e, "coalesce accesses (contiguous, aligned, vectorised loads)",
+                      "strided or scattered accesses waste memory transactions (seed 000: "
+                      "30 % -> 85 % of bandwidth after coalescing)")
+    if eff is not None:
+        out.append(eff)
+    per_call = p.bytes / p.calls
+    if p.level != "L2" and per_call <= (l2_bytes or L2_BYTES_DEFAULT):
+        l2 = roof.find_memory("L2")
+        if l2 is not None and l2.value > p.bytes_per_s:
+            out.append(_advice(
+                p, e, "keep the working set in L2 (layout, kernel order, persistence)",
+                f"served from L2 at {si(l2.value, 'B/s')} instead of {p.level} "
+                f"{si(p.bytes_per_s, 'B/s')}", "along slope", flop=p.flop, nbytes=p.bytes,
+                peak=p.peak_flop_per_s, bw=l2.value,
+                assumption=f"the working set of one call ({si(per_call, 'B')}) fits in L2 "
+                           f"({si(l2_bytes or L2_BYTES_DEFAULT, 'B')}"
+                           f"{'' if l2_bytes else ', assumed: the largest L2s today'}) "
+                           f"and is reused from there"))
+    return out
+
+
+def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+    out: list[Advice] = []
+    streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
+    if p.unit != "tensor" and not streaming:
+        alt = "tf32" if p.precision == "fp32" else p.precision
+        tc = roof.find_compute(p.precision, "tensor") or roof.find_compute(alt, "tensor")
+        if tc is not None and tc.value > p.peak_flop_per_s:
+            out.append(_advice(
+                p, e, f"use tensor cores / matrix units ({tc.label})",
+                f"{tc.label} peaks at {si(tc.value, 'FLOP/s')}, "
+                f"{tc.value / p.peak_flop_per_s:.1f}x the {si(p.peak_flop_per_s, 'FLOP/s')} "
+                f"it is held to now", "roof", flop=p.flop, nbytes=p.bytes, peak=tc.value,
+                bw=p.bytes_per_s,
+                assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
+                           "and sizes the tensor cores accept; efficiency unchanged"))
+    low = _lower_precision(p, e, roof, kind)
+    if low is not None:
+        out.append(low)
+    eff = _efficiency(p, e, "raise occupancy and ILP (unroll, fewer registers, fewer branches)",
+                      "issue slots go to address arithmetic, stalls and idle warps")
+    if eff is not None:
+        out.append(eff)
+    return out
+
+
+def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+    per = roof.overhead_s or 0.0
+    out = [
+        _advice(p, e, "capture in a CUDA graph (or torch.compile mode='reduce-overhead')",
+                f"{p.calls} launch(es) x {fmt_seconds(per)} = {fmt_seconds(e.launch_s)} of "
+                f"the {fmt_seconds(e.seconds)} is launch/dispatch cost", "below roof",
+                flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+                launch_s=0.0,
+                assumption="graph replay removes the per-launch CPU cost; the GPU work runs "
+                           "as it does now"),
+        _advice(p, e, "fuse into the neighbouring kernel",
+                f"its work floor is {fmt_seconds(p.floor_s)}; run inside a neighbour it pays "
+                f"no launch of its own and its intermediate stays on chip", "below roof",
+                flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+                launch_s=0.0,
+                assumption="the work moves into an adjacent kernel (no launch of its own) and "
+                           "half its bytes stay on chip"),
+    ]
+    if p.calls > 1:
+        out.append(_advice(
+            p, e, f"batch the {p.calls} calls into one launch",
+            f"one launch instead of {p.calls}", "below roof", flop=p.flop, nbytes=p.bytes,
+            peak=p.peak_flop_per_s, bw=p.bytes_per_s, launch_s=per,
+            assumption="the calls are independent and fit one launch (a batched kernel)"))
+    return out
+
+
+def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+    out = []
+    eff = _efficiency(p, e, "expose more parallelism, fewer synchronisations",
+                      "far below the roof without a launch floor to explain it: memory "
+                      "latency, barriers or too few threads in flight (seed 000 §6.2)")
+    if eff is not None:
+        out.append(eff)
+    side = memory_advice if p.memory_bound_side else compute_advice
+    return out + [a for a in side(p, e, roof, kind) if a.shrinks != "below roof"]
+
+
+RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhead_advice,
+         "latency": latency_advice}
+
+
+def advise(p: Point, roof: Roof, kernel: Kernel,
+           l2_bytes: float | None = None) -> tuple[Advice, ...]:
+    """Advice for one kernel's binding point, best predicted speed-up first."""
+    e = efficiency_of(p)
+    kind = op_kind(kernel)
+    if p.bound == "memory":
+        items = memory_advice(p, e, roof, kind, l2_bytes)
+    else:
+        items = RULES[p.bound](p, e, roof, kind)
+    items = [a for a in items if a.speedup > 1.0 + 1e-9]
+    return tuple(sorted(items, key=lambda a: -a.speedup))

@@ -1,0 +1,111 @@
+"""Hardware choice (seed 002): rank machines for a kernel set by predicted time at the roof.
+
+On each candidate roof every kernel takes at least max(FLOP / P, bytes / B) over the memory
+levels the roof has (its work floor) and calls x overhead_s (its launch floor); the
+predicted time is the larger of the two: a lower bound, the same for every candidate, so the
+ranking says which roof suits this work. The ceiling that binds most of the time is named,
+and FLOP per joule (perf per watt) is given where the TDP is known. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .ceiling import Roof
+from .kernel import Kernel
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    kernel: str
+    seconds: float
+    binding: str        # "DRAM", "fp16 tensor", "launch"
+
+
+@dataclass(frozen=True)
+class Choice:
+    name: str
+    roof: Roof
+    seconds: float                      # predicted total
+    binding: str                        # the ceiling binding the largest share of time
+    binding_share: float
+    per_kernel: tuple[KernelTime, ...]
+    tdp_w: float | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def energy_j(self) -> float | None:
+        """TDP x time: an upper bound on the energy (the chip rarely sits at TDP)."""
+        return self.tdp_w * self.seconds if self.tdp_w else None
+
+
+def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
+    """A kernel's least time on a roof, what binds it, and a note when a ceiling is missing."""
+    compute, note = roof.compute_for(k.precision, k.unit)
+    best = (k.total_flop / compute.value, compute.label)
+    levels = [lv for lv in k.bytes if roof.find_memory(lv) is not None]
+    if not levels and k.bytes:
+        if roof.find_memory("DRAM") is None:
+            raise InputError(f"roof '{roof.name}' has none of the memory levels of kernel "
+                             f"'{k.name}' ({', '.join(k.bytes)})")
+        note = (note + "; " if note else "") + (
+            f"judged against DRAM (the roof has no {'/'.join(k.bytes)} ceiling)")
+        levels = []
+        t = max(k.bytes.values()) / roof.bandwidth("DRAM").value
+        best = max(best, (t, "DRAM"))
+    for lv in levels:
+        best = max(best, (k.bytes[lv] / roof.bandwidth(lv).value, lv))
+    launch = (roof.overhead_s or 0.0) * k.calls
+    if launch > best[0]:
+        best = (launch, "launch")
+    return KernelTime(k.name, best[0], best[1]), note
+
+
+def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]]
+         ) -> tuple[Choice, ...]:
+    """Candidates (name, roof, TDP in W or None), fastest predicted total first."""
+    kernels = tuple(kernels)
+    if not kernels:
+        raise InputError("no kernels to place; pass a kernel file")
+    out = []
+    for name, roof, tdp in candidates:
+        times, notes = [], []
+        for k in kernels:
+            kt, note = kernel_time(roof, k)
+            times.append(kt)
+            if note:
+                notes.append(f"{k.name}: {note}")
+        total = sum(t.seconds for t in times)
+        by: dict[str, float] = {}
+        for t in times:
+            by[t.binding] = by.get(t.binding, 0.0) + t.seconds
+        binding = max(by, key=by.get) if by else "-"
+        out.append(Choice(name, roof, total, binding,
+                          by.get(binding, 0.0) / total if total > 0 else 0.0,
+                          tuple(times), tdp, tuple(dict.fromkeys(notes))))
+    return tuple(sorted(out, key=lambda c: c.seconds))
+
+
+def flop_per_joule(c: Choice, kernels: Sequence[Kernel]) -> float | None:
+    """Useful FLOP per joule at TDP: (sum FLOP / predicted time) / TDP."""
+    if not c.tdp_w or c.seconds <= 0:
+        return None
+    return sum(k.total_flop for k in kernels) / c.seconds / c.tdp_w
+
+
+def rank_devices(kernels: Sequence[Kernel], devices) -> tuple[Choice, ...]:
+    """Catalog devices (objects with name, roof, tdp_w) ranked for the kernels."""
+    return rank(kernels, [(d.name, d.roof, d.tdp_w) for d in devices])
+
+
+def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel]) -> list[dict]:
+    fastest = choices[0].seconds if choices else None
+    return [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
+             "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
+             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
+             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
+             "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding}
+                         for t in c.per_kernel],
+             "notes": list(c.notes)} for i, c in enumerate(choices)]

@@ -1,0 +1,145 @@
+"""Compare two runs (before/after an optimisation, or two machines): matched speed-ups.
+
+Kernels are matched by name after an optional rename map (old name -> new name). Kernels
+of the same name within one run (several launches) are added up first. When each run holds
+exactly one kernel, the two are matched whatever their names (an optimisation step often
+renames the kernel, as the NERSC GPP steps do). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .kernel import Kernel
+
+
+@dataclass(frozen=True)
+class Match:
+    name: str               # the name in the 'after' run
+    before: Kernel
+    after: Kernel
+
+    @property
+    def speedup(self) -> float | None:
+        """before seconds / after seconds: > 1 is faster."""
+        b, a = self.before.seconds, self.after.seconds
+        return b / a if b and a else None
+
+    @property
+    def change_pct(self) -> float | None:
+        """Time change in percent: +10 means 10 % slower."""
+        b, a = self.before.seconds, self.after.seconds
+        return 100.0 * (a / b - 1.0) if b and a else None
+
+    def ai_move(self, level: str = "DRAM") -> tuple[float | None, float | None]:
+        return _ai(self.before, level), _ai(self.after, level)
+
+
+def _ai(k: Kernel, level: str) -> float | None:
+    b = k.bytes.get(level)
+    return k.total_flop / b if b else None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    matches: tuple[Match, ...]
+    only_before: tuple[Kernel, ...]
+    only_after: tuple[Kernel, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_before_s(self) -> float:
+        return sum(m.before.seconds or 0.0 for m in self.matches)
+
+    @property
+    def total_after_s(self) -> float:
+        return sum(m.after.seconds or 0.0 for m in self.matches)
+
+    @property
+    def speedup(self) -> float | None:
+        """Over the matched kernels only."""
+        return self.total_before_s / self.total_after_s if self.total_after_s else None
+
+    def regressions(self, pct: float) -> tuple[Match, ...]:
+        """Matched kernels whose time grew by more than `pct` percent."""
+        return tuple(m for m in self.matches
+                     if m.change_pct is not None and m.change_pct > pct)
+
+
+def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
+    """Kernels of the same name added up: FLOP, bytes, seconds, calls, samples."""
+    out: dict[str, Kernel] = {}
+    for k in kernels:
+        cur = out.get(k.name)
+        if cur is None:
+            out[k.name] = k
+            continue
+        flop = dict(cur.flop)
+        for p, f in k.flop.items():
+            flop[p] = flop.get(p, 0.0) + f
+        nbytes = dict(cur.bytes)
+        for lv, b in k.bytes.items():
+            nbytes[lv] = nbytes.get(lv, 0.0) + b
+        seconds = (cur.seconds + k.seconds) if cur.seconds and k.seconds else None
+        out[k.name] = cur.with_(flop=flop, bytes=nbytes, seconds=seconds,
+                                calls=cur.calls + k.calls, samples=cur.samples + k.samples)
+    return tuple(out.values())
+
+
+def parse_rename(items: Sequence[str]) -> dict[str, str]:
+    """['old=new', ...] -> {'old': 'new'}; a malformed item raises InputError."""
+    out = {}
+    for item in items:
+        old, sep, new = item.partition("=")
+        if not sep or not old.strip() or not new.strip():
+            raise InputError(f"--map takes OLD=NEW (a kernel renamed between the runs); "
+                             f"got '{item}'")
+        out[old.strip()] = new.strip()
+    return out
+
+
+def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
+                    rename: Mapping[str, str] | None = None) -> Comparison:
+    """Match the runs' kernels by (renamed) name."""
+    rename = dict(rename or {})
+    b = merge_by_name(before)
+    a = merge_by_name(after)
+    after_by = {k.name: k for k in a}
+    unknown = [old for old in rename if old not in {k.name for k in b}]
+    if unknown:
+        raise InputError(f"--map names {', '.join(repr(u) for u in unknown)}, not a kernel of "
+                         f"the first run (it has: {', '.join(k.name for k in b)})")
+    notes: list[str] = []
+    if len(b) == 1 and len(a) == 1 and not rename and b[0].name != a[0].name:
+        rename = {b[0].name: a[0].name}
+        notes.append(f"one kernel in each run: matched '{b[0].name}' with '{a[0].name}'")
+    matches, only_before, used = [], [], set()
+    for k in b:
+        name = rename.get(k.name, k.name)
+        other = after_by.get(name)
+        if other is None:
+            only_before.append(k)
+            continue
+        used.add(name)
+        matches.append(Match(name, k, other))
+    only_after = tuple(k for k in a if k.name not in used)
+    return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+
+
+def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
+    rows = []
+    for m in c.matches:
+        ai_b, ai_a = m.ai_move()
+        rows.append({"kernel": m.name, "before_name": m.before.name,
+                     "before_s": m.before.seconds, "after_s": m.after.seconds,
+                     "speedup": m.speedup, "change_pct": m.change_pct,
+                     "ai_dram_before": ai_b, "ai_dram_after": ai_a})
+    d = {"matches": rows, "only_before": [k.name for k in c.only_before],
+         "only_after": [k.name for k in c.only_after], "total_before_s": c.total_before_s,
+         "total_after_s": c.total_after_s, "speedup": c.speedup, "notes": list(c.notes)}
+    if fail_pct is not None:
+        d["fail_if_slower_pct"] = fail_pct
+        d["regressions"] = [m.name for m in c.regressions(fail_pct)]
+    return d

@@ -1,0 +1,177 @@
+"""Read the chart like an expert (seed 000 §4.4; seed 004 "读图:一个点的三段距离").
+
+For each kernel: its position (memory-, compute-, overhead- or latency-bound) with the
+evidence in numbers; the headroom to its attainable roof (more than 2x is flagged, seed 000
+§4.4 "差距超过 2 倍的 kernel 列为重点优化对象"); its time share; a priority that weighs both
+(the seconds it would save at the roof, as a share of the total); the three distances of
+seed 004 as factors and in words; the sanity findings; and advice with predicted gains.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..units import fmt_ai, fmt_seconds, si
+from .advice import Advice, advise, efficiency_of, pct
+from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
+from .kernel import Kernel
+from .sanity import Finding, check_kernel
+
+# Kernels further than this from their roof are flagged (seed 000 §4.4).
+FLAG_HEADROOM = 2.0
+
+
+@dataclass(frozen=True)
+class Distance:
+    """One of seed 004's three distances: a factor (1 = no distance) and what it means."""
+
+    name: str              # "below roof" | "along slope" | "roof"
+    factor: float | None
+    words: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    kernel: str
+    point: Point                     # the binding point (the level with the lowest roof)
+    bound: str
+    evidence: str
+    headroom: float | None           # measured time / time at the roof (= attainable / achieved)
+    flagged: bool                    # headroom > FLAG_HEADROOM
+    time_share: float | None
+    gain_s: float | None             # seconds saved if it ran at its roof
+    priority: float                  # gain_s / total measured seconds (0 without a time)
+    rank: int
+    distances: tuple[Distance, ...]
+    findings: tuple[Finding, ...]
+    advice: tuple[Advice, ...]
+
+    @property
+    def best_advice(self) -> Advice | None:
+        return self.advice[0] if self.advice else None
+
+    @property
+    def gain_words(self) -> str:
+        if self.gain_s is None or self.headroom is None:
+            return "no measured time: position only"
+        return (f"{fmt_seconds(self.gain_s)} saved ({self.priority:.0%} of the total) if it "
+                f"reached its roof ({self.headroom:.1f}x faster)")
+
+
+def evidence(p: Point) -> str:
+    """Why this bound class, in numbers."""
+    pc = pct(p.percent_of_roof / 100) if p.percent_of_roof is not None else "-"
+    ach = si(p.achieved_flop_per_s, "FLOP/s")
+    att = si(p.attainable_flop_per_s, "FLOP/s")
+    if p.bound == "overhead":
+        return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
+                f"launch floor = {fmt_seconds(p.overhead_floor_s)}, >= "
+                f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
+                f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
+    if p.bound == "latency":
+        return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
+                f"attainable at AI {fmt_ai(p.ai)}, and the launch floor "
+                f"{fmt_seconds(p.overhead_floor_s)} does not explain it: latency, "
+                f"synchronisation or too little parallelism")
+    if p.memory_bound_side:
+        moved = ""
+        if p.seconds:
+            bps = p.bytes / p.seconds
+            moved = (f"; moves {si(bps, 'B/s')} = {100 * bps / p.bytes_per_s:.0f} % of "
+                     f"{p.level} bandwidth")
+        return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} "
+                f"({p.ridge / p.ai if p.ai > 0 else float('inf'):.1f}x left of it): "
+                f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
+                f"achieved {ach} = {pc} of roof{moved}")
+    return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
+            f"{si(p.peak_flop_per_s, 'FLOP/s')}; achieved {ach} = {pc} of roof")
+
+
+def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...]:
+    """Seed 004's three distances for one point."""
+    e = efficiency_of(p)
+    if p.seconds is None:
+        first = Distance("below roof", None, "no measured time: the point's height is unknown")
+    else:
+        f = p.seconds / p.floor_s if p.floor_s > 0 else None
+        split = ""
+        if e.launch_s > 0:
+            split = (f" Of the {fmt_seconds(p.seconds)}, launch overhead explains up to "
+                     f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
+                     f"of the roof (kernel efficiency).")
+        first = Distance(
+            "below roof", f,
+            f"{f:.2f}x below the roof at its AI: overhead and kernel efficiency, not AI. "
+            f"Batching does not close it (it moves the point right, not up); CUDA graphs, "
+            f"fusion, torch.compile and better kernels do." + split if f else "-")
+    if p.along_slope > 1:
+        second = Distance(
+            "along slope", p.along_slope,
+            f"AI {fmt_ai(p.ai)} is {p.along_slope:.1f}x left of the ridge {fmt_ai(p.ridge)}: "
+            f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
+            f"fusion and fewer bytes per element (quantization) climb the slope, up to "
+            f"{p.along_slope:.1f}x more attainable FLOP/s.")
+    else:
+        second = Distance("along slope", 1.0,
+                          f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
+                          f"more AI buys nothing; the flat roof binds.")
+    r = top_value / p.peak_flop_per_s
+    if r > 1.0 + 1e-9:
+        words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "
+                 f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
+                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.1f}x higher. Only another "
+                 f"precision or unit (tensor cores, fp8), sparsity or other hardware raises it.")
+    else:
+        words = (f"it is held to the highest ceiling on this roof "
+                 f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
+    return first, second, Distance("roof", r, words)
+
+
+def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float) -> Diagnosis:
+    top = analysis.roof.top_compute
+    headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
+    gain = p.seconds - p.floor_s if p.seconds is not None else None
+    if gain is not None:
+        gain = max(0.0, gain)
+    return Diagnosis(
+        kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p), headroom=headroom,
+        flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
+        gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
+        rank=0, distances=distances(p, top.label, top.value),
+        findings=check_kernel(analysis, kernel), advice=advise(p, analysis.roof, kernel))
+
+
+def diagnose(analysis: Analysis) -> tuple[Diagnosis, ...]:
+    """One diagnosis per kernel that has a point, the biggest gain at the roof first."""
+    by_name = {p.kernel: p for p in analysis.primary()}
+    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    out = [diagnose_kernel(analysis, k, by_name[k.name], total)
+           for k in analysis.kernels if k.name in by_name]
+    out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), d.kernel))
+    from dataclasses import replace
+
+    return tuple(replace(d, rank=i + 1) for i, d in enumerate(out))
+
+
+def top(diagnoses: tuple[Diagnosis, ...], n: int) -> tuple[Diagnosis, ...]:
+    """The n kernels most worth working on."""
+    return diagnoses[:n]
+
+
+def diagnosis_to_dict(d: Diagnosis) -> dict:
+    """The JSON shape of one diagnosis (SI numbers, unit-named fields)."""
+    return {
+        "kernel": d.kernel, "rank": d.rank, "bound": d.bound, "level": d.point.level,
+        "evidence": d.evidence, "headroom": d.headroom, "flagged": d.flagged,
+        "time_share": d.time_share, "gain_s": d.gain_s, "priority": d.priority,
+        "distances": [{"name": x.name, "factor": x.factor, "words": x.words}
+                      for x in d.distances],
+        "findings": [{"check": f.check, "severity": f.severity, "level": f.level,
+                      "message": f.message, "causes": list(f.causes), "fix": f.fix}
+                     for f in d.findings],
+        "advice": [{"action": a.action, "detail": a.detail, "shrinks": a.shrinks,
+                    "new_ai": a.new_ai if a.new_ai != float("inf") else None,
+                    "new_flop_per_s": a.new_flop_per_s, "new_seconds": a.new_seconds,
+                    "speedup": a.speedup, "assumption": a.assumption} for a in d.advice],
+    }

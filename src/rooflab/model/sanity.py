@@ -1,0 +1,201 @@
+"""Sanity checks: the classic mistakes of seed 000 §6 (and seed 004 "常见误区"), in numbers.
+
+Each check looks at one kernel's points and returns Findings that say what looks wrong, the
+likely causes, and how to check. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from ..units import fmt_ai, fmt_seconds, si
+from .analysis import Analysis, Point
+from .kernel import Kernel
+
+# A point more than this fraction above its attainable roof is "above the roof".
+ABOVE_TOLERANCE = 0.05
+# Timings whose raw samples span more than this, (max - min) / median, are too noisy to trust.
+NOISY_SPREAD = 0.20
+# A measured per-call time below this is dominated by timer resolution and launch jitter
+# (seed 000 §6.1, problem one: repeat the kernel and take the stable value).
+TOO_SHORT_S = 10e-6
+# Op kinds that read and write each element about once doing a few FLOP per element:
+# their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
+STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
+                   "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu")
+STREAMING_MAX_AI = 4.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One sanity finding for one kernel (at one level when it is about a point)."""
+
+    kernel: str
+    check: str        # ai_high | ai_low | above_roof | noisy | too_short | precision_fallback
+    severity: str     # warning | info
+    message: str      # what was seen, in numbers
+    causes: tuple[str, ...] = ()
+    fix: str = ""
+    level: str | None = None
+
+
+def op_kind(kernel: Kernel) -> str:
+    """The op kind a kernel's meta names (op, kind or op_kind), lower case; '' when unknown."""
+    for key in ("op", "kind", "op_kind"):
+        value = kernel.meta.get(key)
+        if isinstance(value, str) and value:
+            return value.lower()
+    return ""
+
+
+def check_above_roof(p: Point) -> Finding | None:
+    """A point above its roof is impossible on a correct roof with correct counts."""
+    if p.achieved_flop_per_s is None or p.seconds is None:
+        return None
+    bytes_per_s = p.bytes / p.seconds
+    over_peak = p.achieved_flop_per_s > p.peak_flop_per_s * (1 + ABOVE_TOLERANCE)
+    over_slope = bytes_per_s > p.bytes_per_s * (1 + ABOVE_TOLERANCE)
+    if not (over_peak or over_slope):
+        return None
+    causes: list[str] = []
+    if over_slope:
+        causes += [
+            f"wrong memory level: {si(bytes_per_s, 'B/s')} through {p.level} exceeds its "
+            f"{si(p.bytes_per_s, 'B/s')}, so the data was served from a faster level "
+            f"(judge it against the L2/L1 roof, or take {p.level} bytes from the profiler)",
+            "cache effects: the working set fits in a cache, so counted (compulsory) bytes "
+            "never reached DRAM; use a working set > 4x the last-level cache",
+            f"the {p.level} roof is too low (a nominal or badly measured bandwidth)",
+        ]
+    if over_peak:
+        causes += [
+            f"roof of the wrong precision or unit: the kernel is held to {p.precision}"
+            f"{' ' + p.unit if p.unit else ''} at {si(p.peak_flop_per_s, 'FLOP/s')}"
+            + (f" ({p.note})" if p.note else "")
+            + "; tensor-core or lower-precision math needs its own ceiling",
+            "a counting error: FLOP counted twice (an FMA counted as 2 and then doubled again)",
+        ]
+    causes.append("a timing that is too short or missed part of the work")
+    return Finding(
+        kernel=p.kernel, check="above_roof", severity="warning", level=p.level,
+        message=(f"{p.kernel} at {p.level} sits above its roof: achieved "
+                 f"{si(p.achieved_flop_per_s, 'FLOP/s')} > attainable "
+                 f"{si(p.attainable_flop_per_s, 'FLOP/s')} at AI {fmt_ai(p.ai)} "
+                 f"({p.percent_of_roof:.0f} % of roof)"),
+        causes=tuple(causes),
+        fix="check which memory level the bytes belong to and which precision/unit the "
+            "kernel really uses; re-time with more repetitions",
+    )
+
+
+def check_ai_high(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
+    """AI too high for what the kernel is: bytes missing (writes) or FLOP overcounted."""
+    kind = op_kind(kernel)
+    if not any(kind == k or kind.startswith(k) for k in STREAMING_KINDS):
+        return None
+    worst = max((p for p in points if p.ai == p.ai), key=lambda p: p.ai, default=None)
+    if worst is None or worst.ai <= STREAMING_MAX_AI:
+        return None
+    return Finding(
+        kernel=kernel.name, check="ai_high", severity="warning", level=worst.level,
+        message=(f"AI {fmt_ai(worst.ai)} FLOP/B at {worst.level} is abnormally high for a "
+                 f"{kind} op (it reads and writes each element about once: AI <~ 1; "
+                 f"y = x + 1 in fp16 is 0.25)"),
+        causes=("bytes missing: the writes were not counted (seed 004: y = x + 1 moves "
+                "4n bytes, not 2n; leaving out writes doubles AI)",
+                "FLOP overcounted: an FMA counted as 2 and then doubled again, or "
+                "index/address arithmetic counted as FLOP"),
+        fix="count reads + writes of every input and output; count one multiply-add as 2 FLOP, "
+            "once (check the SASS: fadd + fmul + 2 x ffma)",
+    )
+
+
+def check_ai_low(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
+    """AI too low: more DRAM bytes than L2 traffic, or bytes moving faster than DRAM can."""
+    dram = kernel.bytes.get("DRAM")
+    l2 = kernel.bytes.get("L2")
+    if dram and l2 and dram > l2 * (1 + ABOVE_TOLERANCE):
+        return Finding(
+            kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
+            message=(f"{si(dram, 'B')} counted as DRAM but only {si(l2, 'B')} as L2: every "
+                     f"DRAM byte passes through L2, so DRAM AI "
+                     f"{fmt_ai(kernel.total_flop / dram)} is abnormally low"),
+            causes=("L2 traffic counted as DRAM (lts__t_bytes taken for dram__bytes)",
+                    "an FMA counted once (AI halves: 2 FLOP per multiply-add)"),
+            fix="take DRAM bytes from dram__bytes.sum (read + write) and L2 from lts__t_bytes.sum",
+        )
+    for p in points:
+        if p.level == "DRAM" and p.seconds and p.bytes / p.seconds > p.bytes_per_s * 1.5:
+            return Finding(
+                kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
+                message=(f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is "
+                         f"{si(p.bytes / p.seconds, 'B/s')}, "
+                         f"{p.bytes / p.seconds / p.bytes_per_s:.1f}x the DRAM bandwidth: "
+                         f"the DRAM bytes are too many, so AI {fmt_ai(p.ai)} is too low"),
+                causes=("L2 traffic counted as DRAM (cache hits counted as memory traffic)",
+                        "an FMA counted once (AI halves)"),
+                fix="distinguish DRAM (dram__bytes) from L2 (lts__t_bytes) metrics",
+            )
+    return None
+
+
+def check_timing(kernel: Kernel) -> list[Finding]:
+    """Timings too noisy (spread of raw samples) or too short to trust."""
+    out: list[Finding] = []
+    s = kernel.samples
+    if len(s) >= 2:
+        med = statistics.median(s)
+        spread = (max(s) - min(s)) / med if med > 0 else 0.0
+        if spread > NOISY_SPREAD:
+            out.append(Finding(
+                kernel=kernel.name, check="noisy", severity="warning",
+                message=(f"{len(s)} timing samples spread {spread:.0%} ((max - min) / median; "
+                         f"min {fmt_seconds(min(s))}, median {fmt_seconds(med)}, max "
+                         f"{fmt_seconds(max(s))}) > {NOISY_SPREAD:.0%}"),
+                causes=("clock changes (boost, thermal throttling)", "other load on the "
+                        "machine", "cold caches in the first runs"),
+                fix="lock clocks, warm up, take the median of many runs (seed 000 §6.3)",
+            ))
+    per_call = kernel.seconds_per_call
+    measured = kernel.provenance.get("seconds", "measured") == "measured"
+    if per_call is not None and measured and per_call < TOO_SHORT_S:
+        out.append(Finding(
+            kernel=kernel.name, check="too_short", severity="warning",
+            message=(f"{fmt_seconds(per_call)} per call is shorter than "
+                     f"{fmt_seconds(TOO_SHORT_S)}: timer resolution and launch jitter are "
+                     f"a large part of it"),
+            causes=("the kernel is tiny; one call is within timer and launch noise",),
+            fix="time many calls in a loop (or ncu --launch-count N) and divide",
+        ))
+    return out
+
+
+def check_kernel(analysis: Analysis, kernel: Kernel) -> tuple[Finding, ...]:
+    """Every check for one kernel of an analysis."""
+    points = analysis.for_kernel(kernel.name)
+    found: list[Finding] = []
+    for p in points:
+        f = check_above_roof(p)
+        if f is not None:
+            found.append(f)
+    for check in (check_ai_high, check_ai_low):
+        f = check(kernel, points)
+        if f is not None:
+            found.append(f)
+    found += check_timing(kernel)
+    notes = {p.note for p in points if p.note}
+    for note in sorted(notes):
+        found.append(Finding(kernel=kernel.name, check="precision_fallback", severity="info",
+                             message=note,
+                             causes=("the roof lacks a ceiling for the kernel's precision",),
+                             fix="add that precision's ceiling (probe or catalog) to the roof"))
+    return tuple(found)
+
+
+def check_analysis(analysis: Analysis) -> tuple[Finding, ...]:
+    """Every check for every kernel."""
+    out: list[Finding] = []
+    for k in analysis.kernels:
+        out += check_kernel(analysis, k)
+    return tuple(out)

@@ -1,0 +1,248 @@
+"""What-ifs: change precision, quantize weights, fuse kernels, change batch, move hardware.
+
+Each what-if builds new Kernels from old ones under one stated assumption and predicts their
+time on the (new) roof by keeping what the model cannot know constant: the fraction of the
+roof the kernel's work reaches now. With `e` that efficiency and `L` the launch floor
+(calls x overhead_s),
+
+    new seconds = L_new + max(FLOP_new / P_new, bytes_new / B_new) / e_old
+
+(see model/advice.py). A kernel without a measured time moves without a time. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..units import canonical_dtype, dtype_bytes, flop_precision
+from .advice import efficiency_of
+from .analysis import Analysis, Point, analyze
+from .ceiling import Roof
+from .kernel import Kernel
+from .sanity import STREAMING_KINDS, op_kind
+
+# Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
+WEIGHT_KINDS = ("matmul", "gemm", "gemv", "linear", "mm", "bmm", "decode")
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The kernels before and after one change, on their roofs, with the pairs that moved."""
+
+    label: str
+    assumption: str
+    before: Analysis
+    after: Analysis
+    moves: tuple[tuple[Kernel, Kernel], ...]
+
+    @property
+    def total_before_s(self) -> float | None:
+        return _total(self.before.kernels)
+
+    @property
+    def total_after_s(self) -> float | None:
+        return _total(self.after.kernels)
+
+    @property
+    def speedup(self) -> float | None:
+        b, a = self.total_before_s, self.total_after_s
+        return b / a if b and a else None
+
+
+def _total(kernels: Iterable[Kernel]) -> float | None:
+    times = [k.seconds for k in kernels]
+    return None if not times or any(t is None for t in times) else float(sum(times))
+
+
+def _primary(analysis: Analysis) -> dict[str, Point]:
+    return {p.kernel: p for p in analysis.primary()}
+
+
+def _floor(roof: Roof, k: Kernel) -> tuple[float, float]:
+    """(work floor, launch floor) of a kernel on a roof, at its binding level."""
+    a = analyze(roof, [k.with_(seconds=None, samples=())])
+    points = a.primary()
+    if not points:
+        raise InputError(f"kernel '{k.name}' has no bytes at a level roof '{roof.name}' has "
+                         f"(it has: {', '.join(roof.levels) or 'none'})")
+    return points[0].floor_s, (roof.overhead_s or 0.0) * k.calls
+
+
+def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str) -> Kernel:
+    """`new` with its time predicted on `new_roof` at the given work efficiency."""
+    meta = {**new.meta, "whatif": label}
+    if efficiency is None:
+        return new.with_(seconds=None, samples=(), meta=meta)
+    work, launch = _floor(new_roof, new)
+    prov = {**new.provenance, "seconds": "derived"}
+    return new.with_(seconds=launch + work / efficiency, samples=(), meta=meta,
+                     provenance=prov)
+
+
+def _efficiency(before: Analysis, k: Kernel) -> float | None:
+    p = _primary(before).get(k.name)
+    if p is None or p.seconds is None:
+        return None
+    return efficiency_of(p).efficiency
+
+
+def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
+    have = [k.name for k in kernels]
+    if names is None:
+        return set(have)
+    wanted = set(names)
+    missing = sorted(wanted - set(have))
+    if missing:
+        raise InputError(f"no kernel named {', '.join(repr(m) for m in missing)}; the kernels "
+                         f"are: {', '.join(have)}")
+    return wanted
+
+
+def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
+           new_roof: Roof | None = None) -> WhatIf:
+    kernels = tuple(kernels)
+    target = new_roof or roof
+    before = analyze(roof, kernels)
+    chosen = _select(kernels, names)
+    moves, after = [], []
+    for k in kernels:
+        if k.name in chosen or new_roof is not None:
+            new = retime(change(k) if k.name in chosen else k, target,
+                         _efficiency(before, k), label)
+            moves.append((k, new))
+            after.append(new)
+        else:
+            after.append(k)
+    return WhatIf(label, assumption, before, analyze(target, after), tuple(moves))
+
+
+def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
+                     names: Iterable[str] | None = None) -> WhatIf:
+    """Do the same math in another precision: bytes scale by the element size ratio."""
+    new_p = flop_precision(precision)
+    size = dtype_bytes(precision)
+
+    def change(k: Kernel) -> Kernel:
+        ratio = size / dtype_bytes(k.precision)
+        return k.with_(flop={new_p: k.total_flop},
+                       bytes={lv: b * ratio for lv, b in k.bytes.items()})
+
+    return _apply(roof, kernels, change, names, f"precision -> {new_p}",
+                  f"every byte is element data stored in the kernel's precision, now "
+                  f"{size:g} byte(s) per element; the math runs on the {new_p} ceiling")
+
+
+def weight_share(k: Kernel, share: float | None) -> float:
+    """The fraction of a kernel's bytes that are weights (meta weight_bytes, else by kind)."""
+    if share is not None:
+        if not 0 <= share <= 1:
+            raise InputError(f"weight share must be between 0 and 1; got {share}")
+        return share
+    wb = k.meta.get("weight_bytes")
+    total = k.bytes.get("DRAM") or sum(k.bytes.values())
+    if isinstance(wb, (int, float)) and total > 0:
+        return min(1.0, float(wb) / total)
+    kind = op_kind(k)
+    if any(kind.startswith(s) for s in STREAMING_KINDS):
+        return 0.0
+    return 1.0
+
+
+def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
+                     names: Iterable[str] | None = None,
+                     share: float | None = None) -> WhatIf:
+    """Store weights in `dtype` (dequantized on the fly): weight bytes shrink, FLOP stay."""
+    to = dtype_bytes(dtype)
+
+    def change(k: Kernel) -> Kernel:
+        frm = dtype_bytes(str(k.meta.get("weight_dtype") or k.precision))
+        s = weight_share(k, share)
+        factor = (1 - s) + s * to / frm
+        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()})
+
+    return _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}",
+                  f"weights are read once per call and stored in {to:g} byte(s) each; the "
+                  f"math stays in the kernel's precision; weight share from meta "
+                  f"'weight_bytes', else 1 for matmul/unknown kinds and 0 for elementwise")
+
+
+def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
+                 from_batch: int | None = None, names: Iterable[str] | None = None,
+                 share: float | None = None) -> WhatIf:
+    """Batch b instead of b0: FLOP and activation bytes scale b/b0, weight bytes stay."""
+    if batch < 1:
+        raise InputError(f"batch must be >= 1; got {batch}")
+
+    def change(k: Kernel) -> Kernel:
+        b0 = from_batch or int(k.meta.get("batch", 1))
+        r = batch / b0
+        s = weight_share(k, share)
+        return k.with_(flop={p: f * r for p, f in k.flop.items()},
+                       bytes={lv: b * (s + (1 - s) * r) for lv, b in k.bytes.items()},
+                       meta={**k.meta, "batch": batch})
+
+    return _apply(roof, kernels, change, names, f"batch -> {batch}",
+                  "weights are read once for the whole batch; FLOP and activation (and KV) "
+                  "bytes grow with the batch (seed 004: decode AI ~ batch)")
+
+
+def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
+         fused_name: str | None = None) -> WhatIf:
+    """Fuse kernels into one: FLOP add up, intermediates stay on chip, one launch."""
+    kernels = tuple(kernels)
+    chosen = _select(kernels, names)
+    if len(chosen) < 2:
+        raise InputError("fuse needs at least two kernel names, e.g. --fuse add,relu,mul")
+    members = [k for k in kernels if k.name in chosen]
+    before = analyze(roof, kernels)
+    prim = _primary(before)
+    flop: dict[str, float] = {}
+    for k in members:
+        for p, f in k.flop.items():
+            flop[p] = flop.get(p, 0.0) + f
+    levels = {lv for k in members for lv in k.bytes}
+    nbytes = {lv: max(k.bytes.get(lv, 0.0) for k in members) for lv in levels}
+    fused = Kernel(name=fused_name or "+".join(k.name for k in members), flop=flop,
+                   bytes=nbytes, calls=max(k.calls for k in members),
+                   unit=next((k.unit for k in members if k.unit), None),
+                   provenance={"flop": "derived", "bytes": "derived"},
+                   meta={"fused": [k.name for k in members]})
+    eff = None
+    if all(k.seconds for k in members) and all(k.name in prim for k in members):
+        effs = [efficiency_of(prim[k.name]) for k in members]
+        work = sum(e.work_s for e in effs)
+        floor = sum(prim[k.name].floor_s for k in members)
+        eff = min(1.0, floor / work) if work > 0 else 1.0
+    label = f"fuse {len(members)} kernels"
+    new = retime(fused, roof, eff, label)
+    after = [new if k is members[0] else k for k in kernels if k.name not in chosen or
+             k is members[0]]
+    return WhatIf(label,
+                  "the fused kernel moves what its largest member moved (intermediates stay "
+                  "on chip: k equal elementwise passes cut bytes k-fold), launches once per "
+                  "call, and runs its work at the members' combined efficiency",
+                  before, analyze(roof, after), tuple((k, new) for k in members))
+
+
+def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
+    """The same kernels on other hardware, each at the efficiency it reaches now."""
+    return _apply(roof, kernels, lambda k: k, None, f"on {other.name}",
+                  f"each kernel reaches the same fraction of {other.name}'s roof as it "
+                  f"reaches of {roof.name}'s", new_roof=other)
+
+
+def describe(w: WhatIf) -> Mapping[str, object]:
+    """JSON shape of a what-if: totals and one row per moved kernel."""
+    from .schema import analysis_to_dict
+
+    rows = []
+    for old, new in w.moves:
+        rows.append({"kernel": old.name, "new_kernel": new.name,
+                     "before_s": old.seconds, "after_s": new.seconds,
+                     "speedup": old.seconds / new.seconds if old.seconds and new.seconds
+                     else None})
+    return {"label": w.label, "assumption": w.assumption, "total_before_s": w.total_before_s,
+            "total_after_s": w.total_after_s, "speedup": w.speedup, "moves": rows,
+            "after": analysis_to_dict(w.after)}

@@ -1,0 +1,11 @@
+"""The CPU probe: this machine's measured roofline (issue 3).
+
+`probe_cpu(mode, threads, progress) -> MachineProfile`; `sweep_points(profile)` gives the
+intensity sweep for charts. numba is imported only when a probe runs.
+"""
+
+from __future__ import annotations
+
+from .suite import probe_cpu, sweep_points
+
+__all__ = ["probe_cpu", "sweep_points"]

@@ -1,0 +1,260 @@
+"""Memory bandwidth: STREAM kernels swept over working-set sizes, plateaus found in the
+curve and labelled L1, L2, L3, DRAM from the cache sizes the OS reports.
+
+Byte model (STREAM and likwid-bench count the same way, FACTS.md "CPU peaks"): explicit
+loads + stores, 8 bytes each for fp64; write-allocate traffic is not counted. Triad moves
+24 B per element, copy/scale 16, add 24, sum 8. Stores are ordinary (temporal) stores.
+Plateau detection follows the ERT / gpu-benches practice of reading a bandwidth-vs-size
+curve: points within a tolerance of their neighbours' median form one plateau.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...hardware.host import Caches
+from ..timer import TimingPlan
+from .runner import Rate, Team, measure_rate
+
+BYTE_MODEL = ("explicit loads + stores, no write-allocate (STREAM/likwid convention); "
+              "ordinary (temporal) stores")
+LEVELS = ("L1", "L2", "L3", "DRAM")
+
+
+@dataclass(frozen=True)
+class StreamKernel:
+    name: str
+    arrays: int      # arrays touched (working set = arrays x n x 8 B)
+    loads: int       # explicit loads per element
+    stores: int      # explicit stores per element
+    formula: str
+
+    @property
+    def bytes_per_element(self) -> int:
+        return 8 * (self.loads + self.stores)
+
+
+STREAM = {k.name: k for k in (
+    StreamKernel("copy", 2, 1, 1, "a[i] = b[i]"),
+    StreamKernel("scale", 2, 1, 1, "a[i] = s*b[i]"),
+    StreamKernel("add", 3, 2, 1, "a[i] = b[i] + c[i]"),
+    StreamKernel("triad", 3, 2, 1, "a[i] = b[i] + s*c[i]"),
+    StreamKernel("sum", 1, 1, 0, "s += a[i]"),
+)}
+
+
+def aligned(n: int, fill: float = 1.0, dtype=np.float64) -> np.ndarray:
+    """An array of n elements starting on a 64-byte (cache line) boundary."""
+    item = np.dtype(dtype).itemsize
+    raw = np.empty(n + 64 // item, dtype=dtype)
+    off = (-raw.ctypes.data % 64) // item
+    arr = raw[off:off + n]
+    arr.fill(fill)
+    return arr
+
+
+def elements_for(kernel: StreamKernel, ws_bytes: float) -> int:
+    """Elements per array for a per-thread working set, a multiple of 64 (at least 64)."""
+    return max(64, int(ws_bytes / (kernel.arrays * 8)) // 64 * 64)
+
+
+def _bind(kernel: StreamKernel, arrs: list[np.ndarray]) -> Callable[[int], object]:
+    from . import kernels as K
+
+    a = arrs
+    return {
+        "copy": lambda r: K.copy(a[0], a[1], r),
+        "scale": lambda r: K.scale(a[0], a[1], 3.0, r),
+        "add": lambda r: K.add(a[0], a[1], a[2], r),
+        "triad": lambda r: K.triad(a[0], a[1], a[2], 3.0, r),
+        "sum": lambda r: K.read_sum(a[0], r),
+    }[kernel.name]
+
+
+def measure_stream(kernel: StreamKernel, ws_per_thread: float, team: Team, plan: TimingPlan,
+                   clock=None) -> tuple[Rate, int]:
+    """Bandwidth (B/s, all threads together) of one kernel at one per-thread working set.
+    Returns the rate and the elements per array."""
+    n = elements_for(kernel, ws_per_thread)
+    calls = [_bind(kernel, [aligned(n, 1.0 + j) for j in range(kernel.arrays)])
+             for _ in range(team.threads)]
+
+    def call(reps: int) -> None:
+        team.run([lambda c=c: c(reps) for c in calls])
+
+    work = kernel.bytes_per_element * n * team.threads
+    kw = {"clock": clock} if clock else {}
+    return measure_rate(call, work, plan, **kw), n
+
+
+def sweep_sizes(lo: float, hi: float, step: float) -> tuple[float, ...]:
+    """Geometric sizes from lo to at least hi, ratio `step` between neighbours."""
+    count = max(1, math.ceil(math.log(hi / lo) / math.log(step)))
+    return tuple(lo * step**i for i in range(count + 1))
+
+
+# --- plateaus ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Plateau:
+    """Consecutive sweep points [first, last] whose bandwidths agree within a tolerance."""
+
+    first: int
+    last: int
+    bytes_per_s: float     # median of the member points' medians
+
+    @property
+    def count(self) -> int:
+        return self.last - self.first + 1
+
+
+def find_plateaus(values: Sequence[float], tol: float = 0.12,
+                  min_points: int = 2) -> tuple[Plateau, ...]:
+    """Split a bandwidth-vs-size curve (values in size order) into flat runs.
+
+    A point joins the current run while it lies within `tol` (relative) of the run's
+    median; runs shorter than `min_points` are transitions between levels and are
+    dropped; neighbouring runs within `tol` of each other (split by one noisy point)
+    are merged.
+    """
+    width = math.log1p(tol)
+    runs: list[list[int]] = []
+    for i, v in enumerate(values):
+        if runs and abs(math.log(v) - math.log(statistics.median(
+                values[j] for j in runs[-1]))) <= width:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    kept = [r for r in runs if len(r) >= min_points]
+    merged: list[list[int]] = []
+    for r in kept:
+        if merged and abs(math.log(statistics.median(values[j] for j in merged[-1]))
+                          - math.log(statistics.median(values[j] for j in r))) <= width:
+            merged[-1] = list(range(merged[-1][0], r[-1] + 1))
+        else:
+            merged.append(r)
+    return tuple(Plateau(r[0], r[-1], statistics.median(values[j] for j in r)) for r in merged)
+
+
+def capacities(caches: Caches, threads: int) -> dict[str, float]:
+    """Bytes of each cache level available to one thread's working set."""
+    out: dict[str, float] = {}
+    if caches.l1d:
+        out["L1"] = caches.l1d
+    if caches.l2:
+        out["L2"] = caches.l2
+    if caches.l3:
+        out["L3"] = caches.l3 * max(1, caches.l3_instances) / max(1, threads)
+    return out
+
+
+def _fmt_kib(b: float) -> str:
+    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
+
+
+def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: Caches,
+                   threads: int) -> tuple[dict[str, Plateau], tuple[str, ...]]:
+    """Name each plateau by the smallest cache level that holds its central working set
+    (per thread); the last plateau beyond the last cache is DRAM. Notes say where the
+    measured drops disagree with the reported sizes (a VM may report another CPU's)."""
+    caps = capacities(caches, threads)
+    notes: list[str] = []
+    chosen: dict[str, Plateau] = {}
+    for i, p in enumerate(plateaus):
+        center = math.sqrt(sizes[p.first] * sizes[p.last])
+        if caps:
+            level = next((lv for lv, cap in caps.items() if center <= cap), "DRAM")
+        else:
+            level = (LEVELS[i] if i < len(plateaus) - 1 else "DRAM")
+        if level in chosen:
+            keep = max(chosen[level], p, key=lambda q: q.count)
+            notes.append(f"two plateaus fall in {level} ({_fmt_kib(sizes[p.first])}.."
+                         f"{_fmt_kib(sizes[p.last])} per thread); kept the longer one")
+            p = keep
+        chosen[level] = p
+    if not caps:
+        notes.append("the OS reports no cache sizes; levels named by plateau order")
+    ordered = sorted(chosen.items(), key=lambda kv: kv[1].first)
+    for (level, p), (_nxt, q) in zip(ordered, ordered[1:]):
+        cap = caps.get(level)
+        if cap is None:
+            continue
+        edge_lo, edge_hi = sizes[p.last], sizes[q.first]
+        if edge_hi < cap / 1.5 or edge_lo > cap * 1.5:
+            notes.append(
+                f"{level}: the OS reports {_fmt_kib(cap)} per thread but bandwidth falls "
+                f"between {_fmt_kib(edge_lo)} and {_fmt_kib(edge_hi)} per thread; a virtual "
+                f"machine may report another CPU's cache sizes (the measured plateau is used)")
+    return dict(ordered), tuple(notes)
+
+
+def representative(level: str, plateau: Plateau, values: Sequence[float],
+                   sizes: Sequence[float], caps: dict[str, float] | None = None) -> int:
+    """The sweep point that stands for a level: for DRAM the best point at least 4x the
+    last-level cache (STREAM's rule; the largest size when sizes are unknown); for a cache, the best point of its plateau that lies well
+    inside the level (above 1.5x the level below, below the level's size / 1.5), or the
+    best of the whole plateau when none does (sizes reported wrongly)."""
+    idx = list(range(plateau.first, plateau.last + 1))
+    caps = caps or {}
+    if level == "DRAM":
+        llc = max(caps.values()) if caps else 0.0
+        far = [i for i in idx if sizes[i] >= 4 * llc]
+        return max(far, key=lambda i: values[i]) if far and llc else plateau.last
+    order = [lv for lv in ("L1", "L2", "L3") if lv in caps]
+    if level in caps:
+        below = caps[order[order.index(level) - 1]] if order.index(level) > 0 else 0.0
+        inside = [i for i in idx if 1.5 * below <= sizes[i] <= caps[level] / 1.5]
+        idx = inside or idx
+    return max(idx, key=lambda i: values[i])
+
+
+def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches,
+                 threads: int, tol: float = 0.12
+                 ) -> tuple[dict[str, Plateau], dict[str, int], tuple[str, ...]]:
+    """Plateaus, their level names, the representative point of each, and notes.
+
+    The largest sizes are DRAM even when noise keeps them from forming a plateau: the
+    points beyond twice the last-level cache (at least the last point) stand for it.
+    """
+    plateaus = find_plateaus(values, tol)
+    levels, notes = label_plateaus(plateaus, sizes, caches, threads)
+    caps = capacities(caches, threads)
+    if "DRAM" not in levels:
+        llc = max(caps.values()) if caps else 0.0
+        far = [i for i, s in enumerate(sizes) if s >= 2 * llc] or [len(sizes) - 1]
+        if not levels or far[0] > max(p.last for p in levels.values()):
+            levels["DRAM"] = Plateau(far[0], far[-1],
+                                     statistics.median(values[i] for i in far))
+            notes += ("no flat DRAM plateau (noisy); the largest working sets stand for DRAM",)
+    if levels["DRAM"].last < len(sizes) - 1:   # noisy last points still lie beyond the LLC
+        p = levels["DRAM"]
+        levels["DRAM"] = Plateau(p.first, len(sizes) - 1, p.bytes_per_s)
+    levels, more = _fill_missing(levels, values, sizes, caps)
+    chosen = {lv: representative(lv, p, values, sizes, caps) for lv, p in levels.items()}
+    order = {lv: i for i, lv in enumerate(LEVELS)}
+    return dict(sorted(levels.items(), key=lambda kv: order[kv[0]])), chosen, notes + more
+
+
+def _fill_missing(levels: dict[str, Plateau], values, sizes, caps
+                  ) -> tuple[dict[str, Plateau], tuple[str, ...]]:
+    """A reported cache level without a plateau (noise broke it up) is read at the sweep
+    points well inside its reported size, and the note says so."""
+    out, notes = dict(levels), []
+    names = list(caps)
+    for j, level in enumerate(names):
+        if level in out:
+            continue
+        below = caps[names[j - 1]] if j else 0.0
+        inside = [i for i, s in enumerate(sizes) if 1.5 * below <= s <= caps[level] / 1.5]
+        if not inside:
+            continue
+        out[level] = Plateau(inside[0], inside[-1],
+                             statistics.median(values[i] for i in inside))
+        notes.append(f"{level}: no clear plateau in the sweep (noise); read between "
+                     f"{_fmt_kib(sizes[inside[0]])} and {_fmt_kib(sizes[inside[-1]])} per "
+                     f"thread, inside the reported size")
+    return out, tuple(notes)

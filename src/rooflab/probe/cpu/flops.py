@@ -1,0 +1,129 @@
+"""Peak FLOP/s per precision: an FMA-throughput kernel, BLAS GEMM through numpy, and
+low precisions through PyTorch's CPU matmul where the CPU has a fast path.
+
+The ceiling is the best of the methods (issue 3): the FMA kernel shows what the core can
+retire, GEMM what the installed BLAS reaches (it may run far below, e.g. with
+OPENBLAS_CORETYPE forcing AVX2 kernels — worth telling the user).
+One multiply-add is 2 FLOP everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..timer import TimingPlan
+from .bandwidth import aligned
+from .runner import Rate, Team, measure_rate
+
+FMA_PER_CALL = 2048   # FMAs per element per kernel call: the block stays in registers
+DTYPES = {"fp64": np.float64, "fp32": np.float32}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One method's measurement of one precision (FLOP/s samples) and its description."""
+
+    precision: str
+    method: str
+    rate: Rate
+
+
+def fma_peak(precision: str, team: Team, plan: TimingPlan, clock=time.perf_counter
+             ) -> Measured:
+    """NVEC independent SIMD FMA chains per thread, kept in registers (kernels.ert)."""
+    from . import kernels as K
+
+    dtype = DTYPES[precision]
+    item = np.dtype(dtype).itemsize
+    n = K.block_elements(item)
+    pairs = [(aligned(n, 0.5, dtype), aligned(n, 0.0, dtype)) for _ in range(team.threads)]
+    m, c = dtype(0.999), dtype(0.001)   # x -> 0.999x + 0.001 stays near 1: no denormals
+
+    def call(reps: int) -> None:
+        team.run([lambda s=s, d=d: K.ert(s, d, 1, FMA_PER_CALL, m, c, reps)
+                  for s, d in pairs])
+
+    rate = measure_rate(call, 2.0 * FMA_PER_CALL * n * team.threads, plan, clock=clock)
+    method = (f"FMA throughput: {K.NVEC} independent {K.SIMD_BITS}-bit FMA chains per thread "
+              f"(LLVM llvm.fma.v{K.lanes(item)}f{8 * item}), {team.threads} threads, "
+              f"value = best sample")
+    return Measured(precision, method, rate)
+
+
+def _blas_threads(threads: int):
+    """Limit BLAS threads when threadpoolctl is available (else BLAS uses its default)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=threads, user_api="blas")
+
+
+def gemm_peak(precision: str, sizes: tuple[int, ...], threads: int, plan: TimingPlan,
+              clock=time.perf_counter) -> tuple[Measured, dict[int, float]]:
+    """numpy matmul (BLAS) of n x n matrices; the best size's samples, all sizes' medians."""
+    from ...hardware.host import blas_info
+
+    dtype = DTYPES[precision]
+    rng = np.random.default_rng(0)
+    best: Rate | None = None
+    best_n = 0
+    medians: dict[int, float] = {}
+    with _blas_threads(threads):
+        for n in sizes:
+            a, b = rng.random((n, n)).astype(dtype), rng.random((n, n)).astype(dtype)
+            out = np.empty((n, n), dtype=dtype)
+
+            def call(reps: int, a=a, b=b, out=out) -> None:
+                for _ in range(reps):
+                    np.matmul(a, b, out=out)
+
+            rate = measure_rate(call, 2.0 * n**3, plan, clock=clock)
+            medians[n] = rate.best
+            if best is None or rate.best > best.best:
+                best, best_n = rate, n
+    method = (f"numpy matmul {best_n}x{best_n}x{best_n} ({blas_info()}), "
+              f"2n^3 FLOP, best of sizes {list(sizes)}, value = best sample")
+    return Measured(precision, method, best), medians
+
+
+# --- low precision through PyTorch ---------------------------------------------------------
+def torch_matmul_peak(precision: str, n: int, threads: int, plan: TimingPlan,
+                      clock=time.perf_counter) -> Measured | str:
+    """torch CPU matmul (oneDNN) for bf16/fp16, torch._int_mm for int8. Returns the
+    measurement, or a reason (str) why it could not be measured."""
+    try:
+        import torch
+    except ImportError:
+        return "PyTorch is not installed (pip install 'rooflab[torch]')"
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        if precision == "int8":
+            a = torch.randint(-64, 64, (n, n), dtype=torch.int8)
+            b = torch.randint(-64, 64, (n, n), dtype=torch.int8)
+            op, what = (lambda: torch._int_mm(a, b)), "torch._int_mm int8 x int8 -> int32"
+        else:
+            dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+            a, b = torch.rand(n, n).to(dt), torch.rand(n, n).to(dt)
+            op, what = (lambda: torch.matmul(a, b)), f"torch.matmul {precision}"
+        try:
+            op()
+        except (RuntimeError, NotImplementedError) as exc:
+            return f"{what} failed on this CPU: {str(exc).splitlines()[0][:120]}"
+
+        def call(reps: int) -> None:
+            for _ in range(reps):
+                op()
+
+        rate = measure_rate(call, 2.0 * n**3, plan, clock=clock)
+    finally:
+        torch.set_num_threads(old)
+    method = (f"{what} {n}x{n}x{n} (PyTorch {torch.__version__} CPU), {threads} threads, "
+              f"2n^3 FLOP (int8: 2 OP per multiply-add), value = best sample")
+    return Measured(precision, method, rate)

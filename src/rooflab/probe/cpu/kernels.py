@@ -1,0 +1,157 @@
+"""The numba kernels of the CPU probe, compiled once and cached on disk (`cache=True`).
+
+Memory kernels are STREAM's (McCalpin, https://www.cs.virginia.edu/stream/ref.html):
+copy, scale, add, triad, plus a read-only sum; each repeats `reps` passes over its arrays so
+one call lasts long enough to time even when the arrays fit in L1. Stores are ordinary
+(temporal) stores; no non-temporal stores are emitted (checked with `inspect_asm`).
+
+The FMA kernels are written directly in LLVM IR (a numba intrinsic) because numba's
+vectoriser does not keep independent SIMD accumulators in registers: `ert_blocks` loads
+`NVEC` vectors of the CPU's SIMD width, applies `k` fused multiply-adds to each (`NVEC`
+independent chains, enough to cover FMA pipes x latency), and stores them back — the
+Empirical Roofline Toolkit's kernel (Lo et al., 2014, https://crd.lbl.gov/ert). With `k`
+large and one block it measures the FMA peak; over a big array it traces the roof.
+"""
+
+from __future__ import annotations
+
+from ...errors import require
+from .simd import simd_bits
+
+numba = require("numba", "cpu", "the CPU probe kernels")
+from llvmlite import ir  # noqa: E402  (numba depends on llvmlite)
+from numba import njit, types  # noqa: E402
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+SIMD_BITS = simd_bits()
+# Independent vector accumulators: >= FMA pipes x FMA latency (2 x 4 on Zen 4/5 and
+# Skylake-SP..Granite Rapids, 4 x 4 on Neoverse V1) while leaving registers for the
+# two broadcast operands (32 vector registers with AVX-512 / NEON, 16 with AVX2).
+NVEC = 12 if SIMD_BITS == 256 else 16
+
+_KW = dict(nogil=True, cache=True, fastmath=True, boundscheck=False)
+
+
+def lanes(itemsize: int) -> int:
+    return SIMD_BITS // (8 * itemsize)
+
+
+def block_elements(itemsize: int) -> int:
+    """Elements one ert_blocks block covers (NVEC vectors)."""
+    return NVEC * lanes(itemsize)
+
+
+# --- STREAM kernels ------------------------------------------------------------------
+@njit(**_KW)
+def copy(a, b, reps):
+    for _ in range(reps):
+        for i in range(a.size):
+            a[i] = b[i]
+    return a[0]
+
+
+@njit(**_KW)
+def scale(a, b, s, reps):
+    for _ in range(reps):
+        for i in range(a.size):
+            a[i] = s * b[i]
+    return a[0]
+
+
+@njit(**_KW)
+def add(a, b, c, reps):
+    for _ in range(reps):
+        for i in range(a.size):
+            a[i] = b[i] + c[i]
+    return a[0]
+
+
+@njit(**_KW)
+def triad(a, b, c, s, reps):
+    for _ in range(reps):
+        for i in range(a.size):
+            a[i] = b[i] + s * c[i]
+    return a[0]
+
+
+@njit(**_KW)
+def read_sum(a, reps):
+    total = 0.0
+    for _ in range(reps):
+        acc = 0.0
+        for i in range(a.size):
+            acc += a[i]
+        total += acc
+    return total
+
+
+# --- FMA kernels (LLVM IR) -----------------------------------------------------------
+def _splat(builder, value, vty):
+    vec = ir.Constant(vty, ir.Undefined)
+    for lane in range(vty.count):
+        vec = builder.insert_element(vec, value, ir.Constant(ir.IntType(32), lane))
+    return vec
+
+
+@intrinsic
+def _ert_blocks(typingctx, src, dst, nblocks, k, m, c):
+    """dst[block] = fma^k(src[block]) for each of `nblocks` blocks of NVEC SIMD vectors."""
+    sig = types.void(src, dst, types.int64, types.int64, src.dtype, src.dtype)
+
+    def codegen(context, builder, signature, args):
+        s_arr, d_arr, nb, kk, mm, cc = args
+        aryty = signature.args[0]
+        fty = context.get_value_type(aryty.dtype)
+        width = SIMD_BITS // (8 * context.get_abi_sizeof(fty))
+        vty = ir.VectorType(fty, width)
+        i64 = ir.IntType(64)
+        src_p = builder.bitcast(context.make_array(aryty)(context, builder, s_arr).data,
+                                vty.as_pointer())
+        dst_p = builder.bitcast(context.make_array(signature.args[1])(
+            context, builder, d_arr).data, vty.as_pointer())
+        mv, cv = _splat(builder, mm, vty), _splat(builder, cc, vty)
+        suffix = f"v{width}f{8 * context.get_abi_sizeof(fty)}"
+        fma = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(vty, [vty, vty, vty]), f"llvm.fma.{suffix}")
+        accs = [cgutils.alloca_once(builder, vty) for _ in range(NVEC)]
+        align = context.get_abi_sizeof(fty)
+        with cgutils.for_range(builder, nb) as blk:
+            base = builder.mul(blk.index, ir.Constant(i64, NVEC))
+            ptrs = [builder.gep(src_p, [builder.add(base, ir.Constant(i64, j))])
+                    for j in range(NVEC)]
+            for j in range(NVEC):
+                builder.store(builder.load(ptrs[j], align=align), accs[j])
+            with cgutils.for_range(builder, kk):
+                for j in range(NVEC):
+                    builder.store(builder.call(fma, [builder.load(accs[j]), mv, cv]), accs[j])
+            for j in range(NVEC):
+                out = builder.gep(dst_p, [builder.add(base, ir.Constant(i64, j))])
+                builder.store(builder.load(accs[j]), out, align=align)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(**_KW)
+def ert(src, dst, nblocks, k, m, c, reps):
+    """`reps` passes of k FMAs per element over nblocks blocks: 2*k FLOP per element,
+    one load and one store per element."""
+    for _ in range(reps):
+        _ert_blocks(src, dst, nblocks, k, m, c)
+    return dst[0]
+
+
+# --- overhead and clock ----------------------------------------------------------------
+@njit(nogil=True, cache=True)
+def empty(x):
+    return x
+
+
+@njit(nogil=True, cache=True)
+def alu_chain(x, n):
+    """A dependent chain of 2n single-cycle integer ops (shift, then add): 2 cycles per
+    iteration on every x86 and Arm core, so time / (2n) is the cycle time."""
+    for _ in range(n):
+        x = x + (x >> 7)
+    return x

@@ -1,0 +1,299 @@
+"""probe_cpu: run every CPU measurement in order and assemble a MachineProfile.
+
+Nothing is written here: the caller saves the returned profile (atomically), so an
+interrupted probe (Ctrl-C) leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from ...errors import ProbeError, require
+from ...hardware.host import HostInfo, detect_host
+from ...hardware.profile import MachineProfile, now_iso
+from ...model.ceiling import Ceiling, Roof
+from ...units import si
+from . import bandwidth as bw
+from .clock import METHOD as CLOCK_METHOD
+from .clock import measure_clock
+from .flops import Measured, fma_peak, gemm_peak, torch_matmul_peak
+from .intensity import intensity_sweep, method_text
+from .modes import ModeSpec, get_mode
+from .overhead import overhead_floor
+from .runner import Rate, Team
+
+Progress = Callable[[str, float], None]
+OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
+DRIFT = 0.05         # start/end reference measurements differing by more is flagged
+SOURCE = "rooflab probe (numba kernels, this machine)"
+
+
+def _measured(rate: Rate, method: str, label: str, **key) -> Ceiling:
+    warn = rate.warning(label)
+    return Ceiling(value=rate.best, provenance="measured", source=SOURCE, method=method,
+                   samples=rate.samples, warnings=(warn,) if warn else (), **key)
+
+
+def _fmt_bytes(b: float) -> str:
+    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
+
+
+class _Stages:
+    """Progress as a fraction of the whole probe from fixed stage weights."""
+
+    def __init__(self, progress: Progress | None, weights: dict[str, float]):
+        self.progress, self.weights = progress, weights
+        self.total = sum(weights.values())
+        self.done = 0.0
+
+    def within(self, stage: str, frac: float) -> None:
+        if self.progress:
+            self.progress(stage, min(1.0, (self.done + self.weights[stage] * frac) / self.total))
+
+    def finish(self, stage: str) -> None:
+        self.done += self.weights[stage]
+        self.within(stage, 0.0)
+
+
+def dram_working_set(host: HostInfo, spec: ModeSpec) -> tuple[float, list[str]]:
+    """Largest total working set: llc_multiple x last-level cache (at least 64 MiB),
+    shrunk to a quarter of the available memory when that is less."""
+    c = host.caches
+    llc = (c.l3 or c.l2 or 8 * 2**20) * max(1, c.l3_instances if c.l3 else 1)
+    want = max(spec.llc_multiple * llc, 64 * 2**20)
+    notes: list[str] = []
+    avail = host.memory_available_bytes
+    if avail and want > avail / 4:
+        have = avail / 4
+        if have < 2 * llc:
+            raise ProbeError(f"only {_fmt_bytes(avail)} of memory is available; the DRAM "
+                             f"sweep needs at least {_fmt_bytes(8 * llc)}; free memory and "
+                             f"rerun")
+        notes.append(f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(have)} "
+                     f"(a quarter of the {_fmt_bytes(avail)} available); below "
+                     f"{spec.llc_multiple:g}x the last-level cache the DRAM figure may "
+                     f"include cache hits")
+        want = have
+    return want, notes
+
+
+def _sweep(host, spec, team, stages, dram_total) -> tuple[dict, dict[str, Ceiling], list]:
+    kernel = bw.STREAM["triad"]
+    sizes = bw.sweep_sizes(spec.sweep_lo_bytes, dram_total / team.threads, spec.sweep_step)
+    rates: list[Rate] = []
+    for i, s in enumerate(sizes):
+        stages.within("sweep", i / len(sizes))
+        rates.append(bw.measure_stream(kernel, s, team, spec.plan)[0])
+    bests = [r.best for r in rates]   # best: other load only ever lowers a rate
+    levels, chosen, notes = bw.label_levels(bests, sizes, host.caches, team.threads)
+    ceilings: dict[str, Ceiling] = {}
+    for level, p in levels.items():
+        i = chosen[level]
+        method = (f"STREAM triad {kernel.formula} (numba), {team.threads} threads, working "
+                  f"set {_fmt_bytes(sizes[i])} per thread ({_fmt_bytes(sizes[i] * team.threads)}"
+                  f" total), plateau {_fmt_bytes(sizes[p.first])}..{_fmt_bytes(sizes[p.last])}"
+                  f" per thread; {bw.BYTE_MODEL}; value = best sample")
+        ceilings[level] = _measured(rates[i], method, f"{level} bandwidth", level=level)
+    extras = {
+        "kernel": "triad", "threads": team.threads, "byte_model": bw.BYTE_MODEL,
+        "points": [{"ws_bytes_per_thread": s, "ws_bytes_total": s * team.threads,
+                    "bytes_per_s": r.best, "median_bytes_per_s": r.median,
+                    "spread": r.stats.spread,
+                    "samples": list(r.samples)} for s, r in zip(sizes, rates)],
+        "plateaus": [{"level": lv, "first_bytes_per_thread": sizes[p.first],
+                      "last_bytes_per_thread": sizes[p.last], "bytes_per_s": p.bytes_per_s,
+                      "chosen_bytes_per_thread": sizes[chosen[lv]]}
+                     for lv, p in levels.items()],
+        "reported_caches": {"L1d": host.caches.l1d, "L2": host.caches.l2, "L3": host.caches.l3,
+                            "source": host.caches.source},
+        "notes": list(notes),
+    }
+    return extras, ceilings, list(notes)
+
+
+def _stream_extras(spec, team, ws_by_level: dict[str, float], stages) -> dict:
+    out: dict = {}
+    jobs = [(lv, k) for lv in spec.stream_levels if lv in ws_by_level
+            for k in ("copy", "scale", "add", "triad", "sum")]
+    for j, (lv, name) in enumerate(jobs):
+        stages.within("stream", j / max(1, len(jobs)))
+        rate, n = bw.measure_stream(bw.STREAM[name], ws_by_level[lv], team, spec.plan)
+        out.setdefault(lv, {})[name] = {
+            "bytes_per_s": rate.best, "median_bytes_per_s": rate.median,
+            "spread": rate.stats.spread,
+            "samples": list(rate.samples), "elements_per_array": n,
+            "ws_bytes_per_thread": ws_by_level[lv], "formula": bw.STREAM[name].formula}
+    return out
+
+
+def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
+    win = max(methods, key=lambda m: m.rate.best)
+    others = "; ".join(f"{m.method.split(':')[0].split(' (')[0]}: {si(m.rate.best, 'FLOP/s')}"
+                       for m in methods if m is not win)
+    method = win.method + (f" (best of methods; also {others})" if others else "")
+    return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
+
+
+def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> Roof | None:
+    from ...hardware.cpu_arch import cpu_nominal_roof
+
+    if arch is None:
+        return None
+    cores = min(threads, host.cores)
+    return cpu_nominal_roof(
+        f"{host.cpu_model} ({arch.name}, {cores} cores @ {ghz:.2f} GHz)", cores, ghz, arch,
+        None, f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})")
+
+
+def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
+    """A note when the reference measured at the end differs from the start by > limit."""
+    change = end / start - 1
+    if abs(change) <= limit:
+        return None
+    return (f"the fp64 FMA reference moved {change:+.1%} between the start and the end of "
+            f"the probe (clock drift or other load); rerun or use --full")
+
+
+def flag_overshoot(measured: list[Ceiling], nominal: Roof | None, arch) -> list[Ceiling]:
+    """Measured above nominal by > 5 %: say so on the ceiling (the VM may mask the CPU)."""
+    if nominal is None:
+        return measured
+    out = []
+    for c in measured:
+        nom = nominal.find_compute(c.precision, c.unit) if c.is_compute else None
+        if nom is not None and c.value > OVERSHOOT * nom.value:
+            w = (f"{c.label}: measured {si(c.value, 'FLOP/s')} is {c.value / nom.value:.0%} of "
+                 f"the nominal {si(nom.value, 'FLOP/s')} for {arch.name}; the CPU may not be "
+                 f"what it reports (a VM can mask the microarchitecture) or the clock ran "
+                 f"faster than measured")
+            c = replace(c, warnings=c.warnings + (w,))
+        out.append(c)
+    return out
+
+
+def probe_cpu(mode: str = "default", threads: int | None = None,
+              progress: Progress | None = None) -> MachineProfile:
+    """Measure this CPU's roofline: bandwidth per memory level, peak FLOP/s per precision,
+    an intensity sweep and the overhead floor. Returns the profile (writes nothing)."""
+    require("numba", "cpu", "the CPU probe")
+    from ...hardware.cpu_arch import detect_microarch
+
+    spec = get_mode(mode)
+    t_start = time.perf_counter()
+    host = detect_host()
+    avail = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else host.threads
+    threads = int(threads or avail)
+    if threads < 1:
+        raise ProbeError(f"--threads must be at least 1; got {threads}")
+    arch = detect_microarch(host.vendor, host.family, host.model, host.flags, host.cpu_model)
+    stages = _Stages(progress, {"compile": 1, "clock": 1, "flops": 2, "sweep": 10,
+                                "stream": 4 if len(spec.stream_levels) > 1 else 1,
+                                "gemm": 2, "lowp": 2 if spec.low_precision else 0.01,
+                                "intensity": 3, "overhead": 1, "drift": 1})
+    stages.within("compile", 0.0)
+    from . import kernels  # noqa: F401  (compiles or loads the cached kernels)
+
+    notes: list[str] = []
+    dram_total, mem_notes = dram_working_set(host, spec)
+    notes += mem_notes
+    with Team(threads) as team:
+        stages.finish("compile")
+        clock0 = measure_clock(team, spec.peak_plan)
+        stages.finish("clock")
+        peaks = {p: fma_peak(p, team, spec.peak_plan) for p in ("fp64", "fp32")}
+        stages.finish("flops")
+        sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total)
+        notes += sweep_notes
+        stages.finish("sweep")
+        ws_by_level = {p["level"]: p["chosen_bytes_per_thread"] for p in sweep_extras["plateaus"]}
+        stream = _stream_extras(spec, team, ws_by_level, stages)
+        stages.finish("stream")
+        gemm, gemm_medians = {}, {}
+        for p in ("fp64", "fp32"):
+            gemm[p], gemm_medians[p] = gemm_peak(p, spec.gemm_sizes, threads, spec.plan)
+        stages.finish("gemm")
+        lowp, not_measured = _low_precision(spec, arch, threads)
+        stages.finish("lowp")
+        ws_i = ws_by_level.get("DRAM", dram_total / threads)
+        sweep = intensity_sweep(spec.intensity_ks, ws_i, team, spec.plan,
+                                progress=lambda i, n: stages.within("intensity", i / n))
+        stages.finish("intensity")
+        over = overhead_floor(spec.plan)
+        stages.finish("overhead")
+        peak_end = fma_peak("fp64", team, spec.peak_plan)
+        clock1 = measure_clock(team, spec.peak_plan)
+        stages.finish("drift")
+    ghz = clock0.best / 1e9
+    compute = [_best(p, [peaks[p], gemm[p]], "vector") for p in ("fp64", "fp32")]
+    compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
+                          unit=u) for m, u in lowp]
+    nominal = _nominal(host, arch, ghz, threads)
+    compute = flag_overshoot(compute, nominal, arch)
+    drift = peak_end.rate.best / peaks["fp64"].rate.best - 1
+    note = drift_note(peaks["fp64"].rate.best, peak_end.rate.best)
+    notes += [note] if note else []
+    if not_measured:
+        notes += [f"{p}: not measured ({why})" for p, why in not_measured.items()]
+    floor = min(over.values(), key=lambda t: t.median)
+    floor_name = next(k for k, v in over.items() if v is floor)
+    order = {lv: i for i, lv in enumerate(bw.LEVELS)}
+    measured = Roof(
+        name=f"{host.cpu_model} measured ({threads} threads)", kind="measured",
+        compute=tuple(compute),
+        memory=tuple(sorted(mem_ceilings.values(), key=lambda c: order[c.level])),
+        overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
+        source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
+    host_d = host.to_dict() | {"clock_hz": clock0.best, "threads_used": threads,
+                               "microarch": arch.name if arch else None,
+                               "microarch_notes": list(arch.notes) if arch else []}
+    extras = {
+        "mode": spec.name, "threads": threads,
+        "bandwidth_sweep": sweep_extras, "stream": stream,
+        "compute_methods": {p: [{"method": m.method, "flop_per_s": m.rate.best,
+                                 "median_flop_per_s": m.rate.median,
+                                 "spread": m.rate.stats.spread, "samples": list(m.rate.samples)}
+                                for m in (peaks[p], gemm[p])] for p in ("fp64", "fp32")},
+        "gemm_by_size": {p: {str(n): v for n, v in d.items()} for p, d in gemm_medians.items()},
+        "not_measured": not_measured,
+        "intensity_sweep": {"precision": "fp64",
+                            "method": method_text(ws_i * threads, threads),
+                            "points": [pt.to_dict() for pt in sweep]},
+        "overhead": {k: {"seconds": v.median, "best_s": v.best, "samples": list(v.samples)}
+                     for k, v in over.items()},
+        "clock": {"hz": clock0.best, "median_hz": clock0.median,
+                  "samples": list(clock0.samples), "method": CLOCK_METHOD,
+                  "hz_end": clock1.best},
+        "drift": {"reference": "fp64 FMA peak", "start_flop_per_s": peaks["fp64"].rate.best,
+                  "end_flop_per_s": peak_end.rate.best, "relative_change": drift},
+        "wall_s": time.perf_counter() - t_start,
+    }
+    return MachineProfile(host=host_d, nominal=nominal, measured=measured, extras=extras,
+                          created=now_iso())
+
+
+def _low_precision(spec: ModeSpec, arch, threads: int):
+    """bf16/fp16/int8 through torch where the CPU has a fast path; reasons otherwise."""
+    measured, reasons = [], {}
+    for prec in ("bf16", "fp16", "int8"):
+        path = arch.fast_path(prec) if arch else None
+        if path is None:
+            reasons[prec] = "no fast path on this CPU (its flags show no instructions for it)"
+            continue
+        if not spec.low_precision:
+            reasons[prec] = f"skipped in {spec.name} mode (the default mode measures it)"
+            continue
+        got = torch_matmul_peak(prec, 1024, threads, spec.plan)
+        if isinstance(got, str):
+            reasons[prec] = got
+        else:
+            measured.append((got, path.unit))
+    return measured, reasons
+
+
+def sweep_points(profile: MachineProfile) -> list[tuple[float, float]]:
+    """The intensity sweep as (AI FLOP/byte, FLOP/s) pairs for report.chart's `sweep=`."""
+    pts = (profile.extras.get("intensity_sweep") or {}).get("points", [])
+    return [(float(p["ai"]), float(p["flop_per_s"])) for p in pts]

@@ -1,0 +1,142 @@
+"""The GPU probe: measured ceilings of one CUDA device through PyTorch and Triton.
+
+`probe_gpu("cuda:0")` measures matmul peaks per precision, vector FMA peaks, device copy,
+the cache levels of a working-set sweep, host<->device bandwidth and launch overheads, and
+returns a MachineProfile with the catalog's nominal roof beside the measured one.
+`probe_gpu("cpu")` runs the same code on PyTorch's CPU device (a dry run: host clock
+instead of CUDA events, no Triton), which is how CI covers it on machines without a GPU.
+
+The probe never changes clocks, power limits or application clocks; it reads them before
+and after and stores them in the profile's host section.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from ...errors import require
+from ...hardware.profile import MachineProfile, now_iso
+from ...model.ceiling import Ceiling, Roof
+from ...units import si
+from .context import Context, sizes_for
+from .identity import catalog_roof, identify, open_device, parse_device, read_clocks
+from .timing import clock_timer, cuda_timer, torch_flush
+
+__all__ = ["compare_to_nominal", "probe_gpu"]
+
+Progress = Callable[[str, float], None]
+
+# Stages and their share of the run time, for the progress fraction.
+_STAGES = (("compute: matmul", 0.35), ("compute: vector", 0.1), ("memory: stream", 0.15),
+           ("memory: sweep", 0.2), ("memory: host", 0.05), ("overhead", 0.15))
+
+
+def _nominal_for(c: Ceiling, nominal: Roof) -> Ceiling | None:
+    if c.is_compute:
+        # Same precision and unit only: a vector figure against a tensor-core peak says nothing.
+        return next((n for n in nominal.compute if n.precision == c.precision
+                     and n.unit in (c.unit, None)), None)
+    return nominal.find_memory(c.level)
+
+
+def compare_to_nominal(measured: Roof, nominal: Roof | None) -> tuple[Roof, list[dict]]:
+    """Each measured ceiling against its nominal one. A measured value above the datasheet
+    is flagged with a warning on the ceiling (never hidden or clipped)."""
+    if nominal is None:
+        return measured, []
+    rows: list[dict] = []
+
+    def check(c: Ceiling) -> Ceiling:
+        ref = _nominal_for(c, nominal)
+        if ref is None:
+            return c
+        above = c.value > ref.value
+        rows.append({"ceiling": c.label, "kind": "compute" if c.is_compute else "memory",
+                     "measured": c.value, "nominal": ref.value, "ratio": c.value / ref.value,
+                     "above_nominal": above})
+        if not above:
+            return c
+        unit = "FLOP/s" if c.is_compute else "B/s"
+        note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
+                f"{si(ref.value, unit)} of '{nominal.name}' ({c.value / ref.value:.0%}); check "
+                f"the catalog entry (sparse vs dense, boost clock) or the measurement method")
+        return replace(c, warnings=c.warnings + (note,))
+
+    return replace(measured, compute=tuple(check(c) for c in measured.compute),
+                   memory=tuple(check(c) for c in measured.memory)), rows
+
+
+def _make_timer(torch, dev, host):
+    caches = [v for v in (host.get("caches") or {}).values() if v]
+    flush_bytes = int(2 * max(caches)) if caches else 64 << 20
+    if dev.type == "cuda":
+        return cuda_timer(torch, dev, flush_bytes)
+    return clock_timer(time.perf_counter, flush=torch_flush(torch, dev, flush_bytes))
+
+
+def probe_gpu(device: str, mode: str = "default", progress: Progress | None = None
+              ) -> MachineProfile:
+    """Measure a CUDA device ("cuda", "cuda:N"), or PyTorch's CPU device ("cpu", dry run).
+
+    Raises InputError for a bad device string or mode, DeviceError when no CUDA device is
+    visible, MissingDependency when torch is not installed.
+    """
+    kind, _ = parse_device(device)
+    sizes = sizes_for(kind, mode)
+    torch = require("torch", "gpu", "the GPU probe")
+    dev = open_device(torch, device)
+    started = time.perf_counter()
+    host = identify(torch, dev)
+    host["clocks_before"] = read_clocks(torch, dev)
+    nominal, catalog = catalog_roof(host["name"])
+    host["catalog"] = catalog if nominal is not None else None
+    source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
+    done = 0.0
+    stage_name = ""
+
+    def say(stage: str) -> None:
+        if progress:
+            progress(stage, min(done, 0.99))
+
+    ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
+                  host=host, source=source, progress=say)
+    from . import compute, memory, overhead
+
+    results: dict[str, object] = {}
+    steps = {
+        "compute: matmul": lambda: compute.matmul_peaks(ctx),
+        "compute: vector": lambda: compute.vector_peaks(ctx),
+        "memory: stream": lambda: memory.stream(ctx),
+        "memory: sweep": lambda: memory.cache_sweep(ctx),
+        "memory: host": lambda: memory.host_transfers(ctx),
+        "overhead": lambda: overhead.overheads(ctx),
+    }
+    for stage_name, share in _STAGES:
+        say(stage_name)
+        results[stage_name] = steps[stage_name]()
+        done += share
+    cache_ceilings, sweep_extras = results["memory: sweep"]
+    overhead_s, overhead_figures = results["overhead"]
+    host["clocks_after"] = read_clocks(torch, dev)
+    measured = Roof(
+        name=host["name"], kind="measured",
+        compute=tuple(results["compute: matmul"]) + tuple(results["compute: vector"]),
+        memory=tuple(results["memory: stream"]) + tuple(cache_ceilings)
+        + tuple(results["memory: host"]),
+        overhead_s=overhead_s,
+        overhead_source="median per-kernel time of back-to-back one-element torch add_ "
+                        "launches (eager PyTorch)",
+        source=source)
+    measured, checks = compare_to_nominal(measured, nominal)
+    if progress:
+        progress("done", 1.0)
+    extras = {"gpu": {
+        "mode": mode, "timer": ctx.timer.kind, "wall_s": time.perf_counter() - started,
+        "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
+        "skipped": dict(ctx.skipped), "nominal_checks": checks,
+        "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
+    }}
+    return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
+                          created=now_iso())

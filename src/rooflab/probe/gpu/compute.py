@@ -1,0 +1,157 @@
+"""Compute ceilings: matmul peaks per precision through PyTorch, vector peaks through Triton.
+
+A square matmul of size n does 2 n^3 FLOP (one multiply-add = 2 FLOP; FACTS.md). Inputs are
+random, never zeros: on an H200 a bf16 matmul ran 13 % faster on zeros than on random data
+(METHOD.md). The best call over several sizes is the ceiling, as seed 000 advises ("run a
+few sizes and take the maximum as the attainable peak").
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ...model.ceiling import Ceiling
+from ..stats import rates
+from .context import Context, measured_ceiling
+from .timing import time_calls
+
+MATMUL_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+VECTOR_PRECISIONS = ("fp64", "fp32", "fp16")
+# Compute capabilities whose matrix units do fp64 (DMMA): A100, H100/H200, B200
+# (NVIDIA architecture whitepapers); elsewhere fp64 matmuls run on the vector units.
+FP64_TENSOR_CC = ("8.0", "9.0", "10.0")
+FMA_BLOCK = 1024
+FMA_PROGRAMS_PER_SM = 32
+
+
+@contextmanager
+def fp32_matmul_mode(torch, mode: str):
+    """Set CUDA fp32 matmuls to 'ieee' (TF32 off) or 'tf32' for the block, then restore."""
+    m = torch.backends.cuda.matmul
+    if hasattr(m, "fp32_precision"):
+        old = m.fp32_precision
+        m.fp32_precision = mode
+        try:
+            yield
+        finally:
+            m.fp32_precision = old
+    else:
+        old = m.allow_tf32
+        m.allow_tf32 = mode == "tf32"
+        try:
+            yield
+        finally:
+            m.allow_tf32 = old
+
+
+def matmul_unit(ctx: Context, precision: str) -> str:
+    if not ctx.is_cuda or precision == "fp32":
+        return "vector"
+    if precision == "fp64":
+        return "tensor" if ctx.host.get("compute_capability") in FP64_TENSOR_CC else "vector"
+    return "tensor"
+
+
+def matmul_op(torch, dev, precision: str, n: int):
+    """A no-argument function computing one n x n x n product in `precision`."""
+    if precision == "int8":
+        a = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=dev)
+        b = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=dev)
+        return lambda: torch._int_mm(a, b)
+    if precision == "fp8":
+        fp8 = torch.float8_e4m3fn
+        a = torch.randn(n, n, device=dev).to(fp8)
+        b = torch.randn(n, n, device=dev).to(fp8).t()   # _scaled_mm wants B column-major
+        one = torch.ones((), device=dev)
+        try:
+            torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                             use_fast_accum=True)
+            fast = True
+        except (RuntimeError, TypeError):
+            fast = False
+        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one,
+                                        out_dtype=torch.bfloat16, use_fast_accum=fast)
+    dtype = {"fp64": torch.float64, "fp32": torch.float32, "tf32": torch.float32,
+             "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+    a = torch.randn(n, n, device=dev, dtype=dtype)
+    b = torch.randn(n, n, device=dev, dtype=dtype)
+    out = torch.empty(n, n, device=dev, dtype=dtype)
+    return lambda: torch.matmul(a, b, out=out)
+
+
+def _matmul_best(ctx: Context, precision: str) -> Ceiling | None:
+    torch, best = ctx.torch, None
+    for n in ctx.sizes.matmul_sizes:
+        name = f"matmul_{precision}_{n}"
+        ctx.say(f"compute: {precision} matmul {n}")
+        try:
+            fn = matmul_op(torch, ctx.dev, precision, n)
+            timing = time_calls(fn, ctx.timer, ctx.sizes.plan)
+        except (RuntimeError, NotImplementedError, TypeError, AttributeError) as exc:
+            ctx.skipped[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            continue
+        finally:
+            fn = None
+        flop = 2.0 * n ** 3
+        ctx.keep(name, timing, flop, "flop", kind="matmul", precision=precision, n=n,
+                 flop_per_s_best=max(rates(flop, timing.samples)))
+        lib = "torch._int_mm" if precision == "int8" else (
+            "torch._scaled_mm e4m3" if precision == "fp8" else "torch.matmul")
+        c = measured_ceiling(flop, timing, precision=precision,
+                             unit=matmul_unit(ctx, precision), source=ctx.source,
+                             method=f"{lib} {n}x{n}x{n}, random inputs, 2n^3 FLOP, best call "
+                                    f"over sizes {list(ctx.sizes.matmul_sizes)}")
+        if best is None or c.value > best.value:
+            best = c
+    return best
+
+
+def matmul_peaks(ctx: Context) -> list[Ceiling]:
+    """One ceiling per precision the device runs; the rest are listed in ctx.skipped."""
+    out = []
+    for precision in MATMUL_PRECISIONS:
+        if precision == "tf32" and not ctx.is_cuda:
+            ctx.skipped["matmul_tf32"] = "TF32 is a mode of CUDA matrix units"
+            continue
+        if ctx.is_cuda and precision in ("fp32", "tf32"):
+            with fp32_matmul_mode(ctx.torch, "tf32" if precision == "tf32" else "ieee"):
+                c = _matmul_best(ctx, precision)
+        else:
+            c = _matmul_best(ctx, precision)
+        if c is not None:
+            out.append(c)
+    return out
+
+
+def vector_peaks(ctx: Context) -> list[Ceiling]:
+    """fp64/fp32/fp16 FMA throughput on the vector units (Triton kernel, CUDA only)."""
+    if not ctx.is_cuda or not ctx.sizes.fma_iters:
+        ctx.skipped.setdefault("vector_fma", "vector FMA peaks use a Triton kernel on CUDA")
+        return []
+    try:
+        from . import kernels
+    except ImportError as exc:
+        ctx.skipped["vector_fma"] = f"triton is not importable ({exc})"
+        return []
+    torch, iters = ctx.torch, ctx.sizes.fma_iters
+    programs = ctx.host["multiprocessors"] * FMA_PROGRAMS_PER_SM
+    dtypes = {"fp64": torch.float64, "fp32": torch.float32, "fp16": torch.float16}
+    timer = ctx.timer.without_flush()   # registers only: nothing to flush
+    out = []
+    for precision in VECTOR_PRECISIONS:
+        ctx.say(f"compute: {precision} vector FMA")
+        buf = torch.empty(programs * FMA_BLOCK, device=ctx.dev, dtype=dtypes[precision])
+        flop = 2.0 * iters * kernels.FMA_CHAINS * programs * FMA_BLOCK
+        try:
+            timing = time_calls(lambda b=buf, p=precision: kernels.launch_fma(
+                b, iters, programs, FMA_BLOCK, p), timer, ctx.sizes.plan)
+        except Exception as exc:  # noqa: BLE001 — a Triton compile error must not end the probe
+            ctx.skipped[f"vector_{precision}"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            continue
+        ctx.keep(f"fma_{precision}", timing, flop, "flop", kind="fma", precision=precision,
+                 flop_per_s_best=max(rates(flop, timing.samples)))
+        out.append(measured_ceiling(
+            flop, timing, precision=precision, unit="vector", source=ctx.source,
+            method=f"Triton FMA kernel: {kernels.FMA_CHAINS} independent chains x {iters} "
+                   f"iterations x {programs * FMA_BLOCK} elements, 2 FLOP per FMA, best call"))
+    return out

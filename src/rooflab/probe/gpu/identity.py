@@ -1,0 +1,216 @@
+"""Which device this is and what state it is in: torch.cuda properties and NVML, read only.
+
+The probe never sets clocks, power limits or application clocks (METHOD.md: measure the
+card as you find it). It reads clocks before and after so a reader can see throttling.
+On PyTorch's CPU device the same fields are filled from /proc and /sys where they exist.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+from ...errors import DeviceError, InputError
+
+_DEVICE_RE = re.compile(r"^(cuda|cpu)(?::(\d+))?$")
+
+# L1 data cache + shared memory per SM, bytes (CUDA C++ Programming Guide, "Compute
+# Capabilities" tables: 256 KB on 9.0, 192 KB on 8.0, 128 KB on 8.6/8.9/7.5, 128 KB on 7.0).
+L1_PER_SM = {(9, 0): 256 << 10, (8, 0): 192 << 10, (10, 0): 256 << 10}
+DEFAULT_L1_PER_SM = 128 << 10
+
+
+def parse_device(device: str) -> tuple[str, int | None]:
+    """'cuda' -> ('cuda', None), 'cuda:1' -> ('cuda', 1), 'cpu' -> ('cpu', None)."""
+    m = _DEVICE_RE.match(str(device).strip().lower())
+    if not m or (m.group(1) == "cpu" and m.group(2) is not None):
+        raise InputError(f"device must be 'cuda', 'cuda:N' or 'cpu' (PyTorch's CPU device, "
+                         f"a dry run); got '{device}'")
+    return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
+
+
+def open_device(torch, device: str):
+    """The torch.device to probe, or DeviceError saying why it cannot be used."""
+    kind, index = parse_device(device)
+    if kind == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        build = torch.version.cuda or "none (a CPU-only build of PyTorch)"
+        raise DeviceError(
+            "no CUDA device is visible (torch.cuda.is_available() is False); PyTorch's CUDA "
+            f"version is {build}. Check `nvidia-smi`, the driver and CUDA_VISIBLE_DEVICES, "
+            "install a CUDA build of PyTorch, or probe the CPU with `rooflab probe`")
+    count = torch.cuda.device_count()
+    index = torch.cuda.current_device() if index is None else index
+    if index >= count:
+        raise DeviceError(f"device cuda:{index} does not exist: {count} CUDA device(s) visible "
+                          f"(cuda:0 .. cuda:{count - 1}); pick one of those")
+    return torch.device("cuda", index)
+
+
+def _nvml_handle(nvml, props, index: int):
+    uuid = getattr(props, "uuid", None)
+    if uuid is not None:
+        try:
+            return nvml.nvmlDeviceGetHandleByUUID(f"GPU-{uuid}")
+        except Exception:  # noqa: BLE001 — older drivers spell UUIDs differently
+            pass
+    if hasattr(props, "pci_bus_id"):
+        bus = f"{getattr(props, 'pci_domain_id', 0):08x}:{props.pci_bus_id:02x}:" \
+              f"{getattr(props, 'pci_device_id', 0):02x}.0"
+        try:
+            return nvml.nvmlDeviceGetHandleByPciBusId(bus)
+        except Exception:  # noqa: BLE001
+            pass
+    # CUDA_VISIBLE_DEVICES can renumber devices; the index is the last resort.
+    return nvml.nvmlDeviceGetHandleByIndex(index)
+
+
+def _try(fn, *args):
+    try:
+        return fn(*args)
+    except Exception:  # noqa: BLE001 — NVML raises per unsupported query; keep the rest
+        return None
+
+
+def nvml_state(props, index: int) -> dict[str, Any]:
+    """Clocks (MHz), power (W), temperature (C) and driver through NVML; {} if unavailable."""
+    try:
+        import pynvml as nvml
+        nvml.nvmlInit()
+    except Exception as exc:  # noqa: BLE001 — no library, no driver, no permission
+        return {"nvml": f"unavailable: {exc}"}
+    try:
+        h = _nvml_handle(nvml, props, index)
+        state = {
+            "sm_clock_mhz": _try(nvml.nvmlDeviceGetClockInfo, h, nvml.NVML_CLOCK_SM),
+            "mem_clock_mhz": _try(nvml.nvmlDeviceGetClockInfo, h, nvml.NVML_CLOCK_MEM),
+            "max_sm_clock_mhz": _try(nvml.nvmlDeviceGetMaxClockInfo, h, nvml.NVML_CLOCK_SM),
+            "max_mem_clock_mhz": _try(nvml.nvmlDeviceGetMaxClockInfo, h, nvml.NVML_CLOCK_MEM),
+            "app_sm_clock_mhz": _try(nvml.nvmlDeviceGetApplicationsClock, h, nvml.NVML_CLOCK_SM),
+            "temperature_c": _try(nvml.nvmlDeviceGetTemperature, h, nvml.NVML_TEMPERATURE_GPU),
+        }
+        power = _try(nvml.nvmlDeviceGetPowerUsage, h)
+        limit = _try(nvml.nvmlDeviceGetEnforcedPowerLimit, h)
+        state["power_w"] = power / 1000 if power is not None else None
+        state["power_limit_w"] = limit / 1000 if limit is not None else None
+        reasons = _try(getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                       or nvml.nvmlDeviceGetCurrentClocksThrottleReasons, h)
+        state["clock_event_reasons"] = reasons
+        driver = _try(nvml.nvmlSystemGetDriverVersion)
+        state["driver"] = driver.decode() if isinstance(driver, bytes) else driver
+        return state
+    except Exception as exc:  # noqa: BLE001
+        return {"nvml": f"unavailable: {exc}"}
+    finally:
+        _try(nvml.nvmlShutdown)
+
+
+def _cpu_mhz() -> float | None:
+    try:
+        mhz = [float(line.split(":")[1]) for line in Path("/proc/cpuinfo").read_text().splitlines()
+               if line.startswith("cpu MHz")]
+    except (OSError, ValueError, IndexError):
+        return None
+    return sum(mhz) / len(mhz) if mhz else None
+
+
+def read_clocks(torch, dev) -> dict[str, Any]:
+    """The device's clocks and power now (read only)."""
+    if dev.type == "cuda":
+        props = torch.cuda.get_device_properties(dev)
+        return nvml_state(props, dev.index)
+    return {"cpu_mhz_mean": _cpu_mhz()}
+
+
+def _cpu_caches() -> dict[str, float]:
+    """Per-core L1d/L2 and shared L3 sizes from sysfs (bytes); {} when not readable."""
+    out: dict[str, float] = {}
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for idx in sorted(base.glob("index*")):
+        try:
+            level = (idx / "level").read_text().strip()
+            kind = (idx / "type").read_text().strip()
+            size = (idx / "size").read_text().strip().upper()
+        except OSError:
+            continue
+        if kind == "Instruction":
+            continue
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
+        out[f"L{level}"] = float(int(size.rstrip("KMG")) * mult)
+    return out
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _common(torch) -> dict[str, Any]:
+    try:
+        import importlib.metadata as md
+        triton = md.version("triton")
+    except Exception:  # noqa: BLE001 — not installed
+        triton = None
+    return {"hostname": socket.gethostname(), "platform": platform.platform(),
+            "python": platform.python_version(), "torch": torch.__version__,
+            "cuda": torch.version.cuda, "triton": triton}
+
+
+def identify(torch, dev) -> dict[str, Any]:
+    """Identity of the device: the same keys on CUDA and on the CPU device."""
+    host = _common(torch)
+    if dev.type == "cuda":
+        p = torch.cuda.get_device_properties(dev)
+        cc = (p.major, p.minor)
+        l2 = getattr(p, "L2_cache_size", None) or getattr(p, "l2_cache_size", None)
+        host.update(name=p.name, device=str(dev), backend="cuda", threads=None,
+                    compute_capability=f"{p.major}.{p.minor}",
+                    multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
+                    l2_bytes=float(l2) if l2 else None,
+                    l1_bytes=float(L1_PER_SM.get(cc, DEFAULT_L1_PER_SM) * p.multi_processor_count),
+                    caches={"L1": float(L1_PER_SM.get(cc, DEFAULT_L1_PER_SM)
+                                        * p.multi_processor_count),
+                            **({"L2": float(l2)} if l2 else {})})
+    else:
+        caches = _cpu_caches()
+        cores = os.cpu_count() or 1
+        mem = None
+        try:
+            kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text()
+                      .splitlines() if line.startswith("MemTotal"))
+            mem = float(kb * 1024)
+        except (OSError, StopIteration, ValueError):
+            pass
+        host.update(name=f"PyTorch CPU device ({_cpu_name()})", device="cpu", backend="cpu",
+                    compute_capability=None, multiprocessors=cores, memory_bytes=mem,
+                    l2_bytes=caches.get("L2"), l1_bytes=caches.get("L1"),
+                    threads=torch.get_num_threads(),
+                    # Shared L3 counts once; per-core L1/L2 scale with the threads used.
+                    caches={k: (v if k == "L3" else v * torch.get_num_threads())
+                            for k, v in caches.items()})
+    return host
+
+
+def catalog_roof(name: str):
+    """(nominal Roof, catalog name) for a device name, or (None, reason) when unmatched."""
+    try:
+        from ...hardware.catalog import match_device_name
+    except ImportError:
+        return None, "the hardware catalog is not available in this rooflab"
+    try:
+        dev = match_device_name(name)
+    except Exception as exc:  # noqa: BLE001 — a catalog bug must not lose a measurement
+        return None, f"catalog lookup failed: {exc}"
+    if dev is None:
+        return None, f"no catalog entry matches '{name}'"
+    return dev.roof, dev.name

@@ -1,0 +1,164 @@
+"""Memory ceilings: device copy and triad, the working-set sweep, host<->device transfers.
+
+Bytes are counted as STREAM does (FACTS.md): explicit reads + writes, each element read
+once and written once per call; copy moves 2 x 4 B per fp32 element, triad 3 x 4 B.
+DRAM figures flush the L2 before every timed call (timing.py); the sweep keeps caches warm
+on purpose, since its plateaus are the cache levels.
+"""
+
+from __future__ import annotations
+
+from ...model.ceiling import Ceiling
+from ..stats import rates
+from .context import Context, measured_ceiling
+from .sweep import find_plateaus, label_plateaus, run_sweep, sweep_sizes, sweep_to_dict
+from .timing import time_calls
+
+FP32 = 4
+SWEEP_BLOCK = 2048         # fp32 elements per Triton program step: 8 KiB, 4 x 16 B loads per thread
+PROGRAMS_PER_SM = 8
+TRIAD_SCALAR = 1.5
+
+
+def _triton_kernels(ctx: Context):
+    """The Triton kernels module on CUDA, or None with the reason kept in ctx.skipped."""
+    if not ctx.is_cuda:
+        ctx.skipped.setdefault("triton", "Triton kernels run on CUDA devices only")
+        return None
+    try:
+        from . import kernels
+    except ImportError as exc:
+        ctx.skipped.setdefault("triton", f"triton is not importable ({exc}); Triton-kernel "
+                                         f"figures are missing: pip install 'rooflab[gpu]'")
+        return None
+    return kernels
+
+
+def _stream_ops(ctx: Context):
+    """(name, fn, bytes per call) for copy and triad through torch and through Triton."""
+    torch, dev = ctx.torch, ctx.dev
+    n = ctx.sizes.stream_bytes // FP32
+    a, b, c = (torch.rand(n, device=dev) for _ in range(3))
+    ops = [("copy_torch", lambda: b.copy_(c), 2 * n * FP32),
+           ("triad_torch", lambda: torch.add(b, c, alpha=TRIAD_SCALAR, out=a), 3 * n * FP32)]
+    k = _triton_kernels(ctx)
+    if k is not None:
+        ops += [("copy_triton", lambda: k.launch_copy(c, b, n), 2 * n * FP32),
+                ("triad_triton", lambda: k.launch_triad(a, b, c, TRIAD_SCALAR, n), 3 * n * FP32)]
+    return ops
+
+
+def stream(ctx: Context) -> list[Ceiling]:
+    """The DRAM ceiling: the best copy (bytes read + written); triads kept in the record."""
+    best: Ceiling | None = None
+    for name, fn, nbytes in _stream_ops(ctx):
+        ctx.say(f"memory: {name.replace('_', ' ')}")
+        timing = time_calls(fn, ctx.timer, ctx.sizes.plan)
+        ctx.keep(name, timing, nbytes, "bytes", kind="stream",
+                 bytes_per_s_best=max(rates(nbytes, timing.samples)))
+        if name.startswith("copy"):
+            how = "torch Tensor.copy_" if name.endswith("torch") else "Triton copy kernel"
+            ceiling = measured_ceiling(
+                nbytes, timing, level="DRAM", source=ctx.source,
+                method=f"device copy of {ctx.sizes.stream_bytes / 2**20:.0f} MiB fp32 ({how}), "
+                       f"bytes read + written, L2 flushed between calls, best call")
+            if best is None or ceiling.value > best.value:
+                best = ceiling
+    return [best] if best is not None else []
+
+
+def _sweep_op(ctx: Context, cache: str):
+    torch, dev = ctx.torch, ctx.dev
+    k = _triton_kernels(ctx) if ctx.is_cuda else None
+    call_bytes = ctx.sizes.sweep_call_bytes
+
+    def make_op(size: int):
+        n = size // FP32
+        x = torch.rand(n, device=dev)
+        reps = max(1, round(call_bytes / size))
+        if k is None:
+            def fn():
+                for _ in range(reps):
+                    x.sum()
+            return fn, float(reps * n * FP32)
+        nblocks = n // SWEEP_BLOCK
+        programs = min(nblocks, ctx.host["multiprocessors"] * PROGRAMS_PER_SM)
+        out = torch.empty(programs * SWEEP_BLOCK, device=dev)
+        return (lambda: k.launch_read_sweep(x, out, nblocks, reps, programs, SWEEP_BLOCK, cache),
+                float(reps * nblocks * SWEEP_BLOCK * FP32))
+    return make_op
+
+
+def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
+    """Cache ceilings from working-set sweeps: L2 (and L1 on CUDA, and L3 on the CPU).
+
+    On CUDA the main sweep loads with ".cg" (cached in L2 only), so its plateaus are L2 and
+    DRAM; a second, shorter sweep with L1 caching on finds the L1 plateau where it exists.
+    """
+    caps = dict(ctx.host.get("caches") or {})
+    if ctx.is_cuda and _triton_kernels(ctx) is None:
+        ctx.skipped["sweep"] = "the GPU working-set sweep needs Triton"
+        return [], {}
+    main_caps = {"L2": caps["L2"]} if ctx.is_cuda and "L2" in caps else caps
+    if not main_caps:
+        ctx.skipped["sweep"] = "cache sizes unknown on this device"
+        return [], {}
+    s = ctx.sizes
+    sizes = sweep_sizes(s.sweep_lo, s.sweep_hi_l2 * max(main_caps.values()), s.sweep_step)
+    ctx.say("memory: working-set sweep")
+    points = run_sweep(sizes, _sweep_op(ctx, ".cg"), ctx.timer, s.sweep_plan)
+    found = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s) for p in points]),
+                           main_caps)
+    extras = {"main": sweep_to_dict(points, found)}
+    groups = [(found, points)]
+    if ctx.is_cuda and "L1" in caps and s.sweep_step < 1.5:
+        ctx.say("memory: L1 sweep")
+        l1_sizes = sweep_sizes(caps["L1"] / 16, caps["L1"] * 2, 1.5)
+        l1_points = run_sweep(l1_sizes, _sweep_op(ctx, ""), ctx.timer, s.sweep_plan)
+        l1 = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s)
+                                           for p in l1_points]), {"L1": caps["L1"]}, outer="L2")
+        extras["l1"] = sweep_to_dict(l1_points, l1)
+        l2 = found.get("L2")
+        if "L1" in l1 and (l2 is None or l1["L1"].bytes_per_s > l2.bytes_per_s):
+            groups.append(({"L1": l1["L1"]}, l1_points))
+    ceilings = []
+    for levels, pts_all in groups:
+        for level, plateau in levels.items():
+            if level == "DRAM":
+                continue   # DRAM comes from the copy, whose traffic is reads and writes
+            pts = [p for p in pts_all
+                   if plateau.first_bytes <= p.working_set_bytes <= plateau.last_bytes]
+            ceilings.append(Ceiling(
+                value=plateau.bytes_per_s, level=level, provenance="measured",
+                source=ctx.source,
+                method=f"read sweep plateau from {plateau.first_bytes / 2**20:.2f} to "
+                       f"{plateau.last_bytes / 2**20:.2f} MiB ({plateau.points} sets), median "
+                       f"of the sets' medians, bytes read",
+                samples=tuple(v for p in pts for v in p.samples)))
+    return ceilings, extras
+
+
+def host_transfers(ctx: Context) -> list[Ceiling]:
+    """Host<->device bandwidth with pinned host memory (CUDA only): the PCIe ceiling is
+    host-to-device, the direction that feeds the GPU; device-to-host is kept in the record."""
+    if not ctx.is_cuda or not ctx.sizes.host_bytes:
+        ctx.skipped.setdefault("host_transfers", "host<->device transfers need a CUDA device")
+        return []
+    torch, n = ctx.torch, ctx.sizes.host_bytes
+    host = torch.randint(0, 255, (n,), dtype=torch.uint8).pin_memory()
+    back = torch.empty(n, dtype=torch.uint8).pin_memory()
+    dev_buf = torch.empty(n, dtype=torch.uint8, device=ctx.dev)
+    timer = ctx.timer.without_flush()
+    out = []
+    for name, fn in (("h2d_pinned", lambda: dev_buf.copy_(host, non_blocking=True)),
+                     ("d2h_pinned", lambda: back.copy_(dev_buf, non_blocking=True))):
+        ctx.say(f"memory: {name}")
+        timing = time_calls(fn, timer, ctx.sizes.plan)
+        ctx.keep(name, timing, n, "bytes", kind="host_transfer",
+                 bytes_per_s_best=max(rates(n, timing.samples)))
+        if name == "h2d_pinned":
+            out.append(measured_ceiling(
+                n, timing, level="PCIe", source=ctx.source,
+                method=f"host-to-device copy of {n / 2**20:.0f} MiB from pinned memory, best "
+                       f"call (device-to-host is in extras)"))
+    return out

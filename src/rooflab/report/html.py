@@ -1,0 +1,190 @@
+"""A self-contained interactive HTML report (plotly.js inlined: no network needed to view it).
+
+The chart has one legend entry per ceiling (each roof's slopes per memory level and flat
+roofs per precision) and per memory level of points, so clicking the legend toggles them;
+hovering a point shows every number of it with its provenance. The tables of the Markdown
+report (record table, priorities, kernels, advice) follow the chart.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+from ..errors import require
+from ..hardware.profile import MachineProfile
+from ..model.analysis import Analysis, Point
+from ..model.ceiling import Roof
+from ..model.diagnose import Diagnosis, diagnose
+from ..units import fmt_ai, fmt_seconds, si
+from .markdown import (ADVICE_HEADERS, KERNEL_HEADERS, PRIORITY_HEADERS, RECORD_HEADERS,
+                       STEP_HEADERS, advice_rows, kernel_rows, priority_rows, record_rows,
+                       step_rows)
+
+LEVEL_COLORS = {"L1": "#1b9e77", "L2": "#7570b3", "L3": "#e7298a", "DRAM": "#2b53d8"}
+COMPUTE_COLOR = "#b26a12"
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
+max-width:1200px;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}h3{margin-bottom:.3em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.flag{color:#b00020;font-weight:bold}.finding{color:#8a4b00}.muted{color:#666}
+"""
+
+
+def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
+    xs = [p.ai for p in analysis.points if p.ai > 0 and math.isfinite(p.ai)]
+    for r in roofs:
+        for c in r.compute:
+            for m in r.memory:
+                xs.append(c.value / m.value)
+    lo = min(xs) / 10 if xs else 0.01
+    hi = max(xs) * 10 if xs else 1e4
+    return lo, hi
+
+
+def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
+    """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling."""
+    traces = []
+    top = roof.top_compute.value if roof.compute else None
+    dash = "solid" if roof.kind == "measured" else "dash"
+    width = 2.5 if judge else 1.5
+    for m in roof.memory:
+        x_end = min(xr[1], top / m.value) if top else xr[1]
+        traces.append(go.Scatter(
+            x=[xr[0], x_end], y=[m.value * xr[0], m.value * x_end], mode="lines",
+            name=f"{roof.kind} {m.level} {si(m.value, 'B/s')}",
+            line={"color": LEVEL_COLORS.get(m.level, "#555"), "dash": dash, "width": width},
+            hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
+                      f"{'; ' + m.source if m.source else ''})", hoverinfo="text"))
+    dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
+                                        if roof.memory else None)
+    for c in roof.compute:
+        x0 = c.value / dram.value if dram else xr[0]
+        traces.append(go.Scatter(
+            x=[x0, xr[1]], y=[c.value, c.value], mode="lines",
+            name=f"{roof.kind} {c.label} {si(c.value, 'FLOP/s')}",
+            line={"color": COMPUTE_COLOR, "dash": dash, "width": width},
+            hovertext=f"{roof.name}: {c.label} {si(c.value, 'FLOP/s')} ({c.provenance}"
+                      f"{'; ' + c.source if c.source else ''}); ridge vs "
+                      f"{dram.level if dram else '-'} {fmt_ai(x0)} FLOP/B", hoverinfo="text"))
+    return traces
+
+
+def hover_text(p: Point, analysis: Analysis) -> str:
+    """Every number of a point, with the provenance of the kernel's numbers."""
+    k = next((k for k in analysis.kernels if k.name == p.kernel), None)
+    prov = dict(k.provenance) if k is not None else {}
+    rows = [
+        f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
+        f"FLOP: {si(p.flop, 'FLOP')} ({p.precision}; {prov.get('flop', '?')})",
+        f"bytes: {si(p.bytes, 'B')} ({p.level}; {prov.get('bytes', '?')})",
+        f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})",
+        f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
+        f"achieved: {si(p.achieved_flop_per_s, 'FLOP/s')}",
+        f"attainable: {si(p.attainable_flop_per_s, 'FLOP/s')} (binding: {p.binding})",
+        f"% of roof: {'-' if p.percent_of_roof is None else f'{p.percent_of_roof:.1f} %'}",
+        f"bound: {p.bound}; floor {fmt_seconds(p.floor_s)}",
+        f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
+        f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
+    ]
+    if p.note:
+        rows.append(html.escape(p.note))
+    return "<br>".join(rows)
+
+
+def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = ""):
+    """The plotly Figure: roofs (judging roof first, others dashed/thinner) and points."""
+    go = require("plotly.graph_objects", "html", "the interactive HTML report")
+    roofs = [analysis.roof]
+    if profile is not None:
+        roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
+    xr = _x_range(analysis, roofs)
+    fig = go.Figure()
+    for i, r in enumerate(roofs):
+        for t in _roof_traces(go, r, i == 0, xr):
+            fig.add_trace(t)
+    for level in dict.fromkeys(p.level for p in analysis.points):
+        pts = [p for p in analysis.points if p.level == level and p.achieved_flop_per_s
+               and p.ai > 0 and math.isfinite(p.ai)]
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[p.ai for p in pts], y=[p.achieved_flop_per_s for p in pts],
+            mode="markers+text", name=f"kernels @ {level}",
+            text=[p.kernel for p in pts], textposition="top right",
+            marker={"size": 11, "color": LEVEL_COLORS.get(level, "#555"),
+                    "line": {"width": 1, "color": "#222"}},
+            hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
+    fig.update_layout(
+        title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
+        xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)"},
+        yaxis={"type": "log", "title": "performance (FLOP/s)"},
+        legend={"title": "click to toggle"}, height=620)
+    return fig
+
+
+def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _diagnosis_html(d: Diagnosis) -> str:
+    e = html.escape
+    parts = [f"<h3 id='k{d.rank}'>{d.rank}. {e(d.kernel)} — {e(d.bound)}-bound</h3>",
+             f"<p><b>Position</b>: {e(d.evidence)}</p>",
+             f"<p><b>Gain</b>: {e(d.gain_words)}"
+             + (" <span class='flag'>more than 2x below its roof</span>" if d.flagged else "")
+             + "</p><ol>"]
+    for x in d.distances:
+        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        parts.append(f"<li><b>{e(x.name)}</b> ({f}): {e(x.words)}</li>")
+    parts.append("</ol>")
+    for f in d.findings:
+        causes = "".join(f"<li>{e(c)}</li>" for c in f.causes)
+        parts.append(f"<div class='finding'><b>{e(f.check)}</b> ({e(f.severity)}): "
+                     f"{e(f.message)}<ul>{causes}<li>check: {e(f.fix)}</li></ul></div>")
+    if d.advice:
+        parts.append(_html_table(ADVICE_HEADERS, advice_rows(d)))
+    return "\n".join(parts)
+
+
+def html_report(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
+                top: int = 10) -> str:
+    """One self-contained HTML page: chart (plotly.js inlined) and the report's tables."""
+    fig = figure(analysis, profile, title)
+    chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
+                        config={"displaylogo": False, "responsive": True})
+    diags = diagnose(analysis)
+    e = html.escape
+    heading = title or f"Roofline report: {analysis.roof.name}"
+    body = [f"<h1>{e(heading)}</h1>",
+            f"<p class='muted'>Roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})"
+            + (f"; source: {e(analysis.roof.source)}" if analysis.roof.source else "")
+            + ". Hover a point for its numbers and their provenance; click the legend to "
+              "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
+            chart]
+    if profile is not None:
+        body += ["<h2>Record table (nominal vs measured)</h2>",
+                 _html_table(RECORD_HEADERS, record_rows(analysis, profile))]
+    steps = step_rows(analysis)
+    if steps:
+        body += ["<h2>Optimisation steps</h2>", _html_table(STEP_HEADERS, steps)]
+    body += ["<h2>Top kernels to work on</h2>",
+             "<p>Ranked by the time each would save if it reached its roof.</p>",
+             _html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),
+             "<h2>Kernels on the roof</h2>", _html_table(KERNEL_HEADERS, kernel_rows(analysis)),
+             "<h2>Diagnosis per kernel</h2>"]
+    body += [_diagnosis_html(d) for d in diags[:top]]
+    if analysis.notes:
+        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in analysis.notes)
+                    + "</ul>")
+    return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{e(heading)}</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")

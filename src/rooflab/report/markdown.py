@@ -1,0 +1,211 @@
+"""A Markdown report: roof, record table, kernels, priorities, diagnosis per kernel, advice.
+
+`markdown_report(analysis, profile=None, title="")` returns the text; the row builders here
+(`kernel_rows`, `priority_rows`, `record_rows`, `advice_rows`) are shared with the HTML and
+terminal renderers so the three say the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..hardware.profile import MachineProfile
+from ..model.analysis import Analysis
+from ..model.diagnose import Diagnosis, diagnose
+from ..units import fmt_ai, fmt_seconds, si
+
+KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
+                  "% of roof", "bound", "binding", "time", "share")
+PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at roof / total",
+                    "best advice", "predicted")
+ADVICE_HEADERS = ("advice", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
+RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
+STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
+                "AI DRAM", "AI L2", "AI L1", "achieved", "bound")
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0f} %"
+
+
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f} %"
+
+
+def headroom_cell(d: Diagnosis) -> str:
+    if d.headroom is None:
+        return "-"
+    return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else "")
+
+
+def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
+    """One row per point, kernels in the order given, levels as analysed."""
+    rows = []
+    for p in analysis.points:
+        rows.append((p.kernel, p.precision + (f" {p.unit}" if p.unit else ""), p.level,
+                     fmt_ai(p.ai), si(p.achieved_flop_per_s, "FLOP/s"),
+                     si(p.attainable_flop_per_s, "FLOP/s"), _pct(p.percent_of_roof), p.bound,
+                     p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
+    return rows
+
+
+def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
+    rows = []
+    for d in diagnoses:
+        a = d.best_advice
+        rows.append((str(d.rank), d.kernel, d.bound, _share(d.time_share), headroom_cell(d),
+                     "-" if d.gain_s is None else
+                     f"{fmt_seconds(d.gain_s)} / {100 * d.priority:.1f} %",
+                     a.action if a else "-", f"{a.speedup:.2f}x" if a else "-"))
+    return rows
+
+
+def advice_rows(d: Diagnosis) -> list[tuple[str, ...]]:
+    return [(a.action, a.shrinks, fmt_ai(a.new_ai), si(a.new_flop_per_s, "FLOP/s"),
+             f"{a.speedup:.2f}x", a.assumption) for a in d.advice]
+
+
+def record_rows(analysis: Analysis, profile: MachineProfile | None,
+                top: int = 5) -> list[tuple[str, ...]]:
+    """Seed 004's record table: B, P, ridge (nominal, measured, ratio), then workload rows.
+
+    Workload rows: each top kernel's achieved FLOP/s against the slope/roof height at its AI
+    on the nominal roof, and its time against the floor on the judging roof.
+    """
+    if profile is None:
+        return []
+    from .tables import profile_rows
+
+    rows = [r.cells()[:4] for r in profile_rows(profile)]
+    nominal = profile.nominal
+    for d in diagnose(analysis)[:top]:
+        p = d.point
+        nom = None
+        if nominal is not None:
+            c, _ = nominal.compute_for(p.precision, p.unit)
+            m = nominal.find_memory(p.level)
+            if m is not None:
+                nom = min(c.value, m.value * p.ai)
+        rows.append((f"{p.kernel}: FLOP/s", si(nom, "FLOP/s"),
+                     si(p.achieved_flop_per_s, "FLOP/s"),
+                     f"{_pct(p.percent_of_roof)} of the {analysis.roof.kind} roof"))
+        rows.append((f"{p.kernel}: time", f"{fmt_seconds(p.floor_s)} (floor)",
+                     fmt_seconds(p.seconds),
+                     "-" if d.headroom is None else f"{d.headroom:.2f}x the floor"))
+    return rows
+
+
+def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
+    """Optimisation steps (kernels with meta step_index, e.g. several ncu files) in order:
+    time and speed-up against the previous and the first step, FLOP, bytes, AI per level."""
+    steps = sorted((k for k in analysis.kernels if "step_index" in k.meta),
+                   key=lambda k: int(k.meta["step_index"]))
+    if len(steps) < 2:
+        return []
+    primary = {p.kernel: p for p in analysis.primary()}
+    rows, first, prev = [], steps[0].seconds, None
+    for k in steps:
+        p = primary.get(k.name)
+
+        def ai(level: str) -> str:
+            b = k.bytes.get(level)
+            return fmt_ai(k.total_flop / b) if b else "-"
+
+        def vs(ref: float | None) -> str:
+            return f"{ref / k.seconds:.2f}x" if ref and k.seconds else "-"
+
+        rows.append((str(k.meta.get("step", k.meta["step_index"])),
+                     str(k.meta.get("full_name", k.name)), fmt_seconds(k.seconds),
+                     vs(prev), vs(first), si(k.total_flop, "FLOP"),
+                     si(k.bytes.get("DRAM"), "B"), ai("DRAM"), ai("L2"), ai("L1"),
+                     si(p.achieved_flop_per_s if p else None, "FLOP/s"),
+                     p.bound if p else "-"))
+        prev = k.seconds
+    return rows
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    def esc(cell: str) -> str:
+        return str(cell).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def diagnosis_lines(d: Diagnosis) -> list[str]:
+    out = [f"### {d.rank}. {d.kernel} — {d.bound}-bound", "",
+           f"- **Position**: {d.evidence}",
+           f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
+                                            if d.flagged else ""), ""]
+    out.append("Three distances (seed 004):")
+    out.append("")
+    for x in d.distances:
+        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        out.append(f"1. **{x.name}** ({f}): {x.words}")
+    out.append("")
+    if d.findings:
+        out.append("Sanity checks:")
+        out.append("")
+        for f in d.findings:
+            out.append(f"- **{f.check}** ({f.severity}): {f.message}")
+            for c in f.causes:
+                out.append(f"  - possible cause: {c}")
+            if f.fix:
+                out.append(f"  - check: {f.fix}")
+        out.append("")
+    if d.advice:
+        out += _table(ADVICE_HEADERS, advice_rows(d))
+        out.append("")
+    return out
+
+
+def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
+                    title: str = "", top: int = 10) -> str:
+    """The whole report as Markdown text (nothing is written or printed here)."""
+    roof = analysis.roof
+    diags = diagnose(analysis)
+    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    lines = [f"# {title or 'Roofline report: ' + roof.name}", ""]
+    lines.append(f"Roof: **{roof.name}** ({roof.kind})"
+                 + (f", source: {roof.source}" if roof.source else "") + ".")
+    ceilings = ", ".join(f"{c.label} {si(c.value, 'FLOP/s')}" for c in roof.compute)
+    levels = ", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory)
+    lines += [f"Compute ceilings: {ceilings or 'none'}.", f"Memory ceilings: {levels or 'none'}."]
+    if roof.overhead_s:
+        lines.append(f"Launch/dispatch floor: {fmt_seconds(roof.overhead_s)} per call.")
+    lines.append("")
+    bounds: dict[str, int] = {}
+    for d in diags:
+        bounds[d.bound] = bounds.get(d.bound, 0) + 1
+    lines.append(f"{len(analysis.kernels)} kernel(s), {fmt_seconds(total) if total else 'no'} "
+                 f"measured time; " + ", ".join(f"{n} {b}-bound" for b, n in bounds.items())
+                 + ".")
+    flagged = [d.kernel for d in diags if d.flagged]
+    if flagged:
+        lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
+    lines.append("")
+    if profile is not None:
+        lines += ["## Record table (nominal vs measured)", ""]
+        lines += _table(RECORD_HEADERS, record_rows(analysis, profile))
+        lines.append("")
+    steps = step_rows(analysis)
+    if steps:
+        lines += ["## Optimisation steps", "",
+                  "Speed-ups are time ratios (> 1x: faster than the reference step).", ""]
+        lines += _table(STEP_HEADERS, steps)
+        lines.append("")
+    lines += ["## Top kernels to work on", "",
+              "Ranked by the time each would save if it reached its roof.", ""]
+    lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))
+    lines += ["", "## Kernels on the roof", ""]
+    lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
+    lines += ["", "## Diagnosis per kernel", ""]
+    for d in diags[:top]:
+        lines += diagnosis_lines(d)
+    if len(diags) > top:
+        lines.append(f"({len(diags) - top} more kernel(s) not detailed; raise --top.)")
+        lines.append("")
+    if analysis.notes:
+        lines += ["## Notes", ""] + [f"- {n}" for n in analysis.notes] + [""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,131 @@
+"""Terminal tables for machine profiles: seed 004's record table (nominal, measured,
+measured/nominal, ridge point P / B per precision for both roofs).
+
+`profile_rows` gives the numbers, `profile_lines` plain text (for Markdown or logs) and
+`profile_table` a rich Table; only the CLI prints them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..hardware.profile import MachineProfile
+from ..model.ceiling import Ceiling, Roof
+from ..units import fmt_ai, fmt_seconds, si
+
+LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
+PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+HEADERS = ("quantity", "nominal", "measured", "meas/nom", "spread", "n")
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """One line of the record table. Values in SI base units (unit says which)."""
+
+    quantity: str
+    unit: str                       # "B/s", "FLOP/s", "FLOP/B" or "s"
+    nominal: float | None
+    measured: float | None
+    spread: float | None = None
+    samples: int = 0
+    warning: bool = False
+
+    @property
+    def ratio(self) -> float | None:
+        if self.nominal and self.measured:
+            return self.measured / self.nominal
+        return None
+
+    def cells(self) -> tuple[str, ...]:
+        fmt = {"s": fmt_seconds, "FLOP/B": lambda v: "-" if v is None else fmt_ai(v)}.get(
+            self.unit, lambda v: si(v, self.unit))
+        measured = ("not measured" if self.measured is None and self.nominal is not None
+                    and self.unit != "FLOP/B" else fmt(self.measured))
+        return (self.quantity, fmt(self.nominal), measured,
+                "-" if self.ratio is None else f"{self.ratio:.0%}",
+                "-" if self.spread is None else f"{self.spread:.1%}" + (" !" if self.warning
+                                                                           else ""),
+                str(self.samples) if self.samples else "-")
+
+
+def _ordered(values, order) -> list:
+    return sorted(dict.fromkeys(values), key=lambda v: (order.index(v) if v in order
+                                                        else len(order), str(v)))
+
+
+def _compute_keys(roofs: list[Roof]) -> list[tuple[str, str | None]]:
+    keys = dict.fromkeys((c.precision, c.unit) for r in roofs for c in r.compute)
+    return sorted(keys, key=lambda k: (PREC_ORDER.index(k[0]) if k[0] in PREC_ORDER
+                                       else len(PREC_ORDER), str(k[1])))
+
+
+def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) -> ProfileRow:
+    return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
+                      meas.spread if meas else None, len(meas.samples) if meas else 0,
+                      bool(meas and meas.warnings))
+
+
+def _ridge(roof: Roof | None, prec: str, unit: str | None, level: str) -> float | None:
+    if roof is None:
+        return None
+    c, m = roof.find_compute(prec, unit), roof.find_memory(level)
+    return c.value / m.value if c and m else None
+
+
+def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
+    nom, meas = profile.nominal, profile.measured
+    roofs = [r for r in (nom, meas) if r is not None]
+    rows: list[ProfileRow] = []
+    for level in _ordered([c.level for r in roofs for c in r.memory], LEVEL_ORDER):
+        rows.append(_row(f"{level} bandwidth", "B/s", nom and nom.find_memory(level),
+                         meas and meas.find_memory(level)))
+    for prec, unit in _compute_keys(roofs):
+        label = f"{prec} {unit} peak" if unit else f"{prec} peak"
+        rows.append(_row(label, "FLOP/s", nom and nom.find_compute(prec, unit),
+                         meas and meas.find_compute(prec, unit)))
+    levels = [lv for lv in ("DRAM",) if any(r.find_memory(lv) for r in roofs)]
+    for level in levels:
+        for prec, unit in _compute_keys(roofs):
+            pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
+            if pair != (None, None):
+                rows.append(ProfileRow(f"ridge {prec} / {level}", "FLOP/B", *pair))
+    if any(r.overhead_s for r in roofs):
+        rows.append(ProfileRow("overhead floor", "s", nom.overhead_s if nom else None,
+                               meas.overhead_s if meas else None))
+    return rows
+
+
+def profile_lines(profile: MachineProfile) -> list[str]:
+    """The record table as aligned plain-text lines, then the roofs' notes and warnings."""
+    table = [HEADERS] + [r.cells() for r in profile_rows(profile)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(HEADERS))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+             for row in table]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines + [f"note: {n}" for n in profile_notes(profile)]
+
+
+def profile_notes(profile: MachineProfile) -> list[str]:
+    """Warnings of measured ceilings and the roofs' notes, without repeats."""
+    out: list[str] = []
+    for roof in profile.roofs:
+        for c in tuple(roof.compute) + tuple(roof.memory):
+            out.extend(c.warnings)
+        out.extend(roof.notes)
+    return list(dict.fromkeys(out))
+
+
+def profile_table(profile: MachineProfile, title: str | None = None):
+    """A rich Table: nominal, measured, measured/nominal and ridge per precision."""
+    from rich.table import Table
+
+    nom, meas = profile.nominal, profile.measured
+    caption = " | ".join(f"{k}: {r.name}" for k, r in (("nominal", nom), ("measured", meas))
+                         if r is not None)
+    table = Table(title=title or profile.name, caption=caption, caption_justify="left")
+    for i, h in enumerate(HEADERS):
+        table.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for row in profile_rows(profile):
+        table.add_row(*row.cells(), style="yellow" if row.warning else None)
+    return table

@@ -1,0 +1,102 @@
+"""A rich terminal summary: the roof, the top kernels to work on, and each one's diagnosis.
+
+`terminal_summary(...)` returns a rich renderable (a Group); only the CLI prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.analysis import Analysis
+from ..model.diagnose import Diagnosis
+from ..units import fmt_seconds, si
+from .markdown import PRIORITY_HEADERS, STEP_HEADERS, priority_rows, step_rows
+
+BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
+               "latency": "red"}
+
+
+def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left", show_lines=False)
+    for h in PRIORITY_HEADERS:
+        t.add_column(h, justify="right" if h in ("#", "time share", "headroom",
+                                                  "predicted") else "left",
+                     overflow="fold")
+    for d, row in zip(diagnoses, priority_rows(diagnoses)):
+        cells = list(row)
+        cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
+        if d.flagged:
+            cells[4] = f"[bold red]{cells[4]}[/]"
+        t.add_row(*cells)
+    return t
+
+
+def steps_table(analysis: Analysis):
+    from rich.table import Table
+
+    rows = step_rows(analysis)
+    if not rows:
+        return None
+    t = Table(title="Optimisation steps", title_justify="left")
+    skip = {"kernel", "AI L1"}
+    for h in STEP_HEADERS:
+        if h not in skip:
+            t.add_column(h, justify="left" if h in ("step", "bound") else "right")
+    for row in rows:
+        t.add_row(*(c for h, c in zip(STEP_HEADERS, row) if h not in skip))
+    return t
+
+
+def diagnosis_text(d: Diagnosis, advice: int = 3):
+    from rich.text import Text
+
+    t = Text()
+    t.append(f"{d.rank}. {d.kernel}", style="bold")
+    t.append(f"  {d.bound}-bound\n", style=BOUND_STYLE.get(d.bound, ""))
+    t.append(f"   position: {d.evidence}\n")
+    t.append(f"   gain: {d.gain_words}\n")
+    for x in d.distances:
+        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        t.append(f"   {x.name} ({f}): ", style="bold")
+        t.append(f"{x.words}\n", style="dim")
+    for f in d.findings:
+        t.append(f"   ! {f.check}: {f.message}\n", style="yellow")
+        if f.causes:
+            t.append(f"     likely: {f.causes[0]}\n", style="yellow")
+    for a in d.advice[:advice]:
+        t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted ", style="green")
+        t.append(f"(assumes {a.assumption})\n", style="dim")
+    return t
+
+
+def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: int = 5,
+                     source: str = ""):
+    """Roof line, priorities table, then the top kernels' diagnoses."""
+    from rich.console import Group
+    from rich.text import Text
+
+    roof = analysis.roof
+    head = Text()
+    head.append(f"{roof.name}", style="bold")
+    head.append(f" ({roof.kind}): ")
+    head.append(", ".join(f"{c.label} {si(c.value, 'FLOP/s')}" for c in roof.compute) + "; ")
+    head.append(", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory))
+    if roof.overhead_s:
+        head.append(f"; launch floor {fmt_seconds(roof.overhead_s)}")
+    parts: list = [head]
+    if source:
+        parts.append(Text(source, style="dim"))
+    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    flagged = sum(1 for d in diagnoses if d.flagged)
+    parts.append(Text(f"{len(analysis.kernels)} kernel(s), {fmt_seconds(total)} measured; "
+                      f"{flagged} more than 2x below their roof"))
+    steps = steps_table(analysis)
+    if steps is not None:
+        parts.append(steps)
+    parts.append(priority_table(diagnoses[:top]))
+    parts += [diagnosis_text(d) for d in diagnoses[:top]]
+    for n in analysis.notes:
+        parts.append(Text(f"note: {n}", style="dim"))
+    return Group(*parts)

@@ -1,0 +1,27 @@
+"""Transformer LLM inference on the roof, counted from a Hugging Face config.json.
+
+    from rooflab.workloads.llm import load_config, Settings, Request, analyze_llm
+    r = analyze_llm(load_config("tinyllama-1.1b"), load_roof("T4"), Settings(),
+                    Request(batches=(1, 4, 16), context=500))
+    r.tpot_s, r.ttft_s, r.decode.step.ai, r.sweep.knee_batch
+"""
+
+from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict
+from .config import MLA, ModelConfig, MoE, bundled_names, load_config, parse_config
+from .footprint import Footprint, footprint, kv_bytes_per_sequence, weight_bytes
+from .kernels import Step, StepOp, decode_step, prefill_step
+from .params import ParamCount, count_params
+from .parallel import TPResult, shard, tensor_parallel
+from .settings import Settings
+from .sweep import Sweep, batch_sweep
+from .timing import StepTiming, time_step
+from .whatif import compare_hardware, compare_settings, measured_point, standard_variants
+
+__all__ = [
+    "MLA", "ContextWarning", "Footprint", "LLMResult", "ModelConfig", "MoE", "ParamCount",
+    "Request", "Settings", "Step", "StepOp", "StepTiming", "Sweep", "TPResult", "analyze_llm",
+    "batch_sweep", "bundled_names", "compare_hardware", "compare_settings", "count_params",
+    "decode_step", "footprint", "kv_bytes_per_sequence", "load_config", "measured_point",
+    "parse_config", "prefill_step", "result_to_dict", "shard", "standard_variants",
+    "tensor_parallel", "time_step", "weight_bytes",
+]

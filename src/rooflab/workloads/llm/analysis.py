@@ -1,0 +1,185 @@
+"""One LLM inference setup on one roof: decode and prefill tables, totals, footprint, sweep."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import InputError
+from ...model.ceiling import Roof
+from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+from .config import ModelConfig
+from .footprint import Footprint, footprint
+from .kernels import Step, decode_step, prefill_step
+from .params import ParamCount, count_params
+from .settings import Settings
+from .sweep import Sweep, batch_sweep, check_batches
+from .timing import StepTiming, time_step
+
+
+class ContextWarning(UserWarning):
+    """The context is longer than the model's max_position_embeddings."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to analyse: batches (the first is the one tabled), prompt, context, generate."""
+
+    batches: tuple[int, ...] = (1,)
+    prompt: int = 512
+    context: int | None = None     # decode context; default prompt + generate // 2
+    generate: int = 128
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "batches", check_batches(tuple(self.batches)))
+        for name in ("prompt", "generate"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise InputError(f"--{name} must be an integer >= 1; got {v!r}")
+        if self.context is not None and (not isinstance(self.context, int) or self.context < 1):
+            raise InputError(f"--context must be an integer >= 1; got {self.context!r}")
+
+    @property
+    def batch(self) -> int:
+        return self.batches[0]
+
+    @property
+    def decode_context(self) -> int:
+        """Tokens in the cache at the tabled decode step (the average step by default)."""
+        return self.context if self.context is not None else self.prompt + self.generate // 2
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    config: ModelConfig
+    settings: Settings
+    request: Request
+    roof: Roof
+    params: ParamCount
+    decode: StepTiming
+    prefill: StepTiming
+    footprint: Footprint
+    sweep: Sweep | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def tpot_s(self) -> float:
+        return self.decode.floor_s
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prefill.floor_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Decode throughput floor: batch / TPOT."""
+        return self.request.batch / self.tpot_s
+
+    @property
+    def request_s(self) -> float:
+        """TTFT + generate x TPOT at the average context."""
+        return self.ttft_s + self.request.generate * self.tpot_s
+
+
+def check_context(cfg: ModelConfig, tokens: int) -> str | None:
+    """A warning (not an error) when the context exceeds max_position_embeddings."""
+    if cfg.max_positions and tokens > cfg.max_positions:
+        msg = (f"context of {tokens} tokens is longer than {cfg.name}'s "
+               f"max_position_embeddings ({cfg.max_positions}); the counts extrapolate "
+               f"beyond what the model was trained for")
+        warnings.warn(msg, ContextWarning, stacklevel=3)
+        return msg
+    return None
+
+
+def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
+                req: Request | None = None, *, device_bytes: float | None = None,
+                sweep: bool | None = None) -> LLMResult:
+    """Decode (at req.batch, req.decode_context) and prefill (req.batch x req.prompt) on the
+    roof; the footprint; the batch sweep when several batches are given."""
+    s = s or Settings()
+    req = req or Request()
+    notes = list(cfg.notes)
+    longest = max(req.decode_context, req.prompt + req.generate)   # what the cache must hold
+    msg = check_context(cfg, longest)
+    if msg:
+        notes.append(msg)
+    run_cfg = cfg
+    if s.tp > 1:
+        from .parallel import shard
+
+        run_cfg = shard(cfg, s.tp)
+        notes.append(f"tensor parallel over {s.tp} devices: tables are per device; "
+                     f"all-reduce traffic is in the 'parallel' section")
+    dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
+    pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
+    fp = footprint(run_cfg, s, batch=req.batch, context=longest,
+                   prompt=req.prompt, device_bytes=device_bytes)
+    do_sweep = len(req.batches) > 1 if sweep is None else sweep
+    sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
+    return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
+                     decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes))
+
+
+def _step_dict(t: StepTiming) -> dict[str, Any]:
+    st: Step = t.step
+    rows = []
+    by_name = {p.kernel: p for p in t.points}
+    for op in st.ops:
+        p = by_name[op.op.name]
+        rows.append({"name": op.op.name, "op": op.op.op, "calls": op.calls, "scope": op.scope,
+                     "flop_per_call": op.op.flop, "bytes_per_call": op.op.bytes,
+                     "flop": op.flop, "bytes": op.bytes,
+                     "bytes_split": {k: op.split(k) for k in ("weights", "activations", "kv")},
+                     "ai": p.ai if p.ai != float("inf") else None, "floor_s": p.floor_s,
+                     "floor_per_call_s": p.floor_s / op.calls, "bound": p.bound,
+                     "binding": p.binding})
+    lo, hi = t.launch_s_range
+    return {"phase": st.phase, "batch": st.batch, "q_len": st.q_len, "context": st.context,
+            "flop": st.flop, "bytes": st.bytes, "bytes_split": st.bytes_split, "ai": st.ai,
+            "floor_s": t.floor_s, "fused_floor_s": t.fused_floor_s, "bound": t.bound,
+            "tokens_per_s": t.tokens_per_s,
+            "launches": {"per_step": st.launches, "per_layer": st.per_layer_kernels(),
+                         "per_launch_s": list(t.per_launch_s), "total_s": [lo, hi],
+                         "source": t.launch_source,
+                         "launch_bound_kernels": list(t.launch_bound_kernels())},
+            "kernels": rows}
+
+
+def result_to_dict(r: LLMResult, measured: Sequence[Any] = ()) -> dict[str, Any]:
+    """The JSON vocabulary (roof, kernels, analysis of the decode step) plus an `llm` section."""
+    cfg, fp = r.config, r.footprint
+    llm: dict[str, Any] = {
+        "model": {"name": cfg.name, "family": cfg.family, "model_type": cfg.model_type,
+                  "source": cfg.source, "layers": cfg.layers, "hidden": cfg.hidden,
+                  "heads": cfg.heads, "kv_heads": cfg.kv_heads, "head_dim": cfg.head_dim,
+                  "intermediate": cfg.intermediate, "vocab": cfg.vocab,
+                  "max_position_embeddings": cfg.max_positions,
+                  "params": r.params.total, "active_params": r.params.active},
+        "settings": {"weights": r.settings.weights, "act": r.settings.act, "kv": r.settings.kv,
+                     "attn": r.settings.attn, "group_size": r.settings.group_size,
+                     "weight_bytes_per_param": r.settings.weight_bytes, "tp": r.settings.tp},
+        "request": {"batch": r.request.batch, "prompt": r.request.prompt,
+                    "context": r.request.decode_context, "generate": r.request.generate},
+        "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),
+        "totals": {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
+                   "request_s": r.request_s},
+        "footprint": {"weights_bytes": fp.weights, "kv_bytes": fp.kv,
+                      "activations_bytes": fp.activations, "total_bytes": fp.total,
+                      "device_bytes": fp.device_bytes, "fits": fp.fits,
+                      "max_batch": fp.max_batch, "context": fp.context},
+    }
+    if r.sweep is not None:
+        sw = r.sweep
+        llm["sweep"] = {"context": sw.context, "ridge": sw.ridge, "points": sw.rows(),
+                        "kv_equals_weights_batch": sw.kv_equals_weights_batch,
+                        "knee_batch": sw.knee_batch, "ai_limit": sw.ai_limit}
+    if r.notes:
+        llm["notes"] = list(r.notes)
+    kernels = list(r.decode.analysis.kernels) + list(measured)
+    points = list(r.decode.analysis.points)
+    return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(r.roof),
+            "kernels": [kernel_to_dict(k) for k in kernels],
+            "analysis": [point_to_dict(p) for p in points], "llm": llm}

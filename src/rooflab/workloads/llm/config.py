@@ -1,0 +1,301 @@
+"""Parse a Hugging Face config.json into a frozen ModelConfig (no network, ever).
+
+Families understood from the config's own fields:
+  * Llama-like decoders (Llama, Mistral, Qwen2, Gemma-2, TinyLlama): RoPE, RMSNorm, GQA
+    (`num_key_value_heads`), explicit `head_dim` when given, gated MLP (gate, up, down),
+    tied or untied embeddings, optional q/k/v bias, sliding-window attention.
+  * MoE (Mixtral, DeepSeek): routed experts with top-k routing, shared experts, dense
+    first layers (`first_k_dense_replace`).
+  * MLA (DeepSeek-V2/V3): a compressed KV cache of `kv_lora_rank + qk_rope_head_dim`
+    per token and layer (DeepSeek-V2 paper, arXiv:2405.04434, section 2.1).
+  * GPT-2: learned positions, LayerNorm, non-gated GELU MLP, `n_embd/n_layer/n_head` names.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, ParseError
+
+# HF field names and the older/other names that mean the same thing.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "num_attention_heads": ("num_attention_heads", "n_head"),
+    "vocab_size": ("vocab_size",),
+    "intermediate_size": ("intermediate_size", "n_inner", "ffn_dim"),
+    "max_position_embeddings": ("max_position_embeddings", "n_positions", "max_seq_len"),
+}
+REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+
+# Architectures whose MLP is up -> activation -> down (no gate).
+NON_GATED = frozenset({"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode"})
+LAYERNORM = frozenset({"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode"})
+LEARNED_POSITIONS = frozenset({"gpt2", "opt", "gpt_bigcode"})
+# Default of tie_word_embeddings when a config omits it (transformers' per-model defaults).
+TIED_BY_DEFAULT = frozenset({"gpt2", "gemma", "gemma2", "gemma3_text", "opt", "gpt_bigcode"})
+# Gemma-2/3 put a second RMSNorm after attention and after the MLP (4 per layer).
+POST_NORMS = frozenset({"gemma2", "gemma3_text", "gemma3"})
+
+
+@dataclass(frozen=True)
+class MoE:
+    """Routed experts: `experts` in total, `top_k` per token, `shared` always-on experts."""
+
+    experts: int
+    top_k: int
+    intermediate: int
+    shared: int = 0
+    first_dense: int = 0      # the first layers keep a dense MLP (DeepSeek first_k_dense_replace)
+    layer_freq: int = 1       # every layer_freq-th layer after those is MoE
+
+    def expected_distinct(self, tokens: float) -> float:
+        """Expected distinct experts touched by `tokens` routed tokens, uniform routing:
+        E * (1 - (1 - k/E)^T) (each expert missed by a token with probability 1 - k/E)."""
+        e, k = self.experts, self.top_k
+        return e * (1.0 - (1.0 - k / e) ** max(tokens, 0.0))
+
+
+@dataclass(frozen=True)
+class MLA:
+    """DeepSeek multi-head latent attention: the cache holds a `kv_lora_rank` latent plus a
+    shared `qk_rope_head_dim` RoPE key per token and layer."""
+
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """A decoder-only transformer, as far as counting FLOP and bytes needs it."""
+
+    name: str
+    model_type: str
+    hidden: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int
+    vocab: int
+    max_positions: int | None = None
+    tied_embeddings: bool = False
+    gated_mlp: bool = True
+    activation: str = "silu"
+    norm: str = "rmsnorm"              # rmsnorm | layernorm
+    norms_per_layer: int = 2
+    positions: str = "rope"            # rope | learned
+    qkv_bias: bool = False
+    out_bias: bool = False             # o_proj and MLP biases (GPT-2)
+    sliding_window: int | None = None
+    sliding_layers: tuple[int, ...] = ()
+    moe: MoE | None = None
+    mla: MLA | None = None
+    dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
+    source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def family(self) -> str:
+        parts = ["gpt2-like" if self.positions == "learned" else "llama-like"]
+        if self.moe:
+            parts.append("moe")
+        if self.mla:
+            parts.append("mla")
+        if self.sliding_window:
+            parts.append("sliding-window")
+        return "+".join(parts)
+
+    @property
+    def q_dim(self) -> int:
+        return self.heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    def is_moe_layer(self, layer: int) -> bool:
+        m = self.moe
+        return (m is not None and layer >= m.first_dense
+                and (layer - m.first_dense) % m.layer_freq == 0)
+
+    @property
+    def moe_layers(self) -> int:
+        return sum(self.is_moe_layer(i) for i in range(self.layers))
+
+    def kv_len(self, layer: int, context: int) -> int:
+        """Tokens of KV cache layer `layer` attends to at this context (sliding windows cap it)."""
+        if self.sliding_window and layer in self.sliding_layers:
+            return min(context, self.sliding_window)
+        return context
+
+    def kv_elems_per_token(self) -> int:
+        """KV-cache elements per token per layer: K and V of each KV head, or MLA's latent."""
+        if self.mla:
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
+    def with_(self, **changes: Any) -> ModelConfig:
+        return replace(self, **changes)
+
+
+def _get(d: dict[str, Any], key: str) -> Any:
+    for alias in ALIASES.get(key, (key,)):
+        if d.get(alias) is not None:
+            return d[alias]
+    return None
+
+
+def _int(d: dict[str, Any], key: str, where: str) -> int | None:
+    v = _get(d, key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v <= 0:
+        raise InputError(f"{where}: field '{key}' must be a positive integer; got {v!r}")
+    return int(v)
+
+
+def _sliding(d: dict[str, Any], model_type: str, layers: int) -> tuple[int | None, tuple[int, ...]]:
+    window = d.get("sliding_window")
+    if not window or d.get("use_sliding_window") is False:
+        return None, ()
+    types = d.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        return int(window), tuple(i for i, t in enumerate(types) if "sliding" in str(t))
+    if model_type in POST_NORMS:
+        # Gemma-2 alternates local (sliding) and global layers, starting with local
+        # (transformers Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2)).
+        return int(window), tuple(range(0, layers, 2))
+    return int(window), tuple(range(layers))
+
+
+def _moe(d: dict[str, Any], intermediate: int, where: str) -> MoE | None:
+    experts = d.get("num_local_experts") or d.get("n_routed_experts") or d.get("num_experts")
+    if not experts:
+        return None
+    top_k = d.get("num_experts_per_tok")
+    if not top_k:
+        raise InputError(f"{where}: a MoE config ({experts} experts) needs 'num_experts_per_tok' "
+                         f"(the top-k of the router)")
+    return MoE(experts=int(experts), top_k=int(top_k),
+               intermediate=int(d.get("moe_intermediate_size") or intermediate),
+               shared=int(d.get("n_shared_experts") or 0),
+               first_dense=int(d.get("first_k_dense_replace") or 0),
+               layer_freq=int(d.get("moe_layer_freq") or 1))
+
+
+def _mla(d: dict[str, Any], where: str) -> MLA | None:
+    if not d.get("kv_lora_rank"):
+        return None
+    need = ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    missing = [k for k in need if not d.get(k)]
+    if missing:
+        raise InputError(f"{where}: an MLA config (kv_lora_rank set) also needs "
+                         f"{', '.join(missing)}")
+    return MLA(kv_lora_rank=int(d["kv_lora_rank"]), qk_nope_head_dim=int(d["qk_nope_head_dim"]),
+               qk_rope_head_dim=int(d["qk_rope_head_dim"]), v_head_dim=int(d["v_head_dim"]),
+               q_lora_rank=int(d["q_lora_rank"]) if d.get("q_lora_rank") else None)
+
+
+def parse_config(d: dict[str, Any], name: str = "model", where: str | None = None) -> ModelConfig:
+    """A ModelConfig from the dict of a config.json; clear errors naming missing fields."""
+    where = where or name
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: expected a JSON object (a Hugging Face config.json)")
+    if isinstance(d.get("text_config"), dict):   # multimodal wrappers keep the LM inside
+        d = {**d["text_config"], "model_type": d["text_config"].get("model_type", "")}
+    model_type = str(d.get("model_type") or "").lower()
+    missing = [k for k in REQUIRED if _get(d, k) is None]
+    if missing:
+        names = "; ".join(f"{k} (or {', '.join(ALIASES[k][1:])})" if len(ALIASES[k]) > 1 else k
+                          for k in missing)
+        raise InputError(f"{where}: missing field(s) {names}; rooflab reads decoder-only "
+                         f"transformer configs (Llama, Mistral, Qwen2, Gemma-2, Mixtral, "
+                         f"DeepSeek-V2, GPT-2) — check that this is the model's config.json")
+    hidden = _int(d, "hidden_size", where)
+    layers = _int(d, "num_hidden_layers", where)
+    heads = _int(d, "num_attention_heads", where)
+    vocab = _int(d, "vocab_size", where)
+    gpt2_like = model_type in NON_GATED
+    intermediate = _int(d, "intermediate_size", where) or (4 * hidden if gpt2_like else None)
+    if intermediate is None:
+        raise InputError(f"{where}: missing field intermediate_size (the MLP width)")
+    kv_heads = int(d.get("num_key_value_heads") or d.get("n_head_kv") or heads)
+    head_dim = int(d.get("head_dim") or hidden // heads)
+    if not d.get("head_dim") and hidden % heads:
+        raise InputError(f"{where}: hidden_size {hidden} is not divisible by "
+                         f"num_attention_heads {heads}; add 'head_dim' to the config")
+    if heads % kv_heads:
+        raise InputError(f"{where}: num_attention_heads {heads} is not a multiple of "
+                         f"num_key_value_heads {kv_heads}")
+    window, sliding_layers = _sliding(d, model_type, layers)
+    tied = d.get("tie_word_embeddings")
+    act = str(d.get("hidden_act") or d.get("hidden_activation")
+              or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
+    dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
+    notes = []
+    if not model_type:
+        notes.append("config has no model_type; assumed a Llama-like decoder (gated MLP, RoPE)")
+    return ModelConfig(
+        name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
+        kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
+        max_positions=_int(d, "max_position_embeddings", where),
+        tied_embeddings=bool(tied) if tied is not None else model_type in TIED_BY_DEFAULT,
+        gated_mlp=not gpt2_like, activation=act,
+        norm="layernorm" if model_type in LAYERNORM else "rmsnorm",
+        norms_per_layer=4 if model_type in POST_NORMS else 2,
+        positions="learned" if model_type in LEARNED_POSITIONS else "rope",
+        qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
+                      or model_type in ("qwen2", "gpt2")),
+        out_bias=gpt2_like, sliding_window=window, sliding_layers=sliding_layers,
+        moe=_moe(d, intermediate, where), mla=_mla(d, where),
+        dtype=dtype, source=where, notes=tuple(notes),
+    )
+
+
+def bundled_names() -> tuple[str, ...]:
+    """Names of the configs shipped with rooflab (written from the published config.json)."""
+    root = resources.files("rooflab.workloads") / "configs"
+    return tuple(sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".json")))
+
+
+def _normalise(name: str) -> str:
+    return name.lower().replace("_", "-").replace(" ", "-").split("/")[-1]
+
+
+def load_config(spec: str) -> ModelConfig:
+    """A config.json path, or a bundled name (forgiving: 'TinyLlama-1.1B', 'llama-2-7b')."""
+    path = Path(spec)
+    if spec.endswith(".json") or path.is_file():
+        if path.is_dir():
+            path = path / "config.json"
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise ParseError("config file not found", path=str(path)) from None
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON: {exc.msg}", path=str(path),
+                             line=exc.lineno) from None
+        return parse_config(data, name=path.parent.name if path.name == "config.json"
+                            else path.stem, where=str(path))
+    names = bundled_names()
+    key = _normalise(spec)
+    hits = [n for n in names if n == key] or [n for n in names if n.startswith(key)]
+    if len(hits) != 1:
+        import difflib
+
+        close = difflib.get_close_matches(key, names, n=3, cutoff=0.3)
+        hint = f" (closest: {', '.join(close)})" if close else ""
+        what = "matches several" if hits else "is not a file or a bundled config"
+        raise InputError(f"'{spec}' {what}{hint}; `rooflab llm list` shows the bundled "
+                         f"names, or pass the path of a config.json")
+    root = resources.files("rooflab.workloads") / "configs"
+    data = json.loads((root / f"{hits[0]}.json").read_text())
+    return parse_config(data, name=hits[0], where=f"bundled config {hits[0]}")

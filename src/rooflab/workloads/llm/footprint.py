@@ -1,0 +1,82 @@
+"""Memory footprint: weights + KV cache + activations against device memory (decimal GB)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .config import ModelConfig
+from .params import count_params
+from .settings import Settings
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Bytes resident on one device for `batch` sequences of `context` tokens."""
+
+    batch: int
+    context: int
+    weights: float
+    kv: float
+    activations: float
+    device_bytes: float | None = None
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.kv + self.activations
+
+    @property
+    def fits(self) -> bool | None:
+        return None if self.device_bytes is None else self.total <= self.device_bytes
+
+    @property
+    def kv_per_sequence(self) -> float:
+        return self.kv / self.batch
+
+    @property
+    def activations_per_sequence(self) -> float:
+        return self.activations / self.batch
+
+    @property
+    def max_batch(self) -> int | None:
+        """The largest batch whose weights + KV + activations fit (0 when the weights alone
+        do not fit; None when the device memory is unknown)."""
+        if self.device_bytes is None:
+            return None
+        free = self.device_bytes - self.weights
+        per_seq = self.kv_per_sequence + self.activations_per_sequence
+        return max(0, math.floor(free / per_seq)) if per_seq > 0 else None
+
+
+def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
+    """Matrices (embedding included) at the weight dtype, norm weights and biases at the
+    activation dtype."""
+    p = count_params(cfg)
+    return p.matrix * s.weight_bytes + p.vector * s.act_bytes
+
+
+def kv_bytes_per_sequence(cfg: ModelConfig, s: Settings, context: int) -> float:
+    """K and V (or MLA's latent) of `context` tokens in every layer; sliding-window layers
+    keep only their window."""
+    per_token = cfg.kv_elems_per_token() * s.kv_bytes
+    return per_token * sum(cfg.kv_len(i, context) for i in range(cfg.layers))
+
+
+def activation_bytes_per_sequence(cfg: ModelConfig, s: Settings, prompt: int) -> float:
+    """Peak transient activations of one sequence during prefill: the widest layer's input
+    and output alive together, the naive score matrix when attention is not fused, and fp32
+    logits of the last position."""
+    widths = [cfg.hidden, cfg.q_dim + 2 * cfg.kv_dim, 2 * cfg.intermediate]
+    if cfg.moe:
+        widths.append(2 * cfg.moe.intermediate * (cfg.moe.top_k + cfg.moe.shared))
+    live = prompt * (cfg.hidden + max(widths)) * s.act_bytes
+    scores = 0 if s.flash else cfg.heads * prompt * prompt * s.act_bytes
+    return live + scores + cfg.vocab * 4.0
+
+
+def footprint(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,
+              device_bytes: float | None = None) -> Footprint:
+    return Footprint(batch=batch, context=context, weights=weight_bytes(cfg, s),
+                     kv=batch * kv_bytes_per_sequence(cfg, s, context),
+                     activations=batch * activation_bytes_per_sequence(cfg, s, prompt),
+                     device_bytes=device_bytes)

@@ -1,0 +1,345 @@
+"""Per-kernel FLOP and bytes of one decode step or one prefill, from a ModelConfig.
+
+Byte model: compulsory traffic (each input read once, each output written once), split into
+`weights` (parameters), `activations` and `kv` (KV-cache reads and writes). Weights are read
+once per step for the whole batch (LLM-Viewer's weight/activation/KV split, Kipply's
+"Transformer Inference Arithmetic"). One multiply-add is 2 FLOP everywhere, lm_head included.
+
+Conventions, said once:
+  * decode: `context` is the number of tokens in the KV cache that the new token attends to
+    (itself included); the new token's K and V are written by k_proj/v_proj (counted as kv).
+  * attention under GQA reads each KV head once (flash) — not once per query head.
+  * causal prefill counts the unmasked scores, P(P+1)/2 per head (about half of full
+    attention); naive attention also writes and re-reads the dense P x P score matrix.
+  * MLA decode runs in the compressed latent space with the up-projections absorbed
+    (DeepSeek-V2 paper, arXiv:2405.04434, section 2.1.2); MLA prefill decompresses K and V.
+  * norms, softmax, element-wise ops and the embedding come from workloads.ops (RMSNorm 4
+    FLOP/element, LayerNorm 7, softmax 4), re-split into weights / activations / kv; RoPE
+    counts 3 FLOP/element, an activation 2 (+1 for the gating multiply), a residual add 1.
+  * attention FLOP are the two matmuls, 4*d per computed score (FlashAttention's count,
+    as ops.attention); the naive path adds a softmax kernel.
+  * prefill's lm_head runs on the last position of each sequence only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ...model.kernel import Kernel
+from .. import ops
+from ..count import OpCount
+from .config import ModelConfig
+from .settings import Settings
+
+ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
+BYTE_MODEL = ("compulsory traffic split into weights / activations / kv; weights read once per "
+              "step for the whole batch")
+
+
+@dataclass(frozen=True)
+class StepOp:
+    """One kernel of a step: `op` counts a single call; it runs `calls` times per step."""
+
+    op: OpCount
+    calls: int
+    scope: str = "layer"      # layer (once per layer using it) | model (once per step)
+
+    @property
+    def flop(self) -> float:
+        return self.op.flop * self.calls
+
+    @property
+    def bytes(self) -> float:
+        return self.op.bytes * self.calls
+
+    def split(self, key: str) -> float:
+        return self.op.bytes_split.get(key, 0.0) * self.calls
+
+    def kernel(self) -> Kernel:
+        return self.op.scaled(self.calls).kernel(calls=self.calls)
+
+
+@dataclass(frozen=True)
+class Step:
+    """All kernels of one decode step (batch x 1 token) or one prefill (batch x prompt)."""
+
+    phase: str
+    batch: int
+    q_len: int
+    context: int
+    ops: tuple[StepOp, ...]
+    layers: int = 1
+
+    @property
+    def flop(self) -> float:
+        return sum(o.flop for o in self.ops)
+
+    @property
+    def bytes(self) -> float:
+        return sum(o.bytes for o in self.ops)
+
+    @property
+    def bytes_split(self) -> dict[str, float]:
+        keys = ("weights", "activations", "kv")
+        return {k: sum(o.split(k) for o in self.ops) for k in keys}
+
+    @property
+    def ai(self) -> float:
+        return self.flop / self.bytes
+
+    @property
+    def launches(self) -> int:
+        """Kernel launches per step, one per kernel call (a fused implementation's count;
+        eager PyTorch launches more: RMSNorm and RoPE are several small ops each)."""
+        return sum(o.calls for o in self.ops)
+
+    def per_layer_kernels(self) -> float:
+        """Kernel launches per transformer layer."""
+        return sum(o.calls for o in self.ops if o.scope == "layer") / self.layers
+
+    def kernels(self) -> tuple[Kernel, ...]:
+        return tuple(o.kernel() for o in self.ops)
+
+    def op(self, name: str) -> StepOp:
+        for o in self.ops:
+            if o.op.name == name:
+                return o
+        raise KeyError(name)
+
+
+def _count(name: str, op: str, flop: float, split: Mapping[str, float], s: Settings,
+           unit: str | None = None, **shape) -> OpCount:
+    split = {k: float(v) for k, v in split.items() if v}
+    return OpCount(name=name, op=op, flop=float(flop), bytes=sum(split.values()),
+                   precision=s.precision, unit=unit, bytes_split=split, byte_model=BYTE_MODEL,
+                   shape=shape)
+
+
+def _from_op(base: OpCount, name: str, split: Mapping[str, float], s: Settings,
+             op: str | None = None) -> OpCount:
+    """An ops.* count with its bytes split into weights / activations / kv instead."""
+    return _count(name, op or base.op, base.flop, split, s, base.unit, **base.shape)
+
+
+def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = False,
+           weight_rows: float = 1.0, out_kv: bool = False) -> OpCount:
+    """tokens x k @ k x n (ops.matmul: 2*tokens*k*n FLOP); the weight read once (x
+    `weight_rows` distinct copies, e.g. the experts touched); outputs written to the KV
+    cache count as kv."""
+    base = ops.matmul(tokens, n, k, dtype=s.act)
+    flop = base.flop + (tokens * n if bias else 0)
+    weights = weight_rows * (k * n * s.weight_bytes + (n * s.act_bytes if bias else 0))
+    out = tokens * n * (s.kv_bytes if out_kv else s.act_bytes)
+    split = {"weights": weights, "activations": tokens * k * s.act_bytes + (0 if out_kv else out),
+             "kv": out if out_kv else 0}
+    return _count(name, "linear", flop, split, s, unit="tensor", m=tokens, k=k, n=n)
+
+
+def elementwise(name: str, elements: int, s: Settings, *, inputs: int = 1, outputs: int = 1,
+                flop_per_element: float = 1, op: str = "elementwise") -> OpCount:
+    base = ops.elementwise(elements, s.act, inputs=inputs, outputs=outputs,
+                           flop_per_element=flop_per_element)
+    return _from_op(base, name, {"activations": base.bytes}, s, op)
+
+
+def norm(name: str, rows: int, cols: int, cfg: ModelConfig, s: Settings) -> OpCount:
+    """ops.rmsnorm / ops.layernorm: x read, y written (activations), gamma (+beta) weights."""
+    fn = ops.layernorm if cfg.norm == "layernorm" else ops.rmsnorm
+    base = fn(rows, cols, s.act)
+    act = 2.0 * rows * cols * s.act_bytes
+    return _from_op(base, name, {"activations": act, "weights": base.bytes - act}, s)
+
+
+def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
+    """ops.embedding: the looked-up rows are weights (at the weight dtype); learned position
+    embeddings (GPT-2) add a second gather and an add."""
+    base = ops.embedding(tokens, cfg.hidden, s.weights)
+    gathers = 2 if cfg.positions == "learned" else 1
+    split = {"weights": gathers * base.bytes_split["rows"],
+             "activations": base.bytes_split["ids"] + tokens * cfg.hidden * s.act_bytes}
+    flop = tokens * cfg.hidden if cfg.positions == "learned" else 0.0
+    return _count("embedding", "embedding", flop, split, s, tokens=tokens, hidden=cfg.hidden)
+
+
+def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, qk_dim: int,
+              v_dim: int, kv_token_bytes: float, s: Settings, causal: bool,
+              kv_is_cache: bool = True, window: int | None = None) -> tuple[OpCount, ...]:
+    """Scores Q K^T and values P V of `heads` heads over `kv_len` keys.
+
+    kv_token_bytes: bytes of K and V of one token (all KV heads; GQA read once per KV head).
+    causal: query i sees keys up to kv_len - q_len + i (and at most `window` of them).
+    """
+    ab = s.act_bytes
+    past = kv_len - q_len
+    if window:
+        pairs = sum(min(past + i + 1, window) for i in range(q_len))
+    else:
+        pairs = ops.attention_scores(q_len, kv_len, causal)
+    kv_read = batch * kv_len * kv_token_bytes
+    kv_key = "kv" if kv_is_cache else "activations"
+    q_bytes = batch * heads * q_len * qk_dim * ab
+    o_bytes = batch * heads * q_len * v_dim * ab
+    flop = 2.0 * batch * heads * pairs * (qk_dim + v_dim)
+    shape = dict(batch=batch, heads=heads, q_len=q_len, kv_len=kv_len, qk_dim=qk_dim,
+                 v_dim=v_dim, causal=causal, scores=pairs)
+    if s.flash:
+        split = {"activations": q_bytes + o_bytes, kv_key: kv_read}
+        return (_count(f"{prefix}attention", "attention", flop, split, s, unit="tensor",
+                       flash=True, **shape),)
+    # naive: the dense (masked) score matrix is written, softmaxed and read back
+    dense = batch * heads * q_len * kv_len
+    k_frac = qk_dim / (qk_dim + v_dim) if kv_is_cache else 0.5
+    qk = _count(f"{prefix}attn_scores", "attention_scores", flop * qk_dim / (qk_dim + v_dim),
+                {"activations": q_bytes + dense * ab, kv_key: kv_read * k_frac}, s,
+                unit="tensor", **shape)
+    base = ops.softmax(batch * heads * q_len, kv_len, s.act)
+    sm = _from_op(base, f"{prefix}softmax", {"activations": base.bytes}, s)
+    pv = _count(f"{prefix}attn_values", "attention_values", flop * v_dim / (qk_dim + v_dim),
+                {"activations": dense * ab + o_bytes, kv_key: kv_read * (1 - k_frac)}, s,
+                unit="tensor", **shape)
+    return qk, sm, pv
+
+
+def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_len: int,
+                     prefill: bool, window: int | None) -> list[OpCount]:
+    """q/k/v projections, RoPE, attention, o_proj for one layer."""
+    t = batch * q_len
+    h = cfg.hidden
+    causal = True
+    if cfg.mla is None:
+        rope = ([elementwise("rope", t * (cfg.q_dim + cfg.kv_dim), s, flop_per_element=ROPE_FLOP,
+                             op="rope")] if cfg.positions == "rope" else [])
+        ops = [linear("q_proj", t, h, cfg.q_dim, s, bias=cfg.qkv_bias),
+               linear("k_proj", t, h, cfg.kv_dim, s, bias=cfg.qkv_bias, out_kv=True),
+               linear("v_proj", t, h, cfg.kv_dim, s, bias=cfg.qkv_bias, out_kv=True), *rope]
+        ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
+                         qk_dim=cfg.head_dim, v_dim=cfg.head_dim,
+                         kv_token_bytes=2 * cfg.kv_dim * s.kv_bytes, s=s, causal=causal,
+                         window=window)
+        return ops + [linear("o_proj", t, cfg.q_dim, h, s, bias=cfg.out_bias)]
+    m = cfg.mla
+    qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+    if m.q_lora_rank:
+        ops = [linear("q_a_proj", t, h, m.q_lora_rank, s),
+               norm("q_a_norm", t, m.q_lora_rank, cfg, s),
+               linear("q_b_proj", t, m.q_lora_rank, cfg.heads * qk, s)]
+    else:
+        ops = [linear("q_proj", t, h, cfg.heads * qk, s)]
+    latent = m.kv_lora_rank + m.qk_rope_head_dim
+    ops += [linear("kv_a_proj", t, h, latent, s, out_kv=True),
+            norm("kv_a_norm", t, m.kv_lora_rank, cfg, s),
+            elementwise("rope", t * (cfg.heads + 1) * m.qk_rope_head_dim, s,
+                        flop_per_element=ROPE_FLOP, op="rope")]
+    if prefill:   # decompress the latent into per-head K (nope part) and V, then attend
+        ops.append(linear("kv_b_proj", t, m.kv_lora_rank,
+                          cfg.heads * (m.qk_nope_head_dim + m.v_head_dim), s))
+        ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
+                         qk_dim=qk, v_dim=m.v_head_dim, s=s, causal=causal, window=window,
+                         kv_token_bytes=cfg.heads * (qk + m.v_head_dim) * s.act_bytes,
+                         kv_is_cache=False)
+    else:         # absorbed: q_nope through W_UK, attend over the latent, out through W_UV
+        # each head has its own W_UK / W_UV slice: `heads` distinct weight slices are read
+        ops.append(linear("q_absorb", t * cfg.heads, m.qk_nope_head_dim, m.kv_lora_rank, s,
+                          weight_rows=cfg.heads))
+        ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
+                         qk_dim=latent, v_dim=m.kv_lora_rank, s=s, causal=causal,
+                         kv_token_bytes=latent * s.kv_bytes, window=window)
+        ops.append(linear("v_absorb", t * cfg.heads, m.kv_lora_rank, m.v_head_dim, s,
+                          weight_rows=cfg.heads))
+    return ops + [linear("o_proj", t, cfg.heads * m.v_head_dim, h, s)]
+
+
+def _mlp(cfg: ModelConfig, s: Settings, t: float, width: int, prefix: str = "",
+         weight_rows: float = 1.0, routed: float | None = None) -> list[OpCount]:
+    """gate/up -> act(*) -> down. `routed`: tokens x top_k going through the experts."""
+    rows = routed if routed is not None else t
+    kw = dict(weight_rows=weight_rows)
+    if cfg.gated_mlp:
+        return [linear(f"{prefix}gate_proj", rows, cfg.hidden, width, s, **kw),
+                linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, **kw),
+                elementwise(f"{prefix}act_mul", rows * width, s, inputs=2,
+                            flop_per_element=ACT_FLOP + GATE_FLOP, op="act_mul"),
+                linear(f"{prefix}down_proj", rows, width, cfg.hidden, s, **kw)]
+    return [linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, bias=cfg.out_bias, **kw),
+            elementwise(f"{prefix}act", rows * width, s, flop_per_element=ACT_FLOP, op="act"),
+            linear(f"{prefix}down_proj", rows, width, cfg.hidden, s, bias=cfg.out_bias, **kw)]
+
+
+def _moe_block(cfg: ModelConfig, s: Settings, t: float) -> list[OpCount]:
+    """Router, the experts the batch's tokens touch (expected count), shared experts."""
+    moe = cfg.moe
+    touched = moe.expected_distinct(t)
+    ops = [linear("router", t, cfg.hidden, moe.experts, s)]
+    ops += _mlp(cfg, s, t, moe.intermediate, "expert_", weight_rows=touched,
+                routed=t * moe.top_k)
+    if moe.shared:
+        ops += _mlp(cfg, s, t, moe.intermediate * moe.shared, "shared_")
+    return ops
+
+
+def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: int,
+               context: int) -> Step:
+    """All kernels of one step. decode: q_len=1, context=tokens in the cache; prefill:
+    q_len=context=prompt length."""
+    t = batch * q_len
+    prefill = phase == "prefill"
+    h = cfg.hidden
+    model_ops: list[StepOp] = []
+    model_ops.append(StepOp(embedding(t, cfg, s), 1, "model"))
+    # attention, grouped by the KV length each layer sees (sliding-window layers differ)
+    groups = Counter(_layer_attention(cfg, i, context, prefill) for i in range(cfg.layers))
+    layer_ops: list[StepOp] = []
+    for (kv_len, window), n in sorted(groups.items(), key=lambda kv: -(kv[0][1] or 1e18)):
+        tag = f" (window {window})" if window and len(groups) > 1 else ""
+        for op in _attention_block(cfg, s, batch, q_len, kv_len, prefill, window):
+            is_attn = op.op.startswith("attention") or op.op == "softmax"
+            if tag and not is_attn:
+                continue            # projections are the same in every layer: listed once
+            name = f"{op.name}{tag}" if is_attn else op.name
+            calls = n if is_attn else cfg.layers
+            layer_ops.append(StepOp(op if name == op.name else _renamed(op, name), calls))
+    layer_ops = _dedupe(layer_ops)
+    layer_ops.append(StepOp(elementwise("residual_add", t * h, s, inputs=2, op="add"),
+                            2 * cfg.layers))
+    layer_ops.append(StepOp(norm("norm", t, h, cfg, s), cfg.norms_per_layer * cfg.layers))
+    dense = cfg.layers - cfg.moe_layers
+    if dense:
+        layer_ops += [StepOp(op, dense) for op in _mlp(cfg, s, t, cfg.intermediate)]
+    if cfg.moe_layers:
+        layer_ops += [StepOp(op, cfg.moe_layers) for op in _moe_block(cfg, s, t)]
+    model_ops.append(StepOp(norm("final_norm", t, h, cfg, s), 1, "model"))
+    model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
+    return Step(phase=phase, batch=batch, q_len=q_len, context=context,
+                ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers)
+
+
+def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool
+                     ) -> tuple[int, int | None]:
+    """(KV tokens read, sliding window or None) of one layer's attention."""
+    w = cfg.sliding_window if layer in cfg.sliding_layers else None
+    if w is None or w >= context:
+        return context, None
+    return (context, w) if prefill else (w, w)
+
+
+def _renamed(op: OpCount, name: str) -> OpCount:
+    return OpCount(name=name, op=op.op, flop=op.flop, bytes=op.bytes, precision=op.precision,
+                   unit=op.unit, bytes_split=op.bytes_split, byte_model=op.byte_model,
+                   shape=op.shape)
+
+
+def _dedupe(ops: list[StepOp]) -> list[StepOp]:
+    seen: dict[str, StepOp] = {}
+    for o in ops:
+        seen.setdefault(o.op.name, o)
+    return list(seen.values())
+
+
+def decode_step(cfg: ModelConfig, s: Settings, batch: int, context: int) -> Step:
+    return build_step(cfg, s, phase="decode", batch=batch, q_len=1, context=context)
+
+
+def prefill_step(cfg: ModelConfig, s: Settings, batch: int, prompt: int) -> Step:
+    return build_step(cfg, s, phase="prefill", batch=batch, q_len=prompt, context=prompt)

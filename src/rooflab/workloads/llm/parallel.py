@@ -1,0 +1,91 @@
+"""Tensor parallelism (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053): each device holds
+1/tp of the heads, of the MLP width and of the vocabulary; two all-reduces of the hidden
+state per layer (after attention and after the MLP).
+
+Ring all-reduce time ≈ 2(n-1)/n x bytes / link bandwidth + latency (nccl-tests' bus
+bandwidth convention, FACTS.md "Communication").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ...errors import InputError
+from ...model.ceiling import Roof
+from .config import ModelConfig
+from .kernels import decode_step
+from .settings import Settings
+from .timing import time_step
+
+LINK_LEVELS = ("NVLink", "PCIe", "network")
+
+
+def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
+    """The slice of the model one of `tp` devices holds (KV heads replicate when fewer
+    than tp)."""
+    if tp == 1:
+        return cfg
+    if cfg.heads % tp:
+        raise InputError(f"--tp {tp} must divide the {cfg.heads} attention heads of {cfg.name}")
+    moe = cfg.moe and replace(cfg.moe, intermediate=math.ceil(cfg.moe.intermediate / tp))
+    return cfg.with_(heads=cfg.heads // tp, kv_heads=max(1, cfg.kv_heads // tp),
+                     intermediate=math.ceil(cfg.intermediate / tp),
+                     vocab=math.ceil(cfg.vocab / tp), moe=moe,
+                     name=f"{cfg.name} (1/{tp} per device)")
+
+
+def link_ceiling(roof: Roof, link_bytes_per_s: float | None = None,
+                 source: str = "given (--link-bw)") -> tuple[float, str]:
+    """The link bandwidth all-reduces run on: given, else the roof's NVLink/PCIe/network."""
+    if link_bytes_per_s:
+        return link_bytes_per_s, source
+    for level in LINK_LEVELS:
+        c = roof.find_memory(level)
+        if c is not None:
+            return c.value, f"roof '{roof.name}' {level} ({c.provenance})"
+    raise InputError(f"roof '{roof.name}' has no NVLink, PCIe or network ceiling; give the "
+                     f"link bandwidth with --link-bw (e.g. 450GB/s for H100 NVLink per direction)")
+
+
+@dataclass(frozen=True)
+class TPResult:
+    tp: int
+    compute_s: float          # per-device decode floor (sum of kernel floors)
+    allreduce_bytes: float    # payload of one all-reduce
+    allreduces: int           # per step
+    comm_s: float             # all-reduce time per step on the link ceiling
+    link_bytes_per_s: float | None
+    link_source: str
+
+    @property
+    def tpot_s(self) -> float:
+        """No overlap of communication with compute is assumed."""
+        return self.compute_s + self.comm_s
+
+    @property
+    def comm_share(self) -> float:
+        return self.comm_s / self.tpot_s if self.tpot_s else 0.0
+
+
+def allreduce_seconds(nbytes: float, n: int, link_bytes_per_s: float,
+                      latency_s: float = 0.0) -> float:
+    """Ring all-reduce: 2(n-1)/n x bytes over the link, plus a latency term."""
+    if n == 1:
+        return 0.0
+    return 2.0 * (n - 1) / n * nbytes / link_bytes_per_s + latency_s
+
+
+def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
+                    tp: int, link_bytes_per_s: float | None = None,
+                    link_source: str = "given (--link-bw)", latency_s: float = 0.0) -> TPResult:
+    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer."""
+    step = decode_step(shard(cfg, tp), s, batch, context)
+    compute = time_step(step, roof).floor_s
+    payload = batch * cfg.hidden * s.act_bytes
+    count = 2 * cfg.layers
+    if tp == 1:
+        return TPResult(1, compute, payload, 0, 0.0, None, "single device")
+    bw, src = link_ceiling(roof, link_bytes_per_s, link_source)
+    comm = count * allreduce_seconds(payload, tp, bw, latency_s)
+    return TPResult(tp, compute, payload, count, comm, bw, src)

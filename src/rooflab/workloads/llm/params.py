@@ -1,0 +1,93 @@
+"""Parameter counts from a config's own fields (checked against published counts in tests)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import ModelConfig
+
+
+@dataclass(frozen=True)
+class ParamCount:
+    """Parameters by part. `matrix` parts are stored at the weight dtype, `vector` parts
+    (norm weights, biases) at the activation dtype."""
+
+    embedding: int          # token embedding table (+ learned positions)
+    attention: int          # all layers: q/k/v/o (or MLA's projections) incl. biases
+    mlp: int                # dense MLP layers (all layers of a dense model)
+    experts: int            # routed experts of all MoE layers
+    shared_experts: int
+    router: int
+    norms: int
+    lm_head: int            # 0 when tied to the embedding
+    vector: int             # of the above: 1-D parameters (norm weights, biases)
+    active_experts: int     # routed-expert parameters one token uses (top-k of each MoE layer)
+
+    @property
+    def total(self) -> int:
+        return (self.embedding + self.attention + self.mlp + self.experts + self.shared_experts
+                + self.router + self.norms + self.lm_head)
+
+    @property
+    def matrix(self) -> int:
+        return self.total - self.vector
+
+    @property
+    def active(self) -> int:
+        """Parameters one token touches (MoE: only its top-k experts)."""
+        return self.total - self.experts + self.active_experts
+
+
+def attention_params(cfg: ModelConfig) -> tuple[int, int]:
+    """(matrix, bias/norm vector) parameters of one attention block."""
+    h = cfg.hidden
+    if cfg.mla:
+        m = cfg.mla
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        if m.q_lora_rank:
+            q, qv = h * m.q_lora_rank + m.q_lora_rank * cfg.heads * qk, m.q_lora_rank
+        else:
+            q, qv = h * cfg.heads * qk, 0
+        kv_a = h * (m.kv_lora_rank + m.qk_rope_head_dim)
+        kv_b = m.kv_lora_rank * cfg.heads * (m.qk_nope_head_dim + m.v_head_dim)
+        o = cfg.heads * m.v_head_dim * h
+        return q + kv_a + kv_b + o, qv + m.kv_lora_rank   # + q_a and kv_a layernorms
+    mat = h * cfg.q_dim + 2 * h * cfg.kv_dim + cfg.q_dim * h
+    vec = (cfg.q_dim + 2 * cfg.kv_dim if cfg.qkv_bias else 0) + (h if cfg.out_bias else 0)
+    return mat, vec
+
+
+def mlp_params(cfg: ModelConfig, width: int) -> tuple[int, int]:
+    """(matrix, bias) parameters of one MLP of this width (gated: gate, up, down)."""
+    mats = 3 if cfg.gated_mlp else 2
+    bias = (width + cfg.hidden) if cfg.out_bias else 0
+    return mats * cfg.hidden * width, bias
+
+
+def norm_params(cfg: ModelConfig) -> int:
+    """One norm: RMSNorm has a weight, LayerNorm a weight and a bias."""
+    return cfg.hidden * (2 if cfg.norm == "layernorm" else 1)
+
+
+def count_params(cfg: ModelConfig) -> ParamCount:
+    att_m, att_v = attention_params(cfg)
+    dense_m, dense_v = mlp_params(cfg, cfg.intermediate)
+    moe_layers = cfg.moe_layers
+    dense_layers = cfg.layers - moe_layers
+    experts = shared = router = active = 0
+    if cfg.moe:
+        e_m, _ = mlp_params(cfg, cfg.moe.intermediate)
+        experts = moe_layers * cfg.moe.experts * e_m
+        active = moe_layers * cfg.moe.top_k * e_m
+        shared = moe_layers * cfg.moe.shared * e_m
+        router = moe_layers * cfg.hidden * cfg.moe.experts
+    norms = (cfg.layers * cfg.norms_per_layer + 1) * norm_params(cfg)
+    embedding = cfg.vocab * cfg.hidden
+    if cfg.positions == "learned":
+        embedding += (cfg.max_positions or 0) * cfg.hidden
+    vector = norms + cfg.layers * att_v + dense_layers * dense_v
+    return ParamCount(
+        embedding=embedding, attention=cfg.layers * (att_m + att_v),
+        mlp=dense_layers * (dense_m + dense_v), experts=experts, shared_experts=shared,
+        router=router, norms=norms, lm_head=0 if cfg.tied_embeddings else cfg.vocab * cfg.hidden,
+        vector=vector, active_experts=active)

@@ -1,0 +1,91 @@
+"""How a model is run: dtypes of weights, activations and KV cache, attention kernel, TP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ...errors import InputError
+from ...units import canonical_dtype, dtype_bytes, flop_precision
+
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8")
+KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+ATTN = ("flash", "naive")
+
+
+def _check(value: str, allowed: tuple[str, ...], what: str) -> str:
+    try:
+        d = canonical_dtype(value)
+    except InputError:
+        d = None
+    if d not in allowed:
+        raise InputError(f"{what}: unknown or unsupported dtype '{value}'; use one of: "
+                         f"{', '.join(allowed)}")
+    return d
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Dtypes and kernels of one inference setup.
+
+    Weight-only quantization (int4, int8) keeps one scale of `scale_dtype` per `group_size`
+    weights (GPTQ/AWQ style, group 128 with fp16 scales: 0.5 + 2/128 = 0.516 B per int4
+    weight). fp8 weights use a per-tensor scale (no per-weight overhead).
+    Matmuls compute at the activation precision (weights are dequantized on the fly),
+    except when weights and activations share an 8-bit dtype.
+    """
+
+    weights: str = "fp16"
+    act: str = "fp16"
+    kv: str = "fp16"
+    attn: str = "flash"
+    group_size: int = 128
+    scale_dtype: str = "fp16"
+    tp: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
+        object.__setattr__(self, "act", _check(self.act, ACT_DTYPES, "--act"))
+        object.__setattr__(self, "kv", _check(self.kv, KV_DTYPES, "--kv"))
+        if self.attn not in ATTN:
+            raise InputError(f"--attn must be one of {', '.join(ATTN)}; got '{self.attn}'")
+        if self.group_size < 1:
+            raise InputError(f"group size must be >= 1; got {self.group_size}")
+        if self.tp < 1:
+            raise InputError(f"--tp must be >= 1; got {self.tp}")
+
+    @property
+    def weight_bytes(self) -> float:
+        """Bytes per weight of a matrix, including group-scale overhead for int4/int8."""
+        base = dtype_bytes(self.weights)
+        if self.weights in ("int4", "int8"):
+            base += dtype_bytes(self.scale_dtype) / self.group_size
+        return base
+
+    @property
+    def act_bytes(self) -> float:
+        return dtype_bytes(self.act)
+
+    @property
+    def kv_bytes(self) -> float:
+        return dtype_bytes(self.kv)
+
+    @property
+    def precision(self) -> str:
+        """The precision matmul FLOP are counted under."""
+        if self.weights == self.act or (self.weights in ("fp8", "int8") and self.act == "fp8"):
+            return flop_precision(self.weights)
+        return flop_precision(self.act)
+
+    @property
+    def flash(self) -> bool:
+        return self.attn == "flash"
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        w = self.weights + (f" (group {self.group_size}, {self.scale_dtype} scales)"
+                            if self.weights in ("int4", "int8") else "")
+        return f"weights {w}, activations {self.act}, KV {self.kv}, {self.attn} attention"

@@ -1,0 +1,84 @@
+"""Time floors of a step on a roof: per-kernel floors (model.analyze) and launch overhead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...model.analysis import Analysis, Point, analyze
+from ...model.ceiling import Roof
+from .kernels import Step
+
+# Seed 004: one CUDA kernel launch costs 5-10 us of host time when the GPU waits on the CPU.
+# Used only when the roof carries no overhead floor of its own.
+LAUNCH_S_RANGE = (5e-6, 10e-6)
+LAUNCH_SOURCE = "seed 004: 5-10 us per CUDA kernel launch (eager PyTorch, no CUDA graphs)"
+
+
+@dataclass(frozen=True)
+class StepTiming:
+    """One step on one roof. floor_s: the sum of per-kernel floors max(FLOP/P, bytes/B)
+    (kernels run one after another); launch_s: launches x per-launch overhead."""
+
+    step: Step
+    analysis: Analysis
+
+    @property
+    def points(self) -> tuple[Point, ...]:
+        return self.analysis.primary()
+
+    @property
+    def floor_s(self) -> float:
+        return sum(p.floor_s for p in self.points)
+
+    @property
+    def fused_floor_s(self) -> float:
+        """The floor if the whole step were one kernel: max(total FLOP/P, total bytes/B)."""
+        if not self.points:
+            return 0.0
+        p = max(self.points, key=lambda q: q.flop)
+        return max(self.step.flop / p.peak_flop_per_s, self.step.bytes / p.bytes_per_s)
+
+    @property
+    def per_launch_s(self) -> tuple[float, float]:
+        """(low, high) per launch: the roof's overhead floor when it has one (else 5 us) up
+        to seed 004's 10 us."""
+        per = self.analysis.roof.overhead_s
+        lo = per if per else LAUNCH_S_RANGE[0]
+        return lo, max(lo, LAUNCH_S_RANGE[1])
+
+    @property
+    def launch_s_range(self) -> tuple[float, float]:
+        lo, hi = self.per_launch_s
+        return self.step.launches * lo, self.step.launches * hi
+
+    @property
+    def launch_source(self) -> str:
+        roof = self.analysis.roof
+        if roof.overhead_s:
+            src = roof.overhead_source or f"roof '{roof.name}' overhead floor"
+            return f"low: {src}; high: {LAUNCH_SOURCE}"
+        return LAUNCH_SOURCE
+
+    def launch_bound_kernels(self) -> tuple[str, ...]:
+        """Kernels whose own floor per call is below one launch: launch dominates them."""
+        lo = self.per_launch_s[0]
+        return tuple(p.kernel for p in self.points if p.floor_s / p.calls < lo)
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Decode: batch / TPOT; prefill: prompt tokens / TTFT."""
+        return self.step.batch * self.step.q_len / self.floor_s
+
+    @property
+    def achieved_flop_per_s_at_floor(self) -> float:
+        return self.step.flop / self.floor_s
+
+    @property
+    def bound(self) -> str:
+        """memory or compute, by which side carries more of the floor."""
+        mem = sum(p.floor_s for p in self.points if p.bound == "memory")
+        return "memory" if mem >= self.floor_s / 2 else "compute"
+
+
+def time_step(step: Step, roof: Roof) -> StepTiming:
+    return StepTiming(step=step, analysis=analyze(roof, step.kernels(), levels=("DRAM",)))

@@ -1,0 +1,115 @@
+"""What-ifs for decode: weight quantization, KV dtype, flash vs naive, another machine, and a
+measured TPOT placed on the roof as a point (seed 004: 15 ms for TinyLlama on a T4).
+
+Quantizing weights leaves the FLOP alone and divides the weight bytes, so the decode point
+moves right along the slope (fp16 -> int4: AI 1 -> ~4, seed 004).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ...errors import InputError
+from ...model.analysis import Point, analyze
+from ...model.ceiling import Roof
+from ...model.kernel import Kernel
+from .config import ModelConfig
+from .footprint import weight_bytes
+from .kernels import Step, decode_step
+from .settings import Settings
+from .timing import time_step
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    label: str
+    settings: Settings
+    roof: Roof
+    ai: float
+    tpot_s: float
+    weights_bytes: float
+    flop: float
+    bytes: float
+
+    @property
+    def tokens_per_s_per_sequence(self) -> float:
+        return 1.0 / self.tpot_s
+
+
+def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
+             label: str) -> WhatIf:
+    step = decode_step(cfg, s, batch, context)
+    t = time_step(step, roof)
+    return WhatIf(label=label, settings=s, roof=roof, ai=step.ai, tpot_s=t.floor_s,
+                  weights_bytes=weight_bytes(cfg, s), flop=step.flop, bytes=step.bytes)
+
+
+def standard_variants(base: Settings) -> dict[str, Settings]:
+    """The usual levers, each changed alone from `base`."""
+    out = {"as given": base}
+    for w in ("fp8", "int8", "int4"):
+        if w != base.weights:
+            out[f"weights {w}"] = base.with_(weights=w)
+    if base.kv != "fp8":
+        out["KV fp8"] = base.with_(kv="fp8")
+    other = "naive" if base.flash else "flash"
+    out[f"{other} attention"] = base.with_(attn=other)
+    return out
+
+
+def compare_settings(cfg: ModelConfig, roof: Roof, variants: Mapping[str, Settings], *,
+                     batch: int, context: int) -> tuple[WhatIf, ...]:
+    return tuple(evaluate(cfg, s, roof, batch=batch, context=context, label=label)
+                 for label, s in variants.items())
+
+
+def compare_hardware(cfg: ModelConfig, s: Settings, roofs: Sequence[Roof], *, batch: int,
+                     context: int) -> tuple[WhatIf, ...]:
+    """The same decode step on other machines."""
+    return tuple(evaluate(cfg, s, r, batch=batch, context=context, label=r.name) for r in roofs)
+
+
+@dataclass(frozen=True)
+class MeasuredStep:
+    """A measured TPOT placed as a point: the step's counted FLOP and bytes, measured time."""
+
+    kernel: Kernel
+    point: Point
+    floor_s: float
+
+    @property
+    def achieved_flop_per_s(self) -> float:
+        return self.point.achieved_flop_per_s or 0.0
+
+    @property
+    def percent_of_roof(self) -> float:
+        return self.point.percent_of_roof or 0.0
+
+    @property
+    def floor_ratio(self) -> float:
+        """Measured TPOT / rooflab's floor (>= 1 means the point sits below the roof)."""
+        return self.kernel.seconds / self.floor_s
+
+
+def measured_point(step: Step, roof: Roof, tpot_s: float, *,
+                   samples: Sequence[float] = (), name: str | None = None) -> MeasuredStep:
+    """One whole decode step as a kernel with the measured time (seed 004: 2.2 GFLOP in
+    15 ms at AI ~1 is 147 GFLOP/s, 46 % of a 320 GB/s roof)."""
+    if not tpot_s or tpot_s <= 0:
+        raise InputError(f"--tpot-ms must be a positive time; got {tpot_s!r}")
+    k = Kernel(name=name or f"decode step b={step.batch} (measured)",
+               flop={max(_flop_by_precision(step).items(), key=lambda kv: kv[1])[0]: step.flop},
+               bytes={"DRAM": step.bytes}, seconds=tpot_s, calls=1,
+               provenance={"flop": "derived", "bytes": "derived", "seconds": "measured"},
+               unit="tensor", samples=tuple(samples),
+               meta={"op": "decode_step", "batch": step.batch, "context": step.context})
+    point = analyze(roof, [k], levels=("DRAM",)).points[0]
+    return MeasuredStep(kernel=k, point=point, floor_s=time_step(step, roof).floor_s)
+
+
+def _flop_by_precision(step: Step) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for o in step.ops:
+        out[o.op.precision] = out.get(o.op.precision, 0.0) + o.flop
+    return out

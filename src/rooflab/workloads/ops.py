@@ -1,0 +1,250 @@
+"""Analytic FLOP and bytes of common ops, each as an OpCount under a stated byte model.
+
+One multiply-add is 2 FLOP (FACTS.md). Bytes are compulsory traffic unless an op says
+otherwise: each input read once and each output written once, ideal reuse in caches.
+Sizes must be positive integers; dtypes go through units.canonical_dtype (fp64 ... int4).
+Additions, subtractions, multiplications, divisions and exponentials count one FLOP each;
+comparisons (max) count none, as profilers count FLOP (FADD/FMUL/FFMA, not FMNMX).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..errors import InputError
+from ..units import canonical_dtype, dtype_bytes, flop_precision
+from .count import COMPULSORY, OpCount
+
+# Precisions whose matrix products run on tensor cores / matrix engines (NVIDIA tensor
+# cores, AMD MFMA, Intel AMX): a matmul in these is held to the tensor ceiling.
+TENSOR_DTYPES = frozenset({"fp16", "bf16", "tf32", "fp8", "int8", "int4", "fp4"})
+
+
+def _size(value, name: str, minimum: int = 1) -> int:
+    """A whole number >= minimum, or InputError naming the parameter."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value != int(value) or value < minimum:
+        need = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
+        raise InputError(f"{name} must be {need}; got {value!r}")
+    return int(value)
+
+
+def _dt(dtype: str) -> tuple[str, float, str]:
+    d = canonical_dtype(dtype)
+    return d, dtype_bytes(d), flop_precision(d)
+
+
+def _count(name, op, flop, read, write, dtype, unit, shape, model=COMPULSORY, split=None):
+    d, _, precision = _dt(dtype)
+    return OpCount(name=name, op=op, flop=float(flop), bytes=float(read + write),
+                   precision=precision, unit=unit,
+                   bytes_split=split or {"read": float(read), "write": float(write)},
+                   byte_model=model, shape={**shape, "dtype": d})
+
+
+def _matrix_unit(dtype: str) -> str | None:
+    return "tensor" if canonical_dtype(dtype) in TENSOR_DTYPES else None
+
+
+def matmul(m: int, n: int, k: int, dtype: str = "fp16", batch: int = 1,
+           name: str | None = None) -> OpCount:
+    """C[m,n] = A[m,k] @ B[k,n], `batch` independent products (torch.bmm).
+
+    FLOP 2·batch·m·n·k; bytes s·batch·(mk + kn + mn). Square N in fp16: AI = N/3.
+    """
+    m, n, k, batch = (_size(v, nm) for v, nm in ((m, "m"), (n, "n"), (k, "k"), (batch, "batch")))
+    d, s, _ = _dt(dtype)
+    read = s * batch * (m * k + k * n)
+    write = s * batch * m * n
+    label = f"matmul_{m}x{n}x{k}" + (f"_b{batch}" if batch > 1 else "") + f"_{d}"
+    return _count(name or label, "matmul", 2.0 * batch * m * n * k, read, write, d,
+                  _matrix_unit(d), {"m": m, "n": n, "k": k, "batch": batch})
+
+
+gemm = matmul
+
+
+def gemv(m: int, n: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
+    """y[m] = A[m,n] @ x[n]: FLOP 2mn; bytes s·(mn + n + m). AI ≈ 2/s: 1 in fp16."""
+    m, n = _size(m, "m"), _size(n, "n")
+    d, s, _ = _dt(dtype)
+    return _count(name or f"gemv_{m}x{n}_{d}", "gemv", 2.0 * m * n, s * (m * n + n), s * m,
+                  d, "vector", {"m": m, "n": n})
+
+
+def elementwise(n: int, dtype: str = "fp16", inputs: int = 1, outputs: int = 1,
+                flop_per_element: float = 1, name: str | None = None) -> OpCount:
+    """n elements, each reading `inputs` arrays and writing `outputs` arrays.
+
+    Scalars (the 1 in y = x + 1) live in registers and move no bytes.
+    fp16 y = x + 1 → AI 1/4; z = x + y → 1/6 (seed 004).
+    """
+    n = _size(n, "n")
+    inputs, outputs = _size(inputs, "inputs", 0), _size(outputs, "outputs", 0)
+    if inputs + outputs == 0:
+        raise InputError("elementwise needs at least one input or output array")
+    if not (isinstance(flop_per_element, numbers.Real) and flop_per_element >= 0):
+        raise InputError(f"flop_per_element must be >= 0; got {flop_per_element!r}")
+    d, s, _ = _dt(dtype)
+    return _count(name or f"elementwise_{n}_{d}", "elementwise", float(flop_per_element) * n,
+                  s * n * inputs, s * n * outputs, d, "vector",
+                  {"n": n, "inputs": inputs, "outputs": outputs,
+                   "flop_per_element": flop_per_element})
+
+
+def reduction(n: int, dtype: str = "fp16", rows: int = 1, name: str | None = None) -> OpCount:
+    """Sum of n elements (per row, `rows` rows): FLOP rows·(n-1); bytes s·rows·(n + 1)."""
+    n, rows = _size(n, "n"), _size(rows, "rows")
+    d, s, _ = _dt(dtype)
+    label = f"reduction_{rows}x{n}_{d}" if rows > 1 else f"reduction_{n}_{d}"
+    return _count(name or label, "reduction", float(rows * (n - 1)), s * rows * n, s * rows,
+                  d, "vector", {"n": n, "rows": rows})
+
+
+# Softmax per element: subtract the row max, exp, add to the row sum, divide = 4 FLOP
+# (the max itself is comparisons). Seed 000's softmax row (5.6e6 FLOP, 1.1e7 B in fp32)
+# is 4 FLOP per 8 bytes.
+SOFTMAX_FLOP_PER_ELEMENT = 4
+# LayerNorm per element: mean add 1, x - mean 1, (x-mean)^2 accumulated 2 (an FMA),
+# times rstd 1, times gamma plus beta 2 (an FMA) = 7. RMSNorm: x^2 accumulated 2,
+# times rstd 1, times gamma 1 = 4 (seed 004: RMSNorm over 2048 ≈ 8 K FLOP, 12 KB).
+LAYERNORM_FLOP_PER_ELEMENT = 7
+RMSNORM_FLOP_PER_ELEMENT = 4
+
+
+def softmax(rows: int, cols: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
+    """Softmax over each row: FLOP 4·rows·cols; bytes s·2·rows·cols (one read, one write;
+    the max and sum passes assumed to hit cache, as an online/fused softmax does)."""
+    rows, cols = _size(rows, "rows"), _size(cols, "cols")
+    d, s, _ = _dt(dtype)
+    e = rows * cols
+    return _count(name or f"softmax_{rows}x{cols}_{d}", "softmax",
+                  SOFTMAX_FLOP_PER_ELEMENT * e, s * e, s * e, d, "vector",
+                  {"rows": rows, "cols": cols})
+
+
+def layernorm(rows: int, cols: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
+    """LayerNorm over each row (inference): FLOP 7·rows·cols; bytes s·(2·rows·cols + 2·cols)
+    (x read, y written, gamma and beta read once)."""
+    rows, cols = _size(rows, "rows"), _size(cols, "cols")
+    d, s, _ = _dt(dtype)
+    e = rows * cols
+    return _count(name or f"layernorm_{rows}x{cols}_{d}", "layernorm",
+                  LAYERNORM_FLOP_PER_ELEMENT * e, s * (e + 2 * cols), s * e, d, "vector",
+                  {"rows": rows, "cols": cols})
+
+
+def rmsnorm(rows: int, cols: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
+    """RMSNorm over each row: FLOP 4·rows·cols; bytes s·(2·rows·cols + cols) (x, y, gamma)."""
+    rows, cols = _size(rows, "rows"), _size(cols, "cols")
+    d, s, _ = _dt(dtype)
+    e = rows * cols
+    return _count(name or f"rmsnorm_{rows}x{cols}_{d}", "rmsnorm",
+                  RMSNORM_FLOP_PER_ELEMENT * e, s * (e + cols), s * e, d, "vector",
+                  {"rows": rows, "cols": cols})
+
+
+def conv_output_size(size: int, kernel: int, stride: int, padding: int) -> int:
+    """floor((size + 2·padding - kernel) / stride) + 1 (PyTorch Conv2d, dilation 1)."""
+    return (size + 2 * padding - kernel) // stride + 1
+
+
+def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int = 1,
+           padding: int = 0, dtype: str = "fp16", groups: int = 1,
+           name: str | None = None) -> OpCount:
+    """Direct 2-D convolution, NCHW input, K filters of C/groups x R x S, output N x K x P x Q.
+
+    FLOP 2·N·K·P·Q·(C/groups)·R·S; compulsory bytes input + filter + output (no im2col).
+    """
+    n, c, h, w, k, r = (_size(v, nm) for v, nm in
+                        ((n, "n"), (c, "c"), (h, "h"), (w, "w"), (k, "k"), (r, "r")))
+    s_, stride, groups = _size(s, "s"), _size(stride, "stride"), _size(groups, "groups")
+    padding = _size(padding, "padding", 0)
+    if c % groups or k % groups:
+        raise InputError(f"groups={groups} must divide both c={c} and k={k}")
+    p, q = conv_output_size(h, r, stride, padding), conv_output_size(w, s_, stride, padding)
+    if p < 1 or q < 1:
+        raise InputError(f"the {r}x{s_} filter does not fit the {h}x{w} input with padding "
+                         f"{padding}; increase padding or use a smaller filter")
+    d, e, _ = _dt(dtype)
+    cg = c // groups
+    flop = 2.0 * n * k * p * q * cg * r * s_
+    read = e * (n * c * h * w + k * cg * r * s_)
+    write = e * n * k * p * q
+    shape = {"n": n, "c": c, "h": h, "w": w, "k": k, "r": r, "s": s_, "stride": stride,
+             "padding": padding, "groups": groups, "p": p, "q": q}
+    split = {"input": e * n * c * h * w, "filter": e * k * cg * r * s_, "output": write}
+    return _count(name or f"conv2d_{r}x{s_}_n{n}c{c}k{k}_{h}x{w}_{d}", "conv2d", flop, read,
+                  write, d, _matrix_unit(d), shape, split=split)
+
+
+def attention_scores(q_len: int, kv_len: int, causal: bool) -> int:
+    """(query, key) pairs that are computed per head. Causal: query i (the last q_len
+    positions of kv_len) sees kv_len - q_len + i + 1 keys — exactly half-plus-diagonal when
+    q_len == kv_len (prefill), all keys for one decode query."""
+    if not causal:
+        return q_len * kv_len
+    past = kv_len - q_len
+    return q_len * past + q_len * (q_len + 1) // 2
+
+
+def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
+              kv_heads: int | None = None, dtype: str = "fp16", flash: bool = True,
+              causal: bool = False, name: str | None = None) -> OpCount:
+    """Scaled dot-product attention, O = softmax(Q Kᵀ / √d) V, per batch and head.
+
+    FLOP: the two matmuls, 4·B·H·d per computed score (softmax's ~4 per score is not
+    counted, as in FlashAttention's FLOP count). causal=True counts only unmasked scores
+    (≈ half for prefill), the work a block-skipping kernel does.
+    Bytes: flash reads Q, K, V once and writes O; naive also writes the score matrix S,
+    reads it into softmax, writes P and reads P into the second matmul (4 passes over
+    B·H·Lq·Lkv elements, dense even when causal). GQA: K and V have kv_heads heads.
+    """
+    batch, heads = _size(batch, "batch"), _size(heads, "heads")
+    q_len, kv_len, head_dim = _size(q_len, "q_len"), _size(kv_len, "kv_len"), _size(
+        head_dim, "head_dim")
+    kv_heads = heads if kv_heads is None else _size(kv_heads, "kv_heads")
+    if heads % kv_heads:
+        raise InputError(f"kv_heads={kv_heads} must divide heads={heads} (grouped-query "
+                         f"attention shares each K/V head among heads/kv_heads query heads)")
+    if causal and q_len > kv_len:
+        raise InputError(f"causal attention needs q_len <= kv_len; got {q_len} > {kv_len}")
+    d, s, _ = _dt(dtype)
+    scores = attention_scores(q_len, kv_len, causal)
+    flop = 4.0 * batch * heads * scores * head_dim
+    q_o = s * batch * heads * q_len * head_dim
+    kv = 2.0 * s * batch * kv_heads * kv_len * head_dim
+    split = {"q": q_o, "kv": kv, "o": q_o}
+    kind = "flash" if flash else "naive"
+    model = ("flash attention: Q, K, V read once, O written once; scores stay on chip"
+             if flash else
+             "naive attention: Q, K, V read once, O written once, plus the score matrix "
+             "written, read by softmax, written as P and read back (4 x B·H·Lq·Lkv elements)")
+    if causal:
+        model += ("; FLOP count only the unmasked (query, key) pairs" +
+                  ("" if flash else ", though a dense implementation computes them all"))
+    if not flash:
+        split["scores"] = 4.0 * s * batch * heads * q_len * kv_len
+    read = q_o + kv + split.get("scores", 0.0) / 2
+    write = q_o + split.get("scores", 0.0) / 2
+    shape = {"batch": batch, "heads": heads, "kv_heads": kv_heads, "q_len": q_len,
+             "kv_len": kv_len, "head_dim": head_dim, "flash": flash, "causal": causal,
+             "scores": scores}
+    label = f"attention_{kind}{'_causal' if causal else ''}_b{batch}h{heads}q{q_len}kv{kv_len}"
+    return _count(name or f"{label}d{head_dim}_{d}", "attention", flop, read, write, d,
+                  _matrix_unit(d), shape, model=model, split=split)
+
+
+def embedding(tokens: int, hidden: int, dtype: str = "fp16", index_dtype: str = "int64",
+              name: str | None = None) -> OpCount:
+    """Embedding lookup: 0 FLOP; bytes: the gathered rows and the token ids read, the
+    output written (tokens·hidden·s each way). The rest of the table is never touched."""
+    tokens, hidden = _size(tokens, "tokens"), _size(hidden, "hidden")
+    d, s, _ = _dt(dtype)
+    ids = tokens * dtype_bytes(index_dtype)
+    rows = s * tokens * hidden
+    model = "gather: the looked-up rows and the token ids read once, the output written once"
+    return _count(name or f"embedding_{tokens}x{hidden}_{d}", "embedding", 0.0, rows + ids,
+                  rows, d, None, {"tokens": tokens, "hidden": hidden}, model=model,
+                  split={"rows": rows, "ids": ids, "output": rows})

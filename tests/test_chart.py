@@ -1,0 +1,182 @@
+"""report/chart.py: the drawn data (vertices, ridges, points, colours), not pixels."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from rooflab.errors import InputError
+from rooflab.model import Ceiling, Kernel, Roof
+from rooflab.report.chart import (
+    COMPUTE_BOUND_COLOR,
+    MEMORY_BOUND_COLOR,
+    plot_roofline,
+    roofline_data,
+    save_figure,
+)
+
+# Seed 004: T4 nominal 65 TFLOP/s fp16 tensor, 320 GB/s; the example measurement 50e12, 270e9.
+T4_NOMINAL = Roof("T4", "nominal",
+                  compute=(Ceiling(65e12, precision="fp16", unit="tensor"),
+                           Ceiling(8.1e12, precision="fp32", unit="vector")),
+                  memory=(Ceiling(320e9, level="DRAM"),))
+T4_MEASURED = Roof("T4", "measured",
+                   compute=(Ceiling(50e12, precision="fp16", unit="tensor",
+                                    provenance="measured"),),
+                   memory=(Ceiling(270e9, level="DRAM", provenance="measured"),))
+# Seed 004's three points: decode b=1, matmul 4096 at 50 TFLOP/s, y = x + 1 at 270 GB/s.
+DECODE = Kernel("decode b=1", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, 0.015)
+MATMUL = Kernel("matmul 4096", {"fp16": 2 * 4096**3}, {"DRAM": 6 * 4096**2},
+                2 * 4096**3 / 50e12, unit="tensor")
+ADD1 = Kernel("x + 1", {"fp16": 1e8}, {"DRAM": 4e8}, 4e8 / 270e9)
+
+
+@pytest.fixture(scope="module")
+def seed_chart():
+    return plot_roofline([T4_MEASURED, T4_NOMINAL], [DECODE, MATMUL, ADD1])
+
+
+def _line(display, roof, kind, label_start):
+    found = [ln for ln in display.lines
+             if ln.roof == roof and ln.kind == kind and ln.label.startswith(label_start)]
+    assert len(found) == 1, [ln.label for ln in display.lines]
+    return found[0]
+
+
+def test_roof_vertices_and_styles(seed_chart):
+    d = seed_chart
+    slope = _line(d, "T4 (measured)", "memory", "DRAM")
+    # The slope ends where it meets the fp16 ceiling: x = 50e12 / 270e9 = 185.19.
+    assert slope.xs[1] == pytest.approx(185.185, rel=1e-4)
+    assert slope.ys == pytest.approx((270e9 * slope.xs[0], 50e12))
+    assert slope.style == "solid"
+    flat = _line(d, "T4 (nominal)", "compute", "fp16 tensor")
+    assert flat.xs[0] == pytest.approx(203.125) and flat.ys == (65e12, 65e12)
+    assert flat.style == "dashed"
+    # One horizontal per precision/unit: the nominal roof also carries fp32 vector.
+    fp32 = _line(d, "T4 (nominal)", "compute", "fp32 vector")
+    assert fp32.xs[0] == pytest.approx(8.1e12 / 320e9)
+    # The lines really drawn carry the same vertices and dash style.
+    drawn = {(tuple(ln.get_xdata()), tuple(ln.get_ydata())): ln.get_linestyle()
+             for ln in d.ax_.lines}
+    assert drawn[(slope.xs, slope.ys)] == "-"
+    assert drawn[(flat.xs, flat.ys)] == "--"
+
+
+def test_ridges_are_seed_values(seed_chart):
+    ridges = {(r.roof, r.compute, r.level): r.ai for r in seed_chart.ridges}
+    assert ridges[("T4 (measured)", "fp16 tensor", "DRAM")] == pytest.approx(185.19, rel=1e-3)
+    assert ridges[("T4 (nominal)", "fp16 tensor", "DRAM")] == pytest.approx(203.1, rel=1e-3)
+    assert all("AI* =" in r.label for r in seed_chart.ridges)
+
+
+def test_points_positions_colours_and_labels(seed_chart):
+    pts = {p.kernel: p for p in seed_chart.points}
+    decode = pts["decode b=1"]
+    assert (decode.ai, decode.flop_per_s) == pytest.approx((1.0, 146.67e9), rel=1e-3)
+    assert decode.color == MEMORY_BOUND_COLOR
+    assert decode.percent_of_roof == pytest.approx(54.3, abs=0.1)   # seed 004: ≈ 54 %
+    assert "54% of roof" in decode.label and "AI 1" in decode.label
+    mm = pts["matmul 4096"]
+    assert mm.ai == pytest.approx(1365.33, rel=1e-5) and mm.color == COMPUTE_BOUND_COLOR
+    assert pts["x + 1"].ai == pytest.approx(0.25) and pts["x + 1"].color == MEMORY_BOUND_COLOR
+    # Every point, ridge and roof corner inside the axes with margin.
+    (x0, x1), (y0, y1) = seed_chart.xlim, seed_chart.ylim
+    for p in seed_chart.points:
+        assert x0 < p.ai < x1 and y0 < p.flop_per_s < y1
+    for r in seed_chart.ridges:
+        assert x0 < r.ai / 10 and r.ai * 10 <= x1 and r.flop_per_s * 2 < y1
+    assert seed_chart.ax_.get_xscale() == "log" and seed_chart.ax_.get_yscale() == "log"
+    assert seed_chart.ax_.get_xlim() == pytest.approx(seed_chart.xlim)
+
+
+def test_legend_names_each_roof(seed_chart):
+    texts = [t.get_text() for t in seed_chart.ax_.get_legend().get_texts()]
+    assert "T4 (measured)" in texts and "T4 (nominal)" in texts
+    assert "memory-bound side" in texts and "compute-bound side" in texts
+
+
+def test_unmeasured_kernel_is_hollow_at_attainable():
+    k = Kernel("predicted", {"fp16": 1e9}, {"DRAM": 1e8})
+    d = plot_roofline([T4_MEASURED], [k])
+    (p,) = d.points
+    assert not p.measured and p.flop_per_s == pytest.approx(270e9 * 10)
+    (marker,) = [ln for ln in d.ax_.lines if tuple(ln.get_xdata()) == (10.0,)]
+    assert marker.get_markerfacecolor() == "none"
+
+
+def test_hierarchical_points_one_per_level():
+    roof = Roof("cpu", "measured",
+                compute=(Ceiling(200e9, precision="fp64", unit="vector", provenance="measured"),),
+                memory=(Ceiling(900e9, level="L1", provenance="measured"),
+                        Ceiling(360e9, level="L2", provenance="measured"),
+                        Ceiling(40e9, level="DRAM", provenance="measured")))
+    k = Kernel("stencil", {"fp64": 1e9}, {"L1": 8e9, "L2": 4e9, "DRAM": 2e8}, seconds=0.05)
+    d = roofline_data([roof], [k])
+    by_level = {p.level: p for p in d.points}
+    assert set(by_level) == {"L1", "L2", "DRAM"}
+    assert {p.marker for p in d.points} == {"^", "s", "o"}
+    assert all(p.flop_per_s == pytest.approx(20e9) for p in d.points)   # one time, one height
+    assert by_level["L1"].ai == pytest.approx(0.125)
+    assert by_level["DRAM"].ai == pytest.approx(5.0)   # ridge 200/40 = 5: not left of it
+    assert by_level["DRAM"].color == COMPUTE_BOUND_COLOR
+    # L2: AI 0.25 left of its ridge 200/360 = 0.56.
+    assert by_level["L2"].color == MEMORY_BOUND_COLOR
+    # One slope per level, each ending on the compute ceiling.
+    ends = {ln.label.split()[0]: ln.xs[1] for ln in d.lines if ln.kind == "memory"}
+    assert ends == pytest.approx({"L1": 200 / 900, "L2": 200 / 360, "DRAM": 5.0})
+    only = roofline_data([roof], [k], level="L2")
+    assert [p.level for p in only.points] == ["L2"]
+
+
+def test_sweep_arrows_trajectory():
+    before = Kernel("gpp", {"fp64": 1e9}, {"DRAM": 1e9}, seconds=1e-2)
+    after = Kernel("gpp", {"fp64": 1e9}, {"DRAM": 2.5e8}, seconds=2e-3)
+    d = roofline_data([T4_MEASURED], [before, after], trajectory=True,
+                      sweep=[(0.5, 1e11), (2.0, 4e11)], arrows=[(before, after)])
+    (sweep,) = [ln for ln in d.lines if ln.kind == "sweep"]
+    assert sweep.xs == (0.5, 2.0) and sweep.ys == (1e11, 4e11)
+    kinds = sorted(a.kind for a in d.arrows)
+    assert kinds == ["arrow", "trajectory"]
+    for a in d.arrows:
+        assert a.start == pytest.approx((1.0, 1e11)) and a.end == pytest.approx((4.0, 5e11))
+    assert len(d.points) == 2   # the arrow's kernels are not drawn twice
+
+
+def test_zero_flop_kernel_is_noted_not_drawn():
+    k = Kernel("embedding", {"fp16": 0.0}, {"DRAM": 1e6}, seconds=1e-5)
+    d = roofline_data([T4_MEASURED], [k, ADD1])
+    assert [p.kernel for p in d.points] == ["x + 1"]
+    assert any("embedding" in n and "log axes" in n for n in d.notes)
+
+
+def test_roofs_only_and_given_axes():
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    d = plot_roofline([T4_NOMINAL], ax=ax, title="T4")
+    assert d.ax_ is ax and d.figure_ is fig and ax.get_title() == "T4"
+    assert d.points == () and len(d.ridges) == 1
+    with pytest.raises(InputError, match="at least one roof"):
+        roofline_data([])
+
+
+def test_save_png_and_svg(tmp_path, seed_chart):
+    png = save_figure(seed_chart, tmp_path / "chart.png")
+    svg = save_figure(seed_chart, tmp_path / "chart.svg")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chart.png", "chart.svg"]
+    with pytest.raises(InputError, match=r"\.png or \.svg"):
+        save_figure(seed_chart, tmp_path / "chart.pdf")
+
+
+def test_import_does_not_load_matplotlib():
+    code = ("import sys\nfrom rooflab.model import Roof\nfrom rooflab.report import chart\n"
+            "chart.roofline_data([Roof('x')])\nprint('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,189 @@
+"""ncu CSV parsing on synthetic files written from the real metric names (both pages)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rooflab.errors import ParseError
+from rooflab.ingest.aggregate import short_name
+from rooflab.ingest.ncu_files import load_ncu
+from rooflab.ingest.ncu_metrics import (TENSOR_FACTOR, launch_counts, parse_number,
+                                        recorded_peaks, unit_scale)
+
+IDENT = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+         '"Block Size","Grid Size","Device","CC"')
+RULES = '"Rule Name","Rule Type","Rule Description","Estimated Speedup Type","Estimated Speedup"'
+DETAILS_HEAD = IDENT + ',"Section Name","Metric Name","Metric Unit","Metric Value"'
+INST = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+
+
+def ident(i, name="saxpy(float, float *, float *)", cc="8.0"):
+    return (f'"{i}","4242","app","host","{name}","1","7","(256, 1, 1)","(4096, 1, 1)",'
+            f'"0","{cc}"')
+
+
+def details_rows(i, values, name="saxpy(float, float *, float *)", rules=False, cc="8.0"):
+    tail = ',"","","","",""' if rules else ""
+    return [f'{ident(i, name, cc)},"Command line profiler metrics","{m}","{u}","{v}"{tail}'
+            for m, u, v in values]
+
+
+BASIC = [("dram__bytes.sum", "Mbyte", "12.58"),          # auto-scaled unit
+         ("lts__t_bytes.sum", "Mbyte", "25.17"),
+         ("l1tex__t_bytes.sum", "byte", "50,331,648"),   # thousands separators
+         ("gpu__time_duration.sum", "usecond", "10.24"),
+         (INST.format("ffma"), "inst", "1,048,576"),
+         (INST.format("fadd"), "inst", "0"),
+         (INST.format("fmul"), "inst", "0")]
+
+
+def write(tmp_path, name, lines):
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n")
+    return str(p)
+
+
+def test_units_and_numbers():
+    assert unit_scale("Kbyte") == 1e3 and unit_scale("Mbyte") == 1e6
+    assert unit_scale("usecond") == 1e-6 and unit_scale("msecond") == 1e-3
+    assert unit_scale("nsecond") == 1e-9 and unit_scale("ns") == 1e-9
+    assert unit_scale("Gcycle/second") == 1e9 and unit_scale("cycle/nsecond") == pytest.approx(1e9)
+    assert unit_scale("hz") == 1 and unit_scale("Ghz") == 1e9
+    assert unit_scale("Tbyte/second") == 1e12 and unit_scale("byte/cycle") == 1
+    assert unit_scale("inst") == 1 and unit_scale("") == 1
+    assert unit_scale("furlong") is None
+    assert parse_number("1,619,726,202.90") == 1619726202.9
+    assert math.isnan(parse_number("nan")) and math.isnan(parse_number("n/a"))
+    with pytest.raises(ValueError):
+        parse_number("abc")
+
+
+def test_details_page_with_preamble_rules_and_two_launches(tmp_path):
+    lines = ["program output before the header", "==PROF== Connected to process 4242 (app)",
+             "==WARNING== something", DETAILS_HEAD + "," + RULES]
+    lines += details_rows(0, BASIC, rules=True)
+    lines += details_rows(1, BASIC, rules=True)
+    # a rule-only row of newer ncu versions: no metric on it
+    lines.append(f'{ident(1)},"SpeedOfLight","","","","SOLBottleneck","OPT","low","global","3"')
+    lines.append("==PROF== Disconnected from process 4242")
+    imp = load_ncu([write(tmp_path, "a.csv", lines)])
+    (k,) = imp.kernels
+    assert k.name == "saxpy" and k.calls == 2 and k.meta["full_name"].startswith("saxpy(")
+    assert k.flop == {"fp32": pytest.approx(2 * 2 * 1_048_576)}
+    assert k.bytes["DRAM"] == pytest.approx(2 * 12.58e6)
+    assert k.bytes["L1"] == pytest.approx(2 * 50_331_648)
+    assert k.seconds == pytest.approx(2 * 10.24e-6)
+    assert k.samples == pytest.approx((10.24e-6, 10.24e-6))
+    assert k.provenance == {"flop": "counted", "bytes": "counted", "seconds": "measured"}
+    assert imp.skips == ()
+
+
+def test_raw_page_with_units_row_and_cycles_time(tmp_path):
+    metrics = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+               "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second",
+               INST.format("dadd"), INST.format("dmul"), INST.format("dfma"),
+               "launch__grid_size"]
+    head = IDENT + "," + ",".join(f'"{m}"' for m in metrics)
+    units = ",".join(['""'] * 11) + ',"Kbyte","Kbyte","Mbyte","Mcycle","Gcycle/second",' \
+                                    '"inst","inst","inst",""'
+    row = ident(0, "void k<double, 4>(double *)") + \
+        ',"800","200","3","2","1.5","1,000","2,000","3,000","64"'
+    imp = load_ncu([write(tmp_path, "raw.csv", ["==PROF== x", head, units, row])])
+    (k,) = imp.kernels
+    assert k.name == "k<…>"
+    assert k.flop == {"fp64": pytest.approx(1000 + 2000 + 2 * 3000)}
+    assert k.bytes == {"DRAM": pytest.approx(1e6), "L2": pytest.approx(3e6)}
+    assert k.seconds == pytest.approx(2e6 / 1.5e9)
+
+
+def test_bad_rows_are_skipped_with_file_line_and_reason(tmp_path):
+    good = details_rows(0, BASIC)
+    nan_launch = details_rows(1, [(m, u, "nan") for m, u, _ in BASIC])
+    zero_time = details_rows(2, [(m, u, "0" if "time" in m else v) for m, u, v in BASIC])
+    unknown = details_rows(0, [("smsp__warps_active.avg", "warp", "12")])
+    bad_unit = details_rows(0, [("dram__bytes_read.sum", "furlong", "1")])
+    not_number = details_rows(0, [("lts__t_bytes.sum", "byte", "lots")])
+    cut = [good[0][:40]]
+    lines = [DETAILS_HEAD] + good + nan_launch + zero_time + unknown + bad_unit + not_number + cut
+    path = write(tmp_path, "bad.csv", lines)
+    imp = load_ncu([path])
+    assert [k.calls for k in imp.kernels] == [1]
+    text = "\n".join(str(s) for s in imp.skips)
+    assert f"{path}:{2 + len(good)}: launch 1 of 'saxpy' skipped: every metric is nan" in text
+    assert "launch 2 of 'saxpy' skipped: zero time" in text
+    assert "metric 'smsp__warps_active.avg' is not used by rooflab" in text
+    assert "unknown unit 'furlong'" in text
+    assert "value 'lots' is not a number" in text
+    assert f"{path}:{len(lines)}: row has" in text and "file cut short" in text
+
+
+def test_nothing_usable_is_a_parse_error(tmp_path):
+    empty = write(tmp_path, "empty.csv", ["==PROF== nothing was profiled"])
+    with pytest.raises(ParseError, match="no ncu CSV header"):
+        load_ncu([empty])
+    nan = write(tmp_path, "nan.csv", [DETAILS_HEAD] + details_rows(
+        0, [(m, u, "nan") for m, u, _ in BASIC]))
+    with pytest.raises(ParseError, match="no usable kernel launch.*failed launch"):
+        load_ncu([nan])
+    no_cols = write(tmp_path, "cols.csv", ['"ID","Kernel Name","Metric Name"', '"0","k","x"'])
+    with pytest.raises(ParseError, match="Metric Unit, Metric Value"):
+        load_ncu([no_cols])
+    no_time = write(tmp_path, "notime.csv", [DETAILS_HEAD] + details_rows(
+        0, [b for b in BASIC if "time" not in b[0]]))
+    with pytest.raises(ParseError, match="no time"):
+        load_ncu([no_time])
+    with pytest.raises(ParseError, match="file not found"):
+        load_ncu([str(tmp_path / "missing.csv")])
+
+
+def test_several_files_are_steps_and_a_failed_file_is_reported(tmp_path):
+    a = write(tmp_path, "step0.csv", [DETAILS_HEAD] + details_rows(0, BASIC))
+    b = write(tmp_path, "step1.csv", [DETAILS_HEAD] + details_rows(0, BASIC))
+    bad = write(tmp_path, "step2.csv", [DETAILS_HEAD] + details_rows(
+        0, [(m, u, "nan") for m, u, _ in BASIC]))
+    imp = load_ncu([a, b, bad])
+    assert sorted(k.meta["step"] for k in imp.kernels) == ["step0", "step1"]
+    assert sorted(k.name for k in imp.kernels) == ["saxpy [step0]", "saxpy [step1]"]
+    assert [s.path for s in imp.failed] == [bad]
+
+
+def test_tensor_flop_from_ops_path_else_factor_with_note():
+    m = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e6,
+         "sm__ops_path_tensor_src_fp16_dst_fp32.sum": 4e9,
+         "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum": 1e9,
+         "sm__inst_executed_pipe_tensor.sum": 123.0}
+    c = launch_counts(m, (8, 0))
+    assert c.flop == {"fp16": 4e9, "bf16": 1e9} and c.tensor_flop == 5e9
+    assert "sm__ops_path_tensor_*" in c.notes[0]
+    m2 = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e6,
+          "sm__inst_executed_pipe_tensor.sum": 1000.0}
+    c2 = launch_counts(m2, (8, 9))
+    assert c2.flop == {"fp16": 1000.0 * TENSOR_FACTOR[(8, 9)]}
+    assert "x 4096" in c2.notes[0]
+    c3 = launch_counts(m2, (9, 0))   # no factor for Hopper: not counted, and said so
+    assert "fp16" not in c3.flop and "no factor" in c3.notes[0]
+
+
+def test_fp16_uses_nvidia_packed_weights():
+    m = {"gpu__time_duration.sum": 1.0, "dram__bytes.sum": 1.0, INST.format("hadd"): 1.0,
+         "sm__" + INST.format("hmul")[4:]: 1.0, INST.format("hfma"): 1.0}
+    assert launch_counts(m).flop == {"fp16": 2 + 2 + 4}
+
+
+def test_recorded_peaks_formula():
+    m = {INST.format("dfma") + ".peak_sustained": 48.0,
+         "sm__cycles_elapsed.avg.per_second": 1.62e9,
+         "dram__bytes.sum.peak_sustained": 32.0, "dram__cycles_elapsed.avg.per_second": 8e9}
+    compute, memory = recorded_peaks(m)
+    assert compute == {"fp64": pytest.approx(2 * 48 * 1.62e9)}
+    assert memory == {"DRAM": pytest.approx(32 * 8e9)}
+
+
+def test_short_name():
+    assert short_name("void cutlass::Kernel<cutlass::gemm::kernel::Gemm<float, 4>>"
+                      "(cutlass::Params)") == "cutlass::Kernel<…>"
+    assert short_name("(anonymous namespace)::softmax_kernel(float *, int)") == "softmax_kernel"
+    assert short_name("sigma_gpp_gpu_29") == "sigma_gpp_gpu_29"
+    assert len(short_name("x" * 200)) == 60

@@ -1,0 +1,136 @@
+"""rooflab ncu on the real NERSC GPP recordings (../shared/fixtures/ncu/nersc-gpp), read in place."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from rooflab.cli.main import main
+from rooflab.ingest.ncu_files import load_ncu
+
+GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
+STEPS = ["output.csv"] + [f"output{i}.csv" for i in range(1, 8)]
+
+
+@pytest.fixture
+def gpp() -> Path:
+    if not (GPP / "output.csv").is_file():
+        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
+    return GPP
+
+
+def metrics_of(path: Path) -> dict[str, float]:
+    """The file's own numbers, read with the csv module (the independent reference)."""
+    rows = list(csv.reader(line for line in path.read_text().splitlines()
+                           if line.startswith('"')))
+    head = rows[0]
+    i, v = head.index("Metric Name"), head.index("Metric Value")
+    return {r[i]: float(r[v].replace(",", "")) for r in rows[1:]}
+
+
+def test_acceptance_output_csv_json(gpp, capsys):
+    assert main(["ncu", str(gpp / "output.csv"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    m = metrics_of(gpp / "output.csv")
+    (k,) = [k for k in data["kernels"] if k["name"] == "sigma_gpp_gpu_29"]
+    inst = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+    fp64 = m[inst.format("dadd")] + m[inst.format("dmul")] + 2 * m[inst.format("dfma")]
+    assert k["flop"]["fp64"] == fp64 == 1_963_812_210_336
+    assert k["bytes"]["DRAM"] == m["dram__bytes.sum"] == 134_957_158_144
+    assert k["bytes"]["L2"] == m["lts__t_bytes.sum"]
+    assert k["bytes"]["L1"] == m["l1tex__t_bytes.sum"]
+    seconds = m["sm__cycles_elapsed.avg"] / m["sm__cycles_elapsed.avg.per_second"]
+    assert k["seconds"] == pytest.approx(seconds, rel=1e-12)
+    assert k["seconds"] == pytest.approx(22.765, rel=1e-4)
+    rows = [a for a in data["analysis"] if a["kernel"] == "sigma_gpp_gpu_29"]
+    assert sorted(a["level"] for a in rows) == ["DRAM", "L1", "L2"]
+    dram = next(a for a in rows if a["level"] == "DRAM")
+    assert dram["ai"] == pytest.approx((fp64 + 2 * m[inst.format("ffma")]) / m["dram__bytes.sum"])
+    assert {"achieved_flop_per_s", "attainable_flop_per_s", "percent_of_roof", "bound",
+            "time_share"} <= set(dram)
+    assert "no roof" in data["roof_source"] or "none known" in data["roof_source"]
+
+
+def _main_kernel(path: Path):
+    imp = load_ncu([str(path)])
+    k = max(imp.kernels, key=lambda k: k.seconds)
+    return k.flop["fp64"] / k.seconds, k.flop["fp64"] / k.bytes["DRAM"] * 1.0, imp
+
+
+@pytest.mark.parametrize("step", ["output1", "output5"])
+def test_ncu_rep_matches_csv_within_10_percent(gpp, step):
+    pytest.importorskip("ncu_report")
+    rep_rate, rep_ai, imp = _main_kernel(gpp / f"{step}.ncu-rep")
+    csv_rate, csv_ai, _ = _main_kernel(gpp / f"{step}.csv")
+    assert rep_rate == pytest.approx(csv_rate, rel=0.10)
+    assert rep_ai == pytest.approx(csv_ai, rel=0.10)
+    # the report names its device and records its peaks: fp64 2 x 48 inst/cycle x 1.62 GHz
+    assert imp.devices == ("NVIDIA GeForce RTX 4060 Laptop GPU",)
+    assert imp.peaks.compute["fp64"] == pytest.approx(2 * 48 * 1.62e9, rel=1e-3)
+    assert imp.peaks.memory["DRAM"] == pytest.approx(32 * 7.993e9, rel=1e-3)
+
+
+def test_rep_roof_comes_from_recorded_peaks(gpp, capsys):
+    pytest.importorskip("ncu_report")
+    assert main(["ncu", str(gpp / "output1.ncu-rep"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "peaks ncu recorded" in data["roof_source"]
+    names = {k["name"] for k in data["kernels"]}
+    assert names == {"sigma_gpp_gpu_34_gpu", "sigma_gpp_gpu_34_gpu__red"}
+    main_dram = next(a for a in data["analysis"]
+                     if a["kernel"] == "sigma_gpp_gpu_34_gpu" and a["level"] == "DRAM")
+    assert main_dram["bound"] == "compute"           # fp64 at 1/64 rate on a GeForce part
+    assert 40 < main_dram["percent_of_roof"] < 70
+
+
+def test_steps_trajectory_chart_and_failed_launch(gpp, tmp_path, capsys):
+    roof = tmp_path / "roof.json"
+    roof.write_text(json.dumps({"name": "test GPU", "kind": "nominal",
+                                "compute": [{"precision": "fp64", "unit": "vector",
+                                             "flop_per_s": 155.5e9}],
+                                "memory": [{"level": "DRAM", "bytes_per_s": 256e9},
+                                           {"level": "L2", "bytes_per_s": 1.66e12},
+                                           {"level": "L1", "bytes_per_s": 4.98e12}]}))
+    chart = tmp_path / "gpp.png"
+    files = [str(gpp / f) for f in STEPS + ["output8.csv"]]
+    assert main(["ncu", *files, "--on", str(roof), "-o", str(chart)]) == 0
+    out, err = capsys.readouterr()
+    assert chart.stat().st_size > 10_000
+    assert "output8.csv" in err and "failed launch" in err and "LaunchFailed" in err
+    assert "from --on" in out and "sigma_gpp_gpu_29 [output]" in out
+
+    from rooflab.cli.profiled import trajectory_kernels
+    from rooflab.report.chart import roofline_data
+
+    imp = load_ncu([str(gpp / f) for f in STEPS])
+    assert [k.meta["step_index"] for k in sorted(imp.kernels,
+                                                 key=lambda k: k.meta["step_index"])] == \
+        list(range(8))
+    from rooflab.hardware.resolve import load_roof
+
+    traj = trajectory_kernels(imp.kernels)
+    assert [k.meta["step"] for k in traj] == [Path(f).stem for f in STEPS]
+    assert {k.name for k in traj} == {"sigma_gpp_gpu (steps)"}
+    display = roofline_data([load_roof(str(roof))], traj, level="DRAM", trajectory=True)
+    assert len([a for a in display.arrows if a.kind == "trajectory"]) == 7
+
+
+def test_output8_alone_is_an_error(gpp, capsys):
+    assert main(["ncu", str(gpp / "output8.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "failed launch" in err and "Traceback" not in err
+
+
+def test_top_and_csv_output(gpp, tmp_path, capsys):
+    out_csv = tmp_path / "k.csv"
+    files = [str(gpp / f) for f in STEPS]
+    assert main(["ncu", *files, "--top", "2", "-o", str(out_csv)]) == 0
+    out = capsys.readouterr().out
+    assert "(top 2)" in out
+    rows = list(csv.DictReader(out_csv.open()))
+    assert {r["kernel"] for r in rows} == {"sigma_gpp_gpu_34 [output1]",
+                                          "sigma_gpp_gpu_34 [output2]"}
+    assert float(rows[0]["seconds"]) == pytest.approx(30.49, rel=1e-3)

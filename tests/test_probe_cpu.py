@@ -1,0 +1,210 @@
+"""CPU probe machinery with an injected fake clock: calibration, rates, spread and drift
+warnings, plateau detection and level labelling on synthetic bandwidth curves."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rooflab.errors import MissingDependency, ProbeError
+from rooflab.hardware.host import Caches, HostInfo
+from rooflab.model.ceiling import Ceiling, Roof
+from rooflab.probe.cpu import bandwidth as bw
+from rooflab.probe.cpu.modes import get_mode
+from rooflab.probe.cpu.runner import calibrate_reps, measure_rate
+from rooflab.probe.cpu.suite import dram_working_set, drift_note, flag_overshoot
+from rooflab.probe.timer import FakeClock, TimingPlan
+
+PLAN = TimingPlan(warmup_s=0.01, sample_s=0.01, budget_s=0.1, min_samples=5)
+KiB, MiB = 2**10, 2**20
+
+
+def fake_kernel(clock: FakeClock, per_rep_s, overhead_s: float = 0.0):
+    """call(reps) advances the fake clock as a kernel of known speed would."""
+    def call(reps: int) -> None:
+        cost = per_rep_s(clock.calls) if callable(per_rep_s) else per_rep_s
+        clock.now += overhead_s + reps * cost
+        clock.calls += 1
+    return call
+
+
+def test_rates_are_work_over_time_exactly():
+    clock = FakeClock(0.0)
+    rate = measure_rate(fake_kernel(clock, 1e-6), work_per_rep=24_000, plan=PLAN, clock=clock)
+    # 24 kB per 1 us = 24 GB/s in every sample, no spread, no warning
+    assert rate.samples and all(r == pytest.approx(24e9) for r in rate.samples)
+    assert rate.stats.spread == pytest.approx(0.0, abs=1e-12)
+    assert rate.warning("DRAM") is None
+    assert rate.reps == 10_000                 # 10 ms / 1 us
+    assert len(rate.samples) in (10, 11)       # 0.1 s budget / 10 ms samples (+ rounding)
+
+
+def test_calibration_keeps_a_fixed_call_cost_small():
+    # 50 us hand-off per call, 10 ns per repetition: reps=1 looks like 50 us of work;
+    # extrapolating from it would give reps ~ 200 and samples dominated by overhead.
+    clock = FakeClock(0.0)
+    reps = calibrate_reps(fake_kernel(clock, 10e-9, overhead_s=50e-6), PLAN, clock)
+    sample = 50e-6 + reps * 10e-9
+    assert 0.8 * PLAN.sample_s <= sample <= 1.2 * PLAN.sample_s
+    assert 50e-6 / sample < 0.01
+
+
+def test_spread_warning_when_samples_disagree():
+    clock = FakeClock(0.0)
+    slow_every_third = fake_kernel(clock, lambda i: 1.2e-6 if i % 3 == 0 else 1e-6)
+    rate = measure_rate(slow_every_third, 1000, PLAN, clock=clock, reps=1000)
+    assert rate.stats.spread == pytest.approx(0.2 / 1.0 * (1 / 1.2) * 1.2 / 1.0, rel=0.3)
+    assert rate.best == pytest.approx(1e9)     # best = fastest sample: 1000 B / 1 us
+    assert "spread" in rate.warning("L2 bandwidth")
+
+
+def test_drift_note_only_beyond_five_percent():
+    assert drift_note(100e9, 103e9) is None
+    note = drift_note(100e9, 90e9)
+    assert note and "-10.0%" in note
+
+
+def test_overshoot_of_nominal_is_flagged_not_hidden():
+    from rooflab.hardware.cpu_arch import get_arch
+
+    nominal = Roof("n", compute=(Ceiling(116e9, precision="fp64", unit="vector",
+                                         provenance="derived"),))
+    measured = [Ceiling(233e9, precision="fp64", unit="vector", provenance="measured",
+                        samples=(233e9, 230e9)),
+                Ceiling(100e9, precision="fp32", unit="vector", provenance="measured")]
+    out = flag_overshoot(measured, nominal, get_arch("Zen 4"))
+    assert out[0].value == 233e9                       # the number is kept
+    assert any("201%" in w and "Zen 4" in w for w in out[0].warnings)
+    assert out[1].warnings == ()                       # no nominal fp32: nothing to flag
+
+
+# --- plateaus -----------------------------------------------------------------------
+def synthetic_curve(edges=(32 * KiB, 1 * MiB, 16 * MiB), levels=(600e9, 230e9, 190e9, 40e9)):
+    """Per-thread sizes x1.25 from 4 KiB to 256 MiB and a bandwidth curve with a smooth
+    two-point transition at each edge and +-3 % deterministic ripple."""
+    sizes = bw.sweep_sizes(4 * KiB, 256 * MiB, 1.25)
+    values = []
+    for i, s in enumerate(sizes):
+        x = math.log(s)
+        v = math.log(levels[0])
+        for edge, lo, hi in zip(edges, levels, levels[1:]):
+            t = 1 / (1 + math.exp(-(x - math.log(edge * 1.15)) / 0.12))
+            v += t * (math.log(hi) - math.log(lo))
+        values.append(math.exp(v) * (1 + 0.03 * math.sin(1.7 * i)))
+    return sizes, values
+
+
+def test_find_plateaus_on_a_four_level_curve():
+    sizes, values = synthetic_curve()
+    plateaus = bw.find_plateaus(values)
+    assert len(plateaus) == 4
+    got = [p.bytes_per_s for p in plateaus]
+    for g, want in zip(got, (600e9, 230e9, 190e9, 40e9)):
+        assert g == pytest.approx(want, rel=0.04)
+    # plateaus are ordered, disjoint and the first ends below 32 KiB + transition
+    assert all(a.last < b.first for a, b in zip(plateaus, plateaus[1:]))
+    assert sizes[plateaus[0].last] < 48 * KiB
+
+
+def test_one_noisy_point_does_not_split_a_plateau():
+    sizes, values = synthetic_curve()
+    values = list(values)
+    values[4] *= 0.6                         # a disturbed sample inside L1
+    plateaus = bw.find_plateaus(values)
+    assert len(plateaus) == 4
+    assert plateaus[0].first == 0
+
+
+def test_levels_named_from_reported_caches():
+    sizes, values = synthetic_curve()
+    caches = Caches(l1d=32 * KiB, l2=1 * MiB, l3=32 * MiB, source="test")
+    levels, chosen, notes = bw.label_levels(values, sizes, caches, threads=2)
+    assert list(levels) == ["L1", "L2", "L3", "DRAM"]
+    assert not [n for n in notes if "reports" in n]
+    # the representative point of each cache lies well inside the level
+    assert sizes[chosen["L1"]] <= 32 * KiB / 1.5
+    assert 48 * KiB <= sizes[chosen["L2"]] <= 1 * MiB / 1.5
+    assert sizes[chosen["DRAM"]] >= 4 * 16 * MiB    # 4x the L3 share of one thread
+    assert values[chosen["DRAM"]] == pytest.approx(40e9, rel=0.04)
+
+
+def test_vm_reporting_wrong_cache_sizes_is_said():
+    # The curve drops at 48 KiB / 2 MiB but the OS claims 16 KiB / 512 KiB.
+    sizes, values = synthetic_curve(edges=(48 * KiB, 2 * MiB, 16 * MiB))
+    caches = Caches(l1d=16 * KiB, l2=512 * KiB, l3=32 * MiB, source="test")
+    levels, _chosen, notes = bw.label_levels(values, sizes, caches, threads=2)
+    assert "DRAM" in levels
+    assert any(n.startswith("L1: the OS reports 16 KiB") and "virtual machine" in n
+               for n in notes)
+
+
+def test_noisy_tail_still_gives_dram():
+    sizes, values = synthetic_curve()
+    values = list(values)
+    values[-1] *= 0.8                        # the last points no longer agree
+    values[-3] *= 1.2
+    levels, chosen, _ = bw.label_levels(values, sizes,
+                                        Caches(32 * KiB, 1 * MiB, 32 * MiB), threads=2)
+    # the DRAM level runs to the largest size; its point is at least 4x the L3 share
+    assert levels["DRAM"].last == len(sizes) - 1
+    assert sizes[chosen["DRAM"]] >= 4 * 16 * MiB
+
+
+def test_no_cache_sizes_names_levels_by_order():
+    sizes, values = synthetic_curve()
+    levels, _, notes = bw.label_levels(values, sizes, Caches(), threads=2)
+    assert list(levels) == ["L1", "L2", "L3", "DRAM"]
+    assert any("no cache sizes" in n for n in notes)
+
+
+# --- working sets and byte model -----------------------------------------------------------
+def test_stream_byte_model():
+    assert bw.STREAM["triad"].bytes_per_element == 24
+    assert bw.STREAM["copy"].bytes_per_element == 16
+    assert bw.STREAM["sum"].bytes_per_element == 8
+    assert bw.elements_for(bw.STREAM["triad"], 24 * KiB) == 1024
+    a = bw.aligned(100)
+    assert a.ctypes.data % 64 == 0 and a.size == 100
+
+
+def _host(avail: int | None) -> HostInfo:
+    return HostInfo("test cpu", "x", None, None, frozenset(), 2, 2,
+                    Caches(32 * KiB, 1 * MiB, 32 * MiB), 64 * 2**30, avail, None, "os", "x86_64")
+
+
+def test_dram_working_set_shrinks_with_little_memory():
+    want, notes = dram_working_set(_host(16 * 2**30), get_mode("quick"))
+    assert want == 4 * 32 * MiB and notes == []
+    want, notes = dram_working_set(_host(320 * MiB), get_mode("quick"))
+    assert want == 80 * MiB and "shrunk" in notes[0]
+    with pytest.raises(ProbeError, match="free memory"):
+        dram_working_set(_host(100 * MiB), get_mode("quick"))
+
+
+def test_unknown_mode_names_the_choices():
+    with pytest.raises(Exception, match="quick, default, full"):
+        get_mode("fast")
+
+
+def test_missing_numba_names_the_extra(monkeypatch):
+    import sys
+
+    from rooflab.probe.cpu import probe_cpu
+
+    monkeypatch.setitem(sys.modules, "numba", None)
+    with pytest.raises(MissingDependency, match=r"rooflab\[cpu\]"):
+        probe_cpu("quick")
+
+
+def test_a_level_without_plateau_is_read_inside_its_reported_size():
+    sizes, values = synthetic_curve()
+    values = list(values)
+    for i, s in enumerate(sizes):            # chop the L2 plateau into alternating levels
+        if 40 * KiB <= s <= 800 * KiB:
+            values[i] *= 2.0 if i % 2 else 0.5
+    levels, chosen, notes = bw.label_levels(values, sizes,
+                                            Caches(32 * KiB, 1 * MiB, 32 * MiB), threads=2)
+    assert list(levels) == ["L1", "L2", "L3", "DRAM"]
+    assert 48 * KiB <= sizes[chosen["L2"]] <= 700 * KiB
+    assert any(n.startswith("L2: no clear plateau") for n in notes)

@@ -1,0 +1,268 @@
+"""GPU-probe logic on a fake clock: do_bench-style timing, sweeps and plateaus, the nominal
+check, device strings and the no-device error. No torch needed except where marked."""
+
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+
+import pytest
+
+from rooflab.errors import DeviceError, InputError
+from rooflab.model.ceiling import Ceiling, Roof
+from rooflab.probe.gpu import compare_to_nominal
+from rooflab.probe.gpu.identity import parse_device
+from rooflab.probe.gpu.sweep import (
+    Plateau,
+    find_plateaus,
+    label_plateaus,
+    run_sweep,
+    sweep_sizes,
+)
+from rooflab.probe.gpu.timing import (
+    ESTIMATE_CALLS,
+    clock_timer,
+    plan_counts,
+    time_batched,
+    time_calls,
+)
+from rooflab.probe.timer import FakeClock, TimingPlan
+
+MiB = 1 << 20
+GPU_PKG = Path(__file__).resolve().parents[1] / "src" / "rooflab" / "probe" / "gpu"
+
+
+# --- timing -------------------------------------------------------------------------
+
+def test_plan_counts_turn_time_budgets_into_calls():
+    plan = TimingPlan(warmup_s=0.01, budget_s=0.05, min_samples=5, max_samples=200)
+    assert plan_counts(1e-3, plan) == (10, 50)
+    assert plan_counts(1.0, plan) == (1, 5)            # slow call: min_samples still taken
+    assert plan_counts(1e-6, plan) == (10000, 200)     # fast call: capped at max_samples
+
+
+def test_flush_runs_outside_the_timed_region():
+    # Each call costs 2 ms; each flush costs a whole second. If a flush leaked into the
+    # timed region every sample would be >= 1 s.
+    clock = FakeClock(2e-3)
+    flushes = []
+
+    def flush():
+        flushes.append(clock.now)
+        clock.now += 1.0
+
+    timer = clock_timer(clock, flush=flush)
+    plan = TimingPlan(warmup_s=0.01, budget_s=0.02, min_samples=5, max_samples=100)
+    t = time_calls(clock.tick, timer, plan)
+    assert t.samples == pytest.approx([2e-3] * len(t.samples))
+    # do_bench counts: the estimate includes flushes (5 calls of 1.002 s) -> min_samples.
+    assert len(t.samples) == 5
+    assert len(flushes) == ESTIMATE_CALLS + len(t.samples)
+    assert t.stats.spread == pytest.approx(0, abs=1e-9) and t.warning("copy") is None
+
+
+def test_samples_are_kept_raw_and_noise_is_flagged():
+    clock = FakeClock(lambda i: 1e-3 * (1.2 if i % 4 == 0 else 1.0))
+    t = time_calls(clock.tick, clock_timer(clock), TimingPlan(warmup_s=0.004, budget_s=0.04,
+                                                              min_samples=5, max_samples=100))
+    assert set(round(s, 9) for s in t.samples) == {1e-3, 1.2e-3}
+    assert t.best == pytest.approx(1e-3)
+    assert 30 <= len(t.samples) <= 40
+    assert "spread 20%" in t.warning("fp32 vector")
+
+
+def test_time_batched_divides_one_region_by_its_calls():
+    clock = FakeClock(5e-6)
+    t = time_batched(clock.tick, clock_timer(clock), calls=200,
+                     plan=TimingPlan(warmup_s=0.0, budget_s=0.01, min_samples=3))
+    assert t.inner == 200
+    assert t.median == pytest.approx(5e-6)
+
+
+# --- sweeps and plateaus ----------------------------------------------------------------
+
+def test_sweep_sizes_are_geometric_and_aligned():
+    sizes = sweep_sizes(2 * MiB, 400 * MiB, 1.25)
+    assert sizes[0] == 2 * MiB and sizes[-1] <= 400 * MiB
+    assert len(sizes) == 24  # floor(log(200) / log(1.25)) + 1
+    assert all(s % 4096 == 0 for s in sizes)
+    ratios = [b / a for a, b in zip(sizes, sizes[1:], strict=False)]
+    assert all(1.2 < r < 1.3 for r in ratios)
+    with pytest.raises(ValueError):
+        sweep_sizes(10, 5, 1.5)
+
+
+def _h200_like(ws: float) -> float:
+    """Synthetic read bandwidth: under-occupied below 4 MiB, L2 12 TB/s to 40 MiB,
+    a ramp, DRAM 4 TB/s from 80 MiB (an H200-shaped curve; L2 is 50 MiB)."""
+    if ws < 4 * MiB:
+        return 12e12 * ws / (4 * MiB)
+    if ws <= 40 * MiB:
+        return 12e12
+    if ws >= 80 * MiB:
+        return 4e12
+    f = math.log(ws / (40 * MiB)) / math.log(2)
+    return 12e12 * (4e12 / 12e12) ** f
+
+
+def _fake_sweep(curve, sizes, jitter=0.01):
+    clock = FakeClock(0.0)
+    state = {"dt": 0.0}
+    clock._cost = lambda i: state["dt"] * (1 + jitter * ((i % 3) - 1))
+
+    def make_op(size):
+        nbytes = 64.0 * size
+        state["dt"] = nbytes / curve(size)
+        return clock.tick, nbytes
+
+    plan = TimingPlan(warmup_s=0.0, budget_s=1e-3, min_samples=3, max_samples=5)
+    return run_sweep(sizes, make_op, clock_timer(clock), plan)
+
+
+def test_sweep_on_a_fake_clock_finds_the_l2_plateau_and_dram():
+    points = _fake_sweep(_h200_like, sweep_sizes(1 * MiB, 400 * MiB, 1.25))
+    # Every point's median is the curve's value (jitter is symmetric, +-1 %).
+    for p in points:
+        assert p.bytes_per_s == pytest.approx(_h200_like(p.working_set_bytes), rel=0.011)
+        assert len(p.samples) >= 3
+    found = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s)
+                                          for p in points]), {"L2": 50 * MiB})
+    assert set(found) == {"L2", "DRAM"}
+    assert found["L2"].bytes_per_s == pytest.approx(12e12, rel=0.011)
+    # 3.8 MiB still runs at 11.4 TB/s, within the 12 % tolerance of the plateau.
+    assert 3.5 * MiB <= found["L2"].first_bytes and found["L2"].last_bytes <= 40 * MiB
+    assert found["DRAM"].bytes_per_s == pytest.approx(4e12, rel=0.011)
+    assert found["DRAM"].first_bytes >= 80 * MiB
+
+
+def test_flat_curve_has_no_cache_plateau():
+    points = _fake_sweep(lambda ws: 4e12, sweep_sizes(4 * MiB, 400 * MiB, 1.5))
+    found = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s)
+                                          for p in points]), {"L2": 50 * MiB})
+    # The only plateau spans every size and reaches past the L2: DRAM, no L2.
+    assert list(found) == ["DRAM"]
+
+
+def test_cpu_like_curve_is_labelled_level_by_level():
+    caps = {"L1": 64 << 10, "L2": 2 * MiB, "L3": 32 * MiB}
+
+    def curve(ws):
+        return 800e9 if ws <= 48 << 10 else 350e9 if ws <= 1.5 * MiB else (
+            200e9 if ws <= 24 * MiB else 40e9 if ws >= 64 * MiB else 90e9)
+
+    points = _fake_sweep(curve, sweep_sizes(16 << 10, 256 * MiB, 1.3), jitter=0.0)
+    found = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s)
+                                          for p in points]), caps)
+    assert {k: round(v.bytes_per_s / 1e9) for k, v in found.items()} == {
+        "L1": 800, "L2": 350, "L3": 200, "DRAM": 40}
+
+
+def test_find_plateaus_needs_two_points_and_tolerance():
+    pts = [(1, 100.0), (2, 105.0), (3, 50.0), (4, 10.0), (5, 10.5), (6, 9.8)]
+    got = find_plateaus(pts)
+    assert got == (Plateau(1, 2, 102.5, 2), Plateau(4, 6, 10.0, 3))
+    # A faster plateau outside a slower cache is not that cache.
+    assert label_plateaus([Plateau(1, 2, 5.0, 2), Plateau(4, 60, 10.0, 3)],
+                          {"L2": 4}) == {"DRAM": Plateau(4, 60, 10.0, 3)}
+
+
+# --- the nominal check ------------------------------------------------------------------
+
+def _m(value, **kw):
+    return Ceiling(value=value, provenance="measured", samples=(value * 0.99, value), **kw)
+
+
+def test_measured_above_nominal_is_flagged_not_hidden():
+    nominal = Roof("NVIDIA H200 SXM", compute=(
+        Ceiling(989.5e12, precision="bf16", unit="tensor"),
+        Ceiling(67e12, precision="fp32", unit="vector")),
+        memory=(Ceiling(4.8e12, level="DRAM"),))
+    measured = Roof("NVIDIA H200", kind="measured", compute=(
+        _m(1.1e15, precision="bf16", unit="tensor"),
+        _m(110e12, precision="fp16", unit="vector")),
+        memory=(_m(4.3e12, level="DRAM"), _m(11e12, level="L2")))
+    checked, rows = compare_to_nominal(measured, nominal)
+    bf16 = checked.find_compute("bf16", "tensor")
+    assert bf16.value == 1.1e15 and len(bf16.warnings) == 1
+    assert "above the nominal 990 TFLOP/s" in bf16.warnings[0]
+    assert checked.bandwidth("DRAM").warnings == ()
+    by = {r["ceiling"]: r for r in rows}
+    # fp16 vector has no nominal vector counterpart: not compared against a tensor peak.
+    assert set(by) == {"bf16 tensor", "DRAM"}
+    assert by["DRAM"]["ratio"] == pytest.approx(4.3 / 4.8)
+    assert by["bf16 tensor"]["above_nominal"] and not by["DRAM"]["above_nominal"]
+    assert compare_to_nominal(measured, None) == (measured, [])
+
+
+# --- devices ----------------------------------------------------------------------------
+
+def test_parse_device():
+    assert parse_device("cuda") == ("cuda", None)
+    assert parse_device("CUDA:1") == ("cuda", 1)
+    assert parse_device("cpu") == ("cpu", None)
+    for bad in ("tpu", "cuda:x", "cpu:0", ""):
+        with pytest.raises(InputError, match="'cuda', 'cuda:N' or 'cpu'"):
+            parse_device(bad)
+
+
+def test_no_cuda_device_is_a_clear_device_error(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from rooflab.probe.gpu import probe_gpu
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(DeviceError, match=r"no CUDA device is visible \(torch\.cuda\."
+                                          r"is_available\(\) is False\)") as err:
+        probe_gpu("cuda:0", "quick")
+    assert err.value.exit_code == 2 and "CUDA_VISIBLE_DEVICES" in str(err.value)
+
+
+def test_missing_cuda_index_names_the_visible_ones(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from rooflab.probe.gpu.identity import open_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(DeviceError, match=r"cuda:5 does not exist: 2 CUDA device\(s\) visible"):
+        open_device(torch, "cuda:5")
+
+
+def test_bad_mode_is_an_input_error():
+    from rooflab.probe.gpu import probe_gpu
+
+    with pytest.raises(InputError, match="mode must be one of quick, default, full"):
+        probe_gpu("cpu", "fast")
+
+
+# --- Triton stays isolated ---------------------------------------------------------------
+
+def test_triton_is_imported_only_by_the_kernels_module():
+    for path in GPU_PKG.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        top = {a.name.split(".")[0] for node in tree.body
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names
+               if isinstance(node, ast.Import)} | {
+            (node.module or "").split(".")[0] for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.level == 0}
+        heavy = top & {"torch", "triton", "pynvml"}
+        if path.name == "kernels.py":
+            assert heavy == {"triton"}
+        else:
+            assert not heavy, f"{path.name} imports {heavy} at module level"
+
+
+def test_triton_kernels_agree_with_torch_under_the_interpreter():
+    # TRITON_INTERPRET=1 runs the kernels on the CPU: the same check gpu_check.py runs on
+    # the device before it measures anything.
+    pytest.importorskip("triton", reason="triton is not installed here; gpu_check.py runs "
+                                         "the same check on the device machine")
+    import os
+    import subprocess
+    import sys
+
+    code = ("import torch; from rooflab.probe.gpu.kernels import check_kernels; "
+            "p = check_kernels(torch, 'cpu'); print(p); raise SystemExit(1 if p else 0)")
+    env = {**os.environ, "TRITON_INTERPRET": "1", "TRITON_DEFAULT_FP_FUSION": "1"}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
