@@ -96,7 +96,7 @@ def place(profile, kernels) -> list[dict]:
     roof = profile.measured
     for k in kernels:
         row = {"kernel": k.name, "seconds": k.seconds, "flop": k.total_flop,
-               "bytes": k.bytes.get("DRAM")}
+               "bytes": k.bytes.get("DRAM"), "timed_with": k.meta.get("timed_with")}
         if k.total_flop > 0:
             p = analyze(roof, [k], levels=["DRAM"]).points[0]
             row.update(achieved=p.achieved_flop_per_s, unit="FLOP/s", ai=p.ai,
@@ -162,11 +162,12 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
                                     "B/s"),
                                    ("bf16 matmul >= 760 TFLOP/s", bf16, H200_BF16_MIN,
                                     "FLOP/s")):
+        got = si(c.value, unit) if c else "missing"
         if not h200:
-            out.append((label, "n/a", f"targets are for an H200; got {si(c.value, unit) if c else '-'}"))
+            out.append((label, "n/a", f"targets are for an H200; got {got}"))
         else:
             ok = c is not None and c.value >= target
-            out.append((label, "PASS" if ok else "FAIL", si(c.value, unit) if c else "missing"))
+            out.append((label, "PASS" if ok else "FAIL", got))
     rows = profile.extras["gpu"]["nominal_checks"]
     above = [r["ceiling"] for r in rows if r["above_nominal"]]
     if profile.nominal is None:
@@ -187,7 +188,7 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
     return out
 
 
-def table(profile, placed, results, wall_total: float) -> str:
+def table(profile, placed, results, wall_total: float, stage_s: dict | None = None) -> str:
     m, nominal = profile.measured, profile.nominal
     lines = [f"== rooflab GPU check: {profile.name} "
              f"(torch {profile.host.get('torch')}, triton {profile.host.get('triton')}) ==",
@@ -202,7 +203,8 @@ def table(profile, placed, results, wall_total: float) -> str:
         ratio = f"{c.value / ref.value:.2f}" if ref else "-"
         spread = f"{c.spread:.1%}" if c.spread is not None else "-"
         flag = " !" if c.warnings else ""
-        lines.append(f"{c.label:<16}{si(c.value, unit):>14}{si(ref.value, unit) if ref else '-':>14}"
+        nominal_text = si(ref.value, unit) if ref else "-"
+        lines.append(f"{c.label:<16}{si(c.value, unit):>14}{nominal_text:>14}"
                      f"{ratio:>8}{spread:>8}  {c.method[:60]}{flag}")
     lines.append(f"{'launch overhead':<16}{fmt_seconds(m.overhead_s):>14}")
     for key, v in profile.extras["gpu"]["overheads"].items():
@@ -217,7 +219,8 @@ def table(profile, placed, results, wall_total: float) -> str:
     lines.append(f"clocks after  {after}")
     for name, status, detail in results:
         lines.append(f"[{status:^4}] {name}: {detail}")
-    lines.append(f"total {wall_total:.1f} s")
+    stages = ", ".join(f"{k} {v:.1f} s" for k, v in (stage_s or {}).items())
+    lines.append(f"total {wall_total:.1f} s" + (f" ({stages})" if stages else ""))
     return "\n".join(lines)
 
 
@@ -236,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     from rooflab.probe.gpu.identity import open_device
 
     dev = open_device(torch, args.device)
+    if dev.type == "cuda":
+        torch.cuda.set_device(dev)   # events, Triton launches and measure() use this device
     args.outdir.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": args.device, "mode": mode, "errors": {}}
     problems = None
@@ -251,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
     wall_probe = time.perf_counter() - t0
     save_profile(args.outdir / "profile.json", profile)
+    for stage, tb in profile.extras["gpu"].get("errors", {}).items():
+        report["errors"][f"probe {stage}"] = tb
+    stage_s = {"start": t0 - started, "probe": wall_probe}
+    t1 = time.perf_counter()
     kernels, placed = [], []
     for spec in reference_kernels(torch, dev, quick=mode == "quick"):
         try:
@@ -262,19 +271,23 @@ def main(argv: list[str] | None = None) -> int:
         placed = place(profile, kernels)
     except Exception:  # noqa: BLE001
         report["errors"]["place"] = traceback.format_exc()
+    stage_s["references"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
     try:
         report["chart"] = draw(profile, kernels, args.outdir / "roofline.png")
     except Exception:  # noqa: BLE001
         report["errors"]["chart"] = traceback.format_exc()
+    stage_s["chart"] = time.perf_counter() - t1
     results = checks(profile, placed, wall_probe, mode, problems)
     wall_total = time.perf_counter() - started
-    report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, reference=placed,
+    report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, stage_s=stage_s,
+                  reference=placed,
                   checks=[{"name": n, "status": s, "detail": d} for n, s, d in results],
                   profile=profile_to_dict(profile))
     write_json(args.outdir / "gpu_check.json", _finite(report))
     for name, tb in report["errors"].items():
         log(f"--- error in {name} ---\n{tb}")
-    print(table(profile, placed, results, wall_total))
+    print(table(profile, placed, results, wall_total, stage_s))
     return 1 if any(s == "FAIL" for _, s, _ in results) or report["errors"] else 0
 
 

@@ -36,7 +36,7 @@ KERNELS = [f"void kernel_{i}<float, {i % 4}>(float const*, float*, int)" for i i
 
 def _values(rng: random.Random) -> list[str]:
     out = []
-    for name, unit, _ in METRICS:
+    for _name, unit, _ in METRICS:
         if unit == "Mbyte":
             out.append(f"{rng.uniform(1, 500):,.2f}")
         elif unit == "usecond":
@@ -65,7 +65,7 @@ def write_synthetic(path: Path, launches: int, page: str, seed: int = 0) -> None
             if page == "raw":
                 w.writerow(ident + values)
             else:
-                for (m, u, _), v in zip(METRICS, values):
+                for (m, u, _), v in zip(METRICS, values, strict=True):
                     w.writerow(ident + ["Command line profiler metrics", m, u, v])
 
 
@@ -89,13 +89,18 @@ def rooflab_parse_analyse(path: Path):
     return imp, analysis
 
 
-def best_of(fn, arg, repeat: int) -> tuple[float, object]:
-    best, result = float("inf"), None
+def interleaved(path: Path, repeat: int):
+    """Best of `repeat` for the reference and for rooflab, alternating so both see the same
+    load on a shared machine (FACTS.md: compare within one run, never across hours)."""
+    t_ref, t_us, rows, result = float("inf"), float("inf"), 0, None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        result = fn(arg)
-        best = min(best, time.perf_counter() - t0)
-    return best, result
+        rows = reference(path)
+        t1 = time.perf_counter()
+        result = rooflab_parse_analyse(path)
+        t2 = time.perf_counter()
+        t_ref, t_us = min(t_ref, t1 - t0), min(t_us, t2 - t1)
+    return t_ref, t_us, rows, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,8 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             path = Path(tmp) / f"ncu_{page}.csv"
             write_synthetic(path, a.launches, page)
             size = path.stat().st_size / 1e6
-            t_ref, rows = best_of(reference, path, a.repeat)
-            t_us, (imp, analysis) = best_of(rooflab_parse_analyse, path, a.repeat)
+            t_ref, t_us, rows, (imp, analysis) = interleaved(path, a.repeat)
             launches = sum(k.calls for k in imp.kernels)
             print(f"{page:8s} {a.launches:,} launches, {rows:,} CSV rows, {size:.0f} MB: "
                   f"csv.reader {t_ref:.2f} s, rooflab parse+analyse {t_us:.2f} s "

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from rooflab.hardware.host import (Caches, core_count, cpu_flags, detect_host, meminfo,
-                                   parse_cpuinfo, parse_lscpu, parse_size_text, sysfs_caches)
+from rooflab.hardware.host import (
+    Caches,
+    core_count,
+    cpu_flags,
+    detect_host,
+    meminfo,
+    parse_cpuinfo,
+    parse_lscpu,
+    parse_size_text,
+    sysfs_caches,
+)
 
 X86 = """processor\t: 0
 vendor_id\t: AuthenticAMD

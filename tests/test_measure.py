@@ -152,3 +152,16 @@ def test_rooflab_measure_stays_callable_after_importing_the_module():
     assert callable(rooflab.measure) and module.measure is not None
     k = rooflab.measure(lambda: None, flop=1, bytes=1, plan="quick")
     assert k.seconds > 0
+
+
+def test_decorated_methods_get_their_instance():
+    class Model:
+        scale = 3
+
+        @rooflab.measure(flop=1, bytes=8)
+        def forward(self, x):
+            return x * self.scale
+
+    m = Model()
+    assert m.forward(2) == 6 and m.forward(5) == 15
+    assert m.forward.kernel.calls == 2 and Model.forward.kernel.calls == 2

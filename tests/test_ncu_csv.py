@@ -9,8 +9,13 @@ import pytest
 from rooflab.errors import ParseError
 from rooflab.ingest.aggregate import short_name
 from rooflab.ingest.ncu_files import load_ncu
-from rooflab.ingest.ncu_metrics import (TENSOR_FACTOR, launch_counts, parse_number,
-                                        recorded_peaks, unit_scale)
+from rooflab.ingest.ncu_metrics import (
+    TENSOR_FACTOR,
+    launch_counts,
+    parse_number,
+    recorded_peaks,
+    unit_scale,
+)
 
 IDENT = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
          '"Block Size","Grid Size","Device","CC"')

@@ -1,4 +1,4 @@
-"""rooflab ncu on the real NERSC GPP recordings (../shared/fixtures/ncu/nersc-gpp), read in place."""
+"""rooflab ncu on the real NERSC GPP recordings (../shared/fixtures/ncu/nersc-gpp)."""
 
 from __future__ import annotations
 

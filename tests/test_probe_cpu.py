@@ -88,7 +88,7 @@ def synthetic_curve(edges=(32 * KiB, 1 * MiB, 16 * MiB), levels=(600e9, 230e9, 1
     for i, s in enumerate(sizes):
         x = math.log(s)
         v = math.log(levels[0])
-        for edge, lo, hi in zip(edges, levels, levels[1:]):
+        for edge, lo, hi in zip(edges, levels, levels[1:], strict=False):
             t = 1 / (1 + math.exp(-(x - math.log(edge * 1.15)) / 0.12))
             v += t * (math.log(hi) - math.log(lo))
         values.append(math.exp(v) * (1 + 0.03 * math.sin(1.7 * i)))
@@ -100,10 +100,10 @@ def test_find_plateaus_on_a_four_level_curve():
     plateaus = bw.find_plateaus(values)
     assert len(plateaus) == 4
     got = [p.bytes_per_s for p in plateaus]
-    for g, want in zip(got, (600e9, 230e9, 190e9, 40e9)):
+    for g, want in zip(got, (600e9, 230e9, 190e9, 40e9), strict=False):
         assert g == pytest.approx(want, rel=0.04)
     # plateaus are ordered, disjoint and the first ends below 32 KiB + transition
-    assert all(a.last < b.first for a, b in zip(plateaus, plateaus[1:]))
+    assert all(a.last < b.first for a, b in zip(plateaus, plateaus[1:], strict=False))
     assert sizes[plateaus[0].last] < 48 * KiB
 
 

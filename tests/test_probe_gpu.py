@@ -266,3 +266,122 @@ def test_triton_kernels_agree_with_torch_under_the_interpreter():
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# --- CUDA-only pieces, on fakes ---------------------------------------------------------
+
+class _FakeEvent:
+    def __init__(self, clock):
+        self.clock, self.t = clock, None
+
+    def record(self):
+        self.t = self.clock.now
+
+    def elapsed_time(self, end):      # CUDA events answer in milliseconds
+        return (end.t - self.t) * 1e3
+
+
+def test_cuda_event_timer_converts_milliseconds_and_flushes_between_calls():
+    from types import SimpleNamespace
+
+    from rooflab.probe.gpu.timing import cuda_timer
+
+    clock = FakeClock(3e-4)
+    zeroed = []
+    syncs = []
+
+    class Buf:
+        def zero_(self):
+            zeroed.append(1)
+            clock.now += 0.5          # a slow flush that must stay outside the samples
+
+    fake_torch = SimpleNamespace(
+        int32="int32", empty=lambda n, dtype, device: Buf(),
+        cuda=SimpleNamespace(Event=lambda enable_timing: _FakeEvent(clock),
+                             synchronize=lambda dev: syncs.append(dev)))
+    timer = cuda_timer(fake_torch, "cuda:0", 100 << 20)
+    assert timer.kind == "cuda-events"
+    t = time_calls(clock.tick, timer, TimingPlan(warmup_s=0.0, budget_s=0.003, min_samples=4))
+    assert t.samples == pytest.approx([3e-4] * 4)
+    assert len(zeroed) == ESTIMATE_CALLS + 4
+    # One synchronize around the estimate and one before and after the timed calls.
+    assert len(syncs) == 4
+
+
+def test_nvml_state_only_reads(monkeypatch):
+    import sys
+    from types import SimpleNamespace
+
+    from rooflab.probe.gpu.identity import nvml_state
+
+    calls = []
+
+    def getter(name, value):
+        def fn(*args):
+            calls.append(name)
+            return value
+        return fn
+
+    fake = SimpleNamespace(
+        NVML_CLOCK_SM=0, NVML_CLOCK_MEM=1, NVML_TEMPERATURE_GPU=0,
+        nvmlInit=getter("nvmlInit", None), nvmlShutdown=getter("nvmlShutdown", None),
+        nvmlDeviceGetHandleByUUID=getter("byuuid", "h"),
+        nvmlDeviceGetClockInfo=lambda h, which: calls.append("clock") or (1980, 3201)[which],
+        nvmlDeviceGetMaxClockInfo=lambda h, which: (1980, 3201)[which],
+        nvmlDeviceGetApplicationsClock=getter("app", 1755),
+        nvmlDeviceGetTemperature=getter("temp", 41),
+        nvmlDeviceGetPowerUsage=getter("power", 123456),
+        nvmlDeviceGetEnforcedPowerLimit=getter("limit", 700000),
+        nvmlDeviceGetCurrentClocksEventReasons=getter("reasons", 0),
+        nvmlSystemGetDriverVersion=getter("driver", b"575.57.08"))
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    state = nvml_state(SimpleNamespace(uuid="abc"), 0)
+    assert state == {"sm_clock_mhz": 1980, "mem_clock_mhz": 3201, "max_sm_clock_mhz": 1980,
+                     "max_mem_clock_mhz": 3201, "app_sm_clock_mhz": 1755, "temperature_c": 41,
+                     "power_w": pytest.approx(123.456), "power_limit_w": 700.0,
+                     "clock_event_reasons": 0, "driver": "575.57.08"}
+    assert not [c for c in calls if "Set" in c or "Reset" in c]
+    assert calls[-1] == "nvmlShutdown"
+
+
+def test_nvml_missing_is_recorded_not_raised(monkeypatch):
+    import sys
+    from types import SimpleNamespace
+
+    from rooflab.probe.gpu.identity import nvml_state
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    assert nvml_state(SimpleNamespace(), 0)["nvml"].startswith("unavailable")
+
+
+def test_a_failing_stage_is_recorded_and_the_rest_kept(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from rooflab.probe.gpu import memory, overhead, probe_gpu
+
+    def broken(ctx):
+        raise RuntimeError("simulated Triton compile error")
+
+    monkeypatch.setattr(memory, "cache_sweep", broken)
+    monkeypatch.setattr(overhead, "overheads", broken)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        p = probe_gpu("cpu", "quick")
+    finally:
+        torch.set_num_threads(threads)
+    errors = p.extras["gpu"]["errors"]
+    assert set(errors) == {"memory: sweep", "overhead"}
+    assert "simulated Triton compile error" in errors["overhead"]
+    assert p.measured.find_compute("fp32") is not None and "DRAM" in p.measured.levels
+    assert p.measured.overhead_s is None
+
+
+def test_cli_probe_device_cuda_without_a_gpu_exits_2(monkeypatch, capsys):
+    torch = pytest.importorskip("torch")
+    from rooflab.cli.main import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert main(["probe", "--device", "cuda:0", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: no CUDA device is visible (torch.cuda.is_available() is False)")
+    assert "Traceback" not in err

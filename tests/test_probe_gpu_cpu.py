@@ -20,8 +20,15 @@ from rooflab.probe.gpu.identity import catalog_roof, identify  # noqa: E402
 
 @pytest.fixture(scope="module")
 def run():
-    stages = []
-    profile = probe_gpu("cpu", "quick", progress=lambda s, f: stages.append((s, f)))
+    # One thread: on a shared CI host a second torch thread waits for a busy core and one
+    # 96^3 matmul takes 40 ms instead of 20 us. The code path is the same.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        stages = []
+        profile = probe_gpu("cpu", "quick", progress=lambda s, f: stages.append((s, f)))
+    finally:
+        torch.set_num_threads(threads)
     return profile, stages
 
 

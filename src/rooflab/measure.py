@@ -279,6 +279,10 @@ class _Recorded:
         self.runs.append(block.kernel)
         return result
 
+    def __get__(self, obj, objtype=None):
+        # Decorating a method: bind the instance like a function would (runs stay shared).
+        return self if obj is None else types.MethodType(self, obj)
+
     @property
     def kernel(self) -> Kernel | None:
         """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count."""

@@ -27,15 +27,11 @@ FLAG_TEXT = {
 }
 
 
-def tolerance(kernel: Kernel, point: Point, roof: Roof) -> float:
-    """The noise a floor comparison must exceed: the kernel's and the ceilings' spreads."""
-    spreads = [MIN_TOLERANCE, float(kernel.meta.get("iqr_rel", 0.0) or 0.0)]
-    mem = roof.find_memory(point.level)
-    comp, _ = roof.compute_for(kernel.precision, kernel.unit)
-    for ceiling in (mem, comp):
-        if ceiling is not None and ceiling.spread is not None:
-            spreads.append(ceiling.spread)
-    return max(spreads)
+def tolerance(kernel: Kernel) -> float:
+    """The noise a floor comparison must exceed: 5 %, or the kernel's own timing noise
+    (IQR / median) when larger. The roof's spread does not widen it: a ceiling's value is
+    its best sample already, and a roof measured too low is one of the errors to flag."""
+    return max(MIN_TOLERANCE, float(kernel.meta.get("iqr_rel", 0.0) or 0.0))
 
 
 def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tuple[str, ...]:
@@ -43,7 +39,8 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
     if point.floor_ratio is not None and point.floor_ratio < 1.0 - tol:
         flags.append("below-floor")
     working_set = float(kernel.meta.get("working_set_bytes", 0.0) or 0.0)
-    if llc and point.level == "DRAM" and 0 < working_set <= llc:
+    # Only where the DRAM slope binds: a compute-bound kernel's floor ignores bytes anyway.
+    if llc and point.level == "DRAM" and point.ai < point.ridge and 0 < working_set <= llc:
         flags.append("cache-resident")
     if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
         flags.append("noisy")
@@ -61,7 +58,7 @@ def check_floors(roof: Roof, kernels: tuple[Kernel, ...], llc: int | None = None
         if p is None:
             out.append(k)
             continue
-        tol = tolerance(k, p, roof)
+        tol = tolerance(k)
         best = k.meta.get("best_s")
         meta = {**dict(k.meta), "floor_s": p.floor_s, "floor_ratio": p.floor_ratio,
                 "floor_level": p.level, "floor_binding": p.binding,

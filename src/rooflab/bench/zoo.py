@@ -215,8 +215,12 @@ def run_zoo(roof: Roof | None = None, names: Sequence[str] | None = None, device
     return check_floors(roof, kernels, llc_bytes()) if roof is not None else kernels
 
 
+def check_device(device: str) -> str | None:
+    """None for numpy ("cpu"); the torch device string otherwise; InputError if unknown."""
+    return _torch_device(device)
+
+
 def _torch_device(device: str) -> str | None:
-    """None for numpy; the torch device string otherwise."""
     d = str(device).strip().lower()
     if d == "cpu":
         return None

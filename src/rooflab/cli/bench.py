@@ -117,11 +117,11 @@ def register(app) -> None:
             if write_suffix not in OUTPUT_SUFFIXES:
                 raise InputError(f"-o '{output}': use a file ending in "
                                  f"{', '.join(OUTPUT_SUFFIXES)}")
-        names = [t for t in (only or "").split(",") if t.strip()] or None
-        if names:
-            from ..bench.zoo import select
+        from ..bench.zoo import check_device, select
 
-            select(names)   # unknown names fail here, before the probe
+        check_device(device)          # bad devices and names fail here, before the probe
+        names = [t for t in (only or "").split(",") if t.strip()] or None
+        select(names)
         with progress_bar("probe" if on is None else "bench") as update:
             if on is not None:
                 from ..hardware.resolve import load_roofs

@@ -12,7 +12,10 @@ def main(argv: list[str] | None = None) -> int:
 
     app = build_app()
     try:
-        app(args=argv, prog_name="rooflab", standalone_mode=False)
+        # In non-standalone mode click returns the code of `raise typer.Exit(code)`.
+        rv = app(args=argv, prog_name="rooflab", standalone_mode=False)
+        if isinstance(rv, int) and rv:
+            return rv
     except RooflabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -9,10 +9,11 @@ HELP = """Put Nsight Compute results on the roofline: one point per kernel and m
 Reads `ncu --csv` output (the default "details" page or `--page raw`) and `.ncu-rep`
 reports. Collect the metrics rooflab needs with, for example:
 
-  ncu --metrics dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,sm__cycles_elapsed.avg,\\
-sm__cycles_elapsed.avg.per_second,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,\\
-sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,\\
-sm__sass_thread_inst_executed_op_ffma_pred_on.sum --csv ./app > out.csv
+  I=sm__sass_thread_inst_executed_op
+  M=dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,gpu__time_duration.sum
+  M=$M,${I}_dadd_pred_on.sum,${I}_dmul_pred_on.sum,${I}_dfma_pred_on.sum
+  M=$M,${I}_fadd_pred_on.sum,${I}_fmul_pred_on.sum,${I}_ffma_pred_on.sum
+  ncu --metrics $M --csv ./app > out.csv
 
 Examples:
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import typer
@@ -126,7 +127,12 @@ def register(app) -> None:
             raise InputError("--nproc applies to --comm only")
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
-        profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
+        try:
+            profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
+        except KeyboardInterrupt:
+            # typer turns Ctrl-C into exit 130 silently; say that nothing was written.
+            print("error: interrupted; nothing was written", file=sys.stderr)
+            raise typer.Exit(130) from None
         # Written only now that the probe has finished (atomically): Ctrl-C leaves nothing.
         if profile_path:
             from ..hardware.profile import save_profile

@@ -93,21 +93,19 @@ def _table(result):
     from rich.table import Table
     from rich.text import Text
 
-    from ..units import fmt_ai, fmt_seconds, si
+    from ..units import fmt_ai, fmt_seconds
 
     after = {p.kernel: p for p in result.after.primary()}
     before = {p.kernel: p for p in result.before.primary()}
     t = Table(title=f"What if: {result.label}", title_justify="left")
-    for h in ("kernel", "AI before -> after", "FLOP/s before -> after", "time before",
-              "time after", "speed-up", "bound after"):
+    for h in ("kernel", "AI before -> after", "time before", "time after", "speed-up",
+              "bound after"):
         t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
     for old, new in result.moves:
         b, a = before.get(old.name), after.get(new.name)
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
         t.add_row(old.name if old.name == new.name else f"{old.name} -> {new.name}",
                   f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
-                  f"{si(b.achieved_flop_per_s if b else None, 'FLOP/s')} -> "
-                  f"{si(a.achieved_flop_per_s if a else None, 'FLOP/s')}",
                   fmt_seconds(old.seconds), fmt_seconds(new.seconds),
                   "-" if sp is None else f"{sp:.2f}x", a.bound if a else "-")
     parts: list = [t]

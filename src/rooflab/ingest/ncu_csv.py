@@ -15,13 +15,21 @@ reason); a file with no usable launch raises ParseError.
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch
-from .ncu_metrics import (CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used,
-                          parse_number, unit_scale)
+from .ncu_metrics import (
+    CC_MAJOR,
+    CC_MINOR,
+    DEVICE_NAME,
+    compute_capability,
+    is_used,
+    parse_number,
+    unit_scale,
+)
 from .skips import SkipLog
 
 IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time",
@@ -80,8 +88,7 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     if "Kernel Name" not in col:
         raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
                          line=h + 1)
-    body = [(i + 1, ln) for i, ln in enumerate(lines[h + 1:], start=h + 1)
-            if ln.strip() and not ln.startswith("==")]
+    body = Body(lines, h + 1)
     if "Metric Name" in col or "Metric Value" in col:
         missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value") if c not in col]
         if missing:
@@ -103,70 +110,102 @@ def _identity(row: list[str], col: dict[str, int]):
     return cell
 
 
-def _details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog) -> list[Launch]:
+class Body:
+    """The lines after the header, read by csv.reader, with their 1-based line numbers.
+
+    Profiler lines ('==PROF== Disconnected ...') and blank lines are passed over."""
+
+    def __init__(self, lines: list[str], start: int):
+        self.lines, self.start = lines, start
+
+    def rows(self):
+        reader = csv.reader(itertools.islice(self.lines, self.start, None))
+        start = self.start
+        for row in reader:
+            if not row or row[0].startswith("=="):
+                continue
+            yield start + reader.line_num, row
+
+
+def _details(path: str, col: dict[str, int], ncols: int, body: Body,
+             log: SkipLog) -> list[Launch]:
     i_id, i_name, i_unit, i_val = (col["ID"], col["Metric Name"], col["Metric Unit"],
                                    col["Metric Value"])
     need = max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1
     pid = col.get("Process ID")
     builders: dict[tuple[str, str], list] = {}   # [first-row Launch, metrics, device name]
-    used_cache: dict[str, bool] = {}
-    scale_cache: dict[str, float | None] = {}
-    linenos = [n for n, _ in body]
-    reader = csv.reader([ln for _, ln in body])
+    # metric -> its scale for a unit: {metric: {unit: scale}}; None = the metric is unused
+    known: dict[str, dict[str, float | None] | None] = {}
+    last_id, metrics, entry = None, None, None
+    # This loop runs once per (launch x metric) row: 1.2 million times for 100,000 launches
+    # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py).
+    reader = csv.reader(itertools.islice(body.lines, body.start, None))
     for row in reader:
-        line = linenos[reader.line_num - 1]
         if len(row) < need:
-            log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
+            if row and not row[0].startswith("=="):
+                log.add(body.start + reader.line_num,
+                        f"row has {len(row)} of {ncols} columns (file cut short?)")
             continue
-        metric = row[i_name].strip()
+        metric = row[i_name]
         if not metric:
             continue   # a rule row of newer ncu versions: no metric on it
-        key = (row[pid] if pid is not None else "", row[i_id])
-        entry = builders.get(key)
-        if entry is None:
-            cell = _identity(row, col)
-            launch = Launch(path=path, line=line, id=row[i_id], name=cell("Kernel Name"),
-                            metrics={}, device=cell("Device"), cc=compute_capability(cell("CC")),
-                            block=cell("Block Size"), grid=cell("Grid Size"))
-            entry = builders[key] = [launch, {}, ""]
-        used = used_cache.get(metric)
-        if used is None:
-            used = used_cache[metric] = is_used(metric) or metric in TEXT_METRICS
-        if not used:
-            log.add_grouped(line, f"metric '{metric}' is not used by rooflab; row ignored")
-            continue
-        if metric in TEXT_METRICS:
-            entry[2] = row[i_val].strip()
+        if row[i_id] != last_id:   # rows of one launch come together: look up once per launch
+            last_id = row[i_id]
+            key = (row[pid] if pid is not None else "", last_id)
+            entry = builders.get(key)
+            if entry is None:
+                cell = _identity(row, col)
+                metrics = {}   # filled in place below: the Launch keeps this very dict
+                launch = Launch(path=path, line=body.start + reader.line_num, id=last_id,
+                                name=cell("Kernel Name"), metrics=metrics, device=cell("Device"),
+                                cc=compute_capability(cell("CC")), block=cell("Block Size"),
+                                grid=cell("Grid Size"))
+                entry = builders[key] = [launch, metrics, ""]
+            metrics = entry[1]
+        units = known.get(metric, False)
+        if units is False:
+            units = known[metric] = {} if is_used(metric) or metric in TEXT_METRICS else None
+        if units is None:
+            log.add_grouped(body.start + reader.line_num,
+                            f"metric '{metric}' is not used by rooflab; row ignored")
             continue
         unit = row[i_unit]
-        scale = scale_cache.get(unit, 0.0)
-        if scale == 0.0:
-            scale = scale_cache[unit] = unit_scale(unit)
-        if scale is None:
-            log.add_grouped(line, f"unknown unit '{unit}' for metric '{metric}'; row skipped "
-                                  f"(re-export with --print-units base)")
+        scale = units.get(unit, False)
+        if scale is False:
+            scale = units[unit] = 0.0 if metric in TEXT_METRICS else unit_scale(unit)
+        if not scale:
+            if scale is None:
+                log.add_grouped(body.start + reader.line_num,
+                                f"unknown unit '{unit}' for metric '{metric}'; row skipped "
+                                f"(re-export with --print-units base)")
+            else:
+                entry[2] = row[i_val].strip()   # the device name, a text metric
             continue
+        text = row[i_val]
         try:
-            value = parse_number(row[i_val])
+            metrics[metric] = float(text.replace(",", "")) * scale   # the fast path
         except ValueError:
-            log.add(line, f"metric '{metric}': value '{row[i_val]}' is not a number; row skipped")
-            continue
-        entry[1][metric] = value * scale
-    out = []
-    for launch, metrics, name in builders.values():
-        out.append(Launch(path=launch.path, line=launch.line, id=launch.id, name=launch.name,
-                          metrics=metrics, device=name or launch.device, cc=launch.cc,
-                          block=launch.block, grid=launch.grid))
-    return out
+            try:
+                metrics[metric] = parse_number(text) * scale   # 'n/a', '' -> nan
+            except ValueError:
+                log.add(body.start + reader.line_num,
+                        f"metric '{metric}': value '{text}' is not a number; row skipped")
+    return [replace(launch, device=name) if name else launch
+            for launch, _, name in builders.values()]
 
 
-def _raw(path: str, header: list[str], col: dict[str, int], body, log: SkipLog) -> list[Launch]:
-    if not body:
+def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
+         log: SkipLog) -> list[Launch]:
+    rows = body.rows()
+    first = next(rows, None)
+    if first is None:
         return []
     units: list[str] | None = None
-    first = next(csv.reader([body[0][1]]))
-    if first and not first[col.get("ID", 0)].strip():
-        units, body = first, body[1:]
+    units_line = None
+    if not first[1][col.get("ID", 0)].strip():
+        units_line, units = first
+    else:
+        rows = itertools.chain([first], rows)
     used: list[tuple[int, str, float]] = []
     for i, name in enumerate(header):
         name = name.strip()
@@ -175,18 +214,15 @@ def _raw(path: str, header: list[str], col: dict[str, int], body, log: SkipLog) 
         unit = units[i] if units is not None and i < len(units) else ""
         scale = unit_scale(unit)
         if scale is None:
-            log.add(body[0][0] - 1 if units else None,
+            log.add(units_line,
                     f"unknown unit '{unit}' for column '{name}'; column skipped "
                     f"(re-export with --print-units base)")
             continue
         used.append((i, name, scale))
     text_cols = [(col[n], n) for n in (DEVICE_NAME, CC_MAJOR, CC_MINOR) if n in col]
     need = max([i for i, _, _ in used] + [col["Kernel Name"]]) + 1
-    linenos = [n for n, _ in body]
-    reader = csv.reader([ln for _, ln in body])
     out: list[Launch] = []
-    for row in reader:
-        line = linenos[reader.line_num - 1]
+    for line, row in rows:
         if len(row) < need:
             log.add(line, f"row has {len(row)} of {len(header)} columns (file cut short?)")
             continue
@@ -195,10 +231,13 @@ def _raw(path: str, header: list[str], col: dict[str, int], body, log: SkipLog) 
         for i, name, scale in used:
             text = row[i]
             try:
-                metrics[name] = parse_number(text) * scale
+                metrics[name] = float(text.replace(",", "")) * scale   # the fast path
             except ValueError:
-                bad = f"column '{name}': value '{text}' is not a number"
-                break
+                try:
+                    metrics[name] = parse_number(text) * scale   # 'n/a', '' -> nan
+                except ValueError:
+                    bad = f"column '{name}': value '{text}' is not a number"
+                    break
         if bad:
             log.add(line, bad + "; row skipped")
             continue

@@ -81,7 +81,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
                          + "; ".join(str(s) for s in failed))
     names = display_names([(g, step) for g, step, _ in pairs])
     kernels = [kernel_of(g, name, step, idx if step is not None else None)
-               for (g, step, idx), name in zip(pairs, names)]
+               for (g, step, idx), name in zip(pairs, names, strict=True)]
     if progress:
         progress("done", 1.0)
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
@@ -90,7 +90,9 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
 
 
 def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:
-    for launch in launches:
+    # Peaks are properties of the device, recorded with every launch of a full-set report:
+    # the first launches are enough (a --metrics CSV of 100,000 launches has none).
+    for launch in launches[:3]:
         compute, memory = recorded_peaks(launch.metrics)
         if compute or memory:
             return RecordedPeaks(compute, memory, path, launch.device)

@@ -145,34 +145,59 @@ def _get(m: Mapping[str, float], name: str) -> float | None:
     return None if v is None or v != v else v
 
 
-def _inst(m: Mapping[str, float], op: str) -> float | None:
-    name = _INST.format(op)
-    v = _get(m, "sm__" + name)
-    return v if v is not None else _get(m, "smsp__" + name)
+# (sm__ name, smsp__ name) of each (add, mul, fma) instruction count, per precision.
+_INST_NAMES = {p: tuple((f"sm__{_INST.format(op)}", f"smsp__{_INST.format(op)}") for op in ops)
+               for p, ops in FP_OPS.items()}
+_tensor_cache: dict[str, str | None] = {}
+
+
+def _tensor_precision(name: str) -> str | None:
+    """The source precision of an sm__ops_path_tensor_* metric name (cached), else None."""
+    p = _tensor_cache.get(name, "")
+    if p == "":
+        hit = _TENSOR_OPS.match(name) if name.startswith("sm__ops_path_tensor_") else None
+        p = _tensor_cache[name] = (_TENSOR_PRECISION.get(hit.group(1), hit.group(1))
+                                   if hit else None)
+    return p
+
+
+def _inst(m: Mapping[str, float], names: tuple[str, str]) -> float | None:
+    v = m.get(names[0])
+    if v is None or v != v:
+        v = m.get(names[1])
+    return None if v is None or v != v else v
 
 
 def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
-                ) -> tuple[dict[str, float], list[str], list[str], float]:
-    """FLOP by precision, notes, the FLOP metrics found nan, and the tensor-core part."""
+                ) -> tuple[dict[str, float], list[str], list[str], float, bool]:
+    """FLOP by precision, notes, the precisions whose metrics are nan, the tensor-core part,
+    and whether any FLOP metric was collected at all."""
     flop: dict[str, float] = {}
     notes: list[str] = []
     bad: list[str] = []
+    collected = False
     tensor_total = 0.0
-    for precision, ops in FP_OPS.items():
-        values = [_inst(m, op) for op in ops]
-        if all(v is None for v in values):
-            bad += [op for op in ops if any(k.endswith(_INST.format(op)) for k in m)]
+    for precision, names in _INST_NAMES.items():
+        values = [_inst(m, n) for n in names]
+        if values[0] is None and values[1] is None and values[2] is None:
+            if any(n[0] in m or n[1] in m for n in names):
+                bad.append(precision)
             continue
+        collected = True
         w = FP_WEIGHTS[precision]
-        total = sum(wi * (v or 0.0) for wi, v in zip(w, values))
+        total = w[0] * (values[0] or 0.0) + w[1] * (values[1] or 0.0) + w[2] * (values[2] or 0.0)
         if total > 0:
             flop[precision] = total
     tensor: dict[str, float] = {}
+    cache = _tensor_cache
     for name, value in m.items():
-        hit = _TENSOR_OPS.match(name)
-        if hit and value == value and value > 0:
-            p = _TENSOR_PRECISION.get(hit.group(1), hit.group(1))
-            tensor[p] = tensor.get(p, 0.0) + value
+        p = cache.get(name, "")
+        if p == "":
+            p = _tensor_precision(name)
+        if p is not None:
+            collected = True
+            if value == value and value > 0:
+                tensor[p] = tensor.get(p, 0.0) + value
     if tensor:
         notes.append("tensor FLOP from sm__ops_path_tensor_* (counted)")
         for p, v in tensor.items():
@@ -180,6 +205,8 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
         tensor_total = sum(tensor.values())
     else:
         inst = _get(m, TENSOR_INST)
+        if inst is not None:
+            collected = True
         if inst:
             factor = TENSOR_FACTOR.get(cc) if cc else None
             if factor is None:
@@ -191,7 +218,7 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
                 notes.append(f"tensor FLOP = {TENSOR_INST} x {factor:.0f} (assumed fp16 "
                              f"HMMA shape for CC {cc[0]}.{cc[1]}); collect "
                              f"sm__ops_path_tensor_* for exact counts")
-    return flop, notes, bad, tensor_total
+    return flop, notes, bad, tensor_total, collected
 
 
 def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
@@ -254,7 +281,7 @@ def rates_to_totals(m: Mapping[str, float]) -> dict[str, float]:
 def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> Counts:
     """Everything rooflab needs from one launch, or a `problem` saying why it is unusable."""
     seconds = seconds_of(m)
-    flop, fnotes, fbad, tensor = flop_counts(m, cc)
+    flop, fnotes, fbad, tensor, collected = flop_counts(m, cc)
     nbytes, bnotes = byte_counts(m)
     notes = tuple(fnotes + bnotes)
     if m and all(v != v for v in m.values()):
@@ -270,8 +297,7 @@ def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> 
     if not flop and fbad:
         return Counts(flop, nbytes, seconds, notes,
                       f"FLOP metrics are nan ({', '.join(fbad)})")
-    if not any(_inst(m, op) is not None for ops in FP_OPS.values() for op in ops) \
-            and not any(_TENSOR_OPS.match(k) for k in m) and _get(m, TENSOR_INST) is None:
+    if not collected:
         return Counts(flop, nbytes, seconds, notes,
                       "no FLOP metrics: collect sm__sass_thread_inst_executed_op_*_pred_on.sum")
     return Counts(flop, nbytes, seconds, notes, tensor_flop=tensor)

@@ -154,6 +154,6 @@ def load_rocprof(paths) -> ProfileImport:
         pairs += [(g, step, i) for g in groups]
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [kernel_of(g, name, step, i if step else None, source="rocprof")
-               for (g, step, i), name in zip(pairs, names)]
+               for (g, step, i), name in zip(pairs, names, strict=True)]
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          files=tuple(paths))

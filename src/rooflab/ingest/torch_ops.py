@@ -73,7 +73,7 @@ def _broadcast(shapes: Sequence[Sequence[int]]) -> tuple[int, ...]:
 def _tensors(call: OpCall) -> list[tuple[tuple[int, ...], str]]:
     """(shape, dtype) of each tensor input (Scalars and None are skipped)."""
     out = []
-    for dims, t in zip(call.dims, call.types):
+    for dims, t in zip(call.dims, call.types, strict=False):
         d = dtype_of(t)
         if dims is not None and d is not None and (len(dims) > 0 or t != "Scalar"):
             out.append((tuple(dims), d))

@@ -78,10 +78,10 @@ def evidence(p: Point) -> str:
         moved = ""
         if p.seconds:
             bps = p.bytes / p.seconds
-            moved = (f"; moves {si(bps, 'B/s')} = {100 * bps / p.bytes_per_s:.0f} % of "
+            moved = (f"; moves {si(bps, 'B/s')} = {pct(bps / p.bytes_per_s)} of "
                      f"{p.level} bandwidth")
         return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} "
-                f"({p.ridge / p.ai if p.ai > 0 else float('inf'):.1f}x left of it): "
+                f"({p.ridge / p.ai if p.ai > 0 else float('inf'):.3g}x left of it): "
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
                 f"achieved {ach} = {pc} of roof{moved}")
     return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
@@ -100,18 +100,26 @@ def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...
             split = (f" Of the {fmt_seconds(p.seconds)}, launch overhead explains up to "
                      f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
                      f"of the roof (kernel efficiency).")
+        if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
+            cure = "mostly launch overhead: CUDA graphs, fusion and fewer launches close it"
+        elif p.memory_bound_side:
+            cure = ("kernel efficiency: coalesced, vectorised accesses and enough bytes in "
+                    "flight close it")
+        else:
+            cure = ("kernel efficiency: FMA instead of separate multiply and add, occupancy, "
+                    "ILP and fewer non-FLOP instructions close it")
         first = Distance(
             "below roof", f,
-            f"{f:.2f}x below the roof at its AI: overhead and kernel efficiency, not AI. "
-            f"Batching does not close it (it moves the point right, not up); CUDA graphs, "
-            f"fusion, torch.compile and better kernels do." + split if f else "-")
+            f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
+            f"{cure}. Batching does not close it (it moves the point right, not up)."
+            + split if f else "-")
     if p.along_slope > 1:
         second = Distance(
             "along slope", p.along_slope,
-            f"AI {fmt_ai(p.ai)} is {p.along_slope:.1f}x left of the ridge {fmt_ai(p.ridge)}: "
+            f"AI {fmt_ai(p.ai)} is {p.along_slope:.3g}x left of the ridge {fmt_ai(p.ridge)}: "
             f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
             f"fusion and fewer bytes per element (quantization) climb the slope, up to "
-            f"{p.along_slope:.1f}x more attainable FLOP/s.")
+            f"{p.along_slope:.3g}x more attainable FLOP/s.")
     else:
         second = Distance("along slope", 1.0,
                           f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
@@ -120,7 +128,7 @@ def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...
     if r > 1.0 + 1e-9:
         words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
-                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.1f}x higher. Only another "
+                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only another "
                  f"precision or unit (tensor cores, fp8), sparsity or other hardware raises it.")
     else:
         words = (f"it is held to the highest ceiling on this roof "

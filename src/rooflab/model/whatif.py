@@ -145,6 +145,8 @@ def weight_share(k: Kernel, share: float | None) -> float:
     if isinstance(wb, (int, float)) and total > 0:
         return min(1.0, float(wb) / total)
     kind = op_kind(k)
+    if any(kind.startswith(w) for w in WEIGHT_KINDS):
+        return 1.0
     if any(kind.startswith(s) for s in STREAMING_KINDS):
         return 0.0
     return 1.0

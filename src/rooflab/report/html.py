@@ -18,12 +18,23 @@ from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_seconds, si
-from .markdown import (ADVICE_HEADERS, KERNEL_HEADERS, PRIORITY_HEADERS, RECORD_HEADERS,
-                       STEP_HEADERS, advice_rows, kernel_rows, priority_rows, record_rows,
-                       step_rows)
+from .markdown import (
+    ADVICE_HEADERS,
+    KERNEL_HEADERS,
+    PRIORITY_HEADERS,
+    RECORD_HEADERS,
+    STEP_HEADERS,
+    advice_rows,
+    kernel_rows,
+    priority_rows,
+    record_rows,
+    step_findings,
+    step_rows,
+)
 
 LEVEL_COLORS = {"L1": "#1b9e77", "L2": "#7570b3", "L3": "#e7298a", "DRAM": "#2b53d8"}
 COMPUTE_COLOR = "#b26a12"
+LABELLED_KERNELS = 6
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
@@ -63,16 +74,25 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
                       f"{'; ' + m.source if m.source else ''})", hoverinfo="text"))
     dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
                                         if roof.memory else None)
+    fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
     for c in roof.compute:
-        x0 = c.value / dram.value if dram else xr[0]
+        # The flat roof starts where the fastest level's slope meets it.
+        x0 = c.value / fastest.value if fastest else xr[0]
         traces.append(go.Scatter(
             x=[x0, xr[1]], y=[c.value, c.value], mode="lines",
             name=f"{roof.kind} {c.label} {si(c.value, 'FLOP/s')}",
             line={"color": COMPUTE_COLOR, "dash": dash, "width": width},
             hovertext=f"{roof.name}: {c.label} {si(c.value, 'FLOP/s')} ({c.provenance}"
                       f"{'; ' + c.source if c.source else ''}); ridge vs "
-                      f"{dram.level if dram else '-'} {fmt_ai(x0)} FLOP/B", hoverinfo="text"))
+                      f"{dram.level if dram else '-'} "
+                      f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
+            hoverinfo="text"))
     return traces
+
+
+def _step(analysis: Analysis, name: str) -> int | None:
+    k = next((k for k in analysis.kernels if k.name == name), None)
+    return None if k is None or "step_index" not in k.meta else int(k.meta["step_index"])
 
 
 def hover_text(p: Point, analysis: Analysis) -> str:
@@ -108,22 +128,32 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     for i, r in enumerate(roofs):
         for t in _roof_traces(go, r, i == 0, xr):
             fig.add_trace(t)
-    for level in dict.fromkeys(p.level for p in analysis.points):
-        pts = [p for p in analysis.points if p.level == level and p.achieved_flop_per_s
-               and p.ai > 0 and math.isfinite(p.ai)]
-        if not pts:
-            continue
+    drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
+             and math.isfinite(p.ai)]
+    # Names beside the markers only while they stay readable; hover always has them.
+    mode = "markers+text" if len({p.kernel for p in drawn}) <= LABELLED_KERNELS else "markers"
+    for level in dict.fromkeys(p.level for p in drawn):
+        pts = [p for p in drawn if p.level == level]
         fig.add_trace(go.Scatter(
             x=[p.ai for p in pts], y=[p.achieved_flop_per_s for p in pts],
-            mode="markers+text", name=f"kernels @ {level}",
+            mode=mode, name=f"kernels @ {level}",
             text=[p.kernel for p in pts], textposition="top right",
             marker={"size": 11, "color": LEVEL_COLORS.get(level, "#555"),
                     "line": {"width": 1, "color": "#222"}},
             hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
+    level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
+    steps = sorted((p for p in (analysis.at_level(level) if level else analysis.primary())
+                    if p.achieved_flop_per_s and _step(analysis, p.kernel) is not None),
+                   key=lambda p: _step(analysis, p.kernel))
+    if len(steps) > 1:
+        fig.add_trace(go.Scatter(
+            x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],
+            mode="lines", name=f"optimisation steps, in order{' (' + level + ')' if level else ''}",
+            line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip"))
     fig.update_layout(
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
         xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)"},
-        yaxis={"type": "log", "title": "performance (FLOP/s)"},
+        yaxis={"type": "log", "title": "performance (FLOP/s)", "exponentformat": "SI"},
         legend={"title": "click to toggle"}, height=620)
     return fig
 
@@ -160,7 +190,8 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     """One self-contained HTML page: chart (plotly.js inlined) and the report's tables."""
     fig = figure(analysis, profile, title)
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
-                        config={"displaylogo": False, "responsive": True})
+                        config={"displaylogo": False, "responsive": True,
+                                "showSendToCloud": False})
     diags = diagnose(analysis)
     e = html.escape
     heading = title or f"Roofline report: {analysis.roof.name}"
@@ -175,7 +206,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
                  _html_table(RECORD_HEADERS, record_rows(analysis, profile))]
     steps = step_rows(analysis)
     if steps:
-        body += ["<h2>Optimisation steps</h2>", _html_table(STEP_HEADERS, steps)]
+        body += ["<h2>Optimisation steps</h2>", _html_table(STEP_HEADERS, steps),
+                 "<ul>" + "".join(f"<li>{e(s)}</li>" for s in step_findings(analysis))
+                 + "</ul>"]
     body += ["<h2>Top kernels to work on</h2>",
              "<p>Ranked by the time each would save if it reached its roof.</p>",
              _html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),

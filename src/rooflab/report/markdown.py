@@ -95,6 +95,10 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
     return rows
 
 
+def _speedup(ref: float | None, seconds: float | None) -> str:
+    return f"{ref / seconds:.2f}x" if ref and seconds else "-"
+
+
 def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     """Optimisation steps (kernels with meta step_index, e.g. several ncu files) in order:
     time and speed-up against the previous and the first step, FLOP, bytes, AI per level."""
@@ -106,22 +110,58 @@ def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     rows, first, prev = [], steps[0].seconds, None
     for k in steps:
         p = primary.get(k.name)
-
-        def ai(level: str) -> str:
-            b = k.bytes.get(level)
-            return fmt_ai(k.total_flop / b) if b else "-"
-
-        def vs(ref: float | None) -> str:
-            return f"{ref / k.seconds:.2f}x" if ref and k.seconds else "-"
-
+        ai = {lv: fmt_ai(k.total_flop / k.bytes[lv]) if k.bytes.get(lv) else "-"
+              for lv in ("DRAM", "L2", "L1")}
         rows.append((str(k.meta.get("step", k.meta["step_index"])),
                      str(k.meta.get("full_name", k.name)), fmt_seconds(k.seconds),
-                     vs(prev), vs(first), si(k.total_flop, "FLOP"),
-                     si(k.bytes.get("DRAM"), "B"), ai("DRAM"), ai("L2"), ai("L1"),
-                     si(p.achieved_flop_per_s if p else None, "FLOP/s"),
+                     _speedup(prev, k.seconds), _speedup(first, k.seconds),
+                     si(k.total_flop, "FLOP"), si(k.bytes.get("DRAM"), "B"), ai["DRAM"],
+                     ai["L2"], ai["L1"], si(p.achieved_flop_per_s if p else None, "FLOP/s"),
                      p.bound if p else "-"))
         prev = k.seconds
     return rows
+
+
+def _steps(analysis: Analysis):
+    return sorted((k for k in analysis.kernels if "step_index" in k.meta and k.seconds),
+                  key=lambda k: int(k.meta["step_index"]))
+
+
+def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
+    """What moved between optimisation steps, read the way seed 000 §4.4 (third level:
+    trends) reads them: each step's speed-up against the change in FLOP and in DRAM bytes,
+    and whether the achieved FLOP/s moved at all."""
+    steps = _steps(analysis)
+    if len(steps) < 2:
+        return []
+    rates = [k.total_flop / k.seconds for k in steps]
+    lo, hi = min(rates), max(rates)
+    times = [k.seconds for k in steps]
+    out = [f"Achieved FLOP/s stays between {si(lo, 'FLOP/s')} and {si(hi, 'FLOP/s')} "
+           f"({hi / lo - 1:.0%} apart) while the time ranges over "
+           f"{max(times) / min(times):.2f}x: "
+           + ("the steps changed how much work is done, not how fast it runs."
+              if hi / lo < 1.15 else "the steps changed how fast the work runs.")]
+    for a, b in zip(steps, steps[1:], strict=False):
+        speed = a.seconds / b.seconds
+        flop = b.total_flop / a.total_flop if a.total_flop else 1.0
+        da, db = a.bytes.get("DRAM"), b.bytes.get("DRAM")
+        dram = db / da if da and db else 1.0
+        name = f"{a.meta.get('step')} -> {b.meta.get('step')}"
+        moved = (f"FLOP x{flop:.2f}, DRAM bytes x{dram:.2f}")
+        if abs(speed - 1) <= threshold:
+            if abs(dram - 1) > 0.5 or abs(flop - 1) > 0.1:
+                out.append(f"{name}: no faster ({speed:.2f}x) although {moved}: "
+                           + ("fewer DRAM bytes do not help a kernel that is not "
+                              "memory-bound." if dram < 0.67 else "the change did not touch "
+                              "what binds."))
+            continue
+        why = ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
+               else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
+        out.append(f"{name}: {speed:.2f}x {'faster' if speed > 1 else 'slower'}; "
+                   f"{moved}: mostly {why}." if speed > 1 else
+                   f"{name}: {speed:.2f}x (slower); {moved}.")
+    return out
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -195,6 +235,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
                   "Speed-ups are time ratios (> 1x: faster than the reference step).", ""]
         lines += _table(STEP_HEADERS, steps)
         lines.append("")
+        lines += [f"- {s}" for s in step_findings(analysis)] + [""]
     lines += ["## Top kernels to work on", "",
               "Ranked by the time each would save if it reached its roof.", ""]
     lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))

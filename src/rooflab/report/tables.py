@@ -100,7 +100,7 @@ def profile_lines(profile: MachineProfile) -> list[str]:
     table = [HEADERS] + [r.cells() for r in profile_rows(profile)]
     widths = [max(len(row[i]) for row in table) for i in range(len(HEADERS))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+                       for i, (cell, w) in enumerate(zip(row, widths, strict=False))).rstrip()
              for row in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines + [f"note: {n}" for n in profile_notes(profile)]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
 from ..units import fmt_seconds, si
-from .markdown import PRIORITY_HEADERS, STEP_HEADERS, priority_rows, step_rows
+from .markdown import PRIORITY_HEADERS, STEP_HEADERS, priority_rows, step_findings, step_rows
 
 BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
                "latency": "red"}
@@ -24,7 +24,7 @@ def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to 
         t.add_column(h, justify="right" if h in ("#", "time share", "headroom",
                                                   "predicted") else "left",
                      overflow="fold")
-    for d, row in zip(diagnoses, priority_rows(diagnoses)):
+    for d, row in zip(diagnoses, priority_rows(diagnoses), strict=True):
         cells = list(row)
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
@@ -45,7 +45,7 @@ def steps_table(analysis: Analysis):
         if h not in skip:
             t.add_column(h, justify="left" if h in ("step", "bound") else "right")
     for row in rows:
-        t.add_row(*(c for h, c in zip(STEP_HEADERS, row) if h not in skip))
+        t.add_row(*(c for h, c in zip(STEP_HEADERS, row, strict=True) if h not in skip))
     return t
 
 
@@ -95,6 +95,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     steps = steps_table(analysis)
     if steps is not None:
         parts.append(steps)
+        parts += [Text(f"- {s}") for s in step_findings(analysis)]
     parts.append(priority_table(diagnoses[:top]))
     parts += [diagnosis_text(d) for d in diagnoses[:top]]
     for n in analysis.notes:

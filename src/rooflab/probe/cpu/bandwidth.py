@@ -58,6 +58,26 @@ def aligned(n: int, fill: float = 1.0, dtype=np.float64) -> np.ndarray:
     return arr
 
 
+class ArrayPool:
+    """Aligned float64 arrays reused by every measurement, one set per thread.
+
+    Allocating and first-touching a few hundred MiB for each DRAM measurement would take
+    longer than the measurement; slot j holds enough elements for the largest working
+    set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements).
+    """
+
+    def __init__(self, ws_bytes_max: float):
+        self.ws_max = ws_bytes_max
+        self._arrays: dict[tuple[int, int], np.ndarray] = {}
+
+    def get(self, thread: int, slot: int, n: int) -> np.ndarray:
+        a = self._arrays.get((thread, slot))
+        if a is None or a.size < n:
+            size = max(n, int(self.ws_max / (8 * (slot + 1))))
+            a = self._arrays[(thread, slot)] = aligned(size, 1.0 + slot)
+        return a[:n]
+
+
 def elements_for(kernel: StreamKernel, ws_bytes: float) -> int:
     """Elements per array for a per-thread working set, a multiple of 64 (at least 64)."""
     return max(64, int(ws_bytes / (kernel.arrays * 8)) // 64 * 64)
@@ -77,15 +97,16 @@ def _bind(kernel: StreamKernel, arrs: list[np.ndarray]) -> Callable[[int], objec
 
 
 def measure_stream(kernel: StreamKernel, ws_per_thread: float, team: Team, plan: TimingPlan,
-                   clock=None) -> tuple[Rate, int]:
+                   clock=None, pool: ArrayPool | None = None) -> tuple[Rate, int]:
     """Bandwidth (B/s, all threads together) of one kernel at one per-thread working set.
     Returns the rate and the elements per array."""
     n = elements_for(kernel, ws_per_thread)
-    calls = [_bind(kernel, [aligned(n, 1.0 + j) for j in range(kernel.arrays)])
-             for _ in range(team.threads)]
+    pool = pool or ArrayPool(ws_per_thread)
+    calls = [_bind(kernel, [pool.get(t, j, n) for j in range(kernel.arrays)])
+             for t in range(team.threads)]
 
-    def call(reps: int) -> None:
-        team.run([lambda c=c: c(reps) for c in calls])
+    def call(reps: int) -> float:
+        return team.run([lambda c=c: c(reps) for c in calls])
 
     work = kernel.bytes_per_element * n * team.threads
     kw = {"clock": clock} if clock else {}
@@ -179,7 +200,7 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: 
     if not caps:
         notes.append("the OS reports no cache sizes; levels named by plateau order")
     ordered = sorted(chosen.items(), key=lambda kv: kv[1].first)
-    for (level, p), (_nxt, q) in zip(ordered, ordered[1:]):
+    for (level, p), (_nxt, q) in zip(ordered, ordered[1:], strict=False):
         cap = caps.get(level)
         if cap is None:
             continue
@@ -194,10 +215,10 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: 
 
 def representative(level: str, plateau: Plateau, values: Sequence[float],
                    sizes: Sequence[float], caps: dict[str, float] | None = None) -> int:
-    """The sweep point that stands for a level: for DRAM the best point at least 4x the
-    last-level cache (STREAM's rule; the largest size when sizes are unknown); for a cache, the best point of its plateau that lies well
-    inside the level (above 1.5x the level below, below the level's size / 1.5), or the
-    best of the whole plateau when none does (sizes reported wrongly)."""
+    """The sweep point that stands for a level. DRAM: the best point at least 4x the
+    last-level cache (STREAM's rule; the largest size when sizes are unknown). A cache: the
+    best point of its plateau well inside the level (above 1.5x the level below, below
+    the level's size / 1.5), or the best of the whole plateau when none is (wrong sizes)."""
     idx = list(range(plateau.first, plateau.last + 1))
     caps = caps or {}
     if level == "DRAM":

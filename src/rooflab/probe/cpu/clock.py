@@ -19,8 +19,8 @@ def measure_clock(team: Team, plan: TimingPlan, clock=time.perf_counter) -> Rate
     """Per-core clock in Hz (samples): iterations x 2 cycles / seconds, all threads busy."""
     from . import kernels as K
 
-    def call(reps: int) -> None:
-        team.run([lambda: K.alu_chain(1, reps)] * team.threads)
+    def call(reps: int) -> float:
+        return team.run([lambda: K.alu_chain(1, reps)] * team.threads)
 
     return measure_rate(call, CYCLES_PER_ITERATION, plan, clock=clock)
 

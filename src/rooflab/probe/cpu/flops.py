@@ -42,8 +42,8 @@ def fma_peak(precision: str, team: Team, plan: TimingPlan, clock=time.perf_count
     pairs = [(aligned(n, 0.5, dtype), aligned(n, 0.0, dtype)) for _ in range(team.threads)]
     m, c = dtype(0.999), dtype(0.001)   # x -> 0.999x + 0.001 stays near 1: no denormals
 
-    def call(reps: int) -> None:
-        team.run([lambda s=s, d=d: K.ert(s, d, 1, FMA_PER_CALL, m, c, reps)
+    def call(reps: int) -> float:
+        return team.run([lambda s=s, d=d: K.ert(s, d, 1, FMA_PER_CALL, m, c, reps)
                   for s, d in pairs])
 
     rate = measure_rate(call, 2.0 * FMA_PER_CALL * n * team.threads, plan, clock=clock)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..timer import TimingPlan
 from .bandwidth import aligned
 from .runner import Rate, Team, measure_rate
@@ -37,18 +35,21 @@ class SweepPoint:
 
 
 def intensity_sweep(ks: tuple[int, ...], ws_per_thread: float, team: Team,
-                    plan: TimingPlan, clock=time.perf_counter, progress=None
-                    ) -> tuple[SweepPoint, ...]:
+                    plan: TimingPlan, clock=time.perf_counter, progress=None,
+                    pool=None) -> tuple[SweepPoint, ...]:
     from . import kernels as K
 
     block = K.block_elements(8)
     nblocks = max(1, int(ws_per_thread / (2 * 8 * block)))
     n = nblocks * block
-    pairs = [(aligned(n, 0.5), aligned(n, 0.0)) for _ in range(team.threads)]
+    if pool is not None:    # reuse the bandwidth sweep's arrays (already touched)
+        pairs = [(pool.get(t, 0, n), pool.get(t, 1, n)) for t in range(team.threads)]
+    else:
+        pairs = [(aligned(n, 0.5), aligned(n, 0.0)) for _ in range(team.threads)]
     points = []
     for i, k in enumerate(ks):
-        def call(reps: int, k=k) -> None:
-            team.run([lambda s=s, d=d: K.ert(s, d, nblocks, k, 0.999, 0.001, reps)
+        def call(reps: int, k=k) -> float:
+            return team.run([lambda s=s, d=d: K.ert(s, d, nblocks, k, 0.999, 0.001, reps)
                       for s, d in pairs])
 
         rate = measure_rate(call, 2.0 * k * n * team.threads, plan, clock=clock)

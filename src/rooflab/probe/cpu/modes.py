@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import InputError
-from ..timer import FULL, TimingPlan
+from ..timer import TimingPlan
 
 
 @dataclass(frozen=True)
@@ -21,26 +21,31 @@ class ModeSpec:
     gemm_sizes: tuple[int, ...]
     intensity_ks: tuple[int, ...]
     low_precision: bool            # bf16/fp16/int8 through torch (imports torch: ~1 s)
+    intensity_ws_fraction: float = 1.0  # of the DRAM working set, for the intensity sweep
 
 
 # Short samples and the best of many: on a shared machine other load arrives in scheduler
 # time slices of a few milliseconds, so some short samples run undisturbed and the best
 # of them is the machine's rate; long samples would all average the disturbance in.
-_QUICK = TimingPlan(warmup_s=0.005, sample_s=0.004, budget_s=0.06, min_samples=5)
-_QUICK_PEAK = TimingPlan(warmup_s=0.01, sample_s=0.003, budget_s=0.15, min_samples=10,
-                         max_samples=300)
-_DEFAULT = TimingPlan(warmup_s=0.01, sample_s=0.005, budget_s=0.25, min_samples=8)
-_DEFAULT_PEAK = TimingPlan(warmup_s=0.02, sample_s=0.003, budget_s=0.5, min_samples=20,
-                           max_samples=500)
-_FULL_PEAK = TimingPlan(warmup_s=0.1, sample_s=0.003, budget_s=2.0, min_samples=50,
-                        max_samples=2000)
+_QUICK = TimingPlan(warmup_s=0.005, sample_s=0.002, budget_s=0.04, min_samples=5)
+_QUICK_PEAK = TimingPlan(warmup_s=0.01, sample_s=0.001, budget_s=0.15, min_samples=10,
+                         max_samples=500)
+_DEFAULT = TimingPlan(warmup_s=0.01, sample_s=0.002, budget_s=0.25, min_samples=8,
+                      max_samples=500)
+_DEFAULT_PEAK = TimingPlan(warmup_s=0.02, sample_s=0.001, budget_s=0.5, min_samples=20,
+                           max_samples=1000)
+_FULL = TimingPlan(warmup_s=0.05, sample_s=0.002, budget_s=1.0, min_samples=10,
+                   max_samples=2000)
+_FULL_PEAK = TimingPlan(warmup_s=0.1, sample_s=0.001, budget_s=2.0, min_samples=50,
+                        max_samples=4000)
 
 MODES = {m.name: m for m in (
-    ModeSpec("quick", _QUICK, _QUICK_PEAK, 2.0, 4096, 4, ("DRAM",), (256, 512),
-             (1, 4, 16, 64, 256), False),
+    ModeSpec("quick", _QUICK, _QUICK_PEAK, 2.0, 4096, 4, ("DRAM",), (512,),
+             (1, 4, 16, 64, 256), False, 0.5),
     ModeSpec("default", _DEFAULT, _DEFAULT_PEAK, 1.25, 4096, 4, ("L1", "L2", "L3", "DRAM"),
              (256, 512, 1024), (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128, 256), True),
-    ModeSpec("full", FULL, _FULL_PEAK, 1.1, 2048, 8, ("L1", "L2", "L3", "DRAM"), (256, 512, 1024, 2048),
+    ModeSpec("full", _FULL, _FULL_PEAK, 1.1, 2048, 8, ("L1", "L2", "L3", "DRAM"),
+             (256, 512, 1024, 2048),
              (1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384),
              True),
 )}

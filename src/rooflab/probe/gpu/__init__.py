@@ -13,10 +13,12 @@ and after and stores them in the profile's host section.
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 
-from ...errors import require
+from ...errors import ProbeError, RooflabError, require
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
 from ...units import si
@@ -94,7 +96,6 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     host["catalog"] = catalog if nominal is not None else None
     source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
     done = 0.0
-    stage_name = ""
 
     def say(stage: str) -> None:
         if progress:
@@ -105,6 +106,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     from . import compute, memory, overhead
 
     results: dict[str, object] = {}
+    empty = {"memory: sweep": ([], {}), "overhead": (None, {})}
     steps = {
         "compute: matmul": lambda: compute.matmul_peaks(ctx),
         "compute: vector": lambda: compute.vector_peaks(ctx),
@@ -113,13 +115,26 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         "memory: host": lambda: memory.host_transfers(ctx),
         "overhead": lambda: overhead.overheads(ctx),
     }
-    for stage_name, share in _STAGES:
-        say(stage_name)
-        results[stage_name] = steps[stage_name]()
-        done += share
+    errors: dict[str, str] = {}
+    # Events record on the current device's stream and Triton launches on the current
+    # device: make the probed device current for the whole run (cuda:1 included).
+    with torch.cuda.device(dev) if dev.type == "cuda" else nullcontext():
+        for stage_name, share in _STAGES:
+            say(stage_name)
+            try:
+                results[stage_name] = steps[stage_name]()
+            except (RooflabError, KeyboardInterrupt):
+                raise
+            except Exception:  # noqa: BLE001 — one failing stage must not lose the others
+                errors[stage_name] = traceback.format_exc(limit=8)
+                results[stage_name] = empty.get(stage_name, [])
+            done += share
     cache_ceilings, sweep_extras = results["memory: sweep"]
     overhead_s, overhead_figures = results["overhead"]
     host["clocks_after"] = read_clocks(torch, dev)
+    if not any(results[k] for k in ("compute: matmul", "memory: stream")):
+        raise ProbeError(f"the probe of {device} measured nothing; first error: "
+                         f"{next(iter(errors.values()), 'none')}")
     measured = Roof(
         name=host["name"], kind="measured",
         compute=tuple(results["compute: matmul"]) + tuple(results["compute: vector"]),
@@ -135,7 +150,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     extras = {"gpu": {
         "mode": mode, "timer": ctx.timer.kind, "wall_s": time.perf_counter() - started,
         "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
-        "skipped": dict(ctx.skipped), "nominal_checks": checks,
+        "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
         "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
     }}
     return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,

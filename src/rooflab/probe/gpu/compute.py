@@ -29,6 +29,7 @@ def fp32_matmul_mode(torch, mode: str):
     """Set CUDA fp32 matmuls to 'ieee' (TF32 off) or 'tf32' for the block, then restore."""
     m = torch.backends.cuda.matmul
     if hasattr(m, "fp32_precision"):
+        # torch >= 2.9: the new API only; reading the legacy allow_tf32 after it raises.
         old = m.fp32_precision
         m.fp32_precision = mode
         try:

@@ -10,8 +10,8 @@ from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to
 from .config import MLA, ModelConfig, MoE, bundled_names, load_config, parse_config
 from .footprint import Footprint, footprint, kv_bytes_per_sequence, weight_bytes
 from .kernels import Step, StepOp, decode_step, prefill_step
-from .params import ParamCount, count_params
 from .parallel import TPResult, shard, tensor_parallel
+from .params import ParamCount, count_params
 from .settings import Settings
 from .sweep import Sweep, batch_sweep
 from .timing import StepTiming, time_step

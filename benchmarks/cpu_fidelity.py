@@ -1,0 +1,280 @@
+"""How faithful is `rooflab probe` on this machine? (issue 3; not a test)
+
+Builds small C reference kernels of our own in a temporary directory (STREAM-style triad
+and copy with OpenMP, an FMA-throughput loop; gcc -O3 -march=native -fopenmp), runs
+likwid-bench when it is installed (Debian: apt-get install likwid), times numpy GEMM, and
+runs rooflab's CPU probe — interleaved, round after round, because the host is shared and
+noisy: a number from another minute is not comparable (FACTS.md). Prints a ratio table of
+the medians over the rounds.
+
+Every reference reports the same statistic as the probe: the best of many short samples
+(STREAM's "best of N runs"), with the STREAM byte model (explicit loads + stores).
+
+    python benchmarks/cpu_fidelity.py               # 5 rounds of the default probe
+    python benchmarks/cpu_fidelity.py --rounds 2 --mode quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+STREAM_C = r"""
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* usage: stream_ref N TRIALS triad|copy  -> best and median B/s over TRIALS passes */
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+int main(int argc, char **argv) {
+    long n = atol(argv[1]); int trials = atoi(argv[2]); int triad = !strcmp(argv[3], "triad");
+    double *a = aligned_alloc(64, n * 8), *b = aligned_alloc(64, n * 8),
+           *c = aligned_alloc(64, n * 8), s = 3.0, *r = malloc(trials * sizeof(double));
+    #pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) { a[i] = 1.0; b[i] = 2.0; c[i] = 0.5; }
+    double bytes = (triad ? 24.0 : 16.0) * n;
+    for (int t = 0; t < trials + 1; t++) {
+        double t0 = omp_get_wtime();
+        if (triad) {
+            #pragma omp parallel for schedule(static)
+            for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i];
+        } else {
+            #pragma omp parallel for schedule(static)
+            for (long i = 0; i < n; i++) c[i] = a[i];
+        }
+        double dt = omp_get_wtime() - t0;
+        if (t > 0) r[t - 1] = bytes / dt;   /* the first pass is a warm-up (STREAM) */
+    }
+    qsort(r, trials, sizeof(double), cmp);
+    printf("%.6e %.6e %f\n", r[trials - 1], r[trials / 2], a[n / 2] + c[n / 3]);
+    return 0;
+}
+"""
+
+FMA_C = r"""
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+/* usage: fma_ref ITERS TRIALS d|s -> best and median FLOP/s; 16 independent 512-bit
+   vector FMA chains per thread (GCC vector extensions; -march=native picks the ISA) */
+typedef double vd __attribute__((vector_size(64)));
+typedef float vs __attribute__((vector_size(64)));
+#define NACC 16
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+#define KERNEL(T, E)                                                              \
+    static double run_##T(long iters, int seed) {                                  \
+        T acc[NACC]; T m, c;                                                       \
+        for (int l = 0; l < (int)(64 / sizeof(E)); l++) { m[l] = 0.999; c[l] = 0.001; } \
+        for (int j = 0; j < NACC; j++) acc[j] = m * (E)(seed + j) * (E)0.01;      \
+        for (long i = 0; i < iters; i++)                                           \
+            for (int j = 0; j < NACC; j++) acc[j] = acc[j] * m + c;               \
+        E s = 0; for (int j = 0; j < NACC; j++) s += acc[j][0];                    \
+        return (double)s; }
+KERNEL(vd, double)
+KERNEL(vs, float)
+int main(int argc, char **argv) {
+    long iters = atol(argv[1]); int trials = atoi(argv[2]); int dbl = argv[3][0] == 'd';
+    double *r = malloc(trials * sizeof(double)), sink = 0;
+    int nt = omp_get_max_threads();
+    double flop = 2.0 * iters * NACC * (dbl ? 8 : 16) * nt;
+    for (int t = 0; t < trials; t++) {
+        double t0 = omp_get_wtime();
+        #pragma omp parallel reduction(+:sink)
+        { sink += dbl ? run_vd(iters, omp_get_thread_num()) : run_vs(iters, omp_get_thread_num()); }
+        r[t] = flop / (omp_get_wtime() - t0);
+    }
+    qsort(r, trials, sizeof(double), cmp);
+    printf("%.6e %.6e %g\n", r[trials - 1], r[trials / 2], sink);
+    return 0;
+}
+"""
+
+CFLAGS = ["-O3", "-march=native", "-fopenmp", "-fno-tree-loop-distribute-patterns"]
+
+
+def build(tmp: Path) -> dict[str, Path]:
+    out = {}
+    for name, src in (("stream_ref", STREAM_C), ("fma_ref", FMA_C)):
+        c = tmp / f"{name}.c"
+        c.write_text(src)
+        exe = tmp / name
+        subprocess.run(["gcc", *CFLAGS, str(c), "-o", str(exe)], check=True)
+        out[name] = exe
+    return out
+
+
+def run_c(exe: Path, *args, threads: int) -> tuple[float, float]:
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": "true"}
+    best, median, _ = subprocess.run([str(exe), *map(str, args)], capture_output=True,
+                                     text=True, check=True, env=env).stdout.split()
+    return float(best), float(median)
+
+
+def likwid(test: str, ws: str, threads: int) -> float | None:
+    """likwid-bench MByte/s (stream) or MFlops/s (peakflops), in B/s or FLOP/s."""
+    if not shutil.which("likwid-bench"):
+        return None
+    proc = subprocess.run(["likwid-bench", "-s", "0.3", "-t", test, "-w",
+                           f"S0:{ws}:{threads}"], capture_output=True, text=True)
+    key = "MFlops/s" if test.startswith("peakflops") else "MByte/s"
+    m = re.search(rf"{re.escape(key)}:\s*([\d.]+)", proc.stdout)
+    return float(m.group(1)) * 1e6 if m else None
+
+
+def numpy_gemm(dtype, n: int = 1024, samples: int = 10) -> float:
+    import numpy as np
+
+    a = np.random.default_rng(0).random((n, n)).astype(dtype)
+    b, out = a.T.copy(), np.empty_like(a)
+    np.matmul(a, b, out=out)
+    best = 0.0
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        np.matmul(a, b, out=out)
+        best = max(best, 2.0 * n**3 / (time.perf_counter() - t0))
+    return best
+
+
+def probe_values(profile) -> dict[str, float]:
+    m = profile.measured
+    vals = {f"probe {c.label}": c.value for c in m.compute + m.memory}
+    for name, d in profile.extras.get("stream", {}).get("DRAM", {}).items():
+        vals[f"probe DRAM {name}"] = d["bytes_per_s"]
+    return vals
+
+
+def one_round(exes, threads: int, mode: str, llc: int) -> dict[str, float | None]:
+    from rooflab.probe.cpu import probe_cpu
+
+    r: dict[str, float | None] = {}
+    n = max(1 << 24, 4 * llc // 8)    # STREAM rule: each array >= 4x the last-level cache
+    r["C triad DRAM"] = run_c(exes["stream_ref"], n, 20, "triad", threads=threads)[0]
+    r["C copy DRAM"] = run_c(exes["stream_ref"], n, 20, "copy", threads=threads)[0]
+    r["C FMA fp64"] = run_c(exes["fma_ref"], 200000, 300, "d", threads=threads)[0]
+    r["C FMA fp32"] = run_c(exes["fma_ref"], 200000, 300, "s", threads=threads)[0]
+    for level, ws in (("L1", "32kB"), ("L2", "1MB"), ("L3", "16MB"), ("DRAM", "1GB")):
+        r[f"likwid stream {level}"] = likwid("stream_avx512", ws, threads)
+    r["likwid peakflops fp64"] = likwid("peakflops_avx512_fma", "32kB", threads)
+    r["likwid peakflops fp32"] = likwid("peakflops_sp_avx512_fma", "32kB", threads)
+    import numpy as np
+
+    r["numpy GEMM fp64"] = numpy_gemm(np.float64)
+    r["numpy GEMM fp32"] = numpy_gemm(np.float32)
+    t0 = time.perf_counter()
+    r.update(probe_values(probe_cpu(mode, threads)))
+    r["probe wall s"] = time.perf_counter() - t0
+    return r
+
+
+def med(rounds, key) -> float | None:
+    xs = [r.get(key) for r in rounds if r.get(key)]
+    return statistics.median(xs) if xs else None
+
+
+def ratio_rows(rounds) -> list[tuple[str, float | None, float | None, str, str]]:
+    def best_of(*keys):
+        vals = [(med(rounds, k), k) for k in keys if med(rounds, k)]
+        return max(vals) if vals else (None, "none")
+
+    rows = []
+    checks = [("DRAM triad", "probe DRAM", ("C triad DRAM",), 0.95),
+              ("DRAM copy", "probe DRAM copy", ("C copy DRAM",), None),
+              ("L1 triad", "probe L1", ("likwid stream L1",), 0.80),
+              ("L2 triad", "probe L2", ("likwid stream L2",), 0.80),
+              ("L3 triad", "probe L3", ("likwid stream L3",), None),
+              ("fp64 peak", "probe fp64 vector",
+               ("C FMA fp64", "likwid peakflops fp64", "numpy GEMM fp64"), 0.90),
+              ("fp32 peak", "probe fp32 vector",
+               ("C FMA fp32", "likwid peakflops fp32", "numpy GEMM fp32"), 0.90)]
+    for label, pk, refs, target in checks:
+        p = med(rounds, pk)
+        ref, which = best_of(*refs)
+        ratio = p / ref if p and ref else None
+        verdict = "-" if target is None or ratio is None else (
+            f"{'PASS' if ratio >= target else 'MISS'} (>= {target:.0%})")
+        rows.append((label, p, ref, which, f"{ratio:.1%}" if ratio else "-", verdict))
+    return rows
+
+
+def agreement(rounds) -> list[tuple[str, float, float]]:
+    """Per probe ceiling: |difference| between rounds 1 and 2, and the worst neighbours."""
+    keys = [k for k in rounds[0] if k.startswith("probe ") and k != "probe wall s"]
+    out = []
+    for k in keys:
+        xs = [r[k] for r in rounds if r.get(k)]
+        diffs = [abs(a - b) / ((a + b) / 2) for a, b in zip(xs, xs[1:], strict=False)]
+        if diffs:
+            out.append((k, diffs[0], max(diffs)))
+    return out
+
+
+def si(v: float | None) -> str:
+    if v is None:
+        return "-"
+    for s, p in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
+        if abs(v) >= s:
+            return f"{v / s:.1f} {p}"
+    return f"{v:.3g}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--mode", default="default", choices=("quick", "default", "full"))
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    ap.add_argument("--raw", help="also write the raw per-round numbers to this JSON file")
+    a = ap.parse_args(argv)
+    from rooflab.hardware.host import detect_host
+
+    host = detect_host()
+    llc = (host.caches.l3 or 32 << 20) * host.caches.l3_instances
+    rounds = []
+    with tempfile.TemporaryDirectory(prefix="rooflab-fidelity-") as tmp:
+        exes = build(Path(tmp))
+        for i in range(a.rounds):
+            t0 = time.perf_counter()
+            rounds.append(one_round(exes, a.threads, a.mode, llc))
+            print(f"round {i + 1}/{a.rounds} done in {time.perf_counter() - t0:.0f} s",
+                  file=sys.stderr)
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"CPU probe fidelity — {now}; {host.cpu_model} (family {host.family} model "
+          f"{host.model}), {host.cores} cores, {a.threads} threads, {host.hypervisor or 'bare'}"
+          f"; {platform.platform()}; probe mode {a.mode}; medians of {a.rounds} interleaved "
+          f"rounds; likwid {'yes' if shutil.which('likwid-bench') else 'not installed'}; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    print()
+    print("| ceiling | rooflab | reference | reference is | ratio | target |")
+    print("|---|---|---|---|---|---|")
+    for label, p, ref, which, ratio, verdict in ratio_rows(rounds):
+        unit = "FLOP/s" if "peak" in label else "B/s"
+        print(f"| {label} | {si(p)}{unit} | {si(ref)}{unit} | {which} | {ratio} | {verdict} |")
+    print()
+    print("| probe ceiling | rounds 1-2 differ | worst neighbouring rounds | within 5 % |")
+    print("|---|---|---|---|")
+    for k, first, worst in agreement(rounds):
+        print(f"| {k[6:]} | {first:.1%} | {worst:.1%} | {'yes' if first <= 0.05 else 'NO'} |")
+    print()
+    walls = [r["probe wall s"] for r in rounds]
+    print(f"probe wall time per round: {', '.join(f'{w:.1f} s' for w in walls)}")
+    print("all references (medians): " + ", ".join(
+        f"{k} {si(med(rounds, k))}" for k in rounds[0] if not k.startswith("probe")))
+    if a.raw:
+        Path(a.raw).write_text(json.dumps(rounds, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

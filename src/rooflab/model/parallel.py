@@ -1,0 +1,360 @@
+"""Parallel steps on the roof: data-parallel training, tensor-parallel decode, scale what-ifs.
+
+Seed 002 §2.4: with data parallelism every step ends in a gradient all-reduce, so a link's
+bandwidth, not FLOP, can define the step; tensor parallelism adds all-reduces inside every
+layer and cuts each device's share of the work (and its reuse). Links are memory ceilings
+(levels `NVLink`, `PCIe`, `network`, `loopback`): a step's communication point has
+AI = FLOP / bytes over the link and sits under that ceiling on the same chart.
+
+Assumptions (stated on every result):
+- Ring all-reduce (nccl-tests PERFORMANCE.md; Patarasuk & Yuan 2009): each rank sends
+  2(n-1)/n x S bytes in 2(n-1) steps, so t = 2(n-1) x hop latency + 2(n-1)/n x S / B_bus,
+  where B_bus is the bus bandwidth nccl-tests reports. NCCL switches to trees at scale,
+  so the latency term is pessimistic for large n; the bandwidth term is the ring's.
+- A layer's time is its roofline floor max(FLOP / P, bytes / B_DRAM) (no launch overhead).
+- Training FLOP of a linear layer: 6 t k n (forward 2tkn, backward 4tkn: dX and dW).
+- Data parallelism is weak scaling: each device keeps its batch; gradients are all-reduced
+  once per layer (DDP buckets ~ layers).
+- Overlap: a layer's all-reduce starts when its backward is done and the link is free;
+  compute never waits for the link (separate streams, no contention for memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from .ceiling import Roof
+from .kernel import Kernel
+
+LINK_LEVELS = ("NVLink", "PCIe", "network", "loopback")
+GPU_COUNTS = tuple(2**i for i in range(11))          # 1, 2, 4, ..., 1024
+
+RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus bandwidth "
+        "(nccl-tests convention)")
+
+
+# --- links ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """A link for all-reduces: bus bandwidth (B/s, nccl-tests) and per-ring-step latency."""
+
+    level: str
+    bus_bytes_per_s: float
+    hop_latency_s: float = 0.0
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.bus_bytes_per_s > 0:
+            raise InputError(f"link {self.level}: bandwidth must be > 0; got "
+                             f"{self.bus_bytes_per_s!r}")
+        if self.hop_latency_s < 0:
+            raise InputError(f"link {self.level}: latency must be >= 0; got "
+                             f"{self.hop_latency_s!r}")
+
+    def allreduce_latency_s(self, n: int) -> float:
+        return 2 * (n - 1) * self.hop_latency_s if n > 1 else 0.0
+
+    def allreduce_s(self, nbytes: float, n: int) -> float:
+        """Ring all-reduce of `nbytes` over `n` ranks on this link."""
+        if n <= 1:
+            return 0.0
+        return self.allreduce_latency_s(n) + allreduce_link_bytes(nbytes, n) / self.bus_bytes_per_s
+
+
+def allreduce_link_bytes(nbytes: float, n: int) -> float:
+    """Bytes each rank sends for a ring all-reduce of `nbytes`: 2(n-1)/n x nbytes."""
+    return 2.0 * (n - 1) / n * nbytes if n > 1 else 0.0
+
+
+def link_from_fit(level: str, alpha_s: float, beta_bytes_per_s: float, ranks: int,
+                  source: str = "measured alpha/beta") -> Link:
+    """A Link from a measured all-reduce fit t = alpha + S/beta at `ranks` ranks.
+
+    Matching the ring model at n0 = ranks: B_bus = beta x 2(n0-1)/n0 (busbw of the
+    asymptote) and hop latency = alpha / (2(n0-1))."""
+    if ranks < 2:
+        raise InputError(f"an all-reduce fit needs >= 2 ranks; got {ranks}")
+    return Link(level, beta_bytes_per_s * 2 * (ranks - 1) / ranks,
+                max(0.0, alpha_s) / (2 * (ranks - 1)), source)
+
+
+def link_from_roof(roof: Roof, level: str | None = None, hop_latency_s: float = 0.0) -> Link:
+    """The roof's link ceiling (the given level, else the first of NVLink/PCIe/network/
+    loopback it has), taken as the all-reduce bus bandwidth."""
+    for lv in (level,) if level else LINK_LEVELS:
+        c = roof.find_memory(lv)
+        if c is not None:
+            return Link(lv, c.value, hop_latency_s, f"roof '{roof.name}' {lv} ({c.provenance})")
+    raise InputError(f"roof '{roof.name}' has no {level or 'link'} ceiling (it has: "
+                     f"{', '.join(roof.levels) or 'none'}); probe one with `rooflab probe "
+                     f"--comm` or give the link bandwidth")
+
+
+def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce") -> Link:
+    """The measured all-reduce alpha/beta of a cluster profile (`profile.extras`)."""
+    comm = extras.get("comm") or {}
+    for c in comm.get("collectives", []):
+        if c.get("collective") == collective and not c.get("pair") and c.get("fit"):
+            level = (comm.get("levels") or {}).get("world", "network")
+            fit = c["fit"]
+            return link_from_fit(level, fit["alpha_s"], fit["beta_bytes_per_s"], c["ranks"],
+                                 f"measured {collective} fit over {c['ranks']} ranks")
+    raise InputError(f"the profile has no fitted {collective}; it is not a cluster profile "
+                     f"from `rooflab probe --comm`")
+
+
+def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -> Link:
+    """A Link from a catalog Device (hardware.catalog): vendors quote NVLink as the total
+    of both directions, and a ring all-reduce's bus bandwidth is per direction, so half."""
+    total = float(device.interconnect_bytes_per_s)
+    lv = level or ("NVLink" if "nvlink" in device.interconnect.lower() else
+                   "PCIe" if "pcie" in device.interconnect.lower() else "network")
+    return Link(lv, total / 2, hop_latency_s,
+                f"catalog {device.name}: {device.interconnect} {total / 1e9:g} GB/s both "
+                f"directions, half per direction (nominal)")
+
+
+# --- data-parallel training step -----------------------------------------------------------
+@dataclass(frozen=True)
+class Layer:
+    """One layer's training work per device per step (forward + backward)."""
+
+    name: str
+    flop: float
+    act_bytes: float          # activation traffic (scales with the per-device batch)
+    weight_bytes: float       # weight + weight-gradient traffic (does not)
+    grad_bytes: float         # gradient bytes all-reduced
+    precision: str = "bf16"
+    backward_share: float = 2 / 3   # backward is ~2x forward (6tkn = 2tkn + 4tkn)
+
+    @property
+    def bytes(self) -> float:
+        return self.act_bytes + self.weight_bytes
+
+
+def linear_layer(name: str, tokens: int, k: int, n: int, dtype_bytes: float = 2.0,
+                 grad_bytes_per_param: float | None = None, precision: str = "bf16") -> Layer:
+    """A k x n linear layer trained on `tokens` tokens per device.
+
+    FLOP = 6 t k n. Compulsory bytes (each operand once per use): forward reads X, W and
+    writes Y; backward reads dY, W and writes dX; reads X, dY and writes dW. Activations
+    3 b (t k + t n); weights 2 reads + 1 gradient write = 3 b k n."""
+    if min(tokens, k, n) < 1:
+        raise InputError(f"layer {name}: tokens, k and n must be >= 1")
+    g = dtype_bytes if grad_bytes_per_param is None else grad_bytes_per_param
+    return Layer(name, 6.0 * tokens * k * n, 3 * dtype_bytes * (tokens * k + tokens * n),
+                 3 * dtype_bytes * k * n, g * k * n, precision)
+
+
+@dataclass(frozen=True)
+class LayerTime:
+    name: str
+    compute_s: float
+    memory_s: float
+    comm_s: float
+    ceiling: str              # the compute ceiling's label or "DRAM"
+
+    @property
+    def floor_s(self) -> float:
+        return max(self.compute_s, self.memory_s)
+
+
+@dataclass(frozen=True)
+class DPStep:
+    """A data-parallel training step on `n` devices."""
+
+    n: int
+    overlap: bool
+    layers: tuple[LayerTime, ...]
+    link: Link | None
+    step_s: float
+    flop: float                # per device
+    link_bytes: float          # per device, sent over the link
+    precision: str
+    assumptions: tuple[str, ...] = field(default=())
+
+    @property
+    def compute_s(self) -> float:
+        return sum(lt.floor_s for lt in self.layers)
+
+    @property
+    def comm_s(self) -> float:
+        return sum(lt.comm_s for lt in self.layers)
+
+    @property
+    def exposed_comm_s(self) -> float:
+        return max(0.0, self.step_s - self.compute_s)
+
+    @property
+    def time_by_ceiling(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for lt in self.layers:
+            out[lt.ceiling] = out.get(lt.ceiling, 0.0) + lt.floor_s
+        if self.link is not None and self.comm_s > 0:
+            out[self.link.level] = self.comm_s
+        return out
+
+    @property
+    def binding(self) -> str:
+        """The ceiling that holds the step longest: a compute ceiling, DRAM, or the link."""
+        return max(self.time_by_ceiling.items(), key=lambda kv: kv[1])[0]
+
+    @property
+    def link_ai(self) -> float | None:
+        """FLOP per byte over the link (the communication point's AI)."""
+        return self.flop / self.link_bytes if self.link_bytes else None
+
+    def point(self) -> Kernel:
+        """The step as a kernel whose bytes are the link bytes: drawn against the link
+        ceiling (plot_roofline(..., level=link.level))."""
+        if self.link is None or not self.link_bytes:
+            raise InputError("a single-device step sends nothing over a link; no "
+                             "communication point")
+        return Kernel(name=f"DP step x{self.n} ({self.link.level})",
+                      flop={self.precision: self.flop}, bytes={self.link.level: self.link_bytes},
+                      seconds=self.step_s, provenance={"flop": "derived", "bytes": "derived",
+                                                       "seconds": "derived"},
+                      meta={"model": "data-parallel step", "binding": self.binding})
+
+
+def layer_time(layer: Layer, roof: Roof, link: Link | None, n: int) -> LayerTime:
+    ceiling, _ = roof.compute_for(layer.precision)
+    dram = roof.bandwidth("DRAM")
+    compute_s, memory_s = layer.flop / ceiling.value, layer.bytes / dram.value
+    comm = link.allreduce_s(layer.grad_bytes, n) if link is not None else 0.0
+    return LayerTime(layer.name, compute_s, memory_s, comm,
+                     ceiling.label if compute_s >= memory_s else "DRAM")
+
+
+def overlapped_step_s(layers: Sequence[LayerTime], backward_shares: Sequence[float]) -> float:
+    """Forward of all layers, then backward in reverse; each layer's all-reduce starts
+    when its backward ends and the link is free. The step ends when both are done."""
+    t = sum(lt.floor_s * (1 - b) for lt, b in zip(layers, backward_shares))
+    link_free = 0.0
+    for lt, b in zip(reversed(layers), reversed(backward_shares)):
+        t += lt.floor_s * b
+        link_free = max(link_free, t) + lt.comm_s
+    return max(t, link_free)
+
+
+def dp_step(layers: Sequence[Layer], roof: Roof, link: Link | None, n: int,
+            overlap: bool = True) -> DPStep:
+    """A data-parallel training step on `n` devices (see the module's assumptions)."""
+    if n < 1:
+        raise InputError(f"device count must be >= 1; got {n}")
+    if not layers:
+        raise InputError("a training step needs at least one layer")
+    if n > 1 and link is None:
+        raise InputError(f"{n} devices need a link for the gradient all-reduce")
+    times = tuple(layer_time(la, roof, link if n > 1 else None, n) for la in layers)
+    if overlap:
+        step = overlapped_step_s(times, [la.backward_share for la in layers])
+    else:
+        step = sum(lt.floor_s + lt.comm_s for lt in times)
+    grads = sum(la.grad_bytes for la in layers)
+    precision = max(layers, key=lambda la: la.flop).precision
+    notes = (RING, "layer time = max(FLOP/P, bytes/B_DRAM)",
+             "overlap: all-reduce of layer l runs during backward of layers < l"
+             if overlap else "no overlap: all-reduces after the backward pass")
+    return DPStep(n, overlap, times, link if n > 1 else None, step,
+                  sum(la.flop for la in layers), allreduce_link_bytes(grads, n), precision,
+                  notes)
+
+
+# --- tensor-parallel decode step -------------------------------------------------------------
+@dataclass(frozen=True)
+class TPStep:
+    """A tensor-parallel decode step: per-device kernels plus 2 all-reduces per layer."""
+
+    tp: int
+    result: Any               # workloads.llm.parallel.TPResult
+    flop: float               # per device
+    memory_s: float           # floors of the memory-bound kernels
+    compute_s: float          # floors of the compute-bound kernels
+    link: Link
+    precision: str
+
+    @property
+    def link_bytes(self) -> float:
+        return self.result.allreduces * allreduce_link_bytes(self.result.allreduce_bytes, self.tp)
+
+    @property
+    def step_s(self) -> float:
+        return self.result.tpot_s
+
+    @property
+    def binding(self) -> str:
+        parts = {"compute": self.compute_s, "DRAM": self.memory_s, self.link.level:
+                 self.result.comm_s}
+        return max(parts.items(), key=lambda kv: kv[1])[0]
+
+    @property
+    def link_ai(self) -> float | None:
+        return self.flop / self.link_bytes if self.link_bytes else None
+
+    def point(self) -> Kernel:
+        return Kernel(name=f"TP decode x{self.tp} ({self.link.level})",
+                      flop={self.precision: self.flop}, bytes={self.link.level: self.link_bytes},
+                      seconds=self.step_s, provenance={"flop": "derived", "bytes": "derived",
+                                                       "seconds": "derived"},
+                      meta={"model": "tensor-parallel decode step", "binding": self.binding})
+
+
+def tp_decode_step(cfg: Any, settings: Any, roof: Roof, *, batch: int, context: int, tp: int,
+                   link: Link) -> TPStep:
+    """Decode at tensor-parallel degree `tp` with the LLM model's per-layer all-reduces.
+
+    Imports workloads.llm lazily: that layer owns the transformer counts and the TP split
+    (Megatron-LM, 2 all-reduces of the hidden state per layer); this adds the link
+    model, the binding ceiling and the communication point."""
+    from ..workloads.llm.kernels import decode_step
+    from ..workloads.llm.parallel import shard, tensor_parallel
+    from ..workloads.llm.timing import time_step
+
+    res = tensor_parallel(cfg, settings, roof, batch=batch, context=context, tp=tp,
+                          link_bytes_per_s=link.bus_bytes_per_s, link_source=link.source,
+                          latency_s=link.allreduce_latency_s(tp))
+    step = decode_step(shard(cfg, tp), settings, batch, context)
+    points = time_step(step, roof).points
+    mem = sum(p.floor_s for p in points if p.bound != "compute")
+    comp = sum(p.floor_s for p in points if p.bound == "compute")
+    return TPStep(tp, res, step.flop, mem, comp, link, settings.precision)
+
+
+# --- scale what-ifs --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScalePoint:
+    n: int
+    step: DPStep
+    efficiency: float         # weak scaling: step(1) / step(n)
+
+    @property
+    def speedup(self) -> float:
+        """Throughput relative to one device (n x efficiency)."""
+        return self.n * self.efficiency
+
+
+def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | None = None, *,
+             gpus_per_node: int = 8, counts: Sequence[int] = GPU_COUNTS,
+             overlap: bool = True) -> tuple[ScalePoint, ...]:
+    """Predicted data-parallel step time and efficiency for each device count.
+
+    Up to `gpus_per_node` devices the ring runs on `intra`; beyond, it crosses `inter`
+    (the slowest link sets a flat ring's pace; hierarchical all-reduce would do better).
+    """
+    base = dp_step(layers, roof, None, 1, overlap).step_s
+    out = []
+    for n in counts:
+        link = intra if n <= gpus_per_node or inter is None else inter
+        step = dp_step(layers, roof, link, n, overlap)
+        out.append(ScalePoint(n, step, base / step.step_s))
+    return tuple(out)
+
+
+def comm_binds_at(points: Sequence[ScalePoint]) -> int | None:
+    """The smallest device count at which the link is the binding ceiling."""
+    return next((p.n for p in points if p.step.link is not None
+                 and p.step.binding == p.step.link.level), None)

@@ -1,0 +1,274 @@
+"""One rank of the communication probe, and rank 0's merge into a cluster profile.
+
+`run_rank(mode)` is what every process runs (spawned by launch.py, or by torchrun): join
+the process group (env:// rendezvous), sweep the collectives, probe its own device, send
+its roof to rank 0. Rank 0 returns the cluster profile; the other ranks return None.
+
+Links are named as measured: the world-wide collectives run at the speed of the slowest
+link they cross, so they measure `network` when the ranks span several hosts; on one host
+they measure `loopback` (gloo over 127.0.0.1 / shared memory) or the GPU link (`NVLink`
+when NVML reports an active NVLink, else `PCIe`). Point-to-point pairs measure the
+intra-node link and, with several hosts, the inter-node one separately.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import socket
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ...errors import InputError, ProbeError, require
+from ...hardware.profile import MachineProfile, now_iso, profile_from_dict, profile_to_dict
+from ...model.ceiling import Ceiling, Roof
+from .busbw import COLLECTIVES, LABELS
+from .collectives import Comm, CollectiveResult, get_plan, memory_cap, sweep
+from .device import rank_profile
+
+FAULT_ENV = "ROOFLAB_COMM_FAULT"        # tests only: "RANK:die" or "RANK:hang"
+STAGE_ENV = "ROOFLAB_COMM_STAGE_DIR"    # where each rank writes its current stage
+TIMEOUT_ENV = "ROOFLAB_COMM_TIMEOUT"
+SOURCE = "rooflab probe --comm (torch.distributed)"
+
+
+def dist_env() -> dict[str, int]:
+    """rank, world, local_rank, local_world from the torchrun/launch environment."""
+    try:
+        world = int(os.environ["WORLD_SIZE"])
+        rank = int(os.environ["RANK"])
+        local = int(os.environ.get("LOCAL_RANK", rank))
+        local_world = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+    except (KeyError, ValueError) as exc:
+        raise InputError(f"torch.distributed environment incomplete or invalid ({exc}); run "
+                         f"under torchrun or through `rooflab probe --comm --nproc N`") from None
+    return {"rank": rank, "world": world, "local_rank": local, "local_world": local_world}
+
+
+def pick_backend(torch, local_world: int) -> tuple[str, str]:
+    """NCCL when every local rank gets its own GPU, else gloo on the CPU; and why."""
+    forced = os.environ.get("ROOFLAB_COMM_BACKEND")
+    if forced:
+        return forced, f"backend forced by ROOFLAB_COMM_BACKEND={forced}"
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if gpus >= local_world and torch.distributed.is_nccl_available():
+        return "nccl", f"{gpus} GPU(s) for {local_world} local rank(s)"
+    if gpus:
+        return "gloo", (f"{gpus} GPU(s) for {local_world} local ranks: NCCL needs one GPU "
+                        f"per rank, so gloo on the CPU was used")
+    return "gloo", "no GPU visible: gloo on the CPU"
+
+
+def nvlink_active(device_index: int) -> bool | None:
+    """True/False from NVML; None when NVML (pynvml) is not available."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        for link in range(18):
+            try:
+                if pynvml.nvmlDeviceGetNvLinkState(handle, link):
+                    return True
+            except pynvml.NVMLError:
+                break
+        return False
+    except Exception:
+        return None
+
+
+def link_level(backend: str, multi_host: bool, nvlink: bool | None) -> str:
+    if multi_host:
+        return "network"
+    if backend != "nccl":
+        return "loopback"
+    return "NVLink" if nvlink else "PCIe"
+
+
+def p2p_pairs(hosts: Sequence[str]) -> list[tuple[tuple[int, int], str]]:
+    """Rank 0 with the first rank on its own host, and with the first rank elsewhere."""
+    out = []
+    same = next((r for r in range(1, len(hosts)) if hosts[r] == hosts[0]), None)
+    other = next((r for r in range(1, len(hosts)) if hosts[r] != hosts[0]), None)
+    if same is not None:
+        out.append(((0, same), "intra-node"))
+    if other is not None:
+        out.append(((0, other), "inter-node"))
+    return out
+
+
+def _stage_writer(rank: int) -> Callable[[str], None]:
+    folder = os.environ.get(STAGE_ENV)
+
+    def write(stage: str) -> None:
+        if folder:
+            with open(os.path.join(folder, f"rank{rank}.stage"), "w") as f:
+                f.write(stage)
+    return write
+
+
+def _fault(rank: int) -> None:
+    spec = os.environ.get(FAULT_ENV, "")
+    if spec and spec.split(":")[0] == str(rank):
+        if spec.endswith(":die"):
+            os._exit(3)
+        if spec.endswith(":hang"):
+            time.sleep(3600)
+
+
+def _available_bytes(torch, device) -> float | None:
+    if getattr(device, "type", "cpu") == "cuda":
+        return float(torch.cuda.mem_get_info(device)[0])
+    from ...hardware.host import meminfo
+
+    return meminfo()[1]
+
+
+def run_rank(mode: str) -> MachineProfile | None:
+    """Run this process's share of the probe; rank 0 returns the cluster profile."""
+    plan = get_plan(mode)
+    torch = require("torch", "torch", "the communication probe")
+    import torch.distributed as dist
+
+    env = dist_env()
+    rank, world = env["rank"], env["world"]
+    stage = _stage_writer(rank)
+    stage("starting")
+    started = time.perf_counter()
+    if world < 2:
+        raise InputError("the communication probe needs at least 2 processes (--nproc 2 or "
+                         "torchrun --nproc-per-node 2); one rank has no peer to talk to")
+    backend, why = pick_backend(torch, env["local_world"])
+    device = torch.device("cpu")
+    if backend == "gloo":
+        # The local ranks share the CPUs: one rank's torch threads must not oversubscribe
+        # the cores another rank is timing on.
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        torch.set_num_threads(max(1, cpus // env["local_world"]))
+    if backend == "nccl":
+        device = torch.device("cuda", env["local_rank"])
+        torch.cuda.set_device(device)
+    timeout = _dt.timedelta(seconds=float(os.environ.get(TIMEOUT_ENV, 600)))
+    dist.init_process_group(backend, timeout=timeout)
+    try:
+        control = dist.new_group(backend="gloo") if backend == "nccl" else None
+        comm = Comm(torch, dist, rank, world, device, control)
+        _fault(rank)
+        return _probe(comm, plan, env, backend, why, stage, started)
+    finally:
+        dist.destroy_process_group()
+
+
+def _probe(comm: Comm, plan, env, backend, why, stage, started) -> MachineProfile | None:
+    torch, dist = comm.torch, comm.dist
+    hosts: list[Any] = [None] * comm.world
+    dist.all_gather_object(hosts, socket.gethostname(), group=comm.control)
+    cap = memory_cap(plan, _available_bytes(torch, comm.device), env["local_world"])
+    (neg,) = comm.agree_max([-(cap or float(max(plan.sizes)))])   # the smallest cap wins
+    cap = -neg if -neg < max(plan.sizes) else None
+    multi = len(set(hosts)) > 1
+    nvlink = nvlink_active(comm.device.index or 0) if backend == "nccl" else None
+    world_level = link_level(backend, multi, nvlink)
+    results: list[CollectiveResult] = []
+    for name in COLLECTIVES[:-1]:
+        results.append(sweep(comm, name, plan, cap, progress=stage))
+    for pair, where in p2p_pairs(hosts):
+        results.append(sweep(comm, "send_recv", plan, cap, pair=pair, link=where,
+                             progress=stage))
+    stage("device roof")
+    mine = rank_profile(torch, comm.device, plan.name, env["local_world"])
+    record = {"rank": comm.rank, "hostname": hosts[comm.rank], "local_rank": env["local_rank"],
+              "device": str(comm.device), "profile": profile_to_dict(mine)}
+    gathered: list[Any] = [None] * comm.world
+    dist.all_gather_object(gathered, record, group=comm.control)
+    stage("merging")
+    if comm.rank != 0:
+        return None
+    levels = {"world": world_level, "intra-node": link_level(backend, False, nvlink),
+              "inter-node": "network"}
+    return merge(gathered, results, backend=backend, backend_why=why, mode=plan.name,
+                 levels=levels, wall_s=time.perf_counter() - started)
+
+
+# --- rank 0: the cluster profile -------------------------------------------------------
+def link_ceilings(results: Sequence[CollectiveResult], levels: Mapping[str, str]
+                  ) -> tuple[Ceiling, ...]:
+    """Per link level, the highest bus bandwidth measured on it (best sample of the best
+    size), with that size's samples."""
+    best: dict[str, tuple[float, CollectiveResult, Any]] = {}
+    for res in results:
+        level = levels[res.link or "world"]
+        for row in res.rows:
+            bw = res.busbw(row, best=True)
+            if level not in best or bw > best[level][0]:
+                best[level] = (bw, res, row)
+    out = []
+    for level, (bw, res, row) in best.items():
+        samples = tuple(row.nbytes / t * res.factor for t in row.samples)
+        method = (f"{res.label} over {res.ranks if not res.pair else 2} ranks, "
+                  f"{row.nbytes} B messages, bus bandwidth = algbw x {res.factor:.3g} "
+                  f"(nccl-tests convention); value = best sample over sizes and collectives")
+        out.append(Ceiling(value=bw, level=level, provenance="measured", source=SOURCE,
+                           method=method, samples=samples))
+    return tuple(out)
+
+
+def slowest_roof(roofs: Sequence[Roof], ranks: Sequence[int], name: str,
+                 extra_memory: Sequence[Ceiling] = (), notes: Sequence[str] = ()) -> Roof:
+    """Per ceiling the slowest rank's (a synchronous step waits for the slowest rank);
+    only ceilings every rank measured."""
+    def key(c: Ceiling):
+        return (c.precision, c.unit, c.level)
+
+    common = set.intersection(*({key(c) for c in r.compute + r.memory} for r in roofs))
+    picked: dict[Any, Ceiling] = {}
+    for r, rank in zip(roofs, ranks):
+        for c in r.compute + r.memory:
+            k = key(c)
+            if k in common and (k not in picked or c.value < picked[k].value):
+                picked[k] = replace(c, method=c.method.split(" [slowest of")[0]
+                                    + f" [slowest of {len(roofs)} ranks: rank {rank}]")
+    compute = tuple(c for c in picked.values() if c.is_compute)
+    memory = tuple(c for c in picked.values() if not c.is_compute) + tuple(extra_memory)
+    overheads = [r.overhead_s for r in roofs if r.overhead_s is not None]
+    return Roof(name=name, kind="measured", compute=compute, memory=memory,
+                overhead_s=max(overheads) if len(overheads) == len(roofs) else None,
+                overhead_source="slowest rank's overhead floor" if overheads else "",
+                source=f"{SOURCE}, {now_iso()}", notes=tuple(notes))
+
+
+def merge(records: Sequence[Mapping[str, Any]], results: Sequence[CollectiveResult], *,
+          backend: str, backend_why: str, mode: str, levels: Mapping[str, str],
+          wall_s: float) -> MachineProfile:
+    """Rank 0: every rank's roof plus the link ceilings, as one MachineProfile."""
+    profiles = [profile_from_dict(r["profile"], f"rank {r['rank']} profile") for r in records]
+    if any(p.measured is None for p in profiles):
+        raise ProbeError("a rank returned no measured roof; no cluster profile was written")
+    hosts: dict[str, list[int]] = {}
+    for r in records:
+        hosts.setdefault(r["hostname"], []).append(r["rank"])
+    world = len(records)
+    device = profiles[0].name
+    name = f"{world} x {device} ({backend}, {len(hosts)} host{'s' * (len(hosts) > 1)})"
+    links = link_ceilings(results, levels)
+    notes = [f"compute and memory ceilings: the slowest of {world} ranks per ceiling, "
+             f"measured with all local ranks probing at once (as in a data-parallel step)",
+             f"backend {backend}: {backend_why}"]
+    notes += [f"{r.label}: {r.stopped}" for r in results if r.stopped]
+    roof = slowest_roof([p.measured for p in profiles], [r["rank"] for r in records], name,
+                        links, notes)
+    host = {"name": name, "kind": "cluster", "world_size": world, "backend": backend,
+            "hosts": hosts, "device": device, "mode": mode}
+    comm = {"backend": backend, "backend_why": backend_why, "world_size": world,
+            "mode": mode, "levels": dict(levels),
+            "convention": "nccl-tests doc/PERFORMANCE.md: algbw = bytes / time; busbw = "
+                          "algbw x factor (all-reduce 2(n-1)/n; all-gather, reduce-scatter, "
+                          "all-to-all (n-1)/n; broadcast, send/recv 1)",
+            "collectives": [r.to_dict() for r in results]}
+    ranks = [{k: r[k] for k in ("rank", "hostname", "local_rank", "device", "profile")}
+             for r in records]
+    return MachineProfile(host=host, nominal=profiles[0].nominal, measured=roof,
+                          extras={"comm": comm, "ranks": ranks, "wall_s": wall_s},
+                          created=now_iso())

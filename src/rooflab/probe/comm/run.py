@@ -1,0 +1,51 @@
+"""probe_comm: the communication probe from Python, under torchrun or launching its ranks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from ...hardware.profile import MachineProfile, profile_from_dict
+
+
+def under_torchrun() -> bool:
+    """True when this process is one rank of a torchrun (or any env:// launcher) job."""
+    return "TORCHELASTIC_RUN_ID" in os.environ or all(
+        k in os.environ for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
+
+
+def default_nproc() -> int:
+    """One rank per visible GPU when there are two or more, else 2 CPU ranks (gloo)."""
+    try:
+        import torch
+
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except ImportError:
+        gpus = 0
+    return gpus if gpus >= 2 else 2
+
+
+def probe_comm(nproc: int | None = None, mode: str = "quick", *,
+               timeout_s: float | None = None, env: Mapping[str, str] | None = None,
+               progress: Callable[[str], None] | None = None) -> MachineProfile | None:
+    """Measure the collectives and every rank's roof; return the cluster profile.
+
+    Under torchrun this process is one rank (nproc is ignored) and only rank 0 gets the
+    profile (the others get None). Otherwise `nproc` ranks are started on 127.0.0.1 and
+    the profile comes back from rank 0. Raises ProbeError naming the rank when one dies
+    or hangs (nothing is returned then), InputError for bad arguments, MissingDependency
+    without torch."""
+    from .collectives import get_plan
+
+    get_plan(mode)
+    if under_torchrun():
+        from .cluster import TIMEOUT_ENV, run_rank
+        from .launch import TIMEOUTS
+
+        os.environ.setdefault(TIMEOUT_ENV, str(timeout_s or TIMEOUTS.get(mode, 600.0)))
+        return run_rank(mode)
+    from .launch import launch
+
+    data = launch(nproc or default_nproc(), mode, timeout_s=timeout_s, env=env,
+                  progress=progress)
+    return profile_from_dict(data, "cluster profile from rank 0")

@@ -1,0 +1,103 @@
+"""Diagnosis per kernel on constructed kernels, one per bound class, numbers worked by hand.
+
+The toy roof: fp32 vector P = 1e12 FLOP/s, tf32 tensor 4e12, fp16 tensor 8e12 (the top),
+DRAM B = 1e11 B/s, launch floor 5 us. Ridge fp32 / DRAM = 1e12 / 1e11 = 10 FLOP/B.
+"""
+
+import pytest
+
+from rooflab.model import Ceiling, Kernel, Roof, analyze
+from rooflab.model.diagnose import FLAG_HEADROOM, diagnose, diagnosis_to_dict
+
+ROOF = Roof("toy", compute=(Ceiling(1e12, precision="fp32", unit="vector"),
+                            Ceiling(4e12, precision="tf32", unit="tensor"),
+                            Ceiling(8e12, precision="fp16", unit="tensor")),
+            memory=(Ceiling(1e11, level="DRAM"),), overhead_s=5e-6)
+
+# AI = 1e9 / 1e10 = 0.1 < 10: memory side. Attainable = 1e11 x 0.1 = 1e10 FLOP/s.
+# Floor = 1e10 B / 1e11 B/s = 0.1 s; measured 0.25 s -> achieved 4e9 = 40 % of roof.
+STREAM = Kernel("stream", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.25)
+# AI = 1e12 / 1e9 = 1000 > 10: compute side. Floor = 1e12 / 1e12 = 1 s; measured 1.25 s.
+GEMM = Kernel("gemm", {"fp32": 1e12}, {"DRAM": 1e9}, seconds=1.25, meta={"op": "matmul"})
+# 100 calls x 5 us = 0.5 ms launch floor >= 50 % of 1 ms and > work floor
+# max(1e3 / 1e12, 1e4 / 1e11) = 1e-7 s: overhead-bound.
+TINY = Kernel("tiny", {"fp32": 1e3}, {"DRAM": 1e4}, seconds=1e-3, calls=100)
+# Same work as STREAM (floor 0.1 s) but 2 s: 5 % of roof < 10 %, launch floor 5 us: latency.
+SLOW = Kernel("slow", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=2.0)
+
+
+@pytest.fixture(scope="module")
+def diags():
+    return {d.kernel: d for d in diagnose(analyze(ROOF, [STREAM, GEMM, TINY, SLOW]))}
+
+
+def test_each_bound_class(diags):
+    assert diags["stream"].bound == "memory"
+    assert diags["gemm"].bound == "compute"
+    assert diags["tiny"].bound == "overhead"
+    assert diags["slow"].bound == "latency"
+
+
+def test_memory_bound_numbers_and_evidence(diags):
+    d = diags["stream"]
+    assert d.point.ai == pytest.approx(0.1)
+    assert d.point.attainable_flop_per_s == pytest.approx(1e10)
+    assert d.headroom == pytest.approx(2.5)          # 0.25 s / 0.1 s
+    assert d.flagged and FLAG_HEADROOM == 2.0         # 2.5 > 2: flagged (seed 000 §4.4)
+    assert d.gain_s == pytest.approx(0.15)            # 0.25 - 0.1
+    assert "ridge 10" in d.evidence and "40%" in d.evidence
+    assert "100x left" in d.evidence                  # ridge / AI = 10 / 0.1
+
+
+def test_compute_bound_not_flagged(diags):
+    d = diags["gemm"]
+    assert d.headroom == pytest.approx(1.25)          # 1.25 s / 1 s
+    assert not d.flagged
+    assert "fp32 vector" in d.evidence and "80%" in d.evidence
+
+
+def test_overhead_evidence(diags):
+    d = diags["tiny"]
+    assert "100 call(s)" in d.evidence and "500 us" in d.evidence
+
+
+def test_latency_evidence(diags):
+    d = diags["slow"]
+    assert d.headroom == pytest.approx(20.0)          # 2 s / 0.1 s
+    assert "5%" in d.evidence
+
+
+def test_three_distances(diags):
+    below, along, roof = diags["stream"].distances
+    assert below.factor == pytest.approx(2.5)         # attainable / achieved = 1e10 / 4e9
+    assert along.factor == pytest.approx(100.0)       # ridge / AI = 10 / 0.1
+    assert roof.factor == pytest.approx(8.0)          # top 8e12 / fp32 1e12
+    assert "batching does not close it" in below.words.lower()
+    assert "left of the ridge" in along.words
+    assert "8x higher" in roof.words
+    # Right of the ridge: no slope distance.
+    assert diags["gemm"].distances[1].factor == 1.0
+
+
+def test_priority_weighs_time_and_headroom(diags):
+    # total = 0.25 + 1.25 + 0.001 + 2 = 3.501 s; gains at the roof:
+    # slow 2 - 0.1 = 1.9, gemm 0.25, stream 0.15, tiny 1e-3 - 1e-7.
+    order = sorted(diags.values(), key=lambda d: d.rank)
+    assert [d.kernel for d in order] == ["slow", "gemm", "stream", "tiny"]
+    assert diags["slow"].priority == pytest.approx(1.9 / 3.501)
+    assert diags["stream"].time_share == pytest.approx(0.25 / 3.501)
+    # gemm has the larger time share but less headroom than slow.
+    assert diags["gemm"].priority == pytest.approx(0.25 / 3.501)
+
+
+def test_json_shape(diags):
+    d = diagnosis_to_dict(diags["stream"])
+    assert d["bound"] == "memory" and d["flagged"] is True
+    assert [x["name"] for x in d["distances"]] == ["below roof", "along slope", "roof"]
+    assert d["advice"] and all("assumption" in a for a in d["advice"])
+
+
+def test_without_time_is_position_only():
+    d = diagnose(analyze(ROOF, [Kernel("counted", {"fp32": 1e9}, {"DRAM": 1e10})]))[0]
+    assert d.bound == "memory" and d.headroom is None and d.priority == 0.0
+    assert d.distances[0].factor is None

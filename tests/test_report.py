@@ -1,0 +1,156 @@
+"""Reports: Markdown, self-contained HTML, terminal summary and the `rooflab report` CLI."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from rooflab.cli.main import main
+from rooflab.hardware.profile import MachineProfile, profile_to_dict
+from rooflab.model import Ceiling, Kernel, Roof, analyze
+from rooflab.report.markdown import markdown_report, record_rows, step_rows
+
+NERSC = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
+
+# Seed 004's T4: nominal 65 TFLOP/s fp16 tensor, 320 GB/s; measured (its example) 50 and 270.
+NOMINAL = Roof("T4", compute=(Ceiling(65e12, precision="fp16", unit="tensor"),),
+               memory=(Ceiling(320e9, level="DRAM"),))
+MEASURED = Roof("T4 measured", kind="measured",
+                compute=(Ceiling(50e12, precision="fp16", unit="tensor", provenance="measured"),),
+                memory=(Ceiling(270e9, level="DRAM", provenance="measured"),))
+PROFILE = MachineProfile(host={"name": "t4"}, nominal=NOMINAL, measured=MEASURED)
+# Seed 004's points: decode b=1 (2.2 GFLOP, 2.2 GB, 15 ms) and matmul 4096 at the roof.
+DECODE = Kernel("decode b=1", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, seconds=0.015,
+                provenance={"flop": "derived", "bytes": "derived", "seconds": "measured"})
+MATMUL = Kernel("matmul 4096", {"fp16": 2 * 4096**3}, {"DRAM": 6 * 4096**2},
+                seconds=2 * 4096**3 / 50e12, unit="tensor")
+ANALYSIS = analyze(MEASURED, [DECODE, MATMUL])
+
+
+def test_markdown_report_numbers():
+    md = markdown_report(ANALYSIS, PROFILE, title="T4 decode")
+    assert md.startswith("# T4 decode")
+    # decode: 2.2e9 / 0.015 = 147 GFLOP/s at AI 1 under a 270 GFLOP/s slope: 54 % of roof.
+    assert "| decode b=1 | fp16 tensor | DRAM | 1 | 147 GFLOP/s | 270 GFLOP/s | 54 % |" in md
+    # time floor 2.2e9 / 270e9 = 8.15 ms; 15 ms is 1.84x it.
+    assert "8.15 ms (floor)" in md and "1.84x the floor" in md
+    for section in ("## Record table", "## Top kernels to work on", "## Diagnosis per kernel"):
+        assert section in md
+    assert "along slope" in md and "assumption" in md
+
+
+def test_record_table_matches_seed_004():
+    rows = {r[0]: r for r in record_rows(ANALYSIS, PROFILE)}
+    # B: 270 / 320 = 84 %; P: 50 / 65 = 77 %; ridge 203 -> 185 (91 %).
+    assert rows["DRAM bandwidth"][1:] == ("320 GB/s", "270 GB/s", "84%")
+    assert rows["fp16 tensor peak"][3] == "77%"
+    assert rows["ridge fp16 / DRAM"][1:3] == ("203", "185")
+    # Workload row: decode at the nominal slope 320 GFLOP/s vs 147 measured.
+    assert rows["decode b=1: FLOP/s"][1:3] == ("320 GFLOP/s", "147 GFLOP/s")
+
+
+def test_html_report_is_self_contained():
+    from rooflab.report.html import html_report
+
+    page = html_report(ANALYSIS, PROFILE)
+    assert not re.search(r"<script[^>]*\bsrc\s*=", page, re.I)
+    assert not re.search(r"<link[^>]*\bhref\s*=", page, re.I)
+    assert "Plotly.newPlot" in page                     # plotly.js inlined, chart drawn
+    assert "decode b=1" in page and "147 GFLOP/s" in page
+    # Hover carries provenance; both roofs are legend entries (toggleable).
+    assert "(fp16; derived)" in page
+    # plotly escapes "/" as \u002f in its JSON.
+    assert "measured DRAM 270 GB\\u002fs" in page and "nominal DRAM 320 GB\\u002fs" in page
+
+
+def _kernel_file(tmp_path):
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": "decode b=1", "flop": {"fp16": 2.2e9}, "bytes": {"DRAM": 2.2e9},
+         "seconds": 0.015}]}))
+    prof = tmp_path / "t4.json"
+    prof.write_text(json.dumps(profile_to_dict(PROFILE)))
+    return str(path), str(prof)
+
+
+def test_cli_report_outputs(tmp_path, capsys):
+    kernels, prof = _kernel_file(tmp_path)
+    assert main(["report", kernels, "--on", prof]) == 0
+    out = capsys.readouterr().out
+    assert "decode b=1" in out and "memory" in out and "1.84x" in out
+    md = tmp_path / "r.md"
+    assert main(["report", kernels, "--on", prof, "-o", str(md)]) == 0
+    assert "## Record table" in md.read_text()
+    capsys.readouterr()
+    assert main(["report", kernels, "--on", prof, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["diagnosis"][0]["bound"] == "memory"
+    assert data["diagnosis"][0]["headroom"] == pytest.approx(0.015 / (2.2e9 / 270e9))
+
+
+def test_cli_report_errors(tmp_path, capsys):
+    kernels, prof = _kernel_file(tmp_path)
+    assert main(["report", kernels]) == 2
+    assert "error: no roof" in capsys.readouterr().err
+    assert main(["report", kernels, "--on", prof, "-o", str(tmp_path / "r.txt")]) == 2
+    assert "must end in .html, .md or .json" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not NERSC.is_dir(), reason="NERSC GPP recordings not in ../shared/fixtures")
+def test_nersc_gpp_steps(tmp_path, capsys):
+    files = sorted(str(p) for p in NERSC.glob("output*.csv"))
+    md = tmp_path / "gpp.md"
+    assert main(["report", *files, "-o", str(md), "--top", "2"]) == 0
+    text = md.read_text()
+    assert "## Optimisation steps" in text
+    # output4 -> output5: 26.29 s -> 12.29 s = 2.14x (the step that halved the FLOP).
+    assert "| output5 | sigma_gpp_gpu_34 | 12.3 s | 2.14x |" in text
+    # The failed launch of output8 is reported, not plotted.
+    assert "output8.csv" in text and "LaunchFailed" in text
+    # The trend across steps: FLOP/s flat (85.2..88.9 GFLOP/s), DRAM cuts bought nothing.
+    assert "between 85.2 GFLOP/s and 88.9 GFLOP/s" in text
+    assert "output3 -> output4: no faster (1.01x)" in text
+    assert "fewer DRAM bytes do not help" in text
+    assert "output4 -> output5: 2.14x faster; FLOP x0.47" in text
+
+
+def test_step_rows_need_two_steps():
+    assert step_rows(ANALYSIS) == []
+
+
+# --- the page in a real browser ------------------------------------------------------------
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+                    reason="needs /usr/bin/chromium and /usr/bin/chromedriver "
+                           "(apt-get install chromium chromium-driver)")
+def test_html_renders_in_headless_chromium(tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    kernels, prof = _kernel_file(tmp_path)
+    page = tmp_path / "report.html"
+    assert main(["report", kernels, "--on", prof, "-o", str(page)]) == 0
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    try:
+        driver.set_page_load_timeout(30)
+        driver.get(page.as_uri())
+        WebDriverWait(driver, 20).until(
+            lambda d: d.execute_script("return document.querySelectorAll('.main-svg').length"))
+        points = driver.execute_script(
+            "return document.querySelectorAll('.scatterlayer .point').length")
+        assert points >= 1                               # the kernel's marker was drawn
+        body = driver.find_element("tag name", "body").text
+        assert "decode b=1" in body and "147 GFLOP/s" in body and "54 %" in body
+    finally:
+        driver.quit()
