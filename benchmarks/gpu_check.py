@@ -253,7 +253,14 @@ def main(argv: list[str] | None = None) -> int:
             problems = [f"{type(exc).__name__}: {exc}"]
             report["errors"]["check_kernels"] = traceback.format_exc()
     t0 = time.perf_counter()
-    profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
+    try:
+        profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
+    except Exception:  # noqa: BLE001 — keep what is known for the next try
+        report["errors"]["probe"] = traceback.format_exc()
+        write_json(args.outdir / "gpu_check.json", _finite(report))
+        log(report["errors"]["probe"])
+        print(f"probe failed; problems: {problems}; see gpu_check.json")
+        return 1
     wall_probe = time.perf_counter() - t0
     save_profile(args.outdir / "profile.json", profile)
     for stage, tb in profile.extras["gpu"].get("errors", {}).items():

@@ -102,3 +102,17 @@ def test_sorted_best_first():
     p = analyze(ROOF, [Kernel("s", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.25)]).points[0]
     out = advise(p, ROOF, Kernel("s", {"fp32": 1e9}, {"DRAM": 1e10}))
     assert [x.speedup for x in out] == sorted((x.speedup for x in out), reverse=True)
+
+
+def test_decode_gemv_gets_batching_and_int4():
+    # Seed 004's decode b=1 on a 320 GB/s roof: 2.2e9 FLOP and bytes (AI 1), 15 ms;
+    # floor 2.2e9 / 3.2e11 = 6.875 ms -> efficiency 0.458.
+    roof = Roof("T4", compute=(Ceiling(65e12, precision="fp16", unit="tensor"),),
+                memory=(Ceiling(320e9, level="DRAM"),))
+    k = Kernel("decode", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, seconds=0.015, meta={"op": "gemv"})
+    p, a = advice_for(k, roof)
+    # Batch 8: 8x the FLOP for the same weight bytes (AI 8, still far below the ridge 203):
+    # same time, 8 requests -> 8x per request.
+    assert a["batch"].new_ai == pytest.approx(8.0) and a["batch"].speedup == pytest.approx(8.0)
+    # int4 weights: 2 -> 0.5 byte: AI 4 (seed 004), bytes / 4 -> 4x.
+    assert a["store"].new_ai == pytest.approx(4.0) and a["store"].speedup == pytest.approx(4.0)

@@ -154,3 +154,13 @@ def test_cache_resident_working_sets_are_flagged_where_dram_binds():
     out = check_floors(roof(), (memory_side, compute_side), llc=32 * 2**20)
     assert out[0].meta["flags"] == ["cache-resident"]
     assert out[1].meta["flags"] == []
+
+
+def test_cuda_without_a_gpu_is_a_device_error():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is visible")
+    from rooflab.errors import DeviceError
+
+    with pytest.raises(DeviceError, match="no CUDA device is visible for 'cuda:0'"):
+        zoo.run_zoo(None, ["copy"], device="cuda:0", small=True)

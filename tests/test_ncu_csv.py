@@ -192,3 +192,19 @@ def test_short_name():
     assert short_name("(anonymous namespace)::softmax_kernel(float *, int)") == "softmax_kernel"
     assert short_name("sigma_gpp_gpu_29") == "sigma_gpp_gpu_29"
     assert len(short_name("x" * 200)) == 60
+
+
+def test_roof_from_catalog_by_device_name_in_raw_page(tmp_path):
+    from rooflab.ingest.profile_import import choose_roof
+
+    metrics = ["device__attribute_display_name", "dram__bytes.sum", "gpu__time_duration.sum",
+               INST.format("ffma")]
+    head = IDENT + "," + ",".join(f'"{m}"' for m in metrics)
+    units = ",".join(['""'] * 11) + ',"","byte","nsecond","inst"'
+    row = ident(0, "copy") + ',"NVIDIA H200","1,000,000","500","10"'
+    imp = load_ncu([write(tmp_path, "h200.csv", [head, units, row])])
+    assert imp.devices == ("NVIDIA H200",)
+    choice = choose_roof(None, imp)
+    assert "catalog entry matched by the device name 'NVIDIA H200'" in choice.source
+    assert choice.roof.find_memory("DRAM").value == 4.8e12
+    assert imp.kernels[0].seconds == pytest.approx(500e-9)

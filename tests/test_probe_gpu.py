@@ -40,6 +40,7 @@ def test_plan_counts_turn_time_budgets_into_calls():
     assert plan_counts(1e-3, plan) == (10, 50)
     assert plan_counts(1.0, plan) == (1, 5)            # slow call: min_samples still taken
     assert plan_counts(1e-6, plan) == (10000, 200)     # fast call: capped at max_samples
+    assert plan_counts(1e-9, plan) == (10000, 200)     # warm-up capped too
 
 
 def test_flush_runs_outside_the_timed_region():

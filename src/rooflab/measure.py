@@ -31,7 +31,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import InputError, require
+from .errors import DeviceError, InputError, require
 from .model.kernel import Kernel
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
 from .probe.timer import bench as _bench
@@ -177,6 +177,9 @@ def device_clock(device: str) -> tuple[Clock, Callable[[], Any] | None]:
     if not str(device).startswith("cuda"):
         return time.perf_counter, None
     torch = require("torch", "gpu", "timing on CUDA devices")
+    if not torch.cuda.is_available():
+        raise DeviceError(f"no CUDA device is visible for '{device}'; use the CPU "
+                          f"(device='cpu') or check CUDA_VISIBLE_DEVICES and the driver")
     return _cuda_event_clock(torch, device), None
 
 

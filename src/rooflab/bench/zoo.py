@@ -235,11 +235,6 @@ def _build(sp: Spec, torch_device: str | None) -> tuple[impl.Call, str]:
     if torch_device is None:
         return sp.numpy(), "numpy"
     torch = require("torch", "torch", f"the zoo on device '{torch_device}'")
-    if torch_device.startswith("cuda") and not torch.cuda.is_available():
-        from ..errors import DeviceError
-
-        raise DeviceError(f"no CUDA device is visible for '{torch_device}'; use --device cpu "
-                          f"or torch-cpu")
     dtype = sp.count.shape.get("dtype", "fp64")
     dtype = "fp64" if dtype == "complex128" else dtype
     shape = dict(sp.count.shape)

@@ -7,7 +7,7 @@ import importlib
 import typer
 
 VERB_MODULES = ("demo", "probe", "specs", "ai", "bench", "plot", "report", "ncu", "torch_cmd",
-                "rocprof", "llm", "compare", "whatif", "choose")
+                "rocprof", "llm", "compare", "whatif", "choose", "scale")
 
 HELP = """Roofline analysis: what limits this code on this machine, how far is it from that
 limit, and what would move it?

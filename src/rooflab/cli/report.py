@@ -20,7 +20,7 @@ files the device they name, the peaks they recorded, or the best the kernels rea
 
   rooflab report kernels.json --on h100-sxm
   rooflab report kernels.json --on profile.json -o report.html   (interactive, offline)
-  rooflab report output*.csv --on "RTX 4090" -o gpp.md --top 3
+  rooflab report output*.csv --on gpu-peaks.json -o gpp.md --top 3
   rooflab report analysis.json --json
 """
 

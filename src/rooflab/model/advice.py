@@ -12,7 +12,7 @@ itself. The speed-up is the old time over the predicted time. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
 from .analysis import Point
@@ -29,6 +29,10 @@ LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16",
 TILING_GAIN = 4.0
 # L2 capacity assumed when the device's is unknown (H100: 50 MB).
 L2_BYTES_DEFAULT = 50e6
+# Requests batched per weight read in the batching advice (seed 004, Day 16 sweeps to 180).
+BATCH_ADVICE = 8
+# Op kinds whose DRAM traffic is mostly weights (a linear layer / GEMV in decode).
+WEIGHT_KINDS = ("gemv", "linear", "decode")
 # Op kinds whose work maps onto tensor cores / matrix units.
 MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "attention", "bmm", "mm")
 
@@ -129,6 +133,30 @@ def _efficiency(p: Point, e: Efficiency, action: str, why: str) -> Advice | None
                               f"roof (what a well-tuned kernel reaches, seed 000 §6.4)")
 
 
+def weight_advice(p: Point, e: Efficiency) -> list[Advice]:
+    """A weight-streaming op (a GEMV in decode, seed 004): batch requests, shrink weights."""
+    out = []
+    b = BATCH_ADVICE
+    batched = _advice(
+        p, e, f"batch {b} requests per weight read",
+        f"weights are read once for the whole batch: AI {fmt_ai(p.ai)} -> {fmt_ai(b * p.ai)}; "
+        f"the speed-up is per request (throughput)", "along slope", flop=b * p.flop,
+        nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+        assumption=f"all bytes are weights (activations and KV cache small at batch {b}); "
+                   f"{b} requests are there to batch")
+    out.append(replace(batched, speedup=b * batched.speedup))
+    size = dtype_bytes(p.precision) if p.precision in ("fp32", "fp16", "bf16", "fp8") else None
+    if size and size > 0.5:
+        out.append(_advice(
+            p, e, "store weights in int4 (dequantize on the fly)",
+            f"{size:g} -> 0.5 byte per weight: AI {fmt_ai(p.ai)} -> "
+            f"{fmt_ai(p.ai * size / 0.5)}", "along slope", flop=p.flop,
+            nbytes=p.bytes * 0.5 / size, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+            assumption="all bytes are weights; int4 accuracy is acceptable; the math stays "
+                       f"in {p.precision}"))
+    return out
+
+
 def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                   l2_bytes: float | None = None) -> list[Advice]:
     out: list[Advice] = []
@@ -161,6 +189,8 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                       "30 % -> 85 % of bandwidth after coalescing)")
     if eff is not None:
         out.append(eff)
+    if any(kind.startswith(w) for w in WEIGHT_KINDS):
+        out += weight_advice(p, e)
     per_call = p.bytes / p.calls
     if p.level != "L2" and per_call <= (l2_bytes or L2_BYTES_DEFAULT):
         l2 = roof.find_memory("L2")

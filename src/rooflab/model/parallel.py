@@ -186,7 +186,8 @@ class DPStep:
 
     @property
     def exposed_comm_s(self) -> float:
-        return max(0.0, self.step_s - self.compute_s)
+        gap = self.step_s - self.compute_s
+        return gap if gap > 1e-12 * self.step_s else 0.0    # float residue is not exposure
 
     @property
     def time_by_ceiling(self) -> dict[str, float]:
@@ -232,9 +233,9 @@ def layer_time(layer: Layer, roof: Roof, link: Link | None, n: int) -> LayerTime
 def overlapped_step_s(layers: Sequence[LayerTime], backward_shares: Sequence[float]) -> float:
     """Forward of all layers, then backward in reverse; each layer's all-reduce starts
     when its backward ends and the link is free. The step ends when both are done."""
-    t = sum(lt.floor_s * (1 - b) for lt, b in zip(layers, backward_shares))
+    t = sum(lt.floor_s * (1 - b) for lt, b in zip(layers, backward_shares, strict=True))
     link_free = 0.0
-    for lt, b in zip(reversed(layers), reversed(backward_shares)):
+    for lt, b in zip(reversed(layers), reversed(backward_shares), strict=True):
         t += lt.floor_s * b
         link_free = max(link_free, t) + lt.comm_s
     return max(t, link_free)

@@ -161,6 +161,13 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
         out.append(f"{name}: {speed:.2f}x {'faster' if speed > 1 else 'slower'}; "
                    f"{moved}: mostly {why}." if speed > 1 else
                    f"{name}: {speed:.2f}x (slower); {moved}.")
+    last = {p.kernel: p for p in analysis.primary()}.get(steps[-1].name)
+    if last is not None and last.percent_of_roof:
+        out.append(f"Latest step ({steps[-1].meta.get('step')}): {last.bound}-bound at "
+                   f"{last.percent_of_roof:.0f} % of its roof ({last.binding}, AI "
+                   f"{fmt_ai(last.ai)} at {last.level}); {100 / last.percent_of_roof:.2f}x "
+                   f"is left to the roof. The steps are versions of one kernel: the priority "
+                   f"table below ranks them as if they were separate kernels.")
     return out
 
 

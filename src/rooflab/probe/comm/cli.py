@@ -79,8 +79,8 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     """Probe, print the collective tables (or the JSON) and save the cluster profile.
 
     Under torchrun only rank 0 prints and writes; the other ranks return 0 quietly."""
-    from ...hardware.profile import profile_to_dict, save_profile
     from ...cli.common import console, emit_json, err_console
+    from ...hardware.profile import profile_to_dict, save_profile
     from ...report.tables import profile_table
     from .run import probe_comm, under_torchrun
 

@@ -24,8 +24,8 @@ from typing import Any
 from ...errors import InputError, ProbeError, require
 from ...hardware.profile import MachineProfile, now_iso, profile_from_dict, profile_to_dict
 from ...model.ceiling import Ceiling, Roof
-from .busbw import COLLECTIVES, LABELS
-from .collectives import Comm, CollectiveResult, get_plan, memory_cap, sweep
+from .busbw import COLLECTIVES
+from .collectives import CollectiveResult, Comm, get_plan, memory_cap, sweep
 from .device import rank_profile
 
 FAULT_ENV = "ROOFLAB_COMM_FAULT"        # tests only: "RANK:die" or "RANK:hang"
@@ -224,7 +224,7 @@ def slowest_roof(roofs: Sequence[Roof], ranks: Sequence[int], name: str,
 
     common = set.intersection(*({key(c) for c in r.compute + r.memory} for r in roofs))
     picked: dict[Any, Ceiling] = {}
-    for r, rank in zip(roofs, ranks):
+    for r, rank in zip(roofs, ranks, strict=True):
         for c in r.compute + r.memory:
             k = key(c)
             if k in common and (k not in picked or c.value < picked[k].value):

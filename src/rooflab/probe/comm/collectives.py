@@ -44,7 +44,7 @@ class SweepPlan:
 
 PLANS = {p.name: p for p in (
     # tiny: CI's real 2-process probe; a few seconds in all.
-    SweepPlan("tiny", _sizes(KiB, 4 * MiB, 16), budget_s=0.4, sample_s=0.003, samples=3,
+    SweepPlan("tiny", _sizes(KiB, 4 * MiB, 16), budget_s=1.0, sample_s=0.003, samples=3,
               warmup=2, max_iters=50),
     SweepPlan("quick", _sizes(KiB, 256 * MiB, 4), budget_s=3.0, sample_s=0.01, samples=5,
               warmup=1),
@@ -216,6 +216,7 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
     sizes = [s for s in plan.sizes if max_bytes is None or s <= max_bytes]
     rows: list[SizeResult] = []
     spent, stopped, prev = 0.0, "", None
+    # At least two sizes are always measured: the alpha/beta fit needs them.
     label = LABELS[collective]
     for k, size in enumerate(sizes):
         calls = plan.warmup + 3 + plan.samples
@@ -243,7 +244,7 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
         prev = SizeResult(exact, iters, tuple(agreed[:-1]))
         rows.append(prev)
         del op
-        if k + 1 < len(sizes) and spent > plan.budget_s:
+        if k + 1 < len(sizes) and len(rows) >= 2 and spent > plan.budget_s:
             stopped = (f"time budget {plan.budget_s:g} s per collective spent after "
                        f"{_fmt(size)}; sizes from {_fmt(sizes[k + 1])} up not measured")
             break

@@ -58,7 +58,7 @@ def fit_alpha_beta(nbytes: Sequence[float], seconds: Sequence[float]) -> AlphaBe
     says so."""
     if len(nbytes) != len(seconds):
         raise InputError("fit_alpha_beta: sizes and times differ in length")
-    pts = [(float(s), float(t)) for s, t in zip(nbytes, seconds)]
+    pts = [(float(s), float(t)) for s, t in zip(nbytes, seconds, strict=True)]
     if any(s <= 0 or t <= 0 for s, t in pts):
         raise InputError("fit_alpha_beta: sizes and times must be > 0")
     if len({s for s, _ in pts}) < 2:

@@ -27,6 +27,9 @@ from ..timer import DEFAULT, Clock, Timing, TimingPlan
 # do_bench does with its 256 MB buffer: the next call then starts with a cold cache.
 MIN_FLUSH_BYTES = 8 << 20
 ESTIMATE_CALLS = 5
+# Device events time the device, not the host's launch cost: a kernel far shorter than its
+# launch would ask for millions of warm-up calls. Cap them.
+MAX_WARMUP_CALLS = 10_000
 
 
 class ClockMark:
@@ -115,7 +118,7 @@ def _estimate(fn: Callable[[], object], timer: DeviceTimer) -> float:
 
 def plan_counts(estimate_s: float, plan: TimingPlan) -> tuple[int, int]:
     """(warm-up calls, timed calls) that fit the plan's time budgets, do_bench style."""
-    warmup = max(1, math.ceil(plan.warmup_s / estimate_s))
+    warmup = min(max(1, math.ceil(plan.warmup_s / estimate_s)), MAX_WARMUP_CALLS)
     repeat = math.ceil(plan.budget_s / estimate_s)
     return warmup, int(min(max(repeat, plan.min_samples), plan.max_samples))
 
