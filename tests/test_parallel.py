@@ -146,3 +146,16 @@ def test_tp_decode_uses_the_llm_all_reduces():
     assert slow.result.comm_s == pytest.approx(44 * (4096 / 1e6 + 10 * US))
     assert slow.binding == "PCIe"
     assert slow.point().bytes == {"PCIe": 180_224}
+
+
+def test_communication_point_lies_under_the_link_ceiling():
+    from rooflab.report.chart import roofline_data
+
+    link = Link("NVLink", 5e10)
+    step = dp_step([fc(), fc()], ROOF, link, 4)
+    data = roofline_data([ROOF], [step.point()], level="NVLink")
+    (pt,) = [p for p in data.points if p.level == "NVLink"]
+    # AI = 2 x 6_442_450_944 / (2 x 3_145_728) = 2048 FLOP/B on the NVLink ceiling;
+    # attainable min(1e14, 5e10 x 2048 = 1.024e14) = 1e14: just right of the ridge (2000)
+    assert pt.ai == pytest.approx(2048.0)
+    assert any("NVLink" in line.label for line in data.lines)

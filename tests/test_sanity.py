@@ -98,3 +98,12 @@ def test_check_analysis_covers_every_kernel():
 def test_tolerance(bad):
     # 5 % tolerance: 0.1 s at the roof; 0.0952 s would be 5 % above. 0.0501 s is ~2x above.
     assert "above_roof" in findings(Kernel("x", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=bad))
+
+
+def test_fallback_to_narrower_math_is_a_warning():
+    # An fp64 kernel on a roof with only an fp16 ceiling is judged against faster math.
+    roof = Roof("r", compute=(Ceiling(1e14, precision="fp16", unit="tensor"),),
+                memory=(Ceiling(1e11, level="DRAM"),))
+    f = findings(Kernel("dp", {"fp64": 1e9}, {"DRAM": 1e8}, seconds=1.0), roof)
+    assert f["precision_fallback"].severity == "warning"
+    assert "not meaningful" in f["precision_fallback"].message

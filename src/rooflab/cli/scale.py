@@ -65,12 +65,11 @@ def layers_for(hidden: int, blocks: int, tokens: int, dtype: str):
 
 
 def scale_table(points, title: str):
-    from rich import box
     from rich.table import Table
 
     from ..units import fmt_seconds
 
-    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Table(title=title, box=None, pad_edge=False, header_style="bold")
     for h in ("GPUs", "link", "step", "compute", "comm", "exposed", "eff.", "speedup",
               "binds"):
         t.add_column(h, justify="left" if h in ("link", "binds") else "right", no_wrap=True)

@@ -186,11 +186,26 @@ def check_kernel(analysis: Analysis, kernel: Kernel) -> tuple[Finding, ...]:
     found += check_timing(kernel)
     notes = {p.note for p in points if p.note}
     for note in sorted(notes):
-        found.append(Finding(kernel=kernel.name, check="precision_fallback", severity="info",
-                             message=note,
-                             causes=("the roof lacks a ceiling for the kernel's precision",),
-                             fix="add that precision's ceiling (probe or catalog) to the roof"))
+        used, _ = analysis.roof.compute_for(kernel.precision, kernel.unit)
+        faster = _narrower(str(used.precision), kernel.precision)
+        found.append(Finding(
+            kernel=kernel.name, check="precision_fallback",
+            severity="warning" if faster else "info",
+            message=note + ("; that ceiling is for narrower, faster math than the kernel "
+                            "does, so its % of roof and bound class are not meaningful"
+                            if faster else ""),
+            causes=("the roof lacks a ceiling for the kernel's precision",),
+            fix=f"use a roof with a {kernel.precision} ceiling (a profile, or a catalog "
+                f"entry that lists it)"))
     return tuple(found)
+
+
+def _narrower(used: str, wanted: str) -> bool:
+    """True when `used` stores fewer bytes per element than `wanted` (int4 for fp64)."""
+    from ..units import DTYPE_BYTES
+
+    a, b = DTYPE_BYTES.get(used), DTYPE_BYTES.get(wanted)
+    return a is not None and b is not None and a < b
 
 
 def check_analysis(analysis: Analysis) -> tuple[Finding, ...]:
