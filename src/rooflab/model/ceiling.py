@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 
 PROVENANCES = ("nominal", "measured", "derived")
+FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 
 # When a roof lacks a kernel's precision, the nearest ceiling that does the same math
 # more expensively is used, and the analysis says so.
@@ -124,8 +125,14 @@ class Roof:
             if found is not None:
                 return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
         if self.compute:
-            found = max(self.compute, key=lambda c: c.value)
-            return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+            # Last resort: the slowest ceiling of the same family (float or integer), never a
+            # faster unrelated one (an fp64 kernel judged against int4 math would look idle).
+            same = [c for c in self.compute
+                    if (c.precision in FLOAT_PRECISIONS) == (precision in FLOAT_PRECISIONS)]
+            found = min(same or self.compute, key=lambda c: c.value)
+            return found, (f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+                           f" (the slowest {'float' if precision in FLOAT_PRECISIONS else 'integer'}"
+                           f" ceiling), so this point's percent of roof is only indicative")
         raise InputError(f"roof '{self.name}' has no compute ceilings")
 
     def find_memory(self, level: str) -> Ceiling | None:
