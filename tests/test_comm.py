@@ -152,3 +152,35 @@ def test_one_process_is_refused():
 
     with pytest.raises(InputError, match="at least 2"):
         launch(1, "tiny")
+
+
+# --- intra- vs inter-node, told apart by host name (pure parts of cluster.py) --------------
+def test_pairs_and_link_names_by_host():
+    from rooflab.probe.comm.cluster import link_level, p2p_pairs
+
+    assert p2p_pairs(["a", "a", "b", "b"]) == [((0, 1), "intra-node"), ((0, 2), "inter-node")]
+    assert p2p_pairs(["a", "b"]) == [((0, 1), "inter-node")]
+    assert p2p_pairs(["a", "a"]) == [((0, 1), "intra-node")]
+    assert link_level("gloo", False, None) == "loopback"
+    assert link_level("nccl", False, True) == "NVLink"
+    assert link_level("nccl", False, False) == "PCIe"
+    assert link_level("nccl", True, True) == "network"     # a ring across hosts
+
+
+def test_link_ceilings_per_level_take_the_best_bus_bandwidth():
+    from rooflab.probe.comm.cluster import link_ceilings
+
+    world = CollectiveResult("all_reduce", 4, (SizeResult(1 << 20, 1, (1e-3, 2e-3)),))
+    intra = CollectiveResult("send_recv", 4, (SizeResult(1 << 20, 1, (1e-4, 1e-4)),),
+                             pair=(0, 1), link="intra-node")
+    inter = CollectiveResult("send_recv", 4, (SizeResult(1 << 20, 1, (4e-4, 5e-4)),),
+                             pair=(0, 2), link="inter-node")
+    got = {c.level: c for c in link_ceilings(
+        [world, intra, inter], {"world": "network", "intra-node": "NVLink",
+                                "inter-node": "network"})}
+    # network: the all-reduce's best is 2^20 / 1e-3 x 2*3/4 = 1.573 GB/s, the inter-node
+    # pair's 2^20 / 4e-4 x 1 = 2.621 GB/s: the pair's is the ceiling, with its samples
+    assert got["network"].value == pytest.approx(2**20 / 4e-4)
+    assert got["network"].samples == pytest.approx((2**20 / 4e-4, 2**20 / 5e-4))
+    assert got["NVLink"].value == pytest.approx(2**20 / 1e-4)
+    assert all(c.provenance == "measured" for c in got.values())

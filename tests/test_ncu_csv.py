@@ -208,3 +208,21 @@ def test_roof_from_catalog_by_device_name_in_raw_page(tmp_path):
     assert "catalog entry matched by the device name 'NVIDIA H200'" in choice.source
     assert choice.roof.find_memory("DRAM").value == 4.8e12
     assert imp.kernels[0].seconds == pytest.approx(500e-9)
+
+
+def test_cli_bad_inputs_say_error_and_exit_2(tmp_path, capsys):
+    from rooflab.cli.main import main
+
+    good = write(tmp_path, "a.csv", [DETAILS_HEAD] + details_rows(0, BASIC))
+    assert main(["ncu", good, "-o", str(tmp_path / "x.txt")]) == 2
+    assert "unknown suffix '.txt'" in capsys.readouterr().err
+    assert main(["ncu", good, "--level", "L9"]) == 2
+    assert "--level L9: use one of" in capsys.readouterr().err
+    assert main(["ncu", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    pytest.importorskip("ncu_report")
+    junk = tmp_path / "junk.ncu-rep"
+    junk.write_bytes(b"not a report")
+    assert main(["ncu", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no profiled kernel launch" in err

@@ -135,3 +135,14 @@ def test_bad_traces(tmp_path, capsys):
         load_torch_trace(str(noshape))
     assert main(["torch", str(tmp_path / "missing.json")]) == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_attention_rule_counts_causal_pairs():
+    # q, k, v [B=2, H=4, L=8, D=16], causal: 8*9/2 = 36 scores per head, 4*D FLOP each
+    call = OpCall("aten::scaled_dot_product_attention",
+                  ((2, 4, 8, 16),) * 3 + ((),) * 5,
+                  ("float",) * 3 + ("", "Scalar", "Scalar", "", "Scalar"),
+                  ("", "", "", "", "0.", "True", "", "False"))
+    w = op_work(call)
+    assert w.flop == 4 * 2 * 4 * 36 * 16
+    assert w.bytes == 4 * 4 * (2 * 4 * 8 * 16)      # q, k, v read and o written, fp32

@@ -43,8 +43,9 @@ def register(app) -> None:
                                    help="write a chart (.png/.svg), .json or .csv"),
     ) -> None:
         from ..ingest.ncu_files import load_ncu
-        from .profiled import progress_printer, report_import
+        from .profiled import check_output, progress_printer, report_import
 
+        check_output(output)
         imp = load_ncu(files, progress=progress_printer())
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

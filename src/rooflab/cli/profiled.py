@@ -16,7 +16,7 @@ from ..ingest.profile_import import ProfileImport, RoofChoice, choose_roof
 from ..model.analysis import Analysis, analyze
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import LEVELS, fmt_ai, fmt_seconds, si
 from .common import console, emit_json, save_text, warn
 
 COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "ai",
@@ -137,6 +137,16 @@ def trajectory_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
     return out
 
 
+SUFFIXES = (".png", ".svg", ".pdf", ".json", ".csv")
+
+
+def check_output(path: str | None) -> None:
+    """Refuse an unknown -o suffix before any work is done."""
+    if path and Path(path).suffix.lower() not in SUFFIXES:
+        raise InputError(f"-o {path}: unknown suffix '{Path(path).suffix}'; use .png, .svg, "
+                         f".json or .csv")
+
+
 def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
                  trajectory: bool, level: str | None) -> str:
     """Write -o FILE by suffix: .png/.svg chart, .json analysis, .csv table."""
@@ -167,6 +177,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         warn(f"{s} (file skipped)")
     for s in imp.skips:
         warn(str(s))
+    if level is not None and level not in LEVELS:
+        raise InputError(f"--level {level}: use one of {', '.join(LEVELS)}")
     choice = choice or choose_roof(on, imp)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
     rows = table_rows(analysis, top)

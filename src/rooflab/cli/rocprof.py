@@ -33,8 +33,9 @@ def register(app) -> None:
                                    help="write a chart (.png/.svg), .json or .csv"),
     ) -> None:
         from ..ingest.rocprof import load_rocprof
-        from .profiled import report_import
+        from .profiled import check_output, report_import
 
+        check_output(output)
         imp = load_rocprof(files)
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

@@ -17,9 +17,9 @@ or run a script under the profiler yourself (arguments after the script go to it
   rooflab torch --run train.py -- --steps 3 --json
 
 FLOP: the profiler's count where it has one, else shape formulas (matmul, addmm, bmm,
-conv, elementwise, softmax, layer_norm). Bytes: compulsory traffic from shapes and dtypes.
-Time: the GPU kernels an op launched (linked by External id) on CUDA, the op's own time
-on the CPU.
+conv, attention, elementwise, softmax, layer_norm). Bytes: compulsory traffic from
+shapes and dtypes. Time: the GPU kernels an op launched (linked by External id) on CUDA,
+the op's own time on the CPU.
 """
 
 
@@ -44,8 +44,9 @@ def register(app) -> None:
 
         from ..errors import InputError
         from ..ingest.torch_trace import load_torch_trace
-        from .profiled import report_import
+        from .profiled import check_output, report_import
 
+        check_output(output)
         if run is None and trace is None:
             raise InputError("give a trace file (rooflab torch trace.json) or a script to "
                              "run (rooflab torch --run model.py)")

@@ -15,9 +15,9 @@ reason); a file with no usable launch raises ParseError.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch
@@ -52,9 +52,14 @@ class NcuCsv:
 
 
 def read_text(path: str) -> str:
-    p = Path(path)
+    with open_text(path) as fh:
+        return fh.read()
+
+
+def open_text(path: str):
+    """The file opened for csv reading, or ParseError saying why it cannot be."""
     try:
-        return p.read_text(encoding="utf-8", errors="replace")
+        return open(path, encoding="utf-8", errors="replace", newline="")
     except FileNotFoundError:
         raise ParseError("file not found", path=path) from None
     except IsADirectoryError:
@@ -63,43 +68,50 @@ def read_text(path: str) -> str:
         raise ParseError(f"cannot read file: {exc.strerror}", path=path) from None
 
 
-def _find_header(lines: list[str]) -> int | None:
-    for i, line in enumerate(lines):
-        s = line.lstrip("\ufeff")
-        if s.startswith('"ID",') or s.startswith("ID,") or '"Kernel Name"' in s:
-            return i
-    return None
+def _is_header(line: str) -> bool:
+    s = line.lstrip("\ufeff")
+    return s.startswith('"ID",') or s.startswith("ID,") or '"Kernel Name"' in s
 
 
 def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None) -> NcuCsv:
-    """Launches of one `ncu --csv` file (either page). Skipped rows go to `log`."""
+    """Launches of one `ncu --csv` file (either page). Skipped rows go to `log`.
+
+    The file is streamed (a details page of 100,000 launches is ~270 MB): lines before the
+    header are scanned for the profiler's `==ERROR==` lines, the rest goes to csv.reader.
+    """
     log = log if log is not None else SkipLog(path)
-    text = read_text(path) if text is None else text
-    lines = text.splitlines()
-    h = _find_header(lines)
-    errors = tuple(ln.strip() for ln in lines[: h if h is not None else len(lines)]
-                   if ln.startswith("==ERROR=="))
-    if h is None:
-        why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
-        raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
-                         f"{HOW_TO}", path=path)
-    header = next(csv.reader([lines[h].lstrip("\ufeff")]))
-    col = {name.strip(): i for i, name in enumerate(header)}
-    if "Kernel Name" not in col:
-        raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
-                         line=h + 1)
-    body = Body(lines, h + 1)
-    if "Metric Name" in col or "Metric Value" in col:
-        missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value") if c not in col]
-        if missing:
-            raise ParseError(f"details page without column(s) {', '.join(missing)}; " + HOW_TO,
-                             path=path, line=h + 1)
-        launches = _details(path, col, len(header), body, log)
-        page = "details"
-    else:
-        launches = _raw(path, header, col, body, log)
-        page = "raw"
-    return NcuCsv(path, page, tuple(launches), errors)
+    with (io.StringIO(text, newline="") if text is not None else open_text(path)) as fh:
+        errors: list[str] = []
+        h, header_line = 0, None
+        for line in fh:
+            if _is_header(line):
+                header_line = line
+                break
+            if line.startswith("==ERROR=="):
+                errors.append(line.strip())
+            h += 1
+        if header_line is None:
+            why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
+            raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
+                             f"{HOW_TO}", path=path)
+        header = next(csv.reader([header_line.lstrip("\ufeff")]))
+        col = {name.strip(): i for i, name in enumerate(header)}
+        if "Kernel Name" not in col:
+            raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
+                             line=h + 1)
+        body = Body(fh, h + 1)
+        if "Metric Name" in col or "Metric Value" in col:
+            missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value")
+                       if c not in col]
+            if missing:
+                raise ParseError(f"details page without column(s) {', '.join(missing)}; "
+                                 + HOW_TO, path=path, line=h + 1)
+            launches = _details(path, col, len(header), body, log)
+            page = "details"
+        else:
+            launches = _raw(path, header, col, body, log)
+            page = "raw"
+    return NcuCsv(path, page, tuple(launches), tuple(errors))
 
 
 def _identity(row: list[str], col: dict[str, int]):
@@ -115,11 +127,11 @@ class Body:
 
     Profiler lines ('==PROF== Disconnected ...') and blank lines are passed over."""
 
-    def __init__(self, lines: list[str], start: int):
-        self.lines, self.start = lines, start
+    def __init__(self, lines, start: int):
+        self.lines, self.start = lines, start   # the lines after the header; its line number
 
     def rows(self):
-        reader = csv.reader(itertools.islice(self.lines, self.start, None))
+        reader = csv.reader(self.lines)
         start = self.start
         for row in reader:
             if not row or row[0].startswith("=="):
@@ -139,7 +151,7 @@ def _details(path: str, col: dict[str, int], ncols: int, body: Body,
     last_id, metrics, entry = None, None, None
     # This loop runs once per (launch x metric) row: 1.2 million times for 100,000 launches
     # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py).
-    reader = csv.reader(itertools.islice(body.lines, body.start, None))
+    reader = csv.reader(body.lines)
     for row in reader:
         if len(row) < need:
             if row and not row[0].startswith("=="):

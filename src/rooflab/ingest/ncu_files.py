@@ -40,8 +40,14 @@ def _file_groups(path: str, log: SkipLog):
         said = f"; the profiler said: {'; '.join(errors)}" if errors else ""
         reasons = [s.reason for s in log.skips()]
         why = f" ({reasons[0]})" if len(reasons) == 1 else (
-            f" ({len(reasons)} rows/launches skipped)" if reasons else "")
-        raise ParseError(f"no usable kernel launch{why}{said}", path=path)
+            f" ({len(reasons)} rows/launches skipped, first: {reasons[0]})" if reasons else "")
+        hint = ""
+        if any("is not used by rooflab" in r for r in reasons) and \
+                all(not la.metrics for la in launches):
+            hint = ("; the file holds none of the metrics rooflab reads (section pages use "
+                    "display names such as 'Duration'): pass the .ncu-rep itself, or collect "
+                    "the metrics listed in `rooflab ncu --help`")
+        raise ParseError(f"no usable kernel launch{why}{said}{hint}", path=path)
     return launches, groups
 
 

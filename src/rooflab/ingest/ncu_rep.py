@@ -39,6 +39,9 @@ def read_ncu_rep(path: str, log: SkipLog | None = None) -> tuple[Launch, ...]:
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             out.append(_launch(path, rng.action_by_idx(a), f"{r}.{a}", log))
+    if not out:
+        raise ParseError("holds no profiled kernel launch: not an Nsight Compute report, or a "
+                         "file cut short", path=path)
     return tuple(out)
 
 

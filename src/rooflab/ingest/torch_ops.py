@@ -192,11 +192,30 @@ def _conv(call: OpCall) -> OpWork | None:
     return OpWork("conv2d", count.flop, nbytes, count.precision, count.unit)
 
 
+def _attention(call: OpCall) -> OpWork | None:
+    """aten::scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, ...):
+    q [B, H, Lq, D], k and v [B, Hkv, Lkv, D]; flash byte model (scores stay on chip)."""
+    from ..workloads import ops
+
+    dims = call.dims
+    if len(dims) < 3 or any(d is None or len(d) != 4 for d in dims[:3]):
+        return None
+    (b, h, lq, d), (_, hkv, lkv, _) = dims[0], dims[1]
+    dt = dtype_of(call.types[0])
+    if dt is None:
+        return None
+    causal = bool(_const(call, 5, False))
+    c = ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal)
+    mask = dims[3] if len(dims) > 3 and dims[3] else None
+    extra = _numel(mask) * dtype_bytes(dtype_of(call.types[3]) or dt) if mask else 0.0
+    return OpWork("attention", c.flop, c.bytes + extra, c.precision, c.unit)
+
+
 RULES = {f"aten::{n}": _matmul for n in ("mm", "addmm", "bmm", "baddbmm")}
 RULES.update({f"aten::{n}{suffix}": _elementwise for n in ELEMENTWISE_BINARY + ELEMENTWISE_UNARY
               for suffix in ("", "_")})
 RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,
-              "aten::convolution": _conv})
+              "aten::convolution": _conv, "aten::scaled_dot_product_attention": _attention})
 
 
 def has_rule(name: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,9 +152,13 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
         if has_rule(op.name):
             call = _call(op)
             work = op_work(call)
-            if work is None:
+            if work is None:   # the ops it calls may still have formulas
                 log.add_grouped(None, f"{op.name} with inputs [{_shape_text(call)}]: no "
                                       f"formula for these shapes; not counted")
+                if not op.children and seconds > 0:
+                    uncounted[op.name] = uncounted.get(op.name, 0.0) + seconds
+                for child in op.children:
+                    visit(child)
                 return
             if seconds <= 0:
                 log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
@@ -190,6 +195,14 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
         share = sum(uncounted.values()) / total if total else 0.0
         notes.append(f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
                      f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+    slow_first = [g.name for g in groups.values() if len(g.samples) >= 3
+                  and g.samples[0] > 5 * statistics.median(g.samples[1:])]
+    if slow_first:
+        notes.append(f"the first call of {', '.join(slow_first[:3])}"
+                     f"{' and others' if len(slow_first) > 3 else ''} took over 5x the median "
+                     f"of the later calls (warm-up: lazy initialisation, cold caches); the "
+                     f"totals include it - profile more iterations, or skip warm-up steps "
+                     f"with torch.profiler.schedule")
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
     return kernels, notes

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import InputError
-from ...units import si
+from ...units import fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
 
@@ -18,6 +18,21 @@ def _bytes(n: float) -> str:
     return f"{n:g} B"
 
 
+ABBREV = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS", "all-to-all": "A2A",
+          "broadcast": "BC", "send/recv": "P2P"}
+
+
+def _abbrev(label: str) -> str:
+    head, _, pair = label.partition(" ")
+    if label.startswith("send/recv"):
+        head, pair = "send/recv", label.removeprefix("send/recv").strip()
+    return (ABBREV.get(head, head) + (f" {pair}" if pair else "")).strip()
+
+
+def _short(n: float) -> str:
+    return _bytes(n).replace(" KiB", "K").replace(" MiB", "M").replace(" GiB", "G")
+
+
 def summary_rows(profile) -> list[list[str]]:
     """One row per collective: sizes, alpha, beta, peak bus bandwidth, notes."""
     rows = []
@@ -25,46 +40,51 @@ def summary_rows(profile) -> list[list[str]]:
         fit, pts = c["fit"], c["rows"]
         peak = max(pts, key=lambda r: r["busbw_bytes_per_s"])
         rows.append([
-            c["label"], str(2 if c["pair"] else c["ranks"]),
-            f"{_bytes(pts[0]['bytes'])}..{_bytes(pts[-1]['bytes'])} ({len(pts)})",
-            si(fit["alpha_s"], "s") if fit else "-",
+            c["label"], f"{_short(pts[0]['bytes'])}..{_short(pts[-1]['bytes'])} ({len(pts)})",
+            fmt_seconds(fit["alpha_s"]) if fit else "-",
             si(fit["beta_bus_bytes_per_s"], "B/s") if fit else "-",
-            si(peak["busbw_bytes_per_s"], "B/s") + f" @ {_bytes(peak['bytes'])}",
+            si(peak["busbw_bytes_per_s"], "B/s"), _short(peak["bytes"]),
             "budget" if c["stopped"] else ""])
     return rows
 
 
 def size_rows(profile) -> tuple[list[str], list[list[str]]]:
-    """Bus bandwidth (median) per message size (rows) and collective (columns)."""
+    """Bus bandwidth (median, GB/s) per message size (rows) and collective (columns)."""
     cols = profile.extras["comm"]["collectives"]
     sizes = sorted({r["bytes"] for c in cols for r in c["rows"]})
-    header = ["size"] + [c["label"] for c in cols]
+    header = ["size"] + [_abbrev(c["label"]) for c in cols]
     body = []
     for s in sizes:
-        cells = [_bytes(s)]
+        cells = [_short(s)]
         for c in cols:
             hit = next((r for r in c["rows"] if r["bytes"] == s), None)
-            cells.append(si(hit["busbw_bytes_per_s"], "B/s") if hit else "")
+            cells.append(f"{hit['busbw_bytes_per_s'] / 1e9:.3g}" if hit else "")
         body.append(cells)
     return header, body
 
 
-def tables(profile):
+def _table(title: str, header: list[str], rows: list[list[str]]):
     from rich.table import Table
 
-    comm = profile.extras["comm"]
-    t1 = Table(title=f"{profile.name}: collectives (bus bandwidth, nccl-tests convention)")
-    for h in ("collective", "ranks", "sizes", "alpha", "beta (bus)", "peak busbw", ""):
-        t1.add_column(h, justify="left" if h in ("collective", "sizes", "") else "right",
-                      no_wrap=h == "collective")
-    for row in summary_rows(profile):
-        t1.add_row(*row)
-    header, body = size_rows(profile)
-    t2 = Table(title=f"bus bandwidth by message size (median of samples; {comm['mode']} mode)")
+    t = Table(title=title, box=None, header_style="bold")
     for i, h in enumerate(header):
-        t2.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
-    for row in body:
-        t2.add_row(*row)
+        t.add_column(h, justify="left" if i == 0 or h in ("sizes", "") else "right",
+                     no_wrap=True, min_width=len(h))
+    for row in rows:
+        t.add_row(*row)
+    return t
+
+
+def tables(profile):
+    comm = profile.extras["comm"]
+    t1 = _table(f"{profile.name}: {comm['world_size']} ranks, bus bandwidth by the "
+                f"nccl-tests convention",
+                ["collective", "sizes", "alpha", "beta (bus)", "peak busbw", "at", ""],
+                summary_rows(profile))
+    header, body = size_rows(profile)
+    t2 = _table(f"bus bandwidth, GB/s, by message size (median of samples; {comm['mode']} "
+                f"mode): AR all-reduce, AG all-gather, RS reduce-scatter, A2A all-to-all, "
+                f"BC broadcast, P2P send/recv", header, body)
     return t1, t2
 
 

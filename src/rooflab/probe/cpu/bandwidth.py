@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,23 +59,25 @@ def aligned(n: int, fill: float = 1.0, dtype=np.float64) -> np.ndarray:
 
 
 class ArrayPool:
-    """Aligned float64 arrays reused by every measurement, one set per thread.
+    """Aligned float64 arrays reused by every measurement: slot j is one flat buffer from
+    which (threads, n) C-contiguous views are cut, one row per thread.
 
     Allocating and first-touching a few hundred MiB for each DRAM measurement would take
-    longer than the measurement; slot j holds enough elements for the largest working
-    set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements).
+    longer than the measurement; slot j holds enough elements for the largest per-thread
+    working set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements per thread).
     """
 
     def __init__(self, ws_bytes_max: float):
         self.ws_max = ws_bytes_max
-        self._arrays: dict[tuple[int, int], np.ndarray] = {}
+        self._flat: dict[int, np.ndarray] = {}
 
-    def get(self, thread: int, slot: int, n: int) -> np.ndarray:
-        a = self._arrays.get((thread, slot))
-        if a is None or a.size < n:
-            size = max(n, int(self.ws_max / (8 * (slot + 1))))
-            a = self._arrays[(thread, slot)] = aligned(size, 1.0 + slot)
-        return a[:n]
+    def get(self, slot: int, threads: int, n: int) -> np.ndarray:
+        need = threads * n
+        flat = self._flat.get(slot)
+        if flat is None or flat.size < need:
+            size = max(need, threads * int(self.ws_max / (8 * (slot + 1))))
+            flat = self._flat[slot] = aligned(size, 1.0 + slot)
+        return flat[:need].reshape(threads, n)
 
 
 def elements_for(kernel: StreamKernel, ws_bytes: float) -> int:
@@ -83,30 +85,22 @@ def elements_for(kernel: StreamKernel, ws_bytes: float) -> int:
     return max(64, int(ws_bytes / (kernel.arrays * 8)) // 64 * 64)
 
 
-def _bind(kernel: StreamKernel, arrs: list[np.ndarray]) -> Callable[[int], object]:
-    from . import kernels as K
-
-    a = arrs
-    return {
-        "copy": lambda r: K.copy(a[0], a[1], r),
-        "scale": lambda r: K.scale(a[0], a[1], 3.0, r),
-        "add": lambda r: K.add(a[0], a[1], a[2], r),
-        "triad": lambda r: K.triad(a[0], a[1], a[2], 3.0, r),
-        "sum": lambda r: K.read_sum(a[0], r),
-    }[kernel.name]
-
-
 def measure_stream(kernel: StreamKernel, ws_per_thread: float, team: Team, plan: TimingPlan,
                    clock=None, pool: ArrayPool | None = None) -> tuple[Rate, int]:
     """Bandwidth (B/s, all threads together) of one kernel at one per-thread working set.
-    Returns the rate and the elements per array."""
+    Returns the rate and the elements per array (per thread)."""
+    from . import kernels as K
+
     n = elements_for(kernel, ws_per_thread)
     pool = pool or ArrayPool(ws_per_thread)
-    calls = [_bind(kernel, [pool.get(t, j, n) for j in range(kernel.arrays)])
-             for t in range(team.threads)]
+    arrs = [pool.get(j, team.threads, n) for j in range(kernel.arrays)]
+    a, b, c = (arrs + [arrs[0]] * 3)[:3]
+    code = {"copy": K.COPY, "scale": K.SCALE, "add": K.ADD, "triad": K.TRIAD,
+            "sum": K.SUM}[kernel.name]
+    out = np.zeros(team.threads)
 
-    def call(reps: int) -> float:
-        return team.run([lambda c=c: c(reps) for c in calls])
+    def call(reps: int) -> None:
+        K.par_run(code, a, b, c, 3.0, 0, 0, reps, out)
 
     work = kernel.bytes_per_element * n * team.threads
     kw = {"clock": clock} if clock else {}

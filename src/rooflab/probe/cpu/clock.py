@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..timer import TimingPlan
 from .runner import Rate, Team, measure_rate
 
@@ -19,8 +21,10 @@ def measure_clock(team: Team, plan: TimingPlan, clock=time.perf_counter) -> Rate
     """Per-core clock in Hz (samples): iterations x 2 cycles / seconds, all threads busy."""
     from . import kernels as K
 
-    def call(reps: int) -> float:
-        return team.run([lambda: K.alu_chain(1, reps)] * team.threads)
+    rows, out = np.zeros((team.threads, 1)), np.zeros(team.threads)
+
+    def call(reps: int) -> None:
+        K.par_run(K.ALU, rows, rows, rows, 0.0, 0, 0, reps, out)
 
     return measure_rate(call, CYCLES_PER_ITERATION, plan, clock=clock)
 

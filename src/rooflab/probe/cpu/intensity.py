@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..timer import TimingPlan
 from .bandwidth import aligned
 from .runner import Rate, Team, measure_rate
@@ -43,14 +45,15 @@ def intensity_sweep(ks: tuple[int, ...], ws_per_thread: float, team: Team,
     nblocks = max(1, int(ws_per_thread / (2 * 8 * block)))
     n = nblocks * block
     if pool is not None:    # reuse the bandwidth sweep's arrays (already touched)
-        pairs = [(pool.get(t, 0, n), pool.get(t, 1, n)) for t in range(team.threads)]
+        src, dst = pool.get(0, team.threads, n), pool.get(1, team.threads, n)
     else:
-        pairs = [(aligned(n, 0.5), aligned(n, 0.0)) for _ in range(team.threads)]
+        src = aligned(team.threads * n, 0.5).reshape(team.threads, n)
+        dst = aligned(team.threads * n, 0.0).reshape(team.threads, n)
+    out = np.zeros(team.threads)
     points = []
     for i, k in enumerate(ks):
-        def call(reps: int, k=k) -> float:
-            return team.run([lambda s=s, d=d: K.ert(s, d, nblocks, k, 0.999, 0.001, reps)
-                      for s, d in pairs])
+        def call(reps: int, k=k) -> None:
+            K.par_run(K.ERT, src, dst, dst, 0.999, k, nblocks, reps, out)
 
         rate = measure_rate(call, 2.0 * k * n * team.threads, plan, clock=clock)
         points.append(SweepPoint(k, 2.0 * k / BYTES_PER_ELEMENT, rate))

@@ -155,3 +155,42 @@ def alu_chain(x, n):
     for _ in range(n):
         x = x + (x >> 7)
     return x
+
+
+# --- the parallel driver --------------------------------------------------------------
+# One parallel region runs one kernel per thread, each on its own row of 2-D arrays.
+# numba's OpenMP/TBB pools keep their threads spinning between regions, as an OpenMP C
+# benchmark does; threads that sleep between samples (a Python thread pool) lose their
+# vCPU to other guests on a shared host and measured half the machine here.
+COPY, SCALE, ADD, TRIAD, SUM, ERT, ALU = range(7)
+
+
+@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+def par_run(kind, a, b, c, s, k, nblocks, reps, out):
+    """Run kernel `kind` on every row t of a, b, c (one row per thread); out[t] keeps
+    each result so nothing is optimised away."""
+    for t in numba.prange(a.shape[0]):
+        if kind == COPY:
+            out[t] = copy(a[t], b[t], reps)
+        elif kind == SCALE:
+            out[t] = scale(a[t], b[t], s, reps)
+        elif kind == ADD:
+            out[t] = add(a[t], b[t], c[t], reps)
+        elif kind == TRIAD:
+            out[t] = triad(a[t], b[t], c[t], s, reps)
+        elif kind == SUM:
+            out[t] = read_sum(a[t], reps)
+        elif kind == ERT:
+            out[t] = ert(a[t], b[t], nblocks, k, s, 0.001, reps)
+        else:
+            out[t] = alu_chain(t + 1, reps)
+    return out[0]
+
+
+@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+def par_ert(a, b, m, k, nblocks, reps, out):
+    """The FMA kernel alone (for fp32 arrays: compiling all of par_run again for float32
+    would double the first run's compile time)."""
+    for t in numba.prange(a.shape[0]):
+        out[t] = ert(a[t], b[t], nblocks, k, m, 0.001, reps)
+    return out[0]

@@ -8,12 +8,11 @@ cost of a Python call. The clock is injected (probe.timer.FakeClock in tests).
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...errors import ProbeError
 from ..stats import Stats, noise_warning, summarize
 from ..timer import Clock, TimingPlan
 
@@ -43,12 +42,9 @@ class Rate:
 
 
 def _timed(call: Callable[[int], object], reps: int, clock: Clock) -> float:
-    """Seconds one call takes. A call that returns a float has timed itself (inside its
-    worker threads, without the hand-off; see Team.run) and that time is used."""
     t0 = clock()
-    inner = call(reps)
-    outer = clock() - t0
-    return inner if isinstance(inner, float) and inner > 0 else outer
+    call(reps)
+    return clock() - t0
 
 
 def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock,
@@ -89,44 +85,29 @@ def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: Timin
 
 
 class Team:
-    """A fixed team of worker threads; `run(fns)` runs one callable per thread and returns
-    the seconds from the first thread's start to the last thread's end.
+    """The threads the kernels run on: numba's parallel pool limited to `threads`.
 
-    The threads start together at a barrier and read the clock themselves, so the ~20 us
-    cost of handing work to the pool is not in the time (it would be 2 % of a 1 ms
-    sample). The numba kernels release the GIL (nogil=True), so the threads run in
-    parallel.
+    Every kernel call is one parallel region (kernels.par_run) with one row of work per
+    thread. Use as a context manager; the previous thread count is restored on exit.
     """
 
-    def __init__(self, threads: int, clock: Clock = time.perf_counter):
+    def __init__(self, threads: int):
         self.threads = max(1, int(threads))
-        self.clock = clock
-        self._pool = ThreadPoolExecutor(max_workers=self.threads) if self.threads > 1 else None
-
-    def run(self, fns: Sequence[Callable[[], object]]) -> float:
-        clock = self.clock
-        if self._pool is None or len(fns) == 1:
-            t0 = clock()
-            for fn in fns:
-                fn()
-            return clock() - t0
-        barrier = threading.Barrier(len(fns))
-
-        def timed(fn: Callable[[], object]) -> tuple[float, float]:
-            barrier.wait()
-            t0 = clock()
-            fn()
-            return t0, clock()
-
-        spans = [f.result() for f in [self._pool.submit(timed, fn) for fn in fns]]
-        return max(e for _s, e in spans) - min(s for s, _e in spans)
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
+        self._old: int | None = None
 
     def __enter__(self) -> Team:
+        import numba
+
+        limit = numba.config.NUMBA_NUM_THREADS
+        if self.threads > limit:
+            raise ProbeError(f"--threads {self.threads} is more than the {limit} threads "
+                             f"numba can run here (NUMBA_NUM_THREADS); use at most {limit}")
+        self._old = numba.get_num_threads()
+        numba.set_num_threads(self.threads)
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        import numba
+
+        if self._old is not None:
+            numba.set_num_threads(self._old)
