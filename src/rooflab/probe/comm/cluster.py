@@ -100,12 +100,16 @@ def p2p_pairs(hosts: Sequence[str]) -> list[tuple[tuple[int, int], str]]:
 
 
 def _stage_writer(rank: int) -> Callable[[str], None]:
+    """Each stage is numbered: when the probe hangs, the ranks with the lowest number are
+    the ones the others wait for."""
     folder = os.environ.get(STAGE_ENV)
+    count = [0]
 
     def write(stage: str) -> None:
+        count[0] += 1
         if folder:
             with open(os.path.join(folder, f"rank{rank}.stage"), "w") as f:
-                f.write(stage)
+                f.write(f"{count[0]}\t{stage}")
     return write
 
 
@@ -152,10 +156,12 @@ def run_rank(mode: str) -> MachineProfile | None:
         torch.cuda.set_device(device)
     timeout = _dt.timedelta(seconds=float(os.environ.get(TIMEOUT_ENV, 600)))
     dist.init_process_group(backend, timeout=timeout)
+    stage("joined the process group")
     try:
         control = dist.new_group(backend="gloo") if backend == "nccl" else None
         comm = Comm(torch, dist, rank, world, device, control)
         _fault(rank)
+        stage("exchanging host names")
         return _probe(comm, plan, env, backend, why, stage, started)
     finally:
         dist.destroy_process_group()
@@ -165,7 +171,9 @@ def _probe(comm: Comm, plan, env, backend, why, stage, started) -> MachineProfil
     torch, dist = comm.torch, comm.dist
     hosts: list[Any] = [None] * comm.world
     dist.all_gather_object(hosts, socket.gethostname(), group=comm.control)
-    cap = memory_cap(plan, _available_bytes(torch, comm.device), env["local_world"])
+    # Host memory is shared by the local ranks; each GPU rank has its own device memory.
+    sharing = 1 if comm.device.type == "cuda" else env["local_world"]
+    cap = memory_cap(plan, _available_bytes(torch, comm.device), sharing)
     (neg,) = comm.agree_max([-(cap or float(max(plan.sizes)))])   # the smallest cap wins
     cap = -neg if -neg < max(plan.sizes) else None
     multi = len(set(hosts)) > 1

@@ -43,9 +43,10 @@ class SweepPlan:
 
 
 PLANS = {p.name: p for p in (
-    # tiny: CI's real 2-process probe; a few seconds in all.
-    SweepPlan("tiny", _sizes(KiB, 4 * MiB, 16), budget_s=1.0, sample_s=0.003, samples=3,
-              warmup=2, max_iters=50),
+    # tiny: CI's real 2-process probe; a few seconds in all. 16 MiB at the top keeps the
+    # bandwidth term well above latency noise, so beta is fitted even on a loaded host.
+    SweepPlan("tiny", (KiB, 16 * KiB, 256 * KiB, 4 * MiB, 16 * MiB), budget_s=1.0,
+              sample_s=0.003, samples=3, warmup=2, max_iters=50),
     SweepPlan("quick", _sizes(KiB, 256 * MiB, 4), budget_s=3.0, sample_s=0.01, samples=5,
               warmup=1),
     SweepPlan("default", _sizes(KiB, 256 * MiB, 2), budget_s=10.0, sample_s=0.02, samples=7,

@@ -55,11 +55,33 @@ def _tail(path: Path, lines: int = 1) -> str:
     return " | ".join(picked[-lines:])
 
 
-def _stage(folder: Path, rank: int) -> str:
+def _stage_step(folder: Path, rank: int) -> tuple[int, str]:
+    """(stage number, stage) a rank last reported; (0, ...) before its first report."""
     try:
-        return (folder / f"rank{rank}.stage").read_text().strip() or "starting"
+        text = (folder / f"rank{rank}.stage").read_text().strip()
     except OSError:
-        return "starting (not yet reported)"
+        return 0, "starting (not yet reported)"
+    num, _, stage = text.partition("\t")
+    return (int(num), stage) if num.isdigit() else (0, text or "starting")
+
+
+def _stage(folder: Path, rank: int) -> str:
+    return _stage_step(folder, rank)[1]
+
+
+def hung_message(folder: Path, running: list[int], timeout_s: float) -> str:
+    """Name the ranks furthest behind: a collective waits for its slowest member, so the
+    ranks at the lowest stage are the ones the others wait for."""
+    steps = {r: _stage_step(folder, r) for r in running}
+    low = min(n for n, _ in steps.values())
+    behind = [r for r in running if steps[r][0] == low]
+    waiting = [r for r in running if r not in behind]
+    msg = (f"communication probe timed out after {timeout_s:g} s: "
+           + "; ".join(f"rank {r} stopped progressing after '{steps[r][1]}'" for r in behind))
+    if waiting:
+        msg += (f" (rank{'s' * (len(waiting) > 1)} {', '.join(map(str, waiting))} "
+                f"wait{'s' * (len(waiting) == 1)} for it at '{steps[waiting[0]][1]}')")
+    return msg + "; all ranks were stopped and no cluster profile was written"
 
 
 def _kill(procs: list[subprocess.Popen]) -> None:
@@ -124,13 +146,9 @@ def _watch(procs: list[subprocess.Popen], folder: Path, timeout_s: float,
         if all(c == 0 for c in codes):
             return
         if time.monotonic() > deadline:
-            hung = [r for r, c in enumerate(codes) if c is None]
-            stages = "; ".join(f"rank {r} at '{_stage(folder, r)}'" for r in hung)
             _kill(procs)
-            raise ProbeError(f"communication probe timed out after {timeout_s:g} s: "
-                             f"rank{'s' * (len(hung) > 1)} {', '.join(map(str, hung))} "
-                             f"still running ({stages}); all ranks were stopped and no "
-                             f"cluster profile was written")
+            raise ProbeError(hung_message(
+                folder, [r for r, c in enumerate(codes) if c is None], timeout_s))
         stage = _stage(folder, 0)
         if progress and stage != last:
             progress(stage)

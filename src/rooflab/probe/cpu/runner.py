@@ -51,16 +51,23 @@ def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock
                    max_reps: int = 1 << 40) -> int:
     """A repetition count whose call lasts about plan.sample_s (at least 1).
 
-    Grows by 8x until a call lasts an eighth of the target, then scales linearly: a fixed
-    per-call cost (thread hand-off, tens of microseconds) is then at most a few percent
-    of a sample instead of being extrapolated as if it were work.
+    Grows by 8x until a call lasts an eighth of the target, then times r and 2r
+    repetitions: the difference is the cost of r repetitions alone, so a fixed cost per
+    call (starting a parallel region, tens of microseconds) is not mistaken for work.
     """
     reps = 1
     while reps < max_reps:
-        elapsed = _timed(call, reps, clock)
-        if elapsed >= plan.sample_s / 8:
-            return max(1, min(max_reps, round(reps * plan.sample_s / elapsed)))
-        reps *= 8
+        t1 = _timed(call, reps, clock)
+        if t1 < plan.sample_s / 8:
+            reps *= 8
+            continue
+        t2 = _timed(call, 2 * reps, clock)
+        per_rep = (t2 - t1) / reps
+        fixed = t1 - per_rep * reps
+        if per_rep > 0 and fixed < plan.sample_s / 4:
+            want = (plan.sample_s - max(fixed, 0.0)) / per_rep
+            return max(1, min(max_reps, round(want)))
+        reps *= 2       # noise or overhead hid the work: try a longer call
     return max_reps
 
 
