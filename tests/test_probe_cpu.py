@@ -208,3 +208,24 @@ def test_a_level_without_plateau_is_read_inside_its_reported_size():
     assert list(levels) == ["L1", "L2", "L3", "DRAM"]
     assert 48 * KiB <= sizes[chosen["L2"]] <= 700 * KiB
     assert any(n.startswith("L2: no clear plateau") for n in notes)
+
+
+def test_calibration_stops_when_noise_hides_the_slope():
+    # every call takes the same 3 ms whatever the repetitions (noise swamps the work):
+    # calibration gives up after 20 sample lengths instead of running forever
+    clock = FakeClock(0.0)
+
+    def flat(reps: int) -> None:
+        clock.now += 3e-3
+
+    assert calibrate_reps(flat, PLAN, clock) >= 1
+    assert clock.now < 20 * PLAN.sample_s + 0.02
+
+
+def test_calibration_subtracts_a_large_fixed_cost():
+    # 100 us to start a parallel region, 0.5 ns per repetition (a 2-cycle ALU chain):
+    # the start-up alone exceeds sample_s / 8 and must not be taken for work
+    clock = FakeClock(0.0)
+    plan = TimingPlan(sample_s=5e-4)
+    reps = calibrate_reps(fake_kernel(clock, 0.5e-9, overhead_s=100e-6), plan, clock)
+    assert reps * 0.5e-9 >= 0.5 * plan.sample_s

@@ -49,26 +49,28 @@ def _timed(call: Callable[[int], object], reps: int, clock: Clock) -> float:
 
 def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock,
                    max_reps: int = 1 << 40) -> int:
-    """A repetition count whose call lasts about plan.sample_s (at least 1).
+    """A repetition count whose call does about plan.sample_s of work (at least 1).
 
-    Grows by 8x until a call lasts an eighth of the target, then times r and 2r
-    repetitions: the difference is the cost of r repetitions alone, so a fixed cost per
-    call (starting a parallel region, tens of microseconds) is not mistaken for work.
+    The fixed cost of a call (starting a parallel region: tens of microseconds, more on a
+    loaded host) is timed with zero repetitions and subtracted, so it is not mistaken for
+    work. Then the count grows by 8x until the work lasts an eighth of the target, and
+    r and 2r repetitions give the cost of one. Gives up growing after 20 target lengths
+    of calibration (a call whose time does not follow its repetitions).
     """
+    fixed = min(_timed(call, 0, clock) for _ in range(3))
+    start = clock()
     reps = 1
-    while reps < max_reps:
-        t1 = _timed(call, reps, clock)
+    while reps < max_reps and clock() - start < 20 * plan.sample_s:
+        t1 = _timed(call, reps, clock) - fixed
         if t1 < plan.sample_s / 8:
             reps *= 8
             continue
-        t2 = _timed(call, 2 * reps, clock)
-        per_rep = (t2 - t1) / reps
-        fixed = t1 - per_rep * reps
-        if per_rep > 0 and fixed < plan.sample_s / 4:
-            want = (plan.sample_s - max(fixed, 0.0)) / per_rep
+        per_rep = (_timed(call, 2 * reps, clock) - fixed - t1) / reps
+        if per_rep > 0:
+            want = max(plan.sample_s - fixed, plan.sample_s / 2) / per_rep
             return max(1, min(max_reps, round(want)))
-        reps *= 2       # noise or overhead hid the work: try a longer call
-    return max_reps
+        reps *= 2       # noise hid the slope: try a longer call
+    return min(reps, max_reps)
 
 
 def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: TimingPlan, *,
