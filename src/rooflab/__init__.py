@@ -16,7 +16,7 @@ __all__ = ["Analysis", "Ceiling", "Kernel", "Point", "Roof", "RooflabError", "an
 def __getattr__(name: str):
     # measure() pulls in the timer (and torch when given torch callables): loaded on use.
     if name == "measure":
-        from .measure import measure
+        from .measuring import measure
 
         return measure
     raise AttributeError(f"module 'rooflab' has no attribute '{name}'")

@@ -313,18 +313,3 @@ def aggregate(runs: list[Kernel]) -> Kernel:
                   seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
                   provenance=dict(first.provenance), unit=first.unit, samples=samples,
                   meta={**dict(first.meta), "seconds_stat": "sum of single runs"})
-
-
-class _CallableModule(types.ModuleType):
-    """`rooflab.measure(...)` must call the function even after `import rooflab.measure`.
-
-    Importing a submodule sets the package attribute of that name to the module, which would
-    hide the function that rooflab/__init__.py exposes lazily under the same name; a module
-    that is itself callable keeps both spellings working.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any):
-        return measure(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
