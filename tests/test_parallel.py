@@ -18,8 +18,8 @@ from rooflab.model.parallel import (
     link_from_fit,
     link_from_roof,
     scale_dp,
-    tp_decode_step,
 )
+from rooflab.workloads.llm.parallel import tp_decode_step
 
 US = 1e-6
 ROOF = Roof("toy", "nominal",

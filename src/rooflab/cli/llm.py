@@ -256,8 +256,12 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         if link_bw:
             link = parse_size(link_bw.split("/")[0], "--link-bw")
         elif dev is not None and dev.interconnect_bytes_per_s:
-            link = dev.interconnect_bytes_per_s
-            src = f"catalog {dev.name}: {dev.interconnect} (nominal)"
+            # One convention with `rooflab scale`: vendors quote both directions, a ring
+            # all-reduce's bus bandwidth is per direction.
+            from ..model.parallel import link_from_device
+
+            lk = link_from_device(dev)
+            link, src = lk.bus_bytes_per_s, lk.source
         tpr = tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
                               tp=tp, link_bytes_per_s=link, link_source=src)
     ctx = req.decode_context

@@ -304,27 +304,6 @@ class TPStep:
                       meta={"model": "tensor-parallel decode step", "binding": self.binding})
 
 
-def tp_decode_step(cfg: Any, settings: Any, roof: Roof, *, batch: int, context: int, tp: int,
-                   link: Link) -> TPStep:
-    """Decode at tensor-parallel degree `tp` with the LLM model's per-layer all-reduces.
-
-    Imports workloads.llm lazily: that layer owns the transformer counts and the TP split
-    (Megatron-LM, 2 all-reduces of the hidden state per layer); this adds the link
-    model, the binding ceiling and the communication point."""
-    from ..workloads.llm.kernels import decode_step
-    from ..workloads.llm.parallel import shard, tensor_parallel
-    from ..workloads.llm.timing import time_step
-
-    res = tensor_parallel(cfg, settings, roof, batch=batch, context=context, tp=tp,
-                          link_bytes_per_s=link.bus_bytes_per_s, link_source=link.source,
-                          latency_s=link.allreduce_latency_s(tp))
-    step = decode_step(shard(cfg, tp), settings, batch, context)
-    points = time_step(step, roof).points
-    mem = sum(p.floor_s for p in points if p.bound != "compute")
-    comp = sum(p.floor_s for p in points if p.bound == "compute")
-    return TPStep(tp, res, step.flop, mem, comp, link, settings.precision)
-
-
 # --- scale what-ifs --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ScalePoint:

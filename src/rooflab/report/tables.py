@@ -2,7 +2,9 @@
 measured/nominal, ridge point P / B per precision for both roofs).
 
 `profile_rows` gives the numbers, `profile_lines` plain text (for Markdown or logs) and
-`profile_table` a rich Table; only the CLI prints them.
+`profile_table` a rich Table; only the CLI prints them. The measured column is the ceiling's
+value (the best sample for probes); IQR is the interquartile range of its samples relative
+to their median, "!" when the ceiling carries a warning.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
 from ..model.ceiling import Ceiling, Roof
+from ..probe.stats import summarize
 from ..units import fmt_ai, fmt_seconds, si
 
 LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
 PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
-HEADERS = ("quantity", "nominal", "measured", "meas/nom", "spread", "n")
+HEADERS = ("quantity", "nominal", "measured", "meas/nom", "IQR", "n")
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class ProfileRow:
     unit: str                       # "B/s", "FLOP/s", "FLOP/B" or "s"
     nominal: float | None
     measured: float | None
-    spread: float | None = None
+    spread: float | None = None     # interquartile range / median of the samples
     samples: int = 0
     warning: bool = False
 
@@ -59,9 +62,15 @@ def _compute_keys(roofs: list[Roof]) -> list[tuple[str, str | None]]:
                                        else len(PREC_ORDER), str(k[1])))
 
 
+def _iqr(c: Ceiling | None) -> float | None:
+    if c is None or len(c.samples) < 2:
+        return None
+    return summarize(c.samples).iqr_rel
+
+
 def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) -> ProfileRow:
     return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
-                      meas.spread if meas else None, len(meas.samples) if meas else 0,
+                      _iqr(meas), len(meas.samples) if meas else 0,
                       bool(meas and meas.warnings))
 
 

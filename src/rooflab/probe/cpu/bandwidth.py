@@ -185,7 +185,10 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: 
             level = next((lv for lv, cap in caps.items() if center <= cap), "DRAM")
         else:
             level = (LEVELS[i] if i < len(plateaus) - 1 else "DRAM")
-        if level in chosen:
+        if level == "DRAM" and level in chosen:   # beyond the caches it is all DRAM
+            q = chosen[level]
+            p = Plateau(q.first, p.last, statistics.median((q.bytes_per_s, p.bytes_per_s)))
+        elif level in chosen:
             keep = max(chosen[level], p, key=lambda q: q.count)
             notes.append(f"two plateaus fall in {level} ({_fmt_kib(sizes[p.first])}.."
                          f"{_fmt_kib(sizes[p.last])} per thread); kept the longer one")
@@ -209,15 +212,16 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: 
 
 def representative(level: str, plateau: Plateau, values: Sequence[float],
                    sizes: Sequence[float], caps: dict[str, float] | None = None) -> int:
-    """The sweep point that stands for a level. DRAM: the best point at least 4x the
-    last-level cache (STREAM's rule; the largest size when sizes are unknown). A cache: the
+    """The sweep point that stands for a level. DRAM: the best point whose every triad
+    array is at least 4x the last-level cache (STREAM's rule; the largest size when sizes
+    are unknown or none is that large). A cache: the
     best point of its plateau well inside the level (above 1.5x the level below, below
     the level's size / 1.5), or the best of the whole plateau when none is (wrong sizes)."""
     idx = list(range(plateau.first, plateau.last + 1))
     caps = caps or {}
-    if level == "DRAM":
+    if level == "DRAM":     # every one of triad's 3 arrays >= 4x the LLC share
         llc = max(caps.values()) if caps else 0.0
-        far = [i for i in idx if sizes[i] >= 4 * llc]
+        far = [i for i in idx if sizes[i] >= 12 * llc * 0.99]
         return max(far, key=lambda i: values[i]) if far and llc else plateau.last
     order = [lv for lv in ("L1", "L2", "L3") if lv in caps]
     if level in caps:

@@ -68,6 +68,16 @@ def _blas_threads(threads: int):
     return threadpool_limits(limits=threads, user_api="blas")
 
 
+def blas_threads_match(threads: int) -> bool:
+    """Whether GEMM runs on `threads` threads: threadpoolctl can set it, or the BLAS's own
+    default (all CPUs) is what was asked for."""
+    import importlib.util
+    import os
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return importlib.util.find_spec("threadpoolctl") is not None or threads >= (cpus or 1)
+
+
 def gemm_peak(precision: str, sizes: tuple[int, ...], threads: int, plan: TimingPlan,
               clock=time.perf_counter) -> tuple[Measured, dict[int, float]]:
     """numpy matmul (BLAS) of n x n matrices; the best size's samples, all sizes' medians."""

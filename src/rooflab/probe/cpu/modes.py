@@ -16,7 +16,8 @@ class ModeSpec:
     peak_plan: TimingPlan          # clock and FMA peak: many short samples, best kept
     sweep_step: float              # ratio between neighbouring working-set sizes
     sweep_lo_bytes: float          # smallest per-thread working set
-    llc_multiple: float            # largest total working set, in last-level caches
+    llc_multiple: float            # largest total working set, in last-level caches (12:
+                                   # each of triad's 3 arrays >= 4x LLC, STREAM's rule)
     stream_levels: tuple[str, ...]  # levels where copy/scale/add/sum are also measured
     gemm_sizes: tuple[int, ...]
     intensity_ks: tuple[int, ...]
@@ -40,14 +41,14 @@ _FULL_PEAK = TimingPlan(warmup_s=0.1, sample_s=0.001, budget_s=2.0, min_samples=
                         max_samples=4000)
 
 MODES = {m.name: m for m in (
-    ModeSpec("quick", _QUICK, _QUICK_PEAK, 2.0, 4096, 4, ("DRAM",), (512,),
+    ModeSpec("quick", _QUICK, _QUICK_PEAK, 2.0, 4096, 12, ("DRAM",), (512,),
              (1, 4, 16, 64, 256), False, 0.5),
-    ModeSpec("default", _DEFAULT, _DEFAULT_PEAK, 1.25, 4096, 4, ("L1", "L2", "L3", "DRAM"),
-             (256, 512, 1024), (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128, 256), True),
-    ModeSpec("full", _FULL, _FULL_PEAK, 1.1, 2048, 8, ("L1", "L2", "L3", "DRAM"),
+    ModeSpec("default", _DEFAULT, _DEFAULT_PEAK, 1.25, 4096, 12, ("L1", "L2", "L3", "DRAM"),
+             (256, 512, 1024), (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128, 256), True, 1.0),
+    ModeSpec("full", _FULL, _FULL_PEAK, 1.1, 2048, 16, ("L1", "L2", "L3", "DRAM"),
              (256, 512, 1024, 2048),
              (1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256, 384),
-             True),
+             True, 1.0),
 )}
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import ProbeError
-from ..stats import Stats, noise_warning, summarize
+from ..stats import NOISY_SPREAD, Stats, summarize
 from ..timer import Clock, TimingPlan
 
 
@@ -37,8 +37,19 @@ class Rate:
     def best(self) -> float:
         return self.stats.maximum
 
-    def warning(self, label: str) -> str | None:
-        return noise_warning(label, self.stats)
+    def warning(self, label: str, limit: float = NOISY_SPREAD) -> str | None:
+        """A warning when the samples disagree (issue 3: spread > 5 %): interquartile range
+        above `limit` of the median, or the median more than `limit` below the best (the
+        reported value). (max - min) / median, kept in the JSON as `spread`, is not used:
+        among hundreds of samples on a shared machine one disturbed sample makes it large.
+        """
+        st = self.stats
+        gap = 1 - st.median / st.maximum if st.maximum else 0.0
+        if st.iqr_rel <= limit and gap <= limit:
+            return None
+        return (f"{label}: samples vary (interquartile range {st.iqr_rel:.1%} of the median, "
+                f"median {gap:.1%} below the best); other load on the machine or clock "
+                f"changes; rerun on a quiet machine or use --full")
 
 
 def _timed(call: Callable[[int], object], reps: int, clock: Clock) -> float:

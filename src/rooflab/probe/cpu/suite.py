@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ...errors import ProbeError, require
 from ...hardware.host import HostInfo, detect_host
@@ -19,7 +19,7 @@ from ...units import si
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .clock import measure_clock
-from .flops import Measured, fma_peak, gemm_peak, torch_matmul_peak
+from .flops import Measured, blas_threads_match, fma_peak, gemm_peak, torch_matmul_peak
 from .intensity import intensity_sweep, method_text
 from .modes import ModeSpec, get_mode
 from .overhead import overhead_floor
@@ -192,6 +192,75 @@ def flag_overshoot(measured: list[Ceiling], nominal: Roof | None, arch) -> list[
     return out
 
 
+@dataclass
+class _Raw:
+    """Everything one probe measured, before it becomes roofs and extras."""
+
+    clock0: Rate
+    clock_1t: Rate
+    peaks: dict
+    sweep_extras: dict
+    mem_ceilings: dict
+    stream: dict
+    ws_intensity: float
+    intensity: tuple
+    gemm: dict
+    gemm_by_size: dict
+    lowp: list
+    not_measured: dict
+    overhead: dict
+    peak_end: Measured
+    clock1: Rate
+    notes: list
+
+
+def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
+             dram_total: float) -> _Raw:
+    """Run every measurement in order (the reference FMA peak and clock again at the end)."""
+    threads = team.threads
+    notes: list[str] = []
+    stages.finish("compile")
+    clock_plan = spec.peak_plan.scaled(0.5)
+    clock0 = measure_clock(team, clock_plan)
+    clock_1t = clock0
+    if threads > 1:
+        with Team(1) as solo:
+            clock_1t = measure_clock(solo, clock_plan)
+    stages.finish("clock")
+    peaks = {p: fma_peak(p, team, spec.peak_plan) for p in ("fp64", "fp32")}
+    stages.finish("flops")
+    sizes = bw.sweep_sizes(spec.sweep_lo_bytes, dram_total / threads, spec.sweep_step)
+    pool = bw.ArrayPool(sizes[-1])
+    sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total, pool)
+    notes += sweep_notes
+    stages.finish("sweep")
+    ws_by_level = {p["level"]: p["chosen_bytes_per_thread"] for p in sweep_extras["plateaus"]}
+    stream = _stream_extras(spec, team, ws_by_level, stages, pool)
+    for lv, c in mem_ceilings.items():   # triad itself: the sweep's point
+        stream.setdefault(lv, {})["triad"] = {
+            "bytes_per_s": c.value, "median_bytes_per_s": c.median, "spread": c.spread,
+            "samples": list(c.samples), "ws_bytes_per_thread": ws_by_level[lv],
+            "formula": bw.STREAM["triad"].formula}
+    stages.finish("stream")
+    ws_i = ws_by_level.get("DRAM", dram_total / threads) * spec.intensity_ws_fraction
+    sweep = intensity_sweep(spec.intensity_ks, ws_i, team, spec.plan,
+                            progress=lambda i, n: stages.within("intensity", i / n), pool=pool)
+    stages.finish("intensity")
+    gemm, gemm_by_size = {}, {}
+    for p in ("fp64", "fp32"):
+        gemm[p], gemm_by_size[p] = gemm_peak(p, spec.gemm_sizes, threads, spec.plan)
+    stages.finish("gemm")
+    lowp, not_measured = _low_precision(spec, arch, threads)
+    stages.finish("lowp")
+    over = overhead_floor(spec.plan)
+    stages.finish("overhead")
+    peak_end = fma_peak("fp64", team, spec.peak_plan)
+    clock1 = measure_clock(team, clock_plan)
+    stages.finish("drift")
+    return _Raw(clock0, clock_1t, peaks, sweep_extras, mem_ceilings, stream, ws_i, sweep,
+                gemm, gemm_by_size, lowp, not_measured, over, peak_end, clock1, notes)
+
+
 def probe_cpu(mode: str = "default", threads: int | None = None,
               progress: Progress | None = None) -> MachineProfile:
     """Measure this CPU's roofline: bandwidth per memory level, peak FLOP/s per precision,
@@ -215,99 +284,75 @@ def probe_cpu(mode: str = "default", threads: int | None = None,
     stages.within("compile", 0.0)
     from . import kernels  # noqa: F401  (compiles or loads the cached kernels)
 
-    notes: list[str] = []
     dram_total, mem_notes = dram_working_set(host, spec)
-    notes += mem_notes
     with Team(threads) as team:
-        stages.finish("compile")
-        clock_plan = spec.peak_plan.scaled(0.5)
-        clock0 = measure_clock(team, clock_plan)
-        if threads > 1:
-            with Team(1) as solo:
-                clock_1t = measure_clock(solo, clock_plan)
-        else:
-            clock_1t = clock0
-        stages.finish("clock")
-        peaks = {p: fma_peak(p, team, spec.peak_plan) for p in ("fp64", "fp32")}
-        stages.finish("flops")
-        sizes_max = bw.sweep_sizes(spec.sweep_lo_bytes, dram_total / threads, spec.sweep_step)
-        pool = bw.ArrayPool(sizes_max[-1])
-        sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total,
-                                                         pool)
-        notes += sweep_notes
-        stages.finish("sweep")
-        ws_by_level = {p["level"]: p["chosen_bytes_per_thread"] for p in sweep_extras["plateaus"]}
-        stream = _stream_extras(spec, team, ws_by_level, stages, pool)
-        for lv, c in mem_ceilings.items():   # triad itself: the sweep's point
-            stream.setdefault(lv, {})["triad"] = {
-                "bytes_per_s": c.value, "median_bytes_per_s": c.median, "spread": c.spread,
-                "samples": list(c.samples), "ws_bytes_per_thread": ws_by_level[lv],
-                "formula": bw.STREAM["triad"].formula}
-        stages.finish("stream")
-        ws_i = ws_by_level.get("DRAM", dram_total / threads) * spec.intensity_ws_fraction
-        sweep = intensity_sweep(spec.intensity_ks, ws_i, team, spec.plan,
-                                progress=lambda i, n: stages.within("intensity", i / n),
-                                pool=pool)
-        stages.finish("intensity")
-        gemm, gemm_medians = {}, {}
-        for p in ("fp64", "fp32"):
-            gemm[p], gemm_medians[p] = gemm_peak(p, spec.gemm_sizes, threads, spec.plan)
-        stages.finish("gemm")
-        lowp, not_measured = _low_precision(spec, arch, threads)
-        stages.finish("lowp")
-        over = overhead_floor(spec.plan)
-        stages.finish("overhead")
-        peak_end = fma_peak("fp64", team, spec.peak_plan)
-        clock1 = measure_clock(team, clock_plan)
-        stages.finish("drift")
-    ghz, clock_note = clock_estimate(clock0.best, clock_1t.best, threads)
-    notes += [clock_note] if clock_note else []
-    compute = [_best(p, [peaks[p], gemm[p]], "vector") for p in ("fp64", "fp32")]
+        raw = _measure(spec, team, host, arch, stages, dram_total)
+    raw.notes[:0] = mem_notes
+    return _assemble(raw, spec, host, arch, threads, time.perf_counter() - t_start)
+
+
+def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
+              wall_s: float) -> MachineProfile:
+    """Roofs, notes and extras from the raw measurements."""
+    notes = list(raw.notes)
+    ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads)
+    gemm_ok = blas_threads_match(threads)
+    if not gemm_ok:
+        notes.append(f"numpy GEMM ran on the BLAS's default thread count, not {threads}; it "
+                     f"is kept in extras but not used for the ceilings (pip install "
+                     f"threadpoolctl to limit it)")
+    compute = [_best(p, [raw.peaks[p]] + ([raw.gemm[p]] if gemm_ok else []), "vector")
+               for p in ("fp64", "fp32")]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
-                          unit=u) for m, u in lowp]
+                          unit=u) for m, u in raw.lowp]
     nominal = _nominal(host, arch, ghz, threads)
     compute = flag_overshoot(compute, nominal, arch)
-    drift = peak_end.rate.best / peaks["fp64"].rate.best - 1
-    note = drift_note(peaks["fp64"].rate.best, peak_end.rate.best)
-    notes += [note] if note else []
-    if not_measured:
-        notes += [f"{p}: not measured ({why})" for p, why in not_measured.items()]
-    floor = min(over.values(), key=lambda t: t.median)
-    floor_name = next(k for k, v in over.items() if v is floor)
+    start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
+    notes += [n for n in (clock_note, drift_note(start, end)) if n]
+    notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
+    floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
     order = {lv: i for i, lv in enumerate(bw.LEVELS)}
     measured = Roof(
         name=f"{host.cpu_model} measured ({threads} threads)", kind="measured",
         compute=tuple(compute),
-        memory=tuple(sorted(mem_ceilings.values(), key=lambda c: order[c.level])),
+        memory=tuple(sorted(raw.mem_ceilings.values(), key=lambda c: order[c.level])),
         overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
         source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
-    host_d = host.to_dict() | {"clock_hz": clock0.best, "threads_used": threads,
+    host_d = host.to_dict() | {"clock_hz": raw.clock0.best, "threads_used": threads,
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}
-    extras = {
+    return MachineProfile(host=host_d, nominal=nominal, measured=measured,
+                          extras=_extras(raw, spec, threads, ghz, wall_s), created=now_iso())
+
+
+def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) -> dict:
+    def method_dict(m: Measured) -> dict:
+        return {"method": m.method, "flop_per_s": m.rate.best,
+                "median_flop_per_s": m.rate.median, "spread": m.rate.stats.spread,
+                "samples": list(m.rate.samples)}
+
+    start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
+    return {
         "mode": spec.name, "threads": threads,
-        "bandwidth_sweep": sweep_extras, "stream": stream,
-        "compute_methods": {p: [{"method": m.method, "flop_per_s": m.rate.best,
-                                 "median_flop_per_s": m.rate.median,
-                                 "spread": m.rate.stats.spread, "samples": list(m.rate.samples)}
-                                for m in (peaks[p], gemm[p])] for p in ("fp64", "fp32")},
-        "gemm_by_size": {p: {str(n): v for n, v in d.items()} for p, d in gemm_medians.items()},
-        "not_measured": not_measured,
+        "bandwidth_sweep": raw.sweep_extras, "stream": raw.stream,
+        "compute_methods": {p: [method_dict(m) for m in (raw.peaks[p], raw.gemm[p])]
+                            for p in ("fp64", "fp32")},
+        "gemm_by_size": {p: {str(n): v for n, v in d.items()}
+                         for p, d in raw.gemm_by_size.items()},
+        "not_measured": raw.not_measured,
         "intensity_sweep": {"precision": "fp64",
-                            "method": method_text(ws_i * threads, threads),
-                            "points": [pt.to_dict() for pt in sweep]},
+                            "method": method_text(raw.ws_intensity * threads, threads),
+                            "points": [pt.to_dict() for pt in raw.intensity]},
         "overhead": {k: {"seconds": v.median, "best_s": v.best, "samples": list(v.samples)}
-                     for k, v in over.items()},
-        "clock": {"hz": clock0.best, "median_hz": clock0.median,
-                  "one_thread_hz": clock_1t.best, "nominal_ghz": ghz,
-                  "samples": list(clock0.samples), "method": CLOCK_METHOD,
-                  "hz_end": clock1.best},
-        "drift": {"reference": "fp64 FMA peak", "start_flop_per_s": peaks["fp64"].rate.best,
-                  "end_flop_per_s": peak_end.rate.best, "relative_change": drift},
-        "wall_s": time.perf_counter() - t_start,
+                     for k, v in raw.overhead.items()},
+        "clock": {"hz": raw.clock0.best, "median_hz": raw.clock0.median,
+                  "one_thread_hz": raw.clock_1t.best, "nominal_ghz": ghz,
+                  "samples": list(raw.clock0.samples), "method": CLOCK_METHOD,
+                  "hz_end": raw.clock1.best},
+        "drift": {"reference": "fp64 FMA peak", "start_flop_per_s": start,
+                  "end_flop_per_s": end, "relative_change": end / start - 1},
+        "wall_s": wall_s,
     }
-    return MachineProfile(host=host_d, nominal=nominal, measured=measured, extras=extras,
-                          created=now_iso())
 
 
 def _low_precision(spec: ModeSpec, arch, threads: int):
@@ -316,10 +361,10 @@ def _low_precision(spec: ModeSpec, arch, threads: int):
     for prec in ("bf16", "fp16", "int8"):
         path = arch.fast_path(prec) if arch else None
         if path is None:
-            reasons[prec] = "no fast path on this CPU (its flags show no instructions for it)"
+            reasons[prec] = "no fast path on this CPU: its flags show no instructions for it"
             continue
         if not spec.low_precision:
-            reasons[prec] = f"skipped in {spec.name} mode (the default mode measures it)"
+            reasons[prec] = f"skipped in {spec.name} mode; the default mode measures it"
             continue
         got = torch_matmul_peak(prec, 1024, threads, spec.plan)
         if isinstance(got, str):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ...errors import InputError
 from ...model.ceiling import Roof
+from ...model.parallel import Link, TPStep
 from .config import ModelConfig
 from .kernels import decode_step
 from .settings import Settings
@@ -89,3 +90,21 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
     bw, src = link_ceiling(roof, link_bytes_per_s, link_source)
     comm = count * allreduce_seconds(payload, tp, bw, latency_s)
     return TPResult(tp, compute, payload, count, comm, bw, src)
+
+
+def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,
+                   context: int, tp: int, link: Link) -> TPStep:
+    """Decode at tensor-parallel degree `tp` with the LLM model's per-layer all-reduces.
+
+    The transformer counts and the TP split (Megatron-LM, 2 all-reduces of the hidden
+    state per layer) are this package's; model.parallel adds the link model, the binding
+    ceiling and the communication point."""
+
+    res = tensor_parallel(cfg, settings, roof, batch=batch, context=context, tp=tp,
+                          link_bytes_per_s=link.bus_bytes_per_s, link_source=link.source,
+                          latency_s=link.allreduce_latency_s(tp))
+    step = decode_step(shard(cfg, tp), settings, batch, context)
+    points = time_step(step, roof).points
+    mem = sum(p.floor_s for p in points if p.bound != "compute")
+    comp = sum(p.floor_s for p in points if p.bound == "compute")
+    return TPStep(tp, res, step.flop, mem, comp, link, settings.precision)
