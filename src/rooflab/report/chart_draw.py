@@ -1,0 +1,141 @@
+"""Drawing a RooflineDisplay with matplotlib: the only part of the charts that imports it.
+
+chart.py works out what to draw as plain data; this module turns that data into artists.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..units import fmt_ai, si
+from .chart import (
+    COMPUTE_BOUND_COLOR,
+    LEVEL_MARKERS,
+    MEMORY_BOUND_COLOR,
+    ROOF_COLORS,
+    SWEEP_COLOR,
+    Line,
+    RooflineDisplay,
+)
+
+_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+
+
+def draw(d: RooflineDisplay, ax):
+    """Draw a RooflineDisplay's data on `ax` (a new Figure when None); returns (fig, ax)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter
+
+    if ax is None:
+        # A bare Figure (no pyplot): no global state, no GUI backend; savefig renders with Agg.
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(9.0, 6.0), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*d.xlim)
+    ax.set_ylim(*d.ylim)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel("performance (FLOP/s)")
+    ax.set_title(d.title)
+    engine = fig.get_layout_engine()
+    if engine is not None:  # settle the axes box first: slope labels need its aspect
+        engine.execute(fig)
+    # Equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one label.
+    same: dict[tuple[str, float], list[str]] = {}
+    for line in d.lines:
+        if line.kind == "compute":
+            same.setdefault((line.roof, line.ys[0]), []).append(line.label)
+    for line in d.lines:
+        group = same.get((line.roof, line.ys[0]), [line.label]) if line.kind == "compute" else []
+        if group and group[0] != line.label:
+            ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
+                    lw=2.2 if line.style == "solid" else 1.4, zorder=2)
+            continue
+        _draw_line(ax, line, d, "; ".join(group) if group else line.label)
+    for r in d.ridges:
+        first = d.roof_labels[:1] == (r.roof,)
+        ax.plot([r.ai], [r.flop_per_s], marker="D", ms=5, color=_roof_color(d, r.roof), zorder=4)
+        ax.annotate(f"AI*={fmt_ai(r.ai)}", (r.ai, r.flop_per_s), textcoords="offset points",
+                    xytext=(4, -11) if first else (-4, 5), ha="left" if first else "right",
+                    fontsize=7, color=_roof_color(d, r.roof))
+    if d.ridges:
+        ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
+    for a in d.arrows:
+        style = "-|>" if a.kind == "arrow" else "->"
+        ax.annotate("", xy=a.end, xytext=a.start, zorder=3,
+                    arrowprops={"arrowstyle": style, "color": "0.35", "lw": 1.2,
+                                "shrinkA": 5, "shrinkB": 5,
+                                "ls": "-" if a.kind == "arrow" else "--"})
+    for p in d.points:
+        ax.plot([p.ai], [p.flop_per_s], ls="none", marker=p.marker, ms=8, mec=p.color,
+                mfc=p.color if p.measured else "none", mew=1.5, zorder=5)
+        # Below-right: inside the roof, away from the ceiling labels drawn above the lines.
+        # Near the right edge the label goes left of the point, so it is not cut off.
+        right = math.log(p.ai / d.xlim[0]) > 0.8 * math.log(d.xlim[1] / d.xlim[0])
+        ax.annotate(p.label, (p.ai, p.flop_per_s), textcoords="offset points",
+                    xytext=(-7 if right else 7, -8), ha="right" if right else "left",
+                    va="top", fontsize=7, color="0.15")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
+    ax.grid(True, which="both", alpha=0.2)
+    ax.legend(handles=_legend(d, Line2D), loc="lower right", fontsize=7)
+    return fig, ax
+
+
+def _roof_color(d: RooflineDisplay, label: str) -> str:
+    i = d.roof_labels.index(label) if label in d.roof_labels else 0
+    return ROOF_COLORS[i % len(ROOF_COLORS)]
+
+
+def _draw_line(ax, line: Line, d: RooflineDisplay, text: str) -> None:
+    if line.kind == "sweep":
+        ax.plot(line.xs, line.ys, "-o", ms=3, lw=0.8, color=line.color, zorder=2)
+        return
+    solid = line.style == "solid"
+    ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
+            lw=2.2 if solid else 1.4, zorder=2)
+    first = d.roof_labels[:1] == (line.roof,)
+    if line.kind == "compute":
+        # The judging roof labels its ceilings at the right edge, the others at their left
+        # end, so two roofs with similar peaks do not print on top of each other.
+        x, ha = (line.xs[1], "right") if first else (line.xs[0] * 1.15, "left")
+        ax.text(x, line.ys[1], f" {text} ", ha=ha, va="bottom", fontsize=7,
+                color=line.color)
+        return
+    # Slope label: on log-log axes every slope has the same on-screen angle.
+    (x0, x1), (y0, y1) = d.xlim, d.ylim
+    w, h = ax.figure.get_size_inches() * ax.get_position().size
+    angle = math.degrees(math.atan2(h / math.log10(y1 / y0), w / math.log10(x1 / x0)))
+    # Each roof's label a little further along, so two roofs' labels do not overlap.
+    shift = 3.0 * 4.0 ** (d.roof_labels.index(line.roof) if line.roof in d.roof_labels else 0)
+    ax.text(line.xs[0] * shift, line.ys[0] * shift, " " + text, rotation=angle,
+            rotation_mode="anchor", ha="left", va="bottom", fontsize=7, color=line.color)
+
+
+def _legend(d: RooflineDisplay, Line2D) -> list:
+    handles = []
+    for label in d.roof_labels:
+        styles = {ln.style for ln in d.lines if ln.roof == label}
+        ls = "-" if styles == {"solid"} else "--" if "solid" not in styles else "-."
+        note = "" if len(styles) == 1 else " (solid measured, dashed nominal)"
+        handles.append(Line2D([], [], color=_roof_color(d, label), ls=ls, label=label + note))
+    if any(p.color == MEMORY_BOUND_COLOR for p in d.points):
+        handles.append(Line2D([], [], ls="none", marker="o", color=MEMORY_BOUND_COLOR,
+                              label="memory-bound side"))
+    if any(p.color == COMPUTE_BOUND_COLOR for p in d.points):
+        handles.append(Line2D([], [], ls="none", marker="o", color=COMPUTE_BOUND_COLOR,
+                              label="compute-bound side"))
+    if any(not p.measured for p in d.points):
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="none", mec="0.3",
+                              label="predicted (no measured time)"))
+    levels = list(dict.fromkeys(p.level for p in d.points))
+    if len(levels) > 1:
+        handles += [Line2D([], [], ls="none", marker=LEVEL_MARKERS.get(lv, "o"), color="0.3",
+                           label=f"bytes at {lv}") for lv in levels]
+    if any(ln.kind == "sweep" for ln in d.lines):
+        handles.append(Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR,
+                              label="intensity sweep (measured)"))
+    return handles
