@@ -14,11 +14,15 @@ HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
 table (nominal vs measured, ridge points) and save the profile.
 
-  rooflab probe --quick -o profile.json          # ~10 s
-  rooflab probe -o profile.json --chart roof.png # ~45 s, chart with both roofs + sweep
+  rooflab probe --quick -o profile.json             (about 5 s)
+
+  rooflab probe -o profile.json --chart roof.png    (about 30 s, with a chart)
+
   rooflab probe --full --threads 1 --json > one-core.json
-  rooflab probe --device cuda:0 -o h200.json     # the GPU probe
-  rooflab probe --comm --nproc 2                 # the communication probe
+
+  rooflab probe --device cuda:0 -o h200.json        (the GPU probe)
+
+  rooflab probe --comm --nproc 2                    (the communication probe)
 
 Use the saved profile with `rooflab plot --on profile.json ...` and the other verbs.
 Nothing is written when the probe is interrupted (Ctrl-C)."""
