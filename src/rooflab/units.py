@@ -126,7 +126,8 @@ def parse_size(text: str | int | float, what: str = "size") -> float:
         except ValueError:
             value = math.nan
     if math.isnan(value) or value <= 0:
-        raise InputError(f"{what} must be a positive number such as 4096, 32MiB or 1.5GB; got '{text}'")
+        raise InputError(f"{what} must be a positive number such as 4096, 32MiB or 1.5GB; "
+                         f"got '{text}'")
     return value
 
 

@@ -130,9 +130,10 @@ class Roof:
             same = [c for c in self.compute
                     if (c.precision in FLOAT_PRECISIONS) == (precision in FLOAT_PRECISIONS)]
             found = min(same or self.compute, key=lambda c: c.value)
+            family = "float" if precision in FLOAT_PRECISIONS else "integer"
             return found, (f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
-                           f" (the slowest {'float' if precision in FLOAT_PRECISIONS else 'integer'}"
-                           f" ceiling), so this point's percent of roof is only indicative")
+                           f" (the slowest {family} ceiling), so this point's percent of roof"
+                           f" is only indicative")
         raise InputError(f"roof '{self.name}' has no compute ceilings")
 
     def find_memory(self, level: str) -> Ceiling | None:
