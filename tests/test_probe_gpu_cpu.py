@@ -111,3 +111,17 @@ def test_profile_round_trips_through_json(run, tmp_path):
     assert back.measured == profile.measured
     assert back.host["name"] == profile.host["name"]
     assert back.extras["gpu"]["measurements"].keys() == profile.extras["gpu"]["measurements"].keys()
+
+
+def test_cli_reaches_the_gpu_probe_on_torch_cpu(tmp_path, capsys, monkeypatch):
+    """`rooflab probe --device torch-cpu` runs the GPU probe's code on PyTorch's CPU device."""
+    import json
+
+    from rooflab.cli.main import main
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    out = tmp_path / "p.json"
+    assert main(["probe", "--device", "torch-cpu", "--quick", "-q", "-o", str(out)]) == 0
+    prof = json.loads(out.read_text())
+    assert prof["host"]["device"] == "cpu" and "gpu" in prof["extras"]
+    assert "DRAM" in {c["level"] for c in prof["measured"]["memory"]}

@@ -22,6 +22,8 @@ table (nominal vs measured, ridge points) and save the profile.
 
   rooflab probe --device cuda:0 -o h200.json        (the GPU probe)
 
+  rooflab probe --device torch-cpu --quick          (the GPU probe's code on the CPU: a dry run)
+
   rooflab probe --comm --nproc 2                    (the communication probe)
 
 Use the saved profile with `rooflab plot --on profile.json ...` and the other verbs.
@@ -32,9 +34,10 @@ CHART_SUFFIXES = (".png", ".svg")
 
 def parse_device(text: str) -> str:
     t = text.strip().lower()
-    if t == "cpu" or re.fullmatch(r"cuda(:\d+)?", t):
+    if t in ("cpu", "torch-cpu") or re.fullmatch(r"cuda(:\d+)?", t):
         return t
-    raise InputError(f"--device must be cpu, cuda or cuda:N (e.g. cuda:0); got '{text}'")
+    raise InputError(f"--device must be cpu, cuda, cuda:N (e.g. cuda:0) or torch-cpu (the GPU "
+                     f"probe's code on PyTorch's CPU device, a dry run); got '{text}'")
 
 
 def mode_of(quick: bool, full: bool) -> str:
@@ -72,7 +75,8 @@ def run_probe(device: str, mode: str, threads: int | None, progress):
         raise InputError("--threads applies to the CPU probe only")
     from ..probe.gpu import probe_gpu
 
-    return probe_gpu(device, mode, progress)
+    # torch-cpu: the GPU probe's own code on PyTorch's CPU device (a dry run of --device cuda).
+    return probe_gpu("cpu" if device == "torch-cpu" else device, mode, progress)
 
 
 def chart_profile(profile, path: str) -> None:
@@ -116,7 +120,8 @@ def register(app) -> None:
                                       "instead of the table."),
         chart: str = typer.Option(None, "--chart", help="Write a chart (.png/.svg): both "
                                   "roofs and the intensity sweep."),
-        device: str = typer.Option("cpu", "--device", help="cpu, cuda or cuda:N."),
+        device: str = typer.Option("cpu", "--device", help="cpu (default), cuda, cuda:N, or "
+                                    "torch-cpu (dry run of the GPU probe)."),
         comm: bool = typer.Option(False, "--comm", help="Probe communication "
                                   "(torch.distributed) instead of compute and memory."),
         nproc: int = typer.Option(None, "--nproc", min=1, help="Processes for --comm."),
