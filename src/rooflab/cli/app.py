@@ -22,4 +22,14 @@ def build_app() -> typer.Typer:
                       context_settings={"help_option_names": ["-h", "--help"]})
     for name in VERB_MODULES:
         importlib.import_module(f"rooflab.cli.{name}").register(app)
+    for info in app.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else "") or ""
+        info.short_help = info.short_help or _first_sentence(doc)
     return app
+
+
+def _first_sentence(text: str) -> str:
+    """The command list shows one line per verb: the help's first sentence, unwrapped."""
+    para = " ".join(text.strip().split("\n\n")[0].split())
+    head, dot, _ = para.partition(". ")
+    return head + ("." if dot else "")

@@ -18,6 +18,7 @@ from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
 from .analysis import Point
 from .ceiling import Roof
 from .kernel import Kernel
+from .machine import Machine, machine_of, words
 from .sanity import STREAMING_KINDS, op_kind
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
@@ -103,7 +104,24 @@ def _lower(roof: Roof, precision: str):
     return None
 
 
-def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str) -> Advice | None:
+def _unit_words(ceiling, machine: Machine | None) -> str:
+    """Which hardware does this precision's math: ' on AMX tiles', ' (VNNI dot products)'."""
+    m = machine or Machine()
+    if m.kind == "cpu":
+        if ceiling.unit == "tensor":
+            return " on AMX tiles" if "amx" in m.features or not m.features else " on matrix units"
+        if ceiling.precision == "bf16" and "avx512_bf16" in m.features:
+            return " (AVX512-BF16 dot products)"
+        if str(ceiling.precision).startswith("int") and "vnni" in m.features:
+            return " (VNNI dot products)"
+        return ""
+    if m.kind == "gpu" and ceiling.unit == "tensor":
+        return " on tensor cores"
+    return ""
+
+
+def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
+                     machine: Machine | None = None) -> Advice | None:
     found = _lower(roof, p.precision)
     if found is None:
         return None
@@ -114,7 +132,7 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str) -> Advice |
         return None
     nbytes = p.bytes * ratio
     return _advice(
-        p, e, f"use {alt} instead of {p.precision}",
+        p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
         f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} and the ceiling to {ceiling.label} "
         f"{si(ceiling.value, 'FLOP/s')}", "along slope" if p.memory_bound_side else "roof",
@@ -133,12 +151,14 @@ def _efficiency(p: Point, e: Efficiency, action: str, why: str) -> Advice | None
                               f"roof (what a well-tuned kernel reaches, seed 000 §6.4)")
 
 
-def weight_advice(p: Point, e: Efficiency) -> list[Advice]:
+def weight_advice(p: Point, e: Efficiency, kind: str = "") -> list[Advice]:
     """A weight-streaming op (a GEMV in decode, seed 004): batch requests, shrink weights."""
     out = []
     b = BATCH_ADVICE
+    what = (f"batch {b} vectors per matrix read (GEMV -> GEMM)" if kind.startswith("gemv")
+            else f"batch {b} requests per weight read")
     batched = _advice(
-        p, e, f"batch {b} requests per weight read",
+        p, e, what,
         f"weights are read once for the whole batch: AI {fmt_ai(p.ai)} -> {fmt_ai(b * p.ai)}; "
         f"the speed-up is per request (throughput)", "along slope", flop=b * p.flop,
         nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
@@ -158,21 +178,22 @@ def weight_advice(p: Point, e: Efficiency) -> list[Advice]:
 
 
 def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
-                  l2_bytes: float | None = None) -> list[Advice]:
+                  l2_bytes: float | None = None, machine: Machine | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
+    chip, unit = words(machine, "chip")
     out.append(_advice(
         p, e, "fuse with the neighbouring pass",
         "k elementwise passes fused move about 1/k of the bytes (the intermediate never "
         "reaches memory); fused with one neighbour: bytes / 2, AI x 2", "along slope",
         flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption="a neighbouring kernel reads what this one writes (or writes what it "
-                   "reads), so half of these bytes stay on chip; FLOP unchanged"))
+        assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
+                   f"reads), so half of these bytes stay {chip}; FLOP unchanged"))
     if not streaming and 0 < p.ai < p.ridge:
         matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
         target = p.ridge if matrix else min(p.ridge, TILING_GAIN * p.ai)
         out.append(_advice(
-            p, e, "tile for data reuse (shared memory / registers / cache blocking)",
+            p, e, words(machine, "tile")[0],
             f"each byte is used {fmt_ai(p.ai)} times; reuse raises AI to {fmt_ai(target)} "
             f"({target / p.ai:.1f}x; the ridge {fmt_ai(p.ridge)} is where compute binds)",
             "along slope", flop=p.flop, nbytes=p.flop / target, peak=p.peak_flop_per_s,
@@ -181,17 +202,18 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                         "FLOP / ridge" if matrix else
                         f"larger tiles raise AI {TILING_GAIN:g}x (seed 000 §5.3: a conv from "
                         f"AI ~5 to 20+); only if the algorithm reuses data at all")))
-    low = _lower_precision(p, e, roof, kind)
+    low = _lower_precision(p, e, roof, kind, machine)
     if low is not None:
         out.append(low)
-    eff = _efficiency(p, e, "coalesce accesses (contiguous, aligned, vectorised loads)",
-                      "strided or scattered accesses waste memory transactions (seed 000: "
-                      "30 % -> 85 % of bandwidth after coalescing)")
+    eff = _efficiency(p, e, *words(machine, "access"))
     if eff is not None:
         out.append(eff)
     if any(kind.startswith(w) for w in WEIGHT_KINDS):
-        out += weight_advice(p, e)
+        out += weight_advice(p, e, kind)
     per_call = p.bytes / p.calls
+    if machine is not None and machine.kind == "cpu":
+        cached = _cache_advice(p, e, roof, per_call, machine)
+        return out + ([cached] if cached is not None else [])
     if p.level != "L2" and per_call <= (l2_bytes or L2_BYTES_DEFAULT):
         l2 = roof.find_memory("L2")
         if l2 is not None and l2.value > p.bytes_per_s:
@@ -207,10 +229,33 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     return out
 
 
-def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+def _cache_advice(p: Point, e: Efficiency, roof: Roof, per_call: float,
+                  machine: Machine) -> Advice | None:
+    """CPU: serve the bytes from the fastest cache level one call's working set fits in
+    (sizes from the host; without them, none is assumed)."""
+    for level in ("L1", "L2", "L3"):
+        size, c = machine.caches.get(level), roof.find_memory(level)
+        if level == p.level or not size or c is None or per_call > size:
+            continue
+        if c.value <= p.bytes_per_s:
+            return None
+        return _advice(
+            p, e, f"block the working set into {level} (tile sizes, loop order)",
+            f"served from {level} at {si(c.value, 'B/s')} instead of {p.level} "
+            f"{si(p.bytes_per_s, 'B/s')}", "along slope", flop=p.flop, nbytes=p.bytes,
+            peak=p.peak_flop_per_s, bw=c.value,
+            assumption=f"the working set of one call ({si(per_call, 'B')}) fits in {level} "
+                       f"({si(size, 'B')} on this host) and is reused from there")
+    return None
+
+
+def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                   machine: Machine | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
-    if p.unit != "tensor" and not streaming:
+    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    cpu = machine is not None and machine.kind == "cpu"
+    if p.unit != "tensor" and not streaming and not cpu:
         alt = "tf32" if p.precision == "fp32" else p.precision
         tc = roof.find_compute(p.precision, "tensor") or roof.find_compute(alt, "tensor")
         if tc is not None and tc.value > p.peak_flop_per_s:
@@ -222,66 +267,72 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advic
                 bw=p.bytes_per_s,
                 assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
                            "and sizes the tensor cores accept; efficiency unchanged"))
-    low = _lower_precision(p, e, roof, kind)
+    low = _lower_precision(p, e, roof, kind, machine)
     if low is not None:
         out.append(low)
-    eff = _efficiency(p, e, "raise occupancy and ILP (unroll, fewer registers, fewer branches)",
-                      "issue slots go to address arithmetic, stalls and idle warps")
+    eff = _efficiency(p, e, *words(machine, "issue_matrix" if cpu and matrix else "issue"))
     if eff is not None:
         out.append(eff)
     return out
 
 
-def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                    machine: Machine | None = None) -> list[Advice]:
     per = roof.overhead_s or 0.0
+    dispatch, why = words(machine, "dispatch")
+    chip, unit = words(machine, "chip")
     out = [
-        _advice(p, e, "capture in a CUDA graph (or torch.compile mode='reduce-overhead')",
+        _advice(p, e, dispatch,
                 f"{p.calls} launch(es) x {fmt_seconds(per)} = {fmt_seconds(e.launch_s)} of "
                 f"the {fmt_seconds(e.seconds)} is launch/dispatch cost", "below roof",
                 flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-                launch_s=0.0,
-                assumption="graph replay removes the per-launch CPU cost; the GPU work runs "
-                           "as it does now"),
-        _advice(p, e, "fuse into the neighbouring kernel",
+                launch_s=0.0, assumption=why),
+        _advice(p, e, f"fuse into the neighbouring {unit}",
                 f"its work floor is {fmt_seconds(p.floor_s)}; run inside a neighbour it pays "
-                f"no launch of its own and its intermediate stays on chip", "below roof",
+                f"no launch of its own and its intermediate stays {chip}", "below roof",
                 flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
                 launch_s=0.0,
-                assumption="the work moves into an adjacent kernel (no launch of its own) and "
-                           "half its bytes stay on chip"),
+                assumption=f"the work moves into an adjacent {unit} (no launch of its own) and "
+                           f"half its bytes stay {chip}"),
     ]
     if p.calls > 1:
         out.append(_advice(
             p, e, f"batch the {p.calls} calls into one launch",
             f"one launch instead of {p.calls}", "below roof", flop=p.flop, nbytes=p.bytes,
             peak=p.peak_flop_per_s, bw=p.bytes_per_s, launch_s=per,
-            assumption="the calls are independent and fit one launch (a batched kernel)"))
+            assumption=f"the calls are independent and fit one launch (a batched {unit})"))
     return out
 
 
-def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str) -> list[Advice]:
+def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                   machine: Machine | None = None) -> list[Advice]:
     out = []
-    eff = _efficiency(p, e, "expose more parallelism, fewer synchronisations",
-                      "far below the roof without a launch floor to explain it: memory "
-                      "latency, barriers or too few threads in flight (seed 000 §6.2)")
+    eff = _efficiency(p, e, *words(machine, "parallel"))
     if eff is not None:
         out.append(eff)
-    side = memory_advice if p.memory_bound_side else compute_advice
-    return out + [a for a in side(p, e, roof, kind) if a.shrinks != "below roof"]
+    side = (memory_advice(p, e, roof, kind, machine=machine) if p.memory_bound_side
+            else compute_advice(p, e, roof, kind, machine))
+    return out + [a for a in side if a.shrinks != "below roof"]
 
 
 RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhead_advice,
          "latency": latency_advice}
 
 
-def advise(p: Point, roof: Roof, kernel: Kernel,
-           l2_bytes: float | None = None) -> tuple[Advice, ...]:
-    """Advice for one kernel's binding point, best predicted speed-up first."""
+def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
+           machine: Machine | None = None) -> tuple[Advice, ...]:
+    """Advice for one kernel's binding point, best predicted speed-up first.
+
+    `machine` says whose levers to name (CPU or GPU); by default it is read off the roof
+    (machine_of). The predicted gains do not depend on it, only the wording and which
+    levers apply (tensor cores and L2 persistence on a GPU, cache blocking on a CPU).
+    """
     e = efficiency_of(p)
     kind = op_kind(kernel)
+    machine = machine if machine is not None else machine_of(roof)
     if p.bound == "memory":
-        items = memory_advice(p, e, roof, kind, l2_bytes)
+        items = memory_advice(p, e, roof, kind, l2_bytes, machine)
     else:
-        items = RULES[p.bound](p, e, roof, kind)
+        items = RULES[p.bound](p, e, roof, kind, machine)
     items = [a for a in items if a.speedup > 1.0 + 1e-9]
     return tuple(sorted(items, key=lambda a: -a.speedup))

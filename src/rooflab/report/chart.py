@@ -16,13 +16,13 @@ import io
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
 from ..model.analysis import analyze
-from ..model.ceiling import Ceiling, Roof
+from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, Roof
 from ..model.kernel import Kernel
 from ..units import fmt_ai, si
 
@@ -34,6 +34,11 @@ ROOF_COLORS = ("#333333", "#8c8c8c", "#1b8a6b", "#8e3fb0", "#c0392b", "#5f7f1f",
 LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVLink": "X",
                  "network": "*", "loopback": "h"}
 SUFFIXES = (".png", ".svg")
+# A roof with more compute ceilings than this is drawn with a selection by default (a
+# catalog GPU has up to 9: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
+MAX_CEILINGS = 5
+# Point labels: the full three-line label up to this many labelled points, one line after.
+FULL_LABELS = 8
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,14 @@ class Line:
     kind: str              # compute | memory | sweep
     roof: str = ""
     color: str = ""
+    # Where the label goes (laid out by roofline_data so labels do not collide): the text
+    # ("" = unlabelled, e.g. a ceiling equal to another of its roof that carries both
+    # names), its anchor in data coordinates, an offset in points, and its alignment.
+    text: str = ""
+    label_xy: tuple[float, float] | None = None
+    label_offset: tuple[float, float] = (0.0, 0.0)
+    label_ha: str = "left"
+    label_va: str = "bottom"
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,9 @@ class Ridge:
     roof: str = ""
     compute: str = ""
     level: str = ""
+    label_offset: tuple[float, float] = (4.0, -11.0)   # points, from the ridge
+    label_ha: str = "left"
+    label_va: str = "baseline"
 
 
 @dataclass(frozen=True)
@@ -75,6 +91,10 @@ class DrawnPoint:
     label: str = ""
     bound: str = ""
     percent_of_roof: float | None = None
+    text: str = ""                 # the label as drawn ("" = none; label keeps the full one)
+    label_offset: tuple[float, float] = (7.0, -8.0)    # points, from the point
+    label_ha: str = "left"
+    label_va: str = "top"
 
 
 @dataclass(frozen=True)
@@ -102,6 +122,7 @@ class RooflineDisplay:
     notes: tuple[str, ...] = ()
     roof_labels: tuple[str, ...] = ()
     kernels: tuple[Kernel, ...] = ()   # every kernel drawn, arrows' included, in order
+    hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
     figure_: object = field(default=None, repr=False)
     ax_: object = field(default=None, repr=False)
 
@@ -138,15 +159,18 @@ def _positive_finite(x: float | None) -> bool:
     return x is not None and 0 < x < math.inf
 
 
-def _ridges(roofs: Sequence[Roof], kernels: Sequence[Kernel], level: str | None) -> list[Ridge]:
+def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
+            kernels: Sequence[Kernel], level: str | None) -> list[Ridge]:
     out: list[Ridge] = []
-    for roof in roofs:
+    for roof, drawn in zip(roofs, kept, strict=True):
         ref = _reference_level(roof, level)
-        if ref is None or not roof.compute:
+        if ref is None or not drawn:
             continue
         mem = roof.bandwidth(ref)
-        # The kernels' own ceilings first: the first ridge is the one that judges them.
-        ceilings = [roof.compute_for(k.precision, k.unit)[0] for k in kernels] + [roof.top_compute]
+        # The kernels' own ceilings first: the first ridge is the one that judges them; then
+        # the top ceiling drawn. A ceiling left out of the chart gets no ridge.
+        ceilings = [roof.compute_for(k.precision, k.unit)[0] for k in kernels]
+        ceilings = [c for c in ceilings if c in drawn] + [max(drawn, key=lambda c: c.value)]
         for c in dict.fromkeys(ceilings):
             ai = c.value / mem.value
             label = f"{c.label} / {ref}: AI* = {fmt_ai(ai)}"

@@ -1,16 +1,15 @@
 """Memory bandwidth: STREAM kernels swept over working-set sizes, plateaus found in the
-curve and labelled L1, L2, L3, DRAM from the cache sizes the OS reports.
+curve and labelled L1, L2, L3, DRAM from the cache sizes the OS reports (probe/plateaus.py
+finds and names them; here are the CPU's parts: per-thread capacities, STREAM's choice of
+the DRAM point, and levels that noise broke up read inside their reported sizes).
 
 Byte model (STREAM and likwid-bench count the same way, FACTS.md "CPU peaks"): explicit
 loads + stores, 8 bytes each for fp64; write-allocate traffic is not counted. Triad moves
 24 B per element, copy/scale 16, add 24, sum 8. Stores are ordinary (temporal) stores.
-Plateau detection follows the ERT / gpu-benches practice of reading a bandwidth-vs-size
-curve: points within a tolerance of their neighbours' median form one plateau.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...hardware.host import Caches
+from ..plateaus import LEVELS, Plateau, find_plateaus, fmt_bytes, geometric_sizes, label_plateaus
 from ..timer import TimingPlan
 from .runner import Rate, Team, measure_rate
 
 BYTE_MODEL = ("explicit loads + stores, no write-allocate (STREAM/likwid convention); "
               "ordinary (temporal) stores")
-LEVELS = ("L1", "L2", "L3", "DRAM")
 
 
 @dataclass(frozen=True)
@@ -108,51 +107,8 @@ def measure_stream(kernel: StreamKernel, ws_per_thread: float, team: Team, plan:
 
 
 def sweep_sizes(lo: float, hi: float, step: float) -> tuple[float, ...]:
-    """Geometric sizes from lo to at least hi, ratio `step` between neighbours."""
-    count = max(1, math.ceil(math.log(hi / lo) / math.log(step)))
-    return tuple(lo * step**i for i in range(count + 1))
-
-
-# --- plateaus ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Plateau:
-    """Consecutive sweep points [first, last] whose bandwidths agree within a tolerance."""
-
-    first: int
-    last: int
-    bytes_per_s: float     # median of the member points' medians
-
-    @property
-    def count(self) -> int:
-        return self.last - self.first + 1
-
-
-def find_plateaus(values: Sequence[float], tol: float = 0.12,
-                  min_points: int = 2) -> tuple[Plateau, ...]:
-    """Split a bandwidth-vs-size curve (values in size order) into flat runs.
-
-    A point joins the current run while it lies within `tol` (relative) of the run's
-    median; runs shorter than `min_points` are transitions between levels and are
-    dropped; neighbouring runs within `tol` of each other (split by one noisy point)
-    are merged.
-    """
-    width = math.log1p(tol)
-    runs: list[list[int]] = []
-    for i, v in enumerate(values):
-        if runs and abs(math.log(v) - math.log(statistics.median(
-                values[j] for j in runs[-1]))) <= width:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    kept = [r for r in runs if len(r) >= min_points]
-    merged: list[list[int]] = []
-    for r in kept:
-        if merged and abs(math.log(statistics.median(values[j] for j in merged[-1]))
-                          - math.log(statistics.median(values[j] for j in r))) <= width:
-            merged[-1] = list(range(merged[-1][0], r[-1] + 1))
-        else:
-            merged.append(r)
-    return tuple(Plateau(r[0], r[-1], statistics.median(values[j] for j in r)) for r in merged)
+    """Geometric per-thread sizes from lo to at least hi (the DRAM set must be reached)."""
+    return geometric_sizes(lo, hi, step, cover=True)
 
 
 def capacities(caches: Caches, threads: int) -> dict[str, float]:
@@ -165,49 +121,6 @@ def capacities(caches: Caches, threads: int) -> dict[str, float]:
     if caches.l3:
         out["L3"] = caches.l3 * max(1, caches.l3_instances) / max(1, threads)
     return out
-
-
-def _fmt_kib(b: float) -> str:
-    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
-
-
-def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float], caches: Caches,
-                   threads: int) -> tuple[dict[str, Plateau], tuple[str, ...]]:
-    """Name each plateau by the smallest cache level that holds its central working set
-    (per thread); the last plateau beyond the last cache is DRAM. Notes say where the
-    measured drops disagree with the reported sizes (a VM may report another CPU's)."""
-    caps = capacities(caches, threads)
-    notes: list[str] = []
-    chosen: dict[str, Plateau] = {}
-    for i, p in enumerate(plateaus):
-        center = math.sqrt(sizes[p.first] * sizes[p.last])
-        if caps:
-            level = next((lv for lv, cap in caps.items() if center <= cap), "DRAM")
-        else:
-            level = (LEVELS[i] if i < len(plateaus) - 1 else "DRAM")
-        if level == "DRAM" and level in chosen:   # beyond the caches it is all DRAM
-            q = chosen[level]
-            p = Plateau(q.first, p.last, statistics.median((q.bytes_per_s, p.bytes_per_s)))
-        elif level in chosen:
-            keep = max(chosen[level], p, key=lambda q: q.count)
-            notes.append(f"two plateaus fall in {level} ({_fmt_kib(sizes[p.first])}.."
-                         f"{_fmt_kib(sizes[p.last])} per thread); kept the longer one")
-            p = keep
-        chosen[level] = p
-    if not caps:
-        notes.append("the OS reports no cache sizes; levels named by plateau order")
-    ordered = sorted(chosen.items(), key=lambda kv: kv[1].first)
-    for (level, p), (_nxt, q) in zip(ordered, ordered[1:], strict=False):
-        cap = caps.get(level)
-        if cap is None:
-            continue
-        edge_lo, edge_hi = sizes[p.last], sizes[q.first]
-        if edge_hi < cap / 1.5 or edge_lo > cap * 1.5:
-            notes.append(
-                f"{level}: the OS reports {_fmt_kib(cap)} per thread but bandwidth falls "
-                f"between {_fmt_kib(edge_lo)} and {_fmt_kib(edge_hi)} per thread; a virtual "
-                f"machine may report another CPU's cache sizes (the measured plateau is used)")
-    return dict(ordered), tuple(notes)
 
 
 def representative(level: str, plateau: Plateau, values: Sequence[float],
@@ -239,9 +152,8 @@ def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches
     The largest sizes are DRAM even when noise keeps them from forming a plateau: the
     points beyond twice the last-level cache (at least the last point) stand for it.
     """
-    plateaus = find_plateaus(values, tol)
-    levels, notes = label_plateaus(plateaus, sizes, caches, threads)
     caps = capacities(caches, threads)
+    levels, notes = label_plateaus(find_plateaus(values, tol), sizes, caps, per=" per thread")
     if "DRAM" not in levels:
         llc = max(caps.values()) if caps else 0.0
         far = [i for i, s in enumerate(sizes) if s >= 2 * llc] or [len(sizes) - 1]
@@ -274,6 +186,6 @@ def _fill_missing(levels: dict[str, Plateau], values, sizes, caps
         out[level] = Plateau(inside[0], inside[-1],
                              statistics.median(values[i] for i in inside))
         notes.append(f"{level}: no clear plateau in the sweep (noise); read between "
-                     f"{_fmt_kib(sizes[inside[0]])} and {_fmt_kib(sizes[inside[-1]])} per "
+                     f"{fmt_bytes(sizes[inside[0]])} and {fmt_bytes(sizes[inside[-1]])} per "
                      f"thread, inside the reported size")
     return out, tuple(notes)

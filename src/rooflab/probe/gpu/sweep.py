@@ -1,26 +1,22 @@
-"""Working-set sweeps and plateau detection.
+"""Working-set sweeps on the device: sizes the allocator likes, timing each set, and the
+plateaus of the curve in bytes (probe/plateaus.py finds and names them for both probes).
 
 A read kernel run over working sets growing in geometric steps shows one plateau of
 bandwidth per level of the memory hierarchy that holds the set (FACTS.md: the method of
-ERT and gpu-benches' gpu-cache). Plateaus are found from the curve alone; a level name is
-attached afterwards by comparing each plateau's sizes with the cache capacities.
+ERT and gpu-benches' gpu-cache).
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .. import plateaus as P
+from ..plateaus import LEVEL_GAIN, PLATEAU_TOLERANCE  # noqa: F401  (the GPU's settings)
 from ..stats import rates
 from ..timer import TimingPlan
 from .timing import DeviceTimer, time_calls
-
-# Neighbouring points within 12 % of a segment's median belong to the same plateau.
-PLATEAU_TOLERANCE = 0.12
-# A cache plateau must be this much faster than the level outside it to count.
-LEVEL_GAIN = 1.15
 
 
 @dataclass(frozen=True)
@@ -38,7 +34,7 @@ class SweepPoint:
 
 @dataclass(frozen=True)
 class Plateau:
-    """A run of sweep points whose bandwidth stays within the tolerance."""
+    """A run of sweep points whose bandwidth stays within the tolerance, by bytes."""
 
     first_bytes: float
     last_bytes: float
@@ -47,11 +43,9 @@ class Plateau:
 
 
 def sweep_sizes(lo: float, hi: float, step: float, align: int = 4096) -> tuple[int, ...]:
-    """Working sets from lo to hi (bytes) in geometric steps, each a multiple of `align`."""
-    if not (lo > 0 and hi >= lo and step > 1):
-        raise ValueError(f"sweep needs 0 < lo <= hi and step > 1; got {lo}, {hi}, {step}")
-    n = int(math.floor(math.log(hi / lo) / math.log(step) + 1e-9)) + 1
-    sizes = [max(align, int(round(lo * step ** i / align)) * align) for i in range(n)]
+    """Working sets from lo to hi (bytes) in geometric steps, each a multiple of `align`
+    (whole pages for the allocator)."""
+    sizes = [max(align, int(round(s / align)) * align) for s in P.geometric_sizes(lo, hi, step)]
     return tuple(dict.fromkeys(sizes))
 
 
@@ -78,59 +72,28 @@ def find_plateaus(points: Sequence[tuple[float, float]], tolerance: float = PLAT
                   min_points: int = 2) -> tuple[Plateau, ...]:
     """Split a (working set, bandwidth) curve into flat runs of at least `min_points`."""
     pts = sorted((float(s), float(v)) for s, v in points if v > 0)
-    plateaus: list[Plateau] = []
-    run: list[tuple[float, float]] = []
-
-    def close() -> None:
-        if len(run) >= min_points:
-            plateaus.append(Plateau(run[0][0], run[-1][0],
-                                    statistics.median(v for _, v in run), len(run)))
-
-    for size, value in pts:
-        if run:
-            med = statistics.median(v for _, v in run)
-            if abs(value - med) > tolerance * med:
-                close()
-                run = []
-        run.append((size, value))
-    if run:
-        close()
-    return tuple(plateaus)
+    sizes = [s for s, _ in pts]
+    return tuple(Plateau(sizes[p.first], sizes[p.last], p.bytes_per_s, p.count)
+                 for p in P.find_plateaus([v for _, v in pts], tolerance, min_points))
 
 
 def label_plateaus(plateaus: Sequence[Plateau], capacities: Mapping[str, float],
                    outer: str = "DRAM") -> dict[str, Plateau]:
-    """Name plateaus by level: each goes to the smallest cache that holds its largest set.
-
-    A plateau reaching past every cache (beyond 1.5x the largest) is the `outer` level. When
-    several plateaus fall into one cache level the fastest wins (below a cache's capacity a
-    sweep can be slower for lack of parallelism, never faster); for the outer level the one
-    reaching the largest sets wins (the others are transitions). A cache plateau must beat the
-    level outside it by LEVEL_GAIN, or it is the outer level seen early and is dropped.
-    """
-    caps = sorted(capacities.items(), key=lambda kv: kv[1])
-    largest = caps[-1][1] if caps else 0.0
-    found: dict[str, Plateau] = {}
-    for p in plateaus:
-        if p.last_bytes > 1.5 * largest:
-            level = outer
-        else:
-            level = next((name for name, cap in caps if p.last_bytes <= cap * 1.1), outer)
-        old = found.get(level)
-        if old is None or (p.last_bytes > old.last_bytes if level == outer
-                           else p.bytes_per_s > old.bytes_per_s):
-            found[level] = p
-    order = [name for name, _ in caps] + [outer]
-    floor = 0.0
-    for name in reversed(order):
-        p = found.get(name)
-        if p is None:
-            continue
-        if floor and p.bytes_per_s < LEVEL_GAIN * floor:
-            del found[name]
-            continue
-        floor = p.bytes_per_s
-    return found
+    """Name plateaus by level (P.label_plateaus): the fastest of several in one cache wins
+    (below a cache's capacity a GPU sweep is slower for lack of parallelism, never faster),
+    and a cache plateau must beat the level outside it by LEVEL_GAIN, or it is the outer
+    level seen early and is dropped."""
+    # Each plateau becomes the index range (2k, 2k+1) over its own first and last sizes.
+    ps = sorted(plateaus, key=lambda p: p.first_bytes)
+    sizes = [b for p in ps for b in (p.first_bytes, p.last_bytes)]
+    spans = [P.Plateau(2 * k, 2 * k + 1, p.bytes_per_s) for k, p in enumerate(ps)]
+    caps = dict(sorted(capacities.items(), key=lambda kv: kv[1]))
+    found, _notes = P.label_plateaus(spans, sizes, caps, outer=outer, keep="fastest",
+                                     min_gain=LEVEL_GAIN)
+    return {level: Plateau(sizes[q.first], sizes[q.last], q.bytes_per_s,
+                           sum(p.points for k, p in enumerate(ps)
+                               if q.first <= 2 * k and 2 * k + 1 <= q.last))
+            for level, q in found.items()}
 
 
 def sweep_to_dict(points: Sequence[SweepPoint], found: Mapping[str, Plateau]) -> dict:
