@@ -114,16 +114,18 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
 
         roof = load_roof(on)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}")
-    found = _catalog_match(imp.devices)
-    if found is not None:
-        roof, text = found
-        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
-                                f"by the device name '{text}' in the file")
+    # The profiler's own peaks first: they hold every level (L1, L2, DRAM) and were taken at
+    # the clock the kernels ran at (ncu locks clocks near base), so kernel and roof match.
     if imp.peaks is not None and (imp.peaks.compute or imp.peaks.memory):
         roof = peaks_roof(imp.peaks)
         if roof.compute and roof.memory:
             return RoofChoice(roof, f"roof: {roof.name}, the peaks ncu recorded in "
                                     f"{imp.peaks.path} (at the clock it profiled at)")
+    found = _catalog_match(imp.devices)
+    if found is not None:
+        roof, text = found
+        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
+                                f"by the device name '{text}' in the file")
     roof = envelope_roof(imp.kernels)
     if roof is None:
         from ..errors import InputError

@@ -16,6 +16,7 @@ from ..units import fmt_ai, fmt_seconds, si
 from .advice import Advice, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .kernel import Kernel
+from .machine import Machine, machine_of
 from .sanity import Finding, check_kernel
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
@@ -46,6 +47,7 @@ class Diagnosis:
     distances: tuple[Distance, ...]
     findings: tuple[Finding, ...]
     advice: tuple[Advice, ...]
+    notes: tuple[str, ...] = ()      # what the kernel's source says about it (meta "note")
 
     @property
     def best_advice(self) -> Advice | None:
@@ -88,8 +90,49 @@ def evidence(p: Point) -> str:
             f"{si(p.peak_flop_per_s, 'FLOP/s')}; achieved {ach} = {pc} of roof")
 
 
-def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...]:
+# What closes each distance, by kind of machine (seed 004 names the GPU levers).
+CURES = {
+    "gpu": ("mostly launch overhead: CUDA graphs, fusion and fewer launches close it",
+            "kernel efficiency: coalesced, vectorised accesses and enough bytes in flight "
+            "close it",
+            "kernel efficiency: FMA instead of separate multiply and add, occupancy, ILP and "
+            "fewer non-FLOP instructions close it",
+            "another precision or unit (tensor cores, fp8), sparsity or other hardware"),
+    "cpu": ("mostly per-call dispatch (Python / framework): fewer, larger calls, fusion and "
+            "torch.compile close it",
+            "kernel efficiency: unit-stride SIMD loads, hardware prefetch and every core "
+            "streaming (threads, NUMA first-touch) close it",
+            "kernel efficiency: full-width {simd} FMA, unrolling for ILP, cache/register "
+            "blocking and every core busy close it",
+            "another precision or unit ({units}) or other hardware"),
+    "": ("mostly launch/dispatch overhead: fewer, larger launches (CUDA graphs on a GPU) and "
+         "fusion close it",
+         "kernel efficiency: contiguous, vectorised accesses and enough bytes in flight "
+         "close it",
+         "kernel efficiency: FMA instead of separate multiply and add, vector/parallel units "
+         "kept busy, ILP and fewer non-FLOP instructions close it",
+         "another precision or unit (matrix units, lower precision), sparsity or other "
+         "hardware"),
+}
+
+
+def _cpu_units(m: Machine) -> str:
+    names = [n for f, n in (("amx", "AMX"), ("avx512_bf16", "AVX512-BF16"), ("vnni", "VNNI"))
+             if f in m.features]
+    return ", ".join(["fp32 instead of fp64"] + names) if names else \
+        "fp32 instead of fp64, bf16/int8 dot-product instructions"
+
+
+def cures(machine: Machine | None) -> tuple[str, str, str, str]:
+    m = machine or Machine()
+    got = CURES.get(m.kind, CURES[""])
+    return tuple(x.format(simd=m.simd, units=_cpu_units(m)) for x in got)
+
+
+def distances(p: Point, top_label: str, top_value: float,
+              machine: Machine | None = None) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point."""
+    launch_cure, memory_cure, compute_cure, roof_cure = cures(machine)
     e = efficiency_of(p)
     if p.seconds is None:
         first = Distance("below roof", None, "no measured time: the point's height is unknown")
@@ -101,13 +144,11 @@ def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...
                      f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
                      f"of the roof (kernel efficiency).")
         if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
-            cure = "mostly launch overhead: CUDA graphs, fusion and fewer launches close it"
+            cure = launch_cure
         elif p.memory_bound_side:
-            cure = ("kernel efficiency: coalesced, vectorised accesses and enough bytes in "
-                    "flight close it")
+            cure = memory_cure
         else:
-            cure = ("kernel efficiency: FMA instead of separate multiply and add, occupancy, "
-                    "ILP and fewer non-FLOP instructions close it")
+            cure = compute_cure
         first = Distance(
             "below roof", f,
             f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
@@ -128,16 +169,19 @@ def distances(p: Point, top_label: str, top_value: float) -> tuple[Distance, ...
     if r > 1.0 + 1e-9:
         words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
-                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only another "
-                 f"precision or unit (tensor cores, fp8), sparsity or other hardware raises it.")
+                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only "
+                 f"{roof_cure} raises it.")
     else:
         words = (f"it is held to the highest ceiling on this roof "
                  f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
     return first, second, Distance("roof", r, words)
 
 
-def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float) -> Diagnosis:
+def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
+                    machine: Machine | None = None) -> Diagnosis:
     top = analysis.roof.top_compute
+    machine = machine if machine is not None else machine_of(analysis.roof)
+    note = kernel.meta.get("note")
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
     gain = p.seconds - p.floor_s if p.seconds is not None else None
     if gain is not None:
@@ -146,15 +190,21 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p), headroom=headroom,
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
-        rank=0, distances=distances(p, top.label, top.value),
-        findings=check_kernel(analysis, kernel), advice=advise(p, analysis.roof, kernel))
+        rank=0, distances=distances(p, top.label, top.value, machine),
+        findings=check_kernel(analysis, kernel, machine),
+        advice=advise(p, analysis.roof, kernel, machine=machine),
+        notes=(note,) if isinstance(note, str) and note else ())
 
 
-def diagnose(analysis: Analysis) -> tuple[Diagnosis, ...]:
-    """One diagnosis per kernel that has a point, the biggest gain at the roof first."""
+def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagnosis, ...]:
+    """One diagnosis per kernel that has a point, the biggest gain at the roof first.
+
+    `machine` (model.machine.machine_of) names the levers of a CPU or a GPU; by default it
+    is read off the analysis' roof."""
     by_name = {p.kernel: p for p in analysis.primary()}
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
-    out = [diagnose_kernel(analysis, k, by_name[k.name], total)
+    machine = machine if machine is not None else machine_of(analysis.roof)
+    out = [diagnose_kernel(analysis, k, by_name[k.name], total, machine)
            for k in analysis.kernels if k.name in by_name]
     out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), d.kernel))
     from dataclasses import replace
@@ -182,4 +232,5 @@ def diagnosis_to_dict(d: Diagnosis) -> dict:
                     "new_ai": a.new_ai if a.new_ai != float("inf") else None,
                     "new_flop_per_s": a.new_flop_per_s, "new_seconds": a.new_seconds,
                     "speedup": a.speedup, "assumption": a.assumption} for a in d.advice],
+        "notes": list(d.notes),
     }

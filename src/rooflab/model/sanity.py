@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..units import fmt_ai, fmt_seconds, si
 from .analysis import Analysis, Point
 from .kernel import Kernel
+from .machine import Machine
 
 # A point more than this fraction above its attainable roof is "above the roof".
 ABOVE_TOLERANCE = 0.05
@@ -111,8 +112,41 @@ def check_ai_high(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
     )
 
 
-def check_ai_low(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
+# Where DRAM and cache bytes come from, by machine kind (ncu metrics on a GPU; the memory
+# controller's counters on a CPU: perf's uncore IMC events, likwid's MEM group).
+COUNTERS = {
+    "gpu": ("take DRAM bytes from dram__bytes.sum (read + write) and L2 from lts__t_bytes.sum",
+            "distinguish DRAM (dram__bytes) from L2 (lts__t_bytes) metrics",
+            "L2 traffic counted as DRAM (lts__t_bytes taken for dram__bytes)"),
+    "cpu": ("take DRAM bytes from the memory controller's counters (perf stat uncore_imc "
+            "cas_count_read/write, or likwid-perfctr -g MEM) and cache traffic from the "
+            "L2/L3 miss counters",
+            "distinguish DRAM bytes (memory-controller counters) from cache traffic (L2/L3 "
+            "fills)",
+            "cache traffic counted as DRAM (L2/L3 fills taken for memory-controller bytes)"),
+}
+COUNTERS[""] = COUNTERS["gpu"]
+COUNTERS["accelerator"] = COUNTERS["gpu"]
+# How to get a stable timing, by machine kind (seed 000 §6.3).
+STEADY = {
+    "gpu": "lock clocks, warm up, take the median of many runs (seed 000 §6.3)",
+    "cpu": "pin threads (taskset / numactl), use the performance governor, keep the machine "
+           "quiet, warm up, take the median of many runs (seed 000 §6.3)",
+}
+REPEAT = {
+    "gpu": "time many calls in a loop (or ncu --launch-count N) and divide",
+    "cpu": "time many calls in a loop (timeit, or a larger problem) and divide",
+}
+
+
+def _kind(machine: Machine | None) -> str:
+    return machine.kind if machine is not None and machine.kind == "cpu" else "gpu"
+
+
+def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
+                 machine: Machine | None = None) -> Finding | None:
     """AI too low: more DRAM bytes than L2 traffic, or bytes moving faster than DRAM can."""
+    fix_split, fix_level, cause = COUNTERS.get(machine.kind if machine else "", COUNTERS[""])
     dram = kernel.bytes.get("DRAM")
     l2 = kernel.bytes.get("L2")
     if dram and l2 and dram > l2 * (1 + ABOVE_TOLERANCE):
@@ -121,9 +155,8 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
             message=(f"{si(dram, 'B')} counted as DRAM but only {si(l2, 'B')} as L2: every "
                      f"DRAM byte passes through L2, so DRAM AI "
                      f"{fmt_ai(kernel.total_flop / dram)} is abnormally low"),
-            causes=("L2 traffic counted as DRAM (lts__t_bytes taken for dram__bytes)",
-                    "an FMA counted once (AI halves: 2 FLOP per multiply-add)"),
-            fix="take DRAM bytes from dram__bytes.sum (read + write) and L2 from lts__t_bytes.sum",
+            causes=(cause, "an FMA counted once (AI halves: 2 FLOP per multiply-add)"),
+            fix=fix_split,
         )
     for p in points:
         if p.level == "DRAM" and p.seconds and p.bytes / p.seconds > p.bytes_per_s * 1.5:
@@ -135,27 +168,45 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
                          f"the DRAM bytes are too many, so AI {fmt_ai(p.ai)} is too low"),
                 causes=("L2 traffic counted as DRAM (cache hits counted as memory traffic)",
                         "an FMA counted once (AI halves)"),
-                fix="distinguish DRAM (dram__bytes) from L2 (lts__t_bytes) metrics",
+                fix=fix_level,
             )
     return None
 
 
-def check_timing(kernel: Kernel) -> list[Finding]:
-    """Timings too noisy (spread of raw samples) or too short to trust."""
+def _iqr_rel(s: tuple[float, ...], med: float) -> float | None:
+    """Interquartile range / median, from 4 samples up (fewer have no quartiles to speak of)."""
+    if len(s) < 4 or med <= 0:
+        return None
+    q = statistics.quantiles(s, n=4)
+    return (q[2] - q[0]) / med
+
+
+def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding]:
+    """Timings too noisy (spread of raw samples) or too short to trust.
+
+    When the range is wide but the middle half of the samples is tight (IQR / median within
+    the limit), the spread is a few outliers (preemption, page faults, a cold first run): the
+    median stands, and the finding is information, not a warning."""
     out: list[Finding] = []
     s = kernel.samples
+    kind = _kind(machine)
     if len(s) >= 2:
         med = statistics.median(s)
         spread = (max(s) - min(s)) / med if med > 0 else 0.0
+        iqr = _iqr_rel(s, med)
+        outliers = iqr is not None and iqr <= NOISY_SPREAD
         if spread > NOISY_SPREAD:
             out.append(Finding(
-                kernel=kernel.name, check="noisy", severity="warning",
+                kernel=kernel.name, check="noisy", severity="info" if outliers else "warning",
                 message=(f"{len(s)} timing samples spread {spread:.0%} ((max - min) / median; "
                          f"min {fmt_seconds(min(s))}, median {fmt_seconds(med)}, max "
-                         f"{fmt_seconds(max(s))}) > {NOISY_SPREAD:.0%}"),
+                         f"{fmt_seconds(max(s))}) > {NOISY_SPREAD:.0%}"
+                         + ("" if iqr is None else
+                            f"; the middle half spans {iqr:.0%} (IQR / median)")
+                         + ("; a few outliers, the median stands" if outliers else "")),
                 causes=("clock changes (boost, thermal throttling)", "other load on the "
                         "machine", "cold caches in the first runs"),
-                fix="lock clocks, warm up, take the median of many runs (seed 000 §6.3)",
+                fix=STEADY[kind],
             ))
     per_call = kernel.seconds_per_call
     measured = kernel.provenance.get("seconds", "measured") == "measured"
@@ -166,24 +217,24 @@ def check_timing(kernel: Kernel) -> list[Finding]:
                      f"{fmt_seconds(TOO_SHORT_S)}: timer resolution and launch jitter are "
                      f"a large part of it"),
             causes=("the kernel is tiny; one call is within timer and launch noise",),
-            fix="time many calls in a loop (or ncu --launch-count N) and divide",
+            fix=REPEAT[kind],
         ))
     return out
 
 
-def check_kernel(analysis: Analysis, kernel: Kernel) -> tuple[Finding, ...]:
-    """Every check for one kernel of an analysis."""
+def check_kernel(analysis: Analysis, kernel: Kernel,
+                 machine: Machine | None = None) -> tuple[Finding, ...]:
+    """Every check for one kernel of an analysis (`machine` words the fixes for a CPU/GPU)."""
     points = analysis.for_kernel(kernel.name)
     found: list[Finding] = []
     for p in points:
         f = check_above_roof(p)
         if f is not None:
             found.append(f)
-    for check in (check_ai_high, check_ai_low):
-        f = check(kernel, points)
+    for f in (check_ai_high(kernel, points), check_ai_low(kernel, points, machine)):
         if f is not None:
             found.append(f)
-    found += check_timing(kernel)
+    found += check_timing(kernel, machine)
     notes = {p.note for p in points if p.note}
     for note in sorted(notes):
         used, _ = analysis.roof.compute_for(kernel.precision, kernel.unit)
@@ -208,9 +259,9 @@ def _narrower(used: str, wanted: str) -> bool:
     return a is not None and b is not None and a < b
 
 
-def check_analysis(analysis: Analysis) -> tuple[Finding, ...]:
+def check_analysis(analysis: Analysis, machine: Machine | None = None) -> tuple[Finding, ...]:
     """Every check for every kernel."""
     out: list[Finding] = []
     for k in analysis.kernels:
-        out += check_kernel(analysis, k)
+        out += check_kernel(analysis, k, machine)
     return tuple(out)

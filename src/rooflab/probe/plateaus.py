@@ -126,9 +126,7 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
         else:
             level = next((lv for lv, cap in caps.items() if math.sqrt(lo * hi) <= cap), outer)
         old = chosen.get(level)
-        if old is not None and level == outer:
-            p = Plateau(old.first, p.last, p.bytes_per_s)
-        elif old is not None:
+        if old is not None and level != outer:
             notes.append(f"two plateaus fall in {level} ({fmt_bytes(lo)}..{fmt_bytes(hi)}"
                          f"{per}); kept the {_KEEP[keep][0]} one")
             p = max(old, p, key=_KEEP[keep][1])

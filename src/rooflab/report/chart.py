@@ -268,7 +268,8 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
 def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   level: str | None = None, sweep: Sequence[tuple[float, float]] = (),
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
-                  title: str | None = None) -> RooflineDisplay:
+                  title: str | None = None,
+                  precisions: Sequence[str] | None = None) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported)."""
     roofs = tuple(roofs)
     if not roofs:
@@ -285,13 +286,16 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
         per_kernel.append(pts)
         notes.extend(kn)
     points = [p for pts in per_kernel for p in pts]
-    ridges = _ridges(roofs, to_draw, level)
-    ridge_ais = [r.ai for r in ridges] + [c.value / m.value for r in roofs for c in r.compute
+    kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
+    notes.extend(sel_notes)
+    shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
+    ridges = _ridges(roofs, kept, to_draw, level)
+    ridge_ais = [r.ai for r in ridges] + [c.value / m.value for r in shown for c in r.compute
                                           for m in r.memory]
     sweep = [(float(x), float(y)) for x, y in sweep]
-    xlim, ylim = _limits(roofs, ridge_ais, points, sweep)
+    xlim, ylim = _limits(shown, ridge_ais, points, sweep)
     lines: list[Line] = []
-    for i, roof in enumerate(roofs):
+    for i, roof in enumerate(shown):
         lines.extend(_roof_lines(roof, ROOF_COLORS[i % len(ROOF_COLORS)], xlim))
     good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
     if good_sweep:
@@ -303,11 +307,224 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
         drawn_arrows += _trajectory_arrows(to_draw, per_kernel, level)
     if title is None:
         title = "Roofline: " + " vs ".join(roof_label(r) for r in roofs)
+    labels = tuple(roof_label(r) for r in roofs)
+    lines, ridges, points = layout_labels(lines, ridges, _point_texts(points, trajectory),
+                                          xlim, ylim, labels, good_sweep)
     return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
-                           roof_labels=tuple(roof_label(r) for r in roofs),
-                           kernels=tuple(to_draw))
+                           roof_labels=labels, kernels=tuple(to_draw), hidden=tuple(hidden))
+
+
+def _top_float(roof: Roof) -> Ceiling:
+    floats = [c for c in roof.compute if c.precision in FLOAT_PRECISIONS]
+    return max(floats or roof.compute, key=lambda c: c.value)
+
+
+def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
+    """The default selection for a roof with many ceilings: with kernels, the ceilings they
+    are judged by plus the top float ceiling; without, the fastest unit of each precision."""
+    if kernels:
+        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels} | {_top_float(roof)}
+    else:
+        want = {roof.find_compute(p) for p in roof.precisions}
+    return tuple(c for c in roof.compute if c in want)
+
+
+def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
+                    precisions: Sequence[str] | str | None = None
+                    ) -> tuple[list[tuple[Ceiling, ...]], list[str], list[str]]:
+    """Which compute ceilings of each roof to draw: (kept per roof, hidden, notes).
+
+    precisions: None picks automatically (every ceiling, unless a roof has more than
+    MAX_CEILINGS); "all" draws every one; else precisions ("fp16") or ceiling labels
+    ("fp16 tensor") to draw.
+    """
+    if isinstance(precisions, str):
+        precisions = [precisions]
+    wanted = [p.strip().lower() for p in precisions or () if p.strip()]
+    every = not wanted and precisions is not None or "all" in wanted
+    if wanted and not every:
+        have = {c.precision.lower() for r in roofs for c in r.compute} | {
+            c.label.lower() for r in roofs for c in r.compute}
+        missing = [p for p in wanted if p not in have]
+        if missing:
+            names = ", ".join(sorted({c.precision for r in roofs for c in r.compute})) or "none"
+            raise InputError(f"no roof has a '{missing[0]}' compute ceiling; the roofs have: "
+                             f"{names} (or 'all')")
+    kept, hidden, notes = [], [], []
+    for roof in roofs:
+        if every or (not wanted and len(roof.compute) <= MAX_CEILINGS):
+            chosen = roof.compute
+        elif wanted:
+            chosen = tuple(c for c in roof.compute
+                           if c.precision.lower() in wanted or c.label.lower() in wanted)
+            if roof.compute and not chosen:
+                notes.append(f"{roof_label(roof)} has none of the precisions asked "
+                             f"({', '.join(wanted)}); its compute ceilings are not drawn")
+        else:
+            chosen = _auto_ceilings(roof, kernels)
+        left_out = [c for c in roof.compute if c not in chosen]
+        if left_out and not (wanted and not chosen):
+            hidden += [f"{roof_label(roof)}: {c.label} {si(c.value, 'FLOP/s')}"
+                       for c in left_out]
+            why = "asked for" if wanted else ("kernels' precisions and the top float ceiling"
+                                              if kernels else "fastest unit per precision")
+            notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
+                         f"compute ceilings ({why}); left out "
+                         f"{', '.join(c.label for c in left_out)}; show every one with "
+                         f"--precision all (precisions='all')")
+        kept.append(tuple(chosen))
+    return kept, hidden, notes
+
+
+# --- label layout --------------------------------------------------------------------
+# Labels are placed in a model of the default 9 x 6 in figure (axes about 557 x 378 pt,
+# 7 pt text: 3.7 pt per character, 8.6 pt per line, measured with matplotlib's Agg), so
+# the layout is plain data the tests can check; on other axes sizes it is approximate.
+AXES_PT = (557.0, 378.0)
+CHAR_PT, LINE_PT = 3.9, 8.6
+
+
+def _to_pt(x, y, xlim, ylim):
+    return (AXES_PT[0] * math.log(x / xlim[0]) / math.log(xlim[1] / xlim[0]),
+            AXES_PT[1] * math.log(y / ylim[0]) / math.log(ylim[1] / ylim[0]))
+
+
+def _box(anchor, offset, ha, va, text):
+    """The (left, bottom, right, top) box, in points, of a text placed like matplotlib."""
+    rows = text.split("\n")
+    w, h = CHAR_PT * max(len(r) for r in rows), LINE_PT * len(rows)
+    x, y = anchor[0] + offset[0], anchor[1] + offset[1]
+    left = x if ha == "left" else x - w if ha == "right" else x - w / 2
+    bottom = y if va in ("bottom", "baseline") else y - h if va == "top" else y - h / 2
+    return (left, bottom, left + w, bottom + h)
+
+
+def _overlap(a, b) -> float:
+    dx = min(a[2], b[2]) - max(a[0], b[0])
+    dy = min(a[3], b[3]) - max(a[1], b[1])
+    return dx * dy if dx > 0 and dy > 0 else 0.0
+
+
+def _cost(box, placed) -> float:
+    inside = (max(box[0], 0), max(box[1], 0), min(box[2], AXES_PT[0]), min(box[3], AXES_PT[1]))
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    outside = area - max(inside[2] - inside[0], 0) * max(inside[3] - inside[1], 0)
+    return 4 * outside + sum(_overlap(box, b) for b in placed)
+
+
+def _place(anchor, text, candidates, placed):
+    """The first candidate (offset, ha, va) that collides with nothing, else the least bad;
+    its box joins `placed`. Deterministic: same inputs, same layout."""
+    best = None
+    for i, (offset, ha, va) in enumerate(candidates):
+        box = _box(anchor, offset, ha, va, text)
+        cost = _cost(box, placed) + i * 1e-3   # ties: the earlier (preferred) candidate
+        if best is None or cost < best[0]:
+            best = (cost, offset, ha, va, box)
+        if cost < 1:
+            break
+    placed.append(best[4])
+    return best[1], best[2], best[3]
+
+
+def _marker_box(xy, r=4.5):
+    return (xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r)
+
+
+def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
+    """Place ceiling, ridge and point labels so that none overlaps another or a marker:
+    ceilings first (just above their line, else below it, else slid along it, else pushed
+    away), then ridges, then points (around the point, further out with a leader line)."""
+    pt = lambda x, y: _to_pt(x, y, xlim, ylim)  # noqa: E731
+    placed = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
+    placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
+    placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
+    same: dict[tuple[str, float], list[str]] = {}
+    for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
+        if ln.kind == "compute":
+            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.label)
+    out_lines = list(lines)
+    # Lowest ceiling first, so a crowded stack grows upwards in order.
+    for i in sorted(range(len(lines)), key=lambda i: (lines[i].kind != "compute", lines[i].ys[0])):
+        ln = lines[i]
+        group = same.get((ln.roof, ln.ys[0]), [])
+        if ln.kind != "compute" or group[0] != ln.label:
+            out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
+            continue
+        text = " " + "; ".join(group) + " "
+        first = roof_labels[:1] == (ln.roof,)
+        # The judging roof labels its ceilings at the right edge, the others at their left
+        # end, so two roofs with similar peaks do not print on top of each other.
+        xy, ha = (((ln.xs[1], ln.ys[1]), "right") if first
+                  else ((ln.xs[0] * 1.15, ln.ys[0]), "left"))
+        anchor = pt(*xy)
+        w = CHAR_PT * len(text) + 6
+        along = -1 if first else 1
+        room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
+        slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
+        cands = [((dx, dy), ha, va) for dx in [0.0, *slides]
+                 for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
+        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top")
+                  for k in (1, 2, 3, 4) for s in (1, -1)]
+        offset, ha, va = _place(anchor, text, cands, placed)
+        out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
+                               label_va=va)
+    out_ridges = []
+    for r in ridges:
+        first = roof_labels[:1] == (r.roof,)
+        cands = [((4.0, -11.0), "left", "baseline"), ((-4.0, 5.0), "right", "baseline"),
+                 ((4.0, 5.0), "left", "baseline"), ((-4.0, -11.0), "right", "baseline")]
+        if not first:
+            cands = cands[1:2] + cands[:1] + cands[2:]
+        offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed)
+        out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
+    out_points = []
+    for p in points:
+        if not p.text:
+            out_points.append(p)
+            continue
+        cands = []
+        for d in (7.0, 16.0, 30.0, 48.0, 70.0):
+            cands += [((d, -d - 1), "left", "top"), ((d, d - 1), "left", "bottom"),
+                      ((-d, -d - 1), "right", "top"), ((-d, d - 1), "right", "bottom"),
+                      ((0.0, -d - 3), "center", "top"), ((0.0, d + 1), "center", "bottom")]
+        cands[0] = ((7.0, -8.0), "left", "top")
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed)
+        out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
+    return out_lines, out_ridges, out_points
+
+
+def _point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
+    """The label each point shows: full (name, AI, FLOP/s, % of roof) for a few points, one
+    line each when many; a trajectory's steps as "step i" with the name on the first and
+    the figures on the first and last; extra memory levels by their level, few points only."""
+    primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
+    compact = len(primary) > FULL_LABELS
+    steps: dict[str, list[int]] = {}
+    for i in sorted(primary):
+        steps.setdefault(points[i].kernel, []).append(i)
+    out = []
+    for i, p in enumerate(points):
+        if i not in primary:
+            out.append(replace(p, text="" if compact else p.label))
+            continue
+        name = p.label.split("\n", 1)[0]
+        idx = steps[p.kernel]
+        if trajectory and len(idx) > 1:
+            n = idx.index(i) + 1
+            name = f"{name} · step {n}" if n == 1 else f"step {n}"
+            if compact or 1 < n < len(idx):
+                out.append(replace(p, text=name))
+                continue
+        if compact:
+            pct = f" · {p.percent_of_roof:.0f}%" if p.percent_of_roof is not None else ""
+            text = f"{name}{pct}" if p.measured else f"{name} (predicted)"
+        else:
+            text = "\n".join([name, *p.label.split("\n")[1:]])
+        out.append(replace(p, text=text))
+    return out
 
 
 def _pair_arrows(arrows, level, to_draw, per_kernel) -> list[Arrow]:
@@ -345,7 +562,8 @@ def _trajectory_arrows(to_draw, per_kernel, level) -> list[Arrow]:
 def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   level: str | None = None, sweep: Sequence[tuple[float, float]] = (),
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
-                  title: str | None = None, ax=None) -> RooflineDisplay:
+                  title: str | None = None, ax=None,
+                  precisions: Sequence[str] | None = None) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
@@ -353,12 +571,16 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     sweep: measured (AI, FLOP/s) points of an intensity sweep, drawn as small grey dots.
     arrows: (before, after) kernel pairs, drawn as arrows (what-ifs, comparisons).
     trajectory: join kernels with the same name in the order given (optimisation steps).
+    precisions: the compute ceilings to draw, by precision ("fp16") or label ("fp16
+    tensor"), or "all"; None draws every ceiling, except that a roof with more than
+    MAX_CEILINGS gets the kernels' ceilings plus its top float one (the notes say which
+    were left out). Ridges follow the ceilings drawn.
 
     >>> display = plot_roofline([roof], kernels)   # doctest: +SKIP
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
     """
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
-                            trajectory=trajectory, title=title)
+                            trajectory=trajectory, title=title, precisions=precisions)
     return display.plot(ax=ax)
 
 
