@@ -116,3 +116,110 @@ def test_decode_gemv_gets_batching_and_int4():
     assert a["batch"].new_ai == pytest.approx(8.0) and a["batch"].speedup == pytest.approx(8.0)
     # int4 weights: 2 -> 0.5 byte: AI 4 (seed 004), bytes / 4 -> 4x.
     assert a["store"].new_ai == pytest.approx(4.0) and a["store"].speedup == pytest.approx(4.0)
+
+
+# --- machine kind: CPU roofs get CPU levers, GPU roofs keep theirs ---------------------------
+from rooflab.model.machine import Machine, machine_of  # noqa: E402
+
+GPU_WORDS = ("cuda", "tensor core", "occupancy", "coalesce", "warp", "shared memory")
+# A probe-like CPU roof: fp64 118 GFLOP/s, fp32 236, L2 235 GB/s, L3 186, DRAM 23.5.
+CPU = Roof("AMD EPYC measured (2 threads)", kind="measured",
+           source="rooflab probe (numba kernels, this machine)",
+           compute=(Ceiling(118e9, precision="fp64", unit="vector"),
+                    Ceiling(236e9, precision="fp32", unit="vector")),
+           memory=(Ceiling(235e9, level="L2"), Ceiling(186e9, level="L3"),
+                   Ceiling(23.5e9, level="DRAM")), overhead_s=421e-9)
+HOST = {"kind": "cpu", "flags": ["avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni"],
+        "caches": {"l1d": 32768, "l2": 1048576, "l3": 33554432}}
+
+
+def _text(items):
+    return " ".join(f"{a.action} {a.detail} {a.assumption}" for a in items).lower()
+
+
+def test_machine_kind_of_every_catalog_roof():
+    from rooflab.hardware.catalog import _index
+
+    devices = _index().devices
+    assert len(devices) > 10
+    # From the roof alone (names, sources, derivations), as `rooflab report --on NAME` has it.
+    assert [d.name for d in devices if machine_of(d.roof).kind != d.kind] == []
+    xeon = machine_of(next(d for d in devices if "8480" in d.name).roof)
+    assert {"amx", "avx512_bf16", "vnni", "avx512"} <= xeon.features
+
+
+def test_machine_from_probe_host():
+    m = machine_of(CPU, HOST)
+    assert m.kind == "cpu" and m.simd == "AVX-512"
+    assert {"avx512_bf16", "vnni", "fma"} <= m.features and "amx" not in m.features
+    assert m.caches == {"L1": 32768.0, "L2": 1048576.0, "L3": 33554432.0}
+    assert machine_of(ROOF).kind == "gpu"           # tf32 tensor cores, no CPU evidence
+    assert machine_of(Roof("bare", compute=(Ceiling(1e12, precision="fp32"),),
+                           memory=(Ceiling(1e11, level="DRAM"),))).kind == ""
+    assert machine_of(CPU, {"backend": "cuda"}).kind == "gpu"   # the host has the last word
+
+
+def test_cpu_roof_gets_cpu_levers_and_the_same_gains():
+    cpu, gpu = machine_of(CPU, HOST), Machine("gpu")
+    # Compute-bound matmul: AI 2e9 / 1e7 = 200 > ridge 5; floor 2e9 / 118e9 = 16.9 ms,
+    # measured 80 ms -> efficiency 0.212; at 80 %: 421 ns + 21.2 ms -> 3.78x.
+    gemm = Kernel("gemm", {"fp64": 2e9}, {"DRAM": 1e7}, seconds=0.08, meta={"op": "matmul"})
+    # Memory-bound stream: 1.2e8 B / 23.5e9 = 5.1 ms floor, measured 15 ms.
+    stream = Kernel("triad", {"fp64": 1e7}, {"DRAM": 1.2e8}, seconds=0.015,
+                    meta={"op": "elementwise"})
+    tiny = Kernel("tiny", {"fp64": 1e3}, {"DRAM": 1e4}, seconds=6e-4, calls=1000)
+    for k in (gemm, stream, tiny):
+        p = analyze(CPU, [k]).primary()[0]
+        on_cpu, on_gpu = advise(p, CPU, k, machine=cpu), advise(p, CPU, k, machine=gpu)
+        assert not any(w in _text(on_cpu) for w in GPU_WORDS), _text(on_cpu)
+        # Same model, same numbers: only the words differ.
+        assert sorted(a.speedup for a in on_cpu) == pytest.approx(
+            sorted(a.speedup for a in on_gpu))
+    p = analyze(CPU, [gemm]).primary()[0]
+    best = advise(p, CPU, gemm, machine=cpu)[0]
+    assert "BLAS" in best.action and "AVX-512" in best.action
+    assert best.speedup == pytest.approx(0.08 / (421e-9 + 2e9 / 118e9 / TARGET_EFFICIENCY))
+    p = analyze(CPU, [stream]).primary()[0]
+    assert any("SIMD" in a.action and "NUMA" in a.action
+               for a in advise(p, CPU, stream, machine=cpu))
+    p = analyze(CPU, [tiny]).primary()[0]
+    assert p.bound == "overhead"
+    # 1000 calls x 421 ns = 421 us of the 600 us: without it 179 us -> 3.35x.
+    cut = next(a for a in advise(p, CPU, tiny, machine=cpu) if "Python/framework" in a.action)
+    assert cut.speedup == pytest.approx(6e-4 / (6e-4 - 1000 * 421e-9))
+
+
+def test_cpu_cache_blocking_uses_the_host_caches():
+    # 1e6 B per call fits the 1 MiB L2: served at 235 GB/s instead of DRAM 23.5 GB/s.
+    # floor 1e6 / 23.5e9 = 42.6 us, measured 100 us -> efficiency 0.426;
+    # new 1e6 / 235e9 / 0.426 = 10 us -> 10x (the bandwidth ratio).
+    # (The roof without its dispatch floor, so efficiency is floor / time.)
+    from dataclasses import replace
+
+    roof = replace(CPU, overhead_s=None)
+    k = Kernel("blocked", {"fp64": 1e4}, {"DRAM": 1e6}, seconds=1e-4)
+    p = analyze(roof, [k]).primary()[0]
+    a = {x.action: x for x in advise(p, roof, k, machine=machine_of(roof, HOST))}
+    blk = a["block the working set into L2 (tile sizes, loop order)"]
+    assert blk.speedup == pytest.approx(10.0) and "1.05 MB" in blk.assumption
+    # Without cache sizes nothing is assumed to fit.
+    assert not any(x.startswith("block the working set")
+                   for x in (y.action for y in advise(p, roof, k)))
+
+
+def test_cpu_amx_and_bf16_levers_where_the_roof_has_them():
+    from rooflab.hardware.catalog import lookup
+
+    xeon = lookup("Xeon 8480").roof
+    bf16_amx = xeon.find_compute("bf16", "tensor").value          # 56 x 2 GHz x 1024
+    fp32 = xeon.find_compute("fp32", "vector").value
+    # fp32 matmul at half its roof: AI 1e12 / 1e9 = 1000 (compute side).
+    k = Kernel("gemm", {"fp32": 1e12}, {"DRAM": 1e9}, seconds=2 * 1e12 / fp32,
+               meta={"op": "matmul"})
+    p = analyze(xeon, [k]).primary()[0]
+    amx = next(a for a in advise(p, xeon, k) if "AMX" in a.action)
+    assert amx.action == "use bf16 instead of fp32 on AMX tiles"
+    # floor max(1e12 / bf16_amx, 5e8 / B) at efficiency 0.5.
+    bw = xeon.bandwidth("DRAM").value
+    assert amx.speedup == pytest.approx(
+        (2 * 1e12 / fp32) / (max(1e12 / bf16_amx, 5e8 / bw) / 0.5))

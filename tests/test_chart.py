@@ -180,3 +180,128 @@ def test_import_does_not_load_matplotlib():
             "chart.roofline_data([Roof('x')])\nprint('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- ceiling selection and label layout -------------------------------------------------
+# Nine ceilings, as a catalog GPU has (A100-like figures; fp32 vector = fp64 tensor).
+BIG = Roof("GPU", "nominal",
+           compute=(Ceiling(9.7e12, precision="fp64", unit="vector"),
+                    Ceiling(19.5e12, precision="fp64", unit="tensor"),
+                    Ceiling(19.5e12, precision="fp32", unit="vector"),
+                    Ceiling(156e12, precision="tf32", unit="tensor"),
+                    Ceiling(78e12, precision="fp16", unit="vector"),
+                    Ceiling(312e12, precision="fp16", unit="tensor"),
+                    Ceiling(312e12, precision="bf16", unit="tensor"),
+                    Ceiling(624e12, precision="int8", unit="tensor"),
+                    Ceiling(1248e12, precision="int4", unit="tensor")),
+           memory=(Ceiling(2.04e12, level="DRAM"),))
+SOFTMAX = Kernel("softmax", {"fp32": 1e9}, {"DRAM": 8e9}, seconds=5e-3)
+
+
+def _compute_labels(d):
+    return sorted(ln.label.rsplit(" ", 2)[0] for ln in d.lines if ln.kind == "compute")
+
+
+def test_default_draws_kernels_ceilings_and_top_float():
+    d = roofline_data([BIG], [SOFTMAX])
+    # fp32 (judges softmax) + top float (fp16 tensor 312; bf16 tensor equal, first wins).
+    assert _compute_labels(d) == ["fp16 tensor", "fp32 vector"]
+    assert {r.compute for r in d.ridges} == {"fp32 vector", "fp16 tensor"}
+    assert sorted(r.ai for r in d.ridges) == pytest.approx([19.5e12 / 2.04e12, 312e12 / 2.04e12])
+    assert len(d.hidden) == 7 and any(h.startswith("GPU (nominal): int4 tensor") for h in d.hidden)
+    (note,) = [n for n in d.notes if "left out" in n]
+    assert "drawn 2 of 9" in note and "int4 tensor" in note and "--precision all" in note
+    # The kernel is judged by the full roof whatever is drawn.
+    # softmax: 2e11 FLOP/s achieved at AI 0.125 under min(19.5e12, 0.125 x 2.04e12).
+    assert d.points[0].percent_of_roof == pytest.approx(2e11 / 2.55e11 * 100)
+    # Few ceilings: all drawn, nothing hidden, no note.
+    t4 = roofline_data([T4_NOMINAL], [DECODE])
+    assert _compute_labels(t4) == ["fp16 tensor", "fp32 vector"] and t4.hidden == ()
+
+
+def test_default_without_kernels_keeps_fastest_unit_per_precision():
+    d = roofline_data([BIG])
+    assert _compute_labels(d) == ["bf16 tensor", "fp16 tensor", "fp32 vector", "fp64 tensor",
+                                  "int4 tensor", "int8 tensor", "tf32 tensor"]
+    assert sorted(h.split(": ")[1].rsplit(" ", 2)[0] for h in d.hidden) == ["fp16 vector",
+                                                                            "fp64 vector"]
+
+
+def test_precisions_option():
+    d = roofline_data([BIG, T4_NOMINAL], [SOFTMAX], precisions=["fp16", "fp32"])
+    by_roof = {r: sorted(ln.label.rsplit(" ", 2)[0] for ln in d.lines
+                         if ln.kind == "compute" and ln.roof == r) for r in d.roof_labels}
+    assert by_roof == {"GPU (nominal)": ["fp16 tensor", "fp16 vector", "fp32 vector"],
+                       "T4 (nominal)": ["fp16 tensor", "fp32 vector"]}
+    # Ridges follow: only drawn ceilings, and the slope ends at the top one drawn.
+    assert {r.compute for r in d.ridges} <= {"fp16 tensor", "fp16 vector", "fp32 vector"}
+    slope = next(ln for ln in d.lines if ln.roof == "GPU (nominal)" and ln.kind == "memory")
+    assert slope.ys[1] == pytest.approx(312e12)
+    assert len(_compute_labels(roofline_data([BIG], precisions="all"))) == 9
+    assert _compute_labels(roofline_data([BIG], precisions=["fp16 tensor"])) == ["fp16 tensor"]
+    with pytest.raises(InputError, match="no roof has a 'fp8' compute ceiling.*fp16"):
+        roofline_data([BIG], precisions=["fp8"])
+
+
+def _label_boxes(d):
+    from rooflab.report.chart import _box, _to_pt
+
+    boxes = []
+    for ln in d.lines:
+        if ln.kind == "compute" and ln.text:
+            boxes.append(("line " + ln.label, _box(_to_pt(*ln.label_xy, d.xlim, d.ylim),
+                                                   ln.label_offset, ln.label_ha, ln.label_va,
+                                                   ln.text)))
+    for p in d.points:
+        if p.text:
+            boxes.append((p.kernel, _box(_to_pt(p.ai, p.flop_per_s, d.xlim, d.ylim),
+                                         p.label_offset, p.label_ha, p.label_va, p.text)))
+    return boxes
+
+
+def _assert_no_overlap(boxes):
+    for i, (na, a) in enumerate(boxes):
+        for nb, b in boxes[i + 1:]:
+            tol = 0.5   # points: half a point of touch is invisible
+            apart = (a[2] <= b[0] + tol or b[2] <= a[0] + tol or a[3] <= b[1] + tol
+                     or b[3] <= a[1] + tol)
+            assert apart, f"labels of {na!r} and {nb!r} overlap: {a} {b}"
+
+
+def test_close_ceiling_labels_do_not_collide():
+    # Two roofs whose ceilings interleave within a few percent (T4 vs A100 style).
+    close = Roof("B", "nominal", compute=tuple(
+        Ceiling(v, precision=p, unit="tensor") for v, p in
+        ((66e12, "fp16"), (132e12, "int8"), (8.3e12, "fp32"), (16.5e12, "bf16"))),
+        memory=(Ceiling(330e9, level="DRAM"),))
+    d = roofline_data([T4_NOMINAL, close, BIG], precisions="all")
+    boxes = _label_boxes(d)
+    assert len(boxes) == 2 + 4 + 7   # BIG: two pairs of equal ceilings share one label each
+    _assert_no_overlap(boxes)
+    shared = sorted(ln.text for ln in d.lines if ", " in ln.text)
+    assert shared == [" fp16 tensor, bf16 tensor 312 TFLOP/s ",
+                      " fp64 tensor, fp32 vector 19.5 TFLOP/s "]
+
+
+def test_many_kernels_at_similar_ai_get_apart_labels():
+    ks = [Kernel(f"kernel_{i}", {"fp16": 1e9 * (1 + i / 40)}, {"DRAM": 1e9},
+                 seconds=1e-2 * (1 + i / 50)) for i in range(20)]
+    d = roofline_data([T4_MEASURED], ks)
+    assert len(d.points) == 20
+    assert all(p.text and "\n" not in p.text for p in d.points)   # one line each when many
+    assert d.points[0].text == "kernel_0 · 37%"   # 1e11 FLOP/s of 270 GB/s x AI 1
+    offsets = {(p.label_offset, p.label_ha) for p in d.points}
+    assert len(offsets) > 1   # nudged: not all at the same place
+    _assert_no_overlap(_label_boxes(d))
+    # The same inputs give the same layout.
+    again = roofline_data([T4_MEASURED], ks)
+    assert [p.label_offset for p in again.points] == [p.label_offset for p in d.points]
+
+
+def test_trajectory_labels_steps():
+    steps = [Kernel("gpp", {"fp64": 4e9}, {"DRAM": b}, s)
+             for b, s in ((4e9, 8e-3), (1e9, 2e-3), (5e8, 1e-3))]
+    d = roofline_data([T4_MEASURED], steps, trajectory=True)
+    texts = [p.text.split("\n")[0] for p in d.points]
+    assert texts == ["gpp · step 1", "step 2", "step 3"]
+    assert "AI 8" in d.points[2].text   # the last step carries its figures

@@ -128,3 +128,57 @@ def test_analysis_json_carries_its_roof(tmp_path, capsys):
     assert main(["plot", str(analysis), "-o", str(tmp_path / "a.png"), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["roofs"][0]["name"] == "T4" and len(d["drawn"]["points"]) == 2
+
+
+def test_precision_option_and_default_selection(tmp_path, files, capsys):
+    _, kernels, _ = files
+    out = tmp_path / "c.png"
+    # Catalog T4 has 6 compute ceilings (> 5): the default draws the kernels' one (fp16
+    # tensor, also the top float) and says what it left out.
+    assert main(["plot", str(kernels), "--on", "t4", "-o", str(out), "--json"]) == 0
+    cap = capsys.readouterr()
+    d = json.loads(cap.out)
+    drawn = [ln["label"] for ln in d["drawn"]["lines"] if ln["kind"] == "compute"]
+    assert drawn == ["fp16 tensor 65 TFLOP/s"]
+    assert len(d["drawn"]["hidden_ceilings"]) == 5
+    assert "left out fp32 vector, fp64 vector" in cap.err and "--precision all" in cap.err
+    assert main(["plot", str(kernels), "--on", "t4", "--precision", "fp16,fp32", "-o",
+                 str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert sorted(ln["label"] for ln in d["drawn"]["lines"] if ln["kind"] == "compute") == [
+        "fp16 tensor 65 TFLOP/s", "fp16 vector 16.2 TFLOP/s", "fp32 vector 8.1 TFLOP/s"]
+    assert {r["compute"] for r in d["drawn"]["ridges"]} == {"fp16 tensor"}
+    assert main(["plot", "--on", "t4", "--precision", "all", "-o", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert sum(ln["kind"] == "compute" for ln in d["drawn"]["lines"]) == 6
+    assert main(["plot", "--on", "t4", "--precision", "fp8", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("error: no roof has a 'fp8' compute ceiling")
+
+
+def test_profile_sweep_drawn_and_no_sweep(tmp_path, capsys):
+    # A CPU profile as `rooflab probe` writes it: the intensity sweep in extras.
+    points = [{"ai": 0.125, "flop_per_s": 4.1e9}, {"ai": 1.0, "flop_per_s": 30e9},
+              {"ai": 4.0, "flop_per_s": 110.8e9}, {"ai": 32.0, "flop_per_s": 115.9e9}]
+    roof = Roof("cpu", "measured",
+                compute=(Ceiling(118e9, precision="fp64", unit="vector", provenance="measured"),),
+                memory=(Ceiling(38.8e9, level="DRAM", provenance="measured"),))
+    prof = tmp_path / "cpu.json"
+    save_profile(prof, MachineProfile(host={"name": "cpu"}, measured=roof,
+                                      extras={"intensity_sweep": {"precision": "fp64",
+                                                                  "points": points}}))
+    out = tmp_path / "p.png"
+    assert main(["plot", "--on", str(prof), "-o", str(out)]) == 0
+    assert "4 sweep point(s)" in capsys.readouterr().out
+    assert main(["plot", "--on", str(prof), "-o", str(out), "--json"]) == 0
+    (sweep,) = [ln for ln in json.loads(capsys.readouterr().out)["drawn"]["lines"]
+                if ln["kind"] == "sweep"]
+    assert sweep["xs"] == [0.125, 1.0, 4.0, 32.0] and sweep["ys"][2] == 110.8e9
+    assert main(["plot", "--on", str(prof), "-o", str(out), "--no-sweep", "--json"]) == 0
+    assert not [ln for ln in json.loads(capsys.readouterr().out)["drawn"]["lines"]
+                if ln["kind"] == "sweep"]
+    # A GPU profile's sweep is over working-set size: nothing to draw, and it says so.
+    gpu = tmp_path / "gpu.json"
+    save_profile(gpu, MachineProfile(host={"name": "gpu"}, measured=roof,
+                                     extras={"gpu": {"sweep": {"points": []}}}))
+    assert main(["plot", "--on", str(gpu), "-o", str(out)]) == 0
+    assert "working-set size" in capsys.readouterr().err

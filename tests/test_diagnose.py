@@ -101,3 +101,26 @@ def test_without_time_is_position_only():
     d = diagnose(analyze(ROOF, [Kernel("counted", {"fp32": 1e9}, {"DRAM": 1e10})]))[0]
     assert d.bound == "memory" and d.headroom is None and d.priority == 0.0
     assert d.distances[0].factor is None
+
+
+def test_cpu_roof_reads_as_a_cpu():
+    from rooflab.model.machine import machine_of
+
+    cpu = Roof("AMD EPYC measured", kind="measured",
+               source="rooflab probe (numba kernels, this machine)",
+               compute=(Ceiling(118e9, precision="fp64", unit="vector"),
+                        Ceiling(236e9, precision="fp32", unit="vector")),
+               memory=(Ceiling(23.5e9, level="DRAM"),), overhead_s=421e-9)
+    gemm = Kernel("gemm", {"fp64": 2e9}, {"DRAM": 1e7}, seconds=0.08, meta={"op": "matmul"})
+    machine = machine_of(cpu, {"kind": "cpu", "flags": ["avx512f", "fma", "avx512_bf16"]})
+    d = diagnose(analyze(cpu, [gemm]), machine)[0]
+    below, _, roof = d.distances
+    words = " ".join(x.words for x in d.distances)
+    assert "AVX-512 FMA" in below.words and "occupancy" not in words
+    # 421 ns of 80 ms: the launch/dispatch floor is said to be negligible.
+    assert "Dispatch overhead is negligible here (421 ns of the 80 ms)" in below.words
+    # fp32 236 / fp64 118 = 2x; the CPU's ways up, not tensor cores.
+    assert roof.factor == pytest.approx(2.0) and "tensor cores" not in roof.words
+    assert "AVX512-BF16" in roof.words
+    # Same diagnosis on the toy GPU roof keeps the GPU words.
+    assert "occupancy" in diagnose(analyze(ROOF, [GEMM]))[0].distances[0].words

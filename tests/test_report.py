@@ -33,8 +33,10 @@ def test_markdown_report_numbers():
     assert md.startswith("# T4 decode")
     # decode: 2.2e9 / 0.015 = 147 GFLOP/s at AI 1 under a 270 GFLOP/s slope: 54 % of roof.
     assert "| decode b=1 | fp16 tensor | DRAM | 1 | 147 GFLOP/s | 270 GFLOP/s | 54 % |" in md
-    # time floor 2.2e9 / 270e9 = 8.15 ms; 15 ms is 1.84x it.
-    assert "8.15 ms (floor)" in md and "1.84x the floor" in md
+    # Seed 004's TPOT row: nominal floor 2.2e9 / 320e9 = 6.88 ms ("6.9 (下限)"), 15 ms is
+    # 2.18x it ("2.2 倍"); the floor on the measured roof 2.2e9 / 270e9 = 8.15 ms, 1.84x.
+    assert "| decode b=1: time | 6.88 ms (floor) | 15 ms | 2.18x the floor; 1.84x the " \
+           "8.15 ms floor of the measured roof |" in md
     for section in ("## Record table", "## Top kernels to work on", "## Diagnosis per kernel"):
         assert section in md
     assert "along slope" in md and "assumption" in md
@@ -154,3 +156,61 @@ def test_html_renders_in_headless_chromium(tmp_path):
         assert "decode b=1" in body and "147 GFLOP/s" in body and "54 %" in body
     finally:
         driver.quit()
+
+
+# A CPU profile as `rooflab probe` writes it: the nominal roof is derived from the core count
+# and clock (no DRAM figure: vendors do not publish one per socket configuration), the
+# measured one has samples. Triad: 2e7 FLOP, 2.4e8 B in 20 ms on one thread.
+CPU_NOMINAL = Roof("AMD EPYC (Zen 4, 2 cores @ 3.68 GHz)", compute=(
+    Ceiling(118e9, precision="fp64", unit="vector", provenance="derived",
+            method="2 cores x 3.68 GHz x 8 lanes x 2 FMA pipes x 2 (Zen 4)"),
+    Ceiling(236e9, precision="fp32", unit="vector", provenance="derived")))
+CPU_MEASURED = Roof("AMD EPYC measured (2 threads)", kind="measured",
+                    source="rooflab probe (numba kernels, this machine)",
+                    compute=(Ceiling(118e9, precision="fp64", unit="vector",
+                                     provenance="measured"),),
+                    memory=(Ceiling(23.5e9, level="DRAM", provenance="measured",
+                                    samples=(16e9, 18e9, 20e9, 23.5e9, 22e9)),),
+                    overhead_s=421e-9)
+CPU_PROFILE = MachineProfile(
+    host={"name": "AMD EPYC", "kind": "cpu", "flags": ["avx2", "fma", "avx512f", "avx512_bf16"],
+          "caches": {"l1d": 32768, "l2": 1048576, "l3": 33554432}},
+    nominal=CPU_NOMINAL, measured=CPU_MEASURED)
+TRIAD = Kernel("triad", {"fp64": 2e7}, {"DRAM": 2.4e8}, seconds=0.02,
+               meta={"op": "elementwise", "note": "numpy ufuncs run on one thread"})
+CPU_ANALYSIS = analyze(CPU_MEASURED, [TRIAD])
+
+
+def test_cpu_record_table_says_not_published():
+    rows = {r[0]: r for r in record_rows(CPU_ANALYSIS, CPU_PROFILE)}
+    assert rows["DRAM bandwidth"][1:3] == ("not published", "23.5 GB/s")
+    assert rows["ridge fp64 / DRAM"][1:3] == ("not published (no nominal DRAM)", "5.02")
+    assert rows["fp64 vector peak"][1:] == ("118 GFLOP/s", "118 GFLOP/s", "100%")
+    # No nominal slope: only the peak bounds the nominal height; no nominal floor either.
+    assert rows["triad: FLOP/s"][1] == "<= 118 GFLOP/s (peak; DRAM not published)"
+    # Floor on the measured roof: 2.4e8 / 23.5e9 = 10.2 ms; 20 ms is 1.96x it.
+    assert rows["triad: time"][1:] == ("not published (no nominal DRAM)", "20 ms",
+                                       "1.96x the 10.2 ms floor of the measured roof")
+
+
+def test_cpu_report_reads_as_a_cpu():
+    from rooflab.report.html import html_report
+
+    md = markdown_report(CPU_ANALYSIS, CPU_PROFILE)
+    assert "Machine: a CPU (AVX-512, AVX2, FMA, AVX512-BF16); caches L1 32 KiB, L2 1 MiB, " \
+           "L3 32 MiB (L1/L2 per core)" in md
+    assert "- **Kernel note**: numpy ufuncs run on one thread" in md
+    assert "Measured ceilings whose samples spread more than 5% (IQR / median): " \
+           "DRAM bandwidth" in md
+    low = md.lower()
+    for gpu_word in ("cuda", "tensor core", "occupancy", "coalesce", "warp"):
+        assert gpu_word not in low, gpu_word
+    assert "full-width SIMD loads on every core" in md
+    page = html_report(CPU_ANALYSIS, CPU_PROFILE)
+    assert "Machine: a CPU" in page and "not published" in page
+    assert "Kernel note</b>: numpy ufuncs run on one thread" in page
+
+
+def test_gpu_report_keeps_gpu_words():
+    md = markdown_report(ANALYSIS, PROFILE)
+    assert "Machine: a GPU" in md and "coalesce" in md

@@ -107,3 +107,28 @@ def test_fallback_to_narrower_math_is_a_warning():
     f = findings(Kernel("dp", {"fp64": 1e9}, {"DRAM": 1e8}, seconds=1.0), roof)
     assert f["precision_fallback"].severity == "warning"
     assert "not meaningful" in f["precision_fallback"].message
+
+
+def test_noisy_outliers_are_information():
+    # 8 samples, one preempted: 1.0 ... 1.07 ms and 24 ms. Range (24 - 1.035) / 1.035 ~ 22x,
+    # but the middle half spans ~4 %: the median stands.
+    s = (1.0e-3, 1.01e-3, 1.02e-3, 1.03e-3, 1.04e-3, 1.05e-3, 1.07e-3, 24e-3)
+    k = Kernel("o", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.1, samples=s)
+    f = findings(k)["noisy"]
+    assert f.severity == "info" and "a few outliers, the median stands" in f.message
+    # Spread in the middle half too: a warning.
+    k = Kernel("w", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.1,
+               samples=(1.0e-3, 1.2e-3, 1.4e-3, 1.6e-3, 1.8e-3))
+    assert findings(k)["noisy"].severity == "warning"
+
+
+def test_cpu_fixes_name_cpu_tools():
+    from rooflab.model.machine import Machine
+
+    k = Kernel("n", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.36, calls=3,
+               samples=(1.0e-3, 1.1e-3, 1.5e-3))
+    got = {f.check: f for f in check_kernel(analyze(ROOF, [k]), k, Machine("cpu"))}
+    assert "taskset" in got["noisy"].fix
+    k = Kernel("k", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.04)
+    got = {f.check: f for f in check_kernel(analyze(ROOF, [k]), k, Machine("cpu"))}
+    assert "memory-controller counters" in got["ai_low"].fix and "dram__" not in got["ai_low"].fix

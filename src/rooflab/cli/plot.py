@@ -20,7 +20,46 @@ roof judges the kernels: indigo left of its ridge, amber right of it.
   rooflab plot kernels.csv --on profile.json --on h100-sxm -o chart.svg
   rooflab plot s1.json s2.json s3.json --on profile.json --trajectory -o steps.png
   rooflab plot --on h200 --on mi300x -o two-roofs.png
+  rooflab plot kernels.json --on a100 --precision fp16,fp32 -o chart.png
+  rooflab plot --on profile.json --precision all -o every-ceiling.png
+
+A roof with more than 5 compute ceilings (catalog GPUs have up to 9) is drawn
+with the ceilings the kernels are judged by plus its top float ceiling; the
+output says which were left out. --precision all draws every one.
+
+A CPU profile from `rooflab probe` carries the measured intensity sweep: its
+points are drawn in grey, tracing the real roof, knee included (--no-sweep
+leaves them out).
 """
+
+
+def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str]:
+    """The measured intensity sweep a --on profile carries, and a note when it has none
+    that can be drawn. Catalog names and roof files have no sweep."""
+    from ..files import load_json
+    from ..hardware.resolve import looks_like_file
+
+    if not looks_like_file(spec):
+        return [], ""
+    data = load_json(spec)
+    extras = data.get("extras") if isinstance(data, dict) else None
+    if not isinstance(extras, dict):
+        return [], ""
+    if "intensity_sweep" in extras:
+        from ..hardware.profile import profile_from_dict
+        from ..probe.cpu import sweep_points
+
+        try:
+            return sweep_points(profile_from_dict(data, where=spec)), ""
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ParseError(f"extras.intensity_sweep: malformed point ({exc}); rerun "
+                             f"`rooflab probe -o FILE` or pass --no-sweep", path=spec) from None
+    if "gpu" in extras:
+        # The GPU probe sweeps working-set sizes at one intensity (cache plateaus), not
+        # intensities, so it has no points for the roofline's x axis.
+        return [], (f"{spec}: the GPU probe's sweep is over working-set size (bandwidth per "
+                    f"cache level), not intensity; no sweep points drawn")
+    return [], ""
 
 def load_inputs(kernel_files: list[str], on: list[str]):
     """Roofs and kernels for the chart; without --on, a roof found in a kernel file."""
@@ -59,7 +98,8 @@ def chart_dict(display, path: str | None) -> dict:
                       "ridges": [asdict(x) for x in display.ridges],
                       "points": [asdict(x) for x in display.points],
                       "arrows": [asdict(x) for x in display.arrows],
-                      "xlim": list(display.xlim), "ylim": list(display.ylim)},
+                      "xlim": list(display.xlim), "ylim": list(display.ylim),
+                      "hidden_ceilings": list(display.hidden)},
             "notes": list(display.notes)}
 
 
@@ -79,6 +119,12 @@ def register(app) -> None:
              title: str | None = typer.Option(None, help="chart title"),
              trajectory: bool = typer.Option(False, help="join kernels with the same name "
                                                          "across the files, in order"),
+             precision: str | None = typer.Option(
+                 None, "--precision", help="compute ceilings to draw, comma-separated "
+                 "precisions (fp16,fp32) or labels ('fp16 tensor'), or 'all' (default: all, "
+                 "or a selection when a roof has more than 5)"),
+             no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
+                                                                     "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="also print the drawn data "
                                                                   "and analysis as JSON")) -> None:
         from ..report.chart import SUFFIXES
@@ -88,14 +134,25 @@ def register(app) -> None:
         roofs, kernels = load_inputs(list(kernel_files or []), list(on))
         from ..report.chart import plot_roofline, save_figure
 
-        display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title)
+        sweep, notes = [], []
+        for spec in ([] if no_sweep else on):
+            got, note = profile_sweep(spec)
+            notes += [note] if note else []
+            if got and sweep:
+                notes.append(f"{spec}: only the first profile's intensity sweep is drawn")
+            elif got:
+                sweep = got
+        precisions = None if precision is None else [p for p in precision.split(",") if p.strip()]
+        display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
+                                sweep=sweep, precisions=precisions)
         save_figure(display, output)
         from .common import emit_json, warn
 
-        for note in display.notes:
+        for note in [*notes, *display.notes]:
             warn(note)
         if json_out:
             emit_json(chart_dict(display, output))
         else:
+            extra = f", {len(sweep)} sweep point(s)" if sweep else ""
             print(f"wrote {output}: {len(roofs)} roof(s), {len(kernels)} kernel(s), "
-                  f"{len(display.points)} point(s)")
+                  f"{len(display.points)} point(s){extra}")

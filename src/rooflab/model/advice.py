@@ -32,6 +32,9 @@ TILING_GAIN = 4.0
 L2_BYTES_DEFAULT = 50e6
 # Requests batched per weight read in the batching advice (seed 004, Day 16 sweeps to 180).
 BATCH_ADVICE = 8
+# Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
+# PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
+SHORT_CALL_S = 100e-6
 # Op kinds whose DRAM traffic is mostly weights (a linear layer / GEMV in decode).
 WEIGHT_KINDS = ("gemv", "linear", "decode")
 # Op kinds whose work maps onto tensor cores / matrix units.
@@ -162,8 +165,10 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "") -> list[Advice]:
         f"weights are read once for the whole batch: AI {fmt_ai(p.ai)} -> {fmt_ai(b * p.ai)}; "
         f"the speed-up is per request (throughput)", "along slope", flop=b * p.flop,
         nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption=f"all bytes are weights (activations and KV cache small at batch {b}); "
-                   f"{b} requests are there to batch")
+        assumption=(f"all bytes are the matrix (the vectors are small); {b} independent "
+                    f"vectors are there to multiply by it" if kind.startswith("gemv") else
+                    f"all bytes are weights (activations and KV cache small at batch {b}); "
+                    f"{b} requests are there to batch"))
     out.append(replace(batched, speedup=b * batched.speedup))
     size = dtype_bytes(p.precision) if p.precision in ("fp32", "fp16", "bf16", "fp8") else None
     if size and size > 0.5:
@@ -307,7 +312,13 @@ def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
 def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                    machine: Machine | None = None) -> list[Advice]:
     out = []
-    eff = _efficiency(p, e, *words(machine, "parallel"))
+    action, why = words(machine, "parallel")
+    per_call = p.seconds / p.calls if p.seconds else None
+    if not roof.overhead_s and per_call is not None and per_call < SHORT_CALL_S:
+        why += (f"; at {fmt_seconds(per_call)} per call, launch/dispatch cost may be most of "
+                f"it, and this roof has no launch/dispatch floor to tell (`rooflab probe` "
+                f"measures one)")
+    eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(eff)
     side = (memory_advice(p, e, roof, kind, machine=machine) if p.memory_bound_side

@@ -17,7 +17,7 @@ from .advice import Advice, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .kernel import Kernel
 from .machine import Machine, machine_of
-from .sanity import Finding, check_kernel
+from .sanity import ABOVE_TOLERANCE, Finding, check_kernel
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
 FLAG_HEADROOM = 2.0
@@ -57,6 +57,10 @@ class Diagnosis:
     def gain_words(self) -> str:
         if self.gain_s is None or self.headroom is None:
             return "no measured time: position only"
+        if self.headroom < 1 / (1 + ABOVE_TOLERANCE):
+            return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows, so "
+                    f"the roof is too low for it or its counts are wrong (see the sanity "
+                    f"checks)")
         return (f"{fmt_seconds(self.gain_s)} saved ({self.priority:.0%} of the total) if it "
                 f"reached its roof ({self.headroom:.1f}x faster)")
 
@@ -139,8 +143,12 @@ def distances(p: Point, top_label: str, top_value: float,
     else:
         f = p.seconds / p.floor_s if p.floor_s > 0 else None
         split = ""
-        if e.launch_s > 0:
-            split = (f" Of the {fmt_seconds(p.seconds)}, launch overhead explains up to "
+        launch = "dispatch overhead" if machine and machine.kind == "cpu" else "launch overhead"
+        if 0 < e.launch_s < 0.01 * p.seconds:
+            split = (f" {launch.capitalize()} is negligible here ({fmt_seconds(e.launch_s)} "
+                     f"of the {fmt_seconds(p.seconds)}): it is all kernel efficiency.")
+        elif e.launch_s > 0:
+            split = (f" Of the {fmt_seconds(p.seconds)}, {launch} explains up to "
                      f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
                      f"of the roof (kernel efficiency).")
         if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
@@ -149,11 +157,18 @@ def distances(p: Point, top_label: str, top_value: float,
             cure = memory_cure
         else:
             cure = compute_cure
-        first = Distance(
-            "below roof", f,
-            f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
-            f"{cure}. Batching does not close it (it moves the point right, not up)."
-            + split if f else "-")
+        if f and f < 1 / (1 + ABOVE_TOLERANCE):
+            first = Distance(
+                "below roof", f,
+                f"none: the point is {1 / f:.3g}x above the roof at its AI, which a correct "
+                f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
+                f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
+        else:
+            first = Distance(
+                "below roof", f,
+                f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
+                f"{cure}. Batching does not close it (it moves the point right, not up)."
+                + split if f else "-")
     if p.along_slope > 1:
         second = Distance(
             "along slope", p.along_slope,

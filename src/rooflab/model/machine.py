@@ -62,6 +62,22 @@ _FEATURE_WORDS = {"amx": "amx", "avx512-bf16": "avx512_bf16", "vnni": "vnni", "n
                   "sve": "sve", "sdot": "neon"}
 
 
+def _simd_from_lanes(roof: Roof, text: str) -> set[str]:
+    """A catalog CPU's vector width from its fp64 peak's derivation ('8 lanes x 2 FMA pipes'):
+    8 fp64 lanes are 512-bit vectors (AVX-512 on x86), 4 are 256-bit (AVX2, or SVE-256 on Arm),
+    2 are 128-bit (NEON)."""
+    c = roof.find_compute("fp64")
+    found = re.search(r"(\d+) lanes", c.method) if c is not None else None
+    if found is None:
+        return set()
+    arm = re.search(r"\b(neoverse|graviton|altra|grace|arm|aarch64)\b", text) is not None
+    width = int(found.group(1))
+    feats = {"fma"} if "fma" in c.method.lower() else set()
+    if arm:
+        return feats | ({"sve"} if width >= 4 else {"neon"})
+    return feats | ({"avx512"} if width >= 8 else {"avx2"} if width == 4 else set())
+
+
 def _host_kind(host: Mapping[str, Any]) -> str:
     kind = str(host.get("kind") or "").lower()
     if kind in ("cpu", "gpu", "accelerator"):
@@ -93,6 +109,8 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
     feats = {_FEATURE_FLAGS[f] for f in host.get("flags") or () if f in _FEATURE_FLAGS}
     if kind == "cpu":
         feats |= {v for w, v in _FEATURE_WORDS.items() if _has(text, (w,))}
+        if not host.get("flags"):
+            feats |= _simd_from_lanes(roof, text)
     caches: dict[str, float] = {}
     raw = host.get("caches") if isinstance(host.get("caches"), Mapping) else {}
     for key, level in (("l1d", "L1"), ("L1", "L1"), ("l2", "L2"), ("L2", "L2"),
@@ -133,8 +151,8 @@ WORDS: dict[str, dict[str, tuple[str, str]]] = {
                   "the flat roof assumes every core issues full-width {simd} FMAs each "
                   "cycle; scalar code, separate multiply and add, one thread or spills "
                   "fall short"),
-        "issue_matrix": ("call a tuned BLAS / oneDNN kernel (register + cache blocking, {simd} "
-                         "FMA micro-kernel, all threads)",
+        "issue_matrix": ("run it as a tuned BLAS / oneDNN GEMM on every core (register + "
+                         "cache blocking, {simd} FMA micro-kernel; check its thread count)",
                          "a matrix op reaches the flat roof only with register tiles, L1/L2 "
                          "blocking and every core busy"),
         "parallel": ("spread the work over every core (threads), fewer barriers",

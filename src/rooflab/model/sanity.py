@@ -50,7 +50,8 @@ def op_kind(kernel: Kernel) -> str:
     return ""
 
 
-def check_above_roof(p: Point) -> Finding | None:
+def check_above_roof(p: Point, roof_kind: str = "",
+                     machine: Machine | None = None) -> Finding | None:
     """A point above its roof is impossible on a correct roof with correct counts."""
     if p.achieved_flop_per_s is None or p.seconds is None:
         return None
@@ -60,6 +61,11 @@ def check_above_roof(p: Point) -> Finding | None:
     if not (over_peak or over_slope):
         return None
     causes: list[str] = []
+    if roof_kind == "measured":
+        # A probe disturbed by other load measures ceilings below what the machine gives.
+        causes.append("the measured roof is too low: the probe ran while other work shared "
+                      "the machine (compare it with the nominal roof; re-probe on a quiet "
+                      "machine)")
     if over_slope:
         causes += [
             f"wrong memory level: {si(bytes_per_s, 'B/s')} through {p.level} exceeds its "
@@ -74,7 +80,9 @@ def check_above_roof(p: Point) -> Finding | None:
             f"roof of the wrong precision or unit: the kernel is held to {p.precision}"
             f"{' ' + p.unit if p.unit else ''} at {si(p.peak_flop_per_s, 'FLOP/s')}"
             + (f" ({p.note})" if p.note else "")
-            + "; tensor-core or lower-precision math needs its own ceiling",
+            + ("; AMX, VNNI or lower-precision math needs its own ceiling"
+               if machine is not None and machine.kind == "cpu" else
+               "; tensor-core or lower-precision math needs its own ceiling"),
             "a counting error: FLOP counted twice (an FMA counted as 2 and then doubled again)",
         ]
     causes.append("a timing that is too short or missed part of the work")
@@ -228,7 +236,7 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
     points = analysis.for_kernel(kernel.name)
     found: list[Finding] = []
     for p in points:
-        f = check_above_roof(p)
+        f = check_above_roof(p, analysis.roof.kind, machine)
         if f is not None:
             found.append(f)
     for f in (check_ai_high(kernel, points), check_ai_low(kernel, points, machine)):

@@ -102,16 +102,17 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
     `outer`. Returns {level: plateau} in size order and notes.
 
     `capacities` run from the innermost level out. A plateau belongs to the first level
-    whose capacity holds its central working set;
-    one reaching past 1.5x the largest capacity is `outer` whatever its centre. Without
-    capacities, levels are named by plateau order (the last one is `outer`). Plateaus of
-    the outer level are one level: their span is joined and the bandwidth is the furthest
-    one's (nearer ones are transitions). Two plateaus in one cache level: `keep` picks the
-    "longest" (CPU: noise makes short runs) or the "fastest" (GPU: below a capacity a sweep
-    is slower for lack of parallelism, never faster), and a note says so. With `min_gain`,
-    a cache plateau not that much faster than the level outside it is that level seen
-    early and is dropped. Notes also say where the measured drops lie far (1.5x) from the
-    capacities; `per` qualifies the sizes in them (" per thread").
+    whose capacity holds its central working set; the last plateau, when it reaches past
+    1.5x the largest capacity, is `outer` whatever its centre (the sweep ends there).
+    Without capacities, levels are named by plateau order (the last one is `outer`).
+    Plateaus past the caches make one `outer` plateau: their spans are joined (it shows
+    where the caches end) and its bandwidth is the furthest one's (the nearer ones are
+    transitions). Two plateaus in one cache level: `keep` picks the "longest" (CPU: noise
+    makes short runs) or the "fastest" (GPU: below a capacity a sweep is slower for lack of
+    parallelism, never faster), and a note says so. With `min_gain`, a cache plateau not
+    that much faster than the level outside it is that level seen early and is dropped.
+    Notes also say where the measured drops lie far (1.5x) from the capacities; `per`
+    qualifies their sizes.
     """
     caps = dict(capacities)
     largest = max(caps.values(), default=0.0)
@@ -120,13 +121,15 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
     for i, p in enumerate(plateaus):
         lo, hi = sizes[p.first], sizes[p.last]
         if not caps:
-            level = LEVELS[i] if i < len(plateaus) - 1 else outer
-        elif hi > 1.5 * largest:
-            level = outer
+            level = LEVELS[i] if i < min(len(plateaus) - 1, len(LEVELS) - 1) else outer
+        elif i == len(plateaus) - 1 and hi > 1.5 * largest:
+            level = outer       # the sweep ends in the outer level
         else:
             level = next((lv for lv, cap in caps.items() if math.sqrt(lo * hi) <= cap), outer)
         old = chosen.get(level)
-        if old is not None and level != outer:
+        if old is not None and level == outer:
+            p = Plateau(old.first, p.last, p.bytes_per_s)
+        elif old is not None:
             notes.append(f"two plateaus fall in {level} ({fmt_bytes(lo)}..{fmt_bytes(hi)}"
                          f"{per}); kept the {_KEEP[keep][0]} one")
             p = max(old, p, key=_KEEP[keep][1])

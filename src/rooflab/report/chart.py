@@ -171,7 +171,11 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
         # the top ceiling drawn. A ceiling left out of the chart gets no ridge.
         ceilings = [roof.compute_for(k.precision, k.unit)[0] for k in kernels]
         ceilings = [c for c in ceilings if c in drawn] + [max(drawn, key=lambda c: c.value)]
+        seen: set[float] = set()
         for c in dict.fromkeys(ceilings):
+            if c.value in seen:   # equal ceilings (A100 bf16 = fp16 tensor): one ridge
+                continue
+            seen.add(c.value)
             ai = c.value / mem.value
             label = f"{c.label} / {ref}: AI* = {fmt_ai(ai)}"
             out.append(Ridge(label=label, ai=ai, flop_per_s=c.value, roof=roof_label(roof),
@@ -325,7 +329,10 @@ def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]
     """The default selection for a roof with many ceilings: with kernels, the ceilings they
     are judged by plus the top float ceiling; without, the fastest unit of each precision."""
     if kernels:
-        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels} | {_top_float(roof)}
+        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
+        top = _top_float(roof)
+        if top.value > max(c.value for c in want):   # not a second name for the same height
+            want.add(top)
     else:
         want = {roof.find_compute(p) for p in roof.precisions}
     return tuple(c for c in roof.compute if c in want)
@@ -407,30 +414,79 @@ def _overlap(a, b) -> float:
     return dx * dy if dx > 0 and dy > 0 else 0.0
 
 
-def _cost(box, placed) -> float:
+def _cost(box, placed, soft=()) -> float:
     inside = (max(box[0], 0), max(box[1], 0), min(box[2], AXES_PT[0]), min(box[3], AXES_PT[1]))
     area = (box[2] - box[0]) * (box[3] - box[1])
     outside = area - max(inside[2] - inside[0], 0) * max(inside[3] - inside[1], 0)
-    return 4 * outside + sum(_overlap(box, b) for b in placed)
+    # A line through a label is a lesser fault than two labels on top of each other.
+    # Any overlap with a label or marker costs 50 on top of its area: a touch is a fault.
+    hard = sum(50 + a for a in (_overlap(box, b) for b in placed) if a > 0)
+    return 4 * outside + hard + 0.1 * sum(_overlap(box, b) for b in soft)
 
 
-def _place(anchor, text, candidates, placed):
-    """The first candidate (offset, ha, va) that collides with nothing, else the least bad;
-    its box joins `placed`. Deterministic: same inputs, same layout."""
+def _place(anchor, text, candidates, placed, soft=()):
+    """The candidate (offset, ha, va, penalty) with the least cost: overlap with the labels
+    and markers placed so far (and, less, with lines) plus the candidate's own penalty for
+    straying from where the label belongs. Its box joins `placed`. Deterministic."""
     best = None
-    for i, (offset, ha, va) in enumerate(candidates):
+    for offset, ha, va, penalty in candidates:
         box = _box(anchor, offset, ha, va, text)
-        cost = _cost(box, placed) + i * 1e-3   # ties: the earlier (preferred) candidate
+        cost = _cost(box, placed, soft) + penalty
         if best is None or cost < best[0]:
             best = (cost, offset, ha, va, box)
-        if cost < 1:
-            break
     placed.append(best[4])
     return best[1], best[2], best[3]
 
 
 def _marker_box(xy, r=4.5):
     return (xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r)
+
+
+def _line_boxes(lines, pt) -> list[tuple[float, float, float, float]]:
+    """Thin boxes along the roof lines, so a label is not struck through by another line."""
+    out = []
+    for ln in lines:
+        (x0, y0), (x1, y1) = pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1])
+        if ln.kind == "compute":
+            out.append((x0, y0 - 0.6, x1, y0 + 0.6))
+        elif ln.kind == "memory":
+            n = max(int((x1 - x0) / 6), 1)
+            out += [_marker_box((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n), 1.0)
+                    for i in range(n + 1)]
+    return out
+
+
+def _slope_boxes(anchor, text, angle):
+    """A rotated label as a chain of small boxes along its baseline, just above the line."""
+    u = (math.cos(angle), math.sin(angle))
+    n = (-u[1], u[0])
+    steps = max(int(CHAR_PT * len(text) / 7), 1)
+    return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * 5,
+                         anchor[1] + u[1] * (7 * k + 3.5) + n[1] * 5), 3.5)
+            for k in range(steps)]
+
+
+def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
+    """A slope's label along its line: first where each roof and level has its own stretch
+    (x 3, x 4 per roof, x 1.6 per level), else the least crowded spot along the slope."""
+    angle = math.atan2(AXES_PT[1] / math.log10(ylim[1] / ylim[0]),
+                       AXES_PT[0] / math.log10(xlim[1] / xlim[0]))
+    text = " " + ln.label
+    r = roof_labels.index(ln.roof) if ln.roof in roof_labels else 0
+    mem = [m.label for m in lines if m.roof == ln.roof and m.kind == "memory"]
+    first = 3.0 * 4.0 ** r * 1.6 ** (mem.index(ln.label) if ln.label in mem else 0)
+    span = ln.xs[1] / ln.xs[0]
+    shifts = [first] + [f for f in (1.5, 3.0, 6.0, 12.0, 25.0, 50.0, 100.0, 200.0, 400.0)
+                        if f != first]
+    best = None
+    for j, f in enumerate(s for s in shifts if s < span / 2 or s == first):
+        xy = (ln.xs[0] * f, ln.ys[0] * f)
+        boxes = _slope_boxes(pt(*xy), text, angle)
+        cost = sum(_cost(b, placed, soft) for b in boxes) + 2.0 * j
+        if best is None or cost < best[0]:
+            best = (cost, xy, boxes)
+    placed.extend(best[2])
+    return replace(ln, label_xy=best[1])
 
 
 def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
@@ -441,6 +497,7 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
     placed = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
     placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
     placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
+    soft = _line_boxes(lines, pt)
     same: dict[tuple[str, float], list[str]] = {}
     for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
         if ln.kind == "compute":
@@ -453,7 +510,9 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         if ln.kind != "compute" or group[0] != ln.label:
             out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
             continue
-        text = " " + "; ".join(group) + " "
+        # "bf16 tensor, fp16 tensor 312 TFLOP/s": the names, then the one value.
+        value = " ".join(group[0].split()[-2:])
+        text = " " + ", ".join(g.rsplit(" ", 2)[0] for g in group) + f" {value} "
         first = roof_labels[:1] == (ln.roof,)
         # The judging roof labels its ceilings at the right edge, the others at their left
         # end, so two roofs with similar peaks do not print on top of each other.
@@ -464,34 +523,48 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         along = -1 if first else 1
         room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
         slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
-        cands = [((dx, dy), ha, va) for dx in [0.0, *slides]
+        if not first:   # or right-aligned at the right edge, like the judging roof's
+            slides.append(pt(ln.xs[1], ln.ys[1])[0] - anchor[0] - w + 6)
+        cands = [((dx, dy), ha, va, 6.0 * j + (dy < 0))
+                 for j, dx in enumerate([0.0, *slides])
                  for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
-        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top")
+        # Pushed off its line: the last resort (a label must stay by its line to be read).
+        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
                   for k in (1, 2, 3, 4) for s in (1, -1)]
-        offset, ha, va = _place(anchor, text, cands, placed)
+        offset, ha, va = _place(anchor, text, cands, placed, soft)
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)
+    for i, ln in enumerate(out_lines):
+        if ln.kind == "memory":
+            out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
+                                              soft)
     out_ridges = []
     for r in ridges:
         first = roof_labels[:1] == (r.roof,)
-        cands = [((4.0, -11.0), "left", "baseline"), ((-4.0, 5.0), "right", "baseline"),
-                 ((4.0, 5.0), "left", "baseline"), ((-4.0, -11.0), "right", "baseline")]
+        offsets = [((4.0, -11.0), "left"), ((-4.0, 5.0), "right"), ((4.0, 5.0), "left"),
+                   ((-4.0, -11.0), "right"), ((8.0, -20.0), "left"), ((-8.0, 14.0), "right")]
         if not first:
-            cands = cands[1:2] + cands[:1] + cands[2:]
-        offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed)
+            offsets = offsets[1:2] + offsets[:1] + offsets[2:]
+        cands = [(o, ha, "baseline", 3.0 * j) for j, (o, ha) in enumerate(offsets)]
+        offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed,
+                                soft)
         out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
     out_points = []
     for p in points:
         if not p.text:
             out_points.append(p)
             continue
-        cands = []
-        for d in (7.0, 16.0, 30.0, 48.0, 70.0):
-            cands += [((d, -d - 1), "left", "top"), ((d, d - 1), "left", "bottom"),
-                      ((-d, -d - 1), "right", "top"), ((-d, d - 1), "right", "bottom"),
-                      ((0.0, -d - 3), "center", "top"), ((0.0, d + 1), "center", "bottom")]
-        cands[0] = ((7.0, -8.0), "left", "top")
-        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed)
+        cands = [((7.0, -8.0), "left", "top", 0.0), ((7.0, 6.0), "left", "bottom", 1.0),
+                 ((-7.0, -8.0), "right", "top", 2.0), ((-7.0, 6.0), "right", "bottom", 3.0),
+                 ((0.0, -10.0), "center", "top", 4.0), ((0.0, 8.0), "center", "bottom", 5.0)]
+        # Then columns left and right of the point, each row a line further up or down: a
+        # cluster of points at similar AI gets its labels stacked beside it.
+        for j, dx in enumerate((16.0, 34.0, 60.0)):
+            for k in range(-16, 17):
+                for side, ha in ((1, "left"), (-1, "right")):
+                    cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
+                                  12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft)
         out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
     return out_lines, out_ridges, out_points
 
@@ -501,7 +574,7 @@ def _point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]
     line each when many; a trajectory's steps as "step i" with the name on the first and
     the figures on the first and last; extra memory levels by their level, few points only."""
     primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
-    compact = len(primary) > FULL_LABELS
+    compact = len(points) > FULL_LABELS
     steps: dict[str, list[int]] = {}
     for i in sorted(primary):
         steps.setdefault(points[i].kernel, []).append(i)

@@ -40,27 +40,18 @@ def draw(d: RooflineDisplay, ax):
     ax.set_ylim(*d.ylim)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("performance (FLOP/s)")
-    ax.set_title(d.title)
+    ax.set_title(d.title, fontsize=10 if len(d.title) > 70 else None)
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
         engine.execute(fig)
-    # Equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one label.
-    same: dict[tuple[str, float], list[str]] = {}
+    # Label positions come laid out from chart.layout_labels (no two overlap); a ceiling
+    # equal to another of its roof has no text of its own (the other names both).
     for line in d.lines:
-        if line.kind == "compute":
-            same.setdefault((line.roof, line.ys[0]), []).append(line.label)
-    for line in d.lines:
-        group = same.get((line.roof, line.ys[0]), [line.label]) if line.kind == "compute" else []
-        if group and group[0] != line.label:
-            ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
-                    lw=2.2 if line.style == "solid" else 1.4, zorder=2)
-            continue
-        _draw_line(ax, line, d, "; ".join(group) if group else line.label)
+        _draw_line(ax, line, d)
     for r in d.ridges:
-        first = d.roof_labels[:1] == (r.roof,)
         ax.plot([r.ai], [r.flop_per_s], marker="D", ms=5, color=_roof_color(d, r.roof), zorder=4)
         ax.annotate(f"AI*={fmt_ai(r.ai)}", (r.ai, r.flop_per_s), textcoords="offset points",
-                    xytext=(4, -11) if first else (-4, 5), ha="left" if first else "right",
+                    xytext=r.label_offset, ha=r.label_ha, va=r.label_va,
                     fontsize=7, color=_roof_color(d, r.roof))
     if d.ridges:
         ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
@@ -73,12 +64,15 @@ def draw(d: RooflineDisplay, ax):
     for p in d.points:
         ax.plot([p.ai], [p.flop_per_s], ls="none", marker=p.marker, ms=8, mec=p.color,
                 mfc=p.color if p.measured else "none", mew=1.5, zorder=5)
-        # Below-right: inside the roof, away from the ceiling labels drawn above the lines.
-        # Near the right edge the label goes left of the point, so it is not cut off.
-        right = math.log(p.ai / d.xlim[0]) > 0.8 * math.log(d.xlim[1] / d.xlim[0])
-        ax.annotate(p.label, (p.ai, p.flop_per_s), textcoords="offset points",
-                    xytext=(-7 if right else 7, -8), ha="right" if right else "left",
-                    va="top", fontsize=7, color="0.15")
+        if not p.text:
+            continue
+        # Placed clear of the other labels; one moved away from its point gets a leader.
+        far = max(abs(p.label_offset[0]), abs(p.label_offset[1])) > 12
+        ax.annotate(p.text, (p.ai, p.flop_per_s), textcoords="offset points",
+                    xytext=p.label_offset, ha=p.label_ha, va=p.label_va, fontsize=7,
+                    color="0.15", zorder=6,
+                    arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6,
+                                "shrinkA": 0, "shrinkB": 4} if far else None)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     ax.grid(True, which="both", alpha=0.2)
     ax.legend(handles=_legend(d, Line2D), loc="lower right", fontsize=7)
@@ -90,29 +84,29 @@ def _roof_color(d: RooflineDisplay, label: str) -> str:
     return ROOF_COLORS[i % len(ROOF_COLORS)]
 
 
-def _draw_line(ax, line: Line, d: RooflineDisplay, text: str) -> None:
+def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     if line.kind == "sweep":
-        ax.plot(line.xs, line.ys, "-o", ms=3, lw=0.8, color=line.color, zorder=2)
+        # Measured points, not a ceiling: markers joined by a thin line, above the roof lines.
+        ax.plot(line.xs, line.ys, "-o", ms=3.5, lw=0.8, color=line.color, zorder=3)
         return
     solid = line.style == "solid"
     ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
             lw=2.2 if solid else 1.4, zorder=2)
-    first = d.roof_labels[:1] == (line.roof,)
     if line.kind == "compute":
-        # The judging roof labels its ceilings at the right edge, the others at their left
-        # end, so two roofs with similar peaks do not print on top of each other.
-        x, ha = (line.xs[1], "right") if first else (line.xs[0] * 1.15, "left")
-        ax.text(x, line.ys[1], f" {text} ", ha=ha, va="bottom", fontsize=7,
-                color=line.color)
+        if line.text and line.label_xy is not None:
+            ax.annotate(line.text, line.label_xy, textcoords="offset points",
+                        xytext=line.label_offset, ha=line.label_ha, va=line.label_va,
+                        fontsize=7, color=line.color)
         return
+    text = line.text or line.label
     # Slope label: on log-log axes every slope has the same on-screen angle.
     (x0, x1), (y0, y1) = d.xlim, d.ylim
     w, h = ax.figure.get_size_inches() * ax.get_position().size
     angle = math.degrees(math.atan2(h / math.log10(y1 / y0), w / math.log10(x1 / x0)))
-    # Each roof's label a little further along, so two roofs' labels do not overlap.
-    shift = 3.0 * 4.0 ** (d.roof_labels.index(line.roof) if line.roof in d.roof_labels else 0)
-    ax.text(line.xs[0] * shift, line.ys[0] * shift, " " + text, rotation=angle,
-            rotation_mode="anchor", ha="left", va="bottom", fontsize=7, color=line.color)
+    # Where along the slope: laid out by chart.layout_labels, clear of points and labels.
+    x, y = line.label_xy or (line.xs[0] * 3.0, line.ys[0] * 3.0)
+    ax.text(x, y, " " + text, rotation=angle, rotation_mode="anchor", ha="left",
+            va="bottom", fontsize=7, color=line.color)
 
 
 def _legend(d: RooflineDisplay, Line2D) -> list:

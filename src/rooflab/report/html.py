@@ -26,7 +26,10 @@ from .markdown import (
     STEP_HEADERS,
     advice_rows,
     kernel_rows,
+    machine_for,
+    machine_line,
     priority_rows,
+    record_notes,
     record_rows,
     step_findings,
     step_rows,
@@ -171,7 +174,9 @@ def _diagnosis_html(d: Diagnosis) -> str:
              f"<p><b>Position</b>: {e(d.evidence)}</p>",
              f"<p><b>Gain</b>: {e(d.gain_words)}"
              + (" <span class='flag'>more than 2x below its roof</span>" if d.flagged else "")
-             + "</p><ol>"]
+             + "</p>"]
+    parts += [f"<p><b>Kernel note</b>: {e(n)}</p>" for n in d.notes]
+    parts.append("<ol>")
     for x in d.distances:
         f = "-" if x.factor is None else f"{x.factor:.3g}x"
         parts.append(f"<li><b>{e(x.name)}</b> ({f}): {e(x.words)}</li>")
@@ -192,7 +197,8 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
                         config={"displaylogo": False, "responsive": True,
                                 "showSendToCloud": False})
-    diags = diagnose(analysis)
+    machine = machine_for(analysis, profile)
+    diags = diagnose(analysis, machine)
     e = html.escape
     heading = title or f"Roofline report: {analysis.roof.name}"
     body = [f"<h1>{e(heading)}</h1>",
@@ -200,10 +206,15 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
             + (f"; source: {e(analysis.roof.source)}" if analysis.roof.source else "")
             + ". Hover a point for its numbers and their provenance; click the legend to "
               "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
+            f"<p class='muted'>{e(machine_line(machine))}</p>",
             chart]
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",
                  _html_table(RECORD_HEADERS, record_rows(analysis, profile))]
+        notes = record_notes(profile)
+        if notes:
+            body.append("<ul class='muted'>" + "".join(f"<li>{e(n)}</li>" for n in notes)
+                        + "</ul>")
     steps = step_rows(analysis)
     if steps:
         body += ["<h2>Optimisation steps</h2>", _html_table(STEP_HEADERS, steps),

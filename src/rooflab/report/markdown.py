@@ -12,16 +12,74 @@ from collections.abc import Sequence
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
+from ..model.machine import Machine, machine_of
 from ..units import fmt_ai, fmt_seconds, si
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
 PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at roof / total",
                     "best advice", "predicted")
-ADVICE_HEADERS = ("advice", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
+ADVICE_HEADERS = ("advice", "why", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
 RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
                 "AI DRAM", "AI L2", "AI L1", "achieved", "bound")
+
+
+NOT_PUBLISHED = "not published"
+# Measured ceilings whose samples' IQR / median exceeds this are listed under the table.
+NOISY_CEILING = 0.05
+
+
+def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Machine:
+    """The machine behind the analysis' roof: the profile's host section when there is one,
+    the catalog entry the roof is named after (its kind, and cache sizes when the host gives
+    none), else what the roof itself shows (model.machine.machine_of)."""
+    host = dict(profile.host) if profile is not None else {}
+    kind = ""
+    try:
+        from ..hardware.catalog import match_device_name
+
+        dev = match_device_name(analysis.roof.name)
+    except Exception:   # noqa: BLE001 — no catalog, or a name it cannot parse: roof evidence
+        dev = None
+    if dev is not None:
+        kind = dev.kind
+        if not host.get("caches"):
+            caches = {"L2": dev.l2_bytes} if dev.l2_bytes else {}
+            if dev.kind == "cpu" and dev.llc_bytes:
+                caches["L3"] = dev.llc_bytes
+            host["caches"] = caches
+    if profile is not None and not kind:
+        kind = machine_of(analysis.roof, host).kind
+    return machine_of(analysis.roof, host, kind)
+
+
+def _binary(nbytes: float) -> str:
+    """Cache sizes the way datasheets give them: 32768 -> '32 KiB', 33554432 -> '32 MiB'."""
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def machine_line(m: Machine) -> str:
+    """One sentence on whose levers the advice names."""
+    if m.kind == "cpu":
+        feats = [n for f, n in (("avx512", "AVX-512"), ("avx2", "AVX2"), ("fma", "FMA"),
+                                ("neon", "NEON"), ("sve", "SVE"), ("avx512_bf16", "AVX512-BF16"),
+                                ("vnni", "VNNI"), ("amx", "AMX")) if f in m.features]
+        caches = ", ".join(f"{lv} {_binary(v)}" for lv, v in m.caches.items())
+        return ("Machine: a CPU" + (f" ({', '.join(feats)})" if feats else "")
+                + (f"; caches {caches}" if caches else "")
+                + (" (L1/L2 per core)" if {"L1", "L2"} & set(m.caches) else "")
+                + ". Advice names CPU levers: SIMD/FMA, cache blocking, threads, dispatch.")
+    if m.kind == "gpu":
+        return "Machine: a GPU. Advice names GPU levers: coalescing, occupancy, tensor cores, " \
+               "CUDA graphs."
+    if m.kind == "accelerator":
+        return "Machine: an accelerator. Advice is worded for any machine."
+    return "Machine kind unknown (neither the roof nor a profile says): advice is worded for " \
+           "any machine."
 
 
 def _pct(x: float | None) -> str:
@@ -61,7 +119,7 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
 
 
 def advice_rows(d: Diagnosis) -> list[tuple[str, ...]]:
-    return [(a.action, a.shrinks, fmt_ai(a.new_ai), si(a.new_flop_per_s, "FLOP/s"),
+    return [(a.action, a.detail, a.shrinks, fmt_ai(a.new_ai), si(a.new_flop_per_s, "FLOP/s"),
              f"{a.speedup:.2f}x", a.assumption) for a in d.advice]
 
 
@@ -76,23 +134,64 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
         return []
     from .tables import profile_rows
 
-    rows = [r.cells()[:4] for r in profile_rows(profile)]
     nominal = profile.nominal
-    for d in diagnose(analysis)[:top]:
+    rows = []
+    for r in profile_rows(profile):
+        cells = list(r.cells()[:4])
+        if r.nominal is None and nominal is not None:
+            # A vendor publishes peaks, not cache bandwidths (nor, for CPUs, always DRAM);
+            # a ridge needs both numbers.
+            level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
+            cells[1] = (f"{NOT_PUBLISHED} (no nominal {level})" if level
+                        and nominal.find_memory(level) is None else NOT_PUBLISHED)
+        rows.append(tuple(cells))
+    for d in diagnose(analysis, machine_for(analysis, profile))[:top]:
         p = d.point
-        nom = None
+        nom = nom_floor = None
+        nom_words = "-"
         if nominal is not None:
             c, _ = nominal.compute_for(p.precision, p.unit)
             m = nominal.find_memory(p.level)
             if m is not None:
                 nom = min(c.value, m.value * p.ai)
-        rows.append((f"{p.kernel}: FLOP/s", si(nom, "FLOP/s"),
-                     si(p.achieved_flop_per_s, "FLOP/s"),
+                nom_floor = max(p.flop / c.value, p.bytes / m.value)
+                nom_words = si(nom, "FLOP/s")
+            else:
+                nom_words = f"<= {si(c.value, 'FLOP/s')} (peak; {p.level} {NOT_PUBLISHED})"
+        rows.append((f"{p.kernel}: FLOP/s", nom_words, si(p.achieved_flop_per_s, "FLOP/s"),
                      f"{_pct(p.percent_of_roof)} of the {analysis.roof.kind} roof"))
-        rows.append((f"{p.kernel}: time", f"{fmt_seconds(p.floor_s)} (floor)",
-                     fmt_seconds(p.seconds),
-                     "-" if d.headroom is None else f"{d.headroom:.2f}x the floor"))
+        # Seed 004's TPOT row: the floor on the nominal roof, the measured time, the ratio;
+        # the floor on the judging roof follows, since the headroom is taken against it.
+        judged = ("-" if d.headroom is None else
+                  f"{d.headroom:.2f}x the {fmt_seconds(p.floor_s)} floor of the "
+                  f"{analysis.roof.kind} roof")
+        if nom_floor is not None and p.seconds:
+            ratio = f"{p.seconds / nom_floor:.2f}x the floor; {judged}"
+        else:
+            ratio = judged
+        rows.append((f"{p.kernel}: time",
+                     f"{fmt_seconds(nom_floor)} (floor)" if nom_floor is not None else
+                     f"{NOT_PUBLISHED} (no nominal {p.level})" if nominal is not None else "-",
+                     fmt_seconds(p.seconds), ratio))
     return rows
+
+
+def record_notes(profile: MachineProfile | None) -> list[str]:
+    """Under the record table: measured ceilings too noisy to lean on, then the roofs' notes."""
+    if profile is None:
+        return []
+    from .tables import profile_notes, profile_rows
+
+    noisy = [f"{r.quantity} {r.spread:.0%}" for r in profile_rows(profile)
+             if r.spread is not None and r.spread > NOISY_CEILING]
+    if not noisy:
+        return profile_notes(profile)
+    # The per-ceiling "samples vary" warnings say the same as this one line.
+    notes = [n for roof in profile.roofs for n in roof.notes]
+    return ([f"Measured ceilings whose samples spread more than {NOISY_CEILING:.0%} "
+             f"(IQR / median): {', '.join(noisy)}. The roof is the best sample of each; with "
+             f"this much spread every % of roof moves with it: re-probe on a quiet machine "
+             f"(`rooflab probe --full`)."] + list(dict.fromkeys(notes)))
 
 
 def _speedup(ref: float | None, seconds: float | None) -> str:
@@ -184,7 +283,8 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     out = [f"### {d.rank}. {d.kernel} — {d.bound}-bound", "",
            f"- **Position**: {d.evidence}",
            f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
-                                            if d.flagged else ""), ""]
+                                            if d.flagged else "")]
+    out += [f"- **Kernel note**: {n}" for n in d.notes] + [""]
     out.append("Three distances (seed 004):")
     out.append("")
     for x in d.distances:
@@ -211,7 +311,8 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
                     title: str = "", top: int = 10) -> str:
     """The whole report as Markdown text (nothing is written or printed here)."""
     roof = analysis.roof
-    diags = diagnose(analysis)
+    machine = machine_for(analysis, profile)
+    diags = diagnose(analysis, machine)
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     lines = [f"# {title or 'Roofline report: ' + roof.name}", ""]
     lines.append(f"Roof: **{roof.name}** ({roof.kind})"
@@ -221,6 +322,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     lines += [f"Compute ceilings: {ceilings or 'none'}.", f"Memory ceilings: {levels or 'none'}."]
     if roof.overhead_s:
         lines.append(f"Launch/dispatch floor: {fmt_seconds(roof.overhead_s)} per call.")
+    lines.append(machine_line(machine))
     lines.append("")
     bounds: dict[str, int] = {}
     for d in diags:
@@ -235,6 +337,8 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     if profile is not None:
         lines += ["## Record table (nominal vs measured)", ""]
         lines += _table(RECORD_HEADERS, record_rows(analysis, profile))
+        lines.append("")
+        lines += [f"- {n}" for n in record_notes(profile)]
         lines.append("")
     steps = step_rows(analysis)
     if steps:

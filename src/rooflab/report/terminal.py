@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
+from ..model.machine import machine_of
 from ..units import fmt_seconds, si
 from .markdown import PRIORITY_HEADERS, STEP_HEADERS, priority_rows, step_findings, step_rows
 
@@ -23,9 +24,11 @@ def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to 
     for h in PRIORITY_HEADERS:
         t.add_column(h, justify="right" if h in ("#", "time share", "headroom",
                                                   "predicted") else "left",
-                     overflow="fold")
+                     overflow="fold", ratio=1 if h == "best advice" else None)
     for d, row in zip(diagnoses, priority_rows(diagnoses), strict=True):
         cells = list(row)
+        # The action without its parenthesis; the diagnosis below gives it in full.
+        cells[6] = cells[6].split(" (")[0]
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"
@@ -57,14 +60,18 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
     t.append(f"  {d.bound}-bound\n", style=BOUND_STYLE.get(d.bound, ""))
     t.append(f"   position: {d.evidence}\n")
     t.append(f"   gain: {d.gain_words}\n")
+    for n in d.notes:
+        t.append(f"   kernel note: {n}\n", style="italic")
     for x in d.distances:
         f = "-" if x.factor is None else f"{x.factor:.3g}x"
         t.append(f"   {x.name} ({f}): ", style="bold")
         t.append(f"{x.words}\n", style="dim")
     for f in d.findings:
-        t.append(f"   ! {f.check}: {f.message}\n", style="yellow")
-        if f.causes:
-            t.append(f"     likely: {f.causes[0]}\n", style="yellow")
+        style = "yellow" if f.severity == "warning" else "dim"
+        t.append(f"   {'!' if f.severity == 'warning' else 'i'} {f.check}: {f.message}\n",
+                 style=style)
+        if f.causes and f.severity == "warning":
+            t.append(f"     likely: {f.causes[0]}\n", style=style)
     for a in d.advice[:advice]:
         t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted ", style="green")
         t.append(f"(assumes {a.assumption})\n", style="dim")
@@ -84,7 +91,8 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     head.append(", ".join(f"{c.label} {si(c.value, 'FLOP/s')}" for c in roof.compute) + "; ")
     head.append(", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory))
     if roof.overhead_s:
-        head.append(f"; launch floor {fmt_seconds(roof.overhead_s)}")
+        cpu = machine_of(roof).kind == "cpu"
+        head.append(f"; {'dispatch' if cpu else 'launch'} floor {fmt_seconds(roof.overhead_s)}")
     parts: list = [head]
     if source:
         parts.append(Text(source, style="dim"))
