@@ -293,6 +293,10 @@ def test_many_kernels_at_similar_ai_get_apart_labels():
     offsets = {(p.label_offset, p.label_ha) for p in d.points}
     assert len(offsets) > 1   # nudged: not all at the same place
     _assert_no_overlap(_label_boxes(d))
+    # The slope's label sits on its slope (y = B x), inside the drawn stretch.
+    (slope,) = [ln for ln in d.lines if ln.kind == "memory"]
+    x, y = slope.label_xy
+    assert slope.xs[0] < x < slope.xs[1] and y == pytest.approx(270e9 * x)
     # The same inputs give the same layout.
     again = roofline_data([T4_MEASURED], ks)
     assert [p.label_offset for p in again.points] == [p.label_offset for p in d.points]

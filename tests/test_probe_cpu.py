@@ -257,3 +257,16 @@ def test_gemm_is_trusted_only_on_the_requested_threads(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert blas_threads_match(10_000)          # asked for at least every CPU: BLAS default
     assert not blas_threads_match(0)           # fewer threads and no way to limit the BLAS
+
+
+def test_a_failed_clock_reading_is_replaced_not_used():
+    """Seen under load: a preempted calibration read 505 Hz. It must not become the clock."""
+    from rooflab.probe.cpu.suite import clock_estimate
+
+    ghz, note = clock_estimate(505.0, 3.6e9, 2, end_hz=3.7e9)
+    assert ghz == pytest.approx(3.7) and "failed" in note
+    ghz, note = clock_estimate(3.6e9, 3.65e9, 2)
+    assert ghz == pytest.approx(3.6) and note is None
+    # Two threads at half the one-thread clock: the cores were shared; one-thread clock used.
+    ghz, note = clock_estimate(1.6e9, 3.6e9, 2)
+    assert ghz == pytest.approx(3.6) and "shared the cores" in note

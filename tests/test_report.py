@@ -214,3 +214,22 @@ def test_cpu_report_reads_as_a_cpu():
 def test_gpu_report_keeps_gpu_words():
     md = markdown_report(ANALYSIS, PROFILE)
     assert "Machine: a GPU" in md and "coalesce" in md
+
+
+def test_disturbed_probe_and_points_above_the_roof_are_called_out():
+    # A probe that measured fp64 at 12.5 GFLOP/s (11 % of the nominal 118) and a BLAS GEMM
+    # that then runs at 94 GFLOP/s: 7.5x above the roof it is judged by.
+    measured = Roof("AMD EPYC measured (2 threads)", kind="measured",
+                    compute=(Ceiling(12.5e9, precision="fp64", unit="vector",
+                                     provenance="measured"),),
+                    memory=(Ceiling(23e9, level="DRAM", provenance="measured"),))
+    profile = MachineProfile(host={"kind": "cpu"}, nominal=CPU_NOMINAL, measured=measured)
+    gemm = Kernel("gemm", {"fp64": 2 * 1024**3}, {"DRAM": 3 * 8 * 1024**2},
+                  seconds=2 * 1024**3 / 94e9, meta={"op": "matmul"})
+    md = markdown_report(analyze(measured, [gemm]), profile)
+    assert "1 kernel(s) run faster than the roof allows: gemm (7.52x above)" in md
+    assert "Measured ceilings far below nominal (seed 004 expects 70-90 %): " \
+           "fp64 vector peak 11%" in md
+    assert "| 0.13x (above roof) |" in md
+    assert "the measured roof is too low" in md          # the above_roof finding's first cause
+    assert "none: it runs 7.52x faster than its roof allows" in md

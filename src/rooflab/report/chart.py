@@ -421,7 +421,7 @@ def _cost(box, placed, soft=()) -> float:
     # A line through a label is a lesser fault than two labels on top of each other.
     # Any overlap with a label or marker costs 50 on top of its area: a touch is a fault.
     hard = sum(50 + a for a in (_overlap(box, b) for b in placed) if a > 0)
-    return 4 * outside + hard + 0.1 * sum(_overlap(box, b) for b in soft)
+    return 4 * outside + hard + 0.15 * sum(_overlap(box, b) for b in soft)
 
 
 def _place(anchor, text, candidates, placed, soft=()):

@@ -33,6 +33,7 @@ from .markdown import (
     record_rows,
     step_findings,
     step_rows,
+    trust_warnings,
 )
 
 LEVEL_COLORS = {"L1": "#1b9e77", "L2": "#7570b3", "L3": "#e7298a", "DRAM": "#2b53d8"}
@@ -206,8 +207,10 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
             + (f"; source: {e(analysis.roof.source)}" if analysis.roof.source else "")
             + ". Hover a point for its numbers and their provenance; click the legend to "
               "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
-            f"<p class='muted'>{e(machine_line(machine))}</p>",
-            chart]
+            f"<p class='muted'>{e(machine_line(machine))}</p>"]
+    body += [f"<p class='flag'>Read with care: {e(w)}</p>"
+             for w in trust_warnings(diags, profile)]
+    body.append(chart)
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",
                  _html_table(RECORD_HEADERS, record_rows(analysis, profile))]

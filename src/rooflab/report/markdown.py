@@ -13,6 +13,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
 from ..model.machine import Machine, machine_of
+from ..model.sanity import ABOVE_TOLERANCE
 from ..units import fmt_ai, fmt_seconds, si
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
@@ -90,10 +91,46 @@ def _share(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f} %"
 
 
+def above_roof(d: Diagnosis) -> bool:
+    """Faster than its roof allows (beyond the sanity tolerance)."""
+    return d.headroom is not None and d.headroom < 1 / (1 + ABOVE_TOLERANCE)
+
+
 def headroom_cell(d: Diagnosis) -> str:
     if d.headroom is None:
         return "-"
-    return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else "")
+    return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else
+                                   " (above roof)" if above_roof(d) else "")
+
+
+# A measured ceiling under this fraction of its nominal one says the probe went wrong (seed
+# 004 expects 70-90 %).
+LOW_MEASURED = 0.5
+
+
+def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None
+                   ) -> list[str]:
+    """What makes the whole report doubtful: kernels above their roof, and measured ceilings
+    far below nominal (a disturbed probe)."""
+    out = []
+    above = [d for d in diags if above_roof(d)]
+    if above:
+        out.append(f"{len(above)} kernel(s) run faster than the roof allows: "
+                   + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above)
+                   + ". The roof is too low for them or their counts are wrong; their "
+                     "ranking and advice mean little until that is fixed (see their sanity "
+                     "checks).")
+    if profile is not None:
+        from .tables import profile_rows
+
+        low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
+               if r.ratio is not None and r.ratio < LOW_MEASURED]
+        if low:
+            out.append(f"Measured ceilings far below nominal (seed 004 expects 70-90 %): "
+                       f"{', '.join(low)}. The probe was most likely disturbed by other "
+                       f"load; every % of roof held by those ceilings is inflated by as much. "
+                       f"Re-probe on a quiet machine, or judge by the nominal roof.")
+    return out
 
 
 def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
@@ -334,6 +371,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     if flagged:
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
     lines.append("")
+    lines += [f"> **Read with care**: {w}\n" for w in trust_warnings(diags, profile)]
     if profile is not None:
         lines += ["## Record table (nominal vs measured)", ""]
         lines += _table(RECORD_HEADERS, record_rows(analysis, profile))

@@ -11,7 +11,14 @@ from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
 from ..model.machine import machine_of
 from ..units import fmt_seconds, si
-from .markdown import PRIORITY_HEADERS, STEP_HEADERS, priority_rows, step_findings, step_rows
+from .markdown import (
+    PRIORITY_HEADERS,
+    STEP_HEADERS,
+    priority_rows,
+    step_findings,
+    step_rows,
+    trust_warnings,
+)
 
 BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
                "latency": "red"}
@@ -100,6 +107,8 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     flagged = sum(1 for d in diagnoses if d.flagged)
     parts.append(Text(f"{len(analysis.kernels)} kernel(s), {fmt_seconds(total)} measured; "
                       f"{flagged} more than 2x below their roof"))
+    parts += [Text(f"read with care: {w}", style="bold red")
+              for w in trust_warnings(diagnoses)]
     steps = steps_table(analysis)
     if steps is not None:
         parts.append(steps)

@@ -152,11 +152,27 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> Roof | None:
         None, f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})")
 
 
-def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int
-                   ) -> tuple[float, str | None]:
+PLAUSIBLE_HZ = (3e8, 8e9)  # no CPU core this probe targets runs outside 0.3-8 GHz
+
+
+def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
+                   end_hz: float | None = None) -> tuple[float, str | None]:
     """The clock for the nominal roof (GHz) and a note. All-core clocks sit at most ~25 %
     below one-core boost on current server parts; far lower means our threads shared
-    cores with other load, and then the one-thread clock is the better estimate."""
+    cores with other load, and then the one-thread clock is the better estimate. A
+    reading outside 0.3-8 GHz is a failed measurement (a preempted calibration), not a
+    clock: the other readings (one thread, the repeat at the end) stand in for it."""
+    lo, hi = PLAUSIBLE_HZ
+    if not lo <= all_threads_hz <= hi:
+        others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
+        if not others:
+            return all_threads_hz / 1e9, (
+                f"the clock measurement failed ({all_threads_hz:.3g} Hz; other load "
+                f"preempted it), so the nominal roof is wrong; rerun on a quiet machine")
+        return max(others) / 1e9, (
+            f"the all-thread clock reading ({all_threads_hz:.3g} Hz) failed (other load "
+            f"preempted it); the nominal roof uses the other clock reading, "
+            f"{max(others) / 1e9:.2f} GHz")
     if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
         return one_thread_hz / 1e9, (
             f"with {threads} threads each ran at {all_threads_hz / 1e9:.2f} GHz effective vs "
@@ -295,7 +311,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
               wall_s: float) -> MachineProfile:
     """Roofs, notes and extras from the raw measurements."""
     notes = list(raw.notes)
-    ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads)
+    ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
+                                     raw.clock1.best)
     gemm_ok = blas_threads_match(threads)
     if not gemm_ok:
         notes.append(f"numpy GEMM ran on the BLAS's default thread count, not {threads}; it "
@@ -318,7 +335,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
         memory=tuple(sorted(raw.mem_ceilings.values(), key=lambda c: order[c.level])),
         overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
         source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
-    host_d = host.to_dict() | {"clock_hz": raw.clock0.best, "threads_used": threads,
+    host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
+                               "threads_used": threads,
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}
     return MachineProfile(host=host_d, nominal=nominal, measured=measured,
