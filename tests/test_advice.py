@@ -223,3 +223,12 @@ def test_cpu_amx_and_bf16_levers_where_the_roof_has_them():
     bw = xeon.bandwidth("DRAM").value
     assert amx.speedup == pytest.approx(
         (2 * 1e12 / fp32) / (max(1e12 / bf16_amx, 5e8 / bw) / 0.5))
+
+
+def test_gpu_l2_residency_uses_the_device_l2():
+    # 1e7 B per call: fits the 50 MB assumed by default (4x, as above), not a T4's 4 MiB.
+    k = Kernel("small", {"fp32": 1e6}, {"DRAM": 1e7}, seconds=2.5e-4)
+    p = analyze(ROOF, [k]).primary()[0]
+    assert any(a.action.startswith("keep") for a in advise(p, ROOF, k))
+    t4ish = Machine("gpu", caches={"L2": 4 * 2**20})
+    assert not any(a.action.startswith("keep") for a in advise(p, ROOF, k, machine=t4ish))

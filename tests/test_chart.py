@@ -143,6 +143,12 @@ def test_sweep_arrows_trajectory():
     for a in d.arrows:
         assert a.start == pytest.approx((1.0, 1e11)) and a.end == pytest.approx((4.0, 5e11))
     assert len(d.points) == 2   # the arrow's kernels are not drawn twice
+    # The sweep's precision marks its ridge (where it should bend) even with no kernel.
+    s = roofline_data([T4_NOMINAL], sweep=[(1.0, 3e11)], sweep_precision="fp32")
+    assert {r.compute: r.ai for r in s.ridges} == pytest.approx(
+        {"fp32 vector": 8.1e12 / 320e9, "fp16 tensor": 65e12 / 320e9})
+    assert [ln.label for ln in s.lines if ln.kind == "sweep"] == [
+        "intensity sweep fp32 (measured)"]
 
 
 def test_zero_flop_kernel_is_noted_not_drawn():
@@ -211,6 +217,9 @@ def test_default_draws_kernels_ceilings_and_top_float():
     assert len(d.hidden) == 7 and any(h.startswith("GPU (nominal): int4 tensor") for h in d.hidden)
     (note,) = [n for n in d.notes if "left out" in n]
     assert "drawn 2 of 9" in note and "int4 tensor" in note and "--precision all" in note
+    drawn = plot_roofline([BIG], [SOFTMAX])
+    legend = [t.get_text() for t in drawn.ax_.get_legend().get_texts()]
+    assert "7 compute ceiling(s) not drawn (--precision all)" in legend
     # The kernel is judged by the full roof whatever is drawn.
     # softmax: 2e11 FLOP/s achieved at AI 0.125 under min(19.5e12, 0.125 x 2.04e12).
     assert d.points[0].percent_of_roof == pytest.approx(2e11 / 2.55e11 * 100)

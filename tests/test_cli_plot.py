@@ -173,6 +173,7 @@ def test_profile_sweep_drawn_and_no_sweep(tmp_path, capsys):
     (sweep,) = [ln for ln in json.loads(capsys.readouterr().out)["drawn"]["lines"]
                 if ln["kind"] == "sweep"]
     assert sweep["xs"] == [0.125, 1.0, 4.0, 32.0] and sweep["ys"][2] == 110.8e9
+    assert sweep["label"] == "intensity sweep fp64 (measured)"
     assert main(["plot", "--on", str(prof), "-o", str(out), "--no-sweep", "--json"]) == 0
     assert not [ln for ln in json.loads(capsys.readouterr().out)["drawn"]["lines"]
                 if ln["kind"] == "sweep"]

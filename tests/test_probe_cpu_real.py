@@ -15,12 +15,26 @@ from rooflab.hardware.profile import load_profile  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
+def _undisturbed(p) -> bool:
+    m = p.measured
+    l1, l2, dram = (m.find_memory(lv) for lv in ("L1", "L2", "DRAM"))
+    fp64, fp32 = m.find_compute("fp64"), m.find_compute("fp32")
+    return bool(l1 and l2 and dram and fp64 and fp32 and l1.value > dram.value
+                and l2.value > dram.value and fp32.value > 1.2 * fp64.value)
+
+
 @pytest.fixture(scope="module")
 def profile():
     from rooflab.probe.cpu import probe_cpu
 
-    stages = []
-    p = probe_cpu("quick", progress=lambda s, f: stages.append((s, f)))
+    # Other processes taking both vCPUs (a test run beside other jobs) can stall a 2-thread
+    # parallel region for whole scheduler slices; such a probe is retried once. A second
+    # disturbed probe is kept, and the assertions below then fail and say why.
+    for _attempt in range(2):
+        stages = []
+        p = probe_cpu("quick", progress=lambda s, f, st=stages: st.append((s, f)))
+        if _undisturbed(p):
+            break
     p.extras["_progress"] = stages        # a plain dict: fine to annotate for the tests
     return p
 

@@ -33,24 +33,26 @@ leaves them out).
 """
 
 
-def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str]:
-    """The measured intensity sweep a --on profile carries, and a note when it has none
-    that can be drawn. Catalog names and roof files have no sweep."""
+def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None]:
+    """The measured intensity sweep a --on profile carries, a note when it has none that
+    can be drawn, and its precision. Catalog names and roof files have no sweep."""
     from ..files import load_json
     from ..hardware.resolve import looks_like_file
 
     if not looks_like_file(spec):
-        return [], ""
+        return [], "", None
     data = load_json(spec)
     extras = data.get("extras") if isinstance(data, dict) else None
     if not isinstance(extras, dict):
-        return [], ""
-    if "intensity_sweep" in extras:
+        return [], "", None
+    if isinstance(extras.get("intensity_sweep"), dict):
         from ..hardware.profile import profile_from_dict
         from ..probe.cpu import sweep_points
 
+        precision = extras["intensity_sweep"].get("precision")
         try:
-            return sweep_points(profile_from_dict(data, where=spec)), ""
+            return (sweep_points(profile_from_dict(data, where=spec)), "",
+                    str(precision) if precision else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise ParseError(f"extras.intensity_sweep: malformed point ({exc}); rerun "
                              f"`rooflab probe -o FILE` or pass --no-sweep", path=spec) from None
@@ -58,8 +60,8 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str]:
         # The GPU probe sweeps working-set sizes at one intensity (cache plateaus), not
         # intensities, so it has no points for the roofline's x axis.
         return [], (f"{spec}: the GPU probe's sweep is over working-set size (bandwidth per "
-                    f"cache level), not intensity; no sweep points drawn")
-    return [], ""
+                    f"cache level), not intensity; no sweep points drawn"), None
+    return [], "", None
 
 def load_inputs(kernel_files: list[str], on: list[str]):
     """Roofs and kernels for the chart; without --on, a roof found in a kernel file."""
@@ -134,17 +136,18 @@ def register(app) -> None:
         roofs, kernels = load_inputs(list(kernel_files or []), list(on))
         from ..report.chart import plot_roofline, save_figure
 
-        sweep, notes = [], []
+        sweep, notes, sweep_precision = [], [], None
         for spec in ([] if no_sweep else on):
-            got, note = profile_sweep(spec)
+            got, note, prec = profile_sweep(spec)
             notes += [note] if note else []
             if got and sweep:
                 notes.append(f"{spec}: only the first profile's intensity sweep is drawn")
             elif got:
-                sweep = got
+                sweep, sweep_precision = got, prec
         precisions = None if precision is None else [p for p in precision.split(",") if p.strip()]
         display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
-                                sweep=sweep, precisions=precisions)
+                                sweep=sweep, precisions=precisions,
+                                sweep_precision=sweep_precision)
         save_figure(display, output)
         from .common import emit_json, warn
 

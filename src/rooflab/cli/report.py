@@ -121,18 +121,20 @@ def write_report(path: str, analysis, profile, title: str, top: int) -> None:
 
         write_atomic(path, markdown_report(analysis, profile, title, top=top))
     elif suffix == ".json":
-        write_json(path, report_dict(analysis))
+        write_json(path, report_dict(analysis, profile))
     else:
         raise InputError(f"report file '{path}' must end in .html, .md or .json; "
                          f"got '{suffix or 'no suffix'}'")
 
 
-def report_dict(analysis) -> dict:
+def report_dict(analysis, profile=None) -> dict:
     from ..model.diagnose import diagnose, diagnosis_to_dict
     from ..model.schema import analysis_to_dict
+    from ..report.markdown import machine_for
 
+    machine = machine_for(analysis, profile)
     return {**analysis_to_dict(analysis),
-            "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis)]}
+            "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis, machine)]}
 
 
 def register(app) -> None:
@@ -161,11 +163,13 @@ def register(app) -> None:
         if output:
             write_report(output, analysis, inputs.profile, title, top)
         if json_out:
-            emit_json(report_dict(analysis))
+            emit_json(report_dict(analysis, inputs.profile))
             return
+        from ..report.markdown import machine_for
         from ..report.terminal import terminal_summary
 
-        console().print(terminal_summary(analysis, diagnose(analysis), top=top,
+        machine = machine_for(analysis, inputs.profile)
+        console().print(terminal_summary(analysis, diagnose(analysis, machine), top=top,
                                          source=inputs.source))
         if output:
             err_console().print(f"wrote {output}")

@@ -341,6 +341,8 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     e = efficiency_of(p)
     kind = op_kind(kernel)
     machine = machine if machine is not None else machine_of(roof)
+    # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
+    l2_bytes = l2_bytes or machine.caches.get("L2")
     if p.bound == "memory":
         items = memory_advice(p, e, roof, kind, l2_bytes, machine)
     else:

@@ -65,19 +65,20 @@ class Diagnosis:
                 f"reached its roof ({self.headroom:.1f}x faster)")
 
 
-def evidence(p: Point) -> str:
+def evidence(p: Point, machine: Machine | None = None) -> str:
     """Why this bound class, in numbers."""
+    floor = "dispatch floor" if machine is not None and machine.kind == "cpu" else "launch floor"
     pc = pct(p.percent_of_roof / 100) if p.percent_of_roof is not None else "-"
     ach = si(p.achieved_flop_per_s, "FLOP/s")
     att = si(p.attainable_flop_per_s, "FLOP/s")
     if p.bound == "overhead":
         return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
-                f"launch floor = {fmt_seconds(p.overhead_floor_s)}, >= "
+                f"{floor} = {fmt_seconds(p.overhead_floor_s)}, >= "
                 f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
                 f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
     if p.bound == "latency":
         return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
-                f"attainable at AI {fmt_ai(p.ai)}, and the launch floor "
+                f"attainable at AI {fmt_ai(p.ai)}, and the {floor} "
                 f"{fmt_seconds(p.overhead_floor_s)} does not explain it: latency, "
                 f"synchronisation or too little parallelism")
     if p.memory_bound_side:
@@ -120,23 +121,22 @@ CURES = {
 }
 
 
-def _cpu_units(m: Machine) -> str:
+def _cpu_units(m: Machine, precision: str = "") -> str:
     names = [n for f, n in (("amx", "AMX"), ("avx512_bf16", "AVX512-BF16"), ("vnni", "VNNI"))
-             if f in m.features]
-    return ", ".join(["fp32 instead of fp64"] + names) if names else \
-        "fp32 instead of fp64, bf16/int8 dot-product instructions"
+             if f in m.features] or ["bf16/int8 dot-product instructions"]
+    return ", ".join((["fp32 instead of fp64"] if precision == "fp64" else []) + names)
 
 
-def cures(machine: Machine | None) -> tuple[str, str, str, str]:
+def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, str]:
     m = machine or Machine()
     got = CURES.get(m.kind, CURES[""])
-    return tuple(x.format(simd=m.simd, units=_cpu_units(m)) for x in got)
+    return tuple(x.format(simd=m.simd, units=_cpu_units(m, precision)) for x in got)
 
 
 def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point."""
-    launch_cure, memory_cure, compute_cure, roof_cure = cures(machine)
+    launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     e = efficiency_of(p)
     if p.seconds is None:
         first = Distance("below roof", None, "no measured time: the point's height is unknown")
@@ -202,7 +202,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     if gain is not None:
         gain = max(0.0, gain)
     return Diagnosis(
-        kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p), headroom=headroom,
+        kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p, machine),
+        headroom=headroom,
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
         rank=0, distances=distances(p, top.label, top.value, machine),

@@ -160,7 +160,8 @@ def _positive_finite(x: float | None) -> bool:
 
 
 def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
-            kernels: Sequence[Kernel], level: str | None) -> list[Ridge]:
+            kernels: Sequence[Kernel], level: str | None,
+            sweep_precision: str | None = None) -> list[Ridge]:
     out: list[Ridge] = []
     for roof, drawn in zip(roofs, kept, strict=True):
         ref = _reference_level(roof, level)
@@ -170,6 +171,8 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
         # The kernels' own ceilings first: the first ridge is the one that judges them; then
         # the top ceiling drawn. A ceiling left out of the chart gets no ridge.
         ceilings = [roof.compute_for(k.precision, k.unit)[0] for k in kernels]
+        if sweep_precision and roof.find_compute(sweep_precision):   # the sweep's knee
+            ceilings.append(roof.find_compute(sweep_precision))
         ceilings = [c for c in ceilings if c in drawn] + [max(drawn, key=lambda c: c.value)]
         seen: set[float] = set()
         for c in dict.fromkeys(ceilings):
@@ -273,8 +276,12 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   level: str | None = None, sweep: Sequence[tuple[float, float]] = (),
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
                   title: str | None = None,
-                  precisions: Sequence[str] | None = None) -> RooflineDisplay:
-    """Work out the chart without drawing it (pure; matplotlib is not imported)."""
+                  precisions: Sequence[str] | None = None,
+                  sweep_precision: str | None = None) -> RooflineDisplay:
+    """Work out the chart without drawing it (pure; matplotlib is not imported).
+
+    sweep_precision: the precision the sweep's kernel computes in (the CPU probe's is
+    fp64); its ridge is marked, since the sweep should bend there."""
     roofs = tuple(roofs)
     if not roofs:
         raise InputError("a roofline chart needs at least one roof; pass --on HARDWARE|PROFILE")
@@ -293,7 +300,7 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
     notes.extend(sel_notes)
     shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
-    ridges = _ridges(roofs, kept, to_draw, level)
+    ridges = _ridges(roofs, kept, to_draw, level, sweep_precision)
     ridge_ais = [r.ai for r in ridges] + [c.value / m.value for r in shown for c in r.compute
                                           for m in r.memory]
     sweep = [(float(x), float(y)) for x, y in sweep]
@@ -303,7 +310,8 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
         lines.extend(_roof_lines(roof, ROOF_COLORS[i % len(ROOF_COLORS)], xlim))
     good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
     if good_sweep:
-        lines.append(Line(label="intensity sweep (measured)", xs=tuple(x for x, _ in good_sweep),
+        what = f"intensity sweep {sweep_precision}" if sweep_precision else "intensity sweep"
+        lines.append(Line(label=f"{what} (measured)", xs=tuple(x for x, _ in good_sweep),
                           ys=tuple(y for _, y in good_sweep), style="dotted", kind="sweep",
                           color=SWEEP_COLOR))
     drawn_arrows = _pair_arrows(arrows, level, to_draw, per_kernel)
@@ -636,12 +644,14 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   level: str | None = None, sweep: Sequence[tuple[float, float]] = (),
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
                   title: str | None = None, ax=None,
-                  precisions: Sequence[str] | None = None) -> RooflineDisplay:
+                  precisions: Sequence[str] | None = None,
+                  sweep_precision: str | None = None) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
     for, one marker per level — the hierarchical roofline).
-    sweep: measured (AI, FLOP/s) points of an intensity sweep, drawn as small grey dots.
+    sweep: measured (AI, FLOP/s) points of an intensity sweep, drawn as small grey dots;
+    sweep_precision (e.g. "fp64") marks the ridge they should bend at.
     arrows: (before, after) kernel pairs, drawn as arrows (what-ifs, comparisons).
     trajectory: join kernels with the same name in the order given (optimisation steps).
     precisions: the compute ceilings to draw, by precision ("fp16") or label ("fp16
@@ -653,7 +663,8 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
     """
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
-                            trajectory=trajectory, title=title, precisions=precisions)
+                            trajectory=trajectory, title=title, precisions=precisions,
+                            sweep_precision=sweep_precision)
     return display.plot(ax=ax)
 
 

@@ -129,7 +129,11 @@ def _legend(d: RooflineDisplay, Line2D) -> list:
     if len(levels) > 1:
         handles += [Line2D([], [], ls="none", marker=LEVEL_MARKERS.get(lv, "o"), color="0.3",
                            label=f"bytes at {lv}") for lv in levels]
-    if any(ln.kind == "sweep" for ln in d.lines):
-        handles.append(Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR,
-                              label="intensity sweep (measured)"))
+    if d.hidden:   # the reader must know the chart shows a selection (notes list them)
+        handles.append(Line2D([], [], ls="none", label=f"{len(d.hidden)} compute ceiling(s) "
+                                                        f"not drawn (--precision all)"))
+    for ln in d.lines:
+        if ln.kind == "sweep":
+            handles.append(Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR,
+                                  label=ln.label))
     return handles
