@@ -394,11 +394,12 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
 
 
 # --- label layout --------------------------------------------------------------------
-# Labels are placed in a model of the default 9 x 6 in figure (axes about 557 x 378 pt,
-# 7 pt text: 3.7 pt per character, 8.6 pt per line, measured with matplotlib's Agg), so
-# the layout is plain data the tests can check; on other axes sizes it is approximate.
-AXES_PT = (557.0, 378.0)
-CHAR_PT, LINE_PT = 3.9, 8.6
+# Labels are placed in a model of the default 9 x 6 in figure (axes about 550 x 378 pt;
+# 7 pt text is 3.7-4.5 pt per character, digits widest, and 8.6 pt per line, measured
+# with matplotlib's Agg; 4.3 errs wide), so the layout is plain data the tests can check;
+# on other axes sizes it is approximate.
+AXES_PT = (550.0, 378.0)   # 550-557 wide, as the tick labels' width varies
+CHAR_PT, LINE_PT = 4.3, 8.6
 
 
 def _to_pt(x, y, xlim, ylim):
@@ -427,22 +428,38 @@ def _cost(box, placed, soft=()) -> float:
     area = (box[2] - box[0]) * (box[3] - box[1])
     outside = area - max(inside[2] - inside[0], 0) * max(inside[3] - inside[1], 0)
     # A line through a label is a lesser fault than two labels on top of each other.
-    # Any overlap with a label or marker costs 50 on top of its area: a touch is a fault.
-    hard = sum(50 + a for a in (_overlap(box, b) for b in placed) if a > 0)
+    # Any overlap with a label or marker costs 200 on top of its area: a touch is a fault.
+    hard = sum(200 + a for a in (_overlap(box, b) for b in placed) if a > 0)
     return 4 * outside + hard + 0.15 * sum(_overlap(box, b) for b in soft)
 
 
-def _place(anchor, text, candidates, placed, soft=()):
+def _crosses(a, b, c, d) -> bool:
+    """Whether segments ab and cd cross (strictly)."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def _place(anchor, text, candidates, placed, soft=(), leaders=None):
     """The candidate (offset, ha, va, penalty) with the least cost: overlap with the labels
     and markers placed so far (and, less, with lines) plus the candidate's own penalty for
-    straying from where the label belongs. Its box joins `placed`. Deterministic."""
+    straying from where the label belongs. Its box joins `placed`. Deterministic.
+    leaders: the leader lines drawn so far, for labels placed away from their point; a
+    leader that would cross one costs a little (less than any overlap)."""
     best = None
-    for offset, ha, va, penalty in candidates:
+    for offset, ha, va, penalty in sorted(candidates, key=lambda c: c[3]):
+        if best is not None and penalty >= best[0]:
+            break   # costs never go below the penalty: no later candidate can win
         box = _box(anchor, offset, ha, va, text)
         cost = _cost(box, placed, soft) + penalty
+        end = (anchor[0] + offset[0], anchor[1] + offset[1])
+        if leaders is not None and max(abs(offset[0]), abs(offset[1])) > 12:
+            cost += 20 * sum(_crosses(anchor, end, a, b) for a, b in leaders)
         if best is None or cost < best[0]:
-            best = (cost, offset, ha, va, box)
+            best = (cost, offset, ha, va, box, end)
     placed.append(best[4])
+    if leaders is not None and max(abs(best[1][0]), abs(best[1][1])) > 12:
+        leaders.append((anchor, best[5]))
     return best[1], best[2], best[3]
 
 
@@ -557,7 +574,7 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed,
                                 soft)
         out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
-    out_points = []
+    out_points, leaders = [], []
     for p in points:
         if not p.text:
             out_points.append(p)
@@ -568,11 +585,11 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         # Then columns left and right of the point, each row a line further up or down: a
         # cluster of points at similar AI gets its labels stacked beside it.
         for j, dx in enumerate((16.0, 34.0, 60.0)):
-            for k in range(-16, 17):
+            for k in range(-24, 25):
                 for side, ha in ((1, "left"), (-1, "right")):
                     cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
                                   12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
-        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft)
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft, leaders)
         out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
     return out_lines, out_ridges, out_points
 
