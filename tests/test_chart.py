@@ -253,7 +253,7 @@ def test_precisions_option():
 
 
 def _label_boxes(d):
-    from rooflab.report.chart import _box, _to_pt
+    from rooflab.report.chart_layout import _box, _to_pt
 
     boxes = []
     for ln in d.lines:

@@ -83,7 +83,10 @@ def chart_profile(profile, path: str) -> None:
     from ..probe.cpu import sweep_points
     from ..report.chart import plot_roofline, save_figure
 
-    display = plot_roofline(list(profile.roofs), sweep=sweep_points(profile),
+    # The GPU probe keeps no intensity sweep; the CPU one says its precision (fp64).
+    sweep = sweep_points(profile) if "intensity_sweep" in profile.extras else ()
+    precision = (profile.extras.get("intensity_sweep") or {}).get("precision")
+    display = plot_roofline(list(profile.roofs), sweep=sweep, sweep_precision=precision,
                             title=f"{profile.name}: measured (solid) vs nominal (dashed)")
     save_figure(display, path)
 

@@ -1,0 +1,250 @@
+"""Where a roofline chart's labels go: a deterministic layout in a model of the figure.
+
+chart.py works out what to draw; this module places the ceiling, slope, ridge and point
+labels so that none overlap, as plain data the tests can check (no matplotlib here).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from ..units import fmt_ai
+from .chart import DrawnPoint
+
+# Point labels: the full three-line label up to this many labelled points, one line after.
+FULL_LABELS = 8
+
+
+# --- label layout --------------------------------------------------------------------
+# Labels are placed in a model of the default 9 x 6 in figure (axes about 550 x 378 pt;
+# 7 pt text is 3.7-4.5 pt per character, digits widest, and 8.6 pt per line, measured
+# with matplotlib's Agg; 4.3 errs wide), so the layout is plain data the tests can check;
+# on other axes sizes it is approximate.
+AXES_PT = (550.0, 378.0)   # 550-557 wide, as the tick labels' width varies
+CHAR_PT, LINE_PT = 4.3, 8.6
+
+
+def _to_pt(x, y, xlim, ylim):
+    return (AXES_PT[0] * math.log(x / xlim[0]) / math.log(xlim[1] / xlim[0]),
+            AXES_PT[1] * math.log(y / ylim[0]) / math.log(ylim[1] / ylim[0]))
+
+
+def _box(anchor, offset, ha, va, text):
+    """The (left, bottom, right, top) box, in points, of a text placed like matplotlib."""
+    rows = text.split("\n")
+    w, h = CHAR_PT * max(len(r) for r in rows), LINE_PT * len(rows)
+    x, y = anchor[0] + offset[0], anchor[1] + offset[1]
+    left = x if ha == "left" else x - w if ha == "right" else x - w / 2
+    bottom = y if va in ("bottom", "baseline") else y - h if va == "top" else y - h / 2
+    return (left, bottom, left + w, bottom + h)
+
+
+def _overlap(a, b) -> float:
+    dx = min(a[2], b[2]) - max(a[0], b[0])
+    dy = min(a[3], b[3]) - max(a[1], b[1])
+    return dx * dy if dx > 0 and dy > 0 else 0.0
+
+
+def _cost(box, placed, soft=()) -> float:
+    inside = (max(box[0], 0), max(box[1], 0), min(box[2], AXES_PT[0]), min(box[3], AXES_PT[1]))
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    outside = area - max(inside[2] - inside[0], 0) * max(inside[3] - inside[1], 0)
+    # A line through a label is a lesser fault than two labels on top of each other.
+    # Any overlap with a label or marker costs 200 on top of its area: a touch is a fault.
+    hard = sum(200 + a for a in (_overlap(box, b) for b in placed) if a > 0)
+    return 4 * outside + hard + 0.15 * sum(_overlap(box, b) for b in soft)
+
+
+def _crosses(a, b, c, d) -> bool:
+    """Whether segments ab and cd cross (strictly)."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def _place(anchor, text, candidates, placed, soft=(), leaders=None):
+    """The candidate (offset, ha, va, penalty) with the least cost: overlap with the labels
+    and markers placed so far (and, less, with lines) plus the candidate's own penalty for
+    straying from where the label belongs. Its box joins `placed`. Deterministic.
+    leaders: the leader lines drawn so far, for labels placed away from their point; a
+    leader that would cross one costs a little (less than any overlap)."""
+    best = None
+    for offset, ha, va, penalty in sorted(candidates, key=lambda c: c[3]):
+        if best is not None and penalty >= best[0]:
+            break   # costs never go below the penalty: no later candidate can win
+        box = _box(anchor, offset, ha, va, text)
+        cost = _cost(box, placed, soft) + penalty
+        end = (anchor[0] + offset[0], anchor[1] + offset[1])
+        if leaders is not None and max(abs(offset[0]), abs(offset[1])) > 12:
+            cost += 20 * sum(_crosses(anchor, end, a, b) for a, b in leaders)
+        if best is None or cost < best[0]:
+            best = (cost, offset, ha, va, box, end)
+    placed.append(best[4])
+    if leaders is not None and max(abs(best[1][0]), abs(best[1][1])) > 12:
+        leaders.append((anchor, best[5]))
+    return best[1], best[2], best[3]
+
+
+def _marker_box(xy, r=4.5):
+    return (xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r)
+
+
+def _line_boxes(lines, pt) -> list[tuple[float, float, float, float]]:
+    """Thin boxes along the roof lines, so a label is not struck through by another line."""
+    out = []
+    for ln in lines:
+        (x0, y0), (x1, y1) = pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1])
+        if ln.kind == "compute":
+            out.append((x0, y0 - 0.6, x1, y0 + 0.6))
+        elif ln.kind == "memory":
+            n = max(int((x1 - x0) / 6), 1)
+            out += [_marker_box((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n), 1.0)
+                    for i in range(n + 1)]
+    return out
+
+
+def _slope_boxes(anchor, text, angle):
+    """A rotated label as a chain of small boxes along its baseline, just above the line."""
+    u = (math.cos(angle), math.sin(angle))
+    n = (-u[1], u[0])
+    steps = max(int(CHAR_PT * len(text) / 7), 1)
+    return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * 5,
+                         anchor[1] + u[1] * (7 * k + 3.5) + n[1] * 5), 3.5)
+            for k in range(steps)]
+
+
+def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
+    """A slope's label along its line: first where each roof and level has its own stretch
+    (x 3, x 4 per roof, x 1.6 per level), else the least crowded spot along the slope."""
+    angle = math.atan2(AXES_PT[1] / math.log10(ylim[1] / ylim[0]),
+                       AXES_PT[0] / math.log10(xlim[1] / xlim[0]))
+    text = " " + ln.label
+    r = roof_labels.index(ln.roof) if ln.roof in roof_labels else 0
+    mem = [m.label for m in lines if m.roof == ln.roof and m.kind == "memory"]
+    first = 3.0 * 4.0 ** r * 1.6 ** (mem.index(ln.label) if ln.label in mem else 0)
+    span = ln.xs[1] / ln.xs[0]
+    shifts = [first] + [f for f in (1.5, 3.0, 6.0, 12.0, 25.0, 50.0, 100.0, 200.0, 400.0)
+                        if f != first]
+    best = None
+    for j, f in enumerate(s for s in shifts if s < span / 2 or s == first):
+        xy = (ln.xs[0] * f, ln.ys[0] * f)
+        boxes = _slope_boxes(pt(*xy), text, angle)
+        cost = sum(_cost(b, placed, soft) for b in boxes) + 2.0 * j
+        if best is None or cost < best[0]:
+            best = (cost, xy, boxes)
+    placed.extend(best[2])
+    return replace(ln, label_xy=best[1])
+
+
+def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
+    """Place ceiling, ridge and point labels so that none overlaps another or a marker:
+    ceilings first (just above their line, else below it, else slid along it, else pushed
+    away), then ridges, then points (around the point, further out with a leader line)."""
+    pt = lambda x, y: _to_pt(x, y, xlim, ylim)  # noqa: E731
+    placed = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
+    placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
+    placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
+    soft = _line_boxes(lines, pt)
+    same: dict[tuple[str, float], list[str]] = {}
+    for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
+        if ln.kind == "compute":
+            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.label)
+    out_lines = list(lines)
+    # Lowest ceiling first, so a crowded stack grows upwards in order.
+    for i in sorted(range(len(lines)), key=lambda i: (lines[i].kind != "compute", lines[i].ys[0])):
+        ln = lines[i]
+        group = same.get((ln.roof, ln.ys[0]), [])
+        if ln.kind != "compute" or group[0] != ln.label:
+            out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
+            continue
+        # "bf16 tensor, fp16 tensor 312 TFLOP/s": the names, then the one value.
+        value = " ".join(group[0].split()[-2:])
+        text = " " + ", ".join(g.rsplit(" ", 2)[0] for g in group) + f" {value} "
+        first = roof_labels[:1] == (ln.roof,)
+        # The judging roof labels its ceilings at the right edge, the others at their left
+        # end, so two roofs with similar peaks do not print on top of each other.
+        xy, ha = (((ln.xs[1], ln.ys[1]), "right") if first
+                  else ((ln.xs[0] * 1.15, ln.ys[0]), "left"))
+        anchor = pt(*xy)
+        w = CHAR_PT * len(text) + 6
+        along = -1 if first else 1
+        room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
+        slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
+        if not first:   # or right-aligned at the right edge, like the judging roof's
+            slides.append(pt(ln.xs[1], ln.ys[1])[0] - anchor[0] - w + 6)
+        cands = [((dx, dy), ha, va, 6.0 * j + (dy < 0))
+                 for j, dx in enumerate([0.0, *slides])
+                 for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
+        # Pushed off its line: the last resort (a label must stay by its line to be read).
+        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
+                  for k in (1, 2, 3, 4) for s in (1, -1)]
+        offset, ha, va = _place(anchor, text, cands, placed, soft)
+        out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
+                               label_va=va)
+    for i, ln in enumerate(out_lines):
+        if ln.kind == "memory":
+            out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
+                                              soft)
+    out_ridges = []
+    for r in ridges:
+        first = roof_labels[:1] == (r.roof,)
+        offsets = [((4.0, -11.0), "left"), ((-4.0, 5.0), "right"), ((4.0, 5.0), "left"),
+                   ((-4.0, -11.0), "right"), ((8.0, -20.0), "left"), ((-8.0, 14.0), "right")]
+        if not first:
+            offsets = offsets[1:2] + offsets[:1] + offsets[2:]
+        cands = [(o, ha, "baseline", 3.0 * j) for j, (o, ha) in enumerate(offsets)]
+        offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed,
+                                soft)
+        out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
+    out_points, leaders = [], []
+    for p in points:
+        if not p.text:
+            out_points.append(p)
+            continue
+        cands = [((7.0, -8.0), "left", "top", 0.0), ((7.0, 6.0), "left", "bottom", 1.0),
+                 ((-7.0, -8.0), "right", "top", 2.0), ((-7.0, 6.0), "right", "bottom", 3.0),
+                 ((0.0, -10.0), "center", "top", 4.0), ((0.0, 8.0), "center", "bottom", 5.0)]
+        # Then columns left and right of the point, each row a line further up or down: a
+        # cluster of points at similar AI gets its labels stacked beside it.
+        for j, dx in enumerate((16.0, 34.0, 60.0)):
+            for k in range(-24, 25):
+                for side, ha in ((1, "left"), (-1, "right")):
+                    cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
+                                  12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft, leaders)
+        out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
+    return out_lines, out_ridges, out_points
+
+
+def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
+    """The label each point shows: full (name, AI, FLOP/s, % of roof) for a few points, one
+    line each when many; a trajectory's steps as "step i" with the name on the first and
+    the figures on the first and last; extra memory levels by their level, few points only."""
+    primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
+    compact = len(points) > FULL_LABELS
+    steps: dict[str, list[int]] = {}
+    for i in sorted(primary):
+        steps.setdefault(points[i].kernel, []).append(i)
+    out = []
+    for i, p in enumerate(points):
+        if i not in primary:
+            out.append(replace(p, text="" if compact else p.label))
+            continue
+        name = p.label.split("\n", 1)[0]
+        idx = steps[p.kernel]
+        if trajectory and len(idx) > 1:
+            n = idx.index(i) + 1
+            name = f"{name} · step {n}" if n == 1 else f"step {n}"
+            if compact or 1 < n < len(idx):
+                out.append(replace(p, text=name))
+                continue
+        if compact:
+            pct = f" · {p.percent_of_roof:.0f}%" if p.percent_of_roof is not None else ""
+            text = f"{name}{pct}" if p.measured else f"{name} (predicted)"
+        else:
+            text = "\n".join([name, *p.label.split("\n")[1:]])
+        out.append(replace(p, text=text))
+    return out
+
+
