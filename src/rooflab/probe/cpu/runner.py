@@ -70,8 +70,9 @@ def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock
 
     The fixed cost of a call (starting a parallel region: tens of microseconds, more on a
     loaded host) is timed with zero repetitions and subtracted, so it is not mistaken for
-    work. Then the count grows by 8x until the work lasts an eighth of the target, and
-    r and 2r repetitions give the cost of one. Gives up growing after 20 target lengths
+    work. Then the count grows by 8x until the work lasts an eighth of the target and
+    doubling it nearly doubles the time (so the call is work, not waiting), and r and 2r
+    repetitions give the cost of one. Gives up growing after 20 target lengths
     of calibration (a call whose time does not follow its repetitions).
     """
     fixed = min(_timed(call, 0, clock) for _ in range(3))
@@ -82,7 +83,13 @@ def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock
         if t1 < plan.sample_s / 8:
             reps *= 8
             continue
-        per_rep = (_best_of(call, 2 * reps, clock) - fixed - t1) / reps
+        t2 = _best_of(call, 2 * reps, clock) - fixed
+        if t2 < 1.5 * t1:
+            # Doubling the work did not nearly double the time: the call is still dominated
+            # by waiting (a preempted thread holds up the parallel region), not by work.
+            reps *= 8
+            continue
+        per_rep = (t2 - t1) / reps
         if per_rep > 0:
             want = max(plan.sample_s - fixed, plan.sample_s / 2) / per_rep
             return max(1, min(max_reps, round(want)))
