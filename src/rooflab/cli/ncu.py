@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from .options import JsonOut, Level, On, Output, Top
+
 HELP = """Put Nsight Compute results on the roofline: one point per kernel and memory level.
 
 Reads `ncu --csv` output (the default "details" page or `--page raw`) and `.ncu-rep`
@@ -21,9 +23,10 @@ Examples:
   rooflab ncu report.ncu-rep --json
   rooflab ncu step0.csv step1.csv step2.csv --on a100 -o steps.png   (one trajectory)
 
-The roof: --on (catalog name or profile file), else the catalog entry matching the device
-name in the file, else the peaks ncu recorded (full-set reports), else the best the kernels
-reached (a lower bound; the output says which). Rows that cannot be used (nan values of a
+The roof: --on (catalog name or profile file), else the peaks ncu recorded (full-set
+reports; at the clock it profiled at, every level), else the catalog entry matching the
+device name in the file, else the best the kernels reached (a lower bound; the output says
+which). Rows that cannot be used (nan values of a
 failed launch, missing metrics, zero time, a file cut short) are skipped with a warning that
 names the file and line.
 """
@@ -34,13 +37,11 @@ def register(app) -> None:
     def ncu(
         files: list[str] = typer.Argument(..., help="ncu CSV files and/or .ncu-rep reports; "
                                                      "several files = optimisation steps"),
-        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
-                                                  "profile/roof JSON file"),
-        top: int = typer.Option(20, "--top", help="show the N longest kernels (0: all)"),
-        level: str = typer.Option(None, "--level", help="only this memory level: DRAM, L2, L1"),
-        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
-        output: str = typer.Option(None, "-o", "--output",
-                                   help="write a chart (.png/.svg), .json or .csv"),
+        on: On = None,
+        top: Top = 20,
+        level: Level = None,
+        json_out: JsonOut = False,
+        output: Output = None,
     ) -> None:
         from ..ingest.ncu_files import load_ncu
         from .profiled import check_output, progress_printer, report_import

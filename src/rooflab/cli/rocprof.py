@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from .options import JsonOut, Level, On, Output, Top
+
 HELP = """Put AMD GPU kernels profiled with rocprof on the roofline.
 
 Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
@@ -24,13 +26,11 @@ def register(app) -> None:
     @app.command("rocprof", help=HELP)
     def rocprof(
         files: list[str] = typer.Argument(..., help="rocprof CSV file(s); several = steps"),
-        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
-                                                  "profile/roof JSON file"),
-        top: int = typer.Option(20, "--top", help="show the N longest kernels (0: all)"),
-        level: str = typer.Option(None, "--level", help="only this memory level: DRAM, L2, L1"),
-        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
-        output: str = typer.Option(None, "-o", "--output",
-                                   help="write a chart (.png/.svg), .json or .csv"),
+        on: On = None,
+        top: Top = 20,
+        level: Level = None,
+        json_out: JsonOut = False,
+        output: Output = None,
     ) -> None:
         from ..ingest.rocprof import load_rocprof
         from .profiled import check_output, report_import

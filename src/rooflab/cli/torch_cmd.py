@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from .options import JsonOut, On, Output, Top
+
 HELP = """Put PyTorch ops on the roofline: one point per op and input shape, longest first.
 
 Read a chrome trace exported by torch.profiler (profile with record_shapes=True):
@@ -33,12 +35,10 @@ def register(app) -> None:
                                                     "profiler; its arguments follow it"),
         save_trace: str = typer.Option(None, "--save-trace",
                                        help="with --run: keep the trace in this file"),
-        on: str = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a "
-                                                  "profile/roof JSON file"),
-        top: int = typer.Option(20, "--top", help="show the N longest ops (0: all)"),
-        json_out: bool = typer.Option(False, "--json", help="print the JSON vocabulary"),
-        output: str = typer.Option(None, "-o", "--output",
-                                   help="write a chart (.png/.svg), .json or .csv"),
+        on: On = None,
+        top: Top = 20,
+        json_out: JsonOut = False,
+        output: Output = None,
     ) -> None:
         import os
 
