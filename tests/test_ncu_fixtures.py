@@ -134,3 +134,18 @@ def test_top_and_csv_output(gpp, tmp_path, capsys):
     assert {r["kernel"] for r in rows} == {"sigma_gpp_gpu_34 [output1]",
                                           "sigma_gpp_gpu_34 [output2]"}
     assert float(rows[0]["seconds"]) == pytest.approx(30.49, rel=1e-3)
+
+
+def test_on_an_ncu_rep_judges_csv_steps_at_the_reports_clock(gpp, capsys):
+    """--on output5.ncu-rep: the CSV steps are placed on the peaks ncu recorded in the report
+    (fp64 2 x dfma.peak_sustained x SM clock = 155.5 GFLOP/s on this RTX 4060 Laptop GPU)."""
+    csvs = [str(gpp / f"output{i}.csv") for i in (5, 6, 7)]
+    assert main(["ncu", *csvs, "--on", str(gpp / "output5.ncu-rep"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    fp64 = next(c for c in doc["roof"]["compute"] if c["precision"] == "fp64")
+    assert fp64["flop_per_s"] == pytest.approx(155.5e9, rel=0.01)
+    assert {c["level"] for c in doc["roof"]["memory"]} >= {"DRAM", "L2", "L1"}
+    # output7's main kernel: 1.11 TFLOP in 12.9 s = 85.7 GFLOP/s, 55 % of 155.5 GFLOP/s
+    row = next(r for r in doc["analysis"] if "output7" in r["kernel"] and r["level"] == "DRAM")
+    assert row["percent_of_roof"] == pytest.approx(55.1, abs=1.0)
+    assert row["bound"] == "compute"

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 On = Annotated[str | None, typer.Option(
-    "--on", help="hardware name (rooflab specs list) or a profile/roof JSON file")]
+    "--on", help="hardware name (rooflab specs list), a profile/roof JSON file, or an "
+    ".ncu-rep report (its recorded peaks)")]
 Top = Annotated[int, typer.Option("--top", help="show the N longest kernels (0: all)")]
 Level = Annotated[str | None, typer.Option(
     "--level", help="only this memory level: DRAM, L2, L1")]

@@ -52,7 +52,7 @@ def _profile_of(on: str):
     from ..hardware.profile import profile_from_dict
     from ..hardware.resolve import looks_like_file
 
-    if not looks_like_file(on) or not Path(on).exists():
+    if on.lower().endswith(".ncu-rep") or not looks_like_file(on) or not Path(on).exists():
         return None
     from ..files import load_json
 
@@ -67,7 +67,7 @@ def _profile_of(on: str):
 
 def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
     """Kernels from every file, and the roof to judge them by (see HELP)."""
-    from ..hardware.resolve import load_roof, roofs_from_file
+    from ..hardware.resolve import roofs_from_file
     from ..ingest.kernelfile import load_kernels
 
     if not paths:
@@ -93,7 +93,9 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
         notes += [f"skipped: {s}" for s in imp.failed]
     profile = _profile_of(on) if on else None
     if on:
-        roof = load_roof(on)
+        from ..ingest.profile_import import roof_for_on
+
+        roof = roof_for_on(on)
         source = f"roof: {roof.name} ({roof.kind}), from --on {on}"
     elif file_roof is not None:
         roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"

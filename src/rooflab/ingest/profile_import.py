@@ -107,12 +107,28 @@ def _catalog_match(devices: Sequence[str]) -> tuple[Roof, str] | None:
     return None
 
 
+def roof_for_on(on: str) -> Roof:
+    """What --on names: a catalog device, a profile/roof JSON, or an .ncu-rep report whose
+    recorded peaks become the roof (so CSV steps can be judged at the report's clock)."""
+    if not on.lower().endswith(".ncu-rep"):
+        from ..hardware.resolve import load_roof
+
+        return load_roof(on)
+    from ..errors import ParseError
+    from .ncu_files import load_ncu
+
+    peaks = load_ncu([on]).peaks
+    roof = peaks_roof(peaks) if peaks is not None else None
+    if roof is None or not (roof.compute and roof.memory):
+        raise ParseError("this report records no peak metrics (`…peak_sustained`); profile "
+                         "with `--set full` or pass --on a catalog name", path=on)
+    return roof
+
+
 def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     """The roof to place the kernels on, and a line saying where it came from."""
     if on:
-        from ..hardware.resolve import load_roof
-
-        roof = load_roof(on)
+        roof = roof_for_on(on)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}")
     # The profiler's own peaks first: they hold every level (L1, L2, DRAM) and were taken at
     # the clock the kernels ran at (ncu locks clocks near base), so kernel and roof match.
