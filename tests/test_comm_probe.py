@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("torch", reason="the communication probe needs torch")
 
+from rooflab.cli.probe_comm import run  # noqa: E402
 from rooflab.errors import ProbeError  # noqa: E402
 from rooflab.hardware.profile import load_profile  # noqa: E402
 from rooflab.model.parallel import link_from_profile  # noqa: E402
 from rooflab.probe.comm import COLLECTIVES  # noqa: E402
-from rooflab.probe.comm.cli import run  # noqa: E402
 from rooflab.probe.comm.run import probe_comm  # noqa: E402
 
 pytestmark = pytest.mark.slow

@@ -132,7 +132,7 @@ def register(app) -> None:
     ) -> None:
         mode = mode_of(quick, full)
         if comm:
-            from ..probe.comm.cli import run as comm_run
+            from .probe_comm import run as comm_run
 
             raise typer.Exit(comm_run(nproc, mode, output, json_out))
         if nproc is not None:

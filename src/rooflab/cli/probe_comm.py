@@ -1,12 +1,13 @@
 """`rooflab probe --comm`: run the communication probe, print the collective table, save
-the cluster profile. Called by cli/probe.py (which owns the `probe` verb)."""
+the cluster profile. Called by cli/probe.py (which owns the `probe` verb); the probe itself
+is rooflab.probe.comm."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import InputError
-from ...units import fmt_seconds, si
+from ..errors import InputError
+from ..units import fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
 
@@ -99,10 +100,10 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     """Probe, print the collective tables (or the JSON) and save the cluster profile.
 
     Under torchrun only rank 0 prints and writes; the other ranks return 0 quietly."""
-    from ...cli.common import console, emit_json, err_console
-    from ...hardware.profile import profile_to_dict, save_profile
-    from ...report.tables import profile_table
-    from .run import probe_comm, under_torchrun
+    from ..hardware.profile import profile_to_dict, save_profile
+    from ..probe.comm.run import probe_comm, under_torchrun
+    from ..report.tables import profile_table
+    from .common import console, emit_json, err_console
 
     path = output or DEFAULT_OUTPUT
     if Path(path).suffix.lower() != ".json":
