@@ -315,17 +315,14 @@ def test_result_json_vocabulary():
     assert math.isclose(sum(llm["decode"]["bytes_split"].values()), llm["decode"]["bytes"])
 
 
-def test_seventy_b_twelve_point_sweep_is_fast():
-    import time
-
+def test_seventy_b_twelve_point_sweep_analyses_every_batch():
+    # Its speed (<= 200 ms) is measured by benchmarks/llm_speed.py, not asserted here.
     cfg = load_config("llama-3-70b")
     req = Request(batches=tuple(2 ** i for i in range(12)), prompt=1024, context=2048)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t0 = time.perf_counter()
-        analyze_llm(cfg, T4, FP16, req, device_bytes=80e9)
-        elapsed = time.perf_counter() - t0
-    assert elapsed < 1.0        # the benchmark asks for <= 200 ms; CI machines vary
+        r = analyze_llm(cfg, T4, FP16, req, device_bytes=80e9)
+    assert [p.batch for p in r.sweep.points] == [2 ** i for i in range(12)]
 
 
 def test_sliding_window_prefill_caps_scores():

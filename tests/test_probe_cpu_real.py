@@ -64,7 +64,7 @@ def test_quick_probe_extras_and_nominal(profile):
     assert [p["ai"] for p in pts] == [k / 8 for k in (1, 4, 16, 64, 256)]
     assert pts[-1]["flop_per_s"] > pts[0]["flop_per_s"]           # climbs the slope
     assert set(ex["stream"]["DRAM"]) == {"copy", "scale", "add", "triad", "sum"}
-    assert ex["wall_s"] < 20
+    assert ex["wall_s"] > 0          # its duration is measured, not asserted (docs/probe.md)
     assert 0.5e9 < profile.host["clock_hz"] < 7e9
     if profile.nominal is not None:
         assert profile.nominal.find_compute("fp64").provenance == "derived"
