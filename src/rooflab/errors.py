@@ -28,6 +28,12 @@ class ParseError(RooflabError):
         self.line = line
 
 
+class OutputError(RooflabError, OSError):
+    """An output file cannot be written (its directory cannot be made, is read-only, ...).
+
+    Also an OSError, so callers that catch OSError around a write keep working."""
+
+
 class HardwareNotFound(RooflabError, LookupError):
     """A hardware name matched no catalog entry and no profile file."""
 

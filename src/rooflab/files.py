@@ -8,26 +8,85 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .errors import ParseError
+from .errors import OutputError, ParseError
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
-    """Write to a temporary file beside `path`, then rename over it (atomic on POSIX)."""
+    """Write to a temporary file beside `path`, then rename over it (atomic on POSIX).
+
+    Missing parent directories are made. A path that cannot be written raises OutputError
+    (an OSError too) naming the path and the reason."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, mode) as fh:
             fh.write(data)
         # mkstemp creates the file 0600; give it the mode a plain open() would (0666 - umask).
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         # Ctrl-C or a failed write leaves nothing behind.
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise cannot_write(path, exc) from None
         raise
     return path
+
+
+def cannot_write(path: str | os.PathLike, exc: OSError) -> OutputError:
+    """The OutputError for a failed write: the path, the system's reason, what to do."""
+    path = Path(path)
+    if path.is_dir():
+        return OutputError(f"{path}: is a directory; give a file name such as "
+                           f"{path / ('out' + (path.suffix or '.json'))}")
+    reason = exc.strerror or str(exc)
+    return OutputError(f"{path}: cannot write the file ({reason}); give a path in a "
+                       f"directory you can write to")
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Raise OutputError now if write_atomic(path) would fail later, before long work.
+
+    Tries a temporary file in the nearest existing directory on the way to `path`
+    (nothing is created but that file, which is removed at once)."""
+    path = Path(path)
+    if path.is_dir():
+        raise cannot_write(path, IsADirectoryError(21, "Is a directory"))
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputError(f"{path}: cannot write the file ({folder} is a file, not a "
+                          f"directory); give a path in a directory you can write to")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".rooflab-check.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A text file's contents, or ParseError saying why it cannot be read (missing, a
+    directory, unreadable, not UTF-8 text)."""
+    p = Path(path)
+    try:
+        # utf-8-sig: a byte-order mark (Excel's CSV export) is dropped, not read as text.
+        return p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ParseError("file not found", path=str(p)) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory; give a file", path=str(p)) from None
+    except OSError as exc:
+        raise ParseError(f"cannot read file: {exc.strerror}", path=str(p)) from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not a UTF-8 text file (byte {exc.start}: {exc.reason}); is it "
+                         f"the right file?", path=str(p)) from None
 
 
 def _umask() -> int:
@@ -57,12 +116,7 @@ def write_json(path: str | os.PathLike, obj: Any) -> Path:
 def load_json(path: str | os.PathLike) -> Any:
     """Read a JSON file; a missing or malformed file raises ParseError with the line."""
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ParseError("file not found", path=str(p)) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read file: {exc.strerror}", path=str(p)) from None
+    text = read_text(p)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

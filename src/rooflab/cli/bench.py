@@ -117,6 +117,9 @@ def register(app) -> None:
             if write_suffix not in OUTPUT_SUFFIXES:
                 raise InputError(f"-o '{output}': use a file ending in "
                                  f"{', '.join(OUTPUT_SUFFIXES)}")
+            from ..files import check_writable
+
+            check_writable(output)
         from ..bench.zoo import check_device, select
 
         check_device(device)          # bad devices and names fail here, before the probe

@@ -57,6 +57,11 @@ def register(app) -> None:
         from .common import console, emit_json
         from .report import is_ncu_file
 
+        if among and kind:
+            raise InputError("give one of --among (named devices) and --kind (every "
+                             "catalog device of a kind), not both")
+        if top < 1:
+            raise InputError(f"--top must be >= 1; got {top}")
         kernels = []
         for path in files:
             if is_ncu_file(path):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from ..files import dumps_json, write_atomic
+from ..errors import InputError
+from ..files import check_writable, dumps_json, write_atomic
 
 
 def emit_json(obj: Any) -> None:
@@ -26,6 +29,18 @@ def err_console():
 
 def save_text(path: str, text: str) -> None:
     write_atomic(path, text)
+
+
+def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o") -> None:
+    """Before any work: refuse an output suffix the verb cannot write, or a path that
+    cannot be written (a directory, a read-only place), instead of failing at the end."""
+    if not path:
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix not in suffixes:
+        raise InputError(f"{option} {path}: unknown suffix '{suffix or '(none)'}'; use "
+                         f"{', '.join(suffixes)}")
+    check_writable(path)
 
 
 def warn(message: str) -> None:

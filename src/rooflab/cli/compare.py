@@ -40,13 +40,20 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
     ) -> None:
         from ..model.compare import compare_kernels, comparison_to_dict, parse_rename
-        from .common import emit_json, err_console
+        from .common import check_output, emit_json, err_console
 
         if fail_if_slower is not None and fail_if_slower < 0:
             raise InputError(f"--fail-if-slower takes a percentage >= 0; got {fail_if_slower}")
+        check_output(output, (".json", ".png", ".svg"))
         k_before = _kernels(before)
         k_after = _kernels(after)
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
+        if not cmp.matches:
+            # Nothing to compare: a CI gate (--fail-if-slower) would pass on nothing.
+            raise InputError(f"no kernel of {before} has the name of one in {after} "
+                             f"(first run: {_names(cmp.only_before)}; second run: "
+                             f"{_names(cmp.only_after)}); pair renamed kernels with "
+                             f"--map OLD=NEW")
         data = comparison_to_dict(cmp, fail_if_slower)
         if output:
             _write(output, cmp, data, on, [before, after])
@@ -62,6 +69,12 @@ def register(app) -> None:
             names = ", ".join(m.name for m in cmp.regressions(fail_if_slower))
             print(f"slower by more than {fail_if_slower:g} %: {names}", file=sys.stderr)
             raise typer.Exit(1)
+
+
+def _names(kernels, limit: int = 3) -> str:
+    names = [k.name for k in kernels]
+    more = f", ... ({len(names)} in all)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more if names else "none"
 
 
 def _kernels(path: str):

@@ -82,6 +82,9 @@ def register(app) -> None:
         out_path = Path(outdir)
         if out_path.exists() and not out_path.is_dir():
             raise InputError(f"-o '{outdir}' is a file; give a directory for the demo's outputs")
+        from ..files import check_writable
+
+        check_writable(out_path / FILES[0])   # fail now, not after the measurement
         with progress_bar("demo") as update:
             profile, analysis = run_demo(update)
             files, notes = render_files(profile, analysis)

@@ -221,6 +221,11 @@ def register(app) -> None:
                              "profile JSON (rooflab probe -o FILE.json)")
         if phase not in PHASES:
             raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
+        if whatif and tp > 1:
+            raise InputError("--whatif compares settings on one device; drop --tp or --whatif")
+        from .common import check_output
+
+        check_output(output, (".json", ".csv", ".png", ".svg"))
         run(load_config(config), on=on, batches=_batches(batch), prompt=prompt, context=context,
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,

@@ -45,7 +45,15 @@ def main(argv: list[str] | None = None) -> int:
             print("error: aborted", file=sys.stderr)
             return 130
         if isinstance(exc, usage):
-            exc.show()
+            if type(exc).__name__ == "NoArgsIsHelpError":   # `rooflab ai`: the help
+                exc.show()
+                return 2
+            # One `error:` line like every other error, then the usage as a hint.
+            print(f"error: {exc.format_message()}", file=sys.stderr)
+            ctx = getattr(exc, "ctx", None)
+            if ctx is not None:
+                print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
+                      file=sys.stderr)
             return 2
         raise
     return 0

@@ -46,7 +46,7 @@ def register(app) -> None:
         from ..ingest.ncu_files import load_ncu
         from .profiled import check_output, progress_printer, report_import
 
-        check_output(output)
+        check_output(output, top)
         imp = load_ncu(files, progress=progress_printer())
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

@@ -129,10 +129,15 @@ def register(app) -> None:
                                                                      "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="also print the drawn data "
                                                                   "and analysis as JSON")) -> None:
+        from ..files import check_writable
         from ..report.chart import SUFFIXES
+        from ..units import LEVELS, LINKS
 
         if Path(output).suffix.lower() not in SUFFIXES:
             raise InputError(f"-o {output}: the chart must be a .png or .svg file")
+        if level is not None and level not in (*LEVELS, *LINKS):
+            raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
+        check_writable(output)
         roofs, kernels = load_inputs(list(kernel_files or []), list(on))
         from ..report.chart import plot_roofline, save_figure
 

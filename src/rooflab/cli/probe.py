@@ -139,6 +139,11 @@ def register(app) -> None:
             raise InputError("--nproc applies to --comm only")
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
+        from ..files import check_writable
+
+        for path in (profile_path, chart_path):   # fail now, not after the measurement
+            if path:
+                check_writable(path)
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
@@ -167,6 +172,7 @@ def register(app) -> None:
             out.print(f"note: {note}")
         wall = profile.extras.get("wall_s")
         saved = [p for p in (profile_path, chart_path) if p]
-        if wall is not None or saved:
-            out.print(f"probe took {wall:.1f} s" if wall is not None else "",
-                      f"; wrote {', '.join(saved)}" if saved else "", sep="")
+        parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
+            [f"wrote {', '.join(saved)}"] if saved else [])
+        if parts:
+            out.print("; ".join(parts))

@@ -110,6 +110,9 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
         raise InputError(f"-o for --comm must be a .json cluster profile; got '{path}'")
     if nproc is not None and under_torchrun():
         raise InputError("--nproc is set by torchrun (--nproc-per-node); drop --nproc")
+    from ..files import check_writable
+
+    check_writable(path)   # fail now, not after the measurement
     profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say), err_console())
     if profile is None:          # a torchrun rank other than 0
         return 0

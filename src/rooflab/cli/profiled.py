@@ -140,11 +140,22 @@ def trajectory_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
 SUFFIXES = (".png", ".svg", ".pdf", ".json", ".csv")
 
 
-def check_output(path: str | None) -> None:
-    """Refuse an unknown -o suffix before any work is done."""
+def check_output(path: str | None, top: int = 0) -> None:
+    """Refuse an unknown -o suffix, an unwritable path or a negative --top before any
+    work is done."""
+    from ..files import check_writable
+
+    check_top(top)
     if path and Path(path).suffix.lower() not in SUFFIXES:
         raise InputError(f"-o {path}: unknown suffix '{Path(path).suffix}'; use .png, .svg, "
                          f".json or .csv")
+    if path:
+        check_writable(path)
+
+
+def check_top(top: int) -> None:
+    if top < 0:
+        raise InputError(f"--top {top}: give the number of kernels to show, or 0 for all")
 
 
 def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
@@ -179,6 +190,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         warn(str(s))
     if level is not None and level not in LEVELS:
         raise InputError(f"--level {level}: use one of {', '.join(LEVELS)}")
+    check_top(top)
     choice = choice or choose_roof(on, imp)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
     rows = table_rows(analysis, top)

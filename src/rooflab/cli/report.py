@@ -110,6 +110,20 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
     return Inputs(tuple(kernels), roof, profile, source, tuple(notes))
 
 
+REPORT_SUFFIXES = (".html", ".htm", ".md", ".markdown", ".json")
+
+
+def check_report_path(path: str) -> None:
+    """Before any work: the suffix says the format, and the path can be written."""
+    from ..files import check_writable
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in REPORT_SUFFIXES:
+        raise InputError(f"report file '{path}' must end in .html, .md or .json; "
+                         f"got '{suffix or 'no suffix'}'")
+    check_writable(path)
+
+
 def write_report(path: str, analysis, profile, title: str, top: int) -> None:
     from ..files import write_atomic, write_json
 
@@ -157,6 +171,8 @@ def register(app) -> None:
 
         if top < 1:
             raise InputError(f"--top must be >= 1; got {top}")
+        if output:
+            check_report_path(output)
         inputs = load_inputs(files, on)
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:

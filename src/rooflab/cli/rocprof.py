@@ -35,7 +35,7 @@ def register(app) -> None:
         from ..ingest.rocprof import load_rocprof
         from .profiled import check_output, report_import
 
-        check_output(output)
+        check_output(output, top)
         imp = load_rocprof(files)
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

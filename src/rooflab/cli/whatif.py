@@ -70,9 +70,10 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print the what-if as JSON"),
     ) -> None:
         from ..model.whatif import describe
-        from .common import console, emit_json, err_console
+        from .common import check_output, console, emit_json, err_console
         from .report import load_inputs
 
+        check_output(output, (".json", ".png", ".svg"))
         inputs = load_inputs(files, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,

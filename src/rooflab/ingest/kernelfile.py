@@ -11,7 +11,7 @@ import io
 from pathlib import Path
 
 from ..errors import InputError, ParseError
-from ..files import load_json
+from ..files import load_json, read_text
 from ..model.kernel import Kernel
 from ..model.schema import kernel_from_dict
 
@@ -24,7 +24,7 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     if not p.exists():
         raise ParseError("file not found", path=path)
     if p.suffix.lower() == ".csv":
-        return kernels_from_csv(p.read_text(), path)
+        return kernels_from_csv(read_text(p), path)
     data = load_json(path)
     items = data.get("kernels") if isinstance(data, dict) else data
     if not isinstance(items, list):
@@ -68,12 +68,16 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         if not any(v.strip() for v in row.values()):
             continue
         seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+        calls = _number(row, "calls", path, lineno, default=1)
+        if calls != int(calls):
+            raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
+                             path=path, line=lineno)
         try:
             out.append(Kernel(
                 name=row["name"].strip(),
                 flop={(row.get("precision") or "fp32").strip(): _number(row, "flop", path, lineno)},
                 bytes={(row.get("level") or "DRAM").strip(): _number(row, "bytes", path, lineno)},
-                seconds=seconds, calls=int(_number(row, "calls", path, lineno, default=1)),
+                seconds=seconds, calls=int(calls),
                 unit=(row.get("unit") or "").strip() or None,
                 provenance={"flop": "given", "bytes": "given",
                             **({"seconds": "measured"} if seconds else {})},

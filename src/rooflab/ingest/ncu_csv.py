@@ -63,7 +63,7 @@ def open_text(path: str):
     except FileNotFoundError:
         raise ParseError("file not found", path=path) from None
     except IsADirectoryError:
-        raise ParseError("is a directory, not an ncu CSV file", path=path) from None
+        raise ParseError("is a directory; give a CSV file", path=path) from None
     except OSError as exc:
         raise ParseError(f"cannot read file: {exc.strerror}", path=path) from None
 

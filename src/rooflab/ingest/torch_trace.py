@@ -56,7 +56,8 @@ class _Group:
 def load_trace_json(path: str) -> dict:
     p = Path(path)
     if not p.is_file():
-        raise ParseError("file not found", path=path)
+        raise ParseError("is a directory; give the trace file" if p.is_dir() else
+                         "file not found", path=path)
     try:
         raw = gzip.open(p, "rt").read() if path.endswith(".gz") else p.read_text()
         data = json.loads(raw)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -47,9 +48,11 @@ class Kernel:
         object.__setattr__(self, "samples", tuple(self.samples))
         for what, values in (("flop", self.flop), ("bytes", self.bytes)):
             for key, v in values.items():
-                if v is None or v < 0 or v != v:
-                    raise InputError(f"kernel '{self.name}': {what}[{key}] must be >= 0; got {v!r}")
-        if self.seconds is not None and not self.seconds > 0:
+                # inf passes `>= 0` but breaks every ratio downstream (AI, % of roof).
+                if v is None or not 0 <= v < math.inf:
+                    raise InputError(f"kernel '{self.name}': {what}[{key}] must be >= 0 and "
+                                     f"finite; got {v!r}")
+        if self.seconds is not None and not 0 < self.seconds < math.inf:
             raise InputError(f"kernel '{self.name}': seconds must be > 0; got {self.seconds!r}")
         if self.calls < 1:
             raise InputError(f"kernel '{self.name}': calls must be >= 1; got {self.calls!r}")

@@ -53,6 +53,8 @@ def ceiling_from_dict(d: Mapping[str, Any], default_kind: str = "nominal",
                        source=d.get("source", ""), method=d.get("method", ""),
                        samples=tuple(float(s) for s in d.get("samples", ())),
                        warnings=tuple(d.get("warnings", ())), **key)
+    except InputError:
+        raise   # already says where
     except KeyError as exc:
         raise InputError(f"{where}: missing field {exc}") from None
     except (TypeError, ValueError) as exc:

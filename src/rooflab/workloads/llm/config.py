@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, ParseError
+from ...files import read_text
 
 # HF field names and the older/other names that mean the same thing.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -273,13 +274,13 @@ def _normalise(name: str) -> str:
 def load_config(spec: str) -> ModelConfig:
     """A config.json path, or a bundled name (forgiving: 'TinyLlama-1.1B', 'llama-2-7b')."""
     path = Path(spec)
-    if spec.endswith(".json") or path.is_file():
+    if spec.endswith(".json") or path.is_file() or (path / "config.json").is_file():
         if path.is_dir():
             path = path / "config.json"
+        if not path.exists():
+            raise ParseError("config file not found", path=str(path))
         try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise ParseError("config file not found", path=str(path)) from None
+            data = json.loads(read_text(path))
         except json.JSONDecodeError as exc:
             raise ParseError(f"not valid JSON: {exc.msg}", path=str(path),
                              line=exc.lineno) from None
