@@ -142,6 +142,8 @@ CASES = [
     ("llm phase", ["llm", "tinyllama-1.1b", *ON, "--phase", "both2"], ["--phase"]),
     ("probe device", ["probe", "--device", "gpu"], ["--device", "'gpu'"]),
     ("bench device", ["bench", "--device", "gpu"], ["'gpu'"]),
+    ("bench only nothing", ["bench", *ON, "--only", ","], ["--only", "rooflab bench --list"]),
+    ("bench only unknown", ["bench", *ON, "--only", "nosuch"], ["'nosuch'"]),
     # output suffixes
     ("plot suffix", ["plot", "kernels.json", *ON, "-o", "x.txt"], ["-o x.txt", ".png"]),
     ("report suffix", ["report", "kernels.json", *ON, "-o", "x.txt"], ["x.txt", ".html"]),

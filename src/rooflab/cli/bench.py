@@ -124,6 +124,9 @@ def register(app) -> None:
 
         check_device(device)          # bad devices and names fail here, before the probe
         names = [t for t in (only or "").split(",") if t.strip()] or None
+        if only is not None and names is None:
+            raise InputError(f"--only needs kernel names or prefixes, e.g. copy,gemm; got "
+                             f"'{only}' (`rooflab bench --list` shows them)")
         select(names)
         with progress_bar("probe" if on is None else "bench") as update:
             if on is not None:
