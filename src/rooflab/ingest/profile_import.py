@@ -60,7 +60,8 @@ def peaks_roof(peaks: RecordedPeaks) -> Roof:
     memory = [Ceiling(value=v, level=level, provenance="derived", source=src,
                       method="peak_sustained x clock (ncu)") for level, v in peaks.memory.items()]
     name = f"{peaks.device or 'device'} (profiler peaks)"
-    return Roof(name=name, kind="nominal", compute=tuple(compute), memory=tuple(memory),
+    # Neither datasheet nor our own measurement: the profiler's peak rates x its clock.
+    return Roof(name=name, kind="derived", compute=tuple(compute), memory=tuple(memory),
                 source=src, notes=("ncu locks clocks to base by default, so these peaks sit "
                                    "below boost datasheet values",))
 
