@@ -114,6 +114,15 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     return NcuCsv(path, page, tuple(launches), tuple(errors))
 
 
+def cell_value(text: str, scale: float) -> float:
+    """A metric cell in SI units: plain float() first (the common case, with thousands
+    separators removed), else parse_number ('n/a' and '' give nan). ValueError otherwise."""
+    try:
+        return float(text.replace(",", "")) * scale
+    except ValueError:
+        return parse_number(text) * scale
+
+
 def _identity(row: list[str], col: dict[str, int]):
     def cell(name: str) -> str:
         i = col.get(name)
@@ -195,13 +204,10 @@ def _details(path: str, col: dict[str, int], ncols: int, body: Body,
             continue
         text = row[i_val]
         try:
-            metrics[metric] = float(text.replace(",", "")) * scale   # the fast path
+            metrics[metric] = cell_value(text, scale)
         except ValueError:
-            try:
-                metrics[metric] = parse_number(text) * scale   # 'n/a', '' -> nan
-            except ValueError:
-                log.add(body.start + reader.line_num,
-                        f"metric '{metric}': value '{text}' is not a number; row skipped")
+            log.add(body.start + reader.line_num,
+                    f"metric '{metric}': value '{text}' is not a number; row skipped")
     return [replace(launch, device=name) if name else launch
             for launch, _, name in builders.values()]
 
@@ -241,15 +247,11 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
         metrics: dict[str, float] = {}
         bad = ""
         for i, name, scale in used:
-            text = row[i]
             try:
-                metrics[name] = float(text.replace(",", "")) * scale   # the fast path
+                metrics[name] = cell_value(row[i], scale)
             except ValueError:
-                try:
-                    metrics[name] = parse_number(text) * scale   # 'n/a', '' -> nan
-                except ValueError:
-                    bad = f"column '{name}': value '{text}' is not a number"
-                    break
+                bad = f"column '{name}': value '{row[i]}' is not a number"
+                break
         if bad:
             log.add(line, bad + "; row skipped")
             continue
