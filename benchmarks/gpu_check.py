@@ -6,11 +6,14 @@
 1. checks the Triton kernels against torch (CUDA only: correct first, METHOD.md);
 2. probes the device (rooflab.probe.gpu.probe_gpu) and saves the profile;
 3. times reference kernels (bf16 matmul, copy, softmax) and places them on the roof;
-4. checks the issue-4 targets: copy >= 4.2 TB/s (read + write) and bf16 matmul >= 760
+4. runs the user's command, `rooflab probe --device cuda:N --quick -o OUTDIR/probe_quick.json`,
+   in a fresh process (CUDA only, or with --cli): the CLI end to end and its 20 s budget;
+5. checks the issue-4 targets: copy >= 4.2 TB/s (read + write) and bf16 matmul >= 760
    TFLOP/s on an H200, every measured ceiling <= its nominal one (or flagged), the L2
    plateau found, the probe within its time budget;
-5. writes OUTDIR/gpu_check.json, OUTDIR/profile.json and OUTDIR/roofline.png, and prints
-   the table last (the device tool returns the tail of the output).
+6. writes OUTDIR/gpu_check.json (rewritten after every stage, so a run cut short still
+   leaves what it measured), OUTDIR/profile.json and OUTDIR/roofline.png, and prints the
+   table last (the device tool returns the tail of the output).
 
 Exit status 0 when every check passes (checks that do not apply say "n/a"), 1 otherwise.
 Imports only what the device machine has (torch, triton, numpy, matplotlib; not plotly).
@@ -38,6 +41,9 @@ from rooflab.units import fmt_seconds, si  # noqa: E402
 # Targets for an H200 (issue 4; FACTS.md: copy ~4.3 TB/s, bf16 8192^3 769-798 TFLOP/s).
 H200_COPY_MIN = 4.2e12
 H200_BF16_MIN = 760e12
+# A reference kernel is the probe's own kind of work: above the measured roof by more than
+# the run-to-run spread means the probe missed the peak (or the reference is miscounted).
+REFERENCE_ABOVE_ROOF = 1.05
 PROBE_BUDGET_S = {"quick": 20.0, "default": 60.0, "full": 600.0}
 
 
@@ -147,7 +153,8 @@ def draw(profile, kernels, path: Path) -> str:
     return "matplotlib"
 
 
-def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | None) -> list:
+def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | None,
+           cli: dict | None = None) -> list:
     """(name, status, detail): status is PASS, FAIL or n/a."""
     cuda = profile.host.get("backend") == "cuda"
     h200 = "H200" in str(profile.host.get("name", ""))
@@ -185,7 +192,48 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
     budget = PROBE_BUDGET_S[mode]
     out.append((f"probe <= {budget:.0f} s", ("PASS" if wall_probe <= budget else "FAIL")
                 if cuda else "n/a", f"{wall_probe:.1f} s"))
+    over = [f"{r['kernel']} {r['percent_of_roof']:.0f} %" for r in placed
+            if (r.get("percent_of_roof") or 0) > 100 * REFERENCE_ABOVE_ROOF]
+    out.append(("reference kernels on or below the measured roof",
+                ("FAIL" if over else "PASS") if cuda else "n/a",
+                ", ".join(over) or f"{len(placed)} kernels <= {REFERENCE_ABOVE_ROOF:.0%}"))
+    if cli is not None:
+        ok = cli["rc"] == 0 and cli["wall_s"] <= PROBE_BUDGET_S["quick"]
+        out.append((f"`rooflab probe --quick` <= {PROBE_BUDGET_S['quick']:.0f} s",
+                    ("PASS" if ok else "FAIL") if cuda else "n/a",
+                    f"exit {cli['rc']}, {cli['wall_s']:.1f} s wall (probe "
+                    f"{cli.get('probe_s') or 0:.1f} s), {cli.get('ceilings', 0)} ceilings"
+                    + (f"; {cli['stderr_tail'][-200:]}" if cli["rc"] else "")))
     return out
+
+
+def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0) -> dict:
+    """`rooflab probe --device DEVICE --quick -o out` in a fresh process, as a user runs it."""
+    import json
+    import os
+    import subprocess
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+    cmd = [sys.executable, "-c", "import sys; from rooflab.cli.main import main; "
+           "raise SystemExit(main(sys.argv[1:]))", "probe", "--device", device, "--quick",
+           "--quiet", "-o", str(out)]
+    t = time.perf_counter()
+    try:
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
+        rc, err = run.returncode, run.stderr
+    except subprocess.TimeoutExpired as exc:
+        rc, err = 124, f"timed out after {timeout_s:.0f} s: {exc.stderr or ''}"
+    result = {"command": " ".join(cmd[3:]), "rc": rc, "wall_s": time.perf_counter() - t,
+              "stderr_tail": str(err)[-2000:]}
+    if rc == 0 and out.exists():
+        doc = json.loads(out.read_text())
+        gpu = (doc.get("extras") or {}).get("gpu") or {}
+        measured = doc.get("measured") or {}
+        result.update(probe_s=gpu.get("wall_s"), errors=gpu.get("errors"),
+                      ceilings=len(measured.get("compute", [])) + len(measured.get("memory", [])))
+    return result
 
 
 def table(profile, placed, results, wall_total: float, stage_s: dict | None = None) -> str:
@@ -230,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cuda", help="cuda, cuda:N, or cpu (dry run)")
     ap.add_argument("--quick", action="store_true", help="the probe's quick mode")
     ap.add_argument("--mode", default=None, choices=("quick", "default", "full"))
+    ap.add_argument("--cli", action=argparse.BooleanOptionalAction, default=None,
+                    help="also run `rooflab probe --quick` in a fresh process (default: on CUDA)")
     args = ap.parse_args(argv)
     mode = args.mode or ("quick" if args.quick else "default")
     started = time.perf_counter()
@@ -252,12 +302,14 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 — Triton missing or failing: say so, go on
             problems = [f"{type(exc).__name__}: {exc}"]
             report["errors"]["check_kernels"] = traceback.format_exc()
+        report["kernel_problems"] = problems
+        _save(args.outdir, report)
     t0 = time.perf_counter()
     try:
         profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
     except Exception:  # noqa: BLE001 — keep what is known for the next try
         report["errors"]["probe"] = traceback.format_exc()
-        write_json(args.outdir / "gpu_check.json", _finite(report))
+        _save(args.outdir, report)
         log(report["errors"]["probe"])
         print(f"probe failed; problems: {problems}; see gpu_check.json")
         return 1
@@ -266,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     for stage, tb in profile.extras["gpu"].get("errors", {}).items():
         report["errors"][f"probe {stage}"] = tb
     stage_s = {"start": t0 - started, "probe": wall_probe}
+    report.update(probe_wall_s=wall_probe, profile=profile_to_dict(profile))
+    _save(args.outdir, report)
     t1 = time.perf_counter()
     kernels, placed = [], []
     for spec in reference_kernels(torch, dev, quick=mode == "quick"):
@@ -285,17 +339,33 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:  # noqa: BLE001
         report["errors"]["chart"] = traceback.format_exc()
     stage_s["chart"] = time.perf_counter() - t1
-    results = checks(profile, placed, wall_probe, mode, problems)
+    cli = None
+    if args.cli if args.cli is not None else dev.type == "cuda":
+        report.update(reference=placed, stage_s=stage_s)
+        _save(args.outdir, report)
+        t1 = time.perf_counter()
+        cli_device = "torch-cpu" if dev.type == "cpu" else str(dev)
+        cli = run_cli_probe(cli_device, args.outdir / "probe_quick.json")
+        report["cli_probe"] = cli
+        if cli["rc"]:
+            report["errors"]["cli probe"] = cli["stderr_tail"]
+        stage_s["cli probe"] = time.perf_counter() - t1
+    results = checks(profile, placed, wall_probe, mode, problems, cli)
     wall_total = time.perf_counter() - started
     report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, stage_s=stage_s,
                   reference=placed,
                   checks=[{"name": n, "status": s, "detail": d} for n, s, d in results],
                   profile=profile_to_dict(profile))
-    write_json(args.outdir / "gpu_check.json", _finite(report))
+    _save(args.outdir, report)
     for name, tb in report["errors"].items():
         log(f"--- error in {name} ---\n{tb}")
     print(table(profile, placed, results, wall_total, stage_s))
     return 1 if any(s == "FAIL" for _, s, _ in results) or report["errors"] else 0
+
+
+def _save(outdir: Path, report: dict) -> None:
+    """gpu_check.json as far as the run has got (atomic: a cut-short run leaves a whole file)."""
+    write_json(outdir / "gpu_check.json", _finite(report))
 
 
 def _finite(obj):

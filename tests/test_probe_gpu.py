@@ -269,6 +269,76 @@ def test_triton_kernels_agree_with_torch_under_the_interpreter():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+_INTERPRETED_PROBE = """
+import json
+from rooflab.probe.gpu import context as C, probe_gpu
+from rooflab.probe.timer import TimingPlan
+plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
+C.CPU_SIZES["quick"] = C.Sizes(stream_bytes=1 << 18, sweep_lo=64 << 10, sweep_hi_l2=0.05,
+    sweep_step=1.4, sweep_call_bytes=1 << 20, host_bytes=0, matmul_sizes=(64,), fma_iters=4,
+    launch_calls=5, plan=plan, sweep_plan=plan)
+p = probe_gpu("cpu", "quick", triton=True)
+g = p.extras["gpu"]
+print(json.dumps({"labels": [c.label for c in p.measured.compute],
+                  "methods": [c.method for c in p.measured.compute],
+                  "host": p.host, "skipped": g["skipped"], "errors": g["errors"],
+                  "overheads": sorted(g["overheads"]), "sweep": sorted(g["sweep"]),
+                  "work": {k: v["work_per_call"] for k, v in g["measurements"].items()}}))
+"""
+
+
+def test_the_probe_runs_its_triton_path_under_the_interpreter():
+    # Everything the CUDA run does with Triton (copy/triad kernels, both working-set sweeps,
+    # vector FMA peaks, the empty kernel) runs here on the CPU device under Triton's
+    # interpreter, with tiny sizes: only events, NVML, graphs and pinned copies stay uncovered.
+    pytest.importorskip("triton", reason="triton is not installed here")
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    run = subprocess.run([sys.executable, "-c", _INTERPRETED_PROBE], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["errors"] == {}
+    assert "triton" not in out["skipped"] and "vector_fma" not in out["skipped"]
+    assert {"host_transfers", "graph_replay"} <= set(out["skipped"])
+    work = out["work"]
+    programs = out["host"]["multiprocessors"] * 32          # FMA_PROGRAMS_PER_SM
+    for p in ("fp64", "fp32", "fp16"):                      # 2 FLOP x 4 iters x 8 chains
+        assert work[f"fma_{p}"] == 2 * 4 * 8 * programs * 1024
+    n = (1 << 18) // 4                                      # fp32 elements per array
+    assert work["copy_triton"] == work["copy_torch"] == 2 * 4 * n
+    assert work["triad_triton"] == work["triad_torch"] == 3 * 4 * n
+    assert "triton_empty_kernel_back_to_back_s" in out["overheads"]
+    assert out["sweep"] == ["l1", "main"]
+    # The matmul and the FMA kernel both measure "fp64 vector" here: one ceiling remains.
+    assert len(out["labels"]) == len(set(out["labels"]))
+    fp64 = out["methods"][out["labels"].index("fp64 vector")]
+    assert "beat" in fp64 and "torch.matmul" in fp64 and "Triton FMA" in fp64
+
+
+def test_best_per_label_keeps_the_fastest_and_names_the_other():
+    from rooflab.model.ceiling import Ceiling
+    from rooflab.probe.gpu import best_per_label
+
+    mm = Ceiling(value=50e12, precision="fp32", unit="vector", provenance="measured",
+                 method="torch.matmul 8192x8192x8192, random inputs")
+    fma = Ceiling(value=60e12, precision="fp32", unit="vector", provenance="measured",
+                  method="Triton FMA kernel: 8 chains")
+    tc = Ceiling(value=400e12, precision="fp32", unit="tensor", provenance="measured",
+                 method="tf32")
+    out = best_per_label([mm, tc, fma])
+    assert [c.label for c in out] == ["fp32 vector", "fp32 tensor"]
+    assert out[0].value == 60e12
+    assert out[0].method == "Triton FMA kernel: 8 chains; beat torch.matmul 8192x8192x8192 " \
+                            "(50 TFLOP/s)"
+    assert best_per_label([fma, mm])[0].method.endswith("beat torch.matmul 8192x8192x8192 "
+                                                        "(50 TFLOP/s)")
+
+
 # --- CUDA-only pieces, on fakes ---------------------------------------------------------
 
 class _FakeEvent:

@@ -26,7 +26,7 @@ def test_gpu_check_dry_run_on_the_cpu_device(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "OMP_NUM_THREADS": "1",
            "MPLBACKEND": "Agg"}
     run = subprocess.run([sys.executable, "-c", RUNNER, str(SCRIPT), str(out), "--device", "cpu",
-                          "--quick"], env=env, capture_output=True, text=True, timeout=120,
+                          "--quick", "--cli"], env=env, capture_output=True, text=True, timeout=120,
                          cwd=REPO)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     # The table comes last; its checks say n/a where the H200 targets do not apply.
@@ -46,6 +46,10 @@ def test_gpu_check_dry_run_on_the_cpu_device(tmp_path):
     assert (out / "profile.json").stat().st_size > 1000
     assert (out / "roofline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert report["probe_wall_s"] > 0
+    # The user's command ran in a fresh process and wrote its profile.
+    assert any(line.startswith("[n/a ] `rooflab probe --quick` <= 20 s: exit 0") for line in tail)
+    assert report["cli_probe"]["rc"] == 0 and report["cli_probe"]["ceilings"] >= 2
+    assert json.loads((out / "probe_quick.json").read_text())["measured"]["memory"]
 
 
 def _load_script():
@@ -86,12 +90,19 @@ def test_h200_targets_pass_and_fail_on_synthetic_profiles():
     ok = gc.checks(_h200_profile(4.31e12, 7.8e14), [], 35.0, "default", [])
     assert [(name.split(" ")[0], status) for name, status, _ in ok] == [
         ("Triton", "PASS"), ("copy", "PASS"), ("bf16", "PASS"), ("measured", "PASS"),
-        ("L2", "PASS"), ("probe", "PASS")]
+        ("L2", "PASS"), ("probe", "PASS"), ("reference", "PASS")]
     bad = dict((name.split(" ")[0], (status, detail)) for name, status, detail in gc.checks(
         _h200_profile(4.1e12, 7.5e14, l2=False), [], 75.0, "default", ["copy_kernel: x"]))
     assert bad["copy"] == ("FAIL", "4.1 TB/s") and bad["bf16"][0] == "FAIL"
     assert bad["L2"][0] == "FAIL" and bad["probe"] == ("FAIL", "75.0 s")
     assert bad["Triton"] == ("FAIL", "copy_kernel: x")
+    placed = [{"kernel": "matmul_bf16_8192", "percent_of_roof": 104.0},
+              {"kernel": "copy_fp32_1024MiB", "percent_of_roof": 112.0}]
+    cli = {"rc": 0, "wall_s": 24.5, "probe_s": 17.0, "ceilings": 12, "stderr_tail": ""}
+    more = dict((name.split(" ")[0], (status, detail)) for name, status, detail in gc.checks(
+        _h200_profile(4.31e12, 7.8e14), placed, 35.0, "default", [], cli))
+    assert more["reference"] == ("FAIL", "copy_fp32_1024MiB 112 %")
+    assert more["`rooflab"] == ("FAIL", "exit 0, 24.5 s wall (probe 17.0 s), 12 ceilings")
     flagged = dict((name.split(" ")[0], (status, detail)) for name, status, detail in gc.checks(
         _h200_profile(4.3e12, 0, above=True), [], 30.0, "quick", None))
     assert flagged["measured"] == ("FAIL", "above: bf16 tensor (flagged)")

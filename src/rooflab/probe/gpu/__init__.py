@@ -70,6 +70,21 @@ def compare_to_nominal(measured: Roof, nominal: Roof | None) -> tuple[Roof, list
                    memory=tuple(check(c) for c in measured.memory)), rows
 
 
+def best_per_label(ceilings) -> tuple[Ceiling, ...]:
+    """One ceiling per label, the fastest: on CUDA an fp32 matmul with TF32 off and the
+    Triton FMA kernel both measure "fp32 vector"; the slower one stays in the record."""
+    best: dict[str, Ceiling] = {}
+    for c in ceilings:
+        old = best.get(c.label)
+        if old is None or c.value > old.value:
+            other = f"; beat {old.method.split(',')[0]} ({si(old.value, 'FLOP/s')})" if old else ""
+            best[c.label] = replace(c, method=c.method + other) if other else c
+        else:
+            best[c.label] = replace(old, method=old.method + f"; beat {c.method.split(',')[0]} "
+                                                              f"({si(c.value, 'FLOP/s')})")
+    return tuple(best.values())
+
+
 def _make_timer(torch, dev, host):
     caches = [v for v in (host.get("caches") or {}).values() if v]
     flush_bytes = int(2 * max(caches)) if caches else 64 << 20
@@ -78,9 +93,12 @@ def _make_timer(torch, dev, host):
     return clock_timer(time.perf_counter, flush=torch_flush(torch, dev, flush_bytes))
 
 
-def probe_gpu(device: str, mode: str = "default", progress: Progress | None = None
-              ) -> MachineProfile:
+def probe_gpu(device: str, mode: str = "default", progress: Progress | None = None,
+              triton: bool | None = None) -> MachineProfile:
     """Measure a CUDA device ("cuda", "cuda:N"), or PyTorch's CPU device ("cpu", dry run).
+
+    `triton` None runs the Triton kernels on CUDA only; True on the CPU device runs them
+    under Triton's interpreter (set TRITON_INTERPRET=1 before triton is imported).
 
     Raises InputError for a bad device string or mode, DeviceError when no CUDA device is
     visible, MissingDependency when torch is not installed.
@@ -102,7 +120,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
             progress(stage, min(done, 0.99))
 
     ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
-                  host=host, source=source, progress=say)
+                  host=host, source=source, progress=say, triton=triton)
     from . import compute, memory, overhead
 
     results: dict[str, object] = {}
@@ -137,7 +155,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
                          f"{next(iter(errors.values()), 'none')}")
     measured = Roof(
         name=host["name"], kind="measured",
-        compute=tuple(results["compute: matmul"]) + tuple(results["compute: vector"]),
+        compute=best_per_label([*results["compute: matmul"], *results["compute: vector"]]),
         memory=tuple(results["memory: stream"]) + tuple(cache_ceilings)
         + tuple(results["memory: host"]),
         overhead_s=overhead_s,

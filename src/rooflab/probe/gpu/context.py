@@ -102,10 +102,30 @@ class Context:
     record: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     progress: Callable[[str], None] | None = None
+    # Run the Triton kernels? None: on CUDA only. True on PyTorch's CPU device needs
+    # TRITON_INTERPRET=1 (Triton's interpreter): how tests cover the Triton path without a GPU.
+    triton: bool | None = None
 
     @property
     def is_cuda(self) -> bool:
         return self.dev.type == "cuda"
+
+    @property
+    def uses_triton(self) -> bool:
+        return self.is_cuda if self.triton is None else self.triton
+
+    def triton_kernels(self):
+        """The Triton kernels module, or None with the reason kept in `skipped`."""
+        if not self.uses_triton:
+            self.skipped.setdefault("triton", "Triton kernels run on CUDA devices only")
+            return None
+        try:
+            from . import kernels
+        except ImportError as exc:
+            self.skipped.setdefault("triton", f"triton is not importable ({exc}); Triton-kernel "
+                                              f"figures are missing: pip install 'rooflab[gpu]'")
+            return None
+        return kernels
 
     def say(self, stage: str) -> None:
         if self.progress:

@@ -20,20 +20,6 @@ PROGRAMS_PER_SM = 8
 TRIAD_SCALAR = 1.5
 
 
-def _triton_kernels(ctx: Context):
-    """The Triton kernels module on CUDA, or None with the reason kept in ctx.skipped."""
-    if not ctx.is_cuda:
-        ctx.skipped.setdefault("triton", "Triton kernels run on CUDA devices only")
-        return None
-    try:
-        from . import kernels
-    except ImportError as exc:
-        ctx.skipped.setdefault("triton", f"triton is not importable ({exc}); Triton-kernel "
-                                         f"figures are missing: pip install 'rooflab[gpu]'")
-        return None
-    return kernels
-
-
 def _stream_ops(ctx: Context):
     """(name, fn, bytes per call) for copy and triad through torch and through Triton."""
     torch, dev = ctx.torch, ctx.dev
@@ -41,7 +27,7 @@ def _stream_ops(ctx: Context):
     a, b, c = (torch.rand(n, device=dev) for _ in range(3))
     ops = [("copy_torch", lambda: b.copy_(c), 2 * n * FP32),
            ("triad_torch", lambda: torch.add(b, c, alpha=TRIAD_SCALAR, out=a), 3 * n * FP32)]
-    k = _triton_kernels(ctx)
+    k = ctx.triton_kernels()
     if k is not None:
         ops += [("copy_triton", lambda: k.launch_copy(c, b, n), 2 * n * FP32),
                 ("triad_triton", lambda: k.launch_triad(a, b, c, TRIAD_SCALAR, n), 3 * n * FP32)]
@@ -64,7 +50,7 @@ def stream(ctx: Context) -> list[Ceiling]:
             how = "torch Tensor.copy_" if name.endswith("torch") else "Triton copy kernel"
             ceiling = measured_ceiling(
                 nbytes, timing, level="DRAM", source=ctx.source,
-                method=f"device copy of {ctx.sizes.stream_bytes / 2**20:.0f} MiB fp32 ({how}), "
+                method=f"device copy of {ctx.sizes.stream_bytes / 2**20:.4g} MiB fp32 ({how}), "
                        f"bytes read + written, caches flushed between calls, best call")
             if best is None or ceiling.value > best.value:
                 best = ceiling
@@ -73,7 +59,7 @@ def stream(ctx: Context) -> list[Ceiling]:
 
 def _sweep_op(ctx: Context, cache: str):
     torch, dev = ctx.torch, ctx.dev
-    k = _triton_kernels(ctx) if ctx.is_cuda else None
+    k = ctx.triton_kernels()
     call_bytes = ctx.sizes.sweep_call_bytes
 
     def make_op(size: int):
@@ -100,10 +86,10 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
     DRAM; a second, shorter sweep with L1 caching on finds the L1 plateau where it exists.
     """
     caps = dict(ctx.host.get("caches") or {})
-    if ctx.is_cuda and _triton_kernels(ctx) is None:
+    if ctx.is_cuda and ctx.triton_kernels() is None:
         ctx.skipped["sweep"] = "the GPU working-set sweep needs Triton"
         return [], {}
-    main_caps = {"L2": caps["L2"]} if ctx.is_cuda and "L2" in caps else caps
+    main_caps = {"L2": caps["L2"]} if ctx.uses_triton and "L2" in caps else caps
     if not main_caps:
         ctx.skipped["sweep"] = "cache sizes unknown on this device"
         return [], {}
@@ -115,7 +101,7 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
                            main_caps)
     extras = {"main": sweep_to_dict(points, found)}
     groups = [(found, points)]
-    if ctx.is_cuda and "L1" in caps and s.sweep_step < 1.5:
+    if ctx.uses_triton and "L1" in caps and s.sweep_step < 1.5:
         ctx.say("memory: L1 sweep")
         l1_sizes = sweep_sizes(caps["L1"] / 16, caps["L1"] * 2, 1.5)
         l1_points = run_sweep(l1_sizes, _sweep_op(ctx, ""), ctx.timer, s.sweep_plan)

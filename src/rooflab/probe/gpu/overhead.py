@@ -57,14 +57,10 @@ def overheads(ctx: Context) -> tuple[float, dict[str, float]]:
     x = torch.ones(1, device=ctx.dev)
     ctx.say("overhead: kernel launch")
     figures = _launch_pair(ctx, "torch_tiny_kernel", lambda: x.add_(1.0))
+    kernels = ctx.triton_kernels()
+    if kernels is not None:
+        figures.update(_launch_pair(ctx, "triton_empty_kernel", lambda: kernels.launch_empty(x)))
     if ctx.is_cuda:
-        try:
-            from . import kernels
-        except ImportError as exc:
-            ctx.skipped["empty_kernel"] = f"triton is not importable ({exc})"
-        else:
-            figures.update(_launch_pair(ctx, "triton_empty_kernel",
-                                        lambda: kernels.launch_empty(x)))
         ctx.say("overhead: CUDA graph replay")
         try:
             figures.update(_graph_replay(ctx, x))
