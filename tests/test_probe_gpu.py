@@ -456,3 +456,21 @@ def test_cli_probe_device_cuda_without_a_gpu_exits_2(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: no CUDA device is visible (torch.cuda.is_available() is False)")
     assert "Traceback" not in err
+
+
+def test_probe_notes_say_what_was_skipped_and_which_stage_failed():
+    from rooflab.hardware.profile import MachineProfile
+    from rooflab.model.ceiling import Ceiling, Roof
+    from rooflab.report.tables import profile_notes
+
+    measured = Roof("NVIDIA H200", kind="measured",
+                    memory=(Ceiling(4.3e12, level="DRAM", provenance="measured"),))
+    tb = ('Traceback (most recent call last):\n  File "sweep.py", line 3, in run\n'
+          'RuntimeError: CUDA out of memory\n')
+    p = MachineProfile(host={"name": "NVIDIA H200"}, measured=measured, extras={"gpu": {
+        "errors": {"memory: sweep": tb},
+        "skipped": {"graph_replay": "RuntimeError: capture failed", "matmul_int8_2048": "x"}}})
+    assert profile_notes(p) == [
+        "stage 'memory: sweep' failed (RuntimeError: CUDA out of memory); the other stages "
+        "ran — the traceback is in the profile's extras.gpu.errors",
+        "not measured: graph_replay (RuntimeError: capture failed); matmul_int8_2048 (x)"]

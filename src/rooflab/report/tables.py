@@ -116,12 +116,21 @@ def profile_lines(profile: MachineProfile) -> list[str]:
 
 
 def profile_notes(profile: MachineProfile) -> list[str]:
-    """Warnings of measured ceilings and the roofs' notes, without repeats."""
+    """Warnings of measured ceilings, the roofs' notes, and what the GPU probe could not
+    measure (skipped) or where a stage failed, without repeats."""
     out: list[str] = []
     for roof in profile.roofs:
         for c in tuple(roof.compute) + tuple(roof.memory):
             out.extend(c.warnings)
         out.extend(roof.notes)
+    gpu = profile.extras.get("gpu") or {}
+    for stage, tb in (gpu.get("errors") or {}).items():
+        last = next((ln.strip() for ln in reversed(str(tb).splitlines()) if ln.strip()), "")
+        out.append(f"stage '{stage}' failed ({last}); the other stages ran — the traceback "
+                   f"is in the profile's extras.gpu.errors")
+    skipped = gpu.get("skipped") or {}
+    if skipped:
+        out.append("not measured: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
     return list(dict.fromkeys(out))
 
 
