@@ -233,3 +233,134 @@ def test_cpu_entry_needs_its_inputs():
                       "memory_mts = 4800")
     with pytest.raises(ParseError, match="unknown microarch 'Zen 9'"):
         parse_catalog_text(cpu, "bad.toml")
+
+
+# --- the exact product for torch / NVML names -------------------------------------------
+# torch.cuda.get_device_properties(i).name and nvmlDeviceGetName report these strings.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM"),
+    ("NVIDIA H200", "NVIDIA H200 SXM"),
+    ("NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB SXM"),
+    ("NVIDIA A100-PCIE-40GB", "NVIDIA A100 40GB PCIe"),
+    ("Tesla T4", "NVIDIA T4"),
+    ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"),
+    ("NVIDIA GeForce RTX 4060", "NVIDIA GeForce RTX 4060"),
+    ("NVIDIA GeForce RTX 4060 Laptop GPU", "NVIDIA GeForce RTX 4060 Laptop GPU"),
+    ("NVIDIA L4", "NVIDIA L4"),
+    ("AMD Instinct MI300X", "AMD Instinct MI300X"),
+    ("Tesla V100-SXM2-16GB", "NVIDIA V100 SXM2 32GB"),      # capacity differs, roof does not
+    ("NVIDIA H100 80GB HBM3 MIG 1g.10gb", "NVIDIA H100 SXM"),
+])
+def test_torch_and_nvml_names_find_the_exact_product(text, expected):
+    assert match_device_name(text).name == expected
+
+
+def test_desktop_and_laptop_rtx_4060_are_different_roofs():
+    desktop = match_device_name("NVIDIA GeForce RTX 4060")
+    laptop = match_device_name("NVIDIA GeForce RTX 4060 Laptop GPU")
+    assert desktop.memory_bytes_per_s == 272e9 and laptop.memory_bytes_per_s == 256e9
+    assert "Laptop" not in desktop.name and "Laptop" in laptop.name
+
+
+@pytest.mark.parametrize("text", [
+    "NVIDIA GeForce RTX 4060 Ti",        # 34 SMs, not the RTX 4060's 24
+    "NVIDIA GeForce RTX 4060 Max-Q",     # a laptop part, not the desktop card
+    "Tesla V100-PCIE-16GB",              # 14 TFLOP/s fp32, not the SXM2's 15.7
+    "NVIDIA H200 NVL",                   # 600 W PCIe card, not the SXM
+    "NVIDIA GeForce RTX 4090 D",         # 114 SMs, not 128
+    "NVIDIA GeForce RTX 3090 Ti",
+    "Apple M3 Ultra",
+])
+def test_a_variant_word_never_matches_another_product(text):
+    assert match_device_name(text) is None
+
+
+def test_lookup_prefers_the_plain_product_and_refuses_other_variants():
+    assert lookup("4060").name == "NVIDIA GeForce RTX 4060"
+    assert lookup("rtx 4060 laptop").name == "NVIDIA GeForce RTX 4060 Laptop GPU"
+    assert lookup("RTX 4060 Mobile").name == "NVIDIA GeForce RTX 4060 Laptop GPU"
+    with pytest.raises(HardwareNotFound, match="unknown hardware 'RTX 4060 Ti'"):
+        lookup("RTX 4060 Ti")
+
+
+def test_desktop_rtx_4060_peaks_from_sms_and_boost_clock():
+    # AD107, 24 SMs (3072 CUDA cores) at the 2.46 GHz boost; GeForce Ada tensor rate with
+    # fp32 accumulate: 512 fp16 FLOP per SM per clock (RTX 4090: 128 x 2.52 GHz x 512 = 165.2).
+    d = lookup("NVIDIA GeForce RTX 4060")
+    sm_hz = 24 * 2.46e9
+    assert d.roof.find_compute("fp32", "vector").value == pytest.approx(3072 * 2 * 2.46e9,
+                                                                        rel=1e-3)
+    assert d.roof.find_compute("fp16", "tensor").value == pytest.approx(sm_hz * 512, rel=1e-3)
+    assert d.roof.find_compute("int4", "tensor").value == pytest.approx(242e12, rel=2e-3)
+    assert d.memory_bytes_per_s == pytest.approx(128 / 8 * 17e9)     # 128-bit at 17 Gbps
+    assert d.ridge("fp16", "tensor") == pytest.approx(30.23e12 / 272e9)
+    rtx4090 = lookup("RTX 4090").roof.find_compute("fp16", "tensor").value
+    assert rtx4090 == pytest.approx(128 * 2.52e9 * 512, rel=1e-3)
+
+
+# --- dense, never sparse ----------------------------------------------------------------
+def test_sparse_figures_are_twice_the_dense_roof():
+    """2:4 sparsity doubles the tensor rate; a ratio near 1 means a sparse number was
+    stored as the dense roof (and a GPU probe would then hide real shortfalls)."""
+    checked = 0
+    for d in all_devices():
+        for prec, sparse in d.sparse.items():
+            dense = d.roof.find_compute(prec, "tensor")
+            if dense is not None:
+                # rel 2 %: vendors round (L40S bf16: 362.05 dense | 733 sparse).
+                assert sparse / dense.value == pytest.approx(2.0, rel=0.02), (d.name, prec)
+                checked += 1
+    assert checked > 60
+
+
+# Vendor datasheets, dense figures (TFLOP/s or TOPS) and HBM/GDDR bandwidth (GB/s):
+# V100 volta-v100-datasheet; T4 t4-tensor-core-datasheet; A10/A30/A100 datasheets;
+# L4/L40S product pages (sparse only: dense = half); H100 SXM/PCIe/NVL
+# nvidia-tensor-core-gpu-datasheet; H200 h200 page; GH200 grace-hopper-superchip page;
+# B200 NVIDIA's per-GPU HGX B200 table. None = the datasheet gives no such figure.
+DATASHEET = {
+    #                        fp64_t  tf32    bf16    fp16    fp8     int8    GB/s
+    "NVIDIA V100 SXM2 32GB": (None, None, None, 125, None, None, 900),
+    "NVIDIA T4": (None, None, None, 65, None, 130, 320),
+    "NVIDIA A10": (None, 62.5, 125, 125, None, 250, 600),
+    "NVIDIA A30": (10.3, 82, 165, 165, None, 330, 933),
+    "NVIDIA A100 40GB PCIe": (19.5, 156, 312, 312, None, 624, 1555),
+    "NVIDIA A100 40GB SXM": (19.5, 156, 312, 312, None, 624, 1555),
+    "NVIDIA A100 80GB PCIe": (19.5, 156, 312, 312, None, 624, 1935),
+    "NVIDIA A100 80GB SXM": (19.5, 156, 312, 312, None, 624, 2039),
+    "NVIDIA L4": (None, 60, 121, 121, 242.5, 242.5, 300),
+    "NVIDIA L40S": (None, 183, 362.05, 362.05, 733, 733, 864),
+    "NVIDIA H100 PCIe": (51, 378, 756.5, 756.5, 1513, 1513, 2000),
+    "NVIDIA H100 SXM": (67, 494.5, 989.5, 989.5, 1979, 1979, 3350),
+    "NVIDIA H100 NVL": (60, 417.5, 835.5, 835.5, 1670.5, 1670.5, 3900),
+    "NVIDIA H200 SXM": (67, 494.5, 989.5, 989.5, 1979, 1979, 4800),
+    "NVIDIA GH200 Grace Hopper": (67, 494.5, 989.5, 989.5, 1979, 1979, 4000),
+    "NVIDIA B200": (37, 1100, 2250, 2250, 4500, 4500, 7700),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DATASHEET))
+def test_data_center_dense_peaks_match_the_datasheets(name):
+    d = lookup(name)
+    *peaks, gbps = DATASHEET[name]
+    for prec, tflops in zip(("fp64", "tf32", "bf16", "fp16", "fp8", "int8"), peaks, strict=True):
+        ceiling = d.roof.find_compute(prec, "tensor")
+        if tflops is None:
+            assert ceiling is None, (name, prec)
+        else:
+            assert ceiling.value == pytest.approx(tflops * 1e12), (name, prec)
+    assert d.memory_bytes_per_s == gbps * 1e9
+
+
+def test_b200_is_the_hgx_part_not_the_gb200_one():
+    b200 = lookup("B200")
+    assert b200.roof.find_compute("fp32", "vector").value == 75e12   # GB200: 80
+    assert b200.memory_bytes == 180e9 and b200.tdp_w == 1000
+
+
+def test_third_party_figures_say_so_in_their_notes():
+    for name in ("A10G", "Apple M2", "Apple M3 Max", "Apple M4 Pro", "B200",
+                 "NVIDIA GeForce RTX 4060"):
+        notes = " ".join(lookup(name).notes)
+        assert "third-party" in notes or "reproduced" in notes, name
+    assert "measured maximum power" in " ".join(lookup("TPU v4").notes)

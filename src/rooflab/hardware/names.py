@@ -6,6 +6,12 @@ dropped ('nvidia', 'geforce', 'tesla', 'processor', ...), form factors unified
 the joined tokens equal to an entry's name or alias; the query's tokens all inside one
 entry's name (unique); an entry's name/alias tokens all inside the query (the most
 specific wins, as for verbose driver strings).
+
+Variant words name a different product with different roofs ('laptop', 'ti', 'nvl',
+'pcie', 'sxm', 'max', ...): a name never matches an entry across one. 'NVIDIA GeForce RTX
+4060' (what torch and NVML report for the desktop card) must not find the Laptop GPU entry,
+nor 'Tesla V100-PCIE-16GB' the SXM2 one, nor 'RTX 4060 Ti' the RTX 4060: no match (None,
+or an unknown-hardware error) is better than the wrong roof.
 """
 
 from __future__ import annotations
@@ -20,8 +26,12 @@ from ..errors import HardwareNotFound
 _DROP = frozenset("""nvidia amd intel google apple aws ampere geforce tesla instinct radeon
     habana cloud gpu tensor core cores processor cpu accelerator the with r tm superchip
     generation graphics card oam""".split())
-_FORM = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "pci": "pcie", "pcie4": "pcie",
-         "pcie5": "pcie", "gen": ""}
+_FORM = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm", "pci": "pcie",
+         "pcie4": "pcie", "pcie5": "pcie", "gen": ""}
+# Words that make another product of the same family (other clocks, SM counts, power or
+# memory): 'RTX 4060' vs 'RTX 4060 Laptop GPU' / 'RTX 4060 Ti', 'H200' vs 'H200 NVL',
+# 'V100 SXM2' vs 'V100 PCIe', 'M3' vs 'M3 Max'. 'd' is the RTX 4090 D (fewer SMs).
+VARIANTS = frozenset("laptop mobile maxq ti super d nvl pcie sxm max pro ultra".split())
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -29,6 +39,7 @@ def tokens(text: str) -> tuple[str, ...]:
     s = text.lower().replace("(r)", " ").replace("(tm)", " ")
     s = re.sub(r"@.*$", " ", s)                      # "CPU @ 2.00GHz"
     s = re.sub(r"(\d+)\s*(gb|gib)\b", r"\1gb", s)    # "80 GB" -> "80gb"
+    s = re.sub(r"\bmax[\s-]*q\b", "maxq", s)          # "Max-Q" -> "maxq"
     out = []
     for tok in re.split(r"[^a-z0-9]+", s):
         tok = _FORM.get(tok, tok)
@@ -53,26 +64,41 @@ class DeviceIndex:
         self.devices = tuple(devices)
         self._names: list[tuple[frozenset[str], int, Any]] = []  # (tokens, specificity, dev)
         self._keys: dict[str, Any] = {}
+        self._variants: dict[str, frozenset[str]] = {}  # device name -> variant words it has
         for dev in self.devices:
+            mine: set[str] = set()
             for label in (dev.name, *dev.aliases):
                 toks = tokens(label)
                 self._keys.setdefault("".join(toks), dev)
                 self._names.append((frozenset(toks), len(toks), dev))
+                mine.update(VARIANTS.intersection(toks))
+            self._variants[dev.name] = frozenset(mine)
 
     def _exact(self, text: str) -> Any | None:
         return self._keys.get(key(text))
 
     def _within_query(self, q: frozenset[str]) -> list[Any]:
-        """Entries whose name/alias tokens all appear in the query, most specific first."""
-        hits = [(n, dev) for toks, n, dev in self._names if toks and toks <= q]
+        """Entries whose name/alias tokens all appear in the query, most specific first.
+
+        An entry is skipped when the query names a variant the entry is not
+        ('RTX 4060 Ti' is not the 'RTX 4060', 'V100-PCIE-16GB' is not the 'V100 SXM2').
+        """
+        hits = [(n, dev) for toks, n, dev in self._names
+                if toks and toks <= q
+                and not (q - toks) & (VARIANTS - self._variants[dev.name])]
         if not hits:
             return []
         best = max(n for n, _ in hits)
         return _unique(dev for n, dev in hits if n == best)
 
-    def _containing(self, q: frozenset[str]) -> list[Any]:
-        """Entries whose own name contains every query token."""
-        return _unique(dev for toks, _, dev in self._names if q and q <= toks)
+    def _containing(self, q: frozenset[str], same_variant: bool = False) -> list[Any]:
+        """Entries whose own name contains every query token.
+
+        With same_variant, only names that add no variant word to the query: 'RTX 4060'
+        is inside 'RTX 4060 Laptop GPU', but the laptop part is another product.
+        """
+        return _unique(dev for toks, _, dev in self._names
+                       if q and q <= toks and not (same_variant and (toks - q) & VARIANTS))
 
     def lookup(self, text: str) -> Any:
         found = self._exact(text)
@@ -83,6 +109,9 @@ class DeviceIndex:
         if len(containing) == 1:
             return containing[0]
         if len(containing) > 1:
+            plain = self._containing(q, same_variant=True)   # '4060': the desktop card
+            if len(plain) == 1:
+                return plain[0]
             names = ", ".join(d.name for d in containing[:8])
             raise HardwareNotFound(f"'{text}' is ambiguous: it matches {names}; "
                                    "give more of the name (see `rooflab specs list`)")
@@ -92,7 +121,11 @@ class DeviceIndex:
         raise HardwareNotFound(f"unknown hardware '{text}'; {self.suggest(text)}")
 
     def match(self, text: str) -> Any | None:
-        """For driver/profiler strings: most specific entry named inside the text."""
+        """For driver/profiler strings: most specific entry named inside the text.
+
+        Never crosses a variant word (desktop vs Laptop GPU, PCIe vs SXM, Ti, NVL):
+        None when the exact product is not in the catalog.
+        """
         found = self._exact(text)
         if found is not None:
             return found
@@ -100,7 +133,7 @@ class DeviceIndex:
         within = self._within_query(q)
         if len(within) == 1:
             return within[0]
-        containing = self._containing(q)
+        containing = self._containing(q, same_variant=True)
         return containing[0] if len(containing) == 1 else None
 
     def suggest(self, text: str) -> str:
