@@ -7,6 +7,7 @@ Decimal prefixes (GB = 1e9) unless a name says GiB. Formatting happens only at t
 from __future__ import annotations
 
 import math
+import re
 
 from .errors import InputError
 
@@ -129,6 +130,31 @@ def parse_size(text: str | int | float, what: str = "size") -> float:
         raise InputError(f"{what} must be a positive number such as 4096, 32MiB or 1.5GB; "
                          f"got '{text}'")
     return value
+
+
+# A bit rate: an upper-case prefix and a lower-case b ("400Gb/s", "3.6Tb/s"), or "bps",
+# "bit/s" (SI/IEC: b = bit, B = byte). Network links are quoted in bits (400 Gb/s NDR).
+_BIT_RATE = re.compile(r"^\s*([0-9][0-9.eE+-]*)\s*([kKMGTP]?)"
+                       r"(?:bps|bits?/s|bits?|(?<=[kKMGTP])b(?:/s)?)\s*$")
+_RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+
+def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
+    """Parse a bandwidth into bytes/s: '450GB/s', '450GB', '4.5e11', or a bit rate such as
+    '400Gb/s', '400Gbps', '400 Gbit/s' (divided by 8). Raises InputError."""
+    if isinstance(text, str):
+        m = _BIT_RATE.match(text.replace("_", ""))
+        if m:
+            try:
+                value = float(m.group(1)) * _RATE_PREFIX[m.group(2)] / 8
+            except ValueError:
+                value = math.nan
+            if not value > 0 or math.isinf(value):
+                raise InputError(f"{what} must be a positive rate such as 450GB/s or "
+                                 f"400Gb/s; got '{text}'")
+            return value
+        text = text.split("/")[0]
+    return parse_size(text, what)
 
 
 def positive(value: float, name: str) -> float:

@@ -54,9 +54,15 @@ def result_dict(op, roof=None) -> dict:
            "bytes_split": dict(op.bytes_split), "shape": dict(op.shape),
            "kernels": [kernel_to_dict(kernel)]}
     if roof is not None:
+        for level in kernel.bytes:
+            roof.bandwidth(level)    # InputError naming the levels the roof has
         analysis = analyze(roof, [kernel])
         (p,) = analysis.points
+        # The ceiling actually used: a fallback (int4 on a roof without int4 math) is
+        # another precision than the op's, and the text must name that one.
+        ceiling, _ = roof.compute_for(kernel.precision, kernel.unit)
         out.update({"roof": roof_to_dict(roof), "analysis": [point_to_dict(p)],
+                    "compute_ceiling": ceiling.label,
                     "attainable_flop_per_s": p.attainable_flop_per_s, "bound": p.bound,
                     "binding": p.binding, "time_floor_s": p.floor_s, "ridge": p.ridge,
                     "notes": list(analysis.notes)})
@@ -79,7 +85,8 @@ def format_result(d: dict) -> list[str]:
         p = d["analysis"][0]
         side = "<" if p["ai"] is not None and p["ai"] < p["ridge"] else ">="
         lines += [f"on {d['roof']['name']} ({d['roof']['kind']}):",
-                  f"  ceilings    {_compute_label(p)} {si(p['peak_flop_per_s'], 'FLOP/s')}, "
+                  f"  ceilings    {d.get('compute_ceiling') or _compute_label(p)} "
+                  f"{si(p['peak_flop_per_s'], 'FLOP/s')}, "
                   f"{p['level']} {si(p['bytes_per_s'], 'B/s')}",
                   f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
                   f"  attainable  {si(d['attainable_flop_per_s'], 'FLOP/s')}",

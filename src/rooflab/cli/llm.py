@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import fmt_ai, fmt_seconds, parse_size, si
+from ..units import fmt_ai, fmt_seconds, parse_rate, parse_size, si
 
 PHASES = ("decode", "prefill", "both")
 
@@ -85,8 +85,25 @@ def step_table(timing, title: str):
     return t
 
 
-def summary_lines(r) -> list[str]:
+def totals(r, tpr=None) -> dict[str, float]:
+    """TPOT/TTFT floors, tokens/s and the request floor; under tensor parallelism the
+    all-reduces are added (no overlap with compute, as in workloads/llm/parallel.py)."""
+    if tpr is None:
+        return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
+                "request_s": r.request_s}
+    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_comm_s
+    return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": r.request.batch / tpot,
+            "request_s": ttft + r.request.generate * tpot, "compute_tpot_s": r.tpot_s,
+            "compute_ttft_s": r.ttft_s}
+
+
+def summary_lines(r, tpr=None) -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
+    t = totals(r, tpr)
+    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
+            f"{fmt_seconds(tpr.comm_s)})" if tpr else "")
+    pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + all-reduces "
+                f"{fmt_seconds(tpr.prefill_comm_s)})" if tpr else "")
     lo, hi = d.launch_s_range
     plo, phi = d.per_launch_s
     out = [
@@ -95,9 +112,10 @@ def summary_lines(r) -> list[str]:
         f"setup: {r.settings.describe()}; batch {req.batch}, prompt {req.prompt}, decode "
         f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
         f"({r.roof.kind})",
-        f"TPOT floor {fmt_seconds(r.tpot_s)} (all kernels in one: "
-        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(r.ttft_s)}, "
-        f"{r.tokens_per_s:.4g} tokens/s decode, request floor {fmt_seconds(r.request_s)}",
+        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} (all kernels in one: "
+        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
+        f"{t['tokens_per_s']:.4g} tokens/s decode, request floor "
+        f"{fmt_seconds(t['request_s'])}",
         f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
         f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')}, "
         f"activations {si(d.step.bytes_split['activations'], 'B')}",
@@ -186,10 +204,10 @@ def register(app) -> None:
         prompt: int = typer.Option(512, "--prompt", help="prompt tokens (prefill)"),
         context: int = typer.Option(None, "--context",
                                     help="tokens in the KV cache at the tabled decode step "
-                                    "[default: prompt + generate/2]"),
+                                    "(default: prompt + generate/2, the average step)"),
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
         weights: str = typer.Option("fp16", "--weights", help="fp32 bf16 fp16 fp8 int8 int4"),
-        kv: str = typer.Option(None, "--kv", help="KV-cache dtype [default: --act]"),
+        kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act dtype)"),
         act: str = typer.Option("fp16", "--act", help="activation dtype"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
@@ -259,7 +277,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     if tp > 1:
         link, src = None, "given (--link-bw)"
         if link_bw:
-            link = parse_size(link_bw.split("/")[0], "--link-bw")
+            link = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
         elif dev is not None and dev.interconnect_bytes_per_s:
             # One convention with `rooflab scale`: vendors quote both directions, a ring
             # all-reduce's bus bandwidth is per direction.
@@ -268,7 +286,8 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
             lk = link_from_device(dev)
             link, src = lk.bus_bytes_per_s, lk.source
         tpr = tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
-                              tp=tp, link_bytes_per_s=link, link_source=src)
+                              tp=tp, link_bytes_per_s=link, link_source=src,
+                              prompt=req.prompt)
     ctx = req.decode_context
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=ctx) if whatif and tp == 1 else ()
@@ -284,8 +303,10 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                            m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
                            "floor_ratio": m.floor_ratio}
     if tpr:
+        llm["totals"] = totals(r, tpr)
         llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
                            "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
+                           "prefill_comm_s": tpr.prefill_comm_s,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source}
     for key, rows in (("whatif", whatifs), ("hardware", hw)):
@@ -310,7 +331,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                              f"(per call; calls = per layer x {cfg.layers} layers)"))
     if phase in ("prefill", "both"):
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
-    for line in summary_lines(r):
+    for line in summary_lines(r, tpr):
         out.print(line, soft_wrap=True)
     if r.sweep is not None:
         out.print(sweep_table(r.sweep))

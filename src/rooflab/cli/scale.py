@@ -29,9 +29,9 @@ NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per di
 
 
 def _rate(text: str, what: str) -> float:
-    from ..units import parse_size
+    from ..units import parse_rate
 
-    return parse_size(text.split("/")[0], what)
+    return parse_rate(text, what)     # 450GB/s, or bits: 400Gb/s (a NIC's rating) = 50 GB/s
 
 
 def intra_link(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
@@ -124,6 +124,9 @@ def register(app) -> None:
                                    "compute_s": p.step.compute_s, "comm_s": p.step.comm_s,
                                    "exposed_comm_s": p.step.exposed_comm_s,
                                    "efficiency": p.efficiency, "binding": p.step.binding,
+                                   "link": p.step.link.level if p.step.link else None,
+                                   "link_bytes_per_s": (p.step.link.bus_bytes_per_s
+                                                        if p.step.link else None),
                                    "link_ai": p.step.link_ai} for p in points]})
             return
         out = console()

@@ -114,6 +114,9 @@ def _table(result):
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
     parts.append(Text(f"assumes: {result.assumption}", style="dim"))
+    # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
+    parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
+              if n not in result.before.notes]
     return Group(*parts)
 
 

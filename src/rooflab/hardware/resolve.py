@@ -17,6 +17,18 @@ def looks_like_file(spec: str) -> bool:
 
 def roofs_from_file(path: str) -> tuple[Roof, ...]:
     """A profile (measured then nominal), an analysis/roof file, or a bare roof."""
+    roofs = _roofs_from_file(path)
+    for r in roofs:
+        # Every verb places kernels against a bandwidth; a hand-written roof without one
+        # would fail deep inside the analysis instead of here.
+        if r.compute and not r.memory:
+            raise ParseError(f"roof '{r.name}' has no memory ceilings; add at least one, e.g. "
+                             f"\"memory\": [{{\"level\": \"DRAM\", \"bytes_per_s\": 3.2e11}}]",
+                             path=path)
+    return roofs
+
+
+def _roofs_from_file(path: str) -> tuple[Roof, ...]:
     data = load_json(path)
     try:
         if isinstance(data, dict) and ("measured" in data or "nominal" in data):

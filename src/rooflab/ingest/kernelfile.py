@@ -16,6 +16,7 @@ from ..model.kernel import Kernel
 from ..model.schema import kernel_from_dict
 
 CSV_REQUIRED = ("name", "flop", "bytes")
+CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit")
 
 
 def load_kernels(path: str) -> tuple[Kernel, ...]:
@@ -54,6 +55,21 @@ def _number(row: dict, field: str, path: str, line: int, default: float | None =
                          line=line) from None
 
 
+def _extra_columns(row: dict[str, str]) -> dict[str, object]:
+    """Columns beyond the known ones go to meta (an `op` column names the op kind that
+    advice and sanity checks read; `weight_bytes` feeds the what-ifs), numbers as floats."""
+    meta: dict[str, object] = {}
+    for key, value in row.items():
+        value = value.strip()
+        if key in CSV_KNOWN or not value:
+            continue
+        try:
+            meta[key] = float(value.replace("_", ""))
+        except ValueError:
+            meta[key] = value
+    return meta
+
+
 def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip().lower() for h in (reader.fieldnames or [])]
@@ -81,6 +97,7 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
                 unit=(row.get("unit") or "").strip() or None,
                 provenance={"flop": "given", "bytes": "given",
                             **({"seconds": "measured"} if seconds else {})},
+                meta=_extra_columns(row),
             ))
         except InputError as exc:
             raise ParseError(str(exc), path=path, line=lineno) from None

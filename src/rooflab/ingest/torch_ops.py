@@ -32,6 +32,9 @@ ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "rsub", "maximum", "minimum", 
 ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "neg", "abs",
                      "sqrt", "rsqrt", "reciprocal", "clamp", "hardtanh", "leaky_relu",
                      "threshold", "sin", "cos", "erf")
+# Comparisons count 0 FLOP, as in `rooflab ai` and bench/torch_count.py: profilers count
+# FLOP from FADD/FMUL/FFMA, not from FMNMX (docs/bench.md, "comparisons ... 0").
+COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "hardtanh", "threshold"})
 
 
 @dataclass(frozen=True)
@@ -131,10 +134,11 @@ def _elementwise(call: OpCall) -> OpWork | None:
     n = _numel(out_shape)
     if n < 1:
         return None
-    count = ops.elementwise(n, dtype=dt, inputs=1, outputs=1, flop_per_element=1)
+    name = call.name.removeprefix("aten::").rstrip("_")
+    count = ops.elementwise(n, dtype=dt, inputs=1, outputs=1,
+                            flop_per_element=0 if name in COMPARISONS else 1)
     nbytes = _in_bytes(ts) + n * dtype_bytes(dt)
-    return OpWork(call.name.removeprefix("aten::").rstrip("_"), count.flop, nbytes,
-                  count.precision, "vector")
+    return OpWork(name, count.flop, nbytes, count.precision, "vector")
 
 
 def _rows_cols(shape: Sequence[int], dim: int) -> tuple[int, int] | None:

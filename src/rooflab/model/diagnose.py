@@ -87,8 +87,9 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
             bps = p.bytes / p.seconds
             moved = (f"; moves {si(bps, 'B/s')} = {pct(bps / p.bytes_per_s)} of "
                      f"{p.level} bandwidth")
-        return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} "
-                f"({p.ridge / p.ai if p.ai > 0 else float('inf'):.3g}x left of it): "
+        where = (f"{p.ridge / p.ai:.3g}x left of it" if p.ai > 0 else
+                 "no FLOP: pure data movement")
+        return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} ({where}): "
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
                 f"achieved {ach} = {pc} of roof{moved}")
     return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
@@ -176,6 +177,13 @@ def distances(p: Point, top_label: str, top_value: float,
             f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
             f"fusion and fewer bytes per element (quantization) climb the slope, up to "
             f"{p.along_slope:.3g}x more attainable FLOP/s.")
+    elif p.flop <= 0:
+        # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
+        # along_slope to 1 for AI 0), only bytes to move or to avoid moving.
+        second = Distance("along slope", 1.0,
+                          "AI 0 (no FLOP: pure data movement): there is no slope to climb; "
+                          "its time is bytes / bandwidth, so only moving fewer bytes "
+                          "(fusion, smaller dtypes, avoiding the copy) shortens it.")
     else:
         second = Distance("along slope", 1.0,
                           f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
@@ -222,7 +230,8 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
     machine = machine if machine is not None else machine_of(analysis.roof)
     out = [diagnose_kernel(analysis, k, by_name[k.name], total, machine)
            for k in analysis.kernels if k.name in by_name]
-    out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), d.kernel))
+    # Untimed kernels (analytic counts) have no gain; the longest floor goes first.
+    out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), -d.point.floor_s, d.kernel))
     from dataclasses import replace
 
     return tuple(replace(d, rank=i + 1) for i, d in enumerate(out))

@@ -317,6 +317,18 @@ class ScalePoint:
         return self.n * self.efficiency
 
 
+def ring_link(intra: Link, inter: Link) -> Link:
+    """The link a flat ring over several nodes runs at: its slowest hop. A ring that leaves
+    the node still takes intra-node hops, so PCIe-attached GPUs (T4: 16 GB/s per
+    direction) stay PCIe-bound behind a faster NIC; the network's latency applies."""
+    if inter.bus_bytes_per_s <= intra.bus_bytes_per_s:
+        return inter
+    return Link(intra.level, intra.bus_bytes_per_s,
+                max(intra.hop_latency_s, inter.hop_latency_s),
+                f"{intra.source}; the slowest hop of a ring across nodes (the network, "
+                f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s, is faster)")
+
+
 def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | None = None, *,
              gpus_per_node: int = 8, counts: Sequence[int] = GPU_COUNTS,
              overlap: bool = True) -> tuple[ScalePoint, ...]:
@@ -328,7 +340,7 @@ def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | Non
     base = dp_step(layers, roof, None, 1, overlap).step_s
     out = []
     for n in counts:
-        link = intra if n <= gpus_per_node or inter is None else inter
+        link = intra if n <= gpus_per_node or inter is None else ring_link(intra, inter)
         step = dp_step(layers, roof, link, n, overlap)
         out.append(ScalePoint(n, step, base / step.step_s))
     return tuple(out)

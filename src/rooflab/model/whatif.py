@@ -141,10 +141,18 @@ def weight_share(k: Kernel, share: float | None) -> float:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
         return share
     wb = k.meta.get("weight_bytes")
+    split = k.meta.get("bytes_split")
+    if wb is None and isinstance(split, Mapping) and ("weights" in split
+                                                      or "activations" in split):
+        # `rooflab llm` kernels split their bytes into weights / activations / kv
+        # (attention and RoPE read no weights, a decode linear layer almost only weights).
+        wb = split.get("weights", 0.0)
     total = k.bytes.get("DRAM") or sum(k.bytes.values())
     if isinstance(wb, (int, float)) and total > 0:
         return min(1.0, float(wb) / total)
     kind = op_kind(k)
+    if kind.startswith("attention"):
+        return 0.0        # Q, K, V and O are activations and KV cache, not weights
     if any(kind.startswith(w) for w in WEIGHT_KINDS):
         return 1.0
     if any(kind.startswith(s) for s in STREAMING_KINDS):

@@ -105,8 +105,10 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
         parts.append(Text(source, style="dim"))
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     flagged = sum(1 for d in diagnoses if d.flagged)
-    parts.append(Text(f"{len(analysis.kernels)} kernel(s), {fmt_seconds(total)} measured; "
-                      f"{flagged} more than 2x below their roof"))
+    timed = sum(1 for k in analysis.kernels if k.seconds)
+    parts.append(Text(f"{len(analysis.kernels)} kernel(s), " + (
+        f"{fmt_seconds(total)} measured; {flagged} more than 2x below their roof" if timed else
+        "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")))
     parts += [Text(f"read with care: {w}", style="bold red")
               for w in trust_warnings(diagnoses)]
     steps = steps_table(analysis)

@@ -101,6 +101,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     roof; the footprint; the batch sweep when several batches are given."""
     s = s or Settings()
     req = req or Request()
+    roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
     notes = list(cfg.notes)
     longest = max(req.decode_context, req.prompt + req.generate)   # what the cache must hold
     msg = check_context(cfg, longest)

@@ -185,11 +185,28 @@ def _moe(d: dict[str, Any], intermediate: int, where: str) -> MoE | None:
     if not top_k:
         raise InputError(f"{where}: a MoE config ({experts} experts) needs 'num_experts_per_tok' "
                          f"(the top-k of the router)")
-    return MoE(experts=int(experts), top_k=int(top_k),
-               intermediate=int(d.get("moe_intermediate_size") or intermediate),
-               shared=int(d.get("n_shared_experts") or 0),
+    width = int(d.get("moe_intermediate_size") or intermediate)
+    return MoE(experts=int(experts), top_k=int(top_k), intermediate=width,
+               shared=_shared_experts(d, width, where),
                first_dense=int(d.get("first_k_dense_replace") or 0),
                layer_freq=int(d.get("moe_layer_freq") or 1))
+
+
+def _shared_experts(d: dict[str, Any], width: int, where: str) -> int:
+    """Always-on experts, counted in routed-expert widths. DeepSeek gives a count
+    (`n_shared_experts`); Qwen2-MoE gives one shared expert's width
+    (`shared_expert_intermediate_size`, transformers Qwen2MoeSparseMoeBlock.shared_expert),
+    e.g. Qwen1.5-MoE-A2.7B: 5632 = 4 x 1408."""
+    if d.get("n_shared_experts"):
+        return int(d["n_shared_experts"])
+    shared_width = int(d.get("shared_expert_intermediate_size") or 0)
+    if not shared_width:
+        return 0
+    if shared_width % width:
+        raise InputError(f"{where}: shared_expert_intermediate_size {shared_width} is not a "
+                         f"multiple of moe_intermediate_size {width}; rooflab counts shared "
+                         f"experts in routed-expert widths")
+    return shared_width // width
 
 
 def _mla(d: dict[str, Any], where: str) -> MLA | None:
@@ -254,7 +271,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         norms_per_layer=4 if model_type in POST_NORMS else 2,
         positions="learned" if model_type in LEARNED_POSITIONS else "rope",
         qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
-                      or model_type in ("qwen2", "gpt2")),
+                      or model_type in ("qwen2", "qwen2_moe", "gpt2")),
         out_bias=gpt2_like, sliding_window=window, sliding_layers=sliding_layers,
         moe=_moe(d, intermediate, where), mla=_mla(d, where),
         dtype=dtype, source=where, notes=tuple(notes),

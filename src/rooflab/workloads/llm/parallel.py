@@ -58,6 +58,7 @@ class TPResult:
     comm_s: float             # all-reduce time per step on the link ceiling
     link_bytes_per_s: float | None
     link_source: str
+    prefill_comm_s: float = 0.0   # the prefill's all-reduces (batch x prompt tokens each)
 
     @property
     def tpot_s(self) -> float:
@@ -79,8 +80,10 @@ def allreduce_seconds(nbytes: float, n: int, link_bytes_per_s: float,
 
 def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
                     tp: int, link_bytes_per_s: float | None = None,
-                    link_source: str = "given (--link-bw)", latency_s: float = 0.0) -> TPResult:
-    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer."""
+                    link_source: str = "given (--link-bw)", latency_s: float = 0.0,
+                    prompt: int = 0) -> TPResult:
+    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer; with
+    `prompt`, also the prefill's 2 all-reduces per layer of batch x prompt hidden states."""
     step = decode_step(shard(cfg, tp), s, batch, context)
     compute = time_step(step, roof).floor_s
     payload = batch * cfg.hidden * s.act_bytes
@@ -89,7 +92,8 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
         return TPResult(1, compute, payload, 0, 0.0, None, "single device")
     bw, src = link_ceiling(roof, link_bytes_per_s, link_source)
     comm = count * allreduce_seconds(payload, tp, bw, latency_s)
-    return TPResult(tp, compute, payload, count, comm, bw, src)
+    pre = count * allreduce_seconds(payload * prompt, tp, bw, latency_s) if prompt else 0.0
+    return TPResult(tp, compute, payload, count, comm, bw, src, prefill_comm_s=pre)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,

@@ -7,6 +7,7 @@ KV cache, which every sequence reads for itself, catches up with the weights (se
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -100,10 +101,22 @@ def knee(cfg: ModelConfig, s: Settings, context: int, ridge: float,
 
 
 def kv_equals_weights(cfg: ModelConfig, s: Settings, context: int) -> float:
-    """Batch at which a decode step reads as many KV bytes as weight bytes (dense models;
-    for MoE the weights read at batch 1)."""
+    """Batch at which a decode step reads as many KV bytes as weight bytes.
+
+    KV bytes grow linearly with the batch (each sequence reads its own cache). Weight bytes
+    are nearly constant for a dense model, but for MoE they grow with the experts the
+    batch's tokens touch, so b = weights(b) / kv_per_sequence is solved by fixed-point
+    iteration (weights(b) is increasing and bounded, so it climbs to the crossing)."""
     one = decode_step(cfg, s, 1, context).bytes_split
-    return one["weights"] / one["kv"] if one["kv"] else float("inf")
+    if not one["kv"]:
+        return float("inf")
+    b = one["weights"] / one["kv"]
+    for _ in range(64):
+        nxt = decode_step(cfg, s, max(1, math.ceil(b)), context).bytes_split["weights"] / one["kv"]
+        if abs(nxt - b) < 0.5:
+            return nxt
+        b = nxt
+    return b
 
 
 def batch_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batches: Sequence[int],

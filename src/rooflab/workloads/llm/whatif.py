@@ -100,7 +100,9 @@ def measured_point(step: Step, roof: Roof, tpot_s: float, *,
         raise InputError(f"--tpot-ms must be a positive time; got {tpot_s!r}")
     k = Kernel(name=name or f"decode step b={step.batch} (measured)",
                flop={max(_flop_by_precision(step).items(), key=lambda kv: kv[1])[0]: step.flop},
-               bytes={"DRAM": step.bytes}, seconds=tpot_s, calls=1,
+               # one call per kernel launch of the step (seed 004: ~15-25 per layer), so
+               # the launch floor is calls x overhead, as in the decode table
+               bytes={"DRAM": step.bytes}, seconds=tpot_s, calls=step.launches,
                provenance={"flop": "derived", "bytes": "derived", "seconds": "measured"},
                unit="tensor", samples=tuple(samples),
                meta={"op": "decode_step", "batch": step.batch, "context": step.context})
