@@ -364,3 +364,25 @@ def test_third_party_figures_say_so_in_their_notes():
         notes = " ".join(lookup(name).notes)
         assert "third-party" in notes or "reproduced" in notes, name
     assert "measured maximum power" in " ".join(lookup("TPU v4").notes)
+
+
+def test_every_nvidia_gpu_has_its_compute_capability():
+    from rooflab.hardware.catalog import all_devices, devices_with_cc, lookup
+
+    nvidia = [d for d in all_devices() if d.vendor == "NVIDIA"]
+    assert nvidia and all(d.compute_capability for d in nvidia)
+    # CUDA C++ Programming Guide, "Compute Capabilities".
+    assert {n: lookup(n).compute_capability for n in ("H200", "T4", "A100", "L4", "B200")} == {
+        "H200": "9.0", "T4": "7.5", "A100": "8.0", "L4": "8.9", "B200": "10.0"}
+    ada = {d.name for d in devices_with_cc("8.9")}
+    assert {"NVIDIA L4", "NVIDIA GeForce RTX 4090", "NVIDIA RTX 6000 Ada"} <= ada
+    assert "NVIDIA H100 SXM" not in ada
+
+
+def test_gpu_probe_refuses_a_catalog_match_of_another_compute_capability():
+    from rooflab.probe.gpu.identity import catalog_roof
+
+    roof, name = catalog_roof("NVIDIA H200", "9.0")
+    assert roof is not None and name == "NVIDIA H200 SXM"
+    roof, why = catalog_roof("NVIDIA H200", "8.0")
+    assert roof is None and "compute capability 9.0" in why and "this device is 8.0" in why

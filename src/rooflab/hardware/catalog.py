@@ -38,7 +38,8 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "notes": list, "memory_gb": float, "memory_gbps": float, "l2_mib": float,
            "llc_mib": float, "llc_gbps": float, "interconnect": str,
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
-           "overhead_reason": str, "tflops": dict, "sparse_tflops": dict}
+           "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
+           "compute_capability": str}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
         "memory_channels": int, "memory_mts": float}
@@ -68,6 +69,7 @@ class Device:
     notes: tuple[str, ...] = ()
     inputs: Mapping[str, Any] = field(default_factory=dict)  # CPU peak inputs, as stored
     file: str = ""
+    compute_capability: str | None = None   # NVIDIA GPUs: "9.0"
 
     @property
     def top_compute(self) -> Ceiling:
@@ -235,7 +237,8 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         interconnect_bytes_per_s=raw["interconnect_gbps"] * 1e9,
         tdp_w=float(raw["tdp_w"]) if "tdp_w" in raw else None, sparse=sparse,
         source=raw["source"], aliases=tuple(raw.get("aliases", ())),
-        notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname)
+        notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname,
+        compute_capability=raw.get("compute_capability"))
 
 
 def parse_catalog_text(text: str, fname: str) -> tuple[Device, ...]:
@@ -286,6 +289,12 @@ def match_device_name(text: str) -> Device | None:
     return _index().match(text)
 
 
+def devices_with_cc(cc: str) -> tuple[Device, ...]:
+    """The catalog's GPUs of one compute capability ("8.9"): what a profile recorded on
+    such a GPU can be judged against."""
+    return tuple(d for d in all_devices() if d.compute_capability == cc)
+
+
 # --- plain-data views (the CLI and other verbs print these) -------------------------------
 def ridges(device: Device, level: str = "DRAM") -> tuple[dict[str, Any], ...]:
     """Ridge point P / B (FLOP/byte) of every dense compute ceiling against one memory level."""
@@ -310,7 +319,7 @@ def device_to_dict(device: Device) -> dict[str, Any]:
         "l2_bytes": device.l2_bytes, "llc_bytes": device.llc_bytes,
         "interconnect": device.interconnect,
         "interconnect_bytes_per_s": device.interconnect_bytes_per_s,
-        "tdp_w": device.tdp_w,
+        "tdp_w": device.tdp_w, "compute_capability": device.compute_capability,
         "sparse": [{"precision": k, "unit": "tensor", "flop_per_s": v}
                    for k, v in device.sparse.items()],
         "ridges": list(ridges(device)),

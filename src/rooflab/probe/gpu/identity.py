@@ -201,8 +201,9 @@ def identify(torch, dev) -> dict[str, Any]:
     return host
 
 
-def catalog_roof(name: str):
-    """(nominal Roof, catalog name) for a device name, or (None, reason) when unmatched."""
+def catalog_roof(name: str, cc: str | None = None):
+    """(nominal Roof, catalog name) for a device name, or (None, reason) when unmatched or
+    when the entry's compute capability differs from the device's (a wrong match)."""
     try:
         from ...hardware.catalog import match_device_name
     except ImportError:
@@ -213,4 +214,8 @@ def catalog_roof(name: str):
         return None, f"catalog lookup failed: {exc}"
     if dev is None:
         return None, f"no catalog entry matches '{name}'"
+    if cc and dev.compute_capability and dev.compute_capability != cc:
+        return None, (f"catalog entry '{dev.name}' (compute capability "
+                      f"{dev.compute_capability}) matched '{name}', but this device is {cc}: "
+                      f"not used")
     return dev.roof, dev.name
