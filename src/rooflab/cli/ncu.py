@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from .options import JsonOut, Level, On, Output, Top
+from .options import profiler_verb
 
 HELP = """Put Nsight Compute results on the roofline: one point per kernel and memory level.
 
@@ -32,21 +30,13 @@ names the file and line.
 """
 
 
-def register(app) -> None:
-    @app.command("ncu", help=HELP)
-    def ncu(
-        files: list[str] = typer.Argument(..., help="ncu CSV files and/or .ncu-rep reports; "
-                                                     "several files = optimisation steps"),
-        on: On = None,
-        top: Top = 20,
-        level: Level = None,
-        json_out: JsonOut = False,
-        output: Output = None,
-    ) -> None:
-        from ..ingest.ncu_files import load_ncu
-        from .profiled import check_output, progress_printer, report_import
+def _load(files: list[str]):
+    from ..ingest.ncu_files import load_ncu
+    from .profiled import progress_printer
 
-        check_output(output, top)
-        imp = load_ncu(files, progress=progress_printer())
-        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
-                                       level=level))
+    return load_ncu(files, progress=progress_printer())
+
+
+def register(app) -> None:
+    profiler_verb(app, "ncu", HELP, "ncu CSV files and/or .ncu-rep reports; several files = "
+                                    "optimisation steps", _load)

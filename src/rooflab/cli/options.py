@@ -1,10 +1,15 @@
-"""Options several verbs share, declared once (typer reads them from `Annotated` hints)."""
+"""Options several verbs share, declared once (typer reads them from `Annotated` hints), and
+the one command line of the profiler verbs (ncu, rocprof) built from them."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from ..ingest.profile_import import ProfileImport
 
 On = Annotated[str | None, typer.Option(
     "--on", help="hardware name (rooflab specs list), a profile/roof JSON file, or an "
@@ -15,3 +20,26 @@ Level = Annotated[str | None, typer.Option(
 JsonOut = Annotated[bool, typer.Option("--json", help="print the JSON vocabulary")]
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", help="write a chart (.png/.svg), .json or .csv")]
+
+
+def profiler_verb(app, name: str, help: str, files_help: str,
+                  load: Callable[[list[str]], ProfileImport]) -> None:
+    """Add `rooflab NAME FILE... [--on] [--top] [--level] [--json] [-o]` to `app`: a
+    profiler's files read by `load` (which imports its reader when called, so registering
+    stays light), then the table, JSON or file every profiler verb gives (cli/profiled.py).
+    """
+    @app.command(name, help=help)
+    def verb(
+        files: list[str] = typer.Argument(..., help=files_help),
+        on: On = None,
+        top: Top = 20,
+        level: Level = None,
+        json_out: JsonOut = False,
+        output: Output = None,
+    ) -> None:
+        from .profiled import check_output, report_import
+
+        check_output(output, top)
+        imp = load(files)
+        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
+                                       level=level))

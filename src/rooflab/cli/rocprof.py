@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from .options import JsonOut, Level, On, Output, Top
+from .options import profiler_verb
 
 HELP = """Put AMD GPU kernels profiled with rocprof on the roofline.
 
@@ -22,20 +20,11 @@ TCP_TOTAL_CACHE_ACCESSES, L2 128 x TCC_REQ, HBM from TCC_EA read/write requests.
 """
 
 
-def register(app) -> None:
-    @app.command("rocprof", help=HELP)
-    def rocprof(
-        files: list[str] = typer.Argument(..., help="rocprof CSV file(s); several = steps"),
-        on: On = None,
-        top: Top = 20,
-        level: Level = None,
-        json_out: JsonOut = False,
-        output: Output = None,
-    ) -> None:
-        from ..ingest.rocprof import load_rocprof
-        from .profiled import check_output, report_import
+def _load(files: list[str]):
+    from ..ingest.rocprof import load_rocprof
 
-        check_output(output, top)
-        imp = load_rocprof(files)
-        raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
-                                       level=level))
+    return load_rocprof(files)
+
+
+def register(app) -> None:
+    profiler_verb(app, "rocprof", HELP, "rocprof CSV file(s); several = steps", _load)

@@ -73,10 +73,11 @@ class _Group:
     notes: dict[str, None] = field(default_factory=dict)
 
     def add(self, counts) -> None:
+        flop, nbytes = self.flop, self.bytes
         for k, v in counts.flop.items():
-            self.flop[k] = self.flop.get(k, 0.0) + v
+            flop[k] = flop.get(k, 0.0) + v
         for k, v in counts.bytes.items():
-            self.bytes[k] = self.bytes.get(k, 0.0) + v
+            nbytes[k] = nbytes.get(k, 0.0) + v
         self.samples.append(counts.seconds)
         self.tensor += counts.tensor_flop
         for n in counts.notes:

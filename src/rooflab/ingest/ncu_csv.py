@@ -15,9 +15,12 @@ reason); a file with no usable launch raises ParseError.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import itertools
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from sys import intern
 
 from ..errors import ParseError
 from .aggregate import Launch
@@ -39,6 +42,10 @@ IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Ker
 # Raw-page columns that hold text, not numbers.
 TEXT_METRICS = (DEVICE_NAME,)
 HOW_TO = "make it with `ncu --csv --metrics ... ./app > out.csv` (or `--page raw`)"
+# Details pages: split fully quoted lines with str methods rather than csv.reader (same
+# fields, half the cost; see _details). False sends every row through csv.reader, the
+# reference tests/test_ncu_fastpath.py holds the split to.
+SPLIT_QUOTED_LINES = True
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,8 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     """Launches of one `ncu --csv` file (either page). Skipped rows go to `log`.
 
     The file is streamed (a details page of 100,000 launches is ~270 MB): lines before the
-    header are scanned for the profiler's `==ERROR==` lines, the rest goes to csv.reader.
+    header are scanned for the profiler's `==ERROR==` lines, the rest is read as CSV (on a
+    details page, plainly quoted rows are split without csv.reader: see _details).
     """
     log = log if log is not None else SkipLog(path)
     with (io.StringIO(text, newline="") if text is not None else open_text(path)) as fh:
@@ -99,19 +107,42 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
         if "Kernel Name" not in col:
             raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
                              line=h + 1)
-        body = Body(fh, h + 1)
+        # the header's line ending, most likely every row's ('\r\n' from Windows)
+        body = Body(fh, h + 1, header_line[len(header_line.rstrip("\r\n")):] or "\n")
         if "Metric Name" in col or "Metric Value" in col:
             missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value")
                        if c not in col]
             if missing:
                 raise ParseError(f"details page without column(s) {', '.join(missing)}; "
                                  + HOW_TO, path=path, line=h + 1)
-            launches = _details(path, col, len(header), body, log)
+            with _collector_paused():
+                launches = _details(path, col, len(header), body, log)
             page = "details"
         else:
-            launches = _raw(path, header, col, body, log)
+            with _collector_paused():
+                launches = _raw(path, header, col, body, log)
             page = "raw"
     return NcuCsv(path, page, tuple(launches), tuple(errors))
+
+
+@contextmanager
+def _collector_paused():
+    """Pause Python's cyclic garbage collector while a page is parsed.
+
+    A details page of 100,000 launches allocates ~1.2 million short-lived lists and keeps
+    ~300,000 dicts, lists and Launches, none of them in a reference cycle; the collector's
+    repeated passes over that growing heap cost ~15 % of the parse (benchmarks/ncu_parse.py).
+    Reference counting still frees everything at once; the collector's previous state is
+    restored afterwards.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def cell_value(text: str, scale: float) -> float:
@@ -136,8 +167,9 @@ class Body:
 
     Profiler lines ('==PROF== Disconnected ...') and blank lines are passed over."""
 
-    def __init__(self, lines, start: int):
+    def __init__(self, lines, start: int, eol: str = "\n"):
         self.lines, self.start = lines, start   # the lines after the header; its line number
+        self.eol = eol                          # the line ending rows most likely have
 
     def rows(self):
         reader = csv.reader(self.lines)
@@ -148,68 +180,169 @@ class Body:
             yield start + reader.line_num, row
 
 
+class _Feed:
+    """Lines for csv.reader: the line held back for it first, then the rest of the file
+    (a record with a line break inside a field goes on into the next lines)."""
+
+    __slots__ = ("held", "lines")
+
+    def __init__(self, lines):
+        self.held, self.lines = None, lines
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        held = self.held
+        if held is None:
+            return next(self.lines)
+        self.held = None
+        return held
+
+
+class _Launches:
+    """The launches of a details page, built as its rows come: the first row of each gives
+    its identity, every row one metric. What the row loop in _details leaves to it."""
+
+    def __init__(self, path: str, col: dict[str, int], log: SkipLog):
+        self.path, self.log = path, log
+        self.i_id, self.pid = col["ID"], col.get("Process ID")
+        # Kernel Name, Device, CC, Block Size, Grid Size: their columns (-1: absent)
+        self.ident = tuple(col.get(n, -1) for n in ("Kernel Name", "Device", "CC",
+                                                     "Block Size", "Grid Size"))
+        self.builders: dict[tuple[str, str], list] = {}   # [Launch, metrics, device name]
+        # {metric: {unit: scale}}: the numeric metrics rooflab uses, with the units met so
+        # far; a row not found here (a new metric or unit, an unused or text metric) is
+        # handed to `other`.
+        self.known: dict[str, dict[str, float]] = {}
+        self.used: dict[str, bool] = {}   # metric -> is_used(metric)
+        self.cc: dict[str, tuple[int, int] | None] = {}
+
+    def of(self, row: list[str], line: int) -> list:
+        """The builder of the row's launch, made from this (its first) row if new."""
+        key = (row[self.pid] if self.pid is not None else "", row[self.i_id])
+        entry = self.builders.get(key)
+        if entry is None:
+            n = len(row)
+            name, device, cc, block, grid = [row[i].strip() if -1 < i < n else ""
+                                             for i in self.ident]
+            if cc not in self.cc:
+                self.cc[cc] = compute_capability(cc)
+            metrics: dict[str, float] = {}   # filled in place: the Launch keeps this dict
+            launch = Launch(path=self.path, line=line, id=row[self.i_id], name=name,
+                            metrics=metrics, device=device, cc=self.cc[cc], block=block,
+                            grid=grid)
+            entry = self.builders[key] = [launch, metrics, ""]
+        return entry
+
+    def other(self, metric: str, unit: str, text: str, line: int, entry: list) -> None:
+        """A row `known` could not place: classify and cache it, then log, store or keep."""
+        if metric in TEXT_METRICS:
+            entry[2] = text.strip()   # the device name, a text metric
+            return
+        used = self.used.get(metric)
+        if used is None:
+            used = self.used[metric] = is_used(metric)
+        if not used:
+            self.log.add_grouped(line, f"metric '{metric}' is not used by rooflab; row ignored")
+            return
+        scale = unit_scale(unit)
+        if scale is None:
+            self.log.add_grouped(line, f"unknown unit '{unit}' for metric '{metric}'; row "
+                                       f"skipped (re-export with --print-units base)")
+            return
+        self.known.setdefault(metric, {})[unit] = scale
+        self.value(text, scale, line, metric, entry[1])
+
+    def value(self, text: str, scale: float, line: int, metric: str, metrics: dict) -> None:
+        try:
+            metrics[metric] = cell_value(text, scale)
+        except ValueError:
+            self.log.add(line, f"metric '{metric}': value '{text}' is not a number; "
+                               f"row skipped")
+
+    def launches(self) -> list[Launch]:
+        return [replace(launch, device=name) if name else launch
+                for launch, _, name in self.builders.values()]
+
+
 def _details(path: str, col: dict[str, int], ncols: int, body: Body,
              log: SkipLog) -> list[Launch]:
     i_id, i_name, i_unit, i_val = (col["ID"], col["Metric Name"], col["Metric Unit"],
                                    col["Metric Value"])
     need = max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1
-    pid = col.get("Process ID")
-    builders: dict[tuple[str, str], list] = {}   # [first-row Launch, metrics, device name]
-    # metric -> its scale for a unit: {metric: {unit: scale}}; None = the metric is unused
-    known: dict[str, dict[str, float | None] | None] = {}
-    last_id, metrics, entry = None, None, None
+    built = _Launches(path, col, log)
+    known, nothing = built.known, {}
     # This loop runs once per (launch x metric) row: 1.2 million times for 100,000 launches
     # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py).
-    reader = csv.reader(body.lines)
-    for row in reader:
-        if len(row) < need:
-            if row and not row[0].startswith("=="):
-                log.add(body.start + reader.line_num,
-                        f"row has {len(row)} of {ncols} columns (file cut short?)")
-            continue
-        metric = row[i_name]
-        if not metric:
-            continue   # a rule row of newer ncu versions: no metric on it
-        if row[i_id] != last_id:   # rows of one launch come together: look up once per launch
-            last_id = row[i_id]
-            key = (row[pid] if pid is not None else "", last_id)
-            entry = builders.get(key)
-            if entry is None:
-                cell = _identity(row, col)
-                metrics = {}   # filled in place below: the Launch keeps this very dict
-                launch = Launch(path=path, line=body.start + reader.line_num, id=last_id,
-                                name=cell("Kernel Name"), metrics=metrics, device=cell("Device"),
-                                cc=compute_capability(cell("CC")), block=cell("Block Size"),
-                                grid=cell("Grid Size"))
-                entry = builders[key] = [launch, metrics, ""]
-            metrics = entry[1]
-        units = known.get(metric, False)
-        if units is False:
-            units = known[metric] = {} if is_used(metric) or metric in TEXT_METRICS else None
-        if units is None:
-            log.add_grouped(body.start + reader.line_num,
-                            f"metric '{metric}' is not used by rooflab; row ignored")
-            continue
-        unit = row[i_unit]
-        scale = units.get(unit, False)
-        if scale is False:
-            scale = units[unit] = 0.0 if metric in TEXT_METRICS else unit_scale(unit)
-        if not scale:
-            if scale is None:
-                log.add_grouped(body.start + reader.line_num,
-                                f"unknown unit '{unit}' for metric '{metric}'; row skipped "
-                                f"(re-export with --print-units base)")
+    # ncu quotes every field. A line with exactly 2 x ncols quotes, starting with one and
+    # ending with '"' and the header's line ending, whose fields split at '","' number
+    # ncols, holds no quote inside a field: splitting it gives what csv.reader would, for
+    # about half the cost. Only the fields from the first metric column on are split off
+    # per row; the rest (the launch's identity, the same on all its rows) is compared whole
+    # and split when it changes. Any other line (profiler output, a quote or line break
+    # inside a field, a row cut short, other quoting) goes to csv.reader, which reads on
+    # into the next lines if it must; tests/test_ncu_fastpath.py holds both to one result.
+    first = min(i_name, i_unit, i_val)   # the identity columns, ID first, come before
+    cut = ncols - first                  # rsplit: [identity part, fields first..ncols-1]
+    pieces = cut + 1
+    a, b, c = i_name - first + 1, i_unit - first + 1, i_val - first + 1
+    seps = first - 1                     # '","' in the identity part
+    # -1: another layout (or the split turned off), every row through csv.reader
+    quotes = 2 * ncols if SPLIT_QUOTED_LINES and i_id < first else -1
+    end = '"' + body.eol   # a row's last field's closing quote and the line ending
+    k = len(end)
+    line = body.start
+    lines = iter(body.lines)
+    feed = _Feed(lines)
+    reader = csv.reader(feed)
+    prefix, last_id, metrics, entry = None, None, None, None
+    for text in lines:
+        line += 1
+        tail = None
+        if text.count('"') == quotes and text[-k:] == end and text[0] == '"':
+            tail = text[1:-k].rsplit('","', cut)
+            head = tail[0]
+            if len(tail) == pieces and (head == prefix or head.count('","') == seps):
+                metric, unit, v = tail[a], tail[b], tail[c]
+                if not metric:
+                    continue   # a rule row of newer ncu versions: no metric on it
+                if head != prefix:
+                    prefix = head
+                    row = head.split('","') + tail[1:]
+                    if row[i_id] != last_id:   # rows of one launch come together
+                        last_id = row[i_id]
+                        entry = built.of(row, line)
+                        metrics = entry[1]
             else:
-                entry[2] = row[i_val].strip()   # the device name, a text metric
+                tail = None
+        if tail is None:
+            feed.held = text
+            read = reader.line_num
+            row = next(reader)
+            line += reader.line_num - read - 1
+            prefix = None
+            if len(row) < need:
+                if row and not row[0].startswith("=="):
+                    log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
+                continue
+            metric, unit, v = row[i_name], row[i_unit], row[i_val]
+            if not metric:
+                continue
+            if row[i_id] != last_id:
+                last_id = row[i_id]
+                entry = built.of(row, line)
+                metrics = entry[1]
+        scale = known.get(metric, nothing).get(unit)
+        if scale is None:
+            built.other(metric, unit, v, line, entry)
             continue
-        text = row[i_val]
-        try:
-            metrics[metric] = cell_value(text, scale)
+        try:   # cell_value inlined: float() first, parse_number for 'n/a' and the like
+            # (interned: the 100,000 dicts share one copy of each name, not 1.2 million)
+            metrics[intern(metric)] = float(v.replace(",", "")) * scale
         except ValueError:
-            log.add(body.start + reader.line_num,
-                    f"metric '{metric}': value '{text}' is not a number; row skipped")
-    return [replace(launch, device=name) if name else launch
-            for launch, _, name in builders.values()]
+            built.value(v, scale, line, metric, metrics)
+    return built.launches()
 
 
 def _raw(path: str, header: list[str], col: dict[str, int], body: Body,

@@ -149,6 +149,7 @@ def _get(m: Mapping[str, float], name: str) -> float | None:
 _INST_NAMES = {p: tuple((f"sm__{_INST.format(op)}", f"smsp__{_INST.format(op)}") for op in ops)
                for p, ops in FP_OPS.items()}
 _tensor_cache: dict[str, str | None] = {}
+_not_tensor: set[str] = set()   # names _tensor_precision found not to be tensor metrics
 
 
 def _tensor_precision(name: str) -> str | None:
@@ -158,14 +159,13 @@ def _tensor_precision(name: str) -> str | None:
         hit = _TENSOR_OPS.match(name) if name.startswith("sm__ops_path_tensor_") else None
         p = _tensor_cache[name] = (_TENSOR_PRECISION.get(hit.group(1), hit.group(1))
                                    if hit else None)
+        if p is None:
+            _not_tensor.add(name)
     return p
 
 
-def _inst(m: Mapping[str, float], names: tuple[str, str]) -> float | None:
-    v = m.get(names[0])
-    if v is None or v != v:
-        v = m.get(names[1])
-    return None if v is None or v != v else v
+# (precision, its (add, mul, fma) weights, the (sm__, smsp__) names of each instruction)
+_INST_PLAN = tuple((p, FP_WEIGHTS[p], _INST_NAMES[p]) for p in FP_OPS)
 
 
 def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
@@ -177,20 +177,37 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
     bad: list[str] = []
     collected = False
     tensor_total = 0.0
-    for precision, names in _INST_NAMES.items():
-        values = [_inst(m, n) for n in names]
-        if values[0] is None and values[1] is None and values[2] is None:
-            if any(n[0] in m or n[1] in m for n in names):
+    get = m.get
+    # Runs once per launch (100,000 times in benchmarks/ncu_parse.py), hence spelled out:
+    # each count is the sm__ metric, else the smsp__ one when the sm__ one is missing or nan.
+    for precision, (w0, w1, w2), ((a, a2), (b, b2), (c, c2)) in _INST_PLAN:
+        add = get(a)
+        if add is None or add != add:
+            add = get(a2)
+            if add != add:
+                add = None
+        mul = get(b)
+        if mul is None or mul != mul:
+            mul = get(b2)
+            if mul != mul:
+                mul = None
+        fma = get(c)
+        if fma is None or fma != fma:
+            fma = get(c2)
+            if fma != fma:
+                fma = None
+        if add is None and mul is None and fma is None:
+            if a in m or a2 in m or b in m or b2 in m or c in m or c2 in m:
                 bad.append(precision)
             continue
         collected = True
-        w = FP_WEIGHTS[precision]
-        total = w[0] * (values[0] or 0.0) + w[1] * (values[1] or 0.0) + w[2] * (values[2] or 0.0)
+        total = w0 * (add or 0.0) + w1 * (mul or 0.0) + w2 * (fma or 0.0)
         if total > 0:
             flop[precision] = total
     tensor: dict[str, float] = {}
     cache = _tensor_cache
-    for name, value in m.items():
+    # (a subset test in C first: most launches hold no tensor metric, all names seen before)
+    for name, value in (() if m.keys() <= _not_tensor else m.items()):
         p = cache.get(name, "")
         if p == "":
             p = _tensor_precision(name)
@@ -225,19 +242,19 @@ def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
     """Bytes by level (DRAM, L2, L1) and notes on which metric gave them."""
     out: dict[str, float] = {}
     notes: list[str] = []
-    dram = _get(m, DRAM[0])
-    if dram is None:
+    get = m.get
+    dram = get(DRAM[0])
+    if dram is None or dram != dram:
         r, w = (_get(m, n) for n in DRAM_RW)
-        if r is not None or w is not None:
-            dram = (r or 0.0) + (w or 0.0)
+        dram = (r or 0.0) + (w or 0.0) if r is not None or w is not None else None
     if dram is not None:
         out["DRAM"] = dram
     for level, names in LEVEL_METRICS.items():
-        for i, name in enumerate(names):
-            v = _get(m, name)
-            if v is not None:
+        for name in names:
+            v = get(name)
+            if v is not None and v == v:
                 out[level] = v
-                if i:
+                if name is not names[0]:
                     notes.append(f"{level} bytes from {name}")
                 break
     return out, notes
