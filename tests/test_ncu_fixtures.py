@@ -149,3 +149,19 @@ def test_on_an_ncu_rep_judges_csv_steps_at_the_reports_clock(gpp, capsys):
     row = next(r for r in doc["analysis"] if "output7" in r["kernel"] and r["level"] == "DRAM")
     assert row["percent_of_roof"] == pytest.approx(55.1, abs=1.0)
     assert row["bound"] == "compute"
+
+
+def test_roof_line_uses_the_recorded_compute_capability(gpp, capsys):
+    # The GPP CSVs record CC 8.9 (Ada) and no device name or peaks.
+    assert main(["ncu", str(gpp / "output5.csv"), "--json"]) == 0
+    src = json.loads(capsys.readouterr().out)["roof_source"]
+    assert src.startswith("roof: none known")
+    assert "the files record compute capability 8.9: e.g. --on 'L4'" in src
+    assert "RTX 4090" in src and "H100" not in src
+    assert main(["ncu", str(gpp / "output5.csv"), "--on", "T4", "--json"]) == 0
+    src = json.loads(capsys.readouterr().out)["roof_source"]
+    assert src.endswith("warning: the kernels were profiled on a compute capability 8.9 GPU, "
+                        "but NVIDIA T4 is 7.5 — its ceilings may not apply")
+    assert main(["ncu", str(gpp / "output5.csv"), "--on", "L4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["roof_source"] == (
+        "roof: NVIDIA L4 (nominal), from --on L4")

@@ -126,11 +126,49 @@ def roof_for_on(on: str) -> Roof:
     return roof
 
 
+def recorded_cc(kernels: Sequence[Kernel]) -> str | None:
+    """The one compute capability the profiler recorded for these kernels ("8.9"), if any."""
+    ccs = {str(k.meta["cc"]) for k in kernels if k.meta.get("cc")}
+    return ccs.pop() if len(ccs) == 1 else None
+
+
+def _catalog_device(name: str):
+    try:
+        from ..hardware.catalog import lookup
+
+        return lookup(name)
+    except Exception:  # noqa: BLE001 — a profile file's roof, or no catalog: nothing to check
+        return None
+
+
+def cc_mismatch(roof: Roof, cc: str | None) -> str:
+    """A warning when a catalog roof is of another compute capability than the profile."""
+    dev = _catalog_device(roof.name) if cc else None
+    if dev is None or not dev.compute_capability or dev.compute_capability == cc:
+        return ""
+    return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
+            f"{dev.name} is {dev.compute_capability} — its ceilings may not apply")
+
+
+def cc_suggestion(cc: str | None) -> str:
+    """Catalog devices that share the profile's compute capability, for --on."""
+    if not cc:
+        return ""
+    try:
+        from ..hardware.catalog import devices_with_cc
+    except ImportError:
+        return ""
+    names = [d.name.removeprefix("NVIDIA ").removeprefix("GeForce ") for d in devices_with_cc(cc)]
+    return (f"; the files record compute capability {cc}: e.g. --on '{names[0]}' "
+            f"(catalog devices of {cc}: {', '.join(names)})") if names else ""
+
+
 def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     """The roof to place the kernels on, and a line saying where it came from."""
     if on:
         roof = roof_for_on(on)
-        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}")
+        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
+                                + cc_mismatch(roof, recorded_cc(imp.kernels)))
     # The profiler's own peaks first: they hold every level (L1, L2, DRAM) and were taken at
     # the clock the kernels ran at (ncu locks clocks near base), so kernel and roof match.
     if imp.peaks is not None and (imp.peaks.compute or imp.peaks.memory):
@@ -150,4 +188,5 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         raise InputError("no roof: the files name no device and record no peaks, and no kernel "
                          "has both FLOP and bytes; pass --on GPU (see `rooflab specs list`)")
     return RoofChoice(roof, "roof: none known; ceilings are the best the kernels themselves "
-                            "reached (a lower bound) - pass --on GPU for the machine's roof")
+                            "reached (a lower bound) - pass --on GPU for the machine's roof"
+                            + cc_suggestion(recorded_cc(imp.kernels)))
