@@ -53,7 +53,7 @@ def register(app) -> None:
         top: int = typer.Option(15, "--top", help="show the N best"),
         json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
     ) -> None:
-        from ..model.choose import choices_to_dict, rank
+        from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
         from .common import console, emit_json
         from .report import is_ncu_file
 
@@ -62,7 +62,7 @@ def register(app) -> None:
                              "catalog device of a kind), not both")
         if top < 1:
             raise InputError(f"--top must be >= 1; got {top}")
-        kernels = []
+        kernels, steps = [], []
         for path in files:
             if is_ncu_file(path):
                 from ..ingest.ncu_files import load_ncu
@@ -71,15 +71,29 @@ def register(app) -> None:
             else:
                 from ..ingest.kernelfile import load_kernels
 
-                kernels += load_kernels(path)
+                work, whole = split_whole_steps(load_kernels(path))
+                kernels += work
+                steps += [(k, _roof_name(path)) for k in whole]
         choices = rank(kernels, candidates(among, kind))
+        compared = compare_steps(steps, choices)
         if json_out:
-            emit_json(choices_to_dict(choices, kernels))
+            emit_json(choices_to_dict(choices, kernels, compared))
             return
-        console().print(_table(choices[:top], kernels))
+        console().print(_table(choices[:top], kernels, compared))
 
 
-def _table(choices, kernels):
+def _roof_name(path: str) -> str | None:
+    """The roof an analysis document was made on (where its measured step ran)."""
+    from ..files import load_json
+
+    if not path.lower().endswith(".json"):
+        return None
+    data = load_json(path)
+    roof = data.get("roof") if isinstance(data, dict) else None
+    return roof.get("name") if isinstance(roof, dict) else None
+
+
+def _table(choices, kernels, compared=()):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -99,7 +113,18 @@ def _table(choices, kernels):
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
     parts: list = [t]
+    for s in compared:
+        on = f" on {s.device}" if s.device else ""
+        vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)}"
+              if s.vs_floor else "")
+        parts.append(Text(f"measured: {s.step.name} took {fmt_seconds(s.step.seconds)}{on}"
+                          f"{vs} (a comparison point, not work: the step's kernels are "
+                          f"counted once, from their own rows)"))
+    # one line per distinct fallback, naming the devices it applies to
+    devices: dict[str, list[str]] = {}
     for c in choices:
         for n in c.notes:
-            parts.append(Text(f"{c.name}: {n}", style="dim"))
+            devices.setdefault(n, []).append(c.name)
+    for n, names in devices.items():
+        parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)

@@ -187,7 +187,7 @@ def _chart(path: str, r, measured, roofs):
             kernels.append(Kernel(name="decode sweep", flop={st.ops[1].op.precision: st.flop},
                                   bytes={"DRAM": st.bytes}, unit="tensor",
                                   provenance={"flop": "derived", "bytes": "derived"},
-                                  meta={"batch": st.batch}))
+                                  meta={"batch": st.batch, "step_label": f"b={st.batch}"}))
     kernels += [m.kernel for m in measured]
     display = plot_roofline(roofs, kernels, level="DRAM", trajectory=r.sweep is not None,
                             title=f"{r.config.name} decode on {r.roof.name}")

@@ -116,8 +116,13 @@ def register(app) -> None:
         points = scale_dp(layers_for(hidden, blocks, tokens, dtype), roof, intra, inter,
                           gpus_per_node=per_node, overlap=overlap)
         binds = comm_binds_at(points)
+        # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
+        # T4) falls back to another, and the user should see which.
+        _, note = roof.compute_for(points[-1].step.precision)
+        notes = [note] if note else []
         if json_out:
             emit_json({"schema_version": 1, "roof": roof.name, "overlap": overlap,
+                       "notes": notes,
                        "links": {"intra": intra.__dict__, "inter": inter.__dict__},
                        "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
                        "points": [{"gpus": p.n, "step_s": p.step.step_s,
@@ -139,3 +144,5 @@ def register(app) -> None:
                   "the link never binds up to 1024 GPUs")
         for a in points[-1].step.assumptions:
             out.print(f"assumption: {a}")
+        for n in notes:
+            out.print(f"note: {n}")

@@ -29,6 +29,19 @@ def _watts(value: float | None) -> str:
     return "-" if value is None else f"{value:g} W"
 
 
+def _catalog_name(name: str) -> str:
+    """`specs` reads the catalog; a roof or profile file belongs after --on in other verbs."""
+    from ..errors import InputError
+    from ..hardware.resolve import looks_like_file
+
+    if looks_like_file(name):
+        raise InputError(f"'{name}' looks like a file, but `rooflab specs` takes catalog "
+                         f"names (list them with `rooflab specs list`); a roof or profile file "
+                         f"is used with `--on {name}` in the other verbs, e.g. `rooflab ai "
+                         f"matmul 4096 4096 4096 --on {name}`")
+    return name
+
+
 def list_rows(devices) -> list[list[str]]:
     from ..hardware.catalog import top_float_compute
 
@@ -160,7 +173,7 @@ def register(app) -> None:
         from ..hardware.catalog import device_to_dict, lookup
         from ..model.schema import SCHEMA_VERSION, roof_to_dict
 
-        d = lookup(name)
+        d = lookup(_catalog_name(name))
         if json_out:
             emit_json({"schema_version": SCHEMA_VERSION, "device": device_to_dict(d),
                        "roof": roof_to_dict(d.roof)})
@@ -181,7 +194,7 @@ def register(app) -> None:
         from ..hardware.catalog import lookup
         from ..model.schema import SCHEMA_VERSION
 
-        devices = [lookup(n) for n in names]
+        devices = [lookup(_catalog_name(n)) for n in names]
         if json_out:
             emit_json({"schema_version": SCHEMA_VERSION,
                        "devices": [_device_json(d) for d in devices]})

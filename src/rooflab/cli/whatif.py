@@ -98,21 +98,40 @@ def _table(result):
 
     after = {p.kernel: p for p in result.after.primary()}
     before = {p.kernel: p for p in result.before.primary()}
-    t = Table(title=f"What if: {result.label}", title_justify="left")
-    for h in ("kernel", "AI before -> after", "time before", "time after", "speed-up",
-              "bound after"):
-        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
-    for old, new in result.moves:
+    rows, floored = [], []
+    for (old, new), (fb, fa) in zip(result.moves, result.floors, strict=True):
         b, a = before.get(old.name), after.get(new.name)
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
-        t.add_row(old.name if old.name == new.name else f"{old.name} -> {new.name}",
-                  f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
-                  fmt_seconds(old.seconds), fmt_seconds(new.seconds),
-                  "-" if sp is None else f"{sp:.2f}x", a.bound if a else "-")
+        # no measured time to move: show the floors (derived from the roof), as floors
+        floor = old.seconds is None and new.seconds is None and bool(fb and fa)
+        floored.append(floor)
+        times = ((fb, fa, fb / fa) if floor else (old.seconds, new.seconds, sp))
+        rows.append((old.name if old.name == new.name else f"{old.name} -> {new.name}",
+                     f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
+                     *times, a.bound if a else "-", floor))
+    every = bool(floored) and all(floored)
+    heads = (("floor before", "floor after", "speed-up (floors)") if every
+             else ("time before", "time after", "speed-up"))
+    t = Table(title=f"What if: {result.label}", title_justify="left")
+    for h in ("kernel", "AI before -> after", *heads, "bound after"):
+        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
+    for name, ai, tb, ta, sp, bound, floor in rows:
+        mark = " floor" if floor and not every else ""
+        t.add_row(name, ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
+                  "-" if sp is None else f"{sp:.2f}x{mark}", bound)
+    floored = any(floored)
     parts: list = [t]
     if result.speedup:
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
+    elif every and all(result.total_floors):
+        fb, fa = result.total_floors
+        parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
+                          f"({fb / fa:.2f}x)"))
+    if floored:
+        parts.append(Text("floor: no measured time, so the least time at the roof: launches "
+                          "+ FLOP / P or bytes / B at 100 % of it (derived, a lower bound)",
+                          style="dim"))
     parts.append(Text(f"assumes: {result.assumption}", style="dim"))
     # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
     parts += [Text(f"note: {n}", style="dim") for n in result.after.notes

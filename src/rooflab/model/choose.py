@@ -16,6 +16,9 @@ from ..errors import InputError
 from .ceiling import Roof
 from .kernel import Kernel
 
+# Kernels that stand for a whole step whose parts sit beside them in the same file.
+WHOLE_STEP_OPS = frozenset({"decode_step"})
+
 
 @dataclass(frozen=True)
 class KernelTime:
@@ -43,15 +46,20 @@ class Choice:
 
 def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
     """A kernel's least time on a roof, what binds it, and a note when a ceiling is missing."""
+    kt, notes = _kernel_time(roof, k)
+    return kt, "; ".join(notes)
+
+
+def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
     compute, note = roof.compute_for(k.precision, k.unit)
+    notes = [note] if note else []
     best = (k.total_flop / compute.value, compute.label)
     levels = [lv for lv in k.bytes if roof.find_memory(lv) is not None]
     if not levels and k.bytes:
         if roof.find_memory("DRAM") is None:
             raise InputError(f"roof '{roof.name}' has none of the memory levels of kernel "
                              f"'{k.name}' ({', '.join(k.bytes)})")
-        note = (note + "; " if note else "") + (
-            f"judged against DRAM (the roof has no {'/'.join(k.bytes)} ceiling)")
+        notes.append(f"judged against DRAM (the roof has no {'/'.join(k.bytes)} ceiling)")
         levels = []
         t = max(k.bytes.values()) / roof.bandwidth("DRAM").value
         best = max(best, (t, "DRAM"))
@@ -60,7 +68,26 @@ def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
     launch = (roof.overhead_s or 0.0) * k.calls
     if launch > best[0]:
         best = (launch, "launch")
-    return KernelTime(k.name, best[0], best[1]), note
+    return KernelTime(k.name, best[0], best[1]), notes
+
+
+def _names(names: Sequence[str], most: int = 6) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def split_whole_steps(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], tuple[Kernel, ...]]:
+    """(work, whole steps) of one file's kernels.
+
+    A `rooflab llm --tpot-ms` document holds the step's kernels and, beside them, the
+    whole measured decode step (meta op 'decode_step'): the same FLOP, bytes and launches
+    again. The per-kernel rows are the work; the step is the comparison point. It counts
+    as work only when the file holds nothing else.
+    """
+    kernels = tuple(kernels)
+    steps = tuple(k for k in kernels if k.meta.get("op") in WHOLE_STEP_OPS)
+    work = tuple(k for k in kernels if k.meta.get("op") not in WHOLE_STEP_OPS)
+    return (work, steps) if work else (kernels, ())
 
 
 def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]]
@@ -71,12 +98,15 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         raise InputError("no kernels to place; pass a kernel file")
     out = []
     for name, roof, tdp in candidates:
-        times, notes = [], []
+        times, by_note = [], {}
         for k in kernels:
-            kt, note = kernel_time(roof, k)
+            kt, knotes = _kernel_time(roof, k)
             times.append(kt)
-            if note:
-                notes.append(f"{k.name}: {note}")
+            for n in knotes:
+                # the choice names its device: drop the roof name so one fallback reads
+                # the same on every device (the CLI groups them)
+                by_note.setdefault(n.replace(f"roof '{roof.name}' has ", ""), []).append(k.name)
+        notes = [f"{n} (for {_names(list(dict.fromkeys(ks)))})" for n, ks in by_note.items()]
         total = sum(t.seconds for t in times)
         by: dict[str, float] = {}
         for t in times:
@@ -84,7 +114,7 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         binding = max(by, key=by.get) if by else "-"
         out.append(Choice(name, roof, total, binding,
                           by.get(binding, 0.0) / total if total > 0 else 0.0,
-                          tuple(times), tdp, tuple(dict.fromkeys(notes))))
+                          tuple(times), tdp, tuple(notes)))
     return tuple(sorted(out, key=lambda c: c.seconds))
 
 
@@ -100,12 +130,42 @@ def rank_devices(kernels: Sequence[Kernel], devices) -> tuple[Choice, ...]:
     return rank(kernels, [(d.name, d.roof, d.tdp_w) for d in devices])
 
 
-def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel]) -> list[dict]:
+@dataclass(frozen=True)
+class StepComparison:
+    """A measured whole step set against the predicted floor of the device it ran on."""
+    step: Kernel
+    device: str | None          # the roof named in the step's file
+    floor_s: float | None       # the ranking's predicted time on that device, if ranked
+
+    @property
+    def vs_floor(self) -> float | None:
+        """Measured / predicted: >= 1 (the prediction is a lower bound)."""
+        if self.floor_s and self.step.seconds:
+            return self.step.seconds / self.floor_s
+        return None
+
+
+def compare_steps(steps: Sequence[tuple[Kernel, str | None]], choices: Sequence[Choice]
+                  ) -> tuple[StepComparison, ...]:
+    """Each (whole step, roof name of its file) against the choice of the same name."""
+    by_name = {c.name: c.seconds for c in choices}
+    return tuple(StepComparison(k, dev, by_name.get(dev) if dev else None)
+                 for k, dev in steps)
+
+
+def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
+                    steps: Sequence[StepComparison] = ()) -> list[dict]:
     fastest = choices[0].seconds if choices else None
-    return [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
-             "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
-             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
-             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
-             "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding}
-                         for t in c.per_kernel],
-             "notes": list(c.notes)} for i, c in enumerate(choices)]
+    out = [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
+            "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
+            "binding_share": c.binding_share, "tdp_w": c.tdp_w,
+            "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
+            "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding}
+                        for t in c.per_kernel],
+            "notes": list(c.notes)} for i, c in enumerate(choices)]
+    for s in steps:
+        for d in out:
+            if d["name"] == s.device:
+                d.setdefault("measured", []).append(
+                    {"kernel": s.step.name, "seconds": s.step.seconds, "vs_floor": s.vs_floor})
+    return out

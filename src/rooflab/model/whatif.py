@@ -50,6 +50,28 @@ class WhatIf:
         b, a = self.total_before_s, self.total_after_s
         return b / a if b and a else None
 
+    @property
+    def floors(self) -> tuple[tuple[float | None, float | None], ...]:
+        """(floor before, floor after) of each move: its least time at the roof (derived)."""
+        return tuple((floor_s(self.before.roof, old), floor_s(self.after.roof, new))
+                     for old, new in self.moves)
+
+    @property
+    def total_floors(self) -> tuple[float | None, float | None]:
+        """Summed floors of the moved kernels, each kernel once (fused members share one
+        new kernel; a whole measured step beside its own kernels is not work again);
+        None where any floor is unknown."""
+        from .choose import split_whole_steps
+
+        work = {id(k) for k in split_whole_steps([old for old, _ in self.moves])[0]}
+        before: dict[int, float | None] = {}
+        after: dict[int, float | None] = {}
+        for (old, new), (fb, fa) in zip(self.moves, self.floors, strict=True):
+            if id(old) in work:
+                before[id(old)], after[id(new)] = fb, fa
+        return tuple(None if not v or None in v.values() else float(sum(v.values()))
+                     for v in (before, after))
+
 
 def _total(kernels: Iterable[Kernel]) -> float | None:
     times = [k.seconds for k in kernels]
@@ -68,6 +90,17 @@ def _floor(roof: Roof, k: Kernel) -> tuple[float, float]:
         raise InputError(f"kernel '{k.name}' has no bytes at a level roof '{roof.name}' has "
                          f"(it has: {', '.join(roof.levels) or 'none'})")
     return points[0].floor_s, (roof.overhead_s or 0.0) * k.calls
+
+
+def floor_s(roof: Roof, k: Kernel) -> float | None:
+    """The least time of a kernel under this module's model: launch floor + work at 100 %
+    of the roof (efficiency 1). Derived, a floor, not a prediction of a measured time;
+    None when the roof has none of the kernel's memory levels."""
+    try:
+        work, launch = _floor(roof, k)
+    except InputError:
+        return None
+    return launch + work
 
 
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str) -> Kernel:
@@ -248,11 +281,15 @@ def describe(w: WhatIf) -> Mapping[str, object]:
     from .schema import analysis_to_dict
 
     rows = []
-    for old, new in w.moves:
+    for (old, new), (fb, fa) in zip(w.moves, w.floors, strict=True):
         rows.append({"kernel": old.name, "new_kernel": new.name,
                      "before_s": old.seconds, "after_s": new.seconds,
                      "speedup": old.seconds / new.seconds if old.seconds and new.seconds
-                     else None})
+                     else None,
+                     # floors are derived from the roof: present even without measured times
+                     "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
+    fb, fa = w.total_floors
     return {"label": w.label, "assumption": w.assumption, "total_before_s": w.total_before_s,
-            "total_after_s": w.total_after_s, "speedup": w.speedup, "moves": rows,
+            "total_after_s": w.total_after_s, "speedup": w.speedup,
+            "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
             "after": analysis_to_dict(w.after)}

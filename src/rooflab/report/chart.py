@@ -93,6 +93,7 @@ class DrawnPoint:
     label_offset: tuple[float, float] = (7.0, -8.0)    # points, from the point
     label_ha: str = "left"
     label_va: str = "top"
+    step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,8 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
-                              bound=p.bound, percent_of_roof=p.percent_of_roof))
+                              bound=p.bound, percent_of_roof=p.percent_of_roof,
+                              step=str(kernel.meta.get("step_label") or "")))
     return out, notes
 
 

@@ -219,8 +219,9 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
 
 def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
     """The label each point shows: full (name, AI, FLOP/s, % of roof) for a few points, one
-    line each when many; a trajectory's steps as "step i" with the name on the first and
-    the figures on the first and last; extra memory levels by their level, few points only."""
+    line each when many; a trajectory's steps as "step i" (or their meta step_label, e.g.
+    "b=8") with the name on the first and the figures on the first and last; extra memory
+    levels by their level, few points only."""
     primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
     compact = len(points) > FULL_LABELS
     steps: dict[str, list[int]] = {}
@@ -235,7 +236,8 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
         idx = steps[p.kernel]
         if trajectory and len(idx) > 1:
             n = idx.index(i) + 1
-            name = f"{name} · step {n}" if n == 1 else f"step {n}"
+            step = p.step or f"step {n}"      # "b=8" for a batch sweep
+            name = f"{name} · {step}" if n == 1 else step
             if compact or 1 < n < len(idx):
                 out.append(replace(p, text=name))
                 continue

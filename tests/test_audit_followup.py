@@ -1,0 +1,181 @@
+"""Follow-ups of the fresh-user CLI audit: choose on llm documents and its notes, `specs show`
+on a file, whatif floors without measured times, scale's fallback ceiling, the llm batch
+sweep's chart labels. Numbers worked out by hand against the catalog T4 (fp16 tensor
+65 TFLOP/s, fp16 vector 16.2 TFLOP/s, DRAM 320 GB/s, launch floor 5 us)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rooflab.cli.main import main
+from rooflab.model import Ceiling, Kernel, Roof
+from rooflab.model.choose import rank, split_whole_steps
+
+
+def flat(text: str) -> str:
+    """Rich wraps at 80 columns in a pipe: compare words, not line breaks."""
+    return " ".join(text.split())
+
+
+# An llm-like document: two kernels and, beside them, the whole measured step (meta op
+# decode_step) restating their FLOP, bytes and launches, as `rooflab llm --tpot-ms` writes.
+STEP_DOC = {"roof": {"name": "NVIDIA T4"}, "kernels": [
+    {"name": "mm", "flop": {"fp16": 6.5e9}, "bytes": {"DRAM": 3.2e8}, "calls": 2,
+     "unit": "tensor"},
+    {"name": "add", "flop": {"fp16": 0.0}, "bytes": {"DRAM": 3.2e6}, "calls": 4},
+    {"name": "decode step b=1 (measured)", "flop": {"fp16": 6.5e9},
+     "bytes": {"DRAM": 3.232e8}, "seconds": 0.003, "calls": 6, "unit": "tensor",
+     "provenance": {"flop": "derived", "bytes": "derived", "seconds": "measured"},
+     "meta": {"op": "decode_step", "batch": 1, "context": 500}}]}
+
+
+def test_choose_counts_an_llm_step_once(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(STEP_DOC))
+    assert main(["choose", str(path), "--among", "T4", "--json"]) == 0
+    (t4,) = json.loads(capsys.readouterr().out)
+    # mm: max(6.5e9 / 65e12 = 100 us, 3.2e8 / 320e9 = 1 ms, 2 x 5 us) = 1 ms (DRAM);
+    # add: max(0, 3.2e6 / 320e9 = 10 us, 4 x 5 us = 20 us) = 20 us (launch). The step
+    # (another 1.01 ms of the same work) is not added: 1.02 ms, not 2.03 ms.
+    assert t4["seconds"] == pytest.approx(1.02e-3)
+    assert [k["kernel"] for k in t4["kernels"]] == ["mm", "add"]
+    # the measured step is the comparison point: 3 ms / 1.02 ms = 2.94x the floor
+    (m,) = t4["measured"]
+    assert m["seconds"] == 0.003 and m["vs_floor"] == pytest.approx(0.003 / 1.02e-3)
+    assert main(["choose", str(path), "--among", "T4"]) == 0
+    assert ("measured: decode step b=1 (measured) took 3 ms on NVIDIA T4 = 2.94x its "
+            "predicted 1.02 ms") in flat(capsys.readouterr().out)
+
+
+def test_a_file_holding_only_a_step_counts_it_as_work():
+    step = Kernel("s", {"fp16": 1.0}, {"DRAM": 1.0}, seconds=1.0, meta={"op": "decode_step"})
+    assert split_whole_steps([step]) == ((step,), ())
+
+
+def test_choose_on_an_llm_document_keeps_its_per_kernel_rows(tmp_path, capsys):
+    assert main(["llm", "tinyllama-1.1b", "--on", "T4", "--context", "500", "--tpot-ms",
+                 "15", "--json"]) == 0
+    path = tmp_path / "d.json"
+    path.write_text(capsys.readouterr().out)
+    assert main(["choose", str(path), "--among", "T4", "--json"]) == 0
+    (t4,) = json.loads(capsys.readouterr().out)
+    names = [k["kernel"] for k in t4["kernels"]]
+    # 15 kernels of one decode step; the measured step is not among the work
+    assert len(names) == 15 and "decode step b=1 (measured)" not in names
+    assert t4["measured"][0]["seconds"] == 0.015
+
+
+def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
+    # rope and norm ask for fp16 vector math; neither H100 nor H200 lists an fp16 vector
+    # ceiling, so both fall back to fp16 tensor: one note per device, one line in all.
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": n, "flop": {"fp16": 1e6}, "bytes": {"DRAM": 1e6}, "unit": "vector"}
+        for n in ("rope", "norm")]}))
+    assert main(["choose", str(path), "--among", "H100,H200", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for c in data:
+        assert c["notes"] == ["no fp16 vector ceiling; using fp16 tensor (for rope, norm)"]
+    assert main(["choose", str(path), "--among", "H100,H200"]) == 0
+    out = flat(capsys.readouterr().out)
+    assert out.count("note:") == 1
+    # both launch-bound (2 x 5 us): a tie, kept in --among order
+    assert ("note: no fp16 vector ceiling; using fp16 tensor (for rope, norm), on "
+            "NVIDIA H100 SXM, NVIDIA H200 SXM") in out
+
+
+def test_rank_groups_a_fallback_across_kernels():
+    roof = Roof("R", compute=(Ceiling(1e12, precision="fp16", unit="tensor"),),
+                memory=(Ceiling(1e11, level="DRAM"),))
+    ks = [Kernel(n, {"fp16": 1e9}, {"DRAM": 1e9}, unit="vector") for n in "abcdefgh"]
+    (c,) = rank(ks, [("R", roof, None)])
+    assert c.notes == ("no fp16 vector ceiling; using fp16 tensor (for a, b, c, d, e, f "
+                       "and 2 more)",)
+
+
+def test_specs_show_on_a_file_says_what_specs_takes(capsys):
+    assert main(["specs", "show", "some_roof.json"]) == 2
+    err = flat(capsys.readouterr().err)
+    assert ("error: 'some_roof.json' looks like a file, but `rooflab specs` takes catalog "
+            "names (list them with `rooflab specs list`); a roof or profile file is used "
+            "with `--on some_roof.json` in the other verbs") in err
+
+
+def test_whatif_without_times_shows_floors(tmp_path, capsys):
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": "gemv", "flop": {"fp32": 2e9}, "bytes": {"DRAM": 4e9}, "calls": 10},
+        {"name": "add", "flop": {"fp32": 1e8}, "bytes": {"DRAM": 1.2e9}}]}))
+    assert main(["whatif", str(path), "--on", "T4", "--precision", "fp16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    gemv, add = data["moves"]
+    # gemv fp32: 10 x 5 us + max(2e9 / 8.1e12, 4e9 / 320e9 = 12.5 ms) = 12.55 ms;
+    # in fp16 the bytes halve: 50 us + 6.25 ms = 6.3 ms.
+    assert gemv["before_s"] is None and gemv["floor_provenance"] == "derived"
+    assert gemv["before_floor_s"] == pytest.approx(12.55e-3)
+    assert gemv["after_floor_s"] == pytest.approx(6.30e-3)
+    # add: 5 us + 1.2e9 / 320e9 = 3.755 ms -> 5 us + 1.875 ms = 1.88 ms
+    assert add["before_floor_s"] == pytest.approx(3.755e-3)
+    assert add["after_floor_s"] == pytest.approx(1.88e-3)
+    assert data["total_before_floor_s"] == pytest.approx(16.305e-3)
+    assert data["total_after_floor_s"] == pytest.approx(8.18e-3)
+    assert main(["whatif", str(path), "--on", "T4", "--precision", "fp16"]) == 0
+    out = flat(capsys.readouterr().out)
+    assert "gemv │ 0.5 -> 1 │ 12.6 ms │ 6.3 ms │ 1.99x" in out
+    assert "total floor: 16.3 ms -> 8.18 ms (1.99x)" in out
+    assert "(derived, a lower bound)" in out
+
+
+def test_whatif_floors_count_a_whole_step_once():
+    from rooflab.hardware.catalog import lookup
+    from rooflab.model.schema import kernel_from_dict
+    from rooflab.model.whatif import quantize_weights
+
+    ks = [kernel_from_dict(d) for d in STEP_DOC["kernels"][:2]]
+    step = kernel_from_dict(STEP_DOC["kernels"][2]).with_(seconds=None)
+    w = quantize_weights(lookup("T4").roof, [*ks, step], "int8", names=["mm"])
+    # only mm moves: 2 x 5 us + max(100 us, 1 ms) = 1.01 ms -> int8 halves its bytes:
+    # 10 us + 500 us = 510 us. The step is not in the moves (not named).
+    assert w.total_floors == pytest.approx((1.01e-3, 0.51e-3))
+    w = quantize_weights(lookup("T4").roof, [*ks, step], "int8")
+    # every kernel moves, but the step restates mm and add: the totals are theirs only,
+    # mm 1.01 ms + add (4 x 5 us + 10 us = 30 us; no op kind, so its bytes count as weights
+    # and halve: 20 us + 5 us = 25 us) -> 510 us + 25 us; the step (1.04 ms) is left out.
+    assert w.total_floors == pytest.approx((1.04e-3, 0.535e-3))
+
+
+def test_scale_names_the_ceiling_it_falls_back_to(capsys):
+    argv = ["scale", "--on", "T4", "--hidden", "64", "--blocks", "1", "--tokens", "8"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == [
+        "roof 'NVIDIA T4' has no bf16 ceiling; using fp16 tensor"]
+    assert main([*argv, "--dtype", "fp16", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == []
+    assert main(argv) == 0
+    assert ("note: roof 'NVIDIA T4' has no bf16 ceiling; using fp16 tensor"
+            in flat(capsys.readouterr().out))
+
+
+def test_llm_sweep_chart_labels_points_by_batch(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import rooflab.report.chart as chart
+
+    seen = []
+    monkeypatch.setattr(chart, "save_figure", lambda display, path: seen.append(display))
+    assert main(["llm", "tinyllama-1.1b", "--on", "T4", "--batch", "1,8,64", "--phase",
+                 "decode", "-o", str(tmp_path / "s.png")]) == 0
+    capsys.readouterr()
+    texts = [p.text.split("\n")[0] for p in seen[0].points if p.kernel == "decode sweep"]
+    assert texts == ["decode sweep · b=1", "b=8", "b=64"]
+
+
+def test_trajectory_without_step_labels_still_counts_steps():
+    from rooflab.report.chart import roofline_data
+
+    roof = Roof("R", compute=(Ceiling(1e12, precision="fp64"),),
+                memory=(Ceiling(1e11, level="DRAM"),))
+    ks = [Kernel("k", {"fp64": 4e9}, {"DRAM": b}, 0.1) for b in (4e9, 1e9)]
+    d = roofline_data([roof], ks, trajectory=True)
+    assert [p.text.split("\n")[0] for p in d.points] == ["k · step 1", "step 2"]
