@@ -76,12 +76,12 @@ def best_per_label(ceilings) -> tuple[Ceiling, ...]:
     best: dict[str, Ceiling] = {}
     for c in ceilings:
         old = best.get(c.label)
-        if old is None or c.value > old.value:
-            other = f"; beat {old.method.split(',')[0]} ({si(old.value, 'FLOP/s')})" if old else ""
-            best[c.label] = replace(c, method=c.method + other) if other else c
-        else:
-            best[c.label] = replace(old, method=old.method + f"; beat {c.method.split(',')[0]} "
-                                                              f"({si(c.value, 'FLOP/s')})")
+        if old is None:
+            best[c.label] = c
+            continue
+        win, lose = (c, old) if c.value > old.value else (old, c)
+        best[c.label] = replace(win, method=f"{win.method}; beat {lose.method.split(',')[0]} "
+                                            f"({si(lose.value, 'FLOP/s')})")
     return tuple(best.values())
 
 
