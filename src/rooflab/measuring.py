@@ -309,7 +309,20 @@ def aggregate(runs: list[Kernel]) -> Kernel:
             nbytes[lv] = nbytes.get(lv, 0.0) + v
     first = runs[0]
     samples = tuple(s for k in runs for s in k.samples)
+    meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
+    if any("ops" in k.meta for k in runs):
+        # the per-op breakdown must add up to the summed totals, not repeat the first call's
+        ops: dict[str, dict[str, float]] = {}
+        for k in runs:
+            for op, row in k.meta.get("ops", {}).items():
+                acc = ops.setdefault(op, {key: 0 for key in row})
+                for key, v in row.items():
+                    acc[key] = acc.get(key, 0) + v
+        meta["ops"] = ops
+    uncounted = [op for k in runs for op in k.meta.get("uncounted_ops", ())]
+    if uncounted:
+        meta["uncounted_ops"] = list(dict.fromkeys(uncounted))
     return Kernel(name=first.name, flop=flop, bytes=nbytes,
                   seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
                   provenance=dict(first.provenance), unit=first.unit, samples=samples,
-                  meta={**dict(first.meta), "seconds_stat": "sum of single runs"})
+                  meta=meta)

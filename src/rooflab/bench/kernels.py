@@ -228,7 +228,10 @@ def torch_call(torch, kind: str, shape: dict[str, Any], dtype: str, device: str)
         cols = shape["cols"]
         g, b = _t(torch, cols, dtype, device, 1), _t(torch, cols, dtype, device, 2)
         if kind == "softmax":
-            return lambda: torch.softmax(x, dim=-1)
+            # into a preallocated output: a fresh 64 MiB result per call is a fresh mmap on
+            # the CPU, and faulting its pages in took 3/4 of the time (24 ms vs 6 ms here)
+            y = torch.empty_like(x)
+            return lambda: torch.softmax(x, -1, out=y)
         return lambda: F.layer_norm(x, (shape["cols"],), g, b)
     if kind == "fft":
         x = torch.complex(_t(torch, n, "fp64", device), _t(torch, n, "fp64", device, 1))

@@ -54,6 +54,12 @@ def register(app) -> None:
                              f"(first run: {_names(cmp.only_before)}; second run: "
                              f"{_names(cmp.only_after)}); pair renamed kernels with "
                              f"--map OLD=NEW")
+        if fail_if_slower is not None and not cmp.timed:
+            # a gate over kernels without a time on both sides would pass on nothing
+            untimed = ", ".join(f"{m.name} ({'before' if not m.before.seconds else 'after'})"
+                                for m in cmp.matches[:3])
+            raise InputError(f"--fail-if-slower: no matched kernel has a time in both runs "
+                             f"(no time: {untimed}); give both runs' seconds")
         data = comparison_to_dict(cmp, fail_if_slower)
         if output:
             _write(output, cmp, data, on, [before, after])

@@ -16,7 +16,7 @@ or run a script under the profiler yourself (arguments after the script go to it
 `--` before them when they look like rooflab options):
 
   rooflab torch --run model.py
-  rooflab torch --run train.py -- --steps 3 --json
+  rooflab torch --run train.py --json -- --steps 3   (script gets --steps 3)
 
 FLOP: the profiler's count where it has one, else shape formulas (matmul, addmm, bmm,
 conv, attention, elementwise, softmax, layer_norm). Bytes: compulsory traffic from
@@ -63,6 +63,11 @@ def register(app) -> None:
             finally:
                 if save_trace is None:
                     os.unlink(path)
+            if save_trace is None:   # meta.file named the deleted temp trace: name the script
+                from dataclasses import replace
+
+                imp = replace(imp, files=(run,), kernels=tuple(
+                    replace(k, meta={**k.meta, "file": run}) for k in imp.kernels))
         else:
             imp = load_torch_trace(trace)
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,

@@ -18,9 +18,11 @@ def looks_like_file(spec: str) -> bool:
 def roofs_from_file(path: str) -> tuple[Roof, ...]:
     """A profile (measured then nominal), an analysis/roof file, or a bare roof."""
     roofs = _roofs_from_file(path)
-    for r in roofs:
-        # Every verb places kernels against a bandwidth; a hand-written roof without one
-        # would fail deep inside the analysis instead of here.
+    # Every verb places kernels against a bandwidth; a hand-written roof without one
+    # would fail deep inside the analysis instead of here. Only the roof that judges
+    # (the first) must have one: a CPU profile's nominal companion has no memory
+    # ceilings (the CPU reports no nominal bandwidth) and is only drawn, dashed.
+    for r in roofs[:1]:
         if r.compute and not r.memory:
             raise ParseError(f"roof '{r.name}' has no memory ceilings; add at least one, e.g. "
                              f"\"memory\": [{{\"level\": \"DRAM\", \"bytes_per_s\": 3.2e11}}]",

@@ -127,9 +127,21 @@ def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | N
         name=name, flop=flop, bytes=dict(g.bytes), seconds=sum(g.samples),
         calls=len(g.samples), samples=tuple(g.samples),
         provenance={"flop": "counted", "bytes": "counted", "seconds": "measured"},
-        unit="tensor" if total_flop and g.tensor > 0.5 * total_flop else None,
+        unit=_unit(total_flop, g.tensor),
         meta=meta,
     )
+
+
+def _unit(total_flop: float, tensor_flop: float) -> str | None:
+    """The compute unit the counted FLOP ran on. Counts from vector-pipe instructions only
+    (ncu dadd/dmul/dfma, rocprof SQ_INSTS_VALU_*) are held to the vector ceiling: left
+    unset, an fp64 kernel on an H100 or MI300X was judged against the fp64 tensor/matrix
+    peak, twice the vector one. A mix with a minority of tensor FLOP stays unset."""
+    if not total_flop:
+        return None
+    if tensor_flop > 0.5 * total_flop:
+        return "tensor"
+    return "vector" if tensor_flop == 0 else None
 
 
 def display_names(groups: Sequence[tuple[_Group, str | None]]) -> list[str]:

@@ -2,6 +2,10 @@
 
 CSV columns (header required; unknown columns are kept in meta):
   name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
+
+A kernel measured at several memory levels (hierarchical roofline) is one row per level:
+rows with the same name, precision, flop, seconds, calls and unit and different levels
+are one kernel with bytes at each level (its time is counted once, not once per level).
 """
 
 from __future__ import annotations
@@ -39,6 +43,24 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
             raise ParseError(str(exc), path=path) from None
     if not out:
         raise ParseError("the file holds no kernels", path=path)
+    return _merge_levels(out)
+
+
+def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:
+    """Rows that are one kernel seen at different memory levels become one Kernel."""
+    from dataclasses import replace
+
+    out: list[Kernel] = []
+    index: dict[tuple, int] = {}
+    for k in kernels:
+        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
+        i = index.get(key)
+        if i is not None and not set(k.bytes) & set(out[i].bytes):
+            out[i] = replace(out[i], bytes={**out[i].bytes, **k.bytes},
+                             meta={**k.meta, **out[i].meta})
+            continue
+        index[key] = len(out)
+        out.append(k)
     return tuple(out)
 
 
@@ -103,4 +125,22 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
             raise ParseError(str(exc), path=path, line=lineno) from None
     if not out:
         raise ParseError("the file holds no kernels", path=path)
+    return _merge_levels(out)
+
+
+def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:
+    """Rows that are one kernel seen at different memory levels become one Kernel."""
+    from dataclasses import replace
+
+    out: list[Kernel] = []
+    index: dict[tuple, int] = {}
+    for k in kernels:
+        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
+        i = index.get(key)
+        if i is not None and not set(k.bytes) & set(out[i].bytes):
+            out[i] = replace(out[i], bytes={**out[i].bytes, **k.bytes},
+                             meta={**k.meta, **out[i].meta})
+            continue
+        index[key] = len(out)
+        out.append(k)
     return tuple(out)

@@ -40,9 +40,6 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     activities = [ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(ProfilerActivity.CUDA)
-    if trace_path is None:
-        fd, trace_path = tempfile.mkstemp(prefix="rooflab-trace-", suffix=".json")
-        os.close(fd)
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [script, *args]
     sys.path.insert(0, str(Path(script).resolve().parent))
@@ -68,5 +65,9 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     if failure is not None:
         raise ProbeError(f"{_where(failure, script)}: the script raised "
                          f"{type(failure).__name__}: {failure}")
+    if trace_path is None:
+        # made only now, so a script that fails leaves no empty temp file behind
+        fd, trace_path = tempfile.mkstemp(prefix="rooflab-trace-", suffix=".json")
+        os.close(fd)
     prof.export_chrome_trace(trace_path)
     return trace_path

@@ -79,6 +79,21 @@ class Ceiling:
         med = statistics.median(self.samples)
         return (max(self.samples) - min(self.samples)) / med if med else None
 
+    @property
+    def iqr_rel(self) -> float | None:
+        """Interquartile range / median (the probe table's IQR column; the same quartiles
+        as probe.stats.summarize: statistics.quantiles, the range under 4 samples)."""
+        if len(self.samples) < 2:
+            return None
+        xs = sorted(self.samples)
+        med = statistics.median(xs)
+        if len(xs) >= 4:
+            q = statistics.quantiles(xs, n=4)
+            iqr = q[2] - q[0]
+        else:
+            iqr = xs[-1] - xs[0]
+        return iqr / med if med else None
+
 
 @dataclass(frozen=True)
 class Roof:

@@ -50,12 +50,18 @@ class Comparison:
     notes: tuple[str, ...] = ()
 
     @property
+    def timed(self) -> tuple[Match, ...]:
+        """Matches with a time on both sides: the only ones the totals can compare (a kernel
+        timed on one side only would count as 0 s on the other)."""
+        return tuple(m for m in self.matches if m.speedup is not None)
+
+    @property
     def total_before_s(self) -> float:
-        return sum(m.before.seconds or 0.0 for m in self.matches)
+        return sum(m.before.seconds or 0.0 for m in self.timed)
 
     @property
     def total_after_s(self) -> float:
-        return sum(m.after.seconds or 0.0 for m in self.matches)
+        return sum(m.after.seconds or 0.0 for m in self.timed)
 
     @property
     def speedup(self) -> float | None:

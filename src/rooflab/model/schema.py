@@ -33,6 +33,7 @@ def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:
         d["median"] = c.median
         d["best"] = c.best
         d["spread"] = c.spread
+        d["iqr_rel"] = c.iqr_rel      # the probe table's IQR column
     if c.warnings:
         d["warnings"] = list(c.warnings)
     return d
@@ -140,6 +141,8 @@ def point_to_dict(p: Point) -> dict[str, Any]:
         "bytes_per_s": p.bytes_per_s, "ridge": p.ridge,
         "attainable_flop_per_s": p.attainable_flop_per_s,
         "achieved_flop_per_s": p.achieved_flop_per_s, "percent_of_roof": p.percent_of_roof,
+        # what the tables show as "achieved" for a kernel without FLOP (copy, sort)
+        "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
         "binding": p.binding, "bound": p.bound, "floor_s": p.floor_s,
         "overhead_floor_s": p.overhead_floor_s, "floor_ratio": p.floor_ratio,
         "time_share": p.time_share,

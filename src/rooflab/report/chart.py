@@ -220,7 +220,10 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
                               bound=p.bound, percent_of_roof=p.percent_of_roof,
-                              step=str(kernel.meta.get("step_label") or "")))
+                              # a profiler step is named by its file ("output4"), so the
+                              # chart's steps match the table's "[output4]" rows
+                              step=str(kernel.meta.get("step_label")
+                                       or kernel.meta.get("step") or "")))
     return out, notes
 
 

@@ -6,6 +6,7 @@ chart.py works out what to draw as plain data; this module turns that data into 
 from __future__ import annotations
 
 import math
+import textwrap
 
 from ..units import fmt_ai, si
 from .chart import (
@@ -40,7 +41,10 @@ def draw(d: RooflineDisplay, ax):
     ax.set_ylim(*d.ylim)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("performance (FLOP/s)")
-    ax.set_title(d.title, fontsize=10 if len(d.title) > 70 else None)
+    # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
+    # the 9-inch figure, so longer ones wrap instead of running off its edge.
+    title = textwrap.fill(d.title, 95, break_long_words=False) if len(d.title) > 95 else d.title
+    ax.set_title(title, fontsize=10 if len(d.title) > 70 else None)
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
         engine.execute(fig)

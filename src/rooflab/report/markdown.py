@@ -196,6 +196,7 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
             else:
                 nom_words = f"<= {si(c.value, 'FLOP/s')} (peak; {p.level} {NOT_PUBLISHED})"
         rows.append((f"{p.kernel}: FLOP/s", nom_words, si(p.achieved_flop_per_s, "FLOP/s"),
+                     "-" if p.percent_of_roof is None else   # untimed: no achieved point
                      f"{_pct(p.percent_of_roof)} of the {analysis.roof.kind} roof"))
         # Seed 004's TPOT row: the floor on the nominal roof, the measured time, the ratio;
         # the floor on the judging roof follows, since the headroom is taken against it.

@@ -332,7 +332,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     measured = Roof(
         name=f"{host.cpu_model} measured ({threads} threads)", kind="measured",
         compute=tuple(compute),
-        memory=tuple(sorted(raw.mem_ceilings.values(), key=lambda c: order[c.level])),
+        memory=tuple(sorted(bw.flag_inversions(raw.mem_ceilings).values(),
+                            key=lambda c: order[c.level])),
         overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
         source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
     host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
