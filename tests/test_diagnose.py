@@ -124,3 +124,20 @@ def test_cpu_roof_reads_as_a_cpu():
     assert "AVX512-BF16" in roof.words
     # Same diagnosis on the toy GPU roof keeps the GPU words.
     assert "occupancy" in diagnose(analyze(ROOF, [GEMM]))[0].distances[0].words
+
+
+def test_gain_at_roof_keeps_the_launch_floor():
+    # 10 launches, 5 us in all, almost no work; the roof's dispatch floor is 181 ns per call.
+    # Reaching the roof cannot remove the 10 x 181 ns = 1.81 us of launches.
+    from rooflab.model.analysis import analyze
+    from rooflab.model.ceiling import Ceiling, Roof
+    from rooflab.model.diagnose import diagnose
+    from rooflab.model.kernel import Kernel
+
+    roof = Roof("cpu", kind="measured", overhead_s=181e-9,
+                compute=(Ceiling(118e9, precision="fp64", unit="vector", provenance="measured"),),
+                memory=(Ceiling(40e9, level="DRAM", provenance="measured"),))
+    k = Kernel("tiny", flop={"fp64": 1000.0}, bytes={"DRAM": 6400.0}, seconds=5e-6, calls=10)
+    (d,) = diagnose(analyze(roof, [k]))
+    assert d.point.floor_s == pytest.approx(6400 / 40e9)          # 160 ns of work
+    assert d.gain_s == pytest.approx(5e-6 - 10 * 181e-9)            # 3.19 us, not 4.84 us

@@ -206,9 +206,11 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     machine = machine if machine is not None else machine_of(analysis.roof)
     note = kernel.meta.get("note")
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
-    gain = p.seconds - p.floor_s if p.seconds is not None else None
-    if gain is not None:
-        gain = max(0.0, gain)
+    # Reaching the roof does not remove the launches: the time it can reach is the larger
+    # of the work floor and calls x the launch floor (graphs/fusion cut the latter; their
+    # advice predicts that gain separately).
+    reachable = max(p.floor_s, p.overhead_floor_s or 0.0)
+    gain = max(0.0, p.seconds - reachable) if p.seconds is not None else None
     return Diagnosis(
         kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p, machine),
         headroom=headroom,
