@@ -22,6 +22,7 @@ from .markdown import (
     ADVICE_HEADERS,
     KERNEL_HEADERS,
     PRIORITY_HEADERS,
+    RANKED_BY,
     RECORD_HEADERS,
     STEP_HEADERS,
     advice_rows,
@@ -224,7 +225,7 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
                  "<ul>" + "".join(f"<li>{e(s)}</li>" for s in step_findings(analysis))
                  + "</ul>"]
     body += ["<h2>Top kernels to work on</h2>",
-             "<p>Ranked by the time each would save if it reached its roof.</p>",
+             f"<p>{RANKED_BY}</p>",
              _html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),
              "<h2>Kernels on the roof</h2>", _html_table(KERNEL_HEADERS, kernel_rows(analysis)),
              "<h2>Diagnosis per kernel</h2>"]

@@ -18,6 +18,8 @@ from ..units import fmt_ai, fmt_seconds, si
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
+RANKED_BY = ("Ranked by the time each would save if it reached its roof (its launches stay: "
+             "calls x the launch floor).")
 PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at roof / total",
                     "best advice", "predicted")
 ADVICE_HEADERS = ("advice", "why", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
@@ -387,7 +389,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append("")
         lines += [f"- {s}" for s in step_findings(analysis)] + [""]
     lines += ["## Top kernels to work on", "",
-              "Ranked by the time each would save if it reached its roof.", ""]
+              RANKED_BY, ""]
     lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))
     lines += ["", "## Kernels on the roof", ""]
     lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
