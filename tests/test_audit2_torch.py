@@ -90,3 +90,26 @@ def test_run_json_names_the_script_not_a_deleted_temp_trace(tmp_path, capsys):
     assert main(["torch", "--run", str(script), "--json"]) == 0
     (k,) = json.loads(capsys.readouterr().out)["kernels"]
     assert k["meta"]["file"] == str(script)
+
+
+def test_run_is_quiet_and_points_a_cpu_trace_at_a_cpu_roof(tmp_path):
+    # The profiler's native 'USDT: … profiler_start/stop' lines stay out of the output; the
+    # script's own stderr does not; a CPU-only trace without --on is pointed at a probe
+    # profile, not at a GPU.
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    script = tmp_path / "s.py"
+    script.write_text("import sys, torch\nprint('mine', file=sys.stderr)\n"
+                      "x = torch.ones(64, 64) @ torch.ones(64, 64)\n")
+    run = subprocess.run([sys.executable, "-c", "import sys; from rooflab.cli.main import main; "
+                          "raise SystemExit(main(sys.argv[1:]))", "torch", "--run", str(script),
+                          "--json"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "profiler_start" not in run.stderr and "USDT" not in run.stderr
+    assert "mine" in run.stderr
+    src = json.loads(run.stdout)["roof_source"]
+    assert src.endswith("pass --on me.json (a profile from `rooflab probe -o me.json`) or a "
+                        "CPU name for this machine's roof")

@@ -187,6 +187,9 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
 
         raise InputError("no roof: the files name no device and record no peaks, and no kernel "
                          "has both FLOP and bytes; pass --on GPU (see `rooflab specs list`)")
+    on_cpu = bool(imp.kernels) and all(k.meta.get("time") == "cpu op" for k in imp.kernels)
+    hint = ("pass --on me.json (a profile from `rooflab probe -o me.json`) or a CPU name "
+            "for this machine's roof" if on_cpu else "pass --on GPU for the machine's roof")
     return RoofChoice(roof, "roof: none known; ceilings are the best the kernels themselves "
-                            "reached (a lower bound) - pass --on GPU for the machine's roof"
+                            f"reached (a lower bound) - {hint}"
                             + cc_suggestion(recorded_cc(imp.kernels)))

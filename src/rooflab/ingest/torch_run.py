@@ -26,6 +26,26 @@ def _where(exc: BaseException, script: str) -> str:
     return f"{script}:{frames[-1].lineno}" if frames else script
 
 
+@contextlib.contextmanager
+def _native_stderr_muted():
+    """Silence file descriptor 2 for a moment: PyTorch's profiler (Kineto) prints
+    'USDT: … profiler_start/stop' lines from C++ on start and stop, which Python's
+    sys.stderr cannot catch. Only the start and stop calls run inside this."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:   # no real fd 2 (embedded interpreters): leave it be
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
                trace_path: str | None = None, quiet_stdout: bool = False) -> str:
     """Profile one run of `script`; return the path of the chrome trace written.
@@ -40,6 +60,9 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     activities = [ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(ProfilerActivity.CUDA)
+    prof = profile(activities=activities, record_shapes=True, with_flops=True)
+    with _native_stderr_muted():
+        prof.start()
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [script, *args]
     sys.path.insert(0, str(Path(script).resolve().parent))
@@ -47,8 +70,7 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     redirect = (contextlib.redirect_stdout(sys.stderr) if quiet_stdout
                 else contextlib.nullcontext())
     try:
-        with redirect, profile(activities=activities, record_shapes=True,
-                               with_flops=True) as prof:
+        with redirect:
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as exc:   # a script may end with sys.exit(0)
@@ -59,6 +81,8 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
     finally:
+        with _native_stderr_muted():
+            prof.stop()
         sys.argv, sys.path[:] = old_argv, old_path
     if isinstance(failure, SystemExit):
         raise ProbeError(f"{script} exited with status {failure.code}; nothing to analyse")
