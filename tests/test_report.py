@@ -233,3 +233,16 @@ def test_disturbed_probe_and_points_above_the_roof_are_called_out():
     assert "| 0.13x (above roof) |" in md
     assert "the measured roof is too low" in md          # the above_roof finding's first cause
     assert "none: it runs 7.52x faster than its roof allows" in md
+
+
+def test_html_chart_draws_untimed_kernels_hollow_at_their_attainable():
+    # As the PNG does: a kernel with counts but no time sits at min(P, AI x B), hollow.
+    from rooflab.report.html import figure
+
+    gemv = Kernel("gemv", {"fp16": 2 * 4096 * 4096}, {"DRAM": 2 * 4096 * 4096})   # AI 1
+    fig = figure(analyze(MEASURED, [DECODE, gemv]), PROFILE)
+    (pred,) = [t for t in fig.data if t.name == "predicted @ DRAM (no measured time)"]
+    assert list(pred.text) == ["gemv"] and pred.marker.symbol == "circle-open"
+    assert pred.x[0] == pytest.approx(1.0) and pred.y[0] == pytest.approx(270e9)
+    (timed,) = [t for t in fig.data if t.name == "kernels @ DRAM"]
+    assert list(timed.text) == ["decode b=1"]

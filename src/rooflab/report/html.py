@@ -146,6 +146,19 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
             marker={"size": 11, "color": LEVEL_COLORS.get(level, "#555"),
                     "line": {"width": 1, "color": "#222"}},
             hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
+    # Kernels without a measured time sit at their attainable performance, hollow, as
+    # the PNG chart draws them: a prediction, not a measurement.
+    predicted = [p for p in analysis.points if not p.achieved_flop_per_s
+                 and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
+    for level in dict.fromkeys(p.level for p in predicted):
+        pts = [p for p in predicted if p.level == level]
+        fig.add_trace(go.Scatter(
+            x=[p.ai for p in pts], y=[p.attainable_flop_per_s for p in pts],
+            mode=mode, name=f"predicted @ {level} (no measured time)",
+            text=[p.kernel for p in pts], textposition="top right",
+            marker={"size": 11, "symbol": "circle-open",
+                    "color": LEVEL_COLORS.get(level, "#555"), "line": {"width": 2}},
+            hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
     level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
     steps = sorted((p for p in (analysis.at_level(level) if level else analysis.primary())
                     if p.achieved_flop_per_s and _step(analysis, p.kernel) is not None),
