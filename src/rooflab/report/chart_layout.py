@@ -53,7 +53,10 @@ def _cost(box, placed, soft=()) -> float:
     # A line through a label is a lesser fault than two labels on top of each other.
     # Any overlap with a label or marker costs 200 on top of its area: a touch is a fault.
     hard = sum(200 + a for a in (_overlap(box, b) for b in placed) if a > 0)
-    return 4 * outside + hard + 0.15 * sum(_overlap(box, b) for b in soft)
+    # A line through a label costs 8 (more than sliding the label one step along its own
+    # line, 6, or dropping it below, 1) plus a little per point of overlap.
+    lines = sum(_overlap(box, b) for b in soft)
+    return 4 * outside + hard + (8 + 0.15 * lines if lines > 0 else 0.0)
 
 
 def _crosses(a, b, c, d) -> bool:
