@@ -318,3 +318,22 @@ def test_trajectory_labels_steps():
     texts = [p.text.split("\n")[0] for p in d.points]
     assert texts == ["gpp · step 1", "step 2", "step 3"]
     assert "AI 8" in d.points[2].text   # the last step carries its figures
+
+
+def test_no_slope_runs_through_a_ceiling_label():
+    # A measured CPU roof beside a server CPU 30x faster: the server roof's slope climbs
+    # through the region right of its lower ridges, where its ceiling labels go first.
+    from rooflab.hardware.catalog import lookup_roof
+    from rooflab.report.chart_layout import _line_boxes, _overlap, _to_pt
+
+    measured = Roof("mine", "measured", compute=(
+        Ceiling(118e9, precision="fp64", unit="vector", provenance="measured"),
+        Ceiling(236e9, precision="fp32", unit="vector", provenance="measured")),
+        memory=(Ceiling(35e9, level="DRAM", provenance="measured"),
+                Ceiling(586e9, level="L1", provenance="measured")))
+    d = roofline_data([measured, lookup_roof("EPYC 9654")], precisions="all")
+    slopes = _line_boxes([ln for ln in d.lines if ln.kind == "memory"],
+                         lambda x, y: _to_pt(x, y, d.xlim, d.ylim))
+    for name, box in _label_boxes(d):
+        struck = [s for s in slopes if _overlap(box, s) > 0]
+        assert not struck, f"a slope runs through the label of {name}"
