@@ -126,21 +126,3 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     return _merge_levels(out)
-
-
-def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:
-    """Rows that are one kernel seen at different memory levels become one Kernel."""
-    from dataclasses import replace
-
-    out: list[Kernel] = []
-    index: dict[tuple, int] = {}
-    for k in kernels:
-        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
-        i = index.get(key)
-        if i is not None and not set(k.bytes) & set(out[i].bytes):
-            out[i] = replace(out[i], bytes={**out[i].bytes, **k.bytes},
-                             meta={**k.meta, **out[i].meta})
-            continue
-        index[key] = len(out)
-        out.append(k)
-    return tuple(out)

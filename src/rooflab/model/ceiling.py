@@ -25,6 +25,19 @@ PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
 }
 
 
+def iqr_over_median(samples) -> float:
+    """Interquartile range / median of samples (statistics.quantiles; the full range under
+    4 samples): the spread every measurement reports."""
+    xs = sorted(float(v) for v in samples)
+    med = statistics.median(xs)
+    if len(xs) >= 4:
+        q = statistics.quantiles(xs, n=4)
+        iqr = q[2] - q[0]
+    else:
+        iqr = xs[-1] - xs[0]
+    return iqr / med if med else 0.0
+
+
 @dataclass(frozen=True)
 class Ceiling:
     """One ceiling: a compute peak (FLOP/s) or a bandwidth (B/s).
@@ -83,16 +96,7 @@ class Ceiling:
     def iqr_rel(self) -> float | None:
         """Interquartile range / median (the probe table's IQR column; the same quartiles
         as probe.stats.summarize: statistics.quantiles, the range under 4 samples)."""
-        if len(self.samples) < 2:
-            return None
-        xs = sorted(self.samples)
-        med = statistics.median(xs)
-        if len(xs) >= 4:
-            q = statistics.quantiles(xs, n=4)
-            iqr = q[2] - q[0]
-        else:
-            iqr = xs[-1] - xs[0]
-        return iqr / med if med else None
+        return iqr_over_median(self.samples) if len(self.samples) >= 2 else None
 
 
 @dataclass(frozen=True)

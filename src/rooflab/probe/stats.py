@@ -6,6 +6,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..model.ceiling import iqr_over_median
+
 # A ceiling whose samples spread more than this carries a warning (issue: 5 %).
 NOISY_SPREAD = 0.05
 
@@ -32,14 +34,9 @@ def summarize(samples: Sequence[float]) -> Stats:
         raise ValueError("no samples to summarize")
     xs = sorted(float(s) for s in samples)
     med = statistics.median(xs)
-    if len(xs) >= 4:
-        q = statistics.quantiles(xs, n=4)
-        iqr = q[2] - q[0]
-    else:
-        iqr = xs[-1] - xs[0]
     return Stats(n=len(xs), minimum=xs[0], median=med, maximum=xs[-1],
                  mean=statistics.fmean(xs), spread=(xs[-1] - xs[0]) / med if med else 0.0,
-                 iqr_rel=iqr / med if med else 0.0)
+                 iqr_rel=iqr_over_median(xs))
 
 
 def rates(work: float, seconds: Sequence[float]) -> tuple[float, ...]:
