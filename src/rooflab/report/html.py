@@ -122,6 +122,23 @@ def hover_text(p: Point, analysis: Analysis) -> str:
     return "<br>".join(rows)
 
 
+def _points_trace(go, pts: Sequence[Point], level: str, measured: bool, mode: str,
+                  analysis: Analysis):
+    """Kernels at one level: filled at their achieved performance, or hollow at their
+    attainable one when no time was measured."""
+    color = LEVEL_COLORS.get(level, "#555")
+    return go.Scatter(
+        x=[p.ai for p in pts],
+        y=[p.achieved_flop_per_s if measured else p.attainable_flop_per_s for p in pts],
+        mode=mode, name=f"kernels @ {level}" if measured else
+        f"predicted @ {level} (no measured time)",
+        text=[p.kernel for p in pts], textposition="top right",
+        marker=({"size": 11, "color": color, "line": {"width": 1, "color": "#222"}} if measured
+                else {"size": 11, "symbol": "circle-open", "color": color,
+                      "line": {"width": 2}}),
+        hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
+
+
 def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = ""):
     """The plotly Figure: roofs (judging roof first, others dashed/thinner) and points."""
     go = require("plotly.graph_objects", "html", "the interactive HTML report")
@@ -135,30 +152,16 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
             fig.add_trace(t)
     drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
              and math.isfinite(p.ai)]
-    # Names beside the markers only while they stay readable; hover always has them.
-    mode = "markers+text" if len({p.kernel for p in drawn}) <= LABELLED_KERNELS else "markers"
-    for level in dict.fromkeys(p.level for p in drawn):
-        pts = [p for p in drawn if p.level == level]
-        fig.add_trace(go.Scatter(
-            x=[p.ai for p in pts], y=[p.achieved_flop_per_s for p in pts],
-            mode=mode, name=f"kernels @ {level}",
-            text=[p.kernel for p in pts], textposition="top right",
-            marker={"size": 11, "color": LEVEL_COLORS.get(level, "#555"),
-                    "line": {"width": 1, "color": "#222"}},
-            hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
     # Kernels without a measured time sit at their attainable performance, hollow, as
     # the PNG chart draws them: a prediction, not a measurement.
     predicted = [p for p in analysis.points if not p.achieved_flop_per_s
                  and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
-    for level in dict.fromkeys(p.level for p in predicted):
-        pts = [p for p in predicted if p.level == level]
-        fig.add_trace(go.Scatter(
-            x=[p.ai for p in pts], y=[p.attainable_flop_per_s for p in pts],
-            mode=mode, name=f"predicted @ {level} (no measured time)",
-            text=[p.kernel for p in pts], textposition="top right",
-            marker={"size": 11, "symbol": "circle-open",
-                    "color": LEVEL_COLORS.get(level, "#555"), "line": {"width": 2}},
-            hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text"))
+    # Names beside the markers only while they stay readable; hover always has them.
+    mode = "markers+text" if len({p.kernel for p in drawn}) <= LABELLED_KERNELS else "markers"
+    for pts, measured in ((drawn, True), (predicted, False)):
+        for level in dict.fromkeys(p.level for p in pts):
+            fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
+                                        measured, mode, analysis))
     level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
     steps = sorted((p for p in (analysis.at_level(level) if level else analysis.primary())
                     if p.achieved_flop_per_s and _step(analysis, p.kernel) is not None),
