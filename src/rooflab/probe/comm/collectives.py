@@ -226,8 +226,9 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
             one = prev.seconds * size / prev.nbytes
             guess = one * (calls - plan.samples) + plan.samples * max(plan.sample_s, one)
             if spent + guess > plan.budget_s:
-                stopped = (f"time budget {plan.budget_s:g} s per collective reached after "
-                           f"{spent:.2f} s; sizes from {_fmt(size)} up not measured")
+                stopped = (f"{_fmt(size)} would take about {guess:.2g} s more, past the "
+                           f"{plan.budget_s:g} s budget per collective ({spent:.2f} s spent); "
+                           f"sizes from {_fmt(size)} up not measured (--full measures more)")
                 break
         if progress:
             progress(f"{label} {_fmt(size)}")
