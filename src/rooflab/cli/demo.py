@@ -106,11 +106,13 @@ def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None
 
     out = wide_console()
     try:
-        from ..report.tables import profile_table
+        from ..report.tables import profile_notes, profile_table
     except ImportError:
         out.print("(the profile table needs rooflab.report.tables, not available here)")
     else:
         out.print(profile_table(profile))
+        for note in profile_notes(profile):   # as `rooflab probe` says them
+            out.print(f"note: {note}")
     print_results(analysis, None)
     for note in notes:
         out.print(f"  note: {note}")
