@@ -158,6 +158,9 @@ def test_roof_line_uses_the_recorded_compute_capability(gpp, capsys):
     assert src.startswith("roof: none known")
     assert "the files record compute capability 8.9: e.g. --on 'L4'" in src
     assert "RTX 4090" in src and "H100" not in src
+    assert main(["ncu", str(gpp / "output5.csv")]) == 0      # the table says what 100 % means
+    assert ("note: % roof and bound are measured against the best these kernels reached, "
+            "not against the machine") in capsys.readouterr().out
     assert main(["ncu", str(gpp / "output5.csv"), "--on", "T4", "--json"]) == 0
     src = json.loads(capsys.readouterr().out)["roof_source"]
     assert src.endswith("warning: the kernels were profiled on a compute capability 8.9 GPU, "

@@ -12,7 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..ingest.profile_import import ProfileImport, RoofChoice, choose_roof
+from ..ingest.profile_import import (
+    ENVELOPE_NAME,
+    ENVELOPE_NOTE,
+    ProfileImport,
+    RoofChoice,
+    choose_roof,
+)
 from ..model.analysis import Analysis, analyze
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
@@ -196,8 +202,11 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     rows = table_rows(analysis, top)
     extra = {"roof_source": choice.source,
              "skipped": [str(s) for s in (*imp.failed, *imp.skips)]}
-    if imp.notes:
-        extra["import_notes"] = list(imp.notes)
+    notes = list(imp.notes)
+    if choice.roof.name == ENVELOPE_NAME:
+        notes.append(ENVELOPE_NOTE)
+    if notes:
+        extra["import_notes"] = notes
     trajectory = len(imp.files) > 1
     if json_out:
         emit_json({**analysis_to_dict(analysis), **extra})
@@ -212,7 +221,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         title = (f"{len(analysis.kernels)} {what}, longest first"
                  + (f" (top {shown})" if shown < len(analysis.kernels) else ""))
         out.print(rich_table(rows, title))
-        for note in collapse_notes((*imp.notes, *analysis.notes)):
+        for note in collapse_notes((*notes, *analysis.notes)):
             out.print(escape(f"note: {note}"))
     if output:
         message = write_output(output, analysis, rows, extra, trajectory, level)

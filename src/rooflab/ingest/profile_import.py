@@ -66,6 +66,11 @@ def peaks_roof(peaks: RecordedPeaks) -> Roof:
                                    "below boost datasheet values",))
 
 
+ENVELOPE_NAME = "best achieved (no roof given)"
+ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels reached, not "
+                 "against the machine: 100 % means the fastest here, not at a ceiling")
+
+
 def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
     """Ceilings = the best FLOP/s per precision and B/s per level any kernel reached.
 
@@ -86,7 +91,7 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
         return None
     src = "best achieved by the profiled kernels (a lower bound on the machine's roof)"
     return Roof(
-        name="best achieved (no roof given)", kind="derived",
+        name=ENVELOPE_NAME, kind="derived",
         compute=tuple(Ceiling(value=v, precision=p, unit="vector", provenance="derived",
                               source=src) for p, v in flop.items()),
         memory=tuple(Ceiling(value=v, level=lv, provenance="derived", source=src)
