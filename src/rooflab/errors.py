@@ -44,7 +44,7 @@ class MissingDependency(RooflabError, ImportError):
     def __init__(self, module: str, extra: str, purpose: str = ""):
         why = f" (needed for {purpose})" if purpose else ""
         super().__init__(
-            f"the Python package '{module}' is not installed{why}; "
+            f"the Python package '{module.split('.')[0]}' is not installed{why}; "
             f"install it with: pip install 'rooflab[{extra}]'"
         )
         self.module = module
