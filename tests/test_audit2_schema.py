@@ -26,13 +26,3 @@ def test_copy_achieved_bytes_per_s_in_json():
 def test_untimed_kernel_has_no_achieved_rate():
     (p,) = analyze(ROOF, [Kernel("k", {"fp64": 1e9}, {"DRAM": 1e7})]).points
     assert point_to_dict(p)["achieved_bytes_per_s"] is None
-
-
-def test_missing_dependency_names_the_package_not_its_submodule():
-    from rooflab.errors import MissingDependency, require
-
-    with pytest.raises(MissingDependency) as err:
-        require("rooflab_no_such_pkg.graph_objects", "html", "the interactive HTML report")
-    assert str(err.value) == ("the Python package 'rooflab_no_such_pkg' is not installed "
-                              "(needed for the interactive HTML report); install it with: "
-                              "pip install 'rooflab[html]'")

@@ -293,3 +293,13 @@ def test_closed_pipe_is_quiet(argv):
     proc.wait(timeout=60)
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert proc.returncode in (0, 1), err
+
+
+def test_missing_dependency_names_the_package_not_its_submodule():
+    from rooflab.errors import MissingDependency, require
+
+    with pytest.raises(MissingDependency) as err:
+        require("rooflab_no_such_pkg.graph_objects", "html", "the interactive HTML report")
+    assert str(err.value) == ("the Python package 'rooflab_no_such_pkg' is not installed "
+                              "(needed for the interactive HTML report); install it with: "
+                              "pip install 'rooflab[html]'")
