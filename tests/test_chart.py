@@ -337,3 +337,22 @@ def test_no_slope_runs_through_a_ceiling_label():
     for name, box in _label_boxes(d):
         struck = [s for s in slopes if _overlap(box, s) > 0]
         assert not struck, f"a slope runs through the label of {name}"
+
+
+def test_a_short_arrow_is_drawn_over_its_markers_not_hidden():
+    pytest.importorskip("matplotlib")
+    from matplotlib.text import Annotation
+
+    from rooflab.report.chart import plot_roofline
+
+    before = Kernel("add", {"fp32": 1e9}, {"DRAM": 4e10}, seconds=0.04)
+    after = Kernel("add", {"fp32": 1e9}, {"DRAM": 4e10}, seconds=0.05)   # 25 -> 20 GFLOP/s
+    far = Kernel("add", {"fp32": 1e9}, {"DRAM": 4e9}, seconds=0.004)      # 10x the AI
+    for pair, short in (((before, after), True), ((before, far), False)):
+        d = plot_roofline([T4_NOMINAL], arrows=[pair])
+        (arrow,) = [a for a in d.ax_.get_children()
+                    if isinstance(a, Annotation) and a.arrow_patch is not None
+                    and not a.get_text()]
+        shrink = arrow.arrowprops["shrinkA"]
+        assert (shrink < 5.0 and arrow.get_zorder() == 6) if short else (
+            shrink == 5.0 and arrow.get_zorder() == 3)

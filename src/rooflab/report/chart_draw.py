@@ -18,6 +18,7 @@ from .chart import (
     Line,
     RooflineDisplay,
 )
+from .chart_layout import _to_pt
 
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
 
@@ -61,9 +62,13 @@ def draw(d: RooflineDisplay, ax):
         ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
     for a in d.arrows:
         style = "-|>" if a.kind == "arrow" else "->"
-        ax.annotate("", xy=a.end, xytext=a.start, zorder=3,
+        # Clear of the markers (radius 4 pt) when there is room; a short arrow (two points
+        # close together) keeps its length and is drawn over them instead of vanishing.
+        (x0, y0), (x1, y1) = (_to_pt(*a.start, d.xlim, d.ylim), _to_pt(*a.end, d.xlim, d.ylim))
+        shrink = min(5.0, math.hypot(x1 - x0, y1 - y0) / 4)
+        ax.annotate("", xy=a.end, xytext=a.start, zorder=3 if shrink >= 5.0 else 6,
                     arrowprops={"arrowstyle": style, "color": "0.35", "lw": 1.2,
-                                "shrinkA": 5, "shrinkB": 5,
+                                "shrinkA": shrink, "shrinkB": shrink,
                                 "ls": "-" if a.kind == "arrow" else "--"})
     for p in d.points:
         ax.plot([p.ai], [p.flop_per_s], ls="none", marker=p.marker, ms=8, mec=p.color,
