@@ -22,8 +22,6 @@ from ..model.roofline import cpu_peak_flop_per_s
 AGNER = "https://www.agner.org/optimize/microarchitecture.pdf"
 INTEL_OPT = ("https://www.intel.com/content/www/us/en/developer/articles/technical/"
              "intel64-and-ia-32-architectures-optimization.html")
-AMX_SRC = ("https://www.intel.com/content/www/us/en/products/docs/accelerator-engines/"
-           "advanced-matrix-extensions/ai-solution-brief.html")
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,9 @@ def _arch(name: str, vendor: str, simd_bits: int, pipes: int, source: str,
     """Build a table entry; `paths` are (precision, x fp32 rate, via, flags)."""
     fp32 = (simd_bits // 32) * pipes * 2.0
     fast = [_fp32_times(fp32, f, p, via, fl) for p, f, via, fl in paths]
-    # AMX TMUL per core per cycle: 1024 bf16/fp16 FLOP, 2048 int8 OP (Intel AMX brief).
+    # AMX TMUL per core per cycle: 1024 bf16/fp16 FLOP, 2048 int8 OP (Intel AMX brief,
+    # https://www.intel.com/content/www/us/en/products/docs/accelerator-engines/
+    # advanced-matrix-extensions/ai-solution-brief.html).
     for prec in amx:
         per_cycle = 2048.0 if prec == "int8" else 1024.0
         fast.append(FastPath(prec, "tensor", per_cycle, "AMX", (f"amx_{prec}",)))

@@ -175,8 +175,3 @@ def display_names(groups: Sequence[tuple[_Group, str | None]]) -> list[str]:
 def sort_by_time(kernels: Iterable[Kernel]) -> list[Kernel]:
     """Longest total time first (seed 000 §6.4: start with the top kernels by time)."""
     return sorted(kernels, key=lambda k: -(k.seconds or 0.0))
-
-
-def time_shares(kernels: Sequence[Kernel]) -> dict[str, float]:
-    total = sum(k.seconds or 0.0 for k in kernels)
-    return {k.name: (k.seconds or 0.0) / total for k in kernels} if total else {}

@@ -125,11 +125,6 @@ def flop_per_joule(c: Choice, kernels: Sequence[Kernel]) -> float | None:
     return sum(k.total_flop for k in kernels) / c.seconds / c.tdp_w
 
 
-def rank_devices(kernels: Sequence[Kernel], devices) -> tuple[Choice, ...]:
-    """Catalog devices (objects with name, roof, tdp_w) ranked for the kernels."""
-    return rank(kernels, [(d.name, d.roof, d.tdp_w) for d in devices])
-
-
 @dataclass(frozen=True)
 class StepComparison:
     """A measured whole step set against the predicted floor of the device it ran on."""

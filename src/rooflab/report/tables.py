@@ -1,8 +1,8 @@
 """Terminal tables for machine profiles: seed 004's record table (nominal, measured,
 measured/nominal, ridge point P / B per precision for both roofs).
 
-`profile_rows` gives the numbers, `profile_lines` plain text (for Markdown or logs) and
-`profile_table` a rich Table; only the CLI prints them. The measured column is the ceiling's
+`profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
+under it); only the CLI prints them. The measured column is the ceiling's
 value (the best sample for probes); IQR is the interquartile range of its samples relative
 to their median, "!" when the ceiling carries a warning.
 """
@@ -102,17 +102,6 @@ def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
         rows.append(ProfileRow("overhead floor", "s", nom.overhead_s if nom else None,
                                meas.overhead_s if meas else None))
     return rows
-
-
-def profile_lines(profile: MachineProfile) -> list[str]:
-    """The record table as aligned plain-text lines, then the roofs' notes and warnings."""
-    table = [HEADERS] + [r.cells() for r in profile_rows(profile)]
-    widths = [max(len(row[i]) for row in table) for i in range(len(HEADERS))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                       for i, (cell, w) in enumerate(zip(row, widths, strict=False))).rstrip()
-             for row in table]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return lines + [f"note: {n}" for n in profile_notes(profile)]
 
 
 def profile_notes(profile: MachineProfile) -> list[str]:

@@ -65,10 +65,6 @@ class TPResult:
         """No overlap of communication with compute is assumed."""
         return self.compute_s + self.comm_s
 
-    @property
-    def comm_share(self) -> float:
-        return self.comm_s / self.tpot_s if self.tpot_s else 0.0
-
 
 def allreduce_seconds(nbytes: float, n: int, link_bytes_per_s: float,
                       latency_s: float = 0.0) -> float:

@@ -32,10 +32,6 @@ class WhatIf:
     flop: float
     bytes: float
 
-    @property
-    def tokens_per_s_per_sequence(self) -> float:
-        return 1.0 / self.tpot_s
-
 
 def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
              label: str) -> WhatIf:
