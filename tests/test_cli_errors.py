@@ -94,7 +94,7 @@ CASES = [
     # JSON of the wrong shape
     ("kernels not a list", ["report", "shape.json", *ON], ["shape.json", "'kernels' list"]),
     ("roof as kernels", ["choose", "roof.json", "--among", "t4"],
-     ["roof.json", "'kernels' list"]),
+     ["roof.json", "not a list of kernels", "--on roof.json"]),
     ("kernels as roof", ["report", "kernels.json", "--on", "kernels.json"],
      ["kernels.json", "not a profile or roof file"]),
     ("kernels as config", ["llm", "kernels.json", *ON], ["kernels.json", "hidden_size"]),
@@ -303,3 +303,20 @@ def test_missing_dependency_names_the_package_not_its_submodule():
     assert str(err.value) == ("the Python package 'rooflab_no_such_pkg' is not installed "
                               "(needed for the interactive HTML report); install it with: "
                               "pip install 'rooflab[html]'")
+
+
+def test_a_profile_given_where_kernels_go_says_to_pass_it_with_on(tmp_path, capsys):
+    from rooflab.cli.main import main
+    from rooflab.hardware.profile import MachineProfile, save_profile
+    from rooflab.model.ceiling import Ceiling, Roof
+
+    roof = Roof("mine", "measured", compute=(Ceiling(1e11, precision="fp64", unit="vector",
+                                                     provenance="measured"),),
+                memory=(Ceiling(4e10, level="DRAM", provenance="measured"),))
+    path = tmp_path / "me.json"
+    save_profile(path, MachineProfile(host={"name": "mine"}, measured=roof))
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: this is a machine profile or roof, not a list of "
+                          f"kernels: pass it as the roof, e.g. `--on {path}`")
+    assert "Traceback" not in err

@@ -32,6 +32,11 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         return kernels_from_csv(read_text(p), path)
     data = load_json(path)
     items = data.get("kernels") if isinstance(data, dict) else data
+    if isinstance(data, dict) and items is None and (
+            {"measured", "nominal"} & set(data) or {"compute", "memory"} <= set(data)):
+        raise ParseError(f"this is a machine profile or roof, not a list of kernels: pass it "
+                         f"as the roof, e.g. `--on {path}` (`rooflab plot --on {path} -o "
+                         f"chart.png` draws it alone)", path=path)
     if not isinstance(items, list):
         raise ParseError("expected a list of kernels or an object with a 'kernels' list",
                          path=path)
