@@ -144,6 +144,11 @@ def register(app) -> None:
         for path in (profile_path, chart_path):   # fail now, not after the measurement
             if path:
                 check_writable(path)
+        from ..errors import require
+
+        # A missing extra is said before the progress bar starts (not under it).
+        require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
+                  else ("torch", "gpu", "the GPU probe")))
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
