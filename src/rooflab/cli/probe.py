@@ -175,7 +175,8 @@ def register(app) -> None:
         out.print(profile_table(profile))
         for note in profile_notes(profile):
             out.print(f"note: {note}")
-        wall = profile.extras.get("wall_s")
+        # The CPU probe keeps its wall time at the top of extras, the GPU probe under "gpu".
+        wall = profile.extras.get("wall_s") or (profile.extras.get("gpu") or {}).get("wall_s")
         saved = [p for p in (profile_path, chart_path) if p]
         parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
             [f"wrote {', '.join(saved)}"] if saved else [])
