@@ -76,10 +76,17 @@ def register(app) -> None:
                 steps += [(k, _roof_name(path)) for k in whole]
         choices = rank(kernels, candidates(among, kind))
         compared = compare_steps(steps, choices)
+        need = _footprint(files)
         if json_out:
-            emit_json(choices_to_dict(choices, kernels, compared))
+            data = choices_to_dict(choices, kernels, compared)
+            if need is not None:
+                for d in data:
+                    mem = _device_memory(d["name"])
+                    d["memory_bytes"], d["needs_bytes"] = mem, need
+                    d["fits"] = None if mem is None else need <= mem
+            emit_json(data)
             return
-        console().print(_table(choices[:top], kernels, compared))
+        console().print(_table(choices[:top], kernels, compared, need))
 
 
 def _roof_name(path: str) -> str | None:
@@ -93,7 +100,37 @@ def _roof_name(path: str) -> str | None:
     return roof.get("name") if isinstance(roof, dict) else None
 
 
-def _table(choices, kernels, compared=()):
+def _footprint(files: list[str]) -> float | None:
+    """Bytes one device must hold for an `rooflab llm` document (its footprint: weights +
+    KV + activations at its batch, per device under --tp); None for other inputs. Seed 002:
+    a device the model does not fit in is no choice, however fast its roof."""
+    from ..files import load_json
+
+    total = None
+    for path in files:
+        if not path.lower().endswith(".json"):
+            continue
+        data = load_json(path)
+        fp = data.get("llm", {}).get("footprint") if isinstance(data, dict) else None
+        need = fp.get("total_bytes") if isinstance(fp, dict) else None
+        if isinstance(need, (int, float)) and need > 0:
+            total = max(total or 0.0, float(need))
+    return total
+
+
+def _device_memory(name: str) -> float | None:
+    """Device memory of a catalog device (None for a profile file or unknown)."""
+    from ..errors import RooflabError
+    from ..hardware.catalog import lookup
+
+    try:
+        mem = lookup(name).memory_bytes
+    except RooflabError:
+        return None
+    return mem or None
+
+
+def _table(choices, kernels, compared=(), need=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -125,6 +162,14 @@ def _table(choices, kernels, compared=()):
     for c in choices:
         for n in c.notes:
             devices.setdefault(n, []).append(c.name)
+    if need is not None:
+        short = [f"{c.name} ({si(m, 'B')})" for c in choices
+                 if (m := _device_memory(c.name)) is not None and need > m]
+        if short:
+            parts.append(Text(f"does not fit: the model needs {si(need, 'B')} per device "
+                              f"(weights + KV + activations, from the llm document) > the "
+                              f"memory of {', '.join(short)}; their times assume it fit "
+                              f"(rooflab llm --tp N, or smaller --weights)"))
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)

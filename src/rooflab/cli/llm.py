@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -38,22 +39,34 @@ def _device(spec: str, roof):
         return None
 
 
-def list_table():
-    from rich.table import Table
-
+def list_rows() -> list[dict]:
+    """The bundled configs with their parameter counts (for the table and --json)."""
     from ..workloads.llm.config import bundled_names, load_config
     from ..workloads.llm.params import count_params
+
+    rows = []
+    for name in bundled_names():
+        c = load_config(name)
+        p = count_params(c)
+        rows.append({"name": name, "family": c.family, "params": p.total,
+                     "active_params": p.active, "layers": c.layers, "hidden": c.hidden,
+                     "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim,
+                     "max_position_embeddings": c.max_positions, "source": c.source})
+    return rows
+
+
+def list_table():
+    from rich.table import Table
 
     t = Table(title="bundled configs (from the published config.json files)")
     for col in ("name", "family", "params", "active", "layers", "hidden", "heads/kv",
                 "max context"):
         t.add_column(col, justify="left" if col in ("name", "family") else "right",
                      no_wrap=col in ("name", "family"))
-    for name in bundled_names():
-        c = load_config(name)
-        p = count_params(c)
-        t.add_row(name, c.family, si(p.total), si(p.active), str(c.layers), str(c.hidden),
-                  f"{c.heads}/{c.kv_heads}", str(c.max_positions or "-"))
+    for r in list_rows():
+        t.add_row(r["name"], r["family"], si(r["params"]), si(r["active_params"]),
+                  str(r["layers"]), str(r["hidden"]), f"{r['heads']}/{r['kv_heads']}",
+                  str(r["max_position_embeddings"] or "-"))
     return t
 
 
@@ -148,24 +161,42 @@ def sweep_table(sw):
     return t
 
 
-def sweep_lines(sw) -> list[str]:
+def sweep_lines(sw, fp=None) -> list[str]:
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
             f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
             f"stays memory-bound at every batch")
-    return [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
-            f"stops tracking the batch; {knee}"]
+    out = [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
+           f"stops tracking the batch; {knee}"]
+    # seed 002: past the device memory a bigger batch is no option at all
+    cap = fp.max_batch if fp is not None else None
+    if cap == 0:
+        out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
+                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs (--tp, or "
+                   f"--weights int8/int4)")
+    elif cap is not None:
+        over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
+        over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
+                                                   ("the KV = weights batch",
+                                                    sw.kv_equals_weights_batch))
+                 if b and b > cap]
+        if over:
+            out.append(f"memory: at most batch {cap} fits in {si(fp.device_bytes, 'B')} "
+                       f"(context {fp.context}); too big: {', '.join(over)} (--tp, "
+                       f"--kv fp8 or --weights int4 make room)")
+    return out
 
 
 def whatif_table(rows, base_tpot: float, title: str):
     from rich.table import Table
 
     t = Table(title=title)
-    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights"):
+    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights", "launch floor"):
         t.add_column(col, justify="left" if col == "what-if" else "right")
     for w in rows:
         t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
-                  si(w.weights_bytes, "B"))
+                  si(w.weights_bytes, "B"), fmt_seconds(w.launch_s))
     return t
+
 
 
 def _chart(path: str, r, measured, roofs):
@@ -228,8 +259,11 @@ def register(app) -> None:
         from ..workloads.llm.config import load_config
 
         if config == "list":
-            from .common import console
+            from .common import console, emit_json
 
+            if json_out:
+                emit_json({"schema_version": 1, "configs": list_rows()})
+                return
             out = console()
             out.width = max(out.width, 112)
             out.print(list_table())
@@ -272,6 +306,9 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         warn(str(w.message))
     measured = []
     if tpot_ms is not None:
+        if not tpot_ms > 0 or math.isinf(tpot_ms):
+            raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
+                             f"got {tpot_ms:g}")
         measured.append(wi.measured_point(r.decode.step, roof, tpot_ms / 1e3))
     tpr = None
     if tp > 1:
@@ -292,9 +329,17 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=ctx) if whatif and tp == 1 else ()
     hw = ()
+    hw_memory: list[float | None] = []
     if compare:
-        others = [load_roofs(x.strip())[0] for x in compare.split(",") if x.strip()]
-        hw = wi.compare_hardware(cfg, s, [roof, *others], batch=req.batch, context=ctx)
+        names = [x.strip() for x in compare.split(",") if x.strip()]
+        others = [load_roofs(x)[0] for x in names]
+        from ..workloads.llm.parallel import shard
+
+        # per device under --tp, like the tables above (the all-reduces are not in it)
+        hw = wi.compare_hardware(shard(cfg, tp), s, [roof, *others], batch=req.batch,
+                                 context=ctx)
+        hw_memory = [mem] + [getattr(_device(n, o), "memory_bytes", None) or None
+                             for n, o in zip(names, others, strict=True)]
     data = result_to_dict(r, measured=[m.kernel for m in measured])
     llm = data["llm"]
     if measured:
@@ -312,7 +357,12 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     for key, rows in (("whatif", whatifs), ("hardware", hw)):
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
-                         "weights_bytes": w.weights_bytes, "roof": w.roof.name} for w in rows]
+                         "weights_bytes": w.weights_bytes, "roof": w.roof.name,
+                         "launch_s": w.launch_s, "launch_bound": w.launch_bound}
+                        for w in rows]
+    for row, m in zip(llm.get("hardware", []), hw_memory, strict=False):
+        row["memory_bytes"] = m
+        row["fits"] = None if m is None else r.footprint.total <= m
     if output:
         suffix = Path(output).suffix.lower()
         if suffix == ".json":
@@ -335,7 +385,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         out.print(line, soft_wrap=True)
     if r.sweep is not None:
         out.print(sweep_table(r.sweep))
-        for line in sweep_lines(r.sweep):
+        for line in sweep_lines(r.sweep, r.footprint):
             out.print(line, soft_wrap=True)
     if measured:
         m = measured[0]
@@ -349,10 +399,20 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                   f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source}) = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
-    if whatifs:
-        out.print(whatif_table(whatifs, whatifs[0].tpot_s, "what-ifs (decode step)"))
-    if hw:
-        out.print(whatif_table(hw, hw[0].tpot_s, "hardware swap (decode step)"))
+    per = f", per device of {tp}, without all-reduces" if tp > 1 else ""
+    for rows, title in ((whatifs, "what-ifs (decode step)"),
+                        (hw, f"hardware swap (decode step{per})")):
+        if rows:
+            out.print(whatif_table(rows, rows[0].tpot_s, title))
+            note = wi.launch_note(rows)
+            if note:
+                out.print(note, soft_wrap=True)
+    short = [f"{w.label} ({si(m, 'B')})" for w, m in zip(hw, hw_memory, strict=False)
+             if m is not None and r.footprint.total > m]
+    if short:
+        out.print(f"does not fit: {si(r.footprint.total, 'B')} (weights + KV + activations) "
+                  f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit (--tp, "
+                  f"smaller --weights)", soft_wrap=True)
     for note in r.notes:
         out.print(f"note: {note}", soft_wrap=True)
 
@@ -367,4 +427,10 @@ def _csv(llm: dict) -> str:
                 ph, k["name"], k["calls"], k["flop"], k["bytes"], b["weights"],
                 b["activations"], b["kv"], "" if k["ai"] is None else k["ai"], k["floor_s"],
                 k["bound"])))
+    # the batch sweep, one whole decode step per batch (floor_s: its TPOT floor)
+    for p in llm.get("sweep", {}).get("points", []):
+        lines.append(",".join(str(x) for x in (
+            "decode_sweep", f"step b={p['batch']}", p["launches"], p["flop"], p["bytes"],
+            p["weight_bytes"], p["activations_bytes"], p["kv_bytes"], p["ai"], p["tpot_s"],
+            p["bound"])))
     return "\n".join(lines) + "\n"

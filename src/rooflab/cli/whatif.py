@@ -94,14 +94,21 @@ def _table(result):
     from rich.table import Table
     from rich.text import Text
 
+    from ..model.choose import split_whole_steps
     from ..units import fmt_ai, fmt_seconds
 
     after = {p.kernel: p for p in result.after.primary()}
     before = {p.kernel: p for p in result.before.primary()}
-    rows, floored = [], []
+    # A whole measured step beside its own kernels (`rooflab llm --tpot-ms`) is not one
+    # more kernel: it gets its own line under the table, and the totals leave it out.
+    steps = {id(k) for k in split_whole_steps([old for old, _ in result.moves])[1]}
+    rows, floored, step_lines = [], [], []
     for (old, new), (fb, fa) in zip(result.moves, result.floors, strict=True):
         b, a = before.get(old.name), after.get(new.name)
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
+        if id(old) in steps:
+            step_lines.append(_step_line(old, new, b, a, sp))
+            continue
         # no measured time to move: show the floors (derived from the roof), as floors
         floor = old.seconds is None and new.seconds is None and bool(fb and fa)
         floored.append(floor)
@@ -121,13 +128,14 @@ def _table(result):
                   "-" if sp is None else f"{sp:.2f}x{mark}", bound)
     floored = any(floored)
     parts: list = [t]
-    if result.speedup:
+    if result.speedup and not steps:
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
     elif every and all(result.total_floors):
         fb, fa = result.total_floors
         parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
                           f"({fb / fa:.2f}x)"))
+    parts += [Text(line) for line in step_lines]
     if floored:
         parts.append(Text("floor: no measured time, so the least time at the roof: launches "
                           "+ FLOP / P or bytes / B at 100 % of it (derived, a lower bound)",
@@ -137,6 +145,18 @@ def _table(result):
     parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
               if n not in result.before.notes]
     return Group(*parts)
+
+
+def _step_line(old, new, b, a, speedup) -> str:
+    """The measured whole step, moved like a kernel at the fraction of its roof it reaches."""
+    from ..units import fmt_ai, fmt_seconds
+
+    ai = f"AI {fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}"
+    if not (old.seconds and new.seconds):
+        return f"{old.name}: no measured time to move ({ai})"
+    return (f"{old.name}: {fmt_seconds(old.seconds)} -> {fmt_seconds(new.seconds)} predicted "
+            f"({speedup:.2f}x, at the efficiency it reaches now); {ai} (the whole step, not "
+            f"added to the kernels)")
 
 
 def _write(path: str, result, data) -> None:

@@ -201,7 +201,9 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
 
     def change(k: Kernel) -> Kernel:
         frm = dtype_bytes(str(k.meta.get("weight_dtype") or k.precision))
-        s = weight_share(k, share)
+        # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
+        # activation dtype, as `rooflab llm --weights` does
+        s = 0.0 if share is None and op_kind(k).endswith("norm") else weight_share(k, share)
         factor = (1 - s) + s * to / frm
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()})
 
@@ -222,13 +224,34 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         b0 = from_batch or int(k.meta.get("batch", 1))
         r = batch / b0
         s = weight_share(k, share)
+        w = expert_weight_ratio(k, r) if share is None else 1.0
         return k.with_(flop={p: f * r for p, f in k.flop.items()},
-                       bytes={lv: b * (s + (1 - s) * r) for lv, b in k.bytes.items()},
+                       bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
                        meta={**k.meta, "batch": batch})
 
     return _apply(roof, kernels, change, names, f"batch -> {batch}",
-                  "weights are read once for the whole batch; FLOP and activation (and KV) "
-                  "bytes grow with the batch (seed 004: decode AI ~ batch)")
+                  "weights are read once for the whole batch (MoE experts: as many as the "
+                  "batch's tokens touch); FLOP and activation (and KV) bytes grow with the "
+                  "batch (seed 004: decode AI ~ batch)")
+
+
+def expert_weight_ratio(k: Kernel, r: float) -> float:
+    """How much more expert weight a batch r times larger reads: routed-expert kernels of
+    `rooflab llm` say experts E and top-k in meta shape (m = tokens x top-k); T tokens touch
+    E(1 - (1 - k/E)^T) distinct experts on average (uniform routing). 1 for other kernels."""
+    shape = k.meta.get("shape")
+    if not isinstance(shape, Mapping):
+        return 1.0
+    e, top, m = shape.get("experts"), shape.get("top_k"), shape.get("m")
+    if not (isinstance(e, (int, float)) and isinstance(top, (int, float))
+            and isinstance(m, (int, float)) and e > 0 and 0 < top <= e and m > 0):
+        return 1.0
+    tokens = m / top
+
+    def distinct(t: float) -> float:
+        return e * (1.0 - (1.0 - top / e) ** t)
+
+    return distinct(tokens * r) / distinct(tokens)
 
 
 def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
@@ -278,11 +301,15 @@ def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
 
 def describe(w: WhatIf) -> Mapping[str, object]:
     """JSON shape of a what-if: totals and one row per moved kernel."""
+    from .choose import split_whole_steps
     from .schema import analysis_to_dict
 
+    steps = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[1]}
     rows = []
     for (old, new), (fb, fa) in zip(w.moves, w.floors, strict=True):
         rows.append({"kernel": old.name, "new_kernel": new.name,
+                     # a whole measured step beside its kernels: not in the totals
+                     "whole_step": id(old) in steps,
                      "before_s": old.seconds, "after_s": new.seconds,
                      "speedup": old.seconds / new.seconds if old.seconds and new.seconds
                      else None,

@@ -71,6 +71,7 @@ class Step:
     context: int
     ops: tuple[StepOp, ...]
     layers: int = 1
+    weight_dtype: str | None = None     # Settings.weights, for tools that re-quantize
 
     @property
     def flop(self) -> float:
@@ -100,7 +101,13 @@ class Step:
         return sum(o.calls for o in self.ops if o.scope == "layer") / self.layers
 
     def kernels(self) -> tuple[Kernel, ...]:
-        return tuple(o.kernel() for o in self.ops)
+        """The ops as Kernels; meta carries the step's batch and weight dtype so that
+        `rooflab whatif --batch/--quantize` on an llm JSON scales from them (without them
+        it assumes batch 1 and weights in the math precision)."""
+        extra = {"batch": self.batch}
+        if self.weight_dtype:
+            extra["weight_dtype"] = self.weight_dtype
+        return tuple(k.with_(meta={**k.meta, **extra}) for k in (o.kernel() for o in self.ops))
 
     def op(self, name: str) -> StepOp:
         for o in self.ops:
@@ -124,17 +131,18 @@ def _from_op(base: OpCount, name: str, split: Mapping[str, float], s: Settings,
 
 
 def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = False,
-           weight_rows: float = 1.0, out_kv: bool = False) -> OpCount:
+           weight_rows: float = 1.0, out_kv: bool = False, **moe: int) -> OpCount:
     """tokens x k @ k x n (ops.matmul: 2*tokens*k*n FLOP); the weight read once (x
     `weight_rows` distinct copies, e.g. the experts touched); outputs written to the KV
-    cache count as kv."""
+    cache count as kv. `moe` (experts=E, top_k=k) goes into the shape, so that a what-if
+    on another batch can recount the experts touched."""
     base = ops.matmul(tokens, n, k, dtype=s.act)
     flop = base.flop + (tokens * n if bias else 0)
     weights = weight_rows * (k * n * s.weight_bytes + (n * s.act_bytes if bias else 0))
     out = tokens * n * (s.kv_bytes if out_kv else s.act_bytes)
     split = {"weights": weights, "activations": tokens * k * s.act_bytes + (0 if out_kv else out),
              "kv": out if out_kv else 0}
-    return _count(name, "linear", flop, split, s, unit="tensor", m=tokens, k=k, n=n)
+    return _count(name, "linear", flop, split, s, unit="tensor", m=tokens, k=k, n=n, **moe)
 
 
 def elementwise(name: str, elements: int, s: Settings, *, inputs: int = 1, outputs: int = 1,
@@ -255,7 +263,9 @@ def _mlp(cfg: ModelConfig, s: Settings, t: float, width: int, prefix: str = "",
          weight_rows: float = 1.0, routed: float | None = None) -> list[OpCount]:
     """gate/up -> act(*) -> down. `routed`: tokens x top_k going through the experts."""
     rows = routed if routed is not None else t
-    kw = dict(weight_rows=weight_rows)
+    kw: dict = dict(weight_rows=weight_rows)
+    if routed is not None and cfg.moe:
+        kw.update(experts=cfg.moe.experts, top_k=cfg.moe.top_k)
     if cfg.gated_mlp:
         return [linear(f"{prefix}gate_proj", rows, cfg.hidden, width, s, **kw),
                 linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, **kw),
@@ -312,7 +322,8 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     model_ops.append(StepOp(norm("final_norm", t, h, cfg, s), 1, "model"))
     model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
     return Step(phase=phase, batch=batch, q_len=q_len, context=context,
-                ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers)
+                ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers,
+                weight_dtype=s.weights)
 
 
 def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool

@@ -64,7 +64,10 @@ class Sweep:
         return [{"batch": p.batch, "ai": p.ai, "tpot_s": p.tpot_s,
                  "tokens_per_s": p.tokens_per_s, "flop_per_s": p.flop_per_s,
                  "weight_bytes": p.weight_bytes, "kv_bytes": p.kv_bytes,
-                 "bound": p.timing.bound} for p in self.points]
+                 "bound": p.timing.bound, "flop": p.timing.step.flop,
+                 "bytes": p.timing.step.bytes,
+                 "activations_bytes": p.timing.step.bytes_split["activations"],
+                 "launches": p.timing.step.launches} for p in self.points]
 
 
 def check_batches(batches: Sequence[int]) -> tuple[int, ...]:

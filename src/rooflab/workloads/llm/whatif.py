@@ -14,6 +14,7 @@ from ...errors import InputError
 from ...model.analysis import Point, analyze
 from ...model.ceiling import Roof
 from ...model.kernel import Kernel
+from ...units import fmt_seconds
 from .config import ModelConfig
 from .footprint import weight_bytes
 from .kernels import Step, decode_step
@@ -31,6 +32,13 @@ class WhatIf:
     weights_bytes: float
     flop: float
     bytes: float
+    launch_s: float = 0.0     # launches x the low per-launch cost on this roof (timing.py)
+
+    @property
+    def launch_bound(self) -> bool:
+        """The launches alone take longer than the work floor: without CUDA graphs or
+        fused kernels the TPOT cannot fall to tpot_s (seed 004)."""
+        return self.launch_s > self.tpot_s
 
 
 def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
@@ -38,7 +46,8 @@ def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: 
     step = decode_step(cfg, s, batch, context)
     t = time_step(step, roof)
     return WhatIf(label=label, settings=s, roof=roof, ai=step.ai, tpot_s=t.floor_s,
-                  weights_bytes=weight_bytes(cfg, s), flop=step.flop, bytes=step.bytes)
+                  weights_bytes=weight_bytes(cfg, s), flop=step.flop, bytes=step.bytes,
+                  launch_s=t.launch_s_range[0])
 
 
 def standard_variants(base: Settings) -> dict[str, Settings]:
@@ -64,6 +73,19 @@ def compare_hardware(cfg: ModelConfig, s: Settings, roofs: Sequence[Roof], *, ba
                      context: int) -> tuple[WhatIf, ...]:
     """The same decode step on other machines."""
     return tuple(evaluate(cfg, s, r, batch=batch, context=context, label=r.name) for r in roofs)
+
+
+def launch_note(rows: Sequence[WhatIf]) -> str | None:
+    """Rows whose launches alone outlast the work floor: their TPOT floor and speed-up
+    hold only with CUDA graphs or fused kernels (seed 004: the gap below the slope)."""
+    bound = [w for w in rows if w.launch_bound]
+    if not bound:
+        return None
+    names = ", ".join(f"{w.label} ({fmt_seconds(w.launch_s)} > {fmt_seconds(w.tpot_s)})"
+                      for w in bound)
+    return (f"launch-bound: {names}: the kernel launches alone outlast the work floor, so "
+            f"eager execution cannot reach these TPOTs; the speed-up needs CUDA graphs or "
+            f"fused kernels")
 
 
 @dataclass(frozen=True)
@@ -101,7 +123,11 @@ def measured_point(step: Step, roof: Roof, tpot_s: float, *,
                bytes={"DRAM": step.bytes}, seconds=tpot_s, calls=step.launches,
                provenance={"flop": "derived", "bytes": "derived", "seconds": "measured"},
                unit="tensor", samples=tuple(samples),
-               meta={"op": "decode_step", "batch": step.batch, "context": step.context})
+               # bytes_split and weight_dtype: `rooflab whatif --quantize` shrinks only
+               # the weights of the step (not its KV cache and activations)
+               meta={"op": "decode_step", "batch": step.batch, "context": step.context,
+                     "bytes_split": step.bytes_split,
+                     **({"weight_dtype": step.weight_dtype} if step.weight_dtype else {})})
     point = analyze(roof, [k], levels=("DRAM",)).points[0]
     return MeasuredStep(kernel=k, point=point, floor_s=time_step(step, roof).floor_s)
 
