@@ -212,6 +212,8 @@ def test_parse_converts_to_si():
     (("fp16_tensor = 65", "fp16_tensor = 65\n[device.sparse_tflops]\nfp16_tensor = 60"),
      "below the dense figure"),
     (("[device.tflops]", "[device.tflops\n"), "invalid TOML"),
+    (("interconnect_gbps = 32", "interconnect_gbps = 32\nhost_link = \"PCIe 5.0 x16\""),
+     "host_link must read like 'PCIe Gen5 x16'"),
 ])
 def test_bad_entries_name_file_entry_and_field(change, message):
     with pytest.raises(ParseError) as err:
@@ -386,3 +388,30 @@ def test_gpu_probe_refuses_a_catalog_match_of_another_compute_capability():
     assert roof is not None and name == "NVIDIA H200 SXM"
     roof, why = catalog_roof("NVIDIA H200", "8.0")
     assert roof is None and "compute capability 9.0" in why and "this device is 8.0" in why
+
+
+@pytest.mark.parametrize(("link", "gb_per_s"), [
+    # lanes x GT/s x line code / 8 bits, one direction (PCI-SIG): the figures vendors halve
+    # from their "bidirectional" ones (T4 32 GB/s, H100 128 GB/s).
+    ("PCIe Gen3 x16", 16 * 8 * 128 / 130 / 8),      # 15.75
+    ("PCIe Gen4 x8", 8 * 16 * 128 / 130 / 8),       # 15.75
+    ("PCIe Gen4 x16", 31.508),
+    ("PCIe Gen5 x16", 63.015),
+    ("PCIe Gen6 x16", 16 * 64 * 242 / 256 / 8),     # 121.0, FLIT mode
+])
+def test_host_link_bandwidth_per_direction(link, gb_per_s):
+    from rooflab.hardware.catalog import pcie_ceiling
+
+    c = pcie_ceiling(link, "https://pcisig.com")
+    assert c.value / 1e9 == pytest.approx(gb_per_s, rel=1e-4)
+    assert (c.level, c.provenance) == ("PCIe", "derived") and link in c.method
+
+
+def test_catalog_gpus_carry_their_host_link():
+    assert lookup("T4").host_link_ceiling.value == pytest.approx(15.754e9, rel=1e-4)
+    assert lookup("H200").host_link == "PCIe Gen5 x16"
+    assert lookup("RTX 4060").host_link == "PCIe Gen4 x8"
+    # Grace Hopper reaches its host through NVLink-C2C, not PCIe: no figure rather than a
+    # wrong one; and the datasheet roofs themselves stay cache/DRAM only.
+    assert lookup("GH200").host_link_ceiling is None
+    assert "PCIe" not in lookup("H200").roof.levels

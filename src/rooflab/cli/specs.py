@@ -78,6 +78,17 @@ def _device_json(d) -> dict[str, Any]:
     return {**device_to_dict(d), "roof": roof_to_dict(d.roof)}
 
 
+def _host_link(d, short: bool = False) -> str:
+    c = d.host_link_ceiling
+    if c is None:
+        return "-"
+    if short:
+        return si(c.value, "B/s")
+    rate = f"{si(c.value, 'B/s')} per direction"
+    return f"{d.host_link}, {rate} (derived: {c.method.split(': ')[1]})" \
+        .replace(", per direction)", ")")
+
+
 def _show_tables(d) -> list:
     from ..hardware.catalog import ridges
 
@@ -91,6 +102,7 @@ def _show_tables(d) -> list:
              ["memory", f"{si(d.memory_bytes, 'B')} at {si(bw, 'B/s')}"],
              ["L2 / last-level cache", f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}"],
              ["interconnect", f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"],
+             ["host link", _host_link(d)],
              ["TDP", _watts(d.tdp_w)],
              ["overhead floor", f"{fmt_seconds(d.roof.overhead_s)} "
               f"({d.roof.overhead_source})" if d.roof.overhead_s else "- (not given)"],
@@ -118,6 +130,7 @@ def compare_rows(devices) -> list[list[str]]:
             ["DRAM"] + [si(d.roof.bandwidth("DRAM").value, "B/s") for d in devices],
             ["L2 / LLC"] + [f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}" for d in devices],
             ["interconnect"] + [si(d.interconnect_bytes_per_s, "B/s") for d in devices],
+            ["host link, 1 way"] + [_host_link(d, short=True) for d in devices],
             ["TDP"] + [_watts(d.tdp_w) for d in devices]]
     for label in labels:
         cells = []

@@ -11,6 +11,7 @@ ParseError naming the file, the entry and the field.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,13 +40,17 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "llc_mib": float, "llc_gbps": float, "interconnect": str,
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
-           "compute_capability": str}
+           "compute_capability": str, "host_link": str}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
         "memory_channels": int, "memory_mts": float}
 _APPLE = {"gpu_cores": int, "gpu_ghz": float}
 _REQUIRED = ("name", "vendor", "kind", "source", "memory_gb", "interconnect",
              "interconnect_gbps")
+# PCIe per lane and direction: transfer rate (GT/s) x line-code efficiency / 8 bits.
+# Gen3-5 use 128b/130b; Gen6 (PAM4, FLIT mode) carries 242 payload bytes in 256 (PCI-SIG).
+PCIE_LANE = {3: (8, 128 / 130), 4: (16, 128 / 130), 5: (32, 128 / 130), 6: (64, 242 / 256)}
+_HOST_LINK = re.compile(r"^PCIe Gen([3-6]) x(1|2|4|8|16)$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,15 @@ class Device:
     inputs: Mapping[str, Any] = field(default_factory=dict)  # CPU peak inputs, as stored
     file: str = ""
     compute_capability: str | None = None   # NVIDIA GPUs: "9.0"
+    host_link: str | None = None            # the link to the host CPU: "PCIe Gen5 x16"
+
+    @property
+    def host_link_ceiling(self) -> Ceiling | None:
+        """The host link's bandwidth per direction (level "PCIe"), derived from its
+        generation and width: what a pinned host<->device copy can reach at most."""
+        if self.host_link is None:
+            return None
+        return pcie_ceiling(self.host_link, self.source)
 
     @property
     def top_compute(self) -> Ceiling:
@@ -83,6 +97,20 @@ class Device:
         if peak is None:
             raise KeyError(f"{self.name} has no {precision} {unit or ''} ceiling".strip())
         return peak.value / self.roof.bandwidth(level).value
+
+
+def pcie_ceiling(link: str, source: str) -> Ceiling:
+    """'PCIe Gen5 x16' -> 63.0 GB/s per direction (derived from the PCIe generation)."""
+    m = _HOST_LINK.match(link)
+    if m is None:
+        raise ValueError(f"host link must read 'PCIe Gen<3-6> x<1|2|4|8|16>'; got '{link}'")
+    gen, lanes = int(m.group(1)), int(m.group(2))
+    rate, code = PCIE_LANE[gen]
+    coding = "128/130" if gen < 6 else "242/256"
+    return Ceiling(value=lanes * rate * 1e9 * code / 8, level="PCIe", provenance="derived",
+                   source=source,
+                   method=f"{link}: {lanes} lanes x {rate} GT/s x {coding} / 8 bits, per "
+                          f"direction")
 
 
 # --- loading and validation -------------------------------------------------------------
@@ -115,6 +143,9 @@ def _check_types(fname: str, where: str, raw: Mapping[str, Any]) -> None:
         raise _fail(fname, where, f"kind must be one of {KINDS}; got '{raw['kind']}'")
     if not str(raw["source"]).startswith("https://"):
         raise _fail(fname, where, "source must be an https:// URL of the vendor datasheet")
+    if "host_link" in raw and not _HOST_LINK.match(raw["host_link"]):
+        raise _fail(fname, where, f"host_link must read like 'PCIe Gen5 x16' (generation 3-6, "
+                                  f"1-16 lanes); got '{raw['host_link']}'")
 
 
 def _peaks(fname: str, where: str, table: Mapping[str, Any], what: str) -> dict[str, float]:
@@ -238,7 +269,7 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         tdp_w=float(raw["tdp_w"]) if "tdp_w" in raw else None, sparse=sparse,
         source=raw["source"], aliases=tuple(raw.get("aliases", ())),
         notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname,
-        compute_capability=raw.get("compute_capability"))
+        compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"))
 
 
 def parse_catalog_text(text: str, fname: str) -> tuple[Device, ...]:
@@ -320,6 +351,9 @@ def device_to_dict(device: Device) -> dict[str, Any]:
         "interconnect": device.interconnect,
         "interconnect_bytes_per_s": device.interconnect_bytes_per_s,
         "tdp_w": device.tdp_w, "compute_capability": device.compute_capability,
+        "host_link": device.host_link,
+        "host_link_bytes_per_s": (device.host_link_ceiling.value
+                                  if device.host_link_ceiling else None),
         "sparse": [{"precision": k, "unit": "tensor", "flop_per_s": v}
                    for k, v in device.sparse.items()],
         "ridges": list(ridges(device)),

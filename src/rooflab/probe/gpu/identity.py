@@ -11,6 +11,7 @@ import os
 import platform
 import re
 import socket
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -218,4 +219,8 @@ def catalog_roof(name: str, cc: str | None = None):
         return None, (f"catalog entry '{dev.name}' (compute capability "
                       f"{dev.compute_capability}) matched '{name}', but this device is {cc}: "
                       f"not used")
-    return dev.roof, dev.name
+    link = dev.host_link_ceiling
+    # The probe measures the host link too: its nominal figure goes beside it (the catalog's
+    # own roofs leave links out, so charts of datasheet roofs stay cache/DRAM only).
+    roof = replace(dev.roof, memory=dev.roof.memory + (link,)) if link else dev.roof
+    return roof, dev.name
