@@ -248,5 +248,12 @@ def test_cli_probe_on_cuda_prints_the_table_and_its_time(fake_cuda, capsys, tmp_
         mp.setattr(gpu, "probe_gpu", lambda d, m, p=None: real(d, m, p, triton=False))
         assert main(["probe", "--device", "cuda:0", "--quick", "--quiet", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "bf16 tensor" in printed or "bf16 tensor peak" in printed
+    assert "bf16 tensor peak" in printed and "PCIe bandwidth" in printed
+    # fp64 has a vector and a tensor peak on an H200: each ridge names its unit
+    # (34 / 4.8 = 7.08 and 67 / 4.8 = 14.0 FLOP/B), the fp32 one needs no unit.
+    ridges = {ln.split("│")[1].strip(): ln.split("│")[2].strip() for ln in printed.splitlines()
+              if ln.startswith("│ ridge")}
+    assert ridges["ridge fp64 vector / DRAM"] == "7.08"
+    assert ridges["ridge fp64 tensor / DRAM"] == "14"
+    assert "ridge fp32 / DRAM" in ridges and "ridge fp64 / DRAM" not in ridges
     assert "probe took" in printed and out.exists()

@@ -93,11 +93,15 @@ def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
         rows.append(_row(label, "FLOP/s", nom and nom.find_compute(prec, unit),
                          meas and meas.find_compute(prec, unit)))
     levels = [lv for lv in ("DRAM",) if any(r.find_memory(lv) for r in roofs)]
+    keys = _compute_keys(roofs)
+    # A precision on two units (a GPU's fp64 vector and tensor) names the unit in its ridge.
+    shared = {p for p, _ in keys if sum(q == p for q, _ in keys) > 1}
     for level in levels:
-        for prec, unit in _compute_keys(roofs):
+        for prec, unit in keys:
             pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
             if pair != (None, None):
-                rows.append(ProfileRow(f"ridge {prec} / {level}", "FLOP/B", *pair))
+                name = f"{prec} {unit}" if prec in shared and unit else prec
+                rows.append(ProfileRow(f"ridge {name} / {level}", "FLOP/B", *pair))
     if any(r.overhead_s for r in roofs):
         rows.append(ProfileRow("overhead floor", "s", nom.overhead_s if nom else None,
                                meas.overhead_s if meas else None))
