@@ -229,3 +229,12 @@ def test_hardware_swap_under_tp_is_per_device(capsys):
     assert base["weights_bytes"] == pytest.approx(70.55e9 * 2 / 8, rel=0.01)
     # same bytes on 3.35 TB/s instead of 4.8 TB/s (all memory-bound at batch 1)
     assert h100["tpot_s"] / base["tpot_s"] == pytest.approx(4.8 / 3.35, rel=0.01)
+
+
+def test_a_bad_rate_is_answered_with_rate_examples(capsys):
+    from rooflab.cli.main import main as cli
+
+    assert cli(["scale", "--on", "H100", "--link-bw", "fast/s"]) == 2
+    err = capsys.readouterr().err
+    assert "--link-bw must be a positive rate such as 450GB/s" in err and "'fast/s'" in err
+    assert "32MiB" not in err

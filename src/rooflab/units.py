@@ -142,6 +142,7 @@ _RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P":
 def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
     """Parse a bandwidth into bytes/s: '450GB/s', '450GB', '4.5e11', or a bit rate such as
     '400Gb/s', '400Gbps', '400 Gbit/s' (divided by 8). Raises InputError."""
+    given = text
     if isinstance(text, str):
         m = _BIT_RATE.match(text.replace("_", ""))
         if m:
@@ -154,7 +155,12 @@ def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
                                  f"400Gb/s; got '{text}'")
             return value
         text = text.split("/")[0]
-    return parse_size(text, what)
+    try:
+        return parse_size(text, what)
+    except InputError:
+        # Say what a rate looks like, not a size (parse_size's own examples are sizes).
+        raise InputError(f"{what} must be a positive rate such as 450GB/s, 4.5e11 (bytes/s) "
+                         f"or 400Gb/s; got '{given}'") from None
 
 
 def positive(value: float, name: str) -> float:
