@@ -7,7 +7,8 @@
 2. probes the device (rooflab.probe.gpu.probe_gpu) and saves the profile;
 3. times reference kernels (bf16 matmul, copy, softmax) and places them on the roof;
 4. runs the user's command, `rooflab probe --device cuda:N --quick -o OUTDIR/probe_quick.json`,
-   in a fresh process (CUDA only, or with --cli): the CLI end to end and its 20 s budget;
+   in a fresh process (CUDA only, or with --cli): the CLI end to end and its 20 s budget,
+   once with an empty Triton cache (a user's first run, reported) and once warm (judged);
 5. checks the issue-4 targets: copy >= 4.2 TB/s (read + write) and bf16 matmul >= 760
    TFLOP/s on an H200, every measured ceiling <= its nominal one (or flagged), the L2
    plateau found, the probe within its time budget;
@@ -155,7 +156,7 @@ def draw(profile, kernels, path: Path) -> str:
 
 def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | None,
            cli: dict | None = None) -> list:
-    """(name, status, detail): status is PASS, FAIL or n/a."""
+    """(name, status, detail): status is PASS, FAIL, n/a, or info (reported, not judged)."""
     cuda = profile.host.get("backend") == "cuda"
     h200 = "H200" in str(profile.host.get("name", ""))
     m = profile.measured
@@ -204,11 +205,19 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
                     f"exit {cli['rc']}, {cli['wall_s']:.1f} s wall (probe "
                     f"{cli.get('probe_s') or 0:.1f} s), {cli.get('ceilings', 0)} ceilings"
                     + (f"; {cli['stderr_tail'][-200:]}" if cli["rc"] else "")))
+        cold = cli.get("cold")
+        if cold is not None:
+            # A user's first run also compiles the Triton kernels: reported, not judged.
+            out.append(("`rooflab probe --quick`, empty Triton cache", "info",
+                        f"exit {cold['rc']}, {cold['wall_s']:.1f} s wall (probe "
+                        f"{cold.get('probe_s') or 0:.1f} s)"))
     return out
 
 
-def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0) -> dict:
-    """`rooflab probe --device DEVICE --quick -o out` in a fresh process, as a user runs it."""
+def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0,
+                  triton_cache: str | None = None) -> dict:
+    """`rooflab probe --device DEVICE --quick -o out` in a fresh process, as a user runs it;
+    `triton_cache` points Triton at another (empty) cache folder: a first run's compiles."""
     import json
     import os
     import subprocess
@@ -216,6 +225,8 @@ def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0) -> dict:
     src = str(Path(__file__).resolve().parents[1] / "src")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+    if triton_cache:
+        env["TRITON_CACHE_DIR"] = triton_cache
     cmd = [sys.executable, "-c", "import sys; from rooflab.cli.main import main; "
            "raise SystemExit(main(sys.argv[1:]))", "probe", "--device", device, "--quick",
            "--quiet", "-o", str(out)]
@@ -345,10 +356,16 @@ def main(argv: list[str] | None = None) -> int:
         _save(args.outdir, report)
         t1 = time.perf_counter()
         cli_device = "torch-cpu" if dev.type == "cpu" else str(dev)
-        cli = run_cli_probe(cli_device, args.outdir / "probe_quick.json")
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="rooflab-triton-") as empty:
+            cold = run_cli_probe(cli_device, args.outdir / "probe_quick_cold.json",
+                                 triton_cache=empty)
+        cli = {**run_cli_probe(cli_device, args.outdir / "probe_quick.json"), "cold": cold}
         report["cli_probe"] = cli
-        if cli["rc"]:
-            report["errors"]["cli probe"] = cli["stderr_tail"]
+        for key, run in (("cli probe", cli), ("cli probe, empty Triton cache", cold)):
+            if run["rc"]:
+                report["errors"][key] = run["stderr_tail"]
         stage_s["cli probe"] = time.perf_counter() - t1
     results = checks(profile, placed, wall_probe, mode, problems, cli)
     wall_total = time.perf_counter() - started

@@ -41,7 +41,7 @@ def test_gpu_check_dry_run_on_the_cpu_device(tmp_path):
         "matmul_bf16_128", "copy_fp32_4MiB", "softmax_bf16_256x1024"}
     matmul = next(r for r in report["reference"] if r["kernel"] == "matmul_bf16_128")
     assert matmul["flop"] == 2 * 128 ** 3 and matmul["ai"] == pytest.approx(128 / 3)
-    assert {c["status"] for c in report["checks"]} == {"n/a"}
+    assert {c["status"] for c in report["checks"]} == {"n/a", "info"}
     assert report["profile"]["measured"]["compute"]
     assert (out / "profile.json").stat().st_size > 1000
     assert (out / "roofline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -49,6 +49,11 @@ def test_gpu_check_dry_run_on_the_cpu_device(tmp_path):
     # The user's command ran in a fresh process and wrote its profile.
     assert any(line.startswith("[n/a ] `rooflab probe --quick` <= 20 s: exit 0") for line in tail)
     assert report["cli_probe"]["rc"] == 0 and report["cli_probe"]["ceilings"] >= 2
+    # ... twice: first with an empty Triton cache (a first run, reported), then warm.
+    assert report["cli_probe"]["cold"]["rc"] == 0
+    assert any(line.startswith("[info] `rooflab probe --quick`, empty Triton cache: exit 0")
+               for line in tail)
+    assert (out / "probe_quick_cold.json").exists()
     assert json.loads((out / "probe_quick.json").read_text())["measured"]["memory"]
 
 
@@ -103,6 +108,12 @@ def test_h200_targets_pass_and_fail_on_synthetic_profiles():
         _h200_profile(4.31e12, 7.8e14), placed, 35.0, "default", [], cli))
     assert more["reference"] == ("FAIL", "copy_fp32_1024MiB 112 %")
     assert more["`rooflab"] == ("FAIL", "exit 0, 24.5 s wall (probe 17.0 s), 12 ceilings")
+    cold = {"rc": 0, "wall_s": 31.0, "probe_s": 26.5}
+    first = gc.checks(_h200_profile(4.31e12, 7.8e14), [], 35.0, "default", [],
+                      {**cli, "wall_s": 12.0, "cold": cold})
+    assert first[-2][1] == "PASS"
+    assert first[-1] == ("`rooflab probe --quick`, empty Triton cache", "info",
+                         "exit 0, 31.0 s wall (probe 26.5 s)")
     flagged = dict((name.split(" ")[0], (status, detail)) for name, status, detail in gc.checks(
         _h200_profile(4.3e12, 0, above=True), [], 30.0, "quick", None))
     assert flagged["measured"] == ("FAIL", "above: bf16 tensor (flagged)")
