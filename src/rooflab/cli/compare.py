@@ -18,7 +18,8 @@ roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
-  rooflab compare output1.csv output5.csv --map sigma_gpp_gpu_34=sigma_gpp_gpu_34 -o moves.png
+  rooflab compare output1.ncu-rep output5.csv --on output5.ncu-rep -o moves.png
+  rooflab compare before_trace.json after_trace.json      (torch.profiler traces)
 """
 
 
@@ -26,7 +27,7 @@ def register(app) -> None:
     @app.command("compare", help=HELP)
     def compare(
         before: str = typer.Argument(..., help="the first run: kernel/analysis JSON, CSV, "
-                                               "ncu CSV or .ncu-rep"),
+                                               "ncu CSV, .ncu-rep or torch trace"),
         after: str = typer.Argument(..., help="the second run, same formats"),
         rename: list[str] = typer.Option([], "--map", help="OLD=NEW for a renamed kernel "
                                                            "(repeatable)"),

@@ -10,8 +10,9 @@ from ..errors import InputError, ParseError
 
 HELP = """Draw a roofline chart and write it as .png or .svg.
 
-Roofs come from --on (catalog names or saved profiles); kernels from files
-(the JSON vocabulary, CSV, or an analysis JSON written by another verb).
+Roofs come from --on (catalog names, saved profiles, or an .ncu-rep's recorded
+peaks); kernels from files (the JSON vocabulary, CSV, an analysis JSON written by
+another verb, ncu CSV / .ncu-rep files, torch.profiler chrome traces).
 
 A profile gives two roofs: measured (solid) and nominal (dashed). The first
 roof judges the kernels: indigo left of its ridge, amber right of it.
@@ -21,6 +22,7 @@ roof judges the kernels: indigo left of its ridge, amber right of it.
   rooflab plot s1.json s2.json s3.json --on profile.json --trajectory -o steps.png
   rooflab plot --on h200 --on mi300x -o two-roofs.png
   rooflab plot kernels.json --on a100 --precision fp16,fp32 -o chart.png
+  rooflab plot output*.csv --on output5.ncu-rep --trajectory -o steps.png
   rooflab plot --on profile.json --precision all -o every-ceiling.png
 
 A roof with more than 5 compute ceilings (catalog GPUs have up to 9) is drawn
@@ -39,7 +41,7 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
     from ..files import load_json
     from ..hardware.resolve import looks_like_file
 
-    if not looks_like_file(spec):
+    if not looks_like_file(spec) or spec.lower().endswith(".ncu-rep"):
         return [], "", None
     data = load_json(spec)
     extras = data.get("extras") if isinstance(data, dict) else None
@@ -63,20 +65,53 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
                     f"cache level), not intensity; no sweep points drawn"), None
     return [], "", None
 
-def load_inputs(kernel_files: list[str], on: list[str]):
-    """Roofs and kernels for the chart; without --on, a roof found in a kernel file."""
+def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False):
+    """Roofs and kernels for the chart; without --on, a roof found in a kernel file.
+
+    Nsight Compute files (CSV pages, .ncu-rep) are read as `rooflab ncu` reads them, several
+    of them as steps (joined with --trajectory); an .ncu-rep given to --on is the roof ncu
+    recorded; without --on, ncu files bring their own roof (recorded peaks, device name)."""
     from ..hardware.resolve import load_roofs, roofs_from_file
     from ..ingest.kernelfile import load_kernels
+    from ..ingest.profile_import import roof_for_on
+    from .report import is_ncu_file
 
-    kernels = [k for path in kernel_files for k in load_kernels(path)]
-    roofs = [r for spec in on for r in load_roofs(spec)]
+    ncu = [p for p in kernel_files if is_ncu_file(p)]
+    kernels = [k for path in kernel_files if path not in ncu for k in load_kernels(path)]
+    imp = None
+    if ncu:
+        from ..ingest.ncu_files import load_ncu
+        from .common import warn
+
+        imp = load_ncu(ncu)
+        for skip in imp.failed:
+            warn(f"skipped: {skip}")
+        kernels += imp.kernels
+    if trajectory:
+        # Profiler steps (meta step_index: several ncu files, or the analysis JSON `rooflab
+        # ncu a.csv b.csv -o steps.json` wrote) are named per step ('k [output4]'): join each
+        # step's longest kernel, as `rooflab ncu -o steps.png` does. Without steps, kernels
+        # of the same name are joined.
+        from .profiled import trajectory_kernels
+
+        kernels = trajectory_kernels(kernels)
+    roofs = [r for spec in on for r in ([roof_for_on(spec)] if spec.lower().endswith(
+        ".ncu-rep") else load_roofs(spec))]
     if not roofs:
         for path in kernel_files:
-            if path.lower().endswith(".json"):
+            if path.lower().endswith(".json") and path not in ncu:
                 try:
                     roofs.extend(roofs_from_file(path))
                 except ParseError:   # a plain kernel list: no roof inside
                     continue
+    if not roofs and imp is not None:
+        import sys
+
+        from ..ingest.profile_import import choose_roof
+
+        choice = choose_roof(None, imp)
+        print(choice.source, file=sys.stderr)
+        roofs.append(choice.roof)
     if not roofs:
         raise InputError("no roof to draw against; add --on HARDWARE (see `rooflab specs "
                          "list`) or --on PROFILE.json (from `rooflab probe -o`)")
@@ -110,7 +145,8 @@ def register(app) -> None:
 
     @app.command("plot", help=HELP)
     def plot(kernel_files: list[str] = typer.Argument(None, metavar="KERNELS",
-                                                      help="kernel files (.json or .csv)"),
+                                                      help="kernel files (.json or .csv), "
+                                                           "ncu CSV or .ncu-rep files"),
              on: list[str] = typer.Option([], "--on", help="HARDWARE or PROFILE.json; "
                                                            "repeat for several roofs"),
              output: str = typer.Option("roofline.png", "-o", "--output",
@@ -138,7 +174,7 @@ def register(app) -> None:
         if level is not None and level not in (*LEVELS, *LINKS):
             raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
         check_writable(output)
-        roofs, kernels = load_inputs(list(kernel_files or []), list(on))
+        roofs, kernels = load_inputs(list(kernel_files or []), list(on), trajectory)
         from ..report.chart import plot_roofline, save_figure
 
         sweep, notes, sweep_precision = [], [], None

@@ -25,8 +25,10 @@ from ..model.schema import analysis_to_dict
 from ..units import LEVELS, fmt_ai, fmt_seconds, si
 from .common import console, emit_json, save_text, warn
 
-COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "ai",
-           "achieved_flop_per_s", "percent_of_roof", "bound")
+# flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
+# hand: ai = flop / bytes, achieved = flop / seconds.
+COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
+           "ai", "achieved_flop_per_s", "percent_of_roof", "bound")
 
 
 def progress_printer():
@@ -57,7 +59,8 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
         for p in analysis.for_kernel(k.name):
             rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
                          "time_share": p.time_share, "level": p.level,
-                         "precision": p.precision, "ai": p.ai,
+                         "precision": p.precision, "flop": p.flop, "bytes": p.bytes,
+                         "ai": p.ai,
                          "achieved_flop_per_s": p.achieved_flop_per_s,
                          "percent_of_roof": p.percent_of_roof, "bound": p.bound})
     return rows

@@ -93,10 +93,15 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
         notes += [f"skipped: {s}" for s in imp.failed]
     profile = _profile_of(on) if on else None
     if on:
-        from ..ingest.profile_import import roof_for_on
+        from ..ingest.profile_import import cc_mismatch, recorded_cc, roof_for_on
 
         roof = roof_for_on(on)
         source = f"roof: {roof.name} ({roof.kind}), from --on {on}"
+        # as `rooflab ncu --on` warns: a GPU of another compute capability than the one
+        # the kernels were profiled on (in the notes, so the .md/.html say it too)
+        mismatch = cc_mismatch(roof, recorded_cc(kernels))
+        if mismatch:
+            notes.append(mismatch.removeprefix("; warning: "))
     elif file_roof is not None:
         roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"
     elif imp is not None:
@@ -146,11 +151,39 @@ def write_report(path: str, analysis, profile, title: str, top: int) -> None:
 def report_dict(analysis, profile=None) -> dict:
     from ..model.diagnose import diagnose, diagnosis_to_dict
     from ..model.schema import analysis_to_dict
-    from ..report.markdown import machine_for
+    from ..report.markdown import machine_for, step_findings
 
     machine = machine_for(analysis, profile)
-    return {**analysis_to_dict(analysis),
-            "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis, machine)]}
+    out = {**analysis_to_dict(analysis),
+           "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis, machine)]}
+    steps = steps_dict(analysis)
+    if steps:
+        out["steps"] = steps
+        out["step_findings"] = step_findings(analysis)
+    return out
+
+
+def steps_dict(analysis) -> list[dict]:
+    """The optimisation-steps table of the .md/.html report, as numbers (one row per step:
+    its longest kernel; speed-ups are time ratios against the previous and the first)."""
+    from ..report.markdown import step_kernels
+
+    steps = step_kernels(analysis, timed=False)
+    if len(steps) < 2:
+        return []
+    def ratio(ref, seconds):
+        return ref / seconds if ref and seconds else None
+
+    first, prev, rows = steps[0].seconds, None, []
+    for k in steps:
+        rows.append({"step": k.meta.get("step"), "step_index": k.meta["step_index"],
+                     "kernel": k.name, "seconds": k.seconds, "calls": k.calls,
+                     "flop": k.total_flop, "bytes": dict(k.bytes),
+                     "ai": {lv: k.total_flop / b for lv, b in k.bytes.items() if b},
+                     "speedup_vs_previous": ratio(prev, k.seconds),
+                     "speedup_vs_first": ratio(first, k.seconds)})
+        prev = k.seconds
+    return rows
 
 
 def register(app) -> None:

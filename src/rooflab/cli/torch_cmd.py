@@ -42,7 +42,7 @@ def register(app) -> None:
     ) -> None:
         import os
 
-        from ..errors import InputError
+        from ..errors import InputError, ParseError
         from ..ingest.torch_trace import load_torch_trace
         from .profiled import check_output, report_import
 
@@ -60,6 +60,15 @@ def register(app) -> None:
             path = run_script(run, args, trace_path=save_trace, quiet_stdout=json_out)
             try:
                 imp = load_torch_trace(path)
+            except ParseError as exc:
+                # the message named the temporary trace (deleted below) and told the user to
+                # profile with record_shapes=True, which --run already did: name the script
+                if save_trace is not None:
+                    raise
+                msg = str(exc).removeprefix(f"{path}: ")
+                if "no cpu_op events" in msg:
+                    msg = "the script ran no PyTorch op (the profiler recorded none)"
+                raise ParseError(f"--run {run}: {msg}") from None
             finally:
                 if save_trace is None:
                     os.unlink(path)

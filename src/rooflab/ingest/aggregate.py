@@ -7,8 +7,10 @@ shortened for display; the full name is kept in `meta["full_name"]`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..model.kernel import Kernel
 from .ncu_metrics import Counts, launch_counts
@@ -144,20 +146,66 @@ def _unit(total_flop: float, tensor_flop: float) -> str | None:
     return "vector" if tensor_flop == 0 else None
 
 
+def template_name(full: str) -> str:
+    """'void scale<float>(float*, int)' -> 'scale<float>': short_name's cuts (return type,
+    parameter list) but with the template arguments kept."""
+    s = full.strip().replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    for prefix in ("void ", "__global__ void ", "static "):
+        if s.startswith(prefix):
+            s = s[len(prefix):]
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif ch == "(" and depth == 0 and i:
+            return s[:i].strip()
+    return s
+
+
+def _distinct(group: _Group, clash: Sequence[_Group]) -> str:
+    """A name for one of several kernels that share a short name, the same in every run
+    whatever the order the kernels appear in (compare matches runs by name): the template
+    arguments when they tell the kernels apart and fit, else a short hash of the identity."""
+    names = {template_name(g.first.name) for g in clash}
+    own = template_name(group.first.name)
+    if len(names) == len({g.first.identity for g in clash}) and len(own) <= 80:
+        return own
+    digest = hashlib.sha1(group.first.identity.encode()).hexdigest()[:6]
+    return f"{short_name(group.first.name)} #{digest}"
+
+
 def display_names(groups: Sequence[tuple[_Group, str | None]]) -> list[str]:
-    """Short names, with the step appended when several steps are shown, made unique."""
+    """Short names, with the step appended when several steps are shown, made unique.
+
+    Two kernels of one step (file) with the same short name are told apart in a way that
+    does not depend on their order, so `compare` matches the same kernel in two runs:
+    OpenACC names its kernel `<name>_gpu` and the reduction `<name>_gpu__red`, both
+    demangled to `<name>`, which is what a CSV export prints: the kernel whose key starts
+    every other key of the collision keeps the plain name (so a `.ncu-rep` and a CSV of one
+    program name the main kernel alike), the others are named by their key
+    ('sigma_gpp_gpu_34_gpu__red'). C++ template instances ('scale<float>', 'scale<double>',
+    both 'scale<…>') keep their template arguments.
+    """
     steps = {s for _, s in groups}
     names: list[str] = []
     seen: dict[str, int] = {}
     by_key: dict[tuple[str, str | None], str] = {}
-    idents: dict[str, set[str]] = {}
-    for g, _ in groups:
-        idents.setdefault(short_name(g.first.name), set()).add(g.first.identity)
+    clashes: dict[tuple[str, str | None], dict[str, _Group]] = {}
+    for g, step in groups:
+        clashes.setdefault((short_name(g.first.name), step), {}).setdefault(
+            g.first.identity, g)
     for g, step in groups:
         base = short_name(g.first.name)
         key = g.first.key
-        if len(idents[base]) > 1 and key and key != g.first.name and not key.startswith("_Z"):
-            base = short_name(key)   # e.g. OpenACC's 'sigma_gpp_gpu_34_gpu__red'
+        clash = clashes[(base, step)]
+        if len(clash) > 1:
+            if key and key != g.first.name and not key.startswith("_Z"):
+                if not all(other.startswith(key) for other in clash):
+                    base = short_name(key)   # e.g. OpenACC's 'sigma_gpp_gpu_34_gpu__red'
+            else:
+                base = _distinct(g, list(clash.values()))
         if len(steps) > 1 and step is not None:
             base = f"{base} [{step}]"
         ident = (g.first.identity, step)
@@ -170,6 +218,33 @@ def display_names(groups: Sequence[tuple[_Group, str | None]]) -> list[str]:
         by_key[ident] = name
         names.append(name)
     return names
+
+
+def step_labels(paths: Sequence[str]) -> list[str]:
+    """Each file's step label: its stem ('output3'); the file name when two files share a
+    stem (output5.csv and output5.ncu-rep are two steps, not one); when two share a name,
+    as many trailing path parts as tell them apart ('run1/results.csv')."""
+    stems = [Path(p).stem for p in paths]
+    names = [Path(p).name for p in paths]
+    out = []
+    for p, stem, name in zip(paths, stems, names, strict=True):
+        if stems.count(stem) == 1:
+            out.append(stem)
+        elif names.count(name) == 1:
+            out.append(name)
+        else:
+            same = [q for q in paths if Path(q).name == name]
+            depth = max(len(Path(q).parts) for q in same)
+            tails = {q: str(q) for q in same}
+            for k in range(2, depth + 1):
+                cut = {q: "/".join(Path(q).parts[-k:]) for q in same}
+                if len(set(cut.values())) == len(same):
+                    tails = cut
+                    break
+            out.append(tails[p])
+    # the same file given twice: still two steps
+    return [label if out[:i].count(label) == 0 else f"{label} #{out[:i].count(label) + 1}"
+            for i, label in enumerate(out)]
 
 
 def sort_by_time(kernels: Iterable[Kernel]) -> list[Kernel]:

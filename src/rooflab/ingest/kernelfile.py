@@ -37,6 +37,12 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         raise ParseError(f"this is a machine profile or roof, not a list of kernels: pass it "
                          f"as the roof, e.g. `--on {path}` (`rooflab plot --on {path} -o "
                          f"chart.png` draws it alone)", path=path)
+    if isinstance(data, dict) and items is None and isinstance(data.get("traceEvents"), list):
+        # A torch.profiler chrome trace: read as `rooflab torch TRACE` reads it, so report,
+        # compare and plot take a trace directly instead of failing on its shape.
+        from .torch_trace import load_torch_trace
+
+        return load_torch_trace(path).kernels
     if not isinstance(items, list):
         raise ParseError("expected a list of kernels or an object with a 'kernels' list",
                          path=path)

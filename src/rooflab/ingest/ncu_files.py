@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import ParseError
-from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time
+from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
 from .ncu_metrics import recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
@@ -62,6 +62,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
     devices: list[str] = []
     peaks: RecordedPeaks | None = None
     used: list[str] = []
+    labels = step_labels(paths)
     for i, path in enumerate(paths):
         if progress:
             progress(f"reading {Path(path).name}", i / len(paths))
@@ -75,7 +76,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
             continue
         skips.extend(log.skips())
         used.append(path)
-        step = Path(path).stem if several else None
+        step = labels[i] if several else None
         pairs += [(g, step, len(used) - 1) for g in groups]
         for launch in launches:
             if launch.device and not launch.device.isdigit() and launch.device not in devices:

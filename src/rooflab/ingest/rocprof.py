@@ -21,11 +21,11 @@ import csv
 from collections.abc import Mapping
 
 from ..errors import ParseError
-from .aggregate import Launch, display_names, group_counts, kernel_of, sort_by_time
+from .aggregate import Launch, display_names, group_counts, kernel_of, sort_by_time, step_labels
 from .ncu_csv import read_text
 from .ncu_metrics import Counts, parse_number
 from .profile_import import ProfileImport
-from .skips import SkipLog
+from .skips import Skip, SkipLog
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
 MATRIX = {"F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8"}
@@ -142,18 +142,31 @@ def load_rocprof(paths) -> ProfileImport:
     """Kernels of one or more rocprof CSV files (several = steps), longest first."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     several = len(paths) > 1
-    pairs, skips = [], []
+    pairs, skips, failed, used = [], [], [], []
+    labels = step_labels(paths)
     for i, path in enumerate(paths):
         log = SkipLog(path)
-        groups = group_counts(read_rocprof_csv(path, log), log)
-        if not groups:
-            raise ParseError("no usable dispatch: " + "; ".join(s.reason for s in log.skips()),
-                             path=path)
+        try:
+            groups = group_counts(read_rocprof_csv(path, log), log)
+            if not groups:
+                why = "; ".join(s.reason for s in log.skips()) or \
+                    "the file has a header but no dispatch rows (did the run end early?)"
+                raise ParseError(f"no usable dispatch: {why}", path=path)
+        except ParseError as exc:
+            # as with ncu files: alone it is an error; among several runs (one of which
+            # crashed) it is reported and the others are used
+            if not several:
+                raise
+            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
+            continue
         skips += log.skips()
-        step = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if several else None
+        used.append(path)
+        step = labels[i] if several else None
         pairs += [(g, step, i) for g in groups]
+    if not pairs:
+        raise ParseError("no file has a usable dispatch: " + "; ".join(str(s) for s in failed))
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [kernel_of(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
-                         files=tuple(paths))
+                         failed=tuple(failed), files=tuple(used))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
-from .aggregate import sort_by_time
+from .aggregate import sort_by_time, step_labels
 from .profile_import import ProfileImport
 from .skips import SkipLog
 from .torch_ops import OpCall, has_rule, op_work, precision_of
@@ -226,12 +226,13 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
     paths = [paths] if isinstance(paths, str) else list(paths)
     kernels: list[Kernel] = []
     skips, notes, devices = [], [], []
-    for path in paths:
+    labels = step_labels(paths)
+    for path, label in zip(paths, labels, strict=True):
         log = SkipLog(path)
         data = load_trace_json(path)
         ks, ns = trace_kernels(data, path, log)
         if len(paths) > 1:   # the same op and shape in two traces stay two points
-            ks = [k.with_(name=f"{k.name} [{Path(path).stem}]") for k in ks]
+            ks = [k.with_(name=f"{k.name} [{label}]") for k in ks]
         kernels += ks
         notes += ns
         skips += log.skips()

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..units import fmt_seconds
 from .kernel import Kernel
 
 
@@ -130,8 +131,22 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
             continue
         used.add(name)
         matches.append(Match(name, k, other))
+        notes += _calls_note(matches[-1])
     only_after = tuple(k for k in a if k.name not in used)
     return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+
+
+def _calls_note(m: Match) -> list[str]:
+    """Speed-ups compare totals; when the runs launched the kernel a different number of
+    times (ncu --launch-count, more iterations profiled, a fused loop) the total alone
+    misleads, so the per-call times are said beside it."""
+    b, a = m.before, m.after
+    if b.calls == a.calls or not b.seconds or not a.seconds:
+        return []
+    pb, pa = b.seconds / b.calls, a.seconds / a.calls
+    return [f"{m.name}: {b.calls} call(s) before, {a.calls} after: per call "
+            f"{fmt_seconds(pb)} -> {fmt_seconds(pa)} ({pb / pa:.2f}x); the speed-up and "
+            f"--fail-if-slower compare totals"]
 
 
 def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:

@@ -135,8 +135,9 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 
 
 def distances(p: Point, top_label: str, top_value: float,
-              machine: Machine | None = None) -> tuple[Distance, ...]:
-    """Seed 004's three distances for one point."""
+              machine: Machine | None = None, n_compute: int = 0) -> tuple[Distance, ...]:
+    """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
+    the roof lists; 1 means the roof cannot see past the kernel's own ceiling)."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     e = efficiency_of(p)
     if p.seconds is None:
@@ -194,6 +195,14 @@ def distances(p: Point, top_label: str, top_value: float,
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
                  f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only "
                  f"{roof_cure} raises it.")
+    elif n_compute == 1:
+        # A roof built from the peaks a profile recorded (an .ncu-rep's fp64 section only)
+        # knows one ceiling: "only other hardware" would hide that fp32 runs 64x faster on
+        # a GeForce part.
+        words = (f"it is held to the only compute ceiling this roof lists ({top_label}, "
+                 f"{si(p.peak_flop_per_s, 'FLOP/s')}); the roof cannot tell what "
+                 f"{roof_cure} would give: judge it on the full machine (--on a catalog "
+                 f"name or a probed profile).")
     else:
         words = (f"it is held to the highest ceiling on this roof "
                  f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
@@ -216,7 +225,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         headroom=headroom,
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
-        rank=0, distances=distances(p, top.label, top.value, machine),
+        rank=0, distances=distances(p, top.label, top.value, machine,
+                                                  len(analysis.roof.compute)),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else ())

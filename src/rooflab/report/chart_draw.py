@@ -71,8 +71,11 @@ def draw(d: RooflineDisplay, ax):
                                 "shrinkA": shrink, "shrinkB": shrink,
                                 "ls": "-" if a.kind == "arrow" else "--"})
     for p in d.points:
+        # The labelled point (the kernel's primary level, DRAM) on top: at AI 0.125 DRAM and
+        # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
         ax.plot([p.ai], [p.flop_per_s], ls="none", marker=p.marker, ms=8, mec=p.color,
-                mfc=p.color if p.measured else "none", mew=1.5, zorder=5)
+                mfc=p.color if p.measured else "none", mew=1.5,
+                zorder=5.5 if p.label != p.level else 5)
         if not p.text:
             continue
         # Placed clear of the other labels; one moved away from its point gets a leader.

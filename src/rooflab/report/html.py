@@ -33,6 +33,7 @@ from .markdown import (
     record_notes,
     record_rows,
     step_findings,
+    step_kernels,
     step_rows,
     trust_warnings,
 )
@@ -93,11 +94,6 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
                       f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
             hoverinfo="text"))
     return traces
-
-
-def _step(analysis: Analysis, name: str) -> int | None:
-    k = next((k for k in analysis.kernels if k.name == name), None)
-    return None if k is None or "step_index" not in k.meta else int(k.meta["step_index"])
 
 
 def hover_text(p: Point, analysis: Analysis) -> str:
@@ -163,9 +159,11 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
                                         measured, mode, analysis))
     level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
-    steps = sorted((p for p in (analysis.at_level(level) if level else analysis.primary())
-                    if p.achieved_flop_per_s and _step(analysis, p.kernel) is not None),
-                   key=lambda p: _step(analysis, p.kernel))
+    # each step's longest kernel, as the steps table and the PNG trajectory: a step's other
+    # kernels (an OpenACC reduction) would zig-zag the line between unrelated points
+    points = {p.kernel: p for p in (analysis.at_level(level) if level else analysis.primary())
+              if p.achieved_flop_per_s}
+    steps = [points[k.name] for k in step_kernels(analysis) if k.name in points]
     if len(steps) > 1:
         fig.add_trace(go.Scatter(
             x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
+from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
 from ..units import fmt_ai, fmt_seconds, si
@@ -239,20 +240,25 @@ def _speedup(ref: float | None, seconds: float | None) -> str:
 
 
 def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
-    """Optimisation steps (kernels with meta step_index, e.g. several ncu files) in order:
-    time and speed-up against the previous and the first step, FLOP, bytes, AI per level."""
-    steps = sorted((k for k in analysis.kernels if "step_index" in k.meta),
-                   key=lambda k: int(k.meta["step_index"]))
+    """Optimisation steps (kernels with meta step_index, e.g. several ncu files) in order,
+    one row per step (its longest kernel, as the chart's trajectory joins them): time and
+    speed-up against the previous and the first step, FLOP, bytes, AI per level."""
+    steps = step_kernels(analysis, timed=False)
     if len(steps) < 2:
         return []
     primary = {p.kernel: p for p in analysis.primary()}
+    others = _other_kernels(analysis)
     rows, first, prev = [], steps[0].seconds, None
     for k in steps:
         p = primary.get(k.name)
         ai = {lv: fmt_ai(k.total_flop / k.bytes[lv]) if k.bytes.get(lv) else "-"
               for lv in ("DRAM", "L2", "L1")}
+        name = str(k.meta.get("full_name", k.name))
+        n, seconds = others.get(k.meta["step_index"], (0, 0.0))
+        if n:
+            name += f" (+{n} other kernel{'s' if n > 1 else ''}, {fmt_seconds(seconds)})"
         rows.append((str(k.meta.get("step", k.meta["step_index"])),
-                     str(k.meta.get("full_name", k.name)), fmt_seconds(k.seconds),
+                     name, fmt_seconds(k.seconds),
                      _speedup(prev, k.seconds), _speedup(first, k.seconds),
                      si(k.total_flop, "FLOP"), si(k.bytes.get("DRAM"), "B"), ai["DRAM"],
                      ai["L2"], ai["L1"], si(p.achieved_flop_per_s if p else None, "FLOP/s"),
@@ -261,16 +267,36 @@ def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     return rows
 
 
-def _steps(analysis: Analysis):
-    return sorted((k for k in analysis.kernels if "step_index" in k.meta and k.seconds),
-                  key=lambda k: int(k.meta["step_index"]))
+def step_kernels(analysis: Analysis, timed: bool = True):
+    """Each step's longest kernel, in step order. A step (one profiler file) may hold
+    several kernels (an OpenACC reduction beside the main kernel); comparing the main
+    kernel of one step with the reduction of another would read as a 300,000x speed-up."""
+    best: dict[int, Kernel] = {}
+    for k in analysis.kernels:
+        if "step_index" not in k.meta or (timed and not k.seconds):
+            continue
+        i = int(k.meta["step_index"])
+        if i not in best or (k.seconds or 0.0) > (best[i].seconds or 0.0):
+            best[i] = k
+    return [best[i] for i in sorted(best)]
+
+
+def _other_kernels(analysis: Analysis) -> dict[int, tuple[int, float]]:
+    """Per step: how many kernels besides its longest, and their time."""
+    chosen = {id(k) for k in step_kernels(analysis, timed=False)}
+    out: dict[int, tuple[int, float]] = {}
+    for k in analysis.kernels:
+        if "step_index" in k.meta and id(k) not in chosen:
+            n, t = out.get(int(k.meta["step_index"]), (0, 0.0))
+            out[int(k.meta["step_index"])] = (n + 1, t + (k.seconds or 0.0))
+    return out
 
 
 def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
     """What moved between optimisation steps, read the way seed 000 §4.4 (third level:
     trends) reads them: each step's speed-up against the change in FLOP and in DRAM bytes,
     and whether the achieved FLOP/s moved at all."""
-    steps = _steps(analysis)
+    steps = step_kernels(analysis)
     if len(steps) < 2:
         return []
     rates = [k.total_flop / k.seconds for k in steps]
@@ -283,6 +309,11 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
               if hi / lo < 1.15 else "the steps changed how fast the work runs.")]
     for a, b in zip(steps, steps[1:], strict=False):
         speed = a.seconds / b.seconds
+        if a.calls != b.calls:
+            pa, pb = a.seconds / a.calls, b.seconds / b.calls
+            out.append(f"{a.meta.get('step')} -> {b.meta.get('step')}: {a.calls} -> {b.calls} "
+                       f"launch(es) profiled; per launch {fmt_seconds(pa)} -> "
+                       f"{fmt_seconds(pb)} ({pa / pb:.2f}x); the speed-ups compare totals.")
         flop = b.total_flop / a.total_flop if a.total_flop else 1.0
         da, db = a.bytes.get("DRAM"), b.bytes.get("DRAM")
         dram = db / da if da and db else 1.0
