@@ -125,3 +125,20 @@ def test_report_warns_when_on_names_a_gpu_of_another_capability(tmp_path, capsys
     assert warning in " ".join(capsys.readouterr().out.split()) and warning in md.read_text()
     assert main(["report", str(GPP / "output1.csv"), "--on", "RTX 4060 Laptop GPU"]) == 0
     assert "compute capability" not in capsys.readouterr().out
+
+
+def test_report_counts_an_llm_step_apart_from_its_kernels(tmp_path, capsys):
+    # `rooflab llm --tpot-ms` writes the step's 15 kernels (counted) and the measured
+    # whole step beside them: the same work twice, so it is not a 16th kernel.
+    from rooflab.cli.main import main
+
+    doc = tmp_path / "d.json"
+    assert main(["llm", "tinyllama-1.1b", "--on", "T4", "--context", "500", "--tpot-ms", "15",
+                 "--json"]) == 0
+    doc.write_text(capsys.readouterr().out)
+    md = tmp_path / "r.md"
+    assert main(["report", str(doc), "--on", "T4", "-o", str(md)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("15 kernel(s) and the measured whole step 'decode step b=1 (measured)'" in out)
+    assert "16 kernel(s)" not in out
+    assert "15 kernel(s) and the measured whole step" in " ".join(md.read_text().split())

@@ -90,6 +90,17 @@ def split_whole_steps(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], tu
     return (work, steps) if work else (kernels, ())
 
 
+def count_text(kernels: Sequence[Kernel]) -> str:
+    """'15 kernel(s)', or '15 kernel(s) and the measured whole step "decode step b=1
+    (measured)" (the same work, timed as one)' when a file holds both (split_whole_steps)."""
+    work, steps = split_whole_steps(kernels)
+    if not steps:
+        return f"{len(work)} kernel(s)"
+    names = ", ".join(f"'{k.name}'" for k in steps)
+    return (f"{len(work)} kernel(s) and the measured whole step {names} (the same work timed "
+            f"as one; its kernels are the counted rows)")
+
+
 def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]]
          ) -> tuple[Choice, ...]:
     """Candidates (name, roof, TDP in W or None), fastest predicted total first."""

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
+from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
@@ -398,7 +399,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     bounds: dict[str, int] = {}
     for d in diags:
         bounds[d.bound] = bounds.get(d.bound, 0) + 1
-    lines.append(f"{len(analysis.kernels)} kernel(s), {fmt_seconds(total) if total else 'no'} "
+    lines.append(f"{count_text(analysis.kernels)}, {fmt_seconds(total) if total else 'no'} "
                  f"measured time; " + ", ".join(f"{n} {b}-bound" for b, n in bounds.items())
                  + ".")
     flagged = [d.kernel for d in diags if d.flagged]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.analysis import Analysis
+from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
 from ..model.machine import machine_of
 from ..units import fmt_seconds, si
@@ -106,7 +107,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     flagged = sum(1 for d in diagnoses if d.flagged)
     timed = sum(1 for k in analysis.kernels if k.seconds)
-    parts.append(Text(f"{len(analysis.kernels)} kernel(s), " + (
+    parts.append(Text(f"{count_text(analysis.kernels)}, " + (
         f"{fmt_seconds(total)} measured; {flagged} more than 2x below their roof" if timed else
         "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")))
     parts += [Text(f"read with care: {w}", style="bold red")
