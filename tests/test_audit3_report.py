@@ -3,6 +3,7 @@ when the steps profiled a different number of launches."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,19 @@ def test_report_counts_an_llm_step_apart_from_its_kernels(tmp_path, capsys):
     assert ("15 kernel(s) and the measured whole step 'decode step b=1 (measured)'" in out)
     assert "16 kernel(s)" not in out
     assert "15 kernel(s) and the measured whole step" in " ".join(md.read_text().split())
+
+
+def test_top_zero_means_all_as_in_ncu(tmp_path, capsys):
+    from rooflab.cli.main import main
+
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": f"k{i}", "flop": {"fp16": 1e9 * (i + 1)}, "bytes": {"DRAM": 1e8},
+         "seconds": 1e-3} for i in range(7)]}))
+    assert main(["report", str(path), "--on", "T4", "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert sum(line[:3] in {f"{i}. " for i in range(1, 8)} for line in out.splitlines()) == 7
+    assert main(["choose", str(path), "--kind", "gpu", "--top", "0", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) > 15
+    assert main(["report", str(path), "--on", "T4", "--top", "-1"]) == 2
+    assert "--top must be >= 0 (0: all)" in capsys.readouterr().err

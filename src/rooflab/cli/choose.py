@@ -50,7 +50,7 @@ def register(app) -> None:
                                                         "profile files"),
         kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "
                                                       "gpu, cpu, accelerator"),
-        top: int = typer.Option(15, "--top", help="show the N best"),
+        top: int = typer.Option(15, "--top", help="show the N best (0: all)"),
         json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
     ) -> None:
         from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
@@ -60,8 +60,9 @@ def register(app) -> None:
         if among and kind:
             raise InputError("give one of --among (named devices) and --kind (every "
                              "catalog device of a kind), not both")
-        if top < 1:
-            raise InputError(f"--top must be >= 1; got {top}")
+        if top < 0:
+            raise InputError(f"--top must be >= 0 (0: all); got {top}")
+        top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
         kernels, steps = [], []
         for path in files:
             if is_ncu_file(path):

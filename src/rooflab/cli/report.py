@@ -195,15 +195,16 @@ def register(app) -> None:
         output: str = typer.Option(None, "-o", "--output",
                                    help="write report.html (interactive), .md or .json"),
         json_out: bool = typer.Option(False, "--json", help="print analysis + diagnosis JSON"),
-        top: int = typer.Option(5, "--top", help="detail the N kernels most worth work"),
+        top: int = typer.Option(5, "--top", help="detail the N kernels most worth work (0: all)"),
         title: str = typer.Option("", "--title", help="report title"),
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
         from .common import console, emit_json, err_console
 
-        if top < 1:
-            raise InputError(f"--top must be >= 1; got {top}")
+        if top < 0:
+            raise InputError(f"--top must be >= 0 (0: all); got {top}")
+        top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
         if output:
             check_report_path(output)
         inputs = load_inputs(files, on)
