@@ -178,8 +178,8 @@ CASES = [
      ["--whatif", "--tp"]),
     ("nproc without comm", ["probe", "--nproc", "2"], ["--nproc"]),
     # --top
-    ("report top 0", ["report", "kernels.json", *ON, "--top", "0"], ["--top", "got 0"]),
-    ("choose top 0", ["choose", "kernels.json", "--among", "t4", "--top", "0"], ["--top"]),
+    # (--top 0 means all, as in ncu: only a negative count is an error)
+    ("report top negative", ["report", "kernels.json", *ON, "--top", "-3"], ["--top", "got -3"]),
     ("choose top negative", ["choose", "kernels.json", "--among", "t4", "--top", "-1"],
      ["--top"]),
     ("ncu top negative", ["ncu", "kernels.json", "--top", "-1"], ["--top -1"]),
