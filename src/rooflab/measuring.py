@@ -33,6 +33,7 @@ from typing import Any
 
 from .errors import DeviceError, InputError, require
 from .model.kernel import Kernel
+from .probe.stats import NOISY_SPREAD, Stats
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
 from .probe.timer import bench as _bench
 from .units import canonical_dtype, flop_precision
@@ -60,6 +61,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         raise InputError(f"measure(): the first argument must be a callable; got "
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
     device = device or infer_device(args, kwargs)
+    warn_number_precision(flop, args, kwargs)
     flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs)
     clock, sync = device_clock(device)
     return timed_kernel(lambda: fn(*args, **kwargs), name=name or _name_of(fn), flop=flop_d,
@@ -90,12 +92,56 @@ def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float
     info = {"seconds_stat": SECONDS_STAT, "median_s": st.median, "best_s": st.minimum,
             "spread": st.spread, "iqr_rel": st.iqr_rel, "samples_n": st.n,
             "calls_per_sample": timing.inner}
-    warning = timing.warning(name)
+    warning = times_warning(name, st)
     if warning:
         info["warning"] = warning
     return Kernel(name=name, flop=dict(flop), bytes=dict(bytes), seconds=st.median, calls=1,
                   provenance={**provenance, "seconds": "measured"}, unit=unit,
                   samples=timing.samples, meta={**dict(meta or {}), **info})
+
+
+def times_warning(name: str, st: Stats, limit: float = NOISY_SPREAD) -> str | None:
+    """A warning when the times disagree: interquartile range above `limit` of the median,
+    or the median more than `limit` above the best (the probe's test for its ceilings).
+    (max - min) / median alone is not the test: one held-up call among many makes it
+    large while the median stands."""
+    gap = st.median / st.minimum - 1 if st.minimum > 0 else 0.0
+    if st.iqr_rel <= limit and gap <= limit:
+        return None
+    return (f"{name}: timing samples vary (interquartile range {st.iqr_rel:.0%} of the "
+            f"median, median {gap:.0%} above the best, spread {st.spread:.0%}); other load "
+            f"on the machine or clock changes; rerun on a quiet machine or measure longer "
+            f"(plan='full')")
+
+
+def _float_dtypes(args, kwargs) -> set[str]:
+    """Canonical names of the floating dtypes of numpy arrays / torch tensors among the
+    arguments (others are ignored)."""
+    found = set()
+    for value in list(args) + list(kwargs.values()):
+        dt = getattr(value, "dtype", None)
+        if dt is None or not hasattr(value, "shape"):
+            continue
+        name = str(dt).removeprefix("torch.")
+        if name in ("float64", "float32", "float16", "bfloat16"):
+            found.add(canonical_dtype(name))
+    return found
+
+
+def warn_number_precision(flop, args, kwargs) -> None:
+    """flop= as a number counts as fp32 (the documented default); when every floating
+    array argument is of another precision, say so: an fp64 kernel judged against the
+    fp32 ceiling (twice the fp64 one on CPUs) shows half its real % of roof."""
+    if flop is None or isinstance(flop, Mapping):
+        return
+    dtypes = _float_dtypes(args, kwargs)
+    if len(dtypes) == 1 and dtypes != {"fp32"}:
+        (dt,) = dtypes
+        import warnings
+
+        warnings.warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, "
+                      f"but the array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} "
+                      f"to judge the kernel against the {dt} ceiling", stacklevel=3)
 
 
 def normalize_flop(flop) -> dict[str, float]:
@@ -179,7 +225,8 @@ def device_clock(device: str) -> tuple[Clock, Callable[[], Any] | None]:
     torch = require("torch", "gpu", "timing on CUDA devices")
     if not torch.cuda.is_available():
         raise DeviceError(f"no CUDA device is visible for '{device}'; use the CPU "
-                          f"(device='cpu') or check CUDA_VISIBLE_DEVICES and the driver")
+                          f"(--device cpu on the command line, device='cpu' in Python) or "
+                          f"check CUDA_VISIBLE_DEVICES and the driver")
     return _cuda_event_clock(torch, device), None
 
 
@@ -214,6 +261,7 @@ class Measurement:
     def __init__(self, *, flop=None, bytes=None, device: str | None = None,
                  name: str | None = None, clock: Clock | None = None):
         self.flop = normalize_flop(flop) if flop is not None else None
+        self._flop_given = flop
         self.bytes = normalize_bytes(bytes) if bytes is not None else None
         self.device = device
         self.name = name
@@ -274,6 +322,8 @@ class _Recorded:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         spec = self._spec
+        if not self.runs:     # once, at the first call: the arguments show the precision
+            warn_number_precision(spec._flop_given, args, kwargs)
         block = Measurement(flop=spec.flop, bytes=spec.bytes,
                             device=spec.device or infer_device(args, kwargs),
                             name=spec.name or _name_of(self._fn), clock=spec._clock)

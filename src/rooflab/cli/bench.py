@@ -100,9 +100,10 @@ def register(app) -> None:
         """Time ~20 reference kernels (copy, triad, sum, dot, gemv, gemm, conv2d, softmax,
         layernorm, exp, FFT, sort) and place them on the measured roof.
 
-        Each kernel's FLOP and bytes are counted analytically, so the table is also a check
-        of the model: a kernel measured faster than its floor (max(FLOP/P, bytes/B)) by more
-        than the noise is flagged `below-floor` (a wrong count or a wrong roof).
+        Each kernel's FLOP and bytes are counted analytically, so the table
+        is also a check of the model: a kernel measured faster than its floor
+        (max(FLOP/P, bytes/B)) by more than the noise is flagged `below-floor`
+        (a wrong count or a wrong roof).
 
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """

@@ -12,7 +12,7 @@ from ..errors import InputError
 
 HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L3, DRAM),
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
-table (nominal vs measured, ridge points) and save the profile.
+table (nominal vs measured, ridge points) and save the profile (-o profile.json).
 
   rooflab probe --quick -o profile.json             (about 5 s)
 
@@ -22,11 +22,12 @@ table (nominal vs measured, ridge points) and save the profile.
 
   rooflab probe --device cuda:0 -o h200.json        (the GPU probe)
 
-  rooflab probe --device torch-cpu --quick          (the GPU probe's code on the CPU: a dry run)
+  rooflab probe --device torch-cpu --quick          (dry run of the GPU probe)
 
   rooflab probe --comm --nproc 2                    (the communication probe)
 
-Use the saved profile with `rooflab plot --on profile.json ...` and the other verbs.
+Use the saved profile with the other verbs: rooflab plot --on profile.json ...
+
 Nothing is written when the probe is interrupted (Ctrl-C)."""
 
 CHART_SUFFIXES = (".png", ".svg")
@@ -132,6 +133,15 @@ def register(app) -> None:
     ) -> None:
         mode = mode_of(quick, full)
         if comm:
+            ignored = [flag for flag, given in (("--threads", threads is not None),
+                                                ("--chart", chart is not None),
+                                                ("--device", device != "cpu")) if given]
+            if ignored:   # the ranks pick their devices and probe themselves; no chart
+                verb = "does" if len(ignored) == 1 else "do"
+                raise InputError(f"{', '.join(ignored)} {verb} not apply to --comm (each rank "
+                                 f"probes its own device with all its threads; the result "
+                                 f"is a cluster profile, -o FILE.json); drop "
+                                 f"{' and '.join(ignored)}")
             from .probe_comm import run as comm_run
 
             raise typer.Exit(comm_run(nproc, mode, output, json_out))
@@ -180,5 +190,10 @@ def register(app) -> None:
         saved = [p for p in (profile_path, chart_path) if p]
         parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
             [f"wrote {', '.join(saved)}"] if saved else [])
+        if not profile_path:   # the other verbs read a saved profile (--on FILE)
+            chart_as_o = output is not None and output == chart_path
+            parts.append("profile not saved: add -o profile.json to use it with --on"
+                         if not chart_as_o else "profile not saved: give the chart as "
+                         f"--chart {chart_path} and -o profile.json to use it with --on")
         if parts:
             out.print("; ".join(parts))

@@ -49,3 +49,18 @@ def noise_warning(label: str, stats: Stats, threshold: float = NOISY_SPREAD) -> 
         return (f"{label}: samples spread {stats.spread:.0%} (> {threshold:.0%}); "
                 f"other load on the machine or clock changes; rerun or use --full")
     return None
+
+
+def rates_warning(label: str, rates: Sequence[float], limit: float = NOISY_SPREAD
+                  ) -> str | None:
+    """A warning when rate samples (higher is better; the best one is reported) disagree:
+    interquartile range above `limit` of the median, or the median more than `limit`
+    below the best. (max - min) / median is not the test: among many samples on a shared
+    machine one disturbed sample makes it large."""
+    st = summarize(rates)
+    gap = 1 - st.median / st.maximum if st.maximum else 0.0
+    if st.iqr_rel <= limit and gap <= limit:
+        return None
+    return (f"{label}: samples vary (interquartile range {st.iqr_rel:.1%} of the median, "
+            f"median {gap:.1%} below the best); other load on the machine or clock "
+            f"changes; rerun on a quiet machine or use --full")

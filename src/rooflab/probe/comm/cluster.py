@@ -24,6 +24,7 @@ from typing import Any
 from ...errors import InputError, ProbeError, require
 from ...hardware.profile import MachineProfile, now_iso, profile_from_dict, profile_to_dict
 from ...model.ceiling import Ceiling, Roof
+from ..stats import rates_warning
 from .busbw import COLLECTIVES
 from .collectives import CollectiveResult, Comm, get_plan, memory_cap, sweep
 from .device import rank_profile
@@ -218,8 +219,10 @@ def link_ceilings(results: Sequence[CollectiveResult], levels: Mapping[str, str]
         method = (f"{res.label} over {res.ranks if not res.pair else 2} ranks, "
                   f"{row.nbytes} B messages, bus bandwidth = algbw x {res.factor:.3g} "
                   f"(nccl-tests convention); value = best sample over sizes and collectives")
+        # the same test as every other measured ceiling, so the table marks it alike
+        warn = rates_warning(f"{level} bandwidth", samples)
         out.append(Ceiling(value=bw, level=level, provenance="measured", source=SOURCE,
-                           method=method, samples=samples))
+                           method=method, samples=samples, warnings=(warn,) if warn else ()))
     return tuple(out)
 
 

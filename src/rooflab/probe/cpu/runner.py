@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import ProbeError
-from ..stats import NOISY_SPREAD, Stats, summarize
+from ..stats import NOISY_SPREAD, Stats, rates_warning, summarize
 from ..timer import Clock, TimingPlan
 
 
@@ -43,13 +43,7 @@ class Rate:
         reported value). (max - min) / median, kept in the JSON as `spread`, is not used:
         among hundreds of samples on a shared machine one disturbed sample makes it large.
         """
-        st = self.stats
-        gap = 1 - st.median / st.maximum if st.maximum else 0.0
-        if st.iqr_rel <= limit and gap <= limit:
-            return None
-        return (f"{label}: samples vary (interquartile range {st.iqr_rel:.1%} of the median, "
-                f"median {gap:.1%} below the best); other load on the machine or clock "
-                f"changes; rerun on a quiet machine or use --full")
+        return rates_warning(label, self.samples, limit)
 
 
 def _timed(call: Callable[[int], object], reps: int, clock: Clock) -> float:
@@ -64,36 +58,57 @@ def _best_of(call: Callable[[int], object], reps: int, clock: Clock, n: int = 3)
     return min(_timed(call, reps, clock) for _ in range(n))
 
 
+# Doubling the repetitions must about double the time once the fixed cost is taken off:
+# outside these bounds one of the two timings was held up by other load (a thread of the
+# parallel region waiting for its vCPU), and a slope from it is not the kernel's.
+LINEAR = (1.6, 2.4)
+# Calibration may take this share of the measurement's budget before it gives up growing
+# (at least 20 sample lengths): under other load every call can wait ~1 ms for a vCPU,
+# and 20 lengths of a 1 ms peak sample were spent before the repetitions had grown past
+# the wait. A share of the budget keeps --quick quick on a loaded machine.
+CALIBRATION_SHARE = 0.5
+
+
 def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock,
                    max_reps: int = 1 << 40) -> int:
     """A repetition count whose call does about plan.sample_s of work (at least 1).
 
-    The fixed cost of a call (starting a parallel region: tens of microseconds, more on a
-    loaded host) is timed with zero repetitions and subtracted, so it is not mistaken for
-    work. Then the count grows by 8x until the work lasts an eighth of the target and
-    doubling it nearly doubles the time (so the call is work, not waiting), and r and 2r
-    repetitions give the cost of one. Gives up growing after 20 target lengths
-    of calibration (a call whose time does not follow its repetitions).
+    The fixed cost of a call (starting a parallel region: tens of microseconds, ~1 ms when
+    another process holds a vCPU) is timed with zero repetitions and subtracted, so it is
+    not mistaken for work; it is timed again each round because other load comes and goes.
+    Then the count grows by 8x until the work lasts an eighth of the target and doubling
+    it about doubles the time (LINEAR: the call is work, not waiting), and r and 2r
+    repetitions give the cost of one. Gives up growing after 20 target lengths (at least
+    CALIBRATION_SHARE of the budget) of calibration (a call whose time does not follow its
+    repetitions).
     """
-    fixed = min(_timed(call, 0, clock) for _ in range(3))
     start = clock()
     reps = 1
-    while reps < max_reps and clock() - start < 20 * plan.sample_s:
+    limit = max(20 * plan.sample_s, CALIBRATION_SHARE * plan.budget_s)
+    while reps < max_reps and clock() - start < limit:
+        fixed = _best_of(call, 0, clock)
         t1 = _best_of(call, reps, clock) - fixed
         if t1 < plan.sample_s / 8:
             reps *= 8
             continue
         t2 = _best_of(call, 2 * reps, clock) - fixed
-        if t2 < 1.5 * t1:
+        if t2 < LINEAR[0] * t1:
             # Doubling the work did not nearly double the time: the call is still dominated
             # by waiting (a preempted thread holds up the parallel region), not by work.
             reps *= 8
             continue
+        if t2 > LINEAR[1] * t1:
+            reps *= 2   # the longer call was held up: a slope from it would be far too steep
+            continue
+        if t2 < plan.sample_s:
+            # a short call is easily held up: a third point, 4r, must continue the line
+            t4 = _best_of(call, 4 * reps, clock) - fixed
+            if not LINEAR[0] * t2 <= t4 <= LINEAR[1] * t2:
+                reps *= 2
+                continue
         per_rep = (t2 - t1) / reps
-        if per_rep > 0:
-            want = max(plan.sample_s - fixed, plan.sample_s / 2) / per_rep
-            return max(1, min(max_reps, round(want)))
-        reps *= 2       # noise hid the slope: try a longer call
+        want = max(plan.sample_s - fixed, plan.sample_s / 2) / per_rep
+        return max(1, min(max_reps, round(want)))
     return min(reps, max_reps)
 
 

@@ -27,6 +27,11 @@ from .runner import Rate, Team
 
 Progress = Callable[[str, float], None]
 OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
+# Measured below this fraction of nominal is flagged: the nominal roof is taken at the
+# clock measured in this run, so the FMA kernel reaches ~100 % of it here (bf16/int8
+# through torch 84-90 %); far below, its samples were all held up by other load, or the
+# vector units run slower than the integer clock (AVX-512 frequency offsets).
+UNDERSHOOT = 0.75
 CONTENDED = 0.75    # all-thread clock below this x the one-thread clock: cores were shared
 DRIFT = 0.05         # start/end reference measurements differing by more is flagged
 SOURCE = "rooflab probe (numba kernels, this machine)"
@@ -208,6 +213,25 @@ def flag_overshoot(measured: list[Ceiling], nominal: Roof | None, arch) -> list[
     return out
 
 
+def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceiling]:
+    """Measured below UNDERSHOOT x nominal: say so on the ceiling. Samples that were all
+    slowed down alike show no spread, so the noise test stays silent on them."""
+    if nominal is None:
+        return measured
+    out = []
+    for c in measured:
+        nom = nominal.find_compute(c.precision, c.unit) if c.is_compute else None
+        if nom is not None and c.value < UNDERSHOOT * nom.value:
+            w = (f"{c.label}: measured {si(c.value, 'FLOP/s')} is only {c.value / nom.value:.0%}"
+                 f" of the nominal {si(nom.value, 'FLOP/s')} at the clock measured in this "
+                 f"run: other load held the kernel up throughout, or the vector units run "
+                 f"at a lower clock than the integer clock (AVX-512 frequency offsets); "
+                 f"rerun on a quiet machine")
+            c = replace(c, warnings=c.warnings + (w,))
+        out.append(c)
+    return out
+
+
 @dataclass
 class _Raw:
     """Everything one probe measured, before it becomes roofs and extras."""
@@ -323,7 +347,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
     nominal = _nominal(host, arch, ghz, threads)
-    compute = flag_overshoot(compute, nominal, arch)
+    compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
     notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
