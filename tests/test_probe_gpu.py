@@ -474,3 +474,17 @@ def test_probe_notes_say_what_was_skipped_and_which_stage_failed():
         "stage 'memory: sweep' failed (RuntimeError: CUDA out of memory); the other stages "
         "ran — the traceback is in the profile's extras.gpu.errors",
         "not measured: graph_replay (RuntimeError: capture failed); matmul_int8_2048 (x)"]
+
+
+def test_cli_says_no_gpu_before_starting_its_progress_bar(monkeypatch, capsys):
+    torch = pytest.importorskip("torch")
+    import rooflab.cli.probe as cli_probe
+    from rooflab.cli.main import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+    def no_bar(*a, **k):
+        raise AssertionError("the progress bar started before the device was checked")
+    monkeypatch.setattr(cli_probe, "_with_progress", no_bar)
+    assert main(["probe", "--device", "cuda"]) == 2
+    assert capsys.readouterr().err.startswith("error: no CUDA device is visible")

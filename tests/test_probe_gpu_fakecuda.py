@@ -244,8 +244,14 @@ def test_cli_probe_on_cuda_prints_the_table_and_its_time(fake_cuda, capsys, tmp_
 
     real = gpu.probe_gpu
     out = tmp_path / "h200.json"
+    import rooflab.errors as errors
+
+    real_require = errors.require
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(gpu, "probe_gpu", lambda d, m, p=None: real(d, m, p, triton=False))
+        # The CLI checks the device itself before its progress bar starts.
+        mp.setattr(errors, "require", lambda module, *a, **k: FakeTorch([]) if module == "torch"
+                   else real_require(module, *a, **k))
         assert main(["probe", "--device", "cuda:0", "--quick", "--quiet", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "bf16 tensor peak" in printed and "PCIe bandwidth" in printed

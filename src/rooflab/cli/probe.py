@@ -157,8 +157,12 @@ def register(app) -> None:
         from ..errors import require
 
         # A missing extra is said before the progress bar starts (not under it).
-        require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
-                  else ("torch", "gpu", "the GPU probe")))
+        mod = require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
+                        else ("torch", "gpu", "the GPU probe")))
+        if dev.startswith("cuda"):
+            from ..probe.gpu.identity import open_device
+
+            open_device(mod, dev)   # no visible GPU: said before the bar, not under it
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
