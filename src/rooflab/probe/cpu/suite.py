@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ...errors import ProbeError, require
 from ...hardware.host import HostInfo, detect_host
@@ -19,6 +19,7 @@ from ...units import si
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .clock import measure_clock
+from .flags import drift_note, flag_overshoot, flag_undershoot
 from .flops import Measured, blas_threads_match, fma_peak, gemm_peak, torch_matmul_peak
 from .intensity import intensity_sweep, method_text
 from .modes import ModeSpec, get_mode
@@ -26,14 +27,7 @@ from .overhead import overhead_floor
 from .runner import Rate, Team
 
 Progress = Callable[[str, float], None]
-OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
-# Measured below this fraction of nominal is flagged: the nominal roof is taken at the
-# clock measured in this run, so the FMA kernel reaches ~100 % of it here (bf16/int8
-# through torch 84-90 %); far below, its samples were all held up by other load, or the
-# vector units run slower than the integer clock (AVX-512 frequency offsets).
-UNDERSHOOT = 0.75
 CONTENDED = 0.75    # all-thread clock below this x the one-thread clock: cores were shared
-DRIFT = 0.05         # start/end reference measurements differing by more is flagged
 SOURCE = "rooflab probe (numba kernels, this machine)"
 
 
@@ -185,51 +179,6 @@ def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
             f"probe, so measured ceilings may be low; the nominal roof uses the one-thread "
             f"clock; rerun on a quiet machine")
     return all_threads_hz / 1e9, None
-
-
-def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
-    """A note when the reference measured at the end differs from the start by > limit."""
-    change = end / start - 1
-    if abs(change) <= limit:
-        return None
-    return (f"the fp64 FMA reference moved {change:+.1%} between the start and the end of "
-            f"the probe (clock drift or other load); rerun or use --full")
-
-
-def flag_overshoot(measured: list[Ceiling], nominal: Roof | None, arch) -> list[Ceiling]:
-    """Measured above nominal by > 5 %: say so on the ceiling (the VM may mask the CPU)."""
-    if nominal is None:
-        return measured
-    out = []
-    for c in measured:
-        nom = nominal.find_compute(c.precision, c.unit) if c.is_compute else None
-        if nom is not None and c.value > OVERSHOOT * nom.value:
-            w = (f"{c.label}: measured {si(c.value, 'FLOP/s')} is {c.value / nom.value:.0%} of "
-                 f"the nominal {si(nom.value, 'FLOP/s')} for {arch.name}; the CPU may not be "
-                 f"what it reports (a VM can mask the microarchitecture) or the clock ran "
-                 f"faster than measured")
-            c = replace(c, warnings=c.warnings + (w,))
-        out.append(c)
-    return out
-
-
-def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceiling]:
-    """Measured below UNDERSHOOT x nominal: say so on the ceiling. Samples that were all
-    slowed down alike show no spread, so the noise test stays silent on them."""
-    if nominal is None:
-        return measured
-    out = []
-    for c in measured:
-        nom = nominal.find_compute(c.precision, c.unit) if c.is_compute else None
-        if nom is not None and c.value < UNDERSHOOT * nom.value:
-            w = (f"{c.label}: measured {si(c.value, 'FLOP/s')} is only {c.value / nom.value:.0%}"
-                 f" of the nominal {si(nom.value, 'FLOP/s')} at the clock measured in this "
-                 f"run: other load held the kernel up throughout, or the vector units run "
-                 f"at a lower clock than the integer clock (AVX-512 frequency offsets); "
-                 f"rerun on a quiet machine")
-            c = replace(c, warnings=c.warnings + (w,))
-        out.append(c)
-    return out
 
 
 @dataclass
