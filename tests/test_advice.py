@@ -232,3 +232,15 @@ def test_gpu_l2_residency_uses_the_device_l2():
     assert any(a.action.startswith("keep") for a in advise(p, ROOF, k))
     t4ish = Machine("gpu", caches={"L2": 4 * 2**20})
     assert not any(a.action.startswith("keep") for a in advise(p, ROOF, k, machine=t4ish))
+
+
+def test_a_kernel_with_no_bytes_gets_advice_without_a_traceback(tmp_path, capsys):
+    # 1 GFLOP in 1 ms and no bytes: AI infinite, compute side; lowering the precision has
+    # no bytes to shrink, so that advice is left out (it divided by zero before).
+    from rooflab.cli.main import main
+
+    path = tmp_path / "z.csv"
+    path.write_text("name,flop,bytes,seconds\nzero_b,1e9,0,0.001\n")
+    assert main(["report", str(path), "--on", "T4"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "AI inf" in out and "use fp16 instead" not in out

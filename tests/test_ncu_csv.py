@@ -135,10 +135,12 @@ def test_nothing_usable_is_a_parse_error(tmp_path):
     no_cols = write(tmp_path, "cols.csv", ['"ID","Kernel Name","Metric Name"', '"0","k","x"'])
     with pytest.raises(ParseError, match="Metric Unit, Metric Value"):
         load_ncu([no_cols])
-    no_time = write(tmp_path, "notime.csv", [DETAILS_HEAD] + details_rows(
-        0, [b for b in BASIC if "time" not in b[0]]))
+    # A time metric collected but nan: the launch cannot be trusted (without any time
+    # metric the kernel is kept untimed: tests/test_audit4_seeds.py).
+    nan_time = write(tmp_path, "nantime.csv", [DETAILS_HEAD] + details_rows(
+        0, [(m, u, "nan" if "time" in m else v) for m, u, v in BASIC]))
     with pytest.raises(ParseError, match="no time"):
-        load_ncu([no_time])
+        load_ncu([nan_time])
     with pytest.raises(ParseError, match="file not found"):
         load_ncu([str(tmp_path / "missing.csv")])
 

@@ -81,12 +81,42 @@ def read_text(path: str | os.PathLike) -> str:
     except FileNotFoundError:
         raise ParseError("file not found", path=str(p)) from None
     except IsADirectoryError:
-        raise ParseError("is a directory; give a file", path=str(p)) from None
+        raise ParseError(f"is a directory; give a file{_files_in(p)}", path=str(p)) from None
     except OSError as exc:
         raise ParseError(f"cannot read file: {exc.strerror}", path=str(p)) from None
     except UnicodeDecodeError as exc:
+        kind = _binary_kind(p)
+        if kind:   # `--on roofline.png`: name what it is rather than a decoding error
+            raise ParseError(f"is {kind}, not a text file; give the .json (or .csv) file",
+                             path=str(p)) from None
         raise ParseError(f"not a UTF-8 text file (byte {exc.start}: {exc.reason}); is it "
                          f"the right file?", path=str(p)) from None
+
+
+# Leading bytes of the binary files a user most often passes by mistake (the charts and
+# reports rooflab writes, an ncu report given where its CSV export is expected).
+_MAGIC = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"),
+          (b"\xff\xd8\xff", "a JPEG image"), (b"PK\x03\x04", "a zip archive"),
+          (b"\x1f\x8b", "a gzip archive"))
+
+
+def _binary_kind(p: Path) -> str:
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return ""
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), "")
+
+
+def _files_in(p: Path) -> str:
+    """' in it: a.json, b.csv' (the data files a directory holds, as a hint), or ''."""
+    try:
+        names = sorted(c.name for c in p.iterdir()
+                       if c.is_file() and c.suffix.lower() in (".json", ".csv"))
+    except OSError:
+        return ""
+    return f" in it: {', '.join(str(p / n) for n in names[:4])}" if names else ""
 
 
 def _umask() -> int:
@@ -117,8 +147,15 @@ def load_json(path: str | os.PathLike) -> Any:
     """Read a JSON file; a missing or malformed file raises ParseError with the line."""
     p = Path(path)
     text = read_text(p)
+    if not text.strip():
+        raise ParseError("invalid JSON: the file is empty (was it written completely?)",
+                         path=str(p), line=1)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=str(p),
+        # `rooflab report rooflab-demo/report.md`: say the file is not JSON at all
+        other = p.suffix and p.suffix.lower() != ".json" and exc.pos == len(text) - len(
+            text.lstrip())
+        hint = f"; this {p.suffix} file is not JSON: is it the right file?" if other else ""
+        raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=str(p),
                          line=exc.lineno) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,9 +77,11 @@ def write_output(path: str, roofs, kernels, analysis) -> None:
 
         write_atomic(path, rows_csv(zoo_rows(analysis)))
     else:
-        from ..report.chart import plot_roofline, save_figure
+        from ..report.chart import plot_roofline, roof_label, save_figure
 
-        display = plot_roofline(roofs, kernels, title="reference kernels")
+        # the title says on which machine (the roof that judges them), as probe's does
+        display = plot_roofline(roofs, kernels,
+                                title=f"reference kernels on {roof_label(roofs[0])}")
         save_figure(display, path)
 
 
@@ -111,7 +114,13 @@ def register(app) -> None:
         from ..model.analysis import analyze
 
         if list_:
-            typer.echo("\n".join(kernel_names()))
+            if json_out:
+                from ..model.schema import SCHEMA_VERSION
+                from .common import emit_json
+
+                emit_json({"schema_version": SCHEMA_VERSION, "kernels": list(kernel_names())})
+            else:
+                typer.echo("\n".join(kernel_names()))
             return
         if output:   # fail before minutes of measuring, not after
             write_suffix = Path(output).suffix.lower()
@@ -129,6 +138,9 @@ def register(app) -> None:
             raise InputError(f"--only needs kernel names or prefixes, e.g. copy,gemm; got "
                              f"'{only}' (`rooflab bench --list` shows them)")
         select(names)
+        mismatch = other_kind_warning(on, device) if on is not None else ""
+        if mismatch:   # said before the progress bar, not under it
+            print(mismatch, file=sys.stderr)
         with progress_bar("probe" if on is None else "bench") as update:
             if on is not None:
                 from ..hardware.resolve import load_roofs
@@ -151,6 +163,55 @@ def register(app) -> None:
         print_results(analysis, output)
 
 
+def other_kind_warning(on: str, device: str) -> str:
+    """`rooflab bench --on T4` times numpy on this CPU against a GPU's datasheet roof: say
+    so (a catalog device of another kind than the one the kernels run on), else ''."""
+    from ..errors import RooflabError
+    from ..hardware.resolve import looks_like_file
+
+    if looks_like_file(on):
+        return ""
+    from ..hardware.catalog import lookup
+
+    try:
+        dev = lookup(on)
+    except RooflabError:
+        return ""
+    on_gpu = device.lower().startswith("cuda")
+    if (dev.kind != "cpu") == on_gpu:
+        return ""
+    runs = "a CUDA GPU" if on_gpu else "this machine's CPU"
+    fix = ("--on a CPU profile (rooflab probe -o profile.json)" if on_gpu else
+           "--device cuda on that GPU, or --on a profile of this machine")
+    return (f"warning: the kernels run on {runs} (--device {device}) but are judged by the "
+            f"roof of {dev.name}, a {dev.kind}: the percentages compare unlike machines; "
+            f"use {fix}")
+
+
+def compact_table(analysis):
+    """The zoo table for a narrow terminal: FLOP and bytes left out (AI keeps their ratio;
+    -o table.csv has them), no column rules, names never cut (`rooflab demo` at 80 columns
+    otherwise printed 'tria…  memo…  GFLO…')."""
+    from rich import box
+    from rich.table import Table
+
+    from ..bench.table import zoo_table
+
+    full = zoo_table(analysis)
+    keep = {"kernel": "kernel", "AI": "AI", "time": "time", "achieved": "achieved",
+            "% of roof": "% roof", "bound": "bound", "measured/floor": "x floor",
+            "flags": "flags"}
+    table = Table(title=f"{full.title} (FLOP, bytes: -o table.csv or a wider terminal)",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  padding=0)   # the box puts one space between columns
+    cols = [c for c in full.columns if c.header in keep]
+    for c in cols:   # only the flags wrap (one flag a line)
+        table.add_column(keep[str(c.header)], justify=c.justify, no_wrap=c.header != "flags")
+    for i in range(full.row_count):
+        table.add_row(*(list(c.cells)[i] for c in cols))
+    return table
+
+
 def wide_console():
     """The stdout console; piped or captured output (no terminal width) gets 150 columns
     so the tables keep one line per row."""
@@ -167,7 +228,11 @@ def print_results(analysis, output: str | None) -> None:
     from ..bench.check import FLAG_TEXT
     from ..bench.table import zoo_table
     out = wide_console()
-    out.print(zoo_table(analysis))
+    table = zoo_table(analysis)
+    natural = out.measure(table, options=out.options.update_width(10_000)).maximum
+    if out.width < natural:   # an 80-column terminal: keep the names whole
+        table = compact_table(analysis)
+    out.print(table)
     seen = {f for k in analysis.kernels for f in k.meta.get("flags", ())}
     for flag in (f for f in FLAG_TEXT if f in seen):
         out.print(f"  {flag}: {FLAG_TEXT[flag]}")

@@ -137,12 +137,13 @@ def _write(path: str, cmp, data, on, files) -> None:
     if Path(path).suffix.lower() == ".json":
         write_json(path, data)
         return
-    from ..report.chart import plot_roofline, save_figure
+    from ..report.chart import plot_roofline, roof_label, save_figure
     from .report import load_inputs
 
     roof = load_inputs(files, on).roof
     pairs = [(m.before, m.after) for m in cmp.matches]
     kernels = [k for pair in pairs for k in pair]
     display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")
-                            else None, arrows=pairs, title="before -> after")
+                            else None, arrows=pairs,
+                            title=f"before -> after on {roof_label(roof)}")
     save_figure(display, path)

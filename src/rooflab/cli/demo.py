@@ -118,3 +118,13 @@ def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None
         out.print(f"  note: {note}")
     for path in written:
         out.print(f"wrote {path}")
+    if written:   # a first-time user's next steps, with this run's own (quoted) paths
+        from shlex import quote
+
+        kernels, prof = (quote(str(written[0].parent / n))
+                         for n in ("kernels.json", "profile.json"))
+        out.print(f"next: rooflab report {kernels} --on {prof}"
+                  "   (what bounds each kernel, and what would move it)\n"
+                  f"      rooflab bench --on {prof}"
+                  "   (every reference kernel of the zoo on this roof)",
+                  highlight=False, markup=False, soft_wrap=True)   # copyable: no wrap

@@ -110,6 +110,30 @@ def totals(r, tpr=None) -> dict[str, float]:
             "compute_ttft_s": r.ttft_s}
 
 
+def gap_line(gap_s: float, d) -> str:
+    """Seed 004's split of a measured TPOT's distance below the slope: the step's kernel
+    launches (launches x 5-10 us) explain part of the gap above the work floor; the rest is
+    host-side logic (Python, generate) and kernel efficiency."""
+    if gap_s < 0:
+        return (f"faster than the floor by {fmt_seconds(-gap_s)}: no step can beat "
+                f"max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or the "
+                f"step moves fewer bytes than counted (weights quantized but --weights "
+                f"not set?); check both before reading the point")
+    if gap_s == 0:
+        return ""
+    lo, hi = d.launch_s_range
+    if lo >= gap_s:
+        return (f"gap above the floor {fmt_seconds(gap_s)}, less than the {d.step.launches} "
+                f"launches take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
+                f"here, and what is left is at most launch cost (CUDA graphs, fusion), not AI")
+    rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
+    return (f"gap above the floor {fmt_seconds(gap_s)}: {d.step.launches} launches explain "
+            f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
+            f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the rest, "
+            f"{fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic (Python, "
+            f"generate) and kernel efficiency (better kernels); batching closes neither")
+
+
 def summary_lines(r, tpr=None) -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
     t = totals(r, tpr)
@@ -127,7 +151,7 @@ def summary_lines(r, tpr=None) -> list[str]:
         f"({r.roof.kind})",
         f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} (all kernels in one: "
         f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
-        f"{t['tokens_per_s']:.4g} tokens/s decode, request floor "
+        f"{per_s(t['tokens_per_s'])} tokens/s decode, request floor "
         f"{fmt_seconds(t['request_s'])}",
         f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
         f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')}, "
@@ -146,6 +170,11 @@ def summary_lines(r, tpr=None) -> list[str]:
     return out
 
 
+def per_s(rate: float) -> str:
+    """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
+    return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"
+
+
 def sweep_table(sw):
     from rich.table import Table
 
@@ -155,7 +184,7 @@ def sweep_table(sw):
         t.add_column(col, justify="right")
     for row in sw.rows():
         t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
-                  fmt_seconds(row["tpot_s"]), f"{row['tokens_per_s']:.4g}",
+                  fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
                   si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
                   si(row["kv_bytes"], "B"), row["bound"])
     return t
@@ -330,6 +359,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                                   context=ctx) if whatif and tp == 1 else ()
     hw = ()
     hw_memory: list[float | None] = []
+    others = []   # --compare's roofs, drawn beside --on's in -o chart.png
     if compare:
         names = [x.strip() for x in compare.split(",") if x.strip()]
         others = [load_roofs(x)[0] for x in names]
@@ -346,7 +376,9 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         m = measured[0]
         llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
                            m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
-                           "floor_ratio": m.floor_ratio}
+                           "floor_ratio": m.floor_ratio,
+                           "gap_s": m.kernel.seconds - m.floor_s,
+                           "gap_launch_s": list(r.decode.launch_s_range)}
     if tpr:
         llm["totals"] = totals(r, tpr)
         llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
@@ -370,7 +402,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         elif suffix == ".csv":
             save_text(output, _csv(llm))
         else:
-            _chart(output, r, measured, [roof])
+            _chart(output, r, measured, [roof, *others])
     if json_out:
         emit_json(data)
         return
@@ -393,6 +425,9 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                   f"{si(m.achieved_flop_per_s, 'FLOP/s')} at AI {m.point.ai:.3g} = "
                   f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
                   soft_wrap=True)
+        line = gap_line(m.kernel.seconds - m.floor_s, r.decode)
+        if line:
+            out.print(line, soft_wrap=True)
     if tpr:
         out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
                   f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "

@@ -6,6 +6,8 @@ import sys
 
 from ..errors import RooflabError
 
+INTERRUPTED = "error: interrupted; nothing was written"
+
 
 def main(argv: list[str] | None = None) -> int:
     from .app import build_app
@@ -14,13 +16,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # In non-standalone mode click returns the code of `raise typer.Exit(code)`.
         rv = app(args=argv, prog_name="rooflab", standalone_mode=False)
+        if rv == 130:
+            # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
+            # Every verb writes its files only at the end, each atomically.
+            print(INTERRUPTED, file=sys.stderr)
         if isinstance(rv, int) and rv:
             return rv
     except RooflabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("error: interrupted; nothing was written", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except BrokenPipeError:
         # `rooflab ... | head` closed the pipe: not an error of ours.

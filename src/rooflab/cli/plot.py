@@ -25,7 +25,7 @@ roof judges the kernels: indigo left of its ridge, amber right of it.
   rooflab plot output*.csv --on output5.ncu-rep --trajectory -o steps.png
   rooflab plot --on profile.json --precision all -o every-ceiling.png
 
-A roof with more than 5 compute ceilings (catalog GPUs have up to 9) is drawn
+A roof with more than 5 compute ceilings (catalog GPUs have up to 10) is drawn
 with the ceilings the kernels are judged by plus its top float ceiling; the
 output says which were left out. --precision all draws every one.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import typer
@@ -14,7 +13,7 @@ HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
 table (nominal vs measured, ridge points) and save the profile (-o profile.json).
 
-  rooflab probe --quick -o profile.json             (about 5 s)
+  rooflab probe --quick -o profile.json             (5-10 s)
 
   rooflab probe -o profile.json --chart roof.png    (about 30 s, with a chart)
 
@@ -166,8 +165,7 @@ def register(app) -> None:
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
-            # typer turns Ctrl-C into exit 130 silently; say that nothing was written.
-            print("error: interrupted; nothing was written", file=sys.stderr)
+            # cli.main says `error: interrupted; nothing was written` for exit 130.
             raise typer.Exit(130) from None
         # Written only now that the probe has finished (atomically): Ctrl-C leaves nothing.
         if profile_path:

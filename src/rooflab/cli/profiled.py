@@ -27,8 +27,10 @@ from .common import console, emit_json, save_text, warn
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
+# unit: the kernel's own compute unit (vector/tensor, empty for any), so the CSV read back
+# (`rooflab report k.csv`) holds it to the same ceiling.
 COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
-           "ai", "achieved_flop_per_s", "percent_of_roof", "bound")
+           "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit")
 
 
 def progress_printer():
@@ -62,7 +64,8 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
                          "precision": p.precision, "flop": p.flop, "bytes": p.bytes,
                          "ai": p.ai,
                          "achieved_flop_per_s": p.achieved_flop_per_s,
-                         "percent_of_roof": p.percent_of_roof, "bound": p.bound})
+                         "percent_of_roof": p.percent_of_roof, "bound": p.bound,
+                         "unit": k.unit})
     return rows
 
 

@@ -154,8 +154,14 @@ def report_dict(analysis, profile=None) -> dict:
     from ..report.markdown import machine_for, step_findings
 
     machine = machine_for(analysis, profile)
+    diags = diagnose(analysis, machine)
     out = {**analysis_to_dict(analysis),
-           "diagnosis": [diagnosis_to_dict(d) for d in diagnose(analysis, machine)]}
+           "diagnosis": [diagnosis_to_dict(d) for d in diags]}
+    from ..report.markdown import trust_warnings
+
+    warnings = trust_warnings(diags, profile)
+    if warnings:
+        out["read_with_care"] = warnings   # the report's "read with care" lines
     steps = steps_dict(analysis)
     if steps:
         out["steps"] = steps
@@ -222,6 +228,6 @@ def register(app) -> None:
 
         machine = machine_for(analysis, inputs.profile)
         console().print(terminal_summary(analysis, diagnose(analysis, machine), top=top,
-                                         source=inputs.source))
+                                         source=inputs.source, profile=inputs.profile))
         if output:
             err_console().print(f"wrote {output}")

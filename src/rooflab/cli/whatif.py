@@ -6,18 +6,20 @@ import typer
 
 from ..errors import InputError
 
-HELP = """What if the precision, the weights' format, the fusion, the batch or the hardware
-changed? Each change builds new kernels under a stated assumption and predicts their time
+HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch or the
+hardware changed? Each change builds new kernels under a stated assumption and predicts their time
 on the roof, keeping each kernel's current efficiency (the fraction of its roof it reaches).
 -o chart.png draws the moved points with arrows from where they were.
 
   rooflab whatif kernels.json --on t4 --precision fp16
   rooflab whatif decode.json --on t4 --quantize int4 -o moved.png
+  rooflab whatif decode.json --on a100 --sparsity 2:4
   rooflab whatif kernels.json --on h100 --fuse add,relu,mul
   rooflab whatif decode.json --on h100 --batch 32
   rooflab whatif kernels.json --on a100 --hardware h200
 
-Give one change at a time; --only NAME,NAME limits precision/quantize/batch to some kernels.
+Give one change at a time; --only NAME,NAME limits precision/quantize/sparsity/batch to
+some kernels.
 """
 
 
@@ -31,18 +33,24 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
-               hardware=None, only=None):
+               hardware=None, only=None, sparsity=None):
     """Dispatch to the one model/whatif function the options name."""
     from ..model import whatif as w
 
-    given = [x for x in (precision, quantize, fuse, batch, hardware) if x is not None]
+    given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity)
+             if x is not None]
     if len(given) != 1:
-        raise InputError("give exactly one change: --precision, --quantize, --fuse, --batch "
-                         "or --hardware")
+        raise InputError("give exactly one change: --precision, --quantize, --sparsity, "
+                         "--fuse, --batch or --hardware")
     if precision is not None:
         return w.change_precision(roof, kernels, precision, names=_names(only))
     if quantize is not None:
         return w.quantize_weights(roof, kernels, quantize, names=_names(only))
+    if sparsity is not None:
+        if sparsity.replace(" ", "") != "2:4":
+            raise InputError(f"--sparsity takes 2:4 (the structured sparsity tensor cores "
+                             f"run); got '{sparsity}'")
+        return w.sparsify(roof, kernels, names=_names(only))
     if fuse is not None:
         return w.fuse(roof, kernels, _names(fuse))
     if batch is not None:
@@ -61,6 +69,8 @@ def register(app) -> None:
         precision: str = typer.Option(None, "--precision", help="do the math in this "
                                                                 "precision (fp16, bf16, fp8...)"),
         quantize: str = typer.Option(None, "--quantize", help="store weights as int8/int4/fp8"),
+        sparsity: str = typer.Option(None, "--sparsity", help="prune weights 2:4 (structured "
+                                                              "sparsity on tensor cores)"),
         fuse: str = typer.Option(None, "--fuse", help="fuse these kernels: a,b,c"),
         batch: int = typer.Option(None, "--batch", help="change the batch to N"),
         hardware: str = typer.Option(None, "--hardware", help="move to other hardware "
@@ -77,7 +87,7 @@ def register(app) -> None:
         inputs = load_inputs(files, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
-                            only=only)
+                            only=only, sparsity=sparsity)
         data = describe(result)
         if output:
             _write(output, result, data)
@@ -87,6 +97,16 @@ def register(app) -> None:
         console().print(_table(result))
         if output:
             err_console().print(f"wrote {output}")
+
+
+def _bound_cell(before, after) -> str:
+    """The bound after the change, and the one before when it flipped (seed 000 §3.3: a
+    kernel compute-bound in fp32 can be memory-bound in fp16)."""
+    if after is None:
+        return "-"
+    if before is not None and before.bound != after.bound:
+        return f"{after.bound} (was {before.bound})"
+    return after.bound
 
 
 def _table(result):
@@ -103,6 +123,7 @@ def _table(result):
     # more kernel: it gets its own line under the table, and the totals leave it out.
     steps = {id(k) for k in split_whole_steps([old for old, _ in result.moves])[1]}
     rows, floored, step_lines = [], [], []
+    prev_new, members = None, []
     for (old, new), (fb, fa) in zip(result.moves, result.floors, strict=True):
         b, a = before.get(old.name), after.get(new.name)
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
@@ -113,9 +134,25 @@ def _table(result):
         floor = old.seconds is None and new.seconds is None and bool(fb and fa)
         floored.append(floor)
         times = ((fb, fa, fb / fa) if floor else (old.seconds, new.seconds, sp))
+        if rows and new is prev_new and new.meta.get("fused"):
+            # Fused members are one row: their summed time before against the one kernel
+            # after (one row each read "1.00x" while the total said 3x).
+            members.append(old)
+            prev_tb, this_tb = rows[-1][2], times[0]
+            tb = prev_tb + this_tb if prev_tb and this_tb else None
+            nbytes = sum(m.bytes.get(b.level, 0.0) for m in members) if b else 0.0
+            ai_before = sum(m.total_flop for m in members) / nbytes if nbytes else None
+            names = [m.name for m in members]
+            rows[-1] = (f"{new.name} (fused)" if new.name == "+".join(names) else
+                        f"{' + '.join(names)} -> {new.name}",
+                        f"{fmt_ai(ai_before)} -> {fmt_ai(a.ai if a else None)}",
+                        tb, times[1], tb / times[1] if tb and times[1] else None,
+                        rows[-1][5], floor)
+            continue
+        prev_new, members = new, [old]
         rows.append((old.name if old.name == new.name else f"{old.name} -> {new.name}",
                      f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
-                     *times, a.bound if a else "-", floor))
+                     *times, _bound_cell(b, a), floor))
     every = bool(floored) and all(floored)
     heads = (("floor before", "floor after", "speed-up (floors)") if every
              else ("time before", "time after", "speed-up"))
@@ -175,5 +212,5 @@ def _write(path: str, result, data) -> None:
     kernels = list(result.after.kernels) + [old for old, _ in result.moves]
     level = "DRAM" if result.after.roof.find_memory("DRAM") else None
     display = plot_roofline(roofs, kernels, level=level, arrows=list(result.moves),
-                            title=f"what if: {result.label}")
+                            title=f"what if: {result.label}", before_roof=result.before.roof)
     save_figure(display, path)

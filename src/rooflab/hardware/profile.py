@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import InputError, ParseError
 from ..files import load_json, write_json
 from ..model.ceiling import Roof
-from ..model.schema import SCHEMA_VERSION, roof_from_dict, roof_to_dict
+from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,12 @@ def profile_to_dict(p: MachineProfile) -> dict[str, Any]:
 def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachineProfile:
     if not isinstance(d, Mapping) or not ("measured" in d or "nominal" in d):
         raise InputError(f"{where}: not a rooflab profile (no 'measured' or 'nominal' roof)")
-    version = d.get("schema_version")
-    if version is not None and version > SCHEMA_VERSION:
-        raise InputError(f"{where}: schema_version {version} is newer than this rooflab "
-                         f"understands ({SCHEMA_VERSION}); upgrade rooflab")
+    check_schema_version(d, where)
+    if not isinstance(d.get("host") or {}, Mapping):
+        raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
+                         f"got {d['host']!r}")
     return MachineProfile(
-        host=dict(d.get("host", {})),
+        host=dict(d.get("host") or {}),
         nominal=roof_from_dict(d["nominal"], f"{where}.nominal") if d.get("nominal") else None,
         measured=roof_from_dict(d["measured"], f"{where}.measured") if d.get("measured") else None,
         extras=dict(d.get("extras", {})), created=str(d.get("created", "")),

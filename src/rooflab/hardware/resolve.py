@@ -7,7 +7,7 @@ from pathlib import Path
 from ..errors import InputError, ParseError
 from ..files import load_json
 from ..model.ceiling import Roof
-from ..model.schema import roof_from_dict
+from ..model.schema import check_schema_version, roof_from_dict
 from .profile import profile_from_dict
 
 
@@ -23,6 +23,10 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
     # (the first) must have one: a CPU profile's nominal companion has no memory
     # ceilings (the CPU reports no nominal bandwidth) and is only drawn, dashed.
     for r in roofs[:1]:
+        if not r.compute and not r.memory:   # (a links-only roof still serves `scale`)
+            raise ParseError(f"roof '{r.name}' has no ceilings; add at least one, e.g. "
+                             f"\"compute\": [{{\"precision\": \"fp32\", \"unit\": \"vector\", "
+                             f"\"flop_per_s\": 1e12}}]", path=path)
         if r.compute and not r.memory:
             raise ParseError(f"roof '{r.name}' has no memory ceilings; add at least one, e.g. "
                              f"\"memory\": [{{\"level\": \"DRAM\", \"bytes_per_s\": 3.2e11}}]",
@@ -33,10 +37,18 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
 def _roofs_from_file(path: str) -> tuple[Roof, ...]:
     data = load_json(path)
     try:
+        check_schema_version(data, path)
         if isinstance(data, dict) and ("measured" in data or "nominal" in data):
             return profile_from_dict(data, where=path).roofs
         if isinstance(data, dict) and isinstance(data.get("roof"), dict):
             return (roof_from_dict(data["roof"], where=f"{path}: roof"),)
+        if isinstance(data, dict) and isinstance(data.get("profile"), dict):
+            # `rooflab demo --json`: {"profile", "analysis", "files"}
+            return profile_from_dict(data["profile"], where=f"{path}: profile").roofs
+        after = data.get("after") if isinstance(data, dict) else None
+        if isinstance(after, dict) and isinstance(after.get("roof"), dict):
+            # `rooflab whatif -o w.json`: the roof its predicted kernels were placed on
+            return (roof_from_dict(after["roof"], where=f"{path}: after.roof"),)
         if isinstance(data, dict) and "compute" in data:
             return (roof_from_dict(data, where=path),)
     except InputError as exc:
@@ -52,9 +64,18 @@ def load_roofs(spec: str) -> tuple[Roof, ...]:
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)
         return roofs_from_file(spec)
+    from ..errors import HardwareNotFound
     from .catalog import lookup_roof
 
-    return (lookup_roof(spec),)
+    try:
+        return (lookup_roof(spec),)
+    except HardwareNotFound:
+        if not Path(spec).is_dir():
+            raise
+        hint = Path(spec) / "profile.json"   # `--on rooflab-demo`: the demo's folder
+        raise ParseError("is a directory; give a profile file" +
+                         (f" such as {hint}" if hint.is_file() else "") +
+                         " or a catalog name (`rooflab specs list`)", path=spec) from None
 
 
 def load_roof(spec: str) -> Roof:

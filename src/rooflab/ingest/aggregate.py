@@ -72,6 +72,7 @@ class _Group:
     bytes: dict[str, float] = field(default_factory=dict)
     samples: list[float] = field(default_factory=list)
     tensor: float = 0.0
+    launches: int = 0          # with untimed ones (a file without a time metric)
     notes: dict[str, None] = field(default_factory=dict)
 
     def add(self, counts) -> None:
@@ -80,7 +81,9 @@ class _Group:
             flop[k] = flop.get(k, 0.0) + v
         for k, v in counts.bytes.items():
             nbytes[k] = nbytes.get(k, 0.0) + v
-        self.samples.append(counts.seconds)
+        self.launches += 1
+        if counts.seconds is not None:
+            self.samples.append(counts.seconds)
         self.tensor += counts.tensor_flop
         for n in counts.notes:
             self.notes[n] = None
@@ -112,7 +115,7 @@ def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | N
     flop = {k: v for k, v in g.flop.items() if v > 0} or {"fp32": 0.0}
     f = g.first
     meta: dict = {"source": source, "full_name": f.name, "file": f.path, "line": f.line,
-                  "launches": len(g.samples)}
+                  "launches": g.launches}
     if f.key and f.key != f.name:
         meta["key"] = f.key
     for k in ("device", "block", "grid"):
@@ -125,10 +128,12 @@ def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | N
     if step is not None:
         meta["step"] = step
         meta["step_index"] = step_index
+    timed = len(g.samples) == g.launches   # one untimed launch: no total time to sum
     return Kernel(
-        name=name, flop=flop, bytes=dict(g.bytes), seconds=sum(g.samples),
-        calls=len(g.samples), samples=tuple(g.samples),
-        provenance={"flop": "counted", "bytes": "counted", "seconds": "measured"},
+        name=name, flop=flop, bytes=dict(g.bytes), seconds=sum(g.samples) if timed else None,
+        calls=g.launches, samples=tuple(g.samples) if timed else (),
+        provenance={"flop": "counted", "bytes": "counted",
+                    **({"seconds": "measured"} if timed else {})},
         unit=_unit(total_flop, g.tensor),
         meta=meta,
     )

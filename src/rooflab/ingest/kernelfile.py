@@ -2,6 +2,8 @@
 
 CSV columns (header required; unknown columns are kept in meta):
   name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
+Instead of seconds, a `gflops` column (achieved GFLOP/s, seed 000 §4.2's "实测性能 (GFLOPS)"
+column) gives seconds = flop / (gflops x 1e9), marked derived.
 
 A kernel measured at several memory levels (hierarchical roofline) is one row per level:
 rows with the same name, precision, flop, seconds, calls and unit and different levels
@@ -17,10 +19,10 @@ from pathlib import Path
 from ..errors import InputError, ParseError
 from ..files import load_json, read_text
 from ..model.kernel import Kernel
-from ..model.schema import kernel_from_dict
+from ..model.schema import check_schema_version, kernel_from_dict, level_name, precision_name
 
 CSV_REQUIRED = ("name", "flop", "bytes")
-CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit")
+CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops")
 
 
 def load_kernels(path: str) -> tuple[Kernel, ...]:
@@ -31,6 +33,19 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     if p.suffix.lower() == ".csv":
         return kernels_from_csv(read_text(p), path)
     data = load_json(path)
+    try:
+        check_schema_version(data, path)
+    except InputError as exc:
+        raise ParseError(str(exc)) from None
+    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("after"), dict):
+        # `rooflab whatif -o w.json`: its predicted kernels, so `rooflab compare b.json w.json`
+        # and `rooflab report w.json` read a what-if as they read any kernel file
+        data = data["after"]
+    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("analysis"), dict):
+        data = data["analysis"]      # `rooflab demo --json`: {"profile", "analysis", "files"}
+    if isinstance(data, dict) and "matches" in data and "kernels" not in data:
+        raise ParseError("this is a comparison (`rooflab compare` output), not a list of "
+                         "kernels; pass the kernel files it compared", path=path)
     items = data.get("kernels") if isinstance(data, dict) else data
     if isinstance(data, dict) and items is None and (
             {"measured", "nominal"} & set(data) or {"compute", "memory"} <= set(data)):
@@ -106,7 +121,22 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
 def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    # the analysis CSVs rooflab writes (ncu/torch/rocprof/bench -o x.csv) name the kernel
+    # 'kernel' and give its precision (llm's CSV does not: it stays refused, not read as fp32)
+    alias = ("kernel" if "name" not in header and {"kernel", "precision"} <= set(header)
+             else None)
+    if alias:
+        header.append("name")
     missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing and {"phase", "kernel"} <= set(header):
+        raise ParseError("this is `rooflab llm`'s CSV (a table, without precisions or times); "
+                         "read its kernels from `rooflab llm ... -o decode.json` instead",
+                         path=path, line=1)
+    if missing and len(header) == 1 and ";" in header[0]:
+        # a spreadsheet's export in a locale whose decimal mark is ',' (and whose numbers
+        # would then read wrongly here): ask for comma-separated values, '.' decimals
+        raise ParseError("the columns are separated by ';': save the sheet as comma-separated "
+                         "CSV with '.' as the decimal mark", path=path, line=1)
     if missing:
         raise ParseError(f"missing column(s) {', '.join(missing)}; the header needs "
                          f"name,flop,bytes[,seconds,precision,level,calls,unit]",
@@ -114,9 +144,21 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     out = []
     for lineno, raw in enumerate(reader, start=2):
         row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
+        if alias:
+            row["name"] = row.pop(alias)
         if not any(v.strip() for v in row.values()):
             continue
         seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+        timing = "measured"
+        gflops = _number(row, "gflops", path, lineno, default=0.0)
+        if gflops and seconds:
+            raise ParseError("give 'seconds' or 'gflops', not both", path=path, line=lineno)
+        if gflops:
+            if gflops < 0:
+                raise ParseError(f"field 'gflops' must be positive; got {gflops:g}",
+                                 path=path, line=lineno)
+            seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
+            timing = "derived"       # from the achieved rate the user measured
         calls = _number(row, "calls", path, lineno, default=1)
         if calls != int(calls):
             raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
@@ -124,12 +166,14 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         try:
             out.append(Kernel(
                 name=row["name"].strip(),
-                flop={(row.get("precision") or "fp32").strip(): _number(row, "flop", path, lineno)},
-                bytes={(row.get("level") or "DRAM").strip(): _number(row, "bytes", path, lineno)},
+                flop={precision_name((row.get("precision") or "fp32").strip()):
+                      _number(row, "flop", path, lineno)},
+                bytes={level_name((row.get("level") or "DRAM").strip()):
+                       _number(row, "bytes", path, lineno)},
                 seconds=seconds, calls=int(calls),
                 unit=(row.get("unit") or "").strip() or None,
                 provenance={"flop": "given", "bytes": "given",
-                            **({"seconds": "measured"} if seconds else {})},
+                            **({"seconds": timing} if seconds else {})},
                 meta=_extra_columns(row),
             ))
         except InputError as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
-from .ncu_metrics import recorded_peaks
+from .ncu_metrics import NO_TIME_NOTE, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
 
@@ -91,9 +91,12 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
                for (g, step, idx), name in zip(pairs, names, strict=True)]
     if progress:
         progress("done", 1.0)
+    untimed = [k.name for k in kernels if k.seconds is None]
+    notes = (f"{len(untimed)} of {len(kernels)} kernel(s) untimed ({', '.join(untimed[:3])}"
+             f"{', ...' if len(untimed) > 3 else ''}): {NO_TIME_NOTE}",) if untimed else ()
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          failed=tuple(failed), devices=tuple(devices), peaks=peaks,
-                         files=tuple(used))
+                         files=tuple(used), notes=notes)
 
 
 def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:

@@ -134,6 +134,8 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
     except Exception:   # a precision with no storage size (int32 accumulators ...)
         return None
     nbytes = p.bytes * ratio
+    if nbytes <= 0:
+        return None   # no bytes to shrink (a kernel counted as pure math)
     return _advice(
         p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "

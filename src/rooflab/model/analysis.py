@@ -64,6 +64,14 @@ class Analysis:
     def for_kernel(self, name: str) -> tuple[Point, ...]:
         return tuple(p for p in self.points if p.kernel == name)
 
+    def points_of(self, kernel: Kernel) -> tuple[Point, ...]:
+        """This kernel's points. A file may hold two different kernels of one name (a
+        kernel CSV listing two launches); each keeps its own points, not both sets."""
+        own = tuple(p for p in self.for_kernel(kernel.name)
+                    if p.seconds == kernel.seconds and p.calls == kernel.calls
+                    and p.flop == kernel.total_flop and p.bytes == kernel.bytes.get(p.level))
+        return own or self.for_kernel(kernel.name)
+
     def at_level(self, level: str) -> tuple[Point, ...]:
         return tuple(p for p in self.points if p.level == level)
 
@@ -132,6 +140,10 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     notes: list[str] = []
     for k in kernels:
         compute, note = roof.compute_for(k.precision, k.unit)
+        if not k.bytes:
+            # no intensity without bytes: say so rather than drop the kernel in silence
+            notes.append(f"{k.name}: no bytes at any memory level, so no AI and no point; "
+                         f"give them, e.g. \"bytes\": {{\"DRAM\": 1.0e8}}")
         for level in k.bytes:
             if levels is not None and level not in levels:
                 continue

@@ -157,9 +157,15 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
                      "before_s": m.before.seconds, "after_s": m.after.seconds,
                      "speedup": m.speedup, "change_pct": m.change_pct,
                      "ai_dram_before": ai_b, "ai_dram_after": ai_a})
-    d = {"matches": rows, "only_before": [k.name for k in c.only_before],
-         "only_after": [k.name for k in c.only_after], "total_before_s": c.total_before_s,
-         "total_after_s": c.total_after_s, "speedup": c.speedup, "notes": list(c.notes)}
+    from .schema import SCHEMA_VERSION
+
+    d = {"schema_version": SCHEMA_VERSION, "matches": rows,
+         "only_before": [k.name for k in c.only_before],
+         "only_after": [k.name for k in c.only_after],
+         # no kernel timed in both runs: no totals (0 s would read as a measured time)
+         "total_before_s": c.total_before_s if c.timed else None,
+         "total_after_s": c.total_after_s if c.timed else None,
+         "speedup": c.speedup, "notes": list(c.notes)}
     if fail_pct is not None:
         d["fail_if_slower_pct"] = fail_pct
         d["regressions"] = [m.name for m in c.regressions(fail_pct)]

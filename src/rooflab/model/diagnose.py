@@ -237,11 +237,14 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
 
     `machine` (model.machine.machine_of) names the levers of a CPU or a GPU; by default it
     is read off the analysis' roof."""
-    by_name = {p.kernel: p for p in analysis.primary()}
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     machine = machine if machine is not None else machine_of(analysis.roof)
-    out = [diagnose_kernel(analysis, k, by_name[k.name], total, machine)
-           for k in analysis.kernels if k.name in by_name]
+    # each kernel's own hardest-binding point (as Analysis.primary, but two kernels of one
+    # name keep their own numbers)
+    primary = {id(k): min(pts, key=lambda p: p.attainable_flop_per_s)
+               for k in analysis.kernels if (pts := analysis.points_of(k))}
+    out = [diagnose_kernel(analysis, k, primary[id(k)], total, machine)
+           for k in analysis.kernels if id(k) in primary]
     # Untimed kernels (analytic counts) have no gain; the longest floor goes first.
     out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), -d.point.floor_s, d.kernel))
     from dataclasses import replace

@@ -86,12 +86,19 @@ def check_above_roof(p: Point, roof_kind: str = "",
             "a counting error: FLOP counted twice (an FMA counted as 2 and then doubled again)",
         ]
     causes.append("a timing that is too short or missed part of the work")
+    if p.percent_of_roof is None:
+        # zero FLOP (a copy): no FLOP/s to compare, only the bandwidth it moved
+        message = (f"{p.kernel} at {p.level} sits above its roof: moves "
+                   f"{si(bytes_per_s, 'B/s')} > {p.level} bandwidth "
+                   f"{si(p.bytes_per_s, 'B/s')} ({100 * bytes_per_s / p.bytes_per_s:.0f} % of it)")
+    else:
+        message = (f"{p.kernel} at {p.level} sits above its roof: achieved "
+                   f"{si(p.achieved_flop_per_s, 'FLOP/s')} > attainable "
+                   f"{si(p.attainable_flop_per_s, 'FLOP/s')} at AI {fmt_ai(p.ai)} "
+                   f"({p.percent_of_roof:.0f} % of roof)")
     return Finding(
         kernel=p.kernel, check="above_roof", severity="warning", level=p.level,
-        message=(f"{p.kernel} at {p.level} sits above its roof: achieved "
-                 f"{si(p.achieved_flop_per_s, 'FLOP/s')} > attainable "
-                 f"{si(p.attainable_flop_per_s, 'FLOP/s')} at AI {fmt_ai(p.ai)} "
-                 f"({p.percent_of_roof:.0f} % of roof)"),
+        message=message,
         causes=tuple(causes),
         fix="check which memory level the bytes belong to and which precision/unit the "
             "kernel really uses; re-time with more repetitions",
@@ -233,7 +240,7 @@ def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding
 def check_kernel(analysis: Analysis, kernel: Kernel,
                  machine: Machine | None = None) -> tuple[Finding, ...]:
     """Every check for one kernel of an analysis (`machine` words the fixes for a CPU/GPU)."""
-    points = analysis.for_kernel(kernel.name)
+    points = analysis.points_of(kernel)
     found: list[Finding] = []
     for p in points:
         f = check_above_roof(p, analysis.roof.kind, machine)

@@ -6,15 +6,77 @@ History of schema_version:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
+from ..units import LEVELS, LINKS, UNITS, canonical_dtype
 from .analysis import Analysis, Point
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 
 SCHEMA_VERSION = 1
+
+# Level names as users' scripts and profilers spell them; HBM and GDDR are the DRAM level
+# (ARCHITECTURE.md, "JSON vocabulary").
+_LEVEL_NAMES = {n.lower(): n for n in LEVELS + LINKS}
+
+
+def check_schema_version(d: Any, where: str) -> None:
+    """Refuse a document written by a newer rooflab (or with a version that is no number)."""
+    version = d.get("schema_version") if isinstance(d, Mapping) else None
+    if version is None:
+        return
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InputError(f"{where}: field 'schema_version' must be a whole number (this "
+                         f"rooflab writes {SCHEMA_VERSION}); got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise InputError(f"{where}: schema_version {version} is newer than this rooflab "
+                         f"understands ({SCHEMA_VERSION}); upgrade rooflab")
+
+
+def precision_name(name: Any) -> str:
+    """'FP64', 'double', 'float16' -> fp64, fp64, fp16; a name rooflab does not know is kept
+    (the analysis then notes which ceiling it fell back to)."""
+    try:
+        return canonical_dtype(str(name))
+    except InputError:
+        return str(name)
+
+
+def level_name(name: Any) -> str:
+    """'dram', 'HBM3e', 'l2' -> DRAM, DRAM, L2; an unknown level is kept as written."""
+    text = str(name).strip()
+    low = text.lower()
+    if low.startswith(("hbm", "gddr")) or low == "vram":
+        return "DRAM"
+    return _LEVEL_NAMES.get(low, text)
+
+
+def unit_name(name: Any) -> str | None:
+    """'Tensor', 'tensor cores' -> tensor; 'Vector' -> vector; None or '' -> None (any)."""
+    if name is None or not str(name).strip():
+        return None
+    low = str(name).strip().lower()
+    return next((u for u in UNITS if low.startswith(u)), str(name))
+
+
+def _number(d: Mapping[str, Any], field: str, where: str, unit: str) -> float:
+    """A field that must hold a plain number in SI base units; the message says which."""
+    value = d[field]
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: field '{field}' must be a plain number of {unit} (SI "
+                         f"base units, no unit suffix); got {value!r}") from None
+    if not math.isfinite(number):
+        # Python's json reads NaN/Infinity; rooflab's output (strict JSON) could not hold it
+        raise InputError(f"{where}: field '{field}' must be a finite number of {unit}; got "
+                         f"{value!r} (NaN and Infinity are not JSON: leave the field out)")
+    return number
 
 
 def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:
@@ -41,25 +103,33 @@ def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:
 
 def ceiling_from_dict(d: Mapping[str, Any], default_kind: str = "nominal",
                       where: str = "ceiling") -> Ceiling:
+    if not isinstance(d, Mapping):
+        raise InputError(f"{where}: expected an object with 'flop_per_s' and 'precision', or "
+                         f"'bytes_per_s' and 'level'; got {d!r}")
     try:
         if "flop_per_s" in d:
-            value, key = float(d["flop_per_s"]), {"precision": str(d["precision"]),
-                                                   "unit": d.get("unit")}
+            value, key = _number(d, "flop_per_s", where, "FLOP/s"), {
+                "precision": precision_name(d["precision"]), "unit": unit_name(d.get("unit"))}
         elif "bytes_per_s" in d:
-            value, key = float(d["bytes_per_s"]), {"level": str(d["level"])}
+            value, key = _number(d, "bytes_per_s", where, "bytes/s"), {
+                "level": level_name(d["level"])}
         else:
             raise InputError(f"{where}: needs 'flop_per_s' (with 'precision') or "
                              f"'bytes_per_s' (with 'level')")
+        samples = d.get("samples") or ()
+        if not isinstance(samples, (list, tuple)):
+            raise InputError(f"{where}: field 'samples' must be a list of numbers")
         return Ceiling(value=value, provenance=d.get("kind", default_kind),
                        source=d.get("source", ""), method=d.get("method", ""),
-                       samples=tuple(float(s) for s in d.get("samples", ())),
+                       samples=tuple(_number({"samples": s}, "samples", where,
+                                             "the ceiling's unit") for s in samples),
                        warnings=tuple(d.get("warnings", ())), **key)
-    except InputError:
-        raise   # already says where
     except KeyError as exc:
         raise InputError(f"{where}: missing field {exc}") from None
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {exc}") from None
+    except InputError as exc:
+        # the Ceiling's own checks (value > 0, provenance) do not know the file's place
+        text = str(exc)
+        raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
 
 
 def roof_to_dict(r: Roof) -> dict[str, Any]:
@@ -82,15 +152,31 @@ def roof_from_dict(d: Mapping[str, Any], where: str = "roof") -> Roof:
     if not isinstance(d, Mapping):
         raise InputError(f"{where}: expected an object with 'compute' and 'memory' lists")
     kind = d.get("kind", "nominal")
+    for field, example in (("compute", '{"precision": "fp32", "flop_per_s": 1e12}'),
+                           ("memory", '{"level": "DRAM", "bytes_per_s": 3.2e11}')):
+        if not isinstance(d.get(field) or [], list):
+            raise InputError(f"{where}: field '{field}' must be a list of ceilings, e.g. "
+                             f"[{example}]; got {type(d[field]).__name__}")
+    notes = d.get("notes") or ()
     return Roof(
         name=str(d.get("name", "unnamed")), kind=kind,
         compute=tuple(ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
-                      for i, c in enumerate(d.get("compute", ()))),
+                      for i, c in enumerate(d.get("compute") or ())),
         memory=tuple(ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
-                     for i, c in enumerate(d.get("memory", ()))),
-        overhead_s=d.get("overhead_s"), overhead_source=d.get("overhead_source", ""),
-        source=d.get("source", ""), notes=tuple(d.get("notes", ())),
+                     for i, c in enumerate(d.get("memory") or ())),
+        overhead_s=_overhead(d, where), overhead_source=d.get("overhead_source", ""),
+        # a single note written as a string is one note, not one per character
+        source=d.get("source", ""), notes=(notes,) if isinstance(notes, str) else tuple(notes),
     )
+
+
+def _overhead(d: Mapping[str, Any], where: str) -> float | None:
+    if d.get("overhead_s") is None:
+        return None
+    value = _number(d, "overhead_s", where, "seconds")
+    if value < 0:
+        raise InputError(f"{where}: field 'overhead_s' must be >= 0 seconds; got {value!r}")
+    return value
 
 
 def kernel_to_dict(k: Kernel) -> dict[str, Any]:
@@ -113,24 +199,55 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
         name = str(d["name"])
     except KeyError:
         raise InputError(f"{where}: missing field 'name'") from None
+    here = f"{where} '{name}'"
+    for field, example in (("flop", '{"fp16": 1.37e11}'), ("bytes", '{"DRAM": 1.0e8}'),
+                           ("provenance", '{"seconds": "measured"}'), ("meta", '{"op": "matmul"}')):
+        value = d.get(field)
+        if isinstance(value, (list, str)) or (field in ("provenance", "meta")
+                                              and value is not None
+                                              and not isinstance(value, Mapping)):
+            raise InputError(f"{here}: field '{field}' must be an object, e.g. {example}; "
+                             f"got {value!r}")
+    flop = {} if d.get("flop") is None else d["flop"]
+    if not isinstance(flop, Mapping):   # a bare number counts as fp32
+        flop = {"fp32": _number(d, "flop", here, "FLOP")}
+    nbytes = {} if d.get("bytes") is None else d["bytes"]
+    if not isinstance(nbytes, Mapping):  # a bare number counts as DRAM
+        nbytes = {"DRAM": _number(d, "bytes", here, "bytes")}
+    calls = _number(d, "calls", here, "launches") if "calls" in d else 1.0
+    if calls != int(calls):
+        # int(2.5) would silently change the time per call
+        raise InputError(f"{here}: field 'calls' must be a whole number of launches; "
+                         f"got {calls:g}")
+    samples = d.get("samples") or ()
+    if not isinstance(samples, (list, tuple)):
+        raise InputError(f"{here}: field 'samples' must be a list of seconds")
     try:
-        flop = d.get("flop", {})
-        if not isinstance(flop, Mapping):   # a bare number counts as fp32
-            flop = {"fp32": float(flop)}
-        nbytes = d.get("bytes", {})
-        if not isinstance(nbytes, Mapping):  # a bare number counts as DRAM
-            nbytes = {"DRAM": float(nbytes)}
-        seconds = d.get("seconds")
         return Kernel(
-            name=name, flop={k: float(v) for k, v in flop.items()},
-            bytes={k: float(v) for k, v in nbytes.items()},
-            seconds=None if seconds is None else float(seconds),
-            calls=int(d.get("calls", 1)), provenance=dict(d.get("provenance", {})),
-            unit=d.get("unit"), samples=tuple(float(s) for s in d.get("samples", ())),
-            meta=dict(d.get("meta", {})),
+            name=name,
+            flop=_summed(precision_name, flop, f"{here}: flop", "FLOP"),
+            bytes=_summed(level_name, nbytes, f"{here}: bytes", "bytes"),
+            seconds=None if d.get("seconds") is None else _number(d, "seconds", here, "seconds"),
+            calls=int(calls), provenance=dict(d.get("provenance") or {}),
+            unit=unit_name(d.get("unit")),
+            samples=tuple(_number({"samples": s}, "samples", here, "seconds") for s in samples),
+            meta=dict(d.get("meta") or {}),
         )
+    except InputError as exc:
+        # the Kernel's own checks name the kernel but not its place in the file
+        text = str(exc)
+        raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{where} '{name}': {exc}") from None
+        raise InputError(f"{here}: {exc}") from None
+
+
+def _summed(canon, values: Mapping[str, Any], where: str, unit: str) -> dict[str, float]:
+    """Values keyed by canonical names ('FP64' and 'fp64' in one file add up)."""
+    out: dict[str, float] = {}
+    for key in values:
+        name = canon(key)
+        out[name] = out.get(name, 0.0) + _number(values, key, where, unit)
+    return out
 
 
 def point_to_dict(p: Point) -> dict[str, Any]:

@@ -235,6 +235,41 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                   "batch (seed 004: decode AI ~ batch)")
 
 
+def sparse_weight_ratio(element_bytes: float) -> float:
+    """Bytes of 2:4-sparse weights over dense ones: two of every four values kept, each with
+    a 2-bit position (4 bits per group of 4): fp16 9/16, fp8/int8 5/8 (NVIDIA's compressed
+    format: values plus 2-bit metadata per kept value)."""
+    return (2 * element_bytes + 0.5) / (4 * element_bytes)
+
+
+def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None = None,
+             share: float | None = None) -> WhatIf:
+    """2:4 structured sparsity on the weights (seed 002: "should a fully connected layer be
+    sparsified?"): weight bytes shrink to the kept half plus metadata; on a tensor ceiling the
+    math skips the zero half (sparse tensor cores run twice the dense rate: executed FLOP
+    halve against the dense peak). Kernels without weights are left alone."""
+    def change(k: Kernel) -> Kernel:
+        # Pruning is for the weight matrices of linear layers (not embeddings or norms).
+        kind = op_kind(k)
+        s = weight_share(k, share) if any(kind.startswith(w) for w in WEIGHT_KINDS) else 0.0
+        if s <= 0:
+            return k
+        ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
+                                                    or k.precision)))
+        ceiling, _ = roof.compute_for(k.precision, k.unit)
+        fl = 0.5 if ceiling.unit == "tensor" else 1.0
+        return k.with_(flop={p: f * fl for p, f in k.flop.items()},
+                       bytes={lv: b * ((1 - s) + s * ratio) for lv, b in k.bytes.items()},
+                       meta={**k.meta, "sparsity": "2:4"})
+
+    return _apply(roof, kernels, change, names, "weights -> 2:4 sparse",
+                  "half of every 4 weights pruned to zero (2:4); weights stored as the kept "
+                  "half plus 2-bit positions (fp16 9/16 of the bytes, 8-bit 5/8); on tensor "
+                  "ceilings the zero half is skipped (executed FLOP halve: NVIDIA's sparse "
+                  "peak is twice the dense one), on vector ceilings only the bytes shrink; "
+                  "whether the model keeps its accuracy when pruned is not modelled")
+
+
 def expert_weight_ratio(k: Kernel, r: float) -> float:
     """How much more expert weight a batch r times larger reads: routed-expert kernels of
     `rooflab llm` say experts E and top-k in meta shape (m = tokens x top-k); T tokens touch
@@ -302,7 +337,7 @@ def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
 def describe(w: WhatIf) -> Mapping[str, object]:
     """JSON shape of a what-if: totals and one row per moved kernel."""
     from .choose import split_whole_steps
-    from .schema import analysis_to_dict
+    from .schema import SCHEMA_VERSION, analysis_to_dict
 
     steps = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[1]}
     rows = []
@@ -316,7 +351,8 @@ def describe(w: WhatIf) -> Mapping[str, object]:
                      # floors are derived from the roof: present even without measured times
                      "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
     fb, fa = w.total_floors
-    return {"label": w.label, "assumption": w.assumption, "total_before_s": w.total_before_s,
+    return {"schema_version": SCHEMA_VERSION, "label": w.label, "assumption": w.assumption,
+            "total_before_s": w.total_before_s,
             "total_after_s": w.total_after_s, "speedup": w.speedup,
             "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
             "after": analysis_to_dict(w.after)}

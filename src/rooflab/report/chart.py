@@ -24,6 +24,7 @@ from ..files import write_atomic
 from ..model.analysis import analyze
 from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, Roof
 from ..model.kernel import Kernel
+from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
 from ..units import fmt_ai, si
 
 MEMORY_BOUND_COLOR = "#2b53d8"   # indigo: left of the ridge (seed 004's colour convention)
@@ -35,7 +36,7 @@ LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVL
                  "network": "*", "loopback": "h"}
 SUFFIXES = (".png", ".svg")
 # A roof with more compute ceilings than this is drawn with a selection by default (a
-# catalog GPU has up to 9: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
+# catalog GPU has up to 10: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
 MAX_CEILINGS = 5
 
 
@@ -137,7 +138,11 @@ class RooflineDisplay:
 
 
 def roof_label(roof: Roof) -> str:
-    return roof.name if roof.kind in roof.name else f"{roof.name} ({roof.kind})"
+    if roof.kind in roof.name:
+        return roof.name
+    if roof.name.endswith(")"):   # "RTX 4060 (profiler peaks, derived)", not ") (derived)"
+        return f"{roof.name[:-1]}, {roof.kind})"
+    return f"{roof.name} ({roof.kind})"
 
 
 def _style(c: Ceiling) -> str:
@@ -185,10 +190,16 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
     return out
 
 
+def fmt_pct(pct: float) -> str:
+    """A point's percent of roof: whole percents, two figures under 1 % (an overhead-bound
+    rmsnorm at 0.07 % of its roof is not at '0%')."""
+    return f"{pct:.0f}%" if pct >= 0.995 or pct == 0 else f"{pct:.2g}%"
+
+
 def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bool) -> str:
     if not measured:
         return f"{name}\nAI {fmt_ai(ai)} · predicted {si(y, 'FLOP/s')}"
-    pct_text = f"\n{pct:.0f}% of roof" if pct is not None else ""
+    pct_text = f"\n{fmt_pct(pct)} of roof" if pct is not None else ""
     return f"{name}\nAI {fmt_ai(ai)} · {si(y, 'FLOP/s')}{pct_text}"
 
 
@@ -280,11 +291,14 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
                   title: str | None = None,
                   precisions: Sequence[str] | None = None,
-                  sweep_precision: str | None = None) -> RooflineDisplay:
+                  sweep_precision: str | None = None,
+                  before_roof: Roof | None = None) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported).
 
     sweep_precision: the precision the sweep's kernel computes in (the CPU probe's is
-    fp64); its ridge is marked, since the sweep should bend there."""
+    fp64); its ridge is marked, since the sweep should bend there.
+    before_roof: the roof the arrows' starting kernels ran on, when it is not the first
+    (a move to other hardware): their colour and % of roof are judged by it."""
     roofs = tuple(roofs)
     if not roofs:
         raise InputError("a roofline chart needs at least one roof; pass --on HARDWARE|PROFILE")
@@ -293,13 +307,18 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     for k in list(kernels) + [k for pair in arrows for k in pair]:
         if not any(k is d for d in to_draw):
             to_draw.append(k)
+    befores = [b for b, _ in arrows] if before_roof is not None else []
     notes: list[str] = []
     per_kernel: list[list[DrawnPoint]] = []
     for k in to_draw:
-        pts, kn = kernel_points(judge, k, level)
+        # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of
+        # its roof, not 5 % of an H100's.
+        on = before_roof if any(k is b for b in befores) else judge
+        pts, kn = kernel_points(on, k, level)
         per_kernel.append(pts)
         notes.extend(kn)
     points = [p for pts in per_kernel for p in pts]
+    notes.extend(_above_roof_notes(points))
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
     notes.extend(sel_notes)
     shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
@@ -331,6 +350,20 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
                            roof_labels=labels, kernels=tuple(to_draw), hidden=tuple(hidden))
+
+
+def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:
+    """Points drawn above the roof that judges them: impossible on a correct roof with
+    correct counts, so the chart says so rather than only printing '263% of roof'."""
+    over = [p for p in points if p.measured and p.percent_of_roof is not None
+            and p.percent_of_roof > 100 * (1 + ABOVE_TOLERANCE)]
+    if not over:
+        return []
+    names = ", ".join(f"{p.kernel} [{p.level}] {fmt_pct(p.percent_of_roof)}" for p in over)
+    return [f"{len(over)} point(s) above the roof that judges them: {names}; a roof too "
+            f"low (a probe disturbed by other load), bytes served by a faster memory level "
+            f"than the one they are counted at, or a counting error; `rooflab report` "
+            f"checks each"]
 
 
 def _top_float(roof: Roof) -> Ceiling:
@@ -435,7 +468,8 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
                   title: str | None = None, ax=None,
                   precisions: Sequence[str] | None = None,
-                  sweep_precision: str | None = None) -> RooflineDisplay:
+                  sweep_precision: str | None = None,
+                  before_roof: Roof | None = None) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
@@ -448,13 +482,14 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     tensor"), or "all"; None draws every ceiling, except that a roof with more than
     MAX_CEILINGS gets the kernels' ceilings plus its top float one (the notes say which
     were left out). Ridges follow the ceilings drawn.
+    before_roof: the roof the arrows' starting kernels are judged by (default the first).
 
     >>> display = plot_roofline([roof], kernels)   # doctest: +SKIP
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
     """
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
                             trajectory=trajectory, title=title, precisions=precisions,
-                            sweep_precision=sweep_precision)
+                            sweep_precision=sweep_precision, before_roof=before_roof)
     return display.plot(ax=ax)
 
 

@@ -21,6 +21,14 @@ from .chart import (
 from .chart_layout import _to_pt
 
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+# Ceiling, ridge and point labels sit on a light backing: where no spot is free of lines
+# (two roofs with close peaks, a slope through a crowded corner), the line passing behind
+# a label is faded there instead of striking the text through. A ceiling label is 1 pt
+# off its own line, so its backing has no padding (it must not cut into that line); a
+# slope label sits on its own line and has none.
+LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
+             "alpha": 0.65}
+CEILING_BOX = {**LABEL_BOX, "boxstyle": "square,pad=0"}
 
 
 def draw(d: RooflineDisplay, ax):
@@ -57,7 +65,7 @@ def draw(d: RooflineDisplay, ax):
         ax.plot([r.ai], [r.flop_per_s], marker="D", ms=5, color=_roof_color(d, r.roof), zorder=4)
         ax.annotate(f"AI*={fmt_ai(r.ai)}", (r.ai, r.flop_per_s), textcoords="offset points",
                     xytext=r.label_offset, ha=r.label_ha, va=r.label_va,
-                    fontsize=7, color=_roof_color(d, r.roof))
+                    fontsize=7, color=_roof_color(d, r.roof), bbox=LABEL_BOX, zorder=4)
     if d.ridges:
         ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
     for a in d.arrows:
@@ -82,7 +90,7 @@ def draw(d: RooflineDisplay, ax):
         far = max(abs(p.label_offset[0]), abs(p.label_offset[1])) > 12
         ax.annotate(p.text, (p.ai, p.flop_per_s), textcoords="offset points",
                     xytext=p.label_offset, ha=p.label_ha, va=p.label_va, fontsize=7,
-                    color="0.15", zorder=6,
+                    color="0.15", zorder=6, bbox=LABEL_BOX,
                     arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6,
                                 "shrinkA": 0, "shrinkB": 4} if far else None)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
@@ -108,7 +116,7 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         if line.text and line.label_xy is not None:
             ax.annotate(line.text, line.label_xy, textcoords="offset points",
                         xytext=line.label_offset, ha=line.label_ha, va=line.label_va,
-                        fontsize=7, color=line.color)
+                        fontsize=7, color=line.color, bbox=CEILING_BOX, zorder=3)
         return
     text = line.text or line.label
     # Slope label: on log-log axes every slope has the same on-screen angle.

@@ -10,7 +10,7 @@ import math
 from dataclasses import replace
 
 from ..units import fmt_ai
-from .chart import DrawnPoint
+from .chart import DrawnPoint, fmt_pct
 
 # Point labels: the full three-line label up to this many labelled points, one line after.
 FULL_LABELS = 8
@@ -245,7 +245,7 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
                 out.append(replace(p, text=name))
                 continue
         if compact:
-            pct = f" · {p.percent_of_roof:.0f}%" if p.percent_of_roof is not None else ""
+            pct = f" · {fmt_pct(p.percent_of_roof)}" if p.percent_of_roof is not None else ""
             text = f"{name}{pct}" if p.measured else f"{name} (predicted)"
         else:
             text = "\n".join([name, *p.label.split("\n")[1:]])

@@ -68,26 +68,47 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling."""
     traces = []
     top = roof.top_compute.value if roof.compute else None
-    dash = "solid" if roof.kind == "measured" else "dash"
+    # Per ceiling, as the PNG draws them: a roof of measured bandwidth (STREAM) and
+    # datasheet peaks has solid slopes and dashed flat roofs, never all one style.
+    def dash(c):
+        return "solid" if c.provenance == "measured" else "dash"
+
+    def name(c, what):   # the legend entry; a ceiling of other provenance says its own
+        own = f" ({c.provenance})" if c.provenance != roof.kind else ""
+        return f"{roof.kind} {what}{own}"
+
     width = 2.5 if judge else 1.5
     for m in roof.memory:
         x_end = min(xr[1], top / m.value) if top else xr[1]
         traces.append(go.Scatter(
             x=[xr[0], x_end], y=[m.value * xr[0], m.value * x_end], mode="lines",
-            name=f"{roof.kind} {m.level} {si(m.value, 'B/s')}",
-            line={"color": LEVEL_COLORS.get(m.level, "#555"), "dash": dash, "width": width},
+            name=name(m, f"{m.level} {si(m.value, 'B/s')}"),
+            line={"color": LEVEL_COLORS.get(m.level, "#555"), "dash": dash(m), "width": width},
             hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
                       f"{'; ' + m.source if m.source else ''})", hoverinfo="text"))
     dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
                                         if roof.memory else None)
     fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
+    # Each flat roof is named on the chart (all are one colour: without a name the reader
+    # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
+    # share one name. The judging roof names them at the right end, the others at their
+    # left end, so two roofs with close peaks do not print on top of each other.
+    same: dict[float, list[str]] = {}
+    for c in roof.compute:
+        same.setdefault(c.value, []).append(c.label)
     for c in roof.compute:
         # The flat roof starts where the fastest level's slope meets it.
         x0 = c.value / fastest.value if fastest else xr[0]
+        names = same[c.value]
+        text = (f"{', '.join(names)} {si(c.value, 'FLOP/s')}"
+                + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
         traces.append(go.Scatter(
-            x=[x0, xr[1]], y=[c.value, c.value], mode="lines",
-            name=f"{roof.kind} {c.label} {si(c.value, 'FLOP/s')}",
-            line={"color": COMPUTE_COLOR, "dash": dash, "width": width},
+            x=[x0, xr[1]], y=[c.value, c.value], mode="lines+text",
+            text=["", text] if judge else [text, ""],
+            textposition="top left" if judge else "top right",
+            textfont={"size": 11, "color": COMPUTE_COLOR},
+            name=name(c, f"{c.label} {si(c.value, 'FLOP/s')}"),
+            line={"color": COMPUTE_COLOR, "dash": dash(c), "width": width},
             hovertext=f"{roof.name}: {c.label} {si(c.value, 'FLOP/s')} ({c.provenance}"
                       f"{'; ' + c.source if c.source else ''}); ridge vs "
                       f"{dram.level if dram else '-'} "
@@ -104,7 +125,9 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
         f"FLOP: {si(p.flop, 'FLOP')} ({p.precision}; {prov.get('flop', '?')})",
         f"bytes: {si(p.bytes, 'B')} ({p.level}; {prov.get('bytes', '?')})",
-        f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})",
+        (f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})"
+         if p.seconds else f"time: not measured ({p.calls} call(s)); drawn at its attainable "
+                           f"FLOP/s (predicted)"),
         f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
         f"achieved: {si(p.achieved_flop_per_s, 'FLOP/s')}",
         f"attainable: {si(p.attainable_flop_per_s, 'FLOP/s')} (binding: {p.binding})",

@@ -134,6 +134,41 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                        f"{', '.join(low)}. The probe was most likely disturbed by other "
                        f"load; every % of roof held by those ceilings is inflated by as much. "
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
+        out += ridge_band_warnings(diags, profile)
+    return out
+
+
+def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile) -> list[str]:
+    """Kernels whose AI lies between the measured and the nominal ridge: the two roofs put
+    them on opposite sides, so memory- vs compute-bound (and the advice) depends on which
+    roof is believed. Seed 004: near the ridge only the measured lines decide (T4: measured
+    185, nominal 203; AI 180-200 flips)."""
+    nominal = profile.nominal
+    if nominal is None or not nominal.compute:
+        return []
+    out, names = [], []
+    for d in diags:
+        p = d.point
+        m = nominal.find_memory(p.level)
+        if m is None or not p.ai or p.ai <= 0:
+            continue
+        c, _ = nominal.compute_for(p.precision, p.unit)
+        nominal_ridge = c.value / m.value
+        if (p.ai < p.ridge) == (p.ai < nominal_ridge):
+            continue
+        side = "memory" if p.ai < p.ridge else "compute"
+        other = "compute" if side == "memory" else "memory"
+        names.append(f"{p.kernel} (AI {fmt_ai(p.ai)}: {side} here, {other} nominal)")
+        out.append(f"{p.kernel}: AI {fmt_ai(p.ai)} lies between the ridges of the two roofs "
+                   f"({fmt_ai(p.ridge)} on this one, {fmt_ai(nominal_ridge)} nominal, "
+                   f"{c.label} / {p.level}): this roof calls it {side}-side, the nominal "
+                   f"one {other}-side. Near the ridge only measured lines decide (seed 004); "
+                   f"check that the probe measured this ceiling well before acting on it.")
+    if len(out) > 3:   # one line, not a wall of them
+        return [f"{len(names)} kernels lie between the measured and the nominal ridge, so "
+                f"the two roofs put them on opposite sides: {'; '.join(names)}. Near the "
+                f"ridge only measured lines decide (seed 004); check that the probe measured "
+                f"those ceilings well before acting on their bound."]
     return out
 
 

@@ -87,7 +87,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
 
 
 def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: int = 5,
-                     source: str = ""):
+                     source: str = "", profile=None):
     """Roof line, priorities table, then the top kernels' diagnoses."""
     from rich.console import Group
     from rich.text import Text
@@ -107,11 +107,14 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     flagged = sum(1 for d in diagnoses if d.flagged)
     timed = sum(1 for k in analysis.kernels if k.seconds)
+    # a what-if file's kernels (`rooflab whatif -o w.json`) carry predicted times
+    predicted = timed and all(k.meta.get("whatif") for k in analysis.kernels if k.seconds)
     parts.append(Text(f"{count_text(analysis.kernels)}, " + (
-        f"{fmt_seconds(total)} measured; {flagged} more than 2x below their roof" if timed else
+        f"{fmt_seconds(total)} {'predicted' if predicted else 'measured'}; {flagged} more "
+        f"than 2x below their roof" if timed else
         "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")))
     parts += [Text(f"read with care: {w}", style="bold red")
-              for w in trust_warnings(diagnoses)]
+              for w in trust_warnings(diagnoses, profile)]
     steps = steps_table(analysis)
     if steps is not None:
         parts.append(steps)
