@@ -59,6 +59,9 @@ def test_demo_writes_four_files_from_a_fake_probe(tmp_path, monkeypatch, capsys)
     assert [k["name"] for k in data["kernels"]] == SMALL_DEMO
     assert {p["kernel"] for p in data["analysis"]} == set(SMALL_DEMO)
     assert (out / "roofline.png").read_bytes()[:4] == b"\x89PNG"
+    # The report shows the chart written beside it, under its title.
+    md = (out / "report.md").read_text().split("\n\n")
+    assert md[0].startswith("# rooflab demo: ") and md[1] == "![the roofline chart](roofline.png)"
 
 
 def test_demo_json(tmp_path, monkeypatch, capsys):

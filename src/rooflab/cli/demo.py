@@ -49,8 +49,10 @@ def render_files(profile, analysis) -> tuple[dict[str, str | bytes], list[str]]:
         notes.append("report.md not written: rooflab.report.markdown is not available in "
                      "this installation")
     else:
-        files["report.md"] = markdown_report(analysis, profile,
-                                             title=f"rooflab demo: {profile.name}")
+        md = markdown_report(analysis, profile, title=f"rooflab demo: {profile.name}")
+        # The chart is written beside the report: show it under the title.
+        head, _, rest = md.partition("\n\n")
+        files["report.md"] = f"{head}\n\n![the roofline chart](roofline.png)\n\n{rest}"
     return files, notes
 
 
@@ -75,7 +77,7 @@ def register(app) -> None:
         """Measure this machine (a quick probe, ~10 s), time a handful of reference kernels
         on its measured roof, print both tables, and write a chart and a short report.
 
-        Example: rooflab demo -o rooflab-demo && open rooflab-demo/roofline.png
+        Example: rooflab demo -o rooflab-demo   (then view rooflab-demo/roofline.png)
         """
         from .bench import progress_bar
 

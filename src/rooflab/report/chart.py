@@ -426,7 +426,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
             notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
                          f"compute ceilings ({why}); left out "
                          f"{', '.join(c.label for c in left_out)}; show every one with "
-                         f"--precision all (precisions='all')")
+                         f"--precision all (in Python: precisions='all')")
         kept.append(tuple(chosen))
     return kept, hidden, notes
 
