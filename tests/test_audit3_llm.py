@@ -179,7 +179,7 @@ def test_choose_says_which_devices_cannot_hold_the_model(tmp_path, capsys):
     path = tmp_path / "mixtral.json"
     path.write_text(capsys.readouterr().out)
     assert main(["choose", str(path), "--among", "H100,H200", "--json"]) == 0
-    by = {d["name"]: d for d in json.loads(capsys.readouterr().out)}
+    by = {d["name"]: d for d in json.loads(capsys.readouterr().out)["devices"]}
     assert by["NVIDIA H100 SXM"]["fits"] is False and by["NVIDIA H200 SXM"]["fits"] is True
     assert by["NVIDIA H100 SXM"]["needs_bytes"] == pytest.approx(93.6e9, rel=1e-3)
     assert main(["choose", str(path), "--among", "H100,H200"]) == 0

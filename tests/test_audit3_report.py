@@ -156,6 +156,6 @@ def test_top_zero_means_all_as_in_ncu(tmp_path, capsys):
     out = capsys.readouterr().out
     assert sum(line[:3] in {f"{i}. " for i in range(1, 8)} for line in out.splitlines()) == 7
     assert main(["choose", str(path), "--kind", "gpu", "--top", "0", "--json"]) == 0
-    assert len(json.loads(capsys.readouterr().out)) > 15
+    assert len(json.loads(capsys.readouterr().out)["devices"]) > 15
     assert main(["report", str(path), "--on", "T4", "--top", "-1"]) == 2
     assert "--top must be >= 0 (0: all)" in capsys.readouterr().err

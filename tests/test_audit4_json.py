@@ -373,3 +373,19 @@ def test_two_kernels_of_one_name_keep_their_own_diagnosis(tmp_path, capsys):
     # 67e12, achieved 2e11: 335x; second: AI 1, attainable 4.8e12, achieved 2e9: 2400x
     assert sorted(d["headroom"] for d in doc["diagnosis"]) == [pytest.approx(335.0),
                                                                pytest.approx(2400.0)]
+
+
+def test_choose_and_scale_json_carry_the_vocabulary(tmp_path, capsys):
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": "gemv", "flop": {"fp16": 2e9}, "bytes": {"DRAM": 2e9}}]}))
+    assert main(["choose", str(path), "--among", "T4,H100", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["schema_version"] == 1
+    assert [c["name"] for c in d["devices"]] == ["NVIDIA H100 SXM", "NVIDIA T4"]
+    # 2 GB at 3.35 TB/s on the H100 (above its one 5 us launch: max, not sum)
+    assert d["devices"][0]["seconds"] == pytest.approx(2e9 / 3.35e12)
+    assert main(["scale", "--on", "H100", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["schema_version"] == 1 and d["device"] == "NVIDIA H100 SXM"
+    assert d["roof"]["name"] == "NVIDIA H100 SXM" and d["roof"]["memory"][0]["level"] == "DRAM"

@@ -35,7 +35,7 @@ def test_choose_counts_an_llm_step_once(tmp_path, capsys):
     path = tmp_path / "d.json"
     path.write_text(json.dumps(STEP_DOC))
     assert main(["choose", str(path), "--among", "T4", "--json"]) == 0
-    (t4,) = json.loads(capsys.readouterr().out)
+    (t4,) = json.loads(capsys.readouterr().out)["devices"]
     # mm: max(6.5e9 / 65e12 = 100 us, 3.2e8 / 320e9 = 1 ms, 2 x 5 us) = 1 ms (DRAM);
     # add: max(0, 3.2e6 / 320e9 = 10 us, 4 x 5 us = 20 us) = 20 us (launch). The step
     # (another 1.01 ms of the same work) is not added: 1.02 ms, not 2.03 ms.
@@ -60,7 +60,7 @@ def test_choose_on_an_llm_document_keeps_its_per_kernel_rows(tmp_path, capsys):
     path = tmp_path / "d.json"
     path.write_text(capsys.readouterr().out)
     assert main(["choose", str(path), "--among", "T4", "--json"]) == 0
-    (t4,) = json.loads(capsys.readouterr().out)
+    (t4,) = json.loads(capsys.readouterr().out)["devices"]
     names = [k["kernel"] for k in t4["kernels"]]
     # 15 kernels of one decode step; the measured step is not among the work
     assert len(names) == 15 and "decode step b=1 (measured)" not in names
@@ -75,12 +75,12 @@ def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
         {"name": n, "flop": {"fp16": 1e6}, "bytes": {"DRAM": 1e6}, "unit": "vector"}
         for n in ("rope", "norm")]}))
     assert main(["choose", str(path), "--among", "MI300X,B200", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)["devices"]
     for c in data:
         assert c["notes"] == ["no fp16 vector ceiling; using fp16 tensor (for rope, norm)"]
     # Hopper lists its packed-half2 vector peak (2 x fp32): no fallback there.
     assert main(["choose", str(path), "--among", "H100", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)[0]["notes"] == []
+    assert json.loads(capsys.readouterr().out)["devices"][0]["notes"] == []
     assert main(["choose", str(path), "--among", "MI300X,B200"]) == 0
     out = flat(capsys.readouterr().out)
     assert out.count("note:") == 1

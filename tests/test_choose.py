@@ -61,7 +61,7 @@ def test_cli_ranks_catalog_devices(tmp_path, capsys):
     path.write_text(json.dumps({"kernels": [{"name": "decode", "flop": {"fp16": 2e9},
                                              "bytes": {"DRAM": 2e9}}]}))
     assert main(["choose", str(path), "--among", "H100,H200", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    data = json.loads(capsys.readouterr().out)["devices"]
     h100, h200 = catalog.lookup("H100"), catalog.lookup("H200")
     # Bytes-bound: time ratio = bandwidth ratio (same compute on both).
     assert data[0]["name"] == h200.name

@@ -85,7 +85,9 @@ def register(app) -> None:
                     mem = _device_memory(d["name"])
                     d["memory_bytes"], d["needs_bytes"] = mem, need
                     d["fits"] = None if mem is None else need <= mem
-            emit_json(data)
+            from ..model.schema import SCHEMA_VERSION
+
+            emit_json({"schema_version": SCHEMA_VERSION, "devices": data})
             return
         console().print(_table(choices[:top], kernels, compared, need))
 

@@ -121,7 +121,11 @@ def register(app) -> None:
         _, note = roof.compute_for(points[-1].step.precision)
         notes = [note] if note else []
         if json_out:
-            emit_json({"schema_version": 1, "roof": roof.name, "overlap": overlap,
+            from ..model.schema import roof_to_dict
+
+            # "roof" is a roof object, as in every verb's JSON; "device" names it.
+            emit_json({"schema_version": 1, "device": roof.name, "roof": roof_to_dict(roof),
+                       "overlap": overlap,
                        "notes": notes,
                        "links": {"intra": intra.__dict__, "inter": inter.__dict__},
                        "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
