@@ -237,3 +237,25 @@ def test_demo_next_steps_quote_a_path_with_spaces(tmp_path, monkeypatch, capsys)
     argv = shlex.split(line.removeprefix("next: ").split("   (")[0])
     assert argv == ["rooflab", "report", str(out / "kernels.json"), "--on",
                     str(out / "profile.json")]
+
+
+def test_the_report_table_fits_80_columns_and_keeps_its_advice_below(tmp_path, monkeypatch,
+                                                                     capsys):
+    # At 80 columns the priorities table drops "best advice" and "predicted" (each
+    # diagnosis below gives both) instead of folding every cell into word columns.
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [
+        {"name": "decode b=1", "flop": {"fp16": 2.2e9}, "bytes": {"DRAM": 2.2e9},
+         "seconds": 0.015, "meta": {"op": "decode"}}]}))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(path), "--on", "T4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = next(ln for ln in lines if "decode b=1" in ln and "memory" in ln)
+    assert "2.18x" in row and "batch 8 requests" not in row   # the row is whole on one line
+    assert "best advice" not in " ".join(lines)
+    assert any(ln.strip().startswith("-> batch 8 requests per weight read") for ln in lines)
+    assert max(len(ln) for ln in lines) <= 80
+    monkeypatch.setenv("COLUMNS", "160")
+    assert main(["report", str(path), "--on", "T4"]) == 0
+    wide = capsys.readouterr().out
+    assert "best advice" in wide and "predicted" in wide

@@ -25,11 +25,35 @@ BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta"
                "latency": "red"}
 
 
+# Below this many columns the priorities table leaves out "best advice" and "predicted"
+# (each diagnosis under the table gives both in full) instead of folding every cell.
+WIDE_TABLE = 110
+
+
+class _PriorityTable:
+    """The priorities table, laid out for the width it is printed at."""
+
+    def __init__(self, diagnoses: Sequence[Diagnosis], title: str):
+        self.diagnoses, self.title = list(diagnoses), title
+
+    def __rich_console__(self, console, options):
+        yield _priority_table(self.diagnoses, self.title, options.max_width < WIDE_TABLE)
+
+
 def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
+    return _PriorityTable(diagnoses, title)
+
+
+def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
+    from rich import box
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left", show_lines=False)
-    for h in PRIORITY_HEADERS:
+    keep = [h for h in PRIORITY_HEADERS
+            if not (narrow and h in ("best advice", "predicted"))]
+    t = Table(title=title + (" (advice and predicted speed-up: below each)" if narrow else ""),
+              title_justify="left", show_lines=False,
+              box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
+    for h in keep:
         t.add_column(h, justify="right" if h in ("#", "time share", "headroom",
                                                   "predicted") else "left",
                      overflow="fold", ratio=1 if h == "best advice" else None)
@@ -40,7 +64,7 @@ def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to 
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"
-        t.add_row(*cells)
+        t.add_row(*(c for h, c in zip(PRIORITY_HEADERS, cells, strict=True) if h in keep))
     return t
 
 
