@@ -259,3 +259,24 @@ def test_the_report_table_fits_80_columns_and_keeps_its_advice_below(tmp_path, m
     assert main(["report", str(path), "--on", "T4"]) == 0
     wide = capsys.readouterr().out
     assert "best advice" in wide and "predicted" in wide
+
+
+def test_profiler_kernel_tables_fit_80_columns():
+    # `rooflab ncu`/`torch`/`rocprof` at 80 columns printed 'sigm… GFLO… memo…'; now the
+    # numbers stay whole (calls move to --json / -o x.csv) and only names fold.
+    from rich.console import Console
+
+    from rooflab.cli.profiled import rich_table
+
+    rows = [{"kernel": "sigma_gpp_gpu_34 [output1]", "calls": 1, "seconds": 30.49,
+             "time_share": 0.573, "level": lv, "precision": "fp64", "ai": ai,
+             "achieved_flop_per_s": 85.2e9, "percent_of_roof": 100.0, "bound": "memory"}
+            for lv, ai in (("DRAM", 5.03), ("L2", 4.05))]
+    narrow = Console(width=80, record=True)
+    narrow.print(rich_table(rows, "1 kernel, longest first"))
+    text = narrow.export_text()
+    assert "…" not in text and "85.2 GFLOP/s" in text and "memory" in text
+    assert max(len(ln) for ln in text.splitlines()) <= 80
+    wide = Console(width=160, record=True)
+    wide.print(rich_table(rows, "t"))
+    assert "calls" in wide.export_text()

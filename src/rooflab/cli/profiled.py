@@ -70,27 +70,43 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
 
 
 def rich_table(rows: Sequence[dict], title: str):
+    """The kernels table, laid out for the terminal it lands in: in a narrow one (80
+    columns) without `calls` (in --json and -o x.csv) or column rules, numbers never cut
+    and only kernel names folded."""
+    from ..report.terminal import WidthAware
+
+    rows = list(rows)
+    return WidthAware(lambda narrow: _kernels_table(rows, title, narrow))
+
+
+def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
+    from rich import box
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left")
+    t = (Table(title=title + " (calls: --json or -o x.csv)", title_justify="left",
+               box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=0) if narrow
+         else Table(title=title, title_justify="left"))
     for name, justify in (("kernel", "left"), ("calls", "right"), ("time", "right"),
                           ("share", "right"), ("level", "left"), ("prec", "left"),
                           ("AI", "right"), ("achieved", "right"), ("% roof", "right"),
                           ("bound", "left")):
-        t.add_column(name, justify=justify)
+        if not (narrow and name == "calls"):
+            t.add_column(name, justify=justify, overflow="fold",
+                         no_wrap=narrow and name != "kernel")
     last = None
     for r in rows:
         first = r["kernel"] != last
         last = r["kernel"]
         pct = r["percent_of_roof"]
         share = r["time_share"]
-        t.add_row(escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
-                  fmt_seconds(r["seconds"]) if first else "",
-                  f"{100 * share:.1f}%" if first and share is not None else "",
-                  r["level"], r["precision"], fmt_ai(r["ai"]),
-                  si(r["achieved_flop_per_s"], "FLOP/s"),
-                  f"{pct:.0f}%" if pct is not None else "-", r["bound"])
+        cells = [escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
+                 fmt_seconds(r["seconds"]) if first else "",
+                 f"{100 * share:.1f}%" if first and share is not None else "",
+                 r["level"], r["precision"], fmt_ai(r["ai"]),
+                 si(r["achieved_flop_per_s"], "FLOP/s"),
+                 f"{pct:.0f}%" if pct is not None else "-", r["bound"]]
+        t.add_row(*(cells[:1] + cells[2:] if narrow else cells))
     return t
 
 
@@ -224,7 +240,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
             out.width = 160   # a pipe or file: do not squeeze the table into 80 columns
         out.print(escape(choice.source))
         shown = len({r["kernel"] for r in rows})
-        title = (f"{len(analysis.kernels)} {what}, longest first"
+        n = len(analysis.kernels)
+        title = (f"{n} {what.removesuffix('s') if n == 1 else what}, longest first"
                  + (f" (top {shown})" if shown < len(analysis.kernels) else ""))
         out.print(rich_table(rows, title))
         for note in collapse_notes((*notes, *analysis.notes)):

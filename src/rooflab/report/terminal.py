@@ -30,18 +30,20 @@ BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta"
 WIDE_TABLE = 110
 
 
-class _PriorityTable:
-    """The priorities table, laid out for the width it is printed at."""
+class WidthAware:
+    """A renderable built for the width it is printed at: `build(narrow)` makes the table,
+    narrow when fewer than `wide` columns are free (rich asks at print time)."""
 
-    def __init__(self, diagnoses: Sequence[Diagnosis], title: str):
-        self.diagnoses, self.title = list(diagnoses), title
+    def __init__(self, build, wide: int = WIDE_TABLE):
+        self.build, self.wide = build, wide
 
     def __rich_console__(self, console, options):
-        yield _priority_table(self.diagnoses, self.title, options.max_width < WIDE_TABLE)
+        yield self.build(options.max_width < self.wide)
 
 
 def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
-    return _PriorityTable(diagnoses, title)
+    diagnoses = list(diagnoses)
+    return WidthAware(lambda narrow: _priority_table(diagnoses, title, narrow))
 
 
 def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
