@@ -159,3 +159,17 @@ def test_top_zero_means_all_as_in_ncu(tmp_path, capsys):
     assert len(json.loads(capsys.readouterr().out)["devices"]) > 15
     assert main(["report", str(path), "--on", "T4", "--top", "-1"]) == 2
     assert "--top must be >= 0 (0: all)" in capsys.readouterr().err
+
+
+def test_latest_step_under_one_percent_is_not_zero(tmp_path, capsys):
+    # On a roof far above the kernel, the last step's percent keeps two figures (it read
+    # "0 % of its roof ... 358x is left" on the GPP steps).
+    slow = Roof("R", compute=(Ceiling(1e15, precision="fp64", unit="vector"),),
+                memory=(Ceiling(1e13, level="DRAM"),))
+    # (both steps name their kernel "k": the latest step's own point is the one read)
+    ks = [Kernel("k", {"fp64": 1e9}, {"DRAM": 1e8}, seconds=s,
+                 meta={"step": f"s{i}", "step_index": i}) for i, s in enumerate((0.2, 0.1))]
+    lines = step_findings(analyze(slow, ks))
+    last = next(ln for ln in lines if ln.startswith("Latest step"))
+    # 1e9 FLOP in 0.1 s = 10 GFLOP/s; attainable at AI 10: 1e14 -> 0.01 %
+    assert "at 0.01% of its roof" in last and "10000.00x is left" in last

@@ -61,11 +61,17 @@ def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | 
         return (found.roof,), None
 
 
-def write_output(path: str, roofs, kernels, analysis) -> None:
-    """-o FILE: a chart (.png/.svg), the analysis JSON (.json) or the table (.csv)."""
+def output_suffix(path: str) -> str:
+    """-o FILE's suffix, refused unless bench writes it."""
     suffix = Path(path).suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise InputError(f"-o '{path}': use a file ending in {', '.join(OUTPUT_SUFFIXES)}")
+    return suffix
+
+
+def write_output(path: str, roofs, kernels, analysis) -> None:
+    """-o FILE: a chart (.png/.svg), the analysis JSON (.json) or the table (.csv)."""
+    suffix = output_suffix(path)
     if suffix == ".json":
         from ..files import write_json
         from ..model.schema import analysis_to_dict
@@ -110,34 +116,18 @@ def register(app) -> None:
 
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """
-        from ..bench.zoo import kernel_names, run_zoo
+        from ..bench.zoo import run_zoo
         from ..model.analysis import analyze
 
         if list_:
-            if json_out:
-                from ..model.schema import SCHEMA_VERSION
-                from .common import emit_json
-
-                emit_json({"schema_version": SCHEMA_VERSION, "kernels": list(kernel_names())})
-            else:
-                typer.echo("\n".join(kernel_names()))
+            _list_kernels(json_out)
             return
         if output:   # fail before minutes of measuring, not after
-            write_suffix = Path(output).suffix.lower()
-            if write_suffix not in OUTPUT_SUFFIXES:
-                raise InputError(f"-o '{output}': use a file ending in "
-                                 f"{', '.join(OUTPUT_SUFFIXES)}")
             from ..files import check_writable
 
+            output_suffix(output)
             check_writable(output)
-        from ..bench.zoo import check_device, select
-
-        check_device(device)          # bad devices and names fail here, before the probe
-        names = [t for t in (only or "").split(",") if t.strip()] or None
-        if only is not None and names is None:
-            raise InputError(f"--only needs kernel names or prefixes, e.g. copy,gemm; got "
-                             f"'{only}' (`rooflab bench --list` shows them)")
-        select(names)
+        names = _selected_names(device, only)
         mismatch = other_kind_warning(on, device) if on is not None else ""
         if mismatch:   # said before the progress bar, not under it
             print(mismatch, file=sys.stderr)
@@ -161,6 +151,32 @@ def register(app) -> None:
             emit_json(analysis_to_dict(analysis))
             return
         print_results(analysis, output)
+
+
+def _list_kernels(json_out: bool) -> None:
+    from ..bench.zoo import kernel_names
+
+    if json_out:
+        from ..model.schema import SCHEMA_VERSION
+        from .common import emit_json
+
+        emit_json({"schema_version": SCHEMA_VERSION, "kernels": list(kernel_names())})
+    else:
+        typer.echo("\n".join(kernel_names()))
+
+
+def _selected_names(device: str, only: str | None) -> list[str] | None:
+    """--only's names (None: every kernel); a bad device or name fails here, before the
+    probe."""
+    from ..bench.zoo import check_device, select
+
+    check_device(device)
+    names = [t for t in (only or "").split(",") if t.strip()] or None
+    if only is not None and names is None:
+        raise InputError(f"--only needs kernel names or prefixes, e.g. copy,gemm; got "
+                         f"'{only}' (`rooflab bench --list` shows them)")
+    select(names)
+    return names
 
 
 def other_kind_warning(on: str, device: str) -> str:

@@ -9,7 +9,25 @@ from pathlib import Path
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import fmt_ai, fmt_seconds, parse_rate, parse_size, si
+from ..units import parse_rate, parse_size
+
+# The tables, lines, CSV and chart live in llm_render; re-exported so `cli.llm.X` still works.
+from .llm_render import (  # noqa: F401
+    LlmRun,
+    csv_text,
+    gap_line,
+    list_rows,
+    list_table,
+    per_s,
+    print_report,
+    save_chart,
+    step_table,
+    summary_lines,
+    sweep_lines,
+    sweep_table,
+    totals,
+    whatif_table,
+)
 
 PHASES = ("decode", "prefill", "both")
 
@@ -38,220 +56,6 @@ def _device(spec: str, roof):
     except HardwareNotFound:
         return None
 
-
-def list_rows() -> list[dict]:
-    """The bundled configs with their parameter counts (for the table and --json)."""
-    from ..workloads.llm.config import bundled_names, load_config
-    from ..workloads.llm.params import count_params
-
-    rows = []
-    for name in bundled_names():
-        c = load_config(name)
-        p = count_params(c)
-        rows.append({"name": name, "family": c.family, "params": p.total,
-                     "active_params": p.active, "layers": c.layers, "hidden": c.hidden,
-                     "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim,
-                     "max_position_embeddings": c.max_positions, "source": c.source})
-    return rows
-
-
-def list_table():
-    from rich.table import Table
-
-    t = Table(title="bundled configs (from the published config.json files)")
-    for col in ("name", "family", "params", "active", "layers", "hidden", "heads/kv",
-                "max context"):
-        t.add_column(col, justify="left" if col in ("name", "family") else "right",
-                     no_wrap=col in ("name", "family"))
-    for r in list_rows():
-        t.add_row(r["name"], r["family"], si(r["params"]), si(r["active_params"]),
-                  str(r["layers"]), str(r["hidden"]), f"{r['heads']}/{r['kv_heads']}",
-                  str(r["max_position_embeddings"] or "-"))
-    return t
-
-
-def step_table(timing, title: str):
-    from rich.markup import escape
-    from rich.table import Table
-
-    t = Table(title=title)
-    for col in ("kernel", "calls", "FLOP/call", "weights", "activations", "KV", "AI",
-                "floor/call", "floor", "bound", "floor/launch"):
-        t.add_column(col, justify="left" if col in ("kernel", "bound") else "right",
-                     no_wrap=col == "kernel")
-    per_launch = timing.per_launch_s[0]
-    by_name = {p.kernel: p for p in timing.points}
-    for op in timing.step.ops:
-        p = by_name[op.op.name]
-        split = op.op.bytes_split
-        ratio = p.floor_s / op.calls / per_launch
-        t.add_row(escape(op.op.name), str(op.calls), si(op.op.flop), si(split.get("weights"), "B"),
-                  si(split.get("activations"), "B"), si(split.get("kv"), "B"), fmt_ai(p.ai),
-                  fmt_seconds(p.floor_s / op.calls), fmt_seconds(p.floor_s), p.bound,
-                  f"{ratio:.3g}x" if ratio >= 1 else f"[yellow]{ratio:.2g}x[/]")
-    st = timing.step
-    sp = st.bytes_split
-    t.add_section()
-    t.add_row("step", str(st.launches), si(st.flop), si(sp["weights"], "B"),
-              si(sp["activations"], "B"), si(sp["kv"], "B"), fmt_ai(st.ai), "",
-              fmt_seconds(timing.floor_s), timing.bound, "")
-    return t
-
-
-def totals(r, tpr=None) -> dict[str, float]:
-    """TPOT/TTFT floors, tokens/s and the request floor; under tensor parallelism the
-    all-reduces are added (no overlap with compute, as in workloads/llm/parallel.py)."""
-    if tpr is None:
-        return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
-                "request_s": r.request_s}
-    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_comm_s
-    return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": r.request.batch / tpot,
-            "request_s": ttft + r.request.generate * tpot, "compute_tpot_s": r.tpot_s,
-            "compute_ttft_s": r.ttft_s}
-
-
-def gap_line(gap_s: float, d) -> str:
-    """Seed 004's split of a measured TPOT's distance below the slope: the step's kernel
-    launches (launches x 5-10 us) explain part of the gap above the work floor; the rest is
-    host-side logic (Python, generate) and kernel efficiency."""
-    if gap_s < 0:
-        return (f"faster than the floor by {fmt_seconds(-gap_s)}: no step can beat "
-                f"max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or the "
-                f"step moves fewer bytes than counted (weights quantized but --weights "
-                f"not set?); check both before reading the point")
-    if gap_s == 0:
-        return ""
-    lo, hi = d.launch_s_range
-    if lo >= gap_s:
-        return (f"gap above the floor {fmt_seconds(gap_s)}, less than the {d.step.launches} "
-                f"launches take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
-                f"here, and what is left is at most launch cost (CUDA graphs, fusion), not AI")
-    rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
-    return (f"gap above the floor {fmt_seconds(gap_s)}: {d.step.launches} launches explain "
-            f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
-            f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the rest, "
-            f"{fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic (Python, "
-            f"generate) and kernel efficiency (better kernels); batching closes neither")
-
-
-def summary_lines(r, tpr=None) -> list[str]:
-    d, fp, req = r.decode, r.footprint, r.request
-    t = totals(r, tpr)
-    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
-            f"{fmt_seconds(tpr.comm_s)})" if tpr else "")
-    pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + all-reduces "
-                f"{fmt_seconds(tpr.prefill_comm_s)})" if tpr else "")
-    lo, hi = d.launch_s_range
-    plo, phi = d.per_launch_s
-    out = [
-        f"model: {r.config.name} ({r.config.family}), {si(r.params.total)} parameters"
-        + (f", {si(r.params.active)} active per token" if r.config.moe else ""),
-        f"setup: {r.settings.describe()}; batch {req.batch}, prompt {req.prompt}, decode "
-        f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
-        f"({r.roof.kind})",
-        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} (all kernels in one: "
-        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
-        f"{per_s(t['tokens_per_s'])} tokens/s decode, request floor "
-        f"{fmt_seconds(t['request_s'])}",
-        f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
-        f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')}, "
-        f"activations {si(d.step.bytes_split['activations'], 'B')}",
-        f"launch overhead: {d.step.launches} kernels per step ({d.step.per_layer_kernels():.3g} "
-        f"per layer x {r.config.layers} layers + embedding, final norm, lm_head) x "
-        f"{fmt_seconds(plo)}-{fmt_seconds(phi)} = {fmt_seconds(lo)}-{fmt_seconds(hi)} per step "
-        f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
-        f"{', '.join(d.launch_bound_kernels()) or 'none'}",
-        f"memory (context {fp.context}): weights {si(fp.weights, 'B')} + KV {si(fp.kv, 'B')} + "
-        f"activations {si(fp.activations, 'B')} = {si(fp.total, 'B')}"
-        + (f" of {si(fp.device_bytes, 'B')} on the device ({'fits' if fp.fits else 'does NOT fit'})"
-           f"; largest batch that fits: {fp.max_batch}" if fp.device_bytes else
-           " (device memory unknown: give --memory)"),
-    ]
-    return out
-
-
-def per_s(rate: float) -> str:
-    """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
-    return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"
-
-
-def sweep_table(sw):
-    from rich.table import Table
-
-    t = Table(title=f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)")
-    for col in ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights",
-                "KV", "bound"):
-        t.add_column(col, justify="right")
-    for row in sw.rows():
-        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
-                  fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
-                  si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
-                  si(row["kv_bytes"], "B"), row["bound"])
-    return t
-
-
-def sweep_lines(sw, fp=None) -> list[str]:
-    knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
-            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
-            f"stays memory-bound at every batch")
-    out = [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
-           f"stops tracking the batch; {knee}"]
-    # seed 002: past the device memory a bigger batch is no option at all
-    cap = fp.max_batch if fp is not None else None
-    if cap == 0:
-        out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
-                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs (--tp, or "
-                   f"--weights int8/int4)")
-    elif cap is not None:
-        over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
-        over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
-                                                   ("the KV = weights batch",
-                                                    sw.kv_equals_weights_batch))
-                 if b and b > cap]
-        if over:
-            out.append(f"memory: at most batch {cap} fits in {si(fp.device_bytes, 'B')} "
-                       f"(context {fp.context}); too big: {', '.join(over)} (--tp, "
-                       f"--kv fp8 or --weights int4 make room)")
-    return out
-
-
-def whatif_table(rows, base_tpot: float, title: str):
-    from rich.table import Table
-
-    t = Table(title=title)
-    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights", "launch floor"):
-        t.add_column(col, justify="left" if col == "what-if" else "right")
-    for w in rows:
-        t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
-                  si(w.weights_bytes, "B"), fmt_seconds(w.launch_s))
-    return t
-
-
-
-def _chart(path: str, r, measured, roofs):
-    from ..model.kernel import Kernel
-    from ..report.chart import plot_roofline, save_figure
-
-    # one point per op kind (the one with the largest floor): the linear layers all sit
-    # at AI ~ 1 and would hide each other
-    best: dict[str, tuple[float, object]] = {}
-    by_name = {k.name: k for k in r.decode.analysis.kernels}
-    for p in r.decode.points:
-        kind = by_name[p.kernel].meta.get("op", p.kernel)
-        if p.flop > 0 and (kind not in best or p.floor_s > best[kind][0]):
-            best[kind] = (p.floor_s, by_name[p.kernel])
-    kernels = [k for _, k in best.values()]
-    if r.sweep is not None:
-        for pt in r.sweep.points:
-            st = pt.timing.step
-            kernels.append(Kernel(name="decode sweep", flop={st.ops[1].op.precision: st.flop},
-                                  bytes={"DRAM": st.bytes}, unit="tensor",
-                                  provenance={"flop": "derived", "bytes": "derived"},
-                                  meta={"batch": st.batch, "step_label": f"b={st.batch}"}))
-    kernels += [m.kernel for m in measured]
-    display = plot_roofline(roofs, kernels, level="DRAM", trajectory=r.sweep is not None,
-                            title=f"{r.config.name} decode on {r.roof.name}")
-    save_figure(display, path)
 
 
 def register(app) -> None:
@@ -315,65 +119,110 @@ def register(app) -> None:
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
         link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output) -> None:
-    from ..files import write_json
-    from ..hardware.resolve import load_roof, load_roofs
+    from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
-    from ..workloads.llm.analysis import ContextWarning, Request, analyze_llm, result_to_dict
-    from ..workloads.llm.parallel import tensor_parallel
+    from ..workloads.llm.analysis import Request
     from ..workloads.llm.settings import Settings
-    from .common import console, emit_json, save_text, warn
+    from .common import console, emit_json
 
     s = Settings(weights=weights, act=act, kv=kv, attn=attn, group_size=group, tp=tp)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate)
     roof = load_roof(on)
     dev = _device(on, roof)
     mem = parse_size(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
+    if memory and mem < 1e6:   # '--memory 16' parses as 16 bytes: a missing unit, not a device
+        raise InputError(f"--memory {memory} is {mem:g} bytes; give a unit, e.g. --memory "
+                         f"16GB (decimal) or 16GiB")
+    r = _analyze(cfg, roof, s, req, mem)
+    measured = _measured(r, roof, tpot_ms)
+    tpr = _tensor_parallel(cfg, s, roof, req, dev, link_bw) if tp > 1 else None
+    whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
+                                  context=req.decode_context) if whatif and tp == 1 else ()
+    res = LlmRun(r, measured=measured, tpr=tpr, whatifs=whatifs,
+                 **_compare(compare, cfg, s, roof, req, mem))
+    data = _result_dict(res, phase)
+    if output:
+        _write_output(output, data, res)
+    if json_out:
+        emit_json(data)
+        return
+    out = console()
+    out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
+    print_report(out, res, phase)
+
+
+def _analyze(cfg, roof, s, req, mem):
+    """analyze_llm, its context warnings shown as `warning:` lines."""
+    from ..workloads.llm.analysis import ContextWarning, analyze_llm
+    from .common import warn
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ContextWarning)
         r = analyze_llm(cfg, roof, s, req, device_bytes=mem)
     for w in caught:
         warn(str(w.message))
-    measured = []
-    if tpot_ms is not None:
-        if not tpot_ms > 0 or math.isinf(tpot_ms):
-            raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
-                             f"got {tpot_ms:g}")
-        measured.append(wi.measured_point(r.decode.step, roof, tpot_ms / 1e3))
-    tpr = None
-    if tp > 1:
-        link, src = None, "given (--link-bw)"
-        if link_bw:
-            link = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
-        elif dev is not None and dev.interconnect_bytes_per_s:
-            # One convention with `rooflab scale`: vendors quote both directions, a ring
-            # all-reduce's bus bandwidth is per direction.
-            from ..model.parallel import link_from_device
+    return r
 
-            lk = link_from_device(dev)
-            link, src = lk.bus_bytes_per_s, lk.source
-        tpr = tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
-                              tp=tp, link_bytes_per_s=link, link_source=src,
-                              prompt=req.prompt)
-    ctx = req.decode_context
-    whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
-                                  context=ctx) if whatif and tp == 1 else ()
-    hw = ()
-    hw_memory: list[float | None] = []
-    others = []   # --compare's roofs, drawn beside --on's in -o chart.png
-    if compare:
-        names = [x.strip() for x in compare.split(",") if x.strip()]
-        others = [load_roofs(x)[0] for x in names]
-        from ..workloads.llm.parallel import shard
 
-        # per device under --tp, like the tables above (the all-reduces are not in it)
-        hw = wi.compare_hardware(shard(cfg, tp), s, [roof, *others], batch=req.batch,
-                                 context=ctx)
-        hw_memory = [mem] + [getattr(_device(n, o), "memory_bytes", None) or None
-                             for n, o in zip(names, others, strict=True)]
-    data = result_to_dict(r, measured=[m.kernel for m in measured])
+def _measured(r, roof, tpot_ms: float | None) -> tuple:
+    """--tpot-ms as a point on the roof (none without it)."""
+    if tpot_ms is None:
+        return ()
+    if not tpot_ms > 0 or math.isinf(tpot_ms):
+        raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
+                         f"got {tpot_ms:g}")
+    from ..workloads.llm.whatif import measured_point
+
+    return (measured_point(r.decode.step, roof, tpot_ms / 1e3),)
+
+
+def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None):
+    """--tp's all-reduces over --link-bw, else the catalog device's link."""
+    from ..workloads.llm.parallel import tensor_parallel
+
+    link, src = None, "given (--link-bw)"
+    if link_bw:
+        link = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
+    elif dev is not None and dev.interconnect_bytes_per_s:
+        # One convention with `rooflab scale`: vendors quote both directions, a ring
+        # all-reduce's bus bandwidth is per direction.
+        from ..model.parallel import link_from_device
+
+        lk = link_from_device(dev)
+        link, src = lk.bus_bytes_per_s, lk.source
+    return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
+                           tp=s.tp, link_bytes_per_s=link, link_source=src,
+                           prompt=req.prompt)
+
+
+def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
+    """--compare: the decode step on each device (LlmRun's hardware fields)."""
+    if not compare:
+        return {}
+    from ..hardware.resolve import load_roofs
+    from ..workloads.llm.parallel import shard
+    from ..workloads.llm.whatif import compare_hardware
+
+    names = [x.strip() for x in compare.split(",") if x.strip()]
+    others = tuple(load_roofs(x)[0] for x in names)
+    # per device under --tp, like the tables above (the all-reduces are not in it)
+    hw = compare_hardware(shard(cfg, s.tp), s, [roof, *others], batch=req.batch,
+                          context=req.decode_context)
+    memory = (mem, *(getattr(_device(n, o), "memory_bytes", None) or None
+                     for n, o in zip(names, others, strict=True)))
+    return {"hardware": hw, "hardware_memory": memory, "others": others}
+
+
+def _result_dict(res: LlmRun, phase: str = "both") -> dict:
+    """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
+    from ..workloads.llm.analysis import result_to_dict
+
+    r, tpr = res.result, res.tpr
+    # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
+    data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
     llm = data["llm"]
-    if measured:
-        m = measured[0]
+    if res.measured:
+        m = res.measured[0]
         llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
                            m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
                            "floor_ratio": m.floor_ratio,
@@ -386,86 +235,27 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                            "prefill_comm_s": tpr.prefill_comm_s,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source}
-    for key, rows in (("whatif", whatifs), ("hardware", hw)):
+    for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
                          "weights_bytes": w.weights_bytes, "roof": w.roof.name,
                          "launch_s": w.launch_s, "launch_bound": w.launch_bound}
                         for w in rows]
-    for row, m in zip(llm.get("hardware", []), hw_memory, strict=False):
+    for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m
         row["fits"] = None if m is None else r.footprint.total <= m
-    if output:
-        suffix = Path(output).suffix.lower()
-        if suffix == ".json":
-            write_json(output, data)
-        elif suffix == ".csv":
-            save_text(output, _csv(llm))
-        else:
-            _chart(output, r, measured, [roof, *others])
-    if json_out:
-        emit_json(data)
-        return
-    out = console()
-    out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
-    if phase in ("decode", "both"):
-        out.print(step_table(r.decode, f"decode step: batch {req.batch}, context {ctx} "
-                             f"(per call; calls = per layer x {cfg.layers} layers)"))
-    if phase in ("prefill", "both"):
-        out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
-    for line in summary_lines(r, tpr):
-        out.print(line, soft_wrap=True)
-    if r.sweep is not None:
-        out.print(sweep_table(r.sweep))
-        for line in sweep_lines(r.sweep, r.footprint):
-            out.print(line, soft_wrap=True)
-    if measured:
-        m = measured[0]
-        out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
-                  f"{si(m.achieved_flop_per_s, 'FLOP/s')} at AI {m.point.ai:.3g} = "
-                  f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
-                  soft_wrap=True)
-        line = gap_line(m.kernel.seconds - m.floor_s, r.decode)
-        if line:
-            out.print(line, soft_wrap=True)
-    if tpr:
-        out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
-                  f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
-                  f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source}) = "
-                  f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
-                  soft_wrap=True)
-    per = f", per device of {tp}, without all-reduces" if tp > 1 else ""
-    for rows, title in ((whatifs, "what-ifs (decode step)"),
-                        (hw, f"hardware swap (decode step{per})")):
-        if rows:
-            out.print(whatif_table(rows, rows[0].tpot_s, title))
-            note = wi.launch_note(rows)
-            if note:
-                out.print(note, soft_wrap=True)
-    short = [f"{w.label} ({si(m, 'B')})" for w, m in zip(hw, hw_memory, strict=False)
-             if m is not None and r.footprint.total > m]
-    if short:
-        out.print(f"does not fit: {si(r.footprint.total, 'B')} (weights + KV + activations) "
-                  f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit (--tp, "
-                  f"smaller --weights)", soft_wrap=True)
-    for note in r.notes:
-        out.print(f"note: {note}", soft_wrap=True)
+    return data
 
 
-def _csv(llm: dict) -> str:
-    lines = ["phase,kernel,calls,flop,bytes,weights_bytes,activations_bytes,kv_bytes,ai,"
-             "floor_s,bound"]
-    for ph in ("decode", "prefill"):
-        for k in llm[ph]["kernels"]:
-            b = k["bytes_split"]
-            lines.append(",".join(str(x) for x in (
-                ph, k["name"], k["calls"], k["flop"], k["bytes"], b["weights"],
-                b["activations"], b["kv"], "" if k["ai"] is None else k["ai"], k["floor_s"],
-                k["bound"])))
-    # the batch sweep, one whole decode step per batch (floor_s: its TPOT floor)
-    for p in llm.get("sweep", {}).get("points", []):
-        lines.append(",".join(str(x) for x in (
-            "decode_sweep", f"step b={p['batch']}", p["launches"], p["flop"], p["bytes"],
-            p["weight_bytes"], p["activations_bytes"], p["kv_bytes"], p["ai"], p["tpot_s"],
-            p["bound"])))
-    return "\n".join(lines) + "\n"
+def _write_output(output: str, data: dict, res: LlmRun) -> None:
+    """-o by suffix: .json, .csv, else a chart (.png/.svg)."""
+    from ..files import write_json
+    from .common import save_text
+
+    suffix = Path(output).suffix.lower()
+    if suffix == ".json":
+        write_json(output, data)
+    elif suffix == ".csv":
+        save_text(output, csv_text(data["llm"]))
+    else:
+        save_chart(output, res.result, res.measured, [res.result.roof, *res.others])

@@ -132,15 +132,7 @@ def register(app) -> None:
     ) -> None:
         mode = mode_of(quick, full)
         if comm:
-            ignored = [flag for flag, given in (("--threads", threads is not None),
-                                                ("--chart", chart is not None),
-                                                ("--device", device != "cpu")) if given]
-            if ignored:   # the ranks pick their devices and probe themselves; no chart
-                verb = "does" if len(ignored) == 1 else "do"
-                raise InputError(f"{', '.join(ignored)} {verb} not apply to --comm (each rank "
-                                 f"probes its own device with all its threads; the result "
-                                 f"is a cluster profile, -o FILE.json); drop "
-                                 f"{' and '.join(ignored)}")
+            _check_comm_flags(threads, chart, device)
             from .probe_comm import run as comm_run
 
             raise typer.Exit(comm_run(nproc, mode, output, json_out))
@@ -148,20 +140,7 @@ def register(app) -> None:
             raise InputError("--nproc applies to --comm only")
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
-        from ..files import check_writable
-
-        for path in (profile_path, chart_path):   # fail now, not after the measurement
-            if path:
-                check_writable(path)
-        from ..errors import require
-
-        # A missing extra is said before the progress bar starts (not under it).
-        mod = require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
-                        else ("torch", "gpu", "the GPU probe")))
-        if dev.startswith("cuda"):
-            from ..probe.gpu.identity import open_device
-
-            open_device(mod, dev)   # no visible GPU: said before the bar, not under it
+        _preflight(dev, profile_path, chart_path)
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
@@ -180,22 +159,58 @@ def register(app) -> None:
 
             emit_json(profile_to_dict(profile))
             return
-        from ..report.tables import profile_notes, profile_table
-        from .common import console
+        _print_profile(profile, profile_path, chart_path, output)
 
-        out = console()
-        out.print(profile_table(profile))
-        for note in profile_notes(profile):
-            out.print(f"note: {note}")
-        # The CPU probe keeps its wall time at the top of extras, the GPU probe under "gpu".
-        wall = profile.extras.get("wall_s") or (profile.extras.get("gpu") or {}).get("wall_s")
-        saved = [p for p in (profile_path, chart_path) if p]
-        parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
-            [f"wrote {', '.join(saved)}"] if saved else [])
-        if not profile_path:   # the other verbs read a saved profile (--on FILE)
-            chart_as_o = output is not None and output == chart_path
-            parts.append("profile not saved: add -o profile.json to use it with --on"
-                         if not chart_as_o else "profile not saved: give the chart as "
-                         f"--chart {chart_path} and -o profile.json to use it with --on")
-        if parts:
-            out.print("; ".join(parts))
+
+def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> None:
+    """--comm's ranks pick their devices and probe themselves, and draw no chart."""
+    ignored = [flag for flag, given in (("--threads", threads is not None),
+                                        ("--chart", chart is not None),
+                                        ("--device", device != "cpu")) if given]
+    if ignored:
+        verb = "does" if len(ignored) == 1 else "do"
+        raise InputError(f"{', '.join(ignored)} {verb} not apply to --comm (each rank "
+                         f"probes its own device with all its threads; the result "
+                         f"is a cluster profile, -o FILE.json); drop "
+                         f"{' and '.join(ignored)}")
+
+
+def _preflight(dev: str, profile_path: str | None, chart_path: str | None) -> None:
+    """What can fail is said now, before the progress bar and the measurement: an
+    unwritable output, a missing extra, no visible GPU."""
+    from ..errors import require
+    from ..files import check_writable
+
+    for path in (profile_path, chart_path):
+        if path:
+            check_writable(path)
+    mod = require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
+                    else ("torch", "gpu", "the GPU probe")))
+    if dev.startswith("cuda"):
+        from ..probe.gpu.identity import open_device
+
+        open_device(mod, dev)
+
+
+def _print_profile(profile, profile_path: str | None, chart_path: str | None,
+                   output: str | None) -> None:
+    """The record table, the notes, and what was written (or how to save it)."""
+    from ..report.tables import profile_notes, profile_table
+    from .common import console
+
+    out = console()
+    out.print(profile_table(profile))
+    for note in profile_notes(profile):
+        out.print(f"note: {note}")
+    # The CPU probe keeps its wall time at the top of extras, the GPU probe under "gpu".
+    wall = profile.extras.get("wall_s") or (profile.extras.get("gpu") or {}).get("wall_s")
+    saved = [p for p in (profile_path, chart_path) if p]
+    parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
+        [f"wrote {', '.join(saved)}"] if saved else [])
+    if not profile_path:   # the other verbs read a saved profile (--on FILE)
+        chart_as_o = output is not None and output == chart_path
+        parts.append("profile not saved: add -o profile.json to use it with --on"
+                     if not chart_as_o else "profile not saved: give the chart as "
+                     f"--chart {chart_path} and -o profile.json to use it with --on")
+    if parts:
+        out.print("; ".join(parts))

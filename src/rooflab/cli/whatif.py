@@ -115,13 +115,49 @@ def _table(result):
     from rich.text import Text
 
     from ..model.choose import split_whole_steps
-    from ..units import fmt_ai, fmt_seconds
+    from ..units import fmt_seconds
 
-    after = {p.kernel: p for p in result.after.primary()}
-    before = {p.kernel: p for p in result.before.primary()}
     # A whole measured step beside its own kernels (`rooflab llm --tpot-ms`) is not one
     # more kernel: it gets its own line under the table, and the totals leave it out.
     steps = {id(k) for k in split_whole_steps([old for old, _ in result.moves])[1]}
+    rows, floored, step_lines = _rows(result, steps)
+    every = bool(floored) and all(floored)
+    heads = (("floor before", "floor after", "speed-up (floors)") if every
+             else ("time before", "time after", "speed-up"))
+    t = Table(title=f"What if: {result.label}", title_justify="left")
+    for h in ("kernel", "AI before -> after", *heads, "bound after"):
+        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
+    for name, ai, tb, ta, sp, bound, floor in rows:
+        mark = " floor" if floor and not every else ""
+        t.add_row(name, ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
+                  "-" if sp is None else f"{sp:.2f}x{mark}", bound)
+    parts: list = [t]
+    if result.speedup and not steps:
+        parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
+                          f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
+    elif every and all(result.total_floors):
+        fb, fa = result.total_floors
+        parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
+                          f"({fb / fa:.2f}x)"))
+    parts += [Text(line) for line in step_lines]
+    if any(floored):
+        parts.append(Text("floor: no measured time, so the least time at the roof: launches "
+                          "+ FLOP / P or bytes / B at 100 % of it (derived, a lower bound)",
+                          style="dim"))
+    parts.append(Text(f"assumes: {result.assumption}", style="dim"))
+    # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
+    parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
+              if n not in result.before.notes]
+    return Group(*parts)
+
+
+def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
+    """The table's rows (name, AI before -> after, time before, after, speed-up, bound,
+    floor?), whether each row shows floors, and the lines for whole measured steps."""
+    from ..units import fmt_ai
+
+    after = {p.kernel: p for p in result.after.primary()}
+    before = {p.kernel: p for p in result.before.primary()}
     rows, floored, step_lines = [], [], []
     prev_new, members = None, []
     for (old, new), (fb, fa) in zip(result.moves, result.floors, strict=True):
@@ -153,35 +189,7 @@ def _table(result):
         rows.append((old.name if old.name == new.name else f"{old.name} -> {new.name}",
                      f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
                      *times, _bound_cell(b, a), floor))
-    every = bool(floored) and all(floored)
-    heads = (("floor before", "floor after", "speed-up (floors)") if every
-             else ("time before", "time after", "speed-up"))
-    t = Table(title=f"What if: {result.label}", title_justify="left")
-    for h in ("kernel", "AI before -> after", *heads, "bound after"):
-        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
-    for name, ai, tb, ta, sp, bound, floor in rows:
-        mark = " floor" if floor and not every else ""
-        t.add_row(name, ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
-                  "-" if sp is None else f"{sp:.2f}x{mark}", bound)
-    floored = any(floored)
-    parts: list = [t]
-    if result.speedup and not steps:
-        parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
-                          f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
-    elif every and all(result.total_floors):
-        fb, fa = result.total_floors
-        parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
-                          f"({fb / fa:.2f}x)"))
-    parts += [Text(line) for line in step_lines]
-    if floored:
-        parts.append(Text("floor: no measured time, so the least time at the roof: launches "
-                          "+ FLOP / P or bytes / B at 100 % of it (derived, a lower bound)",
-                          style="dim"))
-    parts.append(Text(f"assumes: {result.assumption}", style="dim"))
-    # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
-    parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
-              if n not in result.before.notes]
-    return Group(*parts)
+    return rows, floored, step_lines
 
 
 def _step_line(old, new, b, a, speedup) -> str:

@@ -32,6 +32,12 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         raise ParseError("file not found", path=path)
     if p.suffix.lower() == ".csv":
         return kernels_from_csv(read_text(p), path)
+    if p.is_file() and _gzipped(p):
+        # a gzipped torch.profiler trace (tensorboard_trace_handler's *.pt.trace.json.gz):
+        # read as `rooflab torch` reads it (its errors say when it is not a trace)
+        from .torch_trace import load_torch_trace
+
+        return load_torch_trace(path).kernels
     data = load_json(path)
     try:
         check_schema_version(data, path)
@@ -70,6 +76,14 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     return _merge_levels(out)
+
+
+def _gzipped(p: Path) -> bool:
+    try:
+        with p.open("rb") as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False   # load_json says why it cannot be read
 
 
 def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:

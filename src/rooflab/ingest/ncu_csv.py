@@ -18,6 +18,7 @@ import csv
 import gc
 import io
 import itertools
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from sys import intern
@@ -75,6 +76,11 @@ def open_text(path: str):
         raise ParseError(f"cannot read file: {exc.strerror}", path=path) from None
 
 
+# The first line of rocprof's CSVs: v1 results.csv (Index,KernelName,...), v2/v3
+# (...,Kernel_Name,...), --stats summaries ("Name","Calls","TotalDurationNs",...)
+_ROCPROF_HEADER = re.compile(r'(?:^|,)"?(?:KernelName|Kernel_Name|TotalDurationNs)"?(?:,|$)')
+
+
 def _is_header(line: str) -> bool:
     s = line.lstrip("\ufeff")
     return s.startswith('"ID",') or s.startswith("ID,") or '"Kernel Name"' in s
@@ -90,16 +96,19 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     log = log if log is not None else SkipLog(path)
     with (io.StringIO(text, newline="") if text is not None else open_text(path)) as fh:
         errors: list[str] = []
-        h, header_line = 0, None
+        h, header_line, first = 0, None, ""
         for line in fh:
             if _is_header(line):
                 header_line = line
                 break
             if line.startswith("==ERROR=="):
                 errors.append(line.strip())
+            first = first or line
             h += 1
         if header_line is None:
             why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
+            if _ROCPROF_HEADER.search(first):
+                why += "; it looks like a rocprof CSV: read it with `rooflab rocprof FILE`"
             raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
                              f"{HOW_TO}", path=path)
         header = next(csv.reader([header_line.lstrip("\ufeff")]))
@@ -109,6 +118,12 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
                              line=h + 1)
         # the header's line ending, most likely every row's ('\r\n' from Windows)
         body = Body(fh, h + 1, header_line[len(header_line.rstrip("\r\n")):] or "\n")
+        if "Average" in col and "Invocations" in col and "Metric Value" not in col:
+            # `ncu --print-summary per-kernel --csv`: Invocations, Minimum, Maximum, Average
+            raise ParseError("a per-kernel summary (ncu --print-summary: Invocations, Minimum, "
+                             "Maximum, Average), not one row per launch; export without "
+                             "--print-summary (`ncu --import report.ncu-rep --csv > out.csv`) "
+                             "or pass the .ncu-rep itself", path=path, line=h + 1)
         if "Metric Name" in col or "Metric Value" in col:
             missing = [c for c in ("ID", "Metric Name", "Metric Unit", "Metric Value")
                        if c not in col]

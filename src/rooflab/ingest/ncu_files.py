@@ -10,11 +10,12 @@ it is the only one; among several it is reported (a failed launch such as the NE
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
-from .ncu_metrics import NO_TIME_NOTE, recorded_peaks
+from .ncu_metrics import NO_TIME_NOTE, rates_to_totals, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
 
@@ -30,7 +31,26 @@ def read_launches(path: str, log: SkipLog) -> tuple[tuple[Launch, ...], tuple[st
     from .ncu_csv import read_ncu_csv
 
     data = read_ncu_csv(path, log)
-    return data.launches, data.profiler_errors
+    return _with_totals(data.launches), data.profiler_errors
+
+
+_RATE_SUFFIXES = (".per_second", ".per_cycle_elapsed")
+
+
+def _with_totals(launches: tuple[Launch, ...]) -> tuple[Launch, ...]:
+    """CSV launches whose counts were collected as rates get totals (rate x time).
+
+    NVIDIA's nvprof-to-ncu metric table maps dram_read_throughput to
+    dram__bytes_read.sum.per_second (docs.nvidia.com/nsight-compute/NsightComputeCli,
+    "Metric Comparison"), so `--metrics dram__bytes_read.sum.per_second,...` CSVs are common;
+    rebuilt as for full-set reports (ncu_metrics.rates_to_totals). Launches without a rate
+    metric are passed through untouched (the common, 100,000-launch case stays cheap)."""
+    rates = {n for n in set().union(*(la.metrics.keys() for la in launches))
+             if n.endswith(_RATE_SUFFIXES) and not n.endswith("cycles_elapsed.avg.per_second")}
+    if not rates:
+        return launches
+    return tuple(replace(la, metrics=rates_to_totals(la.metrics))
+                 if not rates.isdisjoint(la.metrics) else la for la in launches)
 
 
 def _file_groups(path: str, log: SkipLog):

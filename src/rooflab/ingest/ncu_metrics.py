@@ -106,6 +106,13 @@ LEVEL_METRICS = {
     "L2": ("lts__t_bytes.sum", "derived__lts__lts2xbar_bytes.sum"),
     "L1": ("l1tex__t_bytes.sum", "derived__l1tex__lsu_writeback_bytes_mem_lg.sum"),
 }
+# Sector counts, the nvprof-era spelling (NVIDIA's nvprof-to-ncu table maps
+# dram_read_transactions to dram__sectors_read.sum, l2_transactions to lts__t_sectors.sum):
+# a sector is an aligned 32-byte chunk (Nsight Compute Kernel Profiling Guide, "Memory").
+# Used only when the byte metrics of a level are absent; not for peaks (those are bytes).
+SECTOR_BYTES = 32.0
+SECTORS = {"DRAM": (("dram__sectors.sum",), ("dram__sectors_read.sum", "dram__sectors_write.sum")),
+           "L2": (("lts__t_sectors.sum",),), "L1": (("l1tex__t_sectors.sum",),)}
 TIME = "gpu__time_duration.sum"
 CYCLES, CLOCK = "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"
 NO_TIME_NOTE = (f"no time metric collected: placed by FLOP and bytes only (AI); "
@@ -115,6 +122,7 @@ USED = re.compile(
     r"^(?:(?:sm|smsp)__sass_thread_inst_executed_op_[dfh](?:add|mul|fma)_pred_on\.sum"
     r"|sm__ops_path_tensor_\w+\.sum|sm__inst_executed_pipe_tensor\.sum"
     r"|dram__bytes(?:_read|_write)?\.sum|lts__t_bytes\.sum|l1tex__t_bytes\.sum"
+    r"|dram__sectors(?:_read|_write)?\.sum|lts__t_sectors\.sum|l1tex__t_sectors\.sum"
     r"|derived__lts__lts2xbar_bytes\.sum|derived__l1tex__lsu_writeback_bytes_mem_lg\.sum"
     r"|gpu__time_duration\.sum|\w+__cycles_elapsed\.avg(?:\.per_second)?)"
     r"(?:\.peak_sustained|\.per_cycle_elapsed|\.per_second)?$")
@@ -258,6 +266,15 @@ def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
                 out[level] = v
                 if name is not names[0]:
                     notes.append(f"{level} bytes from {name}")
+                break
+    for level, spellings in SECTORS.items():
+        if level in out:
+            continue
+        for names in spellings:
+            values = [_get(m, n) for n in names]
+            if any(v is not None for v in values):
+                out[level] = SECTOR_BYTES * sum(v or 0.0 for v in values)
+                notes.append(f"{level} bytes = 32 x {' + '.join(names)} (32-byte sectors)")
                 break
     return out, notes
 

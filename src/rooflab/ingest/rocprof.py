@@ -12,13 +12,19 @@ roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
                   rocprof-compute), or DurationNs
 
 Accepts the wide layout (one row per dispatch, one column per counter; counters may carry
-rocprof-compute's `_sum` suffix) and rocprofv3's long layout (Counter_Name, Counter_Value).
+rocprof-compute's `_sum` suffix, or come per channel, `TCC_EA_RDREQ[0]`..., summed here) and
+rocprofv3's long layout (Counter_Name, Counter_Value), whose passes (`pass_1/`, `pass_2/`) are
+joined per dispatch. Time-only files (--stats summaries, kernel traces) and rocprofv3's
+SQLite/JSON outputs are refused with what to collect instead.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch, display_names, group_counts, kernel_of, sort_by_time, step_labels
@@ -97,20 +103,77 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
     return Counts(flop, nbytes, seconds, (), problem, tensor_flop=tensor)
 
 
+# `rocprof --stats` (results.stats.csv) and rocprofv3 `--stats` (*_kernel_stats.csv) write one
+# row per kernel: "Name","Calls","TotalDurationNs","AverageNs","Percentage"[,"MinNs","MaxNs",
+# "StdDev"] (ROCm rocprofiler docs; rocprofv3 "kernel_stats.csv"): times, no counters.
+COLLECT_HINT = ("collect them with `rocprof -i counters.txt --timestamp on ./app` (results.csv) "
+                "or `rocprofv3 --pmc SQ_INSTS_VALU_FMA_F32 TCC_EA_RDREQ TCC_EA_WRREQ ... -- "
+                "./app` (*_counter_collection.csv)")
+STATS_HINT = ("a kernel-time summary (rocprof --stats / rocprofv3 --stats: Name, Calls, "
+              "TotalDurationNs): it has times but no FLOP or byte counters; " + COLLECT_HINT)
+_COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_")
+_INSTANCE = re.compile(r"^(\w+)\[(\d+)\]$")
+
+
+def _sum_instances(metrics: dict[str, float]) -> dict[str, float]:
+    """Per-instance counters summed: rocprof v1 writes one column per TCC channel when asked
+    for a block counter without `_sum` (pmc: TCC_EA_RDREQ[0] ... TCC_EA_RDREQ[15]; ROCm's
+    rocprof docs and rocprof-compute's pmc files list them so). `TCC_EA_RDREQ` becomes the sum
+    of its `[i]` columns unless the file also has the total itself."""
+    sums: dict[str, float] = {}
+    for name, value in metrics.items():
+        hit = _INSTANCE.match(name) if name.endswith("]") else None
+        if hit and value == value:
+            sums[hit.group(1)] = sums.get(hit.group(1), 0.0) + value
+    if not sums:
+        return metrics
+    return {**{k: v for k, v in sums.items() if k not in metrics}, **metrics}
+
+
 def _column(col: Mapping[str, int], names) -> int | None:
     return next((col[n] for n in names if n in col), None)
 
 
 def read_rocprof_csv(path: str, log: SkipLog) -> list[tuple[Launch, Counts]]:
-    lines = read_text(path).splitlines()
+    return [(launch, rocprof_counts(launch.metrics)) for launch in _dispatches(path, log)]
+
+
+def _dispatches(path: str, log: SkipLog) -> list[Launch]:
+    """The dispatches of one file with their counters ({name: value}), in file order."""
+    text = read_text(path)
+    if text.startswith("SQLite format 3"):
+        # rocprofv3's default output format is rocpd, an SQLite database (rocprofiler-sdk
+        # docs, "Output formats"); rooflab reads its CSV output
+        raise ParseError("an SQLite database (rocprofv3's default rocpd output), not a CSV; "
+                         "re-run rocprofv3 with `--output-format csv` and pass the "
+                         "*_counter_collection.csv", path=path)
+    if text.lstrip()[:1] in ("{", "["):
+        raise ParseError("a JSON file, not a CSV; re-run rocprofv3 with `--output-format csv` "
+                         "and pass the *_counter_collection.csv", path=path)
+    lines = text.splitlines()
     rows = list(csv.reader(lines))
     h = next((i for i, r in enumerate(rows) if _column({c.strip(): 0 for c in r},
                                                        NAME_COLUMNS) is not None), None)
+    if h is None and rows and {"Name", "Calls", "TotalDurationNs"} <= {c.strip()
+                                                                      for c in rows[0]}:
+        raise ParseError(STATS_HINT, path=path, line=1)
+    if h is None and any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
+        raise ParseError("an Nsight Compute CSV (\"ID\", ..., \"Kernel Name\"), not rocprof "
+                         "output: read it with `rooflab ncu FILE`", path=path)
     if h is None:
         raise ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
                          "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
                          path=path)
     header = [c.strip() for c in rows[h]]
+    has_rows = any(any(c.strip() for c in r) for r in rows[h + 1:])
+    if has_rows and not any(c == "Counter_Name" or c.startswith(_COUNTER_PREFIXES)
+                            for c in header):
+        # rocprofv3 --kernel-trace (*_kernel_trace.csv: Kind, Agent_Id, ..., Kernel_Name,
+        # Start_Timestamp, End_Timestamp) and rocprof --timestamp alone: times only
+        raise ParseError("the header has kernel names but no hardware counter column (SQ_*, "
+                         "TCC_*, TCP_* or Counter_Name), so no FLOP and no byte counters: a "
+                         "kernel trace, times only; " + COLLECT_HINT,
+                         path=path, line=h + 1)
     col = {c: i for i, c in enumerate(header)}
     i_name, i_id = _column(col, NAME_COLUMNS), _column(col, ID_COLUMNS)
     long = "Counter_Name" in col and "Counter_Value" in col
@@ -131,23 +194,64 @@ def read_rocprof_csv(path: str, log: SkipLog) -> list[tuple[Launch, Counts]]:
                 entry[2][name.strip()] = parse_number(text)
             except ValueError:
                 continue   # text columns (arch, signal handles, ...)
-    out = []
-    for ident, (line, name, metrics) in dispatches.items():
-        launch = Launch(path=path, line=line, id=ident, name=name, metrics=metrics)
-        out.append((launch, rocprof_counts(metrics)))
-    return out
+    return [Launch(path=path, line=line, id=ident, name=name, metrics=_sum_instances(metrics))
+            for ident, (line, name, metrics) in dispatches.items()]
+
+
+_PASS_DIR = re.compile(r"^(?:pass|pmc)_\d+$")
+
+
+def _runs(paths: list[str]) -> list[list[str]]:
+    """Files grouped by run: rocprofv3 collects one `pmc:` line per pass and writes each to
+    its own folder, `pass_1/`, `pass_2/`, ... (rocprofiler-sdk docs; some builds `pmc_1/`),
+    so FLOP and byte counters of one dispatch can sit in two files. Files in sibling pass
+    folders form one run; every other file is a run (a step) of its own."""
+    runs: list[list[str]] = []
+    by_parent: dict[Path, list[str]] = {}
+    for path in paths:
+        parent = Path(path).parent
+        if _PASS_DIR.match(parent.name):
+            group = by_parent.get(parent.parent)
+            if group is not None and not any(Path(q).parent == parent for q in group):
+                group.append(path)
+                continue
+            by_parent[parent.parent] = group = [path]
+            runs.append(group)
+        else:
+            runs.append([path])
+    return runs
+
+
+def _merged_passes(paths: list[str], log: SkipLog,
+                   other_logs: list[SkipLog]) -> list[tuple[Launch, Counts]]:
+    """One run's passes joined by (Dispatch_Id, kernel name): each dispatch gets the
+    counters of every pass; the first pass's timestamps are kept."""
+    merged: dict[tuple[str, str], Launch] = {}
+    for path in paths:
+        if path != paths[0]:
+            log = SkipLog(path)
+            other_logs.append(log)
+        for launch in _dispatches(path, log):
+            key = (launch.id, launch.name)
+            have = merged.get(key)
+            merged[key] = launch if have is None else \
+                replace(have, metrics={**launch.metrics, **have.metrics})
+    return [(launch, rocprof_counts(launch.metrics)) for launch in merged.values()]
 
 
 def load_rocprof(paths) -> ProfileImport:
     """Kernels of one or more rocprof CSV files (several = steps), longest first."""
-    paths = [paths] if isinstance(paths, str) else list(paths)
+    runs = _runs([paths] if isinstance(paths, str) else list(paths))
+    paths = [run[0] for run in runs]
     several = len(paths) > 1
     pairs, skips, failed, used = [], [], [], []
     labels = step_labels(paths)
-    for i, path in enumerate(paths):
-        log = SkipLog(path)
+    for i, (path, run) in enumerate(zip(paths, runs, strict=True)):
+        log, other_logs = SkipLog(path), []
         try:
-            groups = group_counts(read_rocprof_csv(path, log), log)
+            items = (_merged_passes(run, log, other_logs) if len(run) > 1
+                     else read_rocprof_csv(path, log))
+            groups = group_counts(items, log)
             if not groups:
                 why = "; ".join(s.reason for s in log.skips()) or \
                     "the file has a header but no dispatch rows (did the run end early?)"
@@ -159,7 +263,7 @@ def load_rocprof(paths) -> ProfileImport:
                 raise
             failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
             continue
-        skips += log.skips()
+        skips += [*log.skips(), *(s for other in other_logs for s in other.skips())]
         used.append(path)
         step = labels[i] if several else None
         pairs += [(g, step, i) for g in groups]

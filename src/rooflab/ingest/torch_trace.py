@@ -59,13 +59,16 @@ def load_trace_json(path: str) -> dict:
         raise ParseError("is a directory; give the trace file" if p.is_dir() else
                          "file not found", path=path)
     try:
-        raw = gzip.open(p, "rt").read() if path.endswith(".gz") else p.read_text()
+        # gzip by content, not by name: tensorboard_trace_handler writes *.pt.trace.json.gz,
+        # and renamed or downloaded traces keep their bytes but not always their suffix
+        blob = p.read_bytes()
+        raw = (gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob).decode("utf-8")
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
                          f"export it with prof.export_chrome_trace(path)", path=path,
                          line=exc.lineno) from None
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
+    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
         raise ParseError(f"cannot read trace: {exc}", path=path) from None
     if isinstance(data, list):
         data = {"traceEvents": data}
@@ -75,14 +78,30 @@ def load_trace_json(path: str) -> dict:
     return data
 
 
-def _ops_and_kernels(events: list, log: SkipLog) -> tuple[list[_Op], dict[int, float]]:
+# Event categories by torch version. torch >= 1.9 (kineto): cpu_op, kernel, gpu_memcpy,
+# gpu_memset. torch 1.8's first kineto traces: Operator, Kernel, Memcpy, Memset (the categories
+# pytorch/kineto's tb_plugin tests read: tb_plugin/test/test_profiler.py). Compared lowercased.
+_OP_CATEGORIES = ("cpu_op", "operator")
+_DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
+# The launch calls: their 'correlation' is the device event's, their 'External id' the op's
+# (kineto draws the "ac2g" flow arrows between the two by that correlation id).
+_RUNTIME_CATEGORIES = ("cuda_runtime", "cuda_driver", "runtime")
+_CATEGORIES = _OP_CATEGORIES + _DEVICE_CATEGORIES + _RUNTIME_CATEGORIES
+
+
+def _ops_and_kernels(events: list, log: SkipLog
+                     ) -> tuple[list[_Op], dict[int, float], tuple[int, float]]:
+    """The ops, the device seconds of each External id, and (count, seconds) of the device
+    events linked to no op (neither an External id of their own nor a launch call's)."""
     ops: list[_Op] = []
     kernel_s: dict[int, float] = {}
+    launch_ext: dict[int, int] = {}       # correlation -> External id, from launch calls
+    unlinked: list[tuple[object, float]] = []   # (correlation, seconds) of device events
     for i, e in enumerate(events):
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
         cat = str(e.get("cat", "")).lower()
-        if cat not in ("cpu_op", "kernel", "gpu_memcpy", "gpu_memset"):
+        if cat not in _CATEGORIES:
             continue
         args = e.get("args") or {}
         try:
@@ -91,12 +110,25 @@ def _ops_and_kernels(events: list, log: SkipLog) -> tuple[list[_Op], dict[int, f
             log.add(None, f"event #{i} ({e.get('name', '?')}): no numeric ts/dur; skipped")
             continue
         ext = args.get("External id", args.get("external id"))
-        if cat == "cpu_op":
+        if cat in _OP_CATEGORIES:
             ops.append(_Op(i, str(e.get("name", "?")), ts, dur,
                            int(ext) if ext is not None else None, args))
+        elif cat in _RUNTIME_CATEGORIES:
+            if ext is not None and args.get("correlation") is not None:
+                launch_ext[args["correlation"]] = int(ext)
         elif ext is not None:
             kernel_s[int(ext)] = kernel_s.get(int(ext), 0.0) + dur * 1e-6
-    return ops, kernel_s
+        else:
+            unlinked.append((args.get("correlation"), dur * 1e-6))
+    lost = [0, 0.0]
+    for corr, seconds in unlinked:   # linked through the launch call's External id
+        ext = launch_ext.get(corr) if corr is not None else None
+        if ext is None:
+            lost[0] += 1
+            lost[1] += seconds
+        else:
+            kernel_s[ext] = kernel_s.get(ext, 0.0) + seconds
+    return ops, kernel_s, (lost[0], lost[1])
 
 
 def _roots(ops: list[_Op], events: list) -> list[_Op]:
@@ -137,7 +169,7 @@ def _shape_text(call: OpCall) -> str:
 
 def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], list[str]]:
     events = data["traceEvents"]
-    ops, kernel_s = _ops_and_kernels(events, log)
+    ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
     if not ops:
         raise ParseError("the trace holds no cpu_op events; profile with "
                          "torch.profiler.profile(record_shapes=True)", path=path)
@@ -206,6 +238,11 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
                      f"with torch.profiler.schedule")
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
+    if n_lost:
+        notes.append(f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
+                     f"to no op (no 'External id', no launch call with their 'correlation')"
+                     + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
+                        "GPU time") + ": not counted")
     return kernels, notes
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_seconds, si
-from .advice import Advice, advise, efficiency_of, pct
+from .advice import Advice, Efficiency, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .kernel import Kernel
 from .machine import Machine, machine_of
@@ -139,56 +139,73 @@ def distances(p: Point, top_label: str, top_value: float,
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling)."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
+    return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure), _along_slope(p),
+            _to_top_roof(p, top_label, top_value, n_compute, roof_cure))
+
+
+def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure: str,
+                compute_cure: str) -> Distance:
+    """How far the point sits below the roof at its own AI (overhead, kernel efficiency)."""
     e = efficiency_of(p)
     if p.seconds is None:
-        first = Distance("below roof", None, "no measured time: the point's height is unknown")
+        return Distance("below roof", None, "no measured time: the point's height is unknown")
+    f = p.seconds / p.floor_s if p.floor_s > 0 else None
+    if f and f < 1 / (1 + ABOVE_TOLERANCE):
+        return Distance(
+            "below roof", f,
+            f"none: the point is {1 / f:.3g}x above the roof at its AI, which a correct "
+            f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
+            f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
+    if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
+        cure = launch_cure
+    elif p.memory_bound_side:
+        cure = memory_cure
     else:
-        f = p.seconds / p.floor_s if p.floor_s > 0 else None
-        split = ""
-        launch = "dispatch overhead" if machine and machine.kind == "cpu" else "launch overhead"
-        if 0 < e.launch_s < 0.01 * p.seconds:
-            split = (f" {launch.capitalize()} is negligible here ({fmt_seconds(e.launch_s)} "
-                     f"of the {fmt_seconds(p.seconds)}): it is all kernel efficiency.")
-        elif e.launch_s > 0:
-            split = (f" Of the {fmt_seconds(p.seconds)}, {launch} explains up to "
-                     f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
-                     f"of the roof (kernel efficiency).")
-        if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
-            cure = launch_cure
-        elif p.memory_bound_side:
-            cure = memory_cure
-        else:
-            cure = compute_cure
-        if f and f < 1 / (1 + ABOVE_TOLERANCE):
-            first = Distance(
-                "below roof", f,
-                f"none: the point is {1 / f:.3g}x above the roof at its AI, which a correct "
-                f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
-                f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
-        else:
-            first = Distance(
-                "below roof", f,
-                f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
-                f"{cure}. Batching does not close it (it moves the point right, not up)."
-                + split if f else "-")
+        cure = compute_cure
+    return Distance(
+        "below roof", f,
+        f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
+        f"{cure}. Batching does not close it (it moves the point right, not up)."
+        + _launch_split(p, e, machine) if f else "-")
+
+
+def _launch_split(p: Point, e: Efficiency, machine: Machine | None) -> str:
+    """How much of the measured time the launch (GPU) or dispatch (CPU) floor explains."""
+    launch = "dispatch overhead" if machine and machine.kind == "cpu" else "launch overhead"
+    if 0 < e.launch_s < 0.01 * p.seconds:
+        return (f" {launch.capitalize()} is negligible here ({fmt_seconds(e.launch_s)} "
+                f"of the {fmt_seconds(p.seconds)}): it is all kernel efficiency.")
+    if e.launch_s > 0:
+        return (f" Of the {fmt_seconds(p.seconds)}, {launch} explains up to "
+                f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
+                f"of the roof (kernel efficiency).")
+    return ""
+
+
+def _along_slope(p: Point) -> Distance:
+    """How far left of the ridge the point's AI is (the intensity it lacks)."""
     if p.along_slope > 1:
-        second = Distance(
+        return Distance(
             "along slope", p.along_slope,
             f"AI {fmt_ai(p.ai)} is {p.along_slope:.3g}x left of the ridge {fmt_ai(p.ridge)}: "
             f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
             f"fusion and fewer bytes per element (quantization) climb the slope, up to "
             f"{p.along_slope:.3g}x more attainable FLOP/s.")
-    elif p.flop <= 0:
+    if p.flop <= 0:
         # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
         # along_slope to 1 for AI 0), only bytes to move or to avoid moving.
-        second = Distance("along slope", 1.0,
-                          "AI 0 (no FLOP: pure data movement): there is no slope to climb; "
-                          "its time is bytes / bandwidth, so only moving fewer bytes "
-                          "(fusion, smaller dtypes, avoiding the copy) shortens it.")
-    else:
-        second = Distance("along slope", 1.0,
-                          f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
-                          f"more AI buys nothing; the flat roof binds.")
+        return Distance("along slope", 1.0,
+                        "AI 0 (no FLOP: pure data movement): there is no slope to climb; "
+                        "its time is bytes / bandwidth, so only moving fewer bytes "
+                        "(fusion, smaller dtypes, avoiding the copy) shortens it.")
+    return Distance("along slope", 1.0,
+                    f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
+                    f"more AI buys nothing; the flat roof binds.")
+
+
+def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
+                 roof_cure: str) -> Distance:
+    """How far the kernel's own ceiling is below the roof's fastest one."""
     r = top_value / p.peak_flop_per_s
     if r > 1.0 + 1e-9:
         words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "
@@ -206,7 +223,7 @@ def distances(p: Point, top_label: str, top_value: float,
     else:
         words = (f"it is held to the highest ceiling on this roof "
                  f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
-    return first, second, Distance("roof", r, words)
+    return Distance("roof", r, words)
 
 
 def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,

@@ -16,133 +16,37 @@ import io
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
 from ..model.analysis import analyze
-from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, Roof
+from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
 from ..units import fmt_ai, si
 
-MEMORY_BOUND_COLOR = "#2b53d8"   # indigo: left of the ridge (seed 004's colour convention)
-COMPUTE_BOUND_COLOR = "#b26a12"  # amber: right of the ridge
-SWEEP_COLOR = "#9a9a9a"
-# One colour per roof, in the order given: the first (the one kernels are judged by) darkest.
-ROOF_COLORS = ("#333333", "#8c8c8c", "#1b8a6b", "#8e3fb0", "#c0392b", "#5f7f1f", "#0f6e8c")
-LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVLink": "X",
-                 "network": "*", "loopback": "h"}
+# The chart's values and ceiling selection live in their own modules; re-exported here, the
+# names every caller imports from report.chart.
+from .chart_ceilings import MAX_CEILINGS, select_ceilings  # noqa: F401
+from .chart_parts import (  # noqa: F401
+    COMPUTE_BOUND_COLOR,
+    LEVEL_MARKERS,
+    MEMORY_BOUND_COLOR,
+    ROOF_COLORS,
+    SWEEP_COLOR,
+    Arrow,
+    DrawnPoint,
+    Line,
+    Ridge,
+    RooflineDisplay,
+    fmt_pct,
+    roof_label,
+)
+
 SUFFIXES = (".png", ".svg")
-# A roof with more compute ceilings than this is drawn with a selection by default (a
-# catalog GPU has up to 10: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
-MAX_CEILINGS = 5
 
-
-@dataclass(frozen=True)
-class Line:
-    """A drawn line. style: solid (measured), dashed (nominal), or dotted (sweep)."""
-
-    label: str
-    xs: tuple[float, ...]
-    ys: tuple[float, ...]
-    style: str
-    kind: str              # compute | memory | sweep
-    roof: str = ""
-    color: str = ""
-    # Where the label goes (laid out by roofline_data so labels do not collide): the text
-    # ("" = unlabelled, e.g. a ceiling equal to another of its roof that carries both
-    # names), its anchor in data coordinates, an offset in points, and its alignment.
-    text: str = ""
-    label_xy: tuple[float, float] | None = None
-    label_offset: tuple[float, float] = (0.0, 0.0)
-    label_ha: str = "left"
-    label_va: str = "bottom"
-
-
-@dataclass(frozen=True)
-class Ridge:
-    """A marked ridge point AI* = P / B."""
-
-    label: str
-    ai: float
-    flop_per_s: float
-    roof: str = ""
-    compute: str = ""
-    level: str = ""
-    label_offset: tuple[float, float] = (4.0, -11.0)   # points, from the ridge
-    label_ha: str = "left"
-    label_va: str = "baseline"
-
-
-@dataclass(frozen=True)
-class DrawnPoint:
-    """A kernel at one memory level; flop_per_s is achieved, or attainable when predicted."""
-
-    kernel: str
-    level: str
-    ai: float
-    flop_per_s: float
-    color: str
-    measured: bool = True
-    marker: str = "o"
-    label: str = ""
-    bound: str = ""
-    percent_of_roof: float | None = None
-    text: str = ""                 # the label as drawn ("" = none; label keeps the full one)
-    label_offset: tuple[float, float] = (7.0, -8.0)    # points, from the point
-    label_ha: str = "left"
-    label_va: str = "top"
-    step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
-
-
-@dataclass(frozen=True)
-class Arrow:
-    """From one point to another: a before -> after pair, or one step of a trajectory."""
-
-    label: str
-    start: tuple[float, float]
-    end: tuple[float, float]
-    kind: str = "arrow"    # arrow | trajectory
-
-
-@dataclass
-class RooflineDisplay:
-    """Everything a roofline chart shows, as data; `plot()` draws it."""
-
-    roofs: tuple[Roof, ...]
-    lines: tuple[Line, ...]
-    ridges: tuple[Ridge, ...]
-    points: tuple[DrawnPoint, ...]
-    arrows: tuple[Arrow, ...] = ()
-    xlim: tuple[float, float] = (0.01, 1e4)
-    ylim: tuple[float, float] = (1e9, 1e15)
-    title: str = ""
-    notes: tuple[str, ...] = ()
-    roof_labels: tuple[str, ...] = ()
-    kernels: tuple[Kernel, ...] = ()   # every kernel drawn, arrows' included, in order
-    hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
-    figure_: object = field(default=None, repr=False)
-    ax_: object = field(default=None, repr=False)
-
-    def plot(self, ax=None) -> RooflineDisplay:
-        """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set."""
-        from .chart_draw import draw  # matplotlib is imported only here
-
-        self.figure_, self.ax_ = draw(self, ax)
-        return self
-
-    def _repr_png_(self) -> bytes:  # Jupyter shows the chart inline
-        return figure_bytes(self, "png")
-
-
-def roof_label(roof: Roof) -> str:
-    if roof.kind in roof.name:
-        return roof.name
-    if roof.name.endswith(")"):   # "RTX 4060 (profiler peaks, derived)", not ") (derived)"
-        return f"{roof.name[:-1]}, {roof.kind})"
-    return f"{roof.name} ({roof.kind})"
 
 
 def _style(c: Ceiling) -> str:
@@ -188,12 +92,6 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
             out.append(Ridge(label=label, ai=ai, flop_per_s=c.value, roof=roof_label(roof),
                              compute=c.label, level=ref))
     return out
-
-
-def fmt_pct(pct: float) -> str:
-    """A point's percent of roof: whole percents, two figures under 1 % (an overhead-bound
-    rmsnorm at 0.07 % of its roof is not at '0%')."""
-    return f"{pct:.0f}%" if pct >= 0.995 or pct == 0 else f"{pct:.2g}%"
 
 
 def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bool) -> str:
@@ -364,71 +262,6 @@ def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:
             f"low (a probe disturbed by other load), bytes served by a faster memory level "
             f"than the one they are counted at, or a counting error; `rooflab report` "
             f"checks each"]
-
-
-def _top_float(roof: Roof) -> Ceiling:
-    floats = [c for c in roof.compute if c.precision in FLOAT_PRECISIONS]
-    return max(floats or roof.compute, key=lambda c: c.value)
-
-
-def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
-    """The default selection for a roof with many ceilings: with kernels, the ceilings they
-    are judged by plus the top float ceiling; without, the fastest unit of each precision."""
-    if kernels:
-        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
-        top = _top_float(roof)
-        if top.value > max(c.value for c in want):   # not a second name for the same height
-            want.add(top)
-    else:
-        want = {roof.find_compute(p) for p in roof.precisions}
-    return tuple(c for c in roof.compute if c in want)
-
-
-def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
-                    precisions: Sequence[str] | str | None = None
-                    ) -> tuple[list[tuple[Ceiling, ...]], list[str], list[str]]:
-    """Which compute ceilings of each roof to draw: (kept per roof, hidden, notes).
-
-    precisions: None picks automatically (every ceiling, unless a roof has more than
-    MAX_CEILINGS); "all" draws every one; else precisions ("fp16") or ceiling labels
-    ("fp16 tensor") to draw.
-    """
-    if isinstance(precisions, str):
-        precisions = [precisions]
-    wanted = [p.strip().lower() for p in precisions or () if p.strip()]
-    every = not wanted and precisions is not None or "all" in wanted
-    if wanted and not every:
-        have = {c.precision.lower() for r in roofs for c in r.compute} | {
-            c.label.lower() for r in roofs for c in r.compute}
-        missing = [p for p in wanted if p not in have]
-        if missing:
-            names = ", ".join(sorted({c.precision for r in roofs for c in r.compute})) or "none"
-            raise InputError(f"no roof has a '{missing[0]}' compute ceiling; the roofs have: "
-                             f"{names} (or 'all')")
-    kept, hidden, notes = [], [], []
-    for roof in roofs:
-        if every or (not wanted and len(roof.compute) <= MAX_CEILINGS):
-            chosen = roof.compute
-        elif wanted:
-            chosen = tuple(c for c in roof.compute
-                           if c.precision.lower() in wanted or c.label.lower() in wanted)
-            if roof.compute and not chosen:
-                notes.append(f"{roof_label(roof)} has none of the precisions asked "
-                             f"({', '.join(wanted)}); its compute ceilings are not drawn")
-        else:
-            chosen = _auto_ceilings(roof, kernels)
-        left_out = [c for c in roof.compute if c not in chosen]
-        if left_out and not (wanted and not chosen):
-            hidden += [f"{roof_label(roof)}: {c.label} {si(c.value, 'FLOP/s')}"
-                       for c in left_out]
-            why = "asked for" if wanted else ("kernels' precisions and the top float ceiling"
-                                              if kernels else "fastest unit per precision")
-            notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
-                         f"compute ceilings ({why}); left out "
-                         f"{', '.join(c.label for c in left_out)}; show every one with "
-                         f"--precision all (in Python: precisions='all')")
-        kept.append(tuple(chosen))
-    return kept, hidden, notes
 
 
 def _pair_arrows(arrows, level, to_draw, per_kernel) -> list[Arrow]:

@@ -9,7 +9,8 @@ import math
 import textwrap
 
 from ..units import fmt_ai, si
-from .chart import (
+from .chart_layout import _to_pt
+from .chart_parts import (
     COMPUTE_BOUND_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
@@ -18,7 +19,6 @@ from .chart import (
     Line,
     RooflineDisplay,
 )
-from .chart_layout import _to_pt
 
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
 # Ceiling, ridge and point labels sit on a light backing: where no spot is free of lines

@@ -10,7 +10,7 @@ import math
 from dataclasses import replace
 
 from ..units import fmt_ai
-from .chart import DrawnPoint, fmt_pct
+from .chart_parts import DrawnPoint, fmt_pct
 
 # Point labels: the full three-line label up to this many labelled points, one line after.
 FULL_LABELS = 8
@@ -149,6 +149,19 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
     placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
     placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
     soft = _line_boxes(lines, pt)
+    # Each step adds the boxes it places to `placed`, so later labels avoid them.
+    out_lines = _ceiling_labels(lines, roof_labels, pt, placed, soft)
+    for i, ln in enumerate(out_lines):
+        if ln.kind == "memory":
+            out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
+                                              soft)
+    return (out_lines, _ridge_labels(ridges, roof_labels, pt, placed, soft),
+            _point_labels(points, pt, placed, soft))
+
+
+def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
+    """Compute ceilings' labels (equal ceilings of one roof share one); slopes keep their
+    text here and are placed after every ceiling."""
     same: dict[tuple[str, float], list[str]] = {}
     for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
         if ln.kind == "compute":
@@ -185,10 +198,10 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         offset, ha, va = _place(anchor, text, cands, placed, soft)
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)
-    for i, ln in enumerate(out_lines):
-        if ln.kind == "memory":
-            out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
-                                              soft)
+    return out_lines
+
+
+def _ridge_labels(ridges, roof_labels, pt, placed, soft) -> list:
     out_ridges = []
     for r in ridges:
         first = roof_labels[:1] == (r.roof,)
@@ -200,6 +213,10 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
         offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed,
                                 soft)
         out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
+    return out_ridges
+
+
+def _point_labels(points, pt, placed, soft) -> list:
     out_points, leaders = [], []
     for p in points:
         if not p.text:
@@ -217,7 +234,7 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
                                   12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
         offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft, leaders)
         out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
-    return out_lines, out_ridges, out_points
+    return out_points
 
 
 def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:

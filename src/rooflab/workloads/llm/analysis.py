@@ -114,6 +114,13 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         run_cfg = shard(cfg, s.tp)
         notes.append(f"tensor parallel over {s.tp} devices: tables are per device; "
                      f"all-reduce traffic is in the 'parallel' section")
+        # The llm TP time is the ring's bandwidth term only (parallel.tensor_parallel is
+        # called without a latency); the 2 x layers all-reduces of batch x hidden are
+        # small, and NCCL's per-all-reduce latency (microseconds) can outweigh them.
+        notes.append(f"the all-reduce time counts link bandwidth only, no latency: each of "
+                     f"the {2 * cfg.layers} all-reduces per step also pays the collective's "
+                     f"latency (microseconds each; measure it with `rooflab probe --comm`), "
+                     f"which can exceed the bandwidth term at small batches")
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
@@ -149,8 +156,10 @@ def _step_dict(t: StepTiming) -> dict[str, Any]:
             "kernels": rows}
 
 
-def result_to_dict(r: LLMResult, measured: Sequence[Any] = ()) -> dict[str, Any]:
-    """The JSON vocabulary (roof, kernels, analysis of the decode step) plus an `llm` section."""
+def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
+                   phase: str = "decode") -> dict[str, Any]:
+    """The JSON vocabulary (roof, kernels, analysis of the decode step, or of the prefill
+    with phase="prefill") plus an `llm` section holding both phases."""
     cfg, fp = r.config, r.footprint
     llm: dict[str, Any] = {
         "model": {"name": cfg.name, "family": cfg.family, "model_type": cfg.model_type,
@@ -179,8 +188,9 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = ()) -> dict[str, Any]
                         "knee_batch": sw.knee_batch, "ai_limit": sw.ai_limit}
     if r.notes:
         llm["notes"] = list(r.notes)
-    kernels = list(r.decode.analysis.kernels) + list(measured)
-    points = list(r.decode.analysis.points)
+    top = r.prefill if phase == "prefill" else r.decode
+    kernels = list(top.analysis.kernels) + list(measured)
+    points = list(top.analysis.points)
     return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(r.roof),
             "kernels": [kernel_to_dict(k) for k in kernels],
             "analysis": [point_to_dict(p) for p in points], "llm": llm}

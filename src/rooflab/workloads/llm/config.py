@@ -38,9 +38,15 @@ NON_GATED = frozenset({"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "ph
 LAYERNORM = frozenset({"gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode"})
 LEARNED_POSITIONS = frozenset({"gpt2", "opt", "gpt_bigcode"})
 # Default of tie_word_embeddings when a config omits it (transformers' per-model defaults).
-TIED_BY_DEFAULT = frozenset({"gpt2", "gemma", "gemma2", "gemma3_text", "opt", "gpt_bigcode"})
+TIED_BY_DEFAULT = frozenset({"gpt2", "gemma", "gemma2", "gemma3_text", "opt", "gpt_bigcode",
+                             "falcon"})
 # Gemma-2/3 put a second RMSNorm after attention and after the MLP (4 per layer).
 POST_NORMS = frozenset({"gemma2", "gemma3_text", "gemma3"})
+# model_types whose layout the rules above were checked against (published parameter
+# counts); any other is counted as a Llama-like decoder and says so in a note.
+CHECKED = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "phi3",
+                     "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3",
+                     "gpt2", "falcon", "gpt_bigcode"})
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,11 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     intermediate = _int(d, "intermediate_size", where) or (4 * hidden if gpt2_like else None)
     if intermediate is None:
         raise InputError(f"{where}: missing field intermediate_size (the MLP width)")
-    kv_heads = int(d.get("num_key_value_heads") or d.get("n_head_kv") or heads)
+    # Falcon-40B/180B say num_kv_heads; Falcon-7B and StarCoder (gpt_bigcode) say
+    # multi_query: true, one K/V head shared by all query heads (transformers
+    # FalconAttention / GPTBigCodeAttention).
+    kv_heads = int(d.get("num_key_value_heads") or d.get("n_head_kv") or d.get("num_kv_heads")
+                   or (1 if d.get("multi_query") is True else heads))
     head_dim = int(d.get("head_dim") or hidden // heads)
     if not d.get("head_dim") and hidden % heads:
         raise InputError(f"{where}: hidden_size {hidden} is not divisible by "
@@ -261,6 +271,12 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     notes = []
     if not model_type:
         notes.append("config has no model_type; assumed a Llama-like decoder (gated MLP, RoPE)")
+    elif model_type not in CHECKED:
+        layout = ("non-gated MLP (up, down), LayerNorm" if gpt2_like
+                  else "gated MLP (gate, up, down), RMSNorm, RoPE")
+        notes.append(f"model_type '{model_type}' is not one rooflab has checked; counted as "
+                     f"a decoder with {layout}, {kv_heads} KV heads of {head_dim}; compare "
+                     f"the parameter count with the published one before trusting the floors")
     return ModelConfig(
         name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
@@ -272,7 +288,8 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         positions="learned" if model_type in LEARNED_POSITIONS else "rope",
         qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
                       or model_type in ("qwen2", "qwen2_moe", "gpt2")),
-        out_bias=gpt2_like, sliding_window=window, sliding_layers=sliding_layers,
+        out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
+        sliding_window=window, sliding_layers=sliding_layers,
         moe=_moe(d, intermediate, where), mla=_mla(d, where),
         dtype=dtype, source=where, notes=tuple(notes),
     )

@@ -1,0 +1,81 @@
+"""Which compute ceilings a roofline chart draws: every one, the ones asked for, or, for a
+roof with many (a catalog GPU has up to 10), the kernels' own plus the top float one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import InputError
+from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, Roof
+from ..model.kernel import Kernel
+from ..units import si
+from .chart_parts import roof_label
+
+# A roof with more compute ceilings than this is drawn with a selection by default (a
+# catalog GPU has up to 10: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
+MAX_CEILINGS = 5
+
+
+def _top_float(roof: Roof) -> Ceiling:
+    floats = [c for c in roof.compute if c.precision in FLOAT_PRECISIONS]
+    return max(floats or roof.compute, key=lambda c: c.value)
+
+
+def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
+    """The default selection for a roof with many ceilings: with kernels, the ceilings they
+    are judged by plus the top float ceiling; without, the fastest unit of each precision."""
+    if kernels:
+        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
+        top = _top_float(roof)
+        if top.value > max(c.value for c in want):   # not a second name for the same height
+            want.add(top)
+    else:
+        want = {roof.find_compute(p) for p in roof.precisions}
+    return tuple(c for c in roof.compute if c in want)
+
+
+def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
+                    precisions: Sequence[str] | str | None = None
+                    ) -> tuple[list[tuple[Ceiling, ...]], list[str], list[str]]:
+    """Which compute ceilings of each roof to draw: (kept per roof, hidden, notes).
+
+    precisions: None picks automatically (every ceiling, unless a roof has more than
+    MAX_CEILINGS); "all" draws every one; else precisions ("fp16") or ceiling labels
+    ("fp16 tensor") to draw.
+    """
+    if isinstance(precisions, str):
+        precisions = [precisions]
+    wanted = [p.strip().lower() for p in precisions or () if p.strip()]
+    every = not wanted and precisions is not None or "all" in wanted
+    if wanted and not every:
+        have = {c.precision.lower() for r in roofs for c in r.compute} | {
+            c.label.lower() for r in roofs for c in r.compute}
+        missing = [p for p in wanted if p not in have]
+        if missing:
+            names = ", ".join(sorted({c.precision for r in roofs for c in r.compute})) or "none"
+            raise InputError(f"no roof has a '{missing[0]}' compute ceiling; the roofs have: "
+                             f"{names} (or 'all')")
+    kept, hidden, notes = [], [], []
+    for roof in roofs:
+        if every or (not wanted and len(roof.compute) <= MAX_CEILINGS):
+            chosen = roof.compute
+        elif wanted:
+            chosen = tuple(c for c in roof.compute
+                           if c.precision.lower() in wanted or c.label.lower() in wanted)
+            if roof.compute and not chosen:
+                notes.append(f"{roof_label(roof)} has none of the precisions asked "
+                             f"({', '.join(wanted)}); its compute ceilings are not drawn")
+        else:
+            chosen = _auto_ceilings(roof, kernels)
+        left_out = [c for c in roof.compute if c not in chosen]
+        if left_out and not (wanted and not chosen):
+            hidden += [f"{roof_label(roof)}: {c.label} {si(c.value, 'FLOP/s')}"
+                       for c in left_out]
+            why = "asked for" if wanted else ("kernels' precisions and the top float ceiling"
+                                              if kernels else "fastest unit per precision")
+            notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
+                         f"compute ceilings ({why}); left out "
+                         f"{', '.join(c.label for c in left_out)}; show every one with "
+                         f"--precision all (in Python: precisions='all')")
+        kept.append(tuple(chosen))
+    return kept, hidden, notes

@@ -1,0 +1,135 @@
+"""The pieces a roofline chart is made of, as plain values: lines, ridges, points, arrows
+and the RooflineDisplay that holds them, with the colours, markers and labels they share.
+
+chart.py works out these values, chart_layout.py places their labels, chart_draw.py draws
+them; all three import them from here (chart.py re-exports them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model.ceiling import Roof
+from ..model.kernel import Kernel
+
+MEMORY_BOUND_COLOR = "#2b53d8"   # indigo: left of the ridge (seed 004's colour convention)
+COMPUTE_BOUND_COLOR = "#b26a12"  # amber: right of the ridge
+SWEEP_COLOR = "#9a9a9a"
+# One colour per roof, in the order given: the first (the one kernels are judged by) darkest.
+ROOF_COLORS = ("#333333", "#8c8c8c", "#1b8a6b", "#8e3fb0", "#c0392b", "#5f7f1f", "#0f6e8c")
+LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVLink": "X",
+                 "network": "*", "loopback": "h"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """A drawn line. style: solid (measured), dashed (nominal), or dotted (sweep)."""
+
+    label: str
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+    style: str
+    kind: str              # compute | memory | sweep
+    roof: str = ""
+    color: str = ""
+    # Where the label goes (laid out by roofline_data so labels do not collide): the text
+    # ("" = unlabelled, e.g. a ceiling equal to another of its roof that carries both
+    # names), its anchor in data coordinates, an offset in points, and its alignment.
+    text: str = ""
+    label_xy: tuple[float, float] | None = None
+    label_offset: tuple[float, float] = (0.0, 0.0)
+    label_ha: str = "left"
+    label_va: str = "bottom"
+
+
+@dataclass(frozen=True)
+class Ridge:
+    """A marked ridge point AI* = P / B."""
+
+    label: str
+    ai: float
+    flop_per_s: float
+    roof: str = ""
+    compute: str = ""
+    level: str = ""
+    label_offset: tuple[float, float] = (4.0, -11.0)   # points, from the ridge
+    label_ha: str = "left"
+    label_va: str = "baseline"
+
+
+@dataclass(frozen=True)
+class DrawnPoint:
+    """A kernel at one memory level; flop_per_s is achieved, or attainable when predicted."""
+
+    kernel: str
+    level: str
+    ai: float
+    flop_per_s: float
+    color: str
+    measured: bool = True
+    marker: str = "o"
+    label: str = ""
+    bound: str = ""
+    percent_of_roof: float | None = None
+    text: str = ""                 # the label as drawn ("" = none; label keeps the full one)
+    label_offset: tuple[float, float] = (7.0, -8.0)    # points, from the point
+    label_ha: str = "left"
+    label_va: str = "top"
+    step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """From one point to another: a before -> after pair, or one step of a trajectory."""
+
+    label: str
+    start: tuple[float, float]
+    end: tuple[float, float]
+    kind: str = "arrow"    # arrow | trajectory
+
+
+@dataclass
+class RooflineDisplay:
+    """Everything a roofline chart shows, as data; `plot()` draws it."""
+
+    roofs: tuple[Roof, ...]
+    lines: tuple[Line, ...]
+    ridges: tuple[Ridge, ...]
+    points: tuple[DrawnPoint, ...]
+    arrows: tuple[Arrow, ...] = ()
+    xlim: tuple[float, float] = (0.01, 1e4)
+    ylim: tuple[float, float] = (1e9, 1e15)
+    title: str = ""
+    notes: tuple[str, ...] = ()
+    roof_labels: tuple[str, ...] = ()
+    kernels: tuple[Kernel, ...] = ()   # every kernel drawn, arrows' included, in order
+    hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
+    figure_: object = field(default=None, repr=False)
+    ax_: object = field(default=None, repr=False)
+
+    def plot(self, ax=None) -> RooflineDisplay:
+        """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set."""
+        from .chart_draw import draw  # matplotlib is imported only here
+
+        self.figure_, self.ax_ = draw(self, ax)
+        return self
+
+    def _repr_png_(self) -> bytes:  # Jupyter shows the chart inline
+        from .chart import figure_bytes
+
+        return figure_bytes(self, "png")
+
+
+def roof_label(roof: Roof) -> str:
+    if roof.kind in roof.name:
+        return roof.name
+    if roof.name.endswith(")"):   # "RTX 4060 (profiler peaks, derived)", not ") (derived)"
+        return f"{roof.name[:-1]}, {roof.kind})"
+    return f"{roof.name} ({roof.kind})"
+
+
+
+def fmt_pct(pct: float) -> str:
+    """A point's percent of roof: whole percents, two figures under 1 % (an overhead-bound
+    rmsnorm at 0.07 % of its roof is not at '0%')."""
+    return f"{pct:.0f}%" if pct >= 0.995 or pct == 0 else f"{pct:.2g}%"
