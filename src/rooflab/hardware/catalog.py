@@ -175,12 +175,13 @@ def _cpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> tuple[Roof, flo
             raise _fail(fname, where, f"unknown {key} '{raw[key]}'; known: {', '.join(ARCHS)}")
     dram = raw["memory_channels"] * raw["memory_mts"] * 1e6 * _DDR_CHANNEL_BYTES
     roof = cpu_nominal_roof(raw["name"], raw["cores"], float(raw["base_ghz"]),
-                            ARCHS[raw["microarch"]], dram, raw["source"])
+                            ARCHS[raw["microarch"]], dram, raw["source"], clock="base")
     if "e_microarch" in raw:
         if "e_cores" not in raw or "e_base_ghz" not in raw:
             raise _fail(fname, where, "a hybrid cpu entry needs e_cores and e_base_ghz")
         e_roof = cpu_nominal_roof(raw["name"], raw["e_cores"], float(raw["e_base_ghz"]),
-                                  ARCHS[raw["e_microarch"]], None, raw["source"])
+                                  ARCHS[raw["e_microarch"]], None, raw["source"],
+                                  clock="base")
         roof = _add_compute(roof, e_roof)
     dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="derived",
                            source=raw["source"],

@@ -131,6 +131,11 @@ ARCHS: dict[str, MicroArch] = {a.name: a for a in (
           "https://en.wikichip.org/wiki/intel/microarchitectures/skylake_(server)",
           paths=[_VNNI]),
     _arch("Ice Lake/Tiger Lake (client)", "Intel", 512, 1, INTEL_OPT, paths=[_VNNI]),
+    # Cooper Lake (3rd-gen Xeon Scalable 83xxH/63xxH/53xxH, family 6 model 0x55): the
+    # Cascade Lake core, two 512-bit FMA units, plus AVX512-BF16.
+    _arch("Cooper Lake", "Intel", 512, 2,
+          "https://en.wikichip.org/wiki/intel/microarchitectures/cooper_lake",
+          paths=[_VNNI, _BF16]),
     _arch("Ice Lake-SP", "Intel", 512, 2,
           "https://en.wikichip.org/wiki/intel/microarchitectures/ice_lake_(server)",
           paths=[_VNNI]),
@@ -201,6 +206,9 @@ _INTEL_MODELS: dict[int, str] = {
     **dict.fromkeys((0xAD, 0xAE), "Granite Rapids"),
     **dict.fromkeys((0x97, 0x9A, 0xB7, 0xBA, 0xBF, 0xAA, 0xAC, 0xC5, 0xC6, 0xBD),
                     "Golden Cove/Raptor Cove (client)"),
+    # E-core-only Alder Lake-N / Twin Lake (N100, N305; intel-family.h ATOM_GRACEMONT):
+    # without it the flags guess (AVX2 = 2 x 256-bit) doubles the peak.
+    0xBE: "Gracemont (E-core)",
 }
 
 # Arm "CPU part" numbers from /proc/cpuinfo (implementer 0x41).
@@ -236,13 +244,18 @@ def _norm_vendor(vendor: str, model_name: str) -> str:
 
 def _xeon_generation(model_name: str) -> str | None:
     """Xeon Scalable number -> generation: 4-digit number, second digit is the generation."""
-    m = re.search(r"(platinum|gold|silver|bronze) ([0-9])([0-9])([0-9]{2})", model_name.lower())
+    m = re.search(r"(platinum|gold|silver|bronze) ([0-9])([0-9])([0-9]{2})([a-z]*)",
+                  model_name.lower())
     if not m:
         return None
     tier, gen = m.group(1), int(m.group(3))
+    if gen == 3 and m.group(5).startswith("h"):
+        return "Cooper Lake"  # 8380H, 6328HL, 5320H: 3rd gen but not Ice Lake
     if gen in (1, 2):
+        # Gold 5122 and 5222 are the Gold 5 parts with two FMA units (Intel ARK "# of
+        # AVX-512 FMA Units: 2" on both SKU pages).
         one_fma = tier in ("silver", "bronze") or (tier == "gold" and m.group(2) == "5"
-                                                     and m.group(3) + m.group(4) != "122")
+                                                     and m.group(4) != "22")
         return "Skylake-SP/Cascade Lake (1 FMA unit)" if one_fma else "Skylake-SP/Cascade Lake"
     return {3: "Ice Lake-SP", 4: "Sapphire/Emerald Rapids",
             5: "Sapphire/Emerald Rapids"}.get(gen)
@@ -259,6 +272,7 @@ def _by_table(vendor: str, family: int | None, model: int | None,
         name = _INTEL_MODELS[model]
         if model == 0x55:
             name = _xeon_generation(model_name) or name
+            name = "Cooper Lake" if name == "Ice Lake-SP" else name  # 3rd gen on model 0x55
         return name, f"Intel family 6 model {model:#x}"
     if vendor == "ARM" and model is not None and model in _ARM_PARTS:
         return _ARM_PARTS[model], f"Arm CPU part {model:#x}"
@@ -334,9 +348,12 @@ def detect_microarch(vendor: str, family: int | None, model: int | None,
 
 
 def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
-                     dram_bytes_per_s: float | None, source: str) -> Roof:
-    """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one."""
-    where = f"{cores} cores x {ghz:g} GHz"
+                     dram_bytes_per_s: float | None, source: str, clock: str = "") -> Roof:
+    """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one.
+
+    `clock` names which clock `ghz` is ("base" for catalog entries); it goes into each
+    ceiling's method so a reader can tell a base-clock peak from a boost or AVX one."""
+    where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock} clock)" if clock else "")
     compute = []
     for prec, bits in (("fp64", 64), ("fp32", 32)):
         lanes = arch.simd_bits // bits
