@@ -208,10 +208,9 @@ def _name_of(fn) -> str:
 
 def infer_device(args, kwargs) -> str:
     """cuda when any torch tensor argument lives on a CUDA device, else cpu."""
-    if "torch" not in sys.modules:
+    torch = sys.modules.get("torch")   # None also when imports of torch are blocked
+    if torch is None:
         return "cpu"
-    import torch
-
     for value in list(args) + list(kwargs.values()):
         if isinstance(value, torch.Tensor) and value.is_cuda:
             return str(value.device)

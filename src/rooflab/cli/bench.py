@@ -128,6 +128,11 @@ def register(app) -> None:
             output_suffix(output)
             check_writable(output)
         names = _selected_names(device, only)
+        if device.lower() != "cpu":   # PyTorch kernels: say a missing torch before any work
+            from ..errors import require
+
+            cuda = device.lower().startswith("cuda")
+            require("torch", "gpu" if cuda else "torch", f"rooflab bench --device {device}")
         mismatch = other_kind_warning(on, device) if on is not None else ""
         if mismatch:   # said before the progress bar, not under it
             print(mismatch, file=sys.stderr)

@@ -35,10 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # click usage errors land here in non-standalone mode
-        import click
+        # typer >= 0.22 raises its own vendored copies of click's exceptions, and newer
+        # typers no longer install click at all (a core install has none): take each
+        # family that is importable.
+        aborts: tuple[type, ...] = ()
+        usage: tuple[type, ...] = ()
+        try:
+            import click
 
-        # typer >= 0.22 raises its own vendored copies of click's exceptions.
-        aborts, usage = (click.exceptions.Abort,), (click.ClickException,)
+            aborts, usage = (click.exceptions.Abort,), (click.ClickException,)
+        except ImportError:
+            pass
         try:
             from typer import exceptions as typer_exc
             from typer._click import exceptions as vendored

@@ -184,7 +184,11 @@ def _preflight(dev: str, profile_path: str | None, chart_path: str | None) -> No
     for path in (profile_path, chart_path):
         if path:
             check_writable(path)
+    # torch-cpu needs only PyTorch: point at [torch], not [gpu] (triton, nvidia-ml-py and,
+    # by default, a CUDA build of torch that a CPU-only machine cannot use).
     mod = require(*(("numba", "cpu", "the CPU probe") if dev == "cpu"
+                    else ("torch", "torch", "--device torch-cpu, the GPU probe's dry run "
+                          "on the CPU") if dev == "torch-cpu"
                     else ("torch", "gpu", "the GPU probe")))
     if dev.startswith("cuda"):
         from ..probe.gpu.identity import open_device

@@ -65,7 +65,11 @@ class HostInfo:
 
 # --- /proc/cpuinfo ----------------------------------------------------------------------
 def parse_cpuinfo(text: str) -> list[dict[str, str]]:
-    """One dict per logical CPU (blocks separated by blank lines)."""
+    """One dict per logical CPU (blocks separated by blank lines).
+
+    Arm kernels may end the file with a machine-wide block (Raspberry Pi: Hardware,
+    Revision, Serial, Model) that is no CPU: when some blocks have a `processor` line,
+    only those count."""
     blocks: list[dict[str, str]] = []
     for chunk in re.split(r"\n\s*\n", text.strip()):
         entry = {}
@@ -75,7 +79,8 @@ def parse_cpuinfo(text: str) -> list[dict[str, str]]:
                 entry[key.strip().lower()] = value.strip()
         if entry:
             blocks.append(entry)
-    return blocks
+    cpus = [b for b in blocks if "processor" in b]
+    return cpus or blocks
 
 
 def _int(text: str | None, base: int = 10) -> int | None:
@@ -99,6 +104,12 @@ def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
         text = b.get("flags") or b.get("features")
         if text:
             return frozenset(text.lower().split())
+    if cpuinfo is None and not blocks and platform.system() == "Darwin":
+        # Intel Macs list CPUID features in sysctl ("AVX1.0 FMA ... AVX2 AVX512F"), named
+        # like Linux's flags but for AVX; Apple silicon lists none (NEON is always there).
+        text = " ".join(sysctl(k) or "" for k in ("machdep.cpu.features",
+                                                  "machdep.cpu.leaf7_features"))
+        return frozenset("avx" if f == "avx1.0" else f for f in text.lower().split())
     return frozenset()
 
 
@@ -145,19 +156,55 @@ def parse_lscpu(text: str) -> Caches:
                   l3_instances=found.get("L3", (0, 1))[1], source="lscpu")
 
 
-def lscpu_caches() -> Caches:
+def lscpu_text() -> str:
+    """`lscpu`'s output in the C locale, '' where there is no lscpu (macOS, minimal images)."""
     try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5,
-                             env={**os.environ, "LC_ALL": "C"}).stdout
+        return subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5,
+                              env={**os.environ, "LC_ALL": "C"}).stdout
     except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def lscpu_caches() -> Caches:
+    return parse_lscpu(lscpu_text())
+
+
+# --- macOS (no /proc, no sysfs, no lscpu) ------------------------------------------------
+def sysctl(name: str) -> str | None:
+    """One sysctl value (`sysctl -n NAME`, macOS/BSD), None when absent or unreadable."""
+    try:
+        out = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True,
+                             timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = out.stdout.strip()
+    return text if out.returncode == 0 and text else None
+
+
+def sysctl_caches() -> Caches:
+    """Cache sizes from sysctl: hw.perflevel0.* (the performance cores on Apple silicon,
+    whose efficiency cores have smaller caches), else hw.*."""
+    def size(key: str) -> int | None:
+        for prefix in ("hw.perflevel0.", "hw."):
+            value = _int(sysctl(prefix + key))
+            if value:
+                return value
+        return None
+
+    l1, l2, l3 = size("l1dcachesize"), size("l2cachesize"), size("l3cachesize")
+    if not (l1 or l2 or l3):
         return Caches()
-    return parse_lscpu(out)
+    return Caches(l1d=l1, l2=l2, l3=l3, source="sysctl")
 
 
 def detect_caches() -> Caches:
-    """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks."""
+    """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks; sysctl on macOS."""
     a, b = sysfs_caches(), lscpu_caches()
     if a.l1d is None and b.l1d is None:
+        if platform.system() == "Darwin":
+            c = sysctl_caches()
+            if c.l1d is not None or c.l2 is not None:
+                return c
         return Caches(source="unknown")
     return Caches(l1d=a.l1d or b.l1d, l2=a.l2 or b.l2, l3=a.l3 or b.l3,
                   l3_instances=b.l3_instances if b.l3 else 1,
@@ -208,30 +255,48 @@ def blas_info() -> str:
     return f"{text} (OPENBLAS_CORETYPE={coretype})" if coretype else text
 
 
+def _lscpu_field(text: str, field: str) -> str | None:
+    m = re.search(rf"^\s*{field}:\s*(.+?)\s*$", text, re.M)
+    return m.group(1) if m and m.group(1) != "-" else None
+
+
 def detect_host(cpuinfo: str | None = None) -> HostInfo:
     blocks = parse_cpuinfo(_read(CPUINFO) if cpuinfo is None else cpuinfo)
     first = blocks[0] if blocks else {}
     flags = cpu_flags(cpuinfo)
-    model_name = (first.get("model name") or first.get("cpu model") or platform.processor()
-                  or platform.machine())
-    vendor = first.get("vendor_id") or first.get("cpu implementer") or platform.machine()
+    darwin = not blocks and platform.system() == "Darwin"
+    # Arm Linux has no `model name` (lscpu decodes the part: "Neoverse-V1"); macOS has no
+    # /proc at all ("Apple M2" from sysctl). platform.processor() says only "aarch64"/"arm"
+    # (or "i386" on an Intel Mac), which names no core design for cpu_arch to look up.
+    model_name = first.get("model name") or first.get("cpu model")
+    if not model_name and not darwin:
+        model_name = _lscpu_field(lscpu_text(), "Model name")
+    if not model_name and darwin:
+        model_name = sysctl("machdep.cpu.brand_string")
+    model_name = model_name or platform.processor() or platform.machine()
+    vendor = (first.get("vendor_id") or first.get("cpu implementer")
+              or (sysctl("machdep.cpu.vendor") if darwin else None) or platform.machine())
+    # Arm has no CPUID family/model; its `CPU part` is what identifies the core
+    # (hardware.cpu_arch looks Arm parts up by this number).
+    model = _int(first.get("model"))
+    if model is None and first.get("cpu part"):
+        model = _int(first.get("cpu part"), 0)
     total, avail = meminfo()
+    if total is None and darwin:
+        total = _int(sysctl("hw.memsize"))
+    cores = core_count(blocks)
+    threads = len(blocks) or (os.cpu_count() or 1)
+    if darwin:
+        cores = _int(sysctl("hw.physicalcpu")) or cores
+        threads = _int(sysctl("hw.logicalcpu")) or threads
     hyper = None
     if "hypervisor" in flags:
-        out = ""
-        try:
-            out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5,
-                                 env={**os.environ, "LC_ALL": "C"}).stdout
-        except (OSError, subprocess.SubprocessError):
-            pass
-        m = re.search(r"Hypervisor vendor:\s*(\S+)", out)
-        hyper = m.group(1) if m else "unknown hypervisor"
+        hyper = _lscpu_field(lscpu_text(), "Hypervisor vendor") or "unknown hypervisor"
     libs = library_versions()
     libs["blas"] = blas_info()
     return HostInfo(
         cpu_model=model_name, vendor=vendor, family=_int(first.get("cpu family")),
-        model=_int(first.get("model")), flags=flags, cores=core_count(blocks),
-        threads=len(blocks) or (os.cpu_count() or 1), caches=detect_caches(),
+        model=model, flags=flags, cores=cores, threads=threads, caches=detect_caches(),
         memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
         os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
         libraries=libs)

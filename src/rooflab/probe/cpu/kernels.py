@@ -24,7 +24,21 @@ from numba import njit, types  # noqa: E402
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-SIMD_BITS = simd_bits()
+
+def compile_features() -> frozenset[str]:
+    """The ISA features numba compiles for, which also key its on-disk cache (codegen
+    `magic_tuple`). The FMA kernel's vector width is baked into the cached code; taken
+    from /proc/cpuinfo instead, it could differ from a cached kernel's (flags read another
+    way, no /proc on macOS, NUMBA_CPU_FEATURES, NUMBA_ENABLE_AVX=0), and the kernel ran
+    past its arrays: `malloc(): invalid size`, or a peak counted for lanes never run."""
+    from numba.core import config
+    from numba.core.codegen import get_host_cpu_features
+
+    text = config.CPU_FEATURES if config.CPU_FEATURES is not None else get_host_cpu_features()
+    return frozenset(f[1:].lower() for f in text.split(",") if f.startswith("+"))
+
+
+SIMD_BITS = simd_bits(compile_features())
 # Independent vector accumulators: >= FMA pipes x FMA latency (2 x 4 on Zen 4/5 and
 # Skylake-SP..Granite Rapids, 4 x 4 on Neoverse V1) while leaving registers for the
 # two broadcast operands (32 vector registers with AVX-512 / NEON, 16 with AVX2).

@@ -105,7 +105,8 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     """
     kind, _ = parse_device(device)
     sizes = sizes_for(kind, mode)
-    torch = require("torch", "gpu", "the GPU probe")
+    # PyTorch's CPU device needs torch only (the `torch` extra), not triton or NVML.
+    torch = require("torch", "gpu" if kind == "cuda" else "torch", "the GPU probe")
     dev = open_device(torch, device)
     started = time.perf_counter()
     host = identify(torch, dev)
