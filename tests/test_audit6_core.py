@@ -232,3 +232,23 @@ def test_probe_gpu_on_the_cpu_device_names_the_torch_extra(monkeypatch):
         probe_gpu("cpu", "quick")
     with pytest.raises(MissingDependency, match=r"rooflab\[gpu\]"):
         probe_gpu("cuda", "quick")
+
+
+def test_unknown_llm_config_is_said_before_a_missing_on(capsys):
+    from rooflab.cli.main import main
+
+    assert main(["llm", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: 'nosuch' is not a file or a bundled config")
+
+
+def test_plot_to_html_points_at_report(tmp_path, capsys):
+    import json
+
+    from rooflab.cli.main import main
+
+    k = tmp_path / "k.json"
+    k.write_text(json.dumps({"kernels": [{"name": "a", "flop": 1e9, "bytes": 1e8}]}))
+    assert main(["plot", str(k), "--on", "T4", "-o", str(tmp_path / "x.html")]) == 2
+    assert "use `rooflab report ... -o report.html`" in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists()

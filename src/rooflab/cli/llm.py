@@ -101,6 +101,7 @@ def register(app) -> None:
             out.width = max(out.width, 112)
             out.print(list_table())
             return
+        cfg = load_config(config)   # an unknown model is said before a missing --on
         if on is None:
             raise InputError("--on is required: a catalog device (rooflab specs list) or a "
                              "profile JSON (rooflab probe -o FILE.json)")
@@ -111,7 +112,7 @@ def register(app) -> None:
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"))
-        run(load_config(config), on=on, batches=_batches(batch), prompt=prompt, context=context,
+        run(cfg, on=on, batches=_batches(batch), prompt=prompt, context=context,
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
             compare=compare, json_out=json_out, output=output)

@@ -170,7 +170,10 @@ def register(app) -> None:
         from ..units import LEVELS, LINKS
 
         if Path(output).suffix.lower() not in SUFFIXES:
-            raise InputError(f"-o {output}: the chart must be a .png or .svg file")
+            html = str(output).lower().endswith((".html", ".htm"))
+            hint = ("; for an interactive HTML chart with the diagnosis, use `rooflab report "
+                    "... -o report.html`") if html else ""
+            raise InputError(f"-o {output}: the chart must be a .png or .svg file{hint}")
         if level is not None and level not in (*LEVELS, *LINKS):
             raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
         check_writable(output)
