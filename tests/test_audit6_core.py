@@ -252,3 +252,14 @@ def test_plot_to_html_points_at_report(tmp_path, capsys):
     assert main(["plot", str(k), "--on", "T4", "-o", str(tmp_path / "x.html")]) == 2
     assert "use `rooflab report ... -o report.html`" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_scale_header_says_the_ceiling_a_missing_dtype_falls_back_to(capsys, monkeypatch):
+    from rooflab.cli.main import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["scale", "--on", "T4"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "4096 tokens/GPU, bf16 (on fp16 tensor)" in out
+    assert main(["scale", "--on", "H100"]) == 0
+    assert "(on " not in capsys.readouterr().out.split("\n")[0]

@@ -139,8 +139,12 @@ def register(app) -> None:
                                    "link_ai": p.step.link_ai} for p in points]})
             return
         out = console()
+        held = roof.compute_for(points[-1].step.precision)[0]
+        # Say the ceiling the math is held to when the roof lacks the dtype's (bf16 on a T4).
+        on_unit = "" if held.precision == points[-1].step.precision else f" (on {held.label})"
         out.print(scale_table(points, f"data-parallel step on {roof.name}: h={hidden}, "
-                                      f"{blocks} blocks, {tokens} tokens/GPU, {dtype}"))
+                                      f"{blocks} blocks, {tokens} tokens/GPU, {dtype}"
+                                      f"{on_unit}"))
         out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({intra.source}); inter-node: {inter.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({inter.source})")
