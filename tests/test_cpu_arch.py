@@ -93,9 +93,12 @@ def test_flags_widen_the_width_and_say_so():
 
 
 def test_unknown_model_falls_back_to_the_flags():
+    # The flags give the width; the FMA pipe count is unknown, so no nominal peak (audit 7:
+    # a guessed 2 pipes put Sierra Forest and Hygon 2x too high).
     arch = detect_microarch("GenuineIntel", 6, 0x01, AVX2, "Some Future CPU")
-    assert arch.name == "generic AVX2" and arch.fp64_flop_per_cycle == 16
-    assert any("not in the table" in n for n in arch.notes)
+    assert arch.name == "unknown AVX2 design" and arch.simd_bits == 256
+    assert not arch.nominal_known and arch.fp64_flop_per_cycle == 0
+    assert any("not in rooflab's table" in n for n in arch.notes)
     assert detect_microarch("Mystery", None, None, frozenset(), "") is None
 
 

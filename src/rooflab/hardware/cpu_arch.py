@@ -46,7 +46,7 @@ class MicroArch:
     name: str
     vendor: str
     simd_bits: int          # width of one FMA datapath
-    fma_pipes: int          # FMA pipes of that width per core
+    fma_pipes: int          # FMA pipes of that width per core (0 = unknown: no nominal)
     isa_bits: int = 0       # widest vector instruction (0 = same as simd_bits)
     fast_paths: tuple[FastPath, ...] = ()
     source: str = ""
@@ -55,6 +55,11 @@ class MicroArch:
     @property
     def vector_isa_bits(self) -> int:
         return self.isa_bits or self.simd_bits
+
+    @property
+    def nominal_known(self) -> bool:
+        """Whether the table knows the FMA pipe count, so a nominal peak can be derived."""
+        return self.fma_pipes > 0
 
     def flop_per_cycle(self, element_bits: int) -> float:
         """Vector FLOP per cycle per core for elements of this width (FMA = 2 FLOP)."""
@@ -286,21 +291,50 @@ def _by_table(vendor: str, family: int | None, model: int | None,
     return None, ""
 
 
-def _generic(vendor: str, flags: frozenset[str]) -> MicroArch | None:
-    """A guess from the flags alone when the table has no entry."""
+# Fast paths an unknown design may have, by the flags that enable them; used only to
+# decide what to measure (their rate is unknown without the pipe count, so 0).
+_FLAG_PATHS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("int8", "vector", "VNNI dot product", ("avx512_vnni", "avx_vnni")),
+    ("bf16", "vector", "AVX512-BF16 dot product", ("avx512_bf16",)),
+    ("fp16", "vector", "AVX512-FP16", ("avx512_fp16",)),
+    ("bf16", "tensor", "AMX", ("amx_bf16",)),
+    ("int8", "tensor", "AMX", ("amx_int8",)),
+    ("int8", "vector", "SDOT/UDOT dot product", ("asimddp",)),
+    ("fp16", "vector", "NEON fp16 FMA", ("asimdhp",)),
+)
+
+
+def _generic(vendor: str, flags: frozenset[str], family: int | None = None,
+             model: int | None = None) -> MicroArch | None:
+    """An unknown design: the flags give the vector width, but not the number of FMA
+    pipes (1 to 4 across current cores: Sierra Forest's Crestmont E-cores run AVX2 on
+    two 128-bit pipes, Golden Cove on two 256-bit, Neoverse V2 on four 128-bit), so
+    guessing one could put the nominal peak 2x off. It gets `fma_pipes=0`: no nominal
+    compute ceilings, and a note that says how to get one."""
     if not flags:
         return None
-    note = "microarchitecture not in the table; width from the flags, 2 FMA pipes assumed"
     if "avx512f" in flags:
-        return MicroArch("generic AVX-512", vendor, 512, 2, notes=(note,), source=AGNER)
-    if "avx2" in flags and "fma" in flags:
-        return MicroArch("generic AVX2", vendor, 256, 2, notes=(note,), source=AGNER)
-    if "asimd" in flags or "neon" in flags:
-        return MicroArch("generic NEON", vendor, 128, 2, notes=(note,), source=AGNER)
-    if "sse2" in flags:
-        return MicroArch("generic SSE2", vendor, 128, 1, source=AGNER, notes=(
-            note.replace("2 FMA pipes", "one add + one multiply pipe (no FMA)"),))
-    return None
+        label, bits = "AVX-512", 512
+    elif "avx2" in flags and "fma" in flags:
+        label, bits = "AVX2", 256
+    elif "asimd" in flags or "neon" in flags:
+        label, bits = "NEON", 128
+    elif "sse2" in flags:
+        label, bits = "SSE2", 128
+    else:
+        return None
+    ident = " ".join(x for x in (vendor, f"family {family:#x}" if family is not None else "",
+                                 f"model {model:#x}" if model is not None else "") if x)
+    note = (f"microarchitecture not in rooflab's table ({ident or 'unidentified CPU'}): "
+            f"the flags show {label} ({bits}-bit vectors) but not how many FMA pipes a core "
+            f"has, so there is no nominal compute peak (guessing could be 2x off); the "
+            f"measured ceilings stand. To get one, add the design to "
+            f"rooflab/hardware/cpu_arch.py (ARCHS and the model table) or compare with a "
+            f"catalog CPU (--on NAME)")
+    paths = tuple(FastPath(prec, unit, 0.0, via, fl) for prec, unit, via, fl in _FLAG_PATHS
+                  if flags & set(fl))
+    return MicroArch(f"unknown {label} design", vendor, bits, 0, fast_paths=paths,
+                     notes=(note,))
 
 
 def _reconcile(arch: MicroArch, flags: frozenset[str], vendor: str) -> MicroArch:
@@ -341,7 +375,7 @@ def detect_microarch(vendor: str, family: int | None, model: int | None,
     vendor = _norm_vendor(vendor, model_name)
     name, how = _by_table(vendor, family, model, model_name or "")
     if name is None:
-        return _generic(vendor, flags)
+        return _generic(vendor, flags, family, model)
     arch = ARCHS[name]
     arch = replace(arch, notes=arch.notes + (f"identified as {arch.name} from {how}",))
     return _reconcile(arch, flags, vendor)
@@ -355,13 +389,13 @@ def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
     ceiling's method so a reader can tell a base-clock peak from a boost or AVX one."""
     where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock} clock)" if clock else "")
     compute = []
-    for prec, bits in (("fp64", 64), ("fp32", 32)):
+    for prec, bits in (("fp64", 64), ("fp32", 32)) if arch.nominal_known else ():
         lanes = arch.simd_bits // bits
         compute.append(Ceiling(
             value=cpu_peak_flop_per_s(cores, ghz, arch.simd_bits, bits, arch.fma_pipes),
             precision=prec, unit="vector", provenance="derived", source=arch.source,
             method=f"{where} x {lanes} lanes x {arch.fma_pipes} FMA pipes x 2 ({arch.name})"))
-    for fast in arch.fast_paths:
+    for fast in arch.fast_paths if arch.nominal_known else ():
         compute.append(Ceiling(
             value=cores * ghz * 1e9 * fast.flop_per_cycle, precision=fast.precision,
             unit=fast.unit, provenance="derived", source=arch.source,
@@ -372,3 +406,36 @@ def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
                           source=source),)
     return Roof(name=name, kind="nominal", compute=tuple(compute), memory=memory,
                 source=source, notes=arch.notes)
+
+
+# E-cores of Intel hybrid client parts by family-6 model (intel-family.h): Alder Lake
+# (0x97, 0x9A) and Raptor Lake (0xB7, 0xBA, 0xBF) pair Golden/Raptor Cove with Gracemont.
+# Meteor, Arrow and Lunar Lake (Crestmont, Skymont) are not in the table: None.
+_INTEL_E_CORES: dict[int, str] = dict.fromkeys((0x97, 0x9A, 0xB7, 0xBA, 0xBF),
+                                               "Gracemont (E-core)")
+
+
+def e_core_arch(vendor: str, family: int | None, model: int | None,
+                flags: frozenset[str] = frozenset()) -> MicroArch | None:
+    """The E-core design of a hybrid CPU, None when the table does not know it."""
+    if _norm_vendor(vendor, "") != "Intel" or family != 6 or model not in _INTEL_E_CORES:
+        return None
+    arch = ARCHS[_INTEL_E_CORES[model]]
+    return _reconcile(arch, frozenset(f.lower() for f in flags), "Intel") if flags else arch
+
+
+def hybrid_nominal_roof(name: str, p_cores: int, p_ghz: float, p_arch: MicroArch,
+                        e_cores: int, e_ghz: float, e_arch: MicroArch, source: str,
+                        clock: str = "") -> Roof:
+    """P-core + E-core derived peaks, per (precision, unit) both designs have: each core
+    counted at its own design's rate (the catalog adds hybrid entries the same way)."""
+    p = cpu_nominal_roof(name, p_cores, p_ghz, p_arch, None, source, clock)
+    if e_cores <= 0:
+        return p
+    e = cpu_nominal_roof(name, e_cores, e_ghz, e_arch, None, source, clock)
+    e_by = {c.label: c for c in e.compute}
+    compute = tuple(
+        replace(c, value=c.value + e_by[c.label].value,
+                method=f"P-cores: {c.method} + E-cores: {e_by[c.label].method}")
+        for c in p.compute if c.label in e_by)
+    return replace(p, compute=compute, notes=p.notes + e.notes)

@@ -37,6 +37,21 @@ class Caches:
 
 
 @dataclass(frozen=True)
+class CoreSplit:
+    """P- and E-cores of a hybrid CPU (Alder/Raptor/Arrow Lake...), as the kernel lists them.
+
+    `e_clock_ratio` is an E-core's cpufreq maximum over a P-core's (None where cpufreq is
+    absent): the probe measures one clock, and E-cores run slower."""
+
+    p_cores: int
+    e_cores: int
+    p_cpus: tuple[int, ...]
+    e_cpus: tuple[int, ...]
+    e_clock_ratio: float | None
+    source: str
+
+
+@dataclass(frozen=True)
 class HostInfo:
     """What the OS says about this machine. Sizes in bytes."""
 
@@ -54,6 +69,7 @@ class HostInfo:
     os: str
     machine: str
     libraries: dict[str, str] = field(default_factory=dict)
+    core_split: CoreSplit | None = None   # None: not hybrid, or the OS does not say
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -255,6 +271,65 @@ def blas_info() -> str:
     return f"{text} (OPENBLAS_CORETYPE={coretype})" if coretype else text
 
 
+# --- hybrid CPUs: which logical CPUs are P-cores and which E-cores ------------------------
+PMU_DEVICES = Path("/sys/bus/event_source/devices")
+
+
+def parse_cpulist(text: str) -> tuple[int, ...]:
+    """'0-15,20,22-23' -> (0, ..., 15, 20, 22, 23); '' -> ()."""
+    out: list[int] = []
+    for part in text.strip().split(","):
+        lo, _, hi = part.strip().partition("-")
+        if lo.isdigit() and (not hi or hi.isdigit()):
+            out.extend(range(int(lo), int(hi or lo) + 1))
+    return tuple(out)
+
+
+def _type_cpus(sys_cpu: Path, pmu: Path) -> tuple[tuple[int, ...], tuple[int, ...], str]:
+    """(P logical CPUs, E logical CPUs, source). Linux lists them per core type under
+    /sys/devices/system/cpu/types/<intel_core_N|intel_atom_N>/cpulist on newer kernels,
+    and as the hybrid PMUs' cpu lists (/sys/bus/event_source/devices/cpu_core/cpus,
+    cpu_atom/cpus) since 5.13."""
+    types = sys_cpu / "types"
+    p: list[int] = []
+    e: list[int] = []
+    for d in sorted(types.glob("*")) if types.is_dir() else ():
+        cpus = parse_cpulist(_read(d / "cpulist"))
+        (e if "atom" in d.name else p if "core" in d.name else []).extend(cpus)
+    if p and e:
+        return tuple(p), tuple(e), str(types)
+    p_pmu = parse_cpulist(_read(pmu / "cpu_core" / "cpus"))
+    e_pmu = parse_cpulist(_read(pmu / "cpu_atom" / "cpus"))
+    if p_pmu and e_pmu:
+        return p_pmu, e_pmu, f"{pmu}/cpu_core,cpu_atom"
+    return (), (), ""
+
+
+def _physical(cpus: tuple[int, ...], blocks: list[dict[str, str]]) -> int:
+    """Physical cores among these logical CPUs (P-cores have two threads, E-cores one)."""
+    where = {_int(b.get("processor")): (b.get("physical id"), b.get("core id"))
+             for b in blocks if "core id" in b}
+    found = {where[c] for c in cpus if c in where}
+    return len(found) or len(cpus)
+
+
+def _max_khz(sys_cpu: Path, cpu: int) -> int | None:
+    return _int(_read(sys_cpu / f"cpu{cpu}" / "cpufreq" / "cpuinfo_max_freq").strip())
+
+
+def detect_core_split(blocks: list[dict[str, str]], sys_cpu: Path | None = None,
+                      pmu: Path | None = None) -> CoreSplit | None:
+    """The P/E split of a hybrid CPU from sysfs, None when the OS shows none."""
+    sys_cpu, pmu = sys_cpu or SYS_CPU, pmu or PMU_DEVICES
+    p, e, source = _type_cpus(sys_cpu, pmu)
+    if not (p and e):
+        return None
+    pk, ek = _max_khz(sys_cpu, p[0]), _max_khz(sys_cpu, e[0])
+    return CoreSplit(p_cores=_physical(p, blocks), e_cores=_physical(e, blocks),
+                     p_cpus=p, e_cpus=e, e_clock_ratio=ek / pk if pk and ek else None,
+                     source=source)
+
+
 def _lscpu_field(text: str, field: str) -> str | None:
     m = re.search(rf"^\s*{field}:\s*(.+?)\s*$", text, re.M)
     return m.group(1) if m and m.group(1) != "-" else None
@@ -299,4 +374,4 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
         model=model, flags=flags, cores=cores, threads=threads, caches=detect_caches(),
         memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
         os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
-        libraries=libs)
+        libraries=libs, core_split=detect_core_split(blocks))

@@ -140,15 +140,50 @@ def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
     return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
 
 
-def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> Roof | None:
-    from ...hardware.cpu_arch import cpu_nominal_roof
+HYBRID_P = "Golden Cove/Raptor Cove (client)"   # client P-core design; may sit beside E-cores
 
-    if arch is None:
-        return None
+
+def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | None, list[str]]:
+    """The derived roof at the measured clock, and notes on what it assumes. None for a
+    design the table does not know (no guessed pipe count). On a hybrid CPU whose OS
+    lists the P- and E-cores, each core counts at its own design's rate (P-cores first)."""
+    from ...hardware.cpu_arch import cpu_nominal_roof, e_core_arch, hybrid_nominal_roof
+
+    if arch is None or not arch.nominal_known:
+        return None, []
     cores = min(threads, host.cores)
-    return cpu_nominal_roof(
-        f"{host.cpu_model} ({arch.name}, {cores} cores @ {ghz:.2f} GHz)", cores, ghz, arch,
-        None, f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})")
+    source = f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})"
+    split = host.core_split
+    if split is None or split.e_cores == 0:
+        notes = []
+        if arch.name == HYBRID_P:
+            notes.append(f"{arch.name} parts may have E-cores, but the OS does not list core "
+                         f"types (/sys/devices/system/cpu/types, cpu_core/cpu_atom PMUs): the "
+                         f"P/E split is unknown and the nominal counts all {cores} cores as "
+                         f"P-cores (an upper bound)")
+        return cpu_nominal_roof(f"{host.cpu_model} ({arch.name}, {cores} cores @ {ghz:.2f} "
+                                f"GHz)", cores, ghz, arch, None, source), notes
+    e_arch = e_core_arch(host.vendor, host.family, host.model, host.flags)
+    if e_arch is None:
+        return None, [f"hybrid CPU ({split.p_cores} P + {split.e_cores} E cores, from "
+                      f"{split.source}) whose E-core design is not in rooflab's table: no "
+                      f"nominal compute peak (counting E-cores at the P-core rate overstates "
+                      f"it); add the design to rooflab/hardware/cpu_arch.py"]
+    p_used = min(cores, split.p_cores)
+    e_used = min(cores - p_used, split.e_cores)
+    e_ghz = ghz * (split.e_clock_ratio or 1.0)
+    notes = [f"hybrid CPU: {split.p_cores} P-cores ({arch.name}) + {split.e_cores} E-cores "
+             f"({e_arch.name}) from {split.source}; the nominal counts {p_used} P + {e_used} "
+             f"E cores, each at its own rate"]
+    if e_used and split.e_clock_ratio is None:
+        notes.append("cpufreq shows no E-core maximum clock: the nominal runs the E-cores at "
+                     "the measured (P-core) clock, an upper bound")
+    elif e_used:
+        notes.append(f"E-cores at {e_ghz:.2f} GHz: the measured clock x {split.e_clock_ratio:.3g}"
+                     f" (E/P cpufreq maximum ratio)")
+    name = (f"{host.cpu_model} ({arch.name} {p_used} cores @ {ghz:.2f} GHz + {e_arch.name} "
+            f"{e_used} cores @ {e_ghz:.2f} GHz)")
+    return hybrid_nominal_roof(name, p_used, ghz, arch, e_used, e_ghz, e_arch, source), notes
 
 
 PLAUSIBLE_HZ = (3e8, 8e9)  # no CPU core this probe targets runs outside 0.3-8 GHz
@@ -295,7 +330,10 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                for p in ("fp64", "fp32")]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
-    nominal = _nominal(host, arch, ghz, threads)
+    nominal, nominal_notes = _nominal(host, arch, ghz, threads)
+    notes += nominal_notes
+    if arch is not None and not arch.nominal_known:
+        notes += list(arch.notes)   # why there is no nominal roof, and how to get one
     compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
