@@ -57,6 +57,31 @@ def aligned(n: int, fill: float = 1.0, dtype=np.float64) -> np.ndarray:
     return arr
 
 
+# Where slot j's buffer starts, in bytes modulo a 2 MiB huge page (numpy madvises large
+# arrays into transparent huge pages, so these low 21 address bits are physical too):
+# 0/704/1408 KiB apart, plus 64 B more per slot so the starts also differ modulo 4 KiB.
+# STREAM pads its arrays for the same reason (its OFFSET). Measured on the 2-vCPU Zen 4
+# VM (docs/probe.md): DRAM triad 2-5 % and copy/scale ~10 % higher than with wherever
+# malloc put the buffers (it left a and b 4 KiB apart modulo 2 MiB).
+HUGE_PAGE = 2 * 1024 * 1024
+SLOT_SPREAD = 704 * 1024 + 64
+
+
+def slot_offset(slot: int) -> int:
+    """Start of slot `slot`'s buffer modulo HUGE_PAGE, in bytes (a multiple of 64)."""
+    return (64 + slot * SLOT_SPREAD) % HUGE_PAGE
+
+
+def placed(n: int, offset: int, fill: float = 1.0) -> np.ndarray:
+    """n float64 elements whose first one sits at `offset` bytes modulo HUGE_PAGE (offset a
+    multiple of 8; a multiple of 64 keeps the start on a cache line)."""
+    raw = np.empty(n + HUGE_PAGE // 8, dtype=np.float64)
+    start = (offset - raw.ctypes.data) % HUGE_PAGE // 8
+    arr = raw[start:start + n]
+    arr.fill(fill)
+    return arr
+
+
 class ArrayPool:
     """Aligned float64 arrays reused by every measurement: slot j is one flat buffer from
     which (threads, n) C-contiguous views are cut, one row per thread.
@@ -64,6 +89,8 @@ class ArrayPool:
     Allocating and first-touching a few hundred MiB for each DRAM measurement would take
     longer than the measurement; slot j holds enough elements for the largest per-thread
     working set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements per thread).
+    The slots start at different offsets within a huge page (slot_offset), so a kernel's
+    arrays a[t], b[t], c[t] never alias whatever addresses the allocator hands out.
     """
 
     def __init__(self, ws_bytes_max: float):
@@ -75,7 +102,7 @@ class ArrayPool:
         flat = self._flat.get(slot)
         if flat is None or flat.size < need:
             size = max(need, threads * int(self.ws_max / (8 * (slot + 1))))
-            flat = self._flat[slot] = aligned(size, 1.0 + slot)
+            flat = self._flat[slot] = placed(size, slot_offset(slot), 1.0 + slot)
         return flat[:need].reshape(threads, n)
 
 
