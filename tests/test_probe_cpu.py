@@ -270,3 +270,14 @@ def test_a_failed_clock_reading_is_replaced_not_used():
     # Two threads at half the one-thread clock: the cores were shared; one-thread clock used.
     ghz, note = clock_estimate(1.6e9, 3.6e9, 2)
     assert ghz == pytest.approx(3.6) and "shared the cores" in note
+
+
+def test_dram_measured_again_at_the_end_says_when_the_host_moved():
+    from rooflab.probe.cpu.flags import dram_drift_note
+
+    # 37 GB/s in the sweep, 55 at the end (this VM's two states): +49 %, said
+    note = dram_drift_note(37e9, 55e9)
+    assert note.startswith("DRAM triad read 37 GB/s in the sweep and 55 GB/s at the end "
+                           "of the probe (+49%)")
+    assert dram_drift_note(55e9, 52e9) is None          # -5 %: within 10 %
+    assert "(-33%)" in dram_drift_note(55e9, 37e9)

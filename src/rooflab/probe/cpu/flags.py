@@ -15,6 +15,9 @@ OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
 # vector units run slower than the integer clock (AVX-512 frequency offsets).
 UNDERSHOOT = 0.75
 DRIFT = 0.05         # start/end reference measurements differing by more is flagged
+# DRAM triad measured again at the end: a VM's memory bandwidth can jump between states
+# within seconds (docs/probe.md: 37 vs 55 GB/s on the dev VM); more than this is said.
+DRAM_DRIFT = 0.10
 
 
 def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
@@ -24,6 +27,17 @@ def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
         return None
     return (f"the fp64 FMA reference moved {change:+.1%} between the start and the end of "
             f"the probe (clock drift or other load); rerun or use --full")
+
+
+def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT) -> str | None:
+    """A note when DRAM triad at the end of the probe differs from the sweep's by > limit."""
+    change = end / start - 1
+    if abs(change) <= limit:
+        return None
+    return (f"DRAM triad read {si(start, 'B/s')} in the sweep and {si(end, 'B/s')} at the "
+            f"end of the probe ({change:+.0%}): the host's memory bandwidth changed during "
+            f"the run (other load, or a VM's memory moving between states); the DRAM "
+            f"ceiling is the sweep's: rerun and compare before trusting it")
 
 
 def _flag_against_nominal(measured: list[Ceiling], nominal: Roof | None, outside,

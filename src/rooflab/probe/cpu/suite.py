@@ -19,7 +19,7 @@ from ...units import si
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .clock import measure_clock
-from .flags import drift_note, flag_overshoot, flag_undershoot
+from .flags import dram_drift_note, drift_note, flag_overshoot, flag_undershoot
 from .flops import Measured, blas_threads_match, fma_peak, gemm_peak, torch_matmul_peak
 from .intensity import intensity_sweep, method_text
 from .modes import ModeSpec, get_mode
@@ -236,6 +236,7 @@ class _Raw:
     peak_end: Measured
     clock1: Rate
     notes: list
+    dram_end: Rate | None = None   # DRAM triad again at the end (None: no DRAM plateau)
 
 
 def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
@@ -280,9 +281,12 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
     stages.finish("overhead")
     peak_end = fma_peak("fp64", team, spec.peak_plan)
     clock1 = measure_clock(team, clock_plan)
+    dram_end = (bw.measure_stream(bw.STREAM["triad"], ws_by_level["DRAM"], team, spec.plan,
+                                  pool=pool)[0] if "DRAM" in mem_ceilings else None)
     stages.finish("drift")
     return _Raw(clock0, clock_1t, peaks, sweep_extras, mem_ceilings, stream, ws_i, sweep,
-                gemm, gemm_by_size, lowp, not_measured, over, peak_end, clock1, notes)
+                gemm, gemm_by_size, lowp, not_measured, over, peak_end, clock1, notes,
+                dram_end)
 
 
 def probe_cpu(mode: str = "default", threads: int | None = None,
@@ -337,6 +341,9 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
+    if raw.dram_end is not None:
+        note = dram_drift_note(raw.mem_ceilings["DRAM"].value, raw.dram_end.best)
+        notes += [note] if note else []
     notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
     floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
     order = {lv: i for i, lv in enumerate(bw.LEVELS)}
@@ -380,7 +387,8 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
                   "samples": list(raw.clock0.samples), "method": CLOCK_METHOD,
                   "hz_end": raw.clock1.best},
         "drift": {"reference": "fp64 FMA peak", "start_flop_per_s": start,
-                  "end_flop_per_s": end, "relative_change": end / start - 1},
+                  "end_flop_per_s": end, "relative_change": end / start - 1,
+                  "dram_end_bytes_per_s": raw.dram_end.best if raw.dram_end else None},
         "wall_s": wall_s,
     }
 
