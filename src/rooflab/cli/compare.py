@@ -10,11 +10,11 @@ from ..errors import InputError
 
 HELP = """Compare two runs (before/after an optimisation, or two machines).
 
-Kernels are matched by name (launches of the same name are added up); --map OLD=NEW
-matches a renamed kernel. Prints the speed-up of each matched kernel (before time / after
-time) and exits 1 when any matched kernel got slower by more than --fail-if-slower PCT,
-so it can gate CI. -o arrows.png draws each kernel's move on the roof (needs --on or a
-roof in the files).
+Kernels are matched by name (entries of the same name in one run are added up, and a
+note says so); --map OLD=NEW matches a renamed kernel. Prints the speed-up of each
+matched kernel (before time / after time) and exits 1 when any matched kernel got
+slower by more than --fail-if-slower PCT, so it can gate CI. -o arrows.png draws each
+kernel's move on the roof (needs --on or a roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5

@@ -111,6 +111,7 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
                     rename: Mapping[str, str] | None = None) -> Comparison:
     """Match the runs' kernels by (renamed) name."""
     rename = dict(rename or {})
+    before, after = tuple(before), tuple(after)
     b = merge_by_name(before)
     a = merge_by_name(after)
     after_by = {k.name: k for k in a}
@@ -118,7 +119,7 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     if unknown:
         raise InputError(f"--map names {', '.join(repr(u) for u in unknown)}, not a kernel of "
                          f"the first run (it has: {', '.join(k.name for k in b)})")
-    notes: list[str] = []
+    notes = _summed_notes(before, "first") + _summed_notes(after, "second")
     if len(b) == 1 and len(a) == 1 and not rename and b[0].name != a[0].name:
         rename = {b[0].name: a[0].name}
         notes.append(f"one kernel in each run: matched '{b[0].name}' with '{a[0].name}'")
@@ -134,6 +135,21 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
         notes += _calls_note(matches[-1])
     only_after = tuple(k for k in a if k.name not in used)
     return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+
+
+def _summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
+    """Name-matching adds up same-named entries of one run; say so, since two different
+    kernels sharing a name (or one file listed twice) would otherwise pass silently."""
+    counts: dict[str, int] = {}
+    untimed: dict[str, int] = {}
+    for k in kernels:
+        counts[k.name] = counts.get(k.name, 0) + 1
+        untimed[k.name] = untimed.get(k.name, 0) + (not k.seconds)
+    # merge_by_name keeps a time only when every entry has one
+    return [f"{name}: {n} entries of this name in the {side} run, added up (FLOP, bytes, "
+            f"seconds, calls)" + (f"; {untimed[name]} without a time, so the sum has none"
+                                  if 0 < untimed[name] < n else "")
+            for name, n in counts.items() if n > 1]
 
 
 def _calls_note(m: Match) -> list[str]:

@@ -103,11 +103,23 @@ def floor_s(roof: Roof, k: Kernel) -> float | None:
     return launch + work
 
 
+# Meta of a *measured* time (measuring.timed_kernel, bench/check.with_floor_flags): it
+# describes the old kernel's samples, so a predicted kernel must not carry it (a script
+# reading `whatif -o w.json` would see a measured median on a derived time).
+MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "samples_n",
+                 "calls_per_sample", "warning", "floor_s", "floor_ratio", "floor_level",
+                 "floor_binding", "floor_tolerance", "flags", "best_floor_ratio")
+
+
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str) -> Kernel:
-    """`new` with its time predicted on `new_roof` at the given work efficiency."""
-    meta = {**new.meta, "whatif": label}
+    """`new` with its time predicted on `new_roof` at the given work efficiency; the old
+    measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept."""
+    meta = {**{k: v for k, v in new.meta.items() if k not in MEASURED_META},
+            "whatif": label}
     if efficiency is None:
-        return new.with_(seconds=None, samples=(), meta=meta)
+        # no time to predict: no 'seconds' provenance either (it said 'measured')
+        prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
+        return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
     work, launch = _floor(new_roof, new)
     prov = {**new.provenance, "seconds": "derived"}
     return new.with_(seconds=launch + work / efficiency, samples=(), meta=meta,
