@@ -77,6 +77,10 @@ def register(app) -> None:
         group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
         tp: int = typer.Option(1, "--tp", help="tensor-parallel degree"),
         link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s"),
+        link_latency: float = typer.Option(0.0, "--link-latency", metavar="US",
+                                           help="latency of one TP all-reduce in "
+                                           "microseconds (rooflab probe --comm), added to "
+                                           "each; default 0: bandwidth only"),
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
@@ -109,17 +113,25 @@ def register(app) -> None:
             raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
         if whatif and tp > 1:
             raise InputError("--whatif compares settings on one device; drop --tp or --whatif")
+        if not (link_latency >= 0 and math.isfinite(link_latency)):
+            raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce "
+                             f"(e.g. 10); got {link_latency:g}")
+        if link_latency and tp == 1:
+            raise InputError("--link-latency is the latency of --tp's all-reduces; add "
+                             "--tp N (2 or more) or drop it")
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"))
         run(cfg, on=on, batches=_batches(batch), prompt=prompt, context=context,
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
-            compare=compare, json_out=json_out, output=output)
+            compare=compare, json_out=json_out, output=output,
+            link_latency_s=link_latency / 1e6)
 
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
-        link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output) -> None:
+        link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output,
+        link_latency_s: float = 0.0) -> None:
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
@@ -134,16 +146,17 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     if memory and mem < 1e6:   # '--memory 16' parses as 16 bytes: a missing unit, not a device
         raise InputError(f"--memory {memory} is {mem:g} bytes; give a unit, e.g. --memory "
                          f"16GB (decimal) or 16GiB")
-    r = _analyze(cfg, roof, s, req, mem)
+    r = _analyze(cfg, roof, s, req, mem, link_latency_s)
     measured = _measured(r, roof, tpot_ms)
-    tpr = _tensor_parallel(cfg, s, roof, req, dev, link_bw) if tp > 1 else None
+    tpr = (_tensor_parallel(cfg, s, roof, req, dev, link_bw, link_latency_s) if tp > 1
+           else None)
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=req.decode_context) if whatif and tp == 1 else ()
     res = LlmRun(r, measured=measured, tpr=tpr, whatifs=whatifs,
                  **_compare(compare, cfg, s, roof, req, mem))
     data = _result_dict(res, phase)
     if output:
-        _write_output(output, data, res)
+        _write_output(output, data, res, phase)
     if json_out:
         emit_json(data)
         return
@@ -152,14 +165,14 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     print_report(out, res, phase)
 
 
-def _analyze(cfg, roof, s, req, mem):
+def _analyze(cfg, roof, s, req, mem, link_latency_s: float = 0.0):
     """analyze_llm, its context warnings shown as `warning:` lines."""
     from ..workloads.llm.analysis import ContextWarning, analyze_llm
     from .common import warn
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ContextWarning)
-        r = analyze_llm(cfg, roof, s, req, device_bytes=mem)
+        r = analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=link_latency_s)
     for w in caught:
         warn(str(w.message))
     return r
@@ -177,8 +190,10 @@ def _measured(r, roof, tpot_ms: float | None) -> tuple:
     return (measured_point(r.decode.step, roof, tpot_ms / 1e3),)
 
 
-def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None):
-    """--tp's all-reduces over --link-bw, else the catalog device's link."""
+def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
+                     latency_s: float = 0.0):
+    """--tp's all-reduces over --link-bw, else the catalog device's link, each paying
+    --link-latency."""
     from ..workloads.llm.parallel import tensor_parallel
 
     link, src = None, "given (--link-bw)"
@@ -193,7 +208,7 @@ def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None):
         link, src = lk.bus_bytes_per_s, lk.source
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
                            tp=s.tp, link_bytes_per_s=link, link_source=src,
-                           prompt=req.prompt)
+                           latency_s=latency_s, prompt=req.prompt)
 
 
 def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
@@ -235,7 +250,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
                            "prefill_comm_s": tpr.prefill_comm_s,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
-                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source}
+                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
+                           "link_latency_s": tpr.latency_s}
     for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
@@ -248,8 +264,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
     return data
 
 
-def _write_output(output: str, data: dict, res: LlmRun) -> None:
-    """-o by suffix: .json, .csv, else a chart (.png/.svg)."""
+def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -> None:
+    """-o by suffix: .json, .csv, else a chart (.png/.svg) of --phase (both: decode)."""
     from ..files import write_json
     from .common import save_text
 
@@ -259,4 +275,4 @@ def _write_output(output: str, data: dict, res: LlmRun) -> None:
     elif suffix == ".csv":
         save_text(output, csv_text(data["llm"]))
     else:
-        save_chart(output, res.result, res.measured, [res.result.roof, *res.others])
+        save_chart(output, res.result, res.measured, [res.result.roof, *res.others], phase)

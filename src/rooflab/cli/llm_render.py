@@ -216,29 +216,38 @@ def whatif_table(rows, base_tpot: float, title: str):
     return t
 
 
-def save_chart(path: str, r, measured, roofs) -> None:
+def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
+    """The roofline of one phase: `prefill` draws the prefill's kernels; `decode` (and
+    `both`, as documented) the decode step's, with the batch sweep and a --tpot-ms point,
+    which are decode steps and so stay off the prefill chart."""
     from ..model.kernel import Kernel
     from ..report.chart import plot_roofline, save_figure
 
+    prefill = phase == "prefill"
+    timing = r.prefill if prefill else r.decode
     # one point per op kind (the one with the largest floor): the linear layers all sit
     # at AI ~ 1 and would hide each other
     best: dict[str, tuple[float, object]] = {}
-    by_name = {k.name: k for k in r.decode.analysis.kernels}
-    for p in r.decode.points:
+    by_name = {k.name: k for k in timing.analysis.kernels}
+    for p in timing.points:
         kind = by_name[p.kernel].meta.get("op", p.kernel)
         if p.flop > 0 and (kind not in best or p.floor_s > best[kind][0]):
             best[kind] = (p.floor_s, by_name[p.kernel])
     kernels = [k for _, k in best.values()]
-    if r.sweep is not None:
+    if r.sweep is not None and not prefill:
         for pt in r.sweep.points:
             st = pt.timing.step
             kernels.append(Kernel(name="decode sweep", flop={st.ops[1].op.precision: st.flop},
                                   bytes={"DRAM": st.bytes}, unit="tensor",
                                   provenance={"flop": "derived", "bytes": "derived"},
                                   meta={"batch": st.batch, "step_label": f"b={st.batch}"}))
-    kernels += [m.kernel for m in measured]
-    display = plot_roofline(roofs, kernels, level="DRAM", trajectory=r.sweep is not None,
-                            title=f"{r.config.name} decode on {r.roof.name}")
+    if not prefill:
+        kernels += [m.kernel for m in measured]
+    title = (f"{r.config.name} prefill ({r.request.batch} x {r.request.prompt} tokens)"
+             if prefill else f"{r.config.name} decode")
+    display = plot_roofline(roofs, kernels, level="DRAM",
+                            trajectory=r.sweep is not None and not prefill,
+                            title=f"{title} on {r.roof.name}")
     save_figure(display, path)
 
 
@@ -290,7 +299,9 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     if tpr:
         out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
                   f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
-                  f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source}) = "
+                  f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source})"
+                  + (f" + {tpr.latency_s * 1e6:g} µs latency each" if tpr.latency_s else "")
+                  + f" = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
     _print_variants(out, run)

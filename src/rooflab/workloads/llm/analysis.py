@@ -96,9 +96,11 @@ def check_context(cfg: ModelConfig, tokens: int) -> str | None:
 
 def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                 req: Request | None = None, *, device_bytes: float | None = None,
-                sweep: bool | None = None) -> LLMResult:
+                sweep: bool | None = None, link_latency_s: float = 0.0) -> LLMResult:
     """Decode (at req.batch, req.decode_context) and prefill (req.batch x req.prompt) on the
-    roof; the footprint; the batch sweep when several batches are given."""
+    roof; the footprint; the batch sweep when several batches are given. link_latency_s
+    (per all-reduce, under s.tp > 1) only words the TP note; parallel.tensor_parallel
+    adds it to the time."""
     s = s or Settings()
     req = req or Request()
     roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
@@ -114,13 +116,19 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         run_cfg = shard(cfg, s.tp)
         notes.append(f"tensor parallel over {s.tp} devices: tables are per device; "
                      f"all-reduce traffic is in the 'parallel' section")
-        # The llm TP time is the ring's bandwidth term only (parallel.tensor_parallel is
-        # called without a latency); the 2 x layers all-reduces of batch x hidden are
-        # small, and NCCL's per-all-reduce latency (microseconds) can outweigh them.
-        notes.append(f"the all-reduce time counts link bandwidth only, no latency: each of "
-                     f"the {2 * cfg.layers} all-reduces per step also pays the collective's "
-                     f"latency (microseconds each; measure it with `rooflab probe --comm`), "
-                     f"which can exceed the bandwidth term at small batches")
+        # The all-reduces of batch x hidden are small; NCCL's per-all-reduce latency
+        # (microseconds) can outweigh their bandwidth term, so say whether it is counted.
+        if link_latency_s > 0:
+            notes.append(f"the all-reduce time counts link bandwidth plus "
+                         f"{link_latency_s * 1e6:g} µs of latency per all-reduce "
+                         f"(--link-latency) for each of the {2 * cfg.layers} all-reduces "
+                         f"per step")
+        else:
+            notes.append(f"the all-reduce time counts link bandwidth only, no latency: each "
+                         f"of the {2 * cfg.layers} all-reduces per step also pays the "
+                         f"collective's latency (microseconds each; measure it with `rooflab "
+                         f"probe --comm`, give it with --link-latency US), which can exceed "
+                         f"the bandwidth term at small batches")
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,

@@ -59,6 +59,7 @@ class TPResult:
     link_bytes_per_s: float | None
     link_source: str
     prefill_comm_s: float = 0.0   # the prefill's all-reduces (batch x prompt tokens each)
+    latency_s: float = 0.0        # per all-reduce, in comm_s and prefill_comm_s (0: not given)
 
     @property
     def tpot_s(self) -> float:
@@ -86,10 +87,14 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
     count = 2 * cfg.layers
     if tp == 1:
         return TPResult(1, compute, payload, 0, 0.0, None, "single device")
+    if not (latency_s >= 0 and math.isfinite(latency_s)):
+        raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce (e.g. "
+                         f"10); got {latency_s * 1e6:g}")
     bw, src = link_ceiling(roof, link_bytes_per_s, link_source)
     comm = count * allreduce_seconds(payload, tp, bw, latency_s)
     pre = count * allreduce_seconds(payload * prompt, tp, bw, latency_s) if prompt else 0.0
-    return TPResult(tp, compute, payload, count, comm, bw, src, prefill_comm_s=pre)
+    return TPResult(tp, compute, payload, count, comm, bw, src, prefill_comm_s=pre,
+                    latency_s=latency_s)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,
