@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import DeviceError, InputError, require
-from .model.kernel import Kernel
+from .model.kernel import Kernel, sum_counts
 from .probe.stats import NOISY_SPREAD, Stats
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
 from .probe.timer import bench as _bench
@@ -349,13 +349,8 @@ class _Recorded:
 
 def aggregate(runs: list[Kernel]) -> Kernel:
     """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed)."""
-    flop: dict[str, float] = {}
-    nbytes: dict[str, float] = {}
-    for k in runs:
-        for p, v in k.flop.items():
-            flop[p] = flop.get(p, 0.0) + v
-        for lv, v in k.bytes.items():
-            nbytes[lv] = nbytes.get(lv, 0.0) + v
+    flop = sum_counts(k.flop for k in runs)
+    nbytes = sum_counts(k.bytes for k in runs)
     first = runs[0]
     samples = tuple(s for k in runs for s in k.samples)
     meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}

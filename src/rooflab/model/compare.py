@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..units import fmt_seconds
-from .kernel import Kernel
+from .kernel import Kernel, sum_counts
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,9 @@ def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
         if cur is None:
             out[k.name] = k
             continue
-        flop = dict(cur.flop)
-        for p, f in k.flop.items():
-            flop[p] = flop.get(p, 0.0) + f
-        nbytes = dict(cur.bytes)
-        for lv, b in k.bytes.items():
-            nbytes[lv] = nbytes.get(lv, 0.0) + b
         seconds = (cur.seconds + k.seconds) if cur.seconds and k.seconds else None
-        out[k.name] = cur.with_(flop=flop, bytes=nbytes, seconds=seconds,
+        out[k.name] = cur.with_(flop=sum_counts((cur.flop, k.flop)),
+                                bytes=sum_counts((cur.bytes, k.bytes)), seconds=seconds,
                                 calls=cur.calls + k.calls, samples=cur.samples + k.samples)
     return tuple(out.values())
 

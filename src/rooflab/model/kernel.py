@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -15,6 +15,15 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping or {}))
+
+
+def sum_counts(counts: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """FLOP by precision (or bytes by level) of several kernels added up, key by key."""
+    out: dict[str, float] = {}
+    for c in counts:
+        for key, value in c.items():
+            out[key] = out.get(key, 0.0) + value
+    return out
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ..units import canonical_dtype, dtype_bytes, flop_precision
 from .advice import efficiency_of
 from .analysis import Analysis, Point, analyze
 from .ceiling import Roof
-from .kernel import Kernel
+from .kernel import Kernel, sum_counts
 from .sanity import STREAMING_KINDS, op_kind
 
 # Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
@@ -311,10 +311,7 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     members = [k for k in kernels if k.name in chosen]
     before = analyze(roof, kernels)
     prim = _primary(before)
-    flop: dict[str, float] = {}
-    for k in members:
-        for p, f in k.flop.items():
-            flop[p] = flop.get(p, 0.0) + f
+    flop = sum_counts(k.flop for k in members)
     levels = {lv for k in members for lv in k.bytes}
     nbytes = {lv: max(k.bytes.get(lv, 0.0) for k in members) for lv in levels}
     fused = Kernel(name=fused_name or "+".join(k.name for k in members), flop=flop,
