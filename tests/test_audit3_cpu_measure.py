@@ -52,6 +52,8 @@ def test_a_number_of_flop_on_fp64_arrays_says_it_counts_as_fp32():
     assert dict(k.flop) == {"fp32": 1e3}                 # the documented meaning is kept
     with warnings.catch_warnings():
         warnings.simplefilter("error")                   # none of these warn
+        # about precision; timing noise on a busy CI machine is another warning
+        warnings.simplefilter("ignore", rooflab.measuring.TimingWarning)
         rooflab.measure(np.multiply, x, 2.0, out=y, flop={"fp64": 1e3}, bytes=1.6e4,
                         plan="quick")
         x32 = x.astype(np.float32)
@@ -66,6 +68,7 @@ def test_a_number_of_flop_on_fp64_arrays_says_it_counts_as_fp32():
         step(x)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", rooflab.measuring.TimingWarning)   # a 1 µs single run
         step(x)                                          # said once, at the first call
     assert step.kernel.calls == 2
 

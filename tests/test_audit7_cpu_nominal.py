@@ -27,15 +27,15 @@ GIB = 2**30
 
 
 # --- 1. unknown designs: no nominal compute ceilings --------------------------------------
-def test_sierra_forest_gets_no_guessed_peak():
-    # Xeon 6780E (family 6 model 0xAF, Crestmont E-cores: AVX2 on two 128-bit FMA pipes,
-    # 8 fp64 FLOP/cycle). The old flag guess, 2 x 256-bit, said 16: twice the real peak.
-    arch = detect_microarch("GenuineIntel", 6, 0xAF, AVX2 | {"avx_vnni"},
-                            "Intel(R) Xeon(R) 6780E")
+def test_unknown_e_core_xeon_gets_no_guessed_peak():
+    # Clearwater Forest (family 6 model 0xDD, Darkmont E-cores) is not in the table (Sierra
+    # Forest, 0xAF, now is: audit 9). The old flag guess, 2 x 256-bit, was 2x Sierra Forest.
+    arch = detect_microarch("GenuineIntel", 6, 0xDD, AVX2 | {"avx_vnni"},
+                            "Intel(R) Xeon(R) CPU")
     assert not arch.nominal_known and arch.fma_pipes == 0
     assert arch.simd_bits == 256 and arch.fp64_flop_per_cycle == 0
     note = " ".join(arch.notes)
-    assert "Intel family 0x6 model 0xaf" in note
+    assert "Intel family 0x6 model 0xdd" in note
     assert "cpu_arch.py" in note and "--on" in note
     # The VNNI path is still known to exist, so the probe measures int8 through torch.
     assert arch.fast_path("int8").via == "VNNI dot product"
@@ -60,7 +60,7 @@ def test_known_designs_still_have_a_nominal():
 
 
 def _host(**kw) -> HostInfo:
-    base = dict(cpu_model="cpu", vendor="GenuineIntel", family=6, model=0xAF, flags=AVX2,
+    base = dict(cpu_model="cpu", vendor="GenuineIntel", family=6, model=0xDD, flags=AVX2,
                 cores=4, threads=4, caches=Caches(48 * 1024, 2 * 2**20, 32 * 2**20),
                 memory_bytes=64 * GIB, memory_available_bytes=32 * GIB, hypervisor=None,
                 os="Linux", machine="x86_64")

@@ -1,22 +1,50 @@
 """rooflab: Roofline performance analysis.
 
 `import rooflab` stays light: numpy only. Heavy parts (matplotlib, numba, torch, plotly)
-are imported inside the functions that need them.
+are imported inside the functions that need them; the names below that need more than
+the model (measure, load_roof, plot_roofline, ...) are loaded on first use.
+
+    roof = rooflab.load_roof("T4")                  # catalog name or a saved profile .json
+    k = rooflab.Kernel("step", flop={"fp16": 2.2e9}, bytes={"DRAM": 2.2e9}, seconds=0.015)
+    rooflab.analyze(roof, [k]).points[0].percent_of_roof     # 45.8
+    rooflab.plot_roofline(roof, k)                  # a chart; Jupyter shows it inline
+
+docs/python.md walks through the whole Python API.
 """
+
+from importlib import import_module
 
 from .errors import RooflabError
 from .model import Analysis, Ceiling, Kernel, Point, Roof, analyze, attainable, ridge
 
 __version__ = "0.1.0"
 
+# name -> module that defines it, imported on first use (PEP 562)
+_LAZY = {
+    "measure": "rooflab.measuring",
+    "load_roof": "rooflab.hardware.resolve",
+    "load_roofs": "rooflab.hardware.resolve",
+    "load_profile": "rooflab.hardware.profile",
+    "save_profile": "rooflab.hardware.profile",
+    "MachineProfile": "rooflab.hardware.profile",
+    "load_kernels": "rooflab.ingest.kernelfile",
+    "save_kernels": "rooflab.ingest.kernelfile",
+    "plot_roofline": "rooflab.report.chart",
+    "save_figure": "rooflab.report.chart",
+}
+
 __all__ = ["Analysis", "Ceiling", "Kernel", "Point", "Roof", "RooflabError", "analyze",
-           "attainable", "measure", "ridge", "__version__"]
+           "attainable", "ridge", "__version__", *_LAZY]
 
 
 def __getattr__(name: str):
-    # measure() pulls in the timer (and torch when given torch callables): loaded on use.
-    if name == "measure":
-        from .measuring import measure
-
-        return measure
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'rooflab' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    # tab completion in a notebook lists the lazy names too
+    return sorted(set(globals()) | set(_LAZY))

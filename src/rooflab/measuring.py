@@ -25,9 +25,11 @@ meta says so). On CUDA tensors the clock is a CUDA event read after a synchroniz
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -40,16 +42,28 @@ from .units import canonical_dtype, flop_precision
 
 PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
 SECONDS_STAT = "median"
+# A single run (decorator, with-block) shorter than this is mostly the ~1 µs of clock and
+# Python overhead around it (an empty block reads 0.4-1.4 µs here): 1 % at 100 µs.
+SINGLE_RUN_MIN_S = 1e-4
 
 
 def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=None,
             device: str | None = None, name: str | None = None, plan=None, **kwargs: Any):
     """Time fn(*args, **kwargs) and return a Kernel; with no fn, a decorator/context manager.
 
-    flop: FLOP per call, a number (fp32) or {precision: FLOP}; None counts PyTorch ops.
-    bytes: bytes per call, a number (DRAM) or {level: bytes}; None counts PyTorch ops.
+    flop: FLOP of one call (a multiply-add is 2 FLOP): a number counts as fp32, or
+        {precision: FLOP} such as {"fp64": 2e7}; None counts the PyTorch ops fn dispatches.
+    bytes: bytes one call moves: a number counts as DRAM, or {level: bytes} such as
+        {"DRAM": 2.4e8, "L2": 1e9}; None counts the PyTorch ops (compulsory traffic).
     device: "cpu" or "cuda[:N]"; None infers it from the tensors among the arguments.
-    plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer).
+    plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer): how long to
+        warm up and sample. fn is called many times (warm-up, then samples of many calls).
+    Returns a Kernel: seconds = median seconds per call, calls = 1; samples = every
+    sample's seconds per call; meta: best_s, spread and iqr_rel (fractions of the median),
+    samples_n, calls_per_sample, and "warning" when the samples disagree (also raised as a
+    TimingWarning). rooflab.analyze(roof, [kernel]) places it on a roof.
+    A coroutine or lazy iterator returned by fn is refused (nothing ran); a JAX array is
+    waited for (block_until_ready) on each call; CUDA tensors are timed with CUDA events.
     Example: rooflab.measure(torch.mm, a, b) -> Kernel(name="mm", flop={"fp32": ...}, ...)
     """
     if fn is None:
@@ -64,9 +78,41 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     warn_number_precision(flop, args, kwargs)
     flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs)
     clock, sync = device_clock(device)
-    return timed_kernel(lambda: fn(*args, **kwargs), name=name or _name_of(fn), flop=flop_d,
-                        bytes=bytes_d, provenance=prov, plan=resolve_plan(plan), clock=clock,
-                        sync=sync, meta={**meta, "device": device})
+    name = name or _name_of(fn)
+    call = settled_call(lambda: fn(*args, **kwargs), name)
+    kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
+                          plan=resolve_plan(plan), clock=clock, sync=sync,
+                          meta={**meta, "device": device})
+    if "warning" in kernel.meta:
+        # a notebook shows warnings, not meta: say it where the user looks
+        warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)
+    return kernel
+
+
+class TimingWarning(UserWarning):
+    """measure(): the timing samples disagree (other load, clock changes); the Kernel's
+    meta["warning"] says by how much."""
+
+
+def settled_call(call: Callable[[], Any], label: str) -> Callable[[], Any]:
+    """The call to time, such that each call finishes its work. Runs it once (one more
+    warm-up call) to see what it returns: a coroutine or a lazy iterator means nothing ran,
+    so it is refused; a JAX array (asynchronous dispatch) is waited for on every call."""
+    result = call()
+    if inspect.iscoroutine(result):
+        result.close()
+        raise InputError(f"measure(): '{label}' returned a coroutine (an async function), "
+                         f"so timing it would time creating the coroutine, not running it; "
+                         f"time a synchronous call instead, e.g. "
+                         f"measure(lambda: asyncio.run(f(...))) outside a running event loop")
+    if inspect.isgenerator(result) or isinstance(result, (map, filter, zip)):
+        raise InputError(f"measure(): '{label}' returned a lazy iterator "
+                         f"({type(result).__name__}), so nothing is computed until it is "
+                         f"consumed; time measure(lambda: list(f(...))) instead")
+    if callable(getattr(result, "block_until_ready", None)):
+        # JAX returns before the device finishes; without the wait only dispatch is timed
+        return lambda: call().block_until_ready()
+    return call
 
 
 # --- building blocks (also used by the reference kernel zoo) -------------------------------
@@ -137,8 +183,6 @@ def warn_number_precision(flop, args, kwargs) -> None:
     dtypes = _float_dtypes(args, kwargs)
     if len(dtypes) == 1 and dtypes != {"fp32"}:
         (dt,) = dtypes
-        import warnings
-
         warnings.warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, "
                       f"but the array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} "
                       f"to judge the kernel against the {dt} ceiling", stacklevel=3)
@@ -268,6 +312,7 @@ class Measurement:
         self._clock = clock
         self._counter = None
         self._t0 = 0.0
+        self._stacklevel = 3   # a warning points at the user's `with` line (4: a decorated call)
 
     def __enter__(self) -> Measurement:
         self.kernel = None
@@ -299,6 +344,16 @@ class Measurement:
             flop, nbytes = self.flop, self.bytes
             prov, meta = {"flop": "given", "bytes": "given"}, {}
         seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
+        if seconds < SINGLE_RUN_MIN_S:
+            meta["warning"] = (f"{name}: one run of {seconds * 1e6:.3g} µs is too short to "
+                               f"time alone (about 1 µs of clock and Python overhead, a "
+                               f"cold first call); benchmark it with rooflab.measure(fn, "
+                               f"*args, flop=..., bytes=...)")
+            # one text for every run, so a decorated function in a loop warns once
+            warnings.warn("measure(): a single timed run under 100 µs is mostly overhead; "
+                          "benchmark it with rooflab.measure(fn, *args) (see "
+                          "kernel.meta['warning'])", TimingWarning,
+                          stacklevel=self._stacklevel)
         return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
                       provenance={**prov, "seconds": "measured"}, samples=(seconds,),
                       meta={**meta, "seconds_stat": "single run",
@@ -326,6 +381,7 @@ class _Recorded:
         block = Measurement(flop=spec.flop, bytes=spec.bytes,
                             device=spec.device or infer_device(args, kwargs),
                             name=spec.name or _name_of(self._fn), clock=spec._clock)
+        block._stacklevel = 4
         with block:
             result = self._fn(*args, **kwargs)
         self.runs.append(block.kernel)

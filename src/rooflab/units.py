@@ -36,6 +36,8 @@ DTYPE_ALIASES: dict[str, str] = {
     "bfloat16": "bf16",
     "float8": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "e4m3": "fp8", "e5m2": "fp8",
     "float8_e4m3fn": "fp8", "float8_e5m2": "fp8",
+    # MI300's fp8 (PyTorch's ROCm _scaled_mm takes the FNUZ variants on gfx942)
+    "float8_e4m3fnuz": "fp8", "float8_e5m2fnuz": "fp8",
     "long": "int64", "int": "int32", "short": "int16", "char": "int8",
 }
 

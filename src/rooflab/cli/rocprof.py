@@ -11,12 +11,18 @@ Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
   pmc: SQ_INSTS_VALU_ADD_F32 SQ_INSTS_VALU_MUL_F32 SQ_INSTS_VALU_FMA_F32 SQ_INSTS_VALU_TRANS_F32
   pmc: SQ_INSTS_VALU_MFMA_MOPS_F16 SQ_INSTS_VALU_MFMA_MOPS_BF16 TCP_TOTAL_CACHE_ACCESSES_sum
   pmc: TCC_EA_RDREQ_sum TCC_EA_RDREQ_32B_sum TCC_EA_WRREQ_sum TCC_EA_WRREQ_64B_sum TCC_REQ_sum
+  pmc: TCP_TCC_READ_REQ_sum TCP_TCC_WRITE_REQ_sum
+  pmc: TCP_TCC_ATOMIC_WITH_RET_REQ_sum TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum
+  (MI300: add TCC_BUBBLE_sum and SQ_INSTS_VALU_MFMA_MOPS_F8)
 
   rocprof -i counters.txt ./app      (writes results.csv)
   rooflab rocprof results.csv --on mi300x
+  rooflab rocprof workloads/app/MI300X_A1 --on mi300x   (rocprof-compute)
 
 FLOP: 64 x (ADD + MUL + 2 FMA + TRANS) per precision, 512 x MFMA_MOPS; bytes: L1 64 x
-TCP_TOTAL_CACHE_ACCESSES, L2 128 x TCC_REQ, HBM from TCC_EA read/write requests.
+TCP_TOTAL_CACHE_ACCESSES, L2 64 x TCP_TCC_*_REQ (else 128 x TCC_REQ), HBM from TCC_EA
+read/write requests (32/64 B); MI300 (TCC_BUBBLE in the file): 128-B lines for L1 accesses,
+L1->L2 reads and TCC_BUBBLE reads.
 """
 
 

@@ -1,4 +1,5 @@
-"""CPU microarchitectures: SIMD width and FMA pipes, detected from CPUID-like data.
+"""CPU microarchitectures: the table of core designs (SIMD width, FMA pipes, fast paths) and
+the tables that name them (CPUID family/model, Arm part numbers, model-name patterns).
 
 The FMA pipe count is not in CPUID, so it comes from a table by microarchitecture
 (vendor optimisation guides, Agner Fog's microarchitecture manual, WikiChip, Chips and
@@ -8,16 +9,16 @@ Cheese; each entry cites its source). Peak FLOP/s = cores x GHz x lanes x pipes 
 `simd_bits` is the width of one FMA *datapath*, not of the widest instruction: Zen 4
 runs AVX-512 on 256-bit pipes ("double-pumped"), so it is listed as 256 bits x 2 pipes
 (16 fp64 FLOP/cycle/core) with `isa_bits` 512.
+
+Adding a design: an ARCHS entry with its source, and its family/model (or name pattern)
+below. Detection from CPUID-like data is `hardware.cpu_detect`; the derived roofs are
+`hardware.cpu_nominal` (both re-exported here, where callers have always found them).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-
-from ..model.ceiling import Ceiling, Roof
-from ..model.roofline import cpu_peak_flop_per_s
+from dataclasses import dataclass
 
 AGNER = "https://www.agner.org/optimize/microarchitecture.pdf"
 INTEL_OPT = ("https://www.intel.com/content/www/us/en/developer/articles/technical/"
@@ -158,6 +159,14 @@ ARCHS: dict[str, MicroArch] = {a.name: a for a in (
     # E-cores of hybrid parts: AVX2 split over two 128-bit FMA pipes.
     _arch("Gracemont (E-core)", "Intel", 128, 2,
           "https://en.wikichip.org/wiki/intel/microarchitectures/gracemont", paths=[_VNNI]),
+    # Crestmont: Meteor Lake's E- and LP E-cores, Sierra Forest (Xeon 6700E) and Grand Ridge.
+    # "The same scheduler layout and execution resources as Gracemont", 256-bit AVX split
+    # into two 128-bit halves: 2 x 128-bit FMA pipes, 8 fp64 FLOP/cycle; no AVX-512
+    # (Chips and Cheese, "Meteor Lake's E-Cores: Crestmont Makes Incremental Progress";
+    # ServeTheHome's Xeon 6700E review: no AVX-512 or AMX on the E-cores). AVX-VNNI kept.
+    _arch("Crestmont (E-core)", "Intel", 128, 2,
+          "https://chipsandcheese.com/p/meteor-lakes-e-cores-crestmont-makes-incremental-"
+          "progress", paths=[_VNNI]),
     # --- Arm ---------------------------------------------------------------------
     _arch("Neoverse N1", "ARM", 128, 2,
           "https://en.wikichip.org/wiki/arm_holdings/microarchitectures/neoverse_n1",
@@ -188,7 +197,7 @@ def get_arch(name: str) -> MicroArch:
 
 
 # (family, first model, last model, arch) — Linux arch/x86 and AMD revision guides.
-_AMD_MODELS: tuple[tuple[int, int, int, str], ...] = (
+AMD_MODELS: tuple[tuple[int, int, int, str], ...] = (
     (0x17, 0x00, 0x2F, "Zen"),
     (0x17, 0x30, 0xFF, "Zen 2"),
     (0x19, 0x00, 0x0F, "Zen 3"),    # Milan
@@ -201,7 +210,7 @@ _AMD_MODELS: tuple[tuple[int, int, int, str], ...] = (
 )
 
 # Intel family 6 display models (Intel SDM vol. 4 table 2-1, Linux intel-family.h).
-_INTEL_MODELS: dict[int, str] = {
+INTEL_MODELS: dict[int, str] = {
     **dict.fromkeys((0x3C, 0x3F, 0x45, 0x46, 0x3D, 0x47, 0x4F, 0x56), "Haswell/Broadwell"),
     **dict.fromkeys((0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6), "Skylake (client)"),
     0x55: "Skylake-SP/Cascade Lake",
@@ -214,13 +223,16 @@ _INTEL_MODELS: dict[int, str] = {
     # E-core-only Alder Lake-N / Twin Lake (N100, N305; intel-family.h ATOM_GRACEMONT):
     # without it the flags guess (AVX2 = 2 x 256-bit) doubles the peak.
     0xBE: "Gracemont (E-core)",
+    # E-core-only Xeons (intel-family.h ATOM_CRESTMONT_X 0xAF Sierra Forest, ATOM_CRESTMONT
+    # 0xB6 Grand Ridge); Clearwater Forest (Darkmont) is not in the table.
+    **dict.fromkeys((0xAF, 0xB6), "Crestmont (E-core)"),
 }
 
 # Arm "CPU part" numbers from /proc/cpuinfo (implementer 0x41).
-_ARM_PARTS: dict[int, str] = {0xD0C: "Neoverse N1", 0xD49: "Neoverse N2",
+ARM_PARTS: dict[int, str] = {0xD0C: "Neoverse N1", 0xD49: "Neoverse N2",
                               0xD40: "Neoverse V1", 0xD4F: "Neoverse V2"}
 
-_NAME_PATTERNS: tuple[tuple[str, str], ...] = (
+NAME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"apple m[1-4]", "Apple M1-M4 (P-core)"),
     (r"graviton ?4|grace|neoverse[- ]v2", "Neoverse V2"),
     (r"graviton ?3|neoverse[- ]v1", "Neoverse V1"),
@@ -230,70 +242,15 @@ _NAME_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"epyc 7[0-9]{2}3", "Zen 3"),
     (r"epyc 7[0-9]{2}2", "Zen 2"),
     (r"xeon.*(?:6[0-9]{3}p|6[0-9]{3}e?p)\b", "Granite Rapids"),
+    # Xeon 6 6700E (Sierra Forest: 6710E ... 6780E) only; a later E-core Xeon with another
+    # core must not be taken for Crestmont by its name.
+    (r"xeon.*\b67[0-9]{2}e\b", "Crestmont (E-core)"),
     (r"core.*i[3579]-1[2-4][0-9]{3}|core ultra", "Golden Cove/Raptor Cove (client)"),
 )
 
-
-def _norm_vendor(vendor: str, model_name: str) -> str:
-    v = f"{vendor} {model_name}".lower()
-    if "apple" in v:
-        return "Apple"
-    if "amd" in v or "authenticamd" in v:
-        return "AMD"
-    if "intel" in v or "genuineintel" in v:
-        return "Intel"
-    if "arm" in v or "0x41" in v or "neoverse" in v or "graviton" in v:
-        return "ARM"
-    return vendor
-
-
-def _xeon_generation(model_name: str) -> str | None:
-    """Xeon Scalable number -> generation: 4-digit number, second digit is the generation."""
-    m = re.search(r"(platinum|gold|silver|bronze) ([0-9])([0-9])([0-9]{2})([a-z]*)",
-                  model_name.lower())
-    if not m:
-        return None
-    tier, gen = m.group(1), int(m.group(3))
-    if gen == 3 and m.group(5).startswith("h"):
-        return "Cooper Lake"  # 8380H, 6328HL, 5320H: 3rd gen but not Ice Lake
-    if gen in (1, 2):
-        # Gold 5122 and 5222 are the Gold 5 parts with two FMA units (Intel ARK "# of
-        # AVX-512 FMA Units: 2" on both SKU pages).
-        one_fma = tier in ("silver", "bronze") or (tier == "gold" and m.group(2) == "5"
-                                                     and m.group(4) != "22")
-        return "Skylake-SP/Cascade Lake (1 FMA unit)" if one_fma else "Skylake-SP/Cascade Lake"
-    return {3: "Ice Lake-SP", 4: "Sapphire/Emerald Rapids",
-            5: "Sapphire/Emerald Rapids"}.get(gen)
-
-
-def _by_table(vendor: str, family: int | None, model: int | None,
-              model_name: str) -> tuple[str | None, str]:
-    """(arch name, how it was found) from family/model, else from the model name."""
-    if vendor == "AMD" and family is not None and model is not None:
-        for fam, lo, hi, name in _AMD_MODELS:
-            if fam == family and lo <= model <= hi:
-                return name, f"AMD family {family:#x} model {model:#x}"
-    if vendor == "Intel" and family == 6 and model is not None and model in _INTEL_MODELS:
-        name = _INTEL_MODELS[model]
-        if model == 0x55:
-            name = _xeon_generation(model_name) or name
-            name = "Cooper Lake" if name == "Ice Lake-SP" else name  # 3rd gen on model 0x55
-        return name, f"Intel family 6 model {model:#x}"
-    if vendor == "ARM" and model is not None and model in _ARM_PARTS:
-        return _ARM_PARTS[model], f"Arm CPU part {model:#x}"
-    low = model_name.lower().strip()
-    xeon = _xeon_generation(model_name)
-    if xeon:
-        return xeon, f"model name '{model_name}'"
-    for pattern, name in _NAME_PATTERNS:
-        if re.search(pattern, low):
-            return name, f"model name '{model_name}'"
-    return None, ""
-
-
 # Fast paths an unknown design may have, by the flags that enable them; used only to
 # decide what to measure (their rate is unknown without the pipe count, so 0).
-_FLAG_PATHS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+FLAG_PATHS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("int8", "vector", "VNNI dot product", ("avx512_vnni", "avx_vnni")),
     ("bf16", "vector", "AVX512-BF16 dot product", ("avx512_bf16",)),
     ("fp16", "vector", "AVX512-FP16", ("avx512_fp16",)),
@@ -304,138 +261,25 @@ _FLAG_PATHS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _generic(vendor: str, flags: frozenset[str], family: int | None = None,
-             model: int | None = None) -> MicroArch | None:
-    """An unknown design: the flags give the vector width, but not the number of FMA
-    pipes (1 to 4 across current cores: Sierra Forest's Crestmont E-cores run AVX2 on
-    two 128-bit pipes, Golden Cove on two 256-bit, Neoverse V2 on four 128-bit), so
-    guessing one could put the nominal peak 2x off. It gets `fma_pipes=0`: no nominal
-    compute ceilings, and a note that says how to get one."""
-    if not flags:
-        return None
-    if "avx512f" in flags:
-        label, bits = "AVX-512", 512
-    elif "avx2" in flags and "fma" in flags:
-        label, bits = "AVX2", 256
-    elif "asimd" in flags or "neon" in flags:
-        label, bits = "NEON", 128
-    elif "sse2" in flags:
-        label, bits = "SSE2", 128
-    else:
-        return None
-    ident = " ".join(x for x in (vendor, f"family {family:#x}" if family is not None else "",
-                                 f"model {model:#x}" if model is not None else "") if x)
-    note = (f"microarchitecture not in rooflab's table ({ident or 'unidentified CPU'}): "
-            f"the flags show {label} ({bits}-bit vectors) but not how many FMA pipes a core "
-            f"has, so there is no nominal compute peak (guessing could be 2x off); the "
-            f"measured ceilings stand. To get one, add the design to "
-            f"rooflab/hardware/cpu_arch.py (ARCHS and the model table) or compare with a "
-            f"catalog CPU (--on NAME)")
-    paths = tuple(FastPath(prec, unit, 0.0, via, fl) for prec, unit, via, fl in _FLAG_PATHS
-                  if flags & set(fl))
-    return MicroArch(f"unknown {label} design", vendor, bits, 0, fast_paths=paths,
-                     notes=(note,))
-
-
-def _reconcile(arch: MicroArch, flags: frozenset[str], vendor: str) -> MicroArch:
-    """Prefer the flags for the SIMD width when they disagree with the family/model table."""
-    if not flags or vendor not in ("AMD", "Intel"):
-        return arch
-    notes = list(arch.notes)
-    simd, isa = arch.simd_bits, arch.vector_isa_bits
-    if isa >= 512 and "avx512f" not in flags:
-        simd, isa = min(simd, 256), 256
-        notes.append(f"{arch.name} has AVX-512 but the flags lack avx512f (masked by the VM "
-                     "or BIOS); using the AVX2 width the flags allow")
-    if isa >= 256 and not ("avx2" in flags and "fma" in flags):
-        simd, isa = 128, 128
-        notes.append(f"{arch.name} has AVX2/FMA but the flags lack them; using 128-bit SSE")
-    if isa < 512 and "avx512f" in flags:
-        simd, isa = 512, 512
-        notes.append(f"flags show avx512f but {arch.name} is listed with {arch.vector_isa_bits}"
-                     "-bit vectors; using 512-bit from the flags (measure to confirm)")
-    paths = tuple(p for p in arch.fast_paths if not p.flags or flags & set(p.flags))
-    if len(paths) < len(arch.fast_paths):
-        gone = sorted({f"{p.precision} {p.via}" for p in arch.fast_paths} -
-                      {f"{p.precision} {p.via}" for p in paths})
-        notes.append("flags lack " + ", ".join(gone))
-    return replace(arch, simd_bits=simd, isa_bits=isa, fast_paths=paths, notes=tuple(notes))
-
-
-def detect_microarch(vendor: str, family: int | None, model: int | None,
-                     flags: frozenset[str], model_name: str) -> MicroArch | None:
-    """The core design from CPUID-like data (/proc/cpuinfo fields), or None if unknown.
-
-    Family/model pick the table entry (the model name when they are missing); the flags
-    then decide the usable SIMD width and fast paths, with a note when they disagree.
-    A VM may mask the model: a Zen 5 host shown as family 0x19 model 0x11 is reported as
-    Zen 4, and only a measurement can tell.
-    """
-    flags = frozenset(f.lower() for f in flags)
-    vendor = _norm_vendor(vendor, model_name)
-    name, how = _by_table(vendor, family, model, model_name or "")
-    if name is None:
-        return _generic(vendor, flags, family, model)
-    arch = ARCHS[name]
-    arch = replace(arch, notes=arch.notes + (f"identified as {arch.name} from {how}",))
-    return _reconcile(arch, flags, vendor)
-
-
-def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
-                     dram_bytes_per_s: float | None, source: str, clock: str = "") -> Roof:
-    """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one.
-
-    `clock` names which clock `ghz` is ("base" for catalog entries); it goes into each
-    ceiling's method so a reader can tell a base-clock peak from a boost or AVX one."""
-    where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock} clock)" if clock else "")
-    compute = []
-    for prec, bits in (("fp64", 64), ("fp32", 32)) if arch.nominal_known else ():
-        lanes = arch.simd_bits // bits
-        compute.append(Ceiling(
-            value=cpu_peak_flop_per_s(cores, ghz, arch.simd_bits, bits, arch.fma_pipes),
-            precision=prec, unit="vector", provenance="derived", source=arch.source,
-            method=f"{where} x {lanes} lanes x {arch.fma_pipes} FMA pipes x 2 ({arch.name})"))
-    for fast in arch.fast_paths if arch.nominal_known else ():
-        compute.append(Ceiling(
-            value=cores * ghz * 1e9 * fast.flop_per_cycle, precision=fast.precision,
-            unit=fast.unit, provenance="derived", source=arch.source,
-            method=f"{where} x {fast.flop_per_cycle:g} FLOP/cycle ({fast.via}, {arch.name})"))
-    memory = ()
-    if dram_bytes_per_s:
-        memory = (Ceiling(value=dram_bytes_per_s, level="DRAM", provenance="nominal",
-                          source=source),)
-    return Roof(name=name, kind="nominal", compute=tuple(compute), memory=memory,
-                source=source, notes=arch.notes)
-
-
 # E-cores of Intel hybrid client parts by family-6 model (intel-family.h): Alder Lake
-# (0x97, 0x9A) and Raptor Lake (0xB7, 0xBA, 0xBF) pair Golden/Raptor Cove with Gracemont.
-# Meteor, Arrow and Lunar Lake (Crestmont, Skymont) are not in the table: None.
-_INTEL_E_CORES: dict[int, str] = dict.fromkeys((0x97, 0x9A, 0xB7, 0xBA, 0xBF),
-                                               "Gracemont (E-core)")
+# (0x97, 0x9A) and Raptor Lake (0xB7, 0xBA, 0xBF) pair Golden/Raptor Cove with Gracemont,
+# Meteor Lake (0xAA, 0xAC) Redwood Cove with Crestmont. Arrow and Lunar Lake (Skymont) are
+# not in the table: None.
+INTEL_E_CORES: dict[int, str] = {
+    **dict.fromkeys((0x97, 0x9A, 0xB7, 0xBA, 0xBF), "Gracemont (E-core)"),
+    **dict.fromkeys((0xAA, 0xAC), "Crestmont (E-core)"),
+}
 
 
-def e_core_arch(vendor: str, family: int | None, model: int | None,
-                flags: frozenset[str] = frozenset()) -> MicroArch | None:
-    """The E-core design of a hybrid CPU, None when the table does not know it."""
-    if _norm_vendor(vendor, "") != "Intel" or family != 6 or model not in _INTEL_E_CORES:
-        return None
-    arch = ARCHS[_INTEL_E_CORES[model]]
-    return _reconcile(arch, frozenset(f.lower() for f in flags), "Intel") if flags else arch
+# Moved to cpu_detect / cpu_nominal; resolved on first use (those modules import this one,
+# so importing them here at load time would be circular).
+_MOVED = {"detect_microarch": "cpu_detect", "e_core_arch": "cpu_detect",
+          "cpu_nominal_roof": "cpu_nominal", "hybrid_nominal_roof": "cpu_nominal"}
 
 
-def hybrid_nominal_roof(name: str, p_cores: int, p_ghz: float, p_arch: MicroArch,
-                        e_cores: int, e_ghz: float, e_arch: MicroArch, source: str,
-                        clock: str = "") -> Roof:
-    """P-core + E-core derived peaks, per (precision, unit) both designs have: each core
-    counted at its own design's rate (the catalog adds hybrid entries the same way)."""
-    p = cpu_nominal_roof(name, p_cores, p_ghz, p_arch, None, source, clock)
-    if e_cores <= 0:
-        return p
-    e = cpu_nominal_roof(name, e_cores, e_ghz, e_arch, None, source, clock)
-    e_by = {c.label: c for c in e.compute}
-    compute = tuple(
-        replace(c, value=c.value + e_by[c.label].value,
-                method=f"P-cores: {c.method} + E-cores: {e_by[c.label].method}")
-        for c in p.compute if c.label in e_by)
-    return replace(p, compute=compute, notes=p.notes + e.notes)
+def __getattr__(name: str):
+    if name in _MOVED:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """Host identity: CPU model and flags, cores, caches, memory, OS and library versions.
 
 Sources, in order: /proc/cpuinfo (Linux), sysfs cache descriptions
-(/sys/devices/system/cpu/cpu0/cache/index*/), `lscpu`, then the platform module.
+(/sys/devices/system/cpu/cpu0/cache/index*/), `lscpu`, sysctl (macOS), the registry
+(Windows), then the platform module.
 Virtual machines often report cache sizes that belong to a different CPU than the one
 the guest runs on (CPUID is filtered or emulated); callers compare them with what the
 bandwidth sweep sees and say so (`probe.cpu.bandwidth`).
@@ -16,6 +17,8 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .windows import windows_cpu
 
 CPUINFO = Path("/proc/cpuinfo")
 SYS_CPU = Path("/sys/devices/system/cpu")
@@ -340,11 +343,13 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
     first = blocks[0] if blocks else {}
     flags = cpu_flags(cpuinfo)
     darwin = not blocks and platform.system() == "Darwin"
+    if not blocks and platform.system() == "Windows":
+        first = windows_cpu()   # no /proc on Windows: the registry has the same fields
     # Arm Linux has no `model name` (lscpu decodes the part: "Neoverse-V1"); macOS has no
     # /proc at all ("Apple M2" from sysctl). platform.processor() says only "aarch64"/"arm"
     # (or "i386" on an Intel Mac), which names no core design for cpu_arch to look up.
     model_name = first.get("model name") or first.get("cpu model")
-    if not model_name and not darwin:
+    if not model_name and not darwin and platform.system() != "Windows":
         model_name = _lscpu_field(lscpu_text(), "Model name")
     if not model_name and darwin:
         model_name = sysctl("machdep.cpu.brand_string")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import InputError, ParseError
@@ -58,8 +59,13 @@ def _roofs_from_file(path: str) -> tuple[Roof, ...]:
                      path=path)
 
 
-def load_roofs(spec: str) -> tuple[Roof, ...]:
+def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     """Roofs for a --on argument: a saved profile/roof file, or a catalog device name."""
+    if isinstance(spec, os.PathLike):   # a pathlib.Path from Python
+        spec = os.fspath(spec)
+    if not isinstance(spec, str):
+        raise InputError(f"the hardware must be a catalog name or a profile file path; got "
+                         f"{type(spec).__name__} {spec!r:.60}")
     if looks_like_file(spec):
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)
@@ -78,7 +84,7 @@ def load_roofs(spec: str) -> tuple[Roof, ...]:
                          " or a catalog name (`rooflab specs list`)", path=spec) from None
 
 
-def load_roof(spec: str) -> Roof:
+def load_roof(spec: str | os.PathLike) -> Roof:
     """The roof to judge by: the measured one of a profile, else the nominal one."""
     roofs = load_roofs(spec)
     if not roofs:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError, ParseError
@@ -76,6 +78,27 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     return _merge_levels(out)
+
+
+def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) -> Path:
+    """Write kernels (one, or several) as a rooflab kernel file, JSON, atomically:
+    load_kernels(path) reads back equal Kernels, and `rooflab report PATH --on ...` reads it."""
+    from ..files import dumps_json, write_atomic
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict
+
+    if Path(path).suffix.lower() != ".json":
+        raise InputError(f"kernel file '{path}' must end in .json (load_kernels reads it by "
+                         f"its suffix)")
+    kernels = (kernels,) if isinstance(kernels, Kernel) else tuple(kernels)
+    if not kernels or not all(isinstance(k, Kernel) for k in kernels):
+        raise InputError(f"save_kernels(): give one or more Kernels; got {kernels!r:.80}")
+    doc = {"schema_version": SCHEMA_VERSION, "kernels": [kernel_to_dict(k) for k in kernels]}
+    try:
+        text = dumps_json(doc)
+    except (TypeError, ValueError) as exc:   # a meta value JSON cannot hold (NaN, an object)
+        raise InputError(f"save_kernels(): {exc}; keep meta to numbers, strings, lists and "
+                         f"dicts") from None
+    return write_atomic(path, text)
 
 
 def _gzipped(p: Path) -> bool:

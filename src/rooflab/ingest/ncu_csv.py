@@ -1,15 +1,14 @@
 """Read `ncu --csv` output: the long "details" page and the wide `--page raw` page.
 
-details: one row per (launch x metric) with columns ID, Process ID, Process Name, Host Name,
-  Kernel Name, Context, Stream, Block Size, Grid Size, Device, CC, Section Name, Metric Name,
-  Metric Unit, Metric Value (newer ncu versions append Rule Name, Rule Type, Rule Description,
-  Estimated Speedup Type, Estimated Speedup; rule-only rows have no metric and are ignored).
+This module finds the header and the page kind and reads the raw page; the details page
+(one row per launch x metric) is ncu_details.py, the numbers in the cells ncu_values.py.
 raw: one row per launch, one column per metric, a units row second.
 
 Both may be preceded by program output and `==PROF==`/`==WARNING==`/`==ERROR==` lines, use
 thousands separators ('1,619,726,202.90') and auto-scaled units ('Kbyte', 'usecond',
 'Gcycle/second'); values become SI here. Bad rows are skipped and logged (file, line,
-reason); a file with no usable launch raises ParseError.
+reason); a file with no usable launch raises ParseError, and so does a number with a comma
+ncu does not write ('1,5' from a decimal-comma locale: ncu_values.py).
 """
 
 from __future__ import annotations
@@ -20,32 +19,27 @@ import io
 import itertools
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from sys import intern
+from dataclasses import dataclass
 
 from ..errors import ParseError
 from .aggregate import Launch
-from .ncu_metrics import (
-    CC_MAJOR,
-    CC_MINOR,
-    DEVICE_NAME,
-    compute_capability,
-    is_used,
-    parse_number,
-    unit_scale,
-)
+from .ncu_details import TEXT_METRICS, read_details
+from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used, unit_scale
+from .ncu_values import CommaError, cell_value, comma_message
 from .skips import SkipLog
+
+# Moved with the page readers; still importable from here.
+__all__ = ["NcuCsv", "read_ncu_csv", "read_text", "open_text", "cell_value", "Body",
+           "IDENTITY", "TEXT_METRICS", "HOW_TO", "SPLIT_QUOTED_LINES"]
 
 IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time",
             "Context", "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name",
             "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
             "Rule Description", "Estimated Speedup Type", "Estimated Speedup")
-# Raw-page columns that hold text, not numbers.
-TEXT_METRICS = (DEVICE_NAME,)
 HOW_TO = "make it with `ncu --csv --metrics ... ./app > out.csv` (or `--page raw`)"
 # Details pages: split fully quoted lines with str methods rather than csv.reader (same
-# fields, half the cost; see _details). False sends every row through csv.reader, the
-# reference tests/test_ncu_fastpath.py holds the split to.
+# fields, half the cost; see ncu_details.read_details). False sends every row through
+# csv.reader, the reference tests/test_ncu_fastpath.py holds the split to.
 SPLIT_QUOTED_LINES = True
 
 
@@ -91,7 +85,7 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
 
     The file is streamed (a details page of 100,000 launches is ~270 MB): lines before the
     header are scanned for the profiler's `==ERROR==` lines, the rest is read as CSV (on a
-    details page, plainly quoted rows are split without csv.reader: see _details).
+    details page, plainly quoted rows are split without csv.reader: see ncu_details).
     """
     log = log if log is not None else SkipLog(path)
     with (io.StringIO(text, newline="") if text is not None else open_text(path)) as fh:
@@ -131,7 +125,8 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
                 raise ParseError(f"details page without column(s) {', '.join(missing)}; "
                                  + HOW_TO, path=path, line=h + 1)
             with _collector_paused():
-                launches = _details(path, col, len(header), body, log)
+                launches = read_details(path, col, len(header), body, log,
+                                        split=SPLIT_QUOTED_LINES)
             page = "details"
         else:
             with _collector_paused():
@@ -160,15 +155,6 @@ def _collector_paused():
         gc.enable()
 
 
-def cell_value(text: str, scale: float) -> float:
-    """A metric cell in SI units: plain float() first (the common case, with thousands
-    separators removed), else parse_number ('n/a' and '' give nan). ValueError otherwise."""
-    try:
-        return float(text.replace(",", "")) * scale
-    except ValueError:
-        return parse_number(text) * scale
-
-
 def _identity(row: list[str], col: dict[str, int]):
     def cell(name: str) -> str:
         i = col.get(name)
@@ -193,171 +179,6 @@ class Body:
             if not row or row[0].startswith("=="):
                 continue
             yield start + reader.line_num, row
-
-
-class _Feed:
-    """Lines for csv.reader: the line held back for it first, then the rest of the file
-    (a record with a line break inside a field goes on into the next lines)."""
-
-    __slots__ = ("held", "lines")
-
-    def __init__(self, lines):
-        self.held, self.lines = None, lines
-
-    def __iter__(self):
-        return self
-
-    def __next__(self) -> str:
-        held = self.held
-        if held is None:
-            return next(self.lines)
-        self.held = None
-        return held
-
-
-class _Launches:
-    """The launches of a details page, built as its rows come: the first row of each gives
-    its identity, every row one metric. What the row loop in _details leaves to it."""
-
-    def __init__(self, path: str, col: dict[str, int], log: SkipLog):
-        self.path, self.log = path, log
-        self.i_id, self.pid = col["ID"], col.get("Process ID")
-        # Kernel Name, Device, CC, Block Size, Grid Size: their columns (-1: absent)
-        self.ident = tuple(col.get(n, -1) for n in ("Kernel Name", "Device", "CC",
-                                                     "Block Size", "Grid Size"))
-        self.builders: dict[tuple[str, str], list] = {}   # [Launch, metrics, device name]
-        # {metric: {unit: scale}}: the numeric metrics rooflab uses, with the units met so
-        # far; a row not found here (a new metric or unit, an unused or text metric) is
-        # handed to `other`.
-        self.known: dict[str, dict[str, float]] = {}
-        self.used: dict[str, bool] = {}   # metric -> is_used(metric)
-        self.cc: dict[str, tuple[int, int] | None] = {}
-
-    def of(self, row: list[str], line: int) -> list:
-        """The builder of the row's launch, made from this (its first) row if new."""
-        key = (row[self.pid] if self.pid is not None else "", row[self.i_id])
-        entry = self.builders.get(key)
-        if entry is None:
-            n = len(row)
-            name, device, cc, block, grid = [row[i].strip() if -1 < i < n else ""
-                                             for i in self.ident]
-            if cc not in self.cc:
-                self.cc[cc] = compute_capability(cc)
-            metrics: dict[str, float] = {}   # filled in place: the Launch keeps this dict
-            launch = Launch(path=self.path, line=line, id=row[self.i_id], name=name,
-                            metrics=metrics, device=device, cc=self.cc[cc], block=block,
-                            grid=grid)
-            entry = self.builders[key] = [launch, metrics, ""]
-        return entry
-
-    def other(self, metric: str, unit: str, text: str, line: int, entry: list) -> None:
-        """A row `known` could not place: classify and cache it, then log, store or keep."""
-        if metric in TEXT_METRICS:
-            entry[2] = text.strip()   # the device name, a text metric
-            return
-        used = self.used.get(metric)
-        if used is None:
-            used = self.used[metric] = is_used(metric)
-        if not used:
-            self.log.add_grouped(line, f"metric '{metric}' is not used by rooflab; row ignored")
-            return
-        scale = unit_scale(unit)
-        if scale is None:
-            self.log.add_grouped(line, f"unknown unit '{unit}' for metric '{metric}'; row "
-                                       f"skipped (re-export with --print-units base)")
-            return
-        self.known.setdefault(metric, {})[unit] = scale
-        self.value(text, scale, line, metric, entry[1])
-
-    def value(self, text: str, scale: float, line: int, metric: str, metrics: dict) -> None:
-        try:
-            metrics[metric] = cell_value(text, scale)
-        except ValueError:
-            self.log.add(line, f"metric '{metric}': value '{text}' is not a number; "
-                               f"row skipped")
-
-    def launches(self) -> list[Launch]:
-        return [replace(launch, device=name) if name else launch
-                for launch, _, name in self.builders.values()]
-
-
-def _details(path: str, col: dict[str, int], ncols: int, body: Body,
-             log: SkipLog) -> list[Launch]:
-    i_id, i_name, i_unit, i_val = (col["ID"], col["Metric Name"], col["Metric Unit"],
-                                   col["Metric Value"])
-    need = max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1
-    built = _Launches(path, col, log)
-    known, nothing = built.known, {}
-    # This loop runs once per (launch x metric) row: 1.2 million times for 100,000 launches
-    # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py).
-    # ncu quotes every field. A line with exactly 2 x ncols quotes, starting with one and
-    # ending with '"' and the header's line ending, whose fields split at '","' number
-    # ncols, holds no quote inside a field: splitting it gives what csv.reader would, for
-    # about half the cost. Only the fields from the first metric column on are split off
-    # per row; the rest (the launch's identity, the same on all its rows) is compared whole
-    # and split when it changes. Any other line (profiler output, a quote or line break
-    # inside a field, a row cut short, other quoting) goes to csv.reader, which reads on
-    # into the next lines if it must; tests/test_ncu_fastpath.py holds both to one result.
-    first = min(i_name, i_unit, i_val)   # the identity columns, ID first, come before
-    cut = ncols - first                  # rsplit: [identity part, fields first..ncols-1]
-    pieces = cut + 1
-    a, b, c = i_name - first + 1, i_unit - first + 1, i_val - first + 1
-    seps = first - 1                     # '","' in the identity part
-    # -1: another layout (or the split turned off), every row through csv.reader
-    quotes = 2 * ncols if SPLIT_QUOTED_LINES and i_id < first else -1
-    end = '"' + body.eol   # a row's last field's closing quote and the line ending
-    k = len(end)
-    line = body.start
-    lines = iter(body.lines)
-    feed = _Feed(lines)
-    reader = csv.reader(feed)
-    prefix, last_id, metrics, entry = None, None, None, None
-    for text in lines:
-        line += 1
-        tail = None
-        if text.count('"') == quotes and text[-k:] == end and text[0] == '"':
-            tail = text[1:-k].rsplit('","', cut)
-            head = tail[0]
-            if len(tail) == pieces and (head == prefix or head.count('","') == seps):
-                metric, unit, v = tail[a], tail[b], tail[c]
-                if not metric:
-                    continue   # a rule row of newer ncu versions: no metric on it
-                if head != prefix:
-                    prefix = head
-                    row = head.split('","') + tail[1:]
-                    if row[i_id] != last_id:   # rows of one launch come together
-                        last_id = row[i_id]
-                        entry = built.of(row, line)
-                        metrics = entry[1]
-            else:
-                tail = None
-        if tail is None:
-            feed.held = text
-            read = reader.line_num
-            row = next(reader)
-            line += reader.line_num - read - 1
-            prefix = None
-            if len(row) < need:
-                if row and not row[0].startswith("=="):
-                    log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
-                continue
-            metric, unit, v = row[i_name], row[i_unit], row[i_val]
-            if not metric:
-                continue
-            if row[i_id] != last_id:
-                last_id = row[i_id]
-                entry = built.of(row, line)
-                metrics = entry[1]
-        scale = known.get(metric, nothing).get(unit)
-        if scale is None:
-            built.other(metric, unit, v, line, entry)
-            continue
-        try:   # cell_value inlined: float() first, parse_number for 'n/a' and the like
-            # (interned: the 100,000 dicts share one copy of each name, not 1.2 million)
-            metrics[intern(metric)] = float(v.replace(",", "")) * scale
-        except ValueError:
-            built.value(v, scale, line, metric, metrics)
-    return built.launches()
 
 
 def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
@@ -397,6 +218,9 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
         for i, name, scale in used:
             try:
                 metrics[name] = cell_value(row[i], scale)
+            except CommaError:
+                raise ParseError(comma_message(row[i], f"'{name}'"), path=path,
+                                 line=line) from None
             except ValueError:
                 bad = f"column '{name}': value '{row[i]}' is not a number"
                 break

@@ -3,13 +3,22 @@ roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
 
     vector FLOP (p = F16, F32, F64) = 64 x (ADD_p + MUL_p + 2 x FMA_p + TRANS_p)
                                       from SQ_INSTS_VALU_<op>_<p>  (64 lanes per wavefront)
-    matrix FLOP = 512 x SQ_INSTS_VALU_MFMA_MOPS_<p>                (p = F16, BF16, F32, F64, I8)
-    L1  bytes   = 64 x TCP_TOTAL_CACHE_ACCESSES
-    L2  bytes   = 128 x TCC_REQ                     (rocprof-compute's L2 roofline, 128-B lines)
+    matrix FLOP = 512 x SQ_INSTS_VALU_MFMA_MOPS_<p>          (p = F8, F16, BF16, F32, F64, I8)
+    L1  bytes   = line x TCP_TOTAL_CACHE_ACCESSES
+    L2  bytes   = line x TCP_TCC_READ_REQ + 64 x (TCP_TCC_WRITE_REQ
+                  + TCP_TCC_ATOMIC_WITH_RET_REQ + TCP_TCC_ATOMIC_WITHOUT_RET_REQ)
+                  or, without those, 128 x TCC_REQ      (its speed-of-light "L2 Cache BW")
+                  line = 64 B (MI200), 128 B on MI300 (files with TCC_BUBBLE)
     HBM bytes   = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
-                + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ
+                + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ;
+                  on MI300 (gfx942) TCC_BUBBLE counts the 128-B reads among RDREQ:
+                  reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B
     time        = EndNs - BeginNs (rocprof v1), End_Timestamp - Start_Timestamp (v2/v3,
                   rocprof-compute), or DurationNs
+
+(ROCm/rocprofiler-compute: src/utils/roofline_calc.py `calc_ai`; for MI300 the gfx942
+panels, src/rocprof_compute_soc/analysis_configs/gfx942/0200_system-speed-of-light.yaml and
+1600_L1_cache.yaml, whose 128-B lines calc_ai does not apply yet.)
 
 Accepts the wide layout (one row per dispatch, one column per counter; counters may carry
 rocprof-compute's `_sum` suffix, or come per channel, `TCC_EA_RDREQ[0]`..., summed here) and
@@ -34,7 +43,11 @@ from .profile_import import ProfileImport
 from .skips import Skip, SkipLog
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
-MATRIX = {"F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64", "I8": "int8"}
+MATRIX = {"F8": "fp8", "F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64",
+          "I8": "int8"}
+# L1->L2 requests, the L2 traffic of rocprof-compute's roofline (read first)
+TCP_TCC = ("TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "TCP_TCC_ATOMIC_WITH_RET_REQ",
+           "TCP_TCC_ATOMIC_WITHOUT_RET_REQ")
 NAME_COLUMNS = ("KernelName", "Kernel_Name", "Kernel-Name", "kernel-name")
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
 
@@ -57,6 +70,30 @@ def _seconds(m: Mapping[str, float]) -> float | None:
     return d * 1e-9 if d is not None and d == d else None
 
 
+def _bytes(m: Mapping[str, float]) -> dict[str, float]:
+    """Bytes by level. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B HBM reads, which
+    MI200's counters lack; its vector L1 line is 128 B, so rocprof-compute's gfx942 panels
+    count 128 B per TCP_TOTAL_CACHE_ACCESSES and per TCP_TCC_READ_REQ (64 B per write and
+    atomic) where its gfx90a ones count 64 ("vL1D Cache BW", "L1-L2 BW")."""
+    nbytes: dict[str, float] = {}
+    bubble = _counter(m, "TCC_BUBBLE")
+    line = 64.0 if bubble is None else 128.0
+    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
+    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    if rd is not None or wr is not None:
+        rd, rd32, wr, wr64, big = (v or 0.0 for v in (rd, rd32, wr, wr64, bubble))
+        nbytes["DRAM"] = (128 * big + 32 * rd32 + 64 * (rd - big - rd32)
+                          + 64 * wr64 + 32 * (wr - wr64))
+    read, *others = (_counter(m, name) for name in TCP_TCC)
+    if read is not None or any(v is not None for v in others):
+        nbytes["L2"] = line * (read or 0.0) + 64.0 * sum(v or 0.0 for v in others)
+    elif (l2 := _counter(m, "TCC_REQ")) is not None:
+        nbytes["L2"] = 128.0 * l2
+    if (l1 := _counter(m, "TCP_TOTAL_CACHE_ACCESSES")) is not None:
+        nbytes["L1"] = line * l1
+    return nbytes
+
+
 def rocprof_counts(m: Mapping[str, float]) -> Counts:
     """FLOP by precision, bytes by level and seconds of one dispatch."""
     flop: dict[str, float] = {}
@@ -77,25 +114,15 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
             if mops:
                 flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
                 tensor += 512.0 * mops
-    nbytes: dict[str, float] = {}
-    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
-    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
-    if rd is not None or wr is not None:
-        rd, rd32, wr, wr64 = (v or 0.0 for v in (rd, rd32, wr, wr64))
-        nbytes["DRAM"] = 32 * rd32 + 64 * (rd - rd32) + 64 * wr64 + 32 * (wr - wr64)
-    l2 = _counter(m, "TCC_REQ")
-    if l2 is not None:
-        nbytes["L2"] = 128.0 * l2
-    l1 = _counter(m, "TCP_TOTAL_CACHE_ACCESSES")
-    if l1 is not None:
-        nbytes["L1"] = 64.0 * l1
+    nbytes = _bytes(m)
     seconds = _seconds(m)
     if seconds is None:
         problem = "no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs"
     elif seconds <= 0:
         problem = "zero time"
     elif not nbytes:
-        problem = "no byte counters (TCC_EA_RDREQ/WRREQ, TCC_REQ, TCP_TOTAL_CACHE_ACCESSES)"
+        problem = ("no byte counters (TCC_EA_RDREQ/WRREQ, TCP_TCC_*_REQ, TCC_REQ, "
+                   "TCP_TOTAL_CACHE_ACCESSES)")
     elif not found:
         problem = "no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
     else:
@@ -160,6 +187,13 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
     if h is None and any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
         raise ParseError("an Nsight Compute CSV (\"ID\", ..., \"Kernel Name\"), not rocprof "
                          "output: read it with `rooflab ncu FILE`", path=path)
+    if h is None and rows and {"HBMBw", "L2Bw"} & {c.strip() for c in rows[0]}:
+        # rocprof-compute's empirical roofline benchmark (roofline.csv: device, HBMBw, L2Bw,
+        # L1Bw, LDSBw, FP32Flops, MFMAF16Flops, ...; src/utils/roofline_calc.py): peaks
+        raise ParseError("rocprof-compute's roofline.csv: the machine's benchmarked peaks "
+                         "(HBMBw, L2Bw, ...FLOPs), not kernel counters; pass the pmc_perf.csv "
+                         "of the same workload folder (or the folder itself)",
+                         path=path, line=1)
     if h is None:
         raise ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
                          "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
@@ -239,9 +273,29 @@ def _merged_passes(paths: list[str], log: SkipLog,
     return [(launch, rocprof_counts(launch.metrics)) for launch in merged.values()]
 
 
+def _counter_files(path: str) -> list[str]:
+    """A folder stands for its counter CSVs: rocprof-compute's workload folder
+    (workloads/NAME/ARCH/) for its pmc_perf.csv, the per-dispatch counters its roofline
+    reads; a rocprof v1 output folder for its results.csv; a rocprofv3 output folder for its
+    *_counter_collection.csv (pass_N/ folders included). Any other path is returned as is."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return [path]
+    for name in ("pmc_perf.csv", "results.csv"):
+        if (folder / name).is_file():
+            return [str(folder / name)]
+    found = sorted(str(f) for f in folder.rglob("*_counter_collection.csv"))
+    if not found:
+        raise ParseError("is a directory with no pmc_perf.csv (rocprof-compute), results.csv "
+                         "(rocprof) or *_counter_collection.csv (rocprofv3); give the counter "
+                         "CSV file", path=path)
+    return found
+
+
 def load_rocprof(paths) -> ProfileImport:
     """Kernels of one or more rocprof CSV files (several = steps), longest first."""
-    runs = _runs([paths] if isinstance(paths, str) else list(paths))
+    runs = _runs([f for p in ([paths] if isinstance(paths, str) else paths)
+                  for f in _counter_files(p)])
     paths = [run[0] for run in runs]
     several = len(paths) > 1
     pairs, skips, failed, used = [], [], [], []

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..errors import InputError
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 
@@ -60,6 +61,21 @@ class Analysis:
     kernels: tuple[Kernel, ...]
     points: tuple[Point, ...]
     notes: tuple[str, ...] = ()
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        # IPython/Jupyter display: one line per point instead of repr()'s whole roof
+        from ..units import fmt_ai, si
+
+        lines = [f"Analysis on '{self.roof.name}' ({self.roof.kind}): "
+                 f"{len(self.kernels)} kernel(s), {len(self.points)} point(s)"]
+        for p in self.points:
+            pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
+            lines.append(f"  {p.kernel}  {p.level}  AI {fmt_ai(p.ai)}  "
+                         f"{si(p.achieved_flop_per_s, 'FLOP/s')} of "
+                         f"{si(p.attainable_flop_per_s, 'FLOP/s')}  {pct}  {p.bound}-bound "
+                         f"({p.binding})")
+        lines += [f"  note: {n}" for n in self.notes]
+        printer.text("\n".join(lines))
 
     def for_kernel(self, name: str) -> tuple[Point, ...]:
         return tuple(p for p in self.points if p.kernel == name)
@@ -133,8 +149,18 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
 
 
 def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None) -> Analysis:
-    """Every kernel at every memory level it has bytes for (and the roof has a ceiling for)."""
-    kernels = tuple(kernels)
+    """Every kernel at every memory level it has bytes for (and the roof has a ceiling for).
+
+    roof: a Roof (rooflab.load_roof("T4") or a profile .json); kernels: Kernels, or one.
+    A kernel at a level the roof lacks gets no point; `Analysis.notes` says why.
+    """
+    if not isinstance(roof, Roof):
+        hint = ("a profile holds roofs: pass profile.roofs[0] (measured first)"
+                if hasattr(roof, "roofs") else
+                "load one with rooflab.load_roof('T4') (a catalog name or a profile .json)")
+        raise InputError(f"analyze(): roof must be a Roof; got {type(roof).__name__} "
+                         f"{roof!r:.60}; {hint}")
+    kernels = (kernels,) if isinstance(kernels, Kernel) else tuple(kernels)
     total = sum(k.seconds for k in kernels if k.seconds)
     points: list[Point] = []
     notes: list[str] = []

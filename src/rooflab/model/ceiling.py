@@ -61,6 +61,17 @@ class Ceiling:
     def __post_init__(self) -> None:
         if (self.precision is None) == (self.level is None):
             raise InputError("a ceiling needs either a precision (compute) or a level (memory)")
+        # names as a profile file reads them ('float64' -> fp64, 'dram' -> DRAM), so a
+        # ceiling built in Python matches the kernels it should judge
+        from .schema import level_name, precision_name  # schema imports this module
+
+        if self.precision is not None:
+            object.__setattr__(self, "precision", precision_name(self.precision))
+        if self.level is not None:
+            object.__setattr__(self, "level", level_name(self.level))
+        if isinstance(self.value, (bool, str)) or not hasattr(self.value, "__float__"):
+            raise InputError(f"ceiling {self.label}: value must be a plain number (FLOP/s or "
+                             f"bytes/s); got {self.value!r}")
         if self.provenance not in PROVENANCES:
             raise InputError(f"provenance must be one of {PROVENANCES}; got '{self.provenance}'")
         if not self.value > 0:
@@ -113,8 +124,31 @@ class Roof:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "compute", tuple(self.compute))
+        object.__setattr__(self, "memory", tuple(self.memory))
+        for c in self.compute:
+            if not c.is_compute:
+                raise InputError(f"roof '{self.name}': compute ceiling {c.label} is a memory "
+                                 f"level; put it in memory=(...)")
+        for c in self.memory:
+            if c.is_compute:
+                # Ceiling(1e11, "DRAM") sets the precision: the level is a keyword
+                raise InputError(f"roof '{self.name}': memory ceiling '{c.precision}' has no "
+                                 f"level; write Ceiling({c.value:g}, level="
+                                 f"'{c.precision}')")
         if self.overhead_s is not None and self.overhead_s < 0:
             raise InputError(f"overhead_s must be >= 0; got {self.overhead_s}")
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        # IPython/Jupyter display: the numbers, not every ceiling's source URL (repr())
+        from ..units import si
+
+        lines = [f"Roof '{self.name}' ({self.kind})"]
+        lines += [f"  {c.label:<14} {si(c.value, 'FLOP/s')}" for c in self.compute]
+        lines += [f"  {c.label:<14} {si(c.value, 'B/s')}" for c in self.memory]
+        if self.overhead_s is not None:
+            lines.append(f"  overhead       {self.overhead_s * 1e6:.3g} µs per launch")
+        printer.text("\n".join(lines))
 
     # --- lookups -------------------------------------------------------------
     @property

@@ -26,13 +26,65 @@ def sum_counts(counts: Iterable[Mapping[str, float]]) -> dict[str, float]:
     return out
 
 
+def _plain_number(value: Any, name: str, what: str, key: str | None = None) -> float:
+    if type(value) is float:       # the common case; Kernels are built by the thousand
+        return value
+    if not isinstance(value, (bool, str)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    field_ = what if key is None else f"{what}[{key}]"
+    raise InputError(f"kernel '{name}': {field_} must be a plain number (SI base units: "
+                     f"FLOP, bytes, seconds); got {value!r}")
+
+
+def _canon(what: str):
+    """schema's name canoniser for flop or bytes (schema imports this module, so late)."""
+    if not _CANON:
+        from . import schema
+
+        _CANON.update(flop=schema.precision_name, bytes=schema.level_name)
+    return _CANON[what]
+
+
+_CANON: dict = {}
+
+
+def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
+    """flop / bytes given in Python, read the way a kernel file reads them
+    (schema.kernel_from_dict): a bare number is fp32 FLOP / DRAM bytes; names are made
+    canonical ('float16' -> fp16, 'dram' -> DRAM, equal names added), so a Kernel built in
+    a notebook is judged against the same ceiling as the same kernel loaded from JSON."""
+    if values is None:
+        return {}
+    if type(values) is not dict and not isinstance(values, Mapping):
+        if isinstance(values, (str, bool)) or not hasattr(values, "__float__"):
+            example = "{'fp16': 1.37e11}" if what == "flop" else "{'DRAM': 1.0e8}"
+            raise InputError(f"kernel '{name}': {what} must be a dict such as {example} or "
+                             f"a number ({'fp32 FLOP' if what == 'flop' else 'DRAM bytes'});"
+                             f" got {values!r}")
+        values = {"fp32" if what == "flop" else "DRAM": values}
+    canon = _canon(what)
+    out: dict[str, float] = {}
+    for key, value in values.items():
+        if value is None:
+            raise InputError(f"kernel '{name}': {what}[{key}] must be >= 0 and finite; got None")
+        key = canon(key)
+        out[key] = out.get(key, 0.0) + _plain_number(value, name, what, key)
+    return out
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One kernel (or op, or step).
 
     flop: FLOP by precision, e.g. {"fp16": 1.37e11}. One multiply-add counts 2.
     bytes: bytes moved by memory level, e.g. {"DRAM": 1.0e8, "L2": 3e8}.
-    seconds: measured time of all `calls` together (None when only counted).
+    seconds: measured time of all `calls` together (None when only counted); flop and
+      bytes are totals over all calls too (seconds_per_call = seconds / calls).
+      A bare number for flop counts as fp32 FLOP, for bytes as DRAM bytes; names are
+      made canonical ("float16" -> fp16, "dram" -> DRAM), as in a kernel file.
     provenance: where each number came from: {"flop": "derived"|"counted"|"measured", ...}.
     unit: the compute unit the kernel can use ("tensor" for matmuls), None for any.
     samples: raw per-call times in seconds when the time was measured.
@@ -50,8 +102,8 @@ class Kernel:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "flop", _frozen(self.flop))
-        object.__setattr__(self, "bytes", _frozen(self.bytes))
+        object.__setattr__(self, "flop", _frozen(_keyed(self.flop, "flop", self.name)))
+        object.__setattr__(self, "bytes", _frozen(_keyed(self.bytes, "bytes", self.name)))
         object.__setattr__(self, "provenance", _frozen(self.provenance))
         object.__setattr__(self, "meta", _frozen(self.meta))
         object.__setattr__(self, "samples", tuple(self.samples))
@@ -61,8 +113,16 @@ class Kernel:
                 if v is None or not 0 <= v < math.inf:
                     raise InputError(f"kernel '{self.name}': {what}[{key}] must be >= 0 and "
                                      f"finite; got {v!r}")
+        if self.seconds is not None:
+            object.__setattr__(self, "seconds", _plain_number(self.seconds, self.name, "seconds"))
         if self.seconds is not None and not 0 < self.seconds < math.inf:
             raise InputError(f"kernel '{self.name}': seconds must be > 0; got {self.seconds!r}")
+        calls = _plain_number(self.calls, self.name, "calls")
+        if not math.isfinite(calls) or calls != int(calls):
+            # as a kernel file: a fractional launch count would skew the time per call
+            raise InputError(f"kernel '{self.name}': calls must be a whole number of "
+                             f"launches; got {self.calls!r}")
+        object.__setattr__(self, "calls", int(calls))
         if self.calls < 1:
             raise InputError(f"kernel '{self.name}': calls must be >= 1; got {self.calls!r}")
 

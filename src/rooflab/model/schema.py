@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..errors import InputError
@@ -39,15 +40,25 @@ def check_schema_version(d: Any, where: str) -> None:
 def precision_name(name: Any) -> str:
     """'FP64', 'double', 'float16' -> fp64, fp64, fp16; a name rooflab does not know is kept
     (the analysis then notes which ceiling it fell back to)."""
+    return _precision_name(str(name))
+
+
+@lru_cache(maxsize=1024)   # every Kernel canonicalises its keys; the names are few
+def _precision_name(text: str) -> str:
     try:
-        return canonical_dtype(str(name))
+        return canonical_dtype(text)
     except InputError:
-        return str(name)
+        return text
 
 
 def level_name(name: Any) -> str:
     """'dram', 'HBM3e', 'l2' -> DRAM, DRAM, L2; an unknown level is kept as written."""
-    text = str(name).strip()
+    return _level_name(str(name))
+
+
+@lru_cache(maxsize=1024)
+def _level_name(text: str) -> str:
+    text = text.strip()
     low = text.lower()
     if low.startswith(("hbm", "gddr")) or low == "vram":
         return "DRAM"

@@ -172,11 +172,40 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     def change(k: Kernel) -> Kernel:
         ratio = size / dtype_bytes(k.precision)
         return k.with_(flop={new_p: k.total_flop},
-                       bytes={lv: b * ratio for lv, b in k.bytes.items()})
+                       bytes={lv: b * ratio for lv, b in k.bytes.items()},
+                       meta=meta_in_dtype(k.meta, canonical_dtype(precision), ratio))
 
     return _apply(roof, kernels, change, names, f"precision -> {new_p}",
                   f"every byte is element data stored in the kernel's precision, now "
                   f"{size:g} byte(s) per element; the math runs on the {new_p} ceiling")
+
+
+# Input dtypes as torch.profiler spelled them: no honest translation (indices stay integers).
+STALE_DTYPE_META = ("dtypes",)
+
+
+def meta_in_dtype(meta: Mapping[str, object], dtype: str, ratio: float) -> dict:
+    """Meta of a kernel whose element data is now `dtype` (every byte scaled by `ratio`):
+    shape['dtype'] and a top-level 'dtype' name the new dtype; 'weight_dtype' follows where
+    the scaled weight element size is a known one (it was the old element dtype: now `dtype`;
+    ratio 1: unchanged), else it is dropped rather than left naming the old dtype."""
+    out = {k: v for k, v in meta.items() if k not in STALE_DTYPE_META}
+    shape = out.get("shape")
+    if isinstance(shape, Mapping) and "dtype" in shape:
+        out["shape"] = {**shape, "dtype": dtype}
+    if "dtype" in out:
+        out["dtype"] = dtype
+    wd = out.get("weight_dtype")
+    if wd is not None and ratio != 1:
+        try:
+            same = dtype_bytes(str(wd)) * ratio == dtype_bytes(dtype)
+        except InputError:
+            same = False
+        if same:
+            out["weight_dtype"] = dtype
+        else:
+            del out["weight_dtype"]
+    return out
 
 
 def weight_share(k: Kernel, share: float | None) -> float:
@@ -217,7 +246,11 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         # activation dtype, as `rooflab llm --weights` does
         s = 0.0 if share is None and op_kind(k).endswith("norm") else weight_share(k, share)
         factor = (1 - s) + s * to / frm
-        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()})
+        # the weights are `dtype` now: a stale weight_dtype would make a second quantize
+        # scale from the wrong size (a kernel without weights gets no such key)
+        keep = s <= 0 and "weight_dtype" not in k.meta
+        meta = k.meta if keep else {**k.meta, "weight_dtype": canonical_dtype(dtype)}
+        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
     return _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}",
                   f"weights are read once per call and stored in {to:g} byte(s) each; the "
@@ -264,7 +297,8 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
         # Pruning is for the weight matrices of linear layers (not embeddings or norms).
         kind = op_kind(k)
         s = weight_share(k, share) if any(kind.startswith(w) for w in WEIGHT_KINDS) else 0.0
-        if s <= 0:
+        if s <= 0 or k.meta.get("sparsity") == "2:4":
+            # already 2:4 (meta says so): pruning again would halve bytes and FLOP twice
             return k
         ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
                                                     or k.precision)))

@@ -196,8 +196,13 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     sweep_precision: the precision the sweep's kernel computes in (the CPU probe's is
     fp64); its ridge is marked, since the sweep should bend there.
     before_roof: the roof the arrows' starting kernels ran on, when it is not the first
-    (a move to other hardware): their colour and % of roof are judged by it."""
-    roofs = tuple(roofs)
+    (a move to other hardware): their colour and % of roof are judged by it.
+    One Roof or one Kernel may be given bare (plot_roofline(roof, kernel))."""
+    roofs = (roofs,) if isinstance(roofs, Roof) else tuple(roofs)
+    kernels = (kernels,) if isinstance(kernels, Kernel) else kernels
+    if not all(isinstance(r, Roof) for r in roofs):
+        raise InputError(f"plot_roofline(): roofs must be Roofs (rooflab.load_roof('T4') "
+                         f"or a profile .json); got {roofs!r:.80}")
     if not roofs:
         raise InputError("a roofline chart needs at least one roof; pass --on HARDWARE|PROFILE")
     judge = roofs[0]

@@ -37,7 +37,11 @@ class OpCount:
 
     def kernel(self, seconds: float | None = None, calls: int = 1, level: str = "DRAM",
                samples: tuple[float, ...] = ()) -> Kernel:
-        """This count as a Kernel (derived FLOP and bytes; measured time if given)."""
+        """This count as a Kernel (derived FLOP and bytes; measured time if given).
+
+        A Kernel's FLOP, bytes and seconds are totals over its `calls`, and this count is
+        one op: for N launches timed together use op.scaled(N).kernel(seconds=total,
+        calls=N) (calls alone would spread one op's FLOP over N launches' time)."""
         prov = {"flop": "derived", "bytes": "derived"}
         if seconds is not None:
             prov["seconds"] = "measured"

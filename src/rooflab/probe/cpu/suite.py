@@ -1,4 +1,4 @@
-"""probe_cpu: run every CPU measurement in order and assemble a MachineProfile.
+"""probe_cpu: run every CPU measurement in order; assemble.py makes the MachineProfile.
 
 Nothing is written here: the caller saves the returned profile (atomically), so an
 interrupted probe (Ctrl-C) leaves no partial file.
@@ -9,32 +9,34 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ...errors import ProbeError, require
 from ...hardware.host import HostInfo, detect_host
-from ...hardware.profile import MachineProfile, now_iso
-from ...model.ceiling import Ceiling, Roof
-from ...units import si
+from ...hardware.profile import MachineProfile
+from ...model.ceiling import Ceiling
 from . import bandwidth as bw
-from .clock import METHOD as CLOCK_METHOD
+from .assemble import (
+    _assemble,
+    _measured,
+    _nominal,
+    _Raw,
+    clock_estimate,
+    sweep_points,
+)
 from .clock import measure_clock
-from .flags import dram_drift_note, drift_note, flag_overshoot, flag_undershoot
-from .flops import Measured, blas_threads_match, fma_peak, gemm_peak, torch_matmul_peak
-from .intensity import intensity_sweep, method_text
+from .flags import drift_note, flag_overshoot, flag_undershoot
+from .flops import fma_peak, gemm_peak, torch_matmul_peak
+from .intensity import intensity_sweep
 from .modes import ModeSpec, get_mode
 from .overhead import overhead_floor
 from .runner import Rate, Team
 
+# Result assembly moved to assemble.py; these names stay importable from here, where
+# tests/ and probe/cpu/__init__.py have always found them.
+__all__ = ["probe_cpu", "sweep_points", "dram_working_set", "clock_estimate", "drift_note",
+           "flag_overshoot", "flag_undershoot", "_Raw", "_assemble", "_nominal"]
+
 Progress = Callable[[str, float], None]
-CONTENDED = 0.75    # all-thread clock below this x the one-thread clock: cores were shared
-SOURCE = "rooflab probe (numba kernels, this machine)"
-
-
-def _measured(rate: Rate, method: str, label: str, **key) -> Ceiling:
-    warn = rate.warning(label)
-    return Ceiling(value=rate.best, provenance="measured", source=SOURCE, method=method,
-                   samples=rate.samples, warnings=(warn,) if warn else (), **key)
 
 
 def _fmt_bytes(b: float) -> str:
@@ -132,113 +134,6 @@ def _stream_extras(spec, team, ws_by_level: dict[str, float], stages, pool) -> d
     return out
 
 
-def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
-    win = max(methods, key=lambda m: m.rate.best)
-    others = "; ".join(f"{m.method.split(':')[0].split(' (')[0]}: {si(m.rate.best, 'FLOP/s')}"
-                       for m in methods if m is not win)
-    method = win.method + (f" (best of methods; also {others})" if others else "")
-    return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
-
-
-HYBRID_P = "Golden Cove/Raptor Cove (client)"   # client P-core design; may sit beside E-cores
-
-
-def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | None, list[str]]:
-    """The derived roof at the measured clock, and notes on what it assumes. None for a
-    design the table does not know (no guessed pipe count). On a hybrid CPU whose OS
-    lists the P- and E-cores, each core counts at its own design's rate (P-cores first)."""
-    from ...hardware.cpu_arch import cpu_nominal_roof, e_core_arch, hybrid_nominal_roof
-
-    if arch is None or not arch.nominal_known:
-        return None, []
-    cores = min(threads, host.cores)
-    source = f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})"
-    split = host.core_split
-    if split is None or split.e_cores == 0:
-        notes = []
-        if arch.name == HYBRID_P:
-            notes.append(f"{arch.name} parts may have E-cores, but the OS does not list core "
-                         f"types (/sys/devices/system/cpu/types, cpu_core/cpu_atom PMUs): the "
-                         f"P/E split is unknown and the nominal counts all {cores} cores as "
-                         f"P-cores (an upper bound)")
-        return cpu_nominal_roof(f"{host.cpu_model} ({arch.name}, {cores} cores @ {ghz:.2f} "
-                                f"GHz)", cores, ghz, arch, None, source), notes
-    e_arch = e_core_arch(host.vendor, host.family, host.model, host.flags)
-    if e_arch is None:
-        return None, [f"hybrid CPU ({split.p_cores} P + {split.e_cores} E cores, from "
-                      f"{split.source}) whose E-core design is not in rooflab's table: no "
-                      f"nominal compute peak (counting E-cores at the P-core rate overstates "
-                      f"it); add the design to rooflab/hardware/cpu_arch.py"]
-    p_used = min(cores, split.p_cores)
-    e_used = min(cores - p_used, split.e_cores)
-    e_ghz = ghz * (split.e_clock_ratio or 1.0)
-    notes = [f"hybrid CPU: {split.p_cores} P-cores ({arch.name}) + {split.e_cores} E-cores "
-             f"({e_arch.name}) from {split.source}; the nominal counts {p_used} P + {e_used} "
-             f"E cores, each at its own rate"]
-    if e_used and split.e_clock_ratio is None:
-        notes.append("cpufreq shows no E-core maximum clock: the nominal runs the E-cores at "
-                     "the measured (P-core) clock, an upper bound")
-    elif e_used:
-        notes.append(f"E-cores at {e_ghz:.2f} GHz: the measured clock x {split.e_clock_ratio:.3g}"
-                     f" (E/P cpufreq maximum ratio)")
-    name = (f"{host.cpu_model} ({arch.name} {p_used} cores @ {ghz:.2f} GHz + {e_arch.name} "
-            f"{e_used} cores @ {e_ghz:.2f} GHz)")
-    return hybrid_nominal_roof(name, p_used, ghz, arch, e_used, e_ghz, e_arch, source), notes
-
-
-PLAUSIBLE_HZ = (3e8, 8e9)  # no CPU core this probe targets runs outside 0.3-8 GHz
-
-
-def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
-                   end_hz: float | None = None) -> tuple[float, str | None]:
-    """The clock for the nominal roof (GHz) and a note. All-core clocks sit at most ~25 %
-    below one-core boost on current server parts; far lower means our threads shared
-    cores with other load, and then the one-thread clock is the better estimate. A
-    reading outside 0.3-8 GHz is a failed measurement (a preempted calibration), not a
-    clock: the other readings (one thread, the repeat at the end) stand in for it."""
-    lo, hi = PLAUSIBLE_HZ
-    if not lo <= all_threads_hz <= hi:
-        others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
-        if not others:
-            return all_threads_hz / 1e9, (
-                f"the clock measurement failed ({all_threads_hz:.3g} Hz; other load "
-                f"preempted it), so the nominal roof is wrong; rerun on a quiet machine")
-        return max(others) / 1e9, (
-            f"the all-thread clock reading ({all_threads_hz:.3g} Hz) failed (other load "
-            f"preempted it); the nominal roof uses the other clock reading, "
-            f"{max(others) / 1e9:.2f} GHz")
-    if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
-        return one_thread_hz / 1e9, (
-            f"with {threads} threads each ran at {all_threads_hz / 1e9:.2f} GHz effective vs "
-            f"{one_thread_hz / 1e9:.2f} GHz alone: other load shared the cores during the "
-            f"probe, so measured ceilings may be low; the nominal roof uses the one-thread "
-            f"clock; rerun on a quiet machine")
-    return all_threads_hz / 1e9, None
-
-
-@dataclass
-class _Raw:
-    """Everything one probe measured, before it becomes roofs and extras."""
-
-    clock0: Rate
-    clock_1t: Rate
-    peaks: dict
-    sweep_extras: dict
-    mem_ceilings: dict
-    stream: dict
-    ws_intensity: float
-    intensity: tuple
-    gemm: dict
-    gemm_by_size: dict
-    lowp: list
-    not_measured: dict
-    overhead: dict
-    peak_end: Measured
-    clock1: Rate
-    notes: list
-    dram_end: Rate | None = None   # DRAM triad again at the end (None: no DRAM plateau)
-
-
 def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
              dram_total: float) -> _Raw:
     """Run every measurement in order (the reference FMA peak and clock again at the end)."""
@@ -294,7 +189,7 @@ def probe_cpu(mode: str = "default", threads: int | None = None,
     """Measure this CPU's roofline: bandwidth per memory level, peak FLOP/s per precision,
     an intensity sweep and the overhead floor. Returns the profile (writes nothing)."""
     require("numba", "cpu", "the CPU probe")
-    from ...hardware.cpu_arch import detect_microarch
+    from ...hardware.cpu_detect import detect_microarch
 
     spec = get_mode(mode)
     t_start = time.perf_counter()
@@ -319,80 +214,6 @@ def probe_cpu(mode: str = "default", threads: int | None = None,
     return _assemble(raw, spec, host, arch, threads, time.perf_counter() - t_start)
 
 
-def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
-              wall_s: float) -> MachineProfile:
-    """Roofs, notes and extras from the raw measurements."""
-    notes = list(raw.notes)
-    ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
-                                     raw.clock1.best)
-    gemm_ok = blas_threads_match(threads)
-    if not gemm_ok:
-        notes.append(f"numpy GEMM ran on the BLAS's default thread count, not {threads}; it "
-                     f"is kept in extras but not used for the ceilings (pip install "
-                     f"threadpoolctl to limit it)")
-    compute = [_best(p, [raw.peaks[p]] + ([raw.gemm[p]] if gemm_ok else []), "vector")
-               for p in ("fp64", "fp32")]
-    compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
-                          unit=u) for m, u in raw.lowp]
-    nominal, nominal_notes = _nominal(host, arch, ghz, threads)
-    notes += nominal_notes
-    if arch is not None and not arch.nominal_known:
-        notes += list(arch.notes)   # why there is no nominal roof, and how to get one
-    compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
-    start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
-    notes += [n for n in (clock_note, drift_note(start, end)) if n]
-    if raw.dram_end is not None:
-        note = dram_drift_note(raw.mem_ceilings["DRAM"].value, raw.dram_end.best)
-        notes += [note] if note else []
-    notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
-    floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
-    order = {lv: i for i, lv in enumerate(bw.LEVELS)}
-    measured = Roof(
-        name=f"{host.cpu_model} measured ({threads} threads)", kind="measured",
-        compute=tuple(compute),
-        memory=tuple(sorted(bw.flag_inversions(raw.mem_ceilings).values(),
-                            key=lambda c: order[c.level])),
-        overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
-        source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
-    host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
-                               "threads_used": threads,
-                               "microarch": arch.name if arch else None,
-                               "microarch_notes": list(arch.notes) if arch else []}
-    return MachineProfile(host=host_d, nominal=nominal, measured=measured,
-                          extras=_extras(raw, spec, threads, ghz, wall_s), created=now_iso())
-
-
-def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) -> dict:
-    def method_dict(m: Measured) -> dict:
-        return {"method": m.method, "flop_per_s": m.rate.best,
-                "median_flop_per_s": m.rate.median, "spread": m.rate.stats.spread,
-                "samples": list(m.rate.samples)}
-
-    start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
-    return {
-        "mode": spec.name, "threads": threads,
-        "bandwidth_sweep": raw.sweep_extras, "stream": raw.stream,
-        "compute_methods": {p: [method_dict(m) for m in (raw.peaks[p], raw.gemm[p])]
-                            for p in ("fp64", "fp32")},
-        "gemm_by_size": {p: {str(n): v for n, v in d.items()}
-                         for p, d in raw.gemm_by_size.items()},
-        "not_measured": raw.not_measured,
-        "intensity_sweep": {"precision": "fp64",
-                            "method": method_text(raw.ws_intensity * threads, threads),
-                            "points": [pt.to_dict() for pt in raw.intensity]},
-        "overhead": {k: {"seconds": v.median, "best_s": v.best, "samples": list(v.samples)}
-                     for k, v in raw.overhead.items()},
-        "clock": {"hz": raw.clock0.best, "median_hz": raw.clock0.median,
-                  "one_thread_hz": raw.clock_1t.best, "nominal_ghz": ghz,
-                  "samples": list(raw.clock0.samples), "method": CLOCK_METHOD,
-                  "hz_end": raw.clock1.best},
-        "drift": {"reference": "fp64 FMA peak", "start_flop_per_s": start,
-                  "end_flop_per_s": end, "relative_change": end / start - 1,
-                  "dram_end_bytes_per_s": raw.dram_end.best if raw.dram_end else None},
-        "wall_s": wall_s,
-    }
-
-
 def _low_precision(spec: ModeSpec, arch, threads: int):
     """bf16/fp16/int8 through torch where the CPU has a fast path; reasons otherwise."""
     measured, reasons = [], {}
@@ -410,9 +231,3 @@ def _low_precision(spec: ModeSpec, arch, threads: int):
         else:
             measured.append((got, path.unit))
     return measured, reasons
-
-
-def sweep_points(profile: MachineProfile) -> list[tuple[float, float]]:
-    """The intensity sweep as (AI FLOP/byte, FLOP/s) pairs for report.chart's `sweep=`."""
-    pts = (profile.extras.get("intensity_sweep") or {}).get("points", [])
-    return [(float(p["ai"]), float(p["flop_per_s"])) for p in pts]

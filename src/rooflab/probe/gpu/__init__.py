@@ -111,7 +111,8 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     started = time.perf_counter()
     host = identify(torch, dev)
     host["clocks_before"] = read_clocks(torch, dev)
-    nominal, catalog = catalog_roof(host["name"], host.get("compute_capability"))
+    nominal, catalog = catalog_roof(host["name"], host.get("compute_capability"),
+                                    memory_bytes=host.get("memory_bytes"))
     host["catalog"] = catalog if nominal is not None else None
     host["catalog_note"] = catalog if nominal is None else None   # why there is no nominal
     source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from ...model.ceiling import Ceiling
 from ..stats import rates
 from .context import Context, measured_ceiling
+from .identity import gcn_arch
 from .timing import time_calls
 
 MATMUL_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
@@ -20,6 +21,10 @@ VECTOR_PRECISIONS = ("fp64", "fp32", "fp16")
 # Compute capabilities whose matrix units do fp64 (DMMA): A100, H100/H200, B200
 # (NVIDIA architecture whitepapers); elsewhere fp64 matmuls run on the vector units.
 FP64_TENSOR_CC = ("8.0", "9.0", "10.0")
+# AMD targets whose matrix cores do fp64 (MFMA F64): CDNA2 gfx90a, CDNA3 gfx94x, CDNA4 gfx950
+# (AMD CDNA 2/3/4 ISA guides; MI100's gfx908 has no fp64 MFMA). rocBLAS/hipBLASLt DGEMM runs
+# there, so its peak is the "fp64 matrix" figure (163.4 TFLOP/s on an MI300X, not 81.7).
+FP64_MATRIX_GFX = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
 FMA_BLOCK = 1024
 FMA_PROGRAMS_PER_SM = 32
 
@@ -49,8 +54,20 @@ def matmul_unit(ctx: Context, precision: str) -> str:
     if not ctx.is_cuda or precision == "fp32":
         return "vector"
     if precision == "fp64":
+        if ctx.host.get("gcn_arch"):
+            return "tensor" if ctx.host["gcn_arch"] in FP64_MATRIX_GFX else "vector"
         return "tensor" if ctx.host.get("compute_capability") in FP64_TENSOR_CC else "vector"
     return "tensor"
+
+
+def fp8_dtype(torch, dev):
+    """e4m3 as the device's fp8 GEMM takes it: OCP e4m3fn, except on MI300 (gfx940-942),
+    whose matrix cores use the FNUZ variant: PyTorch's ROCm _scaled_mm refuses e4m3fn there
+    (aten/src/ATen/native/cuda/Blas.cpp, `_scaled_mm_is_fnuz`)."""
+    if getattr(torch.version, "hip", None) and dev.type == "cuda":
+        if (gcn_arch(torch.cuda.get_device_properties(dev)) or "").startswith("gfx94"):
+            return torch.float8_e4m3fnuz
+    return torch.float8_e4m3fn
 
 
 def matmul_op(torch, dev, precision: str, n: int):
@@ -61,7 +78,7 @@ def matmul_op(torch, dev, precision: str, n: int):
         b = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=dev).t()
         return lambda: torch._int_mm(a, b)
     if precision == "fp8":
-        fp8 = torch.float8_e4m3fn
+        fp8 = fp8_dtype(torch, dev)
         a = torch.randn(n, n, device=dev).to(fp8)
         b = torch.randn(n, n, device=dev).to(fp8).t()   # _scaled_mm wants B column-major
         one = torch.ones((), device=dev)
@@ -98,7 +115,8 @@ def _matmul_best(ctx: Context, precision: str) -> Ceiling | None:
         ctx.keep(name, timing, flop, "flop", kind="matmul", precision=precision, n=n,
                  flop_per_s_best=max(rates(flop, timing.samples)))
         lib = "torch._int_mm" if precision == "int8" else (
-            "torch._scaled_mm e4m3" if precision == "fp8" else "torch.matmul")
+            f"torch._scaled_mm {str(fp8_dtype(torch, ctx.dev)).removeprefix('torch.float8_')}"
+            if precision == "fp8" else "torch.matmul")
         c = measured_ceiling(flop, timing, precision=precision,
                              unit=matmul_unit(ctx, precision), source=ctx.source,
                              method=f"{lib} {n}x{n}x{n}, random inputs, 2n^3 FLOP, best call "

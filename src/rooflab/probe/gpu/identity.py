@@ -23,6 +23,23 @@ _DEVICE_RE = re.compile(r"^(cuda|cpu)(?::(\d+))?$")
 # Capabilities" tables: 256 KB on 9.0, 192 KB on 8.0, 128 KB on 8.6/8.9/7.5, 128 KB on 7.0).
 L1_PER_SM = {(9, 0): 256 << 10, (8, 0): 192 << 10, (10, 0): 256 << 10}
 DEFAULT_L1_PER_SM = 128 << 10
+# ROCm builds of PyTorch answer through torch.cuda, but major.minor there is the gfx version
+# (gfx942 -> 9.4), not a CUDA compute capability. Vector L1 per CU by LLVM target (ROCm "GPU
+# hardware specifications", https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html:
+# 16 KiB on MI100/MI200, 32 KiB on MI300/MI350); other targets: not known, not guessed.
+AMD_L1_PER_CU = {"gfx908": 16 << 10, "gfx90a": 16 << 10, "gfx940": 32 << 10,
+                 "gfx941": 32 << 10, "gfx942": 32 << 10, "gfx950": 32 << 10}
+
+
+def hip_version(torch) -> str | None:
+    """ROCm's HIP version when this PyTorch is a ROCm build (torch.version.hip), else None."""
+    return getattr(getattr(torch, "version", None), "hip", None) or None
+
+
+def gcn_arch(props) -> str | None:
+    """'gfx942' from a ROCm device's gcnArchName ('gfx942:sramecc+:xnack-'), else None."""
+    name = str(getattr(props, "gcnArchName", "") or "").split(":")[0].strip()
+    return name or None
 
 
 def parse_device(device: str) -> tuple[str, int | None]:
@@ -39,6 +56,12 @@ def open_device(torch, device: str):
     kind, index = parse_device(device)
     if kind == "cpu":
         return torch.device("cpu")
+    if not torch.cuda.is_available() and hip_version(torch):
+        raise DeviceError(
+            "no GPU is visible (torch.cuda.is_available() is False) to this ROCm build of "
+            f"PyTorch (HIP {hip_version(torch)}). Check `rocm-smi` or `amd-smi list`, that "
+            "you are in the video and render groups, and HIP_VISIBLE_DEVICES / "
+            "ROCR_VISIBLE_DEVICES, or probe the CPU with `rooflab probe`")
     if not torch.cuda.is_available():
         build = torch.version.cuda or "none (a CPU-only build of PyTorch)"
         raise DeviceError(
@@ -122,6 +145,11 @@ def _cpu_mhz() -> float | None:
 
 def read_clocks(torch, dev) -> dict[str, Any]:
     """The device's clocks and power now (read only)."""
+    if dev.type == "cuda" and hip_version(torch):
+        # NVML is NVIDIA's library; on ROCm it cannot see the device (a stale pynvml could
+        # even answer for another card). Say so rather than report nothing or a wrong card.
+        return {"nvml": "not used on ROCm (NVIDIA's library); clocks and power not read: "
+                        "see `amd-smi metric`"}
     if dev.type == "cuda":
         props = torch.cuda.get_device_properties(dev)
         return nvml_state(props, dev.index)
@@ -164,13 +192,26 @@ def _common(torch) -> dict[str, Any]:
         triton = None
     return {"hostname": socket.gethostname(), "platform": platform.platform(),
             "python": platform.python_version(), "torch": torch.__version__,
-            "cuda": torch.version.cuda, "triton": triton}
+            "cuda": torch.version.cuda, "triton": triton,
+            **({"hip": hip_version(torch)} if hip_version(torch) else {})}
 
 
 def identify(torch, dev) -> dict[str, Any]:
-    """Identity of the device: the same keys on CUDA and on the CPU device."""
+    """Identity of the device: the same keys on CUDA and on the CPU device (a ROCm build
+    adds `gcn_arch` and `hip`, with backend "rocm" and no compute capability)."""
     host = _common(torch)
-    if dev.type == "cuda":
+    if dev.type == "cuda" and hip_version(torch):
+        p = torch.cuda.get_device_properties(dev)
+        arch = gcn_arch(p)
+        l2 = getattr(p, "L2_cache_size", None) or getattr(p, "l2_cache_size", None)
+        per_cu = AMD_L1_PER_CU.get(arch or "")
+        l1 = float(per_cu * p.multi_processor_count) if per_cu else None
+        host.update(name=p.name, device=str(dev), backend="rocm", threads=None,
+                    compute_capability=None, gcn_arch=arch,
+                    multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
+                    l2_bytes=float(l2) if l2 else None, l1_bytes=l1,
+                    caches={**({"L1": l1} if l1 else {}), **({"L2": float(l2)} if l2 else {})})
+    elif dev.type == "cuda":
         p = torch.cuda.get_device_properties(dev)
         cc = (p.major, p.minor)
         l2 = getattr(p, "L2_cache_size", None) or getattr(p, "l2_cache_size", None)
@@ -202,9 +243,39 @@ def identify(torch, dev) -> dict[str, Any]:
     return host
 
 
-def catalog_roof(name: str, cc: str | None = None):
+# Packages whose dies are separate devices to software: the MI250X's two graphics compute
+# dies each show as one GPU with half the package's memory, bandwidth and compute ("AMD
+# Instinct MI250 microarchitecture", ROCm docs: 1.6 TB/s and 64 GB per GCD, each with its
+# own PCIe x16 link). ROCm names each die "AMD Instinct MI250X / MI250" (an MI250's die,
+# 104 CUs to the MI250X's 110, gets the same name: its compute is 104/110 of this).
+DIES_PER_PACKAGE = {"AMD Instinct MI250X": 2}
+
+
+def _one_die(dev, roof, memory_bytes: float | None):
+    """The nominal roof of one die when the device shows 1/n of a multi-die entry's memory
+    (derived: the package figure / n; the host link is per die already), else `roof`."""
+    n = DIES_PER_PACKAGE.get(dev.name)
+    if not n or not memory_bytes or not dev.memory_bytes \
+            or not 0.8 < memory_bytes * n / dev.memory_bytes < 1.2:
+        return roof, dev.name
+    why = (f"one of the {n} dies of the {dev.name} (each is its own device): the package's "
+           f"datasheet figure / {n}")
+
+    def part(c):
+        if c.level == "PCIe":
+            return c
+        return replace(c, value=c.value / n, provenance="derived",
+                       source=f"{why}; {c.source}".rstrip("; "))
+    name = f"{dev.name}, one die"
+    return replace(roof, name=name, compute=tuple(map(part, roof.compute)),
+                   memory=tuple(map(part, roof.memory)), notes=roof.notes + (why,)), name
+
+
+def catalog_roof(name: str, cc: str | None = None, *, memory_bytes: float | None = None):
     """(nominal Roof, catalog name) for a device name, or (None, reason) when unmatched or
-    when the entry's compute capability differs from the device's (a wrong match)."""
+    when the entry's compute capability differs from the device's (a wrong match).
+    `memory_bytes` (the device's own) tells one die of a multi-die package (MI250X) from the
+    package: its roof is then the package's figures divided among the dies."""
     try:
         from ...hardware.catalog import match_device_name
     except ImportError:
@@ -223,4 +294,4 @@ def catalog_roof(name: str, cc: str | None = None):
     # The probe measures the host link too: its nominal figure goes beside it (the catalog's
     # own roofs leave links out, so charts of datasheet roofs stay cache/DRAM only).
     roof = replace(dev.roof, memory=dev.roof.memory + (link,)) if link else dev.roof
-    return roof, dev.name
+    return _one_die(dev, roof, memory_bytes)

@@ -33,7 +33,9 @@ class Request:
     generate: int = 128
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "batches", check_batches(tuple(self.batches)))
+        # Request(batches=4) from Python: one batch size, as --batch 4 on the command line
+        batches = (self.batches,) if isinstance(self.batches, int) else tuple(self.batches)
+        object.__setattr__(self, "batches", check_batches(batches))
         for name in ("prompt", "generate"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
@@ -103,6 +105,10 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     adds it to the time."""
     s = s or Settings()
     req = req or Request()
+    if not isinstance(roof, Roof):
+        raise InputError(f"analyze_llm(): roof must be a Roof; got {type(roof).__name__} "
+                         f"{roof!r:.60}; load one with rooflab.load_roof('T4') (a catalog "
+                         f"name or a profile .json)")
     roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
     notes = list(cfg.notes)
     longest = max(req.decode_context, req.prompt + req.generate)   # what the cache must hold

@@ -1,0 +1,54 @@
+"""Derived CPU compute ceilings: cores x GHz x lanes x FMA pipes x 2 for one core design
+(`cpu_arch.MicroArch`), or P- plus E-cores of a hybrid part, each at its own design's rate."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..model.ceiling import Ceiling, Roof
+from ..model.roofline import cpu_peak_flop_per_s
+from .cpu_arch import MicroArch
+
+
+def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
+                     dram_bytes_per_s: float | None, source: str, clock: str = "") -> Roof:
+    """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one.
+
+    `clock` names which clock `ghz` is ("base" for catalog entries); it goes into each
+    ceiling's method so a reader can tell a base-clock peak from a boost or AVX one."""
+    where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock} clock)" if clock else "")
+    compute = []
+    for prec, bits in (("fp64", 64), ("fp32", 32)) if arch.nominal_known else ():
+        lanes = arch.simd_bits // bits
+        compute.append(Ceiling(
+            value=cpu_peak_flop_per_s(cores, ghz, arch.simd_bits, bits, arch.fma_pipes),
+            precision=prec, unit="vector", provenance="derived", source=arch.source,
+            method=f"{where} x {lanes} lanes x {arch.fma_pipes} FMA pipes x 2 ({arch.name})"))
+    for fast in arch.fast_paths if arch.nominal_known else ():
+        compute.append(Ceiling(
+            value=cores * ghz * 1e9 * fast.flop_per_cycle, precision=fast.precision,
+            unit=fast.unit, provenance="derived", source=arch.source,
+            method=f"{where} x {fast.flop_per_cycle:g} FLOP/cycle ({fast.via}, {arch.name})"))
+    memory = ()
+    if dram_bytes_per_s:
+        memory = (Ceiling(value=dram_bytes_per_s, level="DRAM", provenance="nominal",
+                          source=source),)
+    return Roof(name=name, kind="nominal", compute=tuple(compute), memory=memory,
+                source=source, notes=arch.notes)
+
+
+def hybrid_nominal_roof(name: str, p_cores: int, p_ghz: float, p_arch: MicroArch,
+                        e_cores: int, e_ghz: float, e_arch: MicroArch, source: str,
+                        clock: str = "") -> Roof:
+    """P-core + E-core derived peaks, per (precision, unit) both designs have: each core
+    counted at its own design's rate (the catalog adds hybrid entries the same way)."""
+    p = cpu_nominal_roof(name, p_cores, p_ghz, p_arch, None, source, clock)
+    if e_cores <= 0:
+        return p
+    e = cpu_nominal_roof(name, e_cores, e_ghz, e_arch, None, source, clock)
+    e_by = {c.label: c for c in e.compute}
+    compute = tuple(
+        replace(c, value=c.value + e_by[c.label].value,
+                method=f"P-cores: {c.method} + E-cores: {e_by[c.label].method}")
+        for c in p.compute if c.label in e_by)
+    return replace(p, compute=compute, notes=p.notes + e.notes)
