@@ -69,7 +69,8 @@ def test_choose_on_an_llm_document_keeps_its_per_kernel_rows(tmp_path, capsys):
 
 def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
     # rope and norm ask for fp16 vector math; neither MI300X nor B200 lists an fp16 vector
-    # ceiling, so both fall back to fp16 tensor: one note per device, one line in all.
+    # ceiling, so both fall back to fp32 vector (never the tensor peak): one note per
+    # device, one line in all.
     path = tmp_path / "k.json"
     path.write_text(json.dumps({"kernels": [
         {"name": n, "flop": {"fp16": 1e6}, "bytes": {"DRAM": 1e6}, "unit": "vector"}
@@ -77,7 +78,8 @@ def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
     assert main(["choose", str(path), "--among", "MI300X,B200", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["devices"]
     for c in data:
-        assert c["notes"] == ["no fp16 vector ceiling; using fp16 tensor (for rope, norm)"]
+        assert c["notes"] == ["no fp16 vector ceiling; using fp32 vector, since vector work "
+                              "cannot use tensor units (for rope, norm)"]
     # Hopper lists its packed-half2 vector peak (2 x fp32): no fallback there.
     assert main(["choose", str(path), "--among", "H100", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["devices"][0]["notes"] == []
@@ -85,8 +87,8 @@ def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
     out = flat(capsys.readouterr().out)
     assert out.count("note:") == 1
     # both launch-bound (2 x 5 us): a tie, kept in --among order
-    assert ("note: no fp16 vector ceiling; using fp16 tensor (for rope, norm), on "
-            "AMD Instinct MI300X, NVIDIA B200") in out
+    assert ("note: no fp16 vector ceiling; using fp32 vector, since vector work cannot use "
+            "tensor units (for rope, norm), on AMD Instinct MI300X, NVIDIA B200") in out
 
 
 def test_rank_groups_a_fallback_across_kernels():

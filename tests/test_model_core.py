@@ -147,3 +147,21 @@ def test_json_vocabulary_round_trip():
     assert set(row) >= {"kernel", "precision", "level", "ai", "achieved_flop_per_s",
                         "attainable_flop_per_s", "percent_of_roof", "bound", "time_share"}
     assert not math.isnan(row["percent_of_roof"])
+
+
+def test_vector_work_without_its_own_vector_ceiling_is_held_to_a_wider_vector_one():
+    # MI300X-like: AMD lists no fp16 vector rate; fp16 elementwise runs on the vector ALUs at
+    # (at least) the fp32 vector rate, never at the fp16 matrix peak 8x higher.
+    roof = Roof("R", compute=(Ceiling(1.3074e15, precision="fp16", unit="tensor"),
+                              Ceiling(1.634e14, precision="fp32", unit="vector")),
+                memory=(Ceiling(5.3e12, level="DRAM"),))
+    c, note = roof.compute_for("fp16", "vector")
+    assert (c.precision, c.unit, c.value) == ("fp32", "vector", 1.634e14)
+    assert "no fp16 vector ceiling; using fp32 vector" in note
+    assert roof.compute_for("fp16", "tensor")[0].value == 1.3074e15    # matrix work: tensor
+    assert roof.compute_for("fp16")[0].value == 1.3074e15              # any unit: the fastest
+    # with no vector ceiling at all, the same precision's other unit is still used (noted)
+    only_tensor = Roof("T", compute=(Ceiling(1e15, precision="fp16", unit="tensor"),),
+                       memory=(Ceiling(1e12, level="DRAM"),))
+    c, note = only_tensor.compute_for("fp16", "vector")
+    assert (c.unit, "using fp16 tensor" in note) == ("tensor", True)

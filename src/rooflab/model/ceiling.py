@@ -167,8 +167,19 @@ class Roof:
 
     def compute_for(self, precision: str, unit: str | None = None) -> tuple[Ceiling, str]:
         """The ceiling a kernel of this precision is held to, and a note when it fell back."""
-        found = self.find_compute(precision, unit) or (
-            self.find_compute(precision) if unit else None)
+        found = self.find_compute(precision, unit)
+        if found is None and unit == "vector":
+            # Vector work cannot run on matrix units: a GPU that lists no fp16 vector rate
+            # (AMD Instinct) runs fp16 elementwise at least at its fp32 vector rate, so a
+            # wider precision's vector ceiling judges it, not the fp16 tensor peak (8x higher
+            # on an MI300X, which put the ridge at 247 instead of 31).
+            for alt in PRECISION_FALLBACK.get(precision, ("fp32",)):
+                wider = self.find_compute(alt, "vector")
+                if wider is not None:
+                    return wider, (f"roof '{self.name}' has no {precision} vector ceiling; "
+                                   f"using {wider.label}, since vector work cannot use "
+                                   f"tensor units")
+        found = found or (self.find_compute(precision) if unit else None)
         if found is not None:
             note = "" if unit is None or found.unit == unit else (
                 f"roof '{self.name}' has no {precision} {unit} ceiling; using {found.label}")
