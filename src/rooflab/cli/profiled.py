@@ -247,6 +247,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         for note in collapse_notes((*notes, *analysis.notes)):
             out.print(escape(f"note: {note}"))
     if output:
-        message = write_output(output, analysis, rows, extra, trajectory, level)
+        # the file holds every kernel, as the .json and the chart do: --top trims the screen
+        message = write_output(output, analysis, table_rows(analysis), extra, trajectory, level)
         print(message, file=sys.stderr if json_out else sys.stdout)
     return 0
