@@ -20,6 +20,7 @@ kernel's move on the roof (needs --on or a roof in the files).
   rooflab compare before.json after.json --fail-if-slower 5
   rooflab compare output1.ncu-rep output5.csv --on output5.ncu-rep -o moves.png
   rooflab compare before_trace.json after_trace.json      (torch.profiler traces)
+  rooflab compare run1/results.csv run2/results.csv      (rocprof counter CSVs)
 """
 
 
@@ -27,7 +28,8 @@ def register(app) -> None:
     @app.command("compare", help=HELP)
     def compare(
         before: str = typer.Argument(..., help="the first run: kernel/analysis JSON, CSV, "
-                                               "ncu CSV, .ncu-rep or torch trace"),
+                                               "ncu CSV, .ncu-rep, rocprof CSV or folder, "
+                                               "or torch trace"),
         after: str = typer.Argument(..., help="the second run, same formats"),
         rename: list[str] = typer.Option([], "--map", help="OLD=NEW for a renamed kernel "
                                                            "(repeatable)"),
@@ -85,12 +87,7 @@ def _names(kernels, limit: int = 3) -> str:
 
 
 def _kernels(path: str):
-    from .report import is_ncu_file
-
-    if is_ncu_file(path):
-        from ..ingest.ncu_files import load_ncu
-
-        return load_ncu([path]).kernels
+    # any kernel file: ours, an analysis JSON, or a profiler's (ncu, rocprof, torch trace)
     from ..ingest.kernelfile import load_kernels
 
     return load_kernels(path)

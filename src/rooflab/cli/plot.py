@@ -12,7 +12,8 @@ HELP = """Draw a roofline chart and write it as .png or .svg.
 
 Roofs come from --on (catalog names, saved profiles, or an .ncu-rep's recorded
 peaks); kernels from files (the JSON vocabulary, CSV, an analysis JSON written by
-another verb, ncu CSV / .ncu-rep files, torch.profiler chrome traces).
+another verb, ncu CSV / .ncu-rep files, rocprof counter CSVs or their folders,
+torch.profiler chrome traces).
 
 A profile gives two roofs: measured (solid) and nominal (dashed). The first
 roof judges the kernels: indigo left of its ridge, amber right of it.
@@ -68,22 +69,22 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
 def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False):
     """Roofs and kernels for the chart; without --on, a roof found in a kernel file.
 
-    Nsight Compute files (CSV pages, .ncu-rep) are read as `rooflab ncu` reads them, several
-    of them as steps (joined with --trajectory); an .ncu-rep given to --on is the roof ncu
-    recorded; without --on, ncu files bring their own roof (recorded peaks, device name)."""
+    Profiler files (ncu CSV pages and .ncu-rep, rocprof CSVs and folders, torch traces) are
+    read as `rooflab ncu/rocprof/torch` read them, several ncu or rocprof files as steps
+    (joined with --trajectory); an .ncu-rep given to --on is the roof ncu recorded; without
+    --on, profiler files bring their own roof (recorded peaks, device name, else the best
+    the kernels reached)."""
     from ..hardware.resolve import load_roofs, roofs_from_file
-    from ..ingest.kernelfile import load_kernels
+    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
     from ..ingest.profile_import import roof_for_on
-    from .report import is_ncu_file
 
-    ncu = [p for p in kernel_files if is_ncu_file(p)]
-    kernels = [k for path in kernel_files if path not in ncu for k in load_kernels(path)]
-    imp = None
-    if ncu:
-        from ..ingest.ncu_files import load_ncu
+    own = [p for p in kernel_files if file_kind(p) == "rooflab"]
+    profiled = [p for p in kernel_files if p not in own]     # every profiler's file
+    kernels = [k for path in own for k in load_kernels(path)]
+    imp = load_profiles(profiled)
+    if imp is not None:
         from .common import warn
 
-        imp = load_ncu(ncu)
         for skip in imp.failed:
             warn(f"skipped: {skip}")
         kernels += imp.kernels
@@ -99,7 +100,7 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
         ".ncu-rep") else load_roofs(spec))]
     if not roofs:
         for path in kernel_files:
-            if path.lower().endswith(".json") and path not in ncu:
+            if path.lower().endswith(".json") and path in own:
                 try:
                     roofs.extend(roofs_from_file(path))
                 except ParseError:   # a plain kernel list: no roof inside
@@ -146,7 +147,8 @@ def register(app) -> None:
     @app.command("plot", help=HELP)
     def plot(kernel_files: list[str] = typer.Argument(None, metavar="KERNELS",
                                                       help="kernel files (.json or .csv), "
-                                                           "ncu CSV or .ncu-rep files"),
+                                                           "ncu CSV or .ncu-rep, rocprof CSV "
+                                                           "or folder, torch trace"),
              on: list[str] = typer.Option([], "--on", help="HARDWARE or PROFILE.json; "
                                                            "repeat for several roofs"),
              output: str = typer.Option("roofline.png", "-o", "--output",

@@ -14,9 +14,11 @@ how far it is from its roof, what it would gain there, the three distances, sani
 and advice with predicted speed-ups.
 
 Kernels come from rooflab kernel files (.json, .csv), analysis JSON written by another
-verb, or Nsight Compute CSV pages and .ncu-rep reports. The roof comes from --on (a
-catalog name or a saved profile); without it, from an analysis JSON's roof, or for ncu
-files the device they name, the peaks they recorded, or the best the kernels reached.
+verb, Nsight Compute CSV pages and .ncu-rep reports, rocprof counter CSVs (or their
+folders) and torch.profiler traces, each read as its own verb reads it. The roof comes
+from --on (a catalog name or a saved profile); without it, from an analysis JSON's roof,
+or for profiler files the device they name, the peaks they recorded, or the best the
+kernels reached.
 
   rooflab report kernels.json --on h100-sxm
   rooflab report kernels.json --on profile.json -o report.html   (interactive, offline)
@@ -36,16 +38,9 @@ class Inputs:
 
 def is_ncu_file(path: str) -> bool:
     """An .ncu-rep report, or a CSV whose header names ncu's columns."""
-    if path.endswith(".ncu-rep"):
-        return True
-    if not path.lower().endswith(".csv"):
-        return False
-    try:
-        with open(path, errors="replace") as fh:
-            head = fh.read(20000)
-    except OSError:
-        return False
-    return '"Kernel Name"' in head or "Kernel Name," in head
+    from ..ingest.kernelfile import file_kind
+
+    return file_kind(path) == "ncu"
 
 
 def _profile_of(on: str):
@@ -68,12 +63,12 @@ def _profile_of(on: str):
 def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
     """Kernels from every file, and the roof to judge them by (see HELP)."""
     from ..hardware.resolve import roofs_from_file
-    from ..ingest.kernelfile import load_kernels
+    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
 
     if not paths:
-        raise InputError("no kernel files given; pass kernel .json/.csv or ncu files")
-    ncu = [p for p in paths if is_ncu_file(p)]
-    own = [p for p in paths if p not in ncu]
+        raise InputError("no kernel files given; pass kernel .json/.csv files or profiler "
+                         "files (ncu, rocprof, torch trace)")
+    own = [p for p in paths if file_kind(p) == "rooflab"]
     kernels: list = []
     notes: list[str] = []
     file_roof = None
@@ -84,13 +79,12 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
                 file_roof = roofs_from_file(path)[0]
             except ParseError:
                 pass
-    imp = None
-    if ncu:
-        from ..ingest.ncu_files import load_ncu
-
-        imp = load_ncu(ncu, progress=progress)
+    # profiler files, read as `rooflab ncu/rocprof/torch` read them (several = steps)
+    imp = load_profiles([p for p in paths if p not in own], progress=progress)
+    if imp is not None:
         kernels += imp.kernels
         notes += [f"skipped: {s}" for s in imp.failed]
+        notes += list(imp.notes)
     profile = _profile_of(on) if on else None
     if on:
         from ..ingest.profile_import import cc_mismatch, recorded_cc, roof_for_on
@@ -105,10 +99,12 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
     elif file_roof is not None:
         roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"
     elif imp is not None:
-        from ..ingest.profile_import import choose_roof
+        from ..ingest.profile_import import ENVELOPE_NAME, ENVELOPE_NOTE, choose_roof
 
         choice = choose_roof(None, imp)
         roof, source = choice.roof, choice.source
+        if roof.name == ENVELOPE_NAME:   # what 100 % means there, as `rooflab ncu` says
+            notes.append(ENVELOPE_NOTE)
     else:
         raise InputError("no roof: pass --on HARDWARE (a name from `rooflab specs list`) or "
                          "--on profile.json (from `rooflab probe -o profile.json`)")
@@ -196,7 +192,8 @@ def register(app) -> None:
     @app.command("report", help=HELP)
     def report(
         files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
-                                                     "JSON, ncu CSV or .ncu-rep"),
+                                                     "JSON, ncu CSV or .ncu-rep, rocprof "
+                                                     "CSV or folder, torch trace"),
         on: str = typer.Option(None, "--on", help="hardware name or profile/roof JSON file"),
         output: str = typer.Option(None, "-o", "--output",
                                    help="write report.html (interactive), .md or .json"),

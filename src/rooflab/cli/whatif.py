@@ -64,7 +64,8 @@ def register(app) -> None:
     @app.command("whatif", help=HELP)
     def whatif(
         files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
-                                                     "JSON, ncu CSV or .ncu-rep"),
+                                                     "JSON, ncu CSV or .ncu-rep, rocprof "
+                                                     "CSV or folder, torch trace"),
         on: str = typer.Option(None, "--on", help="hardware name or profile JSON"),
         precision: str = typer.Option(None, "--precision", help="do the math in this "
                                                                 "precision (fp16, bf16, fp8...)"),

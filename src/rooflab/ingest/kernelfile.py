@@ -8,6 +8,11 @@ column) gives seconds = flop / (gflops x 1e9), marked derived.
 A kernel measured at several memory levels (hierarchical roofline) is one row per level:
 rows with the same name, precision, flop, seconds, calls and unit and different levels
 are one kernel with bytes at each level (its time is counted once, not once per level).
+
+Every verb that takes a kernel file also takes a profiler's file, told by its content (not
+only its name): Nsight Compute CSV pages and .ncu-rep reports, rocprof / rocprofv3 /
+rocprof-compute counter CSVs and their folders, torch.profiler chrome traces (.json,
+.json.gz). They are read as `rooflab ncu`, `rooflab rocprof` and `rooflab torch` read them.
 """
 
 from __future__ import annotations
@@ -22,25 +27,149 @@ from ..errors import InputError, ParseError
 from ..files import load_json, read_text
 from ..model.kernel import Kernel
 from ..model.schema import check_schema_version, kernel_from_dict, level_name, precision_name
+from .profile_import import ProfileImport
 
 CSV_REQUIRED = ("name", "flop", "bytes")
 CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops")
+# Said by every error about a file that is none of the formats read here.
+ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,seconds,"
+            "precision,level,calls,unit]), an analysis JSON from another verb, an Nsight "
+            "Compute CSV or .ncu-rep, a rocprof counter CSV (results.csv, "
+            "*_counter_collection.csv, pmc_perf.csv) or its folder, or a torch.profiler trace "
+            "(.json, .json.gz)")
+PROFILERS = ("ncu", "rocprof", "torch")
+_SNIFF = 65536   # bytes read to tell a file's kind: a trace's deviceProperties come first
+
+
+def file_kind(path: str) -> str:
+    """'ncu', 'rocprof', 'torch', or 'rooflab' (our JSON/CSV, and anything unknown, whose
+    errors then say what is accepted), told by content: a rocprof results.csv and an ncu
+    out.csv share the suffix of our own CSV, a gzipped trace may have lost its name."""
+    p = Path(path)
+    if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
+        return "rocprof" if _rocprof_folder(p) else "rooflab"
+    if path.lower().endswith(".ncu-rep"):
+        return "ncu"
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(_SNIFF)
+    except OSError:
+        return "rooflab"   # read_text says why it cannot be read
+    if head[:2] == b"\x1f\x8b":
+        return "torch"     # gzip: tensorboard_trace_handler's *.pt.trace.json.gz
+    if head.startswith(b"SQLite format 3"):
+        return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if text.lstrip()[:1] in ("{", "["):
+        return "torch" if '"traceEvents"' in text else "rooflab"
+    if '"Kernel Name"' in text or "Kernel Name," in text:
+        return "ncu"
+    return "rocprof" if _rocprof_header(text) else "rooflab"
+
+
+def _rocprof_folder(folder: Path) -> bool:
+    """The folders `rooflab rocprof` takes: rocprof-compute's workload folder (pmc_perf.csv),
+    rocprof v1's (results.csv), rocprofv3's (*_counter_collection.csv, in pass_N/ too)."""
+    if (folder / "pmc_perf.csv").is_file() or (folder / "results.csv").is_file():
+        return True
+    # rocprofv3 writes OUT/HOST/PID_counter_collection.csv, with passes OUT/HOST/pass_N/...:
+    # three levels, not a walk of whatever tree was given by mistake
+    return any(next(folder.glob(f"{'*/' * depth}*_counter_collection.csv"), None) is not None
+               for depth in range(4))
+
+
+def _rocprof_header(text: str) -> bool:
+    """A rocprof header (KernelName, Kernel_Name, ...) in the first lines, or one of the
+    rocprof files its reader names and refuses (--stats summaries, roofline.csv)."""
+    from .rocprof import NAME_COLUMNS
+
+    lines = text.splitlines()[:50]
+    for i, row in enumerate(csv.reader(lines)):
+        cells = {c.strip() for c in row}
+        if cells & set(NAME_COLUMNS):
+            return True
+        if i == 0 and ({"Name", "Calls", "TotalDurationNs"} <= cells
+                       or {"HBMBw", "L2Bw"} <= cells):
+            return True
+    return False
+
+
+def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileImport:
+    """One profiler's files, read together as its verb reads them (several = steps)."""
+    if kind == "ncu":
+        from .ncu_files import load_ncu
+
+        return load_ncu(paths, progress=progress)
+    if kind == "rocprof":
+        from .rocprof import load_rocprof
+
+        return load_rocprof(paths)
+    if kind == "torch":
+        from .torch_trace import load_torch_trace
+
+        return load_torch_trace(paths)
+    raise InputError(f"unknown profiler '{kind}'; use one of {', '.join(PROFILERS)}")
+
+
+def load_profiles(paths: list[str], progress=None) -> ProfileImport | None:
+    """The profiler files among `paths`, joined into one import (None when there are none).
+
+    ncu and rocprof files are read together, so several are steps as in `rooflab ncu a.csv
+    b.csv`; each torch trace is read alone, keeping op names without a step label, so that
+    `rooflab plot a.json b.json --trajectory` joins the same op across traces."""
+    kinds = {p: file_kind(p) for p in paths}
+    imports = []
+    for kind in PROFILERS:
+        mine = [p for p in paths if kinds[p] == kind]
+        groups = [[p] for p in mine] if kind == "torch" else [mine] if mine else []
+        imports += [load_profiler_files(kind, g, progress) for g in groups]
+    return join_imports(imports) if imports else None
+
+
+def join_imports(imports: list[ProfileImport]) -> ProfileImport:
+    """Several imports as one: kernels, skips and files in order, the first recorded peaks."""
+    from dataclasses import replace
+
+    if len(imports) == 1:
+        return imports[0]
+    first, *_ = imports
+
+    def every(field: str) -> tuple:
+        return tuple(x for imp in imports for x in getattr(imp, field))
+
+    return replace(first, kernels=every("kernels"), skips=every("skips"),
+                   failed=every("failed"), devices=tuple(dict.fromkeys(every("devices"))),
+                   peaks=next((i.peaks for i in imports if i.peaks is not None), None),
+                   files=every("files"), notes=tuple(dict.fromkeys(every("notes"))),
+                   device_details=every("device_details"))
 
 
 def load_kernels(path: str) -> tuple[Kernel, ...]:
-    """Kernels from a .json (list, or object with 'kernels') or .csv file."""
+    """Kernels from a .json (list, or object with 'kernels') or .csv file, or from any
+    profiler's file or folder (`file_kind`)."""
     p = Path(path)
     if not p.exists():
         raise ParseError("file not found", path=path)
+    kind = file_kind(path)
+    if kind != "rooflab":
+        # a profiler's file (ncu, rocprof, a torch trace, gzipped or not), read as its own
+        # verb reads it: `rooflab report results.csv` once said "missing column(s) name..."
+        return load_profiler_files(kind, [path]).kernels
     if p.suffix.lower() == ".csv":
         return kernels_from_csv(read_text(p), path)
-    if p.is_file() and _gzipped(p):
-        # a gzipped torch.profiler trace (tensorboard_trace_handler's *.pt.trace.json.gz):
-        # read as `rooflab torch` reads it (its errors say when it is not a trace)
-        from .torch_trace import load_torch_trace
-
-        return load_torch_trace(path).kernels
-    data = load_json(path)
+    try:
+        data = load_json(path)
+    except ParseError as exc:
+        # not JSON at all (a JSON file cut short keeps its own error): say what is read.
+        # A picture ("is a PNG image, not a text file; give the .json") says enough.
+        text = str(exc)
+        foreign = ("invalid JSON" in text and not _starts_like_json(p)) or \
+            "not a UTF-8 text file" in text or "is a directory" in text
+        if not foreign:
+            raise
+        where = f"{exc.path}:{exc.line}: " if exc.line is not None else f"{exc.path}: "
+        raise ParseError(f"{text.removeprefix(where)}; {ACCEPTED}", path=exc.path,
+                         line=exc.line) from None
     try:
         check_schema_version(data, path)
     except InputError as exc:
@@ -67,8 +196,8 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
 
         return load_torch_trace(path).kernels
     if not isinstance(items, list):
-        raise ParseError("expected a list of kernels or an object with a 'kernels' list",
-                         path=path)
+        raise ParseError(f"expected a list of kernels or an object with a 'kernels' list; "
+                         f"{ACCEPTED}", path=path)
     out = []
     for i, item in enumerate(items):
         try:
@@ -101,12 +230,13 @@ def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) ->
     return write_atomic(path, text)
 
 
-def _gzipped(p: Path) -> bool:
+def _starts_like_json(p: Path) -> bool:
+    """Whether the text begins as JSON does: a JSON file cut short keeps its own error."""
     try:
         with p.open("rb") as fh:
-            return fh.read(2) == b"\x1f\x8b"
+            return fh.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
     except OSError:
-        return False   # load_json says why it cannot be read
+        return False
 
 
 def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:
@@ -175,8 +305,7 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         raise ParseError("the columns are separated by ';': save the sheet as comma-separated "
                          "CSV with '.' as the decimal mark", path=path, line=1)
     if missing:
-        raise ParseError(f"missing column(s) {', '.join(missing)}; the header needs "
-                         f"name,flop,bytes[,seconds,precision,level,calls,unit]",
+        raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
                          path=path, line=1)
     out = []
     for lineno, raw in enumerate(reader, start=2):

@@ -30,6 +30,16 @@ class RecordedPeaks:
 
 
 @dataclass(frozen=True)
+class RecordedDevice:
+    """What a profiler recorded of one device besides its name (torch traces'
+    deviceProperties: totalGlobalMem, computeMajor.computeMinor)."""
+
+    name: str
+    memory_bytes: float | None = None
+    cc: str | None = None
+
+
+@dataclass(frozen=True)
 class ProfileImport:
     """Kernels from one or more profiler files, longest total time first."""
 
@@ -40,6 +50,7 @@ class ProfileImport:
     peaks: RecordedPeaks | None = None
     files: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    device_details: tuple[RecordedDevice, ...] = ()   # memory and cc, where recorded
 
 
 @dataclass(frozen=True)
@@ -72,18 +83,22 @@ ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels r
 
 
 def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
-    """Ceilings = the best FLOP/s per precision and B/s per level any kernel reached.
+    """Ceilings = the best FLOP/s per precision and unit, and B/s per level, any kernel
+    reached.
 
     Not a machine's roof: a lower bound on it, used only when nothing better is known so that
-    the kernels can still be compared with each other.
+    the kernels can still be compared with each other. Tensor (MFMA, tensor-core) kernels get
+    a tensor ceiling of their own: a single vector one made analyze() note "no fp8 tensor
+    ceiling; using fp8 vector" for an MFMA kernel that had set that very ceiling.
     """
-    flop: dict[str, float] = {}
+    flop: dict[tuple[str, str], float] = {}
     bw: dict[str, float] = {}
     for k in kernels:
         if not k.seconds:
             continue
         if k.total_flop > 0:   # analyze() holds the total FLOP to the main precision's roof
-            flop[k.precision] = max(flop.get(k.precision, 0.0), k.total_flop / k.seconds)
+            key = (k.precision, k.unit or "vector")
+            flop[key] = max(flop.get(key, 0.0), k.total_flop / k.seconds)
         for level, v in k.bytes.items():
             if v > 0:
                 bw[level] = max(bw.get(level, 0.0), v / k.seconds)
@@ -92,8 +107,8 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
     src = "best achieved by the profiled kernels (a lower bound on the machine's roof)"
     return Roof(
         name=ENVELOPE_NAME, kind="derived",
-        compute=tuple(Ceiling(value=v, precision=p, unit="vector", provenance="derived",
-                              source=src) for p, v in flop.items()),
+        compute=tuple(Ceiling(value=v, precision=p, unit=unit, provenance="derived",
+                              source=src) for (p, unit), v in flop.items()),
         memory=tuple(Ceiling(value=v, level=lv, provenance="derived", source=src)
                      for lv, v in bw.items()),
         source=src,
@@ -101,16 +116,38 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
                "pass --on GPU (a catalog name or a profile) for real ceilings",))
 
 
-def _catalog_match(devices: Sequence[str]) -> tuple[Roof, str] | None:
+def _catalog_match(devices: Sequence[str],
+                   details: Sequence[RecordedDevice] = ()) -> tuple[Roof, str] | None:
     try:
         from ..hardware.catalog import match_device_name
     except ImportError:   # the catalog is optional for ingest
         return None
+    known = {d.name: d for d in details}
     for text in devices:
-        device = match_device_name(text)
+        found = _recorded_roof(known[text]) if text in known else None
+        if found is not None:
+            return found
+        device = None if text in known else match_device_name(text)
         if device is not None:
             return device.roof, text
     return None
+
+
+def _recorded_roof(device: RecordedDevice) -> tuple[Roof, str] | None:
+    """The catalog roof of a device whose memory the profiler recorded, as the GPU probe
+    finds it (probe.gpu.identity.catalog_roof): one MI250X die ("AMD Instinct MI250X /
+    MI250", 64 GiB) gets half the package's figures, not the whole package's."""
+    from dataclasses import replace
+
+    from ..probe.gpu.identity import catalog_roof
+
+    roof, _ = catalog_roof(device.name, device.cc, memory_bytes=device.memory_bytes)
+    if roof is None:
+        return None
+    # catalog_roof adds the host link the probe measures; a profile's roof leaves it out,
+    # as the catalog's own roofs do
+    roof = replace(roof, memory=tuple(c for c in roof.memory if c.level != "PCIe"))
+    return roof, device.name
 
 
 def roof_for_on(on: str) -> Roof:
@@ -181,7 +218,7 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         if roof.compute and roof.memory:
             return RoofChoice(roof, f"roof: {roof.name}, the peaks ncu recorded in "
                                     f"{imp.peaks.path} (at the clock it profiled at)")
-    found = _catalog_match(imp.devices)
+    found = _catalog_match(imp.devices, imp.device_details)
     if found is not None:
         roof, text = found
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..units import dtype_bytes, flop_precision
 
-# Profiler dtype spellings -> rooflab dtypes.
+# Profiler dtype spellings -> rooflab dtypes. The `fnuz` fp8 variants are MI300's (gfx942)
+# fp8 formats, torch.float8_e4m3fnuz / float8_e5m2fnuz, which ROCm traces record.
 TORCH_DTYPES = {
     "float": "fp32", "double": "fp64", "c10::Half": "fp16", "c10::BFloat16": "bf16",
-    "c10::Float8_e4m3fn": "fp8", "c10::Float8_e5m2": "fp8", "long int": "int64",
+    "c10::Float8_e4m3fn": "fp8", "c10::Float8_e5m2": "fp8",
+    "c10::Float8_e4m3fnuz": "fp8", "c10::Float8_e5m2fnuz": "fp8", "long int": "int64",
     "long": "int64", "int": "int32", "short int": "int16", "signed char": "int8",
     "unsigned char": "uint8", "bool": "bool", "c10::complex<float>": "fp32",
 }

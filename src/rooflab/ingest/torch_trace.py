@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import ParseError
 from ..model.kernel import Kernel
 from .aggregate import sort_by_time, step_labels
-from .profile_import import ProfileImport
+from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
 from .torch_ops import OpCall, has_rule, op_work, precision_of
 
@@ -262,7 +262,7 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
     """Kernels (one per op and shape) of one or more chrome traces, longest first."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     kernels: list[Kernel] = []
-    skips, notes, devices = [], [], []
+    skips, notes, devices, details = [], [], [], []
     labels = step_labels(paths)
     for path, label in zip(paths, labels, strict=True):
         log = SkipLog(path)
@@ -276,9 +276,23 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
         for dev in data.get("deviceProperties") or ():
             if isinstance(dev, dict) and dev.get("name"):
                 devices.append(str(dev["name"]))
+                details.append(_recorded_device(dev))
     if not kernels:
         raise ParseError("no op with a FLOP formula in the trace (mm, addmm, bmm, conv, "
                          "elementwise, softmax, layer_norm)", path=", ".join(paths))
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
-                         notes=tuple(dict.fromkeys(notes)))
+                         notes=tuple(dict.fromkeys(notes)),
+                         device_details=tuple(dict.fromkeys(details)))
+
+
+def _recorded_device(dev: dict) -> RecordedDevice:
+    """Name, memory and version of one `deviceProperties` entry (kineto writes id, name,
+    totalGlobalMem in bytes, computeMajor, computeMinor, ... for CUDA and ROCm alike): the
+    memory tells one MI250X die (64 GiB) from the package its catalog entry describes."""
+    mem = dev.get("totalGlobalMem")
+    major, minor = dev.get("computeMajor"), dev.get("computeMinor")
+    cc = f"{major}.{minor}" if isinstance(major, int) and isinstance(minor, int) else None
+    return RecordedDevice(str(dev["name"]),
+                          float(mem) if isinstance(mem, (int, float)) and mem > 0 else None,
+                          cc)
