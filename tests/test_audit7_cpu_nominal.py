@@ -135,14 +135,15 @@ def test_hybrid_family_without_a_split_says_it_assumes_p_cores():
 
 
 def test_hybrid_with_an_unknown_e_core_design_has_no_nominal():
-    # Arrow Lake (model 0xC6): Skymont E-cores are not in the table.
-    split = CoreSplit(8, 16, tuple(range(8)), tuple(range(8, 24)), 0.9, "sysfs")
-    h = _host(model=0xC6, cpu_model="Intel(R) Core(TM) Ultra 9 285K", cores=24,
-              threads=24, core_split=split)
+    # Arrow Lake-H (model 0xC5): its E-cores are not in the table (Skymont beside SoC-tile
+    # low-power E-cores; 0xC6, Arrow Lake-S, now has Skymont: tests/test_audit10_health.py).
+    split = CoreSplit(6, 10, tuple(range(6)), tuple(range(6, 16)), 0.9, "sysfs")
+    h = _host(model=0xC5, cpu_model="Intel(R) Core(TM) Ultra 9 285H", cores=16,
+              threads=16, core_split=split)
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    roof, notes = suite._nominal(h, arch, 5.0, 24)
+    roof, notes = suite._nominal(h, arch, 5.0, 16)
     assert roof is None and "E-core design is not in rooflab's table" in notes[0]
-    assert e_core_arch("GenuineIntel", 6, 0xC6) is None
+    assert e_core_arch("GenuineIntel", 6, 0xC5) is None
     assert e_core_arch("GenuineIntel", 6, 0x97).name == "Gracemont (E-core)"
 
 

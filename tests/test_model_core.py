@@ -165,3 +165,15 @@ def test_vector_work_without_its_own_vector_ceiling_is_held_to_a_wider_vector_on
                        memory=(Ceiling(1e12, level="DRAM"),))
     c, note = only_tensor.compute_for("fp16", "vector")
     assert (c.unit, "using fp16 tensor" in note) == ("tensor", True)
+
+
+def test_a_stand_in_precision_is_sought_on_the_kernels_own_unit_first():
+    # Xeon 8480+-like: no fp8 and no fp16 tensor; bf16 on AMX (tensor), fp16 on AVX-512 vector.
+    # An fp8 matmul stands in on bf16 AMX, not on fp16 vector (8x slower).
+    roof = Roof("X", compute=(Ceiling(1.15e14, precision="bf16", unit="tensor"),
+                              Ceiling(1.43e13, precision="fp16", unit="vector")),
+                memory=(Ceiling(3e11, level="DRAM"),))
+    c, note = roof.compute_for("fp8", "tensor")
+    assert (c.precision, c.unit) == ("bf16", "tensor") and "using bf16 tensor" in note
+    assert roof.compute_for("fp8", "vector")[0].precision == "fp16"
+    assert roof.compute_for("fp8")[0].precision == "fp16"    # any unit: the first stand-in

@@ -10,8 +10,8 @@ import pytest
 from rooflab.cli.main import main
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
-                                reason="../shared/fixtures (the ncu recordings) is not beside the clone")
+pytestmark = pytest.mark.skipif(
+    not FIXTURES.is_dir(), reason="../shared/fixtures (the ncu recordings) is not beside the clone")
 
 
 def test_csv_output_holds_every_kernel_not_only_the_top_shown(tmp_path, capsys):

@@ -32,6 +32,8 @@ _LAZY = {
     "plot_roofline": "rooflab.report.chart",
     "save_figure": "rooflab.report.chart",
 }
+# subpackages reachable as attributes after `import rooflab`, imported on first use
+_SUBPACKAGES = ("workloads",)
 
 __all__ = ["Analysis", "Ceiling", "Kernel", "Point", "Roof", "RooflabError", "analyze",
            "attainable", "ridge", "__version__", *_LAZY]
@@ -42,9 +44,11 @@ def __getattr__(name: str):
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if name in _SUBPACKAGES:
+        return import_module(f"rooflab.{name}")   # binds rooflab.<name> as it imports
     raise AttributeError(f"module 'rooflab' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
     # tab completion in a notebook lists the lazy names too
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))

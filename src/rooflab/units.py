@@ -90,6 +90,16 @@ def si(value: float | None, unit: str = "", digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}".strip()
 
 
+def si_apart(a: float, b: float, unit: str = "") -> tuple[str, str]:
+    """Two amounts set against each other ('needs X > has Y'), with as many digits as
+    tell them apart: (141.4e9, 141e9) -> ('141.4 GB', '141 GB'), not '141 GB' twice."""
+    for digits in range(3, 7):
+        sa, sb = si(a, unit, digits), si(b, unit, digits)
+        if sa != sb or a == b:
+            return sa, sb
+    return sa, sb
+
+
 def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
     """Format a duration: 3.1e-6 -> '3.1 us'."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):

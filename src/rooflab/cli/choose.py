@@ -9,6 +9,8 @@ from ..errors import InputError
 HELP = """Rank devices for a kernel set: predicted time at each roof (max of FLOP / P and
 bytes / B per kernel, and the launch floor: a lower bound, the same for every device),
 the ceiling that binds most of that time, and FLOP per joule at TDP where it is known.
+A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
+an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
 
   rooflab choose decode.json --among H100,H200,MI300X
   rooflab choose kernels.json --kind gpu --json
@@ -36,6 +38,7 @@ def candidates(among: str | None, kind: str | None):
             raise InputError("--among needs comma-separated device names, e.g. H100,H200")
         return out
     kinds = ("gpu", "cpu", "accelerator")
+    kind = kind.lower() if kind is not None else None   # as `rooflab specs list --kind`
     if kind is not None and kind not in kinds:
         raise InputError(f"--kind must be one of {', '.join(kinds)}; got '{kind}'")
     return [(d.name, d.roof, d.tdp_w) for d in all_devices() if kind is None or d.kind == kind]
@@ -75,9 +78,11 @@ def register(app) -> None:
                 work, whole = split_whole_steps(load_kernels(path))
                 kernels += work
                 steps += [(k, _roof_name(path)) for k in whole]
-        choices = rank(kernels, candidates(among, kind))
-        compared = compare_steps(steps, choices)
+        cands = candidates(among, kind)
         need = _footprint(files)
+        memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
+        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory)
+        compared = compare_steps(steps, choices)
         if json_out:
             data = choices_to_dict(choices, kernels, compared)
             if need is not None:
@@ -139,7 +144,7 @@ def _table(choices, kernels, compared=(), need=None):
     from rich.text import Text
 
     from ..model.choose import flop_per_joule
-    from ..units import fmt_seconds, si
+    from ..units import fmt_seconds, si, si_apart
 
     t = Table(title="Predicted time at the roof (lower bound), fastest first",
               title_justify="left")
@@ -148,7 +153,7 @@ def _table(choices, kernels, compared=(), need=None):
     best = choices[0].seconds if choices else None
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)
-        t.add_row(str(i), c.name, fmt_seconds(c.seconds),
+        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.seconds),
                   f"{c.seconds / best:.2f}x" if best else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
@@ -166,13 +171,33 @@ def _table(choices, kernels, compared=(), need=None):
         for n in c.notes:
             devices.setdefault(n, []).append(c.name)
     if need is not None:
-        short = [f"{c.name} ({si(m, 'B')})" for c in choices
+        short = [(c.name, m) for c in choices
                  if (m := _device_memory(c.name)) is not None and need > m]
+        # as many digits as tell the need from the largest memory it exceeds
+        needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
+        short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
         if short:
-            parts.append(Text(f"does not fit: the model needs {si(need, 'B')} per device "
+            parts.append(Text(f"does not fit: the model needs {needs} per device "
                               f"(weights + KV + activations, from the llm document) > the "
-                              f"memory of {', '.join(short)}; their times assume it fit "
-                              f"(rooflab llm --tp N, or smaller --weights)"))
+                              f"memory of {', '.join(short)}; their times assume it fit, "
+                              f"and they rank after the devices it fits in (rooflab llm "
+                              f"--tp N, or smaller --weights)"))
+    lacking: dict[str, list[str]] = {}
+    for c in choices:
+        for p in c.missing:
+            lacking.setdefault(p, []).append(c.name)
+    for p, names in lacking.items():
+        one = len(names) == 1
+        parts.append(Text(f"no {p} ceiling: {', '.join(names)} list{'s' if one else ''} no "
+                          f"{p} peak, so {'its' if one else 'their'} time holds the {p} work "
+                          f"to another precision's math (the note below); ranked after the "
+                          f"devices that list one"))
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)
+
+
+def _unfit_mark(c) -> str:
+    """Why a device ranks after the others (model.choose.Choice.viable), in its row."""
+    why = [f"no {p}" for p in c.missing] + (["does not fit"] if c.fits is False else [])
+    return f" ({', '.join(why)})" if why else ""

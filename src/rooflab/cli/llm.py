@@ -202,9 +202,11 @@ def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
     elif dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
-        from ..model.parallel import link_from_device
+        from ..model.parallel import bridged_pairs, host_link_of, link_from_device
 
         lk = link_from_device(dev)
+        if s.tp > 2 and bridged_pairs(dev):   # an NVLink bridge joins 2 cards; more: PCIe
+            lk = host_link_of(dev) or lk
         link, src = lk.bus_bytes_per_s, lk.source
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
                            tp=s.tp, link_bytes_per_s=link, link_source=src,
@@ -256,7 +258,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
                          "weights_bytes": w.weights_bytes, "roof": w.roof.name,
-                         "launch_s": w.launch_s, "launch_bound": w.launch_bound}
+                         "launch_s": w.launch_s, "launch_bound": w.launch_bound,
+                         "notes": list(w.notes)}
                         for w in rows]
     for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m

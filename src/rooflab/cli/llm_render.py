@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_seconds, si, si_apart
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,10 @@ def summary_lines(r, tpr=None) -> list[str]:
         f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
         f"memory (context {fp.context}): weights {si(fp.weights, 'B')} + KV {si(fp.kv, 'B')} + "
-        f"activations {si(fp.activations, 'B')} = {si(fp.total, 'B')}"
-        + (f" of {si(fp.device_bytes, 'B')} on the device ({'fits' if fp.fits else 'does NOT fit'})"
+        f"activations {si(fp.activations, 'B')} = "
+        f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
+        + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
+           f"({'fits' if fp.fits else 'does NOT fit'})"
            f"; largest batch that fits: {fp.max_batch}" if fp.device_bytes else
            " (device memory unknown: give --memory)"),
     ]
@@ -322,9 +324,15 @@ def _print_variants(out, run: LlmRun) -> None:
             note = launch_note(rows)
             if note:
                 out.print(note, soft_wrap=True)
-    short = [f"{w.label} ({si(m, 'B')})" for w, m in zip(hw, run.hardware_memory, strict=False)
+    for w in hw[1:]:     # the first row is --on's roof: its notes close the report
+        for n in w.notes:
+            out.print(f"note: {n}", soft_wrap=True)
+    short = [(w.label, m) for w, m in zip(hw, run.hardware_memory, strict=False)
              if m is not None and r.footprint.total > m]
+    # as many digits as tell the footprint from the largest memory it exceeds (141.4 > 141)
+    need = si_apart(r.footprint.total, max((m for _, m in short), default=0.0), "B")[0]
+    short = [f"{label} ({si_apart(r.footprint.total, m, 'B')[1]})" for label, m in short]
     if short:
-        out.print(f"does not fit: {si(r.footprint.total, 'B')} (weights + KV + activations) "
+        out.print(f"does not fit: {need} (weights + KV + activations) "
                   f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit (--tp, "
                   f"smaller --weights)", soft_wrap=True)

@@ -7,7 +7,7 @@ import typer
 
 from ..errors import InputError
 
-HELP = """Predict a data-parallel training step on 1, 2, 4 ... 1024 devices: per-device
+HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device
 compute and memory floors from the roof, the gradient all-reduce on the link (ring model,
 nccl-tests bus bandwidth), with or without overlap; shows where the link starts to bind.
 
@@ -35,22 +35,57 @@ def _rate(text: str, what: str) -> float:
 
 
 def intra_link(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
+    return intra_links(on, link_bw, link_from, latency_s)[0]
+
+
+def intra_links(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
+    """(the ring link inside a node, a link joining only pairs or None). A catalog card
+    on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for 2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
-    from ..model.parallel import Link, link_from_device, link_from_profile, link_from_roof
+    from ..model.parallel import (
+        Link,
+        bridged_pairs,
+        host_link_of,
+        link_from_device,
+        link_from_profile,
+        link_from_roof,
+    )
 
     if link_bw:
-        return Link("NVLink", _rate(link_bw, "--link-bw"), latency_s, "given (--link-bw)")
+        return (Link(_given_level(on), _rate(link_bw, "--link-bw"), latency_s,
+                     "given (--link-bw)"), None)
     if link_from:
         from ..hardware.profile import load_profile
 
-        return link_from_profile(load_profile(link_from).extras)
+        return link_from_profile(load_profile(link_from).extras), None
     if not looks_like_file(on):
         from ..hardware.catalog import lookup
 
         dev = lookup(on)
         if dev.interconnect_bytes_per_s:
-            return link_from_device(dev, hop_latency_s=latency_s)
-    return link_from_roof(load_roof(on), hop_latency_s=latency_s)
+            link = link_from_device(dev, hop_latency_s=latency_s)
+            pcie = host_link_of(dev, latency_s) if bridged_pairs(dev) else None
+            return (pcie, link) if pcie is not None else (link, None)
+    return link_from_roof(load_roof(on), hop_latency_s=latency_s), None
+
+
+def _given_level(on: str) -> str:
+    """What a --link-bw figure is called: a catalog GPU's own link kind (NVLink, PCIe);
+    for a CPU, an Apple chip, a TPU or Gaudi the link between machines, `network`; a
+    profile file keeps `NVLink`."""
+    from ..hardware.resolve import looks_like_file
+
+    if looks_like_file(on):
+        return "NVLink"
+    from ..hardware.catalog import lookup
+
+    dev = lookup(on)
+    text = dev.interconnect.lower()
+    if dev.kind == "gpu" and "nvlink" in text:
+        return "NVLink"
+    if dev.kind == "gpu" and "pcie" in text:
+        return "PCIe"
+    return "network"
 
 
 def layers_for(hidden: int, blocks: int, tokens: int, dtype: str):
@@ -110,11 +145,11 @@ def register(app) -> None:
         if link_bw and link_from:
             raise InputError("give one of --link-bw and --link-from")
         roof = load_roof(on)
-        intra = intra_link(on, link_bw, link_from, latency_us * 1e-6)
+        intra, pair = intra_links(on, link_bw, link_from, latency_us * 1e-6)
         inter = Link("network", _rate(inter_bw, "--inter-bw") if inter_bw else NDR_BUS,
                      latency_us * 1e-6, "given (--inter-bw)" if inter_bw else NDR_SOURCE)
         points = scale_dp(layers_for(hidden, blocks, tokens, dtype), roof, intra, inter,
-                          gpus_per_node=per_node, overlap=overlap)
+                          gpus_per_node=per_node, overlap=overlap, pair=pair)
         binds = comm_binds_at(points)
         # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
         # T4) falls back to another, and the user should see which.
@@ -127,7 +162,8 @@ def register(app) -> None:
             emit_json({"schema_version": 1, "device": roof.name, "roof": roof_to_dict(roof),
                        "overlap": overlap,
                        "notes": notes,
-                       "links": {"intra": intra.__dict__, "inter": inter.__dict__},
+                       "links": {"intra": intra.__dict__, "inter": inter.__dict__,
+                                 **({"pair": pair.__dict__} if pair is not None else {})},
                        "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
                        "points": [{"gpus": p.n, "step_s": p.step.step_s,
                                    "compute_s": p.step.compute_s, "comm_s": p.step.comm_s,
@@ -145,6 +181,9 @@ def register(app) -> None:
         out.print(scale_table(points, f"data-parallel step on {roof.name}: h={hidden}, "
                                       f"{blocks} blocks, {tokens} tokens/GPU, {dtype}"
                                       f"{on_unit}"))
+        if pair is not None:
+            out.print(f"2 devices: {pair.level} {pair.bus_bytes_per_s / 1e9:.3g} GB/s "
+                      f"({pair.source}; a bridge joins 2 cards)")
         out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({intra.source}); inter-node: {inter.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({inter.source})")

@@ -129,7 +129,10 @@ def compare_rows(devices) -> list[list[str]]:
             ["memory"] + [si(d.memory_bytes, "B") for d in devices],
             ["DRAM"] + [si(d.roof.bandwidth("DRAM").value, "B/s") for d in devices],
             ["L2 / LLC"] + [f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}" for d in devices],
-            ["interconnect"] + [si(d.interconnect_bytes_per_s, "B/s") for d in devices],
+            # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
+            # faster/slower versions of one thing, and a CPU's figure is its PCIe lanes
+            ["interconnect"] + [f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"
+                                for d in devices],
             ["host link, 1 way"] + [_host_link(d, short=True) for d in devices],
             ["TDP"] + [_watts(d.tdp_w) for d in devices]]
     for label in labels:

@@ -184,10 +184,14 @@ class Roof:
             note = "" if unit is None or found.unit == unit else (
                 f"roof '{self.name}' has no {precision} {unit} ceiling; using {found.label}")
             return found, note
-        for alt in PRECISION_FALLBACK.get(precision, ("fp32",)):
-            found = self.find_compute(alt, unit) or self.find_compute(alt)
-            if found is not None:
-                return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+        alts = PRECISION_FALLBACK.get(precision, ("fp32",))
+        # every stand-in on the kernel's own unit first: an fp8 matmul on a Xeon with AMX
+        # goes to bf16 AMX (tensor), not to fp16 vector, the first stand-in on any unit
+        found = next((c for c in (self.find_compute(a, unit) for a in alts) if c), None) if unit \
+            else None
+        found = found or next((c for c in map(self.find_compute, alts) if c), None)
+        if found is not None:
+            return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
         if self.compute:
             # Last resort: the slowest ceiling of the same family (float or integer), never a
             # faster unrelated one (an fp64 kernel judged against int4 math would look idle).

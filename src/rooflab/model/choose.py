@@ -5,15 +5,21 @@ levels the roof has (its work floor) and calls x overhead_s (its launch floor); 
 predicted time is the larger of the two: a lower bound, the same for every candidate, so the
 ranking says which roof suits this work. The ceiling that binds most of the time is named,
 and FLOP per joule (perf per watt) is given where the TDP is known. Pure: no I/O.
+
+A device that is no real choice ranks after every device that is (seed 002: capacity and
+the work's precision come before speed): one whose roof has no ceiling for a kernel's
+precision nor a stated stand-in for it (fp64 work on a TPU or an Apple GPU, held to bf16 or
+fp32 math it cannot replace), and one the model does not fit in (`needs_bytes` above
+its `memory_bytes`). Their times are still given, marked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .ceiling import Roof
+from .ceiling import PRECISION_FALLBACK, Roof
 from .kernel import Kernel
 
 # Kernels that stand for a whole step whose parts sit beside them in the same file.
@@ -25,6 +31,7 @@ class KernelTime:
     kernel: str
     seconds: float
     binding: str        # "DRAM", "fp16 tensor", "launch"
+    missing: str | None = None   # the kernel's precision when the roof has no math for it
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,14 @@ class Choice:
     per_kernel: tuple[KernelTime, ...]
     tdp_w: float | None = None
     notes: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()       # precisions of the work this roof has no math for
+    fits: bool | None = None            # the model fits in its memory (None: not known)
+
+    @property
+    def viable(self) -> bool:
+        """The device can run the work as counted: it has math for every precision and
+        the model fits (or its fit is unknown)."""
+        return not self.missing and self.fits is not False
 
     @property
     def energy_j(self) -> float | None:
@@ -53,6 +68,11 @@ def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
 def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
     compute, note = roof.compute_for(k.precision, k.unit)
     notes = [note] if note else []
+    # A stand-in listed in PRECISION_FALLBACK (bf16 work on fp16 math) is a port the user
+    # can make; anything else (the slowest float ceiling for fp64 work) is no such port.
+    missing = (k.precision if k.total_flop > 0 and compute.precision != k.precision
+               and compute.precision not in PRECISION_FALLBACK.get(k.precision, ("fp32",))
+               else None)
     best = (k.total_flop / compute.value, compute.label)
     levels = [lv for lv in k.bytes if roof.find_memory(lv) is not None]
     if not levels and k.bytes:
@@ -68,7 +88,7 @@ def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
     launch = (roof.overhead_s or 0.0) * k.calls
     if launch > best[0]:
         best = (launch, "launch")
-    return KernelTime(k.name, best[0], best[1]), notes
+    return KernelTime(k.name, best[0], best[1], missing), notes
 
 
 def _names(names: Sequence[str], most: int = 6) -> str:
@@ -101,9 +121,15 @@ def count_text(kernels: Sequence[Kernel]) -> str:
             f"as one; its kernels are the counted rows)")
 
 
-def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]]
-         ) -> tuple[Choice, ...]:
-    """Candidates (name, roof, TDP in W or None), fastest predicted total first."""
+def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]],
+         *, needs_bytes: float | None = None,
+         memory_bytes: Mapping[str, float | None] | None = None) -> tuple[Choice, ...]:
+    """Candidates (name, roof, TDP in W or None), fastest predicted total first, the
+    devices that are no real choice (`Choice.viable`) after the others.
+
+    needs_bytes: what one device must hold (an llm document's footprint); memory_bytes:
+    each candidate's memory by name (a name missing or None: not known, not held
+    against it)."""
     kernels = tuple(kernels)
     if not kernels:
         raise InputError("no kernels to place; pass a kernel file")
@@ -123,10 +149,13 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         for t in times:
             by[t.binding] = by.get(t.binding, 0.0) + t.seconds
         binding = max(by, key=by.get) if by else "-"
+        mem = (memory_bytes or {}).get(name)
+        fits = None if needs_bytes is None or not mem else needs_bytes <= mem
+        missing = tuple(dict.fromkeys(t.missing for t in times if t.missing))
         out.append(Choice(name, roof, total, binding,
                           by.get(binding, 0.0) / total if total > 0 else 0.0,
-                          tuple(times), tdp, tuple(notes)))
-    return tuple(sorted(out, key=lambda c: c.seconds))
+                          tuple(times), tdp, tuple(notes), missing, fits))
+    return tuple(sorted(out, key=lambda c: (not c.viable, c.seconds)))
 
 
 def flop_per_joule(c: Choice, kernels: Sequence[Kernel]) -> float | None:
@@ -166,6 +195,7 @@ def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
             "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
+            "viable": c.viable, "missing_precisions": list(c.missing),
             "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding}
                         for t in c.per_kernel],
             "notes": list(c.notes)} for i, c in enumerate(choices)]

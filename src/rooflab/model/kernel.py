@@ -75,6 +75,20 @@ def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
     return out
 
 
+# Where a number came from when whoever built the Kernel did not say (a Kernel in Python,
+# a kernel file without "provenance"): FLOP and bytes were given to rooflab, the time was
+# measured by the user -- the words a CSV kernel file's rows get (ingest/kernelfile.py).
+DEFAULT_PROVENANCE = {"flop": "given", "bytes": "given", "seconds": "measured"}
+
+
+def _provenance(k: Kernel) -> dict[str, str]:
+    """The caller's provenance, plus the default for each number present without one."""
+    given = dict(k.provenance or {})
+    present = {"flop": bool(k.flop), "bytes": bool(k.bytes), "seconds": k.seconds is not None}
+    return {**given, **{key: word for key, word in DEFAULT_PROVENANCE.items()
+                        if present[key] and key not in given}}
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One kernel (or op, or step).
@@ -85,7 +99,9 @@ class Kernel:
       bytes are totals over all calls too (seconds_per_call = seconds / calls).
       A bare number for flop counts as fp32 FLOP, for bytes as DRAM bytes; names are
       made canonical ("float16" -> fp16, "dram" -> DRAM), as in a kernel file.
-    provenance: where each number came from: {"flop": "derived"|"counted"|"measured", ...}.
+    provenance: where each number came from: {"flop": "derived"|"counted"|"measured", ...};
+      a number present without one gets DEFAULT_PROVENANCE's word (flop and bytes
+      "given", seconds "measured"), as a row of a CSV kernel file does.
     unit: the compute unit the kernel can use ("tensor" for matmuls), None for any.
     samples: raw per-call times in seconds when the time was measured.
     meta: anything else worth keeping (op kind, shape, full name, source file and line).
@@ -104,7 +120,6 @@ class Kernel:
     def __post_init__(self) -> None:
         object.__setattr__(self, "flop", _frozen(_keyed(self.flop, "flop", self.name)))
         object.__setattr__(self, "bytes", _frozen(_keyed(self.bytes, "bytes", self.name)))
-        object.__setattr__(self, "provenance", _frozen(self.provenance))
         object.__setattr__(self, "meta", _frozen(self.meta))
         object.__setattr__(self, "samples", tuple(self.samples))
         for what, values in (("flop", self.flop), ("bytes", self.bytes)):
@@ -125,6 +140,7 @@ class Kernel:
         object.__setattr__(self, "calls", int(calls))
         if self.calls < 1:
             raise InputError(f"kernel '{self.name}': calls must be >= 1; got {self.calls!r}")
+        object.__setattr__(self, "provenance", _frozen(_provenance(self)))
 
     def __hash__(self) -> int:
         return hash((self.name, tuple(self.flop.items()), tuple(self.bytes.items()),

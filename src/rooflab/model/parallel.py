@@ -108,7 +108,18 @@ def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce")
 
 def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -> Link:
     """A Link from a catalog Device (hardware.catalog): vendors quote NVLink as the total
-    of both directions, and a ring all-reduce's bus bandwidth is per direction, so half."""
+    of both directions, and a ring all-reduce's bus bandwidth is per direction, so half.
+
+    A CPU's interconnect figure is its PCIe lanes in total and an Apple chip's is its
+    unified memory: neither joins one device to the next, so they raise InputError."""
+    what = ("its memory" if device.interconnect.lower().startswith("unified memory") else
+            "the CPU's I/O lanes in total" if getattr(device, "kind", "gpu") == "cpu" else "")
+    if what:
+        raise InputError(f"the catalog has no link between {device.name} devices: its "
+                         f"'{device.interconnect}' ({device.interconnect_bytes_per_s / 1e9:g} "
+                         f"GB/s) is {what}; give the link's bandwidth with --link-bw (e.g. "
+                         f"--link-bw 100Gb/s for one 100 GbE NIC per device; `rooflab probe "
+                         f"--comm` measures one)")
     total = float(device.interconnect_bytes_per_s)
     lv = level or ("NVLink" if "nvlink" in device.interconnect.lower() else
                    "PCIe" if "pcie" in device.interconnect.lower() else "network")
@@ -329,18 +340,37 @@ def ring_link(intra: Link, inter: Link) -> Link:
                 f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s, is faster)")
 
 
+def bridged_pairs(device: Any) -> bool:
+    """An NVLink bridge joins two cards (A100 PCIe, H100 NVL, RTX 3090): a ring over more
+    than two of them in a node runs over PCIe."""
+    return "bridge" in str(getattr(device, "interconnect", "")).lower()
+
+
+def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
+    """The device's PCIe host link as a ring link (per direction, derived), or None."""
+    c = getattr(device, "host_link_ceiling", None)
+    if c is None:
+        return None
+    return Link("PCIe", c.value, hop_latency_s,
+                f"catalog {device.name}: {device.host_link} {c.value / 1e9:.3g} GB/s per "
+                f"direction (derived); its NVLink bridge joins only pairs")
+
+
 def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | None = None, *,
              gpus_per_node: int = 8, counts: Sequence[int] = GPU_COUNTS,
-             overlap: bool = True) -> tuple[ScalePoint, ...]:
+             overlap: bool = True, pair: Link | None = None) -> tuple[ScalePoint, ...]:
     """Predicted data-parallel step time and efficiency for each device count.
 
     Up to `gpus_per_node` devices the ring runs on `intra`; beyond, it crosses `inter`
     (the slowest link sets a flat ring's pace; hierarchical all-reduce would do better).
+    `pair`: a link that joins only two devices (an NVLink bridge), used for n = 2.
     """
     base = dp_step(layers, roof, None, 1, overlap).step_s
     out = []
     for n in counts:
         link = intra if n <= gpus_per_node or inter is None else ring_link(intra, inter)
+        if pair is not None and n == 2 and gpus_per_node >= 2:
+            link = pair
         step = dp_step(layers, roof, link, n, overlap)
         out.append(ScalePoint(n, step, base / step.step_s))
     return tuple(out)

@@ -17,9 +17,16 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..units import canonical_dtype, dtype_bytes, flop_precision
-from .advice import efficiency_of
+from .advice import MATRIX_KINDS, efficiency_of
 from .analysis import Analysis, Point, analyze
 from .ceiling import Roof
+from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before the split)
+    COMPLEX_PARTS,
+    STALE_DTYPE_META,
+    complex_name,
+    meta_in_dtype,
+    stored_dtype,
+)
 from .kernel import Kernel, sum_counts
 from .sanity import STREAMING_KINDS, op_kind
 
@@ -165,47 +172,45 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
 
 def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                      names: Iterable[str] | None = None) -> WhatIf:
-    """Do the same math in another precision: bytes scale by the element size ratio."""
+    """Do the same math in another precision: bytes scale by the element size ratio.
+
+    The old element size is that of the dtype the kernel's meta names (shape.dtype, else
+    dtype) when rooflab knows it, else of its FLOP precision: an int64 kernel counts int32
+    math on 8-byte elements. A complex kernel stays complex (both parts change precision).
+    A matrix kernel (meta op matmul, gemm, linear, conv, attention ...) moves to the tensor
+    ceiling of the new precision when the roof has one (fp32 FFMA -> fp16 tensor cores);
+    other kernels keep their unit (elementwise work cannot use matrix units)."""
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
+    dtype = canonical_dtype(precision)
+    tensor = roof.find_compute(new_p, "tensor") is not None
 
     def change(k: Kernel) -> Kernel:
-        ratio = size / dtype_bytes(k.precision)
+        old = stored_dtype(k)
+        part = COMPLEX_PARTS.get(old or "")
+        ratio = size / dtype_bytes(part or old or k.precision)
+        named = complex_name(dtype) if part else dtype
         return k.with_(flop={new_p: k.total_flop},
                        bytes={lv: b * ratio for lv, b in k.bytes.items()},
-                       meta=meta_in_dtype(k.meta, canonical_dtype(precision), ratio))
+                       unit=_unit_in(k, tensor), meta=meta_in_dtype(k.meta, named, ratio))
 
     return _apply(roof, kernels, change, names, f"precision -> {new_p}",
-                  f"every byte is element data stored in the kernel's precision, now "
-                  f"{size:g} byte(s) per element; the math runs on the {new_p} ceiling")
+                  f"every byte is element data stored in the kernel's dtype, now "
+                  f"{size:g} byte(s) per element (per part, for complex data); the math "
+                  f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any")
 
 
-# Input dtypes as torch.profiler spelled them: no honest translation (indices stay integers).
-STALE_DTYPE_META = ("dtypes",)
-
-
-def meta_in_dtype(meta: Mapping[str, object], dtype: str, ratio: float) -> dict:
-    """Meta of a kernel whose element data is now `dtype` (every byte scaled by `ratio`):
-    shape['dtype'] and a top-level 'dtype' name the new dtype; 'weight_dtype' follows where
-    the scaled weight element size is a known one (it was the old element dtype: now `dtype`;
-    ratio 1: unchanged), else it is dropped rather than left naming the old dtype."""
-    out = {k: v for k, v in meta.items() if k not in STALE_DTYPE_META}
-    shape = out.get("shape")
-    if isinstance(shape, Mapping) and "dtype" in shape:
-        out["shape"] = {**shape, "dtype": dtype}
-    if "dtype" in out:
-        out["dtype"] = dtype
-    wd = out.get("weight_dtype")
-    if wd is not None and ratio != 1:
-        try:
-            same = dtype_bytes(str(wd)) * ratio == dtype_bytes(dtype)
-        except InputError:
-            same = False
-        if same:
-            out["weight_dtype"] = dtype
-        else:
-            del out["weight_dtype"]
-    return out
+def _unit_in(k: Kernel, tensor: bool) -> str | None:
+    """The unit of a kernel moved to a precision the roof has (`tensor`) or lacks tensor
+    units for. Only matrix kernels (advice.MATRIX_KINDS, or already on tensor units) move;
+    a tensor kernel without a tensor ceiling in the new precision is left to the roof's
+    best ceiling (None) rather than held to a tensor ceiling it has not got."""
+    matrix = k.unit == "tensor" or any(op_kind(k).startswith(m) for m in MATRIX_KINDS)
+    if not matrix:
+        return k.unit
+    if tensor:
+        return "tensor"
+    return None if k.unit == "tensor" else k.unit
 
 
 def weight_share(k: Kernel, share: float | None) -> float:

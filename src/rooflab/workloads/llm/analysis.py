@@ -16,7 +16,7 @@ from .kernels import Step, decode_step, prefill_step
 from .params import ParamCount, count_params
 from .settings import Settings
 from .sweep import Sweep, batch_sweep, check_batches
-from .timing import StepTiming, time_step
+from .timing import StepTiming, fallback_notes, time_step
 
 
 class ContextWarning(UserWarning):
@@ -141,6 +141,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                    prompt=req.prompt, device_bytes=device_bytes)
     do_sweep = len(req.batches) > 1 if sweep is None else sweep
     sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
+    notes += fallback_notes(dec, pre)
     return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
                      decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes))
 

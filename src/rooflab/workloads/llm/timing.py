@@ -82,3 +82,19 @@ class StepTiming:
 
 def time_step(step: Step, roof: Roof) -> StepTiming:
     return StepTiming(step=step, analysis=analyze(roof, step.kernels(), levels=("DRAM",)))
+
+
+def fallback_notes(*timings: StepTiming) -> tuple[str, ...]:
+    """The steps' ceiling stand-ins, one line each with the kernels it covers ("roof
+    'NVIDIA T4' has no bf16 ceiling; using fp16 tensor (for q_proj, ...)"): a bf16 or fp8
+    model on a card without that math is timed on another one, and the reader must see it."""
+    by: dict[str, list[str]] = {}
+    for t in timings:
+        for n in t.analysis.notes:
+            kernel, sep, text = n.partition(": ")
+            if sep and "ceiling; using" in text:
+                by.setdefault(text, [])
+                if kernel not in by[text]:
+                    by[text].append(kernel)
+    return tuple(f"{text} (for {', '.join(ks[:6])}{' and more' if len(ks) > 6 else ''})"
+                 for text, ks in by.items())

@@ -19,7 +19,7 @@ from .config import ModelConfig
 from .footprint import weight_bytes
 from .kernels import Step, decode_step
 from .settings import Settings
-from .timing import time_step
+from .timing import fallback_notes, time_step
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class WhatIf:
     flop: float
     bytes: float
     launch_s: float = 0.0     # launches x the low per-launch cost on this roof (timing.py)
+    notes: tuple[str, ...] = ()   # ceiling stand-ins on this roof (timing.fallback_notes)
 
     @property
     def launch_bound(self) -> bool:
@@ -47,7 +48,7 @@ def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: 
     t = time_step(step, roof)
     return WhatIf(label=label, settings=s, roof=roof, ai=step.ai, tpot_s=t.floor_s,
                   weights_bytes=weight_bytes(cfg, s), flop=step.flop, bytes=step.bytes,
-                  launch_s=t.launch_s_range[0])
+                  launch_s=t.launch_s_range[0], notes=fallback_notes(t))
 
 
 def standard_variants(base: Settings) -> dict[str, Settings]:

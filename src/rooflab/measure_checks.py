@@ -1,0 +1,104 @@
+"""Checks on what a timed call returns and on the times it gave, for rooflab.measure.
+
+A call that returns a coroutine or a lazy iterator did no work; a JAX array is still being
+computed; samples that disagree or a single run too short to time say so as a
+TimingWarning (and in the Kernel's meta["warning"]).
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import InputError
+from .probe.stats import NOISY_SPREAD, Stats
+from .units import canonical_dtype
+
+# A single run (decorator, with-block) shorter than this is mostly the ~1 µs of clock and
+# Python overhead around it (an empty block reads 0.4-1.4 µs here): 1 % at 100 µs.
+SINGLE_RUN_MIN_S = 1e-4
+
+
+class TimingWarning(UserWarning):
+    """measure(): the timing samples disagree (other load, clock changes); the Kernel's
+    meta["warning"] says by how much."""
+
+
+def settled_call(call: Callable[[], Any], label: str) -> Callable[[], Any]:
+    """The call to time, such that each call finishes its work. Runs it once (one more
+    warm-up call) to see what it returns: a coroutine or a lazy iterator means nothing ran,
+    so it is refused; a JAX array (asynchronous dispatch) is waited for on every call."""
+    result = call()
+    if inspect.iscoroutine(result):
+        result.close()
+        raise InputError(f"measure(): '{label}' returned a coroutine (an async function), "
+                         f"so timing it would time creating the coroutine, not running it; "
+                         f"time a synchronous call instead, e.g. "
+                         f"measure(lambda: asyncio.run(f(...))) outside a running event loop")
+    if inspect.isgenerator(result) or isinstance(result, (map, filter, zip)):
+        raise InputError(f"measure(): '{label}' returned a lazy iterator "
+                         f"({type(result).__name__}), so nothing is computed until it is "
+                         f"consumed; time measure(lambda: list(f(...))) instead")
+    if callable(getattr(result, "block_until_ready", None)):
+        # JAX returns before the device finishes; without the wait only dispatch is timed
+        return lambda: call().block_until_ready()
+    return call
+
+
+def times_warning(name: str, st: Stats, limit: float = NOISY_SPREAD) -> str | None:
+    """A warning when the times disagree: interquartile range above `limit` of the median,
+    or the median more than `limit` above the best (the probe's test for its ceilings).
+    (max - min) / median alone is not the test: one held-up call among many makes it
+    large while the median stands."""
+    gap = st.median / st.minimum - 1 if st.minimum > 0 else 0.0
+    if st.iqr_rel <= limit and gap <= limit:
+        return None
+    return (f"{name}: timing samples vary (interquartile range {st.iqr_rel:.0%} of the "
+            f"median, median {gap:.0%} above the best, spread {st.spread:.0%}); other load "
+            f"on the machine or clock changes; rerun on a quiet machine or measure longer "
+            f"(plan='full')")
+
+
+def single_run_warning(name: str, seconds: float, stacklevel: int) -> str | None:
+    """The meta["warning"] of a single timed run too short to time alone (None when long
+    enough); also raised as a TimingWarning pointing `stacklevel` frames up."""
+    if seconds >= SINGLE_RUN_MIN_S:
+        return None
+    # one text for every run, so a decorated function in a loop warns once
+    warnings.warn("measure(): a single timed run under 100 µs is mostly overhead; "
+                  "benchmark it with rooflab.measure(fn, *args) (see "
+                  "kernel.meta['warning'])", TimingWarning, stacklevel=stacklevel + 1)
+    return (f"{name}: one run of {seconds * 1e6:.3g} µs is too short to "
+            f"time alone (about 1 µs of clock and Python overhead, a "
+            f"cold first call); benchmark it with rooflab.measure(fn, "
+            f"*args, flop=..., bytes=...)")
+
+
+def _float_dtypes(args, kwargs) -> set[str]:
+    """Canonical names of the floating dtypes of numpy arrays / torch tensors among the
+    arguments (others are ignored)."""
+    found = set()
+    for value in list(args) + list(kwargs.values()):
+        dt = getattr(value, "dtype", None)
+        if dt is None or not hasattr(value, "shape"):
+            continue
+        name = str(dt).removeprefix("torch.")
+        if name in ("float64", "float32", "float16", "bfloat16"):
+            found.add(canonical_dtype(name))
+    return found
+
+
+def warn_number_precision(flop, args, kwargs, stacklevel: int = 3) -> None:
+    """flop= as a number counts as fp32 (the documented default); when every floating
+    array argument is of another precision, say so: an fp64 kernel judged against the
+    fp32 ceiling (twice the fp64 one on CPUs) shows half its real % of roof."""
+    if flop is None or isinstance(flop, Mapping):
+        return
+    dtypes = _float_dtypes(args, kwargs)
+    if len(dtypes) == 1 and dtypes != {"fp32"}:
+        (dt,) = dtypes
+        warnings.warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, "
+                      f"but the array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} "
+                      f"to judge the kernel against the {dt} ceiling", stacklevel=stacklevel)

@@ -1,0 +1,70 @@
+"""The FLOP and bytes of a measured call: given by the user (numbers or dicts) or counted
+from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import InputError, require
+from .units import canonical_dtype, flop_precision
+
+
+def normalize_flop(flop) -> dict[str, float]:
+    """A number is fp32 FLOP; a mapping gives FLOP by precision (dtype names accepted)."""
+    if isinstance(flop, Mapping):
+        return {flop_precision(canonical_dtype(k)): _nonneg(v, f"flop[{k}]")
+                for k, v in flop.items()}
+    return {"fp32": _nonneg(flop, "flop")}
+
+
+def normalize_bytes(nbytes) -> dict[str, float]:
+    """A number is DRAM bytes; a mapping gives bytes by memory level."""
+    if isinstance(nbytes, Mapping):
+        return {str(k): _nonneg(v, f"bytes[{k}]") for k, v in nbytes.items()}
+    return {"DRAM": _nonneg(nbytes, "bytes")}
+
+
+def _nonneg(value, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"measure(): {what} must be a number; got {value!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise InputError(f"measure(): {what} must be a finite number >= 0; got {value!r}")
+    return v
+
+
+def _counts(flop, nbytes, fn, args, kwargs) -> tuple[dict, dict, dict, dict]:
+    """(flop, bytes, provenance, meta): given numbers as they are, the rest counted."""
+    flop_d = normalize_flop(flop) if flop is not None else None
+    bytes_d = normalize_bytes(nbytes) if nbytes is not None else None
+    prov = {"flop": "given", "bytes": "given"}
+    meta: dict[str, Any] = {}
+    if flop_d is None or bytes_d is None:
+        require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+        from .bench.torch_count import count_call
+
+        _, count = count_call(fn, args, kwargs)
+        flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn))
+    return flop_d, bytes_d, prov, meta
+
+
+def _merge_count(flop_d, bytes_d, count, label: str) -> tuple[dict, dict, dict, dict]:
+    if not count.ops:
+        raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
+                         f"counted; pass flop= and bytes= (numbers or dicts)")
+    prov = {"flop": "given" if flop_d is not None else "counted",
+            "bytes": "given" if bytes_d is not None else "counted"}
+    if flop_d is None:
+        flop_d = count.flop
+    if bytes_d is None:
+        bytes_d = {"DRAM": count.bytes}
+    return flop_d, bytes_d, prov, count.meta()
+
+
+def _name_of(fn) -> str:
+    qual = getattr(fn, "__qualname__", None) or ""
+    if qual and not qual.startswith("_"):   # torch builtins: "_VariableFunctionsClass.mm"
+        return qual
+    return getattr(fn, "__name__", None) or type(fn).__name__

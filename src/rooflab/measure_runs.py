@@ -1,0 +1,146 @@
+"""The single-run forms of rooflab.measure: a context manager (the block runs once, timed)
+and a decorator (every call of the function is one timed run; `wrapper.kernel` adds them
+up). When they count torch ops, the time includes the counting overhead (meta says so)."""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+from .errors import InputError, require
+from .measure_checks import single_run_warning, warn_number_precision
+from .measure_clocks import device_clock, infer_device
+from .measure_counts import _merge_count, _name_of, normalize_bytes, normalize_flop
+from .model.kernel import Kernel, sum_counts
+from .probe.timer import Clock
+
+
+class Measurement:
+    """What `measure()` returns without a function: a decorator and a context manager.
+
+    As a context manager the block runs once; `kernel` is set on exit. As a decorator,
+    every call of the wrapped function is one timed run; `wrapper.kernel` aggregates them.
+    """
+
+    def __init__(self, *, flop=None, bytes=None, device: str | None = None,
+                 name: str | None = None, clock: Clock | None = None):
+        self.flop = normalize_flop(flop) if flop is not None else None
+        self._flop_given = flop
+        self.bytes = normalize_bytes(bytes) if bytes is not None else None
+        self.device = device
+        self.name = name
+        self.kernel: Kernel | None = None
+        self._clock = clock
+        self._counter = None
+        self._t0 = 0.0
+        self._stacklevel = 3   # a warning points at the user's `with` line (4: a decorated call)
+
+    def __enter__(self) -> Measurement:
+        self.kernel = None
+        if self.flop is None or self.bytes is None:
+            require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+            from .bench.torch_count import FlopCounter
+
+            self._counter = FlopCounter()
+            self._counter.__enter__()
+        self._clock_now = self._clock or device_clock(self.device or "cpu")[0]
+        self._t0 = self._clock_now()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        seconds = self._clock_now() - self._t0
+        counter, self._counter = self._counter, None
+        if counter is not None:
+            counter.__exit__(exc_type, exc, tb)
+        if exc_type is not None:
+            return
+        self.kernel = self._single_run(seconds, counter.result if counter else None)
+
+    def _single_run(self, seconds: float, count) -> Kernel:
+        name = self.name or "block"
+        if count is not None:
+            flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name)
+            meta["timing_includes_counting"] = True
+        else:
+            flop, nbytes = self.flop, self.bytes
+            prov, meta = {"flop": "given", "bytes": "given"}, {}
+        seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
+        warning = single_run_warning(name, seconds, self._stacklevel)
+        if warning:
+            meta["warning"] = warning
+        return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
+                      provenance={**prov, "seconds": "measured"}, samples=(seconds,),
+                      meta={**meta, "seconds_stat": "single run",
+                            "device": self.device or "cpu"})
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(fn):
+            raise InputError(f"@measure(...) decorates a callable; got {type(fn).__name__}")
+        return _Recorded(fn, self)
+
+
+class _Recorded:
+    """A function wrapped by @measure(...): each call is timed once and recorded."""
+
+    def __init__(self, fn: Callable[..., Any], spec: Measurement):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._spec = spec
+        self.runs: list[Kernel] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        spec = self._spec
+        if not self.runs:     # once, at the first call: the arguments show the precision
+            warn_number_precision(spec._flop_given, args, kwargs)
+        block = Measurement(flop=spec.flop, bytes=spec.bytes,
+                            device=spec.device or infer_device(args, kwargs),
+                            name=spec.name or _name_of(self._fn), clock=spec._clock)
+        block._stacklevel = 4
+        with block:
+            result = self._fn(*args, **kwargs)
+        self.runs.append(block.kernel)
+        return result
+
+    def __get__(self, obj, objtype=None):
+        # Decorating a method: bind the instance like a function would (runs stay shared).
+        return self if obj is None else types.MethodType(self, obj)
+
+    @property
+    def kernel(self) -> Kernel | None:
+        """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count."""
+        return aggregate(self.runs) if self.runs else None
+
+    def bench(self, *args: Any, plan=None, **kwargs: Any) -> Kernel:
+        """The full benchmark (warm-up, samples) of one call with these arguments."""
+        from .measuring import measure  # measuring imports this module
+
+        spec = self._spec
+        return measure(self._fn, *args, flop=spec.flop, bytes=spec.bytes, device=spec.device,
+                       name=spec.name, plan=plan, **kwargs)
+
+
+def aggregate(runs: list[Kernel]) -> Kernel:
+    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed)."""
+    flop = sum_counts(k.flop for k in runs)
+    nbytes = sum_counts(k.bytes for k in runs)
+    first = runs[0]
+    samples = tuple(s for k in runs for s in k.samples)
+    meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
+    if any("ops" in k.meta for k in runs):
+        # the per-op breakdown must add up to the summed totals, not repeat the first call's
+        ops: dict[str, dict[str, float]] = {}
+        for k in runs:
+            for op, row in k.meta.get("ops", {}).items():
+                acc = ops.setdefault(op, {key: 0 for key in row})
+                for key, v in row.items():
+                    acc[key] = acc.get(key, 0) + v
+        meta["ops"] = ops
+    uncounted = [op for k in runs for op in k.meta.get("uncounted_ops", ())]
+    if uncounted:
+        meta["uncounted_ops"] = list(dict.fromkeys(uncounted))
+    return Kernel(name=first.name, flop=flop, bytes=nbytes,
+                  seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
+                  provenance=dict(first.provenance), unit=first.unit, samples=samples,
+                  meta=meta)
