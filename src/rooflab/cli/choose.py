@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import sys
+from pathlib import Path
+
 import typer
 
 from ..errors import InputError
@@ -14,6 +19,7 @@ an `rooflab llm --json` model larger than its memory) ranks after the others, ma
 
   rooflab choose decode.json --among H100,H200,MI300X
   rooflab choose kernels.json --kind gpu --json
+  rooflab choose kernels.json --kind gpu -o ranking.csv    (every device; .json as --json)
   rooflab choose kernels.json --among profile.json,h100     (a profile file counts too)
 """
 
@@ -55,6 +61,8 @@ def register(app) -> None:
                                                       "gpu, cpu, accelerator"),
         top: int = typer.Option(15, "--top", help="show the N best (0: all)"),
         json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
+        output: str = typer.Option(None, "--output", "-o", help="write the ranking: .json "
+                                   "(as --json) or .csv (one row per device)"),
     ) -> None:
         from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
         from .common import console, emit_json
@@ -66,6 +74,9 @@ def register(app) -> None:
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
         top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
+        if output and Path(output).suffix.lower() not in (".json", ".csv"):
+            raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
+                             f".csv (one row per device)")
         kernels, steps = [], []
         for path in files:
             if is_ncu_file(path):
@@ -83,18 +94,43 @@ def register(app) -> None:
         memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
         choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory)
         compared = compare_steps(steps, choices)
-        if json_out:
-            data = choices_to_dict(choices, kernels, compared)
-            if need is not None:
-                for d in data:
-                    mem = _device_memory(d["name"])
-                    d["memory_bytes"], d["needs_bytes"] = mem, need
-                    d["fits"] = None if mem is None else need <= mem
-            from ..model.schema import SCHEMA_VERSION
+        data = choices_to_dict(choices, kernels, compared)
+        if need is not None:
+            for d in data:
+                mem = _device_memory(d["name"])
+                d["memory_bytes"], d["needs_bytes"] = mem, need
+                d["fits"] = None if mem is None else need <= mem
+        from ..model.schema import SCHEMA_VERSION
 
-            emit_json({"schema_version": SCHEMA_VERSION, "devices": data})
-            return
-        console().print(_table(choices[:top], kernels, compared, need))
+        doc = {"schema_version": SCHEMA_VERSION, "devices": data}
+        if json_out:
+            emit_json(doc)
+        else:
+            console().print(_table(choices[:top], kernels, compared, need))
+        if output:
+            # the file holds every device, as --json does; --top trims the screen only
+            _write(output, doc)
+            print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+
+
+CSV_COLUMNS = ("rank", "name", "seconds", "relative", "binding", "binding_share", "viable",
+               "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
+               "energy_j", "flop_per_joule")
+
+
+def _write(path: str, doc: dict) -> None:
+    """-o FILE by suffix, written whole or not at all."""
+    from ..files import write_atomic, write_json
+
+    if Path(path).suffix.lower() == ".json":
+        write_json(path, doc)
+        return
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for d in doc["devices"]:
+        w.writerow({**d, "missing_precisions": " ".join(d["missing_precisions"])})
+    write_atomic(path, buf.getvalue())
 
 
 def _roof_name(path: str) -> str | None:
