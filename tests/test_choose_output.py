@@ -40,3 +40,16 @@ def test_choose_refuses_an_unknown_suffix_before_any_work(kernels, tmp_path, cap
     out = tmp_path / "r.png"
     assert main(["choose", str(kernels), "--among", "T4", "-o", str(out)]) == 2
     assert "use .json" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize(("device", "link"), [("MI300X", "xGMI"), ("TPU v5p", "ICI"),
+                                              ("H100 SXM", "NVLink"), ("Gaudi 3", "network")])
+def test_a_catalog_link_is_named_for_what_it_is(device, link):
+    # Infinity Fabric and ICI join chips directly, as NVLink does; Gaudi's RoCE is Ethernet
+    from rooflab.hardware.catalog import lookup
+    from rooflab.model.parallel import link_from_device
+
+    got = link_from_device(lookup(device))
+    assert got.level == link
+    # vendors quote both directions; a ring uses one: MI300X 896 GB/s -> 448 GB/s
+    assert got.bus_bytes_per_s == lookup(device).interconnect_bytes_per_s / 2

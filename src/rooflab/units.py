@@ -44,7 +44,9 @@ DTYPE_ALIASES: dict[str, str] = {
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
 UNITS = ("vector", "tensor")
 LEVELS = ("L1", "L2", "L3", "DRAM")
-LINKS = ("PCIe", "NVLink", "network", "loopback")
+# xGMI: AMD's GPU-to-GPU Infinity Fabric links (rocm-smi --showtopo's name); ICI: TPU
+# inter-chip links. Both join chips directly, as NVLink does, so neither is "network".
+LINKS = ("PCIe", "NVLink", "xGMI", "ICI", "network", "loopback")
 
 
 def canonical_dtype(name: str) -> str:

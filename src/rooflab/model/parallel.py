@@ -106,6 +106,12 @@ def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce")
                      f"from `rooflab probe --comm`")
 
 
+# the catalog's interconnect words -> link names (units.LINKS); anything else (RoCE
+# Ethernet on Gaudi) is a network
+LINK_WORDS = (("nvlink", "NVLink"), ("pcie", "PCIe"), ("infinity fabric", "xGMI"),
+              ("ici", "ICI"))
+
+
 def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -> Link:
     """A Link from a catalog Device (hardware.catalog): vendors quote NVLink as the total
     of both directions, and a ring all-reduce's bus bandwidth is per direction, so half.
@@ -121,8 +127,8 @@ def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -
                          f"--link-bw 100Gb/s for one 100 GbE NIC per device; `rooflab probe "
                          f"--comm` measures one)")
     total = float(device.interconnect_bytes_per_s)
-    lv = level or ("NVLink" if "nvlink" in device.interconnect.lower() else
-                   "PCIe" if "pcie" in device.interconnect.lower() else "network")
+    name = device.interconnect.lower()
+    lv = level or next((lv for key, lv in LINK_WORDS if key in name), "network")
     return Link(lv, total / 2, hop_latency_s,
                 f"catalog {device.name}: {device.interconnect} {total / 1e9:g} GB/s both "
                 f"directions, half per direction (nominal)")
