@@ -42,18 +42,6 @@ def _v1(tmp_path, name="counters.csv", saxpy_end=11000) -> str:
     return str(p)
 
 
-def _v3_folder(tmp_path) -> str:
-    """rocprofv3's output folder, two passes of one dispatch: 64 x 1000 MUL_F64 FLOP over
-    64 x 500 + 32 x 500 B in 2 us (the first pass's timestamps)."""
-    head = ("Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Kernel_Name,Counter_Name,"
-            "Counter_Value,Start_Timestamp,End_Timestamp\n")
-    for n, rows in ((1, "1,1,2,0,scale,SQ_INSTS_VALU_MUL_F64,1000,0,2000\n"),
-                    (2, "1,1,2,0,scale,TCC_EA0_RDREQ,500,10,2010\n"
-                        "1,1,2,0,scale,TCC_EA0_WRREQ,500,10,2010\n")):
-        d = tmp_path / "out" / "host" / f"pass_{n}"
-        d.mkdir(parents=True)
-        (d / "123_counter_collection.csv").write_text(head + rows)
-    return str(tmp_path / "out")
 
 
 def _json(capsys) -> dict:
@@ -88,10 +76,10 @@ def test_compare_two_rocprof_runs(tmp_path, capsys):
     assert speed["fp8_gemm"] == pytest.approx(1.0)
 
 
-def test_plot_reads_rocprof_folders_and_brings_a_roof(tmp_path, capsys):
+def test_plot_reads_rocprof_folders_and_brings_a_roof(tmp_path, capsys, rocprofv3_folder):
     # a rocprofv3 output folder, no --on: the best the kernel reached is the roof, as
     # `rooflab rocprof out/` says (before: "is a directory; give a file")
-    folder = _v3_folder(tmp_path)
+    folder = rocprofv3_folder
     svg = tmp_path / "chart.svg"
     assert main(["plot", folder, "-o", str(svg), "--json"]) == 0
     out, err = capsys.readouterr()
@@ -117,8 +105,8 @@ def test_whatif_on_a_rocprof_workload_folder(tmp_path, capsys):
     assert after["fp8_gemm"]["bytes"] == {"DRAM": GEMM_BYTES}
 
 
-def test_report_reads_a_rocprofv3_folder_of_passes(tmp_path, capsys):
-    assert main(["report", _v3_folder(tmp_path), "--on", "mi300x", "--json"]) == 0
+def test_report_reads_a_rocprofv3_folder_of_passes(capsys, rocprofv3_folder):
+    assert main(["report", rocprofv3_folder, "--on", "mi300x", "--json"]) == 0
     (k,) = _json(capsys)["kernels"]
     assert k["flop"] == {"fp64": 64_000} and k["seconds"] == pytest.approx(2e-6)
 

@@ -96,16 +96,9 @@ def test_rocprof_compute_workload_folder_and_its_roofline_csv(tmp_path, capsys):
     assert "pmc_perf.csv" in err and "Traceback" not in err
 
 
-def test_rocprofv3_output_folder_stands_for_its_counter_files(tmp_path, capsys):
-    head = ("Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Kernel_Name,Counter_Name,"
-            "Counter_Value,Start_Timestamp,End_Timestamp\n")
-    for n, rows in ((1, "1,1,2,0,scale,SQ_INSTS_VALU_MUL_F64,1000,0,2000\n"),
-                    (2, "1,1,2,0,scale,TCC_EA0_RDREQ,500,10,2010\n"
-                        "1,1,2,0,scale,TCC_EA0_WRREQ,500,10,2010\n")):
-        d = tmp_path / "out" / "host" / f"pass_{n}"
-        d.mkdir(parents=True)
-        (d / "123_counter_collection.csv").write_text(head + rows)
-    (k,) = load_rocprof(str(tmp_path / "out")).kernels          # the two passes, one dispatch
+def test_rocprofv3_output_folder_stands_for_its_counter_files(tmp_path, capsys,
+                                                            rocprofv3_folder):
+    (k,) = load_rocprof(rocprofv3_folder).kernels          # the two passes, one dispatch
     assert k.flop == {"fp64": 64 * 1000} and k.bytes == {"DRAM": 64 * 500 + 32 * 500}
     assert k.seconds == pytest.approx(2e-6)                     # the first pass's timestamps
     (tmp_path / "empty").mkdir()
