@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from pathlib import Path
 
@@ -159,10 +160,12 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         _write_output(output, data, res, phase)
     if json_out:
         emit_json(data)
-        return
-    out = console()
-    out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
-    print_report(out, res, phase)
+    else:
+        out = console()
+        out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
+        print_report(out, res, phase)
+    if output:   # said last, as the other verbs do; on stderr when stdout is JSON
+        print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
 def _analyze(cfg, roof, s, req, mem, link_latency_s: float = 0.0):

@@ -77,9 +77,11 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                 f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
                 f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
     if p.bound == "latency":
+        known = (f"the {floor} {fmt_seconds(p.overhead_floor_s)} does not explain it"
+                 if p.overhead_floor_s is not None else
+                 f"no {floor} is known for this roof, so launches are not ruled out")
         return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
-                f"attainable at AI {fmt_ai(p.ai)}, and the {floor} "
-                f"{fmt_seconds(p.overhead_floor_s)} does not explain it: latency, "
+                f"attainable at AI {fmt_ai(p.ai)}, and {known}: latency, "
                 f"synchronisation or too little parallelism")
     if p.memory_bound_side:
         moved = ""
