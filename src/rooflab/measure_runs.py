@@ -12,6 +12,7 @@ from typing import Any
 from .errors import InputError, require
 from .measure_checks import single_run_warning, warn_number_precision
 from .measure_clocks import device_clock, infer_device
+from .measure_collect import record, record_run
 from .measure_counts import _merge_count, _name_of, normalize_bytes, normalize_flop
 from .model.kernel import Kernel, sum_counts
 from .probe.timer import Clock
@@ -36,6 +37,7 @@ class Measurement:
         self._counter = None
         self._t0 = 0.0
         self._stacklevel = 3   # a warning points at the user's `with` line (4: a decorated call)
+        self._collect = True   # False for a decorated call's block: the wrapper records it
 
     def __enter__(self) -> Measurement:
         self.kernel = None
@@ -57,6 +59,8 @@ class Measurement:
         if exc_type is not None:
             return
         self.kernel = self._single_run(seconds, counter.result if counter else None)
+        if self._collect:
+            record(self.kernel)
 
     def _single_run(self, seconds: float, count) -> Kernel:
         name = self.name or "block"
@@ -98,9 +102,11 @@ class _Recorded:
                             device=spec.device or infer_device(args, kwargs),
                             name=spec.name or _name_of(self._fn), clock=spec._clock)
         block._stacklevel = 4
+        block._collect = False
         with block:
             result = self._fn(*args, **kwargs)
         self.runs.append(block.kernel)
+        record_run(self, block.kernel)   # collect(): one kernel per function, not per call
         return result
 
     def __get__(self, obj, objtype=None):

@@ -24,7 +24,8 @@ meta says so). On CUDA tensors the clock is a CUDA event read after a synchroniz
 This module is the benchmark form; the others live beside it and are re-exported here:
 measure_runs (decorator, context manager, aggregate), measure_counts (given or counted
 FLOP and bytes), measure_clocks (device and clock), measure_checks (what a call returns,
-noisy or too-short times, TimingWarning).
+noisy or too-short times, TimingWarning), measure_collect (collect(): every kernel made
+inside a block, for `rooflab bench --run`).
 """
 
 from __future__ import annotations
@@ -43,16 +44,17 @@ from .measure_checks import (  # noqa: F401  (re-exported: rooflab.measuring.* n
     warn_number_precision,
 )
 from .measure_clocks import device_clock, infer_device  # noqa: F401
+from .measure_collect import Collection, collect, record  # noqa: F401
 from .measure_counts import _counts, _name_of, normalize_bytes, normalize_flop  # noqa: F401
 from .measure_runs import Measurement, aggregate  # noqa: F401
 from .model.kernel import Kernel
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
 from .probe.timer import bench as _bench
 
-__all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Measurement", "TimingWarning",
-           "aggregate", "device_clock", "infer_device", "measure", "normalize_bytes",
-           "normalize_flop", "resolve_plan", "settled_call", "timed_kernel", "times_warning",
-           "warn_number_precision"]
+__all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Collection", "Measurement",
+           "TimingWarning", "aggregate", "collect", "device_clock", "infer_device", "measure",
+           "normalize_bytes", "normalize_flop", "resolve_plan", "settled_call",
+           "timed_kernel", "times_warning", "warn_number_precision"]
 
 PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
 SECONDS_STAT = "median"
@@ -97,6 +99,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     if "warning" in kernel.meta:
         # a notebook shows warnings, not meta: say it where the user looks
         warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)
+    record(kernel)   # for an enclosing collect() (rooflab bench --run)
     return kernel
 
 

@@ -1,4 +1,5 @@
-"""rooflab bench — time the reference kernel zoo and place it on the roof."""
+"""rooflab bench — time the reference kernel zoo (or a user's script's kernels: --run) and
+place them on the roof."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def output_suffix(path: str) -> str:
     return suffix
 
 
-def write_output(path: str, roofs, kernels, analysis) -> None:
+def write_output(path: str, roofs, kernels, analysis, what: str = "reference kernels"
+                 ) -> None:
     """-o FILE: a chart (.png/.svg), the analysis JSON (.json) or the table (.csv)."""
     suffix = output_suffix(path)
     if suffix == ".json":
@@ -87,15 +89,20 @@ def write_output(path: str, roofs, kernels, analysis) -> None:
 
         # the title says on which machine (the roof that judges them), as probe's does
         display = plot_roofline(roofs, kernels,
-                                title=f"reference kernels on {roof_label(roofs[0])}")
+                                title=f"{what} on {roof_label(roofs[0])}")
         save_figure(display, path)
 
 
 def register(app) -> None:
-    @app.command("bench")
+    @app.command("bench", context_settings={"allow_extra_args": True,
+                                            "ignore_unknown_options": True})
     def bench(
-        device: str = typer.Option("cpu", "--device",
-                                   help="cpu (numpy), torch-cpu, or cuda[:N] (PyTorch)"),
+        ctx: typer.Context,
+        run: str | None = typer.Option(None, "--run", help="time your own kernels: run this "
+                                       "script and place every rooflab.measure kernel it "
+                                       "makes; its arguments follow it (after --)"),
+        device: str | None = typer.Option(None, "--device", help="cpu (numpy; the "
+                                          "default), torch-cpu, or cuda[:N] (PyTorch)"),
         on: str | None = typer.Option(None, "--on", help="judge by this profile file or "
                                       "catalog device instead of probing first"),
         only: str | None = typer.Option(None, "--only", help="comma-separated kernel names "
@@ -114,11 +121,24 @@ def register(app) -> None:
         (max(FLOP/P, bytes/B)) by more than the noise is flagged `below-floor`
         (a wrong count or a wrong roof).
 
+        Your own kernels: rooflab bench --run my_kernels.py [--on me.json] [-- args]
+        runs the script and places each kernel its rooflab.measure calls produce.
+
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """
         from ..bench.zoo import run_zoo
         from ..model.analysis import analyze
 
+        if run is not None:
+            zoo = {"--only": only, "--list": list_ or None, "--quick": quick or None,
+                   "--device": device}
+            _check_run_options(run, [k for k, v in zoo.items() if v is not None])
+            bench_script(run, list(ctx.args), on=on, output=output, json_out=json_out)
+            return
+        if ctx.args:
+            raise InputError(f"unexpected arguments {' '.join(ctx.args)}; arguments for a "
+                             f"script go after --run SCRIPT (see `rooflab bench --help`)")
+        device = device or "cpu"
         if list_:
             _list_kernels(json_out)
             return
@@ -156,6 +176,57 @@ def register(app) -> None:
             emit_json(analysis_to_dict(analysis))
             return
         print_results(analysis, output)
+
+
+def _check_run_options(run: str, zoo_options: list[str]) -> None:
+    """--only, --list, --quick and --device choose and time the reference kernels; the
+    script chooses its own kernels, their timing and their device."""
+    if zoo_options:
+        named = " and ".join(zoo_options)
+        raise InputError(f"--run {run} times your script's own kernels; {named} "
+                         f"{'is an option' if len(zoo_options) == 1 else 'are options'} "
+                         f"of the reference kernels (the zoo), so they do not mix with "
+                         f"--run: drop {named}, or run the zoo without --run")
+
+
+def bench_script(script: str, args: list[str], *, on: str | None, output: str | None,
+                 json_out: bool) -> None:
+    """`rooflab bench --run script.py`: the script's measured kernels on the roof (--on,
+    else a quick probe of the device they ran on, as the zoo's bench does)."""
+    from ..bench.check import check_floors
+    from ..bench.user_script import kernels_device, run_script
+    from ..bench.zoo import llc_bytes
+    from ..model.analysis import analyze
+
+    if output:   # fail before running the script, not after
+        from ..files import check_writable
+
+        output_suffix(output)
+        check_writable(output)
+    if on is not None:   # a bad --on fails before the script runs, too
+        from ..hardware.resolve import load_roofs
+
+        roofs = load_roofs(on)
+    kernels = run_script(script, args, quiet_stdout=json_out)
+    device, mixed = kernels_device(kernels)
+    notice = mixed or (other_kind_warning(on, device) if on is not None else "")
+    if notice:
+        print(notice, file=sys.stderr)
+    if on is None:
+        with progress_bar("probe") as update:
+            roofs, _ = probe_roofs(device, update)
+    kernels = check_floors(roofs[0], kernels, llc_bytes())
+    analysis = analyze(roofs[0], kernels)
+    what = f"kernels of {Path(script).name}"
+    if output:
+        write_output(output, roofs, kernels, analysis, what)
+    if json_out:
+        from ..model.schema import analysis_to_dict
+        from .common import emit_json
+
+        emit_json(analysis_to_dict(analysis))
+        return
+    print_results(analysis, output, title=f"{what} on {analysis.roof.name}")
 
 
 def _list_kernels(json_out: bool) -> None:
@@ -209,7 +280,7 @@ def other_kind_warning(on: str, device: str) -> str:
             f"use {fix}")
 
 
-def compact_table(analysis):
+def compact_table(analysis, title: str | None = None):
     """The zoo table for a narrow terminal: FLOP and bytes left out (AI keeps their ratio;
     -o table.csv has them), no column rules, names never cut (`rooflab demo` at 80 columns
     otherwise printed 'tria…  memo…  GFLO…')."""
@@ -218,7 +289,7 @@ def compact_table(analysis):
 
     from ..bench.table import zoo_table
 
-    full = zoo_table(analysis)
+    full = zoo_table(analysis, title)
     keep = {"kernel": "kernel", "AI": "AI", "time": "time", "achieved": "achieved",
             "% of roof": "% roof", "bound": "bound", "measured/floor": "x floor",
             "flags": "flags"}
@@ -245,14 +316,14 @@ def wide_console():
                                                width=TABLE_WIDTH)
 
 
-def print_results(analysis, output: str | None) -> None:
+def print_results(analysis, output: str | None, title: str | None = None) -> None:
     from ..bench.check import FLAG_TEXT
     from ..bench.table import zoo_table
     out = wide_console()
-    table = zoo_table(analysis)
+    table = zoo_table(analysis, title)
     natural = out.measure(table, options=out.options.update_width(10_000)).maximum
     if out.width < natural:   # an 80-column terminal: keep the names whole
-        table = compact_table(analysis)
+        table = compact_table(analysis, title)
     out.print(table)
     seen = {f for k in analysis.kernels for f in k.meta.get("flags", ())}
     for flag in (f for f in FLAG_TEXT if f in seen):

@@ -1,0 +1,103 @@
+"""`rooflab bench --run script.py`: run a user's script and keep the kernels it measured.
+
+The script runs as `rooflab torch --run` runs one: in this process, as `__main__`, with
+`sys.argv = [script, *args]` and its folder first on `sys.path`; here inside
+`rooflab.measuring.collect()`, which records every Kernel its `rooflab.measure` calls make
+(a benchmark's Kernel, a `with` block's `.kernel`, a decorated function's calls as one
+aggregated kernel). An exception in the script is the script's: reported with its type,
+message, and the traceback frames of the script's own files (rooflab's and the libraries'
+frames left out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import runpy
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputError, ProbeError
+from ..model.kernel import Kernel
+
+HOW_TO_MARK = ("mark a kernel with rooflab.measure(fn, *args, flop=..., bytes=...), "
+               "`with rooflab.measure(name=..., flop=..., bytes=...):` or "
+               "@rooflab.measure(name=...) (examples/my_kernels.py shows all three)")
+
+
+def _own_frames(exc: BaseException, script: str) -> list[traceback.FrameSummary]:
+    """The traceback frames in the script or in files beside it (the user's modules)."""
+    home = Path(script).resolve().parent
+    # is_file: runpy's own frames are named '<frozen runpy>', which resolves into the cwd
+    return [f for f in traceback.extract_tb(exc.__traceback__)
+            if Path(f.filename).is_file() and Path(f.filename).resolve().parent == home]
+
+
+def script_failure(exc: BaseException, script: str) -> ProbeError:
+    """'script.py:12: the script raised ValueError: ...' and the script's own frames."""
+    frames = _own_frames(exc, script)
+    mine = [f for f in frames if Path(f.filename).resolve() == Path(script).resolve()]
+    where = f"{script}:{mine[-1].lineno}" if mine else script
+    text = f"{where}: the script raised {type(exc).__name__}: {exc}"
+    if frames:
+        lines = "".join(traceback.format_list(frames)).rstrip()
+        text += f"\nTraceback (the script's frames):\n{lines}"
+    return ProbeError(text)
+
+
+def run_script(script: str, args: Sequence[str] = (), *,
+               quiet_stdout: bool = False) -> tuple[Kernel, ...]:
+    """Run `script` once and return the kernels its rooflab.measure calls produced.
+
+    quiet_stdout: send the script's prints to stderr (so `--json` output stays clean).
+    InputError for a missing script or one that measured nothing; ProbeError (with the
+    script's traceback) when the script raises or exits with a non-zero status.
+    """
+    from ..measuring import collect
+
+    if not Path(script).is_file():
+        raise InputError(f"--run {script}: no such script; give the path of a Python file")
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [script, *args]
+    sys.path.insert(0, str(Path(script).resolve().parent))
+    redirect = (contextlib.redirect_stdout(sys.stderr) if quiet_stdout
+                else contextlib.nullcontext())
+    try:
+        with redirect, collect() as found:
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:   # a script may end with sys.exit(0)
+        if exc.code not in (None, 0):
+            raise ProbeError(f"{script} exited with status {exc.code}; nothing to "
+                             f"analyse") from None
+    except Exception as exc:   # the user's code failed (KeyboardInterrupt passes through)
+        raise script_failure(exc, script) from None
+    finally:
+        sys.argv, sys.path[:] = old_argv, old_path
+    if not len(found):
+        raise InputError(f"--run {script}: the script measured no kernel; {HOW_TO_MARK}")
+    return unique_names(found.kernels)
+
+
+def unique_names(kernels: Sequence[Kernel]) -> tuple[Kernel, ...]:
+    """Kernels sharing a name get '#2', '#3', ... after the first: the analysis and the
+    table key points by name, so two `measure(np.add, ...)` would otherwise be one row."""
+    seen: dict[str, int] = {}
+    out = []
+    for k in kernels:
+        seen[k.name] = seen.get(k.name, 0) + 1
+        out.append(k if seen[k.name] == 1 else k.with_(name=f"{k.name}#{seen[k.name]}"))
+    return tuple(out)
+
+
+def kernels_device(kernels: Sequence[Kernel]) -> tuple[str, str]:
+    """(the device to probe, a warning or ''): the CUDA device when every kernel ran on
+    one, else the CPU; kernels on several devices cannot all be judged by one roof."""
+    devices = list(dict.fromkeys(str(k.meta.get("device") or "cpu") for k in kernels))
+    cuda = [d for d in devices if d.startswith("cuda")]
+    if len(devices) == 1:
+        return devices[0] if cuda else "cpu", ""
+    target = "cpu" if len(cuda) < len(devices) else cuda[0]
+    return target, (f"warning: the kernels ran on {', '.join(devices)}; all are judged by "
+                    f"the roof of {target}: run each device's kernels separately or give "
+                    f"--on for the device that matters")
