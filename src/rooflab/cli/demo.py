@@ -87,6 +87,9 @@ def register(app) -> None:
         from ..files import check_writable
 
         check_writable(out_path / FILES[0])   # fail now, not after the measurement
+        from .probe import warn_if_busy, warn_load_notes
+
+        warn_if_busy()   # before the long work, so the user can stop and retry
         with progress_bar("demo") as update:
             profile, analysis = run_demo(update)
             files, notes = render_files(profile, analysis)
@@ -99,6 +102,7 @@ def register(app) -> None:
             emit_json({"schema_version": SCHEMA_VERSION, "profile": profile_to_dict(profile),
                        "analysis": analysis_to_dict(analysis),
                        "files": [str(p) for p in written]})
+            warn_load_notes(profile)
             return
         print_demo(profile, analysis, written, notes)
 

@@ -141,6 +141,8 @@ def register(app) -> None:
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
         _preflight(dev, profile_path, chart_path)
+        if dev == "cpu":
+            warn_if_busy()
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
@@ -158,8 +160,30 @@ def register(app) -> None:
             from .common import emit_json
 
             emit_json(profile_to_dict(profile))
+            warn_load_notes(profile)
             return
         _print_profile(profile, profile_path, chart_path, output)
+
+
+def warn_if_busy() -> None:
+    """Before the long work: say on stderr when the load average is already at or above
+    the CPU count, so the user can stop (Ctrl-C) and retry on a quiet machine."""
+    from ..probe.cpu.flags import busy_start_warning
+    from ..probe.cpu.load import LoadSources, loadavg_1m
+    from .common import warn
+
+    sources = LoadSources()
+    message = busy_start_warning(loadavg_1m(sources), sources.machine_cpus)
+    if message:
+        warn(message)
+
+
+def warn_load_notes(profile) -> None:
+    """With --json the notes are not printed: say a busy machine on stderr."""
+    from .common import warn
+
+    for note in (profile.extras.get("machine_load") or {}).get("notes") or ():
+        warn(note)
 
 
 def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> None:

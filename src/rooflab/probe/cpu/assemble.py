@@ -16,9 +16,16 @@ from ...model.ceiling import Ceiling, Roof
 from ...units import si
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
-from .flags import dram_drift_note, drift_note, flag_overshoot, flag_undershoot
+from .flags import (
+    dram_drift_note,
+    drift_note,
+    flag_overshoot,
+    flag_undershoot,
+    machine_load_notes,
+)
 from .flops import Measured, blas_threads_match
 from .intensity import method_text
+from .load import MachineLoad
 from .modes import ModeSpec
 from .runner import Rate
 
@@ -38,6 +45,10 @@ def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
                        for m in methods if m is not win)
     method = win.method + (f" (best of methods; also {others})" if others else "")
     return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
+
+
+def _cores(n: int) -> str:
+    return f"{n} core" if n == 1 else f"{n} cores"
 
 
 HYBRID_P = "Golden Cove/Raptor Cove (client)"   # client P-core design; may sit beside E-cores
@@ -62,7 +73,7 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | Non
                          f"types (/sys/devices/system/cpu/types, cpu_core/cpu_atom PMUs): the "
                          f"P/E split is unknown and the nominal counts all {cores} cores as "
                          f"P-cores (an upper bound)")
-        return cpu_nominal_roof(f"{host.cpu_model} ({arch.name}, {cores} cores @ {ghz:.2f} "
+        return cpu_nominal_roof(f"{host.cpu_model} ({arch.name}, {_cores(cores)} @ {ghz:.2f} "
                                 f"GHz)", cores, ghz, arch, None, source), notes
     e_arch = e_core_arch(host.vendor, host.family, host.model, host.flags)
     if e_arch is None:
@@ -82,8 +93,8 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | Non
     elif e_used:
         notes.append(f"E-cores at {e_ghz:.2f} GHz: the measured clock x {split.e_clock_ratio:.3g}"
                      f" (E/P cpufreq maximum ratio)")
-    name = (f"{host.cpu_model} ({arch.name} {p_used} cores @ {ghz:.2f} GHz + {e_arch.name} "
-            f"{e_used} cores @ {e_ghz:.2f} GHz)")
+    name = (f"{host.cpu_model} ({arch.name} {_cores(p_used)} @ {ghz:.2f} GHz + {e_arch.name} "
+            f"{_cores(e_used)} @ {e_ghz:.2f} GHz)")
     return hybrid_nominal_roof(name, p_used, ghz, arch, e_used, e_ghz, e_arch, source), notes
 
 
@@ -138,12 +149,14 @@ class _Raw:
     clock1: Rate
     notes: list
     dram_end: Rate | None = None   # DRAM triad again at the end (None: no DRAM plateau)
+    load: MachineLoad | None = None  # other work on the machine meanwhile (load.py)
 
 
 def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
               wall_s: float) -> MachineProfile:
     """Roofs, notes and extras from the raw measurements."""
-    notes = list(raw.notes)
+    # A busy machine first: it explains the warnings that follow.
+    notes = (machine_load_notes(raw.load) if raw.load is not None else []) + list(raw.notes)
     ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
                                      raw.clock1.best)
     gemm_ok = blas_threads_match(threads)
@@ -211,7 +224,8 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
                   "end_flop_per_s": end, "relative_change": end / start - 1,
                   "dram_end_bytes_per_s": raw.dram_end.best if raw.dram_end else None},
         "wall_s": wall_s,
-    }
+    } | ({"machine_load": raw.load.to_dict() | {"notes": machine_load_notes(raw.load)}}
+         if raw.load is not None else {})
 
 
 def sweep_points(profile: MachineProfile) -> list[tuple[float, float]]:

@@ -74,3 +74,63 @@ def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceili
                         f"at the clock measured in this run: other load held the kernel up "
                         f"throughout, or the vector units run at a lower clock than the "
                         f"integer clock (AVX-512 frequency offsets); rerun on a quiet machine"))
+
+
+# Other work on the machine (load.py). Flagged above 10 % of the CPUs the probe's threads
+# used: an idle server or desktop shows 1-3 % (daemons, kernel threads), which the best-of-
+# many-samples rule absorbs; at 10 % a parallel region, which waits for its slowest
+# thread, is held up in about 1 - 0.9^threads of its samples (19 % with 2 threads, 57 %
+# with 8), enough to move the medians past the 5 % noise test and to leave no quiet
+# sample for a long one.
+OTHER_LOAD = 0.10
+# Steal: time a VM's host gave our vCPUs to someone else. Above 5 % say so on its own
+# (the guest cannot see that work in its own process list).
+STEAL = 0.05
+
+
+def _loadavg_clause(load) -> str:
+    if load.loadavg_1m_before is None:
+        return ""
+    return (f" (and the load average was {load.loadavg_1m_before:.1f} on "
+            f"{load.machine_cpus} CPUs before it started)")
+
+
+def machine_load_notes(load) -> list[str]:
+    """Notes on other work during the probe (a load.MachineLoad): CPU time others took
+    beyond the CPUs the probe left free, steal, or a busy start where nothing else is
+    known."""
+    notes: list[str] = []
+    share = load.contended_share
+    if share is not None and share > OTHER_LOAD:
+        if load.spare_cpus == 0:
+            head = (f"other processes used {load.other_cpu_share:.0%} of the CPUs while the "
+                    f"probe ran")
+        else:
+            head = (f"other processes used {load.other_cpu_s / load.window_s:.2g} CPUs on "
+                    f"average while the probe ran {load.threads} thread"
+                    f"{'s' if load.threads != 1 else ''} on {load.cpus} "
+                    f"CPUs, {share:.0%} of the CPUs its threads needed")
+        notes.append(f"{head}{_loadavg_clause(load)}: measured ceilings read low; rerun on "
+                     f"a quiet machine")
+    elif (load.other_cpu_s is None and load.loadavg_1m_before is not None
+          and load.loadavg_1m_before >= load.machine_cpus):
+        notes.append(f"the load average was {load.loadavg_1m_before:.1f} on "
+                     f"{load.machine_cpus} CPUs before the probe started: other work was "
+                     f"probably running and measured ceilings may read low (this system has "
+                     f"no /proc/stat, so work during the probe was not measured); rerun on a "
+                     f"quiet machine")
+    if load.steal_share is not None and load.steal_share > STEAL:
+        notes.append(f"the VM's host took {load.steal_share:.0%} of the CPU time (steal) "
+                     f"while the probe ran: other guests ran on the host's cores, so "
+                     f"measured ceilings read low; rerun when the host is quieter")
+    return notes
+
+
+def busy_start_warning(loadavg: float | None, machine_cpus: int) -> str | None:
+    """Before the long work: a load average at or above the CPU count means other work
+    is queued for every CPU, and it would compete with the probe."""
+    if loadavg is None or loadavg < machine_cpus:
+        return None
+    return (f"the machine is busy: the 1-minute load average is {loadavg:.1f} on "
+            f"{machine_cpus} CPUs; other work will lower the measured ceilings; stop "
+            f"(Ctrl-C) and rerun on a quiet machine for reliable figures")

@@ -15,6 +15,7 @@ from ...hardware.host import HostInfo, detect_host
 from ...hardware.profile import MachineProfile
 from ...model.ceiling import Ceiling
 from . import bandwidth as bw
+from . import load as machine
 from .assemble import (
     _assemble,
     _measured,
@@ -185,14 +186,18 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
 
 
 def probe_cpu(mode: str = "default", threads: int | None = None,
-              progress: Progress | None = None) -> MachineProfile:
+              progress: Progress | None = None,
+              load_sources: machine.LoadSources | None = None) -> MachineProfile:
     """Measure this CPU's roofline: bandwidth per memory level, peak FLOP/s per precision,
-    an intensity sweep and the overhead floor. Returns the profile (writes nothing)."""
+    an intensity sweep and the overhead floor. Returns the profile (writes nothing).
+    Other work on the machine meanwhile is measured too (load.py; `load_sources` fakes)."""
     require("numba", "cpu", "the CPU probe")
     from ...hardware.cpu_detect import detect_microarch
 
     spec = get_mode(mode)
     t_start = time.perf_counter()
+    sources = load_sources or machine.LoadSources()
+    loadavg = machine.loadavg_1m(sources)   # before the probe adds its own load
     host = detect_host()
     avail = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else host.threads
     threads = int(threads or avail)
@@ -208,8 +213,11 @@ def probe_cpu(mode: str = "default", threads: int | None = None,
     from . import kernels  # noqa: F401  (compiles or loads the cached kernels)
 
     dram_total, mem_notes = dram_working_set(host, spec)
+    before = machine.snapshot(sources)
     with Team(threads) as team:
         raw = _measure(spec, team, host, arch, stages, dram_total)
+    raw.load = machine.machine_load(before, machine.snapshot(sources), threads, loadavg,
+                                    sources)
     raw.notes[:0] = mem_notes
     return _assemble(raw, spec, host, arch, threads, time.perf_counter() - t_start)
 
