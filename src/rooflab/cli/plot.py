@@ -42,8 +42,8 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
     from ..files import load_json
     from ..hardware.resolve import looks_like_file
 
-    if not looks_like_file(spec) or spec.lower().endswith(".ncu-rep"):
-        return [], "", None
+    if not looks_like_file(spec) or spec.lower().endswith((".ncu-rep", ".csv")):
+        return [], "", None   # (a .csv: rocprof-compute's roofline.csv, no sweep)
     data = load_json(spec)
     extras = data.get("extras") if isinstance(data, dict) else None
     if not isinstance(extras, dict):

@@ -49,6 +49,8 @@ def _profile_of(on: str):
 
     if on.lower().endswith(".ncu-rep") or not looks_like_file(on) or not Path(on).exists():
         return None
+    if on.lower().endswith(".csv"):   # rocprof-compute's roofline.csv: a roof, no profile
+        return None
     from ..files import load_json
 
     data = load_json(on)

@@ -19,6 +19,10 @@ Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
   rooflab rocprof results.csv --on mi300x
   rooflab rocprof workloads/app/MI300X_A1 --on mi300x   (rocprof-compute)
 
+Roof: a rocprof-compute workload folder brings its roofline.csv (the peaks rocprof-compute
+benchmarked on this machine: a measured roof, device 0) when no --on is given; any
+roofline.csv also works as --on roofline.csv, here and in `rooflab report` / `plot`.
+
 FLOP: 64 x (ADD + MUL + 2 FMA + TRANS) per precision, 512 x MFMA_MOPS; bytes: L1 64 x
 TCP_TOTAL_CACHE_ACCESSES, L2 64 x TCP_TCC_*_REQ (else 128 x TCC_REQ), HBM from TCC_EA
 read/write requests (32/64 B); MI300 (TCC_BUBBLE in the file): 128-B lines for L1 accesses,

@@ -36,6 +36,13 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
 
 
 def _roofs_from_file(path: str) -> tuple[Roof, ...]:
+    if path.lower().endswith(".csv"):
+        # rocprof-compute's roofline.csv: the peaks it benchmarked on the machine, a
+        # measured roof as a saved profile is (so every --on and load_roof() takes it)
+        from .rocprof_roofline import is_roofline_csv, load_roofline_csv
+
+        if is_roofline_csv(path):
+            return (load_roofline_csv(path),)
     data = load_json(path)
     try:
         check_schema_version(data, path)
@@ -70,6 +77,10 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)
         return roofs_from_file(spec)
+    if (Path(spec) / "roofline.csv").is_file():
+        # `--on workloads/app/MI300X_A1`: rocprof-compute's workload folder, its benchmark
+        # (before the catalog, which would match the folder's name 'MI300X_A1')
+        return roofs_from_file(str(Path(spec) / "roofline.csv"))
     from ..errors import HardwareNotFound
     from .catalog import lookup_roof
 

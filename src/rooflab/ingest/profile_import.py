@@ -51,6 +51,8 @@ class ProfileImport:
     files: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
     device_details: tuple[RecordedDevice, ...] = ()   # memory and cc, where recorded
+    # rocprof-compute's roofline.csv in the workload folder read: its benchmarked peaks
+    roof_file: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,8 @@ def _recorded_roof(device: RecordedDevice) -> tuple[Roof, str] | None:
 
 def roof_for_on(on: str) -> Roof:
     """What --on names: a catalog device, a profile/roof JSON, or an .ncu-rep report whose
-    recorded peaks become the roof (so CSV steps can be judged at the report's clock)."""
+    recorded peaks become the roof (so CSV steps can be judged at the report's clock), or
+    rocprof-compute's roofline.csv, its measured peaks (hardware.resolve reads it)."""
     if not on.lower().endswith(".ncu-rep"):
         from ..hardware.resolve import load_roof
 
@@ -166,6 +169,26 @@ def roof_for_on(on: str) -> Roof:
         raise ParseError("this report records no peak metrics (`…peak_sustained`); profile "
                          "with `--set full` or pass --on a catalog name", path=on)
     return roof
+
+
+def _above_nominal(roof: Roof) -> str:
+    from ..hardware.rocprof_roofline import above_nominal_line
+
+    return above_nominal_line(roof)
+
+
+def _workload_roof(path: str) -> tuple[Roof, str]:
+    from ..errors import ParseError
+    from ..hardware.rocprof_roofline import load_roofline_csv
+
+    try:
+        roof = load_roofline_csv(path)
+    except ParseError as exc:
+        raise ParseError(f"{exc} (the workload folder's roofline.csv, used as the roof when "
+                         f"no --on is given; pass --on GPU to judge by another roof)") from None
+    return roof, (f"roof: {roof.name} ({roof.kind}), from {path} (rocprof-compute's "
+                  f"benchmark in the workload folder; --on GPU for another roof)"
+                  + _above_nominal(roof))
 
 
 def recorded_cc(kernels: Sequence[Kernel]) -> str | None:
@@ -210,7 +233,13 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     if on:
         roof = roof_for_on(on)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
-                                + cc_mismatch(roof, recorded_cc(imp.kernels)))
+                                + cc_mismatch(roof, recorded_cc(imp.kernels))
+                                + _above_nominal(roof))
+    if imp.roof_file:
+        # rocprof-compute benchmarked this machine into the workload folder: measured peaks
+        # of the GPU the counters were taken on come before any catalog entry, as ncu's
+        # recorded peaks do
+        return RoofChoice(*_workload_roof(imp.roof_file))
     # The profiler's own peaks first: they hold every level (L1, L2, DRAM) and were taken at
     # the clock the kernels ran at (ncu locks clocks near base), so kernel and roof match.
     if imp.peaks is not None and (imp.peaks.compute or imp.peaks.memory):

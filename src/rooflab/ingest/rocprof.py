@@ -192,8 +192,8 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
         # L1Bw, LDSBw, FP32Flops, MFMAF16Flops, ...; src/utils/roofline_calc.py): peaks
         raise ParseError("rocprof-compute's roofline.csv: the machine's benchmarked peaks "
                          "(HBMBw, L2Bw, ...FLOPs), not kernel counters; pass the pmc_perf.csv "
-                         "of the same workload folder (or the folder itself)",
-                         path=path, line=1)
+                         "of the same workload folder (or the folder itself), and this file "
+                         "as the roof: --on roofline.csv", path=path, line=1)
     if h is None:
         raise ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
                          "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
@@ -293,9 +293,10 @@ def _counter_files(path: str) -> list[str]:
 
 
 def load_rocprof(paths) -> ProfileImport:
-    """Kernels of one or more rocprof CSV files (several = steps), longest first."""
-    runs = _runs([f for p in ([paths] if isinstance(paths, str) else paths)
-                  for f in _counter_files(p)])
+    """Kernels of one or more rocprof CSV files (several = steps), longest first; one
+    rocprof-compute workload folder (or its pmc_perf.csv) brings its roofline.csv as roof_file."""
+    paths_in = [paths] if isinstance(paths, str) else list(paths)
+    runs = _runs([f for p in paths_in for f in _counter_files(p)])
     paths = [run[0] for run in runs]
     several = len(paths) > 1
     pairs, skips, failed, used = [], [], [], []
@@ -326,5 +327,8 @@ def load_rocprof(paths) -> ProfileImport:
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [kernel_of(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
+    from ..hardware.rocprof_roofline import workload_roofline
+
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
-                         failed=tuple(failed), files=tuple(used))
+                         failed=tuple(failed), files=tuple(used),
+                         roof_file=workload_roofline(paths_in) or "")
