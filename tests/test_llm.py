@@ -36,6 +36,7 @@ PUBLISHED = {
     "gemma-2-9b": 9.24e9,                                   # HF model card (safetensors)
     "tinyllama-1.1b": 1.1e9, "gpt2": 124e6,                 # TinyLlama paper; GPT-2 124M
     "deepseek-v2-lite": 15.7e9,                             # DeepSeek-V2 paper, Lite: 15.7B
+    "llama-3.1-405b": 406e9,                                # HF model card (safetensors): 406B
 }
 
 

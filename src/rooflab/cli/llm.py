@@ -20,6 +20,7 @@ from .llm_render import (  # noqa: F401
     list_rows,
     list_table,
     per_s,
+    pipeline_lines,
     print_report,
     save_chart,
     step_table,
@@ -77,11 +78,25 @@ def register(app) -> None:
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
         tp: int = typer.Option(1, "--tp", help="tensor-parallel degree"),
-        link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s"),
+        pp: int = typer.Option(1, "--pp", help="pipeline-parallel stages (consecutive "
+                               "layers per device or TP group)"),
+        micro_batches: int = typer.Option(None, "--micro-batches", metavar="M",
+                                          help="--pp's micro-batches of --batch in flight "
+                                          "for the throughput view (default: --pp)"),
+        link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s "
+                                    "(also the stage link under --pp without --tp)"),
         link_latency: float = typer.Option(0.0, "--link-latency", metavar="US",
                                            help="latency of one TP all-reduce in "
                                            "microseconds (rooflab probe --comm), added to "
                                            "each; default 0: bandwidth only"),
+        pp_link_bw: str = typer.Option(None, "--pp-link-bw", help="stage-to-stage link "
+                                       "bandwidth per direction, e.g. 50GB/s (default: "
+                                       "--link-bw without --tp, else 400Gb/s InfiniBand "
+                                       "past 8 GPUs, else the catalog's link)"),
+        pp_link_latency: float = typer.Option(None, "--pp-link-latency", metavar="US",
+                                              help="latency of one stage-to-stage send in "
+                                              "microseconds (default: --link-latency "
+                                              "without --tp, else 0)"),
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
@@ -112,14 +127,16 @@ def register(app) -> None:
                              "profile JSON (rooflab probe -o FILE.json)")
         if phase not in PHASES:
             raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
-        if whatif and tp > 1:
-            raise InputError("--whatif compares settings on one device; drop --tp or --whatif")
+        if whatif and (tp > 1 or pp > 1):
+            raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
+                             "--whatif")
         if not (link_latency >= 0 and math.isfinite(link_latency)):
             raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce "
                              f"(e.g. 10); got {link_latency:g}")
-        if link_latency and tp == 1:
-            raise InputError("--link-latency is the latency of --tp's all-reduces; add "
-                             "--tp N (2 or more) or drop it")
+        if link_latency and tp == 1 and pp == 1:
+            raise InputError("--link-latency is the latency of --tp's all-reduces (or of "
+                             "--pp's sends); add --tp N or --pp N (2 or more) or drop it")
+        _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"))
@@ -127,19 +144,22 @@ def register(app) -> None:
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
             compare=compare, json_out=json_out, output=output,
-            link_latency_s=link_latency / 1e6)
+            link_latency_s=link_latency / 1e6, pp=pp, micro_batches=micro_batches,
+            pp_link_bw=pp_link_bw,
+            pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6)
 
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
         link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output,
-        link_latency_s: float = 0.0) -> None:
+        link_latency_s: float = 0.0, pp: int = 1, micro_batches: int | None = None,
+        pp_link_bw: str | None = None, pp_link_latency_s: float | None = None) -> None:
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
     from ..workloads.llm.settings import Settings
     from .common import console, emit_json
 
-    s = Settings(weights=weights, act=act, kv=kv, attn=attn, group_size=group, tp=tp)
+    s = Settings(weights=weights, act=act, kv=kv, attn=attn, group_size=group, tp=tp, pp=pp)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate)
     roof = load_roof(on)
     dev = _device(on, roof)
@@ -151,9 +171,12 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     measured = _measured(r, roof, tpot_ms)
     tpr = (_tensor_parallel(cfg, s, roof, req, dev, link_bw, link_latency_s) if tp > 1
            else None)
+    ppr = (_pipeline(cfg, s, roof, req, dev, tpr, micro_batches,
+                     *_stage_link_given(s, link_bw, link_latency_s, pp_link_bw,
+                                        pp_link_latency_s)) if pp > 1 else None)
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=req.decode_context) if whatif and tp == 1 else ()
-    res = LlmRun(r, measured=measured, tpr=tpr, whatifs=whatifs,
+    res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs,
                  **_compare(compare, cfg, s, roof, req, mem))
     data = _result_dict(res, phase)
     if output:
@@ -216,6 +239,91 @@ def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
                            latency_s=latency_s, prompt=req.prompt)
 
 
+def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
+              pp_link_latency: float | None) -> None:
+    """--pp's options, refused with how to fix them before any work is done."""
+    if pp < 1:
+        raise InputError(f"--pp must be >= 1 (pipeline stages; 1: no pipeline); got {pp}")
+    extras = [name for name, v in (("--micro-batches", micro_batches),
+                                   ("--pp-link-bw", pp_link_bw),
+                                   ("--pp-link-latency", pp_link_latency)) if v is not None]
+    if extras and pp == 1:
+        raise InputError(f"{', '.join(extras)}: only with a pipeline; add --pp N (2 or "
+                         f"more stages) or drop {extras[0]}")
+    if micro_batches is not None and micro_batches < 1:
+        raise InputError(f"--micro-batches must be >= 1 (micro-batches of --batch in flight); "
+                         f"got {micro_batches}")
+    if pp_link_latency is not None and not (pp_link_latency >= 0
+                                            and math.isfinite(pp_link_latency)):
+        raise InputError(f"--pp-link-latency must be >= 0 microseconds per send (e.g. 5); "
+                         f"got {pp_link_latency:g}")
+
+
+def _stage_link_given(s, link_bw: str | None, link_latency_s: float, pp_link_bw: str | None,
+                      pp_link_latency_s: float | None) -> tuple[float | None, str, float]:
+    """(bandwidth or None, source, latency) the user gave for the stage link: --pp-link-*,
+    else --link-* when there is no --tp for them to describe."""
+    alone = s.tp == 1
+    latency = pp_link_latency_s if pp_link_latency_s is not None else (
+        link_latency_s if alone else 0.0)
+    if pp_link_bw:
+        return parse_rate(pp_link_bw, "--pp-link-bw"), "given (--pp-link-bw)", latency
+    if link_bw and alone:
+        return parse_rate(link_bw, "--link-bw"), "given (--link-bw)", latency
+    return None, "", latency
+
+
+GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
+
+
+def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s: float):
+    """The link between pipeline stages: given, else InfiniBand once TP x PP GPUs leave an
+    8-GPU node, else the catalog device's link (per direction), else the roof's."""
+    from ..model.parallel import (
+        LINK_WORDS,
+        Link,
+        bridged_pairs,
+        host_link_of,
+        link_from_device,
+        link_from_roof,
+    )
+    from .scale import NDR_BUS, NDR_SOURCE
+
+    if given_bw:    # named after the link it replaces (a label for the JSON, no more)
+        words = str(getattr(dev, "interconnect", "")).lower()
+        level = "network" if s.tp * s.pp > GPUS_PER_NODE else next(
+            (lv for key, lv in LINK_WORDS if key in words), "network")
+        return Link(level, given_bw, latency_s, given_src)
+    if s.tp * s.pp > GPUS_PER_NODE:
+        return Link("network", NDR_BUS, latency_s,
+                    f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
+                    f"{GPUS_PER_NODE}-GPU node")
+    if dev is not None and dev.interconnect_bytes_per_s:
+        lk = link_from_device(dev, hop_latency_s=latency_s)
+        if s.tp * s.pp > 2 and bridged_pairs(dev):   # a bridge joins 2 cards; more: PCIe
+            lk = host_link_of(dev, latency_s) or lk
+        return lk
+    return link_from_roof(roof, hop_latency_s=latency_s)
+
+
+def _pipeline(cfg, s, roof, req, dev, tpr, micro_batches: int | None,
+              given_bw: float | None, given_src: str, latency_s: float):
+    """--pp: the stages (of the TP shard under --tp, each adding its layers' all-reduces)
+    on the stage link."""
+    from ..workloads.llm.parallel import shard
+    from ..workloads.llm.pipeline import pipeline_parallel
+
+    link = _stage_link(s, roof, dev, given_bw, given_src, latency_s)
+    per_layer = tpr.comm_s / cfg.layers if tpr else 0.0
+    pre_per_layer = tpr.prefill_comm_s / cfg.layers if tpr else 0.0
+    longest = max(req.decode_context, req.prompt + req.generate)   # as the footprint's
+    return pipeline_parallel(shard(cfg, s.tp), s, roof, pp=s.pp, batch=req.batch,
+                             context=req.decode_context, prompt=req.prompt, link=link,
+                             micro_batches=micro_batches, tp=s.tp, kv_context=longest,
+                             comm_s_per_layer=per_layer,
+                             prefill_comm_s_per_layer=pre_per_layer)
+
+
 def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
     """--compare: the decode step on each device (LlmRun's hardware fields)."""
     if not compare:
@@ -257,6 +365,11 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
                            "link_latency_s": tpr.latency_s}
+    if res.ppr:
+        from ..workloads.llm.pipeline import pipeline_dict
+
+        llm["totals"] = totals(r, tpr, res.ppr)
+        llm["pipeline"] = pipeline_dict(res.ppr)
     for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,

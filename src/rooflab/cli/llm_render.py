@@ -17,6 +17,7 @@ class LlmRun:
     result: Any
     measured: tuple = ()           # --tpot-ms: whatif.measured_point, at most one
     tpr: Any = None                # --tp > 1: workloads.llm.parallel.TPResult
+    ppr: Any = None                # --pp > 1: model.pipeline.PPStep
     whatifs: tuple = ()            # --whatif rows
     hardware: tuple = ()           # --compare rows, --on's roof first
     hardware_memory: tuple = ()    # device memory per hardware row (None: unknown)
@@ -82,9 +83,19 @@ def step_table(timing, title: str):
     return t
 
 
-def totals(r, tpr=None) -> dict[str, float]:
+def totals(r, tpr=None, ppr=None) -> dict[str, float]:
     """TPOT/TTFT floors, tokens/s and the request floor; under tensor parallelism the
-    all-reduces are added (no overlap with compute, as in workloads/llm/parallel.py)."""
+    all-reduces are added (no overlap with compute, as in workloads/llm/parallel.py); under
+    pipeline parallelism the stage-to-stage transfers (model/pipeline.py: one batch in
+    flight, the latency view; the throughput view is in llm.pipeline)."""
+    if ppr is not None:
+        tpot = ppr.tpot_s
+        ttft = r.ttft_s + (tpr.prefill_comm_s if tpr else 0.0) + ppr.prefill_transfer_s
+        rate = r.request.batch / tpot
+        return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
+                "tokens_per_s_per_gpu": rate / ppr.gpus,
+                "request_s": ttft + r.request.generate * tpot, "compute_tpot_s": r.tpot_s,
+                "compute_ttft_s": r.ttft_s}
     if tpr is None:
         return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
                 "request_s": r.request_s}
@@ -120,13 +131,20 @@ def gap_line(gap_s: float, d) -> str:
             f"generate) and kernel efficiency (better kernels); batching closes neither")
 
 
-def summary_lines(r, tpr=None) -> list[str]:
+def summary_lines(r, tpr=None, ppr=None) -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
-    t = totals(r, tpr)
+    t = totals(r, tpr, ppr)
     comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
             f"{fmt_seconds(tpr.comm_s)})" if tpr else "")
+    if ppr:
+        n = ppr.pp - 1
+        comm += (f" {'and' if tpr else 'with'} {n} stage transfer{'s' if n > 1 else ''} "
+                 f"({fmt_seconds(ppr.transfer_s)})")
     pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + all-reduces "
                 f"{fmt_seconds(tpr.prefill_comm_s)})" if tpr else "")
+    if ppr:
+        pre_comm += (f" {'and' if tpr else 'with'} the prompt's stage transfers "
+                     f"({fmt_seconds(ppr.prefill_transfer_s)})")
     lo, hi = d.launch_s_range
     plo, phi = d.per_launch_s
     out = [
@@ -139,7 +157,9 @@ def summary_lines(r, tpr=None) -> list[str]:
         f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
         f"{per_s(t['tokens_per_s'])} tokens/s decode"
         + (f" (the {tpr.tp}-GPU group: {per_s(t['tokens_per_s_per_gpu'])} per GPU, "
-           f"{per_s(t['tokens_per_s'] / req.batch)} per request)" if tpr else "")
+           f"{per_s(t['tokens_per_s'] / req.batch)} per request)" if tpr and not ppr else "")
+        + (f" (one batch in flight on {ppr.gpus} GPUs: {per_s(t['tokens_per_s_per_gpu'])} "
+           f"per GPU; the pipeline line has the throughput)" if ppr else "")
         + ", request floor "
         f"{fmt_seconds(t['request_s'])}",
         f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
@@ -150,7 +170,9 @@ def summary_lines(r, tpr=None) -> list[str]:
         f"{fmt_seconds(plo)}-{fmt_seconds(phi)} = {fmt_seconds(lo)}-{fmt_seconds(hi)} per step "
         f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
-        f"memory (context {fp.context}): weights {si(fp.weights, 'B')} + KV {si(fp.kv, 'B')} + "
+        f"memory{' per device' if ppr else ''} (context {fp.context}"
+        f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
+        f"KV {si(fp.kv, 'B')} + "
         f"activations {si(fp.activations, 'B')} = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
@@ -283,7 +305,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                              f"{r.config.layers} layers)"))
     if phase in ("prefill", "both"):
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
-    for line in summary_lines(r, tpr):
+    for line in summary_lines(r, tpr, run.ppr):
         out.print(line, soft_wrap=True)
     if r.sweep is not None:
         out.print(sweep_table(r.sweep))
@@ -306,6 +328,8 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   + f" = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
+    for line in pipeline_lines(run.ppr, r):
+        out.print(line, soft_wrap=True)
     _print_variants(out, run)
     for note in r.notes:
         out.print(f"note: {note}", soft_wrap=True)
@@ -317,6 +341,8 @@ def _print_variants(out, run: LlmRun) -> None:
 
     r, hw, tp = run.result, run.hardware, run.result.settings.tp
     per = f", per device of {tp}, without all-reduces" if tp > 1 else ""
+    if run.ppr is not None:   # the tables' step: every stage, without the transfers
+        per += f", all {run.ppr.pp} stages, without stage transfers"
     for rows, title in ((run.whatifs, "what-ifs (decode step)"),
                         (hw, f"hardware swap (decode step{per})")):
         if rows:
@@ -336,3 +362,37 @@ def _print_variants(out, run: LlmRun) -> None:
         out.print(f"does not fit: {need} (weights + KV + activations) "
                   f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit (--tp, "
                   f"smaller --weights)", soft_wrap=True)
+
+
+def pipeline_lines(ppr, r) -> list[str]:
+    """--pp's section: the stages, the latency view (TPOT) and the throughput view."""
+    if ppr is None:
+        return []
+    lk = ppr.link
+    lat = f" + {lk.hop_latency_s * 1e6:g} µs latency" if lk.hop_latency_s else ""
+    stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
+                      + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
+                      + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)
+    hops = ppr.pp - 1
+    slow = ppr.slowest
+    out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} GPUs)"
+                                             if ppr.tp > 1 else "") + f": {stage}",
+           f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
+           f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
+           f"(batch {ppr.batch} x hidden x act) on {si(lk.bus_bytes_per_s, 'B/s')}{lat} "
+           f"({lk.source}) = {fmt_seconds(ppr.transfer_s)} -> TPOT floor "
+           f"{fmt_seconds(ppr.tpot_s)}; a token passes every stage in turn, so pipeline "
+           f"parallelism does not cut single-stream latency (it makes room: memory is per "
+           f"stage)",
+           f"pipeline throughput: {ppr.micro_batches} micro-batch"
+           f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, the slowest "
+           f"stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace: "
+           f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
+           f"{per_s(ppr.tokens_per_s_per_gpu)} per GPU"
+           + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"
+              + (f" (only {ppr.micro_batches} micro-batch"
+                 f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "
+                 f"--micro-batches {ppr.pp} fills it)"
+                 if ppr.micro_batches < ppr.pp else "") if ppr.bubble else "")]
+    return out
+

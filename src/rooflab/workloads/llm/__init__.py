@@ -12,6 +12,7 @@ from .footprint import Footprint, footprint, kv_bytes_per_sequence, weight_bytes
 from .kernels import Step, StepOp, decode_step, prefill_step
 from .parallel import TPResult, shard, tensor_parallel
 from .params import ParamCount, count_params
+from .pipeline import pipeline_parallel
 from .settings import Settings
 from .sweep import Sweep, batch_sweep
 from .timing import StepTiming, time_step
@@ -22,6 +23,6 @@ __all__ = [
     "Request", "Settings", "Step", "StepOp", "StepTiming", "Sweep", "TPResult", "analyze_llm",
     "batch_sweep", "bundled_names", "compare_hardware", "compare_settings", "count_params",
     "decode_step", "footprint", "kv_bytes_per_sequence", "load_config", "measured_point",
-    "parse_config", "prefill_step", "result_to_dict", "shard", "standard_variants",
-    "tensor_parallel", "time_step", "weight_bytes",
+    "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict", "shard",
+    "standard_variants", "tensor_parallel", "time_step", "weight_bytes",
 ]

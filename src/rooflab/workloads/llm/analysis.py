@@ -139,6 +139,15 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
                    prompt=req.prompt, device_bytes=device_bytes)
+    if s.pp > 1:
+        from .pipeline import heaviest_footprint
+
+        fp = heaviest_footprint(run_cfg, s, pp=s.pp, batch=req.batch, context=longest,
+                                prompt=req.prompt, device_bytes=device_bytes)
+        notes.append(f"pipeline parallel over {s.pp} stages: the tables are the whole model "
+                     f"(a token passes every stage); memory is per device, of its "
+                     f"heaviest stage; stage times and transfers are in the 'pipeline' "
+                     f"section")
     do_sweep = len(req.batches) > 1 if sweep is None else sweep
     sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
     notes += fallback_notes(dec, pre)
@@ -185,7 +194,8 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                   "params": r.params.total, "active_params": r.params.active},
         "settings": {"weights": r.settings.weights, "act": r.settings.act, "kv": r.settings.kv,
                      "attn": r.settings.attn, "group_size": r.settings.group_size,
-                     "weight_bytes_per_param": r.settings.weight_bytes, "tp": r.settings.tp},
+                     "weight_bytes_per_param": r.settings.weight_bytes, "tp": r.settings.tp,
+                     "pp": r.settings.pp},
         "request": {"batch": r.request.batch, "prompt": r.request.prompt,
                     "context": r.request.decode_context, "generate": r.request.generate},
         "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),

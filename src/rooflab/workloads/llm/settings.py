@@ -1,4 +1,4 @@
-"""How a model is run: dtypes of weights, activations and KV cache, attention kernel, TP."""
+"""How a model is run: dtypes of weights, activations and KV cache, attention kernel, TP, PP."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ class Settings:
     group_size: int = 128
     scale_dtype: str = "fp16"
     tp: int = 1
+    pp: int = 1               # pipeline stages (workloads.llm.pipeline)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
@@ -54,6 +55,9 @@ class Settings:
             raise InputError(f"group size must be >= 1; got {self.group_size}")
         if self.tp < 1:
             raise InputError(f"--tp must be >= 1; got {self.tp}")
+        if not isinstance(self.pp, int) or self.pp < 1:
+            raise InputError(f"--pp must be an integer >= 1 (pipeline stages); got "
+                             f"{self.pp!r}")
 
     @property
     def weight_bytes(self) -> float:

@@ -1,0 +1,165 @@
+"""Pipeline parallelism for LLM decode: which kernels, weights and KV each stage holds.
+
+Stage i holds a run of consecutive layers (model.pipeline.split_layers: the first
+`layers % pp` stages take one more), the first stage also the embedding and the last the
+final norm and the LM head. With tied embeddings the last stage keeps its own copy of the
+table as its LM head (Megatron-LM shares it between the first and last stage the same way).
+Under --tp each stage is first sharded (workloads.llm.parallel.shard): the numbers are per
+device. model.pipeline turns the stages into TPOT and tokens/s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ...model.ceiling import Roof
+from ...model.parallel import Link
+from ...model.pipeline import PPStep, Stage, pp_step, split_layers
+from .config import ModelConfig
+from .footprint import Footprint, activation_bytes_per_sequence, kv_bytes_per_sequence
+from .kernels import Step, build_step
+from .params import count_params, norm_params
+from .settings import Settings
+from .timing import time_step
+
+FIRST_ONLY = ("embedding",)
+LAST_ONLY = ("final_norm", "lm_head")
+
+
+def stage_config(cfg: ModelConfig, layers: range) -> ModelConfig:
+    """The config of a model made of `layers` only (sliding-window and MoE layers keep
+    their pattern: indices are shifted to the stage)."""
+    a = layers.start
+    moe = cfg.moe and replace(cfg.moe, first_dense=cfg.moe.first_dense - a)
+    # first_dense may go negative: is_moe_layer(j) then tests (j + a - first_dense) % freq,
+    # the same layers as in the whole model
+    return cfg.with_(layers=len(layers), moe=moe,
+                     sliding_layers=tuple(i - a for i in cfg.sliding_layers if i in layers))
+
+
+def _holds(index: int, pp: int) -> tuple[str, ...]:
+    return (FIRST_ONLY if index == 0 else ()) + (LAST_ONLY if index == pp - 1 else ())
+
+
+def stage_step(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[str, ...], *,
+               phase: str, batch: int, context: int) -> Step:
+    """The kernels of one stage: its layers, plus the model-level kernels in `holds`."""
+    q_len = 1 if phase == "decode" else context
+    full = build_step(stage_config(cfg, layers), s, phase=phase, batch=batch, q_len=q_len,
+                      context=context)
+    drop = {n for n in FIRST_ONLY + LAST_ONLY if n not in holds}
+    return replace(full, ops=tuple(o for o in full.ops if o.op.name not in drop))
+
+
+def stage_weight_bytes(cfg: ModelConfig, s: Settings, layers: range,
+                       holds: tuple[str, ...]) -> float:
+    """Stored weights of one stage: its layers' matrices at the weight dtype and vectors
+    at the activation dtype, plus the embedding / final norm / LM head it holds."""
+    p = count_params(stage_config(cfg, layers))
+    table = cfg.vocab * cfg.hidden      # the embedding table (and an untied LM head)
+    matrix, vector = p.matrix, p.vector
+    if "embedding" not in holds:
+        matrix -= p.embedding
+    if "lm_head" not in holds:
+        matrix -= p.lm_head
+        vector -= norm_params(cfg)      # the final norm
+    elif cfg.tied_embeddings and "embedding" not in holds:
+        matrix += table                 # the last stage's own copy of the tied table
+    return matrix * s.weight_bytes + vector * s.act_bytes
+
+
+def stage_activation_bytes(cfg: ModelConfig, s: Settings, holds: tuple[str, ...],
+                           prompt: int) -> float:
+    """Peak transient activations per sequence: as footprint's, without the fp32 logits
+    on a stage that has no LM head."""
+    act = activation_bytes_per_sequence(cfg, s, prompt)
+    return act if "lm_head" in holds else act - cfg.vocab * 4.0
+
+
+def stage_footprint(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[str, ...], *,
+                    batch: int, context: int, prompt: int,
+                    device_bytes: float | None = None) -> Footprint:
+    """Bytes resident on the device of one stage: its weights, the KV of its layers for
+    `context` tokens and its activations, for `batch` sequences."""
+    scfg = stage_config(cfg, layers)
+    return Footprint(batch=batch, context=context,
+                     weights=stage_weight_bytes(cfg, s, layers, holds),
+                     kv=batch * kv_bytes_per_sequence(scfg, s, context),
+                     activations=batch * stage_activation_bytes(scfg, s, holds, prompt),
+                     device_bytes=device_bytes)
+
+
+def heaviest_footprint(cfg: ModelConfig, s: Settings, *, pp: int, batch: int, context: int,
+                       prompt: int, device_bytes: float | None = None) -> Footprint:
+    """The footprint of the fullest of the `pp` stages: it decides whether the model fits."""
+    fps = [stage_footprint(cfg, s, layers, _holds(i, pp), batch=batch, context=context,
+                           prompt=prompt, device_bytes=device_bytes)
+           for i, layers in enumerate(split_layers(cfg.layers, pp))]
+    return max(fps, key=lambda fp: fp.total)
+
+
+def stages(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int, context: int,
+           prompt: int, kv_context: int | None = None,
+           comm_s_per_layer: float = 0.0, prefill_comm_s_per_layer: float = 0.0
+           ) -> tuple[Stage, ...]:
+    """The `pp` stages of `cfg` (already sharded under TP): decode floor at `context`,
+    prefill floor of batch x prompt, weights, KV for `kv_context` tokens (default
+    `context`) and activations for `batch` sequences. comm_s_per_layer: the TP all-reduce
+    time of one layer, added per layer held."""
+    kv_ctx = kv_context or context
+    out = []
+    for i, layers in enumerate(split_layers(cfg.layers, pp)):
+        holds = _holds(i, pp)
+        dec = time_step(stage_step(cfg, s, layers, holds, phase="decode", batch=batch,
+                                   context=context), roof).floor_s
+        pre = time_step(stage_step(cfg, s, layers, holds, phase="prefill", batch=batch,
+                                   context=prompt), roof).floor_s
+        fp = stage_footprint(cfg, s, layers, holds, batch=batch, context=kv_ctx,
+                             prompt=prompt)
+        out.append(Stage(i, layers, holds, dec, comm_s_per_layer * len(layers),
+                         weights_bytes=fp.weights, kv_bytes=fp.kv,
+                         activations_bytes=fp.activations,
+                         prefill_s=pre + prefill_comm_s_per_layer * len(layers)))
+    return tuple(out)
+
+
+def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int,
+                      context: int, prompt: int, link: Link, micro_batches: int | None = None,
+                      tp: int = 1, kv_context: int | None = None,
+                      comm_s_per_layer: float = 0.0,
+                      prefill_comm_s_per_layer: float = 0.0) -> PPStep:
+    """Decode over `pp` stages of `cfg` (the TP shard under --tp) joined by `link`; each
+    transfer carries the batch's hidden state (batch x hidden x activation bytes) — under
+    TP every rank sends its full copy to its peer in the next stage, in parallel."""
+    st = stages(cfg, s, roof, pp=pp, batch=batch, context=context, prompt=prompt,
+                kv_context=kv_context, comm_s_per_layer=comm_s_per_layer,
+                prefill_comm_s_per_layer=prefill_comm_s_per_layer)
+    return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.act_bytes, link=link,
+                   micro_batches=micro_batches, tp=tp, prompt=prompt)
+
+
+def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
+    """`rooflab llm --json`'s llm.pipeline (docs/llm.md): plain SI numbers."""
+    lk = ppr.link
+    return {"pp": ppr.pp, "tp": ppr.tp, "gpus": ppr.gpus, "batch": ppr.batch,
+            "micro_batches": ppr.micro_batches,
+            "stages": [{"index": st.index, "first_layer": st.layers.start,
+                        "layers": len(st.layers), "holds": list(st.holds),
+                        "seconds": st.seconds, "compute_s": st.compute_s,
+                        "comm_s": st.comm_s, "prefill_s": st.prefill_s,
+                        "weights_bytes": st.weights_bytes, "kv_bytes": st.kv_bytes,
+                        "activations_bytes": st.activations_bytes,
+                        "total_bytes": st.total_bytes} for st in ppr.stages],
+            "transfer_bytes": ppr.transfer_bytes, "hop_s": ppr.hop_s,
+            "transfers_per_token": ppr.pp - 1, "transfer_s": ppr.transfer_s,
+            "prefill_transfer_bytes": ppr.prefill_transfer_bytes,
+            "prefill_transfer_s": ppr.prefill_transfer_s,
+            "stages_s": ppr.stages_s, "tpot_s": ppr.tpot_s,
+            "link": {"level": lk.level, "bytes_per_s": lk.bus_bytes_per_s,
+                     "latency_s": lk.hop_latency_s, "source": lk.source},
+            "throughput": {"slowest_stage": ppr.slowest.index, "period_s": ppr.period_s,
+                           "round_s": ppr.round_s, "tokens_per_s": ppr.tokens_per_s,
+                           "tokens_per_s_per_gpu": ppr.tokens_per_s_per_gpu,
+                           "bubble": ppr.bubble},
+            "assumptions": list(ppr.assumptions)}
