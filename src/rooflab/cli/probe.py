@@ -143,6 +143,8 @@ def register(app) -> None:
         _preflight(dev, profile_path, chart_path)
         if dev == "cpu":
             warn_if_busy()
+        elif dev.startswith("cuda"):
+            warn_if_gpu_busy(dev)
         try:
             profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
         except KeyboardInterrupt:
@@ -178,12 +180,28 @@ def warn_if_busy() -> None:
         warn(message)
 
 
-def warn_load_notes(profile) -> None:
-    """With --json the notes are not printed: say a busy machine on stderr."""
+def warn_if_gpu_busy(device: str) -> None:
+    """Before the long work: say on stderr when other processes use the GPU or it is
+    running kernels (NVML, read only), as warn_if_busy does for the CPU."""
+    from ..errors import require
+    from ..probe.gpu.identity import open_device
+    from ..probe.gpu.load import busy_warning, snapshot
     from .common import warn
 
-    for note in (profile.extras.get("machine_load") or {}).get("notes") or ():
-        warn(note)
+    torch = require("torch", "gpu", "the GPU probe")
+    dev = open_device(torch, device)
+    message = busy_warning(snapshot(torch, dev), str(dev))
+    if message:
+        warn(message)
+
+
+def warn_load_notes(profile) -> None:
+    """With --json the notes are not printed: say a busy machine (or GPU) on stderr."""
+    from .common import warn
+
+    for key in ("machine_load", "device_load"):
+        for note in (profile.extras.get(key) or {}).get("notes") or ():
+            warn(note)
 
 
 def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> None:

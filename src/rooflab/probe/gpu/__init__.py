@@ -22,6 +22,7 @@ from ...errors import ProbeError, RooflabError, require
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
 from ...units import si
+from . import load as gpu_load
 from .context import Context, sizes_for
 from .identity import catalog_roof, identify, open_device, parse_device, read_clocks
 from .timing import clock_timer, cuda_timer, torch_flush
@@ -111,6 +112,8 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     started = time.perf_counter()
     host = identify(torch, dev)
     host["clocks_before"] = read_clocks(torch, dev)
+    # Other processes, utilisation and throttling around the run (read only, NVML).
+    load_before, load_t0 = gpu_load.snapshot(torch, dev), time.perf_counter()
     nominal, catalog = catalog_roof(host["name"], host.get("compute_capability"),
                                     memory_bytes=host.get("memory_bytes"))
     host["catalog"] = catalog if nominal is not None else None
@@ -153,6 +156,9 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     cache_ceilings, sweep_extras = results["memory: sweep"]
     overhead_s, overhead_figures = results["overhead"]
     host["clocks_after"] = read_clocks(torch, dev)
+    load = gpu_load.device_load(load_before, gpu_load.snapshot(torch, dev),
+                                time.perf_counter() - load_t0)
+    load["notes"] = gpu_load.load_notes(load, str(dev))
     if not any(results[k] for k in ("compute: matmul", "memory: stream")):
         raise ProbeError(f"the probe of {device} measured nothing; first error: "
                          f"{next(iter(errors.values()), 'none')}")
@@ -164,7 +170,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         overhead_s=overhead_s,
         overhead_source="median per-kernel time of back-to-back one-element torch add_ "
                         "launches (eager PyTorch)",
-        source=source)
+        source=source, notes=tuple(load["notes"]))
     measured, checks = compare_to_nominal(measured, nominal)
     if progress:
         progress("done", 1.0)
@@ -173,6 +179,6 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
         "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
         "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
-    }}
+    }, "device_load": load}
     return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
                           created=now_iso())
