@@ -198,6 +198,11 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
     out.append(("reference kernels on or below the measured roof",
                 ("FAIL" if over else "PASS") if cuda else "n/a",
                 ", ".join(over) or f"{len(placed)} kernels <= {REFERENCE_ABOVE_ROOF:.0%}"))
+    load = profile.extras.get("device_load")
+    if load is not None:
+        # other GPU users and throttling explain low ceilings: reported, not judged
+        out.append(("other GPU users / throttling during the probe", "info",
+                    _load_text(load)))
     if cli is not None:
         ok = cli["rc"] == 0 and cli["wall_s"] <= PROBE_BUDGET_S["quick"]
         out.append((f"`rooflab probe --quick` <= {PROBE_BUDGET_S['quick']:.0f} s",
@@ -212,6 +217,18 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
                         f"exit {cold['rc']}, {cold['wall_s']:.1f} s wall (probe "
                         f"{cold.get('probe_s') or 0:.1f} s)"))
     return out
+
+
+def _load_text(load: dict) -> str:
+    if not load.get("available"):
+        return f"not read: {load.get('method', '')[:120]}"
+    others = load.get("other_processes") or []
+    held = {k: v for k, v in (load.get("throttled_s") or {}).items() if v}
+    return (f"{len(others)} other process(es); utilisation before "
+            f"{load.get('utilization_before')} %; throttle: "
+            f"{', '.join(load.get('throttle_reasons') or []) or 'none'}"
+            + (f"; held {', '.join(f'{k} {v:.2f} s' for k, v in held.items())}" if held
+               else ""))
 
 
 def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0,
