@@ -251,8 +251,22 @@ def test_llm_request_takes_one_batch_and_refuses_a_name(t4):
 
 # --- notebook display ---------------------------------------------------------------------
 
+def pretty(obj) -> str:
+    """What IPython's display shows: the object's _repr_pretty_ text (IPython's own
+    printer takes the same `text` calls; IPython is not a dependency of rooflab)."""
+    class Printer:
+        def __init__(self):
+            self.parts = []
+
+        def text(self, s):
+            self.parts.append(s)
+
+    printer = Printer()
+    obj._repr_pretty_(printer, False)
+    return "".join(printer.parts)
+
+
 def test_notebook_display_is_short_and_shows_the_numbers(t4):
-    pretty = pytest.importorskip("IPython.lib.pretty").pretty
     roof_text = pretty(t4)
     assert "fp16 tensor    65 TFLOP/s" in roof_text and "DRAM           320 GB/s" in roof_text
     assert "https" not in roof_text
