@@ -24,6 +24,7 @@ def zoo_rows(analysis: Analysis) -> list[dict[str, Any]]:
         flags = k.meta.get("flags", ())
         rows.append({"kernel": k.name, "precision": p.precision, "level": p.level,
                      "flop": p.flop, "bytes": p.bytes, "ai": p.ai, "seconds": p.seconds,
+                     "calls": k.calls,   # seconds are of all calls: read back, as many
                      "achieved_flop_per_s": p.achieved_flop_per_s,
                      "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
                      "percent_of_roof": p.percent_of_roof, "bound": p.bound,

@@ -40,6 +40,12 @@ def script_failure(exc: BaseException, script: str) -> ProbeError:
     mine = [f for f in frames if Path(f.filename).resolve() == Path(script).resolve()]
     where = f"{script}:{mine[-1].lineno}" if mine else script
     text = f"{where}: the script raised {type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError) and exc.lineno and not frames:
+        # raised while compiling: no frame of the script; the error itself has the line
+        where = f"{exc.filename or script}:{exc.lineno}"
+        text = f"{where}: the script does not compile: {type(exc).__name__}: {exc.msg}"
+        if exc.text:
+            text += f"\n    {exc.text.rstrip()}"
     if frames:
         lines = "".join(traceback.format_list(frames)).rstrip()
         text += f"\nTraceback (the script's frames):\n{lines}"
@@ -57,12 +63,14 @@ def run_script(script: str, args: Sequence[str] = (), *,
     from ..measuring import collect
 
     if not Path(script).is_file():
-        raise InputError(f"--run {script}: no such script; give the path of a Python file")
+        what = "a folder, not a script" if Path(script).is_dir() else "no such script"
+        raise InputError(f"--run {script}: {what}; give the path of a Python file")
     old_argv, old_path = sys.argv, list(sys.path)
     sys.argv = [script, *args]
     sys.path.insert(0, str(Path(script).resolve().parent))
     redirect = (contextlib.redirect_stdout(sys.stderr) if quiet_stdout
                 else contextlib.nullcontext())
+    exited = False
     try:
         with redirect, collect() as found:
             runpy.run_path(script, run_name="__main__")
@@ -70,10 +78,14 @@ def run_script(script: str, args: Sequence[str] = (), *,
         if exc.code not in (None, 0):
             raise ProbeError(f"{script} exited with status {exc.code}; nothing to "
                              f"analyse") from None
+        exited = True
     except Exception as exc:   # the user's code failed (KeyboardInterrupt passes through)
         raise script_failure(exc, script) from None
     finally:
         sys.argv, sys.path[:] = old_argv, old_path
+    if not len(found) and exited:   # e.g. `-- --help`: argparse printed the help and left
+        raise InputError(f"--run {script}: the script exited (status 0) before it measured "
+                         f"a kernel; nothing to analyse")
     if not len(found):
         raise InputError(f"--run {script}: the script measured no kernel; {HOW_TO_MARK}")
     return unique_names(found.kernels)

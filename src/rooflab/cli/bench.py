@@ -62,6 +62,15 @@ def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | 
         return (found.roof,), None
 
 
+def say_probe_load(profile) -> None:
+    """The quick probe's busy-machine notes (other processes' CPU share, steal), on stderr
+    as `rooflab probe --json` says them: they explain a roof that reads low."""
+    if profile is not None:
+        from .probe import warn_load_notes
+
+        warn_load_notes(profile)
+
+
 def output_suffix(path: str) -> str:
     """-o FILE's suffix, refused unless bench writes it."""
     suffix = Path(path).suffix.lower()
@@ -162,10 +171,12 @@ def register(app) -> None:
 
                 roofs = load_roofs(on)
             else:
-                roofs, _ = probe_roofs(device.lower(), lambda s, f: update(s, 0.5 * f))
+                roofs, profile = probe_roofs(device.lower(), lambda s, f: update(s, 0.5 * f))
             scale = 0.5 if on is None else 1.0
             kernels = run_zoo(roofs[0], names, device=device, plan="quick" if quick else None,
                               progress=lambda s, f: update(s, 1 - scale + scale * f))
+        if on is None:
+            say_probe_load(profile)
         analysis = analyze(roofs[0], kernels)
         if output:
             write_output(output, roofs, kernels, analysis)
@@ -214,7 +225,8 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
         print(notice, file=sys.stderr)
     if on is None:
         with progress_bar("probe") as update:
-            roofs, _ = probe_roofs(device, update)
+            roofs, profile = probe_roofs(device, update)
+        say_probe_load(profile)
     kernels = check_floors(roofs[0], kernels, llc_bytes())
     analysis = analyze(roofs[0], kernels)
     what = f"kernels of {Path(script).name}"

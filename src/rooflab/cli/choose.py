@@ -217,7 +217,7 @@ def _table(choices, kernels, compared=(), need=None):
                               f"(weights + KV + activations, from the llm document) > the "
                               f"memory of {', '.join(short)}; their times assume it fit, "
                               f"and they rank after the devices it fits in (rooflab llm "
-                              f"--tp N, or smaller --weights)"))
+                              f"--tp N or --pp N, or smaller --weights)"))
     lacking: dict[str, list[str]] = {}
     for c in choices:
         for p in c.missing:

@@ -121,6 +121,10 @@ def _table(cmp, fail_pct):
                           style="dim"))
     for k in cmp.only_after:
         parts.append(Text(f"only in the second run: {k.name}", style="dim"))
+    if cmp.matches and not cmp.timed:
+        parts.append(Text("no matched kernel has a time in both runs (FLOP and bytes only, as "
+                          "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` "
+                          "and `rooflab whatif` give their floors"))
     for n in cmp.notes:
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)

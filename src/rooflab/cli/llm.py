@@ -303,7 +303,12 @@ def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s:
         if s.tp * s.pp > 2 and bridged_pairs(dev):   # a bridge joins 2 cards; more: PCIe
             lk = host_link_of(dev, latency_s) or lk
         return lk
-    return link_from_roof(roof, hop_latency_s=latency_s)
+    try:
+        return link_from_roof(roof, hop_latency_s=latency_s)
+    except InputError:
+        raise InputError(f"--pp {s.pp}: roof '{roof.name}' has no NVLink, PCIe or network "
+                         f"ceiling for the stage link; give it with --pp-link-bw (e.g. "
+                         f"50GB/s for one 400 Gb/s InfiniBand NIC per direction)") from None
 
 
 def _pipeline(cfg, s, roof, req, dev, tpr, micro_batches: int | None,

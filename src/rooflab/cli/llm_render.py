@@ -311,6 +311,10 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(sweep_table(r.sweep))
         for line in sweep_lines(r.sweep, r.footprint):
             out.print(line, soft_wrap=True)
+        if run.ppr is not None:   # the sweep's rows are the latency view, as the TPOT line
+            out.print(f"the sweep's tokens/s are one batch in flight (batch / TPOT floor); "
+                      f"with {run.ppr.micro_batches} micro-batches the pipeline throughput "
+                      f"line below gives batch {req.batch}'s", soft_wrap=True)
     if measured:
         m = measured[0]
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
@@ -375,6 +379,15 @@ def pipeline_lines(ppr, r) -> list[str]:
                       + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)
     hops = ppr.pp - 1
     slow = ppr.slowest
+    if ppr.round_s > ppr.micro_batches * ppr.period_s * (1 + 1e-9):
+        # too few micro-batches to cover one token's trip: each waits for its last token
+        pace = (f"each waits for its last token to pass every stage and transfer, so the "
+                f"TPOT floor ({fmt_seconds(ppr.tpot_s)}) sets the pace")
+    elif ppr.hop_s > slow.seconds:
+        pace = (f"one stage transfer ({fmt_seconds(ppr.hop_s)}) outlasts the slowest stage "
+                f"({slow.index}, {fmt_seconds(slow.seconds)}) and sets the pace")
+    else:
+        pace = f"the slowest stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace"
     out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} GPUs)"
                                              if ppr.tp > 1 else "") + f": {stage}",
            f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
@@ -385,8 +398,7 @@ def pipeline_lines(ppr, r) -> list[str]:
            f"parallelism does not cut single-stream latency (it makes room: memory is per "
            f"stage)",
            f"pipeline throughput: {ppr.micro_batches} micro-batch"
-           f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, the slowest "
-           f"stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace: "
+           f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, {pace}: "
            f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
            f"{per_s(ppr.tokens_per_s_per_gpu)} per GPU"
            + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"

@@ -13,7 +13,7 @@ from .profile import profile_from_dict
 
 
 def looks_like_file(spec: str) -> bool:
-    return spec.endswith(".json") or Path(spec).is_file()
+    return spec.lower().endswith((".json", ".csv")) or Path(spec).is_file()
 
 
 def roofs_from_file(path: str) -> tuple[Roof, ...]:
@@ -43,6 +43,11 @@ def _roofs_from_file(path: str) -> tuple[Roof, ...]:
 
         if is_roofline_csv(path):
             return (load_roofline_csv(path),)
+        empty = not Path(path).read_bytes().strip()
+        raise ParseError(("the file is empty" if empty else "not rocprof-compute's roofline.csv "
+                          "(its header names none of HBMBw, MALLBw, L2Bw, L1Bw)") +
+                         "; a roof is a roofline.csv, a profile .json (`rooflab probe -o "
+                         "me.json`) or a catalog name (`rooflab specs list`)", path=path)
     data = load_json(path)
     try:
         check_schema_version(data, path)

@@ -181,6 +181,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             if k.bytes[level] <= 0 and k.total_flop <= 0:
                 continue
             points.append(analyze_point(roof, k, level, compute, memory, total, note))
+        if k.bytes and k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values()):
+            notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
+                         f"counts (flop=..., bytes=...)")
         if note:
             notes.append(f"{k.name}: {note}")
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),

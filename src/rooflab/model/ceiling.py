@@ -63,10 +63,12 @@ class Ceiling:
             raise InputError("a ceiling needs either a precision (compute) or a level (memory)")
         # names as a profile file reads them ('float64' -> fp64, 'dram' -> DRAM), so a
         # ceiling built in Python matches the kernels it should judge
-        from .schema import level_name, precision_name  # schema imports this module
+        from .schema import level_name, precision_name, unit_name  # schema imports this
 
         if self.precision is not None:
             object.__setattr__(self, "precision", precision_name(self.precision))
+        if self.unit is not None:
+            object.__setattr__(self, "unit", unit_name(self.unit))
         if self.level is not None:
             object.__setattr__(self, "level", level_name(self.level))
         if isinstance(self.value, (bool, str)) or not hasattr(self.value, "__float__"):

@@ -120,6 +120,10 @@ class Kernel:
     def __post_init__(self) -> None:
         object.__setattr__(self, "flop", _frozen(_keyed(self.flop, "flop", self.name)))
         object.__setattr__(self, "bytes", _frozen(_keyed(self.bytes, "bytes", self.name)))
+        if self.unit is not None:   # 'Tensor' -> tensor, as a kernel file reads it
+            from .schema import unit_name
+
+            object.__setattr__(self, "unit", unit_name(self.unit))
         object.__setattr__(self, "meta", _frozen(self.meta))
         object.__setattr__(self, "samples", tuple(self.samples))
         for what, values in (("flop", self.flop), ("bytes", self.bytes)):

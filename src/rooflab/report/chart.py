@@ -198,11 +198,19 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     before_roof: the roof the arrows' starting kernels ran on, when it is not the first
     (a move to other hardware): their colour and % of roof are judged by it.
     One Roof or one Kernel may be given bare (plot_roofline(roof, kernel))."""
-    roofs = (roofs,) if isinstance(roofs, Roof) else tuple(roofs)
-    kernels = (kernels,) if isinstance(kernels, Kernel) else kernels
-    if not all(isinstance(r, Roof) for r in roofs):
+    given = roofs
+    roofs = (roofs,) if isinstance(roofs, Roof) or not hasattr(roofs, "__iter__") else \
+        tuple(roofs)
+    kernels = ((kernels,) if isinstance(kernels, Kernel) else kernels
+               if isinstance(kernels, str) or not hasattr(kernels, "__iter__") else
+               tuple(kernels))
+    if isinstance(given, str) or not all(isinstance(r, Roof) for r in roofs):
         raise InputError(f"plot_roofline(): roofs must be Roofs (rooflab.load_roof('T4') "
-                         f"or a profile .json); got {roofs!r:.80}")
+                         f"or a profile .json); got {given!r:.80}")
+    if not isinstance(kernels, tuple) or not all(isinstance(k, Kernel) for k in kernels):
+        raise InputError(f"plot_roofline(): kernels must be Kernels (rooflab.Kernel(...), "
+                         f"rooflab.measure(...) or rooflab.load_kernels(FILE)); got "
+                         f"{kernels!r:.80}")
     if not roofs:
         raise InputError("a roofline chart needs at least one roof; pass --on HARDWARE|PROFILE")
     judge = roofs[0]

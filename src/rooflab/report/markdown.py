@@ -127,6 +127,9 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     if profile is not None:
         from .tables import profile_rows
 
+        for key in ("machine_load", "device_load"):   # the probe said it was disturbed
+            for note in ((profile.extras or {}).get(key) or {}).get("notes") or ():
+                out.append(f"When this profile was measured, {note}.")
         low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
                if r.ratio is not None and r.ratio < LOW_MEASURED]
         if low:
