@@ -118,9 +118,13 @@ MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "sam
                  "floor_binding", "floor_tolerance", "flags", "best_floor_ratio")
 
 
-def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str) -> Kernel:
+def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
+           launch_inside: bool = False) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
-    measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept."""
+    measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
+    launch_inside: the efficiency came from a roof with no launch floor, so the old time
+    already holds its launches; the new launch floor is then a floor under the predicted
+    time, not a term added to it (which would count the launches twice)."""
     meta = {**{k: v for k, v in new.meta.items() if k not in MEASURED_META},
             "whatif": label}
     if efficiency is None:
@@ -129,8 +133,8 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str) ->
         return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
     work, launch = _floor(new_roof, new)
     prov = {**new.provenance, "seconds": "derived"}
-    return new.with_(seconds=launch + work / efficiency, samples=(), meta=meta,
-                     provenance=prov)
+    seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
+    return new.with_(seconds=seconds, samples=(), meta=meta, provenance=prov)
 
 
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
@@ -158,11 +162,14 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     target = new_roof or roof
     before = analyze(roof, kernels)
     chosen = _select(kernels, names)
+    # a roof with no launch floor (rocprof-compute's roofline.csv) leaves the launches in
+    # the measured times: the target's launch floor must not be added on top of them
+    inside = roof.overhead_s is None and target.overhead_s is not None
     moves, after = [], []
     for k in kernels:
         if k.name in chosen or new_roof is not None:
             new = retime(change(k) if k.name in chosen else k, target,
-                         _efficiency(before, k), label)
+                         _efficiency(before, k), label, launch_inside=inside)
             moves.append((k, new))
             after.append(new)
         else:
@@ -377,9 +384,13 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
 
 def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
     """The same kernels on other hardware, each at the efficiency it reaches now."""
+    inside = ("" if roof.overhead_s is not None or other.overhead_s is None else
+              f"; {roof.name} has no launch floor, so its measured times include their "
+              f"launches and {other.name}'s launch floor bounds each prediction from below "
+              f"rather than adding to it")
     return _apply(roof, kernels, lambda k: k, None, f"on {other.name}",
                   f"each kernel reaches the same fraction of {other.name}'s roof as it "
-                  f"reaches of {roof.name}'s", new_roof=other)
+                  f"reaches of {roof.name}'s{inside}", new_roof=other)
 
 
 def describe(w: WhatIf) -> Mapping[str, object]:
