@@ -10,19 +10,20 @@ from pathlib import Path
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import parse_rate, parse_size
+from ..units import parse_size
 
-# The tables, lines, CSV and chart live in llm_render; re-exported so `cli.llm.X` still works.
+# The CSV and chart live in llm_output, the tables and lines in llm_render; re-exported so
+# `cli.llm.X` still works.
+from .llm_output import _write_output, csv_text, save_chart  # noqa: F401
+from .llm_parallel import _check_pp, _pipeline, _stage_link_given, _tensor_parallel
 from .llm_render import (  # noqa: F401
     LlmRun,
-    csv_text,
     gap_line,
     list_rows,
     list_table,
     per_s,
     pipeline_lines,
     print_report,
-    save_chart,
     step_table,
     summary_lines,
     sweep_lines,
@@ -216,119 +217,6 @@ def _measured(r, roof, tpot_ms: float | None) -> tuple:
     return (measured_point(r.decode.step, roof, tpot_ms / 1e3),)
 
 
-def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
-                     latency_s: float = 0.0):
-    """--tp's all-reduces over --link-bw, else the catalog device's link, each paying
-    --link-latency."""
-    from ..workloads.llm.parallel import tensor_parallel
-
-    link, src = None, "given (--link-bw)"
-    if link_bw:
-        link = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
-    elif dev is not None and dev.interconnect_bytes_per_s:
-        # One convention with `rooflab scale`: vendors quote both directions, a ring
-        # all-reduce's bus bandwidth is per direction.
-        from ..model.parallel import bridged_pairs, host_link_of, link_from_device
-
-        lk = link_from_device(dev)
-        if s.tp > 2 and bridged_pairs(dev):   # an NVLink bridge joins 2 cards; more: PCIe
-            lk = host_link_of(dev) or lk
-        link, src = lk.bus_bytes_per_s, lk.source
-    return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
-                           tp=s.tp, link_bytes_per_s=link, link_source=src,
-                           latency_s=latency_s, prompt=req.prompt)
-
-
-def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
-              pp_link_latency: float | None) -> None:
-    """--pp's options, refused with how to fix them before any work is done."""
-    if pp < 1:
-        raise InputError(f"--pp must be >= 1 (pipeline stages; 1: no pipeline); got {pp}")
-    extras = [name for name, v in (("--micro-batches", micro_batches),
-                                   ("--pp-link-bw", pp_link_bw),
-                                   ("--pp-link-latency", pp_link_latency)) if v is not None]
-    if extras and pp == 1:
-        raise InputError(f"{', '.join(extras)}: only with a pipeline; add --pp N (2 or "
-                         f"more stages) or drop {extras[0]}")
-    if micro_batches is not None and micro_batches < 1:
-        raise InputError(f"--micro-batches must be >= 1 (micro-batches of --batch in flight); "
-                         f"got {micro_batches}")
-    if pp_link_latency is not None and not (pp_link_latency >= 0
-                                            and math.isfinite(pp_link_latency)):
-        raise InputError(f"--pp-link-latency must be >= 0 microseconds per send (e.g. 5); "
-                         f"got {pp_link_latency:g}")
-
-
-def _stage_link_given(s, link_bw: str | None, link_latency_s: float, pp_link_bw: str | None,
-                      pp_link_latency_s: float | None) -> tuple[float | None, str, float]:
-    """(bandwidth or None, source, latency) the user gave for the stage link: --pp-link-*,
-    else --link-* when there is no --tp for them to describe."""
-    alone = s.tp == 1
-    latency = pp_link_latency_s if pp_link_latency_s is not None else (
-        link_latency_s if alone else 0.0)
-    if pp_link_bw:
-        return parse_rate(pp_link_bw, "--pp-link-bw"), "given (--pp-link-bw)", latency
-    if link_bw and alone:
-        return parse_rate(link_bw, "--link-bw"), "given (--link-bw)", latency
-    return None, "", latency
-
-
-GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
-
-
-def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s: float):
-    """The link between pipeline stages: given, else InfiniBand once TP x PP GPUs leave an
-    8-GPU node, else the catalog device's link (per direction), else the roof's."""
-    from ..model.parallel import (
-        LINK_WORDS,
-        Link,
-        bridged_pairs,
-        host_link_of,
-        link_from_device,
-        link_from_roof,
-    )
-    from .scale import NDR_BUS, NDR_SOURCE
-
-    if given_bw:    # named after the link it replaces (a label for the JSON, no more)
-        words = str(getattr(dev, "interconnect", "")).lower()
-        level = "network" if s.tp * s.pp > GPUS_PER_NODE else next(
-            (lv for key, lv in LINK_WORDS if key in words), "network")
-        return Link(level, given_bw, latency_s, given_src)
-    if s.tp * s.pp > GPUS_PER_NODE:
-        return Link("network", NDR_BUS, latency_s,
-                    f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
-                    f"{GPUS_PER_NODE}-GPU node")
-    if dev is not None and dev.interconnect_bytes_per_s:
-        lk = link_from_device(dev, hop_latency_s=latency_s)
-        if s.tp * s.pp > 2 and bridged_pairs(dev):   # a bridge joins 2 cards; more: PCIe
-            lk = host_link_of(dev, latency_s) or lk
-        return lk
-    try:
-        return link_from_roof(roof, hop_latency_s=latency_s)
-    except InputError:
-        raise InputError(f"--pp {s.pp}: roof '{roof.name}' has no NVLink, PCIe or network "
-                         f"ceiling for the stage link; give it with --pp-link-bw (e.g. "
-                         f"50GB/s for one 400 Gb/s InfiniBand NIC per direction)") from None
-
-
-def _pipeline(cfg, s, roof, req, dev, tpr, micro_batches: int | None,
-              given_bw: float | None, given_src: str, latency_s: float):
-    """--pp: the stages (of the TP shard under --tp, each adding its layers' all-reduces)
-    on the stage link."""
-    from ..workloads.llm.parallel import shard
-    from ..workloads.llm.pipeline import pipeline_parallel
-
-    link = _stage_link(s, roof, dev, given_bw, given_src, latency_s)
-    per_layer = tpr.comm_s / cfg.layers if tpr else 0.0
-    pre_per_layer = tpr.prefill_comm_s / cfg.layers if tpr else 0.0
-    longest = max(req.decode_context, req.prompt + req.generate)   # as the footprint's
-    return pipeline_parallel(shard(cfg, s.tp), s, roof, pp=s.pp, batch=req.batch,
-                             context=req.decode_context, prompt=req.prompt, link=link,
-                             micro_batches=micro_batches, tp=s.tp, kv_context=longest,
-                             comm_s_per_layer=per_layer,
-                             prefill_comm_s_per_layer=pre_per_layer)
-
-
 def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
     """--compare: the decode step on each device (LlmRun's hardware fields)."""
     if not compare:
@@ -386,17 +274,3 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
         row["memory_bytes"] = m
         row["fits"] = None if m is None else r.footprint.total <= m
     return data
-
-
-def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -> None:
-    """-o by suffix: .json, .csv, else a chart (.png/.svg) of --phase (both: decode)."""
-    from ..files import write_json
-    from .common import save_text
-
-    suffix = Path(output).suffix.lower()
-    if suffix == ".json":
-        write_json(output, data)
-    elif suffix == ".csv":
-        save_text(output, csv_text(data["llm"]))
-    else:
-        save_chart(output, res.result, res.measured, [res.result.roof, *res.others], phase)

@@ -1,0 +1,78 @@
+"""rooflab llm -o: the file by its suffix, JSON, CSV (one row per kernel and per sweep
+step) or a roofline chart of one phase."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .llm_render import LlmRun
+
+
+def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -> None:
+    """-o by suffix: .json, .csv, else a chart (.png/.svg) of --phase (both: decode)."""
+    from ..files import write_json
+    from .common import save_text
+
+    suffix = Path(output).suffix.lower()
+    if suffix == ".json":
+        write_json(output, data)
+    elif suffix == ".csv":
+        save_text(output, csv_text(data["llm"]))
+    else:
+        save_chart(output, res.result, res.measured, [res.result.roof, *res.others], phase)
+
+
+def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
+    """The roofline of one phase: `prefill` draws the prefill's kernels; `decode` (and
+    `both`, as documented) the decode step's, with the batch sweep and a --tpot-ms point,
+    which are decode steps and so stay off the prefill chart."""
+    from ..model.kernel import Kernel
+    from ..report.chart import plot_roofline, save_figure
+
+    prefill = phase == "prefill"
+    timing = r.prefill if prefill else r.decode
+    # one point per op kind (the one with the largest floor): the linear layers all sit
+    # at AI ~ 1 and would hide each other
+    best: dict[str, tuple[float, object]] = {}
+    by_name = {k.name: k for k in timing.analysis.kernels}
+    for p in timing.points:
+        kind = by_name[p.kernel].meta.get("op", p.kernel)
+        if p.flop > 0 and (kind not in best or p.floor_s > best[kind][0]):
+            best[kind] = (p.floor_s, by_name[p.kernel])
+    kernels = [k for _, k in best.values()]
+    if r.sweep is not None and not prefill:
+        for pt in r.sweep.points:
+            st = pt.timing.step
+            kernels.append(Kernel(name="decode sweep", flop={st.ops[1].op.precision: st.flop},
+                                  bytes={"DRAM": st.bytes}, unit="tensor",
+                                  provenance={"flop": "derived", "bytes": "derived"},
+                                  meta={"batch": st.batch, "step_label": f"b={st.batch}"}))
+    if not prefill:
+        kernels += [m.kernel for m in measured]
+    title = (f"{r.config.name} prefill ({r.request.batch} x {r.request.prompt} tokens)"
+             if prefill else f"{r.config.name} decode")
+    display = plot_roofline(roofs, kernels, level="DRAM",
+                            trajectory=r.sweep is not None and not prefill,
+                            title=f"{title} on {r.roof.name}")
+    save_figure(display, path)
+
+
+def csv_text(llm: dict) -> str:
+    lines = ["phase,kernel,calls,flop,bytes,weights_bytes,activations_bytes,kv_bytes,ai,"
+             "floor_s,bound"]
+    for ph in ("decode", "prefill"):
+        for k in llm[ph]["kernels"]:
+            b = k["bytes_split"]
+            lines.append(",".join(str(x) for x in (
+                ph, k["name"], k["calls"], k["flop"], k["bytes"], b["weights"],
+                b["activations"], b["kv"], "" if k["ai"] is None else k["ai"], k["floor_s"],
+                k["bound"])))
+    # the batch sweep, one whole decode step per batch (floor_s: its TPOT floor)
+    for p in llm.get("sweep", {}).get("points", []):
+        lines.append(",".join(str(x) for x in (
+            "decode_sweep", f"step b={p['batch']}", p["launches"], p["flop"], p["bytes"],
+            p["weight_bytes"], p["activations_bytes"], p["kv_bytes"], p["ai"], p["tpot_s"],
+            p["bound"])))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,190 @@
+"""Retiming: predict a changed kernel's time on a roof, the machinery every what-if shares.
+
+A what-if (model/whatif.py) builds new Kernels from old ones under one stated assumption; this
+module predicts their time on the (new) roof by keeping what the model cannot know constant:
+the fraction of the roof the kernel's work reaches now. With `e` that efficiency and `L` the
+launch floor (calls x overhead_s),
+
+    new seconds = L_new + max(FLOP_new / P_new, bytes_new / B_new) / e_old
+
+(see model/advice.py). A kernel without a measured time moves without a time. `WhatIf` holds
+the kernels before and after; `describe` is its JSON shape. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .advice import efficiency_of
+from .analysis import Analysis, Point, analyze
+from .ceiling import Roof
+from .kernel import Kernel
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The kernels before and after one change, on their roofs, with the pairs that moved."""
+
+    label: str
+    assumption: str
+    before: Analysis
+    after: Analysis
+    moves: tuple[tuple[Kernel, Kernel], ...]
+
+    @property
+    def total_before_s(self) -> float | None:
+        return _total(self.before.kernels)
+
+    @property
+    def total_after_s(self) -> float | None:
+        return _total(self.after.kernels)
+
+    @property
+    def speedup(self) -> float | None:
+        b, a = self.total_before_s, self.total_after_s
+        return b / a if b and a else None
+
+    @property
+    def floors(self) -> tuple[tuple[float | None, float | None], ...]:
+        """(floor before, floor after) of each move: its least time at the roof (derived)."""
+        return tuple((floor_s(self.before.roof, old), floor_s(self.after.roof, new))
+                     for old, new in self.moves)
+
+    @property
+    def total_floors(self) -> tuple[float | None, float | None]:
+        """Summed floors of the moved kernels, each kernel once (fused members share one
+        new kernel; a whole measured step beside its own kernels is not work again);
+        None where any floor is unknown."""
+        from .choose import split_whole_steps
+
+        work = {id(k) for k in split_whole_steps([old for old, _ in self.moves])[0]}
+        before: dict[int, float | None] = {}
+        after: dict[int, float | None] = {}
+        for (old, new), (fb, fa) in zip(self.moves, self.floors, strict=True):
+            if id(old) in work:
+                before[id(old)], after[id(new)] = fb, fa
+        return tuple(None if not v or None in v.values() else float(sum(v.values()))
+                     for v in (before, after))
+
+
+def _total(kernels: Iterable[Kernel]) -> float | None:
+    times = [k.seconds for k in kernels]
+    return None if not times or any(t is None for t in times) else float(sum(times))
+
+
+def _primary(analysis: Analysis) -> dict[str, Point]:
+    return {p.kernel: p for p in analysis.primary()}
+
+
+def _floor(roof: Roof, k: Kernel) -> tuple[float, float]:
+    """(work floor, launch floor) of a kernel on a roof, at its binding level."""
+    a = analyze(roof, [k.with_(seconds=None, samples=())])
+    points = a.primary()
+    if not points:
+        raise InputError(f"kernel '{k.name}' has no bytes at a level roof '{roof.name}' has "
+                         f"(it has: {', '.join(roof.levels) or 'none'})")
+    return points[0].floor_s, (roof.overhead_s or 0.0) * k.calls
+
+
+def floor_s(roof: Roof, k: Kernel) -> float | None:
+    """The least time of a kernel under this module's model: launch floor + work at 100 %
+    of the roof (efficiency 1). Derived, a floor, not a prediction of a measured time;
+    None when the roof has none of the kernel's memory levels."""
+    try:
+        work, launch = _floor(roof, k)
+    except InputError:
+        return None
+    return launch + work
+
+
+# Meta of a *measured* time (measuring.timed_kernel, bench/check.with_floor_flags): it
+# describes the old kernel's samples, so a predicted kernel must not carry it (a script
+# reading `whatif -o w.json` would see a measured median on a derived time).
+MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "samples_n",
+                 "calls_per_sample", "warning", "floor_s", "floor_ratio", "floor_level",
+                 "floor_binding", "floor_tolerance", "flags", "best_floor_ratio")
+
+
+def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
+           launch_inside: bool = False) -> Kernel:
+    """`new` with its time predicted on `new_roof` at the given work efficiency; the old
+    measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
+    launch_inside: the efficiency came from a roof with no launch floor, so the old time
+    already holds its launches; the new launch floor is then a floor under the predicted
+    time, not a term added to it (which would count the launches twice)."""
+    meta = {**{k: v for k, v in new.meta.items() if k not in MEASURED_META},
+            "whatif": label}
+    if efficiency is None:
+        # no time to predict: no 'seconds' provenance either (it said 'measured')
+        prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
+        return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
+    work, launch = _floor(new_roof, new)
+    prov = {**new.provenance, "seconds": "derived"}
+    seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
+    return new.with_(seconds=seconds, samples=(), meta=meta, provenance=prov)
+
+
+def _efficiency(before: Analysis, k: Kernel) -> float | None:
+    p = _primary(before).get(k.name)
+    if p is None or p.seconds is None:
+        return None
+    return efficiency_of(p).efficiency
+
+
+def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
+    have = [k.name for k in kernels]
+    if names is None:
+        return set(have)
+    wanted = set(names)
+    missing = sorted(wanted - set(have))
+    if missing:
+        raise InputError(f"no kernel named {', '.join(repr(m) for m in missing)}; the kernels "
+                         f"are: {', '.join(have)}")
+    return wanted
+
+
+def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
+           new_roof: Roof | None = None) -> WhatIf:
+    kernels = tuple(kernels)
+    target = new_roof or roof
+    before = analyze(roof, kernels)
+    chosen = _select(kernels, names)
+    # a roof with no launch floor (rocprof-compute's roofline.csv) leaves the launches in
+    # the measured times: the target's launch floor must not be added on top of them
+    inside = roof.overhead_s is None and target.overhead_s is not None
+    moves, after = [], []
+    for k in kernels:
+        if k.name in chosen or new_roof is not None:
+            new = retime(change(k) if k.name in chosen else k, target,
+                         _efficiency(before, k), label, launch_inside=inside)
+            moves.append((k, new))
+            after.append(new)
+        else:
+            after.append(k)
+    return WhatIf(label, assumption, before, analyze(target, after), tuple(moves))
+
+
+def describe(w: WhatIf) -> Mapping[str, object]:
+    """JSON shape of a what-if: totals and one row per moved kernel."""
+    from .choose import split_whole_steps
+    from .schema import SCHEMA_VERSION, analysis_to_dict
+
+    steps = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[1]}
+    rows = []
+    for (old, new), (fb, fa) in zip(w.moves, w.floors, strict=True):
+        rows.append({"kernel": old.name, "new_kernel": new.name,
+                     # a whole measured step beside its kernels: not in the totals
+                     "whole_step": id(old) in steps,
+                     "before_s": old.seconds, "after_s": new.seconds,
+                     "speedup": old.seconds / new.seconds if old.seconds and new.seconds
+                     else None,
+                     # floors are derived from the roof: present even without measured times
+                     "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
+    fb, fa = w.total_floors
+    return {"schema_version": SCHEMA_VERSION, "label": w.label, "assumption": w.assumption,
+            "total_before_s": w.total_before_s,
+            "total_after_s": w.total_after_s, "speedup": w.speedup,
+            "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
+            "after": analysis_to_dict(w.after)}
