@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -143,19 +142,11 @@ def rocm_torch(available: bool = True):
 def fake_rocm(monkeypatch):
     if torch is None:
         pytest.skip("the GPU probe needs torch")
-    import rooflab.probe.gpu as gpu
-    from rooflab.probe.gpu import context
+    import test_probe_gpu_fakecuda as fc
 
     fake = rocm_torch()
-    monkeypatch.setattr(gpu, "require", lambda *a, **k: fake)
-    monkeypatch.setitem(sys.modules, "pynvml", None)         # no NVML on a ROCm machine
-    monkeypatch.setattr(torch.Tensor, "pin_memory", lambda self: self)
-    small = replace(context.CPU_SIZES["quick"], host_bytes=1 << 20, launch_calls=50)
-    monkeypatch.setitem(context.CUDA_SIZES, "quick", small)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield fake
-    torch.set_num_threads(threads)
+    with fc.dressed_as_gpu(monkeypatch, fake, None):     # no NVML on a ROCm machine
+        yield fake
 
 
 def test_probe_on_rocm_reads_identity_from_torch_and_says_what_it_cannot(fake_rocm):

@@ -163,19 +163,29 @@ def _fake_nvml():
 def fake_cuda(monkeypatch):
     """probe_gpu("cuda:0") on the fake, with small sizes and no Triton (its kernels have
     their own interpreter test); returns the call log."""
+    log: list = []
+    with dressed_as_gpu(monkeypatch, FakeTorch(log), _fake_nvml()):
+        yield log
+
+
+@contextlib.contextmanager
+def dressed_as_gpu(monkeypatch, fake_torch, nvml):
+    """probe_gpu runs on PyTorch's CPU device behind `fake_torch` (its torch.cuda stand-ins)
+    and `nvml` (a pynvml stand-in, or None for none), with quick sizes a CPU gets through;
+    shared by the ROCm and busy-GPU tests."""
     import rooflab.probe.gpu as gpu
 
-    log: list = []
-    fake = FakeTorch(log)
-    monkeypatch.setattr(gpu, "require", lambda *a, **k: fake)
-    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml())
+    monkeypatch.setattr(gpu, "require", lambda *a, **k: fake_torch)
+    monkeypatch.setitem(sys.modules, "pynvml", nvml)
     monkeypatch.setattr(torch.Tensor, "pin_memory", lambda self: self)
     small = replace(context.CPU_SIZES["quick"], host_bytes=1 << 20, launch_calls=50)
     monkeypatch.setitem(context.CUDA_SIZES, "quick", small)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    yield log
-    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_the_cuda_branches_run_end_to_end(fake_cuda):

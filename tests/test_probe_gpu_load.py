@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -188,21 +187,11 @@ def _fakecuda():
 def shared_h200(monkeypatch):
     """probe_gpu("cuda:0") on the CPU dressed as an H200 that pid 4321 also uses; returns
     the fake NVML."""
-    torch = pytest.importorskip("torch")
-    import rooflab.probe.gpu as gpu
-    from rooflab.probe.gpu import context
-
+    pytest.importorskip("torch")
     fc = _fakecuda()
     nvml = FakeNvml()
-    monkeypatch.setattr(gpu, "require", lambda *a, **k: fc.FakeTorch([]))
-    monkeypatch.setitem(sys.modules, "pynvml", nvml)
-    monkeypatch.setattr(torch.Tensor, "pin_memory", lambda self: self)
-    small = replace(context.CPU_SIZES["quick"], host_bytes=1 << 20, launch_calls=50)
-    monkeypatch.setitem(context.CUDA_SIZES, "quick", small)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield nvml
-    torch.set_num_threads(threads)
+    with fc.dressed_as_gpu(monkeypatch, fc.FakeTorch([]), nvml):
+        yield nvml
 
 
 def test_profile_records_the_other_process_and_throttling_with_notes(shared_h200):
