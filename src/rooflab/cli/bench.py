@@ -162,15 +162,15 @@ def register(app) -> None:
 
             cuda = device.lower().startswith("cuda")
             require("torch", "gpu" if cuda else "torch", f"rooflab bench --device {device}")
-        mismatch = other_kind_warning(on, device) if on is not None else ""
-        if mismatch:   # said before the progress bar, not under it
-            print(mismatch, file=sys.stderr)
-        with progress_bar("probe" if on is None else "bench") as update:
-            if on is not None:
-                from ..hardware.resolve import load_roofs
+        if on is not None:
+            from ..hardware.resolve import load_roofs
 
-                roofs = load_roofs(on)
-            else:
+            roofs = load_roofs(on)
+            mismatch = other_kind_warning(on, device, roofs)
+            if mismatch:   # said before the progress bar, not under it
+                print(mismatch, file=sys.stderr)
+        with progress_bar("probe" if on is None else "bench") as update:
+            if on is None:
                 roofs, profile = probe_roofs(device.lower(), lambda s, f: update(s, 0.5 * f))
             scale = 0.5 if on is None else 1.0
             kernels = run_zoo(roofs[0], names, device=device, plan="quick" if quick else None,
@@ -220,7 +220,7 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
         roofs = load_roofs(on)
     kernels = run_script(script, args, quiet_stdout=json_out)
     device, mixed = kernels_device(kernels)
-    notice = mixed or (other_kind_warning(on, device) if on is not None else "")
+    notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")
     if notice:
         print(notice, file=sys.stderr)
     if on is None:
@@ -267,28 +267,47 @@ def _selected_names(device: str, only: str | None) -> list[str] | None:
     return names
 
 
-def other_kind_warning(on: str, device: str) -> str:
-    """`rooflab bench --on T4` times numpy on this CPU against a GPU's datasheet roof: say
-    so (a catalog device of another kind than the one the kernels run on), else ''."""
+def other_kind_warning(on: str, device: str, roofs=()) -> str:
+    """`rooflab bench --on T4` times numpy on this CPU against a GPU's roof: say so (a roof
+    of another kind than the device the kernels run on), else ''. A catalog name gives its
+    Device.kind; a file (a profile, rocprof-compute's roofline.csv) gives the kind its host
+    section or its own evidence shows (model.machine.machine_of); an unknown kind says
+    nothing."""
     from ..errors import RooflabError
     from ..hardware.resolve import looks_like_file
 
-    if looks_like_file(on):
-        return ""
-    from ..hardware.catalog import lookup
+    if looks_like_file(on) or (Path(on) / "roofline.csv").is_file():
+        if not roofs:
+            return ""
+        from ..model.machine import machine_of
 
-    try:
-        dev = lookup(on)
-    except RooflabError:
-        return ""
+        host = {}
+        if on.lower().endswith(".json"):
+            from ..hardware.profile import load_profile
+
+            try:
+                host = dict(load_profile(on).host)
+            except RooflabError:   # a bare roof or an analysis file: no host section
+                host = {}
+        kind, name = machine_of(roofs[0], host).kind, roofs[0].name
+        if kind not in ("cpu", "gpu"):
+            return ""
+    else:
+        from ..hardware.catalog import lookup
+
+        try:
+            dev = lookup(on)
+        except RooflabError:
+            return ""
+        kind, name = dev.kind, dev.name
     on_gpu = device.lower().startswith("cuda")
-    if (dev.kind != "cpu") == on_gpu:
+    if (kind != "cpu") == on_gpu:
         return ""
     runs = "a CUDA GPU" if on_gpu else "this machine's CPU"
     fix = ("--on a CPU profile (rooflab probe -o profile.json)" if on_gpu else
            "--device cuda on that GPU, or --on a profile of this machine")
     return (f"warning: the kernels run on {runs} (--device {device}) but are judged by the "
-            f"roof of {dev.name}, a {dev.kind}: the percentages compare unlike machines; "
+            f"roof of {name}, a {kind}: the percentages compare unlike machines; "
             f"use {fix}")
 
 

@@ -91,6 +91,7 @@ def register(app) -> None:
                 steps += [(k, _roof_name(path)) for k in whole]
         cands = candidates(among, kind)
         need = _footprint(files)
+        split = _parallel(files)
         memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
         choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory)
         compared = compare_steps(steps, choices)
@@ -100,12 +101,17 @@ def register(app) -> None:
                 mem = _device_memory(d["name"])
                 d["memory_bytes"], d["needs_bytes"] = mem, need
                 d["fits"] = None if mem is None else need <= mem
+        if split is not None:   # how many GPUs each row's time and memory assume
+            for d in data:
+                d.update(split)
         from ..model.schema import SCHEMA_VERSION
 
         doc = {"schema_version": SCHEMA_VERSION, "devices": data}
         if json_out:
             emit_json(doc)
         else:
+            if split is not None and split["gpus"] > 1:
+                print(_gpus_line(split))
             console().print(_table(choices[:top], kernels, compared, need))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
@@ -115,7 +121,7 @@ def register(app) -> None:
 
 CSV_COLUMNS = ("rank", "name", "seconds", "relative", "binding", "binding_share", "viable",
                "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
-               "energy_j", "flop_per_joule")
+               "energy_j", "flop_per_joule", "gpus")
 
 
 def _write(path: str, doc: dict) -> None:
@@ -160,6 +166,50 @@ def _footprint(files: list[str]) -> float | None:
         if isinstance(need, (int, float)) and need > 0:
             total = max(total or 0.0, float(need))
     return total
+
+
+def _parallel(files: list[str]) -> dict | None:
+    """{"gpus", "tp", "pp"} of the `rooflab llm --json` documents among the files (their
+    settings.tp/pp), None when none is one. Under --tp the kernels are one GPU's shard, under
+    --pp the whole model stage after stage; either way a row stands for tp x pp GPUs, which
+    the ranking must say (it read as one GPU). Documents that disagree are an input error:
+    their kernels would add up across different splits."""
+    from ..files import load_json
+
+    found: dict[str, tuple[int, int]] = {}
+    for path in files:
+        if not path.lower().endswith(".json"):
+            continue
+        data = load_json(path)
+        llm = data.get("llm") if isinstance(data, dict) else None
+        st = llm.get("settings") if isinstance(llm, dict) else None
+        if isinstance(st, dict):
+            tp, pp = st.get("tp", 1), st.get("pp", 1)
+            if isinstance(tp, int) and isinstance(pp, int) and tp >= 1 and pp >= 1:
+                found[path] = (tp, pp)
+    if not found:
+        return None
+    if len(set(found.values())) > 1:
+        each = ", ".join(f"{p}: --tp {tp} --pp {pp}" for p, (tp, pp) in found.items())
+        raise InputError(f"the llm documents split the model differently ({each}); their "
+                         f"kernels cannot add up to one device's work: choose one split, "
+                         f"i.e. rerun `rooflab llm` with the same --tp/--pp for every file")
+    tp, pp = next(iter(found.values()))
+    return {"gpus": tp * pp, "tp": tp, "pp": pp}
+
+
+def _gpus_line(split: dict) -> str:
+    """What each row of an llm --tp/--pp document stands for, above the table."""
+    tp, pp = split["tp"], split["pp"]
+    how = " x ".join(w for w in ((f"--tp {tp}" if tp > 1 else ""),
+                                 (f"--pp {pp}" if pp > 1 else "")) if w)
+    parts = []
+    if tp > 1:
+        parts.append(f"the time is one GPU's 1/{tp} shard (the all-reduces are not in it)")
+    if pp > 1:
+        parts.append(f"the time is every stage in turn (a token passes all {pp})")
+    return (f"each row assumes {split['gpus']} GPUs of that device (the llm document's "
+            f"{how}): {'; '.join(parts)}; memory is per GPU")
 
 
 def _device_memory(name: str) -> float | None:

@@ -177,10 +177,30 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
            f"({'fits' if fp.fits else 'does NOT fit'})"
-           f"; largest batch that fits: {fp.max_batch}" if fp.device_bytes else
+           f"; largest batch that fits: {fp.max_batch}{split_hint(r)}" if fp.device_bytes else
            " (device memory unknown: give --memory)"),
     ]
     return out
+
+
+def split_hint(r) -> str:
+    """When the batch does not fit: the smallest --pp and --tp that would hold it, computed
+    by the same per-device footprint (seed: '--pp 2 ... largest batch 0' named neither)."""
+    fp, s = r.footprint, r.settings
+    if not fp.device_bytes or fp.fits:
+        return ""
+    from ..workloads.llm.pipeline import smallest_fit
+
+    fit = smallest_fit(r.config, s, batch=fp.batch, context=fp.context,
+                       prompt=r.request.prompt, device_bytes=fp.device_bytes)
+    ways = ([f"--pp {fit['pp']}" + (f" (at --tp {s.tp})" if s.tp > 1 else "")]
+            if fit["pp"] else [])
+    ways += ([f"--tp {fit['tp']}" + (f" (at --pp {s.pp})" if s.pp > 1 else "")]
+             if fit["tp"] else [])
+    if not ways:
+        return (f"; no --pp or --tp alone fits batch {fp.batch}: combine them, or "
+                f"--weights int8/int4, --kv fp8")
+    return f"; batch {fp.batch} fits with {' or '.join(ways)}"
 
 
 def per_s(rate: float) -> str:

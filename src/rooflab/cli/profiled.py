@@ -246,6 +246,13 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         out.print(rich_table(rows, title))
         for note in collapse_notes((*notes, *analysis.notes)):
             out.print(escape(f"note: {note}"))
+        # A measured roof's notes say how its own numbers were got and what it leaves out
+        # (rocprof-compute's roofline.csv: MALL as L3, LDS not drawn, the other devices):
+        # short, and about this file. A nominal (catalog) roof's notes are its datasheet's
+        # caveats, long and the same every run (`rooflab specs NAME` shows them).
+        if choice.roof.kind == "measured":
+            for note in dict.fromkeys(n for n in choice.roof.notes if n not in notes):
+                out.print(escape(f"roof note: {note}"))
     if output:
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
         message = write_output(output, analysis, table_rows(analysis), extra, trajectory, level)

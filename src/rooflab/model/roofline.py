@@ -4,16 +4,53 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
+from .ceiling import Roof
 
-def attainable(ai, peak_flop_per_s: float, bytes_per_s: float):
-    """Attainable FLOP/s at arithmetic intensity `ai` (scalar or array)."""
+
+def attainable(ai, peak_flop_per_s=None, bytes_per_s: float | None = None):
+    """Attainable FLOP/s at arithmetic intensity `ai` (scalar or array).
+
+    attainable(ai, P, B) with P in FLOP/s and B in bytes/s; or attainable(roof, ai) (also
+    attainable(ai, roof)) with a Roof: its top compute ceiling (roof.top_compute, the
+    fastest precision/unit it lists) over its DRAM bandwidth (roof.bandwidth("DRAM"))."""
+    if isinstance(ai, Roof) and bytes_per_s is None and peak_flop_per_s is not None:
+        ai, peak_flop_per_s = peak_flop_per_s, ai          # attainable(roof, ai)
+    if isinstance(peak_flop_per_s, Roof) and bytes_per_s is None:
+        roof = peak_flop_per_s
+        peak_flop_per_s, bytes_per_s = roof.top_compute.value, roof.bandwidth("DRAM").value
+    elif bytes_per_s is None or _has_roof(ai, peak_flop_per_s, bytes_per_s):
+        given = _args(ai, peak_flop_per_s, bytes_per_s)
+        raise InputError(f"attainable() takes attainable(roof, ai) or attainable(ai, "
+                         f"peak_flop_per_s, bytes_per_s); got attainable({given})")
     result = np.minimum(peak_flop_per_s, bytes_per_s * np.asarray(ai, dtype=float))
     return float(result) if np.ndim(result) == 0 else result
 
 
-def ridge(peak_flop_per_s: float, bytes_per_s: float) -> float:
-    """The ridge point AI* = P / B in FLOP/byte: left of it memory bounds, right of it compute."""
+def ridge(peak_flop_per_s, bytes_per_s: float | None = None) -> float:
+    """The ridge point AI* = P / B in FLOP/byte: left of it memory bounds, right of it compute.
+
+    ridge(P, B) with P in FLOP/s and B in bytes/s; or ridge(roof) with a Roof: its top
+    compute ceiling (roof.top_compute, the fastest precision/unit it lists) over its DRAM
+    bandwidth (roof.bandwidth("DRAM")). For another pair, ridge(roof.find_compute("fp64")
+    .value, roof.bandwidth("L2").value)."""
+    if isinstance(peak_flop_per_s, Roof) and bytes_per_s is None:
+        roof = peak_flop_per_s
+        return roof.top_compute.value / roof.bandwidth("DRAM").value
+    if bytes_per_s is None or _has_roof(peak_flop_per_s, bytes_per_s):
+        raise InputError(f"ridge() takes ridge(roof) or ridge(peak_flop_per_s, bytes_per_s); "
+                         f"got ridge({_args(peak_flop_per_s, bytes_per_s)})")
     return peak_flop_per_s / bytes_per_s
+
+
+def _has_roof(*args) -> bool:
+    return any(isinstance(a, Roof) for a in args)
+
+
+def _args(*args) -> str:
+    """The call as given, short: 'Roof 'T4', None'."""
+    return ", ".join(f"Roof '{a.name}'" if isinstance(a, Roof) else f"{a!r:.40}"
+                     for a in args if a is not None)
 
 
 def time_floor(flop: float, nbytes: float, peak_flop_per_s: float, bytes_per_s: float) -> float:

@@ -163,3 +163,23 @@ def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
                            "tokens_per_s_per_gpu": ppr.tokens_per_s_per_gpu,
                            "bubble": ppr.bubble},
             "assumptions": list(ppr.assumptions)}
+
+
+def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,
+                 device_bytes: float) -> dict[str, int | None]:
+    """What makes `batch` sequences fit in `device_bytes` per device when they do not:
+    {"pp": the smallest --pp above s.pp at s.tp, "tp": the smallest --tp above s.tp
+    (dividing the heads) at s.pp}; None where none does. Computed by the same footprint
+    as the memory line (weights + KV + activations of the heaviest stage, per TP shard)."""
+    from .parallel import shard
+
+    def fits(tp: int, pp: int) -> bool:
+        shard_cfg = shard(cfg, tp)
+        fp = heaviest_footprint(shard_cfg, s, pp=pp, batch=batch, context=context,
+                                prompt=prompt, device_bytes=device_bytes)
+        return bool(fp.fits)
+
+    pp = next((n for n in range(s.pp + 1, cfg.layers + 1) if fits(s.tp, n)), None)
+    tp = next((n for n in range(s.tp + 1, cfg.heads + 1)
+               if cfg.heads % n == 0 and fits(n, s.pp)), None)
+    return {"pp": pp, "tp": tp}
