@@ -110,7 +110,8 @@ def test_labelled_point_is_drawn_over_the_other_levels():
     _, ax = draw(d, None)
     marks = {ln.get_marker(): ln for ln in ax.get_lines() if ln.get_linestyle() == "None"}
     dram, l2 = marks["o"], marks["s"]
-    assert dram.get_markerfacecolor() == "#2b53d8" and l2.get_markerfacecolor() == "#b26a12"
+    # Okabe-Ito blue / orange (were #2b53d8 / #b26a12)
+    assert dram.get_markerfacecolor() == "#0072B2" and l2.get_markerfacecolor() == "#E69F00"
     assert dram.get_zorder() > l2.get_zorder()       # before: both 5, L2 drawn last, on top
 
 

@@ -57,8 +57,9 @@ def test_png_and_svg_with_drawn_data(tmp_path, files, capsys):
     assert sorted(round(r["ai"], 1) for r in drawn["ridges"]) == [185.2, 203.1]
     pts = {p["kernel"]: p for p in drawn["points"]}
     assert pts["decode b=1"]["flop_per_s"] == pytest.approx(146.7e9, rel=1e-3)
-    assert pts["decode b=1"]["color"] == "#2b53d8"
-    assert pts["matmul 4096"]["color"] == "#b26a12"
+    # Okabe-Ito blue / orange (were #2b53d8 / #b26a12); the side is also said in words
+    assert pts["decode b=1"]["color"] == "#0072B2" and pts["decode b=1"]["side"] == "memory"
+    assert pts["matmul 4096"]["color"] == "#E69F00" and pts["matmul 4096"]["side"] == "compute"
     assert pts["x + 1"]["ai"] == pytest.approx(0.25)
     assert [a["percent_of_roof"] for a in d["analysis"] if a["kernel"] == "decode b=1"] == \
         [pytest.approx(54.3, abs=0.1)]

@@ -16,7 +16,8 @@ another verb, ncu CSV / .ncu-rep files, rocprof counter CSVs or their folders,
 torch.profiler chrome traces).
 
 A profile gives two roofs: measured (solid) and nominal (dashed). The first
-roof judges the kernels: indigo left of its ridge, amber right of it.
+roof judges the kernels: blue with a slope glyph left of its ridge, orange
+with a flat glyph right of it (docs/plot.md: reading the chart in grey).
 
   rooflab plot kernels.json --on t4 -o chart.png
   rooflab plot kernels.csv --on profile.json --on h100-sxm -o chart.svg

@@ -6,8 +6,10 @@ which the tests read), and `RooflineDisplay.plot(ax=None)` draws them, importing
 matplotlib only then and returning the display with `figure_` and `ax_` set.
 
 Conventions (ARCHITECTURE.md, seed 004): log-log axes; nominal ceilings dashed, measured
-ceilings solid; memory-bound kernels indigo, compute-bound amber; a kernel without a
-measured time is drawn hollow at its attainable height (predicted, not measured).
+ceilings solid; memory-bound kernels blue with a slope glyph, compute-bound orange with a
+flat glyph (Okabe-Ito colours; each roof also has its own beads along its lines: see
+docs/plot.md "Reading the chart in grey"); a kernel without a measured time is drawn
+hollow at its attainable height (predicted, not measured).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from .chart_parts import (  # noqa: F401
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
     ROOF_COLORS,
+    ROOF_MARKERS,
+    SIDE_GLYPHS,
     SWEEP_COLOR,
     Arrow,
     DrawnPoint,
@@ -42,7 +46,9 @@ from .chart_parts import (  # noqa: F401
     Ridge,
     RooflineDisplay,
     fmt_pct,
+    relative_luminance,
     roof_label,
+    side_color,
 )
 
 SUFFIXES = (".png", ".svg")
@@ -124,7 +130,8 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
             label = _point_label(name, p.ai, y, p.percent_of_roof, measured)
         else:
             label = p.level
-        color = MEMORY_BOUND_COLOR if p.ai < p.ridge else COMPUTE_BOUND_COLOR
+        side = "memory" if p.ai < p.ridge else "compute"
+        color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
@@ -132,7 +139,8 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
                               # a profiler step is named by its file ("output4"), so the
                               # chart's steps match the table's "[output4]" rows
                               step=str(kernel.meta.get("step_label")
-                                       or kernel.meta.get("step") or "")))
+                                       or kernel.meta.get("step") or ""),
+                              side=side))
     return out, notes
 
 

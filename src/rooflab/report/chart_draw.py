@@ -15,9 +15,13 @@ from .chart_parts import (
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
     ROOF_COLORS,
+    ROOF_MARKERS,
+    SIDE_GLYPHS,
     SWEEP_COLOR,
     Line,
     RooflineDisplay,
+    relative_luminance,
+    side_color,
 )
 
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
@@ -29,6 +33,41 @@ _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
 LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none",
              "alpha": 0.65}
 CEILING_BOX = {**LABEL_BOX, "boxstyle": "square,pad=0"}
+
+
+def _side(p) -> str:
+    """A point's side; one built by hand with only a colour gets the side of its colour."""
+    return p.side or {MEMORY_BOUND_COLOR: "memory", COMPUTE_BOUND_COLOR: "compute"}.get(
+        p.color, "")
+
+
+def _glyph_marker(name: str):
+    """The matplotlib marker of a side glyph: a short rising slope, or a flat bar."""
+    from matplotlib.path import Path
+
+    if name == "slope":
+        return Path([(-1.0, -1.0), (1.0, 1.0)], [Path.MOVETO, Path.LINETO])
+    return Path([(-1.0, 0.0), (1.0, 0.0)], [Path.MOVETO, Path.LINETO])
+
+
+def glyph_color(fill: str, measured: bool) -> str:
+    """The glyph's colour: the side's colour inside a hollow (predicted) marker, else black
+    on a light fill and white on a dark one, so it shows in grey."""
+    if not measured:
+        return fill
+    return "black" if relative_luminance(fill) > 0.18 else "white"
+
+
+def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float) -> None:
+    ax.plot([marker[0]], [marker[1]], ls="none", marker=marker[2], ms=8, mec=color if
+            not measured else "0.15", mfc=color if measured else "none",
+            mew=1.5 if not measured else 0.8, zorder=zorder)
+    if side in SIDE_GLYPHS:
+        # A collection, not a line: ax.lines keeps one Line2D per point.
+        ax.scatter([marker[0]], [marker[1]], marker=_glyph_marker(SIDE_GLYPHS[side]),
+                   s=4.5 ** 2, linewidths=1.6, facecolors="none",
+                   edgecolors=glyph_color(color, measured), zorder=zorder + 0.01,
+                   gid=f"side-glyph:{side}")
 
 
 def draw(d: RooflineDisplay, ax):
@@ -81,9 +120,9 @@ def draw(d: RooflineDisplay, ax):
     for p in d.points:
         # The labelled point (the kernel's primary level, DRAM) on top: at AI 0.125 DRAM and
         # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
-        ax.plot([p.ai], [p.flop_per_s], ls="none", marker=p.marker, ms=8, mec=p.color,
-                mfc=p.color if p.measured else "none", mew=1.5,
-                zorder=5.5 if p.label != p.level else 5)
+        # Its side of the ridge is its colour and the glyph inside (slope / flat bar).
+        _draw_point(ax, (p.ai, p.flop_per_s, p.marker), p.color, p.measured, _side(p),
+                    5.5 if p.label != p.level else 5)
         if not p.text:
             continue
         # Placed clear of the other labels; one moved away from its point gets a leader.
@@ -95,13 +134,41 @@ def draw(d: RooflineDisplay, ax):
                                 "shrinkA": 0, "shrinkB": 4} if far else None)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     ax.grid(True, which="both", alpha=0.2)
-    ax.legend(handles=_legend(d, Line2D), loc="lower right", fontsize=7)
+    from matplotlib.legend_handler import HandlerTuple
+
+    handles = _legend(d, Line2D)
+    ax.legend(handles=[h for h, _ in handles], labels=[t for _, t in handles],
+              loc="lower right", fontsize=7, handler_map={tuple: HandlerTuple(ndivide=1)})
     return fig, ax
 
 
+def _roof_index(d: RooflineDisplay, label: str) -> int:
+    return d.roof_labels.index(label) if label in d.roof_labels else 0
+
+
 def _roof_color(d: RooflineDisplay, label: str) -> str:
-    i = d.roof_labels.index(label) if label in d.roof_labels else 0
-    return ROOF_COLORS[i % len(ROOF_COLORS)]
+    return ROOF_COLORS[_roof_index(d, label) % len(ROOF_COLORS)]
+
+
+def roof_marker(d: RooflineDisplay, label: str) -> str:
+    """The beads along a roof's lines: none on the first, one kind per roof after it."""
+    return ROOF_MARKERS[_roof_index(d, label) % len(ROOF_MARKERS)]
+
+
+def _beads(ax, line: Line, d: RooflineDisplay, marker: str) -> None:
+    """Markers spaced evenly (on the log axes) along a roof line, about one per 8 % of the
+    axes, none at the ends (where lines meet and labels sit)."""
+    (x0, x1), (y0, y1) = d.xlim, d.ylim
+    lx = [math.log10(v) for v in line.xs]
+    ly = [math.log10(v) for v in line.ys]
+    length = math.hypot((lx[-1] - lx[0]) / math.log10(x1 / x0),
+                        (ly[-1] - ly[0]) / math.log10(y1 / y0))
+    n = max(1, int(length / 0.08))
+    ts = [(k + 0.5) / n for k in range(n)]
+    xs = [10 ** (lx[0] + t * (lx[-1] - lx[0])) for t in ts]
+    ys = [10 ** (ly[0] + t * (ly[-1] - ly[0])) for t in ts]
+    ax.plot(xs, ys, ls="none", marker=marker, ms=4.5, mew=1.0, mec=line.color, mfc="white",
+            zorder=2.1, gid=f"roof-beads:{line.roof}")
 
 
 def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
@@ -111,7 +178,10 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         return
     solid = line.style == "solid"
     ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
-            lw=2.2 if solid else 1.4, zorder=2)
+            lw=2.2 if solid else 1.4, zorder=2, gid=f"roof-line:{line.roof}")
+    marker = roof_marker(d, line.roof)
+    if marker:   # a second, third ... roof: beads along its lines, as in the legend
+        _beads(ax, line, d, marker)
     if line.kind == "compute":
         if line.text and line.label_xy is not None:
             ax.annotate(line.text, line.label_xy, textcoords="offset points",
@@ -129,31 +199,36 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
             va="bottom", fontsize=7, color=line.color)
 
 
-def _legend(d: RooflineDisplay, Line2D) -> list:
-    handles = []
+def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
+    """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
+    handles: list[tuple[object, str]] = []
     for label in d.roof_labels:
         styles = {ln.style for ln in d.lines if ln.roof == label}
         ls = "-" if styles == {"solid"} else "--" if "solid" not in styles else "-."
         note = "" if len(styles) == 1 else " (solid measured, dashed nominal)"
-        handles.append(Line2D([], [], color=_roof_color(d, label), ls=ls, label=label + note))
-    if any(p.color == MEMORY_BOUND_COLOR for p in d.points):
-        handles.append(Line2D([], [], ls="none", marker="o", color=MEMORY_BOUND_COLOR,
-                              label="memory-bound side"))
-    if any(p.color == COMPUTE_BOUND_COLOR for p in d.points):
-        handles.append(Line2D([], [], ls="none", marker="o", color=COMPUTE_BOUND_COLOR,
-                              label="compute-bound side"))
+        color = _roof_color(d, label)
+        handles.append((Line2D([], [], color=color, ls=ls, marker=roof_marker(d, label) or None,
+                               ms=4.5, mew=1.0, mec=color, mfc="white"), label + note))
+    for side, what in (("memory", "memory-bound side"), ("compute", "compute-bound side")):
+        if any(_side(p) == side for p in d.points):
+            color = side_color(side)
+            handles.append(((Line2D([], [], ls="none", marker="o", ms=8, mfc=color, mec="0.15",
+                                    mew=0.8),
+                             Line2D([], [], ls="none", marker=_glyph_marker(SIDE_GLYPHS[side]),
+                                    ms=4.5, mew=1.6, color=glyph_color(color, True),
+                                    gid=f"side-glyph:{side}")), what))
     if any(not p.measured for p in d.points):
-        handles.append(Line2D([], [], ls="none", marker="o", mfc="none", mec="0.3",
-                              label="predicted (no measured time)"))
+        handles.append((Line2D([], [], ls="none", marker="o", mfc="none", mec="0.3"),
+                        "predicted (no measured time)"))
     levels = list(dict.fromkeys(p.level for p in d.points))
     if len(levels) > 1:
-        handles += [Line2D([], [], ls="none", marker=LEVEL_MARKERS.get(lv, "o"), color="0.3",
-                           label=f"bytes at {lv}") for lv in levels]
+        handles += [(Line2D([], [], ls="none", marker=LEVEL_MARKERS.get(lv, "o"), color="0.3"),
+                     f"bytes at {lv}") for lv in levels]
     if d.hidden:   # the reader must know the chart shows a selection (notes list them)
-        handles.append(Line2D([], [], ls="none", label=f"{len(d.hidden)} compute ceiling(s) "
-                                                        f"not drawn (--precision all)"))
+        handles.append((Line2D([], [], ls="none"),
+                        f"{len(d.hidden)} compute ceiling(s) not drawn (--precision all)"))
     for ln in d.lines:
         if ln.kind == "sweep":
-            handles.append(Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR,
-                                  label=ln.label))
+            handles.append((Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR),
+                            ln.label))
     return handles

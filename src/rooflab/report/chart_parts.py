@@ -12,11 +12,27 @@ from dataclasses import dataclass, field
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
 
-MEMORY_BOUND_COLOR = "#2b53d8"   # indigo: left of the ridge (seed 004's colour convention)
-COMPUTE_BOUND_COLOR = "#b26a12"  # amber: right of the ridge
+# Colours: Okabe & Ito's colour-blind-safe palette (Okabe M., Ito K. 2008, "Color Universal
+# Design: how to make figures and presentations that are friendly to colorblind people",
+# jfly.uni-koeln.de/color). No meaning rests on colour alone (docs/plot.md, "Reading the
+# chart in grey"): the side of the ridge is also the glyph inside a point (SIDE_GLYPHS),
+# a roof is also its beads along its lines (ROOF_MARKERS), a slope is also its label.
+MEMORY_BOUND_COLOR = "#0072B2"   # Okabe-Ito blue: left of the ridge (dark in grey)
+COMPUTE_BOUND_COLOR = "#E69F00"  # Okabe-Ito orange: right of the ridge (light in grey)
 SWEEP_COLOR = "#9a9a9a"
-# One colour per roof, in the order given: the first (the one kernels are judged by) darkest.
-ROOF_COLORS = ("#333333", "#8c8c8c", "#1b8a6b", "#8e3fb0", "#c0392b", "#5f7f1f", "#0f6e8c")
+# One colour per roof, in the order given: the first (the one kernels are judged by) darkest,
+# the second a mid grey (the two tell apart in grey and in any colour vision); then
+# Okabe-Ito bluish green, reddish purple, vermillion, sky blue (its blue and orange are the
+# sides' and its yellow is too pale for a line on white).
+ROOF_COLORS = ("#333333", "#8c8c8c", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")
+# Beads along a roof's lines (and in its legend entry), one kind per roof in the same order,
+# so roofs tell apart without colour; line style stays for provenance (measured solid,
+# nominal dashed). Unfilled, small: not to be taken for kernels.
+ROOF_MARKERS = ("", "x", "o", "s", "+", "^")
+# A kernel's side of the ridge, besides its colour: a glyph drawn inside its marker (the
+# marker's shape is its memory level), the segment of the roof it sits under: a short
+# slope for memory-bound, a flat bar for compute-bound. The legend shows both.
+SIDE_GLYPHS = {"memory": "slope", "compute": "flat"}
 LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVLink": "X",
                  "network": "*", "loopback": "h"}
 
@@ -76,6 +92,7 @@ class DrawnPoint:
     label_ha: str = "left"
     label_va: str = "top"
     step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
+    side: str = ""                 # memory | compute: left or right of its ridge
 
 
 @dataclass(frozen=True)
@@ -118,6 +135,21 @@ class RooflineDisplay:
         from .chart import figure_bytes
 
         return figure_bytes(self, "png")
+
+
+def side_color(side: str) -> str:
+    return MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2 relative luminance of '#rrggbb' (0 black .. 1 white): how light it prints in
+    grey."""
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    h = color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
 
 
 def roof_label(roof: Roof) -> str:

@@ -18,6 +18,7 @@ from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_seconds, si
+from .chart_parts import LEVEL_MARKERS
 from .markdown import (
     ADVICE_HEADERS,
     KERNEL_HEADERS,
@@ -38,8 +39,14 @@ from .markdown import (
     trust_warnings,
 )
 
-LEVEL_COLORS = {"L1": "#1b9e77", "L2": "#7570b3", "L3": "#e7298a", "DRAM": "#2b53d8"}
-COMPUTE_COLOR = "#b26a12"
+# Okabe-Ito colour-blind-safe colours (Okabe & Ito 2008, jfly.uni-koeln.de/color), as the
+# PNG chart's; a level is also its marker shape (the PNG's LEVEL_MARKERS) and its slope is
+# named on the line, so nothing rests on colour alone (docs/plot.md).
+LEVEL_COLORS = {"L1": "#009E73", "L2": "#CC79A7", "L3": "#56B4E9", "DRAM": "#0072B2"}
+COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names read on white
+# plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes)
+LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
+                 "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 LABELLED_KERNELS = 6
 
 CSS = """
@@ -80,10 +87,18 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     width = 2.5 if judge else 1.5
     for m in roof.memory:
         x_end = min(xr[1], top / m.value) if top else xr[1]
+        # Each slope is named on the line (its colour is not needed to tell L1 from DRAM):
+        # a third of the way up for the judging roof, two thirds for the other.
+        f = 0.35 if judge else 0.65
+        x_mid = 10 ** (math.log10(xr[0]) + f * (math.log10(x_end) - math.log10(xr[0])))
+        color = LEVEL_COLORS.get(m.level, "#555")
         traces.append(go.Scatter(
-            x=[xr[0], x_end], y=[m.value * xr[0], m.value * x_end], mode="lines",
+            x=[xr[0], x_mid, x_end], y=[m.value * xr[0], m.value * x_mid, m.value * x_end],
+            mode="lines+text", text=["", f"{m.level} {si(m.value, 'B/s')}"
+                                     + ("" if judge else f" ({roof.kind})"), ""],
+            textposition="top left", textfont={"size": 11, "color": color},
             name=name(m, f"{m.level} {si(m.value, 'B/s')}"),
-            line={"color": LEVEL_COLORS.get(m.level, "#555"), "dash": dash(m), "width": width},
+            line={"color": color, "dash": dash(m), "width": width},
             hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
                       f"{'; ' + m.source if m.source else ''})", hoverinfo="text"))
     dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
@@ -146,14 +161,16 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool, mode: st
     """Kernels at one level: filled at their achieved performance, or hollow at their
     attainable one when no time was measured."""
     color = LEVEL_COLORS.get(level, "#555")
+    symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
     return go.Scatter(
         x=[p.ai for p in pts],
         y=[p.achieved_flop_per_s if measured else p.attainable_flop_per_s for p in pts],
         mode=mode, name=f"kernels @ {level}" if measured else
         f"predicted @ {level} (no measured time)",
         text=[p.kernel for p in pts], textposition="top right",
-        marker=({"size": 11, "color": color, "line": {"width": 1, "color": "#222"}} if measured
-                else {"size": 11, "symbol": "circle-open", "color": color,
+        marker=({"size": 11, "symbol": symbol, "color": color,
+                 "line": {"width": 1, "color": "#222"}} if measured
+                else {"size": 11, "symbol": f"{symbol}-open", "color": color,
                       "line": {"width": 2}}),
         hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
 
