@@ -252,10 +252,7 @@ def _table(choices, kernels, compared=(), need=None):
                           f"{vs} (a comparison point, not work: the step's kernels are "
                           f"counted once, from their own rows)"))
     # one line per distinct fallback, naming the devices it applies to
-    devices: dict[str, list[str]] = {}
-    for c in choices:
-        for n in c.notes:
-            devices.setdefault(n, []).append(c.name)
+    devices = _devices_by(choices, lambda c: c.notes)
     if need is not None:
         short = [(c.name, m) for c in choices
                  if (m := _device_memory(c.name)) is not None and need > m]
@@ -268,10 +265,7 @@ def _table(choices, kernels, compared=(), need=None):
                               f"memory of {', '.join(short)}; their times assume it fit, "
                               f"and they rank after the devices it fits in (rooflab llm "
                               f"--tp N or --pp N, or smaller --weights)"))
-    lacking: dict[str, list[str]] = {}
-    for c in choices:
-        for p in c.missing:
-            lacking.setdefault(p, []).append(c.name)
+    lacking = _devices_by(choices, lambda c: c.missing)
     for p, names in lacking.items():
         one = len(names) == 1
         parts.append(Text(f"no {p} ceiling: {', '.join(names)} list{'s' if one else ''} no "
@@ -281,6 +275,15 @@ def _table(choices, kernels, compared=(), need=None):
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)
+
+
+def _devices_by(choices, items) -> dict[str, list[str]]:
+    """Each item (a note, a missing precision) with the devices it applies to, in order."""
+    out: dict[str, list[str]] = {}
+    for c in choices:
+        for item in items(c):
+            out.setdefault(item, []).append(c.name)
+    return out
 
 
 def _unfit_mark(c) -> str:
