@@ -56,3 +56,12 @@ def test_moving_from_a_roof_without_a_launch_floor_does_not_count_launches_twice
     k2 = Kernel("k2", {"fp16": 1e6}, {"DRAM": 1e6}, seconds=15e-6)  # 5 us launch + 10 us
     (new,) = [n for _, n in move_hardware(roof(1, 5e-6), [k2], roof(2, 5e-6)).moves]
     assert new.seconds == pytest.approx(5e-6 + 5e-6)
+
+
+def test_a_roofline_csv_without_l2bw_given_as_kernels_says_pass_it_as_the_roof(tmp_path, capsys):
+    # one header rule everywhere: any bandwidth column makes it rocprof-compute's roofline.csv
+    f = tmp_path / "roofline.csv"
+    f.write_text("device,HBMBw,FP32Flops\n0,4000,80000\n")
+    assert main(["report", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "roofline.csv" in err and "--on" in err and "missing column" not in err

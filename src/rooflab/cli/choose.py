@@ -66,7 +66,6 @@ def register(app) -> None:
     ) -> None:
         from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
         from .common import console, emit_json
-        from .report import is_ncu_file
 
         if among and kind:
             raise InputError("give one of --among (named devices) and --kind (every "
@@ -78,17 +77,12 @@ def register(app) -> None:
             raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
                              f".csv (one row per device)")
         kernels, steps = [], []
+        from ..ingest.kernelfile import load_kernels  # every profiler file, by content
+
         for path in files:
-            if is_ncu_file(path):
-                from ..ingest.ncu_files import load_ncu
-
-                kernels += load_ncu([path]).kernels
-            else:
-                from ..ingest.kernelfile import load_kernels
-
-                work, whole = split_whole_steps(load_kernels(path))
-                kernels += work
-                steps += [(k, _roof_name(path)) for k in whole]
+            work, whole = split_whole_steps(load_kernels(path))
+            kernels += work
+            steps += [(k, _roof_name(path)) for k in whole]
         cands = candidates(among, kind)
         need = _footprint(files)
         split = _parallel(files)

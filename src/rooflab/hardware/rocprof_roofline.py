@@ -74,8 +74,13 @@ def is_roofline_csv(path: str) -> bool:
             first = fh.readline()
     except OSError:
         return False
-    cols = {c.strip() for c in first.split(",")}
-    return bool(cols & set(MEMORY))
+    return is_roofline_header(first.split(","))
+
+
+def is_roofline_header(cells) -> bool:
+    """The one rule for a roofline.csv header: it names a bandwidth column (HBMBw, MALLBw,
+    L2Bw, L1Bw); kernel files and profiler readers ask this same question."""
+    return bool({str(c).strip() for c in cells} & set(MEMORY))
 
 
 def _value(text: str, path: str, line: int, column: str) -> float | None:
@@ -169,7 +174,8 @@ def roofline_ceilings(path: str, header: list[str], row: list[str], line: int):
         if col in LEFT_OUT:
             v = _value(row[i], path, line, col)
             if v is not None:
-                unit = "B/s" if col.endswith("Bw") else "FLOP/s"
+                unit = ("B/s" if col.endswith("Bw") else "OP/s" if col.endswith("Ops")
+                        else "FLOP/s")
                 left.append(f"{col} {si(v, unit)} ({LEFT_OUT[col]})")
             continue
         if col not in MEMORY and col not in COMPUTE:

@@ -81,6 +81,7 @@ def _rocprof_folder(folder: Path) -> bool:
 def _rocprof_header(text: str) -> bool:
     """A rocprof header (KernelName, Kernel_Name, ...) in the first lines, or one of the
     rocprof files its reader names and refuses (--stats summaries, roofline.csv)."""
+    from ..hardware.rocprof_roofline import is_roofline_header
     from .rocprof import NAME_COLUMNS
 
     lines = text.splitlines()[:50]
@@ -89,7 +90,7 @@ def _rocprof_header(text: str) -> bool:
         if cells & set(NAME_COLUMNS):
             return True
         if i == 0 and ({"Name", "Calls", "TotalDurationNs"} <= cells
-                       or {"HBMBw", "L2Bw"} <= cells):
+                       or is_roofline_header(cells)):
             return True
     return False
 

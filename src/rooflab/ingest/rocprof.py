@@ -36,6 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ParseError
+from ..hardware.rocprof_roofline import is_roofline_header
 from .aggregate import Launch, display_names, group_counts, kernel_of, sort_by_time, step_labels
 from .ncu_csv import read_text
 from .ncu_metrics import Counts, parse_number
@@ -187,7 +188,7 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
     if h is None and any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
         raise ParseError("an Nsight Compute CSV (\"ID\", ..., \"Kernel Name\"), not rocprof "
                          "output: read it with `rooflab ncu FILE`", path=path)
-    if h is None and rows and {"HBMBw", "L2Bw"} & {c.strip() for c in rows[0]}:
+    if h is None and rows and is_roofline_header(rows[0]):
         # rocprof-compute's empirical roofline benchmark (roofline.csv: device, HBMBw, L2Bw,
         # L1Bw, LDSBw, FP32Flops, MFMAF16Flops, ...; src/utils/roofline_calc.py): peaks
         raise ParseError("rocprof-compute's roofline.csv: the machine's benchmarked peaks "
