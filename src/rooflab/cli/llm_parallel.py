@@ -21,11 +21,9 @@ def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
     elif dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
-        from ..model.parallel import bridged_pairs, host_link_of, link_from_device
+        from ..model.parallel import device_ring_link
 
-        lk = link_from_device(dev)
-        if s.tp > 2 and bridged_pairs(dev):   # an NVLink bridge joins 2 cards; more: PCIe
-            lk = host_link_of(dev) or lk
+        lk = device_ring_link(dev, s.tp)      # an NVLink bridge joins 2 cards; more: PCIe
         link, src = lk.bus_bytes_per_s, lk.source
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
                            tp=s.tp, link_bytes_per_s=link, link_source=src,
@@ -72,14 +70,7 @@ GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
 def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s: float):
     """The link between pipeline stages: given, else InfiniBand once TP x PP GPUs leave an
     8-GPU node, else the catalog device's link (per direction), else the roof's."""
-    from ..model.parallel import (
-        LINK_WORDS,
-        Link,
-        bridged_pairs,
-        host_link_of,
-        link_from_device,
-        link_from_roof,
-    )
+    from ..model.parallel import LINK_WORDS, Link, device_ring_link, link_from_roof
     from .scale import NDR_BUS, NDR_SOURCE
 
     if given_bw:    # named after the link it replaces (a label for the JSON, no more)
@@ -92,10 +83,7 @@ def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s:
                     f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
                     f"{GPUS_PER_NODE}-GPU node")
     if dev is not None and dev.interconnect_bytes_per_s:
-        lk = link_from_device(dev, hop_latency_s=latency_s)
-        if s.tp * s.pp > 2 and bridged_pairs(dev):   # a bridge joins 2 cards; more: PCIe
-            lk = host_link_of(dev, latency_s) or lk
-        return lk
+        return device_ring_link(dev, s.tp * s.pp, latency_s)   # a bridge joins 2 cards
     try:
         return link_from_roof(roof, hop_latency_s=latency_s)
     except InputError:

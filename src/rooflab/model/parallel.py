@@ -362,6 +362,15 @@ def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
                 f"direction (derived); its NVLink bridge joins only pairs")
 
 
+def device_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0) -> Link:
+    """The link a ring over `devices` of one catalog device runs on: its interconnect, or,
+    for cards joined in pairs by an NVLink bridge, their PCIe host link beyond two."""
+    link = link_from_device(device, hop_latency_s=hop_latency_s)
+    if devices > 2 and bridged_pairs(device):
+        return host_link_of(device, hop_latency_s) or link
+    return link
+
+
 def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | None = None, *,
              gpus_per_node: int = 8, counts: Sequence[int] = GPU_COUNTS,
              overlap: bool = True, pair: Link | None = None) -> tuple[ScalePoint, ...]:
