@@ -44,7 +44,8 @@ def _canon(what: str):
     if not _CANON:
         from . import schema
 
-        _CANON.update(flop=schema.precision_name, bytes=schema.level_name)
+        _CANON.update(flop=schema.precision_name, bytes=schema.level_name,
+                      unit=schema.unit_name)
     return _CANON[what]
 
 
@@ -66,6 +67,9 @@ def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
                              f" got {values!r}")
         values = {"fp32" if what == "flop" else "DRAM": values}
     canon = _canon(what)
+    if type(values) is MappingProxyType and all(
+            type(v) is float and canon(k) == k for k, v in values.items()):
+        return values   # another Kernel's counts (with_(), replace()): already checked
     out: dict[str, float] = {}
     for key, value in values.items():
         if value is None:
@@ -120,10 +124,9 @@ class Kernel:
     def __post_init__(self) -> None:
         object.__setattr__(self, "flop", _frozen(_keyed(self.flop, "flop", self.name)))
         object.__setattr__(self, "bytes", _frozen(_keyed(self.bytes, "bytes", self.name)))
-        if self.unit is not None:   # 'Tensor' -> tensor, as a kernel file reads it
-            from .schema import unit_name
-
-            object.__setattr__(self, "unit", unit_name(self.unit))
+        if self.unit is not None and self.unit not in ("tensor", "vector"):
+            # 'Tensor' -> tensor, as a kernel file reads it
+            object.__setattr__(self, "unit", _canon("unit")(self.unit))
         object.__setattr__(self, "meta", _frozen(self.meta))
         object.__setattr__(self, "samples", tuple(self.samples))
         for what, values in (("flop", self.flop), ("bytes", self.bytes)):
