@@ -77,24 +77,27 @@ def register(app) -> None:
             raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
                              f".csv (one row per device)")
         kernels, steps = [], []
+        docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
         from ..ingest.kernelfile import load_kernels  # every profiler file, by content
 
         for path in files:
             work, whole = split_whole_steps(load_kernels(path))
             kernels += work
-            steps += [(k, _roof_name(path)) for k in whole]
+            if whole:
+                roof = _roof_name(_doc(docs, path))
+                steps += [(k, roof) for k in whole]
         cands = candidates(among, kind)
-        need = _footprint(files)
-        split = _parallel(files)
+        need = _footprint(files, docs)
+        split = _parallel(files, docs)
+        # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
         memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
         choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory)
         compared = compare_steps(steps, choices)
         data = choices_to_dict(choices, kernels, compared)
         if need is not None:
-            for d in data:
-                mem = _device_memory(d["name"])
-                d["memory_bytes"], d["needs_bytes"] = mem, need
-                d["fits"] = None if mem is None else need <= mem
+            for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
+                d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
+                d["fits"] = c.fits
         if split is not None:   # how many GPUs each row's time and memory assume
             for d in data:
                 d.update(split)
@@ -106,7 +109,7 @@ def register(app) -> None:
         else:
             if split is not None and split["gpus"] > 1:
                 print(_gpus_line(split))
-            console().print(_table(choices[:top], kernels, compared, need))
+            console().print(_table(choices[:top], kernels, compared, need, memory))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
             _write(output, doc)
@@ -133,28 +136,31 @@ def _write(path: str, doc: dict) -> None:
     write_atomic(path, buf.getvalue())
 
 
-def _roof_name(path: str) -> str | None:
-    """The roof an analysis document was made on (where its measured step ran)."""
+def _doc(docs: dict[str, object], path: str) -> object | None:
+    """The parsed document of a .json input (None for other files), parsed on first use
+    and kept in docs, so the roof name, footprint and TP/PP split read one parse."""
     from ..files import load_json
 
     if not path.lower().endswith(".json"):
         return None
-    data = load_json(path)
+    if path not in docs:
+        docs[path] = load_json(path)
+    return docs[path]
+
+
+def _roof_name(data: object | None) -> str | None:
+    """The roof an analysis document was made on (where its measured step ran)."""
     roof = data.get("roof") if isinstance(data, dict) else None
     return roof.get("name") if isinstance(roof, dict) else None
 
 
-def _footprint(files: list[str]) -> float | None:
+def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
     """Bytes one device must hold for an `rooflab llm` document (its footprint: weights +
     KV + activations at its batch, per device under --tp); None for other inputs. Seed 002:
     a device the model does not fit in is no choice, however fast its roof."""
-    from ..files import load_json
-
     total = None
     for path in files:
-        if not path.lower().endswith(".json"):
-            continue
-        data = load_json(path)
+        data = _doc(docs, path)
         fp = data.get("llm", {}).get("footprint") if isinstance(data, dict) else None
         need = fp.get("total_bytes") if isinstance(fp, dict) else None
         if isinstance(need, (int, float)) and need > 0:
@@ -162,19 +168,15 @@ def _footprint(files: list[str]) -> float | None:
     return total
 
 
-def _parallel(files: list[str]) -> dict | None:
+def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
     """{"gpus", "tp", "pp"} of the `rooflab llm --json` documents among the files (their
     settings.tp/pp), None when none is one. Under --tp the kernels are one GPU's shard, under
     --pp the whole model stage after stage; either way a row stands for tp x pp GPUs, which
     the ranking must say (it read as one GPU). Documents that disagree are an input error:
     their kernels would add up across different splits."""
-    from ..files import load_json
-
     found: dict[str, tuple[int, int]] = {}
     for path in files:
-        if not path.lower().endswith(".json"):
-            continue
-        data = load_json(path)
+        data = _doc(docs, path)
         llm = data.get("llm") if isinstance(data, dict) else None
         st = llm.get("settings") if isinstance(llm, dict) else None
         if isinstance(st, dict):
@@ -218,7 +220,7 @@ def _device_memory(name: str) -> float | None:
     return mem or None
 
 
-def _table(choices, kernels, compared=(), need=None):
+def _table(choices, kernels, compared=(), need=None, memory=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -247,9 +249,8 @@ def _table(choices, kernels, compared=(), need=None):
                           f"counted once, from their own rows)"))
     # one line per distinct fallback, naming the devices it applies to
     devices = _devices_by(choices, lambda c: c.notes)
-    if need is not None:
-        short = [(c.name, m) for c in choices
-                 if (m := _device_memory(c.name)) is not None and need > m]
+    if need is not None:   # memory: each device's, as rank() judged Choice.fits by it
+        short = [(c.name, memory[c.name]) for c in choices if c.fits is False]
         # as many digits as tell the need from the largest memory it exceeds
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
         short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
