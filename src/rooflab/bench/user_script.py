@@ -1,7 +1,7 @@
 """`rooflab bench --run script.py`: run a user's script and keep the kernels it measured.
 
-The script runs as `rooflab torch --run` runs one: in this process, as `__main__`, with
-`sys.argv = [script, *args]` and its folder first on `sys.path`; here inside
+The script runs as `rooflab torch --run` runs one (ingest.script_run): in this process,
+as `__main__`, with `sys.argv = [script, *args]` and its folder first on `sys.path`; here inside
 `rooflab.measuring.collect()`, which records every Kernel its `rooflab.measure` calls make
 (a benchmark's Kernel, a `with` block's `.kernel`, a decorated function's calls as one
 aggregated kernel). An exception in the script is the script's: reported with its type,
@@ -11,45 +11,15 @@ frames left out).
 
 from __future__ import annotations
 
-import contextlib
-import runpy
-import sys
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
 
-from ..errors import InputError, ProbeError
+from ..errors import InputError
+from ..ingest.script_run import check_script, run_as_main
 from ..model.kernel import Kernel
 
 HOW_TO_MARK = ("mark a kernel with rooflab.measure(fn, *args, flop=..., bytes=...), "
                "`with rooflab.measure(name=..., flop=..., bytes=...):` or "
                "@rooflab.measure(name=...) (examples/my_kernels.py shows all three)")
-
-
-def _own_frames(exc: BaseException, script: str) -> list[traceback.FrameSummary]:
-    """The traceback frames in the script or in files beside it (the user's modules)."""
-    home = Path(script).resolve().parent
-    # is_file: runpy's own frames are named '<frozen runpy>', which resolves into the cwd
-    return [f for f in traceback.extract_tb(exc.__traceback__)
-            if Path(f.filename).is_file() and Path(f.filename).resolve().parent == home]
-
-
-def script_failure(exc: BaseException, script: str) -> ProbeError:
-    """'script.py:12: the script raised ValueError: ...' and the script's own frames."""
-    frames = _own_frames(exc, script)
-    mine = [f for f in frames if Path(f.filename).resolve() == Path(script).resolve()]
-    where = f"{script}:{mine[-1].lineno}" if mine else script
-    text = f"{where}: the script raised {type(exc).__name__}: {exc}"
-    if isinstance(exc, SyntaxError) and exc.lineno and not frames:
-        # raised while compiling: no frame of the script; the error itself has the line
-        where = f"{exc.filename or script}:{exc.lineno}"
-        text = f"{where}: the script does not compile: {type(exc).__name__}: {exc.msg}"
-        if exc.text:
-            text += f"\n    {exc.text.rstrip()}"
-    if frames:
-        lines = "".join(traceback.format_list(frames)).rstrip()
-        text += f"\nTraceback (the script's frames):\n{lines}"
-    return ProbeError(text)
 
 
 def run_script(script: str, args: Sequence[str] = (), *,
@@ -62,27 +32,9 @@ def run_script(script: str, args: Sequence[str] = (), *,
     """
     from ..measuring import collect
 
-    if not Path(script).is_file():
-        what = "a folder, not a script" if Path(script).is_dir() else "no such script"
-        raise InputError(f"--run {script}: {what}; give the path of a Python file")
-    old_argv, old_path = sys.argv, list(sys.path)
-    sys.argv = [script, *args]
-    sys.path.insert(0, str(Path(script).resolve().parent))
-    redirect = (contextlib.redirect_stdout(sys.stderr) if quiet_stdout
-                else contextlib.nullcontext())
-    exited = False
-    try:
-        with redirect, collect() as found:
-            runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:   # a script may end with sys.exit(0)
-        if exc.code not in (None, 0):
-            raise ProbeError(f"{script} exited with status {exc.code}; nothing to "
-                             f"analyse") from None
-        exited = True
-    except Exception as exc:   # the user's code failed (KeyboardInterrupt passes through)
-        raise script_failure(exc, script) from None
-    finally:
-        sys.argv, sys.path[:] = old_argv, old_path
+    check_script(script)
+    with collect() as found:
+        exited = run_as_main(script, args, quiet_stdout=quiet_stdout)
     if not len(found) and exited:   # e.g. `-- --help`: argparse printed the help and left
         raise InputError(f"--run {script}: the script exited (status 0) before it measured "
                          f"a kernel; nothing to analyse")
