@@ -19,7 +19,7 @@ from ..ingest.profile_import import (
     RoofChoice,
     choose_roof,
 )
-from ..model.analysis import Analysis, analyze
+from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
 from ..units import LEVELS, fmt_ai, fmt_seconds, si
@@ -121,14 +121,8 @@ def csv_text(rows: Sequence[dict]) -> str:
 
 def collapse_notes(notes: Sequence[str]) -> list[str]:
     """'k1: roof X has no L2 ceiling', 'k2: roof X has no L2 ceiling' -> one line naming both."""
-    by_text: dict[str, list[str]] = {}
-    for note in notes:
-        who, sep, text = note.partition(": ")
-        if not sep:
-            who, text = "", note
-        by_text.setdefault(text, []).append(who)
     out = []
-    for text, who in by_text.items():
+    for text, who in notes_by_text(notes).items():
         who = [w for w in who if w]
         if len(who) > 2:
             out.append(f"{len(who)} kernels ({who[0]}, ...): {text}")

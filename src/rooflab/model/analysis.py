@@ -188,3 +188,15 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             notes.append(f"{k.name}: {note}")
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
                     notes=tuple(dict.fromkeys(notes)))
+
+
+def notes_by_text(notes: Iterable[str]) -> dict[str, list[str]]:
+    """Analysis notes ("kernel: text") grouped by their text, in order, with the kernel of
+    each mention ("" for a note that names none): the one grouping the note printers use."""
+    out: dict[str, list[str]] = {}
+    for note in notes:
+        who, sep, text = note.partition(": ")
+        if not sep:
+            who, text = "", note
+        out.setdefault(text, []).append(who)
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...model.analysis import Analysis, Point, analyze
+from ...model.analysis import Analysis, Point, analyze, notes_by_text
 from ...model.ceiling import Roof
 from .kernels import Step
 
@@ -88,13 +88,8 @@ def fallback_notes(*timings: StepTiming) -> tuple[str, ...]:
     """The steps' ceiling stand-ins, one line each with the kernels it covers ("roof
     'NVIDIA T4' has no bf16 ceiling; using fp16 tensor (for q_proj, ...)"): a bf16 or fp8
     model on a card without that math is timed on another one, and the reader must see it."""
-    by: dict[str, list[str]] = {}
-    for t in timings:
-        for n in t.analysis.notes:
-            kernel, sep, text = n.partition(": ")
-            if sep and "ceiling; using" in text:
-                by.setdefault(text, [])
-                if kernel not in by[text]:
-                    by[text].append(kernel)
+    grouped = notes_by_text(n for t in timings for n in t.analysis.notes)
+    by = {text: ks for text, who in grouped.items() if "ceiling; using" in text
+          and (ks := [k for k in dict.fromkeys(who) if k])}
     return tuple(f"{text} (for {', '.join(ks[:6])}{' and more' if len(ks) > 6 else ''})"
                  for text, ks in by.items())
