@@ -64,13 +64,6 @@ def zoo_table(analysis: Analysis, title: str | None = None):
 
 def rows_csv(rows: list[dict[str, Any]]) -> str:
     """CSV text with SI numbers (never formatted strings)."""
-    import csv
-    import io
+    from ..files import csv_text
 
-    buf = io.StringIO()
-    fields = list(rows[0]) if rows else list(COLUMNS)
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    for r in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    return buf.getvalue()
+    return csv_text(rows, list(rows[0]) if rows else list(COLUMNS))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
 from pathlib import Path
 
@@ -123,17 +121,12 @@ CSV_COLUMNS = ("rank", "name", "seconds", "relative", "binding", "binding_share"
 
 def _write(path: str, doc: dict) -> None:
     """-o FILE by suffix, written whole or not at all."""
-    from ..files import write_atomic, write_json
+    from ..files import csv_text, write_atomic, write_json
 
     if Path(path).suffix.lower() == ".json":
         write_json(path, doc)
         return
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    for d in doc["devices"]:
-        w.writerow({**d, "missing_precisions": " ".join(d["missing_precisions"])})
-    write_atomic(path, buf.getvalue())
+    write_atomic(path, csv_text(doc["devices"], CSV_COLUMNS))
 
 
 def _doc(docs: dict[str, object], path: str) -> object | None:

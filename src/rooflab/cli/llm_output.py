@@ -59,20 +59,24 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
     save_figure(display, path)
 
 
+CSV_COLUMNS = ("phase", "kernel", "calls", "flop", "bytes", "weights_bytes",
+               "activations_bytes", "kv_bytes", "ai", "floor_s", "bound")
+
+
 def csv_text(llm: dict) -> str:
-    lines = ["phase,kernel,calls,flop,bytes,weights_bytes,activations_bytes,kv_bytes,ai,"
-             "floor_s,bound"]
-    for ph in ("decode", "prefill"):
-        for k in llm[ph]["kernels"]:
-            b = k["bytes_split"]
-            lines.append(",".join(str(x) for x in (
-                ph, k["name"], k["calls"], k["flop"], k["bytes"], b["weights"],
-                b["activations"], b["kv"], "" if k["ai"] is None else k["ai"], k["floor_s"],
-                k["bound"])))
+    from ..files import csv_text as rows_csv
+
+    rows = [{"phase": ph, "kernel": k["name"], "calls": k["calls"], "flop": k["flop"],
+             "bytes": k["bytes"], "weights_bytes": k["bytes_split"]["weights"],
+             "activations_bytes": k["bytes_split"]["activations"],
+             "kv_bytes": k["bytes_split"]["kv"], "ai": k["ai"], "floor_s": k["floor_s"],
+             "bound": k["bound"]}
+            for ph in ("decode", "prefill") for k in llm[ph]["kernels"]]
     # the batch sweep, one whole decode step per batch (floor_s: its TPOT floor)
-    for p in llm.get("sweep", {}).get("points", []):
-        lines.append(",".join(str(x) for x in (
-            "decode_sweep", f"step b={p['batch']}", p["launches"], p["flop"], p["bytes"],
-            p["weight_bytes"], p["activations_bytes"], p["kv_bytes"], p["ai"], p["tpot_s"],
-            p["bound"])))
-    return "\n".join(lines) + "\n"
+    rows += [{"phase": "decode_sweep", "kernel": f"step b={p['batch']}",
+              "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
+              "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],
+              "kv_bytes": p["kv_bytes"], "ai": p["ai"], "floor_s": p["tpot_s"],
+              "bound": p["bound"]}
+             for p in llm.get("sweep", {}).get("points", [])]
+    return rows_csv(rows, CSV_COLUMNS)

@@ -4,14 +4,13 @@ JSON, chart/CSV/JSON files."""
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import csv_text
 from ..ingest.profile_import import (
     ENVELOPE_NAME,
     ENVELOPE_NOTE,
@@ -110,15 +109,6 @@ def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
     return t
 
 
-def csv_text(rows: Sequence[dict]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r[k] is None else r[k]) for k in COLUMNS})
-    return buf.getvalue()
-
-
 def collapse_notes(notes: Sequence[str]) -> list[str]:
     """'k1: roof X has no L2 ceiling', 'k2: roof X has no L2 ceiling' -> one line naming both."""
     out = []
@@ -197,7 +187,7 @@ def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dic
         write_json(path, {**analysis_to_dict(analysis), **extra})
         return f"wrote {path}"
     if suffix == ".csv":
-        save_text(path, csv_text(rows))
+        save_text(path, csv_text(rows, COLUMNS))
         return f"wrote {path}"
     raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
 
