@@ -131,10 +131,17 @@ def register(app) -> None:
     app.add_typer(ai, name="ai")
 
     @ai.command("matmul", context_settings=positional)
-    def matmul(m: str, n: str, k: str, dtype: str = DTYPE,
+    def matmul(m: str = typer.Argument(..., help="rows of A and C (tokens, for a linear "
+                                       "layer)"),
+               n: str = typer.Argument(..., help="columns of B and C (output features)"),
+               k: str = typer.Argument(..., help="the shared dimension (input features)"),
+               dtype: str = DTYPE,
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
                on: str | None = ON, json_out: bool = JSON) -> None:
-        """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.  rooflab ai matmul 4096 4096 4096"""
+        """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.  rooflab ai matmul 4096 4096 4096
+
+        A linear layer on T tokens is m=T, n=out_features, k=in_features: Llama-2-7B's
+        q_proj at decode batch 1 is `rooflab ai matmul 1 4096 4096`."""
         _emit(_ops().matmul(_n(m, "m"), _n(n, "n"), _n(k, "k"), dtype, batch=_n(batch, "batch")),
               on, json_out)
 
@@ -204,11 +211,18 @@ def register(app) -> None:
                        dtype=dtype, groups=_n(groups, "groups")), on, json_out)
 
     @ai.command("attention")
-    def attention(batch: str = typer.Option("1"), heads: str = typer.Option(..., "--heads"),
+    def attention(batch: str = typer.Option("1", help="sequences in the batch"),
+                  heads: str = typer.Option(..., "--heads", help="query heads "
+                                            "(num_attention_heads)"),
                   q_len: str = typer.Option(..., "--q-len", help="query tokens (1 = decode)"),
-                  kv_len: str = typer.Option(..., "--kv-len", help="key/value tokens"),
-                  head_dim: str = typer.Option(..., "--head-dim"),
-                  kv_heads: str | None = typer.Option(None, help="GQA K/V heads"),
+                  kv_len: str = typer.Option(..., "--kv-len", help="key/value tokens "
+                                             "(the context in the KV cache)"),
+                  head_dim: str = typer.Option(..., "--head-dim", help="per head: hidden / "
+                                               "heads unless the config says (128 for "
+                                               "Llama)"),
+                  kv_heads: str | None = typer.Option(None, help="GQA K/V heads "
+                                                      "(num_key_value_heads; default: "
+                                                      "--heads)"),
                   naive: bool = typer.Option(False, help="materialise the score matrix"),
                   causal: bool = typer.Option(False, help="count unmasked scores only"),
                   dtype: str = DTYPE, on: str | None = ON,

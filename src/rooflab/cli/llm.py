@@ -29,6 +29,7 @@ from .llm_render import (  # noqa: F401
     sweep_lines,
     sweep_table,
     totals,
+    tp_sweep_rows,
     whatif_table,
 )
 
@@ -78,7 +79,9 @@ def register(app) -> None:
         act: str = typer.Option("fp16", "--act", help="activation dtype"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
-        tp: int = typer.Option(1, "--tp", help="tensor-parallel degree"),
+        tp: int = typer.Option(1, "--tp", help="tensor-parallel degree: divides the "
+                               "attention heads; past 8 GPUs the all-reduces cross "
+                               "InfiniBand"),
         pp: int = typer.Option(1, "--pp", help="pipeline-parallel stages (consecutive "
                                "layers per device or TP group)"),
         micro_batches: int = typer.Option(None, "--micro-batches", metavar="M",
@@ -108,7 +111,16 @@ def register(app) -> None:
     ) -> None:
         """Per-kernel decode and prefill on the roof, TPOT/TTFT floors, memory, batch sweep.
 
-        Example: rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
+        CONFIG: a bundled name (`rooflab llm list`), a Hugging Face repo id of one
+        (meta-llama/Llama-2-7b-hf), or a config.json path (or its folder).
+
+          rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
+          rooflab llm path/to/config.json --on H100 --weights int4 --kv fp8
+          rooflab llm llama-3-70b --on H200 --tp 8 --batch 16
+          rooflab llm mixtral-8x7b --on H100 --phase decode --compare H200,MI300X
+
+        Floors are lower bounds: weights read once per step, 2 FLOP per multiply-add,
+        each kernel at max(FLOP / peak, bytes / bandwidth) of the roof (docs/llm.md).
         """
         from ..workloads.llm.config import load_config
 
@@ -226,6 +238,9 @@ def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
     from ..workloads.llm.whatif import compare_hardware
 
     names = [x.strip() for x in compare.split(",") if x.strip()]
+    if not names:   # `--compare ,` would table the --on device against nothing
+        raise InputError(f"--compare takes device names separated by commas, e.g. "
+                         f"--compare H200,MI300X; got '{compare}'")
     others = tuple(load_roofs(x)[0] for x in names)
     # per device under --tp, like the tables above (the all-reduces are not in it)
     hw = compare_hardware(shard(cfg, s.tp), s, [roof, *others], batch=req.batch,
@@ -258,6 +273,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
                            "link_latency_s": tpr.latency_s}
+        if r.sweep is not None:   # the sweep's points are one device's kernels only
+            llm["parallel"]["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
     if res.ppr:
         from ..workloads.llm.pipeline import pipeline_dict
 

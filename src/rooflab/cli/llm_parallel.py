@@ -8,10 +8,20 @@ import math
 from ..errors import InputError
 from ..units import parse_rate
 
+GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
+POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
+
+
+def _spans_nodes(dev, devices: int) -> bool:
+    """Whether `devices` of `dev` leave one node, so that a ring crosses the network."""
+    words = str(getattr(dev, "interconnect", "")).lower().split()
+    return devices > GPUS_PER_NODE and not any(w in words for w in POD_LINKS)
+
 
 def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
                      latency_s: float = 0.0):
-    """--tp's all-reduces over --link-bw, else the catalog device's link, each paying
+    """--tp's all-reduces over --link-bw, else the catalog device's link (a ring past one
+    8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab scale`), each paying
     --link-latency."""
     from ..workloads.llm.parallel import tensor_parallel
 
@@ -21,9 +31,16 @@ def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
     elif dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
-        from ..model.parallel import device_ring_link
+        from ..model.parallel import Link, device_ring_link, ring_link
+        from .scale import NDR_BUS, NDR_SOURCE
 
         lk = device_ring_link(dev, s.tp)      # an NVLink bridge joins 2 cards; more: PCIe
+        if _spans_nodes(dev, s.tp):
+            # NVLink joins the GPUs of one node only; a wider ring crosses the network.
+            nic = Link("network", NDR_BUS, 0.0,
+                       f"{NDR_SOURCE}; --tp {s.tp} spans more than one "
+                       f"{GPUS_PER_NODE}-GPU node")
+            lk = ring_link(lk, nic)
         link, src = lk.bus_bytes_per_s, lk.source
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
                            tp=s.tp, link_bytes_per_s=link, link_source=src,
@@ -64,9 +81,6 @@ def _stage_link_given(s, link_bw: str | None, link_latency_s: float, pp_link_bw:
     return None, "", latency
 
 
-GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
-
-
 def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s: float):
     """The link between pipeline stages: given, else InfiniBand once TP x PP GPUs leave an
     8-GPU node, else the catalog device's link (per direction), else the roof's."""
@@ -75,10 +89,10 @@ def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s:
 
     if given_bw:    # named after the link it replaces (a label for the JSON, no more)
         words = str(getattr(dev, "interconnect", "")).lower()
-        level = "network" if s.tp * s.pp > GPUS_PER_NODE else next(
+        level = "network" if _spans_nodes(dev, s.tp * s.pp) else next(
             (lv for key, lv in LINK_WORDS if key in words), "network")
         return Link(level, given_bw, latency_s, given_src)
-    if s.tp * s.pp > GPUS_PER_NODE:
+    if _spans_nodes(dev, s.tp * s.pp):
         return Link("network", NDR_BUS, latency_s,
                     f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
                     f"{GPUS_PER_NODE}-GPU node")

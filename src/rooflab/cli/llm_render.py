@@ -167,7 +167,7 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"activations {si(d.step.bytes_split['activations'], 'B')}",
         f"launch overhead: {d.step.launches} kernels per step ({d.step.per_layer_kernels():.3g} "
         f"per layer x {r.config.layers} layers + embedding, final norm, lm_head) x "
-        f"{fmt_seconds(plo)}-{fmt_seconds(phi)} = {fmt_seconds(lo)}-{fmt_seconds(hi)} per step "
+        f"{span(plo, phi)} = {span(lo, hi)} per step "
         f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
         f"memory{' per device' if ppr else ''} (context {fp.context}"
@@ -181,6 +181,13 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
            " (device memory unknown: give --memory)"),
     ]
     return out
+
+
+def span(lo: float, hi: float) -> str:
+    """A time range, or one time when both ends agree (a roof whose own launch floor is
+    the seed's 10 us gave "10 us-10 us")."""
+    a, b = fmt_seconds(lo), fmt_seconds(hi)
+    return a if a == b else f"{a}-{b}"
 
 
 def split_hint(r) -> str:
@@ -197,10 +204,34 @@ def split_hint(r) -> str:
             if fit["pp"] else [])
     ways += ([f"--tp {fit['tp']}" + (f" (at --pp {s.pp})" if s.pp > 1 else "")]
              if fit["tp"] else [])
+    if not ways and not fit["split"]:
+        return (f"; no split fits batch {fp.batch}, not even --tp {r.config.heads} --pp "
+                f"{r.config.layers}: lower --batch (or --context), or --kv fp8, "
+                f"--weights int8/int4")
     if not ways:
         return (f"; no --pp or --tp alone fits batch {fp.batch}: combine them, or "
                 f"--weights int8/int4, --kv fp8")
     return f"; batch {fp.batch} fits with {' or '.join(ways)}"
+
+
+def tp_sweep_rows(sw, tpr, tabled_batch: int) -> list[dict[str, float]]:
+    """Each sweep batch's TPOT with --tp's all-reduces: the sweep table times one device's
+    kernels, and the all-reduce payload grows with the batch (at --tp 8 on NVLink,
+    llama-3-70b batch 256 adds 2.6 ms to a 9 ms step)."""
+    rows = []
+    for p in sw.points:
+        comm = tpr.comm_s_at(p.batch, tabled_batch)
+        rows.append({"batch": p.batch, "allreduce_s": comm, "tpot_s": p.tpot_s + comm,
+                     "tokens_per_s": p.batch / (p.tpot_s + comm)})
+    return rows
+
+
+def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
+    parts = [f"b={row['batch']} {fmt_seconds(row['tpot_s'])} ({per_s(row['tokens_per_s'])} "
+             f"tokens/s)" for row in tp_sweep_rows(sw, tpr, tabled_batch)]
+    return (f"the sweep's TPOT floors are one device's kernels; with --tp {tpr.tp}'s "
+            f"{tpr.allreduces} all-reduces per step (their payload grows with the batch): "
+            + ", ".join(parts))
 
 
 def per_s(rate: float) -> str:
@@ -277,6 +308,8 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(sweep_table(r.sweep))
         for line in sweep_lines(r.sweep, r.footprint):
             out.print(line, soft_wrap=True)
+        if tpr is not None:
+            out.print(tp_sweep_line(r.sweep, tpr, req.batch), soft_wrap=True)
         if run.ppr is not None:   # the sweep's rows are the latency view, as the TPOT line
             out.print(f"the sweep's tokens/s are one batch in flight (batch / TPOT floor); "
                       f"with {run.ppr.micro_batches} micro-batches the pipeline throughput "

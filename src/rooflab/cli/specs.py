@@ -205,11 +205,17 @@ def register(app) -> None:
     ) -> None:
         """Devices side by side, each compute peak with its DRAM ridge point.
 
-        Example: rooflab specs compare t4 l4 a10g
+        Example: rooflab specs compare t4 l4 a10g   (or t4,l4,a10g, as llm --compare takes)
         """
+        from ..errors import InputError
         from ..hardware.catalog import lookup
         from ..model.schema import SCHEMA_VERSION
 
+        # `llm --compare` and `choose --among` take comma lists; accept the same here.
+        names = [part.strip() for n in names for part in n.split(",") if part.strip()]
+        if not names:
+            raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
+                             "h100 h200` (or h100,h200)")
         devices = [lookup(_catalog_name(n)) for n in names]
         if json_out:
             emit_json({"schema_version": SCHEMA_VERSION,

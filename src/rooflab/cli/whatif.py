@@ -133,13 +133,19 @@ def _table(result):
         t.add_row(name, ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
                   "-" if sp is None else f"{sp:.2f}x{mark}", bound)
     parts: list = [t]
+    totals = None
     if result.speedup and not steps:
+        totals = result.total_before_s, result.total_after_s
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
     elif every and all(result.total_floors):
         fb, fa = result.total_floors
+        totals = fb, fa
         parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
                           f"({fb / fa:.2f}x)"))
+    line = _per_token_line(result, totals)
+    if line:
+        parts.append(Text(line))
     parts += [Text(line) for line in step_lines]
     if any(floored):
         parts.append(Text("floor: no measured time, so the least time at the roof: launches "
@@ -150,6 +156,24 @@ def _table(result):
     parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
               if n not in result.before.notes]
     return Group(*parts)
+
+
+def _per_token_line(result, totals) -> str:
+    """Under a batch change the step gets slower while it makes more tokens: say the time
+    per token too, or "8.07 ms -> 8.77 ms (0.92x)" reads as a loss (batch 1 -> 16 is
+    14.7x the tokens/s)."""
+    if totals is None:
+        return ""
+    b0 = {int(old.meta.get("batch", 1)) for old, _ in result.moves}
+    b1 = {int(new.meta.get("batch", 1)) for _, new in result.moves}
+    if len(b0) != 1 or len(b1) != 1 or b0 == b1:
+        return ""
+    (before_b,), (after_b,) = b0, b1
+    from ..units import fmt_seconds
+
+    tb, ta = totals[0] / before_b, totals[1] / after_b
+    return (f"per token (batch {before_b} -> {after_b} sequences per step): "
+            f"{fmt_seconds(tb)} -> {fmt_seconds(ta)}, {tb / ta:.2f}x the tokens/s")
 
 
 def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:

@@ -14,6 +14,8 @@ Families understood from the config's own fields:
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -42,11 +44,18 @@ TIED_BY_DEFAULT = frozenset({"gpt2", "gemma", "gemma2", "gemma3_text", "opt", "g
                              "falcon"})
 # Gemma-2/3 put a second RMSNorm after attention and after the MLP (4 per layer).
 POST_NORMS = frozenset({"gemma2", "gemma3_text", "gemma3"})
+# MoE families whose experts have their own width (moe_intermediate_size); Mixtral's
+# experts are intermediate_size wide.
+NARROW_EXPERTS = frozenset({"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe"})
+# Encoder-only models: their config has every field a decoder needs, but they generate no
+# tokens, so a TPOT for them would be invented (BERT would count as a 160 M "decoder").
+ENCODER_ONLY = frozenset({"bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra",
+                          "deberta", "deberta-v2", "mpnet", "camembert", "modernbert"})
 # model_types whose layout the rules above were checked against (published parameter
 # counts); any other is counted as a Llama-like decoder and says so in a note.
-CHECKED = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "phi3",
-                     "gemma", "gemma2", "gemma3_text", "deepseek_v2", "deepseek_v3",
-                     "gpt2", "falcon", "gpt_bigcode"})
+CHECKED = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+                     "qwen3_moe", "phi3", "gemma", "gemma2", "gemma3_text", "deepseek_v2",
+                     "deepseek_v3", "gpt2", "falcon", "gpt_bigcode"})
 
 
 @dataclass(frozen=True)
@@ -160,42 +169,90 @@ def _get(d: dict[str, Any], key: str) -> Any:
     return None
 
 
-def _int(d: dict[str, Any], key: str, where: str) -> int | None:
-    v = _get(d, key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v <= 0:
-        raise InputError(f"{where}: field '{key}' must be a positive integer; got {v!r}")
+def _checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
+    """`v` as an int, or an error naming the file and field: a hand-written config with
+    "8" (a string), 8.5, -4 or true would otherwise be miscounted or crash int()."""
+    ok = (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+          and v == int(v) and v >= minimum)
+    if not ok:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise InputError(f"{where}: field '{key}' must be {what} (a JSON number, no quotes); "
+                         f"got {v!r}")
     return int(v)
 
 
-def _sliding(d: dict[str, Any], model_type: str, layers: int) -> tuple[int | None, tuple[int, ...]]:
-    window = d.get("sliding_window")
+def _int(d: dict[str, Any], key: str, where: str) -> int | None:
+    v = _get(d, key)
+    return None if v is None else _checked_int(v, key, where)
+
+
+def _opt(d: dict[str, Any], key: str, where: str, minimum: int = 1) -> int | None:
+    """An optional integer field by its own name: None when absent, null (or 0 where 0
+    is not allowed: HF writes 0 for "none" in some fields), else checked."""
+    v = d.get(key)
+    if v is None or (v == 0 and minimum > 0 and not isinstance(v, bool)):
+        return None
+    return _checked_int(v, key, where, minimum)
+
+
+def _first(d: dict[str, Any], keys: tuple[str, ...], where: str) -> tuple[str, int] | None:
+    """The first of `keys` set in the config, with its checked value."""
+    for k in keys:
+        v = _opt(d, k, where)
+        if v is not None:
+            return k, v
+    return None
+
+
+def _flag(d: dict[str, Any], key: str, where: str) -> bool | None:
+    """A true/false field; the string "false" would read as true, so it is refused."""
+    v = d.get(key)
+    if v is None or isinstance(v, bool):
+        return v
+    raise InputError(f"{where}: field '{key}' must be true or false (JSON booleans, no "
+                     f"quotes); got {v!r}")
+
+
+def _sliding(d: dict[str, Any], model_type: str, layers: int,
+             where: str) -> tuple[int | None, tuple[int, ...]]:
+    window = _opt(d, "sliding_window", where) if d.get("sliding_window") is not False else None
     if not window or d.get("use_sliding_window") is False:
         return None, ()
     types = d.get("layer_types")
     if isinstance(types, list) and len(types) == layers:
-        return int(window), tuple(i for i, t in enumerate(types) if "sliding" in str(t))
+        return window, tuple(i for i, t in enumerate(types) if "sliding" in str(t))
     if model_type in POST_NORMS:
         # Gemma-2 alternates local (sliding) and global layers, starting with local
         # (transformers Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2)).
-        return int(window), tuple(range(0, layers, 2))
-    return int(window), tuple(range(layers))
+        return window, tuple(range(0, layers, 2))
+    return window, tuple(range(layers))
 
 
 def _moe(d: dict[str, Any], intermediate: int, where: str) -> MoE | None:
-    experts = d.get("num_local_experts") or d.get("n_routed_experts") or d.get("num_experts")
-    if not experts:
+    found = _first(d, ("num_local_experts", "n_routed_experts", "num_experts"), where)
+    if found is None:
         return None
-    top_k = d.get("num_experts_per_tok")
+    key, experts = found
+    top_k = _opt(d, "num_experts_per_tok", where)
     if not top_k:
         raise InputError(f"{where}: a MoE config ({experts} experts) needs 'num_experts_per_tok' "
                          f"(the top-k of the router)")
-    width = int(d.get("moe_intermediate_size") or intermediate)
-    return MoE(experts=int(experts), top_k=int(top_k), intermediate=width,
+    if top_k > experts:
+        # Otherwise "active" parameters would exceed the total (16 of 8 experts per token).
+        raise InputError(f"{where}: num_experts_per_tok {top_k} is more than the {experts} "
+                         f"experts ({key}); each token is routed to top-k of them")
+    width = _opt(d, "moe_intermediate_size", where)
+    if width is None and str(d.get("model_type") or "").lower() in NARROW_EXPERTS:
+        # Their experts are far narrower than the dense MLP (DeepSeek-V2-Lite: 1408 vs
+        # 10944); falling back to intermediate_size would count 8x the expert weights.
+        raise InputError(f"{where}: a {d.get('model_type')} MoE config needs "
+                         f"'moe_intermediate_size' (one routed expert's MLP width; "
+                         f"intermediate_size {intermediate} is the dense layers')")
+    width = width or intermediate
+    return MoE(experts=experts, top_k=top_k, intermediate=width,
                shared=_shared_experts(d, width, where),
-               first_dense=int(d.get("first_k_dense_replace") or 0),
-               layer_freq=int(d.get("moe_layer_freq") or 1))
+               first_dense=_opt(d, "first_k_dense_replace", where, minimum=0) or 0,
+               layer_freq=_opt(d, "moe_layer_freq", where) or 1)
 
 
 def _shared_experts(d: dict[str, Any], width: int, where: str) -> int:
@@ -203,9 +260,10 @@ def _shared_experts(d: dict[str, Any], width: int, where: str) -> int:
     (`n_shared_experts`); Qwen2-MoE gives one shared expert's width
     (`shared_expert_intermediate_size`, transformers Qwen2MoeSparseMoeBlock.shared_expert),
     e.g. Qwen1.5-MoE-A2.7B: 5632 = 4 x 1408."""
-    if d.get("n_shared_experts"):
-        return int(d["n_shared_experts"])
-    shared_width = int(d.get("shared_expert_intermediate_size") or 0)
+    shared = _opt(d, "n_shared_experts", where, minimum=0)
+    if shared:
+        return shared
+    shared_width = _opt(d, "shared_expert_intermediate_size", where, minimum=0) or 0
     if not shared_width:
         return 0
     if shared_width % width:
@@ -216,16 +274,34 @@ def _shared_experts(d: dict[str, Any], width: int, where: str) -> int:
 
 
 def _mla(d: dict[str, Any], where: str) -> MLA | None:
-    if not d.get("kv_lora_rank"):
+    rank = _opt(d, "kv_lora_rank", where)
+    if not rank:
         return None
     need = ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-    missing = [k for k in need if not d.get(k)]
+    dims = {k: _opt(d, k, where) for k in need}
+    missing = [k for k, v in dims.items() if not v]
     if missing:
         raise InputError(f"{where}: an MLA config (kv_lora_rank set) also needs "
                          f"{', '.join(missing)}")
-    return MLA(kv_lora_rank=int(d["kv_lora_rank"]), qk_nope_head_dim=int(d["qk_nope_head_dim"]),
-               qk_rope_head_dim=int(d["qk_rope_head_dim"]), v_head_dim=int(d["v_head_dim"]),
-               q_lora_rank=int(d["q_lora_rank"]) if d.get("q_lora_rank") else None)
+    return MLA(kv_lora_rank=rank, qk_nope_head_dim=dims["qk_nope_head_dim"],
+               qk_rope_head_dim=dims["qk_rope_head_dim"], v_head_dim=dims["v_head_dim"],
+               q_lora_rank=_opt(d, "q_lora_rank", where))
+
+
+def _check_decoder_only(d: dict[str, Any], model_type: str, where: str) -> None:
+    """Refuse encoder-decoder and encoder-only configs by name, before their fields are
+    misread as a decoder's (T5's num_heads, BERT's full set)."""
+    arch = ", ".join(map(str, d.get("architectures") or ())) or model_type
+    if d.get("is_encoder_decoder") is True:
+        raise InputError(f"{where}: '{arch}' is an encoder-decoder model "
+                         f"(is_encoder_decoder: true); rooflab llm counts decoder-only "
+                         f"transformers (Llama, Mistral, Qwen2, Mixtral, GPT-2, ...); time "
+                         f"its layers with `rooflab ai matmul` and `rooflab ai attention`")
+    if model_type in ENCODER_ONLY:
+        raise InputError(f"{where}: '{arch}' is an encoder-only model (model_type "
+                         f"'{model_type}'): it generates no tokens, so it has no decode step "
+                         f"or TPOT; time its layers with `rooflab ai matmul` and `rooflab ai "
+                         f"attention` (--q-len = --kv-len = the sequence length)")
 
 
 def parse_config(d: dict[str, Any], name: str = "model", where: str | None = None) -> ModelConfig:
@@ -233,9 +309,12 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     where = where or name
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object (a Hugging Face config.json)")
+    wrapper = None
     if isinstance(d.get("text_config"), dict):   # multimodal wrappers keep the LM inside
+        wrapper = str(d.get("model_type") or "multimodal")
         d = {**d["text_config"], "model_type": d["text_config"].get("model_type", "")}
     model_type = str(d.get("model_type") or "").lower()
+    _check_decoder_only(d, model_type, where)
     missing = [k for k in REQUIRED if _get(d, k) is None]
     if missing:
         names = "; ".join(f"{k} (or {', '.join(ALIASES[k][1:])})" if len(ALIASES[k]) > 1 else k
@@ -254,21 +333,33 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     # Falcon-40B/180B say num_kv_heads; Falcon-7B and StarCoder (gpt_bigcode) say
     # multi_query: true, one K/V head shared by all query heads (transformers
     # FalconAttention / GPTBigCodeAttention).
-    kv_heads = int(d.get("num_key_value_heads") or d.get("n_head_kv") or d.get("num_kv_heads")
-                   or (1 if d.get("multi_query") is True else heads))
-    head_dim = int(d.get("head_dim") or hidden // heads)
-    if not d.get("head_dim") and hidden % heads:
+    kv = _first(d, ("num_key_value_heads", "n_head_kv", "num_kv_heads"), where)
+    kv_heads = kv[1] if kv else (1 if d.get("multi_query") is True else heads)
+    explicit_head_dim = _opt(d, "head_dim", where)
+    head_dim = explicit_head_dim or hidden // heads
+    if not explicit_head_dim and hidden % heads:
         raise InputError(f"{where}: hidden_size {hidden} is not divisible by "
                          f"num_attention_heads {heads}; add 'head_dim' to the config")
     if heads % kv_heads:
         raise InputError(f"{where}: num_attention_heads {heads} is not a multiple of "
                          f"num_key_value_heads {kv_heads}")
-    window, sliding_layers = _sliding(d, model_type, layers)
-    tied = d.get("tie_word_embeddings")
+    window, sliding_layers = _sliding(d, model_type, layers, where)
+    tied = _flag(d, "tie_word_embeddings", where)
     act = str(d.get("hidden_act") or d.get("hidden_activation")
               or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
     dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
     notes = []
+    sparse_step = d.get("decoder_sparse_step")
+    moe = _moe(d, intermediate, where)
+    if (sparse_step not in (None, 1) or d.get("mlp_only_layers")) and moe:
+        # Qwen-MoE's own layer pattern; every published checkpoint has step 1, no dense list.
+        notes.append(f"decoder_sparse_step {sparse_step!r} / mlp_only_layers "
+                     f"{d.get('mlp_only_layers')!r} are not read: every layer is counted "
+                     f"as MoE (after first_k_dense_replace)")
+    if wrapper:
+        notes.append(f"'{wrapper}' config: counted its text_config (the language model) "
+                     f"only, not the vision/audio encoder (count its image tokens in "
+                     f"--prompt)")
     if not model_type:
         notes.append("config has no model_type; assumed a Llama-like decoder (gated MLP, RoPE)")
     elif model_type not in CHECKED:
@@ -290,9 +381,14 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
                       or model_type in ("qwen2", "qwen2_moe", "gpt2")),
         out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
         sliding_window=window, sliding_layers=sliding_layers,
-        moe=_moe(d, intermediate, where), mla=_mla(d, where),
+        moe=moe, mla=_mla(d, where),
         dtype=dtype, source=where, notes=tuple(notes),
     )
+
+
+# A model size in a name: 7b, 1.1b, 8x7b, 124m; or a size word (gpt2-medium).
+SIZE_RE = re.compile(r"\d+(x\d+)?(\.\d+)?[bm]")
+SIZE_WORDS = frozenset({"tiny", "mini", "small", "base", "medium", "large", "xl", "xxl"})
 
 
 def bundled_names() -> tuple[str, ...]:
@@ -322,7 +418,17 @@ def load_config(spec: str) -> ModelConfig:
                             else path.stem, where=str(path))
     names = bundled_names()
     key = _normalise(spec)
-    hits = [n for n in names if n == key] or [n for n in names if n.startswith(key)]
+    # A name without its size ('tinyllama', 'mixtral') finds the one bundled size; a
+    # longer name is another model ('deepseek-v2' is not deepseek-v2-lite: 236 B vs 15.7 B).
+    hits = [n for n in names if n == key] or [
+        n for n in names if n.startswith(key + "-")
+        and all(SIZE_RE.fullmatch(part) for part in n[len(key) + 1:].split("-"))]
+    variant = None if hits else _variant_of(key, names)
+    if variant:
+        hits = [variant]
+    if len(hits) != 1 and path.is_dir():   # a model folder without its config.json
+        raise ParseError("is a directory with no config.json in it; give the model folder "
+                         "that holds config.json, or the file's path", path=str(path))
     if len(hits) != 1:
         import difflib
 
@@ -333,4 +439,29 @@ def load_config(spec: str) -> ModelConfig:
                          f"names, or pass the path of a config.json")
     root = resources.files("rooflab.workloads") / "configs"
     data = json.loads((root / f"{hits[0]}.json").read_text())
-    return parse_config(data, name=hits[0], where=f"bundled config {hits[0]}")
+    cfg = parse_config(data, name=hits[0], where=f"bundled config {hits[0]}")
+    if variant:
+        cfg = cfg.with_(notes=cfg.notes + (
+            f"'{spec}' read as the bundled {variant} (a variant of it: chat/instruct "
+            f"tunes share its architecture fields); for another layout pass its "
+            f"config.json",))
+    return cfg
+
+
+def _variant_of(key: str, names: tuple[str, ...]) -> str | None:
+    """The bundled config a Hugging Face repo id names with a suffix or an org prefix:
+    meta-llama/Llama-2-7b-hf, Qwen/Qwen2.5-7B-Instruct, mistralai/Mixtral-8x7B-v0.1,
+    meta-llama/Meta-Llama-3-8B. The longest bundled name followed by '-' wins, so
+    llama-2-70b-chat-hf is llama-2-70b, never llama-2-7b."""
+    for k in (key, key.removeprefix("meta-")):
+        found = [n for n in names if k == n
+                 or (k.startswith(n + "-") and not _names_a_size(k[len(n) + 1:]))]
+        if found:
+            return max(found, key=len)
+    return None
+
+
+def _names_a_size(suffix: str) -> bool:
+    """Whether a repo id's suffix names another size of the model (gpt2-medium, a '-1.5b'
+    part), which has other fields, rather than a tune of the same one (-instruct, -hf)."""
+    return any(part in SIZE_WORDS or SIZE_RE.fullmatch(part) for part in suffix.split("-"))

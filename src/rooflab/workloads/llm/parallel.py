@@ -66,6 +66,15 @@ class TPResult:
         """No overlap of communication with compute is assumed."""
         return self.compute_s + self.comm_s
 
+    def comm_s_at(self, batch: int, tabled_batch: int) -> float:
+        """The step's all-reduces at another batch of the sweep: same count, link and
+        latency, the payload (batch x hidden x act bytes) scaled by the batch."""
+        if self.tp == 1 or not self.link_bytes_per_s:
+            return 0.0
+        payload = self.allreduce_bytes / tabled_batch * batch
+        return self.allreduces * allreduce_seconds(payload, self.tp, self.link_bytes_per_s,
+                                                   self.latency_s)
+
 
 def allreduce_seconds(nbytes: float, n: int, link_bytes_per_s: float,
                       latency_s: float = 0.0) -> float:

@@ -166,11 +166,12 @@ def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
 
 
 def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,
-                 device_bytes: float) -> dict[str, int | None]:
+                 device_bytes: float) -> dict[str, Any]:
     """What makes `batch` sequences fit in `device_bytes` per device when they do not:
     {"pp": the smallest --pp above s.pp at s.tp, "tp": the smallest --tp above s.tp
-    (dividing the heads) at s.pp}; None where none does. Computed by the same footprint
-    as the memory line (weights + KV + activations of the heaviest stage, per TP shard)."""
+    (dividing the heads) at s.pp, "split": whether the widest split (--tp heads, --pp
+    layers) fits at all}; None where none does. Computed by the same footprint as the
+    memory line (weights + KV + activations of the heaviest stage, per TP shard)."""
     from .parallel import shard
 
     def fits(tp: int, pp: int) -> bool:
@@ -182,4 +183,6 @@ def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, pro
     pp = next((n for n in range(s.pp + 1, cfg.layers + 1) if fits(s.tp, n)), None)
     tp = next((n for n in range(s.tp + 1, cfg.heads + 1)
                if cfg.heads % n == 0 and fits(n, s.pp)), None)
-    return {"pp": pp, "tp": tp}
+    # A batch too big for every split should not be told to "combine" --tp and --pp.
+    split = pp is not None or tp is not None or fits(cfg.heads, cfg.layers)
+    return {"pp": pp, "tp": tp, "split": split}

@@ -52,7 +52,8 @@ class Settings:
         if self.attn not in ATTN:
             raise InputError(f"--attn must be one of {', '.join(ATTN)}; got '{self.attn}'")
         if self.group_size < 1:
-            raise InputError(f"group size must be >= 1; got {self.group_size}")
+            raise InputError(f"--group (int4/int8 quantization group size) must be >= 1, "
+                             f"e.g. 128; got {self.group_size}")
         if self.tp < 1:
             raise InputError(f"--tp must be >= 1; got {self.tp}")
         if not isinstance(self.pp, int) or self.pp < 1:
