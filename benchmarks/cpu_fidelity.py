@@ -293,8 +293,8 @@ def main(argv=None) -> int:
         print(f"| {label} | {si(p)}{unit} | {si(ref)}{unit} | {which} | {ratio} | {paired} "
               f"| {verdict} |")
     print()
-    print("Round-to-round agreement (probe: two default probes in a row; the references "
-          "show how much the host itself moves):")
+    print(f"Round-to-round agreement (probe: {a.mode} probes, one per round; the "
+          f"references show how much the host itself moves):")
     print()
     print("| measurement | rounds 1-2 differ | worst neighbouring rounds | within 5 % |")
     print("|---|---|---|---|")

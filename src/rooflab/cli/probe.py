@@ -49,6 +49,10 @@ def mode_of(quick: bool, full: bool) -> str:
 def split_outputs(output: str | None, chart: str | None) -> tuple[str | None, str | None]:
     """-o FILE by suffix: .json is the profile, .png/.svg a chart (as --chart)."""
     profile_path = None
+    for flag, path, example in (("-o", output, "profile.json"), ("--chart", chart, "roof.png")):
+        if path and Path(path).is_dir():
+            raise InputError(f"{flag} {path}: is a directory; give a file name such as "
+                             f"{Path(path) / example}")
     if output:
         suffix = Path(output).suffix.lower()
         if suffix in CHART_SUFFIXES:
@@ -118,7 +122,8 @@ def register(app) -> None:
         threads: int = typer.Option(None, "--threads", "-t", min=1,
                                     help="Threads for the CPU kernels (default: all CPUs)."),
         output: str = typer.Option(None, "--output", "-o",
-                                   help="Save the profile (.json) or a chart (.png/.svg)."),
+                                   help="Save the profile (.json) or a chart (.png/.svg); "
+                                   "--comm saves to rooflab-comm-profile.json without it."),
         json_out: bool = typer.Option(False, "--json", help="Print the profile JSON to stdout "
                                       "instead of the table."),
         chart: str = typer.Option(None, "--chart", help="Write a chart (.png/.svg): both "
@@ -127,7 +132,9 @@ def register(app) -> None:
                                     "torch-cpu (dry run of the GPU probe)."),
         comm: bool = typer.Option(False, "--comm", help="Probe communication "
                                   "(torch.distributed) instead of compute and memory."),
-        nproc: int = typer.Option(None, "--nproc", min=1, help="Processes for --comm."),
+        nproc: int = typer.Option(None, "--nproc", min=1, help="Local ranks for --comm "
+                                  "(default: one per GPU when there are two or more, else "
+                                  "2; at most one per CPU)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         mode = mode_of(quick, full)
@@ -140,7 +147,7 @@ def register(app) -> None:
             raise InputError("--nproc applies to --comm only")
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
-        _preflight(dev, profile_path, chart_path)
+        _preflight(dev, profile_path, chart_path, threads)
         if dev == "cpu":
             warn_if_busy()
         elif dev.startswith("cuda"):
@@ -217,11 +224,16 @@ def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> No
                          f"{' and '.join(ignored)}")
 
 
-def _preflight(dev: str, profile_path: str | None, chart_path: str | None) -> None:
-    """What can fail is said now, before the progress bar and the measurement: an
-    unwritable output, a missing extra, no visible GPU."""
+def _preflight(dev: str, profile_path: str | None, chart_path: str | None,
+               threads: int | None = None) -> None:
+    """What can fail is said now, before the busy warning, the progress bar and the
+    measurement: an unwritable output, --threads off the CPU or beyond numba's pool, a
+    missing extra, no visible GPU."""
     from ..errors import require
     from ..files import check_writable
+
+    if threads is not None and dev != "cpu":
+        raise InputError("--threads applies to the CPU probe only (--device cpu); drop it")
 
     for path in (profile_path, chart_path):
         if path:
@@ -232,6 +244,10 @@ def _preflight(dev: str, profile_path: str | None, chart_path: str | None) -> No
                     else ("torch", "torch", "--device torch-cpu, the GPU probe's dry run "
                           "on the CPU") if dev == "torch-cpu"
                     else ("torch", "gpu", "the GPU probe")))
+    if dev == "cpu" and threads is not None:
+        from ..probe.cpu.runner import check_threads
+
+        check_threads(threads, mod.config.NUMBA_NUM_THREADS)
     if dev.startswith("cuda"):
         from ..probe.gpu.identity import open_device
 

@@ -106,6 +106,9 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     from .common import console, emit_json, err_console
 
     path = output or DEFAULT_OUTPUT
+    if Path(path).is_dir():
+        raise InputError(f"-o {path}: is a directory; give a file name such as "
+                         f"{Path(path) / 'comm.json'}")
     if Path(path).suffix.lower() != ".json":
         raise InputError(f"-o for --comm must be a .json cluster profile; got '{path}'")
     if nproc is not None and under_torchrun():
@@ -113,12 +116,21 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     from ..files import check_writable
 
     check_writable(path)   # fail now, not after the measurement
+    if nproc is not None and not under_torchrun():
+        from ..probe.comm.launch import check_nproc, usable_cpus
+
+        check_nproc(nproc, usable_cpus())   # before the busy warning, as every bad flag
+    from .probe import warn_if_busy, warn_load_notes
+
+    if not under_torchrun():   # under torchrun the other ranks are the load
+        warn_if_busy()
     profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say), err_console())
     if profile is None:          # a torchrun rank other than 0
         return 0
     save_profile(path, profile)
     if json_out:
         emit_json(profile_to_dict(profile))
+        warn_load_notes(profile)
         return 0
     out = console()
     for table in tables(profile):

@@ -10,10 +10,12 @@ profile is returned (rank 0 writes its result to a temporary file only on succes
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,6 +23,8 @@ from typing import Any
 
 from ...errors import InputError, ProbeError, require
 from ...files import load_json
+from ..cpu.flags import machine_load_notes
+from ..cpu.load import LoadSources, MachineLoad, loadavg_1m, machine_load, snapshot
 from .cluster import STAGE_ENV, TIMEOUT_ENV
 
 # Seconds a rank may run, per mode: generous multiples of the expected run time.
@@ -95,12 +99,51 @@ def _kill(procs: list[subprocess.Popen]) -> None:
             pass
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity, as under taskset or a batch job)."""
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return len(affinity) if affinity else (os.cpu_count() or 1)
+
+
+def check_nproc(nproc: int, cpus: int) -> None:
+    """Refuse a rank count that cannot measure a link, before any process starts.
+
+    Each local rank is a Python process with PyTorch (a few hundred MB) that also runs
+    its own compute probe on all its threads: ranks beyond the CPUs only time each other
+    waiting for a CPU (and --nproc 100000 once started that many processes)."""
+    if nproc < 2:
+        raise InputError(f"--nproc must be at least 2 (one rank has no peer); got {nproc}")
+    if nproc > cpus:
+        raise InputError(
+            f"--nproc {nproc} would start {nproc} local ranks on {cpus} CPUs; each rank "
+            f"needs a CPU of its own (more would measure CPU sharing, not the link), so "
+            f"use --nproc {'2' if cpus == 2 else f'2..{cpus}'}, or torchrun to spread "
+            f"ranks over several hosts"
+            if cpus >= 2 else
+            f"--nproc {nproc} would start {nproc} local ranks on 1 CPU; the communication "
+            f"probe needs at least 2 CPUs here (one per rank), or torchrun across hosts")
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """SIGTERM (kill, timeout, a batch scheduler) raises KeyboardInterrupt in the main
+    thread while the ranks run, so the `finally` that kills them runs: without it the
+    launcher died alone and its ranks probed on for the rest of their deadline. Returns
+    the function that puts the previous handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
 def launch(nproc: int, mode: str, *, timeout_s: float | None = None,
            env: Mapping[str, str] | None = None,
            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run `nproc` ranks locally; return rank 0's cluster profile (as a dict)."""
-    if nproc < 2:
-        raise InputError(f"--nproc must be at least 2 (one rank has no peer); got {nproc}")
+    check_nproc(nproc, usable_cpus())
     require("torch", "torch", "the communication probe")
     timeout_s = float(timeout_s or TIMEOUTS.get(mode, 600.0))
     with tempfile.TemporaryDirectory(prefix="rooflab-comm-") as tmp:
@@ -108,6 +151,9 @@ def launch(nproc: int, mode: str, *, timeout_s: float | None = None,
         out = folder / "cluster.json"
         port = free_port()
         procs, errs = [], []
+        sources = LoadSources()
+        loadavg, before = loadavg_1m(sources), snapshot(sources)
+        stop = _terminate_as_interrupt()
         try:
             for r in range(nproc):
                 err = open(folder / f"rank{r}.err", "w")   # noqa: SIM115 (closed below)
@@ -118,14 +164,34 @@ def launch(nproc: int, mode: str, *, timeout_s: float | None = None,
                     env=rank_env(r, nproc, port, tmp, timeout_s, env),
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err))
             _watch(procs, folder, timeout_s, progress)
+            # The ranks were reaped by poll(), so os.times() counts their CPU time as ours.
+            load = machine_load(before, snapshot(sources), ranks_cpus(nproc, usable_cpus()),
+                                loadavg, sources)
         finally:
             _kill(procs)
+            stop()
             for e in errs:
                 e.close()
         if not out.exists():
             raise ProbeError("rank 0 finished without writing the cluster profile; "
                              f"its stderr: {_tail(folder / 'rank0.err', 3) or '(empty)'}")
-        return load_json(out)
+        return with_machine_load(load_json(out), load)
+
+
+def ranks_cpus(nproc: int, cpus: int) -> int:
+    """CPUs the local ranks keep busy: each runs on cpus // nproc threads (cluster.py)."""
+    return min(cpus, nproc * max(1, cpus // nproc))
+
+
+def with_machine_load(data: dict[str, Any], load: MachineLoad) -> dict[str, Any]:
+    """The cluster profile with the other work measured during the whole run, as the CPU
+    probe records it (extras.machine_load), its notes first among the roof's notes."""
+    notes = machine_load_notes(load)
+    data.setdefault("extras", {})["machine_load"] = load.to_dict() | {
+        "notes": notes, "scope": "all local ranks, from their start to their exit"}
+    if notes and isinstance(data.get("measured"), dict):
+        data["measured"]["notes"] = notes + list(data["measured"].get("notes") or [])
+    return data
 
 
 def _watch(procs: list[subprocess.Popen], folder: Path, timeout_s: float,

@@ -24,6 +24,9 @@ class Rate:
     samples: tuple[float, ...]
     reps: int                  # kernel repetitions per sample
     seconds: tuple[float, ...]  # wall time of each sample
+    # False when calibration gave up: the call's time never followed its repetitions
+    # (other load held every parallel region up), so the samples time mostly waiting.
+    calibrated: bool = True
 
     @property
     def stats(self) -> Stats:
@@ -42,7 +45,13 @@ class Rate:
         above `limit` of the median, or the median more than `limit` below the best (the
         reported value). (max - min) / median, kept in the JSON as `spread`, is not used:
         among hundreds of samples on a shared machine one disturbed sample makes it large.
+        A failed calibration comes first: its samples can agree and still read 100x low.
         """
+        if not self.calibrated:
+            return (f"{label}: calibration gave up (the kernel's time did not grow with its "
+                    f"repetitions: other load held every call up), so each sample timed "
+                    f"mostly waiting and the figure can read far low; rerun on a quiet "
+                    f"machine")
         return rates_warning(label, self.samples, limit)
 
 
@@ -71,6 +80,12 @@ CALIBRATION_SHARE = 0.5
 
 def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock,
                    max_reps: int = 1 << 40) -> int:
+    """calibrate()'s repetition count alone."""
+    return calibrate(call, plan, clock, max_reps)[0]
+
+
+def calibrate(call: Callable[[int], object], plan: TimingPlan, clock: Clock,
+              max_reps: int = 1 << 40) -> tuple[int, bool]:
     """A repetition count whose call does about plan.sample_s of work (at least 1).
 
     The fixed cost of a call (starting a parallel region: tens of microseconds, ~1 ms when
@@ -80,23 +95,30 @@ def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock
     it about doubles the time (LINEAR: the call is work, not waiting), and r and 2r
     repetitions give the cost of one. Gives up growing after 20 target lengths (at least
     CALIBRATION_SHARE of the budget) of calibration (a call whose time does not follow its
-    repetitions).
+    repetitions). The flag says whether the count can be trusted: False when calibration
+    gave up while waiting dominated its last round (the empty call took as long as the
+    work, or doubling the work did not nearly double the time); a last round that was
+    merely noisy (a held-up longer call) still timed work.
     """
     start = clock()
     reps = 1
+    waiting = True   # no round yet: nothing says the calls time work
     limit = max(20 * plan.sample_s, CALIBRATION_SHARE * plan.budget_s)
     while reps < max_reps and clock() - start < limit:
         fixed = _best_of(call, 0, clock)
         t1 = _best_of(call, reps, clock) - fixed
         if t1 < plan.sample_s / 8:
+            waiting = fixed >= t1
             reps *= 8
             continue
         t2 = _best_of(call, 2 * reps, clock) - fixed
         if t2 < LINEAR[0] * t1:
             # Doubling the work did not nearly double the time: the call is still dominated
             # by waiting (a preempted thread holds up the parallel region), not by work.
+            waiting = True
             reps *= 8
             continue
+        waiting = False
         if t2 > LINEAR[1] * t1:
             reps *= 2   # the longer call was held up: a slope from it would be far too steep
             continue
@@ -108,8 +130,8 @@ def calibrate_reps(call: Callable[[int], object], plan: TimingPlan, clock: Clock
                 continue
         per_rep = (t2 - t1) / reps
         want = max(plan.sample_s - fixed, plan.sample_s / 2) / per_rep
-        return max(1, min(max_reps, round(want)))
-    return min(reps, max_reps)
+        return max(1, min(max_reps, round(want))), True
+    return min(reps, max_reps), reps >= max_reps or not waiting
 
 
 def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: TimingPlan, *,
@@ -120,7 +142,9 @@ def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: Timin
         _timed(call, 1, clock)
         if clock() - start >= plan.warmup_s:
             break
-    reps = reps or calibrate_reps(call, plan, clock)
+    calibrated = True
+    if not reps:
+        reps, calibrated = calibrate(call, plan, clock)
     seconds: list[float] = []
     start = clock()
     while len(seconds) < plan.max_samples and (
@@ -129,7 +153,14 @@ def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: Timin
     rates = tuple(work_per_rep * reps / s for s in seconds if s > 0)
     if not rates:
         raise ValueError("the clock did not advance while timing; cannot compute a rate")
-    return Rate(samples=rates, reps=reps, seconds=tuple(seconds))
+    return Rate(samples=rates, reps=reps, seconds=tuple(seconds), calibrated=calibrated)
+
+
+def check_threads(threads: int, limit: int) -> None:
+    """numba's pool has NUMBA_NUM_THREADS threads (all CPUs unless the variable is set)."""
+    if threads > limit:
+        raise ProbeError(f"--threads {threads} is more than the {limit} threads numba can "
+                         f"run here (NUMBA_NUM_THREADS); use at most {limit}")
 
 
 class Team:
@@ -146,10 +177,7 @@ class Team:
     def __enter__(self) -> Team:
         import numba
 
-        limit = numba.config.NUMBA_NUM_THREADS
-        if self.threads > limit:
-            raise ProbeError(f"--threads {self.threads} is more than the {limit} threads "
-                             f"numba can run here (NUMBA_NUM_THREADS); use at most {limit}")
+        check_threads(self.threads, numba.config.NUMBA_NUM_THREADS)
         self._old = numba.get_num_threads()
         numba.set_num_threads(self.threads)
         return self
