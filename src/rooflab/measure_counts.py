@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, require
-from .units import canonical_dtype, flop_precision
+from .model.schema import level_name
+from .units import LEVELS, LINKS, canonical_dtype, flop_precision
 
 
 def normalize_flop(flop) -> dict[str, float]:
@@ -19,10 +20,20 @@ def normalize_flop(flop) -> dict[str, float]:
 
 
 def normalize_bytes(nbytes) -> dict[str, float]:
-    """A number is DRAM bytes; a mapping gives bytes by memory level."""
+    """A number is DRAM bytes; a mapping gives bytes by memory level ('dram', 'HBM', 'l2'
+    accepted). A level no roof has ('L4', 'DRAMM') is an error here: kept, it would give
+    the kernel no point and the table an empty row, with no word of why."""
     if isinstance(nbytes, Mapping):
-        return {str(k): _nonneg(v, f"bytes[{k}]") for k, v in nbytes.items()}
+        return {_level(k): _nonneg(v, f"bytes[{k}]") for k, v in nbytes.items()}
     return {"DRAM": _nonneg(nbytes, "bytes")}
+
+
+def _level(name) -> str:
+    level = level_name(name)
+    if level not in LEVELS + LINKS:
+        raise InputError(f"measure(): bytes level {str(name)!r} is not a memory level; use "
+                         f"one of {', '.join(LEVELS)} (HBM and GDDR count as DRAM)")
+    return level
 
 
 def _nonneg(value, what: str) -> float:

@@ -39,8 +39,13 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
     if point.floor_ratio is not None and point.floor_ratio < 1.0 - tol:
         flags.append("below-floor")
     working_set = float(kernel.meta.get("working_set_bytes", 0.0) or 0.0)
+    if not working_set and point.level == "DRAM" and point.calls > 0:
+        # a user's rooflab.measure kernel: its compulsory DRAM bytes per call (each byte
+        # read once, written once) are at least its working set, so when they fit in the
+        # last-level cache the working set does too
+        working_set = point.bytes / point.calls
     # Only where the DRAM slope binds: a compute-bound kernel's floor ignores bytes anyway.
-    if llc and point.level == "DRAM" and point.ai < point.ridge and 0 < working_set <= llc:
+    if llc and point.level == "DRAM" and point.memory_bound_side and 0 < working_set <= llc:
         flags.append("cache-resident")
     if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
         flags.append("noisy")

@@ -12,8 +12,10 @@ HELP = """Compare two runs (before/after an optimisation, or two machines).
 
 Kernels are matched by name (entries of the same name in one run are added up, and a
 note says so); --map OLD=NEW matches a renamed kernel. Prints the speed-up of each
-matched kernel (before time / after time) and exits 1 when any matched kernel got
-slower by more than --fail-if-slower PCT, so it can gate CI. -o arrows.png draws each
+matched kernel (before time / after time, each the total over all its calls: profile
+the same number of iterations in both runs; when the call counts differ a note gives
+the per-call speed-up) and exits 1 when any matched kernel got slower by more than
+--fail-if-slower PCT, so it can gate CI. -o arrows.png draws each
 kernel's move on the roof (needs --on or a roof in the files).
 
   rooflab compare before.json after.json
@@ -130,6 +132,14 @@ def _table(cmp, fail_pct):
     return Group(*parts)
 
 
+def _labelled(match):
+    """The pair as the chart labels it: which point is before, which after, and the
+    speed-up (both points of a kernel otherwise carried the same name)."""
+    gain = f", {match.speedup:.2f}x" if match.speedup else ""
+    return (match.before.with_(name=f"{match.before.name} (before)"),
+            match.after.with_(name=f"{match.after.name} (after{gain})"))
+
+
 def _write(path: str, cmp, data, on, files) -> None:
     from pathlib import Path
 
@@ -142,7 +152,7 @@ def _write(path: str, cmp, data, on, files) -> None:
     from .report import load_inputs
 
     roof = load_inputs(files, on).roof
-    pairs = [(m.before, m.after) for m in cmp.matches]
+    pairs = [_labelled(m) for m in cmp.matches]
     kernels = [k for pair in pairs for k in pair]
     display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")
                             else None, arrows=pairs,

@@ -6,27 +6,34 @@ from .options import profiler_verb
 
 HELP = """Put Nsight Compute results on the roofline: one point per kernel and memory level.
 
-Reads `ncu --csv` output (the default "details" page or `--page raw`) and `.ncu-rep`
-reports. Collect the metrics rooflab needs with, for example:
+Reads `ncu --csv` output (the default "details" page or `--page raw`) and
+`.ncu-rep` reports. Collect the metrics rooflab needs with, for example:
 
   I=sm__sass_thread_inst_executed_op
   M=dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,gpu__time_duration.sum
   M=$M,${I}_dadd_pred_on.sum,${I}_dmul_pred_on.sum,${I}_dfma_pred_on.sum
   M=$M,${I}_fadd_pred_on.sum,${I}_fmul_pred_on.sum,${I}_ffma_pred_on.sum
+  M=$M,${I}_hadd_pred_on.sum,${I}_hmul_pred_on.sum,${I}_hfma_pred_on.sum
+  M=$M,sm__ops_path_tensor_src_fp16_dst_fp32.sum      (tensor cores, newer GPUs)
   ncu --metrics $M --csv ./app > out.csv
+
+FLOP: fp64 = dadd + dmul + 2 dfma, fp32 = fadd + fmul + 2 ffma, fp16 =
+2 (hadd + hmul) + 4 hfma; bytes: dram__bytes.sum (or read + write), L2, L1.
 
 Examples:
 
   rooflab ncu out.csv --on "RTX 4090"
   rooflab ncu report.ncu-rep --json
-  rooflab ncu step0.csv step1.csv step2.csv --on a100 -o steps.png   (one trajectory)
+  rooflab ncu step0.csv step1.csv step2.csv --on a100 -o steps.png
 
-The roof: --on (catalog name or profile file), else the peaks ncu recorded (full-set
-reports; at the clock it profiled at, every level), else the catalog entry matching the
-device name in the file, else the best the kernels reached (a lower bound; the output says
-which). Rows that cannot be used (nan values of a
-failed launch, missing metrics, zero time, a file cut short) are skipped with a warning that
-names the file and line.
+(several files are optimisation steps: one trajectory on the chart)
+
+The roof: --on (catalog name or profile file), else the peaks ncu recorded
+(full-set reports; at the clock it profiled at, every level), else the catalog
+entry matching the device name in the file, else the best the kernels reached
+(a lower bound; the output says which). Rows that cannot be used (nan values
+of a failed launch, missing metrics, zero time, a file cut short) are skipped
+with a warning that names the file and line.
 """
 
 

@@ -99,6 +99,7 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
         kernels = trajectory_kernels(kernels)
     roofs = [r for spec in on for r in ([roof_for_on(spec)] if spec.lower().endswith(
         ".ncu-rep") else load_roofs(spec))]
+    _warn_device_mismatch(roofs, kernels)
     if not roofs:
         for path in kernel_files:
             if path.lower().endswith(".json") and path in own:
@@ -118,6 +119,18 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
         raise InputError("no roof to draw against; add --on HARDWARE (see `rooflab specs "
                          "list`) or --on PROFILE.json (from `rooflab probe -o`)")
     return roofs, kernels
+
+
+def _warn_device_mismatch(roofs, kernels) -> None:
+    """As `rooflab ncu --on` does: a roof of another device than the kernels ran on (a GPU
+    of another compute capability, a CPU roof for GPU kernels, a GPU roof for CPU ops) is
+    drawn, but its ceilings may not apply to them. Once each: a profile gives two roofs."""
+    from ..ingest.profile_import import device_mismatch
+    from .common import warn
+
+    for mismatch in dict.fromkeys(device_mismatch(roof, kernels) for roof in roofs):
+        if mismatch:
+            warn(mismatch.removeprefix("; warning: "))
 
 
 def chart_dict(display, path: str | None) -> dict:
@@ -177,6 +190,10 @@ def register(app) -> None:
             hint = ("; for an interactive HTML chart with the diagnosis, use `rooflab report "
                     "... -o report.html`") if html else ""
             raise InputError(f"-o {output}: the chart must be a .png or .svg file{hint}")
+        if level is not None:
+            from ..model.schema import level_name
+
+            level = level_name(level)   # 'dram', 'hbm3' -> DRAM, as the kernel files say it
         if level is not None and level not in (*LEVELS, *LINKS):
             raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
         check_writable(output)

@@ -158,6 +158,10 @@ def check_output(path: str | None, top: int = 0) -> None:
     from ..files import check_writable
 
     check_top(top)
+    if path and Path(path).is_dir():
+        # `-o out/` or `-o .`: a folder has no suffix to tell the format by
+        raise InputError(f"-o {path}: is a directory; give a file in it, e.g. "
+                         f"{Path(path) / 'roofline.png'} (.png, .svg, .json or .csv)")
     if path and Path(path).suffix.lower() not in SUFFIXES:
         raise InputError(f"-o {path}: unknown suffix '{Path(path).suffix}'; use .png, .svg, "
                          f".json or .csv")
@@ -192,6 +196,23 @@ def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dic
     raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
 
 
+def _level(level: str | None, kernels) -> str | None:
+    """--level as a level name ('dram' and 'HBM' are DRAM), one the kernels have bytes at:
+    a level none of them has would print an empty table and exit 0."""
+    if level is None:
+        return None
+    from ..model.schema import level_name
+
+    name = level_name(level)
+    if name not in LEVELS:
+        raise InputError(f"--level {level}: use one of {', '.join(LEVELS)}")
+    have = [lv for lv in LEVELS if any(k.bytes.get(lv, 0) > 0 for k in kernels)]
+    if have and name not in have:
+        raise InputError(f"--level {level}: no kernel in these files has {name} bytes; "
+                         f"they have {', '.join(have)}")
+    return name
+
+
 def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
                   output: str | None, level: str | None = None, what: str = "kernels",
                   choice: RoofChoice | None = None) -> int:
@@ -200,8 +221,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         warn(f"{s} (file skipped)")
     for s in imp.skips:
         warn(str(s))
-    if level is not None and level not in LEVELS:
-        raise InputError(f"--level {level}: use one of {', '.join(LEVELS)}")
+    level = _level(level, imp.kernels)
     check_top(top)
     choice = choice or choose_roof(on, imp)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)

@@ -89,13 +89,14 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
         notes += list(imp.notes)
     profile = _profile_of(on) if on else None
     if on:
-        from ..ingest.profile_import import cc_mismatch, recorded_cc, roof_for_on
+        from ..ingest.profile_import import device_mismatch, roof_for_on
 
         roof = roof_for_on(on)
-        source = f"roof: {roof.name} ({roof.kind}), from --on {on}"
         # as `rooflab ncu --on` warns: a GPU of another compute capability than the one
-        # the kernels were profiled on (in the notes, so the .md/.html say it too)
-        mismatch = cc_mismatch(roof, recorded_cc(kernels))
+        # the kernels were profiled on: on the roof line, before any advice is read, and
+        # in the notes, so the .md/.html say it too
+        mismatch = device_mismatch(roof, kernels)
+        source = f"roof: {roof.name} ({roof.kind}), from --on {on}{mismatch}"
         if mismatch:
             notes.append(mismatch.removeprefix("; warning: "))
     elif file_roof is not None:

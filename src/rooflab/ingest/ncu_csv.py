@@ -25,7 +25,7 @@ from ..errors import ParseError
 from .aggregate import Launch
 from .ncu_details import TEXT_METRICS, read_details
 from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used, unit_scale
-from .ncu_values import CommaError, cell_value, comma_message
+from .ncu_values import CUT_SHORT, CommaError, cell_value, comma_message, ends_open
 from .skips import SkipLog
 
 # Moved with the page readers; still importable from here.
@@ -103,6 +103,10 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
             why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
             if _ROCPROF_HEADER.search(first):
                 why += "; it looks like a rocprof CSV: read it with `rooflab rocprof FILE`"
+            other = _other_kind(path, text, first)
+            if other:   # another verb's file: name it, not how to collect an ncu CSV
+                raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) "
+                                 f"found: {other}", path=path)
             raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
                              f"{HOW_TO}", path=path)
         header = next(csv.reader([header_line.lstrip("\ufeff")]))
@@ -133,6 +137,23 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
                 launches = _raw(path, header, col, body, log)
             page = "raw"
     return NcuCsv(path, page, tuple(launches), tuple(errors))
+
+
+def _other_kind(path: str, text: str | None, first: str) -> str:
+    """What a trace or JSON file given as an ncu CSV is, and the verb that reads it ('' for
+    anything else). Only on the error path: file_kind sniffs the file's first bytes."""
+    from .kernelfile import file_kind
+
+    if text is not None:
+        kind = "torch" if '"traceEvents"' in text[:65536] else ""
+    else:
+        kind = file_kind(path)
+    if kind == "torch":
+        return "it is a PyTorch profiler trace; read it with `rooflab torch FILE`"
+    if first.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+        return ("it is a JSON file; a profile or roof from `rooflab probe` goes to --on FILE, "
+                "a kernel list to `rooflab report FILE` or `rooflab plot FILE`")
+    return ""
 
 
 @contextmanager
@@ -172,18 +193,32 @@ class Body:
         self.lines, self.start = lines, start   # the lines after the header; its line number
         self.eol = eol                          # the line ending rows most likely have
 
-    def rows(self):
-        reader = csv.reader(self.lines)
-        start = self.start
+    def rows(self, log: SkipLog | None = None):
+        """(line, row) pairs; with `log`, a one-line row the file ends inside (a quoted
+        field left open: ncu_values.ends_open) is logged and skipped, not read."""
+        last = [""]
+
+        def lines():
+            for text in self.lines:
+                last[0] = text
+                yield text
+
+        reader = csv.reader(lines())
+        start, before = self.start, 0
         for row in reader:
+            one_line = reader.line_num - before == 1
+            before = reader.line_num
             if not row or row[0].startswith("=="):
+                continue
+            if log is not None and one_line and ends_open(last[0]):
+                log.add(start + reader.line_num, CUT_SHORT)
                 continue
             yield start + reader.line_num, row
 
 
 def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
          log: SkipLog) -> list[Launch]:
-    rows = body.rows()
+    rows = body.rows(log)
     first = next(rows, None)
     if first is None:
         return []

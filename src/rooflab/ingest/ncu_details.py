@@ -14,9 +14,9 @@ from dataclasses import replace
 from sys import intern
 
 from ..errors import ParseError
-from .aggregate import Launch
+from .aggregate import Launch, short_name
 from .ncu_metrics import DEVICE_NAME, compute_capability, is_used, unit_scale
-from .ncu_values import GROUPED, CommaError, cell_value, comma_message
+from .ncu_values import CUT_SHORT, GROUPED, CommaError, cell_value, comma_message, ends_open
 from .skips import SkipLog
 
 # Details-page metrics that hold text, not numbers.
@@ -60,6 +60,7 @@ class _Launches:
         self.known: dict[str, dict[str, float]] = {}
         self.used: dict[str, bool] = {}   # metric -> is_used(metric)
         self.cc: dict[str, tuple[int, int] | None] = {}
+        self.dropped: list[tuple[list, int]] = []   # (builder, line): launches cut short
 
     def of(self, row: list[str], line: int) -> list:
         """The builder of the row's launch, made from this (its first) row if new."""
@@ -107,9 +108,37 @@ class _Launches:
             self.log.add(line, f"metric '{metric}': value '{text}' is not a number; "
                                f"row skipped")
 
+    def cut(self, row: list[str], line: int, last_id, entry: list | None) -> None:
+        """A row cut short (the file ends inside it, or too few columns). When it belongs
+        to the launch being read, that launch has lost this metric and maybe the ones after
+        it: its FLOP or bytes would be silently too low, so `launches` drops it, with a
+        reason, unless the other launches show it lacks no metric they have."""
+        if entry is None or (len(row) > self.i_id + 1 and row[self.i_id] != last_id):
+            return   # the first row of a new launch: the previous one is whole
+        # (a row cut inside or before its ID cell is taken as the current launch's)
+        if not any(e is entry for e, _ in self.dropped):
+            self.dropped.append((entry, line))
+
     def launches(self) -> list[Launch]:
+        gone = self._incomplete() if self.dropped else set()
         return [replace(launch, device=name) if name else launch
-                for launch, _, name in self.builders.values()]
+                for launch, _, name in self.builders.values() if id(launch) not in gone]
+
+    def _incomplete(self) -> set[int]:
+        """id() of each cut launch that lacks a metric the uncut launches have (ncu writes
+        the same metrics for every launch); a lone launch cut short cannot show it lacks
+        nothing, so it goes too. Each one dropped is logged."""
+        cut = {id(e[0]) for e, _ in self.dropped}
+        whole = [e[1].keys() for e in self.builders.values() if id(e[0]) not in cut]
+        wanted = set().union(*whole)
+        gone = set()
+        for (launch, metrics, _), line in self.dropped:
+            if whole and wanted <= metrics.keys():
+                continue   # it holds every metric the others have: nothing was lost
+            gone.add(id(launch))
+            self.log.add(line, f"launch {launch.id} of '{short_name(launch.name)}' skipped: a "
+                               f"row of it was cut short, so its metrics are incomplete")
+        return gone
 
 
 def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
@@ -171,9 +200,14 @@ def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
             row = next(reader)
             line += reader.line_num - read - 1
             prefix = None
+            if reader.line_num - read == 1 and ends_open(text):
+                log.add(line, CUT_SHORT)
+                built.cut(row, line, last_id, entry)
+                continue
             if len(row) < need:
                 if row and not row[0].startswith("=="):
                     log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
+                    built.cut(row, line, last_id, entry)
                 continue
             metric, unit, v = row[i_name], row[i_unit], row[i_val]
             if not metric:

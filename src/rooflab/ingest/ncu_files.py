@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
-from .ncu_metrics import NO_TIME_NOTE, rates_to_totals, recorded_peaks
+from .ncu_metrics import FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
 
@@ -58,9 +58,13 @@ def _file_groups(path: str, log: SkipLog):
     groups = group_launches(launches, log)
     if not groups:
         said = f"; the profiler said: {'; '.join(errors)}" if errors else ""
-        reasons = [s.reason for s in log.skips()]
-        why = f" ({reasons[0]})" if len(reasons) == 1 else (
-            f" ({len(reasons)} rows/launches skipped, first: {reasons[0]})" if reasons else "")
+        skips = log.skips()
+        reasons = [s.reason for s in skips]
+        # where the first reason was met, so the user can open the file at that line
+        at = f"line {skips[0].line}: " if skips and skips[0].line is not None else ""
+        why = f" ({at}{reasons[0]})" if len(reasons) == 1 else (
+            f" ({len(reasons)} rows/launches skipped, first at {at}{reasons[0]})"
+            if reasons else "")
         hint = ""
         if any("is not used by rooflab" in r for r in reasons) and \
                 all(not la.metrics for la in launches):
@@ -114,9 +118,24 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
     untimed = [k.name for k in kernels if k.seconds is None]
     notes = (f"{len(untimed)} of {len(kernels)} kernel(s) untimed ({', '.join(untimed[:3])}"
              f"{', ...' if len(untimed) > 3 else ''}): {NO_TIME_NOTE}",) if untimed else ()
+    notes += _partial_flop_notes(kernels)
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          failed=tuple(failed), devices=tuple(devices), peaks=peaks,
                          files=tuple(used), notes=notes)
+
+
+def _partial_flop_notes(kernels) -> tuple[str, ...]:
+    """Kernel notes that say a precision's FLOP came from some of its add/mul/fma metrics
+    only (ncu_metrics._partial_note), once each with the kernels they hold for: FLOP that
+    may read low belong on screen, not only in the JSON's meta."""
+    starts = tuple(f"{p} FLOP from " for p in FP_OPS)
+    held: dict[str, list[str]] = {}
+    for k in kernels:
+        for note in k.meta.get("notes") or ():
+            if note.startswith(starts):
+                held.setdefault(note, []).append(k.name)
+    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
+                 for note, names in held.items())
 
 
 def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:

@@ -178,6 +178,17 @@ def _tensor_precision(name: str) -> str | None:
 _INST_PLAN = tuple((p, FP_WEIGHTS[p], _INST_NAMES[p]) for p in FP_OPS)
 
 
+def _partial_note(precision: str, add, mul, fma) -> str:
+    """A precision counted from some of its add/mul/fma metrics: the others were not
+    collected, so its FLOP read low by whatever those instructions did."""
+    ops = FP_OPS[precision]
+    have = [op for op, v in zip(ops, (add, mul, fma), strict=True) if v is not None]
+    lack = [op for op, v in zip(ops, (add, mul, fma), strict=True) if v is None]
+    return (f"{precision} FLOP from {', '.join(have)} only: "
+            f"{', '.join('sm__' + _INST.format(op) for op in lack)} not collected (add "
+            f"{'it' if len(lack) == 1 else 'them'} to --metrics, or the FLOP may read low)")
+
+
 def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
                 ) -> tuple[dict[str, float], list[str], list[str], float, bool]:
     """FLOP by precision, notes, the precisions whose metrics are nan, the tensor-core part,
@@ -211,6 +222,8 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
                 bad.append(precision)
             continue
         collected = True
+        if add is None or mul is None or fma is None:
+            notes.append(_partial_note(precision, add, mul, fma))
         total = w0 * (add or 0.0) + w1 * (mul or 0.0) + w2 * (fma or 0.0)
         if total > 0:
             flop[precision] = total

@@ -40,9 +40,22 @@ def read_ncu_rep(path: str, log: SkipLog | None = None) -> tuple[Launch, ...]:
         for a in range(rng.num_actions()):
             out.append(_launch(path, rng.action_by_idx(a), f"{r}.{a}", log))
     if not out:
-        raise ParseError("holds no profiled kernel launch: not an Nsight Compute report, or a "
-                         "file cut short", path=path)
+        raise ParseError("holds no profiled kernel launch: " + _what_instead(path), path=path)
     return tuple(out)
+
+
+def _what_instead(path: str) -> str:
+    """Why a .ncu-rep holds nothing: a CSV export saved under the report's suffix (its text
+    says "Kernel Name"), else not a report at all or one cut short."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        head = b""
+    if b'"Kernel Name"' in head or b"Kernel Name," in head:
+        return ("it is an `ncu --csv` export, not a binary report; give it a .csv name "
+                "(`mv FILE out.csv`) and pass that")
+    return "not an Nsight Compute report, or a file cut short"
 
 
 def _value(metric):

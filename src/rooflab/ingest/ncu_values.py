@@ -21,6 +21,18 @@ FIX = ("write the CSV with ncu itself (`ncu --import report.ncu-rep --csv > out.
        "than re-saving it from a spreadsheet, or pass the .ncu-rep file")
 
 
+# What a skipped last row says when the file stops inside one of its quoted fields.
+CUT_SHORT = ("the file ends inside this row (a quoted field is left open: file cut short?); "
+             "row skipped")
+
+
+def ends_open(text: str) -> bool:
+    """Whether a line is the cut-off end of a file: no line ending and a quoted field left
+    open (an odd number of quotes). Its last cell is part of a number ('687,' of
+    '687,938,432,432'), which would otherwise read as a wrong value or a locale's comma."""
+    return not text.endswith(("\n", "\r")) and text.count('"') % 2 == 1
+
+
 class CommaError(Exception):
     """A cell whose commas are not ncu's thousands separators. Not a ValueError on purpose:
     the readers skip ValueError cells ('n/a'), and this one must stop the file instead."""

@@ -215,6 +215,31 @@ def cc_mismatch(roof: Roof, cc: str | None) -> str:
             f"{dev.name} is {dev.compute_capability} — its ceilings may not apply")
 
 
+def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
+    """A warning when --on names a roof of another device than the kernels ran on: a GPU of
+    another compute capability (cc_mismatch), a CPU roof for kernels an NVIDIA GPU ran (ncu
+    records the capability), or a GPU or accelerator roof for kernels a CPU ran (a torch
+    trace of CPU ops: `rooflab torch --run model.py --on h200` on a machine without a GPU,
+    or rooflab.measure kernels timed on the CPU)."""
+    from ..model.machine import machine_of
+
+    cc = recorded_cc(kernels)
+    kind = machine_of(roof).kind
+    if cc and kind == "cpu":
+        return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
+                f"{roof.name} is a CPU roof — its ceilings do not apply; pass --on the GPU "
+                f"(a catalog name or its .ncu-rep)")
+    # CPU ops of a torch trace ("cpu op" times), or rooflab.measure kernels timed on the CPU
+    on_cpu = bool(kernels) and all(k.meta.get("time") == "cpu op" or k.meta.get("device")
+                                   == "cpu" for k in kernels)
+    if on_cpu and kind in ("gpu", "accelerator"):
+        return (f"; warning: the kernels ran on the CPU (CPU ops, no GPU kernels), but "
+                f"{roof.name} is a {kind} roof — its ceilings do not apply; move the model "
+                f"and inputs to the GPU (.to('cuda')) and profile there, or pass --on "
+                f"me.json (a profile from `rooflab probe -o me.json`)")
+    return cc_mismatch(roof, cc)
+
+
 def cc_suggestion(cc: str | None) -> str:
     """Catalog devices that share the profile's compute capability, for --on."""
     if not cc:
@@ -233,7 +258,7 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     if on:
         roof = roof_for_on(on)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
-                                + cc_mismatch(roof, recorded_cc(imp.kernels))
+                                + device_mismatch(roof, imp.kernels)
                                 + _above_nominal(roof))
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks

@@ -118,7 +118,8 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
     nbytes = _bytes(m)
     seconds = _seconds(m)
     if seconds is None:
-        problem = "no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs"
+        problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
+                   "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
     elif seconds <= 0:
         problem = "zero time"
     elif not nbytes:

@@ -19,7 +19,7 @@ from .analysis import Point
 from .ceiling import Roof
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .sanity import STREAMING_KINDS, op_kind
+from .sanity import is_streaming, op_kind
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
 TARGET_EFFICIENCY = 0.8
@@ -38,7 +38,10 @@ SHORT_CALL_S = 100e-6
 # Op kinds whose DRAM traffic is mostly weights (a linear layer / GEMV in decode).
 WEIGHT_KINDS = ("gemv", "linear", "decode")
 # Op kinds whose work maps onto tensor cores / matrix units.
-MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "attention", "bmm", "mm")
+# Prefixes of matrix-shaped op kinds; PyTorch's addmm (nn.Linear), addbmm and baddbmm are
+# matrix multiplies with a bias add (they must not read as the elementwise 'add').
+MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "attention", "bmm", "mm", "addmm",
+                "addbmm", "baddbmm")
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,7 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "") -> list[Advice]:
 def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                   l2_bytes: float | None = None, machine: Machine | None = None) -> list[Advice]:
     out: list[Advice] = []
-    streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
+    streaming = is_streaming(kind)
     chip, unit = words(machine, "chip")
     out.append(_advice(
         p, e, "fuse with the neighbouring pass",
@@ -259,7 +262,7 @@ def _cache_advice(p: Point, e: Efficiency, roof: Roof, per_call: float,
 def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                    machine: Machine | None = None) -> list[Advice]:
     out: list[Advice] = []
-    streaming = any(kind.startswith(k) for k in STREAMING_KINDS)
+    streaming = is_streaming(kind)
     matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
     cpu = machine is not None and machine.kind == "cpu"
     if p.unit != "tensor" and not streaming and not cpu:

@@ -16,6 +16,16 @@ LATENCY_FRACTION = 0.10
 # A kernel is `overhead`-bound when the calls x dispatch floor is larger than its work
 # floor and explains at least this fraction of the measured time (seed 004: RMSNorm).
 OVERHEAD_SHARE = 0.5
+# A point this close to its ridge (relative) is on it, and on the ridge compute binds (AI >=
+# ridge). Without it, rounding decided the side: a kernel that set both ceilings of a
+# lower-bound roof (peak = FLOP/t, bandwidth = bytes/t) read "memory" at DRAM and "compute"
+# at L2 from one file.
+RIDGE_TOLERANCE = 1e-9
+
+
+def left_of_ridge(ai: float, ridge: float) -> bool:
+    """Whether AI is left of the ridge (the memory-bound side), beyond rounding."""
+    return ai < ridge * (1.0 - RIDGE_TOLERANCE)
 
 BOUNDS = ("memory", "compute", "overhead", "latency")
 
@@ -52,7 +62,7 @@ class Point:
 
     @property
     def memory_bound_side(self) -> bool:
-        return self.ai < self.ridge
+        return left_of_ridge(self.ai, self.ridge)
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class Analysis:
 def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float | None,
              overhead_floor_s: float | None, fraction_of_roof: float | None) -> str:
     """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE."""
-    side = "memory" if ai < ridge_ai else "compute"
+    side = "memory" if left_of_ridge(ai, ridge_ai) else "compute"
     if seconds is None:
         return side
     if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
@@ -131,7 +141,7 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     frac = achieved / att if achieved is not None and att > 0 else None
     bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
                      overhead_floor_s=overhead_floor, fraction_of_roof=frac)
-    binding = memory.label if ai < ridge_ai else compute.label
+    binding = memory.label if left_of_ridge(ai, ridge_ai) else compute.label
     return Point(
         kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
         flop=flop, bytes=nbytes, seconds=seconds, calls=kernel.calls, ai=ai,
@@ -142,7 +152,7 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         floor_ratio=seconds / work_floor if seconds and work_floor > 0 else None,
         time_share=seconds / total_seconds if seconds and total_seconds > 0 else None,
         below_roof=att / achieved if achieved else None,
-        along_slope=ridge_ai / ai if ai < ridge_ai and ai > 0 else 1.0,
+        along_slope=ridge_ai / ai if left_of_ridge(ai, ridge_ai) and ai > 0 else 1.0,
         roof_headroom=roof.top_compute.value / peak,
         note=note,
     )

@@ -208,6 +208,13 @@ def _along_slope(p: Point) -> Distance:
 def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                  roof_cure: str) -> Distance:
     """How far the kernel's own ceiling is below the roof's fastest one."""
+    if p.flop <= 0:
+        # A copy or a comparison-only op (relu counts 0 FLOP) is held by bandwidth alone:
+        # no compute ceiling, high or low, bears on it.
+        return Distance("roof", 1.0,
+                        f"no FLOP: no compute ceiling holds it, only the {p.level} bandwidth "
+                        f"({si(p.bytes_per_s, 'B/s')}); a faster memory level or fewer bytes "
+                        f"shortens it, a faster compute unit does not.")
     r = top_value / p.peak_flop_per_s
     if r > 1.0 + 1e-9:
         words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "

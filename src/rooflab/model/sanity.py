@@ -50,6 +50,14 @@ def op_kind(kernel: Kernel) -> str:
     return ""
 
 
+def is_streaming(kind: str) -> bool:
+    """Whether an op kind is one of STREAMING_KINDS, or one of them with a suffix after a
+    non-letter ('relu_', 'add.Tensor', 'softmax_backward'). A bare prefix is not enough:
+    'addmm' and 'addbmm' start with 'add' but are matrix multiplies (AI in the hundreds)."""
+    return any(kind == k or (kind.startswith(k) and not kind[len(k)].isalpha())
+               for k in STREAMING_KINDS)
+
+
 def check_above_roof(p: Point, roof_kind: str = "",
                      machine: Machine | None = None) -> Finding | None:
     """A point above its roof is impossible on a correct roof with correct counts."""
@@ -108,7 +116,7 @@ def check_above_roof(p: Point, roof_kind: str = "",
 def check_ai_high(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
     """AI too high for what the kernel is: bytes missing (writes) or FLOP overcounted."""
     kind = op_kind(kernel)
-    if not any(kind == k or kind.startswith(k) for k in STREAMING_KINDS):
+    if not is_streaming(kind):
         return None
     worst = max((p for p in points if p.ai == p.ai), key=lambda p: p.ai, default=None)
     if worst is None or worst.ai <= STREAMING_MAX_AI:

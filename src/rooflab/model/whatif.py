@@ -35,7 +35,7 @@ from .retime import (  # noqa: F401
     floor_s,
     retime,
 )
-from .sanity import STREAMING_KINDS, op_kind
+from .sanity import is_streaming, op_kind
 
 # Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
 WEIGHT_KINDS = ("matmul", "gemm", "gemv", "linear", "mm", "bmm", "decode")
@@ -105,7 +105,7 @@ def weight_share(k: Kernel, share: float | None) -> float:
         return 0.0        # Q, K, V and O are activations and KV cache, not weights
     if any(kind.startswith(w) for w in WEIGHT_KINDS):
         return 1.0
-    if any(kind.startswith(s) for s in STREAMING_KINDS):
+    if is_streaming(kind):   # not a bare prefix: 'addmm' (nn.Linear) is no 'add'
         return 0.0
     return 1.0
 

@@ -130,7 +130,7 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
             label = _point_label(name, p.ai, y, p.percent_of_roof, measured)
         else:
             label = p.level
-        side = "memory" if p.ai < p.ridge else "compute"
+        side = "memory" if p.memory_bound_side else "compute"
         color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
                               color=color, measured=measured,

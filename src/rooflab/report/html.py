@@ -264,7 +264,7 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
               "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
             f"<p class='muted'>{e(machine_line(machine))}</p>"]
     body += [f"<p class='flag'>Read with care: {e(w)}</p>"
-             for w in trust_warnings(diags, profile)]
+             for w in trust_warnings(diags, profile, analysis.notes)]
     body.append(chart)
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",

@@ -112,11 +112,18 @@ def headroom_cell(d: Diagnosis) -> str:
 LOW_MEASURED = 0.5
 
 
-def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None
-                   ) -> list[str]:
-    """What makes the whole report doubtful: kernels above their roof, and measured ceilings
-    far below nominal (a disturbed probe)."""
-    out = []
+# The notes `rooflab report` adds when --on names another device than the kernels ran on
+# (ingest.profile_import.device_mismatch): the whole report is judged on the wrong roof.
+DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
+                   "the kernels ran on the CPU")
+
+
+def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
+                   notes: Sequence[str] = ()) -> list[str]:
+    """What makes the whole report doubtful: a roof of another device than the kernels ran
+    on (from `notes`), kernels above their roof, and measured ceilings far below nominal (a
+    disturbed probe)."""
+    out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
     above = [d for d in diags if above_roof(d)]
     if above:
         out.append(f"{len(above)} kernel(s) run faster than the roof allows: "
@@ -157,9 +164,9 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile) -> 
             continue
         c, _ = nominal.compute_for(p.precision, p.unit)
         nominal_ridge = c.value / m.value
-        if (p.ai < p.ridge) == (p.ai < nominal_ridge):
+        if p.memory_bound_side == (p.ai < nominal_ridge):
             continue
-        side = "memory" if p.ai < p.ridge else "compute"
+        side = "memory" if p.memory_bound_side else "compute"
         other = "compute" if side == "memory" else "memory"
         names.append(f"{p.kernel} (AI {fmt_ai(p.ai)}: {side} here, {other} nominal)")
         out.append(f"{p.kernel}: AI {fmt_ai(p.ai)} lies between the ridges of the two roofs "
@@ -338,7 +345,8 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     if flagged:
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
     lines.append("")
-    lines += [f"> **Read with care**: {w}\n" for w in trust_warnings(diags, profile)]
+    lines += [f"> **Read with care**: {w}\n"
+              for w in trust_warnings(diags, profile, analysis.notes)]
     if profile is not None:
         lines += ["## Record table (nominal vs measured)", ""]
         lines += _table(RECORD_HEADERS, record_rows(analysis, profile))
