@@ -59,8 +59,18 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
     save_figure(display, path)
 
 
+# allreduce_s and tpot_s trail the older columns, so readers by position keep working;
+# they are filled on decode_sweep rows only (floor_s there is one device's kernels).
 CSV_COLUMNS = ("phase", "kernel", "calls", "flop", "bytes", "weights_bytes",
-               "activations_bytes", "kv_bytes", "ai", "floor_s", "bound")
+               "activations_bytes", "kv_bytes", "ai", "floor_s", "bound", "allreduce_s",
+               "tpot_s")
+
+
+def _sweep_comm(llm: dict) -> dict[int, float]:
+    """--tp's all-reduce seconds per step, by batch (the JSON's parallel.sweep); {}
+    without --tp, where a step has none."""
+    return {p["batch"]: p["allreduce_s"]
+            for p in (llm.get("parallel") or {}).get("sweep", [])}
 
 
 def csv_text(llm: dict) -> str:
@@ -72,11 +82,14 @@ def csv_text(llm: dict) -> str:
              "kv_bytes": k["bytes_split"]["kv"], "ai": k["ai"], "floor_s": k["floor_s"],
              "bound": k["bound"]}
             for ph in ("decode", "prefill") for k in llm[ph]["kernels"]]
-    # the batch sweep, one whole decode step per batch (floor_s: its TPOT floor)
+    # the batch sweep, one whole decode step per batch (floor_s: its kernels' floor;
+    # tpot_s: that plus --tp's all-reduces, the TPOT the text and the JSON give)
+    comm = _sweep_comm(llm)
     rows += [{"phase": "decode_sweep", "kernel": f"step b={p['batch']}",
               "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
               "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],
               "kv_bytes": p["kv_bytes"], "ai": p["ai"], "floor_s": p["tpot_s"],
-              "bound": p["bound"]}
+              "bound": p["bound"], "allreduce_s": comm.get(p["batch"], 0.0),
+              "tpot_s": p["tpot_s"] + comm.get(p["batch"], 0.0)}
              for p in llm.get("sweep", {}).get("points", [])]
     return rows_csv(rows, CSV_COLUMNS)

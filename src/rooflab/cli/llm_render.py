@@ -131,8 +131,30 @@ def gap_line(gap_s: float, d) -> str:
             f"generate) and kernel efficiency (better kernels); batching closes neither")
 
 
+def device_word(roof) -> str:
+    """What one device of a --tp/--pp group is called: 'GPU' when the roof is a catalog
+    GPU's (or a profile named like one), else 'device': a TPU or Gaudi chip, a CPU, or a
+    roof of unknown kind, which "GPU" would misname."""
+    from ..hardware.catalog import match_device_name
+
+    dev = match_device_name(roof.name)
+    return "GPU" if dev is not None and dev.kind == "gpu" else "device"
+
+
+def memory_context(req, fp) -> str:
+    """The memory line's context, said plainly when --context is shorter than the prompt:
+    the tables then use --context, but the cache holds prompt + generate tokens at the end
+    of the request, and the footprint is sized for that (the longest the cache gets)."""
+    if req.context is None or req.context >= req.prompt or fp.context == req.context:
+        return f"context {fp.context}"
+    return (f"context {fp.context} = prompt {req.prompt} + generate {req.generate}, the "
+            f"longest the cache gets; --context {req.context} sets only the tabled decode "
+            f"step's")
+
+
 def summary_lines(r, tpr=None, ppr=None) -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
+    unit = device_word(r.roof)
     t = totals(r, tpr, ppr)
     comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
             f"{fmt_seconds(tpr.comm_s)})" if tpr else "")
@@ -156,10 +178,11 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} (all kernels in one: "
         f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
         f"{per_s(t['tokens_per_s'])} tokens/s decode"
-        + (f" (the {tpr.tp}-GPU group: {per_s(t['tokens_per_s_per_gpu'])} per GPU, "
+        + (f" (the {tpr.tp}-{unit} group: {per_s(t['tokens_per_s_per_gpu'])} per {unit}, "
            f"{per_s(t['tokens_per_s'] / req.batch)} per request)" if tpr and not ppr else "")
-        + (f" (one batch in flight on {ppr.gpus} GPUs: {per_s(t['tokens_per_s_per_gpu'])} "
-           f"per GPU; the pipeline line has the throughput)" if ppr else "")
+        + (f" (one batch in flight on {ppr.gpus} {unit}s: "
+           f"{per_s(t['tokens_per_s_per_gpu'])} per {unit}; the pipeline line has the "
+           f"throughput)" if ppr else "")
         + ", request floor "
         f"{fmt_seconds(t['request_s'])}",
         f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
@@ -170,7 +193,7 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"{span(plo, phi)} = {span(lo, hi)} per step "
         f"vs a {fmt_seconds(r.tpot_s)} work floor; launch-dominated kernels: "
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
-        f"memory{' per device' if ppr else ''} (context {fp.context}"
+        f"memory{' per device' if ppr else ''} ({memory_context(req, fp)}"
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
         f"KV {si(fp.kv, 'B')} + "
         f"activations {si(fp.activations, 'B')} = "
@@ -387,7 +410,8 @@ def pipeline_lines(ppr, r) -> list[str]:
                 f"({slow.index}, {fmt_seconds(slow.seconds)}) and sets the pace")
     else:
         pace = f"the slowest stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace"
-    out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} GPUs)"
+    unit = device_word(r.roof)
+    out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} {unit}s)"
                                              if ppr.tp > 1 else "") + f": {stage}",
            f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
            f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
@@ -399,7 +423,7 @@ def pipeline_lines(ppr, r) -> list[str]:
            f"pipeline throughput: {ppr.micro_batches} micro-batch"
            f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, {pace}: "
            f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
-           f"{per_s(ppr.tokens_per_s_per_gpu)} per GPU"
+           f"{per_s(ppr.tokens_per_s_per_gpu)} per {unit}"
            + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"
               + (f" (only {ppr.micro_batches} micro-batch"
                  f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "

@@ -55,20 +55,76 @@ def list_rows(devices) -> list[list[str]]:
     return rows
 
 
+def _fixed(value: float | None, scale: float) -> str:
+    """A number in a column's fixed unit (TFLOP/s, GB/s, GB): '181', '14.6', '0.253'.
+    One unit per column lines devices up for comparison and keeps the cells short."""
+    return "-" if value is None else fmt_ai(value / scale)
+
+
+def compact_rows(devices) -> list[list[str]]:
+    """The list for narrow terminals: the same facts as list_rows, units in the headers."""
+    from ..hardware.catalog import top_float_compute
+
+    rows = []
+    for d in devices:
+        top = top_float_compute(d)
+        bw = d.roof.bandwidth("DRAM").value
+        rows.append([d.name, _fixed(top.value, 1e12), top.label, _fixed(bw, 1e9),
+                     fmt_ai(top.value / bw), _fixed(d.memory_bytes, 1e9),
+                     "-" if d.tdp_w is None else f"{d.tdp_w:g}"])
+    return rows
+
+
+COMPACT_HEADERS = ["name", "TFLOP/s", "precision", "GB/s", "ridge", "GB", "W"]
+COMPACT_KEY = ("top dense float peak in TFLOP/s and its precision, DRAM bandwidth in GB/s, "
+               "ridge in FLOP/byte, memory in GB, TDP in W")
+
+
 def _table(title: str, headers: list[str], rows: list[list[str]], right_from: int = 1,
-           right_to: int = 99):
+           right_to: int = 99, compact: bool = False):
+    from rich import box
     from rich.table import Table
 
     if rows and all(row[-1] == "-" for row in rows):  # drop an empty last column
         headers, rows = headers[:-1], [row[:-1] for row in rows]
-    table = Table(title=title, title_justify="left", header_style="bold",
-                  show_header=any(headers))
+    # Compact: a rule under the header and no other lines, two spaces between columns, so
+    # a row of the longest name (34 characters) and six short cells fits in 80 columns.
+    table = (Table(title=title, title_justify="left", header_style="bold",
+                   box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0, 0, 1),
+                   pad_edge=False)
+             if compact else
+             Table(title=title, title_justify="left", header_style="bold",
+                   show_header=any(headers)))
     for i, h in enumerate(headers):
-        table.add_column(h, justify="right" if right_from <= i < right_to else "left",
-                         overflow="fold")
+        # a name is never folded: `rooflab specs list | grep "H100 SXM"` must find it whole
+        right = right_from <= i < right_to and not (compact and h == "precision")
+        table.add_column(h, justify="right" if right else "left",
+                         overflow="fold", no_wrap=(i == 0 and h == "name"))
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def list_tables(devices, width: int) -> list:
+    """The full table where it fits in `width` columns; else a key line and one compact
+    table per kind (a narrow terminal or a pipe, which rich gives 80 columns)."""
+    from rich.console import Console
+
+    from ..hardware.catalog import KINDS
+
+    headers = ["name", "kind", "top dense peak", "DRAM", "ridge", "memory", "TDP"]
+    full = _table(f"{len(devices)} devices (nominal, dense)", headers, list_rows(devices),
+                  right_from=2)
+    if Console(width=10_000).measure(full).maximum <= width:
+        return [full]
+    # the key once, above the tables; each kind gets its own table instead of a kind column
+    tables: list = [f"{len(devices)} devices (nominal, dense); {COMPACT_KEY}"]
+    for kind in KINDS:
+        group = [d for d in devices if d.kind == kind]
+        if group:
+            tables.append(_table(f"{kind} ({len(group)})", COMPACT_HEADERS,
+                                 compact_rows(group), right_from=1, compact=True))
+    return tables
 
 
 def _device_json(d) -> dict[str, Any]:
@@ -173,9 +229,9 @@ def register(app) -> None:
             emit_json({"schema_version": SCHEMA_VERSION,
                        "devices": [_device_json(d) for d in devices]})
             return
-        headers = ["name", "kind", "top dense peak", "DRAM", "ridge", "memory", "TDP"]
-        console().print(_table(f"{len(devices)} devices (nominal, dense)", headers,
-                               list_rows(devices), right_from=2))
+        out = console()
+        for table in list_tables(devices, out.width):
+            out.print(table)
 
     @specs.command("show")
     def show_cmd(
