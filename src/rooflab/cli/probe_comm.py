@@ -4,9 +4,11 @@ is rooflab.probe.comm."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import InputError
+from ..probe.comm.cluster import EveryRankError
 from ..units import fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
@@ -89,10 +91,17 @@ def tables(profile):
     return t1, t2
 
 
+LINK_LEVELS = ("loopback", "PCIe", "NVLink", "network")
+
+
 def notes(profile) -> list[str]:
+    """Each link ceiling and how it was measured, then every measured ceiling's warning
+    (the `!` in the table: samples that disagree), then the roof's notes."""
     roof = profile.measured
-    out = [f"{c.level} ceiling: {si(c.value, 'B/s')} ({c.method})"
-           for c in roof.memory if c.level in ("loopback", "PCIe", "NVLink", "network")]
+    links = [c for c in roof.memory if c.level in LINK_LEVELS]
+    out = [f"{c.level} ceiling: {si(c.value, 'B/s')} ({c.method})" for c in links]
+    out += [w for c in links + [c for c in roof.memory + roof.compute if c not in links]
+            for w in c.warnings]
     return out + list(roof.notes)
 
 
@@ -124,7 +133,13 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
 
     if not under_torchrun():   # under torchrun the other ranks are the load
         warn_if_busy()
-    profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say), err_console())
+    try:
+        profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say),
+                               err_console())
+    except EveryRankError:
+        if not _says_errors():
+            return 2
+        raise
     if profile is None:          # a torchrun rank other than 0
         return 0
     save_profile(path, profile)
@@ -140,6 +155,15 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
         out.print(f"note: {note}")
     out.print(f"probe took {profile.extras['wall_s']:.1f} s on the ranks; wrote {path}")
     return 0
+
+
+def _says_errors() -> bool:
+    """Under torchrun every rank meets the same bad setting and stops with the same error;
+    local rank 0 alone prints it (one line per host, not one per rank), the others exit 2
+    quietly. torchrun reports the failure itself."""
+    from ..probe.comm.run import under_torchrun
+
+    return not under_torchrun() or os.environ.get("LOCAL_RANK", "0") == "0"
 
 
 def _with_status(fn, err):

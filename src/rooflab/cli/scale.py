@@ -3,80 +3,162 @@ the device count where the gradient all-reduce starts to bind."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, RooflabError
+from ..model.parallel import Link, MeasuredLinks
 
-HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device
-compute and memory floors from the roof, the gradient all-reduce on the link (ring model,
-nccl-tests bus bandwidth), with or without overlap; shows where the link starts to bind.
+HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device compute
+and memory floors from the roof, the gradient all-reduce on the link (ring
+model, nccl-tests bus bandwidth), with or without overlap; shows where the
+link starts to bind.
 
-The model is a stack of transformer blocks, each four linear layers (QKV h x 3h, output
-h x h, MLP h x 4h and 4h x h: 12 h^2 parameters), trained on --tokens tokens per device.
+The model is a stack of transformer blocks, each four linear layers (QKV h x
+3h, output h x h, MLP h x 4h and 4h x h: 12 h^2 parameters), trained on
+--tokens tokens per device; every step all-reduces 12 h^2 x blocks gradients
+of --dtype.
 
   rooflab scale --on "H100 SXM" --hidden 4096 --blocks 32 --tokens 4096
-  rooflab scale --on h100.json --link-from cluster.json --inter-bw 25GB/s
-  rooflab scale --on "A100 SXM 80GB" --hidden 1024 --blocks 24 --tokens 512 --no-overlap
+  rooflab scale --on comm.json --hidden 1024 --blocks 4 --tokens 512
+  rooflab scale --on "H100 SXM" --link-from cluster.json --inter-bw 400Gb/s
+  rooflab scale --on "A100 SXM 80GB" --blocks 24 --tokens 512 --no-overlap
 
-Links: --link-bw (bus bandwidth within a node), else the all-reduce alpha/beta measured by
-`rooflab probe --comm` (--link-from), else the catalog interconnect of --on (half the
-quoted both-directions figure), else the roof's link ceiling. Beyond --per-node devices
-the ring crosses --inter-bw (default 50 GB/s: one 400 Gb/s NDR InfiniBand NIC per GPU)."""
+The link inside a node, first found of: --link-bw; the all-reduce alpha/beta
+that `rooflab probe --comm` measured, from --link-from or from --on when --on
+is that cluster profile; the catalog interconnect of --on (half the quoted
+both-directions figure); the roof's link ceiling. Beyond --per-node devices
+the ring crosses the inter-node link: --inter-bw, else the network a cluster
+profile measured across hosts, else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
+per GPU). Rows past the ranks a profile measured are extrapolations, and a
+note says so."""
 
 NDR_BUS = 50e9
 NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
               "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
+# No interconnect is slower than this; a figure below it is a unit left out
+# (`--link-bw 450` is 450 B/s), not a link.
+SLOWEST_LINK = 1e6
 
 
 def _rate(text: str, what: str) -> float:
     from ..units import parse_rate
 
-    return parse_rate(text, what)     # 450GB/s, or bits: 400Gb/s (a NIC's rating) = 50 GB/s
+    value = parse_rate(text, what)    # 450GB/s, or bits: 400Gb/s (a NIC's rating) = 50 GB/s
+    if value < SLOWEST_LINK and not any(ch.isalpha() for ch in str(text).replace("e", "")):
+        raise InputError(f"{what} {text} would be {value:g} bytes/s (a bare number is bytes/s), "
+                         f"slower than any link; give the unit, e.g. {what} {text}GB/s or "
+                         f"{what} {text}Gb/s (bits, as NICs are rated)")
+    return value
+
+
+@dataclass(frozen=True)
+class Links:
+    """The links a what-if runs on: inside a node, one joining only pairs (an NVLink
+    bridge) or None, and what a cluster profile measured (None for given/catalog ones)."""
+
+    intra: Link
+    pair: Link | None = None
+    measured: MeasuredLinks | None = None
 
 
 def intra_link(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
-    return intra_links(on, link_bw, link_from, latency_s)[0]
+    return choose_links(on, link_bw, link_from, latency_s).intra
 
 
 def intra_links(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
-    """(the ring link inside a node, a link joining only pairs or None). A catalog card
-    on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for 2 and PCIe beyond."""
+    chosen = choose_links(on, link_bw, link_from, latency_s)
+    return chosen.intra, chosen.pair
+
+
+def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
+    """The measured links of a cluster profile file; None when `path` is another kind of
+    profile or roof file (for --on: a compute profile is fine there)."""
+    from ..hardware.profile import load_profile
+    from ..model.parallel import measured_links
+
+    try:
+        prof = load_profile(path)
+    except RooflabError:
+        if flag == "--on":        # an analysis or bare roof file: load_roof reads its roof
+            return None
+        raise
+    if flag == "--on" and not (prof.extras.get("comm") or {}).get("collectives"):
+        return None
+    return measured_links(prof.extras, prof.host, where=f"{flag} {path}")
+
+
+def choose_links(on: str, link_bw: str | None, link_from: str | None,
+                 latency_s: float) -> Links:
+    """The intra-node link (see HELP for the order). A catalog card on an NVLink bridge
+    (A100 PCIe, H100 NVL) has NVLink for 2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
-    from ..model.parallel import (
-        Link,
-        bridged_pairs,
-        host_link_of,
-        link_from_device,
-        link_from_profile,
-        link_from_roof,
-    )
+    from ..model.parallel import bridged_pairs, host_link_of, link_from_device, link_from_roof
 
     if link_bw:
-        return (Link(_given_level(on), _rate(link_bw, "--link-bw"), latency_s,
-                     "given (--link-bw)"), None)
+        return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), latency_s,
+                          "given (--link-bw)"))
     if link_from:
-        from ..hardware.profile import load_profile
-
-        return link_from_profile(load_profile(link_from).extras), None
-    if not looks_like_file(on):
+        measured = cluster_links(link_from, "--link-from")
+        return Links(measured.intra, None, measured)
+    if looks_like_file(on):
+        # A cluster profile as --on: its measured all-reduce, not the link ceiling (the
+        # best bus bandwidth of any collective, and no latency).
+        measured = cluster_links(on, "--on")
+        if measured is not None:
+            return Links(measured.intra, None, measured)
+    else:
         from ..hardware.catalog import lookup
 
         dev = lookup(on)
         if dev.interconnect_bytes_per_s:
             link = link_from_device(dev, hop_latency_s=latency_s)
             pcie = host_link_of(dev, latency_s) if bridged_pairs(dev) else None
-            return (pcie, link) if pcie is not None else (link, None)
-    return link_from_roof(load_roof(on), hop_latency_s=latency_s), None
+            return Links(pcie, link) if pcie is not None else Links(link)
+    return Links(link_from_roof(load_roof(on), hop_latency_s=latency_s))
+
+
+def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, latency_s: float) -> Link:
+    """Between nodes: --inter-bw, else the network a cluster profile measured across
+    hosts, else one NDR InfiniBand NIC per GPU (assumed)."""
+    if inter_bw:
+        return Link("network", _rate(inter_bw, "--inter-bw"), latency_s, "given (--inter-bw)")
+    if measured is not None and measured.inter is not None:
+        return measured.inter
+    return Link("network", NDR_BUS, latency_s, NDR_SOURCE)
+
+
+def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,
+               inter_given: bool) -> list[str]:
+    """What a measured link does not cover: device counts past the measured ones, and
+    GPUs judged on a link measured between CPU processes."""
+    from ..hardware.resolve import looks_like_file
+    from ..model.parallel import cpu_link_note, extrapolation_note
+
+    m = chosen.measured
+    if m is None:
+        return []
+    out = [extrapolation_note(m, largest, per_node, inter_given)]
+    if not looks_like_file(on):
+        from ..hardware.catalog import lookup
+
+        if lookup(on).kind != "cpu":
+            out.append(cpu_link_note(m, roof_name))
+    return [n for n in out if n]
 
 
 def _given_level(on: str) -> str:
     """What a --link-bw figure is called: a catalog GPU's own link kind (NVLink, PCIe);
     for a CPU, an Apple chip, a TPU or Gaudi the link between machines, `network`; a
-    profile file keeps `NVLink`."""
-    from ..hardware.resolve import looks_like_file
+    profile file the link it measured (a cluster profile on gloo: `loopback`), else
+    `NVLink`."""
+    from ..hardware.resolve import load_roof, looks_like_file
+    from ..model.parallel import LINK_LEVELS
 
     if looks_like_file(on):
-        return "NVLink"
+        roof = load_roof(on)
+        return next((lv for lv in LINK_LEVELS if roof.find_memory(lv) is not None), "NVLink")
     from ..hardware.catalog import lookup
 
     dev = lookup(on)
@@ -124,37 +206,42 @@ def register(app) -> None:
         hidden: int = typer.Option(4096, "--hidden", min=1, help="Model width h."),
         blocks: int = typer.Option(32, "--blocks", min=1, help="Transformer blocks."),
         tokens: int = typer.Option(4096, "--tokens", min=1, help="Tokens per device per step."),
-        dtype: str = typer.Option("bf16", "--dtype", help="Weights/activations/gradients."),
-        link_bw: str = typer.Option(None, "--link-bw", help="Intra-node bus bandwidth, "
-                                    "e.g. 450GB/s."),
+        dtype: str = typer.Option("bf16", "--dtype", help="Element type of weights, "
+                                  "activations and gradients (bf16, fp16, fp32)."),
+        link_bw: str = typer.Option(None, "--link-bw", help="Intra-node bus bandwidth "
+                                    "with its unit: 450GB/s, or bits as NICs are rated: "
+                                    "400Gb/s (= 50 GB/s)."),
         link_from: str = typer.Option(None, "--link-from", help="Cluster profile from "
-                                      "`rooflab probe --comm` (measured alpha/beta)."),
+                                      "`rooflab probe --comm` (its measured all-reduce "
+                                      "alpha/beta; across hosts also the network)."),
         inter_bw: str = typer.Option(None, "--inter-bw", help="Inter-node bus bandwidth per "
-                                     "GPU (default 50GB/s)."),
+                                     "GPU (default: measured across hosts, else 50GB/s)."),
         latency_us: float = typer.Option(0.0, "--latency-us", min=0.0, help="Per ring-step "
-                                         "latency for given/catalog links, microseconds."),
+                                         "latency of given/catalog links, microseconds "
+                                         "(a measured link has its own)."),
         per_node: int = typer.Option(8, "--per-node", min=1, help="GPUs per node."),
         overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="Overlap the "
                                      "all-reduce with the backward pass."),
         json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
     ) -> None:
         from ..hardware.resolve import load_roof
-        from ..model.parallel import Link, comm_binds_at, scale_dp
+        from ..model.parallel import comm_binds_at, scale_dp
         from .common import console, emit_json
 
         if link_bw and link_from:
             raise InputError("give one of --link-bw and --link-from")
         roof = load_roof(on)
-        intra, pair = intra_links(on, link_bw, link_from, latency_us * 1e-6)
-        inter = Link("network", _rate(inter_bw, "--inter-bw") if inter_bw else NDR_BUS,
-                     latency_us * 1e-6, "given (--inter-bw)" if inter_bw else NDR_SOURCE)
+        chosen = choose_links(on, link_bw, link_from, latency_us * 1e-6)
+        intra, pair = chosen.intra, chosen.pair
+        inter = inter_link(inter_bw, chosen.measured, latency_us * 1e-6)
         points = scale_dp(layers_for(hidden, blocks, tokens, dtype), roof, intra, inter,
                           gpus_per_node=per_node, overlap=overlap, pair=pair)
         binds = comm_binds_at(points)
         # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
         # T4) falls back to another, and the user should see which.
         _, note = roof.compute_for(points[-1].step.precision)
-        notes = [note] if note else []
+        notes = ([note] if note else []) + link_notes(
+            chosen, roof.name, on, points[-1].n, per_node, bool(inter_bw))
         if json_out:
             from ..model.schema import roof_to_dict
 

@@ -35,6 +35,11 @@ TIMEOUT_ENV = "ROOFLAB_COMM_TIMEOUT"
 SOURCE = "rooflab probe --comm (torch.distributed)"
 
 
+class EveryRankError(InputError):
+    """A setting every rank of the job checks alike and refuses alike (too few or too
+    many ranks): under torchrun one line per host says it, not one per rank."""
+
+
 def dist_env() -> dict[str, int]:
     """rank, world, local_rank, local_world from the torchrun/launch environment."""
     try:
@@ -131,6 +136,26 @@ def _available_bytes(torch, device) -> float | None:
     return meminfo()[1]
 
 
+def _host_cpus() -> int:
+    # The host's CPUs, not this rank's affinity: torchrun --numa-binding may give each
+    # rank a few cores of its own, which is no oversubscription.
+    return os.cpu_count() or 1
+
+
+def check_local_ranks(local_world: int, cpus: int) -> None:
+    """Under torchrun, the limit `--nproc` has: no more local ranks than the host has
+    CPUs. Every rank sees the same counts, so all stop here, before the rendezvous, and
+    none waits for a peer that left. (Past it, the ranks take turns on the CPUs and the
+    probe would time that, not the link.)"""
+    if local_world > cpus:
+        fix = (f"use --nproc-per-node {cpus} or fewer, and --nnodes to add hosts" if cpus >= 2
+               else "use --nproc-per-node 1 with --nnodes 2 or more")
+        raise EveryRankError(
+            f"torchrun started {local_world} ranks on this host, which has {cpus} CPU"
+            f"{'s' * (cpus != 1)}; each rank needs a CPU of its own (more would measure CPU "
+            f"sharing, not the link): {fix}")
+
+
 def run_rank(mode: str) -> MachineProfile | None:
     """Run this process's share of the probe; rank 0 returns the cluster profile."""
     plan = get_plan(mode)
@@ -143,8 +168,10 @@ def run_rank(mode: str) -> MachineProfile | None:
     stage("starting")
     started = time.perf_counter()
     if world < 2:
-        raise InputError("the communication probe needs at least 2 processes (--nproc 2 or "
-                         "torchrun --nproc-per-node 2); one rank has no peer to talk to")
+        raise EveryRankError("the communication probe needs at least 2 processes (--nproc 2 "
+                             "or torchrun --nproc-per-node 2); one rank has no peer to talk "
+                             "to")
+    check_local_ranks(env["local_world"], _host_cpus())
     backend, why = pick_backend(torch, env["local_world"])
     device = torch.device("cpu")
     if backend == "gloo":
