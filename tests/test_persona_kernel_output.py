@@ -16,6 +16,15 @@ def test_output_folder_is_named_as_a_folder(tmp_path, capsys):
     trace.write_text(json.dumps(TRACE))
     assert main(["torch", str(trace), "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == (f"error: -o {tmp_path}: is a directory; give a file in it, e.g. "
-                   f"{tmp_path / 'roofline.png'} (.png, .svg, .json or .csv)\n")
+    assert err == (f"error: -o {tmp_path}: is a directory; give a file name such as "
+                   f"{tmp_path / 'roofline.png'}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]   # nothing written
+
+
+def test_every_verb_names_a_folder_given_to_o(tmp_path, capsys):
+    """One rule (cli/common.refuse_directory) for llm, probe and the profiler tables."""
+    assert main(["llm", "tinyllama-1.1b", "--on", "T4", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: -o {tmp_path}: is a directory; give a file name such as "
+                          f"{tmp_path / 'out.'}")
+    assert list(tmp_path.iterdir()) == []

@@ -31,11 +31,19 @@ def save_text(path: str, text: str) -> None:
     write_atomic(path, text)
 
 
+def refuse_directory(option: str, path: str | None, example: str) -> None:
+    """`-o out/` or `-o .`: a folder has no suffix to tell the format by; name a file in it."""
+    if path and Path(path).is_dir():
+        raise InputError(f"{option} {path}: is a directory; give a file name such as "
+                         f"{Path(path) / example}")
+
+
 def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o") -> None:
     """Before any work: refuse an output suffix the verb cannot write, or a path that
     cannot be written (a directory, a read-only place), instead of failing at the end."""
     if not path:
         return
+    refuse_directory(option, path, "out" + suffixes[0])
     suffix = Path(path).suffix.lower()
     if suffix not in suffixes:
         raise InputError(f"{option} {path}: unknown suffix '{suffix or '(none)'}'; use "

@@ -48,11 +48,11 @@ def mode_of(quick: bool, full: bool) -> str:
 
 def split_outputs(output: str | None, chart: str | None) -> tuple[str | None, str | None]:
     """-o FILE by suffix: .json is the profile, .png/.svg a chart (as --chart)."""
+    from .common import refuse_directory
+
     profile_path = None
     for flag, path, example in (("-o", output, "profile.json"), ("--chart", chart, "roof.png")):
-        if path and Path(path).is_dir():
-            raise InputError(f"{flag} {path}: is a directory; give a file name such as "
-                             f"{Path(path) / example}")
+        refuse_directory(flag, path, example)
     if output:
         suffix = Path(output).suffix.lower()
         if suffix in CHART_SUFFIXES:

@@ -112,12 +112,10 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     from ..hardware.profile import profile_to_dict, save_profile
     from ..probe.comm.run import probe_comm, under_torchrun
     from ..report.tables import profile_table
-    from .common import console, emit_json, err_console
+    from .common import console, emit_json, err_console, refuse_directory
 
     path = output or DEFAULT_OUTPUT
-    if Path(path).is_dir():
-        raise InputError(f"-o {path}: is a directory; give a file name such as "
-                         f"{Path(path) / 'comm.json'}")
+    refuse_directory("-o", path, "comm.json")
     if Path(path).suffix.lower() != ".json":
         raise InputError(f"-o for --comm must be a .json cluster profile; got '{path}'")
     if nproc is not None and under_torchrun():

@@ -22,7 +22,7 @@ from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
 from ..units import LEVELS, fmt_ai, fmt_seconds, si
-from .common import console, emit_json, save_text, warn
+from .common import console, emit_json, refuse_directory, save_text, warn
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
@@ -158,10 +158,7 @@ def check_output(path: str | None, top: int = 0) -> None:
     from ..files import check_writable
 
     check_top(top)
-    if path and Path(path).is_dir():
-        # `-o out/` or `-o .`: a folder has no suffix to tell the format by
-        raise InputError(f"-o {path}: is a directory; give a file in it, e.g. "
-                         f"{Path(path) / 'roofline.png'} (.png, .svg, .json or .csv)")
+    refuse_directory("-o", path, "roofline.png")
     if path and Path(path).suffix.lower() not in SUFFIXES:
         raise InputError(f"-o {path}: unknown suffix '{Path(path).suffix}'; use .png, .svg, "
                          f".json or .csv")
