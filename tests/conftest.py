@@ -18,6 +18,15 @@ def fixtures_dir() -> Path:
 
 
 @pytest.fixture
+def output4(fixtures_dir) -> str:
+    """The NERSC GPP step-4 Nsight Compute CSV (one launch, compute capability 8.9)."""
+    path = fixtures_dir / "ncu" / "nersc-gpp" / "output4.csv"
+    if not path.is_file():
+        pytest.skip(f"NERSC GPP recording {path} is absent")
+    return str(path)
+
+
+@pytest.fixture
 def rocprofv3_folder(tmp_path) -> str:
     """rocprofv3's output folder, two passes of one dispatch: 64 x 1000 MUL_F64 FLOP over
     64 x 500 + 32 x 500 B in 2 us (the first pass's timestamps)."""

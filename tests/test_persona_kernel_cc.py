@@ -7,22 +7,9 @@ note after all the advice (which then called the kernel far below the H200's roo
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from rooflab.cli.main import main
 
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
 WARNING = "the kernels were profiled on a compute capability 8.9 GPU, but NVIDIA H200 SXM is 9.0"
-
-
-@pytest.fixture
-def output4() -> str:
-    path = GPP / "output4.csv"
-    if not path.is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
-    return str(path)
 
 
 def test_plot_warns_for_a_roof_of_another_capability(output4, tmp_path, capsys):

@@ -7,21 +7,10 @@ and exited 0; `--level dram` was refused although every other place reads 'dram'
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from rooflab.cli.main import main
-
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
-
-
-@pytest.fixture
-def output4() -> str:
-    path = GPP / "output4.csv"
-    if not path.is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
-    return str(path)
 
 
 def test_level_the_files_lack_is_an_error(output4, capsys):
