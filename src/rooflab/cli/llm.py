@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -15,7 +16,15 @@ from ..units import parse_size
 # The CSV and chart live in llm_output, the tables and lines in llm_render; re-exported so
 # `cli.llm.X` still works.
 from .llm_output import _write_output, csv_text, save_chart  # noqa: F401
-from .llm_parallel import _check_pp, _pipeline, _stage_link_given, _tensor_parallel
+from .llm_parallel import (
+    _check_pp,
+    _pipeline,
+    _stage_link,
+    _stage_link_given,
+    _tensor_parallel,
+    comm_profile,
+    tp_link,
+)
 from .llm_render import (  # noqa: F401
     LlmRun,
     gap_line,
@@ -89,10 +98,16 @@ def register(app) -> None:
                                           "for the throughput view (default: --pp)"),
         link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s "
                                     "(also the stage link under --pp without --tp)"),
-        link_latency: float = typer.Option(0.0, "--link-latency", metavar="US",
+        link_from: str = typer.Option(None, "--link-from", metavar="FILE",
+                                      help="cluster profile from `rooflab probe --comm`: "
+                                      "--tp's all-reduces on its measured all-reduce "
+                                      "alpha/beta, --pp's sends on its send/recv (default "
+                                      "when --on is one)"),
+        link_latency: float = typer.Option(None, "--link-latency", metavar="US",
                                            help="latency of one TP all-reduce in "
-                                           "microseconds (rooflab probe --comm), added to "
-                                           "each; default 0: bandwidth only"),
+                                           "microseconds, added to each (default: the "
+                                           "measured one of --link-from, else 0: bandwidth "
+                                           "only)"),
         pp_link_bw: str = typer.Option(None, "--pp-link-bw", help="stage-to-stage link "
                                        "bandwidth per direction, e.g. 50GB/s (default: "
                                        "--link-bw without --tp, else 400Gb/s InfiniBand "
@@ -117,6 +132,7 @@ def register(app) -> None:
           rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
           rooflab llm path/to/config.json --on H100 --weights int4 --kv fp8
           rooflab llm llama-3-70b --on H200 --tp 8 --batch 16
+          rooflab llm tinyllama-1.1b --on comm.json --tp 2 --pp 2
           rooflab llm mixtral-8x7b --on H100 --phase decode --compare H200,MI300X
 
         Floors are lower bounds: weights read once per step, 2 FLOP per multiply-add,
@@ -143,12 +159,14 @@ def register(app) -> None:
         if whatif and (tp > 1 or pp > 1):
             raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
                              "--whatif")
-        if not (link_latency >= 0 and math.isfinite(link_latency)):
+        if link_latency is not None and not (link_latency >= 0
+                                             and math.isfinite(link_latency)):
             raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce "
                              f"(e.g. 10); got {link_latency:g}")
         if link_latency and tp == 1 and pp == 1:
             raise InputError("--link-latency is the latency of --tp's all-reduces (or of "
                              "--pp's sends); add --tp N or --pp N (2 or more) or drop it")
+        _check_link_from(link_from, link_bw, tp, pp)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
@@ -157,15 +175,16 @@ def register(app) -> None:
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
             compare=compare, json_out=json_out, output=output,
-            link_latency_s=link_latency / 1e6, pp=pp, micro_batches=micro_batches,
-            pp_link_bw=pp_link_bw,
+            link_latency_s=None if link_latency is None else link_latency / 1e6, pp=pp,
+            micro_batches=micro_batches, pp_link_bw=pp_link_bw, link_from=link_from,
             pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6)
 
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
         link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output,
-        link_latency_s: float = 0.0, pp: int = 1, micro_batches: int | None = None,
-        pp_link_bw: str | None = None, pp_link_latency_s: float | None = None) -> None:
+        link_latency_s: float | None = None, pp: int = 1, micro_batches: int | None = None,
+        pp_link_bw: str | None = None, pp_link_latency_s: float | None = None,
+        link_from: str | None = None) -> None:
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
@@ -180,16 +199,26 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     if memory and mem < 1e6:   # '--memory 16' parses as 16 bytes: a missing unit, not a device
         raise InputError(f"--memory {memory} is {mem:g} bytes; give a unit, e.g. --memory "
                          f"16GB (decimal) or 16GiB")
-    r = _analyze(cfg, roof, s, req, mem, link_latency_s)
+    # --link-bw wins over a measured link; --link-from (or --on as a cluster profile)
+    # gives the links that were not given
+    comm = comm_profile(on, link_from) if tp > 1 or pp > 1 else None
+    tpl = tp_link(s, roof, dev, comm, link_bw, link_latency_s) if tp > 1 else None
+    stage = (_stage_link(s, roof, dev, _stage_link_given(s, link_bw, link_latency_s,
+                                                         pp_link_bw, pp_link_latency_s), comm)
+             if pp > 1 else None)
+    r = _analyze(cfg, roof, s, req, mem, tpl)
+    notes = tuple(n for c in (tpl, stage) if c is not None for n in c.notes)
+    if notes:      # a profile behind both links may say the same thing twice
+        r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
+                                             if n not in r.notes))
     measured = _measured(r, roof, tpot_ms)
-    tpr = (_tensor_parallel(cfg, s, roof, req, dev, link_bw, link_latency_s) if tp > 1
+    tpr = _tensor_parallel(cfg, s, roof, req, tpl) if tpl is not None else None
+    ppr = (_pipeline(cfg, s, roof, req, tpr, micro_batches, stage) if stage is not None
            else None)
-    ppr = (_pipeline(cfg, s, roof, req, dev, tpr, micro_batches,
-                     *_stage_link_given(s, link_bw, link_latency_s, pp_link_bw,
-                                        pp_link_latency_s)) if pp > 1 else None)
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=req.decode_context) if whatif and tp == 1 else ()
-    res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs,
+    res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
+                 pp_link=stage,
                  **_compare(compare, cfg, s, roof, req, mem))
     data = _result_dict(res, phase)
     if output:
@@ -204,14 +233,35 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-def _analyze(cfg, roof, s, req, mem, link_latency_s: float = 0.0):
+def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: int) -> None:
+    if link_from and link_bw:
+        raise InputError("give one of --link-bw and --link-from (--pp-link-bw and "
+                         "--pp-link-latency may still replace the stage link's figures)")
+    if link_from and tp == 1 and pp == 1:
+        raise InputError("--link-from gives the links of --tp's all-reduces and --pp's "
+                         "sends; add --tp N or --pp N (2 or more) or drop it")
+
+
+def _latency_words(chosen) -> str:
+    """Where --tp's latency per all-reduce came from, for the note."""
+    if chosen.latency_from != "fit":
+        return chosen.latency_from
+    fit = chosen.fit or {}
+    return (f"the all-reduce alpha measured over {fit.get('ranks')} ranks, "
+            f"{chosen.option} {chosen.file}; the ring model's 2(tp-1)/2(n0-1) x alpha")
+
+
+def _analyze(cfg, roof, s, req, mem, tp_chosen=None):
     """analyze_llm, its context warnings shown as `warning:` lines."""
     from ..workloads.llm.analysis import ContextWarning, analyze_llm
     from .common import warn
 
+    lat, words = ((tp_chosen.latency_s, _latency_words(tp_chosen)) if tp_chosen is not None
+                  else (0.0, "--link-latency"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ContextWarning)
-        r = analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=link_latency_s)
+        r = analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=lat,
+                        link_latency_source=words)
     for w in caught:
         warn(str(w.message))
     return r
@@ -273,6 +323,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
                            "link_latency_s": tpr.latency_s}
+        if res.tp_link is not None:
+            llm["parallel"]["link_provenance"] = res.tp_link.provenance()
         if r.sweep is not None:   # the sweep's points are one device's kernels only
             llm["parallel"]["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
     if res.ppr:
@@ -280,6 +332,8 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
 
         llm["totals"] = totals(r, tpr, res.ppr)
         llm["pipeline"] = pipeline_dict(res.ppr)
+        if res.pp_link is not None:
+            llm["pipeline"]["link"]["provenance"] = res.pp_link.provenance()
     for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
         if rows:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,

@@ -1,11 +1,16 @@
 """rooflab llm --tp/--pp: the pipeline options checked, the tensor-parallel and stage links
-chosen, and the parallel analyses run (cli/llm.py calls these; llm_render shows them)."""
+chosen (with where each came from), and the parallel analyses run (cli/llm.py calls these;
+llm_render shows them)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, RooflabError
+from ..model.parallel import Link
 from ..units import parse_rate
 
 GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
@@ -18,33 +23,168 @@ def _spans_nodes(dev, devices: int) -> bool:
     return devices > GPUS_PER_NODE and not any(w in words for w in POD_LINKS)
 
 
-def _tensor_parallel(cfg, s, roof, req, dev, link_bw: str | None,
-                     latency_s: float = 0.0):
-    """--tp's all-reduces over --link-bw, else the catalog device's link (a ring past one
-    8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab scale`), each paying
-    --link-latency."""
-    from ..workloads.llm.parallel import tensor_parallel
+# --- where a link comes from ----------------------------------------------------------------
+@dataclass(frozen=True)
+class CommProfile:
+    """A cluster profile from `rooflab probe --comm` that --tp/--pp take their links
+    from: given with --link-from, or as --on itself."""
 
-    link, src = None, "given (--link-bw)"
+    option: str                        # "--link-from" or "--on"
+    path: str
+    extras: Mapping[str, Any]
+    host: Mapping[str, Any]
+
+    @property
+    def where(self) -> str:
+        return f"{self.option} {self.path}"
+
+
+def comm_profile(on: str, link_from: str | None) -> CommProfile | None:
+    """The cluster profile behind --link-from, else --on when it is one, else None. A
+    --link-from that is not a cluster profile is refused later, by the measured-link
+    readers (model.parallel), which say what it is instead; an --on that is not one (a
+    compute profile, an analysis, a bare roof) just serves its roof, as in `rooflab scale`."""
+    from ..hardware.profile import load_profile
+    from ..hardware.resolve import looks_like_file
+
+    if link_from:
+        prof = load_profile(link_from)
+        return CommProfile("--link-from", link_from, prof.extras, prof.host)
+    if not looks_like_file(on):
+        return None
+    try:
+        prof = load_profile(on)
+    except RooflabError:
+        return None
+    if not (prof.extras.get("comm") or {}).get("collectives"):
+        return None
+    return CommProfile("--on", on, prof.extras, prof.host)
+
+
+@dataclass(frozen=True)
+class ChosenLink:
+    """The link --tp's all-reduces or --pp's sends run on, and its provenance.
+
+    `latency_s` is what one operation pays: per all-reduce under --tp (for a measured
+    link the ring's 2(tp-1) hops), per send under --pp (the link's hop latency)."""
+
+    link: Link
+    kind: str                          # given, measured, catalog, assumed or roof
+    latency_s: float = 0.0
+    latency_from: str = "none"         # the option, "fit" or "none"
+    option: str | None = None          # what gave the bandwidth (--link-bw, --on, ...)
+    file: str | None = None
+    fit: Mapping[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+
+    def provenance(self) -> dict[str, Any]:
+        """For the JSON: what the text's source line says, as fields."""
+        return {"kind": self.kind, "option": self.option, "file": self.file,
+                "fit": dict(self.fit) if self.fit else None,
+                "latency_from": self.latency_from}
+
+
+def _fit_record(extras: Mapping[str, Any], collective: str, link: str | None = None
+                ) -> dict[str, Any] | None:
+    from ..model.parallel import fit_entry
+
+    c = fit_entry(extras, collective, link)
+    if c is None:
+        return None
+    comm = extras.get("comm") or {}
+    return {"collective": collective, "ranks": c.get("ranks"), "pair": c.get("pair"),
+            "link": c.get("link") or None, "alpha_s": c["fit"]["alpha_s"],
+            "beta_bytes_per_s": c["fit"]["beta_bytes_per_s"],
+            "backend": comm.get("backend"), "mode": comm.get("mode")}
+
+
+def _gpu_note(links, roof, dev) -> tuple[str, ...]:
+    """A gloo link judged on a GPU roof is a what-if, and says so (as `rooflab scale`)."""
+    from ..model.parallel import cpu_link_note
+
+    if dev is None or getattr(dev, "kind", "gpu") == "cpu":
+        return ()
+    note = cpu_link_note(links, roof.name)
+    return (note,) if note else ()
+
+
+# --- tensor parallel ------------------------------------------------------------------------
+def _measured_tp_link(s, roof, dev, comm: CommProfile, latency_s: float | None
+                      ) -> ChosenLink:
+    """--tp's all-reduces on the all-reduce a cluster profile measured (link_from_profile
+    via measured_links: bus bandwidth beta x 2(n0-1)/n0, latency 2(tp-1) x alpha /
+    2(n0-1)); a ring past one node runs at its slowest hop (the measured network, else one
+    NDR NIC), as `rooflab scale`."""
+    from ..model.parallel import extrapolation_note, measured_links, ring_link
+    from .scale import inter_link
+
+    m = measured_links(comm.extras, comm.host, where=comm.where)
+    lk = m.intra
+    if _spans_nodes(dev, s.tp):
+        lk = ring_link(lk, inter_link(None, m, 0.0))
+    collective = "all_reduce" if m.inter is None or m.intra is m.inter else "send_recv"
+    notes = (extrapolation_note(m, s.tp, GPUS_PER_NODE, False),) + _gpu_note(m, roof, dev)
+    given = latency_s is not None
+    return ChosenLink(lk, "measured",
+                      latency_s if given else lk.allreduce_latency_s(s.tp),
+                      "--link-latency" if given else "fit", comm.option, comm.path,
+                      _fit_record(comm.extras, collective,
+                                  None if collective == "all_reduce" else "intra-node"),
+                      tuple(n for n in notes if n))
+
+
+def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: str | None,
+            latency_s: float | None) -> ChosenLink:
+    """--tp's link, first found of: --link-bw; the all-reduce a cluster profile measured
+    (--link-from, or --on when it is one); the catalog device's link (a ring past one
+    8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab scale`); the roof's link
+    ceiling (NVLink, PCIe, network or a measured loopback). Latency per all-reduce:
+    --link-latency, else the measured fit's, else 0."""
+    from ..model.parallel import device_ring_link, link_from_roof, ring_link
+    from .scale import NDR_BUS, NDR_SOURCE
+
+    lat, lat_from = (latency_s, "--link-latency") if latency_s is not None else (0.0, "none")
     if link_bw:
-        link = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
-    elif dev is not None and dev.interconnect_bytes_per_s:
+        bw = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
+        return ChosenLink(Link(_level_of(dev, s.tp), bw, 0.0, "given (--link-bw)"),
+                          "given", lat, lat_from, "--link-bw")
+    if comm is not None:
+        return _measured_tp_link(s, roof, dev, comm, latency_s)
+    if dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
-        from ..model.parallel import Link, device_ring_link, ring_link
-        from .scale import NDR_BUS, NDR_SOURCE
-
         lk = device_ring_link(dev, s.tp)      # an NVLink bridge joins 2 cards; more: PCIe
+        kind = "catalog"
         if _spans_nodes(dev, s.tp):
             # NVLink joins the GPUs of one node only; a wider ring crosses the network.
             nic = Link("network", NDR_BUS, 0.0,
                        f"{NDR_SOURCE}; --tp {s.tp} spans more than one "
                        f"{GPUS_PER_NODE}-GPU node")
             lk = ring_link(lk, nic)
-        link, src = lk.bus_bytes_per_s, lk.source
+            kind = "assumed" if lk is nic else kind
+        return ChosenLink(lk, kind, lat, lat_from)
+    return ChosenLink(link_from_roof(roof), "roof", lat, lat_from)
+
+
+def _level_of(dev, devices: int) -> str:
+    """What a given bandwidth is called (a label for the JSON, no more): the link it
+    replaces."""
+    from ..model.parallel import LINK_WORDS
+
+    words = str(getattr(dev, "interconnect", "")).lower()
+    if _spans_nodes(dev, devices):
+        return "network"
+    return next((lv for key, lv in LINK_WORDS if key in words), "network")
+
+
+def _tensor_parallel(cfg, s, roof, req, chosen: ChosenLink):
+    """--tp's all-reduces on the chosen link, each paying its latency."""
+    from ..workloads.llm.parallel import tensor_parallel
+
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
-                           tp=s.tp, link_bytes_per_s=link, link_source=src,
-                           latency_s=latency_s, prompt=req.prompt)
+                           tp=s.tp, link_bytes_per_s=chosen.link.bus_bytes_per_s,
+                           link_source=chosen.link.source, latency_s=chosen.latency_s,
+                           prompt=req.prompt)
 
 
 def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
@@ -67,58 +207,107 @@ def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
                          f"got {pp_link_latency:g}")
 
 
-def _stage_link_given(s, link_bw: str | None, link_latency_s: float, pp_link_bw: str | None,
-                      pp_link_latency_s: float | None) -> tuple[float | None, str, float]:
-    """(bandwidth or None, source, latency) the user gave for the stage link: --pp-link-*,
-    else --link-* when there is no --tp for them to describe."""
+@dataclass(frozen=True)
+class StageGiven:
+    """What the user gave for the stage link: --pp-link-*, else --link-* when there is no
+    --tp for them to describe. None: not given."""
+
+    bytes_per_s: float | None = None
+    option: str | None = None          # the option that gave the bandwidth
+    latency_s: float | None = None
+    latency_option: str | None = None
+
+
+def _stage_link_given(s, link_bw: str | None, link_latency_s: float | None,
+                      pp_link_bw: str | None, pp_link_latency_s: float | None) -> StageGiven:
     alone = s.tp == 1
-    latency = pp_link_latency_s if pp_link_latency_s is not None else (
-        link_latency_s if alone else 0.0)
+    lat, lat_opt = ((pp_link_latency_s, "--pp-link-latency") if pp_link_latency_s is not None
+                    else (link_latency_s, "--link-latency")
+                    if alone and link_latency_s is not None else (None, None))
     if pp_link_bw:
-        return parse_rate(pp_link_bw, "--pp-link-bw"), "given (--pp-link-bw)", latency
+        return StageGiven(parse_rate(pp_link_bw, "--pp-link-bw"), "--pp-link-bw", lat, lat_opt)
     if link_bw and alone:
-        return parse_rate(link_bw, "--link-bw"), "given (--link-bw)", latency
-    return None, "", latency
+        return StageGiven(parse_rate(link_bw, "--link-bw"), "--link-bw", lat, lat_opt)
+    return StageGiven(None, None, lat, lat_opt)
 
 
-def _stage_link(s, roof, dev, given_bw: float | None, given_src: str, latency_s: float):
-    """The link between pipeline stages: given, else InfiniBand once TP x PP GPUs leave an
-    8-GPU node, else the catalog device's link (per direction), else the roof's."""
-    from ..model.parallel import LINK_WORDS, Link, device_ring_link, link_from_roof
+def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> ChosenLink:
+    """The send/recv a cluster profile measured (p2p_link_from_profile: one send takes
+    alpha + bytes / beta): inside a node, or between nodes once TP x PP GPUs leave one
+    (the inter-node pair when measured, else one NDR NIC, assumed); --pp-link-latency (or
+    --link-latency without --tp) replaces the measured alpha."""
+    from ..model.parallel import MeasuredLinks, fit_entry, p2p_link_from_profile
     from .scale import NDR_BUS, NDR_SOURCE
 
-    if given_bw:    # named after the link it replaces (a label for the JSON, no more)
-        words = str(getattr(dev, "interconnect", "")).lower()
-        level = "network" if _spans_nodes(dev, s.tp * s.pp) else next(
-            (lv for key, lv in LINK_WORDS if key in words), "network")
-        return Link(level, given_bw, latency_s, given_src)
+    comm_block = comm.extras.get("comm") or {}
+    where = "inter-node" if _spans_nodes(dev, s.tp * s.pp) else "intra-node"
+    if (where == "inter-node" and comm_block.get("collectives")
+            and fit_entry(comm.extras, "send_recv", where) is None):
+        # across nodes with no inter-node pair measured: as without a profile
+        lat = given.latency_s or 0.0
+        return ChosenLink(Link("network", NDR_BUS, lat,
+                               f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
+                               f"{GPUS_PER_NODE}-GPU node, and {comm.where} measured no "
+                               f"inter-node send/recv"), "assumed", lat,
+                          given.latency_option or "none")
+    lk = p2p_link_from_profile(comm.extras, where, where=comm.where)
+    fit = _fit_record(comm.extras, "send_recv", where)
+    lk = replace(lk, source=f"{lk.source}: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
+                            f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s, {comm.where}")
+    lat_from = "fit"
+    if given.latency_s is not None:
+        lk, lat_from = replace(lk, hop_latency_s=given.latency_s), given.latency_option
+    ranks = int(comm_block.get("world_size") or 0) or 2
+    # cpu_link_note reads the backend and the level: the send/recv as a one-host link
+    notes = _gpu_note(MeasuredLinks(lk, None, ranks, 1, str(comm_block.get("backend", "?"))),
+                      roof, dev)
+    return ChosenLink(lk, "measured", lk.hop_latency_s, lat_from, comm.option, comm.path,
+                      fit, notes)
+
+
+def _stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
+                ) -> ChosenLink:
+    """The link between pipeline stages, first found of: given; the send/recv a cluster
+    profile measured; InfiniBand once TP x PP GPUs leave an 8-GPU node; the catalog
+    device's link (per direction); the roof's link ceiling."""
+    from ..model.parallel import device_ring_link, link_from_roof
+    from .scale import NDR_BUS, NDR_SOURCE
+
+    lat = given.latency_s or 0.0
+    lat_from = given.latency_option or "none"
+    if given.bytes_per_s:    # named after the link it replaces (a label for the JSON)
+        return ChosenLink(Link(_level_of(dev, s.tp * s.pp), given.bytes_per_s, lat,
+                               f"given ({given.option})"), "given", lat, lat_from,
+                          given.option)
+    if comm is not None:
+        return _measured_stage_link(s, roof, dev, comm, given)
     if _spans_nodes(dev, s.tp * s.pp):
-        return Link("network", NDR_BUS, latency_s,
-                    f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
-                    f"{GPUS_PER_NODE}-GPU node")
-    if dev is not None and dev.interconnect_bytes_per_s:
-        return device_ring_link(dev, s.tp * s.pp, latency_s)   # a bridge joins 2 cards
+        return ChosenLink(Link("network", NDR_BUS, lat,
+                               f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
+                               f"{GPUS_PER_NODE}-GPU node"), "assumed", lat, lat_from)
+    if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
+        return ChosenLink(device_ring_link(dev, s.tp * s.pp, lat), "catalog", lat, lat_from)
     try:
-        return link_from_roof(roof, hop_latency_s=latency_s)
+        return ChosenLink(link_from_roof(roof, hop_latency_s=lat), "roof", lat, lat_from)
     except InputError:
         raise InputError(f"--pp {s.pp}: roof '{roof.name}' has no NVLink, PCIe or network "
-                         f"ceiling for the stage link; give it with --pp-link-bw (e.g. "
-                         f"50GB/s for one 400 Gb/s InfiniBand NIC per direction)") from None
+                         f"ceiling for the stage link (nor a loopback one measured by "
+                         f"`rooflab probe --comm`); give it with --pp-link-bw (e.g. 50GB/s "
+                         f"for one 400 Gb/s InfiniBand NIC per direction) or measure it "
+                         f"(--link-from comm.json)") from None
 
 
-def _pipeline(cfg, s, roof, req, dev, tpr, micro_batches: int | None,
-              given_bw: float | None, given_src: str, latency_s: float):
+def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenLink):
     """--pp: the stages (of the TP shard under --tp, each adding its layers' all-reduces)
-    on the stage link."""
+    on the chosen stage link."""
     from ..workloads.llm.parallel import shard
     from ..workloads.llm.pipeline import pipeline_parallel
 
-    link = _stage_link(s, roof, dev, given_bw, given_src, latency_s)
     per_layer = tpr.comm_s / cfg.layers if tpr else 0.0
     pre_per_layer = tpr.prefill_comm_s / cfg.layers if tpr else 0.0
     longest = max(req.decode_context, req.prompt + req.generate)   # as the footprint's
     return pipeline_parallel(shard(cfg, s.tp), s, roof, pp=s.pp, batch=req.batch,
-                             context=req.decode_context, prompt=req.prompt, link=link,
-                             micro_batches=micro_batches, tp=s.tp, kv_context=longest,
-                             comm_s_per_layer=per_layer,
+                             context=req.decode_context, prompt=req.prompt,
+                             link=chosen.link, micro_batches=micro_batches, tp=s.tp,
+                             kv_context=longest, comm_s_per_layer=per_layer,
                              prefill_comm_s_per_layer=pre_per_layer)

@@ -22,6 +22,8 @@ class LlmRun:
     hardware: tuple = ()           # --compare rows, --on's roof first
     hardware_memory: tuple = ()    # device memory per hardware row (None: unknown)
     others: tuple = ()             # --compare's roofs, drawn beside --on's in a chart
+    tp_link: Any = None            # --tp > 1: cli.llm_parallel.ChosenLink (provenance)
+    pp_link: Any = None            # --pp > 1: cli.llm_parallel.ChosenLink (provenance)
 
 
 def list_rows() -> list[dict]:
@@ -350,7 +352,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
                   f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
                   f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source})"
-                  + (f" + {tpr.latency_s * 1e6:g} µs latency each" if tpr.latency_s else "")
+                  + (f" + {tpr.latency_s * 1e6:.4g} µs latency each" if tpr.latency_s else "")
                   + f" = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
@@ -395,7 +397,7 @@ def pipeline_lines(ppr, r) -> list[str]:
     if ppr is None:
         return []
     lk = ppr.link
-    lat = f" + {lk.hop_latency_s * 1e6:g} µs latency" if lk.hop_latency_s else ""
+    lat = f" + {lk.hop_latency_s * 1e6:.4g} µs latency" if lk.hop_latency_s else ""
     stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
                       + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
                       + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)

@@ -106,6 +106,15 @@ def _fitted(comm: Mapping[str, Any], collective: str, link: str | None = None
     return None
 
 
+def fit_entry(extras: Mapping[str, Any], collective: str, link: str | None = None
+              ) -> Mapping[str, Any] | None:
+    """The measured entry of `collective` in a cluster profile (`profile.extras`) when it
+    has an alpha/beta fit, else None: its ranks, pair, link and fit, for saying where a
+    link came from (the JSON's provenance)."""
+    c = _fitted(extras.get("comm") or {}, collective, link)
+    return c if c is not None and c.get("fit") else None
+
+
 _NO_FIT = {True: "not measured",
            False: "fewer than two message sizes, or times that do not grow with size"}
 

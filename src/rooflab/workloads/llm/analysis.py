@@ -98,11 +98,13 @@ def check_context(cfg: ModelConfig, tokens: int) -> str | None:
 
 def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                 req: Request | None = None, *, device_bytes: float | None = None,
-                sweep: bool | None = None, link_latency_s: float = 0.0) -> LLMResult:
+                sweep: bool | None = None, link_latency_s: float = 0.0,
+                link_latency_source: str = "--link-latency") -> LLMResult:
     """Decode (at req.batch, req.decode_context) and prefill (req.batch x req.prompt) on the
     roof; the footprint; the batch sweep when several batches are given. link_latency_s
-    (per all-reduce, under s.tp > 1) only words the TP note; parallel.tensor_parallel
-    adds it to the time."""
+    (per all-reduce, under s.tp > 1) and where it came from (link_latency_source: the
+    option, or the measured fit) only word the TP note; parallel.tensor_parallel adds it
+    to the time."""
     s = s or Settings()
     req = req or Request()
     if not isinstance(roof, Roof):
@@ -126,14 +128,15 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         # (microseconds) can outweigh their bandwidth term, so say whether it is counted.
         if link_latency_s > 0:
             notes.append(f"the all-reduce time counts link bandwidth plus "
-                         f"{link_latency_s * 1e6:g} µs of latency per all-reduce "
-                         f"(--link-latency) for each of the {2 * cfg.layers} all-reduces "
+                         f"{link_latency_s * 1e6:.4g} µs of latency per all-reduce "
+                         f"({link_latency_source}) for each of the {2 * cfg.layers} all-reduces "
                          f"per step")
         else:
             notes.append(f"the all-reduce time counts link bandwidth only, no latency: each "
                          f"of the {2 * cfg.layers} all-reduces per step also pays the "
                          f"collective's latency (microseconds each; measure it with `rooflab "
-                         f"probe --comm`, give it with --link-latency US), which can exceed "
+                         f"probe --comm` and use it with --link-from FILE, or give it with "
+                         f"--link-latency US), which can exceed "
                          f"the bandwidth term at small batches")
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)

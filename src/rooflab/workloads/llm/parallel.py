@@ -13,13 +13,11 @@ from dataclasses import dataclass, replace
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from ...model.parallel import Link, TPStep
+from ...model.parallel import Link, TPStep, link_from_roof
 from .config import ModelConfig
 from .kernels import decode_step
 from .settings import Settings
 from .timing import time_step
-
-LINK_LEVELS = ("NVLink", "PCIe", "network")
 
 
 def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
@@ -38,15 +36,13 @@ def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
 
 def link_ceiling(roof: Roof, link_bytes_per_s: float | None = None,
                  source: str = "given (--link-bw)") -> tuple[float, str]:
-    """The link bandwidth all-reduces run on: given, else the roof's NVLink/PCIe/network."""
+    """The link bandwidth all-reduces run on: given, else the roof's link ceiling, the
+    first of model.parallel.LINK_LEVELS it has (NVLink, PCIe, network, or the loopback a
+    cluster profile of `rooflab probe --comm` measured)."""
     if link_bytes_per_s:
         return link_bytes_per_s, source
-    for level in LINK_LEVELS:
-        c = roof.find_memory(level)
-        if c is not None:
-            return c.value, f"roof '{roof.name}' {level} ({c.provenance})"
-    raise InputError(f"roof '{roof.name}' has no NVLink, PCIe or network ceiling; give the "
-                     f"link bandwidth with --link-bw (e.g. 450GB/s for H100 NVLink per direction)")
+    lk = link_from_roof(roof)      # its error says how to measure or give one
+    return lk.bus_bytes_per_s, lk.source
 
 
 @dataclass(frozen=True)
