@@ -83,7 +83,8 @@ def si(value: float | None, unit: str = "", digits: int = 3) -> str:
         return "-"
     if value == 0:
         return f"0 {unit}".strip()
-    mag = abs(value)
+    # pick the prefix after rounding: 999.96e6 is '1 GB/s', not '1e+03 MB/s'
+    mag = abs(float(f"{value:.{digits}g}"))
     for scale, prefix in _PREFIXES:
         if mag >= scale:
             return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
@@ -106,7 +107,7 @@ def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
     """Format a duration: 3.1e-6 -> '3.1 us'."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return "-"
-    mag = abs(seconds)
+    mag = abs(float(f"{seconds:.{digits}g}"))   # 999.96 us reads '1 ms', not '1e+03 us'
     for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
         if mag >= scale:
             return f"{seconds / scale:.{digits}g} {name}"

@@ -1,0 +1,19 @@
+"""A value that rounds up to the next prefix takes that prefix: a fitted link of
+0.99996 GB/s reads '1 GB/s', not '1e+03 MB/s' (it did in `llm --tp --on comm.json`)."""
+
+from __future__ import annotations
+
+from rooflab.units import fmt_seconds, si
+
+
+def test_si_rounds_before_choosing_the_prefix():
+    assert si(999.96e6, "B/s") == "1 GB/s"
+    assert si(999.4e6, "B/s") == "999 MB/s"
+    assert si(-999.96e6, "B/s") == "-1 GB/s"
+    assert si(999.96e6, "B/s", digits=6) == "999.96 MB/s"
+
+
+def test_seconds_round_before_choosing_the_unit():
+    assert fmt_seconds(999.96e-6) == "1 ms"
+    assert fmt_seconds(999.6e-9) == "1 us"
+    assert fmt_seconds(3.1e-6) == "3.1 us"
