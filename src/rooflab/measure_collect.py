@@ -11,16 +11,23 @@
 function is one kernel, not one per call: its calls made inside the block, aggregated as
 `fn.kernel` aggregates them (the same Kernel when every call was inside). Collectors nest:
 a kernel is recorded by every collector active when it is produced, so a script that
-collects for itself still shows its kernels to `bench --run` around it. The active
-collectors live in a ContextVar, so code running elsewhere (another thread, another
-asyncio task's context) never records into a block it is not in, and after the block
-nothing more is recorded. The price: a thread started inside the block begins with an
-empty context (Python < 3.14), so kernels measured in it are not collected; asyncio tasks
-created inside the block copy its context and are.
+collects for itself still shows its kernels to `bench --run` around it. After the block
+nothing more is recorded.
+
+Which blocks a kernel is recorded in: the active collectors live in a ContextVar, so code
+in the block (and asyncio tasks created in it, which copy its context) records into it
+and into the blocks around it, and another context with blocks of its own records only
+into those. A thread started inside a block begins with an empty context (Python < 3.14),
+yet a script's worker threads (threading.Thread, concurrent.futures.ThreadPoolExecutor)
+measure its kernels, so every open block is also registered process-wide, with the threads
+that were running when it opened: a thread whose context holds no block records into every
+open block it was started after. Threads that were already running (the main thread
+outside any block, a thread pool made before the block) never record into it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -28,34 +35,45 @@ from contextvars import ContextVar
 from .model.kernel import Kernel
 
 _ACTIVE: ContextVar[tuple[Collection, ...]] = ContextVar("rooflab_collectors", default=())
+# Every open block, process-wide, with the threads running when it opened (the threads
+# that were not started inside it); guarded by _OPEN_LOCK, as worker threads read it.
+_OPEN: list[tuple[Collection, frozenset[threading.Thread]]] = []
+_OPEN_LOCK = threading.Lock()
 
 
 class Collection:
     """The kernels recorded inside one `collect()` block (read `kernels` during or after)."""
 
     def __init__(self) -> None:
+        # worker threads may record at once: add_run's look-up-then-insert must not
+        # interleave (two slots for one function)
+        self._lock = threading.Lock()
         # one slot per kernel: a Kernel, or (for a decorated function) the list of its runs
         self._slots: list[Kernel | list[Kernel]] = []
         self._runs_of: dict[int, list[Kernel]] = {}
         self._owners: list[object] = []   # keeps decorated functions alive: ids stay unique
 
     def add(self, kernel: Kernel) -> None:
-        self._slots.append(kernel)
+        with self._lock:
+            self._slots.append(kernel)
 
     def add_run(self, owner: object, kernel: Kernel) -> None:
         """One call of a decorated function `owner`: joins that function's one slot."""
-        runs = self._runs_of.get(id(owner))
-        if runs is None:
-            runs = self._runs_of[id(owner)] = []
-            self._slots.append(runs)
-            self._owners.append(owner)
-        runs.append(kernel)
+        with self._lock:
+            runs = self._runs_of.get(id(owner))
+            if runs is None:
+                runs = self._runs_of[id(owner)] = []
+                self._slots.append(runs)
+                self._owners.append(owner)
+            runs.append(kernel)
 
     @property
     def kernels(self) -> tuple[Kernel, ...]:
         from .measure_runs import aggregate  # measure_runs imports this module
 
-        return tuple(s if isinstance(s, Kernel) else aggregate(s) for s in self._slots)
+        with self._lock:
+            slots = [s if isinstance(s, Kernel) else tuple(s) for s in self._slots]
+        return tuple(s if isinstance(s, Kernel) else aggregate(list(s)) for s in slots)
 
     def __len__(self) -> int:
         return len(self._slots)
@@ -66,21 +84,36 @@ def collect() -> Iterator[Collection]:
     """Record every Kernel rooflab.measure produces inside the block (see module doc)."""
     found = Collection()
     token = _ACTIVE.set((*_ACTIVE.get(), found))
+    entry = (found, frozenset(threading.enumerate()))
+    with _OPEN_LOCK:
+        _OPEN.append(entry)
     try:
         yield found
     finally:
+        with _OPEN_LOCK:
+            _OPEN[:] = [e for e in _OPEN if e is not entry]
         _ACTIVE.reset(token)
+
+
+def _collectors() -> tuple[Collection, ...]:
+    """The blocks a kernel made here is recorded in (see the module doc)."""
+    own = _ACTIVE.get()
+    if own:
+        return own
+    me = threading.current_thread()
+    with _OPEN_LOCK:
+        return tuple(found for found, before in _OPEN if me not in before)
 
 
 def record(kernel: Kernel | None) -> None:
     """Called by measure() for each Kernel it returns or sets (no-op outside collect())."""
     if kernel is not None:
-        for found in _ACTIVE.get():
+        for found in _collectors():
             found.add(kernel)
 
 
 def record_run(owner: object, kernel: Kernel | None) -> None:
     """Called by a decorated function for each of its calls."""
     if kernel is not None:
-        for found in _ACTIVE.get():
+        for found in _collectors():
             found.add_run(owner, kernel)

@@ -37,6 +37,11 @@ def _level(name) -> str:
 
 
 def _nonneg(value, what: str) -> float:
+    # float() would take "12", b"12" and True: a count read from a file or an argument
+    # left unconverted would pass silently, so text and booleans are refused, as a
+    # Kernel's numbers are (model/kernel.py).
+    if isinstance(value, (str, bytes, bytearray, bool)):
+        raise InputError(f"measure(): {what} must be a number; got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -25,7 +25,17 @@ TOO_SHORT_S = 10e-6
 # their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
 STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
                    "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu")
+# PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
+# ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
+# same few FLOP per element read and written, so the same AI bound.
+ELEMENTWISE_OPS = ("sub", "rsub", "mul", "div", "neg", "abs", "pow", "maximum", "minimum",
+                   "where", "clamp", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
+                   "reciprocal", "sin", "cos", "erf", "hardtanh", "leaky_relu", "threshold",
+                   "subtract", "multiply", "divide", "true_divide", "elu", "mish", "softplus",
+                   "hardswish", "hardsigmoid", "square", "fill", "scale", "triad")
 STREAMING_MAX_AI = 4.0
+# Namespaces an op kind may carry ('aten::mul', 'torch.sigmoid'): the op is the same.
+_OP_NAMESPACES = ("aten::", "prims::", "torch.nn.functional.", "torch.", "f.")
 
 
 @dataclass(frozen=True)
@@ -52,10 +62,14 @@ def op_kind(kernel: Kernel) -> str:
 
 def is_streaming(kind: str) -> bool:
     """Whether an op kind is one of STREAMING_KINDS, or one of them with a suffix after a
-    non-letter ('relu_', 'add.Tensor', 'softmax_backward'). A bare prefix is not enough:
-    'addmm' and 'addbmm' start with 'add' but are matrix multiplies (AI in the hundreds)."""
+    non-letter ('relu_', 'add.Tensor', 'softmax_backward'), with or without a namespace
+    ('aten::mul', 'aten::sigmoid_'). A bare prefix is not enough: 'addmm' and 'addbmm'
+    start with 'add' but are matrix multiplies (AI in the hundreds); 'expand' is no 'exp'."""
+    kind = kind.lower()
+    for space in _OP_NAMESPACES:
+        kind = kind.removeprefix(space)
     return any(kind == k or (kind.startswith(k) and not kind[len(k)].isalpha())
-               for k in STREAMING_KINDS)
+               for k in STREAMING_KINDS + ELEMENTWISE_OPS)
 
 
 def check_above_roof(p: Point, roof_kind: str = "",

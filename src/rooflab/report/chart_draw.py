@@ -50,6 +50,15 @@ def _glyph_marker(name: str):
     return Path([(-1.0, 0.0), (1.0, 0.0)], [Path.MOVETO, Path.LINETO])
 
 
+def leader_start(ha: str, va: str) -> tuple[float, float]:
+    """Where on its label a leader line starts, as a fraction of the label's box: the
+    aligned edge (the layout's anchor + offset), which faces the point. matplotlib's
+    default, the box's centre, sends a steep leader out through the label's bottom or top
+    edge and across the labels stacked under it, which the layout did not plan for."""
+    return ({"left": 0.0, "right": 1.0}.get(ha, 0.5),
+            {"bottom": 0.0, "top": 1.0}.get(va, 0.5))
+
+
 def glyph_color(fill: str, measured: bool) -> str:
     """The glyph's colour: the side's colour inside a hollow (predicted) marker, else black
     on a light fill and white on a dark one, so it shows in grey."""
@@ -131,7 +140,9 @@ def draw(d: RooflineDisplay, ax):
                     xytext=p.label_offset, ha=p.label_ha, va=p.label_va, fontsize=7,
                     color="0.15", zorder=6, bbox=LABEL_BOX,
                     arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6,
-                                "shrinkA": 0, "shrinkB": 4} if far else None)
+                                "shrinkA": 0, "shrinkB": 4,
+                                "relpos": leader_start(p.label_ha, p.label_va)}
+                    if far else None)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     ax.grid(True, which="both", alpha=0.2)
     from matplotlib.legend_handler import HandlerTuple

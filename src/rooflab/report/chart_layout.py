@@ -66,12 +66,50 @@ def _crosses(a, b, c, d) -> bool:
     return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
 
 
+def _hits(a, b, box) -> bool:
+    """Whether segment ab passes through the inside of box (left, bottom, right, top)."""
+    t0, t1 = 0.0, 1.0
+    d = (b[0] - a[0], b[1] - a[1])
+    # Liang-Barsky: clip the segment to the box, one pair of edges at a time.
+    for p, q in ((-d[0], a[0] - box[0]), (d[0], box[2] - a[0]),
+                 (-d[1], a[1] - box[1]), (d[1], box[3] - a[1])):
+        if p == 0:
+            if q <= 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t1 - t0 > 1e-6
+
+
+# A leader line through a label or a marker: drawn over the text it strikes it through, so
+# it costs more than a roof line through a label (8) and than a label moved a few rows
+# further up its column (2.5 a row), and less than two labels touching (200 and up).
+LEADER_THROUGH = 60.0
+
+
+def _leader_cost(anchor, end, box, placed, leaders) -> float:
+    """Leaders struck through labels: this candidate's leader (anchor -> end; None when
+    it has none) through the boxes placed so far (not the marker it starts in), and the
+    leaders drawn so far through this candidate's box."""
+    cost = 0.0
+    if end is not None:
+        cost += 20 * sum(_crosses(anchor, end, a, b) for a, b in leaders)
+        cost += LEADER_THROUGH * sum(
+            _hits(anchor, end, b) for b in placed
+            if not (b[0] <= anchor[0] <= b[2] and b[1] <= anchor[1] <= b[3]))
+    cost += LEADER_THROUGH * sum(_hits(a, b, box) for a, b in leaders)
+    return cost
+
+
 def _place(anchor, text, candidates, placed, soft=(), leaders=None):
     """The candidate (offset, ha, va, penalty) with the least cost: overlap with the labels
     and markers placed so far (and, less, with lines) plus the candidate's own penalty for
     straying from where the label belongs. Its box joins `placed`. Deterministic.
     leaders: the leader lines drawn so far, for labels placed away from their point; a
-    leader that would cross one costs a little (less than any overlap)."""
+    leader that would cross one, or strike through a label or marker, costs (less than
+    any overlap), and so does a label that an earlier leader would strike through."""
     best = None
     for offset, ha, va, penalty in sorted(candidates, key=lambda c: c[3]):
         if best is not None and penalty >= best[0]:
@@ -79,8 +117,9 @@ def _place(anchor, text, candidates, placed, soft=(), leaders=None):
         box = _box(anchor, offset, ha, va, text)
         cost = _cost(box, placed, soft) + penalty
         end = (anchor[0] + offset[0], anchor[1] + offset[1])
-        if leaders is not None and max(abs(offset[0]), abs(offset[1])) > 12:
-            cost += 20 * sum(_crosses(anchor, end, a, b) for a, b in leaders)
+        if leaders is not None:
+            far = max(abs(offset[0]), abs(offset[1])) > 12
+            cost += _leader_cost(anchor, end if far else None, box, placed, leaders)
         if best is None or cost < best[0]:
             best = (cost, offset, ha, va, box, end)
     placed.append(best[4])
@@ -156,7 +195,34 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
             out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
                                               soft)
     return (out_lines, _ridge_labels(ridges, roof_labels, pt, placed, soft),
-            _point_labels(points, pt, placed, soft))
+            _point_labels(_merge_coincident(points, pt), pt, placed, soft))
+
+
+# Steps of one kernel closer than this (in points; a marker's radius) sit on one spot:
+# each centre is inside the other's marker.
+COINCIDENT_PT = 4.5
+
+
+def _merge_coincident(points, pt) -> list:
+    """One label for the steps of one kernel on one spot (optimisation steps that did not
+    move it: GPP's output1 and output2): the first lists every step, the others go
+    unlabelled. Apart, their labels crowd the spot and their leaders cross. Different
+    kernels keep a label each, even on one spot: a step name ('b=8') joined to another
+    kernel's label would read as that kernel's."""
+    out = list(points)
+    for i, p in enumerate(out):
+        if not p.text:
+            continue
+        here = pt(p.ai, p.flop_per_s)
+        for j in range(i + 1, len(out)):
+            q = out[j]
+            if (q.text and q.kernel == p.kernel
+                    and math.dist(here, pt(q.ai, q.flop_per_s)) < COINCIDENT_PT):
+                # "output6, output7" (then output7's figures), or one name per line
+                short = "\n" not in p.text and len(p.text + q.text.split("\n")[0]) <= 40
+                out[i] = p = replace(p, text=p.text + (", " if short else "\n") + q.text)
+                out[j] = replace(q, text="")
+    return out
 
 
 def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:

@@ -19,6 +19,14 @@ from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_seconds, si
 from .chart_parts import LEVEL_MARKERS
+from .html_labels import (
+    POSITIONS,
+    Axes,
+    Candidate,
+    line_label_box,
+    marker_box,
+    place_names,
+)
 from .markdown import (
     ADVICE_HEADERS,
     KERNEL_HEADERS,
@@ -47,7 +55,6 @@ COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names r
 # plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes)
 LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
                  "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
-LABELLED_KERNELS = 6
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
@@ -156,18 +163,25 @@ def hover_text(p: Point, analysis: Analysis) -> str:
     return "<br>".join(rows)
 
 
-def _points_trace(go, pts: Sequence[Point], level: str, measured: bool, mode: str,
-                  analysis: Analysis):
+def _height(p: Point) -> float:
+    """Where a point is drawn: achieved FLOP/s, or attainable when no time was measured."""
+    return p.achieved_flop_per_s or p.attainable_flop_per_s
+
+
+def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
+                  names: dict[tuple[str, str], str], analysis: Analysis):
     """Kernels at one level: filled at their achieved performance, or hollow at their
-    attainable one when no time was measured."""
+    attainable one when no time was measured. names: (kernel, level) -> textposition of
+    the points named beside their marker (html_labels); the others are named on hover."""
     color = LEVEL_COLORS.get(level, "#555")
     symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
+    keys = [(p.kernel, p.level) for p in pts]
     return go.Scatter(
-        x=[p.ai for p in pts],
-        y=[p.achieved_flop_per_s if measured else p.attainable_flop_per_s for p in pts],
-        mode=mode, name=f"kernels @ {level}" if measured else
+        x=[p.ai for p in pts], y=[_height(p) for p in pts],
+        mode="markers+text", name=f"kernels @ {level}" if measured else
         f"predicted @ {level} (no measured time)",
-        text=[p.kernel for p in pts], textposition="top right",
+        text=[k[0] if k in names else "" for k in keys],
+        textposition=[names.get(k, POSITIONS[0]) for k in keys],
         marker=({"size": 11, "symbol": symbol, "color": color,
                  "line": {"width": 1, "color": "#222"}} if measured
                 else {"size": 11, "symbol": f"{symbol}-open", "color": color,
@@ -183,21 +197,24 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
     xr = _x_range(analysis, roofs)
     fig = go.Figure()
-    for i, r in enumerate(roofs):
-        for t in _roof_traces(go, r, i == 0, xr):
-            fig.add_trace(t)
+    roof_traces = [t for i, r in enumerate(roofs) for t in _roof_traces(go, r, i == 0, xr)]
+    for t in roof_traces:
+        fig.add_trace(t)
     drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
              and math.isfinite(p.ai)]
     # Kernels without a measured time sit at their attainable performance, hollow, as
     # the PNG chart draws them: a prediction, not a measurement.
     predicted = [p for p in analysis.points if not p.achieved_flop_per_s
                  and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
-    # Names beside the markers only while they stay readable; hover always has them.
-    mode = "markers+text" if len({p.kernel for p in drawn}) <= LABELLED_KERNELS else "markers"
+    axes = _axes(roof_traces, drawn + predicted, xr)
+    # Names beside the markers only where they stay readable (the longest kernels first,
+    # each clear of the others); hover always has them.
+    names = _point_names(analysis, drawn + predicted, axes, _line_label_boxes(roof_traces,
+                                                                              axes))
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
-                                        measured, mode, analysis))
+                                        measured, names, analysis))
     level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
     # each step's longest kernel, as the steps table and the PNG trajectory: a step's other
     # kernels (an OpenACC reduction) would zig-zag the line between unrelated points
@@ -211,10 +228,56 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
             line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip"))
     fig.update_layout(
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
-        xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)"},
-        yaxis={"type": "log", "title": "performance (FLOP/s)", "exponentformat": "SI"},
-        legend={"title": "click to toggle"}, height=620)
+        # Ranges given, not autoranged: the names were placed in these axes.
+        xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
+               "range": list(axes.x_range)},
+        yaxis={"type": "log", "title": "performance (FLOP/s)", "exponentformat": "SI",
+               "range": list(axes.y_range)},
+        legend={"title": _legend_title(len(names), len({p.kernel for p in drawn + predicted}))},
+        height=620)
     return fig
+
+
+def _legend_title(named: int, kernels: int) -> str:
+    if named >= kernels:
+        return "click to toggle"
+    return (f"click to toggle<br><sub>{named} of {kernels} kernels named (the longest);"
+            f"<br>hover a point for the others</sub>")
+
+
+def _axes(roof_traces, pts: Sequence[Point], xr: tuple[float, float]) -> Axes:
+    """The axes' ranges: every roof line and point, with room above the top ceiling for
+    its name."""
+    ys = [y for t in roof_traces for y in t.y if y and y > 0] + [_height(p) for p in pts]
+    lo, hi = (math.log10(min(ys)), math.log10(max(ys))) if ys else (9.0, 15.0)
+    span = max(hi - lo, 1.0)
+    return Axes((math.log10(xr[0]), math.log10(xr[1])), (lo - 0.03 * span, hi + 0.08 * span))
+
+
+def _line_label_boxes(roof_traces, axes: Axes) -> list:
+    """Where the ceilings' and slopes' names are (the kernels' names keep clear of them)."""
+    boxes = []
+    for t in roof_traces:
+        for x, y, text in zip(t.x, t.y, t.text or (), strict=False):
+            if text:
+                boxes.append(line_label_box(axes, x, y, text, t.textposition,
+                                            t.textfont.size or 11))
+    return boxes
+
+
+def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
+                 obstacles: list) -> dict[tuple[str, str], str]:
+    """(kernel, level) -> textposition: each kernel named once, at its primary level (the
+    one that binds it), the longest-running first (the predicted by their floor)."""
+    primary = {(p.kernel, p.level) for p in analysis.primary()}
+    shown = [p for p in pts if (p.kernel, p.level) in primary]
+    cands = [Candidate(i, p.ai, _height(p), p.kernel, p.seconds or p.floor_s or 0.0)
+             for i, p in enumerate(shown)]
+    # the other levels' markers are in the way too (the candidates' own are added there)
+    others = [marker_box(axes.px(p.ai, _height(p))) for p in pts
+              if (p.kernel, p.level) not in primary]
+    placed = place_names(cands, axes, [*obstacles, *others])
+    return {(shown[i].kernel, shown[i].level): pos for i, pos in placed.items()}
 
 
 def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -127,13 +127,42 @@ def profile_notes(profile: MachineProfile) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def byte_model_note(profile: MachineProfile) -> str | None:
+    """How the measured bandwidths count bytes, in one line, when the probe's method says
+    (the CPU probe's STREAM kernels): another tool counting write-allocate traffic reads a
+    different number for the same run, so the table must say which convention it uses."""
+    from ..probe.cpu.bandwidth import STREAM
+
+    for c in profile.measured.memory if profile.measured else ():
+        model = next((part for part in c.method.split("; ") if "write-allocate" in part), "")
+        if c.provenance != "measured" or not model:
+            continue
+        words = c.method.split()
+        k = STREAM.get(words[1]) if words[:1] == ["STREAM"] and len(words) > 1 else None
+        if k is None:
+            return f"bandwidth bytes: {model}"
+        # a write-allocate cache reads each stored line before writing it: +8 B per store
+        allocated = k.bytes_per_element + 8 * k.stores
+        return (f"bandwidth bytes: STREAM {k.name} ({k.formula}) counts "
+                f"{k.bytes_per_element} B per element, {model}; counting the write-allocate "
+                f"read too, it moves {allocated} B")
+    return None
+
+
 def profile_table(profile: MachineProfile, title: str | None = None):
-    """A rich Table: nominal, measured, measured/nominal and ridge per precision."""
+    """A rich Table: nominal, measured, measured/nominal and ridge per precision; under it
+    the roofs' names and, for measured bandwidths, their byte model."""
     from rich.table import Table
 
     nom, meas = profile.nominal, profile.measured
     caption = " | ".join(f"{k}: {r.name}" for k, r in (("nominal", nom), ("measured", meas))
                          if r is not None)
+    note = byte_model_note(profile)
+    if note:
+        caption = f"{caption}\n{note}" if caption else note
+    from rich.markup import escape
+
+    caption = escape(caption)   # rich would take 'a[i] = b[i]' for markup and drop '[i]'
     table = Table(title=title or profile.name, caption=caption, caption_justify="left")
     for i, h in enumerate(HEADERS):
         table.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
