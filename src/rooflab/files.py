@@ -150,15 +150,18 @@ def _cell(v: Any) -> Any:
 
 
 def dumps_json(obj: Any) -> str:
-    """JSON text with stable key order as produced and a trailing newline."""
+    """JSON text with stable key order as produced and a trailing newline; sets sorted, so
+    the same document is the same bytes in every process."""
     return json.dumps(obj, indent=2, allow_nan=False, default=_default) + "\n"
 
 
 def _default(obj: Any) -> Any:
     if hasattr(obj, "tolist"):
         return obj.tolist()
-    if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
+    if isinstance(obj, (set, frozenset)):
+        # a set's order follows string hashing, which changes per process
+        # (PYTHONHASHSEED): sorted, the same input gives the same bytes every run
+        return sorted(obj, key=lambda x: (type(x).__name__, str(x)))
     raise TypeError(f"cannot serialise {type(obj).__name__}")
 
 

@@ -10,6 +10,18 @@ from typing import Any
 from ..errors import InputError
 from ..files import check_writable, dumps_json, write_atomic
 
+# Exit codes, one meaning each, so a CI script can tell a regression from a broken call
+# (docs/json.md, "In CI"). 70 is sysexits' EX_SOFTWARE; 130 is 128 + SIGINT.
+EXIT_OK = 0
+EXIT_REGRESSION = 1      # `compare --fail-if-slower`: a matched kernel got slower
+EXIT_USAGE = 2           # a user error: bad option, bad file, unknown hardware
+EXIT_INTERNAL = 70       # a bug in rooflab (an exception it did not expect): a traceback
+EXIT_INTERRUPTED = 130   # Ctrl-C / SIGINT; nothing was written
+
+# A table printed into a pipe or a CI log has no terminal width to fit; rich would wrap it
+# at 80 columns, splitting kernel names over lines. Logs get this width instead.
+PIPE_WIDTH = 150
+
 
 def emit_json(obj: Any) -> None:
     sys.stdout.write(dumps_json(obj))
@@ -19,6 +31,19 @@ def console():
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False)
+
+
+def wide_console():
+    """The stdout console, or for a pipe/log (no terminal) one of PIPE_WIDTH columns, so a
+    table keeps one line per row; COLUMNS, when set, still wins."""
+    import os
+
+    from rich.console import Console
+
+    out = console()
+    if out.is_terminal or os.environ.get("COLUMNS"):
+        return out
+    return Console(highlight=False, soft_wrap=False, width=PIPE_WIDTH)
 
 
 def err_console():
@@ -49,6 +74,24 @@ def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o") 
         raise InputError(f"{option} {path}: unknown suffix '{suffix or '(none)'}'; use "
                          f"{', '.join(suffixes)}")
     check_writable(path)
+
+
+def refuse_input_as_output(path: str | None, inputs: Sequence[str],
+                           option: str = "-o") -> None:
+    """Before any work: `-o` naming one of the verb's own input files would replace that
+    input with the result (a nightly baseline overwritten by its comparison)."""
+    if not path:
+        return
+    out = Path(path)
+    for given in inputs:
+        src = Path(given)
+        try:
+            same = out.exists() and src.exists() and out.samefile(src)
+        except OSError:
+            same = False
+        if same or out.resolve() == src.resolve():
+            raise InputError(f"{option} {path}: is also an input ({given}); writing there "
+                             f"would replace it: give the output another name")
 
 
 def warn(message: str) -> None:

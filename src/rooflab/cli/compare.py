@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import typer
 
 from ..errors import InputError
+from .common import EXIT_REGRESSION
 
 HELP = """Compare two runs (before/after an optimisation, or two machines).
 
@@ -15,8 +17,10 @@ note says so); --map OLD=NEW matches a renamed kernel. Prints the speed-up of ea
 matched kernel (before time / after time, each the total over all its calls: profile
 the same number of iterations in both runs; when the call counts differ a note gives
 the per-call speed-up) and exits 1 when any matched kernel got slower by more than
---fail-if-slower PCT, so it can gate CI. -o arrows.png draws each
-kernel's move on the roof (needs --on or a roof in the files).
+--fail-if-slower PCT, so it can gate CI (exit 2 is a usage error, 70 a bug in rooflab;
+a kernel without a time in both runs, or in one run only, is not gated: a note says
+so). -o arrows.png draws each kernel's move on the roof (needs --on or a roof in the
+files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
@@ -45,11 +49,11 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
     ) -> None:
         from ..model.compare import compare_kernels, comparison_to_dict, parse_rename
-        from .common import check_output, emit_json, err_console
+        from .common import check_output, emit_json, err_console, refuse_input_as_output
 
-        if fail_if_slower is not None and fail_if_slower < 0:
-            raise InputError(f"--fail-if-slower takes a percentage >= 0; got {fail_if_slower}")
+        _check_gate(fail_if_slower)
         check_output(output, (".json", ".png", ".svg"))
+        refuse_input_as_output(output, [before, after])
         k_before = _kernels(before)
         k_after = _kernels(after)
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
@@ -61,8 +65,7 @@ def register(app) -> None:
                              f"--map OLD=NEW")
         if fail_if_slower is not None and not cmp.timed:
             # a gate over kernels without a time on both sides would pass on nothing
-            untimed = ", ".join(f"{m.name} ({'before' if not m.before.seconds else 'after'})"
-                                for m in cmp.matches[:3])
+            untimed = ", ".join(f"{m.name} ({_untimed_sides(m)})" for m in cmp.matches[:3])
             raise InputError(f"--fail-if-slower: no matched kernel has a time in both runs "
                              f"(no time: {untimed}); give both runs' seconds")
         data = comparison_to_dict(cmp, fail_if_slower)
@@ -71,15 +74,30 @@ def register(app) -> None:
         if json_out:
             emit_json(data)
         else:
-            from .common import console
+            from .common import wide_console
 
-            console().print(_table(cmp, fail_if_slower))
+            wide_console().print(_table(cmp, fail_if_slower))
             if output:
                 err_console().print(f"wrote {output}")
         if fail_if_slower is not None and cmp.regressions(fail_if_slower):
             names = ", ".join(m.name for m in cmp.regressions(fail_if_slower))
             print(f"slower by more than {fail_if_slower:g} %: {names}", file=sys.stderr)
-            raise typer.Exit(1)
+            raise typer.Exit(EXIT_REGRESSION)
+
+
+def _check_gate(pct: float | None) -> None:
+    # NaN compares false with every change, so `--fail-if-slower nan` passed every run (and
+    # its JSON could not be written); inf can never fail either: neither is a gate.
+    if pct is not None and not (math.isfinite(pct) and pct >= 0):
+        raise InputError(f"--fail-if-slower takes a finite percentage >= 0 (e.g. 5); "
+                         f"got {pct}")
+
+
+def _untimed_sides(m) -> str:
+    """Which run lacks the kernel's time ('before', 'after' or both), for the error of a
+    gate with nothing to gate (it said 'before' whichever side it was)."""
+    return " and ".join(side for side, k in (("before", m.before), ("after", m.after))
+                        if not k.seconds)
 
 
 def _names(kernels, limit: int = 3) -> str:
@@ -92,6 +110,10 @@ def _kernels(path: str):
     # any kernel file: ours, an analysis JSON, or a profiler's (ncu, rocprof, torch trace)
     from ..ingest.kernelfile import load_kernels
 
+    if path == "-":
+        # `rooflab ncu ... --json | rooflab compare base.json -` said "-: file not found"
+        raise InputError("-: a run is read from a file, not from stdin; save it first, "
+                         "e.g. `rooflab ncu run.csv --json > run.json`, and pass run.json")
     return load_kernels(path)
 
 

@@ -1,10 +1,17 @@
-"""Entry point: run the typer app; turn RooflabError into `error: ...` and exit 2."""
+"""Entry point: run the typer app; turn RooflabError into `error: ...` and exit 2.
+
+Exit codes (cli/common.py, docs/json.md): 0 ok, 1 a `compare --fail-if-slower` regression,
+2 a user error, 70 a bug in rooflab (traceback), 130 interrupted. Python's own exit code
+for an uncaught exception is 1, which a CI gate would read as a regression: hence 70.
+"""
 
 from __future__ import annotations
 
 import sys
+import traceback
 
 from ..errors import RooflabError
+from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 
 INTERRUPTED = "error: interrupted; nothing was written"
 
@@ -16,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # In non-standalone mode click returns the code of `raise typer.Exit(code)`.
         rv = app(args=argv, prog_name="rooflab", standalone_mode=False)
-        if rv == 130:
+        if rv == EXIT_INTERRUPTED:
             # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
             # Every verb writes its files only at the end, each atomically.
             print(INTERRUPTED, file=sys.stderr)
@@ -27,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # `rooflab ... | head` closed the pipe: not an error of ours.
         sys.stderr.close()
@@ -35,41 +42,62 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # click usage errors land here in non-standalone mode
-        # typer >= 0.22 raises its own vendored copies of click's exceptions, and newer
-        # typers no longer install click at all (a core install has none): take each
-        # family that is importable.
-        aborts: tuple[type, ...] = ()
-        usage: tuple[type, ...] = ()
-        try:
-            import click
-
-            aborts, usage = (click.exceptions.Abort,), (click.ClickException,)
-        except ImportError:
-            pass
-        try:
-            from typer import exceptions as typer_exc
-            from typer._click import exceptions as vendored
-
-            aborts += (typer_exc.Abort,)
-            usage += (vendored.ClickException,)
-        except (ImportError, AttributeError):
-            pass
-        if isinstance(exc, aborts):
-            print("error: aborted", file=sys.stderr)
-            return 130
-        if isinstance(exc, usage):
-            if type(exc).__name__ == "NoArgsIsHelpError":   # `rooflab ai`: the help
-                exc.show()
-                return 2
-            # One `error:` line like every other error, then the usage as a hint.
-            print(f"error: {exc.format_message()}", file=sys.stderr)
-            ctx = getattr(exc, "ctx", None)
-            if ctx is not None:
-                print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
-                      file=sys.stderr)
-            return 2
-        raise
+        return _click_error(exc)
     return 0
+
+
+def _click_error(exc: Exception) -> int:
+    """A click/typer usage error -> one `error:` line and the usage, exit 2; Abort -> 130;
+    any other exception is a bug of ours: its traceback, one line saying so, exit 70."""
+    # typer >= 0.22 raises its own vendored copies of click's exceptions, and newer
+    # typers no longer install click at all (a core install has none): take each
+    # family that is importable.
+    aborts: tuple[type, ...] = ()
+    usage: tuple[type, ...] = ()
+    try:
+        import click
+
+        aborts, usage = (click.exceptions.Abort,), (click.ClickException,)
+    except ImportError:
+        pass
+    try:
+        from typer import exceptions as typer_exc
+        from typer._click import exceptions as vendored
+
+        aborts += (typer_exc.Abort,)
+        usage += (vendored.ClickException,)
+    except (ImportError, AttributeError):
+        pass
+    if isinstance(exc, aborts):
+        print("error: aborted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if isinstance(exc, usage):
+        if type(exc).__name__ == "NoArgsIsHelpError":   # `rooflab ai`: the help
+            # typer's rich help printed itself (stdout, like --help) when the error was
+            # made, leaving an empty message that exc.show() echoed to stderr as a stray
+            # blank line; a plain-text help is in the message
+            text = exc.format_message()
+            if text.strip():
+                print(text)
+            return EXIT_USAGE
+        # One `error:` line like every other error, then the usage as a hint.
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None:
+            print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
+                  file=sys.stderr)
+        return EXIT_USAGE
+    return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    # The traceback is what a bug report needs; stdout stays empty (a `--json` reader gets
+    # no half document), and the exit code is not 1, which means "regression" to a gate.
+    traceback.print_exception(exc, file=sys.stderr)
+    print(f"error: internal error in rooflab ({type(exc).__name__}): this is a bug, not a "
+          f"problem with your input; please report it with the traceback above",
+          file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

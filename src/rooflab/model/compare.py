@@ -114,6 +114,12 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     if unknown:
         raise InputError(f"--map names {', '.join(repr(u) for u in unknown)}, not a kernel of "
                          f"the first run (it has: {', '.join(k.name for k in b)})")
+    # a mistyped NEW left both kernels unmatched: the --fail-if-slower gate passed a
+    # kernel it was told to watch, without a word
+    unknown = [new for new in rename.values() if new not in after_by]
+    if unknown:
+        raise InputError(f"--map names {', '.join(repr(u) for u in unknown)}, not a kernel of "
+                         f"the second run (it has: {_some(k.name for k in a)})")
     notes = _summed_notes(before, "first") + _summed_notes(after, "second")
     if len(b) == 1 and len(a) == 1 and not rename and b[0].name != a[0].name:
         rename = {b[0].name: a[0].name}
@@ -129,7 +135,31 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
         matches.append(Match(name, k, other))
         notes += _calls_note(matches[-1])
     only_after = tuple(k for k in a if k.name not in used)
+    notes += _untimed_notes(matches)
     return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+
+
+def _some(names: Iterable[str], limit: int = 10) -> str:
+    names = list(names)
+    more = f", ... ({len(names)} in all)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _untimed_notes(matches: Sequence[Match]) -> list[str]:
+    """A matched kernel without a time in one run has no speed-up, so the totals and the
+    --fail-if-slower gate leave it out; say so, or a gate passes it without a word. When
+    no match is timed at all the caller says that once (a note per kernel would be noise)."""
+    if not any(m.speedup is not None for m in matches):
+        return []
+    notes = []
+    for m in matches:
+        if m.speedup is not None:
+            continue
+        where = ("either run" if not (m.before.seconds or m.after.seconds) else
+                 "the first run" if not m.before.seconds else "the second run")
+        notes.append(f"{m.name}: no time in {where}: no speed-up; left out of the totals "
+                     f"and of --fail-if-slower")
+    return notes
 
 
 def _summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
@@ -164,8 +194,11 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
     rows = []
     for m in c.matches:
         ai_b, ai_a = m.ai_move()
+        # calls beside the totals: when the runs launched a kernel a different number of
+        # times a dashboard needs them for the per-call time (the notes say it in words)
         rows.append({"kernel": m.name, "before_name": m.before.name,
                      "before_s": m.before.seconds, "after_s": m.after.seconds,
+                     "before_calls": m.before.calls, "after_calls": m.after.calls,
                      "speedup": m.speedup, "change_pct": m.change_pct,
                      "ai_dram_before": ai_b, "ai_dram_after": ai_a})
     from .schema import SCHEMA_VERSION
