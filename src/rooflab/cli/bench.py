@@ -4,36 +4,16 @@ place them on the roof."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
 from ..errors import InputError, MissingDependency
 from ..model.ceiling import Roof
+from .common import progress_bar
 
 OUTPUT_SUFFIXES = (".png", ".svg", ".json", ".csv")
 TABLE_WIDTH = 150
-
-
-@contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[str, float], None]]:
-    """A rich progress bar on stderr (silent when stderr is not a terminal)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from .common import err_console
-
-    console = err_console()
-    with Progress(TextColumn("{task.description:<36}"), BarColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task(label, total=1.0)
-
-        def update(stage: str, fraction: float) -> None:
-            bar.update(task, completed=min(max(fraction, 0.0), 1.0),
-                       description=f"{label}: {stage}")
-
-        yield update
 
 
 def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | None]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,27 @@ def err_console():
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[str, float], None]]:
+    """The one progress bar of every long verb: on stderr, cleared when done, and silent
+    when stderr is not a terminal (CI logs, pipes) or with --quiet. Yields update(stage,
+    fraction in [0, 1])."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = err_console()
+    with Progress(TextColumn("{task.description:<36}"), BarColumn(),
+                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  console=console, transient=True,
+                  disable=quiet or not console.is_terminal) as bar:
+        task = bar.add_task(label, total=1.0)
+
+        def update(stage: str, fraction: float) -> None:
+            bar.update(task, completed=min(max(fraction, 0.0), 1.0),
+                       description=f"{label}: {stage}")
+
+        yield update
 
 
 def save_text(path: str, text: str) -> None:

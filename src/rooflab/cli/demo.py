@@ -79,7 +79,7 @@ def register(app) -> None:
 
         Example: rooflab demo -o rooflab-demo   (then view rooflab-demo/roofline.png)
         """
-        from .bench import progress_bar
+        from .common import progress_bar
 
         out_path = Path(outdir)
         if out_path.exists() and not out_path.is_dir():

@@ -39,9 +39,10 @@ with a warning that names the file and line.
 
 def _load(files: list[str]):
     from ..ingest.ncu_files import load_ncu
-    from .profiled import progress_printer
+    from .common import progress_bar
 
-    return load_ncu(files, progress=progress_printer())
+    with progress_bar("ncu") as update:
+        return load_ncu(files, progress=update)
 
 
 def register(app) -> None:

@@ -96,21 +96,10 @@ def chart_profile(profile, path: str) -> None:
 
 
 def _with_progress(fn, quiet: bool):
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from .common import progress_bar
 
-    from .common import err_console
-
-    if quiet:
-        return fn(None)
-    with Progress(TextColumn("[bold]probe[/] {task.description:<10}"), BarColumn(),
-                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-                  console=err_console(), transient=True) as bar:
-        task = bar.add_task("starting", total=1.0)
-
-        def progress(stage: str, fraction: float) -> None:
-            bar.update(task, description=stage, completed=fraction)
-
-        return fn(progress)
+    with progress_bar("probe", quiet) as update:
+        return fn(update)
 
 
 def register(app) -> None:

@@ -32,24 +32,6 @@ COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "fl
            "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit")
 
 
-def progress_printer():
-    """A progress callback drawing on stderr when it is a terminal, else None."""
-    if not sys.stderr.isatty():
-        return None
-    from rich.progress import Progress
-
-    bar = Progress(transient=True, console=None)
-    task = bar.add_task("reading", total=1.0)
-    bar.start()
-
-    def update(stage: str, fraction: float) -> None:
-        bar.update(task, completed=fraction, description=stage)
-        if fraction >= 1.0:
-            bar.stop()
-
-    return update
-
-
 def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
     """One row per kernel and level, kernels by total time (longest first), top N kernels."""
     order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
