@@ -205,9 +205,12 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     w, h = ax.figure.get_size_inches() * ax.get_position().size
     angle = math.degrees(math.atan2(h / math.log10(y1 / y0), w / math.log10(x1 / x0)))
     # Where along the slope: laid out by chart.layout_labels, clear of points and labels.
+    # Above the line (va bottom), or hanging below it (va top) where a near-equal slope
+    # runs just above.
     x, y = line.label_xy or (line.xs[0] * 3.0, line.ys[0] * 3.0)
     ax.text(x, y, " " + text, rotation=angle, rotation_mode="anchor", ha="left",
-            va="bottom", fontsize=7, color=line.color)
+            va=line.label_va if line.label_va in ("bottom", "top") else "bottom",
+            fontsize=7, color=line.color)
 
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:

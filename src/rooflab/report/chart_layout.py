@@ -89,27 +89,37 @@ def _hits(a, b, box) -> bool:
 LEADER_THROUGH = 60.0
 
 
-def _leader_cost(anchor, end, box, placed, leaders) -> float:
+# A leader through a ceiling's label costs as much as two labels touching: the ceiling
+# label names the line the reader is comparing the point with, so a leader struck through
+# it (gemm_fp32_2048 through 'fp32 vector 235 GFLOP/s' on the bench chart) hides the one
+# thing the point is read against; a roomier spot further out is better.
+LEADER_THROUGH_WALL = 200.0
+
+
+def _leader_cost(anchor, end, box, placed, leaders, walls=()) -> float:
     """Leaders struck through labels: this candidate's leader (anchor -> end; None when
     it has none) through the boxes placed so far (not the marker it starts in), and the
-    leaders drawn so far through this candidate's box."""
+    leaders drawn so far through this candidate's box; through a wall (a ceiling's
+    label) it costs more."""
     cost = 0.0
     if end is not None:
         cost += 20 * sum(_crosses(anchor, end, a, b) for a, b in leaders)
         cost += LEADER_THROUGH * sum(
             _hits(anchor, end, b) for b in placed
             if not (b[0] <= anchor[0] <= b[2] and b[1] <= anchor[1] <= b[3]))
+        cost += LEADER_THROUGH_WALL * sum(_hits(anchor, end, b) for b in walls)
     cost += LEADER_THROUGH * sum(_hits(a, b, box) for a, b in leaders)
     return cost
 
 
-def _place(anchor, text, candidates, placed, soft=(), leaders=None):
+def _place(anchor, text, candidates, placed, soft=(), leaders=None, walls=()):
     """The candidate (offset, ha, va, penalty) with the least cost: overlap with the labels
     and markers placed so far (and, less, with lines) plus the candidate's own penalty for
     straying from where the label belongs. Its box joins `placed`. Deterministic.
     leaders: the leader lines drawn so far, for labels placed away from their point; a
     leader that would cross one, or strike through a label or marker, costs (less than
-    any overlap), and so does a label that an earlier leader would strike through."""
+    any overlap), and so does a label that an earlier leader would strike through.
+    walls: boxes a leader must not pass through at all (the ceilings' labels)."""
     best = None
     for offset, ha, va, penalty in sorted(candidates, key=lambda c: c[3]):
         if best is not None and penalty >= best[0]:
@@ -119,7 +129,7 @@ def _place(anchor, text, candidates, placed, soft=(), leaders=None):
         end = (anchor[0] + offset[0], anchor[1] + offset[1])
         if leaders is not None:
             far = max(abs(offset[0]), abs(offset[1])) > 12
-            cost += _leader_cost(anchor, end if far else None, box, placed, leaders)
+            cost += _leader_cost(anchor, end if far else None, box, placed, leaders, walls)
         if best is None or cost < best[0]:
             best = (cost, offset, ha, va, box, end)
     placed.append(best[4])
@@ -146,19 +156,29 @@ def _line_boxes(lines, pt) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def _slope_boxes(anchor, text, angle):
-    """A rotated label as a chain of small boxes along its baseline, just above the line."""
+def _slope_boxes(anchor, text, angle, side=1):
+    """A rotated label as a chain of small boxes along its baseline, just above the line
+    (side 1) or hanging just below it (side -1)."""
     u = (math.cos(angle), math.sin(angle))
-    n = (-u[1], u[0])
+    n = (-u[1] * side, u[0] * side)
     steps = max(int(CHAR_PT * len(text) / 7), 1)
     return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * 5,
                          anchor[1] + u[1] * (7 * k + 3.5) + n[1] * 5), 3.5)
             for k in range(steps)]
 
 
+# A slope label hangs below its line only where above it costs more: two slopes of nearly
+# one bandwidth (L3 188 GB/s, L2 222 GB/s: a few points apart) leave no room between them,
+# so the lower one's label, above its line, was struck through by the upper line and sat
+# against the upper one's label; below, the two lines part them.
+SLOPE_BELOW = 3.0
+
+
 def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
     """A slope's label along its line: first where each roof and level has its own stretch
-    (x 3, x 4 per roof, x 1.6 per level), else the least crowded spot along the slope."""
+    (x 3, x 4 per roof, x 1.6 per level), else the least crowded spot along the slope,
+    above the line, else below it. The slope labels placed before are in `placed`, so
+    labels of near-equal slopes go to different stretches or sides."""
     angle = math.atan2(AXES_PT[1] / math.log10(ylim[1] / ylim[0]),
                        AXES_PT[0] / math.log10(xlim[1] / xlim[0]))
     text = " " + ln.label
@@ -168,15 +188,19 @@ def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
     span = ln.xs[1] / ln.xs[0]
     shifts = [first] + [f for f in (1.5, 3.0, 6.0, 12.0, 25.0, 50.0, 100.0, 200.0, 400.0)
                         if f != first]
+    own = set(_line_boxes([ln], pt))   # its own line runs along it, by design
+    others = [b for b in soft if b not in own]
     best = None
     for j, f in enumerate(s for s in shifts if s < span / 2 or s == first):
         xy = (ln.xs[0] * f, ln.ys[0] * f)
-        boxes = _slope_boxes(pt(*xy), text, angle)
-        cost = sum(_cost(b, placed, soft) for b in boxes) + 2.0 * j
-        if best is None or cost < best[0]:
-            best = (cost, xy, boxes)
+        for side in (1, -1):
+            boxes = _slope_boxes(pt(*xy), text, angle, side)
+            cost = (sum(_cost(b, placed, others) for b in boxes) + 2.0 * j
+                    + (SLOPE_BELOW if side < 0 else 0.0))
+            if best is None or cost < best[0]:
+                best = (cost, xy, boxes, side)
     placed.extend(best[2])
-    return replace(ln, label_xy=best[1])
+    return replace(ln, label_xy=best[1], label_va="bottom" if best[3] > 0 else "top")
 
 
 def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
@@ -189,13 +213,20 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
     placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
     soft = _line_boxes(lines, pt)
     # Each step adds the boxes it places to `placed`, so later labels avoid them.
-    out_lines = _ceiling_labels(lines, roof_labels, pt, placed, soft)
+    before = len(placed)
+    # A ceiling label next to a kernel's marker leaves that kernel's label no room but
+    # across the ceiling label, on a leader (gemm_fp32_2048 under 'fp32 vector 235 GFLOP/s'
+    # at the right edge): the room around labelled markers is a line's worth of obstacle
+    # to the ceiling labels, so they slide along their line instead when they can.
+    room = [_marker_box(pt(p.ai, p.flop_per_s), 4.5 + LINE_PT) for p in points if p.text]
+    out_lines = _ceiling_labels(lines, roof_labels, pt, placed, soft + room)
+    walls = placed[before:]   # the ceilings' labels: no leader may run through them
     for i, ln in enumerate(out_lines):
         if ln.kind == "memory":
             out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
                                               soft)
     return (out_lines, _ridge_labels(ridges, roof_labels, pt, placed, soft),
-            _point_labels(_merge_coincident(points, pt), pt, placed, soft))
+            _point_labels(_merge_coincident(points, pt), pt, placed, soft, walls))
 
 
 # Steps of one kernel closer than this (in points; a marker's radius) sit on one spot:
@@ -282,25 +313,217 @@ def _ridge_labels(ridges, roof_labels, pt, placed, soft) -> list:
     return out_ridges
 
 
-def _point_labels(points, pt, placed, soft) -> list:
-    out_points, leaders = [], []
-    for p in points:
+def _point_labels(points, pt, placed, soft, walls=()) -> list:
+    """Point labels one at a time (leaders kept off the ceilings' labels, `walls`); then a
+    crowded cluster's labels restacked as one ordered column, and two labels left in
+    conflict placed again together, each where that costs less."""
+    out, leaders, boxes_at = list(points), [], {}
+    cands = _candidates()
+    for i, p in enumerate(points):
         if not p.text:
-            out_points.append(p)
             continue
-        cands = [((7.0, -8.0), "left", "top", 0.0), ((7.0, 6.0), "left", "bottom", 1.0),
-                 ((-7.0, -8.0), "right", "top", 2.0), ((-7.0, 6.0), "right", "bottom", 3.0),
-                 ((0.0, -10.0), "center", "top", 4.0), ((0.0, 8.0), "center", "bottom", 5.0)]
-        # Then columns left and right of the point, each row a line further up or down: a
-        # cluster of points at similar AI gets its labels stacked beside it.
-        for j, dx in enumerate((16.0, 34.0, 60.0)):
-            for k in range(-24, 25):
-                for side, ha in ((1, "left"), (-1, "right")):
-                    cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
-                                  12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
-        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft, leaders)
-        out_points.append(replace(p, label_offset=offset, label_ha=ha, label_va=va))
-    return out_points
+        boxes_at[i] = len(placed)   # where _place appends this label's box
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft,
+                                leaders, walls)
+        out[i] = replace(p, label_offset=offset, label_ha=ha, label_va=va)
+    # The column first: where it is taken, it leaves no conflicts for the pair repair.
+    out = _ordered_column(out, pt, placed, soft, boxes_at, walls)
+    out, placed[:] = _repair_pairs(out, pt, placed, soft, boxes_at, walls)
+    return out
+
+
+def _item(pt, i, p):
+    return (i, pt(p.ai, p.flop_per_s), p.label_offset, p.label_ha, p.label_va, p.text)
+
+
+def _leader_of(item):
+    _, anchor, offset, *_ = item
+    return (anchor, (anchor[0] + offset[0], anchor[1] + offset[1])) if _far(offset) else None
+
+
+def _in_conflict(a, b) -> bool:
+    """Whether a's leader strikes through b's label or crosses b's leader (or b's a's)."""
+    la, lb = _leader_of(a), _leader_of(b)
+    box_a, box_b = _box(*a[1:]), _box(*b[1:])
+    return bool((la and _hits(*la, box_b)) or (lb and _hits(*lb, box_a))
+                or (la and lb and _crosses(*la, *lb)))
+
+
+# Pair repair: how many of each label's cheapest spots are tried together.
+PAIR_TRIES = 30
+
+
+def _repair_pairs(out, pt, placed, soft, boxes_at, walls):
+    """Two labels in conflict (one's leader through the other's label, or their leaders
+    crossing), placed one at a time: the first took the spot the second needed. Place the
+    two together instead, the best pair of spots among each one's cheapest, the others
+    staying put; kept where it costs less."""
+    out, placed = list(out), list(placed)
+    idx = sorted(boxes_at)
+    for a_pos, i in enumerate(idx):
+        for j in idx[a_pos + 1:]:
+            items = {k: _item(pt, k, out[k]) for k in idx}
+            if not _in_conflict(items[i], items[j]):
+                continue
+            skip = {boxes_at[i], boxes_at[j]}
+            fixed = [b for n, b in enumerate(placed) if n not in skip]
+            leaders = [ld for k in idx if k not in (i, j)
+                       for ld in [_leader_of(items[k])] if ld]
+            now = (_arrangement_cost([items[i], items[j]], fixed, soft, walls, leaders)
+                   + _penalty(out[i]) + _penalty(out[j]))
+            best = (now, None)
+            tries = {k: _cheapest(pt, out[k], k, fixed, soft, walls, leaders) for k in (i, j)}
+            for ci in tries[i]:
+                for cj in tries[j]:
+                    cost = (_arrangement_cost([ci[1], cj[1]], fixed, soft, walls, leaders)
+                            + ci[0] + cj[0])
+                    if cost < best[0] - 1e-9:
+                        best = (cost, (ci[1], cj[1]))
+            if best[1] is None:
+                continue
+            for it in best[1]:
+                k, _, o, ha, va, _ = it
+                out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
+                placed[boxes_at[k]] = _box(*it[1:])
+    return out, placed
+
+
+def _penalty(p) -> float:
+    """The penalty of the spot point p's label sits at (how far it strays)."""
+    return next((pen for o, ha, va, pen in _candidates()
+                 if (o, ha, va) == (p.label_offset, p.label_ha, p.label_va)), 0.0)
+
+
+def _cheapest(pt, p, i, fixed, soft, walls, leaders):
+    """(penalty, item) for point p's PAIR_TRIES cheapest label spots, alone among the
+    fixed boxes and leaders."""
+    anchor = pt(p.ai, p.flop_per_s)
+    scored = []
+    for offset, ha, va, penalty in _candidates():
+        item = (i, anchor, offset, ha, va, p.text)
+        scored.append((_arrangement_cost([item], fixed, soft, walls, leaders) + penalty,
+                       penalty, item))
+    scored.sort(key=lambda t: t[0])
+    return [(pen, item) for _, pen, item in scored[:PAIR_TRIES]]
+
+
+def _candidates() -> list:
+    """Where a point's label may go, (offset, ha, va, penalty): around the point, then in
+    columns left and right of it, each row a line further up or down: a cluster of points
+    at similar AI gets its labels stacked beside it."""
+    cands = [((7.0, -8.0), "left", "top", 0.0), ((7.0, 6.0), "left", "bottom", 1.0),
+             ((-7.0, -8.0), "right", "top", 2.0), ((-7.0, 6.0), "right", "bottom", 3.0),
+             ((0.0, -10.0), "center", "top", 4.0), ((0.0, 8.0), "center", "bottom", 5.0)]
+    for j, dx in enumerate((16.0, 34.0, 60.0)):
+        for k in range(-24, 25):
+            for side, ha in ((1, "left"), (-1, "right")):
+                cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
+                              12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
+    return cands
+
+
+# --- the ordered column: a cluster's labels stacked beside it ---------------------------
+# Placed one at a time, the labels of a tight row of points with long names (GPP's eight
+# steps, 40 characters each) end up scattered below it, each where the one before left
+# room: long leaders that cross each other and strike through the labels between. Placed
+# together, as one column beside the cluster, in the order of the points' x (see
+# _column_items), no two leaders cross and none passes through a label of the column
+# (they all end at its edge).
+ROW_GAP = 0.6
+
+
+def _far(offset) -> bool:
+    """Whether a label sits away from its point, so it is drawn with a leader line (the
+    same rule as chart_draw's)."""
+    return max(abs(offset[0]), abs(offset[1])) > 12
+
+
+def _arrangement_cost(items, fixed, soft, walls=(), leaders=()) -> float:
+    """The cost of labels placed together: (index, anchor, offset, ha, va, text) each, scored
+    as _place scores one label (overlaps, lines, leaders) against the fixed boxes and
+    the ones before it, plus a little per point of leader, so a shorter layout wins."""
+    placed, leaders, cost = list(fixed), list(leaders), 0.0
+    for _, anchor, offset, ha, va, text in items:
+        box = _box(anchor, offset, ha, va, text)
+        end = (anchor[0] + offset[0], anchor[1] + offset[1])
+        cost += _cost(box, placed, soft)
+        cost += _leader_cost(anchor, end if _far(offset) else None, box, placed, leaders,
+                             walls)
+        if _far(offset):
+            cost += 0.02 * math.dist(anchor, end)
+            leaders.append((anchor, end))
+        placed.append(box)
+    return cost
+
+
+def _column_items(group, side, below, gap, drop):
+    """One candidate column for group, (index, anchor, text) each: labels right-aligned
+    left of the cluster (side -1) or left-aligned right of it (side 1), rows from `drop`
+    points below (or above) the cluster outwards. Seen from the column's near corner, the
+    point at the steepest angle gets the nearest row, and so on outwards: each leader then
+    runs outside the ones before it and none cross (by x alone, two points at one x and
+    different heights would get crossed leaders)."""
+    xs = [a[0] for _, a, _ in group]
+    ys = [a[1] for _, a, _ in group]
+    edge = min(xs) - gap if side < 0 else max(xs) + gap
+    y = min(ys) - drop if below else max(ys) + drop
+    up = 1 if below else -1
+
+    def steepness(g):
+        return math.atan2(up * (g[1][1] - y), -side * (g[1][0] - edge))
+
+    items = []
+    for i, anchor, text in sorted(group, key=steepness, reverse=True):
+        h = LINE_PT * (text.count("\n") + 1)
+        mid = y - h / 2 if below else y + h / 2
+        items.append((i, anchor, (edge - anchor[0], mid - anchor[1]),
+                      "right" if side < 0 else "left", "center", text))
+        y += -(h + ROW_GAP) if below else h + ROW_GAP
+    return items
+
+
+def _cluster(points, pt, boxes_at) -> list[int]:
+    """The labelled points of the crowded cluster: those whose label had to go away from
+    them (with a leader), and the labelled points among them, so that the whole cluster
+    reads as one ordered list rather than a list with a few labels beside it."""
+    far = [i for i in boxes_at if _far(points[i].label_offset)]
+    if len(far) < 2:
+        return []
+    at = [pt(points[i].ai, points[i].flop_per_s) for i in far]
+    lo = (min(a[0] for a in at) - 12, min(a[1] for a in at) - 12)
+    hi = (max(a[0] for a in at) + 12, max(a[1] for a in at) + 12)
+    inside = lambda a: lo[0] <= a[0] <= hi[0] and lo[1] <= a[1] <= hi[1]  # noqa: E731
+    return [i for i in boxes_at if inside(pt(points[i].ai, points[i].flop_per_s))]
+
+
+def _ordered_column(points, pt, placed, soft, boxes_at, walls=()) -> list:
+    """Restack a crowded cluster's labels as one ordered column, where that costs less
+    than the labels placed one at a time."""
+    members = _cluster(points, pt, boxes_at)
+    if not members:
+        return points
+    mine = {boxes_at[i] for i in members}
+    fixed = [b for j, b in enumerate(placed) if j not in mine]
+    group = [(i, pt(points[i].ai, points[i].flop_per_s), points[i].text) for i in members]
+    now = [(i, a, points[i].label_offset, points[i].label_ha, points[i].label_va, t)
+           for i, a, t in group]
+    best = (_arrangement_cost(now, fixed, soft, walls), now)
+    for side in (-1, 1):
+        for below in (True, False):
+            for gap in (8.0, 16.0, 30.0, 50.0):
+                for drop in (10.0, 16.0, 24.0, 36.0, 50.0, 70.0):
+                    items = _column_items(group, side, below, gap, drop)
+                    cost = _arrangement_cost(items, fixed, soft, walls)
+                    if cost < best[0] - 1e-9:
+                        best = (cost, items)
+    if best[1] is now:
+        return points
+    out = list(points)
+    for i, _, o, ha, va, _ in best[1]:
+        out[i] = replace(out[i], label_offset=o, label_ha=ha, label_va=va)
+    for i, a, o, ha, va, t in best[1]:   # the column's boxes replace the ones placed singly
+        placed[boxes_at[i]] = _box(a, o, ha, va, t)
+    return out
 
 
 def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
