@@ -63,7 +63,7 @@ def register(app) -> None:
                                    "(as --json) or .csv (one row per device)"),
     ) -> None:
         from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
-        from .common import console, emit_json
+        from .common import console, emit_json, refuse_input_as_output
 
         if among and kind:
             raise InputError("give one of --among (named devices) and --kind (every "
@@ -74,6 +74,7 @@ def register(app) -> None:
         if output and Path(output).suffix.lower() not in (".json", ".csv"):
             raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
                              f".csv (one row per device)")
+        refuse_input_as_output(output, [*files, *(among or "").split(",")])
         kernels, steps = [], []
         docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
         from ..ingest.kernelfile import load_kernels  # every profiler file, by content

@@ -85,12 +85,15 @@ def refuse_directory(option: str, path: str | None, example: str) -> None:
                          f"{Path(path) / example}")
 
 
-def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o") -> None:
-    """Before any work: refuse an output suffix the verb cannot write, or a path that
-    cannot be written (a directory, a read-only place), instead of failing at the end."""
+def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o",
+                 inputs: Sequence[str | None] = ()) -> None:
+    """Before any work: refuse an output suffix the verb cannot write, a path that cannot
+    be written (a directory, a read-only place) or one of the verb's own inputs, instead
+    of failing (or overwriting the input) at the end."""
     if not path:
         return
     refuse_directory(option, path, "out" + suffixes[0])
+    refuse_input_as_output(path, [i for i in inputs if i], option)
     suffix = Path(path).suffix.lower()
     if suffix not in suffixes:
         raise InputError(f"{option} {path}: unknown suffix '{suffix or '(none)'}'; use "

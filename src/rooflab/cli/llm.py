@@ -170,7 +170,7 @@ def register(app) -> None:
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
-        check_output(output, (".json", ".csv", ".png", ".svg"))
+        check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on, link_from])
         run(cfg, on=on, batches=_batches(batch), prompt=prompt, context=context,
             generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,

@@ -39,7 +39,7 @@ def profiler_verb(app, name: str, help: str, files_help: str,
     ) -> None:
         from .profiled import check_output, report_import
 
-        check_output(output, top)
+        check_output(output, top, [*files, on])
         imp = load(files)
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

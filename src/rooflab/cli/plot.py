@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -219,7 +220,8 @@ def register(app) -> None:
             warn(note)
         if json_out:
             emit_json(chart_dict(display, output))
-        else:
-            extra = f", {len(sweep)} sweep point(s)" if sweep else ""
-            print(f"wrote {output}: {len(roofs)} roof(s), {len(kernels)} kernel(s), "
-                  f"{len(display.points)} point(s){extra}")
+        # with --json the line goes to stderr: stdout stays pure JSON, and the chart file
+        # (roofline.png by default) is never written without a word
+        extra = f", {len(sweep)} sweep point(s)" if sweep else ""
+        print(f"wrote {output}: {len(roofs)} roof(s), {len(kernels)} kernel(s), "
+              f"{len(display.points)} point(s){extra}", file=sys.stderr if json_out else sys.stdout)

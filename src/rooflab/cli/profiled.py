@@ -22,7 +22,7 @@ from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
 from ..units import LEVELS, fmt_ai, fmt_seconds, si
-from .common import console, emit_json, refuse_directory, save_text, warn
+from .common import console, emit_json, refuse_directory, refuse_input_as_output, save_text, warn
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
@@ -134,7 +134,7 @@ def trajectory_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
 SUFFIXES = (".png", ".svg", ".pdf", ".json", ".csv")
 
 
-def check_output(path: str | None, top: int = 0) -> None:
+def check_output(path: str | None, top: int = 0, inputs: Sequence[str | None] = ()) -> None:
     """Refuse an unknown -o suffix, an unwritable path or a negative --top before any
     work is done."""
     from ..files import check_writable
@@ -144,6 +144,7 @@ def check_output(path: str | None, top: int = 0) -> None:
     if path and Path(path).suffix.lower() not in SUFFIXES:
         raise InputError(f"-o {path}: unknown suffix '{Path(path).suffix}'; use .png, .svg, "
                          f".json or .csv")
+    refuse_input_as_output(path, [i for i in inputs if i])
     if path:
         check_writable(path)
 

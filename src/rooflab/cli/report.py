@@ -206,13 +206,14 @@ def register(app) -> None:
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
-        from .common import console, emit_json, err_console
+        from .common import console, emit_json, err_console, refuse_input_as_output
 
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
         top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
         if output:
             check_report_path(output)
+            refuse_input_as_output(output, [*files, on] if on else files)
         inputs = load_inputs(files, on)
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:

@@ -46,7 +46,7 @@ def register(app) -> None:
         from ..ingest.torch_trace import load_torch_trace
         from .profiled import check_output, report_import
 
-        check_output(output, top)
+        check_output(output, top, [trace, run, on])
         if run is None and trace is None:
             raise InputError("give a trace file (rooflab torch trace.json) or a script to "
                              "run (rooflab torch --run model.py)")

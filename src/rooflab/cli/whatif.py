@@ -84,7 +84,7 @@ def register(app) -> None:
         from .common import check_output, console, emit_json, err_console
         from .report import load_inputs
 
-        check_output(output, (".json", ".png", ".svg"))
+        check_output(output, (".json", ".png", ".svg"), inputs=[*files, on])
         inputs = load_inputs(files, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
