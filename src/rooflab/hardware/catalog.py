@@ -206,7 +206,7 @@ def _apple_peaks(fname: str, where: str, raw: Mapping[str, Any]) -> dict[str, fl
     if "gpu_cores" not in raw or "gpu_ghz" not in raw:
         raise _fail(fname, where, "an entry without [device.tflops] needs gpu_cores and "
                     "gpu_ghz (or a microarch for a cpu)")
-    fp32 = raw["gpu_cores"] * 128 * 2 * raw["gpu_ghz"] * 1e9
+    fp32 = raw["gpu_cores"] * 128 * 2 * round(raw["gpu_ghz"] * 1e9)   # whole hertz: no float noise
     return {"fp32 vector": fp32, "fp16 vector": fp32}
 
 
@@ -230,7 +230,8 @@ def _gpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> Roof:
         level = "L2" if "l2_mib" not in raw else "L3"
         memory.append(Ceiling(value=raw["llc_gbps"] * 1e9, level=level, source=raw["source"]))
     if "overhead_us" in raw:
-        overhead, reason = raw["overhead_us"] * 1e-6, raw.get("overhead_reason", "nominal")
+        # / 1e6, not * 1e-6: 10 us is 1e-05 s, not 9.999999999999999e-06
+        overhead, reason = raw["overhead_us"] / 1e6, raw.get("overhead_reason", "nominal")
     else:
         overhead, reason = GPU_OVERHEAD_S, GPU_OVERHEAD_REASON
     return Roof(name=raw["name"], kind="nominal", compute=compute, memory=tuple(memory),

@@ -26,7 +26,8 @@ def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
             method=f"{where} x {lanes} lanes x {arch.fma_pipes} FMA pipes x 2 ({arch.name})"))
     for fast in arch.fast_paths if arch.nominal_known else ():
         compute.append(Ceiling(
-            value=cores * ghz * 1e9 * fast.flop_per_cycle, precision=fast.precision,
+            # the clock in whole hertz: no float noise (3.6864e12, not 3686399999999.9995)
+            value=cores * round(ghz * 1e9) * fast.flop_per_cycle, precision=fast.precision,
             unit=fast.unit, provenance="derived", source=arch.source,
             method=f"{where} x {fast.flop_per_cycle:g} FLOP/cycle ({fast.via}, {arch.name})"))
     memory = ()

@@ -62,4 +62,5 @@ def cpu_peak_flop_per_s(cores: int, ghz: float, simd_bits: int, element_bits: in
                         fma_pipes: int) -> float:
     """cores x clock x SIMD lanes x FMA pipes x 2 (one FMA is 2 FLOP)."""
     lanes = simd_bits // element_bits
-    return cores * ghz * 1e9 * lanes * fma_pipes * 2.0
+    # the clock as whole hertz first: 96 x 2.4 GHz x 16 is 3.6864e12, not 3686399999999.9995
+    return cores * round(ghz * 1e9) * lanes * fma_pipes * 2.0
