@@ -55,3 +55,17 @@ def test_plot_json_says_where_the_chart_went_on_stderr(tmp_path, monkeypatch, ca
     assert json.loads(out)
     assert "wrote roofline.png: 1 roof(s)" in err
     assert (tmp_path / "roofline.png").is_file()
+
+
+def test_other_verbs_documents_given_as_kernels_are_named(tmp_path, capsys):
+    """A `choose` ranking is named as one; a `scale` or `specs show` document carries a
+    roof and is pointed to --on (both were 'expected a list of kernels')."""
+    rank = tmp_path / "rank.json"
+    rank.write_text(json.dumps({"schema_version": 1, "devices": [{"rank": 1, "name": "T4"}]}))
+    assert main(["report", str(rank), "--on", "T4"]) == 2
+    assert "this is a hardware ranking (`rooflab choose` output)" in capsys.readouterr().err
+    assert main(["specs", "show", "T4", "--json"]) == 0
+    spec = tmp_path / "t4.json"
+    spec.write_text(capsys.readouterr().out)
+    assert main(["compare", str(spec), str(spec)]) == 2
+    assert f"pass it as the roof, e.g. `--on {spec}`" in capsys.readouterr().err

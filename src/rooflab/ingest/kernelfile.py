@@ -184,9 +184,15 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     if isinstance(data, dict) and "matches" in data and "kernels" not in data:
         raise ParseError("this is a comparison (`rooflab compare` output), not a list of "
                          "kernels; pass the kernel files it compared", path=path)
+    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("devices"),
+                                                                    list):
+        raise ParseError("this is a hardware ranking (`rooflab choose` output), not a list of "
+                         "kernels; pass the kernel files it ranked", path=path)
     items = data.get("kernels") if isinstance(data, dict) else data
+    # a profile, a roof, or a document that carries one (`specs show --json`, `scale --json`)
     if isinstance(data, dict) and items is None and (
-            {"measured", "nominal"} & set(data) or {"compute", "memory"} <= set(data)):
+            {"measured", "nominal"} & set(data) or {"compute", "memory"} <= set(data)
+            or isinstance(data.get("roof"), dict)):
         raise ParseError(f"this is a machine profile or roof, not a list of kernels: pass it "
                          f"as the roof, e.g. `--on {path}` (`rooflab plot --on {path} -o "
                          f"chart.png` draws it alone)", path=path)
