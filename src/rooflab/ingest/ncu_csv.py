@@ -25,7 +25,7 @@ from ..errors import ParseError
 from .aggregate import Launch
 from .ncu_details import TEXT_METRICS, read_details
 from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used, unit_scale
-from .ncu_values import CUT_SHORT, CommaError, cell_value, comma_message, ends_open
+from .ncu_values import CUT_SHORT, GROUPED, CommaError, cell_value, comma_message, ends_open
 from .skips import SkipLog
 
 # Moved with the page readers; still importable from here.
@@ -176,14 +176,6 @@ def _collector_paused():
         gc.enable()
 
 
-def _identity(row: list[str], col: dict[str, int]):
-    def cell(name: str) -> str:
-        i = col.get(name)
-        return row[i].strip() if i is not None and i < len(row) else ""
-
-    return cell
-
-
 class Body:
     """The lines after the header, read by csv.reader, with their 1-based line numbers.
 
@@ -243,31 +235,58 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
         used.append((i, name, scale))
     text_cols = [(col[n], n) for n in (DEVICE_NAME, CC_MAJOR, CC_MINOR) if n in col]
     need = max([i for i, _, _ in used] + [col["Kernel Name"]]) + 1
+    # the identity cells' columns (-1: absent, read as ''), looked up once, not per row
+    i_id, i_name, i_cc, i_device, i_block, i_grid = (
+        col.get(n, -1) for n in ("ID", "Kernel Name", "CC", "Device", "Block Size",
+                                 "Grid Size"))
+    ccs: dict[str, tuple[int, int] | None] = {}   # compute_capability of each CC text met
+    grouped = GROUPED.fullmatch   # ncu_values.ncu_float's rule, inlined below
     out: list[Launch] = []
+    # once per launch (100,000 rows x 12 metrics in benchmarks/ncu_parse.py): the least
+    # work per cell, as in ncu_details.read_details
     for line, row in rows:
-        if len(row) < need:
-            log.add(line, f"row has {len(row)} of {len(header)} columns (file cut short?)")
+        n = len(row)
+        if n < need:
+            log.add(line, f"row has {n} of {len(header)} columns (file cut short?)")
             continue
         metrics: dict[str, float] = {}
         bad = ""
         for i, name, scale in used:
+            v = row[i]
+            try:   # ncu_values.cell_value inlined: float(), thousands separators in groups
+                # of three; the rest ('n/a', a locale's comma) to cell_value, which says what
+                if "," not in v:
+                    metrics[name] = float(v) * scale
+                elif grouped(v):
+                    metrics[name] = float(v.replace(",", "")) * scale
+                else:
+                    raise CommaError(v)
+                continue
+            except (ValueError, CommaError):
+                pass
             try:
-                metrics[name] = cell_value(row[i], scale)
+                metrics[name] = cell_value(v, scale)
             except CommaError:
-                raise ParseError(comma_message(row[i], f"'{name}'"), path=path,
+                raise ParseError(comma_message(v, f"'{name}'"), path=path,
                                  line=line) from None
             except ValueError:
-                bad = f"column '{name}': value '{row[i]}' is not a number"
+                bad = f"column '{name}': value '{v}' is not a number"
                 break
         if bad:
             log.add(line, bad + "; row skipped")
             continue
-        cell = _identity(row, col)
-        texts = {n: row[i].strip() for i, n in text_cols if i < len(row)}
-        cc = compute_capability(cell("CC"))
+        texts = {n_: row[i].strip() for i, n_ in text_cols if i < n} if text_cols else {}
+        cc_text = row[i_cc].strip() if -1 < i_cc < n else ""
+        cc = ccs.get(cc_text, False)
+        if cc is False:
+            cc = ccs[cc_text] = compute_capability(cc_text)
         if cc is None and CC_MAJOR in texts:
             cc = compute_capability(f"{texts.get(CC_MAJOR)}.{texts.get(CC_MINOR, '0')}")
-        out.append(Launch(path=path, line=line, id=cell("ID"), name=cell("Kernel Name"),
-                          metrics=metrics, device=texts.get(DEVICE_NAME) or cell("Device"),
-                          cc=cc, block=cell("Block Size"), grid=cell("Grid Size")))
+        out.append(Launch(path=path, line=line, id=row[i_id].strip() if -1 < i_id < n else "",
+                          name=row[i_name].strip() if -1 < i_name < n else "",
+                          metrics=metrics,
+                          device=texts.get(DEVICE_NAME) or (
+                              row[i_device].strip() if -1 < i_device < n else ""),
+                          cc=cc, block=row[i_block].strip() if -1 < i_block < n else "",
+                          grid=row[i_grid].strip() if -1 < i_grid < n else ""))
     return out

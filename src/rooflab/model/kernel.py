@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import InputError
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
 
 
 def sum_counts(counts: Iterable[Mapping[str, float]]) -> dict[str, float]:
@@ -50,15 +46,34 @@ def _canon(what: str):
 
 
 _CANON: dict = {}
+# {what: {name as given: canonical name}}: the canonisers' answers for the str names met so
+# far ('fp16' -> fp16, 'dram' -> DRAM), so a Kernel pays one dict lookup per key (the
+# canonisers are pure; at most _NAMES_MAX names each are kept, the rest asked every time).
+_NAMES: dict[str, dict[str, str]] = {"flop": {}, "bytes": {}}
+_NAMES_MAX = 4096
+_INF = math.inf
 
 
-def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
+def _name(key: Any, what: str) -> str:
+    """_canon(what)(key), through _NAMES (the path of a name not met before)."""
+    canonical = _canon(what)(key)
+    names = _NAMES[what]
+    if type(key) is str and len(names) < _NAMES_MAX:
+        names[key] = canonical
+    return canonical
+
+
+def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
     """flop / bytes given in Python, read the way a kernel file reads them
     (schema.kernel_from_dict): a bare number is fp32 FLOP / DRAM bytes; names are made
     canonical ('float16' -> fp16, 'dram' -> DRAM, equal names added), so a Kernel built in
-    a notebook is judged against the same ceiling as the same kernel loaded from JSON."""
+    a notebook is judged against the same ceiling as the same kernel loaded from JSON.
+
+    Returns a new dict (the Kernel keeps it, read-only, without copying it again) and
+    whether every count in it is known to be >= 0 and finite; if not, _check_range says
+    which is not, later (after the other fields' own errors, in Kernel's order)."""
     if values is None:
-        return {}
+        return {}, True
     if type(values) is not dict and not isinstance(values, Mapping):
         if isinstance(values, (str, bool)) or not hasattr(values, "__float__"):
             example = "{'fp16': 1.37e11}" if what == "flop" else "{'DRAM': 1.0e8}"
@@ -66,17 +81,33 @@ def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
                              f"a number ({'fp32 FLOP' if what == 'flop' else 'DRAM bytes'});"
                              f" got {values!r}")
         values = {"fp32" if what == "flop" else "DRAM": values}
-    canon = _canon(what)
+    names = _NAMES[what]
     if type(values) is MappingProxyType and all(
-            type(v) is float and canon(k) == k for k, v in values.items()):
-        return values   # another Kernel's counts (with_(), replace()): already checked
+            type(v) is float
+            and ((names.get(k) if type(k) is str else None) or _name(k, what)) == k
+            for k, v in values.items()):
+        return dict(values), False   # another Kernel's counts (with_(), replace())
     out: dict[str, float] = {}
+    ok = True
     for key, value in values.items():
         if value is None:
             raise InputError(f"kernel '{name}': {what}[{key}] must be >= 0 and finite; got None")
-        key = canon(key)
-        out[key] = out.get(key, 0.0) + _plain_number(value, name, what, key)
-    return out
+        # a str key met before: one lookup (a str subclass or any other key: the canoniser)
+        key = (names.get(key) if type(key) is str else None) or _name(key, what)
+        x = out[key] = out.get(key, 0.0) + (value if type(value) is float
+                                            else _plain_number(value, name, what, key))
+        if not 0 <= x < _INF:   # each key's last sum is checked: ok holds for the end
+            ok = False
+    return out, ok
+
+
+def _check_range(values: Mapping[str, float], what: str, name: str) -> None:
+    """Every count >= 0 and finite (inf passes `>= 0` but breaks every ratio downstream:
+    AI, % of roof)."""
+    for key, v in values.items():
+        if v is None or not 0 <= v < _INF:
+            raise InputError(f"kernel '{name}': {what}[{key}] must be >= 0 and "
+                             f"finite; got {v!r}")
 
 
 # Where a number came from when whoever built the Kernel did not say (a Kernel in Python,
@@ -85,15 +116,22 @@ def _keyed(values: Any, what: str, name: str) -> dict[str, float]:
 DEFAULT_PROVENANCE = {"flop": "given", "bytes": "given", "seconds": "measured"}
 
 
-def _provenance(k: Kernel) -> dict[str, str]:
-    """The caller's provenance, plus the default for each number present without one."""
-    given = dict(k.provenance or {})
-    present = {"flop": bool(k.flop), "bytes": bool(k.bytes), "seconds": k.seconds is not None}
-    return {**given, **{key: word for key, word in DEFAULT_PROVENANCE.items()
-                        if present[key] and key not in given}}
+def _provenance_of(provenance: Any, flop: Mapping, bytes_: Mapping,
+                   seconds: float | None) -> dict[str, str]:
+    """The caller's provenance, plus the default for each number present without one: a
+    new dict, the given words first, then the missing defaults in DEFAULT_PROVENANCE's
+    order."""
+    given = dict(provenance) if provenance else {}
+    if flop and "flop" not in given:
+        given["flop"] = DEFAULT_PROVENANCE["flop"]
+    if bytes_ and "bytes" not in given:
+        given["bytes"] = DEFAULT_PROVENANCE["bytes"]
+    if seconds is not None and "seconds" not in given:
+        given["seconds"] = DEFAULT_PROVENANCE["seconds"]
+    return given
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)   # __init__ below
 class Kernel:
     """One kernel (or op, or step).
 
@@ -121,33 +159,27 @@ class Kernel:
     samples: tuple[float, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "flop", _frozen(_keyed(self.flop, "flop", self.name)))
-        object.__setattr__(self, "bytes", _frozen(_keyed(self.bytes, "bytes", self.name)))
-        if self.unit is not None and self.unit not in ("tensor", "vector"):
-            # 'Tensor' -> tensor, as a kernel file reads it
-            object.__setattr__(self, "unit", _canon("unit")(self.unit))
-        object.__setattr__(self, "meta", _frozen(self.meta))
-        object.__setattr__(self, "samples", tuple(self.samples))
-        for what, values in (("flop", self.flop), ("bytes", self.bytes)):
-            for key, v in values.items():
-                # inf passes `>= 0` but breaks every ratio downstream (AI, % of roof).
-                if v is None or not 0 <= v < math.inf:
-                    raise InputError(f"kernel '{self.name}': {what}[{key}] must be >= 0 and "
-                                     f"finite; got {v!r}")
-        if self.seconds is not None:
-            object.__setattr__(self, "seconds", _plain_number(self.seconds, self.name, "seconds"))
-        if self.seconds is not None and not 0 < self.seconds < math.inf:
-            raise InputError(f"kernel '{self.name}': seconds must be > 0; got {self.seconds!r}")
-        calls = _plain_number(self.calls, self.name, "calls")
-        if not math.isfinite(calls) or calls != int(calls):
-            # as a kernel file: a fractional launch count would skew the time per call
-            raise InputError(f"kernel '{self.name}': calls must be a whole number of "
-                             f"launches; got {self.calls!r}")
-        object.__setattr__(self, "calls", int(calls))
-        if self.calls < 1:
-            raise InputError(f"kernel '{self.name}': calls must be >= 1; got {self.calls!r}")
-        object.__setattr__(self, "provenance", _frozen(_provenance(self)))
+    def __init__(self, name: str, flop: Mapping[str, float] | float | None = None,
+                 bytes: Mapping[str, float] | float | None = None,
+                 seconds: float | None = None, calls: int = 1,
+                 provenance: Mapping[str, str] | None = None, unit: str | None = None,
+                 samples: Iterable[float] = (), meta: Mapping[str, Any] | None = None) -> None:
+        # Written out, not generated: dataclass's frozen __init__ sets every field through
+        # object.__setattr__ and a __post_init__ then sets most of them again; this fills
+        # the instance's __dict__ once (Kernels are built by the thousand). The parameters
+        # are the fields, in order (tests/test_kernel_speed_paths.py holds them to that); a
+        # missing flop/bytes/provenance/meta is an empty one, as the fields' defaults say.
+        d = self.__dict__
+        d["name"] = name
+        d["flop"] = flop
+        d["bytes"] = bytes
+        d["seconds"] = seconds
+        d["calls"] = calls
+        d["provenance"] = provenance
+        d["unit"] = unit
+        d["samples"] = samples
+        d["meta"] = meta
+        _settle(d, None)
 
     def __hash__(self) -> int:
         return hash((self.name, tuple(self.flop.items()), tuple(self.bytes.items()),
@@ -169,7 +201,74 @@ class Kernel:
         return None if self.seconds is None else self.seconds / self.calls
 
     def with_(self, **changes: Any) -> Kernel:
-        """A copy with some fields changed (dataclasses.replace with dict-friendly fields)."""
-        from dataclasses import replace
+        """A copy with some fields changed (dataclasses.replace with dict-friendly fields).
 
-        return replace(self, **changes)
+        Only the changed fields are made canonical and checked again (and the provenance
+        when a number or it changed): the others are this Kernel's, already settled, and
+        the copy shares them (read-only). Same result, same errors, as replace()."""
+        if type(self) is not Kernel or not _FIELDS.issuperset(changes):
+            from dataclasses import replace
+
+            return replace(self, **changes)   # a subclass, or a field Kernel lacks: TypeError
+        new = object.__new__(Kernel)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d.update(changes)
+        _settle(d, changes)
+        return new
+
+
+_FIELDS = frozenset(f.name for f in fields(Kernel))
+_NUMBERS = ("flop", "bytes", "seconds", "provenance")   # what the provenance depends on
+_MAX_EXACT = 2 ** 53   # a count up to here is the same int after float()
+
+
+def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
+    """Make a Kernel's fields canonical and check them, in place in its __dict__ `d`: every
+    field (changed None, from __init__) or only those in `changed` (with_(): the
+    others are another Kernel's, already settled). Always in the same order, so the first
+    error is the same either way."""
+    every = changed is None
+    name = d["name"]
+    flop_ok = bytes_ok = True
+    if every or "flop" in changed:
+        flop, flop_ok = _keyed(d["flop"], "flop", name)
+        d["flop"] = MappingProxyType(flop)
+    if every or "bytes" in changed:
+        bytes_, bytes_ok = _keyed(d["bytes"], "bytes", name)
+        d["bytes"] = MappingProxyType(bytes_)
+    if every or "unit" in changed:
+        unit = d["unit"]
+        if unit is not None and unit not in ("tensor", "vector"):
+            # 'Tensor' -> tensor, as a kernel file reads it
+            d["unit"] = _canon("unit")(unit)
+    if every or "meta" in changed:
+        meta = d["meta"]
+        d["meta"] = MappingProxyType(dict(meta)) if meta else _EMPTY
+    if every or "samples" in changed:
+        d["samples"] = tuple(d["samples"])
+    if not flop_ok:
+        _check_range(flop, "flop", name)
+    if not bytes_ok:
+        _check_range(bytes_, "bytes", name)
+    if every or "seconds" in changed:
+        seconds = d["seconds"]
+        if seconds is not None:
+            if type(seconds) is not float:
+                seconds = d["seconds"] = _plain_number(seconds, name, "seconds")
+            if not 0 < seconds < _INF:
+                raise InputError(f"kernel '{name}': seconds must be > 0; got {seconds!r}")
+    if every or "calls" in changed:
+        given = d["calls"]
+        if not (type(given) is int and 1 <= given <= _MAX_EXACT):   # else: already right
+            calls = _plain_number(given, name, "calls")
+            if not math.isfinite(calls) or calls != int(calls):
+                # as a kernel file: a fractional launch count would skew the time per call
+                raise InputError(f"kernel '{name}': calls must be a whole number of "
+                                 f"launches; got {given!r}")
+            calls = d["calls"] = int(calls)
+            if calls < 1:
+                raise InputError(f"kernel '{name}': calls must be >= 1; got {calls!r}")
+    if every or not changed.keys().isdisjoint(_NUMBERS):
+        d["provenance"] = MappingProxyType(_provenance_of(d["provenance"], d["flop"],
+                                                          d["bytes"], d["seconds"]))
