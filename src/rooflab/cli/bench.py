@@ -10,10 +10,9 @@ import typer
 
 from ..errors import InputError, MissingDependency
 from ..model.ceiling import Roof
-from .common import progress_bar
+from .common import progress_bar, wide_console
 
 OUTPUT_SUFFIXES = (".png", ".svg", ".json", ".csv")
-TABLE_WIDTH = 150
 
 
 def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | None]:
@@ -313,18 +312,6 @@ def compact_table(analysis, title: str | None = None):
     for i in range(full.row_count):
         table.add_row(*(list(c.cells)[i] for c in cols))
     return table
-
-
-def wide_console():
-    """The stdout console; piped or captured output (no terminal width) gets 150 columns
-    so the tables keep one line per row."""
-    from rich.console import Console
-
-    from .common import console
-
-    out = console()
-    return out if out.is_terminal else Console(highlight=False, soft_wrap=False,
-                                               width=TABLE_WIDTH)
 
 
 def print_results(analysis, output: str | None, title: str | None = None) -> None:

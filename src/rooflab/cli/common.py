@@ -21,7 +21,7 @@ EXIT_INTERRUPTED = 130   # Ctrl-C / SIGINT; nothing was written
 
 # A table printed into a pipe or a CI log has no terminal width to fit; rich would wrap it
 # at 80 columns, splitting kernel names over lines. Logs get this width instead.
-PIPE_WIDTH = 150
+PIPE_WIDTH = 160
 
 
 def emit_json(obj: Any) -> None:

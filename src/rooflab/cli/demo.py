@@ -108,7 +108,8 @@ def register(app) -> None:
 
 
 def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None:
-    from .bench import print_results, wide_console
+    from .bench import print_results
+    from .common import wide_console
 
     out = wide_console()
     try:

@@ -7,6 +7,7 @@ for an uncaught exception is 1, which a CI gate would read as a regression: henc
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -40,10 +41,26 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except SystemExit as exc:
+        if exc.code == 1 and _pipe_closed():
+            return 0
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # click usage errors land here in non-standalone mode
         return _click_error(exc)
     return 0
+
+
+def _pipe_closed() -> bool:
+    """Whether a SystemExit is how a closed stdout (`rooflab specs list | head -1`) was
+    answered: rich exits 1 -- our regression code -- after pointing fd 1 at os.devnull,
+    click after swapping sys.stdout for its PacifyFlushWrapper. The reader leaving is not
+    an error of ours (as BrokenPipeError above)."""
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        return True
+    try:
+        out, null = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (out.st_dev, out.st_ino) == (null.st_dev, null.st_ino)
 
 
 def _click_error(exc: Exception) -> int:

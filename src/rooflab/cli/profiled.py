@@ -22,7 +22,14 @@ from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
 from ..units import LEVELS, fmt_ai, fmt_seconds, si
-from .common import console, emit_json, refuse_directory, refuse_input_as_output, save_text, warn
+from .common import (
+    emit_json,
+    refuse_directory,
+    refuse_input_as_output,
+    save_text,
+    warn,
+    wide_console,
+)
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
@@ -219,9 +226,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     else:
         from rich.markup import escape
 
-        out = console()
-        if not out.is_terminal:
-            out.width = 160   # a pipe or file: do not squeeze the table into 80 columns
+        out = wide_console()   # a pipe or log: one line per row; COLUMNS still wins
         out.print(escape(choice.source))
         shown = len({r["kernel"] for r in rows})
         n = len(analysis.kernels)
