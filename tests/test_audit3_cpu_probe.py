@@ -130,5 +130,6 @@ def test_help_paragraphs_are_not_broken_into_one_word_lines(verb, capsys):
     assert main([verb, "--help"]) == 0
     text = capsys.readouterr().out
     description = text[:text.index("╭─")]          # up to the options box
-    lone = [ln.strip() for ln in description.splitlines() if len(ln.split()) == 1]
+    lone = [ln.strip() for ln in description.splitlines()
+            if len(ln.split()) == 1 and ln.strip() != "Examples:"]
     assert lone == [], f"one-word lines in `rooflab {verb} --help`: {lone}"

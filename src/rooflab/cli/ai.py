@@ -21,7 +21,8 @@ otherwise (attention --naive, embedding).
   rooflab ai matmul 4096 4096 4096 --dtype fp16
   rooflab ai matmul 4096 4096 4096 --dtype fp16 --on h200 --json
   rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
-  rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 --kv-len 500 --head-dim 64
+  rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
+      --kv-len 500 --head-dim 64
 """
 
 DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ...")
@@ -229,7 +230,8 @@ def register(app) -> None:
                   json_out: bool = JSON) -> None:
         """Attention (flash by default; --naive writes scores to memory).
 
-        rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 --kv-len 500 --head-dim 64
+        rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
+      --kv-len 500 --head-dim 64
         """
         _emit(_ops().attention(_n(batch, "batch"), _n(heads, "heads"), _n(q_len, "q_len"),
                                _n(kv_len, "kv_len"), _n(head_dim, "head_dim"),

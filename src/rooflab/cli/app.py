@@ -31,7 +31,77 @@ def build_app() -> typer.Typer:
     for info in app.registered_commands:
         doc = info.help or (info.callback.__doc__ if info.callback else "") or ""
         info.short_help = info.short_help or _first_sentence(doc)
+        info.help = reflow(doc)
+    for group in app.registered_groups:   # `rooflab ai`: its own typer app
+        group.typer_instance.info.help = reflow(group.typer_instance.info.help or "")
+        for info in group.typer_instance.registered_commands:
+            info.help = reflow(info.help or (info.callback.__doc__ if info.callback else "")
+                               or "")
     return app
+
+
+def reflow(text: str) -> str:
+    """Help text with its prose lines joined into paragraphs, so rich wraps them to the
+    terminal (the source's line breaks, made for ~92 columns, left 'and a / note' ragged
+    lines at 80). Indented lines (examples) and list items keep their own lines; example
+    blocks get one 'Examples:' line above them."""
+    import inspect
+
+    paragraphs: list[list[str]] = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        for lines in _runs(_joined(para.splitlines())):
+            if paragraphs and _examples_only(lines) and _examples_only(paragraphs[-1]):
+                paragraphs[-1] += lines        # examples split by blank lines: one block
+            else:
+                paragraphs.append(lines)
+    if len(paragraphs) > 1 and _examples_only(paragraphs[1]):
+        paragraphs[:1] = _split_summary(paragraphs[0])
+    for i, lines in enumerate(paragraphs):
+        if i and _examples_only(lines) and not paragraphs[i - 1][-1].endswith(":"):
+            # Also what keeps their indent: typer dedents the text under the summary,
+            # which stripped it when only indented lines were left under the first one.
+            lines.insert(0, "Examples:")
+    return "\n\n".join("\n".join(lines) for lines in paragraphs)
+
+
+def _joined(source: list[str]) -> list[str]:
+    lines: list[str] = []
+    for line in source:
+        if (not lines or line[:1].isspace() or line.lstrip()[:2] in ("- ", "* ")
+                or lines[-1][:1].isspace()):
+            lines.append(line.rstrip())
+        else:
+            lines[-1] += " " + line.strip()
+    return lines
+
+
+def _runs(lines: list[str]) -> list[list[str]]:
+    """A paragraph cut where it turns from prose to examples or back (a summary line with
+    an example under it: typer would join the two into one line)."""
+    runs: list[list[str]] = []
+    for line in lines:
+        kind = _examples_only([line]) or bool(runs and _examples_only(runs[-1])
+                                               and runs[-1][-1].endswith("\\"))
+        if runs and _examples_only(runs[-1]) == kind:
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    return runs
+
+
+def _split_summary(lines: list[str]) -> list[list[str]]:
+    """'First sentence. The rest' -> the summary line, then the rest as prose above the
+    examples (so the text under the summary starts with a line at column 0)."""
+    head, dot, rest = " ".join(lines).partition(". ")
+    return [[head + "."], [rest]] if dot and rest else [lines]
+
+
+def _examples_only(lines: list[str]) -> bool:
+    """Indented `rooflab ...` lines (and their shell continuation lines)."""
+    return bool(lines) and all(
+        line[:1].isspace() and (line.lstrip().startswith("rooflab")
+                                or (i > 0 and lines[i - 1].endswith("\\")))
+        for i, line in enumerate(lines))
 
 
 def _first_sentence(text: str) -> str:

@@ -17,8 +17,8 @@ an `rooflab llm --json` model larger than its memory) ranks after the others, ma
 
   rooflab choose decode.json --among H100,H200,MI300X
   rooflab choose kernels.json --kind gpu --json
-  rooflab choose kernels.json --kind gpu -o ranking.csv    (every device; .json as --json)
-  rooflab choose kernels.json --among profile.json,h100     (a profile file counts too)
+  rooflab choose kernels.json --kind gpu -o ranking.csv    (every device)
+  rooflab choose kernels.json --among me.json,h100    (a profile counts too)
 """
 
 

@@ -24,9 +24,9 @@ files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
-  rooflab compare output1.ncu-rep output5.csv --on output5.ncu-rep -o moves.png
-  rooflab compare before_trace.json after_trace.json      (torch.profiler traces)
-  rooflab compare run1/results.csv run2/results.csv      (rocprof counter CSVs)
+  rooflab compare output1.csv output5.csv --on output5.ncu-rep -o moves.png
+  rooflab compare before_trace.json after_trace.json    (torch traces)
+  rooflab compare run1/results.csv run2/results.csv    (rocprof CSVs)
 """
 
 

@@ -14,7 +14,7 @@ Reads `ncu --csv` output (the default "details" page or `--page raw`) and
   M=$M,${I}_dadd_pred_on.sum,${I}_dmul_pred_on.sum,${I}_dfma_pred_on.sum
   M=$M,${I}_fadd_pred_on.sum,${I}_fmul_pred_on.sum,${I}_ffma_pred_on.sum
   M=$M,${I}_hadd_pred_on.sum,${I}_hmul_pred_on.sum,${I}_hfma_pred_on.sum
-  M=$M,sm__ops_path_tensor_src_fp16_dst_fp32.sum      (tensor cores, newer GPUs)
+  M=$M,sm__ops_path_tensor_src_fp16_dst_fp32.sum   (tensor cores, sm_80+)
   ncu --metrics $M --csv ./app > out.csv
 
 FLOP: fp64 = dadd + dmul + 2 dfma, fp32 = fadd + fmul + 2 ffma, fp16 =

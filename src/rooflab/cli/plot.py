@@ -22,7 +22,7 @@ with a flat glyph right of it (docs/plot.md: reading the chart in grey).
 
   rooflab plot kernels.json --on t4 -o chart.png
   rooflab plot kernels.csv --on profile.json --on h100-sxm -o chart.svg
-  rooflab plot s1.json s2.json s3.json --on profile.json --trajectory -o steps.png
+  rooflab plot s1.json s2.json s3.json --on me.json --trajectory -o steps.png
   rooflab plot --on h200 --on mi300x -o two-roofs.png
   rooflab plot kernels.json --on a100 --precision fp16,fp32 -o chart.png
   rooflab plot output*.csv --on output5.ncu-rep --trajectory -o steps.png

@@ -21,7 +21,7 @@ or for profiler files the device they name, the peaks they recorded, or the best
 kernels reached.
 
   rooflab report kernels.json --on h100-sxm
-  rooflab report kernels.json --on profile.json -o report.html   (interactive, offline)
+  rooflab report kernels.json --on profile.json -o report.html  (interactive)
   rooflab report output*.csv --on gpu-peaks.json -o gpp.md --top 3
   rooflab report analysis.json --json
 """
