@@ -102,6 +102,10 @@ def draw(d: RooflineDisplay, ax):
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
     title = textwrap.fill(d.title, 95, break_long_words=False) if len(d.title) > 95 else d.title
     ax.set_title(title, fontsize=10 if len(d.title) > 70 else None)
+    # The tick labels ("100 GFLOP/s") set the left margin: format them before the layout
+    # settles, or the axes narrow afterwards and every slope label is drawn ~2 degrees off
+    # its line, into it.
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
         engine.execute(fig)
@@ -143,7 +147,6 @@ def draw(d: RooflineDisplay, ax):
                                 "shrinkA": 0, "shrinkB": 4,
                                 "relpos": leader_start(p.label_ha, p.label_va)}
                     if far else None)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     ax.grid(True, which="both", alpha=0.2)
     from matplotlib.legend_handler import HandlerTuple
 
@@ -208,9 +211,14 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     # Above the line (va bottom), or hanging below it (va top) where a near-equal slope
     # runs just above.
     x, y = line.label_xy or (line.xs[0] * 3.0, line.ys[0] * 3.0)
-    ax.text(x, y, " " + text, rotation=angle, rotation_mode="anchor", ha="left",
-            va=line.label_va if line.label_va in ("bottom", "top") else "bottom",
-            fontsize=7, color=line.color)
+    va = line.label_va if line.label_va in ("bottom", "top") else "bottom"
+    # 3 pt off the line, across it (as chart_layout._slope_boxes models it): the dashes
+    # run beside the text, not through its lower edge
+    side = 3.0 if va == "bottom" else -3.0
+    off = (-side * math.sin(math.radians(angle)), side * math.cos(math.radians(angle)))
+    ax.annotate(" " + text, (x, y), xytext=off, textcoords="offset points", rotation=angle,
+                rotation_mode="anchor", ha="left", va=va, fontsize=7, color=line.color,
+                zorder=3)
 
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
