@@ -28,3 +28,13 @@ def test_every_verb_names_a_folder_given_to_o(tmp_path, capsys):
     assert err.startswith(f"error: -o {tmp_path}: is a directory; give a file name such as "
                           f"{tmp_path / 'out.'}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_names_a_folder_given_to_o(tmp_path, capsys):
+    k = tmp_path / "k.json"
+    k.write_text(json.dumps([{"name": "t", "flop": {"fp64": 1e6}, "bytes": {"DRAM": 1e7}}]))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["report", str(k), "--on", "T4", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (f"error: -o {out}: is a directory; give a file name "
+                                       f"such as {out / 'report.html'}\n")

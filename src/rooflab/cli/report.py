@@ -120,7 +120,9 @@ REPORT_SUFFIXES = (".html", ".htm", ".md", ".markdown", ".json")
 def check_report_path(path: str) -> None:
     """Before any work: the suffix says the format, and the path can be written."""
     from ..files import check_writable
+    from .common import refuse_directory
 
+    refuse_directory("-o", path, "report.html")
     suffix = Path(path).suffix.lower()
     if suffix not in REPORT_SUFFIXES:
         raise InputError(f"report file '{path}' must end in .html, .md or .json; "
