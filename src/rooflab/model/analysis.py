@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .ceiling import Ceiling, Roof
+from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
 from .kernel import Kernel
 
 # A kernel is `latency`-bound when it reaches less than this fraction of its attainable
@@ -126,8 +126,11 @@ def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float 
 
 
 def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memory: Ceiling,
-                  total_seconds: float, note: str = "") -> Point:
-    """Place one kernel at one memory level on the roof."""
+                  total_seconds: float, note: str = "", compute_label: str | None = None
+                  ) -> Point:
+    """Place one kernel at one memory level on the roof. compute_label names the compute
+    ceiling where it binds (default compute.label; a mixed kernel's weighted ceiling says
+    "weighted fp16 tensor + fp32 vector")."""
     flop = kernel.total_flop
     nbytes = float(kernel.bytes[level])
     peak, bw = compute.value, memory.value
@@ -141,7 +144,7 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     frac = achieved / att if achieved is not None and att > 0 else None
     bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
                      overhead_floor_s=overhead_floor, fraction_of_roof=frac)
-    binding = memory.label if left_of_ridge(ai, ridge_ai) else compute.label
+    binding = memory.label if left_of_ridge(ai, ridge_ai) else (compute_label or compute.label)
     return Point(
         kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
         flop=flop, bytes=nbytes, seconds=seconds, calls=kernel.calls, ai=ai,
@@ -175,7 +178,10 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     points: list[Point] = []
     notes: list[str] = []
     for k in kernels:
-        compute, note = roof.compute_for(k.precision, k.unit)
+        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+        # the point's note: the stand-in notes only (model/sanity.py reads a note as a
+        # precision fallback); a mix shows in the binding and in the analysis notes
+        compute, note = held.ceiling, held.note
         if not k.bytes:
             # no intensity without bytes: say so rather than drop the kernel in silence
             notes.append(f"{k.name}: no bytes at any memory level, so no AI and no point; "
@@ -190,14 +196,27 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
                 continue
             if k.bytes[level] <= 0 and k.total_flop <= 0:
                 continue
-            points.append(analyze_point(roof, k, level, compute, memory, total, note))
+            points.append(analyze_point(roof, k, level, compute, memory, total, note,
+                                        held.label))
         if k.bytes and k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values()):
             notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
                          f"counts (flop=..., bytes=...)")
-        if note:
-            notes.append(f"{k.name}: {note}")
+        notes += [f"{k.name}: {n}" for n in held.notes]
+        if held.weighted:
+            notes.append(f"{k.name}: {weighted_words(held)}")
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
                     notes=tuple(dict.fromkeys(notes)))
+
+
+def weighted_words(held: KernelCeiling) -> str:
+    """'held to a weighted 124.8 TFLOP/s: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector
+    (19.5 TFLOP/s)': the mix a kernel's peak is weighted by (four digits: the weighted
+    value is no catalog figure, and 125 would hide that it is computed)."""
+    from ..units import si
+
+    c = held.ceiling
+    return (f"held to a weighted {si(c.value, 'FLOP/s', 4)}: "
+            f"{c.method.removeprefix('weighted: ')}")
 
 
 def notes_by_text(notes: Iterable[str]) -> dict[str, list[str]]:

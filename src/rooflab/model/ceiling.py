@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -222,3 +223,93 @@ class Roof:
         if not self.compute:
             raise InputError(f"roof '{self.name}' has no compute ceilings")
         return max(self.compute, key=lambda c: c.value)
+
+
+@dataclass(frozen=True)
+class KernelCeiling:
+    """The compute ceiling one kernel is held to, with its words.
+
+    ceiling: Roof.compute_for's ceiling for a kernel of one precision; for a kernel whose
+      FLOP are split across precisions, a derived ceiling (the dominant precision's name and
+      unit, the weighted value, method "weighted: ...").
+    label: what binds on the compute side ("fp16 tensor", or "weighted fp16 tensor + fp32
+      vector" for a mix).
+    notes: Roof.compute_for's stand-in notes, one per precision that needed one.
+    """
+
+    ceiling: Ceiling
+    label: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def weighted(self) -> bool:
+        return self.ceiling.method.startswith("weighted: ")
+
+    @property
+    def note(self) -> str:
+        return "; ".join(self.notes)
+
+
+def _unit_of_part(precision: str, dominant: str, unit: str | None) -> str | None:
+    """The unit a precision of a mixed kernel is assumed to run on. A kernel records one
+    unit, its dominant work's: in a tensor kernel the other precisions are the epilogue,
+    the scaling, the reductions (seed 000 §3.2's "普通 CUDA Core" part), so vector work;
+    a vector kernel is vector throughout; with no unit, each precision gets its fastest."""
+    if unit == "tensor" and precision != dominant:
+        return "vector"
+    return unit
+
+
+def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
+                   dominant: str) -> KernelCeiling:
+    """The compute ceiling of a kernel with FLOP by precision `flop` (Kernel.flop), unit
+    `unit` and dominant precision `dominant` (Kernel.precision).
+
+    One precision with FLOP (or none): Roof.compute_for(dominant, unit), unchanged.
+    Several: each precision's ceiling from Roof.compute_for (stand-in notes kept), combined
+    time-weighted (seed 000 §3.2): P = sum FLOP / sum(FLOP_p / P_p), the rate at which the
+    whole kernel's FLOP finish if each part runs at its own peak, one after the other (the
+    harmonic mean weighted by FLOP; a FLOP-weighted arithmetic mean would let the fast part
+    hide the slow one). No share threshold: a 0.1 % fp32 part costs exactly its time, so the
+    value is exact; only precisions with 0 FLOP are left out."""
+    parts = [(p, v) for p, v in flop.items() if v > 0]
+    if len(parts) < 2:
+        found, note = roof.compute_for(dominant, unit)
+        return KernelCeiling(found, found.label, (note,) if note else ())
+    parts.sort(key=lambda pv: (pv[0] != dominant, -pv[1]))   # dominant first, then by FLOP
+    held = [(p, v, *roof.compute_for(p, _unit_of_part(p, dominant, unit))) for p, v in parts]
+    if len({c for _, _, c, _ in held}) == 1:
+        # every part on one ceiling: the weighted value is that ceiling's, so the kernel
+        # reads as before (a roof of one ceiling: the best-achieved envelope an ncu import
+        # builds when no roof is given, where an fp64 + fp32 kernel set the fp64 ceiling)
+        found, note = held[0][2], held[0][3]
+        return KernelCeiling(found, found.label, (note,) if note else ())
+    total = sum(v for _, v, _, _ in held)
+    seconds_at_peak = sum(v / c.value for _, v, c, _ in held)
+    first = held[0][2]
+    value = total / seconds_at_peak
+    ceiling = Ceiling(value=value, precision=first.precision, unit=first.unit,
+                      provenance="derived", source=f"roof '{roof.name}'",
+                      method=_weighted_method(held, total))
+    label = "weighted " + " + ".join(dict.fromkeys(c.label for _, _, c, _ in held))
+    notes = tuple(dict.fromkeys(n for _, _, _, n in held if n))
+    return KernelCeiling(ceiling, label, notes)
+
+
+def _weighted_method(held, total: float) -> str:
+    """'weighted: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector (19.5 TFLOP/s)': each
+    precision's share of the FLOP and the ceiling it is held to."""
+    from ..units import si
+
+    return "weighted: " + " + ".join(
+        f"{_share(v / total)} {c.label if c.precision == p else p + ' on ' + c.label} "
+        f"({si(c.value, 'FLOP/s')})" for p, v, c, _ in held)
+
+
+def _share(fraction: float) -> str:
+    """A FLOP share as a percentage that reads neither 0 % for a part that is there nor
+    100 % beside one (99.9 % + 0.1 %)."""
+    pct = 100.0 * fraction
+    if pct < 1:
+        return f"{pct:.2g} %"
+    return f"{pct:.0f} %" if pct < 99.5 else f"{pct:.4g} %"

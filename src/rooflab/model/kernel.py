@@ -191,7 +191,8 @@ class Kernel:
 
     @property
     def precision(self) -> str:
-        """The precision carrying most of the FLOP (fp32 when there is none)."""
+        """The precision carrying most of the FLOP (fp32 when there is none): the kernel's
+        label. Its compute roof weighs every precision's share (ceiling.kernel_ceiling)."""
         if not self.flop:
             return "fp32"
         return max(self.flop.items(), key=lambda kv: kv[1])[0]
