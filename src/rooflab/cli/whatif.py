@@ -6,9 +6,10 @@ import typer
 
 from ..errors import InputError
 
-HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch or the
-hardware changed? Each change builds new kernels under a stated assumption and predicts their time
-on the roof, keeping each kernel's current efficiency (the fraction of its roof it reaches).
+HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch, the
+bytes a kernel moves or the hardware changed? Each change builds new kernels under a stated
+assumption and predicts their time on the roof, keeping each kernel's current efficiency (the
+fraction of its roof it reaches).
 -o chart.png draws the moved points with arrows from where they were.
 
   rooflab whatif kernels.json --on t4 --precision fp16
@@ -16,10 +17,11 @@ on the roof, keeping each kernel's current efficiency (the fraction of its roof 
   rooflab whatif decode.json --on a100 --sparsity 2:4
   rooflab whatif kernels.json --on h100 --fuse add,relu,mul
   rooflab whatif decode.json --on h100 --batch 32
+  rooflab whatif kernels.json --on a100 --bytes-scale 0.25 --only conv2d
   rooflab whatif kernels.json --on a100 --hardware h200
 
-Give one change at a time; --only NAME,NAME limits precision/quantize/sparsity/batch to
-some kernels.
+Give one change at a time; --only NAME,NAME limits it to some kernels (not --fuse/--hardware).
+--bytes-scale 0.25: a quarter of the bytes at every memory level (AI x 4), FLOP unchanged.
 """
 
 
@@ -33,15 +35,15 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
-               hardware=None, only=None, sparsity=None):
+               hardware=None, only=None, sparsity=None, bytes_scale=None):
     """Dispatch to the one model/whatif function the options name."""
     from ..model import whatif as w
 
-    given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity)
+    given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity, bytes_scale)
              if x is not None]
     if len(given) != 1:
         raise InputError("give exactly one change: --precision, --quantize, --sparsity, "
-                         "--fuse, --batch or --hardware")
+                         "--fuse, --batch, --bytes-scale or --hardware")
     if precision is not None:
         return w.change_precision(roof, kernels, precision, names=_names(only))
     if quantize is not None:
@@ -55,6 +57,8 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         return w.fuse(roof, kernels, _names(fuse))
     if batch is not None:
         return w.change_batch(roof, kernels, batch, names=_names(only))
+    if bytes_scale is not None:
+        return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only))
     from ..hardware.resolve import load_roof
 
     return w.move_hardware(roof, kernels, load_roof(hardware))
@@ -74,6 +78,9 @@ def register(app) -> None:
                                                               "sparsity on tensor cores)"),
         fuse: str = typer.Option(None, "--fuse", help="fuse these kernels: a,b,c"),
         batch: int = typer.Option(None, "--batch", help="change the batch to N"),
+        bytes_scale: float = typer.Option(None, "--bytes-scale",
+                                          help="bytes x F at every level, FLOP unchanged "
+                                               "(0.25: AI x 4 by more reuse)"),
         hardware: str = typer.Option(None, "--hardware", help="move to other hardware "
                                                               "(name or profile)"),
         only: str = typer.Option(None, "--only", help="apply to these kernels only: a,b"),
@@ -81,21 +88,21 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print the what-if as JSON"),
     ) -> None:
         from ..model.whatif import describe
-        from .common import check_output, console, emit_json, err_console
+        from .common import check_output, emit_json, err_console, wide_console
         from .report import load_inputs
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on])
         inputs = load_inputs(files, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
-                            only=only, sparsity=sparsity)
+                            only=only, sparsity=sparsity, bytes_scale=bytes_scale)
         data = describe(result)
         if output:
             _write(output, result, data)
         if json_out:
             emit_json(data)
             return
-        console().print(_table(result))
+        wide_console().print(_table(result))   # a pipe or log: names whole, one line each
         if output:
             err_console().print(f"wrote {output}")
 

@@ -19,7 +19,7 @@ from .analysis import Point
 from .ceiling import Roof
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .sanity import is_streaming, op_kind
+from .sanity import is_streaming, kernel_kind
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
 TARGET_EFFICIENCY = 0.8
@@ -344,7 +344,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     levers apply (tensor cores and L2 persistence on a GPU, cache blocking on a CPU).
     """
     e = efficiency_of(p)
-    kind = op_kind(kernel)
+    kind, guessed = kernel_kind(kernel)
     machine = machine if machine is not None else machine_of(roof)
     # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
     l2_bytes = l2_bytes or machine.caches.get("L2")
@@ -359,4 +359,10 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         tile = words(machine, "tile")[0]
         items = [a for a in items if a.action != tile]
     items = [a for a in items if a.speedup > 1.0 + 1e-9]
+    if guessed:
+        # The kind decides which levers apply (no tiling for an elementwise op, batching for
+        # a GEMV): say where it came from, so a wrong guess is seen and can be overridden.
+        why = (f"; op kind '{kind}' read off the name '{kernel.name}' (give meta.op, a CSV "
+               f"'op' column or a JSON 'op' field to set it)")
+        items = [replace(a, assumption=a.assumption + why) for a in items]
     return tuple(sorted(items, key=lambda a: -a.speedup))

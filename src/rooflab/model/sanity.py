@@ -6,6 +6,7 @@ likely causes, and how to check. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -58,6 +59,77 @@ def op_kind(kernel: Kernel) -> str:
         if isinstance(value, str) and value:
             return value.lower()
     return ""
+
+
+# Reading an op kind off a kernel's name, for files without one (seed 000 §6.2's table names
+# its kernels elementwise_add, softmax; ncu and rocprof give only names). Matrix words are
+# tried first, so 'gemm_bias_relu', 'addmm', llama.cpp's 'mul_mat_q' or
+# 'triton_tem_fused_mm' stay matrix ops whatever epilogue they carry. Names are cut into
+# lower-case words at non-letters and at camelCase humps ('vectorAdd' -> vector, add), so a
+# word must match whole: 'sigma_gpp_gpu_34' and 'sadd' match nothing.
+# Substrings of the lower-cased name, matrix (and GEMV) kinds, tried first:
+_NAME_MATRIX_SUBSTRINGS = (("mul_mat_vec", "gemv"), ("gemv", "gemv"), ("gemm", "gemm"),
+                           ("matmul", "matmul"), ("mul_mat", "matmul"), ("mat_mul", "matmul"),
+                           ("attention", "attention"), ("fmha", "attention"),
+                           ("flash_fwd", "attention"), ("flash_bwd", "attention"))
+_NAME_MATRIX_WORDS = {"mm": "mm", "bmm": "bmm", "addmm": "addmm", "baddbmm": "baddbmm",
+                      "linear": "linear", "attn": "attention", "cijk": "gemm",
+                      "conv": "conv", "convolution": "conv", "convolve": "conv",
+                      "fprop": "conv", "dgrad": "conv", "wgrad": "conv", "winograd": "conv"}
+# Then streaming kinds: substrings, then whole words (is_streaming's kinds, and these).
+_NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
+                              ("layernorm", "layernorm"), ("layer_norm", "layernorm"),
+                              ("rmsnorm", "rmsnorm"), ("rms_norm", "rmsnorm"),
+                              ("elementwise", "elementwise"))
+_NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "memcpy": "copy",
+               "memset": "fill", "decode": "decode"}
+# Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
+# per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
+_TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}
+# Collectives (NCCL's 'ncclKernel_AllReduce_...') move data between devices: no op kind.
+_NAME_NO_KIND = ("nccl", "rccl")
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """A kernel name's lower-case words: 'vectorAdd' -> (vector, add), 'relu_kernel' ->
+    (relu, kernel), 'cunn_SoftMaxForward' -> (cunn, soft, max, forward)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return tuple(w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w)
+
+
+def kind_from_name(name: str) -> str:
+    """The op kind a kernel's name says, '' when no rule above knows it: 'elementwise_add'
+    -> 'elementwise', 'vectorAdd' -> 'add', 'volta_sgemm_128x64_nn' -> 'gemm',
+    'gemv2T_kernel' -> 'gemv', 'triton_poi_fused_add_mul_0' -> 'elementwise'."""
+    low = name.lower().lstrip("_ ")
+    words = name_words(name)
+    if not words or low.startswith(_NAME_NO_KIND):
+        return ""
+    for sub, kind in _NAME_MATRIX_SUBSTRINGS:
+        if sub in low:
+            return kind
+    matrix = next((_NAME_MATRIX_WORDS[w] for w in words if w in _NAME_MATRIX_WORDS), "")
+    if matrix:
+        return matrix
+    if words[0] == "triton" and len(words) > 1 and words[1] in _TRITON_WORDS:
+        return _TRITON_WORDS[words[1]]
+    for sub, kind in _NAME_STREAMING_SUBSTRINGS:
+        if sub in low:
+            return kind
+    return next((_NAME_WORDS.get(w) or w for w in words
+                 if w in _NAME_WORDS or is_streaming(w)), "")
+
+
+def kernel_kind(kernel: Kernel) -> tuple[str, bool]:
+    """(op kind, read off the name?): meta's op when given (op_kind), else the kind the
+    kernel's name says (kind_from_name on meta full_name, which profilers keep unshortened,
+    else the name); ('', False) when neither says one."""
+    kind = op_kind(kernel)
+    if kind:
+        return kind, False
+    full = kernel.meta.get("full_name")
+    guessed = kind_from_name(full if isinstance(full, str) and full else kernel.name)
+    return guessed, bool(guessed)
 
 
 def is_streaming(kind: str) -> bool:

@@ -230,6 +230,7 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
         # int(2.5) would silently change the time per call
         raise InputError(f"{here}: field 'calls' must be a whole number of launches; "
                          f"got {calls:g}")
+    meta = _meta_with_op(d, here)
     samples = d.get("samples") or ()
     if not isinstance(samples, (list, tuple)):
         raise InputError(f"{here}: field 'samples' must be a list of seconds")
@@ -242,7 +243,7 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
             calls=int(calls), provenance=dict(d.get("provenance") or {}),
             unit=unit_name(d.get("unit")),
             samples=tuple(_number({"samples": s}, "samples", here, "seconds") for s in samples),
-            meta=dict(d.get("meta") or {}),
+            meta=meta,
         )
     except InputError as exc:
         # the Kernel's own checks name the kernel but not its place in the file
@@ -250,6 +251,22 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
         raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
     except (TypeError, ValueError) as exc:
         raise InputError(f"{here}: {exc}") from None
+
+
+def _meta_with_op(d: Mapping[str, Any], here: str) -> dict[str, Any]:
+    """The kernel's meta, with a top-level "op" (as a kernel CSV's `op` column gives it)
+    moved into meta.op, where the advice and the sanity checks read the op kind."""
+    meta = dict(d.get("meta") or {})
+    op = d.get("op")
+    if op is None:
+        return meta
+    if not isinstance(op, str) or not op.strip():
+        raise InputError(f"{here}: field 'op' must be the op's kind as text, e.g. "
+                         f"\"elementwise\" or \"matmul\"; got {op!r}")
+    if meta.get("op") not in (None, op.strip()):
+        raise InputError(f"{here}: 'op' {op.strip()!r} and meta 'op' {meta['op']!r} differ; "
+                         f"give one")
+    return {**meta, "op": op.strip()}
 
 
 def _summed(canon, values: Mapping[str, Any], where: str, unit: str) -> dict[str, float]:

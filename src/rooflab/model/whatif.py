@@ -1,5 +1,5 @@
-"""What-ifs: change precision, quantize weights, sparsify, fuse kernels, change batch, move
-hardware.
+"""What-ifs: change precision, quantize weights, sparsify, fuse kernels, change batch, scale
+one kernel's bytes (more reuse), move hardware.
 
 Each what-if builds new Kernels from old ones under one stated assumption; model/retime.py
 predicts their time on the (new) roof at the efficiency each kernel reaches now, and holds
@@ -154,6 +154,30 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                   "weights are read once for the whole batch (MoE experts: as many as the "
                   "batch's tokens touch); FLOP and activation (and KV) bytes grow with the "
                   "batch (seed 004: decode AI ~ batch)")
+
+
+def scale_bytes(roof: Roof, kernels: Sequence[Kernel], factor: float,
+                names: Iterable[str] | None = None) -> WhatIf:
+    """More (or less) data reuse: bytes x `factor` at every memory level the kernel lists,
+    FLOP unchanged, so AI / factor (seed 000 §5.3: better tiling took a conv from AI ~5 to
+    20+, factor 0.25, "nearly 3x" faster while still bandwidth-bound). Every level, as the
+    precision and weight what-ifs scale every level: the model cannot tell which level the
+    reuse happens in; a kernel file with DRAM bytes only (most) does not see the choice.
+    A 'weight_bytes' meta is scaled with the bytes, so the weight share stays."""
+    if not factor > 0:
+        raise InputError(f"bytes scale must be > 0 (0.25 = a quarter of the bytes, AI x 4); "
+                         f"got {factor:g}")
+
+    def change(k: Kernel) -> Kernel:
+        wb = k.meta.get("weight_bytes")
+        meta = ({**k.meta, "weight_bytes": wb * factor}
+                if isinstance(wb, (int, float)) and not isinstance(wb, bool) else k.meta)
+        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
+
+    return _apply(roof, kernels, change, names, f"bytes x {factor:g}",
+                  f"the same FLOP move {factor:g}x the bytes at every memory level (AI x "
+                  f"{1 / factor:.3g}: reuse from tiling, blocking or caching); the work "
+                  f"keeps the fraction of its roof it reaches now")
 
 
 def sparse_weight_ratio(element_bytes: float) -> float:
