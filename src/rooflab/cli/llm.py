@@ -151,9 +151,7 @@ def register(app) -> None:
             out.print(list_table())
             return
         cfg = load_config(config)   # an unknown model is said before a missing --on
-        if on is None:
-            raise InputError("--on is required: a catalog device (rooflab specs list) or a "
-                             "profile JSON (rooflab probe -o FILE.json)")
+        on, compare, on_note = _on_or_first_compared(on, compare)
         if phase not in PHASES:
             raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
         if whatif and (tp > 1 or pp > 1):
@@ -177,14 +175,41 @@ def register(app) -> None:
             compare=compare, json_out=json_out, output=output,
             link_latency_s=None if link_latency is None else link_latency / 1e6, pp=pp,
             micro_batches=micro_batches, pp_link_bw=pp_link_bw, link_from=link_from,
-            pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6)
+            pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6,
+            on_note=on_note)
+
+
+def _compared_names(compare: str) -> list[str]:
+    names = [x.strip() for x in compare.split(",") if x.strip()]
+    if not names:   # `--compare ,` would table the --on device against nothing
+        raise InputError(f"--compare takes device names separated by commas, e.g. "
+                         f"--compare H200,MI300X; got '{compare}'")
+    return names
+
+
+def _on_or_first_compared(on: str | None, compare: str | None
+                          ) -> tuple[str, str | None, str | None]:
+    """--on, --compare and a note. Without --on, --compare's first device is --on: the
+    tables, the summary and the memory line need one roof, and the compared devices are
+    roofs already (--compare T4,A100,H100 alone was refused); the rest are compared with
+    it, and the note says which device the tables are on."""
+    if on is not None:
+        return on, compare, None
+    if not compare:
+        raise InputError("--on is required: a catalog device (rooflab specs list) or a "
+                         "profile JSON (rooflab probe -o FILE.json); or give --compare "
+                         "HW,... and the tables use its first device")
+    first, *rest = _compared_names(compare)
+    return first, ",".join(rest) or None, (
+        f"no --on: the tables, floors and memory line are on {first}, the first device "
+        f"of --compare")
 
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
         link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output,
         link_latency_s: float | None = None, pp: int = 1, micro_batches: int | None = None,
         pp_link_bw: str | None = None, pp_link_latency_s: float | None = None,
-        link_from: str | None = None) -> None:
+        link_from: str | None = None, on_note: str | None = None) -> None:
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
@@ -207,7 +232,9 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                                                          pp_link_bw, pp_link_latency_s), comm)
              if pp > 1 else None)
     r = _analyze(cfg, roof, s, req, mem, tpl)
-    notes = tuple(n for c in (tpl, stage) if c is not None for n in c.notes)
+    compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
+    notes = ((on_note,) if on_note else ()) + tuple(
+        n for c in (tpl, stage) if c is not None for n in c.notes) + compare_notes
     if notes:      # a profile behind both links may say the same thing twice
         r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
                                              if n not in r.notes))
@@ -218,8 +245,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=req.decode_context) if whatif and tp == 1 else ()
     res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
-                 pp_link=stage,
-                 **_compare(compare, cfg, s, roof, req, mem))
+                 pp_link=stage, **compared)
     data = _result_dict(res, phase)
     if output:
         _write_output(output, data, res, phase)
@@ -279,25 +305,42 @@ def _measured(r, roof, tpot_ms: float | None) -> tuple:
     return (measured_point(r.decode.step, roof, tpot_ms / 1e3),)
 
 
-def _compare(compare: str | None, cfg, s, roof, req, mem) -> dict:
-    """--compare: the decode step on each device (LlmRun's hardware fields)."""
-    if not compare:
-        return {}
+def _distinct_roofs(names: list[str], roof) -> tuple[list[str], tuple, tuple[str, ...]]:
+    """--compare's names and roofs without the --on roof or one already named: `--on T4
+    --compare T4,A100` (or `T4,nvidia-t4`, one catalog entry) tabled T4 twice. Roofs are
+    compared whole, so a measured T4 profile stays apart from the catalog's T4."""
     from ..hardware.resolve import load_roofs
+
+    kept: list[str] = []
+    roofs: list = []
+    dropped: list[str] = []
+    for name in names:
+        other = load_roofs(name)[0]
+        if other == roof or other in roofs:
+            dropped.append(f"{name} ({other.name})")
+            continue
+        kept.append(name)
+        roofs.append(other)
+    notes = ((f"--compare: {', '.join(dropped)} already tabled; each device is shown "
+              f"once",) if dropped else ())
+    return kept, tuple(roofs), notes
+
+
+def _compare(compare: str | None, cfg, s, roof, req, mem) -> tuple[dict, tuple[str, ...]]:
+    """--compare: the decode step on each device (LlmRun's hardware fields, --on's roof
+    first, each device once) and the notes on what was left out."""
+    if not compare:
+        return {}, ()
     from ..workloads.llm.parallel import shard
     from ..workloads.llm.whatif import compare_hardware
 
-    names = [x.strip() for x in compare.split(",") if x.strip()]
-    if not names:   # `--compare ,` would table the --on device against nothing
-        raise InputError(f"--compare takes device names separated by commas, e.g. "
-                         f"--compare H200,MI300X; got '{compare}'")
-    others = tuple(load_roofs(x)[0] for x in names)
+    names, others, notes = _distinct_roofs(_compared_names(compare), roof)
     # per device under --tp, like the tables above (the all-reduces are not in it)
     hw = compare_hardware(shard(cfg, s.tp), s, [roof, *others], batch=req.batch,
                           context=req.decode_context)
     memory = (mem, *(getattr(_device(n, o), "memory_bytes", None) or None
                      for n, o in zip(names, others, strict=True)))
-    return {"hardware": hw, "hardware_memory": memory, "others": others}
+    return {"hardware": hw, "hardware_memory": memory, "others": others}, notes
 
 
 def _result_dict(res: LlmRun, phase: str = "both") -> dict:

@@ -197,7 +197,8 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
         f"memory{' per device' if ppr else ''} ({memory_context(req, fp)}"
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
-        f"KV {si(fp.kv, 'B')} + "
+        f"KV {si(fp.kv, 'B')} ({si(fp.kv_per_token, 'B')} per token"
+        f"{' per sequence' if fp.batch > 1 else ''}) + "
         f"activations {si(fp.activations, 'B')} = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "

@@ -192,10 +192,11 @@ def warn_if_gpu_busy(device: str) -> None:
 
 
 def warn_load_notes(profile) -> None:
-    """With --json the notes are not printed: say a busy machine (or GPU) on stderr."""
+    """With --json the notes are not printed: say a busy machine (or GPU), and measured
+    ceilings far below nominal, on stderr (`bench`'s own quick probe says them too)."""
     from .common import warn
 
-    for key in ("machine_load", "device_load"):
+    for key in ("machine_load", "device_load", "below_nominal"):
         for note in (profile.extras.get(key) or {}).get("notes") or ():
             warn(note)
 

@@ -14,6 +14,7 @@ from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
 from ...units import si
+from ..nominal import add_below_nominal_notes, below_nominal_extras
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .flags import (
@@ -188,12 +189,17 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                             key=lambda c: order[c.level])),
         overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
         source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
+    # far below nominal (a DRAM nominal, or compute under half the clock's peak): the roof
+    # says so with the usual causes, as the GPU probe does (probe/nominal.py)
+    measured, below = add_below_nominal_notes(measured, nominal, "cpu")
     host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
                                "threads_used": threads,
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}
+    extras = _extras(raw, spec, threads, ghz, wall_s) | {
+        "below_nominal": below_nominal_extras(below)}
     return MachineProfile(host=host_d, nominal=nominal, measured=measured,
-                          extras=_extras(raw, spec, threads, ghz, wall_s), created=now_iso())
+                          extras=extras, created=now_iso())
 
 
 def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) -> dict:

@@ -22,6 +22,7 @@ from ...errors import ProbeError, RooflabError, require
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
 from ...units import si
+from ..nominal import below_nominal_extras, compare_to_nominal
 from . import load as gpu_load
 from .context import Context, sizes_for
 from .identity import catalog_roof, identify, open_device, parse_device, read_clocks
@@ -34,41 +35,6 @@ Progress = Callable[[str, float], None]
 # Stages and their share of the run time, for the progress fraction.
 _STAGES = (("compute: matmul", 0.35), ("compute: vector", 0.1), ("memory: stream", 0.15),
            ("memory: sweep", 0.2), ("memory: host", 0.05), ("overhead", 0.15))
-
-
-def _nominal_for(c: Ceiling, nominal: Roof) -> Ceiling | None:
-    if c.is_compute:
-        # Same precision and unit only: a vector figure against a tensor-core peak says nothing.
-        return next((n for n in nominal.compute if n.precision == c.precision
-                     and n.unit in (c.unit, None)), None)
-    return nominal.find_memory(c.level)
-
-
-def compare_to_nominal(measured: Roof, nominal: Roof | None) -> tuple[Roof, list[dict]]:
-    """Each measured ceiling against its nominal one. A measured value above the datasheet
-    is flagged with a warning on the ceiling (never hidden or clipped)."""
-    if nominal is None:
-        return measured, []
-    rows: list[dict] = []
-
-    def check(c: Ceiling) -> Ceiling:
-        ref = _nominal_for(c, nominal)
-        if ref is None:
-            return c
-        above = c.value > ref.value
-        rows.append({"ceiling": c.label, "kind": "compute" if c.is_compute else "memory",
-                     "measured": c.value, "nominal": ref.value, "ratio": c.value / ref.value,
-                     "above_nominal": above})
-        if not above:
-            return c
-        unit = "FLOP/s" if c.is_compute else "B/s"
-        note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
-                f"{si(ref.value, unit)} of '{nominal.name}' ({c.value / ref.value:.0%}); check "
-                f"the catalog entry (sparse vs dense, boost clock) or the measurement method")
-        return replace(c, warnings=c.warnings + (note,))
-
-    return replace(measured, compute=tuple(check(c) for c in measured.compute),
-                   memory=tuple(check(c) for c in measured.memory)), rows
 
 
 def best_per_label(ceilings) -> tuple[Ceiling, ...]:
@@ -171,7 +137,9 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         overhead_source="median per-kernel time of back-to-back one-element torch add_ "
                         "launches (eager PyTorch)",
         source=source, notes=tuple(load["notes"]))
-    measured, checks = compare_to_nominal(measured, nominal)
+    before = measured.notes
+    measured, checks = compare_to_nominal(measured, nominal, "gpu")
+    below = [n for n in measured.notes if n not in before]
     if progress:
         progress("done", 1.0)
     extras = {"gpu": {
@@ -179,6 +147,6 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
         "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
         "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
-    }, "device_load": load}
+    }, "device_load": load, "below_nominal": below_nominal_extras(below)}
     return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
                           created=now_iso())

@@ -8,7 +8,13 @@
 
 from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict
 from .config import MLA, ModelConfig, MoE, bundled_names, load_config, parse_config
-from .footprint import Footprint, footprint, kv_bytes_per_sequence, weight_bytes
+from .footprint import (
+    Footprint,
+    footprint,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    weight_bytes,
+)
 from .kernels import Step, StepOp, decode_step, prefill_step
 from .parallel import TPResult, shard, tensor_parallel
 from .params import ParamCount, count_params
@@ -22,7 +28,7 @@ __all__ = [
     "MLA", "ContextWarning", "Footprint", "LLMResult", "ModelConfig", "MoE", "ParamCount",
     "Request", "Settings", "Step", "StepOp", "StepTiming", "Sweep", "TPResult", "analyze_llm",
     "batch_sweep", "bundled_names", "compare_hardware", "compare_settings", "count_params",
-    "decode_step", "footprint", "kv_bytes_per_sequence", "load_config", "measured_point",
-    "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict", "shard",
-    "standard_variants", "tensor_parallel", "time_step", "weight_bytes",
+    "decode_step", "footprint", "kv_bytes_per_sequence", "kv_bytes_per_token", "load_config",
+    "measured_point", "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict",
+    "shard", "standard_variants", "tensor_parallel", "time_step", "weight_bytes",
 ]

@@ -20,6 +20,10 @@ class Footprint:
     kv: float
     activations: float
     device_bytes: float | None = None
+    # K and V (or MLA's latent) one token adds to one sequence's cache across the layers
+    # held here, before any sliding window fills; kv = batch x context x this when no
+    # layer has a window (kv_bytes_per_token)
+    kv_per_token: float = 0.0
 
     @property
     def total(self) -> float:
@@ -55,10 +59,22 @@ def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
     return p.matrix * s.weight_bytes + p.vector * s.act_bytes
 
 
+def kv_bytes_per_token_layer(cfg: ModelConfig, s: Settings) -> float:
+    """K and V of each KV head (or MLA's compressed latent) of one token in one layer."""
+    return cfg.kv_elems_per_token() * s.kv_bytes
+
+
+def kv_bytes_per_token(cfg: ModelConfig, s: Settings) -> float:
+    """What one token adds to one sequence's cache over all layers (seed 004: TinyLlama
+    2 x 22 layers x 4 KV heads x 64 x 2 B = 22,528 B). Sliding-window layers stop growing
+    once their window is full; kv_bytes_per_sequence counts that."""
+    return kv_bytes_per_token_layer(cfg, s) * cfg.layers
+
+
 def kv_bytes_per_sequence(cfg: ModelConfig, s: Settings, context: int) -> float:
     """K and V (or MLA's latent) of `context` tokens in every layer; sliding-window layers
     keep only their window."""
-    per_token = cfg.kv_elems_per_token() * s.kv_bytes
+    per_token = kv_bytes_per_token_layer(cfg, s)
     return per_token * sum(cfg.kv_len(i, context) for i in range(cfg.layers))
 
 
@@ -79,4 +95,4 @@ def footprint(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt
     return Footprint(batch=batch, context=context, weights=weight_bytes(cfg, s),
                      kv=batch * kv_bytes_per_sequence(cfg, s, context),
                      activations=batch * activation_bytes_per_sequence(cfg, s, prompt),
-                     device_bytes=device_bytes)
+                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(cfg, s))

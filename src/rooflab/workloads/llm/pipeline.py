@@ -17,7 +17,12 @@ from ...model.ceiling import Roof
 from ...model.parallel import Link
 from ...model.pipeline import PPStep, Stage, pp_step, split_layers
 from .config import ModelConfig
-from .footprint import Footprint, activation_bytes_per_sequence, kv_bytes_per_sequence
+from .footprint import (
+    Footprint,
+    activation_bytes_per_sequence,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+)
 from .kernels import Step, build_step
 from .params import count_params, norm_params
 from .settings import Settings
@@ -87,7 +92,7 @@ def stage_footprint(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[s
                      weights=stage_weight_bytes(cfg, s, layers, holds),
                      kv=batch * kv_bytes_per_sequence(scfg, s, context),
                      activations=batch * stage_activation_bytes(scfg, s, holds, prompt),
-                     device_bytes=device_bytes)
+                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(scfg, s))
 
 
 def heaviest_footprint(cfg: ModelConfig, s: Settings, *, pp: int, batch: int, context: int,

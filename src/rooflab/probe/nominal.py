@@ -1,0 +1,147 @@
+"""Measured ceilings against nominal ones, for the CPU and GPU probes alike.
+
+A measured value above the datasheet is a warning on the ceiling (compare_to_nominal, GPU;
+the CPU probe's flags.flag_overshoot allows 5 % since its nominal is at a measured clock).
+A value far *below* it is a note on the measured roof (below_nominal_notes): the ratio is in
+the table, but nothing said that a DRAM at 45 % of the datasheet is no healthy machine.
+
+Thresholds, from the seeds: a healthy run reaches 75-90 % of the datasheet bandwidth and
+70-90 % of the compute peak (seed 004); a copy kernel 85-92 % of spec (seed 000 §3.1); a
+GEMM at 60-70 % of peak already means the matrix is too small or the library misconfigured
+(seed 000 §3.2). Flagged: bandwidth below 60 % (15 points under the lowest healthy figure)
+and compute below 50 % (20 points under it, below the seeds' "misconfigured" band), so a
+run at the low end of normal stays quiet. `rooflab report` warns at the same 50 %.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..model.ceiling import Ceiling, Roof
+from ..units import si
+
+BANDWIDTH_FLOOR = 0.60
+COMPUTE_FLOOR = 0.50
+
+# The usual reasons, per device and ceiling kind: what a reader can check.
+_CAUSES = {
+    ("cpu", "memory"): "another tenant or process using the memory bus, a VM or container "
+                       "CPU quota stalling the threads, memory channels not all populated "
+                       "(fewer DIMMs than channels), threads and memory on different NUMA "
+                       "nodes, too few threads to fill the sockets",
+    ("cpu", "compute"): "another tenant or process on the cores, a VM or container CPU "
+                        "quota (cgroup cpu.max), power or thermal throttling (vector units "
+                        "clock down under wide-SIMD load), a BLAS using narrower SIMD than "
+                        "the CPU has (AVX2 on an AVX-512 CPU), problem sizes too small to "
+                        "fill the cores",
+    ("gpu", "memory"): "another process on the GPU, power or thermal throttling (memory "
+                       "clock below its maximum: the profile's host clocks), a MIG slice or "
+                       "vGPU, arrays too small to leave the L2",
+    ("gpu", "link"): "a slot narrower or older than the card's link (x8, or Gen3 for a Gen4 "
+                     "card), a PCIe switch shared with other devices, another process "
+                     "copying at the same time",
+    ("gpu", "compute"): "another process on the GPU, power or thermal throttling (SM clock "
+                        "below boost: the profile's host clocks), a MIG slice or vGPU, "
+                        "matrices too small to fill the SMs, the library on a slower path "
+                        "(TF32 off, no tensor cores for the shape or dtype)",
+}
+_LINKS = ("PCIe", "NVLink", "network")
+
+
+def nominal_for(c: Ceiling, nominal: Roof) -> Ceiling | None:
+    """The nominal ceiling a measured one is judged against, or None."""
+    if c.is_compute:
+        # Same precision and unit only: a vector figure against a tensor-core peak says nothing.
+        return next((n for n in nominal.compute if n.precision == c.precision
+                     and n.unit in (c.unit, None)), None)
+    return nominal.find_memory(c.level)
+
+
+def floor_for(c: Ceiling) -> float:
+    return COMPUTE_FLOOR if c.is_compute else BANDWIDTH_FLOOR
+
+
+def _group(c: Ceiling, device: str) -> str:
+    if c.is_compute:
+        return "compute"
+    return "link" if device == "gpu" and c.level in _LINKS else "memory"
+
+
+def _far_below(measured: Roof, nominal: Roof) -> list[tuple[Ceiling, Ceiling]]:
+    pairs = [(c, nominal_for(c, nominal)) for c in (*measured.memory, *measured.compute)]
+    return [(c, ref) for c, ref in pairs
+            if ref is not None and ref.value > 0 and c.value < floor_for(c) * ref.value]
+
+
+def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
+          device: str) -> str:
+    unit = "FLOP/s" if group == "compute" else "B/s"
+    what = ", ".join(f"{c.label} {si(c.value, unit)} = {c.value / ref.value:.0%} of "
+                     f"{si(ref.value, unit)}" for c, ref in pairs)
+    floor = COMPUTE_FLOOR if group == "compute" else BANDWIDTH_FLOOR
+    healthy = "70-90 %" if group == "compute" else "75-90 %"
+    return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
+            f"{healthy} (flagged under {floor:.0%}), so every % of roof judged by "
+            f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "
+            f"causes: {_CAUSES[(device, group)]}; rerun on a quiet machine, or judge by the "
+            f"nominal roof")
+
+
+def below_nominal_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
+    """One note per kind (memory, host link, compute) naming each measured ceiling under
+    BANDWIDTH_FLOOR / COMPUTE_FLOOR of its nominal one, the ratio, and the usual causes.
+    `device` is "cpu" or "gpu" (the causes differ). Ceilings without a nominal match (the
+    CPU's memory levels, a precision the datasheet lacks) are not judged."""
+    if nominal is None:
+        return []
+    pairs = _far_below(measured, nominal)
+    groups = ("memory", "link", "compute")
+    return [_note(g, ps, nominal, device) for g in groups
+            if (ps := [p for p in pairs if _group(p[0], device) == g])]
+
+
+def add_below_nominal_notes(measured: Roof, nominal: Roof | None,
+                            device: str) -> tuple[Roof, list[str]]:
+    """The measured roof with the below-nominal notes appended, and the notes."""
+    notes = [n for n in below_nominal_notes(measured, nominal, device)
+             if n not in measured.notes]
+    return replace(measured, notes=measured.notes + tuple(notes)), notes
+
+
+def below_nominal_extras(notes: Sequence[str]) -> dict:
+    """The profile's extras.below_nominal: the notes (`rooflab probe --json` and `bench`'s
+    own probe say them on stderr) and the thresholds that chose them."""
+    return {"notes": list(notes), "bandwidth_floor": BANDWIDTH_FLOOR,
+            "compute_floor": COMPUTE_FLOOR}
+
+
+def compare_to_nominal(measured: Roof, nominal: Roof | None,
+                       device: str = "gpu") -> tuple[Roof, list[dict]]:
+    """Each measured ceiling against its nominal one. A measured value above the datasheet
+    is flagged with a warning on the ceiling (never hidden or clipped); values far below it
+    get a note on the roof (below_nominal_notes)."""
+    if nominal is None:
+        return measured, []
+    rows: list[dict] = []
+
+    def check(c: Ceiling) -> Ceiling:
+        ref = nominal_for(c, nominal)
+        if ref is None:
+            return c
+        above = c.value > ref.value
+        rows.append({"ceiling": c.label, "kind": "compute" if c.is_compute else "memory",
+                     "measured": c.value, "nominal": ref.value, "ratio": c.value / ref.value,
+                     "above_nominal": above,
+                     "below_nominal": c.value < floor_for(c) * ref.value})
+        if not above:
+            return c
+        unit = "FLOP/s" if c.is_compute else "B/s"
+        note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
+                f"{si(ref.value, unit)} of '{nominal.name}' ({c.value / ref.value:.0%}); check "
+                f"the catalog entry (sparse vs dense, boost clock) or the measurement method")
+        return replace(c, warnings=c.warnings + (note,))
+
+    checked = replace(measured, compute=tuple(check(c) for c in measured.compute),
+                      memory=tuple(check(c) for c in measured.memory))
+    return add_below_nominal_notes(checked, nominal, device)[0], rows
