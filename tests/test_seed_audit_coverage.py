@@ -128,22 +128,16 @@ def test_seed004_tpot_15ms_on_the_measured_roof(tmp_path, capsys):
 
 # --- where rooflab does not yet follow a seed (strict xfails: they pass once it does) -----
 
-@pytest.mark.xfail(strict=True, reason="seed 000 §3.2: a kernel mixing tensor-core and "
-                   "CUDA-core math is held to the ceiling of its dominant precision, not "
-                   "the FLOP-weighted one")
 def test_seed000_mixed_units_weight_the_peak():
     # "如果 kernel 里混合了 Tensor Core 和普通 CUDA Core 操作,那要按实际占比加权":
     # 9 GFLOP fp16 on tensor cores + 1 GFLOP fp32 on CUDA cores, A100: the time-weighted
     # peak is 10e9 / (9e9 / 312e12 + 1e9 / 19.5e12) = 10e9 / 80.1e-6 s = 124.8 TFLOP/s.
-    # rooflab today: 312 TFLOP/s (fp16 carries most of the FLOP), 2.5x too high.
+    # (rooflab once used 312 TFLOP/s, fp16 carrying most of the FLOP: 2.5x too high.)
     k = Kernel("mixed", {"fp16": 9e9, "fp32": 1e9}, {"DRAM": 1e7}, seconds=1e-3, unit="tensor")
     (p,) = analyze(lookup_roof("A100"), [k], levels=("DRAM",)).points
     assert p.peak_flop_per_s == pytest.approx(124.8e12, rel=0.01)
 
 
-@pytest.mark.xfail(strict=True, reason="seed 000 §6.2: without an op column the advice does "
-                   "not read the kind off the kernel's name and offers tiling to an "
-                   "elementwise kernel")
 def test_seed000_elementwise_by_name_is_not_told_to_tile():
     # "有些 kernel 天生就是带宽受限的,比如逐元素操作,计算强度就是上不去": seed 000's own
     # table names its kernels elementwise_add, softmax, with no op column. With
