@@ -114,10 +114,10 @@ def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
         others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
         if not others:
             return all_threads_hz / 1e9, (
-                f"the clock measurement failed ({all_threads_hz:.3g} Hz; other load "
+                f"the clock measurement failed ({si(all_threads_hz, 'Hz')}; other load "
                 f"preempted it), so the nominal roof is wrong; rerun on a quiet machine")
         return max(others) / 1e9, (
-            f"the all-thread clock reading ({all_threads_hz:.3g} Hz) failed (other load "
+            f"the all-thread clock reading ({si(all_threads_hz, 'Hz')}) failed (other load "
             f"preempted it); the nominal roof uses the other clock reading, "
             f"{max(others) / 1e9:.2f} GHz")
     if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
