@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .ceiling import PRECISION_FALLBACK, Roof
+from .ceiling import PRECISION_FALLBACK, Roof, kernel_ceiling
 from .kernel import Kernel
 
 # Kernels that stand for a whole step whose parts sit beside them in the same file.
@@ -66,14 +66,17 @@ def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
 
 
 def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
-    compute, note = roof.compute_for(k.precision, k.unit)
-    notes = [note] if note else []
+    # the ceiling `rooflab report` holds the kernel to: its dominant precision's, or for a
+    # kernel whose FLOP span precisions the time-weighted peak of its parts (A100 9e9 fp16
+    # tensor + 1e9 fp32: 124.8 TFLOP/s, not 312), so every verb ranks the same kernel alike
+    held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+    compute, notes = held.ceiling, list(held.notes)
     # A stand-in listed in PRECISION_FALLBACK (bf16 work on fp16 math) is a port the user
     # can make; anything else (the slowest float ceiling for fp64 work) is no such port.
     missing = (k.precision if k.total_flop > 0 and compute.precision != k.precision
                and compute.precision not in PRECISION_FALLBACK.get(k.precision, ("fp32",))
                else None)
-    best = (k.total_flop / compute.value, compute.label)
+    best = (k.total_flop / compute.value, held.label)
     levels = [lv for lv in k.bytes if roof.find_memory(lv) is not None]
     if not levels and k.bytes:
         if roof.find_memory("DRAM") is None:

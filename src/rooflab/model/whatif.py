@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..units import canonical_dtype, dtype_bytes, flop_precision
 from .advice import MATRIX_KINDS, efficiency_of
 from .analysis import analyze
-from .ceiling import Roof
+from .ceiling import Roof, kernel_ceiling
 from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before the split)
     COMPLEX_PARTS,
     STALE_DTYPE_META,
@@ -50,25 +50,44 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     math on 8-byte elements. A complex kernel stays complex (both parts change precision).
     A matrix kernel (meta op matmul, gemm, linear, conv, attention ...) moves to the tensor
     ceiling of the new precision when the roof has one (fp32 FFMA -> fp16 tensor cores);
-    other kernels keep their unit (elementwise work cannot use matrix units)."""
+    other kernels keep their unit (elementwise work cannot use matrix units). A kernel of
+    several precisions converts only its dominant one (converted_flop)."""
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
     dtype = canonical_dtype(precision)
     tensor = roof.find_compute(new_p, "tensor") is not None
+    mixed = any(sum(v > 0 for v in k.flop.values()) > 1 for k in kernels)
 
     def change(k: Kernel) -> Kernel:
         old = stored_dtype(k)
         part = COMPLEX_PARTS.get(old or "")
         ratio = size / dtype_bytes(part or old or k.precision)
         named = complex_name(dtype) if part else dtype
-        return k.with_(flop={new_p: k.total_flop},
+        return k.with_(flop=converted_flop(k, new_p),
                        bytes={lv: b * ratio for lv, b in k.bytes.items()},
                        unit=_unit_in(k, tensor), meta=meta_in_dtype(k.meta, named, ratio))
 
     return _apply(roof, kernels, change, names, f"precision -> {new_p}",
                   f"every byte is element data stored in the kernel's dtype, now "
                   f"{size:g} byte(s) per element (per part, for complex data); the math "
-                  f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any")
+                  f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
+                  + ("; a kernel of several precisions converts its dominant one, the "
+                     "others (epilogue) stay" if mixed else ""))
+
+
+def converted_flop(k: Kernel, new_p: str) -> dict[str, float]:
+    """A kernel's FLOP by precision after --precision new_p. One precision: all of it moves.
+    A mixed kernel (9e9 fp16 tensor + 1e9 fp32): only the converted part moves, its dominant
+    precision's FLOP (the work on the dtype being changed); the other parts (epilogue,
+    scaling, reductions, kept in their own precision: ceiling._unit_of_part) stay, and
+    kernel_ceiling weighs the result as `rooflab report` does (-> fp8: 9e9 fp8 tensor + 1e9
+    fp32; -> fp32: 1e10 fp32, one precision again)."""
+    parts = {p: v for p, v in k.flop.items() if v > 0}
+    if len(parts) < 2:
+        return {new_p: k.total_flop}
+    out = {p: v for p, v in parts.items() if p != k.precision}
+    out[new_p] = out.get(new_p, 0.0) + parts[k.precision]
+    return out
 
 
 def _unit_in(k: Kernel, tensor: bool) -> str | None:
@@ -202,7 +221,7 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
             return k
         ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
                                                     or k.precision)))
-        ceiling, _ = roof.compute_for(k.precision, k.unit)
+        ceiling = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling
         fl = 0.5 if ceiling.unit == "tensor" else 1.0
         return k.with_(flop={p: f * fl for p, f in k.flop.items()},
                        bytes={lv: b * ((1 - s) + s * ratio) for lv, b in k.bytes.items()},
