@@ -7,20 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from cpu_probe_fakes import assembled_profile
 
 from rooflab.cli import probe as probe_cli
 from rooflab.cli.main import main
-from rooflab.hardware.host import Caches, HostInfo
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.probe import nominal as nom
-from rooflab.probe.cpu import suite
-from rooflab.probe.cpu.flops import Measured
-from rooflab.probe.cpu.modes import get_mode
-from rooflab.probe.cpu.runner import Rate
 from rooflab.probe.gpu import compare_to_nominal
-from rooflab.probe.stats import summarize
-from rooflab.probe.timer import Timing
 
 T4 = Roof("NVIDIA T4", compute=(Ceiling(65e12, precision="fp16", unit="tensor"),
                                 Ceiling(8.1e12, precision="fp32", unit="vector")),
@@ -106,30 +100,9 @@ def _healthy_fp64(roof: Roof) -> Roof:
     return replace(roof, compute=(Ceiling(118e9, precision="fp64", unit="vector"),))
 
 
-def _rate(v: float) -> Rate:
-    return Rate(samples=(v, v, v), reps=1, seconds=(1.0, 1.0, 1.0))
-
-
 def test_the_cpu_probe_puts_the_note_on_its_measured_roof():
     # 1 Zen 4 core at 3 GHz: nominal fp64 48 GFLOP/s; measured 20 (42 %)
-    fma, fma32 = Measured("fp64", "FMA", _rate(20e9)), Measured("fp32", "FMA", _rate(9e10))
-    t = (1e-6,) * 3
-    raw = suite._Raw(
-        clock0=_rate(3e9), clock_1t=_rate(3e9), peaks={"fp64": fma, "fp32": fma32},
-        sweep_extras={}, mem_ceilings={"DRAM": Ceiling(2e10, level="DRAM")}, stream={},
-        ws_intensity=1e6, intensity=(), gemm={"fp64": fma, "fp32": fma32}, gemm_by_size={},
-        lowp=[], not_measured={"bf16": "skipped"},
-        overhead={"call": Timing(samples=t, inner=1, stats=summarize(t))}, peak_end=fma,
-        clock1=_rate(3e9), notes=[])
-    host = HostInfo(cpu_model="cpu", vendor="AuthenticAMD", family=25, model=17,
-                    flags=frozenset({"avx2", "fma", "avx512f"}), cores=1, threads=1,
-                    caches=Caches(32768, 2**20, 2**25), memory_bytes=2**34,
-                    memory_available_bytes=2**33, hypervisor=None, os="Linux",
-                    machine="x86_64")
-    from rooflab.hardware.cpu_detect import detect_microarch
-
-    arch = detect_microarch(host.vendor, host.family, host.model, host.flags, host.cpu_model)
-    profile = suite._assemble(raw, get_mode("quick"), host, arch, 1, 10.0)
+    profile = assembled_profile(20e9, 9e10)
     below = [n for n in profile.measured.notes if n.startswith("far below nominal")]
     assert len(below) == 1 and "fp64 vector 20 GFLOP/s = 42% of 48 GFLOP/s" in below[0]
     assert "fp32" not in below[0]                     # 90 of 96: fine

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import glob
 import json
-from pathlib import Path
 
 import pytest
 
-from rooflab.model import Ceiling, Kernel, Roof, analyze
+from rooflab.model import Kernel, analyze
 from rooflab.report.html_labels import (
     MAX_NAMED,
     PLOT_PX,
@@ -27,28 +26,8 @@ from rooflab.report.html_labels import (
 
 pytest.importorskip("plotly")
 
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
-A100 = Roof("A100", "nominal", compute=(Ceiling(312e12, precision="fp16", unit="tensor"),
-                                        Ceiling(78e12, precision="fp16", unit="vector")),
-            memory=(Ceiling(2.039e12, level="DRAM"),))
-
-# `rooflab llm tinyllama-1.1b --on A100 --json` (2026-11-29): the 14 kernels of a decode
-# step with a point (the embedding has no FLOP), counted and not timed: (name, FLOP, bytes,
-# calls, unit); seven of them at AI 0.5-1.
-LLM_OPS = [("q_proj", 184549376, 184729600, 22, "tensor"),
-           ("k_proj", 23068672, 23170048, 22, "tensor"),
-           ("v_proj", 23068672, 23170048, 22, "tensor"),
-           ("rope", 152064, 202752, 22, "vector"),
-           ("attention", 103809024, 13156352, 22, "tensor"),
-           ("o_proj", 184549376, 184729600, 22, "tensor"),
-           ("residual_add", 90112, 540672, 44, "vector"),
-           ("norm", 360448, 540672, 44, "vector"),
-           ("gate_proj", 507510784, 507848704, 22, "tensor"),
-           ("up_proj", 507510784, 507848704, 22, "tensor"),
-           ("act_mul", 371712, 743424, 22, "vector"),
-           ("down_proj", 507510784, 507848704, 22, "tensor"),
-           ("final_norm", 8192, 12288, 1, "vector"),
-           ("lm_head", 131072000, 131140096, 1, "tensor")]
+# the same roof and decode step as the PNG chart's tests
+from test_labels_chart import A100, GPP, LLM_OPS  # noqa: E402
 
 
 def _llm_kernels():

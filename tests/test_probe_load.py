@@ -9,19 +9,14 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
+from cpu_probe_fakes import assembled_profile
 
 from rooflab.cli import probe as probe_cli
 from rooflab.cli.main import main
-from rooflab.hardware.host import Caches, HostInfo
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.probe.cpu import load, suite
+from rooflab.probe.cpu import load
 from rooflab.probe.cpu.flags import busy_start_warning, machine_load_notes
-from rooflab.probe.cpu.flops import Measured
-from rooflab.probe.cpu.modes import get_mode
-from rooflab.probe.cpu.runner import Rate
-from rooflab.probe.stats import summarize
-from rooflab.probe.timer import Timing
 
 
 def stat(cpu0: tuple[int, ...], cpu1: tuple[int, ...]) -> str:
@@ -217,29 +212,8 @@ def test_cli_quiet_start_no_warning_and_table_prints_the_note(monkeypatch, capsy
 
 
 # --- in the profile -----------------------------------------------------------------------
-def _rate(v: float) -> Rate:
-    return Rate(samples=(v, v, v), reps=1, seconds=(1.0, 1.0, 1.0))
-
-
 def test_assembled_profile_carries_the_figures_and_the_note_first():
-    fma, fma32 = Measured("fp64", "FMA", _rate(50e9)), Measured("fp32", "FMA", _rate(1e11))
-    t = (1e-6,) * 3
-    raw = suite._Raw(
-        clock0=_rate(3e9), clock_1t=_rate(3e9), peaks={"fp64": fma, "fp32": fma32},
-        sweep_extras={}, mem_ceilings={"DRAM": Ceiling(2e10, level="DRAM")}, stream={},
-        ws_intensity=1e6, intensity=(), gemm={"fp64": fma, "fp32": fma32}, gemm_by_size={},
-        lowp=[], not_measured={"bf16": "skipped"},
-        overhead={"call": Timing(samples=t, inner=1, stats=summarize(t))}, peak_end=fma,
-        clock1=_rate(3e9), notes=["an earlier note"], load=measure())
-    host = HostInfo(cpu_model="cpu", vendor="AuthenticAMD", family=25, model=17,
-                    flags=frozenset({"avx2", "fma", "avx512f"}), cores=1, threads=1,
-                    caches=Caches(32768, 2**20, 2**25), memory_bytes=2**34,
-                    memory_available_bytes=2**33, hypervisor=None, os="Linux",
-                    machine="x86_64")
-    from rooflab.hardware.cpu_detect import detect_microarch
-
-    arch = detect_microarch(host.vendor, host.family, host.model, host.flags, host.cpu_model)
-    profile = suite._assemble(raw, get_mode("quick"), host, arch, 1, 10.0)
+    profile = assembled_profile(50e9, 1e11, notes=["an earlier note"], load=measure())
     ml = profile.extras["machine_load"]
     assert ml["other_cpu_share"] == pytest.approx(0.35) and ml["steal_share"] == 0.02
     assert ml["loadavg_1m_before"] == 3.1 and ml["notes"][0].startswith("other processes")
