@@ -208,7 +208,7 @@ def register(app) -> None:
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
-        from .common import console, emit_json, err_console, refuse_input_as_output
+        from .common import emit_json, err_console, refuse_input_as_output, wide_console
 
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
@@ -230,7 +230,7 @@ def register(app) -> None:
         from ..report.terminal import terminal_summary
 
         machine = machine_for(analysis, inputs.profile)
-        console().print(terminal_summary(analysis, diagnose(analysis, machine), top=top,
+        wide_console().print(terminal_summary(analysis, diagnose(analysis, machine), top=top,
                                          source=inputs.source, profile=inputs.profile))
         if output:
             err_console().print(f"wrote {output}")

@@ -169,10 +169,12 @@ def _per_token_line(result, totals) -> str:
     """Under a batch change the step gets slower while it makes more tokens: say the time
     per token too, or "8.07 ms -> 8.77 ms (0.92x)" reads as a loss (batch 1 -> 16 is
     14.7x the tokens/s)."""
+    from ..model.whatif import meta_batch
+
     if totals is None:
         return ""
-    b0 = {int(old.meta.get("batch", 1)) for old, _ in result.moves}
-    b1 = {int(new.meta.get("batch", 1)) for _, new in result.moves}
+    b0 = {meta_batch(old) for old, _ in result.moves}
+    b1 = {meta_batch(new) for _, new in result.moves}
     if len(b0) != 1 or len(b1) != 1 or b0 == b1:
         return ""
     (before_b,), (after_b,) = b0, b1

@@ -33,7 +33,8 @@ ELEMENTWISE_OPS = ("sub", "rsub", "mul", "div", "neg", "abs", "pow", "maximum", 
                    "where", "clamp", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
                    "reciprocal", "sin", "cos", "erf", "hardtanh", "leaky_relu", "threshold",
                    "subtract", "multiply", "divide", "true_divide", "elu", "mish", "softplus",
-                   "hardswish", "hardsigmoid", "square", "fill", "scale", "triad")
+                   "hardswish", "hardsigmoid", "square", "fill", "scale", "triad", "addcmul",
+                   "addcdiv", "lerp")
 STREAMING_MAX_AI = 4.0
 # Namespaces an op kind may carry ('aten::mul', 'torch.sigmoid'): the op is the same.
 _OP_NAMESPACES = ("aten::", "prims::", "torch.nn.functional.", "torch.", "f.")
@@ -140,6 +141,10 @@ def is_streaming(kind: str) -> bool:
     kind = kind.lower()
     for space in _OP_NAMESPACES:
         kind = kind.removeprefix(space)
+    if kind.startswith("mul_mat"):
+        # llama.cpp's matmul, not the elementwise 'mul'; its 'mul_mat_vec' is a GEMV, which
+        # streams its matrix like 'gemv' does
+        return kind.startswith("mul_mat_vec")
     return any(kind == k or (kind.startswith(k) and not kind[len(k)].isalpha())
                for k in STREAMING_KINDS + ELEMENTWISE_OPS)
 

@@ -8,6 +8,7 @@ predicts their time on the (new) roof at the efficiency each kernel reaches now,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InputError
@@ -153,6 +154,17 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
                   f"'weight_bytes', else 1 for matmul/unknown kinds and 0 for elementwise")
 
 
+def meta_batch(k: Kernel) -> int:
+    """The batch a kernel was counted at (meta 'batch', 1 when absent), a whole number >= 1;
+    anything else is the kernel file's mistake, said as such."""
+    value = k.meta.get("batch", 1)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1 or (
+            value != int(value)):
+        raise InputError(f"kernel '{k.name}': meta.batch must be a whole number >= 1 (the "
+                         f"batch it was counted at); got {value!r}")
+    return int(value)
+
+
 def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                  from_batch: int | None = None, names: Iterable[str] | None = None,
                  share: float | None = None) -> WhatIf:
@@ -161,7 +173,7 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         raise InputError(f"batch must be >= 1; got {batch}")
 
     def change(k: Kernel) -> Kernel:
-        b0 = from_batch or int(k.meta.get("batch", 1))
+        b0 = from_batch or meta_batch(k)
         r = batch / b0
         s = weight_share(k, share)
         w = expert_weight_ratio(k, r) if share is None else 1.0
@@ -183,9 +195,9 @@ def scale_bytes(roof: Roof, kernels: Sequence[Kernel], factor: float,
     precision and weight what-ifs scale every level: the model cannot tell which level the
     reuse happens in; a kernel file with DRAM bytes only (most) does not see the choice.
     A 'weight_bytes' meta is scaled with the bytes, so the weight share stays."""
-    if not factor > 0:
-        raise InputError(f"bytes scale must be > 0 (0.25 = a quarter of the bytes, AI x 4); "
-                         f"got {factor:g}")
+    if not 0 < factor < math.inf:
+        raise InputError(f"bytes scale must be > 0 and finite (0.25 = a quarter of the "
+                         f"bytes, AI x 4); got {factor:g}")
 
     def change(k: Kernel) -> Kernel:
         wb = k.meta.get("weight_bytes")
@@ -223,7 +235,10 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
                                                     or k.precision)))
         ceiling = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling
         fl = 0.5 if ceiling.unit == "tensor" else 1.0
-        return k.with_(flop={p: f * fl for p, f in k.flop.items()},
+        # 2:4 halves the tensor units' work only: a mixed kernel's other precisions run on
+        # vector units (kernel_ceiling), so they keep their FLOP
+        return k.with_(flop={p: f * (fl if p == k.precision else 1.0)
+                             for p, f in k.flop.items()},
                        bytes={lv: b * ((1 - s) + s * ratio) for lv, b in k.bytes.items()},
                        meta={**k.meta, "sparsity": "2:4"})
 
