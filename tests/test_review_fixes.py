@@ -52,3 +52,23 @@ def test_user_mistakes_in_whatif_exit_2(tmp_path, capsys):
     assert "meta.batch must be a whole number >= 1" in capsys.readouterr().err
     assert main(["whatif", str(k), "--on", "A100", "--bytes-scale", "inf"]) == 2
     assert "bytes scale must be > 0 and finite" in capsys.readouterr().err
+
+
+def test_report_flags_low_bandwidth_at_the_probes_floor():
+    """`report` judged every row at 50 % (ridges and the launch floor included) while the
+    probe flags bandwidth under 60 %: a DRAM at 55 % of nominal was flagged by one only."""
+    from rooflab.hardware.profile import MachineProfile
+    from rooflab.model import Ceiling, Roof, analyze
+    from rooflab.report.markdown import markdown_report
+
+    nominal = Roof("box", compute=(Ceiling(100e9, precision="fp64", unit="vector"),),
+                   memory=(Ceiling(100e9, level="DRAM"),))
+    measured = Roof("box measured", kind="measured",
+                    compute=(Ceiling(90e9, precision="fp64", unit="vector",
+                                     provenance="measured"),),
+                    memory=(Ceiling(55e9, level="DRAM", provenance="measured"),))
+    profile = MachineProfile(host={"kind": "cpu"}, nominal=nominal, measured=measured)
+    k = Kernel("triad", {"fp64": 2e6}, {"DRAM": 24e6}, seconds=24e6 / 50e9)
+    md = markdown_report(analyze(measured, [k]), profile)
+    assert "Measured ceilings far below nominal" in md and "DRAM bandwidth 55%" in md
+    assert "fp64 vector peak" not in md.split("far below nominal")[1].split(".")[0]

@@ -10,7 +10,7 @@ Thresholds, from the seeds: a healthy run reaches 75-90 % of the datasheet bandw
 GEMM at 60-70 % of peak already means the matrix is too small or the library misconfigured
 (seed 000 §3.2). Flagged: bandwidth below 60 % (15 points under the lowest healthy figure)
 and compute below 50 % (20 points under it, below the seeds' "misconfigured" band), so a
-run at the low end of normal stays quiet. `rooflab report` warns at the same 50 %.
+run at the low end of normal stays quiet. `rooflab report` warns at the same floors.
 """
 
 from __future__ import annotations

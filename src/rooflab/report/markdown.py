@@ -107,9 +107,15 @@ def headroom_cell(d: Diagnosis) -> str:
                                    " (above roof)" if above_roof(d) else "")
 
 
-# A measured ceiling under this fraction of its nominal one says the probe went wrong (seed
-# 004 expects 70-90 %).
-LOW_MEASURED = 0.5
+
+
+def _floor(row) -> float:
+    """The fraction of nominal under which a measured ceiling reads as a disturbed probe:
+    the probe's own floors (probe/nominal.py: bandwidth 60 %, compute 50 %), so `report`
+    and `probe` flag the same ceilings; ridges and the launch floor are not judged."""
+    from ..probe.nominal import BANDWIDTH_FLOOR, COMPUTE_FLOOR
+
+    return {"B/s": BANDWIDTH_FLOOR, "FLOP/s": COMPUTE_FLOOR}.get(row.unit, 0.0)
 
 
 # The notes `rooflab report` adds when --on names another device than the kernels ran on
@@ -138,7 +144,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
             for note in ((profile.extras or {}).get(key) or {}).get("notes") or ():
                 out.append(f"When this profile was measured, {note}.")
         low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
-               if r.ratio is not None and r.ratio < LOW_MEASURED]
+               if r.ratio is not None and r.ratio < _floor(r)]
         if low:
             out.append(f"Measured ceilings far below nominal (seed 004 expects 70-90 %): "
                        f"{', '.join(low)}. The probe was most likely disturbed by other "
