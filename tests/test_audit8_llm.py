@@ -89,7 +89,7 @@ def test_link_latency_is_added_to_each_allreduce(capsys):
     assert llm["totals"]["tpot_s"] == pytest.approx(par["tpot_s"])
     assert par["compute_s"] == pytest.approx(base["compute_s"])
     note = " ".join(llm["notes"])
-    assert "10 µs of latency per all-reduce" in note and "bandwidth only" not in note
+    assert "10 us of latency per all-reduce" in note and "bandwidth only" not in note
     assert "bandwidth only" in " ".join(_tp_json(capsys)["notes"])
 
 
@@ -98,7 +98,7 @@ def test_link_latency_in_the_tp_line(capsys):
                  "--link-latency", "10"]) == 0
     text = capsys.readouterr().out
     line = next(ln for ln in text.splitlines() if ln.startswith("tensor parallel x8"))
-    assert "+ 10 µs latency each = 1.76 ms" in line
+    assert "+ 10 us latency each = 1.76 ms" in line
 
 
 @pytest.mark.parametrize("args, says", [

@@ -88,6 +88,8 @@ def test_cpu_notes_name_cpu_causes_and_skip_what_was_not_measured():
     # bf16/int8 have nominal figures but were not measured: not flagged as 0 %
     assert "bf16" not in note and "int8" not in note and "DRAM" not in note
     assert "a VM or container CPU quota" in note and "narrower SIMD" in note
+    # the CPU's nominal is at the measured clock: healthy is ~100 %, not a GPU's 70-90 %
+    assert "healthy run reaches 85-100 %" in note and "70-90" not in note
     # a CPU with a nominal DRAM figure (memory channels matter there)
     with_dram = Roof("cpu", compute=CPU_NOMINAL.compute, memory=(Ceiling(80e9, level="DRAM"),))
     (note,) = nom.below_nominal_notes(_healthy_fp64(measured), with_dram, "cpu")

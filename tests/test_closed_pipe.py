@@ -33,3 +33,21 @@ def test_profiler_tables_honour_columns_in_a_pipe(fixtures_dir, monkeypatch, cap
     monkeypatch.delenv("COLUMNS")
     assert main(["ncu", path]) == 0
     assert 100 < max(len(line) for line in capsys.readouterr().out.splitlines()) <= 160
+
+
+def test_a_regression_into_dev_null_still_exits_1(tmp_path):
+    """A CI gate that throws the table away (`> /dev/null`) must still fail: the closed-pipe
+    rule reads a stdout on os.devnull, so it must not turn this exit 1 into 0."""
+    import json
+
+    def run(name, gemm_s, add_s):
+        ks = [{"name": n, "flop": {"fp32": 1e9}, "bytes": {"DRAM": 1e8}, "seconds": s}
+              for n, s in (("gemm", gemm_s), ("add", add_s))]
+        (tmp_path / name).write_text(json.dumps({"kernels": ks}))
+        return str(tmp_path / name)
+
+    before, after = run("b.json", 2.0, 0.10), run("a.json", 1.0, 0.12)   # add +20 %
+    p = subprocess.run([sys.executable, "-m", "rooflab", "compare", before, after,
+                        "--fail-if-slower", "10"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 1 and b"slower by more than 10 %: add" in p.stderr

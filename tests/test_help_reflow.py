@@ -55,3 +55,33 @@ def test_compare_help_reads_at_80_columns(monkeypatch, capsys):
     assert examples and all(ln.startswith("   rooflab compare ") for ln in examples)
     prose = [ln.strip() for ln in lines[:at] if ln.strip()]
     assert all(len(ln) > 40 for ln in prose[1:-1]), prose   # no ragged one-word lines
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _helps()])
+def test_every_rendered_example_is_indented_under_examples(name, monkeypatch, capsys):
+    # typer cleandocs the text under the summary: with only "Examples:" and its lines
+    # there, it took their indent and `rooflab ai attention --help` showed them flush
+    # left, the continuation line indented more than its command.
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main([*name.split(), "--help"]) == 0
+    text = capsys.readouterr().out
+    lines = text[:text.find("╭─") if "╭─" in text else len(text)].splitlines()
+    bare = [ln for ln in lines if ln.startswith(" rooflab ")]
+    assert bare == [], f"`rooflab {name} --help`: examples flush left: {bare}"
+
+
+def test_ai_command_list_shows_one_sentence_per_op(monkeypatch, capsys):
+    # the ops' examples sat on their summary lines, so the list wrapped them in
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["ai", "--help"]) == 0
+    commands = capsys.readouterr().out.split("Commands")[1]
+    assert "rooflab ai" not in commands
+    assert "│ matmul       C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP." in commands
+
+
+def test_reflow_keeps_lone_examples_apart_from_the_summary():
+    # cleandoc takes the examples' indent when they are all there is under the summary
+    text = "Sum of n elements.\n\n        rooflab ai reduction 1e6 \\\\\n            --rows 2\n"
+    # (the empty paragraph keeps typer's own cleandoc off the indent)
+    assert reflow(text) == ("Sum of n elements.\n\n\n\nExamples:\n    rooflab ai reduction 1e6 "
+                            "\\\\\n        --rows 2")

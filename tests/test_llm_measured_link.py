@@ -84,7 +84,7 @@ def test_tp_on_a_cluster_profile_uses_its_all_reduce_fit(comm, capsys):
     assert prov["fit"]["alpha_s"] == pytest.approx(600e-6, rel=1e-9)
     assert prov["fit"]["beta_bytes_per_s"] == pytest.approx(1e9, rel=1e-9)
     assert prov["fit"]["backend"] == "gloo"
-    assert any("600 µs of latency per all-reduce (the all-reduce alpha measured over 2 "
+    assert any("600 us of latency per all-reduce (the all-reduce alpha measured over 2 "
                "ranks" in n for n in d["notes"])
     # within the measured ranks nothing is extrapolated
     assert not any("extrapolate" in n for n in d["notes"])
@@ -223,5 +223,5 @@ def test_text_names_the_measured_links(comm, capsys):
     # as "1e+03 MB/s"; the source names the fit)
     assert "44 all-reduces of 4.1 kB on " in out
     assert ("(measured all-reduce fit over 2 ranks: alpha 600 us, beta 1 GB/s, --on "
-            f"{comm}) + 600 µs latency each") in out
-    assert "on 4 GB/s + 100 µs latency (measured send/recv 0->1 fit" in out
+            f"{comm}) + 600 us latency each") in out
+    assert "on 4 GB/s + 100 us latency (measured send/recv 0->1 fit" in out

@@ -139,7 +139,9 @@ def register(app) -> None:
                dtype: str = DTYPE,
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
                on: str | None = ON, json_out: bool = JSON) -> None:
-        """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.  rooflab ai matmul 4096 4096 4096
+        """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.
+
+            rooflab ai matmul 4096 4096 4096 --dtype bf16
 
         A linear layer on T tokens is m=T, n=out_features, k=in_features: Llama-2-7B's
         q_proj at decode batch 1 is `rooflab ai matmul 1 4096 4096`."""
@@ -155,7 +157,13 @@ def register(app) -> None:
     @ai.command("gemv", context_settings=positional)
     def gemv(m: str, n: str, dtype: str = DTYPE, on: str | None = ON,
              json_out: bool = JSON) -> None:
-        """y(m) = A(m×n) @ x(n) (a decode step's linear layer).  rooflab ai gemv 2048 2048"""
+        """y(m) = A(m×n) @ x(n) (a decode step's linear layer).
+
+            rooflab ai gemv 2048 2048
+
+        FLOP 2mn; bytes: A and x read, y written once, so the AI is about 2 / bytes per
+        element: 1 FLOP/byte in fp16, bandwidth-bound on every GPU.
+        """
         _emit(_ops().gemv(_n(m, "m"), _n(n, "n"), dtype), on, json_out)
 
     @ai.command("elementwise", context_settings=positional)
@@ -166,7 +174,10 @@ def register(app) -> None:
                     on: str | None = ON, json_out: bool = JSON) -> None:
         """n elements; y = x + 1 is the default, z = x + y is --inputs 2.
 
-        rooflab ai elementwise 1e8 --dtype fp16 --inputs 2
+            rooflab ai elementwise 1e8 --dtype fp16 --inputs 2
+
+        Scalars live in registers and move no bytes: fp16 y = x + 1 has AI 1/4, z = x + y
+        1/6 (seed 004).
         """
         _emit(_ops().elementwise(_n(n, "n"), dtype, inputs=_n(inputs, "inputs"),
                                  outputs=_n(outputs, "outputs"),
@@ -175,7 +186,12 @@ def register(app) -> None:
     @ai.command("reduction", context_settings=positional)
     def reduction(n: str, dtype: str = DTYPE, rows: str = typer.Option("1", help="rows"),
                   on: str | None = ON, json_out: bool = JSON) -> None:
-        """Sum of n elements per row.  rooflab ai reduction 1e6 --dtype fp32"""
+        """Sum of n elements per row.
+
+            rooflab ai reduction 1e6 --dtype fp32
+
+        FLOP rows·(n-1); bytes: each element read once, one result per row written.
+        """
         _emit(_ops().reduction(_n(n, "n"), dtype, rows=_n(rows, "rows")), on, json_out)
 
     def _rows_cols(fn_name: str, doc: str):
@@ -187,9 +203,13 @@ def register(app) -> None:
 
         rows_cols.__doc__ = doc
 
-    _rows_cols("softmax", "Softmax over each of ROWS rows of COLS.  rooflab ai softmax 4096 4096")
-    _rows_cols("layernorm", "LayerNorm over each row.  rooflab ai layernorm 2048 4096")
-    _rows_cols("rmsnorm", "RMSNorm over each row.  rooflab ai rmsnorm 1 2048")
+    _rows_cols("softmax", "Softmax over each of ROWS rows of COLS.\n\n"
+               "    rooflab ai softmax 4096 4096\n\n"
+               "4 FLOP per element; bytes: one read, one write (a fused, online softmax).")
+    _rows_cols("layernorm", "LayerNorm over each row.\n\n    rooflab ai layernorm 2048 4096\n\n"
+               "7 FLOP per element; bytes: x read, y written, gamma and beta read once.")
+    _rows_cols("rmsnorm", "RMSNorm over each row.\n\n    rooflab ai rmsnorm 1 2048\n\n"
+               "4 FLOP per element; bytes: x read, y written, gamma read once.")
 
     @ai.command("conv2d")
     def conv2d(n: str = typer.Option(..., "--n", help="batch"),
@@ -204,7 +224,11 @@ def register(app) -> None:
                on: str | None = ON, json_out: bool = JSON) -> None:
         """2-D convolution, output P = (H + 2·padding - R) / stride + 1.
 
-        rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
+            rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 \\
+                --padding 1
+
+        FLOP 2·N·K·P·Q·(C/groups)·R·S; bytes: input, filters and output once each (no
+        im2col copy).
         """
         o = _ops()
         _emit(o.conv2d(_n(n, "n"), _n(c, "c"), _n(h, "h"), _n(w, "w"), _n(k, "k"), _n(r, "r"),
@@ -230,8 +254,11 @@ def register(app) -> None:
                   json_out: bool = JSON) -> None:
         """Attention (flash by default; --naive writes scores to memory).
 
-        rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
-      --kv-len 500 --head-dim 64
+            rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
+                --kv-len 500 --head-dim 64
+
+        Flash: Q, K, V read and O written once; --naive also writes and reads back the
+        heads x q-len x kv-len score matrix.
         """
         _emit(_ops().attention(_n(batch, "batch"), _n(heads, "heads"), _n(q_len, "q_len"),
                                _n(kv_len, "kv_len"), _n(head_dim, "head_dim"),
@@ -241,6 +268,12 @@ def register(app) -> None:
     @ai.command("embedding", context_settings=positional)
     def embedding(tokens: str, hidden: str, dtype: str = DTYPE,
                   on: str | None = ON, json_out: bool = JSON) -> None:
-        """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).  rooflab ai embedding 8 2048"""
+        """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).
+
+            rooflab ai embedding 8 2048
+
+        Bytes: the looked-up rows and the token ids read, the output written; the rest of
+        the table is never touched.
+        """
         _emit(_ops().embedding(_n(tokens, "tokens"), _n(hidden, "hidden"), dtype), on,
               json_out)

@@ -35,8 +35,9 @@ def build_app() -> typer.Typer:
     for group in app.registered_groups:   # `rooflab ai`: its own typer app
         group.typer_instance.info.help = reflow(group.typer_instance.info.help or "")
         for info in group.typer_instance.registered_commands:
-            info.help = reflow(info.help or (info.callback.__doc__ if info.callback else "")
-                               or "")
+            doc = info.help or (info.callback.__doc__ if info.callback else "") or ""
+            info.short_help = info.short_help or _first_sentence(doc)
+            info.help = reflow(doc)
     return app
 
 
@@ -48,7 +49,7 @@ def reflow(text: str) -> str:
     import inspect
 
     paragraphs: list[list[str]] = []
-    for para in inspect.cleandoc(text).split("\n\n"):
+    for para in _indent_lone_examples(inspect.cleandoc(text)).split("\n\n"):
         for lines in _runs(_joined(para.splitlines())):
             if paragraphs and _examples_only(lines) and _examples_only(paragraphs[-1]):
                 paragraphs[-1] += lines        # examples split by blank lines: one block
@@ -57,11 +58,34 @@ def reflow(text: str) -> str:
     if len(paragraphs) > 1 and _examples_only(paragraphs[1]):
         paragraphs[:1] = _split_summary(paragraphs[0])
     for i, lines in enumerate(paragraphs):
-        if i and _examples_only(lines) and not paragraphs[i - 1][-1].endswith(":"):
-            # Also what keeps their indent: typer dedents the text under the summary,
-            # which stripped it when only indented lines were left under the first one.
+        if not (i and _examples_only(lines)):
+            continue
+        if paragraphs[i - 1] == ["Examples:"]:   # the source's own header: no gap under it
+            paragraphs[i - 1] = []
             lines.insert(0, "Examples:")
+        elif not paragraphs[i - 1][-1].endswith(":"):
+            lines.insert(0, "Examples:")
+    paragraphs = [p for p in paragraphs if p]
+    under = [ln for p in paragraphs[1:] for ln in p][1:]
+    if under and not any(ln.strip() and not ln[:1].isspace() for ln in under):
+        # typer cleandocs the text under the summary, which took every example's indent
+        # when only indented lines followed the first one; an empty paragraph first keeps
+        # it (cleandoc then drops the blank lines, not the indent).
+        paragraphs.insert(1, [""])
     return "\n\n".join("\n".join(lines) for lines in paragraphs)
+
+
+def _indent_lone_examples(text: str) -> str:
+    """Give back the indent cleandoc took from examples that are all there is under the
+    summary (a docstring's common indent is then the examples' own), so they still read as
+    examples: every line gets 4 spaces back."""
+    summary, _, body = text.partition("\n")
+    lines = body.splitlines()
+    bare = [ln for ln in lines if ln.strip()]
+    if not bare or not all(ln.startswith("rooflab ") or (i and bare[i - 1].endswith("\\"))
+                           for i, ln in enumerate(bare)):
+        return text
+    return "\n".join([summary, *(f"    {ln}" if ln.strip() else ln for ln in lines)])
 
 
 def _joined(source: list[str]) -> list[str]:

@@ -353,7 +353,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
                   f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
                   f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source})"
-                  + (f" + {tpr.latency_s * 1e6:.4g} µs latency each" if tpr.latency_s else "")
+                  + (f" + {fmt_seconds(tpr.latency_s, 4)} latency each" if tpr.latency_s else "")
                   + f" = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
@@ -398,7 +398,7 @@ def pipeline_lines(ppr, r) -> list[str]:
     if ppr is None:
         return []
     lk = ppr.link
-    lat = f" + {lk.hop_latency_s * 1e6:.4g} µs latency" if lk.hop_latency_s else ""
+    lat = f" + {fmt_seconds(lk.hop_latency_s, 4)} latency" if lk.hop_latency_s else ""
     stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
                       + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
                       + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)

@@ -280,4 +280,4 @@ def register(app) -> None:
         console().print(_table("nominal, dense; ridge in FLOP/byte against DRAM",
                                [""] + [d.name for d in devices], compare_rows(devices)))
 
-    app.add_typer(specs, name="specs", help=HELP)
+    app.add_typer(specs, name="specs")

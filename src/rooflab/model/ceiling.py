@@ -144,13 +144,13 @@ class Roof:
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         # IPython/Jupyter display: the numbers, not every ceiling's source URL (repr())
-        from ..units import si
+        from ..units import fmt_seconds, si
 
         lines = [f"Roof '{self.name}' ({self.kind})"]
         lines += [f"  {c.label:<14} {si(c.value, 'FLOP/s')}" for c in self.compute]
         lines += [f"  {c.label:<14} {si(c.value, 'B/s')}" for c in self.memory]
         if self.overhead_s is not None:
-            lines.append(f"  overhead       {self.overhead_s * 1e6:.3g} µs per launch")
+            lines.append(f"  overhead       {fmt_seconds(self.overhead_s)} per launch")
         printer.text("\n".join(lines))
 
     # --- lookups -------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 from ...errors import InputError
 from ...model.ceiling import Roof
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+from ...units import fmt_seconds
 from .config import ModelConfig
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
@@ -128,7 +129,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         # (microseconds) can outweigh their bandwidth term, so say whether it is counted.
         if link_latency_s > 0:
             notes.append(f"the all-reduce time counts link bandwidth plus "
-                         f"{link_latency_s * 1e6:.4g} µs of latency per all-reduce "
+                         f"{fmt_seconds(link_latency_s, 4)} of latency per all-reduce "
                          f"({link_latency_source}) for each of the {2 * cfg.layers} all-reduces "
                          f"per step")
         else:
