@@ -160,7 +160,9 @@ def report_dict(analysis, profile=None) -> dict:
            "diagnosis": [diagnosis_to_dict(d) for d in diags]}
     from ..report.markdown import trust_warnings
 
-    warnings = trust_warnings(diags, profile)
+    # the same lines as the text report's (device mismatch from the notes, a mixed
+    # kernel's ridge band against its own weighted ceiling)
+    warnings = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
     if warnings:
         out["read_with_care"] = warnings   # the report's "read with care" lines
     steps = steps_dict(analysis)

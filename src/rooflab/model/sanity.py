@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_seconds, si
 from .analysis import Analysis, Point
+from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine
 
@@ -349,20 +350,49 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
         if f is not None:
             found.append(f)
     found += check_timing(kernel, machine)
-    notes = {p.note for p in points if p.note}
-    for note in sorted(notes):
-        used, _ = analysis.roof.compute_for(kernel.precision, kernel.unit)
-        faster = _narrower(str(used.precision), kernel.precision)
-        found.append(Finding(
-            kernel=kernel.name, check="precision_fallback",
-            severity="warning" if faster else "info",
-            message=note + ("; that ceiling is for narrower, faster math than the kernel "
-                            "does, so its % of roof and bound class are not meaningful"
-                            if faster else ""),
-            causes=("the roof lacks a ceiling for the kernel's precision",),
-            fix=f"use a roof with a {kernel.precision} ceiling (a profile, or a catalog "
-                f"entry that lists it)"))
+    if any(p.note for p in points):
+        for note, precision, used in stand_ins(analysis.roof, kernel, points):
+            faster = _narrower(str(used.precision), precision)
+            whose = "the kernel" if precision == kernel.precision and not _mixed(kernel) \
+                else f"the kernel's {precision} part"
+            found.append(Finding(
+                kernel=kernel.name, check="precision_fallback",
+                severity="warning" if faster else "info",
+                message=note + (f"; that ceiling is for narrower, faster math than {whose} "
+                                f"does, so its % of roof and bound class are not meaningful"
+                                if faster else ""),
+                causes=("the roof lacks a ceiling for the kernel's precision",),
+                fix=f"use a roof with a {precision} ceiling (a profile, or a catalog "
+                    f"entry that lists it)"))
     return tuple(found)
+
+
+def _mixed(kernel: Kernel) -> bool:
+    """FLOP in more than one precision: its compute roof is ceiling.kernel_ceiling's."""
+    return sum(1 for v in kernel.flop.values() if v > 0) > 1
+
+
+def stand_ins(roof: Roof, kernel: Kernel, points: tuple[Point, ...] = ()
+              ) -> list[tuple[str, str, Ceiling]]:
+    """(note, precision, ceiling used) for each precision of the kernel its roof holds to
+    a stand-in ceiling. One precision: the points' notes, against the kernel's precision
+    and Roof.compute_for's ceiling. Several: ceiling.kernel_ceiling's notes, each against
+    the part it is about: an fp16 tensor kernel's fp64 part on a roof without fp64 runs on
+    fp32 vector, narrower than fp64, though the fp16 part's own ceiling is exact (the
+    dominant precision alone called that 'info' and asked for an fp16 ceiling)."""
+    if not _mixed(kernel):
+        used, _ = roof.compute_for(kernel.precision, kernel.unit)
+        return [(n, kernel.precision, used) for n in sorted({p.note for p in points if p.note})]
+    held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+    out: dict[str, tuple[str, str, Ceiling]] = {}
+    for precision, v in kernel.flop.items():
+        if v <= 0:
+            continue
+        used, note = roof.compute_for(
+            precision, _unit_of_part(precision, kernel.precision, kernel.unit))
+        if note in held.notes:
+            out.setdefault(note, (note, precision, used))
+    return [out[n] for n in held.notes if n in out]
 
 
 def _narrower(used: str, wanted: str) -> bool:

@@ -31,7 +31,13 @@ from ..units import fmt_ai, si
 
 # The chart's values and ceiling selection live in their own modules; re-exported here, the
 # names every caller imports from report.chart.
-from .chart_ceilings import MAX_CEILINGS, select_ceilings  # noqa: F401
+from .chart_ceilings import (  # noqa: F401
+    MAX_CEILINGS,
+    MixedRoof,
+    mixed_label,
+    mixed_roofs,
+    select_ceilings,
+)
 from .chart_parts import (  # noqa: F401
     COMPUTE_BOUND_COLOR,
     LEVEL_MARKERS,
@@ -73,30 +79,82 @@ def _positive_finite(x: float | None) -> bool:
     return x is not None and 0 < x < math.inf
 
 
+def _own_ceiling(roof: Roof, k: Kernel, mixed: Sequence[MixedRoof]
+                 ) -> tuple[Ceiling, str, bool]:
+    """(ceiling, its name, drawn anyway) a kernel's ridge is marked at on `roof`: its
+    weighted ceiling where the chart draws one for it there, else its precision's."""
+    m = next((m for m in mixed if m.holds(k) and roof_label(m.roof) == roof_label(roof)),
+             None)
+    if m is not None:
+        return m.held.ceiling, m.held.label, True
+    c = roof.compute_for(k.precision, k.unit)[0]
+    return c, c.label, False
+
+
 def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
             kernels: Sequence[Kernel], level: str | None,
-            sweep_precision: str | None = None) -> list[Ridge]:
+            sweep_precision: str | None = None,
+            mixed: Sequence[MixedRoof] = ()) -> list[Ridge]:
     out: list[Ridge] = []
     for roof, drawn in zip(roofs, kept, strict=True):
         ref = _reference_level(roof, level)
         if ref is None or not drawn:
             continue
         mem = roof.bandwidth(ref)
-        # The kernels' own ceilings first: the first ridge is the one that judges them; then
-        # the top ceiling drawn. A ceiling left out of the chart gets no ridge.
-        ceilings = [roof.compute_for(k.precision, k.unit)[0] for k in kernels]
+        # The kernels' own ceilings first: the first ridge is the one that judges them
+        # (a mixed kernel's weighted one, drawn as its own segment); then the top ceiling
+        # drawn. A ceiling left out of the chart gets no ridge.
+        ceilings = [_own_ceiling(roof, k, mixed) for k in kernels]
         if sweep_precision and roof.find_compute(sweep_precision):   # the sweep's knee
-            ceilings.append(roof.find_compute(sweep_precision))
-        ceilings = [c for c in ceilings if c in drawn] + [max(drawn, key=lambda c: c.value)]
+            c = roof.find_compute(sweep_precision)
+            ceilings.append((c, c.label, False))
+        top = max(drawn, key=lambda c: c.value)
+        ceilings = [(c, name) for c, name, own in ceilings if own or c in drawn] + [
+            (top, top.label)]
         seen: set[float] = set()
-        for c in dict.fromkeys(ceilings):
+        for c, name in dict.fromkeys(ceilings):
             if c.value in seen:   # equal ceilings (A100 bf16 = fp16 tensor): one ridge
                 continue
             seen.add(c.value)
             ai = c.value / mem.value
-            label = f"{c.label} / {ref}: AI* = {fmt_ai(ai)}"
+            label = f"{name} / {ref}: AI* = {fmt_ai(ai)}"
             out.append(Ridge(label=label, ai=ai, flop_per_s=c.value, roof=roof_label(roof),
-                             compute=c.label, level=ref))
+                             compute=name, level=ref))
+    return out
+
+
+# A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI,
+# past them): short, so it reads as the kernel's, not as one more ceiling of the roof.
+MIXED_SPAN = 10.0
+
+
+def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str | None,
+                 colors: dict[int, str], points: Sequence[DrawnPoint],
+                 xlim: tuple[float, float]) -> list[Line]:
+    """Each weighted ceiling as a thin dashed segment in its first kernel's colour, from
+    its ridge (on the reference level's slope, as the drawn ridges) to the right; where the
+    roof's drawn slope stops short of that ridge (its drawn ceilings all lower, or the roof
+    not drawn at all: a before-roof), the slope up to the ridge too."""
+    out = []
+    tops = {roof_label(r): max((c.value for c in r.compute), default=None) for r in shown}
+    for m in mixed:
+        ref = _reference_level(m.roof, level)
+        if ref is None:
+            continue
+        bw = m.roof.bandwidth(ref).value
+        ridge = m.value / bw
+        names = {k.name for k in m.kernels}
+        far = [2.0 * p.ai for p in points if p.kernel in names and _positive_finite(p.ai)]
+        x_end = min(xlim[1], max([ridge * MIXED_SPAN, *far]))
+        xs, ys = (ridge, x_end), (m.value, m.value)
+        label = roof_label(m.roof)
+        if label not in tops:                       # its roof's slopes are not drawn
+            xs, ys = (xlim[0], *xs), (bw * xlim[0], *ys)
+        elif tops[label] is not None and tops[label] < m.value:   # slope ends at top / bw
+            xs, ys = (tops[label] / bw, *xs), (tops[label], *ys)
+        judge = roof_label(shown[0]) if shown else ""
+        out.append(Line(label=mixed_label(m, judge), xs=xs, ys=ys, style="dashed",
+                        kind="mixed", color=colors.get(id(m.kernels[0]), COMPUTE_BOUND_COLOR)))
     return out
 
 
@@ -153,9 +211,9 @@ def _pick(points: list[DrawnPoint], level: str | None) -> DrawnPoint | None:
     return points[0] if points else None
 
 
-def _limits(roofs, ridge_ais, points, sweep):
+def _limits(roofs, ridge_ais, points, sweep, extra_ys=()):
     xs = [p.ai for p in points] + [x for x, _ in sweep] + ridge_ais
-    ceilings = [c.value for r in roofs for c in r.compute]
+    ceilings = [c.value for r in roofs for c in r.compute] + list(extra_ys)
     ys = [p.flop_per_s for p in points] + [y for _, y in sweep] + ceilings
     xs = [x for x in xs if _positive_finite(x)] or [0.1, 100.0]
     ys = [y for y in ys if _positive_finite(y)] or [1e9, 1e12]
@@ -241,14 +299,24 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
     notes.extend(sel_notes)
     shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
-    ridges = _ridges(roofs, kept, to_draw, level, sweep_precision)
+    # Mixed-precision kernels' weighted ceilings, on the roof that judges each
+    mixed = mixed_roofs([(before_roof if any(k is b for b in befores) else judge, k)
+                         for k in to_draw])
+    ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
     ridge_ais = [r.ai for r in ridges] + [c.value / m.value for r in shown for c in r.compute
                                           for m in r.memory]
+    for m in mixed:   # a before-roof's weighted ridge too (no Ridge: its roof is not drawn)
+        ref = _reference_level(m.roof, level)
+        if ref is not None:
+            ridge_ais.append(m.value / m.roof.bandwidth(ref).value)
     sweep = [(float(x), float(y)) for x, y in sweep]
-    xlim, ylim = _limits(shown, ridge_ais, points, sweep)
+    xlim, ylim = _limits(shown, ridge_ais, points, sweep, [m.value for m in mixed])
     lines: list[Line] = []
     for i, roof in enumerate(shown):
         lines.extend(_roof_lines(roof, ROOF_COLORS[i % len(ROOF_COLORS)], xlim))
+    colors = {id(k): p.color for k, pts in zip(to_draw, per_kernel, strict=True)
+              if (p := _pick(pts, level)) is not None}
+    lines.extend(_mixed_lines(mixed, shown, level, colors, points, xlim))
     good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
     if good_sweep:
         what = f"intensity sweep {sweep_precision}" if sweep_precision else "intensity sweep"

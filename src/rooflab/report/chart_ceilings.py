@@ -4,9 +4,10 @@ roof with many (a catalog GPU has up to 10), the kernels' own plus the top float
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..errors import InputError
-from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, Roof
+from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, KernelCeiling, Roof, kernel_ceiling
 from ..model.kernel import Kernel
 from ..units import si
 from .chart_parts import roof_label
@@ -79,3 +80,54 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                          f"--precision all (in Python: precisions='all')")
         kept.append(tuple(chosen))
     return kept, hidden, notes
+
+
+@dataclass(frozen=True)
+class MixedRoof:
+    """The weighted compute ceiling that mixed-precision kernels are held to
+    (ceiling.kernel_ceiling: FLOP-share harmonic mean of their precisions' ceilings). No
+    ceiling of the roof is it, so the chart draws it as the kernels' own segment; without it
+    an A100 kernel of 9e9 fp16 tensor + 1e9 fp32 FLOP sat left of the drawn fp16 ridge (153)
+    while the report called it compute-bound against its own ridge (61.2).
+
+    roof: the roof that judges the kernels; held: their weighted ceiling; kernels: every
+    drawn kernel held to it (on this roof), in order."""
+
+    roof: Roof
+    held: KernelCeiling
+    kernels: tuple[Kernel, ...]
+
+    @property
+    def value(self) -> float:
+        return self.held.ceiling.value
+
+    def holds(self, kernel: Kernel) -> bool:
+        return any(kernel is k for k in self.kernels)
+
+
+def mixed_roofs(judged: Sequence[tuple[Roof, Kernel]]) -> tuple[MixedRoof, ...]:
+    """The weighted ceilings of the (roof, kernel) pairs whose kernel spans precisions on
+    that roof, one per roof and value: kernels sharing one weighted ceiling draw it once.
+    A kernel of one precision (or whose parts share one ceiling) gets none."""
+    groups: dict[tuple[str, float], MixedRoof] = {}
+    for roof, k in judged:
+        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+        if not held.weighted:
+            continue
+        key = (roof_label(roof), held.ceiling.value)
+        cur = groups.get(key)
+        groups[key] = MixedRoof(roof, cur.held if cur else held,
+                                (cur.kernels if cur else ()) + (k,))
+    return tuple(groups.values())
+
+
+def mixed_label(m: MixedRoof, judge: str = "") -> str:
+    """'gemm mixed roof 124.8 TFLOP/s (weighted by FLOP share)': four digits, as the
+    report's 'held to a weighted 124.8 TFLOP/s' (no catalog figure, so 125 would hide that
+    it is computed); at most three kernel names, so the legend stays one line. A roof other
+    than `judge` (the chart's first) is named: a before-roof's kernels share their names
+    with the after ones."""
+    names = list(dict.fromkeys(k.name for k in m.kernels))
+    who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    on = f" on {roof_label(m.roof)}" if judge and roof_label(m.roof) != judge else ""
+    return f"{who} mixed roof{on} {si(m.value, 'FLOP/s', 4)} (weighted by FLOP share)"

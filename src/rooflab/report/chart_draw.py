@@ -190,6 +190,12 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         # Measured points, not a ceiling: markers joined by a thin line, above the roof lines.
         ax.plot(line.xs, line.ys, "-o", ms=3.5, lw=0.8, color=line.color, zorder=3)
         return
+    if line.kind == "mixed":
+        # A mixed-precision kernel's weighted ceiling: thin, dashed, in its kernel's colour,
+        # named in the legend (not on the line: it is short and sits among the ceilings).
+        ax.plot(line.xs, line.ys, "--", color=line.color, lw=1.0, zorder=2.5,
+                gid=f"mixed-roof:{line.label}")
+        return
     solid = line.style == "solid"
     ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
             lw=2.2 if solid else 1.4, zorder=2, gid=f"roof-line:{line.roof}")
@@ -253,4 +259,6 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
         if ln.kind == "sweep":
             handles.append((Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR),
                             ln.label))
+        elif ln.kind == "mixed":
+            handles.append((Line2D([], [], ls="--", lw=1.0, color=ln.color), ln.label))
     return handles

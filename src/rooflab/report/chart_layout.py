@@ -149,6 +149,9 @@ def _line_boxes(lines, pt) -> list[tuple[float, float, float, float]]:
         (x0, y0), (x1, y1) = pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1])
         if ln.kind == "compute":
             out.append((x0, y0 - 0.6, x1, y0 + 0.6))
+        elif ln.kind == "mixed":   # a mixed kernel's flat roof: its last two vertices
+            x0, y0 = pt(ln.xs[-2], ln.ys[-2])
+            out.append((x0, y0 - 0.6, x1, y0 + 0.6))
         elif ln.kind == "memory":
             n = max(int((x1 - x0) / 6), 1)
             out += [_marker_box((x0 + (x1 - x0) * i / n, y0 + (y1 - y0) * i / n), 1.0)

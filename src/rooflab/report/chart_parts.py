@@ -45,7 +45,7 @@ class Line:
     xs: tuple[float, ...]
     ys: tuple[float, ...]
     style: str
-    kind: str              # compute | memory | sweep
+    kind: str              # compute | memory | sweep | mixed (a mixed kernel's weighted roof)
     roof: str = ""
     color: str = ""
     # Where the label goes (laid out by roofline_data so labels do not collide): the text

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
-from ..model.ceiling import Roof
+from ..model.ceiling import Roof, kernel_ceiling
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_seconds, si
 from .chart_parts import LEVEL_MARKERS
@@ -139,6 +139,47 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     return traces
 
 
+# A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI),
+# as in the PNG chart (chart.MIXED_SPAN): short, so it reads as the kernel's.
+MIXED_SPAN = 10.0
+
+
+def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
+    """A mixed-precision kernel's weighted ceiling (ceiling.kernel_ceiling), which no roof
+    ceiling is: a thin dotted segment from its ridge (against DRAM, as the flat roofs'
+    hover, else the fastest level) to the right, in the colour of its kernel's points,
+    one per value (kernels sharing it draw it once). Its ridge lies on the slope, which
+    runs up to the roof's top ceiling, above every weighted one."""
+    roof = analysis.roof
+    mem = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
+                                       if roof.memory else None)
+    if mem is None:
+        return []
+    groups: dict[float, tuple[object, list[str]]] = {}
+    for k in analysis.kernels:
+        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+        if held.weighted:
+            groups.setdefault(held.ceiling.value, (held, []))[1].append(k.name)
+    traces = []
+    for value, (held, names) in groups.items():
+        names = list(dict.fromkeys(names))
+        ridge = value / mem.value
+        pts = [p for p in analysis.points if p.kernel in names and p.ai > 0
+               and math.isfinite(p.ai)]
+        x_end = min(xr[1], max([ridge * MIXED_SPAN, *(2.0 * p.ai for p in pts)]))
+        level = pts[0].level if pts else mem.level
+        who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        traces.append(go.Scatter(
+            x=[ridge, x_end], y=[value, value], mode="lines",
+            name=f"{who} mixed roof {si(value, 'FLOP/s', 4)} (weighted by FLOP share)",
+            line={"color": LEVEL_COLORS.get(level, "#555"), "dash": "dot", "width": 1.2},
+            hovertext=f"{html.escape(who)}: {html.escape(held.label)} "
+                      f"{si(value, 'FLOP/s', 4)} (derived; "
+                      f"{html.escape(held.ceiling.method)}); ridge vs {mem.level} "
+                      f"{fmt_ai(ridge)} FLOP/B", hoverinfo="text"))
+    return traces
+
+
 def hover_text(p: Point, analysis: Analysis) -> str:
     """Every number of a point, with the provenance of the kernel's numbers."""
     k = next((k for k in analysis.kernels if k.name == p.kernel), None)
@@ -198,6 +239,7 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     xr = _x_range(analysis, roofs)
     fig = go.Figure()
     roof_traces = [t for i, r in enumerate(roofs) for t in _roof_traces(go, r, i == 0, xr)]
+    roof_traces += _mixed_traces(go, analysis, xr)
     for t in roof_traces:
         fig.add_trace(t)
     drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
@@ -327,7 +369,7 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
               "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
             f"<p class='muted'>{e(machine_line(machine))}</p>"]
     body += [f"<p class='flag'>Read with care: {e(w)}</p>"
-             for w in trust_warnings(diags, profile, analysis.notes)]
+             for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
     body.append(chart)
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Analysis
+from ..model.analysis import Analysis, Point
+from ..model.ceiling import Ceiling, Roof, kernel_ceiling
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose
+from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
 from ..units import fmt_ai, fmt_seconds, si
@@ -125,10 +127,10 @@ DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
 
 
 def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
-                   notes: Sequence[str] = ()) -> list[str]:
+                   notes: Sequence[str] = (), kernels: Sequence[Kernel] = ()) -> list[str]:
     """What makes the whole report doubtful: a roof of another device than the kernels ran
     on (from `notes`), kernels above their roof, and measured ceilings far below nominal (a
-    disturbed probe)."""
+    disturbed probe). kernels: the analysis's (ridge_band_warnings)."""
     out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
     above = [d for d in diags if above_roof(d)]
     if above:
@@ -150,15 +152,38 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                        f"{', '.join(low)}. The probe was most likely disturbed by other "
                        f"load; every % of roof held by those ceilings is inflated by as much. "
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
-        out += ridge_band_warnings(diags, profile)
+        out += ridge_band_warnings(diags, profile, kernels)
     return out
 
 
-def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile) -> list[str]:
+def kernel_of(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
+    """The kernel a point is of: by name, and by its FLOP and time where a file holds two
+    kernels of one name (Analysis.points_of's match, the other way round)."""
+    same = [k for k in kernels if k.name == p.kernel]
+    return next((k for k in same if k.total_flop == p.flop and k.seconds == p.seconds),
+                same[0] if same else None)
+
+
+def compute_on(roof: Roof, p: Point, kernel: Kernel | None) -> tuple[Ceiling, str]:
+    """(ceiling, name) a point's kernel is held to on another roof (the nominal one): a
+    kernel with FLOP in several precisions the weighted ceiling of ceiling.kernel_ceiling,
+    as on the judging roof (A100 9e9 fp16 tensor + 1e9 fp32: 124.8 TFLOP/s, not the fp16
+    tensor 312); one precision Roof.compute_for of the point's precision and unit, as
+    always (the unit the judging roof held it to)."""
+    if kernel is not None and sum(1 for v in kernel.flop.values() if v > 0) > 1:
+        held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+        return held.ceiling, held.label
+    c, _ = roof.compute_for(p.precision, p.unit)
+    return c, c.label
+
+
+def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
+                        kernels: Sequence[Kernel] = ()) -> list[str]:
     """Kernels whose AI lies between the measured and the nominal ridge: the two roofs put
     them on opposite sides, so memory- vs compute-bound (and the advice) depends on which
     roof is believed. Seed 004: near the ridge only the measured lines decide (T4: measured
-    185, nominal 203; AI 180-200 flips)."""
+    185, nominal 203; AI 180-200 flips). kernels: the analysis's, so that a mixed-precision
+    kernel's nominal ridge is its weighted one, as its ridge on this roof is."""
     nominal = profile.nominal
     if nominal is None or not nominal.compute:
         return []
@@ -168,7 +193,7 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile) -> 
         m = nominal.find_memory(p.level)
         if m is None or not p.ai or p.ai <= 0:
             continue
-        c, _ = nominal.compute_for(p.precision, p.unit)
+        c, name = compute_on(nominal, p, kernel_of(kernels, p))
         nominal_ridge = c.value / m.value
         if p.memory_bound_side == (p.ai < nominal_ridge):
             continue
@@ -177,7 +202,7 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile) -> 
         names.append(f"{p.kernel} (AI {fmt_ai(p.ai)}: {side} here, {other} nominal)")
         out.append(f"{p.kernel}: AI {fmt_ai(p.ai)} lies between the ridges of the two roofs "
                    f"({fmt_ai(p.ridge)} on this one, {fmt_ai(nominal_ridge)} nominal, "
-                   f"{c.label} / {p.level}): this roof calls it {side}-side, the nominal "
+                   f"{name} / {p.level}): this roof calls it {side}-side, the nominal "
                    f"one {other}-side. Near the ridge only measured lines decide (seed 004); "
                    f"check that the probe measured this ceiling well before acting on it.")
     if len(out) > 3:   # one line, not a wall of them
@@ -242,7 +267,7 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
         nom = nom_floor = None
         nom_words = "-"
         if nominal is not None:
-            c, _ = nominal.compute_for(p.precision, p.unit)
+            c, _ = compute_on(nominal, p, kernel_of(analysis.kernels, p))
             m = nominal.find_memory(p.level)
             if m is not None:
                 nom = min(c.value, m.value * p.ai)
@@ -352,7 +377,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
     lines.append("")
     lines += [f"> **Read with care**: {w}\n"
-              for w in trust_warnings(diags, profile, analysis.notes)]
+              for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
     if profile is not None:
         lines += ["## Record table (nominal vs measured)", ""]
         lines += _table(RECORD_HEADERS, record_rows(analysis, profile))

@@ -140,7 +140,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
         f"than 2x below their roof" if timed else
         "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")))
     parts += [Text(f"read with care: {w}", style="bold red")
-              for w in trust_warnings(diagnoses, profile)]
+              for w in trust_warnings(diagnoses, profile, kernels=analysis.kernels)]
     steps = steps_table(analysis)
     if steps is not None:
         parts.append(steps)
