@@ -24,6 +24,7 @@ from typing import Any
 from ...errors import InputError, ProbeError, require
 from ...hardware.profile import MachineProfile, now_iso, profile_from_dict, profile_to_dict
 from ...model.ceiling import Ceiling, Roof
+from ..cpu.load import loadavg_1m, snapshot
 from ..stats import rates_warning
 from .busbw import COLLECTIVES
 from .collectives import CollectiveResult, Comm, get_plan, memory_cap, sweep
@@ -156,8 +157,11 @@ def check_local_ranks(local_world: int, cpus: int) -> None:
             f"sharing, not the link): {fix}")
 
 
-def run_rank(mode: str) -> MachineProfile | None:
-    """Run this process's share of the probe; rank 0 returns the cluster profile."""
+def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
+    """Run this process's share of the probe; rank 0 returns the cluster profile.
+
+    record_load (under torchrun): rank 0 adds extras.machine_load for its host from every
+    rank's CPU time (hostload.py); the launcher (`--nproc`) measures it itself instead."""
     plan = get_plan(mode)
     torch = require("torch", "torch", "the communication probe")
     import torch.distributed as dist
@@ -167,6 +171,8 @@ def run_rank(mode: str) -> MachineProfile | None:
     stage = _stage_writer(rank)
     stage("starting")
     started = time.perf_counter()
+    # Before the rendezvous: the nearest this rank gets to "before the probe".
+    loadavg = loadavg_1m() if record_load and rank == 0 else None
     if world < 2:
         raise EveryRankError("the communication probe needs at least 2 processes (--nproc 2 "
                              "or torchrun --nproc-per-node 2); one rank has no peer to talk "
@@ -190,15 +196,23 @@ def run_rank(mode: str) -> MachineProfile | None:
         comm = Comm(torch, dist, rank, world, device, control)
         _fault(rank)
         stage("exchanging host names")
-        return _probe(comm, plan, env, backend, why, stage, started)
+        return _probe(comm, plan, env, backend, why, stage, started, record_load, loadavg)
     finally:
         dist.destroy_process_group()
 
 
-def _probe(comm: Comm, plan, env, backend, why, stage, started) -> MachineProfile | None:
+def _probe(comm: Comm, plan, env, backend, why, stage, started, record_load: bool = False,
+           loadavg: float | None = None) -> MachineProfile | None:
+    # imported here, not at the top: hostload imports launch, which imports this module
+    from .hostload import HOST_SOURCES, with_host_load
+
     torch, dist = comm.torch, comm.dist
     hosts: list[Any] = [None] * comm.world
     dist.all_gather_object(hosts, socket.gethostname(), group=comm.control)
+    # The gather above and the barrier below line the ranks' windows up, so every rank's
+    # CPU time falls inside rank 0's /proc/stat window (a rank still measuring after it
+    # would count as its own work but not as the host's busy time).
+    before = snapshot(HOST_SOURCES)
     # Host memory is shared by the local ranks; each GPU rank has its own device memory.
     sharing = 1 if comm.device.type == "cuda" else env["local_world"]
     cap = memory_cap(plan, _available_bytes(torch, comm.device), sharing)
@@ -215,8 +229,11 @@ def _probe(comm: Comm, plan, env, backend, why, stage, started) -> MachineProfil
                              progress=stage))
     stage("device roof")
     mine = rank_profile(torch, comm.device, plan.name, env["local_world"])
+    dist.barrier(group=comm.control)
+    after = snapshot(HOST_SOURCES)
     record = {"rank": comm.rank, "hostname": hosts[comm.rank], "local_rank": env["local_rank"],
-              "device": str(comm.device), "profile": profile_to_dict(mine)}
+              "device": str(comm.device), "profile": profile_to_dict(mine),
+              "own_cpu_s": after.own_cpu_s - before.own_cpu_s}
     gathered: list[Any] = [None] * comm.world
     dist.all_gather_object(gathered, record, group=comm.control)
     stage("merging")
@@ -224,8 +241,12 @@ def _probe(comm: Comm, plan, env, backend, why, stage, started) -> MachineProfil
         return None
     levels = {"world": world_level, "intra-node": link_level(backend, False, nvlink),
               "inter-node": "network"}
-    return merge(gathered, results, backend=backend, backend_why=why, mode=plan.name,
-                 levels=levels, wall_s=time.perf_counter() - started)
+    profile = merge(gathered, results, backend=backend, backend_why=why, mode=plan.name,
+                    levels=levels, wall_s=time.perf_counter() - started)
+    if not record_load:   # the launcher (--nproc) measures the load itself
+        return profile
+    own = [(r["hostname"], r["own_cpu_s"]) for r in gathered]
+    return with_host_load(profile, before, after, own, hosts[0], loadavg)
 
 
 # --- rank 0: the cluster profile -------------------------------------------------------

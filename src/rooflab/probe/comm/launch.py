@@ -183,12 +183,18 @@ def ranks_cpus(nproc: int, cpus: int) -> int:
     return min(cpus, nproc * max(1, cpus // nproc))
 
 
-def with_machine_load(data: dict[str, Any], load: MachineLoad) -> dict[str, Any]:
-    """The cluster profile with the other work measured during the whole run, as the CPU
-    probe records it (extras.machine_load), its notes first among the roof's notes."""
+LAUNCHER_SCOPE = "all local ranks, from their start to their exit"
+
+
+def with_machine_load(data: dict[str, Any], load: MachineLoad,
+                      scope: str = LAUNCHER_SCOPE) -> dict[str, Any]:
+    """The cluster profile with the other work measured during the run, as the CPU probe
+    records it (extras.machine_load), its notes first among the roof's notes. `scope`
+    says which ranks and which time it covers (the launcher's or, under torchrun, rank
+    0's host's, hostload.py)."""
     notes = machine_load_notes(load)
     data.setdefault("extras", {})["machine_load"] = load.to_dict() | {
-        "notes": notes, "scope": "all local ranks, from their start to their exit"}
+        "notes": notes, "scope": scope}
     if notes and isinstance(data.get("measured"), dict):
         data["measured"]["notes"] = notes + list(data["measured"].get("notes") or [])
     return data

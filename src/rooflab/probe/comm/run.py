@@ -43,7 +43,7 @@ def probe_comm(nproc: int | None = None, mode: str = "quick", *,
         from .launch import TIMEOUTS
 
         os.environ.setdefault(TIMEOUT_ENV, str(timeout_s or TIMEOUTS.get(mode, 600.0)))
-        return run_rank(mode)
+        return run_rank(mode, record_load=True)
     from .launch import launch
 
     data = launch(nproc or default_nproc(), mode, timeout_s=timeout_s, env=env,

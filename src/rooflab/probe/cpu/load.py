@@ -183,10 +183,16 @@ class MachineLoad:
                 "method": self.method}
 
 
+OWN_CPU = "the probe's own CPU time (os.times, children included)"
+
+
 def machine_load(before: Snapshot, after: Snapshot, threads: int, loadavg: float | None,
-                 sources: LoadSources = LoadSources()) -> MachineLoad:
+                 sources: LoadSources = LoadSources(), own_what: str = OWN_CPU
+                 ) -> MachineLoad:
     """Other CPU time between two snapshots: busy ticks / ticks_per_s minus own CPU time,
-    over wall x CPUs (floored at 0: tick accounting is coarser than the process's own)."""
+    over wall x CPUs (floored at 0: tick accounting is coarser than the process's own).
+    `own_what` says in `method` whose CPU time the snapshots' own_cpu_s is (the comm
+    probe under torchrun subtracts every rank on the host, gathered, not its own)."""
     window = after.wall_s - before.wall_s
     own = after.own_cpu_s - before.own_cpu_s
     avg = ("1-minute load average before the probe (os.getloadavg)" if loadavg is not None
@@ -204,8 +210,7 @@ def machine_load(before: Snapshot, after: Snapshot, threads: int, loadavg: float
     other = max(0.0, busy - own)
     steal = max(0.0, (t1.steal - t0.steal) / sources.ticks_per_s)
     method = (f"{PROC_STAT} busy time (user+nice+system+irq+softirq+steal, "
-              f"{t0.which}, {sources.ticks_per_s:g} ticks/s) over {window:.2f} s minus the "
-              f"probe's own CPU time (os.times, children included), as a share of wall time "
-              f"x {t0.cpus} CPUs; {avg}")
+              f"{t0.which}, {sources.ticks_per_s:g} ticks/s) over {window:.2f} s minus "
+              f"{own_what}, as a share of wall time x {t0.cpus} CPUs; {avg}")
     return MachineLoad(other / capacity, steal / capacity, loadavg, t0.cpus,
                        sources.machine_cpus, threads, window, own, other, method)
