@@ -8,11 +8,15 @@
 3. times reference kernels (bf16 matmul, copy, softmax) and places them on the roof;
 4. runs the user's command, `rooflab probe --device cuda:N --quick -o OUTDIR/probe_quick.json`,
    in a fresh process (CUDA only, or with --cli): the CLI end to end and its 20 s budget,
-   once with an empty Triton cache (a user's first run, reported) and once warm (judged);
+   once with an empty Triton cache (a user's first run, reported) and once warm (judged),
+   each within what is left of the whole check's TOTAL_BUDGET_S (skipped, and said, if
+   too little is left);
 5. checks the issue-4 targets: copy >= 4.2 TB/s (read + write) and bf16 matmul >= 760
-   TFLOP/s on an H200, every measured ceiling <= its nominal one (or flagged), the L2
-   plateau found, the probe within its time budget;
-6. writes OUTDIR/gpu_check.json (rewritten after every stage, so a run cut short still
+   TFLOP/s on an H200 SXM (by catalog match: not an H200 NVL or a GH200), every measured
+   ceiling <= its nominal one (or flagged), the L2 plateau found, the probe within its
+   time budget;
+6. if the probe itself fails, still times the reference kernels and prints them last;
+7. writes OUTDIR/gpu_check.json (rewritten after every stage, so a run cut short still
    leaves what it measured), OUTDIR/profile.json and OUTDIR/roofline.png, and prints the
    table last (the device tool returns the tail of the output).
 
@@ -46,6 +50,16 @@ H200_BF16_MIN = 760e12
 # the run-to-run spread means the probe missed the peak (or the reference is miscounted).
 REFERENCE_ABOVE_ROOF = 1.05
 PROBE_BUDGET_S = {"quick": 20.0, "default": 60.0, "full": 600.0}
+# One device run gets about four minutes: the whole check stays under TOTAL_BUDGET_S, so a
+# slow stage (a cold Triton cache, a CLI run that hangs) still leaves the table and the JSON.
+# The CLI runs come last and get what is left; each is skipped below MIN_CLI_S.
+TOTAL_BUDGET_S = 200.0
+CLI_TIMEOUT_S = 120.0
+MIN_CLI_S = 25.0
+# The copy and bf16 targets were measured on an H200 SXM, which torch and NVML call "NVIDIA
+# H200". The H200 NVL (600 W, 835 dense bf16 TFLOP/s) and the GH200 ("NVIDIA GH200 480GB",
+# 4.0 TB/s HBM3 on the 96 GB part) also contain "H200" but are other products.
+H200_CATALOG_NAME = "NVIDIA H200 SXM"
 
 
 def log(msg: str) -> None:
@@ -154,11 +168,34 @@ def draw(profile, kernels, path: Path) -> str:
     return "matplotlib"
 
 
+def is_h200_sxm(name: str) -> bool:
+    """Whether the H200 targets apply: the device's name matches the H200 SXM's catalog entry
+    (not merely contains "H200")."""
+    try:
+        from rooflab.hardware.catalog import match_device_name
+
+        dev = match_device_name(name)
+    except Exception:  # noqa: BLE001 — no catalog, no targets: the check says n/a
+        return False
+    return dev is not None and dev.name == H200_CATALOG_NAME
+
+
+def cli_timeouts(remaining_s: float) -> tuple[float | None, float | None]:
+    """(cold, warm) timeouts of the two CLI runs in the `remaining_s` seconds left of the
+    budget; None skips a run. The warm run (judged) keeps at least half; the cold one
+    (reported only) goes first when MIN_CLI_S is left for it after the warm one's share."""
+    if remaining_s < MIN_CLI_S:
+        return None, None
+    warm = min(CLI_TIMEOUT_S, remaining_s / 2 if remaining_s >= 2 * MIN_CLI_S else remaining_s)
+    cold = min(CLI_TIMEOUT_S, remaining_s - warm)
+    return (cold if cold >= MIN_CLI_S else None), warm
+
+
 def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | None,
            cli: dict | None = None) -> list:
     """(name, status, detail): status is PASS, FAIL, n/a, or info (reported, not judged)."""
     cuda = profile.host.get("backend") == "cuda"
-    h200 = "H200" in str(profile.host.get("name", ""))
+    h200 = is_h200_sxm(str(profile.host.get("name", "")))
     m = profile.measured
     out = []
     if problems is not None:
@@ -172,7 +209,7 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
                                     "FLOP/s")):
         got = si(c.value, unit) if c else "missing"
         if not h200:
-            out.append((label, "n/a", f"targets are for an H200; got {got}"))
+            out.append((label, "n/a", f"targets are for an H200 SXM; got {got}"))
         else:
             ok = c is not None and c.value >= target
             out.append((label, "PASS" if ok else "FAIL", got))
@@ -231,7 +268,7 @@ def _load_text(load: dict) -> str:
                else ""))
 
 
-def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0,
+def run_cli_probe(device: str, out: Path, timeout_s: float = CLI_TIMEOUT_S,
                   triton_cache: str | None = None) -> dict:
     """`rooflab probe --device DEVICE --quick -o out` in a fresh process, as a user runs it;
     `triton_cache` points Triton at another (empty) cache folder: a first run's compiles."""
@@ -252,7 +289,10 @@ def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0,
         run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
         rc, err = run.returncode, run.stderr
     except subprocess.TimeoutExpired as exc:
-        rc, err = 124, f"timed out after {timeout_s:.0f} s: {exc.stderr or ''}"
+        # TimeoutExpired keeps the output as bytes even with text=True
+        tail = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) \
+            else (exc.stderr or "")
+        rc, err = 124, f"timed out after {timeout_s:.0f} s: {tail}"
     result = {"command": " ".join(cmd[3:]), "rc": rc, "wall_s": time.perf_counter() - t,
               "stderr_tail": str(err)[-2000:]}
     if rc == 0 and out.exists():
@@ -262,6 +302,71 @@ def run_cli_probe(device: str, out: Path, timeout_s: float = 120.0,
         result.update(probe_s=gpu.get("wall_s"), errors=gpu.get("errors"),
                       ceilings=len(measured.get("compute", [])) + len(measured.get("memory", [])))
     return result
+
+
+def cli_runs(device: str, outdir: Path, cold_s: float | None, warm_s: float | None
+             ) -> dict | None:
+    """The CLI's quick probe, first with an empty Triton cache (a user's first run, reported)
+    and then warm (judged), each within its timeout; None when there is no time for it."""
+    if warm_s is None:
+        return None
+    import tempfile
+
+    cold = None
+    if cold_s is not None:
+        with tempfile.TemporaryDirectory(prefix="rooflab-triton-") as empty:
+            cold = run_cli_probe(device, outdir / "probe_quick_cold.json", timeout_s=cold_s,
+                                 triton_cache=empty)
+    return {**run_cli_probe(device, outdir / "probe_quick.json", timeout_s=warm_s),
+            "cold": cold}
+
+
+def time_references(torch, dev, mode: str, errors: dict) -> list:
+    """The reference kernels timed; a failing one goes to `errors` and the rest still run."""
+    kernels = []
+    try:
+        specs = reference_kernels(torch, dev, quick=mode == "quick")
+    except Exception:  # noqa: BLE001 — e.g. out of memory: no references, the rest runs
+        errors["reference kernels"] = traceback.format_exc()
+        return kernels
+    for spec in specs:
+        try:
+            k, how = time_reference(torch, dev, spec, "quick")
+            kernels.append(k.with_(meta={**k.meta, "timed_with": how}))
+        except Exception:  # noqa: BLE001
+            errors[spec[0]] = traceback.format_exc()
+    return kernels
+
+
+def unplaced(kernels) -> list[dict]:
+    """Reference rows without a roof to place them on (the probe failed): achieved only."""
+    rows = []
+    for k in kernels:
+        compute = k.total_flop > 0
+        rows.append({"kernel": k.name, "seconds": k.seconds, "flop": k.total_flop,
+                     "bytes": k.bytes.get("DRAM"), "timed_with": k.meta.get("timed_with"),
+                     "achieved": (k.total_flop if compute else k.bytes["DRAM"]) / k.seconds,
+                     "unit": "FLOP/s" if compute else "B/s", "percent_of_roof": None,
+                     "bound": "-"})
+    return rows
+
+
+def failed_table(rows, problems, errors: dict, wall_total: float) -> str:
+    """What a run whose probe failed still prints last: the errors' last lines, the Triton
+    check and the reference kernels' rates."""
+    lines = ["== rooflab GPU check: the probe FAILED (tracebacks above and in gpu_check.json) =="]
+    for name, tb in errors.items():
+        last = (str(tb).strip().splitlines() or [""])[-1]
+        lines.append(f"[FAIL] {name}: {last[:200]}")
+    if problems is not None:
+        lines.append(f"[{'FAIL' if problems else 'PASS':^4}] Triton kernels agree with torch: "
+                     f"{'; '.join(problems) or 'copy, triad, read sweep, fma, empty'}")
+    lines.append(f"{'reference kernel':<30}{'time':>10}{'achieved':>16}")
+    for r in rows:
+        lines.append(f"{r['kernel']:<30}{fmt_seconds(r['seconds']):>10}"
+                     f"{si(r['achieved'], r['unit']):>16}")
+    lines.append(f"total {wall_total:.1f} s")
+    return "\n".join(lines)
 
 
 def table(profile, placed, results, wall_total: float, stage_s: dict | None = None) -> str:
@@ -338,8 +443,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:  # noqa: BLE001 — keep what is known for the next try
         report["errors"]["probe"] = traceback.format_exc()
         _save(args.outdir, report)
-        log(report["errors"]["probe"])
-        print(f"probe failed; problems: {problems}; see gpu_check.json")
+        # The reference kernels need no profile: on a one-shot device run their times
+        # (bf16 matmul, copy) still say what the GPU does.
+        kernels = time_references(torch, dev, mode, report["errors"])
+        rows = unplaced(kernels)
+        report.update(reference=rows, total_wall_s=time.perf_counter() - started)
+        _save(args.outdir, report)
+        for name, tb in report["errors"].items():
+            log(f"--- error in {name} ---\n{tb}")
+        print(failed_table(rows, problems, report["errors"], report["total_wall_s"]))
         return 1
     wall_probe = time.perf_counter() - t0
     save_profile(args.outdir / "profile.json", profile)
@@ -349,13 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     report.update(probe_wall_s=wall_probe, profile=profile_to_dict(profile))
     _save(args.outdir, report)
     t1 = time.perf_counter()
-    kernels, placed = [], []
-    for spec in reference_kernels(torch, dev, quick=mode == "quick"):
-        try:
-            k, how = time_reference(torch, dev, spec, "quick")
-            kernels.append(k.with_(meta={**k.meta, "timed_with": how}))
-        except Exception:  # noqa: BLE001
-            report["errors"][spec[0]] = traceback.format_exc()
+    placed = []
+    kernels = time_references(torch, dev, mode, report["errors"])
     try:
         placed = place(profile, kernels)
     except Exception:  # noqa: BLE001
@@ -373,18 +480,25 @@ def main(argv: list[str] | None = None) -> int:
         _save(args.outdir, report)
         t1 = time.perf_counter()
         cli_device = "torch-cpu" if dev.type == "cpu" else str(dev)
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="rooflab-triton-") as empty:
-            cold = run_cli_probe(cli_device, args.outdir / "probe_quick_cold.json",
-                                 triton_cache=empty)
-        cli = {**run_cli_probe(cli_device, args.outdir / "probe_quick.json"), "cold": cold}
-        report["cli_probe"] = cli
-        for key, run in (("cli probe", cli), ("cli probe, empty Triton cache", cold)):
-            if run["rc"]:
-                report["errors"][key] = run["stderr_tail"]
+        cold_s, warm_s = cli_timeouts(TOTAL_BUDGET_S - (t1 - started))
+        try:
+            cli = cli_runs(cli_device, args.outdir, cold_s, warm_s)
+        except Exception:  # noqa: BLE001 — the table still comes
+            report["errors"]["cli probe"] = traceback.format_exc()
+        if cli is not None:
+            report["cli_probe"] = cli
+            for key, run in (("cli probe", cli), ("cli probe, empty Triton cache",
+                                                  cli.get("cold") or {})):
+                if run.get("rc"):
+                    report["errors"][key] = run["stderr_tail"]
+        elif warm_s is None:
+            report["cli_probe"] = {"skipped": f"under {MIN_CLI_S:.0f} s left of the "
+                                              f"{TOTAL_BUDGET_S:.0f} s budget"}
         stage_s["cli probe"] = time.perf_counter() - t1
     results = checks(profile, placed, wall_probe, mode, problems, cli)
+    if (report.get("cli_probe") or {}).get("skipped"):
+        results.append(("`rooflab probe --quick`", "info",
+                        f"skipped: {report['cli_probe']['skipped']}"))
     wall_total = time.perf_counter() - started
     report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, stage_s=stage_s,
                   reference=placed,

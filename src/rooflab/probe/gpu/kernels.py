@@ -20,6 +20,12 @@ import triton.language as tl
 
 BLOCK = 4096
 FMA_CHAINS = 8
+# Triton compiles one kernel per specialisation of its int arguments (== 1, divisible by 16
+# or neither). The sweep's block and repeat counts and the FMA loop count change with every
+# working set and between check_kernels and the probe: specialised, they cost up to 3 more
+# compiles of the sweep and 3 of the FMA kernel (a second or so each on a cold cache, inside
+# the probe's 60 s / 20 s budget) for loop bounds that gain nothing from it. Sizes that
+# address memory (n of copy and triad) stay specialised: their alignment vectorises loads.
 
 
 @triton.jit
@@ -40,7 +46,7 @@ def triad_kernel(a_ptr, b_ptr, c_ptr, scalar, n, BLOCK: tl.constexpr):
     tl.store(a_ptr + offs, b + scalar * c, mask=mask)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["nblocks", "reps"])
 def read_sweep_kernel(x_ptr, out_ptr, nblocks, reps, BLOCK: tl.constexpr, CACHE: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)   # a 64-bit loop index: sets beyond 8 GiB work
     nprog = tl.num_programs(0)
@@ -51,7 +57,7 @@ def read_sweep_kernel(x_ptr, out_ptr, nblocks, reps, BLOCK: tl.constexpr, CACHE:
     tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["iters"])
 def fma_kernel(out_ptr, a, b, iters, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)
     offs = pid * BLOCK + tl.arange(0, BLOCK)

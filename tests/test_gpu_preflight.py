@@ -1,0 +1,178 @@
+"""Before the one H200 run: what would have gone wrong the first time the GPU probe and
+benchmarks/gpu_check.py met a real device, each pinned on the CPU (issue 4).
+
+- gpu_check applied the H200 SXM's copy/bf16 targets to any name containing "H200": an
+  H200 NVL or a GH200 would have been judged against another product's numbers;
+- nothing bounded the whole check's time: the two CLI runs alone could take 2 x 120 s, past
+  the device run's four minutes, and then no table and no final JSON would come back;
+- a probe that raised printed one line and nothing else: the reference kernels (which need
+  no profile) were not timed, so a one-shot run said nothing about the GPU;
+- a timed-out CLI run wrote its stderr as "b'...'" (TimeoutExpired keeps bytes);
+- one matmul precision whose setup raised (the TF32 mode switch) lost every matmul ceiling,
+  bf16 included.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "gpu_check.py"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("gpu_check_preflight", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _profile(name: str):
+    from rooflab.hardware.profile import MachineProfile
+    from rooflab.model.ceiling import Ceiling, Roof
+
+    def m(value, **kw):
+        return Ceiling(value=value, provenance="measured", samples=(value,), method="t", **kw)
+
+    measured = Roof(name, kind="measured", overhead_s=4e-6, memory=(m(3.9e12, level="DRAM"),),
+                    compute=(m(6.5e14, precision="bf16", unit="tensor"),))
+    extras = {"gpu": {"nominal_checks": [], "sweep": {}, "overheads": {}}}
+    return MachineProfile(host={"name": name, "backend": "cuda"}, nominal=None,
+                          measured=measured, extras=extras)
+
+
+@pytest.mark.parametrize(("name", "targets"), [
+    ("NVIDIA H200", True),                 # what torch and NVML call the SXM card
+    ("NVIDIA H200 SXM", True),
+    ("NVIDIA H200 NVL", False),            # 600 W PCIe card: 835 dense bf16 TFLOP/s
+    ("NVIDIA GH200 480GB", False),         # Grace Hopper: 4.0 TB/s HBM3 (96 GB part)
+    ("NVIDIA H100 80GB HBM3", False),
+])
+def test_h200_targets_apply_to_the_h200_sxm_only(name, targets):
+    gc = _load_script()
+    assert gc.is_h200_sxm(name) is targets
+    status = {n.split(" ")[0]: s for n, s, _ in gc.checks(_profile(name), [], 30.0,
+                                                             "default", None)}
+    # Below both targets: FAIL where they apply, n/a where the device is another product.
+    assert status["copy"] == status["bf16"] == ("FAIL" if targets else "n/a")
+
+
+def test_cli_runs_share_what_is_left_of_the_time_budget():
+    gc = _load_script()
+    assert gc.TOTAL_BUDGET_S <= 210          # the device run gets 4 min with start-up
+    assert gc.cli_timeouts(300.0) == (gc.CLI_TIMEOUT_S, gc.CLI_TIMEOUT_S)
+    assert gc.cli_timeouts(100.0) == (50.0, 50.0)
+    # Too little for both: the judged warm run keeps it all, the cold one is skipped.
+    assert gc.cli_timeouts(40.0) == (None, 40.0)
+    assert gc.cli_timeouts(gc.MIN_CLI_S - 1) == (None, None)
+    for left in (26.0, 49.0, 60.0, 130.0, 250.0):
+        cold, warm = gc.cli_timeouts(left)
+        assert warm + (cold or 0.0) <= left
+
+
+def test_an_exhausted_budget_skips_the_cli_runs_and_still_prints_the_table(
+        tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    gc = _load_script()
+    monkeypatch.setattr(gc, "TOTAL_BUDGET_S", 0.0)
+    ran = []
+    monkeypatch.setattr(gc, "run_cli_probe", lambda *a, **k: ran.append(a) or {"rc": 0})
+    rc = gc.main([str(tmp_path), "--device", "cpu", "--quick", "--cli"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert ran == []
+    assert out[-1].startswith("total ")
+    assert any(line.startswith("[info] `rooflab probe --quick`: skipped: under") for line in out)
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert "skipped" in report["cli_probe"] and report["errors"] == {}
+    assert rc == 0
+
+
+def test_a_failing_probe_still_times_the_references_and_prints_them(
+        tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import rooflab.probe.gpu as gpu
+
+    gc = _load_script()
+
+    def broken(*a, **k):
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    monkeypatch.setattr(gpu, "probe_gpu", broken)
+    rc = gc.main([str(tmp_path), "--device", "cpu", "--quick", "--no-cli"])
+    assert rc == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert "FAILED" in out[0] and out[-1].startswith("total ")
+    assert any("illegal memory access" in line for line in out)
+    assert any(line.startswith("matmul_bf16_128") and "FLOP/s" in line for line in out)
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert "probe" in report["errors"]
+    rows = {r["kernel"]: r for r in report["reference"]}
+    assert rows["matmul_bf16_128"]["achieved"] == pytest.approx(
+        2 * 128 ** 3 / rows["matmul_bf16_128"]["seconds"])
+    assert rows["copy_fp32_4MiB"]["unit"] == "B/s"
+
+
+def test_a_timed_out_cli_run_keeps_its_stderr_as_text(tmp_path, monkeypatch):
+    gc = _load_script()
+
+    def slow(cmd, **kw):
+        raise subprocess.TimeoutExpired(cmd, kw["timeout"], output=b"", stderr=b"compiling")
+    monkeypatch.setattr(subprocess, "run", slow)
+    r = gc.run_cli_probe("cuda:0", tmp_path / "p.json", timeout_s=30.0)
+    assert r["rc"] == 124
+    assert r["stderr_tail"] == "timed out after 30 s: compiling"
+
+
+def test_one_failing_matmul_precision_keeps_the_others(monkeypatch):
+    from contextlib import contextmanager
+    from types import SimpleNamespace
+
+    from rooflab.model.ceiling import Ceiling
+    from rooflab.probe.gpu import compute
+
+    @contextmanager
+    def refused(torch, mode):
+        raise RuntimeError(f"Invalid precision for cuda matmul: {mode}")
+        yield   # pragma: no cover
+
+    monkeypatch.setattr(compute, "fp32_matmul_mode", refused)
+    monkeypatch.setattr(compute, "_matmul_best", lambda ctx, p: Ceiling(
+        value=1e12, precision=p, unit="tensor", provenance="measured", method="t"))
+    ctx = SimpleNamespace(is_cuda=True, torch=None, skipped={})
+    got = [c.precision for c in compute.matmul_peaks(ctx)]
+    assert got == ["fp64", "fp16", "bf16", "fp8", "int8"]
+    assert set(ctx.skipped) == {"matmul_fp32", "matmul_tf32"}
+    assert "Invalid precision" in ctx.skipped["matmul_tf32"]
+
+
+def test_loop_counts_do_not_multiply_triton_compiles():
+    # Triton keys its compile cache on each int argument's specialisation: 20 (check_kernels'
+    # FMA loop) and 4096 (the probe's) are '' and 'D' (divisible by 16), and a repeat count
+    # of 1 becomes a constant: each a separate compile on the H200's cold cache. Loop counts
+    # are left unspecialised; sizes that address memory keep their alignment key.
+    triton = pytest.importorskip("triton")
+    import os
+
+    if os.environ.get("TRITON_INTERPRET"):
+        pytest.skip("the interpreter compiles nothing")
+    from triton.runtime import jit
+
+    from rooflab.probe.gpu import kernels
+
+    def unspecialised(kernel):
+        return {p.name for p in kernel.params if p.do_not_specialize}
+
+    assert unspecialised(kernels.read_sweep_kernel) == {"nblocks", "reps"}
+    assert unspecialised(kernels.fma_kernel) == {"iters"}
+    assert unspecialised(kernels.copy_kernel) == unspecialised(kernels.triad_kernel) == set()
+    native = getattr(jit, "native_specialize_impl", None)
+    if native is None:
+        pytest.skip(f"triton {triton.__version__} specialises in Python")
+    from triton.backends.compiler import BaseBackend
+
+    keys = {native(BaseBackend, v, False, False, True) for v in (1, 5, 20, 2048, 4096)}
+    assert keys == {("i32", None)}            # one compiled kernel for every loop count
