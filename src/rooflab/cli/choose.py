@@ -247,13 +247,13 @@ def _table(choices, kernels, compared=(), need=None, memory=None):
         short = [(c.name, memory[c.name]) for c in choices if c.fits is False]
         # as many digits as tell the need from the largest memory it exceeds
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
+        remedy = fit_remedy([name for name, _ in short])
         short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
         if short:
             parts.append(Text(f"does not fit: the model needs {needs} per device "
                               f"(weights + KV + activations, from the llm document) > the "
                               f"memory of {', '.join(short)}; their times assume it fit, "
-                              f"and they rank after the devices it fits in (rooflab llm "
-                              f"--tp N or --pp N, or smaller --weights)"))
+                              f"and they rank after the devices it fits in ({remedy})"))
     lacking = _devices_by(choices, lambda c: c.missing)
     for p, names in lacking.items():
         one = len(names) == 1
@@ -273,6 +273,22 @@ def _devices_by(choices, items) -> dict[str, list[str]]:
         for item in items(c):
             out.setdefault(item, []).append(c.name)
     return out
+
+
+def fit_remedy(names: list[str]) -> str:
+    """What makes the model fit the devices it does not: --tp/--pp split it over more of
+    them, but a unified-memory device (a Jetson module) has no link to a second one, where
+    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help."""
+    from ..hardware.catalog import match_device_name
+
+    unified = [n for n in names if getattr(match_device_name(n), "unified_memory", False)]
+    if not unified:
+        return "rooflab llm --tp N or --pp N, or smaller --weights"
+    one = "smaller --weights or --kv fp8: one module, no link to split over"
+    if len(unified) == len(names):
+        return f"rooflab llm with {one}"
+    return (f"rooflab llm --tp N or --pp N, or smaller --weights; on "
+            f"{', '.join(unified)} only {one}")
 
 
 def _unfit_mark(c) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import parse_size
+from ..units import parse_size, si
 
 # The CSV and chart live in llm_output, the tables and lines in llm_render; re-exported so
 # `cli.llm.X` still works.
@@ -233,7 +233,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
              if pp > 1 else None)
     r = _analyze(cfg, roof, s, req, mem, tpl)
     compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
-    notes = ((on_note,) if on_note else ()) + tuple(
+    notes = ((on_note,) if on_note else ()) + shared_memory_notes(dev, memory) + tuple(
         n for c in (tpl, stage) if c is not None for n in c.notes) + compare_notes
     if notes:      # a profile behind both links may say the same thing twice
         r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
@@ -257,6 +257,18 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         print_report(out, res, phase)
     if output:   # said last, as the other verbs do; on stderr when stdout is JSON
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+
+
+def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
+    """A unified-memory device's catalog memory is the whole module's: the OS, the CPU's
+    processes and the CUDA context live in it too, so the GPU gets less (seed 002: on the
+    edge capacity comes first). Said, not guessed: no catalog figure says how much less."""
+    if dev is None or memory or not dev.unified_memory:
+        return ()
+    return (f"{dev.name}'s {si(dev.memory_bytes, 'B')} is unified memory, shared with the "
+            f"CPU, the OS and the CUDA context: the GPU gets less, and the fit and largest "
+            f"batch above assume all of it; give what is free on the device as --memory "
+            f"(MemAvailable in its /proc/meminfo)",)
 
 
 def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: int) -> None:

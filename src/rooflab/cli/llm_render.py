@@ -216,28 +216,78 @@ def span(lo: float, hi: float) -> str:
     return a if a == b else f"{a}-{b}"
 
 
+def unified_memory(roof) -> bool:
+    """Whether the roof is a catalog device whose GPU shares DRAM with the CPU (a Jetson
+    module, an Apple chip): one device, no link to a second one for --tp or --pp."""
+    from ..hardware.catalog import match_device_name
+
+    dev = match_device_name(roof.name)
+    return bool(dev is not None and dev.unified_memory)
+
+
+def narrower(s, *, kv: bool = True, weights: str = "all") -> list[str]:
+    """The --weights/--kv options narrower than the ones in use, as the memory lines offer
+    them: weights="all" lists every narrower weight dtype (--weights int8/int4), "least"
+    only the narrowest (--weights int4); kv=False leaves out --kv fp8 (it makes no room when
+    the weights alone do not fit). Empty when the settings are as narrow as they go."""
+    from ..workloads.llm.pipeline import SMALLER_WEIGHTS
+
+    ws = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes]
+    if weights == "least":
+        ws = ws[-1:]
+    out = [f"--weights {'/'.join(ws)}"] if ws else []
+    if kv and s.with_(kv="fp8").kv_bytes < s.kv_bytes:
+        out.append("--kv fp8")
+    return out
+
+
 def split_hint(r) -> str:
     """When the batch does not fit: the smallest --pp and --tp that would hold it, computed
-    by the same per-device footprint (seed: '--pp 2 ... largest batch 0' named neither)."""
+    by the same per-device footprint (seed: '--pp 2 ... largest batch 0' named neither),
+    and the first narrower --weights/--kv that holds it without more devices. On a
+    unified-memory device (a Jetson) the narrower dtypes come first: a split needs more
+    modules and a network between them (the catalog has no link for them)."""
     fp, s = r.footprint, r.settings
     if not fp.device_bytes or fp.fits:
         return ""
-    from ..workloads.llm.pipeline import smallest_fit
+    from ..workloads.llm.pipeline import quantized_fit, smallest_fit
 
     fit = smallest_fit(r.config, s, batch=fp.batch, context=fp.context,
                        prompt=r.request.prompt, device_bytes=fp.device_bytes)
+    quant = quantized_fit(r.config, s, batch=fp.batch, context=fp.context,
+                          prompt=r.request.prompt, device_bytes=fp.device_bytes)
     ways = ([f"--pp {fit['pp']}" + (f" (at --tp {s.tp})" if s.tp > 1 else "")]
             if fit["pp"] else [])
     ways += ([f"--tp {fit['tp']}" + (f" (at --pp {s.pp})" if s.pp > 1 else "")]
              if fit["tp"] else [])
+    room = narrower(s)
+    if unified_memory(r.roof):
+        return unified_hint(fp.batch, quant, ways, room)
+    q = (f", or with {quant[0]} ({si(quant[1].total, 'B')}"
+         f"{' per device' if s.tp > 1 or s.pp > 1 else ''})" if quant else "")
     if not ways and not fit["split"]:
         return (f"; no split fits batch {fp.batch}, not even --tp {r.config.heads} --pp "
-                f"{r.config.layers}: lower --batch (or --context), or --kv fp8, "
-                f"--weights int8/int4")
+                f"{r.config.layers}: lower --batch (or --context)"
+                + (f", or {', '.join(room)}" if room and not quant else q))
     if not ways:
-        return (f"; no --pp or --tp alone fits batch {fp.batch}: combine them, or "
-                f"--weights int8/int4, --kv fp8")
-    return f"; batch {fp.batch} fits with {' or '.join(ways)}"
+        return (f"; no --pp or --tp alone fits batch {fp.batch}: combine them"
+                + (f", or {', '.join(room)}" if room and not quant else q))
+    return f"; batch {fp.batch} fits with {' or '.join(ways)}{q}"
+
+
+def unified_hint(batch: int, quant, ways: list[str], room: list[str]) -> str:
+    """split_hint on a unified-memory device: one module is all there is, so what fits it
+    comes first; a split is said to need more modules and a link (`--tp` on a Jetson
+    stops at "the catalog has no link between ... devices")."""
+    if quant:
+        first = (f"; batch {batch} fits this device with {quant[0]} "
+                 f"({si(quant[1].total, 'B')})")
+    else:
+        first = (f"; no {' or '.join(room) or 'narrower --weights/--kv'} fits batch {batch} "
+                 f"on this device: lower --batch (or --context), or a smaller model")
+    split = (f"; {' or '.join(ways)} would take that many devices and a network between "
+             f"them (--link-bw)" if ways else "")
+    return first + split
 
 
 def tp_sweep_rows(sw, tpr, tabled_batch: int) -> list[dict[str, float]]:
@@ -280,7 +330,10 @@ def sweep_table(sw):
     return t
 
 
-def sweep_lines(sw, fp=None) -> list[str]:
+def sweep_lines(sw, fp=None, s=None, unified: bool = False) -> list[str]:
+    """The sweep's knee and, past the device memory, what makes room: only the --weights and
+    --kv narrower than `s`'s (Settings; None: the defaults' fp16 wording), and --tp unless
+    the device is a unified-memory one (a Jetson: one module, no link to a second)."""
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
             f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
             f"stays memory-bound at every batch")
@@ -288,20 +341,28 @@ def sweep_lines(sw, fp=None) -> list[str]:
            f"stops tracking the batch; {knee}"]
     # seed 002: past the device memory a bigger batch is no option at all
     cap = fp.max_batch if fp is not None else None
+    split = [] if unified else ["--tp"]   # a Jetson has no second device to split over
     if cap == 0:
+        ways = split + (narrower(s, kv=False) if s is not None else ["--weights int8/int4"])
         out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
-                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs (--tp, or "
-                   f"--weights int8/int4)")
+                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs ("
+                   + (", or ".join(ways) or "a smaller model, or a device with more memory")
+                   + ")")
     elif cap is not None:
         over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
         over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
                                                    ("the KV = weights batch",
                                                     sw.kv_equals_weights_batch))
                  if b and b > cap]
+        ways = split + (narrower(s, weights="least")[::-1] if s is not None else
+                        ["--kv fp8", "--weights int4"])
         if over:
             out.append(f"memory: at most batch {cap} fits in {si(fp.device_bytes, 'B')} "
-                       f"(context {fp.context}); too big: {', '.join(over)} (--tp, "
-                       f"--kv fp8 or --weights int4 make room)")
+                       f"(context {fp.context}); too big: {', '.join(over)} ("
+                       + (f"{', '.join(ways[:-1])} or {ways[-1]} make room" if len(ways) > 1
+                          else f"{ways[0]} makes room" if ways else
+                          "no narrower --weights/--kv makes room")
+                       + ")")
     return out
 
 
@@ -332,7 +393,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(line, soft_wrap=True)
     if r.sweep is not None:
         out.print(sweep_table(r.sweep))
-        for line in sweep_lines(r.sweep, r.footprint):
+        for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof)):
             out.print(line, soft_wrap=True)
         if tpr is not None:
             out.print(tp_sweep_line(r.sweep, tpr, req.batch), soft_wrap=True)

@@ -86,6 +86,13 @@ class Device:
         return pcie_ceiling(self.host_link, self.source)
 
     @property
+    def unified_memory(self) -> bool:
+        """Whether the GPU shares its DRAM with the CPU (Jetson, Apple): the catalog's
+        memory is then the whole system's, the OS's share included, and no link joins one
+        device to the next (the catalog's "interconnect" is that memory)."""
+        return self.interconnect.lower().startswith("unified memory")
+
+    @property
     def top_compute(self) -> Ceiling:
         return self.roof.top_compute
 

@@ -240,7 +240,12 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                         f"shortens it, a faster compute unit does not.")
     r = top_value / p.peak_flop_per_s
     if r > 1.0 + 1e-9:
-        words = (f"{p.binding if not p.memory_bound_side else p.precision} peaks at "
+        # left of the ridge the binding label is the memory's; the compute ceiling is the
+        # precision's own, unless the roof has none and a stand-in holds it (fp64 on a
+        # Jetson: fp32's 2.08 TFLOP/s is not "fp64 peaks at")
+        own = (f"its stand-in ceiling (no {p.precision} one on this roof)"
+               if f"no {p.precision} " in p.note else p.precision)
+        words = (f"{p.binding if not p.memory_bound_side else own} peaks at "
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
                  f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only "
                  f"{roof_cure} raises it.")

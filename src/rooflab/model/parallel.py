@@ -266,7 +266,7 @@ def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -
 
     A CPU's interconnect figure is its PCIe lanes in total and an Apple chip's is its
     unified memory: neither joins one device to the next, so they raise InputError."""
-    what = ("its memory" if device.interconnect.lower().startswith("unified memory") else
+    what = ("its memory" if getattr(device, "unified_memory", False) else
             "the CPU's I/O lanes in total" if getattr(device, "kind", "gpu") == "cpu" else "")
     if what:
         raise InputError(f"the catalog has no link between {device.name} devices: its "

@@ -191,3 +191,36 @@ def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, pro
     # A batch too big for every split should not be told to "combine" --tp and --pp.
     split = pp is not None or tp is not None or fits(cfg.heads, cfg.layers)
     return {"pp": pp, "tp": tp, "split": split}
+
+
+# Weight dtypes that shrink a footprint, least lossy first (8 bits before 4).
+SMALLER_WEIGHTS = ("int8", "int4")
+
+
+def smaller_settings(s: Settings) -> tuple[tuple[str, Settings], ...]:
+    """The --weights/--kv changes that make s's bytes smaller, as (options, settings), least
+    lossy first (one change before two). Only dtypes narrower than the ones in use:
+    `--weights int4` at int4 makes no room (the memory line used to offer it anyway)."""
+    weights = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes]
+    out = [(f"--weights {w}", s.with_(weights=w)) for w in weights]
+    if s.with_(kv="fp8").kv_bytes < s.kv_bytes:     # one change before two
+        out += [("--kv fp8", s.with_(kv="fp8"))]
+        out += [(f"--weights {w} --kv fp8", s.with_(weights=w, kv="fp8")) for w in weights]
+    return tuple(out)
+
+
+def quantized_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,
+                  device_bytes: float) -> tuple[str, Footprint] | None:
+    """The first of smaller_settings(s) under which `batch` sequences fit on one device (one
+    TP shard and --pp stage of s, as smallest_fit counts them), with its footprint; None when
+    none does. On a device that cannot be split (a Jetson: one module, no link to a second)
+    this is the way to fit a model, not --tp or --pp."""
+    from .parallel import shard
+
+    shard_cfg = shard(cfg, s.tp)
+    for opts, q in smaller_settings(s):
+        fp = heaviest_footprint(shard_cfg, q, pp=s.pp, batch=batch, context=context,
+                                prompt=prompt, device_bytes=device_bytes)
+        if fp.fits:
+            return opts, fp
+    return None

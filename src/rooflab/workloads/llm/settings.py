@@ -12,6 +12,8 @@ WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 ATTN = ("flash", "naive")
+# stored narrower than the math: read at these widths, dequantized for the matmuls
+NARROW = ("fp8", "int8", "int4")
 
 
 def _check(value: str, allowed: tuple[str, ...], what: str) -> str:
@@ -91,6 +93,16 @@ class Settings:
         return replace(self, **changes)
 
     def describe(self) -> str:
-        w = self.weights + (f" (group {self.group_size}, {self.scale_dtype} scales)"
-                            if self.weights in ("int4", "int8") else "")
-        return f"weights {w}, activations {self.act}, KV {self.kv}, {self.attn} attention"
+        scales = ([f"group {self.group_size}", f"{self.scale_dtype} scales"]
+                  if self.weights in ("int4", "int8") else [])
+        # weight-only quantization moves narrow bytes but multiplies at --act: say so, since
+        # a device without an int4 (or fp8) ceiling is then timed right, not on a stand-in
+        math = ([f"dequantized to {self.precision} for the math"]
+                if self.weights in NARROW and self.precision != flop_precision(self.weights)
+                else [])
+        w = self.weights + (f" ({', '.join(scales)}{'; ' if scales and math else ''}"
+                            f"{', '.join(math)})" if scales or math else "")
+        kv = self.kv + (f" (attention math in {self.precision})"
+                        if self.kv in NARROW and flop_precision(self.kv) != self.precision
+                        else "")
+        return f"weights {w}, activations {self.act}, KV {kv}, {self.attn} attention"
