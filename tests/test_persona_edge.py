@@ -199,6 +199,9 @@ def test_choose_does_not_tell_a_jetson_to_use_tp(capsys, tmp_path):
     assert ("(rooflab llm with smaller --weights or --kv fp8: one module, no link to split "
             "over)") in text
     assert "--tp N" not in text
+    # it fits neither: there are no devices "it fits in" to rank after
+    assert "it fits none of them, so the ranking is by time alone" in text
+    assert "rank after the devices it fits in" not in text
     code, out, _ = run(capsys, "choose", str(doc), "--among", "T4,jetson-orin-nano")
     text = " ".join(out.split())
     assert ("(rooflab llm --tp N or --pp N, or smaller --weights; on NVIDIA Jetson Orin "
@@ -236,3 +239,13 @@ def test_docs_edge_example_is_this_runs_output(capsys):
         assert len(lines) == 2
         for line in lines:
             assert line in section, line
+
+
+def test_roof_distance_does_not_offer_fp8_as_if_every_gpu_had_it():
+    # an Orin lists no fp8: "(tensor cores, fp8)" read as advice to switch to it
+    from rooflab.model.diagnose import cures
+    from rooflab.model.machine import Machine
+
+    roof_cure = cures(Machine(kind="gpu"))[3]
+    assert "fp8 or int8 where the GPU has them" in roof_cure
+    assert "(tensor cores, fp8)" not in roof_cure

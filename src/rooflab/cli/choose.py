@@ -249,11 +249,14 @@ def _table(choices, kernels, compared=(), need=None, memory=None):
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
         remedy = fit_remedy([name for name, _ in short])
         short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
+        rank_note = (", and they rank after the devices it fits in"
+                     if any(c.fits is not False for c in choices)
+                     else ": it fits none of them, so the ranking is by time alone")
         if short:
             parts.append(Text(f"does not fit: the model needs {needs} per device "
                               f"(weights + KV + activations, from the llm document) > the "
-                              f"memory of {', '.join(short)}; their times assume it fit, "
-                              f"and they rank after the devices it fits in ({remedy})"))
+                              f"memory of {', '.join(short)}; their times assume it fit"
+                              f"{rank_note} ({remedy})"))
     lacking = _devices_by(choices, lambda c: c.missing)
     for p, names in lacking.items():
         one = len(names) == 1

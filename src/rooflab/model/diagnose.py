@@ -128,7 +128,8 @@ CURES = {
             "close it",
             "kernel efficiency: FMA instead of separate multiply and add, occupancy, ILP and "
             "fewer non-FLOP instructions close it",
-            "another precision or unit (tensor cores, fp8), sparsity or other hardware"),
+            "another precision or unit (tensor cores; bf16, fp8 or int8 where the GPU has them), "
+            "sparsity or other hardware"),
     "cpu": ("mostly per-call dispatch (Python / framework): fewer, larger calls, fusion and "
             "torch.compile close it",
             "kernel efficiency: unit-stride SIMD loads, hardware prefetch and every core "
