@@ -17,3 +17,14 @@ def test_seconds_round_before_choosing_the_unit():
     assert fmt_seconds(999.96e-6) == "1 ms"
     assert fmt_seconds(999.6e-9) == "1 us"
     assert fmt_seconds(3.1e-6) == "3.1 us"
+
+
+def test_fmt_factor_never_uses_exponent_form():
+    from rooflab.units import fmt_factor
+
+    # a kernel 1030x below its roof read "1.03e+03x"
+    assert fmt_factor(1030.2) == "1030x"
+    assert fmt_factor(999.6) == "1000x"             # rounds to 3 figures first
+    assert fmt_factor(1234567) == "1230000x"
+    assert fmt_factor(2.04) == "2.04x" and fmt_factor(1.0) == "1x" and fmt_factor(0.5) == "0.5x"
+    assert fmt_factor(None) == "-" and fmt_factor(float("nan")) == "-"

@@ -114,6 +114,15 @@ def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
     return f"{seconds / 1e-9:.{digits}g} ns"
 
 
+def fmt_factor(x: float | None, digits: int = 3) -> str:
+    """A ratio as 'N.NNx' with `digits` significant figures, never in exponent form:
+    1030 reads '1030x', not '1.03e+03x' (a kernel 1000x below its roof)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    rounded = float(f"{x:.{digits}g}")
+    return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
+
+
 def fmt_ai(ai: float | None) -> str:
     """Format an arithmetic intensity in FLOP/byte."""
     if ai is None or (isinstance(ai, float) and math.isnan(ai)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .advice import Advice, Efficiency, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .kernel import Kernel
@@ -112,7 +112,7 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
             bps = p.bytes / p.seconds
             moved = (f"; moves {si(bps, 'B/s')} = {pct(bps / p.bytes_per_s)} of "
                      f"{p.level} bandwidth")
-        where = (f"{p.ridge / p.ai:.3g}x left of it" if p.ai > 0 else
+        where = (f"{fmt_factor(p.ridge / p.ai)} left of it" if p.ai > 0 else
                  "no FLOP: pure data movement")
         return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} ({where}): "
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
@@ -179,7 +179,7 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
     if f and f < 1 / (1 + ABOVE_TOLERANCE):
         return Distance(
             "below roof", f,
-            f"none: the point is {1 / f:.3g}x above the roof at its AI, which a correct "
+            f"none: the point is {fmt_factor(1 / f)} above the roof at its AI, which a correct "
             f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
             f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
     if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
@@ -190,7 +190,7 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
         cure = compute_cure
     return Distance(
         "below roof", f,
-        f"{f:.3g}x below the roof at its AI: overhead and kernel efficiency, not AI; "
+        f"{fmt_factor(f)} below the roof at its AI: overhead and kernel efficiency, not AI; "
         f"{cure}. Batching does not close it (it moves the point right, not up)."
         + _launch_split(p, e, machine) if f else "-")
 
@@ -213,10 +213,11 @@ def _along_slope(p: Point) -> Distance:
     if p.along_slope > 1:
         return Distance(
             "along slope", p.along_slope,
-            f"AI {fmt_ai(p.ai)} is {p.along_slope:.3g}x left of the ridge {fmt_ai(p.ridge)}: "
+            f"AI {fmt_ai(p.ai)} is {fmt_factor(p.along_slope)} left of the ridge "
+            f"{fmt_ai(p.ridge)}: "
             f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
             f"fusion and fewer bytes per element (quantization) climb the slope, up to "
-            f"{p.along_slope:.3g}x more attainable FLOP/s.")
+            f"{fmt_factor(p.along_slope)} more attainable FLOP/s.")
     if p.flop <= 0:
         # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
         # along_slope to 1 for AI 0), only bytes to move or to avoid moving.
@@ -248,7 +249,7 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                if f"no {p.precision} " in p.note else p.precision)
         words = (f"{p.binding if not p.memory_bound_side else own} peaks at "
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
-                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {r:.3g}x higher. Only "
+                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {fmt_factor(r)} higher. Only "
                  f"{roof_cure} raises it.")
     elif n_compute == 1:
         # A roof built from the peaks a profile recorded (an .ncu-rep's fp64 section only)

@@ -17,7 +17,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof, kernel_ceiling
 from ..model.diagnose import Diagnosis, diagnose
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .chart_parts import LEVEL_MARKERS
 from .html_labels import (
     POSITIONS,
@@ -339,7 +339,7 @@ def _diagnosis_html(d: Diagnosis) -> str:
     parts += [f"<p><b>Kernel note</b>: {e(n)}</p>" for n in d.notes]
     parts.append("<ol>")
     for x in d.distances:
-        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        f = fmt_factor(x.factor)
         parts.append(f"<li><b>{e(x.name)}</b> ({f}): {e(x.words)}</li>")
     parts.append("</ol>")
     for f in d.findings:

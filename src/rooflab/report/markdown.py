@@ -17,7 +17,7 @@ from ..model.diagnose import Diagnosis, diagnose
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
@@ -330,7 +330,7 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     out.append("Three distances (seed 004):")
     out.append("")
     for x in d.distances:
-        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        f = fmt_factor(x.factor)
         out.append(f"1. **{x.name}** ({f}): {x.words}")
     out.append("")
     if d.findings:

@@ -11,7 +11,7 @@ from ..model.analysis import Analysis
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
 from ..model.machine import machine_of
-from ..units import fmt_seconds, si
+from ..units import fmt_factor, fmt_seconds, si
 from .markdown import (
     PRIORITY_HEADERS,
     STEP_HEADERS,
@@ -97,7 +97,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
     for n in d.notes:
         t.append(f"   kernel note: {n}\n", style="italic")
     for x in d.distances:
-        f = "-" if x.factor is None else f"{x.factor:.3g}x"
+        f = fmt_factor(x.factor)
         t.append(f"   {x.name} ({f}): ", style="bold")
         t.append(f"{x.words}\n", style="dim")
     for f in d.findings:
