@@ -52,10 +52,16 @@ def test_whatif_quantize_from_an_int4_llm_json_starts_at_int4():
     step = decode_step(load_config(TINY), Settings(weights="int4"), 1, 500)
     q = next(k for k in step.kernels() if k.name == "q_proj")
     assert q.meta["weight_dtype"] == "int4" and q.meta["batch"] == 1
-    w = quantize_weights(load_roof("T4"), [q], "int8")
+    w = quantize_weights(load_roof("T4"), [q], "int8", group=128)
     (_, new), = w.moves
     wb = q.meta["bytes_split"]["weights"]
-    assert new.bytes["DRAM"] == pytest.approx(q.bytes["DRAM"] + wb, rel=1e-9)
+    # with --group 128, int4 and int8 both carry one fp16 scale per 128 weights (as llm counts them):
+    # 0.515625 -> 1.015625 B per weight, exactly what llm --weights int8 counts
+    assert new.bytes["DRAM"] == pytest.approx(
+        q.bytes["DRAM"] + wb * (1.015625 / 0.515625 - 1), rel=1e-9)
+    int8 = decode_step(load_config(TINY), Settings(weights="int8"), 1, 500)
+    want = next(k for k in int8.kernels() if k.name == "q_proj")
+    assert new.bytes["DRAM"] == pytest.approx(want.bytes["DRAM"], rel=1e-9)
 
 
 def test_whatif_quantize_leaves_norm_weights_alone(capsys):

@@ -134,3 +134,31 @@ def test_cli_whatif(tmp_path, capsys):
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert main(["whatif", str(ks), "--on", str(roof)]) == 2      # no change given
     assert "give exactly one change" in capsys.readouterr().err
+
+
+def test_quantize_with_group_scales_matches_llm_weights():
+    # --group 128: one fp16 scale per 128 int4 weights, 0.5 + 2/128 = 0.515625 B (as llm
+    # --weights int4 counts them): AI 2 / 0.515625 = 3.879, not the bare dtype's 4
+    k = Kernel("decode", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, seconds=0.044,
+               meta={"op": "gemv"})
+    w = quantize_weights(ROOF, [k], "int4", group=128)
+    assert w.after.points[0].ai == pytest.approx(2 / 0.515625)
+    assert "one fp16 scale per 128 weights" in w.assumption
+    bare = quantize_weights(ROOF, [k], "int4")
+    assert "no group scales; --group 128 adds" in bare.assumption
+    # fp8 weights have a per-tensor scale: --group changes nothing
+    assert quantize_weights(ROOF, [k], "fp8", group=128).after.points[0].ai == pytest.approx(2)
+
+
+def test_cli_group_needs_quantize_and_a_positive_size(tmp_path, capsys):
+    from rooflab.cli.main import main
+
+    f = tmp_path / "k.json"
+    f.write_text('[{"name": "gemv", "flop": {"fp16": 2e9}, "bytes": {"DRAM": 2e9}, '
+                 '"seconds": 0.04, "op": "gemv"}]')
+    assert main(["whatif", str(f), "--on", "T4", "--batch", "4", "--group", "128"]) == 2
+    assert "--group goes with --quantize" in capsys.readouterr().err
+    assert main(["whatif", str(f), "--on", "T4", "--quantize", "int4", "--group", "0"]) == 2
+    assert "--group must be >= 1" in capsys.readouterr().err
+    assert main(["whatif", str(f), "--on", "T4", "--quantize", "int4", "--group", "128",
+                 "--json"]) == 0

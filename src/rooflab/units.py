@@ -64,6 +64,19 @@ def dtype_bytes(name: str) -> float:
     return DTYPE_BYTES[canonical_dtype(name)]
 
 
+# Weight-only int4/int8 quantization (GPTQ, AWQ, bitsandbytes) keeps one scale per group
+# of weights; 128 weights per fp16 scale is the common default (0.5 + 2/128 = 0.516 B per
+# int4 weight). fp8 weights use a per-tensor scale: no per-weight overhead.
+GROUP_SCALED = ("int4", "int8")
+
+
+def stored_weight_bytes(dtype: str, group_size: int = 128, scale_dtype: str = "fp16") -> float:
+    """Bytes per stored weight of `dtype`, a group scale's share included for int4/int8."""
+    d = canonical_dtype(dtype)
+    base = dtype_bytes(d)
+    return base + dtype_bytes(scale_dtype) / group_size if d in GROUP_SCALED else base
+
+
 def flop_precision(dtype: str) -> str:
     """The compute precision that arithmetic in this dtype is counted under."""
     d = canonical_dtype(dtype)

@@ -35,7 +35,7 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
-               hardware=None, only=None, sparsity=None, bytes_scale=None):
+               hardware=None, only=None, sparsity=None, bytes_scale=None, group=None):
     """Dispatch to the one model/whatif function the options name."""
     from ..model import whatif as w
 
@@ -44,10 +44,12 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     if len(given) != 1:
         raise InputError("give exactly one change: --precision, --quantize, --sparsity, "
                          "--fuse, --batch, --bytes-scale or --hardware")
+    if group is not None and quantize is None:
+        raise InputError("--group goes with --quantize int4/int8 (weights per scale)")
     if precision is not None:
         return w.change_precision(roof, kernels, precision, names=_names(only))
     if quantize is not None:
-        return w.quantize_weights(roof, kernels, quantize, names=_names(only))
+        return w.quantize_weights(roof, kernels, quantize, names=_names(only), group=group)
     if sparsity is not None:
         if sparsity.replace(" ", "") != "2:4":
             raise InputError(f"--sparsity takes 2:4 (the structured sparsity tensor cores "
@@ -74,6 +76,9 @@ def register(app) -> None:
         precision: str = typer.Option(None, "--precision", help="do the math in this "
                                                                 "precision (fp16, bf16, fp8...)"),
         quantize: str = typer.Option(None, "--quantize", help="store weights as int8/int4/fp8"),
+        group: int = typer.Option(None, "--group", help="with --quantize int4/int8: one fp16 "
+                                                        "scale per N weights (GPTQ/AWQ, llm "
+                                                        "--weights: 128); default: none"),
         sparsity: str = typer.Option(None, "--sparsity", help="prune weights 2:4 (structured "
                                                               "sparsity on tensor cores)"),
         fuse: str = typer.Option(None, "--fuse", help="fuse these kernels: a,b,c"),
@@ -95,7 +100,8 @@ def register(app) -> None:
         inputs = load_inputs(files, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
-                            only=only, sparsity=sparsity, bytes_scale=bytes_scale)
+                            only=only, sparsity=sparsity, bytes_scale=bytes_scale,
+                            group=group)
         data = describe(result)
         if output:
             _write(output, result, data)

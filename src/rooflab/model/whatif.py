@@ -12,7 +12,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import InputError
-from ..units import canonical_dtype, dtype_bytes, flop_precision
+from ..units import (
+    GROUP_SCALED,
+    canonical_dtype,
+    dtype_bytes,
+    flop_precision,
+    stored_weight_bytes,
+)
 from .advice import MATRIX_KINDS, efficiency_of
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
@@ -131,13 +137,23 @@ def weight_share(k: Kernel, share: float | None) -> float:
 
 
 def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
-                     names: Iterable[str] | None = None,
-                     share: float | None = None) -> WhatIf:
-    """Store weights in `dtype` (dequantized on the fly): weight bytes shrink, FLOP stay."""
-    to = dtype_bytes(dtype)
+                     names: Iterable[str] | None = None, share: float | None = None,
+                     group: int | None = None) -> WhatIf:
+    """Store weights in `dtype` (dequantized on the fly): weight bytes shrink, FLOP stay.
+    `group`: int4/int8 weights carry one fp16 scale per `group` weights (GPTQ/AWQ: 128, as
+    `rooflab llm --weights` counts them), on both sides of the ratio; None: the bare dtype
+    (seed 004's 0.5 byte per int4 weight)."""
+    if group is not None and group < 1:
+        raise InputError(f"--group must be >= 1 weights per scale (GPTQ/AWQ use 128); "
+                         f"got {group}")
+
+    def stored(name: str) -> float:
+        return stored_weight_bytes(name, group) if group else dtype_bytes(name)
+
+    to = stored(dtype)
 
     def change(k: Kernel) -> Kernel:
-        frm = dtype_bytes(str(k.meta.get("weight_dtype") or k.precision))
+        frm = stored(str(k.meta.get("weight_dtype") or k.precision))
         # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
         # activation dtype, as `rooflab llm --weights` does
         s = 0.0 if share is None and op_kind(k).endswith("norm") else weight_share(k, share)
@@ -149,9 +165,19 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
     return _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}",
-                  f"weights are read once per call and stored in {to:g} byte(s) each; the "
+                  f"weights are read once per call and stored in {to:.4g} byte(s) each"
+                  f"{_scales_note(dtype, group)}; the "
                   f"math stays in the kernel's precision; weight share from meta "
                   f"'weight_bytes', else 1 for matmul/unknown kinds and 0 for elementwise")
+
+
+def _scales_note(dtype: str, group: int | None) -> str:
+    if canonical_dtype(dtype) not in GROUP_SCALED:
+        return ""
+    if group:
+        return f" (one fp16 scale per {group} weights, GPTQ/AWQ style)"
+    return (" (no group scales; --group 128 adds GPTQ/AWQ's fp16 scale per 128 weights, "
+            "as llm --weights counts them)")
 
 
 def meta_batch(k: Kernel) -> int:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import InputError
-from ...units import canonical_dtype, dtype_bytes, flop_precision
+from ...units import canonical_dtype, dtype_bytes, flop_precision, stored_weight_bytes
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8")
@@ -65,10 +65,7 @@ class Settings:
     @property
     def weight_bytes(self) -> float:
         """Bytes per weight of a matrix, including group-scale overhead for int4/int8."""
-        base = dtype_bytes(self.weights)
-        if self.weights in ("int4", "int8"):
-            base += dtype_bytes(self.scale_dtype) / self.group_size
-        return base
+        return stored_weight_bytes(self.weights, self.group_size, self.scale_dtype)
 
     @property
     def act_bytes(self) -> float:
