@@ -249,3 +249,14 @@ def test_roof_distance_does_not_offer_fp8_as_if_every_gpu_had_it():
     roof_cure = cures(Machine(kind="gpu"))[3]
     assert "fp8 or int8 where the GPU has them" in roof_cure
     assert "(tensor cores, fp8)" not in roof_cure
+
+
+def test_llm_compare_does_not_tell_a_jetson_to_use_tp(capsys):
+    # the --compare table's "does not fit" line offered "--tp" to every device
+    code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", "H100", "--phase", "decode",
+                       "--compare", f"{NANO},T4")
+    assert code == 0
+    text = " ".join(out.split())
+    assert ("the TPOT floor assumes it fit (--tp N or --pp N, or smaller --weights; on "
+            "NVIDIA Jetson Orin Nano 8GB only smaller --weights or --kv fp8: one module, no "
+            "link to split over)") in text

@@ -278,19 +278,20 @@ def _devices_by(choices, items) -> dict[str, list[str]]:
     return out
 
 
-def fit_remedy(names: list[str]) -> str:
+def fit_remedy(names: list[str], verb: str = "rooflab llm ") -> str:
     """What makes the model fit the devices it does not: --tp/--pp split it over more of
     them, but a unified-memory device (a Jetson module) has no link to a second one, where
-    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help."""
+    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help.
+    `verb` leads the advice (empty inside `rooflab llm`'s own output)."""
     from ..hardware.catalog import match_device_name
 
     unified = [n for n in names if getattr(match_device_name(n), "unified_memory", False)]
     if not unified:
-        return "rooflab llm --tp N or --pp N, or smaller --weights"
+        return f"{verb}--tp N or --pp N, or smaller --weights"
     one = "smaller --weights or --kv fp8: one module, no link to split over"
     if len(unified) == len(names):
-        return f"rooflab llm with {one}"
-    return (f"rooflab llm --tp N or --pp N, or smaller --weights; on "
+        return f"{verb}with {one}" if verb else one
+    return (f"{verb}--tp N or --pp N, or smaller --weights; on "
             f"{', '.join(unified)} only {one}")
 
 

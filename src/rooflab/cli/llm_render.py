@@ -428,6 +428,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
 def _print_variants(out, run: LlmRun) -> None:
     """The --whatif and --compare tables, and the devices the model does not fit on."""
     from ..workloads.llm.whatif import launch_note
+    from .choose import fit_remedy
 
     r, hw, tp = run.result, run.hardware, run.result.settings.tp
     per = f", per device of {tp}, without all-reduces" if tp > 1 else ""
@@ -445,13 +446,14 @@ def _print_variants(out, run: LlmRun) -> None:
             out.print(f"note: {n}", soft_wrap=True)
     short = [(w.label, m) for w, m in zip(hw, run.hardware_memory, strict=False)
              if m is not None and r.footprint.total > m]
+    remedy = fit_remedy([label for label, _ in short], verb="")
     # as many digits as tell the footprint from the largest memory it exceeds (141.4 > 141)
     need = si_apart(r.footprint.total, max((m for _, m in short), default=0.0), "B")[0]
     short = [f"{label} ({si_apart(r.footprint.total, m, 'B')[1]})" for label, m in short]
     if short:
         out.print(f"does not fit: {need} (weights + KV + activations) "
-                  f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit (--tp, "
-                  f"smaller --weights)", soft_wrap=True)
+                  f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit "
+                  f"({remedy})", soft_wrap=True)
 
 
 def pipeline_lines(ppr, r) -> list[str]:
