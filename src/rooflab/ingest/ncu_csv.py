@@ -220,6 +220,14 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
         units_line, units = first
     else:
         rows = itertools.chain([first], rows)
+    used = _raw_columns(header, units, units_line, log)
+    return _raw_launches(path, header, col, rows, used, log)
+
+
+def _raw_columns(header: list[str], units: list[str] | None, units_line: int | None,
+                 log: SkipLog) -> list[tuple[int, str, float]]:
+    """(column, metric, scale to SI) of each metric column rooflab uses; a column whose unit
+    it does not know is logged and left out."""
     used: list[tuple[int, str, float]] = []
     for i, name in enumerate(header):
         name = name.strip()
@@ -233,6 +241,13 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
                     f"(re-export with --print-units base)")
             continue
         used.append((i, name, scale))
+    return used
+
+
+def _raw_launches(path: str, header: list[str], col: dict[str, int], rows,
+                  used: list[tuple[int, str, float]], log: SkipLog) -> list[Launch]:
+    """A Launch of each (line, row) of `rows`; rows cut short or with a cell that is not a
+    number are logged and skipped."""
     text_cols = [(col[n], n) for n in (DEVICE_NAME, CC_MAJOR, CC_MINOR) if n in col]
     need = max([i for i, _, _ in used] + [col["Kernel Name"]]) + 1
     # the identity cells' columns (-1: absent, read as ''), looked up once, not per row
@@ -243,7 +258,8 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
     grouped = GROUPED.fullmatch   # ncu_values.ncu_float's rule, inlined below
     out: list[Launch] = []
     # once per launch (100,000 rows x 12 metrics in benchmarks/ncu_parse.py): the least
-    # work per cell, as in ncu_details.read_details
+    # work per cell, as in ncu_details.read_details, and no call per row (building the
+    # Launch in a method measured ~2-3 % slower on that benchmark)
     for line, row in rows:
         n = len(row)
         if n < need:
@@ -254,7 +270,7 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
         for i, name, scale in used:
             v = row[i]
             try:   # ncu_values.cell_value inlined: float(), thousands separators in groups
-                # of three; the rest ('n/a', a locale's comma) to cell_value, which says what
+                # of three; the rest ('n/a', a locale's comma) to _raw_cell, which says what
                 if "," not in v:
                     metrics[name] = float(v) * scale
                 elif grouped(v):
@@ -264,14 +280,11 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
                 continue
             except (ValueError, CommaError):
                 pass
-            try:
-                metrics[name] = cell_value(v, scale)
-            except CommaError:
-                raise ParseError(comma_message(v, f"'{name}'"), path=path,
-                                 line=line) from None
-            except ValueError:
+            x = _raw_cell(path, line, name, v, scale)
+            if x is None:
                 bad = f"column '{name}': value '{v}' is not a number"
                 break
+            metrics[name] = x
         if bad:
             log.add(line, bad + "; row skipped")
             continue
@@ -290,3 +303,14 @@ def _raw(path: str, header: list[str], col: dict[str, int], body: Body,
                           cc=cc, block=row[i_block].strip() if -1 < i_block < n else "",
                           grid=row[i_grid].strip() if -1 < i_grid < n else ""))
     return out
+
+
+def _raw_cell(path: str, line: int, name: str, v: str, scale: float) -> float | None:
+    """The SI value of a cell the inlined rule did not read, None if it is not a number;
+    ParseError for a comma ncu does not write."""
+    try:
+        return cell_value(v, scale)
+    except CommaError:
+        raise ParseError(comma_message(v, f"'{name}'"), path=path, line=line) from None
+    except ValueError:
+        return None

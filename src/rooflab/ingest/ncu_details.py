@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 from dataclasses import replace
 from sys import intern
+from typing import NamedTuple
 
 from ..errors import ParseError
 from .aggregate import Launch, short_name
@@ -147,33 +148,20 @@ def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
     `split` False sends every row through csv.reader (ncu_csv.SPLIT_QUOTED_LINES)."""
     i_id, i_name, i_unit, i_val = (col["ID"], col["Metric Name"], col["Metric Unit"],
                                    col["Metric Value"])
-    need = max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1
     built = _Launches(path, col, log)
     known, nothing = built.known, {}
     grouped = GROUPED.fullmatch   # ncu_values.ncu_float's rule, inlined below
     # This loop runs once per (launch x metric) row: 1.2 million times for 100,000 launches
-    # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py).
-    # ncu quotes every field. A line with exactly 2 x ncols quotes, starting with one and
-    # ending with '"' and the header's line ending, whose fields split at '","' number
-    # ncols, holds no quote inside a field: splitting it gives what csv.reader would, for
-    # about half the cost. Only the fields from the first metric column on are split off
-    # per row; the rest (the launch's identity, the same on all its rows) is compared whole
-    # and split when it changes. Any other line (profiler output, a quote or line break
-    # inside a field, a row cut short, other quoting) goes to csv.reader, which reads on
-    # into the next lines if it must; tests/test_ncu_fastpath.py holds both to one result.
-    first = min(i_name, i_unit, i_val)   # the identity columns, ID first, come before
-    cut = ncols - first                  # rsplit: [identity part, fields first..ncols-1]
-    pieces = cut + 1
-    a, b, c = i_name - first + 1, i_unit - first + 1, i_val - first + 1
-    seps = first - 1                     # '","' in the identity part
-    # -1: another layout (or the split turned off), every row through csv.reader
-    quotes = 2 * ncols if split and i_id < first else -1
+    # of 12 metrics, so it does the least it can per row (benchmarks/ncu_parse.py), all of
+    # it here, without a call per row: plainly quoted lines are split in place (_Split),
+    # the others read by csv.reader (_Rows.read).
+    cut, pieces, a, b, c, seps, quotes = _Split.of(i_id, i_name, i_unit, i_val, ncols, split)
     end = '"' + body.eol   # a row's last field's closing quote and the line ending
     k = len(end)
     line = body.start
     lines = iter(body.lines)
-    feed = _Feed(lines)
-    reader = csv.reader(feed)
+    rows = _Rows(lines, max(i_id, i_name, i_unit, i_val, col["Kernel Name"]) + 1, ncols,
+                 log, built)
     prefix, last_id, metrics, entry = None, None, None, None
     for text in lines:
         line += 1
@@ -195,19 +183,9 @@ def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
             else:
                 tail = None
         if tail is None:
-            feed.held = text
-            read = reader.line_num
-            row = next(reader)
-            line += reader.line_num - read - 1
+            line, row = rows.read(text, line, last_id, entry)
             prefix = None
-            if reader.line_num - read == 1 and ends_open(text):
-                log.add(line, CUT_SHORT)
-                built.cut(row, line, last_id, entry)
-                continue
-            if len(row) < need:
-                if row and not row[0].startswith("=="):
-                    log.add(line, f"row has {len(row)} of {ncols} columns (file cut short?)")
-                    built.cut(row, line, last_id, entry)
+            if row is None:
                 continue
             metric, unit, v = row[i_name], row[i_unit], row[i_val]
             if not metric:
@@ -234,3 +212,67 @@ def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
             # interned: the 100,000 dicts share one copy of each name, not 1.2 million
             metrics[intern(metric)] = x * scale
     return built.launches()
+
+
+class _Split(NamedTuple):
+    """How read_details splits a plainly quoted line without csv.reader.
+
+    ncu quotes every field. A line with exactly 2 x ncols quotes, starting with one and
+    ending with '"' and the header's line ending, whose fields split at '","' number
+    ncols, holds no quote inside a field: splitting it gives what csv.reader would, for
+    about half the cost. Only the fields from the first metric column on are split off
+    per row; the rest (the launch's identity, the same on all its rows) is compared whole
+    and split when it changes. Any other line (profiler output, a quote or line break
+    inside a field, a row cut short, other quoting) goes to csv.reader, which reads on
+    into the next lines if it must; tests/test_ncu_fastpath.py holds both to one result.
+    """
+
+    cut: int      # rsplit: [identity part, fields first..ncols-1]
+    pieces: int   # the parts of a split line
+    a: int        # Metric Name, Metric Unit, Metric Value: their parts
+    b: int
+    c: int
+    seps: int     # '","' in the identity part
+    quotes: int   # the quotes on a plainly quoted line; -1: every row through csv.reader
+
+    @classmethod
+    def of(cls, i_id: int, i_name: int, i_unit: int, i_val: int, ncols: int,
+           split: bool) -> _Split:
+        first = min(i_name, i_unit, i_val)   # the identity columns, ID first, come before
+        cut = ncols - first
+        # -1: another layout (or the split turned off), every row through csv.reader
+        quotes = 2 * ncols if split and i_id < first else -1
+        return cls(cut, cut + 1, i_name - first + 1, i_unit - first + 1, i_val - first + 1,
+                   first - 1, quotes)
+
+
+class _Rows:
+    """The rows read_details leaves to csv.reader: it is fed their first line and reads on
+    into the next lines of the file if a field holds a line break."""
+
+    def __init__(self, lines, need: int, ncols: int, log: SkipLog, built: _Launches):
+        self.feed = _Feed(lines)
+        self.reader = csv.reader(self.feed)
+        self.need, self.ncols, self.log, self.built = need, ncols, log, built
+
+    def read(self, text: str, line: int, last_id, entry: list | None
+             ) -> tuple[int, list[str] | None]:
+        """(the number of the row's last line, the row) for the row starting with `text`
+        on line `line`; the row is None where there is none to read: a row cut short
+        (logged, and its launch marked) or a profiler or blank line."""
+        self.feed.held = text
+        reader = self.reader
+        read = reader.line_num
+        row = next(reader)
+        line += reader.line_num - read - 1
+        if reader.line_num - read == 1 and ends_open(text):
+            self.log.add(line, CUT_SHORT)
+            self.built.cut(row, line, last_id, entry)
+            return line, None
+        if len(row) < self.need:
+            if row and not row[0].startswith("=="):
+                self.log.add(line, f"row has {len(row)} of {self.ncols} columns "
+                                   f"(file cut short?)")
+                self.built.cut(row, line, last_id, entry)
+            return line, None
+        return line, row

@@ -201,80 +201,114 @@ def _shape_text(call: OpCall) -> str:
 def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], list[str]]:
     events = data["traceEvents"]
     ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
+    _check_ops(ops, path)
+    on_gpu = bool(kernel_s)
+    tally = _Tally(kernel_s, on_gpu, log)
+    for root in _roots(ops, events):
+        tally.visit(root)
+    kernels = [_kernel(g, path, on_gpu) for g in tally.groups.values()]
+    notes = [note for note in (_uncounted_note(kernels, tally.uncounted),
+                               _warmup_note(tally.groups)) if note]
+    notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
+                             else "each op's own CPU duration"))
+    if n_lost:
+        notes.append(_lost_note(n_lost, lost_s, on_gpu))
+    return kernels, notes
+
+
+def _check_ops(ops: list[_Op], path: str) -> None:
+    """ParseError unless the trace has ops with input shapes (record_shapes=True)."""
     if not ops:
         raise ParseError("the trace holds no cpu_op events; profile with "
                          "torch.profiler.profile(record_shapes=True)", path=path)
     if not any("Input Dims" in op.args for op in ops):
         raise ParseError("the trace has no input shapes; profile with record_shapes=True",
                          path=path)
-    on_gpu = bool(kernel_s)
-    groups: dict[tuple, _Group] = {}
-    uncounted: dict[str, float] = {}
 
-    def visit(op: _Op) -> None:
-        seconds = _subtree_device_s(op, kernel_s) if on_gpu else op.dur * 1e-6
+
+class _Tally:
+    """The op tree walked from its roots: each op with a FLOP formula counted in its
+    (op, shapes, dtypes) group, the time of the ops without one summed by name."""
+
+    def __init__(self, kernel_s: dict[int, float], on_gpu: bool, log: SkipLog):
+        self.kernel_s, self.on_gpu, self.log = kernel_s, on_gpu, log
+        self.groups: dict[tuple, _Group] = {}
+        self.uncounted: dict[str, float] = {}
+
+    def visit(self, op: _Op) -> None:
+        seconds = _subtree_device_s(op, self.kernel_s) if self.on_gpu else op.dur * 1e-6
         if has_rule(op.name):
-            call = _call(op)
-            work = op_work(call)
-            if work is None:   # the ops it calls may still have formulas
-                log.add_grouped(None, f"{op.name} with inputs [{_shape_text(call)}]: no "
-                                      f"formula for these shapes; not counted")
-                if not op.children and seconds > 0:
-                    uncounted[op.name] = uncounted.get(op.name, 0.0) + seconds
-                for child in op.children:
-                    visit(child)
-                return
-            if seconds <= 0:
-                log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
-                return
-            key = (op.name, call.dims, call.types)
-            g = groups.get(key)
-            if g is None:
-                g = groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
-                                         call.dims, call.types, precision=work.precision,
-                                         unit=work.unit)
-            flops = op.args.get("flops")
-            if isinstance(flops, (int, float)) and flops > 0:
-                g.flop += float(flops)
-                g.flop_source = "counted"
-            else:
-                g.flop += work.flop
-            g.bytes += work.bytes
-            g.samples.append(seconds)
-            return   # the ops it calls are part of it
+            self._count(op, seconds)
+            return
         if not op.children:
-            if seconds > 0:
-                uncounted[op.name] = uncounted.get(op.name, 0.0) + seconds
+            self._uncounted(op.name, seconds)
             return
         for child in op.children:
-            visit(child)
+            self.visit(child)
 
-    for root in _roots(ops, events):
-        visit(root)
-    kernels = [_kernel(g, path, on_gpu) for g in groups.values()]
-    notes = []
-    if uncounted:
-        total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
-        top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
-        share = sum(uncounted.values()) / total if total else 0.0
-        notes.append(f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
-                     f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+    def _uncounted(self, name: str, seconds: float) -> None:
+        if seconds > 0:
+            self.uncounted[name] = self.uncounted.get(name, 0.0) + seconds
+
+    def _count(self, op: _Op, seconds: float) -> None:
+        """An op with a rule: counted, with the ops it calls, if its shapes have a formula."""
+        call = _call(op)
+        work = op_work(call)
+        if work is None:   # the ops it calls may still have formulas
+            self.log.add_grouped(None, f"{op.name} with inputs [{_shape_text(call)}]: no "
+                                       f"formula for these shapes; not counted")
+            if not op.children:
+                self._uncounted(op.name, seconds)
+            for child in op.children:
+                self.visit(child)
+            return
+        if seconds <= 0:
+            self.log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
+            return
+        key = (op.name, call.dims, call.types)
+        g = self.groups.get(key)
+        if g is None:
+            g = self.groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
+                                          call.dims, call.types, precision=work.precision,
+                                          unit=work.unit)
+        flops = op.args.get("flops")
+        if isinstance(flops, (int, float)) and flops > 0:
+            g.flop += float(flops)
+            g.flop_source = "counted"
+        else:
+            g.flop += work.flop
+        g.bytes += work.bytes
+        g.samples.append(seconds)
+        # the ops it calls are part of it: not visited
+
+
+def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
+    if not uncounted:
+        return ""
+    total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
+    top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
+    share = sum(uncounted.values()) / total if total else 0.0
+    return (f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
+            f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+
+
+def _warmup_note(groups: dict[tuple, _Group]) -> str:
     slow_first = [g.name for g in groups.values() if len(g.samples) >= 3
                   and g.samples[0] > 5 * statistics.median(g.samples[1:])]
-    if slow_first:
-        notes.append(f"the first call of {', '.join(slow_first[:3])}"
-                     f"{' and others' if len(slow_first) > 3 else ''} took over 5x the median "
-                     f"of the later calls (warm-up: lazy initialisation, cold caches); the "
-                     f"totals include it - profile more iterations, or skip warm-up steps "
-                     f"with torch.profiler.schedule")
-    notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
-                             else "each op's own CPU duration"))
-    if n_lost:
-        notes.append(f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
-                     f"to no op (no 'External id', no launch call with their 'correlation')"
-                     + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
-                        "GPU time") + ": not counted")
-    return kernels, notes
+    if not slow_first:
+        return ""
+    return (f"the first call of {', '.join(slow_first[:3])}"
+            f"{' and others' if len(slow_first) > 3 else ''} took over 5x the median "
+            f"of the later calls (warm-up: lazy initialisation, cold caches); the "
+            f"totals include it - profile more iterations, or skip warm-up steps "
+            f"with torch.profiler.schedule")
+
+
+def _lost_note(n_lost: int, lost_s: float, on_gpu: bool) -> str:
+    return (f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
+            f"to no op (no 'External id', no launch call with their 'correlation')"
+            + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
+               "GPU time") + ": not counted")
 
 
 def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:

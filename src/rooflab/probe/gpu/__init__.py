@@ -80,19 +80,64 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     host["clocks_before"] = read_clocks(torch, dev)
     # Other processes, utilisation and throttling around the run (read only, NVML).
     load_before, load_t0 = gpu_load.snapshot(torch, dev), time.perf_counter()
+    nominal = _catalog_nominal(host)
+    source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
+    say = _StageProgress(progress)
+    ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
+                  host=host, source=source, progress=say, triton=triton)
+    results, errors = _run_stages(torch, dev, ctx, say)
+    cache_ceilings, sweep_extras = results["memory: sweep"]
+    overhead_s, overhead_figures = results["overhead"]
+    host["clocks_after"] = read_clocks(torch, dev)
+    load = gpu_load.device_load(load_before, gpu_load.snapshot(torch, dev),
+                                time.perf_counter() - load_t0)
+    load["notes"] = gpu_load.load_notes(load, str(dev))
+    if not any(results[k] for k in ("compute: matmul", "memory: stream")):
+        raise ProbeError(f"the probe of {device} measured nothing; first error: "
+                         f"{next(iter(errors.values()), 'none')}")
+    measured = _measured_roof(host["name"], results, cache_ceilings, overhead_s,
+                              load["notes"], source)
+    before = measured.notes
+    measured, checks = compare_to_nominal(measured, nominal, "gpu")
+    below = [n for n in measured.notes if n not in before]
+    if progress:
+        progress("done", 1.0)
+    extras = {"gpu": {
+        "mode": mode, "timer": ctx.timer.kind, "wall_s": time.perf_counter() - started,
+        "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
+        "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
+        "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
+    }, "device_load": load, "below_nominal": below_nominal_extras(below)}
+    return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
+                          created=now_iso())
+
+
+def _catalog_nominal(host: dict) -> Roof | None:
+    """The catalog's nominal roof of the device (None if it has none); host["catalog"]
+    names the entry, host["catalog_note"] says why there is none."""
     nominal, catalog = catalog_roof(host["name"], host.get("compute_capability"),
                                     memory_bytes=host.get("memory_bytes"))
     host["catalog"] = catalog if nominal is not None else None
     host["catalog_note"] = catalog if nominal is None else None   # why there is no nominal
-    source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
-    done = 0.0
+    return nominal
 
-    def say(stage: str) -> None:
-        if progress:
-            progress(stage, min(done, 0.99))
 
-    ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
-                  host=host, source=source, progress=say, triton=triton)
+class _StageProgress:
+    """Context.progress: reports a stage to `progress` with the share of the run done
+    before it (`done`, raised by _run_stages; below 1 until the end)."""
+
+    def __init__(self, progress: Progress | None):
+        self.progress, self.done = progress, 0.0
+
+    def __call__(self, stage: str) -> None:
+        if self.progress:
+            self.progress(stage, min(self.done, 0.99))
+
+
+def _run_stages(torch, dev, ctx: Context,
+                say: _StageProgress) -> tuple[dict[str, object], dict[str, str]]:
+    """Each stage's result, and the traceback of each stage that failed (its result then
+    empty: one failing stage must not lose the others)."""
     from . import compute, memory, overhead
 
     results: dict[str, object] = {}
@@ -118,35 +163,18 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
             except Exception:  # noqa: BLE001 — one failing stage must not lose the others
                 errors[stage_name] = traceback.format_exc(limit=8)
                 results[stage_name] = empty.get(stage_name, [])
-            done += share
-    cache_ceilings, sweep_extras = results["memory: sweep"]
-    overhead_s, overhead_figures = results["overhead"]
-    host["clocks_after"] = read_clocks(torch, dev)
-    load = gpu_load.device_load(load_before, gpu_load.snapshot(torch, dev),
-                                time.perf_counter() - load_t0)
-    load["notes"] = gpu_load.load_notes(load, str(dev))
-    if not any(results[k] for k in ("compute: matmul", "memory: stream")):
-        raise ProbeError(f"the probe of {device} measured nothing; first error: "
-                         f"{next(iter(errors.values()), 'none')}")
-    measured = Roof(
-        name=host["name"], kind="measured",
+            say.done += share
+    return results, errors
+
+
+def _measured_roof(name: str, results: dict[str, object], cache_ceilings, overhead_s,
+                   notes, source: str) -> Roof:
+    return Roof(
+        name=name, kind="measured",
         compute=best_per_label([*results["compute: matmul"], *results["compute: vector"]]),
         memory=tuple(results["memory: stream"]) + tuple(cache_ceilings)
         + tuple(results["memory: host"]),
         overhead_s=overhead_s,
         overhead_source="median per-kernel time of back-to-back one-element torch add_ "
                         "launches (eager PyTorch)",
-        source=source, notes=tuple(load["notes"]))
-    before = measured.notes
-    measured, checks = compare_to_nominal(measured, nominal, "gpu")
-    below = [n for n in measured.notes if n not in before]
-    if progress:
-        progress("done", 1.0)
-    extras = {"gpu": {
-        "mode": mode, "timer": ctx.timer.kind, "wall_s": time.perf_counter() - started,
-        "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
-        "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
-        "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
-    }, "device_load": load, "below_nominal": below_nominal_extras(below)}
-    return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
-                          created=now_iso())
+        source=source, notes=tuple(notes))

@@ -309,12 +309,52 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     where = where or name
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object (a Hugging Face config.json)")
-    wrapper = None
-    if isinstance(d.get("text_config"), dict):   # multimodal wrappers keep the LM inside
-        wrapper = str(d.get("model_type") or "multimodal")
-        d = {**d["text_config"], "model_type": d["text_config"].get("model_type", "")}
+    d, wrapper = _language_model(d)
     model_type = str(d.get("model_type") or "").lower()
     _check_decoder_only(d, model_type, where)
+    _check_required(d, where)
+    hidden = _int(d, "hidden_size", where)
+    layers = _int(d, "num_hidden_layers", where)
+    heads = _int(d, "num_attention_heads", where)
+    vocab = _int(d, "vocab_size", where)
+    gpt2_like = model_type in NON_GATED
+    intermediate = _mlp_width(d, hidden, gpt2_like, where)
+    kv_heads, head_dim = _attention_heads(d, hidden, heads, where)
+    window, sliding_layers = _sliding(d, model_type, layers, where)
+    tied = _flag(d, "tie_word_embeddings", where)
+    act = str(d.get("hidden_act") or d.get("hidden_activation")
+              or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
+    dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
+    moe = _moe(d, intermediate, where)
+    notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
+    return ModelConfig(
+        name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
+        kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
+        max_positions=_int(d, "max_position_embeddings", where),
+        tied_embeddings=bool(tied) if tied is not None else model_type in TIED_BY_DEFAULT,
+        gated_mlp=not gpt2_like, activation=act,
+        norm="layernorm" if model_type in LAYERNORM else "rmsnorm",
+        norms_per_layer=4 if model_type in POST_NORMS else 2,
+        positions="learned" if model_type in LEARNED_POSITIONS else "rope",
+        qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
+                      or model_type in ("qwen2", "qwen2_moe", "gpt2")),
+        out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
+        sliding_window=window, sliding_layers=sliding_layers,
+        moe=moe, mla=_mla(d, where),
+        dtype=dtype, source=where, notes=tuple(notes),
+    )
+
+
+def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The config of the language model, and the wrapper's model_type (None if unwrapped)."""
+    if not isinstance(d.get("text_config"), dict):
+        return d, None
+    # multimodal wrappers keep the LM inside
+    wrapper = str(d.get("model_type") or "multimodal")
+    return {**d["text_config"], "model_type": d["text_config"].get("model_type", "")}, wrapper
+
+
+def _check_required(d: dict[str, Any], where: str) -> None:
     missing = [k for k in REQUIRED if _get(d, k) is None]
     if missing:
         names = "; ".join(f"{k} (or {', '.join(ALIASES[k][1:])})" if len(ALIASES[k]) > 1 else k
@@ -322,14 +362,18 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         raise InputError(f"{where}: missing field(s) {names}; rooflab reads decoder-only "
                          f"transformer configs (Llama, Mistral, Qwen2, Gemma-2, Mixtral, "
                          f"DeepSeek-V2, GPT-2) — check that this is the model's config.json")
-    hidden = _int(d, "hidden_size", where)
-    layers = _int(d, "num_hidden_layers", where)
-    heads = _int(d, "num_attention_heads", where)
-    vocab = _int(d, "vocab_size", where)
-    gpt2_like = model_type in NON_GATED
+
+
+def _mlp_width(d: dict[str, Any], hidden: int, gpt2_like: bool, where: str) -> int:
     intermediate = _int(d, "intermediate_size", where) or (4 * hidden if gpt2_like else None)
     if intermediate is None:
         raise InputError(f"{where}: missing field intermediate_size (the MLP width)")
+    return intermediate
+
+
+def _attention_heads(d: dict[str, Any], hidden: int, heads: int,
+                     where: str) -> tuple[int, int]:
+    """(K/V heads, head dimension), checked against the query heads."""
     # Falcon-40B/180B say num_kv_heads; Falcon-7B and StarCoder (gpt_bigcode) say
     # multi_query: true, one K/V head shared by all query heads (transformers
     # FalconAttention / GPTBigCodeAttention).
@@ -343,14 +387,14 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     if heads % kv_heads:
         raise InputError(f"{where}: num_attention_heads {heads} is not a multiple of "
                          f"num_key_value_heads {kv_heads}")
-    window, sliding_layers = _sliding(d, model_type, layers, where)
-    tied = _flag(d, "tie_word_embeddings", where)
-    act = str(d.get("hidden_act") or d.get("hidden_activation")
-              or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
-    dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
+    return kv_heads, head_dim
+
+
+def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: MoE | None,
+                  gpt2_like: bool, kv_heads: int, head_dim: int) -> list[str]:
+    """What the count leaves out or assumes, for ModelConfig.notes."""
     notes = []
     sparse_step = d.get("decoder_sparse_step")
-    moe = _moe(d, intermediate, where)
     if (sparse_step not in (None, 1) or d.get("mlp_only_layers")) and moe:
         # Qwen-MoE's own layer pattern; every published checkpoint has step 1, no dense list.
         notes.append(f"decoder_sparse_step {sparse_step!r} / mlp_only_layers "
@@ -368,22 +412,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         notes.append(f"model_type '{model_type}' is not one rooflab has checked; counted as "
                      f"a decoder with {layout}, {kv_heads} KV heads of {head_dim}; compare "
                      f"the parameter count with the published one before trusting the floors")
-    return ModelConfig(
-        name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
-        kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
-        max_positions=_int(d, "max_position_embeddings", where),
-        tied_embeddings=bool(tied) if tied is not None else model_type in TIED_BY_DEFAULT,
-        gated_mlp=not gpt2_like, activation=act,
-        norm="layernorm" if model_type in LAYERNORM else "rmsnorm",
-        norms_per_layer=4 if model_type in POST_NORMS else 2,
-        positions="learned" if model_type in LEARNED_POSITIONS else "rope",
-        qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
-                      or model_type in ("qwen2", "qwen2_moe", "gpt2")),
-        out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
-        sliding_window=window, sliding_layers=sliding_layers,
-        moe=moe, mla=_mla(d, where),
-        dtype=dtype, source=where, notes=tuple(notes),
-    )
+    return notes
 
 
 # A model size in a name: 7b, 1.1b, 8x7b, 124m; or a size word (gpt2-medium).
