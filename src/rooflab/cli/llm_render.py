@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..units import fmt_ai, fmt_seconds, si, si_apart
+from ..units import fmt_ai, fmt_factor, fmt_seconds, si, si_apart
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def step_table(timing, title: str):
         t.add_row(escape(op.op.name), str(op.calls), si(op.op.flop), si(split.get("weights"), "B"),
                   si(split.get("activations"), "B"), si(split.get("kv"), "B"), fmt_ai(p.ai),
                   fmt_seconds(p.floor_s / op.calls), fmt_seconds(p.floor_s), p.bound,
-                  f"{ratio:.3g}x" if ratio >= 1 else f"[yellow]{ratio:.2g}x[/]")
+                  fmt_factor(ratio) if ratio >= 1 else f"[yellow]{ratio:.2g}x[/]")
     st = timing.step
     sp = st.bytes_split
     t.add_section()
@@ -225,14 +225,16 @@ def unified_memory(roof) -> bool:
     return bool(dev is not None and dev.unified_memory)
 
 
-def narrower(s, *, kv: bool = True, weights: str = "all") -> list[str]:
+def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str]:
     """The --weights/--kv options narrower than the ones in use, as the memory lines offer
     them: weights="all" lists every narrower weight dtype (--weights int8/int4), "least"
     only the narrowest (--weights int4); kv=False leaves out --kv fp8 (it makes no room when
-    the weights alone do not fit). Empty when the settings are as narrow as they go."""
+    the weights alone do not fit); keep(dtype): False leaves a weight dtype out. Empty when
+    the settings are as narrow as they go."""
     from ..workloads.llm.pipeline import SMALLER_WEIGHTS
 
-    ws = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes]
+    ws = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes
+          and (keep is None or keep(w))]
     if weights == "least":
         ws = ws[-1:]
     out = [f"--weights {'/'.join(ws)}"] if ws else []
@@ -330,10 +332,13 @@ def sweep_table(sw):
     return t
 
 
-def sweep_lines(sw, fp=None, s=None, unified: bool = False) -> list[str]:
+def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None) -> list[str]:
     """The sweep's knee and, past the device memory, what makes room: only the --weights and
     --kv narrower than `s`'s (Settings; None: the defaults' fp16 wording), and --tp unless
-    the device is a unified-memory one (a Jetson: one module, no link to a second)."""
+    the device is a unified-memory one (a Jetson: one module, no link to a second).
+    weights_fit(dtype): whether the weights alone fit one device in that dtype; where they
+    do not fit now, only those are offered (fp16 llama-3-8b on an 8 GB Orin Nano: int4,
+    not int8's 8.16 GB)."""
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
             f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
             f"stays memory-bound at every batch")
@@ -343,7 +348,8 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False) -> list[str]:
     cap = fp.max_batch if fp is not None else None
     split = [] if unified else ["--tp"]   # a Jetson has no second device to split over
     if cap == 0:
-        ways = split + (narrower(s, kv=False) if s is not None else ["--weights int8/int4"])
+        ways = split + (narrower(s, kv=False, keep=weights_fit) if s is not None
+                        else ["--weights int8/int4"])
         out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
                    f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs ("
                    + (", or ".join(ways) or "a smaller model, or a device with more memory")
@@ -378,6 +384,26 @@ def whatif_table(rows, base_tpot: float, title: str):
     return t
 
 
+def _weights_fit(r):
+    """weights_fit for sweep_lines: whether the weights alone of the fullest device (one TP
+    shard, the heaviest --pp stage) fit its memory in a weight dtype (None: no memory)."""
+    fp, s = r.footprint, r.settings
+    if fp is None or not fp.device_bytes:
+        return None
+    from ..workloads.llm.parallel import shard
+    from ..workloads.llm.pipeline import heaviest_footprint
+
+    cfg = shard(r.config, s.tp)
+
+    def fits(dtype: str) -> bool:
+        q = heaviest_footprint(cfg, s.with_(weights=dtype), pp=s.pp, batch=1,
+                               context=fp.context, prompt=r.request.prompt,
+                               device_bytes=fp.device_bytes)
+        return q.weights <= fp.device_bytes
+
+    return fits
+
+
 def print_report(out, run: LlmRun, phase: str) -> None:
     """The text report on a rich console: step tables, floors, sweep, measured point,
     tensor parallelism, what-ifs, hardware swap, notes."""
@@ -393,7 +419,8 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(line, soft_wrap=True)
     if r.sweep is not None:
         out.print(sweep_table(r.sweep))
-        for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof)):
+        for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
+                                _weights_fit(r)):
             out.print(line, soft_wrap=True)
         if tpr is not None:
             out.print(tp_sweep_line(r.sweep, tpr, req.batch), soft_wrap=True)

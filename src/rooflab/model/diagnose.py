@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .advice import Advice, Efficiency, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
+from .ceiling import kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
 from .sanity import ABOVE_TOLERANCE, Finding, check_kernel
@@ -161,12 +162,15 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 
 
 def distances(p: Point, top_label: str, top_value: float,
-              machine: Machine | None = None, n_compute: int = 0) -> tuple[Distance, ...]:
+              machine: Machine | None = None, n_compute: int = 0,
+              compute_label: str | None = None) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
-    the roof lists; 1 means the roof cannot see past the kernel's own ceiling)."""
+    the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
+    `compute_label`: the name of the compute ceiling the kernel is held to where it is not
+    its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector")."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure), _along_slope(p),
-            _to_top_roof(p, top_label, top_value, n_compute, roof_cure))
+            _to_top_roof(p, top_label, top_value, n_compute, roof_cure, compute_label))
 
 
 def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure: str,
@@ -231,7 +235,7 @@ def _along_slope(p: Point) -> Distance:
 
 
 def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
-                 roof_cure: str) -> Distance:
+                 roof_cure: str, compute_label: str | None = None) -> Distance:
     """How far the kernel's own ceiling is below the roof's fastest one."""
     if p.flop <= 0:
         # A copy or a comparison-only op (relu counts 0 FLOP) is held by bandwidth alone:
@@ -244,8 +248,10 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
     if r > 1.0 + 1e-9:
         # left of the ridge the binding label is the memory's; the compute ceiling is the
         # precision's own, unless the roof has none and a stand-in holds it (fp64 on a
-        # Jetson: fp32's 2.08 TFLOP/s is not "fp64 peaks at")
-        own = (f"its stand-in ceiling (no {p.precision} one on this roof)"
+        # Jetson: fp32's 2.08 TFLOP/s is not "fp64 peaks at"), or a mixed kernel's weighted
+        # one (A100 9e9 fp16 + 1e9 fp32: 124.8 TFLOP/s is not "fp16 peaks at")
+        own = (compute_label if compute_label else
+               f"its stand-in ceiling (no {p.precision} one on this roof)"
                if f"no {p.precision} " in p.note else p.precision)
         words = (f"{p.binding if not p.memory_bound_side else own} peaks at "
                  f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
@@ -279,10 +285,18 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
         rank=0, distances=distances(p, top.label, top.value, machine,
-                                                  len(analysis.roof.compute)),
+                                    len(analysis.roof.compute),
+                                    _weighted_label(analysis, kernel)),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
+
+
+def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
+    """The name of a kernel's weighted ceiling ("weighted fp16 tensor + fp32 vector":
+    ceiling.kernel_ceiling, as analyze holds it); None for one held to a roof ceiling."""
+    held = kernel_ceiling(analysis.roof, kernel.flop, kernel.unit, kernel.precision)
+    return held.label if held.weighted else None
 
 
 def reachable_s(p: Point) -> float:

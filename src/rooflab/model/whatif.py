@@ -173,7 +173,10 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
 
 def _scales_note(dtype: str, group: int | None) -> str:
     if canonical_dtype(dtype) not in GROUP_SCALED:
-        return ""
+        # fp8 keeps one scale per tensor: a --group given with it changes nothing, and
+        # says so rather than being dropped without a word
+        return (f" ({canonical_dtype(dtype)}: one scale per tensor, --group {group} not "
+                f"used)" if group else "")
     if group:
         return f" (one fp16 scale per {group} weights, GPTQ/AWQ style)"
     return (" (no group scales; --group 128 adds GPTQ/AWQ's fp16 scale per 128 weights, "
