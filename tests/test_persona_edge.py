@@ -260,3 +260,39 @@ def test_llm_compare_does_not_tell_a_jetson_to_use_tp(capsys):
     assert ("the TPOT floor assumes it fit (--tp N or --pp N, or smaller --weights; on "
             "NVIDIA Jetson Orin Nano 8GB only smaller --weights or --kv fp8: one module, no "
             "link to split over)") in text
+
+
+def test_least_bytes_of_an_llm_document_by_hand():
+    # llama-3-70b fp16 decode: 141,107,412,992 B of weights at 2 B/param = 70.55e9 params;
+    # int4 with one fp16 scale per 128: x 0.515625 = 36,379,254,912 B; KV 209,715,200 B
+    # at fp8 halves; activations 67,621,888 B as they are: 36,551,734,400 B
+    from rooflab.cli.choose import least_bytes
+
+    llm = {"footprint": {"weights_bytes": 141107412992.0, "kv_bytes": 209715200.0,
+                         "activations_bytes": 67621888.0},
+           "settings": {"weight_bytes_per_param": 2.0, "kv": "fp16"}}
+    assert least_bytes(llm) == pytest.approx(141107412992 / 2 * 0.515625 + 209715200 / 2
+                                             + 67621888)
+    assert least_bytes(llm) == pytest.approx(36_551_734_400)
+    assert least_bytes({"footprint": {}}) is None
+
+
+def test_no_narrower_dtype_is_offered_where_none_fits(capsys, tmp_path):
+    # 70B: 36.6 GB even at int4 weights and fp8 KV: fits the AGX Orin's 64 GB, never the
+    # Nano's 8 GB, which was told "only smaller --weights or --kv fp8"
+    doc = tmp_path / "l70.json"
+    code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", NANO, "--phase", "decode",
+                       "--json")
+    doc.write_text(out)
+    code, out, _ = run(capsys, "choose", str(doc), "--among",
+                       "jetson-orin-nano,jetson-agx-orin,T4")
+    text = " ".join(out.split())
+    assert code == 0
+    assert ("on NVIDIA Jetson AGX Orin 64GB only smaller --weights or --kv fp8: one module, "
+            "no link to split over; on NVIDIA Jetson Orin Nano 8GB not even --weights int4 "
+            "--kv fp8 fits one module: a smaller model, or a device with more memory") in text
+    code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", "H100", "--phase", "decode",
+                       "--compare", NANO)
+    text = " ".join(out.split())
+    assert ("(--tp N or --pp N, or smaller --weights; on NVIDIA Jetson Orin Nano 8GB not "
+            "even --weights int4 --kv fp8 fits one module") in text

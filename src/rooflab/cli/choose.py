@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import typer
@@ -87,6 +88,7 @@ def register(app) -> None:
                 steps += [(k, roof) for k in whole]
         cands = candidates(among, kind)
         need = _footprint(files, docs)
+        least = _least(files, docs)
         split = _parallel(files, docs)
         # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
         memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
@@ -108,7 +110,7 @@ def register(app) -> None:
         else:
             if split is not None and split["gpus"] > 1:
                 print(_gpus_line(split))
-            console().print(_table(choices[:top], kernels, compared, need, memory))
+            console().print(_table(choices[:top], kernels, compared, need, memory, least))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
             _write(output, doc)
@@ -160,6 +162,15 @@ def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
         if isinstance(need, (int, float)) and need > 0:
             total = max(total or 0.0, float(need))
     return total
+
+
+def _least(files: list[str], docs: dict[str, object]) -> float | None:
+    """least_bytes of the `rooflab llm` documents among the files (the largest, as
+    _footprint takes the largest need); None for other inputs."""
+    found = [least_bytes(d["llm"]) for d in (_doc(docs, f) for f in files)
+             if isinstance(d, dict) and isinstance(d.get("llm"), dict)]
+    found = [x for x in found if x is not None]
+    return max(found) if found else None
 
 
 def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
@@ -214,7 +225,7 @@ def _device_memory(name: str) -> float | None:
     return mem or None
 
 
-def _table(choices, kernels, compared=(), need=None, memory=None):
+def _table(choices, kernels, compared=(), need=None, memory=None, least=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -247,7 +258,8 @@ def _table(choices, kernels, compared=(), need=None, memory=None):
         short = [(c.name, memory[c.name]) for c in choices if c.fits is False]
         # as many digits as tell the need from the largest memory it exceeds
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
-        remedy = fit_remedy([name for name, _ in short])
+        remedy = fit_remedy([name for name, _ in short],
+                            hopeless=[n for n, m in short if least is not None and least > m])
         short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
         rank_note = (", and they rank after the devices it fits in"
                      if any(c.fits is not False for c in choices)
@@ -278,21 +290,48 @@ def _devices_by(choices, items) -> dict[str, list[str]]:
     return out
 
 
-def fit_remedy(names: list[str], verb: str = "rooflab llm ") -> str:
+def fit_remedy(names: list[str], verb: str = "rooflab llm ",
+               hopeless: Sequence[str] = ()) -> str:
     """What makes the model fit the devices it does not: --tp/--pp split it over more of
     them, but a unified-memory device (a Jetson module) has no link to a second one, where
-    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help.
+    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help, and
+    on the `hopeless` ones not even those (int4 weights and fp8 KV still too big).
     `verb` leads the advice (empty inside `rooflab llm`'s own output)."""
     from ..hardware.catalog import match_device_name
 
     unified = [n for n in names if getattr(match_device_name(n), "unified_memory", False)]
-    if not unified:
-        return f"{verb}--tp N or --pp N, or smaller --weights"
+    fixable = [n for n in unified if n not in hopeless]
+    stuck = [n for n in unified if n in hopeless]
+    split = f"{verb}--tp N or --pp N, or smaller --weights"
     one = "smaller --weights or --kv fp8: one module, no link to split over"
-    if len(unified) == len(names):
+    none = ("not even --weights int4 --kv fp8 fits one module: a smaller model, or a "
+            "device with more memory")
+    if not unified:
+        return split
+    if not stuck and len(unified) == len(names):
         return f"{verb}with {one}" if verb else one
-    return (f"{verb}--tp N or --pp N, or smaller --weights; on "
-            f"{', '.join(unified)} only {one}")
+    if not fixable and len(unified) == len(names):
+        return none
+    parts = [split] if len(unified) < len(names) else []
+    parts += [f"on {', '.join(fixable)} only {one}"] if fixable else []
+    parts += [f"on {', '.join(stuck)} {none}"] if stuck else []
+    return "; ".join(parts)
+
+
+def least_bytes(llm: Mapping) -> float | None:
+    """The smallest footprint an `rooflab llm --json` document's model could reach on one
+    device by dtypes alone: int4 weights (one fp16 scale per 128) and fp8 KV, activations
+    as they are; None when the document lacks the figures. Parameters are its weight bytes
+    / bytes per parameter (norm weights, a few kB, counted as matrices: an upper bound)."""
+    from ..units import dtype_bytes, stored_weight_bytes
+
+    fp, st = llm.get("footprint"), llm.get("settings")
+    try:
+        params = fp["weights_bytes"] / st["weight_bytes_per_param"]
+        kv = fp["kv_bytes"] * min(1.0, dtype_bytes("fp8") / dtype_bytes(st["kv"]))
+        return params * stored_weight_bytes("int4") + kv + fp["activations_bytes"]
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
 
 
 def _unfit_mark(c) -> str:

@@ -473,7 +473,8 @@ def _print_variants(out, run: LlmRun) -> None:
             out.print(f"note: {n}", soft_wrap=True)
     short = [(w.label, m) for w, m in zip(hw, run.hardware_memory, strict=False)
              if m is not None and r.footprint.total > m]
-    remedy = fit_remedy([label for label, _ in short], verb="")
+    remedy = fit_remedy([label for label, _ in short], verb="",
+                        hopeless=[label for label, m in short if not _dtypes_fit(r, m)])
     # as many digits as tell the footprint from the largest memory it exceeds (141.4 > 141)
     need = si_apart(r.footprint.total, max((m for _, m in short), default=0.0), "B")[0]
     short = [f"{label} ({si_apart(r.footprint.total, m, 'B')[1]})" for label, m in short]
@@ -481,6 +482,15 @@ def _print_variants(out, run: LlmRun) -> None:
         out.print(f"does not fit: {need} (weights + KV + activations) "
                   f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit "
                   f"({remedy})", soft_wrap=True)
+
+
+def _dtypes_fit(r, device_bytes: float) -> bool:
+    """Whether some narrower --weights/--kv fits the model on one device of that memory."""
+    from ..workloads.llm.pipeline import quantized_fit
+
+    fp = r.footprint
+    return quantized_fit(r.config, r.settings, batch=fp.batch, context=fp.context,
+                         prompt=r.request.prompt, device_bytes=device_bytes) is not None
 
 
 def pipeline_lines(ppr, r) -> list[str]:
