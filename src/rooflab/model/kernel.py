@@ -198,6 +198,12 @@ class Kernel:
         return max(self.flop.items(), key=lambda kv: kv[1])[0]
 
     @property
+    def mixed(self) -> bool:
+        """FLOP in more than one precision: its compute roof is ceiling.kernel_ceiling's
+        weighted one, not its label precision's ceiling."""
+        return sum(1 for v in self.flop.values() if v > 0) > 1
+
+    @property
     def seconds_per_call(self) -> float | None:
         return None if self.seconds is None else self.seconds / self.calls
 

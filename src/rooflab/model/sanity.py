@@ -353,7 +353,7 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
     if any(p.note for p in points):
         for note, precision, used in stand_ins(analysis.roof, kernel, points):
             faster = _narrower(str(used.precision), precision)
-            whose = "the kernel" if precision == kernel.precision and not _mixed(kernel) \
+            whose = "the kernel" if precision == kernel.precision and not kernel.mixed \
                 else f"the kernel's {precision} part"
             found.append(Finding(
                 kernel=kernel.name, check="precision_fallback",
@@ -367,11 +367,6 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
     return tuple(found)
 
 
-def _mixed(kernel: Kernel) -> bool:
-    """FLOP in more than one precision: its compute roof is ceiling.kernel_ceiling's."""
-    return sum(1 for v in kernel.flop.values() if v > 0) > 1
-
-
 def stand_ins(roof: Roof, kernel: Kernel, points: tuple[Point, ...] = ()
               ) -> list[tuple[str, str, Ceiling]]:
     """(note, precision, ceiling used) for each precision of the kernel its roof holds to
@@ -380,7 +375,7 @@ def stand_ins(roof: Roof, kernel: Kernel, points: tuple[Point, ...] = ()
     the part it is about: an fp16 tensor kernel's fp64 part on a roof without fp64 runs on
     fp32 vector, narrower than fp64, though the fp16 part's own ceiling is exact (the
     dominant precision alone called that 'info' and asked for an fp16 ceiling)."""
-    if not _mixed(kernel):
+    if not kernel.mixed:
         used, _ = roof.compute_for(kernel.precision, kernel.unit)
         return [(n, kernel.precision, used) for n in sorted({p.note for p in points if p.note})]
     held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)

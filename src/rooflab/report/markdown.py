@@ -170,7 +170,7 @@ def compute_on(roof: Roof, p: Point, kernel: Kernel | None) -> tuple[Ceiling, st
     as on the judging roof (A100 9e9 fp16 tensor + 1e9 fp32: 124.8 TFLOP/s, not the fp16
     tensor 312); one precision Roof.compute_for of the point's precision and unit, as
     always (the unit the judging roof held it to)."""
-    if kernel is not None and sum(1 for v in kernel.flop.values() if v > 0) > 1:
+    if kernel is not None and kernel.mixed:
         held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
         return held.ceiling, held.label
     c, _ = roof.compute_for(p.precision, p.unit)
