@@ -55,7 +55,8 @@ def test_whatif_quantize_from_an_int4_llm_json_starts_at_int4():
     w = quantize_weights(load_roof("T4"), [q], "int8", group=128)
     (_, new), = w.moves
     wb = q.meta["bytes_split"]["weights"]
-    # with --group 128, int4 and int8 both carry one fp16 scale per 128 weights (as llm counts them):
+    # with --group 128, int4 and int8 both carry one fp16 scale per 128 weights (as llm
+    # counts them):
     # 0.515625 -> 1.015625 B per weight, exactly what llm --weights int8 counts
     assert new.bytes["DRAM"] == pytest.approx(
         q.bytes["DRAM"] + wb * (1.015625 / 0.515625 - 1), rel=1e-9)

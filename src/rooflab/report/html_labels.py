@@ -14,6 +14,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import boxes
+from .boxes import Box
+
 # The plot area in pixels. The figure is 620 px high (plot about 440 px inside its
 # margins) and as wide as the page (at most 1200 px, less the legend and margins: about
 # 650 px of plot); a narrower model errs on the safe side, since names keep their size
@@ -30,7 +33,6 @@ MAX_NAMED = 8
 POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right",
              "middle left", "top center", "bottom center")
 
-Box = tuple[float, float, float, float]   # left, bottom, right, top
 
 
 @dataclass(frozen=True)
@@ -64,30 +66,30 @@ def text_box(anchor: tuple[float, float], text: str, position: str,
     """The box plotly draws `text` in at `position` of a marker at `anchor` (pixels):
     beside the marker's edge, `gap` away from its centre."""
     rows = text.split("<br>")
-    w = CHAR_EM * font_px * max(len(r) for r in rows)
-    h = LINE_EM * font_px * len(rows)
     vertical, horizontal = position.split()
     x, y = anchor
-    left = x + gap if horizontal == "right" else x - gap - w if horizontal == "left" \
-        else x - w / 2
-    bottom = y + gap if vertical == "top" else y - gap - h if vertical == "bottom" \
-        else y - h / 2
-    return (left, bottom, left + w, bottom + h)
+    # plotly's "top right" is text above and right of the marker: matplotlib's left- and
+    # bottom-aligned text at the marker's edge
+    x, ha = {"right": (x + gap, "left"), "left": (x - gap, "right")}.get(horizontal,
+                                                                         (x, "center"))
+    y, va = {"top": (y + gap, "bottom"), "bottom": (y - gap, "top")}.get(vertical,
+                                                                      (y, "center"))
+    return boxes.aligned_box(x, y, CHAR_EM * font_px * max(len(r) for r in rows),
+                             LINE_EM * font_px * len(rows), ha, va)
 
 
 def overlap(a: Box, b: Box, tol: float = 0.5) -> bool:
     """Whether two boxes share more than a touch (`tol` pixels)."""
-    return (min(a[2], b[2]) - max(a[0], b[0]) > tol
-            and min(a[3], b[3]) - max(a[1], b[1]) > tol)
+    return boxes.overlaps(a, b, tol)
 
 
 def marker_box(anchor: tuple[float, float], r: float = MARKER_RADIUS_PX) -> Box:
-    return (anchor[0] - r, anchor[1] - r, anchor[0] + r, anchor[1] + r)
+    return boxes.marker_box(anchor, r)
 
 
 def _inside(box: Box, size: tuple[float, float]) -> bool:
     # plotly clips a scatter's text at the plot area: a name sticking out is cut off
-    return box[0] >= 0 and box[1] >= 0 and box[2] <= size[0] and box[3] <= size[1]
+    return boxes.inside(box, size)
 
 
 def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence[Box] = (),

@@ -1,0 +1,130 @@
+"""How long the roofline chart takes, and how much of it is the label layout.
+
+    python benchmarks/chart_speed.py [--repeat 5] [--sets zoo,many] [--many 200] [--layout-only]
+
+Two kernel sets on the EPYC 9654 catalog roof (fp64/fp32/bf16/int8 ceilings, DRAM):
+  zoo  the bench zoo's 20 kernels (their exact FLOP and bytes from bench.zoo.specs(), a
+       made-up time each: 1-5 ms, so they sit at 1-100 % of the roof, as a real run does)
+  many 200 (--many) synthetic kernels over AI 0.01-1000 at 3-95 % of the roof (seeded);
+       one line of label each, and a crowded chart: the layout's worst case
+Each is timed, best of --repeat, interleaved in the same run (the host is shared):
+  chart      plot_roofline(roof, kernels) + the PNG bytes (what `rooflab plot` does): the
+             chart's values, the label layout, matplotlib's drawing and savefig
+  reference  the same figure drawn and saved from the display already worked out (no
+             layout, no values): matplotlib's own work
+  layout     roofline_data() alone (values + label layout; no matplotlib)
+and prints the times and chart / reference (1.0 would be a free layout). --layout-only
+skips matplotlib (layout times only, no ratio against drawing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+
+
+def zoo_kernels():
+    """The zoo's 20 kernels, counted exactly, with a made-up time (1-5 ms)."""
+    from rooflab.bench.zoo import specs
+    from rooflab.model.kernel import Kernel
+
+    out = []
+    for i, sp in enumerate(specs()):
+        c = sp.count
+        out.append(Kernel(name=sp.name, flop={c.precision: c.flop}, bytes={"DRAM": c.bytes},
+                          seconds=1e-3 * (1 + i % 5), unit=c.unit))
+    return out
+
+
+def many_kernels(n: int, roof):
+    """n kernels over AI 0.01-1000 at 3-95 % of the roof (fp64 and fp32), seeded."""
+    from rooflab.model.kernel import Kernel
+
+    rng = random.Random(0)
+    out = []
+    for i in range(n):
+        prec = "fp64" if i % 3 else "fp32"
+        peak = roof.find_compute(prec).value
+        bw = roof.bandwidth("DRAM").value
+        ai = 10 ** rng.uniform(-2, 3)
+        flop = 1e9 * 10 ** rng.uniform(0, 2)
+        attainable = min(peak, ai * bw)
+        seconds = flop / (attainable * rng.uniform(0.03, 0.95))
+        out.append(Kernel(name=f"kernel_{i:03d}", flop={prec: flop}, bytes={"DRAM": flop / ai},
+                          seconds=seconds))
+    return out
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def run_set(name: str, kernels, roof, repeat: int, layout_only: bool) -> None:
+    from rooflab.report.chart import figure_bytes, plot_roofline, roofline_data
+
+    layout = [best(lambda: roofline_data([roof], kernels), 1) for _ in range(repeat)]
+    if layout_only:
+        print(f"{name:>4} ({len(kernels)} kernels): layout {min(layout) * 1e3:8.1f} ms")
+        return
+    import matplotlib.pyplot as plt
+
+    done = roofline_data([roof], kernels)
+
+    def chart():
+        d = plot_roofline([roof], kernels)
+        figure_bytes(d, "png")
+        plt.close(d.figure_)
+
+    def reference():
+        d = done.plot()   # the display already laid out: matplotlib's work only
+        figure_bytes(d, "png")
+        plt.close(d.figure_)
+        d.figure_ = d.ax_ = None
+
+    chart()   # warm-up: matplotlib's imports and font cache
+    reference()
+    t_chart, t_ref = [], []
+    for _ in range(repeat):   # interleaved: both see the same load
+        t_ref.append(best(reference, 1))
+        t_chart.append(best(chart, 1))
+    c, r, lay = min(t_chart), min(t_ref), min(layout)
+    print(f"{name:>4} ({len(kernels)} kernels): chart {c * 1e3:8.1f} ms; reference "
+          f"(draw + savefig only, same run) {r * 1e3:7.1f} ms; ratio {c / r:5.2f}x; "
+          f"layout alone {lay * 1e3:8.1f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--sets", default="zoo,many")
+    ap.add_argument("--layout-only", action="store_true")
+    ap.add_argument("--many", type=int, default=200, help="kernels in the large set")
+    a = ap.parse_args(argv)
+
+    from rooflab.hardware.catalog import lookup_roof
+
+    roof = lookup_roof("EPYC 9654")
+    sets = {"zoo": lambda: zoo_kernels(), "many": lambda: many_kernels(a.many, roof)}
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+          f"Python {platform.python_version()}; best of {a.repeat}")
+    if not a.layout_only:
+        import matplotlib
+        matplotlib.use("Agg")
+
+    for name in a.sets.split(","):
+        run_set(name, sets[name](), roof, a.repeat, a.layout_only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

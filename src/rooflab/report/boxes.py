@@ -1,0 +1,148 @@
+"""Axis-aligned boxes for label layout, in whatever units they are given (points, pixels).
+
+A box is (left, bottom, right, top), y up. chart_layout.py (points, matplotlib) and
+html_labels.py (pixels, plotly) both place text boxes around markers with these. The
+array forms score one box against many at once; they do the same float operations as the
+scalar ones, element by element, so a layout does not move when it switches between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+Box = tuple[float, float, float, float]   # left, bottom, right, top
+
+
+def aligned_box(x: float, y: float, w: float, h: float, ha: str, va: str) -> Box:
+    """The w x h box of text anchored at (x, y), aligned like matplotlib: ha left, right or
+    center; va bottom (or baseline), top or center."""
+    left = x if ha == "left" else x - w if ha == "right" else x - w / 2
+    bottom = y if va in ("bottom", "baseline") else y - h if va == "top" else y - h / 2
+    return (left, bottom, left + w, bottom + h)
+
+
+def marker_box(center: tuple[float, float], r: float) -> Box:
+    return (center[0] - r, center[1] - r, center[0] + r, center[1] + r)
+
+
+def overlap_area(a: Box, b: Box) -> float:
+    """The area two boxes share (0.0 when they only touch or are apart)."""
+    dx = min(a[2], b[2]) - max(a[0], b[0])
+    dy = min(a[3], b[3]) - max(a[1], b[1])
+    return dx * dy if dx > 0 and dy > 0 else 0.0
+
+
+def overlaps(a: Box, b: Box, tol: float = 0.0) -> bool:
+    """Whether two boxes share more than a touch (`tol` in each direction)."""
+    return (min(a[2], b[2]) - max(a[0], b[0]) > tol
+            and min(a[3], b[3]) - max(a[1], b[1]) > tol)
+
+
+def inside(box: Box, size: tuple[float, float]) -> bool:
+    """Whether box lies within (0, 0)-size."""
+    return box[0] >= 0 and box[1] >= 0 and box[2] <= size[0] and box[3] <= size[1]
+
+
+def crosses(a, b, c, d) -> bool:
+    """Whether segments ab and cd cross (strictly)."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def hits(a, b, box: Box) -> bool:
+    """Whether segment ab passes through the inside of box."""
+    t0, t1 = 0.0, 1.0
+    d = (b[0] - a[0], b[1] - a[1])
+    # Liang-Barsky: clip the segment to the box, one pair of edges at a time.
+    for p, q in ((-d[0], a[0] - box[0]), (d[0], box[2] - a[0]),
+                 (-d[1], a[1] - box[1]), (d[1], box[3] - a[1])):
+        if p == 0:
+            if q <= 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t1 - t0 > 1e-6
+
+
+# --- many at once ----------------------------------------------------------------------
+# Each does, element by element, the float operations of its scalar twin above, so the
+# results are the same to the last bit; sums are left to Python (see sums_in_order).
+
+def as_array(boxes: Sequence[Box]) -> np.ndarray:
+    """Boxes as an (n, 4) float array (n may be 0)."""
+    return np.asarray(boxes, dtype=float).reshape(-1, 4)
+
+
+def as_points(points) -> np.ndarray:
+    """Points as an (n, 2) float array (n may be 0)."""
+    return np.asarray(points, dtype=float).reshape(-1, 2)
+
+
+def overlap_matrix(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """overlap_area(boxes[i], others[j]) at [i, j]."""
+    a, b = boxes[:, None, :], others[None, :, :]
+    dx = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
+    dy = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
+    return np.where((dx > 0) & (dy > 0), dx * dy, 0.0)
+
+
+def sums_in_order(m: np.ndarray, add: float = 0.0) -> list:
+    """sum(add + v for v in row if v > 0) for each row of m, as Python adds it: left to
+    right, 0 (an int) when none is positive. A layout compares costs exactly, and numpy's
+    pairwise sum may differ from Python's in the last bit when a row has three or more
+    terms; with one or two, any order gives the same sum."""
+    pos = m > 0
+    count = pos.sum(axis=1)
+    fast = np.where(pos, m + add, 0.0).sum(axis=1).tolist()
+    out: list = []
+    for i, (n, v) in enumerate(zip(count.tolist(), fast, strict=True)):
+        if n == 0:
+            out.append(0)
+        elif n <= 2:
+            out.append(v)
+        else:
+            out.append(sum((m[i][pos[i]] + add).tolist()))
+    return out
+
+
+def hits_matrix(starts: np.ndarray, ends: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """hits(starts[i], ends[i], boxes[j]) at [i, j]. Only the pairs whose box meets the
+    segment's bounding box are clipped (a segment cannot pass through a box beside it):
+    with hundreds of labels, most pairs are far apart."""
+    out = np.zeros((len(starts), len(boxes)), dtype=bool)
+    lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
+    near = ((boxes[None, :, 0] <= hi[:, 0:1]) & (lo[:, 0:1] <= boxes[None, :, 2])
+            & (boxes[None, :, 1] <= hi[:, 1:2]) & (lo[:, 1:2] <= boxes[None, :, 3]))
+    i, j = np.nonzero(near)
+    if not len(i):
+        return out
+    ax, ay, b = starts[i, 0], starts[i, 1], boxes[j]
+    dx, dy = ends[i, 0] - ax, ends[i, 1] - ay
+    t0, t1 = np.zeros(len(i)), np.ones(len(i))
+    ok = np.ones(len(i), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, ax - b[:, 0]), (dx, b[:, 2] - ax),
+                     (-dy, ay - b[:, 1]), (dy, b[:, 3] - ay)):
+            r = q / p
+            ok &= (p != 0) | (q > 0)
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+    out[i, j] = ok & (t1 - t0 > 1e-6)
+    return out
+
+
+def crossings_matrix(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
+                     ) -> np.ndarray:
+    """crosses(a[i], b[i], c[j], d[j]) at [i, j]."""
+    a0, a1, b0, b1 = a[:, 0:1], a[:, 1:2], b[:, 0:1], b[:, 1:2]
+    c0, c1, d0, d1 = c[:, 0], c[:, 1], d[:, 0], d[:, 1]
+    s_c = (b0 - a0) * (c1 - a1) - (b1 - a1) * (c0 - a0)
+    s_d = (b0 - a0) * (d1 - a1) - (b1 - a1) * (d0 - a0)
+    s_a = (d0 - c0) * (a1 - c1) - (d1 - c1) * (a0 - c0)
+    s_b = (d0 - c0) * (b1 - c1) - (d1 - c1) * (b0 - c0)
+    return (s_c * s_d < 0) & (s_a * s_b < 0)
