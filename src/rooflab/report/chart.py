@@ -33,6 +33,7 @@ from ..units import fmt_ai, si
 # names every caller imports from report.chart.
 from .chart_ceilings import (  # noqa: F401
     MAX_CEILINGS,
+    MIXED_SPAN,
     MixedRoof,
     mixed_label,
     mixed_roofs,
@@ -122,10 +123,6 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
                              compute=name, level=ref))
     return out
 
-
-# A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI,
-# past them): short, so it reads as the kernel's, not as one more ceiling of the roof.
-MIXED_SPAN = 10.0
 
 
 def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str | None,

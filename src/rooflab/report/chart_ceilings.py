@@ -82,6 +82,12 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
     return kept, hidden, notes
 
 
+# A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI,
+# past them): short, so it reads as the kernel's, not as one more ceiling of the roof. The
+# PNG chart and the HTML report draw it alike.
+MIXED_SPAN = 10.0
+
+
 @dataclass(frozen=True)
 class MixedRoof:
     """The weighted compute ceiling that mixed-precision kernels are held to

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
-from ..model.ceiling import Roof, kernel_ceiling
+from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si
+from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import LEVEL_MARKERS
 from .html_labels import (
     POSITIONS,
@@ -139,9 +140,6 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     return traces
 
 
-# A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI),
-# as in the PNG chart (chart.MIXED_SPAN): short, so it reads as the kernel's.
-MIXED_SPAN = 10.0
 
 
 def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
@@ -155,26 +153,21 @@ def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
                                        if roof.memory else None)
     if mem is None:
         return []
-    groups: dict[float, tuple[object, list[str]]] = {}
-    for k in analysis.kernels:
-        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
-        if held.weighted:
-            groups.setdefault(held.ceiling.value, (held, []))[1].append(k.name)
     traces = []
-    for value, (held, names) in groups.items():
-        names = list(dict.fromkeys(names))
+    for m in mixed_roofs([(roof, k) for k in analysis.kernels]):
+        names = [k.name for k in m.kernels]
+        value, held = m.value, m.held
         ridge = value / mem.value
         pts = [p for p in analysis.points if p.kernel in names and p.ai > 0
                and math.isfinite(p.ai)]
         x_end = min(xr[1], max([ridge * MIXED_SPAN, *(2.0 * p.ai for p in pts)]))
         level = pts[0].level if pts else mem.level
-        who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        label = mixed_label(m)
         traces.append(go.Scatter(
-            x=[ridge, x_end], y=[value, value], mode="lines",
-            name=f"{who} mixed roof {si(value, 'FLOP/s', 4)} (weighted by FLOP share)",
+            x=[ridge, x_end], y=[value, value], mode="lines", name=label,
             line={"color": LEVEL_COLORS.get(level, "#555"), "dash": "dot", "width": 1.2},
-            hovertext=f"{html.escape(who)}: {html.escape(held.label)} "
-                      f"{si(value, 'FLOP/s', 4)} (derived; "
+            hovertext=f"{html.escape(label)}: "
+                      f"{html.escape(held.label)} {si(value, 'FLOP/s', 4)} (derived; "
                       f"{html.escape(held.ceiling.method)}); ridge vs {mem.level} "
                       f"{fmt_ai(ridge)} FLOP/B", hoverinfo="text"))
     return traces
