@@ -205,6 +205,11 @@ def med(rounds, key) -> float | None:
     return statistics.median(xs) if xs else None
 
 
+# A reference reading this far below the probe judges nothing (the probe is not 25 % faster
+# than a tuned C kernel on the same data): said, not counted as a pass.
+REF_LOW = 1.25
+
+
 def ratio_rows(rounds) -> list[tuple[str, float | None, float | None, str, str]]:
     def best_of(*keys):
         vals = [(med(rounds, k), k) for k in keys if med(rounds, k)]
@@ -233,6 +238,10 @@ def ratio_rows(rounds) -> list[tuple[str, float | None, float | None, str, str]]
         worse = min(ratio or 0.0, pr or 0.0)   # both readings must meet the target
         verdict = "-" if target is None or ratio is None else (
             f"{'PASS' if worse >= target else 'MISS'} (>= {target:.0%})")
+        if target is not None and ratio is not None and ratio > REF_LOW:
+            # likwid-bench's L1 stream read 82 GB/s here against the C reference's 567
+            # (its threads unpinned in the VM?): a reference that slow passes anything.
+            verdict = f"REF LOW (reads {1 / ratio:.0%} of the probe: cannot judge it)"
         rows.append((label, p, ref, which, f"{ratio:.1%}" if ratio else "-",
                      f"{pr:.1%}" if pr else "-", verdict))
     return rows
