@@ -79,7 +79,8 @@ def test_host_section_has_the_cuda_keys_and_clocks(run, monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda dev: props)
     cuda_host = identify(torch, SimpleNamespace(type="cuda", index=0))
     cuda_host["clocks_before"] = cuda_host["clocks_after"] = {}
-    cuda_host["catalog"] = cuda_host["catalog_note"] = None
+    cuda_host["catalog"] = cuda_host["catalog_note"] = cuda_host["catalog_match"] = None
+    cuda_host["unified_memory"] = False
     assert set(cuda_host) == set(host)
     assert cuda_host["compute_capability"] == "9.0" and cuda_host["l2_bytes"] == 50 * 2**20
     # 132 SMs x 256 KiB of L1 + shared memory on compute capability 9.0.

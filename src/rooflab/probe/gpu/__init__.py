@@ -25,7 +25,7 @@ from ...units import si
 from ..nominal import below_nominal_extras, compare_to_nominal
 from . import load as gpu_load
 from .context import Context, sizes_for
-from .identity import catalog_roof, identify, open_device, parse_device, read_clocks
+from .identity import identify, match_catalog, open_device, parse_device, read_clocks
 from .timing import clock_timer, cuda_timer, torch_flush
 
 __all__ = ["compare_to_nominal", "probe_gpu"]
@@ -96,7 +96,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         raise ProbeError(f"the probe of {device} measured nothing; first error: "
                          f"{next(iter(errors.values()), 'none')}")
     measured = _measured_roof(host["name"], results, cache_ceilings, overhead_s,
-                              load["notes"], source)
+                              [*identity_notes(host), *load["notes"]], source)
     before = measured.notes
     measured, checks = compare_to_nominal(measured, nominal, "gpu")
     below = [n for n in measured.notes if n not in before]
@@ -114,12 +114,26 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
 
 def _catalog_nominal(host: dict) -> Roof | None:
     """The catalog's nominal roof of the device (None if it has none); host["catalog"]
-    names the entry, host["catalog_note"] says why there is none."""
-    nominal, catalog = catalog_roof(host["name"], host.get("compute_capability"),
-                                    memory_bytes=host.get("memory_bytes"))
-    host["catalog"] = catalog if nominal is not None else None
-    host["catalog_note"] = catalog if nominal is None else None   # why there is no nominal
-    return nominal
+    names the entry, host["catalog_match"] says how it was found (by the device name, or
+    by the board model on a Jetson), host["catalog_note"] why there is none, and
+    host["unified_memory"] whether the GPU shares the CPU's DRAM (the entry says so, or
+    the device reports itself integrated): then no PCIe link is measured or judged."""
+    m = match_catalog(host["name"], host.get("compute_capability"),
+                      memory_bytes=host.get("memory_bytes"), board=host.get("board_model"))
+    host["catalog"], host["catalog_match"], host["catalog_note"] = m.entry, m.how, m.note
+    host["unified_memory"] = bool(m.unified_memory or host.get("integrated"))
+    return m.roof
+
+
+def identity_notes(host: dict) -> list[str]:
+    """What the reader must know of the nominal roof's origin: a match by the board model
+    rather than the GPU's name, or an ambiguous name left without a roof."""
+    if host.get("catalog") and str(host.get("catalog_match")).startswith("matched by the "
+                                                                          "board model"):
+        return [f"nominal roof '{host['catalog']}': {host['catalog_match']}"]
+    if host.get("catalog") is None and "not guessed" in str(host.get("catalog_note")):
+        return [f"no nominal roof: {host['catalog_note']}"]
+    return []
 
 
 class _StageProgress:

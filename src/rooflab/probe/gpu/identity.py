@@ -11,7 +11,7 @@ import os
 import platform
 import re
 import socket
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,77 @@ def _nvml_handle(nvml, props, index: int):
     return nvml.nvmlDeviceGetHandleByIndex(index)
 
 
+# Where a board names itself: the device tree's model string, NUL-terminated ("NVIDIA
+# Jetson AGX Orin Developer Kit"). On a Jetson torch names the GPU just "Orin" for every
+# Orin module; this string tells them apart. Absent on x86 (no device tree).
+BOARD_MODEL = Path("/proc/device-tree/model")
+# sysfs root for the GPU's devfreq node, where NVML does not exist (Jetson: no
+# libnvidia-ml). Module attributes, read at call time, so tests can point them elsewhere.
+SYSFS = Path("/sys")
+# GPU devfreq nodes by L4T release, all also linked under /sys/class/devfreq/<node>:
+# /sys/devices/gpu.0/devfreq/57000000.gpu (Nano, L4T R32), /sys/devices/17000000.gv11b/
+# devfreq/17000000.gv11b (Xavier), /sys/devices/17000000.ga10b/devfreq/17000000.ga10b (Orin,
+# L4T R35), .../17000000.gpu/devfreq/17000000.gpu (Orin, L4T R36 / JetPack 6). Other
+# devfreq nodes (vic, nvdec, DLA, EMC) are not the GPU: only these suffixes are read.
+_GPU_DEVFREQ_SUFFIXES = ("gpu", "ga10b", "gv11b", "gp10b", "gm20b")
+
+
+def board_model(path: Path | None = None) -> str | None:
+    """The device tree's model string ('NVIDIA Jetson AGX Orin Developer Kit'), trailing
+    NUL dropped; None where there is none (x86) or it cannot be read."""
+    try:
+        raw = (path or BOARD_MODEL).read_bytes()
+    except OSError:
+        return None
+    text = raw.replace(b"\0", b" ").decode("utf-8", errors="replace").strip()
+    return text or None
+
+
+def _gpu_devfreq_nodes(root: Path) -> list[Path]:
+    """The GPU's devfreq folders under a sysfs root, first the classic path, no repeats."""
+    found = sorted((root / "devices" / "gpu.0" / "devfreq").glob("*"))
+    found += [d for d in sorted((root / "class" / "devfreq").glob("*"))
+              if d.name.rsplit(".", 1)[-1] in _GPU_DEVFREQ_SUFFIXES]
+    seen, out = set(), []
+    for d in found:
+        real = d.resolve()
+        if real not in seen and (d / "cur_freq").exists():
+            seen.add(real)
+            out.append(d)
+    return out
+
+
+def _hz_file_mhz(path: Path) -> float | None:
+    try:
+        return int(path.read_text().split()[0]) / 1e6   # devfreq files are in Hz
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def devfreq_clocks(root: Path | None = None) -> dict[str, Any]:
+    """The GPU clock (MHz) from sysfs devfreq (cur_freq, max_freq, min_freq: Hz in the
+    files), for GPUs without NVML (Jetson); says so when no node is found. Power and
+    temperature are not read here (on a Jetson: `tegrastats`)."""
+    root = root or SYSFS
+    nodes = _gpu_devfreq_nodes(root)
+    if not nodes:
+        return {"clocks_source": f"not read: no GPU devfreq node under {root} "
+                                 f"(devices/gpu.0/devfreq/*, class/devfreq/*.gpu|.ga10b|...)"}
+    node = nodes[0]
+    return {"sm_clock_mhz": _hz_file_mhz(node / "cur_freq"),
+            "max_sm_clock_mhz": _hz_file_mhz(node / "max_freq"),
+            "min_sm_clock_mhz": _hz_file_mhz(node / "min_freq"),
+            "governor": _text(node / "governor"),
+            "clocks_source": f"sysfs devfreq {node} (cur_freq, max_freq, min_freq)"}
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
 def _try(fn, *args):
     try:
         return fn(*args)
@@ -152,7 +223,11 @@ def read_clocks(torch, dev) -> dict[str, Any]:
                         "see `amd-smi metric`"}
     if dev.type == "cuda":
         props = torch.cuda.get_device_properties(dev)
-        return nvml_state(props, dev.index)
+        state = nvml_state(props, dev.index)
+        if "nvml" in state:
+            # No NVML (a Jetson has no libnvidia-ml): the clock from sysfs where it is.
+            state.update(devfreq_clocks())
+        return state
     return {"cpu_mhz_mean": _cpu_mhz()}
 
 
@@ -193,6 +268,8 @@ def _common(torch) -> dict[str, Any]:
     return {"hostname": socket.gethostname(), "platform": platform.platform(),
             "python": platform.python_version(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "triton": triton,
+            # The catalog match falls back on it when the GPU's own name is ambiguous.
+            "board_model": board_model(),
             **({"hip": hip_version(torch)} if hip_version(torch) else {})}
 
 
@@ -208,6 +285,7 @@ def identify(torch, dev) -> dict[str, Any]:
         l1 = float(per_cu * p.multi_processor_count) if per_cu else None
         host.update(name=p.name, device=str(dev), backend="rocm", threads=None,
                     compute_capability=None, gcn_arch=arch,
+                    integrated=bool(getattr(p, "is_integrated", False)),
                     multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
                     l2_bytes=float(l2) if l2 else None, l1_bytes=l1,
                     caches={**({"L1": l1} if l1 else {}), **({"L2": float(l2)} if l2 else {})})
@@ -217,6 +295,8 @@ def identify(torch, dev) -> dict[str, Any]:
         l2 = getattr(p, "L2_cache_size", None) or getattr(p, "l2_cache_size", None)
         host.update(name=p.name, device=str(dev), backend="cuda", threads=None,
                     compute_capability=f"{p.major}.{p.minor}",
+                    # cudaDeviceProp.integrated: the GPU shares the host's DRAM (Jetson).
+                    integrated=bool(getattr(p, "is_integrated", False)),
                     multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
                     l2_bytes=float(l2) if l2 else None,
                     l1_bytes=float(L1_PER_SM.get(cc, DEFAULT_L1_PER_SM) * p.multi_processor_count),
@@ -234,7 +314,8 @@ def identify(torch, dev) -> dict[str, Any]:
         except (OSError, StopIteration, ValueError):
             pass
         host.update(name=f"PyTorch CPU device ({_cpu_name()})", device="cpu", backend="cpu",
-                    compute_capability=None, multiprocessors=cores, memory_bytes=mem,
+                    compute_capability=None, integrated=None, multiprocessors=cores,
+                    memory_bytes=mem,
                     l2_bytes=caches.get("L2"), l1_bytes=caches.get("L1"),
                     threads=torch.get_num_threads(),
                     # Shared L3 counts once; per-core L1/L2 scale with the threads used.
@@ -295,3 +376,60 @@ def catalog_roof(name: str, cc: str | None = None, *, memory_bytes: float | None
     # own roofs leave links out, so charts of datasheet roofs stay cache/DRAM only).
     roof = replace(dev.roof, memory=dev.roof.memory + (link,)) if link else dev.roof
     return _one_die(dev, roof, memory_bytes)
+
+
+@dataclass(frozen=True)
+class CatalogMatch:
+    """The catalog entry behind the probe's nominal roof and how it was found."""
+
+    roof: Any | None              # the nominal Roof, None when no entry is used
+    entry: str | None             # the catalog name
+    how: str | None               # "matched by the device name ..." / "... board model ..."
+    note: str | None              # why there is no nominal roof
+    unified_memory: bool = False  # the entry's GPU shares DRAM with the CPU (Jetson)
+
+
+def _catalog_unified(text: str) -> bool:
+    try:
+        from ...hardware.catalog import match_device_name
+        return bool(getattr(match_device_name(text), "unified_memory", False))
+    except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
+        return False
+
+
+def _same_name_entries(name: str, cc: str | None) -> list[str]:
+    """Catalog entries (of this compute capability) whose names hold every word of `name`:
+    the three Jetson Orins for 'Orin'. More than one means the name cannot decide."""
+    try:
+        from ...hardware.catalog import all_devices
+        from ...hardware.names import tokens
+    except ImportError:
+        return []
+    words = set(tokens(name))
+    return [d.name for d in all_devices() if words and words <= set(tokens(d.name))
+            and (cc is None or d.compute_capability in (None, cc))]
+
+
+def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | None = None,
+                  board: str | None = None) -> CatalogMatch:
+    """The nominal roof by the device's name, else by the board's model string (a Jetson
+    is just "Orin" to torch; /proc/device-tree/model names the module). Never a guess:
+    when neither string decides, no roof and a note saying so."""
+    roof, got = catalog_roof(name, cc, memory_bytes=memory_bytes)
+    if roof is not None:
+        return CatalogMatch(roof, got, f"matched by the device name '{name}'", None,
+                            _catalog_unified(name))
+    if board:
+        by_board, board_got = catalog_roof(board, cc, memory_bytes=memory_bytes)
+        if by_board is not None:
+            return CatalogMatch(by_board, board_got,
+                                f"matched by the board model '{board}' ({BOARD_MODEL}); the "
+                                f"device name alone did not decide ({got})", None,
+                                _catalog_unified(board))
+        got = f"{got}; nor does the board model '{board}' ({board_got})"
+    several = _same_name_entries(name, cc)
+    if len(several) > 1:
+        tell = "the board model does not tell" if board else "there is no board model to tell"
+        got = (f"{got}: '{name}' names {len(several)} catalog entries ({', '.join(several)}) "
+               f"and {tell} them apart; not guessed, so no nominal roof")
+    return CatalogMatch(None, None, None, got)

@@ -128,12 +128,20 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
     return ceilings, extras
 
 
+# On a GPU that shares the CPU's DRAM (Jetson) a pinned host->device copy never leaves
+# that DRAM: it is measured and kept under this label, never as a PCIe link.
+UNIFIED_COPY = "host↔device copy (unified memory: DRAM to DRAM, no PCIe)"
+
+
 def host_transfers(ctx: Context) -> list[Ceiling]:
     """Host<->device bandwidth with pinned host memory (CUDA only): the PCIe ceiling is
-    host-to-device, the direction that feeds the GPU; device-to-host is kept in the record."""
+    host-to-device, the direction that feeds the GPU; device-to-host is kept in the record.
+    On unified memory both copies go in the record only (UNIFIED_COPY): no link to judge,
+    and the device copy already is the DRAM ceiling."""
     if not ctx.is_cuda or not ctx.sizes.host_bytes:
         ctx.skipped.setdefault("host_transfers", "host<->device transfers need a CUDA device")
         return []
+    unified = bool(ctx.host.get("unified_memory"))
     torch, n = ctx.torch, ctx.sizes.host_bytes
     host = torch.randint(0, 255, (n,), dtype=torch.uint8).pin_memory()
     back = torch.empty(n, dtype=torch.uint8).pin_memory()
@@ -145,10 +153,15 @@ def host_transfers(ctx: Context) -> list[Ceiling]:
         ctx.say(f"memory: {name}")
         timing = time_calls(fn, timer, ctx.sizes.plan)
         ctx.keep(name, timing, n, "bytes", kind="host_transfer",
-                 bytes_per_s_best=max(rates(n, timing.samples)))
-        if name == "h2d_pinned":
+                 bytes_per_s_best=max(rates(n, timing.samples)),
+                 **({"label": UNIFIED_COPY} if unified else {}))
+        if name == "h2d_pinned" and not unified:
             out.append(measured_ceiling(
                 n, timing, level="PCIe", source=ctx.source,
                 method=f"host-to-device copy of {n / 2**20:.0f} MiB from pinned memory, best "
                        f"call (device-to-host is in extras)"))
+    if unified:
+        ctx.skipped["host_link"] = (
+            f"no PCIe on unified memory: the {UNIFIED_COPY} is in extras.gpu.measurements "
+            f"(h2d_pinned, d2h_pinned), not a ceiling; the device copy is the DRAM ceiling")
     return out

@@ -1,0 +1,203 @@
+"""`rooflab probe --device cuda` on an NVIDIA Jetson (Orin), on the CPU dressed as one.
+
+What a Jetson does differently from a discrete card, faked as the H200 of
+test_probe_gpu_fakecuda.py is: torch names the GPU just "Orin" (the same for AGX Orin,
+Orin NX and Orin Nano), the board names itself in /proc/device-tree/model (NUL-terminated),
+NVML is missing (no libnvidia-ml: nvmlInit raises), the GPU clock is in sysfs devfreq (Hz),
+the device reports itself integrated, and host and GPU share one DRAM: no PCIe to measure.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import test_probe_gpu_fakecuda as fc  # noqa: E402
+
+from rooflab.probe.gpu import identity  # noqa: E402
+from rooflab.probe.gpu.identity import board_model, devfreq_clocks, match_catalog  # noqa: E402
+from rooflab.probe.gpu.memory import UNIFIED_COPY  # noqa: E402
+
+AGX_DEVKIT = "NVIDIA Jetson AGX Orin Developer Kit"
+NANO_SUPER = "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super"
+NX_DEVKIT = "NVIDIA Jetson Orin NX Engineering Reference Developer Kit"
+
+
+class NvmlMissing(Exception):
+    """What pynvml raises on a Jetson: NVMLError_LibraryNotFound."""
+
+
+def _jetson_nvml():
+    def init():
+        raise NvmlMissing("NVML Shared Library Not Found")
+    return SimpleNamespace(nvmlInit=init, nvmlShutdown=lambda: None)
+
+
+class OrinCuda(fc.FakeCuda):
+    def get_device_properties(self, dev):
+        # What torch reports on a Jetson AGX Orin: "Orin", sm_87, integrated (the fake keeps
+        # 2 SMs so the CPU gets through); memory is the whole board's shared DRAM.
+        return SimpleNamespace(name="Orin", major=8, minor=7, multi_processor_count=2,
+                               total_memory=64_000_000_000, L2_cache_size=4 << 20,
+                               is_integrated=1, uuid="0a1b2c3d-0000-0000-0000-000000000000")
+
+
+class OrinTorch(fc.FakeTorch):
+    def __init__(self, log: list):
+        super().__init__(log)
+        self.cuda = OrinCuda(log)
+
+
+def _board(tmp_path: Path, text: str | None) -> Path:
+    path = tmp_path / "device-tree-model"
+    if text is not None:
+        path.write_bytes(text.encode() + b"\0")        # the device tree's trailing NUL
+    return path
+
+
+def _devfreq(root: Path, node: str, cur_hz: int, max_hz: int, min_hz: int = 306000000):
+    d = root / node
+    d.mkdir(parents=True)
+    for name, hz in (("cur_freq", cur_hz), ("max_freq", max_hz), ("min_freq", min_hz)):
+        (d / name).write_text(f"{hz}\n")
+    (d / "governor").write_text("nvhost_podgov\n")
+    return d
+
+
+@pytest.fixture()
+def jetson(monkeypatch, tmp_path):
+    """probe_gpu("cuda:0") on a fake AGX Orin: board model file, devfreq, no NVML."""
+    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
+    sysfs = tmp_path / "sys"
+    _devfreq(sysfs, "class/devfreq/17000000.ga10b", 1300500000, 1300500000)
+    monkeypatch.setattr(identity, "SYSFS", sysfs)
+    with fc.dressed_as_gpu(monkeypatch, OrinTorch([]), _jetson_nvml()):
+        yield tmp_path
+
+
+# --- identity: the board model decides where "Orin" cannot --------------------------------
+
+def test_board_model_drops_the_nul_and_is_none_without_a_device_tree(tmp_path):
+    assert board_model(_board(tmp_path, AGX_DEVKIT)) == AGX_DEVKIT
+    assert board_model(tmp_path / "absent") is None
+
+
+@pytest.mark.parametrize("board, entry", [(AGX_DEVKIT, "NVIDIA Jetson AGX Orin 64GB"),
+                                          (NANO_SUPER, "NVIDIA Jetson Orin Nano 8GB")])
+def test_orin_is_matched_by_the_board_model(board, entry):
+    m = match_catalog("Orin", "8.7", board=board)
+    assert m.entry == entry and m.roof is not None and m.unified_memory
+    assert m.how.startswith(f"matched by the board model '{board}'")
+    assert "PCIe" not in {c.level for c in m.roof.memory}    # no host link on a Jetson
+
+
+def test_orin_alone_is_never_guessed():
+    m = match_catalog("Orin", "8.7", board=None)
+    assert m.roof is None and m.entry is None
+    assert "not guessed" in m.note and "there is no board model" in m.note
+    for name in ("AGX Orin 64GB", "Orin NX 16GB", "Orin Nano 8GB"):
+        assert name in m.note
+
+
+def test_a_board_model_the_catalog_lacks_decides_nothing():
+    # No NX developer-kit alias: the NX 16GB and the NX 8GB (not in the catalog) share it.
+    m = match_catalog("Orin", "8.7", board=NX_DEVKIT)
+    assert m.roof is None and "the board model does not tell them apart" in m.note
+
+
+def test_a_gpu_matched_by_name_ignores_the_board():
+    m = match_catalog("NVIDIA H200", "9.0", board=AGX_DEVKIT)
+    assert m.entry.startswith("NVIDIA H200") and "device name" in m.how
+    assert not m.unified_memory
+
+
+# --- clocks from sysfs devfreq when NVML is missing ---------------------------------------
+
+def test_devfreq_reads_the_gpu_node_and_not_the_others(tmp_path):
+    _devfreq(tmp_path, "class/devfreq/15340000.vic", 998400000, 998400000)   # not the GPU
+    _devfreq(tmp_path, "class/devfreq/17000000.gpu", 918000000, 1173000000)  # L4T R36 name
+    clocks = devfreq_clocks(tmp_path)
+    assert clocks["sm_clock_mhz"] == 918.0 and clocks["max_sm_clock_mhz"] == 1173.0
+    assert clocks["governor"] == "nvhost_podgov" and "17000000.gpu" in clocks["clocks_source"]
+
+
+def test_devfreq_under_gpu0_is_read_too(tmp_path):
+    _devfreq(tmp_path, "devices/gpu.0/devfreq/57000000.gpu", 76800000, 921600000)
+    assert devfreq_clocks(tmp_path)["sm_clock_mhz"] == pytest.approx(76.8)
+
+
+def test_devfreq_says_when_it_found_nothing(tmp_path):
+    clocks = devfreq_clocks(tmp_path)
+    assert clocks["clocks_source"].startswith("not read: no GPU devfreq node")
+    assert "sm_clock_mhz" not in clocks
+
+
+# --- the whole probe on a Jetson ------------------------------------------------------------
+
+def test_probe_runs_without_nvml_and_reads_clocks_from_sysfs(jetson):
+    from rooflab.probe.gpu import probe_gpu
+
+    p = probe_gpu("cuda:0", "quick", triton=False)
+    assert p.extras["gpu"]["errors"] == {}
+    h = p.host
+    assert h["name"] == "Orin" and h["compute_capability"] == "8.7" and h["integrated"]
+    assert h["board_model"] == AGX_DEVKIT and h["unified_memory"]
+    assert h["catalog"] == "NVIDIA Jetson AGX Orin 64GB" and "board model" in h["catalog_match"]
+    for clocks in (h["clocks_before"], h["clocks_after"]):
+        assert clocks["nvml"].startswith("unavailable: NVML Shared Library Not Found")
+        assert clocks["sm_clock_mhz"] == pytest.approx(1300.5)
+        assert "17000000.ga10b" in clocks["clocks_source"]
+    assert not p.extras["device_load"]["available"]      # NVML load reading: said, not fatal
+    # How the roof was found is on the measured roof, so the record table prints it.
+    assert any(n.startswith("nominal roof 'NVIDIA Jetson AGX Orin 64GB': matched by the "
+                            f"board model '{AGX_DEVKIT}'") for n in p.measured.notes)
+
+
+def test_the_host_copy_is_dram_to_dram_and_never_judged_as_pcie(jetson):
+    from rooflab.probe.gpu import probe_gpu
+
+    p = probe_gpu("cuda:0", "quick", triton=False)
+    gpu = p.extras["gpu"]
+    assert p.measured.find_memory("PCIe") is None
+    assert gpu["measurements"]["h2d_pinned"]["label"] == UNIFIED_COPY
+    assert gpu["measurements"]["d2h_pinned"]["label"] == UNIFIED_COPY
+    assert "no PCIe on unified memory" in gpu["skipped"]["host_link"]
+    assert "PCIe" not in {r["ceiling"] for r in gpu["nominal_checks"]}
+    assert not any("PCIe" in n or "slot" in n for n in p.extras["below_nominal"]["notes"])
+
+
+def test_an_orin_without_a_board_model_gets_no_nominal_and_no_pcie(monkeypatch, tmp_path):
+    from rooflab.probe.gpu import probe_gpu
+
+    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, None))
+    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    with fc.dressed_as_gpu(monkeypatch, OrinTorch([]), _jetson_nvml()):
+        p = probe_gpu("cuda:0", "quick", triton=False)
+    assert p.nominal is None and p.host["catalog"] is None and p.host["board_model"] is None
+    assert "not guessed" in p.host["catalog_note"]
+    assert any(n.startswith("no nominal roof: ") for n in p.measured.notes)
+    # integrated (device property) is enough to know there is no PCIe link
+    assert p.host["unified_memory"] and p.measured.find_memory("PCIe") is None
+    assert p.host["clocks_before"]["clocks_source"].startswith("not read")
+
+
+def test_cli_probe_on_a_jetson_prints_no_pcie(jetson, capsys):
+    import rooflab.errors as errors
+    import rooflab.probe.gpu as gpu
+    from rooflab.cli.main import main
+
+    real, real_require = gpu.probe_gpu, errors.require
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gpu, "probe_gpu", lambda d, m, p=None: real(d, m, p, triton=False))
+        mp.setattr(errors, "require", lambda module, *a, **k: OrinTorch([])
+                   if module == "torch" else real_require(module, *a, **k))
+        assert main(["probe", "--device", "cuda:0", "--quick", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "PCIe bandwidth" not in printed
+    assert "matched by the board model" in printed and "no PCIe on unified memory" in printed
