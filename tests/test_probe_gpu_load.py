@@ -267,3 +267,25 @@ def test_rocm_says_nvml_cannot_see_the_device_and_names_amd_smi(monkeypatch):
     assert not r.available and "cannot see an AMD GPU" in r.why
     assert "amd-smi is not read by rooflab" in r.why
     assert LoadReading(False, r.why).to_dict() == {"available": False, "why": r.why}
+
+
+def test_on_a_jetson_the_hint_names_tegrastats(monkeypatch):
+    # nvmlInit fails on a Jetson (no libnvidia-ml) and nvidia-smi does not exist there
+    from rooflab.probe.gpu.load import snapshot
+
+    class NoNvml:
+        def nvmlInit(self):                                   # noqa: N802 — pynvml's names
+            raise RuntimeError("NVML Shared Library Not Found")
+
+    monkeypatch.setitem(sys.modules, "pynvml", NoNvml())
+    cuda = SimpleNamespace(type="cuda", index=0)
+
+    def torch_with(integrated):
+        props = SimpleNamespace(is_integrated=integrated)
+        return SimpleNamespace(version=SimpleNamespace(cuda="12.6", hip=None),
+                               cuda=SimpleNamespace(get_device_properties=lambda d: props))
+
+    orin = snapshot(torch_with(True), cuda)
+    assert orin.why.endswith("`tegrastats` shows them (a Jetson has no nvidia-smi)")
+    h200 = snapshot(torch_with(False), cuda)
+    assert h200.why.endswith("`nvidia-smi` shows them") and "tegrastats" not in h200.why

@@ -169,6 +169,17 @@ def _own_reserved(torch, dev) -> float | None:
         return None
 
 
+def _monitor_tool(torch, dev) -> str:
+    """Where a user reads the device's load: `tegrastats` on a Jetson (an integrated GPU:
+    no NVML, no nvidia-smi there), `nvidia-smi` elsewhere."""
+    try:
+        integrated = bool(getattr(torch.cuda.get_device_properties(dev), "is_integrated", False))
+    except Exception:  # noqa: BLE001 — the message is a hint, never an error of its own
+        integrated = False
+    return ("`tegrastats` shows them (a Jetson has no nvidia-smi)" if integrated
+            else "`nvidia-smi` shows them")
+
+
 def snapshot(torch, dev) -> LoadReading:
     """Read the device's load now (never raises; `why` says what could not be read)."""
     from .identity import _nvml_handle, hip_version
@@ -179,8 +190,8 @@ def snapshot(torch, dev) -> LoadReading:
         return LoadReading(False, "NVML is NVIDIA's library and cannot see an AMD GPU: other "
                                   f"processes, utilisation and throttling were not read; "
                                   f"{AMD_SMI}")
-    not_read = ("other processes, utilisation and throttling were not read; `nvidia-smi` "
-                "shows them")
+    not_read = ("other processes, utilisation and throttling were not read; "
+                + _monitor_tool(torch, dev))
     try:
         import pynvml as nvml
     except ImportError:
