@@ -106,9 +106,99 @@ def test_orin_alone_is_never_guessed():
 
 
 def test_a_board_model_the_catalog_lacks_decides_nothing():
-    # No NX developer-kit alias: the NX 16GB and the NX 8GB (not in the catalog) share it.
+    # No NX developer-kit alias: the NX 16GB and the NX 8GB share the carrier; without
+    # the device's memory nothing tells them apart.
     m = match_catalog("Orin", "8.7", board=NX_DEVKIT)
     assert m.roof is None and "the board model does not tell them apart" in m.note
+    assert "no device memory was given" in m.note
+
+
+# --- the device's memory decides between modules of one name ------------------------------
+# torch's total_memory on a Jetson is the module's binary size less carve-outs: 14.15 GiB
+# on an Orin NX 16GB (deviceQuery: 15189422080 bytes), about 7.4 GiB on an 8 GB module.
+# The rule: the nominal size nearest at or above the reading, at most 25 % above it; a tie
+# between modules with different roofs at that size picks nothing.
+GIB = 1 << 30
+
+
+def _mods(*names):
+    return [SimpleNamespace(name=n, memory_bytes=gb * 1e9) for n, gb in names]
+
+
+ORINS = _mods(("AGX 64", 64), ("AGX 32", 32), ("NX 16", 16), ("NX 8", 8), ("Nano 8", 8),
+              ("Nano 4", 4))
+
+
+@pytest.mark.parametrize("reported, picked", [
+    (15.3 * GIB, "NX 16"),          # 15.3 / 16 = 0.956
+    (15189422080, "NX 16"),         # 14.15 GiB, the deviceQuery reading: 0.884
+    (16 * GIB, "NX 16"),            # at most the nominal size, never above it
+    (3.4 * GIB, "Nano 4"),          # 0.85: a 4 GB module's larger share of carve-out
+    (12.0 * GIB, "NX 16"),          # 12 / 16 = 0.75: the edge of the 25 %
+    (11.9 * GIB, None),             # under 0.75 x 16 and above 8: no size fits
+    (16.5 * GIB, None),             # above 16 GiB and under 0.75 x 32 = 24
+    (7.4 * GIB, None),              # Nano 8GB or NX 8GB: different roofs, a tie
+    (0, None), (None, None),
+])
+def test_pick_by_memory_takes_the_size_nearest_above(reported, picked):
+    got = identity.pick_by_memory(ORINS, reported, others=())
+    assert (got.name if got else None) == picked
+
+
+def test_a_tie_is_broken_only_by_narrowing_the_candidates_first():
+    # the name (board) must say NX or Nano before the memory is asked
+    assert identity.pick_by_memory(_mods(("NX 16", 16), ("NX 8", 8)), 7.4 * GIB).name == "NX 8"
+    assert identity.pick_by_memory(_mods(("Nano 8", 8), ("Nano 4", 4)), 7.4 * GIB).name == "Nano 8"
+
+
+def test_off_catalog_products_of_a_size_block_the_pick():
+    agx = _mods(("NVIDIA Jetson AGX Orin 64GB", 64), ("NVIDIA Jetson AGX Orin 32GB", 32))
+    # 61 GiB: the 64GB or the AGX Orin Industrial (64 GB, 1.185 GHz); 30 GiB: the 32GB
+    # module or the 2022 developer kit (32 GB with the 64GB's GPU)
+    assert identity.pick_by_memory(agx, 61 * GIB) is None
+    assert identity.pick_by_memory(agx, 30 * GIB) is None
+    assert identity.pick_by_memory(agx, 61 * GIB, others=()).name.endswith("64GB")
+    # a product with the same roof is no rival
+    same = (("Jetson AGX Orin Developer Kit (2022, 32 GB)", 32, "NVIDIA Jetson AGX Orin 64GB"),)
+    assert identity.pick_by_memory(agx[:1], 30 * GIB, others=same).name.endswith("64GB")
+
+
+@pytest.mark.parametrize("board, reported, entry", [
+    # the NX developer kit names no size: the memory decides
+    (NX_DEVKIT, 15.3 * GIB, "NVIDIA Jetson Orin NX 16GB"),
+    (NX_DEVKIT, 7.4 * GIB, "NVIDIA Jetson Orin NX 8GB"),
+    # no device tree (a container): 'Orin' alone, decided where one size holds one roof
+    (None, 15189422080, "NVIDIA Jetson Orin NX 16GB"),
+    (None, 3.4 * GIB, "NVIDIA Jetson Orin Nano 4GB"),
+    # a 4 GB Nano on the Nano developer kit's carrier: the board's alias names the 8GB,
+    # its memory cannot be that: the memory overrules the alias
+    (NANO_SUPER, 3.4 * GIB, "NVIDIA Jetson Orin Nano 4GB"),
+    (NANO_SUPER, 7.4 * GIB, "NVIDIA Jetson Orin Nano 8GB"),
+    # the 2022 AGX developer kit: 32 GB with the 64GB's GPU, so the alias stands
+    (AGX_DEVKIT, 30.6 * GIB, "NVIDIA Jetson AGX Orin 64GB"),
+    (AGX_DEVKIT, 61.4 * GIB, "NVIDIA Jetson AGX Orin 64GB"),
+])
+def test_the_device_memory_decides_where_the_names_do_not(board, reported, entry):
+    m = match_catalog("Orin", "8.7", memory_bytes=reported, board=board)
+    assert m.entry == entry and m.roof is not None and m.unified_memory
+    if board in (None, NX_DEVKIT) or (board == NANO_SUPER and reported < 4 * GIB):
+        assert m.how.startswith(f"matched by the device memory: {reported / GIB:.2f} GiB")
+    if board == NANO_SUPER and reported < 4 * GIB:
+        assert "names NVIDIA Jetson Orin Nano 8GB, but this device's 3.40 GiB" in m.how
+
+
+@pytest.mark.parametrize("board, reported", [
+    (None, 7.4 * GIB),              # Orin Nano 8GB or Orin NX 8GB: the name must tell
+    (None, 61.4 * GIB),             # AGX Orin 64GB or the Industrial
+    (None, 30.6 * GIB),             # AGX Orin 32GB or the 2022 developer kit
+    (NX_DEVKIT, 10 * GIB),          # no NX has 10 GB
+    (AGX_DEVKIT, 14 * GIB),         # the alias's module cannot report 14 GiB, nor any AGX
+    ("NVIDIA Jetson AGX Orin Industrial", 61.4 * GIB),   # names another product
+])
+def test_the_memory_never_guesses(board, reported):
+    m = match_catalog("Orin", "8.7", memory_bytes=reported, board=board)
+    assert m.roof is None and m.entry is None and "not guessed" in m.note
+    assert f"nor does the device memory ({reported / GIB:.2f} GiB)" in m.note
 
 
 def test_a_gpu_matched_by_name_ignores_the_board():

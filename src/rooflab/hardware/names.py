@@ -52,6 +52,28 @@ def key(text: str) -> str:
     return "".join(tokens(text))
 
 
+_SIZE = re.compile(r"^\d+gb$")
+
+
+def without_size(text: str) -> frozenset[str]:
+    """A name's tokens less its memory size: 'Jetson Orin NX 16GB' -> {jetson, orin, nx}."""
+    return frozenset(t for t in tokens(text) if not _SIZE.match(t))
+
+
+def largest_of_sizes(q: frozenset[str], candidates: Sequence[Any]) -> Any | None:
+    """For a name typed without a memory size ('jetson-agx-orin', 'a100 sxm'): when the
+    candidates are one product in several memory sizes (their names differ only in the
+    size), the largest, as `a100` is the 80 GB part; else None (still ambiguous). Only
+    for names people type (lookup); a driver or board string never gets this default."""
+    if len(candidates) < 2 or any(_SIZE.match(t) for t in q):
+        return None
+    if len({without_size(d.name) for d in candidates}) != 1:
+        return None
+    sizes = [d.memory_bytes or 0 for d in candidates]
+    top = max(sizes)
+    return candidates[sizes.index(top)] if sizes.count(top) == 1 else None
+
+
 def _unique(devices) -> list[Any]:
     """Distinct devices in order (devices hold dicts, so dedupe by name, not by hash)."""
     return list({dev.name: dev for dev in devices}.values())
@@ -112,6 +134,9 @@ class DeviceIndex:
             plain = self._containing(q, same_variant=True)   # '4060': the desktop card
             if len(plain) == 1:
                 return plain[0]
+            largest = largest_of_sizes(q, plain)   # 'jetson-orin-nx': the 16 GB module
+            if largest is not None:
+                return largest
             names = ", ".join(d.name for d in containing[:8])
             raise HardwareNotFound(f"'{text}' is ambiguous: it matches {names}; "
                                    "give more of the name (see `rooflab specs list`)")

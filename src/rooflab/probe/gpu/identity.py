@@ -399,37 +399,167 @@ def _catalog_unified(text: str) -> bool:
 
 def _same_name_entries(name: str, cc: str | None) -> list[str]:
     """Catalog entries (of this compute capability) whose names hold every word of `name`:
-    the three Jetson Orins for 'Orin'. More than one means the name cannot decide."""
+    the six Jetson Orins for 'Orin'. More than one means the name cannot decide."""
+    return [d.name for d in _entries_named(name, cc)]
+
+
+def _entries_named(name: str, cc: str | None) -> list[Any]:
     try:
         from ...hardware.catalog import all_devices
         from ...hardware.names import tokens
     except ImportError:
         return []
     words = set(tokens(name))
-    return [d.name for d in all_devices() if words and words <= set(tokens(d.name))
+    return [d for d in all_devices() if words and words <= set(tokens(d.name))
             and (cc is None or d.compute_capability in (None, cc))]
+
+
+# --- the device's memory decides between modules of one name ------------------------------
+# A Jetson module's "GB" is binary (16 GB of LPDDR5 = 16 GiB) and torch's total_memory is
+# the kernel's view, less carve-outs (firmware, display, camera): an Orin NX 16GB reports
+# 14.15 GiB (deviceQuery: 15189422080 bytes), an 8 GB module about 7.4 GiB. Never more.
+# Tolerance 25 % under the nominal size: room for a 4 GB module's proportionally larger
+# carve-out, while sizes a factor 2 apart (4, 8, 16, 32, 64 GB) never share a reading.
+MEMORY_TOLERANCE = 0.25
+GIB = float(1 << 30)
+# Orin products at the memory size of a catalog module that are not themselves an entry:
+# (name, GB, the catalog entry with the same roof, or None for another roof). The first
+# Jetson AGX Orin Developer Kit (2022) has 32 GB with the 64GB module's GPU (the 64GB
+# entry's roof); the AGX Orin Industrial (JAOi, DS-10662-001: 64 GB, GPU 1.185 GHz) has
+# another. Their sizes cannot decide: 30 GiB or 61 GiB alone names no one roof.
+OFF_CATALOG = (("Jetson AGX Orin Developer Kit (2022, 32 GB)", 32, "NVIDIA Jetson AGX Orin 64GB"),
+               ("Jetson AGX Orin Industrial", 64, None))
+# Words of a board model that make another product than a catalog entry (names.VARIANTS,
+# and 'industrial'); 'super' is not one on a Jetson board: it is the same module run in
+# MAXN_SUPER ("... Developer Kit Super"), the mode the catalog's Orin NX and Nano 8GB use.
+_OTHER_PRODUCT = frozenset({"industrial"})
+
+
+def _fits(gb: float, memory_bytes: float, tolerance: float) -> bool:
+    """The reported memory is at most `gb` GiB and at most `tolerance` under it."""
+    return (1 - tolerance) * gb <= memory_bytes / GIB <= gb
+
+
+def _nominal_gb(device) -> float | None:
+    mem = getattr(device, "memory_bytes", None)
+    return mem / 1e9 if mem else None      # the catalog stores GB as 1e9 bytes
+
+
+def pick_by_memory(candidates, memory_bytes: float | None, *, others=OFF_CATALOG,
+                   tolerance: float = MEMORY_TOLERANCE):
+    """Of several catalog entries that fit a device's name, the one whose nominal memory
+    is nearest at or above the device's reported `memory_bytes` and within `tolerance`
+    under it; None when no size fits, or when products with different roofs share the
+    size that fits (Orin Nano 8GB and Orin NX 8GB both fit 7.4 GiB: the name must tell
+    them apart first, else nothing is picked). `others`: (name, GB, same-roof entry name
+    or None) for products that are not catalog entries; those whose family (name less
+    size) is one of a candidate's count as rivals at their size. Pure: candidates need
+    .name and .memory_bytes (GB x 1e9)."""
+    from ...hardware.names import tokens, without_size
+
+    if not memory_bytes or memory_bytes <= 0 or not candidates:
+        return None
+    sized = [(gb, d.name, d) for d in candidates if (gb := _nominal_gb(d))]
+    families = {without_size(d.name) for d in candidates}
+    sized += [(gb, same or name, None) for name, gb, same in others
+              if any(f <= set(tokens(name)) for f in families)]
+    fitting = sorted({gb for gb, _, _ in sized if _fits(gb, memory_bytes, tolerance)})
+    if not fitting:
+        return None
+    at = [(roof, d) for gb, roof, d in sized if gb == fitting[0]]
+    if len({roof for roof, _ in at}) != 1:
+        return None
+    roof = at[0][0]
+    return next((d for d in candidates if d.name == roof), None)
+
+
+def _holds(entry: str, memory_bytes: float, tolerance: float = MEMORY_TOLERANCE) -> bool:
+    """Whether a device reporting `memory_bytes` can be the catalog entry `entry` (its
+    own size, or a size another product with its roof comes in)."""
+    try:
+        from ...hardware.catalog import lookup
+        gb = _nominal_gb(lookup(entry))
+    except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
+        return True
+    sizes = ([gb] if gb else []) + [g for _, g, same in OFF_CATALOG if same == entry]
+    return not sizes or any(_fits(g, memory_bytes, tolerance) for g in sizes)
+
+
+def _board_family(name: str, cc: str | None, board: str | None) -> list[Any]:
+    """The entries fitting the device name that the board model names less a memory size
+    ('NVIDIA Jetson Orin NX Engineering Reference Developer Kit': both Orin NX); without
+    a board, all that fit the name. A board naming another product ('Industrial') or
+    none of them: none."""
+    named = _entries_named(name, cc)
+    if not board:
+        return named
+    from ...hardware.names import VARIANTS, tokens, without_size
+
+    said = set(tokens(board))
+    other = (VARIANTS - {"super"}) | _OTHER_PRODUCT
+    out = []
+    for d in named:
+        own = {t for label in (d.name, *d.aliases) for t in tokens(label)}
+        if without_size(d.name) <= said and not (said - own) & other:
+            out.append(d)
+    return out
+
+
+def _by_memory(name: str, cc: str | None, board: str | None, memory_bytes: float | None):
+    """(entry, family) when the device's memory picks one of the entries its name and
+    board fit; (None, family) otherwise."""
+    family = _board_family(name, cc, board)
+    if memory_bytes and len(family) > 1:
+        return pick_by_memory(family, memory_bytes), family
+    return None, family
 
 
 def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | None = None,
                   board: str | None = None) -> CatalogMatch:
     """The nominal roof by the device's name, else by the board's model string (a Jetson
-    is just "Orin" to torch; /proc/device-tree/model names the module). Never a guess:
-    when neither string decides, no roof and a note saying so."""
+    is just "Orin" to torch; /proc/device-tree/model names the module), else by the
+    device's memory among the entries the name (and board) fit: the NX developer kit or
+    a bare "Orin" in a container (no device tree) with 14.2 GiB is the Orin NX 16GB.
+    Memory also overrules a board model that names a module of another size (a 4 GB
+    Orin Nano on the Nano developer kit's carrier). Never a guess: when none decides, no
+    roof and a note saying so."""
     roof, got = catalog_roof(name, cc, memory_bytes=memory_bytes)
     if roof is not None:
         return CatalogMatch(roof, got, f"matched by the device name '{name}'", None,
                             _catalog_unified(name))
+    mem = f"{memory_bytes / GIB:.2f} GiB" if memory_bytes else None
+    contradicted = False
     if board:
         by_board, board_got = catalog_roof(board, cc, memory_bytes=memory_bytes)
-        if by_board is not None:
+        if by_board is not None and (not memory_bytes or _holds(board_got, memory_bytes)):
             return CatalogMatch(by_board, board_got,
                                 f"matched by the board model '{board}' ({BOARD_MODEL}); the "
                                 f"device name alone did not decide ({got})", None,
                                 _catalog_unified(board))
-        got = f"{got}; nor does the board model '{board}' ({board_got})"
+        if by_board is not None:
+            contradicted = True
+            got = (f"{got}; the board model '{board}' names {board_got}, but this device's "
+                   f"{mem} cannot be its memory")
+        else:
+            got = f"{got}; nor does the board model '{board}' ({board_got})"
+    picked, family = _by_memory(name, cc, board, memory_bytes)
+    if picked is not None:
+        roof, entry = catalog_roof(picked.name, cc, memory_bytes=memory_bytes)
+        if roof is not None:
+            among = ", ".join(d.name for d in family)
+            whose = f"the board model '{board}'" if board else f"the device name '{name}'"
+            overruled = f" ({got.split('; ', 1)[1]})" if contradicted else ""
+            return CatalogMatch(roof, entry,
+                                f"matched by the device memory: {mem} (torch's total_memory) "
+                                f"fits {entry}'s {_nominal_gb(picked):g} GB (at most "
+                                f"{MEMORY_TOLERANCE:.0%} under it) and no other of the "
+                                f"entries {whose} fits ({among}){overruled}", None,
+                                _catalog_unified(picked.name))
     several = _same_name_entries(name, cc)
     if len(several) > 1:
         tell = "the board model does not tell" if board else "there is no board model to tell"
+        size = (f", nor does the device memory ({mem}) name one of them"
+                if mem else ", and no device memory was given")
         got = (f"{got}: '{name}' names {len(several)} catalog entries ({', '.join(several)}) "
-               f"and {tell} them apart; not guessed, so no nominal roof")
+               f"and {tell} them apart{size}; not guessed, so no nominal roof")
     return CatalogMatch(None, None, None, got)
