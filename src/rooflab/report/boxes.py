@@ -8,6 +8,7 @@ scalar ones, element by element, so a layout does not move when it switches betw
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -146,3 +147,45 @@ def crossings_matrix(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
     s_a = (d0 - c0) * (a1 - c1) - (d1 - c1) * (a0 - c0)
     s_b = (d0 - c0) * (b1 - c1) - (d1 - c1) * (b0 - c0)
     return (s_c * s_d < 0) & (s_a * s_b < 0)
+
+
+# --- turned boxes ----------------------------------------------------------------------
+# A name set along a sloped line is a turned rectangle: its four corners, in order.
+
+def corners(box: Box) -> tuple:
+    """The corners of an axis-aligned box, counter-clockwise from bottom left."""
+    return ((box[0], box[1]), (box[2], box[1]), (box[2], box[3]), (box[0], box[3]))
+
+
+def turned_corners(center: tuple[float, float], w: float, h: float, angle: float) -> tuple:
+    """The corners of the w x h box centred at `center`, turned `angle` radians
+    counter-clockwise (y up), in order around it."""
+    c, s = math.cos(angle), math.sin(angle)
+    return tuple((center[0] + dx * c - dy * s, center[1] + dx * s + dy * c)
+                 for dx, dy in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2),
+                                (-w / 2, h / 2)))
+
+
+def polygons_overlap(p: Sequence, q: Sequence, tol: float = 0.0) -> bool:
+    """Whether two convex polygons (corners in order) share more than a touch (`tol`
+    along some axis): no edge of either separates them (separating axis theorem)."""
+    for poly in (p, q):
+        for i, a in enumerate(poly):
+            b = poly[(i + 1) % len(poly)]
+            nx, ny = a[1] - b[1], b[0] - a[0]
+            norm = math.hypot(nx, ny)
+            if norm == 0:
+                continue
+            pa = [(x * nx + y * ny) / norm for x, y in p]
+            qa = [(x * nx + y * ny) / norm for x, y in q]
+            if min(max(pa), max(qa)) - max(min(pa), min(qa)) <= tol:
+                return False
+    return True
+
+
+def local(point, center, angle: float) -> tuple[float, float]:
+    """`point` in the frame of a box centred at `center` and turned `angle`: along its
+    width, along its height."""
+    c, s = math.cos(angle), math.sin(angle)
+    dx, dy = point[0] - center[0], point[1] - center[1]
+    return (dx * c + dy * s, -dx * s + dy * c)

@@ -21,12 +21,17 @@ from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import LEVEL_MARKERS
 from .html_labels import (
+    PLOT_PX,
+    POINT_FONT_PX,
     POSITIONS,
     Axes,
     Candidate,
+    Slope,
     line_label_box,
     marker_box,
     place_names,
+    place_slope_names,
+    text_box,
 )
 from .markdown import (
     ADVICE_HEADERS,
@@ -53,6 +58,8 @@ from .markdown import (
 # named on the line, so nothing rests on colour alone (docs/plot.md).
 LEVEL_COLORS = {"L1": "#009E73", "L2": "#CC79A7", "L3": "#56B4E9", "DRAM": "#0072B2"}
 COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names read on white
+# How far right of the plot's left edge a ceiling's name there starts (model pixels).
+LEFT_INDENT_PX = 8.0
 # plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes)
 LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
                  "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
@@ -68,6 +75,36 @@ th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 """
 
 
+# The slopes' names were turned for html_labels' model of the plot area (PLOT_PX), but the
+# page is as wide as the window and the reader zooms: after each redraw this turns them to
+# the plot's real pixels per decade, and hides a name whose slope the legend hid (an
+# annotation is no trace: the legend does not toggle it). Each changes only when off by
+# half a degree or pixel, so its own relayout ends the loop.
+SLOPE_SCRIPT = """
+(function () {
+  var gd = document.getElementById('{plot_id}');
+  function fit() {
+    var xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, update = {};
+    var angle = Math.atan2(ya._length / (ya.range[1] - ya.range[0]),
+                           xa._length / (xa.range[1] - xa.range[0]));
+    (gd.layout.annotations || []).forEach(function (a, i) {
+      var m = /^slope:(\\d+):(-?[0-9.]+)$/.exec(a.name || '');
+      if (!m) return;
+      var v = gd.data[+m[1]].visible, shown = v === undefined || v === true;
+      var off = +m[2], want = {textangle: -angle * 180 / Math.PI,
+                               xshift: -off * Math.sin(angle), yshift: off * Math.cos(angle)};
+      for (var k in want)
+        if (Math.abs((a[k] || 0) - want[k]) > 0.5) update['annotations[' + i + '].' + k] = want[k];
+      if ((a.visible !== false) !== shown) update['annotations[' + i + '].visible'] = shown;
+    });
+    if (Object.keys(update).length) Plotly.relayout(gd, update);
+  }
+  gd.on('plotly_afterplot', fit);
+  fit();
+})();
+"""
+
+
 def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
     xs = [p.ai for p in analysis.points if p.ai > 0 and math.isfinite(p.ai)]
     for r in roofs:
@@ -80,7 +117,9 @@ def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
 
 
 def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
-    """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling."""
+    """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling:
+    (trace, its Slope) pairs, None for a flat roof (slopes are named by annotations,
+    turned along the line: see html_labels.place_slope_names)."""
     traces = []
     top = roof.top_compute.value if roof.compute else None
     # Per ceiling, as the PNG draws them: a roof of measured bandwidth (STREAM) and
@@ -96,19 +135,18 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     for m in roof.memory:
         x_end = min(xr[1], top / m.value) if top else xr[1]
         # Each slope is named on the line (its colour is not needed to tell L1 from DRAM):
-        # a third of the way up for the judging roof, two thirds for the other.
+        # best a third of the way up for the judging roof, two thirds for the other.
         f = 0.35 if judge else 0.65
         x_mid = 10 ** (math.log10(xr[0]) + f * (math.log10(x_end) - math.log10(xr[0])))
         color = LEVEL_COLORS.get(m.level, "#555")
-        traces.append(go.Scatter(
+        text = f"{m.level} {si(m.value, 'B/s')}" + ("" if judge else f" ({roof.kind})")
+        traces.append((go.Scatter(
             x=[xr[0], x_mid, x_end], y=[m.value * xr[0], m.value * x_mid, m.value * x_end],
-            mode="lines+text", text=["", f"{m.level} {si(m.value, 'B/s')}"
-                                     + ("" if judge else f" ({roof.kind})"), ""],
-            textposition="top left", textfont={"size": 11, "color": color},
-            name=name(m, f"{m.level} {si(m.value, 'B/s')}"),
+            mode="lines", name=name(m, f"{m.level} {si(m.value, 'B/s')}"),
             line={"color": color, "dash": dash(m), "width": width},
             hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
-                      f"{'; ' + m.source if m.source else ''})", hoverinfo="text"))
+                      f"{'; ' + m.source if m.source else ''})", hoverinfo="text"),
+            Slope(0, m.value, xr[0], x_end, text, prefer=f)))
     dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
                                         if roof.memory else None)
     fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
@@ -125,9 +163,13 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
         names = same[c.value]
         text = (f"{', '.join(names)} {si(c.value, 'FLOP/s')}"
                 + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
-        traces.append(go.Scatter(
-            x=[x0, xr[1]], y=[c.value, c.value], mode="lines+text",
-            text=["", text] if judge else [text, ""],
+        xs, texts = [x0, xr[1]], (["", text] if judge else [text, ""])
+        if not judge and x0 <= xr[0]:
+            # A name at the plot's left edge ran into the y axis' tick labels ("1T", "5"):
+            # it starts a little way in, on a vertex of its own.
+            xs, texts = [x0, _indent(xr), xr[1]], ["", text, ""]
+        traces.append((go.Scatter(
+            x=xs, y=[c.value] * len(xs), mode="lines+text", text=texts,
             textposition="top left" if judge else "top right",
             textfont={"size": 11, "color": COMPUTE_COLOR},
             name=name(c, f"{c.label} {si(c.value, 'FLOP/s')}"),
@@ -136,8 +178,14 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
                       f"{'; ' + c.source if c.source else ''}); ridge vs "
                       f"{dram.level if dram else '-'} "
                       f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
-            hoverinfo="text"))
+            hoverinfo="text"), None))
     return traces
+
+
+def _indent(xr: tuple[float, float], px: float = LEFT_INDENT_PX) -> float:
+    """The x `px` pixels right of the plot's left edge, on the model plot's width."""
+    lo, hi = math.log10(xr[0]), math.log10(xr[1])
+    return 10 ** (lo + px / PLOT_PX[0] * (hi - lo))
 
 
 
@@ -231,8 +279,9 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
     xr = _x_range(analysis, roofs)
     fig = go.Figure()
-    roof_traces = [t for i, r in enumerate(roofs) for t in _roof_traces(go, r, i == 0, xr)]
-    roof_traces += _mixed_traces(go, analysis, xr)
+    pairs = [p for i, r in enumerate(roofs) for p in _roof_traces(go, r, i == 0, xr)]
+    pairs += [(t, None) for t in _mixed_traces(go, analysis, xr)]
+    roof_traces = [t for t, _ in pairs]
     for t in roof_traces:
         fig.add_trace(t)
     drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
@@ -244,8 +293,8 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     axes = _axes(roof_traces, drawn + predicted, xr)
     # Names beside the markers only where they stay readable (the longest kernels first,
     # each clear of the others); hover always has them.
-    names = _point_names(analysis, drawn + predicted, axes, _line_label_boxes(roof_traces,
-                                                                              axes))
+    ceiling_names = _line_label_boxes(roof_traces, axes)
+    names = _point_names(analysis, drawn + predicted, axes, ceiling_names)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
@@ -261,6 +310,10 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
             x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],
             mode="lines", name=f"optimisation steps, in order{' (' + level + ')' if level else ''}",
             line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip"))
+    fig.update_layout(annotations=_slope_annotations(
+        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes)],
+        [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
+         if t.mode and "lines" in t.mode]))
     fig.update_layout(
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
@@ -298,6 +351,40 @@ def _line_label_boxes(roof_traces, axes: Axes) -> list:
                 boxes.append(line_label_box(axes, x, y, text, t.textposition,
                                             t.textfont.size or 11))
     return boxes
+
+
+def _name_boxes(pts: Sequence[Point], names: dict[tuple[str, str], str], axes: Axes) -> list:
+    """Every marker's box and every kernel name's (the slopes' names keep clear of them)."""
+    out = []
+    for p in pts:
+        at = axes.px(p.ai, _height(p))
+        out.append(marker_box(at))
+        if (p.kernel, p.level) in names:
+            out.append(text_box(at, p.kernel, names[(p.kernel, p.level)], POINT_FONT_PX))
+    return out
+
+
+def _slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[dict]:
+    """Each slope's name, turned along its line, clear of the other lines, the markers and
+    the names (html_labels). lines: (trace index, its vertices) of every trace drawn.
+    Each annotation's `name` says which trace it names and how far off its line it sits,
+    for the page's script (SLOPE_SCRIPT) to turn it on the plot's real size."""
+    slopes = [Slope(i, s.bandwidth, s.x0, s.x1, s.text, s.prefer, s.font_px)
+              for i, (_, s) in enumerate(pairs) if s is not None]
+    placed = place_slope_names(slopes, axes, obstacles, lines)
+    out = []
+    for s in slopes:
+        at = placed.get(s.key)
+        if at is None:
+            continue
+        color = pairs[s.key][0].line.color
+        out.append({
+            "x": math.log10(at.x), "y": math.log10(at.y), "xref": "x", "yref": "y",
+            "text": s.text, "showarrow": False, "xanchor": "center", "yanchor": "middle",
+            "textangle": -math.degrees(at.angle), "font": {"size": s.font_px, "color": color},
+            "xshift": -at.offset * math.sin(at.angle), "yshift": at.offset * math.cos(at.angle),
+            "name": f"slope:{s.key}:{at.offset:.2f}"})
+    return out
 
 
 def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
@@ -350,7 +437,7 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     fig = figure(analysis, profile, title)
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
                         config={"displaylogo": False, "responsive": True,
-                                "showSendToCloud": False})
+                                "showSendToCloud": False}, post_script=SLOPE_SCRIPT)
     machine = machine_for(analysis, profile)
     diags = diagnose(analysis, machine)
     e = html.escape
