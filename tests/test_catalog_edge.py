@@ -51,8 +51,9 @@ def test_dense_tensor_peaks_are_sms_x_clock_x_per_sm_rate(name):
     # structured sparsity doubles the tensor rate (never part of the roof); where the
     # data sheet states it, its whole-TOPS rounding is kept: AGX 170 for 170.4, Nano 67
     # for 66.8, AGX 32GB 108 for 107.7 (the Nano 4GB keeps 20.48: its sheet truncates to 20)
-    assert d.sparse["int8"] == pytest.approx(2 * sms * hz * 4096, abs=1e12)
-    assert d.sparse["fp16"] == pytest.approx(2 * sms * hz * 2048, abs=1e12)
+    # (relative: an absolute 1 TFLOP/s let the Nano 4GB's 10.24 fp16 be off by 10 %)
+    assert d.sparse["int8"] == pytest.approx(2 * sms * hz * 4096, rel=5e-3)
+    assert d.sparse["fp16"] == pytest.approx(2 * sms * hz * 2048, rel=5e-3)
 
 
 @pytest.mark.parametrize("name", sorted(SHEET))

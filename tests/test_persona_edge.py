@@ -277,6 +277,21 @@ def test_least_bytes_of_an_llm_document_by_hand():
     assert least_bytes({"footprint": {}}) is None
 
 
+@pytest.mark.parametrize("group", ["128", "32"])
+def test_least_bytes_of_a_document_already_at_int4_and_fp8_is_its_footprint(capsys, group):
+    # At --weights int4 --kv fp8 nothing narrower is left: the floor is the footprint. At
+    # --group 32 (0.5625 B/param) least_bytes took int4 at group 128 (0.515625), 0.38 GB
+    # under it for llama-3-8b, and could call a device fixable that `rooflab llm` (which
+    # keeps the --group) says nothing fits
+    from rooflab.cli.choose import least_bytes
+
+    code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", NANO, "--phase", "decode",
+                       "--weights", "int4", "--kv", "fp8", "--group", group, "--json")
+    assert code == 0
+    llm = json.loads(out)["llm"]
+    assert least_bytes(llm) == pytest.approx(llm["footprint"]["total_bytes"], rel=1e-12)
+
+
 def test_no_narrower_dtype_is_offered_where_none_fits(capsys, tmp_path):
     # 70B: 36.6 GB even at int4 weights and fp8 KV: fits the AGX Orin's 64 GB, never the
     # Nano's 8 GB, which was told "only smaller --weights or --kv fp8"

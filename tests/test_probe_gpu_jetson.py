@@ -291,3 +291,27 @@ def test_cli_probe_on_a_jetson_prints_no_pcie(jetson, capsys):
     printed = capsys.readouterr().out
     assert "PCIe bandwidth" not in printed
     assert "matched by the board model" in printed and "no PCIe on unified memory" in printed
+
+
+class OrinNxCuda(OrinCuda):
+    def get_device_properties(self, dev):
+        # An Orin NX 16GB as torch sees it: "Orin", 14.15 GiB (deviceQuery's reading)
+        return SimpleNamespace(**{**vars(super().get_device_properties(dev)),
+                                  "total_memory": 15189422080})
+
+
+def test_a_roof_matched_by_memory_says_so_in_the_notes(monkeypatch, tmp_path):
+    """The NX developer kit's board names no size: the memory picks NX 16GB, a weaker
+    match than a name, so the measured roof's notes say how (as for a board match)."""
+    from rooflab.probe.gpu import probe_gpu
+
+    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, NX_DEVKIT))
+    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    fake = OrinTorch([])
+    fake.cuda = OrinNxCuda([])
+    with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
+        p = probe_gpu("cuda:0", "quick", triton=False)
+    assert p.host["catalog"] == "NVIDIA Jetson Orin NX 16GB"
+    assert p.host["catalog_match"].startswith("matched by the device memory")
+    assert any(n.startswith("nominal roof 'NVIDIA Jetson Orin NX 16GB': matched by the "
+                            "device memory: 14.15 GiB") for n in p.measured.notes)

@@ -320,16 +320,19 @@ def fit_remedy(names: list[str], verb: str = "rooflab llm ",
 
 def least_bytes(llm: Mapping) -> float | None:
     """The smallest footprint an `rooflab llm --json` document's model could reach on one
-    device by dtypes alone: int4 weights (one fp16 scale per 128) and fp8 KV, activations
-    as they are; None when the document lacks the figures. Parameters are its weight bytes
-    / bytes per parameter (norm weights, a few kB, counted as matrices: an upper bound)."""
+    device by dtypes alone: int4 weights (one fp16 scale per --group of the document, 128
+    by default) and fp8 KV, activations as they are; None when the document lacks the
+    figures. Parameters are its weight bytes / bytes per parameter (norm weights, a few
+    kB, counted as matrices: an upper bound)."""
     from ..units import dtype_bytes, stored_weight_bytes
 
     fp, st = llm.get("footprint"), llm.get("settings")
     try:
         params = fp["weights_bytes"] / st["weight_bytes_per_param"]
         kv = fp["kv_bytes"] * min(1.0, dtype_bytes("fp8") / dtype_bytes(st["kv"]))
-        return params * stored_weight_bytes("int4") + kv + fp["activations_bytes"]
+        # at the document's --group, as `rooflab llm` tries int4 (quantized_fit)
+        int4 = stored_weight_bytes("int4", int(st.get("group_size") or 128))
+        return params * int4 + kv + fp["activations_bytes"]
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
 

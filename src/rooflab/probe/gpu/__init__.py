@@ -127,10 +127,12 @@ def _catalog_nominal(host: dict) -> Roof | None:
 
 def identity_notes(host: dict) -> list[str]:
     """What the reader must know of the nominal roof's origin: a match by the board model
-    rather than the GPU's name, or an ambiguous name left without a roof."""
-    if host.get("catalog") and str(host.get("catalog_match")).startswith("matched by the "
-                                                                          "board model"):
-        return [f"nominal roof '{host['catalog']}': {host['catalog_match']}"]
+    or by the device's memory rather than the GPU's name, or an ambiguous name left
+    without a roof."""
+    how = str(host.get("catalog_match"))
+    if host.get("catalog") and how.startswith(("matched by the board model",
+                                               "matched by the device memory")):
+        return [f"nominal roof '{host['catalog']}': {how}"]
     if host.get("catalog") is None and "not guessed" in str(host.get("catalog_note")):
         return [f"no nominal roof: {host['catalog_note']}"]
     return []
