@@ -32,3 +32,13 @@ def test_a_probe_well_below_its_reference_still_misses():
     rows = {r[0]: r for r in _module().ratio_rows([{"probe DRAM": 38.5e9,
                                                     "C triad DRAM": 49.2e9}])}
     assert rows["DRAM triad"][-1] == "MISS (>= 95%)"           # 78 %
+
+
+def test_ref_low_needs_the_round_by_round_ratio_too():
+    # medians 500 / 300 = 1.67 (the reference looks low), but round by round the probe read
+    # 500/700, 100/300, 900/100: paired median 0.71, under the 80 % target. REF LOW judged
+    # on the medians alone hid that MISS.
+    rounds = [{"probe L1": p * 1e9, "likwid stream L1": r * 1e9}
+              for p, r in ((500, 700), (100, 300), (900, 100))]
+    rows = {r[0]: r for r in _module().ratio_rows(rounds)}
+    assert rows["L1 triad"][4:] == ("166.7%", "71.4%", "MISS (>= 80%)")
