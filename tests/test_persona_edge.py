@@ -311,3 +311,13 @@ def test_no_narrower_dtype_is_offered_where_none_fits(capsys, tmp_path):
     text = " ".join(out.split())
     assert ("(--tp N or --pp N, or smaller --weights; on NVIDIA Jetson Orin Nano 8GB not "
             "even --weights int4 --kv fp8 fits one module") in text
+
+
+def test_batch_one_that_fits_nothing_is_not_told_to_lower_the_batch():
+    from rooflab.cli.llm_render import unified_hint
+
+    one = unified_hint(1, None, ["--pp 27"], ["--weights int8/int4"])
+    assert "lower --batch" not in one
+    assert "a shorter --context if the KV cache is what overflows, else a smaller model" in one
+    assert "lower --batch (or --context), or a smaller model" in unified_hint(
+        8, None, [], ["--kv fp8"])

@@ -285,8 +285,11 @@ def unified_hint(batch: int, quant, ways: list[str], room: list[str]) -> str:
         first = (f"; batch {batch} fits this device with {quant[0]} "
                  f"({si(quant[1].total, 'B')})")
     else:
+        # at batch 1 there is no batch to lower: only the context or the model is left
+        lever = ("lower --batch (or --context), or a smaller model" if batch > 1 else
+                 "a shorter --context if the KV cache is what overflows, else a smaller model")
         first = (f"; no {' or '.join(room) or 'narrower --weights/--kv'} fits batch {batch} "
-                 f"on this device: lower --batch (or --context), or a smaller model")
+                 f"on this device: {lever}")
     split = (f"; {' or '.join(ways)} would take that many devices and a network between "
              f"them (--link-bw)" if ways else "")
     return first + split
