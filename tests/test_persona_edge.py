@@ -321,3 +321,14 @@ def test_batch_one_that_fits_nothing_is_not_told_to_lower_the_batch():
     assert "a shorter --context if the KV cache is what overflows, else a smaller model" in one
     assert "lower --batch (or --context), or a smaller model" in unified_hint(
         8, None, [], ["--kv fp8"])
+
+
+def test_choose_json_carries_the_least_footprint(capsys, tmp_path):
+    doc = tmp_path / "l70.json"
+    code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", NANO, "--phase", "decode",
+                       "--json")
+    doc.write_text(out)
+    code, out, _ = run(capsys, "choose", str(doc), "--among", "jetson-orin-nano,T4", "--json")
+    rows = json.loads(out)["devices"]
+    # 70.55e9 params x 0.515625 + 209,715,200 / 2 + 67,621,888 B (test above)
+    assert all(r["least_bytes"] == pytest.approx(36_551_734_400) for r in rows)

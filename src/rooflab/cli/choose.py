@@ -99,6 +99,8 @@ def register(app) -> None:
             for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
                 d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
                 d["fits"] = c.fits
+                if least is not None:   # int4 weights + fp8 KV: the least dtypes can do
+                    d["least_bytes"] = least
         if split is not None:   # how many GPUs each row's time and memory assume
             for d in data:
                 d.update(split)
