@@ -189,3 +189,13 @@ def local(point, center, angle: float) -> tuple[float, float]:
     c, s = math.cos(angle), math.sin(angle)
     dx, dy = point[0] - center[0], point[1] - center[1]
     return (dx * c + dy * s, -dx * s + dy * c)
+
+
+def grown(box: Box, margin: float) -> Box:
+    """box with `margin` added on every side."""
+    return (box[0] - margin, box[1] - margin, box[2] + margin, box[3] + margin)
+
+
+def lines_through(box: Box, segments: Sequence) -> int:
+    """How many of the segments ((a, b) pairs of points) pass through the inside of box."""
+    return sum(hits(a, b, box) for a, b in segments)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..errors import require
 from ..hardware.profile import MachineProfile
@@ -21,14 +22,16 @@ from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import LEVEL_MARKERS
 from .html_labels import (
-    PLOT_PX,
+    CEILING_FONT_PX,
     POINT_FONT_PX,
     POSITIONS,
     Axes,
     Candidate,
+    Flat,
     Slope,
     line_label_box,
     marker_box,
+    place_ceiling_names,
     place_names,
     place_slope_names,
     text_box,
@@ -58,8 +61,6 @@ from .markdown import (
 # named on the line, so nothing rests on colour alone (docs/plot.md).
 LEVEL_COLORS = {"L1": "#009E73", "L2": "#CC79A7", "L3": "#56B4E9", "DRAM": "#0072B2"}
 COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names read on white
-# How far right of the plot's left edge a ceiling's name there starts (model pixels).
-LEFT_INDENT_PX = 8.0
 # plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes)
 LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
                  "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
@@ -118,8 +119,9 @@ def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
 
 def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling:
-    (trace, its Slope) pairs, None for a flat roof (slopes are named by annotations,
-    turned along the line: see html_labels.place_slope_names)."""
+    (trace, its Slope or Flat) pairs, None for a flat roof an equal one names
+    (slopes are named by annotations, turned along the line; flat roofs by their trace's
+    text, at a vertex html_labels.place_ceiling_names chooses: see _name_ceilings)."""
     traces = []
     top = roof.top_compute.value if roof.compute else None
     # Per ceiling, as the PNG draws them: a roof of measured bandwidth (STREAM) and
@@ -152,8 +154,9 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
     # Each flat roof is named on the chart (all are one colour: without a name the reader
     # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
-    # share one name. The judging roof names them at the right end, the others at their
-    # left end, so two roofs with close peaks do not print on top of each other.
+    # share one name. The judging roof's are best at the right end, the others' at their
+    # left end, so two roofs with close peaks start apart (place_ceiling_names moves them
+    # on when something is there).
     same: dict[float, list[str]] = {}
     for c in roof.compute:
         same.setdefault(c.value, []).append(c.label)
@@ -163,29 +166,31 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
         names = same[c.value]
         text = (f"{', '.join(names)} {si(c.value, 'FLOP/s')}"
                 + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
-        xs, texts = [x0, xr[1]], (["", text] if judge else [text, ""])
-        if not judge and x0 <= xr[0]:
-            # A name at the plot's left edge ran into the y axis' tick labels ("1T", "5"):
-            # it starts a little way in, on a vertex of its own.
-            xs, texts = [x0, _indent(xr), xr[1]], ["", text, ""]
         traces.append((go.Scatter(
-            x=xs, y=[c.value] * len(xs), mode="lines+text", text=texts,
+            x=[x0, xr[1]], y=[c.value] * 2, mode="lines+text", text=["", ""],
             textposition="top left" if judge else "top right",
-            textfont={"size": 11, "color": COMPUTE_COLOR},
+            textfont={"size": CEILING_FONT_PX, "color": COMPUTE_COLOR},
             name=name(c, f"{c.label} {si(c.value, 'FLOP/s')}"),
             line={"color": COMPUTE_COLOR, "dash": dash(c), "width": width},
             hovertext=f"{roof.name}: {c.label} {si(c.value, 'FLOP/s')} ({c.provenance}"
                       f"{'; ' + c.source if c.source else ''}); ridge vs "
                       f"{dram.level if dram else '-'} "
                       f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
-            hoverinfo="text"), None))
+            hoverinfo="text"),
+            Flat(0, c.value, x0, xr[1], text, "right" if judge else "left") if text else None))
     return traces
 
 
-def _indent(xr: tuple[float, float], px: float = LEFT_INDENT_PX) -> float:
-    """The x `px` pixels right of the plot's left edge, on the model plot's width."""
-    lo, hi = math.log10(xr[0]), math.log10(xr[1])
-    return 10 ** (lo + px / PLOT_PX[0] * (hi - lo))
+def _name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
+    """Write each flat roof's name at the vertex place_ceiling_names chose: the trace gets
+    that vertex (on its line, so the line does not change) and the text there."""
+    flats = [replace(f, key=i) for i, (_, f) in enumerate(pairs) if isinstance(f, Flat)]
+    for key, at in place_ceiling_names(flats, axes, obstacles, lines).items():
+        t, f = pairs[key][0], pairs[key][1]
+        xs = sorted({*t.x, at.x})
+        t.x, t.y = xs, [f.value] * len(xs)
+        t.text = [f.text if x == at.x else "" for x in xs]
+        t.textposition = at.position
 
 
 
@@ -282,8 +287,6 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     pairs = [p for i, r in enumerate(roofs) for p in _roof_traces(go, r, i == 0, xr)]
     pairs += [(t, None) for t in _mixed_traces(go, analysis, xr)]
     roof_traces = [t for t, _ in pairs]
-    for t in roof_traces:
-        fig.add_trace(t)
     drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
              and math.isfinite(p.ai)]
     # Kernels without a measured time sit at their attainable performance, hollow, as
@@ -291,25 +294,28 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     predicted = [p for p in analysis.points if not p.achieved_flop_per_s
                  and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
     axes = _axes(roof_traces, drawn + predicted, xr)
-    # Names beside the markers only where they stay readable (the longest kernels first,
-    # each clear of the others); hover always has them.
+    steps = _steps_trace(go, analysis, drawn)
+    # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
+    # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
+    lines = [(i, list(zip(t.x, t.y, strict=True)))
+             for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
+    markers = [marker_box(axes.px(p.ai, _height(p))) for p in drawn + predicted]
+    # The ceilings are named first (every one is: they are all one colour), then the
+    # kernels where they stay readable (the longest first, each clear of the others and
+    # of the lines where it can be; hover always has them), then the slopes.
+    _name_ceilings(pairs, axes, markers, lines)
+    for t in roof_traces:       # added named: the figure keeps copies
+        fig.add_trace(t)
     ceiling_names = _line_label_boxes(roof_traces, axes)
-    names = _point_names(analysis, drawn + predicted, axes, ceiling_names)
+    segments = [(axes.px(*a), axes.px(*b)) for _, pts in lines
+                for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
+    names = _point_names(analysis, drawn + predicted, axes, ceiling_names, segments)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
                                         measured, names, analysis))
-    level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
-    # each step's longest kernel, as the steps table and the PNG trajectory: a step's other
-    # kernels (an OpenACC reduction) would zig-zag the line between unrelated points
-    points = {p.kernel: p for p in (analysis.at_level(level) if level else analysis.primary())
-              if p.achieved_flop_per_s}
-    steps = [points[k.name] for k in step_kernels(analysis) if k.name in points]
-    if len(steps) > 1:
-        fig.add_trace(go.Scatter(
-            x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],
-            mode="lines", name=f"optimisation steps, in order{' (' + level + ')' if level else ''}",
-            line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip"))
+    if steps:
+        fig.add_trace(steps)
     fig.update_layout(annotations=_slope_annotations(
         pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes)],
         [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
@@ -318,12 +324,41 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
         xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
-               "range": list(axes.x_range)},
+               "range": list(axes.x_range), "dtick": log_dtick(axes.x_range, axes.size[0])},
         yaxis={"type": "log", "title": "performance (FLOP/s)", "exponentformat": "SI",
-               "range": list(axes.y_range)},
+               "range": list(axes.y_range), "dtick": log_dtick(axes.y_range, axes.size[1])},
         legend={"title": _legend_title(len(names), len({p.kernel for p in drawn + predicted}))},
         height=620)
     return fig
+
+
+def _steps_trace(go, analysis: Analysis, drawn: Sequence[Point]):
+    """The optimisation steps' line (None with fewer than two steps): each step's longest
+    kernel, as the steps table and the PNG trajectory (a step's other kernels, an OpenACC
+    reduction, would zig-zag the line between unrelated points)."""
+    level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
+    points = {p.kernel: p for p in (analysis.at_level(level) if level else analysis.primary())
+              if p.achieved_flop_per_s}
+    steps = [points[k.name] for k in step_kernels(analysis) if k.name in points]
+    if len(steps) < 2:
+        return None
+    return go.Scatter(
+        x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],
+        mode="lines", name=f"optimisation steps, in order{' (' + level + ')' if level else ''}",
+        line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip")
+
+
+# Below about three decades on an axis plotly labels every digit between decades ("9 8 7
+# 6 5 4 3 2", as on a one-kernel Nsight Compute chart): 2 and 5 read like the demo chart's.
+# Under this many pixels per decade (model plot) plotly's own choice, decades, is kept.
+D2_MIN_PX_PER_DECADE = 60.0
+
+
+def log_dtick(log_range: tuple[float, float], px: float) -> str | None:
+    """plotly's dtick for a log axis of this range (log10) and length: "D2" (2 and 5 between
+    the decades) when there is room, else None (plotly's own: decades)."""
+    decades = max(abs(log_range[1] - log_range[0]), 1e-9)
+    return "D2" if px / decades >= D2_MIN_PX_PER_DECADE else None
 
 
 def _legend_title(named: int, kernels: int) -> str:
@@ -370,7 +405,7 @@ def _slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[
     Each annotation's `name` says which trace it names and how far off its line it sits,
     for the page's script (SLOPE_SCRIPT) to turn it on the plot's real size."""
     slopes = [Slope(i, s.bandwidth, s.x0, s.x1, s.text, s.prefer, s.font_px)
-              for i, (_, s) in enumerate(pairs) if s is not None]
+              for i, (_, s) in enumerate(pairs) if isinstance(s, Slope)]
     placed = place_slope_names(slopes, axes, obstacles, lines)
     out = []
     for s in slopes:
@@ -388,7 +423,7 @@ def _slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[
 
 
 def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
-                 obstacles: list) -> dict[tuple[str, str], str]:
+                 obstacles: list, segments: Sequence = ()) -> dict[tuple[str, str], str]:
     """(kernel, level) -> textposition: each kernel named once, at its primary level (the
     one that binds it), the longest-running first (the predicted by their floor)."""
     primary = {(p.kernel, p.level) for p in analysis.primary()}
@@ -398,7 +433,7 @@ def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
     # the other levels' markers are in the way too (the candidates' own are added there)
     others = [marker_box(axes.px(p.ai, _height(p))) for p in pts
               if (p.kernel, p.level) not in primary]
-    placed = place_names(cands, axes, [*obstacles, *others])
+    placed = place_names(cands, axes, [*obstacles, *others], segments=segments)
     return {(shown[i].kernel, shown[i].level): pos for i, pos in placed.items()}
 
 

@@ -29,6 +29,8 @@ POINT_FONT_PX = 12.0
 MARKER_RADIUS_PX = 5.5          # markers of size 11
 # The most kernels named on the chart; the rest are named on hover.
 MAX_NAMED = 8
+# A line this close to a kernel's name (pixels) reads as running through it.
+POINT_LINE_MARGIN_PX = 1.0
 # plotly's textposition values, in order of preference: below-right first, as the PNG.
 POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle right",
              "middle left", "top center", "bottom center")
@@ -99,9 +101,11 @@ def _inside(box: Box, size: tuple[float, float]) -> bool:
 
 
 def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence[Box] = (),
-                limit: int = MAX_NAMED) -> dict[int, str]:
+                limit: int = MAX_NAMED, segments: Sequence = ()) -> dict[int, str]:
     """{key: textposition} for the candidates named: the heaviest first, each at the first
-    position free of the others (deterministic: ties keep the order given)."""
+    position free of the others (deterministic: ties keep the order given). segments:
+    the lines drawn, in pixels ((a, b) pairs); of the free positions a name takes the
+    first that the fewest of them cross (a line through a name is better than no name)."""
     markers = {c.key: marker_box(axes.px(c.x, c.y)) for c in candidates}
     placed: list[Box] = list(obstacles)
     out: dict[int, str] = {}
@@ -110,12 +114,15 @@ def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence
             break
         anchor = axes.px(c.x, c.y)
         others = [b for k, b in markers.items() if k != c.key]
-        for position in POSITIONS:
-            box = text_box(anchor, c.text, position)
-            if _inside(box, axes.size) and not any(overlap(box, b) for b in placed + others):
-                placed.append(box)
-                out[c.key] = position
-                break
+        free = [(p, box) for p in POSITIONS
+                for box in (text_box(anchor, c.text, p),)
+                if _inside(box, axes.size) and not any(overlap(box, b) for b in placed + others)]
+        if free:
+            # the fewest lines through it; ties keep POSITIONS' order (min keeps the first)
+            position, box = min(free, key=lambda pb: boxes.lines_through(
+                boxes.grown(pb[1], POINT_LINE_MARGIN_PX), segments))
+            placed.append(box)
+            out[c.key] = position
     return out
 
 
@@ -252,3 +259,129 @@ def place_slope_names(slopes: Sequence[Slope], axes: Axes, obstacles: Sequence[B
         out[s.key] = SlopeName(x, s.bandwidth * x, offset, angle, poly)
     return out
 
+
+
+# --- the ceilings' names ---------------------------------------------------------------
+# A flat roof's name was written at a fixed end of its line (the judging roof's at the
+# right end, the others' at the left), whatever was there: with a measured and a nominal
+# roof "fp16 tensor 600 TFLOP/s" printed over "tf32 tensor 494 TFLOP/s (nominal)", and a
+# long name at a line's left end ran past the plot's right edge, where plotly cut it off.
+# A name now goes to the first spot along its line (the preferred end, the other end, above
+# the line then below, then spots between) that is inside the plot and clear of the
+# markers, the names already placed and the other lines.
+CEILING_FONT_PX = 11.0
+CEILING_STEPS = 9        # spots tried between a line's two ends
+# How far right of the plot's left edge a name there starts: at the edge it ran into the
+# y axis' tick labels ("1T", "5").
+LEFT_INDENT_PX = 8.0
+# Conflict weights: outside the plot (cut off) is worse than covering a name or marker.
+# Lines through a name only rule a spot out while a free one may follow: with none free,
+# a name crossed at its preferred end beats one crossed by fewer lines midway (the model
+# plot is narrower than the page's, so it sees more crossings at the ends than there are).
+OUTSIDE, COVERS = 1000, 10
+
+
+@dataclass(frozen=True)
+class Flat:
+    """A flat (compute) roof at `value` from x0 to x1 (data units), its name and the end
+    of the line the name is best at ("left" or "right")."""
+
+    key: int
+    value: float
+    x0: float
+    x1: float
+    text: str
+    prefer: str = "right"
+    font_px: float = CEILING_FONT_PX
+
+
+@dataclass(frozen=True)
+class FlatName:
+    """Where a flat roof's name goes: the vertex it is written at (data x, on the line),
+    plotly's textposition there and its box (pixels)."""
+
+    x: float
+    position: str
+    box: Box
+
+
+def flat_spots(left: float, right: float, w: float, prefer: str,
+               steps: int = CEILING_STEPS) -> list[tuple[float, str]]:
+    """(pixel x of the vertex, horizontal side of the text) for a name w pixels wide on a
+    line visible from `left` to `right`: the preferred end first, then the other end,
+    then spots between them from the preferred end. A line shorter than its name gets
+    one spot: its right end, the name running left past the line's start (a vertex off
+    the line would lengthen it)."""
+    hi = right - w
+    if hi < left:
+        return [(right, "left")]
+    ends = {"left": (left, "right"), "right": (right, "left")}
+    order = [ends[prefer], ends["right" if prefer == "left" else "left"]]
+    mids = [left + (hi - left) * (i + 1) / (steps + 1) for i in range(steps)]
+    if prefer == "right":
+        mids.reverse()
+    return order + [(x, "right") for x in mids]
+
+
+def _flat_candidates(left, right, w, prefer) -> list[tuple[float, str]]:
+    """(vertex x, textposition) in the order tried: both ends above, both ends below,
+    then the spots between, above then below."""
+    spots = flat_spots(left, right, w, prefer)
+    ends, mids = spots[:2], spots[2:]
+    return ([(x, f"top {side}") for x, side in ends]
+            + [(x, f"bottom {side}") for x, side in ends]
+            + [(x, f"{v} {side}") for x, side in mids for v in ("top", "bottom")])
+
+
+def line_frame(box: Box, above: bool, margin: float = LINE_MARGIN_PX) -> Box:
+    """The box another line keeps out of: the name's, `margin` wider on every side but the
+    one on its own line (a slope that ends on the ceiling from below is not in a name
+    above it)."""
+    left, bottom, right, top = boxes.grown(box, margin)
+    return (left, box[1], right, top) if above else (left, bottom, right, box[3])
+
+
+def flat_conflicts(box: Box, above: bool, size, obstacles: Sequence[Box],
+                   segments: Sequence) -> tuple[int, int]:
+    """What a name's box sits on: (cut off or covering a name or marker, weighted; lines
+    through it). (0, 0): a free spot."""
+    n = 0 if boxes.inside(boxes.grown(box, -0.5), size) else OUTSIDE
+    n += COVERS * sum(overlap(box, b) for b in obstacles)
+    return n, boxes.lines_through(line_frame(box, above), segments)
+
+
+def place_ceiling_names(flats: Sequence[Flat], axes: Axes, obstacles: Sequence[Box] = (),
+                        lines: Sequence[tuple[object, Sequence]] = ()) -> dict[int, FlatName]:
+    """{key: FlatName} for every flat roof, in the order given (the judging roof's first),
+    each at its first free spot, else at the first that is inside the plot and covers the
+    fewest names and markers (a ceiling is always named: all are one colour). lines:
+    (key, [(x, y), ...] in data units) of every line drawn; a name keeps clear of all but
+    its own and those that run along it (two equal ceilings of two roofs: 235 and 236
+    GFLOP/s are one line on the chart)."""
+    segments = [(key, axes.px(*a), axes.px(*b)) for key, pts in lines
+                for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
+    placed: list[Box] = []
+    out: dict[int, FlatName] = {}
+    for f in flats:
+        y = axes.px(1.0, f.value)[1]
+        left = max(axes.px(f.x0, f.value)[0], LEFT_INDENT_PX)
+        right = min(axes.px(f.x1, f.value)[0], axes.size[0])
+        others = [(a, b) for key, a, b in segments if key != f.key
+                  and not (a[1] == b[1] and abs(a[1] - y) <= LINE_MARGIN_PX + 0.5)]
+        w = CHAR_EM * f.font_px * len(f.text)
+        best = None
+        for px, position in _flat_candidates(left, right, w, f.prefer):
+            box = text_box((px, y), f.text, position, f.font_px, gap=0.0)
+            n, crossed = flat_conflicts(box, position.startswith("top"), axes.size,
+                                        [*obstacles, *placed], others)
+            if best is None or n < best[0]:
+                best = (n, px, position, box)
+            if n == crossed == 0:
+                best = (n, px, position, box)
+                break
+        _, px, position, box = best
+        placed.append(box)
+        # an end of the line is its own vertex, not a float's width beside it
+        ends = {axes.px(f.x0, f.value)[0]: f.x0, axes.px(f.x1, f.value)[0]: f.x1}
+        out[f.key] = FlatName(ends.get(px, axes.data(px, y)[0]), position, box)
+    return out
