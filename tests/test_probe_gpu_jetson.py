@@ -41,9 +41,9 @@ def _jetson_nvml():
 
 class OrinCuda(fc.FakeCuda):
     def get_device_properties(self, dev):
-        # What torch reports on a Jetson AGX Orin: "Orin", sm_87, integrated (the fake keeps
-        # 2 SMs so the CPU gets through); memory is the whole board's shared DRAM.
-        return SimpleNamespace(name="Orin", major=8, minor=7, multi_processor_count=2,
+        # What torch reports on a Jetson AGX Orin 64GB: "Orin", sm_87, integrated, 16 SMs (the
+        # catalog match checks them); memory is the whole board's shared DRAM.
+        return SimpleNamespace(name="Orin", major=8, minor=7, multi_processor_count=16,
                                total_memory=64_000_000_000, L2_cache_size=4 << 20,
                                is_integrated=1, uuid="0a1b2c3d-0000-0000-0000-000000000000")
 
@@ -295,9 +295,9 @@ def test_cli_probe_on_a_jetson_prints_no_pcie(jetson, capsys):
 
 class OrinNxCuda(OrinCuda):
     def get_device_properties(self, dev):
-        # An Orin NX 16GB as torch sees it: "Orin", 14.15 GiB (deviceQuery's reading)
+        # An Orin NX 16GB as torch sees it: "Orin", 8 SMs, 14.15 GiB (deviceQuery's reading)
         return SimpleNamespace(**{**vars(super().get_device_properties(dev)),
-                                  "total_memory": 15189422080})
+                                  "multi_processor_count": 8, "total_memory": 15189422080})
 
 
 def test_a_roof_matched_by_memory_says_so_in_the_notes(monkeypatch, tmp_path):
@@ -315,3 +315,113 @@ def test_a_roof_matched_by_memory_says_so_in_the_notes(monkeypatch, tmp_path):
     assert p.host["catalog_match"].startswith("matched by the device memory")
     assert any(n.startswith("nominal roof 'NVIDIA Jetson Orin NX 16GB': matched by the "
                             "device memory: 14.15 GiB") for n in p.measured.notes)
+
+
+# --- the SM count tells apart the modules a board or a size cannot -------------------------
+# torch's multi_processor_count: 16 on AGX Orin 64GB (and the 2022 32 GB developer kit, its
+# GPU), 14 on AGX Orin 32GB, 8 on both Orin NX and the Orin Nano 8GB, 4 on the Nano 4GB.
+AGX_32 = "NVIDIA Jetson AGX Orin 32GB"
+AGX_64 = "NVIDIA Jetson AGX Orin 64GB"
+
+
+def test_an_agx_32gb_module_on_the_developer_kit_carrier_is_not_the_64gb():
+    m = match_catalog("Orin", "8.7", memory_bytes=30.6 * GIB, board=AGX_DEVKIT, sms=14)
+    assert m.entry == AGX_32 and m.roof is not None and m.unified_memory
+    assert m.how.startswith("matched by the device memory: 30.60 GiB")
+    assert (f"the board model '{AGX_DEVKIT}' names {AGX_64}, but the device has 14 SMs, "
+            f"{AGX_64} has 16") in m.how
+    assert "the device's 14 SMs" in m.how
+
+
+@pytest.mark.parametrize("board, reported, sms, entry", [
+    (AGX_DEVKIT, 30.6 * GIB, 16, AGX_64),     # the 2022 kit: 32 GB, the 64GB's GPU
+    (AGX_DEVKIT, 61.4 * GIB, 16, AGX_64),
+    (None, 30.6 * GIB, 14, AGX_32),           # no device tree: the SMs rule out the 2022 kit
+    (None, 30.6 * GIB, 16, AGX_64),           # ... and the 32GB module: the kit's roof
+    (NANO_SUPER, 3.4 * GIB, 4, "NVIDIA Jetson Orin Nano 4GB"),
+    (NANO_SUPER, 7.4 * GIB, 8, "NVIDIA Jetson Orin Nano 8GB"),
+    (NX_DEVKIT, 15.3 * GIB, 8, "NVIDIA Jetson Orin NX 16GB"),
+])
+def test_the_sm_count_agrees_with_the_module_picked(board, reported, sms, entry):
+    m = match_catalog("Orin", "8.7", memory_bytes=reported, board=board, sms=sms)
+    assert m.entry == entry and m.roof is not None
+
+
+@pytest.mark.parametrize("board, reported, sms, says", [
+    (AGX_DEVKIT, 61.4 * GIB, 14, f"names {AGX_64}, but the device has 14 SMs"),
+    (None, 61.4 * GIB, 16, "its 16 SMs fit 1 of them"),     # 64GB or the Industrial (16)
+    (None, 7.4 * GIB, 8, "its 8 SMs fit 3 of them"),        # Nano 8GB or NX 8GB
+    (NANO_SUPER, 7.4 * GIB, 4, "names NVIDIA Jetson Orin Nano 8GB, but the device has 4 SMs"),
+    (None, 30.6 * GIB, 12, "its 12 SMs fit 0 of them"),
+])
+def test_the_sm_count_never_makes_a_guess(board, reported, sms, says):
+    m = match_catalog("Orin", "8.7", memory_bytes=reported, board=board, sms=sms)
+    assert m.roof is None and m.entry is None and "not guessed" in m.note and says in m.note
+
+
+def test_a_name_match_with_another_sm_count_is_not_used():
+    m = match_catalog("Jetson AGX Orin 64GB", "8.7", sms=14)
+    assert m.roof is None
+    assert (f"the device name 'Jetson AGX Orin 64GB' names {AGX_64}, but the device has 14 "
+            f"SMs, {AGX_64} has 16") in m.note
+    # an unknown SM count (None) or an entry without one checks nothing
+    assert match_catalog("Jetson AGX Orin 64GB", "8.7").entry == AGX_64
+    assert match_catalog("NVIDIA H200", "9.0", sms=2).entry.startswith("NVIDIA H200")
+
+
+# --- the board model is the integrated GPU's, not a discrete card's -------------------------
+
+@pytest.mark.parametrize("integrated, entry", [(True, AGX_64), (None, AGX_64), (False, None)])
+def test_the_board_model_is_used_only_on_an_integrated_gpu(integrated, entry):
+    # a card the catalog lacks, in a Jetson's PCIe slot (or any machine with a device
+    # tree); its compute capability (8.6) and SM count (26) would rule the AGX out too:
+    # without them, the device's own "not integrated" does
+    m = match_catalog("NVIDIA RTX A2000 12GB", None, board=AGX_DEVKIT, integrated=integrated)
+    assert m.entry == entry
+    if integrated is False:
+        assert m.roof is None and f"the board model '{AGX_DEVKIT}' is not used" in m.note
+    discrete = match_catalog("NVIDIA RTX A2000 12GB", "8.6", memory_bytes=11.7 * GIB,
+                             board=AGX_DEVKIT, sms=26, integrated=integrated)
+    assert discrete.roof is None
+    orin = match_catalog("Orin", "8.7", board=AGX_DEVKIT, integrated=integrated)
+    assert orin.entry == (AGX_64 if integrated is not False else None)
+
+
+def test_integrated_is_none_where_torch_does_not_report_it():
+    assert identity._integrated(SimpleNamespace()) is None
+    assert identity._integrated(SimpleNamespace(is_integrated=0)) is False
+    assert identity._integrated(SimpleNamespace(is_integrated=1)) is True
+
+
+class Agx32Cuda(OrinCuda):
+    def get_device_properties(self, dev):
+        # An AGX Orin 32GB module: 14 SMs, about 30 GiB
+        return SimpleNamespace(**{**vars(super().get_device_properties(dev)),
+                                  "multi_processor_count": 14,
+                                  "total_memory": int(30.6 * GIB)})
+
+
+class DiscreteCuda(OrinCuda):
+    def get_device_properties(self, dev):
+        # A discrete card the catalog lacks, in a Jetson's PCIe slot
+        return SimpleNamespace(**{**vars(super().get_device_properties(dev)),
+                                  "name": "NVIDIA RTX A2000 12GB", "major": 8, "minor": 6,
+                                  "multi_processor_count": 26, "is_integrated": 0,
+                                  "total_memory": int(11.7 * GIB)})
+
+
+@pytest.mark.parametrize("cuda, entry", [(Agx32Cuda, AGX_32), (DiscreteCuda, None)])
+def test_the_probe_passes_the_sm_count_and_integration(monkeypatch, tmp_path, cuda, entry):
+    from rooflab.probe.gpu import probe_gpu
+
+    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
+    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    fake = OrinTorch([])
+    fake.cuda = cuda([])
+    with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
+        p = probe_gpu("cuda:0", "quick", triton=False)
+    assert p.host["board_model"] == AGX_DEVKIT and p.host["catalog"] == entry
+    if entry is None:
+        assert p.nominal is None and "is not used" in p.host["catalog_note"]
+    else:
+        assert "the device has 14 SMs" in p.host["catalog_match"]

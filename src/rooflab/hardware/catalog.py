@@ -40,7 +40,7 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "llc_mib": float, "llc_gbps": float, "interconnect": str,
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
-           "compute_capability": str, "host_link": str}
+           "compute_capability": str, "host_link": str, "sms": int}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
         "memory_channels": int, "memory_mts": float}
@@ -76,6 +76,10 @@ class Device:
     file: str = ""
     compute_capability: str | None = None   # NVIDIA GPUs: "9.0"
     host_link: str | None = None            # the link to the host CPU: "PCIe Gen5 x16"
+    # GPUs: the streaming multiprocessors the product has (torch's multi_processor_count):
+    # tells apart modules torch names alike (Jetson AGX Orin 64GB: 16, 32GB: 14); None
+    # where the catalog does not say.
+    sms: int | None = None
 
     @property
     def host_link_ceiling(self) -> Ceiling | None:
@@ -136,7 +140,8 @@ def _check_types(fname: str, where: str, raw: Mapping[str, Any]) -> None:
             raise _fail(fname, where, f"unknown field '{key}' (allowed: {', '.join(allowed)})")
         want = allowed[key]
         ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-              if want is float else isinstance(value, want))
+              if want is float else isinstance(value, want)
+              and not (want is int and isinstance(value, bool)))
         if not ok:
             raise _fail(fname, where, f"field '{key}' must be {want.__name__}; got {value!r}")
         if want in (int, float) and not value > 0:
@@ -278,7 +283,8 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         tdp_w=float(raw["tdp_w"]) if "tdp_w" in raw else None, sparse=sparse,
         source=raw["source"], aliases=tuple(raw.get("aliases", ())),
         notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname,
-        compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"))
+        compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"),
+        sms=raw.get("sms"))
 
 
 def parse_catalog_text(text: str, fname: str) -> tuple[Device, ...]:
@@ -360,7 +366,7 @@ def device_to_dict(device: Device) -> dict[str, Any]:
         "interconnect": device.interconnect,
         "interconnect_bytes_per_s": device.interconnect_bytes_per_s,
         "tdp_w": device.tdp_w, "compute_capability": device.compute_capability,
-        "host_link": device.host_link,
+        "host_link": device.host_link, "sms": device.sms,
         "host_link_bytes_per_s": (device.host_link_ceiling.value
                                   if device.host_link_ceiling else None),
         "sparse": [{"precision": k, "unit": "tensor", "flop_per_s": v}

@@ -87,27 +87,36 @@ class DeviceIndex:
         self._names: list[tuple[frozenset[str], int, Any]] = []  # (tokens, specificity, dev)
         self._keys: dict[str, Any] = {}
         self._variants: dict[str, frozenset[str]] = {}  # device name -> variant words it has
+        self._sizes: dict[str, frozenset[str]] = {}     # device name -> '32gb' its labels say
         for dev in self.devices:
             mine: set[str] = set()
+            sizes: set[str] = set()
             for label in (dev.name, *dev.aliases):
                 toks = tokens(label)
                 self._keys.setdefault("".join(toks), dev)
                 self._names.append((frozenset(toks), len(toks), dev))
                 mine.update(VARIANTS.intersection(toks))
+                sizes.update(t for t in toks if _SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)
+            self._sizes[dev.name] = frozenset(sizes)
 
     def _exact(self, text: str) -> Any | None:
         return self._keys.get(key(text))
 
-    def _within_query(self, q: frozenset[str]) -> list[Any]:
+    def _within_query(self, q: frozenset[str], sized: bool = False) -> list[Any]:
         """Entries whose name/alias tokens all appear in the query, most specific first.
 
         An entry is skipped when the query names a variant the entry is not
-        ('RTX 4060 Ti' is not the 'RTX 4060', 'V100-PCIE-16GB' is not the 'V100 SXM2').
+        ('RTX 4060 Ti' is not the 'RTX 4060', 'V100-PCIE-16GB' is not the 'V100 SXM2'),
+        and, with `sized`, when the query names a memory size and the entry's names give
+        sizes, none of them that one ('v100 16gb' is not the 'V100 SXM2 32GB').
         """
+        asked = {t for t in q if _SIZE.match(t)}
         hits = [(n, dev) for toks, n, dev in self._names
                 if toks and toks <= q
-                and not (q - toks) & (VARIANTS - self._variants[dev.name])]
+                and not (q - toks) & (VARIANTS - self._variants[dev.name])
+                and not (sized and asked and self._sizes[dev.name]
+                         and asked - self._sizes[dev.name])]
         if not hits:
             return []
         best = max(n for n, _ in hits)
@@ -140,10 +149,32 @@ class DeviceIndex:
             names = ", ".join(d.name for d in containing[:8])
             raise HardwareNotFound(f"'{text}' is ambiguous: it matches {names}; "
                                    "give more of the name (see `rooflab specs list`)")
-        within = self._within_query(q)
+        within = self._within_query(q, sized=True)
         if len(within) == 1:
             return within[0]
+        self._no_such_size(text, q)
         raise HardwareNotFound(f"unknown hardware '{text}'; {self.suggest(text)}")
+
+    def _no_such_size(self, text: str, q: frozenset[str]) -> None:
+        """HardwareNotFound listing the sizes there are, when the name less its memory size
+        ('v100 16gb' -> 'v100') names entries but none in that size: no silent pick."""
+        asked = sorted(t for t in q if _SIZE.match(t))
+        rest = q - set(asked)
+        if not asked or not rest:
+            return
+        found = self._containing(rest) or self._within_query(rest)
+        if not found:
+            return
+        sizes = sorted({s for dev in found for s in self._sizes[dev.name]}
+                       | {f"{dev.memory_bytes / 1e9:g}gb" for dev in found
+                          if not self._sizes[dev.name] and getattr(dev, "memory_bytes", 0)},
+                       key=lambda s: float(s[:-2]))
+        family = re.sub(r"[\s_-]*\d+\s*gi?b\b", "", text, flags=re.IGNORECASE).strip(" -_")
+        names = ", ".join(dev.name for dev in found[:8])
+        raise HardwareNotFound(
+            f"no {' '.join(s.upper() for s in asked)} '{family}' in the catalog: "
+            f"{family} comes as {' or '.join(s.upper() for s in sizes)} in the catalog "
+            f"({names}); give one of those sizes, or the name without one")
 
     def match(self, text: str) -> Any | None:
         """For driver/profiler strings: most specific entry named inside the text.

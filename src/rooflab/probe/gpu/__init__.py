@@ -115,11 +115,13 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
 def _catalog_nominal(host: dict) -> Roof | None:
     """The catalog's nominal roof of the device (None if it has none); host["catalog"]
     names the entry, host["catalog_match"] says how it was found (by the device name, or
-    by the board model on a Jetson), host["catalog_note"] why there is none, and
+    by the board model on a Jetson; an entry whose SM count is not the device's
+    multiprocessors is never used), host["catalog_note"] why there is none, and
     host["unified_memory"] whether the GPU shares the CPU's DRAM (the entry says so, or
     the device reports itself integrated): then no PCIe link is measured or judged."""
     m = match_catalog(host["name"], host.get("compute_capability"),
-                      memory_bytes=host.get("memory_bytes"), board=host.get("board_model"))
+                      memory_bytes=host.get("memory_bytes"), board=host.get("board_model"),
+                      sms=host.get("multiprocessors"), integrated=host.get("integrated"))
     host["catalog"], host["catalog_match"], host["catalog_note"] = m.entry, m.how, m.note
     host["unified_memory"] = bool(m.unified_memory or host.get("integrated"))
     return m.roof

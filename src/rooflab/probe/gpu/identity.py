@@ -273,6 +273,13 @@ def _common(torch) -> dict[str, Any]:
             **({"hip": hip_version(torch)} if hip_version(torch) else {})}
 
 
+def _integrated(props) -> bool | None:
+    """cudaDeviceProp.integrated as a bool; None where this torch does not report it (the
+    catalog match then still may use the board model)."""
+    flag = getattr(props, "is_integrated", None)
+    return None if flag is None else bool(flag)
+
+
 def identify(torch, dev) -> dict[str, Any]:
     """Identity of the device: the same keys on CUDA and on the CPU device (a ROCm build
     adds `gcn_arch` and `hip`, with backend "rocm" and no compute capability)."""
@@ -285,7 +292,7 @@ def identify(torch, dev) -> dict[str, Any]:
         l1 = float(per_cu * p.multi_processor_count) if per_cu else None
         host.update(name=p.name, device=str(dev), backend="rocm", threads=None,
                     compute_capability=None, gcn_arch=arch,
-                    integrated=bool(getattr(p, "is_integrated", False)),
+                    integrated=_integrated(p),
                     multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
                     l2_bytes=float(l2) if l2 else None, l1_bytes=l1,
                     caches={**({"L1": l1} if l1 else {}), **({"L2": float(l2)} if l2 else {})})
@@ -296,7 +303,7 @@ def identify(torch, dev) -> dict[str, Any]:
         host.update(name=p.name, device=str(dev), backend="cuda", threads=None,
                     compute_capability=f"{p.major}.{p.minor}",
                     # cudaDeviceProp.integrated: the GPU shares the host's DRAM (Jetson).
-                    integrated=bool(getattr(p, "is_integrated", False)),
+                    integrated=_integrated(p),
                     multiprocessors=p.multi_processor_count, memory_bytes=float(p.total_memory),
                     l2_bytes=float(l2) if l2 else None,
                     l1_bytes=float(L1_PER_SM.get(cc, DEFAULT_L1_PER_SM) * p.multi_processor_count),
@@ -397,13 +404,9 @@ def _catalog_unified(text: str) -> bool:
         return False
 
 
-def _same_name_entries(name: str, cc: str | None) -> list[str]:
+def _entries_named(name: str, cc: str | None) -> list[Any]:
     """Catalog entries (of this compute capability) whose names hold every word of `name`:
     the six Jetson Orins for 'Orin'. More than one means the name cannot decide."""
-    return [d.name for d in _entries_named(name, cc)]
-
-
-def _entries_named(name: str, cc: str | None) -> list[Any]:
     try:
         from ...hardware.catalog import all_devices
         from ...hardware.names import tokens
@@ -426,9 +429,12 @@ GIB = float(1 << 30)
 # (name, GB, the catalog entry with the same roof, or None for another roof). The first
 # Jetson AGX Orin Developer Kit (2022) has 32 GB with the 64GB module's GPU (the 64GB
 # entry's roof); the AGX Orin Industrial (JAOi, DS-10662-001: 64 GB, GPU 1.185 GHz) has
-# another. Their sizes cannot decide: 30 GiB or 61 GiB alone names no one roof.
+# another. Their sizes cannot decide: 30 GiB or 61 GiB alone names no one roof. The SM
+# count can, in part: an optional 4th field gives a product's SMs where no same-roof entry
+# does (the Industrial module: 2048 CUDA cores, 16 SMs, as the 64GB), so a 14-SM device
+# reporting 30 GiB is the AGX Orin 32GB, not the 2022 kit (16 SMs, the 64GB's GPU).
 OFF_CATALOG = (("Jetson AGX Orin Developer Kit (2022, 32 GB)", 32, "NVIDIA Jetson AGX Orin 64GB"),
-               ("Jetson AGX Orin Industrial", 64, None))
+               ("Jetson AGX Orin Industrial", 64, None, 16))
 # Words of a board model that make another product than a catalog entry (names.VARIANTS,
 # and 'industrial'); 'super' is not one on a Jetson board: it is the same module run in
 # MAXN_SUPER ("... Developer Kit Super"), the mode the catalog's Orin NX and Nano 8GB use.
@@ -452,7 +458,7 @@ def pick_by_memory(candidates, memory_bytes: float | None, *, others=OFF_CATALOG
     under it; None when no size fits, or when products with different roofs share the
     size that fits (Orin Nano 8GB and Orin NX 8GB both fit 7.4 GiB: the name must tell
     them apart first, else nothing is picked). `others`: (name, GB, same-roof entry name
-    or None) for products that are not catalog entries; those whose family (name less
+    or None[, SMs]) for products that are not catalog entries; those whose family (name less
     size) is one of a candidate's count as rivals at their size. Pure: candidates need
     .name and .memory_bytes (GB x 1e9)."""
     from ...hardware.names import tokens, without_size
@@ -461,7 +467,7 @@ def pick_by_memory(candidates, memory_bytes: float | None, *, others=OFF_CATALOG
         return None
     sized = [(gb, d.name, d) for d in candidates if (gb := _nominal_gb(d))]
     families = {without_size(d.name) for d in candidates}
-    sized += [(gb, same or name, None) for name, gb, same in others
+    sized += [(gb, same or name, None) for name, gb, same, *_ in others
               if any(f <= set(tokens(name)) for f in families)]
     fitting = sorted({gb for gb, _, _ in sized if _fits(gb, memory_bytes, tolerance)})
     if not fitting:
@@ -481,7 +487,7 @@ def _holds(entry: str, memory_bytes: float, tolerance: float = MEMORY_TOLERANCE)
         gb = _nominal_gb(lookup(entry))
     except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
         return True
-    sizes = ([gb] if gb else []) + [g for _, g, same in OFF_CATALOG if same == entry]
+    sizes = ([gb] if gb else []) + [g for _, g, same, *_ in OFF_CATALOG if same == entry]
     return not sizes or any(_fits(g, memory_bytes, tolerance) for g in sizes)
 
 
@@ -505,61 +511,125 @@ def _board_family(name: str, cc: str | None, board: str | None) -> list[Any]:
     return out
 
 
-def _by_memory(name: str, cc: str | None, board: str | None, memory_bytes: float | None):
+def _entry_sms(entry: str | None) -> int | None:
+    """The catalog entry's SM count, None where it gives none (or there is no such entry)."""
+    if not entry:
+        return None
+    try:
+        from ...hardware.catalog import all_devices
+        return next((d.sms for d in all_devices() if d.name == entry), None)
+    except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
+        return None
+
+
+def _sms_fit(device, sms: int | None) -> bool:
+    """Whether a catalog entry can be a device with `sms` SMs: it gives no count, or the
+    same one (nothing is checked when the device's count is unknown)."""
+    own = getattr(device, "sms", None)
+    return not sms or not own or own == sms
+
+
+def _sms_clash(entry: str | None, sms: int | None) -> str | None:
+    """'the device has 14 SMs, X has 16' when the entry's SM count is not the device's."""
+    own = _entry_sms(entry)
+    if sms and own and own != sms:
+        return f"the device has {sms} SMs, {entry} has {own}"
+    return None
+
+
+def _rivals(sms: int | None) -> tuple:
+    """OFF_CATALOG less the products whose SM count (their own, or their same-roof
+    entry's) is known and is not the device's."""
+    if not sms:
+        return OFF_CATALOG
+    out = []
+    for rival in OFF_CATALOG:
+        own = rival[3] if len(rival) > 3 else _entry_sms(rival[2])
+        if not own or own == sms:
+            out.append(rival)
+    return tuple(out)
+
+
+def _by_memory(name: str, cc: str | None, board: str | None, memory_bytes: float | None,
+               sms: int | None = None):
     """(entry, family) when the device's memory picks one of the entries its name and
-    board fit; (None, family) otherwise."""
-    family = _board_family(name, cc, board)
-    if memory_bytes and len(family) > 1:
-        return pick_by_memory(family, memory_bytes), family
+    board fit (and its SM count, where both it and the entry give one); (None, family)
+    otherwise."""
+    family = [d for d in _board_family(name, cc, board) if _sms_fit(d, sms)]
+    if memory_bytes and family:
+        return pick_by_memory(family, memory_bytes, others=_rivals(sms)), family
     return None, family
 
 
 def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | None = None,
-                  board: str | None = None) -> CatalogMatch:
+                  board: str | None = None, sms: int | None = None,
+                  integrated: bool | None = None) -> CatalogMatch:
     """The nominal roof by the device's name, else by the board's model string (a Jetson
     is just "Orin" to torch; /proc/device-tree/model names the module), else by the
     device's memory among the entries the name (and board) fit: the NX developer kit or
     a bare "Orin" in a container (no device tree) with 14.2 GiB is the Orin NX 16GB.
     Memory also overrules a board model that names a module of another size (a 4 GB
-    Orin Nano on the Nano developer kit's carrier). Never a guess: when none decides, no
-    roof and a note saying so."""
+    Orin Nano on the Nano developer kit's carrier). `sms` (torch's multi_processor_count)
+    rules out every candidate whose catalog SM count differs: an AGX Orin 32GB module (14
+    SMs) on the developer kit's carrier is not the 64GB (16). The board model is used only
+    on an integrated GPU, or where `integrated` is unknown (None): a discrete GPU in a
+    Jetson's PCIe slot is not the module. Never a guess: when none decides, no roof and a
+    note saying so."""
+    rejected: list[str] = []     # candidates named by the name or board, and why not used
     roof, got = catalog_roof(name, cc, memory_bytes=memory_bytes)
     if roof is not None:
-        return CatalogMatch(roof, got, f"matched by the device name '{name}'", None,
-                            _catalog_unified(name))
+        clash = _sms_clash(got, sms)
+        if clash is None:
+            return CatalogMatch(roof, got, f"matched by the device name '{name}'", None,
+                                _catalog_unified(name))
+        got = f"the device name '{name}' names {got}, but {clash}"
+        rejected.append(got)
     mem = f"{memory_bytes / GIB:.2f} GiB" if memory_bytes else None
-    contradicted = False
+    if board and integrated is False:
+        got = (f"{got}; the board model '{board}' is not used: the device does not report "
+               f"itself integrated (a discrete GPU is not the board's own)")
+        board = None
     if board:
         by_board, board_got = catalog_roof(board, cc, memory_bytes=memory_bytes)
-        if by_board is not None and (not memory_bytes or _holds(board_got, memory_bytes)):
+        clash = _sms_clash(board_got, sms) if by_board is not None else None
+        if by_board is not None and clash is None \
+                and (not memory_bytes or _holds(board_got, memory_bytes)):
             return CatalogMatch(by_board, board_got,
                                 f"matched by the board model '{board}' ({BOARD_MODEL}); the "
                                 f"device name alone did not decide ({got})", None,
                                 _catalog_unified(board))
         if by_board is not None:
-            contradicted = True
-            got = (f"{got}; the board model '{board}' names {board_got}, but this device's "
-                   f"{mem} cannot be its memory")
+            why = clash or f"this device's {mem} cannot be its memory"
+            rejected.append(f"the board model '{board}' names {board_got}, but {why}")
+            got = f"{got}; {rejected[-1]}"
         else:
             got = f"{got}; nor does the board model '{board}' ({board_got})"
-    picked, family = _by_memory(name, cc, board, memory_bytes)
+    picked, family = _by_memory(name, cc, board, memory_bytes, sms)
     if picked is not None:
         roof, entry = catalog_roof(picked.name, cc, memory_bytes=memory_bytes)
         if roof is not None:
             among = ", ".join(d.name for d in family)
             whose = f"the board model '{board}'" if board else f"the device name '{name}'"
-            overruled = f" ({got.split('; ', 1)[1]})" if contradicted else ""
+            if sms and any(getattr(d, "sms", None) for d in family):
+                whose += f" and the device's {sms} SMs"
+            overruled = f" ({'; '.join(rejected)})" if rejected else ""
             return CatalogMatch(roof, entry,
                                 f"matched by the device memory: {mem} (torch's total_memory) "
                                 f"fits {entry}'s {_nominal_gb(picked):g} GB (at most "
                                 f"{MEMORY_TOLERANCE:.0%} under it) and no other of the "
-                                f"entries {whose} fits ({among}){overruled}", None,
+                                f"entries {whose} {'fit' if ' and ' in whose else 'fits'} "
+                                f"({among}){overruled}", None,
                                 _catalog_unified(picked.name))
-    several = _same_name_entries(name, cc)
+    several = _entries_named(name, cc)
     if len(several) > 1:
         tell = "the board model does not tell" if board else "there is no board model to tell"
         size = (f", nor does the device memory ({mem}) name one of them"
                 if mem else ", and no device memory was given")
-        got = (f"{got}: '{name}' names {len(several)} catalog entries ({', '.join(several)}) "
-               f"and {tell} them apart{size}; not guessed, so no nominal roof")
+        if sms and any(d.sms for d in several):
+            fit = [d.name for d in several if _sms_fit(d, sms)]
+            size += (f"; its {sms} SMs fit {len(fit)} of them"
+                     + (f" ({', '.join(fit)})" if fit else ""))
+        got = (f"{got}: '{name}' names {len(several)} catalog entries "
+               f"({', '.join(d.name for d in several)}) and {tell} them apart{size}; not "
+               f"guessed, so no nominal roof")
     return CatalogMatch(None, None, None, got)
