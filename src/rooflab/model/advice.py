@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
 from .analysis import Point
-from .ceiling import Roof
+from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
 from .sanity import is_streaming, kernel_kind
@@ -331,6 +331,78 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     return out + [a for a in side if a.shrinks != "below roof"]
 
 
+def _part_targets(precision: str) -> tuple[str, ...]:
+    """Where a slow part of a mixed kernel may move: its own precision on another unit, or
+    one step down (LOWER_PRECISION; fp32 also to tf32, which tensor cores take as is). No
+    further: an fp32 epilogue is not advised into fp8."""
+    return (precision, *(("tf32",) if precision == "fp32" else ()),
+            *LOWER_PRECISION.get(precision, ()))
+
+
+def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
+                      machine: Machine | None = None) -> Advice | None:
+    """A kernel held to a weighted ceiling (ceiling.kernel_ceiling) whose slowest part, by
+    time at the roof, is a minority of its FLOP (a GEMM's fp32 epilogue: 10 % of the FLOP,
+    64 % of the time at an A100's roof): move that part to the fastest ceiling the roof has
+    in its precision or one step lower (_part_targets), and predict the new weighted ceiling,
+    the other parts unchanged, at the kernel's current efficiency. None when the bytes bind
+    (memory side), or the slow part is most of the FLOP (then it is the kernel's own
+    precision, and the lower-precision and tensor-core advice speak to it)."""
+    if len(held.parts) < 2 or p.memory_bound_side:
+        return None
+    total = sum(part.flop for part in held.parts)
+    at_roof = sum(part.seconds_at_peak for part in held.parts)
+    slow = max(held.parts, key=lambda part: part.seconds_at_peak)
+    if total <= 0 or slow.flop / total >= 0.5:
+        return None
+    targets = _part_targets(slow.precision)
+    dominant = held.parts[0].precision
+    faster = [c for c in roof.compute
+              if c.precision in targets and c.value > slow.ceiling.value]
+    if not faster:
+        return None
+
+    def rank(c):   # fastest; on a tie the kernel's own precision, then the nearest step
+        return (c.value, c.precision == dominant, -targets.index(c.precision))
+
+    dest = max(faster, key=rank)
+    others_s = at_roof - slow.seconds_at_peak
+
+    def weighted(c) -> float:
+        return total / (others_s + slow.flop / c.value)
+
+    old, new = p.peak_flop_per_s, weighted(dest)
+    detail = (f"at the roof the {slow.label} part takes {fmt_seconds(slow.seconds_at_peak)}"
+              f" of the {fmt_seconds(at_roof)}; on "
+              f"{dest.label} ({si(dest.value, 'FLOP/s')}), the fastest {slow.precision} or "
+              f"one-step-lower ceiling on this roof, the weighted ceiling goes "
+              f"{si(old, 'FLOP/s', 4)} -> {si(new, 'FLOP/s', 4)} ({new / old:.2f}x)")
+    vector = [c for c in faster if c.unit != "tensor"]
+    if dest.unit == "tensor" and vector:
+        # the tensor figure needs the part fused onto the matrix units; vector units take
+        # any elementwise work, so their figure is the one that needs no restructuring
+        v = max(vector, key=rank)
+        detail += (f"; on {v.label} ({si(v.value, 'FLOP/s')}), the fastest without tensor "
+                   f"units, {si(weighted(v), 'FLOP/s', 4)} ({weighted(v) / old:.2f}x)")
+    bytes_s = p.bytes / p.bytes_per_s
+    if bytes_s > total / new:
+        detail += (f"; at {si(new, 'FLOP/s', 4)} {p.level} binds instead "
+                   f"({fmt_seconds(bytes_s)} of bytes at {si(p.bytes_per_s, 'B/s')}), "
+                   f"which caps the predicted speed-up")
+    how = (f"the {slow.precision} work can run on {dest.label} units (fused onto the "
+           f"matrix accumulators as an epilogue, or matrix-shaped)" if dest.unit == "tensor"
+           else f"the {slow.precision} work can run on {dest.label} units")
+    if dest.precision != slow.precision:
+        how += f" and accuracy allows {dest.precision} for it"
+    return _advice(
+        p, e, f"move the {slow.label} part ({_share(slow.flop / total)} of the FLOP, "
+              f"{_share(slow.seconds_at_peak / at_roof)} of the time at the roof) to "
+              f"{dest.label}", detail, "roof", flop=p.flop,
+        nbytes=p.bytes, peak=new, bw=p.bytes_per_s,
+        assumption=f"{how}; the other parts keep their ceilings; the kernel keeps its "
+                   f"current efficiency ({pct(e.efficiency)} of roof)")
+
+
 RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhead_advice,
          "latency": latency_advice}
 
@@ -352,6 +424,11 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         items = memory_advice(p, e, roof, kind, l2_bytes, machine)
     else:
         items = RULES[p.bound](p, e, roof, kind, machine)
+    if p.bound in ("compute", "latency"):
+        held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+        mixed = mixed_part_advice(p, e, roof, held, machine)
+        if mixed is not None:
+            items.append(mixed)
     if kernel.provenance.get("bytes") == "derived":
         # rooflab's own counts (`ai`, `llm`) are compulsory traffic already: each byte
         # moves once, so better tiling cannot cut them (a decode GEMV reads each weight

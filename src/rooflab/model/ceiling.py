@@ -226,6 +226,26 @@ class Roof:
 
 
 @dataclass(frozen=True)
+class CeilingPart:
+    """One precision of a mixed kernel: its FLOP and the ceiling it is held to
+    (Roof.compute_for's, stand-ins included)."""
+
+    precision: str
+    flop: float
+    ceiling: Ceiling
+
+    @property
+    def seconds_at_peak(self) -> float:
+        return self.flop / self.ceiling.value
+
+    @property
+    def label(self) -> str:
+        """'fp32 vector', or 'fp8 on fp16 tensor' when a stand-in holds it."""
+        c = self.ceiling
+        return c.label if c.precision == self.precision else f"{self.precision} on {c.label}"
+
+
+@dataclass(frozen=True)
 class KernelCeiling:
     """The compute ceiling one kernel is held to, with its words.
 
@@ -235,11 +255,14 @@ class KernelCeiling:
     label: what binds on the compute side ("fp16 tensor", or "weighted fp16 tensor + fp32
       vector" for a mix).
     notes: Roof.compute_for's stand-in notes, one per precision that needed one.
+    parts: for a weighted ceiling, each precision's FLOP and ceiling (dominant first), so
+      advice can say which part costs the time; empty otherwise.
     """
 
     ceiling: Ceiling
     label: str
     notes: tuple[str, ...] = ()
+    parts: tuple[CeilingPart, ...] = ()
 
     @property
     def weighted(self) -> bool:
@@ -293,7 +316,8 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
                       method=_weighted_method(held, total))
     label = "weighted " + " + ".join(dict.fromkeys(c.label for _, _, c, _ in held))
     notes = tuple(dict.fromkeys(n for _, _, _, n in held if n))
-    return KernelCeiling(ceiling, label, notes)
+    return KernelCeiling(ceiling, label, notes,
+                         tuple(CeilingPart(p, v, c) for p, v, c, _ in held))
 
 
 def _weighted_method(held, total: float) -> str:
