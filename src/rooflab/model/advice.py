@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
 from .analysis import Point
 from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
-from .kernel import Kernel
+from .kernel import Kernel, converted_flop
 from .machine import Machine, machine_of, words
 from .sanity import is_streaming, kernel_kind
 
@@ -127,7 +127,8 @@ def _unit_words(ceiling, machine: Machine | None) -> str:
 
 
 def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
-                     machine: Machine | None = None) -> Advice | None:
+                     machine: Machine | None = None,
+                     kernel: Kernel | None = None) -> Advice | None:
     found = _lower(roof, p.precision)
     if found is None:
         return None
@@ -139,6 +140,10 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
     nbytes = p.bytes * ratio
     if nbytes <= 0:
         return None   # no bytes to shrink (a kernel counted as pure math)
+    held = (kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+            if kernel is not None else None)
+    if held is not None and len(held.parts) >= 2:
+        return _lower_mixed(p, e, roof, machine, kernel, held, alt, nbytes)
     return _advice(
         p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
@@ -147,6 +152,41 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
         flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
         assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
                    f"the kernel keeps its current efficiency ({pct(e.efficiency)} of roof)")
+
+
+def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
+                 kernel: Kernel, held: KernelCeiling, alt: str, nbytes: float) -> Advice:
+    """Lower precision for a kernel held to a weighted ceiling (9e9 fp16 tensor + 1e9 fp32
+    vector): only the dominant part's FLOP move to `alt`; the others (epilogue, scaling,
+    reductions) keep their precision and ceilings, and kernel_ceiling weighs the new mix as
+    the roof weighs the kernel now. Pricing all the FLOP at the lower ceiling would let a
+    slow fp32 part vanish (4.75x instead of 1.23x for that kernel on an H100). The bytes
+    follow the single-precision rule: every byte is the dominant precision's element data
+    (the other parts are math on it, not stored data)."""
+    new = kernel_ceiling(roof, converted_flop(kernel, alt), kernel.unit,
+                         alt)
+    dest = new.parts[0].ceiling if new.parts else new.ceiling   # what now holds alt's FLOP
+    moved = next(part for part in held.parts if part.precision == kernel.precision)
+    total = sum(part.flop for part in held.parts)
+    rest = [part.label for part in held.parts if part.precision != kernel.precision]
+    others = ", ".join(rest) + (" part" if len(rest) == 1 else " parts")
+    stays, is_, keep = (("stays", "is", "keeps its") if len(rest) == 1 else
+                        ("stay", "are", "keep their"))
+    old_p, new_p = p.peak_flop_per_s, new.ceiling.value
+    return _advice(
+        p, e, f"use {alt} instead of {p.precision}{_unit_words(dest, machine)}",
+        f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
+        f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}; the {moved.label} part "
+        f"({_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
+        f"{si(dest.value, 'FLOP/s')} and the {others} {stays}, so the weighted ceiling "
+        f"goes {si(old_p, 'FLOP/s', 4)} -> {si(new_p, 'FLOP/s', 4)} ({new_p / old_p:.2f}x)",
+        "along slope" if p.memory_bound_side else "roof",
+        flop=p.flop, nbytes=nbytes, peak=new_p, bw=p.bytes_per_s,
+        assumption=f"every byte is {p.precision} element data (the {others} {is_} math "
+                   f"on it, not stored data) and accuracy allows {alt} for the "
+                   f"{p.precision} part; the {others} {keep} precision and ceiling "
+                   f"(weighted as the roof holds the kernel now); the kernel keeps its "
+                   f"current efficiency ({pct(e.efficiency)} of roof)")
 
 
 def _efficiency(p: Point, e: Efficiency, action: str, why: str) -> Advice | None:
@@ -188,7 +228,8 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "") -> list[Advice]:
 
 
 def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
-                  l2_bytes: float | None = None, machine: Machine | None = None) -> list[Advice]:
+                  l2_bytes: float | None = None, machine: Machine | None = None,
+                  kernel: Kernel | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = is_streaming(kind)
     chip, unit = words(machine, "chip")
@@ -212,7 +253,7 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                         "FLOP / ridge" if matrix else
                         f"larger tiles raise AI {TILING_GAIN:g}x (seed 000 §5.3: a conv from "
                         f"AI ~5 to 20+); only if the algorithm reuses data at all")))
-    low = _lower_precision(p, e, roof, kind, machine)
+    low = _lower_precision(p, e, roof, kind, machine, kernel)
     if low is not None:
         out.append(low)
     eff = _efficiency(p, e, *words(machine, "access"))
@@ -260,7 +301,8 @@ def _cache_advice(p: Point, e: Efficiency, roof: Roof, per_call: float,
 
 
 def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
-                   machine: Machine | None = None) -> list[Advice]:
+                   machine: Machine | None = None,
+                   kernel: Kernel | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = is_streaming(kind)
     matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
@@ -277,7 +319,7 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                 bw=p.bytes_per_s,
                 assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
                            "and sizes the tensor cores accept; efficiency unchanged"))
-    low = _lower_precision(p, e, roof, kind, machine)
+    low = _lower_precision(p, e, roof, kind, machine, kernel)
     if low is not None:
         out.append(low)
     eff = _efficiency(p, e, *words(machine, "issue_matrix" if cpu and matrix else "issue"))
@@ -315,7 +357,8 @@ def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
 
 
 def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
-                   machine: Machine | None = None) -> list[Advice]:
+                   machine: Machine | None = None,
+                   kernel: Kernel | None = None) -> list[Advice]:
     out = []
     action, why = words(machine, "parallel")
     per_call = p.seconds / p.calls if p.seconds else None
@@ -326,8 +369,8 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(eff)
-    side = (memory_advice(p, e, roof, kind, machine=machine) if p.memory_bound_side
-            else compute_advice(p, e, roof, kind, machine))
+    side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
+            if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     return out + [a for a in side if a.shrinks != "below roof"]
 
 
@@ -421,9 +464,11 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
     l2_bytes = l2_bytes or machine.caches.get("L2")
     if p.bound == "memory":
-        items = memory_advice(p, e, roof, kind, l2_bytes, machine)
-    else:
-        items = RULES[p.bound](p, e, roof, kind, machine)
+        items = memory_advice(p, e, roof, kind, l2_bytes, machine, kernel)
+    elif p.bound == "overhead":
+        items = overhead_advice(p, e, roof, kind, machine)
+    else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
+        items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
     if p.bound in ("compute", "latency"):
         held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
         mixed = mixed_part_advice(p, e, roof, held, machine)

@@ -230,6 +230,22 @@ _NUMBERS = ("flop", "bytes", "seconds", "provenance")   # what the provenance de
 _MAX_EXACT = 2 ** 53   # a count up to here is the same int after float()
 
 
+def converted_flop(k: Kernel, new_p: str) -> dict[str, float]:
+    """A kernel's FLOP by precision after its work moves to new_p (whatif --precision, the
+    lower-precision advice). One precision: all of it moves. A mixed kernel (9e9 fp16
+    tensor + 1e9 fp32): only the converted part moves, its dominant precision's FLOP (the
+    work on the dtype being changed); the other parts (epilogue, scaling, reductions, kept
+    in their own precision: ceiling._unit_of_part) stay, and kernel_ceiling weighs the
+    result as `rooflab report` does (-> fp8: 9e9 fp8 tensor + 1e9 fp32; -> fp32: 1e10
+    fp32, one precision again)."""
+    parts = {p: v for p, v in k.flop.items() if v > 0}
+    if len(parts) < 2:
+        return {new_p: k.total_flop}
+    out = {p: v for p, v in parts.items() if p != k.precision}
+    out[new_p] = out.get(new_p, 0.0) + parts[k.precision]
+    return out
+
+
 def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
     """Make a Kernel's fields canonical and check them, in place in its __dict__ `d`: every
     field (changed None, from __init__) or only those in `changed` (with_(): the

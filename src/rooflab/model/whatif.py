@@ -29,7 +29,7 @@ from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before
     meta_in_dtype,
     stored_dtype,
 )
-from .kernel import Kernel, sum_counts
+from .kernel import Kernel, converted_flop, sum_counts
 
 # The retiming core lived here before the split: its public names stay importable from here.
 from .retime import (  # noqa: F401
@@ -80,21 +80,6 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                   f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
                   + ("; a kernel of several precisions converts its dominant one, the "
                      "others (epilogue) stay" if mixed else ""))
-
-
-def converted_flop(k: Kernel, new_p: str) -> dict[str, float]:
-    """A kernel's FLOP by precision after --precision new_p. One precision: all of it moves.
-    A mixed kernel (9e9 fp16 tensor + 1e9 fp32): only the converted part moves, its dominant
-    precision's FLOP (the work on the dtype being changed); the other parts (epilogue,
-    scaling, reductions, kept in their own precision: ceiling._unit_of_part) stay, and
-    kernel_ceiling weighs the result as `rooflab report` does (-> fp8: 9e9 fp8 tensor + 1e9
-    fp32; -> fp32: 1e10 fp32, one precision again)."""
-    parts = {p: v for p, v in k.flop.items() if v > 0}
-    if len(parts) < 2:
-        return {new_p: k.total_flop}
-    out = {p: v for p, v in parts.items() if p != k.precision}
-    out[new_p] = out.get(new_p, 0.0) + parts[k.precision]
-    return out
 
 
 def _unit_in(k: Kernel, tensor: bool) -> str | None:
