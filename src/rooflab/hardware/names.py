@@ -53,6 +53,9 @@ def key(text: str) -> str:
 
 
 _SIZE = re.compile(r"^\d+gb$")
+# A typed size this close to a card's catalog memory is that card's (GiB vs GB, usable vs
+# physical: B200 180 / 192 GB).
+SIZE_TOLERANCE = 0.1
 
 
 def without_size(text: str) -> frozenset[str]:
@@ -88,6 +91,10 @@ class DeviceIndex:
         self._keys: dict[str, Any] = {}
         self._variants: dict[str, frozenset[str]] = {}  # device name -> variant words it has
         self._sizes: dict[str, frozenset[str]] = {}     # device name -> '32gb' its labels say
+        # device name -> its memory in GB, for a card whose labels give no size (a typed
+        # 'rtx 4060 16gb' is not the 8 GB RTX 4060); not for CPUs or unified memory (Apple
+        # M3 Max), where the catalog's figure is one configuration of many
+        self._memory_gb: dict[str, float] = {}
         for dev in self.devices:
             mine: set[str] = set()
             sizes: set[str] = set()
@@ -99,6 +106,10 @@ class DeviceIndex:
                 sizes.update(t for t in toks if _SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)
             self._sizes[dev.name] = frozenset(sizes)
+            mem = getattr(dev, "memory_bytes", None)
+            if not sizes and mem and getattr(dev, "kind", "") in ("gpu", "accelerator") \
+                    and not getattr(dev, "unified_memory", False):
+                self._memory_gb[dev.name] = mem / 1e9
 
     def _exact(self, text: str) -> Any | None:
         return self._keys.get(key(text))
@@ -108,19 +119,29 @@ class DeviceIndex:
 
         An entry is skipped when the query names a variant the entry is not
         ('RTX 4060 Ti' is not the 'RTX 4060', 'V100-PCIE-16GB' is not the 'V100 SXM2'),
-        and, with `sized`, when the query names a memory size and the entry's names give
-        sizes, none of them that one ('v100 16gb' is not the 'V100 SXM2 32GB').
+        and, with `sized`, when the query names a memory size the entry cannot be
+        (_has_size: 'v100 16gb' is not the 'V100 SXM2 32GB', 'rtx 4060 16gb' not the 8 GB
+        RTX 4060).
         """
         asked = {t for t in q if _SIZE.match(t)}
         hits = [(n, dev) for toks, n, dev in self._names
                 if toks and toks <= q
                 and not (q - toks) & (VARIANTS - self._variants[dev.name])
-                and not (sized and asked and self._sizes[dev.name]
-                         and asked - self._sizes[dev.name])]
+                and not (sized and asked and not self._has_size(dev, asked))]
         if not hits:
             return []
         best = max(n for n, _ in hits)
         return _unique(dev for n, dev in hits if n == best)
+
+    def _has_size(self, dev: Any, asked: set[str]) -> bool:
+        """Whether the entry can be a typed memory size: its labels say that size, or (a
+        card whose labels give none) its memory is within SIZE_TOLERANCE of it (TPU v4's
+        32 GiB is 34.4 GB); an entry with neither says nothing against it."""
+        named = self._sizes[dev.name]
+        if named:
+            return not asked - named
+        gb = self._memory_gb.get(dev.name)
+        return gb is None or all(abs(float(s[:-2]) - gb) <= SIZE_TOLERANCE * gb for s in asked)
 
     def _containing(self, q: frozenset[str], same_variant: bool = False) -> list[Any]:
         """Entries whose own name contains every query token.
