@@ -408,7 +408,11 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
     def rank(c):   # fastest; on a tie the kernel's own precision, then the nearest step
         return (c.value, c.precision == dominant, -targets.index(c.precision))
 
-    dest = max(faster, key=rank)
+    # An epilogue's work is elementwise: it stays on its own units (vector) unless only
+    # another unit is faster; the tensor figure needs it matrix-shaped or fused onto the
+    # matrix units, so it is the aside, not the headline.
+    own = [c for c in faster if c.unit == slow.ceiling.unit]
+    dest = max(own or faster, key=rank)
     others_s = at_roof - slow.seconds_at_peak
 
     def weighted(c) -> float:
@@ -420,13 +424,12 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
               f"{dest.label} ({si(dest.value, 'FLOP/s')}), the fastest {slow.precision} or "
               f"one-step-lower ceiling on this roof, the weighted ceiling goes "
               f"{si(old, 'FLOP/s', 4)} -> {si(new, 'FLOP/s', 4)} ({new / old:.2f}x)")
-    vector = [c for c in faster if c.unit != "tensor"]
-    if dest.unit == "tensor" and vector:
-        # the tensor figure needs the part fused onto the matrix units; vector units take
-        # any elementwise work, so their figure is the one that needs no restructuring
-        v = max(vector, key=rank)
-        detail += (f"; on {v.label} ({si(v.value, 'FLOP/s')}), the fastest without tensor "
-                   f"units, {si(weighted(v), 'FLOP/s', 4)} ({weighted(v) / old:.2f}x)")
+    tensor = [c for c in faster if c.unit == "tensor" and c.value > dest.value]
+    if dest.unit != "tensor" and tensor:
+        t = max(tensor, key=rank)
+        detail += (f"; on {t.label} ({si(t.value, 'FLOP/s')}), if the work is matrix-shaped "
+                   f"or fused onto the matrix units, {si(weighted(t), 'FLOP/s', 4)} "
+                   f"({weighted(t) / old:.2f}x)")
     bytes_s = p.bytes / p.bytes_per_s
     if bytes_s > total / new:
         detail += (f"; at {si(new, 'FLOP/s', 4)} {p.level} binds instead "
