@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_catalog import GOOD  # noqa: E402  (one minimal valid entry for both files)
 
 from rooflab.cli.main import main
 from rooflab.errors import HardwareNotFound, ParseError
@@ -20,20 +21,6 @@ from rooflab.hardware.catalog import (
     match_device_name,
     parse_catalog_text,
 )
-
-GOOD = """
-[[device]]
-name = "Test GPU"
-vendor = "X"
-kind = "gpu"
-source = "https://example.org/datasheet"
-memory_gb = 16
-memory_gbps = 320
-interconnect = "PCIe"
-interconnect_gbps = 32
-[device.tflops]
-fp16_tensor = 65
-"""
 
 
 @pytest.mark.parametrize("name, sms", [

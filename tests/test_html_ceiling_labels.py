@@ -42,6 +42,8 @@ from test_html_slope_labels import (  # noqa: E402
     _demo,
     _gpu_kernels,
     _lines,
+    _markers,
+    _point_names,
     _slope_names,
 )
 
@@ -67,24 +69,6 @@ def _ceiling_names(fig, axes):
     return [(i, s, line_label_box(axes, x, y, s, t.textposition, t.textfont.size or 11))
             for i, t in enumerate(fig.data) if t.mode == "lines+text"
             for x, y, s in zip(t.x, t.y, t.text, strict=True) if s]
-
-
-def _point_names(fig, axes):
-    """(text, anchor, box) of every kernel named beside its marker."""
-    out = []
-    for t in fig.data:
-        if not t.mode or "markers" not in t.mode:
-            continue
-        pos = t.textposition if isinstance(t.textposition, tuple) else [t.textposition] * len(t.x)
-        for x, y, s, p in zip(t.x, t.y, t.text, pos, strict=True):
-            if s:
-                out.append((s, axes.px(x, y), text_box(axes.px(x, y), s, p)))
-    return out
-
-
-def _markers(fig, axes):
-    return [marker_box(axes.px(x, y)) for t in fig.data if t.mode and "markers" in t.mode
-            for x, y in zip(t.x, t.y, strict=True)]
 
 
 def _free_spot_on_line(t, text, axes, obstacles, step=2.0) -> bool:

@@ -97,18 +97,27 @@ def _lines(fig, axes):
                             strict=False)]
 
 
-def _kernel_boxes(fig, axes):
-    """Every marker's box and every kernel name's."""
+def _point_names(fig, axes):
+    """(text, anchor, box) of every kernel named beside its marker."""
     out = []
     for t in fig.data:
         if not t.mode or "markers" not in t.mode:
             continue
         pos = t.textposition if isinstance(t.textposition, tuple) else [t.textposition] * len(t.x)
         for x, y, s, p in zip(t.x, t.y, t.text, pos, strict=True):
-            out.append(marker_box(axes.px(x, y)))
             if s:
-                out.append(text_box(axes.px(x, y), s, p))
+                out.append((s, axes.px(x, y), text_box(axes.px(x, y), s, p)))
     return out
+
+
+def _markers(fig, axes):
+    return [marker_box(axes.px(x, y)) for t in fig.data if t.mode and "markers" in t.mode
+            for x, y in zip(t.x, t.y, strict=True)]
+
+
+def _kernel_boxes(fig, axes):
+    """Every marker's box and every kernel name's."""
+    return _markers(fig, axes) + [box for _, _, box in _point_names(fig, axes)]
 
 
 def _ceiling_boxes(fig, axes):
