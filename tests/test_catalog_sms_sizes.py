@@ -41,7 +41,10 @@ def test_the_sm_count_is_optional_and_parsed():
     (d,) = parse_catalog_text(GOOD.replace("kind = \"gpu\"", "kind = \"gpu\"\nsms = 132"),
                               "test.toml")
     assert d.sms == 132
-    assert all(d.sms is None for d in all_devices() if "Jetson" not in d.name)
+    # Beyond the Jetsons, only MIG-capable cards whose whitepaper count is certain (a MIG
+    # slice's compute is its SMs over the card's: tests/test_probe_gpu_mig.py).
+    assert {d.name: d.sms for d in all_devices() if d.sms and "Jetson" not in d.name} == {
+        "NVIDIA A100 40GB SXM": 108, "NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132}
 
 
 @pytest.mark.parametrize("value, message", [

@@ -116,7 +116,8 @@ def _catalog_nominal(host: dict) -> Roof | None:
     """The catalog's nominal roof of the device (None if it has none); host["catalog"]
     names the entry, host["catalog_match"] says how it was found (by the device name, or
     by the board model on a Jetson; an entry whose SM count is not the device's
-    multiprocessors is never used), host["catalog_note"] why there is none, and
+    multiprocessors is never used; a MIG slice, host["mig_profile"] set by identify, gets
+    its share of the card's roof), host["catalog_note"] why there is none, and
     host["unified_memory"] whether the GPU shares the CPU's DRAM (the entry says so, or
     the device reports itself integrated): then no PCIe link is measured or judged."""
     m = match_catalog(host["name"], host.get("compute_capability"),
@@ -129,11 +130,12 @@ def _catalog_nominal(host: dict) -> Roof | None:
 
 def identity_notes(host: dict) -> list[str]:
     """What the reader must know of the nominal roof's origin: a match by the board model
-    or by the device's memory rather than the GPU's name, or an ambiguous name left
-    without a roof."""
+    or by the device's memory rather than the GPU's name, a MIG slice's share of the card
+    (derived, not a datasheet figure), or an ambiguous name left without a roof."""
     how = str(host.get("catalog_match"))
     if host.get("catalog") and how.startswith(("matched by the board model",
-                                               "matched by the device memory")):
+                                               "matched by the device memory",
+                                               "matched as a MIG slice")):
         return [f"nominal roof '{host['catalog']}': {how}"]
     if host.get("catalog") is None and "not guessed" in str(host.get("catalog_note")):
         return [f"no nominal roof: {host['catalog_note']}"]

@@ -282,7 +282,8 @@ def _integrated(props) -> bool | None:
 
 def identify(torch, dev) -> dict[str, Any]:
     """Identity of the device: the same keys on CUDA and on the CPU device (a ROCm build
-    adds `gcn_arch` and `hip`, with backend "rocm" and no compute capability)."""
+    adds `gcn_arch` and `hip`, with backend "rocm" and no compute capability);
+    `mig_profile` is the MIG profile the name carries ("1g.10gb"), else None."""
     host = _common(torch)
     if dev.type == "cuda" and hip_version(torch):
         p = torch.cuda.get_device_properties(dev)
@@ -328,6 +329,8 @@ def identify(torch, dev) -> dict[str, Any]:
                     # Shared L3 counts once; per-core L1/L2 scale with the threads used.
                     caches={k: (v if k == "L3" else v * torch.get_num_threads())
                             for k, v in caches.items()})
+    # "1g.10gb" on a MIG slice: the catalog match then takes its share of the card's roof.
+    host["mig_profile"] = getattr(mig_profile(host["name"]), "profile", None)
     return host
 
 
@@ -357,6 +360,92 @@ def _one_die(dev, roof, memory_bytes: float | None):
     name = f"{dev.name}, one die"
     return replace(roof, name=name, compute=tuple(map(part, roof.compute)),
                    memory=tuple(map(part, roof.memory)), notes=roof.notes + (why,)), name
+
+
+# --- a MIG slice: its share of the card -------------------------------------------------
+# CUDA names a MIG device "<card> MIG <g>g.<GB>gb" ("NVIDIA A100-SXM4-80GB MIG 1g.10gb"; a
+# compute instance of part of it "MIG 1c.3g.40gb"). NVIDIA MIG User Guide, "Supported MIG
+# Profiles": a card has 7 compute slices and 8 memory slices; a profile's memory and L2
+# are its memory slices / 8 (A100 80GB: 1g.10gb 1/8, 2g.20gb 2/8, 3g.40gb 4/8, 7g.80gb
+# 8/8), its SMs its compute slices' (A100: 14 per slice, 98 in a 7g of the card's 108).
+_MIG_RE = re.compile(r"\s*\bMIG\s+(?:\d+c\.)?(\d+)g\.(\d+)gb\b(?:\+me)?", re.IGNORECASE)
+MIG_COMPUTE_SLICES = 7
+MIG_MEMORY_SLICES = 8
+# Memory levels a slice owns its share of; the host link (PCIe) is the card's, not split.
+_MIG_SPLIT_LEVELS = ("DRAM", "L2")
+
+
+@dataclass(frozen=True)
+class MigProfile:
+    """A MIG profile read from a device name."""
+
+    profile: str        # "1g.10gb" (compute-instance prefix and "+me" dropped)
+    slices: int         # compute slices (GPCs), of MIG_COMPUTE_SLICES
+    memory_gb: int      # the profile's memory, GB as NVIDIA rounds it
+    card: str           # the device name less the profile: the whole card's name
+
+
+def mig_profile(name: str) -> MigProfile | None:
+    """'NVIDIA A100-SXM4-80GB MIG 1g.10gb' -> MigProfile('1g.10gb', 1, 10, 'NVIDIA
+    A100-SXM4-80GB'); None for a name without a MIG profile (a whole card)."""
+    m = _MIG_RE.search(name or "")
+    if m is None or not 1 <= int(m.group(1)) <= MIG_COMPUTE_SLICES or int(m.group(2)) <= 0:
+        return None
+    card = (name[:m.start()] + name[m.end():]).strip()
+    return MigProfile(f"{int(m.group(1))}g.{int(m.group(2))}gb", int(m.group(1)),
+                      int(m.group(2)), card)
+
+
+def mig_memory_slices(memory_gb: float, card_gb: float | None) -> int | None:
+    """The profile's memory slices (eighths of the card): its GB over the card's, to the
+    nearest eighth (H200 141GB: 1g.18gb -> 1, 3g.71gb -> 4); None when the card's size is
+    unknown or the share is no whole eighth within a quarter slice (not this card's)."""
+    if not card_gb or card_gb <= 0:
+        return None
+    share = memory_gb / card_gb * MIG_MEMORY_SLICES
+    n = round(share)
+    return n if 1 <= n <= MIG_MEMORY_SLICES and abs(share - n) <= 0.25 else None
+
+
+def mig_roof(roof, mig: MigProfile, *, card_sms: int | None, slice_sms: int | None,
+             card_gb: float | None):
+    """(the slice's nominal Roof, its name): compute ceilings x slice SMs / card SMs (both
+    known; else compute slices / 7: a 7g has fewer SMs than the card, so that reads high),
+    DRAM and L2 x memory slices / 8; the host link as the card's. Every scaled ceiling is
+    "derived", its method saying how. Memory left at the card's figure (with a note) when
+    the profile's GB does not give whole eighths of the card's."""
+    tag = f"MIG {mig.profile}"
+    if card_sms and slice_sms and slice_sms <= card_sms:
+        c_num, c_den, c_how = slice_sms, card_sms, f"{slice_sms} of {card_sms} SMs"
+    else:
+        unknown = "the slice's SM count not read" if card_sms else \
+            "the catalog gives no SM count for the card"
+        c_num, c_den = mig.slices, MIG_COMPUTE_SLICES
+        c_how = f"{mig.slices} of {MIG_COMPUTE_SLICES} compute slices ({unknown})"
+    slices = mig_memory_slices(mig.memory_gb, card_gb)
+    notes = [f"{tag}: a slice of the {roof.name}; compute x {c_how}"]
+
+    def compute(c):
+        return replace(c, value=c.value * c_num / c_den, provenance="derived",
+                       method=f"{tag}: {c_how} x {c.value / 1e12:g} TFLOP/s")
+
+    def memory(c):
+        if slices is None or c.level not in _MIG_SPLIT_LEVELS:
+            return c
+        return replace(c, value=c.value * slices / MIG_MEMORY_SLICES, provenance="derived",
+                       method=f"{tag}: {slices} of {MIG_MEMORY_SLICES} memory slices x "
+                              f"{c.value / 1e9:g} GB/s")
+    if slices is None:
+        size = f"the card's {card_gb:g} GB" if card_gb else "the card, whose size is unknown"
+        notes.append(f"{tag}: {mig.memory_gb} GB is no whole eighth of {size}: memory "
+                     f"ceilings left at the whole card's")
+    else:
+        notes.append(f"{tag}: DRAM and L2 x {slices} of {MIG_MEMORY_SLICES} memory slices "
+                     f"({mig.memory_gb} GB of {card_gb:g}); the host link is the card's")
+    name = f"{roof.name} {tag} (derived)"
+    return replace(roof, name=name, compute=tuple(map(compute, roof.compute)),
+                   memory=tuple(map(memory, roof.memory)),
+                   notes=roof.notes + tuple(notes)), name
 
 
 def catalog_roof(name: str, cc: str | None = None, *, memory_bytes: float | None = None):
@@ -394,6 +483,7 @@ class CatalogMatch:
     how: str | None               # "matched by the device name ..." / "... board model ..."
     note: str | None              # why there is no nominal roof
     unified_memory: bool = False  # the entry's GPU shares DRAM with the CPU (Jetson)
+    mig_profile: str | None = None  # "1g.10gb" when the device is a MIG slice
 
 
 def _catalog_unified(text: str) -> bool:
@@ -513,13 +603,41 @@ def _board_family(name: str, cc: str | None, board: str | None) -> list[Any]:
 
 def _entry_sms(entry: str | None) -> int | None:
     """The catalog entry's SM count, None where it gives none (or there is no such entry)."""
-    if not entry:
-        return None
+    return getattr(_entry_device(entry), "sms", None) if entry else None
+
+
+def _entry_device(entry: str | None):
+    """The catalog entry named `entry`, None where there is none."""
     try:
         from ...hardware.catalog import all_devices
-        return next((d.sms for d in all_devices() if d.name == entry), None)
+        return next((d for d in all_devices() if d.name == entry), None)
     except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
         return None
+
+
+def _match_mig(name: str, mig: MigProfile, cc: str | None, sms: int | None) -> CatalogMatch:
+    """A MIG slice: the whole card by the name less the profile, then the slice's share of
+    its nominal roof (mig_roof). The card's SM count is not the slice's, so it is not
+    checked for equality; it is used for the share. A slice reporting more SMs than the
+    card has cannot be a slice of it."""
+    card, entry = catalog_roof(mig.card, cc)
+    if card is None:
+        return CatalogMatch(None, None, None, f"a MIG {mig.profile} slice, but {entry}",
+                            mig_profile=mig.profile)
+    dev = _entry_device(entry)
+    card_sms = getattr(dev, "sms", None)
+    if sms and card_sms and sms > card_sms:
+        return CatalogMatch(None, None, None,
+                            f"'{name}' names a MIG {mig.profile} slice of {entry}, but the "
+                            f"device has {sms} SMs, more than the card's {card_sms}: not used",
+                            mig_profile=mig.profile)
+    roof, got = mig_roof(card, mig, card_sms=card_sms, slice_sms=sms,
+                         card_gb=_nominal_gb(dev) if dev is not None else None)
+    return CatalogMatch(roof, got,
+                        f"matched as a MIG slice: the device name '{name}' less 'MIG "
+                        f"{mig.profile}' names {entry}; its nominal roof scaled to the "
+                        f"slice's share ({'; '.join(roof.notes[-2:])})", None,
+                        mig_profile=mig.profile)
 
 
 def _sms_fit(device, sms: int | None) -> bool:
@@ -573,8 +691,13 @@ def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | Non
     rules out every candidate whose catalog SM count differs: an AGX Orin 32GB module (14
     SMs) on the developer kit's carrier is not the 64GB (16). The board model is used only
     on an integrated GPU, or where `integrated` is unknown (None): a discrete GPU in a
-    Jetson's PCIe slot is not the module. Never a guess: when none decides, no roof and a
+    Jetson's PCIe slot is not the module. A MIG slice ('... MIG 1g.10gb') gets its share of
+    the whole card's roof (_match_mig). Never a guess: when none decides, no roof and a
     note saying so."""
+    mig = mig_profile(name)
+    if mig is not None:
+        # A slice's SMs are its share of the card's, never the card's count: its own path.
+        return _match_mig(name, mig, cc, sms)
     rejected: list[str] = []     # candidates named by the name or board, and why not used
     roof, got = catalog_roof(name, cc, memory_bytes=memory_bytes)
     if roof is not None:
