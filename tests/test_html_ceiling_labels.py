@@ -38,6 +38,7 @@ from rooflab.report.html_labels import (
 pytest.importorskip("plotly")
 
 from test_html_slope_labels import (  # noqa: E402
+    H100_MEASURED,
     _axes,
     _demo,
     _gpu_kernels,
@@ -48,13 +49,6 @@ from test_html_slope_labels import (  # noqa: E402
 )
 
 H100 = lookup_roof("H100")
-H100_MEASURED = Roof("H100 measured", "measured",
-                     compute=(Ceiling(600e12, precision="fp16", unit="tensor",
-                                      provenance="measured"),
-                              Ceiling(48e12, precision="fp32", unit="vector",
-                                      provenance="measured")),
-                     memory=(Ceiling(9.5e12, level="L2", provenance="measured"),
-                             Ceiling(2.9e12, level="DRAM", provenance="measured")))
 
 
 def _two_roofs():

@@ -187,19 +187,23 @@ def test_nominal_ceiling_names_start_clear_of_the_y_axis():
     assert at_left >= 3
 
 
+# a measured H100 roof below its nominal one (two roofs on one chart)
+H100_MEASURED = Roof("H100 measured", "measured",
+                     compute=(Ceiling(600e12, precision="fp16", unit="tensor",
+                                      provenance="measured"),
+                              Ceiling(48e12, precision="fp32", unit="vector",
+                                      provenance="measured")),
+                     memory=(Ceiling(9.5e12, level="L2", provenance="measured"),
+                             Ceiling(2.9e12, level="DRAM", provenance="measured")))
+
+
 def test_gpu_one_roof_and_two_roofs_with_a_mixed_kernel():
     from rooflab.report.html import figure
 
     h100 = lookup_roof("H100")
     ks = _gpu_kernels()
     assert _assert_slope_names_clear(figure(analyze(h100, ks))) == ["DRAM 3.35 TB/s"]
-    measured = Roof("H100 measured", "measured",
-                    compute=(Ceiling(600e12, precision="fp16", unit="tensor",
-                                     provenance="measured"),
-                             Ceiling(48e12, precision="fp32", unit="vector",
-                                     provenance="measured")),
-                    memory=(Ceiling(9.5e12, level="L2", provenance="measured"),
-                            Ceiling(2.9e12, level="DRAM", provenance="measured")))
+    measured = H100_MEASURED
     profile = MachineProfile(host={"name": "h100"}, nominal=h100, measured=measured)
     texts = _assert_slope_names_clear(figure(analyze(measured, ks), profile))
     assert texts == ["L2 9.5 TB/s", "DRAM 2.9 TB/s", "DRAM 3.35 TB/s (nominal)"]
