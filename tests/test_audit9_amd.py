@@ -233,7 +233,7 @@ def test_probe_on_one_mi250x_gcd_compares_with_half_the_package(fake_rocm, monke
     assert checks["PCIe"]["nominal"] == pytest.approx(16 * 16e9 * 128 / 130 / 8)  # per GCD
     assert p.nominal.find_memory("DRAM").provenance == "derived"
     # the whole package, by name, is unchanged
-    from rooflab.probe.gpu.identity import catalog_roof
+    from rooflab.probe.gpu.catalog_match import catalog_roof
     roof, name = catalog_roof("AMD Instinct MI250X")
     assert name == "AMD Instinct MI250X" and roof.find_memory("DRAM").value == 3.2768e12
 

@@ -382,7 +382,7 @@ def test_every_nvidia_gpu_has_its_compute_capability():
 
 
 def test_gpu_probe_refuses_a_catalog_match_of_another_compute_capability():
-    from rooflab.probe.gpu.identity import catalog_roof
+    from rooflab.probe.gpu.catalog_match import catalog_roof
 
     roof, name = catalog_roof("NVIDIA H200", "9.0")
     assert roof is not None and name == "NVIDIA H200 SXM"

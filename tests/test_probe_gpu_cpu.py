@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")
 
 from rooflab.hardware.profile import load_profile, save_profile  # noqa: E402
 from rooflab.probe.gpu import probe_gpu  # noqa: E402
-from rooflab.probe.gpu.identity import catalog_roof, identify  # noqa: E402
+from rooflab.probe.gpu.catalog_match import catalog_roof  # noqa: E402
+from rooflab.probe.gpu.identity import identify  # noqa: E402
 
 
 @pytest.fixture(scope="module")

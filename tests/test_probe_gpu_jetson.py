@@ -20,8 +20,10 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_probe_gpu_fakecuda as fc  # noqa: E402
 
-from rooflab.probe.gpu import identity  # noqa: E402
-from rooflab.probe.gpu.identity import board_model, devfreq_clocks, match_catalog  # noqa: E402
+from rooflab.probe.gpu import board as gpu_board  # noqa: E402
+from rooflab.probe.gpu import catalog_match, identity  # noqa: E402
+from rooflab.probe.gpu.board import board_model, devfreq_clocks  # noqa: E402
+from rooflab.probe.gpu.catalog_match import match_catalog  # noqa: E402
 from rooflab.probe.gpu.memory import UNIFIED_COPY  # noqa: E402
 
 AGX_DEVKIT = "NVIDIA Jetson AGX Orin Developer Kit"
@@ -73,10 +75,10 @@ def _devfreq(root: Path, node: str, cur_hz: int, max_hz: int, min_hz: int = 3060
 @pytest.fixture()
 def jetson(monkeypatch, tmp_path):
     """probe_gpu("cuda:0") on a fake AGX Orin: board model file, devfreq, no NVML."""
-    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
+    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
     sysfs = tmp_path / "sys"
     _devfreq(sysfs, "class/devfreq/17000000.ga10b", 1300500000, 1300500000)
-    monkeypatch.setattr(identity, "SYSFS", sysfs)
+    monkeypatch.setattr(gpu_board, "SYSFS", sysfs)
     with fc.dressed_as_gpu(monkeypatch, OrinTorch([]), _jetson_nvml()):
         yield tmp_path
 
@@ -141,26 +143,27 @@ ORINS = _mods(("AGX 64", 64), ("AGX 32", 32), ("NX 16", 16), ("NX 8", 8), ("Nano
     (0, None), (None, None),
 ])
 def test_pick_by_memory_takes_the_size_nearest_above(reported, picked):
-    got = identity.pick_by_memory(ORINS, reported, others=())
+    got = catalog_match.pick_by_memory(ORINS, reported, others=())
     assert (got.name if got else None) == picked
 
 
 def test_a_tie_is_broken_only_by_narrowing_the_candidates_first():
     # the name (board) must say NX or Nano before the memory is asked
-    assert identity.pick_by_memory(_mods(("NX 16", 16), ("NX 8", 8)), 7.4 * GIB).name == "NX 8"
-    assert identity.pick_by_memory(_mods(("Nano 8", 8), ("Nano 4", 4)), 7.4 * GIB).name == "Nano 8"
+    assert catalog_match.pick_by_memory(_mods(("NX 16", 16), ("NX 8", 8)), 7.4 * GIB).name == "NX 8"
+    nano = _mods(("Nano 8", 8), ("Nano 4", 4))
+    assert catalog_match.pick_by_memory(nano, 7.4 * GIB).name == "Nano 8"
 
 
 def test_off_catalog_products_of_a_size_block_the_pick():
     agx = _mods(("NVIDIA Jetson AGX Orin 64GB", 64), ("NVIDIA Jetson AGX Orin 32GB", 32))
     # 61 GiB: the 64GB or the AGX Orin Industrial (64 GB, 1.185 GHz); 30 GiB: the 32GB
     # module or the 2022 developer kit (32 GB with the 64GB's GPU)
-    assert identity.pick_by_memory(agx, 61 * GIB) is None
-    assert identity.pick_by_memory(agx, 30 * GIB) is None
-    assert identity.pick_by_memory(agx, 61 * GIB, others=()).name.endswith("64GB")
+    assert catalog_match.pick_by_memory(agx, 61 * GIB) is None
+    assert catalog_match.pick_by_memory(agx, 30 * GIB) is None
+    assert catalog_match.pick_by_memory(agx, 61 * GIB, others=()).name.endswith("64GB")
     # a product with the same roof is no rival
     same = (("Jetson AGX Orin Developer Kit (2022, 32 GB)", 32, "NVIDIA Jetson AGX Orin 64GB"),)
-    assert identity.pick_by_memory(agx[:1], 30 * GIB, others=same).name.endswith("64GB")
+    assert catalog_match.pick_by_memory(agx[:1], 30 * GIB, others=same).name.endswith("64GB")
 
 
 @pytest.mark.parametrize("board, reported, entry", [
@@ -265,8 +268,8 @@ def test_the_host_copy_is_dram_to_dram_and_never_judged_as_pcie(jetson):
 def test_an_orin_without_a_board_model_gets_no_nominal_and_no_pcie(monkeypatch, tmp_path):
     from rooflab.probe.gpu import probe_gpu
 
-    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, None))
-    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, None))
+    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
     with fc.dressed_as_gpu(monkeypatch, OrinTorch([]), _jetson_nvml()):
         p = probe_gpu("cuda:0", "quick", triton=False)
     assert p.nominal is None and p.host["catalog"] is None and p.host["board_model"] is None
@@ -305,8 +308,8 @@ def test_a_roof_matched_by_memory_says_so_in_the_notes(monkeypatch, tmp_path):
     match than a name, so the measured roof's notes say how (as for a board match)."""
     from rooflab.probe.gpu import probe_gpu
 
-    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, NX_DEVKIT))
-    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, NX_DEVKIT))
+    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
     fake = OrinTorch([])
     fake.cuda = OrinNxCuda([])
     with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
@@ -414,8 +417,8 @@ class DiscreteCuda(OrinCuda):
 def test_the_probe_passes_the_sm_count_and_integration(monkeypatch, tmp_path, cuda, entry):
     from rooflab.probe.gpu import probe_gpu
 
-    monkeypatch.setattr(identity, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
-    monkeypatch.setattr(identity, "SYSFS", tmp_path / "no-sys")
+    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
+    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
     fake = OrinTorch([])
     fake.cuda = cuda([])
     with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):

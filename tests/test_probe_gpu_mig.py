@@ -1,7 +1,7 @@
 """A MIG slice is judged against its share of the card, not the whole card.
 
 CUDA names a MIG device "<card> MIG <g>g.<GB>gb" and reports the slice's SMs and memory.
-The nominal roof is the card's scaled to the slice (probe/gpu/identity.py mig_roof):
+The nominal roof is the card's scaled to the slice (probe/gpu/mig.py mig_roof):
 compute x slice SMs / card SMs (catalog `sms`; g / 7 where the catalog gives none), DRAM
 and L2 x memory slices / 8 (NVIDIA MIG User Guide, "Supported MIG Profiles"). The probe
 run fakes CUDA and NVML as tests/test_probe_gpu_fakecuda.py does.
@@ -17,9 +17,9 @@ import pytest
 
 from rooflab.hardware.catalog import lookup
 from rooflab.model.ceiling import Ceiling
-from rooflab.probe.gpu.identity import (
+from rooflab.probe.gpu.catalog_match import match_catalog
+from rooflab.probe.gpu.mig import (
     MigProfile,
-    match_catalog,
     mig_memory_slices,
     mig_profile,
     mig_roof,

@@ -137,11 +137,11 @@ def _catalog_match(devices: Sequence[str],
 
 def _recorded_roof(device: RecordedDevice) -> tuple[Roof, str] | None:
     """The catalog roof of a device whose memory the profiler recorded, as the GPU probe
-    finds it (probe.gpu.identity.catalog_roof): one MI250X die ("AMD Instinct MI250X /
+    finds it (probe.gpu.catalog_match.catalog_roof): one MI250X die ("AMD Instinct MI250X /
     MI250", 64 GiB) gets half the package's figures, not the whole package's."""
     from dataclasses import replace
 
-    from ..probe.gpu.identity import catalog_roof
+    from ..probe.gpu.catalog_match import catalog_roof
 
     roof, _ = catalog_roof(device.name, device.cc, memory_bytes=device.memory_bytes)
     if roof is None:

@@ -24,8 +24,9 @@ from ...model.ceiling import Ceiling, Roof
 from ...units import si
 from ..nominal import below_nominal_extras, compare_to_nominal
 from . import load as gpu_load
+from .catalog_match import match_catalog
 from .context import Context, sizes_for
-from .identity import identify, match_catalog, open_device, parse_device, read_clocks
+from .identity import identify, open_device, parse_device, read_clocks
 from .timing import clock_timer, cuda_timer, torch_flush
 
 __all__ = ["compare_to_nominal", "probe_gpu"]
