@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .board import BOARD_MODEL
+from . import board as device_tree  # read at call time: tests point BOARD_MODEL elsewhere
 from .mig import MigProfile, mig_profile, mig_roof
 
 # Packages whose dies are separate devices to software: the MI250X's two graphics compute
@@ -307,8 +307,9 @@ def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | Non
         if by_board is not None and clash is None \
                 and (not memory_bytes or _holds(board_got, memory_bytes)):
             return CatalogMatch(by_board, board_got,
-                                f"matched by the board model '{board}' ({BOARD_MODEL}); the "
-                                f"device name alone did not decide ({got})", None,
+                                f"matched by the board model '{board}' "
+                                f"({device_tree.BOARD_MODEL}); the device name alone did "
+                                f"not decide ({got})", None,
                                 _catalog_unified(board))
         if by_board is not None:
             why = clash or f"this device's {mem} cannot be its memory"
