@@ -183,13 +183,19 @@ def test_unified_memory_note_is_in_the_json(capsys):
     assert any("is unified memory" in n for n in json.dumps(json.loads(out)).split('"'))
 
 
+def _llm_doc(capsys, tmp_path, model):
+    """`rooflab llm MODEL --on the Orin Nano --phase decode --json`, saved: choose's input."""
+    code, out, _ = run(capsys, "llm", model, "--on", NANO, "--phase", "decode", "--json")
+    assert code == 0
+    doc = tmp_path / f"{model}.json"
+    doc.write_text(out)
+    return doc
+
+
 # --- choose: a Jetson the model does not fit is not told to split it --------------------
 
 def test_choose_does_not_tell_a_jetson_to_use_tp(capsys, tmp_path):
-    doc = tmp_path / "l8.json"
-    code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", NANO, "--phase", "decode",
-                       "--json")
-    doc.write_text(out)
+    doc = _llm_doc(capsys, tmp_path, "llama-3-8b")
     code, out, _ = run(capsys, "choose", str(doc), "--among",
                        "jetson-orin-nx,jetson-orin-nano")
     assert code == 0
@@ -295,10 +301,7 @@ def test_least_bytes_of_a_document_already_at_int4_and_fp8_is_its_footprint(caps
 def test_no_narrower_dtype_is_offered_where_none_fits(capsys, tmp_path):
     # 70B: 36.6 GB even at int4 weights and fp8 KV: fits the AGX Orin's 64 GB, never the
     # Nano's 8 GB, which was told "only smaller --weights or --kv fp8"
-    doc = tmp_path / "l70.json"
-    code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", NANO, "--phase", "decode",
-                       "--json")
-    doc.write_text(out)
+    doc = _llm_doc(capsys, tmp_path, "llama-3-70b")
     code, out, _ = run(capsys, "choose", str(doc), "--among",
                        "jetson-orin-nano,jetson-agx-orin,T4")
     text = " ".join(out.split())
@@ -324,10 +327,7 @@ def test_batch_one_that_fits_nothing_is_not_told_to_lower_the_batch():
 
 
 def test_choose_json_carries_the_least_footprint(capsys, tmp_path):
-    doc = tmp_path / "l70.json"
-    code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", NANO, "--phase", "decode",
-                       "--json")
-    doc.write_text(out)
+    doc = _llm_doc(capsys, tmp_path, "llama-3-70b")
     code, out, _ = run(capsys, "choose", str(doc), "--among", "jetson-orin-nano,T4", "--json")
     rows = json.loads(out)["devices"]
     # 70.55e9 params x 0.515625 + 209,715,200 / 2 + 67,621,888 B (test above)

@@ -83,6 +83,20 @@ def jetson(monkeypatch, tmp_path):
         yield tmp_path
 
 
+def _probe_orin(monkeypatch, tmp_path, board, cuda=None):
+    """probe_gpu("cuda:0") on a fake Orin with this board model (None: no device tree),
+    no devfreq node and no NVML; `cuda` replaces the AGX's CUDA stand-in."""
+    from rooflab.probe.gpu import probe_gpu
+
+    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, board))
+    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
+    fake = OrinTorch([])
+    if cuda is not None:
+        fake.cuda = cuda([])
+    with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
+        return probe_gpu("cuda:0", "quick", triton=False)
+
+
 # --- identity: the board model decides where "Orin" cannot --------------------------------
 
 def test_board_model_drops_the_nul_and_is_none_without_a_device_tree(tmp_path):
@@ -266,12 +280,7 @@ def test_the_host_copy_is_dram_to_dram_and_never_judged_as_pcie(jetson):
 
 
 def test_an_orin_without_a_board_model_gets_no_nominal_and_no_pcie(monkeypatch, tmp_path):
-    from rooflab.probe.gpu import probe_gpu
-
-    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, None))
-    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
-    with fc.dressed_as_gpu(monkeypatch, OrinTorch([]), _jetson_nvml()):
-        p = probe_gpu("cuda:0", "quick", triton=False)
+    p = _probe_orin(monkeypatch, tmp_path, None)
     assert p.nominal is None and p.host["catalog"] is None and p.host["board_model"] is None
     assert "not guessed" in p.host["catalog_note"]
     assert any(n.startswith("no nominal roof: ") for n in p.measured.notes)
@@ -306,14 +315,7 @@ class OrinNxCuda(OrinCuda):
 def test_a_roof_matched_by_memory_says_so_in_the_notes(monkeypatch, tmp_path):
     """The NX developer kit's board names no size: the memory picks NX 16GB, a weaker
     match than a name, so the measured roof's notes say how (as for a board match)."""
-    from rooflab.probe.gpu import probe_gpu
-
-    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, NX_DEVKIT))
-    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
-    fake = OrinTorch([])
-    fake.cuda = OrinNxCuda([])
-    with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
-        p = probe_gpu("cuda:0", "quick", triton=False)
+    p = _probe_orin(monkeypatch, tmp_path, NX_DEVKIT, OrinNxCuda)
     assert p.host["catalog"] == "NVIDIA Jetson Orin NX 16GB"
     assert p.host["catalog_match"].startswith("matched by the device memory")
     assert any(n.startswith("nominal roof 'NVIDIA Jetson Orin NX 16GB': matched by the "
@@ -415,14 +417,7 @@ class DiscreteCuda(OrinCuda):
 
 @pytest.mark.parametrize("cuda, entry", [(Agx32Cuda, AGX_32), (DiscreteCuda, None)])
 def test_the_probe_passes_the_sm_count_and_integration(monkeypatch, tmp_path, cuda, entry):
-    from rooflab.probe.gpu import probe_gpu
-
-    monkeypatch.setattr(gpu_board, "BOARD_MODEL", _board(tmp_path, AGX_DEVKIT))
-    monkeypatch.setattr(gpu_board, "SYSFS", tmp_path / "no-sys")
-    fake = OrinTorch([])
-    fake.cuda = cuda([])
-    with fc.dressed_as_gpu(monkeypatch, fake, _jetson_nvml()):
-        p = probe_gpu("cuda:0", "quick", triton=False)
+    p = _probe_orin(monkeypatch, tmp_path, AGX_DEVKIT, cuda)
     assert p.host["board_model"] == AGX_DEVKIT and p.host["catalog"] == entry
     if entry is None:
         assert p.nominal is None and "is not used" in p.host["catalog_note"]
