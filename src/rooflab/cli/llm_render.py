@@ -231,14 +231,13 @@ def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str
     only the narrowest (--weights int4); kv=False leaves out --kv fp8 (it makes no room when
     the weights alone do not fit); keep(dtype): False leaves a weight dtype out. Empty when
     the settings are as narrow as they go."""
-    from ..workloads.llm.pipeline import SMALLER_WEIGHTS
+    from ..workloads.llm.pipeline import narrower_kv, narrower_weights
 
-    ws = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes
-          and (keep is None or keep(w))]
+    ws = [w for w in narrower_weights(s) if keep is None or keep(w)]
     if weights == "least":
         ws = ws[-1:]
     out = [f"--weights {'/'.join(ws)}"] if ws else []
-    if kv and s.with_(kv="fp8").kv_bytes < s.kv_bytes:
+    if kv and narrower_kv(s):
         out.append("--kv fp8")
     return out
 

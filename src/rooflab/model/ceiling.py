@@ -311,23 +311,23 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
     seconds_at_peak = sum(v / c.value for _, v, c, _ in held)
     first = held[0][2]
     value = total / seconds_at_peak
+    shares = tuple(CeilingPart(p, v, c) for p, v, c, _ in held)
     ceiling = Ceiling(value=value, precision=first.precision, unit=first.unit,
                       provenance="derived", source=f"roof '{roof.name}'",
-                      method=_weighted_method(held, total))
+                      method=_weighted_method(shares, total))
     label = "weighted " + " + ".join(dict.fromkeys(c.label for _, _, c, _ in held))
     notes = tuple(dict.fromkeys(n for _, _, _, n in held if n))
-    return KernelCeiling(ceiling, label, notes,
-                         tuple(CeilingPart(p, v, c) for p, v, c, _ in held))
+    return KernelCeiling(ceiling, label, notes, shares)
 
 
-def _weighted_method(held, total: float) -> str:
+def _weighted_method(parts: tuple[CeilingPart, ...], total: float) -> str:
     """'weighted: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector (19.5 TFLOP/s)': each
     precision's share of the FLOP and the ceiling it is held to."""
     from ..units import si
 
     return "weighted: " + " + ".join(
-        f"{_share(v / total)} {c.label if c.precision == p else p + ' on ' + c.label} "
-        f"({si(c.value, 'FLOP/s')})" for p, v, c, _ in held)
+        f"{_share(part.flop / total)} {part.label} ({si(part.ceiling.value, 'FLOP/s')})"
+        for part in parts)
 
 
 def _share(fraction: float) -> str:

@@ -201,15 +201,14 @@ def _place(anchor, text, candidates, placed, soft=(), leaders=None, walls=()):
             break   # costs never go below the penalty: no later candidate can win
         box = _box(anchor, offset, ha, va, text)
         end = (anchor[0] + offset[0], anchor[1] + offset[1])
-        far = max(abs(offset[0]), abs(offset[1])) > 12
-        base, lead = _Scene.costs(part, box, anchor, end if far else None)
+        base, lead = _Scene.costs(part, box, anchor, end if _far(offset) else None)
         cost = base + penalty
         if leaders is not None:
             cost += lead
         if best is None or cost < best[0]:
             best = (cost, offset, ha, va, box, end)
     placed.append(best[4])
-    if leaders is not None and max(abs(best[1][0]), abs(best[1][1])) > 12:
+    if leaders is not None and _far(best[1]):
         leaders.append((anchor, best[5]))
     return best[1], best[2], best[3]
 

@@ -31,6 +31,7 @@ from .html_labels import (
     Slope,
     line_label_box,
     marker_box,
+    pixel_segments,
     place_ceiling_names,
     place_names,
     place_slope_names,
@@ -117,6 +118,13 @@ def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
     return lo, hi
 
 
+def _ridge_level(roof: Roof):
+    """The memory ceiling ridges are read against: DRAM, else the fastest level (None
+    for a roof without memory ceilings)."""
+    return roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
+                                        if roof.memory else None)
+
+
 def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
     """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling:
     (trace, its Slope or Flat) pairs, None for a flat roof an equal one names
@@ -149,9 +157,8 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
             hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
                       f"{'; ' + m.source if m.source else ''})", hoverinfo="text"),
             Slope(0, m.value, xr[0], x_end, text, prefer=f)))
-    dram = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
-                                        if roof.memory else None)
     fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
+    dram = _ridge_level(roof)
     # Each flat roof is named on the chart (all are one colour: without a name the reader
     # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
     # share one name. The judging roof's are best at the right end, the others' at their
@@ -193,8 +200,6 @@ def _name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
         t.textposition = at.position
 
 
-
-
 def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
     """A mixed-precision kernel's weighted ceiling (ceiling.kernel_ceiling), which no roof
     ceiling is: a thin dotted segment from its ridge (against DRAM, as the flat roofs'
@@ -202,8 +207,7 @@ def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
     one per value (kernels sharing it draw it once). Its ridge lies on the slope, which
     runs up to the roof's top ceiling, above every weighted one."""
     roof = analysis.roof
-    mem = roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
-                                       if roof.memory else None)
+    mem = _ridge_level(roof)
     if mem is None:
         return []
     traces = []
@@ -307,8 +311,7 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     for t in roof_traces:       # added named: the figure keeps copies
         fig.add_trace(t)
     ceiling_names = _line_label_boxes(roof_traces, axes)
-    segments = [(axes.px(*a), axes.px(*b)) for _, pts in lines
-                for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
+    segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
     names = _point_names(analysis, drawn + predicted, axes, ceiling_names, segments)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):

@@ -36,7 +36,6 @@ POSITIONS = ("top right", "bottom right", "top left", "bottom left", "middle rig
              "middle left", "top center", "bottom center")
 
 
-
 @dataclass(frozen=True)
 class Axes:
     """Log-log axes: their ranges as plotly writes them (log10 of the data limits)."""
@@ -113,10 +112,10 @@ def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence
         if len(out) == limit:
             break
         anchor = axes.px(c.x, c.y)
-        others = [b for k, b in markers.items() if k != c.key]
+        blockers = placed + [b for k, b in markers.items() if k != c.key]
         free = [(p, box) for p in POSITIONS
                 for box in (text_box(anchor, c.text, p),)
-                if _inside(box, axes.size) and not any(overlap(box, b) for b in placed + others)]
+                if _inside(box, axes.size) and not any(overlap(box, b) for b in blockers)]
         if free:
             # the fewest lines through it; ties keep POSITIONS' order (min keeps the first)
             position, box = min(free, key=lambda pb: boxes.lines_through(
@@ -130,6 +129,13 @@ def line_label_box(axes: Axes, x: float, y: float, text: str, position: str,
                    font_px: float) -> Box:
     """The box of a ceiling's or slope's name (a 'lines+text' trace's text at a vertex)."""
     return text_box(axes.px(x, y), text, position, font_px, gap=0.0)
+
+
+def pixel_segments(axes: Axes, lines: Sequence[tuple[object, Sequence]]) -> list[tuple]:
+    """(key, a, b) in pixels for each segment of the lines ((key, [(x, y), ...]) in data
+    units), leaving out those with a vertex at or below 0 (not on log axes)."""
+    return [(key, axes.px(*a), axes.px(*b)) for key, pts in lines
+            for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
 
 
 # --- the slopes' names -----------------------------------------------------------------
@@ -227,8 +233,7 @@ def place_slope_names(slopes: Sequence[Slope], axes: Axes, obstacles: Sequence[B
     with the fewest conflicts (a slope is always named: its colour alone does not say
     which level it is)."""
     angle = slope_angle(axes)
-    segments = [(key, axes.px(*a), axes.px(*b)) for key, pts in lines
-                for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
+    segments = pixel_segments(axes, lines)
     placed: list = []
     out: dict[int, SlopeName] = {}
     for s in slopes:
@@ -258,7 +263,6 @@ def place_slope_names(slopes: Sequence[Slope], axes: Axes, obstacles: Sequence[B
         placed.append(poly)
         out[s.key] = SlopeName(x, s.bandwidth * x, offset, angle, poly)
     return out
-
 
 
 # --- the ceilings' names ---------------------------------------------------------------
@@ -358,8 +362,7 @@ def place_ceiling_names(flats: Sequence[Flat], axes: Axes, obstacles: Sequence[B
     (key, [(x, y), ...] in data units) of every line drawn; a name keeps clear of all but
     its own and those that run along it (two equal ceilings of two roofs: 235 and 236
     GFLOP/s are one line on the chart)."""
-    segments = [(key, axes.px(*a), axes.px(*b)) for key, pts in lines
-                for a, b in zip(pts, pts[1:], strict=False) if min(*a, *b) > 0]
+    segments = pixel_segments(axes, lines)
     placed: list[Box] = []
     out: dict[int, FlatName] = {}
     for f in flats:
@@ -369,11 +372,12 @@ def place_ceiling_names(flats: Sequence[Flat], axes: Axes, obstacles: Sequence[B
         others = [(a, b) for key, a, b in segments if key != f.key
                   and not (a[1] == b[1] and abs(a[1] - y) <= LINE_MARGIN_PX + 0.5)]
         w = CHAR_EM * f.font_px * len(f.text)
+        taken = [*obstacles, *placed]
         best = None
         for px, position in _flat_candidates(left, right, w, f.prefer):
             box = text_box((px, y), f.text, position, f.font_px, gap=0.0)
-            n, crossed = flat_conflicts(box, position.startswith("top"), axes.size,
-                                        [*obstacles, *placed], others)
+            n, crossed = flat_conflicts(box, position.startswith("top"), axes.size, taken,
+                                        others)
             if best is None or n < best[0]:
                 best = (n, px, position, box)
             if n == crossed == 0:

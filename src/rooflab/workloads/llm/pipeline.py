@@ -197,13 +197,23 @@ def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, pro
 SMALLER_WEIGHTS = ("int8", "int4")
 
 
+def narrower_weights(s: Settings) -> list[str]:
+    """The SMALLER_WEIGHTS dtypes whose bytes per weight are below s's, in that order."""
+    return [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes]
+
+
+def narrower_kv(s: Settings) -> bool:
+    """Whether --kv fp8 stores s's KV cache in fewer bytes."""
+    return s.with_(kv="fp8").kv_bytes < s.kv_bytes
+
+
 def smaller_settings(s: Settings) -> tuple[tuple[str, Settings], ...]:
     """The --weights/--kv changes that make s's bytes smaller, as (options, settings), least
     lossy first (one change before two). Only dtypes narrower than the ones in use:
     `--weights int4` at int4 makes no room (the memory line used to offer it anyway)."""
-    weights = [w for w in SMALLER_WEIGHTS if s.with_(weights=w).weight_bytes < s.weight_bytes]
+    weights = narrower_weights(s)
     out = [(f"--weights {w}", s.with_(weights=w)) for w in weights]
-    if s.with_(kv="fp8").kv_bytes < s.kv_bytes:     # one change before two
+    if narrower_kv(s):     # one change before two
         out += [("--kv fp8", s.with_(kv="fp8"))]
         out += [(f"--weights {w} --kv fp8", s.with_(weights=w, kv="fp8")) for w in weights]
     return tuple(out)
