@@ -41,10 +41,13 @@ def test_the_sm_count_is_optional_and_parsed():
     (d,) = parse_catalog_text(GOOD.replace("kind = \"gpu\"", "kind = \"gpu\"\nsms = 132"),
                               "test.toml")
     assert d.sms == 132
-    # Beyond the Jetsons, only MIG-capable cards whose whitepaper count is certain (a MIG
-    # slice's compute is its SMs over the card's: tests/test_probe_gpu_mig.py).
-    assert {d.name: d.sms for d in all_devices() if d.sms and "Jetson" not in d.name} == {
-        "NVIDIA A100 40GB SXM": 108, "NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132}
+    # Every NVIDIA entry but the GB200 (no public count) has one, from its whitepaper or
+    # datasheet (a MIG slice's compute is its SMs over the card's: test_probe_gpu_mig.py)
+    counts = {d.name: d.sms for d in all_devices() if d.vendor == "NVIDIA"}
+    assert [n for n, s in counts.items() if s is None] == ["NVIDIA GB200 Grace Blackwell"]
+    for name, sms in {"NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132,
+                      "NVIDIA H100 PCIe": 114, "NVIDIA T4": 40, "NVIDIA V100 SXM2 32GB": 80}.items():
+        assert counts[name] == sms
 
 
 @pytest.mark.parametrize("value, message", [

@@ -226,8 +226,9 @@ def test_report_does_not_call_fp32_the_fp64_peak(capsys, tmp_path):
     text = " ".join(out.split())
     # was: "roof (16.1x): fp64 peaks at 2.08 TFLOP/s": the Orin lists no fp64 at all
     assert "fp64 peaks at" not in text
-    assert ("roof (16.1x): its stand-in ceiling (no fp64 one on this roof) peaks at "
-            "2.08 TFLOP/s") in text                     # 33.42 / 2.08 = 16.07
+    # the top float ceiling (fp16/bf16 tensor 16.71), not int8 33.42: 16.71 / 2.08 = 8.03
+    assert ("roof (8.03x): its stand-in ceiling (no fp64 one on this roof) peaks at "
+            "2.08 TFLOP/s") in text
 
 
 def test_docs_edge_example_is_this_runs_output(capsys):

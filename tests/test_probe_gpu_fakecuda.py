@@ -78,7 +78,7 @@ class FakeCuda:
         return 0
 
     def get_device_properties(self, dev):
-        return SimpleNamespace(name="NVIDIA H200", major=9, minor=0, multi_processor_count=2,
+        return SimpleNamespace(name="NVIDIA H200", major=9, minor=0, multi_processor_count=132,
                                total_memory=150_000_000_000, L2_cache_size=1 << 20,
                                uuid="0a1b2c3d-0000-0000-0000-000000000000")
 
@@ -200,8 +200,8 @@ def test_the_cuda_branches_run_end_to_end(fake_cuda):
     assert "graph capture" in fake_cuda and "device cuda:0" in fake_cuda
     # Identity from the device's properties and NVML, the catalog matched by name and CC.
     h = p.host
-    assert (h["compute_capability"], h["multiprocessors"], h["backend"]) == ("9.0", 2, "cuda")
-    assert h["caches"] == {"L1": 2 * 256 * 1024, "L2": 1 << 20}
+    assert (h["compute_capability"], h["multiprocessors"], h["backend"]) == ("9.0", 132, "cuda")
+    assert h["caches"] == {"L1": 132 * 256 * 1024, "L2": 1 << 20}
     assert h["catalog"] == "NVIDIA H200 SXM"
     assert h["clocks_before"]["sm_clock_mhz"] == 1980
     assert h["clocks_after"]["power_limit_w"] == 700.0

@@ -371,7 +371,7 @@ def test_a_name_match_with_another_sm_count_is_not_used():
             f"SMs, {AGX_64} has 16") in m.note
     # an unknown SM count (None) or an entry without one checks nothing
     assert match_catalog("Jetson AGX Orin 64GB", "8.7").entry == AGX_64
-    assert match_catalog("NVIDIA H200", "9.0", sms=2).entry.startswith("NVIDIA H200")
+    assert match_catalog("NVIDIA H200", "9.0", sms=132).entry.startswith("NVIDIA H200")
 
 
 # --- the board model is the integrated GPU's, not a discrete card's -------------------------

@@ -109,13 +109,21 @@ def test_without_the_slices_sm_count_the_share_is_g_of_7():
 
 
 def test_a_card_without_an_sm_count_in_the_catalog_uses_g_of_7():
-    # the H200 entry gives no `sms`: 989.5e12 / 7 = 141.36e12; 4800e9 / 8 = 600e9
-    assert lookup("NVIDIA H200 SXM").sms is None
-    m = match_catalog("NVIDIA H200 MIG 1g.18gb", "9.0", sms=16)
-    c = _by_label(m.roof)
+    # a card with no `sms` (every NVIDIA entry but the GB200 has one now): the H200's roof
+    # with the count withheld: 989.5e12 / 7 = 141.36e12; 4800e9 / 8 = 600e9
+    card = lookup("NVIDIA H200 SXM").roof
+    roof, _ = mig_roof(card, mig_profile("X MIG 1g.18gb"), card_sms=None, slice_sms=16,
+                       card_gb=141)
+    c = _by_label(roof)
     assert c["fp16 tensor"].value == pytest.approx(141.357e12, rel=1e-5)
     assert "the catalog gives no SM count for the card" in c["fp16 tensor"].method
     assert c["DRAM"].value == pytest.approx(600e9)
+
+
+def test_an_h200_slice_gets_its_share_by_sms():
+    # H200 132 SMs (catalog); a 1g slice reports 16: 989.5e12 * 16 / 132 = 119.94e12
+    m = match_catalog("NVIDIA H200 MIG 1g.18gb", "9.0", sms=16)
+    assert _by_label(m.roof)["fp16 tensor"].value == pytest.approx(119.94e12, rel=1e-4)
 
 
 def test_memory_is_left_at_the_cards_when_the_profile_is_no_whole_eighth():

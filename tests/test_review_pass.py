@@ -37,10 +37,12 @@ def test_memory_side_mixed_kernel_names_its_weighted_ceiling_not_its_precision()
 
 
 def test_memory_side_single_precision_kernel_still_names_its_precision():
-    k = Kernel("gemm", {"fp16": 10e9}, {"DRAM": 1e8}, seconds=1e-4, unit="tensor")
+    # fp32 vector: the fastest float ceiling (fp16 tensor 312) is above it, so the words
+    # name the kernel's own precision, not the memory label that binds on the slope
+    k = Kernel("gemv", {"fp32": 1e9}, {"DRAM": 2e8}, seconds=1e-4, unit="vector")
     d, x = _roof_distance(k)
-    assert d.point.memory_bound_side            # AI 100 < 312e12 / 2039e9 = 153
-    assert x.words.startswith("fp16 peaks at 312 TFLOP/s")
+    assert d.point.memory_bound_side            # AI 5 < 19.5e12 / 2039e9 = 9.56
+    assert x.words.startswith("fp32 peaks at 19.5 TFLOP/s")
 
 
 def test_quantize_group_with_fp8_says_it_is_not_used():

@@ -58,6 +58,13 @@ _SIZE = re.compile(r"^\d+gb$")
 SIZE_TOLERANCE = 0.1
 
 
+def _near(size: str, gb: float) -> bool:
+    """Whether a label's '96gb' is a card's memory of `gb` GB (within SIZE_TOLERANCE). A
+    size in a label that is not the memory ('GH200 480GB': the Grace CPU's LPDDR5X beside
+    the GPU's 96 GB) still names the entry, but is never listed or checked as its size."""
+    return abs(float(size[:-2]) - gb) <= SIZE_TOLERANCE * gb
+
+
 def without_size(text: str) -> frozenset[str]:
     """A name's tokens less its memory size: 'Jetson Orin NX 16GB' -> {jetson, orin, nx}."""
     return frozenset(t for t in tokens(text) if not _SIZE.match(t))
@@ -105,11 +112,14 @@ class DeviceIndex:
                 mine.update(VARIANTS.intersection(toks))
                 sizes.update(t for t in toks if _SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)
-            self._sizes[dev.name] = frozenset(sizes)
             mem = getattr(dev, "memory_bytes", None)
-            if not sizes and mem and getattr(dev, "kind", "") in ("gpu", "accelerator") \
-                    and not getattr(dev, "unified_memory", False):
-                self._memory_gb[dev.name] = mem / 1e9
+            own_memory = bool(mem) and getattr(dev, "kind", "") in ("gpu", "accelerator") \
+                and not getattr(dev, "unified_memory", False)
+            if own_memory:
+                sizes = {s for s in sizes if _near(s, mem / 1e9)}
+                if not sizes:
+                    self._memory_gb[dev.name] = mem / 1e9
+            self._sizes[dev.name] = frozenset(sizes)
 
     def _exact(self, text: str) -> Any | None:
         return self._keys.get(key(text))

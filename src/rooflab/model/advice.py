@@ -102,8 +102,22 @@ def _advice(p: Point, e: Efficiency, action: str, detail: str, shrinks: str, *, 
                   speedup=e.seconds / t if t > 0 else 1.0, assumption=assumption)
 
 
-def _lower(roof: Roof, precision: str):
-    for alt in LOWER_PRECISION.get(precision, ()):
+def _lower(roof: Roof, precision: str, unit: str | None = None):
+    """The lower precision a kernel may move to and the ceiling that would hold it. Vector
+    work (elementwise, reductions) stays on vector units, as kernel_ceiling holds a mixed
+    kernel's moved part: fp32 softmax -> fp16 is priced at the fastest lower-precision
+    vector rate (A100: fp16 vector 78 TFLOP/s, not bf16 vector 39 or the tensor peak
+    312); where the roof lists no lower-precision vector rate, Roof.compute_for's
+    stand-in (the wider vector ceiling) holds it. Other kernels take the fastest unit."""
+    alts = LOWER_PRECISION.get(precision, ())
+    if unit == "vector":
+        # the fastest vector rate among the alternatives; a tie keeps the first (bf16)
+        own = [(a, c) for a in alts if (c := roof.find_compute(a, "vector"))]
+        if own:
+            return max(own, key=lambda ac: (ac[1].value, -alts.index(ac[0])))
+        return (alts[0], roof.compute_for(alts[0], "vector")[0]) if alts and roof.compute \
+            else None
+    for alt in alts:
         c = roof.find_compute(alt, "tensor") or roof.find_compute(alt)
         if c is not None:
             return alt, c
@@ -129,7 +143,7 @@ def _unit_words(ceiling, machine: Machine | None) -> str:
 def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
                      machine: Machine | None = None,
                      kernel: Kernel | None = None) -> Advice | None:
-    found = _lower(roof, p.precision)
+    found = _lower(roof, p.precision, kernel.unit if kernel is not None else None)
     if found is None:
         return None
     alt, ceiling = found
@@ -389,14 +403,16 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
     64 % of the time at an A100's roof): move that part to the fastest ceiling the roof has
     in its precision or one step lower (_part_targets), and predict the new weighted ceiling,
     the other parts unchanged, at the kernel's current efficiency. None when the bytes bind
-    (memory side), or the slow part is most of the FLOP (then it is the kernel's own
-    precision, and the lower-precision and tensor-core advice speak to it)."""
+    (memory side), or the slow part is the dominant one (the kernel's own precision, which
+    the lower-precision and tensor-core advice speak to)."""
     if len(held.parts) < 2 or p.memory_bound_side:
         return None
     total = sum(part.flop for part in held.parts)
     at_roof = sum(part.seconds_at_peak for part in held.parts)
     slow = max(held.parts, key=lambda part: part.seconds_at_peak)
-    if total <= 0 or slow.flop / total >= 0.5:
+    # the dominant part (most FLOP, parts[0]) is the kernel's own precision even under
+    # 50 % of a three-way mix: the lower-precision and tensor-core advice move it
+    if total <= 0 or slow is held.parts[0]:
         return None
     targets = _part_targets(slow.precision)
     dominant = held.parts[0].precision

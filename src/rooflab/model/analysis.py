@@ -57,7 +57,7 @@ class Point:
     time_share: float | None
     below_roof: float | None     # distance 1: attainable / achieved (overhead + efficiency)
     along_slope: float           # distance 2: ridge / AI when left of the ridge, else 1
-    roof_headroom: float         # distance 3: best peak on this roof / this peak
+    roof_headroom: float         # distance 3: best peak of its family (float/int) / this peak
     note: str = ""
 
     @property
@@ -156,7 +156,7 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         time_share=seconds / total_seconds if seconds and total_seconds > 0 else None,
         below_roof=att / achieved if achieved else None,
         along_slope=ridge_ai / ai if left_of_ridge(ai, ridge_ai) and ai > 0 else 1.0,
-        roof_headroom=roof.top_compute.value / peak,
+        roof_headroom=roof.top_compute_for(kernel.precision).value / peak,
         note=note,
     )
 

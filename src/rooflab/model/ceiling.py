@@ -11,6 +11,11 @@ from ..errors import InputError
 PROVENANCES = ("nominal", "measured", "derived")
 FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 
+
+def is_float(precision: str) -> bool:
+    """Floating-point math (as opposed to integer: int8, int4)."""
+    return precision in FLOAT_PRECISIONS
+
 # When a roof lacks a kernel's precision, the nearest ceiling that does the same math
 # more expensively is used, and the analysis says so.
 PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
@@ -199,9 +204,9 @@ class Roof:
             # Last resort: the slowest ceiling of the same family (float or integer), never a
             # faster unrelated one (an fp64 kernel judged against int4 math would look idle).
             same = [c for c in self.compute
-                    if (c.precision in FLOAT_PRECISIONS) == (precision in FLOAT_PRECISIONS)]
+                    if is_float(c.precision) == is_float(precision)]
             found = min(same or self.compute, key=lambda c: c.value)
-            family = "float" if precision in FLOAT_PRECISIONS else "integer"
+            family = "float" if is_float(precision) else "integer"
             return found, (f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
                            f" (the slowest {family} ceiling), so this point's percent of roof"
                            f" is only indicative")
@@ -223,6 +228,15 @@ class Roof:
         if not self.compute:
             raise InputError(f"roof '{self.name}' has no compute ceilings")
         return max(self.compute, key=lambda c: c.value)
+
+    def top_compute_for(self, precision: str) -> Ceiling:
+        """The fastest ceiling of a kernel's own family (float or integer): the roof a
+        change of unit or precision could reach (seed 004's third distance: "换精度(fp8)").
+        A float kernel is not held to int4 math (A100: 1.25 POP/s) it could only use by
+        quantizing its activations too; a roof with no ceiling of that family gives its
+        fastest overall."""
+        same = [c for c in self.compute if is_float(c.precision) == is_float(precision)]
+        return max(same, key=lambda c: c.value) if same else self.top_compute
 
 
 @dataclass(frozen=True)

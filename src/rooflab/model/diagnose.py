@@ -10,12 +10,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .advice import Advice, Efficiency, advise, efficiency_of, pct
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
-from .ceiling import kernel_ceiling
+from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
 from .sanity import ABOVE_TOLERANCE, Finding, check_kernel
@@ -163,14 +163,28 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 
 def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
-              compute_label: str | None = None) -> tuple[Distance, ...]:
+              compute_label: str | None = None,
+              beyond: Ceiling | None = None) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
-    its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector")."""
+    its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector").
+    `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
+    but not counted as the kernel's roof."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure), _along_slope(p),
-            _to_top_roof(p, top_label, top_value, n_compute, roof_cure, compute_label))
+            _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
+                                 compute_label, "float " if beyond else ""), p, beyond))
+
+
+def _beyond(d: Distance, p: Point, beyond: Ceiling | None) -> Distance:
+    """Name the other family's faster ceiling without holding the kernel to it."""
+    if beyond is None or p.flop <= 0:
+        return d
+    return replace(d, words=(
+        f"{d.words} Integer math ({beyond.label}, {si(beyond.value, 'FLOP/s')}) goes "
+        f"higher still, for a kernel quantized end to end (weights and activations); "
+        f"this distance does not count it."))
 
 
 def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure: str,
@@ -235,7 +249,8 @@ def _along_slope(p: Point) -> Distance:
 
 
 def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
-                 roof_cure: str, compute_label: str | None = None) -> Distance:
+                 roof_cure: str, compute_label: str | None = None, family: str = ""
+                 ) -> Distance:
     """How far the kernel's own ceiling is below the roof's fastest one."""
     if p.flop <= 0:
         # A copy or a comparison-only op (relu counts 0 FLOP) is held by bandwidth alone:
@@ -254,7 +269,7 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                f"its stand-in ceiling (no {p.precision} one on this roof)"
                if f"no {p.precision} " in p.note else p.precision)
         words = (f"{p.binding if not p.memory_bound_side else own} peaks at "
-                 f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest ceiling on this roof "
+                 f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest {family}ceiling on this roof "
                  f"({top_label}, {si(top_value, 'FLOP/s')}) is {fmt_factor(r)} higher. Only "
                  f"{roof_cure} raises it.")
     elif n_compute == 1:
@@ -266,14 +281,14 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                  f"{roof_cure} would give: judge it on the full machine (--on a catalog "
                  f"name or a probed profile).")
     else:
-        words = (f"it is held to the highest ceiling on this roof "
+        words = (f"it is held to the highest {family}ceiling on this roof "
                  f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
     return Distance("roof", r, words)
 
 
 def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
                     machine: Machine | None = None) -> Diagnosis:
-    top = analysis.roof.top_compute
+    top = analysis.roof.top_compute_for(kernel.precision)
     machine = machine if machine is not None else machine_of(analysis.roof)
     note = kernel.meta.get("note")
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
@@ -286,10 +301,21 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
         rank=0, distances=distances(p, top.label, top.value, machine,
                                     len(analysis.roof.compute),
-                                    _weighted_label(analysis, kernel)),
+                                    _weighted_label(analysis, kernel),
+                                    _other_family_top(analysis.roof, top)),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
+
+
+def _other_family_top(roof: Roof, top: Ceiling) -> Ceiling | None:
+    """The fastest ceiling of the other family where it beats the kernel's family top
+    (A100: int4 tensor 1.25 POP/s over fp16 tensor 312 TFLOP/s); only named for a float
+    kernel, since an integer kernel's float stand-ins are not faster math."""
+    if not is_float(top.precision):
+        return None
+    other = [c for c in roof.compute if not is_float(c.precision) and c.value > top.value]
+    return max(other, key=lambda c: c.value) if other else None
 
 
 def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:

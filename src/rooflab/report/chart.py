@@ -40,6 +40,8 @@ from .chart_ceilings import (  # noqa: F401
     select_ceilings,
 )
 from .chart_parts import (  # noqa: F401
+    CAP_LEGEND,
+    CAP_SHOWN,
     COMPUTE_BOUND_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
@@ -49,10 +51,12 @@ from .chart_parts import (  # noqa: F401
     SWEEP_COLOR,
     Arrow,
     DrawnPoint,
+    LaunchCap,
     Line,
     Ridge,
     RooflineDisplay,
     fmt_pct,
+    launch_cap,
     relative_luminance,
     roof_label,
     side_color,
@@ -165,9 +169,18 @@ def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bo
 def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
                   ) -> tuple[list[DrawnPoint], list[str]]:
     """The points one kernel puts on the chart: one per memory level (or just `level`)."""
+    points, notes, _ = _kernel_points(roof, kernel, level)
+    return points, notes
+
+
+def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
+                   ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
+    """kernel_points, and the kernel's launch cap over its labelled point where it matters
+    (chart_parts.launch_cap; none, or one)."""
     notes: list[str] = []
+    caps: list[LaunchCap] = []
     if level is not None and level not in kernel.bytes:
-        return [], [f"{kernel.name}: no bytes at {level}; not drawn"]
+        return [], [f"{kernel.name}: no bytes at {level}; not drawn"], caps
     analysis = analyze(roof, [kernel], levels=[level] if level else None)
     notes.extend(analysis.notes)
     primary = {(p.kernel, p.level) for p in analysis.primary()}
@@ -180,13 +193,18 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
             notes.append(f"{kernel.name} at {p.level}: AI {p.ai:g} cannot sit on log axes "
                          f"(zero FLOP or zero bytes); not drawn")
             continue
+        side = "memory" if p.memory_bound_side else "compute"
+        color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         if (p.kernel, p.level) in primary:
             name = f"{kernel.name} [{p.level}]" if several else kernel.name
             label = _point_label(name, p.ai, y, p.percent_of_roof, measured)
+            # over the labelled point only: the cap is one height for every level, and
+            # that point's roof is the kernel's lowest (its work floor the longest)
+            cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
+                             p.attainable_flop_per_s, color)
+            caps.extend([cap] if cap is not None else [])
         else:
             label = p.level
-        side = "memory" if p.memory_bound_side else "compute"
-        color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
@@ -196,7 +214,7 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
                               step=str(kernel.meta.get("step_label")
                                        or kernel.meta.get("step") or ""),
                               side=side))
-    return out, notes
+    return out, notes, caps
 
 
 def _pick(points: list[DrawnPoint], level: str | None) -> DrawnPoint | None:
@@ -284,13 +302,15 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     befores = [b for b, _ in arrows] if before_roof is not None else []
     notes: list[str] = []
     per_kernel: list[list[DrawnPoint]] = []
+    caps: list[LaunchCap] = []
     for k in to_draw:
         # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of
         # its roof, not 5 % of an H100's.
         on = before_roof if any(k is b for b in befores) else judge
-        pts, kn = kernel_points(on, k, level)
+        pts, kn, kc = _kernel_points(on, k, level)
         per_kernel.append(pts)
         notes.extend(kn)
+        caps.extend(kc)
     points = [p for pts in per_kernel for p in pts]
     notes.extend(_above_roof_notes(points))
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
@@ -307,7 +327,8 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
         if ref is not None:
             ridge_ais.append(m.value / m.roof.bandwidth(ref).value)
     sweep = [(float(x), float(y)) for x, y in sweep]
-    xlim, ylim = _limits(shown, ridge_ais, points, sweep, [m.value for m in mixed])
+    xlim, ylim = _limits(shown, ridge_ais, points, sweep,
+                         [m.value for m in mixed] + [c.flop_per_s for c in caps])
     lines: list[Line] = []
     for i, roof in enumerate(shown):
         lines.extend(_roof_lines(roof, ROOF_COLORS[i % len(ROOF_COLORS)], xlim))
@@ -329,11 +350,12 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     from .chart_layout import layout_labels, point_texts
 
     lines, ridges, points = layout_labels(lines, ridges, point_texts(points, trajectory),
-                                          xlim, ylim, labels, good_sweep)
+                                          xlim, ylim, labels, good_sweep, caps)
     return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
-                           roof_labels=labels, kernels=tuple(to_draw), hidden=tuple(hidden))
+                           roof_labels=labels, kernels=tuple(to_draw), hidden=tuple(hidden),
+                           caps=tuple(caps))
 
 
 def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:

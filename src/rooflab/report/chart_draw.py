@@ -9,8 +9,10 @@ import math
 import textwrap
 
 from ..units import fmt_ai, si
-from .chart_layout import _to_pt
+from .chart_layout import AXES_PT, _to_pt
 from .chart_parts import (
+    CAP_LEGEND,
+    CAP_TICK_PT,
     COMPUTE_BOUND_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
@@ -18,6 +20,7 @@ from .chart_parts import (
     ROOF_MARKERS,
     SIDE_GLYPHS,
     SWEEP_COLOR,
+    LaunchCap,
     Line,
     RooflineDisplay,
     relative_luminance,
@@ -79,6 +82,23 @@ def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float
                    gid=f"side-glyph:{side}")
 
 
+def _lid_marker():
+    """The legend's launch cap: a dash with a tick down at each end, as drawn."""
+    from matplotlib.path import Path
+
+    return Path([(-1.0, -0.6), (-1.0, 0.0), (1.0, 0.0), (1.0, -0.6)],
+                [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO])
+
+
+def _draw_cap(ax, cap: LaunchCap, ylim: tuple[float, float]) -> None:
+    """A launch cap: a thin dash at its height over its point, in the point's colour, each
+    end ticked CAP_TICK_PT down (on the layout's model axes, as chart_layout.cap_box)."""
+    drop = 10 ** (-CAP_TICK_PT / AXES_PT[1] * math.log10(ylim[1] / ylim[0]))
+    (x0, x1), y = cap.xs, cap.flop_per_s
+    ax.plot([x0, x0, x1, x1], [y * drop, y, y, y * drop], "-", color=cap.color or "0.3",
+            lw=1.1, solid_joinstyle="miter", zorder=4.5, gid=f"launch-cap:{cap.kernel}")
+
+
 def draw(d: RooflineDisplay, ax):
     """Draw a RooflineDisplay's data on `ax` (a new Figure when None); returns (fig, ax)."""
     from matplotlib.lines import Line2D
@@ -130,6 +150,8 @@ def draw(d: RooflineDisplay, ax):
                     arrowprops={"arrowstyle": style, "color": "0.35", "lw": 1.2,
                                 "shrinkA": shrink, "shrinkB": shrink,
                                 "ls": "-" if a.kind == "arrow" else "--"})
+    for cap in d.caps:   # under the points (zorder 5), over the roof lines
+        _draw_cap(ax, cap, d.ylim)
     for p in d.points:
         # The labelled point (the kernel's primary level, DRAM) on top: at AI 0.125 DRAM and
         # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
@@ -252,6 +274,9 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     if len(levels) > 1:
         handles += [(Line2D([], [], ls="none", marker=LEVEL_MARKERS.get(lv, "o"), color="0.3"),
                      f"bytes at {lv}") for lv in levels]
+    if d.caps:
+        handles.append((Line2D([], [], ls="none", marker=_lid_marker(), ms=9, mew=1.1,
+                               mec="0.3", mfc="none", gid="launch-cap"), CAP_LEGEND))
     if d.hidden:   # the reader must know the chart shows a selection (notes list them)
         handles.append((Line2D([], [], ls="none"),
                         f"{len(d.hidden)} compute ceiling(s) not drawn (--precision all)"))

@@ -26,7 +26,7 @@ from .boxes import (
     overlap_matrix,
     sums_in_order,
 )
-from .chart_parts import DrawnPoint, fmt_pct
+from .chart_parts import CAP_TICK_PT, DrawnPoint, LaunchCap, fmt_pct
 
 # Point labels: the full three-line label up to this many labelled points, one line after.
 FULL_LABELS = 8
@@ -281,14 +281,23 @@ def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
     return replace(ln, label_xy=best[1], label_va="bottom" if best[3] > 0 else "top")
 
 
-def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=()):
+def cap_box(cap: LaunchCap, pt) -> tuple[float, float, float, float]:
+    """The box, in points, of a launch cap's dash and its down-ticks (chart_draw), a
+    little wider than the line, so no label is written over it."""
+    (x0, y), (x1, _) = pt(cap.xs[0], cap.flop_per_s), pt(cap.xs[1], cap.flop_per_s)
+    return (x0 - 0.5, y - CAP_TICK_PT - 0.5, x1 + 0.5, y + 1.0)
+
+
+def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps=()):
     """Place ceiling, ridge and point labels so that none overlaps another or a marker:
     ceilings first (just above their line, else below it, else slid along it, else pushed
-    away), then ridges, then points (around the point, further out with a leader line)."""
+    away), then ridges, then points (around the point, further out with a leader line).
+    caps: the launch caps' dashes, obstacles as the markers are."""
     pt = lambda x, y: _to_pt(x, y, xlim, ylim)  # noqa: E731
     placed = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
     placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
     placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
+    placed += [cap_box(c, pt) for c in caps]
     soft = _line_boxes(lines, pt)
     # Each step adds the boxes it places to `placed`, so later labels avoid them.
     before = len(placed)

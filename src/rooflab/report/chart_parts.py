@@ -7,10 +7,12 @@ them; all three import them from here (chart.py re-exports them).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..units import fmt_seconds, si
 
 # Colours: Okabe & Ito's colour-blind-safe palette (Okabe M., Ito K. 2008, "Color Universal
 # Design: how to make figures and presentations that are friendly to colorblind people",
@@ -105,6 +107,66 @@ class Arrow:
     kind: str = "arrow"    # arrow | trajectory
 
 
+# The launch cap (seed 000 §6.2 and §7: a kernel bound by launch latency sits far below
+# the roof, and more AI does not lift it): `calls` launches cannot take less than calls x
+# the roof's launch/dispatch floor t0, so FLOP / (calls x t0) is a ceiling on that
+# kernel's FLOP/s at any AI. It is drawn only where it matters, at most CAP_SHOWN x the
+# roof at the kernel's AI (the overhead floor at least half the work floor): on a large
+# kernel it sits decades above the roof and would only clutter the chart.
+CAP_SHOWN = 2.0
+CAP_TOLERANCE = 1e-9   # relative: rounding does not decide the rule's edge
+# Drawn as a short dash centred on the kernel's AI, this many decades either side, with a
+# tick of CAP_TICK_PT points down at each end, so it reads as a lid over the point.
+CAP_HALF_DECADES = 0.12
+CAP_TICK_PT = 3.0
+CAP_LEGEND = "launch cap: FLOP / (calls × launch floor)"
+
+
+@dataclass(frozen=True)
+class LaunchCap:
+    """A kernel's launch cap: flop_per_s = flop / (calls x overhead_s), drawn as a dash at
+    that height over its point at `level` (AI `ai`), in the point's colour."""
+
+    kernel: str
+    level: str
+    ai: float
+    flop_per_s: float
+    calls: int
+    overhead_s: float
+    flop: float
+    color: str = ""
+
+    @property
+    def xs(self) -> tuple[float, float]:
+        """The dash's ends: CAP_HALF_DECADES either side of the kernel's AI."""
+        f = 10 ** CAP_HALF_DECADES
+        return self.ai / f, self.ai * f
+
+    def words(self) -> str:
+        """'launch cap 100 GFLOP/s = 1 MFLOP / (10 calls × 1 us)'."""
+        return (f"launch cap {si(self.flop_per_s, 'FLOP/s')} = {si(self.flop, 'FLOP')} / "
+                f"({self.calls} call{'s' if self.calls != 1 else ''} × "
+                f"{fmt_seconds(self.overhead_s)})")
+
+
+def launch_cap(kernel: str, level: str, ai: float, flop: float, calls: int,
+               overhead_s: float | None, attainable_flop_per_s: float,
+               color: str = "") -> LaunchCap | None:
+    """The launch cap of a kernel's point, or None where it is not drawn: no launch floor
+    on the roof (a catalog roof without one), nothing to place on log axes (no FLOP, no
+    calls, a zero floor), or a cap above CAP_SHOWN x the roof at the point's AI. Pure."""
+    if overhead_s is None or not overhead_s > 0 or calls <= 0:
+        return None
+    if not (0 < flop < math.inf and 0 < ai < math.inf and attainable_flop_per_s > 0):
+        return None
+    cap = flop / (calls * overhead_s)
+    # "at most": 2e6 / (10 x 1e-6) is 2.00000000000003e11 in floats, 2x a 1e11 roof exactly
+    if cap > CAP_SHOWN * attainable_flop_per_s * (1 + CAP_TOLERANCE):
+        return None
+    return LaunchCap(kernel=kernel, level=level, ai=ai, flop_per_s=cap, calls=calls,
+                     overhead_s=overhead_s, flop=flop, color=color)
+
+
 @dataclass
 class RooflineDisplay:
     """Everything a roofline chart shows, as data; `plot()` draws it."""
@@ -121,6 +183,7 @@ class RooflineDisplay:
     roof_labels: tuple[str, ...] = ()
     kernels: tuple[Kernel, ...] = ()   # every kernel drawn, arrows' included, in order
     hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
+    caps: tuple[LaunchCap, ...] = ()   # launch caps, where they matter (CAP_SHOWN)
     figure_: object = field(default=None, repr=False)
     ax_: object = field(default=None, repr=False)
 

@@ -20,7 +20,7 @@ from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
-from .chart_parts import LEVEL_MARKERS
+from .chart_parts import CAP_LEGEND, CAP_SHOWN, LEVEL_MARKERS, LaunchCap, launch_cap
 from .html_labels import (
     CEILING_FONT_PX,
     POINT_FONT_PX,
@@ -230,6 +230,53 @@ def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
     return traces
 
 
+# A launch cap's ticks, down from each end of its dash (pixels of the model plot).
+CAP_TICK_PX = 4.0
+
+
+def _launch_caps(analysis: Analysis, pts: Sequence[Point]) -> list[LaunchCap]:
+    """The launch caps to draw (chart_parts.launch_cap): over each kernel's named point
+    (its primary level), in that level's colour, where the cap is at most CAP_SHOWN x the
+    roof there."""
+    primary = {(p.kernel, p.level) for p in analysis.primary()}
+    caps = [launch_cap(p.kernel, p.level, p.ai, p.flop, p.calls, analysis.roof.overhead_s,
+                       p.attainable_flop_per_s, LEVEL_COLORS.get(p.level, "#555"))
+            for p in pts if (p.kernel, p.level) in primary]
+    return [c for c in caps if c is not None]
+
+
+def _cap_geometry(cap: LaunchCap, axes: Axes) -> tuple[list[float], list[float]]:
+    """The dash's vertices (data units): down-tick, dash, down-tick."""
+    span = axes.y_range[1] - axes.y_range[0]
+    drop = 10 ** (-CAP_TICK_PX / axes.size[1] * span)
+    (x0, x1), y = cap.xs, cap.flop_per_s
+    return [x0, x0, x1, x1], [y * drop, y, y, y * drop]
+
+
+def _cap_box(cap: LaunchCap, axes: Axes):
+    """The dash's box in pixels (its ticks included): the names keep clear of it."""
+    (x0, y), (x1, _) = axes.px(cap.xs[0], cap.flop_per_s), axes.px(cap.xs[1], cap.flop_per_s)
+    return (x0 - 0.5, y - CAP_TICK_PX - 0.5, x1 + 0.5, y + 1.0)
+
+
+def _cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
+    """One trace per launch cap, one legend entry for all (clicking it toggles them);
+    hover gives the numbers: 'launch cap 100 GFLOP/s = 1 MFLOP / (10 calls × 1 us)'."""
+    why = f" ({html.escape(roof.overhead_source)})" if roof.overhead_source else ""
+    traces = []
+    for i, c in enumerate(caps):
+        xs, ys = _cap_geometry(c, axes)
+        text = (f"<b>{html.escape(c.kernel)}</b> @ {c.level}: {c.words()}<br>"
+                f"{c.calls} launch(es) take at least {fmt_seconds(c.calls * c.overhead_s)}"
+                f" (launch floor {fmt_seconds(c.overhead_s)} per call{why}), whatever the AI;"
+                f"<br>drawn where the cap is at most {CAP_SHOWN:g}x the roof at this AI")
+        traces.append(go.Scatter(
+            x=xs, y=ys, mode="lines", name=CAP_LEGEND, legendgroup="launch-cap",
+            showlegend=i == 0, line={"color": c.color, "width": 1.6},
+            hovertext=text, hoverinfo="text"))
+    return traces
+
+
 def hover_text(p: Point, analysis: Analysis) -> str:
     """Every number of a point, with the provenance of the kernel's numbers."""
     k = next((k for k in analysis.kernels if k.name == p.kernel), None)
@@ -297,13 +344,15 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     # the PNG chart draws them: a prediction, not a measurement.
     predicted = [p for p in analysis.points if not p.achieved_flop_per_s
                  and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
-    axes = _axes(roof_traces, drawn + predicted, xr)
+    caps = _launch_caps(analysis, drawn + predicted)
+    axes = _axes(roof_traces, drawn + predicted, xr, [c.flop_per_s for c in caps])
+    cap_boxes = [_cap_box(c, axes) for c in caps]
     steps = _steps_trace(go, analysis, drawn)
     # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
     # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
     lines = [(i, list(zip(t.x, t.y, strict=True)))
              for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
-    markers = [marker_box(axes.px(p.ai, _height(p))) for p in drawn + predicted]
+    markers = [marker_box(axes.px(p.ai, _height(p))) for p in drawn + predicted] + cap_boxes
     # The ceilings are named first (every one is: they are all one colour), then the
     # kernels where they stay readable (the longest first, each clear of the others and
     # of the lines where it can be; hover always has them), then the slopes.
@@ -312,15 +361,19 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         fig.add_trace(t)
     ceiling_names = _line_label_boxes(roof_traces, axes)
     segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
-    names = _point_names(analysis, drawn + predicted, axes, ceiling_names, segments)
+    names = _point_names(analysis, drawn + predicted, axes, [*ceiling_names, *cap_boxes],
+                         segments)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
                                         measured, names, analysis))
     if steps:
         fig.add_trace(steps)
+    for t in _cap_traces(go, caps, axes, analysis.roof):
+        fig.add_trace(t)
     fig.update_layout(annotations=_slope_annotations(
-        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes)],
+        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes),
+                      *cap_boxes],
         [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
          if t.mode and "lines" in t.mode]))
     fig.update_layout(
@@ -371,10 +424,12 @@ def _legend_title(named: int, kernels: int) -> str:
             f"<br>hover a point for the others</sub>")
 
 
-def _axes(roof_traces, pts: Sequence[Point], xr: tuple[float, float]) -> Axes:
-    """The axes' ranges: every roof line and point, with room above the top ceiling for
-    its name."""
-    ys = [y for t in roof_traces for y in t.y if y and y > 0] + [_height(p) for p in pts]
+def _axes(roof_traces, pts: Sequence[Point], xr: tuple[float, float],
+          extra_ys: Sequence[float] = ()) -> Axes:
+    """The axes' ranges: every roof line and point (and extra_ys: the launch caps), with
+    room above the top ceiling for its name."""
+    ys = ([y for t in roof_traces for y in t.y if y and y > 0] + [_height(p) for p in pts]
+          + list(extra_ys))
     lo, hi = (math.log10(min(ys)), math.log10(max(ys))) if ys else (9.0, 15.0)
     span = max(hi - lo, 1.0)
     return Axes((math.log10(xr[0]), math.log10(xr[1])), (lo - 0.03 * span, hi + 0.08 * span))

@@ -244,6 +244,25 @@ def _sms_clash(entry: str | None, sms: int | None) -> str | None:
     return None
 
 
+# A device reporting this much more memory than an entry's (decimal GB against torch's
+# bytes) cannot be that product: 'NVIDIA GH200' with 142.5 GiB is not the 96 GB GH200. Loose
+# (the B200's catalog 180 GB is usable memory of 192 physical) so a real card never fails.
+MEMORY_OVER = 0.1
+
+
+def _memory_clash(entry: str | None, memory_bytes: float | None) -> str | None:
+    """'the device has 142.50 GiB, more than X's 96 GB' when the device reports over
+    MEMORY_OVER more memory than the entry has (entries of the same SM count, H100 SXM,
+    H200 and both GH200s, are told apart so); never for unified memory, where the
+    catalog's figure is the whole board's."""
+    dev = _entry_device(entry)
+    gb = _nominal_gb(dev) if dev is not None else None
+    if not memory_bytes or not gb or getattr(dev, "unified_memory", False) \
+            or memory_bytes <= gb * 1e9 * (1 + MEMORY_OVER):
+        return None
+    return f"the device has {memory_bytes / GIB:.2f} GiB, more than {entry}'s {gb:g} GB"
+
+
 def _rivals(sms: int | None) -> tuple:
     """OFF_CATALOG less the products whose SM count (their own, or their same-roof
     entry's) is known and is not the device's."""
@@ -268,9 +287,47 @@ def _by_memory(name: str, cc: str | None, board: str | None, memory_bytes: float
     return None, family
 
 
+# match_catalog reads the board's power mode itself unless given one (tests, callers that
+# read it already); None: no power mode (not a Jetson, or not read).
+READ_POWER_MODE = object()
+
+
+def _entry_mhz(entry: str | None) -> float | None:
+    """The GPU clock (MHz) the entry's peaks assume (its `gpu_ghz`: Jetson), else None."""
+    ghz = (getattr(_entry_device(entry), "inputs", None) or {}).get("gpu_ghz") if entry \
+        else None
+    return ghz * 1000 if ghz else None
+
+
+def _with_power_mode(m: CatalogMatch, mode) -> CatalogMatch:
+    """The match with a note in its roof and `how` when the running power mode caps the
+    GPU below the clock the entry's peaks assume (Jetson nvpmodel, board.power_mode)."""
+    nominal_mhz = _entry_mhz(m.entry) if m.roof is not None else None
+    if nominal_mhz is None:
+        return m
+    if mode is READ_POWER_MODE:
+        mode = device_tree.power_mode()
+    note = device_tree.power_mode_note(mode, nominal_mhz)
+    if note is None:
+        return m
+    return replace(m, roof=replace(m.roof, notes=m.roof.notes + (note,)),
+                   how=f"{m.how}; {note}")
+
+
 def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | None = None,
                   board: str | None = None, sms: int | None = None,
-                  integrated: bool | None = None) -> CatalogMatch:
+                  integrated: bool | None = None,
+                  power_mode=READ_POWER_MODE) -> CatalogMatch:
+    """_match_catalog, and on a board whose power mode (`power_mode`: board.power_mode's
+    dict, None for none; by default read from the board's nvpmodel files) caps the GPU
+    below the clock of the matched entry's peaks, a note saying by how much."""
+    return _with_power_mode(_match_catalog(name, cc, memory_bytes=memory_bytes, board=board,
+                                           sms=sms, integrated=integrated), power_mode)
+
+
+def _match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | None = None,
+                   board: str | None = None, sms: int | None = None,
+                   integrated: bool | None = None) -> CatalogMatch:
     """The nominal roof by the device's name, else by the board's model string (a Jetson
     is just "Orin" to torch; /proc/device-tree/model names the module), else by the
     device's memory among the entries the name (and board) fit: the NX developer kit or
@@ -278,7 +335,10 @@ def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | Non
     Memory also overrules a board model that names a module of another size (a 4 GB
     Orin Nano on the Nano developer kit's carrier). `sms` (torch's multi_processor_count)
     rules out every candidate whose catalog SM count differs: an AGX Orin 32GB module (14
-    SMs) on the developer kit's carrier is not the 64GB (16). The board model is used only
+    SMs) on the developer kit's carrier is not the 64GB (16); entries of one SM count (H100
+    SXM, H200, both GH200s: 132) differ in memory, and a name's entry is not used for a
+    device with over MEMORY_OVER more memory ('NVIDIA GH200' with 142.5 GiB: the memory
+    then picks the 144GB entry). The board model is used only
     on an integrated GPU, or where `integrated` is unknown (None): a discrete GPU in a
     Jetson's PCIe slot is not the module. A MIG slice ('... MIG 1g.10gb') gets its share of
     the whole card's roof (_match_mig). Never a guess: when none decides, no roof and a
@@ -290,7 +350,7 @@ def match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | Non
     rejected: list[str] = []     # candidates named by the name or board, and why not used
     roof, got = catalog_roof(name, cc, memory_bytes=memory_bytes)
     if roof is not None:
-        clash = _sms_clash(got, sms)
+        clash = _sms_clash(got, sms) or _memory_clash(got, memory_bytes)
         if clash is None:
             return CatalogMatch(roof, got, f"matched by the device name '{name}'", None,
                                 _catalog_unified(name))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DeviceError, InputError
-from .board import board_model, devfreq_clocks
+from .board import board_model, devfreq_clocks, power_mode
 from .mig import mig_profile
 
 _DEVICE_RE = re.compile(r"^(cuda|cpu)(?::(\d+))?$")
@@ -200,7 +200,10 @@ def _common(torch) -> dict[str, Any]:
             "cuda": torch.version.cuda, "triton": triton,
             # The catalog match falls back on it when the GPU's own name is ambiguous.
             "board_model": board_model(),
-            **({"hip": hip_version(torch)} if hip_version(torch) else {})}
+            **({"hip": hip_version(torch)} if hip_version(torch) else {}),
+            # A Jetson's nvpmodel mode (its GPU cap may be under the catalog's clock);
+            # the key only where the mode was read.
+            **({"power_mode": mode} if (mode := power_mode()) else {})}
 
 
 def _integrated(props) -> bool | None:
