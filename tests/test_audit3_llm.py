@@ -99,8 +99,8 @@ def test_whatif_cli_sets_the_measured_step_apart(tmp_path, capsys):
     out = capsys.readouterr().out
     table, _, below = out.partition("└")
     assert "measured" not in table                      # not a row beside the kernels
-    # the kernels' floors total, launches included: 6.51 ms work + 311 x 5 us = 8.07 ms
-    assert "total floor: 8.07 ms ->" in below
+    # the kernels' work floor, llm's TPOT floor: 2.087 GB / 320 GB/s = 6.51 ms
+    assert "work floor: 6.51 ms ->" in below
     assert "decode step b=1 (measured): 15 ms ->" in " ".join(below.split())
     assert main(["whatif", str(path), "--on", "t4", "--quantize", "int4", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["moves"]

@@ -38,15 +38,17 @@ def test_choose_counts_an_llm_step_once(tmp_path, capsys):
     (t4,) = json.loads(capsys.readouterr().out)["devices"]
     # mm: max(6.5e9 / 65e12 = 100 us, 3.2e8 / 320e9 = 1 ms, 2 x 5 us) = 1 ms (DRAM);
     # add: max(0, 3.2e6 / 320e9 = 10 us, 4 x 5 us = 20 us) = 20 us (launch). The step
-    # (another 1.01 ms of the same work) is not added: 1.02 ms, not 2.03 ms.
-    assert t4["seconds"] == pytest.approx(1.02e-3)
+    # (another 1.01 ms of the same work) is not added: 1.02 ms with launches, not 2.03 ms;
+    # the work floor (the ranking's "seconds") is 1 ms + 10 us = 1.01 ms.
+    assert t4["seconds"] == t4["work_floor_s"] == pytest.approx(1.01e-3)
+    assert t4["with_launches_s"] == pytest.approx(1.02e-3)
     assert [k["kernel"] for k in t4["kernels"]] == ["mm", "add"]
     # the measured step is the comparison point: 3 ms / 1.02 ms = 2.94x the floor
     (m,) = t4["measured"]
     assert m["seconds"] == 0.003 and m["vs_floor"] == pytest.approx(0.003 / 1.02e-3)
     assert main(["choose", str(path), "--among", "T4"]) == 0
     assert ("measured: decode step b=1 (measured) took 3 ms on NVIDIA T4 = 2.94x its "
-            "predicted 1.02 ms") in flat(capsys.readouterr().out)
+            "predicted 1.02 ms with launches") in flat(capsys.readouterr().out)
 
 
 def test_a_file_holding_only_a_step_counts_it_as_work():
@@ -86,9 +88,10 @@ def test_choose_says_each_fallback_once_naming_the_devices(tmp_path, capsys):
     assert main(["choose", str(path), "--among", "MI300X,B200"]) == 0
     out = flat(capsys.readouterr().out)
     assert out.count("note:") == 1
-    # both launch-bound (2 x 5 us): a tie, kept in --among order
+    # both launch-bound with launches (2 x 5 us), ranked by the work floor: B200's 8 TB/s
+    # before MI300X's 5.3 TB/s
     assert ("note: no fp16 vector ceiling; using fp32 vector, since vector work cannot use "
-            "tensor units (for rope, norm), on AMD Instinct MI300X, NVIDIA B200") in out
+            "tensor units (for rope, norm), on NVIDIA B200, AMD Instinct MI300X") in out
 
 
 def test_rank_groups_a_fallback_across_kernels():
@@ -126,11 +129,17 @@ def test_whatif_without_times_shows_floors(tmp_path, capsys):
     assert add["after_floor_s"] == pytest.approx(1.88e-3)
     assert data["total_before_floor_s"] == pytest.approx(16.305e-3)
     assert data["total_after_floor_s"] == pytest.approx(8.18e-3)
+    # the work floors (llm's TPOT floor): 12.5 + 3.75 = 16.25 ms -> 6.25 + 1.875 = 8.125 ms;
+    # with launches each kernel is at least its launches (50 us, 5 us), below its work here
+    assert data["total_before_work_floor_s"] == pytest.approx(16.25e-3)
+    assert data["total_after_work_floor_s"] == pytest.approx(8.125e-3)
+    assert data["total_after_with_launches_s"] == pytest.approx(8.125e-3)
     assert main(["whatif", str(path), "--on", "T4", "--precision", "fp16"]) == 0
     out = flat(capsys.readouterr().out)
-    assert "gemv │ 0.5 -> 1 │ 12.6 ms │ 6.3 ms │ 1.99x" in out
-    assert "total floor: 16.3 ms -> 8.18 ms (1.99x)" in out
-    assert "(derived, a lower bound)" in out
+    assert "gemv │ 0.5 -> 1 │ 12.5 ms │ 6.25 ms │ 2.00x" in out
+    assert "work floor: 16.2 ms -> 8.12 ms (2.00x)" in out
+    assert "with launches: 16.2 ms -> 8.12 ms (2.00x)" in out
+    assert "derived, lower bounds" in out
 
 
 def test_whatif_floors_count_a_whole_step_once():

@@ -45,9 +45,9 @@ def test_the_sm_count_is_optional_and_parsed():
     # datasheet (a MIG slice's compute is its SMs over the card's: test_probe_gpu_mig.py)
     counts = {d.name: d.sms for d in all_devices() if d.vendor == "NVIDIA"}
     assert [n for n, s in counts.items() if s is None] == ["NVIDIA GB200 Grace Blackwell"]
-    for name, sms in {"NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132,
-                      "NVIDIA H100 PCIe": 114, "NVIDIA T4": 40, "NVIDIA V100 SXM2 32GB": 80}.items():
-        assert counts[name] == sms
+    whitepaper = {"NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132, "NVIDIA H100 PCIe": 114,
+                  "NVIDIA T4": 40, "NVIDIA V100 SXM2 32GB": 80}
+    assert {n: counts[n] for n in whitepaper} == whitepaper
 
 
 @pytest.mark.parametrize("value, message", [

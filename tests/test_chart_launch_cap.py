@@ -143,3 +143,12 @@ def test_html_one_legend_entry_for_several_caps_and_none_without_a_floor():
     assert len(caps) == 2 and [t.showlegend for t in caps] == [True, False]
     fig = figure(analyze(replace(ROOF, overhead_s=None), [_tiny()]))
     assert not [t for t in fig.data if t.name == CAP_LEGEND]
+
+
+def test_no_cap_for_a_time_below_calls_x_floor():
+    # 1000 calls in 1 ms on a 5 us floor: the time (GPU-side) holds none of the 5 ms of
+    # launches, so no cap binds it (review 10, finding 3); 6 ms would hold them
+    from rooflab.report.chart_parts import launch_cap
+    args = ("k", "DRAM", 10.0, 1e9, 1000, 5e-6, 1e12)
+    assert launch_cap(*args, seconds=1e-3) is None
+    assert launch_cap(*args, seconds=6e-3).flop_per_s == pytest.approx(1e9 / 5e-3)

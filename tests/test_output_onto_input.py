@@ -50,11 +50,16 @@ def test_torch_refuses_its_trace_as_output(tmp_path, capsys):
 
 def test_plot_json_says_where_the_chart_went_on_stderr(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["plot", "--on", "T4", "--json"]) == 0
+    assert main(["plot", "--on", "T4", "--json", "-o", "roofline.png"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)
     assert "wrote roofline.png: 1 roof(s)" in err
     assert (tmp_path / "roofline.png").is_file()
+    # --json alone is stdout only: no image silently written over ./roofline.png
+    (tmp_path / "roofline.png").unlink()
+    assert main(["plot", "--on", "T4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chart"] is None
+    assert not (tmp_path / "roofline.png").exists()
 
 
 def test_other_verbs_documents_given_as_kernels_are_named(tmp_path, capsys):

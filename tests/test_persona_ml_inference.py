@@ -293,10 +293,10 @@ def test_whatif_batch_says_time_per_token(capsys, tmp_path):
     code, out, err = run(capsys, "whatif", str(doc), "--on", "T4", "--batch", "16")
     assert code == 0, err
     text = " ".join(out.split())          # undo the console's wrapping
-    # total floors 8.07 ms -> 8.77 ms; per token 8.07 ms / 1 -> 8.77 ms / 16 = 548 us:
-    # 16 x 8.07 / 8.77 = 14.72x the tokens/s.
-    assert "total floor: 8.07 ms -> 8.77 ms (0.92x)" in text
-    assert ("per token (batch 1 -> 16 sequences per step): 8.07 ms -> 548 us, 14.72x the "
+    # work floors (llm's TPOT floor) 6.51 ms -> 7.21 ms; per token 6.51 ms / 1 -> 7.21 ms
+    # / 16 = 451 us: 16 x 6.51 / 7.21 = 14.45x the tokens/s.
+    assert "work floor: 6.51 ms -> 7.21 ms (0.90x)" in text
+    assert ("per token (batch 1 -> 16 sequences per step): 6.51 ms -> 451 us, 14.45x the "
             "tokens/s") in text
     code, out, _ = run(capsys, "whatif", str(doc), "--on", "T4", "--quantize", "int4")
     assert code == 0 and "per token" not in out

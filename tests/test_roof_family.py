@@ -92,3 +92,21 @@ def test_three_way_mix_dominant_slow_part_advised_once(a100):
     acts = _actions(a100, k)
     assert not any(a.startswith("move the fp64") for a in acts)
     assert any(a.startswith("use fp32 instead of fp64") for a in acts)
+
+
+def test_decode_slope_levers_leave_out_tiling_and_fusion():
+    # seed 004: a batch-1 decode step reads each weight once per token; its slope is climbed
+    # by batching and quantization only (the advice already leaves tiling/fusion out)
+    t4 = rooflab.load_roof("T4")
+    k = rooflab.Kernel("decode b=1", flop={"fp16": 2.2e9}, bytes={"DRAM": 2.2e9},
+                       seconds=0.015, meta={"op": "decode"})
+    (slope,) = [x for x in diagnose(rooflab.analyze(t4, [k]))[0].distances
+                if x.name == "along slope"]
+    assert slope.factor == pytest.approx(65e12 / 320e9)        # ridge 203 / AI 1
+    assert "Batching (more requests per weight read) and fewer bytes per weight" in slope.words
+    assert "tiling and fusion cannot (each weight is used once per request)" in slope.words
+    g = rooflab.Kernel("gemm", flop={"fp16": 1e9}, bytes={"DRAM": 1e8}, seconds=1e-3,
+                       meta={"op": "matmul"})
+    (slope,) = [x for x in diagnose(rooflab.analyze(t4, [g]))[0].distances
+                if x.name == "along slope"]
+    assert "data reuse (tiling), fusion" in slope.words

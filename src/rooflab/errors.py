@@ -67,3 +67,9 @@ def require(module: str, extra: str, purpose: str = ""):
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependency(module, extra, purpose) from exc
+
+
+class InputWarning(UserWarning):
+    """Input rooflab read but suspects (an unknown kernel field, a time column in ms): the
+    run goes on. The CLI prints it as one `warning: FILE: ...` line on stderr; Python
+    callers get a normal warning they can filter or turn into an error."""

@@ -136,6 +136,17 @@ def fmt_factor(x: float | None, digits: int = 3) -> str:
     return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
 
 
+def fmt_pct(pct: float | None, space: bool = False) -> str:
+    """A percent of roof, rounded one way everywhere (tables, chart labels, advice, reports):
+    whole percents from 1 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %
+    is not '0%' and 49.4999 is '49%' on every page. `space`: "49 %" (the markdown/HTML
+    reports' style). None: "-"."""
+    if pct is None:
+        return "-"
+    text = f"{pct:.0f}" if pct >= 0.995 or pct == 0 else f"{pct:.2g}"
+    return f"{text} %" if space else f"{text}%"
+
+
 def fmt_ai(ai: float | None) -> str:
     """Format an arithmetic intensity in FLOP/byte."""
     if ai is None or (isinstance(ai, float) and math.isnan(ai)):

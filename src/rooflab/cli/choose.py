@@ -10,8 +10,9 @@ import typer
 
 from ..errors import InputError
 
-HELP = """Rank devices for a kernel set: predicted time at each roof (max of FLOP / P and
-bytes / B per kernel, and the launch floor: a lower bound, the same for every device),
+HELP = """Rank devices for a kernel set by the work floor at each roof (max of FLOP / P and
+bytes / B per kernel, summed: `rooflab llm`'s TPOT floor), with the time "with launches"
+beside it (each kernel at least calls x the launch floor, as llm and whatif give it),
 the ceiling that binds most of that time, and FLOP per joule at TDP where it is known.
 A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
 an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
@@ -119,7 +120,8 @@ def register(app) -> None:
             print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-CSV_COLUMNS = ("rank", "name", "seconds", "relative", "binding", "binding_share", "viable",
+CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "relative",
+               "binding", "binding_share", "viable",
                "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
                "energy_j", "flop_per_joule", "gpus")
 
@@ -232,25 +234,31 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None):
     from rich.table import Table
     from rich.text import Text
 
-    from ..model.choose import flop_per_joule
+    from ..model.choose import WITH_LAUNCHES, flop_per_joule
     from ..units import fmt_seconds, si, si_apart
 
-    t = Table(title="Predicted time at the roof (lower bound), fastest first",
+    t = Table(title="Predicted time at the roof (lower bounds), fastest work floor first",
               title_justify="left")
-    for h in ("#", "device", "time", "vs best", "binding (share)", "TDP", "FLOP/J"):
+    for h in ("#", "device", "work floor", "vs best", WITH_LAUNCHES, "binding (share)",
+              "TDP", "FLOP/J"):
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
     best = choices[0].seconds if choices else None
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)
         t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.seconds),
                   f"{c.seconds / best:.2f}x" if best else "-",
+                  fmt_seconds(c.with_launches_s) if c.with_launches_s is not None else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
-    parts: list = [t]
+    parts: list = [t, Text(f"work floor: max(FLOP / P, bytes / B) per kernel, summed "
+                           f"(`rooflab llm`'s TPOT floor); {WITH_LAUNCHES}: each kernel at "
+                           f"least max(work floor, calls x the device's launch floor), "
+                           f"summed (as llm and whatif give it); binding: the share of the "
+                           f"time {WITH_LAUNCHES}", style="dim")]
     for s in compared:
         on = f" on {s.device}" if s.device else ""
-        vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)}"
-              if s.vs_floor else "")
+        vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)} "
+              f"{WITH_LAUNCHES}" if s.vs_floor else "")
         parts.append(Text(f"measured: {s.step.name} took {fmt_seconds(s.step.seconds)}{on}"
                           f"{vs} (a comparison point, not work: the step's kernels are "
                           f"counted once, from their own rows)"))

@@ -83,11 +83,13 @@ def register(app) -> None:
                                     help="tokens in the KV cache at the tabled decode step "
                                     "(default: prompt + generate/2, the average step)"),
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
-        weights: str = typer.Option("fp16", "--weights", help="fp32 bf16 fp16 fp8 int8 int4"),
+        weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int4 "
+                                    "(default: the config's quantization_config, else fp16)"),
         kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act dtype)"),
         act: str = typer.Option("fp16", "--act", help="activation dtype"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
-        group: int = typer.Option(128, "--group", help="int4/int8 quantization group size"),
+        group: int = typer.Option(None, "--group", help="int4/int8 quantization group size "
+                                  "(default: the config's quantization_config, else 128)"),
         tp: int = typer.Option(1, "--tp", help="tensor-parallel degree: divides the "
                                "attention heads; past 8 GPUs the all-reduces cross "
                                "InfiniBand"),
@@ -213,10 +215,10 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
-    from ..workloads.llm.settings import Settings
+    from ..workloads.llm.settings import settings_for
     from .common import console, emit_json
 
-    s = Settings(weights=weights, act=act, kv=kv, attn=attn, group_size=group, tp=tp, pp=pp)
+    s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate)
     roof = load_roof(on)
     dev = _device(on, roof)
@@ -233,7 +235,8 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
              if pp > 1 else None)
     r = _analyze(cfg, roof, s, req, mem, tpl)
     compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
-    notes = ((on_note,) if on_note else ()) + shared_memory_notes(dev, memory) + tuple(
+    notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights) + (
+        shared_memory_notes(dev, memory)) + tuple(
         n for c in (tpl, stage) if c is not None for n in c.notes) + compare_notes
     if notes:      # a profile behind both links may say the same thing twice
         r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
@@ -257,6 +260,16 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         print_report(out, res, phase)
     if output:   # said last, as the other verbs do; on stderr when stdout is JSON
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+
+
+def overridden_quantization(cfg, weights: str | None) -> tuple[str, ...]:
+    """A note when --weights replaces the format the config's quantization_config declares
+    (the checkpoint is stored otherwise than the tables count it)."""
+    q = cfg.quantization
+    if q is None or weights is None:
+        return ()
+    return (f"--weights {weights} replaces the config's quantization_config ({q.method}: "
+            f"{q.format}); the tables count --weights {weights}",)
 
 
 def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
@@ -394,6 +407,7 @@ def _result_dict(res: LlmRun, phase: str = "both") -> dict:
             llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
                          "weights_bytes": w.weights_bytes, "roof": w.roof.name,
                          "launch_s": w.launch_s, "launch_bound": w.launch_bound,
+                         "with_launches_s": w.with_launches_s,
                          "notes": list(w.notes)}
                         for w in rows]
     for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si, si_apart
 
 
@@ -90,6 +91,14 @@ def totals(r, tpr=None, ppr=None) -> dict[str, float]:
     all-reduces are added (no overlap with compute, as in workloads/llm/parallel.py); under
     pipeline parallelism the stage-to-stage transfers (model/pipeline.py: one batch in
     flight, the latency view; the throughput view is in llm.pipeline)."""
+    out = _totals(r, tpr, ppr)
+    # the same step with its launches (model.choose.with_launches_s per kernel), the
+    # all-reduces and stage transfers added as to the work floor
+    out["tpot_with_launches_s"] = out["tpot_s"] - r.tpot_s + r.decode.with_launches_s
+    return out
+
+
+def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     if ppr is not None:
         tpot = ppr.tpot_s
         ttft = r.ttft_s + (tpr.prefill_comm_s if tpr else 0.0) + ppr.prefill_transfer_s
@@ -177,7 +186,8 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"setup: {r.settings.describe()}; batch {req.batch}, prompt {req.prompt}, decode "
         f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
         f"({r.roof.kind})",
-        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} (all kernels in one: "
+        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} ({WITH_LAUNCHES} "
+        f"{fmt_seconds(t['tpot_with_launches_s'])}; all kernels in one: "
         f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
         f"{per_s(t['tokens_per_s'])} tokens/s decode"
         + (f" (the {tpr.tp}-{unit} group: {per_s(t['tokens_per_s_per_gpu'])} per {unit}, "
@@ -378,11 +388,16 @@ def whatif_table(rows, base_tpot: float, title: str):
     from rich.table import Table
 
     t = Table(title=title)
-    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights", "launch floor"):
+    # the work floor (llm's TPOT floor) and the step with its launches, each with its
+    # speed-up: the same two figures whatif and choose give (docs/llm.md, "Two floors")
+    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights", WITH_LAUNCHES,
+                "speed-up"):
         t.add_column(col, justify="left" if col == "what-if" else "right")
+    base_launched = rows[0].with_launches_s if rows else 0.0
     for w in rows:
         t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
-                  si(w.weights_bytes, "B"), fmt_seconds(w.launch_s))
+                  si(w.weights_bytes, "B"), fmt_seconds(w.with_launches_s),
+                  f"{base_launched / w.with_launches_s:.2f}x" if w.with_launches_s else "-")
     return t
 
 

@@ -10,14 +10,31 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+import warnings
 
-from ..errors import RooflabError
+from ..errors import InputWarning, RooflabError
 from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 
 INTERRUPTED = "error: interrupted; nothing was written"
 
 
 def main(argv: list[str] | None = None) -> int:
+    with warnings.catch_warnings():
+        # an InputWarning (a suspect field in a kernel file) is a `warning:` line, once per
+        # message, not Python's "file:line: InputWarning:" form with a source line
+        warnings.simplefilter("default", InputWarning)
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    if issubclass(category, InputWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def _run(argv: list[str] | None) -> int:
     from .app import build_app
 
     app = build_app()

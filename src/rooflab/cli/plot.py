@@ -152,7 +152,8 @@ def chart_dict(display, path: str | None) -> dict:
                       "points": [asdict(x) for x in display.points],
                       "arrows": [asdict(x) for x in display.arrows],
                       "xlim": list(display.xlim), "ylim": list(display.ylim),
-                      "hidden_ceilings": list(display.hidden)},
+                      "hidden_ceilings": list(display.hidden),
+                      "caps": [asdict(c) for c in display.caps]},
             "notes": list(display.notes)}
 
 
@@ -166,8 +167,9 @@ def register(app) -> None:
                                                            "or folder, torch trace"),
              on: list[str] = typer.Option([], "--on", help="HARDWARE or PROFILE.json; "
                                                            "repeat for several roofs"),
-             output: str = typer.Option("roofline.png", "-o", "--output",
-                                        help="chart file: .png or .svg"),
+             output: str | None = typer.Option(
+                 None, "-o", "--output", help="chart file: .png or .svg (default "
+                 "roofline.png; with --json, no chart unless -o is given)"),
              level: str | None = typer.Option(None, help="draw only this memory level "
                                                          "(default: every level, one marker "
                                                          "each)"),
@@ -180,13 +182,19 @@ def register(app) -> None:
                  "or a selection when a roof has more than 5)"),
              no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
                                                                      "measured intensity sweep"),
-             json_out: bool = typer.Option(False, "--json", help="also print the drawn data "
-                                                                  "and analysis as JSON")) -> None:
+             json_out: bool = typer.Option(False, "--json", help="print the drawn data and "
+                                                                  "analysis as JSON (and write "
+                                                                  "the chart only with -o)")
+             ) -> None:
         from ..files import check_writable
         from ..report.chart import SUFFIXES
         from ..units import LEVELS, LINKS
 
-        if Path(output).suffix.lower() not in SUFFIXES:
+        # --json alone prints to stdout only: the -o default would overwrite a roofline.png
+        # in the folder without the user having asked for a file.
+        if output is None and not json_out:
+            output = "roofline.png"
+        if output is not None and Path(output).suffix.lower() not in SUFFIXES:
             html = str(output).lower().endswith((".html", ".htm"))
             hint = ("; for an interactive HTML chart with the diagnosis, use `rooflab report "
                     "... -o report.html`") if html else ""
@@ -197,7 +205,8 @@ def register(app) -> None:
             level = level_name(level)   # 'dram', 'hbm3' -> DRAM, as the kernel files say it
         if level is not None and level not in (*LEVELS, *LINKS):
             raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
-        check_writable(output)
+        if output is not None:
+            check_writable(output)
         roofs, kernels = load_inputs(list(kernel_files or []), list(on), trajectory)
         from ..report.chart import plot_roofline, save_figure
 
@@ -213,15 +222,18 @@ def register(app) -> None:
         display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
                                 sweep=sweep, precisions=precisions,
                                 sweep_precision=sweep_precision)
-        save_figure(display, output)
+        if output is not None:
+            save_figure(display, output)
         from .common import emit_json, warn
 
         for note in [*notes, *display.notes]:
             warn(note)
         if json_out:
             emit_json(chart_dict(display, output))
-        # with --json the line goes to stderr: stdout stays pure JSON, and the chart file
-        # (roofline.png by default) is never written without a word
+        # with --json the line goes to stderr: stdout stays pure JSON, and a chart file is
+        # never written without a word
+        if output is None:
+            return
         extra = f", {len(sweep)} sweep point(s)" if sweep else ""
         print(f"wrote {output}: {len(roofs)} roof(s), {len(kernels)} kernel(s), "
               f"{len(display.points)} point(s){extra}", file=sys.stderr if json_out else sys.stdout)

@@ -21,7 +21,7 @@ from ..ingest.profile_import import (
 from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..units import LEVELS, fmt_ai, fmt_seconds, si
+from ..units import LEVELS, fmt_ai, fmt_pct, fmt_seconds, si
 from .common import (
     emit_json,
     refuse_directory,
@@ -93,9 +93,35 @@ def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
                  f"{100 * share:.1f}%" if first and share is not None else "",
                  r["level"], r["precision"], fmt_ai(r["ai"]),
                  si(r["achieved_flop_per_s"], "FLOP/s"),
-                 f"{pct:.0f}%" if pct is not None else "-", r["bound"]]
+                 fmt_pct(pct), r["bound"]]
         t.add_row(*(cells[:1] + cells[2:] if narrow else cells))
     return t
+
+
+def shares_per_file(analysis: Analysis) -> tuple[Analysis, str]:
+    """Kernels from several files (steps: separate profiling runs) get their time share of
+    their own file's time, not of the sum over files (a share of nothing real), and a
+    note saying so; one file's analysis is returned as it is, with no note."""
+    from dataclasses import replace
+
+    step = {k.name: k.meta.get("step_index") for k in analysis.kernels}
+    files = {i for i in step.values() if i is not None}
+    if len(files) < 2:
+        return analysis, ""
+    total: dict[int, float] = {}
+    for k in analysis.kernels:
+        if k.seconds and step[k.name] is not None:
+            total[step[k.name]] = total.get(step[k.name], 0.0) + k.seconds
+    seconds = {k.name: k.seconds for k in analysis.kernels}
+
+    def share(p):
+        t, i = seconds.get(p.kernel), step.get(p.kernel)
+        return t / total[i] if t and i in total and total[i] > 0 else None
+
+    points = tuple(replace(p, time_share=share(p)) for p in analysis.points)
+    return replace(analysis, points=points), (
+        f"share is of each kernel's own file: the {len(files)} files are separate "
+        f"profiling runs, so a share of their summed time would be a share of nothing real")
 
 
 def collapse_notes(notes: Sequence[str]) -> list[str]:
@@ -212,10 +238,11 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     check_top(top)
     choice = choice or choose_roof(on, imp)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
+    analysis, share_note = shares_per_file(analysis)
     rows = table_rows(analysis, top)
     extra = {"roof_source": choice.source,
              "skipped": [str(s) for s in (*imp.failed, *imp.skips)]}
-    notes = list(imp.notes)
+    notes = list(imp.notes) + ([share_note] if share_note else [])
     if choice.roof.name == ENVELOPE_NAME:
         notes.append(ENVELOPE_NOTE)
     if notes:

@@ -221,8 +221,10 @@ def register(app) -> None:
         inputs = load_inputs(files, on)
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:
-            analysis = type(analysis)(analysis.roof, analysis.kernels, analysis.points,
-                                      analysis.notes + inputs.notes)
+            from dataclasses import replace
+
+            # replace(), not the fields one by one: every field (unplaced too) is kept
+            analysis = replace(analysis, notes=analysis.notes + inputs.notes)
         if output:
             write_report(output, analysis, inputs.profile, title, top)
         if json_out:

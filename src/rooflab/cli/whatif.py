@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..errors import InputError
+from ..model.choose import WITH_LAUNCHES
 
 HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch, the
 bytes a kernel moves or the hardware changed? Each change builds new kernels under a stated
@@ -136,7 +137,7 @@ def _table(result):
     steps = {id(k) for k in split_whole_steps([old for old, _ in result.moves])[1]}
     rows, floored, step_lines = _rows(result, steps)
     every = bool(floored) and all(floored)
-    heads = (("floor before", "floor after", "speed-up (floors)") if every
+    heads = (("work floor before", "work floor after", "speed-up (work floors)") if every
              else ("time before", "time after", "speed-up"))
     t = Table(title=f"What if: {result.label}", title_justify="left")
     for h in ("kernel", "AI before -> after", *heads, "bound after"):
@@ -151,24 +152,49 @@ def _table(result):
         totals = result.total_before_s, result.total_after_s
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
-    elif every and all(result.total_floors):
-        fb, fa = result.total_floors
-        totals = fb, fa
-        parts.append(Text(f"total floor: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
-                          f"({fb / fa:.2f}x)"))
+    floor_lines = _floor_lines(result)
+    if floor_lines and totals is None and every:
+        from ..model.whatif import total_floors
+
+        totals = total_floors(result)["work"]
+    parts += [Text(line) for line in floor_lines]
     line = _per_token_line(result, totals)
     if line:
         parts.append(Text(line))
     parts += [Text(line) for line in step_lines]
-    if any(floored):
-        parts.append(Text("floor: no measured time, so the least time at the roof: launches "
-                          "+ FLOP / P or bytes / B at 100 % of it (derived, a lower bound)",
+    if any(floored) or floor_lines:
+        parts.append(Text(f"work floor: max(FLOP / P, bytes / B) per kernel at 100 % of the "
+                          f"roof, summed (`rooflab llm`'s TPOT floor); {WITH_LAUNCHES}: each "
+                          f"kernel at least max(work floor, calls x launch floor), summed "
+                          f"(the same in llm and choose); derived, lower bounds"
+                          + ("; a row marked 'floor' has no measured time, so it shows its "
+                             "work floor" if any(floored) and not every else ""),
                           style="dim"))
     parts.append(Text(f"assumes: {result.assumption}", style="dim"))
     # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
     parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
               if n not in result.before.notes]
     return Group(*parts)
+
+
+def _floor_lines(result) -> list[str]:
+    """The work floor before -> after with its ratio (the headline, as `rooflab llm`'s TPOT
+    floor), and the same with launches (as llm and choose give it): empty where a floor is
+    unknown."""
+    from ..model.whatif import total_floors
+    from ..units import fmt_seconds
+
+    floors = total_floors(result)
+    out = []
+    for key, label in (("work", "work floor"), ("with_launches", WITH_LAUNCHES)):
+        fb, fa = floors[key]
+        if fb and fa:
+            out.append(f"{label}: {fmt_seconds(fb)} -> {fmt_seconds(fa)} ({fb / fa:.2f}x)")
+    (wb, wa), (lb, la) = floors["work"], floors["with_launches"]
+    if len(out) == 2 and lb / la < 0.995 * wb / wa:
+        out[1] += ("; the launches do not shrink with the work, so this ratio is smaller "
+                   "(CUDA graphs or fused kernels remove them)")
+    return out
 
 
 def _per_token_line(result, totals) -> str:
@@ -200,7 +226,11 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
     before = {p.kernel: p for p in result.before.primary()}
     rows, floored, step_lines = [], [], []
     prev_new, members = None, []
-    for (old, new), (fb, fa) in zip(result.moves, result.floors, strict=True):
+    # rows without a measured time show their work floors, as the headline line does
+    from ..model.whatif import move_floors
+
+    work = [(b[0], a[0]) for b, a in move_floors(result)]
+    for (old, new), (fb, fa) in zip(result.moves, work, strict=True):
         b, a = before.get(old.name), after.get(new.name)
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
         if id(old) in steps:

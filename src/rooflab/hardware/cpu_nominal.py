@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.roofline import cpu_peak_flop_per_s
@@ -53,3 +54,42 @@ def hybrid_nominal_roof(name: str, p_cores: int, p_ghz: float, p_arch: MicroArch
                 method=f"P-cores: {c.method} + E-cores: {e_by[c.label].method}")
         for c in p.compute if c.label in e_by)
     return replace(p, compute=compute, notes=p.notes + e.notes)
+
+
+@dataclass(frozen=True)
+class RatedClock:
+    """A CPU's rated clock (GHz), from the catalog entry its name matches (base and boost)
+    or from the GHz its name states (Intel's '... @ 2.90GHz', the base clock)."""
+
+    base_ghz: float | None
+    boost_ghz: float | None
+    source: str
+
+    def words(self) -> str:
+        """'base 2.4 GHz, boost 3.7 GHz (catalog: AMD EPYC 9654)'."""
+        parts = [f"{k} {v:g} GHz" for k, v in (("base", self.base_ghz),
+                                                ("boost", self.boost_ghz)) if v]
+        return f"{', '.join(parts)} ({self.source})"
+
+
+_NAMED_GHZ = re.compile(r"@\s*(\d+(?:\.\d+)?)\s*GHz", re.IGNORECASE)
+
+
+def rated_clock(cpu_model: str) -> RatedClock | None:
+    """The rated clock of the CPU named `cpu_model` (/proc/cpuinfo "model name"), or None
+    when neither the catalog nor the name says it (a VM's bare 'AMD EPYC')."""
+    from .catalog import match_device_name  # catalog builds its roofs with this module
+
+    device = match_device_name(cpu_model) if cpu_model.strip() else None
+    inputs = device.inputs if device is not None and device.kind == "cpu" else {}
+    if inputs.get("base_ghz"):
+        return RatedClock(float(inputs["base_ghz"]), _ghz(inputs.get("boost_ghz")),
+                          f"catalog: {device.name}")
+    named = _NAMED_GHZ.search(cpu_model)
+    if named:
+        return RatedClock(float(named.group(1)), None, "the CPU's model name")
+    return None
+
+
+def _ghz(value) -> float | None:
+    return float(value) if value else None

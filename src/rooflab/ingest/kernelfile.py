@@ -1,6 +1,7 @@
 """Kernel lists in rooflab's own formats: JSON (the vocabulary) and a simple CSV.
 
-CSV columns (header required; unknown columns are kept in meta):
+CSV columns (header required; unknown columns are kept in meta, and one that looks like a
+misspelt known column or a time in another unit -- 'sconds', 'time_ms' -- is warned about):
   name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
 Instead of seconds, a `gflops` column (achieved GFLOP/s, seed 000 §4.2's "实测性能 (GFLOPS)"
 column) gives seconds = flop / (gflops x 1e9), marked derived.
@@ -18,15 +19,26 @@ rocprof-compute counter CSVs and their folders, torch.profiler chrome traces (.j
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError, ParseError
+from ..errors import InputError, InputWarning, ParseError
 from ..files import load_json, read_text
 from ..model.kernel import Kernel
-from ..model.schema import check_schema_version, kernel_from_dict, level_name, precision_name
+from ..model.schema import (
+    KERNEL_FIELDS,
+    check_schema_version,
+    kernel_from_dict,
+    level_name,
+    precision_name,
+    time_unit,
+    unknown_field_words,
+    unknown_fields,
+)
 from .profile_import import ProfileImport
 
 CSV_REQUIRED = ("name", "flop", "bytes")
@@ -147,7 +159,8 @@ def join_imports(imports: list[ProfileImport]) -> ProfileImport:
 
 def load_kernels(path: str) -> tuple[Kernel, ...]:
     """Kernels from a .json (list, or object with 'kernels') or .csv file, or from any
-    profiler's file or folder (`file_kind`)."""
+    profiler's file or folder (`file_kind`). A kernel field (a CSV column) that is not read
+    and looks like a mistake gets one `warning:` line per file on stderr (warn_file)."""
     p = Path(path)
     if not p.exists():
         raise ParseError("file not found", path=path)
@@ -206,14 +219,49 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         raise ParseError(f"expected a list of kernels or an object with a 'kernels' list; "
                          f"{ACCEPTED}", path=path)
     out = []
+    odd: list[tuple[str, tuple[str, ...], str]] = []   # kernels with unknown fields
     for i, item in enumerate(items):
         try:
             out.append(kernel_from_dict(item, where=f"kernels[{i}]"))
         except InputError as exc:
             raise ParseError(str(exc), path=path) from None
+        words = unknown_field_words(item)
+        if words:
+            odd.append((f"kernels[{i}] '{out[-1].name}'", tuple(unknown_fields(item)), words))
     if not out:
         raise ParseError("the file holds no kernels", path=path)
+    if odd:
+        warn_file(path, unknown_fields_message(odd))
     return _merge_levels(out)
+
+
+# (file, its mtime and size, message) already said in this process: a verb that reads a
+# file twice (compare: for the table, then for the chart's roof) says it once
+def warn_file(path: str, message: str, line: int | None = None) -> None:
+    """An InputWarning "FILE[:LINE]: message", raised in the one loader every verb shares
+    (report, plot, whatif, choose, compare) so each says it; the CLI prints it on stderr
+    (cli/main.py), so `--json` output stays pure JSON. Python's default filter shows one
+    message once, so a file read twice (compare) warns once."""
+    where = f"{path}:{line}" if line is not None else path
+    warnings.warn(f"{where}: {message}", InputWarning, stacklevel=3)
+
+
+def unknown_fields_message(odd: list[tuple[str, tuple[str, ...], str]], shown: int = 3) -> str:
+    """One message for a file's kernels with unknown fields: kernels with the same unknown
+    fields are one group (a "time_ms" in every kernel is said once, with the first kernel's
+    numbers), then the fields that are read."""
+    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for where, fields, words in odd:
+        groups.setdefault(fields, []).append((where, words))
+    parts = []
+    for members in groups.values():
+        (where, words), rest = members[0], [w for w, _ in members[1:]]
+        also = ""
+        if rest:
+            more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
+            also = f" (the same in {', '.join(rest[:shown])}{more})"
+        parts.append(f"{where}: {words}{also}")
+    return "; ".join(parts) + f" (known kernel fields: {', '.join(KERNEL_FIELDS)})"
 
 
 def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) -> Path:
@@ -315,12 +363,14 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
                          path=path, line=1)
     out = []
+    first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
     for lineno, raw in enumerate(reader, start=2):
         row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
         if alias:
             row["name"] = row.pop(alias)
         if not any(v.strip() for v in row.values()):
             continue
+        first = first or (lineno, row)
         seconds = _number(row, "seconds", path, lineno, default=0.0) or None
         timing = "measured"
         gflops = _number(row, "gflops", path, lineno, default=0.0)
@@ -353,4 +403,37 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
             raise ParseError(str(exc), path=path, line=lineno) from None
     if not out:
         raise ParseError("the file holds no kernels", path=path)
+    hints = _column_hints(header, first)
+    if hints:
+        warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
+                        f"other is kept in the kernels' meta)", line=1)
     return _merge_levels(out)
+
+
+def _column_hints(header: list[str], first: tuple[int, dict[str, str]] | None) -> list[str]:
+    """Unknown columns that look like a mistake: a time in another unit ('time_ms', 'us')
+    where no 'seconds' or 'gflops' column gives one, or a misspelt known column ('sconds').
+    Any other column is meta on purpose (op, weight_bytes) and is not warned about."""
+    hints = []
+    timed = {"seconds", "gflops"} & set(header)
+    for col in header:
+        if col in CSV_KNOWN or col == "kernel":
+            continue
+        is_time, per_unit = time_unit(col)
+        if is_time and not timed:
+            text = (first[1].get(col) or "").strip() if first else ""
+            try:
+                example = (f"; line {first[0]}: {float(text) * per_unit:.6g}"
+                           if first and per_unit is not None else "")
+            except ValueError:
+                example = ""
+            scale = f"{col} x {per_unit:g}{example}" if per_unit is not None else \
+                "in seconds"
+            hints.append(f"column '{col}' looks like a time and is not read, so the kernels "
+                         f"are untimed: give a 'seconds' column ({scale})")
+            continue
+        close = difflib.get_close_matches(col, [c for c in CSV_KNOWN if c not in header],
+                                          n=1, cutoff=0.75)
+        if close:
+            hints.append(f"column '{col}' is not read: did you mean '{close[0]}'?")
+    return hints

@@ -12,14 +12,15 @@ itself. The speed-up is the old time over the predicted time. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..units import dtype_bytes, fmt_ai, fmt_seconds, si
+from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_pct, fmt_seconds, si
 from .analysis import Point
 from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
 from .kernel import Kernel, converted_flop
 from .machine import Machine, machine_of, words
-from .sanity import is_streaming, kernel_kind
+from .sanity import applicable_launch_s, is_streaming, kernel_kind
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
 TARGET_EFFICIENCY = 0.8
@@ -37,6 +38,16 @@ BATCH_ADVICE = 8
 SHORT_CALL_S = 100e-6
 # Op kinds whose DRAM traffic is mostly weights (a linear layer / GEMV in decode).
 WEIGHT_KINDS = ("gemv", "linear", "decode")
+# Op kinds that use each weight once per request (a GEMV, a batch-1 decode step): tiling
+# cannot raise their AI; batching requests per weight read is the lever (weight_advice).
+NO_REUSE_KINDS = ("gemv", "mul_mat_vec", "decode")
+# Fusion advice for a kernel whose bytes are mostly a matrix read once (weights, a KV
+# cache) is dropped below this predicted speed-up: only its activations can stay on chip
+# (a 4096x4096 fp64 GEMV: 32 kB of its 134 MB, 1.0002x).
+FUSION_MIN_GAIN = 1.05
+# Below this share of the measured time the launch floor is negligible, and the work's
+# efficiency is the point's percent of roof (diagnose's "negligible" launch split).
+NEGLIGIBLE_LAUNCH = 0.01
 # Op kinds whose work maps onto tensor cores / matrix units.
 # Prefixes of matrix-shaped op kinds; PyTorch's addmm (nn.Linear), addbmm and baddbmm are
 # matrix multiplies with a bias add (they must not read as the elementwise 'add').
@@ -70,13 +81,26 @@ class Efficiency:
 
 
 def pct(fraction: float) -> str:
-    """A fraction as a percentage with enough digits to be non-zero: 0.0012 -> '0.12%'."""
-    x = 100 * fraction
-    return f"{x:.0f}%" if x >= 10 or x == 0 else f"{x:.2g}%"
+    """A fraction as a percentage, rounded as the report's tables and chart round a
+    point's percent of roof (units.fmt_pct): whole percents from 1 %, two
+    figures under it so a small one is not '0%' (0.0012 -> '0.12%', 0.494999 -> '49%')."""
+    return fmt_pct(100 * fraction)
+
+
+def work_pct(p: Point, e: Efficiency) -> str:
+    """The work's efficiency in words. With no launch floor in the time, or a negligible
+    one, it is the point's percent of roof, the figure the report's table prints: the
+    demo's triad at 49.4999 % of roof with 0.43 us of its 9 ms taken out as dispatch
+    floor works at 49.5024 %, and '50%' beside a table's '49 %' read as two numbers."""
+    if p.percent_of_roof is not None and e.launch_s < NEGLIGIBLE_LAUNCH * e.seconds:
+        return pct(min(p.percent_of_roof / 100, e.efficiency))
+    return pct(e.efficiency)
 
 
 def efficiency_of(p: Point) -> Efficiency:
-    launch = p.overhead_floor_s or 0.0
+    """The launch floor that applies to the point's time (sanity.applicable_launch_s: none
+    when the time is below calls x the floor), and the efficiency of the rest."""
+    launch = applicable_launch_s(p)
     if p.seconds is None:
         return Efficiency(p.floor_s + launch, launch, p.floor_s, 1.0)
     launch = min(launch, p.seconds)
@@ -143,6 +167,8 @@ def _unit_words(ceiling, machine: Machine | None) -> str:
 def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
                      machine: Machine | None = None,
                      kernel: Kernel | None = None) -> Advice | None:
+    if p.flop <= 0:
+        return _narrower_storage(p, e, kernel)
     found = _lower(roof, p.precision, kernel.unit if kernel is not None else None)
     if found is None:
         return None
@@ -165,7 +191,40 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
         f"{si(ceiling.value, 'FLOP/s')}", "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
         assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
-                   f"the kernel keeps its current efficiency ({pct(e.efficiency)} of roof)")
+                   f"the kernel keeps its current efficiency ({work_pct(p, e)} of roof)")
+
+
+def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice | None:
+    """A kernel with no FLOP (a copy, a sort, a gather) has no math to move to other units
+    or precisions: only its data can be stored narrower, which shrinks its bytes. Its
+    element type is its FLOP's precision key ({"fp64": 0}) or meta dtype / shape dtype;
+    without one it is the fp32 default, and the assumption says so."""
+    meta = kernel.meta if kernel is not None else {}
+    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
+    named = meta.get("dtype") or shape.get("dtype")
+    dtype = (p.precision if kernel is not None and kernel.flop else
+             str(named) if named else None)
+    try:
+        size = dtype_bytes(dtype or p.precision)
+        alt = next((a for a in LOWER_PRECISION.get(canonical_dtype(dtype or p.precision), ())
+                    if dtype_bytes(a) < size), None)
+        new = dtype_bytes(alt) if alt else None
+    except Exception:   # a dtype with no storage size: nothing to say about narrowing it
+        return None
+    if alt is None or not new or p.bytes <= 0:
+        return None
+    known = (f"every byte is {dtype} element data" if dtype else
+             f"every byte is {p.precision} element data (assumed: the kernel names no FLOP "
+             f"precision or dtype)")
+    return _advice(
+        p, e, "store the data in a narrower type",
+        f"{size:g} -> {new:g} bytes per element ({dtype or p.precision} -> {alt} or another "
+        f"{new:g}-byte type) moves {si(p.bytes * new / size, 'B')} instead of "
+        f"{si(p.bytes, 'B')}; with no FLOP there is no math to move to other units",
+        "along slope", flop=p.flop, nbytes=p.bytes * new / size, peak=p.peak_flop_per_s,
+        bw=p.bytes_per_s,
+        assumption=f"{known} and the data can be stored in {new:g} bytes; the kernel keeps "
+                   f"its current efficiency ({work_pct(p, e)} of roof)")
 
 
 def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
@@ -200,13 +259,13 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
                    f"on it, not stored data) and accuracy allows {alt} for the "
                    f"{p.precision} part; the {others} {keep} precision and ceiling "
                    f"(weighted as the roof holds the kernel now); the kernel keeps its "
-                   f"current efficiency ({pct(e.efficiency)} of roof)")
+                   f"current efficiency ({work_pct(p, e)} of roof)")
 
 
 def _efficiency(p: Point, e: Efficiency, action: str, why: str) -> Advice | None:
     if e.efficiency >= TARGET_EFFICIENCY:
         return None
-    return _advice(p, e, action, f"the work runs at {pct(e.efficiency)} of the roof at its AI; "
+    return _advice(p, e, action, f"the work runs at {work_pct(p, e)} of the roof at its AI; "
                    + why, "below roof", flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s,
                    bw=p.bytes_per_s, efficiency=TARGET_EFFICIENCY,
                    assumption=f"the same FLOP and bytes reach {TARGET_EFFICIENCY:.0%} of the "
@@ -241,20 +300,94 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "") -> list[Advice]:
     return out
 
 
+def activation_share(kernel: Kernel | None, kind: str) -> float:
+    """The share of a kernel's bytes that its neighbours make or take (activations), the
+    bytes fusion can keep on chip. A matrix read once per call (a GEMV's matrix, a decode
+    linear layer's weights) or a KV cache comes from memory whatever runs next to it.
+    From meta 'bytes_split' (`rooflab llm`: weights / activations / kv) or 'weight_bytes',
+    else for a GEMV / linear / decode kind everything but the vectors of meta shape m x n
+    (all of it is matrix without a shape, as the batching advice assumes), else 1."""
+    meta = kernel.meta if kernel is not None else {}
+    split = meta.get("bytes_split")
+    if isinstance(split, Mapping) and ("weights" in split or "activations" in split):
+        total = sum(float(v) for v in split.values() if isinstance(v, (int, float)))
+        act = split.get("activations", 0.0)
+        if total > 0 and isinstance(act, (int, float)):
+            return min(1.0, max(0.0, float(act) / total))
+    nbytes = (kernel.bytes.get("DRAM") or sum(kernel.bytes.values())) if kernel else 0.0
+    wb = meta.get("weight_bytes")
+    if isinstance(wb, (int, float)) and nbytes > 0:
+        return min(1.0, max(0.0, 1.0 - float(wb) / nbytes))
+    if not any(kind.startswith(w) for w in WEIGHT_KINDS + ("mul_mat_vec",)):
+        return 1.0
+    matrix = _matrix_bytes(kernel) if kind.startswith(("gemv", "mul_mat_vec")) else None
+    if matrix is None or nbytes <= 0:
+        return 0.0
+    return min(1.0, max(0.0, 1.0 - matrix / nbytes))
+
+
+def _matrix_bytes(kernel: Kernel | None) -> float | None:
+    """A GEMV's matrix bytes from meta shape m x n (ops.gemv's) in the shape's dtype, else
+    the kernel's precision; None without a shape."""
+    shape = kernel.meta.get("shape") if kernel is not None else None
+    if not isinstance(shape, Mapping):
+        return None
+    m, n = shape.get("m"), shape.get("n")
+    if not all(isinstance(v, (int, float)) and v > 0 for v in (m, n)):
+        return None
+    dtype = shape.get("dtype") or kernel.precision
+    try:
+        return float(m) * float(n) * dtype_bytes(str(dtype))
+    except Exception:   # a dtype with no storage size: no matrix bytes to tell
+        return None
+
+
+def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
+            kernel: Kernel | None) -> Advice | None:
+    """Fuse with a neighbour: half the bytes fusion can keep on chip stay there (all of an
+    elementwise chain's; only the activations of a matrix-reading kernel, dropped when that
+    gains under FUSION_MIN_GAIN)."""
+    chip, unit = words(machine, "chip")
+    share = activation_share(kernel, kind)
+    if share >= 1.0:
+        return _advice(
+            p, e, "fuse with the neighbouring pass",
+            "k elementwise passes fused move about 1/k of the bytes (the intermediate never "
+            "reaches memory); fused with one neighbour: bytes / 2, AI x 2", "along slope",
+            flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+            assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
+                       f"reads), so half of these bytes stay {chip}; FLOP unchanged")
+    act = share * p.bytes
+    if act <= 0:
+        return None
+    out = _advice(
+        p, e, "fuse with the neighbouring pass",
+        f"only its activations ({si(act, 'B')} of the {si(p.bytes, 'B')}) can stay {chip}; "
+        f"fused with one neighbour half of them do: bytes {si(p.bytes, 'B')} -> "
+        f"{si(p.bytes - act / 2, 'B')}", "along slope",
+        flop=p.flop, nbytes=p.bytes - act / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+        assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
+                   f"reads), so half of its activation bytes stay {chip}; the other "
+                   f"{si(p.bytes - act, 'B')} (weights, KV cache: read once per call) come "
+                   f"from memory whatever runs next to it; FLOP unchanged")
+    return out if out.speedup >= FUSION_MIN_GAIN else None
+
+
+def reuses_data(kind: str) -> bool:
+    """Whether tiling can raise the op's AI: not for a GEMV or a batch-1 decode step, whose
+    every weight is used once per request (batching is their lever)."""
+    return not any(kind.startswith(k) for k in NO_REUSE_KINDS)
+
+
 def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                   l2_bytes: float | None = None, machine: Machine | None = None,
                   kernel: Kernel | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = is_streaming(kind)
-    chip, unit = words(machine, "chip")
-    out.append(_advice(
-        p, e, "fuse with the neighbouring pass",
-        "k elementwise passes fused move about 1/k of the bytes (the intermediate never "
-        "reaches memory); fused with one neighbour: bytes / 2, AI x 2", "along slope",
-        flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
-                   f"reads), so half of these bytes stay {chip}; FLOP unchanged"))
-    if not streaming and 0 < p.ai < p.ridge:
+    fused = _fusion(p, e, kind, machine, kernel)
+    if fused is not None:
+        out.append(fused)
+    if not streaming and reuses_data(kind) and 0 < p.ai < p.ridge:
         matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
         target = p.ridge if matrix else min(p.ridge, TILING_GAIN * p.ai)
         out.append(_advice(
@@ -343,8 +476,10 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
 
 
 def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
-                    machine: Machine | None = None) -> list[Advice]:
+                    machine: Machine | None = None,
+                    kernel: Kernel | None = None) -> list[Advice]:
     per = roof.overhead_s or 0.0
+    act = activation_share(kernel, kind) * p.bytes   # what a fused neighbour keeps on chip
     dispatch, why = words(machine, "dispatch")
     chip, unit = words(machine, "chip")
     out = [
@@ -356,10 +491,12 @@ def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         _advice(p, e, f"fuse into the neighbouring {unit}",
                 f"its work floor is {fmt_seconds(p.floor_s)}; run inside a neighbour it pays "
                 f"no launch of its own and its intermediate stays {chip}", "below roof",
-                flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-                launch_s=0.0,
+                flop=p.flop, nbytes=p.bytes - act / 2, peak=p.peak_flop_per_s,
+                bw=p.bytes_per_s, launch_s=0.0,
                 assumption=f"the work moves into an adjacent {unit} (no launch of its own) and "
-                           f"half its bytes stay {chip}"),
+                           + (f"half its bytes stay {chip}" if act >= p.bytes else
+                              f"half its activation bytes ({si(act, 'B')} of "
+                              f"{si(p.bytes, 'B')}) stay {chip}")),
     ]
     if p.calls > 1:
         out.append(_advice(
@@ -462,7 +599,7 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
               f"{dest.label}", detail, "roof", flop=p.flop,
         nbytes=p.bytes, peak=new, bw=p.bytes_per_s,
         assumption=f"{how}; the other parts keep their ceilings; the kernel keeps its "
-                   f"current efficiency ({pct(e.efficiency)} of roof)")
+                   f"current efficiency ({work_pct(p, e)} of roof)")
 
 
 RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhead_advice,
@@ -485,7 +622,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     if p.bound == "memory":
         items = memory_advice(p, e, roof, kind, l2_bytes, machine, kernel)
     elif p.bound == "overhead":
-        items = overhead_advice(p, e, roof, kind, machine)
+        items = overhead_advice(p, e, roof, kind, machine, kernel)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
     if p.bound in ("compute", "latency"):

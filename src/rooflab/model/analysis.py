@@ -11,10 +11,15 @@ from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
 from .kernel import Kernel
 
 # A kernel is `latency`-bound when it reaches less than this fraction of its attainable
-# roof and no launch/dispatch floor explains it (seed 000 §6.2, misreading two).
+# roof and no launch/dispatch floor explains it (seed 000 §6.2, misreading two). A kernel
+# with no FLOP (a copy, a sort) has no FLOP/s to compare: the fraction of the level's
+# bandwidth it reaches stands in (a copy at 0.5 % of DRAM bandwidth is no "memory" bound).
 LATENCY_FRACTION = 0.10
 # A kernel is `overhead`-bound when the calls x dispatch floor is larger than its work
-# floor and explains at least this fraction of the measured time (seed 004: RMSNorm).
+# floor and explains at least this fraction of the measured time (seed 004: RMSNorm). A
+# time below calls x the floor does not contain it (a profiler's GPU-side duration, or
+# overlapping launches: 1000 calls in 1 ms on a 5 us floor), so the floor is left out
+# and the work floor alone decides (sanity.check_launch_floor says so).
 OVERHEAD_SHARE = 0.5
 # A point this close to its ridge (relative) is on it, and on the ridge compute binds (AI >=
 # ridge). Without it, rounding decided the side: a kernel that set both ceilings of a
@@ -66,11 +71,38 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Unplaced:
+    """A kernel analyze() gave no point: why, and how to give it one. Its time stays in the
+    total that every point's time_share is taken of, so the placed shares and these add up
+    to 100 %. Without a memory level it still has a compute position: its achieved FLOP/s
+    against the compute ceiling it is held to (no AI, so no attainable, no bound)."""
+
+    kernel: str
+    seconds: float | None
+    calls: int
+    time_share: float | None
+    levels: tuple[str, ...]      # the memory levels it has bytes at (none usable here)
+    reason: str                  # why there is no point
+    fix: str                     # how to give it one
+    flop: float
+    compute: str                 # label of the compute ceiling it is held to
+    peak_flop_per_s: float
+    achieved_flop_per_s: float | None   # FLOP / seconds (None: untimed or no FLOP)
+
+    @property
+    def percent_of_peak(self) -> float | None:
+        if self.achieved_flop_per_s is None or self.peak_flop_per_s <= 0:
+            return None
+        return 100.0 * self.achieved_flop_per_s / self.peak_flop_per_s
+
+
+@dataclass(frozen=True)
 class Analysis:
     roof: Roof
     kernels: tuple[Kernel, ...]
     points: tuple[Point, ...]
     notes: tuple[str, ...] = ()
+    unplaced: tuple[Unplaced, ...] = ()   # kernels without a point (see Unplaced)
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         # IPython/Jupyter display: one line per point instead of repr()'s whole roof
@@ -84,6 +116,7 @@ class Analysis:
                          f"{si(p.achieved_flop_per_s, 'FLOP/s')} of "
                          f"{si(p.attainable_flop_per_s, 'FLOP/s')}  {pct}  {p.bound}-bound "
                          f"({p.binding})")
+        lines += [f"  not placed: {u.kernel} ({u.reason})" for u in self.unplaced]
         lines += [f"  note: {n}" for n in self.notes]
         printer.text("\n".join(lines))
 
@@ -113,12 +146,15 @@ class Analysis:
 
 def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float | None,
              overhead_floor_s: float | None, fraction_of_roof: float | None) -> str:
-    """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE."""
+    """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE.
+    fraction_of_roof: achieved / attainable FLOP/s (for a kernel with no FLOP, achieved
+    bytes/s over the level's bandwidth). The launch floor counts only where the measured
+    time holds it (overhead_floor_s <= seconds)."""
     side = "memory" if left_of_ridge(ai, ridge_ai) else "compute"
     if seconds is None:
         return side
     if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
-            and overhead_floor_s >= OVERHEAD_SHARE * seconds):
+            and OVERHEAD_SHARE * seconds <= overhead_floor_s <= seconds):
         return "overhead"
     if fraction_of_roof is not None and fraction_of_roof < LATENCY_FRACTION:
         return "latency"
@@ -142,8 +178,11 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     seconds = kernel.seconds
     achieved = flop / seconds if seconds else None
     frac = achieved / att if achieved is not None and att > 0 else None
+    # no FLOP, no FLOP/s: the bandwidth fraction reached is how close to its roof it runs
+    reached = (nbytes / seconds / bw if frac is None and flop <= 0 and seconds and bw > 0
+               else frac)
     bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
-                     overhead_floor_s=overhead_floor, fraction_of_roof=frac)
+                     overhead_floor_s=overhead_floor, fraction_of_roof=reached)
     binding = memory.label if left_of_ridge(ai, ridge_ai) else (compute_label or compute.label)
     return Point(
         kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
@@ -165,7 +204,10 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     """Every kernel at every memory level it has bytes for (and the roof has a ceiling for).
 
     roof: a Roof (rooflab.load_roof("T4") or a profile .json); kernels: Kernels, or one.
-    A kernel at a level the roof lacks gets no point; `Analysis.notes` says why.
+    A kernel at a level the roof lacks gets no point there; `Analysis.notes` says why, and
+    a kernel left with no point at all is in `Analysis.unplaced` (its time stays in the
+    total the shares are taken of). Levels outside `levels` are the caller's choice: a
+    kernel filtered out by them is not called unplaced.
     """
     if not isinstance(roof, Roof):
         hint = ("a profile holds roofs: pass profile.roofs[0] (measured first)"
@@ -177,6 +219,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     total = sum(k.seconds for k in kernels if k.seconds)
     points: list[Point] = []
     notes: list[str] = []
+    unplaced: list[Unplaced] = []
     for k in kernels:
         held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
         # the point's note: the stand-in notes only (model/sanity.py reads a note as a
@@ -186,26 +229,62 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             # no intensity without bytes: say so rather than drop the kernel in silence
             notes.append(f"{k.name}: no bytes at any memory level, so no AI and no point; "
                          f"give them, e.g. \"bytes\": {{\"DRAM\": 1.0e8}}")
+        placed, asked, missing = 0, 0, []
         for level in k.bytes:
             if levels is not None and level not in levels:
                 continue
+            asked += 1
             memory = roof.find_memory(level)
             if memory is None:
-                notes.append(f"{k.name}: roof '{roof.name}' has no {level} ceiling; "
-                             f"its {level} point is not drawn")
+                missing.append(level)
+                notes.append(f"{k.name}: roof '{roof.name}' has no {level} ceiling, so no "
+                             f"{level} point")
                 continue
             if k.bytes[level] <= 0 and k.total_flop <= 0:
                 continue
             points.append(analyze_point(roof, k, level, compute, memory, total, note,
                                         held.label))
+            placed += 1
         if k.bytes and k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values()):
             notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
                          f"counts (flop=..., bytes=...)")
+        if not placed and (asked or not k.bytes):
+            unplaced.append(_unplaced(roof, k, held, missing, asked, total))
         notes += [f"{k.name}: {n}" for n in held.notes]
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
-                    notes=tuple(dict.fromkeys(notes)))
+                    notes=tuple(dict.fromkeys(notes)), unplaced=tuple(unplaced))
+
+
+def _unplaced(roof: Roof, k: Kernel, held: KernelCeiling, missing: Sequence[str],
+              asked: int, total: float) -> Unplaced:
+    """Why kernel k got no point (no bytes; bytes only at levels the roof lacks; nothing
+    but zeros), how to give it one, and its compute position (FLOP/s against its ceiling)."""
+    here = [c.level for c in roof.memory]
+    have = ", ".join(here) or "none"
+    if not k.bytes:
+        reason = "no bytes at any memory level, so no arithmetic intensity"
+        fix = 'give its bytes, e.g. "bytes": {"DRAM": 1.0e8}'
+    elif len(missing) == asked:
+        where = " and ".join(missing)
+        reason = (f"its bytes are at {where} only, and roof '{roof.name}' has no {where} "
+                  f"ceiling (it has: {have})")
+        main = "DRAM" if "DRAM" in here else next(iter(here), None)
+        other = f" or add {main} bytes" if main else ""
+        fix = (f"give a roof with a{'n' if where[0] in 'AEFHILMNORSX' else ''} {where} "
+               f"ceiling (a probed profile: `rooflab probe -o profile.json`, then --on "
+               f"profile.json){other}")
+    else:
+        reason = "0 FLOP and 0 bytes, so no arithmetic intensity"
+        fix = "give its counts (flop=..., bytes=...)"
+    flop = k.total_flop
+    achieved = flop / k.seconds if k.seconds and flop > 0 else None
+    return Unplaced(kernel=k.name, seconds=k.seconds, calls=k.calls,
+                    time_share=k.seconds / total if k.seconds and total > 0 else None,
+                    levels=tuple(k.bytes), reason=reason, fix=fix, flop=flop,
+                    compute=held.label, peak_flop_per_s=held.ceiling.value,
+                    achieved_flop_per_s=achieved)
 
 
 def weighted_words(held: KernelCeiling) -> str:

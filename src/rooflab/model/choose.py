@@ -1,10 +1,12 @@
 """Hardware choice (seed 002): rank machines for a kernel set by predicted time at the roof.
 
 On each candidate roof every kernel takes at least max(FLOP / P, bytes / B) over the memory
-levels the roof has (its work floor) and calls x overhead_s (its launch floor); the
-predicted time is the larger of the two: a lower bound, the same for every candidate, so the
-ranking says which roof suits this work. The ceiling that binds most of the time is named,
-and FLOP per joule (perf per watt) is given where the TDP is known. Pure: no I/O.
+levels the roof has (its work floor); summed over the kernels that is the work floor the
+devices are ranked by (`rooflab llm`'s TPOT floor for a decode step). Beside it, "with
+launches": each kernel at least max(work floor, calls x overhead_s), summed, the same
+figure llm and whatif give. Both are lower bounds, computed alike for every candidate, so
+the ranking says which roof suits this work. The ceiling that binds most of the time is
+named, and FLOP per joule (perf per watt) is given where the TDP is known. Pure: no I/O.
 
 A device that is no real choice ranks after every device that is (seed 002: capacity and
 the work's precision come before speed): one whose roof has no ceiling for a kernel's
@@ -25,20 +27,39 @@ from .kernel import Kernel
 # Kernels that stand for a whole step whose parts sit beside them in the same file.
 WHOLE_STEP_OPS = frozenset({"decode_step"})
 
+# One name, one definition, in llm, whatif and choose (docs/llm.md "Two floors"): the work
+# floor is max(FLOP / P, bytes / B) per kernel, summed; "with launches" holds each kernel
+# to at least its calls x the per-launch floor as well.
+WITH_LAUNCHES = "with launches"
+
+
+def with_launches_s(work_s: float, calls: int, per_launch_s: float | None) -> float:
+    """One kernel's time with its launches: max(work floor, calls x one launch). The host
+    issues a launch while the device runs the previous kernel, so a kernel costs the
+    longer of the two, not their sum: a kernel longer than its launches hides them, a
+    short one waits for them (eager PyTorch at batch 1, seed 004); CUDA graphs remove the
+    launches and leave the work floor."""
+    return max(work_s, calls * (per_launch_s or 0.0))
+
 
 @dataclass(frozen=True)
 class KernelTime:
     kernel: str
-    seconds: float
+    seconds: float      # with launches: max(work floor, calls x launch floor)
     binding: str        # "DRAM", "fp16 tensor", "launch"
     missing: str | None = None   # the kernel's precision when the roof has no math for it
+    work_s: float | None = None  # the work floor alone, max(FLOP / P, bytes / B)
+
+    @property
+    def work_floor_s(self) -> float:
+        return self.seconds if self.work_s is None else self.work_s
 
 
 @dataclass(frozen=True)
 class Choice:
     name: str
     roof: Roof
-    seconds: float                      # predicted total
+    seconds: float                      # the work floor: per kernel max(FLOP/P, bytes/B), summed
     binding: str                        # the ceiling binding the largest share of time
     binding_share: float
     per_kernel: tuple[KernelTime, ...]
@@ -46,6 +67,7 @@ class Choice:
     notes: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()       # precisions of the work this roof has no math for
     fits: bool | None = None            # the model fits in its memory (None: not known)
+    with_launches_s: float | None = None  # per kernel max(work, calls x launch), summed
 
     @property
     def viable(self) -> bool:
@@ -88,10 +110,11 @@ def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
         best = max(best, (t, "DRAM"))
     for lv in levels:
         best = max(best, (k.bytes[lv] / roof.bandwidth(lv).value, lv))
-    launch = (roof.overhead_s or 0.0) * k.calls
-    if launch > best[0]:
-        best = (launch, "launch")
-    return KernelTime(k.name, best[0], best[1], missing), notes
+    work = best[0]
+    launched = with_launches_s(work, k.calls, roof.overhead_s)
+    if launched > work:
+        best = (launched, "launch")
+    return KernelTime(k.name, best[0], best[1], missing, work), notes
 
 
 def _names(names: Sequence[str], most: int = 6) -> str:
@@ -147,7 +170,9 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
                 # the same on every device (the CLI groups them)
                 by_note.setdefault(n.replace(f"roof '{roof.name}' has ", ""), []).append(k.name)
         notes = [f"{n} (for {_names(list(dict.fromkeys(ks)))})" for n, ks in by_note.items()]
-        total = sum(t.seconds for t in times)
+        # ranked by the work floor (llm's TPOT floor), the launches beside it
+        total = sum(t.work_floor_s for t in times)
+        launched = sum(t.seconds for t in times)
         by: dict[str, float] = {}
         for t in times:
             by[t.binding] = by.get(t.binding, 0.0) + t.seconds
@@ -156,8 +181,8 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         fits = None if needs_bytes is None or not mem else needs_bytes <= mem
         missing = tuple(dict.fromkeys(t.missing for t in times if t.missing))
         out.append(Choice(name, roof, total, binding,
-                          by.get(binding, 0.0) / total if total > 0 else 0.0,
-                          tuple(times), tdp, tuple(notes), missing, fits))
+                          by.get(binding, 0.0) / launched if launched > 0 else 0.0,
+                          tuple(times), tdp, tuple(notes), missing, fits, launched))
     return tuple(sorted(out, key=lambda c: (not c.viable, c.seconds)))
 
 
@@ -185,8 +210,10 @@ class StepComparison:
 
 def compare_steps(steps: Sequence[tuple[Kernel, str | None]], choices: Sequence[Choice]
                   ) -> tuple[StepComparison, ...]:
-    """Each (whole step, roof name of its file) against the choice of the same name."""
-    by_name = {c.name: c.seconds for c in choices}
+    """Each (whole step, roof name of its file) against the choice of the same name: its
+    floor with launches (a measured step's time holds its launches)."""
+    by_name = {c.name: c.with_launches_s if c.with_launches_s is not None else c.seconds
+               for c in choices}
     return tuple(StepComparison(k, dev, by_name.get(dev) if dev else None)
                  for k, dev in steps)
 
@@ -195,11 +222,13 @@ def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
                     steps: Sequence[StepComparison] = ()) -> list[dict]:
     fastest = choices[0].seconds if choices else None
     out = [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
+            "work_floor_s": c.seconds, "with_launches_s": c.with_launches_s,
             "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
             "viable": c.viable, "missing_precisions": list(c.missing),
-            "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding}
+            "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding,
+                         "work_floor_s": t.work_floor_s, "with_launches_s": t.seconds}
                         for t in c.per_kernel],
             "notes": list(c.notes)} for i, c in enumerate(choices)]
     for s in steps:

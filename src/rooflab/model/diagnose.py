@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..units import fmt_ai, fmt_factor, fmt_seconds, si
-from .advice import Advice, Efficiency, advise, efficiency_of, pct
+from .advice import Advice, Efficiency, advise, efficiency_of, pct, reuses_data
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
-from .sanity import ABOVE_TOLERANCE, Finding, check_kernel
+from .sanity import ABOVE_TOLERANCE, Finding, applicable_launch_s, check_kernel, kernel_kind
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
 FLAG_HEADROOM = 2.0
@@ -82,7 +82,14 @@ class Diagnosis:
         # floor alone would say (headroom keeps that: it is the point's height).
         reach = self.reachable
         speedup = self.gain_speedup or self.headroom
-        launch = (self.point.overhead_floor_s or 0.0) > self.point.floor_s
+        launch = applicable_launch_s(self.point) > self.point.floor_s
+        if speedup < 1.0 + 1e-9 or self.gain_s <= 0:
+            # at its roof within the tolerance (up to 5 % above it): no gain, and no "0.97x
+            # faster" (a slowdown) either
+            return (f"none: it runs at its {fmt_seconds(reach)} launch/dispatch floor"
+                    if launch else
+                    f"none: it runs at its roof ({fmt_seconds(reach)}; up to "
+                    f"{ABOVE_TOLERANCE:.0%} above it is within the tolerance)")
         return (f"{fmt_seconds(self.gain_s)} saved ({self.priority:.0%} of the total) if it "
                 f"reached its roof ({speedup:.1f}x faster"
                 + (f"; the {fmt_seconds(reach)} launch/dispatch floor stays" if launch else "")
@@ -101,9 +108,21 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                 f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
                 f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
     if p.bound == "latency":
-        known = (f"the {floor} {fmt_seconds(p.overhead_floor_s)} does not explain it"
-                 if p.overhead_floor_s is not None else
-                 f"no {floor} is known for this roof, so launches are not ruled out")
+        if p.overhead_floor_s is None:
+            known = f"no {floor} is known for this roof, so launches are not ruled out"
+        elif p.seconds is not None and p.seconds < p.overhead_floor_s:
+            known = (f"calls x the {floor} ({fmt_seconds(p.overhead_floor_s)}) is more than "
+                     f"the measured time, so it is not in it (see the sanity findings)")
+        else:
+            known = f"the {floor} {fmt_seconds(p.overhead_floor_s)} does not explain it"
+        if p.flop <= 0 and p.seconds:
+            # no FLOP/s to compare: the bandwidth it reaches is its fraction of the roof
+            bps = p.bytes / p.seconds
+            return (f"no FLOP (AI 0): moves only {si(bps, 'B/s')} = "
+                    f"{pct(bps / p.bytes_per_s)} (< {LATENCY_FRACTION:.0%}) of {p.level} "
+                    f"bandwidth {si(p.bytes_per_s, 'B/s')}, and {known}: latency, "
+                    f"synchronisation, too little parallelism or work that is no FLOP "
+                    f"(comparisons, index arithmetic)")
         return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
                 f"attainable at AI {fmt_ai(p.ai)}, and {known}: latency, "
                 f"synchronisation or too little parallelism")
@@ -164,15 +183,17 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
               compute_label: str | None = None,
-              beyond: Ceiling | None = None) -> tuple[Distance, ...]:
+              beyond: Ceiling | None = None, reuse: bool = True) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
     its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector").
     `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
-    but not counted as the kernel's roof."""
+    but not counted as the kernel's roof. `reuse`: False for a GEMV / decode step (each
+    weight used once per request: tiling and fusion do not climb its slope)."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
-    return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure), _along_slope(p),
+    return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure),
+            _along_slope(p, reuse),
             _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
                                  compute_label, "float " if beyond else ""), p, beyond))
 
@@ -226,16 +247,28 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None) -> str:
     return ""
 
 
-def _along_slope(p: Point) -> Distance:
+def _slope_levers(reuse: bool) -> tuple[str, str]:
+    """(what climbs the slope, an aside on what does not)."""
+    if reuse:
+        return ("Batching, data reuse (tiling), fusion and fewer bytes per element "
+                "(quantization)", "")
+    # seed 004: decode at batch 1 reads each weight once per token; only more requests
+    # per weight read (batching) or fewer bytes per weight (quantization) move it right
+    return ("Batching (more requests per weight read) and fewer bytes per weight "
+            "(quantization)", "; tiling and fusion cannot (each weight is used once per "
+                              "request)")
+
+
+def _along_slope(p: Point, reuse: bool = True) -> Distance:
     """How far left of the ridge the point's AI is (the intensity it lacks)."""
     if p.along_slope > 1:
         return Distance(
             "along slope", p.along_slope,
             f"AI {fmt_ai(p.ai)} is {fmt_factor(p.along_slope)} left of the ridge "
             f"{fmt_ai(p.ridge)}: "
-            f"the 'not enough arithmetic intensity' part. Batching, data reuse (tiling), "
-            f"fusion and fewer bytes per element (quantization) climb the slope, up to "
-            f"{fmt_factor(p.along_slope)} more attainable FLOP/s.")
+            f"the 'not enough arithmetic intensity' part. {_slope_levers(reuse)[0]} climb "
+            f"the slope, up to {fmt_factor(p.along_slope)} more attainable FLOP/s"
+            f"{_slope_levers(reuse)[1]}.")
     if p.flop <= 0:
         # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
         # along_slope to 1 for AI 0), only bytes to move or to avoid moving.
@@ -302,7 +335,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         rank=0, distances=distances(p, top.label, top.value, machine,
                                     len(analysis.roof.compute),
                                     _weighted_label(analysis, kernel),
-                                    _other_family_top(analysis.roof, top)),
+                                    _other_family_top(analysis.roof, top),
+                                    reuses_data(kernel_kind(kernel)[0])),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
@@ -328,8 +362,9 @@ def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
 def reachable_s(p: Point) -> float:
     """The least time a point can reach at its roof. Reaching the roof does not remove the
     launches: it is the larger of the work floor and calls x the launch floor (graphs and
-    fusion cut the latter; their advice predicts that gain separately)."""
-    return max(p.floor_s, p.overhead_floor_s or 0.0)
+    fusion cut the latter; their advice predicts that gain separately), the floor left out
+    where the measured time is below it (sanity.applicable_launch_s)."""
+    return max(p.floor_s, applicable_launch_s(p))
 
 
 def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagnosis, ...]:

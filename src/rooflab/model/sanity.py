@@ -47,6 +47,7 @@ class Finding:
 
     kernel: str
     check: str        # ai_high | ai_low | above_roof | noisy | too_short | precision_fallback
+    #                   | below_launch_floor
     severity: str     # warning | info
     message: str      # what was seen, in numbers
     causes: tuple[str, ...] = ()
@@ -288,6 +289,54 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
     return None
 
 
+def applicable_launch_s(p: Point) -> float:
+    """calls x the roof's launch floor where it applies to the point's time: 0 when the
+    measured time is below it. A GPU-side duration (Nsight Compute, the torch profiler's
+    CUDA time) never contains the CPU launch cost, and asynchronous launches overlap: 1000
+    calls timed at 1 ms hold no 5 ms of 5 us launches, so the class, the gain and the advice
+    leave the floor out (check_launch_floor says so). Untimed: the floor, as the model adds."""
+    floor = p.overhead_floor_s or 0.0
+    if p.seconds is not None and p.seconds < floor:
+        return 0.0
+    return floor
+
+
+def check_launch_floor(kernel: Kernel, roof: Roof,
+                       machine: Machine | None = None) -> Finding | None:
+    """A measured time below calls x the launch/dispatch floor: the floor is not in it."""
+    if kernel.seconds is None or not roof.overhead_s:
+        return None
+    floor_s = kernel.calls * roof.overhead_s
+    if kernel.seconds >= floor_s:
+        return None
+    cpu = _kind(machine) == "cpu"
+    what = "dispatch floor" if cpu else "launch floor"
+    causes = (("a per-op time from a profiler, which leaves out the Python/framework "
+               "dispatch around the op",
+               "calls dispatched asynchronously, overlapping one another",
+               "a dispatch floor measured on a slower call path than this kernel's")
+              if cpu else
+              ("GPU-side kernel durations (Nsight Compute, rocprof, the torch profiler's "
+               "CUDA time) never contain the CPU launch cost",
+               "asynchronous launches overlap one another and the kernels (the CPU queues "
+               "work ahead of the GPU)",
+               "the roof's launch floor (a nominal 5 us on a catalog GPU) is above this "
+               "system's"))
+    why = ("the time leaves the dispatch out or the calls overlap" if cpu else
+           "the time is GPU-side (a profiler's) or the launches overlap")
+    return Finding(
+        kernel=kernel.name, check="below_launch_floor", severity="info",
+        message=(f"measured {fmt_seconds(kernel.seconds)} over {kernel.calls} call(s) "
+                 f"({fmt_seconds(kernel.seconds / kernel.calls)} per call) is below "
+                 f"{kernel.calls} call(s) x the {fmt_seconds(roof.overhead_s)} {what} = "
+                 f"{fmt_seconds(floor_s)}: {why}, so the {what} does not apply to this "
+                 f"time and was left out of the class, the gain and the advice"),
+        causes=causes,
+        fix=("time the calls end to end on the host (a synchronised wall clock around the "
+             "loop) to see what launches cost, or measure the floor with `rooflab probe`"),
+    )
+
+
 def _iqr_rel(s: tuple[float, ...], med: float) -> float | None:
     """Interquartile range / median, from 4 samples up (fewer have no quartiles to speak of)."""
     if len(s) < 4 or med <= 0:
@@ -350,6 +399,9 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
         if f is not None:
             found.append(f)
     found += check_timing(kernel, machine)
+    below = check_launch_floor(kernel, analysis.roof, machine)
+    if below is not None:
+        found.append(below)
     if any(p.note for p in points):
         for note, precision, used in stand_ins(analysis.roof, kernel, points):
             faster = _narrower(str(used.precision), precision)

@@ -22,6 +22,7 @@ from ..units import (
 from .advice import MATRIX_KINDS, efficiency_of
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
+from .choose import split_whole_steps, with_launches_s
 from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before the split)
     COMPLEX_PARTS,
     STALE_DTYPE_META,
@@ -36,12 +37,13 @@ from .retime import (  # noqa: F401
     MEASURED_META,
     WhatIf,
     _apply,
+    _floor,
     _primary,
     _select,
-    describe,
     floor_s,
     retime,
 )
+from .retime import describe as _describe_moves
 from .sanity import is_streaming, op_kind
 
 # Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
@@ -327,3 +329,64 @@ def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
     return _apply(roof, kernels, lambda k: k, None, f"on {other.name}",
                   f"each kernel reaches the same fraction of {other.name}'s roof as it "
                   f"reaches of {roof.name}'s{inside}", new_roof=other)
+
+
+# (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
+Floors = tuple[float | None, float | None]
+
+
+def kernel_floors(roof: Roof, k: Kernel) -> Floors:
+    """A kernel's two floors on a roof, as `rooflab llm` and `rooflab choose` give them:
+    the work floor max(FLOP / P, bytes / B) at 100 % of the roof, and with its launches,
+    max(work floor, calls x the roof's launch floor) (model.choose.with_launches_s)."""
+    try:
+        work, _ = _floor(roof, k)
+    except InputError:
+        return None, None
+    return work, with_launches_s(work, k.calls, roof.overhead_s)
+
+
+def move_floors(w: WhatIf) -> tuple[tuple[Floors, Floors], ...]:
+    """(floors before, floors after) of each move, each on its own roof (derived)."""
+    return tuple((kernel_floors(w.before.roof, old), kernel_floors(w.after.roof, new))
+                 for old, new in w.moves)
+
+
+def total_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
+    """{"work": (before, after), "with_launches": (before, after)}: the moved kernels'
+    floors summed, each kernel once (fused members share one new kernel; a whole measured
+    step beside its own kernels is not work again); None where any floor is unknown."""
+    work_ids = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[0]}
+    sums: dict[str, tuple[dict[int, float | None], dict[int, float | None]]] = {
+        "work": ({}, {}), "with_launches": ({}, {})}
+    for (old, new), (fb, fa) in zip(w.moves, move_floors(w), strict=True):
+        if id(old) not in work_ids:
+            continue
+        for i, key in enumerate(sums):
+            sums[key][0][id(old)], sums[key][1][id(new)] = fb[i], fa[i]
+    return {key: tuple(None if not v or None in v.values() else float(sum(v.values()))
+                       for v in pair) for key, pair in sums.items()}
+
+
+def _ratio(before: float | None, after: float | None) -> float | None:
+    return before / after if before and after else None
+
+
+def describe(w: WhatIf) -> Mapping[str, object]:
+    """JSON shape of a what-if (model.retime.describe) with both floors, named as in `rooflab
+    llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
+    and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed). The
+    older *_floor_s keys stay as scripts read them: work + every launch (retime.floor_s,
+    the least time the retiming model predicts at 100 % of the roof)."""
+    out = dict(_describe_moves(w))
+    rows = [dict(r) for r in out["moves"]]
+    for row, (fb, fa) in zip(rows, move_floors(w), strict=True):
+        row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],
+                    "before_with_launches_s": fb[1], "after_with_launches_s": fa[1]})
+    t = total_floors(w)
+    (wb, wa), (lb, la) = t["work"], t["with_launches"]
+    out.update({"moves": rows, "total_before_work_floor_s": wb, "total_after_work_floor_s": wa,
+                "work_floor_speedup": _ratio(wb, wa),
+                "total_before_with_launches_s": lb, "total_after_with_launches_s": la,
+                "with_launches_speedup": _ratio(lb, la)})
+    return out

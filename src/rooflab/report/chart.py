@@ -27,7 +27,7 @@ from ..model.analysis import analyze
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
-from ..units import fmt_ai, si
+from ..units import fmt_ai, fmt_pct, si
 
 # The chart's values and ceiling selection live in their own modules; re-exported here, the
 # names every caller imports from report.chart.
@@ -55,7 +55,6 @@ from .chart_parts import (  # noqa: F401
     Line,
     Ridge,
     RooflineDisplay,
-    fmt_pct,
     launch_cap,
     relative_luminance,
     roof_label,
@@ -201,7 +200,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
             # over the labelled point only: the cap is one height for every level, and
             # that point's roof is the kernel's lowest (its work floor the longest)
             cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
-                             p.attainable_flop_per_s, color)
+                             p.attainable_flop_per_s, color, p.seconds)
             caps.extend([cap] if cap is not None else [])
         else:
             label = p.level
@@ -434,21 +433,23 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     return display.plot(ax=ax)
 
 
-def figure_bytes(display: RooflineDisplay, fmt: str) -> bytes:
-    """The chart rendered as PNG or SVG bytes (drawn first if needed)."""
+def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
+    """The chart rendered as PNG or SVG bytes (drawn first if needed); savefig_kw go to
+    matplotlib's Figure.savefig over the defaults (dpi 150, no date)."""
     if display.figure_ is None:
         display.plot()
     buf = io.BytesIO()
     # No date in SVG metadata, so the same chart gives the same file.
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-    display.figure_.savefig(buf, format=fmt, dpi=150, metadata=metadata)
+    kw = {"dpi": 150, "metadata": metadata, **savefig_kw, "format": fmt}
+    display.figure_.savefig(buf, **kw)
     return buf.getvalue()
 
 
-def save_figure(display: RooflineDisplay, path: str | os.PathLike) -> Path:
-    """Write the chart to .png or .svg (by suffix), atomically."""
+def save_figure(display: RooflineDisplay, path: str | os.PathLike, **savefig_kw) -> Path:
+    """Write the chart to .png or .svg (by suffix), atomically; savefig_kw as figure_bytes."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         got = suffix or "no suffix"
         raise InputError(f"chart file '{path}' must end in .png or .svg; got '{got}'")
-    return write_atomic(path, figure_bytes(display, suffix[1:]))
+    return write_atomic(path, figure_bytes(display, suffix[1:], **savefig_kw))

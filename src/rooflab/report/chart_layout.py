@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_pct
 from .boxes import (
     aligned_box,
     as_array,
@@ -26,7 +26,7 @@ from .boxes import (
     overlap_matrix,
     sums_in_order,
 )
-from .chart_parts import CAP_TICK_PT, DrawnPoint, LaunchCap, fmt_pct
+from .chart_parts import CAP_TICK_PT, DrawnPoint, LaunchCap
 
 # Point labels: the full three-line label up to this many labelled points, one line after.
 FULL_LABELS = 8

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
@@ -151,11 +152,15 @@ class LaunchCap:
 
 def launch_cap(kernel: str, level: str, ai: float, flop: float, calls: int,
                overhead_s: float | None, attainable_flop_per_s: float,
-               color: str = "") -> LaunchCap | None:
+               color: str = "", seconds: float | None = None) -> LaunchCap | None:
     """The launch cap of a kernel's point, or None where it is not drawn: no launch floor
     on the roof (a catalog roof without one), nothing to place on log axes (no FLOP, no
-    calls, a zero floor), or a cap above CAP_SHOWN x the roof at the point's AI. Pure."""
+    calls, a zero floor), a cap above CAP_SHOWN x the roof at the point's AI, or a measured
+    time (`seconds`) below calls x the floor: that time holds no launches (a profiler's
+    GPU-side duration; sanity.applicable_launch_s), so no cap binds it. Pure."""
     if overhead_s is None or not overhead_s > 0 or calls <= 0:
+        return None
+    if seconds is not None and seconds < calls * overhead_s:
         return None
     if not (0 < flop < math.inf and 0 < ai < math.inf and attainable_flop_per_s > 0):
         return None
@@ -194,6 +199,29 @@ class RooflineDisplay:
         self.figure_, self.ax_ = draw(self, ax)
         return self
 
+    def savefig(self, path, **kwargs) -> Path:
+        """Write the chart to `path`, .png or .svg by its suffix, atomically (drawn first if
+        needed); `kwargs` go to matplotlib's Figure.savefig (dpi=300, ...). Returns the
+        path. Other formats: `.plot().figure_.savefig(path)`, matplotlib's own."""
+        from ..errors import InputError
+        from .chart import SUFFIXES, save_figure
+
+        suffix = Path(path).suffix.lower()
+        if suffix not in SUFFIXES:
+            raise InputError(f"savefig('{path}'): rooflab writes .png or .svg (got "
+                             f"'{suffix or 'no suffix'}'); for another format matplotlib "
+                             f"writes, use .plot().figure_.savefig('{path}')")
+        return save_figure(self, path, **kwargs)
+
+    def __repr__(self) -> str:
+        # the dataclass repr printed every Ceiling of every roof: kilobytes for one chart
+        def n(count: int, what: str) -> str:
+            return f"{count} {what}{'' if count == 1 else 's'}"
+
+        return (f"RooflineDisplay({n(len(self.roofs), 'roof')}, "
+                f"{n(len(self.kernels), 'kernel')}, {n(len(self.points), 'point')}; "
+                f".plot(), .savefig(path))")
+
     def _repr_png_(self) -> bytes:  # Jupyter shows the chart inline
         from .chart import figure_bytes
 
@@ -222,9 +250,3 @@ def roof_label(roof: Roof) -> str:
         return f"{roof.name[:-1]}, {roof.kind})"
     return f"{roof.name} ({roof.kind})"
 
-
-
-def fmt_pct(pct: float) -> str:
-    """A point's percent of roof: whole percents, two figures under 1 % (an overhead-bound
-    rmsnorm at 0.07 % of its roof is not at '0%')."""
-    return f"{pct:.0f}%" if pct >= 0.995 or pct == 0 else f"{pct:.2g}%"

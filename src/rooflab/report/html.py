@@ -18,7 +18,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
-from ..units import fmt_ai, fmt_factor, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import CAP_LEGEND, CAP_SHOWN, LEVEL_MARKERS, LaunchCap, launch_cap
 from .html_labels import (
@@ -44,6 +44,8 @@ from .markdown import (
     RANKED_BY,
     RECORD_HEADERS,
     STEP_HEADERS,
+    UNPLACED_HEADERS,
+    UNPLACED_TITLE,
     advice_rows,
     kernel_rows,
     machine_for,
@@ -55,6 +57,8 @@ from .markdown import (
     step_kernels,
     step_rows,
     trust_warnings,
+    unplaced_rows,
+    unplaced_summary,
 )
 
 # Okabe-Ito colour-blind-safe colours (Okabe & Ito 2008, jfly.uni-koeln.de/color), as the
@@ -240,7 +244,7 @@ def _launch_caps(analysis: Analysis, pts: Sequence[Point]) -> list[LaunchCap]:
     roof there."""
     primary = {(p.kernel, p.level) for p in analysis.primary()}
     caps = [launch_cap(p.kernel, p.level, p.ai, p.flop, p.calls, analysis.roof.overhead_s,
-                       p.attainable_flop_per_s, LEVEL_COLORS.get(p.level, "#555"))
+                       p.attainable_flop_per_s, LEVEL_COLORS.get(p.level, "#555"), p.seconds)
             for p in pts if (p.kernel, p.level) in primary]
     return [c for c in caps if c is not None]
 
@@ -291,7 +295,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
         f"achieved: {si(p.achieved_flop_per_s, 'FLOP/s')}",
         f"attainable: {si(p.attainable_flop_per_s, 'FLOP/s')} (binding: {p.binding})",
-        f"% of roof: {'-' if p.percent_of_roof is None else f'{p.percent_of_roof:.1f} %'}",
+        f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
         f"bound: {p.bound}; floor {fmt_seconds(p.floor_s)}",
         f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
         f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
@@ -559,8 +563,12 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     body += ["<h2>Top kernels to work on</h2>",
              f"<p>{RANKED_BY}</p>",
              _html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),
-             "<h2>Kernels on the roof</h2>", _html_table(KERNEL_HEADERS, kernel_rows(analysis)),
-             "<h2>Diagnosis per kernel</h2>"]
+             "<h2>Kernels on the roof</h2>", _html_table(KERNEL_HEADERS, kernel_rows(analysis))]
+    if analysis.unplaced:
+        body += [f"<h2 id='not-placed'>{UNPLACED_TITLE}</h2>",
+                 f"<p>{e(unplaced_summary(analysis))}</p>",
+                 _html_table(UNPLACED_HEADERS, unplaced_rows(analysis))]
+    body.append("<h2>Diagnosis per kernel</h2>")
     body += [_diagnosis_html(d) for d in diags[:top]]
     if analysis.notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in analysis.notes)

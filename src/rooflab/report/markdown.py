@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Analysis, Point
+from ..model.analysis import Analysis, Point, Unplaced
 from ..model.ceiling import Ceiling, Roof, kernel_ceiling
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
-from ..units import fmt_ai, fmt_factor, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_seconds, si
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
@@ -30,6 +30,9 @@ PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at r
                     "best advice", "predicted")
 ADVICE_HEADERS = ("advice", "why", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
 RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
+UNPLACED_HEADERS = ("kernel", "time", "share", "why not placed", "compute only (no AI)",
+                    "how to place it")
+UNPLACED_TITLE = "Not placed on this roof"
 
 
 NOT_PUBLISHED = "not published"
@@ -90,7 +93,7 @@ def machine_line(m: Machine) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0f} %"
+    return fmt_pct(x, space=True)
 
 
 def _share(x: float | None) -> str:
@@ -222,6 +225,41 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                      si(p.attainable_flop_per_s, "FLOP/s"), _pct(p.percent_of_roof), p.bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
+
+
+def compute_only_words(u: Unplaced) -> str:
+    """An unplaced kernel's compute position: achieved FLOP/s against the compute ceiling
+    it is held to ('-' untimed or without FLOP); without a memory level there is no AI,
+    so no attainable roof and no bound."""
+    if u.achieved_flop_per_s is None:
+        return "-"
+    pct = u.percent_of_peak
+    return (f"{si(u.achieved_flop_per_s, 'FLOP/s')}"
+            + (f" = {pct:.3g} % of {u.compute} {si(u.peak_flop_per_s, 'FLOP/s')}"
+               if pct is not None else ""))
+
+
+def unplaced_rows(analysis: Analysis) -> list[tuple[str, ...]]:
+    """One row per kernel without a point (Analysis.unplaced), in UNPLACED_HEADERS order."""
+    return [(u.kernel, fmt_seconds(u.seconds), _share(u.time_share), u.reason,
+             compute_only_words(u), u.fix) for u in analysis.unplaced]
+
+
+def unplaced_summary(analysis: Analysis) -> str:
+    """'1 kernel(s) got no point on this roof, ...: 1 ms, 10.3 % of the 9.7 ms measured.
+    ...' ('' when every kernel is placed): what the placed kernels' shares leave out."""
+    gone = analysis.unplaced
+    if not gone:
+        return ""
+    head = (f"{len(gone)} kernel(s) got no point on this roof, so no AI, bound, ranking or "
+            f"advice")
+    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    seconds = sum(u.seconds for u in gone if u.seconds)
+    if not (seconds and total):
+        return head + "."
+    return (head + f": {fmt_seconds(seconds)}, {100 * seconds / total:.1f} % of the "
+            f"{fmt_seconds(total)} measured. The placed kernels' time shares are of the whole "
+            f"{fmt_seconds(total)}, so they and these add up to 100 %.")
 
 
 def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
@@ -375,6 +413,9 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     flagged = [d.kernel for d in diags if d.flagged]
     if flagged:
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
+    if analysis.unplaced:
+        lines.append(f"Not placed on this roof: {', '.join(u.kernel for u in analysis.unplaced)}"
+                     f" (see [{UNPLACED_TITLE}](#not-placed-on-this-roof)).")
     lines.append("")
     lines += [f"> **Read with care**: {w}\n"
               for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
@@ -396,6 +437,9 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))
     lines += ["", "## Kernels on the roof", ""]
     lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
+    if analysis.unplaced:
+        lines += ["", f"## {UNPLACED_TITLE}", "", unplaced_summary(analysis), ""]
+        lines += _table(UNPLACED_HEADERS, unplaced_rows(analysis))
     lines += ["", "## Diagnosis per kernel", ""]
     for d in diags[:top]:
         lines += diagnosis_lines(d)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from ..model.analysis import Analysis
 from ..model.kernel import Kernel
-from ..units import fmt_ai, fmt_seconds, si
-from .chart_parts import fmt_pct
+from ..units import fmt_ai, fmt_pct, fmt_seconds, si
 
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
                 "AI DRAM", "AI L2", "AI L1", "achieved", "bound")

@@ -4,7 +4,8 @@ measured/nominal, ridge point P / B per precision for both roofs).
 `profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
 under it); only the CLI prints them. The measured column is the ceiling's
 value (the best sample for probes); IQR is the interquartile range of its samples relative
-to their median, "!" when the ceiling carries a warning.
+to their median, "!" when the ceiling carries a warning. A nominal that is derived (a CPU's
+cores x clock x lanes x FMA pipes x 2) carries DERIVED_MARK, explained under the table.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class ProfileRow:
     spread: float | None = None     # interquartile range / median of the samples
     samples: int = 0
     warning: bool = False
+    derived: bool = False           # the nominal is derived (cores x clock x ...), not datasheet
 
     @property
     def ratio(self) -> float | None:
@@ -71,7 +73,8 @@ def _iqr(c: Ceiling | None) -> float | None:
 def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) -> ProfileRow:
     return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
                       _iqr(meas), len(meas.samples) if meas else 0,
-                      bool(meas and meas.warnings))
+                      bool(meas and meas.warnings),
+                      derived=nom is not None and nom.provenance == "derived")
 
 
 def _ridge(roof: Roof | None, prec: str, unit: str | None, level: str) -> float | None:
@@ -149,17 +152,44 @@ def byte_model_note(profile: MachineProfile) -> str | None:
     return None
 
 
+DERIVED_MARK = "*"   # on a nominal cell that is derived, not a datasheet figure
+
+
+def derived_note(profile: MachineProfile) -> str | None:
+    """What the DERIVED_MARK on nominal cells means: the formula with its numbers and whose
+    clock it uses. The CPU probe derives its nominal at the clock it measured itself, so
+    measured/nominal near 100 % shows the FMA-pipe model is right, not that the chip reaches
+    its rated clock; the rated clock follows where the catalog or the CPU's name gives it."""
+    from ..hardware.cpu_nominal import rated_clock
+
+    nom = profile.nominal
+    derived = [c for c in (nom.compute + nom.memory if nom else ()) if c.provenance == "derived"]
+    if not derived:
+        return None
+    first = derived[0]
+    text = (f"{DERIVED_MARK} derived, not a datasheet figure: {first.label} = "
+            f"{first.method or first.source}")
+    if "clock measured by the probe" not in nom.source:
+        return text
+    rated = rated_clock(str(profile.host.get("cpu_model") or ""))
+    return (f"{text}, at the probe's own measured clock, so meas/nom tests the FMA-pipe "
+            f"model, not the rated clock; rated clock: "
+            + (rated.words() if rated else "not known (the catalog has no entry for this "
+               "CPU and its name states no GHz)"))
+
+
 def profile_table(profile: MachineProfile, title: str | None = None):
     """A rich Table: nominal, measured, measured/nominal and ridge per precision; under it
-    the roofs' names and, for measured bandwidths, their byte model."""
+    the roofs' names, what a derived nominal is (derived_note) and, for measured
+    bandwidths, their byte model."""
     from rich.table import Table
 
     nom, meas = profile.nominal, profile.measured
     caption = " | ".join(f"{k}: {r.name}" for k, r in (("nominal", nom), ("measured", meas))
                          if r is not None)
-    note = byte_model_note(profile)
-    if note:
-        caption = f"{caption}\n{note}" if caption else note
+    for note in (derived_note(profile), byte_model_note(profile)):
+        if note:
+            caption = f"{caption}\n{note}" if caption else note
     from rich.markup import escape
 
     caption = escape(caption)   # rich would take 'a[i] = b[i]' for markup and drop '[i]'
@@ -167,5 +197,8 @@ def profile_table(profile: MachineProfile, title: str | None = None):
     for i, h in enumerate(HEADERS):
         table.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
     for row in profile_rows(profile):
-        table.add_row(*row.cells(), style="yellow" if row.warning else None)
+        cells = list(row.cells())
+        if row.derived and row.nominal is not None:
+            cells[1] = f"{cells[1]} {DERIVED_MARK}"
+        table.add_row(*cells, style="yellow" if row.warning else None)
     return table

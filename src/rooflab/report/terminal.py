@@ -15,10 +15,13 @@ from ..units import fmt_factor, fmt_seconds, si
 from .markdown import (
     PRIORITY_HEADERS,
     STEP_HEADERS,
+    UNPLACED_TITLE,
+    compute_only_words,
     priority_rows,
     step_findings,
     step_rows,
     trust_warnings,
+    unplaced_summary,
 )
 
 BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
@@ -86,6 +89,28 @@ def steps_table(analysis: Analysis):
     return t
 
 
+def unplaced_text(analysis: Analysis):
+    """The kernels without a point (Analysis.unplaced): name, time, share, why, their
+    compute-only position and the fix; None when every kernel is placed."""
+    from rich.text import Text
+
+    if not analysis.unplaced:
+        return None
+    t = Text()
+    t.append(f"{UNPLACED_TITLE}\n", style="bold")
+    t.append(unplaced_summary(analysis) + "\n", style="dim")
+    for u in analysis.unplaced:
+        share = f", {100 * u.time_share:.1f} % of the time" if u.time_share else ""
+        t.append(f" - {u.kernel}", style="bold")
+        t.append(f" ({fmt_seconds(u.seconds) if u.seconds else 'untimed'}{share}): "
+                 f"{u.reason}\n")
+        if u.achieved_flop_per_s is not None:
+            t.append(f"   compute only (no memory level, so no AI): achieved "
+                     f"{compute_only_words(u)}\n")
+        t.append(f"   to place it: {u.fix}\n", style="green")
+    return t
+
+
 def diagnosis_text(d: Diagnosis, advice: int = 3):
     from rich.text import Text
 
@@ -135,10 +160,13 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     timed = sum(1 for k in analysis.kernels if k.seconds)
     # a what-if file's kernels (`rooflab whatif -o w.json`) carry predicted times
     predicted = timed and all(k.meta.get("whatif") for k in analysis.kernels if k.seconds)
+    gone = (f"; {len(analysis.unplaced)} not placed on this roof (below the table)"
+            if analysis.unplaced else "")
     parts.append(Text(f"{count_text(analysis.kernels)}, " + (
         f"{fmt_seconds(total)} {'predicted' if predicted else 'measured'}; {flagged} more "
         f"than 2x below their roof" if timed else
-        "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")))
+        "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")
+        + gone))
     parts += [Text(f"read with care: {w}", style="bold red")
               for w in trust_warnings(diagnoses, profile, kernels=analysis.kernels)]
     steps = steps_table(analysis)
@@ -146,6 +174,9 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
         parts.append(steps)
         parts += [Text(f"- {s}") for s in step_findings(analysis)]
     parts.append(priority_table(diagnoses[:top]))
+    unplaced = unplaced_text(analysis)
+    if unplaced is not None:
+        parts.append(unplaced)
     parts += [diagnosis_text(d) for d in diagnoses[:top]]
     for n in analysis.notes:
         parts.append(Text(f"note: {n}", style="dim"))

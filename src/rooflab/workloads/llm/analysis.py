@@ -15,7 +15,7 @@ from .config import ModelConfig
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .params import ParamCount, count_params
-from .settings import Settings
+from .settings import Settings, settings_for
 from .sweep import Sweep, batch_sweep, check_batches
 from .timing import StepTiming, fallback_notes, time_step
 
@@ -106,7 +106,8 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     (per all-reduce, under s.tp > 1) and where it came from (link_latency_source: the
     option, or the measured fit) only word the TP note; parallel.tensor_parallel adds it
     to the time."""
-    s = s or Settings()
+    # no settings: the config's own weight format (an AWQ checkpoint is int4), else fp16
+    s = s or settings_for(cfg)
     req = req or Request()
     if not isinstance(roof, Roof):
         raise InputError(f"analyze_llm(): roof must be a Roof; got {type(roof).__name__} "
@@ -175,7 +176,8 @@ def _step_dict(t: StepTiming) -> dict[str, Any]:
     lo, hi = t.launch_s_range
     return {"phase": st.phase, "batch": st.batch, "q_len": st.q_len, "context": st.context,
             "flop": st.flop, "bytes": st.bytes, "bytes_split": st.bytes_split, "ai": st.ai,
-            "floor_s": t.floor_s, "fused_floor_s": t.fused_floor_s, "bound": t.bound,
+            "floor_s": t.floor_s, "with_launches_s": t.with_launches_s,
+            "fused_floor_s": t.fused_floor_s, "bound": t.bound,
             "tokens_per_s": t.tokens_per_s,
             "launches": {"per_step": st.launches, "per_layer": st.per_layer_kernels(),
                          "per_launch_s": list(t.per_launch_s), "total_s": [lo, hi],
@@ -204,7 +206,8 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                     "context": r.request.decode_context, "generate": r.request.generate},
         "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),
         "totals": {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
-                   "request_s": r.request_s},
+                   "request_s": r.request_s,
+                   "tpot_with_launches_s": r.decode.with_launches_s},
         "footprint": {"weights_bytes": fp.weights, "kv_bytes": fp.kv,
                       "kv_bytes_per_token": fp.kv_per_token,
                       "activations_bytes": fp.activations, "total_bytes": fp.total,

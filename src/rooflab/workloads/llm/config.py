@@ -44,6 +44,14 @@ TIED_BY_DEFAULT = frozenset({"gpt2", "gemma", "gemma2", "gemma3_text", "opt", "g
                              "falcon"})
 # Gemma-2/3 put a second RMSNorm after attention and after the MLP (4 per layer).
 POST_NORMS = frozenset({"gemma2", "gemma3_text", "gemma3"})
+# Local (sliding-window) to global layer pattern when a config gives neither layer_types nor
+# sliding_window_pattern: every N-th layer is global (transformers: layer i is
+# "full_attention" when (i + 1) % N == 0). Gemma 2 alternates (N = 2); Gemma 3 has 5 local
+# layers per global one (Gemma3TextConfig: sliding_window_pattern default 6).
+SLIDING_PATTERN = {"gemma2": 2, "gemma3_text": 6, "gemma3": 6}
+# A multimodal wrapper's text_config without its own model_type is this language model
+# (transformers Gemma3Config builds a Gemma3TextConfig from the dict).
+TEXT_MODEL_TYPE = {"gemma3": "gemma3_text"}
 # MoE families whose experts have their own width (moe_intermediate_size); Mixtral's
 # experts are intermediate_size wide.
 NARROW_EXPERTS = frozenset({"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe"})
@@ -89,6 +97,26 @@ class MLA:
 
 
 @dataclass(frozen=True)
+class Quantization:
+    """The weight format a checkpoint's `quantization_config` declares, as `rooflab llm
+    --weights/--group` would state it: the default settings for this config."""
+
+    method: str                 # quant_method as the config says it (awq, gptq, fp8, ...)
+    weights: str                # int4 | int8 | fp8
+    group_size: int | None = None   # weights per scale (int4/int8); None: one per tensor
+    scale_dtype: str = "fp16"
+
+    @property
+    def format(self) -> str:
+        """'weights int4, group 128' (fp8: one scale per tensor, no group)."""
+        group = f", group {self.group_size}" if self.group_size else ""
+        return f"weights {self.weights}{group}"
+
+    def describe(self) -> str:
+        return f"{self.format}, from the config's quantization_config ({self.method})"
+
+
+@dataclass(frozen=True)
 class ModelConfig:
     """A decoder-only transformer, as far as counting FLOP and bytes needs it."""
 
@@ -115,6 +143,7 @@ class ModelConfig:
     moe: MoE | None = None
     mla: MLA | None = None
     dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
+    quantization: Quantization | None = None   # quantization_config, when rooflab reads it
     source: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -221,10 +250,14 @@ def _sliding(d: dict[str, Any], model_type: str, layers: int,
     types = d.get("layer_types")
     if isinstance(types, list) and len(types) == layers:
         return window, tuple(i for i, t in enumerate(types) if "sliding" in str(t))
-    if model_type in POST_NORMS:
-        # Gemma-2 alternates local (sliding) and global layers, starting with local
-        # (transformers Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2)).
-        return window, tuple(range(0, layers, 2))
+    pattern = _opt(d, "sliding_window_pattern", where)
+    if pattern is None:
+        pattern = SLIDING_PATTERN.get(model_type)
+    if pattern:
+        # Every pattern-th layer is global, the others local, starting with local
+        # (transformers Gemma2/Gemma3 configs: "sliding_attention" if (i + 1) % pattern
+        # else "full_attention"); Gemma 3: 5 local per global, Gemma 2: 1 per global.
+        return window, tuple(i for i in range(layers) if (i + 1) % pattern)
     return window, tuple(range(layers))
 
 
@@ -327,6 +360,9 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
     moe = _moe(d, intermediate, where)
     notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
+    quant, quant_note = _quantization(d.get("quantization_config"), hidden)
+    if quant_note:
+        notes.append(quant_note)
     return ModelConfig(
         name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
@@ -341,8 +377,77 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
         sliding_window=window, sliding_layers=sliding_layers,
         moe=moe, mla=_mla(d, where),
-        dtype=dtype, source=where, notes=tuple(notes),
+        dtype=dtype, quantization=quant, source=where, notes=tuple(notes),
     )
+
+
+# bits of a weight-only integer quantizer -> rooflab's weight dtype
+INT_BITS = {4: "int4", 8: "int8"}
+
+
+def _quantization(q: Any, hidden: int) -> tuple[Quantization | None, str | None]:
+    """The weight format of a `quantization_config` (transformers' AWQ/GPTQ/bitsandbytes/
+    fp8/compressed-tensors configs), and a note when it is there but not understood (the
+    tables then stay in the checkpoint's dtype, said rather than silent)."""
+    if not isinstance(q, dict):
+        return None, None
+    method = str(q.get("quant_method") or q.get("quant_type") or "unknown").lower()
+    found = _quant_format(q, method, hidden)
+    if found is not None:
+        return found, None
+    return None, (f"the config's quantization_config ({method}"
+                  + (f", {q.get('bits')} bits" if q.get("bits") is not None else "")
+                  + ") is not one rooflab reads (awq, gptq, bitsandbytes, fp8, "
+                  "compressed-tensors with 4/8-bit weights): the tables count the weights "
+                  "unquantized; give --weights int4/int8/fp8 (and --group) to match it")
+
+
+def _group(value: Any, hidden: int) -> int | None:
+    """A group size; -1 or absent means one scale per output channel: a group of `hidden`
+    weights (the input width of most matrices; the scale bytes are negligible either way)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return hidden
+
+
+def _quant_format(q: dict[str, Any], method: str, hidden: int) -> Quantization | None:
+    if method in ("awq", "gptq", "autoround", "auto-round"):
+        bits = q.get("bits")
+        w = INT_BITS.get(bits) if isinstance(bits, int) and not isinstance(bits, bool) else None
+        return Quantization(method, w, _group(q.get("group_size"), hidden)) if w else None
+    if method in ("fp8", "fbgemm_fp8"):
+        return Quantization(method, "fp8")
+    if method == "bitsandbytes":
+        # bitsandbytes 4-bit (nf4/fp4) keeps one fp32 absmax per block of 64 weights (double
+        # quantization, which shrinks those scales further, is not counted); LLM.int8()
+        # keeps one fp32 scale per row
+        if q.get("load_in_4bit") is True:
+            return Quantization(method, "int4", 64, "fp32")
+        if q.get("load_in_8bit") is True:
+            return Quantization(method, "int8", hidden, "fp32")
+        return None
+    if method == "compressed-tensors":
+        return _compressed_tensors(q, hidden)
+    return None
+
+
+def _compressed_tensors(q: dict[str, Any], hidden: int) -> Quantization | None:
+    """compressed-tensors (llm-compressor): the first config group's weight scheme."""
+    groups = q.get("config_groups")
+    if not isinstance(groups, dict):
+        return None
+    for g in groups.values():
+        w = g.get("weights") if isinstance(g, dict) else None
+        if not isinstance(w, dict):
+            continue
+        bits, kind = w.get("num_bits"), str(w.get("type") or "int").lower()
+        if kind == "float" and bits == 8:
+            return Quantization("compressed-tensors", "fp8")
+        if kind == "int" and bits in INT_BITS:
+            group = (w.get("group_size") if w.get("strategy") == "group" else None)
+            return Quantization("compressed-tensors", INT_BITS[bits], _group(group, hidden))
+        return None
+    return None
 
 
 def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
@@ -351,7 +456,12 @@ def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         return d, None
     # multimodal wrappers keep the LM inside
     wrapper = str(d.get("model_type") or "multimodal")
-    return {**d["text_config"], "model_type": d["text_config"].get("model_type", "")}, wrapper
+    inner = d["text_config"].get("model_type") or TEXT_MODEL_TYPE.get(wrapper.lower(), "")
+    text = {**d["text_config"], "model_type": inner}
+    if "quantization_config" in d and "quantization_config" not in text:
+        # a quantized multimodal checkpoint says so at the top level
+        text["quantization_config"] = d["quantization_config"]
+    return text, wrapper
 
 
 def _check_required(d: dict[str, Any], where: str) -> None:

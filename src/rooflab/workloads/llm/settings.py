@@ -46,6 +46,9 @@ class Settings:
     scale_dtype: str = "fp16"
     tp: int = 1
     pp: int = 1               # pipeline stages (workloads.llm.pipeline)
+    # where the weight format came from when not from --weights: "the config's
+    # quantization_config (awq)"; said in describe(), dropped when the weights change
+    weights_from: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
@@ -87,6 +90,8 @@ class Settings:
         return self.attn == "flash"
 
     def with_(self, **changes: Any) -> Settings:
+        if {"weights", "group_size", "scale_dtype"} & changes.keys():
+            changes.setdefault("weights_from", "")   # another format is no longer the config's
         return replace(self, **changes)
 
     def describe(self) -> str:
@@ -102,4 +107,22 @@ class Settings:
         kv = self.kv + (f" (attention math in {self.precision})"
                         if self.kv in NARROW and flop_precision(self.kv) != self.precision
                         else "")
-        return f"weights {w}, activations {self.act}, KV {kv}, {self.attn} attention"
+        origin = f", from {self.weights_from}" if self.weights_from else ""
+        return (f"weights {w}{origin}, activations {self.act}, KV {kv}, {self.attn} "
+                f"attention")
+
+
+def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
+                 **others: Any) -> Settings:
+    """Settings for a config: --weights/--group when given, else the format its
+    `quantization_config` declares (ModelConfig.quantization: an AWQ int4 checkpoint is
+    int4 with its group, not fp16), else fp16 and group 128."""
+    q = getattr(cfg, "quantization", None)
+    if weights is None and q is not None:
+        return Settings(weights=q.weights,
+                        group_size=group if group is not None else q.group_size or 128,
+                        scale_dtype=q.scale_dtype,
+                        weights_from=f"the config's quantization_config ({q.method})",
+                        **others)
+    return Settings(weights=weights or "fp16", group_size=128 if group is None else group,
+                    **others)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ...model.analysis import Analysis, Point, analyze, notes_by_text
 from ...model.ceiling import Roof
+from ...model.choose import with_launches_s
 from .kernels import Step
 
 # Seed 004: one CUDA kernel launch costs 5-10 us of host time when the GPU waits on the CPU.
@@ -58,6 +59,14 @@ class StepTiming:
             src = roof.overhead_source or f"roof '{roof.name}' overhead floor"
             return f"low: {src}; high: {LAUNCH_SOURCE}"
         return LAUNCH_SOURCE
+
+    @property
+    def with_launches_s(self) -> float:
+        """The step with its launches: each kernel at least max(its work floor, calls x the
+        low per-launch cost), summed; `rooflab whatif` and `rooflab choose` give the same
+        figure under the same name (model.choose.with_launches_s)."""
+        lo = self.per_launch_s[0]
+        return sum(with_launches_s(p.floor_s, p.calls, lo) for p in self.points)
 
     def launch_bound_kernels(self) -> tuple[str, ...]:
         """Kernels whose own floor per call is below one launch: launch dominates them."""

@@ -33,6 +33,7 @@ class WhatIf:
     flop: float
     bytes: float
     launch_s: float = 0.0     # launches x the low per-launch cost on this roof (timing.py)
+    with_launches_s: float = 0.0   # per kernel max(work, calls x launch), summed (timing.py)
     notes: tuple[str, ...] = ()   # ceiling stand-ins on this roof (timing.fallback_notes)
 
     @property
@@ -48,7 +49,8 @@ def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: 
     t = time_step(step, roof)
     return WhatIf(label=label, settings=s, roof=roof, ai=step.ai, tpot_s=t.floor_s,
                   weights_bytes=weight_bytes(cfg, s), flop=step.flop, bytes=step.bytes,
-                  launch_s=t.launch_s_range[0], notes=fallback_notes(t))
+                  launch_s=t.launch_s_range[0], with_launches_s=t.with_launches_s,
+                  notes=fallback_notes(t))
 
 
 def standard_variants(base: Settings) -> dict[str, Settings]:
