@@ -41,7 +41,7 @@ except ImportError:  # run from the source tree without PYTHONPATH
 from rooflab.files import write_json  # noqa: E402
 from rooflab.hardware.profile import profile_to_dict, save_profile  # noqa: E402
 from rooflab.model.kernel import Kernel  # noqa: E402
-from rooflab.units import fmt_seconds, si  # noqa: E402
+from rooflab.units import fmt_seconds, rate_unit, si  # noqa: E402
 
 # Targets for an H200 (issue 4; FACTS.md: copy ~4.3 TB/s, bf16 8192^3 769-798 TFLOP/s).
 H200_COPY_MIN = 4.2e12
@@ -375,7 +375,7 @@ def table(profile, placed, results, wall_total: float, stage_s: dict | None = No
              f"(torch {profile.host.get('torch')}, triton {profile.host.get('triton')}) ==",
              f"{'ceiling':<16}{'measured':>14}{'nominal':>14}{'ratio':>8}{'spread':>8}  method"]
     for c in m.compute + m.memory:
-        unit = "FLOP/s" if c.is_compute else "B/s"
+        unit = rate_unit(c.precision) if c.is_compute else "B/s"   # int8: OP/s (TOPS)
         ref = None
         if nominal is not None:
             ref = (next((n for n in nominal.compute if n.precision == c.precision

@@ -45,7 +45,7 @@ def test_roof_distance_names_integer_math_without_counting_it(a100):
     roof = next(x for x in d.distances if x.name == "roof")
     assert roof.factor == pytest.approx(1.0)
     assert "highest float ceiling" in roof.words
-    assert "Integer math (int4 tensor, 1.25 PFLOP/s) goes higher still" in roof.words
+    assert "Integer math (int4 tensor, 1.25 POP/s) goes higher still" in roof.words
     assert "this distance does not count it" in roof.words
 
 

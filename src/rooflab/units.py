@@ -43,6 +43,10 @@ DTYPE_ALIASES: dict[str, str] = {
 
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
 UNITS = ("vector", "tensor")
+FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
+# Integer math is counted as FLOP are (2 per multiply-accumulate) but printed as OP/s:
+# datasheets quote int8 tensor peaks in TOPS (A100: 624 TOPS), not TFLOP/s.
+INT_PRECISIONS = ("int4", "int8", "int16", "int32", "int64", "uint8")
 LEVELS = ("L1", "L2", "L3", "DRAM")
 # xGMI: AMD's GPU-to-GPU Infinity Fabric links (rocm-smi --showtopo's name); ICI: TPU
 # inter-chip links. Both join chips directly, as NVLink does, so neither is "network".
@@ -85,6 +89,22 @@ def flop_precision(dtype: str) -> str:
     if d == "fp4":
         return "fp8"
     return d
+
+
+def is_float(precision: str) -> bool:
+    """Floating-point math (as opposed to integer: int8, int4)."""
+    return precision in FLOAT_PRECISIONS
+
+
+def rate_unit(precision: str | None) -> str:
+    """The unit a compute rate in `precision` is printed in: "OP/s" for integer math
+    (int8 624 TOP/s), "FLOP/s" for float, mixed or unknown precision."""
+    return "OP/s" if precision in INT_PRECISIONS else "FLOP/s"
+
+
+def fmt_rate(value: float | None, precision: str | None, digits: int = 3) -> str:
+    """A compute rate with the unit of its precision: (624e12, 'int8') -> '624 TOP/s'."""
+    return si(value, rate_unit(precision), digits)
 
 
 _PREFIXES = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]

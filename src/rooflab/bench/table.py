@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analysis import Analysis
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 
 COLUMNS = ("kernel", "flop", "bytes", "ai", "seconds", "achieved_flop_per_s",
            "percent_of_roof", "bound", "floor_ratio", "flags")
@@ -40,7 +40,7 @@ def _pct(x: float | None) -> str:
 def _achieved(row: dict[str, Any]) -> str:
     # Kernels without FLOP (copy, sort) are judged by the bandwidth they reach.
     if row["flop"] > 0 and row["achieved_flop_per_s"]:
-        return si(row["achieved_flop_per_s"], "FLOP/s")
+        return fmt_rate(row["achieved_flop_per_s"], row["precision"])
     return si(row["achieved_bytes_per_s"], "B/s")
 
 

@@ -72,7 +72,7 @@ def result_dict(op, roof=None) -> dict:
 
 def format_result(d: dict) -> list[str]:
     """The answer as lines of text (only the CLI prints them)."""
-    from ..units import fmt_ai, fmt_seconds, si
+    from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 
     unit = f", {d['unit']}" if d["unit"] else ""
     split = ", ".join(f"{k} {si(v, 'B')}" for k, v in d["bytes_split"].items())
@@ -87,10 +87,10 @@ def format_result(d: dict) -> list[str]:
         side = "<" if p["ai"] is not None and p["ai"] < p["ridge"] else ">="
         lines += [f"on {d['roof']['name']} ({d['roof']['kind']}):",
                   f"  ceilings    {d.get('compute_ceiling') or _compute_label(p)} "
-                  f"{si(p['peak_flop_per_s'], 'FLOP/s')}, "
+                  f"{fmt_rate(p['peak_flop_per_s'], p['precision'])}, "
                   f"{p['level']} {si(p['bytes_per_s'], 'B/s')}",
                   f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
-                  f"  attainable  {si(d['attainable_flop_per_s'], 'FLOP/s')}",
+                  f"  attainable  {fmt_rate(d['attainable_flop_per_s'], p['precision'])}",
                   f"  bound       {d['bound']} (AI {fmt_ai(p['ai'])} {side} ridge "
                   f"{fmt_ai(d['ridge'])}; binding ceiling: {d['binding']})",
                   f"  time floor  {fmt_seconds(d['time_floor_s'])}  max(FLOP/P, bytes/B)"]

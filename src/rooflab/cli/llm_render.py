@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.choose import WITH_LAUNCHES
-from ..units import fmt_ai, fmt_factor, fmt_seconds, si, si_apart
+from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 
 
 @dataclass(frozen=True)
@@ -448,7 +448,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     if measured:
         m = measured[0]
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
-                  f"{si(m.achieved_flop_per_s, 'FLOP/s')} at AI {m.point.ai:.3g} = "
+                  f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI {m.point.ai:.3g} = "
                   f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
                   soft_wrap=True)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode)

@@ -21,7 +21,7 @@ from ..ingest.profile_import import (
 from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..units import LEVELS, fmt_ai, fmt_pct, fmt_seconds, si
+from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds
 from .common import (
     emit_json,
     refuse_directory,
@@ -92,7 +92,7 @@ def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
                  fmt_seconds(r["seconds"]) if first else "",
                  f"{100 * share:.1f}%" if first and share is not None else "",
                  r["level"], r["precision"], fmt_ai(r["ai"]),
-                 si(r["achieved_flop_per_s"], "FLOP/s"),
+                 fmt_rate(r["achieved_flop_per_s"], r["precision"]),
                  fmt_pct(pct), r["bound"]]
         t.add_row(*(cells[:1] + cells[2:] if narrow else cells))
     return t

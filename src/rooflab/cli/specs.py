@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 
 HELP = """Datasheet roofs of GPUs, accelerators and CPUs (nominal; CPU peaks are derived from
 cores x clock x SIMD lanes x FMA pipes x 2).
@@ -49,7 +49,7 @@ def list_rows(devices) -> list[list[str]]:
     for d in devices:
         top = top_float_compute(d)
         bw = d.roof.bandwidth("DRAM").value
-        rows.append([d.name, d.kind, f"{si(top.value, 'FLOP/s')} {top.label}",
+        rows.append([d.name, d.kind, f"{fmt_rate(top.value, top.precision)} {top.label}",
                      si(bw, "B/s"), fmt_ai(top.value / bw), si(d.memory_bytes, "B"),
                      _watts(d.tdp_w)])
     return rows
@@ -149,7 +149,7 @@ def _show_tables(d) -> list:
     from ..hardware.catalog import ridges
 
     bw = d.roof.bandwidth("DRAM").value
-    compute = [[c.label, si(c.value, "FLOP/s"), fmt_ai(r["ridge"]), c.provenance,
+    compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(r["ridge"]), c.provenance,
                 c.method or "-"]
                for c, r in zip(d.roof.compute, ridges(d), strict=True)]
     memory = [[c.level, si(c.value, "B/s"), c.provenance, c.method or "-"]
@@ -163,7 +163,7 @@ def _show_tables(d) -> list:
              ["overhead floor", f"{fmt_seconds(d.roof.overhead_s)} "
               f"({d.roof.overhead_source})" if d.roof.overhead_s else "- (not given)"],
              ["source", d.source]]
-    facts += [["sparse (not the roof)", f"{si(v, 'FLOP/s')} {k} tensor"]
+    facts += [["sparse (not the roof)", f"{fmt_rate(v, k)} {k} tensor"]
               for k, v in d.sparse.items()]
     facts += [["note", n] for n in d.notes]
     return [_table(d.name, ["", ""], facts, right_from=9),
@@ -197,7 +197,7 @@ def compare_rows(devices) -> list[list[str]]:
             c = d.roof.find_compute(*label.split())
             bw = d.roof.bandwidth("DRAM").value
             cells.append("-" if c is None else
-                         f"{si(c.value, 'FLOP/s')} (ridge {fmt_ai(c.value / bw)})")
+                         f"{fmt_rate(c.value, c.precision)} (ridge {fmt_ai(c.value / bw)})")
         rows.append([label] + cells)
     return rows
 

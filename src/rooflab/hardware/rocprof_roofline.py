@@ -35,7 +35,7 @@ from pathlib import Path
 from ..errors import ParseError
 from ..files import read_text
 from ..model.ceiling import Ceiling, Roof
-from ..units import si
+from ..units import rate_unit, si
 
 GIGA = 1e9   # GB/s, GFLOP/s, GOP/s -> SI
 MEMORY = {"HBMBw": "DRAM", "MALLBw": "L3", "L2Bw": "L2", "L1Bw": "L1"}
@@ -233,7 +233,7 @@ def flag_above_nominal(ceilings, nominal: Roof | None) -> tuple[tuple[Ceiling, .
         nom = (nominal.find_compute(c.precision, c.unit) if c.is_compute
                else nominal.find_memory(c.level)) if nominal is not None else None
         if nom is not None and c.value > nom.value:
-            unit = "FLOP/s" if c.is_compute else "B/s"
+            unit = rate_unit(c.precision) if c.is_compute else "B/s"
             note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
                     f"{si(nom.value, unit)} of '{nominal.name}' ({c.value / nom.value:.0%}); "
                     f"check the catalog entry or the benchmark")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_pct, fmt_seconds, si
+from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .analysis import Point
 from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
 from .kernel import Kernel, converted_flop
@@ -188,7 +188,8 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
         p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
         f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} and the ceiling to {ceiling.label} "
-        f"{si(ceiling.value, 'FLOP/s')}", "along slope" if p.memory_bound_side else "roof",
+        f"{fmt_rate(ceiling.value, ceiling.precision)}",
+        "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
         assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
                    f"the kernel keeps its current efficiency ({work_pct(p, e)} of roof)")
@@ -251,7 +252,7 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
         f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}; the {moved.label} part "
         f"({_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
-        f"{si(dest.value, 'FLOP/s')} and the {others} {stays}, so the weighted ceiling "
+        f"{fmt_rate(dest.value, dest.precision)} and the {others} {stays}, so the weighted ceiling "
         f"goes {si(old_p, 'FLOP/s', 4)} -> {si(new_p, 'FLOP/s', 4)} ({new_p / old_p:.2f}x)",
         "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=new_p, bw=p.bytes_per_s,
@@ -460,8 +461,9 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         if tc is not None and tc.value > p.peak_flop_per_s:
             out.append(_advice(
                 p, e, f"use tensor cores / matrix units ({tc.label})",
-                f"{tc.label} peaks at {si(tc.value, 'FLOP/s')}, "
-                f"{tc.value / p.peak_flop_per_s:.1f}x the {si(p.peak_flop_per_s, 'FLOP/s')} "
+                f"{tc.label} peaks at {fmt_rate(tc.value, tc.precision)}, "
+                f"{tc.value / p.peak_flop_per_s:.1f}x the "
+                f"{fmt_rate(p.peak_flop_per_s, p.precision)} "
                 f"it is held to now", "roof", flop=p.flop, nbytes=p.bytes, peak=tc.value,
                 bw=p.bytes_per_s,
                 assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
@@ -574,13 +576,15 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
     old, new = p.peak_flop_per_s, weighted(dest)
     detail = (f"at the roof the {slow.label} part takes {fmt_seconds(slow.seconds_at_peak)}"
               f" of the {fmt_seconds(at_roof)}; on "
-              f"{dest.label} ({si(dest.value, 'FLOP/s')}), the fastest {slow.precision} or "
+              f"{dest.label} ({fmt_rate(dest.value, dest.precision)}), the fastest "
+              f"{slow.precision} or "
               f"one-step-lower ceiling on this roof, the weighted ceiling goes "
               f"{si(old, 'FLOP/s', 4)} -> {si(new, 'FLOP/s', 4)} ({new / old:.2f}x)")
     tensor = [c for c in faster if c.unit == "tensor" and c.value > dest.value]
     if dest.unit != "tensor" and tensor:
         t = max(tensor, key=rank)
-        detail += (f"; on {t.label} ({si(t.value, 'FLOP/s')}), if the work is matrix-shaped "
+        detail += (f"; on {t.label} ({fmt_rate(t.value, t.precision)}), if the work is "
+                   f"matrix-shaped "
                    f"or fused onto the matrix units, {si(weighted(t), 'FLOP/s', 4)} "
                    f"({weighted(t) / old:.2f}x)")
     bytes_s = p.bytes / p.bytes_per_s

@@ -106,15 +106,16 @@ class Analysis:
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         # IPython/Jupyter display: one line per point instead of repr()'s whole roof
-        from ..units import fmt_ai, si
+        from ..units import fmt_ai, fmt_rate
 
         lines = [f"Analysis on '{self.roof.name}' ({self.roof.kind}): "
                  f"{len(self.kernels)} kernel(s), {len(self.points)} point(s)"]
         for p in self.points:
             pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
             lines.append(f"  {p.kernel}  {p.level}  AI {fmt_ai(p.ai)}  "
-                         f"{si(p.achieved_flop_per_s, 'FLOP/s')} of "
-                         f"{si(p.attainable_flop_per_s, 'FLOP/s')}  {pct}  {p.bound}-bound "
+                         f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of "
+                         f"{fmt_rate(p.attainable_flop_per_s, p.precision)}  {pct}  "
+                         f"{p.bound}-bound "
                          f"({p.binding})")
         lines += [f"  not placed: {u.kernel} ({u.reason})" for u in self.unplaced]
         lines += [f"  note: {n}" for n in self.notes]

@@ -7,14 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..units import FLOAT_PRECISIONS, is_float  # noqa: F401  (re-exported: one definition)
 
 PROVENANCES = ("nominal", "measured", "derived")
-FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
-
-
-def is_float(precision: str) -> bool:
-    """Floating-point math (as opposed to integer: int8, int4)."""
-    return precision in FLOAT_PRECISIONS
 
 # When a roof lacks a kernel's precision, the nearest ceiling that does the same math
 # more expensively is used, and the analysis says so.
@@ -149,10 +144,10 @@ class Roof:
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         # IPython/Jupyter display: the numbers, not every ceiling's source URL (repr())
-        from ..units import fmt_seconds, si
+        from ..units import fmt_rate, fmt_seconds, si
 
         lines = [f"Roof '{self.name}' ({self.kind})"]
-        lines += [f"  {c.label:<14} {si(c.value, 'FLOP/s')}" for c in self.compute]
+        lines += [f"  {c.label:<14} {fmt_rate(c.value, c.precision)}" for c in self.compute]
         lines += [f"  {c.label:<14} {si(c.value, 'B/s')}" for c in self.memory]
         if self.overhead_s is not None:
             lines.append(f"  overhead       {fmt_seconds(self.overhead_s)} per launch")
@@ -337,10 +332,11 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
 def _weighted_method(parts: tuple[CeilingPart, ...], total: float) -> str:
     """'weighted: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector (19.5 TFLOP/s)': each
     precision's share of the FLOP and the ceiling it is held to."""
-    from ..units import si
+    from ..units import fmt_rate
 
     return "weighted: " + " + ".join(
-        f"{_share(part.flop / total)} {part.label} ({si(part.ceiling.value, 'FLOP/s')})"
+        f"{_share(part.flop / total)} {part.label} "
+        f"({fmt_rate(part.ceiling.value, part.ceiling.precision)})"
         for part in parts)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..units import fmt_ai, fmt_factor, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import Advice, Efficiency, advise, efficiency_of, pct, reuses_data
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
@@ -100,8 +100,8 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
     """Why this bound class, in numbers."""
     floor = "dispatch floor" if machine is not None and machine.kind == "cpu" else "launch floor"
     pc = pct(p.percent_of_roof / 100) if p.percent_of_roof is not None else "-"
-    ach = si(p.achieved_flop_per_s, "FLOP/s")
-    att = si(p.attainable_flop_per_s, "FLOP/s")
+    ach = fmt_rate(p.achieved_flop_per_s, p.precision)
+    att = fmt_rate(p.attainable_flop_per_s, p.precision)
     if p.bound == "overhead":
         return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
                 f"{floor} = {fmt_seconds(p.overhead_floor_s)}, >= "
@@ -138,7 +138,7 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
                 f"achieved {ach} = {pc} of roof{moved}")
     return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
-            f"{si(p.peak_flop_per_s, 'FLOP/s')}; achieved {ach} = {pc} of roof")
+            f"{fmt_rate(p.peak_flop_per_s, p.precision)}; achieved {ach} = {pc} of roof")
 
 
 # What closes each distance, by kind of machine (seed 004 names the GPU levers).
@@ -203,7 +203,7 @@ def _beyond(d: Distance, p: Point, beyond: Ceiling | None) -> Distance:
     if beyond is None or p.flop <= 0:
         return d
     return replace(d, words=(
-        f"{d.words} Integer math ({beyond.label}, {si(beyond.value, 'FLOP/s')}) goes "
+        f"{d.words} Integer math ({beyond.label}, {fmt_rate(beyond.value, beyond.precision)}) goes "
         f"higher still, for a kernel quantized end to end (weights and activations); "
         f"this distance does not count it."))
 
@@ -302,20 +302,20 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
                f"its stand-in ceiling (no {p.precision} one on this roof)"
                if f"no {p.precision} " in p.note else p.precision)
         words = (f"{p.binding if not p.memory_bound_side else own} peaks at "
-                 f"{si(p.peak_flop_per_s, 'FLOP/s')}; the fastest {family}ceiling on this roof "
-                 f"({top_label}, {si(top_value, 'FLOP/s')}) is {fmt_factor(r)} higher. Only "
-                 f"{roof_cure} raises it.")
+                 f"{fmt_rate(p.peak_flop_per_s, p.precision)}; the fastest {family}ceiling on "
+                 f"this roof ({top_label}, {fmt_rate(top_value, p.precision)}) is "
+                 f"{fmt_factor(r)} higher. Only {roof_cure} raises it.")
     elif n_compute == 1:
         # A roof built from the peaks a profile recorded (an .ncu-rep's fp64 section only)
         # knows one ceiling: "only other hardware" would hide that fp32 runs 64x faster on
         # a GeForce part.
         words = (f"it is held to the only compute ceiling this roof lists ({top_label}, "
-                 f"{si(p.peak_flop_per_s, 'FLOP/s')}); the roof cannot tell what "
+                 f"{fmt_rate(p.peak_flop_per_s, p.precision)}); the roof cannot tell what "
                  f"{roof_cure} would give: judge it on the full machine (--on a catalog "
                  f"name or a probed profile).")
     else:
         words = (f"it is held to the highest {family}ceiling on this roof "
-                 f"({si(p.peak_flop_per_s, 'FLOP/s')}); only other hardware raises it.")
+                 f"({fmt_rate(p.peak_flop_per_s, p.precision)}); only other hardware raises it.")
     return Distance("roof", r, words)
 
 

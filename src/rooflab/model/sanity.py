@@ -10,7 +10,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 from .analysis import Analysis, Point
 from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
@@ -179,7 +179,7 @@ def check_above_roof(p: Point, roof_kind: str = "",
     if over_peak:
         causes += [
             f"roof of the wrong precision or unit: the kernel is held to {p.precision}"
-            f"{' ' + p.unit if p.unit else ''} at {si(p.peak_flop_per_s, 'FLOP/s')}"
+            f"{' ' + p.unit if p.unit else ''} at {fmt_rate(p.peak_flop_per_s, p.precision)}"
             + (f" ({p.note})" if p.note else "")
             + ("; AMX, VNNI or lower-precision math needs its own ceiling"
                if machine is not None and machine.kind == "cpu" else
@@ -194,8 +194,8 @@ def check_above_roof(p: Point, roof_kind: str = "",
                    f"{si(p.bytes_per_s, 'B/s')} ({100 * bytes_per_s / p.bytes_per_s:.0f} % of it)")
     else:
         message = (f"{p.kernel} at {p.level} sits above its roof: achieved "
-                   f"{si(p.achieved_flop_per_s, 'FLOP/s')} > attainable "
-                   f"{si(p.attainable_flop_per_s, 'FLOP/s')} at AI {fmt_ai(p.ai)} "
+                   f"{fmt_rate(p.achieved_flop_per_s, p.precision)} > attainable "
+                   f"{fmt_rate(p.attainable_flop_per_s, p.precision)} at AI {fmt_ai(p.ai)} "
                    f"({p.percent_of_roof:.0f} % of roof)")
     return Finding(
         kernel=p.kernel, check="above_roof", severity="warning", level=p.level,

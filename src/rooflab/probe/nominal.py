@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..model.ceiling import Ceiling, Roof
-from ..units import si
+from ..units import rate_unit, si
 
 BANDWIDTH_FLOOR = 0.60
 COMPUTE_FLOOR = 0.50
@@ -81,9 +81,11 @@ def _far_below(measured: Roof, nominal: Roof) -> list[tuple[Ceiling, Ceiling]]:
 
 def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
           device: str) -> str:
-    unit = "FLOP/s" if group == "compute" else "B/s"
-    what = ", ".join(f"{c.label} {si(c.value, unit)} = {c.value / ref.value:.0%} of "
-                     f"{si(ref.value, unit)}" for c, ref in pairs)
+    def unit(c: Ceiling) -> str:
+        return rate_unit(c.precision) if group == "compute" else "B/s"
+
+    what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {c.value / ref.value:.0%} of "
+                     f"{si(ref.value, unit(c))}" for c, ref in pairs)
     floor = COMPUTE_FLOOR if group == "compute" else BANDWIDTH_FLOOR
     healthy = _HEALTHY.get((device, group), "75-90 %")
     return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
@@ -141,7 +143,7 @@ def compare_to_nominal(measured: Roof, nominal: Roof | None,
                      "below_nominal": c.value < floor_for(c) * ref.value})
         if not above:
             return c
-        unit = "FLOP/s" if c.is_compute else "B/s"
+        unit = rate_unit(c.precision) if c.is_compute else "B/s"
         note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
                 f"{si(ref.value, unit)} of '{nominal.name}' ({c.value / ref.value:.0%}); check "
                 f"the catalog entry (sparse vs dense, boost clock) or the measurement method")

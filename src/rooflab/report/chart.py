@@ -27,7 +27,7 @@ from ..model.analysis import analyze
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
-from ..units import fmt_ai, fmt_pct, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, si
 
 # The chart's values and ceiling selection live in their own modules; re-exported here, the
 # names every caller imports from report.chart.
@@ -158,11 +158,12 @@ def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str |
     return out
 
 
-def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bool) -> str:
+def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bool,
+                 precision: str | None = None) -> str:
     if not measured:
-        return f"{name}\nAI {fmt_ai(ai)} · predicted {si(y, 'FLOP/s')}"
+        return f"{name}\nAI {fmt_ai(ai)} · predicted {fmt_rate(y, precision)}"
     pct_text = f"\n{fmt_pct(pct)} of roof" if pct is not None else ""
-    return f"{name}\nAI {fmt_ai(ai)} · {si(y, 'FLOP/s')}{pct_text}"
+    return f"{name}\nAI {fmt_ai(ai)} · {fmt_rate(y, precision)}{pct_text}"
 
 
 def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
@@ -196,7 +197,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
         color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         if (p.kernel, p.level) in primary:
             name = f"{kernel.name} [{p.level}]" if several else kernel.name
-            label = _point_label(name, p.ai, y, p.percent_of_roof, measured)
+            label = _point_label(name, p.ai, y, p.percent_of_roof, measured, p.precision)
             # over the labelled point only: the cap is one height for every level, and
             # that point's roof is the kernel's lowest (its work floor the longest)
             cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
@@ -258,7 +259,7 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
                           kind="memory", roof=label, color=color))
     for c in roof.compute:
         x_start = c.value / fastest if fastest else x_lo
-        lines.append(Line(label=f"{c.label} {si(c.value, 'FLOP/s')}", xs=(x_start, x_hi),
+        lines.append(Line(label=f"{c.label} {fmt_rate(c.value, c.precision)}", xs=(x_start, x_hi),
                           ys=(c.value, c.value), style=_style(c), kind="compute",
                           roof=label, color=color))
     return lines

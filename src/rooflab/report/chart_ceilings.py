@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, KernelCeiling, Roof, kernel_ceiling
 from ..model.kernel import Kernel
-from ..units import si
+from ..units import fmt_rate, si
 from .chart_parts import roof_label
 
 # A roof with more compute ceilings than this is drawn with a selection by default (a
@@ -70,7 +70,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
             chosen = _auto_ceilings(roof, kernels)
         left_out = [c for c in roof.compute if c not in chosen]
         if left_out and not (wanted and not chosen):
-            hidden += [f"{roof_label(roof)}: {c.label} {si(c.value, 'FLOP/s')}"
+            hidden += [f"{roof_label(roof)}: {c.label} {fmt_rate(c.value, c.precision)}"
                        for c in left_out]
             why = "asked for" if wanted else ("kernels' precisions and the top float ceiling"
                                               if kernels else "fastest unit per precision")

@@ -18,7 +18,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
-from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import CAP_LEGEND, CAP_SHOWN, LEVEL_MARKERS, LaunchCap, launch_cap
 from .html_labels import (
@@ -175,15 +175,15 @@ def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
         # The flat roof starts where the fastest level's slope meets it.
         x0 = c.value / fastest.value if fastest else xr[0]
         names = same[c.value]
-        text = (f"{', '.join(names)} {si(c.value, 'FLOP/s')}"
+        text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
                 + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
         traces.append((go.Scatter(
             x=[x0, xr[1]], y=[c.value] * 2, mode="lines+text", text=["", ""],
             textposition="top left" if judge else "top right",
             textfont={"size": CEILING_FONT_PX, "color": COMPUTE_COLOR},
-            name=name(c, f"{c.label} {si(c.value, 'FLOP/s')}"),
+            name=name(c, f"{c.label} {fmt_rate(c.value, c.precision)}"),
             line={"color": COMPUTE_COLOR, "dash": dash(c), "width": width},
-            hovertext=f"{roof.name}: {c.label} {si(c.value, 'FLOP/s')} ({c.provenance}"
+            hovertext=f"{roof.name}: {c.label} {fmt_rate(c.value, c.precision)} ({c.provenance}"
                       f"{'; ' + c.source if c.source else ''}); ridge vs "
                       f"{dram.level if dram else '-'} "
                       f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
@@ -293,8 +293,8 @@ def hover_text(p: Point, analysis: Analysis) -> str:
          if p.seconds else f"time: not measured ({p.calls} call(s)); drawn at its attainable "
                            f"FLOP/s (predicted)"),
         f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
-        f"achieved: {si(p.achieved_flop_per_s, 'FLOP/s')}",
-        f"attainable: {si(p.attainable_flop_per_s, 'FLOP/s')} (binding: {p.binding})",
+        f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
+        f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: {p.binding})",
         f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
         f"bound: {p.bound}; floor {fmt_seconds(p.floor_s)}",
         f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",

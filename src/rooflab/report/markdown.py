@@ -17,7 +17,7 @@ from ..model.diagnose import Diagnosis, diagnose
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
-from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, rate_unit, si
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
@@ -120,7 +120,8 @@ def _floor(row) -> float:
     and `probe` flag the same ceilings; ridges and the launch floor are not judged."""
     from ..probe.nominal import BANDWIDTH_FLOOR, COMPUTE_FLOOR
 
-    return {"B/s": BANDWIDTH_FLOOR, "FLOP/s": COMPUTE_FLOOR}.get(row.unit, 0.0)
+    return {"B/s": BANDWIDTH_FLOOR, "FLOP/s": COMPUTE_FLOOR,
+            "OP/s": COMPUTE_FLOOR}.get(row.unit, 0.0)
 
 
 # The notes `rooflab report` adds when --on names another device than the kernels ran on
@@ -221,8 +222,9 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     rows = []
     for p in analysis.points:
         rows.append((p.kernel, p.precision + (f" {p.unit}" if p.unit else ""), p.level,
-                     fmt_ai(p.ai), si(p.achieved_flop_per_s, "FLOP/s"),
-                     si(p.attainable_flop_per_s, "FLOP/s"), _pct(p.percent_of_roof), p.bound,
+                     fmt_ai(p.ai), fmt_rate(p.achieved_flop_per_s, p.precision),
+                     fmt_rate(p.attainable_flop_per_s, p.precision), _pct(p.percent_of_roof),
+                     p.bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
 
@@ -274,7 +276,8 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
 
 
 def advice_rows(d: Diagnosis) -> list[tuple[str, ...]]:
-    return [(a.action, a.detail, a.shrinks, fmt_ai(a.new_ai), si(a.new_flop_per_s, "FLOP/s"),
+    return [(a.action, a.detail, a.shrinks, fmt_ai(a.new_ai),
+             fmt_rate(a.new_flop_per_s, d.point.precision),
              f"{a.speedup:.2f}x", a.assumption) for a in d.advice]
 
 
@@ -310,10 +313,12 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
             if m is not None:
                 nom = min(c.value, m.value * p.ai)
                 nom_floor = max(p.flop / c.value, p.bytes / m.value)
-                nom_words = si(nom, "FLOP/s")
+                nom_words = fmt_rate(nom, p.precision)
             else:
-                nom_words = f"<= {si(c.value, 'FLOP/s')} (peak; {p.level} {NOT_PUBLISHED})"
-        rows.append((f"{p.kernel}: FLOP/s", nom_words, si(p.achieved_flop_per_s, "FLOP/s"),
+                nom_words = (f"<= {fmt_rate(c.value, c.precision)} (peak; {p.level} "
+                             f"{NOT_PUBLISHED})")
+        rows.append((f"{p.kernel}: {rate_unit(p.precision)}", nom_words,
+                     fmt_rate(p.achieved_flop_per_s, p.precision),
                      "-" if p.percent_of_roof is None else   # untimed: no achieved point
                      f"{_pct(p.percent_of_roof)} of the {analysis.roof.kind} roof"))
         # Seed 004's TPOT row: the floor on the nominal roof, the measured time, the ratio;
@@ -397,7 +402,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     lines = [f"# {title or 'Roofline report: ' + roof.name}", ""]
     lines.append(f"Roof: **{roof.name}** ({roof.kind})"
                  + (f", source: {roof.source}" if roof.source else "") + ".")
-    ceilings = ", ".join(f"{c.label} {si(c.value, 'FLOP/s')}" for c in roof.compute)
+    ceilings = ", ".join(f"{c.label} {fmt_rate(c.value, c.precision)}" for c in roof.compute)
     levels = ", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory)
     lines += [f"Compute ceilings: {ceilings or 'none'}.", f"Memory ceilings: {levels or 'none'}."]
     if roof.overhead_s:

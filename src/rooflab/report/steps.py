@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..model.analysis import Analysis
 from ..model.kernel import Kernel
-from ..units import fmt_ai, fmt_pct, fmt_seconds, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
                 "AI DRAM", "AI L2", "AI L1", "achieved", "bound")
@@ -40,7 +40,8 @@ def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                      name, fmt_seconds(k.seconds),
                      _speedup(prev, k.seconds), _speedup(first, k.seconds),
                      si(k.total_flop, "FLOP"), si(k.bytes.get("DRAM"), "B"), ai["DRAM"],
-                     ai["L2"], ai["L1"], si(p.achieved_flop_per_s if p else None, "FLOP/s"),
+                     ai["L2"], ai["L1"], fmt_rate(p.achieved_flop_per_s if p else None,
+                                               p.precision if p else None),
                      p.bound if p else "-"))
         prev = k.seconds
     return rows

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..hardware.profile import MachineProfile
 from ..model.ceiling import Ceiling, Roof
 from ..probe.stats import summarize
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_seconds, rate_unit, si
 
 LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
 PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -27,7 +27,7 @@ class ProfileRow:
     """One line of the record table. Values in SI base units (unit says which)."""
 
     quantity: str
-    unit: str                       # "B/s", "FLOP/s", "FLOP/B" or "s"
+    unit: str                       # "B/s", "FLOP/s", "OP/s" (integer), "FLOP/B" or "s"
     nominal: float | None
     measured: float | None
     spread: float | None = None     # interquartile range / median of the samples
@@ -93,7 +93,7 @@ def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
                          meas and meas.find_memory(level)))
     for prec, unit in _compute_keys(roofs):
         label = f"{prec} {unit} peak" if unit else f"{prec} peak"
-        rows.append(_row(label, "FLOP/s", nom and nom.find_compute(prec, unit),
+        rows.append(_row(label, rate_unit(prec), nom and nom.find_compute(prec, unit),
                          meas and meas.find_compute(prec, unit)))
     levels = [lv for lv in ("DRAM",) if any(r.find_memory(lv) for r in roofs)]
     keys = _compute_keys(roofs)

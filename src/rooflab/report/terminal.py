@@ -11,7 +11,7 @@ from ..model.analysis import Analysis
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
 from ..model.machine import machine_of
-from ..units import fmt_factor, fmt_seconds, si
+from ..units import fmt_factor, fmt_rate, fmt_seconds, si
 from .markdown import (
     PRIORITY_HEADERS,
     STEP_HEADERS,
@@ -147,7 +147,8 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     head = Text()
     head.append(f"{roof.name}", style="bold")
     head.append(f" ({roof.kind}): ")
-    head.append(", ".join(f"{c.label} {si(c.value, 'FLOP/s')}" for c in roof.compute) + "; ")
+    head.append(", ".join(f"{c.label} {fmt_rate(c.value, c.precision)}"
+                          for c in roof.compute) + "; ")
     head.append(", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory))
     if roof.overhead_s:
         cpu = machine_of(roof).kind == "cpu"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
-from ...units import si
+from ...units import fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
@@ -42,8 +42,8 @@ def _measured(rate: Rate, method: str, label: str, **key) -> Ceiling:
 
 def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
     win = max(methods, key=lambda m: m.rate.best)
-    others = "; ".join(f"{m.method.split(':')[0].split(' (')[0]}: {si(m.rate.best, 'FLOP/s')}"
-                       for m in methods if m is not win)
+    others = "; ".join(f"{m.method.split(':')[0].split(' (')[0]}: "
+                       f"{fmt_rate(m.rate.best, precision)}" for m in methods if m is not win)
     method = win.method + (f" (best of methods; also {others})" if others else "")
     return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
 

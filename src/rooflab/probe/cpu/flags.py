@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...model.ceiling import Ceiling, Roof
-from ...units import si
+from ...units import fmt_rate, si
 
 OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
 # Measured below this fraction of nominal is flagged: the nominal roof is taken at the
@@ -58,8 +58,9 @@ def flag_overshoot(measured: list[Ceiling], nominal: Roof | None, arch) -> list[
     """Measured above nominal by > 5 %: say so on the ceiling (the VM may mask the CPU)."""
     return _flag_against_nominal(
         measured, nominal, lambda got, nom: got > OVERSHOOT * nom,
-        lambda c, nom: (f"{c.label}: measured {si(c.value, 'FLOP/s')} is "
-                        f"{c.value / nom.value:.0%} of the nominal {si(nom.value, 'FLOP/s')} "
+        lambda c, nom: (f"{c.label}: measured {fmt_rate(c.value, c.precision)} is "
+                        f"{c.value / nom.value:.0%} of the nominal "
+                        f"{fmt_rate(nom.value, nom.precision)} "
                         f"for {arch.name}; the CPU may not be what it reports (a VM can mask "
                         f"the microarchitecture) or the clock ran faster than measured"))
 
@@ -69,8 +70,9 @@ def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceili
     slowed down alike show no spread, so the noise test stays silent on them."""
     return _flag_against_nominal(
         measured, nominal, lambda got, nom: got < UNDERSHOOT * nom,
-        lambda c, nom: (f"{c.label}: measured {si(c.value, 'FLOP/s')} is only "
-                        f"{c.value / nom.value:.0%} of the nominal {si(nom.value, 'FLOP/s')} "
+        lambda c, nom: (f"{c.label}: measured {fmt_rate(c.value, c.precision)} is only "
+                        f"{c.value / nom.value:.0%} of the nominal "
+                        f"{fmt_rate(nom.value, nom.precision)} "
                         f"at the clock measured in this run: other load held the kernel up "
                         f"throughout, or the vector units run at a lower clock than the "
                         f"integer clock (AVX-512 frequency offsets); rerun on a quiet machine"))

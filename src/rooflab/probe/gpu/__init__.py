@@ -21,7 +21,7 @@ from dataclasses import replace
 from ...errors import ProbeError, RooflabError, require
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
-from ...units import si
+from ...units import fmt_rate
 from ..nominal import below_nominal_extras, compare_to_nominal
 from . import load as gpu_load
 from .catalog_match import match_catalog
@@ -49,7 +49,7 @@ def best_per_label(ceilings) -> tuple[Ceiling, ...]:
             continue
         win, lose = (c, old) if c.value > old.value else (old, c)
         best[c.label] = replace(win, method=f"{win.method}; beat {lose.method.split(',')[0]} "
-                                            f"({si(lose.value, 'FLOP/s')})")
+                                            f"({fmt_rate(lose.value, lose.precision)})")
     return tuple(best.values())
 
 
