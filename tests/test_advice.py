@@ -189,22 +189,19 @@ def test_cpu_roof_gets_cpu_levers_and_the_same_gains():
     assert cut.speedup == pytest.approx(6e-4 / (6e-4 - 1000 * 421e-9))
 
 
-def test_cpu_cache_blocking_uses_the_host_caches():
-    # 1e6 B per call fits the 1 MiB L2: served at 235 GB/s instead of DRAM 23.5 GB/s.
-    # floor 1e6 / 23.5e9 = 42.6 us, measured 100 us -> efficiency 0.426;
-    # new 1e6 / 235e9 / 0.426 = 10 us -> 10x (the bandwidth ratio).
-    # (The roof without its dispatch floor, so efficiency is floor / time.)
+def test_cpu_no_cache_blocking_into_a_level_the_working_set_fits():
+    # 1e6 B per call fits the 1 MiB L2: a repeated call is served from L2 already, so
+    # "block the working set into L2" (10x, the bandwidth ratio) offered a gain the kernel
+    # has (review 11a F-G; this test asserted that 10x before). The sanity check says
+    # it is cache-resident instead (tests/test_audit11_model.py).
     from dataclasses import replace
 
     roof = replace(CPU, overhead_s=None)
     k = Kernel("blocked", {"fp64": 1e4}, {"DRAM": 1e6}, seconds=1e-4)
     p = analyze(roof, [k]).primary()[0]
-    a = {x.action: x for x in advise(p, roof, k, machine=machine_of(roof, HOST))}
-    blk = a["block the working set into L2 (tile sizes, loop order)"]
-    assert blk.speedup == pytest.approx(10.0) and "1.05 MB" in blk.assumption
-    # Without cache sizes nothing is assumed to fit.
-    assert not any(x.startswith("block the working set")
-                   for x in (y.action for y in advise(p, roof, k)))
+    for machine in (machine_of(roof, HOST), None):
+        actions = [x.action for x in advise(p, roof, k, machine=machine)]
+        assert not any(x.startswith("block the working set") for x in actions), actions
 
 
 def test_cpu_amx_and_bf16_levers_where_the_roof_has_them():

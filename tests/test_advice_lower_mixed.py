@@ -71,15 +71,17 @@ def test_whatif_precision_agrees_with_the_advice():
 
 def test_memory_bound_mixed_flop_bind_after_the_bytes_halve():
     # 1.2e8 bytes: AI 83.3 < ridge 416.30 / 3.35 = 124.3, memory-bound; no time given, so
-    # efficiency 1 and the old time is 5 + 1.2e8 / 3.35e12 = 5 + 35.8209 = 40.8209 us.
+    # efficiency 1 and the old time is "with launches" (review 11b #7: llm/whatif/choose's
+    # definition; this test held the summed 5 + 35.8209 = 40.8209 us and 1.6680x before):
+    # max(1.2e8 / 3.35e12 = 35.8209 us, 5 us) = 35.8209 us.
     # fp8: bytes 6e7 -> 17.9104 us, below the weighted FLOP time 19.4731 us, which binds:
-    # 5 + 19.4731 = 24.4731 us, 1.6680x (the old rule: 5 + max(5.05, 17.91) -> 1.7818x)
+    # max(19.4731, 5) = 19.4731 us, 35.8209 / 19.4731 = 1.83951x
     k = Kernel("gemm", {"fp16": 9e9, "fp32": 1e9}, {"DRAM": 1.2e8}, unit="tensor",
                meta={"op": "matmul"})
     p, a = _fp8(k)
     assert p.bound == "memory" and a.shrinks == "along slope"
-    assert a.new_seconds == pytest.approx(24.4731e-6, rel=1e-5)
-    assert a.speedup == pytest.approx(1.66799, rel=1e-5)
+    assert a.new_seconds == pytest.approx(19.4731e-6, rel=1e-5)
+    assert a.speedup == pytest.approx(1.83951, rel=1e-5)
 
 
 def test_single_precision_keeps_the_old_numbers():

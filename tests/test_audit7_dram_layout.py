@@ -57,7 +57,10 @@ def test_views_keep_the_byte_accounting_exact():
     pool = bw.ArrayPool(ws)
     for j in range(3):
         v = pool.get(j, 2, n)
-        assert v.shape == (2, n) and v.flags.c_contiguous and v.dtype == np.float64
+        # each thread's row is contiguous (the kernels run on rows[t, :n]); the rows lie
+        # a whole number of huge pages apart, each first-touched by its own thread
+        assert v.shape == (2, n) and v[0].flags.c_contiguous and v.dtype == np.float64
+        assert pool.rows(j, 2, n).flags.c_contiguous and v.strides[0] % H == 0
         assert np.all(v[:, [0, -1]] == 1.0 + j)             # filled, first-touched
     # a larger request later regrows the slot at the same huge-page offset
     big = pool.get(1, 3, n)

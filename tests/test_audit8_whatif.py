@@ -46,8 +46,9 @@ def test_bench_kernel_whatif_json_has_no_measured_timing(tmp_path, capsys):
     assert new["provenance"]["seconds"] == "derived"
     # a no-op "kernel" runs far below its floor: efficiency caps at 1, so the prediction is
     # the fp16 floor: 5 us launch + 6 MB / 320 GB/s = 23.75 us (T4), not the old median
-    assert new["seconds"] == pytest.approx(d["moves"][0]["after_floor_s"])
     assert new["seconds"] == pytest.approx(5e-6 + 6e6 / 320e9)
+    # after_floor_s is the "with launches" floor (review 11b #7): max(5 us, 18.75 us)
+    assert d["moves"][0]["after_floor_s"] == pytest.approx(6e6 / 320e9)
 
 
 def test_untimed_whatif_kernel_says_no_measured_seconds():

@@ -122,13 +122,15 @@ def test_whatif_without_times_shows_floors(tmp_path, capsys):
     # gemv fp32: 10 x 5 us + max(2e9 / 8.1e12, 4e9 / 320e9 = 12.5 ms) = 12.55 ms;
     # in fp16 the bytes halve: 50 us + 6.25 ms = 6.3 ms.
     assert gemv["before_s"] is None and gemv["floor_provenance"] == "derived"
-    assert gemv["before_floor_s"] == pytest.approx(12.55e-3)
-    assert gemv["after_floor_s"] == pytest.approx(6.30e-3)
-    # add: 5 us + 1.2e9 / 320e9 = 3.755 ms -> 5 us + 1.875 ms = 1.88 ms
-    assert add["before_floor_s"] == pytest.approx(3.755e-3)
-    assert add["after_floor_s"] == pytest.approx(1.88e-3)
-    assert data["total_before_floor_s"] == pytest.approx(16.305e-3)
-    assert data["total_after_floor_s"] == pytest.approx(8.18e-3)
+    # the old *_floor_s keys are the "with launches" floors now (review 11b #7):
+    # gemv max(12.5 ms, 10 x 5 us) = 12.5 ms -> 6.25 ms
+    assert gemv["before_floor_s"] == pytest.approx(12.5e-3)
+    assert gemv["after_floor_s"] == pytest.approx(6.25e-3)
+    # add: max(5 us, 1.2e9 / 320e9 = 3.75 ms) -> 1.875 ms
+    assert add["before_floor_s"] == pytest.approx(3.75e-3)
+    assert add["after_floor_s"] == pytest.approx(1.875e-3)
+    assert data["total_before_floor_s"] == pytest.approx(16.25e-3)
+    assert data["total_after_floor_s"] == pytest.approx(8.125e-3)
     # the work floors (llm's TPOT floor): 12.5 + 3.75 = 16.25 ms -> 6.25 + 1.875 = 8.125 ms;
     # with launches each kernel is at least its launches (50 us, 5 us), below its work here
     assert data["total_before_work_floor_s"] == pytest.approx(16.25e-3)

@@ -371,7 +371,7 @@ def test_third_party_figures_say_so_in_their_notes():
 def test_every_nvidia_gpu_has_its_compute_capability():
     from rooflab.hardware.catalog import all_devices, devices_with_cc, lookup
 
-    nvidia = [d for d in all_devices() if d.vendor == "NVIDIA"]
+    nvidia = [d for d in all_devices() if d.vendor == "NVIDIA" and d.kind == "gpu"]
     assert nvidia and all(d.compute_capability for d in nvidia)
     # CUDA C++ Programming Guide, "Compute Capabilities".
     assert {n: lookup(n).compute_capability for n in ("H200", "T4", "A100", "L4", "B200")} == {

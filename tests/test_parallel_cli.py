@@ -20,8 +20,10 @@ def test_scale_json_by_hand(capsys):
     # 2 GPUs on NVLink 4 (900 GB/s both ways -> 450 GB/s): 2 x 1/2 x 25_165_824 / 450e9
     assert out["links"]["intra"]["bus_bytes_per_s"] == 450e9
     assert pts[2]["comm_s"] == pytest.approx(25_165_824 / 450e9)
-    # 16 GPUs cross the 50 GB/s network: 2 x 15/16 x 25_165_824 / 50e9 = 943.7184 us
-    assert pts[16]["comm_s"] == pytest.approx(943.7184e-6)
+    # 16 GPUs cross the network: 8 NICs of 50 GB/s per node, one ring per NIC (review 11b
+    # #5): 2 x 15/16 x 25_165_824 / 400e9 = 117.9648 us
+    assert out["links"]["inter"]["bus_bytes_per_s"] == 400e9
+    assert pts[16]["comm_s"] == pytest.approx(117.9648e-6)
     assert pts[1]["efficiency"] == 1.0 and pts[1]["comm_s"] == 0
     # compute: 6 x 1024 tokens x 12_582_912 params = 77_309_411_328 FLOP at the H100's
     # 989.5 TFLOP/s bf16 = 78.13 us (every layer is compute-bound at 1024 tokens)

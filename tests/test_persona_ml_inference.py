@@ -91,17 +91,17 @@ def test_valid_optional_fields_still_read():
 # --- tensor parallel past one node -------------------------------------------------------
 
 def test_tp_beyond_one_node_runs_on_infiniband_not_nvlink(capsys):
-    # NVLink joins the 8 GPUs of an HGX node; --tp 16 all-reduces cross the NIC.
+    # NVLink joins the 8 GPUs of an HGX node; --tp 16 all-reduces cross the NICs: one
+    # ring per NIC, 8 x 50 GB/s = 400 GB/s across nodes (review 11b #5).
     # llama-2-7b decode, batch 1: 64 all-reduces of 4096 x 2 B = 8192 B; ring bytes
-    # 2 x 15/16 x 8192 = 15360 B at 50 GB/s = 307.2 ns each, 19.66 us per step
-    # (it was 2.18 us at NVLink's 450 GB/s).
+    # 2 x 15/16 x 8192 = 15360 B at 400 GB/s = 38.4 ns each, 2.46 us per step.
     code, out, _ = run(capsys, "llm", "llama-2-7b", "--on", "H100", "--tp", "16",
                        "--phase", "decode", "--json")
     assert code == 0
     par = json.loads(out)["llm"]["parallel"]
-    assert par["link_bytes_per_s"] == 50e9
+    assert par["link_bytes_per_s"] == 400e9
     assert "spans more than one 8-GPU node" in par["link"]
-    assert par["comm_s"] == pytest.approx(64 * 2 * 15 / 16 * 8192 / 50e9, rel=1e-9)
+    assert par["comm_s"] == pytest.approx(64 * 2 * 15 / 16 * 8192 / 400e9, rel=1e-9)
 
 
 def test_tp_within_one_node_keeps_nvlink(capsys):

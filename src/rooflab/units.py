@@ -231,6 +231,22 @@ def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
                          f"or 400Gb/s; got '{given}'") from None
 
 
+# No interconnect is slower than this; a bare number below it is a unit left out
+# (`--link-bw 450` is 450 B/s, `--link-bw 900` the NVLink datasheet figure), not a link.
+SLOWEST_LINK = 1e6
+
+
+def parse_link_rate(text: str | int | float, what: str = "--link-bw") -> float:
+    """parse_rate for a link's bandwidth, refusing a bare number below SLOWEST_LINK bytes/s
+    (`scale --link-bw`, `llm --link-bw`, `llm --pp-link-bw` alike). Raises InputError."""
+    value = parse_rate(text, what)    # 450GB/s, or bits: 400Gb/s (a NIC's rating) = 50 GB/s
+    if value < SLOWEST_LINK and not any(ch.isalpha() for ch in str(text).replace("e", "")):
+        raise InputError(f"{what} {text} would be {value:g} bytes/s (a bare number is bytes/s), "
+                         f"slower than any link; give the unit, e.g. {what} {text}GB/s or "
+                         f"{what} {text}Gb/s (bits, as NICs are rated)")
+    return value
+
+
 def positive(value: float, name: str) -> float:
     """Check that a size or count is positive; raise InputError naming the parameter."""
     if value is None or not (value > 0) or math.isinf(value):

@@ -12,12 +12,11 @@ from __future__ import annotations
 from ..model.analysis import Point, analyze
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..model.sanity import LLC_RESIDENT_SHARE, NOISY_IQR, cache_resident, working_set_of
 
 # The least relative tolerance before a kernel counts as faster than its floor: below 5 %
 # the difference is within what clock changes and other load do to a measurement here.
 MIN_TOLERANCE = 0.05
-# A kernel's own timing noise (interquartile range / median) above this is flagged noisy.
-NOISY_IQR = 0.05
 
 FLAG_TEXT = {
     "below-floor": "measured faster than its roofline floor: the count or the roof is wrong",
@@ -38,14 +37,11 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
     flags = []
     if point.floor_ratio is not None and point.floor_ratio < 1.0 - tol:
         flags.append("below-floor")
-    working_set = float(kernel.meta.get("working_set_bytes", 0.0) or 0.0)
-    if not working_set and point.level == "DRAM" and point.calls > 0:
-        # a user's rooflab.measure kernel: its compulsory DRAM bytes per call (each byte
-        # read once, written once) are at least its working set, so when they fit in the
-        # last-level cache the working set does too
-        working_set = point.bytes / point.calls
-    # Only where the DRAM slope binds: a compute-bound kernel's floor ignores bytes anyway.
-    if llc and point.level == "DRAM" and point.memory_bound_side and 0 < working_set <= llc:
+    # the rule analyze/report share (model.sanity.cache_resident): bytes per call, or the
+    # kernel's stated working set, within LLC_RESIDENT_SHARE of the last-level cache at a
+    # DRAM point
+    usable = llc * LLC_RESIDENT_SHARE if llc else None
+    if cache_resident(point, working_set_of(kernel, point), usable):
         flags.append("cache-resident")
     if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
         flags.append("noisy")

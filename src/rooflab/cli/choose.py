@@ -113,7 +113,8 @@ def register(app) -> None:
         else:
             if split is not None and split["gpus"] > 1:
                 print(_gpus_line(split))
-            console().print(_table(choices[:top], kernels, compared, need, memory, least))
+            console().print(_table(choices[:top], kernels, compared, need, memory, least,
+                                   split))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
             _write(output, doc)
@@ -229,7 +230,18 @@ def _device_memory(name: str) -> float | None:
     return mem or None
 
 
-def _table(choices, kernels, compared=(), need=None, memory=None, least=None):
+def _scope(split: dict | None) -> str:
+    """What the work floor is of an llm document split over GPUs: not `rooflab llm`'s TPOT
+    floor, which adds the all-reduces and stage transfers (review 11b #8)."""
+    if not split or split["gpus"] <= 1:
+        return "`rooflab llm`'s TPOT floor"
+    parts = ([f"per GPU of {split['tp']}, without the all-reduces"] if split["tp"] > 1
+             else []) + ([f"all {split['pp']} stages, without stage transfers"]
+                         if split["pp"] > 1 else [])
+    return ", ".join(parts) + "; `rooflab llm --on` the device adds them"
+
+
+def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -250,8 +262,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None):
                   fmt_seconds(c.with_launches_s) if c.with_launches_s is not None else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
+    scope = _scope(split)
     parts: list = [t, Text(f"work floor: max(FLOP / P, bytes / B) per kernel, summed "
-                           f"(`rooflab llm`'s TPOT floor); {WITH_LAUNCHES}: each kernel at "
+                           f"({scope}); {WITH_LAUNCHES}: each kernel at "
                            f"least max(work floor, calls x the device's launch floor), "
                            f"summed (as llm and whatif give it); binding: the share of the "
                            f"time {WITH_LAUNCHES}", style="dim")]

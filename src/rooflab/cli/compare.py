@@ -17,10 +17,14 @@ note says so); --map OLD=NEW matches a renamed kernel. Prints the speed-up of ea
 matched kernel (before time / after time, each the total over all its calls: profile
 the same number of iterations in both runs; when the call counts differ a note gives
 the per-call speed-up) and exits 1 when any matched kernel got slower by more than
---fail-if-slower PCT, so it can gate CI (exit 2 is a usage error, 70 a bug in rooflab;
-a kernel without a time in both runs, or in one run only, is not gated: a note says
-so). -o arrows.png draws each kernel's move on the roof (needs --on or a roof in the
-files).
+--fail-if-slower PCT outside the timing noise, so it can gate CI (exit 2 is a usage
+error, 70 a bug in rooflab; a kernel without a time in both runs, or in one run only,
+is not gated: a note says so). Noise: where both runs kept the timing samples
+(`rooflab bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test
+(as Google benchmark's compare.py) must find the change at p < 0.05, else the table
+says "within noise" and the gate lets it pass; without samples the change is gated as
+measured and a note says noise could not be judged. -o arrows.png draws each kernel's
+move on the roof (needs --on or a roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
@@ -41,7 +45,8 @@ def register(app) -> None:
                                                            "(repeatable)"),
         fail_if_slower: float = typer.Option(None, "--fail-if-slower", metavar="PCT",
                                              help="exit 1 if a matched kernel is slower by "
-                                                  "more than PCT percent"),
+                                                  "more than PCT percent, outside the "
+                                                  "timing noise where samples tell"),
         on: str = typer.Option(None, "--on", help="roof for the chart: hardware name or "
                                                   "profile JSON"),
         output: str = typer.Option(None, "-o", "--output", help="arrows chart .png/.svg, "
@@ -122,20 +127,22 @@ def _table(cmp, fail_pct):
     from rich.table import Table
     from rich.text import Text
 
+    from ..model.compare import gate_notes
     from ..units import fmt_ai, fmt_seconds
 
     t = Table(title="Matched kernels (speed-up = before / after)", title_justify="left")
-    for h in ("kernel", "before", "after", "speed-up", "change", "AI DRAM before -> after"):
+    for h in ("kernel", "before", "after", "speed-up", "change", "noise",
+              "AI DRAM before -> after"):
         t.add_column(h, justify="left" if h == "kernel" else "right")
+    regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
     for m in cmp.matches:
         ai_b, ai_a = m.ai_move()
-        slow = fail_pct is not None and m.change_pct is not None and m.change_pct > fail_pct
         change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
         name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
         t.add_row(name, fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
                   "-" if m.speedup is None else f"{m.speedup:.2f}x",
-                  f"[bold red]{change}[/]" if slow else change,
-                  f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
+                  f"[bold red]{change}[/]" if id(m) in regressed else change,
+                  _noise_cell(m), f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
     parts: list = [t]
     if cmp.speedup:
         parts.append(Text(f"matched total: {fmt_seconds(cmp.total_before_s)} -> "
@@ -149,9 +156,21 @@ def _table(cmp, fail_pct):
         parts.append(Text("no matched kernel has a time in both runs (FLOP and bytes only, as "
                           "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` "
                           "and `rooflab whatif` give their floors"))
-    for n in cmp.notes:
+    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else []
+    for n in (*cmp.notes, *gate):
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)
+
+
+def _noise_cell(m) -> str:
+    """'within (p 0.41)' / 'outside (p 0.002)' from the U test of the runs' samples; '-'
+    without samples, 'too few' when no outcome of so few could reach p < 0.05."""
+    if m.noise is None:
+        return "-"
+    if m.within_noise is None:
+        return "too few"
+    where = "within" if m.within_noise else "outside"
+    return f"{where} noise (p {m.noise.p_value:.2g})"
 
 
 def _labelled(match):

@@ -85,8 +85,11 @@ def register(app) -> None:
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
         weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int4 "
                                     "(default: the config's quantization_config, else fp16)"),
-        kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act dtype)"),
-        act: str = typer.Option("fp16", "--act", help="activation dtype"),
+        kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act "
+                               "dtype; fp16 when the activations come from the config)"),
+        act: str = typer.Option(None, "--act", help="activation dtype: fp32 bf16 fp16 fp8 "
+                                "int8 (int8: W8A8, with --weights int8/int4; default: the "
+                                "config's quantization_config, else fp16)"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(None, "--group", help="int4/int8 quantization group size "
                                   "(default: the config's quantization_config, else 128)"),
@@ -167,12 +170,13 @@ def register(app) -> None:
             raise InputError("--link-latency is the latency of --tp's all-reduces (or of "
                              "--pp's sends); add --tp N or --pp N (2 or more) or drop it")
         _check_link_from(link_from, link_bw, tp, pp)
+        _check_link_rates(link_bw, pp_link_bw)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on, link_from])
         run(cfg, on=on, batches=_batches(batch), prompt=prompt, context=context,
-            generate=generate, weights=weights, kv=kv or act, act=act, attn=attn, group=group,
+            generate=generate, weights=weights, kv=kv, act=act, attn=attn, group=group,
             tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
             compare=compare, json_out=json_out, output=output,
             link_latency_s=None if link_latency is None else link_latency / 1e6, pp=pp,
@@ -235,7 +239,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
              if pp > 1 else None)
     r = _analyze(cfg, roof, s, req, mem, tpl)
     compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
-    notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights) + (
+    notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights, act) + (
         shared_memory_notes(dev, memory)) + tuple(
         n for c in (tpl, stage) if c is not None for n in c.notes) + compare_notes
     if notes:      # a profile behind both links may say the same thing twice
@@ -243,8 +247,8 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                                              if n not in r.notes))
     measured = _measured(r, roof, tpot_ms)
     tpr = _tensor_parallel(cfg, s, roof, req, tpl) if tpl is not None else None
-    ppr = (_pipeline(cfg, s, roof, req, tpr, micro_batches, stage) if stage is not None
-           else None)
+    ppr = (_pipeline(cfg, s, roof, req, tpr, micro_batches, stage, device_bytes=mem)
+           if stage is not None else None)
     whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
                                   context=req.decode_context) if whatif and tp == 1 else ()
     res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
@@ -262,14 +266,21 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-def overridden_quantization(cfg, weights: str | None) -> tuple[str, ...]:
-    """A note when --weights replaces the format the config's quantization_config declares
-    (the checkpoint is stored otherwise than the tables count it)."""
+def overridden_quantization(cfg, weights: str | None, act: str | None = None
+                            ) -> tuple[str, ...]:
+    """A note when --weights (or --act) replaces the format the config's
+    quantization_config declares (the checkpoint is stored, or run, otherwise than the
+    tables count it)."""
     q = cfg.quantization
-    if q is None or weights is None:
+    if q is None:
         return ()
-    return (f"--weights {weights} replaces the config's quantization_config ({q.method}: "
-            f"{q.format}); the tables count --weights {weights}",)
+    if weights is not None:
+        return (f"--weights {weights} replaces the config's quantization_config "
+                f"({q.method}: {q.format}); the tables count --weights {weights}",)
+    if act is not None and q.act and act != q.act:
+        return (f"--act {act} replaces the config's quantization_config's activations "
+                f"({q.method}: {q.act}, {q.act_scheme}); the tables count --act {act}",)
+    return ()
 
 
 def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
@@ -282,6 +293,16 @@ def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
             f"CPU, the OS and the CUDA context: the GPU gets less, and the fit and largest "
             f"batch above assume all of it; give what is free on the device as --memory "
             f"(MemAvailable in its /proc/meminfo)",)
+
+
+def _check_link_rates(link_bw: str | None, pp_link_bw: str | None) -> None:
+    """A bare `--link-bw 900` is 900 bytes/s: refused as `scale --link-bw` refuses it,
+    before a 583-second TPOT is printed."""
+    from ..units import parse_link_rate
+
+    for text, what in ((link_bw, "--link-bw"), (pp_link_bw, "--pp-link-bw")):
+        if text is not None:
+            parse_link_rate(text, what)
 
 
 def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: int) -> None:

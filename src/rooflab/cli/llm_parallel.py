@@ -115,13 +115,21 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile, latency_s: float | None
     via measured_links: bus bandwidth beta x 2(n0-1)/n0, latency 2(tp-1) x alpha /
     2(n0-1)); a ring past one node runs at its slowest hop (the measured network, else one
     NDR NIC), as `rooflab scale`."""
-    from ..model.parallel import extrapolation_note, measured_links, ring_link
+    from ..model.parallel import (
+        extrapolation_note,
+        measured_links,
+        node_network_link,
+        ring_link,
+    )
     from .scale import inter_link
 
     m = measured_links(comm.extras, comm.host, where=comm.where)
     lk = m.intra
     if _spans_nodes(dev, s.tp):
-        lk = ring_link(lk, inter_link(None, m, 0.0))
+        inter = inter_link(None, m, 0.0)
+        if inter is not m.inter:     # the assumed NIC: one ring per NIC of the node
+            inter = node_network_link(inter, GPUS_PER_NODE)
+        lk = ring_link(lk, inter)
     collective = "all_reduce" if m.inter is None or m.intra is m.inter else "send_recv"
     notes = (extrapolation_note(m, s.tp, GPUS_PER_NODE, False),) + _gpu_note(m, roof, dev)
     given = latency_s is not None
@@ -140,7 +148,12 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: str | None,
     8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab scale`); the roof's link
     ceiling (NVLink, PCIe, network or a measured loopback). Latency per all-reduce:
     --link-latency, else the measured fit's, else 0."""
-    from ..model.parallel import device_ring_link, link_from_roof, ring_link
+    from ..model.parallel import (
+        device_ring_link,
+        link_from_roof,
+        node_network_link,
+        ring_link,
+    )
     from .scale import NDR_BUS, NDR_SOURCE
 
     lat, lat_from = (latency_s, "--link-latency") if latency_s is not None else (0.0, "none")
@@ -157,9 +170,10 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: str | None,
         kind = "catalog"
         if _spans_nodes(dev, s.tp):
             # NVLink joins the GPUs of one node only; a wider ring crosses the network.
-            nic = Link("network", NDR_BUS, 0.0,
-                       f"{NDR_SOURCE}; --tp {s.tp} spans more than one "
-                       f"{GPUS_PER_NODE}-GPU node")
+            # one ring per NIC of the node (one NIC per GPU, as on HGX/DGX): their sum
+            nic = node_network_link(Link("network", NDR_BUS, 0.0,
+                                         f"{NDR_SOURCE}; --tp {s.tp} spans more than one "
+                                         f"{GPUS_PER_NODE}-GPU node"), GPUS_PER_NODE)
             lk = ring_link(lk, nic)
             kind = "assumed" if lk is nic else kind
         return ChosenLink(lk, kind, lat, lat_from)
@@ -297,7 +311,8 @@ def _stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
                          f"(--link-from comm.json)") from None
 
 
-def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenLink):
+def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenLink,
+              device_bytes: float | None = None):
     """--pp: the stages (of the TP shard under --tp, each adding its layers' all-reduces)
     on the chosen stage link."""
     from ..workloads.llm.parallel import shard
@@ -310,4 +325,16 @@ def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenL
                              context=req.decode_context, prompt=req.prompt,
                              link=chosen.link, micro_batches=micro_batches, tp=s.tp,
                              kv_context=longest, comm_s_per_layer=per_layer,
-                             prefill_comm_s_per_layer=pre_per_layer)
+                             prefill_comm_s_per_layer=pre_per_layer,
+                             device_bytes=device_bytes if device_bytes is not None
+                             else _catalog_memory(roof))
+
+
+def _catalog_memory(roof) -> float | None:
+    """The memory of the catalog device behind the roof (None when there is none): the
+    pipeline's in-flight fit, where no --memory reached _pipeline (the memory line, which
+    has --memory, re-judges it in llm_render)."""
+    from ..hardware.catalog import match_device_name
+
+    dev = match_device_name(roof.name)
+    return getattr(dev, "memory_bytes", None) or None

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
+from ..workloads.llm.analysis import request_floor_s
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
         rate = r.request.batch / tpot
         return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
                 "tokens_per_s_per_gpu": rate / ppr.gpus,
-                "request_s": ttft + r.request.generate * tpot, "compute_tpot_s": r.tpot_s,
+                "request_s": request_floor_s(ttft, tpot, r.request.generate),
+                "compute_tpot_s": r.tpot_s,
                 "compute_ttft_s": r.ttft_s}
     if tpr is None:
         return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
@@ -114,7 +116,8 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     rate = r.request.batch / tpot
     return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
             "tokens_per_s_per_gpu": rate / tpr.tp,
-            "request_s": ttft + r.request.generate * tpot, "compute_tpot_s": r.tpot_s,
+            "request_s": request_floor_s(ttft, tpot, r.request.generate),
+                "compute_tpot_s": r.tpot_s,
             "compute_ttft_s": r.ttft_s}
 
 
@@ -514,6 +517,11 @@ def pipeline_lines(ppr, r) -> list[str]:
     """--pp's section: the stages, the latency view (TPOT) and the throughput view."""
     if ppr is None:
         return []
+    mem = r.footprint.device_bytes
+    if mem and mem != ppr.device_bytes:   # --memory reaches the footprint, not _pipeline
+        from dataclasses import replace
+
+        ppr = replace(ppr, device_bytes=mem)
     lk = ppr.link
     lat = f" + {fmt_seconds(lk.hop_latency_s, 4)} latency" if lk.hop_latency_s else ""
     stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
@@ -548,6 +556,32 @@ def pipeline_lines(ppr, r) -> list[str]:
               + (f" (only {ppr.micro_batches} micro-batch"
                  f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "
                  f"--micro-batches {ppr.pp} fills it)"
-                 if ppr.micro_batches < ppr.pp else "") if ppr.bubble else "")]
-    return out
+                 if ppr.micro_batches < ppr.pp else "") if ppr.bubble else "")
+           + ("; NOT reachable: the micro-batches in flight do not fit (next line)"
+              if ppr.fits_in_flight is False else "")]
+    return out + in_flight_lines(ppr)
+
+
+def in_flight_lines(ppr) -> list[str]:
+    """The throughput view's memory: every stage keeps the KV of all M x batch sequences
+    in flight (the memory line above counts one batch, the latency view)."""
+    if ppr.micro_batches < 2:
+        return []
+    st = ppr.heaviest_in_flight
+    kv = ppr.in_flight_kv_bytes(st)
+    total = ppr.in_flight_bytes(st)
+    head = (f"pipeline memory ({ppr.micro_batches} micro-batches of {ppr.batch} in flight = "
+            f"{ppr.in_flight} sequences, stage {st.index}): weights "
+            f"{si(st.weights_bytes, 'B')} + KV {si(kv, 'B')} ({ppr.micro_batches} x "
+            f"{si(st.kv_bytes, 'B')}) + activations {si(st.activations_bytes, 'B')} "
+            f"(one micro-batch at a time) = ")
+    if not ppr.device_bytes:
+        return [head + f"{si(total, 'B')} (device memory unknown: give --memory)"]
+    need, have = si_apart(total, ppr.device_bytes, "B")
+    if ppr.fits_in_flight:
+        return [head + f"{need} of {have} per device (fits)"]
+    cap = ppr.max_micro_batch
+    return [head + f"{need} of {have} per device: does NOT fit with "
+            f"{ppr.micro_batches} micro-batches in flight; at most {cap} per micro-batch "
+            f"(--batch {cap}), or fewer micro-batches (--micro-batches)"]
 

@@ -31,26 +31,21 @@ is that cluster profile; the catalog interconnect of --on (half the quoted
 both-directions figure); the roof's link ceiling. Beyond --per-node devices
 the ring crosses the inter-node link: --inter-bw, else the network a cluster
 profile measured across hosts, else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
-per GPU). Rows past the ranks a profile measured are extrapolations, and a
+per GPU) times --nics-per-node (default: one NIC per GPU, as on HGX/DGX
+nodes): NCCL runs one ring per NIC, so 8 NICs give 400 GB/s across nodes
+(--inter-bw and a measured network are the ring's bus bandwidth as they are).
+Rows past the ranks a profile measured are extrapolations, and a
 note says so."""
 
 NDR_BUS = 50e9
 NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
               "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
-# No interconnect is slower than this; a figure below it is a unit left out
-# (`--link-bw 450` is 450 B/s), not a link.
-SLOWEST_LINK = 1e6
 
 
 def _rate(text: str, what: str) -> float:
-    from ..units import parse_rate
+    from ..units import parse_link_rate
 
-    value = parse_rate(text, what)    # 450GB/s, or bits: 400Gb/s (a NIC's rating) = 50 GB/s
-    if value < SLOWEST_LINK and not any(ch.isalpha() for ch in str(text).replace("e", "")):
-        raise InputError(f"{what} {text} would be {value:g} bytes/s (a bare number is bytes/s), "
-                         f"slower than any link; give the unit, e.g. {what} {text}GB/s or "
-                         f"{what} {text}Gb/s (bits, as NICs are rated)")
-    return value
+    return parse_link_rate(text, what)   # a bare '--link-bw 900' (bytes/s) is refused
 
 
 @dataclass(frozen=True)
@@ -214,18 +209,23 @@ def register(app) -> None:
         link_from: str = typer.Option(None, "--link-from", help="Cluster profile from "
                                       "`rooflab probe --comm` (its measured all-reduce "
                                       "alpha/beta; across hosts also the network)."),
-        inter_bw: str = typer.Option(None, "--inter-bw", help="Inter-node bus bandwidth per "
-                                     "GPU (default: measured across hosts, else 50GB/s)."),
+        inter_bw: str = typer.Option(None, "--inter-bw", help="Inter-node bus bandwidth of "
+                                     "the ring, as nccl-tests' busbw across nodes gives it "
+                                     "(default: measured across hosts, else --nics-per-node "
+                                     "x 50GB/s)."),
         latency_us: float = typer.Option(0.0, "--latency-us", min=0.0, help="Per ring-step "
                                          "latency of given/catalog links, microseconds "
                                          "(a measured link has its own)."),
         per_node: int = typer.Option(8, "--per-node", min=1, help="GPUs per node."),
+        nics: int = typer.Option(None, "--nics-per-node", min=1, help="Network NICs per "
+                                 "node; a ring across nodes runs one ring per NIC, so it "
+                                 "gets their sum (default: one per GPU, as on HGX/DGX)."),
         overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="Overlap the "
                                      "all-reduce with the backward pass."),
         json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
     ) -> None:
         from ..hardware.resolve import load_roof
-        from ..model.parallel import comm_binds_at, scale_dp
+        from ..model.parallel import comm_binds_at, node_network_link, scale_dp
         from .common import console, emit_json
 
         if link_bw and link_from:
@@ -234,6 +234,10 @@ def register(app) -> None:
         chosen = choose_links(on, link_bw, link_from, latency_us * 1e-6)
         intra, pair = chosen.intra, chosen.pair
         inter = inter_link(inter_bw, chosen.measured, latency_us * 1e-6)
+        # the assumed NIC only: a measured or given busbw already is what the rings get
+        assumed_nic = inter.source == NDR_SOURCE
+        if assumed_nic:
+            inter = node_network_link(inter, nics or per_node)
         points = scale_dp(layers_for(hidden, blocks, tokens, dtype), roof, intra, inter,
                           gpus_per_node=per_node, overlap=overlap, pair=pair)
         binds = comm_binds_at(points)
@@ -250,6 +254,7 @@ def register(app) -> None:
                        "overlap": overlap,
                        "notes": notes,
                        "links": {"intra": intra.__dict__, "inter": inter.__dict__,
+                                 "nics_per_node": (nics or per_node) if assumed_nic else None,
                                  **({"pair": pair.__dict__} if pair is not None else {})},
                        "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
                        "points": [{"gpus": p.n, "step_s": p.step.step_s,

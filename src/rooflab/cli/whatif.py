@@ -104,12 +104,17 @@ def register(app) -> None:
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
                             group=group)
         data = describe(result)
+        if json_out or output:
+            data.update(_llm_extras(_llm_doc(files), result, hardware))
         if output:
             _write(output, result, data)
         if json_out:
             emit_json(data)
             return
-        wide_console().print(_table(result))   # a pipe or log: names whole, one line each
+        llm = _llm_doc(files)
+        wide_console().print(_table(result, llm))   # a pipe or log: names whole, one line each
+        for line in _llm_lines(llm, result, hardware):
+            wide_console().print(line, soft_wrap=True)
         if output:
             err_console().print(f"wrote {output}")
 
@@ -124,7 +129,147 @@ def _bound_cell(before, after) -> str:
     return after.bound
 
 
-def _table(result):
+def _llm_doc(files: list[str]) -> dict | None:
+    """The `llm` block of the first `rooflab llm --json` document among the files, or None:
+    it holds what the kernels alone do not (footprint, the TP all-reduces, the pipeline)."""
+    from ..files import load_json
+    from ..ingest.kernelfile import file_kind
+
+    for path in files:
+        # rooflab's own JSON only: a .json may be a (gzipped) torch trace
+        if not path.lower().endswith(".json") or file_kind(path) != "rooflab":
+            continue
+        data = load_json(path)
+        llm = data.get("llm") if isinstance(data, dict) else None
+        if isinstance(llm, dict):
+            return llm
+    return None
+
+
+def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
+    """The file's TP all-reduce time on the what-if's device, and where its link is from:
+    on --hardware with the file's link taken from the catalog, the new device's catalog
+    link (the bandwidth part recomputed, the latency part kept); otherwise the file's own
+    time (the same link). None without --tp or without the figures."""
+    par = llm.get("parallel")
+    if not isinstance(par, dict) or not isinstance(par.get("comm_s"), (int, float)):
+        return None
+    comm, tp = float(par["comm_s"]), int(par.get("tp") or 1)
+    kind = (par.get("link_provenance") or {}).get("kind")
+    if hardware is None or kind != "catalog":
+        return comm, f"the file's link ({par.get('link', 'as in the file')})"
+    from types import SimpleNamespace
+
+    from ..errors import RooflabError
+    from ..hardware.catalog import lookup
+    from ..model.parallel import allreduce_link_bytes
+    from .llm_parallel import tp_link
+
+    try:
+        dev = lookup(hardware)
+        new = tp_link(SimpleNamespace(tp=tp), None, dev, None, None, None).link
+    except (RooflabError, AttributeError):
+        return comm, f"the file's link (no catalog link for {hardware})"
+    moved = float(par["allreduces_per_step"]) * allreduce_link_bytes(
+        float(par["allreduce_bytes"]), tp)
+    latency = comm - moved / float(par["link_bytes_per_s"])
+    return latency + moved / new.bus_bytes_per_s, f"{new.source}"
+
+
+def _llm_extras(llm: dict | None, result, hardware: str | None) -> dict:
+    """whatif --json keys for an llm document: whether the model fits the what-if's
+    device, and the TP all-reduces the kernels leave out (review 11b #8, #13)."""
+    if llm is None:
+        return {}
+    out: dict = {}
+    fit = _fit(llm, result, hardware)
+    if fit is not None:
+        out["fit"] = fit
+    comm = _new_comm_s(llm, hardware) if _batch_kept(result) else None
+    if comm is not None:
+        from ..model.whatif import total_floors
+
+        (wb, wa) = total_floors(result)["work"]
+        par = llm["parallel"]
+        out["parallel"] = {"tp": par.get("tp"),
+                           "allreduces_per_step": par.get("allreduces_per_step"),
+                           "comm_before_s": par["comm_s"], "comm_after_s": comm[0],
+                           "comm_link": comm[1]}
+        if wb and wa:
+            out["parallel"].update({"total_before_tpot_s": wb + par["comm_s"],
+                                    "total_after_tpot_s": wa + comm[0]})
+    return out
+
+
+def _batch_kept(result) -> bool:
+    """Whether the what-if leaves the batch alone (a batch change resizes the all-reduces,
+    which this line does not recount)."""
+    from ..model.whatif import meta_batch
+
+    return all(meta_batch(old) == meta_batch(new) for old, new in result.moves)
+
+
+def _fit(llm: dict, result, hardware: str | None) -> dict | None:
+    """Whether the document's footprint (bytes per device) fits the what-if's device, as
+    `rooflab choose` judges it: {"device", "needs_bytes", "memory_bytes", "fits"}; None
+    when the footprint or the memory is unknown."""
+    from .choose import _device_memory
+
+    if hardware is None:   # other what-ifs change the bytes the footprint counted
+        return None
+    fp = llm.get("footprint")
+    need = fp.get("total_bytes") if isinstance(fp, dict) else None
+    mem = _device_memory(hardware)
+    if not isinstance(need, (int, float)) or not mem:
+        return None
+    return {"device": result.after.roof.name, "needs_bytes": float(need),
+            "memory_bytes": float(mem), "fits": need <= mem}
+
+
+def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
+    """The lines an llm document adds under the table: the all-reduces and the fit."""
+    from ..units import fmt_seconds, si_apart
+
+    extras = _llm_extras(llm, result, hardware)
+    out = []
+    par = extras.get("parallel")
+    if par and "total_before_tpot_s" in par:
+        tb, ta = par["total_before_tpot_s"], par["total_after_tpot_s"]
+        out.append(f"with the {par['allreduces_per_step']} all-reduces of --tp "
+                   f"{par['tp']}: {fmt_seconds(par['comm_before_s'])} -> "
+                   f"{fmt_seconds(par['comm_after_s'])} (on {par['comm_link']}), so the "
+                   f"TPOT floor {fmt_seconds(tb)} -> {fmt_seconds(ta)} ({tb / ta:.2f}x), as "
+                   f"`rooflab llm` gives it")
+    fit = extras.get("fit")
+    if fit and not fit["fits"]:
+        from .choose import fit_remedy
+
+        need, mem = si_apart(fit["needs_bytes"], fit["memory_bytes"], "B")
+        out.append(f"does not fit: the model needs {need} per device (weights + KV + "
+                   f"activations, from the llm document) > the memory of {fit['device']} "
+                   f"({mem}); the floor assumes it fit "
+                   f"({fit_remedy([fit['device']])})")
+    return out
+
+
+def _scope(llm: dict | None) -> str:
+    """What the kernels of an llm document cover under --tp/--pp (as `rooflab llm
+    --compare` says it), or `rooflab llm`'s TPOT floor for one device."""
+    if llm is None:
+        return "(`rooflab llm`'s TPOT floor)"
+    st = llm.get("settings") or {}
+    tp, pp = int(st.get("tp") or 1), int(st.get("pp") or 1)
+    par = llm.get("parallel") if isinstance(llm.get("parallel"), dict) else {}
+    tp = int(par.get("tp") or tp)
+    parts = []
+    if tp > 1:
+        parts.append(f"per device of {tp}, without the all-reduces")
+    if pp > 1:
+        parts.append(f"all {pp} pipeline stages, without stage transfers")
+    return f"({', '.join(parts)})" if parts else "(`rooflab llm`'s TPOT floor)"
+
+
+def _table(result, llm: dict | None = None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -164,7 +309,7 @@ def _table(result):
     parts += [Text(line) for line in step_lines]
     if any(floored) or floor_lines:
         parts.append(Text(f"work floor: max(FLOP / P, bytes / B) per kernel at 100 % of the "
-                          f"roof, summed (`rooflab llm`'s TPOT floor); {WITH_LAUNCHES}: each "
+                          f"roof, summed {_scope(llm)}; {WITH_LAUNCHES}: each "
                           f"kernel at least max(work floor, calls x launch floor), summed "
                           f"(the same in llm and choose); derived, lower bounds"
                           + ("; a row marked 'floor' has no measured time, so it shows its "
@@ -181,19 +326,28 @@ def _floor_lines(result) -> list[str]:
     """The work floor before -> after with its ratio (the headline, as `rooflab llm`'s TPOT
     floor), and the same with launches (as llm and choose give it): empty where a floor is
     unknown."""
-    from ..model.whatif import total_floors
+    from ..model.whatif import fused, moved_floors, total_floors
     from ..units import fmt_seconds
 
     floors = total_floors(result)
+    whole = fused(result)
+    scope = " (whole step)" if whole else ""
     out = []
     for key, label in (("work", "work floor"), ("with_launches", WITH_LAUNCHES)):
         fb, fa = floors[key]
         if fb and fa:
-            out.append(f"{label}: {fmt_seconds(fb)} -> {fmt_seconds(fa)} ({fb / fa:.2f}x)")
+            out.append(f"{label}{scope}: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
+                       f"({fb / fa:.2f}x)")
     (wb, wa), (lb, la) = floors["work"], floors["with_launches"]
     if len(out) == 2 and lb / la < 0.995 * wb / wa:
         out[1] += ("; the launches do not shrink with the work, so this ratio is smaller "
                    "(CUDA graphs or fused kernels remove them)")
+    if whole and out:
+        # the fused kernels' own change is a detail: on the step it is diluted by the rest
+        (mb, ma) = moved_floors(result)["with_launches"]
+        if mb and ma:
+            out.append(f"the fused kernels alone, {WITH_LAUNCHES}: {fmt_seconds(mb)} -> "
+                       f"{fmt_seconds(ma)} ({mb / ma:.2f}x; saved {fmt_seconds(mb - ma)})")
     return out
 
 

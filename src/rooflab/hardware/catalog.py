@@ -175,17 +175,28 @@ def _peaks(fname: str, where: str, table: Mapping[str, Any], what: str) -> dict[
 
 
 def _cpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> tuple[Roof, float]:
-    """Derived compute peaks (cpu_arch) and DRAM = channels x MT/s x 8 bytes."""
+    """Derived compute peaks (cpu_arch) and DRAM = channels x MT/s x 8 bytes, or the
+    vendor's memory_gbps where the memory is soldered LPDDR (Grace, Apple M): its channels
+    are 16 bits wide and the vendor publishes the bandwidth, not a DIMM configuration."""
     if "tflops" in raw or "sparse_tflops" in raw:
         raise _fail(fname, where, "a cpu entry derives its peaks; remove [device.tflops] "
                     "and give microarch, cores and base_ghz")
-    for key in ("microarch", "cores", "base_ghz", "memory_channels", "memory_mts"):
+    dimms = ("memory_channels", "memory_mts")
+    needed = ("microarch", "cores", "base_ghz") + (() if "memory_gbps" in raw else dimms)
+    for key in needed:
         if key not in raw:
-            raise _fail(fname, where, f"a cpu entry needs '{key}'")
+            raise _fail(fname, where, f"a cpu entry needs '{key}' (or memory_gbps for "
+                        f"the memory)" if key in dimms else f"a cpu entry needs '{key}'")
     for key in ("microarch", "e_microarch"):
         if key in raw and raw[key] not in ARCHS:
             raise _fail(fname, where, f"unknown {key} '{raw[key]}'; known: {', '.join(ARCHS)}")
-    dram = raw["memory_channels"] * raw["memory_mts"] * 1e6 * _DDR_CHANNEL_BYTES
+    if "memory_gbps" in raw and any(key in raw for key in dimms):
+        raise _fail(fname, where, "give either memory_gbps or memory_channels and "
+                    "memory_mts, not both")
+    if "memory_gbps" in raw:
+        dram = raw["memory_gbps"] * 1e9
+    else:
+        dram = raw["memory_channels"] * raw["memory_mts"] * 1e6 * _DDR_CHANNEL_BYTES
     roof = cpu_nominal_roof(raw["name"], raw["cores"], float(raw["base_ghz"]),
                             ARCHS[raw["microarch"]], dram, raw["source"], clock="base")
     if "e_microarch" in raw:
@@ -195,10 +206,14 @@ def _cpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> tuple[Roof, flo
                                   ARCHS[raw["e_microarch"]], None, raw["source"],
                                   clock="base")
         roof = _add_compute(roof, e_roof)
-    dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="derived",
-                           source=raw["source"],
-                           method=f"{raw['memory_channels']} channels x "
-                                  f"{raw['memory_mts']:g} MT/s x 8 bytes")
+    if "memory_gbps" in raw:
+        dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="nominal",
+                               source=raw["source"])
+    else:
+        dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="derived",
+                               source=raw["source"],
+                               method=f"{raw['memory_channels']} channels x "
+                                      f"{raw['memory_mts']:g} MT/s x 8 bytes")
     return Roof(name=roof.name, kind="nominal", compute=roof.compute, memory=(dram_ceiling,),
                 source=roof.source, notes=()), dram
 

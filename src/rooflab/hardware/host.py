@@ -1,7 +1,8 @@
 """Host identity: CPU model and flags, cores, caches, memory, OS and library versions.
 
 Sources, in order: /proc/cpuinfo (Linux), sysfs cache descriptions
-(/sys/devices/system/cpu/cpu0/cache/index*/), `lscpu`, sysctl (macOS), the registry
+(/sys/devices/system/cpu/cpu0/cache/index*/: size and the CPUs sharing it) and NUMA nodes
+(/sys/devices/system/node), `lscpu`, sysctl (macOS), the registry
 (Windows), then the platform module.
 Virtual machines often report cache sizes that belong to a different CPU than the one
 the guest runs on (CPUID is filtered or emulated); callers compare them with what the
@@ -34,9 +35,17 @@ class Caches:
     l3: int | None = None
     l3_instances: int = 1
     source: str = ""
+    # Logical CPUs sharing one instance (sysfs shared_cpu_list): 2 for the L1d and L2 of a
+    # core with two SMT threads. 1 where the OS does not say (lscpu, sysctl).
+    l1d_sharing: int = 1
+    l2_sharing: int = 1
 
     def level(self, name: str) -> int | None:
         return {"L1": self.l1d, "L2": self.l2, "L3": self.l3}.get(name)
+
+    def sharing(self, name: str) -> int:
+        """Logical CPUs sharing one instance of L1/L2 (1 when unknown)."""
+        return max(1, {"L1": self.l1d_sharing, "L2": self.l2_sharing}.get(name, 1))
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,7 @@ class HostInfo:
     machine: str
     libraries: dict[str, str] = field(default_factory=dict)
     core_split: CoreSplit | None = None   # None: not hybrid, or the OS does not say
+    numa_nodes: int | None = None   # online NUMA nodes (sysfs); None where the OS does not say
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -143,17 +153,22 @@ def parse_size_text(text: str) -> int | None:
 
 
 def sysfs_caches(root: Path = SYS_CPU) -> Caches:
-    """Cache sizes of cpu0 from sysfs (sizes per instance)."""
+    """Cache sizes of cpu0 from sysfs (sizes per instance), and how many logical CPUs
+    share each L1d/L2 instance (shared_cpu_list: "0,64" or "0-1" on a core with two SMT
+    threads; likwid-topology reads the same)."""
     sizes: dict[str, int] = {}
+    sharing: dict[str, int] = {}
     for idx in sorted((root / "cpu0" / "cache").glob("index*")):
         kind = _read(idx / "type").strip()
         level = _read(idx / "level").strip()
         size = parse_size_text(_read(idx / "size"))
         if kind in ("Data", "Unified") and level and size:
             sizes[f"L{level}"] = size
+            sharing[f"L{level}"] = len(parse_cpulist(_read(idx / "shared_cpu_list"))) or 1
     if not sizes:
         return Caches()
-    return Caches(l1d=sizes.get("L1"), l2=sizes.get("L2"), l3=sizes.get("L3"), source="sysfs")
+    return Caches(l1d=sizes.get("L1"), l2=sizes.get("L2"), l3=sizes.get("L3"), source="sysfs",
+                  l1d_sharing=sharing.get("L1", 1), l2_sharing=sharing.get("L2", 1))
 
 
 def parse_lscpu(text: str) -> Caches:
@@ -227,7 +242,24 @@ def detect_caches() -> Caches:
         return Caches(source="unknown")
     return Caches(l1d=a.l1d or b.l1d, l2=a.l2 or b.l2, l3=a.l3 or b.l3,
                   l3_instances=b.l3_instances if b.l3 else 1,
-                  source="+".join(s for s in (a.source, b.source) if s))
+                  source="+".join(s for s in (a.source, b.source) if s),
+                  l1d_sharing=a.l1d_sharing if a.l1d else 1,
+                  l2_sharing=a.l2_sharing if a.l2 else 1)
+
+
+# --- NUMA ---------------------------------------------------------------------------------
+SYS_NODE = Path("/sys/devices/system/node")
+
+
+def numa_nodes(root: Path = SYS_NODE) -> dict[int, tuple[int, ...]]:
+    """Online NUMA nodes and their logical CPUs, from sysfs (`online`: "0-1";
+    nodeN/cpulist). {} where the OS shows no node directory (macOS, Windows, containers
+    without sysfs): callers treat that as unknown, not as one node."""
+    nodes = parse_cpulist(_read(root / "online"))
+    if not nodes:
+        nodes = tuple(sorted(int(d.name[4:]) for d in root.glob("node*")
+                             if d.name[4:].isdigit()))
+    return {n: parse_cpulist(_read(root / f"node{n}" / "cpulist")) for n in nodes}
 
 
 # --- memory, cores, libraries -------------------------------------------------------------
@@ -379,4 +411,5 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
         model=model, flags=flags, cores=cores, threads=threads, caches=detect_caches(),
         memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
         os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
-        libraries=libs, core_split=detect_core_split(blocks))
+        libraries=libs, core_split=detect_core_split(blocks),
+        numa_nodes=len(numa_nodes()) or None)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .analysis import Point
-from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
+from .ceiling import KernelCeiling, Roof, _share, iqr_over_median, kernel_ceiling
 from .kernel import Kernel, converted_flop
 from .machine import Machine, machine_of, words
-from .sanity import applicable_launch_s, is_streaming, kernel_kind
+from .sanity import NOISY_IQR, applicable_launch_s, is_streaming, kernel_kind
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
 TARGET_EFFICIENCY = 0.8
@@ -48,6 +48,9 @@ FUSION_MIN_GAIN = 1.05
 # Below this share of the measured time the launch floor is negligible, and the work's
 # efficiency is the point's percent of roof (diagnose's "negligible" launch split).
 NEGLIGIBLE_LAUNCH = 0.01
+# Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
+# and fusing a launch-bound kernel read 1.00x before its launches were counted (11b #6).
+MIN_SPEEDUP = 1.01
 # Op kinds whose work maps onto tensor cores / matrix units.
 # Prefixes of matrix-shaped op kinds; PyTorch's addmm (nn.Linear), addbmm and baddbmm are
 # matrix multiplies with a bias add (they must not read as the elementwise 'add').
@@ -78,6 +81,10 @@ class Efficiency:
     launch_s: float       # calls x overhead_s, capped at the measured time
     work_s: float         # the rest
     efficiency: float     # work floor / work time, at most 1
+    # No measured time: `seconds` is the floor "with launches", max(work floor, calls x
+    # launch floor), as llm/whatif/choose define it (launches overlap the work of the
+    # kernels before them), and a prediction is max(new work, launches) too.
+    untimed: bool = False
 
 
 def pct(fraction: float) -> str:
@@ -102,7 +109,7 @@ def efficiency_of(p: Point) -> Efficiency:
     when the time is below calls x the floor), and the efficiency of the rest."""
     launch = applicable_launch_s(p)
     if p.seconds is None:
-        return Efficiency(p.floor_s + launch, launch, p.floor_s, 1.0)
+        return Efficiency(max(p.floor_s, launch), launch, p.floor_s, 1.0, untimed=True)
     launch = min(launch, p.seconds)
     work = p.seconds - launch
     eff = min(1.0, p.floor_s / work) if work > 0 and p.floor_s > 0 else 1.0
@@ -110,16 +117,18 @@ def efficiency_of(p: Point) -> Efficiency:
 
 
 def predict_seconds(flop: float, nbytes: float, peak: float, bw: float, launch_s: float,
-                    efficiency: float) -> float:
-    """calls x overhead + max(FLOP / P, bytes / B) / efficiency (see the module docstring)."""
-    return launch_s + max(flop / peak, nbytes / bw) / efficiency
+                    efficiency: float, untimed: bool = False) -> float:
+    """calls x overhead + max(FLOP / P, bytes / B) / efficiency (see the module docstring);
+    for an untimed kernel the larger of the two ("with launches", Efficiency.untimed)."""
+    work = max(flop / peak, nbytes / bw) / efficiency
+    return max(work, launch_s) if untimed else launch_s + work
 
 
 def _advice(p: Point, e: Efficiency, action: str, detail: str, shrinks: str, *, flop: float,
             nbytes: float, peak: float, bw: float, launch_s: float | None = None,
             efficiency: float | None = None, assumption: str) -> Advice:
     t = predict_seconds(flop, nbytes, peak, bw, e.launch_s if launch_s is None else launch_s,
-                        e.efficiency if efficiency is None else efficiency)
+                        e.efficiency if efficiency is None else efficiency, e.untimed)
     return Advice(kernel=p.kernel, action=action, detail=detail, shrinks=shrinks,
                   new_ai=flop / nbytes if nbytes > 0 else float("inf"),
                   new_flop_per_s=flop / t if t > 0 else 0.0, new_seconds=t,
@@ -411,8 +420,12 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         out += weight_advice(p, e, kind)
     per_call = p.bytes / p.calls
     if machine is not None and machine.kind == "cpu":
-        cached = _cache_advice(p, e, roof, per_call, machine)
-        return out + ([cached] if cached is not None else [])
+        # No "block the working set into L2/L3" on a CPU: one call's working set that fits a
+        # cache level is served from it already when the kernel repeats (sanity's
+        # cache_resident finding: the DRAM floor does not bind), so the level's bandwidth
+        # is no gain to offer (review 11a F-G: 6.11x "into L3" for a 2.4 MB triad at 100 %
+        # of roof); one that fits none needs tiles, which the tiling advice prices.
+        return out
     if p.level != "L2" and per_call <= (l2_bytes or L2_BYTES_DEFAULT):
         l2 = roof.find_memory("L2")
         if l2 is not None and l2.value > p.bytes_per_s:
@@ -426,26 +439,6 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                            f"{'' if l2_bytes else ', assumed: the largest L2s today'}) "
                            f"and is reused from there"))
     return out
-
-
-def _cache_advice(p: Point, e: Efficiency, roof: Roof, per_call: float,
-                  machine: Machine) -> Advice | None:
-    """CPU: serve the bytes from the fastest cache level one call's working set fits in
-    (sizes from the host; without them, none is assumed)."""
-    for level in ("L1", "L2", "L3"):
-        size, c = machine.caches.get(level), roof.find_memory(level)
-        if level == p.level or not size or c is None or per_call > size:
-            continue
-        if c.value <= p.bytes_per_s:
-            return None
-        return _advice(
-            p, e, f"block the working set into {level} (tile sizes, loop order)",
-            f"served from {level} at {si(c.value, 'B/s')} instead of {p.level} "
-            f"{si(p.bytes_per_s, 'B/s')}", "along slope", flop=p.flop, nbytes=p.bytes,
-            peak=p.peak_flop_per_s, bw=c.value,
-            assumption=f"the working set of one call ({si(per_call, 'B')}) fits in {level} "
-                       f"({si(size, 'B')} on this host) and is reused from there")
-    return None
 
 
 def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
@@ -640,11 +633,61 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         # once whatever the tiles); only a profiler's counted bytes hold reuse misses.
         tile = words(machine, "tile")[0]
         items = [a for a in items if a.action != tile]
-    items = [a for a in items if a.speedup > 1.0 + 1e-9]
+    items = [a for a in items if a.speedup > MIN_SPEEDUP]
     if guessed:
         # The kind decides which levers apply (no tiling for an elementwise op, batching for
         # a GEMV): say where it came from, so a wrong guess is seen and can be overridden.
         why = (f"; op kind '{kind}' read off the name '{kernel.name}' (give meta.op, a CSV "
                f"'op' column or a JSON 'op' field to set it)")
         items = [replace(a, assumption=a.assumption + why) for a in items]
-    return tuple(sorted(items, key=lambda a: -a.speedup))
+    items = sorted(items, key=lambda a: -a.speedup)
+    quiet = _quiet_advice(p, e, kernel, machine)
+    if quiet is None:
+        return tuple(items)
+    # re-timing leads; every other prediction rests on a time (or roof) it says is unsure
+    doubt = f"; uncertain: {quiet.detail}"
+    return (quiet, *(replace(a, assumption=a.assumption + doubt) for a in items))
+
+
+def timing_noise(kernel: Kernel) -> float | None:
+    """The kernel's own timing noise, IQR / median: meta 'iqr_rel' (measure, bench, demo),
+    else from 4 or more raw samples; None when neither is there."""
+    iqr = kernel.meta.get("iqr_rel")
+    if isinstance(iqr, (int, float)) and not isinstance(iqr, bool):
+        return float(iqr)
+    return iqr_over_median(kernel.samples) if len(kernel.samples) >= 4 else None
+
+
+def _quiet_advice(p: Point, e: Efficiency, kernel: Kernel,
+                  machine: Machine | None) -> Advice | None:
+    """'Re-time on a quiet machine' when a timed kernel's samples are noisy (its 'noisy'
+    flag, or IQR / median over NOISY_IQR) or the roof's probe recorded other load on the
+    machine: a numpy GEMM at 36 % of a roof probed with 54 % other CPU use was told to
+    'run it as a tuned BLAS' (2.19x), though it is one (review 11a F-E). No speed-up is
+    predicted for it (1.00x): it tells whether the others' gains are there at all."""
+    if p.seconds is None:
+        return None
+    iqr = timing_noise(kernel)
+    flags = kernel.meta.get("flags") or ()
+    noisy = (iqr is not None and iqr > NOISY_IQR) or (
+        isinstance(flags, (list, tuple)) and "noisy" in flags)
+    load = machine.load_notes if machine is not None else ()
+    if not noisy and not load:
+        return None
+    why = []
+    if noisy:
+        why.append(f"its timing samples spread {pct(iqr)} (IQR / median, over "
+                   f"{pct(NOISY_IQR)})" if iqr is not None else
+                   "its timing samples are flagged noisy")
+    if load:
+        share = machine.other_load if machine is not None else None
+        why.append(f"the roof's probe shared the machine ({pct(share)} other load: "
+                    f"{load[0]})" if share is not None else
+                    f"the roof's probe shared the machine ({load[0]})")
+    return Advice(
+        kernel=p.kernel, action="re-time on a quiet machine (the advice below is uncertain)",
+        detail="; ".join(why), shrinks="below roof", new_ai=p.ai,
+        new_flop_per_s=p.achieved_flop_per_s or 0.0, new_seconds=e.seconds, speedup=1.0,
+        assumption="no speed-up is predicted: other load slows the kernel and the probe "
+                   "alike, so its % of roof and every gain below may be load, not the code; "
+                   "time it (and probe the roof) with nothing else running")

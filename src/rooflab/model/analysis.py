@@ -150,9 +150,16 @@ def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float 
     """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE.
     fraction_of_roof: achieved / attainable FLOP/s (for a kernel with no FLOP, achieved
     bytes/s over the level's bandwidth). The launch floor counts only where the measured
-    time holds it (overhead_floor_s <= seconds)."""
+    time holds it (overhead_floor_s <= seconds); an untimed point is `overhead` where
+    calls x the launch floor exceeds its work floor."""
     side = "memory" if left_of_ridge(ai, ridge_ai) else "compute"
     if seconds is None:
+        # Untimed (counted FLOP and bytes: `rooflab llm`, `ai`): it takes max(work floor,
+        # calls x launch floor), the "with launches" floor llm's launch-dominated list
+        # uses, so the larger decides (rope in a decode step: 99 ns of work, 22 launches
+        # of 5 us = 110 us; review 11b #6)
+        if overhead_floor_s is not None and overhead_floor_s > work_floor_s:
+            return "overhead"
         return side
     if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
             and OVERHEAD_SHARE * seconds <= overhead_floor_s <= seconds):

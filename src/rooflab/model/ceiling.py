@@ -168,6 +168,21 @@ class Roof:
                    and (unit is None or c.unit == unit)]
         return max(matches, key=lambda c: c.value) if matches else None
 
+    def fallbacks(self, precision: str) -> tuple[str, ...]:
+        """The stand-in precisions for one this roof lacks, nearest first (PRECISION_FALLBACK).
+        On a CPU roof fp16 skips bf16: without AVX512-FP16 or NEON fp16 math (which a roof
+        lists as an fp16 ceiling) fp16 data is converted (F16C) and multiplied at the fp32
+        rate, and bf16 dot products (AVX512-BF16, AMX-BF16) take bf16 inputs only: a Zen 4
+        fp16 GEMM held to bf16 vector had half its true floor (review 11a F-M). A GPU
+        keeps the bf16 stand-in (the same tensor-core rate on every GPU that lists both)."""
+        alts = PRECISION_FALLBACK.get(precision, ("fp32",))
+        if precision == "fp16" and "bf16" in alts:
+            from .machine import machine_of  # machine imports this module
+
+            if machine_of(self).kind == "cpu":
+                return tuple(a for a in alts if a != "bf16")
+        return alts
+
     def compute_for(self, precision: str, unit: str | None = None) -> tuple[Ceiling, str]:
         """The ceiling a kernel of this precision is held to, and a note when it fell back."""
         found = self.find_compute(precision, unit)
@@ -176,7 +191,7 @@ class Roof:
             # (AMD Instinct) runs fp16 elementwise at least at its fp32 vector rate, so a
             # wider precision's vector ceiling judges it, not the fp16 tensor peak (8x higher
             # on an MI300X, which put the ridge at 247 instead of 31).
-            for alt in PRECISION_FALLBACK.get(precision, ("fp32",)):
+            for alt in self.fallbacks(precision):
                 wider = self.find_compute(alt, "vector")
                 if wider is not None:
                     return wider, (f"roof '{self.name}' has no {precision} vector ceiling; "
@@ -187,7 +202,7 @@ class Roof:
             note = "" if unit is None or found.unit == unit else (
                 f"roof '{self.name}' has no {precision} {unit} ceiling; using {found.label}")
             return found, note
-        alts = PRECISION_FALLBACK.get(precision, ("fp32",))
+        alts = self.fallbacks(precision)
         # every stand-in on the kernel's own unit first: an fp8 matmul on a Xeon with AMX
         # goes to bf16 AMX (tensor), not to fp16 vector, the first stand-in on any unit
         found = next((c for c in (self.find_compute(a, unit) for a in alts) if c), None) if unit \

@@ -4,16 +4,24 @@ Kernels are matched by name after an optional rename map (old name -> new name).
 of the same name within one run (several launches) are added up first. When each run holds
 exactly one kernel, the two are matched whatever their names (an optimisation step often
 renames the kernel, as the NERSC GPP steps do). Pure: no I/O.
+
+Noise: where both runs kept a kernel's timing samples, a two-sided Mann-Whitney U test
+(model.utest; Google benchmark's compare.py runs the same test on its repetitions) says
+whether its change is outside the noise; `regressions` counts only those, so a gate does
+not fail on two noisy medians. Without enough samples the change is gated as measured
+and `gate_notes` says noise could not be judged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import InputError
 from ..units import fmt_seconds
 from .kernel import Kernel, sum_counts
+from .utest import ALPHA, UTest, smallest_p, u_test
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,25 @@ class Match:
 
     def ai_move(self, level: str = "DRAM") -> tuple[float | None, float | None]:
         return _ai(self.before, level), _ai(self.after, level)
+
+    @cached_property
+    def noise(self) -> UTest | None:
+        """The U test of the two runs' samples, each scaled to the kernel's total (a sample
+        is one call's seconds; x calls, so runs of different call counts compare as the
+        change does); None when a side has no samples or no time."""
+        b, a = self.before, self.after
+        if self.speedup is None or not b.samples or not a.samples:
+            return None
+        return u_test([s * b.calls for s in b.samples], [s * a.calls for s in a.samples])
+
+    @property
+    def within_noise(self) -> bool | None:
+        """True when the U test cannot tell the runs apart (p >= ALPHA), False when it can;
+        None when there are no samples, or too few for any outcome to reach ALPHA."""
+        t = self.noise
+        if t is None or not t.resolvable:
+            return None
+        return not t.significant
 
 
 def _ai(k: Kernel, level: str) -> float | None:
@@ -70,9 +97,19 @@ class Comparison:
         return self.total_before_s / self.total_after_s if self.total_after_s else None
 
     def regressions(self, pct: float) -> tuple[Match, ...]:
-        """Matched kernels whose time grew by more than `pct` percent."""
+        """Matched kernels whose time grew by more than `pct` percent, outside the noise:
+        a change the U test finds within the noise is not one; a kernel whose noise could
+        not be judged (no or too few samples) is gated on its change alone."""
         return tuple(m for m in self.matches
-                     if m.change_pct is not None and m.change_pct > pct)
+                     if m.change_pct is not None and m.change_pct > pct
+                     and m.within_noise is not True)
+
+    def within_noise(self, pct: float) -> tuple[Match, ...]:
+        """Matched kernels slower by more than `pct` percent whose change is within the
+        noise: what the gate let pass."""
+        return tuple(m for m in self.matches
+                     if m.change_pct is not None and m.change_pct > pct
+                     and m.within_noise is True)
 
 
 def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
@@ -190,6 +227,37 @@ def _calls_note(m: Match) -> list[str]:
             f"--fail-if-slower compare totals"]
 
 
+def gate_notes(c: Comparison, pct: float) -> list[str]:
+    """What --fail-if-slower PCT could and could not judge: the slower kernels it let pass
+    as noise, and the timed kernels it gated on their change alone (no samples in a run,
+    or too few for the U test to reach p < ALPHA)."""
+    notes = [f"{m.name}: {m.change_pct:+.1f} % is within the noise (U test p = "
+             f"{m.noise.p_value:.2g} >= {ALPHA:g}, {m.noise.n_before} and "
+             f"{m.noise.n_after} samples): not counted as slower"
+             for m in c.within_noise(pct)]
+    unjudged = [m for m in c.timed if m.within_noise is None]
+    if not unjudged:
+        return notes
+    if len(unjudged) == len(c.timed) and all(m.noise is None for m in unjudged):
+        return notes + ["no timing samples in both runs: --fail-if-slower could not judge "
+                        "noise and gates each change as measured (time with rooflab.measure"
+                        " or `rooflab bench`, which keep the samples)"]
+    for m in unjudged:
+        notes.append(f"{m.name}: {_why_unjudged(m)}: noise not judged; gated on the change "
+                     f"as measured")
+    return notes
+
+
+def _why_unjudged(m: Match) -> str:
+    nb, na = len(m.before.samples), len(m.after.samples)
+    if not nb or not na:
+        side = ("either run" if not (nb or na) else "the first run" if not nb
+                else "the second run")
+        return f"no timing samples in {side}"
+    return (f"{nb} and {na} samples (the U test's smallest p with so few is "
+            f"{smallest_p(nb, na):.2g}, not below {ALPHA:g})")
+
+
 def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
     rows = []
     for m in c.matches:
@@ -200,7 +268,11 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
                      "before_s": m.before.seconds, "after_s": m.after.seconds,
                      "before_calls": m.before.calls, "after_calls": m.after.calls,
                      "speedup": m.speedup, "change_pct": m.change_pct,
-                     "ai_dram_before": ai_b, "ai_dram_after": ai_a})
+                     "ai_dram_before": ai_b, "ai_dram_after": ai_a,
+                     "samples_before": len(m.before.samples),
+                     "samples_after": len(m.after.samples),
+                     "noise_p_value": m.noise.p_value if m.noise else None,
+                     "within_noise": m.within_noise})
     from .schema import SCHEMA_VERSION
 
     d = {"schema_version": SCHEMA_VERSION, "matches": rows,
@@ -213,4 +285,6 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
     if fail_pct is not None:
         d["fail_if_slower_pct"] = fail_pct
         d["regressions"] = [m.name for m in c.regressions(fail_pct)]
+        d["within_noise"] = [m.name for m in c.within_noise(fail_pct)]
+        d["notes"] += gate_notes(c, fail_pct)
     return d

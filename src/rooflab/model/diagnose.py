@@ -102,6 +102,11 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
     pc = pct(p.percent_of_roof / 100) if p.percent_of_roof is not None else "-"
     ach = fmt_rate(p.achieved_flop_per_s, p.precision)
     att = fmt_rate(p.attainable_flop_per_s, p.precision)
+    if p.bound == "overhead" and p.seconds is None:
+        return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
+                f"{floor} = {fmt_seconds(p.overhead_floor_s)} is more than the work floor "
+                f"{fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B): untimed, it takes at "
+                f"least the larger (with launches), so the launches bound it")
     if p.bound == "overhead":
         return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
                 f"{floor} = {fmt_seconds(p.overhead_floor_s)}, >= "
@@ -221,7 +226,10 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
             f"none: the point is {fmt_factor(1 / f)} above the roof at its AI, which a correct "
             f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
             f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
-    if e.launch_s > 0.5 * max(p.seconds - p.floor_s, 0.0):
+    # At or above the roof (seconds <= floor_s) there is no gap for the launch floor to
+    # explain: 0 > 0.5 x 0 held and a point 5 % above its roof got the dispatch cure beside
+    # "dispatch overhead is negligible here" (review 11a F-G).
+    if p.seconds > p.floor_s and e.launch_s > 0.5 * (p.seconds - p.floor_s):
         cure = launch_cure
     elif p.memory_bound_side:
         cure = memory_cure

@@ -30,6 +30,11 @@ class Machine:
     kind: str = ""
     features: frozenset[str] = frozenset()
     caches: Mapping[str, float] = field(default_factory=dict)
+    # What the probe recorded of other work on the machine while it measured the roof
+    # (probe/cpu/load.py: extras.machine_load, whose notes the measured roof carries too):
+    # the notes, and the largest share of the CPUs (or steal) they name, when one is given.
+    load_notes: tuple[str, ...] = ()
+    other_load: float | None = None
 
     @property
     def simd(self) -> str:
@@ -100,6 +105,8 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
     if not kind:
         if _has(text, _ACCEL_WORDS):
             kind = "accelerator"
+        elif _has(text, ("fma pipes",)):
+            kind = "cpu"        # a catalog CPU's derivation wins over its vendor (NVIDIA Grace)
         elif _has(text, _GPU_WORDS):
             kind = "gpu"
         elif _has(text, _CPU_WORDS):
@@ -119,7 +126,36 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
             caches[level] = float(raw[key])
     if "L2" not in caches and isinstance(host.get("l2_bytes"), int | float):
         caches["L2"] = float(host["l2_bytes"])
-    return Machine(kind, frozenset(feats), caches)
+    notes, share = machine_load(roof, host)
+    return Machine(kind, frozenset(feats), caches, notes, share)
+
+
+# Words the probe's load notes are made of (probe/cpu/flags.py machine_load_notes).
+_LOAD_WORDS = ("while the probe ran", "before the probe started")
+
+
+def machine_load(roof: Roof, host: Mapping[str, Any] | None = None
+                 ) -> tuple[tuple[str, ...], float | None]:
+    """Whether the roof was measured on a shared machine: the probe's load notes (the host
+    mapping's 'machine_load' when a caller passes the profile's extras entry, else the
+    measured roof's own notes, which the CPU probe puts first) and the largest percentage
+    they name (other processes' share of the CPUs, or steal), as a fraction."""
+    load = (host or {}).get("machine_load")
+    notes: tuple[str, ...] = ()
+    if isinstance(load, Mapping) and load.get("notes"):
+        notes = tuple(str(n) for n in load["notes"])
+    if not notes:
+        notes = tuple(n for n in roof.notes if isinstance(n, str) and _has_load(n))
+    shares = [float(m) / 100 for n in notes for m in re.findall(r"(\d+(?:\.\d+)?)%", n)]
+    if isinstance(load, Mapping):
+        for key in ("contended_share", "other_cpu_share", "steal_share"):
+            if isinstance(load.get(key), int | float):
+                shares.append(float(load[key]))
+    return notes, (max(shares) if shares else None)
+
+
+def _has_load(note: str) -> bool:
+    return any(w in note for w in _LOAD_WORDS)
 
 
 # The levers each kind of machine offers for one distance, worded for that machine.

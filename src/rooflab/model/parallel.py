@@ -482,6 +482,21 @@ class ScalePoint:
         return self.n * self.efficiency
 
 
+def node_network_link(nic: Link, nics_per_node: int) -> Link:
+    """The network as a ring over several nodes sees it: NCCL runs one ring (channel) per
+    NIC, each carrying 1/nics of the data, so the inter-node bus bandwidth is the node's NIC
+    aggregate, nics x one NIC's (an HGX/DGX H100 node: 8 x 400 Gb/s = 8 x 50 GB/s = 400
+    GB/s; NVIDIA puts one NDR NIC at 46-48 GB/s of busbw, NVIDIA/nccl-tests#290). A
+    point-to-point send (a --pp stage hop) still goes through one NIC: use `nic` there."""
+    if not isinstance(nics_per_node, int) or nics_per_node < 1:
+        raise InputError(f"NICs per node must be an integer >= 1; got {nics_per_node!r}")
+    if nics_per_node == 1:
+        return nic
+    return Link(nic.level, nic.bus_bytes_per_s * nics_per_node, nic.hop_latency_s,
+                f"{nic.source}; x {nics_per_node} NICs per node, one ring per NIC = "
+                f"{nic.bus_bytes_per_s * nics_per_node / 1e9:.3g} GB/s across nodes")
+
+
 def ring_link(intra: Link, inter: Link) -> Link:
     """The link a flat ring over several nodes runs at: its slowest hop. A ring that leaves
     the node still takes intra-node hops, so PCIe-attached GPUs (T4: 16 GB/s per

@@ -17,12 +17,17 @@ Assumptions (stated on every result):
   in which every micro-batch makes one token lasts max(M x period, TPOT), where the period
   max(slowest stage, one transfer) is the pace of a full pipeline. Tokens/s = M x batch /
   round; with M = pp and even stages that is pp x batch / TPOT.
+- Memory in the throughput view: each stage keeps the KV of every sequence in flight,
+  M x batch of them, for its layers; it computes one micro-batch at a time, so it holds
+  one micro-batch's transient activations (review 11b #2: the one-batch figure said
+  "fits" for 4 x 300 sequences of llama-3-70b that need 99 GB of an 80 GB H100).
 - The sampled token's way back to the first stage (a few bytes per sequence, through the
   scheduler) is not counted.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +40,8 @@ ASSUMPTIONS = (
     "TPOT = sum of stage times + (pp - 1) transfers: no speed-up for one stream",
     "throughput: round = max(M x max(slowest stage, transfer), TPOT); tokens/s = M x batch "
     "/ round",
+    "throughput memory per stage: weights + KV of M x batch sequences + one micro-batch's "
+    "activations",
 )
 
 
@@ -106,6 +113,7 @@ class PPStep:
     tp: int = 1
     prefill_transfer_bytes: float = 0.0
     assumptions: tuple[str, ...] = field(default=ASSUMPTIONS)
+    device_bytes: float | None = None     # memory per device, for the in-flight fit
 
     def __post_init__(self) -> None:
         if not self.stages:
@@ -179,6 +187,47 @@ class PPStep:
         return gap if gap > 1e-12 else 0.0     # float residue is not a bubble
 
     @property
+    def in_flight(self) -> int:
+        """Sequences live at once in the throughput view: M micro-batches of `batch`."""
+        return self.micro_batches * self.batch
+
+    def in_flight_kv_bytes(self, st: Stage) -> float:
+        """The KV a stage keeps for every sequence in flight (its layers only)."""
+        return self.micro_batches * st.kv_bytes
+
+    def in_flight_bytes(self, st: Stage) -> float:
+        """A stage's resident bytes in the throughput view: weights, the KV of M x batch
+        sequences, one micro-batch's activations (it computes one at a time)."""
+        return st.weights_bytes + self.in_flight_kv_bytes(st) + st.activations_bytes
+
+    @property
+    def heaviest_in_flight(self) -> Stage:
+        return max(self.stages, key=self.in_flight_bytes)
+
+    @property
+    def fits_in_flight(self) -> bool | None:
+        """Whether every stage holds its M micro-batches (None: memory unknown)."""
+        if not self.device_bytes:
+            return None
+        return self.in_flight_bytes(self.heaviest_in_flight) <= self.device_bytes
+
+    @property
+    def max_micro_batch(self) -> int | None:
+        """The largest batch per micro-batch with which every stage holds M of them: per
+        stage floor((memory - weights) / (M x KV + activations, per sequence)); 0 when the
+        weights alone do not fit, None when the memory is unknown."""
+        if not self.device_bytes:
+            return None
+        best = None
+        for st in self.stages:
+            per_seq = (self.micro_batches * st.kv_bytes + st.activations_bytes) / self.batch
+            if per_seq <= 0:
+                continue
+            n = max(0, math.floor((self.device_bytes - st.weights_bytes) / per_seq))
+            best = n if best is None else min(best, n)
+        return best
+
+    @property
     def heaviest(self) -> Stage:
         """The stage with the most bytes resident: it decides whether the model fits."""
         return max(self.stages, key=lambda st: st.total_bytes)
@@ -186,10 +235,11 @@ class PPStep:
 
 def pp_step(stages: Sequence[Stage], *, batch: int, hidden: int, act_bytes: float,
             link: Link, micro_batches: int | None = None, tp: int = 1,
-            prompt: int = 0) -> PPStep:
+            prompt: int = 0, device_bytes: float | None = None) -> PPStep:
     """A PPStep whose transfers carry batch x hidden activations per token (and
     batch x prompt x hidden in prefill); `micro_batches` defaults to the stage count."""
     stages = tuple(stages)
     m = len(stages) if micro_batches is None else micro_batches
     return PPStep(stages, batch, batch * hidden * act_bytes, link, m, tp,
-                  prefill_transfer_bytes=batch * prompt * hidden * act_bytes)
+                  prefill_transfer_bytes=batch * prompt * hidden * act_bytes,
+                  device_bytes=device_bytes)

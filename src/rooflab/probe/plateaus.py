@@ -22,6 +22,10 @@ from dataclasses import dataclass
 LEVELS = ("L1", "L2", "L3", "DRAM")
 # Neighbouring points within 12 % of a run's median belong to the same plateau.
 PLATEAU_TOLERANCE = 0.12
+# Two plateaus this far apart (twice the tolerance) are a real step in the curve; closer,
+# where the split falls is decided by noise and drift, not by a cache edge (review 11a F-B:
+# Zen 4 L2 and L3 triad differ by ~15 %, and the 12 % rule split them past the L2 size).
+REAL_STEP = (1 + PLATEAU_TOLERANCE) ** 2
 # A cache plateau must be this much faster than the level outside it to count (GPU).
 LEVEL_GAIN = 1.15
 
@@ -145,10 +149,18 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
             floor = p.bytes_per_s
             kept.append((level, p))
         ordered = kept[::-1]
-    for (level, p), (_nxt, q) in zip(ordered, ordered[1:], strict=False):
+    for (level, p), (nxt, q) in zip(ordered, ordered[1:], strict=False):
         cap = caps.get(level)
         edge_lo, edge_hi = sizes[p.last], sizes[q.first]
-        if cap is not None and (edge_hi < cap / 1.5 or edge_lo > cap * 1.5):
+        if cap is None or not (edge_hi < cap / 1.5 or edge_lo > cap * 1.5):
+            continue
+        step = p.bytes_per_s / q.bytes_per_s
+        if step < REAL_STEP:
+            notes.append(
+                f"{level}: the bandwidth changes only {abs(step - 1):.0%} from {level} to "
+                f"{nxt} here (within ~{REAL_STEP - 1:.0%}), so the {level} boundary could "
+                f"not be located in the sweep; the OS reports {fmt_bytes(cap)}{per}")
+        else:
             notes.append(
                 f"{level}: the OS reports {fmt_bytes(cap)}{per} but bandwidth falls between "
                 f"{fmt_bytes(edge_lo)} and {fmt_bytes(edge_hi)}{per}; a virtual machine may "

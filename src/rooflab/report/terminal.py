@@ -44,6 +44,13 @@ class WidthAware:
         yield self.build(options.max_width < self.wide)
 
 
+def per_request(a) -> bool:
+    """Whether an advice's speed-up is a throughput gain per request (batching requests
+    per weight read), as its detail says: the terminal says so beside the figure, where
+    '8.00x' alone read as latency (review 11b #14)."""
+    return "per request (throughput)" in a.detail or "per vector (throughput)" in a.detail
+
+
 def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
     diagnoses = list(diagnoses)
     return WidthAware(lambda narrow: _priority_table(diagnoses, title, narrow))
@@ -66,6 +73,8 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
         cells = list(row)
         # The action without its parenthesis; the diagnosis below gives it in full.
         cells[6] = cells[6].split(" (")[0]
+        if d.best_advice is not None and per_request(d.best_advice):
+            cells[7] += " per request"
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"
@@ -132,7 +141,9 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
         if f.causes and f.severity == "warning":
             t.append(f"     likely: {f.causes[0]}\n", style=style)
     for a in d.advice[:advice]:
-        t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted ", style="green")
+        gain = (" per request (throughput; the latency of one request does not drop)"
+                if per_request(a) else "")
+        t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted{gain} ", style="green")
         t.append(f"(assumes {a.assumption})\n", style="dim")
     return t
 

@@ -23,8 +23,13 @@ from .flags import (
     flag_overshoot,
     flag_undershoot,
     machine_load_notes,
+    numa_note,
+    soften_gave_up,
+    stream_consistency_note,
+    sweep_above_roof_note,
 )
 from .flops import Measured, blas_threads_match
+from .intensity import BYTE_MODEL as SWEEP_BYTE_MODEL
 from .intensity import method_text
 from .load import MachineLoad
 from .modes import ModeSpec
@@ -174,11 +179,17 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     if arch is not None and not arch.nominal_known:
         notes += list(arch.notes)   # why there is no nominal roof, and how to get one
     compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
+    compute = soften_gave_up(compute, nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
     if raw.dram_end is not None:
         note = dram_drift_note(raw.mem_ceilings["DRAM"].value, raw.dram_end.best)
         notes += [note] if note else []
+    dram = raw.mem_ceilings.get("DRAM")
+    notes += [n for n in (stream_consistency_note(raw.stream),
+                          sweep_above_roof_note([pt.to_dict() for pt in raw.intensity],
+                                                dram.value if dram else None),
+                          numa_note(host.numa_nodes)) if n]
     notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
     floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
     order = {lv: i for i, lv in enumerate(bw.LEVELS)}
@@ -219,6 +230,7 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
         "not_measured": raw.not_measured,
         "intensity_sweep": {"precision": "fp64",
                             "method": method_text(raw.ws_intensity * threads, threads),
+                            "byte_model": SWEEP_BYTE_MODEL,
                             "points": [pt.to_dict() for pt in raw.intensity]},
         "overhead": {k: {"seconds": v.median, "best_s": v.best, "samples": list(v.samples)}
                      for k, v in raw.overhead.items()},

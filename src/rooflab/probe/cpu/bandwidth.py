@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...hardware.host import Caches
+from ...units import si
 from ..plateaus import LEVELS, Plateau, find_plateaus, fmt_bytes, geometric_sizes, label_plateaus
 from ..timer import TimingPlan
 from .runner import Rate, Team, measure_rate
@@ -72,38 +73,74 @@ def slot_offset(slot: int) -> int:
     return (64 + slot * SLOT_SPREAD) % HUGE_PAGE
 
 
-def placed(n: int, offset: int, fill: float = 1.0) -> np.ndarray:
+def placed(n: int, offset: int, fill: float | None = 1.0) -> np.ndarray:
     """n float64 elements whose first one sits at `offset` bytes modulo HUGE_PAGE (offset a
-    multiple of 8; a multiple of 64 keeps the start on a cache line)."""
+    multiple of 8; a multiple of 64 keeps the start on a cache line). fill=None leaves
+    the pages untouched (the caller first-touches them, see rows_of)."""
     raw = np.empty(n + HUGE_PAGE // 8, dtype=np.float64)
     start = (offset - raw.ctypes.data) % HUGE_PAGE // 8
     arr = raw[start:start + n]
-    arr.fill(fill)
+    if fill is not None:
+        arr.fill(fill)
     return arr
 
 
+def first_touch(rows: np.ndarray, fill: float) -> np.ndarray:
+    """Fill a (threads, n) C-contiguous array with each row written by the thread that
+    streams it (kernels.par_fill), so its pages sit on that thread's NUMA node under
+    Linux's first-touch policy, as STREAM's parallel init loop places them. A main-thread
+    fill puts every page on one node: the DRAM figure of a 2-socket or NPS>1 host is then
+    one node's bandwidth (review 11a F-H)."""
+    from . import kernels as K
+
+    K.par_fill(rows, fill)
+    return rows
+
+
+def rows_of(threads: int, n: int, fill: float = 1.0, dtype=np.float64) -> np.ndarray:
+    """(threads, n) aligned C-contiguous array, each row first-touched by its thread."""
+    item = np.dtype(dtype).itemsize
+    raw = np.empty(threads * n + 64 // item, dtype=dtype)
+    off = (-raw.ctypes.data % 64) // item
+    return first_touch(raw[off:off + threads * n].reshape(threads, n), fill)
+
+
+# Each thread's row of a pool slot spans whole huge pages, so row t starts at the slot's
+# offset modulo HUGE_PAGE for every t (the spread below holds for every thread's arrays).
+ROW_QUANTUM = HUGE_PAGE // 8
+
+
 class ArrayPool:
-    """Aligned float64 arrays reused by every measurement: slot j is one flat buffer from
-    which (threads, n) C-contiguous views are cut, one row per thread.
+    """Aligned float64 arrays reused by every measurement: slot j is one (threads, cap)
+    C-contiguous buffer, one row per thread, each row first-touched by its own thread
+    (first_touch). A kernel on n <= cap elements per array runs on rows[t, :n], so at every
+    working-set size a thread streams memory it placed itself.
 
     Allocating and first-touching a few hundred MiB for each DRAM measurement would take
     longer than the measurement; slot j holds enough elements for the largest per-thread
-    working set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements per thread).
+    working set of any kernel using j+1 arrays (ws/8, ws/16, ws/24 elements per thread,
+    rounded up to whole huge pages).
     The slots start at different offsets within a huge page (slot_offset), so a kernel's
     arrays a[t], b[t], c[t] never alias whatever addresses the allocator hands out.
     """
 
     def __init__(self, ws_bytes_max: float):
         self.ws_max = ws_bytes_max
-        self._flat: dict[int, np.ndarray] = {}
+        self._rows: dict[int, np.ndarray] = {}
+
+    def rows(self, slot: int, threads: int, n: int) -> np.ndarray:
+        """Slot `slot` as (threads, cap) rows, cap >= n; kernels use [:, :n]."""
+        buf = self._rows.get(slot)
+        if buf is None or buf.shape[0] != threads or buf.shape[1] < n:
+            cap = max(n, int(self.ws_max / (8 * (slot + 1))))
+            cap = -(-cap // ROW_QUANTUM) * ROW_QUANTUM
+            flat = placed(threads * cap, slot_offset(slot), None)
+            buf = self._rows[slot] = first_touch(flat.reshape(threads, cap), 1.0 + slot)
+        return buf
 
     def get(self, slot: int, threads: int, n: int) -> np.ndarray:
-        need = threads * n
-        flat = self._flat.get(slot)
-        if flat is None or flat.size < need:
-            size = max(need, threads * int(self.ws_max / (8 * (slot + 1))))
-            flat = self._flat[slot] = placed(size, slot_offset(slot), 1.0 + slot)
-        return flat[:need].reshape(threads, n)
+        """The (threads, n) arrays a kernel streams: views of each thread's row."""
+        return self.rows(slot, threads, n)[:, :n]
 
 
 def elements_for(kernel: StreamKernel, ws_bytes: float) -> int:
@@ -119,14 +156,14 @@ def measure_stream(kernel: StreamKernel, ws_per_thread: float, team: Team, plan:
 
     n = elements_for(kernel, ws_per_thread)
     pool = pool or ArrayPool(ws_per_thread)
-    arrs = [pool.get(j, team.threads, n) for j in range(kernel.arrays)]
+    arrs = [pool.rows(j, team.threads, n) for j in range(kernel.arrays)]
     a, b, c = (arrs + [arrs[0]] * 3)[:3]
     code = {"copy": K.COPY, "scale": K.SCALE, "add": K.ADD, "triad": K.TRIAD,
             "sum": K.SUM}[kernel.name]
     out = np.zeros(team.threads)
 
     def call(reps: int) -> None:
-        K.par_run(code, a, b, c, 3.0, 0, 0, reps, out)
+        K.par_run(code, a, b, c, 3.0, 0, 0, reps, out, n)
 
     work = kernel.bytes_per_element * n * team.threads
     kw = {"clock": clock} if clock else {}
@@ -141,28 +178,83 @@ def sweep_sizes(lo: float, hi: float, step: float) -> tuple[float, ...]:
 def capacities(caches: Caches, threads: int) -> dict[str, float]:
     """Bytes of each cache level available to one thread's working set."""
     out: dict[str, float] = {}
+    # L1d and L2 are per core: the SMT siblings among the probe's threads share them
+    # (sysfs shared_cpu_list; review 11a F-K). L3: its total over every thread.
+    share = {lv: max(1, min(caches.sharing(lv), threads)) for lv in ("L1", "L2")}
     if caches.l1d:
-        out["L1"] = caches.l1d
+        out["L1"] = caches.l1d / share["L1"]
     if caches.l2:
-        out["L2"] = caches.l2
+        out["L2"] = caches.l2 / share["L2"]
     if caches.l3:
         out["L3"] = caches.l3 * max(1, caches.l3_instances) / max(1, threads)
     return out
 
 
+def with_second_dram_point(sizes: Sequence[float], hi: float) -> tuple[float, ...]:
+    """The sweep's sizes with at least two at or beyond `hi` (the DRAM working set per
+    thread: each triad array >= 4x the LLC): the geometric sweep reaches only one, and one
+    size's best sample is no DRAM figure (review 11a F-C: 52 % above its own plateau).
+    `hi` itself is added when the last size lies beyond it; else one step further."""
+    sizes = tuple(sizes)
+    if sum(s >= hi * 0.99 for s in sizes) >= 2:
+        return sizes
+    extra = hi if sizes[-1] > hi * 1.05 else sizes[-1] * 1.25
+    return tuple(sorted(sizes + (extra,)))
+
+
+# The best DRAM point this far above the median of the other qualifying points (or of its
+# plateau neighbours) is an outlier: a disturbed run, cache hits, a VM's memory state.
+DRAM_OUTLIER = 1.20
+
+
+def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float],
+               caps: dict[str, float] | None = None) -> tuple[int, str | None]:
+    """The sweep point that stands for DRAM, and a note when the best one was set aside.
+
+    Candidates: the points whose every triad array is at least 4x the last-level cache
+    (STREAM's rule; the largest size when sizes are unknown or none is that large). The
+    best candidate is used unless it lies more than DRAM_OUTLIER above the median of the
+    others: then the best of the rest is used; when it is the only candidate, against its
+    plateau neighbours: then the neighbour at their median is used. The note says so
+    (STREAM/likwid practice: a DRAM figure must hold over several sizes beyond the LLC)."""
+    caps = caps or {}
+    idx = list(range(plateau.first, plateau.last + 1))
+    llc = max(caps.values()) if caps else 0.0
+    far = [i for i in idx if llc and sizes[i] >= 12 * llc * 0.99] or [plateau.last]
+    far.sort(key=lambda i: values[i], reverse=True)
+    best, dropped = far[0], []
+    while len(far) - len(dropped) > 1:          # other sizes beyond the LLC to compare with
+        rest = [i for i in far if i != best and i not in dropped]
+        if values[best] <= DRAM_OUTLIER * statistics.median(values[i] for i in rest):
+            break
+        dropped.append(best)
+        best = max(rest, key=lambda i: values[i])
+    if len(far) == 1:                           # only its plateau neighbours: their median
+        rest = [i for i in idx if i != best]
+        mid = statistics.median(values[i] for i in rest) if rest else 0.0
+        if rest and values[best] > DRAM_OUTLIER * mid:
+            dropped.append(best)
+            best = min(rest, key=lambda i: (abs(values[i] - mid), -sizes[i]))
+    if not dropped:
+        return best, None
+    top = dropped[0]
+    return best, (
+        f"DRAM: the best point ({si(values[top], 'B/s')} at {fmt_bytes(sizes[top])} per "
+        f"thread) is {values[top] / values[best] - 1:.0%} above the rest of the DRAM "
+        f"plateau (more than {DRAM_OUTLIER - 1:.0%}: a disturbed or cache-assisted "
+        f"sample); the DRAM ceiling uses {si(values[best], 'B/s')} at "
+        f"{fmt_bytes(sizes[best])} per thread (plateau median {si(plateau.bytes_per_s, 'B/s')})")
+
+
 def representative(level: str, plateau: Plateau, values: Sequence[float],
                    sizes: Sequence[float], caps: dict[str, float] | None = None) -> int:
-    """The sweep point that stands for a level. DRAM: the best point whose every triad
-    array is at least 4x the last-level cache (STREAM's rule; the largest size when sizes
-    are unknown or none is that large). A cache: the
+    """The sweep point that stands for a level. DRAM: dram_point. A cache: the
     best point of its plateau well inside the level (above 1.5x the level below, below
     the level's size / 1.5), or the best of the whole plateau when none is (wrong sizes)."""
     idx = list(range(plateau.first, plateau.last + 1))
     caps = caps or {}
-    if level == "DRAM":     # every one of triad's 3 arrays >= 4x the LLC share
-        llc = max(caps.values()) if caps else 0.0
-        far = [i for i in idx if sizes[i] >= 12 * llc * 0.99]
-        return max(far, key=lambda i: values[i]) if far and llc else plateau.last
+    if level == "DRAM":
+        return dram_point(plateau, values, sizes, caps)[0]
     order = [lv for lv in ("L1", "L2", "L3") if lv in caps]
     if level in caps:
         below = caps[order[order.index(level) - 1]] if order.index(level) > 0 else 0.0
@@ -193,6 +285,8 @@ def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches
         levels["DRAM"] = Plateau(p.first, len(sizes) - 1, p.bytes_per_s)
     levels, more = _fill_missing(levels, values, sizes, caps)
     chosen = {lv: representative(lv, p, values, sizes, caps) for lv, p in levels.items()}
+    outlier = dram_point(levels["DRAM"], values, sizes, caps)[1]
+    more += (outlier,) if outlier else ()
     order = {lv: i for i, lv in enumerate(LEVELS)}
     return dict(sorted(levels.items(), key=lambda kv: order[kv[0]])), chosen, notes + more
 

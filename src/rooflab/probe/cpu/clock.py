@@ -24,7 +24,7 @@ def measure_clock(team: Team, plan: TimingPlan, clock=time.perf_counter) -> Rate
     rows, out = np.zeros((team.threads, 1)), np.zeros(team.threads)
 
     def call(reps: int) -> None:
-        K.par_run(K.ALU, rows, rows, rows, 0.0, 0, 0, reps, out)
+        K.par_run(K.ALU, rows, rows, rows, 0.0, 0, 0, reps, out, 1)
 
     return measure_rate(call, CYCLES_PER_ITERATION, plan, clock=clock)
 

@@ -37,7 +37,66 @@ def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT) -> str 
     return (f"DRAM triad read {si(start, 'B/s')} in the sweep and {si(end, 'B/s')} at the "
             f"end of the probe ({change:+.0%}): the host's memory bandwidth changed during "
             f"the run (other load, or a VM's memory moving between states); the DRAM "
-            f"ceiling is the sweep's: rerun and compare before trusting it")
+            f"ceiling is the sweep's {si(start, 'B/s')}: rerun and compare before trusting "
+            f"it")
+
+
+# STREAM's add and triad both count 24 B/element (2 loads, 1 store) and run back to back
+# on the same arrays: more apart than this is a disturbed measurement, not the kernels.
+STREAM_DISAGREE = 0.20
+
+
+def stream_consistency_note(stream: dict, level: str = "DRAM",
+                            limit: float = STREAM_DISAGREE) -> str | None:
+    """A note when triad and add at one level differ by more than `limit` (review 11a
+    F-C: add 23.0 vs triad 53.6 GB/s at the same 512 MiB passed unremarked).
+    `stream`: the probe's extras["stream"] (level -> kernel -> {"bytes_per_s": ...})."""
+    got = stream.get(level) or {}
+    if "triad" not in got or "add" not in got:
+        return None
+    triad, add = got["triad"]["bytes_per_s"], got["add"]["bytes_per_s"]
+    if max(triad, add) <= (1 + limit) * min(triad, add):
+        return None
+    return (f"{level} triad ({si(triad, 'B/s')}) and add ({si(add, 'B/s')}) move the same "
+            f"24 B/element but differ by {max(triad, add) / min(triad, add) - 1:.0%} (more "
+            f"than {limit:.0%}): the {level} measurement was disturbed (other load, or the "
+            f"host's memory bandwidth changed between them); rerun before trusting the "
+            f"{level} ceiling")
+
+
+# The intensity sweep's in-place kernel moves 16 real bytes per element; STREAM triad moves
+# 32 with write-allocate and counts 24, so real traffic can read up to 32/24 of the roof.
+SWEEP_OVER_ROOF = 32 / 24
+
+
+def sweep_above_roof_note(points: list[dict], dram: float | None) -> str | None:
+    """A note when intensity-sweep points run above the DRAM roof (review 11a F-D)."""
+    if not dram or not points:
+        return None
+    top = max(points, key=lambda p: p["bytes_per_s"])
+    ratio = top["bytes_per_s"] / dram
+    if ratio <= 1.01:       # at the roof within timing resolution: nothing to explain
+        return None
+    text = (f"intensity sweep: k={top['k']} reads {si(top['bytes_per_s'], 'B/s')}, "
+            f"{ratio:.0%} of the DRAM roof ({si(dram, 'B/s')}). The sweep counts real "
+            f"traffic (in place, x = f(x): 16 B/element, no write-allocate) while the "
+            f"roof is STREAM-counted triad (24 of the 32 B it moves)")
+    if ratio <= SWEEP_OVER_ROOF:
+        return text + ": a sweep point up to 4/3 above the roof is expected"
+    return text + (": more than 4/3 above is not explained by the byte models; the DRAM "
+                   "ceiling reads low (the host's memory bandwidth changed); rerun")
+
+
+def numa_note(nodes: int | None) -> str | None:
+    """What the probe does about memory placement on a host with several NUMA nodes."""
+    if not nodes or nodes <= 1:
+        return None
+    return (f"{nodes} NUMA nodes: each thread first-touches the arrays it streams (as "
+            f"STREAM's parallel init loop does), so the DRAM figure spreads over the nodes "
+            f"the threads ran on; threads are not pinned (set OMP_PROC_BIND=spread "
+            f"OMP_PLACES=cores, or run under numactl/likwid-pin, to fix placement); a "
+            f"program that allocates and fills its arrays on one thread reads one node's "
+            f"bandwidth")
 
 
 def _flag_against_nominal(measured: list[Ceiling], nominal: Roof | None, outside,
@@ -76,6 +135,30 @@ def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceili
                         f"at the clock measured in this run: other load held the kernel up "
                         f"throughout, or the vector units run at a lower clock than the "
                         f"integer clock (AVX-512 frequency offsets); rerun on a quiet machine"))
+
+
+# A best sample this close to nominal shows the kernel ran at full speed at least once.
+REACHED_NOMINAL = 0.95
+GAVE_UP = "calibration gave up"
+
+
+def soften_gave_up(measured: list[Ceiling], nominal: Roof | None) -> list[Ceiling]:
+    """A compute ceiling whose calibration gave up ("the figure can read far low") but
+    whose best sample reached nominal (within 5 %) is not low: the warning says the samples
+    were disturbed and the best one still reached nominal instead."""
+    if nominal is None:
+        return measured
+    out = []
+    for c in measured:
+        nom = nominal.find_compute(c.precision, c.unit) if c.is_compute else None
+        if nom is not None and c.value >= REACHED_NOMINAL * nom.value:
+            c = replace(c, warnings=tuple(
+                (f"{c.label}: the samples were disturbed (calibration gave up: other load "
+                 f"held calls up), but the best one still reached nominal "
+                 f"({c.value / nom.value:.0%} of {fmt_rate(nom.value, nom.precision)})")
+                if GAVE_UP in w else w for w in c.warnings))
+        out.append(c)
+    return out
 
 
 # Other work on the machine (load.py). Flagged above 10 % of the CPUs the probe's threads

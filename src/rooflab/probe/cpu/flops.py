@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..timer import TimingPlan
-from .bandwidth import aligned
+from .bandwidth import rows_of
 from .runner import Rate, Team, measure_rate
 
 FMA_PER_CALL = 2048   # FMAs per element per kernel call: the block stays in registers
@@ -39,14 +39,14 @@ def fma_peak(precision: str, team: Team, plan: TimingPlan, clock=time.perf_count
     dtype = DTYPES[precision]
     item = np.dtype(dtype).itemsize
     n = K.block_elements(item)
-    src = aligned(team.threads * n, 0.5, dtype).reshape(team.threads, n)
-    dst = aligned(team.threads * n, 0.0, dtype).reshape(team.threads, n)
+    src = rows_of(team.threads, n, 0.5, dtype)
+    dst = rows_of(team.threads, n, 0.0, dtype)
     out = np.zeros(team.threads)
     m = dtype(0.999)   # x -> 0.999x + 0.001 stays near 1: no denormals
 
     def call(reps: int) -> None:
         if dtype is np.float64:
-            K.par_run(K.ERT, src, dst, dst, m, FMA_PER_CALL, 1, reps, out)
+            K.par_run(K.ERT, src, dst, dst, m, FMA_PER_CALL, 1, reps, out, n)
         else:
             K.par_ert(src, dst, m, FMA_PER_CALL, 1, reps, out)
 

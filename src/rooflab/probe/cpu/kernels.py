@@ -180,25 +180,39 @@ COPY, SCALE, ADD, TRIAD, SUM, ERT, ALU = range(7)
 
 
 @njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
-def par_run(kind, a, b, c, s, k, nblocks, reps, out):
-    """Run kernel `kind` on every row t of a, b, c (one row per thread); out[t] keeps
-    each result so nothing is optimised away."""
+def par_run(kind, a, b, c, s, k, nblocks, reps, out, n):
+    """Run kernel `kind` on the first n elements of every row t of a, b, c (one row per
+    thread); out[t] keeps each result so nothing is optimised away. Rows are longer than n
+    when they come from the probe's array pool: each thread's row is the memory that
+    thread first-touched (par_fill), whatever the working set (a[t, :n] stays contiguous)."""
     for t in numba.prange(a.shape[0]):
         if kind == COPY:
-            out[t] = copy(a[t], b[t], reps)
+            out[t] = copy(a[t, :n], b[t, :n], reps)
         elif kind == SCALE:
-            out[t] = scale(a[t], b[t], s, reps)
+            out[t] = scale(a[t, :n], b[t, :n], s, reps)
         elif kind == ADD:
-            out[t] = add(a[t], b[t], c[t], reps)
+            out[t] = add(a[t, :n], b[t, :n], c[t, :n], reps)
         elif kind == TRIAD:
-            out[t] = triad(a[t], b[t], c[t], s, reps)
+            out[t] = triad(a[t, :n], b[t, :n], c[t, :n], s, reps)
         elif kind == SUM:
-            out[t] = read_sum(a[t], reps)
+            out[t] = read_sum(a[t, :n], reps)
         elif kind == ERT:
             out[t] = ert(a[t], b[t], nblocks, k, s, 0.001, reps)
         else:
             out[t] = alu_chain(t + 1, reps)
     return out[0]
+
+
+@njit(parallel=True, nogil=True, cache=True, boundscheck=False)
+def par_fill(a, value):
+    """a[t, :] = value, each row written by the thread that later streams it: the same
+    prange over rows as par_run, so Linux's first-touch policy puts every thread's pages on
+    its own NUMA node (STREAM's parallel initialisation loop does the same)."""
+    for t in numba.prange(a.shape[0]):
+        row = a[t]
+        for i in range(row.size):
+            row[i] = value
+    return a.shape[0]
 
 
 @njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)

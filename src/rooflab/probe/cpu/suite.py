@@ -85,9 +85,17 @@ def dram_working_set(host: HostInfo, spec: ModeSpec) -> tuple[float, list[str]]:
     return want, notes
 
 
+def sweep_sizes_for(spec: ModeSpec, dram_total: float, threads: int) -> tuple[float, ...]:
+    """Per-thread working sets of the bandwidth sweep: geometric from the mode's smallest
+    to the DRAM set, with two sizes at or beyond the DRAM set (bw.with_second_dram_point)."""
+    hi = dram_total / threads
+    return bw.with_second_dram_point(
+        bw.sweep_sizes(spec.sweep_lo_bytes, hi, spec.sweep_step), hi)
+
+
 def _sweep(host, spec, team, stages, dram_total, pool) -> tuple[dict, dict[str, Ceiling], list]:
     kernel = bw.STREAM["triad"]
-    sizes = bw.sweep_sizes(spec.sweep_lo_bytes, dram_total / team.threads, spec.sweep_step)
+    sizes = sweep_sizes_for(spec, dram_total, team.threads)
     rates: list[Rate] = []
     for i, s in enumerate(sizes):
         stages.within("sweep", i / len(sizes))
@@ -155,8 +163,7 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
     stages.finish("clock")
     peaks = {p: fma_peak(p, team, spec.peak_plan) for p in ("fp64", "fp32")}
     stages.finish("flops")
-    sizes = bw.sweep_sizes(spec.sweep_lo_bytes, dram_total / threads, spec.sweep_step)
-    pool = bw.ArrayPool(sizes[-1])
+    pool = bw.ArrayPool(sweep_sizes_for(spec, dram_total, threads)[-1])
     sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total, pool)
     notes += sweep_notes
     stages.finish("sweep")

@@ -66,6 +66,9 @@ class LLMResult:
     footprint: Footprint
     sweep: Sweep | None
     notes: tuple[str, ...] = field(default=())
+    # TPOT at the request's own average step (prompt + generate // 2) when --context
+    # tables another one; None: the tabled step is that one
+    request_tpot_s: float | None = None
 
     @property
     def tpot_s(self) -> float:
@@ -82,8 +85,17 @@ class LLMResult:
 
     @property
     def request_s(self) -> float:
-        """TTFT + generate x TPOT at the average context."""
-        return self.ttft_s + self.request.generate * self.tpot_s
+        """TTFT + (generate - 1) x TPOT at the request's average context (request_floor_s)."""
+        tpot = self.tpot_s if self.request_tpot_s is None else self.request_tpot_s
+        return request_floor_s(self.ttft_s, tpot, self.request.generate)
+
+
+def request_floor_s(ttft_s: float, tpot_s: float, generate: int) -> float:
+    """A request of `generate` tokens: TTFT + (generate - 1) x TPOT. The prefill ends with
+    lm_head on the last prompt position, so it produces the first token; the other
+    generate - 1 are decode steps (vLLM / TensorRT-LLM benchmarks: e2e latency = TTFT +
+    (output_len - 1) x ITL). --generate 1 is the TTFT alone."""
+    return ttft_s + (generate - 1) * tpot_s
 
 
 def check_context(cfg: ModelConfig, tokens: int) -> str | None:
@@ -141,6 +153,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                          f"--link-latency US), which can exceed "
                          f"the bandwidth term at small batches")
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
+    req_tpot = _request_tpot(run_cfg, s, req, roof, notes)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
                    prompt=req.prompt, device_bytes=device_bytes)
@@ -157,7 +170,27 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
     notes += fallback_notes(dec, pre)
     return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
-                     decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes))
+                     decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes),
+                     request_tpot_s=req_tpot)
+
+
+def _request_tpot(cfg: ModelConfig, s: Settings, req: Request, roof: Roof,
+                  notes: list[str]) -> float | None:
+    """The TPOT of the request's own average step when --context tables another one.
+    Computed rather than warned about: --context picks the step to table (a long-context
+    probe, a short one), and the request floor is about this request, whose decode steps
+    see prompt .. prompt + generate tokens; a note says so when the tabled step is not one
+    of them (--context 100 after a 4096-token prompt)."""
+    avg = req.prompt + req.generate // 2
+    if req.decode_context == avg:
+        return None
+    ctx = req.decode_context
+    if not req.prompt <= ctx <= req.prompt + req.generate:
+        notes.append(f"--context {ctx} is not a step this request reaches (its decode steps "
+                     f"see {req.prompt}-{req.prompt + req.generate} tokens): the tables are "
+                     f"that step's; the request floor uses the request's own average step, "
+                     f"context {avg}")
+    return time_step(decode_step(cfg, s, req.batch, avg), roof).floor_s
 
 
 def _step_dict(t: StepTiming) -> dict[str, Any]:
@@ -200,13 +233,14 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                   "params": r.params.total, "active_params": r.params.active},
         "settings": {"weights": r.settings.weights, "act": r.settings.act, "kv": r.settings.kv,
                      "attn": r.settings.attn, "group_size": r.settings.group_size,
-                     "weight_bytes_per_param": r.settings.weight_bytes, "tp": r.settings.tp,
+                     "weight_bytes_per_param": r.settings.weight_bytes,
+                     "unquantized": list(r.settings.keep), "tp": r.settings.tp,
                      "pp": r.settings.pp},
         "request": {"batch": r.request.batch, "prompt": r.request.prompt,
                     "context": r.request.decode_context, "generate": r.request.generate},
         "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),
         "totals": {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
-                   "request_s": r.request_s,
+                   "request_s": r.request_s, "request_tpot_s": r.request_tpot_s,
                    "tpot_with_launches_s": r.decode.with_launches_s},
         "footprint": {"weights_bytes": fp.weights, "kv_bytes": fp.kv,
                       "kv_bytes_per_token": fp.kv_per_token,

@@ -31,7 +31,7 @@ from ...model.kernel import Kernel
 from .. import ops
 from ..count import OpCount
 from .config import ModelConfig
-from .settings import Settings
+from .settings import Settings, is_kept
 
 ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
 BYTE_MODEL = ("compulsory traffic split into weights / activations / kv; weights read once per "
@@ -72,6 +72,9 @@ class Step:
     ops: tuple[StepOp, ...]
     layers: int = 1
     weight_dtype: str | None = None     # Settings.weights, for tools that re-quantize
+    # Settings.keep and .base: kernels whose weights stay unquantized (lm_head), and at what
+    kept: tuple[str, ...] = ()
+    kept_dtype: str = "fp16"
 
     @property
     def flop(self) -> float:
@@ -107,7 +110,9 @@ class Step:
         extra = {"batch": self.batch}
         if self.weight_dtype:
             extra["weight_dtype"] = self.weight_dtype
-        return tuple(k.with_(meta={**k.meta, **extra}) for k in (o.kernel() for o in self.ops))
+        kept = {"batch": self.batch, "weight_dtype": self.kept_dtype}
+        return tuple(k.with_(meta={**k.meta, **(kept if is_kept(k.name, self.kept) else extra)})
+                     for k in (o.kernel() for o in self.ops))
 
     def op(self, name: str) -> StepOp:
         for o in self.ops:
@@ -118,9 +123,12 @@ class Step:
 
 def _count(name: str, op: str, flop: float, split: Mapping[str, float], s: Settings,
            unit: str | None = None, **shape) -> OpCount:
+    # GEMMs at the activation precision (int8 for W8A8); attention, norms and elementwise
+    # at Settings.math_precision (never int8)
+    precision = s.precision if op == "linear" else s.math_precision
     split = {k: float(v) for k, v in split.items() if v}
     return OpCount(name=name, op=op, flop=float(flop), bytes=sum(split.values()),
-                   precision=s.precision, unit=unit, bytes_split=split, byte_model=BYTE_MODEL,
+                   precision=precision, unit=unit, bytes_split=split, byte_model=BYTE_MODEL,
                    shape=shape)
 
 
@@ -135,7 +143,9 @@ def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = 
     """tokens x k @ k x n (ops.matmul: 2*tokens*k*n FLOP); the weight read once (x
     `weight_rows` distinct copies, e.g. the experts touched); outputs written to the KV
     cache count as kv. `moe` (experts=E, top_k=k) goes into the shape, so that a what-if
-    on another batch can recount the experts touched."""
+    on another batch can recount the experts touched. A module the checkpoint keeps
+    unquantized (Settings.keep: lm_head) is counted at its own width."""
+    s = s.for_module(name)
     base = ops.matmul(tokens, n, k, dtype=s.act)
     flop = base.flop + (tokens * n if bias else 0)
     weights = weight_rows * (k * n * s.weight_bytes + (n * s.act_bytes if bias else 0))
@@ -323,7 +333,7 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
     return Step(phase=phase, batch=batch, q_len=q_len, context=context,
                 ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers,
-                weight_dtype=s.weights)
+                weight_dtype=s.weights, kept=s.keep, kept_dtype=s.base)
 
 
 def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool

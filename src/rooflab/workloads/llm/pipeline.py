@@ -133,7 +133,8 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
                       context: int, prompt: int, link: Link, micro_batches: int | None = None,
                       tp: int = 1, kv_context: int | None = None,
                       comm_s_per_layer: float = 0.0,
-                      prefill_comm_s_per_layer: float = 0.0) -> PPStep:
+                      prefill_comm_s_per_layer: float = 0.0,
+                      device_bytes: float | None = None) -> PPStep:
     """Decode over `pp` stages of `cfg` (the TP shard under --tp) joined by `link`; each
     transfer carries the batch's hidden state (batch x hidden x activation bytes) — under
     TP every rank sends its full copy to its peer in the next stage, in parallel."""
@@ -141,7 +142,8 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
                 kv_context=kv_context, comm_s_per_layer=comm_s_per_layer,
                 prefill_comm_s_per_layer=prefill_comm_s_per_layer)
     return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.act_bytes, link=link,
-                   micro_batches=micro_batches, tp=tp, prompt=prompt)
+                   micro_batches=micro_batches, tp=tp, prompt=prompt,
+                   device_bytes=device_bytes)
 
 
 def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
@@ -153,9 +155,18 @@ def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
                         "layers": len(st.layers), "holds": list(st.holds),
                         "seconds": st.seconds, "compute_s": st.compute_s,
                         "comm_s": st.comm_s, "prefill_s": st.prefill_s,
-                        "weights_bytes": st.weights_bytes, "kv_bytes": st.kv_bytes,
+                        # the throughput view's M x batch sequences in flight (review
+                        # 11b #2); one micro-batch's under *_per_micro_batch
+                        "weights_bytes": st.weights_bytes,
+                        "kv_bytes": ppr.in_flight_kv_bytes(st),
+                        "kv_bytes_per_micro_batch": st.kv_bytes,
                         "activations_bytes": st.activations_bytes,
-                        "total_bytes": st.total_bytes} for st in ppr.stages],
+                        "total_bytes": ppr.in_flight_bytes(st),
+                        "total_bytes_per_micro_batch": st.total_bytes}
+                       for st in ppr.stages],
+            "in_flight_sequences": ppr.in_flight, "device_bytes": ppr.device_bytes,
+            "fits_in_flight": ppr.fits_in_flight,
+            "max_batch_per_micro_batch": ppr.max_micro_batch,
             "transfer_bytes": ppr.transfer_bytes, "hop_s": ppr.hop_s,
             "transfers_per_token": ppr.pp - 1, "transfer_s": ppr.transfer_s,
             "prefill_transfer_bytes": ppr.prefill_transfer_bytes,
