@@ -200,9 +200,15 @@ def test_analyze_lists_the_kernel_with_bytes_at_a_missing_level_only(tmp_path):
 
 
 def _pretty(a) -> str:
-    from IPython.lib.pretty import pretty
+    """What IPython/Jupyter shows (Analysis._repr_pretty_), without IPython installed."""
+    parts: list[str] = []
 
-    return pretty(a)
+    class Printer:
+        def text(self, s: str) -> None:
+            parts.append(s)
+
+    a._repr_pretty_(Printer(), False)
+    return "".join(parts)
 
 
 def test_kernels_with_no_bytes_are_unplaced_untimed_ones_without_compute_position():
