@@ -23,8 +23,11 @@ is not gated: a note says so). Noise: where both runs kept the timing samples
 (`rooflab bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test
 (as Google benchmark's compare.py) must find the change at p < 0.05, else the table
 says "within noise" and the gate lets it pass; without samples the change is gated as
-measured and a note says noise could not be judged. -o arrows.png draws each kernel's
-move on the roof (needs --on or a roof in the files).
+measured and a note says noise could not be judged. Two untimed `rooflab llm --json`
+files (fp16 vs int4, one device vs another) have no seconds to compare: their kernels'
+work floors and the step's (TPOT or TTFT floor) are compared instead, labelled as
+derived floors, never gated. -o arrows.png draws each kernel's move on the roof (needs
+--on or a roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
@@ -74,6 +77,11 @@ def register(app) -> None:
             raise InputError(f"--fail-if-slower: no matched kernel has a time in both runs "
                              f"(no time: {untimed}); give both runs' seconds")
         data = comparison_to_dict(cmp, fail_if_slower)
+        floors = _floors(cmp, before, after)
+        if floors is not None:
+            from ..model.compare import floors_to_dict
+
+            data["floors"] = floors_to_dict(*floors)
         if output:
             _write(output, cmp, data, on, [before, after])
         if json_out:
@@ -81,7 +89,7 @@ def register(app) -> None:
         else:
             from .common import wide_console
 
-            wide_console().print(_table(cmp, fail_if_slower))
+            wide_console().print(_table(cmp, fail_if_slower, floors))
             if output:
                 err_console().print(f"wrote {output}")
         if fail_if_slower is not None and cmp.regressions(fail_if_slower):
@@ -122,7 +130,69 @@ def _kernels(path: str):
     return load_kernels(path)
 
 
-def _table(cmp, fail_pct):
+def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
+    """(work floor by kernel, step name, step floor) of an untimed `rooflab llm --json`
+    file: its analysis[].floor_s (the roofline floor of each kernel on the file's roof),
+    which add up to the tabled step's floor (llm.decode or llm.prefill floor_s). None for
+    any other input, or a file whose kernels carry seconds (then the times compare)."""
+    import json
+
+    from ..files import read_text
+
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        doc = json.loads(read_text(path))
+    except (ValueError, OSError):
+        return None
+    llm = doc.get("llm") if isinstance(doc, dict) else None
+    rows = doc.get("analysis") if isinstance(llm, dict) else None
+    if not isinstance(rows, list) or not rows:
+        return None
+    floors: dict[str, float] = {}
+    for r in rows:
+        if not isinstance(r, dict) or r.get("seconds") or not isinstance(r.get("floor_s"),
+                                                                          (int, float)):
+            return None
+        floors[str(r.get("kernel"))] = floors.get(str(r.get("kernel")), 0.0) + r["floor_s"]
+    step = sum(floors.values())
+    # the analysis is the decode step's, or the prefill's under --phase prefill
+    phases = {name: llm.get(key, {}).get("floor_s") for key, name in
+              (("decode", "TPOT floor"), ("prefill", "TTFT floor"))}
+    known = {n: v for n, v in phases.items() if isinstance(v, (int, float))}
+    label = (min(known, key=lambda n: abs(known[n] - step)) if known else "step floor")
+    return floors, label, step
+
+
+def _floors(cmp, before: str, after: str):
+    """(kernel FloorMoves, step FloorMove) when both runs are untimed llm documents and no
+    matched kernel has a time; None otherwise (timed runs compare their seconds)."""
+    if cmp.timed:
+        return None
+    b, a = _llm_floors(before), _llm_floors(after)
+    if b is None or a is None:
+        return None
+    from ..model.compare import FloorMove, floor_moves
+
+    name = b[1] if b[1] == a[1] else f"{b[1]} -> {a[1]}"
+    return floor_moves(cmp, b[0], a[0]), FloorMove(f"step ({name})", b[2], a[2])
+
+
+def _floor_table(moves, step):
+    from rich.table import Table
+
+    from ..units import fmt_seconds
+
+    t = Table(title="Work floors (derived, not measured)", title_justify="left")
+    for h in ("kernel", "floor before", "floor after", "speed-up"):
+        t.add_column(h, justify="left" if h == "kernel" else "right")
+    for m in (*moves, step):
+        t.add_row(m.name, fmt_seconds(m.before_s), fmt_seconds(m.after_s),
+                  "-" if m.speedup is None else f"{m.speedup:.2f}x")
+    return t
+
+
+def _table(cmp, fail_pct, floors=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -152,7 +222,16 @@ def _table(cmp, fail_pct):
                           style="dim"))
     for k in cmp.only_after:
         parts.append(Text(f"only in the second run: {k.name}", style="dim"))
-    if cmp.matches and not cmp.timed:
+    if floors is not None:
+        parts.append(_floor_table(*floors))
+        step = floors[1]
+        parts.append(Text(f"{step.name}: {fmt_seconds(step.before_s)} -> "
+                          f"{fmt_seconds(step.after_s)}"
+                          + (f" ({step.speedup:.2f}x)" if step.speedup else "")
+                          + "; no matched kernel has a time in both runs, so these are "
+                          "the roofline's work floors (each file's FLOP and bytes on its "
+                          "roof, no launches), not speed-ups seen"))
+    elif cmp.matches and not cmp.timed:
         parts.append(Text("no matched kernel has a time in both runs (FLOP and bytes only, as "
                           "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` "
                           "and `rooflab whatif` give their floors"))

@@ -77,7 +77,12 @@ def register(app) -> None:
         config: str = typer.Argument(..., help="config.json path or bundled name; 'list' "
                                      "shows the bundled configs"),
         on: str = typer.Option(None, "--on", help="catalog device (T4, H200) or profile JSON"),
-        batch: str = typer.Option("1", "--batch", help="batch(es), e.g. 1,4,16,64 (a sweep)"),
+        batch: str = typer.Option("1", "--batch",
+                                  help="batch(es), e.g. 1,4,16,64: a sweep, taken in increasing "
+                                   "order with repeats dropped (4,1,1 sweeps 1,4); the first "
+                                   "given is the batch of the tables; the sweep is of decode "
+                                   "steps (TPOT), of prefills (TTFT) with --phase prefill, "
+                                   "both with --phase both"),
         prompt: int = typer.Option(512, "--prompt", help="prompt tokens (prefill)"),
         context: int = typer.Option(None, "--context",
                                     help="tokens in the KV cache at the tabled decode step "

@@ -347,13 +347,32 @@ def sweep_table(sw):
     return t
 
 
-def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None) -> list[str]:
+def prefill_sweep_table(ps, tp: int = 1):
+    """TTFT against batch: each row one prefill of `batch` prompts admitted together."""
+    from rich.table import Table
+
+    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
+    t = Table(title=f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})")
+    for col in ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights",
+                "activations", "bound"):
+        t.add_column(col, justify="right")
+    for row in ps.rows():
+        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
+                  per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
+                  si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"),
+                  row["bound"])
+    return t
+
+
+def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
+                decode: bool = True) -> list[str]:
     """The sweep's knee and, past the device memory, what makes room: only the --weights and
     --kv narrower than `s`'s (Settings; None: the defaults' fp16 wording), and --tp unless
     the device is a unified-memory one (a Jetson: one module, no link to a second).
     weights_fit(dtype): whether the weights alone fit one device in that dtype; where they
     do not fit now, only those are offered (fp16 llama-3-8b on an 8 GB Orin Nano: int4,
-    not int8's 8.16 GB)."""
+    not int8's 8.16 GB). decode=False (under a prefill sweep): the memory lines only,
+    without the decode step's knee and KV = weights batch."""
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
             f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
             f"stays memory-bound at every batch")
@@ -374,7 +393,7 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None) ->
         over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
                                                    ("the KV = weights batch",
                                                     sw.kv_equals_weights_batch))
-                 if b and b > cap]
+                 if decode and b and b > cap]
         ways = split + (narrower(s, weights="least")[::-1] if s is not None else
                         ["--kv fp8", "--weights int4"])
         if over:
@@ -384,7 +403,7 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None) ->
                           else f"{ways[0]} makes room" if ways else
                           "no narrower --weights/--kv makes room")
                        + ")")
-    return out
+    return out if decode else out[1:]
 
 
 def whatif_table(rows, base_tpot: float, title: str):
@@ -437,7 +456,13 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
     for line in summary_lines(r, tpr, run.ppr):
         out.print(line, soft_wrap=True)
-    if r.sweep is not None:
+    if r.prefill_sweep is not None and phase in ("prefill", "both"):
+        out.print(prefill_sweep_table(r.prefill_sweep, tp))
+    if r.sweep is not None and phase == "prefill":   # the memory lines hold for both phases
+        for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
+                                _weights_fit(r), decode=False):
+            out.print(line, soft_wrap=True)
+    if r.sweep is not None and phase in ("decode", "both"):
         out.print(sweep_table(r.sweep))
         for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
                                 _weights_fit(r)):

@@ -52,6 +52,26 @@ class MicroArch:
     fast_paths: tuple[FastPath, ...] = ()
     source: str = ""
     notes: tuple[str, ...] = ()
+    # Separate FP add pipes of simd_bits beside the FMA pipes (Zen 2/3/4: FP2/FP3). The
+    # derived peak counts FMA pipes only, as the probe's FMA kernel does, so add-heavy code
+    # can legitimately exceed it (add_pipes_note).
+    add_pipes: int = 0
+
+    @property
+    def add_headroom(self) -> float:
+        """Most FLOP/cycle with the add pipes busy too, over the FMA-only peak: 1.5 for two
+        256-bit FMA pipes (16 fp64 FLOP/cycle) plus two 256-bit FADD pipes (8 more)."""
+        fma = self.flop_per_cycle(64)
+        return (fma + (self.simd_bits // 64) * self.add_pipes) / fma if fma else 1.0
+
+    @property
+    def add_pipes_note(self) -> str | None:
+        """One line for a derived peak's explanation: what the FMA-pipe count leaves out."""
+        if not self.add_pipes or not self.nominal_known:
+            return None
+        return (f"{self.name} also has {self.add_pipes} FADD pipes beside its "
+                f"{self.fma_pipes} FMA pipes, not counted: add-heavy code can reach up to "
+                f"{self.add_headroom:.3g}x this peak")
 
     @property
     def vector_isa_bits(self) -> int:
@@ -87,7 +107,7 @@ def _fp32_times(arch_fp32: float, factor: float, precision: str, via: str,
 
 def _arch(name: str, vendor: str, simd_bits: int, pipes: int, source: str,
           isa_bits: int = 0, paths: Iterable[tuple[str, float, str, tuple[str, ...]]] = (),
-          amx: tuple[str, ...] = ()) -> MicroArch:
+          amx: tuple[str, ...] = (), add_pipes: int = 0) -> MicroArch:
     """Build a table entry; `paths` are (precision, x fp32 rate, via, flags)."""
     fp32 = (simd_bits // 32) * pipes * 2.0
     fast = [_fp32_times(fp32, f, p, via, fl) for p, f, via, fl in paths]
@@ -97,7 +117,8 @@ def _arch(name: str, vendor: str, simd_bits: int, pipes: int, source: str,
     for prec in amx:
         per_cycle = 2048.0 if prec == "int8" else 1024.0
         fast.append(FastPath(prec, "tensor", per_cycle, "AMX", (f"amx_{prec}",)))
-    return MicroArch(name, vendor, simd_bits, pipes, isa_bits, tuple(fast), source)
+    return MicroArch(name, vendor, simd_bits, pipes, isa_bits, tuple(fast), source,
+                     add_pipes=add_pipes)
 
 
 # VNNI (VPDPBUSD) does 4 int8 multiply-adds per 32-bit lane at the FMA rate: 4x fp32.
@@ -109,14 +130,22 @@ _FP16_512 = ("fp16", 2.0, "AVX512-FP16", ("avx512_fp16",))
 _SDOT = ("int8", 4.0, "SDOT/UDOT dot product", ("asimddp",))
 _NEON_FP16 = ("fp16", 2.0, "NEON fp16 FMA", ("asimdhp",))
 
+# Zen 2/3/4's FPU has four pipes: FP0/FP1 take FMA/FMUL, FP2/FP3 take FADD (AMD Software
+# Optimization Guide for Family 17h/19h, 56305 / 57647: "two FMA ... two FADD"; GCC's
+# znver4.md schedules sseadd on fpu2|fpu3). So add-heavy code can exceed the FMA peak by
+# up to 1.5x (24 vs 16 fp64 FLOP/cycle/core).
+_ZEN_ADD_PIPES = 2
+
 ARCHS: dict[str, MicroArch] = {a.name: a for a in (
     # --- AMD ---------------------------------------------------------------------
     _arch("Zen", "AMD", 128, 2, AGNER),  # 256-bit AVX split over 128-bit FMA pipes
-    _arch("Zen 2", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_2"),
-    _arch("Zen 3", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_3"),
+    _arch("Zen 2", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_2",
+          add_pipes=_ZEN_ADD_PIPES),
+    _arch("Zen 3", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_3",
+          add_pipes=_ZEN_ADD_PIPES),
     # AVX-512 executes on two 256-bit FMA pipes: 16 fp64 FLOP/cycle/core (AMD Zen 4 SOG 57647).
     _arch("Zen 4", "AMD", 256, 2, "https://en.wikichip.org/wiki/amd/microarchitectures/zen_4",
-          isa_bits=512, paths=[_VNNI, _BF16]),
+          isa_bits=512, paths=[_VNNI, _BF16], add_pipes=_ZEN_ADD_PIPES),
     # Full 512-bit datapath, two FMA pipes: 32 fp64 FLOP/cycle/core (EPYC 9005, Ryzen 9000).
     _arch("Zen 5", "AMD", 512, 2,
           "https://chipsandcheese.com/p/zen-5s-avx-512-frequency-behavior",
@@ -195,6 +224,17 @@ ARCHS: dict[str, MicroArch] = {a.name: a for a in (
           "https://dougallj.github.io/applecpu/firestorm.html",
           paths=[_SDOT, _NEON_FP16]),
 )}
+
+
+def add_pipes_note(text: str) -> str | None:
+    """add_pipes_note of the design a derived peak's method names ('... x 2 FMA pipes x 2
+    (Zen 4)'), None when it names none with separate add pipes."""
+    import re
+
+    for arch in ARCHS.values():
+        if arch.add_pipes and re.search(rf"\b{re.escape(arch.name)}\b", text):
+            return arch.add_pipes_note
+    return None
 
 
 def get_arch(name: str) -> MicroArch:

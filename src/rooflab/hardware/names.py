@@ -23,8 +23,11 @@ from typing import Any
 
 from ..errors import HardwareNotFound
 
+# 'superchip' is kept: the 'Grace CPU Superchip' is two Grace CPUs (the 144-core entry), not
+# the one-socket 'NVIDIA Grace CPU' a dropped word left it as; a GH200 'Grace Hopper
+# Superchip' still finds the GH200 by its other words (an entry's name inside the query).
 _DROP = frozenset("""nvidia amd intel google apple aws ampere geforce tesla instinct radeon
-    habana cloud gpu tensor core cores processor cpu accelerator the with r tm superchip
+    habana cloud gpu tensor core cores processor cpu accelerator the with r tm
     generation graphics card oam""".split())
 _FORM = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm", "pci": "pcie",
          "pcie4": "pcie", "pcie5": "pcie", "gen": ""}
@@ -108,7 +111,9 @@ class DeviceIndex:
             for label in (dev.name, *dev.aliases):
                 toks = tokens(label)
                 self._keys.setdefault("".join(toks), dev)
-                self._names.append((frozenset(toks), len(toks), dev))
+                # distinct words: 'Grace-Grace' names one word, not two ('Grace Hopper
+                # Superchip' is the GH200, not a tie with the Grace Superchip)
+                self._names.append((frozenset(toks), len(set(toks)), dev))
                 mine.update(VARIANTS.intersection(toks))
                 sizes.update(t for t in toks if _SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)

@@ -4,8 +4,10 @@ measured/nominal, ridge point P / B per precision for both roofs).
 `profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
 under it); only the CLI prints them. The measured column is the ceiling's
 value (the best sample for probes); IQR is the interquartile range of its samples relative
-to their median, "!" when the ceiling carries a warning. A nominal that is derived (a CPU's
-cores x clock x lanes x FMA pipes x 2) carries DERIVED_MARK, explained under the table.
+to their median, "!" when the ceiling carries a warning; n counts the samples of the one
+point the value comes from (SAMPLES_NOTE says so under the table). A nominal that is
+derived (a CPU's cores x clock x lanes x FMA pipes x 2) carries DERIVED_MARK, explained
+under the table.
 """
 
 from __future__ import annotations
@@ -160,6 +162,7 @@ def derived_note(profile: MachineProfile) -> str | None:
     clock it uses. The CPU probe derives its nominal at the clock it measured itself, so
     measured/nominal near 100 % shows the FMA-pipe model is right, not that the chip reaches
     its rated clock; the rated clock follows where the catalog or the CPU's name gives it."""
+    from ..hardware.cpu_arch import add_pipes_note
     from ..hardware.cpu_nominal import rated_clock
 
     nom = profile.nominal
@@ -169,25 +172,41 @@ def derived_note(profile: MachineProfile) -> str | None:
     first = derived[0]
     text = (f"{DERIVED_MARK} derived, not a datasheet figure: {first.label} = "
             f"{first.method or first.source}")
+    # Zen's FADD pipes: a kernel mixing adds with FMAs may pass this peak legitimately
+    adds = add_pipes_note(first.method)
+    tail = f"; {adds}" if adds else ""
     if "clock measured by the probe" not in nom.source:
-        return text
+        return text + tail
     rated = rated_clock(str(profile.host.get("cpu_model") or ""))
     return (f"{text}, at the probe's own measured clock, so meas/nom tests the FMA-pipe "
             f"model, not the rated clock; rated clock: "
             + (rated.words() if rated else "not known (the catalog has no entry for this "
-               "CPU and its name states no GHz)"))
+               "CPU and its name states no GHz)") + tail)
+
+
+SAMPLES_NOTE = ("n: samples behind the measured value, of the chosen point only (one "
+                "working set, one kernel), not of the whole sweep")
+
+
+def samples_note(profile: MachineProfile) -> str | None:
+    """What the n column counts, when a measured row has samples: the DRAM figure's 5 is
+    five samples of the one working set the plateau rule chose, beside a peak kernel's
+    hundreds, not a count of the sizes swept (F-L5)."""
+    if any(row.samples for row in profile_rows(profile)):
+        return SAMPLES_NOTE
+    return None
 
 
 def profile_table(profile: MachineProfile, title: str | None = None):
     """A rich Table: nominal, measured, measured/nominal and ridge per precision; under it
-    the roofs' names, what a derived nominal is (derived_note) and, for measured
-    bandwidths, their byte model."""
+    the roofs' names, what a derived nominal is (derived_note), for measured
+    bandwidths their byte model, and what n counts (samples_note)."""
     from rich.table import Table
 
     nom, meas = profile.nominal, profile.measured
     caption = " | ".join(f"{k}: {r.name}" for k, r in (("nominal", nom), ("measured", meas))
                          if r is not None)
-    for note in (derived_note(profile), byte_model_note(profile)):
+    for note in (derived_note(profile), byte_model_note(profile), samples_note(profile)):
         if note:
             caption = f"{caption}\n{note}" if caption else note
     from rich.markup import escape

@@ -16,7 +16,7 @@ from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .params import ParamCount, count_params
 from .settings import Settings, settings_for
-from .sweep import Sweep, batch_sweep, check_batches
+from .sweep import PrefillSweep, Sweep, batch_sweep, check_batches, prefill_sweep, sweep_batches
 from .timing import StepTiming, fallback_notes, time_step
 
 
@@ -26,7 +26,8 @@ class ContextWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Request:
-    """What to analyse: batches (the first is the one tabled), prompt, context, generate."""
+    """What to analyse: batches (the first is the one tabled; the sweep takes them sorted,
+    each once), prompt, context, generate."""
 
     batches: tuple[int, ...] = (1,)
     prompt: int = 512
@@ -69,6 +70,8 @@ class LLMResult:
     # TPOT at the request's own average step (prompt + generate // 2) when --context
     # tables another one; None: the tabled step is that one
     request_tpot_s: float | None = None
+    # the same batches' prefills (TTFT per batch), for --phase prefill / both
+    prefill_sweep: PrefillSweep | None = None
 
     @property
     def tpot_s(self) -> float:
@@ -166,12 +169,13 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                      f"(a token passes every stage); memory is per device, of its "
                      f"heaviest stage; stage times and transfers are in the 'pipeline' "
                      f"section")
-    do_sweep = len(req.batches) > 1 if sweep is None else sweep
+    do_sweep = len(sweep_batches(req.batches)) > 1 if sweep is None else sweep
     sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
+    psw = prefill_sweep(run_cfg, s, roof, req.batches, req.prompt) if do_sweep else None
     notes += fallback_notes(dec, pre)
     return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
                      decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes),
-                     request_tpot_s=req_tpot)
+                     request_tpot_s=req_tpot, prefill_sweep=psw)
 
 
 def _request_tpot(cfg: ModelConfig, s: Settings, req: Request, roof: Roof,
@@ -253,6 +257,9 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
         llm["sweep"] = {"context": sw.context, "ridge": sw.ridge, "points": sw.rows(),
                         "kv_equals_weights_batch": sw.kv_equals_weights_batch,
                         "knee_batch": sw.knee_batch, "ai_limit": sw.ai_limit}
+    if r.prefill_sweep is not None:
+        llm["prefill_sweep"] = {"prompt": r.prefill_sweep.prompt,
+                                "points": r.prefill_sweep.rows()}
     if r.notes:
         llm["notes"] = list(r.notes)
     top = r.prefill if phase == "prefill" else r.decode

@@ -149,6 +149,8 @@ class ModelConfig:
     out_bias: bool = False             # o_proj and MLP biases (GPT-2)
     sliding_window: int | None = None
     sliding_layers: tuple[int, ...] = ()
+    # per-head RMSNorms of q and k over head_dim before RoPE (Qwen3Attention's q_norm/k_norm)
+    qk_norm: bool = False
     moe: MoE | None = None
     mla: MLA | None = None
     dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
@@ -372,6 +374,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     quant, quant_note = _quantization(d.get("quantization_config"), hidden)
     if quant_note:
         notes.append(quant_note)
+    quant = _router_kept(quant, moe)
     return ModelConfig(
         name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
@@ -385,9 +388,26 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
                       or model_type in ("qwen2", "qwen2_moe", "gpt2")),
         out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
         sliding_window=window, sliding_layers=sliding_layers,
+        qk_norm=model_type in QK_NORM,
         moe=moe, mla=_mla(d, where),
         dtype=dtype, quantization=quant, source=where, notes=tuple(notes),
     )
+
+
+# model_types whose attention normalises q and k per head over head_dim (transformers'
+# Qwen3Attention / Qwen3MoeAttention: q_norm, k_norm = RMSNorm(head_dim))
+QK_NORM = frozenset({"qwen3", "qwen3_moe"})
+
+
+def _router_kept(quant: Quantization | None, moe: MoE | None) -> Quantization | None:
+    """An fp8 checkpoint of an MoE keeps its router in bf16: DeepSeek-V3's MoEGate weight is
+    an nn.Parameter, not an nn.Linear, so the fp8 linear never replaces it, and its
+    safetensors hold `mlp.gate.weight` in bf16 with no weight_scale_inv (vLLM's
+    DeepseekV2MoE builds the gate as a GateLinear given no quant_config). Counted at the
+    unquantized width, as an `ignore` entry would be."""
+    if quant is None or moe is None or quant.method != "fp8" or "router" in quant.keep:
+        return quant
+    return replace(quant, keep=(*quant.keep, "router"))
 
 
 # bits of a weight-only integer quantizer -> rooflab's weight dtype

@@ -19,6 +19,8 @@ Conventions, said once:
   * attention FLOP are the two matmuls, 4*d per computed score (FlashAttention's count,
     as ops.attention); the naive path adds a softmax kernel.
   * prefill's lm_head runs on the last position of each sequence only.
+  * Qwen3's q_norm / k_norm are RMSNorms of each head over head_dim (rows = tokens x heads,
+    one head_dim gamma), counted as the norm kernel is.
 """
 
 from __future__ import annotations
@@ -231,7 +233,11 @@ def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_l
                              op="rope")] if cfg.positions == "rope" else [])
         ops = [linear("q_proj", t, h, cfg.q_dim, s, bias=cfg.qkv_bias),
                linear("k_proj", t, h, cfg.kv_dim, s, bias=cfg.qkv_bias, out_kv=True),
-               linear("v_proj", t, h, cfg.kv_dim, s, bias=cfg.qkv_bias, out_kv=True), *rope]
+               linear("v_proj", t, h, cfg.kv_dim, s, bias=cfg.qkv_bias, out_kv=True)]
+        if cfg.qk_norm:   # Qwen3: RMSNorm of each head's q and k over head_dim, one gamma
+            ops += [norm("q_norm", t * cfg.heads, cfg.head_dim, cfg, s),
+                    norm("k_norm", t * cfg.kv_heads, cfg.head_dim, cfg, s)]
+        ops += rope
         ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
                          qk_dim=cfg.head_dim, v_dim=cfg.head_dim,
                          kv_token_bytes=2 * cfg.kv_dim * s.kv_bytes, s=s, causal=causal,

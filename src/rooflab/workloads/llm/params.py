@@ -82,6 +82,8 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         shared = moe_layers * cfg.moe.shared * e_m
         router = moe_layers * cfg.hidden * cfg.moe.experts
     norms = (cfg.layers * cfg.norms_per_layer + 1) * norm_params(cfg)
+    if cfg.qk_norm:    # Qwen3's q_norm and k_norm: one head_dim gamma each per layer
+        norms += cfg.layers * 2 * cfg.head_dim
     embedding = cfg.vocab * cfg.hidden
     if cfg.positions == "learned":
         embedding += (cfg.max_positions or 0) * cfg.hidden

@@ -1,4 +1,5 @@
-"""Batch sweep of decode: AI, TPOT floor and throughput against batch at one context.
+"""Batch sweep of decode: AI, TPOT floor and throughput against batch at one context; and
+of prefill (TTFT against batch at one prompt length) for `--phase prefill`.
 
 Weights are read once per step whatever the batch, so AI grows with the batch — until the
 KV cache, which every sequence reads for itself, catches up with the weights (seed 004,
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from ...errors import InputError
 from ...model.ceiling import Roof
 from .config import ModelConfig
-from .kernels import decode_step
+from .kernels import decode_step, prefill_step
 from .settings import Settings
 from .timing import StepTiming, time_step
 
@@ -68,6 +69,29 @@ class Sweep:
                  "bytes": p.timing.step.bytes,
                  "activations_bytes": p.timing.step.bytes_split["activations"],
                  "launches": p.timing.step.launches} for p in self.points]
+
+
+@dataclass(frozen=True)
+class PrefillSweep:
+    """One prefill (batch x prompt tokens) per batch: the TTFT floor a batch of prompts
+    admitted together waits for, and the prompt tokens per second it processes."""
+
+    prompt: int
+    points: tuple[SweepPoint, ...]    # timing: the prefill step; tpot_s reads as TTFT
+
+    def rows(self) -> list[dict[str, float]]:
+        return [{"batch": p.batch, "ai": p.ai, "ttft_s": p.timing.floor_s,
+                 "prompt_tokens_per_s": p.batch * self.prompt / p.timing.floor_s,
+                 "flop_per_s": p.flop_per_s, "bound": p.timing.bound,
+                 "flop": p.timing.step.flop, "bytes": p.timing.step.bytes,
+                 "weight_bytes": p.weight_bytes,
+                 "activations_bytes": p.timing.step.bytes_split["activations"],
+                 "kv_bytes": p.kv_bytes} for p in self.points]
+
+
+def sweep_batches(batches: Sequence[int]) -> tuple[int, ...]:
+    """The batches of a sweep: in increasing order, each once (`--batch 4,1,1` is 1, 4)."""
+    return tuple(sorted(set(check_batches(batches))))
 
 
 def check_batches(batches: Sequence[int]) -> tuple[int, ...]:
@@ -124,11 +148,18 @@ def kv_equals_weights(cfg: ModelConfig, s: Settings, context: int) -> float:
 
 def batch_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batches: Sequence[int],
                 context: int) -> Sweep:
-    batches = check_batches(batches)
     points = tuple(SweepPoint(b, time_step(decode_step(cfg, s, b, context), roof))
-                   for b in batches)
+                   for b in sweep_batches(batches))
     ridge = ridge_of(roof, s)
     big = decode_step(cfg, s, 1 << 24, context)
     return Sweep(context=context, points=points, ridge=ridge,
                  kv_equals_weights_batch=kv_equals_weights(cfg, s, context),
                  knee_batch=knee(cfg, s, context, ridge), ai_limit=big.ai)
+
+
+def prefill_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batches: Sequence[int],
+                  prompt: int) -> PrefillSweep:
+    """The prefill step (prefill_step) at each batch of the sweep, `prompt` tokens each."""
+    points = tuple(SweepPoint(b, time_step(prefill_step(cfg, s, b, prompt), roof))
+                   for b in sweep_batches(batches))
+    return PrefillSweep(prompt=prompt, points=points)
