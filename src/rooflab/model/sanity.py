@@ -325,7 +325,7 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
 # the L3 (tests/test_persona_kernel_measure.py).
 LLC_RESIDENT_SHARE = 0.75
 # A kernel's own timing noise (interquartile range / median) above this is flagged noisy
-# (`rooflab bench` and `demo`) and makes its advice uncertain (advice._quiet_advice).
+# (`rooflab bench` and `demo`) and makes its advice uncertain (advice_compute._quiet_advice).
 NOISY_IQR = 0.05
 
 

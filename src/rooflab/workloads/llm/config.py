@@ -23,6 +23,7 @@ from typing import Any
 
 from ...errors import InputError, ParseError
 from ...files import read_text
+from .quant_config import Quantization, quantization
 
 # HF field names and the older/other names that mean the same thing.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -94,35 +95,6 @@ class MLA:
     qk_rope_head_dim: int
     v_head_dim: int
     q_lora_rank: int | None = None
-
-
-@dataclass(frozen=True)
-class Quantization:
-    """The weight format a checkpoint's `quantization_config` declares, as `rooflab llm
-    --weights/--group` would state it: the default settings for this config."""
-
-    method: str                 # quant_method as the config says it (awq, gptq, fp8, ...)
-    weights: str                # int4 | int8 | fp8
-    group_size: int | None = None   # weights per scale (int4/int8); None: one per tensor
-    scale_dtype: str = "fp16"
-    # W8A8: activations quantized too (fp8 activation_scheme, compressed-tensors
-    # input_activations), as `--act` would set them; None: weight-only
-    act: str | None = None
-    act_scheme: str = ""        # "dynamic" (per token, at run time) or "static" (calibrated)
-    # rooflab kernel names the config keeps unquantized (compressed-tensors `ignore`,
-    # `modules_to_not_convert`, `llm_int8_skip_modules`, fp8 `ignored_layers`)
-    keep: tuple[str, ...] = ()
-    per_channel: bool = False   # one scale per output channel (GPTQ/AWQ group_size -1)
-
-    @property
-    def format(self) -> str:
-        """'weights int4, group 128' (fp8: one scale per tensor, no group)."""
-        group = (", per channel" if self.per_channel
-                 else f", group {self.group_size}" if self.group_size else "")
-        return f"weights {self.weights}{group}"
-
-    def describe(self) -> str:
-        return f"{self.format}, from the config's quantization_config ({self.method})"
 
 
 @dataclass(frozen=True)
@@ -371,7 +343,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
     moe = _moe(d, intermediate, where)
     notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
-    quant, quant_note = _quantization(d.get("quantization_config"), hidden)
+    quant, quant_note = quantization(d.get("quantization_config"), hidden)
     if quant_note:
         notes.append(quant_note)
     quant = _router_kept(quant, moe)
@@ -408,147 +380,6 @@ def _router_kept(quant: Quantization | None, moe: MoE | None) -> Quantization | 
     if quant is None or moe is None or quant.method != "fp8" or "router" in quant.keep:
         return quant
     return replace(quant, keep=(*quant.keep, "router"))
-
-
-# bits of a weight-only integer quantizer -> rooflab's weight dtype
-INT_BITS = {4: "int4", 8: "int8"}
-
-
-def _quantization(q: Any, hidden: int) -> tuple[Quantization | None, str | None]:
-    """The weight format of a `quantization_config` (transformers' AWQ/GPTQ/bitsandbytes/
-    fp8/compressed-tensors configs), and a note when it is there but not understood (the
-    tables then stay in the checkpoint's dtype, said rather than silent)."""
-    if not isinstance(q, dict):
-        return None, None
-    method = str(q.get("quant_method") or q.get("quant_type") or "unknown").lower()
-    found = _quant_format(q, method, hidden)
-    if found is not None:
-        _, unmapped = _kept(q)
-        return found, (f"the config's quantization_config leaves {', '.join(unmapped[:4])} "
-                       f"unquantized: not a module of every layer rooflab tables, so it is "
-                       f"counted at the quantized width" if unmapped else None)
-    return None, (f"the config's quantization_config ({method}"
-                  + (f", {q.get('bits')} bits" if q.get("bits") is not None else "")
-                  + ") is not one rooflab reads (awq, gptq, bitsandbytes, fp8, "
-                  "compressed-tensors with 4/8-bit weights): the tables count the weights "
-                  "unquantized; give --weights int4/int8/fp8 (and --group) to match it")
-
-
-def _group(value: Any, hidden: int) -> int | None:
-    """A group size; -1 or absent means one scale per output channel: counted as a group of
-    `hidden` weights (the input width of most matrices; the scale bytes are negligible
-    either way), and worded "per channel" (Quantization.per_channel)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    return hidden
-
-
-def _per_channel(value: Any) -> bool:
-    return not (isinstance(value, int) and not isinstance(value, bool) and value > 0)
-
-
-# Hugging Face module names (the last part of a path) -> rooflab's kernel names
-HF_MODULES = {"gate": "router", "kv_a_proj_with_mqa": "kv_a_proj"}
-LINEARS = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
-                     "down_proj", "lm_head", "router", "q_a_proj", "q_b_proj", "kv_a_proj",
-                     "kv_b_proj"})
-
-
-def _kept(q: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(kernel names, entries not mapped) of the modules the config leaves unquantized:
-    compressed-tensors `ignore`, AWQ/fbgemm `modules_to_not_convert`, bitsandbytes
-    `llm_int8_skip_modules`, fp8 `ignored_layers` (vLLM's Fp8Config). An entry maps when it
-    names a module of every layer ("lm_head", "re:.*down_proj", "mlp.gate"); one naming a
-    single layer ("model.layers.0.mlp.down_proj") cannot be a row of the per-layer tables."""
-    entries: list[str] = []
-    for key in ("ignore", "modules_to_not_convert", "llm_int8_skip_modules", "ignored_layers"):
-        v = q.get(key)
-        if isinstance(v, str):
-            v = [v]
-        if isinstance(v, list):
-            entries += [str(e) for e in v]
-    kept: list[str] = []
-    unmapped: list[str] = []
-    for e in entries:
-        plain = re.sub(r"[\\^$*()|?+\[\]]", "", e.removeprefix("re:"))
-        last = [p for p in plain.split(".") if p]
-        name = HF_MODULES.get(last[-1], last[-1]) if last else ""
-        if name in LINEARS and not re.search(r"layers?\.\d", plain):
-            kept.append(name)
-        else:
-            unmapped.append(e)
-    return tuple(dict.fromkeys(kept)), tuple(unmapped)
-
-
-def _quant_format(q: dict[str, Any], method: str, hidden: int) -> Quantization | None:
-    found = _weight_format(q, method, hidden)
-    if found is None:
-        return None
-    keep, _ = _kept(q)
-    return replace(found, keep=keep) if keep else found
-
-
-def _weight_format(q: dict[str, Any], method: str, hidden: int) -> Quantization | None:
-    if method in ("awq", "gptq", "autoround", "auto-round"):
-        bits = q.get("bits")
-        w = INT_BITS.get(bits) if isinstance(bits, int) and not isinstance(bits, bool) else None
-        g = q.get("group_size")
-        return (Quantization(method, w, _group(g, hidden), per_channel=_per_channel(g))
-                if w else None)
-    if method == "fp8":
-        # transformers' FineGrainedFP8 / vLLM Fp8Config: activation_scheme "dynamic" (per
-        # token) or "static" quantizes activations to fp8 too: fp8 GEMMs (W8A8)
-        scheme = str(q.get("activation_scheme") or "").lower()
-        if scheme in ("dynamic", "static"):
-            return Quantization(method, "fp8", act="fp8", act_scheme=scheme)
-        return Quantization(method, "fp8")
-    if method == "fbgemm_fp8":
-        # FBGEMM fp8: row-wise fp8 weights, activations quantized per token at run time
-        return Quantization(method, "fp8", act="fp8", act_scheme="dynamic")
-    if method == "bitsandbytes":
-        # bitsandbytes 4-bit (nf4/fp4) keeps one fp32 absmax per block of 64 weights (double
-        # quantization, which shrinks those scales further, is not counted); LLM.int8()
-        # keeps one fp32 scale per row
-        if q.get("load_in_4bit") is True:
-            return Quantization(method, "int4", 64, "fp32")
-        if q.get("load_in_8bit") is True:
-            return Quantization(method, "int8", hidden, "fp32", per_channel=True)
-        return None
-    if method == "compressed-tensors":
-        return _compressed_tensors(q, hidden)
-    return None
-
-
-def _input_acts(g: dict[str, Any]) -> tuple[str | None, str]:
-    """compressed-tensors `input_activations` of 8 bits: int8 or fp8 activations (W8A8)."""
-    a = g.get("input_activations")
-    if not isinstance(a, dict) or a.get("num_bits") != 8:
-        return None, ""
-    kind = str(a.get("type") or "int").lower()
-    act = {"int": "int8", "float": "fp8"}.get(kind)
-    return act, ("dynamic" if a.get("dynamic") is True else "static") if act else ""
-
-
-def _compressed_tensors(q: dict[str, Any], hidden: int) -> Quantization | None:
-    """compressed-tensors (llm-compressor): the first config group's weight scheme, and its
-    input_activations when 8-bit (W8A8)."""
-    groups = q.get("config_groups")
-    if not isinstance(groups, dict):
-        return None
-    for g in groups.values():
-        w = g.get("weights") if isinstance(g, dict) else None
-        if not isinstance(w, dict):
-            continue
-        bits, kind = w.get("num_bits"), str(w.get("type") or "int").lower()
-        act, scheme = _input_acts(g)
-        if kind == "float" and bits == 8:
-            return Quantization("compressed-tensors", "fp8", act=act, act_scheme=scheme)
-        if kind == "int" and bits in INT_BITS:
-            group = (w.get("group_size") if w.get("strategy") == "group" else None)
-            return Quantization("compressed-tensors", INT_BITS[bits], _group(group, hidden),
-                                act=act, act_scheme=scheme, per_channel=_per_channel(group))
-        return None
-    return None
 
 
 def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

@@ -1,0 +1,142 @@
+"""Advice for a kernel bound by its FLOP, its launches or its latency, and the
+'re-time on a quiet machine' advice for a kernel whose timing is unsure. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from ..units import fmt_rate, fmt_seconds, si
+from .advice_core import MATRIX_KINDS, Advice, Efficiency, _advice, _efficiency, pct
+from .advice_memory import activation_share, memory_advice
+from .advice_precision import _lower_precision
+from .analysis import Point
+from .ceiling import Roof, iqr_over_median
+from .kernel import Kernel
+from .machine import Machine, words
+from .sanity import NOISY_IQR, is_streaming
+
+# Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
+# PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
+SHORT_CALL_S = 100e-6
+
+
+def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                   machine: Machine | None = None,
+                   kernel: Kernel | None = None) -> list[Advice]:
+    out: list[Advice] = []
+    streaming = is_streaming(kind)
+    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    cpu = machine is not None and machine.kind == "cpu"
+    if p.unit != "tensor" and not streaming and not cpu:
+        alt = "tf32" if p.precision == "fp32" else p.precision
+        tc = roof.find_compute(p.precision, "tensor") or roof.find_compute(alt, "tensor")
+        if tc is not None and tc.value > p.peak_flop_per_s:
+            out.append(_advice(
+                p, e, f"use tensor cores / matrix units ({tc.label})",
+                f"{tc.label} peaks at {fmt_rate(tc.value, tc.precision)}, "
+                f"{tc.value / p.peak_flop_per_s:.1f}x the "
+                f"{fmt_rate(p.peak_flop_per_s, p.precision)} "
+                f"it is held to now", "roof", flop=p.flop, nbytes=p.bytes, peak=tc.value,
+                bw=p.bytes_per_s,
+                assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
+                           "and sizes the tensor cores accept; efficiency unchanged"))
+    low = _lower_precision(p, e, roof, kind, machine, kernel)
+    if low is not None:
+        out.append(low)
+    eff = _efficiency(p, e, *words(machine, "issue_matrix" if cpu and matrix else "issue"))
+    if eff is not None:
+        out.append(eff)
+    return out
+
+
+def overhead_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                    machine: Machine | None = None,
+                    kernel: Kernel | None = None) -> list[Advice]:
+    per = roof.overhead_s or 0.0
+    act = activation_share(kernel, kind) * p.bytes   # what a fused neighbour keeps on chip
+    dispatch, why = words(machine, "dispatch")
+    chip, unit = words(machine, "chip")
+    out = [
+        _advice(p, e, dispatch,
+                f"{p.calls} launch(es) x {fmt_seconds(per)} = {fmt_seconds(e.launch_s)} of "
+                f"the {fmt_seconds(e.seconds)} is launch/dispatch cost", "below roof",
+                flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+                launch_s=0.0, assumption=why),
+        _advice(p, e, f"fuse into the neighbouring {unit}",
+                f"its work floor is {fmt_seconds(p.floor_s)}; run inside a neighbour it pays "
+                f"no launch of its own and its intermediate stays {chip}", "below roof",
+                flop=p.flop, nbytes=p.bytes - act / 2, peak=p.peak_flop_per_s,
+                bw=p.bytes_per_s, launch_s=0.0,
+                assumption=f"the work moves into an adjacent {unit} (no launch of its own) and "
+                           + (f"half its bytes stay {chip}" if act >= p.bytes else
+                              f"half its activation bytes ({si(act, 'B')} of "
+                              f"{si(p.bytes, 'B')}) stay {chip}")),
+    ]
+    if p.calls > 1:
+        out.append(_advice(
+            p, e, f"batch the {p.calls} calls into one launch",
+            f"one launch instead of {p.calls}", "below roof", flop=p.flop, nbytes=p.bytes,
+            peak=p.peak_flop_per_s, bw=p.bytes_per_s, launch_s=per,
+            assumption=f"the calls are independent and fit one launch (a batched {unit})"))
+    return out
+
+
+def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
+                   machine: Machine | None = None,
+                   kernel: Kernel | None = None) -> list[Advice]:
+    out = []
+    action, why = words(machine, "parallel")
+    per_call = p.seconds / p.calls if p.seconds else None
+    if not roof.overhead_s and per_call is not None and per_call < SHORT_CALL_S:
+        why += (f"; at {fmt_seconds(per_call)} per call, launch/dispatch cost may be most of "
+                f"it, and this roof has no launch/dispatch floor to tell (`rooflab probe` "
+                f"measures one)")
+    eff = _efficiency(p, e, action, why)
+    if eff is not None:
+        out.append(eff)
+    side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
+            if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
+    return out + [a for a in side if a.shrinks != "below roof"]
+
+
+def timing_noise(kernel: Kernel) -> float | None:
+    """The kernel's own timing noise, IQR / median: meta 'iqr_rel' (measure, bench, demo),
+    else from 4 or more raw samples; None when neither is there."""
+    iqr = kernel.meta.get("iqr_rel")
+    if isinstance(iqr, (int, float)) and not isinstance(iqr, bool):
+        return float(iqr)
+    return iqr_over_median(kernel.samples) if len(kernel.samples) >= 4 else None
+
+
+def _quiet_advice(p: Point, e: Efficiency, kernel: Kernel,
+                  machine: Machine | None) -> Advice | None:
+    """'Re-time on a quiet machine' when a timed kernel's samples are noisy (its 'noisy'
+    flag, or IQR / median over NOISY_IQR) or the roof's probe recorded other load on the
+    machine: a numpy GEMM at 36 % of a roof probed with 54 % other CPU use was told to
+    'run it as a tuned BLAS' (2.19x), though it is one (review 11a F-E). No speed-up is
+    predicted for it (1.00x): it tells whether the others' gains are there at all."""
+    if p.seconds is None:
+        return None
+    iqr = timing_noise(kernel)
+    flags = kernel.meta.get("flags") or ()
+    noisy = (iqr is not None and iqr > NOISY_IQR) or (
+        isinstance(flags, (list, tuple)) and "noisy" in flags)
+    load = machine.load_notes if machine is not None else ()
+    if not noisy and not load:
+        return None
+    why = []
+    if noisy:
+        why.append(f"its timing samples spread {pct(iqr)} (IQR / median, over "
+                   f"{pct(NOISY_IQR)})" if iqr is not None else
+                   "its timing samples are flagged noisy")
+    if load:
+        share = machine.other_load if machine is not None else None
+        why.append(f"the roof's probe shared the machine ({pct(share)} other load: "
+                    f"{load[0]})" if share is not None else
+                    f"the roof's probe shared the machine ({load[0]})")
+    return Advice(
+        kernel=p.kernel, action="re-time on a quiet machine (the advice below is uncertain)",
+        detail="; ".join(why), shrinks="below roof", new_ai=p.ai,
+        new_flop_per_s=p.achieved_flop_per_s or 0.0, new_seconds=e.seconds, speedup=1.0,
+        assumption="no speed-up is predicted: other load slows the kernel and the probe "
+                   "alike, so its % of roof and every gain below may be load, not the code; "
+                   "time it (and probe the roof) with nothing else running")

@@ -1,0 +1,235 @@
+"""Lower-precision pricing: moving a kernel's math (or, with no FLOP, its stored data) one
+step down in precision, and moving the slow part of a mixed-precision kernel to a faster
+ceiling. Each predicts the new point as advice_core does. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
+from .advice_core import Advice, Efficiency, _advice, work_pct
+from .analysis import Point
+from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
+from .kernel import Kernel, converted_flop
+from .machine import Machine
+
+# One step down in precision, when the roof has a ceiling for it.
+LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16", "fp16"),
+                   "fp16": ("fp8",), "bf16": ("fp8",), "fp8": ("int4",)}
+
+
+def _lower(roof: Roof, precision: str, unit: str | None = None):
+    """The lower precision a kernel may move to and the ceiling that would hold it. Vector
+    work (elementwise, reductions) stays on vector units, as kernel_ceiling holds a mixed
+    kernel's moved part: fp32 softmax -> fp16 is priced at the fastest lower-precision
+    vector rate (A100: fp16 vector 78 TFLOP/s, not bf16 vector 39 or the tensor peak
+    312); where the roof lists no lower-precision vector rate, Roof.compute_for's
+    stand-in (the wider vector ceiling) holds it. Other kernels take the fastest unit."""
+    alts = LOWER_PRECISION.get(precision, ())
+    if unit == "vector":
+        # the fastest vector rate among the alternatives; a tie keeps the first (bf16)
+        own = [(a, c) for a in alts if (c := roof.find_compute(a, "vector"))]
+        if own:
+            return max(own, key=lambda ac: (ac[1].value, -alts.index(ac[0])))
+        return (alts[0], roof.compute_for(alts[0], "vector")[0]) if alts and roof.compute \
+            else None
+    for alt in alts:
+        c = roof.find_compute(alt, "tensor") or roof.find_compute(alt)
+        if c is not None:
+            return alt, c
+    return None
+
+
+def _unit_words(ceiling, machine: Machine | None) -> str:
+    """Which hardware does this precision's math: ' on AMX tiles', ' (VNNI dot products)'."""
+    m = machine or Machine()
+    if m.kind == "cpu":
+        if ceiling.unit == "tensor":
+            return " on AMX tiles" if "amx" in m.features or not m.features else " on matrix units"
+        if ceiling.precision == "bf16" and "avx512_bf16" in m.features:
+            return " (AVX512-BF16 dot products)"
+        if str(ceiling.precision).startswith("int") and "vnni" in m.features:
+            return " (VNNI dot products)"
+        return ""
+    if m.kind == "gpu" and ceiling.unit == "tensor":
+        return " on tensor cores"
+    return ""
+
+
+def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
+                     machine: Machine | None = None,
+                     kernel: Kernel | None = None) -> Advice | None:
+    if p.flop <= 0:
+        return _narrower_storage(p, e, kernel)
+    found = _lower(roof, p.precision, kernel.unit if kernel is not None else None)
+    if found is None:
+        return None
+    alt, ceiling = found
+    try:
+        ratio = dtype_bytes(alt) / dtype_bytes(p.precision)
+    except Exception:   # a precision with no storage size (int32 accumulators ...)
+        return None
+    nbytes = p.bytes * ratio
+    if nbytes <= 0:
+        return None   # no bytes to shrink (a kernel counted as pure math)
+    held = (kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+            if kernel is not None else None)
+    if held is not None and len(held.parts) >= 2:
+        return _lower_mixed(p, e, roof, machine, kernel, held, alt, nbytes)
+    return _advice(
+        p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
+        f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
+        f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} and the ceiling to {ceiling.label} "
+        f"{fmt_rate(ceiling.value, ceiling.precision)}",
+        "along slope" if p.memory_bound_side else "roof",
+        flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
+        assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
+                   f"the kernel keeps its current efficiency ({work_pct(p, e)} of roof)")
+
+
+def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice | None:
+    """A kernel with no FLOP (a copy, a sort, a gather) has no math to move to other units
+    or precisions: only its data can be stored narrower, which shrinks its bytes. Its
+    element type is its FLOP's precision key ({"fp64": 0}) or meta dtype / shape dtype;
+    without one it is the fp32 default, and the assumption says so."""
+    meta = kernel.meta if kernel is not None else {}
+    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
+    named = meta.get("dtype") or shape.get("dtype")
+    dtype = (p.precision if kernel is not None and kernel.flop else
+             str(named) if named else None)
+    try:
+        size = dtype_bytes(dtype or p.precision)
+        alt = next((a for a in LOWER_PRECISION.get(canonical_dtype(dtype or p.precision), ())
+                    if dtype_bytes(a) < size), None)
+        new = dtype_bytes(alt) if alt else None
+    except Exception:   # a dtype with no storage size: nothing to say about narrowing it
+        return None
+    if alt is None or not new or p.bytes <= 0:
+        return None
+    known = (f"every byte is {dtype} element data" if dtype else
+             f"every byte is {p.precision} element data (assumed: the kernel names no FLOP "
+             f"precision or dtype)")
+    return _advice(
+        p, e, "store the data in a narrower type",
+        f"{size:g} -> {new:g} bytes per element ({dtype or p.precision} -> {alt} or another "
+        f"{new:g}-byte type) moves {si(p.bytes * new / size, 'B')} instead of "
+        f"{si(p.bytes, 'B')}; with no FLOP there is no math to move to other units",
+        "along slope", flop=p.flop, nbytes=p.bytes * new / size, peak=p.peak_flop_per_s,
+        bw=p.bytes_per_s,
+        assumption=f"{known} and the data can be stored in {new:g} bytes; the kernel keeps "
+                   f"its current efficiency ({work_pct(p, e)} of roof)")
+
+
+def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
+                 kernel: Kernel, held: KernelCeiling, alt: str, nbytes: float) -> Advice:
+    """Lower precision for a kernel held to a weighted ceiling (9e9 fp16 tensor + 1e9 fp32
+    vector): only the dominant part's FLOP move to `alt`; the others (epilogue, scaling,
+    reductions) keep their precision and ceilings, and kernel_ceiling weighs the new mix as
+    the roof weighs the kernel now. Pricing all the FLOP at the lower ceiling would let a
+    slow fp32 part vanish (4.75x instead of 1.23x for that kernel on an H100). The bytes
+    follow the single-precision rule: every byte is the dominant precision's element data
+    (the other parts are math on it, not stored data)."""
+    new = kernel_ceiling(roof, converted_flop(kernel, alt), kernel.unit,
+                         alt)
+    dest = new.parts[0].ceiling if new.parts else new.ceiling   # what now holds alt's FLOP
+    moved = next(part for part in held.parts if part.precision == kernel.precision)
+    total = sum(part.flop for part in held.parts)
+    rest = [part.label for part in held.parts if part.precision != kernel.precision]
+    others = ", ".join(rest) + (" part" if len(rest) == 1 else " parts")
+    stays, is_, keep = (("stays", "is", "keeps its") if len(rest) == 1 else
+                        ("stay", "are", "keep their"))
+    old_p, new_p = p.peak_flop_per_s, new.ceiling.value
+    return _advice(
+        p, e, f"use {alt} instead of {p.precision}{_unit_words(dest, machine)}",
+        f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
+        f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}; the {moved.label} part "
+        f"({_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
+        f"{fmt_rate(dest.value, dest.precision)} and the {others} {stays}, so the weighted ceiling "
+        f"goes {si(old_p, 'FLOP/s', 4)} -> {si(new_p, 'FLOP/s', 4)} ({new_p / old_p:.2f}x)",
+        "along slope" if p.memory_bound_side else "roof",
+        flop=p.flop, nbytes=nbytes, peak=new_p, bw=p.bytes_per_s,
+        assumption=f"every byte is {p.precision} element data (the {others} {is_} math "
+                   f"on it, not stored data) and accuracy allows {alt} for the "
+                   f"{p.precision} part; the {others} {keep} precision and ceiling "
+                   f"(weighted as the roof holds the kernel now); the kernel keeps its "
+                   f"current efficiency ({work_pct(p, e)} of roof)")
+
+
+def _part_targets(precision: str) -> tuple[str, ...]:
+    """Where a slow part of a mixed kernel may move: its own precision on another unit, or
+    one step down (LOWER_PRECISION; fp32 also to tf32, which tensor cores take as is). No
+    further: an fp32 epilogue is not advised into fp8."""
+    return (precision, *(("tf32",) if precision == "fp32" else ()),
+            *LOWER_PRECISION.get(precision, ()))
+
+
+def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
+                      machine: Machine | None = None) -> Advice | None:
+    """A kernel held to a weighted ceiling (ceiling.kernel_ceiling) whose slowest part, by
+    time at the roof, is a minority of its FLOP (a GEMM's fp32 epilogue: 10 % of the FLOP,
+    64 % of the time at an A100's roof): move that part to the fastest ceiling the roof has
+    in its precision or one step lower (_part_targets), and predict the new weighted ceiling,
+    the other parts unchanged, at the kernel's current efficiency. None when the bytes bind
+    (memory side), or the slow part is the dominant one (the kernel's own precision, which
+    the lower-precision and tensor-core advice speak to)."""
+    if len(held.parts) < 2 or p.memory_bound_side:
+        return None
+    total = sum(part.flop for part in held.parts)
+    at_roof = sum(part.seconds_at_peak for part in held.parts)
+    slow = max(held.parts, key=lambda part: part.seconds_at_peak)
+    # the dominant part (most FLOP, parts[0]) is the kernel's own precision even under
+    # 50 % of a three-way mix: the lower-precision and tensor-core advice move it
+    if total <= 0 or slow is held.parts[0]:
+        return None
+    targets = _part_targets(slow.precision)
+    dominant = held.parts[0].precision
+    faster = [c for c in roof.compute
+              if c.precision in targets and c.value > slow.ceiling.value]
+    if not faster:
+        return None
+
+    def rank(c):   # fastest; on a tie the kernel's own precision, then the nearest step
+        return (c.value, c.precision == dominant, -targets.index(c.precision))
+
+    # An epilogue's work is elementwise: it stays on its own units (vector) unless only
+    # another unit is faster; the tensor figure needs it matrix-shaped or fused onto the
+    # matrix units, so it is the aside, not the headline.
+    own = [c for c in faster if c.unit == slow.ceiling.unit]
+    dest = max(own or faster, key=rank)
+    others_s = at_roof - slow.seconds_at_peak
+
+    def weighted(c) -> float:
+        return total / (others_s + slow.flop / c.value)
+
+    old, new = p.peak_flop_per_s, weighted(dest)
+    detail = (f"at the roof the {slow.label} part takes {fmt_seconds(slow.seconds_at_peak)}"
+              f" of the {fmt_seconds(at_roof)}; on "
+              f"{dest.label} ({fmt_rate(dest.value, dest.precision)}), the fastest "
+              f"{slow.precision} or "
+              f"one-step-lower ceiling on this roof, the weighted ceiling goes "
+              f"{si(old, 'FLOP/s', 4)} -> {si(new, 'FLOP/s', 4)} ({new / old:.2f}x)")
+    tensor = [c for c in faster if c.unit == "tensor" and c.value > dest.value]
+    if dest.unit != "tensor" and tensor:
+        t = max(tensor, key=rank)
+        detail += (f"; on {t.label} ({fmt_rate(t.value, t.precision)}), if the work is "
+                   f"matrix-shaped "
+                   f"or fused onto the matrix units, {si(weighted(t), 'FLOP/s', 4)} "
+                   f"({weighted(t) / old:.2f}x)")
+    bytes_s = p.bytes / p.bytes_per_s
+    if bytes_s > total / new:
+        detail += (f"; at {si(new, 'FLOP/s', 4)} {p.level} binds instead "
+                   f"({fmt_seconds(bytes_s)} of bytes at {si(p.bytes_per_s, 'B/s')}), "
+                   f"which caps the predicted speed-up")
+    how = (f"the {slow.precision} work can run on {dest.label} units (fused onto the "
+           f"matrix accumulators as an epilogue, or matrix-shaped)" if dest.unit == "tensor"
+           else f"the {slow.precision} work can run on {dest.label} units")
+    if dest.precision != slow.precision:
+        how += f" and accuracy allows {dest.precision} for it"
+    return _advice(
+        p, e, f"move the {slow.label} part ({_share(slow.flop / total)} of the FLOP, "
+              f"{_share(slow.seconds_at_peak / at_roof)} of the time at the roof) to "
+              f"{dest.label}", detail, "roof", flop=p.flop,
+        nbytes=p.bytes, peak=new, bw=p.bytes_per_s,
+        assumption=f"{how}; the other parts keep their ceilings; the kernel keeps its "
+                   f"current efficiency ({work_pct(p, e)} of roof)")
