@@ -4,7 +4,7 @@ F-I: `compare --fail-if-slower 5` gated on two medians: +78 % on a kernel flagge
 both runs exited 1. A two-sided Mann-Whitney U test on the samples (Google benchmark's
 compare.py test) now decides "slower" where both runs kept samples. The sample sets here
 are made by hand; p-values are checked by hand (exact: 2 / C(m+n, m) for fully separated
-sets) and against scipy where it is installed (a test dependency, not a run-time one).
+sets); the test is scipy's (the `stats` extra), run exact or asymptotic by rooflab's rule.
 F-J: the README's triad allocated a temporary per call (40+ B/element counted as 24).
 F-L1: bench flagged a working set exactly the LLC's size "cache-resident".
 F-L4: no Grace CPU in the catalog; a CPU entry could not hold a published LPDDR5X
@@ -26,7 +26,7 @@ from rooflab.hardware.catalog import lookup, parse_catalog_text
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.compare import compare_kernels, gate_notes
 from rooflab.model.kernel import Kernel
-from rooflab.model.utest import smallest_p, u_counts, u_test
+from rooflab.model.utest import smallest_p, u_test
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,10 +54,12 @@ def _write(path: Path, kernels: list[Kernel]) -> str:
 
 # --- F-I: the U test itself ------------------------------------------------------------------
 
-def test_u_distribution_counts_every_ordering():
-    # m = n = 2: the 6 orderings of xx/yy give U = 0, 1, 2, 2, 3, 4
-    assert u_counts(2, 2) == [1, 1, 2, 1, 1]
-    assert sum(u_counts(4, 9)) == math.comb(13, 4)
+def test_small_untied_sets_get_the_exact_distribution():
+    # m = n = 2 untied, one ordering apart from the extreme: U = 1 of 4; the exact two-sided
+    # p counts U <= 1 twice over the C(4, 2) = 6 orderings (U = 0, 1, 2, 2, 3, 4): 4/6
+    t = u_test([1.0, 3.0], [2.0, 4.0])
+    assert (t.u, t.method) == (1.0, "exact")
+    assert t.p_value == pytest.approx(4 / 6)
 
 
 def test_exact_p_of_fully_separated_sets_is_two_over_the_orderings():
@@ -78,14 +80,13 @@ def test_normal_approximation_with_ties_matches_a_hand_value():
     assert t.p_value == pytest.approx(0.0039767517097886512, rel=1e-9)
 
 
-def test_matches_scipy_exact_and_asymptotic():
-    scipy_stats = pytest.importorskip("scipy.stats")
-    for x, y in ((NOISY_BEFORE, NOISY_AFTER), (QUIET_BEFORE, QUIET_AFTER),
-                 ([3, 1, 4, 1, 5, 9, 2, 6], [5, 3, 5, 8, 9, 7])):
-        t = u_test(x, y)
-        method = "exact" if t.method == "exact" else "asymptotic"
-        ref = scipy_stats.mannwhitneyu(x, y, alternative="two-sided", method=method)
-        assert t.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+def test_without_scipy_the_gate_says_what_to_install(monkeypatch):
+    import rooflab.model.compare as cmp
+
+    monkeypatch.setattr(cmp, "have_scipy", lambda: False)
+    c = compare_kernels([_kernel("gemm", NOISY_BEFORE)], [_kernel("gemm", NOISY_AFTER)])
+    assert c.matches[0].noise is None
+    assert any("pip install 'rooflab[stats]'" in n for n in gate_notes(c, 5))
 
 
 # --- F-I: compare and its gate ---------------------------------------------------------------

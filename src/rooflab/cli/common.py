@@ -1,4 +1,4 @@
-"""Shared CLI helpers: JSON output, atomic file output, the console."""
+"""Shared CLI helpers: JSON output, atomic file output, the console, ncu's metric notes."""
 
 from __future__ import annotations
 
@@ -121,3 +121,40 @@ def refuse_input_as_output(path: str | None, inputs: Sequence[str],
 
 def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
+
+
+def metric_notes(kernels, shown=()) -> tuple[str, ...]:
+    """The kernels' notes on which metric stood in for another (a full-set .ncu-rep's
+    derived__lts__lts2xbar_bytes.sum for lts__t_bytes.sum, sector counts for bytes, an
+    assumed tensor shape), once per distinct note with the kernels it holds for: the same
+    kernel read from a CSV export and from its report gets other L2/L1 bytes, and the
+    terminal must say why, not only the JSON's meta.notes. Notes already in `shown` (the
+    partial-FLOP ones) and the preferred counts ('(counted)') are left out. Only ncu's
+    kernels count: `rooflab report/plot` mix in rocprof and torch ones, whose notes say
+    other things."""
+    kernels = [k for k in kernels if k.meta.get("source") == "ncu"]
+    held: dict[str, list[str]] = {}
+    for k in kernels:
+        for note in k.meta.get("notes") or ():
+            if "(counted)" not in note and not any(note in s for s in shown):
+                held.setdefault(note, []).append(k.name)
+    out = []
+    for note, names in held.items():
+        every = "both kernels" if len(names) == 2 else f"all {len(names)} kernels"
+        who = (every if len(names) == len(kernels) > 1
+               else ", ".join(names[:3]) + (f", ... ({len(names)} kernels)"
+                                            if len(names) > 3 else ""))
+        out.append(f"{who}: {_explained(note)}")
+    return tuple(out)
+
+
+def _explained(note: str) -> str:
+    """'L2 bytes from derived__lts__lts2xbar_bytes.sum' with what it stands in for."""
+    from ..ingest.ncu_metrics import LEVEL_METRICS
+
+    level, _, metric = note.partition(" bytes from ")
+    wanted = LEVEL_METRICS.get(level, ())
+    if metric in wanted[1:]:
+        return (f"{note}, not {wanted[0]} (not in the file): {level} AI differs from a "
+                f"file that has it (a --metrics CSV export)")
+    return note

@@ -85,10 +85,14 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     kernels = [k for path in own for k in load_kernels(path)]
     imp = load_profiles(profiled)
     if imp is not None:
-        from .common import warn
+        from .common import metric_notes, warn
 
         for skip in imp.failed:
             warn(f"skipped: {skip}")
+        # which metric stood in for another (an .ncu-rep's L2/L1 bytes), as `rooflab ncu`
+        # says it: the chart's L2/L1 points differ from those of the CSV export
+        for note in metric_notes(imp.kernels, imp.notes):
+            print(f"note: {note}", file=sys.stderr)
         kernels += imp.kernels
     if trajectory:
         # Profiler steps (meta step_index: several ncu files, or the analysis JSON `rooflab
@@ -109,8 +113,6 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
                 except ParseError:   # a plain kernel list: no roof inside
                     continue
     if not roofs and imp is not None:
-        import sys
-
         from ..ingest.profile_import import choose_roof
 
         choice = choose_roof(None, imp)

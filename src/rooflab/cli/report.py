@@ -87,6 +87,11 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
         kernels += imp.kernels
         notes += [f"skipped: {s}" for s in imp.failed]
         notes += list(imp.notes)
+        # which metric stood in for another (an .ncu-rep's L2/L1 bytes), as `rooflab ncu`
+        # says it: the same kernel's AI differs between a report and its CSV export
+        from .common import metric_notes
+
+        notes += metric_notes(imp.kernels, imp.notes)
     profile = _profile_of(on) if on else None
     if on:
         from ..ingest.profile_import import device_mismatch, roof_for_on

@@ -26,7 +26,7 @@ from functools import cached_property
 from ..errors import InputError
 from ..units import fmt_seconds
 from .kernel import Kernel, sum_counts
-from .utest import ALPHA, UTest, smallest_p, u_test
+from .utest import ALPHA, UTest, have_scipy, smallest_p, u_test
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Match:
         is one call's seconds; x calls, so runs of different call counts compare as the
         change does); None when a side has no samples or no time."""
         b, a = self.before, self.after
-        if self.speedup is None or not b.samples or not a.samples:
+        if self.speedup is None or not b.samples or not a.samples or not have_scipy():
             return None
         return u_test([s * b.calls for s in b.samples], [s * a.calls for s in a.samples])
 
@@ -266,6 +266,10 @@ def gate_notes(c: Comparison, pct: float) -> list[str]:
     unjudged = [m for m in c.timed if m.within_noise is None]
     if not unjudged:
         return notes
+    if not have_scipy():
+        return notes + ["scipy is not installed (pip install 'rooflab[stats]'): "
+                        "--fail-if-slower could not judge noise and gates each change as "
+                        "measured"]
     if len(unjudged) == len(c.timed) and all(m.noise is None for m in unjudged):
         return notes + ["no timing samples in both runs: --fail-if-slower could not judge "
                         "noise and gates each change as measured (time with rooflab.measure"

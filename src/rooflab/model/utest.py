@@ -2,11 +2,10 @@
 
 Google benchmark's tools/compare.py (report.py calc_utest) runs this test, two-sided, on
 the repetitions of the two runs and calls a difference significant at p < 0.05; it needs
-at least 2 repetitions and warns below 9. rooflab has no scipy at run time (not a
-dependency), so the test is here: exact (the U distribution counted) when the samples
-have no ties and the sets are small, else the normal approximation with the tie
-correction and the continuity correction, as scipy.stats.mannwhitneyu's 'asymptotic'
-method computes it. Pure functions.
+at least 2 repetitions and warns below 9. The test itself is scipy's
+(`scipy.stats.mannwhitneyu`, the `stats` extra, imported only when samples are compared):
+exact (the U distribution counted) when the samples have no ties and the sets are small,
+else the normal approximation with the tie and continuity corrections.
 """
 
 from __future__ import annotations
@@ -15,12 +14,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import require
+
 # Google benchmark compare.py's default significance level ("--alpha", 0.05).
 ALPHA = 0.05
-# The exact distribution is counted while the smaller set has at most _EXACT_MAX samples
-# and the product of the sizes is at most _EXACT_CELLS (cost: smaller x smaller x larger
-# integer additions, 40 000 at most); beyond, the normal approximation is within a few
-# thousandths of it.
+# The exact distribution is asked for while the smaller set has at most _EXACT_MAX samples
+# and the product of the sizes is at most _EXACT_CELLS; beyond, the normal approximation is
+# within a few thousandths of it.
 _EXACT_MAX = 20
 _EXACT_CELLS = 2000
 
@@ -56,63 +56,25 @@ def smallest_p(m: int, n: int) -> float:
 
 
 def u_test(before: Sequence[float], after: Sequence[float]) -> UTest:
-    """Two-sided Mann-Whitney U test of two samples (ValueError if either is empty)."""
+    """Two-sided Mann-Whitney U test of two samples (ValueError if either is empty;
+    MissingDependency naming the `stats` extra when scipy is not installed)."""
     x, y = [float(v) for v in before], [float(v) for v in after]
     m, n = len(x), len(y)
     if not m or not n:
         raise ValueError("u_test needs at least one sample on each side")
-    ranks, ties = _ranks(x + y)
-    u1 = sum(ranks[:m]) - m * (m + 1) / 2.0
-    u = min(u1, m * n - u1)
-    if not ties and min(m, n) <= _EXACT_MAX and m * n <= _EXACT_CELLS:
-        return UTest(u, _exact_p(int(round(u)), m, n), m, n, "exact")
-    return UTest(u, _normal_p(u, m, n, ties), m, n, "normal")
+    stats = require("scipy.stats", "stats", "the noise test of `rooflab compare`")
+    untied = len(set(x + y)) == m + n
+    method = "exact" if untied and min(m, n) <= _EXACT_MAX and m * n <= _EXACT_CELLS \
+        else "asymptotic"
+    r = stats.mannwhitneyu(x, y, alternative="two-sided", method=method)
+    u1 = float(r.statistic)
+    p = float(r.pvalue)
+    return UTest(min(u1, m * n - u1), 1.0 if math.isnan(p) else min(1.0, p), m, n,
+                 "exact" if method == "exact" else "normal")
 
 
-def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
-    """Mid-ranks (1-based; tied values share their mean rank) and the sizes of tie groups."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    ties: list[int] = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2.0 + 1.0
-        if j > i:
-            ties.append(j - i + 1)
-        i = j + 1
-    return ranks, ties
+def have_scipy() -> bool:
+    """Whether the noise test can run (scipy, the `stats` extra, is installed)."""
+    from importlib.util import find_spec
 
-
-def u_counts(m: int, n: int) -> list[int]:
-    """How many of the C(m+n, m) orderings of m and n untied samples give U = 0 .. m*n: the
-    coefficients of the Gaussian binomial [m+n choose m](q) = prod_{i=1..m} (1 - q^(n+i)) /
-    (1 - q^i), built one factor at a time (each partial product is a polynomial)."""
-    size = m * n + 1
-    c = [0] * size
-    c[0] = 1
-    for i in range(1, m + 1):
-        k = n + i
-        for u in range(size - 1, k - 1, -1):   # x (1 - q^k); terms above m*n never count
-            c[u] -= c[u - k]
-        for u in range(i, size):               # / (1 - q^i) as a power series
-            c[u] += c[u - i]
-    return c
-
-
-def _exact_p(u: int, m: int, n: int) -> float:
-    counts = u_counts(min(m, n), max(m, n))
-    return min(1.0, 2.0 * sum(counts[:u + 1]) / math.comb(m + n, m))
-
-
-def _normal_p(u: float, m: int, n: int, ties: Sequence[int]) -> float:
-    total = m + n
-    tie_term = sum(t ** 3 - t for t in ties) / (total * (total - 1)) if total > 1 else 0.0
-    var = m * n / 12.0 * ((total + 1) - tie_term)
-    if var <= 0:
-        return 1.0        # every sample equal: nothing tells the sets apart
-    z = (m * n / 2.0 - u - 0.5) / math.sqrt(var)
-    return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0)))
+    return find_spec("scipy") is not None

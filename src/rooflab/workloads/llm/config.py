@@ -367,8 +367,8 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
 
 
 # model_types whose attention normalises q and k per head over head_dim (transformers'
-# Qwen3Attention / Qwen3MoeAttention: q_norm, k_norm = RMSNorm(head_dim))
-QK_NORM = frozenset({"qwen3", "qwen3_moe"})
+# Qwen3Attention / Qwen3MoeAttention and Gemma3Attention: q_norm, k_norm = RMSNorm(head_dim))
+QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 
 
 def _router_kept(quant: Quantization | None, moe: MoE | None) -> Quantization | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...units import dtype_bytes
 from .config import ModelConfig
-from .params import count_params
-from .settings import Settings
+from .params import count_params, module_params
+from .settings import NARROW, Settings, is_kept
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,28 @@ class Footprint:
 
 
 def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
-    """Matrices (embedding included) at the weight dtype, norm weights and biases at the
+    """Matrices at the weight dtype, except those stored unquantized (unquantized_params)
+    at the checkpoint's own width (Settings.base); norm weights and biases at the
     activation dtype."""
     p = count_params(cfg)
-    return p.matrix * s.weight_bytes + p.vector * s.act_bytes
+    full = unquantized_params(cfg, s)
+    return ((p.matrix - full) * s.weight_bytes + full * dtype_bytes(s.base)
+            + p.vector * s.act_bytes)
+
+
+def unquantized_params(cfg: ModelConfig, s: Settings) -> int:
+    """Matrix parameters a quantized checkpoint stores at full width: the modules it keeps
+    (Settings.keep: lm_head, router, as kernels.py times them), and, for a compressed-
+    tensors checkpoint, the embedding table: llm-compressor's recipes target Linear layers
+    only ("targets: [Linear]"), so embed_tokens is never quantized. A tied lm_head kept
+    keeps the one shared table."""
+    if s.weights not in NARROW:     # nothing is quantized: nothing kept apart
+        return 0
+    kept = sum(n for name, n in module_params(cfg).items() if is_kept(name, s.keep))
+    q = cfg.quantization
+    table = ((q is not None and q.method == "compressed-tensors" and bool(s.weights_from))
+             or (cfg.tied_embeddings and is_kept("lm_head", s.keep)))
+    return kept + (count_params(cfg).embedding if table else 0)
 
 
 def kv_bytes_per_token_layer(cfg: ModelConfig, s: Settings) -> float:

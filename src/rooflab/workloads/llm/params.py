@@ -82,7 +82,7 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         shared = moe_layers * cfg.moe.shared * e_m
         router = moe_layers * cfg.hidden * cfg.moe.experts
     norms = (cfg.layers * cfg.norms_per_layer + 1) * norm_params(cfg)
-    if cfg.qk_norm:    # Qwen3's q_norm and k_norm: one head_dim gamma each per layer
+    if cfg.qk_norm:    # Qwen3's / Gemma 3's q_norm and k_norm: one head_dim gamma each per layer
         norms += cfg.layers * 2 * cfg.head_dim
     embedding = cfg.vocab * cfg.hidden
     if cfg.positions == "learned":
@@ -93,3 +93,45 @@ def count_params(cfg: ModelConfig) -> ParamCount:
         mlp=dense_layers * (dense_m + dense_v), experts=experts, shared_experts=shared,
         router=router, norms=norms, lm_head=0 if cfg.tied_embeddings else cfg.vocab * cfg.hidden,
         vector=vector, active_experts=active)
+
+
+def _attention_modules(cfg: ModelConfig) -> dict[str, int]:
+    """Matrix parameters of one attention block by kernel name (kernels.py's linears)."""
+    h = cfg.hidden
+    if not cfg.mla:
+        return {"q_proj": h * cfg.q_dim, "k_proj": h * cfg.kv_dim, "v_proj": h * cfg.kv_dim,
+                "o_proj": cfg.q_dim * h}
+    m = cfg.mla
+    qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+    q = ({"q_a_proj": h * m.q_lora_rank, "q_b_proj": m.q_lora_rank * cfg.heads * qk}
+         if m.q_lora_rank else {"q_proj": h * cfg.heads * qk})
+    return {**q, "kv_a_proj": h * (m.kv_lora_rank + m.qk_rope_head_dim),
+            "kv_b_proj": m.kv_lora_rank * cfg.heads * (m.qk_nope_head_dim + m.v_head_dim),
+            "o_proj": cfg.heads * m.v_head_dim * h}
+
+
+def _mlp_modules(cfg: ModelConfig, width: int, prefix: str = "") -> dict[str, int]:
+    names = ("gate_proj", "up_proj", "down_proj") if cfg.gated_mlp else ("up_proj", "down_proj")
+    return {prefix + n: cfg.hidden * width for n in names}
+
+
+def module_params(cfg: ModelConfig) -> dict[str, int]:
+    """Matrix parameters of each linear kernel name over all layers (kernels.py's names:
+    q_proj, expert_down_proj, router, lm_head, ...); with the embedding table they sum to
+    ParamCount.matrix. What a checkpoint keeps unquantized (Settings.keep) is looked up here."""
+    out: dict[str, int] = {}
+
+    def add(parts: dict[str, int], times: int) -> None:
+        for name, n in parts.items():
+            out[name] = out.get(name, 0) + n * times
+
+    add(_attention_modules(cfg), cfg.layers)
+    add(_mlp_modules(cfg, cfg.intermediate), cfg.layers - cfg.moe_layers)
+    if cfg.moe:
+        add(_mlp_modules(cfg, cfg.moe.intermediate, "expert_"), cfg.moe_layers * cfg.moe.experts)
+        if cfg.moe.shared:
+            add(_mlp_modules(cfg, cfg.moe.intermediate * cfg.moe.shared, "shared_"),
+                cfg.moe_layers)
+        add({"router": cfg.hidden * cfg.moe.experts}, cfg.moe_layers)
+    add({"lm_head": 0 if cfg.tied_embeddings else cfg.vocab * cfg.hidden}, 1)
+    return out

@@ -1,0 +1,158 @@
+"""Review 13: the memory footprint counts the modules a quantized checkpoint keeps
+unquantized at their real width, and Gemma 3's per-head q_norm/k_norm.
+
+Hand numbers:
+- Llama-3-8B (hidden 4096, 32 layers, 32 heads / 8 KV heads x 128, MLP 14336, vocab
+  128256, untied), compressed-tensors W8A8 (int8 weights per channel, int8 input
+  activations) with "ignore": ["lm_head"]: llm-compressor quantizes Linear layers only
+  (its recipes say "targets: [Linear]"), so the embedding table stays at 2 B too.
+  Layer matrices 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336) = 6,979,321,856
+  x (1 + 2/4096 B of fp16 scale per channel) = 6,982,729,728 B; embedding + lm_head
+  2 x 525,336,576 x 2 B = 2,101,346,304 B; 65 norms x 4096 = 266,240 gammas x 1 B (the
+  activation width, as before) -> 9,084,342,272 B = 9.08 GB (was 8.03 GB: every matrix at
+  ~1 B). Per sequence at context 640: KV 32 x 2 x 1024 x 2 B x 640 = 83,886,080 B +
+  activations 17,290,240 B = 101,176,320 B; (80e9 - 9,084,342,272) / 101,176,320 = 700.9:
+  700 sequences fit an H100 (was 711).
+- The same model, AWQ int4 group 128 (0.5 + 2/128 = 0.515625 B) with
+  "modules_to_not_convert": ["lm_head"]: (6,979,321,856 + 525,336,576 embedding) x
+  0.515625 + 525,336,576 x 2 + 266,240 x 2 = 4,920,795,136 B (was 4,140,998,656). The
+  embedding stays at the quantized width there: only compressed-tensors is read as
+  Linear-only here.
+- Mixtral-8x7B, compressed-tensors fp8 (1 B, per-tensor scale) ignoring lm_head and the
+  router (re:.*block_sparse_moe.gate): router 32 x 4096 x 8 = 1,048,576 weights, embedding
+  and lm_head 32000 x 4096 = 131,072,000 each, all at 2 B.
+- Gemma 3 1B (gemma3_text: hidden 1152, 26 layers, 4 heads / 1 KV head x 256, MLP 6912,
+  vocab 262144, tied): transformers' Gemma3Attention has q_norm and k_norm =
+  Gemma3RMSNorm(head_dim): + 26 x 2 x 256 = 13,312 parameters. Per layer: attention
+  1152 x (1024 + 256 + 256) + 1024 x 1152 = 2,949,120; MLP 3 x 1152 x 6912 = 23,887,872;
+  4 norms x 1152 + 512 = 5,120; x 26 = 697,894,912; + embedding 262144 x 1152 =
+  301,989,888 + final norm 1152 = 999,885,952 (was 999,872,640).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from rooflab.cli.main import main
+from rooflab.hardware.resolve import load_roof
+from rooflab.workloads.llm import Request, analyze_llm, load_config, parse_config
+from rooflab.workloads.llm.config import bundled_names
+from rooflab.workloads.llm.footprint import weight_bytes
+from rooflab.workloads.llm.kernels import decode_step
+from rooflab.workloads.llm.params import count_params, module_params
+from rooflab.workloads.llm.settings import settings_for
+
+LAYER_MATRICES = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)  # 6,979,321,856
+TABLE = 128256 * 4096                                                         # 525,336,576
+NORMS = 65 * 4096                                                             # 266,240
+
+W8A8 = {"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {
+    "group_0": {"targets": ["Linear"],
+                "weights": {"num_bits": 8, "type": "int", "strategy": "channel",
+                            "symmetric": True, "dynamic": False},
+                "input_activations": {"num_bits": 8, "type": "int", "strategy": "token",
+                                      "symmetric": True, "dynamic": True}}}}
+AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm",
+       "zero_point": True, "modules_to_not_convert": ["lm_head"]}
+FP8 = {"quant_method": "compressed-tensors",
+       "ignore": ["lm_head", "re:.*block_sparse_moe.gate"],
+       "config_groups": {"group_0": {"targets": ["Linear"],
+                                     "weights": {"num_bits": 8, "type": "float",
+                                                 "strategy": "tensor"}}}}
+
+
+def _bundled(tmp_path, name, quant):
+    root = resources.files("rooflab.workloads") / "configs"
+    d = json.loads((root / f"{name}.json").read_text())
+    p = tmp_path / f"{name}-q.json"
+    p.write_text(json.dumps({**d, "quantization_config": quant}))
+    return str(p)
+
+
+def _weights(path):
+    cfg = load_config(path)
+    return weight_bytes(cfg, settings_for(cfg))
+
+
+def test_compressed_tensors_w8a8_footprint_keeps_embedding_and_lm_head_at_fp16(
+        tmp_path, capsys):
+    path = _bundled(tmp_path, "llama-3-8b", W8A8)
+    hand = LAYER_MATRICES * (1 + 2 / 4096) + 2 * TABLE * 2 + NORMS * 1
+    assert hand == 9_084_342_272
+    assert _weights(path) == pytest.approx(hand, rel=1e-12)        # was 8,034,182,144
+    cfg = load_config(path)
+    r = analyze_llm(cfg, load_roof("H100"), settings_for(cfg), Request())
+    assert r.footprint.weights == pytest.approx(hand, rel=1e-12)
+    # the per-step bytes were already right: lm_head at 2 B, the rest ~1 B
+    assert r.decode.step.bytes_split["weights"] == pytest.approx(8.03e9, rel=2e-3)
+    assert main(["llm", path, "--on", "H100", "--phase", "decode"]) == 0
+    out = capsys.readouterr().out
+    assert "memory (context 640): weights 9.08 GB" in out
+    assert "largest batch that fits: 700" in out                    # was 711
+    assert main(["llm", path, "--on", "H100", "--phase", "decode", "--json"]) == 0
+    fp = json.loads(capsys.readouterr().out)["llm"]["footprint"]
+    assert fp["weights_bytes"] == pytest.approx(hand, rel=1e-12)
+    assert fp["max_batch"] == 700
+
+
+def test_awq_kept_lm_head_at_fp16_embedding_stays_quantized(tmp_path):
+    hand = (LAYER_MATRICES + TABLE) * 0.515625 + TABLE * 2 + NORMS * 2
+    assert hand == 4_920_795_136
+    assert _weights(_bundled(tmp_path, "llama-3-8b", AWQ)) == pytest.approx(hand, rel=1e-12)
+
+
+def test_kept_router_counted_at_fp16(tmp_path):
+    cfg = load_config(_bundled(tmp_path, "mixtral-8x7b", FP8))
+    s = settings_for(cfg)
+    assert s.keep == ("lm_head", "router")
+    p = count_params(cfg)
+    full = 32 * 4096 * 8 + 2 * 32000 * 4096
+    assert full == 263_192_576
+    hand = (p.matrix - full) * 1 + full * 2 + p.vector * 2
+    assert weight_bytes(cfg, s) == pytest.approx(hand, rel=1e-12)
+
+
+def test_tied_lm_head_kept_keeps_the_shared_table(tmp_path):
+    # Gemma-2-9B ties lm_head to the embedding: keeping lm_head keeps the one table
+    cfg = load_config(_bundled(tmp_path, "gemma-2-9b", AWQ))
+    s = settings_for(cfg)
+    p = count_params(cfg)
+    table = 256000 * 3584
+    hand = (p.matrix - table) * 0.515625 + table * 2 + p.vector * 2
+    assert weight_bytes(cfg, s) == pytest.approx(hand, rel=1e-12)
+
+
+def test_weights_given_on_the_command_line_quantize_every_matrix(tmp_path):
+    # --weights int8 replaces the config's format (and its kept modules): all at int8
+    cfg = load_config(_bundled(tmp_path, "llama-3-8b", W8A8))
+    s = settings_for(cfg, weights="int8", group=128)
+    p = count_params(cfg)
+    assert weight_bytes(cfg, s) == pytest.approx(p.matrix * (1 + 2 / 128) + NORMS * 2,
+                                                 rel=1e-12)
+
+
+@pytest.mark.parametrize("name", bundled_names())
+def test_module_params_and_embedding_are_all_the_matrices(name):
+    cfg = load_config(name)
+    p = count_params(cfg)
+    assert sum(module_params(cfg).values()) + p.embedding == p.matrix
+
+
+GEMMA3_1B = {"model_type": "gemma3_text", "hidden_size": 1152, "num_hidden_layers": 26,
+             "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256,
+             "intermediate_size": 6912, "vocab_size": 262144, "sliding_window": 512,
+             "max_position_embeddings": 32768, "query_pre_attn_scalar": 256}
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_gemma3_counts_q_norm_and_k_norm(wrapped):
+    d = {"model_type": "gemma3", "text_config": GEMMA3_1B} if wrapped else GEMMA3_1B
+    cfg = parse_config(d)
+    assert cfg.qk_norm
+    assert count_params(cfg).total == 999_885_952                  # was 999,872,640
+    names = [o.op.name for o in decode_step(cfg, settings_for(cfg), batch=1,
+                                            context=128).ops]
+    assert "q_norm" in names and "k_norm" in names
