@@ -35,6 +35,7 @@ import json
 from importlib import resources
 
 import pytest
+from test_audit11_llm import W8A8  # the review's W8A8 checkpoint (ignore lm_head)
 
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
@@ -49,12 +50,6 @@ LAYER_MATRICES = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)  # 
 TABLE = 128256 * 4096                                                         # 525,336,576
 NORMS = 65 * 4096                                                             # 266,240
 
-W8A8 = {"quant_method": "compressed-tensors", "ignore": ["lm_head"], "config_groups": {
-    "group_0": {"targets": ["Linear"],
-                "weights": {"num_bits": 8, "type": "int", "strategy": "channel",
-                            "symmetric": True, "dynamic": False},
-                "input_activations": {"num_bits": 8, "type": "int", "strategy": "token",
-                                      "symmetric": True, "dynamic": True}}}}
 AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm",
        "zero_point": True, "modules_to_not_convert": ["lm_head"]}
 FP8 = {"quant_method": "compressed-tensors",
