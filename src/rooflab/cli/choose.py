@@ -320,9 +320,9 @@ def fit_remedy(names: list[str], verb: str = "rooflab llm ",
     `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help, and
     on the `hopeless` ones not even those (int4 weights and fp8 KV still too big).
     `verb` leads the advice (empty inside `rooflab llm`'s own output)."""
-    from ..hardware.catalog import match_device_name
+    from ..hardware.catalog import is_unified_memory
 
-    unified = [n for n in names if getattr(match_device_name(n), "unified_memory", False)]
+    unified = [n for n in names if is_unified_memory(n)]
     fixable = [n for n in unified if n not in hopeless]
     stuck = [n for n in unified if n in hopeless]
     split = f"{verb}--tp N or --pp N, or smaller --weights"

@@ -232,10 +232,9 @@ def span(lo: float, hi: float) -> str:
 def unified_memory(roof) -> bool:
     """Whether the roof is a catalog device whose GPU shares DRAM with the CPU (a Jetson
     module, an Apple chip): one device, no link to a second one for --tp or --pp."""
-    from ..hardware.catalog import match_device_name
+    from ..hardware.catalog import is_unified_memory
 
-    dev = match_device_name(roof.name)
-    return bool(dev is not None and dev.unified_memory)
+    return is_unified_memory(roof.name)
 
 
 def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str]:

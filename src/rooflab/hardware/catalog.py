@@ -350,6 +350,13 @@ def match_device_name(text: str) -> Device | None:
     return _index().match(text)
 
 
+def is_unified_memory(text: str) -> bool:
+    """Whether a device name (a driver's, a roof's, a typed one) matches a catalog device
+    whose GPU shares DRAM with the CPU (a Jetson module, an Apple chip): one device, no
+    PCIe host link and no link to a second one for --tp or --pp."""
+    return bool(getattr(match_device_name(text), "unified_memory", False))
+
+
 def devices_with_cc(cc: str) -> tuple[Device, ...]:
     """The catalog's GPUs of one compute capability ("8.9"): what a profile recorded on
     such a GPU can be judged against."""

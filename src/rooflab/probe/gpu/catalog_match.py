@@ -77,8 +77,8 @@ class CatalogMatch:
 
 def _catalog_unified(text: str) -> bool:
     try:
-        from ...hardware.catalog import match_device_name
-        return bool(getattr(match_device_name(text), "unified_memory", False))
+        from ...hardware.catalog import is_unified_memory
+        return is_unified_memory(text)
     except Exception:  # noqa: BLE001 — a catalog bug must not lose a measurement
         return False
 
