@@ -105,7 +105,7 @@ def test_compressed_tensors_w8a8_int8_runs_int8_gemms_and_keeps_lm_head(tmp_path
     assert pre.op("attention").op.precision == "fp16"           # no int8 attention kernel
     code, out, _ = _run(capsys, "llm", path, "--on", "H100", "--phase", "decode")
     assert code == 0
-    assert "weights int8 (per channel, fp16 scales; lm_head kept at fp16)" in out
+    assert "weights int8 (per channel, fp16 scales; embedding, lm_head kept at fp16)" in out
     assert "activations int8 (dynamic; int8 GEMMs" in out
     assert "bytes per step: weights 8.03 GB" in out
     # what `rooflab whatif --quantize` reads of each kernel's stored weights

@@ -93,10 +93,19 @@ def test_compressed_tensors_w8a8_footprint_keeps_embedding_and_lm_head_at_fp16(
     assert fp["max_batch"] == 700
 
 
-def test_awq_kept_lm_head_at_fp16_embedding_stays_quantized(tmp_path):
-    hand = (LAYER_MATRICES + TABLE) * 0.515625 + TABLE * 2 + NORMS * 2
-    assert hand == 4_920_795_136
+def test_awq_keeps_lm_head_and_embedding_at_fp16(tmp_path):
+    # AutoAWQ replaces the decoder blocks' Linear layers only: embed_tokens and lm_head
+    # stay fp16 whether or not modules_to_not_convert names lm_head (a real AWQ
+    # Llama-3-8B checkpoint holds ~5.7 GB)
+    hand = LAYER_MATRICES * 0.515625 + 2 * TABLE * 2 + NORMS * 2
+    assert hand == 5_700_591_616
     assert _weights(_bundled(tmp_path, "llama-3-8b", AWQ)) == pytest.approx(hand, rel=1e-12)
+    bare = {k: v for k, v in AWQ.items() if k != "modules_to_not_convert"}
+    assert _weights(_bundled(tmp_path, "llama-3-8b", bare)) == pytest.approx(hand, rel=1e-12)
+    # GPTQ's `lm_head: true` opts in: only the table stays fp16 then
+    gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "lm_head": True}
+    hand_q = (LAYER_MATRICES + TABLE) * 0.515625 + TABLE * 2 + NORMS * 2
+    assert _weights(_bundled(tmp_path, "llama-3-8b", gptq)) == pytest.approx(hand_q, rel=1e-12)
 
 
 def test_kept_router_counted_at_fp16(tmp_path):

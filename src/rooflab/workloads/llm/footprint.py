@@ -65,16 +65,13 @@ def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
 
 def unquantized_params(cfg: ModelConfig, s: Settings) -> int:
     """Matrix parameters a quantized checkpoint stores at full width: the modules it keeps
-    (Settings.keep: lm_head, router, as kernels.py times them), and, for a compressed-
-    tensors checkpoint, the embedding table: llm-compressor's recipes target Linear layers
-    only ("targets: [Linear]"), so embed_tokens is never quantized. A tied lm_head kept
-    keeps the one shared table."""
+    (Settings.keep: lm_head, router, as kernels.py times them), and the embedding table
+    where the config's quantization_config leaves it unquantized (Settings.embedding_kept).
+    A tied lm_head kept keeps the one shared table."""
     if s.weights not in NARROW:     # nothing is quantized: nothing kept apart
         return 0
     kept = sum(n for name, n in module_params(cfg).items() if is_kept(name, s.keep))
-    q = cfg.quantization
-    table = ((q is not None and q.method == "compressed-tensors" and bool(s.weights_from))
-             or (cfg.tied_embeddings and is_kept("lm_head", s.keep)))
+    table = s.embedding_kept or (cfg.tied_embeddings and is_kept("lm_head", s.keep))
     return kept + (count_params(cfg).embedding if table else 0)
 
 

@@ -173,9 +173,12 @@ def norm(name: str, rows: int, cols: int, cfg: ModelConfig, s: Settings) -> OpCo
 
 
 def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
-    """ops.embedding: the looked-up rows are weights (at the weight dtype); learned position
-    embeddings (GPT-2) add a second gather and an add."""
-    base = ops.embedding(tokens, cfg.hidden, s.weights)
+    """ops.embedding: the looked-up rows are weights (at the weight dtype, or the
+    checkpoint's own width where its quantization_config leaves the table unquantized:
+    Settings.embedding_kept); learned position embeddings (GPT-2) add a second
+    gather and an add."""
+    table = s.base if s.embedding_kept else s.weights
+    base = ops.embedding(tokens, cfg.hidden, table)
     gathers = 2 if cfg.positions == "learned" else 1
     split = {"weights": gathers * base.bytes_split["rows"],
              "activations": base.bytes_split["ids"] + tokens * cfg.hidden * s.act_bytes}

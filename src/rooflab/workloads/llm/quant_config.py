@@ -110,11 +110,26 @@ def _kept(q: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(dict.fromkeys(kept)), tuple(unmapped)
 
 
+# Quantizers that leave the output projection unquantized unless told otherwise: AutoAWQ
+# and GPTQ quantize only the decoder blocks' linears (GPTQ's `lm_head: true`, vLLM's
+# lm_head_quantized, opts in), and transformers' bitsandbytes / fp8 quantizers skip the
+# output embeddings (get_keys_to_not_convert). compressed-tensors says it in `ignore`.
+LM_HEAD_KEPT = frozenset({"awq", "gptq", "autoround", "auto-round", "bitsandbytes", "fp8",
+                          "fbgemm_fp8"})
+
+
+def _lm_head_kept(q: dict[str, Any], method: str) -> bool:
+    opted_in = q.get("lm_head") is True or q.get("quant_lm_head") is True
+    return method in LM_HEAD_KEPT and not opted_in
+
+
 def _quant_format(q: dict[str, Any], method: str, hidden: int) -> Quantization | None:
     found = _weight_format(q, method, hidden)
     if found is None:
         return None
     keep, _ = _kept(q)
+    if _lm_head_kept(q, method) and "lm_head" not in keep:
+        keep = (*keep, "lm_head")
     return replace(found, keep=keep) if keep else found
 
 

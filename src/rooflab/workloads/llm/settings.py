@@ -133,6 +133,15 @@ class Settings:
         return replace(self, weights=self.base, act=act, keep=(), per_channel=False)
 
     @property
+    def embedding_kept(self) -> bool:
+        """Whether the embedding table stays at `base` while the weights are narrow: the
+        format is the config's quantization_config, and every quantizer it names replaces
+        Linear layers only (llm-compressor's "targets: [Linear]", AutoAWQ/GPTQ's decoder
+        blocks, transformers' bitsandbytes/fp8 nn.Linear swap). `--weights int4` by hand
+        quantizes the table too (llama.cpp's token_embd style)."""
+        return self.weights in NARROW and bool(self.weights_from)
+
+    @property
     def flash(self) -> bool:
         return self.attn == "flash"
 
@@ -161,7 +170,8 @@ class Settings:
         math = ([f"dequantized to {self.precision} for the math"]
                 if self.weights in NARROW and self.precision != flop_precision(self.weights)
                 else [])
-        kept = [f"{', '.join(self.keep)} kept at {self.base}"] if self.keep else []
+        modules = ("embedding",) * self.embedding_kept + self.keep
+        kept = [f"{', '.join(modules)} kept at {self.base}"] if modules else []
         parts = [x for x in (", ".join(scales), ", ".join(math), *kept) if x]
         w = self.weights + (f" ({'; '.join(parts)})" if parts else "")
         kv_scales = ([f"an fp16 scale and zero point per {KV_INT4_GROUP} elements"]
