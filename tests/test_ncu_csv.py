@@ -228,3 +228,60 @@ def test_cli_bad_inputs_say_error_and_exit_2(tmp_path, capsys):
     assert main(["ncu", str(junk)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "no profiled kernel launch" in err
+
+
+# --- per-source tensor totals (review 12b, G) ---------------------------------------------
+
+def test_per_source_tensor_metrics_are_counted_at_their_precision():
+    # sm__ops_path_tensor_src_fp64 / _src_int8 / _src_fp16 have no _dst_ part (NVIDIA's
+    # per-source totals; NERSC's roofline scripts collect src_fp64, src_int8, src_int4):
+    # an A100 DGEMM at 15e9 DMMA FLOP in 1 ms is 15 TFLOP/s fp64 tensor, not 8x that as fp16
+    base = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e8,
+            "sm__inst_executed_pipe_tensor.sum": 29_296_875.0}
+    c = launch_counts({**base, "sm__ops_path_tensor_src_fp64.sum": 15e9}, (8, 0))
+    assert c.flop == {"fp64": 15e9} and c.tensor_flop == 15e9
+    c = launch_counts({**base, "sm__ops_path_tensor_src_int8.sum": 4e11}, (8, 0))
+    assert c.flop == {"int8": 4e11}
+    c = launch_counts({**base, "sm__ops_path_tensor_src_fp16.sum": 6e11}, (9, 0))
+    assert c.flop == {"fp16": 6e11}
+    assert not any("x 4096" in n or "no factor" in n for n in c.notes)
+
+
+def test_tensor_total_and_its_splits_are_not_added_together():
+    # the per-source total, its per-destination parts and their sparsity splits may all be
+    # collected: one MMA must count once (6e11, not 6e11 + 4e11 + 2e11 + 4e11)
+    m = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e8,
+         "sm__ops_path_tensor_src_fp16.sum": 6e11,
+         "sm__ops_path_tensor_src_fp16_dst_fp32.sum": 4e11,
+         "sm__ops_path_tensor_src_fp16_dst_fp16.sum": 2e11,
+         "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum": 4e11}
+    assert launch_counts(m, (9, 0)).flop == {"fp16": 6e11}
+    # without the total: the destinations add up; a sparsity split stands in for a plain one
+    m = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e8,
+         "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_off.sum": 3e11,
+         "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_on.sum": 1e11,
+         "sm__ops_path_tensor_src_fp8_dst_fp16.sum": 2e11,
+         "sm__ops_path_tensor_src_fp8_dst_fp32.sum": 5e11}
+    assert launch_counts(m, (9, 0)).flop == {"bf16": 4e11, "fp8": 7e11}
+
+
+def test_binary_tensor_ops_are_said_not_counted():
+    m = {"gpu__time_duration.sum": 1e-3, "dram__bytes.sum": 1e8,
+         "sm__inst_executed_pipe_tensor.sum": 1000.0,
+         "sm__ops_path_tensor_src_int1.sum": 8e12}
+    c = launch_counts(m, (8, 0))
+    assert c.flop == {} and c.tensor_flop == 0.0       # not 4.1e6 "fp16" from the factor
+    assert any("int1 tensor ops" in n and "not counted" in n for n in c.notes)
+
+
+def test_recorded_tensor_peaks_per_source_and_dense():
+    clock = 1.5e9
+    m = {"sm__cycles_elapsed.avg.per_second": clock,
+         "sm__ops_path_tensor_src_fp64.sum.peak_sustained": 1024.0,
+         "sm__ops_path_tensor_src_fp16_dst_fp32.sum.peak_sustained": 4096.0,     # sparse
+         "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum.peak_sustained": 2048.0,
+         "sm__ops_path_tensor_src_int8_sparsity_on.sum.peak_sustained": 8192.0}
+    compute, _ = recorded_peaks(m)
+    assert compute["fp64:tensor"] == 1024.0 * clock
+    assert compute["fp16:tensor"] == 2048.0 * clock     # the dense peak, not the sparse one
+    assert "int8:tensor" not in compute

@@ -91,12 +91,21 @@ TENSOR_FACTOR: dict[tuple[int, int], float] = {
     (7, 0): 512.0, (7, 2): 512.0, (7, 5): 2048.0,
     (8, 0): 4096.0, (8, 6): 4096.0, (8, 7): 4096.0, (8, 9): 4096.0,
 }
+# sm__ops_path_tensor_[op_<mma>_]src_<p>[_dst_<q>][_sparsity_<on|off>].sum: tensor-core ops
+# by source (and destination) type. NVIDIA exposes both per-source totals (src_fp64,
+# src_int8, src_int4, src_int1, src_fp8 on Ada) and per-destination splits (src_fp16_dst_fp32;
+# Blackwell's src_fp4_fp6_dst_fp16); each may come with a _sparsity_on/off split. A total and
+# its splits may all be collected together, so tensor_flop keeps one figure per source: the
+# total where present, else the sum of its parts (see _tensor_total).
 _TENSOR_OPS = re.compile(
-    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_([a-z0-9]+?)_dst_[a-z0-9]+?"
-    r"(?:_sparsity_(?:on|off))?\.sum$")
+    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_([a-z0-9]+(?:_fp6)?)(?:_dst_([a-z0-9]+))?"
+    r"(?:_sparsity_(on|off))?\.sum$")
 _TENSOR_PRECISION = {"fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "fp64": "fp64",
                      "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8",
-                     "u8": "int8", "int4": "int4", "s4": "int4", "fp4": "int4", "e2m1": "int4"}
+                     "u8": "int8", "int4": "int4", "s4": "int4", "fp4": "int4", "e2m1": "int4",
+                     "fp4_fp6": "int4"}
+# counted sources without a rooflab precision (binary MMA): said in a note, never a ceiling
+_TENSOR_UNCOUNTED = frozenset({"int1", "b1"})
 
 DRAM = ("dram__bytes.sum",)
 DRAM_RW = ("dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -158,20 +167,40 @@ def _get(m: Mapping[str, float], name: str) -> float | None:
 # (sm__ name, smsp__ name) of each (add, mul, fma) instruction count, per precision.
 _INST_NAMES = {p: tuple((f"sm__{_INST.format(op)}", f"smsp__{_INST.format(op)}") for op in ops)
                for p, ops in FP_OPS.items()}
-_tensor_cache: dict[str, str | None] = {}
-_not_tensor: set[str] = set()   # names _tensor_precision found not to be tensor metrics
+# metric name -> (source, destination, sparsity) of a tensor ops metric, or None
+_tensor_cache: dict[str, tuple[str, str, str] | None] = {}
+_not_tensor: set[str] = set()   # names _tensor_key found not to be tensor metrics
 
 
-def _tensor_precision(name: str) -> str | None:
-    """The source precision of an sm__ops_path_tensor_* metric name (cached), else None."""
-    p = _tensor_cache.get(name, "")
-    if p == "":
+def _tensor_key(name: str) -> tuple[str, str, str] | None:
+    """(source, destination or "", sparsity or "") of an sm__ops_path_tensor_* metric name
+    (cached), else None."""
+    k = _tensor_cache.get(name, ())
+    if k == ():
         hit = _TENSOR_OPS.match(name) if name.startswith("sm__ops_path_tensor_") else None
-        p = _tensor_cache[name] = (_TENSOR_PRECISION.get(hit.group(1), hit.group(1))
+        k = _tensor_cache[name] = ((hit.group(1), hit.group(2) or "", hit.group(3) or "")
                                    if hit else None)
-        if p is None:
+        if k is None:
             _not_tensor.add(name)
-    return p
+    return k
+
+
+def _tensor_total(parts: Mapping[tuple[str, str, str], float]) -> dict[str, float]:
+    """Ops per source from the collected variants of it: per destination, the plain metric
+    where collected, else _sparsity_on + _sparsity_off; per source, the destination-free
+    total where collected, else the sum over destinations. Summing every variant would count
+    the same MMAs two or three times."""
+    by_dst: dict[tuple[str, str], float] = {}
+    for (src, dst, sparsity), v in parts.items():
+        if sparsity and (src, dst, "") in parts:
+            continue
+        by_dst[(src, dst)] = by_dst.get((src, dst), 0.0) + v
+    out: dict[str, float] = {}
+    for (src, dst), v in by_dst.items():
+        if dst and (src, "") in by_dst:
+            continue
+        out[src] = out.get(src, 0.0) + v
+    return out
 
 
 # (precision, its (add, mul, fma) weights, the (sm__, smsp__) names of each instruction)
@@ -227,22 +256,32 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
         total = w0 * (add or 0.0) + w1 * (mul or 0.0) + w2 * (fma or 0.0)
         if total > 0:
             flop[precision] = total
-    tensor: dict[str, float] = {}
+    parts: dict[tuple[str, str, str], float] = {}
     cache = _tensor_cache
     # (a subset test in C first: most launches hold no tensor metric, all names seen before)
     for name, value in (() if m.keys() <= _not_tensor else m.items()):
-        p = cache.get(name, "")
-        if p == "":
-            p = _tensor_precision(name)
-        if p is not None:
+        k = cache.get(name, ())
+        if k == ():
+            k = _tensor_key(name)
+        if k is not None:
             collected = True
             if value == value and value > 0:
-                tensor[p] = tensor.get(p, 0.0) + value
+                parts[k] = value
+    tensor: dict[str, float] = {}
+    for src, v in _tensor_total(parts).items():
+        if src in _TENSOR_UNCOUNTED:
+            notes.append(f"{v:.4g} {src} tensor ops (sm__ops_path_tensor_src_{src}) not "
+                         f"counted: rooflab has no {src} ceiling")
+            continue
+        p = _TENSOR_PRECISION.get(src, src)
+        tensor[p] = tensor.get(p, 0.0) + v
     if tensor:
         notes.append("tensor FLOP from sm__ops_path_tensor_* (counted)")
         for p, v in tensor.items():
             flop[p] = flop.get(p, 0.0) + v
         tensor_total = sum(tensor.values())
+    elif parts:
+        pass        # tensor ops were counted, all of an uncounted type: no stand-in factor
     else:
         inst = _get(m, TENSOR_INST)
         if inst is not None:
@@ -375,13 +414,19 @@ def recorded_peaks(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, 
             if per_cycle and clock:
                 compute[precision] = weight * per_cycle * clock
                 break
+    clock = _get(m, "sm__cycles_elapsed.avg.per_second")
+    # the dense peak: a _sparsity_on peak is twice what dense MMAs reach, and a plain
+    # metric's peak may be the sparse one too, so a _sparsity_off peak wins where collected
+    dense: dict[str, float] = {}
+    plain: dict[str, float] = {}
     for name, value in m.items():
-        if name.endswith(".peak_sustained"):
-            hit = _TENSOR_OPS.match(name[: -len(".peak_sustained")])
-            clock = _get(m, "sm__cycles_elapsed.avg.per_second")
-            if hit and value and clock:
-                p = _TENSOR_PRECISION.get(hit.group(1), hit.group(1))
-                compute[f"{p}:tensor"] = max(compute.get(f"{p}:tensor", 0.0), value * clock)
+        if name.endswith(".peak_sustained") and value and clock:
+            k = _tensor_key(name[: -len(".peak_sustained")])
+            if k and k[0] not in _TENSOR_UNCOUNTED and k[2] != "on":
+                key = f"{_TENSOR_PRECISION.get(k[0], k[0])}:tensor"
+                into = dense if k[2] == "off" else plain
+                into[key] = max(into.get(key, 0.0), value * clock)
+    compute.update({**plain, **dense})
     levels = {"DRAM": DRAM, **LEVEL_METRICS}
     for level, names in levels.items():
         for name in names:
