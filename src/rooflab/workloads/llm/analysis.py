@@ -193,7 +193,8 @@ def _request_tpot(cfg: ModelConfig, s: Settings, req: Request, roof: Roof,
         notes.append(f"--context {ctx} is not a step this request reaches (its decode steps "
                      f"see {req.prompt}-{req.prompt + req.generate} tokens): the tables are "
                      f"that step's; the request floor uses the request's own average step, "
-                     f"context {avg}")
+                     f"context {avg} (--prompt {max(1, ctx - req.generate)} makes it one "
+                     f"of the request's steps)")
     return time_step(decode_step(cfg, s, req.batch, avg), roof).floor_s
 
 
