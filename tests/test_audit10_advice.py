@@ -144,8 +144,11 @@ def test_decode_step_gets_no_tiling_and_no_fusion():
 
 
 def test_gemm_keeps_tiling():
-    # a memory-bound matmul on the toy roof (AI 1 < ridge 10): tiling up to the ridge
-    k = Kernel("mm", {"fp16": 1e9}, {"DRAM": 1e9}, seconds=0.02, meta={"op": "matmul"})
+    # a memory-bound matmul on the toy roof (AI 1 < ridge 10): tiling up to the ridge. Its
+    # shape (m 500, n k 1000: 2mnk = 1e9, compulsory AI 250 in fp16) says the 1e9 counted
+    # bytes are reuse misses; without it AI 1 in fp16 reads as a GEMV (review 12a #1).
+    k = Kernel("mm", {"fp16": 1e9}, {"DRAM": 1e9}, seconds=0.02,
+               meta={"op": "matmul", "shape": {"m": 500, "n": 1000, "k": 1000}})
     got = actions(one(TOY, k))
     tile = next(a for n, a in got.items() if n.startswith("tile"))
     # bytes -> FLOP / ridge = 1e8: floor 1 ms (compute) / efficiency 0.5 = 2 ms: 10x

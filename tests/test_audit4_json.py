@@ -254,13 +254,19 @@ def test_ncu_csv_keeps_each_kernels_unit(tmp_path, capsys):
     assert main(["ncu", str(GPP / "output.csv"), str(GPP / "output1.csv"), "--on", "H100",
                  "-o", str(out)]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0].endswith(",bound,unit")
+    assert ",bound,unit," in rows[0]
     assert {r.split(",")[0] for r in rows[1:]} == {"sigma_gpp_gpu_34 [output1]",
                                                    "sigma_gpp_gpu_29 [output]"}
     capsys.readouterr()
     assert main(["report", str(out), "--on", "H100", "--json"]) == 0
     points = json.loads(capsys.readouterr().out)["analysis"]
-    assert {(p["unit"], p["peak_flop_per_s"]) for p in points} == {("vector", 34e12)}
+    peaks = {p["kernel"]: (p["unit"], p["peak_flop_per_s"]) for p in points}
+    assert peaks["sigma_gpp_gpu_34 [output1]"] == ("vector", 34e12)
+    # review 12b A: the fp64 kernel's 2 % fp32 part is kept (flop_fp32 column), so it is
+    # held to the weighted vector ceiling `rooflab ncu` gave it (34.41 TFLOP/s), not to
+    # fp64's alone
+    unit, peak = peaks["sigma_gpp_gpu_29 [output]"]
+    assert unit == "vector" and 34e12 < peak < 34.5e12
 
 
 def test_bench_csv_reads_back_and_llm_csv_is_refused_by_name(tmp_path, capsys):

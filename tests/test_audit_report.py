@@ -33,8 +33,15 @@ def test_no_tiling_advice_for_compulsory_counts():
     counted = Kernel("q_proj", provenance={"bytes": "derived"}, **gemv)
     profiled = Kernel("q_proj", provenance={"bytes": "counted"}, **gemv)
     assert "tile" not in _actions(counted)
-    assert "tile" in _actions(profiled)
+    # a profiler's counts of the same GEMV (AI 0.5 in fp32: 2 FLOP per 4-byte weight, M =
+    # 1) get no tiling either since review 12a #1: a GEMM's AI is capped by its shape
+    assert "tile" not in _actions(profiled)
     assert "batch" in _actions(counted)         # the real lever for a decode GEMV
+    assert "batch" in _actions(profiled)
+    # the same bytes with 8x the FLOP (AI 4 < ridge 10: no GEMV) are a profiled GEMM
+    # with reuse misses: tiling stays
+    gemm = dict(gemv, flop={"fp32": 8 * 2 * 4096 * 4096}, meta={"op": "matmul"})
+    assert "tile" in _actions(Kernel("fc", provenance={"bytes": "counted"}, **gemm))
 
 
 def test_untimed_kernels_rank_by_time_floor():

@@ -91,15 +91,18 @@ def test_stand_in_precision_inside_a_mix():
 
 
 def test_parts_on_one_ceiling_read_as_before():
-    # A roof of one fp64 ceiling (the envelope an ncu import builds without a roof): the
-    # fp32 part stands in on it too, the weighted value is that ceiling's, nothing changes.
+    # A roof of one fp64 ceiling (a .ncu-rep's fp64-only peaks): the fp32 part stands in on
+    # it too, the weighted value is that ceiling's; the fp32 part's stand-in note is kept,
+    # as a pure fp32 kernel's is (review 12b H).
     roof = Roof("one", compute=(Ceiling(88e9, precision="fp64", unit="vector"),),
                 memory=(Ceiling(6e9, level="DRAM"),))
     k = Kernel("gpp", {"fp64": 1.96e12, "fp32": 4.9e10}, {"DRAM": 1.3e11}, seconds=22.8,
                unit="vector")
     p, notes = _point(roof, k)
     assert p.peak_flop_per_s == 88e9 and p.binding == "fp64 vector"
-    assert p.note == "" and notes == ()
+    fallback = ("roof 'one' has no fp32 ceiling; using fp64 vector (the slowest float "
+                "ceiling), so this point's percent of roof is only indicative")
+    assert p.note == fallback and notes == (f"gpp: {fallback}",)
 
 
 def test_tiny_share_counts_exactly_and_never_reads_zero():

@@ -55,7 +55,8 @@ def test_seed000_table_on_its_roof(capsys):
 
 def test_seed000_whatif_precision_and_fusion(capsys):
     code, out, _ = run(capsys, "whatif", "conv.json", "--on", "A100", "--precision", "fp16")
-    assert code == 0 and "│ conv │ 20 -> 40 │ 200 us │ 51.6 us │ 3.87x │ memory (was compute) │" in out
+    assert code == 0
+    assert "│ conv │ 20 -> 40 │ 200 us │ 51.6 us │ 3.87x │ memory (was compute) │" in out
     code, out, _ = run(capsys, "whatif", "ew.json", "--on", "A100", "--fuse", "relu,add,mul")
     assert code == 0 and "total: 750 us -> 250 us (3.00x)" in out
 

@@ -3,12 +3,18 @@ from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their prove
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, require
 from .model.schema import level_name
 from .units import LEVELS, LINKS, canonical_dtype, flop_precision
+
+
+class CountWarning(UserWarning):
+    """measure(): some PyTorch ops the call dispatched have no FLOP formula, so the counted
+    FLOP miss their work; the Kernel's meta["uncounted_ops"] names them."""
 
 
 def normalize_flop(flop) -> dict[str, float]:
@@ -72,11 +78,21 @@ def _merge_count(flop_d, bytes_d, count, label: str) -> tuple[dict, dict, dict, 
                          f"counted; pass flop= and bytes= (numbers or dicts)")
     prov = {"flop": "given" if flop_d is not None else "counted",
             "bytes": "given" if bytes_d is not None else "counted"}
+    meta = count.meta()
     if flop_d is None:
         flop_d = count.flop
+        if count.unit is not None:   # the unit the counted FLOP run on (Kernel.unit)
+            meta["flop_unit"] = count.unit
+        if count.uncounted:
+            # meta alone is not read in a notebook: say it where the user looks
+            warnings.warn(CountWarning(
+                f"measure(): '{label}' ran PyTorch ops with no FLOP formula "
+                f"({', '.join(count.uncounted)}): their FLOP are missing from the count "
+                f"({'none counted' if not flop_d else 'the rest counted'}); pass flop= "
+                f"to give the total"), stacklevel=4)
     if bytes_d is None:
         bytes_d = {"DRAM": count.bytes}
-    return flop_d, bytes_d, prov, count.meta()
+    return flop_d, bytes_d, prov, meta
 
 
 def _name_of(fn) -> str:

@@ -74,8 +74,10 @@ class Measurement:
         warning = single_run_warning(name, seconds, self._stacklevel)
         if warning:
             meta["warning"] = warning
+        # the unit the counted FLOP run on (a bf16 SiLU: vector), as measure(fn) sets it
         return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
                       provenance={**prov, "seconds": "measured"}, samples=(seconds,),
+                      unit=meta.get("flop_unit"),
                       meta={**meta, "seconds_stat": "single run",
                             "device": self.device or "cpu"})
 

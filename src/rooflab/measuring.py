@@ -45,16 +45,22 @@ from .measure_checks import (  # noqa: F401  (re-exported: rooflab.measuring.* n
 )
 from .measure_clocks import device_clock, infer_device  # noqa: F401
 from .measure_collect import Collection, collect, record  # noqa: F401
-from .measure_counts import _counts, _name_of, normalize_bytes, normalize_flop  # noqa: F401
+from .measure_counts import (  # noqa: F401
+    CountWarning,
+    _counts,
+    _name_of,
+    normalize_bytes,
+    normalize_flop,
+)
 from .measure_runs import Measurement, aggregate  # noqa: F401
 from .model.kernel import Kernel
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
 from .probe.timer import bench as _bench
 
-__all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Collection", "Measurement",
-           "TimingWarning", "aggregate", "collect", "device_clock", "infer_device", "measure",
-           "normalize_bytes", "normalize_flop", "resolve_plan", "settled_call",
-           "timed_kernel", "times_warning", "warn_number_precision"]
+__all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Collection", "CountWarning",
+           "Measurement", "TimingWarning", "aggregate", "collect", "device_clock",
+           "infer_device", "measure", "normalize_bytes", "normalize_flop", "resolve_plan",
+           "settled_call", "timed_kernel", "times_warning", "warn_number_precision"]
 
 PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
 SECONDS_STAT = "median"
@@ -95,7 +101,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     call = settled_call(lambda: fn(*args, **kwargs), name)
     kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
                           plan=resolve_plan(plan), clock=clock, sync=sync,
-                          meta={**meta, "device": device})
+                          unit=meta.get("flop_unit"), meta={**meta, "device": device})
     if "warning" in kernel.meta:
         # a notebook shows warnings, not meta: say it where the user looks
         warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)

@@ -137,14 +137,17 @@ def si_apart(a: float, b: float, unit: str = "") -> tuple[str, str]:
 
 
 def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
-    """Format a duration: 3.1e-6 -> '3.1 us'."""
+    """Format a duration: 3.1e-6 -> '3.1 us', 1.19e-12 -> '1.19 ps'."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return "-"
     mag = abs(float(f"{seconds:.{digits}g}"))   # 999.96 us reads '1 ms', not '1e+03 us'
-    for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+    # ps below 1 ns: a one-element op's floor is 1.19 ps, not '0.00119 ns' (review 12d L2)
+    for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"), (1e-12, "ps")):
         if mag >= scale:
             return f"{seconds / scale:.{digits}g} {name}"
-    return f"{seconds / 1e-9:.{digits}g} ns"
+    if mag == 0:
+        return "0 ns"     # as before ps existed: report tables print "0 ns" for no gain
+    return f"{seconds / 1e-12:.{digits}g} ps"
 
 
 def fmt_factor(x: float | None, digits: int = 3) -> str:

@@ -9,6 +9,7 @@ rooflab.workloads.ops holds — except where a note in zoo.py says why it cannot
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -192,12 +193,55 @@ def _t(torch, shape, dtype: str, device: str, seed: int = 0):
     return (torch.rand(shape, dtype=dt, generator=g) + 0.5).to(device)
 
 
+@contextmanager
+def _no_tf32_conv(torch):
+    """cuDNN convolutions in IEEE fp32 (no TF32) inside the block; the setting restored."""
+    conv = getattr(torch.backends.cudnn, "conv", None)
+    if conv is not None and hasattr(conv, "fp32_precision"):   # torch >= 2.9
+        before = conv.fp32_precision
+        conv.fp32_precision = "ieee"
+        try:
+            yield
+        finally:
+            conv.fp32_precision = before
+        return
+    before = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32 = before
+
+
+def _torch_layernorm(torch, x, g, b, device: str) -> Call:
+    """F.layer_norm into a preallocated output. It has no out= (aten's
+    native_layer_norm.out computes a fresh result and copies it). On CUDA the caching
+    allocator hands back the same block each call; on the CPU a fresh 64 MiB result is a
+    fresh mmap whose page faults took 3/4 of the time (as softmax's did), so the rows go
+    through in L2-sized blocks: each block's result is a small, reused heap buffer copied
+    into y while in cache, and DRAM sees x read and y written once."""
+    F = torch.nn.functional
+    cols = x.shape[-1]
+    if not str(device).startswith("cpu"):
+        return lambda: F.layer_norm(x, (cols,), g, b)
+    y = torch.empty_like(x)
+    views = [(x[sl], y[sl]) for sl in _row_blocks(x.shape[0], cols, x.element_size())]
+
+    def run():
+        for xv, yv in views:
+            yv.copy_(F.layer_norm(xv, (cols,), g, b))
+        return y
+
+    return run
+
+
 def torch_call(torch, kind: str, shape: dict[str, Any], dtype: str, device: str) -> Call:
     """The torch version of one zoo kernel on `device` ("cpu", "cuda", "cuda:1")."""
     F = torch.nn.functional
     n = shape.get("n")
     if kind in ("copy", "scale", "add", "triad", "sum", "dot", "exp", "sort"):
         a, b, c = (_t(torch, n, dtype, device, i) for i in range(3))
+        idx = torch.empty(n, dtype=torch.int64, device=device) if kind == "sort" else None
         return {
             "copy": lambda: b.copy_(a),
             "scale": lambda: torch.mul(a, 3.0, out=b),
@@ -206,7 +250,10 @@ def torch_call(torch, kind: str, shape: dict[str, Any], dtype: str, device: str)
             "sum": lambda: a.sum(),
             "dot": lambda: torch.dot(a, b),
             "exp": lambda: torch.exp(a, out=b),
-            "sort": lambda: torch.sort(a),
+            # torch.sort always writes int64 indices beside the values (8 B/element more
+            # than the zoo's values-only count); both outputs preallocated, so no call
+            # faults in fresh pages (see softmax below)
+            "sort": lambda: torch.sort(a, out=(b, idx)),
         }[kind]
     if kind == "gemv":
         a, x = _t(torch, (shape["m"], shape["n"]), dtype, device), _t(torch, shape["n"], dtype,
@@ -222,7 +269,17 @@ def torch_call(torch, kind: str, shape: dict[str, Any], dtype: str, device: str)
     if kind == "conv2d":
         x = _t(torch, (shape["n"], shape["c"], shape["h"], shape["w"]), dtype, device)
         w = _t(torch, (shape["k"], shape["c"], shape["r"], shape["s"]), dtype, device, 1)
-        return lambda: F.conv2d(x, w, padding=shape["padding"])
+        if dtype != "fp32":
+            return lambda: F.conv2d(x, w, padding=shape["padding"])
+
+        def conv_fp32():
+            # cuDNN runs fp32 convolutions on TF32 tensor cores by default
+            # (torch.backends.cudnn.allow_tf32 is True): the fp32 count would then be held
+            # to the fp32 vector ceiling, 8x below TF32 on an A100. IEEE fp32 while timed.
+            with _no_tf32_conv(torch):
+                return F.conv2d(x, w, padding=shape["padding"])
+
+        return conv_fp32
     if kind in ("softmax", "layernorm"):
         x = _t(torch, (shape["rows"], shape["cols"]), dtype, device)
         cols = shape["cols"]
@@ -232,7 +289,7 @@ def torch_call(torch, kind: str, shape: dict[str, Any], dtype: str, device: str)
             # the CPU, and faulting its pages in took 3/4 of the time (24 ms vs 6 ms here)
             y = torch.empty_like(x)
             return lambda: torch.softmax(x, -1, out=y)
-        return lambda: F.layer_norm(x, (shape["cols"],), g, b)
+        return _torch_layernorm(torch, x, g, b, device)
     if kind == "fft":
         x = torch.complex(_t(torch, n, "fp64", device), _t(torch, n, "fp64", device, 1))
         y = torch.empty_like(x)

@@ -7,10 +7,19 @@ when rooflab knows the op family; anything else stays 0 and is listed as uncount
 Bytes: a `TorchDispatchMode` adds, for every dispatched op, the sizes of its distinct input
 tensors (read once) and output tensors (written once): the compulsory-traffic model of
 `rooflab.workloads.count.COMPULSORY`. A tensor passed twice (`x * x`) is read once; an
-in-place op reads and writes its `self`; an `out=` tensor is written, not read. View ops
-(`t`, `view`, `expand`, ...) and allocations (`empty*`) move no bytes. Traffic between ops
-is counted per op, as if nothing stayed in cache: the sum over ops is what unfused kernels
-move, which is what eager PyTorch runs.
+in-place op reads and writes its `self` (`add_`), except the write-only ones (`copy_`,
+`fill_`, `zero_`, `normal_`, `index_put_`: `_WRITE_ONLY`), which only write it; an `out=`
+tensor is written, not read. A tensor is charged the storage its view spans, never more
+than its logical size: an expanded (stride-0) input reads its storage once. A gather
+(`embedding`, `index`, `index_select`, `gather`) reads the rows it looks up (its output's
+size), not its whole source. View ops (`t`, `view`, `expand`, ...) and allocations
+(`empty*`) move no bytes. Traffic between ops is counted per op, as if nothing stayed in
+cache: the sum over ops is what unfused kernels move, which is what eager PyTorch runs.
+
+Units: FLOP of matrix work (FlopCounterMode's matmuls and convolutions, attention,
+`_int_mm`) count on the tensor unit where the precision has one (workloads.ops'
+_matrix_unit), the rest (per-element table, FFT, `mv`/`dot`: ops.gemv's unit) on the
+vector units; a Kernel carries one unit, that of the larger FLOP share (TorchCount.unit).
 
 torch is imported only by the functions here (the caller imports this module lazily).
 """
@@ -28,8 +37,15 @@ from ..workloads.count import COMPULSORY
 # FLOP per element where FlopCounterMode counts 0, by aten op name (overload packet).
 # The conventions are those of rooflab.workloads.ops, so a counted op and its analytic
 # count agree:
-#  - pointwise math: 1 FLOP per output element, transcendental or not (exp, tanh, gelu
-#    count 1 like add); fused pointwise pairs (addcmul, addcdiv, lerp): 2.
+#  - pointwise math: 1 FLOP per output element, transcendental or not (exp, tanh, gelu,
+#    silu count 1 like add): the op is counted, not the instructions a library expands it
+#    into (silu = x / (1 + exp(-x)) is 3-4 of them), as the trace rules
+#    (ingest/torch_ops.py) and `rooflab ai elementwise` count it. Softmax and layer norm
+#    below count their steps instead because ops.py's analytic models of them do: two
+#    conventions, each matching its analytic op, so compare activation-heavy FLOP across
+#    tools only after checking. Arithmetic written out in the op's definition counts by
+#    the 2-per-FMA rule: add/sub with alpha != 1 (a triad, b + alpha*c) 2; addcmul /
+#    addcdiv 2 (3 with value != 1); lerp = a + w*(b - a) 3.
 #  - comparisons (relu, clamp, maximum, max, amax, ...) count 0, as profilers count FLOP
 #    from FADD/FMUL/FFMA and not from FMNMX (ops.py module docstring).
 #  - reductions (sum, mean, prod): 1 per input element; vector norm 2 (square, add);
@@ -54,7 +70,7 @@ _COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "clamp_min", "c
                           "hardtanh", "threshold", "amax", "amin", "max", "min"})
 PER_ELEMENT: dict[str, float] = {
     **{op: 1.0 for op in _POINTWISE_1},
-    "addcmul": 2.0, "addcdiv": 2.0, "lerp": 2.0,
+    "addcmul": 2.0, "addcdiv": 2.0, "lerp": 3.0,
     "sum": 1.0, "mean": 1.0, "prod": 1.0, "cumsum": 1.0, "cumprod": 1.0, "logsumexp": 3.0,
     "linalg_vector_norm": 2.0, "norm": 2.0, "var": 3.0, "std": 3.0, "var_mean": 3.0,
     "std_mean": 3.0,
@@ -77,6 +93,24 @@ _MOVEMENT = frozenset({
     "split_with_sizes_copy", "slice_scatter", "select_scatter", "nonzero", "argmax", "argmin",
     "_local_scalar_dense", "item", "set_", "resize_",
 })
+# Gathers (source tensor first): bytes are the looked-up elements (the output's size, at
+# most the source's), the indices and the output (ops.embedding's byte model).
+_GATHERS = frozenset({"embedding", "index", "index_select", "gather"})
+# In-place ops that write their `self` without reading it (the schema marks `self` as
+# mutated, Tensor(a!), but cannot say whether it is read, so the list is by hand).
+_WRITE_ONLY = frozenset({"copy_", "fill_", "zero_", "normal_", "uniform_", "index_put_",
+                         "_index_put_impl_", "random_", "bernoulli_", "exponential_",
+                         "geometric_", "cauchy_", "log_normal_"})
+# Ops whose pointwise count doubles when a scale argument is not 1 (b + alpha*c is a
+# multiply and an add: STREAM's triad, 2 FLOP per element).
+_SCALED = {"add": "alpha", "sub": "alpha", "rsub": "alpha", "addcmul": "value",
+           "addcdiv": "value"}
+# Scaled dot-product attention kernels: FLOP counted here (FlopCounterMode has no rule for
+# the CPU one and counts causal as dense on the CUDA ones: torch/utils/flop_counter.py
+# sdpa_flop, "We aren't accounting for causal attention here").
+_SDPA = frozenset({"_scaled_dot_product_flash_attention_for_cpu",
+                   "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+                   "_scaled_dot_product_cudnn_attention"})
 _NO_TRAFFIC = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
                          "new_empty_strided", "detach", "alias", "lift_fresh", "_unsafe_view"})
 # FFT: 5 N log2 N FLOP per complex transform of length N, half of it for real-input or
@@ -93,7 +127,12 @@ class OpRecord:
     precision: str
     flop: float
     bytes: float
-    flop_source: str   # FlopCounterMode | per-element table | movement | comparison | none
+    flop_source: str   # FlopCounterMode | rooflab formula | per-element table | movement | ...
+    unit: str | None = None   # tensor | vector | None (matrix work in a precision with no
+                              # tensor unit: any ceiling of the precision)
+
+
+ANY_UNIT = "any"   # flop_by_unit's key for FLOP with unit None
 
 
 @dataclass(frozen=True)
@@ -110,6 +149,28 @@ class TorchCount:
             if r.flop > 0:
                 out[r.precision] = out.get(r.precision, 0.0) + r.flop
         return out
+
+    @property
+    def flop_by_unit(self) -> dict[str, float]:
+        """FLOP by compute unit: "tensor", "vector", "any" (units with 0 FLOP left out)."""
+        out: dict[str, float] = {}
+        for r in self.ops:
+            if r.flop > 0:
+                key = r.unit or ANY_UNIT
+                out[key] = out.get(key, 0.0) + r.flop
+        return out
+
+    @property
+    def unit(self) -> str | None:
+        """The Kernel's unit: the unit of the larger FLOP share. A Kernel carries one unit;
+        a tensor kernel's other precisions go to the vector units anyway
+        (model.ceiling._unit_of_part), so only same-precision mixes are held to the
+        majority's unit (meta's unit_note says so)."""
+        by_unit = self.flop_by_unit
+        if not by_unit:
+            return None
+        best = max(by_unit.items(), key=lambda kv: kv[1])[0]
+        return None if best == ANY_UNIT else best
 
     @property
     def bytes(self) -> float:
@@ -133,6 +194,14 @@ class TorchCount:
     def meta(self) -> dict[str, Any]:
         d: dict[str, Any] = {"byte_model": COMPULSORY + "; summed per dispatched op",
                              "ops": self.summary()}
+        by_unit = self.flop_by_unit
+        if by_unit:
+            d["flop_by_unit"] = by_unit
+        if len(by_unit) > 1:
+            total = sum(by_unit.values())
+            shares = ", ".join(f"{100 * v / total:.3g} % {k}" for k, v in by_unit.items())
+            d["unit_note"] = (f"FLOP on more than one unit ({shares}); the kernel is held to "
+                              f"the {self.unit or ANY_UNIT} unit, the larger share")
         if self.uncounted:
             d["uncounted_ops"] = list(self.uncounted)
         return d
@@ -156,6 +225,19 @@ def _tensors(tree) -> list:
     return [t for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)]
 
 
+def _span(t) -> float:
+    """Bytes a tensor's reader touches: its logical size, or less where the view spans less
+    storage (an expanded, stride-0 view reads each stored element once)."""
+    n = t.numel()
+    if n == 0:
+        return 0.0
+    try:
+        extent = 1 + sum((size - 1) * abs(st) for size, st in zip(t.shape, t.stride(), strict=True))
+    except RuntimeError:   # sparse or other layouts without strides: the logical size
+        extent = n
+    return float(min(n, extent) * t.element_size())
+
+
 def _nbytes(tensors) -> float:
     seen: set = set()
     total = 0.0
@@ -167,8 +249,20 @@ def _nbytes(tensors) -> float:
         if key in seen:
             continue
         seen.add(key)
-        total += t.numel() * t.element_size()
+        total += _span(t)
     return float(total)
+
+
+def _arg(func, args, kwargs, name: str, default=None):
+    """The argument called `name` in func's schema, positional or keyword."""
+    if name in kwargs:
+        return kwargs[name]
+    try:
+        names = [a.name for a in func._schema.arguments]
+    except AttributeError:
+        return default
+    i = names.index(name) if name in names else len(args)
+    return args[i] if i < len(args) else default
 
 
 def _out_arg_names(func) -> set[str]:
@@ -184,6 +278,15 @@ def _split_args(func, args, kwargs) -> tuple[list, list]:
     out_tensors = _tensors([v for k, v in kwargs.items() if k in outs])
     read = _tensors(list(args) + [v for k, v in kwargs.items() if k not in outs])
     return read, out_tensors
+
+
+def _scales_per_element(name: str, args) -> bool:
+    """Whether alpha multiplies a tensor element by element: add/sub scale `other`, rsub
+    its `self`; a scalar (or one-element) operand is scaled once, not per element."""
+    if name not in ("add", "sub", "rsub"):
+        return True
+    scaled = args[0] if name == "rsub" else (args[1] if len(args) > 1 else None)
+    return hasattr(scaled, "numel") and scaled.numel() > 1
 
 
 def table_flop(name: str, func, args, kwargs, read: list, written: list) -> float | None:
@@ -202,8 +305,67 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
     per = PER_ELEMENT.get(name)
     if per is None:
         return None
+    if name in _SCALED and _arg(func, args, kwargs, _SCALED[name], 1) != 1 \
+            and _scales_per_element(name, args):
+        per += 1.0   # the scale is a multiply of its own (b + alpha*c: 2 FLOP)
     base = read[0] if (name in _PER_INPUT and read) else (written[0] if written else None)
     return per * base.numel() if base is not None else None
+
+
+def causal_pairs(q_len: int, kv_len: int) -> int:
+    """(query, key) pairs left by PyTorch's is_causal mask, which is top-left aligned
+    (scaled_dot_product_attention's docs: query i sees keys 0..i): sum over i < q_len of
+    min(i + 1, kv_len). Equal lengths: q(q + 1)/2, as ops.attention_scores."""
+    if q_len <= kv_len:
+        return q_len * (q_len + 1) // 2
+    return kv_len * (kv_len + 1) // 2 + (q_len - kv_len) * kv_len
+
+
+def sdpa_flop(func, args, kwargs) -> float:
+    """FLOP of one scaled-dot-product-attention kernel (q, k, v as [..., L, D]): the two
+    matmuls, 2·D_qk + 2·D_v per computed (query, key) pair (4·B·H·pairs·D, ops.attention's
+    count); causal counts only the unmasked pairs, the work a block-skipping kernel does."""
+    q, k, v = args[0], args[1], args[2]
+    heads = math.prod(q.shape[:-2])
+    q_len, kv_len = q.shape[-2], k.shape[-2]
+    causal = bool(_arg(func, args, kwargs, "is_causal", False))
+    pairs = causal_pairs(q_len, kv_len) if causal else q_len * kv_len
+    return 2.0 * heads * pairs * (q.shape[-1] + v.shape[-1])
+
+
+def _mv(func, args, kwargs) -> float:
+    a = args[0]
+    return 2.0 * a.shape[0] * a.shape[1]
+
+
+def _addmv(func, args, kwargs) -> float:
+    a = args[1]
+    return 2.0 * a.shape[0] * a.shape[1] + a.shape[0]   # + the add of self
+
+
+def _dot(func, args, kwargs) -> float:
+    return 2.0 * args[0].numel()
+
+
+def _int_mm(func, args, kwargs) -> float:
+    (m, k), n = args[0].shape, args[1].shape[1]
+    return 2.0 * m * n * k
+
+
+# Ops FlopCounterMode counts as 0 (or, for attention, not as rooflab does): rooflab's
+# formula and the unit it runs on (ops.gemv: vector; int8 matmul: tensor; attention: the
+# precision's matrix unit, None here).
+FORMULAS: dict[str, tuple[Callable[..., float], str | None]] = {
+    "mv": (_mv, "vector"), "addmv": (_addmv, "vector"), "dot": (_dot, "vector"),
+    "vdot": (_dot, "vector"), "_int_mm": (_int_mm, "tensor"),
+    **{name: (sdpa_flop, None) for name in _SDPA},
+}
+
+
+def _matrix_unit(precision: str) -> str | None:
+    from ..workloads.ops import TENSOR_DTYPES
+
+    return "tensor" if precision in TENSOR_DTYPES else None
 
 
 def _precision_of(read: list, written: list) -> str:
@@ -211,6 +373,58 @@ def _precision_of(read: list, written: list) -> str:
         if t.is_floating_point() or t.is_complex():
             return torch_precision(t.dtype)
     return torch_precision((read + written)[0].dtype) if read + written else "fp32"
+
+
+def _is_self_write(func) -> bool:
+    """The schema's first argument is mutated (Tensor(a!) self)."""
+    try:
+        info = func._schema.arguments[0].alias_info
+    except (AttributeError, IndexError):
+        return False
+    return bool(info is not None and info.is_write)
+
+
+def _indexed_elements(target, indices) -> int:
+    """Elements of `target` an index_put_ with `indices` (None, integer or bool tensors)
+    writes. A bool mask counts every element it covers (an upper bound: how many are True
+    is data the count does not read)."""
+    import torch
+
+    sizes: list[int] = []
+    int_shapes = []
+    dim = 0
+    for idx in indices:
+        if idx is None:
+            sizes.append(target.shape[dim])
+            dim += 1
+        elif idx.dtype in (torch.bool, torch.uint8):   # a mask over idx.dim() dims
+            sizes.append(idx.numel())
+            dim += idx.dim()
+        else:
+            int_shapes.append(tuple(idx.shape))
+            dim += 1
+    sizes += list(target.shape[dim:])
+    if int_shapes:
+        sizes.append(math.prod(torch.broadcast_shapes(*int_shapes)))
+    return math.prod(sizes)
+
+
+def _traffic(name: str, func, args, kwargs, read: list, written: list) -> float:
+    """Compulsory bytes of one op (see the module docstring)."""
+    if name in _GATHERS and read:
+        source = args[0]
+        others = [t for t in read if t is not source]
+        rows = min(_span(source), _nbytes(written))   # the looked-up rows, at most once
+        return rows + _nbytes(others) + _nbytes(written)
+    if name in _WRITE_ONLY and _is_self_write(func) and args:
+        target = args[0]
+        sources = [t for t in read if t is not target]
+        if name.startswith(("index_put", "_index_put")):
+            region = _indexed_elements(target, args[1]) * target.element_size()
+            rmw = region if _arg(func, args, kwargs, "accumulate", False) else 0.0
+            return _nbytes(sources) + rmw + region
+        return _nbytes(sources) + _nbytes([target])
+    return _nbytes(read) + _nbytes(written)
 
 
 def _make_mode(counter: FlopCounter):
@@ -269,9 +483,16 @@ class FlopCounter:
         written = _tensors(out)
         if not read and not written:
             return
-        nbytes = _nbytes(read) + _nbytes(written)
-        if counted > 0:
+        nbytes = _traffic(name, func, args, kwargs, read, written)
+        precision = _precision_of(read, written)
+        unit: str | None = None
+        if name in FORMULAS:
+            formula, unit = FORMULAS[name]
+            flop, source = formula(func, args, kwargs), "rooflab formula"
+            unit = unit or _matrix_unit(precision)
+        elif counted > 0:
             flop, source = counted, "FlopCounterMode"
+            unit = _matrix_unit(precision)   # matmuls and convolutions
         elif name in _MOVEMENT:
             flop, source = 0.0, "movement"
         elif name.rstrip("_") in _COMPARISONS:
@@ -280,8 +501,10 @@ class FlopCounter:
             # In-place variants (add_, mul_) count like their functional op.
             found = table_flop(name.rstrip("_") or name, func, args, kwargs, read, written)
             flop, source = (found, "per-element table") if found is not None else (0.0, "none")
-        self._records.append(OpRecord(op=f"aten.{name}", precision=_precision_of(read, written),
-                                      flop=float(flop), bytes=nbytes, flop_source=source))
+            unit = "vector" if found else None
+        self._records.append(OpRecord(op=f"aten.{name}", precision=precision,
+                                      flop=float(flop), bytes=nbytes, flop_source=source,
+                                      unit=unit if flop > 0 else None))
 
 
 def count_call(fn: Callable[..., Any], args: tuple = (), kwargs: Mapping[str, Any] | None = None

@@ -13,7 +13,8 @@ from ..errors import InputError
 HELP = """Rank devices for a kernel set by the work floor at each roof (max of FLOP / P and
 bytes / B per kernel, summed: `rooflab llm`'s TPOT floor), with the time "with launches"
 beside it (each kernel at least calls x the launch floor, as llm and whatif give it),
-the ceiling that binds most of that time, and FLOP per joule at TDP where it is known.
+the ceiling that binds most of that time, and FLOP per joule at TDP over the time with
+launches where the TDP is known.
 A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
 an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
 
@@ -124,7 +125,8 @@ def register(app) -> None:
 CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "relative",
                "binding", "binding_share", "viable",
                "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
-               "energy_j", "flop_per_joule", "gpus")
+               "energy_j", "flop_per_joule", "work_floor_energy_j",
+               "work_floor_flop_per_joule", "gpus")
 
 
 def _write(path: str, doc: dict) -> None:
@@ -267,7 +269,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                            f"({scope}); {WITH_LAUNCHES}: each kernel at "
                            f"least max(work floor, calls x the device's launch floor), "
                            f"summed (as llm and whatif give it); binding: the share of the "
-                           f"time {WITH_LAUNCHES}", style="dim")]
+                           f"time {WITH_LAUNCHES}; FLOP/J: the work's FLOP / (TDP x the time "
+                           f"{WITH_LAUNCHES}), the launches included (--json also gives it at "
+                           f"the work floor)", style="dim")]
     for s in compared:
         on = f" on {s.device}" if s.device else ""
         vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)} "

@@ -194,26 +194,13 @@ def _floor_table(moves, step):
 
 def _table(cmp, fail_pct, floors=None):
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     from ..model.compare import gate_notes
-    from ..units import fmt_ai, fmt_seconds
+    from ..units import fmt_seconds
 
-    t = Table(title="Matched kernels (speed-up = before / after)", title_justify="left")
-    for h in ("kernel", "before", "after", "speed-up", "change", "noise",
-              "AI DRAM before -> after"):
-        t.add_column(h, justify="left" if h == "kernel" else "right")
-    regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
-    for m in cmp.matches:
-        ai_b, ai_a = m.ai_move()
-        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
-        name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
-        t.add_row(name, fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
-                  "-" if m.speedup is None else f"{m.speedup:.2f}x",
-                  f"[bold red]{change}[/]" if id(m) in regressed else change,
-                  _noise_cell(m), f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
-    parts: list = [t]
+    parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
+                           lambda: _work_lines(cmp))]
     if cmp.speedup:
         parts.append(Text(f"matched total: {fmt_seconds(cmp.total_before_s)} -> "
                           f"{fmt_seconds(cmp.total_after_s)} ({cmp.speedup:.2f}x)"))
@@ -239,6 +226,75 @@ def _table(cmp, fail_pct, floors=None):
     for n in (*cmp.notes, *gate):
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)
+
+
+class _Fitted:
+    """The matches table with its work columns (FLOP before -> after, FLOP/s change) where
+    they fit the width it is printed at; else without them, and the same figures on a line
+    per kernel below it (the numbers that decide the gate are never folded)."""
+
+    def __init__(self, table, lines):
+        self.table, self.lines = table, lines
+
+    def __rich_console__(self, console, options):
+        from rich.measure import Measurement
+
+        full = self.table(True)
+        # measured unbounded: Measurement.get clamps to the width it is given
+        wanted = Measurement.get(console, options.update(max_width=10_000), full).maximum
+        if wanted <= options.max_width:
+            yield full
+            return
+        yield self.table(False)
+        yield from self.lines()
+
+
+def _matches_table(cmp, fail_pct, work: bool):
+    from rich.table import Table
+
+    from ..units import fmt_ai, fmt_seconds
+
+    t = Table(title="Matched kernels (speed-up = before / after)", title_justify="left")
+    for h in ("kernel", "before", "after", "speed-up", "change", "noise",
+              *(("FLOP before -> after (work)", "FLOP/s change") if work else ()),
+              "AI DRAM before -> after"):
+        t.add_column(h, justify="left" if h == "kernel" else "right")
+    regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
+    for m in cmp.matches:
+        ai_b, ai_a = m.ai_move()
+        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
+        name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
+        t.add_row(name, fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
+                  "-" if m.speedup is None else f"{m.speedup:.2f}x",
+                  f"[bold red]{change}[/]" if id(m) in regressed else change,
+                  _noise_cell(m), *((_work_cell(m), _rate_cell(m)) if work else ()),
+                  f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
+    return t
+
+
+def _work_lines(cmp):
+    from rich.text import Text
+
+    for m in cmp.matches:
+        if m.before.total_flop or m.after.total_flop:
+            yield Text(f"work: {m.name}: FLOP {_work_cell(m)}, FLOP/s change {_rate_cell(m)}")
+
+
+def _rate_cell(m) -> str:
+    return "-" if m.rate_change_pct is None else f"{m.rate_change_pct:+.1f} %"
+
+
+def _work_cell(m) -> str:
+    """'2.6 TFLOP -> 1.09 TFLOP (-57.9 %)': the work each run did (a speed-up from fewer
+    FLOP is not a faster kernel: the FLOP/s change beside it says how the rate moved)."""
+    from ..units import si
+
+    b, a = m.before.total_flop, m.after.total_flop
+    if not (b or a):
+        return "-"
+    pct = m.work_change_pct
+    return f"{si(b, 'FLOP')} -> {si(a, 'FLOP')}" + (f" ({pct:+.1f} %)" if pct is not None
+                                                   else "")
 
 
 def _noise_cell(m) -> str:

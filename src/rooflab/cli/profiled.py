@@ -21,7 +21,7 @@ from ..ingest.profile_import import (
 from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds
+from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .common import (
     emit_json,
     refuse_directory,
@@ -37,24 +37,78 @@ from .common import (
 # (`rooflab report k.csv`) holds it to the same ceiling.
 COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
            "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit")
+# -o x.csv adds a flop_<precision> column per precision any kernel has (flop is their sum,
+# precision the largest part): a mixed kernel (fp64 + fp32) read back by `rooflab report
+# x.csv` is held to the same weighted ceiling, not to its largest part's (review 12b A).
+FLOP_COLUMN = "flop_"
+# a kernel without FLOP (a copy): the bytes/s it moved and their % of the level's bandwidth
+# ceiling, what the table shows in its achieved / % roof cells (empty for other kernels)
+BANDWIDTH_COLUMNS = ("achieved_bytes_per_s", "percent_of_bandwidth")
 
 
 def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
-    """One row per kernel and level, kernels by total time (longest first), top N kernels."""
+    """One row per kernel and level it has a point at, kernels by total time (longest
+    first), the top N placed kernels (an unplaced kernel has no row: listed below the
+    table, it does not take a place in the top N)."""
     order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
-    if top is not None and top > 0:
-        order = order[:top]
     rows = []
+    shown = 0
     for k in order:
-        for p in analysis.for_kernel(k.name):
-            rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
-                         "time_share": p.time_share, "level": p.level,
-                         "precision": p.precision, "flop": p.flop, "bytes": p.bytes,
-                         "ai": p.ai,
-                         "achieved_flop_per_s": p.achieved_flop_per_s,
-                         "percent_of_roof": p.percent_of_roof, "bound": p.bound,
-                         "unit": k.unit})
+        points = analysis.points_of(k)
+        if not points:
+            continue
+        if top is not None and 0 < top <= shown:
+            break
+        shown += 1
+        rows += [_point_row(k, p) for p in points]
     return rows
+
+
+def _point_row(k: Kernel, p) -> dict:
+    # a kernel without FLOP (a copy) has no FLOP/s: its bandwidth against the level's
+    # ceiling is what it reaches (seed 000 §3.1: a copy reaches 85-92 % of spec)
+    moved = p.bytes / p.seconds if p.seconds and p.flop <= 0 else None
+    return {"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
+            "time_share": p.time_share, "level": p.level, "precision": p.precision,
+            "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
+            "achieved_flop_per_s": p.achieved_flop_per_s,
+            "percent_of_roof": p.percent_of_roof, "bound": p.bound, "unit": k.unit,
+            "achieved_bytes_per_s": moved,
+            "percent_of_bandwidth": (100.0 * moved / p.bytes_per_s
+                                     if moved is not None and p.bytes_per_s > 0 else None)}
+
+
+def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
+    """(rows, columns) of -o x.csv: one row per kernel and every level it has bytes at (a
+    level the roof lacks too: its AI and achieved rate, no % of roof or bound), with the
+    FLOP of each precision in its own column, so that `rooflab report x.csv` reads back the
+    kernels `rooflab ncu` analysed (ingest/kernelfile.py joins the level rows by name)."""
+    from ..units import PRECISIONS
+
+    have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))
+    precisions = [p for p in PRECISIONS if p in have] + [p for p in have if p not in PRECISIONS]
+    total_s = sum(k.seconds for k in analysis.kernels if k.seconds)
+    rows = []
+    for k in sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0)):
+        points = {p.level: p for p in analysis.points_of(k)}
+        split = {FLOP_COLUMN + p: k.flop.get(p) for p in precisions}
+        # a level without a point: the kernel's share as its points have it (of its own
+        # file's time, shares_per_file), else of the whole
+        share = next((p.time_share for p in points.values()),
+                     k.seconds / total_s if k.seconds and total_s else None)
+        for level, nbytes in k.bytes.items():
+            p = points.get(level)
+            if p is not None:
+                rows.append({**_point_row(k, p), **split})
+                continue
+            flop = k.total_flop
+            rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
+                         "time_share": share, "level": level, "precision": k.precision,
+                         "flop": flop, "bytes": nbytes,
+                         "ai": flop / nbytes if nbytes > 0 else None,
+                         "achieved_flop_per_s": flop / k.seconds if k.seconds else None,
+                         "percent_of_roof": None, "bound": None, "unit": k.unit, **split})
+    return rows, COLUMNS + BANDWIDTH_COLUMNS + tuple(FLOP_COLUMN + p for p in precisions)
 
 
 def rich_table(rows: Sequence[dict], title: str):
@@ -86,16 +140,57 @@ def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
     for r in rows:
         first = r["kernel"] != last
         last = r["kernel"]
-        pct = r["percent_of_roof"]
         share = r["time_share"]
         cells = [escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
                  fmt_seconds(r["seconds"]) if first else "",
                  f"{100 * share:.1f}%" if first and share is not None else "",
-                 r["level"], r["precision"], fmt_ai(r["ai"]),
-                 fmt_rate(r["achieved_flop_per_s"], r["precision"]),
-                 fmt_pct(pct), r["bound"]]
+                 r["level"], r["precision"], fmt_ai(r["ai"]), *_achieved_cells(r),
+                 r["bound"]]
         t.add_row(*(cells[:1] + cells[2:] if narrow else cells))
     return t
+
+
+def _achieved_cells(row: dict) -> tuple[str, str]:
+    """(achieved, % roof): FLOP/s against the attainable roof, or for a kernel without
+    FLOP (a copy) the bytes/s it moved against its level's bandwidth ceiling (review 12a
+    #14: '0 FLOP/s' and '-' hid the copy's 87 % of DRAM); a note says which it is."""
+    moved = row.get("achieved_bytes_per_s")
+    if moved is not None:
+        return si(moved, "B/s"), fmt_pct(row.get("percent_of_bandwidth"))
+    return (fmt_rate(row["achieved_flop_per_s"], row["precision"]),
+            fmt_pct(row["percent_of_roof"]))
+
+
+def bandwidth_notes(rows: Sequence[dict]) -> list[str]:
+    """'copy: no FLOP: achieved is bytes/s, % roof of the DRAM bandwidth' for the rows
+    _achieved_cells fills with bandwidth (kernel: text, so collapse_notes joins them)."""
+    return list(dict.fromkeys(
+        f"{r['kernel']}: no FLOP, so achieved is the bytes/s it moved and % roof is of the "
+        f"{r['level']} bandwidth ceiling" for r in rows
+        if r.get("achieved_bytes_per_s") is not None))
+
+
+def unplaced_lines(analysis: Analysis):
+    """The kernels without a point, as `rooflab report` lists them below its table ("Not
+    placed on this roof": why, and how to place them); None when every kernel is placed."""
+    from ..report.terminal import unplaced_text
+
+    return unplaced_text(analysis)
+
+
+def above_roof_warnings(analysis: Analysis) -> list[str]:
+    """`rooflab report`'s "read with care" line for kernels faster than their roof allows
+    (report.markdown.trust_warnings, its wording and tolerance); [] when none is. Diagnosing
+    (advice for every kernel) runs only when some point is above its roof."""
+    from ..model.sanity import ABOVE_TOLERANCE
+
+    if not any(p.seconds and p.floor_s > 0
+               and p.seconds / p.floor_s < 1 / (1 + ABOVE_TOLERANCE) for p in analysis.points):
+        return []
+    from ..model.diagnose import diagnose
+    from ..report.markdown import trust_warnings
+
+    return trust_warnings(diagnose(analysis), kernels=analysis.kernels)
 
 
 def shares_per_file(analysis: Analysis) -> tuple[Analysis, str]:
@@ -204,7 +299,7 @@ def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dic
         write_json(path, {**analysis_to_dict(analysis), **extra})
         return f"wrote {path}"
     if suffix == ".csv":
-        save_text(path, csv_text(rows, COLUMNS))
+        save_text(path, csv_text(*csv_table(analysis)))
         return f"wrote {path}"
     raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
 
@@ -224,6 +319,19 @@ def _level(level: str | None, kernels) -> str | None:
         raise InputError(f"--level {level}: no kernel in these files has {name} bytes; "
                          f"they have {', '.join(have)}")
     return name
+
+
+def table_title(analysis: Analysis, rows: Sequence[dict], what: str = "kernels") -> str:
+    """'3 kernels, longest first (top 1); 1 not placed on this roof (below the table)': the
+    top N counts placed kernels only, so an unplaced one no longer reads as cut by --top."""
+    n = len(analysis.kernels)
+    shown = len({r["kernel"] for r in rows})
+    placed = len({id(k) for k in analysis.kernels if analysis.points_of(k)})
+    gone = len(analysis.unplaced)
+    return (f"{n} {what.removesuffix('s') if n == 1 else what}, longest first"
+            + (f" (top {shown})" if shown < placed else "")
+            + (f"; {gone} not placed on this roof (below{' the table' if rows else ''})"
+               if gone else ""))
 
 
 def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
@@ -248,6 +356,9 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     if notes:
         extra["import_notes"] = notes
     trajectory = len(imp.files) > 1
+    care = above_roof_warnings(analysis)
+    if care:
+        extra["read_with_care"] = care   # as `rooflab report --json` names them
     if json_out:
         emit_json({**analysis_to_dict(analysis), **extra})
     else:
@@ -255,12 +366,15 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
 
         out = wide_console()   # a pipe or log: one line per row; COLUMNS still wins
         out.print(escape(choice.source))
-        shown = len({r["kernel"] for r in rows})
-        n = len(analysis.kernels)
-        title = (f"{n} {what.removesuffix('s') if n == 1 else what}, longest first"
-                 + (f" (top {shown})" if shown < len(analysis.kernels) else ""))
-        out.print(rich_table(rows, title))
-        for note in collapse_notes((*notes, *analysis.notes)):
+        for line in care:
+            out.print(f"[bold red]read with care: {escape(line)}[/]")
+        title = table_title(analysis, rows, what)
+        # nothing placed: the title and the list below, not an empty table's frame
+        out.print(rich_table(rows, title) if rows else escape(title))
+        gone = unplaced_lines(analysis)
+        if gone is not None:
+            out.print(gone)
+        for note in collapse_notes((*notes, *bandwidth_notes(rows), *analysis.notes)):
             out.print(escape(f"note: {note}"))
         # A measured roof's notes say how its own numbers were got and what it leaves out
         # (rocprof-compute's roofline.csv: MALL as L3, LDS not drawn, the other devices):

@@ -36,8 +36,10 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
-               hardware=None, only=None, sparsity=None, bytes_scale=None, group=None):
-    """Dispatch to the one model/whatif function the options name."""
+               hardware=None, only=None, sparsity=None, bytes_scale=None, group=None,
+               on_roofs=None):
+    """Dispatch to the one model/whatif function the options name. on_roofs: every roof
+    --on holds (a profile: measured, then nominal), for --hardware's like-for-like basis."""
     from ..model import whatif as w
 
     given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity, bytes_scale)
@@ -62,9 +64,16 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         return w.change_batch(roof, kernels, batch, names=_names(only))
     if bytes_scale is not None:
         return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only))
-    from ..hardware.resolve import load_roof
+    from dataclasses import replace
 
-    return w.move_hardware(roof, kernels, load_roof(hardware))
+    from ..hardware.resolve import load_roof
+    from ..model.retime import efficiency_basis
+
+    target = load_roof(hardware)
+    basis, line = efficiency_basis(on_roofs or (roof,), target, kernels)
+    result = w.move_hardware(basis, kernels, target)
+    # which roof the efficiencies are fractions of, where the assumption is read
+    return replace(result, assumption=f"{result.assumption}; {line}")
 
 
 def register(app) -> None:
@@ -102,8 +111,12 @@ def register(app) -> None:
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
-                            group=group)
+                            group=group, on_roofs=_on_roofs(on, inputs.roof))
         data = describe(result)
+        if hardware is not None:
+            data["efficiency_basis"] = {"name": result.before.roof.name,
+                                        "kind": result.before.roof.kind,
+                                        "target_kind": result.after.roof.kind}
         if json_out or output:
             data.update(_llm_extras(_llm_doc(files), result, hardware))
         if output:
@@ -117,6 +130,21 @@ def register(app) -> None:
             wide_console().print(line, soft_wrap=True)
         if output:
             err_console().print(f"wrote {output}")
+
+
+def _on_roofs(on: str | None, roof) -> tuple:
+    """Every roof --on holds, the one that judges first: a profile's measured and nominal
+    roofs; just `roof` for anything else (a catalog name, an .ncu-rep, no --on)."""
+    from ..errors import RooflabError
+    from ..hardware.resolve import load_roofs, looks_like_file
+
+    if not on or not on.lower().endswith(".json") or not looks_like_file(on):
+        return (roof,)
+    try:
+        roofs = load_roofs(on)
+    except RooflabError:
+        return (roof,)
+    return (roof, *(r for r in roofs if r is not roofs[0])) if roofs else (roof,)
 
 
 def _bound_cell(before, after) -> str:
@@ -297,13 +325,17 @@ def _table(result, llm: dict | None = None):
         totals = result.total_before_s, result.total_after_s
         parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
+    measured = totals is not None   # the file's measured times, not the floors
     floor_lines = _floor_lines(result)
     if floor_lines and totals is None and every:
         from ..model.whatif import total_floors
 
         totals = total_floors(result)["work"]
     parts += [Text(line) for line in floor_lines]
-    line = _per_token_line(result, totals)
+    # per token: the kernels the batch moved only; under --only the rest of the file
+    # makes no more tokens (review 12a #2: 19.2 ms / 64 mixed them in)
+    line = _per_token_line(result, _moved_totals(result, steps) if measured else totals,
+                           steps)
     if line:
         parts.append(Text(line))
     parts += [Text(line) for line in step_lines]
@@ -351,10 +383,21 @@ def _floor_lines(result) -> list[str]:
     return out
 
 
-def _per_token_line(result, totals) -> str:
+def _moved_totals(result, steps: set[int]) -> tuple[float, float] | None:
+    """Measured time before and predicted after of the kernels that moved (a whole
+    measured step beside its kernels left out); None where one has no time."""
+    pairs = [(old.seconds, new.seconds) for old, new in result.moves if id(old) not in steps]
+    if not pairs or any(b is None or a is None for b, a in pairs):
+        return None
+    return float(sum(b for b, _ in pairs)), float(sum(a for _, a in pairs))
+
+
+def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     """Under a batch change the step gets slower while it makes more tokens: say the time
     per token too, or "8.07 ms -> 8.77 ms (0.92x)" reads as a loss (batch 1 -> 16 is
-    14.7x the tokens/s)."""
+    14.7x the tokens/s). `totals`: of the moved kernels only, so the line says over which
+    kernels when --only left others alone (they make no more tokens)."""
+    from ..model.choose import split_whole_steps
     from ..model.whatif import meta_batch
 
     if totals is None:
@@ -366,8 +409,14 @@ def _per_token_line(result, totals) -> str:
     (before_b,), (after_b,) = b0, b1
     from ..units import fmt_seconds
 
+    moved = [old.name for old, _ in result.moves if id(old) not in steps]
+    every = len(moved) == len(split_whole_steps(result.before.kernels)[0])
+    names = (", ".join(moved[:3]) + (f" and {len(moved) - 3} more" if len(moved) > 3
+                                     else ""))
+    over, rest = ("", "") if every else (f" over {names} only",
+                                         "; the other kernels are not batched")
     tb, ta = totals[0] / before_b, totals[1] / after_b
-    return (f"per token (batch {before_b} -> {after_b} sequences per step): "
+    return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
             f"{fmt_seconds(tb)} -> {fmt_seconds(ta)}, {tb / ta:.2f}x the tokens/s")
 
 

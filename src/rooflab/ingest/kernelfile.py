@@ -5,6 +5,8 @@ misspelt known column or a time in another unit -- 'sconds', 'time_ms' -- is war
   name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
 Instead of seconds, a `gflops` column (achieved GFLOP/s, seed 000 §4.2's "实测性能 (GFLOPS)"
 column) gives seconds = flop / (gflops x 1e9), marked derived.
+flop_<precision> columns (flop_fp64, flop_fp32, ...: the profiler verbs' -o x.csv writes
+them) give a kernel's FLOP in several precisions; flop is then their sum.
 
 A kernel measured at several memory levels (hierarchical roofline) is one row per level:
 rows with the same name, precision, flop, seconds, calls and unit and different levels
@@ -39,6 +41,7 @@ from ..model.schema import (
     unknown_field_words,
     unknown_fields,
 )
+from ..units import canonical_dtype
 from .profile_import import ProfileImport
 
 CSV_REQUIRED = ("name", "flop", "bytes")
@@ -362,6 +365,7 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     if missing:
         raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
                          path=path, line=1)
+    split = _flop_columns(header)
     out = []
     first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
     for lineno, raw in enumerate(reader, start=2):
@@ -389,15 +393,16 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         try:
             out.append(Kernel(
                 name=row["name"].strip(),
-                flop={precision_name((row.get("precision") or "fp32").strip()):
-                      _number(row, "flop", path, lineno)},
+                flop=(_split_flop(row, split, path, lineno) or
+                      {precision_name((row.get("precision") or "fp32").strip()):
+                       _number(row, "flop", path, lineno)}),
                 bytes={level_name((row.get("level") or "DRAM").strip()):
                        _number(row, "bytes", path, lineno)},
                 seconds=seconds, calls=int(calls),
                 unit=(row.get("unit") or "").strip() or None,
                 provenance={"flop": "given", "bytes": "given",
                             **({"seconds": timing} if seconds else {})},
-                meta=_extra_columns(row),
+                meta=_extra_columns({c: v for c, v in row.items() if c not in split}),
             ))
         except InputError as exc:
             raise ParseError(str(exc), path=path, line=lineno) from None
@@ -408,6 +413,43 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
                         f"other is kept in the kernels' meta)", line=1)
     return _merge_levels(out)
+
+
+def _flop_columns(header: list[str]) -> dict[str, str]:
+    """{column: precision} of the flop_<precision> columns (flop_fp64, flop_fp32, ...) that
+    the profiler verbs' -o x.csv writes for a kernel with FLOP in several precisions."""
+    import re
+
+    out = {}
+    for col in header:
+        if col.startswith("flop_"):
+            name = col.removeprefix("flop_")
+            try:
+                out[col] = canonical_dtype(name)
+            except InputError:
+                # a precision rooflab has no ceiling for (fp6, complex64) is kept as named,
+                # as in a precision column; flop_total, flop_per_s stay meta as before
+                if re.fullmatch(r"(fp|bf|tf|int|uint|mxfp|nvfp|complex)\d+\w*", name):
+                    out[col] = name
+    return out
+
+
+def _split_flop(row: dict, split: dict[str, str], path: str, line: int) -> dict[str, float]:
+    """FLOP by precision from the row's flop_<precision> cells ({} when it has none, and
+    the flop and precision cells give them); their sum must be the row's flop."""
+    parts: dict[str, float] = {}
+    for col, precision in split.items():
+        value = _number(row, col, path, line, default=0.0)
+        if value:
+            parts[precision] = parts.get(precision, 0.0) + value
+    if not parts:
+        return {}
+    total = _number(row, "flop", path, line)
+    if abs(sum(parts.values()) - total) > 1e-9 * max(total, 1.0):
+        raise ParseError(f"field 'flop' is {total:g} but the flop_<precision> columns add "
+                         f"up to {sum(parts.values()):g}; make flop their sum (or leave "
+                         f"the flop_ cells empty)", path=path, line=line)
+    return parts
 
 
 def _column_hints(header: list[str], first: tuple[int, dict[str, str]] | None) -> list[str]:

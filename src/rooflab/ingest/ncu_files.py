@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
-from .ncu_metrics import FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
+from .ncu_metrics import CLOCK, FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
 
@@ -86,6 +86,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
     devices: list[str] = []
     peaks: RecordedPeaks | None = None
     used: list[str] = []
+    clocks: list[tuple[float, float]] = []
     labels = step_labels(paths)
     for i, path in enumerate(paths):
         if progress:
@@ -107,6 +108,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
                 devices.append(launch.device)
         if peaks is None:
             peaks = _peaks(launches, path)
+        clocks += _clocks(groups)
     if not pairs:
         raise ParseError("no file has a usable kernel launch: "
                          + "; ".join(str(s) for s in failed))
@@ -121,7 +123,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
     notes += _partial_flop_notes(kernels)
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          failed=tuple(failed), devices=tuple(devices), peaks=peaks,
-                         files=tuple(used), notes=notes)
+                         files=tuple(used), notes=notes, clock_hz=_clock(clocks))
 
 
 def _partial_flop_notes(kernels) -> tuple[str, ...]:
@@ -136,6 +138,25 @@ def _partial_flop_notes(kernels) -> tuple[str, ...]:
                 held.setdefault(note, []).append(k.name)
     return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
                  for note, names in held.items())
+
+
+def _clocks(groups) -> list[tuple[float, float]]:
+    """(SM clock in Hz, seconds) of each kernel: its first launch's clock (ncu locks it, so
+    the launches agree) with the kernel's total time; per kernel, not per launch, to keep a
+    100,000-launch file cheap."""
+    out = []
+    for g in groups:
+        clock, seconds = g.first.metrics.get(CLOCK), sum(g.samples)
+        if clock and clock == clock and seconds > 0:
+            out.append((clock, seconds))
+    return out
+
+
+def _clock(clocks: Sequence[tuple[float, float]]) -> float | None:
+    """The time-weighted mean SM clock the kernels ran at (ncu locks it, so the launches
+    of one run agree), or None when no launch recorded it."""
+    total = sum(t for _, t in clocks)
+    return sum(c * t for c, t in clocks) / total if total > 0 else None
 
 
 def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:

@@ -309,6 +309,12 @@ def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
     if dram is None or dram != dram:
         r, w = (_get(m, n) for n in DRAM_RW)
         dram = (r or 0.0) + (w or 0.0) if r is not None or w is not None else None
+        if (r is None) != (w is None):
+            # one direction alone is what the file holds: say so, as a partial FLOP count
+            # is said (review 12b K: a read-only DRAM read as the kernel's whole traffic)
+            have, lack = DRAM_RW if w is None else DRAM_RW[::-1]
+            notes.append(f"DRAM = {'reads' if w is None else 'writes'} only: {have} "
+                         f"without {lack} (add it to --metrics, or DRAM bytes may read low)")
     if dram is not None:
         out["DRAM"] = dram
     for level, names in LEVEL_METRICS.items():
@@ -326,9 +332,27 @@ def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
             values = [_get(m, n) for n in names]
             if any(v is not None for v in values):
                 out[level] = SECTOR_BYTES * sum(v or 0.0 for v in values)
-                notes.append(f"{level} bytes = 32 x {' + '.join(names)} (32-byte sectors)")
+                counted = names[0] if len(names) == 1 else f"({' + '.join(names)})"
+                notes.append(f"{level} bytes = 32 x {counted} (32-byte sectors)")
                 break
+    notes += _not_a_number_notes(m, out)
     return out, notes
+
+
+def _not_a_number_notes(m: Mapping[str, float], out: Mapping[str, float]) -> list[str]:
+    """A level with no bytes whose metrics are in the launch but not numbers (ncu writes
+    `n/a`): it gets no point, and the note says why rather than drop it in silence."""
+    notes = []
+    for level in ("DRAM", "L2", "L1"):
+        if level in out:
+            continue
+        names = ((DRAM + DRAM_RW) if level == "DRAM" else LEVEL_METRICS[level]) + tuple(
+            n for spelling in SECTORS[level] for n in spelling)
+        nan = [n for n in names if n in m and m[n] != m[n]]
+        if nan:
+            notes.append(f"{', '.join(nan)} {'is' if len(nan) == 1 else 'are'} not a number "
+                         f"(n/a) in the file: no {level} point")
+    return notes
 
 
 def seconds_of(m: Mapping[str, float]) -> float | None:
@@ -384,8 +408,10 @@ def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> 
     if seconds <= 0:
         return Counts(flop, nbytes, None, notes, "zero time")
     if not nbytes:
+        nan = [n for n in bnotes if " not a number (n/a) in the file" in n]
         return Counts(flop, nbytes, seconds, notes,
-                      "no bytes: needs dram__bytes.sum, lts__t_bytes.sum or l1tex__t_bytes.sum")
+                      "no bytes: " + ("; ".join(nan) if nan else "needs dram__bytes.sum, "
+                                      "lts__t_bytes.sum or l1tex__t_bytes.sum"))
     if not flop and fbad:
         return Counts(flop, nbytes, seconds, notes,
                       f"FLOP metrics are nan ({', '.join(fbad)})")

@@ -53,6 +53,9 @@ class ProfileImport:
     device_details: tuple[RecordedDevice, ...] = ()   # memory and cc, where recorded
     # rocprof-compute's roofline.csv in the workload folder read: its benchmarked peaks
     roof_file: str = ""
+    # the SM clock the kernels ran at (ncu's sm__cycles_elapsed.avg.per_second, weighted by
+    # time), where recorded: a catalog roof assumes the boost clock
+    clock_hz: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels r
 
 def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
     """Ceilings = the best FLOP/s per precision and unit, and B/s per level, any kernel
-    reached.
+    reached; a kernel's FLOP/s of its main precision only (Kernel.precision).
 
     Not a machine's roof: a lower bound on it, used only when nothing better is known so that
     the kernels can still be compared with each other. Tensor (MFMA, tensor-core) kernels get
@@ -98,9 +101,15 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
     for k in kernels:
         if not k.seconds:
             continue
-        if k.total_flop > 0:   # analyze() holds the total FLOP to the main precision's roof
+        main = k.flop.get(k.precision, 0.0)
+        if main > 0:
+            # the main precision's own FLOP/s (review 12b H: an fp64 + fp32 kernel's total
+            # was labelled "fp64 vector"). A minor precision sets no ceiling: its FLOP ran
+            # alongside the main ones, and as a ceiling of its own (2.16 GFLOP/s of fp32 in
+            # the GPP kernel) analyze()'s time-weighted mix would put its own kernel at
+            # 200 %; held to the main one it gets analyze()'s "no <p> ceiling" note.
             key = (k.precision, k.unit or "vector")
-            flop[key] = max(flop.get(key, 0.0), k.total_flop / k.seconds)
+            flop[key] = max(flop.get(key, 0.0), main / k.seconds)
         for level, v in k.bytes.items():
             if v > 0:
                 bw[level] = max(bw.get(level, 0.0), v / k.seconds)
@@ -240,6 +249,46 @@ def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
     return cc_mismatch(roof, cc)
 
 
+# FP32 results per clock per SM, by compute capability (CUDA C++ Programming Guide,
+# "Arithmetic Instructions" throughput table): with the catalog's SM count and fp32 vector
+# peak this gives the clock the catalog peaks assume (RTX 4060 Laptop: 14.56 TFLOP/s /
+# (24 x 128 x 2) = 2.37 GHz, its top boost).
+FP32_LANES_PER_SM = {"6.0": 64, "6.1": 128, "7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64,
+                     "8.6": 128, "8.7": 128, "8.9": 128, "9.0": 128, "10.0": 128,
+                     "12.0": 128}
+# below this share of the catalog's clock the note is printed (boost varies by a few %)
+SLOW_CLOCK = 0.9
+
+
+def catalog_clock_hz(roof: Roof) -> float | None:
+    """The SM clock a catalog roof's peaks were derived at (fp32 vector / (SMs x FP32
+    lanes x 2)), or None when the roof is not a catalog NVIDIA entry with those figures."""
+    if roof.kind != "nominal":
+        return None
+    dev = _catalog_device(roof.name)
+    lanes = FP32_LANES_PER_SM.get(getattr(dev, "compute_capability", None) or "")
+    fp32 = roof.find_compute("fp32", "vector")
+    if dev is None or dev.roof.name != roof.name or not dev.sms or not lanes or fp32 is None:
+        return None
+    return fp32.value / (dev.sms * lanes * 2.0)
+
+
+def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
+    """A note when the profile says the kernels ran well below the clock the catalog roof
+    assumes: ncu locks clocks to base by default (--clock-control base), so % of roof on a
+    boost-clock catalog roof reads low by the clock ratio (review 12b J: 37 % vs 55 %)."""
+    boost = catalog_clock_hz(roof) if clock_hz else None
+    if boost is None or clock_hz >= SLOW_CLOCK * boost:
+        return ""
+    return (f"; note: the kernels ran at {clock_hz / 1e9:.2f} GHz "
+            f"(sm__cycles_elapsed.avg.per_second in the file; ncu locks base clocks by "
+            f"default), while {roof.name}'s catalog peaks assume {boost / 1e9:.2f} GHz "
+            f"(boost): % of roof is judged at boost, so it reads at most "
+            f"{100 * clock_hz / boost:.0f} % where compute binds; profile with "
+            f"--clock-control none, or pass --on the .ncu-rep (its peaks are at the "
+            f"profiled clock)")
+
+
 def cc_suggestion(cc: str | None) -> str:
     """Catalog devices that share the profile's compute capability, for --on."""
     if not cc:
@@ -259,7 +308,7 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         roof = roof_for_on(on)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
                                 + device_mismatch(roof, imp.kernels)
-                                + _above_nominal(roof))
+                                + _above_nominal(roof) + clock_mismatch(roof, imp.clock_hz))
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks
         # of the GPU the counters were taken on come before any catalog entry, as ncu's
@@ -276,7 +325,8 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     if found is not None:
         roof, text = found
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
-                                f"by the device name '{text}' in the file")
+                                f"by the device name '{text}' in the file"
+                                + clock_mismatch(roof, imp.clock_hz))
     roof = envelope_roof(imp.kernels)
     if roof is None:
         from ..errors import InputError

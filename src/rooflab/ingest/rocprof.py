@@ -1,8 +1,9 @@
 """rocprof / rocprof-compute counter CSV (AMD Instinct) -> Kernels, by rocprof-compute's
 roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
 
-    vector FLOP (p = F16, F32, F64) = 64 x (ADD_p + MUL_p + 2 x FMA_p + TRANS_p)
-                                      from SQ_INSTS_VALU_<op>_<p>  (64 lanes per wavefront)
+    vector FLOP (p = F16, F32, F64) = lanes x (ADD_p + MUL_p + 2 x FMA_p + TRANS_p)
+                                      from SQ_INSTS_VALU_<op>_<p>  (lanes per wavefront:
+                                      the file's wave size, else 64)
     matrix FLOP = 512 x SQ_INSTS_VALU_MFMA_MOPS_<p>          (p = F8, F16, BF16, F32, F64, I8)
     L1  bytes   = line x TCP_TOTAL_CACHE_ACCESSES
     L2  bytes   = line x TCP_TCC_READ_REQ + 64 x (TCP_TCC_WRITE_REQ
@@ -12,7 +13,9 @@ roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
     HBM bytes   = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
                 + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ;
                   on MI300 (gfx942) TCC_BUBBLE counts the 128-B reads among RDREQ:
-                  reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B
+                  reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B;
+                  a missing split counter counts as 0 (reads 64 B, writes 32 B) with a note;
+                  a counter that is not a number drops the level (never 0 bytes)
     time        = EndNs - BeginNs (rocprof v1), End_Timestamp - Start_Timestamp (v2/v3,
                   rocprof-compute), or DurationNs
 
@@ -30,6 +33,7 @@ SQLite/JSON outputs are refused with what to collect instead.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -53,13 +57,24 @@ NAME_COLUMNS = ("KernelName", "Kernel_Name", "Kernel-Name", "kernel-name")
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
 
 
-def _counter(m: Mapping[str, float], name: str) -> float | None:
+def _value(m: Mapping[str, float], name: str) -> float | None:
+    """A counter's value under any of its spellings; nan when the file has the counter but
+    not as a number (`n/a`, empty, `nan`: parse_number's nan); None when it is absent."""
+    seen = False
     for key in (name, f"{name}_sum", name.replace("TCC_EA_", "TCC_EA0_"),
                 name.replace("TCC_EA_", "TCC_EA0_") + "_sum"):
         v = m.get(key)
-        if v is not None and v == v:
-            return v
-    return None
+        if v is not None:
+            if v == v:
+                return v
+            seen = True
+    return math.nan if seen else None
+
+
+def _counter(m: Mapping[str, float], name: str) -> float | None:
+    """A counter's value; None when absent or not a number."""
+    v = _value(m, name)
+    return v if v == v else None
 
 
 def _seconds(m: Mapping[str, float]) -> float | None:
@@ -71,42 +86,123 @@ def _seconds(m: Mapping[str, float]) -> float | None:
     return d * 1e-9 if d is not None and d == d else None
 
 
-def _bytes(m: Mapping[str, float]) -> dict[str, float]:
-    """Bytes by level. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B HBM reads, which
-    MI200's counters lack; its vector L1 line is 128 B, so rocprof-compute's gfx942 panels
+# the counters of each level; one that is in the file but not a number makes the level
+# unknown for that dispatch (never 0: a kernel whose reads are unknown is not write-only)
+_LEVEL_COUNTERS = {
+    "DRAM": ("TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B",
+             "TCC_BUBBLE"),
+    "L2": TCP_TCC,
+    "L1": ("TCP_TOTAL_CACHE_ACCESSES",),
+}
+
+
+def _dram(m: Mapping[str, float], bubble: float | None) -> tuple[float | None, list[str]]:
+    """HBM bytes (None: no TCC_EA counter) and notes on the sizes assumed for the requests
+    whose split counter was not collected. rocprof-compute's formula assumes both split
+    counters (it always collects them); rooflab's users often collect RDREQ and WRREQ alone,
+    and then every read counts 64 B and every write 32 B (review 12b F)."""
+    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
+    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    if rd is None and wr is None:
+        return None, []
+    notes = []
+    if (rd is None) != (wr is None):
+        # one direction collected: said, as ncu's "DRAM = reads only" (a file of
+        # TCC_EA_RDREQ alone is common: a read-only kernel's counters)
+        have, lack, what = (("TCC_EA_RDREQ", "TCC_EA_WRREQ", "reads") if wr is None else
+                            ("TCC_EA_WRREQ", "TCC_EA_RDREQ", "writes"))
+        notes.append(f"DRAM = {what} only: {have} without {lack} (add it to --pmc, or DRAM "
+                     f"bytes may read low)")
+    if rd32 is None and rd:
+        notes.append("TCC_EA_RDREQ_32B not collected: every DRAM read assumed 64 B (a 32-B "
+                     "read counts twice its size); add it to --pmc")
+    if wr64 is None and wr:
+        notes.append("TCC_EA_WRREQ_64B not collected: every DRAM write assumed 32 B (a 64-B "
+                     "write counts half its size); add it to --pmc")
+    rd, rd32, wr, wr64, big = (v or 0.0 for v in (rd, rd32, wr, wr64, bubble))
+    return (128 * big + 32 * rd32 + 64 * (rd - big - rd32)
+            + 64 * wr64 + 32 * (wr - wr64)), notes
+
+
+def _bytes(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """Bytes by level, the levels whose counts are unknown ({level: why}: a counter in the
+    file but not a number; no bytes for them),
+    and notes on assumed request sizes. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B
+    HBM reads, which MI200's counters lack; its vector L1 line is 128 B, so rocprof-compute's
+    gfx942 panels
     count 128 B per TCP_TOTAL_CACHE_ACCESSES and per TCP_TCC_READ_REQ (64 B per write and
     atomic) where its gfx90a ones count 64 ("vL1D Cache BW", "L1-L2 BW")."""
     nbytes: dict[str, float] = {}
-    bubble = _counter(m, "TCC_BUBBLE")
+    unknown: dict[str, str] = {}
+    bubble = _value(m, "TCC_BUBBLE")
     line = 64.0 if bubble is None else 128.0
-    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
-    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
-    if rd is not None or wr is not None:
-        rd, rd32, wr, wr64, big = (v or 0.0 for v in (rd, rd32, wr, wr64, bubble))
-        nbytes["DRAM"] = (128 * big + 32 * rd32 + 64 * (rd - big - rd32)
-                          + 64 * wr64 + 32 * (wr - wr64))
+    for level, names in _LEVEL_COUNTERS.items():
+        bad = next((n for n in names if (v := _value(m, n)) is not None and v != v), None)
+        if bad is not None:
+            unknown[level] = f"{bad} is not a number (n/a)"
+    dram, notes = _dram(m, bubble)
+    if dram is not None:
+        nbytes["DRAM"] = dram
     read, *others = (_counter(m, name) for name in TCP_TCC)
     if read is not None or any(v is not None for v in others):
         nbytes["L2"] = line * (read or 0.0) + 64.0 * sum(v or 0.0 for v in others)
-    elif (l2 := _counter(m, "TCC_REQ")) is not None:
-        nbytes["L2"] = 128.0 * l2
+    elif (l2 := _value(m, "TCC_REQ")) is not None:
+        if l2 == l2:
+            nbytes["L2"] = 128.0 * l2
+        elif "L2" not in unknown:
+            unknown["L2"] = "TCC_REQ"
     if (l1 := _counter(m, "TCP_TOTAL_CACHE_ACCESSES")) is not None:
         nbytes["L1"] = line * l1
-    return nbytes
+    for level in unknown:
+        nbytes.pop(level, None)
+    return nbytes, unknown, notes
 
 
-def rocprof_counts(m: Mapping[str, float]) -> Counts:
-    """FLOP by precision, bytes by level and seconds of one dispatch."""
+def _wave_size(m: Mapping[str, float]) -> float:
+    """Lanes per wavefront: the file's wave size (rocprof v1 `wave_size`, rocprofv2
+    `Wave_Size`; RDNA runs wave32), else 64, CDNA's and rocprof-compute's constant.
+    SQ_INSTS_VALU_* count per-wavefront instructions, so FLOP scale with it."""
+    for key in ("wave_size", "Wave_Size", "WaveSize"):
+        v = m.get(key)
+        if v is not None and v in (32.0, 64.0):
+            return v
+    return 64.0
+
+
+def _vector_flop(m: Mapping[str, float], lanes: float
+                 ) -> tuple[dict[str, float], list[str], bool]:
+    """Vector FLOP by precision, notes on precisions counted from some of their
+    ADD/MUL/FMA/TRANS counters only (as ncu's _partial_note), and whether any was found."""
     flop: dict[str, float] = {}
+    notes: list[str] = []
     found = False
+    ops = ("ADD", "MUL", "FMA", "TRANS")
     for suffix, precision in VECTOR.items():
-        parts = [_counter(m, f"SQ_INSTS_VALU_{op}_{suffix}") for op in ("ADD", "MUL", "FMA",
-                                                                        "TRANS")]
+        parts = [_counter(m, f"SQ_INSTS_VALU_{op}_{suffix}") for op in ops]
         if any(p is not None for p in parts):
             found = True
             add, mul, fma, trans = (p or 0.0 for p in parts)
             if add + mul + fma + trans:
-                flop[precision] = 64.0 * (add + mul + 2.0 * fma + trans)
+                flop[precision] = lanes * (add + mul + 2.0 * fma + trans)
+            if any(p is None for p in parts):
+                have = [op for op, p in zip(ops, parts, strict=True) if p is not None]
+                lack = [f"SQ_INSTS_VALU_{op}_{suffix}"
+                        for op, p in zip(ops, parts, strict=True) if p is None]
+                notes.append(f"{precision} FLOP from {', '.join(have)} only: "
+                             f"{', '.join(lack)} not collected or not a number (add "
+                             f"{'it' if len(lack) == 1 else 'them'} to --pmc, or the FLOP "
+                             f"may read low)")
+    return flop, notes, found
+
+
+def rocprof_counts(m: Mapping[str, float]) -> Counts:
+    """FLOP by precision, bytes by level and seconds of one dispatch. A level whose counter
+    is in the file but not a number gets no bytes (_bytes); a dispatch left with none has a
+    problem naming the counter."""
+    lanes = _wave_size(m)
+    flop, notes, found = _vector_flop(m, lanes)
+    if lanes != 64.0:
+        notes.append(f"vector FLOP at {lanes:.0f} lanes per wavefront (the file's wave size)")
     tensor = 0.0
     for suffix, precision in MATRIX.items():
         mops = _counter(m, f"SQ_INSTS_VALU_MFMA_MOPS_{suffix}")
@@ -115,13 +211,18 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
             if mops:
                 flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
                 tensor += 512.0 * mops
-    nbytes = _bytes(m)
+    nbytes, unknown, bnotes = _bytes(m)
+    if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
+        notes += bnotes
     seconds = _seconds(m)
     if seconds is None:
         problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
                    "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
     elif seconds <= 0:
         problem = "zero time"
+    elif not nbytes and unknown:
+        problem = "no bytes: " + "; ".join(f"{why}, so no {level} bytes"
+                                           for level, why in unknown.items())
     elif not nbytes:
         problem = ("no byte counters (TCC_EA_RDREQ/WRREQ, TCP_TCC_*_REQ, TCC_REQ, "
                    "TCP_TOTAL_CACHE_ACCESSES)")
@@ -129,15 +230,55 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
         problem = "no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
     else:
         problem = ""
-    return Counts(flop, nbytes, seconds, (), problem, tensor_flop=tensor)
+    return Counts(flop, nbytes, seconds, tuple(notes), problem, tensor_flop=tensor)
+
+
+def _with_known_levels(items: list[tuple[Launch, Counts]]) -> list[tuple[Launch, Counts]]:
+    """Dispatches with every level dropped that some dispatch of the same kernel could not
+    count (a counter `n/a`): the others' bytes over the kernel's whole time would read low.
+    The first dispatch of the kernel carries a note naming the counter and the dispatches."""
+    missing: dict[str, dict[str, tuple[str, list[str]]]] = {}
+    for launch, counts in items:
+        if counts.problem:   # skipped whole (time too): the others stay consistent
+            continue
+        for level, why in _bytes(launch.metrics)[1].items():
+            entry = missing.setdefault(launch.identity, {}).setdefault(level, (why, []))
+            entry[1].append(launch.id)
+    if not missing:
+        return items
+    out, noted = [], set()
+    for launch, counts in items:
+        drop = missing.get(launch.identity)
+        if not drop or counts.problem:
+            out.append((launch, counts))
+            continue
+        nbytes = {lv: v for lv, v in counts.bytes.items() if lv not in drop}
+        notes = counts.notes
+        if launch.identity not in noted:
+            noted.add(launch.identity)
+            notes += tuple(_unknown_note(level, counter, ids)
+                           for level, (counter, ids) in drop.items())
+        problem = "" if nbytes else "no bytes: " + "; ".join(
+            f"{why} in dispatch {ids[0]} of this kernel, so no {lv} bytes"
+            for lv, (why, ids) in drop.items())
+        out.append((launch, replace(counts, bytes=nbytes, notes=notes, problem=problem)))
+    return out
+
+
+def _unknown_note(level: str, why: str, ids: list[str]) -> str:
+    more = f" (and {len(ids) - 1} more)" if len(ids) > 1 else ""
+    return (f"{why} in dispatch {ids[0]}{more}: no {level} point (an unknown count is not "
+            f"0 bytes)")
 
 
 # `rocprof --stats` (results.stats.csv) and rocprofv3 `--stats` (*_kernel_stats.csv) write one
 # row per kernel: "Name","Calls","TotalDurationNs","AverageNs","Percentage"[,"MinNs","MaxNs",
 # "StdDev"] (ROCm rocprofiler docs; rocprofv3 "kernel_stats.csv"): times, no counters.
 COLLECT_HINT = ("collect them with `rocprof -i counters.txt --timestamp on ./app` (results.csv) "
-                "or `rocprofv3 --pmc SQ_INSTS_VALU_FMA_F32 TCC_EA_RDREQ TCC_EA_WRREQ ... -- "
-                "./app` (*_counter_collection.csv)")
+                "or `rocprofv3 --pmc SQ_INSTS_VALU_FMA_F32 TCC_EA_RDREQ TCC_EA_RDREQ_32B "
+                "TCC_EA_WRREQ TCC_EA_WRREQ_64B ... -- ./app` (*_counter_collection.csv; "
+                "TCC_BUBBLE too on MI300; without the _32B/_64B split counters reads count "
+                "64 B and writes 32 B)")
 STATS_HINT = ("a kernel-time summary (rocprof --stats / rocprofv3 --stats: Name, Calls, "
               "TotalDurationNs): it has times but no FLOP or byte counters; " + COLLECT_HINT)
 _COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_")
@@ -152,7 +293,7 @@ def _sum_instances(metrics: dict[str, float]) -> dict[str, float]:
     sums: dict[str, float] = {}
     for name, value in metrics.items():
         hit = _INSTANCE.match(name) if name.endswith("]") else None
-        if hit and value == value:
+        if hit:   # an n/a channel makes the sum unknown (nan), not the others' sum
             sums[hit.group(1)] = sums.get(hit.group(1), 0.0) + value
     if not sums:
         return metrics
@@ -164,7 +305,8 @@ def _column(col: Mapping[str, int], names) -> int | None:
 
 
 def read_rocprof_csv(path: str, log: SkipLog) -> list[tuple[Launch, Counts]]:
-    return [(launch, rocprof_counts(launch.metrics)) for launch in _dispatches(path, log)]
+    return _with_known_levels([(launch, rocprof_counts(launch.metrics))
+                               for launch in _dispatches(path, log)])
 
 
 def _dispatches(path: str, log: SkipLog) -> list[Launch]:
@@ -272,7 +414,8 @@ def _merged_passes(paths: list[str], log: SkipLog,
             have = merged.get(key)
             merged[key] = launch if have is None else \
                 replace(have, metrics={**launch.metrics, **have.metrics})
-    return [(launch, rocprof_counts(launch.metrics)) for launch in merged.values()]
+    return _with_known_levels([(launch, rocprof_counts(launch.metrics))
+                               for launch in merged.values()])
 
 
 def _counter_files(path: str) -> list[str]:
@@ -332,5 +475,17 @@ def load_rocprof(paths) -> ProfileImport:
     from ..hardware.rocprof_roofline import workload_roofline
 
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
-                         failed=tuple(failed), files=tuple(used),
+                         failed=tuple(failed), files=tuple(used), notes=_kernel_notes(kernels),
                          roof_file=workload_roofline(paths_in) or "")
+
+
+def _kernel_notes(kernels) -> tuple[str, ...]:
+    """The kernels' counter notes (an n/a counter, an assumed request size, a partial FLOP
+    count, the wave size), once each with the kernels they hold for: they change the
+    numbers, so they belong on screen, not only in the JSON's meta."""
+    held: dict[str, list[str]] = {}
+    for k in kernels:
+        for note in k.meta.get("notes") or ():
+            held.setdefault(note, []).append(k.name)
+    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
+                 for note, names in held.items())

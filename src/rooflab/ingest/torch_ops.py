@@ -1,10 +1,11 @@
 """FLOP and compulsory bytes of one PyTorch op call from the shapes the profiler recorded.
 
 The trace gives each op's input shapes ("Input Dims"), dtypes ("Input type") and constant
-arguments ("Concrete Inputs"), not its outputs; each rule infers the output shape. FLOP
-formulas come from rooflab.workloads.ops (one multiply-add = 2 FLOP); bytes are compulsory
-traffic from the actual shapes: every tensor input read once, the output written once
-(broadcast inputs count their own, smaller, size).
+arguments ("Concrete Inputs"), not its outputs; each rule infers the output shape and dtype
+(PyTorch's type promotion for elementwise ops). FLOP formulas follow rooflab.workloads.ops
+(one multiply-add = 2 FLOP; a complex multiply-add = 4 real multiplies + 4 real adds = 8);
+bytes are compulsory traffic from the actual shapes: every tensor input read once, the
+output written once (broadcast inputs count their own, smaller, size).
 
 Ops with a rule here are "counted"; an op that has none (aten::linear, aten::matmul, ...)
 is not, but the counted ops it calls are (linear -> addmm, matmul -> mm).
@@ -27,8 +28,12 @@ TORCH_DTYPES = {
     "c10::Float8_e4m3fn": "fp8", "c10::Float8_e5m2": "fp8",
     "c10::Float8_e4m3fnuz": "fp8", "c10::Float8_e5m2fnuz": "fp8", "long int": "int64",
     "long": "int64", "int": "int32", "short int": "int16", "signed char": "int8",
-    "unsigned char": "uint8", "bool": "bool", "c10::complex<float>": "fp32",
+    "unsigned char": "uint8", "bool": "bool", "c10::complex<float>": "complex64",
+    "c10::complex<double>": "complex128", "c10::complex<c10::Half>": "complex32",
 }
+# A complex element is two of its real type: its bytes are twice, its FLOP are counted in
+# the real type's precision (complex64 math is fp32 math).
+COMPLEX_REAL = {"complex32": "fp16", "complex64": "fp32", "complex128": "fp64"}
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "rsub", "maximum", "minimum", "pow",
                       "where")
 ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "neg", "abs",
@@ -37,6 +42,18 @@ ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "n
 # Comparisons count 0 FLOP, as in `rooflab ai` and bench/torch_count.py: profilers count
 # FLOP from FADD/FMUL/FFMA, not from FMNMX (docs/bench.md, "comparisons ... 0").
 COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "hardtanh", "threshold"})
+# `where(cond, a, b)` selects: no arithmetic (bench/torch_count.py lists it as movement).
+SELECTS = frozenset({"where"})
+# Real FLOP per element of complex elementwise ops: (a+bi) ± (c+di) is 2 adds, (a+bi)(c+di)
+# is 4 multiplies + 2 adds, -(a+bi) 2 negations. The other ops get no complex formula.
+COMPLEX_FLOP_PER_ELEMENT = {"add": 2, "sub": 2, "rsub": 2, "mul": 6, "neg": 2, "where": 0}
+# Ops whose result is floating point even for integer inputs (true division, transcendental
+# functions): integer inputs give the default dtype, fp32 (torch.get_default_dtype()).
+FLOAT_RESULT = frozenset({"div", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "sqrt",
+                          "rsqrt", "reciprocal", "sin", "cos", "erf"})
+# LayerNorm per element without gamma and beta: mean add 1, x - mean 1, (x-mean)^2
+# accumulated 2 (an FMA), times rstd 1 = 5; gamma and beta add one each (ops.layernorm's 7).
+LAYERNORM_PLAIN_FLOP_PER_ELEMENT = 5
 
 
 @dataclass(frozen=True)
@@ -51,15 +68,29 @@ class OpCall:
 
 @dataclass(frozen=True)
 class OpWork:
+    """One call's work. complex: counted from complex values (the profiler's own `flops`
+    count real-valued formulas, so they do not apply)."""
+
     op: str
     flop: float
     bytes: float
     precision: str
     unit: str | None
+    complex: bool = False
 
 
 def dtype_of(type_name: str) -> str | None:
     return TORCH_DTYPES.get(type_name.strip())
+
+
+def real_dtype(dtype: str) -> str:
+    """The real type of a complex dtype (complex64 -> fp32); a real dtype itself."""
+    return COMPLEX_REAL.get(dtype, dtype)
+
+
+def itemsize(dtype: str) -> float:
+    """Bytes per element, a complex one counted as its two real halves."""
+    return dtype_bytes(real_dtype(dtype)) * (2 if dtype in COMPLEX_REAL else 1)
 
 
 def _numel(shape: Sequence[int]) -> int:
@@ -86,7 +117,7 @@ def _tensors(call: OpCall) -> list[tuple[tuple[int, ...], str]]:
 
 
 def _in_bytes(tensors) -> float:
-    return float(sum(_numel(s) * dtype_bytes(d) for s, d in tensors))
+    return float(sum(_numel(s) * itemsize(d) for s, d in tensors))
 
 
 def _const(call: OpCall, i: int, default):
@@ -97,7 +128,56 @@ def _const(call: OpCall, i: int, default):
     return value
 
 
-def _matmul(call: OpCall) -> OpWork | None:
+# Type promotion (torch.promote_types / torch.result_type), on rooflab's dtype names.
+_CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
+
+
+def _category(dtype: str) -> int:
+    """bool 0 < integer 1 < floating 2 < complex 3, the order of PyTorch's promotion."""
+    return 3 if dtype in COMPLEX_REAL else _CATEGORY.get(dtype, 2)
+
+
+def promote(a: str, b: str) -> str:
+    """torch.promote_types on two dtypes: the smallest dtype that holds both."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca == 3 or cb == 3:   # complex64 with fp64 -> complex128: the wider real part
+        real = promote(real_dtype(a), real_dtype(b)) if min(ca, cb) >= 2 else (
+            real_dtype(a) if ca == 3 else real_dtype(b))
+        return {v: k for k, v in COMPLEX_REAL.items()}.get(real, "complex128")
+    if ca != cb:
+        return a if ca > cb else b
+    if {a, b} in ({"fp16", "bf16"}, {"uint8", "int8"}):
+        return "fp32" if ca == 2 else "int16"
+    return a if dtype_bytes(a) >= dtype_bytes(b) else b
+
+
+def result_dtype(tensors: Sequence[tuple[tuple[int, ...], str]]) -> str:
+    """torch.result_type over tensor inputs: tensors with dimensions decide; a 0-dim tensor
+    only when it is of a higher category (a float scalar times an int tensor). The trace
+    records a Python number as a 0-dim `double`, so a 0-dim fp64 that raises the category
+    is taken as the default float dtype, fp32, as PyTorch treats the number."""
+    dim = [d for s, d in tensors if len(s) > 0]
+    zero = [d for s, d in tensors if len(s) == 0]
+    if not dim:
+        return _promote_all(zero)
+    out = _promote_all(dim)
+    if zero:
+        z = _promote_all(zero)
+        if _category(z) > _category(out):
+            out = promote(out, "fp32" if z == "fp64" else z)
+    return out
+
+
+def _promote_all(dtypes: Sequence[str]) -> str:
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = promote(out, d)
+    return out
+
+
+def _matmul(call: OpCall) -> OpWork | str | None:
     from ..workloads import ops
 
     base = call.name.removeprefix("aten::")
@@ -115,32 +195,45 @@ def _matmul(call: OpCall) -> OpWork | None:
     elif base in ("bmm", "baddbmm") and len(a) == 3 and len(b) == 3:
         batch, m, k = a
         n = b[2]
+        if b[0] != batch:
+            return f"batch sizes disagree ({batch} != {b[0]}; is the trace cut or edited?)"
     else:
         return None
-    count = ops.matmul(m, n, k, dtype=dt, batch=batch)
-    flop, nbytes = count.flop, count.bytes
+    if b[-2] != k:
+        return (f"inner dimensions disagree ({'x'.join(map(str, a))} @ "
+                f"{'x'.join(map(str, b))}: {k} != {b[-2]}; is the trace cut or edited?)")
+    cx = dt in COMPLEX_REAL
+    count = ops.matmul(m, n, k, dtype=real_dtype(dt), batch=batch)
+    # complex: each multiply-add is 8 real FLOP (4x the real 2), each element 2 values
+    flop, nbytes = count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
     if bias is not None:   # out = beta * bias + alpha * (a @ b): one add per output element
-        flop += batch * m * n
+        flop += batch * m * n * (2 if cx else 1)
         nbytes += _in_bytes([bias])
-    return OpWork(base, flop, nbytes, count.precision, count.unit)
+    return OpWork(base, flop, nbytes, count.precision, count.unit, cx)
 
 
-def _elementwise(call: OpCall) -> OpWork | None:
-    from ..workloads import ops
-
+def _elementwise(call: OpCall) -> OpWork | str | None:
     ts = _tensors(call)
-    if not ts:
+    name = call.name.removeprefix("aten::").rstrip("_")
+    values = ts[1:] if name in SELECTS else ts   # where's condition is bool, not the data
+    if not values:
         return None
-    out_shape = _broadcast([s for s, _ in ts])
-    dt = ts[0][1]
-    n = _numel(out_shape)
+    n = _numel(_broadcast([s for s, _ in ts]))
     if n < 1:
         return None
-    name = call.name.removeprefix("aten::").rstrip("_")
-    count = ops.elementwise(n, dtype=dt, inputs=1, outputs=1,
-                            flop_per_element=0 if name in COMPARISONS else 1)
-    nbytes = _in_bytes(ts) + n * dtype_bytes(dt)
-    return OpWork(name, count.flop, nbytes, count.precision, "vector")
+    dt = result_dtype(values)
+    if name in FLOAT_RESULT and _category(dt) < 2:
+        dt = "fp32"
+    out_dt = ts[0][1] if call.name.endswith("_") else dt   # in place: written as self
+    if dt in COMPLEX_REAL:
+        per = COMPLEX_FLOP_PER_ELEMENT.get(name)
+        if per is None:
+            return f"no formula for complex {name}"
+    else:
+        per = 0 if name in COMPARISONS | SELECTS else 1
+    nbytes = _in_bytes(ts) + n * itemsize(out_dt)
+    return OpWork(name, float(per * n), nbytes, flop_precision(real_dtype(dt)), "vector",
+                  dt in COMPLEX_REAL)
 
 
 def _rows_cols(shape: Sequence[int], dim: int) -> tuple[int, int] | None:
@@ -151,12 +244,14 @@ def _rows_cols(shape: Sequence[int], dim: int) -> tuple[int, int] | None:
     return _numel(shape) // cols, cols
 
 
-def _softmax(call: OpCall) -> OpWork | None:
+def _softmax(call: OpCall) -> OpWork | str | None:
     from ..workloads import ops
 
     ts = _tensors(call)
     if not ts:
         return None
+    if ts[0][1] in COMPLEX_REAL:
+        return "no formula for complex softmax"
     rc = _rows_cols(ts[0][0], int(_const(call, 1, -1)))
     if rc is None:
         return None
@@ -164,43 +259,75 @@ def _softmax(call: OpCall) -> OpWork | None:
     return OpWork("softmax", c.flop, c.bytes, c.precision, c.unit)
 
 
-def _layernorm(call: OpCall) -> OpWork | None:
-    from ..workloads import ops
-
+def _layernorm(call: OpCall) -> OpWork | str | None:
+    """aten::native_layer_norm(input, normalized_shape, weight?, bias?, eps): the trace
+    leaves an absent weight or bias untyped, so the tensors present say what is read."""
     ts = _tensors(call)
     if not ts:
         return None
     shape, dt = ts[0]
-    norm = _const(call, 1, None)
-    cols = _numel(norm) if isinstance(norm, (list, tuple)) and norm else shape[-1]
-    c = ops.layernorm(_numel(shape) // cols, cols, dtype=dt)
-    return OpWork("layernorm", c.flop, c.bytes, c.precision, c.unit)
+    if dt in COMPLEX_REAL:
+        return "no formula for complex layer_norm"
+    affine = [(tuple(call.dims[i]), d) for i in (2, 3) if i < len(call.dims)
+              and call.dims[i] and (d := dtype_of(call.types[i])) is not None]
+    e = _numel(shape)
+    flop = (LAYERNORM_PLAIN_FLOP_PER_ELEMENT + len(affine)) * e
+    nbytes = 2 * e * itemsize(dt) + _in_bytes(affine)   # x read, y written, gamma/beta read
+    return OpWork("layernorm", float(flop), nbytes, flop_precision(dt), "vector")
 
 
-def _conv(call: OpCall) -> OpWork | None:
-    from ..workloads import ops
+def _per_dim(value, spatial: int) -> list[int]:
+    """A conv argument per spatial dimension: [s] is broadcast, [s1, s2] kept."""
+    v = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(v) == 1:
+        v = v * spatial
+    if len(v) != spatial or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise ValueError(f"{value!r} for {spatial} spatial dimensions")
+    return v
+
+
+def _conv(call: OpCall) -> OpWork | str | None:
+    """aten::convolution(input, weight, bias, stride, padding, dilation, transposed,
+    output_padding, groups), 1-D to 3-D: FLOP 2·N·K·(output positions)·(C/groups)·(taps),
+    each output size floor((H + 2p - d(R-1) - 1)/s) + 1 (torch.nn.Conv2d's docs); bytes
+    input + filter + output (+ bias), no im2col."""
+    from ..workloads.ops import TENSOR_DTYPES
 
     ts = _tensors(call)
-    if len(ts) < 2 or len(ts[0][0]) != 4 or len(ts[1][0]) != 4:
+    if len(ts) < 2:
         return None
-    (n, c, h, w), dt = ts[0]
-    k, _, r, s = ts[1][0]
-    stride, padding = _const(call, 3, [1, 1]), _const(call, 4, [0, 0])
-    dilation, transposed = _const(call, 5, [1, 1]), _const(call, 6, False)
+    (x, dt), (wt, _) = ts[0], ts[1]
+    spatial = len(wt) - 2
+    if spatial < 1 or len(x) not in (spatial + 1, spatial + 2):
+        return None
+    if dt in COMPLEX_REAL:
+        return "no formula for a complex convolution"
+    if _const(call, 6, False):
+        return "no formula for a transposed convolution"
+    stride, padding, dilation = (_per_dim(_const(call, i, [d]), spatial)
+                                 for i, d in ((3, 1), (4, 0), (5, 1)))
     groups = int(_const(call, 8, 1))
-    sym = all(isinstance(v, (list, tuple)) and len(set(v)) == 1
-              for v in (stride, padding, dilation))
-    if transposed or not sym or dilation[0] != 1:
-        return None   # no formula for these: reported as not counted
-    count = ops.conv2d(n, c, h, w, k, r, s, stride=stride[0], padding=padding[0], dtype=dt,
-                       groups=groups)
-    nbytes = count.bytes + (_in_bytes([ts[2]]) if len(ts) > 2 else 0.0)
-    return OpWork("conv2d", count.flop, nbytes, count.precision, count.unit)
+    n, c, *size = x if len(x) == spatial + 2 else (1, *x)   # unbatched input: N = 1
+    k, cg, *taps = wt
+    if groups < 1 or c != cg * groups or k % groups:
+        return f"channels disagree: input {c}, filter {k}x{cg} in {groups} group(s)"
+    out = [(h + 2 * p - d * (r - 1) - 1) // s + 1
+           for h, r, s, p, d in zip(size, taps, stride, padding, dilation, strict=True)]
+    if min(out) < 1 or min(stride) < 1:
+        return None
+    e = itemsize(dt)
+    flop = 2.0 * n * k * _numel(out) * cg * _numel(taps)
+    nbytes = e * (n * c * _numel(size) + k * cg * _numel(taps) + n * k * _numel(out))
+    nbytes += _in_bytes(ts[2:3])   # the bias, when there is one
+    return OpWork(f"conv{spatial}d", flop, nbytes, flop_precision(dt),
+                  "tensor" if dt in TENSOR_DTYPES else None)
 
 
-def _attention(call: OpCall) -> OpWork | None:
+def _attention(call: OpCall) -> OpWork | str | None:
     """aten::scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, ...):
-    q [B, H, Lq, D], k and v [B, Hkv, Lkv, D]; flash byte model (scores stay on chip)."""
+    q [B, H, Lq, D], k and v [B, Hkv, Lkv, D]; flash byte model (scores stay on chip).
+    is_causal masks top-left (query i sees keys 0..i; the SDPA docs' "upper left causal
+    bias"), which differs from the decode-style bottom-right mask when Lq != Lkv."""
     from ..workloads import ops
 
     dims = call.dims
@@ -210,10 +337,13 @@ def _attention(call: OpCall) -> OpWork | None:
     dt = dtype_of(call.types[0])
     if dt is None:
         return None
+    if dt in COMPLEX_REAL:
+        return "no formula for complex attention"
     causal = bool(_const(call, 5, False))
-    c = ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal)
+    c = ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal,
+                      causal_align="top-left")
     mask = dims[3] if len(dims) > 3 and dims[3] else None
-    extra = _numel(mask) * dtype_bytes(dtype_of(call.types[3]) or dt) if mask else 0.0
+    extra = _numel(mask) * itemsize(dtype_of(call.types[3]) or dt) if mask else 0.0
     return OpWork("attention", c.flop, c.bytes + extra, c.precision, c.unit)
 
 
@@ -228,20 +358,27 @@ def has_rule(name: str) -> bool:
     return name in RULES
 
 
-def op_work(call: OpCall) -> OpWork | None:
-    """FLOP and bytes of one call, or None when the shapes do not fit the rule."""
+def work_or_reason(call: OpCall) -> OpWork | str:
+    """FLOP and bytes of one call, or why the shapes have no formula."""
     rule = RULES.get(call.name)
     if rule is None:
-        return None
+        return "no rule for this op"
     try:
-        return rule(call)
+        work = rule(call)
     except (InputError, TypeError, ValueError, IndexError, ZeroDivisionError):
-        return None
+        work = None
+    return "no formula for these shapes" if work is None else work
+
+
+def op_work(call: OpCall) -> OpWork | None:
+    """FLOP and bytes of one call, or None when the shapes do not fit the rule."""
+    work = work_or_reason(call)
+    return work if isinstance(work, OpWork) else None
 
 
 def precision_of(types: Sequence[str]) -> str:
     for t in types:
         d = dtype_of(t)
         if d is not None:
-            return flop_precision(d)
+            return flop_precision(real_dtype(d))
     return "fp32"

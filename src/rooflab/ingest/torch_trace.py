@@ -25,7 +25,7 @@ from ..model.kernel import Kernel
 from .aggregate import sort_by_time, step_labels
 from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
-from .torch_ops import OpCall, has_rule, op_work, precision_of
+from .torch_ops import OpCall, dtype_of, has_rule, precision_of, work_or_reason
 
 
 @dataclass
@@ -45,6 +45,7 @@ class _Group:
     op: str
     shapes: tuple
     types: tuple
+    args: tuple = ()
     flop: float = 0.0
     bytes: float = 0.0
     precision: str = "fp32"
@@ -140,6 +141,10 @@ def _ops_and_kernels(events: list, log: SkipLog
         except (KeyError, TypeError, ValueError):
             log.add(None, f"event #{i} ({e.get('name', '?')}): no numeric ts/dur; skipped")
             continue
+        if dur < 0:   # kineto never writes one: a trace edited or merged by hand
+            log.add(None, f"event #{i} ({e.get('name', '?')}, {cat}): negative duration "
+                          f"(dur {dur:g} us); skipped - is the trace edited or corrupt?")
+            continue
         ext = args.get("External id", args.get("external id"))
         if cat in _OP_CATEGORIES:
             ops.append(_Op(i, str(e.get("name", "?")), ts, dur,
@@ -206,6 +211,7 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
     tally = _Tally(kernel_s, on_gpu, log)
     for root in _roots(ops, events):
         tally.visit(root)
+    _unique_names(list(tally.groups.values()))
     kernels = [_kernel(g, path, on_gpu) for g in tally.groups.values()]
     notes = [note for note in (_uncounted_note(kernels, tally.uncounted),
                                _warmup_note(tally.groups)) if note]
@@ -228,58 +234,140 @@ def _check_ops(ops: list[_Op], path: str) -> None:
 
 class _Tally:
     """The op tree walked from its roots: each op with a FLOP formula counted in its
-    (op, shapes, dtypes) group, the time of the ops without one summed by name."""
+    (op, shapes, dtypes) group; the time of the ops without one summed by name. An op
+    none of whose descendants is counted keeps its whole time under its own name (a
+    convolution without a formula, not the allocations it calls); an op above counted ops
+    keeps its self time (its time less its children's)."""
 
     def __init__(self, kernel_s: dict[int, float], on_gpu: bool, log: SkipLog):
         self.kernel_s, self.on_gpu, self.log = kernel_s, on_gpu, log
         self.groups: dict[tuple, _Group] = {}
         self.uncounted: dict[str, float] = {}
+        self._work: dict[int, object] = {}
+        self._holds: dict[int, bool] = {}
 
     def visit(self, op: _Op) -> None:
-        seconds = _subtree_device_s(op, self.kernel_s) if self.on_gpu else op.dur * 1e-6
-        if has_rule(op.name):
-            self._count(op, seconds)
+        work = self._work_of(op)
+        if not isinstance(work, str):
+            self._count(op, work)
             return
-        if not op.children:
-            self._uncounted(op.name, seconds)
+        if not self._holds_count(op):
+            self._uncounted(op.name, self._seconds(op))
+            self._why_not(op)
             return
+        self._why_not(op, deep=False)   # the ops it calls have formulas
+        self._uncounted(op.name, self._self_seconds(op))
         for child in op.children:
             self.visit(child)
+
+    def _why_not(self, op: _Op, deep: bool = True) -> None:
+        """Warn of the ops with a rule but no formula for their shapes, in op's subtree."""
+        work = self._work_of(op)
+        if has_rule(op.name) and isinstance(work, str):
+            self.log.add_grouped(None, f"{op.name} with inputs [{_shape_text(_call(op))}]: "
+                                       f"{work}; not counted")
+        elif deep:
+            for child in op.children:
+                self._why_not(child)
+
+    def _work_of(self, op: _Op):
+        """The op's OpWork, or why it has none (memoised: asked again by its ancestors)."""
+        if op.index not in self._work:
+            self._work[op.index] = (work_or_reason(_call(op)) if has_rule(op.name)
+                                    else "no rule")
+        return self._work[op.index]
+
+    def _holds_count(self, op: _Op) -> bool:
+        if op.index not in self._holds:
+            self._holds[op.index] = (not isinstance(self._work_of(op), str)
+                                     or any(self._holds_count(c) for c in op.children))
+        return self._holds[op.index]
+
+    def _seconds(self, op: _Op) -> float:
+        return _subtree_device_s(op, self.kernel_s) if self.on_gpu else op.dur * 1e-6
+
+    def _self_seconds(self, op: _Op) -> float:
+        if self.on_gpu:
+            return self.kernel_s.get(op.ext, 0.0) if op.ext is not None else 0.0
+        return max(0.0, op.dur - sum(c.dur for c in op.children)) * 1e-6
 
     def _uncounted(self, name: str, seconds: float) -> None:
         if seconds > 0:
             self.uncounted[name] = self.uncounted.get(name, 0.0) + seconds
 
-    def _count(self, op: _Op, seconds: float) -> None:
-        """An op with a rule: counted, with the ops it calls, if its shapes have a formula."""
-        call = _call(op)
-        work = op_work(call)
-        if work is None:   # the ops it calls may still have formulas
-            self.log.add_grouped(None, f"{op.name} with inputs [{_shape_text(call)}]: no "
-                                       f"formula for these shapes; not counted")
-            if not op.children:
-                self._uncounted(op.name, seconds)
-            for child in op.children:
-                self.visit(child)
-            return
+    def _count(self, op: _Op, work) -> None:
+        """An op with a formula: counted in its group; the ops it calls are part of it."""
+        seconds = self._seconds(op)
         if seconds <= 0:
             self.log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
             return
-        key = (op.name, call.dims, call.types)
+        call = _call(op)
+        args = call.concrete if op.name in _ARGS_IN_KEY else ()
+        key = (op.name, call.dims, call.types, args)
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
-                                          call.dims, call.types, precision=work.precision,
-                                          unit=work.unit)
+                                          call.dims, call.types, args,
+                                          precision=work.precision, unit=work.unit)
         flops = op.args.get("flops")
-        if isinstance(flops, (int, float)) and flops > 0:
+        # the profiler's count is real-valued (2mnk for any mm): not for complex values
+        if isinstance(flops, (int, float)) and flops > 0 and not work.complex:
             g.flop += float(flops)
             g.flop_source = "counted"
         else:
             g.flop += work.flop
         g.bytes += work.bytes
         g.samples.append(seconds)
-        # the ops it calls are part of it: not visited
+
+
+# Ops whose FLOP depend on constant arguments (a conv's stride and dilation, attention's
+# is_causal): calls of one shape with other constants are other groups.
+_ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"})
+
+
+def _unique_names(groups: list[_Group]) -> None:
+    """Groups that differ only in dtypes (an fp32 and an fp64 mm of one shape) or constant
+    arguments would share a name, and the table, report and compare match kernels by name:
+    such groups get their input dtypes ('aten::mm [256x256, 256x256] (fp64)') or their
+    arguments ('(stride 1x2, padding 1x1, dilation 1x1)') appended; a clash left after that
+    is numbered."""
+    for text in (_dtype_text, _args_text):
+        by_name: dict[str, list[_Group]] = {}
+        for g in groups:
+            by_name.setdefault(g.name, []).append(g)
+        for clash in by_name.values():
+            if len({text(g) for g in clash}) > 1:
+                for g in clash:
+                    g.name = f"{g.name} ({text(g)})"
+    seen: dict[str, int] = {}
+    for g in groups:
+        seen[g.name] = seen.get(g.name, 0) + 1
+        if seen[g.name] > 1:
+            g.name = f"{g.name} #{seen[g.name]}"
+
+
+def _dtype_text(g: _Group) -> str:
+    """The tensor inputs' dtypes in order ('fp64 scalar, fp32': a 0-dim tensor, which the
+    shapes leave out), one name if all agree."""
+    names = [f"{dtype_of(t)}{' scalar' if d == () else ''}"
+             for d, t in zip(g.shapes, g.types, strict=False)
+             if d is not None and dtype_of(t) is not None]
+    return ", ".join(dict.fromkeys(names)) if len(set(names)) == 1 else ", ".join(names)
+
+
+def _args_text(g: _Group) -> str:
+    """A conv's stride, padding and dilation ('stride 1x2, ...'), attention's mask."""
+    def dims(i: int) -> str:
+        text = g.args[i] if i < len(g.args) else ""
+        return text.strip("[]").replace(", ", "x") or "?"
+
+    if g.op.startswith("conv"):
+        extra = [f"groups {g.args[8]}"] if len(g.args) > 8 and g.args[8] not in ("", "1") else []
+        return ", ".join([f"stride {dims(3)}", f"padding {dims(4)}", f"dilation {dims(5)}"]
+                         + extra)
+    if g.op == "attention":
+        return "causal" if len(g.args) > 5 and g.args[5] == "True" else "not causal"
+    return ", ".join(a for a in g.args if a)
 
 
 def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:

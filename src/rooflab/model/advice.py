@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..units import fmt_ai
 from .advice_compute import (
     SHORT_CALL_S,
     _quiet_advice,
@@ -55,7 +56,7 @@ from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .sanity import kernel_kind
+from .sanity import check_ai_high, is_streaming, kernel_kind
 
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
 # and fusing a launch-bound kernel read 1.00x before its launches were counted (11b #6).
@@ -68,6 +69,24 @@ __all__ = ["BATCH_ADVICE", "FUSION_MIN_GAIN", "L2_BYTES_DEFAULT", "LOWER_PRECISI
            "compute_advice", "efficiency_of", "latency_advice", "memory_advice",
            "mixed_part_advice", "overhead_advice", "pct", "predict_seconds", "reuses_data",
            "timing_noise", "weight_advice", "work_pct"]
+
+
+def _recount(p: Point, kernel: Kernel, kind: str) -> Advice | None:
+    """'Recount FLOP and bytes' (1.00x) for a streaming op whose AI the sanity check calls
+    abnormally high (sanity.check_ai_high): every other gain rests on those counts."""
+    found = check_ai_high(kernel, (p,))
+    if found is None or not is_streaming(kind):
+        return None
+    e = efficiency_of(p)
+    return Advice(
+        kernel=p.kernel, action=f"recount FLOP and bytes (AI {fmt_ai(p.ai)} is too high "
+                                f"for {'an' if kind[:1] in 'aeiou' else 'a'} {kind} op)",
+        detail=found.message, shrinks="below roof", new_ai=p.ai,
+        new_flop_per_s=p.achieved_flop_per_s or 0.0, new_seconds=e.seconds, speedup=1.0,
+        assumption="no speed-up is predicted: such an op reads and writes each "
+                   "element about once, so its bytes, not its FLOP, are its time; "
+                   "compute-side advice (parallelism, tensor cores) is left out until "
+                   "the counts are fixed (" + found.fix + ")")
 
 
 RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhead_advice,
@@ -105,6 +124,13 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         tile = words(machine, "tile")[0]
         items = [a for a in items if a.action != tile]
     items = [a for a in items if a.speedup > MIN_SPEEDUP]
+    recount = _recount(p, kernel, kind)
+    if recount is not None:
+        # Its FLOP or bytes are miscounted: a streaming op's time is its bytes, so nothing
+        # on the compute side (parallelism, tensor cores, precision for speed) is real for it
+        # (review 12a #3: 109x "expose parallelism" and "bf16 on tensor cores" for an add).
+        items = [recount] + [a for a in items if p.memory_bound_side
+                             and a.shrinks == "along slope" and not a.action.startswith("use ")]
     if guessed:
         # The kind decides which levers apply (no tiling for an elementwise op, batching for
         # a GEMV): say where it came from, so a wrong guess is seen and can be overridden.

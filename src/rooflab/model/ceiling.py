@@ -329,8 +329,11 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
         # every part on one ceiling: the weighted value is that ceiling's, so the kernel
         # reads as before (a roof of one ceiling: the best-achieved envelope an ncu import
         # builds when no roof is given, where an fp64 + fp32 kernel set the fp64 ceiling)
-        found, note = held[0][2], held[0][3]
-        return KernelCeiling(found, found.label, (note,) if note else ())
+        # the stand-in notes of every part, not the main one's only: the fp32 part of an
+        # fp64 + fp32 kernel held to the fp64 ceiling of a roof without fp32 gets the note a
+        # pure fp32 kernel gets (review 12b H)
+        found = held[0][2]
+        return KernelCeiling(found, found.label, tuple(dict.fromkeys(n for *_, n in held if n)))
     total = sum(v for _, v, _, _ in held)
     seconds_at_peak = sum(v / c.value for _, v, c, _ in held)
     first = held[0][2]

@@ -6,7 +6,8 @@ devices are ranked by (`rooflab llm`'s TPOT floor for a decode step). Beside it,
 launches": each kernel at least max(work floor, calls x overhead_s), summed, the same
 figure llm and whatif give. Both are lower bounds, computed alike for every candidate, so
 the ranking says which roof suits this work. The ceiling that binds most of the time is
-named, and FLOP per joule (perf per watt) is given where the TDP is known. Pure: no I/O.
+named, and FLOP per joule (perf per watt) at TDP over the time with launches is given where
+the TDP is known. Pure: no I/O.
 
 A device that is no real choice ranks after every device that is (seed 002: capacity and
 the work's precision come before speed): one whose roof has no ceiling for a kernel's
@@ -76,8 +77,23 @@ class Choice:
         return not self.missing and self.fits is not False
 
     @property
+    def step_s(self) -> float:
+        """The time the work takes at least: with launches where known, else the work
+        floor (what energy and FLOP/J are priced at)."""
+        return self.with_launches_s if self.with_launches_s is not None else self.seconds
+
+    @property
     def energy_j(self) -> float | None:
-        """TDP x time: an upper bound on the energy (the chip rarely sits at TDP)."""
+        """TDP x the time with launches (step_s): the energy at TDP over the least time
+        the row says the work takes. Not a bound either way: the time is a lower bound,
+        TDP an upper one on the power (the chip rarely sits at TDP, least of all while it
+        waits for launches). Priced at the work floor it read 2.7x low for an H100 held
+        by launches (review 12a #12)."""
+        return self.tdp_w * self.step_s if self.tdp_w else None
+
+    @property
+    def work_floor_energy_j(self) -> float | None:
+        """TDP x the work floor: the energy were the launches gone (CUDA graphs)."""
         return self.tdp_w * self.seconds if self.tdp_w else None
 
 
@@ -186,11 +202,17 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
     return tuple(sorted(out, key=lambda c: (not c.viable, c.seconds)))
 
 
-def flop_per_joule(c: Choice, kernels: Sequence[Kernel]) -> float | None:
-    """Useful FLOP per joule at TDP: (sum FLOP / predicted time) / TDP."""
-    if not c.tdp_w or c.seconds <= 0:
+def flop_per_joule(c: Choice, kernels: Sequence[Kernel], work_floor: bool = False
+                   ) -> float | None:
+    """Useful FLOP per joule at TDP: sum FLOP / (time x TDP), the time with launches
+    (Choice.step_s), as the row's own "with launches" column: at the work floor an H100
+    held by launches read 4.96 GFLOP/J for a step it takes 1.71 ms over (1.80), and
+    the energy order of the devices flipped (review 12a #12). work_floor: at the work
+    floor instead (the launches gone: CUDA graphs)."""
+    seconds = c.seconds if work_floor else c.step_s
+    if not c.tdp_w or seconds <= 0:
         return None
-    return sum(k.total_flop for k in kernels) / c.seconds / c.tdp_w
+    return sum(k.total_flop for k in kernels) / seconds / c.tdp_w
 
 
 @dataclass(frozen=True)
@@ -226,6 +248,9 @@ def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
             "relative": c.seconds / fastest if fastest else None, "binding": c.binding,
             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,
+            # the same at the work floor (the launches gone: CUDA graphs)
+            "work_floor_flop_per_joule": flop_per_joule(c, kernels, work_floor=True),
+            "work_floor_energy_j": c.work_floor_energy_j,
             "viable": c.viable, "missing_precisions": list(c.missing),
             "kernels": [{"kernel": t.kernel, "seconds": t.seconds, "binding": t.binding,
                          "work_floor_s": t.work_floor_s, "with_launches_s": t.seconds}

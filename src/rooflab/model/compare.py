@@ -50,6 +50,25 @@ class Match:
     def ai_move(self, level: str = "DRAM") -> tuple[float | None, float | None]:
         return _ai(self.before, level), _ai(self.after, level)
 
+    @property
+    def work_change_pct(self) -> float | None:
+        """FLOP change in percent (-58 means 58 % less work); None without FLOP on a side.
+        A speed-up from less work is not a better use of the machine (review 12b I)."""
+        b, a = self.before.total_flop, self.after.total_flop
+        return 100.0 * (a / b - 1.0) if b > 0 and a > 0 else None
+
+    @property
+    def rates(self) -> tuple[float | None, float | None]:
+        """Achieved FLOP/s before and after (FLOP / seconds; None without either)."""
+        return _rate(self.before), _rate(self.after)
+
+    @property
+    def rate_change_pct(self) -> float | None:
+        """Achieved FLOP/s change in percent: what is left of the speed-up once the work
+        change is taken out (speed-up = work ratio x rate ratio, inverted)."""
+        b, a = self.rates
+        return 100.0 * (a / b - 1.0) if b and a else None
+
     @cached_property
     def noise(self) -> UTest | None:
         """The U test of the two runs' samples, each scaled to the kernel's total (a sample
@@ -91,6 +110,10 @@ def floor_moves(c: Comparison, before: Mapping[str, float], after: Mapping[str, 
     left out."""
     return tuple(FloorMove(m.name, before[m.before.name], after[m.name]) for m in c.matches
                  if m.before.name in before and m.name in after)
+
+
+def _rate(k: Kernel) -> float | None:
+    return k.total_flop / k.seconds if k.seconds and k.total_flop > 0 else None
 
 
 def _ai(k: Kernel, level: str) -> float | None:
@@ -201,6 +224,7 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
         notes += _calls_note(matches[-1])
     only_after = tuple(k for k in a if k.name not in used)
     notes += _untimed_notes(matches)
+    notes += [n for m in matches if (n := work_note(m))]
     return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
 
 
@@ -208,6 +232,36 @@ def _some(names: Iterable[str], limit: int = 10) -> str:
     names = list(names)
     more = f", ... ({len(names)} in all)" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more
+
+
+# A matched kernel whose FLOP changed by more than this (percent) did different work: its
+# speed-up is partly or wholly less (or more) work, not a faster kernel; a note says which.
+WORK_NOTE_PCT = 5.0
+
+
+def work_note(m: Match) -> str:
+    """'k: 2.48x faster; FLOP x0.42, DRAM bytes x0.32: mostly less work (FLOP); achieved
+    FLOP/s +4.4 %: the runs did different work ...' when the FLOP moved by more than
+    WORK_NOTE_PCT ('' otherwise): the words and the rule of `rooflab report`'s steps
+    findings (report/steps.py), for the before/after verb."""
+    work = m.work_change_pct
+    if work is None or abs(work) <= WORK_NOTE_PCT or m.speedup is None:
+        return ""
+    flop = 1.0 + work / 100.0
+    db, da = m.before.bytes.get("DRAM"), m.after.bytes.get("DRAM")
+    dram = da / db if da and db else 1.0
+    moved = f"FLOP x{flop:.2f}" + (f", DRAM bytes x{dram:.2f}" if da and db else "")
+    rate = m.rate_change_pct
+    rate_words = f"; achieved FLOP/s {rate:+.1f} %" if rate is not None else ""
+    speed = m.speedup
+    if speed > 1:
+        why = ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
+               else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
+        head = f"{speed:.2f}x faster; {moved}: mostly {why}"
+    else:
+        head = f"{speed:.2f}x ({'slower' if speed < 1 else 'no faster'}); {moved}"
+    return (f"{m.name}: {head}{rate_words}: the runs did different work (FLOP {work:+.1f} %), "
+            f"so the speed-up is not the kernel's alone")
 
 
 def _untimed_notes(matches: Sequence[Match]) -> list[str]:
@@ -312,6 +366,12 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
                      "before_calls": m.before.calls, "after_calls": m.after.calls,
                      "speedup": m.speedup, "change_pct": m.change_pct,
                      "ai_dram_before": ai_b, "ai_dram_after": ai_a,
+                     # the work and the rate apart: a speed-up from fewer FLOP is not a
+                     # faster kernel (speedup = (1 + rate change) / (1 + work change))
+                     "flop_before": m.before.total_flop, "flop_after": m.after.total_flop,
+                     "work_change_pct": m.work_change_pct,
+                     "flop_per_s_before": m.rates[0], "flop_per_s_after": m.rates[1],
+                     "rate_change_pct": m.rate_change_pct,
                      "samples_before": len(m.before.samples),
                      "samples_after": len(m.after.samples),
                      "noise_p_value": m.noise.p_value if m.noise else None,

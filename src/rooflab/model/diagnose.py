@@ -13,12 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
-from .advice import Advice, Efficiency, advise, efficiency_of, pct, reuses_data
+from .advice import MATRIX_KINDS, Advice, Efficiency, advise, efficiency_of, pct, reuses_data
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
-from .sanity import ABOVE_TOLERANCE, Finding, applicable_launch_s, check_kernel, kernel_kind
+from .sanity import (
+    ABOVE_TOLERANCE,
+    Finding,
+    applicable_launch_s,
+    check_kernel,
+    is_streaming,
+    kernel_kind,
+)
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
 FLAG_HEADROOM = 2.0
@@ -188,14 +195,16 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
               compute_label: str | None = None,
-              beyond: Ceiling | None = None, reuse: bool = True) -> tuple[Distance, ...]:
+              beyond: Ceiling | None = None, reuse: bool | str = True
+              ) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
     its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector").
     `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
     but not counted as the kernel's roof. `reuse`: False for a GEMV / decode step (each
-    weight used once per request: tiling and fusion do not climb its slope)."""
+    weight used once per request: tiling and fusion do not climb its slope), "stream" for
+    a streaming op (_slope_levers)."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure),
             _along_slope(p, reuse),
@@ -255,8 +264,15 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None) -> str:
     return ""
 
 
-def _slope_levers(reuse: bool) -> tuple[str, str]:
-    """(what climbs the slope, an aside on what does not)."""
+def _slope_levers(reuse: bool | str) -> tuple[str, str]:
+    """(what climbs the slope, an aside on what does not). `reuse`: True, False for a
+    weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or AI), "stream"
+    for a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind)."""
+    if reuse == "stream":
+        # seed 004: y = x + 1 "永远在斜线上": each element is read and written once
+        return ("Fusion (the intermediate never reaches memory) and fewer bytes per element",
+                "; tiling and batching cannot (each element is read and written once "
+                "whatever the tiles)")
     if reuse:
         return ("Batching, data reuse (tiling), fusion and fewer bytes per element "
                 "(quantization)", "")
@@ -267,7 +283,7 @@ def _slope_levers(reuse: bool) -> tuple[str, str]:
                               "request)")
 
 
-def _along_slope(p: Point, reuse: bool = True) -> Distance:
+def _along_slope(p: Point, reuse: bool | str = True) -> Distance:
     """How far left of the ridge the point's AI is (the intensity it lacks)."""
     if p.along_slope > 1:
         return Distance(
@@ -344,10 +360,22 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
                                     len(analysis.roof.compute),
                                     _weighted_label(analysis, kernel),
                                     _other_family_top(analysis.roof, top),
-                                    reuses_data(kernel_kind(kernel)[0])),
+                                    _reuse(kernel, p)),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
+
+
+def _reuse(kernel: Kernel, p: Point) -> bool | str:
+    """What climbs the kernel's slope (_slope_levers), by the rules the advice uses: no
+    reuse for a weight-streaming op (advice_memory.weight_streaming: a GEMV, a decode
+    step, a GEMM of a GEMV's shape or AI, review 12a #1); "stream" for a streaming kind or
+    an op under 1 FLOP/B of no matrix kind (12a #4); else True."""
+    kind = kernel_kind(kernel)[0]
+    if not reuses_data(kind, kernel, p.ai, p.precision):
+        return False
+    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    return "stream" if is_streaming(kind) or (not matrix and 0 < p.ai < 1) else True
 
 
 def _other_family_top(roof: Roof, top: Ceiling) -> Ceiling | None:

@@ -166,6 +166,39 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     return WhatIf(label, assumption, before, analyze(target, after), tuple(moves))
 
 
+def efficiency_basis(on_roofs: Sequence[Roof], target: Roof,
+                     kernels: Sequence[Kernel] = ()) -> tuple[Roof, str]:
+    """The roof each kernel's efficiency is taken against when it moves to `target`, and
+    a line saying which. on_roofs: what --on holds, the judging roof first (a profile:
+    measured, then nominal). A fraction of a *measured* roof carried onto a *datasheet*
+    roof assumes the target reaches its datasheet peaks (review 12a #5: matmul 4096 at
+    100 % of a T4's measured 50 TFLOP/s is 77 % of its datasheet 65; on an H100's datasheet
+    989 that is 185 us, not the 144 us at 100 %). So the --on roof of the target's kind is
+    used where one is there and covers every kernel's memory levels (like for like);
+    otherwise the judging roof, and the line says the mix."""
+    judge = on_roofs[0]
+
+    def covers(r: Roof) -> bool:
+        return bool(r.compute and r.memory) and all(
+            not k.bytes or any(r.find_memory(lv) is not None for lv in k.bytes)
+            for k in kernels)
+
+    same = next((r for r in on_roofs if r.kind == target.kind and covers(r)), None)
+    basis = same or judge
+    where = f"efficiency taken against {basis.name} ({basis.kind})"
+    if basis.kind == target.kind:
+        why = ("" if basis is judge else
+               f", the --on profile's {basis.kind} roof rather than its {judge.kind} one")
+        return basis, (f"{where}{why}, applied to {target.name} ({target.kind}): like for "
+                       f"like")
+    if basis.kind == "measured" and target.kind == "nominal":
+        return basis, (f"{where}, applied to {target.name} ({target.kind}): not like for "
+                       f"like, the prediction assumes {target.name} reaches the same share "
+                       f"of its datasheet peaks as of {basis.name}'s measured ones "
+                       f"(optimistic; a profile holding both roofs gives like for like)")
+    return basis, (f"{where}, applied to {target.name} ({target.kind}): not like for like")
+
+
 def describe(w: WhatIf) -> Mapping[str, object]:
     """JSON shape of a what-if: totals and one row per moved kernel."""
     from .choose import split_whole_steps

@@ -179,24 +179,42 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
                   write, d, _matrix_unit(d), shape, split=split)
 
 
-def attention_scores(q_len: int, kv_len: int, causal: bool) -> int:
-    """(query, key) pairs that are computed per head. Causal: query i (the last q_len
-    positions of kv_len) sees kv_len - q_len + i + 1 keys — exactly half-plus-diagonal when
-    q_len == kv_len (prefill), all keys for one decode query."""
+# Where a causal mask sits when q_len < kv_len. bottom-right: the queries are the last q_len
+# positions (decode, a KV cache: query i sees kv_len - q_len + i + 1 keys), FlashAttention 2's
+# convention. top-left: query i sees keys 0..i, what torch.nn.functional.
+# scaled_dot_product_attention(is_causal=True) applies ("the upper left causal bias", its docs).
+CAUSAL_ALIGNS = ("bottom-right", "top-left")
+
+
+def attention_scores(q_len: int, kv_len: int, causal: bool,
+                     align: str = "bottom-right") -> int:
+    """(query, key) pairs that are computed per head. Causal, bottom-right (the default):
+    query i (the last q_len positions of kv_len) sees kv_len - q_len + i + 1 keys — exactly
+    half-plus-diagonal when q_len == kv_len (prefill), all keys for one decode query.
+    Causal, top-left (PyTorch's is_causal): query i sees keys 0..min(i, kv_len - 1)."""
+    if align not in CAUSAL_ALIGNS:
+        raise InputError(f"causal alignment must be one of {', '.join(CAUSAL_ALIGNS)}; "
+                         f"got {align!r}")
     if not causal:
         return q_len * kv_len
+    if align == "top-left":
+        seen = min(q_len, kv_len)   # queries past kv_len see every key
+        return seen * (seen + 1) // 2 + (q_len - seen) * kv_len
     past = kv_len - q_len
     return q_len * past + q_len * (q_len + 1) // 2
 
 
 def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
               kv_heads: int | None = None, dtype: str = "fp16", flash: bool = True,
-              causal: bool = False, name: str | None = None) -> OpCount:
+              causal: bool = False, name: str | None = None,
+              causal_align: str = "bottom-right") -> OpCount:
     """Scaled dot-product attention, O = softmax(Q Kᵀ / √d) V, per batch and head.
 
     FLOP: the two matmuls, 4·B·H·d per computed score (softmax's ~4 per score is not
     counted, as in FlashAttention's FLOP count). causal=True counts only unmasked scores
-    (≈ half for prefill), the work a block-skipping kernel does.
+    (≈ half for prefill), the work a block-skipping kernel does; causal_align says where
+    the mask sits when q_len != kv_len (CAUSAL_ALIGNS: bottom-right for a decode step over
+    a KV cache, top-left for PyTorch's scaled_dot_product_attention(is_causal=True)).
     Bytes: flash reads Q, K, V once and writes O; naive also writes the score matrix S,
     reads it into softmax, writes P and reads P into the second matmul (4 passes over
     B·H·Lq·Lkv elements, dense even when causal). GQA: K and V have kv_heads heads.
@@ -208,10 +226,10 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     if heads % kv_heads:
         raise InputError(f"kv_heads={kv_heads} must divide heads={heads} (grouped-query "
                          f"attention shares each K/V head among heads/kv_heads query heads)")
-    if causal and q_len > kv_len:
+    if causal and q_len > kv_len and causal_align == "bottom-right":
         raise InputError(f"causal attention needs q_len <= kv_len; got {q_len} > {kv_len}")
     d, s, _ = _dt(dtype)
-    scores = attention_scores(q_len, kv_len, causal)
+    scores = attention_scores(q_len, kv_len, causal, causal_align)
     flop = 4.0 * batch * heads * scores * head_dim
     q_o = s * batch * heads * q_len * head_dim
     kv = 2.0 * s * batch * kv_heads * kv_len * head_dim
@@ -224,6 +242,8 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     if causal:
         model += ("; FLOP count only the unmasked (query, key) pairs" +
                   ("" if flash else ", though a dense implementation computes them all"))
+        if causal_align == "top-left" and q_len != kv_len:
+            model += "; top-left causal mask (query i sees keys 0..i, PyTorch's is_causal)"
     if not flash:
         split["scores"] = 4.0 * s * batch * heads * q_len * kv_len
     read = q_o + kv + split.get("scores", 0.0) / 2
@@ -231,6 +251,8 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     shape = {"batch": batch, "heads": heads, "kv_heads": kv_heads, "q_len": q_len,
              "kv_len": kv_len, "head_dim": head_dim, "flash": flash, "causal": causal,
              "scores": scores}
+    if causal and causal_align != "bottom-right":
+        shape["causal_align"] = causal_align
     label = f"attention_{kind}{'_causal' if causal else ''}_b{batch}h{heads}q{q_len}kv{kv_len}"
     return _count(name or f"{label}d{head_dim}_{d}", "attention", flop, read, write, d,
                   _matrix_unit(d), shape, model=model, split=split)
