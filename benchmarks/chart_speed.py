@@ -14,7 +14,9 @@ Each is timed, best of --repeat, interleaved in the same run (the host is shared
              layout, no values): matplotlib's own work
   layout     roofline_data() alone (values + label layout; no matplotlib)
 and prints the times and chart / reference (1.0 would be a free layout). --layout-only
-skips matplotlib (layout times only, no ratio against drawing).
+skips matplotlib (layout times only, no ratio against drawing). Every kernel is labelled
+(labels=0); thousands of kernels, where the chart labels only the longest 20, are timed by
+benchmarks/scale_speed.py.
 """
 
 from __future__ import annotations
@@ -71,16 +73,19 @@ def best(fn, repeat: int) -> float:
 def run_set(name: str, kernels, roof, repeat: int, layout_only: bool) -> None:
     from rooflab.report.chart import figure_bytes, plot_roofline, roofline_data
 
-    layout = [best(lambda: roofline_data([roof], kernels), 1) for _ in range(repeat)]
+    # labels=0: every kernel labelled, as before the chart labelled only the 20 longest
+    # (chart.LABELS_SHOWN), so the layout's worst case and the earlier results still compare;
+    # the many-kernel charts are benchmarks/scale_speed.py's
+    layout = [best(lambda: roofline_data([roof], kernels, labels=0), 1) for _ in range(repeat)]
     if layout_only:
         print(f"{name:>4} ({len(kernels)} kernels): layout {min(layout) * 1e3:8.1f} ms")
         return
     import matplotlib.pyplot as plt
 
-    done = roofline_data([roof], kernels)
+    done = roofline_data([roof], kernels, labels=0)
 
     def chart():
-        d = plot_roofline([roof], kernels)
+        d = plot_roofline([roof], kernels, labels=0)
         figure_bytes(d, "png")
         plt.close(d.figure_)
 

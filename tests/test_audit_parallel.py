@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rooflab.errors import InputError
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.parallel import Link, linear_layer, scale_dp
 
@@ -52,7 +53,10 @@ def test_bit_rates_are_divided_by_eight(capsys):
     # b = bit, B = byte: a 400 Gb/s NDR NIC moves 50 GB/s (the scale default says so).
     assert parse_rate("400Gb/s") == parse_rate("400Gbps") == parse_rate("400 Gbit/s") == 50e9
     assert parse_rate("3.6Tb/s") == 450e9
-    assert parse_rate("450GB/s") == parse_rate("450GB") == parse_rate("4.5e11") == 450e9
+    assert parse_rate("450GB/s") == parse_rate("4.5e11") == 450e9
+    # a size is no rate (review 12c item 8): "450GB" is refused, "450GB/s" named
+    with pytest.raises(InputError, match="a rate needs /s: 450GB/s"):
+        parse_rate("450GB")
     assert parse_rate("450gb/s") == 450e9          # all lower case: bytes, as before
     assert main(["scale", "--on", "H100 SXM", "--hidden", "1024", "--blocks", "2",
                  "--tokens", "512", "--inter-bw", "400Gb/s", "--json"]) == 0

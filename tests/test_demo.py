@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-import rooflab.files
 from rooflab.bench import zoo
 from rooflab.cli import demo as demo_cli
 from rooflab.cli.main import main
@@ -75,7 +74,7 @@ def test_demo_json(tmp_path, monkeypatch, capsys):
 
 def test_interrupted_demo_leaves_no_half_files(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(demo_cli, "run_demo", fake_run_demo)
-    real = rooflab.files.write_atomic
+    real = demo_cli._write_temp
     calls = []
 
     def flaky(path, data):
@@ -84,12 +83,14 @@ def test_interrupted_demo_leaves_no_half_files(tmp_path, monkeypatch, capsys):
             raise KeyboardInterrupt
         return real(path, data)
 
-    monkeypatch.setattr(rooflab.files, "write_atomic", flaky)
+    monkeypatch.setattr(demo_cli, "_write_temp", flaky)
     out = tmp_path / "demo"
+    out.mkdir()
+    (out / "profile.json").write_text("OLD")
     assert main(["demo", "-o", str(out)]) == 130
-    left = sorted(p.name for p in out.iterdir())
-    assert left == ["profile.json"]                       # complete, and nothing else
-    json.loads((out / "profile.json").read_text())
+    # the files are one set: all temporaries first, so nothing was replaced, none left over
+    assert sorted(p.name for p in out.iterdir()) == ["profile.json"]
+    assert (out / "profile.json").read_text() == "OLD"
 
 
 def test_demo_output_must_be_a_directory(tmp_path, capsys):

@@ -183,12 +183,18 @@ def test_sets_serialise_sorted():
     assert json.loads(dumps_json({"f": frozenset(names)})) == {"f": names}
 
 
-def test_stdin_as_a_run_is_refused_with_what_to_do(tmp_path, capsys):
+def test_stdin_as_a_run_is_read(tmp_path, capsys, monkeypatch):
+    # `rooflab ncu ... --json | rooflab compare base.json -` once said "-: file not found",
+    # then that a run is read from a file only; `-` now reads standard input (review 12c I)
+    import io
+    import sys
+
     b = _kernels_file(tmp_path / "b.json", [("gemm", 1.0)])
-    assert main(["compare", b, "-", "--json"]) == 2
-    cap = capsys.readouterr()
-    assert cap.out == "" and cap.err.startswith("error: -: a run is read from a file, not "
-                                                "from stdin")
+    a = _kernels_file(tmp_path / "a.json", [("gemm", 0.5)])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(a).read_bytes())))
+    assert main(["compare", b, "-", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(m["kernel"], m["speedup"]) for m in doc["matches"]] == [("gemm", 2.0)]  # 1 -> 0.5 s
 
 
 def test_a_mistyped_map_target_is_an_error_not_an_ungated_kernel(tmp_path, capsys):

@@ -11,6 +11,6 @@ def test_counters_without_timestamps_name_the_option(tmp_path, capsys):
     path.write_text(NO_TIME)
     assert main(["rocprof", str(path), "--on", "mi300x"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error: {path}: no usable dispatch: launch 0 of 'saxpy' skipped: "
+    assert err.startswith(f"error: {path}:2: no usable dispatch: launch 0 of 'saxpy' skipped: "
                           f"no time")
     assert "rocprof v1: add `--timestamp on`" in err and "Traceback" not in err

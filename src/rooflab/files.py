@@ -18,18 +18,23 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     Missing parent directories are made. A path that cannot be written raises OutputError
     (an OSError too) naming the path and the reason."""
     path = Path(path)
+    # Through a symlink to its target, as open(path, "w") writes (renaming onto the link
+    # replaced the link with a plain file and left its target unchanged: review 12c F).
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                   dir=target.parent)
     except OSError as exc:
         raise cannot_write(path, exc) from None
     mode = "wb" if isinstance(data, bytes) else "w"
     try:
         with os.fdopen(fd, mode) as fh:
             fh.write(data)
-        # mkstemp creates the file 0600; give it the mode a plain open() would (0666 - umask).
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        # mkstemp creates the file 0600; give it the mode a plain open() would: an existing
+        # file's own (a private 0600 report stays private), else 0666 - umask.
+        os.chmod(tmp, _mode_of(target))
+        os.replace(tmp, target)
     except BaseException as exc:
         # Ctrl-C or a failed write leaves nothing behind.
         Path(tmp).unlink(missing_ok=True)
@@ -94,6 +99,33 @@ def read_text(path: str | os.PathLike) -> str:
                          f"the right file?", path=str(p)) from None
 
 
+STDIN_NAME = "<stdin>"   # what messages call a file read from standard input
+
+
+def stdin_to_file(data: bytes, folder: str | os.PathLike) -> Path:
+    """Standard input's bytes (`-` as a file argument) saved as a file in `folder`, named
+    by what they hold, so every reader takes it as it takes a file of that kind:
+    stdin.json (JSON: a kernel file, an analysis, a profile), stdin.json.gz (a gzipped
+    torch trace), stdin.csv (other text: a kernel CSV, an ncu or rocprof export). Binary
+    data (an .ncu-rep, known to ncu by its name only) raises ParseError: save it first."""
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if data[:2] == b"\x1f\x8b":
+        name = "stdin.json.gz"
+    elif text[:1] in (b"{", b"[", b""):   # empty: the JSON reader says "the file is empty"
+        name = "stdin.json"
+    else:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ParseError("standard input holds binary data (an .ncu-rep report?), which "
+                             "is read from a file only: save it and pass the file's path",
+                             path="-") from None
+        name = "stdin.csv"
+    path = Path(folder) / name
+    path.write_bytes(data)
+    return path
+
+
 # Leading bytes of the binary files a user most often passes by mistake (the charts and
 # reports rooflab writes, an ncu report given where its CSV export is expected).
 _MAGIC = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"),
@@ -118,6 +150,14 @@ def _files_in(p: Path) -> str:
     except OSError:
         return ""
     return f" in it: {', '.join(str(p / n) for n in names[:4])}" if names else ""
+
+
+def _mode_of(path: Path) -> int:
+    """The permission bits a rewrite of `path` keeps: the file's own, or the default."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def _umask() -> int:

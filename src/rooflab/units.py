@@ -197,7 +197,9 @@ def parse_size(text: str | int | float, what: str = "size") -> float:
             value = float(num) * _BYTE_SUFFIX.get(suffix, 1 if suffix == "" else math.nan)
         except ValueError:
             value = math.nan
-    if math.isnan(value) or value <= 0:
+    # '1e400GB' reads as inf (float('1e400'), or 1e300 x 1e9): no size, and a crash in any
+    # later floor() or strict JSON (review 12c C), so refused here like 0
+    if not 0 < value < math.inf:
         raise InputError(f"{what} must be a positive number such as 4096, 32MiB or 1.5GB; "
                          f"got '{text}'")
     return value
@@ -211,8 +213,10 @@ _RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P":
 
 
 def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
-    """Parse a bandwidth into bytes/s: '450GB/s', '450GB', '4.5e11', or a bit rate such as
-    '400Gb/s', '400Gbps', '400 Gbit/s' (divided by 8). Raises InputError."""
+    """Parse a bandwidth into bytes/s: '450GB/s', '4.5e11' (a bare number: bytes/s), or a bit
+    rate such as '400Gb/s', '400Gbps', '400 Gbit/s' (divided by 8). A size without '/s'
+    ('450GB') is refused: it is an amount, not a rate (review 12c item 8). Raises
+    InputError."""
     given = text
     if isinstance(text, str):
         m = _BIT_RATE.match(text.replace("_", ""))
@@ -225,7 +229,10 @@ def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
                 raise InputError(f"{what} must be a positive rate such as 450GB/s or "
                                  f"400Gb/s; got '{text}'")
             return value
-        text = text.split("/")[0]
+        head, slash, _ = text.partition("/")
+        if not slash and head.strip().lower().rstrip("bikmgt") != head.strip().lower():
+            raise InputError(f"{what}: a rate needs /s: {head.strip()}/s; got '{text}'")
+        text = head
     try:
         return parse_size(text, what)
     except InputError:

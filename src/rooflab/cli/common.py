@@ -17,6 +17,7 @@ EXIT_OK = 0
 EXIT_REGRESSION = 1      # `compare --fail-if-slower`: a matched kernel got slower
 EXIT_USAGE = 2           # a user error: bad option, bad file, unknown hardware
 EXIT_INTERNAL = 70       # a bug in rooflab (an exception it did not expect): a traceback
+EXIT_IOERR = 74          # stdout could not be written (a full disk): sysexits' EX_IOERR
 EXIT_INTERRUPTED = 130   # Ctrl-C / SIGINT; nothing was written
 
 # A table printed into a pipe or a CI log has no terminal width to fit; rich would wrap it

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 
 DEFAULT_OUTDIR = "rooflab-demo"
 FILES = ("profile.json", "kernels.json", "roofline.png", "report.md")
@@ -56,13 +57,88 @@ def render_files(profile, analysis) -> tuple[dict[str, str | bytes], list[str]]:
     return files, notes
 
 
-def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
-    """Each file written atomically (temporary file, then rename): no half files."""
-    from ..files import write_atomic
+def check_outputs(outdir: Path) -> None:
+    """Raise OutputError now, before the measurement, if any of the demo's files could not
+    be written: each name in FILES, not only the first (a directory named report.md once
+    failed after the 20 s run, with three files already replaced)."""
+    from ..files import check_writable
 
     if outdir.exists() and not outdir.is_dir():
         raise InputError(f"-o '{outdir}' is a file; give a directory for the demo's outputs")
-    return [write_atomic(outdir / name, data) for name, data in files.items()]
+    for name in FILES:
+        target = outdir / name
+        if target.is_dir():   # the file names are fixed: "give a file name" cannot apply
+            raise OutputError(f"{target}: is a directory, and the demo writes its {name} "
+                              f"there ({', '.join(FILES)}); move it away or give another "
+                              f"-o directory")
+        check_writable(target)
+
+
+def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
+    """The files as one set: each written to a temporary file beside its target first, then
+    all renamed into place, so a failed or interrupted write leaves the old set whole. A
+    rename that fails (rare: each is one system call) names the files already replaced."""
+    check_outputs(outdir)
+    temps: list[tuple[Path, Path]] = []   # (temporary, target)
+    try:
+        for name, data in files.items():
+            # through a symlink to its target, as files.write_atomic writes (review 12c F)
+            link = outdir / name
+            target = Path(os.path.realpath(link)) if link.is_symlink() else link
+            temps.append((_write_temp(target, data), target))
+    except BaseException:
+        _remove(tmp for tmp, _ in temps)
+        raise
+    done: list[Path] = []
+    for i, (tmp, target) in enumerate(temps):
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            _remove(t for t, _ in temps[i:])
+            replaced = (f"already replaced: {', '.join(p.name for p in done)}; the others "
+                        f"are as they were" if done else "no file was replaced")
+            raise OutputError(f"{target}: cannot write the file ({exc.strerror or exc}); "
+                              f"{replaced}") from None
+        done.append(target)
+    return [outdir / name for name in files]
+
+
+def _write_temp(target: Path, data: str | bytes) -> Path:
+    """`data` in a new temporary file beside `target` (same directory: the rename is atomic),
+    with the mode an existing target has, else the one a plain open() gives."""
+    import tempfile
+
+    from ..files import cannot_write
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                    dir=target.parent)
+    except OSError as exc:
+        raise cannot_write(target, exc) from None
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:
+            fh.write(data)
+        mode = target.stat().st_mode & 0o777 if target.is_file() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise cannot_write(target, exc) from None
+        raise
+    return tmp
+
+
+def _remove(paths) -> None:
+    for path in paths:
+        Path(path).unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def register(app) -> None:
@@ -82,11 +158,7 @@ def register(app) -> None:
         from .common import progress_bar
 
         out_path = Path(outdir)
-        if out_path.exists() and not out_path.is_dir():
-            raise InputError(f"-o '{outdir}' is a file; give a directory for the demo's outputs")
-        from ..files import check_writable
-
-        check_writable(out_path / FILES[0])   # fail now, not after the measurement
+        check_outputs(out_path)   # every file, now, not after the measurement
         from .probe import warn_if_busy, warn_load_notes
 
         warn_if_busy()   # before the long work, so the user can stop and retry

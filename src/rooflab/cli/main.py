@@ -1,19 +1,23 @@
 """Entry point: run the typer app; turn RooflabError into `error: ...` and exit 2.
 
 Exit codes (cli/common.py, docs/json.md): 0 ok, 1 a `compare --fail-if-slower` regression,
-2 a user error, 70 a bug in rooflab (traceback), 130 interrupted. Python's own exit code
-for an uncaught exception is 1, which a CI gate would read as a regression: hence 70.
+2 a user error, 70 a bug in rooflab (traceback), 74 standard output could not be written
+(a full disk: the environment, neither the input nor rooflab), 130 interrupted. Python's
+own exit code for an uncaught exception is 1, which a CI gate would read as a regression:
+hence 70.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 import traceback
 import warnings
 
-from ..errors import InputWarning, RooflabError
-from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
+from ..errors import InputError, InputWarning, RooflabError
+from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IOERR, EXIT_USAGE
 
 INTERRUPTED = "error: interrupted; nothing was written"
 
@@ -24,20 +28,122 @@ def main(argv: list[str] | None = None) -> int:
         # message, not Python's "file:line: InputWarning:" form with a source line
         warnings.simplefilter("default", InputWarning)
         warnings.showwarning = _show_warning
+        _guard_stdout()
         return _run(argv)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, InputWarning):
-        print(f"warning: {message}", file=sys.stderr)
+        print(f"warning: {_named(str(message))}", file=sys.stderr)
     else:
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _run(argv: list[str] | None) -> int:
+    import shutil
+    import tempfile
+
     from .app import build_app
 
     app = build_app()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    folder = None
+    try:
+        _refuse_empty_outputs(argv)
+        if "-" in argv:
+            folder = tempfile.mkdtemp(prefix="rooflab-stdin-")
+            argv = _stdin_args(app, argv, folder)
+        return _invoke(app, argv)
+    except RooflabError as exc:
+        print(f"error: {_named(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:   # Ctrl-C while standard input was read
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            _STDIN_FILE.clear()
+
+
+# The verbs whose positional arguments are input files (kernel files, profiler exports):
+# `-` among them reads standard input (review 12c I).
+_FILE_VERBS = ("report", "plot", "whatif", "choose", "compare", "ncu", "torch", "rocprof")
+# Options naming an output file: an empty name (an unset $OUT) wrote nothing, silently.
+_OUTPUT_OPTIONS = ("-o", "--output", "--chart")
+_STDIN_FILE: list[str] = []   # the file standard input was saved to, for messages
+
+
+def _refuse_empty_outputs(argv: list[str]) -> None:
+    """`-o ""` (or `--output=`): refused by every verb, as `plot` already did."""
+    for i, arg in enumerate(argv):
+        option, eq, value = arg.partition("=")
+        empty = (eq and option in _OUTPUT_OPTIONS[1:] and not value) or (
+            arg in _OUTPUT_OPTIONS and i + 1 < len(argv) and argv[i + 1] == "")
+        if empty:
+            raise InputError(f"{option} '': the output file name is empty (an unset "
+                             f"variable?); give a file name, or leave {option} out")
+
+
+def _stdin_args(app, argv: list[str], folder: str) -> list[str]:
+    """argv with a file argument `-` replaced by a file holding standard input (once)."""
+    verb = next((a for a in argv if not a.startswith("-")), None)
+    if verb not in _FILE_VERBS:
+        return argv
+    takes_value = _value_options(app, verb)
+    out, saved = [], None
+    for i, arg in enumerate(argv):
+        before = argv[i - 1] if i else ""
+        if arg != "-" or (before in takes_value and before != "--on"):
+            out.append(arg)
+            continue
+        if saved is not None:
+            raise InputError("- given twice: standard input can be read once; save one of "
+                             "the inputs to a file and pass its path")
+        saved = str(_read_stdin(folder))
+        _STDIN_FILE[:] = [saved]
+        out.append(saved)
+    return out
+
+
+def _value_options(app, verb: str) -> set[str]:
+    """The options of `verb` that take a value (`-o FILE`, `--on NAME`), from typer's
+    command: a `-` after one of them is that option's value, not a file argument."""
+    import typer
+
+    command = typer.main.get_command(app).commands.get(verb)   # type: ignore[attr-defined]
+    names: set[str] = set()
+    for param in getattr(command, "params", ()):
+        if getattr(param, "param_type_name", "") == "option" and not (
+                getattr(param, "is_flag", False) or getattr(param, "count", False)):
+            names.update(param.opts)
+            names.update(param.secondary_opts)
+    return names
+
+
+def _read_stdin(folder: str):
+    from ..files import stdin_to_file
+
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        raise InputError("-: reads standard input, which is a terminal here; pipe a file in "
+                         "(`rooflab llm ... --json | rooflab whatif - ...`) or give its path")
+    try:
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    except (OSError, ValueError) as exc:   # closed, or a test's capture that refuses
+        raise InputError(f"-: cannot read standard input ({exc}); give the file's path "
+                         f"instead") from None
+    return stdin_to_file(data, folder)
+
+
+def _named(text: str) -> str:
+    """A message with the file standard input was saved to called <stdin>."""
+    from ..files import STDIN_NAME
+
+    return text.replace(_STDIN_FILE[0], STDIN_NAME) if _STDIN_FILE else text
+
+
+def _invoke(app, argv: list[str]) -> int:
     try:
         # In non-standalone mode click returns the code of `raise typer.Exit(code)`.
         rv = app(args=argv, prog_name="rooflab", standalone_mode=False)
@@ -45,10 +151,12 @@ def _run(argv: list[str] | None) -> int:
             # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
             # Every verb writes its files only at the end, each atomically.
             print(INTERRUPTED, file=sys.stderr)
+        # what is still buffered fails here, inside the try, not in the interpreter's exit
+        sys.stdout.flush()
         if isinstance(rv, int) and rv:
             return rv
     except RooflabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_named(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
@@ -61,9 +169,70 @@ def _run(argv: list[str] | None) -> int:
         if exc.code == 1 and _pipe_closed():
             return 0
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except StdoutWriteError as exc:
+        # `--json > out.json` on a full disk: the environment, not a bug (review 12c N)
+        print(f"error: cannot write to standard output ({os.strerror(exc.errno)}); the "
+              f"output is incomplete: free space or write elsewhere", file=sys.stderr)
+        _drop_stdout()
+        return EXIT_IOERR
     except Exception as exc:  # click usage errors land here in non-standalone mode
         return _click_error(exc)
     return 0
+
+
+# Write errors that are the place written to, not the program: a full disk or quota, a
+# file grown past its limit, a device error.
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+class StdoutWriteError(OSError):
+    """A write to standard output failed for want of space (or a device error)."""
+
+
+class _GuardedStdout(io.TextIOWrapper):
+    """The process's stdout, whose write errors say they are stdout's: an OSError raised
+    deep in rich or print() cannot tell otherwise which file failed."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError as exc:
+            raise _as_stdout_error(exc) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as exc:
+            raise _as_stdout_error(exc) from None
+
+
+def _as_stdout_error(exc: OSError) -> OSError:
+    if exc.errno in _OUTPUT_ERRNOS:
+        return StdoutWriteError(exc.errno, exc.strerror)
+    return exc   # a closed pipe stays BrokenPipeError (answered with exit 0)
+
+
+def _guard_stdout() -> None:
+    """Put a _GuardedStdout over the real stdout's buffer (once; not over a test's
+    capture, which is no file)."""
+    out = sys.stdout
+    if out is not sys.__stdout__ or type(out) is not io.TextIOWrapper:
+        return
+    out.flush()
+    sys.stdout = _GuardedStdout(out.buffer, encoding=out.encoding, errors=out.errors,
+                                line_buffering=out.line_buffering,
+                                write_through=out.write_through)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's own flush at exit does not
+    fail again (and print "Exception ignored") with what is still buffered."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _pipe_closed() -> bool:

@@ -32,6 +32,10 @@ A roof with more than 5 compute ceilings (catalog GPUs have up to 10) is drawn
 with the ceilings the kernels are judged by plus its top float ceiling; the
 output says which were left out. --precision all draws every one.
 
+A chart of many kernels (an application's ncu export) labels the 20 longest;
+every point is drawn and the output says how many went unlabelled (--labels N
+to change, --labels 0 labels every one).
+
 A CPU profile from `rooflab probe` carries the measured intensity sweep: its
 points are drawn in grey, tracing the real roof, knee included (--no-sweep
 leaves them out).
@@ -182,6 +186,9 @@ def register(app) -> None:
                  None, "--precision", help="compute ceilings to draw, comma-separated "
                  "precisions (fp16,fp32) or labels ('fp16 tensor'), or 'all' (default: all, "
                  "or a selection when a roof has more than 5)"),
+             labels: int = typer.Option(
+                 20, "--labels", metavar="N", help="label the N longest kernels (0: every "
+                 "one); the others are drawn without a label"),
              no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
                                                                      "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="print the drawn data and "
@@ -207,6 +214,9 @@ def register(app) -> None:
             level = level_name(level)   # 'dram', 'hbm3' -> DRAM, as the kernel files say it
         if level is not None and level not in (*LEVELS, *LINKS):
             raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
+        if labels < 0:
+            raise InputError(f"--labels {labels}: give how many kernels to label, 0 for "
+                             f"every one")
         if output is not None:
             check_writable(output)
         roofs, kernels = load_inputs(list(kernel_files or []), list(on), trajectory)
@@ -223,7 +233,7 @@ def register(app) -> None:
         precisions = None if precision is None else [p for p in precision.split(",") if p.strip()]
         display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
                                 sweep=sweep, precisions=precisions,
-                                sweep_precision=sweep_precision)
+                                sweep_precision=sweep_precision, labels=labels)
         if output is not None:
             save_figure(display, output)
         from .common import emit_json, warn

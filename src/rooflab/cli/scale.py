@@ -194,6 +194,20 @@ def scale_table(points, title: str):
     return t
 
 
+# The element types a data-parallel training step is modelled in (--dtype's help):
+# weights, activations and gradients alike; an integer type trains nothing (review 12c #6).
+TRAIN_DTYPES = ("bf16", "fp16", "fp32")
+
+
+def _check_dtype(dtype: str) -> None:
+    from ..units import canonical_dtype
+
+    if canonical_dtype(dtype) not in TRAIN_DTYPES:   # an unknown name: its own error
+        raise InputError(f"--dtype {dtype}: a training step's weights, activations and "
+                         f"gradients are one of {', '.join(TRAIN_DTYPES)}; int and fp8 "
+                         f"types are for inference (`rooflab llm --weights`)")
+
+
 def register(app) -> None:
     @app.command("scale", help=HELP)
     def scale(
@@ -230,6 +244,7 @@ def register(app) -> None:
 
         if link_bw and link_from:
             raise InputError("give one of --link-bw and --link-from")
+        _check_dtype(dtype)
         roof = load_roof(on)
         chosen = choose_links(on, link_bw, link_from, latency_us * 1e-6)
         intra, pair = chosen.intra, chosen.pair

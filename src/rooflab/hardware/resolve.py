@@ -9,6 +9,7 @@ from ..errors import InputError, ParseError
 from ..files import load_json
 from ..model.ceiling import Roof
 from ..model.schema import check_schema_version, roof_from_dict
+from ..units import LINKS
 from .profile import profile_from_dict
 
 
@@ -19,6 +20,12 @@ def looks_like_file(spec: str) -> bool:
 def roofs_from_file(path: str) -> tuple[Roof, ...]:
     """A profile (measured then nominal), an analysis/roof file, or a bare roof."""
     roofs = _roofs_from_file(path)
+    if roofs and roofs[0].kind != "measured" and not roofs[0].memory and _no_measured(path):
+        # a saved profile whose measured roof is gone: its nominal CPU roof (no bandwidth)
+        # was blamed for "no memory ceilings" (review 12c item 10)
+        raise ParseError("the profile has no 'measured' roof, and its nominal roof has no "
+                         "memory ceilings to judge by; measure one with `rooflab probe -o "
+                         f"{path}`", path=path)
     # Every verb places kernels against a bandwidth; a hand-written roof without one
     # would fail deep inside the analysis instead of here. Only the roof that judges
     # (the first) must have one: a CPU profile's nominal companion has no memory
@@ -28,11 +35,26 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
             raise ParseError(f"roof '{r.name}' has no ceilings; add at least one, e.g. "
                              f"\"compute\": [{{\"precision\": \"fp32\", \"unit\": \"vector\", "
                              f"\"flop_per_s\": 1e12}}]", path=path)
+        if r.memory and not r.compute and not all(c.level in LINKS for c in r.memory):
+            raise ParseError(f"roof '{r.name}' has no compute ceilings; add at least one, "
+                             f"e.g. \"compute\": [{{\"precision\": \"fp32\", \"unit\": "
+                             f"\"vector\", \"flop_per_s\": 1e12}}]", path=path)
         if r.compute and not r.memory:
             raise ParseError(f"roof '{r.name}' has no memory ceilings; add at least one, e.g. "
                              f"\"memory\": [{{\"level\": \"DRAM\", \"bytes_per_s\": 3.2e11}}]",
                              path=path)
     return roofs
+
+
+def _no_measured(path: str) -> bool:
+    """Whether a .json file is a profile without a measured roof (read again: the error
+    path only)."""
+    if not path.lower().endswith(".json"):
+        return False
+    data = load_json(path)
+    profile = data.get("profile", data) if isinstance(data, dict) else None
+    return (isinstance(profile, dict) and "nominal" in profile
+            and not profile.get("measured"))
 
 
 def _roofs_from_file(path: str) -> tuple[Roof, ...]:
@@ -78,6 +100,9 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     if not isinstance(spec, str):
         raise InputError(f"the hardware must be a catalog name or a profile file path; got "
                          f"{type(spec).__name__} {spec!r:.60}")
+    if not spec.strip():
+        # Path('') is '.', which read as "is a directory"
+        raise InputError(f"give a catalog name or a profile path; got {spec!r}")
     if looks_like_file(spec):
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)

@@ -8,10 +8,12 @@ shortened for display; the full name is kept in `meta["full_name"]`.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import ParseError
 from ..model.kernel import Kernel
 from .ncu_metrics import Counts, launch_counts
 from .skips import SkipLog
@@ -102,11 +104,33 @@ def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog) -> list[_
             log.add(launch.line, f"launch {launch.id} of '{short_name(launch.name)}' skipped: "
                                  f"{counts.problem}")
             continue
+        _check_counts(launch, counts)
         g = groups.get(launch.identity)
         if g is None:
             g = groups[launch.identity] = _Group(launch)
         g.add(counts)
     return list(groups.values())
+
+
+def _check_counts(launch: Launch, counts: Counts) -> None:
+    """A launch's FLOP, bytes and time must be >= 0 and finite: a counter exported as -149
+    or 1e400 is refused here, naming the file, the line and the metric, where the Kernel's
+    own check ("kernel 'x': bytes[DRAM] must be >= 0") could name neither."""
+    values = [(f"flop[{k}]", v) for k, v in counts.flop.items()] + \
+             [(f"bytes[{k}]", v) for k, v in counts.bytes.items()] + \
+             ([("seconds", counts.seconds)] if counts.seconds is not None else [])
+    bad = [(what, v) for what, v in values if not 0 <= v < math.inf]
+    if not bad:
+        return
+    what, value = bad[0]
+    # the metrics behind it: every one the launch holds that no counter can read
+    metrics = [f"'{m}' = {v:g}" for m, v in launch.metrics.items()
+               if isinstance(v, float) and (v < 0 or v in (math.inf, -math.inf))]
+    source = f"metric {', '.join(metrics)}" if metrics else "its metrics"
+    raise ParseError(f"launch {launch.id} of '{short_name(launch.name)}': {source} gives "
+                     f"{what} = {value:g}; a count or a time must be >= 0 and finite: check "
+                     f"the export (re-export the file, or leave the metric out)",
+                     path=launch.path, line=launch.line)
 
 
 def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | None = None,

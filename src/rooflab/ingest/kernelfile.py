@@ -41,6 +41,7 @@ from ..model.schema import (
     unknown_field_words,
     unknown_fields,
 )
+from ..units import DTYPE_BYTES as DTYPES
 from ..units import canonical_dtype
 from .profile_import import ProfileImport
 
@@ -223,6 +224,7 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
                          f"{ACCEPTED}", path=path)
     out = []
     odd: list[tuple[str, tuple[str, ...], str]] = []   # kernels with unknown fields
+    given_ai: list[float | None] = []
     for i, item in enumerate(items):
         try:
             out.append(kernel_from_dict(item, where=f"kernels[{i}]"))
@@ -231,11 +233,14 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         words = unknown_field_words(item)
         if words:
             odd.append((f"kernels[{i}] '{out[-1].name}'", tuple(unknown_fields(item)), words))
+        given_ai.append(_given_ai(item.get("ai") if isinstance(item, dict) else None))
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     if odd:
         warn_file(path, unknown_fields_message(odd))
-    return _merge_levels(out)
+    wheres = [(None, f"kernels[{i}] '{k.name}'") for i, k in enumerate(out)]
+    _check_read(path, out, wheres, given_ai)
+    return _merge_levels([_with_op_unit(k) for k in out])
 
 
 # (file, its mtime and size, message) already said in this process: a verb that reads a
@@ -346,6 +351,7 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
 def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    _check_header(header, path)
     # the analysis CSVs rooflab writes (ncu/torch/rocprof/bench -o x.csv) name the kernel
     # 'kernel' and give its precision (llm's CSV does not: it stays refused, not read as fp32)
     alias = ("kernel" if "name" not in header and {"kernel", "precision"} <= set(header)
@@ -362,28 +368,40 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         # would then read wrongly here): ask for comma-separated values, '.' decimals
         raise ParseError("the columns are separated by ';': save the sheet as comma-separated "
                          "CSV with '.' as the decimal mark", path=path, line=1)
+    if missing and "ai" in header:
+        # seed 000 §4.3's (AI, GFLOPS) pairs: a point with no FLOP or bytes has no floor,
+        # no time share and nothing a what-if could change
+        raise ParseError(f"missing column(s) {', '.join(missing)}: rooflab places a kernel "
+                         f"from its FLOP and bytes (AI = flop / bytes); AI alone gives no "
+                         f"floor and no time share. Give flop and bytes columns, e.g. "
+                         f"name,flop,bytes,gflops", path=path, line=1)
     if missing:
         raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
                          path=path, line=1)
     split = _flop_columns(header)
     out = []
     first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
+    wheres: list[tuple[int | None, str]] = []
+    given_ai: list[float | None] = []
     for lineno, raw in enumerate(reader, start=2):
         row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
         if alias:
             row["name"] = row.pop(alias)
         if not any(v.strip() for v in row.values()):
             continue
+        lineno = reader.line_num   # a quoted cell may span lines: the row's last line
+        _check_cells(raw, reader.fieldnames or [], path, lineno)
         first = first or (lineno, row)
         seconds = _number(row, "seconds", path, lineno, default=0.0) or None
         timing = "measured"
         gflops = _number(row, "gflops", path, lineno, default=0.0)
         if gflops and seconds:
             raise ParseError("give 'seconds' or 'gflops', not both", path=path, line=lineno)
+        if (row.get("gflops") or "").strip() and gflops <= 0:
+            # 0 GFLOP/s is no rate: it would be an infinite time, not an untimed kernel
+            raise ParseError(f"field 'gflops' must be > 0; got {gflops:g} (leave the cell "
+                             f"empty for an untimed kernel)", path=path, line=lineno)
         if gflops:
-            if gflops < 0:
-                raise ParseError(f"field 'gflops' must be positive; got {gflops:g}",
-                                 path=path, line=lineno)
             seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
             timing = "derived"       # from the achieved rate the user measured
         calls = _number(row, "calls", path, lineno, default=1)
@@ -406,13 +424,112 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
             ))
         except InputError as exc:
             raise ParseError(str(exc), path=path, line=lineno) from None
+        wheres.append((lineno, f"kernel '{out[-1].name}'"))
+        given_ai.append(_given_ai(row.get("ai")))
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     hints = _column_hints(header, first)
     if hints:
         warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
                         f"other is kept in the kernels' meta)", line=1)
-    return _merge_levels(out)
+    _check_read(path, out, wheres, given_ai)
+    return _merge_levels([_with_op_unit(k) for k in out])
+
+
+def _check_header(header: list[str], path: str) -> None:
+    """A column named twice is refused: csv.DictReader keeps the last one's cells, so the
+    first was dropped without a word (a 'name,name,...' header named the kernel 'j')."""
+    seen: dict[str, int] = {}
+    for i, col in enumerate(header, start=1):
+        if col and col in seen:
+            raise ParseError(f"column '{col}' appears twice in the header (columns "
+                             f"{seen[col]} and {i}); give each column once", path=path, line=1)
+        seen[col] = i
+
+
+def _check_cells(raw: dict, fieldnames: list[str], path: str, line: int) -> None:
+    """A row with fewer or more cells than the header is refused: a missing 'seconds' cell
+    made the kernel untimed, an extra cell was dropped, both without a word. Empty cells
+    past the header (a sheet's trailing commas) hold nothing and are let through."""
+    extra = raw.get(None) or []
+    short = any(v is None for k, v in raw.items() if k is not None)
+    if not short and not any(c.strip() for c in extra):
+        return
+    cells = len(extra) + sum(v is not None for k, v in raw.items() if k is not None)
+    raise ParseError(f"{cells} cells, the header has {len(fieldnames)} "
+                     f"({','.join(h.strip() for h in fieldnames)}); give each column one cell "
+                     f"(an empty one for no value)", path=path, line=line)
+
+
+# How close a given AI must be to flop / bytes: seed 000 §4.2's table rounds its AI column
+# (softmax 0.51 for 5.6e6 / 1.1e7 = 0.509) to within 2 %.
+AI_TOLERANCE = 0.02
+# The op kinds `rooflab ai` counts on vector units (workloads/ops.py: gemv, elementwise,
+# reduction, softmax and the norms): a file's kernel of one of these kinds with no `unit`
+# gets "vector", so an fp16 GEMV is held to the fp16 vector rate as `ai gemv` holds it, not
+# to the tensor peak (4x higher on an A100), and 2:4 sparsity does not halve its FLOP.
+VECTOR_OPS = frozenset({"gemv", "elementwise", "reduction", "softmax", "layernorm",
+                        "rmsnorm", "batchnorm", "groupnorm", "norm"})
+
+
+def _with_op_unit(k: Kernel) -> Kernel:
+    from dataclasses import replace
+
+    op = k.meta.get("op")
+    if k.unit is None and isinstance(op, str) and op.strip().lower() in VECTOR_OPS:
+        return replace(k, unit="vector")
+    return k
+
+
+def _given_ai(value) -> float | None:
+    """A kernel's own `ai` cell or field, as a number (None when absent or not a number)."""
+    try:
+        ai = float(str(value).strip().replace(",", "")) if value is not None else None
+    except ValueError:
+        return None
+    return ai if ai is not None and ai == ai else None
+
+
+def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None, str]],
+                given_ai: list[float | None]) -> None:
+    """Warnings, once per file, about what was read: an `ai` that disagrees with the
+    kernel's flop / bytes (the file's AI is not read: the point sits at flop / bytes), and
+    a FLOP precision rooflab does not know (held to a stand-in ceiling, and a precision
+    what-if cannot convert it). `wheres`: each kernel's (CSV line, words naming it)."""
+    from ..units import PRECISIONS
+
+    off = []
+    for k, where, ai in zip(kernels, wheres, given_ai, strict=True):
+        nbytes = sum(k.bytes.values())
+        if ai is None or not nbytes:
+            continue
+        counted = sum(k.flop.values()) / nbytes
+        if abs(ai - counted) > AI_TOLERANCE * max(abs(counted), 1e-300):
+            off.append((where, f"ai {ai:g} but flop / bytes = {counted:.4g}"))
+    if off:
+        _warn_rows(path, off, f"the point is placed at flop / bytes (more than "
+                              f"{AI_TOLERANCE:.0%} apart: check the flop, bytes or ai value)")
+    odd = [(where, f"precision '{p}'") for k, where in zip(kernels, wheres, strict=True)
+           for p in k.flop if p not in DTYPES]
+    if odd:
+        _warn_rows(path, odd, f"not a precision rooflab knows ({', '.join(PRECISIONS)}, "
+                              f"...): it is held to another precision's ceiling and a "
+                              f"precision what-if cannot convert it; write one of these names")
+
+
+def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,
+               shown: int = 3) -> None:
+    """One warning for a file's rows: FILE:LINE of the first, the others named after it."""
+    ((line, name), what), rest = rows[0], rows[1:]
+
+    def named(where: tuple[int | None, str]) -> str:
+        return f"line {where[0]} {where[1]}" if where[0] is not None else where[1]
+
+    also = ""
+    if rest:
+        more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
+        also = f" (also {'; '.join(f'{named(w)}: {x}' for w, x in rest[:shown])}{more})"
+    warn_file(path, f"{name}: {what}: {why}{also}", line=line)
 
 
 def _flop_columns(header: list[str]) -> dict[str, str]:

@@ -86,6 +86,34 @@ def _seconds(m: Mapping[str, float]) -> float | None:
     return d * 1e-9 if d is not None and d == d else None
 
 
+def _time_words(m: Mapping[str, float]) -> str:
+    """The timestamps a dispatch's time came from, as 'EndNs 1000 < BeginNs 2000'."""
+    for begin, end in (("BeginNs", "EndNs"), ("Start_Timestamp", "End_Timestamp")):
+        b, e = m.get(begin), m.get(end)
+        if b is not None and e is not None and b == b and e == e:
+            sign = "<" if e < b else "=" if e == b else ">"
+            return f"{end} {e:.0f} {sign} {begin} {b:.0f}"
+    return f"DurationNs {m.get('DurationNs', math.nan):g}"
+
+
+def _split_problem(m: Mapping[str, float]) -> str:
+    """Why the HBM split counters cannot be of one dispatch ('' when they can): the 32-B
+    reads (and MI300's 128-B TCC_BUBBLE reads) are a part of TCC_EA_RDREQ, the 64-B writes
+    a part of TCC_EA_WRREQ. More parts than the whole made the formula's other term
+    negative: RDREQ_32B 200 > RDREQ 100 gave 32 x 200 + 64 x (100 - 200) = 6 400 B."""
+    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
+    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    big = _counter(m, "TCC_BUBBLE") or 0.0
+    why = ("; these counts are not of one dispatch (counters joined from different runs "
+           "or passes?): collect them together")
+    if rd is not None and (rd32 or 0.0) + big > rd:
+        parts = f"TCC_EA_RDREQ_32B {rd32 or 0:g}" + (f" + TCC_BUBBLE {big:g}" if big else "")
+        return f"{parts} > TCC_EA_RDREQ {rd:g}, the reads they are a part of{why}"
+    if wr is not None and wr64 is not None and wr64 > wr:
+        return f"TCC_EA_WRREQ_64B {wr64:g} > TCC_EA_WRREQ {wr:g}, the writes it is a part of{why}"
+    return ""
+
+
 # the counters of each level; one that is in the file but not a number makes the level
 # unknown for that dispatch (never 0: a kernel whose reads are unknown is not write-only)
 _LEVEL_COUNTERS = {
@@ -215,11 +243,16 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
     if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
         notes += bnotes
     seconds = _seconds(m)
+    split = _split_problem(m)
     if seconds is None:
         problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
                    "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
-    elif seconds <= 0:
-        problem = "zero time"
+    elif seconds < 0:
+        problem = f"negative time ({_time_words(m)}): the end is before the begin"
+    elif seconds == 0:
+        problem = f"zero time ({_time_words(m)})"
+    elif split:
+        problem = split
     elif not nbytes and unknown:
         problem = "no bytes: " + "; ".join(f"{why}, so no {level} bytes"
                                            for level, why in unknown.items())
@@ -367,13 +400,35 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
         cells = ([(row[col["Counter_Name"]], row[col["Counter_Value"]])] if long else [])
         cells += [(c, row[i]) for c, i in col.items() if i != i_name
                   and (not long or c not in ("Counter_Name", "Counter_Value"))]
-        for name, text in cells:
-            try:
-                entry[2][name.strip()] = parse_number(text)
-            except ValueError:
-                continue   # text columns (arch, signal handles, ...)
+        for i, (name, text) in enumerate(cells):
+            counter = (long and i == 0) or name.strip().startswith(_COUNTER_PREFIXES)
+            value = _cell(name.strip(), text, counter, entry[1], path, n, log)
+            if value is not None:
+                entry[2][name.strip()] = value
     return [Launch(path=path, line=line, id=ident, name=name, metrics=_sum_instances(metrics))
             for ident, (line, name, metrics) in dispatches.items()]
+
+
+def _cell(name: str, text: str, counter: bool, kernel: str, path: str, line: int,
+          log: SkipLog) -> float | None:
+    """A cell's number; None for a text column (arch, signal handles, ...). A hardware
+    counter's cell that is not a number ('abc') is unknown, as n/a is (nan: its level or
+    FLOP part is left out with a note), and said: it once read as 0 without a word. A
+    negative count is refused: no counter counts below zero, and its term would cancel
+    the others' bytes or FLOP."""
+    try:
+        value = parse_number(text)
+    except ValueError:
+        if not counter:
+            return None
+        log.add(line, f"counter '{name}' of '{kernel}' = '{text.strip()}' is not a number; "
+                      f"read as unknown (as n/a)")
+        return math.nan
+    if counter and value < 0:
+        raise ParseError(f"counter '{name}' of '{kernel}' is {value:g}: a count cannot be "
+                         f"negative; check the export (or leave the counter out)",
+                         path=path, line=line)
+    return value
 
 
 _PASS_DIR = re.compile(r"^(?:pass|pmc)_\d+$")
@@ -453,9 +508,7 @@ def load_rocprof(paths) -> ProfileImport:
                      else read_rocprof_csv(path, log))
             groups = group_counts(items, log)
             if not groups:
-                why = "; ".join(s.reason for s in log.skips()) or \
-                    "the file has a header but no dispatch rows (did the run end early?)"
-                raise ParseError(f"no usable dispatch: {why}", path=path)
+                raise _unusable(path, log)
         except ParseError as exc:
             # as with ncu files: alone it is an error; among several runs (one of which
             # crashed) it is reported and the others are used
@@ -477,6 +530,19 @@ def load_rocprof(paths) -> ProfileImport:
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          failed=tuple(failed), files=tuple(used), notes=_kernel_notes(kernels),
                          roof_file=workload_roofline(paths_in) or "")
+
+
+def _unusable(path: str, log: SkipLog) -> ParseError:
+    """The error for a file with no usable dispatch, naming the line of each skip: one
+    skipped dispatch is FILE:LINE, as every other reader's error is."""
+    skips = log.skips()
+    if len(skips) == 1 and skips[0].line is not None:
+        return ParseError(f"no usable dispatch: {skips[0].reason}", path=path,
+                          line=skips[0].line)
+    why = "; ".join(f"line {s.line}: {s.reason}" if s.line is not None else s.reason
+                    for s in skips) or \
+        "the file has a header but no dispatch rows (did the run end early?)"
+    return ParseError(f"no usable dispatch: {why}", path=path)
 
 
 def _kernel_notes(kernels) -> tuple[str, ...]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError
 from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
@@ -208,6 +209,24 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     )
 
 
+def _kernels_arg(kernels: Any) -> tuple[Kernel, ...]:
+    """analyze()'s kernels as a tuple of Kernels, or InputError naming the first that is
+    not one (a dict once failed deep inside with AttributeError)."""
+    if isinstance(kernels, Kernel):
+        return (kernels,)
+    if isinstance(kernels, (str, bytes, Mapping)) or not isinstance(kernels, Iterable):
+        raise InputError(f"analyze(): kernels must be a Kernel or a list of Kernels; got "
+                         f"{type(kernels).__name__} {kernels!r:.60}")
+    kernels = tuple(kernels)
+    for i, k in enumerate(kernels):
+        if not isinstance(k, Kernel):
+            hint = (" (a kernel file's entry: rooflab.Kernel(**entry) or rooflab.load_kernels)"
+                    if isinstance(k, Mapping) else "")
+            raise InputError(f"analyze(): kernels[{i}] must be a rooflab.Kernel; got "
+                             f"{type(k).__name__} {k!r:.60}{hint}")
+    return kernels
+
+
 def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None) -> Analysis:
     """Every kernel at every memory level it has bytes for (and the roof has a ceiling for).
 
@@ -223,7 +242,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
                 "load one with rooflab.load_roof('T4') (a catalog name or a profile .json)")
         raise InputError(f"analyze(): roof must be a Roof; got {type(roof).__name__} "
                          f"{roof!r:.60}; {hint}")
-    kernels = (kernels,) if isinstance(kernels, Kernel) else tuple(kernels)
+    kernels = _kernels_arg(kernels)
     total = sum(k.seconds for k in kernels if k.seconds)
     points: list[Point] = []
     notes: list[str] = []

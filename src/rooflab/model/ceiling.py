@@ -11,6 +11,12 @@ from ..units import FLOAT_PRECISIONS, is_float  # noqa: F401  (re-exported: one 
 
 PROVENANCES = ("nominal", "measured", "derived")
 
+# The values a ceiling may take, FLOP/s or bytes/s alike: no machine is slower than 1 per
+# second, and 1e21 is 200x the fastest catalog entry (GB200 fp8, 5e15) -- a whole rack's
+# sum stays inside. Outside it is a unit slip or a subnormal: 1e-320 B/s put the ridge
+# point at inf and crashed report, plot and `ai --json` (review 12c L).
+CEILING_RANGE = (1.0, 1e21)
+
 # When a roof lacks a kernel's precision, the nearest ceiling that does the same math
 # more expensively is used, and the analysis says so.
 PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
@@ -79,6 +85,15 @@ class Ceiling:
             raise InputError(f"provenance must be one of {PROVENANCES}; got '{self.provenance}'")
         if not self.value > 0:
             raise InputError(f"ceiling {self.label} must be positive; got {self.value!r}")
+        if not CEILING_RANGE[0] <= self.value <= CEILING_RANGE[1]:
+            unit = "FLOP/s" if self.precision is not None else "bytes/s"
+            try:
+                value = f"{float(self.value):g}"
+            except OverflowError:   # 10**400
+                value = f"an integer of {len(str(self.value))} digits"
+            raise InputError(f"ceiling {self.label} must be between {CEILING_RANGE[0]:g} and "
+                             f"{CEILING_RANGE[1]:g} {unit}; got {value} (SI base units: "
+                             f"320 GB/s is 3.2e11)")
 
     @property
     def is_compute(self) -> bool:

@@ -10,7 +10,8 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import MATRIX_KINDS, Advice, Efficiency, advise, efficiency_of, pct, reuses_data
@@ -235,6 +236,14 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
             f"none: the point is {fmt_factor(1 / f)} above the roof at its AI, which a correct "
             f"roof and correct counts rule out; the roof is too low (a disturbed probe, "
             f"the wrong memory level or precision) or the FLOP/bytes/time are off.")
+    if f and f <= 1:
+        # above the roof within the tolerance (or on it): no gap to close, so not "0.976x
+        # below the roof" with a cure for it
+        return Distance(
+            "below roof", f,
+            f"none: at the roof ({fmt_factor(f)}, within the {ABOVE_TOLERANCE:.0%} "
+            f"tolerance): no gap below the roof at its AI for overhead or kernel efficiency "
+            f"to close.")
     # At or above the roof (seconds <= floor_s) there is no gap for the launch floor to
     # explain: 0 > 0.5 x 0 held and a point 5 % above its roof got the dispatch cure beside
     # "dispatch overhead is negligible here" (review 11a F-G).
@@ -410,6 +419,7 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
     is read off the analysis' roof."""
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     machine = machine if machine is not None else machine_of(analysis.roof)
+    analysis = _ByName.of(analysis)
     # each kernel's own hardest-binding point (as Analysis.primary, but two kernels of one
     # name keep their own numbers)
     primary = {id(k): min(pts, key=lambda p: p.attainable_flop_per_s)
@@ -421,6 +431,27 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
     from dataclasses import replace
 
     return tuple(replace(d, rank=i + 1) for i, d in enumerate(out))
+
+
+@dataclass(frozen=True)
+class _ByName(Analysis):
+    """An Analysis whose for_kernel looks its points up by name: Analysis.for_kernel scans
+    every point, and diagnose asks once or twice per kernel (its primary point, then the
+    sanity checks), which made `rooflab report` quadratic (20 000 kernels: 20 s)."""
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> _ByName:
+        return cls(**{f.name: getattr(analysis, f.name) for f in fields(analysis)})
+
+    @cached_property
+    def _by_name(self) -> dict[str, tuple[Point, ...]]:
+        out: dict[str, list[Point]] = {}
+        for p in self.points:
+            out.setdefault(p.kernel, []).append(p)
+        return {name: tuple(pts) for name, pts in out.items()}
+
+    def for_kernel(self, name: str) -> tuple[Point, ...]:
+        return self._by_name.get(name, ())
 
 
 def top(diagnoses: tuple[Diagnosis, ...], n: int) -> tuple[Diagnosis, ...]:

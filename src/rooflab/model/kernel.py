@@ -30,6 +30,8 @@ def _plain_number(value: Any, name: str, what: str, key: str | None = None) -> f
             return float(value)
         except (TypeError, ValueError):
             pass
+        except OverflowError:
+            return _INF   # 10**400: past float's range, refused as inf is (_check_range)
     field_ = what if key is None else f"{what}[{key}]"
     raise InputError(f"kernel '{name}': {field_} must be a plain number (SI base units: "
                      f"FLOP, bytes, seconds); got {value!r}")
@@ -96,9 +98,25 @@ def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
         key = (names.get(key) if type(key) is str else None) or _name(key, what)
         x = out[key] = out.get(key, 0.0) + (value if type(value) is float
                                             else _plain_number(value, name, what, key))
-        if not 0 <= x < _INF:   # each key's last sum is checked: ok holds for the end
+        if not (x == 0 or _LO <= x <= _HI):   # each key's last sum: ok holds for the end
             ok = False
     return out, ok
+
+
+# The physical range a Kernel's numbers must lie in; outside it is a unit slip or a
+# subnormal, and the numbers the analysis derives from them overflowed to inf (1e308 FLOP
+# over 1e-308 bytes: AI inf; 1e9 FLOP in 1e-320 s: FLOP/s inf), which put "infx" in the
+# tables and crashed `--json` (strict JSON holds no inf) and the chart (review 12c A).
+# Inside it every derived number is finite: AI within 1e+-39 FLOP/byte, FLOP/s and
+# bytes/s at most 1e45.
+# seconds: at least 1 fs, a millionth of the fastest GPU clock cycle (~0.4 ns), far below
+# any launch (~1 us).
+MIN_SECONDS = 1e-15
+# a nonzero FLOP or byte count: at least 1e-9 (no kernel moves a nanobyte; fractional
+# counts from scaling stay well above), at most 1e30 (31 years at 1e21 FLOP/s, 200x the
+# fastest catalog chip).
+COUNT_RANGE = (1e-9, 1e30)
+_LO, _HI = COUNT_RANGE
 
 
 def _check_range(values: Mapping[str, float], what: str, name: str) -> None:
@@ -108,6 +126,11 @@ def _check_range(values: Mapping[str, float], what: str, name: str) -> None:
         if v is None or not 0 <= v < _INF:
             raise InputError(f"kernel '{name}': {what}[{key}] must be >= 0 and "
                              f"finite; got {v!r}")
+        if v and not _LO <= v <= _HI:
+            unit = "FLOP" if what == "flop" else "bytes"
+            raise InputError(f"kernel '{name}': {what}[{key}] {v:g} is outside the range "
+                             f"rooflab takes (0, or {_LO:g} to {_HI:g} {unit}); is the unit "
+                             f"right? (SI base units: {unit}, not G{unit})")
 
 
 # Where a number came from when whoever built the Kernel did not say (a Kernel in Python,
@@ -253,6 +276,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
     error is the same either way."""
     every = changed is None
     name = d["name"]
+    if (every or "name" in changed) and not isinstance(name, str):
+        # Kernel(None, ...) once passed, and a file then got "name": "None"
+        raise InputError(f"a kernel's name must be text, e.g. Kernel('gemm', ...); got "
+                         f"{name!r:.60}")
     flop_ok = bytes_ok = True
     if every or "flop" in changed:
         flop, flop_ok = _keyed(d["flop"], "flop", name)
@@ -280,7 +307,12 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
             if type(seconds) is not float:
                 seconds = d["seconds"] = _plain_number(seconds, name, "seconds")
             if not 0 < seconds < _INF:
-                raise InputError(f"kernel '{name}': seconds must be > 0; got {seconds!r}")
+                raise InputError(f"kernel '{name}': seconds must be > 0 and finite; got "
+                                 f"{seconds!r}")
+            if seconds < MIN_SECONDS:
+                raise InputError(f"kernel '{name}': seconds {seconds!r} is shorter than any "
+                                 f"kernel runs (the least rooflab takes is {MIN_SECONDS:g} s);"
+                                 f" is the unit right? (seconds, not ms or ns)")
     if every or "calls" in changed:
         given = d["calls"]
         if not (type(given) is int and 1 <= given <= _MAX_EXACT):   # else: already right

@@ -244,8 +244,8 @@ def check_ai_high(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
         return None
     return Finding(
         kernel=kernel.name, check="ai_high", severity="warning", level=worst.level,
-        message=(f"AI {fmt_ai(worst.ai)} FLOP/B at {worst.level} is abnormally high for a "
-                 f"{kind} op ("
+        message=(f"AI {fmt_ai(worst.ai)} FLOP/B at {worst.level} is abnormally high for "
+                 f"{_article(kind)} {kind} op ("
                  + (f"kind read off the name '{kernel.name}'; " if guessed else "")
                  + "it reads and writes each element about once: AI <~ 1; "
                    "y = x + 1 in fp16 is 0.25)"),
@@ -256,6 +256,11 @@ def check_ai_high(kernel: Kernel, points: tuple[Point, ...]) -> Finding | None:
         fix="count reads + writes of every input and output; count one multiply-add as 2 FLOP, "
             "once (check the SASS: fadd + fmul + 2 x ffma)",
     )
+
+
+def _article(word: str) -> str:
+    """'an' before a vowel sound ('an elementwise op', 'an rmsnorm op'), else 'a'."""
+    return "an" if word[:1] in "aeiou" or word.startswith("rms") else "a"
 
 
 # Where DRAM and cache bytes come from, by machine kind (ncu metrics on a GPU; the memory

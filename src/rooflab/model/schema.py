@@ -85,11 +85,20 @@ def _number(d: Mapping[str, Any], field: str, where: str, unit: str) -> float:
     except (TypeError, ValueError):
         raise InputError(f"{where}: field '{field}' must be a plain number of {unit} (SI "
                          f"base units, no unit suffix); got {value!r}") from None
+    except OverflowError:
+        # a 400-digit integer (valid JSON) is past float's range: the same as Infinity
+        number = math.inf
     if not math.isfinite(number):
         # Python's json reads NaN/Infinity; rooflab's output (strict JSON) could not hold it
         raise InputError(f"{where}: field '{field}' must be a finite number of {unit}; got "
-                         f"{value!r} (NaN and Infinity are not JSON: leave the field out)")
+                         f"{_short(value)} (NaN and Infinity are not JSON: leave the field out)")
     return number
+
+
+def _short(value: Any) -> str:
+    """repr of a value for a message, a huge integer cut to its first digits and length."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:12]}... ({len(text)} characters)"
 
 
 def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:

@@ -26,7 +26,10 @@ from ..files import write_atomic
 from ..model.analysis import analyze
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
-from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
+from ..model.sanity import (
+    ABOVE_TOLERANCE,  # the report's threshold, so the two agree
+    applicable_launch_s,
+)
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
 
 # The chart's values and ceiling selection live in their own modules; re-exported here, the
@@ -62,6 +65,12 @@ from .chart_parts import (  # noqa: F401
 )
 
 SUFFIXES = (".png", ".svg")
+
+# Kernels labelled on a crowded chart: the longest, as many as `rooflab ncu --top` lists
+# by default. Every point is still drawn. An application's ncu export holds thousands of
+# kernels: placing a label for each took minutes (500 kernels: 79 s) and stacked them in
+# one column up through the title.
+LABELS_SHOWN = 20
 
 
 
@@ -159,9 +168,12 @@ def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str |
 
 
 def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bool,
-                 precision: str | None = None) -> str:
+                 precision: str | None = None, launch_bound: bool = False) -> str:
+    """launch_bound: y is what an untimed point reaches with its launches (FLOP over
+    calls x the launch floor), not its roof rate, and the label says why it is lower."""
     if not measured:
-        return f"{name}\nAI {fmt_ai(ai)} · predicted {fmt_rate(y, precision)}"
+        why = " (launch-bound)" if launch_bound else ""
+        return f"{name}\nAI {fmt_ai(ai)} · predicted {fmt_rate(y, precision)}{why}"
     pct_text = f"\n{fmt_pct(pct)} of roof" if pct is not None else ""
     return f"{name}\nAI {fmt_ai(ai)} · {fmt_rate(y, precision)}{pct_text}"
 
@@ -197,7 +209,14 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
         color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         if (p.kernel, p.level) in primary:
             name = f"{kernel.name} [{p.level}]" if several else kernel.name
-            label = _point_label(name, p.ai, y, p.percent_of_roof, measured, p.precision)
+            # An untimed point whose launches take longer than its work (review 12d E:
+            # "predicted 26.4 TFLOP/s" over a 5 us launch that caps it at 0.82): labelled
+            # with the rate it reaches with them, FLOP / max(work, calls x launch floor).
+            launch = applicable_launch_s(p)
+            reach = (p.flop / max(p.floor_s, launch)
+                     if not measured and launch > p.floor_s and p.flop > 0 else y)
+            label = _point_label(name, p.ai, reach, p.percent_of_roof, measured, p.precision,
+                                 launch_bound=reach < y)
             # over the labelled point only: the cap is one height for every level, and
             # that point's roof is the kernel's lowest (its work floor the longest)
             cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
@@ -271,8 +290,12 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   title: str | None = None,
                   precisions: Sequence[str] | None = None,
                   sweep_precision: str | None = None,
-                  before_roof: Roof | None = None) -> RooflineDisplay:
+                  before_roof: Roof | None = None,
+                  labels: int | None = None) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported).
+
+    labels: how many kernels get a label, the longest first (default LABELS_SHOWN; 0:
+    every kernel); the others are drawn unlabelled and the notes say how many.
 
     sweep_precision: the precision the sweep's kernel computes in (the CPU probe's is
     fp64); its ridge is marked, since the sweep should bend there.
@@ -294,11 +317,15 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                          f"{kernels!r:.80}")
     if not roofs:
         raise InputError("a roofline chart needs at least one roof; pass --on HARDWARE|PROFILE")
+    if labels is not None and (isinstance(labels, bool) or not isinstance(labels, int)
+                               or labels < 0):
+        raise InputError(f"plot_roofline(): labels must be a count of kernels to label, 0 "
+                         f"for every one; got {labels!r:.40}")
     judge = roofs[0]
-    to_draw: list[Kernel] = []
-    for k in list(kernels) + [k for pair in arrows for k in pair]:
-        if not any(k is d for d in to_draw):
-            to_draw.append(k)
+    # each kernel once, by identity (a set of ids: a scan of the list per kernel was
+    # quadratic, seconds at 20 000 kernels)
+    to_draw = list({id(k): k for k in (*kernels, *(k for pair in arrows for k in pair))}
+                   .values())
     befores = [b for b, _ in arrows] if before_roof is not None else []
     notes: list[str] = []
     per_kernel: list[list[DrawnPoint]] = []
@@ -346,16 +373,40 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
         drawn_arrows += _trajectory_arrows(to_draw, per_kernel, level)
     if title is None:
         title = "Roofline: " + " vs ".join(roof_label(r) for r in roofs)
-    labels = tuple(roof_label(r) for r in roofs)
     from .chart_layout import layout_labels, point_texts
 
-    lines, ridges, points = layout_labels(lines, ridges, point_texts(points, trajectory),
-                                          xlim, ylim, labels, good_sweep, caps)
+    texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw,
+                                                LABELS_SHOWN if labels is None else labels)
+    notes.extend([note] if note else [])
+    roof_names = tuple(roof_label(r) for r in roofs)
+    lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
+                                          good_sweep, caps)
     return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
-                           roof_labels=labels, kernels=tuple(to_draw), hidden=tuple(hidden),
-                           caps=tuple(caps))
+                           roof_labels=roof_names, kernels=tuple(to_draw),
+                           hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled)
+
+
+def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: int
+                      ) -> tuple[list[DrawnPoint], int, str]:
+    """Labels on the n longest kernels only (by measured time; untimed ones after, by
+    FLOP), every point kept; with the number of kernels left unlabelled and the note that
+    says so. A name stands for all its kernels (a trajectory's steps share one)."""
+    named = list(dict.fromkeys(p.kernel for p in points if p.text))
+    if n <= 0 or len(named) <= n:
+        return points, 0, ""
+    weight: dict[str, tuple[float, float]] = {}
+    for k in kernels:
+        w = (k.seconds or 0.0, k.total_flop)
+        weight[k.name] = max(weight.get(k.name, w), w)
+    keep = set(sorted(named, key=lambda name: weight.get(name, (0.0, 0.0)),
+                      reverse=True)[:n])
+    out = [p if p.kernel in keep else replace(p, text="") for p in points]
+    left = len(named) - n
+    return out, left, (f"labelled the {n} longest of {len(named)} kernels; {left} drawn "
+                       f"without a label (`rooflab plot --labels N` sets how many, 0 "
+                       f"labels every one)")
 
 
 def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:
@@ -410,7 +461,8 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   title: str | None = None, ax=None,
                   precisions: Sequence[str] | None = None,
                   sweep_precision: str | None = None,
-                  before_roof: Roof | None = None) -> RooflineDisplay:
+                  before_roof: Roof | None = None,
+                  labels: int | None = None) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
@@ -424,13 +476,16 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     MAX_CEILINGS gets the kernels' ceilings plus its top float one (the notes say which
     were left out). Ridges follow the ceilings drawn.
     before_roof: the roof the arrows' starting kernels are judged by (default the first).
+    labels: how many kernels get a label, the longest first (default LABELS_SHOWN, 20; 0:
+    every one); every point is drawn.
 
     >>> display = plot_roofline([roof], kernels)   # doctest: +SKIP
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
     """
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
                             trajectory=trajectory, title=title, precisions=precisions,
-                            sweep_precision=sweep_precision, before_roof=before_roof)
+                            sweep_precision=sweep_precision, before_roof=before_roof,
+                            labels=labels)
     return display.plot(ax=ax)
 
 
@@ -443,7 +498,14 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     # No date in SVG metadata, so the same chart gives the same file.
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     kw = {"dpi": 150, "metadata": metadata, **savefig_kw, "format": fmt}
-    display.figure_.savefig(buf, **kw)
+    import warnings
+
+    with warnings.catch_warnings():
+        # A crowded chart's labels can leave constrained layout no room; matplotlib then
+        # draws without it and says so in a UserWarning that reached the terminal as a
+        # Python warning. The chart is still written whole: nothing for the user to do.
+        warnings.filterwarnings("ignore", message="constrained_layout not applied")
+        display.figure_.savefig(buf, **kw)
     return buf.getvalue()
 
 

@@ -82,6 +82,31 @@ def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float
                    gid=f"side-glyph:{side}")
 
 
+# Above this many points, the unlabelled ones are drawn as one artist per look (marker,
+# colour, side) instead of one each: 5 000 points as 10 000 artists took 10 s to draw.
+BATCH_POINTS = 200
+
+
+def _draw_points_batched(ax, points) -> None:
+    """The unlabelled points, grouped by how they look; the labelled ones are drawn one by
+    one on top, as on a small chart."""
+    groups: dict[tuple, list] = {}
+    for p in points:
+        if not p.text:
+            key = (p.marker, p.color, p.measured, _side(p), 5.5 if p.label != p.level else 5)
+            groups.setdefault(key, []).append((p.ai, p.flop_per_s))
+    for (marker, color, measured, side, zorder), xy in groups.items():
+        xs, ys = [x for x, _ in xy], [y for _, y in xy]
+        ax.plot(xs, ys, ls="none", marker=marker, ms=8, mec=color if not measured else "0.15",
+                mfc=color if measured else "none", mew=1.5 if not measured else 0.8,
+                zorder=zorder)
+        if side in SIDE_GLYPHS:
+            ax.scatter(xs, ys, marker=_glyph_marker(SIDE_GLYPHS[side]), s=4.5 ** 2,
+                       linewidths=1.6, facecolors="none",
+                       edgecolors=glyph_color(color, measured), zorder=zorder + 0.01,
+                       gid=f"side-glyph:{side}")
+
+
 def _lid_marker():
     """The legend's launch cap: a dash with a tick down at each end, as drawn."""
     from matplotlib.path import Path
@@ -116,7 +141,12 @@ def draw(d: RooflineDisplay, ax):
     ax.set_yscale("log")
     ax.set_xlim(*d.xlim)
     ax.set_ylim(*d.ylim)
-    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
+    # the axis, so a reader does not take an unlabelled point for a stray one.
+    shown = len({p.kernel for p in d.points if p.text})
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)" + (
+        f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
+        f"label" if d.unlabelled else ""))
     ax.set_ylabel("performance (FLOP/s)")
     # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
@@ -128,7 +158,11 @@ def draw(d: RooflineDisplay, ax):
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
-        engine.execute(fig)
+        import warnings
+
+        with warnings.catch_warnings():   # as chart.figure_bytes: matplotlib copes
+            warnings.filterwarnings("ignore", message="constrained_layout not applied")
+            engine.execute(fig)
     # Label positions come laid out from chart.layout_labels (no two overlap); a ceiling
     # equal to another of its roof has no text of its own (the other names both).
     for line in d.lines:
@@ -152,7 +186,12 @@ def draw(d: RooflineDisplay, ax):
                                 "ls": "-" if a.kind == "arrow" else "--"})
     for cap in d.caps:   # under the points (zorder 5), over the roof lines
         _draw_cap(ax, cap, d.ylim)
+    many = len(d.points) > BATCH_POINTS
+    if many:
+        _draw_points_batched(ax, d.points)
     for p in d.points:
+        if many and not p.text:
+            continue
         # The labelled point (the kernel's primary level, DRAM) on top: at AI 0.125 DRAM and
         # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
         # Its side of the ridge is its colour and the glyph inside (slope / flat bar).

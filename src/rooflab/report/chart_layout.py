@@ -294,7 +294,7 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps
     away), then ridges, then points (around the point, further out with a leader line).
     caps: the launch caps' dashes, obstacles as the markers are."""
     pt = lambda x, y: _to_pt(x, y, xlim, ylim)  # noqa: E731
-    placed = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
+    placed = _marker_obstacles(points, pt)
     placed += [_marker_box(pt(r.ai, r.flop_per_s)) for r in ridges]
     placed += [_marker_box(pt(x, y), 2.5) for x, y in sweep]
     placed += [cap_box(c, pt) for c in caps]
@@ -314,6 +314,37 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps
                                               soft)
     return (out_lines, _ridge_labels(ridges, roof_labels, pt, placed, soft),
             _point_labels(_merge_coincident(points, pt), pt, placed, soft, walls))
+
+
+# Above this many points, the unlabelled markers are obstacles as the cells of a grid
+# they cover (one box per run of covered cells in a row), not a box each: every label's
+# every candidate is costed against every obstacle, so 5 000 markers made the layout of
+# 20 labels take seconds. The cells (half a marker) over-cover each marker by under a cell.
+MANY_MARKERS = 200
+MARKER_CELL_PT = 4.5
+
+
+def _marker_obstacles(points, pt) -> list[tuple[float, float, float, float]]:
+    """The markers' boxes: one each on a small chart; on a crowded one, the labelled
+    points' own and the grid cells the others cover."""
+    if len(points) <= MANY_MARKERS:
+        return [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
+    out = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points if p.text]
+    c, r = MARKER_CELL_PT, 4.5
+    cells: set[tuple[int, int]] = set()
+    for p in points:
+        if p.text:
+            continue
+        x, y = pt(p.ai, p.flop_per_s)
+        cells.update((i, j) for i in range(math.floor((x - r) / c), math.floor((x + r) / c) + 1)
+                     for j in range(math.floor((y - r) / c), math.floor((y + r) / c) + 1))
+    runs: list[list[int]] = []   # [row, first column, last column]
+    for i, j in sorted(cells, key=lambda ij: (ij[1], ij[0])):
+        if runs and runs[-1][0] == j and runs[-1][2] == i - 1:
+            runs[-1][2] = i
+        else:
+            runs.append([j, i, i])
+    return out + [(i0 * c, j * c, (i1 + 1) * c, (j + 1) * c) for j, i0, i1 in runs]
 
 
 # Steps of one kernel closer than this (in points; a marker's radius) sit on one spot:

@@ -189,6 +189,7 @@ class RooflineDisplay:
     kernels: tuple[Kernel, ...] = ()   # every kernel drawn, arrows' included, in order
     hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
     caps: tuple[LaunchCap, ...] = ()   # launch caps, where they matter (CAP_SHOWN)
+    unlabelled: int = 0   # kernels drawn without a label (chart.LABELS_SHOWN, labels=)
     figure_: object = field(default=None, repr=False)
     ax_: object = field(default=None, repr=False)
 

@@ -18,6 +18,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
+from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
 from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
 from .chart_parts import CAP_LEGEND, CAP_SHOWN, LEVEL_MARKERS, LaunchCap, launch_cap
@@ -281,9 +282,12 @@ def _cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
     return traces
 
 
-def hover_text(p: Point, analysis: Analysis) -> str:
-    """Every number of a point, with the provenance of the kernel's numbers."""
-    k = next((k for k in analysis.kernels if k.name == p.kernel), None)
+def hover_text(p: Point, analysis: Analysis, kernels: dict[str, Kernel] | None = None
+               ) -> str:
+    """Every number of a point, with the provenance of the kernel's numbers. kernels: the
+    first kernel of each name (first_of_name), for many points: a scan of analysis.kernels
+    per point made the HTML report quadratic."""
+    k = (kernels or first_of_name(analysis)).get(p.kernel)
     prov = dict(k.provenance) if k is not None else {}
     rows = [
         f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
@@ -305,6 +309,14 @@ def hover_text(p: Point, analysis: Analysis) -> str:
     return "<br>".join(rows)
 
 
+def first_of_name(analysis: Analysis) -> dict[str, Kernel]:
+    """Each kernel name's first kernel, as a scan of analysis.kernels would find it."""
+    out: dict[str, Kernel] = {}
+    for k in analysis.kernels:
+        out.setdefault(k.name, k)
+    return out
+
+
 def _height(p: Point) -> float:
     """Where a point is drawn: achieved FLOP/s, or attainable when no time was measured."""
     return p.achieved_flop_per_s or p.attainable_flop_per_s
@@ -318,6 +330,7 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
     color = LEVEL_COLORS.get(level, "#555")
     symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
     keys = [(p.kernel, p.level) for p in pts]
+    first = first_of_name(analysis)
     return go.Scatter(
         x=[p.ai for p in pts], y=[_height(p) for p in pts],
         mode="markers+text", name=f"kernels @ {level}" if measured else
@@ -328,7 +341,7 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
                  "line": {"width": 1, "color": "#222"}} if measured
                 else {"size": 11, "symbol": f"{symbol}-open", "color": color,
                       "line": {"width": 2}}),
-        hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
+        hovertext=[hover_text(p, analysis, first) for p in pts], hoverinfo="text")
 
 
 def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = ""):

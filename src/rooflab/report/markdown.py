@@ -143,6 +143,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                    + ". The roof is too low for them or their counts are wrong; their "
                      "ranking and advice mean little until that is fixed (see their sanity "
                      "checks).")
+    out += ai_high_warnings(diags)
     if profile is not None:
         from .tables import profile_rows
 
@@ -158,6 +159,21 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
         out += ridge_band_warnings(diags, profile, kernels)
     return out
+
+
+def ai_high_warnings(diags: Sequence[Diagnosis]) -> list[str]:
+    """The read-with-care line for kernels whose AI is too high for their op (sanity's
+    ai_high: seed 000 §6.3, FLOP or bytes miscounted): like a point above its roof, their
+    counts are wrong, so their bound, gain and advice are too (review 12a #3)."""
+    flagged = [(d, f) for d in diags for f in d.findings if f.check == "ai_high"]
+    if not flagged:
+        return []
+    named = ", ".join(f"{d.kernel} (AI {fmt_ai(d.point.ai)})" if f.level == d.point.level
+                      else d.kernel for d, f in flagged)
+    return [f"{len(flagged)} kernel(s) have an AI too high for their op: {named}. Their FLOP "
+            f"or bytes are most likely miscounted (writes left out, a multiply-add counted "
+            f"twice); their bound, gain and advice mean little until the counts are fixed "
+            f"(see their ai_high checks)."]
 
 
 def kernel_of(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
