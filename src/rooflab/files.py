@@ -18,30 +18,49 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     Missing parent directories are made. A path that cannot be written raises OutputError
     (an OSError too) naming the path and the reason."""
     path = Path(path)
-    # Through a symlink to its target, as open(path, "w") writes (renaming onto the link
-    # replaced the link with a plain file and left its target unchanged: review 12c F).
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    target = link_target(path)
+    tmp = write_temp(target, data, name=path)
+    try:
+        os.replace(tmp, target)
+    except BaseException as exc:
+        # Ctrl-C or a failed rename leaves nothing behind.
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise cannot_write(path, exc) from None
+        raise
+    return path
+
+
+def link_target(path: Path) -> Path:
+    """Where a write to `path` lands: through a symlink to its target, as open(path, "w")
+    writes (renaming onto the link replaced the link with a plain file and left its target
+    unchanged: review 12c F)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def write_temp(target: Path, data: str | bytes, name: str | os.PathLike | None = None) -> Path:
+    """`data` in a new temporary file beside `target` (same directory: a rename onto it is
+    atomic), with the mode a plain open() would leave: an existing file's own (a private 0600
+    report stays private), else 0666 - umask (mkstemp makes 0600). Missing parent
+    directories are made; a failure removes the temporary and raises OutputError naming
+    `name` (default: the target)."""
+    shown = Path(name) if name is not None else target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                    dir=target.parent)
     except OSError as exc:
-        raise cannot_write(path, exc) from None
-    mode = "wb" if isinstance(data, bytes) else "w"
+        raise cannot_write(shown, exc) from None
     try:
-        with os.fdopen(fd, mode) as fh:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:
             fh.write(data)
-        # mkstemp creates the file 0600; give it the mode a plain open() would: an existing
-        # file's own (a private 0600 report stays private), else 0666 - umask.
         os.chmod(tmp, _mode_of(target))
-        os.replace(tmp, target)
     except BaseException as exc:
-        # Ctrl-C or a failed write leaves nothing behind.
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            raise cannot_write(path, exc) from None
+        if isinstance(exc, OSError):
+            raise cannot_write(shown, exc) from None
         raise
-    return path
+    return Path(tmp)
 
 
 def cannot_write(path: str | os.PathLike, exc: OSError) -> OutputError:

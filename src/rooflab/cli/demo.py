@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from ..errors import InputError, OutputError
+from ..files import link_target, write_temp
 
 DEFAULT_OUTDIR = "rooflab-demo"
 FILES = ("profile.json", "kernels.json", "roofline.png", "report.md")
@@ -82,9 +83,7 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
     temps: list[tuple[Path, Path]] = []   # (temporary, target)
     try:
         for name, data in files.items():
-            # through a symlink to its target, as files.write_atomic writes (review 12c F)
-            link = outdir / name
-            target = Path(os.path.realpath(link)) if link.is_symlink() else link
+            target = link_target(outdir / name)
             temps.append((_write_temp(target, data), target))
     except BaseException:
         _remove(tmp for tmp, _ in temps)
@@ -104,41 +103,13 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
 
 
 def _write_temp(target: Path, data: str | bytes) -> Path:
-    """`data` in a new temporary file beside `target` (same directory: the rename is atomic),
-    with the mode an existing target has, else the one a plain open() gives."""
-    import tempfile
-
-    from ..files import cannot_write
-
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                    dir=target.parent)
-    except OSError as exc:
-        raise cannot_write(target, exc) from None
-    tmp = Path(name)
-    try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:
-            fh.write(data)
-        mode = target.stat().st_mode & 0o777 if target.is_file() else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise cannot_write(target, exc) from None
-        raise
-    return tmp
+    """files.write_temp (named here so tests can make one write fail)."""
+    return write_temp(target, data)
 
 
 def _remove(paths) -> None:
     for path in paths:
         Path(path).unlink(missing_ok=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def register(app) -> None:
