@@ -11,20 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_torch_trace import _event  # one trace-event builder for both files
 
 from rooflab.cli.main import main
 from rooflab.ingest.torch_ops import OpCall, op_work, promote, result_dtype, work_or_reason
 from rooflab.ingest.torch_trace import load_torch_trace
 from rooflab.workloads import ops
-
-
-def _event(name, ts, dur, ext, dims=None, types=None, concrete=None, cat="cpu_op"):
-    args = {"External id": ext}
-    if dims is not None:
-        args.update({"Input Dims": dims, "Input type": types,
-                     "Concrete Inputs": concrete or [""] * len(dims)})
-    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur,
-            "args": args}
 
 
 def _trace(tmp_path, events, name="t.json"):
@@ -134,9 +126,9 @@ def test_one_shape_with_two_strides_is_two_convs(tmp_path):
              "ScalarList", "Scalar"]
     dims = [x, w] + [[]] * 7
     events = [_event("aten::convolution", 0, 30, 1, dims, types,
-                     ["", "", "", "[1, 1]", "[2, 2]", "[2, 2]", "False", "[0, 0]", "1"]),
+                     concrete=["", "", "", "[1, 1]", "[2, 2]", "[2, 2]", "False", "[0, 0]", "1"]),
               _event("aten::convolution", 100, 30, 2, dims, types,
-                     ["", "", "", "[1, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])]
+                     concrete=["", "", "", "[1, 2]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])]
     flops = {k.name: k.flop["fp32"] for k in load_torch_trace(_trace(tmp_path, events)).kernels}
     base = "aten::convolution [1x16x64x64, 16x16x3x3]"
     assert flops == {f"{base} (stride 1x1, padding 2x2, dilation 2x2)": 18_874_368,
@@ -147,7 +139,7 @@ def test_causal_and_full_attention_of_one_shape_are_two_groups(tmp_path):
     dims = [[1, 2, 8, 16]] * 3 + [[]] * 5
     types = ["float"] * 3 + ["", "Scalar", "Scalar", "", "Scalar"]
     events = [_event("aten::scaled_dot_product_attention", 100 * i, 10, i, dims, types,
-                     ["", "", "", "", "0.", causal, "", "False"])
+                     concrete=["", "", "", "", "0.", causal, "", "False"])
               for i, causal in enumerate(["True", "False"])]
     flops = {k.name: k.flop["fp32"] for k in load_torch_trace(_trace(tmp_path, events)).kernels}
     base = "aten::scaled_dot_product_attention [1x2x8x16, 1x2x8x16, 1x2x8x16]"
@@ -196,7 +188,7 @@ def test_uncounted_op_keeps_its_time_when_its_children_are_allocations(tmp_path)
         # a transposed conv (no formula) whose kernel op calls only an allocation
         _event("aten::conv_transpose2d", 200, 1000, 2, [x, w], ["float", "float"]),
         _event("aten::convolution", 205, 990, 3, [x, w] + [[]] * 7, conv_types,
-               ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"]),
+               concrete=["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"]),
         _event("aten::slow_conv_transpose2d", 210, 970, 4, [x, w], ["float", "float"]),
         _event("aten::empty", 215, 5, 5, [[]], ["ScalarList"]),
     ]
