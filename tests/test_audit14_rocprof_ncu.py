@@ -311,9 +311,13 @@ def test_envelope_fp64_ceiling_is_fp64s_own_rate():
 
     roof = envelope_roof([_gpp()])
     (c,) = roof.compute
-    # fp64 alone: 1.9638e12 / 22.765 s = 86.3 GFLOP/s (old: the fp64 + fp32 total, 88.4)
+    # review 13v F-B: the fp32 part is held to this ceiling too, so fp64 alone (1.9638e12 /
+    # 22.765 s = 86.3 GFLOP/s) put the kernel at 102 % of its own envelope; the ceiling is
+    # the total, 88.4 GFLOP/s, and says that fp64 alone is 86.3 (tests/test_audit16_report.py)
     assert (c.precision, c.unit) == ("fp64", "vector")
-    assert c.value == pytest.approx(GPP_FP64 / GPP_T) and round(c.value / 1e9, 1) == 86.3
+    assert c.value == pytest.approx((GPP_FP64 + GPP_FP32) / GPP_T)
+    assert round(c.value / 1e9, 1) == 88.4
+    assert "fp64 alone 86.3 GFLOP/s" in c.method
 
 
 def test_minor_precision_held_to_another_ceiling_gets_the_note():

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from rooflab.errors import InputWarning
 from rooflab.cli.main import main
 from rooflab.ingest.kernelfile import kernels_from_csv
 
@@ -26,7 +27,9 @@ def test_rows_per_level_are_one_kernel():
 
 def test_same_level_twice_stays_two_kernels():
     text = "name,flop,bytes,seconds\nk,1,8,1e-3\nk,1,8,1e-3\n"
-    assert len(kernels_from_csv(text, "k.csv")) == 2
+    with pytest.warns(InputWarning, match=r"k.csv:3: kernel 'k': named 'k #2'"):
+        kernels = kernels_from_csv(text, "k.csv")
+    assert [k.name for k in kernels] == ["k", "k #2"]
 
 
 def test_time_counted_once_in_the_report(tmp_path, capsys):

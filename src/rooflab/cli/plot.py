@@ -109,6 +109,8 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     roofs = [r for spec in on for r in ([roof_for_on(spec)] if spec.lower().endswith(
         ".ncu-rep") else load_roofs(spec))]
     _warn_device_mismatch(roofs, kernels)
+    if imp is not None:
+        _warn_clock(roofs, imp.clock_hz)
     if not roofs:
         for path in kernel_files:
             if path.lower().endswith(".json") and path in own:
@@ -126,6 +128,18 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
         raise InputError("no roof to draw against; add --on HARDWARE (see `rooflab specs "
                          "list`) or --on PROFILE.json (from `rooflab probe -o`)")
     return roofs, kernels
+
+
+def _warn_clock(roofs, clock_hz: float | None) -> None:
+    """As `rooflab ncu --on` and `rooflab report --on` say it (review 13v F-G): kernels that
+    ncu profiled at base clock, drawn against a boost-clock catalog roof, sit low by the
+    clock ratio (profile_import.clock_mismatch). Once each: a profile gives two roofs."""
+    from ..ingest.profile_import import clock_mismatch
+    from .common import warn
+
+    for note in dict.fromkeys(clock_mismatch(roof, clock_hz) for roof in roofs):
+        if note:
+            warn(note.removeprefix("; note: "))
 
 
 def _warn_device_mismatch(roofs, kernels) -> None:

@@ -21,6 +21,7 @@ from ..ingest.profile_import import (
 from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
+from ..report.tables import bandwidth_note, bandwidth_of
 from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .common import (
     emit_json,
@@ -66,16 +67,14 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
 
 def _point_row(k: Kernel, p) -> dict:
     # a kernel without FLOP (a copy) has no FLOP/s: its bandwidth against the level's
-    # ceiling is what it reaches (seed 000 §3.1: a copy reaches 85-92 % of spec)
-    moved = p.bytes / p.seconds if p.seconds and p.flop <= 0 else None
+    # ceiling is what it reaches (report/tables.py: bandwidth_of, shared with `report`)
+    moved, pct = bandwidth_of(p)
     return {"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
             "time_share": p.time_share, "level": p.level, "precision": p.precision,
             "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
             "achieved_flop_per_s": p.achieved_flop_per_s,
             "percent_of_roof": p.percent_of_roof, "bound": p.bound, "unit": k.unit,
-            "achieved_bytes_per_s": moved,
-            "percent_of_bandwidth": (100.0 * moved / p.bytes_per_s
-                                     if moved is not None and p.bytes_per_s > 0 else None)}
+            "achieved_bytes_per_s": moved, "percent_of_bandwidth": pct}
 
 
 def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
@@ -164,10 +163,8 @@ def _achieved_cells(row: dict) -> tuple[str, str]:
 def bandwidth_notes(rows: Sequence[dict]) -> list[str]:
     """'copy: no FLOP: achieved is bytes/s, % roof of the DRAM bandwidth' for the rows
     _achieved_cells fills with bandwidth (kernel: text, so collapse_notes joins them)."""
-    return list(dict.fromkeys(
-        f"{r['kernel']}: no FLOP, so achieved is the bytes/s it moved and % roof is of the "
-        f"{r['level']} bandwidth ceiling" for r in rows
-        if r.get("achieved_bytes_per_s") is not None))
+    return list(dict.fromkeys(bandwidth_note(r["kernel"], r["level"]) for r in rows
+                              if r.get("achieved_bytes_per_s") is not None))
 
 
 def unplaced_lines(analysis: Analysis):

@@ -107,15 +107,32 @@ def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
     elif file_roof is not None:
         roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"
     elif imp is not None:
-        from ..ingest.profile_import import ENVELOPE_NAME, ENVELOPE_NOTE, choose_roof
+        from ..ingest.profile_import import (
+            ENVELOPE_NAME,
+            ENVELOPE_NOTE,
+            choose_roof,
+            envelope_words,
+        )
 
         choice = choose_roof(None, imp)
         roof, source = choice.roof, choice.source
         if roof.name == ENVELOPE_NAME:   # what 100 % means there, as `rooflab ncu` says
             notes.append(ENVELOPE_NOTE)
+            # a ceiling that holds a mixed kernel's minor FLOP too says so (review 13v F-B)
+            notes += [f"{ENVELOPE_NAME}: {w}" for w in envelope_words(roof)]
     else:
         raise InputError("no roof: pass --on HARDWARE (a name from `rooflab specs list`) or "
                          "--on profile.json (from `rooflab probe -o profile.json`)")
+    if imp is not None:
+        # as `rooflab ncu` says it (review 13v F-G): kernels profiled at base clock judged on
+        # a boost-clock catalog roof read low; on the roof line and in the notes (.md, .html,
+        # --json)
+        from ..ingest.profile_import import clock_mismatch
+
+        clock = clock_mismatch(roof, imp.clock_hz)
+        if clock:
+            source += "" if clock in source else clock
+            notes.append(clock.removeprefix("; note: "))
     return Inputs(tuple(kernels), roof, profile, source, tuple(notes))
 
 
@@ -163,6 +180,7 @@ def report_dict(analysis, profile=None) -> dict:
     diags = diagnose(analysis, machine)
     out = {**analysis_to_dict(analysis),
            "diagnosis": [diagnosis_to_dict(d) for d in diags]}
+    _bandwidth_points(out["analysis"], analysis)
     from ..report.markdown import trust_warnings
 
     # the same lines as the text report's (device mismatch from the notes, a mixed
@@ -175,6 +193,19 @@ def report_dict(analysis, profile=None) -> dict:
         out["steps"] = steps
         out["step_findings"] = step_findings(analysis)
     return out
+
+
+def _bandwidth_points(points: list[dict], analysis) -> None:
+    """A point without FLOP (a copy) gets the bytes/s it moved and their percent of its
+    level's bandwidth ceiling, as `rooflab ncu --json` / -o x.csv and the report's tables
+    give them (report/tables.py: bandwidth_of); other points get None for both."""
+    from ..report.tables import bandwidth_of
+
+    for row, p in zip(points, analysis.points, strict=True):
+        moved, pct = bandwidth_of(p)
+        if moved is not None:
+            row["achieved_bytes_per_s"] = moved
+        row["percent_of_bandwidth"] = pct
 
 
 def steps_dict(analysis) -> list[dict]:

@@ -66,11 +66,14 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only))
     from dataclasses import replace
 
-    from ..hardware.resolve import load_roof
+    from ..hardware.resolve import load_roofs
     from ..model.retime import efficiency_basis
 
-    target = load_roof(hardware)
-    basis, line = efficiency_basis(on_roofs or (roof,), target, kernels)
+    targets = load_roofs(hardware)   # a profile: measured, then nominal (both kinds)
+    if not targets:
+        raise InputError(f"--hardware '{hardware}' holds no roof; give a catalog name "
+                         f"(`rooflab specs list`) or a profile from `rooflab probe`")
+    basis, target, line = efficiency_basis(on_roofs or (roof,), targets, kernels)
     result = w.move_hardware(basis, kernels, target)
     # which roof the efficiencies are fractions of, where the assumption is read
     return replace(result, assumption=f"{result.assumption}; {line}")

@@ -240,7 +240,7 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         warn_file(path, unknown_fields_message(odd))
     wheres = [(None, f"kernels[{i}] '{k.name}'") for i, k in enumerate(out)]
     _check_read(path, out, wheres, given_ai)
-    return _merge_levels([_with_op_unit(k) for k in out])
+    return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
 
 
 # (file, its mtime and size, message) already said in this process: a verb that reads a
@@ -302,22 +302,58 @@ def _starts_like_json(p: Path) -> bool:
         return False
 
 
-def _merge_levels(kernels: list[Kernel]) -> tuple[Kernel, ...]:
-    """Rows that are one kernel seen at different memory levels become one Kernel."""
+def _merge_levels(kernels: list[Kernel], path: str = "<kernels>",
+                  wheres: list[tuple[int | None, str]] | None = None) -> tuple[Kernel, ...]:
+    """Rows that are one kernel seen at different memory levels become one Kernel. Rows of
+    one name that cannot be joined so (their flop, seconds, calls or unit differ, or they
+    give bytes at the same level) are different kernels: the later ones get a distinct
+    name ('gemm #2', as `rooflab ncu` names repeats), with one warning naming FILE:LINE,
+    so every verb (report's per-kernel lookup, compare's matching) keeps them apart."""
     from dataclasses import replace
 
     out: list[Kernel] = []
     index: dict[tuple, int] = {}
-    for k in kernels:
+    taken = {k.name for k in kernels}
+    first_of: dict[str, tuple[int | None, str]] = {}   # a name's first row, for the warning
+    renamed: list[tuple[tuple[int | None, str], str]] = []
+    for i, k in enumerate(kernels):
+        where = wheres[i] if wheres is not None else (None, f"kernel '{k.name}'")
         key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
-        i = index.get(key)
-        if i is not None and not set(k.bytes) & set(out[i].bytes):
-            out[i] = replace(out[i], bytes={**out[i].bytes, **k.bytes},
-                             meta={**k.meta, **out[i].meta})
+        j = index.get(key)
+        if j is not None and not set(k.bytes) & set(out[j].bytes):
+            out[j] = replace(out[j], bytes={**out[j].bytes, **k.bytes},
+                             meta={**k.meta, **out[j].meta})
             continue
+        if k.name in first_of:
+            name = _free_name(k.name, taken)
+            taken.add(name)
+            renamed.append((where, f"named '{name}' (its first row: "
+                                   f"{_row_words(first_of[k.name])})"))
+            # compare adds launches of one name up again (model/compare.merge_by_name)
+            k = replace(k, name=name, meta={**k.meta, "renamed_from": k.name})
+            key = (name, *key[1:])
+        first_of.setdefault(k.name, where)
         index[key] = len(out)
         out.append(k)
+    if renamed:
+        _warn_rows(path, renamed, "rows of one name whose flop, seconds, calls or unit differ "
+                                  "(or that repeat a memory level) are not levels of one "
+                                  "kernel, so each is its own kernel under its own name; "
+                                  "give each kernel its own name, or one row per level with "
+                                  "the same flop and seconds to join them")
     return tuple(out)
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    """'name #2', '#3', ...: the first not already a kernel's name."""
+    n = 2
+    while f"{name} #{n}" in taken:
+        n += 1
+    return f"{name} #{n}"
+
+
+def _row_words(where: tuple[int | None, str]) -> str:
+    return f"line {where[0]}" if where[0] is not None else where[1]
 
 
 def _number(row: dict, field: str, path: str, line: int, default: float | None = None):
@@ -433,7 +469,7 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
                         f"other is kept in the kernels' meta)", line=1)
     _check_read(path, out, wheres, given_ai)
-    return _merge_levels([_with_op_unit(k) for k in out])
+    return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
 
 
 def _check_header(header: list[str], path: str) -> None:

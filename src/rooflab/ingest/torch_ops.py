@@ -212,6 +212,49 @@ def _matmul(call: OpCall) -> OpWork | str | None:
     return OpWork(base, flop, nbytes, count.precision, count.unit, cx)
 
 
+def _matvec(call: OpCall) -> OpWork | str | None:
+    """aten::mv(A[m,n], x[n]), aten::addmv(b[m], A, x, beta, alpha), aten::dot / vdot(x[n],
+    y[n]): the counts of `rooflab ai gemv` (ops.gemv: FLOP 2mn, bytes s·(mn + n + m), the
+    vector unit), a dot being the 1 x n case (2n FLOP, s·(2n + 1) bytes); addmv adds one
+    FLOP per output element and reads its bias (beta != 0), as addmm does (review 13v
+    F-D). mv, addmv: op 'gemv', the kind report and whatif read as weight-streaming."""
+    from ..workloads import ops
+
+    base = call.name.removeprefix("aten::").rstrip("_")
+    ts = _tensors(call)
+    bias = None
+    if base == "addmv":
+        if len(ts) < 3:
+            return None
+        bias, ts = ts[0], ts[1:3]
+    if len(ts) < 2:
+        return None
+    (a, dt), (x, _) = ts[0], ts[1]
+    if base in ("mv", "addmv"):
+        if len(a) != 2 or len(x) != 1:
+            return None
+        (m, n) = a
+    elif len(a) == 1 and len(x) == 1:   # dot, vdot
+        m, n = 1, a[0]
+    else:
+        return None
+    if x[0] != n:
+        return (f"lengths disagree ({'x'.join(map(str, a))} with {x[0]}; is the trace cut "
+                f"or edited?)")
+    cx = dt in COMPLEX_REAL
+    count = ops.gemv(m, n, dtype=real_dtype(dt))
+    # complex: each multiply-add is 8 real FLOP (4x the real 2), each element 2 values
+    flop, nbytes = count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
+    # out = beta * bias + alpha * (A @ x): one add per output element and the bias read,
+    # unless beta is 0 (PyTorch then ignores the bias: aten::mv calls addmv_(out, A, x, 0))
+    if bias is not None and _const(call, 3, 1) != 0:
+        flop += m * (2 if cx else 1)
+        nbytes += _in_bytes([bias])
+    # a matrix-vector product is the GEMV report and whatif know (batch, int4 weights)
+    return OpWork(base if base in ("dot", "vdot") else "gemv", flop, nbytes,
+                  count.precision, count.unit, cx)
+
+
 def _elementwise(call: OpCall) -> OpWork | str | None:
     ts = _tensors(call)
     name = call.name.removeprefix("aten::").rstrip("_")
@@ -348,6 +391,7 @@ def _attention(call: OpCall) -> OpWork | str | None:
 
 
 RULES = {f"aten::{n}": _matmul for n in ("mm", "addmm", "bmm", "baddbmm")}
+RULES.update({f"aten::{n}": _matvec for n in ("mv", "addmv", "addmv_", "dot", "vdot")})
 RULES.update({f"aten::{n}{suffix}": _elementwise for n in ELEMENTWISE_BINARY + ELEMENTWISE_UNARY
               for suffix in ("", "_")})
 RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,

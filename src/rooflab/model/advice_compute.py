@@ -19,6 +19,12 @@ from .sanity import NOISY_IQR, is_streaming
 # Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
 # PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
 SHORT_CALL_S = 100e-6
+# What one parallel region's fork/join costs on a multi-core CPU, used as the least work per
+# call worth spreading over threads when the roof has no dispatch floor: a few microseconds
+# (PyTorch does not split an op under at::internal::GRAIN_SIZE = 32768 elements at all).
+# An 8 kB eager `x + b` (36 ns of work at DRAM speed, 3.9 us a call) was told to "spread
+# the work over every core: 87.92x" (review 13v F-L): threads cannot beat their own spawn.
+THREAD_FORK_S = 5e-6
 
 
 def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
@@ -106,10 +112,31 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                 f"measures one)")
     eff = _efficiency(p, e, action, why)
     if eff is not None:
-        out.append(eff)
+        out.append(spread_floor(eff, p, e, roof, machine))
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     return out + [a for a in side if a.shrinks != "below roof"]
+
+
+def spread_floor(a: Advice, p: Point, e: Efficiency, roof: Roof,
+                 machine: Machine | None) -> Advice:
+    """The parallelism advice's time held to what spreading costs per call: the roof's
+    launch/dispatch floor, plus on a CPU a parallel region's fork/join (THREAD_FORK_S). A
+    call whose work is far below that gains nothing from more threads (review 13v F-L)."""
+    cpu = machine is not None and machine.kind == "cpu"
+    per_call = (roof.overhead_s or 0.0) + (THREAD_FORK_S if cpu else 0.0)
+    least = p.calls * per_call
+    if a.new_seconds >= least:
+        return a
+    note = (f"spreading one call costs at least {fmt_seconds(per_call)} ("
+            + ("a parallel region's fork/join, " if cpu else "")
+            + ("the roof's launch/dispatch floor" if roof.overhead_s else
+               "no launch/dispatch floor known") + f"), more than its "
+            f"{fmt_seconds(p.floor_s / max(p.calls, 1))} of work: the time cannot fall "
+            f"below {fmt_seconds(least)}")
+    return replace(a, new_seconds=least, speedup=e.seconds / least if least > 0 else 1.0,
+                   new_flop_per_s=p.flop / least if least > 0 else 0.0,
+                   detail=f"{a.detail}; {note}", assumption=f"{a.assumption}; {note}")
 
 
 def timing_noise(kernel: Kernel) -> float | None:

@@ -16,7 +16,7 @@ from .analysis import Point
 from .ceiling import Roof
 from .kernel import Kernel
 from .machine import Machine, words
-from .sanity import is_streaming
+from .sanity import is_streaming, name_words
 
 # Without a matrix shape, tiling is assumed to raise AI this much (seed 000 §5.3: 5 -> 20+).
 TILING_GAIN = 4.0
@@ -38,15 +38,19 @@ FUSION_MIN_GAIN = 1.05
 # shape, not the tiles, caps it (review 12a #1). llama.cpp's mul_mat_vec is a GEMV (above).
 GEMM_KINDS = ("gemm", "matmul", "linear", "mm", "bmm", "addmm", "addbmm", "baddbmm",
               "mul_mat")
-# A GEMM whose narrow side (m or n) has at most this many rows reads each weight once per
-# row, once per request in decode (seed 004: decode at batch b has AI ~ b): the batching
-# and int4 levers apply, tiling cannot raise its AI. The batch the advice adds.
-SKINNY_MAX_ROWS = BATCH_ADVICE
-# Without a shape: a GEMM whose AI x element size / 2 (the rows a compulsory-traffic GEMM
-# of that AI would have) is at most this is taken for a GEMV in disguise (M = 1: fp16 AI
+# A GEMM whose bytes are at least this share weights streams them (each weight read once
+# per call): batching requests per weight read and narrower weights are its levers, whatever
+# its row count (review 13v F-E: `ai matmul 16 4096 4096` is 99.2 % weights, AI 15.9).
+WEIGHT_DOMINANT = 0.9
+# Without a shape or a split: a GEMM whose AI x weight size / 2 (the rows a compulsory-traffic
+# GEMM of that AI would have) is at most this is taken for a GEMV in disguise (M = 1: fp16 AI
 # ~1, one weight read per 2 FLOP). M = 2 would read ~2, so 1.5 splits the two; cuBLAS and
 # CUTLASS name their small-M kernels *gemm* too, as seed 004's decode table does.
 GEMV_MAX_ROWS = 1.5
+# Name words of weight-only quantized GEMMs (W4A16, AWQ, GPTQ, Marlin): 4-bit weights under
+# 16-bit math, so the weight size is not the math precision's (review 13v F-J: a W4A16
+# lm_head at AI 3.9 is a GEMV, one 0.5-byte weight per 2 FLOP).
+INT4_WEIGHT_WORDS = ("w4a16", "w4a8", "awq", "gptq", "marlin", "int4")
 # Tiling that would raise AI less than this is not offered (the bytes are compulsory).
 MIN_TILING_GAIN = 1.05
 
@@ -69,10 +73,61 @@ def is_gemm(kind: str) -> bool:
     return any(kind.startswith(g) for g in GEMM_KINDS) and not kind.startswith("mul_mat_vec")
 
 
+def _num(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+
+
+def routed(kernel: Kernel | None) -> tuple[float, float, float] | None:
+    """(experts E, top-k, tokens) of a routed-expert kernel (`rooflab llm`'s meta shape
+    says experts and top_k; its m is tokens x top-k rows over top-k *different* experts);
+    None for any other kernel."""
+    shape = kernel.meta.get("shape") if kernel is not None else None
+    if not isinstance(shape, Mapping):
+        return None
+    e, top, m = shape.get("experts"), shape.get("top_k"), shape.get("m")
+    if not (_num(e) and _num(top) and _num(m) and top <= e):
+        return None
+    return float(e), float(top), float(m) / float(top)
+
+
+def experts_touched(kernel: Kernel, tokens: float) -> float:
+    """Distinct experts `tokens` tokens touch on average, E(1 - (1 - k/E)^T), by whatif's
+    expert_weight_ratio (one formula for the advice and the what-if): one token touches
+    top-k, so T touch top-k x ratio(T / t) / ratio(1 / t), t the kernel's own tokens."""
+    from .whatif import expert_weight_ratio  # here: whatif imports the advice
+    _, top, t = routed(kernel) or (0.0, 0.0, 0.0)
+    if t <= 0:
+        return 1.0
+    return top * expert_weight_ratio(kernel, tokens / t) / expert_weight_ratio(kernel, 1 / t)
+
+
+def weight_size(kernel: Kernel | None, precision: str) -> tuple[float | None, str]:
+    """Bytes per weight and where that comes from: meta 'weight_dtype' (or the shape's),
+    4 bits for a weight-only quantized GEMM's name (INT4_WEIGHT_WORDS), else the shape's
+    dtype or the math precision's; (None, '') for a dtype with no storage size."""
+    meta = kernel.meta if kernel is not None else {}
+    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
+    given = meta.get("weight_dtype") or shape.get("weight_dtype")
+    words = name_words(kernel.name) if kernel is not None else ()
+    if given:
+        dtype, src = str(given), f"weight dtype {given} (meta)"
+    elif any(w in INT4_WEIGHT_WORDS for w in words):
+        return 0.5, f"4-bit weights (the name '{kernel.name}' says a weight-only int4 GEMM)"
+    else:
+        dtype = str(shape.get("dtype") or precision)
+        src = f"{dtype} weights (its math precision; give meta weight_dtype if they are not)"
+    try:
+        size = dtype_bytes(dtype)
+    except Exception:   # a dtype with no storage size
+        return None, ""
+    return (size, src) if size > 0 else (None, "")
+
+
 def shape_ai(kernel: Kernel | None, precision: str) -> float | None:
     """The most AI a GEMM's shape allows: each operand moved once (compulsory traffic),
-    2mnk / (s (mk + kn + mn)), s the element size of the shape's dtype, else `precision`'s;
-    None without a shape (or a size)."""
+    2mnk / (s (mk + D kn + mn)), s the element size of the shape's dtype, else `precision`'s,
+    D the distinct experts its tokens touch for a routed-expert kernel (each expert's
+    weights are read once for its few rows), else 1; None without a shape (or a size)."""
     dims = _gemm_shape(kernel)
     if dims is None:
         return None
@@ -82,69 +137,145 @@ def shape_ai(kernel: Kernel | None, precision: str) -> float | None:
         size = dtype_bytes(str(dtype))
     except Exception:   # a dtype with no storage size
         return None
-    return 2 * m * n * k / (size * (m * k + k * n + m * n)) if size > 0 else None
+    moe = routed(kernel)
+    d = experts_touched(kernel, moe[2]) if moe else 1.0
+    return 2 * m * n * k / (size * (m * k + d * k * n + m * n)) if size > 0 else None
 
 
-def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str) -> str:
-    """Why a kernel uses each weight once per request (so tiling cannot raise its AI and
-    batching / int4 are its levers, seed 004), '' when it does not: a GEMV or decode kind
-    (NO_REUSE_KINDS); a GEMM whose meta shape has at most SKINNY_MAX_ROWS rows on its
-    narrow side; a GEMM with no shape at the AI of a GEMV (GEMV_MAX_ROWS)."""
-    if any(kind.startswith(k) for k in NO_REUSE_KINDS):
-        return f"a {kind} uses each weight once per request"
+def weight_share(kernel: Kernel | None, kind: str, ai: float,
+                 precision: str) -> tuple[float, str] | None:
+    """The share of a kernel's bytes that are weights, and how it is known: meta
+    'bytes_split' weights, else 'weight_bytes', over its bytes; for a GEMM with meta shape
+    k x n weights (x the experts touched, for a routed kernel) of weight_size over its bytes
+    (the compulsory ones when it has none); for a GEMM with neither, 1 when its AI is a
+    GEMV's (AI x weight size / 2 <= GEMV_MAX_ROWS rows); else None."""
+    meta = kernel.meta if kernel is not None else {}
+    nbytes = (kernel.bytes.get("DRAM") or sum(kernel.bytes.values())) if kernel else 0.0
+    split = meta.get("bytes_split")
+    if isinstance(split, Mapping) and "weights" in split:
+        total = sum(float(v) for v in split.values() if _num(v))
+        if total > 0 and _num(split["weights"]):
+            return min(1.0, float(split["weights"]) / total), "meta bytes_split"
+    wb = meta.get("weight_bytes")
+    if _num(wb) and nbytes > 0:
+        return min(1.0, float(wb) / nbytes), "meta weight_bytes"
     if not is_gemm(kind):
-        return ""
+        return None
+    size, src = weight_size(kernel, precision)
+    if size is None:
+        return None
     dims = _gemm_shape(kernel)
     if dims is not None:
         m, n, k = dims
+        moe = routed(kernel)
+        weights = (experts_touched(kernel, moe[2]) if moe else 1.0) * k * n * size
+        act = dims_size(kernel, precision) * (m * k + m * n)
+        total = nbytes if nbytes > 0 else weights + act
+        return min(1.0, weights / total), f"its shape, {src}"
+    if 0 < ai * size / 2 <= GEMV_MAX_ROWS:
+        return 1.0, f"its AI, {src}"
+    return None
+
+
+def dims_size(kernel: Kernel, precision: str) -> float:
+    """Bytes per activation element: the shape's dtype, else the math precision's (2)."""
+    dtype = kernel.meta["shape"].get("dtype") or precision
+    try:
+        return dtype_bytes(str(dtype))
+    except Exception:   # a dtype with no storage size: count 2 bytes
+        return 2.0
+
+
+def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str) -> str:
+    """Why a kernel's bytes are mostly weights, each read once per call (so batching
+    requests per weight read and narrower weights are its levers, seed 004), '' when they
+    are not: a GEMV or decode kind (NO_REUSE_KINDS); a GEMM whose weights are at least
+    WEIGHT_DOMINANT of its bytes (weight_share), whatever its rows (review 13v F-E)."""
+    if any(kind.startswith(k) for k in NO_REUSE_KINDS):
+        return f"a {kind} uses each weight once per request"
+    share = weight_share(kernel, kind, ai, precision) if is_gemm(kind) else None
+    if share is None or share[0] < WEIGHT_DOMINANT:
+        return ""
+    frac, src = share
+    dims = _gemm_shape(kernel)
+    moe = routed(kernel)
+    if dims is not None and moe is not None:
+        m, n, k = dims
+        d = experts_touched(kernel, moe[2])
+        return (f"a routed-expert kernel (meta shape m {m:g}, n {n:g}, k {k:g}, {moe[0]:g} "
+                f"experts, top-{moe[1]:g}): its m is {moe[2]:g} token(s) x top-{moe[1]:g} "
+                f"over {d:.3g} different experts, so each expert's weights are used "
+                f"{m / d:.3g} time(s) per read; weights are {frac:.1%} of its bytes ({src})")
+    if dims is not None:
+        m, n, k = dims
         rows = min(m, n)
-        if rows > SKINNY_MAX_ROWS:
-            return ""
         used = ("1 row on its narrow side (a GEMV): each weight is used once per read"
                 if rows == 1 else f"{rows:g} rows on its narrow side: each weight is used "
                                   f"{rows:g} times per read, once per request")
-        return (f"its shape (m {m:g}, n {n:g}, k {k:g}) has {used}, so tiling cannot raise "
-                f"its AI past {fmt_ai(shape_ai(kernel, precision) or ai)}")
-    try:
-        size = dtype_bytes(precision)
-    except Exception:
-        return ""
-    if not 0 < ai * size / 2 <= GEMV_MAX_ROWS:
-        return ""
-    return (f"AI {fmt_ai(ai)} in {precision} is what a GEMV reaches (each {size:g}-byte "
-            f"weight read once for 2 FLOP); a {kind}'s AI with each operand moved once is "
-            f"about its narrowest dimension x {2 / size:g}, so this is most likely M = 1 (a "
-            f"decode step), which tiling cannot help (give meta shape m/n/k if it is not)")
+        return (f"its shape (m {m:g}, n {n:g}, k {k:g}) has {used}; weights are "
+                f"{frac:.1%} of its bytes ({src})")
+    if src.startswith("its AI"):
+        size = weight_size(kernel, precision)[0] or 2.0
+        return (f"AI {fmt_ai(ai)} with {src.removeprefix('its AI, ')} is what a GEMV "
+                f"reaches (each {size:g}-byte weight read once for 2 FLOP); a {kind}'s AI "
+                f"with each operand moved once is about its narrowest dimension x "
+                f"{2 / size:g}, so this is most likely M = 1 (a decode step), which tiling "
+                f"cannot help (give meta shape m/n/k if it is not)")
+    return f"weights are {frac:.1%} of its bytes ({src})"
 
 
-def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "") -> list[Advice]:
+def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
+                  kernel: Kernel | None = None) -> list[Advice]:
     """A weight-streaming op (a GEMV in decode, seed 004): batch requests, shrink weights.
     `why`: what makes it weight-streaming where its kind alone does not say so (a GEMM
-    of a GEMV's shape or AI), added to the assumptions."""
+    of a GEMV's shape or AI), added to the assumptions. With `kernel`, the weight share
+    (weight_share) prices both: what is not weights grows with the batch and keeps its
+    width; a routed-expert kernel's weights grow with the experts the batch touches
+    (experts_touched, as `whatif --batch` counts them: review 13v F-K)."""
     why = f"; {why}" if why else ""
     out = []
     b = BATCH_ADVICE
+    share = weight_share(kernel, kind, p.ai, p.precision) if kernel is not None else None
+    w = share[0] if share is not None else 1.0
+    moe = routed(kernel)
+    grow = 1.0
+    moe_words = ""
+    if moe is not None:
+        before, after = experts_touched(kernel, moe[2]), experts_touched(kernel, b * moe[2])
+        grow = after / before
+        moe_words = (f"; MoE: {b * moe[2]:g} tokens touch {after:.3g} of {moe[0]:g} experts "
+                     f"({before:.3g} now), so the expert weights read grow {grow:.3g}x: "
+                     f"{b / grow:.2f}x per request at most (uniform routing, as whatif "
+                     f"--batch)")
+    nbytes = p.bytes * (w * grow + (1 - w) * b)
     what = (f"batch {b} vectors per matrix read (GEMV -> GEMM)" if kind.startswith("gemv")
             else f"batch {b} requests per weight read")
     batched = _advice(
         p, e, what,
-        f"weights are read once for the whole batch: AI {fmt_ai(p.ai)} -> {fmt_ai(b * p.ai)}; "
-        f"the speed-up is per request (throughput)", "along slope", flop=b * p.flop,
-        nbytes=p.bytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+        f"weights are read once for the whole batch: AI {fmt_ai(p.ai)} -> "
+        f"{fmt_ai(b * p.flop / nbytes)}; the speed-up is per request (throughput)"
+        + moe_words, "along slope", flop=b * p.flop,
+        nbytes=nbytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
         assumption=(f"all bytes are the matrix (the vectors are small); {b} independent "
                     f"vectors are there to multiply by it" if kind.startswith("gemv") else
-                    f"all bytes are weights (activations and KV cache small at batch {b}); "
-                    f"{b} requests are there to batch") + why)
+                    (f"weights are {w:.1%} of the bytes ({share[1]}), the rest grows with "
+                     f"the batch" if share is not None and w < 1 else
+                     f"all bytes are weights (activations and KV cache small at batch {b})")
+                    + f"; {b} requests are there to batch") + moe_words + why)
     out.append(replace(batched, speedup=b * batched.speedup))
     size = dtype_bytes(p.precision) if p.precision in ("fp32", "fp16", "bf16", "fp8") else None
+    if kernel is not None and size:
+        size = weight_size(kernel, p.precision)[0]   # int4 weights already: no int4 advice
     if size and size > 0.5:
         out.append(_advice(
             p, e, "store weights in int4 (dequantize on the fly)",
             f"{size:g} -> 0.5 byte per weight: AI {fmt_ai(p.ai)} -> "
-            f"{fmt_ai(p.ai * size / 0.5)}", "along slope", flop=p.flop,
-            nbytes=p.bytes * 0.5 / size, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-            assumption="all bytes are weights; int4 accuracy is acceptable; the math stays "
-                       f"in {p.precision}" + why))
+            f"{fmt_ai(p.flop / (p.bytes * (1 - w + w * 0.5 / size)))}", "along slope",
+            flop=p.flop, nbytes=p.bytes * (1 - w + w * 0.5 / size), peak=p.peak_flop_per_s,
+            bw=p.bytes_per_s,
+            assumption=("all bytes are weights" if w >= 1 else
+                        f"weights are {w:.1%} of the bytes ({share[1]})")
+            + f"; int4 accuracy is acceptable; the math stays in {p.precision}" + why))
     return out
 
 
@@ -240,10 +371,18 @@ def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
 def reuses_data(kind: str, kernel: Kernel | None = None, ai: float | None = None,
                 precision: str = "") -> bool:
     """Whether tiling can raise the op's AI: not for a GEMV or a batch-1 decode step, whose
-    every weight is used once per request (batching is their lever), nor for a GEMM of a
-    GEMV's shape or, without a shape, a GEMV's AI (weight_streaming)."""
-    return not weight_streaming(kernel, kind, ai if ai is not None else float("nan"),
-                                precision)
+    every weight is used once per request (batching is their lever), nor for a GEMM whose
+    shape's compulsory AI (or, weights dominating, the weights' floor: weight_share) is
+    no more than MIN_TILING_GAIN above the AI it reaches."""
+    if any(kind.startswith(k) for k in NO_REUSE_KINDS):
+        return False
+    if not is_gemm(kind) or ai is None or not ai > 0:
+        return True
+    cap = shape_ai(kernel, precision)
+    share = weight_share(kernel, kind, ai, precision)
+    if share is not None and share[0] > 0:
+        cap = min(cap, ai / share[0]) if cap is not None else ai / share[0]
+    return cap is None or cap > ai * MIN_TILING_GAIN
 
 
 def _tiling(p: Point, e: Efficiency, kind: str, machine: Machine | None,
@@ -255,10 +394,14 @@ def _tiling(p: Point, e: Efficiency, kind: str, machine: Machine | None,
         return None
     matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
     cap = shape_ai(kernel, p.precision) if matrix and is_gemm(kind) else None
+    share = weight_share(kernel, kind, p.ai, p.precision) if matrix else None
+    if share is not None and share[0] > 0:
+        # tiles cannot read a weight less than once: bytes >= the weights (review 13v F-J)
+        cap = min(cap, p.ai / share[0]) if cap is not None else p.ai / share[0]
     target = (min(p.ridge, cap) if cap is not None else p.ridge) if matrix else \
         min(p.ridge, TILING_GAIN * p.ai)
     if target <= p.ai * MIN_TILING_GAIN:
-        return None   # its bytes are the shape's compulsory traffic already
+        return None   # its bytes are the shape's compulsory traffic (or weights) already
     return _advice(
         p, e, words(machine, "tile")[0],
         f"each byte is used {fmt_ai(p.ai)} times; reuse raises AI to {fmt_ai(target)} "
@@ -285,7 +428,10 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     fused = _fusion(p, e, kind, machine, kernel)
     if fused is not None:
         out.append(fused)
-    tiling = _tiling(p, e, kind, machine, kernel) if not (streaming or heavy) else None
+    # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
+    # (_tiling's cap), not for a GEMV or a decode step, which use each weight once.
+    no_reuse = any(kind.startswith(k) for k in NO_REUSE_KINDS)
+    tiling = _tiling(p, e, kind, machine, kernel) if not (streaming or no_reuse) else None
     if tiling is not None:
         out.append(tiling)
     low = _lower_precision(p, e, roof, kind, machine, kernel)
@@ -294,9 +440,12 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     eff = _efficiency(p, e, *words(machine, "access"))
     if eff is not None:
         out.append(eff)
-    if heavy or any(kind.startswith(w) for w in WEIGHT_KINDS):
+    # a linear / GEMV kind whose weight share is known below WEIGHT_DOMINANT (a prefill
+    # linear's activations) is no weight stream; one with no share known is taken for one
+    if heavy or (any(kind.startswith(w) for w in WEIGHT_KINDS)
+                 and weight_share(kernel, kind, p.ai, p.precision) is None):
         # a GEMM of a GEMV's shape or AI gets what `ai gemv` gets, saying why (12a #1)
-        out += weight_advice(p, e, kind, heavy if is_gemm(kind) else "")
+        out += weight_advice(p, e, kind, heavy if is_gemm(kind) else "", kernel)
     per_call = p.bytes / p.calls
     if machine is not None and machine.kind == "cpu":
         # No "block the working set into L2/L3" on a CPU: one call's working set that fits a

@@ -164,15 +164,18 @@ class Comparison:
 
 
 def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
-    """Kernels of the same name added up: FLOP, bytes, seconds, calls, samples."""
+    """Kernels of the same name added up: FLOP, bytes, seconds, calls, samples. A kernel
+    file's repeated rows, which the reader names 'conv #2' apart (meta renamed_from), count
+    under their own name again: here they are launches of one kernel."""
     out: dict[str, Kernel] = {}
     for k in kernels:
-        cur = out.get(k.name)
+        name = k.meta.get("renamed_from", k.name)
+        cur = out.get(name)
         if cur is None:
-            out[k.name] = k
+            out[name] = k if name == k.name else k.with_(name=name)
             continue
         seconds = (cur.seconds + k.seconds) if cur.seconds and k.seconds else None
-        out[k.name] = cur.with_(flop=sum_counts((cur.flop, k.flop)),
+        out[name] = cur.with_(flop=sum_counts((cur.flop, k.flop)),
                                 bytes=sum_counts((cur.bytes, k.bytes)), seconds=seconds,
                                 calls=cur.calls + k.calls, samples=cur.samples + k.samples)
     return tuple(out.values())
@@ -287,8 +290,9 @@ def _summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
     counts: dict[str, int] = {}
     untimed: dict[str, int] = {}
     for k in kernels:
-        counts[k.name] = counts.get(k.name, 0) + 1
-        untimed[k.name] = untimed.get(k.name, 0) + (not k.seconds)
+        name = k.meta.get("renamed_from", k.name)     # as merge_by_name groups them
+        counts[name] = counts.get(name, 0) + 1
+        untimed[name] = untimed.get(name, 0) + (not k.seconds)
     # merge_by_name keeps a time only when every entry has one
     return [f"{name}: {n} entries of this name in the {side} run, added up (FLOP, bytes, "
             f"seconds, calls)" + (f"; {untimed[name]} without a time, so the sum has none"

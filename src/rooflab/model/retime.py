@@ -166,37 +166,48 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     return WhatIf(label, assumption, before, analyze(target, after), tuple(moves))
 
 
-def efficiency_basis(on_roofs: Sequence[Roof], target: Roof,
-                     kernels: Sequence[Kernel] = ()) -> tuple[Roof, str]:
-    """The roof each kernel's efficiency is taken against when it moves to `target`, and
-    a line saying which. on_roofs: what --on holds, the judging roof first (a profile:
-    measured, then nominal). A fraction of a *measured* roof carried onto a *datasheet*
-    roof assumes the target reaches its datasheet peaks (review 12a #5: matmul 4096 at
-    100 % of a T4's measured 50 TFLOP/s is 77 % of its datasheet 65; on an H100's datasheet
-    989 that is 185 us, not the 144 us at 100 %). So the --on roof of the target's kind is
-    used where one is there and covers every kernel's memory levels (like for like);
-    otherwise the judging roof, and the line says the mix."""
-    judge = on_roofs[0]
+def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
+                     kernels: Sequence[Kernel] = ()) -> tuple[Roof, Roof, str]:
+    """The roof each kernel's efficiency is taken against, the target roof it is applied
+    to, and a line saying which. on_roofs: what --on holds, the judging roof first (a
+    profile: measured, then nominal); targets: what --hardware holds, in the same order.
+    A fraction of a *measured* roof carried onto a *datasheet* roof assumes the target
+    reaches its datasheet peaks (review 12a #5: matmul 4096 at 100 % of a T4's measured 50
+    TFLOP/s is 77 % of its datasheet 65; on an H100's datasheet 989 that is 185 us, not the
+    144 us at 100 %), and a datasheet fraction carried onto a measured roof is pessimistic
+    by the probe's derating (review 13v F-M: catalog T4 -> the T4's own profile read 0.83x).
+    So the first pair of one kind is used, the target's judging roof first, where the --on
+    roof covers every kernel's memory levels (and an alternative target roof does too):
+    like for like; otherwise the judging roofs, and the line says the mix."""
+    targets = (targets,) if isinstance(targets, Roof) else tuple(targets)
+    judge, first = on_roofs[0], targets[0]
 
     def covers(r: Roof) -> bool:
         return bool(r.compute and r.memory) and all(
             not k.bytes or any(r.find_memory(lv) is not None for lv in k.bytes)
             for k in kernels)
 
-    same = next((r for r in on_roofs if r.kind == target.kind and covers(r)), None)
-    basis = same or judge
+    pair = next(((r, t) for t in targets if t is first or covers(t)
+                 for r in on_roofs if r.kind == t.kind and covers(r)), None)
+    basis, target = pair or (judge, first)
     where = f"efficiency taken against {basis.name} ({basis.kind})"
     if basis.kind == target.kind:
-        why = ("" if basis is judge else
-               f", the --on profile's {basis.kind} roof rather than its {judge.kind} one")
-        return basis, (f"{where}{why}, applied to {target.name} ({target.kind}): like for "
-                       f"like")
+        why = ""
+        if basis is not judge:
+            why += f", the --on profile's {basis.kind} roof rather than its {judge.kind} one"
+        if target is not first:
+            why += (f", the --hardware profile's {target.kind} roof rather than its "
+                    f"{first.kind} one")
+        return basis, target, (f"{where}{why}, applied to {target.name} ({target.kind}): "
+                               f"like for like")
     if basis.kind == "measured" and target.kind == "nominal":
-        return basis, (f"{where}, applied to {target.name} ({target.kind}): not like for "
-                       f"like, the prediction assumes {target.name} reaches the same share "
-                       f"of its datasheet peaks as of {basis.name}'s measured ones "
-                       f"(optimistic; a profile holding both roofs gives like for like)")
-    return basis, (f"{where}, applied to {target.name} ({target.kind}): not like for like")
+        return basis, target, (
+            f"{where}, applied to {target.name} ({target.kind}): not like for like, the "
+            f"prediction assumes {target.name} reaches the same share of its datasheet "
+            f"peaks as of {basis.name}'s measured ones (optimistic; a profile holding both "
+            f"roofs gives like for like)")
+    return basis, target, (f"{where}, applied to {target.name} ({target.kind}): not like "
+                           f"for like")
 
 
 def describe(w: WhatIf) -> Mapping[str, object]:

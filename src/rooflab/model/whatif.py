@@ -44,7 +44,7 @@ from .retime import (  # noqa: F401
     retime,
 )
 from .retime import describe as _describe_moves
-from .sanity import is_streaming, op_kind
+from .sanity import is_streaming, kernel_kind, op_kind
 
 # Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
 WEIGHT_KINDS = ("matmul", "gemm", "gemv", "linear", "mm", "bmm", "decode")
@@ -113,14 +113,32 @@ def weight_share(k: Kernel, share: float | None) -> float:
     total = k.bytes.get("DRAM") or sum(k.bytes.values())
     if isinstance(wb, (int, float)) and total > 0:
         return min(1.0, float(wb) / total)
-    kind = op_kind(k)
+    # the kind report reads: meta's op, else the name's (a profiler's 'residual_add' or
+    # 'vectorized_elementwise_kernel<...add...>' has no op; review 13v F-A)
+    kind = kernel_kind(k)[0]
     if kind.startswith("attention"):
         return 0.0        # Q, K, V and O are activations and KV cache, not weights
     if any(kind.startswith(w) for w in WEIGHT_KINDS):
         return 1.0
     if is_streaming(kind):   # not a bare prefix: 'addmm' (nn.Linear) is no 'add'
         return 0.0
+    if not kind and _elementwise_ai(k):
+        return 0.0
     return 1.0
+
+
+def _elementwise_ai(k: Kernel) -> bool:
+    """Whether a kernel of no known kind has the AI of a streaming pass, not of a GEMV:
+    a GEMV reads each weight (s bytes) once for 2 FLOP, AI ~ 2/s; an elementwise op does
+    about 1 FLOP per element read and written, AI ~ 1/(2s) (seed 004: y = x + 1 in fp16 is
+    0.25). Below 1/s, half a GEMV's AI, it is taken as streaming activations; the advice's
+    plain AI < 1 would call an fp32 GEMV (AI 0.5) activations."""
+    nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
+    try:
+        size = dtype_bytes(stored_dtype(k) or k.precision)
+    except (InputError, KeyError):   # a dtype with no storage size (a complex part)
+        return False
+    return nbytes > 0 and size > 0 and k.total_flop / nbytes < 1 / size
 
 
 def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
@@ -143,7 +161,8 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         frm = stored(str(k.meta.get("weight_dtype") or k.precision))
         # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
         # activation dtype, as `rooflab llm --weights` does
-        s = 0.0 if share is None and op_kind(k).endswith("norm") else weight_share(k, share)
+        s = (0.0 if share is None and kernel_kind(k)[0].endswith("norm")
+             else weight_share(k, share))
         factor = (1 - s) + s * to / frm
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
         # scale from the wrong size (a kernel without weights gets no such key)
@@ -155,7 +174,8 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
                   f"weights are read once per call and stored in {to:.4g} byte(s) each"
                   f"{_scales_note(dtype, group)}; the "
                   f"math stays in the kernel's precision; weight share from meta "
-                  f"'weight_bytes', else 1 for matmul/unknown kinds and 0 for elementwise")
+                  f"'weight_bytes', else by the kind (meta op, else the name): 1 for "
+                  f"matmul/unknown kinds, 0 for elementwise, reduction and softmax")
 
 
 def _scales_note(dtype: str, group: int | None) -> str:

@@ -48,6 +48,7 @@ from .markdown import (
     UNPLACED_HEADERS,
     UNPLACED_TITLE,
     advice_rows,
+    kernel_row_notes,
     kernel_rows,
     machine_for,
     machine_line,
@@ -300,13 +301,25 @@ def hover_text(p: Point, analysis: Analysis, kernels: dict[str, Kernel] | None =
         f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
         f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: {p.binding})",
         f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
-        f"bound: {p.bound}; floor {fmt_seconds(p.floor_s)}",
+        f"bound: {p.bound}; {floor_words(p)}",
         f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
         f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
     ]
     if p.note:
         rows.append(html.escape(p.note))
     return "<br>".join(rows)
+
+
+def floor_words(p: Point) -> str:
+    """The point's time floor as `rooflab ai` names it (review 13v F-H): where calls x the
+    launch floor is above the work floor, both, the launch one first ("time floor 5 us
+    (launch); work floor 155 ns"): "overhead; floor 155 ns" named the floor that does not
+    bind."""
+    launch = p.overhead_floor_s
+    if launch is not None and launch > p.floor_s:
+        return (f"time floor {fmt_seconds(launch)} (launch); work floor "
+                f"{fmt_seconds(p.floor_s)}")
+    return f"floor {fmt_seconds(p.floor_s)}"
 
 
 def first_of_name(analysis: Analysis) -> dict[str, Kernel]:
@@ -577,6 +590,10 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
              f"<p>{RANKED_BY}</p>",
              _html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),
              "<h2>Kernels on the roof</h2>", _html_table(KERNEL_HEADERS, kernel_rows(analysis))]
+    bandwidth = kernel_row_notes(analysis)
+    if bandwidth:
+        body.append("<ul class='muted'>" + "".join(f"<li>{e(n)}</li>" for n in bandwidth)
+                    + "</ul>")
     if analysis.unplaced:
         body += [f"<h2 id='not-placed'>{UNPLACED_TITLE}</h2>",
                  f"<p>{e(unplaced_summary(analysis))}</p>",

@@ -21,6 +21,7 @@ from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, rate_uni
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
+from .tables import bandwidth_note, bandwidth_of
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
@@ -234,15 +235,26 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
 
 
 def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
-    """One row per point, kernels in the order given, levels as analysed."""
+    """One row per point, kernels in the order given, levels as analysed. A point without
+    FLOP (a copy) shows the bytes/s it moved, its level's bandwidth and the percent of it
+    (tables.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy at 87 %."""
     rows = []
     for p in analysis.points:
+        moved, pct = bandwidth_of(p)
+        cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), _pct(pct)) if moved is not None
+                 else (fmt_rate(p.achieved_flop_per_s, p.precision),
+                       fmt_rate(p.attainable_flop_per_s, p.precision),
+                       _pct(p.percent_of_roof)))
         rows.append((p.kernel, p.precision + (f" {p.unit}" if p.unit else ""), p.level,
-                     fmt_ai(p.ai), fmt_rate(p.achieved_flop_per_s, p.precision),
-                     fmt_rate(p.attainable_flop_per_s, p.precision), _pct(p.percent_of_roof),
-                     p.bound,
+                     fmt_ai(p.ai), *cells, p.bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
+
+
+def kernel_row_notes(analysis: Analysis) -> list[str]:
+    """What the bandwidth cells of kernel_rows mean, once per kernel and level."""
+    return list(dict.fromkeys(bandwidth_note(p.kernel, p.level) for p in analysis.points
+                              if bandwidth_of(p)[0] is not None))
 
 
 def compute_only_words(u: Unplaced) -> str:
@@ -458,6 +470,9 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))
     lines += ["", "## Kernels on the roof", ""]
     lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
+    bandwidth = kernel_row_notes(analysis)
+    if bandwidth:
+        lines += [""] + [f"- {n}" for n in bandwidth]
     if analysis.unplaced:
         lines += ["", f"## {UNPLACED_TITLE}", "", unplaced_summary(analysis), ""]
         lines += _table(UNPLACED_HEADERS, unplaced_rows(analysis))

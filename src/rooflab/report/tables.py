@@ -55,6 +55,24 @@ class ProfileRow:
                 str(self.samples) if self.samples else "-")
 
 
+def bandwidth_of(p) -> tuple[float | None, float | None]:
+    """(bytes/s moved, % of its level's bandwidth ceiling) of an analysed point without
+    FLOP (a copy, a sort), else (None, None): with no FLOP there is no FLOP/s, and what the
+    kernel reaches is the bandwidth (seed 000 §3.1: a copy reaches 85-92 % of spec). One
+    implementation for every table (ncu/torch/rocprof's, report's .md/.html/--json): review
+    12a #14 fixed `ncu` alone, and `report` still showed '0 FLOP/s | -' (review 13v F-C)."""
+    if not p.seconds or p.flop > 0:
+        return None, None
+    moved = p.bytes / p.seconds
+    return moved, (100.0 * moved / p.bytes_per_s if p.bytes_per_s > 0 else None)
+
+
+def bandwidth_note(kernel: str, level: str) -> str:
+    """The note under a table whose achieved / % roof cells hold bandwidth (bandwidth_of)."""
+    return (f"{kernel}: no FLOP, so achieved is the bytes/s it moved and % roof is of the "
+            f"{level} bandwidth ceiling")
+
+
 def _ordered(values, order) -> list:
     return sorted(dict.fromkeys(values), key=lambda v: (order.index(v) if v in order
                                                         else len(order), str(v)))
