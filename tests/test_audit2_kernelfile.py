@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from rooflab.errors import InputWarning
 from rooflab.cli.main import main
+from rooflab.errors import InputWarning
 from rooflab.ingest.kernelfile import kernels_from_csv
 
 CSV = """name,flop,bytes,seconds,precision,level,calls
