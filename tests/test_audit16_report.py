@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_audit14_rocprof_ncu import GPP_FP32, GPP_FP64, GPP_T, _gpp  # sigma_gpp_gpu_29
 
 from rooflab.cli.main import main
 from rooflab.errors import InputWarning
@@ -149,17 +150,6 @@ def test_hover_floor_of_a_work_bound_point_is_unchanged():
 
 
 # --- F-B: the envelope holds the kernel that set it at 100 % ------------------------------
-
-# output.csv's sigma_gpp_gpu_29 (review 12b): fp64 1.9638e12, fp32 4.908e10 FLOP in 22.765 s
-GPP_FP64 = 122_305_685_313 + 371_957_323_851 + 2 * 734_774_600_586
-GPP_FP32 = 2 * 24_541_362_358
-GPP_T = 36_873_068_823 / 1_619_726_202.90
-
-
-def _gpp():
-    return Kernel("sigma_gpp_gpu_29", {"fp64": float(GPP_FP64), "fp32": float(GPP_FP32)},
-                  {"DRAM": 1.3496e11}, seconds=GPP_T, unit="vector")
-
 
 def test_envelope_holds_its_mixed_kernel_at_exactly_100_percent():
     from rooflab.ingest.profile_import import envelope_roof, envelope_words
