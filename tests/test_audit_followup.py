@@ -104,11 +104,11 @@ def test_rank_groups_a_fallback_across_kernels():
 
 
 def test_specs_show_on_a_file_says_what_specs_takes(capsys):
+    # specs show / compare take a profile file now (its judging roof, review 13v F-L):
+    # a missing one is the file error --on gives
     assert main(["specs", "show", "some_roof.json"]) == 2
     err = flat(capsys.readouterr().err)
-    assert ("error: 'some_roof.json' looks like a file, but `rooflab specs` takes catalog "
-            "names (list them with `rooflab specs list`); a roof or profile file is used "
-            "with `--on some_roof.json` in the other verbs") in err
+    assert "error: some_roof.json: file not found" in err
 
 
 def test_whatif_without_times_shows_floors(tmp_path, capsys):

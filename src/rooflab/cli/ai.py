@@ -16,9 +16,10 @@ HELP = """Arithmetic intensity calculator: FLOP, bytes and AI of one op.
 
 Sizes are whole numbers (1e8 and 4_096 are accepted). Bytes are compulsory
 traffic (each input read once, each output written once) unless the op says
-otherwise (attention --naive, embedding).
+otherwise (attention --naive, embedding, matmul --tile).
 
   rooflab ai matmul 4096 4096 4096 --dtype fp16
+  rooflab ai matmul 4096 4096 4096 --tile 128x128
   rooflab ai matmul 4096 4096 4096 --dtype fp16 --on h200 --json
   rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
   rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
@@ -29,6 +30,26 @@ DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8
 ON = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a profile/roof "
                                       "JSON file: adds attainable FLOP/s, bound, time floor")
 JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
+
+
+TILE = typer.Option(None, "--tile", metavar="BMxBN",
+                    help="output tile, e.g. 128x128: DRAM bytes with A read ceil(n/BN) "
+                    "times and B ceil(m/BM) times (no L2 reuse between tiles: an upper "
+                    "bound), printed beside the compulsory AI")
+OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --dtype (an "
+                         "fp8 GEMM writing bf16)")
+WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, with group "
+                       "scales as rooflab llm counts them); math and A stay at --dtype")
+GROUP = typer.Option("128", "--group", help="int4/int8 --weights: weights per fp16 scale")
+
+
+def _tile(text: str) -> tuple[int, int]:
+    """--tile BMxBN (128x128, 256X128) as (BM, BN)."""
+    parts = [p.strip() for p in str(text).lower().split("x")]
+    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise InputError(f"--tile must be BMxBN, the output tile's rows x columns as two "
+                         f"positive whole numbers such as 128x128; got '{text}'")
+    return int(parts[0]), int(parts[1])
 
 
 def _n(text: str, name: str) -> int:
@@ -147,6 +168,10 @@ def format_result(d: dict) -> list[str]:
              f"  byte model  {d['byte_model']}",
              f"  AI          {fmt_ai(d['ai'])} FLOP/byte" + (
                  f"  ({d['ai']:.6g})" if d["ai"] is not None else "")]
+    if "compulsory_ai" in d:     # ai matmul --tile: the bound the tiles fall short of
+        lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} FLOP/byte, "
+                     f"{si(d['compulsory_bytes'], 'B')} (each operand moved once; the "
+                     f"tiles move {d['bytes'] / d['compulsory_bytes']:.3g}x that)")
     if "roof" not in d:
         return lines + [f"  note: {n}" for n in d.get("notes", [])]
     p = d["analysis"][0]
@@ -225,7 +250,7 @@ def _compute_label(p: dict) -> str:
     return f"{p['precision']} {p['unit']}" if p["unit"] else p["precision"]
 
 
-def _emit(op, on: str | None, json_out: bool) -> None:
+def _emit(op, on: str | None, json_out: bool, extra: dict | None = None) -> None:
     from .common import emit_json
 
     roof = nominal = None
@@ -241,6 +266,7 @@ def _emit(op, on: str | None, json_out: bool) -> None:
                 and roofs[1].compute):
             nominal = roofs[1]
     d = result_dict(op, roof, nominal)
+    d.update(extra or {})
     if json_out:
         emit_json(d)
     else:
@@ -268,21 +294,42 @@ def register(app) -> None:
                k: str = typer.Argument(..., help="the shared dimension (input features)"),
                dtype: str = DTYPE,
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
-               on: str | None = ON, json_out: bool = JSON) -> None:
+               on: str | None = ON, json_out: bool = JSON,
+               tile: str | None = TILE, out_dtype: str | None = OUT_DTYPE,
+               weights: str | None = WEIGHTS, group: str = GROUP) -> None:
         """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.
 
             rooflab ai matmul 4096 4096 4096 --dtype bf16
+            rooflab ai matmul 4096 4096 4096 --tile 128x128
+            rooflab ai matmul 4096 4096 4096 --dtype fp8 --out-dtype bf16
+            rooflab ai matmul 1 4096 4096 --weights int4 --on a100-80gb
 
         A linear layer on T tokens is m=T, n=out_features, k=in_features: Llama-2-7B's
-        q_proj at decode batch 1 is `rooflab ai matmul 1 4096 4096`."""
-        _emit(_ops().matmul(_n(m, "m"), _n(n, "n"), _n(k, "k"), dtype, batch=_n(batch, "batch")),
-              on, json_out)
+        q_proj at decode batch 1 is `rooflab ai matmul 1 4096 4096`. --tile BMxBN counts
+        the DRAM bytes of BM x BN output tiles (A read ceil(n/BN) times, B ceil(m/BM)
+        times; no L2 reuse between tiles, an upper bound) beside the compulsory AI.
+        --weights int4 is W4A16: B at 0.5 B plus group scales, math at --dtype."""
+        sizes = (_n(m, "m"), _n(n, "n"), _n(k, "k"))
+        kw = {"dtype": dtype, "batch": _n(batch, "batch"), "out_dtype": out_dtype,
+              "weights": weights, "group_size": _n(group, "--group")}
+        if kw["group_size"] < 1:
+            raise InputError(f"--group must be a positive whole number (weights per scale, "
+                             f"e.g. 128); got '{group}'")
+        op = _ops().matmul(*sizes, **kw, tile=_tile(tile) if tile is not None else None)
+        extra = None
+        if tile is not None:
+            ideal = _ops().matmul(*sizes, **kw)
+            extra = {"tile": list(op.shape["tile"]), "compulsory_bytes": ideal.bytes,
+                     "compulsory_ai": ideal.ai}
+        _emit(op, on, json_out, extra)
 
     @ai.command("gemm", context_settings=positional, hidden=True)
     def gemm(m: str, n: str, k: str, dtype: str = DTYPE, batch: str = typer.Option("1"),
-             on: str | None = ON, json_out: bool = JSON) -> None:
+             on: str | None = ON, json_out: bool = JSON, tile: str | None = TILE,
+             out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
+             group: str = GROUP) -> None:
         """Same as matmul."""
-        matmul(m, n, k, dtype, batch, on, json_out)
+        matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group)
 
     @ai.command("gemv", context_settings=positional)
     def gemv(m: str, n: str, dtype: str = DTYPE, on: str | None = ON,

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+
+if TYPE_CHECKING:
+    from ..model.ceiling import Roof
 
 HELP = """Datasheet roofs of GPUs, accelerators and CPUs (nominal; CPU peaks are derived from
 cores x clock x SIMD lanes x FMA pipes x 2).
@@ -14,7 +18,8 @@ cores x clock x SIMD lanes x FMA pipes x 2).
 Examples:
   rooflab specs list --kind gpu
   rooflab specs show h200
-  rooflab specs compare a100 h100 h200 --json"""
+  rooflab specs compare a100 h100 h200 --json
+  rooflab specs compare t4 me.json   (a profile: its measured roof)"""
 
 
 def _bytes(value: float | None) -> str:
@@ -29,17 +34,46 @@ def _watts(value: float | None) -> str:
     return "-" if value is None else f"{value:g} W"
 
 
-def _catalog_name(name: str) -> str:
-    """`specs` reads the catalog; a roof or profile file belongs after --on in other verbs."""
-    from ..errors import InputError
-    from ..hardware.resolve import looks_like_file
+@dataclass(frozen=True)
+class FileRoof:
+    """The judging roof of a profile or roof file (a profile: its measured roof, as --on
+    reads it), shown beside catalog devices (review 13v F-L: a probed profile next to its
+    datasheet, seed 004's nominal vs measured). It has no datasheet facts (memory size,
+    caches, links, TDP): those cells say '-'."""
 
-    if looks_like_file(name):
-        raise InputError(f"'{name}' looks like a file, but `rooflab specs` takes catalog "
-                         f"names (list them with `rooflab specs list`); a roof or profile file "
-                         f"is used with `--on {name}` in the other verbs, e.g. `rooflab ai "
-                         f"matmul 4096 4096 4096 --on {name}`")
-    return name
+    path: str
+    roof: Roof
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} ({self.roof.kind})"
+
+
+def _entry(name: str):
+    """A catalog device, or a FileRoof for a name that looks like a file."""
+    from ..hardware.catalog import lookup
+    from ..hardware.resolve import load_roofs, looks_like_file
+
+    if not looks_like_file(name):
+        return lookup(name)
+    roofs = load_roofs(name)
+    if not roofs:
+        from ..errors import InputError
+
+        raise InputError(f"'{name}' holds no roof; give a catalog name (`rooflab specs "
+                         f"list`) or a profile from `rooflab probe`")
+    return FileRoof(name, roofs[0])
+
+
+def _dram(d) -> float | None:
+    """DRAM bandwidth, None where a file's roof has no DRAM level (a links-only roof)."""
+    c = d.roof.find_memory("DRAM")
+    return c.value if c is not None else None
+
+
+def _fact(d, text) -> str:
+    """A datasheet cell: '-' for a file's roof, which has no datasheet."""
+    return "-" if isinstance(d, FileRoof) else text(d)
 
 
 def list_rows(devices) -> list[list[str]]:
@@ -131,6 +165,8 @@ def _device_json(d) -> dict[str, Any]:
     from ..hardware.catalog import device_to_dict
     from ..model.schema import roof_to_dict
 
+    if isinstance(d, FileRoof):
+        return {"name": d.name, "file": d.path, "roof": roof_to_dict(d.roof)}
     return {**device_to_dict(d), "roof": roof_to_dict(d.roof)}
 
 
@@ -146,32 +182,38 @@ def _host_link(d, short: bool = False) -> str:
 
 
 def _show_tables(d) -> list:
-    from ..hardware.catalog import ridges
-
-    bw = d.roof.bandwidth("DRAM").value
-    compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(r["ridge"]), c.provenance,
-                c.method or "-"]
-               for c, r in zip(d.roof.compute, ridges(d), strict=True)]
+    bw = _dram(d)
+    compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(c.value / bw) if bw else "-",
+                c.provenance, c.method or "-"]
+               for c in d.roof.compute]
     memory = [[c.level, si(c.value, "B/s"), c.provenance, c.method or "-"]
               for c in d.roof.memory]
-    facts = [["vendor / kind", f"{d.vendor} / {d.kind}"],
-             ["memory", f"{si(d.memory_bytes, 'B')} at {si(bw, 'B/s')}"],
-             ["L2 / last-level cache", f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}"],
-             ["interconnect", f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"],
-             ["host link", _host_link(d)],
-             ["TDP", _watts(d.tdp_w)],
-             ["overhead floor", f"{fmt_seconds(d.roof.overhead_s)} "
-              f"({d.roof.overhead_source})" if d.roof.overhead_s else "- (not given)"],
-             ["source", d.source]]
-    facts += [["sparse (not the roof)", f"{fmt_rate(v, k)} {k} tensor"]
-              for k, v in d.sparse.items()]
-    facts += [["note", n] for n in d.notes]
+    source = f" ({d.roof.overhead_source})" if d.roof.overhead_source else ""
+    overhead = [["overhead floor", f"{fmt_seconds(d.roof.overhead_s)}{source}"
+                 if d.roof.overhead_s else "- (not given)"]]
+    if isinstance(d, FileRoof):
+        facts = [["file", d.path], ["roof", f"{d.roof.name} ({d.roof.kind})"], *overhead,
+                 ["source", d.roof.source or "-"]] + [["note", n] for n in d.roof.notes]
+    else:
+        facts = _device_facts(d, bw) + overhead + [["source", d.source]]
+        facts += [["sparse (not the roof)", f"{fmt_rate(v, k)} {k} tensor"]
+                  for k, v in d.sparse.items()]
+        facts += [["note", n] for n in d.notes]
     return [_table(d.name, ["", ""], facts, right_from=9),
             _table("compute ceilings (dense) and ridge points against DRAM",
                    ["ceiling", "peak", "ridge FLOP/B", "provenance", "how"], compute,
                    right_to=3),
             _table("memory ceilings", ["level", "bandwidth", "provenance", "how"], memory,
                    right_to=2)]
+
+
+def _device_facts(d, bw: float) -> list[list[str]]:
+    return [["vendor / kind", f"{d.vendor} / {d.kind}"],
+            ["memory", f"{si(d.memory_bytes, 'B')} at {si(bw, 'B/s')}"],
+            ["L2 / last-level cache", f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}"],
+            ["interconnect", f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"],
+            ["host link", _host_link(d)],
+            ["TDP", _watts(d.tdp_w)]]
 
 
 def compare_rows(devices) -> list[list[str]]:
@@ -181,23 +223,27 @@ def compare_rows(devices) -> list[list[str]]:
     order = sorted(found, key=lambda pu: (PRECISIONS.index(pu[0]) if pu[0] in PRECISIONS
                                           else 99, UNITS.index(pu[1]) if pu[1] in UNITS else 9))
     labels = [f"{p} {u}" for p, u in order]
-    rows = [["kind"] + [d.kind for d in devices],
-            ["memory"] + [si(d.memory_bytes, "B") for d in devices],
-            ["DRAM"] + [si(d.roof.bandwidth("DRAM").value, "B/s") for d in devices],
-            ["L2 / LLC"] + [f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}" for d in devices],
+    rows = [["kind"] + [f"{d.roof.kind} roof" if isinstance(d, FileRoof) else d.kind
+                        for d in devices],
+            ["memory"] + [_fact(d, lambda d: si(d.memory_bytes, "B")) for d in devices],
+            ["DRAM"] + [si(_dram(d), "B/s") if _dram(d) else "-" for d in devices],
+            ["L2 / LLC"] + [_fact(d, lambda d: f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}")
+                            for d in devices],
             # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
             # faster/slower versions of one thing, and a CPU's figure is its PCIe lanes
-            ["interconnect"] + [f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"
+            ["interconnect"] + [_fact(d, lambda d: f"{d.interconnect}, "
+                                      f"{si(d.interconnect_bytes_per_s, 'B/s')}")
                                 for d in devices],
-            ["host link, 1 way"] + [_host_link(d, short=True) for d in devices],
-            ["TDP"] + [_watts(d.tdp_w) for d in devices]]
+            ["host link, 1 way"] + [_fact(d, lambda d: _host_link(d, short=True))
+                                    for d in devices],
+            ["TDP"] + [_fact(d, lambda d: _watts(d.tdp_w)) for d in devices]]
     for label in labels:
         cells = []
         for d in devices:
             c = d.roof.find_compute(*label.split())
-            bw = d.roof.bandwidth("DRAM").value
-            cells.append("-" if c is None else
-                         f"{fmt_rate(c.value, c.precision)} (ridge {fmt_ai(c.value / bw)})")
+            bw = _dram(d)
+            ridge = f" (ridge {fmt_ai(c.value / bw)})" if c is not None and bw else ""
+            cells.append("-" if c is None else f"{fmt_rate(c.value, c.precision)}{ridge}")
         rows.append([label] + cells)
     return rows
 
@@ -235,19 +281,22 @@ def register(app) -> None:
 
     @specs.command("show")
     def show_cmd(
-        name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654"),
+        name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
+                                                     "or a profile .json (its judging roof)"),
         json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
     ) -> None:
         """All ceilings of one device with ridge points per precision, and their sources.
 
         Example: rooflab specs show h200 --json
         """
-        from ..hardware.catalog import device_to_dict, lookup
+        from ..hardware.catalog import device_to_dict
         from ..model.schema import SCHEMA_VERSION, roof_to_dict
 
-        d = lookup(_catalog_name(name))
+        d = _entry(name)
         if json_out:
-            emit_json({"schema_version": SCHEMA_VERSION, "device": device_to_dict(d),
+            head = ({"file": d.path} if isinstance(d, FileRoof) else
+                    {"device": device_to_dict(d)})
+            emit_json({"schema_version": SCHEMA_VERSION, **head,
                        "roof": roof_to_dict(d.roof)})
             return
         out = console()
@@ -256,15 +305,16 @@ def register(app) -> None:
 
     @specs.command("compare")
     def compare_cmd(
-        names: list[str] = typer.Argument(..., help="device names to put side by side"),
+        names: list[str] = typer.Argument(..., help="device names (or profile .json files: "
+                                                          "their judging roofs) side by side"),
         json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
     ) -> None:
         """Devices side by side, each compute peak with its DRAM ridge point.
 
-        Example: rooflab specs compare t4 l4 a10g   (or t4,l4,a10g, as llm --compare takes)
+        Example: rooflab specs compare t4 l4 a10g   (or t4,l4,a10g, as llm --compare takes);
+        rooflab specs compare t4 me.json   (a probed profile beside its datasheet)
         """
         from ..errors import InputError
-        from ..hardware.catalog import lookup
         from ..model.schema import SCHEMA_VERSION
 
         # `llm --compare` and `choose --among` take comma lists; accept the same here.
@@ -272,12 +322,14 @@ def register(app) -> None:
         if not names:
             raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
                              "h100 h200` (or h100,h200)")
-        devices = [lookup(_catalog_name(n)) for n in names]
+        devices = [_entry(n) for n in names]
         if json_out:
             emit_json({"schema_version": SCHEMA_VERSION,
                        "devices": [_device_json(d) for d in devices]})
             return
-        console().print(_table("nominal, dense; ridge in FLOP/byte against DRAM",
+        files = "; a file: its judging roof" if any(isinstance(d, FileRoof)
+                                                    for d in devices) else ""
+        console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM",
                                [""] + [d.name for d in devices], compare_rows(devices)))
 
     app.add_typer(specs, name="specs")

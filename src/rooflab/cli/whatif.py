@@ -21,18 +21,44 @@ fraction of its roof it reaches).
   rooflab whatif kernels.json --on a100 --bytes-scale 0.25 --only conv2d
   rooflab whatif kernels.json --on a100 --hardware h200
 
-Give one change at a time; --only NAME,NAME limits it to some kernels (not --fuse/--hardware).
+Give one change at a time; --only NAME,NAME limits it to some kernels (not --fuse/--hardware);
+repeat --only for a name with a comma in it (torch's 'aten::mv [1024x4096, 4096]').
 --bytes-scale 0.25: a quarter of the bytes at every memory level (AI x 4), FLOP unchanged.
 """
 
 
-def _names(text: str | None) -> list[str] | None:
-    if text is None:
+def _names(values, kernels=()) -> list[str] | None:
+    """Kernel names from --only (repeatable) or --fuse: each value split on commas, except
+    that commas inside a kernel's own name stay (torch names such as 'aten::mv [1024x4096,
+    4096]'): at each piece the longest run of pieces that joins into a name of `kernels` is
+    taken whole, so `--only "aten::mv [1024x4096, 4096],relu"` names two kernels."""
+    values = [values] if isinstance(values, str) else list(values or ())
+    if not values:   # not given (typer gives an empty list for a repeatable option)
         return None
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    have = {k.name for k in kernels}
+    names: list[str] = []
+    for text in values:
+        names += _split_names(text, have)
     if not names:
-        raise InputError("expected comma-separated kernel names, e.g. add,relu,mul")
+        raise InputError("expected comma-separated kernel names, e.g. add,relu,mul (give "
+                         "--only again for a name with a comma in it)")
     return names
+
+
+def _split_names(text: str, have: set[str]) -> list[str]:
+    """One option value's names: whole when it is a kernel's name, else split on commas
+    with the pieces of a comma-holding name joined again (_names)."""
+    if text.strip() in have:
+        return [text.strip()]
+    pieces, out, i = text.split(","), [], 0
+    while i < len(pieces):
+        j = next((j for j in range(len(pieces), i + 1, -1)
+                  if ",".join(pieces[i:j]).strip() in have), i + 1)
+        name = ",".join(pieces[i:j]).strip()
+        if name:
+            out.append(name)
+        i = j
+    return out
 
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
@@ -50,20 +76,20 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     if group is not None and quantize is None:
         raise InputError("--group goes with --quantize int4/int8 (weights per scale)")
     if precision is not None:
-        return w.change_precision(roof, kernels, precision, names=_names(only))
+        return w.change_precision(roof, kernels, precision, names=_names(only, kernels))
     if quantize is not None:
-        return w.quantize_weights(roof, kernels, quantize, names=_names(only), group=group)
+        return w.quantize_weights(roof, kernels, quantize, names=_names(only, kernels), group=group)
     if sparsity is not None:
         if sparsity.replace(" ", "") != "2:4":
             raise InputError(f"--sparsity takes 2:4 (the structured sparsity tensor cores "
                              f"run); got '{sparsity}'")
-        return w.sparsify(roof, kernels, names=_names(only))
+        return w.sparsify(roof, kernels, names=_names(only, kernels))
     if fuse is not None:
-        return w.fuse(roof, kernels, _names(fuse))
+        return w.fuse(roof, kernels, _names(fuse, kernels))
     if batch is not None:
-        return w.change_batch(roof, kernels, batch, names=_names(only))
+        return w.change_batch(roof, kernels, batch, names=_names(only, kernels))
     if bytes_scale is not None:
-        return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only))
+        return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only, kernels))
     from dataclasses import replace
 
     from ..hardware.resolve import load_roofs
@@ -101,7 +127,10 @@ def register(app) -> None:
                                                "(0.25: AI x 4 by more reuse)"),
         hardware: str = typer.Option(None, "--hardware", help="move to other hardware "
                                                               "(name or profile)"),
-        only: str = typer.Option(None, "--only", help="apply to these kernels only: a,b"),
+        only: list[str] = typer.Option(
+            None, "--only", metavar="NAMES",
+            help="apply to these kernels only: a,b (or --only a --only b; a kernel's name "
+                 "is taken whole, commas and all)"),
         output: str = typer.Option(None, "-o", "--output", help="chart .png/.svg or .json"),
         json_out: bool = typer.Option(False, "--json", help="print the what-if as JSON"),
     ) -> None:

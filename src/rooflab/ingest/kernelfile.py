@@ -429,6 +429,11 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         _check_cells(raw, reader.fieldnames or [], path, lineno)
         first = first or (lineno, row)
         seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+        if (row.get("seconds") or "").strip() and not (seconds or 0) > 0:
+            # 0 s is no time (the JSON reader refuses it too); only an empty cell is untimed
+            raise ParseError(f"field 'seconds' must be > 0; got "
+                             f"{_number(row, 'seconds', path, lineno):g} (leave the cell "
+                             f"empty for an untimed kernel)", path=path, line=lineno)
         timing = "measured"
         gflops = _number(row, "gflops", path, lineno, default=0.0)
         if gflops and seconds:

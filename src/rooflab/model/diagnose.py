@@ -15,6 +15,7 @@ from functools import cached_property
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import MATRIX_KINDS, Advice, Efficiency, advise, efficiency_of, pct, reuses_data
+from .advice_memory import weight_size
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
@@ -196,8 +197,8 @@ def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, 
 def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
               compute_label: str | None = None,
-              beyond: Ceiling | None = None, reuse: bool | str = True
-              ) -> tuple[Distance, ...]:
+              beyond: Ceiling | None = None, reuse: bool | str = True,
+              narrow: str = "") -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
@@ -205,10 +206,11 @@ def distances(p: Point, top_label: str, top_value: float,
     `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
     but not counted as the kernel's roof. `reuse`: False for a GEMV / decode step (each
     weight used once per request: tiling and fusion do not climb its slope), "stream" for
-    a streaming op (_slope_levers)."""
+    a streaming op (_slope_levers). `narrow`: where the weights are already 4-bit or
+    narrower, what says so (_narrow_weights): quantization is then no lever."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure),
-            _along_slope(p, reuse),
+            _along_slope(p, reuse, narrow),
             _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
                                  compute_label, "float " if beyond else ""), p, beyond))
 
@@ -273,35 +275,53 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None) -> str:
     return ""
 
 
-def _slope_levers(reuse: bool | str) -> tuple[str, str]:
-    """(what climbs the slope, an aside on what does not). `reuse`: True, False for a
-    weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or AI), "stream"
-    for a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind)."""
+def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
+    """(what climbs the slope, with its verb; an aside on what does not). `reuse`: True,
+    False for a weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or
+    AI), "stream" for a streaming op (elementwise, a norm; any op under 1 FLOP/B of no
+    matrix kind).
+    `narrow`: the weights are already 4-bit or narrower (_narrow_weights), so narrower
+    weights are not offered again."""
     if reuse == "stream":
         # seed 004: y = x + 1 "永远在斜线上": each element is read and written once
-        return ("Fusion (the intermediate never reaches memory) and fewer bytes per element",
+        return ("Fusion (the intermediate never reaches memory) and fewer bytes per element "
+                "climb",
                 "; tiling and batching cannot (each element is read and written once "
                 "whatever the tiles)")
+    already = f"; quantization is no lever left: {narrow}" if narrow else ""
     if reuse:
-        return ("Batching, data reuse (tiling), fusion and fewer bytes per element "
-                "(quantization)", "")
+        return (("Batching, data reuse (tiling), fusion and fewer bytes per activation climb"
+                 if narrow else "Batching, data reuse (tiling), fusion and fewer bytes per "
+                 "element (quantization) climb"), already)
     # seed 004: decode at batch 1 reads each weight once per token; only more requests
     # per weight read (batching) or fewer bytes per weight (quantization) move it right
+    if narrow:
+        return ("Only batching (more requests per weight read) climbs",
+                f"{already}; tiling and fusion cannot (each weight is used once per request)")
     return ("Batching (more requests per weight read) and fewer bytes per weight "
-            "(quantization)", "; tiling and fusion cannot (each weight is used once per "
-                              "request)")
+            "(quantization) climb", "; tiling and fusion cannot (each weight is used once "
+                                    "per request)")
 
 
-def _along_slope(p: Point, reuse: bool | str = True) -> Distance:
+def _narrow_weights(kernel: Kernel, precision: str) -> str:
+    """Where a kernel's weights are already 4-bit or narrower, its weight dtype and the
+    reading it comes from (advice_memory.weight_size: meta weight_dtype, a W4A16/AWQ/GPTQ
+    name); '' otherwise (the advice offers int4 weights to the same kernels only)."""
+    size, src = weight_size(kernel, precision)
+    return src if size is not None and size <= 0.5 else ""
+
+
+def _along_slope(p: Point, reuse: bool | str = True, narrow: str = "") -> Distance:
     """How far left of the ridge the point's AI is (the intensity it lacks)."""
     if p.along_slope > 1:
+        levers, aside = _slope_levers(reuse, narrow)
         return Distance(
             "along slope", p.along_slope,
             f"AI {fmt_ai(p.ai)} is {fmt_factor(p.along_slope)} left of the ridge "
             f"{fmt_ai(p.ridge)}: "
-            f"the 'not enough arithmetic intensity' part. {_slope_levers(reuse)[0]} climb "
+            f"the 'not enough arithmetic intensity' part. {levers} "
             f"the slope, up to {fmt_factor(p.along_slope)} more attainable FLOP/s"
-            f"{_slope_levers(reuse)[1]}.")
+            f"{aside}.")
     if p.flop <= 0:
         # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
         # along_slope to 1 for AI 0), only bytes to move or to avoid moving.
@@ -369,7 +389,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
                                     len(analysis.roof.compute),
                                     _weighted_label(analysis, kernel),
                                     _other_family_top(analysis.roof, top),
-                                    _reuse(kernel, p)),
+                                    _reuse(kernel, p),
+                                    _narrow_weights(kernel, p.precision)),
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)

@@ -44,7 +44,7 @@ from .retime import (  # noqa: F401
     retime,
 )
 from .retime import describe as _describe_moves
-from .sanity import is_streaming, kernel_kind, op_kind
+from .sanity import is_streaming, kernel_kind
 
 # Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
 WEIGHT_KINDS = ("matmul", "gemm", "gemv", "linear", "mm", "bmm", "decode")
@@ -89,7 +89,10 @@ def _unit_in(k: Kernel, tensor: bool) -> str | None:
     units for. Only matrix kernels (advice.MATRIX_KINDS, or already on tensor units) move;
     a tensor kernel without a tensor ceiling in the new precision is left to the roof's
     best ceiling (None) rather than held to a tensor ceiling it has not got."""
-    matrix = k.unit == "tensor" or any(op_kind(k).startswith(m) for m in MATRIX_KINDS)
+    # the kind report reads: meta's op, else the name's ('ampere_fp16_s16816gemm_...' has
+    # no op and is a GEMM all the same)
+    kind = kernel_kind(k)[0]
+    matrix = k.unit == "tensor" or any(kind.startswith(m) for m in MATRIX_KINDS)
     if not matrix:
         return k.unit
     if tensor:
@@ -261,8 +264,10 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
     math skips the zero half (sparse tensor cores run twice the dense rate: executed FLOP
     halve against the dense peak). Kernels without weights are left alone."""
     def change(k: Kernel) -> Kernel:
-        # Pruning is for the weight matrices of linear layers (not embeddings or norms).
-        kind = op_kind(k)
+        # Pruning is for the weight matrices of linear layers (not embeddings or norms); the
+        # kind as weight_share reads it (meta's op, else the name's: a profiler's
+        # 'sm90_xmma_gemm_...' has no op)
+        kind = kernel_kind(k)[0]
         s = weight_share(k, share) if any(kind.startswith(w) for w in WEIGHT_KINDS) else 0.0
         if s <= 0 or k.meta.get("sparsity") == "2:4":
             # already 2:4 (meta says so): pruning again would halve bytes and FLOP twice

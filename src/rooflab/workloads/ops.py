@@ -13,7 +13,7 @@ import math
 import numbers
 
 from ..errors import InputError
-from ..units import canonical_dtype, dtype_bytes, flop_precision
+from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, flop_precision, stored_weight_bytes
 from .count import COMPULSORY, OpCount
 
 # Precisions whose matrix products run on tensor cores / matrix engines (NVIDIA tensor
@@ -48,18 +48,70 @@ def _matrix_unit(dtype: str) -> str | None:
 
 
 def matmul(m: int, n: int, k: int, dtype: str = "fp16", batch: int = 1,
-           name: str | None = None) -> OpCount:
+           name: str | None = None, tile: tuple[int, int] | None = None,
+           out_dtype: str | None = None, weights: str | None = None,
+           group_size: int = 128) -> OpCount:
     """C[m,n] = A[m,k] @ B[k,n], `batch` independent products (torch.bmm).
 
     FLOP 2·batch·m·n·k; bytes s·batch·(mk + kn + mn). Square N in fp16: AI = N/3.
+
+    Optional, each off by default (then the count is the compulsory one above):
+    tile=(BM, BN): DRAM bytes of a GEMM tiled into BM x BN output tiles, each reading its
+    BM x k strip of A and k x BN strip of B: A is read ceil(n/BN) times, B ceil(m/BM)
+    times, C written once; no L2 reuse between tiles, so an upper bound on DRAM bytes
+    (seed 000 §2.2/§4.4: "compare tile sizes"). out_dtype: C's dtype (an fp8 GEMM writing
+    bf16). weights: B's stored dtype, group scales included (units.stored_weight_bytes,
+    as `rooflab llm` counts them; W4A16 is weights="int4" with dtype fp16): the math,
+    A and (without out_dtype) C stay at `dtype`.
     """
     m, n, k, batch = (_size(v, nm) for v, nm in ((m, "m"), (n, "n"), (k, "k"), (batch, "batch")))
     d, s, _ = _dt(dtype)
-    read = s * batch * (m * k + k * n)
-    write = s * batch * m * n
-    label = f"matmul_{m}x{n}x{k}" + (f"_b{batch}" if batch > 1 else "") + f"_{d}"
-    return _count(name or label, "matmul", 2.0 * batch * m * n * k, read, write, d,
-                  _matrix_unit(d), {"m": m, "n": n, "k": k, "batch": batch})
+    if tile is None and out_dtype is None and weights is None:
+        read = s * batch * (m * k + k * n)
+        write = s * batch * m * n
+        label = f"matmul_{m}x{n}x{k}" + (f"_b{batch}" if batch > 1 else "") + f"_{d}"
+        return _count(name or label, "matmul", 2.0 * batch * m * n * k, read, write, d,
+                      _matrix_unit(d), {"m": m, "n": n, "k": k, "batch": batch})
+    return _matmul_mixed(m, n, k, d, batch, name, tile, out_dtype, weights, group_size)
+
+
+def _matmul_mixed(m, n, k, d, batch, name, tile, out_dtype, weights, group_size) -> OpCount:
+    """matmul with a tile, an output dtype or a weight dtype: bytes split into a, b (or
+    weights) and c, the shape naming what was given."""
+    s_a = dtype_bytes(d)
+    out = canonical_dtype(out_dtype) if out_dtype is not None else d
+    shape = {"m": m, "n": n, "k": k, "batch": batch}
+    if weights is not None:
+        w = canonical_dtype(weights)
+        s_b = stored_weight_bytes(w, _size(group_size, "group_size"))
+        shape["weight_dtype"] = w
+        if w in GROUP_SCALED:
+            shape["group_size"] = int(group_size)
+    else:
+        w, s_b = None, s_a
+    if out_dtype is not None:
+        shape["out_dtype"] = out
+    a_reads, b_reads, model, tiled = 1, 1, COMPULSORY, ""
+    if tile is not None:
+        bm, bn = _size(tile[0], "tile BM"), _size(tile[1], "tile BN")
+        a_reads, b_reads = -(-n // bn), -(-m // bm)
+        shape["tile"], tiled = [bm, bn], f"_tile{bm}x{bn}"
+        model = (f"tiled {bm}x{bn}: each output tile reads its {bm} x k strip of A and k x "
+                 f"{bn} strip of B from DRAM, so A is read ceil(n/BN) = {a_reads} times and "
+                 f"B ceil(m/BM) = {b_reads} times, C written once; no L2 reuse between "
+                 f"tiles: an upper bound on DRAM bytes")
+    if w is not None or out != d:
+        scales = " with its group scales" if w in GROUP_SCALED else ""
+        model += f"; A {d}, B {w or d}{scales}, C {out}"
+    split = {"a": batch * s_a * m * k * a_reads,
+             "weights" if w is not None else "b": batch * s_b * k * n * b_reads,
+             "c": batch * dtype_bytes(out) * m * n}
+    label = (f"matmul_{m}x{n}x{k}" + (f"_b{batch}" if batch > 1 else "") + f"_{d}"
+             + (f"_w{w}" if w is not None else "") + (f"_out{out}" if out_dtype else "")
+             + tiled)
+    read = split["a"] + split["weights" if w is not None else "b"]
+    return _count(name or label, "matmul", 2.0 * batch * m * n * k, read, split["c"], d,
+                  _matrix_unit(d), shape, model=model, split=split)
 
 
 gemm = matmul
