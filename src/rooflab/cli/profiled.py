@@ -81,7 +81,7 @@ def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
     """(rows, columns) of -o x.csv: one row per kernel and every level it has bytes at (a
     level the roof lacks too: its AI and achieved rate, no % of roof or bound), with the
     FLOP of each precision in its own column, so that `rooflab report x.csv` reads back the
-    kernels `rooflab ncu` analysed (ingest/kernelfile.py joins the level rows by name)."""
+    kernels `rooflab ncu` analysed (ingest/kernelfile_rows.py joins the level rows by name)."""
     from ..units import PRECISIONS
 
     have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))

@@ -16,6 +16,8 @@ Every verb that takes a kernel file also takes a profiler's file, told by its co
 only its name): Nsight Compute CSV pages and .ncu-rep reports, rocprof / rocprofv3 /
 rocprof-compute counter CSVs and their folders, torch.profiler chrome traces (.json,
 .json.gz). They are read as `rooflab ncu`, `rooflab rocprof` and `rooflab torch` read them.
+Which file is which (file_kind) and reading the profilers' files is profile_files.py; the
+checks and level joins both readers share are kernelfile_rows.py.
 """
 
 from __future__ import annotations
@@ -24,15 +26,13 @@ import csv
 import difflib
 import io
 import os
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError, InputWarning, ParseError
+from ..errors import InputError, ParseError
 from ..files import load_json, read_text
 from ..model.kernel import Kernel
 from ..model.schema import (
-    KERNEL_FIELDS,
     check_schema_version,
     kernel_from_dict,
     level_name,
@@ -41,9 +41,24 @@ from ..model.schema import (
     unknown_field_words,
     unknown_fields,
 )
-from ..units import DTYPE_BYTES as DTYPES
 from ..units import canonical_dtype
-from .profile_import import ProfileImport
+from .kernelfile_rows import (  # noqa: F401  (AI_TOLERANCE, VECTOR_OPS re-exported)
+    AI_TOLERANCE,
+    VECTOR_OPS,
+    _check_read,
+    _given_ai,
+    _merge_levels,
+    _with_op_unit,
+    unknown_fields_message,
+    warn_file,
+)
+from .profile_files import (  # noqa: F401  (re-exported: the verbs import them from here)
+    PROFILERS,
+    file_kind,
+    join_imports,
+    load_profiler_files,
+    load_profiles,
+)
 
 CSV_REQUIRED = ("name", "flop", "bytes")
 CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops")
@@ -53,112 +68,6 @@ ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,
             "Compute CSV or .ncu-rep, a rocprof counter CSV (results.csv, "
             "*_counter_collection.csv, pmc_perf.csv) or its folder, or a torch.profiler trace "
             "(.json, .json.gz)")
-PROFILERS = ("ncu", "rocprof", "torch")
-_SNIFF = 65536   # bytes read to tell a file's kind: a trace's deviceProperties come first
-
-
-def file_kind(path: str) -> str:
-    """'ncu', 'rocprof', 'torch', or 'rooflab' (our JSON/CSV, and anything unknown, whose
-    errors then say what is accepted), told by content: a rocprof results.csv and an ncu
-    out.csv share the suffix of our own CSV, a gzipped trace may have lost its name."""
-    p = Path(path)
-    if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
-        return "rocprof" if _rocprof_folder(p) else "rooflab"
-    if path.lower().endswith(".ncu-rep"):
-        return "ncu"
-    try:
-        with p.open("rb") as fh:
-            head = fh.read(_SNIFF)
-    except OSError:
-        return "rooflab"   # read_text says why it cannot be read
-    if head[:2] == b"\x1f\x8b":
-        return "torch"     # gzip: tensorboard_trace_handler's *.pt.trace.json.gz
-    if head.startswith(b"SQLite format 3"):
-        return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    if text.lstrip()[:1] in ("{", "["):
-        return "torch" if '"traceEvents"' in text else "rooflab"
-    if '"Kernel Name"' in text or "Kernel Name," in text:
-        return "ncu"
-    return "rocprof" if _rocprof_header(text) else "rooflab"
-
-
-def _rocprof_folder(folder: Path) -> bool:
-    """The folders `rooflab rocprof` takes: rocprof-compute's workload folder (pmc_perf.csv),
-    rocprof v1's (results.csv), rocprofv3's (*_counter_collection.csv, in pass_N/ too)."""
-    if (folder / "pmc_perf.csv").is_file() or (folder / "results.csv").is_file():
-        return True
-    # rocprofv3 writes OUT/HOST/PID_counter_collection.csv, with passes OUT/HOST/pass_N/...:
-    # three levels, not a walk of whatever tree was given by mistake
-    return any(next(folder.glob(f"{'*/' * depth}*_counter_collection.csv"), None) is not None
-               for depth in range(4))
-
-
-def _rocprof_header(text: str) -> bool:
-    """A rocprof header (KernelName, Kernel_Name, ...) in the first lines, or one of the
-    rocprof files its reader names and refuses (--stats summaries, roofline.csv)."""
-    from ..hardware.rocprof_roofline import is_roofline_header
-    from .rocprof import NAME_COLUMNS
-
-    lines = text.splitlines()[:50]
-    for i, row in enumerate(csv.reader(lines)):
-        cells = {c.strip() for c in row}
-        if cells & set(NAME_COLUMNS):
-            return True
-        if i == 0 and ({"Name", "Calls", "TotalDurationNs"} <= cells
-                       or is_roofline_header(cells)):
-            return True
-    return False
-
-
-def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileImport:
-    """One profiler's files, read together as its verb reads them (several = steps)."""
-    if kind == "ncu":
-        from .ncu_files import load_ncu
-
-        return load_ncu(paths, progress=progress)
-    if kind == "rocprof":
-        from .rocprof import load_rocprof
-
-        return load_rocprof(paths)
-    if kind == "torch":
-        from .torch_trace import load_torch_trace
-
-        return load_torch_trace(paths)
-    raise InputError(f"unknown profiler '{kind}'; use one of {', '.join(PROFILERS)}")
-
-
-def load_profiles(paths: list[str], progress=None) -> ProfileImport | None:
-    """The profiler files among `paths`, joined into one import (None when there are none).
-
-    ncu and rocprof files are read together, so several are steps as in `rooflab ncu a.csv
-    b.csv`; each torch trace is read alone, keeping op names without a step label, so that
-    `rooflab plot a.json b.json --trajectory` joins the same op across traces."""
-    kinds = {p: file_kind(p) for p in paths}
-    imports = []
-    for kind in PROFILERS:
-        mine = [p for p in paths if kinds[p] == kind]
-        groups = [[p] for p in mine] if kind == "torch" else [mine] if mine else []
-        imports += [load_profiler_files(kind, g, progress) for g in groups]
-    return join_imports(imports) if imports else None
-
-
-def join_imports(imports: list[ProfileImport]) -> ProfileImport:
-    """Several imports as one: kernels, skips and files in order, the first recorded peaks."""
-    from dataclasses import replace
-
-    if len(imports) == 1:
-        return imports[0]
-    first, *_ = imports
-
-    def every(field: str) -> tuple:
-        return tuple(x for imp in imports for x in getattr(imp, field))
-
-    return replace(first, kernels=every("kernels"), skips=every("skips"),
-                   failed=every("failed"), devices=tuple(dict.fromkeys(every("devices"))),
-                   peaks=next((i.peaks for i in imports if i.peaks is not None), None),
-                   files=every("files"), notes=tuple(dict.fromkeys(every("notes"))),
-                   device_details=every("device_details"))
 
 
 def load_kernels(path: str) -> tuple[Kernel, ...]:
@@ -243,35 +152,6 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
     return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
 
 
-# (file, its mtime and size, message) already said in this process: a verb that reads a
-# file twice (compare: for the table, then for the chart's roof) says it once
-def warn_file(path: str, message: str, line: int | None = None) -> None:
-    """An InputWarning "FILE[:LINE]: message", raised in the one loader every verb shares
-    (report, plot, whatif, choose, compare) so each says it; the CLI prints it on stderr
-    (cli/main.py), so `--json` output stays pure JSON. Python's default filter shows one
-    message once, so a file read twice (compare) warns once."""
-    where = f"{path}:{line}" if line is not None else path
-    warnings.warn(f"{where}: {message}", InputWarning, stacklevel=3)
-
-
-def unknown_fields_message(odd: list[tuple[str, tuple[str, ...], str]], shown: int = 3) -> str:
-    """One message for a file's kernels with unknown fields: kernels with the same unknown
-    fields are one group (a "time_ms" in every kernel is said once, with the first kernel's
-    numbers), then the fields that are read."""
-    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for where, fields, words in odd:
-        groups.setdefault(fields, []).append((where, words))
-    parts = []
-    for members in groups.values():
-        (where, words), rest = members[0], [w for w, _ in members[1:]]
-        also = ""
-        if rest:
-            more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
-            also = f" (the same in {', '.join(rest[:shown])}{more})"
-        parts.append(f"{where}: {words}{also}")
-    return "; ".join(parts) + f" (known kernel fields: {', '.join(KERNEL_FIELDS)})"
-
-
 def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) -> Path:
     """Write kernels (one, or several) as a rooflab kernel file, JSON, atomically:
     load_kernels(path) reads back equal Kernels, and `rooflab report PATH --on ...` reads it."""
@@ -301,59 +181,6 @@ def _starts_like_json(p: Path) -> bool:
     except OSError:
         return False
 
-
-def _merge_levels(kernels: list[Kernel], path: str = "<kernels>",
-                  wheres: list[tuple[int | None, str]] | None = None) -> tuple[Kernel, ...]:
-    """Rows that are one kernel seen at different memory levels become one Kernel. Rows of
-    one name that cannot be joined so (their flop, seconds, calls or unit differ, or they
-    give bytes at the same level) are different kernels: the later ones get a distinct
-    name ('gemm #2', as `rooflab ncu` names repeats), with one warning naming FILE:LINE,
-    so every verb (report's per-kernel lookup, compare's matching) keeps them apart."""
-    from dataclasses import replace
-
-    out: list[Kernel] = []
-    index: dict[tuple, int] = {}
-    taken = {k.name for k in kernels}
-    first_of: dict[str, tuple[int | None, str]] = {}   # a name's first row, for the warning
-    renamed: list[tuple[tuple[int | None, str], str]] = []
-    for i, k in enumerate(kernels):
-        where = wheres[i] if wheres is not None else (None, f"kernel '{k.name}'")
-        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
-        j = index.get(key)
-        if j is not None and not set(k.bytes) & set(out[j].bytes):
-            out[j] = replace(out[j], bytes={**out[j].bytes, **k.bytes},
-                             meta={**k.meta, **out[j].meta})
-            continue
-        if k.name in first_of:
-            name = _free_name(k.name, taken)
-            taken.add(name)
-            renamed.append((where, f"named '{name}' (its first row: "
-                                   f"{_row_words(first_of[k.name])})"))
-            # compare adds launches of one name up again (model/compare.merge_by_name)
-            k = replace(k, name=name, meta={**k.meta, "renamed_from": k.name})
-            key = (name, *key[1:])
-        first_of.setdefault(k.name, where)
-        index[key] = len(out)
-        out.append(k)
-    if renamed:
-        _warn_rows(path, renamed, "rows of one name whose flop, seconds, calls or unit differ "
-                                  "(or that repeat a memory level) are not levels of one "
-                                  "kernel, so each is its own kernel under its own name; "
-                                  "give each kernel its own name, or one row per level with "
-                                  "the same flop and seconds to join them")
-    return tuple(out)
-
-
-def _free_name(name: str, taken: set[str]) -> str:
-    """'name #2', '#3', ...: the first not already a kernel's name."""
-    n = 2
-    while f"{name} #{n}" in taken:
-        n += 1
-    return f"{name} #{n}"
-
-
-def _row_words(where: tuple[int | None, str]) -> str:
-    return f"line {where[0]}" if where[0] is not None else where[1]
 
 
 def _number(row: dict, field: str, path: str, line: int, default: float | None = None):
@@ -500,77 +327,6 @@ def _check_cells(raw: dict, fieldnames: list[str], path: str, line: int) -> None
     raise ParseError(f"{cells} cells, the header has {len(fieldnames)} "
                      f"({','.join(h.strip() for h in fieldnames)}); give each column one cell "
                      f"(an empty one for no value)", path=path, line=line)
-
-
-# How close a given AI must be to flop / bytes: seed 000 §4.2's table rounds its AI column
-# (softmax 0.51 for 5.6e6 / 1.1e7 = 0.509) to within 2 %.
-AI_TOLERANCE = 0.02
-# The op kinds `rooflab ai` counts on vector units (workloads/ops.py: gemv, elementwise,
-# reduction, softmax and the norms): a file's kernel of one of these kinds with no `unit`
-# gets "vector", so an fp16 GEMV is held to the fp16 vector rate as `ai gemv` holds it, not
-# to the tensor peak (4x higher on an A100), and 2:4 sparsity does not halve its FLOP.
-VECTOR_OPS = frozenset({"gemv", "elementwise", "reduction", "softmax", "layernorm",
-                        "rmsnorm", "batchnorm", "groupnorm", "norm"})
-
-
-def _with_op_unit(k: Kernel) -> Kernel:
-    from dataclasses import replace
-
-    op = k.meta.get("op")
-    if k.unit is None and isinstance(op, str) and op.strip().lower() in VECTOR_OPS:
-        return replace(k, unit="vector")
-    return k
-
-
-def _given_ai(value) -> float | None:
-    """A kernel's own `ai` cell or field, as a number (None when absent or not a number)."""
-    try:
-        ai = float(str(value).strip().replace(",", "")) if value is not None else None
-    except ValueError:
-        return None
-    return ai if ai is not None and ai == ai else None
-
-
-def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None, str]],
-                given_ai: list[float | None]) -> None:
-    """Warnings, once per file, about what was read: an `ai` that disagrees with the
-    kernel's flop / bytes (the file's AI is not read: the point sits at flop / bytes), and
-    a FLOP precision rooflab does not know (held to a stand-in ceiling, and a precision
-    what-if cannot convert it). `wheres`: each kernel's (CSV line, words naming it)."""
-    from ..units import PRECISIONS
-
-    off = []
-    for k, where, ai in zip(kernels, wheres, given_ai, strict=True):
-        nbytes = sum(k.bytes.values())
-        if ai is None or not nbytes:
-            continue
-        counted = sum(k.flop.values()) / nbytes
-        if abs(ai - counted) > AI_TOLERANCE * max(abs(counted), 1e-300):
-            off.append((where, f"ai {ai:g} but flop / bytes = {counted:.4g}"))
-    if off:
-        _warn_rows(path, off, f"the point is placed at flop / bytes (more than "
-                              f"{AI_TOLERANCE:.0%} apart: check the flop, bytes or ai value)")
-    odd = [(where, f"precision '{p}'") for k, where in zip(kernels, wheres, strict=True)
-           for p in k.flop if p not in DTYPES]
-    if odd:
-        _warn_rows(path, odd, f"not a precision rooflab knows ({', '.join(PRECISIONS)}, "
-                              f"...): it is held to another precision's ceiling and a "
-                              f"precision what-if cannot convert it; write one of these names")
-
-
-def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,
-               shown: int = 3) -> None:
-    """One warning for a file's rows: FILE:LINE of the first, the others named after it."""
-    ((line, name), what), rest = rows[0], rows[1:]
-
-    def named(where: tuple[int | None, str]) -> str:
-        return f"line {where[0]} {where[1]}" if where[0] is not None else where[1]
-
-    also = ""
-    if rest:
-        more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
-        also = f" (also {'; '.join(f'{named(w)}: {x}' for w, x in rest[:shown])}{more})"
-    warn_file(path, f"{name}: {what}: {why}{also}", line=line)
 
 
 def _flop_columns(header: list[str]) -> dict[str, str]:

@@ -142,7 +142,7 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
 def _other_kind(path: str, text: str | None, first: str) -> str:
     """What a trace or JSON file given as an ncu CSV is, and the verb that reads it ('' for
     anything else). Only on the error path: file_kind sniffs the file's first bytes."""
-    from .kernelfile import file_kind
+    from .profile_files import file_kind
 
     if text is not None:
         kind = "torch" if '"traceEvents"' in text[:65536] else ""

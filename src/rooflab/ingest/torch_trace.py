@@ -101,7 +101,7 @@ def _folder_hint(folder: Path) -> str:
 
 def _not_json(path: str) -> str:
     """A file that is not JSON at all: another profiler's CSV names its verb."""
-    from .kernelfile import file_kind
+    from .profile_files import file_kind
 
     verb = {"ncu": "an Nsight Compute CSV; read it with `rooflab ncu FILE`",
             "rocprof": "a rocprof CSV; read it with `rooflab rocprof FILE`"}.get(file_kind(path))

@@ -1,0 +1,169 @@
+"""Checks and joins shared by the kernel-file readers (kernelfile.py's JSON and CSV):
+warnings about what a file's rows say (an `ai` that disagrees with flop / bytes, a precision
+rooflab does not know, unknown fields), the op kinds that run on vector units, and the rows
+of one kernel seen at several memory levels joined into one Kernel.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..errors import InputWarning
+from ..model.kernel import Kernel
+from ..model.schema import KERNEL_FIELDS
+from ..units import DTYPE_BYTES as DTYPES
+
+
+# (file, its mtime and size, message) already said in this process: a verb that reads a
+# file twice (compare: for the table, then for the chart's roof) says it once
+def warn_file(path: str, message: str, line: int | None = None) -> None:
+    """An InputWarning "FILE[:LINE]: message", raised in the one loader every verb shares
+    (report, plot, whatif, choose, compare) so each says it; the CLI prints it on stderr
+    (cli/main.py), so `--json` output stays pure JSON. Python's default filter shows one
+    message once, so a file read twice (compare) warns once."""
+    where = f"{path}:{line}" if line is not None else path
+    warnings.warn(f"{where}: {message}", InputWarning, stacklevel=3)
+
+
+def unknown_fields_message(odd: list[tuple[str, tuple[str, ...], str]], shown: int = 3) -> str:
+    """One message for a file's kernels with unknown fields: kernels with the same unknown
+    fields are one group (a "time_ms" in every kernel is said once, with the first kernel's
+    numbers), then the fields that are read."""
+    groups: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for where, fields, words in odd:
+        groups.setdefault(fields, []).append((where, words))
+    parts = []
+    for members in groups.values():
+        (where, words), rest = members[0], [w for w, _ in members[1:]]
+        also = ""
+        if rest:
+            more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
+            also = f" (the same in {', '.join(rest[:shown])}{more})"
+        parts.append(f"{where}: {words}{also}")
+    return "; ".join(parts) + f" (known kernel fields: {', '.join(KERNEL_FIELDS)})"
+
+
+def _merge_levels(kernels: list[Kernel], path: str = "<kernels>",
+                  wheres: list[tuple[int | None, str]] | None = None) -> tuple[Kernel, ...]:
+    """Rows that are one kernel seen at different memory levels become one Kernel. Rows of
+    one name that cannot be joined so (their flop, seconds, calls or unit differ, or they
+    give bytes at the same level) are different kernels: the later ones get a distinct
+    name ('gemm #2', as `rooflab ncu` names repeats), with one warning naming FILE:LINE,
+    so every verb (report's per-kernel lookup, compare's matching) keeps them apart."""
+    from dataclasses import replace
+
+    out: list[Kernel] = []
+    index: dict[tuple, int] = {}
+    taken = {k.name for k in kernels}
+    first_of: dict[str, tuple[int | None, str]] = {}   # a name's first row, for the warning
+    renamed: list[tuple[tuple[int | None, str], str]] = []
+    for i, k in enumerate(kernels):
+        where = wheres[i] if wheres is not None else (None, f"kernel '{k.name}'")
+        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
+        j = index.get(key)
+        if j is not None and not set(k.bytes) & set(out[j].bytes):
+            out[j] = replace(out[j], bytes={**out[j].bytes, **k.bytes},
+                             meta={**k.meta, **out[j].meta})
+            continue
+        if k.name in first_of:
+            name = _free_name(k.name, taken)
+            taken.add(name)
+            renamed.append((where, f"named '{name}' (its first row: "
+                                   f"{_row_words(first_of[k.name])})"))
+            # compare adds launches of one name up again (model/compare.merge_by_name)
+            k = replace(k, name=name, meta={**k.meta, "renamed_from": k.name})
+            key = (name, *key[1:])
+        first_of.setdefault(k.name, where)
+        index[key] = len(out)
+        out.append(k)
+    if renamed:
+        _warn_rows(path, renamed, "rows of one name whose flop, seconds, calls or unit differ "
+                                  "(or that repeat a memory level) are not levels of one "
+                                  "kernel, so each is its own kernel under its own name; "
+                                  "give each kernel its own name, or one row per level with "
+                                  "the same flop and seconds to join them")
+    return tuple(out)
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    """'name #2', '#3', ...: the first not already a kernel's name."""
+    n = 2
+    while f"{name} #{n}" in taken:
+        n += 1
+    return f"{name} #{n}"
+
+
+def _row_words(where: tuple[int | None, str]) -> str:
+    return f"line {where[0]}" if where[0] is not None else where[1]
+
+
+
+# How close a given AI must be to flop / bytes: seed 000 §4.2's table rounds its AI column
+# (softmax 0.51 for 5.6e6 / 1.1e7 = 0.509) to within 2 %.
+AI_TOLERANCE = 0.02
+# The op kinds `rooflab ai` counts on vector units (workloads/ops.py: gemv, elementwise,
+# reduction, softmax and the norms): a file's kernel of one of these kinds with no `unit`
+# gets "vector", so an fp16 GEMV is held to the fp16 vector rate as `ai gemv` holds it, not
+# to the tensor peak (4x higher on an A100), and 2:4 sparsity does not halve its FLOP.
+VECTOR_OPS = frozenset({"gemv", "elementwise", "reduction", "softmax", "layernorm",
+                        "rmsnorm", "batchnorm", "groupnorm", "norm"})
+
+
+def _with_op_unit(k: Kernel) -> Kernel:
+    from dataclasses import replace
+
+    op = k.meta.get("op")
+    if k.unit is None and isinstance(op, str) and op.strip().lower() in VECTOR_OPS:
+        return replace(k, unit="vector")
+    return k
+
+
+def _given_ai(value) -> float | None:
+    """A kernel's own `ai` cell or field, as a number (None when absent or not a number)."""
+    try:
+        ai = float(str(value).strip().replace(",", "")) if value is not None else None
+    except ValueError:
+        return None
+    return ai if ai is not None and ai == ai else None
+
+
+def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None, str]],
+                given_ai: list[float | None]) -> None:
+    """Warnings, once per file, about what was read: an `ai` that disagrees with the
+    kernel's flop / bytes (the file's AI is not read: the point sits at flop / bytes), and
+    a FLOP precision rooflab does not know (held to a stand-in ceiling, and a precision
+    what-if cannot convert it). `wheres`: each kernel's (CSV line, words naming it)."""
+    from ..units import PRECISIONS
+
+    off = []
+    for k, where, ai in zip(kernels, wheres, given_ai, strict=True):
+        nbytes = sum(k.bytes.values())
+        if ai is None or not nbytes:
+            continue
+        counted = sum(k.flop.values()) / nbytes
+        if abs(ai - counted) > AI_TOLERANCE * max(abs(counted), 1e-300):
+            off.append((where, f"ai {ai:g} but flop / bytes = {counted:.4g}"))
+    if off:
+        _warn_rows(path, off, f"the point is placed at flop / bytes (more than "
+                              f"{AI_TOLERANCE:.0%} apart: check the flop, bytes or ai value)")
+    odd = [(where, f"precision '{p}'") for k, where in zip(kernels, wheres, strict=True)
+           for p in k.flop if p not in DTYPES]
+    if odd:
+        _warn_rows(path, odd, f"not a precision rooflab knows ({', '.join(PRECISIONS)}, "
+                              f"...): it is held to another precision's ceiling and a "
+                              f"precision what-if cannot convert it; write one of these names")
+
+
+def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,
+               shown: int = 3) -> None:
+    """One warning for a file's rows: FILE:LINE of the first, the others named after it."""
+    ((line, name), what), rest = rows[0], rows[1:]
+
+    def named(where: tuple[int | None, str]) -> str:
+        return f"line {where[0]} {where[1]}" if where[0] is not None else where[1]
+
+    also = ""
+    if rest:
+        more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
+        also = f" (also {'; '.join(f'{named(w)}: {x}' for w, x in rest[:shown])}{more})"
+    warn_file(path, f"{name}: {what}: {why}{also}", line=line)

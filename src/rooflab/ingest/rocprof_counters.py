@@ -1,0 +1,290 @@
+"""One rocprof dispatch's counters -> FLOP, bytes and seconds (Counts), by rocprof-compute's
+roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
+
+    vector FLOP (p = F16, F32, F64) = lanes x (ADD_p + MUL_p + 2 x FMA_p + TRANS_p)
+                                      from SQ_INSTS_VALU_<op>_<p>  (lanes per wavefront:
+                                      the file's wave size, else 64)
+    matrix FLOP = 512 x SQ_INSTS_VALU_MFMA_MOPS_<p>          (p = F8, F16, BF16, F32, F64, I8)
+    L1  bytes   = line x TCP_TOTAL_CACHE_ACCESSES
+    L2  bytes   = line x TCP_TCC_READ_REQ + 64 x (TCP_TCC_WRITE_REQ
+                  + TCP_TCC_ATOMIC_WITH_RET_REQ + TCP_TCC_ATOMIC_WITHOUT_RET_REQ)
+                  or, without those, 128 x TCC_REQ      (its speed-of-light "L2 Cache BW")
+                  line = 64 B (MI200), 128 B on MI300 (files with TCC_BUBBLE)
+    HBM bytes   = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
+                + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ;
+                  on MI300 (gfx942) TCC_BUBBLE counts the 128-B reads among RDREQ:
+                  reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B;
+                  a missing split counter counts as 0 (reads 64 B, writes 32 B) with a note;
+                  a counter that is not a number drops the level (never 0 bytes)
+    time        = EndNs - BeginNs (rocprof v1), End_Timestamp - Start_Timestamp (v2/v3,
+                  rocprof-compute), or DurationNs
+
+(ROCm/rocprofiler-compute: src/utils/roofline_calc.py `calc_ai`; for MI300 the gfx942
+panels, src/rocprof_compute_soc/analysis_configs/gfx942/0200_system-speed-of-light.yaml and
+1600_L1_cache.yaml, whose 128-B lines calc_ai does not apply yet.)
+
+The file layouts these counters come from are read in rocprof.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+
+from .aggregate import Launch
+from .ncu_metrics import Counts
+
+VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
+MATRIX = {"F8": "fp8", "F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64",
+          "I8": "int8"}
+# L1->L2 requests, the L2 traffic of rocprof-compute's roofline (read first)
+TCP_TCC = ("TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "TCP_TCC_ATOMIC_WITH_RET_REQ",
+           "TCP_TCC_ATOMIC_WITHOUT_RET_REQ")
+
+
+def _value(m: Mapping[str, float], name: str) -> float | None:
+    """A counter's value under any of its spellings; nan when the file has the counter but
+    not as a number (`n/a`, empty, `nan`: parse_number's nan); None when it is absent."""
+    seen = False
+    for key in (name, f"{name}_sum", name.replace("TCC_EA_", "TCC_EA0_"),
+                name.replace("TCC_EA_", "TCC_EA0_") + "_sum"):
+        v = m.get(key)
+        if v is not None:
+            if v == v:
+                return v
+            seen = True
+    return math.nan if seen else None
+
+
+def _counter(m: Mapping[str, float], name: str) -> float | None:
+    """A counter's value; None when absent or not a number."""
+    v = _value(m, name)
+    return v if v == v else None
+
+
+def _seconds(m: Mapping[str, float]) -> float | None:
+    for begin, end in (("BeginNs", "EndNs"), ("Start_Timestamp", "End_Timestamp")):
+        b, e = m.get(begin), m.get(end)
+        if b is not None and e is not None and b == b and e == e:
+            return (e - b) * 1e-9
+    d = m.get("DurationNs")
+    return d * 1e-9 if d is not None and d == d else None
+
+
+def _time_words(m: Mapping[str, float]) -> str:
+    """The timestamps a dispatch's time came from, as 'EndNs 1000 < BeginNs 2000'."""
+    for begin, end in (("BeginNs", "EndNs"), ("Start_Timestamp", "End_Timestamp")):
+        b, e = m.get(begin), m.get(end)
+        if b is not None and e is not None and b == b and e == e:
+            sign = "<" if e < b else "=" if e == b else ">"
+            return f"{end} {e:.0f} {sign} {begin} {b:.0f}"
+    return f"DurationNs {m.get('DurationNs', math.nan):g}"
+
+
+def _split_problem(m: Mapping[str, float]) -> str:
+    """Why the HBM split counters cannot be of one dispatch ('' when they can): the 32-B
+    reads (and MI300's 128-B TCC_BUBBLE reads) are a part of TCC_EA_RDREQ, the 64-B writes
+    a part of TCC_EA_WRREQ. More parts than the whole made the formula's other term
+    negative: RDREQ_32B 200 > RDREQ 100 gave 32 x 200 + 64 x (100 - 200) = 6 400 B."""
+    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
+    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    big = _counter(m, "TCC_BUBBLE") or 0.0
+    why = ("; these counts are not of one dispatch (counters joined from different runs "
+           "or passes?): collect them together")
+    if rd is not None and (rd32 or 0.0) + big > rd:
+        parts = f"TCC_EA_RDREQ_32B {rd32 or 0:g}" + (f" + TCC_BUBBLE {big:g}" if big else "")
+        return f"{parts} > TCC_EA_RDREQ {rd:g}, the reads they are a part of{why}"
+    if wr is not None and wr64 is not None and wr64 > wr:
+        return f"TCC_EA_WRREQ_64B {wr64:g} > TCC_EA_WRREQ {wr:g}, the writes it is a part of{why}"
+    return ""
+
+
+# the counters of each level; one that is in the file but not a number makes the level
+# unknown for that dispatch (never 0: a kernel whose reads are unknown is not write-only)
+_LEVEL_COUNTERS = {
+    "DRAM": ("TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B",
+             "TCC_BUBBLE"),
+    "L2": TCP_TCC,
+    "L1": ("TCP_TOTAL_CACHE_ACCESSES",),
+}
+
+
+def _dram(m: Mapping[str, float], bubble: float | None) -> tuple[float | None, list[str]]:
+    """HBM bytes (None: no TCC_EA counter) and notes on the sizes assumed for the requests
+    whose split counter was not collected. rocprof-compute's formula assumes both split
+    counters (it always collects them); rooflab's users often collect RDREQ and WRREQ alone,
+    and then every read counts 64 B and every write 32 B (review 12b F)."""
+    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
+    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    if rd is None and wr is None:
+        return None, []
+    notes = []
+    if (rd is None) != (wr is None):
+        # one direction collected: said, as ncu's "DRAM = reads only" (a file of
+        # TCC_EA_RDREQ alone is common: a read-only kernel's counters)
+        have, lack, what = (("TCC_EA_RDREQ", "TCC_EA_WRREQ", "reads") if wr is None else
+                            ("TCC_EA_WRREQ", "TCC_EA_RDREQ", "writes"))
+        notes.append(f"DRAM = {what} only: {have} without {lack} (add it to --pmc, or DRAM "
+                     f"bytes may read low)")
+    if rd32 is None and rd:
+        notes.append("TCC_EA_RDREQ_32B not collected: every DRAM read assumed 64 B (a 32-B "
+                     "read counts twice its size); add it to --pmc")
+    if wr64 is None and wr:
+        notes.append("TCC_EA_WRREQ_64B not collected: every DRAM write assumed 32 B (a 64-B "
+                     "write counts half its size); add it to --pmc")
+    rd, rd32, wr, wr64, big = (v or 0.0 for v in (rd, rd32, wr, wr64, bubble))
+    return (128 * big + 32 * rd32 + 64 * (rd - big - rd32)
+            + 64 * wr64 + 32 * (wr - wr64)), notes
+
+
+def _bytes(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """Bytes by level, the levels whose counts are unknown ({level: why}: a counter in the
+    file but not a number; no bytes for them),
+    and notes on assumed request sizes. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B
+    HBM reads, which MI200's counters lack; its vector L1 line is 128 B, so rocprof-compute's
+    gfx942 panels
+    count 128 B per TCP_TOTAL_CACHE_ACCESSES and per TCP_TCC_READ_REQ (64 B per write and
+    atomic) where its gfx90a ones count 64 ("vL1D Cache BW", "L1-L2 BW")."""
+    nbytes: dict[str, float] = {}
+    unknown: dict[str, str] = {}
+    bubble = _value(m, "TCC_BUBBLE")
+    line = 64.0 if bubble is None else 128.0
+    for level, names in _LEVEL_COUNTERS.items():
+        bad = next((n for n in names if (v := _value(m, n)) is not None and v != v), None)
+        if bad is not None:
+            unknown[level] = f"{bad} is not a number (n/a)"
+    dram, notes = _dram(m, bubble)
+    if dram is not None:
+        nbytes["DRAM"] = dram
+    read, *others = (_counter(m, name) for name in TCP_TCC)
+    if read is not None or any(v is not None for v in others):
+        nbytes["L2"] = line * (read or 0.0) + 64.0 * sum(v or 0.0 for v in others)
+    elif (l2 := _value(m, "TCC_REQ")) is not None:
+        if l2 == l2:
+            nbytes["L2"] = 128.0 * l2
+        elif "L2" not in unknown:
+            unknown["L2"] = "TCC_REQ"
+    if (l1 := _counter(m, "TCP_TOTAL_CACHE_ACCESSES")) is not None:
+        nbytes["L1"] = line * l1
+    for level in unknown:
+        nbytes.pop(level, None)
+    return nbytes, unknown, notes
+
+
+def _wave_size(m: Mapping[str, float]) -> float:
+    """Lanes per wavefront: the file's wave size (rocprof v1 `wave_size`, rocprofv2
+    `Wave_Size`; RDNA runs wave32), else 64, CDNA's and rocprof-compute's constant.
+    SQ_INSTS_VALU_* count per-wavefront instructions, so FLOP scale with it."""
+    for key in ("wave_size", "Wave_Size", "WaveSize"):
+        v = m.get(key)
+        if v is not None and v in (32.0, 64.0):
+            return v
+    return 64.0
+
+
+def _vector_flop(m: Mapping[str, float], lanes: float
+                 ) -> tuple[dict[str, float], list[str], bool]:
+    """Vector FLOP by precision, notes on precisions counted from some of their
+    ADD/MUL/FMA/TRANS counters only (as ncu's _partial_note), and whether any was found."""
+    flop: dict[str, float] = {}
+    notes: list[str] = []
+    found = False
+    ops = ("ADD", "MUL", "FMA", "TRANS")
+    for suffix, precision in VECTOR.items():
+        parts = [_counter(m, f"SQ_INSTS_VALU_{op}_{suffix}") for op in ops]
+        if any(p is not None for p in parts):
+            found = True
+            add, mul, fma, trans = (p or 0.0 for p in parts)
+            if add + mul + fma + trans:
+                flop[precision] = lanes * (add + mul + 2.0 * fma + trans)
+            if any(p is None for p in parts):
+                have = [op for op, p in zip(ops, parts, strict=True) if p is not None]
+                lack = [f"SQ_INSTS_VALU_{op}_{suffix}"
+                        for op, p in zip(ops, parts, strict=True) if p is None]
+                notes.append(f"{precision} FLOP from {', '.join(have)} only: "
+                             f"{', '.join(lack)} not collected or not a number (add "
+                             f"{'it' if len(lack) == 1 else 'them'} to --pmc, or the FLOP "
+                             f"may read low)")
+    return flop, notes, found
+
+
+def rocprof_counts(m: Mapping[str, float]) -> Counts:
+    """FLOP by precision, bytes by level and seconds of one dispatch. A level whose counter
+    is in the file but not a number gets no bytes (_bytes); a dispatch left with none has a
+    problem naming the counter."""
+    lanes = _wave_size(m)
+    flop, notes, found = _vector_flop(m, lanes)
+    if lanes != 64.0:
+        notes.append(f"vector FLOP at {lanes:.0f} lanes per wavefront (the file's wave size)")
+    tensor = 0.0
+    for suffix, precision in MATRIX.items():
+        mops = _counter(m, f"SQ_INSTS_VALU_MFMA_MOPS_{suffix}")
+        if mops is not None:
+            found = True
+            if mops:
+                flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
+                tensor += 512.0 * mops
+    nbytes, unknown, bnotes = _bytes(m)
+    if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
+        notes += bnotes
+    seconds = _seconds(m)
+    split = _split_problem(m)
+    if seconds is None:
+        problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
+                   "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
+    elif seconds < 0:
+        problem = f"negative time ({_time_words(m)}): the end is before the begin"
+    elif seconds == 0:
+        problem = f"zero time ({_time_words(m)})"
+    elif split:
+        problem = split
+    elif not nbytes and unknown:
+        problem = "no bytes: " + "; ".join(f"{why}, so no {level} bytes"
+                                           for level, why in unknown.items())
+    elif not nbytes:
+        problem = ("no byte counters (TCC_EA_RDREQ/WRREQ, TCP_TCC_*_REQ, TCC_REQ, "
+                   "TCP_TOTAL_CACHE_ACCESSES)")
+    elif not found:
+        problem = "no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
+    else:
+        problem = ""
+    return Counts(flop, nbytes, seconds, tuple(notes), problem, tensor_flop=tensor)
+
+
+def _with_known_levels(items: list[tuple[Launch, Counts]]) -> list[tuple[Launch, Counts]]:
+    """Dispatches with every level dropped that some dispatch of the same kernel could not
+    count (a counter `n/a`): the others' bytes over the kernel's whole time would read low.
+    The first dispatch of the kernel carries a note naming the counter and the dispatches."""
+    missing: dict[str, dict[str, tuple[str, list[str]]]] = {}
+    for launch, counts in items:
+        if counts.problem:   # skipped whole (time too): the others stay consistent
+            continue
+        for level, why in _bytes(launch.metrics)[1].items():
+            entry = missing.setdefault(launch.identity, {}).setdefault(level, (why, []))
+            entry[1].append(launch.id)
+    if not missing:
+        return items
+    out, noted = [], set()
+    for launch, counts in items:
+        drop = missing.get(launch.identity)
+        if not drop or counts.problem:
+            out.append((launch, counts))
+            continue
+        nbytes = {lv: v for lv, v in counts.bytes.items() if lv not in drop}
+        notes = counts.notes
+        if launch.identity not in noted:
+            noted.add(launch.identity)
+            notes += tuple(_unknown_note(level, counter, ids)
+                           for level, (counter, ids) in drop.items())
+        problem = "" if nbytes else "no bytes: " + "; ".join(
+            f"{why} in dispatch {ids[0]} of this kernel, so no {lv} bytes"
+            for lv, (why, ids) in drop.items())
+        out.append((launch, replace(counts, bytes=nbytes, notes=notes, problem=problem)))
+    return out
+
+
+def _unknown_note(level: str, why: str, ids: list[str]) -> str:
+    more = f" (and {len(ids) - 1} more)" if len(ids) > 1 else ""
+    return (f"{why} in dispatch {ids[0]}{more}: no {level} point (an unknown count is not "
+            f"0 bytes)")
