@@ -57,8 +57,11 @@ def _nonneg(value, what: str) -> float:
     return v
 
 
-def _counts(flop, nbytes, fn, args, kwargs) -> tuple[dict, dict, dict, dict]:
-    """(flop, bytes, provenance, meta): given numbers as they are, the rest counted."""
+def _counts(flop, nbytes, fn, args, kwargs,
+            stacklevel: int) -> tuple[dict, dict, dict, dict]:
+    """(flop, bytes, provenance, meta): given numbers as they are, the rest counted.
+    `stacklevel`: the user's frame counted from _counts' caller (1: the caller itself), as
+    _merge_count takes it."""
     flop_d = normalize_flop(flop) if flop is not None else None
     bytes_d = normalize_bytes(nbytes) if nbytes is not None else None
     prov = {"flop": "given", "bytes": "given"}
@@ -68,11 +71,17 @@ def _counts(flop, nbytes, fn, args, kwargs) -> tuple[dict, dict, dict, dict]:
         from .bench.torch_count import count_call
 
         _, count = count_call(fn, args, kwargs)
-        flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn))
+        flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn),
+                                                  stacklevel + 1)
     return flop_d, bytes_d, prov, meta
 
 
-def _merge_count(flop_d, bytes_d, count, label: str) -> tuple[dict, dict, dict, dict]:
+def _merge_count(flop_d, bytes_d, count, label: str,
+                 stacklevel: int) -> tuple[dict, dict, dict, dict]:
+    """Given counts kept, missing ones from `count`; a CountWarning for ops with no FLOP
+    formula points `stacklevel` frames up from the caller (1: the caller), as
+    single_run_warning's does: each form of measure() knows how deep its user's line is
+    (a constant was one frame short for a decorated call)."""
     if not count.ops:
         raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
                          f"counted; pass flop= and bytes= (numbers or dicts)")
@@ -89,7 +98,7 @@ def _merge_count(flop_d, bytes_d, count, label: str) -> tuple[dict, dict, dict, 
                 f"measure(): '{label}' ran PyTorch ops with no FLOP formula "
                 f"({', '.join(count.uncounted)}): their FLOP are missing from the count "
                 f"({'none counted' if not flop_d else 'the rest counted'}); pass flop= "
-                f"to give the total"), stacklevel=4)
+                f"to give the total"), stacklevel=stacklevel + 1)
     if bytes_d is None:
         bytes_d = {"DRAM": count.bytes}
     return flop_d, bytes_d, prov, meta

@@ -65,7 +65,8 @@ class Measurement:
     def _single_run(self, seconds: float, count) -> Kernel:
         name = self.name or "block"
         if count is not None:
-            flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name)
+            flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name,
+                                                      self._stacklevel)
             meta["timing_includes_counting"] = True
         else:
             flop, nbytes = self.flop, self.bytes

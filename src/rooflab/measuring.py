@@ -95,7 +95,8 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
     device = device or infer_device(args, kwargs)
     warn_number_precision(flop, args, kwargs)
-    flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs)
+    flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs,
+                                         stacklevel=2)   # the user's measure(fn) line
     clock, sync = device_clock(device)
     name = name or _name_of(fn)
     call = settled_call(lambda: fn(*args, **kwargs), name)

@@ -176,18 +176,35 @@ def unplaced_lines(analysis: Analysis):
 
 
 def above_roof_warnings(analysis: Analysis) -> list[str]:
-    """`rooflab report`'s "read with care" line for kernels faster than their roof allows
-    (report.markdown.trust_warnings, its wording and tolerance); [] when none is. Diagnosing
-    (advice for every kernel) runs only when some point is above its roof."""
-    from ..model.sanity import ABOVE_TOLERANCE
-
-    if not any(p.seconds and p.floor_s > 0
-               and p.seconds / p.floor_s < 1 / (1 + ABOVE_TOLERANCE) for p in analysis.points):
+    """`rooflab report`'s "read with care" lines (report.markdown.trust_warnings, its wording
+    and tolerance): kernels faster than their roof allows, and kernels whose AI is too high
+    for their op (sanity.check_ai_high), so the profiler verbs and `report` agree; [] when
+    none is. Diagnosing (advice for every kernel) runs only when a cheap check says one of
+    them may fire: some point above its roof, or a streaming kernel's point above
+    STREAMING_MAX_AI."""
+    if not (_some_above_roof(analysis) or _some_ai_high(analysis)):
         return []
     from ..model.diagnose import diagnose
     from ..report.markdown import trust_warnings
 
     return trust_warnings(diagnose(analysis), kernels=analysis.kernels)
+
+
+def _some_above_roof(analysis: Analysis) -> bool:
+    from ..model.sanity import ABOVE_TOLERANCE
+
+    return any(p.seconds and p.floor_s > 0 and p.seconds / p.floor_s < 1 / (1 + ABOVE_TOLERANCE)
+               for p in analysis.points)
+
+
+def _some_ai_high(analysis: Analysis) -> bool:
+    """check_ai_high's test, cheap first: a point above the limit at all (a NaN AI is not),
+    then only those points' kernels' kinds (a name read once per kernel)."""
+    from ..model.sanity import STREAMING_MAX_AI, is_streaming, kernel_kind
+
+    high = {p.kernel for p in analysis.points if p.ai > STREAMING_MAX_AI}
+    return bool(high) and any(is_streaming(kernel_kind(k)[0])
+                              for k in analysis.kernels if k.name in high)
 
 
 def shares_per_file(analysis: Analysis) -> tuple[Analysis, str]:

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
-from .ncu_metrics import Counts, launch_counts
+from .ncu_metrics import (
+    DRAM,
+    DRAM_RW,
+    FP_OPS,
+    LEVEL_METRICS,
+    SECTORS,
+    Counts,
+    flop_counts,
+    launch_counts,
+)
 from .skips import SkipLog
 
 
@@ -76,6 +85,8 @@ class _Group:
     tensor: float = 0.0
     launches: int = 0          # with untimed ones (a file without a time metric)
     notes: dict[str, None] = field(default_factory=dict)
+    # ("bytes", level) or ("flop", precision) -> (its n/a metrics, the launches lacking it)
+    unknown: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
 
     def add(self, counts) -> None:
         flop, nbytes = self.flop, self.bytes
@@ -90,14 +101,84 @@ class _Group:
         for n in counts.notes:
             self.notes[n] = None
 
+    def drop_unknown(self) -> str:
+        """Drop every byte level and FLOP precision some launch could not count (ncu `n/a`)
+        while others could: the others' sum over the kernel's whole time would read low
+        without a word (as rocprof_counters' _with_known_levels drops a level for every
+        dispatch). A precision is dropped too, not kept partial: its FLOP from some launches
+        over every launch's time gives an AI and a FLOP/s low by an unknown factor, where the
+        kernel without it is exact for what is left and the note says what is missing. The
+        reason the kernel cannot be placed when nothing is left ("" when it can), as one
+        launch whose byte or FLOP metrics are all n/a is skipped (launch_counts)."""
+        had_flop = bool(self.flop)
+        lost: dict[str, list[str]] = {"bytes": [], "FLOP": []}
+        for (kind, key), (metrics, ids) in self.unknown.items():
+            counted = self.bytes if kind == "bytes" else self.flop
+            if key not in counted:   # n/a in every launch: launch_counts' note says so
+                continue
+            del counted[key]
+            self.notes[_partial_note(kind, key, metrics, ids, self.launches)] = None
+            lost["bytes" if kind == "bytes" else "FLOP"].append(
+                f"{metrics} n/a in launch {ids[0]} of this kernel")
+        if not self.bytes and lost["bytes"]:
+            return "no bytes: " + "; ".join(lost["bytes"])
+        if had_flop and not self.flop and lost["FLOP"]:
+            return "no FLOP: " + "; ".join(lost["FLOP"])
+        return ""
+
 
 def group_launches(launches: Iterable[Launch], log: SkipLog) -> list[_Group]:
     """Group usable ncu launches by kernel identity; unusable ones go to the log."""
-    return group_counts(((la, launch_counts(la.metrics, la.cc)) for la in launches), log)
+    return group_counts(((la, launch_counts(la.metrics, la.cc)) for la in launches), log,
+                        unknown=_unknown_counts)
 
 
-def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog) -> list[_Group]:
-    """Group (launch, counts) pairs by kernel identity; a launch with a problem is logged."""
+# The metrics behind each byte level and each vector FLOP precision, for naming an n/a one.
+_LEVEL_NAMES = {lv: ((DRAM + DRAM_RW) if lv == "DRAM" else LEVEL_METRICS[lv])
+                + tuple(n for spelling in SECTORS[lv] for n in spelling)
+                for lv in ("DRAM", "L2", "L1")}
+_FLOP_NAMES = {p: tuple(f"{unit}__sass_thread_inst_executed_op_{op}_pred_on.sum"
+                        for op in ops for unit in ("sm", "smsp"))
+               for p, ops in FP_OPS.items()}
+
+
+def _unknown_counts(launch: Launch, counts: Counts) -> dict[tuple[str, str], str]:
+    """("bytes", level) or ("flop", precision) -> its n/a metrics, for each count this
+    launch lacks because ncu wrote `n/a` (or nan) where another launch may hold a number."""
+    m = launch.metrics
+    nan = {n for n, v in m.items() if v != v}
+    out = {}
+    for lv, names in _LEVEL_NAMES.items():
+        if lv not in counts.bytes and nan.intersection(names):
+            out[("bytes", lv)] = ", ".join(n for n in names if n in nan)
+    for p in flop_counts(m, launch.cc)[2]:     # every FLOP metric of p is nan
+        out[("flop", p)] = ", ".join(n for n in _FLOP_NAMES[p] if n in nan)
+    return out
+
+
+def _has_nan(m: Mapping[str, float]) -> bool:
+    """Whether a metric is nan: a sum in C is NaN then (benchmarks/ncu_parse.py reads
+    100,000 launches, almost none with one); inf - inf also gives NaN, a harmless look."""
+    try:
+        total = sum(m.values())
+    except TypeError:
+        return any(v != v for v in m.values() if isinstance(v, float))
+    return total != total
+
+
+def _partial_note(kind: str, key: str, metrics: str, ids: list[str], launches: int) -> str:
+    lost = f"no {key} point" if kind == "bytes" else f"no {key} FLOP counted"
+    return (f"{metrics} not a number (n/a) in {len(ids)} of {launches} launches (first: "
+            f"launch {ids[0]}): {lost} (the other launches' count over every launch's time "
+            f"would read low)")
+
+
+def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog,
+                 unknown: Callable[[Launch, Counts], Mapping[tuple[str, str], str]] | None
+                 = None) -> list[_Group]:
+    """Group (launch, counts) pairs by kernel identity; a launch with a problem is logged.
+    unknown: the counts a launch with a nan metric lacks (_unknown_counts), dropped for its
+    whole kernel (_Group.drop_unknown); a kernel left with no bytes or no FLOP is logged."""
     groups: dict[str, _Group] = {}
     for launch, counts in items:
         if counts.problem:
@@ -109,7 +190,17 @@ def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog) -> list[_
         if g is None:
             g = groups[launch.identity] = _Group(launch)
         g.add(counts)
-    return list(groups.values())
+        if unknown is not None and _has_nan(launch.metrics):
+            for what, metrics in unknown(launch, counts).items():
+                g.unknown.setdefault(what, (metrics, []))[1].append(launch.id)
+    out = []
+    for g in groups.values():
+        problem = g.drop_unknown() if g.unknown else ""
+        if problem:
+            log.add(g.first.line, f"kernel '{short_name(g.first.name)}' skipped: {problem}")
+        else:
+            out.append(g)
+    return out
 
 
 def _check_counts(launch: Launch, counts: Counts) -> None:

@@ -40,8 +40,14 @@ GEMM_KINDS = ("gemm", "matmul", "linear", "mm", "bmm", "addmm", "addbmm", "baddb
               "mul_mat")
 # A GEMM whose bytes are at least this share weights streams them (each weight read once
 # per call): batching requests per weight read and narrower weights are its levers, whatever
-# its row count (review 13v F-E: `ai matmul 16 4096 4096` is 99.2 % weights, AI 15.9).
-WEIGHT_DOMINANT = 0.9
+# its row count (review 13v F-E: `ai matmul 16 4096 4096` is 99.2 % weights, AI 15.9), and
+# their computed gain decides whether each is offered (WEIGHT_MIN_GAIN). 0.9 dropped a
+# measured m-128 linear at 88.9 % weights whose batch of 8 gains 1.34x on A100; at half
+# weights batching 8 still reads 4.5x the bytes for 8x the work (1.78x on the slope).
+WEIGHT_DOMINANT = 0.5
+# Batching and int4 advice for a GEMM that streams its weights is dropped below this
+# predicted speed-up, the file's rule for advice that only part of the bytes feel (fusion's).
+WEIGHT_MIN_GAIN = FUSION_MIN_GAIN
 # Without a shape or a split: a GEMM whose AI x weight size / 2 (the rows a compulsory-traffic
 # GEMM of that AI would have) is at most this is taken for a GEMV in disguise (M = 1: fp16 AI
 # ~1, one weight read per 2 FLOP). M = 2 would read ~2, so 1.5 splits the two; cuBLAS and
@@ -444,8 +450,10 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     # linear's activations) is no weight stream; one with no share known is taken for one
     if heavy or (any(kind.startswith(w) for w in WEIGHT_KINDS)
                  and weight_share(kernel, kind, p.ai, p.precision) is None):
-        # a GEMM of a GEMV's shape or AI gets what `ai gemv` gets, saying why (12a #1)
-        out += weight_advice(p, e, kind, heavy if is_gemm(kind) else "", kernel)
+        # a GEMM of a GEMV's shape or AI gets what `ai gemv` gets, saying why (12a #1); one
+        # that streams only some of its bytes as weights gets what gains WEIGHT_MIN_GAIN
+        out += [a for a in weight_advice(p, e, kind, heavy if is_gemm(kind) else "", kernel)
+                if not is_gemm(kind) or a.speedup >= WEIGHT_MIN_GAIN]
     per_call = p.bytes / p.calls
     if machine is not None and machine.kind == "cpu":
         # No "block the working set into L2/L3" on a CPU: one call's working set that fits a
