@@ -314,11 +314,11 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
 
 def causal_pairs(q_len: int, kv_len: int) -> int:
     """(query, key) pairs left by PyTorch's is_causal mask, which is top-left aligned
-    (scaled_dot_product_attention's docs: query i sees keys 0..i): sum over i < q_len of
-    min(i + 1, kv_len). Equal lengths: q(q + 1)/2, as ops.attention_scores."""
-    if q_len <= kv_len:
-        return q_len * (q_len + 1) // 2
-    return kv_len * (kv_len + 1) // 2 + (q_len - kv_len) * kv_len
+    (scaled_dot_product_attention's docs: query i sees keys 0..i): ops.attention_scores
+    with align="top-left", the count `rooflab torch`'s trace rule uses too."""
+    from ..workloads.ops import attention_scores
+
+    return attention_scores(q_len, kv_len, True, "top-left")
 
 
 def sdpa_flop(func, args, kwargs) -> float:
