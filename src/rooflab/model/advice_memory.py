@@ -151,17 +151,21 @@ def shape_ai(kernel: Kernel | None, precision: str) -> float | None:
 def weight_share(kernel: Kernel | None, kind: str, ai: float,
                  precision: str) -> tuple[float, str] | None:
     """The share of a kernel's bytes that are weights, and how it is known: meta
-    'bytes_split' weights, else 'weight_bytes', over its bytes; for a GEMM with meta shape
+    'bytes_split' weights (0 when it names activations only), else 'weight_bytes', over its
+    bytes; for a GEMM with meta shape
     k x n weights (x the experts touched, for a routed kernel) of weight_size over its bytes
     (the compulsory ones when it has none); for a GEMM with neither, 1 when its AI is a
     GEMV's (AI x weight size / 2 <= GEMV_MAX_ROWS rows); else None."""
     meta = kernel.meta if kernel is not None else {}
     nbytes = (kernel.bytes.get("DRAM") or sum(kernel.bytes.values())) if kernel else 0.0
     split = meta.get("bytes_split")
-    if isinstance(split, Mapping) and "weights" in split:
+    if isinstance(split, Mapping) and ("weights" in split or "activations" in split):
+        # `rooflab llm` splits bytes into weights / activations / kv: attention and RoPE
+        # name 0 weights, a decode linear layer almost only weights
         total = sum(float(v) for v in split.values() if _num(v))
-        if total > 0 and _num(split["weights"]):
-            return min(1.0, float(split["weights"]) / total), "meta bytes_split"
+        weights = split.get("weights", 0.0)
+        if total > 0 and (_num(weights) or weights == 0):
+            return min(1.0, float(weights) / total), "meta bytes_split"
     wb = meta.get("weight_bytes")
     if _num(wb) and nbytes > 0:
         return min(1.0, float(wb) / nbytes), "meta weight_bytes"

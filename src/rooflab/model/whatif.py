@@ -20,6 +20,7 @@ from ..units import (
     stored_weight_bytes,
 )
 from .advice import MATRIX_KINDS, efficiency_of
+from .advice_memory import weight_share as known_weight_share
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
 from .choose import split_whole_steps, with_launches_s
@@ -101,24 +102,21 @@ def _unit_in(k: Kernel, tensor: bool) -> str | None:
 
 
 def weight_share(k: Kernel, share: float | None) -> float:
-    """The fraction of a kernel's bytes that are weights (meta weight_bytes, else by kind)."""
+    """The fraction of a kernel's bytes that are weights: `share` when given, else what the
+    advice knows (advice_memory.weight_share: meta bytes_split or weight_bytes, a GEMM's
+    shape), else by kind: all weights for matrix kinds and unknown ones, none for
+    attention and streaming ops."""
     if share is not None:
         if not 0 <= share <= 1:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
         return share
-    wb = k.meta.get("weight_bytes")
-    split = k.meta.get("bytes_split")
-    if wb is None and isinstance(split, Mapping) and ("weights" in split
-                                                      or "activations" in split):
-        # `rooflab llm` kernels split their bytes into weights / activations / kv
-        # (attention and RoPE read no weights, a decode linear layer almost only weights).
-        wb = split.get("weights", 0.0)
-    total = k.bytes.get("DRAM") or sum(k.bytes.values())
-    if isinstance(wb, (int, float)) and total > 0:
-        return min(1.0, float(wb) / total)
     # the kind report reads: meta's op, else the name's (a profiler's 'residual_add' or
     # 'vectorized_elementwise_kernel<...add...>' has no op; review 13v F-A)
     kind = kernel_kind(k)[0]
+    nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
+    known = known_weight_share(k, kind, k.total_flop / nbytes if nbytes else 0.0, k.precision)
+    if known is not None:
+        return known[0]
     if kind.startswith("attention"):
         return 0.0        # Q, K, V and O are activations and KV cache, not weights
     if any(kind.startswith(w) for w in WEIGHT_KINDS):
