@@ -13,8 +13,11 @@ ROOF = Roof("A", compute=(Ceiling(1e12, precision="fp32", unit="vector"),
 
 
 def _linear(weight_dtype="fp32", **meta):
+    # a GEMV whose shape agrees with its counts: 2 x 1e5 x 1e4 FLOP, 4e9 bytes of fp32
+    # weights (whatif reads the weight share off the shape)
     return Kernel("linear", {"fp32": 2e9}, {"DRAM": 4e9}, seconds=0.1,
-                  meta={"op": "matmul", "shape": {"m": 1, "n": 1000, "k": 1000, "dtype": "fp32"},
+                  meta={"op": "matmul", "shape": {"m": 1, "n": 100_000, "k": 10_000,
+                                                  "dtype": "fp32"},
                         "weight_dtype": weight_dtype, **meta})
 
 
@@ -23,7 +26,7 @@ def _linear(weight_dtype="fp32", **meta):
 def test_change_precision_rewrites_shape_dtype_and_weight_dtype():
     new = change_precision(ROOF, [_linear(dtypes=["float", "long int"])], "fp16").moves[0][1]
     assert new.meta["shape"]["dtype"] == "fp16"
-    assert new.meta["shape"]["n"] == 1000               # the rest of the shape is kept
+    assert new.meta["shape"]["n"] == 100_000            # the rest of the shape is kept
     assert new.meta["weight_dtype"] == "fp16"
     assert "dtypes" not in new.meta                     # profiler spellings: no translation
     assert new.bytes["DRAM"] == pytest.approx(2e9)

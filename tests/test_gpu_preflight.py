@@ -140,6 +140,7 @@ def test_one_failing_matmul_precision_keeps_the_others(monkeypatch):
         yield   # pragma: no cover
 
     monkeypatch.setattr(compute, "fp32_matmul_mode", refused)
+    monkeypatch.setattr(compute, "_triton_int8", lambda ctx: None)
     monkeypatch.setattr(compute, "_matmul_best", lambda ctx, p: Ceiling(
         value=1e12, precision=p, unit="tensor", provenance="measured", method="t"))
     ctx = SimpleNamespace(is_cuda=True, torch=None, skipped={})
@@ -176,3 +177,78 @@ def test_loop_counts_do_not_multiply_triton_compiles():
 
     keys = {native(BaseBackend, v, False, False, True) for v in (1, 5, 20, 2048, 4096)}
     assert keys == {("i32", None)}            # one compiled kernel for every loop count
+
+
+# --- review 14a #9, #13: the CLI runs after this process lets go of the GPU ---------------
+
+def test_a_failing_cold_cli_run_is_reported_but_not_an_error(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    gc = _load_script()
+
+    def fake_cli(device, out, timeout_s=0.0, triton_cache=None):
+        if triton_cache:     # the cold run: a first run's compile failed
+            return {"rc": 1, "wall_s": 3.0, "stderr_tail": "RuntimeError: ptxas died"}
+        return {"rc": 0, "wall_s": 9.0, "probe_s": 7.0, "ceilings": 9, "stderr_tail": ""}
+    monkeypatch.setattr(gc, "run_cli_probe", fake_cli)
+    rc = gc.main([str(tmp_path), "--device", "cpu", "--quick", "--cli"])
+    out = capsys.readouterr().out
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["errors"] == {} and rc == 0
+    assert report["cli_cold_error"] == "RuntimeError: ptxas died"
+    assert "[info] `rooflab probe --quick`, empty Triton cache: exit 1" in out
+
+
+def test_release_device_empties_the_cache_and_names_this_pid(monkeypatch):
+    import os
+    from types import SimpleNamespace
+
+    from rooflab.probe.gpu.load import EXPECTED_PIDS_ENV
+
+    gc = _load_script()
+    calls = []
+    fake = SimpleNamespace(cuda=SimpleNamespace(
+        empty_cache=lambda: calls.append("empty_cache"),
+        memory_reserved=lambda dev: 2 * 2**20))
+    monkeypatch.setenv(EXPECTED_PIDS_ENV, "11")
+    got = gc.release_device(fake, SimpleNamespace(type="cuda", index=0))
+    assert calls == ["empty_cache"]
+    assert got == {"pid": os.getpid(), "reserved_bytes": 2 * 2**20, "env": EXPECTED_PIDS_ENV}
+    assert os.environ[EXPECTED_PIDS_ENV] == f"11,{os.getpid()}"
+    assert gc.shares_text(got, "cuda:0").startswith(
+        f"this gpu_check (pid {os.getpid()}, 2 MiB reserved after empty_cache, idle)")
+    assert gc.release_device(fake, SimpleNamespace(type="cpu")) is None
+
+
+def test_gpu_check_records_registers_and_spills_of_the_compiled_kernels(monkeypatch):
+    # Review 14a #13: the occupancy claims (48 registers in the read sweep, no spills) are
+    # Triton 3.9's; the device runs 3.6, so gpu_check.json keeps what the device compiled.
+    triton = pytest.importorskip("triton")
+    from types import SimpleNamespace
+
+    from rooflab.probe.gpu import kernels
+
+    monkeypatch.setattr(kernels, "COMPILED", {
+        "read_sweep.cg_2048": SimpleNamespace(n_regs=48, n_spills=0, shared=0)})
+    gc = _load_script()
+    got = gc.kernel_resources(SimpleNamespace(type="cuda"))
+    assert got == {"triton": triton.__version__,
+                   "read_sweep.cg_2048": {"n_regs": 48, "n_spills": 0, "shared": 0}}
+    assert gc.kernel_resources(SimpleNamespace(type="cpu")) is None
+    # Every launch asks for FP fusion explicitly (no Triton 3.9 "unset default" warning).
+    assert kernels.FP_FUSION is True
+
+
+def test_the_second_int8_method_is_judged_apart_from_the_kernels_every_figure_needs():
+    # A Triton that cannot compile the int8 GEMM must not fail "Triton kernels agree with
+    # torch" (info, torch._int_mm alone); one that computes it wrongly fails its own row.
+    gc = _load_script()
+    assert gc.int8_gemm_row(None) is None
+    assert gc.int8_gemm_row({"not_run": "CompilationError: out of resource: shared"}) == (
+        "Triton int8 GEMM agrees with fp64 (second int8 method)", "info",
+        "not run: CompilationError: out of resource: shared; the int8 ceiling is "
+        "torch._int_mm's alone")
+    assert gc.int8_gemm_row({"problems": ["int8_matmul_kernel: 3 of 65536 results differ"]})[
+        1:] == ("FAIL", "int8_matmul_kernel: 3 of 65536 results differ")
+    assert gc.int8_gemm_row({"problems": []})[1] == "PASS"
+    got = gc.int8_gemm_check(None, None)      # no torch: reported as not run, never raised
+    assert set(got) == {"not_run"}

@@ -11,12 +11,13 @@ import pytest
 
 from rooflab.errors import InputError, ParseError
 from rooflab.model import Ceiling, Roof
+from rooflab.model.parallel import Link
 from rooflab.workloads import ops
 from rooflab.workloads.llm.analysis import ContextWarning, Request, analyze_llm, result_to_dict
 from rooflab.workloads.llm.config import bundled_names, load_config, parse_config
 from rooflab.workloads.llm.footprint import footprint, kv_bytes_per_sequence
 from rooflab.workloads.llm.kernels import decode_step, prefill_step
-from rooflab.workloads.llm.parallel import allreduce_seconds, shard, tensor_parallel
+from rooflab.workloads.llm.parallel import shard, tensor_parallel
 from rooflab.workloads.llm.params import count_params
 from rooflab.workloads.llm.settings import Settings
 from rooflab.workloads.llm.sweep import batch_sweep
@@ -278,10 +279,10 @@ def test_tensor_parallel():
     part = shard(cfg, 8)
     assert (part.heads, part.kv_heads, part.intermediate) == (8, 1, 3584)
     assert count_params(part).total == pytest.approx(count_params(cfg).total / 8, rel=0.01)
-    r = tensor_parallel(cfg, FP16, T4, batch=4, context=100, tp=8, link_bytes_per_s=300e9)
+    r = tensor_parallel(cfg, FP16, T4, batch=4, context=100, tp=8, link=Link("NVLink", 300e9))
     assert r.allreduces == 160 and r.allreduce_bytes == 4 * 8192 * 2
     assert r.comm_s == pytest.approx(160 * 2 * 7 / 8 * 65536 / 300e9)
-    assert allreduce_seconds(1e6, 1, 1e9) == 0.0
+    assert tensor_parallel(cfg, FP16, T4, batch=4, context=100, tp=1).comm_s == 0.0
     with pytest.raises(InputError, match="link-bw"):
         tensor_parallel(cfg, FP16, T4, batch=1, context=10, tp=2)
     with pytest.raises(InputError, match="divide"):

@@ -212,6 +212,7 @@ def test_no_cuda_device_is_a_clear_device_error(monkeypatch):
     from rooflab.probe.gpu import probe_gpu
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)   # refused before the device check
     with pytest.raises(DeviceError, match=r"no CUDA device is visible \(torch\.cuda\."
                                           r"is_available\(\) is False\)") as err:
         probe_gpu("cuda:0", "quick")
@@ -261,8 +262,9 @@ def test_triton_kernels_agree_with_torch_under_the_interpreter():
     import subprocess
     import sys
 
-    code = ("import torch; from rooflab.probe.gpu.kernels import check_kernels; "
-            "p = check_kernels(torch, 'cpu'); print(p); raise SystemExit(1 if p else 0)")
+    code = ("import torch; from rooflab.probe.gpu.kernels import check_kernels, "
+            "check_int8_matmul; p = check_kernels(torch, 'cpu') + check_int8_matmul(torch, "
+            "'cpu'); print(p); raise SystemExit(1 if p else 0)")
     env = {**os.environ, "TRITON_INTERPRET": "1", "TRITON_DEFAULT_FP_FUSION": "1"}
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, timeout=120)
@@ -488,3 +490,72 @@ def test_cli_says_no_gpu_before_starting_its_progress_bar(monkeypatch, capsys):
     monkeypatch.setattr(cli_probe, "_with_progress", no_bar)
     assert main(["probe", "--device", "cuda"]) == 2
     assert capsys.readouterr().err.startswith("error: no CUDA device is visible")
+
+
+def test_int8_far_below_nominal_blames_the_library_path_not_the_machine():
+    # torch._int_mm runs cuBLASLt's default algorithm with no workspace (review 14a #5): an
+    # int8 roof at 30 % of 1979 TOPS gets its own note, and bf16 at 30 % keeps the usual one.
+    from rooflab.probe.gpu.compute import INT8_METHOD
+    from rooflab.probe.nominal import below_nominal_notes
+
+    nominal = Roof("NVIDIA H200 SXM", compute=(
+        Ceiling(989.5e12, precision="bf16", unit="tensor"),
+        Ceiling(1979e12, precision="int8", unit="tensor")))
+    measured = Roof("NVIDIA H200", kind="measured", compute=(
+        _m(600e12, precision="int8", unit="tensor", method=INT8_METHOD),
+        _m(300e12, precision="bf16", unit="tensor")))
+    compute, int8 = below_nominal_notes(measured, nominal, "gpu")
+    assert compute.startswith("far below nominal ('NVIDIA H200 SXM'): bf16 tensor 300 TFLOP/s")
+    assert "int8" not in compute and "another process on the GPU" in compute
+    assert int8.startswith("far below nominal ('NVIDIA H200 SXM'): int8 tensor 600 TOP/s = "
+                           "30% of 1.98 POP/s")
+    assert "Usual causes: PyTorch's int8 GEMM path (torch._int_mm runs cuBLASLt's default " \
+           "algorithm with no workspace" in int8
+    assert INT8_METHOD == ("torch._int_mm (cuBLASLt default algorithm and no workspace: a "
+                           "library figure)")
+
+
+_INTERPRETED_INT8 = """
+import json, time, torch
+from rooflab.probe.gpu import best_per_label, compute, context as C
+from rooflab.probe.gpu.timing import clock_timer
+from rooflab.probe.timer import TimingPlan
+plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
+sizes = C.Sizes(stream_bytes=1 << 16, sweep_lo=1 << 16, sweep_hi_l2=1.0, sweep_step=2.0,
+    sweep_call_bytes=1 << 16, host_bytes=0, matmul_sizes=(128, 256), fma_iters=4,
+    launch_calls=5, plan=plan, sweep_plan=plan)
+ctx = C.Context(torch=torch, dev=torch.device("cpu"), timer=clock_timer(time.perf_counter),
+                sizes=sizes, host={"multiprocessors": 1}, source="t", triton=True)
+c = compute._triton_int8(ctx)
+from rooflab.model.ceiling import Ceiling
+lib = Ceiling(value=1.0, precision="int8", unit="vector", provenance="measured",
+              method=compute.INT8_METHOD + " 256x256x256, random inputs")
+merged = best_per_label([lib, c])
+print(json.dumps({"method": c.method, "unit": c.unit, "label": c.label,
+                  "work": ctx.record["matmul_int8_triton_256"]["work_per_call"],
+                  "merged": merged[0].method, "skipped": ctx.skipped}))
+"""
+
+
+def test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter():
+    # Review 14a #5: beside torch._int_mm (cuBLASLt default algorithm, no workspace) a Triton
+    # tl.dot int8 GEMM (IGMMA on sm_90) runs at the largest matmul size; the faster of the two
+    # is the int8 ceiling and its method names the other.
+    pytest.importorskip("triton", reason="triton is not installed here")
+    import json
+    import os
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _INTERPRETED_INT8],
+                         env={**os.environ, "TRITON_INTERPRET": "1"}, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["method"] == ("Triton int8 tl.dot GEMM 256x256x256 (one untuned 128x256x128 "
+                             "tile, int32 accumulator), random inputs, 2n^3 OP, best call")
+    assert out["work"] == 2 * 256 ** 3 and out["label"] == "int8 vector"   # CPU: no tensor
+    assert out["merged"].startswith("Triton int8 tl.dot GEMM 256x256x256") and \
+        "; beat torch._int_mm (cuBLASLt default algorithm and no workspace: a library " \
+        "figure) 256x256x256 (1 OP/s)" in out["merged"]
+    assert out["skipped"] == {}

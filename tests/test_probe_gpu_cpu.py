@@ -82,7 +82,11 @@ def test_host_section_has_the_cuda_keys_and_clocks(run, monkeypatch):
     cuda_host["clocks_before"] = cuda_host["clocks_after"] = {}
     cuda_host["catalog"] = cuda_host["catalog_note"] = cuda_host["catalog_match"] = None
     cuda_host["unified_memory"] = False
+    # probe_gpu adds the TF32 override variables and the L2-vs-catalog note on every device.
+    cuda_host["tf32_env"] = cuda_host["l2_catalog_note"] = None
     assert set(cuda_host) == set(host)
+    assert host["tf32_env"] == {"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": None,
+                                "NVIDIA_TF32_OVERRIDE": None} or any(host["tf32_env"].values())
     assert cuda_host["compute_capability"] == "9.0" and cuda_host["l2_bytes"] == 50 * 2**20
     # 132 SMs x 256 KiB of L1 + shared memory on compute capability 9.0.
     assert cuda_host["caches"] == {"L1": 132 * 256 * 1024, "L2": 50 * 2**20}

@@ -218,8 +218,11 @@ def test_profile_records_the_other_process_and_throttling_with_notes(shared_h200
     assert p.measured.notes[:2] == (busy, throttled)
     # the fake device's tiny measured ceilings are far below the H200's datasheet: the
     # below-nominal notes (probe/nominal.py) follow the load notes
-    assert all(n.startswith("far below nominal") for n in p.measured.notes[2:])
-    assert p.extras["below_nominal"]["notes"] == list(p.measured.notes[2:])
+    # (after the note that the fake's 1 MiB L2 is not the catalog's 50 MiB)
+    assert p.measured.notes[2].startswith("device reports L2 1 MiB, catalog 'NVIDIA H200 SXM' "
+                                          "50 MiB")
+    assert all(n.startswith("far below nominal") for n in p.measured.notes[3:])
+    assert p.extras["below_nominal"]["notes"] == list(p.measured.notes[3:])
     assert busy in profile_notes(p) and throttled in profile_notes(p)
     # nothing was set: init/shutdown pairs only around the reads
     assert shared_h200.calls.count("init") == shared_h200.calls.count("shutdown")
@@ -289,3 +292,37 @@ def test_on_a_jetson_the_hint_names_tegrastats(monkeypatch):
     assert orin.why.endswith("`tegrastats` shows them (a Jetson has no nvidia-smi)")
     h200 = snapshot(torch_with(False), cuda)
     assert h200.why.endswith("`nvidia-smi` shows them") and "tegrastats" not in h200.why
+
+
+# --- review 14a #9: gpu_check's idle parent is not another user ----------------------------
+
+def test_expected_pids_are_listed_apart_not_counted_as_others(monkeypatch):
+    from rooflab.probe.gpu.load import EXPECTED_PIDS_ENV, expected_pids, snapshot
+
+    parent = 777
+    nvml = FakeNvml(pids=(None, parent), util=0, reasons=0)
+    r = read_load(nvml, "h", os.getpid(), 2e9, expected=frozenset({parent}))
+    assert r.other_count == 0 and not r.busy
+    assert [p.pid for p in r.expected] == [parent]
+    d = r.to_dict()
+    assert d["other_processes"] == []
+    assert d["expected_processes"] == [{"pid": parent, "used_bytes": 2e9,
+                                        "why": "named in ROOFLAB_EXPECTED_GPU_PIDS"}]
+    # Without the name the same parent is another user, as before.
+    assert read_load(nvml, "h", os.getpid(), 2e9).other_count == 1
+    # A real stranger still counts with the parent named.
+    both = read_load(FakeNvml(pids=(None, parent, OTHER_PID), util=0), "h", os.getpid(), 2e9,
+                     expected=frozenset({parent}))
+    assert both.other_count == 1 and both.others[0].pid == OTHER_PID
+    assert expected_pids({EXPECTED_PIDS_ENV: "12, 34,x"}) == {12, 34}
+    assert expected_pids({}) == frozenset()
+    # snapshot() reads the variable: the CLI child of gpu_check gets it through its env.
+    monkeypatch.setenv(EXPECTED_PIDS_ENV, str(parent))
+    monkeypatch.setitem(sys.modules, "pynvml", nvml)
+    props = SimpleNamespace(uuid="u", pci_bus_id=None)
+    fake_torch = SimpleNamespace(
+        version=SimpleNamespace(hip=None),
+        cuda=SimpleNamespace(get_device_properties=lambda dev: props,
+                             memory_reserved=lambda dev: 2e9))
+    got = snapshot(fake_torch, SimpleNamespace(type="cuda", index=0))
+    assert got.available and got.other_count == 0 and [p.pid for p in got.expected] == [parent]

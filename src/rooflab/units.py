@@ -262,3 +262,25 @@ def positive(value: float, name: str) -> float:
     if value is None or not (value > 0) or math.isinf(value):
         raise InputError(f"{name} must be a positive number; got {value!r}")
     return value
+
+
+# No accelerator or CPU has less memory than this; a bare number below it is a unit left
+# out (`llm --memory 16` is 16 bytes), not a device.
+SMALLEST_MEMORY = 1e6
+
+
+def is_bare_number(text: str | int | float) -> bool:
+    """Whether a size or rate was typed without a unit ('16', '4.5e11'; not '16GB')."""
+    return not any(ch.isalpha() for ch in str(text).replace("e", ""))
+
+
+def parse_memory(text: str | int | float, what: str = "--memory") -> float:
+    """parse_size for a device's memory, refusing anything below SMALLEST_MEMORY bytes:
+    from a bare number, a unit left out (`--memory 16`), as parse_link_rate refuses
+    `--link-bw 900`. Raises InputError."""
+    value = parse_size(text, what)
+    if value < SMALLEST_MEMORY:
+        example = f"{text}GB (decimal) or {text}GiB" if is_bare_number(text) else "16GB"
+        raise InputError(f"{what} {text} is {value:g} bytes, smaller than any device's "
+                         f"memory; give a unit, e.g. {what} {example}")
+    return value

@@ -7,10 +7,12 @@ ridge on that roof. Kept light: no matplotlib, torch or numba on this path.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError
+from .options import on_option
 
 HELP = """Arithmetic intensity calculator: FLOP, bytes and AI of one op.
 
@@ -27,8 +29,8 @@ otherwise (attention --naive, embedding, matmul --tile).
 """
 
 DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ...")
-ON = typer.Option(None, "--on", help="hardware name (rooflab specs list) or a profile/roof "
-                                      "JSON file: adds attainable FLOP/s, bound, time floor")
+# ai's --on is optional: it adds the verdict on that roof to the counts
+OnAi = Annotated[str | None, on_option("adds attainable FLOP/s, bound, time floor")]
 JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
 
 
@@ -255,11 +257,9 @@ def _emit(op, on: str | None, json_out: bool, extra: dict | None = None) -> None
 
     roof = nominal = None
     if on:
-        from ..hardware.resolve import load_roofs
+        from .inputs import resolve_on
 
-        roofs = load_roofs(on)
-        if not roofs:
-            raise InputError(f"'{on}' holds no roof")
+        roofs = resolve_on(on)
         roof = roofs[0]
         # a profile holding both roofs (measured first): the nominal one for the band note
         if (len(roofs) > 1 and roof.kind == "measured" and roofs[1].kind == "nominal"
@@ -294,7 +294,7 @@ def register(app) -> None:
                k: str = typer.Argument(..., help="the shared dimension (input features)"),
                dtype: str = DTYPE,
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
-               on: str | None = ON, json_out: bool = JSON,
+               on: OnAi = None, json_out: bool = JSON,
                tile: str | None = TILE, out_dtype: str | None = OUT_DTYPE,
                weights: str | None = WEIGHTS, group: str = GROUP) -> None:
         """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.
@@ -325,14 +325,14 @@ def register(app) -> None:
 
     @ai.command("gemm", context_settings=positional, hidden=True)
     def gemm(m: str, n: str, k: str, dtype: str = DTYPE, batch: str = typer.Option("1"),
-             on: str | None = ON, json_out: bool = JSON, tile: str | None = TILE,
+             on: OnAi = None, json_out: bool = JSON, tile: str | None = TILE,
              out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
              group: str = GROUP) -> None:
         """Same as matmul."""
         matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group)
 
     @ai.command("gemv", context_settings=positional)
-    def gemv(m: str, n: str, dtype: str = DTYPE, on: str | None = ON,
+    def gemv(m: str, n: str, dtype: str = DTYPE, on: OnAi = None,
              json_out: bool = JSON) -> None:
         """y(m) = A(m×n) @ x(n) (a decode step's linear layer).
 
@@ -348,7 +348,7 @@ def register(app) -> None:
                     inputs: str = typer.Option("1", help="arrays read per element"),
                     outputs: str = typer.Option("1", help="arrays written per element"),
                     flop_per_element: float = typer.Option(1.0, help="FLOP per element"),
-                    on: str | None = ON, json_out: bool = JSON) -> None:
+                    on: OnAi = None, json_out: bool = JSON) -> None:
         """n elements; y = x + 1 is the default, z = x + y is --inputs 2.
 
             rooflab ai elementwise 1e8 --dtype fp16 --inputs 2
@@ -366,7 +366,7 @@ def register(app) -> None:
 
     @ai.command("reduction", context_settings=positional)
     def reduction(n: str, dtype: str = DTYPE, rows: str = typer.Option("1", help="rows"),
-                  on: str | None = ON, json_out: bool = JSON) -> None:
+                  on: OnAi = None, json_out: bool = JSON) -> None:
         """Sum of n elements per row.
 
             rooflab ai reduction 1e6 --dtype fp32
@@ -378,7 +378,7 @@ def register(app) -> None:
     def _rows_cols(fn_name: str, doc: str):
         @ai.command(fn_name, context_settings=positional)
         def rows_cols(rows: str, cols: str, dtype: str = DTYPE,
-                      on: str | None = ON, json_out: bool = JSON) -> None:
+                      on: OnAi = None, json_out: bool = JSON) -> None:
             _emit(getattr(_ops(), fn_name)(_n(rows, "rows"), _n(cols, "cols"), dtype), on,
                   json_out)
 
@@ -402,7 +402,7 @@ def register(app) -> None:
                s: str = typer.Option("3", "--s", help="filter width"),
                stride: str = typer.Option("1"), padding: str = typer.Option("0"),
                groups: str = typer.Option("1"), dtype: str = DTYPE,
-               on: str | None = ON, json_out: bool = JSON) -> None:
+               on: OnAi = None, json_out: bool = JSON) -> None:
         """2-D convolution, output P = (H + 2·padding - R) / stride + 1.
 
             rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 \\
@@ -431,7 +431,7 @@ def register(app) -> None:
                                                       "--heads)"),
                   naive: bool = typer.Option(False, help="materialise the score matrix"),
                   causal: bool = typer.Option(False, help="count unmasked scores only"),
-                  dtype: str = DTYPE, on: str | None = ON,
+                  dtype: str = DTYPE, on: OnAi = None,
                   json_out: bool = JSON) -> None:
         """Attention (flash by default; --naive writes scores to memory).
 
@@ -448,7 +448,7 @@ def register(app) -> None:
 
     @ai.command("embedding", context_settings=positional)
     def embedding(tokens: str, hidden: str, dtype: str = DTYPE,
-                  on: str | None = ON, json_out: bool = JSON) -> None:
+                  on: OnAi = None, json_out: bool = JSON) -> None:
         """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).
 
             rooflab ai embedding 8 2048

@@ -8,6 +8,8 @@ import typer
 
 VERB_MODULES = ("demo", "probe", "specs", "ai", "bench", "plot", "report", "ncu", "torch_cmd",
                 "rocprof", "llm", "compare", "whatif", "choose", "scale")
+VERB_MODULES += ("likwid",)   # rooflab likwid: likwid-perfctr CSV regions (cli/likwid.py)
+VERB_MODULES += ("perf",)     # rooflab perf: a perf stat run (cli/perf.py)
 
 HELP = """Roofline analysis: what limits this code on this machine, how far is it from that
 limit, and what would move it?

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError, MissingDependency
 from ..model.ceiling import Roof
 from .common import progress_bar, wide_console
+from .options import on_option
 
 OUTPUT_SUFFIXES = (".png", ".svg", ".json", ".csv")
+# bench's --on replaces the probe it runs without one
+OnBench = Annotated[str | None, on_option("judge by it instead of probing first")]
 
 
 def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | None]:
@@ -91,8 +95,7 @@ def register(app) -> None:
                                        "makes; its arguments follow it (after --)"),
         device: str | None = typer.Option(None, "--device", help="cpu (numpy; the "
                                           "default), torch-cpu, or cuda[:N] (PyTorch)"),
-        on: str | None = typer.Option(None, "--on", help="judge by this profile file or "
-                                      "catalog device instead of probing first"),
+        on: OnBench = None,
         only: str | None = typer.Option(None, "--only", help="comma-separated kernel names "
                                         "or prefixes, e.g. copy,gemm,triad_fp64"),
         quick: bool = typer.Option(False, "--quick", help="shorter timing (about a third)"),
@@ -142,9 +145,9 @@ def register(app) -> None:
             cuda = device.lower().startswith("cuda")
             require("torch", "gpu" if cuda else "torch", f"rooflab bench --device {device}")
         if on is not None:
-            from ..hardware.resolve import load_roofs
+            from .inputs import resolve_on
 
-            roofs = load_roofs(on)
+            roofs = resolve_on(on)
             mismatch = other_kind_warning(on, device, roofs)
             if mismatch:   # said before the progress bar, not under it
                 print(mismatch, file=sys.stderr)
@@ -194,9 +197,9 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
         output_suffix(output)
         check_writable(output)
     if on is not None:   # a bad --on fails before the script runs, too
-        from ..hardware.resolve import load_roofs
+        from .inputs import resolve_on
 
-        roofs = load_roofs(on)
+        roofs = resolve_on(on)
     kernels = run_script(script, args, quiet_stdout=json_out)
     device, mixed = kernels_device(kernels)
     notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
+from .options import Files
 
 HELP = """Rank devices for a kernel set by the work floor at each roof (max of FLOP / P and
 bytes / B per kernel, summed: `rooflab llm`'s TPOT floor), with the time "with launches"
@@ -54,8 +55,7 @@ def candidates(among: str | None, kind: str | None):
 def register(app) -> None:
     @app.command("choose", help=HELP)
     def choose(
-        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
-                                                     "JSON, ncu CSV or .ncu-rep"),
+        files: Files,
         among: str = typer.Option(None, "--among", help="devices: H100,H200,MI300X or "
                                                         "profile files"),
         kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "

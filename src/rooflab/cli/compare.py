@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError
 from .common import EXIT_REGRESSION
+from .options import FILES_HELP, on_option
+
+# compare's --on judges nothing: it is the roof the -o chart draws the moves on
+OnChart = Annotated[str | None, on_option("the roof of the -o chart (else the files' own)")]
 
 HELP = """Compare two runs (before/after an optimisation, or two machines).
 
@@ -40,9 +45,8 @@ derived floors, never gated. -o arrows.png draws each kernel's move on the roof 
 def register(app) -> None:
     @app.command("compare", help=HELP)
     def compare(
-        before: str = typer.Argument(..., help="the first run: kernel/analysis JSON, CSV, "
-                                               "ncu CSV, .ncu-rep, rocprof CSV or folder, "
-                                               "or torch trace"),
+        before: str = typer.Argument(..., help=f"the first run: any file report reads "
+                                               f"({FILES_HELP})"),
         after: str = typer.Argument(..., help="the second run, same formats"),
         rename: list[str] = typer.Option([], "--map", help="OLD=NEW for a renamed kernel "
                                                            "(repeatable)"),
@@ -50,8 +54,7 @@ def register(app) -> None:
                                              help="exit 1 if a matched kernel is slower by "
                                                   "more than PCT percent, outside the "
                                                   "timing noise where samples tell"),
-        on: str = typer.Option(None, "--on", help="roof for the chart: hardware name or "
-                                                  "profile JSON"),
+        on: OnChart = None,
         output: str = typer.Option(None, "-o", "--output", help="arrows chart .png/.svg, "
                                                                  "or .json"),
         json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
@@ -325,9 +328,11 @@ def _write(path: str, cmp, data, on, files) -> None:
         write_json(path, data)
         return
     from ..report.chart import plot_roofline, roof_label, save_figure
-    from .report import load_inputs
+    from .inputs import load_inputs
 
-    roof = load_inputs(files, on).roof
+    inputs = load_inputs(files, [on] if on else [])
+    inputs.print_notes()   # of the chart's roof and kernels, as plot says them
+    roof = inputs.roof
     pairs = [_labelled(m) for m in cmp.matches]
     kernels = [k for pair in pairs for k in pair]
     display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")

@@ -11,12 +11,13 @@ from pathlib import Path
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import parse_size, si
+from ..units import parse_link_rate, parse_memory, si
 
 # The CSV and chart live in llm_output, the tables and lines in llm_render; re-exported so
 # `cli.llm.X` still works.
 from .llm_output import _write_output, csv_text, save_chart  # noqa: F401
 from .llm_parallel import (
+    GivenLatency,
     _check_pp,
     _pipeline,
     _stage_link,
@@ -45,17 +46,34 @@ from .llm_render import (  # noqa: F401
 PHASES = ("decode", "prefill", "both")
 
 
-def _batches(text: str) -> tuple[int, ...]:
+def _ints(text: str, option: str, example: str) -> tuple[int, ...]:
+    """A comma-separated list of integers (one value: a tuple of one)."""
     out = []
     for part in str(text).replace(" ", "").split(","):
         try:
             out.append(int(part))
         except ValueError:
-            raise InputError(f"--batch takes integers separated by commas, e.g. 1,4,16; "
+            raise InputError(f"{option} takes integers separated by commas, e.g. {example}; "
                              f"got '{text}'") from None
+    return tuple(out)
+
+
+def _batches(text: str) -> tuple[int, ...]:
     from ..workloads.llm.sweep import check_batches
 
-    return check_batches(out)
+    return check_batches(_ints(text, "--batch", "1,4,16"))
+
+
+def _lengths(text: str | None, option: str, example: str) -> tuple[int, ...]:
+    """--context / --prompt: one length, or several for a sweep (checked >= 1 here, so
+    that `--context 0,512` says which option)."""
+    if text is None:
+        return ()
+    from ..workloads.llm.sweep import sweep_lengths
+
+    values = _ints(text, option, example)
+    sweep_lengths(values, option)
+    return values
 
 
 def _device(spec: str, roof):
@@ -83,10 +101,15 @@ def register(app) -> None:
                                    "given is the batch of the tables; the sweep is of decode "
                                    "steps (TPOT), of prefills (TTFT) with --phase prefill, "
                                    "both with --phase both"),
-        prompt: int = typer.Option(512, "--prompt", help="prompt tokens (prefill)"),
-        context: int = typer.Option(None, "--context",
+        prompt: str = typer.Option("512", "--prompt", help="prompt tokens (prefill); "
+                                   "several, e.g. 512,2048,8192: a prompt sweep (TTFT per "
+                                   "prompt length at the batch; the first is tabled)"),
+        context: str = typer.Option(None, "--context",
                                     help="tokens in the KV cache at the tabled decode step "
-                                    "(default: prompt + generate/2, the average step)"),
+                                    "(default: prompt + generate/2, the average step); "
+                                    "several, e.g. 512,8192,32768: a context sweep (TPOT "
+                                    "per context at the batch; the first is tabled); not "
+                                    "with a --batch list"),
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
         weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int4 "
                                     "(default: the config's quantization_config, else fp16)"),
@@ -113,19 +136,28 @@ def register(app) -> None:
                                       "--tp's all-reduces on its measured all-reduce "
                                       "alpha/beta, --pp's sends on its send/recv (default "
                                       "when --on is one)"),
+        hop_latency: float = typer.Option(None, "--hop-latency-us", metavar="US",
+                                          help="link latency per ring hop (one send to "
+                                          "the next rank, what nccl-tests and a send/recv "
+                                          "fit measure) in microseconds: each --tp "
+                                          "all-reduce pays 2(tp-1) hops (--tp 8, 10 us: 140 "
+                                          "us), a --pp send without --tp one (default: the "
+                                          "measured one of --link-from, else 0: bandwidth "
+                                          "only)"),
         link_latency: float = typer.Option(None, "--link-latency", metavar="US",
-                                           help="latency of one TP all-reduce in "
-                                           "microseconds, added to each (default: the "
-                                           "measured one of --link-from, else 0: bandwidth "
-                                           "only)"),
+                                           help="the older spelling, per operation: the "
+                                           "latency of one whole --tp all-reduce in "
+                                           "microseconds (taken as --hop-latency-us US / "
+                                           "2(tp-1)), or of one --pp send without --tp"),
         pp_link_bw: str = typer.Option(None, "--pp-link-bw", help="stage-to-stage link "
                                        "bandwidth per direction, e.g. 50GB/s (default: "
                                        "--link-bw without --tp, else 400Gb/s InfiniBand "
                                        "past 8 GPUs, else the catalog's link)"),
         pp_link_latency: float = typer.Option(None, "--pp-link-latency", metavar="US",
-                                              help="latency of one stage-to-stage send in "
-                                              "microseconds (default: --link-latency "
-                                              "without --tp, else 0)"),
+                                              help="latency of one stage-to-stage send "
+                                              "(one hop) in microseconds (default: "
+                                              "--hop-latency-us or --link-latency without "
+                                              "--tp, else 0)"),
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
@@ -140,6 +172,7 @@ def register(app) -> None:
         (meta-llama/Llama-2-7b-hf), or a config.json path (or its folder).
 
           rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
+          rooflab llm llama-3-8b --on A100 --context 512,8192,32768 --prompt 512,4096
           rooflab llm path/to/config.json --on H100 --weights int4 --kv fp8
           rooflab llm llama-3-70b --on H200 --tp 8 --batch 16
           rooflab llm tinyllama-1.1b --on comm.json --tp 2 --pp 2
@@ -167,25 +200,25 @@ def register(app) -> None:
         if whatif and (tp > 1 or pp > 1):
             raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
                              "--whatif")
-        if link_latency is not None and not (link_latency >= 0
-                                             and math.isfinite(link_latency)):
-            raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce "
-                             f"(e.g. 10); got {link_latency:g}")
-        if link_latency and tp == 1 and pp == 1:
-            raise InputError("--link-latency is the latency of --tp's all-reduces (or of "
-                             "--pp's sends); add --tp N or --pp N (2 or more) or drop it")
+        latency = _given_latency(hop_latency, link_latency, tp, pp)
         _check_link_from(link_from, link_bw, tp, pp)
-        _check_link_rates(link_bw, pp_link_bw)
+        # each rate parsed once, here: a bare `--link-bw 900` (bytes/s) is refused
+        link_rate = parse_link_rate(link_bw, "--link-bw") if link_bw is not None else None
+        pp_link_rate = (parse_link_rate(pp_link_bw, "--pp-link-bw") if pp_link_bw is not None
+                        else None)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on, link_from])
-        run(cfg, on=on, batches=_batches(batch), prompt=prompt, context=context,
+        prompts = _lengths(prompt, "--prompt", "512,2048,8192")
+        contexts = _lengths(context, "--context", "512,8192,32768")
+        run(cfg, on=on, batches=_batches(batch), prompt=prompts[0],
+            context=contexts[0] if contexts else None, contexts=contexts, prompts=prompts,
             generate=generate, weights=weights, kv=kv, act=act, attn=attn, group=group,
-            tp=tp, link_bw=link_bw, memory=memory, tpot_ms=tpot_ms, phase=phase, whatif=whatif,
-            compare=compare, json_out=json_out, output=output,
-            link_latency_s=None if link_latency is None else link_latency / 1e6, pp=pp,
-            micro_batches=micro_batches, pp_link_bw=pp_link_bw, link_from=link_from,
+            tp=tp, link_bw=link_rate, memory=memory, tpot_ms=tpot_ms, phase=phase,
+            whatif=whatif, compare=compare, json_out=json_out, output=output,
+            latency=latency, pp=pp,
+            micro_batches=micro_batches, pp_link_bw=pp_link_rate, link_from=link_from,
             pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6,
             on_note=on_note)
 
@@ -217,10 +250,14 @@ def _on_or_first_compared(on: str | None, compare: str | None
 
 
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
-        link_bw, memory, tpot_ms, phase, whatif, compare, json_out, output,
-        link_latency_s: float | None = None, pp: int = 1, micro_batches: int | None = None,
-        pp_link_bw: str | None = None, pp_link_latency_s: float | None = None,
-        link_from: str | None = None, on_note: str | None = None) -> None:
+        link_bw: float | None, memory, tpot_ms, phase, whatif, compare, json_out, output,
+        latency: GivenLatency | None = None, pp: int = 1, micro_batches: int | None = None,
+        pp_link_bw: float | None = None, pp_link_latency_s: float | None = None,
+        link_from: str | None = None, on_note: str | None = None,
+        contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = ()) -> None:
+    """The study the options ask for; link_bw and pp_link_bw in bytes/s (parsed once, by
+    the command), latency as typed for the --link-* link; contexts and prompts: the
+    sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
@@ -228,19 +265,17 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from .common import console, emit_json
 
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp)
-    req = Request(batches=batches, prompt=prompt, context=context, generate=generate)
+    req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
+                  contexts=contexts, prompts=prompts)
     roof = load_roof(on)
     dev = _device(on, roof)
-    mem = parse_size(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
-    if memory and mem < 1e6:   # '--memory 16' parses as 16 bytes: a missing unit, not a device
-        raise InputError(f"--memory {memory} is {mem:g} bytes; give a unit, e.g. --memory "
-                         f"16GB (decimal) or 16GiB")
+    mem = parse_memory(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
     # --link-bw wins over a measured link; --link-from (or --on as a cluster profile)
     # gives the links that were not given
     comm = comm_profile(on, link_from) if tp > 1 or pp > 1 else None
-    tpl = tp_link(s, roof, dev, comm, link_bw, link_latency_s) if tp > 1 else None
-    stage = (_stage_link(s, roof, dev, _stage_link_given(s, link_bw, link_latency_s,
-                                                         pp_link_bw, pp_link_latency_s), comm)
+    tpl = tp_link(s, roof, dev, comm, link_bw, latency) if tp > 1 else None
+    stage = (_stage_link(s, roof, dev, _stage_link_given(s, link_bw, latency, pp_link_bw,
+                                                         pp_link_latency_s), comm)
              if pp > 1 else None)
     r = _analyze(cfg, roof, s, req, mem, tpl)
     compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
@@ -300,14 +335,25 @@ def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
             f"(MemAvailable in its /proc/meminfo)",)
 
 
-def _check_link_rates(link_bw: str | None, pp_link_bw: str | None) -> None:
-    """A bare `--link-bw 900` is 900 bytes/s: refused as `scale --link-bw` refuses it,
-    before a 583-second TPOT is printed."""
-    from ..units import parse_link_rate
-
-    for text, what in ((link_bw, "--link-bw"), (pp_link_bw, "--pp-link-bw")):
-        if text is not None:
-            parse_link_rate(text, what)
+def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp: int
+                   ) -> GivenLatency | None:
+    """--hop-latency-us (per ring hop) or the older --link-latency (per all-reduce under
+    --tp, per send under --pp alone), checked, in seconds."""
+    if hop_us is not None and allreduce_us is not None:
+        raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency "
+                         "(per all-reduce); --link-latency US is --hop-latency-us "
+                         "US / 2(tp-1)")
+    option, us = (("--hop-latency-us", hop_us) if hop_us is not None
+                  else ("--link-latency", allreduce_us))
+    if us is None:
+        return None
+    if not (us >= 0 and math.isfinite(us)):
+        per = "per ring hop" if option == "--hop-latency-us" else "per all-reduce"
+        raise InputError(f"{option} must be >= 0 microseconds {per} (e.g. 10); got {us:g}")
+    if us and tp == 1 and pp == 1:
+        raise InputError(f"{option} is the latency of --tp's all-reduces (or of --pp's "
+                         f"sends); add --tp N or --pp N (2 or more) or drop it")
+    return GivenLatency(us / 1e6, option)
 
 
 def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: int) -> None:
@@ -319,8 +365,14 @@ def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: in
                          "sends; add --tp N or --pp N (2 or more) or drop it")
 
 
-def _latency_words(chosen) -> str:
+def _latency_words(chosen, tp: int) -> str:
     """Where --tp's latency per all-reduce came from, for the note."""
+    if chosen.latency_from == "--hop-latency-us":
+        from ..model.parallel import ring_hops
+        from ..units import fmt_seconds
+
+        return (f"--hop-latency-us: {ring_hops(tp)} hops x "
+                f"{fmt_seconds(chosen.link.hop_latency_s, 4)}")
     if chosen.latency_from != "fit":
         return chosen.latency_from
     fit = chosen.fit or {}
@@ -333,8 +385,8 @@ def _analyze(cfg, roof, s, req, mem, tp_chosen=None):
     from ..workloads.llm.analysis import ContextWarning, analyze_llm
     from .common import warn
 
-    lat, words = ((tp_chosen.latency_s, _latency_words(tp_chosen)) if tp_chosen is not None
-                  else (0.0, "--link-latency"))
+    lat, words = ((tp_chosen.link.allreduce_latency_s(s.tp), _latency_words(tp_chosen, s.tp))
+                  if tp_chosen is not None else (0.0, "--link-latency"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ContextWarning)
         r = analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=lat,

@@ -60,7 +60,8 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
 
 
 # allreduce_s and tpot_s trail the older columns, so readers by position keep working;
-# they are filled on decode_sweep rows only (floor_s there is one device's kernels).
+# they are filled on decode_sweep and context_sweep rows only (floor_s there is one
+# device's kernels). The sweeps' context or prompt is in the kernel label (step c=8192).
 CSV_COLUMNS = ("phase", "kernel", "calls", "flop", "bytes", "weights_bytes",
                "activations_bytes", "kv_bytes", "ai", "floor_s", "bound", "allreduce_s",
                "tpot_s")
@@ -92,4 +93,24 @@ def csv_text(llm: dict) -> str:
               "bound": p["bound"], "allreduce_s": comm.get(p["batch"], 0.0),
               "tpot_s": p["tpot_s"] + comm.get(p["batch"], 0.0)}
              for p in llm.get("sweep", {}).get("points", [])]
-    return rows_csv(rows, CSV_COLUMNS)
+    return rows_csv(rows + _length_rows(llm), CSV_COLUMNS)
+
+
+def _length_rows(llm: dict) -> list[dict]:
+    """The context sweep (one decode step per context; --tp's all-reduces do not depend on
+    the context, so each step adds the tabled step's) and the prompt sweep (one prefill
+    per prompt length, floor_s its TTFT floor)."""
+    comm = (llm.get("parallel") or {}).get("comm_s", 0.0)
+    rows = [{"phase": "context_sweep", "kernel": f"step c={p['context']}",
+             "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
+             "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],
+             "kv_bytes": p["kv_bytes"], "ai": p["ai"], "floor_s": p["tpot_s"],
+             "bound": p["bound"], "allreduce_s": comm, "tpot_s": p["tpot_s"] + comm}
+            for p in llm.get("context_sweep", {}).get("points", [])]
+    rows += [{"phase": "prompt_sweep", "kernel": f"prefill p={p['prompt']}",
+              "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
+              "weights_bytes": p["weight_bytes"],
+              "activations_bytes": p["activations_bytes"], "kv_bytes": p["kv_bytes"],
+              "ai": p["ai"], "floor_s": p["ttft_s"], "bound": p["bound"]}
+             for p in llm.get("prompt_sweep", {}).get("points", [])]
+    return rows

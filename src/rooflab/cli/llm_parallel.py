@@ -10,8 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError, RooflabError
-from ..model.parallel import Link
-from ..units import parse_rate
+from ..model.parallel import Link, assumed_nic, hop_latency_of_allreduce
 
 GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
 POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
@@ -62,15 +61,32 @@ def comm_profile(on: str, link_from: str | None) -> CommProfile | None:
 
 
 @dataclass(frozen=True)
+class GivenLatency:
+    """A latency typed for the --link-* link (the --tp link; without --tp, the stage
+    link), in seconds, and the option that gave it. --hop-latency-us is per ring hop,
+    rooflab's one meaning (Link.hop_latency_s); the older --link-latency is kept: per
+    all-reduce under --tp (2(tp-1) hops, as LLM-Viewer-style tools take it), per send
+    (one hop) for the stage link."""
+
+    seconds: float
+    option: str                        # "--hop-latency-us" or "--link-latency"
+
+    def hop_s(self, tp: int) -> float:
+        """Per ring hop, for a link that `tp` ranks all-reduce over (1: a stage link)."""
+        if self.option == "--link-latency":
+            return hop_latency_of_allreduce(self.seconds, tp)
+        return self.seconds
+
+
+@dataclass(frozen=True)
 class ChosenLink:
     """The link --tp's all-reduces or --pp's sends run on, and its provenance.
 
-    `latency_s` is what one operation pays: per all-reduce under --tp (for a measured
-    link the ring's 2(tp-1) hops), per send under --pp (the link's hop latency)."""
+    Its latency is the link's hop latency (Link.hop_latency_s): a --tp all-reduce pays
+    2(tp-1) hops of it, a --pp send one."""
 
     link: Link
     kind: str                          # given, measured, catalog, assumed or roof
-    latency_s: float = 0.0
     latency_from: str = "none"         # the option, "fit" or "none"
     option: str | None = None          # what gave the bandwidth (--link-bw, --on, ...)
     file: str | None = None
@@ -109,60 +125,61 @@ def _gpu_note(links, roof, dev) -> tuple[str, ...]:
 
 
 # --- tensor parallel ------------------------------------------------------------------------
-def _measured_tp_link(s, roof, dev, comm: CommProfile, latency_s: float | None
-                      ) -> ChosenLink:
+def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     """--tp's all-reduces on the all-reduce a cluster profile measured (link_from_profile
-    via measured_links: bus bandwidth beta x 2(n0-1)/n0, latency 2(tp-1) x alpha /
-    2(n0-1)); a ring past one node runs at its slowest hop (the measured network, else one
-    NDR NIC), as `rooflab scale`."""
+    via measured_links: bus bandwidth beta x 2(n0-1)/n0, hop latency alpha / 2(n0-1), so
+    2(tp-1) x alpha / 2(n0-1) per all-reduce); a ring past one node runs at its slowest
+    hop (the measured network, else one NDR NIC), as `rooflab scale`."""
     from ..model.parallel import (
         extrapolation_note,
         measured_links,
         node_network_link,
         ring_link,
     )
-    from .scale import inter_link
 
     m = measured_links(comm.extras, comm.host, where=comm.where)
     lk = m.intra
     if _spans_nodes(dev, s.tp):
-        inter = inter_link(None, m, 0.0)
-        if inter is not m.inter:     # the assumed NIC: one ring per NIC of the node
-            inter = node_network_link(inter, GPUS_PER_NODE)
+        # the network measured across hosts, else the assumed NIC: one ring per NIC
+        inter = m.inter or node_network_link(assumed_nic(), GPUS_PER_NODE)
         lk = ring_link(lk, inter)
     collective = "all_reduce" if m.inter is None or m.intra is m.inter else "send_recv"
     notes = (extrapolation_note(m, s.tp, GPUS_PER_NODE, False),) + _gpu_note(m, roof, dev)
-    given = latency_s is not None
-    return ChosenLink(lk, "measured",
-                      latency_s if given else lk.allreduce_latency_s(s.tp),
-                      "--link-latency" if given else "fit", comm.option, comm.path,
+    return ChosenLink(lk, "measured", "fit", comm.option, comm.path,
                       _fit_record(comm.extras, collective,
                                   None if collective == "all_reduce" else "intra-node"),
                       tuple(n for n in notes if n))
 
 
-def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: str | None,
-            latency_s: float | None) -> ChosenLink:
-    """--tp's link, first found of: --link-bw; the all-reduce a cluster profile measured
-    (--link-from, or --on when it is one); the catalog device's link (a ring past one
-    8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab scale`); the roof's link
-    ceiling (NVLink, PCIe, network or a measured loopback). Latency per all-reduce:
-    --link-latency, else the measured fit's, else 0."""
+def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: float | None,
+            latency: GivenLatency | None = None) -> ChosenLink:
+    """--tp's link, first found of: --link-bw (bytes/s, parsed by the CLI); the all-reduce
+    a cluster profile measured (--link-from, or --on when it is one); the catalog device's
+    link (a ring past one 8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab
+    scale`); the roof's link ceiling (NVLink, PCIe, network or a measured loopback). Hop
+    latency: the given one (--hop-latency-us, or --link-latency / 2(tp-1)), else the
+    measured fit's, else 0."""
+    chosen = _tp_bandwidth(s, roof, dev, comm, link_bw)
+    if latency is None:
+        return chosen
+    return replace(chosen, link=replace(chosen.link, hop_latency_s=latency.hop_s(s.tp)),
+                   latency_from=latency.option)
+
+
+def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
+                  ) -> ChosenLink:
     from ..model.parallel import (
         device_ring_link,
         link_from_roof,
         node_network_link,
         ring_link,
     )
-    from .scale import NDR_BUS, NDR_SOURCE
 
-    lat, lat_from = (latency_s, "--link-latency") if latency_s is not None else (0.0, "none")
     if link_bw:
-        bw = parse_rate(link_bw, "--link-bw")     # 450GB/s, or bits: 400Gb/s
-        return ChosenLink(Link(_level_of(dev, s.tp), bw, 0.0, "given (--link-bw)"),
-                          "given", lat, lat_from, "--link-bw")
+        return ChosenLink(Link(_level_of(dev, s.tp), link_bw, 0.0, "given (--link-bw)"),
+                          "given", option="--link-bw")
     if comm is not None:
-        return _measured_tp_link(s, roof, dev, comm, latency_s)
+        return _measured_tp_link(s, roof, dev, comm)
     if dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
@@ -171,13 +188,13 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: str | None,
         if _spans_nodes(dev, s.tp):
             # NVLink joins the GPUs of one node only; a wider ring crosses the network.
             # one ring per NIC of the node (one NIC per GPU, as on HGX/DGX): their sum
-            nic = node_network_link(Link("network", NDR_BUS, 0.0,
-                                         f"{NDR_SOURCE}; --tp {s.tp} spans more than one "
-                                         f"{GPUS_PER_NODE}-GPU node"), GPUS_PER_NODE)
+            nic = node_network_link(assumed_nic(why=f"--tp {s.tp} spans more than one "
+                                                    f"{GPUS_PER_NODE}-GPU node"),
+                                    GPUS_PER_NODE)
             lk = ring_link(lk, nic)
             kind = "assumed" if lk is nic else kind
-        return ChosenLink(lk, kind, lat, lat_from)
-    return ChosenLink(link_from_roof(roof), "roof", lat, lat_from)
+        return ChosenLink(lk, kind)
+    return ChosenLink(link_from_roof(roof), "roof")
 
 
 def _level_of(dev, devices: int) -> str:
@@ -192,13 +209,11 @@ def _level_of(dev, devices: int) -> str:
 
 
 def _tensor_parallel(cfg, s, roof, req, chosen: ChosenLink):
-    """--tp's all-reduces on the chosen link, each paying its latency."""
+    """--tp's all-reduces on the chosen link (Link.allreduce_s, hop latency included)."""
     from ..workloads.llm.parallel import tensor_parallel
 
     return tensor_parallel(cfg, s, roof, batch=req.batch, context=req.decode_context,
-                           tp=s.tp, link_bytes_per_s=chosen.link.bus_bytes_per_s,
-                           link_source=chosen.link.source, latency_s=chosen.latency_s,
-                           prompt=req.prompt)
+                           tp=s.tp, link=chosen.link, prompt=req.prompt)
 
 
 def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
@@ -232,16 +247,17 @@ class StageGiven:
     latency_option: str | None = None
 
 
-def _stage_link_given(s, link_bw: str | None, link_latency_s: float | None,
-                      pp_link_bw: str | None, pp_link_latency_s: float | None) -> StageGiven:
+def _stage_link_given(s, link_bw: float | None, latency: GivenLatency | None,
+                      pp_link_bw: float | None, pp_link_latency_s: float | None) -> StageGiven:
+    """The rates as the CLI parsed them (bytes/s), the latencies in seconds per send."""
     alone = s.tp == 1
     lat, lat_opt = ((pp_link_latency_s, "--pp-link-latency") if pp_link_latency_s is not None
-                    else (link_latency_s, "--link-latency")
-                    if alone and link_latency_s is not None else (None, None))
+                    else (latency.hop_s(1), latency.option)
+                    if alone and latency is not None else (None, None))
     if pp_link_bw:
-        return StageGiven(parse_rate(pp_link_bw, "--pp-link-bw"), "--pp-link-bw", lat, lat_opt)
+        return StageGiven(pp_link_bw, "--pp-link-bw", lat, lat_opt)
     if link_bw and alone:
-        return StageGiven(parse_rate(link_bw, "--link-bw"), "--link-bw", lat, lat_opt)
+        return StageGiven(link_bw, "--link-bw", lat, lat_opt)
     return StageGiven(None, None, lat, lat_opt)
 
 
@@ -249,9 +265,8 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
     """The send/recv a cluster profile measured (p2p_link_from_profile: one send takes
     alpha + bytes / beta): inside a node, or between nodes once TP x PP GPUs leave one
     (the inter-node pair when measured, else one NDR NIC, assumed); --pp-link-latency (or
-    --link-latency without --tp) replaces the measured alpha."""
+    --hop-latency-us / --link-latency without --tp) replaces the measured alpha."""
     from ..model.parallel import MeasuredLinks, fit_entry, p2p_link_from_profile
-    from .scale import NDR_BUS, NDR_SOURCE
 
     comm_block = comm.extras.get("comm") or {}
     where = "inter-node" if _spans_nodes(dev, s.tp * s.pp) else "intra-node"
@@ -259,11 +274,10 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
             and fit_entry(comm.extras, "send_recv", where) is None):
         # across nodes with no inter-node pair measured: as without a profile
         lat = given.latency_s or 0.0
-        return ChosenLink(Link("network", NDR_BUS, lat,
-                               f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
-                               f"{GPUS_PER_NODE}-GPU node, and {comm.where} measured no "
-                               f"inter-node send/recv"), "assumed", lat,
-                          given.latency_option or "none")
+        return ChosenLink(assumed_nic(lat, f"{s.tp} x {s.pp} GPUs span more than one "
+                                           f"{GPUS_PER_NODE}-GPU node, and {comm.where} "
+                                           f"measured no inter-node send/recv"),
+                          "assumed", given.latency_option or "none")
     lk = p2p_link_from_profile(comm.extras, where, where=comm.where)
     fit = _fit_record(comm.extras, "send_recv", where)
     lk = replace(lk, source=f"{lk.source}: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
@@ -275,8 +289,7 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
     # cpu_link_note reads the backend and the level: the send/recv as a one-host link
     notes = _gpu_note(MeasuredLinks(lk, None, ranks, 1, str(comm_block.get("backend", "?"))),
                       roof, dev)
-    return ChosenLink(lk, "measured", lk.hop_latency_s, lat_from, comm.option, comm.path,
-                      fit, notes)
+    return ChosenLink(lk, "measured", lat_from, comm.option, comm.path, fit, notes)
 
 
 def _stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
@@ -285,24 +298,21 @@ def _stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
     profile measured; InfiniBand once TP x PP GPUs leave an 8-GPU node; the catalog
     device's link (per direction); the roof's link ceiling."""
     from ..model.parallel import device_ring_link, link_from_roof
-    from .scale import NDR_BUS, NDR_SOURCE
 
     lat = given.latency_s or 0.0
     lat_from = given.latency_option or "none"
     if given.bytes_per_s:    # named after the link it replaces (a label for the JSON)
         return ChosenLink(Link(_level_of(dev, s.tp * s.pp), given.bytes_per_s, lat,
-                               f"given ({given.option})"), "given", lat, lat_from,
-                          given.option)
+                               f"given ({given.option})"), "given", lat_from, given.option)
     if comm is not None:
         return _measured_stage_link(s, roof, dev, comm, given)
     if _spans_nodes(dev, s.tp * s.pp):
-        return ChosenLink(Link("network", NDR_BUS, lat,
-                               f"{NDR_SOURCE}; {s.tp} x {s.pp} GPUs span more than one "
-                               f"{GPUS_PER_NODE}-GPU node"), "assumed", lat, lat_from)
+        return ChosenLink(assumed_nic(lat, f"{s.tp} x {s.pp} GPUs span more than one "
+                                           f"{GPUS_PER_NODE}-GPU node"), "assumed", lat_from)
     if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
-        return ChosenLink(device_ring_link(dev, s.tp * s.pp, lat), "catalog", lat, lat_from)
+        return ChosenLink(device_ring_link(dev, s.tp * s.pp, lat), "catalog", lat_from)
     try:
-        return ChosenLink(link_from_roof(roof, hop_latency_s=lat), "roof", lat, lat_from)
+        return ChosenLink(link_from_roof(roof, hop_latency_s=lat), "roof", lat_from)
     except InputError:
         raise InputError(f"--pp {s.pp}: roof '{roof.name}' has no NVLink, PCIe or network "
                          f"ceiling for the stage link (nor a loopback one measured by "

@@ -201,7 +201,8 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         + ", request floor "
         f"{fmt_seconds(t['request_s'])}",
         f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
-        f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')}, "
+        f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')} "
+        f"({si(d.step.kv_read_bytes, 'B')} read, {si(d.step.kv_write_bytes, 'B')} written), "
         f"activations {si(d.step.bytes_split['activations'], 'B')}",
         f"launch overhead: {d.step.launches} kernels per step ({d.step.per_layer_kernels():.3g} "
         f"per layer x {r.config.layers} layers + embedding, final norm, lm_head) x "
@@ -326,6 +327,22 @@ def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
             + ", ".join(parts))
 
 
+def tp_latency_line(tpr, chosen=None) -> str | None:
+    """--tp's latency both ways (None when 0): per all-reduce, as LLM tools take it, and
+    per ring hop, as nccl-tests measures it: 'all-reduce latency 140 us = 14 hops x 10 us'.
+    `chosen`: the cli.llm_parallel.ChosenLink, for where the latency came from."""
+    if not tpr.latency_s:
+        return None
+    from ..model.parallel import allreduce_latency_words
+
+    given = getattr(chosen, "latency_from", "none")
+    given = {"fit": "the measured fit",
+             "--link-latency": "--link-latency, per all-reduce"}.get(given, given)
+    return (f"{allreduce_latency_words(tpr.link, tpr.tp)} (a ring all-reduce over {tpr.tp} "
+            f"devices is 2 x {tpr.tp - 1} sends, each paying the link's latency per hop; "
+            f"from {given})")
+
+
 def per_s(rate: float) -> str:
     """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
     return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"
@@ -360,6 +377,67 @@ def prefill_sweep_table(ps, tp: int = 1):
                   per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
                   si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"),
                   row["bound"])
+    return t
+
+
+def context_sweep_table(cs, tp: int = 1, pp: int = 1):
+    """TPOT against context at one batch: the KV cache grows, the weights do not."""
+    from rich.table import Table
+
+    per = ""
+    if tp > 1:
+        per += "; one device's kernels, no all-reduces"
+    if pp > 1:
+        per += "; all stages, no stage transfers; fits: the heaviest stage"
+    t = Table(title=f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B"
+                    f"{per})")
+    for col in ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention",
+                "bound", f"fits (batch {cs.batch})"):
+        t.add_column(col, justify="right")
+    for row in cs.rows():
+        fits = {None: "-", True: "yes", False: "[red]no[/]"}[row["fits"]]
+        t.add_row(str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
+                  per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"),
+                  si(row["weight_bytes"], "B"), f"{row['attention_share']:.0%}", row["bound"],
+                  fits)
+    return t
+
+
+def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
+    """Where KV bytes pass the weights, and the contexts of the sweep that do not fit."""
+    c = cs.kv_equals_weights_context
+    rows = cs.rows()
+    out = [f"KV bytes equal weight bytes at context {c:.0f} (batch {cs.batch}); past it the "
+           f"KV cache, not the weights, is most of each step's bytes" if c is not None else
+           f"KV bytes stay below the weight bytes at every context (the sliding windows "
+           f"cap the cache) at batch {cs.batch}"]
+    over = [str(r["context"]) for r in rows if r["fits"] is False]
+    if over and fp is not None and fp.device_bytes:
+        ways = (narrower(s, weights="least")[::-1] if s is not None else [])
+        ways = ["a smaller --batch" if cs.batch > 1 else "", "--tp", *ways]
+        ways = [w for w in ways if w]
+        many = len(over) > 1
+        out.append(f"memory: at batch {cs.batch}, context{'s' if many else ''} "
+                   f"{', '.join(over)} of this sweep do{'' if many else 'es'} not fit in "
+                   f"{si(fp.device_bytes, 'B')} ({', '.join(ways[:-1])}"
+                   f"{' or ' if len(ways) > 1 else ''}{ways[-1]} make room)")
+    return out
+
+
+def prompt_sweep_table(ps, tp: int = 1):
+    """TTFT against prompt length at one batch; attention's share grows with the prompt
+    (causal scores grow as P(P+1)/2, the projections as P)."""
+    from rich.table import Table
+
+    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
+    t = Table(title=f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})")
+    for col in ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound",
+                "attention"):
+        t.add_column(col, justify="right")
+    for row in ps.rows():
+        t.add_row(str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
+                  per_s(row["prompt_tokens_per_s"]), row["bound"],
+                  f"{row['attention_share']:.0%}")
     return t
 
 
@@ -461,6 +539,12 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
                                 _weights_fit(r), decode=False):
             out.print(line, soft_wrap=True)
+    if r.prompt_sweep is not None and phase in ("prefill", "both"):
+        out.print(prompt_sweep_table(r.prompt_sweep, tp))
+    if r.context_sweep is not None and phase in ("decode", "both"):
+        out.print(context_sweep_table(r.context_sweep, tp, r.settings.pp))
+        for line in context_sweep_lines(r.context_sweep, r.footprint, r.settings):
+            out.print(line, soft_wrap=True)
     if r.sweep is not None and phase in ("decode", "both"):
         out.print(sweep_table(r.sweep))
         for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
@@ -489,6 +573,9 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   + f" = "
                   f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
+        line = tp_latency_line(tpr, run.tp_link)
+        if line:
+            out.print(line, soft_wrap=True)
     for line in pipeline_lines(run.ppr, r):
         out.print(line, soft_wrap=True)
     _print_variants(out, run)

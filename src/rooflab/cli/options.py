@@ -11,9 +11,25 @@ import typer
 if TYPE_CHECKING:
     from ..ingest.profile_import import ProfileImport
 
-On = Annotated[str | None, typer.Option(
-    "--on", help="hardware name (rooflab specs list), a profile/roof JSON file, or an "
-    ".ncu-rep report (its recorded peaks)")]
+# What --on takes, said once for every verb (review 14b F7): cli/inputs.py: resolve_on
+# reads each of these. A verb adds words only where its --on truly differs (on_option).
+ON_HELP = ("hardware name (rooflab specs list), a profile/roof JSON file, rocprof-compute's "
+           "roofline.csv, or an .ncu-rep report (its recorded peaks)")
+# What a verb's positional files may be, said once: ingest.kernelfile.load_kernels and
+# load_profiles read each of these by its content.
+FILES_HELP = ("kernel files (.json/.csv), analysis JSON, ncu CSV or .ncu-rep, rocprof CSV "
+              "or folder, torch trace")
+
+
+def on_option(more: str = ""):
+    """The --on option, with `more` said after ON_HELP where a verb's --on differs (plot's
+    repeats, compare's is for the chart only)."""
+    return typer.Option("--on", help=ON_HELP + (f"; {more}" if more else ""))
+
+
+On = Annotated[str | None, on_option()]
+OnMany = Annotated[list[str] | None, on_option("repeat for several roofs")]
+Files = Annotated[list[str], typer.Argument(help=FILES_HELP)]
 Top = Annotated[int, typer.Option("--top", help="show the N longest kernels (0: all)")]
 Level = Annotated[str | None, typer.Option(
     "--level", help="only this memory level: DRAM, L2, L1")]

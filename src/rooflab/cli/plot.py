@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError, ParseError
+from .options import FILES_HELP, OnMany
 
 HELP = """Draw a roofline chart and write it as .png or .svg.
 
@@ -47,11 +48,12 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
     can be drawn, and its precision. Catalog names and roof files have no sweep."""
     from ..files import load_json
     from ..hardware.resolve import looks_like_file
+    from ..model.schema import profile_part
 
     if not looks_like_file(spec) or spec.lower().endswith((".ncu-rep", ".csv")):
         return [], "", None   # (a .csv: rocprof-compute's roofline.csv, no sweep)
-    data = load_json(spec)
-    extras = data.get("extras") if isinstance(data, dict) else None
+    data = profile_part(load_json(spec))   # a profile, or the one demo --json carries
+    extras = data.get("extras") if data is not None else None
     if not isinstance(extras, dict):
         return [], "", None
     if isinstance(extras.get("intensity_sweep"), dict):
@@ -73,85 +75,23 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
     return [], "", None
 
 def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False):
-    """Roofs and kernels for the chart; without --on, a roof found in a kernel file.
+    """(roofs, kernels) for the chart: cli/inputs.py's load_inputs, as report and whatif
+    read them, with its notes printed on stderr (Inputs.print_notes) and the roof's origin
+    said when no --on named it. --trajectory joins each step's longest kernel (several ncu
+    files, or the analysis JSON `rooflab ncu a.csv b.csv -o steps.json` wrote), as
+    `rooflab ncu -o steps.png` does; without steps, kernels of the same name are joined."""
+    from .inputs import load_inputs as read_inputs
 
-    Profiler files (ncu CSV pages and .ncu-rep, rocprof CSVs and folders, torch traces) are
-    read as `rooflab ncu/rocprof/torch` read them, several ncu or rocprof files as steps
-    (joined with --trajectory); an .ncu-rep given to --on is the roof ncu recorded; without
-    --on, profiler files bring their own roof (recorded peaks, device name, else the best
-    the kernels reached)."""
-    from ..hardware.resolve import load_roofs, roofs_from_file
-    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
-    from ..ingest.profile_import import roof_for_on
-
-    own = [p for p in kernel_files if file_kind(p) == "rooflab"]
-    profiled = [p for p in kernel_files if p not in own]     # every profiler's file
-    kernels = [k for path in own for k in load_kernels(path)]
-    imp = load_profiles(profiled)
-    if imp is not None:
-        from .common import metric_notes, warn
-
-        for skip in imp.failed:
-            warn(f"skipped: {skip}")
-        # which metric stood in for another (an .ncu-rep's L2/L1 bytes), as `rooflab ncu`
-        # says it: the chart's L2/L1 points differ from those of the CSV export
-        for note in metric_notes(imp.kernels, imp.notes):
-            print(f"note: {note}", file=sys.stderr)
-        kernels += imp.kernels
+    inputs = read_inputs(kernel_files, on)
+    if not on:
+        print(inputs.source, file=sys.stderr)
+    inputs.print_notes()
+    kernels = list(inputs.kernels)
     if trajectory:
-        # Profiler steps (meta step_index: several ncu files, or the analysis JSON `rooflab
-        # ncu a.csv b.csv -o steps.json` wrote) are named per step ('k [output4]'): join each
-        # step's longest kernel, as `rooflab ncu -o steps.png` does. Without steps, kernels
-        # of the same name are joined.
         from .profiled import trajectory_kernels
 
         kernels = trajectory_kernels(kernels)
-    roofs = [r for spec in on for r in ([roof_for_on(spec)] if spec.lower().endswith(
-        ".ncu-rep") else load_roofs(spec))]
-    _warn_device_mismatch(roofs, kernels)
-    if imp is not None:
-        _warn_clock(roofs, imp.clock_hz)
-    if not roofs:
-        for path in kernel_files:
-            if path.lower().endswith(".json") and path in own:
-                try:
-                    roofs.extend(roofs_from_file(path))
-                except ParseError:   # a plain kernel list: no roof inside
-                    continue
-    if not roofs and imp is not None:
-        from ..ingest.profile_import import choose_roof
-
-        choice = choose_roof(None, imp)
-        print(choice.source, file=sys.stderr)
-        roofs.append(choice.roof)
-    if not roofs:
-        raise InputError("no roof to draw against; add --on HARDWARE (see `rooflab specs "
-                         "list`) or --on PROFILE.json (from `rooflab probe -o`)")
-    return roofs, kernels
-
-
-def _warn_clock(roofs, clock_hz: float | None) -> None:
-    """As `rooflab ncu --on` and `rooflab report --on` say it (review 13v F-G): kernels that
-    ncu profiled at base clock, drawn against a boost-clock catalog roof, sit low by the
-    clock ratio (profile_import.clock_mismatch). Once each: a profile gives two roofs."""
-    from ..ingest.profile_import import clock_mismatch
-    from .common import warn
-
-    for note in dict.fromkeys(clock_mismatch(roof, clock_hz) for roof in roofs):
-        if note:
-            warn(note.removeprefix("; note: "))
-
-
-def _warn_device_mismatch(roofs, kernels) -> None:
-    """As `rooflab ncu --on` does: a roof of another device than the kernels ran on (a GPU
-    of another compute capability, a CPU roof for GPU kernels, a GPU roof for CPU ops) is
-    drawn, but its ceilings may not apply to them. Once each: a profile gives two roofs."""
-    from ..ingest.profile_import import device_mismatch
-    from .common import warn
-
-    for mismatch in dict.fromkeys(device_mismatch(roof, kernels) for roof in roofs):
-        if mismatch:
-            warn(mismatch.removeprefix("; warning: "))
+    return list(inputs.roofs), kernels
 
 
 def chart_dict(display, path: str | None) -> dict:
@@ -182,11 +122,8 @@ def register(app) -> None:
 
     @app.command("plot", help=HELP)
     def plot(kernel_files: list[str] = typer.Argument(None, metavar="KERNELS",
-                                                      help="kernel files (.json or .csv), "
-                                                           "ncu CSV or .ncu-rep, rocprof CSV "
-                                                           "or folder, torch trace"),
-             on: list[str] = typer.Option([], "--on", help="HARDWARE or PROFILE.json; "
-                                                           "repeat for several roofs"),
+                                                      help=FILES_HELP),
+             on: OnMany = None,
              output: str | None = typer.Option(
                  None, "-o", "--output", help="chart file: .png or .svg (default "
                  "roofline.png; with --json, no chart unless -o is given)"),
@@ -233,7 +170,8 @@ def register(app) -> None:
                              f"every one")
         if output is not None:
             check_writable(output)
-        roofs, kernels = load_inputs(list(kernel_files or []), list(on), trajectory)
+        on = list(on or [])
+        roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory)
         from ..report.chart import plot_roofline, save_figure
 
         sweep, notes, sweep_precision = [], [], None

@@ -19,6 +19,10 @@ table (nominal vs measured, ridge points) and save the profile (-o profile.json)
 
   rooflab probe --full --threads 1 --json > one-core.json
 
+  rooflab probe --threads 1,2,all -o me.json        (thread scaling table)
+
+  rooflab probe --cpus 0-3 --threads 1,2,4          (run on CPUs 0-3 only)
+
   rooflab probe --device cuda:0 -o h200.json        (the GPU probe)
 
   rooflab probe --device torch-cpu --quick          (dry run of the GPU probe)
@@ -70,11 +74,11 @@ def split_outputs(output: str | None, chart: str | None) -> tuple[str | None, st
     return profile_path, chart
 
 
-def run_probe(device: str, mode: str, threads: int | None, progress):
+def run_probe(device: str, mode: str, threads, progress, cpus=None):
     if device == "cpu":
         from ..probe.cpu import probe_cpu
 
-        return probe_cpu(mode, threads, progress)
+        return probe_cpu(mode, threads, progress, cpus=cpus)
     if threads is not None:
         raise InputError("--threads applies to the CPU probe only")
     from ..probe.gpu import probe_gpu
@@ -105,11 +109,16 @@ def _with_progress(fn, quiet: bool):
 def register(app) -> None:
     @app.command("probe", help=HELP)
     def probe(
-        quick: bool = typer.Option(False, "--quick", help="About 10 s: coarse sweep, "
-                                   "short samples, no low-precision (torch) peaks."),
+        quick: bool = typer.Option(False, "--quick", help="Coarse sweep, short samples. "
+                                   "CPU: about 10 s, no low-precision (torch) peaks. GPU: "
+                                   "under 20 s, matmul 4096/8192 in every precision, no L1 "
+                                   "sweep."),
         full: bool = typer.Option(False, "--full", help="Minutes: fine sweep, long samples."),
-        threads: int = typer.Option(None, "--threads", "-t", min=1,
-                                    help="Threads for the CPU kernels (default: all CPUs)."),
+        threads: str = typer.Option(None, "--threads", "-t",
+                                    help="Threads for the CPU kernels (default: all CPUs); "
+                                    "several counts (1,2,4,all) measure thread scaling."),
+        cpus: str = typer.Option(None, "--cpus", help="Run on these CPUs only, e.g. 0-3,8 "
+                                 "(os.sched_setaffinity before numba starts its threads)."),
         output: str = typer.Option(None, "--output", "-o",
                                    help="Save the profile (.json) or a chart (.png/.svg); "
                                    "--comm saves to rooflab-comm-profile.json without it."),
@@ -128,7 +137,7 @@ def register(app) -> None:
     ) -> None:
         mode = mode_of(quick, full)
         if comm:
-            _check_comm_flags(threads, chart, device)
+            _check_comm_flags(threads, chart, device, cpus)
             from .probe_comm import run as comm_run
 
             raise typer.Exit(comm_run(nproc, mode, output, json_out))
@@ -136,13 +145,17 @@ def register(app) -> None:
             raise InputError("--nproc applies to --comm only")
         dev = parse_device(device)
         profile_path, chart_path = split_outputs(output, chart)
-        _preflight(dev, profile_path, chart_path, threads)
+        counts, cpu_list = _threads_and_cpus(dev, threads, cpus)
+        _preflight(dev, profile_path, chart_path, counts)
         if dev == "cpu":
             warn_if_busy()
         elif dev.startswith("cuda"):
             warn_if_gpu_busy(dev)
         try:
-            profile = _with_progress(lambda p: run_probe(dev, mode, threads, p), quiet)
+            # cpus only when given: run_probe(device, mode, threads, progress) stays callable
+            # as before (tests and callers replace it with four-argument functions)
+            extra = {"cpus": cpu_list} if cpu_list is not None else {}
+            profile = _with_progress(lambda p: run_probe(dev, mode, counts, p, **extra), quiet)
         except KeyboardInterrupt:
             # cli.main says `error: interrupted; nothing was written` for exit 130.
             raise typer.Exit(130) from None
@@ -201,9 +214,11 @@ def warn_load_notes(profile) -> None:
             warn(note)
 
 
-def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> None:
+def _check_comm_flags(threads, chart: str | None, device: str, cpus: str | None = None
+                      ) -> None:
     """--comm's ranks pick their devices and probe themselves, and draw no chart."""
     ignored = [flag for flag, given in (("--threads", threads is not None),
+                                        ("--cpus", cpus is not None),
                                         ("--chart", chart is not None),
                                         ("--device", device != "cpu")) if given]
     if ignored:
@@ -214,8 +229,37 @@ def _check_comm_flags(threads: int | None, chart: str | None, device: str) -> No
                          f"{' and '.join(ignored)}")
 
 
+def _threads_and_cpus(dev: str, threads: str | None, cpus: str | None):
+    """--threads as a count or a list (1,2,all), and --cpus checked and applied now: the
+    mask must be set before numba starts its pool (and before it is imported, so its pool
+    size, NUMBA_NUM_THREADS, counts these CPUs only)."""
+    from ..probe.cpu import affinity as aff
+
+    if dev != "cpu":
+        for flag, given in (("--threads", threads), ("--cpus", cpus)):
+            if given is not None:
+                raise InputError(f"{flag} applies to the CPU probe only (--device cpu); "
+                                 f"drop it")
+    cpu_list = None
+    if cpus is not None:
+        cpu_list = aff.parse_cpu_list(cpus)
+        aff.check_cpus(cpu_list, aff.allowed_cpus())
+    allowed = cpu_list or aff.allowed_cpus()
+    resolved = None
+    if threads is not None:
+        resolved = aff.resolve_counts(aff.parse_thread_counts(threads),
+                                      len(allowed) if allowed else 1)
+        if cpu_list is not None and resolved[-1] > len(cpu_list):
+            raise InputError(aff.too_many_threads(resolved[-1], cpu_list))
+    if cpu_list is not None:   # only once every flag is known good
+        aff.pin(cpu_list)
+    if resolved is None:
+        return None, cpu_list
+    return (resolved[0] if len(resolved) == 1 else resolved), cpu_list
+
+
 def _preflight(dev: str, profile_path: str | None, chart_path: str | None,
-               threads: int | None = None) -> None:
+               threads=None) -> None:
     """What can fail is said now, before the busy warning, the progress bar and the
     measurement: an unwritable output, --threads off the CPU or beyond numba's pool, a
     missing extra, no visible GPU."""
@@ -237,7 +281,8 @@ def _preflight(dev: str, profile_path: str | None, chart_path: str | None,
     if dev == "cpu" and threads is not None:
         from ..probe.cpu.runner import check_threads
 
-        check_threads(threads, mod.config.NUMBA_NUM_THREADS)
+        for n in (threads if isinstance(threads, tuple) else (threads,)):
+            check_threads(n, mod.config.NUMBA_NUM_THREADS)
     if dev.startswith("cuda"):
         from ..probe.gpu.identity import open_device
 
@@ -254,6 +299,7 @@ def _print_profile(profile, profile_path: str | None, chart_path: str | None,
     out.print(profile_table(profile))
     for note in profile_notes(profile):
         out.print(f"note: {note}")
+    _print_scaling(profile)
     # The CPU probe keeps its wall time at the top of extras, the GPU probe under "gpu".
     wall = profile.extras.get("wall_s") or (profile.extras.get("gpu") or {}).get("wall_s")
     saved = [p for p in (profile_path, chart_path) if p]
@@ -266,3 +312,55 @@ def _print_profile(profile, profile_path: str | None, chart_path: str | None,
                      f"--chart {chart_path} and -o profile.json to use it with --on")
     if parts:
         out.print("; ".join(parts))
+
+
+def scaling_table(scaling):
+    """The thread-scaling table (rich) from extras.scaling: DRAM and fp64 per count, per
+    thread, and fp64's parallel efficiency; L1/L2 where measured."""
+    from rich import box
+    from rich.table import Table
+
+    from ..probe.cpu.scaling import scaling_rows
+
+    rows = scaling_rows(scaling)
+
+    def cell(v, key=None, r=None, scale=1e9):
+        mark = " !" if r is not None and key in r.noisy else ""
+        return "-" if v is None else f"{v / scale:.3g}{mark}"
+
+    caches = [lv for lv in ("l1", "l2") if any(getattr(r, lv) for r in rows)]
+    # headers on two lines: eight columns fit in a pipe's 80
+    table = Table(title="thread scaling (STREAM triad, FMA kernel; best sample)",
+                  title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for h in ["threads", "DRAM\nGB/s", "per\nthread", "fp64\nGFLOP/s", "per\nthread",
+              "fp64\neff", *(f"{lv.upper()}\nGB/s" for lv in caches)]:
+        table.add_column(h, justify="right", no_wrap=True)
+    for r in rows:
+        eff = "-" if r.efficiency is None else f"{r.efficiency:.0%}"
+        table.add_row(str(r.threads), cell(r.dram, "DRAM", r), cell(r.dram_per_thread),
+                      cell(r.fp64, "fp64", r), cell(r.fp64_per_thread), eff,
+                      *(cell(getattr(r, lv), lv.upper(), r) for lv in caches))
+    return table
+
+
+def _print_scaling(profile) -> None:
+    """After the record table: the scaling table and where DRAM saturates."""
+    from ..probe.cpu.scaling import dram_saturation, scaling_rows
+    from .common import console
+
+    scaling = profile.extras.get("scaling")
+    if not scaling:
+        return
+    out = console()
+    out.print(scaling_table(scaling))
+    rows = scaling.get("by_threads") or {}
+    smallest = min(rows, key=int) if rows else "1"
+    out.print(f"fp64 eff: fp64 per thread / per thread at {smallest} thread"
+              f"{'s' if smallest != '1' else ''}; the largest count's row is the measured "
+              f"roof, the others use the quick timing plans")
+    if any(r.noisy for r in scaling_rows(scaling)):
+        out.print("!: its samples disagree by more than 5 % or calibration gave up (other "
+                  "load); rerun on a quiet machine (extras.scaling keeps the samples)")
+    sat = dram_saturation(scaling)
+    if sat:
+        out.print(sat[1])

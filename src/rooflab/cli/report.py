@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
-from ..errors import InputError, ParseError
+from ..errors import InputError
+from .options import Files, On
 
 HELP = """Read the roofline like an expert: what bounds each kernel (with the numbers),
 how far it is from its roof, what it would gain there, the three distances, sanity checks
@@ -25,115 +25,6 @@ kernels reached.
   rooflab report output*.csv --on gpu-peaks.json -o gpp.md --top 3
   rooflab report analysis.json --json
 """
-
-
-@dataclass(frozen=True)
-class Inputs:
-    kernels: tuple
-    roof: object
-    profile: object | None
-    source: str
-    notes: tuple[str, ...] = ()
-
-
-def is_ncu_file(path: str) -> bool:
-    """An .ncu-rep report, or a CSV whose header names ncu's columns."""
-    from ..ingest.kernelfile import file_kind
-
-    return file_kind(path) == "ncu"
-
-
-def _profile_of(on: str):
-    from ..hardware.profile import profile_from_dict
-    from ..hardware.resolve import looks_like_file
-
-    if on.lower().endswith(".ncu-rep") or not looks_like_file(on) or not Path(on).exists():
-        return None
-    if on.lower().endswith(".csv"):   # rocprof-compute's roofline.csv: a roof, no profile
-        return None
-    from ..files import load_json
-
-    data = load_json(on)
-    if isinstance(data, dict) and ("measured" in data or "nominal" in data):
-        try:
-            return profile_from_dict(data, where=on)
-        except InputError as exc:
-            raise ParseError(str(exc)) from None
-    return None
-
-
-def load_inputs(paths: list[str], on: str | None, progress=None) -> Inputs:
-    """Kernels from every file, and the roof to judge them by (see HELP)."""
-    from ..hardware.resolve import roofs_from_file
-    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
-
-    if not paths:
-        raise InputError("no kernel files given; pass kernel .json/.csv files or profiler "
-                         "files (ncu, rocprof, torch trace)")
-    own = [p for p in paths if file_kind(p) == "rooflab"]
-    kernels: list = []
-    notes: list[str] = []
-    file_roof = None
-    for path in own:
-        kernels += load_kernels(path)
-        if file_roof is None and path.endswith(".json"):
-            try:
-                file_roof = roofs_from_file(path)[0]
-            except ParseError:
-                pass
-    # profiler files, read as `rooflab ncu/rocprof/torch` read them (several = steps)
-    imp = load_profiles([p for p in paths if p not in own], progress=progress)
-    if imp is not None:
-        kernels += imp.kernels
-        notes += [f"skipped: {s}" for s in imp.failed]
-        notes += list(imp.notes)
-        # which metric stood in for another (an .ncu-rep's L2/L1 bytes), as `rooflab ncu`
-        # says it: the same kernel's AI differs between a report and its CSV export
-        from .common import metric_notes
-
-        notes += metric_notes(imp.kernels, imp.notes)
-    profile = _profile_of(on) if on else None
-    if on:
-        from ..ingest.profile_import import device_mismatch, roof_for_on
-
-        roof = roof_for_on(on)
-        # as `rooflab ncu --on` warns: a GPU of another compute capability than the one
-        # the kernels were profiled on: on the roof line, before any advice is read, and
-        # in the notes, so the .md/.html say it too
-        mismatch = device_mismatch(roof, kernels)
-        source = f"roof: {roof.name} ({roof.kind}), from --on {on}{mismatch}"
-        if mismatch:
-            notes.append(mismatch.removeprefix("; warning: "))
-    elif file_roof is not None:
-        roof, source = file_roof, f"roof: {file_roof.name} ({file_roof.kind}), from the file"
-    elif imp is not None:
-        from ..ingest.profile_import import (
-            ENVELOPE_NAME,
-            ENVELOPE_NOTE,
-            choose_roof,
-            envelope_words,
-        )
-
-        choice = choose_roof(None, imp)
-        roof, source = choice.roof, choice.source
-        if roof.name == ENVELOPE_NAME:   # what 100 % means there, as `rooflab ncu` says
-            notes.append(ENVELOPE_NOTE)
-            # a ceiling that holds a mixed kernel's minor FLOP too says so (review 13v F-B)
-            notes += [f"{ENVELOPE_NAME}: {w}" for w in envelope_words(roof)]
-    else:
-        raise InputError("no roof: pass --on HARDWARE (a name from `rooflab specs list`) or "
-                         "--on profile.json (from `rooflab probe -o profile.json`)")
-    if imp is not None:
-        # as `rooflab ncu` says it (review 13v F-G): kernels profiled at base clock judged on
-        # a boost-clock catalog roof read low; on the roof line and in the notes (.md, .html,
-        # --json)
-        from ..ingest.profile_import import clock_mismatch
-
-        clock = clock_mismatch(roof, imp.clock_hz)
-        if clock:
-            source += "" if clock in source else clock
-            notes.append(clock.removeprefix("; note: "))
-    return Inputs(tuple(kernels), roof, profile, source, tuple(notes))
 
 
 REPORT_SUFFIXES = (".html", ".htm", ".md", ".markdown", ".json")
@@ -234,10 +125,8 @@ def steps_dict(analysis) -> list[dict]:
 def register(app) -> None:
     @app.command("report", help=HELP)
     def report(
-        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
-                                                     "JSON, ncu CSV or .ncu-rep, rocprof "
-                                                     "CSV or folder, torch trace"),
-        on: str = typer.Option(None, "--on", help="hardware name or profile/roof JSON file"),
+        files: Files,
+        on: On = None,
         output: str = typer.Option(None, "-o", "--output",
                                    help="write report.html (interactive), .md or .json"),
         json_out: bool = typer.Option(False, "--json", help="print analysis + diagnosis JSON"),
@@ -247,6 +136,7 @@ def register(app) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
         from .common import emit_json, err_console, refuse_input_as_output, wide_console
+        from .inputs import load_inputs
 
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
@@ -254,7 +144,7 @@ def register(app) -> None:
         if output:
             check_report_path(output)
             refuse_input_as_output(output, [*files, on] if on else files)
-        inputs = load_inputs(files, on)
+        inputs = load_inputs(files, [on] if on else [])
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:
             from dataclasses import replace

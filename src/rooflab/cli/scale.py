@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import typer
 
 from ..errors import InputError, RooflabError
-from ..model.parallel import Link, MeasuredLinks
+from ..model.parallel import NDR_SOURCE, Link, MeasuredLinks, assumed_nic
 
 HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device compute
 and memory floors from the roof, the gradient all-reduce on the link (ring
@@ -35,12 +35,12 @@ per GPU) times --nics-per-node (default: one NIC per GPU, as on HGX/DGX
 nodes): NCCL runs one ring per NIC, so 8 NICs give 400 GB/s across nodes
 (--inter-bw and a measured network are the ring's bus bandwidth as they are).
 Rows past the ranks a profile measured are extrapolations, and a
-note says so."""
+note says so.
 
-NDR_BUS = 50e9
-NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
-              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
-
+Link latency is per ring hop (one send to the next rank): --hop-latency-us
+10 (or the older --latency-us 10) costs an all-reduce over 8 GPUs 2 x 7
+hops x 10 us = 140 us; a measured link has its own (alpha / 2(n0-1) per
+hop). `rooflab llm --hop-latency-us` means the same."""
 
 def _rate(text: str, what: str) -> float:
     from ..units import parse_link_rate
@@ -56,15 +56,6 @@ class Links:
     intra: Link
     pair: Link | None = None
     measured: MeasuredLinks | None = None
-
-
-def intra_link(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
-    return choose_links(on, link_bw, link_from, latency_s).intra
-
-
-def intra_links(on: str, link_bw: str | None, link_from: str | None, latency_s: float):
-    chosen = choose_links(on, link_bw, link_from, latency_s)
-    return chosen.intra, chosen.pair
 
 
 def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
@@ -85,14 +76,15 @@ def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
 
 
 def choose_links(on: str, link_bw: str | None, link_from: str | None,
-                 latency_s: float) -> Links:
-    """The intra-node link (see HELP for the order). A catalog card on an NVLink bridge
-    (A100 PCIe, H100 NVL) has NVLink for 2 and PCIe beyond."""
+                 hop_latency_s: float) -> Links:
+    """The intra-node link (see HELP for the order), `hop_latency_s` per hop for a given or
+    catalog one. A catalog card on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for
+    2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
     from ..model.parallel import bridged_pairs, host_link_of, link_from_device, link_from_roof
 
     if link_bw:
-        return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), latency_s,
+        return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), hop_latency_s,
                           "given (--link-bw)"))
     if link_from:
         measured = cluster_links(link_from, "--link-from")
@@ -108,20 +100,35 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
 
         dev = lookup(on)
         if dev.interconnect_bytes_per_s:
-            link = link_from_device(dev, hop_latency_s=latency_s)
-            pcie = host_link_of(dev, latency_s) if bridged_pairs(dev) else None
+            link = link_from_device(dev, hop_latency_s=hop_latency_s)
+            pcie = host_link_of(dev, hop_latency_s) if bridged_pairs(dev) else None
             return Links(pcie, link) if pcie is not None else Links(link)
-    return Links(link_from_roof(load_roof(on), hop_latency_s=latency_s))
+    return Links(link_from_roof(load_roof(on), hop_latency_s=hop_latency_s))
 
 
-def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, latency_s: float) -> Link:
+def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency_s: float) -> Link:
     """Between nodes: --inter-bw, else the network a cluster profile measured across
-    hosts, else one NDR InfiniBand NIC per GPU (assumed)."""
+    hosts, else one NDR InfiniBand NIC per GPU (assumed). `hop_latency_s` is per hop."""
     if inter_bw:
-        return Link("network", _rate(inter_bw, "--inter-bw"), latency_s, "given (--inter-bw)")
+        return Link("network", _rate(inter_bw, "--inter-bw"), hop_latency_s, "given (--inter-bw)")
     if measured is not None and measured.inter is not None:
         return measured.inter
-    return Link("network", NDR_BUS, latency_s, NDR_SOURCE)
+    return assumed_nic(hop_latency_s)
+
+
+def latency_line(intra: Link, inter: Link, per_node: int, largest: int) -> str | None:
+    """Both readings of the links' latency (None when it is 0): what one all-reduce pays
+    in a node and across the largest ring, and the hops x hop latency behind it."""
+    from ..model.parallel import allreduce_latency_words, ring_link
+
+    if not (intra.hop_latency_s or inter.hop_latency_s):
+        return None
+    inside = min(per_node, largest)
+    text = f"link latency per hop: at {inside} GPUs {allreduce_latency_words(intra, inside)}"
+    if largest > per_node:
+        text += (f"; at {largest} GPUs "
+                 f"{allreduce_latency_words(ring_link(intra, inter), largest)}")
+    return text
 
 
 def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,
@@ -194,6 +201,15 @@ def scale_table(points, title: str):
     return t
 
 
+def _hop_latency_s(hop_us: float | None, old_us: float | None) -> float:
+    """--hop-latency-us, or --latency-us (its older spelling, also per hop), in seconds."""
+    if hop_us is not None and old_us is not None:
+        raise InputError("give one of --hop-latency-us and --latency-us (the same: the "
+                         "latency per ring hop, --latency-us is the older spelling)")
+    us = hop_us if hop_us is not None else old_us
+    return (us or 0.0) * 1e-6
+
+
 # The element types a data-parallel training step is modelled in (--dtype's help):
 # weights, activations and gradients alike; an integer type trains nothing (review 12c #6).
 TRAIN_DTYPES = ("bf16", "fp16", "fp32")
@@ -227,9 +243,14 @@ def register(app) -> None:
                                      "the ring, as nccl-tests' busbw across nodes gives it "
                                      "(default: measured across hosts, else --nics-per-node "
                                      "x 50GB/s)."),
-        latency_us: float = typer.Option(0.0, "--latency-us", min=0.0, help="Per ring-step "
-                                         "latency of given/catalog links, microseconds "
-                                         "(a measured link has its own)."),
+        hop_latency_us: float = typer.Option(
+            None, "--hop-latency-us", min=0.0, metavar="US",
+            help="Link latency per ring hop (one send to the next rank, what nccl-tests and "
+                 "a send/recv fit measure), microseconds, of given/catalog links: an "
+                 "all-reduce over n devices pays 2(n-1) hops (8 GPUs, 10 us: 140 us). A "
+                 "measured link has its own. --latency-us is the older spelling."),
+        latency_us: float = typer.Option(None, "--latency-us", min=0.0, hidden=True,
+                                         help="The older spelling of --hop-latency-us."),
         per_node: int = typer.Option(8, "--per-node", min=1, help="GPUs per node."),
         nics: int = typer.Option(None, "--nics-per-node", min=1, help="Network NICs per "
                                  "node; a ring across nodes runs one ring per NIC, so it "
@@ -244,11 +265,12 @@ def register(app) -> None:
 
         if link_bw and link_from:
             raise InputError("give one of --link-bw and --link-from")
+        hop_s = _hop_latency_s(hop_latency_us, latency_us)
         _check_dtype(dtype)
         roof = load_roof(on)
-        chosen = choose_links(on, link_bw, link_from, latency_us * 1e-6)
+        chosen = choose_links(on, link_bw, link_from, hop_s)
         intra, pair = chosen.intra, chosen.pair
-        inter = inter_link(inter_bw, chosen.measured, latency_us * 1e-6)
+        inter = inter_link(inter_bw, chosen.measured, hop_s)
         # the assumed NIC only: a measured or given busbw already is what the rings get
         assumed_nic = inter.source == NDR_SOURCE
         if assumed_nic:
@@ -294,6 +316,9 @@ def register(app) -> None:
         out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({intra.source}); inter-node: {inter.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({inter.source})")
+        line = latency_line(intra, inter, per_node, points[-1].n)
+        if line:
+            out.print(line)
         out.print(f"the link binds from {binds} GPUs on" if binds else
                   "the link never binds up to 1024 GPUs")
         for a in points[-1].step.assumptions:

@@ -216,6 +216,79 @@ def _device_facts(d, bw: float) -> list[list[str]]:
             ["TDP", _watts(d.tdp_w)]]
 
 
+def _profile_dict(name: str, flag: str) -> dict:
+    """A probed profile's JSON for --threads/--sweep, which read its extras."""
+    from ..errors import InputError
+    from ..files import load_json
+    from ..hardware.resolve import looks_like_file
+
+    if not looks_like_file(name):
+        raise InputError(f"{flag} reads a probed profile (.json from `rooflab probe`); "
+                         f"'{name}' is a catalog name: give the profile file, e.g. "
+                         f"`rooflab specs show me.json {flag}`")
+    data = load_json(name)
+    if not isinstance(data, dict) or not ("measured" in data or "nominal" in data):
+        raise InputError(f"{name}: not a rooflab profile (no 'measured' or 'nominal' roof); "
+                         f"{flag} reads the JSON `rooflab probe -o` writes")
+    return data
+
+
+def _threads_entry(name: str, threads: int) -> FileRoof:
+    """specs show me.json --threads N: the profile's roof at N threads."""
+    from ..hardware.profile import roof_at_threads
+
+    return FileRoof(name, roof_at_threads(_profile_dict(name, "--threads"), threads, name))
+
+
+def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bool) -> None:
+    """specs show me.json --sweep [-o ws.png] [--json]: the working-set staircase."""
+    from ..errors import InputError
+    from ..model.schema import SCHEMA_VERSION
+    from ..report.sweep_chart import (
+        marker_line,
+        plot_sweep,
+        sweep_table,
+        sweep_to_json,
+        table_headers,
+        table_rows,
+    )
+    from .common import console, emit_json
+
+    if threads is not None:
+        raise InputError("--sweep shows the sweep of the full probe (its largest thread "
+                         "count); drop --threads")
+    if output is not None and not output.lower().endswith((".png", ".svg")):
+        raise InputError(f"-o with --sweep writes a chart and must end in .png or .svg; got "
+                         f"'{output}' (--json prints the table)")
+    if output is not None:
+        from ..files import check_writable
+
+        check_writable(output)
+    table = sweep_table(_profile_dict(name, "--sweep"), name)
+    if output is not None:
+        from ..report.chart import save_figure
+
+        save_figure(plot_sweep(table, title=f"{name}: {table.kernel} bandwidth vs working "
+                                            f"set"), output)
+    if json_out:
+        emit_json({"schema_version": SCHEMA_VERSION, "file": name,
+                   "sweep": sweep_to_json(table)})
+        return
+    out = console()
+    threads_text = f", {table.threads} threads" if table.threads else ""
+    star = ("; * = the point the level's ceiling was read at"
+            if any(r.chosen for r in table.rows) else "")
+    out.print(_table(f"{name}: {table.kernel} bandwidth vs working set ({table.source}"
+                     f"{threads_text}){star}", table_headers(table), table_rows(table),
+                     right_from=0, right_to=len(table_headers(table)) - 1))
+    if table.markers:
+        out.print(marker_line(table))
+    for note in table.notes:
+        out.print(f"note: {note}")
+    if output is not None:
+        out.print(f"wrote {output}")
+
+
 def compare_rows(devices) -> list[list[str]]:
     from ..units import PRECISIONS, UNITS
 
@@ -284,15 +357,31 @@ def register(app) -> None:
         name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
                                                      "or a profile .json (its judging roof)"),
         json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
+        threads: int = typer.Option(None, "--threads", "-t", min=1,
+                                    help="a profile from `probe --threads 1,2,all`: its roof "
+                                    "at this thread count"),
+        sweep: bool = typer.Option(False, "--sweep", help="a probed profile: its bandwidth "
+                                   "vs working-set sweep as a table (-o: a chart)"),
+        output: str = typer.Option(None, "--output", "-o", help="with --sweep: write the "
+                                   "chart (.png or .svg)"),
     ) -> None:
         """All ceilings of one device with ridge points per precision, and their sources.
 
-        Example: rooflab specs show h200 --json
+        Example: rooflab specs show h200 --json;
+        rooflab specs show me.json --threads 1   (the one-thread roof of a scaling probe);
+        rooflab specs show me.json --sweep -o ws.png
         """
+        from ..errors import InputError
         from ..hardware.catalog import device_to_dict
         from ..model.schema import SCHEMA_VERSION, roof_to_dict
 
-        d = _entry(name)
+        if output is not None and not sweep:
+            raise InputError(f"-o writes the working-set chart of --sweep; add --sweep "
+                             f"(`rooflab specs show {name} --sweep -o {output}`)")
+        if sweep:
+            _show_sweep(name, threads, output, json_out)
+            return
+        d = _entry(name) if threads is None else _threads_entry(name, threads)
         if json_out:
             head = ({"file": d.path} if isinstance(d, FileRoof) else
                     {"device": device_to_dict(d)})

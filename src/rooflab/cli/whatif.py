@@ -6,6 +6,7 @@ import typer
 
 from ..errors import InputError
 from ..model.choose import WITH_LAUNCHES
+from .options import Files, On
 
 HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch, the
 bytes a kernel moves or the hardware changed? Each change builds new kernels under a stated
@@ -108,10 +109,8 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
 def register(app) -> None:
     @app.command("whatif", help=HELP)
     def whatif(
-        files: list[str] = typer.Argument(..., help="kernel files (.json/.csv), analysis "
-                                                     "JSON, ncu CSV or .ncu-rep, rocprof "
-                                                     "CSV or folder, torch trace"),
-        on: str = typer.Option(None, "--on", help="hardware name or profile JSON"),
+        files: Files,
+        on: On = None,
         precision: str = typer.Option(None, "--precision", help="do the math in this "
                                                                 "precision (fp16, bf16, fp8...)"),
         quantize: str = typer.Option(None, "--quantize", help="store weights as int8/int4/fp8"),
@@ -136,15 +135,25 @@ def register(app) -> None:
     ) -> None:
         from ..model.whatif import describe
         from .common import check_output, emit_json, err_console, wide_console
-        from .report import load_inputs
+        from .inputs import load_inputs
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on])
-        inputs = load_inputs(files, on)
+        inputs = load_inputs(files, [on] if on else [])
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
-                            group=group, on_roofs=_on_roofs(on, inputs.roof))
+                            group=group,
+                            # --hardware's like-for-like basis: every roof --on holds (a
+                            # profile: measured, nominal); its line names "the --on profile"
+                            on_roofs=inputs.roofs if on else (inputs.roof,))
         data = describe(result)
+        # what the reader must know of the kernels and the roof (a GPU of another compute
+        # capability, the best-achieved roof), as report and plot say it (cli/inputs.py):
+        # in the JSON (stdout stays one document, stderr quiet), else on stderr
+        if inputs.notes:
+            data["notes"] = list(inputs.notes)
+        if not json_out:
+            inputs.print_notes()
         if hardware is not None:
             data["efficiency_basis"] = {"name": result.before.roof.name,
                                         "kind": result.before.roof.kind,
@@ -162,21 +171,6 @@ def register(app) -> None:
             wide_console().print(line, soft_wrap=True)
         if output:
             err_console().print(f"wrote {output}")
-
-
-def _on_roofs(on: str | None, roof) -> tuple:
-    """Every roof --on holds, the one that judges first: a profile's measured and nominal
-    roofs; just `roof` for anything else (a catalog name, an .ncu-rep, no --on)."""
-    from ..errors import RooflabError
-    from ..hardware.resolve import load_roofs, looks_like_file
-
-    if not on or not on.lower().endswith(".json") or not looks_like_file(on):
-        return (roof,)
-    try:
-        roofs = load_roofs(on)
-    except RooflabError:
-        return (roof,)
-    return (roof, *(r for r in roofs if r is not roofs[0])) if roofs else (roof,)
 
 
 def _bound_cell(before, after) -> str:
@@ -480,7 +474,9 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
             # after (one row each read "1.00x" while the total said 3x).
             members.append(old)
             prev_tb, this_tb = rows[-1][2], times[0]
-            tb = prev_tb + this_tb if prev_tb and this_tb else None
+            # a member at 0.0 s adds nothing; only an unknown time makes the sum unknown
+            tb = (prev_tb + this_tb if prev_tb is not None and this_tb is not None
+                  else None)
             nbytes = sum(m.bytes.get(b.level, 0.0) for m in members) if b else 0.0
             ai_before = sum(m.total_flop for m in members) / nbytes if nbytes else None
             names = [m.name for m in members]

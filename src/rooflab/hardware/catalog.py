@@ -98,12 +98,14 @@ class Device:
 
     @property
     def top_compute(self) -> Ceiling:
+        """The fastest ceiling of any precision, integer included (Roof.top_compute)."""
         return self.roof.top_compute
 
     def ridge(self, precision: str | None = None, unit: str | None = None,
               level: str = "DRAM") -> float:
-        """P / B in FLOP/byte for a precision (the top dense peak when None)."""
-        peak = (self.roof.top_compute if precision is None
+        """P / B in FLOP/byte for a precision (None: the top float peak, as
+        rooflab.ridge(roof): Roof.top_float_compute)."""
+        peak = (self.roof.top_float_compute() if precision is None
                 else self.roof.find_compute(precision, unit))
         if peak is None:
             raise KeyError(f"{self.name} has no {precision} {unit or ''} ceiling".strip())
@@ -373,9 +375,9 @@ def ridges(device: Device, level: str = "DRAM") -> tuple[dict[str, Any], ...]:
 
 
 def top_float_compute(device: Device) -> Ceiling:
-    """The fastest dense floating-point ceiling (integer TOPS are not FLOP/s)."""
-    floats = [c for c in device.roof.compute if not str(c.precision).startswith("int")]
-    return max(floats or device.roof.compute, key=lambda c: c.value)
+    """The fastest dense floating-point ceiling (integer TOPS are not FLOP/s):
+    Roof.top_float_compute, the one the chart and rooflab.ridge(roof) use."""
+    return device.roof.top_float_compute()
 
 
 def device_to_dict(device: Device) -> dict[str, Any]:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError, ParseError
 from ..files import load_json, write_json
-from ..model.ceiling import Roof
+from ..model.ceiling import Ceiling, Roof
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
 
 
@@ -79,3 +80,85 @@ def load_profile(path: str | os.PathLike) -> MachineProfile:
         return profile_from_dict(data, where=str(path))
     except InputError as exc:
         raise ParseError(str(exc)) from None
+
+
+# extras.scaling row keys -> the ceiling each becomes (probe/cpu/scaling.py writes them)
+_SCALING_MEMORY = ("L1", "L2", "DRAM")
+_SCALING_COMPUTE = ("fp64", "fp32")
+_THREADS_SUFFIX = re.compile(r"\s*\(\d+ threads?\)$")
+
+
+def _threads_label(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def scaling_counts(profile: Mapping[str, Any]) -> list[int]:
+    """The thread counts a profile holds a roof for: extras.scaling's counts, else the one
+    count it was probed with (extras.threads); [] when it says neither."""
+    extras = profile.get("extras") or {}
+    by = (extras.get("scaling") or {}).get("by_threads") or {}
+    if by:
+        return sorted(int(k) for k in by)
+    n = extras.get("threads")
+    return [int(n)] if isinstance(n, int) and n >= 1 else []
+
+
+def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") -> Roof:
+    """The measured roof for `n` threads from a profile dict (the JSON of `rooflab probe`).
+
+    The count the whole probe ran at (extras.scaling.reference_threads, or extras.threads
+    of a one-count profile) gives the profile's measured roof itself; another count of a
+    scaling profile (`probe --threads 1,2,all`) gives the ceilings measured at it: DRAM,
+    L1, L2 (STREAM triad) and the fp64/fp32 FMA peaks, each `measured (N threads)` in its
+    method, with the overhead floor of the measured roof (one call, not a per-thread
+    figure). A count the profile lacks is an InputError naming the counts it has."""
+    extras = profile.get("extras") or {}
+    scaling = extras.get("scaling") or {}
+    counts = scaling_counts(profile)
+    if n not in counts:
+        have = ", ".join(map(str, counts)) or "none recorded"
+        raise InputError(f"{where}: no roof for {_threads_label(n)} (thread counts in this "
+                         f"profile: {have}); probe them with `rooflab probe --threads "
+                         f"1,2,all -o profile.json`")
+    reference = scaling.get("reference_threads", extras.get("threads"))
+    if not profile.get("measured"):
+        raise InputError(f"{where}: no measured roof; `rooflab probe` writes one")
+    measured = roof_from_dict(profile["measured"], f"{where}.measured")
+    if n == reference:
+        return measured
+    row = scaling["by_threads"][str(n)]
+    label = f"measured ({_threads_label(n)})"
+    memory = [_scaling_ceiling(row, lv, "bytes_per_s", _memory_method(label, row[lv]),
+                               measured.source, level=lv)
+              for lv in _SCALING_MEMORY if isinstance(row.get(lv), Mapping)]
+    compute = [_scaling_ceiling(row, p, "flop_per_s", f"{label}: FMA-throughput kernel "
+                                f"(the probe's fp64/fp32 peak kernel), value = best sample "
+                                f"(extras.scaling)", measured.source, precision=p,
+                                kind="vector")
+               for p in _SCALING_COMPUTE if isinstance(row.get(p), Mapping)]
+    # "EPYC measured (2 threads)" -> "EPYC measured (1 thread)"
+    name = f"{_THREADS_SUFFIX.sub('', measured.name)} ({_threads_label(n)})"
+    return Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
+                overhead_s=measured.overhead_s, overhead_source=measured.overhead_source,
+                source=f"{measured.source}; extras.scaling, {_threads_label(n)}",
+                notes=(f"{label}: the ceilings measured at {_threads_label(n)} in the thread "
+                       f"scaling of this profile (no L3, GEMM or low precisions there)",))
+
+
+def _memory_method(label: str, got: Mapping) -> str:
+    ws = got.get("ws_bytes_per_thread")
+    at = ""
+    if isinstance(ws, (int, float)):
+        at = (f" at {ws / 2**20:.4g} MiB per thread" if ws >= 2**20 else
+              f" at {ws / 2**10:.4g} KiB per thread")
+    return (f"{label}: STREAM triad (24 B per element: explicit loads + stores, no "
+            f"write-allocate){at}, value = best sample (extras.scaling)")
+
+
+def _scaling_ceiling(row: Mapping, key: str, field_: str, method: str, source: str,
+                     level: str | None = None, precision: str | None = None,
+                     kind: str | None = None) -> Ceiling:
+    got = row[key]
+    return Ceiling(value=float(got[field_]), precision=precision, unit=kind, level=level,
+                   provenance="measured", source=source, method=method,
+                   samples=tuple(float(v) for v in got.get("samples") or ()))

@@ -224,8 +224,9 @@ def _check_counts(launch: Launch, counts: Counts) -> None:
                      path=launch.path, line=launch.line)
 
 
-def kernel_of(g: _Group, name: str, step: str | None = None, step_index: int | None = None,
-              source: str = "ncu") -> Kernel:
+def group_kernel(g: _Group, name: str, step: str | None = None,
+                 step_index: int | None = None, source: str = "ncu") -> Kernel:
+    """The Kernel of one profiler group (its launches summed), named `name`."""
     total_flop = sum(g.flop.values())
     flop = {k: v for k, v in g.flop.items() if v > 0} or {"fp32": 0.0}
     f = g.first

@@ -34,7 +34,9 @@ from ..files import load_json, read_text
 from ..model.kernel import Kernel
 from ..model.schema import (
     check_schema_version,
+    document_kind,
     kernel_from_dict,
+    kernels_part,
     level_name,
     precision_name,
     time_unit,
@@ -84,10 +86,37 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         return load_profiler_files(kind, [path]).kernels
     if p.suffix.lower() == ".csv":
         return kernels_from_csv(read_text(p), path)
+    data = _read_json(p, path)
+    if document_kind(data) == "torch_trace":
+        # A torch.profiler chrome trace: read as `rooflab torch TRACE` reads it, so report,
+        # compare and plot take a trace directly instead of failing on its shape.
+        from .torch_trace import load_torch_trace
+
+        return load_torch_trace(path).kernels
+    return kernels_from_items(_kernel_items(data, path), path)
+
+
+# What a document that holds no kernels is, and what to pass instead (model.schema kinds)
+NOT_KERNELS = {
+    "compare": "this is a comparison (`rooflab compare` output), not a list of kernels; pass "
+               "the kernel files it compared",
+    "choose": "this is a hardware ranking (`rooflab choose` output), not a list of kernels; "
+              "pass the kernel files it ranked",
+    "devices": "this is a device list (`rooflab specs --json` output), not a list of "
+               "kernels; pass kernel files, and name devices with --on",
+    "profile": "this is a machine profile or roof, not a list of kernels: pass it as the "
+               "roof, e.g. `--on {path}` (`rooflab plot --on {path} -o chart.png` draws it "
+               "alone)",
+}
+NOT_KERNELS["roof"] = NOT_KERNELS["profile"]
+
+
+def _read_json(p: Path, path: str) -> object:
+    """The parsed JSON; a file that is no JSON at all (a picture, a binary) is told what
+    rooflab reads (a JSON file cut short keeps its own error)."""
     try:
         data = load_json(path)
     except ParseError as exc:
-        # not JSON at all (a JSON file cut short keeps its own error): say what is read.
         # A picture ("is a PNG image, not a text file; give the .json") says enough.
         text = str(exc)
         foreign = ("invalid JSON" in text and not _starts_like_json(p)) or \
@@ -101,36 +130,26 @@ def load_kernels(path: str) -> tuple[Kernel, ...]:
         check_schema_version(data, path)
     except InputError as exc:
         raise ParseError(str(exc)) from None
-    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("after"), dict):
-        # `rooflab whatif -o w.json`: its predicted kernels, so `rooflab compare b.json w.json`
-        # and `rooflab report w.json` read a what-if as they read any kernel file
-        data = data["after"]
-    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("analysis"), dict):
-        data = data["analysis"]      # `rooflab demo --json`: {"profile", "analysis", "files"}
-    if isinstance(data, dict) and "matches" in data and "kernels" not in data:
-        raise ParseError("this is a comparison (`rooflab compare` output), not a list of "
-                         "kernels; pass the kernel files it compared", path=path)
-    if isinstance(data, dict) and "kernels" not in data and isinstance(data.get("devices"),
-                                                                    list):
-        raise ParseError("this is a hardware ranking (`rooflab choose` output), not a list of "
-                         "kernels; pass the kernel files it ranked", path=path)
-    items = data.get("kernels") if isinstance(data, dict) else data
-    # a profile, a roof, or a document that carries one (`specs show --json`, `scale --json`)
-    if isinstance(data, dict) and items is None and (
-            {"measured", "nominal"} & set(data) or {"compute", "memory"} <= set(data)
-            or isinstance(data.get("roof"), dict)):
-        raise ParseError(f"this is a machine profile or roof, not a list of kernels: pass it "
-                         f"as the roof, e.g. `--on {path}` (`rooflab plot --on {path} -o "
-                         f"chart.png` draws it alone)", path=path)
-    if isinstance(data, dict) and items is None and isinstance(data.get("traceEvents"), list):
-        # A torch.profiler chrome trace: read as `rooflab torch TRACE` reads it, so report,
-        # compare and plot take a trace directly instead of failing on its shape.
-        from .torch_trace import load_torch_trace
+    return data
 
-        return load_torch_trace(path).kernels
+
+def _kernel_items(data: object, path: str) -> list:
+    """The kernel dicts of a document (model.schema.kernels_part: a kernel list, an
+    analysis, `rooflab whatif -o w.json`'s predicted kernels, `rooflab demo --json`'s), or
+    the error that says what the document is instead."""
+    kind = document_kind(data)
+    if kind in NOT_KERNELS:
+        raise ParseError(NOT_KERNELS[kind].format(path=path), path=path)
+    items = kernels_part(data)
     if not isinstance(items, list):
         raise ParseError(f"expected a list of kernels or an object with a 'kernels' list; "
                          f"{ACCEPTED}", path=path)
+    return items
+
+
+def kernels_from_items(items: list, path: str) -> tuple[Kernel, ...]:
+    """Kernels from a JSON document's kernel dicts, with the warnings and checks every
+    reader gives (unknown fields, a given AI that disagrees, levels joined)."""
     out = []
     odd: list[tuple[str, tuple[str, ...], str]] = []   # kernels with unknown fields
     given_ai: list[float | None] = []

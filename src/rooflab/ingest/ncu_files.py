@@ -14,7 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ParseError
-from .aggregate import Launch, display_names, group_launches, kernel_of, sort_by_time, step_labels
+from .aggregate import (
+    Launch,
+    display_names,
+    group_kernel,
+    group_launches,
+    sort_by_time,
+    step_labels,
+)
 from .ncu_metrics import CLOCK, FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks
 from .skips import Skip, SkipLog
@@ -113,7 +120,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
         raise ParseError("no file has a usable kernel launch: "
                          + "; ".join(str(s) for s in failed))
     names = display_names([(g, step) for g, step, _ in pairs])
-    kernels = [kernel_of(g, name, step, idx if step is not None else None)
+    kernels = [group_kernel(g, name, step, idx if step is not None else None)
                for (g, step, idx), name in zip(pairs, names, strict=True)]
     if progress:
         progress("done", 1.0)

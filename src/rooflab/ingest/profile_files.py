@@ -1,25 +1,32 @@
 """Profilers' files among the files a verb is given, told by content (not only by name):
 Nsight Compute CSV pages and .ncu-rep reports, rocprof / rocprofv3 / rocprof-compute counter
-CSVs and their folders, torch.profiler chrome traces (.json, .json.gz); each read as
-`rooflab ncu`, `rooflab rocprof` and `rooflab torch` read them.
+CSVs and their folders, torch.profiler chrome traces (.json, .json.gz), likwid-perfctr CSV
+(-O) and `perf stat` output; each read as `rooflab ncu`, `rocprof`, `torch`, `likwid` and
+`perf` read them.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from ..errors import InputError
 from .profile_import import ProfileImport
 
-PROFILERS = ("ncu", "rocprof", "torch")
+PROFILERS = ("ncu", "rocprof", "torch", "likwid", "perf")
+# perf stat's events rooflab reads (ingest/perf_stat.py) and its text footer: a line naming
+# one of them is perf's, not a kernel CSV's (whose first row is rooflab's column names)
+_PERF_WORDS = re.compile(r"seconds time elapsed|duration_time|fp_arith_inst_retired|"
+                         r"uncore_imc|cas_count|fp_ret_sse_avx_ops", re.IGNORECASE)
 _SNIFF = 65536   # bytes read to tell a file's kind: a trace's deviceProperties come first
 
 
 def file_kind(path: str) -> str:
-    """'ncu', 'rocprof', 'torch', or 'rooflab' (our JSON/CSV, and anything unknown, whose
-    errors then say what is accepted), told by content: a rocprof results.csv and an ncu
-    out.csv share the suffix of our own CSV, a gzipped trace may have lost its name."""
+    """'ncu', 'rocprof', 'torch', 'likwid', 'perf', or 'rooflab' (our JSON/CSV, and anything
+    unknown, whose errors then say what is accepted), told by content: a rocprof results.csv,
+    an ncu out.csv and a likwid or perf CSV share the suffix of our own CSV, a gzipped trace
+    may have lost its name."""
     p = Path(path)
     if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
         return "rocprof" if _rocprof_folder(p) else "rooflab"
@@ -39,7 +46,13 @@ def file_kind(path: str) -> str:
         return "torch" if '"traceEvents"' in text else "rooflab"
     if '"Kernel Name"' in text or "Kernel Name," in text:
         return "ncu"
-    return "rocprof" if _rocprof_header(text) else "rooflab"
+    if _rocprof_header(text):
+        return "rocprof"
+    first = text.lstrip().split("\n", 1)[0]
+    if first.startswith(("STRUCT,Info", "TABLE,Region ", "TABLE,Group ")):
+        return "likwid"
+    perf = _PERF_WORDS.search(text) and not first.lower().startswith("name")
+    return "perf" if perf else "rooflab"
 
 
 def _rocprof_folder(folder: Path) -> bool:
@@ -84,6 +97,14 @@ def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileIm
         from .torch_trace import load_torch_trace
 
         return load_torch_trace(paths)
+    if kind == "likwid":
+        from .likwid import load_likwid
+
+        return load_likwid(paths)
+    if kind == "perf":
+        from .perf_stat import load_perf_stat
+
+        return load_perf_stat(paths)
     raise InputError(f"unknown profiler '{kind}'; use one of {', '.join(PROFILERS)}")
 
 

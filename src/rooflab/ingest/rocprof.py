@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..hardware.rocprof_roofline import is_roofline_header
-from .aggregate import Launch, display_names, group_counts, kernel_of, sort_by_time, step_labels
+from .aggregate import Launch, display_names, group_counts, group_kernel, sort_by_time, step_labels
 from .ncu_csv import read_text
 from .ncu_metrics import Counts, parse_number
 from .profile_import import ProfileImport
@@ -257,7 +257,7 @@ def load_rocprof(paths) -> ProfileImport:
     if not pairs:
         raise ParseError("no file has a usable dispatch: " + "; ".join(str(s) for s in failed))
     names = display_names([(g, s) for g, s, _ in pairs])
-    kernels = [kernel_of(g, name, step, i if step else None, source="rocprof")
+    kernels = [group_kernel(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
     from ..hardware.rocprof_roofline import workload_roofline
 

@@ -45,9 +45,9 @@ from .advice_memory import (
     L2_BYTES_DEFAULT,
     NO_REUSE_KINDS,
     TILING_GAIN,
-    WEIGHT_KINDS,
     activation_share,
     memory_advice,
+    reuse_limit,
     reuses_data,
     weight_advice,
 )
@@ -56,7 +56,8 @@ from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .sanity import check_ai_high, is_streaming, kernel_kind
+from .opkind import WEIGHT_STREAMING_KINDS, is_streaming, kernel_kind
+from .sanity import check_ai_high
 
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
 # and fusing a launch-bound kernel read 1.00x before its launches were counted (11b #6).
@@ -64,11 +65,11 @@ MIN_SPEEDUP = 1.01
 
 __all__ = ["BATCH_ADVICE", "FUSION_MIN_GAIN", "L2_BYTES_DEFAULT", "LOWER_PRECISION",
            "MATRIX_KINDS", "MIN_SPEEDUP", "NEGLIGIBLE_LAUNCH", "NO_REUSE_KINDS", "RULES",
-           "SHORT_CALL_S", "TARGET_EFFICIENCY", "TILING_GAIN", "WEIGHT_KINDS", "Advice",
-           "Efficiency", "_lower_precision", "_quiet_advice", "activation_share", "advise",
-           "compute_advice", "efficiency_of", "latency_advice", "memory_advice",
-           "mixed_part_advice", "overhead_advice", "pct", "predict_seconds", "reuses_data",
-           "timing_noise", "weight_advice", "work_pct"]
+           "SHORT_CALL_S", "TARGET_EFFICIENCY", "TILING_GAIN", "WEIGHT_STREAMING_KINDS",
+           "Advice", "Efficiency", "_lower_precision", "_quiet_advice", "activation_share",
+           "advise", "compute_advice", "efficiency_of", "latency_advice", "memory_advice",
+           "mixed_part_advice", "overhead_advice", "pct", "predict_seconds", "reuse_limit",
+           "reuses_data", "timing_noise", "weight_advice", "work_pct"]
 
 
 def _recount(p: Point, kernel: Kernel, kind: str) -> Advice | None:

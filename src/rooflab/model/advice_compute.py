@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_rate, fmt_seconds, si
-from .advice_core import MATRIX_KINDS, Advice, Efficiency, _advice, _efficiency, pct
+from .advice_core import Advice, Efficiency, _advice, _efficiency, pct
 from .advice_memory import activation_share, memory_advice
 from .advice_precision import _lower_precision
 from .analysis import Point
 from .ceiling import Roof, iqr_over_median
 from .kernel import Kernel
 from .machine import Machine, words
-from .sanity import NOISY_IQR, is_streaming
+from .opkind import is_matrix, is_streaming
+from .sanity import NOISY_IQR
 
 # Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
 # PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
@@ -32,7 +33,7 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                    kernel: Kernel | None = None) -> list[Advice]:
     out: list[Advice] = []
     streaming = is_streaming(kind)
-    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    matrix = is_matrix(kind)
     cpu = machine is not None and machine.kind == "cpu"
     if p.unit != "tensor" and not streaming and not cpu:
         alt = "tf32" if p.precision == "fp32" else p.precision

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..units import fmt_pct
 from .analysis import Point
+from .opkind import MATRIX_KINDS  # noqa: F401  (re-exported: its name here before opkind)
 from .sanity import applicable_launch_s
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
@@ -22,11 +23,6 @@ TARGET_EFFICIENCY = 0.8
 # Below this share of the measured time the launch floor is negligible, and the work's
 # efficiency is the point's percent of roof (diagnose's "negligible" launch split).
 NEGLIGIBLE_LAUNCH = 0.01
-# Op kinds whose work maps onto tensor cores / matrix units.
-# Prefixes of matrix-shaped op kinds; PyTorch's addmm (nn.Linear), addbmm and baddbmm are
-# matrix multiplies with a bias add (they must not read as the elementwise 'add').
-MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "attention", "bmm", "mm", "addmm",
-                "addbmm", "baddbmm")
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Literal
 
 from ..units import dtype_bytes, fmt_ai, si
-from .advice_core import MATRIX_KINDS, Advice, Efficiency, _advice, _efficiency
+from .advice_core import Advice, Efficiency, _advice, _efficiency
 from .advice_precision import _lower_precision
 from .analysis import Point
 from .ceiling import Roof
+from .element_dtype import (  # noqa: F401  (INT4_WEIGHT_WORDS: its name here before)
+    INT4_WEIGHT_WORDS,
+    element_bytes,
+    weight_bytes_per_element,
+)
 from .kernel import Kernel
 from .machine import Machine, words
-from .sanity import is_streaming, name_words
+from .opkind import (  # noqa: F401  (GEMM_KINDS, is_gemm: their names here before)
+    GEMM_KINDS,
+    WEIGHT_STREAMING_KINDS,
+    is_gemm,
+    is_matrix,
+    is_streaming,
+    kind_word,
+    streams_weights,
+)
 
 # Without a matrix shape, tiling is assumed to raise AI this much (seed 000 §5.3: 5 -> 20+).
 TILING_GAIN = 4.0
@@ -24,20 +38,14 @@ TILING_GAIN = 4.0
 L2_BYTES_DEFAULT = 50e6
 # Requests batched per weight read in the batching advice (seed 004, Day 16 sweeps to 180).
 BATCH_ADVICE = 8
-# Op kinds whose DRAM traffic is mostly weights (a linear layer / GEMV in decode).
-WEIGHT_KINDS = ("gemv", "linear", "decode")
-# Op kinds that use each weight once per request (a GEMV, a batch-1 decode step): tiling
-# cannot raise their AI; batching requests per weight read is the lever (weight_advice).
-NO_REUSE_KINDS = ("gemv", "mul_mat_vec", "decode")
+# Op kinds that use each weight once per request (opkind.WEIGHT_STREAMING_KINDS, its name
+# before: a GEMV, a batch-1 decode step): tiling cannot raise their AI; batching requests
+# per weight read is the lever (weight_advice).
+NO_REUSE_KINDS = WEIGHT_STREAMING_KINDS
 # Fusion advice for a kernel whose bytes are mostly a matrix read once (weights, a KV
 # cache) is dropped below this predicted speed-up: only its activations can stay on chip
 # (a 4096x4096 fp64 GEMV: 32 kB of its 134 MB, 1.0002x).
 FUSION_MIN_GAIN = 1.05
-# Op kinds that multiply two matrices (C = A @ B): with compulsory traffic their AI is
-# 2mnk / (s (mk + kn + mn)), about min(m, n, k) x 2/s when one dimension is small, so the
-# shape, not the tiles, caps it (review 12a #1). llama.cpp's mul_mat_vec is a GEMV (above).
-GEMM_KINDS = ("gemm", "matmul", "linear", "mm", "bmm", "addmm", "addbmm", "baddbmm",
-              "mul_mat")
 # A GEMM whose bytes are at least this share weights streams them (each weight read once
 # per call): batching requests per weight read and narrower weights are its levers, whatever
 # its row count (review 13v F-E: `ai matmul 16 4096 4096` is 99.2 % weights, AI 15.9), and
@@ -53,10 +61,6 @@ WEIGHT_MIN_GAIN = FUSION_MIN_GAIN
 # ~1, one weight read per 2 FLOP). M = 2 would read ~2, so 1.5 splits the two; cuBLAS and
 # CUTLASS name their small-M kernels *gemm* too, as seed 004's decode table does.
 GEMV_MAX_ROWS = 1.5
-# Name words of weight-only quantized GEMMs (W4A16, AWQ, GPTQ, Marlin): 4-bit weights under
-# 16-bit math, so the weight size is not the math precision's (review 13v F-J: a W4A16
-# lm_head at AI 3.9 is a GEMV, one 0.5-byte weight per 2 FLOP).
-INT4_WEIGHT_WORDS = ("w4a16", "w4a8", "awq", "gptq", "marlin", "int4")
 # Tiling that would raise AI less than this is not offered (the bytes are compulsory).
 MIN_TILING_GAIN = 1.05
 
@@ -74,9 +78,11 @@ def _gemm_shape(kernel: Kernel | None) -> tuple[float, float, float] | None:
     return float(dims[0]), float(dims[1]), float(dims[2])
 
 
-def is_gemm(kind: str) -> bool:
-    """A two-matrix multiply (GEMM_KINDS), not llama.cpp's GEMV (mul_mat_vec)."""
-    return any(kind.startswith(g) for g in GEMM_KINDS) and not kind.startswith("mul_mat_vec")
+def weights_by_default(kind: str) -> bool:
+    """Whether a kind's bytes are taken as weights where no share is known: a GEMV or
+    decode step (opkind.streams_weights), or a 'linear' layer, as `rooflab llm` names a
+    decode step's (the batching advice's "all bytes are weights")."""
+    return streams_weights(kind) or kind_word(kind) == "linear"
 
 
 def _num(v: object) -> bool:
@@ -108,44 +114,28 @@ def experts_touched(kernel: Kernel, tokens: float) -> float:
 
 
 def weight_size(kernel: Kernel | None, precision: str) -> tuple[float | None, str]:
-    """Bytes per weight and where that comes from: meta 'weight_dtype' (or the shape's),
-    4 bits for a weight-only quantized GEMM's name (INT4_WEIGHT_WORDS), else the shape's
-    dtype or the math precision's; (None, '') for a dtype with no storage size."""
-    meta = kernel.meta if kernel is not None else {}
-    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
-    given = meta.get("weight_dtype") or shape.get("weight_dtype")
-    words = name_words(kernel.name) if kernel is not None else ()
-    if given:
-        dtype, src = str(given), f"weight dtype {given} (meta)"
-    elif any(w in INT4_WEIGHT_WORDS for w in words):
-        return 0.5, f"4-bit weights (the name '{kernel.name}' says a weight-only int4 GEMM)"
-    else:
-        dtype = str(shape.get("dtype") or precision)
-        src = f"{dtype} weights (its math precision; give meta weight_dtype if they are not)"
-    try:
-        size = dtype_bytes(dtype)
-    except Exception:   # a dtype with no storage size
-        return None, ""
-    return (size, src) if size > 0 else (None, "")
+    """Bytes per weight and where that comes from (element_dtype.weight_bytes_per_element:
+    meta 'weight_dtype', a W4A16/AWQ/GPTQ name, else the kernel's element size); (None, '')
+    where no size is known."""
+    return weight_bytes_per_element(kernel, precision)
 
 
 def shape_ai(kernel: Kernel | None, precision: str) -> float | None:
     """The most AI a GEMM's shape allows: each operand moved once (compulsory traffic),
-    2mnk / (s (mk + D kn + mn)), s the element size of the shape's dtype, else `precision`'s,
-    D the distinct experts its tokens touch for a routed-expert kernel (each expert's
-    weights are read once for its few rows), else 1; None without a shape (or a size)."""
+    2mnk / (s (mk + D kn + mn)), s its element size (element_bytes: the shape's dtype, then
+    meta dtype, then `precision`'s), D the distinct experts its tokens touch for a
+    routed-expert kernel (each expert's weights are read once for its few rows), else 1;
+    None without a shape (or a size)."""
     dims = _gemm_shape(kernel)
     if dims is None:
         return None
     m, n, k = dims
-    dtype = kernel.meta["shape"].get("dtype") or precision
-    try:
-        size = dtype_bytes(str(dtype))
-    except Exception:   # a dtype with no storage size
+    size = element_bytes(kernel, precision)
+    if size is None:
         return None
     moe = routed(kernel)
     d = experts_touched(kernel, moe[2]) if moe else 1.0
-    return 2 * m * n * k / (size * (m * k + d * k * n + m * n)) if size > 0 else None
+    return 2 * m * n * k / (size * (m * k + d * k * n + m * n))
 
 
 def weight_share(kernel: Kernel | None, kind: str, ai: float,
@@ -179,7 +169,10 @@ def weight_share(kernel: Kernel | None, kind: str, ai: float,
         m, n, k = dims
         moe = routed(kernel)
         weights = (experts_touched(kernel, moe[2]) if moe else 1.0) * k * n * size
-        act = dims_size(kernel, precision) * (m * k + m * n)
+        act_size = element_bytes(kernel, precision)
+        if act_size is None:
+            return None
+        act = act_size * (m * k + m * n)
         total = nbytes if nbytes > 0 else weights + act
         return min(1.0, weights / total), f"its shape, {src}"
     if 0 < ai * size / 2 <= GEMV_MAX_ROWS:
@@ -187,21 +180,12 @@ def weight_share(kernel: Kernel | None, kind: str, ai: float,
     return None
 
 
-def dims_size(kernel: Kernel, precision: str) -> float:
-    """Bytes per activation element: the shape's dtype, else the math precision's (2)."""
-    dtype = kernel.meta["shape"].get("dtype") or precision
-    try:
-        return dtype_bytes(str(dtype))
-    except Exception:   # a dtype with no storage size: count 2 bytes
-        return 2.0
-
-
 def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str) -> str:
     """Why a kernel's bytes are mostly weights, each read once per call (so batching
     requests per weight read and narrower weights are its levers, seed 004), '' when they
-    are not: a GEMV or decode kind (NO_REUSE_KINDS); a GEMM whose weights are at least
+    are not: a GEMV or decode kind (opkind.streams_weights); a GEMM whose weights are at least
     WEIGHT_DOMINANT of its bytes (weight_share), whatever its rows (review 13v F-E)."""
-    if any(kind.startswith(k) for k in NO_REUSE_KINDS):
+    if streams_weights(kind):
         return f"a {kind} uses each weight once per request"
     share = weight_share(kernel, kind, ai, precision) if is_gemm(kind) else None
     if share is None or share[0] < WEIGHT_DOMINANT:
@@ -258,7 +242,8 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
                      f"{b / grow:.2f}x per request at most (uniform routing, as whatif "
                      f"--batch)")
     nbytes = p.bytes * (w * grow + (1 - w) * b)
-    what = (f"batch {b} vectors per matrix read (GEMV -> GEMM)" if kind.startswith("gemv")
+    gemv = kind_word(kind) == "gemv"
+    what = (f"batch {b} vectors per matrix read (GEMV -> GEMM)" if gemv
             else f"batch {b} requests per weight read")
     batched = _advice(
         p, e, what,
@@ -267,7 +252,7 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
         + moe_words, "along slope", flop=b * p.flop,
         nbytes=nbytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
         assumption=(f"all bytes are the matrix (the vectors are small); {b} independent "
-                    f"vectors are there to multiply by it" if kind.startswith("gemv") else
+                    f"vectors are there to multiply by it" if gemv else
                     (f"weights are {w:.1%} of the bytes ({share[1]}), the rest grows with "
                      f"the batch" if share is not None and w < 1 else
                      f"all bytes are weights (activations and KV cache small at batch {b})")
@@ -323,28 +308,27 @@ def activation_share(kernel: Kernel | None, kind: str) -> float:
             and weight_streaming(kernel, kind, kernel.total_flop / nbytes,
                                  kernel.precision)):
         return 0.0
-    if not any(kind.startswith(w) for w in WEIGHT_KINDS + ("mul_mat_vec",)):
+    if not weights_by_default(kind):
         return 1.0
-    matrix = _matrix_bytes(kernel) if kind.startswith(("gemv", "mul_mat_vec")) else None
+    matrix = (_matrix_bytes(kernel) if kind_word(kind) in ("gemv", "mul_mat_vec")
+              else None)
     if matrix is None or nbytes <= 0:
         return 0.0
     return min(1.0, max(0.0, 1.0 - matrix / nbytes))
 
 
 def _matrix_bytes(kernel: Kernel | None) -> float | None:
-    """A GEMV's matrix bytes from meta shape m x n (ops.gemv's) in the shape's dtype, else
-    the kernel's precision; None without a shape."""
+    """A GEMV's matrix bytes from meta shape m x n (ops.gemv's) in its element size
+    (element_bytes: the shape's dtype, then meta dtype, then the kernel's precision); None
+    without a shape or a size."""
     shape = kernel.meta.get("shape") if kernel is not None else None
     if not isinstance(shape, Mapping):
         return None
     m, n = shape.get("m"), shape.get("n")
-    if not all(isinstance(v, (int, float)) and v > 0 for v in (m, n)):
+    if not all(_num(v) for v in (m, n)):
         return None
-    dtype = shape.get("dtype") or kernel.precision
-    try:
-        return float(m) * float(n) * dtype_bytes(str(dtype))
-    except Exception:   # a dtype with no storage size: no matrix bytes to tell
-        return None
+    size = element_bytes(kernel, kernel.precision)
+    return float(m) * float(n) * size if size is not None else None
 
 
 def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
@@ -378,21 +362,40 @@ def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
     return out if out.speedup >= FUSION_MIN_GAIN else None
 
 
-def reuses_data(kind: str, kernel: Kernel | None = None, ai: float | None = None,
-                precision: str = "") -> bool:
-    """Whether tiling can raise the op's AI: not for a GEMV or a batch-1 decode step, whose
-    every weight is used once per request (batching is their lever), nor for a GEMM whose
-    shape's compulsory AI (or, weights dominating, the weights' floor: weight_share) is
-    no more than MIN_TILING_GAIN above the AI it reaches."""
-    if any(kind.startswith(k) for k in NO_REUSE_KINDS):
-        return False
+# What limits a kernel's data reuse (reuse_limit): its kind streams weights (each used once
+# per request), its traffic is already compulsory (each operand moved once), or tiles can
+# still cut its bytes.
+ReuseLimit = Literal["streams_weights", "compulsory", "tileable"]
+
+
+def reuse_limit(kind: str, kernel: Kernel | None = None, ai: float | None = None,
+                precision: str = "") -> ReuseLimit:
+    """Whether tiling can raise the op's AI, and if not why. "streams_weights": a GEMV or a
+    batch-1 decode step (opkind.streams_weights), every weight used once per request, or a
+    GEMM whose bytes are mostly weights (weight_streaming) at its compulsory AI: batching
+    is the lever. "compulsory": a GEMM whose shape's compulsory AI (or the weights' floor:
+    weight_share) is no more than MIN_TILING_GAIN above the AI it reaches, its weights a
+    minority (`ai matmul 256 256 256`: each element of B is used 256 times, AI 85.3 is
+    already the shape's): only a larger problem, fusion or narrower data raise it.
+    "tileable": anything else."""
+    if streams_weights(kind):
+        return "streams_weights"
     if not is_gemm(kind) or ai is None or not ai > 0:
-        return True
+        return "tileable"
     cap = shape_ai(kernel, precision)
     share = weight_share(kernel, kind, ai, precision)
     if share is not None and share[0] > 0:
         cap = min(cap, ai / share[0]) if cap is not None else ai / share[0]
-    return cap is None or cap > ai * MIN_TILING_GAIN
+    if cap is None or cap > ai * MIN_TILING_GAIN:
+        return "tileable"
+    return ("streams_weights" if weight_streaming(kernel, kind, ai, precision)
+            else "compulsory")
+
+
+def reuses_data(kind: str, kernel: Kernel | None = None, ai: float | None = None,
+                precision: str = "") -> bool:
+    """Whether tiling can raise the op's AI (reuse_limit says why not)."""
+    return reuse_limit(kind, kernel, ai, precision) == "tileable"
 
 
 def _tiling(p: Point, e: Efficiency, kind: str, machine: Machine | None,
@@ -402,7 +405,7 @@ def _tiling(p: Point, e: Efficiency, kind: str, machine: Machine | None,
     other kind TILING_GAIN x (seed 000 §5.3)."""
     if not 0 < p.ai < p.ridge:
         return None
-    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    matrix = is_matrix(kind)
     cap = shape_ai(kernel, p.precision) if matrix and is_gemm(kind) else None
     share = weight_share(kernel, kind, p.ai, p.precision) if matrix else None
     if share is not None and share[0] > 0:
@@ -430,7 +433,7 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                   l2_bytes: float | None = None, machine: Machine | None = None,
                   kernel: Kernel | None = None) -> list[Advice]:
     out: list[Advice] = []
-    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
+    matrix = is_matrix(kind)
     # An op under 1 FLOP/B with no matrix kind known streams (seed 004: y = x + 1 is 0.25,
     # "永远在斜线上"): nothing to reuse, so no tiling; fusion is its lever (review 12a #4).
     streaming = is_streaming(kind) or (not matrix and p.ai < 1)
@@ -440,7 +443,7 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         out.append(fused)
     # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
     # (_tiling's cap), not for a GEMV or a decode step, which use each weight once.
-    no_reuse = any(kind.startswith(k) for k in NO_REUSE_KINDS)
+    no_reuse = streams_weights(kind)
     tiling = _tiling(p, e, kind, machine, kernel) if not (streaming or no_reuse) else None
     if tiling is not None:
         out.append(tiling)
@@ -452,7 +455,7 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         out.append(eff)
     # a linear / GEMV kind whose weight share is known below WEIGHT_DOMINANT (a prefill
     # linear's activations) is no weight stream; one with no share known is taken for one
-    if heavy or (any(kind.startswith(w) for w in WEIGHT_KINDS)
+    if heavy or (weights_by_default(kind)
                  and weight_share(kernel, kind, p.ai, p.precision) is None):
         # a GEMM of a GEMV's shape or AI gets what `ai gemv` gets, saying why (12a #1); one
         # that streams only some of its bytes as weights gets what gains WEIGHT_MIN_GAIN

@@ -5,12 +5,12 @@ ceiling. Each predicts the new point as advice_core does. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from ..units import canonical_dtype, dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
+from ..errors import InputError
+from ..units import dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
 from .advice_core import Advice, Efficiency, _advice, work_pct
 from .analysis import Point
 from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
+from .element_dtype import element_bytes, element_dtype, stored_dtype
 from .kernel import Kernel, converted_flop
 from .machine import Machine
 
@@ -68,7 +68,7 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
     alt, ceiling = found
     try:
         ratio = dtype_bytes(alt) / dtype_bytes(p.precision)
-    except Exception:   # a precision with no storage size (int32 accumulators ...)
+    except InputError:   # a precision with no storage size
         return None
     nbytes = p.bytes * ratio
     if nbytes <= 0:
@@ -91,20 +91,17 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
 def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice | None:
     """A kernel with no FLOP (a copy, a sort, a gather) has no math to move to other units
     or precisions: only its data can be stored narrower, which shrinks its bytes. Its
-    element type is its FLOP's precision key ({"fp64": 0}) or meta dtype / shape dtype;
-    without one it is the fp32 default, and the assumption says so."""
-    meta = kernel.meta if kernel is not None else {}
-    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
-    named = meta.get("dtype") or shape.get("dtype")
-    dtype = (p.precision if kernel is not None and kernel.flop else
-             str(named) if named else None)
-    try:
-        size = dtype_bytes(dtype or p.precision)
-        alt = next((a for a in LOWER_PRECISION.get(canonical_dtype(dtype or p.precision), ())
-                    if dtype_bytes(a) < size), None)
-        new = dtype_bytes(alt) if alt else None
-    except Exception:   # a dtype with no storage size: nothing to say about narrowing it
-        return None
+    element type is the one its meta names (element_dtype: shape dtype, then meta dtype),
+    else its FLOP's precision key ({"fp64": 0}); without one it is the fp32 default, and
+    the assumption says so."""
+    named = stored_dtype(kernel) if kernel is not None else None
+    dtype = named or (p.precision if kernel is not None and kernel.flop else None)
+    size = element_bytes(kernel, p.precision)
+    if size is None:
+        return None   # a dtype with no one storage size: nothing to say about narrowing it
+    alt = next((a for a in LOWER_PRECISION.get(element_dtype(kernel, p.precision), ())
+                if dtype_bytes(a) < size), None)
+    new = dtype_bytes(alt) if alt else None
     if alt is None or not new or p.bytes <= 0:
         return None
     known = (f"every byte is {dtype} element data" if dtype else

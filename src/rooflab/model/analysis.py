@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..errors import InputError
@@ -38,7 +39,10 @@ BOUNDS = ("memory", "compute", "overhead", "latency")
 
 @dataclass(frozen=True)
 class Point:
-    """One kernel at one memory level on one roof."""
+    """One kernel at one memory level on one roof. kernel is the kernel's name (for
+    people: two kernels may share one); kernel_index is its position in the
+    Analysis.kernels it was placed for (-1: a point built outside analyze), the link
+    Analysis.kernel_of and points_of follow."""
 
     kernel: str
     precision: str
@@ -65,6 +69,7 @@ class Point:
     along_slope: float           # distance 2: ridge / AI when left of the ridge, else 1
     roof_headroom: float         # distance 3: best peak of its family (float/int) / this peak
     note: str = ""
+    kernel_index: int = -1
 
     @property
     def memory_bound_side(self) -> bool:
@@ -89,12 +94,28 @@ class Unplaced:
     compute: str                 # label of the compute ceiling it is held to
     peak_flop_per_s: float
     achieved_flop_per_s: float | None   # FLOP / seconds (None: untimed or no FLOP)
+    kernel_index: int = -1       # its position in Analysis.kernels
 
     @property
     def percent_of_peak(self) -> float | None:
         if self.achieved_flop_per_s is None or self.peak_flop_per_s <= 0:
             return None
         return 100.0 * self.achieved_flop_per_s / self.peak_flop_per_s
+
+
+@dataclass(frozen=True)
+class LevelFigures:
+    """A kernel's numbers at one memory level it has bytes at, whether the roof has a
+    ceiling there (point) or not (the level still has an AI and the kernel an achieved
+    FLOP/s; no % of roof, no bound): what a table of every level shows (the profiler
+    verbs' CSV, read back by `rooflab report`)."""
+
+    level: str
+    bytes: float
+    ai: float | None                    # FLOP / bytes (None: no bytes)
+    achieved_flop_per_s: float | None   # FLOP / seconds (None: untimed)
+    time_share: float | None            # the kernel's, as its points (or Unplaced) have it
+    point: Point | None                 # its point at this level, if placed
 
 
 @dataclass(frozen=True)
@@ -123,26 +144,82 @@ class Analysis:
         printer.text("\n".join(lines))
 
     def for_kernel(self, name: str) -> tuple[Point, ...]:
+        """Every point of every kernel of this name (two kernels may share one)."""
         return tuple(p for p in self.points if p.kernel == name)
 
+    @cached_property
+    def _by_index(self) -> tuple[tuple[Point, ...], ...]:
+        # each kernel's points, by its index (built once: points_of per kernel of a
+        # 20 000-kernel file stays linear)
+        out: list[list[Point]] = [[] for _ in self.kernels]
+        for p in self.points:
+            if 0 <= p.kernel_index < len(out):
+                out[p.kernel_index].append(p)
+        return tuple(tuple(ps) for ps in out)
+
+    @cached_property
+    def _index_of(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for i, k in enumerate(self.kernels):
+            out.setdefault(id(k), i)
+        return out
+
+    def kernel_of(self, point: Point) -> Kernel | None:
+        """The kernel a point is of (its kernel_index); a point built outside analyze (no
+        index) falls back to the first kernel of its name, None where there is none."""
+        if 0 <= point.kernel_index < len(self.kernels):
+            return self.kernels[point.kernel_index]
+        return next((k for k in self.kernels if k.name == point.kernel), None)
+
     def points_of(self, kernel: Kernel) -> tuple[Point, ...]:
-        """This kernel's points. A file may hold two different kernels of one name (a
-        kernel CSV listing two launches); each keeps its own points, not both sets."""
-        own = tuple(p for p in self.for_kernel(kernel.name)
-                    if p.seconds == kernel.seconds and p.calls == kernel.calls
-                    and p.flop == kernel.total_flop and p.bytes == kernel.bytes.get(p.level))
-        return own or self.for_kernel(kernel.name)
+        """This kernel's points, by identity: two kernels of one name (a kernel CSV
+        listing two launches) each keep their own. A kernel not in this analysis (an
+        equal copy) is looked up by value."""
+        i = self._index_of.get(id(kernel))
+        if i is None:
+            i = next((j for j, k in enumerate(self.kernels) if k == kernel), None)
+        return () if i is None else self._by_index[i]
+
+    def levels_of(self, kernel: Kernel) -> tuple[LevelFigures, ...]:
+        """The kernel's figures at every level it has bytes at, in its order: the point
+        where there is one; elsewhere AI and achieved as a point has them. Its time share
+        is its points' (shares replaced on them stay), else its Unplaced's, else of the
+        analysis's total time."""
+        points = {p.level: p for p in self.points_of(kernel)}
+        share = next((p.time_share for p in points.values()), None)
+        if not points:
+            gone = self._unplaced_of.get(self._index_of.get(id(kernel), -1))
+            share = gone.time_share if gone is not None else self._share(kernel)
+        flop, t = kernel.total_flop, kernel.seconds
+        return tuple(LevelFigures(
+            level=level, bytes=nbytes, ai=flop / nbytes if nbytes > 0 else None,
+            achieved_flop_per_s=flop / t if t else None, time_share=share,
+            point=points.get(level)) for level, nbytes in kernel.bytes.items())
+
+    def _share(self, kernel: Kernel) -> float | None:
+        total = self._total_seconds
+        return kernel.seconds / total if kernel.seconds and total > 0 else None
+
+    @cached_property
+    def _total_seconds(self) -> float:
+        return sum(k.seconds for k in self.kernels if k.seconds)
+
+    @cached_property
+    def _unplaced_of(self) -> dict[int, Unplaced]:
+        return {u.kernel_index: u for u in self.unplaced if u.kernel_index >= 0}
 
     def at_level(self, level: str) -> tuple[Point, ...]:
         return tuple(p for p in self.points if p.level == level)
 
     def primary(self) -> tuple[Point, ...]:
-        """One point per kernel: the level that binds hardest (the lowest attainable)."""
-        best: dict[str, Point] = {}
+        """One point per kernel: the level that binds hardest (the lowest attainable).
+        Keyed by kernel index, so two kernels of one name keep one point each."""
+        best: dict[int | str, Point] = {}
         for p in self.points:
-            cur = best.get(p.kernel)
+            key: int | str = p.kernel_index if p.kernel_index >= 0 else p.kernel
+            cur = best.get(key)
             if cur is None or p.attainable_flop_per_s < cur.attainable_flop_per_s:
-                best[p.kernel] = p
+                best[key] = p
         return tuple(best.values())
 
 
@@ -171,11 +248,11 @@ def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float 
 
 
 def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memory: Ceiling,
-                  total_seconds: float, note: str = "", compute_label: str | None = None
-                  ) -> Point:
+                  total_seconds: float, note: str = "", compute_label: str | None = None,
+                  kernel_index: int = -1) -> Point:
     """Place one kernel at one memory level on the roof. compute_label names the compute
     ceiling where it binds (default compute.label; a mixed kernel's weighted ceiling says
-    "weighted fp16 tensor + fp32 vector")."""
+    "weighted fp16 tensor + fp32 vector"). kernel_index: its position in the analysis."""
     flop = kernel.total_flop
     nbytes = float(kernel.bytes[level])
     peak, bw = compute.value, memory.value
@@ -205,8 +282,33 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         below_roof=att / achieved if achieved else None,
         along_slope=ridge_ai / ai if left_of_ridge(ai, ridge_ai) and ai > 0 else 1.0,
         roof_headroom=roof.top_compute_for(kernel.precision).value / peak,
-        note=note,
+        note=note, kernel_index=kernel_index,
     )
+
+
+def held_on(roof: Roof, point: Point, kernel: Kernel | None = None) -> KernelCeiling:
+    """The compute ceiling `point`'s kernel is held to on another roof (the nominal one
+    beside the measured roof that judged it): a kernel with FLOP in several precisions its
+    weighted ceiling (kernel_ceiling, as on the judging roof: A100 9e9 fp16 tensor + 1e9
+    fp32 is 124.8 TFLOP/s, not fp16 tensor's 312); one precision the unit the judging roof
+    held it to. Without the kernel, the point's precision and unit."""
+    if kernel is not None and kernel.mixed:
+        return kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+    found, note = roof.compute_for(point.precision, point.unit)
+    return KernelCeiling(found, found.label, (note,) if note else ())
+
+
+def point_on(roof: Roof, point: Point, kernel: Kernel) -> Point | None:
+    """The same kernel at the same level placed on another roof (its attainable FLOP/s and
+    time floor there: the nominal column of the report's record table), with its ceiling
+    from held_on; None where that roof has no ceiling for the point's level. No time share:
+    it is not part of that roof's analysis."""
+    memory = roof.find_memory(point.level)
+    if memory is None or kernel.bytes.get(point.level) is None:
+        return None
+    held = held_on(roof, point, kernel)
+    return analyze_point(roof, kernel, point.level, held.ceiling, memory, 0.0,
+                         compute_label=held.label, kernel_index=point.kernel_index)
 
 
 def _kernels_arg(kernels: Any) -> tuple[Kernel, ...]:
@@ -247,7 +349,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     points: list[Point] = []
     notes: list[str] = []
     unplaced: list[Unplaced] = []
-    for k in kernels:
+    for i, k in enumerate(kernels):
         held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
         # the point's note: the stand-in notes only (model/sanity.py reads a note as a
         # precision fallback); a mix shows in the binding and in the analysis notes
@@ -270,13 +372,13 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             if k.bytes[level] <= 0 and k.total_flop <= 0:
                 continue
             points.append(analyze_point(roof, k, level, compute, memory, total, note,
-                                        held.label))
+                                        held.label, i))
             placed += 1
         if k.bytes and k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values()):
             notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
                          f"counts (flop=..., bytes=...)")
         if not placed and (asked or not k.bytes):
-            unplaced.append(_unplaced(roof, k, held, missing, asked, total))
+            unplaced.append(_unplaced(roof, k, held, missing, asked, total, i))
         notes += [f"{k.name}: {n}" for n in held.notes]
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
@@ -285,7 +387,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
 
 
 def _unplaced(roof: Roof, k: Kernel, held: KernelCeiling, missing: Sequence[str],
-              asked: int, total: float) -> Unplaced:
+              asked: int, total: float, index: int = -1) -> Unplaced:
     """Why kernel k got no point (no bytes; bytes only at levels the roof lacks; nothing
     but zeros), how to give it one, and its compute position (FLOP/s against its ceiling)."""
     here = [c.level for c in roof.memory]
@@ -311,7 +413,7 @@ def _unplaced(roof: Roof, k: Kernel, held: KernelCeiling, missing: Sequence[str]
                     time_share=k.seconds / total if k.seconds and total > 0 else None,
                     levels=tuple(k.bytes), reason=reason, fix=fix, flop=flop,
                     compute=held.label, peak_flop_per_s=held.ceiling.value,
-                    achieved_flop_per_s=achieved)
+                    achieved_flop_per_s=achieved, kernel_index=index)
 
 
 def weighted_words(held: KernelCeiling) -> str:

@@ -250,17 +250,31 @@ class Roof:
 
     @property
     def top_compute(self) -> Ceiling:
+        """The fastest ceiling of any precision, integer included (A100: int4 tensor, 1.25
+        POP/s): the height every ceiling fits under, for a chart's axis limits. The top
+        of the roofline (the ridge) is top_float_compute()."""
         if not self.compute:
             raise InputError(f"roof '{self.name}' has no compute ceilings")
         return max(self.compute, key=lambda c: c.value)
+
+    def top_float_compute(self) -> Ceiling:
+        """The fastest floating-point ceiling (units.is_float): the top of the roofline
+        that rooflab.ridge(roof) and attainable(roof, ai), the chart's default ceilings and
+        the catalog's tables all use (A100 SXM: bf16 tensor 312 TFLOP/s, ridge 312e12 /
+        2.039e12 = 153 FLOP/B). Integer TOPS are not FLOP/s. A roof with no float ceiling
+        gives its fastest overall."""
+        return self._fastest(floats=True)
 
     def top_compute_for(self, precision: str) -> Ceiling:
         """The fastest ceiling of a kernel's own family (float or integer): the roof a
         change of unit or precision could reach (seed 004's third distance: "换精度(fp8)").
         A float kernel is not held to int4 math (A100: 1.25 POP/s) it could only use by
-        quantizing its activations too; a roof with no ceiling of that family gives its
-        fastest overall."""
-        same = [c for c in self.compute if is_float(c.precision) == is_float(precision)]
+        quantizing its activations too; a float kernel's is top_float_compute()."""
+        return self._fastest(floats=is_float(precision))
+
+    def _fastest(self, floats: bool) -> Ceiling:
+        """The fastest ceiling of one family; a roof with none of it: the fastest overall."""
+        same = [c for c in self.compute if is_float(c.precision) == floats]
         return max(same, key=lambda c: c.value) if same else self.top_compute
 
 

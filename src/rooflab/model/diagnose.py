@@ -14,19 +14,18 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
-from .advice import MATRIX_KINDS, Advice, Efficiency, advise, efficiency_of, pct, reuses_data
-from .advice_memory import weight_size
+from .advice import Advice, Efficiency, advise, efficiency_of, pct
+from .advice_memory import reuse_limit, weight_size
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
+from .opkind import is_matrix, is_streaming, kernel_kind
 from .sanity import (
     ABOVE_TOLERANCE,
     Finding,
     applicable_launch_s,
     check_kernel,
-    is_streaming,
-    kernel_kind,
 )
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
@@ -204,10 +203,10 @@ def distances(p: Point, top_label: str, top_value: float,
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
     its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector").
     `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
-    but not counted as the kernel's roof. `reuse`: False for a GEMV / decode step (each
-    weight used once per request: tiling and fusion do not climb its slope), "stream" for
-    a streaming op (_slope_levers). `narrow`: where the weights are already 4-bit or
-    narrower, what says so (_narrow_weights): quantization is then no lever."""
+    but not counted as the kernel's roof. `reuse`: what limits the kernel's reuse
+    (_slope_levers: True, False or "streams_weights", "compulsory", "stream").
+    `narrow`: where the weights are already 4-bit or narrower, what says so
+    (_narrow_weights): quantization is then no lever."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure),
             _along_slope(p, reuse, narrow),
@@ -276,12 +275,21 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None) -> str:
 
 
 def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
-    """(what climbs the slope, with its verb; an aside on what does not). `reuse`: True,
-    False for a weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or
-    AI), "stream" for a streaming op (elementwise, a norm; any op under 1 FLOP/B of no
-    matrix kind).
+    """(what climbs the slope, with its verb; an aside on what does not). `reuse`: True or
+    "tileable" (tiles can still cut its bytes); False or "streams_weights" for a
+    weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or AI, or mostly
+    weights at its compulsory AI); "compulsory" for a GEMM whose traffic is already its
+    shape's compulsory bytes, weights a minority (advice_memory.reuse_limit); "stream" for
+    a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind).
     `narrow`: the weights are already 4-bit or narrower (_narrow_weights), so narrower
     weights are not offered again."""
+    if reuse == "compulsory":
+        # review 14b F11: a 256^3 GEMM uses each element of B 256 times; tiling cannot help
+        # because every operand already moves once, not because weights are used once
+        return ("Only a larger problem per call, fusion with a neighbour or fewer bytes "
+                "per element (narrower data) climb",
+                "; tiling cannot: its traffic is already compulsory (each operand moved "
+                "once)")
     if reuse == "stream":
         # seed 004: y = x + 1 "永远在斜线上": each element is read and written once
         return ("Fusion (the intermediate never reaches memory) and fewer bytes per element "
@@ -289,7 +297,7 @@ def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
                 "; tiling and batching cannot (each element is read and written once "
                 "whatever the tiles)")
     already = f"; quantization is no lever left: {narrow}" if narrow else ""
-    if reuse:
+    if reuse is True or reuse == "tileable":
         return (("Batching, data reuse (tiling), fusion and fewer bytes per activation climb"
                  if narrow else "Batching, data reuse (tiling), fusion and fewer bytes per "
                  "element (quantization) climb"), already)
@@ -396,16 +404,18 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
 
 
-def _reuse(kernel: Kernel, p: Point) -> bool | str:
-    """What climbs the kernel's slope (_slope_levers), by the rules the advice uses: no
-    reuse for a weight-streaming op (advice_memory.weight_streaming: a GEMV, a decode
-    step, a GEMM of a GEMV's shape or AI, review 12a #1); "stream" for a streaming kind or
-    an op under 1 FLOP/B of no matrix kind (12a #4); else True."""
+def _reuse(kernel: Kernel, p: Point) -> str:
+    """What climbs the kernel's slope (_slope_levers), by the rules the advice uses
+    (advice_memory.reuse_limit): "streams_weights" for a weight-streaming op (a GEMV, a
+    decode step, a GEMM of a GEMV's shape or AI, review 12a #1), "compulsory" for a GEMM
+    at its shape's compulsory AI (review 14b F11); "stream" for a streaming kind or an op
+    under 1 FLOP/B of no matrix kind (12a #4); else "tileable"."""
     kind = kernel_kind(kernel)[0]
-    if not reuses_data(kind, kernel, p.ai, p.precision):
-        return False
-    matrix = any(kind.startswith(k) for k in MATRIX_KINDS)
-    return "stream" if is_streaming(kind) or (not matrix and 0 < p.ai < 1) else True
+    limit = reuse_limit(kind, kernel, p.ai, p.precision)
+    if limit != "tileable":
+        return limit
+    matrix = is_matrix(kind)
+    return "stream" if is_streaming(kind) or (not matrix and 0 < p.ai < 1) else limit
 
 
 def _other_family_top(roof: Roof, top: Ceiling) -> Ceiling | None:

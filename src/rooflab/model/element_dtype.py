@@ -1,9 +1,11 @@
-"""The element dtype of a kernel, and its meta once a what-if has changed that dtype.
+"""The element dtype of a kernel, its element and weight sizes, and its meta once a
+what-if has changed that dtype.
 
 A kernel's bytes are elements of the dtype its meta names (shape.dtype, else dtype); its
 FLOP are counted in a compute precision that may differ (int64 data, int32 math; complex128
-data, fp64 math). model/whatif.py scales bytes by the element size ratio and renames the
-dtype in meta with these functions. Pure: no I/O.
+data, fp64 math). The advice reads element sizes here (element_bytes,
+weight_bytes_per_element), one rule for all; model/whatif.py scales bytes by the element
+size ratio and renames the dtype in meta with these functions. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping
 from ..errors import InputError
 from ..units import canonical_dtype, dtype_bytes
 from .kernel import Kernel
+from .opkind import name_words
 
 # Complex dtypes (bench/zoo's FFT says shape dtype complex128): each element is two parts
 # of the real dtype, and FLOP are counted in that real precision (bench/torch_count.py).
@@ -39,6 +42,55 @@ def stored_dtype(k: Kernel) -> str | None:
         return canonical_dtype(text)
     except InputError:
         return None
+
+
+def element_dtype(k: Kernel | None, precision: str) -> str:
+    """The dtype of a kernel's elements: the one its meta names (stored_dtype: shape.dtype,
+    then dtype), else `precision`, its math precision."""
+    return (stored_dtype(k) if k is not None else None) or precision
+
+
+def element_bytes(k: Kernel | None, precision: str) -> float | None:
+    """Bytes per element of a kernel's data (element_dtype: shape.dtype, then meta dtype,
+    then `precision`). None where no one size holds: a complex dtype (two real parts: the
+    callers' real-valued formulas, one element per 2 FLOP, do not apply) or a name with no
+    storage size."""
+    dtype = element_dtype(k, precision)
+    if dtype in COMPLEX_PARTS:
+        return None
+    try:
+        size = dtype_bytes(dtype)
+    except InputError:   # not a dtype rooflab knows the size of
+        return None
+    return size if size > 0 else None
+
+
+# Name words of weight-only quantized GEMMs (W4A16, AWQ, GPTQ, Marlin): 4-bit weights under
+# 16-bit math, so the weight size is not the math precision's (review 13v F-J: a W4A16
+# lm_head at AI 3.9 is a GEMV, one 0.5-byte weight per 2 FLOP).
+INT4_WEIGHT_WORDS = ("w4a16", "w4a8", "awq", "gptq", "marlin", "int4")
+
+
+def weight_bytes_per_element(k: Kernel | None, precision: str) -> tuple[float | None, str]:
+    """Bytes per weight and where that comes from: meta 'weight_dtype' (or the shape's),
+    4 bits for a weight-only quantized GEMM's name (INT4_WEIGHT_WORDS), else the kernel's
+    element size (element_bytes); (None, '') where no size is known."""
+    meta = k.meta if k is not None else {}
+    shape = meta.get("shape") if isinstance(meta.get("shape"), Mapping) else {}
+    given = meta.get("weight_dtype") or shape.get("weight_dtype")
+    if given:
+        try:
+            size: float | None = dtype_bytes(str(given))
+        except InputError:   # not a dtype rooflab knows the size of
+            size = None
+        src = f"weight dtype {given} (meta)"
+    elif k is not None and any(w in INT4_WEIGHT_WORDS for w in name_words(k.name)):
+        return 0.5, f"4-bit weights (the name '{k.name}' says a weight-only int4 GEMM)"
+    else:
+        size = element_bytes(k, precision)
+        src = (f"{element_dtype(k, precision)} weights (its math precision; give meta "
+               f"weight_dtype if they are not)")
+    return (size, src) if size is not None and size > 0 else (None, "")
 
 
 # Input dtypes as torch.profiler spelled them: no honest translation (indices stay integers).

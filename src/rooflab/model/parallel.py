@@ -21,6 +21,7 @@ Assumptions (stated on every result):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,9 +38,22 @@ RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus band
 
 
 # --- links ---------------------------------------------------------------------------------
+# Between nodes, when nothing was measured or given: one NDR InfiniBand NIC per GPU (a
+# modelling assumption with its source; `rooflab scale` and `rooflab llm` both use it).
+NDR_BUS = 50e9
+NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
+              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
+
+
 @dataclass(frozen=True)
 class Link:
-    """A link for all-reduces: bus bandwidth (B/s, nccl-tests) and per-ring-step latency."""
+    """A link for all-reduces and sends: bus bandwidth (B/s, nccl-tests' busbw) and hop
+    latency.
+
+    hop_latency_s is rooflab's one meaning of link latency: what one ring hop pays (one
+    send to the next rank, what a send/recv fit's alpha measures). A ring all-reduce over
+    n ranks takes 2(n-1) hops, so it pays 2(n-1) x hop_latency_s (allreduce_latency_s: 8
+    ranks, 10 us per hop: 140 us); a pipeline stage's send pays it once."""
 
     level: str
     bus_bytes_per_s: float
@@ -50,18 +64,47 @@ class Link:
         if not self.bus_bytes_per_s > 0:
             raise InputError(f"link {self.level}: bandwidth must be > 0; got "
                              f"{self.bus_bytes_per_s!r}")
-        if self.hop_latency_s < 0:
-            raise InputError(f"link {self.level}: latency must be >= 0; got "
+        if not (self.hop_latency_s >= 0 and math.isfinite(self.hop_latency_s)):
+            raise InputError(f"link {self.level}: hop latency must be >= 0 seconds; got "
                              f"{self.hop_latency_s!r}")
 
     def allreduce_latency_s(self, n: int) -> float:
-        return 2 * (n - 1) * self.hop_latency_s if n > 1 else 0.0
+        """The latency one ring all-reduce over `n` ranks pays: ring_hops(n) x hop."""
+        return ring_hops(n) * self.hop_latency_s
 
     def allreduce_s(self, nbytes: float, n: int) -> float:
-        """Ring all-reduce of `nbytes` over `n` ranks on this link."""
+        """Ring all-reduce of `nbytes` over `n` ranks on this link (RING): 2(n-1) x hop
+        latency + 2(n-1)/n x nbytes / bus bandwidth; 0 on one rank."""
         if n <= 1:
             return 0.0
         return self.allreduce_latency_s(n) + allreduce_link_bytes(nbytes, n) / self.bus_bytes_per_s
+
+
+def ring_hops(n: int) -> int:
+    """Steps of a ring all-reduce over `n` ranks, each one send to the next rank:
+    n-1 of reduce-scatter and n-1 of all-gather (nccl-tests PERFORMANCE.md)."""
+    return 2 * (n - 1) if n > 1 else 0
+
+
+def hop_latency_of_allreduce(allreduce_latency_s: float, n: int) -> float:
+    """The hop latency behind a latency quoted per all-reduce over `n` ranks (what
+    LLM-Viewer-style tools take): allreduce_latency_s / 2(n-1)."""
+    return allreduce_latency_s / ring_hops(n) if n > 1 else allreduce_latency_s
+
+
+def allreduce_latency_words(link: Link, n: int) -> str:
+    """'all-reduce latency 140 us = 14 hops x 10 us': both readings of one number, per
+    all-reduce (what LLM tools type) and per hop (what nccl-tests measures)."""
+    from ..units import fmt_seconds
+
+    return (f"all-reduce latency {fmt_seconds(link.allreduce_latency_s(n), 4)} = "
+            f"{ring_hops(n)} hops x {fmt_seconds(link.hop_latency_s, 4)}")
+
+
+def assumed_nic(hop_latency_s: float = 0.0, why: str = "") -> Link:
+    """One NDR InfiniBand NIC (NDR_BUS), the link between nodes nobody measured or gave;
+    `why` is added to its source."""
+    return Link("network", NDR_BUS, hop_latency_s, NDR_SOURCE + (f"; {why}" if why else ""))
 
 
 def allreduce_link_bytes(nbytes: float, n: int) -> float:

@@ -12,13 +12,16 @@ def attainable(ai, peak_flop_per_s=None, bytes_per_s: float | None = None):
     """Attainable FLOP/s at arithmetic intensity `ai` (scalar or array).
 
     attainable(ai, P, B) with P in FLOP/s and B in bytes/s; or attainable(roof, ai) (also
-    attainable(ai, roof)) with a Roof: its top compute ceiling (roof.top_compute, the
-    fastest precision/unit it lists) over its DRAM bandwidth (roof.bandwidth("DRAM"))."""
+    attainable(ai, roof)) with a Roof: its top float ceiling (roof.top_float_compute(),
+    the chart's top line; A100 SXM: bf16 tensor, not int4) and its DRAM bandwidth
+    (roof.bandwidth("DRAM")). For another ceiling:
+    attainable(ai, roof.find_compute("int8").value, roof.bandwidth("DRAM").value)."""
     if isinstance(ai, Roof) and bytes_per_s is None and peak_flop_per_s is not None:
         ai, peak_flop_per_s = peak_flop_per_s, ai          # attainable(roof, ai)
     if isinstance(peak_flop_per_s, Roof) and bytes_per_s is None:
         roof = peak_flop_per_s
-        peak_flop_per_s, bytes_per_s = roof.top_compute.value, roof.bandwidth("DRAM").value
+        peak_flop_per_s = roof.top_float_compute().value
+        bytes_per_s = roof.bandwidth("DRAM").value
     elif bytes_per_s is None or _has_roof(ai, peak_flop_per_s, bytes_per_s):
         given = _args(ai, peak_flop_per_s, bytes_per_s)
         raise InputError(f"attainable() takes attainable(roof, ai) or attainable(ai, "
@@ -31,12 +34,13 @@ def ridge(peak_flop_per_s, bytes_per_s: float | None = None) -> float:
     """The ridge point AI* = P / B in FLOP/byte: left of it memory bounds, right of it compute.
 
     ridge(P, B) with P in FLOP/s and B in bytes/s; or ridge(roof) with a Roof: its top
-    compute ceiling (roof.top_compute, the fastest precision/unit it lists) over its DRAM
-    bandwidth (roof.bandwidth("DRAM")). For another pair, ridge(roof.find_compute("fp64")
-    .value, roof.bandwidth("L2").value)."""
+    float ceiling (roof.top_float_compute(), the ridge every chart and table of rooflab
+    draws: A100 SXM bf16 tensor 312e12 / 2.039e12 = 153 FLOP/B; integer TOPS are not
+    FLOP/s) over its DRAM bandwidth (roof.bandwidth("DRAM")). For another pair,
+    ridge(roof.find_compute("fp64").value, roof.bandwidth("L2").value)."""
     if isinstance(peak_flop_per_s, Roof) and bytes_per_s is None:
         roof = peak_flop_per_s
-        return roof.top_compute.value / roof.bandwidth("DRAM").value
+        return roof.top_float_compute().value / roof.bandwidth("DRAM").value
     if bytes_per_s is None or _has_roof(peak_flop_per_s, bytes_per_s):
         raise InputError(f"ridge() takes ridge(roof) or ridge(peak_flop_per_s, bytes_per_s); "
                          f"got ridge({_args(peak_flop_per_s, bytes_per_s)})")

@@ -9,13 +9,23 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 from .analysis import Analysis, Point
 from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine
+
+# The op-kind vocabulary lived here before model/opkind.py: its names stay importable here.
+from .opkind import (  # noqa: F401
+    ELEMENTWISE_OPS,
+    STREAMING_KINDS,
+    is_streaming,
+    kernel_kind,
+    kind_from_name,
+    name_words,
+    op_kind,
+)
 
 # A point more than this fraction above its attainable roof is "above the roof".
 ABOVE_TOLERANCE = 0.05
@@ -24,22 +34,14 @@ NOISY_SPREAD = 0.20
 # A measured per-call time below this is dominated by timer resolution and launch jitter
 # (seed 000 §6.1, problem one: repeat the kernel and take the stable value).
 TOO_SHORT_S = 10e-6
-# Op kinds that read and write each element about once doing a few FLOP per element:
-# their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
-STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
-                   "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu")
-# PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
-# ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
-# same few FLOP per element read and written, so the same AI bound.
-ELEMENTWISE_OPS = ("sub", "rsub", "mul", "div", "neg", "abs", "pow", "maximum", "minimum",
-                   "where", "clamp", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-                   "reciprocal", "sin", "cos", "erf", "hardtanh", "leaky_relu", "threshold",
-                   "subtract", "multiply", "divide", "true_divide", "elu", "mish", "softplus",
-                   "hardswish", "hardsigmoid", "square", "fill", "scale", "triad", "addcmul",
-                   "addcdiv", "lerp")
+# The most AI a correctly counted streaming op (opkind.is_streaming) reaches, so above it
+# the counts are wrong (check_ai_high). An elementwise op, a norm or a softmax reads and
+# writes each element once for a few FLOP: y = x + 1 in fp16 is 0.25, an fp16 layernorm
+# (7 FLOP per 2 + 2 bytes) 1.75, an fp8 one 3.5. The highest is a GEMV of int4 weights
+# (weight-only W4A16 decode): 2 FLOP per 0.5-byte weight = 4, 3.88 with GPTQ's fp16 scale
+# per 128 weights (seed 004's W4A16 lm_head: 3.876). A 2- or 3-bit GEMV (llama.cpp Q2_K,
+# Q3_K: ~2.6 and ~3.4 bits a weight, AI ~6 and ~4.7) passes it and is flagged wrongly.
 STREAMING_MAX_AI = 4.0
-# Namespaces an op kind may carry ('aten::mul', 'torch.sigmoid'): the op is the same.
-_OP_NAMESPACES = ("aten::", "prims::", "torch.nn.functional.", "torch.", "f.")
 
 
 @dataclass(frozen=True)
@@ -54,113 +56,6 @@ class Finding:
     causes: tuple[str, ...] = ()
     fix: str = ""
     level: str | None = None
-
-
-def op_kind(kernel: Kernel) -> str:
-    """The op kind a kernel's meta names (op, kind or op_kind), lower case; '' when unknown."""
-    for key in ("op", "kind", "op_kind"):
-        value = kernel.meta.get(key)
-        if isinstance(value, str) and value:
-            return value.lower()
-    return ""
-
-
-# Reading an op kind off a kernel's name, for files without one (seed 000 §6.2's table names
-# its kernels elementwise_add, softmax; ncu and rocprof give only names). Matrix words are
-# tried first, so 'gemm_bias_relu', 'addmm', llama.cpp's 'mul_mat_q' or
-# 'triton_tem_fused_mm' stay matrix ops whatever epilogue they carry. Names are cut into
-# lower-case words at non-letters and at camelCase humps ('vectorAdd' -> vector, add), so a
-# word must match whole: 'sigma_gpp_gpu_34' and 'sadd' match nothing.
-# Substrings of the lower-cased name, matrix (and GEMV) kinds, tried first:
-_NAME_MATRIX_SUBSTRINGS = (("mul_mat_vec", "gemv"), ("gemv", "gemv"), ("gemm", "gemm"),
-                           ("matmul", "matmul"), ("mul_mat", "matmul"), ("mat_mul", "matmul"),
-                           ("attention", "attention"), ("fmha", "attention"),
-                           ("flash_fwd", "attention"), ("flash_bwd", "attention"))
-_NAME_MATRIX_WORDS = {"mm": "mm", "bmm": "bmm", "addmm": "addmm", "baddbmm": "baddbmm",
-                      "linear": "linear", "attn": "attention", "cijk": "gemm",
-                      "conv": "conv", "convolution": "conv", "convolve": "conv",
-                      "fprop": "conv", "dgrad": "conv", "wgrad": "conv", "winograd": "conv",
-                      "dense": "gemm", "fc": "gemm"}
-# conv1d / conv2d / conv3d, and TF's 'Conv2D' cut at its hump into (conv2, d) (review 13v
-# F-I: 'conv2d_relu', 'Conv2D_BiasAdd_Relu' read as relu / add and raised ai_high at AI 264).
-_NAME_CONV_WORD = re.compile(r"conv\d[a-z]?")
-# Then streaming kinds: substrings, then whole words (is_streaming's kinds, and these).
-_NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
-                              ("layernorm", "layernorm"), ("layer_norm", "layernorm"),
-                              ("rmsnorm", "rmsnorm"), ("rms_norm", "rmsnorm"),
-                              ("elementwise", "elementwise"))
-_NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "memcpy": "copy",
-               "memset": "fill", "decode": "decode"}
-# Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
-# per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
-_TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}
-# Collectives (NCCL's 'ncclKernel_AllReduce_...') move data between devices: no op kind.
-_NAME_NO_KIND = ("nccl", "rccl")
-
-
-def name_words(name: str) -> tuple[str, ...]:
-    """A kernel name's lower-case words: 'vectorAdd' -> (vector, add), 'relu_kernel' ->
-    (relu, kernel), 'cunn_SoftMaxForward' -> (cunn, soft, max, forward)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return tuple(w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w)
-
-
-# Cached: a pure function of the name, called per kernel by the advice, the sanity checks and
-# the slope words (a third of `report`'s time at 20 000 kernels before the cache).
-@lru_cache(maxsize=65536)
-def kind_from_name(name: str) -> str:
-    """The op kind a kernel's name says, '' when no rule above knows it: 'elementwise_add'
-    -> 'elementwise', 'vectorAdd' -> 'add', 'volta_sgemm_128x64_nn' -> 'gemm',
-    'gemv2T_kernel' -> 'gemv', 'triton_poi_fused_add_mul_0' -> 'elementwise'. A matrix word
-    anywhere wins over an epilogue: 'conv2d_relu' -> 'conv', 'dense_relu' -> 'gemm'."""
-    low = name.lower().lstrip("_ ")
-    words = name_words(name)
-    if not words or low.startswith(_NAME_NO_KIND):
-        return ""
-    for sub, kind in _NAME_MATRIX_SUBSTRINGS:
-        if sub in low:
-            return kind
-    matrix = next((_NAME_MATRIX_WORDS[w] if w in _NAME_MATRIX_WORDS else "conv"
-                   for w in words if w in _NAME_MATRIX_WORDS or _NAME_CONV_WORD.fullmatch(w)),
-                  "")
-    if matrix:
-        return matrix
-    if words[0] == "triton" and len(words) > 1 and words[1] in _TRITON_WORDS:
-        return _TRITON_WORDS[words[1]]
-    for sub, kind in _NAME_STREAMING_SUBSTRINGS:
-        if sub in low:
-            return kind
-    return next((_NAME_WORDS.get(w) or w for w in words
-                 if w in _NAME_WORDS or is_streaming(w)), "")
-
-
-def kernel_kind(kernel: Kernel) -> tuple[str, bool]:
-    """(op kind, read off the name?): meta's op when given (op_kind), else the kind the
-    kernel's name says (kind_from_name on meta full_name, which profilers keep unshortened,
-    else the name); ('', False) when neither says one."""
-    kind = op_kind(kernel)
-    if kind:
-        return kind, False
-    full = kernel.meta.get("full_name")
-    guessed = kind_from_name(full if isinstance(full, str) and full else kernel.name)
-    return guessed, bool(guessed)
-
-
-@lru_cache(maxsize=65536)
-def is_streaming(kind: str) -> bool:
-    """Whether an op kind is one of STREAMING_KINDS, or one of them with a suffix after a
-    non-letter ('relu_', 'add.Tensor', 'softmax_backward'), with or without a namespace
-    ('aten::mul', 'aten::sigmoid_'). A bare prefix is not enough: 'addmm' and 'addbmm'
-    start with 'add' but are matrix multiplies (AI in the hundreds); 'expand' is no 'exp'."""
-    kind = kind.lower()
-    for space in _OP_NAMESPACES:
-        kind = kind.removeprefix(space)
-    if kind.startswith("mul_mat"):
-        # llama.cpp's matmul, not the elementwise 'mul'; its 'mul_mat_vec' is a GEMV, which
-        # streams its matrix like 'gemv' does
-        return kind.startswith("mul_mat_vec")
-    return any(kind == k or (kind.startswith(k) and not kind[len(k)].isalpha())
-               for k in STREAMING_KINDS + ELEMENTWISE_OPS)
 
 
 # Zen 2/3/4 add FP2/FP3 FADD pipes to the two FMA pipes a derived or probed peak counts

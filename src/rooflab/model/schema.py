@@ -482,3 +482,97 @@ def analysis_to_dict(a: Analysis) -> dict[str, Any]:
         **({"unplaced": [unplaced_to_dict(u) for u in a.unplaced]} if a.unplaced else {}),
         **({"notes": list(a.notes)} if a.notes else {}),
     }
+
+
+# Which rooflab document a JSON is, told once (review 14b F12): the kernel reader, the roof
+# reader and the verbs ask here instead of testing keys in their own orders. Each verb's
+# --json (or -o .json) writes one of these shapes:
+DOCUMENT_KINDS = {
+    "kernels": "a kernel list: a list, or {'kernels': [...]} without a roof",
+    "analysis": "kernels with the roof they were placed on ({'roof', 'kernels'}: report, "
+                "bench, ncu, rocprof, torch, llm and ai --on --json; a kernel file with "
+                "its roof)",
+    "chart": "plot --json: {'roofs', 'kernels', 'drawn'}",
+    "whatif": "whatif --json / -o .json: {'after': {'roof', 'kernels'}}",
+    "demo": "demo --json: {'profile', 'analysis'}",
+    "profile": "a machine profile (probe -o, demo's profile.json): {'measured', 'nominal'}",
+    "roof": "a roof alone ({'compute', 'memory'}) or a document carrying one without "
+            "kernels (specs show, scale --json)",
+    "compare": "compare --json: {'matches'}",
+    "choose": "choose --json: {'devices': ranked rows}",
+    "devices": "specs list / specs compare --json: {'devices': catalog entries}",
+    "torch_trace": "a torch.profiler chrome trace: {'traceEvents'}",
+}
+
+
+def document_kind(data: Any) -> str | None:
+    """Which rooflab document `data` (a parsed JSON) is: a key of DOCUMENT_KINDS, or None
+    for none of them. Kernels first: a document that lists kernels is read as kernels."""
+    if isinstance(data, list):
+        return "kernels"
+    if not isinstance(data, Mapping):
+        return None
+    if "kernels" in data:
+        if isinstance(data.get("roof"), Mapping):
+            return "analysis"
+        return "chart" if isinstance(data.get("roofs"), list) else "kernels"
+    if isinstance(data.get("after"), Mapping):
+        return "whatif"
+    if isinstance(data.get("analysis"), Mapping) or isinstance(data.get("profile"), Mapping):
+        return "demo"
+    if "matches" in data:
+        return "compare"
+    devices = data.get("devices")
+    if isinstance(devices, list):
+        ranked = bool(devices) and isinstance(devices[0], Mapping) and "rank" in devices[0]
+        return "choose" if ranked else "devices"
+    if "measured" in data or "nominal" in data:
+        return "profile"
+    if isinstance(data.get("roof"), Mapping) or "compute" in data:
+        return "roof"
+    if isinstance(data.get("traceEvents"), list):
+        return "torch_trace"
+    return None
+
+
+def kernels_part(data: Any) -> Any:
+    """What a document holds under its kernels (a list when well formed; the reader checks
+    it), or None for a document without kernels (a profile, a roof, a comparison)."""
+    kind = document_kind(data)
+    if kind == "kernels" and isinstance(data, list):
+        return data
+    if kind in ("kernels", "analysis", "chart"):
+        return data["kernels"]
+    if kind == "whatif":             # the predicted kernels
+        return data["after"].get("kernels")
+    if kind == "demo" and isinstance(data.get("analysis"), Mapping):
+        return data["analysis"].get("kernels")
+    return None
+
+
+def profile_part(data: Any) -> Mapping[str, Any] | None:
+    """The machine profile a document is or carries (a profile; demo's 'profile'), else
+    None. A profile's roofs come before any other roof of the document."""
+    kind = document_kind(data)
+    if kind == "profile":
+        return data
+    if kind == "demo" and isinstance(data.get("profile"), Mapping):
+        return data["profile"]
+    return None
+
+
+def roof_parts(data: Any) -> tuple[tuple[str, Any], ...]:
+    """(where, roof dict) of each roof a document carries outside a profile, the one that
+    judges its kernels first: 'roof' (an analysis, specs show, scale), 'after.roof' (a
+    what-if: the roof its predicted kernels sit on), 'roofs[i]' (a chart), '' (a bare
+    roof). Empty for a document without one (a plain kernel list)."""
+    kind = document_kind(data)
+    if kind in ("analysis", "roof") and isinstance(data.get("roof"), Mapping):
+        return (("roof", data["roof"]),)
+    if kind == "roof":
+        return (("", data),)
+    if kind == "whatif" and isinstance(data["after"].get("roof"), Mapping):
+        return (("after.roof", data["after"]["roof"]),)
+    if kind == "chart":
+        return tuple((f"roofs[{i}]", r) for i, r in enumerate(data["roofs"]))
+    return ()

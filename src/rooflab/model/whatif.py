@@ -19,7 +19,7 @@ from ..units import (
     flop_precision,
     stored_weight_bytes,
 )
-from .advice import MATRIX_KINDS, efficiency_of
+from .advice import efficiency_of
 from .advice_memory import weight_share as known_weight_share
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
@@ -28,10 +28,12 @@ from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before
     COMPLEX_PARTS,
     STALE_DTYPE_META,
     complex_name,
+    element_bytes,
     meta_in_dtype,
     stored_dtype,
 )
 from .kernel import Kernel, converted_flop, sum_counts
+from .opkind import has_weights, is_attention, is_matrix, is_streaming, kernel_kind
 
 # The retiming core lived here before the split: its public names stay importable from here.
 from .retime import (  # noqa: F401
@@ -45,10 +47,6 @@ from .retime import (  # noqa: F401
     retime,
 )
 from .retime import describe as _describe_moves
-from .sanity import is_streaming, kernel_kind
-
-# Op kinds whose DRAM traffic is (mostly) weights: a linear layer / GEMV in decode.
-WEIGHT_KINDS = ("matmul", "gemm", "gemv", "linear", "mm", "bmm", "decode")
 
 
 def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
@@ -87,13 +85,13 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
 
 def _unit_in(k: Kernel, tensor: bool) -> str | None:
     """The unit of a kernel moved to a precision the roof has (`tensor`) or lacks tensor
-    units for. Only matrix kernels (advice.MATRIX_KINDS, or already on tensor units) move;
+    units for. Only matrix kernels (opkind.is_matrix, or already on tensor units) move;
     a tensor kernel without a tensor ceiling in the new precision is left to the roof's
     best ceiling (None) rather than held to a tensor ceiling it has not got."""
     # the kind report reads: meta's op, else the name's ('ampere_fp16_s16816gemm_...' has
     # no op and is a GEMM all the same)
     kind = kernel_kind(k)[0]
-    matrix = k.unit == "tensor" or any(kind.startswith(m) for m in MATRIX_KINDS)
+    matrix = k.unit == "tensor" or is_matrix(kind)
     if not matrix:
         return k.unit
     if tensor:
@@ -104,8 +102,9 @@ def _unit_in(k: Kernel, tensor: bool) -> str | None:
 def weight_share(k: Kernel, share: float | None) -> float:
     """The fraction of a kernel's bytes that are weights: `share` when given, else what the
     advice knows (advice_memory.weight_share: meta bytes_split or weight_bytes, a GEMM's
-    shape), else by kind: all weights for matrix kinds and unknown ones, none for
-    attention and streaming ops."""
+    shape), else by kind: all weights for a kind with weights (opkind.has_weights: a
+    matrix multiply, a GEMV or decode step) and unknown ones, none for attention and
+    streaming ops."""
     if share is not None:
         if not 0 <= share <= 1:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
@@ -117,11 +116,11 @@ def weight_share(k: Kernel, share: float | None) -> float:
     known = known_weight_share(k, kind, k.total_flop / nbytes if nbytes else 0.0, k.precision)
     if known is not None:
         return known[0]
-    if kind.startswith("attention"):
+    if is_attention(kind):
         return 0.0        # Q, K, V and O are activations and KV cache, not weights
-    if any(kind.startswith(w) for w in WEIGHT_KINDS):
+    if has_weights(kind):
         return 1.0
-    if is_streaming(kind):   # not a bare prefix: 'addmm' (nn.Linear) is no 'add'
+    if is_streaming(kind):   # words, not prefixes: 'addmm' (nn.Linear) is no 'add'
         return 0.0
     if not kind and _elementwise_ai(k):
         return 0.0
@@ -135,11 +134,8 @@ def _elementwise_ai(k: Kernel) -> bool:
     0.25). Below 1/s, half a GEMV's AI, it is taken as streaming activations; the advice's
     plain AI < 1 would call an fp32 GEMV (AI 0.5) activations."""
     nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
-    try:
-        size = dtype_bytes(stored_dtype(k) or k.precision)
-    except (InputError, KeyError):   # a dtype with no storage size (a complex part)
-        return False
-    return nbytes > 0 and size > 0 and k.total_flop / nbytes < 1 / size
+    size = element_bytes(k, k.precision)   # None: complex, or no storage size
+    return size is not None and nbytes > 0 and k.total_flop / nbytes < 1 / size
 
 
 def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
@@ -265,8 +261,7 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
         # Pruning is for the weight matrices of linear layers (not embeddings or norms); the
         # kind as weight_share reads it (meta's op, else the name's: a profiler's
         # 'sm90_xmma_gemm_...' has no op)
-        kind = kernel_kind(k)[0]
-        s = weight_share(k, share) if any(kind.startswith(w) for w in WEIGHT_KINDS) else 0.0
+        s = weight_share(k, share) if has_weights(kernel_kind(k)[0]) else 0.0
         if s <= 0 or k.meta.get("sparsity") == "2:4":
             # already 2:4 (meta says so): pruning again would halve bytes and FLOP twice
             return k

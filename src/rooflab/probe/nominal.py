@@ -45,8 +45,18 @@ _CAUSES = {
                         "below boost: the profile's host clocks), a MIG slice or vGPU, "
                         "matrices too small to fill the SMs, the library on a slower path "
                         "(TF32 off, no tensor cores for the shape or dtype)",
+    # A GPU's int8 ceiling is torch._int_mm's, which calls cuBLASLt with no heuristic and no
+    # workspace (aten/src/ATen/cuda/CUDABlas.cpp int8_gemm): a library figure with its own
+    # cause, not the machine's (review 14a #5; pytorch/pytorch#187094).
+    ("gpu", "int8"): "PyTorch's int8 GEMM path (torch._int_mm runs cuBLASLt's default "
+                     "algorithm with no workspace and can land on an older, slower kernel; "
+                     "the Triton int8 GEMM measured beside it is one untuned tile: library "
+                     "figures, not the card's); also another process on the GPU or "
+                     "throttling, as for the other precisions",
 }
 _LINKS = ("PCIe", "NVLink", "network")
+# Groups whose ceilings are compute rates (units, floor, healthy band of "compute").
+_COMPUTE_GROUPS = ("compute", "int8")
 # What a healthy run reaches. The CPU's nominal compute is taken at the clock measured in
 # the same run, so its FMA kernel reaches ~100 % of it (bf16/int8 through torch 84-90 %);
 # the seeds' 70-90 % is a GPU's distance to its boost-clock datasheet figure.
@@ -69,7 +79,7 @@ def floor_for(c: Ceiling) -> float:
 
 def _group(c: Ceiling, device: str) -> str:
     if c.is_compute:
-        return "compute"
+        return "int8" if device == "gpu" and c.precision == "int8" else "compute"
     return "link" if device == "gpu" and c.level in _LINKS else "memory"
 
 
@@ -81,13 +91,15 @@ def _far_below(measured: Roof, nominal: Roof) -> list[tuple[Ceiling, Ceiling]]:
 
 def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
           device: str) -> str:
+    compute = group in _COMPUTE_GROUPS
+
     def unit(c: Ceiling) -> str:
-        return rate_unit(c.precision) if group == "compute" else "B/s"
+        return rate_unit(c.precision) if compute else "B/s"
 
     what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {c.value / ref.value:.0%} of "
                      f"{si(ref.value, unit(c))}" for c, ref in pairs)
-    floor = COMPUTE_FLOOR if group == "compute" else BANDWIDTH_FLOOR
-    healthy = _HEALTHY.get((device, group), "75-90 %")
+    floor = COMPUTE_FLOOR if compute else BANDWIDTH_FLOOR
+    healthy = _HEALTHY.get((device, "compute" if compute else group), "75-90 %")
     return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
             f"{healthy} (flagged under {floor:.0%}), so every % of roof judged by "
             f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "
@@ -103,7 +115,7 @@ def below_nominal_notes(measured: Roof, nominal: Roof | None, device: str) -> li
     if nominal is None:
         return []
     pairs = _far_below(measured, nominal)
-    groups = ("memory", "link", "compute")
+    groups = ("memory", "link", "compute", "int8")
     return [_note(g, ps, nominal, device) for g in groups
             if (ps := [p for p in pairs if _group(p[0], device) == g])]
 

@@ -58,6 +58,7 @@ from .chart_parts import (  # noqa: F401
     Line,
     Ridge,
     RooflineDisplay,
+    ceiling_style,
     launch_cap,
     relative_luminance,
     roof_label,
@@ -72,10 +73,6 @@ SUFFIXES = (".png", ".svg")
 # one column up through the title.
 LABELS_SHOWN = 20
 
-
-
-def _style(c: Ceiling) -> str:
-    return "solid" if c.provenance == "measured" else "dashed"
 
 
 def _reference_level(roof: Roof, level: str | None) -> str | None:
@@ -162,8 +159,13 @@ def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str |
         elif tops[label] is not None and tops[label] < m.value:   # slope ends at top / bw
             xs, ys = (tops[label] / bw, *xs), (tops[label], *ys)
         judge = roof_label(shown[0]) if shown else ""
-        out.append(Line(label=mixed_label(m, judge), xs=xs, ys=ys, style="dashed",
-                        kind="mixed", color=colors.get(id(m.kernels[0]), COMPUTE_BOUND_COLOR)))
+        name = mixed_label(m, judge)
+        out.append(Line(label=name, xs=xs, ys=ys, style="dashed",
+                        kind="mixed", color=colors.get(id(m.kernels[0]), COMPUTE_BOUND_COLOR),
+                        ceiling=m.held.ceiling, level=ref,
+                        hover=f"{name}: {m.held.label} {si(m.value, 'FLOP/s', 4)} (derived; "
+                              f"{m.held.ceiling.method}); ridge vs {ref} {fmt_ai(ridge)} "
+                              f"FLOP/B"))
     return out
 
 
@@ -185,10 +187,10 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
     return points, notes
 
 
-def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
+def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1
                    ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
     """kernel_points, and the kernel's launch cap over its labelled point where it matters
-    (chart_parts.launch_cap; none, or one)."""
+    (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn."""
     notes: list[str] = []
     caps: list[LaunchCap] = []
     if level is not None and level not in kernel.bytes:
@@ -232,7 +234,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None
                               # chart's steps match the table's "[output4]" rows
                               step=str(kernel.meta.get("step_label")
                                        or kernel.meta.get("step") or ""),
-                              side=side))
+                              side=side, kernel_index=index))
     return out, notes, caps
 
 
@@ -269,19 +271,30 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
     lines = []
     fastest = max((c.value for c in roof.memory), default=None)
     top = roof.top_compute.value if roof.compute else None
+    ref = _reference_level(roof, None)
+    ref_bw = roof.bandwidth(ref).value if ref else None
     # Slopes run from the left edge to where they meet the top compute ceiling; compute
     # ceilings run from the fastest slope to the right edge, so every ceiling is visible.
     for m in roof.memory:
         x_end = top / m.value if top else x_hi
-        lines.append(Line(label=f"{m.level} {si(m.value, 'B/s')}", xs=(x_lo, x_end),
-                          ys=(m.value * x_lo, m.value * x_end), style=_style(m),
-                          kind="memory", roof=label, color=color))
+        name = f"{m.level} {si(m.value, 'B/s')}"
+        lines.append(Line(label=name, xs=(x_lo, x_end),
+                          ys=(m.value * x_lo, m.value * x_end), style=ceiling_style(m),
+                          kind="memory", roof=label, color=color, ceiling=m, level=m.level,
+                          hover=f"{roof.name}: {name} ({_provenance(m)})"))
     for c in roof.compute:
         x_start = c.value / fastest if fastest else x_lo
-        lines.append(Line(label=f"{c.label} {fmt_rate(c.value, c.precision)}", xs=(x_start, x_hi),
-                          ys=(c.value, c.value), style=_style(c), kind="compute",
-                          roof=label, color=color))
+        name = f"{c.label} {fmt_rate(c.value, c.precision)}"
+        ridge = (f"; ridge vs {ref} {fmt_ai(c.value / ref_bw)} FLOP/B" if ref_bw else "")
+        lines.append(Line(label=name, xs=(x_start, x_hi),
+                          ys=(c.value, c.value), style=ceiling_style(c), kind="compute",
+                          roof=label, color=color, ceiling=c,
+                          hover=f"{roof.name}: {name} ({_provenance(c)}){ridge}"))
     return lines
+
+
+def _provenance(c: Ceiling) -> str:
+    return c.provenance + (f"; {c.source}" if c.source else "")
 
 
 def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
@@ -291,11 +304,14 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   precisions: Sequence[str] | None = None,
                   sweep_precision: str | None = None,
                   before_roof: Roof | None = None,
-                  labels: int | None = None) -> RooflineDisplay:
+                  labels: int | None = None, place_labels: bool = True) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported).
 
     labels: how many kernels get a label, the longest first (default LABELS_SHOWN; 0:
     every kernel); the others are drawn unlabelled and the notes say how many.
+    place_labels: False leaves the labels where chart_parts puts them by default, for a
+    drawer that places its own (the HTML report: html_labels); the lines and points are
+    the same either way, and placing them is most of the time for thousands of kernels.
 
     sweep_precision: the precision the sweep's kernel computes in (the CPU probe's is
     fp64); its ridge is marked, since the sweep should bend there.
@@ -330,11 +346,11 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     notes: list[str] = []
     per_kernel: list[list[DrawnPoint]] = []
     caps: list[LaunchCap] = []
-    for k in to_draw:
+    for i, k in enumerate(to_draw):
         # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of
         # its roof, not 5 % of an H100's.
         on = before_roof if any(k is b for b in befores) else judge
-        pts, kn, kc = _kernel_points(on, k, level)
+        pts, kn, kc = _kernel_points(on, k, level, i)
         per_kernel.append(pts)
         notes.extend(kn)
         caps.extend(kc)
@@ -379,8 +395,11 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                                                 LABELS_SHOWN if labels is None else labels)
     notes.extend([note] if note else [])
     roof_names = tuple(roof_label(r) for r in roofs)
-    lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
-                                          good_sweep, caps)
+    if place_labels:
+        lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
+                                              good_sweep, caps)
+    else:
+        points = texts
     return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..model.ceiling import FLOAT_PRECISIONS, Ceiling, KernelCeiling, Roof, kernel_ceiling
+from ..model.ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
 from ..model.kernel import Kernel
 from ..units import fmt_rate, si
 from .chart_parts import roof_label
@@ -17,17 +17,12 @@ from .chart_parts import roof_label
 MAX_CEILINGS = 5
 
 
-def _top_float(roof: Roof) -> Ceiling:
-    floats = [c for c in roof.compute if c.precision in FLOAT_PRECISIONS]
-    return max(floats or roof.compute, key=lambda c: c.value)
-
-
 def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
     """The default selection for a roof with many ceilings: with kernels, the ceilings they
     are judged by plus the top float ceiling; without, the fastest unit of each precision."""
     if kernels:
         want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
-        top = _top_float(roof)
+        top = roof.top_float_compute()
         if top.value > max(c.value for c in want):   # not a second name for the same height
             want.add(top)
     else:

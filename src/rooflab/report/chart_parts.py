@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model.ceiling import Roof
+from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..units import fmt_seconds, si
 
@@ -38,6 +38,24 @@ ROOF_MARKERS = ("", "x", "o", "s", "+", "^")
 SIDE_GLYPHS = {"memory": "slope", "compute": "flat"}
 LEVEL_MARKERS = {"L1": "^", "L2": "s", "L3": "D", "DRAM": "o", "PCIe": "P", "NVLink": "X",
                  "network": "*", "loopback": "h"}
+# The interactive chart colours by memory level (its legend toggles levels), Okabe-Ito as
+# above; a level is also its marker shape (LEVEL_MARKERS) and its slope is named on the
+# line, so nothing rests on colour alone. Flat roofs are one colour, named on the chart.
+LEVEL_COLORS = {"L1": "#009E73", "L2": "#CC79A7", "L3": "#56B4E9", "DRAM": "#0072B2"}
+OTHER_LEVEL_COLOR = "#555"
+COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names read on white
+# Line.style as plotly names it (the interactive chart draws the same lines)
+PLOTLY_DASH = {"solid": "solid", "dashed": "dash", "dotted": "dot"}
+
+
+def ceiling_style(c: Ceiling) -> str:
+    """A ceiling's line style, in every chart: measured solid, anything else (nominal,
+    derived) dashed, so a roof of STREAM bandwidth and datasheet peaks mixes the two."""
+    return "solid" if c.provenance == "measured" else "dashed"
+
+
+def level_color(level: str) -> str:
+    return LEVEL_COLORS.get(level, OTHER_LEVEL_COLOR)
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,12 @@ class Line:
     label_offset: tuple[float, float] = (0.0, 0.0)
     label_ha: str = "left"
     label_va: str = "bottom"
+    # What the line draws, for a chart that shows more than its label (the HTML report's
+    # legend and hover): the roof's ceiling (None: a sweep), the memory level of a slope
+    # (a weighted roof's: the level its ridge is taken on) and the hover text.
+    ceiling: Ceiling | None = None
+    level: str = ""
+    hover: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,6 +120,7 @@ class DrawnPoint:
     label_va: str = "top"
     step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
     side: str = ""                 # memory | compute: left or right of its ridge
+    kernel_index: int = -1         # its kernel's position in RooflineDisplay.kernels
 
 
 @dataclass(frozen=True)

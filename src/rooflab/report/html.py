@@ -1,8 +1,11 @@
 """A self-contained interactive HTML report (plotly.js inlined: no network needed to view it).
 
-The chart has one legend entry per ceiling (each roof's slopes per memory level and flat
-roofs per precision) and per memory level of points, so clicking the legend toggles them;
-hovering a point shows every number of it with its provenance. The tables of the Markdown
+The chart draws what the PNG chart draws (chart.roofline_data's RooflineDisplay: the same
+lines, the same selection of compute ceilings, the same points and launch caps), as plotly
+traces: one legend entry per ceiling (each roof's slopes per memory level and flat roofs
+per precision) and per memory level of points, so clicking the legend toggles them;
+hovering a point shows every number of it with its provenance. Only the names' places are
+its own (html_labels: plotly's page is zoomed and resized). The tables of the Markdown
 report (record table, priorities, kernels, advice) follow the chart.
 """
 
@@ -18,10 +21,20 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
-from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
-from .chart_ceilings import MIXED_SPAN, mixed_label, mixed_roofs
-from .chart_parts import CAP_LEGEND, CAP_SHOWN, LEVEL_MARKERS, LaunchCap, launch_cap
+from .chart import MAX_CEILINGS, roofline_data
+from .chart_parts import (
+    CAP_LEGEND,
+    CAP_SHOWN,
+    COMPUTE_COLOR,
+    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
+    LEVEL_MARKERS,
+    PLOTLY_DASH,
+    LaunchCap,
+    Line,
+    RooflineDisplay,
+    level_color,
+)
 from .html_labels import (
     CEILING_FONT_PX,
     POINT_FONT_PX,
@@ -63,12 +76,8 @@ from .markdown import (
     unplaced_summary,
 )
 
-# Okabe-Ito colour-blind-safe colours (Okabe & Ito 2008, jfly.uni-koeln.de/color), as the
-# PNG chart's; a level is also its marker shape (the PNG's LEVEL_MARKERS) and its slope is
-# named on the line, so nothing rests on colour alone (docs/plot.md).
-LEVEL_COLORS = {"L1": "#009E73", "L2": "#CC79A7", "L3": "#56B4E9", "DRAM": "#0072B2"}
-COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names read on white
-# plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes)
+# The lines are coloured by memory level (chart_parts.LEVEL_COLORS, COMPUTE_COLOR for flat
+# roofs); plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes):
 LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
                  "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 
@@ -113,85 +122,70 @@ SLOPE_SCRIPT = """
 """
 
 
-def _x_range(analysis: Analysis, roofs: Sequence[Roof]) -> tuple[float, float]:
-    xs = [p.ai for p in analysis.points if p.ai > 0 and math.isfinite(p.ai)]
-    for r in roofs:
-        for c in r.compute:
-            for m in r.memory:
-                xs.append(c.value / m.value)
-    lo = min(xs) / 10 if xs else 0.01
-    hi = max(xs) * 10 if xs else 1e4
-    return lo, hi
+def chart_display(analysis: Analysis, profile: MachineProfile | None = None
+                  ) -> RooflineDisplay:
+    """What the report's chart shows, worked out as the PNG chart works it out
+    (chart.roofline_data: its lines, its selection of ceilings, its points and launch
+    caps): the judging roof first, then the profile's other roofs, and every kernel."""
+    roofs = [analysis.roof]
+    if profile is not None:
+        roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
+    # the HTML names lines and points itself (html_labels): the PNG's places are not needed
+    return roofline_data(roofs, analysis.kernels, place_labels=False)
 
 
-def _ridge_level(roof: Roof):
-    """The memory ceiling ridges are read against: DRAM, else the fastest level (None
-    for a roof without memory ceilings)."""
-    return roof.find_memory("DRAM") or (max(roof.memory, key=lambda c: c.value)
-                                        if roof.memory else None)
-
-
-def _roof_traces(go, roof: Roof, judge: bool, xr: tuple[float, float]) -> list:
-    """Slopes per memory level (up to the top peak) and flat roofs per compute ceiling:
-    (trace, its Slope or Flat) pairs, None for a flat roof an equal one names
-    (slopes are named by annotations, turned along the line; flat roofs by their trace's
-    text, at a vertex html_labels.place_ceiling_names chooses: see _name_ceilings)."""
-    traces = []
-    top = roof.top_compute.value if roof.compute else None
-    # Per ceiling, as the PNG draws them: a roof of measured bandwidth (STREAM) and
-    # datasheet peaks has solid slopes and dashed flat roofs, never all one style.
-    def dash(c):
-        return "solid" if c.provenance == "measured" else "dash"
-
-    def name(c, what):   # the legend entry; a ceiling of other provenance says its own
-        own = f" ({c.provenance})" if c.provenance != roof.kind else ""
-        return f"{roof.kind} {what}{own}"
-
-    width = 2.5 if judge else 1.5
-    for m in roof.memory:
-        x_end = min(xr[1], top / m.value) if top else xr[1]
-        # Each slope is named on the line (its colour is not needed to tell L1 from DRAM):
-        # best a third of the way up for the judging roof, two thirds for the other.
-        f = 0.35 if judge else 0.65
-        x_mid = 10 ** (math.log10(xr[0]) + f * (math.log10(x_end) - math.log10(xr[0])))
-        color = LEVEL_COLORS.get(m.level, "#555")
-        text = f"{m.level} {si(m.value, 'B/s')}" + ("" if judge else f" ({roof.kind})")
-        traces.append((go.Scatter(
-            x=[xr[0], x_mid, x_end], y=[m.value * xr[0], m.value * x_mid, m.value * x_end],
-            mode="lines", name=name(m, f"{m.level} {si(m.value, 'B/s')}"),
-            line={"color": color, "dash": dash(m), "width": width},
-            hovertext=f"{roof.name}: {m.level} {si(m.value, 'B/s')} ({m.provenance}"
-                      f"{'; ' + m.source if m.source else ''})", hoverinfo="text"),
-            Slope(0, m.value, xr[0], x_end, text, prefer=f)))
-    fastest = max(roof.memory, key=lambda c: c.value) if roof.memory else None
-    dram = _ridge_level(roof)
+def _roof_traces(go, display: RooflineDisplay) -> list:
+    """The display's slopes and flat roofs as plotly traces: (trace, its Slope or Flat)
+    pairs, None for a flat roof an equal one names (slopes are named by annotations, turned
+    along the line; flat roofs by their trace's text, at a vertex html_labels.
+    place_ceiling_names chooses: see _name_ceilings). A trace holds its line's vertices
+    and, on the line, one more: hover and the name need a vertex inside the line."""
+    roofs = dict(zip(display.roof_labels, display.roofs, strict=True))
+    lines = [ln for ln in display.lines if ln.kind in ("memory", "compute")]
     # Each flat roof is named on the chart (all are one colour: without a name the reader
     # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
-    # share one name. The judging roof's are best at the right end, the others' at their
-    # left end, so two roofs with close peaks start apart (place_ceiling_names moves them
-    # on when something is there).
-    same: dict[float, list[str]] = {}
-    for c in roof.compute:
-        same.setdefault(c.value, []).append(c.label)
-    for c in roof.compute:
-        # The flat roof starts where the fastest level's slope meets it.
-        x0 = c.value / fastest.value if fastest else xr[0]
-        names = same[c.value]
+    # share one name.
+    same: dict[tuple[str, float], list[str]] = {}
+    for ln in lines:
+        if ln.kind == "compute":
+            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.ceiling.label)
+    traces = []
+    for ln in lines:
+        roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
+        c = ln.ceiling
+        own = f" ({c.provenance})" if c.provenance != roof.kind else ""
+        style = {"dash": PLOTLY_DASH[ln.style], "width": 2.5 if judge else 1.5}
+        common = {"name": f"{roof.kind} {ln.label}{own}",
+                  "hovertext": html.escape(ln.hover, quote=False), "hoverinfo": "text"}
+        if ln.kind == "memory":
+            traces.append(_slope_trace(go, ln, judge, roof, style, common))
+            continue
+        names = same[(ln.roof, ln.ys[0])]
+        # The judging roof's names are best at the right end, the others' at their left
+        # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
+        # when something is there).
         text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
                 + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
+        (x0, x1), (y, _) = ln.xs, ln.ys
         traces.append((go.Scatter(
-            x=[x0, xr[1]], y=[c.value] * 2, mode="lines+text", text=["", ""],
+            x=list(ln.xs), y=list(ln.ys), mode="lines+text", text=["", ""],
             textposition="top left" if judge else "top right",
             textfont={"size": CEILING_FONT_PX, "color": COMPUTE_COLOR},
-            name=name(c, f"{c.label} {fmt_rate(c.value, c.precision)}"),
-            line={"color": COMPUTE_COLOR, "dash": dash(c), "width": width},
-            hovertext=f"{roof.name}: {c.label} {fmt_rate(c.value, c.precision)} ({c.provenance}"
-                      f"{'; ' + c.source if c.source else ''}); ridge vs "
-                      f"{dram.level if dram else '-'} "
-                      f"{fmt_ai(c.value / dram.value) if dram else '-'} FLOP/B",
-            hoverinfo="text"),
-            Flat(0, c.value, x0, xr[1], text, "right" if judge else "left") if text else None))
+            line={"color": COMPUTE_COLOR, **style}, **common),
+            Flat(0, y, x0, x1, text, "right" if judge else "left") if text else None))
     return traces
+
+
+def _slope_trace(go, ln: Line, judge: bool, roof: Roof, style: dict, common: dict):
+    """A slope with a vertex on it a third of the way up for the judging roof, two thirds
+    for the other (where its name is best: html_labels), and its Slope."""
+    (x0, x1), bw = ln.xs, ln.ceiling.value
+    f = 0.35 if judge else 0.65
+    x_mid = 10 ** (math.log10(x0) + f * (math.log10(x1) - math.log10(x0)))
+    text = ln.label + ("" if judge else f" ({roof.kind})")
+    return (go.Scatter(x=[x0, x_mid, x1], y=[ln.ys[0], bw * x_mid, ln.ys[1]], mode="lines",
+                       line={"color": level_color(ln.level), **style}, **common),
+            Slope(0, bw, x0, x1, text, prefer=f))
 
 
 def _name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
@@ -206,49 +200,24 @@ def _name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
         t.textposition = at.position
 
 
-def _mixed_traces(go, analysis: Analysis, xr: tuple[float, float]) -> list:
-    """A mixed-precision kernel's weighted ceiling (ceiling.kernel_ceiling), which no roof
-    ceiling is: a thin dotted segment from its ridge (against DRAM, as the flat roofs'
-    hover, else the fastest level) to the right, in the colour of its kernel's points,
-    one per value (kernels sharing it draw it once). Its ridge lies on the slope, which
-    runs up to the roof's top ceiling, above every weighted one."""
-    roof = analysis.roof
-    mem = _ridge_level(roof)
-    if mem is None:
-        return []
-    traces = []
-    for m in mixed_roofs([(roof, k) for k in analysis.kernels]):
-        names = [k.name for k in m.kernels]
-        value, held = m.value, m.held
-        ridge = value / mem.value
-        pts = [p for p in analysis.points if p.kernel in names and p.ai > 0
-               and math.isfinite(p.ai)]
-        x_end = min(xr[1], max([ridge * MIXED_SPAN, *(2.0 * p.ai for p in pts)]))
-        level = pts[0].level if pts else mem.level
-        label = mixed_label(m)
-        traces.append(go.Scatter(
-            x=[ridge, x_end], y=[value, value], mode="lines", name=label,
-            line={"color": LEVEL_COLORS.get(level, "#555"), "dash": "dot", "width": 1.2},
-            hovertext=f"{html.escape(label)}: "
-                      f"{html.escape(held.label)} {si(value, 'FLOP/s', 4)} (derived; "
-                      f"{html.escape(held.ceiling.method)}); ridge vs {mem.level} "
-                      f"{fmt_ai(ridge)} FLOP/B", hoverinfo="text"))
-    return traces
+def _mixed_traces(go, display: RooflineDisplay) -> list:
+    """Each mixed-precision kernel's weighted ceiling (the display's "mixed" lines): a thin
+    dotted segment from its ridge to the right, in its level's colour (dotted, not the
+    roofs' dashes, so it reads as its kernels' own roof, not one more ceiling)."""
+    return [go.Scatter(x=list(ln.xs), y=list(ln.ys), mode="lines", name=ln.label,
+                       line={"color": level_color(ln.level), "dash": "dot", "width": 1.2},
+                       hovertext=html.escape(ln.hover, quote=False), hoverinfo="text")
+            for ln in display.lines if ln.kind == "mixed"]
 
 
 # A launch cap's ticks, down from each end of its dash (pixels of the model plot).
 CAP_TICK_PX = 4.0
 
 
-def _launch_caps(analysis: Analysis, pts: Sequence[Point]) -> list[LaunchCap]:
-    """The launch caps to draw (chart_parts.launch_cap): over each kernel's named point
-    (its primary level), in that level's colour, where the cap is at most CAP_SHOWN x the
-    roof there."""
-    primary = {(p.kernel, p.level) for p in analysis.primary()}
-    caps = [launch_cap(p.kernel, p.level, p.ai, p.flop, p.calls, analysis.roof.overhead_s,
-                       p.attainable_flop_per_s, LEVEL_COLORS.get(p.level, "#555"), p.seconds)
-            for p in pts if (p.kernel, p.level) in primary]
-    return [c for c in caps if c is not None]
+def _launch_caps(display: RooflineDisplay) -> list[LaunchCap]:
+    """The display's launch caps (chart_parts.launch_cap: over each kernel's named point,
+    where the cap is at most CAP_SHOWN x the roof there), in their level's colour."""
+    return [replace(c, color=level_color(c.level)) for c in display.caps]
 
 
 def _cap_geometry(cap: LaunchCap, axes: Axes) -> tuple[list[float], list[float]]:
@@ -283,12 +252,9 @@ def _cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
     return traces
 
 
-def hover_text(p: Point, analysis: Analysis, kernels: dict[str, Kernel] | None = None
-               ) -> str:
-    """Every number of a point, with the provenance of the kernel's numbers. kernels: the
-    first kernel of each name (first_of_name), for many points: a scan of analysis.kernels
-    per point made the HTML report quadratic."""
-    k = (kernels or first_of_name(analysis)).get(p.kernel)
+def hover_text(p: Point, analysis: Analysis) -> str:
+    """Every number of a point, with the provenance of its kernel's numbers."""
+    k = analysis.kernel_of(p)
     prov = dict(k.provenance) if k is not None else {}
     rows = [
         f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
@@ -322,67 +288,75 @@ def floor_words(p: Point) -> str:
     return f"floor {fmt_seconds(p.floor_s)}"
 
 
-def first_of_name(analysis: Analysis) -> dict[str, Kernel]:
-    """Each kernel name's first kernel, as a scan of analysis.kernels would find it."""
-    out: dict[str, Kernel] = {}
-    for k in analysis.kernels:
-        out.setdefault(k.name, k)
-    return out
+# A point of the analysis by its kernel's index and its level, and where the display draws
+# it: (AI, FLOP/s: achieved, or attainable when no time was measured).
+Key = tuple[int, str]
+At = dict[Key, tuple[float, float]]
 
 
-def _height(p: Point) -> float:
-    """Where a point is drawn: achieved FLOP/s, or attainable when no time was measured."""
-    return p.achieved_flop_per_s or p.attainable_flop_per_s
+def _key(p: Point) -> Key:
+    return (p.kernel_index, p.level)
+
+
+def _drawn_at(analysis: Analysis, display: RooflineDisplay) -> At:
+    """Where the display draws each point of the analysis (display.kernels are the
+    analysis's, by identity; a point it does not draw, off the log axes, is absent)."""
+    index_of: dict[int, int] = {}
+    for i, k in enumerate(analysis.kernels):
+        index_of.setdefault(id(k), i)
+    of = [index_of.get(id(k), -1) for k in display.kernels]
+    return {(of[d.kernel_index], d.level): (d.ai, d.flop_per_s) for d in display.points
+            if 0 <= d.kernel_index < len(of)}
 
 
 def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
-                  names: dict[tuple[str, str], str], analysis: Analysis):
+                  names: dict[Key, str], analysis: Analysis, at: At):
     """Kernels at one level: filled at their achieved performance, or hollow at their
-    attainable one when no time was measured. names: (kernel, level) -> textposition of
-    the points named beside their marker (html_labels); the others are named on hover."""
-    color = LEVEL_COLORS.get(level, "#555")
+    attainable one when no time was measured. names: (kernel index, level) ->
+    textposition of the points named beside their marker (html_labels); the others are
+    named on hover."""
     symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
-    keys = [(p.kernel, p.level) for p in pts]
-    first = first_of_name(analysis)
+    keys = [_key(p) for p in pts]
     return go.Scatter(
-        x=[p.ai for p in pts], y=[_height(p) for p in pts],
+        x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
         mode="markers+text", name=f"kernels @ {level}" if measured else
         f"predicted @ {level} (no measured time)",
-        text=[k[0] if k in names else "" for k in keys],
+        text=[p.kernel if k in names else "" for p, k in zip(pts, keys, strict=True)],
         textposition=[names.get(k, POSITIONS[0]) for k in keys],
-        marker=({"size": 11, "symbol": symbol, "color": color,
+        marker=({"size": 11, "symbol": symbol, "color": level_color(level),
                  "line": {"width": 1, "color": "#222"}} if measured
-                else {"size": 11, "symbol": f"{symbol}-open", "color": color,
+                else {"size": 11, "symbol": f"{symbol}-open", "color": level_color(level),
                       "line": {"width": 2}}),
-        hovertext=[hover_text(p, analysis, first) for p in pts], hoverinfo="text")
+        hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
 
 
-def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = ""):
-    """The plotly Figure: roofs (judging roof first, others dashed/thinner) and points."""
+def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
+           display: RooflineDisplay | None = None):
+    """The plotly Figure of the chart_display (given, or worked out here): its roofs'
+    lines (judging roof first, others thinner), weighted roofs, points and launch caps,
+    each hoverable, named where html_labels finds room."""
     go = require("plotly.graph_objects", "html", "the interactive HTML report")
-    roofs = [analysis.roof]
-    if profile is not None:
-        roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
-    xr = _x_range(analysis, roofs)
+    display = display if display is not None else chart_display(analysis, profile)
     fig = go.Figure()
-    pairs = [p for i, r in enumerate(roofs) for p in _roof_traces(go, r, i == 0, xr)]
-    pairs += [(t, None) for t in _mixed_traces(go, analysis, xr)]
+    pairs = _roof_traces(go, display)
+    pairs += [(t, None) for t in _mixed_traces(go, display)]
     roof_traces = [t for t, _ in pairs]
-    drawn = [p for p in analysis.points if p.achieved_flop_per_s and p.ai > 0
-             and math.isfinite(p.ai)]
+    at = _drawn_at(analysis, display)
     # Kernels without a measured time sit at their attainable performance, hollow, as
     # the PNG chart draws them: a prediction, not a measurement.
-    predicted = [p for p in analysis.points if not p.achieved_flop_per_s
-                 and p.attainable_flop_per_s and p.ai > 0 and math.isfinite(p.ai)]
-    caps = _launch_caps(analysis, drawn + predicted)
-    axes = _axes(roof_traces, drawn + predicted, xr, [c.flop_per_s for c in caps])
+    drawn = [p for p in analysis.points if _key(p) in at and p.achieved_flop_per_s is not None]
+    predicted = [p for p in analysis.points if _key(p) in at
+                 and p.achieved_flop_per_s is None]
+    caps = _launch_caps(display)
+    axes = Axes(tuple(math.log10(x) for x in display.xlim),
+                tuple(math.log10(y) for y in display.ylim))
     cap_boxes = [_cap_box(c, axes) for c in caps]
     steps = _steps_trace(go, analysis, drawn)
     # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
     # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
     lines = [(i, list(zip(t.x, t.y, strict=True)))
              for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
-    markers = [marker_box(axes.px(p.ai, _height(p))) for p in drawn + predicted] + cap_boxes
+    markers = [marker_box(axes.px(*at[_key(p)])) for p in drawn + predicted] + cap_boxes
     # The ceilings are named first (every one is: they are all one colour), then the
     # kernels where they stay readable (the longest first, each clear of the others and
     # of the lines where it can be; hover always has them), then the slopes.
@@ -392,17 +366,17 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     ceiling_names = _line_label_boxes(roof_traces, axes)
     segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
     names = _point_names(analysis, drawn + predicted, axes, [*ceiling_names, *cap_boxes],
-                         segments)
+                         segments, at)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
-                                        measured, names, analysis))
+                                        measured, names, analysis, at))
     if steps:
         fig.add_trace(steps)
     for t in _cap_traces(go, caps, axes, analysis.roof):
         fig.add_trace(t)
     fig.update_layout(annotations=_slope_annotations(
-        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes),
+        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes, at),
                       *cap_boxes],
         [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
          if t.mode and "lines" in t.mode]))
@@ -413,7 +387,8 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
                "range": list(axes.x_range), "dtick": log_dtick(axes.x_range, axes.size[0])},
         yaxis={"type": "log", "title": "performance (FLOP/s)", "exponentformat": "SI",
                "range": list(axes.y_range), "dtick": log_dtick(axes.y_range, axes.size[1])},
-        legend={"title": _legend_title(len(names), len({p.kernel for p in drawn + predicted}))},
+        legend={"title": _legend_title(len(names),
+                                       len({p.kernel_index for p in drawn + predicted}))},
         height=620)
     return fig
 
@@ -423,9 +398,14 @@ def _steps_trace(go, analysis: Analysis, drawn: Sequence[Point]):
     kernel, as the steps table and the PNG trajectory (a step's other kernels, an OpenACC
     reduction, would zig-zag the line between unrelated points)."""
     level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
-    points = {p.kernel: p for p in (analysis.at_level(level) if level else analysis.primary())
-              if p.achieved_flop_per_s}
-    steps = [points[k.name] for k in step_kernels(analysis) if k.name in points]
+    steps = []
+    for k in step_kernels(analysis):
+        # its own points (by identity: steps may share a kernel name), at DRAM, else at
+        # the level that binds it hardest
+        own = [p for p in analysis.points_of(k) if level is None or p.level == level]
+        p = min(own, key=lambda p: p.attainable_flop_per_s, default=None)
+        if p is not None and p.achieved_flop_per_s:
+            steps.append(p)
     if len(steps) < 2:
         return None
     return go.Scatter(
@@ -454,17 +434,6 @@ def _legend_title(named: int, kernels: int) -> str:
             f"<br>hover a point for the others</sub>")
 
 
-def _axes(roof_traces, pts: Sequence[Point], xr: tuple[float, float],
-          extra_ys: Sequence[float] = ()) -> Axes:
-    """The axes' ranges: every roof line and point (and extra_ys: the launch caps), with
-    room above the top ceiling for its name."""
-    ys = ([y for t in roof_traces for y in t.y if y and y > 0] + [_height(p) for p in pts]
-          + list(extra_ys))
-    lo, hi = (math.log10(min(ys)), math.log10(max(ys))) if ys else (9.0, 15.0)
-    span = max(hi - lo, 1.0)
-    return Axes((math.log10(xr[0]), math.log10(xr[1])), (lo - 0.03 * span, hi + 0.08 * span))
-
-
 def _line_label_boxes(roof_traces, axes: Axes) -> list:
     """Where the ceilings' and slopes' names are (the kernels' names keep clear of them)."""
     boxes = []
@@ -476,14 +445,14 @@ def _line_label_boxes(roof_traces, axes: Axes) -> list:
     return boxes
 
 
-def _name_boxes(pts: Sequence[Point], names: dict[tuple[str, str], str], axes: Axes) -> list:
+def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At) -> list:
     """Every marker's box and every kernel name's (the slopes' names keep clear of them)."""
     out = []
     for p in pts:
-        at = axes.px(p.ai, _height(p))
-        out.append(marker_box(at))
-        if (p.kernel, p.level) in names:
-            out.append(text_box(at, p.kernel, names[(p.kernel, p.level)], POINT_FONT_PX))
+        xy = axes.px(*at[_key(p)])
+        out.append(marker_box(xy))
+        if _key(p) in names:
+            out.append(text_box(xy, p.kernel, names[_key(p)], POINT_FONT_PX))
     return out
 
 
@@ -511,18 +480,34 @@ def _slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[
 
 
 def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
-                 obstacles: list, segments: Sequence = ()) -> dict[tuple[str, str], str]:
-    """(kernel, level) -> textposition: each kernel named once, at its primary level (the
-    one that binds it), the longest-running first (the predicted by their floor)."""
-    primary = {(p.kernel, p.level) for p in analysis.primary()}
-    shown = [p for p in pts if (p.kernel, p.level) in primary]
-    cands = [Candidate(i, p.ai, _height(p), p.kernel, p.seconds or p.floor_s or 0.0)
+                 obstacles: list, segments: Sequence, at: At) -> dict[Key, str]:
+    """(kernel index, level) -> textposition: each kernel named once, at its primary level
+    (the one that binds it), the longest-running first (the predicted by their floor)."""
+    primary = {_key(p) for p in analysis.primary()}
+    shown = [p for p in pts if _key(p) in primary]
+    cands = [Candidate(i, *at[_key(p)], p.kernel, p.seconds or p.floor_s or 0.0)
              for i, p in enumerate(shown)]
     # the other levels' markers are in the way too (the candidates' own are added there)
-    others = [marker_box(axes.px(p.ai, _height(p))) for p in pts
-              if (p.kernel, p.level) not in primary]
+    others = [marker_box(axes.px(*at[_key(p)])) for p in pts if _key(p) not in primary]
     placed = place_names(cands, axes, [*obstacles, *others], segments=segments)
-    return {(shown[i].kernel, shown[i].level): pos for i, pos in placed.items()}
+    return {_key(shown[i]): pos for i, pos in placed.items()}
+
+
+def chart_left_out(display: RooflineDisplay) -> str:
+    """The sentence under the chart naming the compute ceilings it leaves out ('' when it
+    draws every one): a roof with more than MAX_CEILINGS is drawn with the kernels' own
+    ceilings and its top float one, as the PNG chart (chart_ceilings.select_ceilings)."""
+    by_roof: dict[str, list[str]] = {}
+    for h in display.hidden:            # "roof: label rate"
+        roof, _, ceiling = h.rpartition(": ")
+        by_roof.setdefault(roof, []).append(ceiling)
+    if not by_roof:
+        return ""
+    left = "; ".join(f"{roof}: {', '.join(cs)}" for roof, cs in by_roof.items())
+    return (f"Compute ceilings drawn: the kernels' own and the top float one of each roof "
+            f"with more than {MAX_CEILINGS} (as `rooflab plot` draws them); left out: "
+            f"{left}. `rooflab specs` lists every ceiling; `rooflab plot --precision all` "
+            f"draws them.")
 
 
 def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -557,7 +542,8 @@ def _diagnosis_html(d: Diagnosis) -> str:
 def html_report(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
                 top: int = 10) -> str:
     """One self-contained HTML page: chart (plotly.js inlined) and the report's tables."""
-    fig = figure(analysis, profile, title)
+    display = chart_display(analysis, profile)
+    fig = figure(analysis, profile, title, display)
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
                         config={"displaylogo": False, "responsive": True,
                                 "showSendToCloud": False}, post_script=SLOPE_SCRIPT)
@@ -574,6 +560,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     body += [f"<p class='flag'>Read with care: {e(w)}</p>"
              for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
     body.append(chart)
+    left_out = chart_left_out(display)
+    if left_out:
+        body.append(f"<p class='muted'>{e(left_out)}</p>")
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",
                  _html_table(RECORD_HEADERS, record_rows(analysis, profile))]

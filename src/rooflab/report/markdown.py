@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Analysis, Point, Unplaced
-from ..model.ceiling import Ceiling, Roof, kernel_ceiling
+from ..model.analysis import Analysis, Point, Unplaced, held_on, point_on
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose
 from ..model.kernel import Kernel
@@ -177,25 +176,11 @@ def ai_high_warnings(diags: Sequence[Diagnosis]) -> list[str]:
             f"(see their ai_high checks)."]
 
 
-def kernel_of(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
-    """The kernel a point is of: by name, and by its FLOP and time where a file holds two
-    kernels of one name (Analysis.points_of's match, the other way round)."""
-    same = [k for k in kernels if k.name == p.kernel]
-    return next((k for k in same if k.total_flop == p.flop and k.seconds == p.seconds),
-                same[0] if same else None)
-
-
-def compute_on(roof: Roof, p: Point, kernel: Kernel | None) -> tuple[Ceiling, str]:
-    """(ceiling, name) a point's kernel is held to on another roof (the nominal one): a
-    kernel with FLOP in several precisions the weighted ceiling of ceiling.kernel_ceiling,
-    as on the judging roof (A100 9e9 fp16 tensor + 1e9 fp32: 124.8 TFLOP/s, not the fp16
-    tensor 312); one precision Roof.compute_for of the point's precision and unit, as
-    always (the unit the judging roof held it to)."""
-    if kernel is not None and kernel.mixed:
-        held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
-        return held.ceiling, held.label
-    c, _ = roof.compute_for(p.precision, p.unit)
-    return c, c.label
+def _kernel_at(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
+    """The point's kernel in `kernels` (the analysis's: p.kernel_index indexes them);
+    None for a point of no kernel there."""
+    i = p.kernel_index
+    return kernels[i] if 0 <= i < len(kernels) and kernels[i].name == p.kernel else None
 
 
 def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
@@ -214,7 +199,8 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
         m = nominal.find_memory(p.level)
         if m is None or not p.ai or p.ai <= 0:
             continue
-        c, name = compute_on(nominal, p, kernel_of(kernels, p))
+        held = held_on(nominal, p, _kernel_at(kernels, p))
+        c, name = held.ceiling, held.label
         nominal_ridge = c.value / m.value
         if p.memory_bound_side == (p.ai < nominal_ridge):
             continue
@@ -336,13 +322,14 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
         nom = nom_floor = None
         nom_words = "-"
         if nominal is not None:
-            c, _ = compute_on(nominal, p, kernel_of(analysis.kernels, p))
-            m = nominal.find_memory(p.level)
-            if m is not None:
-                nom = min(c.value, m.value * p.ai)
-                nom_floor = max(p.flop / c.value, p.bytes / m.value)
+            # the same kernel placed on the nominal roof: the model's attainable and floor
+            k = analysis.kernel_of(p)
+            there = point_on(nominal, p, k) if k is not None else None
+            if there is not None:
+                nom, nom_floor = there.attainable_flop_per_s, there.floor_s
                 nom_words = fmt_rate(nom, p.precision)
             else:
+                c = held_on(nominal, p, k).ceiling
                 nom_words = (f"<= {fmt_rate(c.value, c.precision)} (peak; {p.level} "
                              f"{NOT_PUBLISHED})")
         rows.append((f"{p.kernel}: {rate_unit(p.precision)}", nom_words,

@@ -156,6 +156,8 @@ class _Raw:
     notes: list
     dram_end: Rate | None = None   # DRAM triad again at the end (None: no DRAM plateau)
     load: MachineLoad | None = None  # other work on the machine meanwhile (load.py)
+    scaling: dict | None = None      # --threads 1,2,...: the other counts (scaling.py)
+    affinity: dict | None = None     # the CPUs the probe ran on (affinity.py)
 
 
 def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
@@ -194,7 +196,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
     order = {lv: i for i, lv in enumerate(bw.LEVELS)}
     measured = Roof(
-        name=f"{host.cpu_model} measured ({threads} threads)", kind="measured",
+        name=f"{host.cpu_model} measured ({threads} thread{'s' if threads != 1 else ''})",
+        kind="measured",
         compute=tuple(compute),
         memory=tuple(sorted(bw.flag_inversions(raw.mem_ceilings).values(),
                             key=lambda c: order[c.level])),
@@ -205,6 +208,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     measured, below = add_below_nominal_notes(measured, nominal, "cpu")
     host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
                                "threads_used": threads,
+                               "cpus": (raw.affinity or {}).get("cpus"),
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}
     extras = _extras(raw, spec, threads, ghz, wall_s) | {
@@ -243,7 +247,9 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
                   "dram_end_bytes_per_s": raw.dram_end.best if raw.dram_end else None},
         "wall_s": wall_s,
     } | ({"machine_load": raw.load.to_dict() | {"notes": machine_load_notes(raw.load)}}
-         if raw.load is not None else {})
+         if raw.load is not None else {}) | (
+        {"scaling": raw.scaling} if raw.scaling else {}) | (
+        {"affinity": raw.affinity} if raw.affinity else {})
 
 
 def sweep_points(profile: MachineProfile) -> list[tuple[float, float]]:

@@ -93,8 +93,10 @@ def numa_note(nodes: int | None) -> str | None:
         return None
     return (f"{nodes} NUMA nodes: each thread first-touches the arrays it streams (as "
             f"STREAM's parallel init loop does), so the DRAM figure spreads over the nodes "
-            f"the threads ran on; threads are not pinned (set OMP_PROC_BIND=spread "
-            f"OMP_PLACES=cores, or run under numactl/likwid-pin, to fix placement); a "
+            f"the threads ran on; threads are not pinned one per CPU (--cpus keeps the "
+            f"probe on chosen CPUs, e.g. one node's; with numba's omp layer "
+            f"OMP_PROC_BIND=spread OMP_PLACES=cores binds each thread; or run under "
+            f"numactl/likwid-pin); a "
             f"program that allocates and fills its arrays on one thread reads one node's "
             f"bandwidth")
 

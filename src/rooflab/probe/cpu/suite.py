@@ -6,16 +6,17 @@ interrupted probe (Ctrl-C) leaves no partial file.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
-from ...errors import ProbeError, require
+from ...errors import InputError, ProbeError, require
 from ...hardware.host import HostInfo, detect_host
 from ...hardware.profile import MachineProfile
 from ...model.ceiling import Ceiling
+from . import affinity as aff
 from . import bandwidth as bw
 from . import load as machine
+from . import scaling
 from .assemble import (
     _assemble,
     _measured,
@@ -197,30 +198,75 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
                 dram_end)
 
 
-def probe_cpu(mode: str = "default", threads: int | None = None,
+def thread_counts(threads, available: int) -> tuple[int, ...]:
+    """The thread counts to measure, ascending: None -> every available CPU; an int -> that
+    one; a sequence of ints and 'all' (--threads 1,2,all) -> each, 'all' = `available`."""
+    if threads is None:
+        return (available,)
+    if isinstance(threads, (int, str)):
+        threads = (threads,)
+    counts = aff.resolve_counts(threads, available)
+    if not counts or counts[0] < 1:
+        raise ProbeError(f"--threads must be at least 1; got {list(threads)}")
+    return counts
+
+
+def checked_cpus(cpus) -> tuple[int, ...] | None:
+    """--cpus as a sorted tuple, each one checked against this process's mask."""
+    if cpus is None:
+        return None
+    cpus = tuple(sorted(set(int(c) for c in cpus)))
+    aff.check_cpus(cpus, aff.allowed_cpus())
+    return cpus
+
+
+def probe_cpu(mode: str = "default", threads=None,
               progress: Progress | None = None,
-              load_sources: machine.LoadSources | None = None) -> MachineProfile:
+              load_sources: machine.LoadSources | None = None,
+              cpus=None) -> MachineProfile:
     """Measure this CPU's roofline: bandwidth per memory level, peak FLOP/s per precision,
     an intensity sweep and the overhead floor. Returns the profile (writes nothing).
-    Other work on the machine meanwhile is measured too (load.py; `load_sources` fakes)."""
+    Other work on the machine meanwhile is measured too (load.py; `load_sources` fakes).
+
+    `threads`: None (all CPUs), a count, or several counts (e.g. (1, 2, 'all')): the
+    largest gets the whole probe, the others the scaling numbers (scaling.py,
+    extras.scaling). `cpus`: run on these CPUs only (affinity.py); the process's mask
+    is put back when the probe returns."""
     require("numba", "cpu", "the CPU probe")
-    from ...hardware.cpu_detect import detect_microarch
 
     spec = get_mode(mode)
     t_start = time.perf_counter()
+    pinned = checked_cpus(cpus)
+    host = detect_host()
+    allowed = pinned or aff.allowed_cpus()
+    counts = thread_counts(threads, len(allowed) if allowed else host.threads)
+    if pinned and counts[-1] > len(pinned):
+        raise InputError(aff.too_many_threads(counts[-1], pinned))
+    if not pinned:
+        return _probe(spec, counts, host, allowed, None, progress, load_sources, t_start)
+    before = aff.allowed_cpus()
+    aff.pin(pinned)   # before numba's pool starts (kernels, Team): its workers inherit it
+    try:
+        return _probe(spec, counts, host, allowed, pinned, progress, load_sources, t_start)
+    finally:
+        aff.pin(before)
+
+
+def _probe(spec: ModeSpec, counts: tuple[int, ...], host: HostInfo, allowed, pinned,
+           progress, load_sources, t_start: float) -> MachineProfile:
+    """The measurements of probe_cpu, on the CPUs already chosen."""
+    from ...hardware.cpu_detect import detect_microarch
+
+    threads = counts[-1]
     sources = load_sources or machine.LoadSources()
     loadavg = machine.loadavg_1m(sources)   # before the probe adds its own load
-    host = detect_host()
-    avail = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else host.threads
-    threads = int(threads or avail)
-    if threads < 1:
-        raise ProbeError(f"--threads must be at least 1; got {threads}")
     arch = detect_microarch(host.vendor, host.family, host.model, host.flags, host.cpu_model)
     stages = _Stages(progress, {"compile": 1, "clock": 1, "flops": 2, "sweep": 10,
                                 "stream": 4 if len(spec.stream_levels) > 1 else 1,
                                 "intensity": 3, "gemm": 2,
                                 "lowp": 2 if spec.low_precision else 0.01,
-                                "overhead": 1, "drift": 1})
+                                "overhead": 1, "drift": 1,
+                                "scaling": 1.5 * (len(counts) - 1) or 0.01})
     stages.within("compile", 0.0)
     from . import kernels  # noqa: F401  (compiles or loads the cached kernels)
 
@@ -228,10 +274,41 @@ def probe_cpu(mode: str = "default", threads: int | None = None,
     before = machine.snapshot(sources)
     with Team(threads) as team:
         raw = _measure(spec, team, host, arch, stages, dram_total)
+    if len(counts) > 1:
+        raw.scaling = _scaling(counts, raw, stages)
+    stages.finish("scaling")
     raw.load = machine.machine_load(before, machine.snapshot(sources), threads, loadavg,
                                     sources)
     raw.notes[:0] = mem_notes
+    raw.affinity = _affinity_record(pinned, allowed)
     return _assemble(raw, spec, host, arch, threads, time.perf_counter() - t_start)
+
+
+def _scaling(counts: tuple[int, ...], raw: _Raw, stages: _Stages) -> dict:
+    """The other counts' scaling numbers beside the full run's (scaling.py)."""
+    threads = counts[-1]
+    ws = {p["level"]: p["chosen_bytes_per_thread"]
+          for p in raw.sweep_extras.get("plateaus", ()) if p["level"] in scaling.LEVELS}
+    ref = scaling.reference_row(threads, raw.mem_ceilings, raw.peaks, ws)
+    return scaling.measure_scaling(counts, ref, ws,
+                                   progress=lambda f: stages.within("scaling", f))
+
+
+def _affinity_record(pinned: tuple[int, ...] | None, allowed) -> dict:
+    """extras.affinity: the CPUs the probe ran on, whether --cpus set them, numba's layer."""
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:   # no parallel region has run (a faked probe)
+        layer = None
+    return {"cpus": aff.format_cpu_list(allowed) if allowed else None,
+            "cpu_list": list(allowed) if allowed else None,
+            "pinned": pinned is not None, "threading_layer": layer,
+            "method": ("os.sched_setaffinity on every thread of the process before the "
+                       "measurements (--cpus); threads float within the set, one thread per "
+                       "CPU is not enforced" if pinned is not None else
+                       "not pinned: the process's own affinity mask (os.sched_getaffinity)")}
 
 
 def _low_precision(spec: ModeSpec, arch, threads: int):

@@ -12,19 +12,21 @@ and after and stores them in the profile's host section.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 
-from ...errors import ProbeError, RooflabError, require
+from ...errors import InputError, ProbeError, RooflabError, require
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
 from ...units import fmt_rate
 from ..nominal import below_nominal_extras, compare_to_nominal
 from . import load as gpu_load
 from .catalog_match import match_catalog
+from .compute import tf32_env
 from .context import Context, sizes_for
 from .identity import identify, open_device, parse_device, read_clocks
 from .timing import clock_timer, cuda_timer, torch_flush
@@ -73,19 +75,24 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     """
     kind, _ = parse_device(device)
     sizes = sizes_for(kind, mode)
+    if kind == "cuda" and (why := interpreter_refusal()):
+        raise InputError(why)
     # PyTorch's CPU device needs torch only (the `torch` extra), not triton or NVML.
     torch = require("torch", "gpu" if kind == "cuda" else "torch", "the GPU probe")
     dev = open_device(torch, device)
     started = time.perf_counter()
     host = identify(torch, dev)
     host["clocks_before"] = read_clocks(torch, dev)
+    host["tf32_env"] = tf32_env()
     # Other processes, utilisation and throttling around the run (read only, NVML).
     load_before, load_t0 = gpu_load.snapshot(torch, dev), time.perf_counter()
     nominal = _catalog_nominal(host)
+    host["l2_catalog_note"] = l2_catalog_note(host)
     source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
     say = _StageProgress(progress)
     ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
-                  host=host, source=source, progress=say, triton=triton)
+                  host=host, source=source, progress=say, triton=triton,
+                  clocks=lambda: read_clocks(torch, dev))
     results, errors = _run_stages(torch, dev, ctx, say)
     cache_ceilings, sweep_extras = results["memory: sweep"]
     overhead_s, overhead_figures = results["overhead"]
@@ -97,7 +104,9 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         raise ProbeError(f"the probe of {device} measured nothing; first error: "
                          f"{next(iter(errors.values()), 'none')}")
     measured = _measured_roof(host["name"], results, cache_ceilings, overhead_s,
-                              [*identity_notes(host), *load["notes"]], source)
+                              [*identity_notes(host), *load["notes"],
+                               *([host["l2_catalog_note"]] if host["l2_catalog_note"] else [])],
+                              source)
     before = measured.notes
     measured, checks = compare_to_nominal(measured, nominal, "gpu")
     below = [n for n in measured.notes if n not in before]
@@ -127,6 +136,48 @@ def _catalog_nominal(host: dict) -> Roof | None:
     host["catalog"], host["catalog_match"], host["catalog_note"] = m.entry, m.how, m.note
     host["unified_memory"] = bool(m.unified_memory or host.get("integrated"))
     return m.roof
+
+
+# Triton's interpreter runs every kernel on the host, copying the device's buffers in and
+# out on each launch: seconds per copy call, minutes per sweep point (review 14a #6). It is
+# the CPU dry run's setting (tests), never a GPU's. Triton reads these words as true.
+TRUE_WORDS = ("1", "true", "yes", "on", "y")
+
+
+def interpreter_refusal(environ=None) -> str | None:
+    """Why a CUDA probe must not start with TRITON_INTERPRET set, or None."""
+    value = (os.environ if environ is None else environ).get("TRITON_INTERPRET", "")
+    if value.strip().lower() not in TRUE_WORDS:
+        return None
+    return (f"TRITON_INTERPRET={value} is set: Triton would run every kernel on the host, "
+            f"copying the GPU's buffers in and out of each launch (minutes per stage, and "
+            f"host figures). It is for the CPU dry run only; unset it (env -u "
+            f"TRITON_INTERPRET ...) to probe a GPU")
+
+
+# The device's L2 and the catalog's may differ by a few % (MiB vs MB, a reserved slice);
+# beyond this the catalog entry is likely another configuration of the die (review 14a #10).
+L2_CATALOG_TOLERANCE = 0.05
+
+
+def l2_catalog_note(host: dict) -> str | None:
+    """A note when the device's L2 differs from its catalog entry's by > 5 %: the probe
+    sizes its sweep and labels its plateaus with the device's figure, while `rooflab specs`
+    and nominal-only advice use the catalog's."""
+    dev_l2 = host.get("l2_bytes")
+    if not dev_l2 or not host.get("catalog"):
+        return None
+    try:
+        from ...hardware.catalog import lookup
+
+        cat_l2 = lookup(host["catalog"]).l2_bytes
+    except Exception:  # noqa: BLE001 — no entry, no comparison
+        return None
+    if not cat_l2 or abs(dev_l2 - cat_l2) <= L2_CATALOG_TOLERANCE * cat_l2:
+        return None
+    return (f"device reports L2 {dev_l2 / 2**20:.4g} MiB, catalog '{host['catalog']}' "
+            f"{cat_l2 / 2**20:.4g} MiB: the sweep and its plateau labels use the device's "
+            f"figure; `rooflab specs` and advice from the nominal roof use the catalog's")
 
 
 def identity_notes(host: dict) -> list[str]:

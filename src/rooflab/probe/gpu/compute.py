@@ -8,6 +8,7 @@ few sizes and take the maximum as the attainable peak").
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 from ...model.ceiling import Ceiling
@@ -25,6 +26,9 @@ FP64_TENSOR_CC = ("8.0", "9.0", "10.0")
 # (AMD CDNA 2/3/4 ISA guides; MI100's gfx908 has no fp64 MFMA). rocBLAS/hipBLASLt DGEMM runs
 # there, so its peak is the "fp64 matrix" figure (163.4 TFLOP/s on an MI300X, not 81.7).
 FP64_MATRIX_GFX = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+# PyTorch's int8 GEMM calls cuBLASLt with no heuristic and a 0-byte workspace
+# (aten/src/ATen/cuda/CUDABlas.cpp int8_gemm): what it gives is the library's figure.
+INT8_METHOD = "torch._int_mm (cuBLASLt default algorithm and no workspace: a library figure)"
 FMA_BLOCK = 1024
 FMA_PROGRAMS_PER_SM = 32
 
@@ -48,6 +52,46 @@ def fp32_matmul_mode(torch, mode: str):
             yield
         finally:
             m.allow_tf32 = old
+
+
+# Variables that force TF32 on or off below PyTorch's switch: PyTorch's own (PR #77114: TF32
+# for cuBLAS whatever allow_tf32 / fp32_precision says) and NVIDIA's library-level one
+# (1 forces TF32 on, 0 off). Either one makes "fp32 vector" or "tf32 tensor" measure the
+# other mode (review 14a #4), so the probe records them and checks what ran.
+TF32_ENV = ("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "NVIDIA_TF32_OVERRIDE")
+# A 256 x 256 fp32 product against fp64: TF32 (10-bit mantissa inputs) errs by ~1e-4-1e-3
+# of the largest element, IEEE fp32 by ~1e-7-1e-6. The boundary sits between the two.
+TF32_ERROR_MIN = 3e-5
+TF32_CHECK_N = 256
+TF32_CONFIRM_N = 1024       # checked again at this size before a mode is skipped
+
+
+def tf32_env(environ=None) -> dict[str, str | None]:
+    """The TF32 override variables as this process sees them (None: unset)."""
+    env = os.environ if environ is None else environ
+    return {k: env.get(k) for k in TF32_ENV}
+
+
+def fp32_matmul_error(torch, dev, mm=None, n: int = TF32_CHECK_N) -> float:
+    """Largest error of an fp32 n^2 product against fp64, relative to the largest element:
+    which path cuBLAS took, whatever the switches say (about a millisecond)."""
+    a = torch.randn(n, n, device=dev)
+    b = torch.randn(n, n, device=dev)
+    got = (mm or torch.matmul)(a, b).double()
+    ref = a.double() @ b.double()
+    return float(((got - ref).abs().max() / ref.abs().max()).item())
+
+
+def fp32_mode_problem(precision: str, rel_err: float, env: dict) -> str | None:
+    """Why a measured fp32/tf32 matmul would carry the wrong label, or None when the mode
+    took effect: "fp32" must run IEEE, "tf32" must run TF32."""
+    tf32 = rel_err > TF32_ERROR_MIN
+    if (precision == "tf32") == tf32:
+        return None
+    set_vars = ", ".join(f"{k}={v}" for k, v in env.items() if v is not None) or "none set"
+    ran, asked = ("TF32", "TF32 off") if tf32 else ("IEEE fp32", "TF32 on")
+    return (f"{ran} ran with {asked} (fp32 product vs fp64: relative error {rel_err:.1e}; "
+            f"TF32 overrides: {set_vars}): not labelled {precision}")
 
 
 def matmul_unit(ctx: Context, precision: str) -> str:
@@ -106,15 +150,17 @@ def _matmul_best(ctx: Context, precision: str) -> Ceiling | None:
         try:
             fn = matmul_op(torch, ctx.dev, precision, n)
             timing = time_calls(fn, ctx.timer, ctx.sizes.plan)
+            # bf16 is judged (>= 760 TFLOP/s): its clocks under load, read before they fall.
+            clocks = {"clocks": ctx.clocks_now()} if precision == "bf16" else {}
         except (RuntimeError, NotImplementedError, TypeError, AttributeError) as exc:
-            ctx.skipped[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            ctx.skipped[name] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
             continue
         finally:
             fn = None
         flop = 2.0 * n ** 3
         ctx.keep(name, timing, flop, "flop", kind="matmul", precision=precision, n=n,
-                 flop_per_s_best=max(rates(flop, timing.samples)))
-        lib = "torch._int_mm" if precision == "int8" else (
+                 flop_per_s_best=max(rates(flop, timing.samples)), **clocks)
+        lib = INT8_METHOD if precision == "int8" else (
             f"torch._scaled_mm {str(fp8_dtype(torch, ctx.dev)).removeprefix('torch.float8_')}"
             if precision == "fp8" else "torch.matmul")
         c = measured_ceiling(flop, timing, precision=precision,
@@ -136,6 +182,21 @@ def matmul_peaks(ctx: Context) -> list[Ceiling]:
         try:
             if ctx.is_cuda and precision in ("fp32", "tf32"):
                 with fp32_matmul_mode(ctx.torch, "tf32" if precision == "tf32" else "ieee"):
+                    err = fp32_matmul_error(ctx.torch, ctx.dev)
+                    check = {"relative_error_vs_fp64": err, "n": TF32_CHECK_N,
+                             "tf32_env": tf32_env()}
+                    problem = fp32_mode_problem(precision, err, tf32_env())
+                    if problem:
+                        # Confirm on a larger product before dropping a ceiling: a library
+                        # could take another path for a small shape than for 8192.
+                        err = fp32_matmul_error(ctx.torch, ctx.dev, n=TF32_CONFIRM_N)
+                        check.update(relative_error_vs_fp64=err, n=TF32_CONFIRM_N,
+                                     first_error=check["relative_error_vs_fp64"])
+                        problem = fp32_mode_problem(precision, err, tf32_env())
+                    ctx.record[f"{precision}_mode_check"] = check
+                    if problem:
+                        ctx.skipped[f"matmul_{precision}"] = problem
+                        continue
                     c = _matmul_best(ctx, precision)
             else:
                 c = _matmul_best(ctx, precision)
@@ -145,7 +206,43 @@ def matmul_peaks(ctx: Context) -> list[Ceiling]:
             continue
         if c is not None:
             out.append(c)
+    triton_int8 = _triton_int8(ctx) if ctx.is_cuda else None
+    if triton_int8 is not None:
+        out.append(triton_int8)   # best_per_label keeps the faster int8 and names the other
     return out
+
+
+def _triton_int8(ctx: Context) -> Ceiling | None:
+    """int8 through a Triton tl.dot GEMM at the largest matmul size: the second method
+    beside torch._int_mm's library path (review 14a #5); None, with the reason in skipped,
+    when it cannot run."""
+    kernels = ctx.triton_kernels()
+    n = max(ctx.sizes.matmul_sizes)
+    name = f"matmul_int8_triton_{n}"
+    if kernels is None:
+        return None           # skipped["triton"] says why
+    if n % kernels.INT8_TILE[2]:
+        ctx.skipped[name] = f"the Triton int8 GEMM needs n a multiple of {kernels.INT8_TILE[2]}"
+        return None
+    torch = ctx.torch
+    ctx.say(f"compute: int8 Triton GEMM {n}")
+    try:
+        a = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=ctx.dev)
+        b = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=ctx.dev).t()
+        c = torch.empty(n, n, dtype=torch.int32, device=ctx.dev)
+        timing = time_calls(lambda: kernels.launch_int8_matmul(a, b, c), ctx.timer,
+                            ctx.sizes.plan)
+    except Exception as exc:  # noqa: BLE001 — a compile error (ROCm LDS, an old Triton)
+        ctx.skipped[name] = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
+        return None
+    flop = 2.0 * n ** 3
+    ctx.keep(name, timing, flop, "flop", kind="matmul", precision="int8", n=n,
+             flop_per_s_best=max(rates(flop, timing.samples)))
+    bm, bn, bk = kernels.INT8_TILE
+    return measured_ceiling(
+        flop, timing, precision="int8", unit=matmul_unit(ctx, "int8"), source=ctx.source,
+        method=f"Triton int8 tl.dot GEMM {n}x{n}x{n} (one untuned {bm}x{bn}x{bk} tile, int32 "
+               f"accumulator), random inputs, 2n^3 OP, best call")
 
 
 def vector_peaks(ctx: Context) -> list[Ceiling]:

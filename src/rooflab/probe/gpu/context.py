@@ -105,6 +105,9 @@ class Context:
     # Run the Triton kernels? None: on CUDA only. True on PyTorch's CPU device needs
     # TRITON_INTERPRET=1 (Triton's interpreter): how tests cover the Triton path without a GPU.
     triton: bool | None = None
+    # Reads the device's clocks, power and throttle reasons now (identity.read_clocks): taken
+    # right after the judged measurements (bf16 matmul, copy), under their load.
+    clocks: Callable[[], dict] | None = None
 
     @property
     def is_cuda(self) -> bool:
@@ -126,6 +129,15 @@ class Context:
                                               f"figures are missing: pip install 'rooflab[gpu]'")
             return None
         return kernels
+
+    def clocks_now(self) -> dict:
+        """The clocks now, {} without a reader; a failing read is recorded, never raised."""
+        if self.clocks is None:
+            return {}
+        try:
+            return dict(self.clocks())
+        except Exception as exc:  # noqa: BLE001 — a reading must not cost the measurement
+            return {"error": f"{type(exc).__name__}: {exc}"}
 
     def say(self, stage: str) -> None:
         if self.progress:

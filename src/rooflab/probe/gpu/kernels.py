@@ -6,8 +6,9 @@ arithmetic is fixed by construction, so its bytes and FLOP are counted exactly:
 
 - copy / triad: each element read once and written once (bytes = reads + writes, as STREAM
   counts them, FACTS.md); 64-bit offsets so multi-GB buffers work.
-- read_sweep: every program re-reads the same blocks `reps` times, accumulating so the
-  loads cannot be dropped; `CACHE` ".cg" skips L1 (the L2 / DRAM curve), "" keeps it (L1).
+- read_sweep: the programs share reps x nblocks block reads evenly (each block read `reps`
+  times), accumulating so the loads cannot be dropped; `CACHE` ".cg" skips L1 (the L2 / DRAM
+  curve), "" keeps it (L1).
 - fma: 8 independent FMA chains per element (enough instruction-level parallelism to keep
   the FMA pipes full), 2 FLOP per FMA, the result stored so nothing is eliminated.
 - empty: no work, for launch latency.
@@ -48,13 +49,23 @@ def triad_kernel(a_ptr, b_ptr, c_ptr, scalar, n, BLOCK: tl.constexpr):
 
 @triton.jit(do_not_specialize=["nblocks", "reps"])
 def read_sweep_kernel(x_ptr, out_ptr, nblocks, reps, BLOCK: tl.constexpr, CACHE: tl.constexpr):
-    pid = tl.program_id(0).to(tl.int64)   # a 64-bit loop index: sets beyond 8 GiB work
+    # One flat loop over the reps x nblocks block reads, program pid taking every nprog-th:
+    # every program does floor or ceil(reps * nblocks / nprog) reads, so a call lasts as long
+    # as the mean program, not as one with an extra block in each rep (review 14a #1: up to
+    # 42 % lost with the nested loops). b = i % nblocks is kept by adding nprog % nblocks and
+    # wrapping once per step (no modulo in the loop). When nprog divides nblocks a program
+    # reads the same blocks in every rep (its own SM's L1 holds them: the L1 sweep).
+    pid = tl.program_id(0)
     nprog = tl.num_programs(0)
+    step = nprog % nblocks
+    b = pid % nblocks
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for _r in range(reps):
-        for b in range(pid, nblocks, nprog):
-            acc += tl.load(x_ptr + b * BLOCK + tl.arange(0, BLOCK), cache_modifier=CACHE)
-    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
+    for _i in range(pid, reps * nblocks, nprog):
+        # 64-bit offsets: sets beyond 8 GiB work
+        acc += tl.load(x_ptr + b.to(tl.int64) * BLOCK + tl.arange(0, BLOCK), cache_modifier=CACHE)
+        b += step
+        b = tl.where(b >= nblocks, b - nblocks, b)
+    tl.store(out_ptr + pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK), acc)
 
 
 @triton.jit(do_not_specialize=["iters"])
@@ -85,6 +96,38 @@ def fma_kernel(out_ptr, a, b, iters, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
 
 
 @triton.jit
+def int8_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # The Triton matmul tutorial's kernel with int8 inputs and an int32 accumulator (sm_90:
+    # IGMMA, i.e. wgmma): a second int8 method beside torch._int_mm's library path. K must
+    # be a multiple of BLOCK_K (no K mask); rows and columns wrap (% M, % N) and are masked
+    # on the store.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    in_group = GROUP_M * num_pid_n
+    first_m = (pid // in_group) * GROUP_M
+    group_m = min(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % in_group) % group_m)
+    pid_n = (pid % in_group) // group_m
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for _k in range(0, tl.cdiv(K, BLOCK_K)):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + rm[:, None].to(tl.int64) * stride_cm + rn[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
 def empty_kernel(x_ptr):
     pass
 
@@ -93,28 +136,74 @@ def triton_dtype(name: str):
     return {"fp64": tl.float64, "fp32": tl.float32, "fp16": tl.float16, "bf16": tl.bfloat16}[name]
 
 
+# Every launch asks for FP fusion explicitly: Triton 3.9 warns on each first compile that
+# its unset default turns from enabled to disabled in 3.10 (triton/knobs.py warns only when
+# it is None), and the FMA kernel's tl.fma does not depend on it (review 14a #13).
+FP_FUSION = True
+# The compiled kernel of each launch function's last launch (Triton returns it; None under
+# the interpreter): gpu_check records its registers and spills (resources()).
+COMPILED: dict[str, object] = {}
+
+
+def _keep(name: str, compiled) -> None:
+    if compiled is not None:
+        COMPILED[name] = compiled
+
+
 def launch_copy(src, dst, n: int) -> None:
-    copy_kernel[(triton.cdiv(n, BLOCK),)](src, dst, n, BLOCK=BLOCK, num_warps=8)
+    _keep("copy", copy_kernel[(triton.cdiv(n, BLOCK),)](src, dst, n, BLOCK=BLOCK, num_warps=8,
+                                                        enable_fp_fusion=FP_FUSION))
 
 
 def launch_triad(a, b, c, scalar: float, n: int) -> None:
-    triad_kernel[(triton.cdiv(n, BLOCK),)](a, b, c, scalar, n, BLOCK=BLOCK, num_warps=8)
+    _keep("triad", triad_kernel[(triton.cdiv(n, BLOCK),)](a, b, c, scalar, n, BLOCK=BLOCK,
+                                                          num_warps=8,
+                                                          enable_fp_fusion=FP_FUSION))
 
 
 def launch_read_sweep(x, out, nblocks: int, reps: int, programs: int, block: int,
                       cache: str) -> None:
-    read_sweep_kernel[(programs,)](x, out, nblocks, reps, BLOCK=block, CACHE=cache,
-                                   num_warps=4)
+    _keep(f"read_sweep{cache or '.ca'}_{block}", read_sweep_kernel[(programs,)](
+        x, out, nblocks, reps, BLOCK=block, CACHE=cache, num_warps=4,
+        enable_fp_fusion=FP_FUSION))
 
 
 def launch_fma(out, iters: int, programs: int, block: int, dtype: str) -> None:
     # x -> x*a + b converges to b / (1 - a) = 1: no overflow, no denormals, in any dtype.
-    fma_kernel[(programs,)](out, 0.999, 0.001, iters, BLOCK=block, DTYPE=triton_dtype(dtype),
-                            num_warps=4)
+    _keep(f"fma_{dtype}", fma_kernel[(programs,)](out, 0.999, 0.001, iters, BLOCK=block,
+                                                  DTYPE=triton_dtype(dtype), num_warps=4,
+                                                  enable_fp_fusion=FP_FUSION))
+
+
+# One fixed tile (no autotuning: one compile), the tutorial's fp8 choice for Hopper: 128 x 256
+# x 128 int8, 3 stages = 144 KiB of shared memory, 8 warps. Compiled for sm_90 offline it
+# issues IGMMA (benchmarks/gpu_kernels_sass.py).
+INT8_TILE = (128, 256, 128)
+INT8_GROUP_M = 8
+
+
+def launch_int8_matmul(a, b, c) -> None:
+    """c (int32, M x N) = a (int8, M x K) @ b (int8, K x N); K a multiple of INT8_TILE[2]."""
+    (m, k), n = a.shape, b.shape[1]
+    bm, bn, bk = INT8_TILE
+    _keep("int8_matmul", int8_matmul_kernel[(triton.cdiv(m, bm) * triton.cdiv(n, bn),)](
+        a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=INT8_GROUP_M, num_warps=8,
+        num_stages=3, enable_fp_fusion=FP_FUSION))
 
 
 def launch_empty(x) -> None:
-    empty_kernel[(1,)](x, num_warps=1)
+    _keep("empty", empty_kernel[(1,)](x, num_warps=1, enable_fp_fusion=FP_FUSION))
+
+
+def resources() -> dict:
+    """Registers, spills and shared memory of each kernel compiled so far, with Triton's
+    version: the occupancy claims (8 sweep programs per SM, no spills) for the Triton the
+    device runs, not the one the SASS was read with."""
+    out = {"triton": triton.__version__}
+    for name, k in sorted(COMPILED.items()):
+        out[name] = {attr: getattr(k, attr, None) for attr in ("n_regs", "n_spills", "shared")}
+    return out
 
 
 def check_kernels(torch, device) -> list[str]:
@@ -133,14 +222,7 @@ def check_kernels(torch, device) -> list[str]:
     launch_triad(a, b, c, 1.5, n)
     if not torch.allclose(a, b + 1.5 * c):
         problems.append("triad_kernel: a != b + 1.5 c")
-    block, nblocks, programs, reps = 2048, 8, 3, 5
-    x = torch.rand(nblocks * block, device=device)
-    out = torch.full((programs * block,), float("nan"), device=device)
-    for cache in (".cg", ""):
-        launch_read_sweep(x, out, nblocks, reps, programs, block, cache)
-        got, want = out.double().sum().item(), reps * x.double().sum().item()
-        if not abs(got - want) <= 1e-4 * want:
-            problems.append(f"read_sweep_kernel({cache!r}): sum {got} != {reps} x sum(x) {want}")
+    problems += _check_read_sweep(torch, device)
     iters, elems = 20, 2 * 1024
     base = (torch.arange(elems, device=device) % 13).double() * 0.01
     ref = torch.zeros(elems, dtype=torch.float64, device=device)
@@ -158,5 +240,47 @@ def check_kernels(torch, device) -> list[str]:
         err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
         if not err <= tol[name]:
             problems.append(f"fma_kernel({name}): relative error {err:.2e} > {tol[name]:.0e}")
-    launch_empty(x)
+    launch_empty(o)
+    return problems
+
+
+def check_int8_matmul(torch, device) -> list[str]:
+    """The int8 GEMM on 256 x 256 x 256 with B column-major, as the probe lays it out,
+    against fp64 (exact here: |sums| <= 256 x 64^2 < 2^53). Apart from check_kernels: it is
+    a second int8 method, and a Triton that cannot compile it must not fail the check of
+    the kernels every figure depends on (gpu_check reports that as info); raises then."""
+    n = 256
+    a = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=device)
+    b = torch.randint(-64, 64, (n, n), dtype=torch.int8, device=device).t()
+    c = torch.full((n, n), -1, dtype=torch.int32, device=device)
+    launch_int8_matmul(a, b, c)
+    want = a.double() @ b.double()
+    if not torch.equal(c.double(), want):
+        bad = (c.double() != want).sum().item()
+        return [f"int8_matmul_kernel: {bad} of {n * n} results differ from the fp64 product"]
+    return []
+
+
+def _check_read_sweep(torch, device) -> list[str]:
+    """Each program's sum is the sum of exactly the blocks memory.sweep_reads gives it, for
+    fewer and for more programs than blocks: the kernel splits the work as the balance test
+    (tests/test_probe_gpu_sweep.py) assumes."""
+    from .memory import sweep_reads
+
+    problems = []
+    block = 2048
+    for nblocks, programs, reps in ((8, 3, 5), (3, 8, 5)):
+        x = torch.rand(nblocks * block, device=device)
+        sums = x.double().reshape(nblocks, block).sum(dim=1).tolist()
+        want = [sum(sums[b] for b in sweep_reads(p, nblocks, reps, programs))
+                for p in range(programs)]
+        out = torch.full((programs * block,), float("nan"), device=device)
+        for cache in (".cg", ""):
+            launch_read_sweep(x, out, nblocks, reps, programs, block, cache)
+            got = out.double().reshape(programs, block).sum(dim=1).tolist()
+            bad = [p for p in range(programs) if not abs(got[p] - want[p]) <= 1e-4 * want[p]]
+            if bad:
+                problems.append(f"read_sweep_kernel({cache!r}, {nblocks} blocks, {programs} "
+                                f"programs): program {bad[0]} summed {got[bad[0]]:.6g}, "
+                                f"its blocks {want[bad[0]]:.6g}")
     return problems

@@ -42,6 +42,10 @@ BUSY_UTILIZATION = 10
 # the run: the compute ceilings were measured at reduced clocks for part of it.
 THROTTLED_SHARE = 0.01
 
+# Pids (comma-separated) that share the device idle on purpose and are not other users:
+# gpu_check names itself here for the `rooflab probe` it runs as a child.
+EXPECTED_PIDS_ENV = "ROOFLAB_EXPECTED_GPU_PIDS"
+
 AMD_SMI = ("amd-smi is not read by rooflab (out of scope): check `amd-smi process` and "
            "`amd-smi metric` yourself")
 
@@ -81,6 +85,7 @@ class LoadReading:
     reasons: int | None = None
     violation_ns: dict[str, int] = field(default_factory=dict)
     unread: dict[str, str] = field(default_factory=dict)   # query -> error
+    expected: tuple[GpuProcess, ...] = ()   # listed, but named by EXPECTED_PIDS_ENV
 
     @property
     def unnamed_self(self) -> bool:
@@ -112,6 +117,9 @@ class LoadReading:
             return {"available": False, "why": self.why}
         return {"available": True, "other_processes": [
                     {"pid": p.pid, "used_bytes": p.used_bytes} for p in self.others],
+                "expected_processes": [{"pid": p.pid, "used_bytes": p.used_bytes,
+                                        "why": f"named in {EXPECTED_PIDS_ENV}"}
+                                       for p in self.expected],
                 "own_pid_listed": self.own_listed, "utilization_pct": self.utilization_pct,
                 "memory_used_bytes": self.memory_used_bytes,
                 "memory_total_bytes": self.memory_total_bytes,
@@ -132,8 +140,18 @@ def _call(unread: dict, name: str, fn: Callable | None, *args):
         return None
 
 
-def read_load(nvml, handle, own_pid: int, own_bytes: float | None = None) -> LoadReading:
-    """The device's load now, from an initialised NVML module and a device handle."""
+def expected_pids(environ=None) -> frozenset[int]:
+    """Pids named in EXPECTED_PIDS_ENV (comma-separated): processes the caller knows share
+    the device idle, such as benchmarks/gpu_check.py running `rooflab probe` as a child
+    (review 14a #9). Words that are not pids are ignored."""
+    raw = (os.environ if environ is None else environ).get(EXPECTED_PIDS_ENV, "")
+    return frozenset(int(w) for w in raw.replace(",", " ").split() if w.isdigit())
+
+
+def read_load(nvml, handle, own_pid: int, own_bytes: float | None = None,
+              expected: frozenset[int] = frozenset()) -> LoadReading:
+    """The device's load now, from an initialised NVML module and a device handle. Pids in
+    `expected` are kept apart (LoadReading.expected), not counted as other users."""
     unread: dict[str, str] = {}
     procs = _call(unread, "processes", getattr(nvml, "nvmlDeviceGetComputeRunningProcesses",
                                                 None), handle) or []
@@ -154,7 +172,9 @@ def read_load(nvml, handle, own_pid: int, own_bytes: float | None = None) -> Loa
             violation[name] = int(v.violationTime)
     ours = own[0].used_bytes if own and own[0].used_bytes is not None else own_bytes
     return LoadReading(
-        True, others=tuple(p for p in listed if p.pid != own_pid), own_listed=bool(own),
+        True, others=tuple(p for p in listed if p.pid != own_pid and p.pid not in expected),
+        expected=tuple(p for p in listed if p.pid in expected and p.pid != own_pid),
+        own_listed=bool(own),
         own_context=bool(own) or bool(own_bytes), utilization_pct=None if util is None
         else int(util.gpu), memory_used_bytes=None if mem is None else float(mem.used),
         memory_total_bytes=None if mem is None else float(mem.total), own_bytes=ours,
@@ -204,7 +224,8 @@ def snapshot(torch, dev) -> LoadReading:
     try:
         props = torch.cuda.get_device_properties(dev)
         handle = _nvml_handle(nvml, props, dev.index)
-        return read_load(nvml, handle, os.getpid(), _own_reserved(torch, dev))
+        return read_load(nvml, handle, os.getpid(), _own_reserved(torch, dev),
+                         expected_pids())
     except Exception as exc:  # noqa: BLE001
         return LoadReading(False, f"NVML could not read {dev} ({type(exc).__name__}: {exc})")
     finally:

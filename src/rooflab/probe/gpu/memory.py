@@ -8,6 +8,8 @@ on purpose, since its plateaus are the cache levels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...model.ceiling import Ceiling
 from ..stats import rates
 from .context import Context, measured_ceiling
@@ -16,6 +18,9 @@ from .timing import time_calls
 
 FP32 = 4
 SWEEP_BLOCK = 2048         # fp32 elements per Triton program step: 8 KiB, 4 x 16 B loads per thread
+L1_BLOCKS = (2048, 1024, 512)   # L1 sweep blocks: a 2 MiB set still gives every program one
+# 8 programs x 4 warps x 48 registers (read sweep, Triton 3.9, sm_90) = 49,152 of 65,536: all
+# SMs x 8 programs are resident at once, so none back-fills a slow one (hence the flat split).
 PROGRAMS_PER_SM = 8
 TRIAD_SCALAR = 1.5
 
@@ -44,8 +49,10 @@ def stream(ctx: Context) -> list[Ceiling]:
         except Exception as exc:  # noqa: BLE001 — e.g. a Triton compile error: keep the rest
             ctx.skipped[name] = f"{type(exc).__name__}: {str(exc)[:300]}"
             continue
+        # The copy is judged (>= 4.2 TB/s): its clocks under load, read right after it.
+        clocks = {"clocks": ctx.clocks_now()} if name.startswith("copy") else {}
         ctx.keep(name, timing, nbytes, "bytes", kind="stream",
-                 bytes_per_s_best=max(rates(nbytes, timing.samples)))
+                 bytes_per_s_best=max(rates(nbytes, timing.samples)), **clocks)
         if name.startswith("copy"):
             how = "torch Tensor.copy_" if name.endswith("torch") else "Triton copy kernel"
             ceiling = measured_ceiling(
@@ -57,6 +64,63 @@ def stream(ctx: Context) -> list[Ceiling]:
     return [best] if best is not None else []
 
 
+@dataclass(frozen=True)
+class SweepGrid:
+    """How one working set is read: `nblocks` blocks of `block` fp32 elements, read `reps`
+    times by `programs` Triton programs sharing the reps x nblocks reads (kernels.py)."""
+
+    block: int
+    nblocks: int
+    programs: int
+    reps: int
+
+    @property
+    def working_set_bytes(self) -> int:
+        return self.nblocks * self.block * FP32
+
+    @property
+    def bytes_per_call(self) -> int:
+        return self.reps * self.working_set_bytes
+
+
+def sweep_grid(size: int, sms: int, call_bytes: float, l1: bool = False) -> SweepGrid:
+    """The grid of one sweep point: SMs x PROGRAMS_PER_SM programs at every size, so small
+    sets are not read by a partial grid (review 14a #1: 256-976 of 1056 programs below
+    8.25 MiB). The L2 sweep keeps 8 KiB blocks: programs beyond nblocks read the same blocks
+    in other reps. The L1 sweep needs each program to re-read its own blocks (in its own
+    SM's L1): nblocks is a multiple of programs, with blocks of 2048, 1024 or 512 elements
+    (the largest that leaves >= 4 blocks a program, rounding the set by <= 12.5 %; else 512,
+    rounded to whole blocks a program)."""
+    programs = sms * PROGRAMS_PER_SM
+    block = SWEEP_BLOCK
+    if l1:
+        block = next((b for b in L1_BLOCKS if size >= 4 * programs * b * FP32), L1_BLOCKS[-1])
+        nblocks = programs * max(1, round(size / (programs * block * FP32)))
+    else:
+        nblocks = max(1, size // (block * FP32))
+    reps = max(1, round(call_bytes / (nblocks * block * FP32)))
+    return SweepGrid(block, nblocks, programs, reps)
+
+
+def sweep_reads(pid: int, nblocks: int, reps: int, programs: int) -> list[int]:
+    """The blocks program `pid` reads, in order, as read_sweep_kernel splits the work: every
+    programs-th of the reps x nblocks reads, starting at pid."""
+    return [i % nblocks for i in range(pid, reps * nblocks, programs)]
+
+
+def program_shares(grid: SweepGrid) -> list[int]:
+    """Block reads per program (the kernel's flat loop: floor or ceil of the mean)."""
+    total = grid.reps * grid.nblocks
+    return [len(range(pid, total, grid.programs)) for pid in range(grid.programs)]
+
+
+def l1_sweep_sizes(lo: float, hi: float, step: float, sms: int) -> tuple[int, ...]:
+    """The L1 sweep's sizes: geometric, each rounded to what sweep_grid(l1=True) reads."""
+    sizes = [sweep_grid(s, sms, 1.0, l1=True).working_set_bytes
+             for s in sweep_sizes(lo, hi, step)]
+    return tuple(dict.fromkeys(sizes))
+
+
 def _sweep_op(ctx: Context, cache: str):
     torch, dev = ctx.torch, ctx.dev
     k = ctx.triton_kernels()
@@ -65,17 +129,18 @@ def _sweep_op(ctx: Context, cache: str):
     def make_op(size: int):
         n = size // FP32
         x = torch.rand(n, device=dev)
-        reps = max(1, round(call_bytes / size))
         if k is None:
+            reps = max(1, round(call_bytes / size))
+
             def fn():
                 for _ in range(reps):
                     x.sum()
             return fn, float(reps * n * FP32)
-        nblocks = n // SWEEP_BLOCK
-        programs = min(nblocks, ctx.host["multiprocessors"] * PROGRAMS_PER_SM)
-        out = torch.empty(programs * SWEEP_BLOCK, device=dev)
-        return (lambda: k.launch_read_sweep(x, out, nblocks, reps, programs, SWEEP_BLOCK, cache),
-                float(reps * nblocks * SWEEP_BLOCK * FP32))
+        g = sweep_grid(size, ctx.host["multiprocessors"], call_bytes, l1=cache == "")
+        out = torch.empty(g.programs * g.block, device=dev)
+        return (lambda: k.launch_read_sweep(x, out, g.nblocks, g.reps, g.programs, g.block,
+                                            cache),
+                float(g.bytes_per_call))
     return make_op
 
 
@@ -94,7 +159,9 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
         ctx.skipped["sweep"] = "cache sizes unknown on this device"
         return [], {}
     s = ctx.sizes
-    sizes = sweep_sizes(s.sweep_lo, s.sweep_hi_l2 * max(main_caps.values()), s.sweep_step)
+    # Whole 8 KiB blocks on the Triton path: the set recorded is the set read.
+    sizes = sweep_sizes(s.sweep_lo, s.sweep_hi_l2 * max(main_caps.values()), s.sweep_step,
+                        **({"align": SWEEP_BLOCK * FP32} if ctx.uses_triton else {}))
     ctx.say("memory: working-set sweep")
     points = run_sweep(sizes, _sweep_op(ctx, ".cg"), ctx.timer, s.sweep_plan)
     found = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s) for p in points]),
@@ -103,7 +170,8 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
     groups = [(found, points)]
     if ctx.uses_triton and "L1" in caps and s.sweep_step < 1.5:
         ctx.say("memory: L1 sweep")
-        l1_sizes = sweep_sizes(caps["L1"] / 16, caps["L1"] * 2, 1.5)
+        l1_sizes = l1_sweep_sizes(caps["L1"] / 16, caps["L1"] * 2, 1.5,
+                                  ctx.host["multiprocessors"])
         l1_points = run_sweep(l1_sizes, _sweep_op(ctx, ""), ctx.timer, s.sweep_plan)
         l1 = label_plateaus(find_plateaus([(p.working_set_bytes, p.bytes_per_s)
                                            for p in l1_points]), {"L1": caps["L1"]}, outer="L2")

@@ -16,7 +16,7 @@ from .footprint import (
     weight_bytes,
 )
 from .kernels import Step, StepOp, decode_step, prefill_step
-from .parallel import TPResult, shard, tensor_parallel
+from .parallel import TPResult, shard, tensor_parallel, tp_decode_step
 from .params import ParamCount, count_params
 from .pipeline import pipeline_parallel
 from .settings import Settings
@@ -30,5 +30,6 @@ __all__ = [
     "batch_sweep", "bundled_names", "compare_hardware", "compare_settings", "count_params",
     "decode_step", "footprint", "kv_bytes_per_sequence", "kv_bytes_per_token", "load_config",
     "measured_point", "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict",
-    "shard", "standard_variants", "tensor_parallel", "time_step", "weight_bytes",
+    "shard", "standard_variants", "tensor_parallel", "time_step", "tp_decode_step",
+    "weight_bytes",
 ]

@@ -16,7 +16,19 @@ from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .params import ParamCount, count_params
 from .settings import Settings, settings_for
-from .sweep import PrefillSweep, Sweep, batch_sweep, check_batches, prefill_sweep, sweep_batches
+from .sweep import (
+    ContextSweep,
+    PrefillSweep,
+    PromptSweep,
+    Sweep,
+    batch_sweep,
+    check_batches,
+    context_sweep,
+    prefill_sweep,
+    prompt_sweep,
+    sweep_batches,
+    sweep_lengths,
+)
 from .timing import StepTiming, fallback_notes, time_step
 
 
@@ -27,12 +39,17 @@ class ContextWarning(UserWarning):
 @dataclass(frozen=True)
 class Request:
     """What to analyse: batches (the first is the one tabled; the sweep takes them sorted,
-    each once), prompt, context, generate."""
+    each once), prompt, context, generate; contexts and prompts: a sequence-length sweep
+    (decode steps at each context, prefills at each prompt length, both at the one batch;
+    context defaults to the first of contexts). A list of batches and a list of lengths
+    are refused together: two lists make a grid, not a table."""
 
     batches: tuple[int, ...] = (1,)
     prompt: int = 512
     context: int | None = None     # decode context; default prompt + generate // 2
     generate: int = 128
+    contexts: tuple[int, ...] = ()
+    prompts: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         # Request(batches=4) from Python: one batch size, as --batch 4 on the command line
@@ -42,8 +59,22 @@ class Request:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise InputError(f"--{name} must be an integer >= 1; got {v!r}")
+        for name in ("contexts", "prompts"):
+            v = getattr(self, name)
+            v = (v,) if isinstance(v, int) else tuple(v)
+            sweep_lengths(v, f"--{name[:-1]}")
+            object.__setattr__(self, name, v)
+        if self.context is None and self.contexts:
+            object.__setattr__(self, "context", self.contexts[0])
         if self.context is not None and (not isinstance(self.context, int) or self.context < 1):
             raise InputError(f"--context must be an integer >= 1; got {self.context!r}")
+        lists = [f"--{n} {','.join(map(str, v))}" for n, v in
+                 (("context", self.contexts), ("prompt", self.prompts)) if len(set(v)) > 1]
+        if lists and len(set(self.batches)) > 1:
+            raise InputError(f"--batch {','.join(map(str, self.batches))} and {lists[0]} are "
+                             f"both lists: sweep one at a time (a batch sweep at one context, "
+                             f"or a context or prompt sweep at one batch), e.g. --batch "
+                             f"{self.batches[0]} {lists[0]}")
 
     @property
     def batch(self) -> int:
@@ -72,6 +103,9 @@ class LLMResult:
     request_tpot_s: float | None = None
     # the same batches' prefills (TTFT per batch), for --phase prefill / both
     prefill_sweep: PrefillSweep | None = None
+    # --context 512,8192: decode steps at each context; --prompt 512,4096: prefills
+    context_sweep: ContextSweep | None = None
+    prompt_sweep: PromptSweep | None = None
 
     @property
     def tpot_s(self) -> float:
@@ -131,7 +165,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
     notes = list(cfg.notes)
     longest = max(req.decode_context, req.prompt + req.generate)   # what the cache must hold
-    msg = check_context(cfg, longest)
+    msg = check_context(cfg, max((longest, *req.contexts, *req.prompts)))
     if msg:
         notes.append(msg)
     run_cfg = cfg
@@ -153,7 +187,8 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                          f"of the {2 * cfg.layers} all-reduces per step also pays the "
                          f"collective's latency (microseconds each; measure it with `rooflab "
                          f"probe --comm` and use it with --link-from FILE, or give it with "
-                         f"--link-latency US), which can exceed "
+                         f"--hop-latency-us US per ring hop or --link-latency US per "
+                         f"all-reduce), which can exceed "
                          f"the bandwidth term at small batches")
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     req_tpot = _request_tpot(run_cfg, s, req, roof, notes)
@@ -172,10 +207,29 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     do_sweep = len(sweep_batches(req.batches)) > 1 if sweep is None else sweep
     sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
     psw = prefill_sweep(run_cfg, s, roof, req.batches, req.prompt) if do_sweep else None
+    csw = (context_sweep(run_cfg, s, roof, req.batch, req.contexts,
+                         lambda c: _footprint_at(run_cfg, s, req, c, device_bytes))
+           if len(set(req.contexts)) > 1 else None)
+    ssw = (prompt_sweep(run_cfg, s, roof, req.batch, req.prompts)
+           if len(set(req.prompts)) > 1 else None)
     notes += fallback_notes(dec, pre)
     return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
                      decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes),
-                     request_tpot_s=req_tpot, prefill_sweep=psw)
+                     request_tpot_s=req_tpot, prefill_sweep=psw, context_sweep=csw,
+                     prompt_sweep=ssw)
+
+
+def _footprint_at(cfg: ModelConfig, s: Settings, req: Request, context: int,
+                  device_bytes: float | None) -> Footprint:
+    """The footprint with `context` tokens cached per sequence (of --pp's heaviest stage),
+    as the memory line sizes it."""
+    if s.pp > 1:
+        from .pipeline import heaviest_footprint
+
+        return heaviest_footprint(cfg, s, pp=s.pp, batch=req.batch, context=context,
+                                  prompt=req.prompt, device_bytes=device_bytes)
+    return footprint(cfg, s, batch=req.batch, context=context, prompt=req.prompt,
+                     device_bytes=device_bytes)
 
 
 def _request_tpot(cfg: ModelConfig, s: Settings, req: Request, roof: Roof,
@@ -208,12 +262,14 @@ def _step_dict(t: StepTiming) -> dict[str, Any]:
                      "flop_per_call": op.op.flop, "bytes_per_call": op.op.bytes,
                      "flop": op.flop, "bytes": op.bytes,
                      "bytes_split": {k: op.split(k) for k in ("weights", "activations", "kv")},
+                     "kv_read_bytes": op.kv_read, "kv_write_bytes": op.kv_write,
                      "ai": p.ai if p.ai != float("inf") else None, "floor_s": p.floor_s,
                      "floor_per_call_s": p.floor_s / op.calls, "bound": p.bound,
                      "binding": p.binding})
     lo, hi = t.launch_s_range
     return {"phase": st.phase, "batch": st.batch, "q_len": st.q_len, "context": st.context,
             "flop": st.flop, "bytes": st.bytes, "bytes_split": st.bytes_split, "ai": st.ai,
+            "kv_read_bytes": st.kv_read_bytes, "kv_write_bytes": st.kv_write_bytes,
             "floor_s": t.floor_s, "with_launches_s": t.with_launches_s,
             "fused_floor_s": t.fused_floor_s, "bound": t.bound,
             "tokens_per_s": t.tokens_per_s,
@@ -262,6 +318,13 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
     if r.prefill_sweep is not None:
         llm["prefill_sweep"] = {"prompt": r.prefill_sweep.prompt,
                                 "points": r.prefill_sweep.rows()}
+    if r.context_sweep is not None:
+        cs = r.context_sweep
+        llm["context_sweep"] = {"batch": cs.batch, "ridge": cs.ridge, "points": cs.rows(),
+                                "kv_equals_weights_context": cs.kv_equals_weights_context}
+    if r.prompt_sweep is not None:
+        llm["prompt_sweep"] = {"batch": r.prompt_sweep.batch,
+                               "points": r.prompt_sweep.rows()}
     if r.notes:
         llm["notes"] = list(r.notes)
     top = r.prefill if phase == "prefill" else r.decode

@@ -1,7 +1,8 @@
 """Per-kernel FLOP and bytes of one decode step or one prefill, from a ModelConfig.
 
 Byte model: compulsory traffic (each input read once, each output written once), split into
-`weights` (parameters), `activations` and `kv` (KV-cache reads and writes). Weights are read
+`weights` (parameters), `activations` and `kv` (KV-cache reads and writes; kv_written tells
+them apart: a projection writes, attention reads). Weights are read
 once per step for the whole batch (LLM-Viewer's weight/activation/KV split, Kipply's
 "Transformer Inference Arithmetic"). One multiply-add is 2 FLOP everywhere, lm_head included.
 
@@ -59,6 +60,16 @@ class StepOp:
     def split(self, key: str) -> float:
         return self.op.bytes_split.get(key, 0.0) * self.calls
 
+    @property
+    def kv_write(self) -> float:
+        """KV-cache bytes written, all calls (kv_written)."""
+        return kv_written(self.op) * self.calls
+
+    @property
+    def kv_read(self) -> float:
+        """KV-cache bytes read, all calls: the kv bytes that are not written."""
+        return self.split("kv") - self.kv_write
+
     def kernel(self) -> Kernel:
         return self.op.scaled(self.calls).kernel(calls=self.calls)
 
@@ -92,6 +103,18 @@ class Step:
         return {k: sum(o.split(k) for o in self.ops) for k in keys}
 
     @property
+    def kv_read_bytes(self) -> float:
+        """KV-cache bytes the step reads (attention over the cache); with kv_write_bytes
+        they make bytes_split["kv"]."""
+        return sum(o.kv_read for o in self.ops)
+
+    @property
+    def kv_write_bytes(self) -> float:
+        """KV-cache bytes the step writes: the new tokens' K and V (MLA: latent), the part
+        that grows the cache."""
+        return sum(o.kv_write for o in self.ops)
+
+    @property
     def ai(self) -> float:
         return self.flop / self.bytes
 
@@ -121,6 +144,14 @@ class Step:
             if o.op.name == name:
                 return o
         raise KeyError(name)
+
+
+def kv_written(op: OpCount) -> float:
+    """KV-cache bytes one call writes. A projection's kv bytes are its output (k_proj,
+    v_proj: the new tokens' K and V; MLA's kv_a_proj: the latent), stored into the cache;
+    every other op's kv bytes are the cache read (attention). LLM-Viewer's
+    store_kv_cache / load_kv_cache."""
+    return op.bytes_split.get("kv", 0.0) if op.op == "linear" else 0.0
 
 
 def _count(name: str, op: str, flop: float, split: Mapping[str, float], s: Settings,

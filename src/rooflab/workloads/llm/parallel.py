@@ -2,8 +2,9 @@
 1/tp of the heads, of the MLP width and of the vocabulary; two all-reduces of the hidden
 state per layer (after attention and after the MLP).
 
-Ring all-reduce time ≈ 2(n-1)/n x bytes / link bandwidth + latency (nccl-tests' bus
-bandwidth convention, FACTS.md "Communication").
+Each all-reduce is model.parallel.Link.allreduce_s, the ring (nccl-tests' bus bandwidth
+convention, FACTS.md "Communication"): 2(n-1) x hop latency + 2(n-1)/n x bytes / bus
+bandwidth.
 """
 
 from __future__ import annotations
@@ -34,85 +35,79 @@ def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
                      name=f"{cfg.name} (1/{tp} per device)")
 
 
-def link_ceiling(roof: Roof, link_bytes_per_s: float | None = None,
-                 source: str = "given (--link-bw)") -> tuple[float, str]:
-    """The link bandwidth all-reduces run on: given, else the roof's link ceiling, the
-    first of model.parallel.LINK_LEVELS it has (NVLink, PCIe, network, or the loopback a
-    cluster profile of `rooflab probe --comm` measured)."""
-    if link_bytes_per_s:
-        return link_bytes_per_s, source
-    lk = link_from_roof(roof)      # its error says how to measure or give one
-    return lk.bus_bytes_per_s, lk.source
-
-
 @dataclass(frozen=True)
 class TPResult:
+    """A decode step at tensor-parallel degree `tp`: one device's kernels, then
+    `allreduces` ring all-reduces of `allreduce_bytes` each on `link` (Link.allreduce_s,
+    the one all-reduce formula). No overlap of communication with compute is assumed."""
+
     tp: int
     compute_s: float          # per-device decode floor (sum of kernel floors)
     allreduce_bytes: float    # payload of one all-reduce
     allreduces: int           # per step
-    comm_s: float             # all-reduce time per step on the link ceiling
-    link_bytes_per_s: float | None
-    link_source: str
-    prefill_comm_s: float = 0.0   # the prefill's all-reduces (batch x prompt tokens each)
-    latency_s: float = 0.0        # per all-reduce, in comm_s and prefill_comm_s (0: not given)
+    link: Link | None         # None on one device
+    prompt: int = 0           # prefill tokens per sequence: the prefill's all-reduces
+
+    @property
+    def comm_s(self) -> float:
+        """The step's all-reduces on the link, latency included."""
+        return self._allreduces_s(self.allreduce_bytes)
+
+    @property
+    def prefill_comm_s(self) -> float:
+        """The prefill's all-reduces: as many, of batch x prompt hidden states each."""
+        return self._allreduces_s(self.allreduce_bytes * self.prompt) if self.prompt else 0.0
 
     @property
     def tpot_s(self) -> float:
-        """No overlap of communication with compute is assumed."""
         return self.compute_s + self.comm_s
+
+    @property
+    def link_bytes_per_s(self) -> float | None:
+        return self.link.bus_bytes_per_s if self.link else None
+
+    @property
+    def link_source(self) -> str:
+        return self.link.source if self.link else "single device"
+
+    @property
+    def latency_s(self) -> float:
+        """What one all-reduce pays in latency: 2(tp-1) hops x the link's hop latency."""
+        return self.link.allreduce_latency_s(self.tp) if self.link else 0.0
 
     def comm_s_at(self, batch: int, tabled_batch: int) -> float:
         """The step's all-reduces at another batch of the sweep: same count, link and
         latency, the payload (batch x hidden x act bytes) scaled by the batch."""
-        if self.tp == 1 or not self.link_bytes_per_s:
+        return self._allreduces_s(self.allreduce_bytes / tabled_batch * batch)
+
+    def _allreduces_s(self, payload: float) -> float:
+        if self.link is None:
             return 0.0
-        payload = self.allreduce_bytes / tabled_batch * batch
-        return self.allreduces * allreduce_seconds(payload, self.tp, self.link_bytes_per_s,
-                                                   self.latency_s)
-
-
-def allreduce_seconds(nbytes: float, n: int, link_bytes_per_s: float,
-                      latency_s: float = 0.0) -> float:
-    """Ring all-reduce: 2(n-1)/n x bytes over the link, plus a latency term."""
-    if n == 1:
-        return 0.0
-    return 2.0 * (n - 1) / n * nbytes / link_bytes_per_s + latency_s
+        return self.allreduces * self.link.allreduce_s(payload, self.tp)
 
 
 def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
-                    tp: int, link_bytes_per_s: float | None = None,
-                    link_source: str = "given (--link-bw)", latency_s: float = 0.0,
-                    prompt: int = 0) -> TPResult:
-    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer; with
+                    tp: int, link: Link | None = None, prompt: int = 0) -> TPResult:
+    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer on
+    `link` (default: the roof's link ceiling, the first of model.parallel.LINK_LEVELS it
+    has: NVLink, PCIe, network, or the loopback `rooflab probe --comm` measured); with
     `prompt`, also the prefill's 2 all-reduces per layer of batch x prompt hidden states."""
     step = decode_step(shard(cfg, tp), s, batch, context)
     compute = time_step(step, roof).floor_s
     payload = batch * cfg.hidden * s.act_bytes
-    count = 2 * cfg.layers
     if tp == 1:
-        return TPResult(1, compute, payload, 0, 0.0, None, "single device")
-    if not (latency_s >= 0 and math.isfinite(latency_s)):
-        raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce (e.g. "
-                         f"10); got {latency_s * 1e6:g}")
-    bw, src = link_ceiling(roof, link_bytes_per_s, link_source)
-    comm = count * allreduce_seconds(payload, tp, bw, latency_s)
-    pre = count * allreduce_seconds(payload * prompt, tp, bw, latency_s) if prompt else 0.0
-    return TPResult(tp, compute, payload, count, comm, bw, src, prefill_comm_s=pre,
-                    latency_s=latency_s)
+        return TPResult(1, compute, payload, 0, None)
+    link = link or link_from_roof(roof)      # its error says how to measure or give one
+    return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,
                    context: int, tp: int, link: Link) -> TPStep:
-    """Decode at tensor-parallel degree `tp` with the LLM model's per-layer all-reduces.
-
-    The transformer counts and the TP split (Megatron-LM, 2 all-reduces of the hidden
-    state per layer) are this package's; model.parallel adds the link model, the binding
-    ceiling and the communication point."""
-
+    """tensor_parallel's decode step as a model.parallel.TPStep: the same all-reduces on
+    the same link, plus the binding ceiling and the communication point (FLOP per byte
+    over the link) to draw under the link ceiling."""
     res = tensor_parallel(cfg, settings, roof, batch=batch, context=context, tp=tp,
-                          link_bytes_per_s=link.bus_bytes_per_s, link_source=link.source,
-                          latency_s=link.allreduce_latency_s(tp))
+                          link=link)
     step = decode_step(shard(cfg, tp), settings, batch, context)
     points = time_step(step, roof).points
     mem = sum(p.floor_s for p in points if p.bound != "compute")

@@ -1,5 +1,7 @@
 """Batch sweep of decode: AI, TPOT floor and throughput against batch at one context; and
-of prefill (TTFT against batch at one prompt length) for `--phase prefill`.
+of prefill (TTFT against batch at one prompt length) for `--phase prefill`. Context sweep
+(decode steps against context at one batch) and prompt sweep (prefills against prompt length
+at one batch): the sequence-length slider of LLM-Viewer, one value per row.
 
 Weights are read once per step whatever the batch, so AI grows with the batch — until the
 KV cache, which every sequence reads for itself, catches up with the weights (seed 004,
@@ -9,12 +11,13 @@ KV cache, which every sequence reads for itself, catches up with the weights (se
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...errors import InputError
 from ...model.ceiling import Roof
 from .config import ModelConfig
+from .footprint import Footprint
 from .kernels import decode_step, prefill_step
 from .settings import Settings
 from .timing import StepTiming, time_step
@@ -49,6 +52,11 @@ class SweepPoint:
     def kv_bytes(self) -> float:
         return self.timing.step.bytes_split["kv"]
 
+    def kv_rows(self) -> dict[str, float]:
+        """KV bytes read and written by the step (their sum is kv_bytes)."""
+        st = self.timing.step
+        return {"kv_read_bytes": st.kv_read_bytes, "kv_write_bytes": st.kv_write_bytes}
+
 
 @dataclass(frozen=True)
 class Sweep:
@@ -68,7 +76,7 @@ class Sweep:
                  "bound": p.timing.bound, "flop": p.timing.step.flop,
                  "bytes": p.timing.step.bytes,
                  "activations_bytes": p.timing.step.bytes_split["activations"],
-                 "launches": p.timing.step.launches} for p in self.points]
+                 "launches": p.timing.step.launches, **p.kv_rows()} for p in self.points]
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,7 @@ class PrefillSweep:
                  "flop": p.timing.step.flop, "bytes": p.timing.step.bytes,
                  "weight_bytes": p.weight_bytes,
                  "activations_bytes": p.timing.step.bytes_split["activations"],
-                 "kv_bytes": p.kv_bytes} for p in self.points]
+                 "kv_bytes": p.kv_bytes, **p.kv_rows()} for p in self.points]
 
 
 def sweep_batches(batches: Sequence[int]) -> tuple[int, ...]:
@@ -163,3 +171,136 @@ def prefill_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batches: Sequence[i
     points = tuple(SweepPoint(b, time_step(prefill_step(cfg, s, b, prompt), roof))
                    for b in sweep_batches(batches))
     return PrefillSweep(prompt=prompt, points=points)
+
+
+# the op kinds of attention proper (naive attention splits it into three kernels)
+ATTENTION_OPS = ("attention", "attention_scores", "attention_values", "softmax")
+
+
+def attention_share(t: StepTiming) -> float:
+    """The share of the step's floor spent in attention (the rest: projections, MLP,
+    norms, lm_head): what grows with the sequence length."""
+    kinds = {o.op.name: o.op.op for o in t.step.ops}
+    attn = sum(p.floor_s for p in t.points if kinds.get(p.kernel) in ATTENTION_OPS)
+    return attn / t.floor_s if t.floor_s else 0.0
+
+
+def sweep_lengths(values: Sequence[int], option: str) -> tuple[int, ...]:
+    """The contexts or prompts of a sweep: in increasing order, each once."""
+    for v in values:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise InputError(f"{option} values must be integers >= 1; got {v!r}")
+    return tuple(sorted(set(values)))
+
+
+@dataclass(frozen=True)
+class ContextPoint:
+    context: int
+    timing: StepTiming
+    footprint: Footprint | None    # batch sequences of `context` tokens on one device
+
+    def row(self, batch: int) -> dict:
+        st, t, fp = self.timing.step, self.timing, self.footprint
+        return {"context": self.context, "ai": st.ai, "tpot_s": t.floor_s,
+                "with_launches_s": t.with_launches_s, "tokens_per_s": batch / t.floor_s,
+                "flop_per_s": t.achieved_flop_per_s_at_floor, "bound": t.bound,
+                "flop": st.flop, "bytes": st.bytes, "launches": st.launches,
+                "weight_bytes": st.bytes_split["weights"],
+                "activations_bytes": st.bytes_split["activations"],
+                "kv_bytes": st.bytes_split["kv"], "kv_read_bytes": st.kv_read_bytes,
+                "kv_write_bytes": st.kv_write_bytes, "attention_share": attention_share(t),
+                "footprint_bytes": fp.total if fp else None,
+                "fits": fp.fits if fp else None,
+                "max_batch": fp.max_batch if fp else None}
+
+
+@dataclass(frozen=True)
+class ContextSweep:
+    """Decode steps of one batch at each context: the KV cache grows, the weights do not."""
+
+    batch: int
+    points: tuple[ContextPoint, ...]
+    ridge: float
+    # context at which the step's KV bytes (read + written) equal its weight bytes; None:
+    # never (every layer's sliding window caps the cache below the weights)
+    kv_equals_weights_context: float | None
+
+    def rows(self) -> list[dict]:
+        return [p.row(self.batch) for p in self.points]
+
+
+@dataclass(frozen=True)
+class PromptPoint:
+    prompt: int
+    timing: StepTiming            # the prefill of `batch` x `prompt` tokens
+
+
+@dataclass(frozen=True)
+class PromptSweep:
+    """One prefill of `batch` prompts at each prompt length: the TTFT floor."""
+
+    batch: int
+    points: tuple[PromptPoint, ...]
+
+    def rows(self) -> list[dict]:
+        out = []
+        for p in self.points:
+            t, st = p.timing, p.timing.step
+            out.append({"prompt": p.prompt, "ttft_s": t.floor_s,
+                        "with_launches_s": t.with_launches_s, "ai": st.ai,
+                        "bound": t.bound, "attention_share": attention_share(t),
+                        "prompt_tokens_per_s": self.batch * p.prompt / t.floor_s,
+                        "flop_per_s": t.achieved_flop_per_s_at_floor, "flop": st.flop,
+                        "bytes": st.bytes, "launches": st.launches,
+                        "weight_bytes": st.bytes_split["weights"],
+                        "activations_bytes": st.bytes_split["activations"],
+                        "kv_bytes": st.bytes_split["kv"], "kv_read_bytes": st.kv_read_bytes,
+                        "kv_write_bytes": st.kv_write_bytes})
+        return out
+
+
+def _kv(cfg: ModelConfig, s: Settings, batch: int, context: int) -> float:
+    return decode_step(cfg, s, batch, context).bytes_split["kv"]
+
+
+def kv_equals_weights_context(cfg: ModelConfig, s: Settings, batch: int) -> float | None:
+    """Context at which a decode step of `batch` reads and writes as many KV bytes as it
+    reads weight bytes (kv_equals_weights turned around).
+
+    Weight bytes do not depend on the context; KV bytes are linear in it between the
+    sliding-window edges (a full-attention layer reads batch x context x its per-token
+    bytes, a windowed one stops growing at its window), so the crossing is solved on each
+    linear piece in closed form: c = lo + (weights - kv(lo)) / slope, not searched."""
+    weights = decode_step(cfg, s, batch, 1).bytes_split["weights"]
+    edges = sorted({1, *((cfg.sliding_window,) if cfg.sliding_window else ())})
+    for i, lo in enumerate(edges):
+        at = _kv(cfg, s, batch, lo)
+        if at >= weights:
+            return float(lo)
+        slope = _kv(cfg, s, batch, lo + 1) - at
+        hi = edges[i + 1] if i + 1 < len(edges) else None
+        if slope > 0:
+            c = lo + (weights - at) / slope
+            if hi is None or c <= hi:
+                return c
+    return None
+
+
+def context_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batch: int,
+                  contexts: Sequence[int],
+                  footprint_at: Callable[[int], Footprint] | None = None) -> ContextSweep:
+    """The decode step (decode_step) of `batch` at each context; footprint_at(context):
+    the device's footprint with that many tokens cached (None: no fit column)."""
+    points = tuple(ContextPoint(c, time_step(decode_step(cfg, s, batch, c), roof),
+                                footprint_at(c) if footprint_at else None)
+                   for c in sweep_lengths(contexts, "--context"))
+    return ContextSweep(batch=batch, points=points, ridge=ridge_of(roof, s),
+                        kv_equals_weights_context=kv_equals_weights_context(cfg, s, batch))
+
+
+def prompt_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batch: int,
+                 prompts: Sequence[int]) -> PromptSweep:
+    """The prefill (prefill_step) of `batch` prompts at each prompt length."""
+    points = tuple(PromptPoint(p, time_step(prefill_step(cfg, s, batch, p), roof))
+                   for p in sweep_lengths(prompts, "--prompt"))
+    return PromptSweep(batch=batch, points=points)

@@ -1,0 +1,203 @@
+"""The inputs of every verb that reads kernel files: which kernels, which roofs, which notes.
+
+One answer for report, plot, whatif and compare (review 14b F7), so `report x --on y` and
+`plot x --on y` judge on the same roof and say the same notes:
+
+- kernels: rooflab's own files (ingest.kernelfile.load_kernels), then the profilers' files
+  read as `rooflab ncu/rocprof/torch` read them (several ncu or rocprof files = steps);
+- roofs, the first of which judges: every --on (resolve_on); else the roofs the rooflab
+  JSON files carry (hardware.resolve.embedded_roofs: a malformed one is an error, not "no
+  roof"); else the profiler's (recorded peaks, the device named, else the best the
+  kernels reached: ingest.profile_import.choose_roof);
+- notes: what the reader must know to trust the numbers (files skipped, which metric
+  stood in for another, a roof of another device or clock, what 100 % means on the
+  best-achieved roof). report keeps them in the .md/.html/--json, plot prints them as
+  warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..hardware.profile import MachineProfile
+    from ..ingest.profile_import import ProfileImport
+    from ..model.ceiling import Roof
+    from ..model.kernel import Kernel
+
+NO_ROOF = ("no roof to draw against or judge by: the files hold none; pass --on HARDWARE (a "
+           "name from `rooflab specs list`) or --on profile.json (from `rooflab probe -o "
+           "profile.json`)")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    kernels: tuple[Kernel, ...]
+    roofs: tuple[Roof, ...]             # the first judges; plot draws them all
+    profile: MachineProfile | None      # the profile the judging roof came from, if any
+    source: str                         # where the judging roof came from (one line)
+    notes: tuple[str, ...] = ()
+    # the notes that say something may be wrong (a file skipped, a roof of another device
+    # or clock), printed as `warning:`; the others (which metric stood in for another, what
+    # 100 % means) as `note:`
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def roof(self) -> Roof:
+        return self.roofs[0]
+
+    def print_notes(self) -> None:
+        """The notes on stderr, as plot, whatif and compare's chart say them (report keeps
+        them in its .md/.html/--json instead)."""
+        import sys
+
+        for note in self.notes:
+            print(f"{'warning' if note in self.warnings else 'note'}: {note}", file=sys.stderr)
+
+
+def resolve_on(spec: str) -> tuple[Roof, ...]:
+    """The roofs one --on names, the one that judges first: an .ncu-rep's recorded peaks
+    (one roof), else hardware.resolve.load_roofs (a catalog name; a profile: measured,
+    then nominal; an analysis or roof JSON; rocprof-compute's roofline.csv or its
+    workload folder)."""
+    if spec.lower().endswith(".ncu-rep"):
+        from ..ingest.profile_import import roof_for_on
+
+        return (roof_for_on(spec),)
+    from ..hardware.resolve import load_roofs
+
+    roofs = load_roofs(spec)
+    if not roofs:
+        raise InputError(f"--on {spec}: holds no roof; give a catalog name (`rooflab specs "
+                         f"list`) or a profile from `rooflab probe -o`")
+    return roofs
+
+
+def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
+                progress: Callable[[str, float], None] | None = None) -> Inputs:
+    """Kernels from every file, the roofs to judge and draw them by, and the notes (see the
+    module's docstring)."""
+    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
+
+    own = [p for p in paths if file_kind(p) == "rooflab"]
+    kernels = [k for path in own for k in load_kernels(path)]
+    imp = load_profiles([p for p in paths if p not in own], progress=progress)
+    skipped, notes = [], []
+    if imp is not None:
+        kernels += imp.kernels
+        skipped = [f"skipped: {s}" for s in imp.failed]
+        notes = skipped + _import_notes(imp)
+    if on:
+        roofs, profile, source = _on_roofs(on)
+    else:
+        roofs, profile, source = _file_roofs(own)
+    if not roofs and imp is not None:
+        roofs, source, said = _profiler_roof(imp)
+        notes += said
+    if not roofs:
+        raise InputError(NO_ROOF)
+    source, said = _roof_notes(roofs, kernels, imp, source)
+    return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + said),
+                  warnings=tuple(skipped + said))
+
+
+def _import_notes(imp: ProfileImport) -> list[str]:
+    """The reader's notes, and which metric stood in for another (an .ncu-rep's L2/L1
+    bytes) as `rooflab ncu` says it: the same kernel's AI differs between a report and its
+    CSV export."""
+    from .common import metric_notes
+
+    return [*imp.notes, *metric_notes(imp.kernels, imp.notes)]
+
+
+def _on_roofs(on: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
+    """Every --on's roofs (in order), the first --on's profile, and the roof line."""
+    roofs = tuple(r for spec in on for r in resolve_on(spec))
+    first = roofs[0]
+    return (roofs, _profile_of(on[0]),
+            f"roof: {first.name} ({first.kind}), from --on {on[0]}")
+
+
+def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
+    """The roofs rooflab's JSON files carry (the first file's judge), the profile of the
+    file the judging roof came from, and the roof line; ((), None, '') when none holds one."""
+    from ..files import load_json
+    from ..hardware.resolve import embedded_roofs
+
+    roofs: list = []
+    profile, source = None, ""
+    for path in own:
+        if not path.lower().endswith(".json"):
+            continue   # a kernel CSV holds no roof
+        data = load_json(path)
+        found = embedded_roofs(data, path)
+        if found and not roofs:
+            profile = _profile_in(data, path)
+            source = f"roof: {found[0].name} ({found[0].kind}), from {path}"
+        roofs += [r for r in found if r not in roofs]
+    return tuple(roofs), profile, source
+
+
+def _profiler_roof(imp: ProfileImport) -> tuple[tuple[Roof, ...], str, list[str]]:
+    """The profiler's own roof (ingest.profile_import.choose_roof) and, on the roof the
+    kernels' best makes, what 100 % means there, as `rooflab ncu` says it."""
+    from ..ingest.profile_import import (
+        ENVELOPE_NAME,
+        ENVELOPE_NOTE,
+        choose_roof,
+        envelope_words,
+    )
+
+    choice = choose_roof(None, imp)
+    notes: list[str] = []
+    if choice.roof.name == ENVELOPE_NAME:
+        # a ceiling that holds a mixed kernel's minor FLOP too says so (review 13v F-B)
+        notes = [ENVELOPE_NOTE, *(f"{ENVELOPE_NAME}: {w}" for w in envelope_words(choice.roof))]
+    return (choice.roof,), choice.source, notes
+
+
+def _roof_notes(roofs: Sequence[Roof], kernels: Sequence[Kernel], imp: ProfileImport | None,
+                source: str) -> tuple[str, list[str]]:
+    """The roof line with what it must say, and the notes, once each (a profile gives two
+    roofs): a roof of another device than the kernels ran on (a GPU of another compute
+    capability, a CPU roof for GPU kernels), and kernels that ncu profiled at base clock
+    judged on a boost-clock catalog roof (review 13v F-G: they read low)."""
+    from ..ingest.profile_import import clock_mismatch, device_mismatch
+
+    clock_hz = imp.clock_hz if imp is not None else None
+    mismatch = [device_mismatch(r, kernels) for r in roofs]
+    clock = [clock_mismatch(r, clock_hz) for r in roofs]
+    # the judging roof's on the roof line, before any advice is read
+    for said in (mismatch[0], clock[0]):
+        if said and said not in source:
+            source += said
+    notes = [m.removeprefix("; warning: ") for m in mismatch if m]
+    notes += [c.removeprefix("; note: ") for c in clock if c]
+    return source, list(dict.fromkeys(notes))
+
+
+def _profile_of(spec: str) -> MachineProfile | None:
+    """The machine profile an --on file is or carries (its record table in the report)."""
+    from ..files import load_json
+    from ..hardware.resolve import looks_like_file
+
+    if not spec.lower().endswith(".json") or not looks_like_file(spec) \
+            or not Path(spec).is_file():
+        return None
+    return _profile_in(load_json(spec), spec)
+
+
+def _profile_in(data: object, path: str) -> MachineProfile | None:
+    """The profile a parsed document is or carries (model.schema.profile_part), else None."""
+    from ..hardware.profile import profile_from_dict
+    from ..model.schema import profile_part
+
+    part = profile_part(data)
+    if part is None:
+        return None
+    return profile_from_dict(part, where=path if part is data else f"{path}: profile")

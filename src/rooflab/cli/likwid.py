@@ -1,0 +1,36 @@
+"""rooflab likwid — likwid-perfctr CSV (-O) regions of a compiled CPU program on the roof."""
+
+from __future__ import annotations
+
+from .options import profiler_verb
+
+HELP = """Put a CPU program's marker regions, measured with likwid-perfctr, on the roofline.
+
+Mark the loops with the marker API (LIKWID_MARKER_START("triad") ... STOP) and collect
+CSV output (-O) with a group that counts FLOP and memory traffic; add -g L2 -g L3 for one
+point per memory level:
+
+  likwid-perfctr -C 0-15 -g MEM_DP -m -O -o run.csv ./app
+  likwid-perfctr -C 0-15 -g MEM_DP -g L2 -g L3 -m -O -o run.csv ./app
+  rooflab likwid run.csv --on me.json
+  rooflab likwid run.csv --on "Xeon Platinum 8380" -o run.png
+
+Without -m the whole run is one kernel. Several files are steps (one trajectory).
+
+FLOP: FP_ARITH_INST_RETIRED_* counts x vector width (1/2/4/8 double, 1/4/8/16 single; the
+hardware counts an FMA twice), AMD's RETIRED_SSE_AVX_FLOPS_ALL as counted, else the DP/SP
+MFLOP/s metric x runtime; bytes: the Memory data volume metric (DRAM), the L2/L3 data
+volume metrics; time: the longest thread's RDTSC runtime (the region's wall time). A group
+without FP events (MEM) gives a bytes-only point, with a note.
+"""
+
+
+def _load(files: list[str]):
+    from ..ingest.likwid import load_likwid
+
+    return load_likwid(files)
+
+
+def register(app) -> None:
+    profiler_verb(app, "likwid", HELP, "likwid-perfctr CSV file(s) (-O); several = steps",
+                  _load)

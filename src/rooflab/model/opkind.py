@@ -1,0 +1,197 @@
+"""What kind of op a kernel is: the op-kind vocabulary and its questions, in one place.
+
+A kernel's kind is meta's op (op, kind or op_kind) when given, else the kind its name says
+(kernel_kind). The questions the model asks of a kind (is it a matrix op, a two-matrix
+multiply, a weight-streaming GEMV, an op that reads and writes each element once?) are
+the predicates below. Each normalises the kind once (lower case, 'aten::'-style namespace
+stripped: normal_kind) and matches whole words (kind_word), never a bare prefix: 'addmm'
+(PyTorch's nn.Linear) starts with 'add' and is a matrix multiply, 'expand' is no 'exp'.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .kernel import Kernel
+
+# Op kinds that read and write each element about once doing a few FLOP per element:
+# their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
+# A GEMV ('gemv', llama.cpp's 'mul_mat_vec') streams its matrix the same way.
+STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
+                   "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu")
+# PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
+# ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
+# same few FLOP per element read and written, so the same AI bound.
+ELEMENTWISE_OPS = ("sub", "rsub", "mul", "div", "neg", "abs", "pow", "maximum", "minimum",
+                   "where", "clamp", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
+                   "reciprocal", "sin", "cos", "erf", "hardtanh", "leaky_relu", "threshold",
+                   "subtract", "multiply", "divide", "true_divide", "elu", "mish", "softplus",
+                   "hardswish", "hardsigmoid", "square", "fill", "scale", "triad", "addcmul",
+                   "addcdiv", "lerp")
+# Op kinds whose work maps onto tensor cores / matrix units: matrix multiplies (PyTorch's
+# addmm (nn.Linear), addbmm and baddbmm carry a bias add and are no elementwise 'add';
+# llama.cpp's mul_mat), convolutions (conv1d/2d/3d: 'conv' and a digit) and attention.
+MATRIX_KINDS = ("matmul", "gemm", "linear", "conv", "convolution", "attention", "bmm", "mm",
+                "addmm", "addbmm", "baddbmm", "mul_mat")
+# Op kinds that multiply two matrices (C = A @ B): with compulsory traffic their AI is
+# 2mnk / (s (mk + kn + mn)), about min(m, n, k) x 2/s when one dimension is small, so the
+# shape, not the tiles, caps it (review 12a #1).
+GEMM_KINDS = ("gemm", "matmul", "linear", "mm", "bmm", "addmm", "addbmm", "baddbmm",
+              "mul_mat")
+# Op kinds that use each weight once per request (a GEMV, llama.cpp's mul_mat_vec, a
+# batch-1 decode step): their bytes are mostly weights, tiling cannot raise their AI, and
+# batching requests per weight read is the lever (seed 004).
+WEIGHT_STREAMING_KINDS = ("gemv", "mul_mat_vec", "decode")
+# Every word a kind may start with; a kind's word is the longest that matches whole, so
+# 'mul_mat_vec' is a GEMV, not a 'mul_mat' (GEMM) nor an elementwise 'mul'.
+_VOCABULARY = tuple(sorted(set(STREAMING_KINDS + ELEMENTWISE_OPS + MATRIX_KINDS + GEMM_KINDS
+                               + WEIGHT_STREAMING_KINDS), key=len, reverse=True))
+# Namespaces an op kind may carry ('aten::mul', 'torch.sigmoid'): the op is the same.
+_OP_NAMESPACES = ("aten::", "prims::", "torch.nn.functional.", "torch.", "f.")
+
+
+def normal_kind(kind: str) -> str:
+    """An op kind in lower case without its namespace: 'aten::AddMM' -> 'addmm'."""
+    kind = kind.lower()
+    for space in _OP_NAMESPACES:
+        kind = kind.removeprefix(space)
+    return kind
+
+
+@lru_cache(maxsize=65536)
+def kind_word(kind: str) -> str:
+    """The vocabulary word an op kind is, or starts with followed by a non-letter ('relu_',
+    'add.Tensor', 'softmax_backward', 'conv2d', 'aten::addmm' -> relu, add, softmax, conv,
+    addmm); the longest such word; '' for none ('addmm' is no 'add', 'expand' no 'exp')."""
+    kind = normal_kind(kind)
+    return next((w for w in _VOCABULARY
+                 if kind == w or (kind.startswith(w) and not kind[len(w)].isalpha())), "")
+
+
+# Cached as kind_word is: asked per kernel by the sanity checks, the advice and the slope
+# words (a third of `report`'s time at 20 000 kernels before the caches).
+@lru_cache(maxsize=65536)
+def is_streaming(kind: str) -> bool:
+    """An op that reads and writes each element about once (STREAMING_KINDS,
+    ELEMENTWISE_OPS, llama.cpp's GEMV mul_mat_vec): its AI is at most a few FLOP/B."""
+    word = kind_word(kind)
+    return word in STREAMING_KINDS or word in ELEMENTWISE_OPS or word == "mul_mat_vec"
+
+
+def is_matrix(kind: str) -> bool:
+    """A matrix-shaped op (MATRIX_KINDS): matmul, GEMM, linear, conv, attention."""
+    return kind_word(kind) in MATRIX_KINDS
+
+
+def is_gemm(kind: str) -> bool:
+    """A two-matrix multiply (GEMM_KINDS), not a GEMV (llama.cpp's mul_mat_vec)."""
+    return kind_word(kind) in GEMM_KINDS
+
+
+def is_attention(kind: str) -> bool:
+    """Attention: Q, K, V and O are activations and KV cache, not weights."""
+    return kind_word(kind) == "attention"
+
+
+def streams_weights(kind: str) -> bool:
+    """A GEMV or decode kind (WEIGHT_STREAMING_KINDS): each weight used once per request."""
+    return kind_word(kind) in WEIGHT_STREAMING_KINDS
+
+
+def has_weights(kind: str) -> bool:
+    """A kind with a weight matrix: a two-matrix multiply or a weight-streaming GEMV/decode
+    step, what weight quantization and 2:4 pruning act on. A conv's filters are weights too,
+    but its bytes are mostly activations and no rule here splits them, so it is not one."""
+    return is_gemm(kind) or streams_weights(kind)
+
+
+def op_kind(kernel: Kernel) -> str:
+    """The op kind a kernel's meta names (op, kind or op_kind), lower case; '' when unknown."""
+    for key in ("op", "kind", "op_kind"):
+        value = kernel.meta.get(key)
+        if isinstance(value, str) and value:
+            return value.lower()
+    return ""
+
+
+# Reading an op kind off a kernel's name, for files without one (seed 000 §6.2's table names
+# its kernels elementwise_add, softmax; ncu and rocprof give only names). Matrix words are
+# tried first, so 'gemm_bias_relu', 'addmm', llama.cpp's 'mul_mat_q' or
+# 'triton_tem_fused_mm' stay matrix ops whatever epilogue they carry. Names are cut into
+# lower-case words at non-letters and at camelCase humps ('vectorAdd' -> vector, add), so a
+# word must match whole: 'sigma_gpp_gpu_34' and 'sadd' match nothing.
+# Substrings of the lower-cased name, matrix (and GEMV) kinds, tried first:
+_NAME_MATRIX_SUBSTRINGS = (("mul_mat_vec", "gemv"), ("gemv", "gemv"), ("gemm", "gemm"),
+                           ("matmul", "matmul"), ("mul_mat", "matmul"), ("mat_mul", "matmul"),
+                           ("attention", "attention"), ("fmha", "attention"),
+                           ("flash_fwd", "attention"), ("flash_bwd", "attention"))
+_NAME_MATRIX_WORDS = {"mm": "mm", "bmm": "bmm", "addmm": "addmm", "baddbmm": "baddbmm",
+                      "linear": "linear", "attn": "attention", "cijk": "gemm",
+                      "conv": "conv", "convolution": "conv", "convolve": "conv",
+                      "fprop": "conv", "dgrad": "conv", "wgrad": "conv", "winograd": "conv",
+                      "dense": "gemm", "fc": "gemm"}
+# conv1d / conv2d / conv3d, and TF's 'Conv2D' cut at its hump into (conv2, d) (review 13v
+# F-I: 'conv2d_relu', 'Conv2D_BiasAdd_Relu' read as relu / add and raised ai_high at AI 264).
+_NAME_CONV_WORD = re.compile(r"conv\d[a-z]?")
+# Then streaming kinds: substrings, then whole words (is_streaming's kinds, and these).
+_NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
+                              ("layernorm", "layernorm"), ("layer_norm", "layernorm"),
+                              ("rmsnorm", "rmsnorm"), ("rms_norm", "rmsnorm"),
+                              ("elementwise", "elementwise"))
+_NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "memcpy": "copy",
+               "memset": "fill", "decode": "decode"}
+# Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
+# per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
+_TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}
+# Collectives (NCCL's 'ncclKernel_AllReduce_...') move data between devices: no op kind.
+_NAME_NO_KIND = ("nccl", "rccl")
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """A kernel name's lower-case words: 'vectorAdd' -> (vector, add), 'relu_kernel' ->
+    (relu, kernel), 'cunn_SoftMaxForward' -> (cunn, soft, max, forward)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return tuple(w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w)
+
+
+# Cached: a pure function of the name, called per kernel by the advice, the sanity checks and
+# the slope words (a third of `report`'s time at 20 000 kernels before the cache).
+@lru_cache(maxsize=65536)
+def kind_from_name(name: str) -> str:
+    """The op kind a kernel's name says, '' when no rule above knows it: 'elementwise_add'
+    -> 'elementwise', 'vectorAdd' -> 'add', 'volta_sgemm_128x64_nn' -> 'gemm',
+    'gemv2T_kernel' -> 'gemv', 'triton_poi_fused_add_mul_0' -> 'elementwise'. A matrix word
+    anywhere wins over an epilogue: 'conv2d_relu' -> 'conv', 'dense_relu' -> 'gemm'."""
+    low = name.lower().lstrip("_ ")
+    words = name_words(name)
+    if not words or low.startswith(_NAME_NO_KIND):
+        return ""
+    for sub, kind in _NAME_MATRIX_SUBSTRINGS:
+        if sub in low:
+            return kind
+    matrix = next((_NAME_MATRIX_WORDS[w] if w in _NAME_MATRIX_WORDS else "conv"
+                   for w in words if w in _NAME_MATRIX_WORDS or _NAME_CONV_WORD.fullmatch(w)),
+                  "")
+    if matrix:
+        return matrix
+    if words[0] == "triton" and len(words) > 1 and words[1] in _TRITON_WORDS:
+        return _TRITON_WORDS[words[1]]
+    for sub, kind in _NAME_STREAMING_SUBSTRINGS:
+        if sub in low:
+            return kind
+    return next((_NAME_WORDS.get(w) or w for w in words
+                 if w in _NAME_WORDS or is_streaming(w)), "")
+
+
+def kernel_kind(kernel: Kernel) -> tuple[str, bool]:
+    """(op kind, read off the name?): meta's op when given (op_kind), else the kind the
+    kernel's name says (kind_from_name on meta full_name, which profilers keep unshortened,
+    else the name); ('', False) when neither says one."""
+    kind = op_kind(kernel)
+    if kind:
+        return kind, False
+    full = kernel.meta.get("full_name")
+    guessed = kind_from_name(full if isinstance(full, str) and full else kernel.name)
+    return guessed, bool(guessed)

@@ -1,0 +1,270 @@
+"""Bandwidth against working-set size (ERT's graph2/3, likwid-bench's -w staircase): the
+sweep a probe keeps in its extras, as a table (`rooflab specs show me.json --sweep`) and a
+chart (`--sweep -o ws.png`).
+
+`sweep_table(profile_dict)` returns plain data; `SweepDisplay.plot()` draws it with
+matplotlib imported there (the sklearn display pattern the roofline chart follows).
+It reads both probes' shapes: the CPU probe's extras.bandwidth_sweep (per-thread working
+sets, best and median per point, plateaus as a list) and the GPU probe's
+extras.gpu.sweep.main (device working sets, the median per point, plateaus by name).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One working set: bytes on the x axis (per thread on a CPU), rates in B/s."""
+
+    ws_bytes: float
+    ws_bytes_total: float
+    best: float
+    median: float
+    spread: float | None      # (max - min) / median of the samples
+    level: str | None         # the plateau window it fell in
+    chosen: bool              # the point the level's ceiling was read at
+    samples: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """A plateau: the working sets a level was read from, and its B/s."""
+
+    level: str
+    first: float
+    last: float
+    bytes_per_s: float
+    chosen: float | None = None   # working set of the ceiling's point (CPU)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A reported cache size on the x axis, and what it is."""
+
+    name: str
+    bytes_: float
+    text: str
+
+
+@dataclass(frozen=True)
+class SweepTable:
+    source: str                # where in the profile it came from
+    axis: str                  # "per thread" or "device total"
+    kernel: str
+    threads: int | None
+    rows: tuple[SweepRow, ...]
+    windows: tuple[Window, ...]
+    markers: tuple[Marker, ...]
+    notes: tuple[str, ...] = field(default=())
+
+
+def _spread(samples: Sequence[float], median: float) -> float | None:
+    return (max(samples) - min(samples)) / median if len(samples) >= 2 and median else None
+
+
+def _level_at(ws: float, windows: Sequence[Window]) -> str | None:
+    return next((w.level for w in windows if w.first <= ws <= w.last), None)
+
+
+def _cpu_markers(host: Mapping, reported: Mapping, threads: int) -> tuple[Marker, ...]:
+    """Cache sizes per thread, as the probe divided them: L1d/L2 per core over the probe
+    threads sharing one (sysfs shared_cpu_list), L3 x instances over all threads."""
+    caches = host.get("caches") or {}
+    out = []
+    for name, key, share in (("L1d", "l1d", "l1d_sharing"), ("L2", "l2", "l2_sharing")):
+        size = caches.get(key) or reported.get(name)
+        if size:
+            k = max(1, min(int(caches.get(share) or 1), threads))
+            per = f" / {k} SMT threads" if k > 1 else ""
+            out.append(Marker(name, size / k, f"{name} {_fmt(size)} per core{per}"))
+    l3 = caches.get("l3") or reported.get("L3")
+    if l3:
+        inst = max(1, int(caches.get("l3_instances") or 1))
+        total = l3 * inst
+        out.append(Marker("L3", total / max(1, threads),
+                          f"L3 {_fmt(total)} shared by {threads} thread"
+                          f"{'s' if threads != 1 else ''}"))
+    return tuple(out)
+
+
+def _cpu_table(sweep: Mapping, host: Mapping) -> SweepTable:
+    threads = int(sweep.get("threads") or 1)
+    windows = tuple(Window(p["level"], float(p["first_bytes_per_thread"]),
+                           float(p["last_bytes_per_thread"]), float(p["bytes_per_s"]),
+                           p.get("chosen_bytes_per_thread"))
+                    for p in sweep.get("plateaus") or ())
+    chosen = {w.chosen for w in windows if w.chosen is not None}
+    rows = []
+    for p in sweep.get("points") or ():
+        ws, samples = float(p["ws_bytes_per_thread"]), list(p.get("samples") or ())
+        best = float(p["bytes_per_s"])
+        median = float(p.get("median_bytes_per_s") or statistics.median(samples or [best]))
+        spread = p.get("spread")
+        rows.append(SweepRow(ws, float(p.get("ws_bytes_total") or ws * threads), best, median,
+                             spread if spread is not None else _spread(samples, median),
+                             _level_at(ws, windows), ws in chosen, len(samples)))
+    return SweepTable("extras.bandwidth_sweep", "per thread", str(sweep.get("kernel", "triad")),
+                      threads, tuple(rows), windows,
+                      _cpu_markers(host, sweep.get("reported_caches") or {}, threads),
+                      tuple(sweep.get("notes") or ()))
+
+
+def _gpu_table(sweep: Mapping, host: Mapping) -> SweepTable:
+    """The GPU probe keeps each point's median as bytes_per_s and its samples: best =
+    the largest sample. Its ceilings are plateau medians, so no point is 'chosen'."""
+    windows = tuple(Window(name, float(p["first_bytes"]), float(p["last_bytes"]),
+                           float(p["bytes_per_s"]))
+                    for name, p in (sweep.get("plateaus") or {}).items())
+    rows = []
+    for p in sweep.get("points") or ():
+        ws, samples = float(p["working_set_bytes"]), [float(v) for v in p.get("samples") or ()]
+        median = float(p["bytes_per_s"])
+        rows.append(SweepRow(ws, ws, max(samples) if samples else median, median,
+                             _spread(samples, median), _level_at(ws, windows), False,
+                             len(samples)))
+    caches = host.get("caches") or {}
+    markers = tuple(Marker(k, float(v), f"{k} {_fmt(float(v))}")
+                    for k, v in sorted(caches.items(), key=lambda kv: kv[1])
+                    if isinstance(v, (int, float)) and v > 0)
+    return SweepTable("extras.gpu.sweep.main", "device total", "read", None, tuple(rows),
+                      windows, markers)
+
+
+def sweep_table(profile: Mapping[str, Any], where: str = "profile") -> SweepTable:
+    """The working-set sweep of a probed profile (dict), or an InputError saying why not."""
+    extras = profile.get("extras") or {}
+    host = profile.get("host") or {}
+    if isinstance(extras.get("bandwidth_sweep"), Mapping) and \
+            extras["bandwidth_sweep"].get("points"):
+        return _cpu_table(extras["bandwidth_sweep"], host)
+    gpu = ((extras.get("gpu") or {}).get("sweep") or {}).get("main")
+    if isinstance(gpu, Mapping) and gpu.get("points"):
+        return _gpu_table(gpu, host)
+    raise InputError(f"{where}: no working-set sweep in this profile (extras.bandwidth_sweep "
+                     f"from `rooflab probe`, or extras.gpu.sweep from `rooflab probe --device "
+                     f"cuda`); a catalog entry or a hand-written roof has none")
+
+
+def _fmt(b: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def _gbps(v: float) -> str:
+    """GB/s with 3 significant digits, never in exponent form (a GPU's 9000 GB/s)."""
+    x = v / 1e9
+    return f"{x:.0f}" if x >= 1000 else f"{x:.3g}"
+
+
+def table_rows(t: SweepTable) -> list[list[str]]:
+    """Rows for the terminal: one per point, and a marker row where the working set first
+    passes a reported cache size ('1 MiB ... <- L2 size')."""
+    out: list[list[str]] = []
+    pending = sorted(t.markers, key=lambda m: m.bytes_)
+    def marker(m: Marker) -> list[str]:
+        return [_fmt(m.bytes_), "", "", "", "", f"<- {m.name} size"]
+
+    for r in t.rows:
+        while pending and pending[0].bytes_ < r.ws_bytes:
+            out.append(marker(pending.pop(0)))
+        spread = "-" if r.spread is None else f"{r.spread:.0%}"
+        level = (r.level or "") + (" *" if r.chosen else "")
+        out.append([_fmt(r.ws_bytes), _fmt(r.ws_bytes_total), _gbps(r.best),
+                    _gbps(r.median), spread, level])
+    out += [marker(m) for m in pending]
+    # a device's working set is its total: no second column
+    return out if t.axis == "per thread" else [row[:1] + row[2:] for row in out]
+
+
+def marker_line(t: SweepTable) -> str:
+    """The cache sizes the marker rows stand for, on one line under the table."""
+    where = "per thread" if t.axis == "per thread" else "on the device"
+    return (f"cache sizes ({where}): " +
+            "; ".join(m.text if _fmt(m.bytes_) in m.text else f"{m.text}: {_fmt(m.bytes_)}"
+                      for m in t.markers))
+
+
+def table_headers(t: SweepTable) -> list[str]:
+    tail = ["best GB/s", "median GB/s", "spread", "plateau"]
+    if t.axis == "per thread":
+        return ["working set / thread", "total", *tail]
+    return ["working set", *tail]
+
+
+def sweep_to_json(t: SweepTable) -> dict:
+    """The table for --json: every point, the plateau windows and the cache markers."""
+    return {
+        "source": t.source, "axis": t.axis, "kernel": t.kernel, "threads": t.threads,
+        "points": [{"ws_bytes": r.ws_bytes, "ws_bytes_total": r.ws_bytes_total,
+                    "best_bytes_per_s": r.best, "median_bytes_per_s": r.median,
+                    "spread": r.spread, "plateau": r.level, "chosen": r.chosen,
+                    "samples": r.samples} for r in t.rows],
+        "plateaus": [{"level": w.level, "first_bytes": w.first, "last_bytes": w.last,
+                      "bytes_per_s": w.bytes_per_s, "chosen_bytes": w.chosen}
+                     for w in t.windows],
+        "caches": [{"name": m.name, "bytes": m.bytes_, "what": m.text} for m in t.markers],
+        "notes": list(t.notes),
+    }
+
+
+WINDOW_COLORS = {"L1": "tab:green", "L2": "tab:olive", "L3": "tab:orange", "DRAM": "tab:red"}
+
+
+@dataclass
+class SweepDisplay:
+    """Draws a SweepTable: x = log2 bytes, y = GB/s; best and median lines, shaded plateau
+    windows, dashed verticals at the cache sizes, the ceiling's point as a dot."""
+
+    table: SweepTable
+    title: str = ""
+    figure_: Any = None
+    ax_: Any = None
+    lines_: dict = field(default_factory=dict)
+
+    def plot(self, ax=None) -> SweepDisplay:
+        if ax is None:
+            from matplotlib.figure import Figure  # no pyplot: no GUI backend, no globals
+
+            fig = Figure(figsize=(9.0, 5.5), layout="constrained")
+            ax = fig.add_subplot()
+        t = self.table
+        xs = [r.ws_bytes for r in t.rows]
+        self.lines_["best"] = ax.plot(xs, [r.best / 1e9 for r in t.rows], "o-",
+                                      color="tab:blue", label="best sample")[0]
+        self.lines_["median"] = ax.plot(xs, [r.median / 1e9 for r in t.rows], "s--",
+                                        color="tab:gray", markersize=3, label="median")[0]
+        for w in t.windows:
+            ax.axvspan(w.first, w.last, alpha=0.12, color=WINDOW_COLORS.get(w.level, "0.6"),
+                       label=f"{w.level} plateau")
+        chosen = [r for r in t.rows if r.chosen]
+        if chosen:
+            self.lines_["chosen"] = ax.plot([r.ws_bytes for r in chosen],
+                                            [r.best / 1e9 for r in chosen], "o", ms=10,
+                                            mfc="none", mec="black", mew=1.5,
+                                            label="ceiling's point")[0]
+        for m in t.markers:
+            ax.axvline(m.bytes_, ls="--", lw=1, color="0.35")
+            ax.annotate(m.name, (m.bytes_, 1), xycoords=("data", "axes fraction"),
+                        xytext=(3, -12), textcoords="offset points", fontsize=8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(f"working set ({t.axis}), bytes")
+        ax.set_ylabel("bandwidth, GB/s")
+        ax.set_ylim(bottom=0)
+        ax.set_title(self.title or f"{t.kernel} bandwidth vs working set")
+        ax.legend(fontsize=8, loc="upper right")
+        self.figure_, self.ax_ = ax.figure, ax
+        return self
+
+
+def plot_sweep(t: SweepTable, title: str = "", ax=None) -> SweepDisplay:
+    return SweepDisplay(t, title).plot(ax)
+
