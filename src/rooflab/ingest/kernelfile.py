@@ -72,10 +72,11 @@ ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,
             "(.json, .json.gz)")
 
 
-def load_kernels(path: str) -> tuple[Kernel, ...]:
+def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
     """Kernels from a .json (list, or object with 'kernels') or .csv file, or from any
     profiler's file or folder (`file_kind`). A kernel field (a CSV column) that is not read
     and looks like a mistake gets one `warning:` line per file on stderr (warn_file)."""
+    path = os.fspath(path)    # a pathlib.Path from Python as well as the CLI's str
     p = Path(path)
     if not p.exists():
         raise ParseError("file not found", path=path)

@@ -70,7 +70,7 @@ from ..model.kernel import Kernel
 from .aggregate import step_labels
 from .ncu_csv import read_text
 from .profile_import import ProfileImport
-from .skips import Skip, SkipLog
+from .skips import SkipLog, read_each
 
 COLLECT = ("collect with `likwid-perfctr -C 0-N -g MEM_DP -m -O -o out.csv ./app` (-m: "
            "the marker API's regions; -O: CSV)")
@@ -417,29 +417,29 @@ def load_likwid(paths) -> ProfileImport:
     paths = [paths] if isinstance(paths, str) else list(paths)
     several = len(paths) > 1
     labels = step_labels(paths)
-    kernels, skips, failed, used, cpus = [], [], [], [], []
-    for i, path in enumerate(paths):
-        log = SkipLog(path)
-        try:
-            cpu, regions = read_likwid(path, log, "" if several else Path(path).stem)
-            if not regions:
-                raise _unusable(path, log)
-        except ParseError as exc:
-            if not several:
-                raise
-            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
-            continue
-        skips += log.skips()
-        used.append(path)
+
+    def read(path: str, log: SkipLog):
+        cpu, regions = read_likwid(path, log, "" if several else Path(path).stem)
+        if not regions:
+            raise _unusable(path, log)
+        return cpu, regions
+
+    done, failed = read_each(paths, read)
+    kernels, cpus = [], []
+    for f in done:
+        cpu, regions = f.value
         if cpu and cpu not in cpus:
             cpus.append(cpu)
-        step = labels[i] if several else None
-        kernels += [_kernel(f, n, path, step, i if several else None) for f, n in regions]
+        step = labels[f.index] if several else None
+        kernels += [_kernel(fields, n, f.path, step, f.index if several else None)
+                    for fields, n in regions]
     if not kernels:
         raise ParseError("no file has a usable region: " + "; ".join(str(s) for s in failed))
     kernels.sort(key=lambda k: -(k.seconds or 0.0))
-    return ProfileImport(kernels=tuple(kernels), skips=tuple(skips), failed=tuple(failed),
-                         devices=tuple(cpus), files=tuple(used), notes=kernel_notes(kernels))
+    return ProfileImport(kernels=tuple(kernels),
+                         skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
+                         devices=tuple(cpus), files=tuple(f.path for f in done),
+                         notes=kernel_notes(kernels))
 
 
 def _unusable(path: str, log: SkipLog) -> ParseError:

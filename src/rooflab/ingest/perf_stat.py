@@ -49,7 +49,7 @@ from .aggregate import step_labels
 from .likwid import FP_ARITH, kernel_notes
 from .ncu_csv import read_text
 from .profile_import import ProfileImport
-from .skips import Skip, SkipLog
+from .skips import SkipLog, read_each
 
 COLLECT = ("collect with `perf stat -a -x, -o run.csv -e duration_time,"
            "fp_arith_inst_retired.256b_packed_double,...,uncore_imc/cas_count_read/,"
@@ -287,35 +287,35 @@ def load_perf_stat(paths) -> ProfileImport:
     paths = [paths] if isinstance(paths, str) else list(paths)
     several = len(paths) > 1
     labels = step_labels(paths)
-    kernels, skips, failed, used = [], [], [], []
-    for i, path in enumerate(paths):
-        log = SkipLog(path)
-        try:
-            counts = read_perf(path, log)
-            fields, notes = kernel_fields(counts, path)
-            if fields["seconds"] is None:
-                raise ParseError("no time: neither a 'seconds time elapsed' line (perf stat "
-                                 "without -x) nor a duration_time event (add -e "
-                                 "duration_time to a -x run)", path=path)
-            if fields["seconds"] <= 0:
-                raise ParseError("the run's time is 0 s", path=path)
-        except ParseError as exc:
-            if not several:
-                raise
-            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
-            continue
-        skips += log.skips()
-        used.append(path)
-        name = _name(counts, path)
-        if several and name == Path(path).stem:   # the step label says which file
+    done, failed = read_each(paths, _read_run)
+    kernels = []
+    for f in done:
+        counts, fields, notes = f.value
+        name = _name(counts, f.path)
+        if several and name == Path(f.path).stem:   # the step label says which file
             name = "whole run"
-        kernels.append(_kernel(name, fields, notes, path,
-                               labels[i] if several else None, i if several else None))
+        kernels.append(_kernel(name, fields, notes, f.path,
+                               labels[f.index] if several else None,
+                               f.index if several else None))
     if not kernels:
         raise ParseError("no file has a usable run: " + "; ".join(str(s) for s in failed))
     kernels.sort(key=lambda k: -(k.seconds or 0.0))
-    return ProfileImport(kernels=tuple(kernels), skips=tuple(skips), failed=tuple(failed),
-                         files=tuple(used), notes=kernel_notes(kernels))
+    return ProfileImport(kernels=tuple(kernels),
+                         skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
+                         files=tuple(f.path for f in done), notes=kernel_notes(kernels))
+
+
+def _read_run(path: str, log: SkipLog) -> tuple[_Counts, dict, list[str]]:
+    """One perf stat file's counts, kernel fields and notes; a run without a time is refused."""
+    counts = read_perf(path, log)
+    fields, notes = kernel_fields(counts, path)
+    if fields["seconds"] is None:
+        raise ParseError("no time: neither a 'seconds time elapsed' line (perf stat "
+                         "without -x) nor a duration_time event (add -e "
+                         "duration_time to a -x run)", path=path)
+    if fields["seconds"] <= 0:
+        raise ParseError("the run's time is 0 s", path=path)
+    return counts, fields, notes
 
 
 def _kernel(name: str, fields: dict, notes: list[str], path: str, step: str | None,

@@ -31,7 +31,7 @@ from .rocprof_counters import (  # noqa: F401  (VECTOR, MATRIX, TCP_TCC re-expor
     _with_known_levels,
     rocprof_counts,
 )
-from .skips import Skip, SkipLog
+from .skips import SkipLog, read_each
 
 NAME_COLUMNS = ("KernelName", "Kernel_Name", "Kernel-Name", "kernel-name")
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
@@ -233,27 +233,23 @@ def load_rocprof(paths) -> ProfileImport:
     runs = _runs([f for p in paths_in for f in _counter_files(p)])
     paths = [run[0] for run in runs]
     several = len(paths) > 1
-    pairs, skips, failed, used = [], [], [], []
     labels = step_labels(paths)
-    for i, (path, run) in enumerate(zip(paths, runs, strict=True)):
-        log, other_logs = SkipLog(path), []
-        try:
-            items = (_merged_passes(run, log, other_logs) if len(run) > 1
-                     else read_rocprof_csv(path, log))
-            groups = group_counts(items, log)
-            if not groups:
-                raise _unusable(path, log)
-        except ParseError as exc:
-            # as with ncu files: alone it is an error; among several runs (one of which
-            # crashed) it is reported and the others are used
-            if not several:
-                raise
-            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
-            continue
-        skips += [*log.skips(), *(s for other in other_logs for s in other.skips())]
-        used.append(path)
-        step = labels[i] if several else None
-        pairs += [(g, step, i) for g in groups]
+    run_of = dict(zip(paths, runs, strict=True))
+
+    def read(path: str, log: SkipLog):
+        run, other_logs = run_of[path], []
+        items = (_merged_passes(run, log, other_logs) if len(run) > 1
+                 else read_rocprof_csv(path, log))
+        groups = group_counts(items, log)
+        if not groups:
+            raise _unusable(path, log)
+        return groups, tuple(s for other in other_logs for s in other.skips())
+
+    done, failed = read_each(paths, read)
+    skips = [s for f in done for s in (*f.skips, *f.value[1])]
+    used = [f.path for f in done]
+    pairs = [(g, labels[f.index] if several else None, f.index)
+             for f in done for g in f.value[0]]
     if not pairs:
         raise ParseError("no file has a usable dispatch: " + "; ".join(str(s) for s in failed))
     names = display_names([(g, s) for g, s, _ in pairs])

@@ -6,7 +6,9 @@ into a `warning: FILE:LINE: reason` line on stderr.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,37 @@ class SkipLog:
             more = f" (and {len(lines) - 1} more rows like it)" if len(lines) > 1 else ""
             out.append(Skip(self.path, lines[0], reason + more))
         return tuple(sorted(out, key=lambda s: (s.line or 0)))
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One file an importer read: its position among the files, what `read` returned, and
+    the rows it skipped."""
+
+    index: int
+    path: str
+    value: Any
+    skips: tuple[Skip, ...]
+
+
+def read_each(paths: Sequence[str], read: Callable[[str, SkipLog], Any]
+              ) -> tuple[list[FileRead], list[Skip]]:
+    """Each file through `read(path, log)`. Alone, a file's ParseError is the verb's error;
+    among several (steps, one run of which crashed) it is listed as a failed file and the
+    others are used: (the files read, the files that failed)."""
+    from ..errors import ParseError
+
+    several = len(paths) > 1
+    done: list[FileRead] = []
+    failed: list[Skip] = []
+    for i, path in enumerate(paths):
+        log = SkipLog(path)
+        try:
+            value = read(path, log)
+        except ParseError as exc:
+            if not several:
+                raise
+            failed.append(Skip(path, None, str(exc).removeprefix(f"{path}: ")))
+            continue
+        done.append(FileRead(i, path, value, log.skips()))
+    return done, failed

@@ -438,7 +438,8 @@ def _summed(canon, values: Mapping[str, Any], where: str, unit: str) -> dict[str
 
 def point_to_dict(p: Point) -> dict[str, Any]:
     return {
-        "kernel": p.kernel, "precision": p.precision, "unit": p.unit, "level": p.level,
+        "kernel": p.kernel, **_index(p.kernel_index),
+        "precision": p.precision, "unit": p.unit, "level": p.level,
         "flop": p.flop, "bytes": p.bytes, "seconds": p.seconds, "calls": p.calls,
         "ai": _finite(p.ai), "peak_flop_per_s": p.peak_flop_per_s,
         "bytes_per_s": p.bytes_per_s, "ridge": p.ridge,
@@ -455,6 +456,12 @@ def point_to_dict(p: Point) -> dict[str, Any]:
     }
 
 
+def _index(i: int) -> dict[str, int]:
+    """The kernel's position in the document's `kernels` (names may repeat: two ncu launches
+    of one template, a whatif's before and after): what links a point to its kernel."""
+    return {"kernel_index": i} if i >= 0 else {}
+
+
 def _finite(x: float) -> float | None:
     return None if x != x or x in (float("inf"), float("-inf")) else x
 
@@ -463,7 +470,7 @@ def unplaced_to_dict(u: Unplaced) -> dict[str, Any]:
     """A kernel without a point: why, the fix, and its compute position (no memory level,
     so no AI: achieved FLOP/s against its compute ceiling only)."""
     return {
-        "kernel": u.kernel, "seconds": u.seconds, "calls": u.calls,
+        "kernel": u.kernel, **_index(u.kernel_index), "seconds": u.seconds, "calls": u.calls,
         "time_share": u.time_share, "levels": list(u.levels), "reason": u.reason,
         "fix": u.fix, "flop": u.flop,
         "compute_only": {"ceiling": u.compute, "peak_flop_per_s": u.peak_flop_per_s,
