@@ -151,6 +151,9 @@ def test_scale_takes_both_spellings_per_hop(capsys):
             "512"]
     new = json.loads(_run_json(capsys, [*argv, "--hop-latency-us", "10"]))
     old = json.loads(_run_json(capsys, [*argv, "--latency-us", "10"]))
+    # the one difference: the generator block names each command line (review 14d J)
+    assert new.pop("generator")["command"][-3:-1] == ["--hop-latency-us", "10"]
+    assert old.pop("generator")["command"][-3:-1] == ["--latency-us", "10"]
     assert new == old
     assert new["links"]["intra"]["hop_latency_s"] == pytest.approx(10 * US)
     assert main([*argv, "--hop-latency-us", "10"]) == 0

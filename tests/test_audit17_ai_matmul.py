@@ -185,8 +185,10 @@ def test_defaults_unchanged(capsys):
     assert dict(op.shape) == {"m": N, "n": N, "k": N, "batch": 1, "dtype": "fp16"}
     assert op.byte_model.startswith("compulsory traffic") and "A fp16" not in op.byte_model
     d = _json(capsys, ["ai", "matmul", "4096", "4096", "4096", "--json"])
+    # + "generator" (review 14d J: every document names the rooflab and the command that
+    # wrote it), the one key added on purpose
     assert set(d) == {"schema_version", "op", "name", "flop", "bytes", "ai", "precision",
-                      "unit", "byte_model", "bytes_split", "shape", "kernels"}
+                      "unit", "byte_model", "bytes_split", "shape", "kernels", "generator"}
     out = _text(capsys, ["ai", "matmul", "4096", "4096", "4096"])
     assert "compulsory  AI" not in out and "read 67.1 MB, write 33.6 MB" in out
 

@@ -208,10 +208,47 @@ def _cell(v: Any) -> Any:
     return v
 
 
+# Who wrote the documents of this command: {"rooflab": version, "command": argv}, set by
+# the CLI's entry point (cli/main.py) for the one command it runs, None otherwise (library
+# use). The version and the command line only, no time or host: the same command on the
+# same input still gives the same bytes.
+_GENERATOR: list[dict[str, Any]] = []
+
+
+def set_generator(argv: Sequence[str] | None) -> None:
+    """Name the command whose documents follow (None: no command, nothing stamped)."""
+    from . import __version__
+
+    _GENERATOR[:] = [] if argv is None else [
+        {"rooflab": __version__, "command": ["rooflab", *map(str, argv)]}]
+
+
+def generator() -> dict[str, Any] | None:
+    """The running command's generator block ({"rooflab": version, "command": argv})."""
+    return dict(_GENERATOR[0]) if _GENERATOR else None
+
+
+def command_line(gen: Mapping[str, Any]) -> str:
+    """The generator's command as one shell line (arguments with spaces quoted)."""
+    import shlex
+
+    return shlex.join(str(a) for a in gen.get("command") or ())
+
+
+def stamped(obj: Any) -> Any:
+    """A JSON document (a top-level object) with the generator block added last, when a
+    command runs and the document has none; other values as they are."""
+    gen = generator()
+    if gen is None or not isinstance(obj, dict) or "generator" in obj:
+        return obj
+    return {**obj, "generator": gen}
+
+
 def dumps_json(obj: Any) -> str:
     """JSON text with stable key order as produced and a trailing newline; sets sorted, so
-    the same document is the same bytes in every process."""
-    return json.dumps(obj, indent=2, allow_nan=False, default=_default) + "\n"
+    the same document is the same bytes in every process. A document written by a command
+    names it (stamped)."""
+    return json.dumps(stamped(obj), indent=2, allow_nan=False, default=_default) + "\n"
 
 
 def _default(obj: Any) -> Any:

@@ -76,7 +76,7 @@ def zoo_table(analysis: Analysis, title: str | None = None):
         table.add_column(h, justify="left" if h in ("kernel", "bound", "flags") else "right")
     for r in rows:
         flags = r["flags"]
-        table.add_row(r["kernel"], si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
+        table.add_row(escape(r["kernel"]), si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
                       fmt_seconds(r["seconds"]), _achieved(r), _pct(r["percent_of_roof"]),
                       r["bound"], _times(r["floor_ratio"]), _times(r["best_floor_ratio"]),
                       f"[bold red]{flags}[/]" if "below-floor" in flags

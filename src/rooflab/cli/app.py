@@ -25,7 +25,7 @@ Start with:
 
 def build_app() -> typer.Typer:
     app = typer.Typer(name="rooflab", help=HELP, no_args_is_help=True,
-                      pretty_exceptions_enable=False, add_completion=False,
+                      pretty_exceptions_enable=False, add_completion=True,
                       context_settings={"help_option_names": ["-h", "--help"]})
     app.callback()(_root)
     for name in VERB_MODULES:
@@ -146,6 +146,12 @@ def _print_version(value: bool) -> None:
 
 
 def _root(version: bool = typer.Option(False, "--version", "-V", callback=_print_version,
-                                       is_eager=True, help="Print the version and exit.")
+                                       is_eager=True, help="Print the version and exit."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="No notes or warnings on "
+                                     "stderr (a --json document keeps its notes); errors "
+                                     "are still said.")
           ) -> None:
-    """The options before the verb (`rooflab --version`)."""
+    """The options before the verb (`rooflab --version`, `rooflab -q report ...`)."""
+    from .common import set_quiet
+
+    set_quiet(quiet)

@@ -3,7 +3,6 @@ place them on the roof."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +10,7 @@ import typer
 
 from ..errors import InputError, MissingDependency
 from ..model.ceiling import Roof
-from .common import progress_bar, wide_console
+from .common import progress_bar, say_line, wide_console
 from .options import on_option
 
 OUTPUT_SUFFIXES = (".png", ".svg", ".json", ".csv")
@@ -60,6 +59,18 @@ def output_suffix(path: str) -> str:
     if suffix not in OUTPUT_SUFFIXES:
         raise InputError(f"-o '{path}': use a file ending in {', '.join(OUTPUT_SUFFIXES)}")
     return suffix
+
+
+def check_bench_output(path: str, inputs: list[str | None]) -> None:
+    """-o FILE before any work: a suffix bench writes, not one of its inputs (--on's
+    profile, --run's script: `bench --on me.json -o me.json` replaced the profile), a
+    place that can be written."""
+    from ..files import check_writable
+    from .common import refuse_input_as_output
+
+    output_suffix(path)
+    refuse_input_as_output(path, [i for i in inputs if i])
+    check_writable(path)
 
 
 def write_output(path: str, roofs, kernels, analysis, what: str = "reference kernels"
@@ -134,10 +145,7 @@ def register(app) -> None:
             _list_kernels(json_out)
             return
         if output:   # fail before minutes of measuring, not after
-            from ..files import check_writable
-
-            output_suffix(output)
-            check_writable(output)
+            check_bench_output(output, [on])
         names = _selected_names(device, only)
         if device.lower() != "cpu":   # PyTorch kernels: say a missing torch before any work
             from ..errors import require
@@ -150,7 +158,7 @@ def register(app) -> None:
             roofs = resolve_on(on)
             mismatch = other_kind_warning(on, device, roofs)
             if mismatch:   # said before the progress bar, not under it
-                print(mismatch, file=sys.stderr)
+                say_line(mismatch)
         with progress_bar("probe" if on is None else "bench") as update:
             if on is None:
                 roofs, profile = probe_roofs(device.lower(), lambda s, f: update(s, 0.5 * f))
@@ -192,10 +200,7 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
     from ..model.analysis import analyze
 
     if output:   # fail before running the script, not after
-        from ..files import check_writable
-
-        output_suffix(output)
-        check_writable(output)
+        check_bench_output(output, [on, script])
     if on is not None:   # a bad --on fails before the script runs, too
         from .inputs import resolve_on
 
@@ -204,7 +209,7 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
     device, mixed = kernels_device(kernels)
     notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")
     if notice:
-        print(notice, file=sys.stderr)
+        say_line(notice)
     if on is None:
         with progress_bar("probe") as update:
             roofs, profile = probe_roofs(device, update)

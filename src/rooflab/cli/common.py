@@ -65,7 +65,7 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[str, flo
     with Progress(TextColumn("{task.description:<36}"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                   console=console, transient=True,
-                  disable=quiet or not console.is_terminal) as bar:
+                  disable=quiet or is_quiet() or not console.is_terminal) as bar:
         task = bar.add_task(label, total=1.0)
 
         def update(stage: str, fraction: float) -> None:
@@ -120,8 +120,46 @@ def refuse_input_as_output(path: str | None, inputs: Sequence[str],
                              f"would replace it: give the output another name")
 
 
+def with_rooflab_version(profile):
+    """The probed profile with host.libraries.rooflab (this version) among the library
+    versions it records: a profile found later says which rooflab measured it."""
+    from collections.abc import Mapping
+    from dataclasses import replace
+
+    from .. import __version__
+
+    libs = profile.host.get("libraries")
+    libs = dict(libs) if isinstance(libs, Mapping) else {}
+    return replace(profile, host={**profile.host, "libraries": {**libs, "rooflab": __version__}})
+
+
+# `rooflab -q VERB`: notes and warnings are left off stderr (a --json document keeps its
+# notes; errors are always said). Set by the root callback (cli/app.py) for one command.
+_QUIET: list[bool] = []
+
+
+def set_quiet(on: bool) -> None:
+    _QUIET[:] = [True] if on else []
+
+
+def is_quiet() -> bool:
+    return bool(_QUIET)
+
+
+def say(kind: str, message: str) -> None:
+    """A `note:` or `warning:` line on stderr, unless -q."""
+    if not _QUIET:
+        print(f"{kind}: {message}", file=sys.stderr)
+
+
+def say_line(line: str) -> None:
+    """A line already worded as a note or warning ('warning: ...'), on stderr unless -q."""
+    if not _QUIET:
+        print(line, file=sys.stderr)
+
+
 def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    say("warning", message)
 
 
 def metric_notes(kernels, shown=()) -> tuple[str, ...]:

@@ -64,7 +64,7 @@ def register(app) -> None:
 
         _check_gate(fail_if_slower)
         check_output(output, (".json", ".png", ".svg"))
-        refuse_input_as_output(output, [before, after])
+        refuse_input_as_output(output, [before, after, *([on] if on else [])])
         k_before = _kernels(before)
         k_after = _kernels(after)
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
@@ -253,6 +253,7 @@ class _Fitted:
 
 
 def _matches_table(cmp, fail_pct, work: bool):
+    from rich.markup import escape
     from rich.table import Table
 
     from ..units import fmt_ai, fmt_seconds
@@ -267,7 +268,7 @@ def _matches_table(cmp, fail_pct, work: bool):
         ai_b, ai_a = m.ai_move()
         change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
         name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
-        t.add_row(name, fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
+        t.add_row(escape(name), fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
                   "-" if m.speedup is None else f"{m.speedup:.2f}x",
                   f"[bold red]{change}[/]" if id(m) in regressed else change,
                   _noise_cell(m), *((_work_cell(m), _rate_cell(m)) if work else ()),

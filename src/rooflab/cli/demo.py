@@ -126,7 +126,7 @@ def register(app) -> None:
 
         Example: rooflab demo -o rooflab-demo   (then view rooflab-demo/roofline.png)
         """
-        from .common import progress_bar
+        from .common import progress_bar, with_rooflab_version
 
         out_path = Path(outdir)
         check_outputs(out_path)   # every file, now, not after the measurement
@@ -135,6 +135,7 @@ def register(app) -> None:
         warn_if_busy()   # before the long work, so the user can stop and retry
         with progress_bar("demo") as update:
             profile, analysis = run_demo(update)
+            profile = with_rooflab_version(profile)
             files, notes = render_files(profile, analysis)
         written = write_files(out_path, files)
         if json_out:

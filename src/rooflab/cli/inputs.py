@@ -54,10 +54,10 @@ class Inputs:
     def print_notes(self) -> None:
         """The notes on stderr, as plot, whatif and compare's chart say them (report keeps
         them in its .md/.html/--json instead)."""
-        import sys
+        from .common import say
 
         for note in self.notes:
-            print(f"{'warning' if note in self.warnings else 'note'}: {note}", file=sys.stderr)
+            say("warning" if note in self.warnings else "note", note)
 
 
 def resolve_on(spec: str) -> tuple[Roof, ...]:
@@ -117,10 +117,12 @@ def _import_notes(imp: ProfileImport) -> list[str]:
 
 def _on_roofs(on: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
     """Every --on's roofs (in order), the first --on's profile, and the roof line."""
+    from .options import on_source
+
     roofs = tuple(r for spec in on for r in resolve_on(spec))
     first = roofs[0]
     return (roofs, _profile_of(on[0]),
-            f"roof: {first.name} ({first.kind}), from --on {on[0]}")
+            f"roof: {first.name} ({first.kind}), from {on_source(on[0])}")
 
 
 def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:

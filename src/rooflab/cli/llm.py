@@ -172,7 +172,7 @@ def register(app) -> None:
         (meta-llama/Llama-2-7b-hf), or a config.json path (or its folder).
 
           rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
-          rooflab llm llama-3-8b --on A100 --context 512,8192,32768 --prompt 512,4096
+          rooflab llm llama-3-8b --on A100 --context 512,4096,8192 --prompt 512,4096
           rooflab llm path/to/config.json --on H100 --weights int4 --kv fp8
           rooflab llm llama-3-70b --on H200 --tp 8 --batch 16
           rooflab llm tinyllama-1.1b --on comm.json --tp 2 --pp 2
@@ -209,7 +209,8 @@ def register(app) -> None:
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         from .common import check_output
 
-        check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on, link_from])
+        check_output(output, (".json", ".csv", ".png", ".svg"),
+                     inputs=[config, on, link_from, *(compare or "").split(",")])
         prompts = _lengths(prompt, "--prompt", "512,2048,8192")
         contexts = _lengths(context, "--context", "512,8192,32768")
         run(cfg, on=on, batches=_batches(batch), prompt=prompts[0],

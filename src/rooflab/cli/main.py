@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, InputWarning):
-        print(f"warning: {_named(str(message))}", file=sys.stderr)
+        from .common import say
+
+        say("warning", _named(str(message)))
     else:
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
@@ -43,11 +45,16 @@ def _run(argv: list[str] | None) -> int:
     import shutil
     import tempfile
 
+    from ..files import set_generator
     from .app import build_app
+    from .common import set_quiet
 
     app = build_app()
     argv = list(sys.argv[1:] if argv is None else argv)
     folder = None
+    # every document this command writes names it: the line as typed (`-` for standard
+    # input, not the temporary file it is read from)
+    set_generator(argv)
     try:
         _refuse_empty_outputs(argv)
         if "-" in argv:
@@ -61,6 +68,8 @@ def _run(argv: list[str] | None) -> int:
         print(INTERRUPTED, file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        set_generator(None)
+        set_quiet(False)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
             _STDIN_FILE.clear()

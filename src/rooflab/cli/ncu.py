@@ -15,7 +15,19 @@ Reads `ncu --csv` output (the default "details" page or `--page raw`) and
   M=$M,${I}_fadd_pred_on.sum,${I}_fmul_pred_on.sum,${I}_ffma_pred_on.sum
   M=$M,${I}_hadd_pred_on.sum,${I}_hmul_pred_on.sum,${I}_hfma_pred_on.sum
   M=$M,sm__ops_path_tensor_src_fp16_dst_fp32.sum   (tensor cores, sm_80+)
+  P=peak_sustained
+  M=$M,dram__bytes.sum.$P,lts__t_bytes.sum.$P,l1tex__t_bytes.sum.$P
+  M=$M,${I}_dfma_pred_on.sum.$P,${I}_ffma_pred_on.sum.$P
+  M=$M,${I}_hfma_pred_on.sum.$P,sm__cycles_elapsed.avg.per_second
+  M=$M,dram__cycles_elapsed.avg.per_second,lts__cycles_elapsed.avg.per_second
+  M=$M,l1tex__cycles_elapsed.avg.per_second
+  M=$M,sm__warps_active.avg.pct_of_peak_sustained_active
+  M=$M,sm__maximum_warps_per_active_cycle_pct
+  M=$M,launch__occupancy_limit_registers,launch__occupancy_limit_warps
   ncu --metrics $M --csv ./app > out.csv
+
+(the .peak_sustained metrics: the roof at the profiled clock, L2 and L1 included, which
+also completes an --on catalog roof; occupancy: cited for a kernel far under its roof)
 
 FLOP: fp64 = dadd + dmul + 2 dfma, fp32 = fadd + fmul + 2 ffma, fp16 =
 2 (hadd + hmul) + 4 hfma; bytes: dram__bytes.sum (or read + write), L2, L1.
@@ -29,7 +41,8 @@ Examples:
 (several files are optimisation steps: one trajectory on the chart)
 
 The roof: --on (catalog name or profile file), else the peaks ncu recorded
-(full-set reports; at the clock it profiled at, every level), else the catalog
+(full-set reports; at the clock it profiled at, every level; they also add the
+L2/L1 levels an --on roof lacks), else the catalog
 entry matching the device name in the file, else the best the kernels reached
 (a lower bound; the output says which). Rows that cannot be used (nan values
 of a failed launch, missing metrics, zero time, a file cut short) are skipped
@@ -37,17 +50,16 @@ with a warning that names the file and line.
 """
 
 
-def _load(files: list[str]):
-    from dataclasses import replace
-
+def _load(files: list[str], per_launch: bool = False):
+    # the notes on which metric stood in for another are added by profiler_verb, after
+    # --kernel/--exclude, so that they name only the kernels shown
     from ..ingest.ncu_files import load_ncu
-    from .common import metric_notes, progress_bar
+    from .common import progress_bar
 
     with progress_bar("ncu") as update:
-        imp = load_ncu(files, progress=update)
-    return replace(imp, notes=imp.notes + metric_notes(imp.kernels, imp.notes))
+        return load_ncu(files, progress=update, per_launch=per_launch)
 
 
 def register(app) -> None:
     profiler_verb(app, "ncu", HELP, "ncu CSV files and/or .ncu-rep reports; several files = "
-                                    "optimisation steps", _load)
+                                    "optimisation steps", _load, per_launch=True)

@@ -4,6 +4,7 @@ the one command line of the profiler verbs (ncu, rocprof) built from them."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -14,17 +15,85 @@ if TYPE_CHECKING:
 # What --on takes, said once for every verb (review 14b F7): cli/inputs.py: resolve_on
 # reads each of these. A verb adds words only where its --on truly differs (on_option).
 ON_HELP = ("hardware name (rooflab specs list), a profile/roof JSON file, rocprof-compute's "
-           "roofline.csv, or an .ncu-rep report (its recorded peaks)")
+           "roofline.csv, or an .ncu-rep report (its recorded peaks); default: "
+           "$ROOFLAB_ON when set")
 # What a verb's positional files may be, said once: ingest.kernelfile.load_kernels and
 # load_profiles read each of these by its content.
 FILES_HELP = ("kernel files (.json/.csv), analysis JSON, ncu CSV or .ncu-rep, rocprof CSV "
               "or folder, torch trace")
 
 
+# --on's default for every verb that declares it here (on_option): a user who works on
+# one machine sets it once. The roof line (cli/inputs.py) or a note says it was used.
+ON_ENV = "ROOFLAB_ON"
+_FROM_ENV: list[str] = []   # the value ROOFLAB_ON gave this command's --on, if it did
+
+
 def on_option(more: str = ""):
     """The --on option, with `more` said after ON_HELP where a verb's --on differs (plot's
-    repeats, compare's is for the chart only)."""
-    return typer.Option("--on", help=ON_HELP + (f"; {more}" if more else ""))
+    repeats, compare's is for the chart only): ROOFLAB_ON when not given, catalog names
+    and files completed in the shell."""
+    return typer.Option("--on", help=ON_HELP + (f"; {more}" if more else ""),
+                        callback=_on_default,
+                        autocompletion=complete_on)
+
+
+def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):
+    """--on as given, else ROOFLAB_ON's value (a one-item list for a repeatable --on). The
+    verbs that print a roof line name it there (inputs.on_source); the others say it in a
+    note on stderr, so a roof from the environment is never silent."""
+    import os
+
+    _FROM_ENV.clear()
+    env = os.environ.get(ON_ENV, "").strip()
+    if given or not env or ctx.resilient_parsing:   # resilient: completing, not running
+        return given
+    _FROM_ENV.append(env)
+    if ctx.info_name not in _ROOF_LINE_VERBS:
+        from .common import say
+
+        say("note", f"--on {env} (from {ON_ENV})")
+    return [env] if param.multiple else env
+
+
+# The verbs whose roof line (cli/inputs.py) already says where --on came from.
+_ROOF_LINE_VERBS = ("report", "plot")
+
+
+def on_from_env() -> bool:
+    """Whether this command's --on came from ROOFLAB_ON."""
+    return bool(_FROM_ENV)
+
+
+def on_source(spec: str) -> str:
+    """How the roof line names an --on: '--on T4', or 'ROOFLAB_ON=T4' when the environment
+    gave it."""
+    return f"{ON_ENV}={spec}" if spec in _FROM_ENV else f"--on {spec}"
+
+
+def complete_on(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of --on: catalog names (the space-free ones: a name and its
+    aliases, with the device's full name as help) and the roof files in the folder being
+    typed (.json, .csv, .ncu-rep)."""
+    from pathlib import Path
+
+    from ..hardware.catalog import all_devices
+
+    low = incomplete.lower()
+    out = [(n, d.name) for d in all_devices() for n in dict.fromkeys((d.name, *d.aliases))
+           if " " not in n and n.lower().startswith(low)]
+    folder, _, stem = incomplete.rpartition("/")
+    try:
+        entries = sorted(Path(folder or ".").iterdir())
+    except OSError:
+        entries = []
+    for entry in entries:
+        shown = f"{folder}/{entry.name}" if folder else entry.name
+        if entry.name.startswith(stem) and not entry.name.startswith(".") and (
+                entry.is_dir() or entry.name.lower().endswith((".json", ".csv", ".ncu-rep"))):
+            out.append((shown + ("/" if entry.is_dir() else ""), "folder" if entry.is_dir()
+                        else "file"))
+    return out
 
 
 On = Annotated[str | None, on_option()]
@@ -38,24 +107,49 @@ Output = Annotated[str | None, typer.Option(
     "-o", "--output", help="write a chart (.png/.svg), .json or .csv")]
 
 
+KernelRe = Annotated[list[str] | None, typer.Option(
+    "--kernel", metavar="REGEX",
+    help="only kernels whose name matches this regular expression (repeat: any)")]
+ExcludeRe = Annotated[list[str] | None, typer.Option(
+    "--exclude", metavar="REGEX",
+    help="leave out kernels whose name matches this regular expression (repeat: any)")]
+
+
 def profiler_verb(app, name: str, help: str, files_help: str,
-                  load: Callable[[list[str]], ProfileImport]) -> None:
-    """Add `rooflab NAME FILE... [--on] [--top] [--level] [--json] [-o]` to `app`: a
-    profiler's files read by `load` (which imports its reader when called, so registering
-    stays light), then the table, JSON or file every profiler verb gives (cli/profiled.py).
-    """
+                  load: Callable[..., ProfileImport], per_launch: bool = False) -> None:
+    """Add `rooflab NAME FILE... [--on] [--top] [--level] [--kernel] [--exclude] [--json]
+    [-o]` to `app`: a profiler's files read by `load` (which imports its reader when
+    called, so registering stays light), then the table, JSON or file every profiler verb
+    gives (cli/profiled.py). per_launch: the reader takes per_launch= (ncu), and the verb
+    gets `--per-launch` (one point per launch, not per name)."""
     @app.command(name, help=help)
     def verb(
         files: list[str] = typer.Argument(..., help=files_help),
         on: On = None,
         top: Top = 20,
         level: Level = None,
+        kernel: KernelRe = None,
+        exclude: ExcludeRe = None,
+        each: bool = typer.Option(
+            False, "--per-launch", hidden=not per_launch,
+            help="one point per launch, named 'kernel #ID' (ncu's launch ID), instead of "
+                 "one per kernel name with its launches summed"),
         json_out: JsonOut = False,
         output: Output = None,
     ) -> None:
+        from ..ingest.profile_import import launch_notes, select_kernels, with_sm_count
+        from .common import metric_notes
         from .profiled import check_output, report_import
 
         check_output(output, top, [*files, on])
-        imp = load(files)
+        if each and not per_launch:
+            raise typer.BadParameter(f"`rooflab {name}` has no per-launch view; it is "
+                                     f"`rooflab ncu`'s", param_hint="--per-launch")
+        imp = select_kernels(load(files, per_launch=True) if each else load(files),
+                             kernel or (), exclude or ())
+        imp = with_sm_count(imp, on)
+        # metric_notes speaks of ncu's kernels only (the others' notes say other things)
+        imp = replace(imp, notes=imp.notes + metric_notes(imp.kernels, imp.notes)
+                      + launch_notes(imp.kernels))
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        level=level))

@@ -37,6 +37,11 @@ A chart of many kernels (an application's ncu export) labels the 20 longest;
 every point is drawn and the output says how many went unlabelled (--labels N
 to change, --labels 0 labels every one).
 
+A kernel's marker area is proportional to its share of the measured time (4 to
+20 pt across: every kernel under 4 % is the smallest; --size-by none draws all
+alike); a thin grey line joins one kernel's points at its memory levels.
+--min-share 1 leaves out kernels under 1 % of the time, and says how many.
+
 A CPU profile from `rooflab probe` carries the measured intensity sweep: its
 points are drawn in grey, tracing the real roof, knee included (--no-sweep
 leaves them out).
@@ -74,6 +79,34 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
                     f"cache level), not intensity; no sweep points drawn"), None
     return [], "", None
 
+
+def parse_size_by(text: str) -> str:
+    """--size-by: 'time' or 'none', any case."""
+    from ..report.chart_parts import SIZE_BY
+
+    got = text.strip().lower()
+    if got not in SIZE_BY:
+        raise InputError(f"--size-by {text}: use {' or '.join(SIZE_BY)} (time: marker area "
+                         f"proportional to the kernel's share of the time; none: all alike)")
+    return got
+
+
+def parse_min_share(text: str | None) -> float | None:
+    """--min-share PCT ('1', '1%', '0.5 %') as a fraction of the time (0.01), None when not
+    given; a clear error for anything else."""
+    if text is None:
+        return None
+    body = text.strip().removesuffix("%").strip()
+    try:
+        pct = float(body)
+    except ValueError:
+        pct = float("nan")
+    if not 0 <= pct < 100:
+        raise InputError(f"--min-share {text}: give a percent of the time in [0, 100), e.g. "
+                         f"--min-share 1 (kernels under 1 % of the time are not drawn)")
+    return pct / 100
+
+
 def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False):
     """(roofs, kernels) for the chart: cli/inputs.py's load_inputs, as report and whatif
     read them, with its notes printed on stderr (Inputs.print_notes) and the roof's origin
@@ -81,9 +114,10 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     files, or the analysis JSON `rooflab ncu a.csv b.csv -o steps.json` wrote), as
     `rooflab ncu -o steps.png` does; without steps, kernels of the same name are joined."""
     from .inputs import load_inputs as read_inputs
+    from .options import on_from_env
 
     inputs = read_inputs(kernel_files, on)
-    if not on:
+    if not on or on_from_env():   # a roof the command line does not show: say where from
         print(inputs.source, file=sys.stderr)
     inputs.print_notes()
     kernels = list(inputs.kernels)
@@ -113,7 +147,9 @@ def chart_dict(display, path: str | None) -> dict:
                       "arrows": [asdict(x) for x in display.arrows],
                       "xlim": list(display.xlim), "ylim": list(display.ylim),
                       "hidden_ceilings": list(display.hidden),
-                      "caps": [asdict(c) for c in display.caps]},
+                      "caps": [asdict(c) for c in display.caps],
+                      # the lines through each kernel's per-level points
+                      "joins": [asdict(j) for j in display.joins]},
             "notes": list(display.notes)}
 
 
@@ -140,6 +176,13 @@ def register(app) -> None:
              labels: int = typer.Option(
                  20, "--labels", metavar="N", help="label the N longest kernels (0: every "
                  "one); the others are drawn without a label"),
+             size_by: str = typer.Option(
+                 "time", "--size-by", metavar="time|none", help="marker area proportional to "
+                 "each kernel's share of the measured time (time, default), or all alike "
+                 "(none)"),
+             min_share: str | None = typer.Option(
+                 None, "--min-share", metavar="PCT", help="leave out kernels under PCT % of "
+                 "the measured time (e.g. 1); the output says how many"),
              no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
                                                                      "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="print the drawn data and "
@@ -168,9 +211,14 @@ def register(app) -> None:
         if labels < 0:
             raise InputError(f"--labels {labels}: give how many kernels to label, 0 for "
                              f"every one")
-        if output is not None:
-            check_writable(output)
+        size_by = parse_size_by(size_by)
+        share = parse_min_share(min_share)
         on = list(on or [])
+        if output is not None:
+            from .common import refuse_input_as_output
+
+            refuse_input_as_output(output, [*(kernel_files or []), *on])
+            check_writable(output)
         roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory)
         from ..report.chart import plot_roofline, save_figure
 
@@ -185,7 +233,8 @@ def register(app) -> None:
         precisions = None if precision is None else [p for p in precision.split(",") if p.strip()]
         display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
                                 sweep=sweep, precisions=precisions,
-                                sweep_precision=sweep_precision, labels=labels)
+                                sweep_precision=sweep_precision, labels=labels,
+                                size_by=size_by, min_share=share)
         if output is not None:
             save_figure(display, output)
         from .common import emit_json, warn

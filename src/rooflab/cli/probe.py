@@ -13,7 +13,7 @@ HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
 table (nominal vs measured, ridge points) and save the profile (-o profile.json).
 
-  rooflab probe --quick -o profile.json             (5-10 s)
+  rooflab probe --quick -o profile.json             (5-10 s when quiet)
 
   rooflab probe -o profile.json --chart roof.png    (about 30 s, with a chart)
 
@@ -159,6 +159,9 @@ def register(app) -> None:
         except KeyboardInterrupt:
             # cli.main says `error: interrupted; nothing was written` for exit 130.
             raise typer.Exit(130) from None
+        from .common import with_rooflab_version
+
+        profile = with_rooflab_version(profile)
         # Written only now that the probe has finished (atomically): Ctrl-C leaves nothing.
         if profile_path:
             from ..hardware.profile import save_profile

@@ -43,14 +43,17 @@ def check_report_path(path: str) -> None:
     check_writable(path)
 
 
-def write_report(path: str, analysis, profile, title: str, top: int) -> None:
+def write_report(path: str, analysis, profile, title: str, top: int,
+                 size_by: str = "time", min_share: float | None = None) -> None:
+    """size_by, min_share: the HTML chart's (as `rooflab plot --size-by/--min-share`)."""
     from ..files import write_atomic, write_json
 
     suffix = Path(path).suffix.lower()
     if suffix in (".html", ".htm"):
         from ..report.html import html_report
 
-        write_atomic(path, html_report(analysis, profile, title, top=top))
+        write_atomic(path, html_report(analysis, profile, title, top=top, size_by=size_by,
+                                       min_share=min_share))
     elif suffix in (".md", ".markdown"):
         from ..report.markdown import markdown_report
 
@@ -132,6 +135,12 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print analysis + diagnosis JSON"),
         top: int = typer.Option(5, "--top", help="detail the N kernels most worth work (0: all)"),
         title: str = typer.Option("", "--title", help="report title"),
+        size_by: str = typer.Option(
+            "time", "--size-by", metavar="time|none", help="-o x.html chart: marker area "
+            "proportional to each kernel's share of the time (time), or all alike (none)"),
+        min_share: str = typer.Option(
+            None, "--min-share", metavar="PCT", help="-o x.html chart: leave out kernels "
+            "under PCT % of the time (the tables keep every one)"),
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
@@ -141,6 +150,9 @@ def register(app) -> None:
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
         top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
+        from .plot import parse_min_share, parse_size_by
+
+        size_by, share = parse_size_by(size_by), parse_min_share(min_share)
         if output:
             check_report_path(output)
             refuse_input_as_output(output, [*files, on] if on else files)
@@ -152,7 +164,7 @@ def register(app) -> None:
             # replace(), not the fields one by one: every field (unplaced too) is kept
             analysis = replace(analysis, notes=analysis.notes + inputs.notes)
         if output:
-            write_report(output, analysis, inputs.profile, title, top)
+            write_report(output, analysis, inputs.profile, title, top, size_by, share)
         if json_out:
             emit_json(report_dict(analysis, inputs.profile))
             return

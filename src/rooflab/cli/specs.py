@@ -19,7 +19,10 @@ Examples:
   rooflab specs list --kind gpu
   rooflab specs show h200
   rooflab specs compare a100 h100 h200 --json
-  rooflab specs compare t4 me.json   (a profile: its measured roof)"""
+  rooflab specs compare t4 me.json   (a profile: its measured roof)
+  rooflab specs show ert.json   (ERT's roofline.json, as --on reads it)
+  rooflab specs import triad.txt@DRAM peak.txt -o roof.json   (likwid-bench)
+  rooflab specs import --dram 83GB/s --fp64 355GFLOP/s -o roof.json"""
 
 
 def _bytes(value: float | None) -> str:
@@ -52,9 +55,9 @@ class FileRoof:
 def _entry(name: str):
     """A catalog device, or a FileRoof for a name that looks like a file."""
     from ..hardware.catalog import lookup
-    from ..hardware.resolve import load_roofs, looks_like_file
+    from ..hardware.resolve import load_roofs, looks_like_file, split_threads
 
-    if not looks_like_file(name):
+    if not looks_like_file(name) and split_threads(name) is None:
         return lookup(name)
     roofs = load_roofs(name)
     if not roofs:
@@ -117,6 +120,7 @@ COMPACT_KEY = ("top dense float peak in TFLOP/s and its precision, DRAM bandwidt
 def _table(title: str, headers: list[str], rows: list[list[str]], right_from: int = 1,
            right_to: int = 99, compact: bool = False):
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
     if rows and all(row[-1] == "-" for row in rows):  # drop an empty last column
@@ -134,8 +138,8 @@ def _table(title: str, headers: list[str], rows: list[list[str]], right_from: in
         right = right_from <= i < right_to and not (compact and h == "precision")
         table.add_column(h, justify="right" if right else "left",
                          overflow="fold", no_wrap=(i == 0 and h == "name"))
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:   # literal text: a method's 'a[i] = b[i]' is no markup
+        table.add_row(*(escape(c) for c in row))
     return table
 
 
@@ -235,7 +239,14 @@ def _profile_dict(name: str, flag: str) -> dict:
 
 def _threads_entry(name: str, threads: int) -> FileRoof:
     """specs show me.json --threads N: the profile's roof at N threads."""
+    from ..errors import InputError
     from ..hardware.profile import roof_at_threads
+    from ..hardware.resolve import split_threads
+
+    if split_threads(name) is not None:
+        path, n = split_threads(name)
+        raise InputError(f"'{name}' names a thread count already; give it once: `rooflab "
+                         f"specs show {path} --threads {n}` or `rooflab specs show {name}`")
 
     return FileRoof(name, roof_at_threads(_profile_dict(name, "--threads"), threads, name))
 
@@ -262,7 +273,9 @@ def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bo
                          f"'{output}' (--json prints the table)")
     if output is not None:
         from ..files import check_writable
+        from .common import refuse_input_as_output
 
+        refuse_input_as_output(output, [name])
         check_writable(output)
     table = sweep_table(_profile_dict(name, "--sweep"), name)
     if output is not None:
@@ -421,4 +434,114 @@ def register(app) -> None:
         console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM",
                                [""] + [d.name for d in devices], compare_rows(devices)))
 
+    specs.command("import")(import_cmd)
     app.add_typer(specs, name="specs")
+
+
+def import_cmd(
+    files: list[str] = typer.Argument(None, help="likwid-bench outputs, each FILE@LEVEL "
+                                      "(L1, L2, L3, DRAM: where its working set sits; a "
+                                      "peakflops run needs none), or ERT roofline.json"),
+    name: str = typer.Option(None, "--name", help="the roof's name (default: 'imported "
+                             "roof', or the ERT host)"),
+    l1: str = typer.Option(None, "--l1", help="L1 bandwidth, e.g. 1.7TB/s"),
+    l2: str = typer.Option(None, "--l2", help="L2 bandwidth"),
+    l3: str = typer.Option(None, "--l3", help="L3 bandwidth"),
+    dram: str = typer.Option(None, "--dram", help="DRAM bandwidth, e.g. 83GB/s"),
+    fp64: str = typer.Option(None, "--fp64", help="fp64 peak, e.g. 355GFLOP/s"),
+    fp32: str = typer.Option(None, "--fp32", help="fp32 peak, e.g. 710GFLOP/s"),
+    measured: bool = typer.Option(False, "--measured", help="the numbers typed in were "
+                                  "measured (default: nominal, datasheet figures)"),
+    output: str = typer.Option(None, "--output", "-o", help="write the roof JSON here "
+                               "(default: print it)"),
+) -> None:
+    """A roof JSON for --on from likwid-bench outputs, ERT's roofline.json and/or numbers.
+
+    Example: rooflab specs import --dram 83GB/s --fp64 355GFLOP/s --name edison -o roof.json;
+    rooflab specs import triad.txt@DRAM peakflops.txt -o roof.json
+    """
+    from ..hardware.import_roofs import assemble_roof, typed_ceiling
+    from ..model.schema import SCHEMA_VERSION, roof_to_dict
+    from .common import console, emit_json
+
+    if output is not None:
+        from ..files import check_writable
+        from .common import refuse_input_as_output
+
+        refuse_input_as_output(output, [f.rpartition("@")[0] or f for f in files or ()])
+        check_writable(output)
+    ceilings, names = [], []
+    for spec in files or ():
+        got, host = _imported(spec)
+        ceilings += got
+        names += [host] if host else []
+    typed = {"--l1": l1, "--l2": l2, "--l3": l3, "--dram": dram, "--fp64": fp64,
+             "--fp32": fp32}
+    ceilings += [(f"{flag} {text}", typed_ceiling(flag, text, measured))
+                 for flag, text in typed.items() if text is not None]
+    if not ceilings:
+        from ..errors import InputError
+
+        raise InputError("nothing to import: give likwid-bench outputs (triad.txt@DRAM), "
+                         "ERT's roofline.json, or numbers (--dram 83GB/s --fp64 355GFLOP/s)")
+    roof = assemble_roof(name or (names[0] if names else "imported roof"), ceilings)
+    doc = {"schema_version": SCHEMA_VERSION, **roof_to_dict(roof)}
+    if output is None:
+        emit_json(doc)
+        return
+    from ..files import write_json
+    from ..units import fmt_rate, si
+
+    write_json(output, doc)
+    parts = [f"{c.label} {fmt_rate(c.value, c.precision)}" for c in roof.compute]
+    parts += [f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory]
+    console().print(f"wrote {output}: {roof.name} ({roof.kind}): {', '.join(parts)}; use it "
+                    f"as --on {output}")
+
+
+def _imported(spec: str):
+    """((origin, ceiling), ...) and a host name from one import argument: ERT's
+    roofline.json (its measured ceilings), or a likwid-bench output FILE[@LEVEL]."""
+    from pathlib import Path
+
+    from ..errors import InputError, ParseError
+    from ..files import read_text
+    from ..hardware.import_roofs import (
+        bench_ceilings,
+        ert_roofs,
+        is_ert,
+        is_likwid_bench,
+        parse_likwid_bench,
+    )
+    from ..model.schema import level_name
+    from ..units import LEVELS
+
+    path, at, level = spec.rpartition("@") if "@" in spec else (spec, "", "")
+    if at and not Path(path).is_file() and Path(spec).is_file():
+        path, level = spec, ""   # a file whose name has an '@'
+    if not Path(path).is_file():
+        raise ParseError("file not found", path=path)
+    if level and level_name(level) not in LEVELS:
+        raise InputError(f"{spec}: '@{level}' is none of {', '.join(LEVELS)} (the level "
+                         f"the run's working set sits in)")
+    if path.lower().endswith(".json"):
+        from ..files import load_json
+
+        data = load_json(path)
+        if not is_ert(data):
+            raise ParseError("not ERT's roofline.json (no 'empirical' with 'gbytes'/"
+                             "'gflops'); a rooflab roof or profile needs no import: pass "
+                             "it to --on", path=path)
+        if level:
+            raise InputError(f"{spec}: ERT's roofline.json names its levels; drop '@{level}'")
+        roof = ert_roofs(data, path)[0]
+        return ([(path, c) for c in (*roof.compute, *roof.memory)],
+                roof.name.removesuffix(" ERT"))
+    text = read_text(Path(path))
+    if not is_likwid_bench(text):
+        raise ParseError("not likwid-bench output (no 'Test:' and 'MByte/s:' lines) nor "
+                         "ERT's roofline.json; save it with `likwid-bench -t triad -w "
+                         "S0:1GB > triad.txt`", path=path)
+    runs = parse_likwid_bench(text, path)
+    return [(spec, c) for c in bench_ceilings(runs, level_name(level) if level else None,
+                                              path)], None

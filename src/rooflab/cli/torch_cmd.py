@@ -46,7 +46,12 @@ def register(app) -> None:
         from ..ingest.torch_trace import load_torch_trace
         from .profiled import check_output, report_import
 
-        check_output(output, top, [trace, run, on])
+        check_output(output, top, [trace, run, on, save_trace])
+        if save_trace is not None:   # the trace written over the script it ran
+            from .common import refuse_input_as_output
+
+            refuse_input_as_output(save_trace, [i for i in (run, trace, on) if i],
+                                   "--save-trace")
         if run is None and trace is None:
             raise InputError("give a trace file (rooflab torch trace.json) or a script to "
                              "run (rooflab torch --run model.py)")

@@ -137,7 +137,7 @@ def register(app) -> None:
         from .common import check_output, emit_json, err_console, wide_console
         from .inputs import load_inputs
 
-        check_output(output, (".json", ".png", ".svg"), inputs=[*files, on])
+        check_output(output, (".json", ".png", ".svg"), inputs=[*files, on, hardware])
         inputs = load_inputs(files, [on] if on else [])
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
@@ -325,6 +325,7 @@ def _scope(llm: dict | None) -> str:
 
 def _table(result, llm: dict | None = None):
     from rich.console import Group
+    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
@@ -343,7 +344,7 @@ def _table(result, llm: dict | None = None):
         t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
     for name, ai, tb, ta, sp, bound, floor in rows:
         mark = " floor" if floor and not every else ""
-        t.add_row(name, ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
+        t.add_row(escape(name), ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
                   "-" if sp is None else f"{sp:.2f}x{mark}", bound)
     parts: list = [t]
     totals = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..errors import InputError, ParseError
@@ -10,7 +11,8 @@ from ..files import load_json
 from ..model.ceiling import Roof
 from ..model.schema import check_schema_version, profile_part, roof_from_dict, roof_parts
 from ..units import LINKS
-from .profile import profile_from_dict
+from .import_roofs import ert_roofs, is_ert
+from .profile import profile_from_dict, roof_at_threads
 
 
 def looks_like_file(spec: str) -> bool:
@@ -21,12 +23,47 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
     """A profile (measured then nominal), an analysis/roof file, or a bare roof."""
     if path.lower().endswith(".csv"):
         return (_roofline_csv(path),)
-    roofs = embedded_roofs(load_json(path), path)
+    data = load_json(path)
+    roofs = embedded_roofs(data, path)
+    if not roofs and is_ert(data):
+        # ERT's roofline.json: its empirical (measured) roof, then its spec (nominal)
+        roofs = ert_roofs(data, path)
+        _check_judging(roofs[0], path, None)
     if not roofs:
         raise ParseError("not a profile or roof file (expected 'measured'/'nominal', 'roof', "
-                         "or 'compute' + 'memory'); make one with `rooflab probe -o "
-                         "FILE.json`", path=path)
+                         "'compute' + 'memory', or ERT's 'empirical'); make one with "
+                         "`rooflab probe -o FILE.json` or `rooflab specs import`", path=path)
     return roofs
+
+
+# `--on me.json@1t`: the roof of a scaling probe at one thread count (review 14d D)
+_AT_THREADS = re.compile(r"(?P<path>.+\.json)@(?P<n>\d+)(?:t|threads?)", re.IGNORECASE)
+
+
+def split_threads(spec: str) -> tuple[str, int] | None:
+    """('me.json', 1) for 'me.json@1t' (or @1thread, @4threads); None for anything else."""
+    m = _AT_THREADS.fullmatch(spec.strip())
+    return (m["path"], int(m["n"])) if m else None
+
+
+def roofs_at_threads(path: str, n: int) -> tuple[Roof, ...]:
+    """A probed profile's roof at `n` threads (hardware.profile.roof_at_threads: its
+    extras.scaling row, or the profile's measured roof at the count it was probed with),
+    then its nominal roof, as a profile gives them."""
+    if not Path(path).is_file():
+        raise ParseError(f"file not found (from '{path}@{n}t')", path=path)
+    data = load_json(path)
+    profile = profile_part(data)
+    if profile is None:
+        raise ParseError(f"'@{n}t' picks a thread count of a probed profile (from `rooflab "
+                         f"probe --threads 1,2,all -o me.json`), and this file is none; drop "
+                         f"'@{n}t'", path=path)
+    try:
+        roof = roof_at_threads(profile, n, where=path)
+        nominal = profile_from_dict(profile, where=path).nominal
+    except InputError as exc:
+        raise ParseError(str(exc)) from None
+    return (roof,) if nominal is None else (roof, nominal)
 
 
 def embedded_roofs(data: object, path: str) -> tuple[Roof, ...]:
@@ -91,7 +128,8 @@ def _roofline_csv(path: str) -> Roof:
 
 
 def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
-    """Roofs for a --on argument: a saved profile/roof file, or a catalog device name."""
+    """Roofs for a --on argument: a saved profile/roof file (ERT's roofline.json too), a
+    profile at a thread count ('me.json@1t'), or a catalog device name."""
     if isinstance(spec, os.PathLike):   # a pathlib.Path from Python
         spec = os.fspath(spec)
     if not isinstance(spec, str):
@@ -100,6 +138,9 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     if not spec.strip():
         # Path('') is '.', which read as "is a directory"
         raise InputError(f"give a catalog name or a profile path; got {spec!r}")
+    at = split_threads(spec)
+    if at is not None:
+        return roofs_at_threads(*at)
     if looks_like_file(spec):
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)

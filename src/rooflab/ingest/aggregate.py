@@ -24,6 +24,7 @@ from .ncu_metrics import (
     Counts,
     flop_counts,
     launch_counts,
+    launch_details,
 )
 from .skips import SkipLog
 
@@ -87,6 +88,47 @@ class _Group:
     notes: dict[str, None] = field(default_factory=dict)
     # ("bytes", level) or ("flop", precision) -> (its n/a metrics, the launches lacking it)
     unknown: dict[tuple[str, str], tuple[str, list[str]]] = field(default_factory=dict)
+    # the (grid, block) shapes its launches had, and the lowest and highest AI one launch
+    # reached at its first level (DRAM where counted): summed launches of one name may be
+    # far apart (a templated GEMM at many shapes; review 14d I), which spread_note says
+    shapes: dict[tuple[str, str], None] = field(default_factory=dict)
+    ai: tuple[str, float, float] | None = None
+
+    def add_launch(self, launch: Launch, counts) -> None:
+        self.add(counts)
+        self.shapes[(launch.grid, launch.block)] = None
+        total = sum(counts.flop.values())
+        level = self.ai[0] if self.ai else next(iter(counts.bytes), None)
+        nbytes = counts.bytes.get(level) if level else None
+        if nbytes and total > 0:
+            ai = total / nbytes
+            low, high = (ai, ai) if self.ai is None else self.ai[1:]
+            self.ai = (level, min(low, ai), max(high, ai))
+
+    def spread_note(self) -> str:
+        """'2 launches with grids (65535, 1, 1), (10, 1, 1) and AI 0.664-6.64 (DRAM) are
+        summed into one point ...' when the launches' shapes differ or their AI differ by
+        more than SPREAD_AI; '' when they are alike (then summing them is right)."""
+        shapes = list(self.shapes)
+        far = self.ai is not None and self.ai[2] > SPREAD_AI * self.ai[1]
+        if self.launches < 2 or (len(shapes) < 2 and not far):
+            return ""
+        from ..units import fmt_ai
+
+        said = []
+        if len(shapes) > 1:
+            grids = list(dict.fromkeys(g for g, _ in shapes if g))
+            blocks = list(dict.fromkeys(b for _, b in shapes if b))
+            if len(grids) > 1:
+                said.append(f"grids {', '.join(grids[:4])}{', ...' if len(grids) > 4 else ''}")
+            if len(blocks) > 1:
+                said.append(f"blocks {', '.join(blocks[:4])}"
+                            f"{', ...' if len(blocks) > 4 else ''}")
+        if self.ai is not None:
+            level, low, high = self.ai
+            said.append(f"AI {fmt_ai(low)}-{fmt_ai(high)} FLOP/B ({level})")
+        return (f"{self.launches} launches with {' and '.join(said)} are summed into one "
+                f"point none of them ran at; --per-launch shows each")
 
     def add(self, counts) -> None:
         flop, nbytes = self.flop, self.bytes
@@ -127,10 +169,16 @@ class _Group:
         return ""
 
 
-def group_launches(launches: Iterable[Launch], log: SkipLog) -> list[_Group]:
-    """Group usable ncu launches by kernel identity; unusable ones go to the log."""
+# Launches of one name whose AI differ by more than this factor get a note (review 14d I).
+SPREAD_AI = 2.0
+
+
+def group_launches(launches: Iterable[Launch], log: SkipLog,
+                   per_launch: bool = False) -> list[_Group]:
+    """Group usable ncu launches by kernel identity (per_launch: each launch its own group);
+    unusable ones go to the log."""
     return group_counts(((la, launch_counts(la.metrics, la.cc)) for la in launches), log,
-                        unknown=_unknown_counts)
+                        unknown=_unknown_counts, per_launch=per_launch)
 
 
 # The metrics behind each byte level and each vector FLOP precision, for naming an n/a one.
@@ -175,7 +223,7 @@ def _partial_note(kind: str, key: str, metrics: str, ids: list[str], launches: i
 
 def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog,
                  unknown: Callable[[Launch, Counts], Mapping[tuple[str, str], str]] | None
-                 = None) -> list[_Group]:
+                 = None, per_launch: bool = False) -> list[_Group]:
     """Group (launch, counts) pairs by kernel identity; a launch with a problem is logged.
     unknown: the counts a launch with a nan metric lacks (_unknown_counts), dropped for its
     whole kernel (_Group.drop_unknown); a kernel left with no bytes or no FLOP is logged."""
@@ -186,10 +234,11 @@ def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog,
                                  f"{counts.problem}")
             continue
         _check_counts(launch, counts)
-        g = groups.get(launch.identity)
+        key = f"{launch.identity}\0{launch.id}" if per_launch else launch.identity
+        g = groups.get(key)
         if g is None:
-            g = groups[launch.identity] = _Group(launch)
-        g.add(counts)
+            g = groups[key] = _Group(launch)
+        g.add_launch(launch, counts)
         if unknown is not None and _has_nan(launch.metrics):
             for what, metrics in unknown(launch, counts).items():
                 g.unknown.setdefault(what, (metrics, []))[1].append(launch.id)
@@ -239,8 +288,11 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
             meta[k] = getattr(f, k)
     if f.cc:
         meta["cc"] = f"{f.cc[0]}.{f.cc[1]}"
-    if g.notes:
-        meta["notes"] = list(g.notes)
+    # occupancy, limiter, pipes and SM count of its first launch, where the file holds them
+    meta.update(launch_details(f.metrics))
+    spread = g.spread_note()
+    if g.notes or spread:
+        meta["notes"] = list(g.notes) + ([spread] if spread else [])
     if step is not None:
         meta["step"] = step
         meta["step_index"] = step_index

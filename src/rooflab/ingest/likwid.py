@@ -69,7 +69,7 @@ from ..errors import ParseError
 from ..model.kernel import Kernel
 from .aggregate import step_labels
 from .ncu_csv import read_text
-from .profile_import import ProfileImport
+from .profile_import import ProfileImport, held_notes
 from .skips import SkipLog, read_each
 
 COLLECT = ("collect with `likwid-perfctr -C 0-N -g MEM_DP -m -O -o out.csv ./app` (-m: "
@@ -439,7 +439,7 @@ def load_likwid(paths) -> ProfileImport:
     return ProfileImport(kernels=tuple(kernels),
                          skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
                          devices=tuple(cpus), files=tuple(f.path for f in done),
-                         notes=kernel_notes(kernels))
+                         notes=held_notes(kernels))
 
 
 def _unusable(path: str, log: SkipLog) -> ParseError:
@@ -449,14 +449,3 @@ def _unusable(path: str, log: SkipLog) -> ParseError:
                           line=skips[0].line)
     why = "; ".join(f"line {s.line}: {s.reason}" for s in skips) or "no region has data"
     return ParseError(f"no usable region: {why}", path=path)
-
-
-def kernel_notes(kernels) -> tuple[str, ...]:
-    """Each kernel note once, with the kernels it holds for (the FLOP source, a scaled
-    group, a missing FLOP count): they say how the numbers were got."""
-    held: dict[str, list[str]] = {}
-    for k in kernels:
-        for note in k.meta.get("notes") or ():
-            held.setdefault(note, []).append(k.name)
-    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
-                 for note, names in held.items())

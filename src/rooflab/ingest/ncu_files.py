@@ -23,7 +23,7 @@ from .aggregate import (
     step_labels,
 )
 from .ncu_metrics import CLOCK, FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
-from .profile_import import ProfileImport, RecordedPeaks
+from .profile_import import ProfileImport, RecordedPeaks, held_notes
 from .skips import Skip, SkipLog
 
 Progress = Callable[[str, float], None]
@@ -60,9 +60,9 @@ def _with_totals(launches: tuple[Launch, ...]) -> tuple[Launch, ...]:
                  if not rates.isdisjoint(la.metrics) else la for la in launches)
 
 
-def _file_groups(path: str, log: SkipLog):
+def _file_groups(path: str, log: SkipLog, per_launch: bool = False):
     launches, errors = read_launches(path, log)
-    groups = group_launches(launches, log)
+    groups = group_launches(launches, log, per_launch)
     if not groups:
         said = f"; the profiler said: {'; '.join(errors)}" if errors else ""
         skips = log.skips()
@@ -82,8 +82,11 @@ def _file_groups(path: str, log: SkipLog):
     return launches, groups
 
 
-def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileImport:
-    """Kernels of every file, sorted by time; steps in meta when there are several files."""
+def load_ncu(paths: Sequence[str], progress: Progress | None = None,
+             per_launch: bool = False) -> ProfileImport:
+    """Kernels of every file, sorted by time; steps in meta when there are several files.
+    per_launch: one kernel per launch, named `name #ID` (ncu's launch ID), not one per name
+    with its launches summed."""
     if not paths:
         raise ParseError("no files given; pass one or more ncu CSV or .ncu-rep files")
     several = len(paths) > 1
@@ -100,7 +103,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
             progress(f"reading {Path(path).name}", i / len(paths))
         log = SkipLog(path)
         try:
-            launches, groups = _file_groups(path, log)
+            launches, groups = _file_groups(path, log, per_launch)
         except ParseError as exc:
             if not several:
                 raise
@@ -120,6 +123,8 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None) -> ProfileI
         raise ParseError("no file has a usable kernel launch: "
                          + "; ".join(str(s) for s in failed))
     names = display_names([(g, step) for g, step, _ in pairs])
+    if per_launch:
+        names = [f"{name} #{g.first.id}" for (g, _, _), name in zip(pairs, names, strict=True)]
     kernels = [group_kernel(g, name, step, idx if step is not None else None)
                for (g, step, idx), name in zip(pairs, names, strict=True)]
     if progress:
@@ -138,13 +143,7 @@ def _partial_flop_notes(kernels) -> tuple[str, ...]:
     only (ncu_metrics._partial_note), once each with the kernels they hold for: FLOP that
     may read low belong on screen, not only in the JSON's meta."""
     starts = tuple(f"{p} FLOP from " for p in FP_OPS)
-    held: dict[str, list[str]] = {}
-    for k in kernels:
-        for note in k.meta.get("notes") or ():
-            if note.startswith(starts):
-                held.setdefault(note, []).append(k.name)
-    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
-                 for note, names in held.items())
+    return held_notes(kernels, keep=lambda note: note.startswith(starts))
 
 
 def _clocks(groups) -> list[tuple[float, float]]:

@@ -18,7 +18,15 @@ from pathlib import Path
 
 from ..errors import ParseError, require
 from .aggregate import Launch
-from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, is_used, rates_to_totals, unit_scale
+from .ncu_metrics import (
+    CC_MAJOR,
+    CC_MINOR,
+    DEVICE_NAME,
+    dims,
+    is_used,
+    rates_to_totals,
+    unit_scale,
+)
 from .skips import SkipLog
 
 
@@ -95,4 +103,6 @@ def _launch(path: str, action, ident: str, log: SkipLog) -> Launch:
     demangled = action.name(action.NameBase_DEMANGLED)
     return Launch(path=path, line=None, id=ident, name=demangled or base, key=mangled or base,
                   metrics=rates_to_totals(metrics), device=texts.get(DEVICE_NAME, ""), cc=cc,
+                  # the CSV's Block Size / Grid Size columns, as the report holds them
+                  block=dims(metrics, "block"), grid=dims(metrics, "grid"),
                   extra={"function": base})

@@ -46,9 +46,9 @@ from pathlib import Path
 from ..errors import ParseError
 from ..model.kernel import Kernel
 from .aggregate import step_labels
-from .likwid import FP_ARITH, kernel_notes
+from .likwid import FP_ARITH
 from .ncu_csv import read_text
-from .profile_import import ProfileImport
+from .profile_import import ProfileImport, held_notes
 from .skips import SkipLog, read_each
 
 COLLECT = ("collect with `perf stat -a -x, -o run.csv -e duration_time,"
@@ -302,7 +302,7 @@ def load_perf_stat(paths) -> ProfileImport:
     kernels.sort(key=lambda k: -(k.seconds or 0.0))
     return ProfileImport(kernels=tuple(kernels),
                          skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
-                         files=tuple(f.path for f in done), notes=kernel_notes(kernels))
+                         files=tuple(f.path for f in done), notes=held_notes(kernels))
 
 
 def _read_run(path: str, log: SkipLog) -> tuple[_Counts, dict, list[str]]:

@@ -82,6 +82,162 @@ def peaks_roof(peaks: RecordedPeaks) -> Roof:
                                    "below boost datasheet values",))
 
 
+def select_kernels(imp: ProfileImport, kernel: Sequence[str] = (),
+                   exclude: Sequence[str] = ()) -> ProfileImport:
+    """The import with only the kernels whose name (or full name) matches one of `kernel`
+    and none of `exclude` (regular expressions, re.search), as `ncu -k regex:` narrows a
+    profile; a bad expression or nothing left is the user's mistake, said so."""
+    import re
+    from dataclasses import replace
+
+    from ..errors import InputError
+
+    if not kernel and not exclude:
+        return imp
+
+    def compiled(option: str, texts: Sequence[str]):
+        out = []
+        for text in texts:
+            try:
+                out.append(re.compile(text))
+            except re.error as exc:
+                raise InputError(f"{option} '{text}' is not a regular expression ({exc}); "
+                                 f"e.g. {option} 'gemm|conv'") from None
+        return out
+
+    keep, drop = compiled("--kernel", kernel), compiled("--exclude", exclude)
+
+    def hit(pats, k: Kernel) -> bool:
+        names = (k.name, str(k.meta.get("full_name") or ""))
+        return any(p.search(n) for p in pats for n in names)
+
+    kept = tuple(k for k in imp.kernels
+                 if (not keep or hit(keep, k)) and not (drop and hit(drop, k)))
+    if not kept:
+        names = ", ".join(k.name for k in imp.kernels[:5])
+        more = ", ..." if len(imp.kernels) > 5 else ""
+        raise InputError(f"--kernel/--exclude left no kernel of {len(imp.kernels)}; the files "
+                         f"hold: {names}{more}")
+    return replace(imp, kernels=kept)
+
+
+def with_sm_count(imp: ProfileImport, on: str | None = None) -> ProfileImport:
+    """Kernels with a grid but no SM count get the count of the device they ran on, from
+    the catalog: the device name the file recorded, else the catalog device --on names
+    (a CSV's Device column is often the index '0'). meta sms_source says which."""
+    from dataclasses import replace
+
+    from ..model.advice_compute import grid_words
+
+    need = {id(k) for k in imp.kernels if k.meta.get("grid") and not k.meta.get("sms")}
+    if not need:
+        return imp
+    by_name: dict[str, int | None] = {}
+
+    def sms_of(text: str) -> int | None:
+        if text not in by_name:
+            try:
+                from ..hardware.catalog import lookup, match_device_name
+
+                dev = (match_device_name(text) if not text.isdigit() else None) \
+                    or (lookup(text) if text == on else None)
+            except Exception:  # noqa: BLE001 — not a catalog name (a profile file): no count
+                dev = None
+            by_name[text] = getattr(dev, "sms", None)
+        return by_name[text]
+
+    out = []
+    for k in imp.kernels:
+        if id(k) in need:
+            device = str(k.meta.get("device") or "")
+            sms, source = (sms_of(device), "catalog: recorded device") if device else (None, "")
+            if not sms and on:
+                sms, source = sms_of(on), f"catalog: --on {on}"
+            meta = {**k.meta, "sms": sms, "sms_source": source}
+            # only where it tells something (a grid under two waves): the JSON of the
+            # common, large-grid kernel stays as it was
+            if sms and grid_words(meta):
+                k = replace(k, meta=meta)
+        out.append(k)
+    return replace(imp, kernels=tuple(out))
+
+
+def held_notes(kernels: Sequence[Kernel], keep=None) -> tuple[str, ...]:
+    """Each note of the kernels' meta.notes once (those `keep` accepts), with up to three of
+    the kernels it holds for: a FLOP source, an n/a counter, an assumed request size change
+    the numbers, so they belong on screen, not only in the JSON's meta."""
+    held: dict[str, list[str]] = {}
+    for k in kernels:
+        for note in k.meta.get("notes") or ():
+            if keep is None or keep(note):
+                held.setdefault(note, []).append(k.name)
+    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
+                 for note, names in held.items())
+
+
+def launch_notes(kernels: Sequence[Kernel]) -> tuple[str, ...]:
+    """'<kernel>: grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block;
+    achieved occupancy 17 % ...' for each kernel whose grid is under two waves: ncu's
+    launch-statistics rule, the commonest cause of a kernel far under its roof."""
+    from ..model.advice_compute import grid_words, latency_detail
+
+    return tuple(f"{k.name}: {latency_detail(k)}" for k in kernels if grid_words(k.meta))
+
+
+PROFILER_PEAK = "profiler peak: <level metric>.peak_sustained x its clock (ncu)"
+
+
+def with_recorded_levels(roof: Roof, peaks: RecordedPeaks | None,
+                         clock_hz: float | None = None) -> tuple[Roof, str]:
+    """The roof --on named, completed by the memory levels it lacks that the file recorded
+    peaks for, and a note saying so ('' when nothing was added).
+
+    No catalog entry has an L2 or L1 bandwidth, so `--on <the GPU>` used to drop every L2
+    and L1 point of a report that recorded those peaks (review 14d B): the recorded peaks
+    fill the gap (provenance derived: the profiler's peak rate per cycle x the clock it ran
+    at), and the roof's own ceilings are never replaced."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    if peaks is None:
+        return roof, ""
+    have = {c.level for c in roof.memory}
+    missing = {lv: v for lv, v in peaks.memory.items() if lv not in have}
+    if not missing:
+        return roof, ""
+    name = Path(peaks.path).name
+    other = _other_device(roof, peaks.device)
+    if other:
+        # another GPU's caches say nothing of this one's: its levels stay missing
+        return roof, (f"; note: {name} recorded {'/'.join(missing)} peaks of {peaks.device}, "
+                      f"not of {other}: not added to its roof")
+    at = f" at {clock_hz / 1e9:.2f} GHz" if clock_hz else ""
+    src = f"profiler peak recorded in {peaks.path}{at}"
+    added = tuple(Ceiling(value=v, level=lv, provenance="derived", source=src,
+                          method=PROFILER_PEAK) for lv, v in missing.items())
+    levels = "/".join(missing)
+    note = (f"{levels} ceiling{'s' if len(missing) > 1 else ''} from {name}'s recorded peaks"
+            f"{at} (profiler peak: {roof.name} lists no {levels} bandwidth; taken at the "
+            f"profiled clock, not the roof's own)")
+    return replace(roof, memory=roof.memory + added, notes=roof.notes + (note,)), f"; {note}"
+
+
+def _other_device(roof: Roof, recorded: str) -> str:
+    """The catalog name of the roof's device when it is not the device the file recorded
+    ('' when it is, or when either is unknown: a profile file's roof, a file without a
+    device name)."""
+    dev = _catalog_device(roof.name) if recorded else None
+    if dev is None or dev.roof.name != roof.name:
+        return ""
+    try:
+        from ..hardware.catalog import match_device_name
+
+        ran = match_device_name(recorded)
+    except ImportError:
+        return ""
+    return dev.name if ran is not None and ran.name != dev.name else ""
+
+
 ENVELOPE_NAME = "best achieved (no roof given)"
 ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels reached, not "
                  "against the machine: 100 % means the fastest here, not at a ceiling")
@@ -372,9 +528,11 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     """The roof to place the kernels on, and a line saying where it came from."""
     if on:
         roof = roof_for_on(on)
+        roof, added = with_recorded_levels(roof, imp.peaks, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
                                 + device_mismatch(roof, imp.kernels)
-                                + _above_nominal(roof) + clock_mismatch(roof, imp.clock_hz))
+                                + _above_nominal(roof) + clock_mismatch(roof, imp.clock_hz)
+                                + added)
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks
         # of the GPU the counters were taken on come before any catalog entry, as ncu's

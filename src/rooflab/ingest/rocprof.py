@@ -23,7 +23,7 @@ from ..hardware.rocprof_roofline import is_roofline_header
 from .aggregate import Launch, display_names, group_counts, group_kernel, sort_by_time, step_labels
 from .ncu_csv import read_text
 from .ncu_metrics import Counts, parse_number
-from .profile_import import ProfileImport
+from .profile_import import ProfileImport, held_notes
 from .rocprof_counters import (  # noqa: F401  (VECTOR, MATRIX, TCP_TCC re-exported)
     MATRIX,
     TCP_TCC,
@@ -258,7 +258,7 @@ def load_rocprof(paths) -> ProfileImport:
     from ..hardware.rocprof_roofline import workload_roofline
 
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
-                         failed=tuple(failed), files=tuple(used), notes=_kernel_notes(kernels),
+                         failed=tuple(failed), files=tuple(used), notes=held_notes(kernels),
                          roof_file=workload_roofline(paths_in) or "")
 
 
@@ -273,15 +273,3 @@ def _unusable(path: str, log: SkipLog) -> ParseError:
                     for s in skips) or \
         "the file has a header but no dispatch rows (did the run end early?)"
     return ParseError(f"no usable dispatch: {why}", path=path)
-
-
-def _kernel_notes(kernels) -> tuple[str, ...]:
-    """The kernels' counter notes (an n/a counter, an assumed request size, a partial FLOP
-    count, the wave size), once each with the kernels they hold for: they change the
-    numbers, so they belong on screen, not only in the JSON's meta."""
-    held: dict[str, list[str]] = {}
-    for k in kernels:
-        for note in k.meta.get("notes") or ():
-            held.setdefault(note, []).append(k.name)
-    return tuple(f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}: {note}"
-                 for note, names in held.items())

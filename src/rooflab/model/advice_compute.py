@@ -111,12 +111,87 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         why += (f"; at {fmt_seconds(per_call)} per call, launch/dispatch cost may be most of "
                 f"it, and this roof has no launch/dispatch floor to tell (`rooflab probe` "
                 f"measures one)")
+    detail = latency_detail(kernel)
+    if detail:
+        why += f"; the profile says: {detail}"
+    if kernel is not None and _idle_sms(kernel.meta):
+        # the grid itself leaves SMs without a block: no tuning inside the kernel helps
+        action = "launch at least one block per SM (smaller blocks, or split the work)"
     eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(spread_floor(eff, p, e, roof, machine))
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     return out + [a for a in side if a.shrinks != "below roof"]
+
+
+def grid_blocks(shape: object) -> int | None:
+    """'(65535, 1, 1)' (ncu's Grid Size / Block Size spelling) -> 65535; None if not that."""
+    if not isinstance(shape, str):
+        return None
+    try:
+        dims = [int(x) for x in shape.strip().strip("()").split(",") if x.strip()]
+    except ValueError:
+        return None
+    n = 1
+    for d in dims:
+        n *= d
+    return n if dims and n > 0 else None
+
+
+# A grid under this many waves (blocks / (SMs x blocks per SM)) leaves SMs idle for a
+# visible share of the kernel: ncu's launch-statistics rule names grids smaller than the SMs.
+FEW_WAVES = 2.0
+
+
+def grid_words(m) -> str:
+    """'grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block' when the grid
+    (meta grid, block, sms) is under FEW_WAVES waves, else ''. A wave is SMs x the blocks
+    one SM holds (the profile's occupancy limit, else 1)."""
+    blocks, threads = grid_blocks(m.get("grid")), grid_blocks(m.get("block"))
+    sms = m.get("sms")
+    if not blocks or not isinstance(sms, int) or sms <= 0:
+        return ""
+    per_sm = m.get("occupancy_limit_blocks")
+    per_sm = int(per_sm) if isinstance(per_sm, (int, float)) and per_sm >= 1 else 1
+    waves = blocks / (sms * per_sm)
+    shape = (f"grid of {blocks} blocks" + (f" x {threads} threads" if threads else "")
+             + f" on {sms} SMs" + (f" ({m['sms_source']})" if m.get("sms_source") else ""))
+    if blocks < sms:
+        return f"{shape}: {100 * blocks / sms:.0f} % of SMs get a block"
+    if waves < FEW_WAVES:
+        return (f"{shape}: {waves:.2f} waves of {sms * per_sm} blocks ({per_sm} per SM): "
+                f"the last wave leaves SMs idle")
+    return ""
+
+
+def _idle_sms(m) -> bool:
+    """Whether the recorded grid has fewer blocks than the device has SMs."""
+    blocks, sms = grid_blocks(m.get("grid")), m.get("sms")
+    return bool(blocks) and isinstance(sms, int) and blocks < sms
+
+
+def latency_detail(kernel: Kernel | None) -> str:
+    """What the profiler recorded that explains a kernel far under its roof (review 14d C):
+    'grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block; achieved occupancy
+    17 % of a theoretical 100 % (limit: warps per SM (block size)); pipes busy: fma 8 %'.
+    From Kernel.meta (grid, block, sms, occupancy_*, pipe_busy); '' when none is there."""
+    if kernel is None:
+        return ""
+    m = kernel.meta
+    grid = grid_words(m)
+    said = [grid] if grid else []
+    got, most = m.get("occupancy_achieved"), m.get("occupancy_theoretical")
+    limit = m.get("occupancy_limiter")
+    if isinstance(got, (int, float)):
+        said.append(f"achieved occupancy {got:.0f} %"
+                    + (f" of a theoretical {most:.0f} %" if isinstance(most, (int, float))
+                       else "") + (f" (limit: {limit})" if limit else ""))
+    pipes = m.get("pipe_busy")
+    if isinstance(pipes, dict) and pipes:
+        said.append("pipes busy: " + ", ".join(f"{p} {v:.0f} %"
+                                               for p, v in list(pipes.items())[:3]))
+    return "; ".join(said)
 
 
 def spread_floor(a: Advice, p: Point, e: Efficiency, roof: Roof,

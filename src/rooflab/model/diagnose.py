@@ -389,7 +389,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     reachable = reachable_s(p)
     gain = max(0.0, p.seconds - reachable) if p.seconds is not None else None
     return Diagnosis(
-        kernel=kernel.name, point=p, bound=p.bound, evidence=evidence(p, machine),
+        kernel=kernel.name, point=p, bound=p.bound, evidence=_latency_evidence(p, machine,
+                                                                                 kernel),
         headroom=headroom,
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
@@ -402,6 +403,16 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         findings=check_kernel(analysis, kernel, machine),
         advice=advise(p, analysis.roof, kernel, machine=machine),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
+
+
+def _latency_evidence(p: Point, machine: Machine | None, kernel: Kernel) -> str:
+    """evidence(), and for a latency-bound kernel what the profile recorded that tells
+    which it is (a grid smaller than the SMs, low occupancy and its limiter, pipes)."""
+    from .advice_compute import latency_detail
+
+    said = evidence(p, machine)
+    detail = latency_detail(kernel) if p.bound == "latency" else ""
+    return f"{said}; the profile says: {detail}" if detail else said
 
 
 def _reuse(kernel: Kernel, p: Point) -> str:

@@ -64,6 +64,12 @@ _HEALTHY = {("cpu", "compute"): "85-100 % (nominal at the clock measured in this
             ("gpu", "compute"): "70-90 %"}
 
 
+def healthy_range(device: str, compute: bool = True) -> str:
+    """What a quiet probe reaches of its nominal ceilings: a CPU's derived peak at the clock
+    it measured, 85-100 %; a GPU's datasheet peak, 70-90 % (seed 004)."""
+    return _HEALTHY.get((device, "compute" if compute else "memory"), "75-90 %")
+
+
 def nominal_for(c: Ceiling, nominal: Roof) -> Ceiling | None:
     """The nominal ceiling a measured one is judged against, or None."""
     if c.is_compute:
@@ -99,7 +105,8 @@ def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
     what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {c.value / ref.value:.0%} of "
                      f"{si(ref.value, unit(c))}" for c, ref in pairs)
     floor = COMPUTE_FLOOR if compute else BANDWIDTH_FLOOR
-    healthy = _HEALTHY.get((device, "compute" if compute else group), "75-90 %")
+    healthy = healthy_range(device, compute) if compute else _HEALTHY.get((device, group),
+                                                                          "75-90 %")
     return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
             f"{healthy} (flagged under {floor:.0%}), so every % of roof judged by "
             f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "

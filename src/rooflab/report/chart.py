@@ -46,11 +46,16 @@ from .chart_parts import (  # noqa: F401
     CAP_LEGEND,
     CAP_SHOWN,
     COMPUTE_BOUND_COLOR,
+    JOIN_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
+    POINT_SIZE,
     ROOF_COLORS,
     ROOF_MARKERS,
     SIDE_GLYPHS,
+    SIZE_BY,
+    SIZE_MAX,
+    SIZE_MIN,
     SWEEP_COLOR,
     Arrow,
     DrawnPoint,
@@ -62,6 +67,7 @@ from .chart_parts import (  # noqa: F401
     launch_cap,
     relative_luminance,
     roof_label,
+    share_size,
     side_color,
 )
 
@@ -187,10 +193,12 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
     return points, notes
 
 
-def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1
+def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1,
+                   share: float | None = None, size: float = POINT_SIZE
                    ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
     """kernel_points, and the kernel's launch cap over its labelled point where it matters
-    (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn."""
+    (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn;
+    share, size: its share of the timed total and its markers' diameter."""
     notes: list[str] = []
     caps: list[LaunchCap] = []
     if level is not None and level not in kernel.bytes:
@@ -234,7 +242,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
                               # chart's steps match the table's "[output4]" rows
                               step=str(kernel.meta.get("step_label")
                                        or kernel.meta.get("step") or ""),
-                              side=side, kernel_index=index))
+                              side=side, kernel_index=index, size=size, share=share))
     return out, notes, caps
 
 
@@ -304,7 +312,8 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   precisions: Sequence[str] | None = None,
                   sweep_precision: str | None = None,
                   before_roof: Roof | None = None,
-                  labels: int | None = None, place_labels: bool = True) -> RooflineDisplay:
+                  labels: int | None = None, place_labels: bool = True,
+                  size_by: str = "time", min_share: float | None = None) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported).
 
     labels: how many kernels get a label, the longest first (default LABELS_SHOWN; 0:
@@ -317,6 +326,11 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     fp64); its ridge is marked, since the sweep should bend there.
     before_roof: the roof the arrows' starting kernels ran on, when it is not the first
     (a move to other hardware): their colour and % of roof are judged by it.
+    size_by: "time" (default) draws each timed kernel's markers with an area proportional
+    to its share of the timed total (chart_parts.share_size: SIZE_MIN..SIZE_MAX points
+    across), where any kernel is timed; "none" draws them all POINT_SIZE.
+    min_share: leave out kernels under this fraction of the timed total (0.01: 1 %); the
+    arrows' kernels and untimed ones are kept, and the notes say how many went.
     One Roof or one Kernel may be given bare (plot_roofline(roof, kernel))."""
     given = roofs
     roofs = (roofs,) if isinstance(roofs, Roof) or not hasattr(roofs, "__iter__") else \
@@ -337,20 +351,34 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                                or labels < 0):
         raise InputError(f"plot_roofline(): labels must be a count of kernels to label, 0 "
                          f"for every one; got {labels!r:.40}")
+    if size_by not in SIZE_BY:
+        raise InputError(f"size_by {size_by!r:.40}: use one of {', '.join(SIZE_BY)}")
+    if min_share is not None and (isinstance(min_share, bool)
+                                  or not isinstance(min_share, int | float)
+                                  or not 0 <= min_share < 1):
+        raise InputError(f"plot_roofline(): min_share must be a fraction of the time in "
+                         f"[0, 1) (0.01 for 1 %); got {min_share!r:.40}")
     judge = roofs[0]
     # each kernel once, by identity (a set of ids: a scan of the list per kernel was
     # quadratic, seconds at 20 000 kernels)
     to_draw = list({id(k): k for k in (*kernels, *(k for pair in arrows for k in pair))}
                    .values())
     befores = [b for b, _ in arrows] if before_roof is not None else []
-    notes: list[str] = []
+    # each kernel's share of the timed total, as analyze() takes it (model/analysis.py)
+    total = sum(k.seconds for k in to_draw if k.seconds)
+    shares = {id(k): k.seconds / total for k in to_draw if k.seconds and total > 0}
+    to_draw, dropped = _drop_small(to_draw, shares, min_share, arrows)
+    sized = size_by == "time" and bool(shares)
+    notes: list[str] = [dropped] if dropped else []
     per_kernel: list[list[DrawnPoint]] = []
     caps: list[LaunchCap] = []
     for i, k in enumerate(to_draw):
         # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of
         # its roof, not 5 % of an H100's.
         on = before_roof if any(k is b for b in befores) else judge
-        pts, kn, kc = _kernel_points(on, k, level, i)
+        share = shares.get(id(k))
+        pts, kn, kc = _kernel_points(on, k, level, i, share,
+                                     share_size(share) if sized else POINT_SIZE)
         per_kernel.append(pts)
         notes.extend(kn)
         caps.extend(kc)
@@ -404,7 +432,51 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                            points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
                            ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
                            roof_labels=roof_names, kernels=tuple(to_draw),
-                           hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled)
+                           hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled,
+                           joins=tuple(_level_joins(per_kernel)), sized=sized,
+                           dropped=dropped)
+
+
+def _drop_small(kernels: list[Kernel], shares: dict[int, float], min_share: float | None,
+                arrows: Sequence[tuple[Kernel, Kernel]]) -> tuple[list[Kernel], str]:
+    """The kernels at or over min_share of the timed total (every one when None or 0), and
+    the note saying how many were left out (Advisor's "show loops over X % of the time":
+    the long tail of an application's thousands of kernels). An arrow's kernels are kept
+    (the arrow needs both ends), and untimed ones (they have no share to judge)."""
+    if not min_share:
+        return kernels, ""
+    pinned = {id(k) for pair in arrows for k in pair}
+    small = {id(k) for k in kernels
+             if id(k) not in pinned and id(k) in shares and shares[id(k)] < min_share}
+    if not small:
+        return kernels, ""
+    gone = sum(shares[i] for i in small)
+    pct = f"{100 * min_share:g}"
+    n = len(small)
+    return ([k for k in kernels if id(k) not in small],
+            f"{n} kernel{'s' if n != 1 else ''} under {pct} % of the time not drawn "
+            f"(together {_pct(gone)} of it; --min-share 0 draws every one)")
+
+
+def _pct(share: float) -> str:
+    """A share as a percent to one decimal; a speck above zero as '< 0.1 %', not 0.0 %."""
+    return "< 0.1 %" if 0 < share < 0.0005 else f"{100 * share:.1f} %"
+
+
+def _level_joins(per_kernel: Sequence[Sequence[DrawnPoint]]) -> list[Line]:
+    """A thin grey line through each kernel's points at its memory levels, in order of AI
+    (a timed kernel's are at one height, FLOP / time: a flat run from its L1 to its DRAM
+    point), so that on a crowded chart its triangle, square and circle read as one kernel.
+    Nothing for a kernel drawn at one level."""
+    out = []
+    for pts in per_kernel:
+        if len(pts) < 2:
+            continue
+        ordered = sorted(pts, key=lambda p: p.ai)
+        out.append(Line(label=pts[0].kernel, xs=tuple(p.ai for p in ordered),
+                        ys=tuple(p.flop_per_s for p in ordered), style="solid",
+                        kind="levels", color=JOIN_COLOR))
+    return out
 
 
 def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: int
@@ -481,7 +553,8 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   precisions: Sequence[str] | None = None,
                   sweep_precision: str | None = None,
                   before_roof: Roof | None = None,
-                  labels: int | None = None) -> RooflineDisplay:
+                  labels: int | None = None, size_by: str = "time",
+                  min_share: float | None = None) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
@@ -497,6 +570,9 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     before_roof: the roof the arrows' starting kernels are judged by (default the first).
     labels: how many kernels get a label, the longest first (default LABELS_SHOWN, 20; 0:
     every one); every point is drawn.
+    size_by: "time" (default: marker area proportional to the kernel's share of the timed
+    total, SIZE_MIN..SIZE_MAX points across) or "none" (every marker POINT_SIZE).
+    min_share: leave out kernels under this fraction of the timed total (0.01 = 1 %).
 
     >>> display = plot_roofline([roof], kernels)   # doctest: +SKIP
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
@@ -504,7 +580,7 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
                             trajectory=trajectory, title=title, precisions=precisions,
                             sweep_precision=sweep_precision, before_roof=before_roof,
-                            labels=labels)
+                            labels=labels, size_by=size_by, min_share=min_share)
     return display.plot(ax=ax)
 
 

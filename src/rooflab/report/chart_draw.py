@@ -14,16 +14,22 @@ from .chart_parts import (
     CAP_LEGEND,
     CAP_TICK_PT,
     COMPUTE_BOUND_COLOR,
+    JOIN_COLOR,
+    JOIN_LEGEND,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
+    POINT_SIZE,
     ROOF_COLORS,
     ROOF_MARKERS,
     SIDE_GLYPHS,
+    SIZE_LEGEND,
+    SIZE_MAX,
     SWEEP_COLOR,
     LaunchCap,
     Line,
     RooflineDisplay,
     relative_luminance,
+    share_size,
     side_color,
 )
 
@@ -70,41 +76,72 @@ def glyph_color(fill: str, measured: bool) -> str:
     return "black" if relative_luminance(fill) > 0.18 else "white"
 
 
-def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float) -> None:
-    ax.plot([marker[0]], [marker[1]], ls="none", marker=marker[2], ms=8, mec=color if
+# The side glyph inside a marker, as a fraction of the marker's diameter (4.5 pt in 8 pt).
+GLYPH_FRACTION = 4.5 / POINT_SIZE
+
+
+def _size_z(size: float) -> float:
+    """A small marker above a large one (a 0.1 % kernel is not hidden under the 90 % one),
+    within 0.2 of the point's layer (its glyph is 0.01 above its own marker)."""
+    return (SIZE_MAX - min(size, SIZE_MAX)) / 100
+
+
+def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float,
+                size: float = POINT_SIZE) -> None:
+    zorder += _size_z(size)
+    ax.plot([marker[0]], [marker[1]], ls="none", marker=marker[2], ms=size, mec=color if
             not measured else "0.15", mfc=color if measured else "none",
             mew=1.5 if not measured else 0.8, zorder=zorder)
     if side in SIDE_GLYPHS:
         # A collection, not a line: ax.lines keeps one Line2D per point.
         ax.scatter([marker[0]], [marker[1]], marker=_glyph_marker(SIDE_GLYPHS[side]),
-                   s=4.5 ** 2, linewidths=1.6, facecolors="none",
-                   edgecolors=glyph_color(color, measured), zorder=zorder + 0.01,
-                   gid=f"side-glyph:{side}")
+                   s=(GLYPH_FRACTION * size) ** 2, linewidths=1.6 if size >= 6 else 1.0,
+                   facecolors="none", edgecolors=glyph_color(color, measured),
+                   zorder=zorder + 0.01, gid=f"side-glyph:{side}")
 
 
+# A crowded chart's unlabelled markers are drawn in sizes this many points apart (the
+# display keeps each exact size): one marker artist per size, stamped, not one path each.
+SIZE_STEP = 0.5
 # Above this many points, the unlabelled ones are drawn as one artist per look (marker,
 # colour, side) instead of one each: 5 000 points as 10 000 artists took 10 s to draw.
 BATCH_POINTS = 200
 
 
 def _draw_points_batched(ax, points) -> None:
-    """The unlabelled points, grouped by how they look; the labelled ones are drawn one by
+    """The unlabelled points, grouped by how they look, their size to the nearest
+    SIZE_STEP pt (one artist per look and size: a marker stamped once, as before sizes),
+    the largest first so the small ones stay on top; the labelled ones are drawn one by
     one on top, as on a small chart."""
     groups: dict[tuple, list] = {}
-    for p in points:
-        if not p.text:
-            key = (p.marker, p.color, p.measured, _side(p), 5.5 if p.label != p.level else 5)
-            groups.setdefault(key, []).append((p.ai, p.flop_per_s))
-    for (marker, color, measured, side, zorder), xy in groups.items():
+    for p in sorted((p for p in points if not p.text), key=lambda p: -p.size):
+        size = round(p.size / SIZE_STEP) * SIZE_STEP
+        key = (p.marker, p.color, p.measured, _side(p), 5.5 if p.label != p.level else 5,
+               size)
+        groups.setdefault(key, []).append((p.ai, p.flop_per_s))
+    for (marker, color, measured, side, zorder, size), xy in groups.items():
         xs, ys = [x for x, _ in xy], [y for _, y in xy]
-        ax.plot(xs, ys, ls="none", marker=marker, ms=8, mec=color if not measured else "0.15",
-                mfc=color if measured else "none", mew=1.5 if not measured else 0.8,
-                zorder=zorder)
+        zorder += _size_z(size)
+        ax.plot(xs, ys, ls="none", marker=marker, ms=size,
+                mec=color if not measured else "0.15", mfc=color if measured else "none",
+                mew=1.5 if not measured else 0.8, zorder=zorder, gid="kernel-points")
         if side in SIDE_GLYPHS:
-            ax.scatter(xs, ys, marker=_glyph_marker(SIDE_GLYPHS[side]), s=4.5 ** 2,
-                       linewidths=1.6, facecolors="none",
-                       edgecolors=glyph_color(color, measured), zorder=zorder + 0.01,
-                       gid=f"side-glyph:{side}")
+            ax.scatter(xs, ys, marker=_glyph_marker(SIDE_GLYPHS[side]),
+                       s=(GLYPH_FRACTION * size) ** 2, linewidths=1.6 if size >= 6 else 1.0,
+                       facecolors="none", edgecolors=glyph_color(color, measured),
+                       zorder=zorder + 0.01, gid=f"side-glyph:{side}")
+
+
+def _draw_joins(ax, d: RooflineDisplay) -> None:
+    """The thin grey lines through each kernel's per-level points, one collection for all
+    (thousands of kernels), under the markers and over the roofs."""
+    if not d.joins:
+        return
+    from matplotlib.collections import LineCollection
+
+    ax.add_collection(LineCollection(
+        [list(zip(j.xs, j.ys, strict=True)) for j in d.joins], colors=JOIN_COLOR,
+        linewidths=0.8, zorder=4, gid="level-joins"), autolim=False)
 
 
 def _lid_marker():
@@ -146,7 +183,8 @@ def draw(d: RooflineDisplay, ax):
     shown = len({p.kernel for p in d.points if p.text})
     ax.set_xlabel("arithmetic intensity (FLOP/byte)" + (
         f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
-        f"label" if d.unlabelled else ""))
+        f"label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
+                                             if d.dropped else ""))
     ax.set_ylabel("performance (FLOP/s)")
     # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
@@ -186,6 +224,7 @@ def draw(d: RooflineDisplay, ax):
                                 "ls": "-" if a.kind == "arrow" else "--"})
     for cap in d.caps:   # under the points (zorder 5), over the roof lines
         _draw_cap(ax, cap, d.ylim)
+    _draw_joins(ax, d)
     many = len(d.points) > BATCH_POINTS
     if many:
         _draw_points_batched(ax, d.points)
@@ -196,7 +235,7 @@ def draw(d: RooflineDisplay, ax):
         # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
         # Its side of the ridge is its colour and the glyph inside (slope / flat bar).
         _draw_point(ax, (p.ai, p.flop_per_s, p.marker), p.color, p.measured, _side(p),
-                    5.5 if p.label != p.level else 5)
+                    5.5 if p.label != p.level else 5, p.size)
         if not p.text:
             continue
         # Placed clear of the other labels; one moved away from its point gets a leader.
@@ -215,6 +254,11 @@ def draw(d: RooflineDisplay, ax):
     ax.legend(handles=[h for h, _ in handles], labels=[t for _, t in handles],
               loc="lower right", fontsize=7, handler_map={tuple: HandlerTuple(ndivide=1)})
     return fig, ax
+
+
+def _short_dropped(note: str) -> str:
+    """The min_share note under the axis, without its how-to (the terminal gives that)."""
+    return note.split(";")[0] + (")" if "(" in note.split(";")[0] else "")
 
 
 def _roof_index(d: RooflineDisplay, label: str) -> int:
@@ -306,6 +350,16 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
                              Line2D([], [], ls="none", marker=_glyph_marker(SIDE_GLYPHS[side]),
                                     ms=4.5, mew=1.6, color=glyph_color(color, True),
                                     gid=f"side-glyph:{side}")), what))
+    if d.sized and any(p.share is not None for p in d.points):
+        # three grey rings, one in another, at the sizes of 4 %, 25 % and 100 % of the time (the
+        # smallest is also the clamp: every share under 4 % is drawn that size)
+        handles.append((tuple(Line2D([], [], ls="none", marker="o", ms=share_size(f),
+                                     mfc="none", mec="0.3", mew=0.8)
+                              for f in (1.0, 0.25, 0.04)),
+                        f"{SIZE_LEGEND} (area; 4 %, 25 %, 100 %)"))
+    if d.joins:
+        handles.append((Line2D([], [], color=JOIN_COLOR, lw=0.8, marker="o", ms=3,
+                               mfc="0.5", mec="0.5"), JOIN_LEGEND))
     if any(not p.measured for p in d.points):
         handles.append((Line2D([], [], ls="none", marker="o", mfc="none", mec="0.3"),
                         "predicted (no measured time)"))

@@ -324,18 +324,25 @@ MANY_MARKERS = 200
 MARKER_CELL_PT = 4.5
 
 
+def _radius(p) -> float:
+    """A point's marker box half-width: 4.5 pt for the usual 8 pt marker, more for a kernel
+    drawn larger for its share of the time (chart_parts.share_size), never less."""
+    return max(4.5, getattr(p, "size", 8.0) / 2 + 0.5)
+
+
 def _marker_obstacles(points, pt) -> list[tuple[float, float, float, float]]:
     """The markers' boxes: one each on a small chart; on a crowded one, the labelled
     points' own and the grid cells the others cover."""
     if len(points) <= MANY_MARKERS:
-        return [_marker_box(pt(p.ai, p.flop_per_s)) for p in points]
-    out = [_marker_box(pt(p.ai, p.flop_per_s)) for p in points if p.text]
-    c, r = MARKER_CELL_PT, 4.5
+        return [_marker_box(pt(p.ai, p.flop_per_s), _radius(p)) for p in points]
+    out = [_marker_box(pt(p.ai, p.flop_per_s), _radius(p)) for p in points if p.text]
+    c = MARKER_CELL_PT
     cells: set[tuple[int, int]] = set()
     for p in points:
         if p.text:
             continue
         x, y = pt(p.ai, p.flop_per_s)
+        r = _radius(p)
         cells.update((i, j) for i in range(math.floor((x - r) / c), math.floor((x + r) / c) + 1)
                      for j in range(math.floor((y - r) / c), math.floor((y + r) / c) + 1))
     runs: list[list[int]] = []   # [row, first column, last column]

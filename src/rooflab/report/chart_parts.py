@@ -47,6 +47,32 @@ COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names r
 # Line.style as plotly names it (the interactive chart draws the same lines)
 PLOTLY_DASH = {"solid": "solid", "dashed": "dash", "dotted": "dot"}
 
+# A kernel's marker size says its share of the time (review 14d G, Intel Advisor's "by dot
+# size ... identify loops that take most of total program time"): its AREA is proportional
+# to the share, SIZE_MAX points across at 100 %, so a kernel at a quarter of the time is
+# half as wide; clamped to SIZE_MIN so a 0.01 % kernel stays visible (every share under
+# (SIZE_MIN / SIZE_MAX)^2 = 4 % is drawn SIZE_MIN across). Sizes are marker diameters in
+# points (matplotlib's markersize) and the same numbers in pixels in the HTML chart.
+# POINT_SIZE: every marker when sizes are off (--size-by none) or a kernel has no time.
+POINT_SIZE = 8.0
+SIZE_MIN = 4.0
+SIZE_MAX = 20.0
+SIZE_BY = ("time", "none")
+SIZE_LEGEND = "size: share of time"
+# The thin line through one kernel's points at its memory levels (Advisor's integrated
+# roofline joins a loop's L1/L2/L3/DRAM dots): which triangle belongs to which circle.
+JOIN_COLOR = "#a0a0a0"
+JOIN_LEGEND = "one kernel's levels"
+
+
+def share_size(share: float | None) -> float:
+    """The marker diameter (points) of a kernel taking `share` (0..1) of the timed total:
+    area proportional to the share, SIZE_MAX at 1, clamped to [SIZE_MIN, SIZE_MAX];
+    POINT_SIZE for no share (an untimed kernel)."""
+    if share is None or not share >= 0:
+        return POINT_SIZE
+    return min(SIZE_MAX, max(SIZE_MIN, SIZE_MAX * math.sqrt(share)))
+
 
 def ceiling_style(c: Ceiling) -> str:
     """A ceiling's line style, in every chart: measured solid, anything else (nominal,
@@ -121,6 +147,8 @@ class DrawnPoint:
     step: str = ""                 # a trajectory step's own name (meta step_label: "b=8")
     side: str = ""                 # memory | compute: left or right of its ridge
     kernel_index: int = -1         # its kernel's position in RooflineDisplay.kernels
+    size: float = POINT_SIZE       # marker diameter, points (share_size of its time share)
+    share: float | None = None     # its kernel's share of the timed total (None: untimed)
 
 
 @dataclass(frozen=True)
@@ -215,6 +243,10 @@ class RooflineDisplay:
     hidden: tuple[str, ...] = ()       # compute ceilings left out, as "roof: label"
     caps: tuple[LaunchCap, ...] = ()   # launch caps, where they matter (CAP_SHOWN)
     unlabelled: int = 0   # kernels drawn without a label (chart.LABELS_SHOWN, labels=)
+    # the thin grey lines through each kernel's per-level points (kind "levels"), under them
+    joins: tuple[Line, ...] = ()
+    sized: bool = False   # marker areas say the kernels' shares of the time (share_size)
+    dropped: str = ""     # min_share's note: how many kernels are left out, else ""
     figure_: object = field(default=None, repr=False)
     ax_: object = field(default=None, repr=False)
 

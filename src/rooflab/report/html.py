@@ -27,9 +27,14 @@ from .chart_parts import (
     CAP_LEGEND,
     CAP_SHOWN,
     COMPUTE_COLOR,
+    JOIN_COLOR,
+    JOIN_LEGEND,
     LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
     LEVEL_MARKERS,
     PLOTLY_DASH,
+    SIZE_LEGEND,
+    SIZE_MAX,
+    SIZE_MIN,
     LaunchCap,
     Line,
     RooflineDisplay,
@@ -37,6 +42,7 @@ from .chart_parts import (
 )
 from .html_labels import (
     CEILING_FONT_PX,
+    MARKER_RADIUS_PX,
     POINT_FONT_PX,
     POSITIONS,
     Axes,
@@ -61,6 +67,7 @@ from .markdown import (
     UNPLACED_HEADERS,
     UNPLACED_TITLE,
     advice_rows,
+    generator_footer,
     kernel_row_notes,
     kernel_rows,
     machine_for,
@@ -122,16 +129,20 @@ SLOPE_SCRIPT = """
 """
 
 
-def chart_display(analysis: Analysis, profile: MachineProfile | None = None
+def chart_display(analysis: Analysis, profile: MachineProfile | None = None,
+                  size_by: str = "time", min_share: float | None = None
                   ) -> RooflineDisplay:
     """What the report's chart shows, worked out as the PNG chart works it out
     (chart.roofline_data: its lines, its selection of ceilings, its points and launch
-    caps): the judging roof first, then the profile's other roofs, and every kernel."""
+    caps, the markers' sizes and the lines joining a kernel's levels): the judging roof
+    first, then the profile's other roofs, and every kernel (over min_share of the time:
+    `rooflab report --min-share`)."""
     roofs = [analysis.roof]
     if profile is not None:
         roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
     # the HTML names lines and points itself (html_labels): the PNG's places are not needed
-    return roofline_data(roofs, analysis.kernels, place_labels=False)
+    return roofline_data(roofs, analysis.kernels, place_labels=False, size_by=size_by,
+                         min_share=min_share)
 
 
 def _roof_traces(go, display: RooflineDisplay) -> list:
@@ -300,32 +311,41 @@ def _key(p: Point) -> Key:
 
 def _drawn_at(analysis: Analysis, display: RooflineDisplay) -> At:
     """Where the display draws each point of the analysis (display.kernels are the
-    analysis's, by identity; a point it does not draw, off the log axes, is absent)."""
+    analysis's, by identity; a point it does not draw, off the log axes or under
+    --min-share, is absent)."""
+    return {k: (d.ai, d.flop_per_s) for k, d in _drawn(analysis, display).items()}
+
+
+def _drawn(analysis: Analysis, display: RooflineDisplay) -> dict:
+    """The display's DrawnPoint of each point of the analysis, by Key."""
     index_of: dict[int, int] = {}
     for i, k in enumerate(analysis.kernels):
         index_of.setdefault(id(k), i)
     of = [index_of.get(id(k), -1) for k in display.kernels]
-    return {(of[d.kernel_index], d.level): (d.ai, d.flop_per_s) for d in display.points
+    return {(of[d.kernel_index], d.level): d for d in display.points
             if 0 <= d.kernel_index < len(of)}
 
 
 def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
-                  names: dict[Key, str], analysis: Analysis, at: At):
+                  names: dict[Key, str], analysis: Analysis, at: At,
+                  sizes: dict[Key, float] | None = None):
     """Kernels at one level: filled at their achieved performance, or hollow at their
     attainable one when no time was measured. names: (kernel index, level) ->
     textposition of the points named beside their marker (html_labels); the others are
-    named on hover."""
+    named on hover. sizes: each marker's diameter (px), the display's DrawnPoint.size, as
+    the PNG draws it in points (area proportional to the time share); default 11 each."""
     symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
     keys = [_key(p) for p in pts]
+    size = [sizes[k] for k in keys] if sizes else 11
     return go.Scatter(
         x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
         mode="markers+text", name=f"kernels @ {level}" if measured else
         f"predicted @ {level} (no measured time)",
         text=[p.kernel if k in names else "" for p, k in zip(pts, keys, strict=True)],
         textposition=[names.get(k, POSITIONS[0]) for k in keys],
-        marker=({"size": 11, "symbol": symbol, "color": level_color(level),
+        marker=({"size": size, "symbol": symbol, "color": level_color(level),
                  "line": {"width": 1, "color": "#222"}} if measured
-                else {"size": 11, "symbol": f"{symbol}-open", "color": level_color(level),
+                else {"size": size, "symbol": f"{symbol}-open", "color": level_color(level),
                       "line": {"width": 2}}),
         hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
 
@@ -341,7 +361,11 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     pairs = _roof_traces(go, display)
     pairs += [(t, None) for t in _mixed_traces(go, display)]
     roof_traces = [t for t, _ in pairs]
-    at = _drawn_at(analysis, display)
+    drawn_points = _drawn(analysis, display)
+    at = {k: (d.ai, d.flop_per_s) for k, d in drawn_points.items()}
+    # the PNG's sizes (area proportional to the time share) where it sizes them; else
+    # the report's usual 11 px for every marker
+    sizes = ({k: d.size for k, d in drawn_points.items()} if display.sized else None)
     # Kernels without a measured time sit at their attainable performance, hollow, as
     # the PNG chart draws them: a prediction, not a measurement.
     drawn = [p for p in analysis.points if _key(p) in at and p.achieved_flop_per_s is not None]
@@ -356,7 +380,10 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
     lines = [(i, list(zip(t.x, t.y, strict=True)))
              for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
-    markers = [marker_box(axes.px(*at[_key(p)])) for p in drawn + predicted] + cap_boxes
+    # a marker drawn larger for its time share is a larger obstacle (never a smaller one)
+    radius = {k: max(MARKER_RADIUS_PX, d.size / 2) for k, d in drawn_points.items()}
+    markers = [marker_box(axes.px(*at[_key(p)]), radius[_key(p)])
+               for p in drawn + predicted] + cap_boxes
     # The ceilings are named first (every one is: they are all one colour), then the
     # kernels where they stay readable (the longest first, each clear of the others and
     # of the lines where it can be; hover always has them), then the slopes.
@@ -366,20 +393,26 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     ceiling_names = _line_label_boxes(roof_traces, axes)
     segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
     names = _point_names(analysis, drawn + predicted, axes, [*ceiling_names, *cap_boxes],
-                         segments, at)
+                         segments, at, radius)
+    joins = _joins_trace(go, display)
+    if joins is not None:      # under the markers (short, flat: no obstacle to the names)
+        fig.add_trace(joins)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
-                                        measured, names, analysis, at))
+                                        measured, names, analysis, at, sizes))
     if steps:
         fig.add_trace(steps)
+    if display.sized:
+        fig.add_trace(_size_legend(go))
     for t in _cap_traces(go, caps, axes, analysis.roof):
         fig.add_trace(t)
     fig.update_layout(annotations=_slope_annotations(
-        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes, at),
+        pairs, axes, [*ceiling_names, *_name_boxes(drawn + predicted, names, axes, at,
+                                                     radius),
                       *cap_boxes],
         [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
-         if t.mode and "lines" in t.mode]))
+         if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]))
     fig.update_layout(
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
@@ -391,6 +424,20 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
                                        len({p.kernel_index for p in drawn + predicted}))},
         height=620)
     return fig
+
+
+def _joins_trace(go, display: RooflineDisplay):
+    """The display's lines through each kernel's per-level points, as one thin grey trace
+    (gaps between kernels; one legend entry toggles them all), or None."""
+    if not display.joins:
+        return None
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for j in display.joins:
+        xs += [*j.xs, None]
+        ys += [*j.ys, None]
+    return go.Scatter(x=xs, y=ys, mode="lines", name=JOIN_LEGEND, hoverinfo="skip",
+                      line={"color": JOIN_COLOR, "width": 1}, connectgaps=False)
 
 
 def _steps_trace(go, analysis: Analysis, drawn: Sequence[Point]):
@@ -434,6 +481,15 @@ def _legend_title(named: int, kernels: int) -> str:
             f"<br>hover a point for the others</sub>")
 
 
+def _size_legend(go):
+    """The legend entry saying what a marker's size means: a trace with no points (it
+    draws nothing; plotly lists it in the legend all the same)."""
+    return go.Scatter(x=[], y=[], text=[], mode="markers", hoverinfo="skip",
+                      name=f"{SIZE_LEGEND} (area: {SIZE_MIN:g} px under 4 %, {SIZE_MAX:g} "
+                           f"px at 100 %)",
+                      marker={"size": 12, "symbol": "circle-open", "color": "#555"})
+
+
 def _line_label_boxes(roof_traces, axes: Axes) -> list:
     """Where the ceilings' and slopes' names are (the kernels' names keep clear of them)."""
     boxes = []
@@ -445,12 +501,13 @@ def _line_label_boxes(roof_traces, axes: Axes) -> list:
     return boxes
 
 
-def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At) -> list:
+def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At,
+                radius: dict[Key, float] | None = None) -> list:
     """Every marker's box and every kernel name's (the slopes' names keep clear of them)."""
     out = []
     for p in pts:
         xy = axes.px(*at[_key(p)])
-        out.append(marker_box(xy))
+        out.append(marker_box(xy, (radius or {}).get(_key(p), MARKER_RADIUS_PX)))
         if _key(p) in names:
             out.append(text_box(xy, p.kernel, names[_key(p)], POINT_FONT_PX))
     return out
@@ -480,7 +537,8 @@ def _slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[
 
 
 def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
-                 obstacles: list, segments: Sequence, at: At) -> dict[Key, str]:
+                 obstacles: list, segments: Sequence, at: At,
+                 radius: dict[Key, float] | None = None) -> dict[Key, str]:
     """(kernel index, level) -> textposition: each kernel named once, at its primary level
     (the one that binds it), the longest-running first (the predicted by their floor)."""
     primary = {_key(p) for p in analysis.primary()}
@@ -488,7 +546,8 @@ def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
     cands = [Candidate(i, *at[_key(p)], p.kernel, p.seconds or p.floor_s or 0.0)
              for i, p in enumerate(shown)]
     # the other levels' markers are in the way too (the candidates' own are added there)
-    others = [marker_box(axes.px(*at[_key(p)])) for p in pts if _key(p) not in primary]
+    others = [marker_box(axes.px(*at[_key(p)]), (radius or {}).get(_key(p), MARKER_RADIUS_PX))
+              for p in pts if _key(p) not in primary]
     placed = place_names(cands, axes, [*obstacles, *others], segments=segments)
     return {_key(shown[i]): pos for i, pos in placed.items()}
 
@@ -540,9 +599,12 @@ def _diagnosis_html(d: Diagnosis) -> str:
 
 
 def html_report(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
-                top: int = 10) -> str:
-    """One self-contained HTML page: chart (plotly.js inlined) and the report's tables."""
-    display = chart_display(analysis, profile)
+                top: int = 10, size_by: str = "time", min_share: float | None = None
+                ) -> str:
+    """One self-contained HTML page: chart (plotly.js inlined) and the report's tables.
+    size_by, min_share: the chart's markers and kernels (chart.roofline_data); the
+    tables keep every kernel."""
+    display = chart_display(analysis, profile, size_by, min_share)
     fig = figure(analysis, profile, title, display)
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
                         config={"displaylogo": False, "responsive": True,
@@ -563,6 +625,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     left_out = chart_left_out(display)
     if left_out:
         body.append(f"<p class='muted'>{e(left_out)}</p>")
+    if display.dropped:   # --min-share: the tables below still list them
+        body.append(f"<p class='muted'>Chart: {e(display.dropped)}; the tables list every "
+                    f"kernel.</p>")
     if profile is not None:
         body += ["<h2>Record table (nominal vs measured)</h2>",
                  _html_table(RECORD_HEADERS, record_rows(analysis, profile))]
@@ -592,6 +657,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     if analysis.notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in analysis.notes)
                     + "</ul>")
+    footer = generator_footer()
+    if footer:
+        body.append(f"<hr><p class='muted'>{e(footer)}</p>")
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(heading)}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")

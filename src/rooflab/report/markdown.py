@@ -153,7 +153,11 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
         low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
                if r.ratio is not None and r.ratio < _floor(r)]
         if low:
-            out.append(f"Measured ceilings far below nominal (seed 004 expects 70-90 %): "
+            from ..probe.nominal import healthy_range
+
+            device = "cpu" if (profile.host or {}).get("kind") == "cpu" else "gpu"
+            out.append(f"Measured ceilings far below nominal (a quiet probe reaches "
+                       f"{healthy_range(device)} of a nominal compute peak): "
                        f"{', '.join(low)}. The probe was most likely disturbed by other "
                        f"load; every % of roof held by those ceilings is inflated by as much. "
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
@@ -471,4 +475,21 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append("")
     if analysis.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in analysis.notes] + [""]
+    footer = generator_footer(markdown=True)
+    if footer:
+        lines += ["", "---", "", footer]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def generator_footer(markdown: bool = False) -> str:
+    """'Written by rooflab 0.1.0: rooflab report k.json -o r.md' when a command writes the
+    report (files.generator), so a report found later says how to make it again (the
+    command as code in Markdown); '' in library use. No date: the same command on the same
+    input gives the same file."""
+    from ..files import command_line, generator
+
+    gen = generator()
+    if gen is None:
+        return ""
+    command = command_line(gen).replace("`", "'") if markdown else command_line(gen)
+    return f"Written by rooflab {gen['rooflab']}: " + (f"`{command}`" if markdown else command)

@@ -58,6 +58,7 @@ def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to 
 
 def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
     keep = [h for h in PRIORITY_HEADERS
@@ -75,6 +76,7 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
         cells[6] = cells[6].split(" (")[0]
         if d.best_advice is not None and per_request(d.best_advice):
             cells[7] += " per request"
+        cells[1] = escape(cells[1])   # a kernel 'loop[i]': rich would take [i] for markup
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"

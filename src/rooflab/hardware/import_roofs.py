@@ -1,0 +1,371 @@
+"""Roofs other tools measured, read as rooflab roofs (review 14d K).
+
+- ERT's roofline.json (Empirical Roofline Toolkit, e.g. ebugger/Empirical-Roofline-Toolkit,
+  Empirical_Roofline_Tool-1.1.0/Results/roofline.edison.nersc.gov.01.json):
+  `empirical.gbytes.data` / `empirical.gflops.data` are [name, GB/s or GFLOP/s] pairs, the
+  measured roof; `spec` has the same layout for the ERT_SPEC_* figures of the config, the
+  nominal roof. `--on ert.json` reads it as it reads a profile (hardware.resolve).
+- likwid-bench's summary (RRZE-HPC/likwid, bench/likwid-bench.c): `Test: NAME`, `Using N
+  threads`, `Size (Byte):` (`Size:` before 5.0), `Size per thread:`, `MFlops/s:`, `MByte/s:`
+  for each run; `rooflab specs import run.txt@DRAM` makes its ceilings.
+- numbers a user types (`specs import --dram 83GB/s --fp64 355GFLOP/s`), nominal unless
+  the user says they measured them.
+
+GB and MB are decimal (1e9, 1e6 bytes), as both tools print them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError, ParseError
+from ..model.ceiling import Ceiling, Roof
+from ..units import LEVELS, parse_rate, parse_size
+
+# ERT's level names that are rooflab's DRAM (KNL's MCDRAM; the GPU builds' HBM is read by
+# model.schema.level_name already)
+_ERT_DRAM = ("MCDRAM", "MEM", "MEMORY", "HBM", "DRAM")
+# ERT_PRECISION in the config (later ERT builds); 1.1.0's default build is double
+_ERT_PRECISION = {"FP64": "fp64", "DOUBLE": "fp64", "FP32": "fp32", "SINGLE": "fp32",
+                  "FP16": "fp16", "HALF": "fp16"}
+
+
+# ---------------------------------------------------------------------------- ERT
+
+
+def is_ert(data: object) -> bool:
+    """Whether a parsed JSON document is ERT's roofline.json."""
+    emp = data.get("empirical") if isinstance(data, Mapping) else None
+    return isinstance(emp, Mapping) and ("gbytes" in emp or "gflops" in emp)
+
+
+def ert_roofs(data: Mapping[str, Any], path: str) -> tuple[Roof, ...]:
+    """The measured roof (`empirical`) and, where the config gave ERT_SPEC_* figures with a
+    compute peak, the nominal one (`spec`). ParseError names the file and the field."""
+    emp = data["empirical"]
+    meta = emp.get("metadata") if isinstance(emp.get("metadata"), Mapping) else {}
+    config = meta.get("CONFIG") if isinstance(meta.get("CONFIG"), Mapping) else {}
+    precision = _ert_precision(config, path)
+    version = str(meta.get("ERT_VERSION") or "?")
+    host = _ert_host(meta)
+    memory = _ert_memory(emp, "empirical", path, "measured", version, meta)
+    compute = _ert_compute(emp, "empirical", path, "measured", version, meta, precision)
+    for what, got, key in (("bandwidth", memory, "gbytes"), ("compute", compute, "gflops")):
+        if not got:
+            raise ParseError(f"empirical.{key}.data: no {what} figure; ERT's roofline.json "
+                             f"lists [name, value] pairs there (rerun ERT, or make a roof "
+                             f"from numbers: `rooflab specs import --dram 83GB/s --fp64 "
+                             f"355GFLOP/s -o roof.json`)", path=path)
+    measured = Roof(name=f"{host} ERT", kind="measured", compute=compute, memory=memory,
+                    source=f"ERT {version} roofline.json ({path})",
+                    notes=("ERT's empirical roof: for each ceiling the best of its runs over "
+                           "processes x threads and FLOPs per element (the method names the "
+                           f"winning run); FLOP/s read as {precision}",))
+    spec = data.get("spec")
+    if not isinstance(spec, Mapping):
+        return (measured,)
+    nominal = Roof(name=f"{host} ERT spec", kind="nominal",
+                   compute=_ert_compute(spec, "spec", path, "nominal", version, {}, precision),
+                   memory=_ert_memory(spec, "spec", path, "nominal", version, {}),
+                   source=f"ERT {version} config ERT_SPEC_* ({path})")
+    # a config without ERT_SPEC_GFLOPS has no peak to draw a nominal roof by
+    return (measured, nominal) if nominal.compute else (measured,)
+
+
+def _ert_host(meta: Mapping[str, Any]) -> str:
+    """HOSTNAME is a string in some results and [name, aliases, addresses] in others."""
+    host = meta.get("HOSTNAME")
+    if isinstance(host, list) and host:
+        host = host[0]
+    return str(host) if isinstance(host, str) and host.strip() else "ERT machine"
+
+
+def _ert_precision(config: Mapping[str, Any], path: str) -> str:
+    raw = config.get("ERT_PRECISION")
+    if raw is None:
+        return "fp64"
+    text = str(raw[0] if isinstance(raw, list) and raw else raw).strip().upper()
+    if text not in _ERT_PRECISION:
+        raise ParseError(f"empirical.metadata.CONFIG.ERT_PRECISION: '{text}' is none of "
+                         f"{', '.join(_ERT_PRECISION)}", path=path)
+    return _ERT_PRECISION[text]
+
+
+def _ert_pairs(section: Mapping[str, Any], where: str, key: str,
+               path: str) -> list[tuple[int, str, float]]:
+    """(index, name, value) of `section[key].data`; [] where the section has none."""
+    block = section.get(key)
+    if block is None:
+        return []
+    data = block.get("data") if isinstance(block, Mapping) else None
+    if not isinstance(data, list):
+        raise ParseError(f"{where}.{key}.data: expected a list of [name, value] pairs; got "
+                         f"{type(data).__name__}", path=path)
+    pairs = []
+    for i, pair in enumerate(data):
+        ok = (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+              and isinstance(pair[1], (int, float)) and not isinstance(pair[1], bool)
+              and pair[1] > 0)
+        if not ok:
+            raise ParseError(f"{where}.{key}.data[{i}]: expected [name, positive number] such "
+                             f"as [\"DRAM\", 83.0]; got {pair!r:.80}", path=path)
+        pairs.append((i, pair[0], float(pair[1])))
+    return pairs
+
+
+def _ert_run(emp_block: Mapping[str, Any], meta: Mapping[str, Any], version: str) -> str:
+    """'ERT 1.1.0, 4 procs x 6 threads, 1 FLOP/element': the winning run, from the
+    section's metadata (Edison's results) or the empirical one (later results)."""
+    own = emp_block.get("metadata") if isinstance(emp_block, Mapping) else None
+    own = own if isinstance(own, Mapping) else {}
+
+    def pick(key):
+        return own.get(key, meta.get(key))
+
+    procs, threads, flops = pick("MPI_PROCS"), pick("OPENMP_THREADS"), pick("FLOPS")
+    text = f"ERT {version}"
+    if procs is not None and threads is not None:
+        text += f", {procs} procs x {threads} threads"
+    elif threads is not None or procs is not None:
+        text += f", {threads} threads" if threads is not None else f", {procs} procs"
+    if flops is not None:
+        text += f", {flops} FLOP/element"
+    return text
+
+
+def _ert_memory(section, where, path, provenance, version, meta) -> tuple[Ceiling, ...]:
+    out = []
+    for i, name, gbs in _ert_pairs(section, where, "gbytes", path):
+        level = "DRAM" if name.strip().upper() in _ERT_DRAM else name.strip().upper()
+        if level not in LEVELS:
+            raise ParseError(f"{where}.gbytes.data[{i}]: level '{name}' is none of "
+                             f"{', '.join(LEVELS)} (or HBM/MCDRAM for DRAM)", path=path)
+        out.append(Ceiling(value=gbs * 1e9, level=level, provenance=provenance,
+                           source=f"ERT {version} roofline.json",
+                           method=_method(where, "gbytes", name, gbs, "GB/s", section,
+                                          meta, version)))
+    return tuple(out)
+
+
+def _ert_compute(section, where, path, provenance, version, meta,
+                 precision) -> tuple[Ceiling, ...]:
+    return tuple(Ceiling(value=gf * 1e9, precision=_named_precision(name, precision),
+                         unit="vector", provenance=provenance,
+                         source=f"ERT {version} roofline.json",
+                         method=_method(where, "gflops", name, gf, "GFLOP/s", section,
+                                        meta, version))
+                 for _i, name, gf in _ert_pairs(section, where, "gflops", path))
+
+
+def _method(where, key, name, value, unit, section, meta, version) -> str:
+    if where == "spec":
+        config_key = "ERT_SPEC_GFLOPS" if key == "gflops" else f"ERT_SPEC_GBYTES_{name}"
+        return f"ERT config {config_key} = {value:g} {unit} (datasheet figure typed into ERT)"
+    return f"{_ert_run(section.get(key), meta, version)} ({where}.{key}: {name} {value:g} {unit})"
+
+
+def _named_precision(name: str, default: str) -> str:
+    """'GFLOPs' is the build's precision; a name that says one ('FP32 GFLOPs') is that one."""
+    low = name.lower()
+    for word, precision in (("fp64", "fp64"), ("double", "fp64"), ("fp32", "fp32"),
+                            ("single", "fp32"), ("fp16", "fp16"), ("half", "fp16")):
+        if word in low:
+            return precision
+    return default
+
+
+# ---------------------------------------------------------------------- likwid-bench
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One likwid-bench run's summary (bench/likwid-bench.c prints it after each test)."""
+
+    kernel: str
+    line: int                       # the `Test:` line, 1-based
+    threads: int | None = None
+    size_bytes: float | None = None          # `Size (Byte):` (all threads, all streams)
+    size_per_thread: float | None = None
+    mflops: float | None = None
+    mbytes: float | None = None
+
+    @property
+    def is_peakflops(self) -> bool:
+        """likwid's peakflops* kernels measure the FLOP peak (an L1-resident array): their
+        MFlops/s is a compute ceiling; any other kernel's is its loop's, not a peak."""
+        return self.kernel.lower().startswith("peakflops")
+
+
+_FIELD = re.compile(r"^\s*(Test|Using|Size \(Byte\)|Size per thread|Size|MFlops/s|MByte/s)"
+                    r"\s*:?\s*(.*?)\s*$")
+
+
+def is_likwid_bench(text: str) -> bool:
+    return "MByte/s:" in text and re.search(r"^\s*Test:", text, re.M) is not None
+
+
+def parse_likwid_bench(text: str, path: str) -> list[BenchRun]:
+    """Every run in a likwid-bench output (several runs may be concatenated)."""
+    runs: list[dict] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _FIELD.match(line)
+        if not m:
+            continue
+        key, value = m.groups()
+        if key == "Test":
+            runs.append({"kernel": value, "line": n})
+        elif not runs:
+            continue
+        elif key == "Using":
+            t = re.match(r"(\d+) threads?$", value)
+            if t:
+                runs[-1]["threads"] = int(t[1])
+        else:
+            field = {"Size (Byte)": "size_bytes", "Size": "size_bytes",
+                     "Size per thread": "size_per_thread", "MFlops/s": "mflops",
+                     "MByte/s": "mbytes"}[key]
+            runs[-1][field] = _bench_number(value, key, path, n)
+    if not runs or not any("mbytes" in r for r in runs):
+        raise ParseError("no likwid-bench summary here (no 'Test:' and 'MByte/s:' lines); "
+                         "give likwid-bench's output, e.g. `likwid-bench -t triad -w "
+                         "S0:1GB > triad.txt`", path=path)
+    for r in runs:
+        if r.get("mbytes") is None and r.get("mflops") is None:
+            raise ParseError(f"the run of '{r['kernel']}' has no 'MByte/s:' or 'MFlops/s:' "
+                             f"line (cut short?)", path=path, line=r["line"])
+    return [BenchRun(**r) for r in runs]
+
+
+def _bench_number(value: str, key: str, path: str, line: int) -> float:
+    try:
+        got = float(value.split()[0])
+    except (ValueError, IndexError):
+        got = float("nan")
+    if not got >= 0:
+        raise ParseError(f"'{key}:' should be a number; got '{value}'", path=path, line=line)
+    return got
+
+
+def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str) -> list[Ceiling]:
+    """The ceilings a likwid-bench file gives: each peakflops* run a compute ceiling
+    (fp32 for the _sp kernels, else fp64), each other run a bandwidth at `level` (the cache
+    or memory its working set sits in: the file does not say). Several runs of one ceiling
+    keep the best, the others as samples."""
+    found: dict[tuple, list[tuple[float, BenchRun]]] = {}
+    for r in runs:
+        if r.is_peakflops:
+            if not r.mflops:
+                raise ParseError(f"the '{r.kernel}' run reports no MFlops/s", path=path,
+                                 line=r.line)
+            precision = "fp32" if "_sp" in r.kernel.lower() else "fp64"
+            found.setdefault(("compute", precision), []).append((r.mflops * 1e6, r))
+            continue
+        if level is None:
+            raise InputError(f"{path}: the '{r.kernel}' run (line {r.line}) measured a "
+                             f"bandwidth at a working set of {_size(r)}, and likwid-bench "
+                             f"does not say which cache or memory that is; name it: "
+                             f"{path}@L1, @L2, @L3 or @DRAM")
+        if not r.mbytes:
+            raise ParseError(f"the '{r.kernel}' run reports no MByte/s", path=path, line=r.line)
+        found.setdefault(("memory", level), []).append((r.mbytes * 1e6, r))
+    return [_bench_ceiling(kind, key, got, path) for (kind, key), got in found.items()]
+
+
+def _bench_ceiling(kind: str, key: str, got, path: str) -> Ceiling:
+    value, best = max(got, key=lambda vr: vr[0])
+    threads = f"{best.threads} threads" if best.threads else "threads not given"
+    what = ("MFlops/s as printed" if kind == "compute" else
+            "MByte/s as printed: the kernel's explicit loads + stores per update "
+            "(likwid-bench -l KERNEL), write-allocate not counted")
+    others = f", the best of {len(got)} runs" if len(got) > 1 else ""
+    method = (f"likwid-bench -t {best.kernel}, {threads}, working set {_size(best)}"
+              f"{others} ({path}, line {best.line}): {what}")
+    common = dict(value=value, provenance="measured", source=f"likwid-bench ({path})",
+                  method=method, samples=tuple(v for v, _ in got) if len(got) > 1 else ())
+    if kind == "compute":
+        return Ceiling(precision=key, unit="vector", **common)
+    return Ceiling(level=key, **common)
+
+
+def _size(r: BenchRun) -> str:
+    from ..units import si
+
+    if r.size_bytes is None:
+        return "not given"
+    per = (f" ({si(r.size_per_thread, 'B')} per thread)"
+           if r.size_per_thread and r.threads and r.threads > 1 else "")
+    return f"{si(r.size_bytes, 'B')}{per}"
+
+
+# --------------------------------------------------------------------- typed numbers
+
+# a bare number below this is a unit left out (`--fp64 355` is 355 FLOP/s), not a machine
+_SLOWEST = 1e6
+_FLOP_SUFFIX = re.compile(r"\s*(flop/s|flops|flop/sec)\s*$", re.I)
+
+
+def parse_flop_rate(text: str, what: str) -> float:
+    """'355GFLOP/s', '1.2TFLOPS', '3.55e11' (FLOP/s) -> FLOP/s. Raises InputError."""
+    s = str(text).strip()
+    head = _FLOP_SUFFIX.sub("", s)
+    bad = not head or "/" in head or head.lower().endswith("b")
+    try:
+        value = float("nan") if bad else parse_size(head, what)
+    except InputError:
+        value = float("nan")
+    if not value >= 1 or (head == s and value < _SLOWEST):
+        raise InputError(f"{what} must be a compute rate such as 355GFLOP/s, 1.2TFLOP/s or "
+                         f"3.55e11 (FLOP/s); got '{text}'")
+    return value
+
+
+def parse_bandwidth(text: str, what: str) -> float:
+    """units.parse_rate, refusing a bare number below 1 MB/s (a unit left out)."""
+    value = parse_rate(text, what)
+    if value < _SLOWEST and not any(ch.isalpha() for ch in str(text).replace("e", "")):
+        raise InputError(f"{what} {text} would be {value:g} bytes/s (a bare number is "
+                         f"bytes/s); give the unit, e.g. {what} {text}GB/s")
+    return value
+
+
+def typed_ceiling(flag: str, text: str, measured: bool) -> Ceiling:
+    """A ceiling from `--dram 83GB/s` or `--fp64 355GFLOP/s`: nominal unless --measured."""
+    provenance = "measured" if measured else "nominal"
+    common = dict(provenance=provenance, source="rooflab specs import (typed in)",
+                  method=f"given: {flag} {text}" + (" (stated as measured)" if measured
+                                                    else " (stated as nominal)"))
+    name = flag.lstrip("-")
+    if name in ("fp64", "fp32"):
+        return Ceiling(value=parse_flop_rate(text, flag), precision=name, unit="vector",
+                       **common)
+    return Ceiling(value=parse_bandwidth(text, flag), level=name.upper(), **common)
+
+
+def assemble_roof(name: str, ceilings: Sequence[tuple[str, Ceiling]]) -> Roof:
+    """One roof from ceilings of several origins ((what gave it, ceiling)): one ceiling
+    per level and per precision (two origins of one is an InputError naming both), at
+    least one compute and one memory ceiling; measured if any ceiling is."""
+    seen: dict[tuple, str] = {}
+    for origin, c in ceilings:
+        key = (c.level,) if c.level else (c.precision, c.unit)
+        label = c.level or c.precision
+        if key in seen:
+            raise InputError(f"{label} given twice: by {seen[key]} and by {origin}; keep one")
+        seen[key] = origin
+    compute = tuple(c for _, c in ceilings if c.precision)
+    memory = tuple(c for _, c in ceilings if c.level)
+    if not compute:
+        raise InputError("the roof has no compute ceiling; add one: --fp64 355GFLOP/s (or "
+                         "--fp32), or a likwid-bench peakflops run")
+    if not memory:
+        raise InputError("the roof has no bandwidth; add one: --dram 83GB/s (or --l1/--l2/"
+                         "--l3), or a likwid-bench run such as triad.txt@DRAM")
+    kind = "measured" if any(c.provenance == "measured" for _, c in ceilings) else "nominal"
+    order = {lv: i for i, lv in enumerate(LEVELS)}
+    memory = tuple(sorted(memory, key=lambda c: order.get(c.level, 99)))
+    return Roof(name=name, kind=kind, compute=compute, memory=memory,
+                source="rooflab specs import: " + ", ".join(dict.fromkeys(o for o, _ in
+                                                                          ceilings)))
