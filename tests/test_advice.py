@@ -9,7 +9,8 @@ advice is about efficiency, which moves it to 80 %).
 import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.advice import TARGET_EFFICIENCY, advise, efficiency_of
+from rooflab.model.advice import advise
+from rooflab.model.advice_core import TARGET_EFFICIENCY, efficiency_of
 
 ROOF = Roof("toy", compute=(Ceiling(1e12, precision="fp32", unit="vector"),
                             Ceiling(4e12, precision="tf32", unit="tensor"),

@@ -17,7 +17,9 @@ import pytest
 
 from rooflab import load_roof
 from rooflab.model import Kernel, analyze
-from rooflab.model.advice import _lower_precision, advise, efficiency_of
+from rooflab.model.advice import advise
+from rooflab.model.advice_core import efficiency_of
+from rooflab.model.advice_precision import _lower_precision
 from rooflab.model.whatif import change_precision
 
 H100 = load_roof("H100")

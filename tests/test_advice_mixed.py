@@ -19,7 +19,8 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.advice import advise, efficiency_of
+from rooflab.model.advice import advise
+from rooflab.model.advice_core import efficiency_of
 from rooflab.model.ceiling import kernel_ceiling
 
 # the A100's figures without a launch floor, so efficiency = work floor / measured time

@@ -26,7 +26,7 @@ from rooflab.hardware.catalog import lookup, parse_catalog_text
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.compare import compare_kernels, gate_notes
 from rooflab.model.kernel import Kernel
-from rooflab.model.utest import smallest_p, u_test
+from rooflab.model.mann_whitney import smallest_p, u_test
 
 ROOT = Path(__file__).resolve().parents[1]
 

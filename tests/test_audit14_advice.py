@@ -27,8 +27,13 @@ import pytest
 
 from rooflab.hardware.resolve import load_roof
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.advice import FUSION_MIN_GAIN, activation_share, advise
-from rooflab.model.advice_memory import shape_ai, weight_streaming
+from rooflab.model.advice import advise
+from rooflab.model.advice_memory import (
+    FUSION_MIN_GAIN,
+    activation_share,
+    shape_ai,
+    weight_streaming,
+)
 from rooflab.model.diagnose import diagnose
 from rooflab.model.sanity import check_kernel
 from rooflab.workloads import ops

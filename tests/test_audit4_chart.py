@@ -229,7 +229,7 @@ def test_html_styles_each_ceiling_by_its_own_provenance():
 def test_roof_label_does_not_stack_parentheses():
     """`rooflab plot output*.csv --on output5.ncu-rep -o steps.png` was titled 'Roofline:
     NVIDIA GeForce RTX 4060 Laptop GPU (profiler peaks) (derived)'."""
-    from rooflab.report.chart import roof_label
+    from rooflab.report.chart_parts import roof_label
 
     gpp = Roof("NVIDIA GeForce RTX 4060 Laptop GPU (profiler peaks)", "derived",
                compute=(Ceiling(156e9, precision="fp64", provenance="derived"),),

@@ -9,13 +9,8 @@ import pytest
 
 from rooflab.errors import InputError
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.report.chart import (
-    COMPUTE_BOUND_COLOR,
-    MEMORY_BOUND_COLOR,
-    plot_roofline,
-    roofline_data,
-    save_figure,
-)
+from rooflab.report.chart import plot_roofline, roofline_data, save_figure
+from rooflab.report.chart_parts import COMPUTE_BOUND_COLOR, MEMORY_BOUND_COLOR
 
 # Seed 004: T4 nominal 65 TFLOP/s fp16 tensor, 320 GB/s; the example measurement 50e12, 270e9.
 T4_NOMINAL = Roof("T4", "nominal",

@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.report.chart import (
+from rooflab.report.chart import roofline_data
+from rooflab.report.chart_parts import (
     COMPUTE_BOUND_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
     ROOF_COLORS,
     ROOF_MARKERS,
     SIDE_GLYPHS,
-    roofline_data,
 )
 
 pytest.importorskip("matplotlib")

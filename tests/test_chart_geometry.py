@@ -20,7 +20,8 @@ from rooflab.hardware.catalog import lookup_roof
 from rooflab.hardware.profile import MachineProfile
 from rooflab.ingest.kernelfile import load_kernels
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.report.chart import MAX_CEILINGS, roofline_data
+from rooflab.report.chart import roofline_data
+from rooflab.report.chart_ceilings import MAX_CEILINGS
 from rooflab.report.chart_parts import PLOTLY_DASH, ceiling_style
 
 pytest.importorskip("plotly")

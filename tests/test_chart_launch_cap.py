@@ -20,16 +20,15 @@ from dataclasses import replace
 import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.report.chart import (
+from rooflab.report.chart import plot_roofline, roofline_data
+from rooflab.report.chart_layout import _box, _overlap, _to_pt, cap_box, layout_labels
+from rooflab.report.chart_parts import (
     CAP_LEGEND,
     MEMORY_BOUND_COLOR,
     DrawnPoint,
     LaunchCap,
     launch_cap,
-    plot_roofline,
-    roofline_data,
 )
-from rooflab.report.chart_layout import _box, _overlap, _to_pt, cap_box, layout_labels
 from rooflab.report.html import LEVEL_COLORS, figure, html_report
 
 ROOF = Roof("hand", "measured",

@@ -10,9 +10,9 @@ from rooflab.hardware.host import (
     cpu_flags,
     detect_host,
     meminfo,
+    parse_cache_size,
     parse_cpuinfo,
     parse_lscpu,
-    parse_size_text,
     sysfs_caches,
 )
 
@@ -72,7 +72,7 @@ def test_lscpu_totals_are_divided_by_instances():
 @pytest.mark.parametrize("text,want", [("32K", 32768), ("1024K", 1048576), ("32 MiB", 2**25),
                                        ("48 KiB (1 instance)", 49152), ("junk", None)])
 def test_size_text(text, want):
-    assert parse_size_text(text) == want
+    assert parse_cache_size(text) == want
 
 
 def test_sysfs_cache_tree(tmp_path):

@@ -20,7 +20,8 @@ from rooflab.hardware.profile import MachineProfile
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.diagnose import diagnose
 from rooflab.model.sanity import check_kernel
-from rooflab.report.chart import COMPUTE_BOUND_COLOR, roofline_data
+from rooflab.report.chart import roofline_data
+from rooflab.report.chart_parts import COMPUTE_BOUND_COLOR
 from rooflab.report.html import figure
 from rooflab.report.markdown import record_rows, trust_warnings
 

@@ -12,7 +12,7 @@ import pytest
 from rooflab.errors import DeviceError, InputError
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.probe.gpu import compare_to_nominal
-from rooflab.probe.gpu.identity import parse_device
+from rooflab.probe.gpu.identity import parse_torch_device
 from rooflab.probe.gpu.sweep import (
     Plateau,
     find_plateaus,
@@ -199,12 +199,12 @@ def test_measured_above_nominal_is_flagged_not_hidden():
 # --- devices ----------------------------------------------------------------------------
 
 def test_parse_device():
-    assert parse_device("cuda") == ("cuda", None)
-    assert parse_device("CUDA:1") == ("cuda", 1)
-    assert parse_device("cpu") == ("cpu", None)
+    assert parse_torch_device("cuda") == ("cuda", None)
+    assert parse_torch_device("CUDA:1") == ("cuda", 1)
+    assert parse_torch_device("cpu") == ("cpu", None)
     for bad in ("tpu", "cuda:x", "cpu:0", ""):
         with pytest.raises(InputError, match="'cuda', 'cuda:N' or 'cpu'"):
-            parse_device(bad)
+            parse_torch_device(bad)
 
 
 def test_no_cuda_device_is_a_clear_device_error(monkeypatch):

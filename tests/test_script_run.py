@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from rooflab.bench.script_run import check_script, run_as_main
 from rooflab.errors import InputError, ProbeError
-from rooflab.ingest.script_run import check_script, run_as_main
 
 
 def test_argv_and_path_restored_after_a_script_that_raises(tmp_path, capsys):

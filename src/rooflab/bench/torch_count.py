@@ -33,6 +33,10 @@ from typing import Any
 
 from ..units import canonical_dtype, flop_precision
 from ..workloads.count import COMPULSORY
+from ..workloads.ops import (
+    LAYERNORM_AFFINE_FLOP_PER_ELEMENT,
+    LAYERNORM_PLAIN_FLOP_PER_ELEMENT,
+)
 
 # FLOP per element where FlopCounterMode counts 0, by aten op name (overload packet).
 # The conventions are those of rooflab.workloads.ops, so a counted op and its analytic
@@ -53,9 +57,10 @@ from ..workloads.count import COMPULSORY
 #  - softmax / log_softmax: 4 per element (subtract the max, exp, add to the sum, divide or
 #    subtract the log) = ops.SOFTMAX_FLOP_PER_ELEMENT; the three-pass algorithm is in
 #    Milakov & Gimelshein 2018, arXiv:1805.02867, algorithm 1.
-#  - layer norm: 7 per element with weight and bias = ops.LAYERNORM_FLOP_PER_ELEMENT
+#  - layer norm: 7 per element with weight and bias = ops.LAYERNORM_AFFINE_FLOP_PER_ELEMENT
 #    (mean add, subtract, square-accumulate 2, times rstd, times gamma plus beta 2); 5
-#    without them. Batch norm in inference: 4 (subtract, scale, weight, bias).
+#    without them = ops.LAYERNORM_PLAIN_FLOP_PER_ELEMENT. Batch norm in inference: 4
+#    (subtract, scale, weight, bias).
 # DeepSpeed's flops profiler (deepspeed/profiling/flops_profiler/profiler.py) counts 1 per
 # element for softmax and 4-5 for layer norm: lower figures for the same work, so compare
 # FLOP counts from different tools only after checking their conventions.
@@ -77,7 +82,10 @@ PER_ELEMENT: dict[str, float] = {
     "_softmax": 4.0, "_log_softmax": 4.0,
     "_native_batch_norm_legit_no_training": 4.0,
 }
-LAYERNORM_FLOP_PER_ELEMENT = {"affine": 7.0, "plain": 5.0}
+# Old name of the layer-norm counts keyed by affine/plain (ops.py owns the two numbers),
+# kept for outside users; ops.LAYERNORM_FLOP_PER_ELEMENT is the affine count alone.
+LAYERNORM_FLOP_PER_ELEMENT = {"affine": float(LAYERNORM_AFFINE_FLOP_PER_ELEMENT),
+                              "plain": float(LAYERNORM_PLAIN_FLOP_PER_ELEMENT)}
 # Ops whose FLOP count per element uses the input size (reductions) rather than the output.
 _PER_INPUT = frozenset({"sum", "mean", "prod", "logsumexp", "linalg_vector_norm", "norm",
                         "var", "std", "var_mean", "std_mean"})
@@ -293,8 +301,9 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
     """FLOP from rooflab's per-element table for an op FlopCounterMode counts as 0."""
     if name == "native_layer_norm":
         has_affine = len(args) > 2 and args[2] is not None
-        per = LAYERNORM_FLOP_PER_ELEMENT["affine" if has_affine else "plain"]
-        return per * args[0].numel()
+        per = (LAYERNORM_AFFINE_FLOP_PER_ELEMENT if has_affine
+               else LAYERNORM_PLAIN_FLOP_PER_ELEMENT)
+        return float(per * args[0].numel())
     if name in _FFT and read:
         # The full-length signal: the input, except for complex-to-real (the output).
         full = written[0] if name == "_fft_c2r" and written else read[0]

@@ -1,6 +1,6 @@
 """`rooflab bench --run script.py`: run a user's script and keep the kernels it measured.
 
-The script runs as `rooflab torch --run` runs one (ingest.script_run): in this process,
+The script runs as `rooflab torch --run` runs one (bench.script_run): in this process,
 as `__main__`, with `sys.argv = [script, *args]` and its folder first on `sys.path`; here inside
 `rooflab.measuring.collect()`, which records every Kernel its `rooflab.measure` calls make
 (a benchmark's Kernel, a `with` block's `.kernel`, a decorated function's calls as one
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import InputError
-from ..ingest.script_run import check_script, run_as_main
 from ..model.kernel import Kernel
+from .script_run import check_script, run_as_main
 
 HOW_TO_MARK = ("mark a kernel with rooflab.measure(fn, *args, flop=..., bytes=...), "
                "`with rooflab.measure(name=..., flop=..., bytes=...):` or "

@@ -279,15 +279,41 @@ def _ops():
     return ops
 
 
-def register(app) -> None:
-    """Add `rooflab ai OP ...` (one subcommand per op)."""
-    ai = typer.Typer(help=HELP, no_args_is_help=True)
-    # Positional sizes: let "-4" reach the size check ("must be positive") instead of
-    # being taken for an unknown option.
-    positional = {"ignore_unknown_options": True}
-    app.add_typer(ai, name="ai")
+# The ops over each row of ROWS x COLS, one subcommand each: (op, help text).
+ROWS_COLS_OPS = (
+    ("softmax", "Softmax over each of ROWS rows of COLS.\n\n"
+                "    rooflab ai softmax 4096 4096\n\n"
+                "4 FLOP per element; bytes: one read, one write (a fused, online softmax)."),
+    ("layernorm", "LayerNorm over each row.\n\n    rooflab ai layernorm 2048 4096\n\n"
+                  "7 FLOP per element; bytes: x read, y written, gamma and beta read once."),
+    ("rmsnorm", "RMSNorm over each row.\n\n    rooflab ai rmsnorm 1 2048\n\n"
+                "4 FLOP per element; bytes: x read, y written, gamma read once."),
+)
+# Positional sizes: let "-4" reach the size check ("must be positive") instead of being
+# taken for an unknown option.
+POSITIONAL = {"ignore_unknown_options": True}
 
-    @ai.command("matmul", context_settings=positional)
+
+def register(app) -> None:
+    """Add `rooflab ai OP ...` (one subcommand per op, each added by its _register_<op>)."""
+    ai = typer.Typer(help=HELP, no_args_is_help=True)
+    app.add_typer(ai, name="ai")
+    matmul = _register_matmul(ai)
+    _register_gemm(ai, matmul)
+    _register_gemv(ai)
+    _register_elementwise(ai)
+    _register_reduction(ai)
+    for op, doc in ROWS_COLS_OPS:
+        _register_rows_cols(ai, op, doc)
+    _register_conv2d(ai)
+    _register_attention(ai)
+    _register_embedding(ai)
+
+
+def _register_matmul(ai: typer.Typer):
+    """`rooflab ai matmul M N K`; returns the command, which gemm calls."""
+
+    @ai.command("matmul", context_settings=POSITIONAL)
     def matmul(m: str = typer.Argument(..., help="rows of A and C (tokens, for a linear "
                                        "layer)"),
                n: str = typer.Argument(..., help="columns of B and C (output features)"),
@@ -323,7 +349,13 @@ def register(app) -> None:
                      "compulsory_ai": ideal.ai}
         _emit(op, on, json_out, extra)
 
-    @ai.command("gemm", context_settings=positional, hidden=True)
+    return matmul
+
+
+def _register_gemm(ai: typer.Typer, matmul) -> None:
+    """`rooflab ai gemm` (hidden): matmul under its BLAS name."""
+
+    @ai.command("gemm", context_settings=POSITIONAL, hidden=True)
     def gemm(m: str, n: str, k: str, dtype: str = DTYPE, batch: str = typer.Option("1"),
              on: OnAi = None, json_out: bool = JSON, tile: str | None = TILE,
              out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
@@ -331,7 +363,11 @@ def register(app) -> None:
         """Same as matmul."""
         matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group)
 
-    @ai.command("gemv", context_settings=positional)
+
+def _register_gemv(ai: typer.Typer) -> None:
+    """`rooflab ai gemv`."""
+
+    @ai.command("gemv", context_settings=POSITIONAL)
     def gemv(m: str, n: str, dtype: str = DTYPE, on: OnAi = None,
              json_out: bool = JSON) -> None:
         """y(m) = A(m×n) @ x(n) (a decode step's linear layer).
@@ -343,7 +379,11 @@ def register(app) -> None:
         """
         _emit(_ops().gemv(_n(m, "m"), _n(n, "n"), dtype), on, json_out)
 
-    @ai.command("elementwise", context_settings=positional)
+
+def _register_elementwise(ai: typer.Typer) -> None:
+    """`rooflab ai elementwise`."""
+
+    @ai.command("elementwise", context_settings=POSITIONAL)
     def elementwise(n: str, dtype: str = DTYPE,
                     inputs: str = typer.Option("1", help="arrays read per element"),
                     outputs: str = typer.Option("1", help="arrays written per element"),
@@ -364,7 +404,11 @@ def register(app) -> None:
                                  outputs=_n(outputs, "outputs"),
                                  flop_per_element=flop_per_element), on, json_out)
 
-    @ai.command("reduction", context_settings=positional)
+
+def _register_reduction(ai: typer.Typer) -> None:
+    """`rooflab ai reduction`."""
+
+    @ai.command("reduction", context_settings=POSITIONAL)
     def reduction(n: str, dtype: str = DTYPE, rows: str = typer.Option("1", help="rows"),
                   on: OnAi = None, json_out: bool = JSON) -> None:
         """Sum of n elements per row.
@@ -375,22 +419,21 @@ def register(app) -> None:
         """
         _emit(_ops().reduction(_n(n, "n"), dtype, rows=_n(rows, "rows")), on, json_out)
 
-    def _rows_cols(fn_name: str, doc: str):
-        @ai.command(fn_name, context_settings=positional)
-        def rows_cols(rows: str, cols: str, dtype: str = DTYPE,
-                      on: OnAi = None, json_out: bool = JSON) -> None:
-            _emit(getattr(_ops(), fn_name)(_n(rows, "rows"), _n(cols, "cols"), dtype), on,
-                  json_out)
 
-        rows_cols.__doc__ = doc
+def _register_rows_cols(ai: typer.Typer, fn_name: str, doc: str) -> None:
+    """`rooflab ai softmax|layernorm|rmsnorm ROWS COLS`: one op over each row."""
 
-    _rows_cols("softmax", "Softmax over each of ROWS rows of COLS.\n\n"
-               "    rooflab ai softmax 4096 4096\n\n"
-               "4 FLOP per element; bytes: one read, one write (a fused, online softmax).")
-    _rows_cols("layernorm", "LayerNorm over each row.\n\n    rooflab ai layernorm 2048 4096\n\n"
-               "7 FLOP per element; bytes: x read, y written, gamma and beta read once.")
-    _rows_cols("rmsnorm", "RMSNorm over each row.\n\n    rooflab ai rmsnorm 1 2048\n\n"
-               "4 FLOP per element; bytes: x read, y written, gamma read once.")
+    @ai.command(fn_name, context_settings=POSITIONAL)
+    def rows_cols(rows: str, cols: str, dtype: str = DTYPE,
+                  on: OnAi = None, json_out: bool = JSON) -> None:
+        _emit(getattr(_ops(), fn_name)(_n(rows, "rows"), _n(cols, "cols"), dtype), on,
+              json_out)
+
+    rows_cols.__doc__ = doc
+
+
+def _register_conv2d(ai: typer.Typer) -> None:
+    """`rooflab ai conv2d`."""
 
     @ai.command("conv2d")
     def conv2d(n: str = typer.Option(..., "--n", help="batch"),
@@ -415,6 +458,10 @@ def register(app) -> None:
         _emit(o.conv2d(_n(n, "n"), _n(c, "c"), _n(h, "h"), _n(w, "w"), _n(k, "k"), _n(r, "r"),
                        _n(s, "s"), stride=_n(stride, "stride"), padding=_n(padding, "padding"),
                        dtype=dtype, groups=_n(groups, "groups")), on, json_out)
+
+
+def _register_attention(ai: typer.Typer) -> None:
+    """`rooflab ai attention`."""
 
     @ai.command("attention")
     def attention(batch: str = typer.Option("1", help="sequences in the batch"),
@@ -446,7 +493,11 @@ def register(app) -> None:
                                kv_heads=None if kv_heads is None else _n(kv_heads, "kv_heads"),
                                dtype=dtype, flash=not naive, causal=causal), on, json_out)
 
-    @ai.command("embedding", context_settings=positional)
+
+def _register_embedding(ai: typer.Typer) -> None:
+    """`rooflab ai embedding`."""
+
+    @ai.command("embedding", context_settings=POSITIONAL)
     def embedding(tokens: str, hidden: str, dtype: str = DTYPE,
                   on: OnAi = None, json_out: bool = JSON) -> None:
         """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).

@@ -88,7 +88,8 @@ def write_output(path: str, roofs, kernels, analysis, what: str = "reference ker
 
         write_atomic(path, rows_csv(zoo_rows(analysis)))
     else:
-        from ..report.chart import plot_roofline, roof_label, save_figure
+        from ..report.chart import plot_roofline, save_figure
+        from ..report.chart_parts import roof_label
 
         # the title says on which machine (the roof that judges them), as probe's does
         display = plot_roofline(roofs, kernels,
@@ -114,6 +115,19 @@ def register(app) -> None:
                                           help="chart .png/.svg, analysis .json, table .csv"),
         json_out: bool = typer.Option(False, "--json", help="print the analysis as JSON"),
         list_: bool = typer.Option(False, "--list", help="list the zoo's kernels and exit"),
+        kernel: str | None = typer.Option(None, "--kernel", help="run one of the probe's "
+                                          "numba kernels, likwid-bench style: triad, copy, "
+                                          "scale, add, sum, load, store, update, daxpy, "
+                                          "ddot, peakflops"),
+        size: str | None = typer.Option(None, "--size", help="--kernel's working set per "
+                                        "thread, e.g. 24KiB, 1MiB, 4xLLC (default: 4xLLC, "
+                                        "DRAM-sized)"),
+        threads: int | None = typer.Option(None, "--threads", help="--kernel's thread "
+                                           "count (default 1)"),
+        cpus: str | None = typer.Option(None, "--cpus", help="--kernel runs on these CPUs "
+                                        "only, e.g. 0-3,8"),
+        details: bool = typer.Option(False, "--details", help="with --list: each --kernel's "
+                                     "streams, FLOP and bytes per update (likwid-bench -l)"),
     ) -> None:
         """Time ~20 reference kernels (copy, triad, sum, dot, gemv, gemm, conv2d, softmax,
         layernorm, exp, FFT, sort) and place them on the measured roof.
@@ -126,6 +140,10 @@ def register(app) -> None:
         Your own kernels: rooflab bench --run my_kernels.py [--on me.json] [-- args]
         runs the script and places each kernel its rooflab.measure calls produce.
 
+        One of the probe's numba kernels at one size on N threads (likwid-bench -t):
+        `rooflab bench --kernel load --size 24KiB --threads 1`, with --on me.json to
+        place it on that roof.
+
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """
         from ..bench.zoo import run_zoo
@@ -136,6 +154,18 @@ def register(app) -> None:
                    "--device": device}
             _check_run_options(run, [k for k, v in zoo.items() if v is not None])
             bench_script(run, list(ctx.args), on=on, output=output, json_out=json_out)
+            return
+        if list_ and details:
+            _list_details(json_out)
+            return
+        one = {"--size": size, "--threads": threads, "--cpus": cpus, "--details":
+               details or None}
+        if kernel is not None or any(v is not None for v in one.values()):
+            zoo = {"--only": only, "--list": list_ or None, "-o": output,
+                   "--run": run, "--device": device if device and device != "cpu" else None}
+            _check_kernel_options(kernel, one, zoo, ctx.args)
+            bench_kernel(kernel, size=size, threads=1 if threads is None else threads,
+                         cpus=cpus, on=on, quick=quick, json_out=json_out)
             return
         if ctx.args:
             raise InputError(f"unexpected arguments {' '.join(ctx.args)}; arguments for a "
@@ -177,6 +207,100 @@ def register(app) -> None:
             emit_json(analysis_to_dict(analysis))
             return
         print_results(analysis, output)
+
+
+def _check_kernel_options(kernel: str | None, one: dict, zoo: dict, args) -> None:
+    """--size, --threads, --cpus belong to --kernel; the zoo's options do not mix with it."""
+    given = [k for k, v in one.items() if v is not None]
+    if kernel is None:
+        verb = "is an option" if len(given) == 1 else "are options"
+        raise InputError(f"{' and '.join(given)} {verb} of --kernel (one kernel at one "
+                         f"size); add --kernel NAME, e.g. rooflab bench --kernel triad "
+                         f"--size 1MiB")
+    if "--details" in given:
+        raise InputError("--details goes with --list (rooflab bench --list --details), not "
+                         "with --kernel")
+    clash = [k for k, v in zoo.items() if v is not None]
+    if clash:
+        named = " and ".join(clash)
+        raise InputError(f"--kernel {kernel} runs one numba kernel on this CPU; {named} "
+                         f"{'belongs' if len(clash) == 1 else 'belong'} to the reference "
+                         f"kernels (the zoo) or to --run: drop {named}")
+    if args:
+        raise InputError(f"unexpected arguments {' '.join(args)} (see `rooflab bench "
+                         f"--help`)")
+
+
+def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
+                 on: str | None, quick: bool, json_out: bool) -> None:
+    """`rooflab bench --kernel NAME`: one numba kernel at one working set on N threads, with
+    --on its share of that level's ceiling (likwid-bench -t NAME -w S0:SIZE:N)."""
+    from ..bench import kernel_runner as kr
+    from ..bench.zoo import llc_bytes
+    from ..hardware.host import detect_caches
+    from ..probe.cpu import affinity as aff
+
+    k = kr.kernel(name)
+    if size is not None and k.name == "peakflops":
+        raise InputError("--size does not apply to --kernel peakflops: its FMA chains stay "
+                         "in registers (one block per thread); drop --size")
+    llc = llc_bytes()
+    ws = kr.parse_size(size, llc) if size is not None else kr.default_size(llc)
+    cpu_list = None
+    if cpus is not None:
+        cpu_list = aff.parse_cpu_list(cpus)
+        aff.check_cpus(cpu_list, aff.allowed_cpus())
+    allowed = cpu_list or aff.allowed_cpus()
+    import os
+
+    kr.check_threads(threads, len(allowed) if allowed else (os.cpu_count() or 1))
+    roofs = None
+    if on is not None:   # a bad --on fails before the run
+        from .inputs import resolve_on
+
+        roofs = resolve_on(on)
+    from ..errors import require
+
+    require("numba", "cpu", "rooflab bench --kernel")
+    if cpu_list is not None:
+        aff.pin(cpu_list)
+    from ..probe.cpu.bandwidth import capacities
+    from ..probe.timer import DEFAULT, QUICK
+
+    caps = capacities(detect_caches(), threads)
+    result = kr.run_kernel(k, ws, threads, caps, QUICK if quick else DEFAULT)
+    placed = kr.place_on(result, roofs[0]) if roofs else None
+    if json_out:
+        from ..model.schema import SCHEMA_VERSION
+        from .common import emit_json
+
+        emit_json({"schema_version": SCHEMA_VERSION, **kr.result_dict(result, placed)})
+        return
+    if roofs and placed is None:
+        say_line(f"note: {roofs[0].name} has no {result.level} ceiling to place it on")
+    typer.echo("\n".join(kr.summary_lines(result, placed)))
+
+
+def _list_details(json_out: bool) -> None:
+    """--list --details: likwid-bench -l for every --kernel."""
+    from ..bench.kernel_runner import BYTE_MODEL, details_rows
+
+    rows = details_rows()
+    if json_out:
+        from ..model.schema import SCHEMA_VERSION
+        from .common import emit_json
+
+        emit_json({"schema_version": SCHEMA_VERSION, "byte_model": BYTE_MODEL,
+                   "kernels": rows})
+        return
+    for r in rows:
+        typer.echo(f"{r['kernel']:<10} {r['formula']:<36} streams {r['streams']}  "
+                   f"loads {r['loads']}  stores {r['stores']}  FLOP {r['flop_per_update']}  "
+                   f"bytes {r['bytes_per_update']}   likwid {r['likwid']}")
+        if r["note"]:
+            typer.echo(f"{'':<11}note: {r['note']}")
+    typer.echo(f"per update (one element of each stream); bytes: {BYTE_MODEL}; "
+               f"numba emits no non-temporal stores (no copy_mem/store_mem)")
 
 
 def _check_run_options(run: str, zoo_options: list[str]) -> None:

@@ -29,14 +29,16 @@ an `rooflab llm --json` model larger than its memory) ranks after the others, ma
 def candidates(among: str | None, kind: str | None):
     """(name, roof, TDP) for each device named in --among, or every catalog device of kind."""
     from ..hardware.catalog import all_devices, lookup
-    from ..hardware.resolve import load_roof, looks_like_file
+    from ..hardware.resolve import load_roof, looks_like_file, split_threads
 
     if among:
         out = []
         for name in (n.strip() for n in among.split(",")):
             if not name:
                 continue
-            if looks_like_file(name):
+            # 'me.json@1t' is a profile's one-thread roof; 'H100@1t' is refused (a catalog
+            # entry is the whole chip), not read as 'H100'
+            if split_threads(name) is not None or looks_like_file(name):
                 roof = load_roof(name)
                 out.append((roof.name, roof, None))
             else:

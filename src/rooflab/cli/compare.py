@@ -328,7 +328,8 @@ def _write(path: str, cmp, data, on, files) -> None:
     if Path(path).suffix.lower() == ".json":
         write_json(path, data)
         return
-    from ..report.chart import plot_roofline, roof_label, save_figure
+    from ..report.chart import plot_roofline, save_figure
+    from ..report.chart_parts import roof_label
     from .inputs import load_inputs
 
     inputs = load_inputs(files, [on] if on else [])

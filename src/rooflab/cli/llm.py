@@ -7,6 +7,7 @@ import sys
 import warnings
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -42,6 +43,13 @@ from .llm_render import (  # noqa: F401
     tp_sweep_rows,
     whatif_table,
 )
+from .options import on_option
+
+# --on as every verb declares it: ROOFLAB_ON when not given, with the note that says so
+# (cli/options.py); without either, --compare's first device is the roof.
+OnLlm = Annotated[str | None, on_option("a cluster profile from `rooflab probe --comm` "
+                                        "also gives --tp/--pp their links; without --on, "
+                                        "--compare's first device")]
 
 PHASES = ("decode", "prefill", "both")
 
@@ -94,7 +102,7 @@ def register(app) -> None:
     def llm(
         config: str = typer.Argument(..., help="config.json path or bundled name; 'list' "
                                      "shows the bundled configs"),
-        on: str = typer.Option(None, "--on", help="catalog device (T4, H200) or profile JSON"),
+        on: OnLlm = None,
         batch: str = typer.Option("1", "--batch",
                                   help="batch(es), e.g. 1,4,16,64: a sweep, taken in increasing "
                                    "order with repeats dropped (4,1,1 sweeps 1,4); the first "

@@ -56,8 +56,10 @@ def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):
     return [env] if param.multiple else env
 
 
-# The verbs whose roof line (cli/inputs.py) already says where --on came from.
-_ROOF_LINE_VERBS = ("report", "plot")
+# The verbs whose roof line already says where --on came from: cli/inputs.py's, and the
+# profiler verbs' (profiler_verb: cli/profiled.py words it `from ROOFLAB_ON=X`, review 15v
+# F-k), so a note would say it twice.
+_ROOF_LINE_VERBS = ("report", "plot", "ncu", "rocprof", "perf", "likwid")
 
 
 def on_from_env() -> bool:

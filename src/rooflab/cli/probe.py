@@ -36,7 +36,9 @@ Nothing is written when the probe is interrupted (Ctrl-C)."""
 CHART_SUFFIXES = (".png", ".svg")
 
 
-def parse_device(text: str) -> str:
+def parse_device_option(text: str) -> str:
+    """probe's --device text -> 'cpu', 'cuda', 'cuda:N' or 'torch-cpu' (which probe runs
+    where); probe.gpu.identity.parse_torch_device then reads a GPU probe's torch device."""
     t = text.strip().lower()
     if t in ("cpu", "torch-cpu") or re.fullmatch(r"cuda(:\d+)?", t):
         return t
@@ -143,7 +145,7 @@ def register(app) -> None:
             raise typer.Exit(comm_run(nproc, mode, output, json_out))
         if nproc is not None:
             raise InputError("--nproc applies to --comm only")
-        dev = parse_device(device)
+        dev = parse_device_option(device)
         profile_path, chart_path = split_outputs(output, chart)
         counts, cpu_list = _threads_and_cpus(dev, threads, cpus)
         _preflight(dev, profile_path, chart_path, counts)

@@ -140,6 +140,10 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
         raise
     if profile is None:          # a torchrun rank other than 0
         return 0
+    from .common import with_rooflab_version
+
+    # host.libraries.rooflab, as `rooflab probe` records it: which version measured it
+    profile = with_rooflab_version(profile)
     save_profile(path, profile)
     if json_out:
         emit_json(profile_to_dict(profile))

@@ -333,6 +333,20 @@ def table_title(analysis: Analysis, rows: Sequence[dict], what: str = "kernels")
                if gone else ""))
 
 
+def _env_worded(choice: RoofChoice, on: str | None) -> RoofChoice:
+    """The roof line with '--on X' said as 'ROOFLAB_ON=X' where the environment gave it
+    (options.on_source), as README promises: a CI log or a saved JSON's roof_source named
+    a flag that was in no command line (review 15v F-k)."""
+    from dataclasses import replace
+
+    from .options import on_source
+
+    said = f"from {on_source(on)}" if on else ""
+    if not on or said == f"from --on {on}":
+        return choice
+    return replace(choice, source=choice.source.replace(f"from --on {on}", said, 1))
+
+
 def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
                   output: str | None, level: str | None = None, what: str = "kernels",
                   choice: RoofChoice | None = None) -> int:
@@ -343,7 +357,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         warn(str(s))
     level = _level(level, imp.kernels)
     check_top(top)
-    choice = choice or choose_roof(on, imp)
+    choice = _env_worded(choice or choose_roof(on, imp), on)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
     analysis, share_note = shares_per_file(analysis)
     rows = table_rows(analysis, top)

@@ -4,11 +4,18 @@ the device count where the gradient all-reduce starts to bind."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError, RooflabError
 from ..model.parallel import NDR_SOURCE, Link, MeasuredLinks, assumed_nic
+from .options import ON_ENV, on_option
+
+# --on as every verb declares it: ROOFLAB_ON when not given (review 14d J), with the note
+# that says so; required here once neither gives one (_require_on).
+OnScale = Annotated[str | None, on_option("a cluster profile from `rooflab probe --comm` "
+                                          "also gives the measured links")]
 
 HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device compute
 and memory floors from the roof, the gradient all-reduce on the link (ring
@@ -116,18 +123,21 @@ def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency
     return assumed_nic(hop_latency_s)
 
 
-def latency_line(intra: Link, inter: Link, per_node: int, largest: int) -> str | None:
+def latency_line(intra: Link, inter: Link, per_node: int, largest: int,
+                 per_step: int | None = None) -> str | None:
     """Both readings of the links' latency (None when it is 0): what one all-reduce pays
-    in a node and across the largest ring, and the hops x hop latency behind it."""
+    in a node and across the largest ring, the hops x hop latency behind it, and (given
+    `per_step`, one all-reduce per layer) what a step pays in all."""
     from ..model.parallel import allreduce_latency_words, ring_link
 
     if not (intra.hop_latency_s or inter.hop_latency_s):
         return None
     inside = min(per_node, largest)
-    text = f"link latency per hop: at {inside} GPUs {allreduce_latency_words(intra, inside)}"
+    text = (f"link latency per hop: at {inside} GPUs "
+            f"{allreduce_latency_words(intra, inside, per_step)}")
     if largest > per_node:
         text += (f"; at {largest} GPUs "
-                 f"{allreduce_latency_words(ring_link(intra, inter), largest)}")
+                 f"{allreduce_latency_words(ring_link(intra, inter), largest, per_step)}")
     return text
 
 
@@ -227,7 +237,7 @@ def _check_dtype(dtype: str) -> None:
 def register(app) -> None:
     @app.command("scale", help=HELP)
     def scale(
-        on: str = typer.Option(..., "--on", help="Device name or profile file (.json)."),
+        on: OnScale = None,
         hidden: int = typer.Option(4096, "--hidden", min=1, help="Model width h."),
         blocks: int = typer.Option(32, "--blocks", min=1, help="Transformer blocks."),
         tokens: int = typer.Option(4096, "--tokens", min=1, help="Tokens per device per step."),
@@ -263,6 +273,10 @@ def register(app) -> None:
         from ..model.parallel import comm_binds_at, node_network_link, scale_dp
         from .common import console, emit_json
 
+        if on is None:
+            raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
+                             f"profile JSON (rooflab probe -o FILE.json), e.g. --on \"H100 "
+                             f"SXM\"; or set {ON_ENV} once for every verb")
         if link_bw and link_from:
             raise InputError("give one of --link-bw and --link-from")
         hop_s = _hop_latency_s(hop_latency_us, latency_us)
@@ -316,7 +330,8 @@ def register(app) -> None:
         out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({intra.source}); inter-node: {inter.bus_bytes_per_s / 1e9:.3g} GB/s "
                   f"({inter.source})")
-        line = latency_line(intra, inter, per_node, points[-1].n)
+        line = latency_line(intra, inter, per_node, points[-1].n,
+                            len(layers_for(hidden, blocks, tokens, dtype)))
         if line:
             out.print(line)
         out.print(f"the link binds from {binds} GPUs on" if binds else

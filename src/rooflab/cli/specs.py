@@ -46,6 +46,7 @@ class FileRoof:
 
     path: str
     roof: Roof
+    memory_bytes: float | None = None   # a profile's host.memory_bytes, where it has one
 
     @property
     def name(self) -> str:
@@ -65,7 +66,21 @@ def _entry(name: str):
 
         raise InputError(f"'{name}' holds no roof; give a catalog name (`rooflab specs "
                          f"list`) or a profile from `rooflab probe`")
-    return FileRoof(name, roofs[0])
+    return FileRoof(name, roofs[0], _host_memory(name))
+
+
+def _host_memory(name: str) -> float | None:
+    """host.memory_bytes of a probed profile (its RAM, recorded by the probe), else None."""
+    from ..files import load_json
+    from ..hardware.resolve import split_threads
+    from ..model.schema import profile_part
+
+    path = split_threads(name)[0] if split_threads(name) else name
+    if not path.lower().endswith(".json"):
+        return None
+    profile = profile_part(load_json(path))
+    got = ((profile or {}).get("host") or {}).get("memory_bytes")
+    return float(got) if isinstance(got, (int, float)) and got > 0 else None
 
 
 def _dram(d) -> float | None:
@@ -302,35 +317,64 @@ def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bo
         out.print(f"wrote {output}")
 
 
-def compare_rows(devices) -> list[list[str]]:
+def _levels(devices) -> list[str]:
+    """The memory levels any device's roof has a ceiling for (L1, L2, L3, DRAM in that
+    order), DRAM always: a probed profile's caches get a row each (review 14d L6)."""
+    from ..units import LEVELS
+
+    return [lv for lv in LEVELS if lv == "DRAM"
+            or any(d.roof.find_memory(lv) is not None for d in devices)]
+
+
+def _ratio(values: list[float | None]) -> str:
+    """The first device's figure over the second's ('0.92'): how much of the reference a
+    node reaches, the acceptance number; '-' where either has none."""
+    a, b = values
+    return "-" if not a or not b else f"{a / b:.3g}"
+
+
+def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
+    """One row per fact, memory level and compute ceiling; with `ratio` (two devices) a
+    last column of first / second for each row of figures."""
     from ..units import PRECISIONS, UNITS
 
     found = {(c.precision, c.unit) for d in devices for c in d.roof.compute}
     order = sorted(found, key=lambda pu: (PRECISIONS.index(pu[0]) if pu[0] in PRECISIONS
                                           else 99, UNITS.index(pu[1]) if pu[1] in UNITS else 9))
     labels = [f"{p} {u}" for p, u in order]
+    memory = [d.memory_bytes for d in devices]   # a FileRoof's: its host's RAM
+    # a catalog CPU's memory is the most its sockets take (6 TB), no size to reach
+    cpu = any(getattr(d, "kind", None) == "cpu" for d in devices)
     rows = [["kind"] + [f"{d.roof.kind} roof" if isinstance(d, FileRoof) else d.kind
                         for d in devices],
-            ["memory"] + [_fact(d, lambda d: si(d.memory_bytes, "B")) for d in devices],
-            ["DRAM"] + [si(_dram(d), "B/s") if _dram(d) else "-" for d in devices],
-            ["L2 / LLC"] + [_fact(d, lambda d: f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}")
-                            for d in devices],
-            # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
-            # faster/slower versions of one thing, and a CPU's figure is its PCIe lanes
-            ["interconnect"] + [_fact(d, lambda d: f"{d.interconnect}, "
-                                      f"{si(d.interconnect_bytes_per_s, 'B/s')}")
-                                for d in devices],
-            ["host link, 1 way"] + [_fact(d, lambda d: _host_link(d, short=True))
-                                    for d in devices],
-            ["TDP"] + [_fact(d, lambda d: _watts(d.tdp_w)) for d in devices]]
+            ["memory"] + [si(m, "B") if m else "-" for m in memory] + (
+                [_ratio(memory) if not cpu else ""] if ratio else [])]
+    for level in _levels(devices):
+        bw = [c.value if (c := d.roof.find_memory(level)) is not None else None
+              for d in devices]
+        rows.append([level] + [si(v, "B/s") if v else "-" for v in bw]
+                    + ([_ratio(bw)] if ratio else []))
+    rows += [["L2 / LLC"] + [_fact(d, lambda d: f"{_bytes(d.l2_bytes)} / "
+                                               f"{_bytes(d.llc_bytes)}") for d in devices],
+             # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
+             # faster/slower versions of one thing, and a CPU's figure is its PCIe lanes
+             ["interconnect"] + [_fact(d, lambda d: f"{d.interconnect}, "
+                                       f"{si(d.interconnect_bytes_per_s, 'B/s')}")
+                                 for d in devices],
+             ["host link, 1 way"] + [_fact(d, lambda d: _host_link(d, short=True))
+                                     for d in devices],
+             ["TDP"] + [_fact(d, lambda d: _watts(d.tdp_w)) for d in devices]]
+    if ratio:   # no figures to divide in the datasheet rows
+        rows[-4:] = [row + [""] for row in rows[-4:]]
     for label in labels:
-        cells = []
+        cells, peaks = [], []
         for d in devices:
             c = d.roof.find_compute(*label.split())
             bw = _dram(d)
             ridge = f" (ridge {fmt_ai(c.value / bw)})" if c is not None and bw else ""
             cells.append("-" if c is None else f"{fmt_rate(c.value, c.precision)}{ridge}")
-        rows.append([label] + cells)
+            peaks.append(None if c is None else c.value)
+        rows.append([label] + cells + ([_ratio(peaks)] if ratio else []))
     return rows
 
 
@@ -429,10 +473,15 @@ def register(app) -> None:
             emit_json({"schema_version": SCHEMA_VERSION,
                        "devices": [_device_json(d) for d in devices]})
             return
-        files = "; a file: its judging roof" if any(isinstance(d, FileRoof)
-                                                    for d in devices) else ""
-        console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM",
-                               [""] + [d.name for d in devices], compare_rows(devices)))
+        has_file = any(isinstance(d, FileRoof) for d in devices)
+        files = "; a file: its judging roof" if has_file else ""
+        # a profile beside a reference (another node's profile, its datasheet): the ratio
+        # column is the node-acceptance table HPC sites build by hand (review 14d L6)
+        ratio = has_file and len(devices) == 2
+        key = f"; ratio = {devices[0].name} / {devices[1].name}" if ratio else ""
+        console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM{key}",
+                               [""] + [d.name for d in devices] + (["ratio"] if ratio else []),
+                               compare_rows(devices, ratio)))
 
     specs.command("import")(import_cmd)
     app.add_typer(specs, name="specs")

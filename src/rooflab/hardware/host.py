@@ -143,13 +143,21 @@ def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
 
 
 # --- caches -------------------------------------------------------------------------------
-def parse_size_text(text: str) -> int | None:
-    """'32K', '1024K', '32 MiB', '2 MiB (2 instances)' -> bytes."""
+def parse_cache_size(text: str) -> int | None:
+    """'32K', '1024K', '32 MiB', '2 MiB (2 instances)' -> bytes, None when unreadable.
+
+    Binary on purpose (K = 1024): lscpu and sysfs print cache sizes in KiB/MiB whether or not
+    they write the 'i'. units.parse_size is the decimal parser (K = 1e3) for user input.
+    """
     m = re.match(r"\s*([\d.]+)\s*([KMG]?)(i?B)?", text.strip(), re.I)
     if not m:
         return None
     scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2).upper()]
     return int(float(m.group(1)) * scale)
+
+
+# Old name (it did not say the sizes are binary), kept for outside users.
+parse_size_text = parse_cache_size
 
 
 def sysfs_caches(root: Path = SYS_CPU) -> Caches:
@@ -161,7 +169,7 @@ def sysfs_caches(root: Path = SYS_CPU) -> Caches:
     for idx in sorted((root / "cpu0" / "cache").glob("index*")):
         kind = _read(idx / "type").strip()
         level = _read(idx / "level").strip()
-        size = parse_size_text(_read(idx / "size"))
+        size = parse_cache_size(_read(idx / "size"))
         if kind in ("Data", "Unified") and level and size:
             sizes[f"L{level}"] = size
             sharing[f"L{level}"] = len(parse_cpulist(_read(idx / "shared_cpu_list"))) or 1
@@ -178,7 +186,7 @@ def parse_lscpu(text: str) -> Caches:
         m = re.match(r"\s*(L1d|L2|L3)(?: cache)?:\s*(.+)", line)
         if not m:
             continue
-        total = parse_size_text(m.group(2))
+        total = parse_cache_size(m.group(2))
         inst = re.search(r"\((\d+) instances?\)", m.group(2))
         n = int(inst.group(1)) if inst else 1
         if total:

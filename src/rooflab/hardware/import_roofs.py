@@ -51,7 +51,7 @@ def ert_roofs(data: Mapping[str, Any], path: str) -> tuple[Roof, ...]:
     precision = _ert_precision(config, path)
     version = str(meta.get("ERT_VERSION") or "?")
     host = _ert_host(meta)
-    memory = _ert_memory(emp, "empirical", path, "measured", version, meta)
+    memory, dropped = _ert_memory(emp, "empirical", path, "measured", version, meta)
     compute = _ert_compute(emp, "empirical", path, "measured", version, meta, precision)
     for what, got, key in (("bandwidth", memory, "gbytes"), ("compute", compute, "gflops")):
         if not got:
@@ -63,14 +63,16 @@ def ert_roofs(data: Mapping[str, Any], path: str) -> tuple[Roof, ...]:
                     source=f"ERT {version} roofline.json ({path})",
                     notes=("ERT's empirical roof: for each ceiling the best of its runs over "
                            "processes x threads and FLOPs per element (the method names the "
-                           f"winning run); FLOP/s read as {precision}",))
+                           f"winning run); FLOP/s read as "
+                           f"{_precision_said(emp, path, precision, config)}", *dropped))
     spec = data.get("spec")
     if not isinstance(spec, Mapping):
         return (measured,)
+    spec_memory, spec_dropped = _ert_memory(spec, "spec", path, "nominal", version, {})
     nominal = Roof(name=f"{host} ERT spec", kind="nominal",
                    compute=_ert_compute(spec, "spec", path, "nominal", version, {}, precision),
-                   memory=_ert_memory(spec, "spec", path, "nominal", version, {}),
-                   source=f"ERT {version} config ERT_SPEC_* ({path})")
+                   memory=spec_memory, source=f"ERT {version} config ERT_SPEC_* ({path})",
+                   notes=spec_dropped)
     # a config without ERT_SPEC_GFLOPS has no peak to draw a nominal roof by
     return (measured, nominal) if nominal.compute else (measured,)
 
@@ -136,18 +138,52 @@ def _ert_run(emp_block: Mapping[str, Any], meta: Mapping[str, Any], version: str
     return text
 
 
-def _ert_memory(section, where, path, provenance, version, meta) -> tuple[Ceiling, ...]:
-    out = []
+def _ert_memory(section, where, path, provenance, version,
+                meta) -> tuple[tuple[Ceiling, ...], tuple[str, ...]]:
+    """The bandwidth ceilings, one per level, and a note for each figure not used.
+
+    HBM, MCDRAM, MEM and DRAM all read as rooflab's DRAM, and a KNL run measures MCDRAM
+    beside DDR: where two of them are in one file, the one named DRAM (the level past
+    every cache, which a working set larger than MCDRAM streams from) is kept and the
+    other said in a note, in --on and `specs import` alike (review 15v F-f: the 900 GB/s
+    MCDRAM judged a 400 MB stream). Two figures of one level with neither named so is a
+    ParseError naming both."""
+    found: dict[str, tuple[int, str, float]] = {}
+    dropped: dict[str, str] = {}   # level -> the note on the figure not used for it
     for i, name, gbs in _ert_pairs(section, where, "gbytes", path):
-        level = "DRAM" if name.strip().upper() in _ERT_DRAM else name.strip().upper()
+        upper = name.strip().upper()
+        level = "DRAM" if upper in _ERT_DRAM else upper
         if level not in LEVELS:
             raise ParseError(f"{where}.gbytes.data[{i}]: level '{name}' is none of "
                              f"{', '.join(LEVELS)} (or HBM/MCDRAM for DRAM)", path=path)
-        out.append(Ceiling(value=gbs * 1e9, level=level, provenance=provenance,
-                           source=f"ERT {version} roofline.json",
-                           method=_method(where, "gbytes", name, gbs, "GB/s", section,
-                                          meta, version)))
-    return tuple(out)
+        if level in found:
+            keep, lost = _ert_keep(level, found[level], (i, name, gbs), where, path)
+            dropped[level] = (f"{lost[1]} {lost[2]:g} GB/s ({where}.gbytes.data[{lost[0]}]) "
+                              f"not used as {level}: the figure named '{keep[1]}' is (the "
+                              f"memory past every cache)")
+            found[level] = keep
+        else:
+            found[level] = (i, name, gbs)
+    ceilings = []
+    for level, (_i, name, gbs) in found.items():
+        method = _method(where, "gbytes", name, gbs, "GB/s", section, meta, version)
+        # the kept ceiling's method says it too: `specs import` saves methods, not notes
+        ceilings.append(Ceiling(value=gbs * 1e9, level=level, provenance=provenance,
+                                source=f"ERT {version} roofline.json",
+                                method=method + (f"; {dropped[level]}" if level in dropped
+                                                 else "")))
+    return tuple(ceilings), tuple(dropped.values())
+
+
+def _ert_keep(level, first, second, where, path):
+    """(kept, not used) of two figures read as one level: the one literally named it is
+    kept; where neither or both are, a ParseError naming both."""
+    named = [f for f in (first, second) if f[1].strip().upper() == level]
+    if len(named) == 1:
+        return named[0], (second if named[0] is first else first)
+    raise ParseError(f"{where}.gbytes.data: both '{first[1]}' (data[{first[0]}]) and "
+                     f"'{second[1]}' (data[{second[0]}]) read as {level}; keep one (name the "
+                     f"memory past every cache DRAM)", path=path)
 
 
 def _ert_compute(section, where, path, provenance, version, meta,
@@ -165,6 +201,19 @@ def _method(where, key, name, value, unit, section, meta, version) -> str:
         config_key = "ERT_SPEC_GFLOPS" if key == "gflops" else f"ERT_SPEC_GBYTES_{name}"
         return f"ERT config {config_key} = {value:g} {unit} (datasheet figure typed into ERT)"
     return f"{_ert_run(section.get(key), meta, version)} ({where}.{key}: {name} {value:g} {unit})"
+
+
+def _precision_said(section, path: str, default: str, config) -> str:
+    """'fp64 (ERT's default build, double)', 'fp32 (the figure's name 'FP32 GFLOPs')': the
+    precision of each compute figure and why, as its ceiling has it (review 15v F-g: the
+    note said fp64 beside an fp32 ceiling)."""
+    why = ("ERT_PRECISION in the config" if config.get("ERT_PRECISION") is not None
+           else "ERT's default build, double")
+    said = []
+    for _i, name, _gf in _ert_pairs(section, "empirical", "gflops", path):
+        got = _named_precision(name, "")
+        said.append(f"{got} (the figure's name '{name}')" if got else f"{default} ({why})")
+    return ", ".join(dict.fromkeys(said)) or f"{default} ({why})"
 
 
 def _named_precision(name: str, default: str) -> str:

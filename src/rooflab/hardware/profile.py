@@ -10,7 +10,7 @@ import datetime as _dt
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InputError, ParseError
@@ -39,6 +39,29 @@ class MachineProfile:
         return str(self.host.get("name") or (self.roofs[0].name if self.roofs else "machine"))
 
 
+def probe_label(extras: Mapping[str, Any], created: str) -> str:
+    """'quick probe, 2026-11-30': the probe mode (extras.mode) and the day of `created`,
+    which tell two measured roofs of one machine apart in a table or chart title (review
+    14d L5); '' for a profile that records no mode (hand-built or imported: its name is
+    its author's)."""
+    mode = extras.get("mode") if isinstance(extras, Mapping) else None
+    if not isinstance(mode, str) or not mode:
+        return ""
+    day = created[:10] if re.fullmatch(r"\d{4}-\d{2}-\d{2}", created[:10]) else ""
+    return ", ".join(p for p in (f"{mode} probe", day) if p)
+
+
+def with_probe_label(roof: Roof, extras: Mapping[str, Any], created: str) -> Roof:
+    """A profile's measured roof named with its probe mode and day: 'EPYC measured (2
+    threads)' -> 'EPYC measured (2 threads), quick probe, 2026-11-30' (after the name, so
+    the thread count stays as the probe wrote it). Only Roof.name changes (no JSON key); a
+    name that has the label already is returned as it is."""
+    label = probe_label(extras, created)
+    if not label or roof.kind != "measured" or roof.name.endswith(f", {label}"):
+        return roof
+    return replace(roof, name=f"{roof.name}, {label}")
+
+
 def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
@@ -49,9 +72,18 @@ def profile_to_dict(p: MachineProfile) -> dict[str, Any]:
         "created": p.created or now_iso(),
         "host": dict(p.host),
         "nominal": roof_to_dict(p.nominal) if p.nominal else None,
-        "measured": roof_to_dict(p.measured) if p.measured else None,
+        "measured": roof_to_dict(_without_probe_label(p)) if p.measured else None,
         "extras": dict(p.extras),
     }
+
+
+def _without_probe_label(p: MachineProfile) -> Roof:
+    """The measured roof as the probe named it: profile_from_dict's label is for display,
+    so loading and saving a profile again does not add it to the stored name."""
+    label, name = probe_label(p.extras, p.created), p.measured.name
+    if label and name.endswith(f", {label}"):
+        return replace(p.measured, name=name.removesuffix(f", {label}"))
+    return p.measured
 
 
 def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachineProfile:
@@ -61,11 +93,16 @@ def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachinePr
     if not isinstance(d.get("host") or {}, Mapping):
         raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
                          f"got {d['host']!r}")
+    extras, created = dict(d.get("extras", {})), str(d.get("created", ""))
+    measured = (roof_from_dict(d["measured"], f"{where}.measured") if d.get("measured")
+                else None)
     return MachineProfile(
         host=dict(d.get("host") or {}),
         nominal=roof_from_dict(d["nominal"], f"{where}.nominal") if d.get("nominal") else None,
-        measured=roof_from_dict(d["measured"], f"{where}.measured") if d.get("measured") else None,
-        extras=dict(d.get("extras", {})), created=str(d.get("created", "")),
+        # a saved profile's measured roof says how and when it was measured wherever it
+        # is shown (--on, specs, report titles); profile_to_dict stores the name without
+        measured=with_probe_label(measured, extras, created) if measured else None,
+        extras=extras, created=created,
     )
 
 
@@ -124,8 +161,9 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
     if not profile.get("measured"):
         raise InputError(f"{where}: no measured roof; `rooflab probe` writes one")
     measured = roof_from_dict(profile["measured"], f"{where}.measured")
+    created = str(profile.get("created", ""))
     if n == reference:
-        return measured
+        return with_probe_label(measured, extras, created)
     row = scaling["by_threads"][str(n)]
     label = f"measured ({_threads_label(n)})"
     memory = [_scaling_ceiling(row, lv, "bytes_per_s", _memory_method(label, row[lv]),
@@ -138,11 +176,12 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                for p in _SCALING_COMPUTE if isinstance(row.get(p), Mapping)]
     # "EPYC measured (2 threads)" -> "EPYC measured (1 thread)"
     name = f"{_THREADS_SUFFIX.sub('', measured.name)} ({_threads_label(n)})"
-    return Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
+    roof = Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
                 overhead_s=measured.overhead_s, overhead_source=measured.overhead_source,
                 source=f"{measured.source}; extras.scaling, {_threads_label(n)}",
                 notes=(f"{label}: the ceilings measured at {_threads_label(n)} in the thread "
                        f"scaling of this profile (no L3, GEMM or low precisions there)",))
+    return with_probe_label(roof, extras, created)
 
 
 def _memory_method(label: str, got: Mapping) -> str:

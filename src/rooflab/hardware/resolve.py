@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import InputError, ParseError
+from ..errors import InputError, ParseError, RooflabError
 from ..files import load_json
 from ..model.ceiling import Roof
 from ..model.schema import check_schema_version, profile_part, roof_from_dict, roof_parts
@@ -38,12 +39,54 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
 
 # `--on me.json@1t`: the roof of a scaling probe at one thread count (review 14d D)
 _AT_THREADS = re.compile(r"(?P<path>.+\.json)@(?P<n>\d+)(?:t|threads?)", re.IGNORECASE)
+_AT_MEANS = ("picks a thread count of a probed profile (`rooflab probe --threads 1,2,all "
+             "-o me.json`, then me.json@1t)")
 
 
 def split_threads(spec: str) -> tuple[str, int] | None:
-    """('me.json', 1) for 'me.json@1t' (or @1thread, @4threads); None for anything else."""
-    m = _AT_THREADS.fullmatch(spec.strip())
-    return (m["path"], int(m["n"])) if m else None
+    """('me.json', 1) for 'me.json@1t' (or @1thread, @4threads); None where there is no
+    '@' suffix (or the whole spec is a file whose name has an '@'). Any other '@' suffix is
+    an InputError saying what @Nt means: 'EPYC 9654@1t' read as 'EPYC 9654' gave the
+    whole chip's roof for one thread's (review 15v F-m), 'me.json@all' was "unknown
+    hardware" (F-n)."""
+    text = spec.strip()
+    head, at, suffix = text.rpartition("@")
+    if not at or looks_like_file(text) or Path(text).exists():
+        return None   # no suffix, or a file (or folder) whose name has an '@'
+    m = _AT_THREADS.fullmatch(text)
+    if m is None or not head.lower().endswith(".json"):
+        raise InputError(_at_error(text, head, suffix))
+    n = int(m["n"])
+    if n < 1:
+        raise InputError(f"'{text}': a thread count is 1 or more; {_at_accepted(head)}")
+    return m["path"], n
+
+
+def _at_error(text: str, head: str, suffix: str) -> str:
+    """What is wrong with NAME@SUFFIX: a suffix on something that is not a .json profile
+    (a catalog entry is the whole chip), or a .json's suffix that is no @Nt."""
+    if not head.lower().endswith(".json"):
+        what = ("a file, not a probed profile .json" if looks_like_file(head)
+                else "not a probed profile .json (a catalog entry's roof is the whole chip)")
+        return f"'{text}': '@{suffix}' {_AT_MEANS}; '{head}' is {what}: drop '@{suffix}'"
+    return f"'{text}': '@{suffix}' is no thread count; {_at_accepted(head)}"
+
+
+def _at_accepted(path: str) -> str:
+    """'accepted: @1t, @2t (the counts this profile has); @all is the file itself: drop
+    the suffix', with the counts read from the file where it is a profile."""
+    from .profile import scaling_counts
+
+    counts: list[int] = []
+    if Path(path).is_file():
+        try:
+            profile = profile_part(load_json(path))
+        except (RooflabError, OSError):   # unreadable: say the general form
+            profile = None
+        counts = scaling_counts(profile) if isinstance(profile, Mapping) else []
+    have = (", ".join(f"@{n}t" for n in counts) + " (the counts this profile has)"
+            if counts else f"@Nt, which {_AT_MEANS}")
+    return f"accepted: {have}; @all is the file itself: drop the suffix ({path})"
 
 
 def roofs_at_threads(path: str, n: int) -> tuple[Roof, ...]:
@@ -58,6 +101,8 @@ def roofs_at_threads(path: str, n: int) -> tuple[Roof, ...]:
         raise ParseError(f"'@{n}t' picks a thread count of a probed profile (from `rooflab "
                          f"probe --threads 1,2,all -o me.json`), and this file is none; drop "
                          f"'@{n}t'", path=path)
+    if n < 1:
+        raise ParseError(f"a thread count is 1 or more; got '@{n}t'", path=path)
     try:
         roof = roof_at_threads(profile, n, where=path)
         nominal = profile_from_dict(profile, where=path).nominal

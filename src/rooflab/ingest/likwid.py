@@ -90,7 +90,8 @@ VOLUMES = {"DRAM": ("Memory data volume [GBytes]",), "L2": ("L2 data volume [GBy
            "L3": ("L3 data volume [GBytes]",)}
 _READ_WRITE = ("Memory read data volume [GBytes]", "Memory write data volume [GBytes]")
 _CAS = re.compile(r"^(CAS_COUNT_(RD|WR)|DRAM_READS|DRAM_WRITES)$")
-_UNKNOWN = ("-", "nan", "")
+# glibc prints a negative NaN as "-nan" (likwid's Lua prints what C's printf gives)
+_UNKNOWN = ("-", "nan", "-nan", "+nan", "")
 
 
 @dataclass
@@ -116,6 +117,7 @@ class _Part:
     flop: dict[str, float]
     bytes: dict[str, float]
     notes: list[str]
+    sockets: int = 0             # threads that read the memory controllers (one per socket)
 
 
 def _cells(line: str) -> list[str]:
@@ -238,8 +240,22 @@ def _used(name: str) -> bool:
             or bool(_CAS.match(name)) or any(name in v for v in VOLUMES.values()))
 
 
-def _total(values: list[float | None]) -> float:
-    return sum(v for v in values if v is not None)
+def _total(values: list[float | None]) -> float | None:
+    """The sum over threads; None when no thread has a value: an unknown count is not 0
+    (one thread's '-' is normal, uncore counted by one thread per socket; all '-' is not)."""
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _unknown(name: str, values: list[float | None], what: str) -> str:
+    return (f"{name}: no thread has a value ({len(values)} x '-' or 'nan'): {what} (an "
+            f"unknown count is not read as 0)")
+
+
+def _uncore_threads(values: list[float | None]) -> int:
+    """Threads that read an uncore count (likwid reads it on one thread per socket; the
+    others show 0 or '-'): the sockets counted."""
+    return sum(1 for v in values if v)
 
 
 def _longest(values: list[float | None]) -> float | None:
@@ -252,7 +268,7 @@ def _group_precision(group: str) -> str:
     return "fp32" if re.search(r"(^|_)SP($|_)", group.upper()) else "fp64"
 
 
-def _part(raw: _Table | None, metric: _Table | None, path: str) -> _Part:
+def _part(raw: _Table | None, metric: _Table | None, path: str, log: SkipLog) -> _Part:
     """One group's FLOP, bytes and time for one region (or the whole run)."""
     t0 = raw or metric
     assert t0 is not None
@@ -264,22 +280,29 @@ def _part(raw: _Table | None, metric: _Table | None, path: str) -> _Part:
     seconds = _longest(times)
     threads = len(times) or max((len(v) for _, v in events.values()), default=0)
     calls = int(_longest(info.get("call count", [])) or 1)
-    flop = _raw_flop(events, t0.group_name, notes)
+    flop = _raw_flop(events, t0.group_name, notes, log)
     if not flop:
-        flop = _rate_flop(metrics, times, notes)
-    nbytes = _volumes(metrics, events, notes)
-    return _Part(t0.group_name, t0.line, seconds, calls, threads, flop, nbytes, notes)
+        flop = _rate_flop(metrics, times, notes, log)
+    nbytes, sockets = _volumes(metrics, events, notes, log)
+    return _Part(t0.group_name, t0.line, seconds, calls, threads, flop, nbytes, notes,
+                 sockets)
 
 
-def _raw_flop(events, group: str, notes: list[str]) -> dict[str, float]:
+def _raw_flop(events, group: str, notes: list[str], log: SkipLog) -> dict[str, float]:
     flop: dict[str, float] = {}
-    for name, (_, values) in events.items():
+    for name, (line, values) in events.items():
+        if name not in FP_ARITH and name not in AMD_FLOPS:
+            continue
+        total = _total(values)
+        if total is None:
+            log.add(line, _unknown(name, values, "left out, the FLOP it counts are missing"))
+            continue
         if name in FP_ARITH:
             precision, weight = FP_ARITH[name]
-            flop[precision] = flop.get(precision, 0.0) + weight * _total(values)
-        elif name in AMD_FLOPS:
+            flop[precision] = flop.get(precision, 0.0) + weight * total
+        else:
             precision = AMD_FLOPS[name] or _group_precision(group)
-            flop[precision] = flop.get(precision, 0.0) + _total(values)
+            flop[precision] = flop.get(precision, 0.0) + total
             if not AMD_FLOPS[name]:
                 notes.append(f"{name} counts the FLOP of every precision: read as "
                              f"{precision} (group {group})")
@@ -291,37 +314,67 @@ def _raw_flop(events, group: str, notes: list[str]) -> dict[str, float]:
     return flop
 
 
-def _rate_flop(metrics, times: list[float | None], notes: list[str]) -> dict[str, float]:
+def _rate_flop(metrics, times: list[float | None], notes: list[str],
+               log: SkipLog) -> dict[str, float]:
     """FLOP = DP/SP [MFLOP/s] x runtime, thread by thread, when no raw FP event is there."""
     flop: dict[str, float] = {}
-    for name, (_, rates) in metrics.items():
+    for name, (line, rates) in metrics.items():
         hit = _RATE.match(name)
         if hit is None:
             continue
         precision = "fp64" if hit[1].upper() == "DP" else "fp32"
-        total = sum(r * 1e6 * t for r, t in zip(rates, times, strict=False)
-                    if r is not None and t is not None)
+        pairs = [(r, t) for r, t in zip(rates, times, strict=False)
+                 if r is not None and t is not None]
+        if not pairs:
+            log.add(line, _unknown(name, rates, "no FLOP counted from it"))
+            continue
+        total = sum(r * 1e6 * t for r, t in pairs)
         flop[precision] = flop.get(precision, 0.0) + total
         notes.append(f"{precision} FLOP = '{name}' x '{RUNTIME}', summed over threads")
     return flop
 
 
-def _volumes(metrics, events, notes: list[str]) -> dict[str, float]:
+def _volumes(metrics, events, notes: list[str],
+             log: SkipLog) -> tuple[dict[str, float], int]:
+    """({level: bytes}, sockets that counted DRAM); a source no thread has a value for is
+    passed over (with a warning) for the next: volume, read + write volumes, CAS counts."""
     out: dict[str, float] = {}
+    sockets = 0
     for level, names in VOLUMES.items():
         for name in names:
-            if name in metrics:
-                out[level] = 1e9 * _total(metrics[name][1])
-                break
+            if name not in metrics:
+                continue
+            line, values = metrics[name]
+            total = _total(values)
+            if total is None:
+                log.add(line, _unknown(name, values, f"no {level} bytes from it"))
+                continue
+            out[level] = 1e9 * total
+            sockets = _uncore_threads(values) if level == "DRAM" else sockets
+            break
     if "DRAM" not in out and all(n in metrics for n in _READ_WRITE):
-        out["DRAM"] = 1e9 * sum(_total(metrics[n][1]) for n in _READ_WRITE)
+        totals = [_total(metrics[n][1]) for n in _READ_WRITE]
+        if None in totals:
+            gone = [n for n, t in zip(_READ_WRITE, totals, strict=True) if t is None]
+            log.add(metrics[gone[0]][0], _unknown(gone[0], metrics[gone[0]][1],
+                                                  "no DRAM bytes from the read + write "
+                                                  "volumes"))
+        else:
+            out["DRAM"] = 1e9 * sum(t for t in totals if t is not None)
+            sockets = max(_uncore_threads(metrics[n][1]) for n in _READ_WRITE)
     if "DRAM" not in out:
-        cas = [_total(v) for name, (_, v) in events.items() if _CAS.match(name)]
-        if cas:
-            out["DRAM"] = 64.0 * sum(cas)
+        cas = {name: v for name, (_, v) in events.items() if _CAS.match(name)}
+        known = [t for t in (_total(v) for v in cas.values()) if t is not None]
+        if known:
+            out["DRAM"] = 64.0 * sum(known)
+            sockets = max(_uncore_threads(v) for v in cas.values())
             notes.append("DRAM bytes = 64 B x the memory controllers' CAS/DRAM read and "
                          "write counts")
-    return out
+        elif cas:
+            name = next(iter(cas))
+            log.add(events[name][0], _unknown(name, cas[name], "no DRAM bytes from the CAS "
+                                                               "counts"))
+    return out, sockets
 
 
 def _regions(tables: list[_Table], path: str) -> dict[str | None, list[tuple[_Table | None,
@@ -379,7 +432,10 @@ def _merge(region: str | None, parts: list[_Part], log: SkipLog,
     fields = {"name": name, "flop": {k: v for k, v in flop.items() if v > 0},
               "bytes": nbytes, "seconds": ref.seconds, "calls": ref.calls,
               "threads": ref.threads, "line": ref.line,
-              "groups": [p.group for p in parts]}
+              "groups": [p.group for p in parts],
+              "sockets": max((p.sockets for p in parts), default=0)}
+    if fields["sockets"] > 1:
+        notes.append(sockets_note(fields["sockets"]))
     notes.append(f"time = the longest of {ref.threads} threads' {RUNTIME} (the region's "
                  f"wall time; threads run side by side)" if ref.threads > 1 else
                  f"time = {RUNTIME}")
@@ -391,7 +447,7 @@ def read_likwid(path: str, log: SkipLog, label: str) -> tuple[str, list[tuple[di
     cpu, tables = read_tables(path)
     out = []
     for region, groups in _regions(tables, path).items():
-        parts = [_part(raw, metric, path) for raw, metric in groups]
+        parts = [_part(raw, metric, path, log) for raw, metric in groups]
         merged = _merge(region, parts, log, label)
         if merged is not None:
             out.append(merged)
@@ -404,6 +460,8 @@ def _kernel(fields: dict, notes: list[str], path: str, step: str | None,
     meta = {"source": "likwid", "full_name": fields["name"], "file": path,
             "line": fields["line"], "device": "cpu", "threads": fields["threads"],
             "groups": fields["groups"], "notes": notes}
+    if fields["sockets"]:
+        meta["sockets"] = fields["sockets"]
     if step is not None:
         meta["step"], meta["step_index"] = step, index
     return Kernel(name=name, flop=fields["flop"], bytes=fields["bytes"],
@@ -440,6 +498,17 @@ def load_likwid(paths) -> ProfileImport:
                          skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
                          devices=tuple(cpus), files=tuple(f.path for f in done),
                          notes=held_notes(kernels))
+
+
+def sockets_note(n: int, ids: str = "") -> str:
+    """Counts from several sockets against a catalog CPU, whose ceilings are one socket's:
+    the % of roof would read up to n x high, so say it."""
+    which = f" ({ids})" if ids else ""
+    every = "both" if n == 2 else f"all {n}"
+    return (f"counted on {n} sockets{which}: a catalog CPU's ceilings are per socket, so "
+            f"against one the % of roof reads up to {n}x high; use a roof of {every} sockets "
+            f"(a profile from `rooflab probe -o me.json` on this machine) or count one "
+            f"socket")
 
 
 def _unusable(path: str, log: SkipLog) -> ParseError:

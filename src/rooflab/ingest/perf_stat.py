@@ -46,7 +46,7 @@ from pathlib import Path
 from ..errors import ParseError
 from ..model.kernel import Kernel
 from .aggregate import step_labels
-from .likwid import FP_ARITH
+from .likwid import FP_ARITH, sockets_note
 from .ncu_csv import read_text
 from .profile_import import ProfileImport, held_notes
 from .skips import SkipLog, read_each
@@ -81,9 +81,13 @@ class _Counts:
     missing: list[str] = field(default_factory=list)          # <not counted> events
     elapsed: float | None = None
     command: str = ""
+    sockets: list[str] = field(default_factory=list)          # S0, S1 of --per-socket/-die
 
     def add(self, event: str, value: float, unit: str, line: int, pct: float | None) -> None:
-        self.values[event] = self.values.get(event, 0.0) + value
+        # a wall time is the same on every socket's line (--per-socket), not a count to add
+        self.values[event] = (max(value, self.values.get(event, 0.0))
+                              if event == "duration_time" else
+                              self.values.get(event, 0.0) + value)
         self.units.setdefault(event, unit)
         self.lines.setdefault(event, line)
         if pct is not None and pct < 99.99:
@@ -157,6 +161,9 @@ def _csv_line(line: str, sep: str, n: int, counts: _Counts, path: str, log: Skip
                                             or _ID.match(f[1])):
         raise _interval(path, n)
     while f and not _is_number(f[0]) and f[0] not in _NOT_COUNTED and _ID.match(f[0]):
+        socket = re.match(r"^S\d+", f[0])        # S1, S1-D0, S1-D0-C3: socket 1
+        if socket and socket[0] not in counts.sockets:
+            counts.sockets.append(socket[0])
         f = f[1:]                                # -A / --per-socket: the CPU or socket id
     if len(f) >= 4 and _is_number(f[0]) and _is_number(f[1]):
         f = f[1:]                                # --per-*: the number of CPUs aggregated
@@ -247,8 +254,11 @@ def kernel_fields(counts: _Counts, path: str) -> tuple[dict, list[str]]:
     if counts.missing:
         notes.append(f"not counted: {', '.join(counts.missing)} (what they count is missing: "
                      f"FLOP or bytes read low)")
+    if len(counts.sockets) > 1:
+        notes.append(sockets_note(len(counts.sockets), ", ".join(counts.sockets)))
     fields = {"flop": {k: v for k, v in flop.items() if v > 0}, "bytes": nbytes,
-              "seconds": seconds, "line": min(counts.lines.values(), default=None)}
+              "seconds": seconds, "line": min(counts.lines.values(), default=None),
+              "sockets": len(counts.sockets)}
     return fields, notes
 
 
@@ -322,6 +332,8 @@ def _kernel(name: str, fields: dict, notes: list[str], path: str, step: str | No
             index: int | None) -> Kernel:
     meta = {"source": "perf", "full_name": name, "file": path, "line": fields["line"],
             "device": "cpu", "notes": notes}
+    if fields.get("sockets"):
+        meta["sockets"] = fields["sockets"]
     if step is not None:
         meta["step"], meta["step_index"] = step, index
     provenance = {"flop": "counted", "bytes": "measured", "seconds": "measured"}

@@ -243,6 +243,17 @@ ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels r
                  "against the machine: 100 % means the fastest here, not at a ceiling")
 
 
+# CPU counters (likwid, perf) and torch's CPU ops are judged by a CPU's roof, not a GPU's
+ON_CPU_HINT = ("pass --on CPU (a catalog name such as 'EPYC 9654', or a profile of this "
+               "machine: `rooflab probe -o me.json`, then --on me.json)")
+
+
+def on_cpu(kernels: Sequence[Kernel]) -> bool:
+    """Whether every kernel ran on a CPU (the importer's meta device, or a torch CPU op)."""
+    return bool(kernels) and all(k.meta.get("device") == "cpu"
+                                 or k.meta.get("time") == "cpu op" for k in kernels)
+
+
 def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
     """Ceilings = the best FLOP/s per precision and unit, and B/s per level, any kernel
     reached; a kernel's FLOP/s of its main precision (Kernel.precision), raised where its
@@ -274,7 +285,7 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
                 bw[level] = max(bw.get(level, 0.0), v / k.seconds)
     if not flop or not bw:
         return None
-    roof = _envelope(flop, bw, alone)
+    roof = _envelope(flop, bw, alone, on_cpu(timed))
     # The main precision's own rate alone (review 12b H) put the GPP kernel at 102 % of the
     # roof it set: its 4.9e10 fp32 FLOP are held to the fp64 ceiling too (review 13v F-B).
     # Raise each main ceiling until every kernel's FLOP held to it, plus the time of its
@@ -290,7 +301,7 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
                 flop[key], raised = need, True
         if not raised:
             break
-        roof = _envelope(flop, bw, alone)
+        roof = _envelope(flop, bw, alone, on_cpu(timed))
     return roof
 
 
@@ -313,7 +324,8 @@ ENVELOPE_SOURCE = "best achieved by the profiled kernels (a lower bound on the m
 
 
 def _envelope(flop: Mapping[tuple[str, str], float], bw: Mapping[str, float],
-              alone: Mapping[tuple[str, str], tuple[float, Kernel]]) -> Roof:
+              alone: Mapping[tuple[str, str], tuple[float, Kernel]],
+              cpu: bool = False) -> Roof:
     """The envelope Roof; a compute ceiling raised above its precision's own best rate says
     so in its method (envelope_words)."""
     def method(key: tuple[str, str], value: float) -> str:
@@ -335,7 +347,8 @@ def _envelope(flop: Mapping[tuple[str, str], float], bw: Mapping[str, float],
                      for lv, v in bw.items()),
         source=ENVELOPE_SOURCE,
         notes=("no roof was given, the files name no known device and record no peaks; "
-               "pass --on GPU (a catalog name or a profile) for real ceilings",))
+               + (ON_CPU_HINT if cpu else
+                  "pass --on GPU (a catalog name or a profile)") + " for real ceilings",))
 
 
 def envelope_words(roof: Roof) -> list[str]:
@@ -555,11 +568,15 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     if roof is None:
         from ..errors import InputError
 
+        ask = ON_CPU_HINT if on_cpu(imp.kernels) else "pass --on GPU"
         raise InputError("no roof: the files name no device and record no peaks, and no kernel "
-                         "has both FLOP and bytes; pass --on GPU (see `rooflab specs list`)")
-    on_cpu = bool(imp.kernels) and all(k.meta.get("time") == "cpu op" for k in imp.kernels)
-    hint = ("pass --on me.json (a profile from `rooflab probe -o me.json`) or a CPU name "
-            "for this machine's roof" if on_cpu else "pass --on GPU for the machine's roof")
+                         f"has both FLOP and bytes; {ask} (see `rooflab specs list`)")
+    if imp.kernels and all(k.meta.get("time") == "cpu op" for k in imp.kernels):
+        hint = ("pass --on me.json (a profile from `rooflab probe -o me.json`) or a CPU name "
+                "for this machine's roof")
+    else:
+        hint = (f"{ON_CPU_HINT} for the machine's roof" if on_cpu(imp.kernels) else
+                "pass --on GPU for the machine's roof")
     raised = "".join(f"; {w}" for w in envelope_words(roof))
     return RoofChoice(roof, "roof: none known; ceilings are the best the kernels themselves "
                             f"reached (a lower bound) - {hint}{raised}"

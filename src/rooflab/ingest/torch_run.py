@@ -1,7 +1,7 @@
 """Run a user's script under torch.profiler (CPU, plus CUDA when available) and keep the trace.
 
 `rooflab torch --run script.py [args]` is this: the script runs in this process as
-`__main__` with `sys.argv = [script, *args]` (ingest.script_run), inside
+`__main__` with `sys.argv = [script, *args]` (bench.script_run), inside
 `torch.profiler.profile(record_shapes=True, with_flops=True)`; the chrome trace is written
 to `trace_path` (a temporary file unless given) and read back by ingest.torch_trace.
 """
@@ -13,8 +13,8 @@ import os
 import sys
 import tempfile
 
+from ..bench.script_run import check_script, run_as_main
 from ..errors import require
-from .script_run import check_script, run_as_main
 
 
 @contextlib.contextmanager

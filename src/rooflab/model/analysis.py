@@ -197,12 +197,14 @@ class Analysis:
             point=points.get(level)) for level, nbytes in kernel.bytes.items())
 
     def _share(self, kernel: Kernel) -> float | None:
-        total = self._total_seconds
+        i = self._index_of.get(id(kernel))
+        total = (self._share_totals[i] if i is not None
+                 else sum(k.seconds for k in self.kernels if k.seconds))
         return kernel.seconds / total if kernel.seconds and total > 0 else None
 
     @cached_property
-    def _total_seconds(self) -> float:
-        return sum(k.seconds for k in self.kernels if k.seconds)
+    def _share_totals(self) -> tuple[float, ...]:
+        return share_totals(self.kernels)
 
     @cached_property
     def _unplaced_of(self) -> dict[int, Unplaced]:
@@ -329,6 +331,26 @@ def _kernels_arg(kernels: Any) -> tuple[Kernel, ...]:
     return kernels
 
 
+def share_totals(kernels: Sequence[Kernel]) -> tuple[float, ...]:
+    """The time each kernel's time share is taken of, one per kernel: the summed time of
+    every timed kernel; on a run of optimisation steps (kernels of two or more meta
+    step_index values: several ncu, likwid or perf files) the time of the kernel's own
+    step. Each file is a separate profiling run, so a share of their summed time is a
+    share of no run that happened, and it shrinks as a later step gets faster (review 15v
+    F-b: ncu said 100 % per file, report/plot 57.3 % / 42.7 % of the same saved file).
+    ncu's table, report and the chart's marker sizes all take their shares from here."""
+    step = [k.meta.get("step_index") if isinstance(k.meta, Mapping) else None
+            for k in kernels]
+    by_step: dict[object, float] = {}
+    for k, i in zip(kernels, step, strict=True):
+        if k.seconds:
+            by_step[i] = by_step.get(i, 0.0) + k.seconds
+    if len({i for i in step if i is not None}) < 2:
+        whole = sum(by_step.values())
+        return tuple(whole for _ in kernels)
+    return tuple(by_step.get(i, 0.0) for i in step)
+
+
 def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None) -> Analysis:
     """Every kernel at every memory level it has bytes for (and the roof has a ceiling for).
 
@@ -345,7 +367,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         raise InputError(f"analyze(): roof must be a Roof; got {type(roof).__name__} "
                          f"{roof!r:.60}; {hint}")
     kernels = _kernels_arg(kernels)
-    total = sum(k.seconds for k in kernels if k.seconds)
+    totals = share_totals(kernels)
     points: list[Point] = []
     notes: list[str] = []
     unplaced: list[Unplaced] = []
@@ -366,22 +388,29 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             memory = roof.find_memory(level)
             if memory is None:
                 missing.append(level)
+                # the point is left off the roof (table, chart), not out of the data:
+                # the CSV/JSON exports still carry the level's bytes and AI
                 notes.append(f"{k.name}: roof '{roof.name}' has no {level} ceiling, so no "
-                             f"{level} point")
+                             f"{level} point on the roof (the CSV/JSON keep its bytes)")
                 continue
             if k.bytes[level] <= 0 and k.total_flop <= 0:
                 continue
-            points.append(analyze_point(roof, k, level, compute, memory, total, note,
+            points.append(analyze_point(roof, k, level, compute, memory, totals[i], note,
                                         held.label, i))
             placed += 1
         if k.bytes and k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values()):
             notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
                          f"counts (flop=..., bytes=...)")
         if not placed and (asked or not k.bytes):
-            unplaced.append(_unplaced(roof, k, held, missing, asked, total, i))
+            unplaced.append(_unplaced(roof, k, held, missing, asked, totals[i], i))
         notes += [f"{k.name}: {n}" for n in held.notes]
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
+    steps = {k.meta.get("step_index") for k in kernels if isinstance(k.meta, Mapping)} - {None}
+    if len(steps) > 1:   # said where the shares are read: ncu, report, plot (share_totals)
+        notes.append(f"share is of each kernel's own file: the {len(steps)} files are "
+                     f"separate profiling runs, so a share of their summed time would be a "
+                     f"share of nothing real")
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
                     notes=tuple(dict.fromkeys(notes)), unplaced=tuple(unplaced))
 
@@ -395,6 +424,18 @@ def _unplaced(roof: Roof, k: Kernel, held: KernelCeiling, missing: Sequence[str]
     if not k.bytes:
         reason = "no bytes at any memory level, so no arithmetic intensity"
         fix = 'give its bytes, e.g. "bytes": {"DRAM": 1.0e8}'
+    elif len(missing) == asked and len(k.bytes) > asked:
+        # levels= (--level) set the kernel's other levels aside: that is the reason, not
+        # its data, so name them rather than tell the user to add bytes it already has
+        where = " and ".join(missing)
+        aside = [lv for lv in k.bytes if lv not in missing]
+        reason = (f"--level {where}: roof '{roof.name}' has no {where} ceiling (it has: "
+                  f"{have}); this kernel also has {', '.join(aside)} bytes, set aside by "
+                  f"--level")
+        usable = next((lv for lv in aside if roof.find_memory(lv) is not None), None)
+        instead = f" (or use --level {usable})" if usable else ""
+        fix = (f"drop --level{instead}, or give a roof with "
+               f"a{'n' if where[0] in 'AEFHILMNORSX' else ''} {where} ceiling")
     elif len(missing) == asked:
         where = " and ".join(missing)
         reason = (f"its bytes are at {where} only, and roof '{roof.name}' has no {where} "

@@ -6,8 +6,8 @@ exactly one kernel, the two are matched whatever their names (an optimisation st
 renames the kernel, as the NERSC GPP steps do). Pure: no I/O.
 
 Noise: where both runs kept a kernel's timing samples, a two-sided Mann-Whitney U test
-(model.utest; Google benchmark's compare.py runs the same test on its repetitions) says
-whether its change is outside the noise; `regressions` counts only those, so a gate does
+(model.mann_whitney; Google benchmark's compare.py runs the same test on its repetitions)
+says whether its change is outside the noise; `regressions` counts only those, so a gate does
 not fail on two noisy medians. Without enough samples the change is gated as measured
 and `gate_notes` says noise could not be judged.
 
@@ -26,7 +26,7 @@ from functools import cached_property
 from ..errors import InputError
 from ..units import fmt_seconds
 from .kernel import Kernel, sum_counts
-from .utest import ALPHA, UTest, have_scipy, smallest_p, u_test
+from .mann_whitney import ALPHA, UTest, have_scipy, smallest_p, u_test
 
 
 @dataclass(frozen=True)

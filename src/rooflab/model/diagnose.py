@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
-from .advice import Advice, Efficiency, advise, efficiency_of, pct
+from .advice import advise
+from .advice_core import Advice, Efficiency, efficiency_of, pct
 from .advice_memory import reuse_limit, weight_size
 from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling

@@ -92,13 +92,21 @@ def hop_latency_of_allreduce(allreduce_latency_s: float, n: int) -> float:
     return allreduce_latency_s / ring_hops(n) if n > 1 else allreduce_latency_s
 
 
-def allreduce_latency_words(link: Link, n: int) -> str:
+def allreduce_latency_words(link: Link, n: int, per_step: int | None = None) -> str:
     """'all-reduce latency 140 us = 14 hops x 10 us': both readings of one number, per
-    all-reduce (what LLM tools type) and per hop (what nccl-tests measures)."""
+    all-reduce (what LLM tools type) and per hop (what nccl-tests measures). `per_step`:
+    the all-reduces a step holds (a DP step: one per layer); a step pays the latency that
+    many times, which a reader checking the step by hand needs (review 15v F-a):
+    '..., x 16 all-reduces per step (one per layer) = 2.24 ms'."""
     from ..units import fmt_seconds
 
-    return (f"all-reduce latency {fmt_seconds(link.allreduce_latency_s(n), 4)} = "
+    one = link.allreduce_latency_s(n)
+    text = (f"all-reduce latency {fmt_seconds(one, 4)} = "
             f"{ring_hops(n)} hops x {fmt_seconds(link.hop_latency_s, 4)}")
+    if per_step and per_step > 1:
+        text += (f", x {per_step} all-reduces per step (one per layer) = "
+                 f"{fmt_seconds(per_step * one, 4)}")
+    return text
 
 
 def assumed_nic(hop_latency_s: float = 0.0, why: str = "") -> Link:
@@ -465,12 +473,24 @@ def dp_step(layers: Sequence[Layer], roof: Roof, link: Link | None, n: int,
         step = sum(lt.floor_s + lt.comm_s for lt in times)
     grads = sum(la.grad_bytes for la in layers)
     precision = max(layers, key=lambda la: la.flop).precision
-    notes = (RING, "layer time = max(FLOP/P, bytes/B_DRAM)",
+    notes = (_ring_per_layer(len(layers), link if n > 1 else None, n),
+             "layer time = max(FLOP/P, bytes/B_DRAM)",
              "overlap: all-reduce of layer l runs during backward of layers < l"
              if overlap else "no overlap: all-reduces after the backward pass")
     return DPStep(n, overlap, times, link if n > 1 else None, step,
                   sum(la.flop for la in layers), allreduce_link_bytes(grads, n), precision,
                   notes)
+
+
+def _ring_per_layer(layers: int, link: Link | None, n: int) -> str:
+    """RING with what a step holds: one all-reduce per layer (DDP buckets ~ layers), so
+    the step pays the ring's latency `layers` times (review 15v F-a: 1.76 ms + 16 x 140 us
+    = 4.0 ms at 8 GPUs, not the 1.9 ms a single all-reduce gives)."""
+    text = (f"{RING}; one all-reduce per layer: {layers} per step, each paying the "
+            f"latency")
+    if link is not None and link.hop_latency_s > 0:
+        text += f" ({allreduce_latency_words(link, n, layers)} at {n} devices)"
+    return text
 
 
 # --- tensor-parallel decode step -------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .advice import efficiency_of
+from .advice_core import efficiency_of
 from .analysis import Analysis, Point, analyze
 from .ceiling import Roof
 from .kernel import Kernel

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from ..errors import InputError
 from ..units import (
@@ -19,7 +20,7 @@ from ..units import (
     flop_precision,
     stored_weight_bytes,
 )
-from .advice import efficiency_of
+from .advice_core import efficiency_of
 from .advice_memory import weight_share as known_weight_share
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
@@ -100,31 +101,60 @@ def _unit_in(k: Kernel, tensor: bool) -> str | None:
 
 
 def weight_share(k: Kernel, share: float | None) -> float:
-    """The fraction of a kernel's bytes that are weights: `share` when given, else what the
-    advice knows (advice_memory.weight_share: meta bytes_split or weight_bytes, a GEMM's
-    shape), else by kind: all weights for a kind with weights (opkind.has_weights: a
-    matrix multiply, a GEMV or decode step) and unknown ones, none for attention and
-    streaming ops."""
+    """The fraction of a kernel's bytes that are weights (weight_share_of without where
+    it came from)."""
+    return weight_share_of(k, share)[0]
+
+
+def weight_share_of(k: Kernel, share: float | None) -> tuple[float, str]:
+    """The fraction of a kernel's bytes that are weights, and where it came from: `share`
+    when given, else what the advice knows (advice_memory.weight_share: meta bytes_split or
+    weight_bytes, a GEMM's shape), else by kind: all weights for a kind with weights
+    (opkind.has_weights: a matrix multiply, a GEMV or decode step) and unknown ones, none
+    for attention and streaming ops."""
     if share is not None:
         if not 0 <= share <= 1:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
-        return share
+        return share, "given"
     # the kind report reads: meta's op, else the name's (a profiler's 'residual_add' or
     # 'vectorized_elementwise_kernel<...add...>' has no op; review 13v F-A)
     kind = kernel_kind(k)[0]
     nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
     known = known_weight_share(k, kind, k.total_flop / nbytes if nbytes else 0.0, k.precision)
     if known is not None:
-        return known[0]
+        return known
     if is_attention(kind):
-        return 0.0        # Q, K, V and O are activations and KV cache, not weights
+        # Q, K, V and O are activations and KV cache, not weights
+        return 0.0, f"its kind, {kind}: activations"
     if has_weights(kind):
-        return 1.0
+        return 1.0, f"its kind, {kind}"
     if is_streaming(kind):   # words, not prefixes: 'addmm' (nn.Linear) is no 'add'
-        return 0.0
+        return 0.0, f"its kind, {kind}: activations"
     if not kind and _elementwise_ai(k):
-        return 0.0
-    return 1.0
+        return 0.0, "its AI, a streaming pass's"
+    return 1.0, f"its kind, {kind or 'unknown'}: taken as weights"
+
+
+def shares_words(used: Sequence[tuple[str, float, str]], most: int = 4) -> str:
+    """'weights 33.3 % of the bytes (its shape, fp16 weights)' for the shares a quantize
+    used, one clause per distinct (share, source), naming the kernel when there are
+    several (review 15v F-c: the text said 1 for matmul on a run that used 1/3)."""
+    groups: dict[tuple[float, str], list[str]] = {}
+    for name, s, src in used:
+        groups.setdefault((round(s, 6), src), []).append(name)
+    if not groups:
+        return "no kernel moved"
+    several = len(groups) > 1
+    parts = []
+    for (s, src), names in list(groups.items())[:most]:
+        who = ""
+        if several:
+            who = (f"{names[0]}: " if len(names) == 1
+                   else f"{names[0]} and {len(names) - 1} more: ")
+        parts.append(f"{who}weights {s * 100:.3g} % of the bytes ({src})")
+    if len(groups) > most:
+        parts.append(f"{len(groups) - most} more share(s) in --json")
+    return "; ".join(parts)
 
 
 def _elementwise_ai(k: Kernel) -> bool:
@@ -158,8 +188,10 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         frm = stored(str(k.meta.get("weight_dtype") or k.precision))
         # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
         # activation dtype, as `rooflab llm --weights` does
-        s = (0.0 if share is None and kernel_kind(k)[0].endswith("norm")
-             else weight_share(k, share))
+        s, src = ((0.0, "a norm: weight-only quantizers leave it")
+                  if share is None and kernel_kind(k)[0].endswith("norm")
+                  else weight_share_of(k, share))
+        used.append((k.name, s, src))
         factor = (1 - s) + s * to / frm
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
         # scale from the wrong size (a kernel without weights gets no such key)
@@ -167,12 +199,13 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         meta = k.meta if keep else {**k.meta, "weight_dtype": canonical_dtype(dtype)}
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
-    return _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}",
-                  f"weights are read once per call and stored in {to:.4g} byte(s) each"
-                  f"{_scales_note(dtype, group)}; the "
-                  f"math stays in the kernel's precision; weight share from meta "
-                  f"'weight_bytes', else by the kind (meta op, else the name): 1 for "
-                  f"matmul/unknown kinds, 0 for elementwise, reduction and softmax")
+    used: list[tuple[str, float, str]] = []
+    w = _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}", "")
+    # the shares are known once each moved kernel was changed: say the ones used
+    return replace(w, assumption=(
+        f"weights are read once per call and stored in {to:.4g} byte(s) each"
+        f"{_scales_note(dtype, group)}; the math stays in the kernel's precision; "
+        f"{shares_words(used)}"))
 
 
 def _scales_note(dtype: str, group: int | None) -> str:

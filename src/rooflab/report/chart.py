@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
-from ..model.analysis import analyze
+from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..model.sanity import (
@@ -32,8 +32,11 @@ from ..model.sanity import (
 )
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
 
-# The chart's values and ceiling selection live in their own modules; re-exported here, the
-# names every caller imports from report.chart.
+# The chart's values and ceiling selection live in their own modules (chart_parts,
+# chart_ceilings). Most of these names this module uses; the rest (CAP_LEGEND, CAP_SHOWN,
+# MAX_CEILINGS, ROOF_MARKERS, SIDE_GLYPHS, SIZE_MAX, SIZE_MIN, relative_luminance,
+# side_color) are re-exported only for outside users of their old `rooflab.report.chart`
+# path. Inside the package import each from chart_parts or chart_ceilings.
 from .chart_ceilings import (  # noqa: F401
     MAX_CEILINGS,
     MIXED_SPAN,
@@ -364,11 +367,16 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     to_draw = list({id(k): k for k in (*kernels, *(k for pair in arrows for k in pair))}
                    .values())
     befores = [b for b, _ in arrows] if before_roof is not None else []
-    # each kernel's share of the timed total, as analyze() takes it (model/analysis.py)
-    total = sum(k.seconds for k in to_draw if k.seconds)
-    shares = {id(k): k.seconds / total for k in to_draw if k.seconds and total > 0}
+    # each kernel's share as analyze() takes it (model/analysis.share_totals): of the timed
+    # total, on a run of steps of its own step's time, as ncu's and report's share columns
+    shares = {id(k): k.seconds / t for k, t in zip(to_draw, share_totals(to_draw), strict=True)
+              if k.seconds and t > 0}
     to_draw, dropped = _drop_small(to_draw, shares, min_share, arrows)
-    sized = size_by == "time" and bool(shares)
+    # a run of steps with one timed kernel per file is 100 % per file everywhere: sizes
+    # would all be the largest and say nothing, and crowd the trajectory's names out
+    each_whole = len({k.meta.get("step_index") for k in to_draw}) > 1 and all(
+        s == 1.0 for s in shares.values())
+    sized = size_by == "time" and bool(shares) and not each_whole
     notes: list[str] = [dropped] if dropped else []
     per_kernel: list[list[DrawnPoint]] = []
     caps: list[LaunchCap] = []

@@ -22,7 +22,8 @@ from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
-from .chart import MAX_CEILINGS, roofline_data
+from .chart import roofline_data
+from .chart_ceilings import MAX_CEILINGS
 from .chart_parts import (
     CAP_LEGEND,
     CAP_SHOWN,

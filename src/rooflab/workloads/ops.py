@@ -159,9 +159,14 @@ def reduction(n: int, dtype: str = "fp16", rows: int = 1, name: str | None = Non
 # is 4 FLOP per 8 bytes.
 SOFTMAX_FLOP_PER_ELEMENT = 4
 # LayerNorm per element: mean add 1, x - mean 1, (x-mean)^2 accumulated 2 (an FMA),
-# times rstd 1, times gamma plus beta 2 (an FMA) = 7. RMSNorm: x^2 accumulated 2,
-# times rstd 1, times gamma 1 = 4 (seed 004: RMSNorm over 2048 ≈ 8 K FLOP, 12 KB).
-LAYERNORM_FLOP_PER_ELEMENT = 7
+# times rstd 1, times gamma plus beta 2 (an FMA) = 7 with the affine weight and bias;
+# without them (elementwise_affine=False) the last step is gone: 7 - 2 = 5. RMSNorm:
+# x^2 accumulated 2, times rstd 1, times gamma 1 = 4 (seed 004: RMSNorm over 2048 ≈ 8 K
+# FLOP, 12 KB). bench.torch_count counts a live native_layer_norm with the same two.
+LAYERNORM_AFFINE_FLOP_PER_ELEMENT = 7
+LAYERNORM_PLAIN_FLOP_PER_ELEMENT = 5
+# Old name of the affine count (layernorm() models the affine op), kept for outside users.
+LAYERNORM_FLOP_PER_ELEMENT = LAYERNORM_AFFINE_FLOP_PER_ELEMENT
 RMSNORM_FLOP_PER_ELEMENT = 4
 
 
@@ -183,7 +188,7 @@ def layernorm(rows: int, cols: int, dtype: str = "fp16", name: str | None = None
     d, s, _ = _dt(dtype)
     e = rows * cols
     return _count(name or f"layernorm_{rows}x{cols}_{d}", "layernorm",
-                  LAYERNORM_FLOP_PER_ELEMENT * e, s * (e + 2 * cols), s * e, d, "vector",
+                  LAYERNORM_AFFINE_FLOP_PER_ELEMENT * e, s * (e + 2 * cols), s * e, d, "vector",
                   {"rows": rows, "cols": cols})
 
 

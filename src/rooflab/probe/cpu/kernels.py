@@ -222,3 +222,66 @@ def par_ert(a, b, m, k, nblocks, reps, out):
     for t in numba.prange(a.shape[0]):
         out[t] = ert(a[t], b[t], nblocks, k, m, 0.001, reps)
     return out[0]
+
+
+# --- likwid-bench's other kernels (rooflab bench --kernel) ------------------------------
+# Defined as likwid-bench's bench/x86-64/*.ptt kernels are (RRZE-HPC/likwid: store.ptt,
+# update.ptt, daxpy.ptt, ddot.ptt); the byte and FLOP counts live in bench/kernel_runner.py.
+@njit(**_KW)
+def store_only(a, s, reps):
+    """a[i] = v: one store per element, no load (likwid store.ptt). v changes each pass so
+    no pass is a dead store of the next."""
+    for r in range(reps):
+        v = s + r
+        for i in range(a.size):
+            a[i] = v
+    return a[0]
+
+
+@njit(**_KW)
+def update(a, s, reps):
+    """a[i] = s*a[i]: one load and one store of the same element (likwid update.ptt)."""
+    for _ in range(reps):
+        for i in range(a.size):
+            a[i] = s * a[i]
+    return a[0]
+
+
+@njit(**_KW)
+def daxpy(a, b, s, reps):
+    """b[i] = b[i] + s*a[i] (likwid daxpy.ptt: STR1 = s*STR0 + STR1)."""
+    for _ in range(reps):
+        for i in range(a.size):
+            b[i] = b[i] + s * a[i]
+    return b[0]
+
+
+@njit(**_KW)
+def ddot(a, b, reps):
+    """sum of a[i]*b[i] (likwid ddot.ptt): two loads, no store."""
+    total = 0.0
+    for _ in range(reps):
+        acc = 0.0
+        for i in range(a.size):
+            acc += a[i] * b[i]
+        total += acc
+    return total
+
+
+STORE, UPDATE, DAXPY, DDOT = range(10, 14)
+
+
+@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+def par_more(kind, a, b, s, reps, out, n):
+    """par_run for the kernels above (a separate region: par_run's cached code stays as
+    it is), one row of a and b per thread."""
+    for t in numba.prange(a.shape[0]):
+        if kind == STORE:
+            out[t] = store_only(a[t, :n], s, reps)
+        elif kind == UPDATE:
+            out[t] = update(a[t, :n], s, reps)
+        elif kind == DAXPY:
+            out[t] = daxpy(a[t, :n], b[t, :n], s, reps)
+        else:
+            out[t] = ddot(a[t, :n], b[t, :n], reps)
+    return out[0]

@@ -28,7 +28,7 @@ from . import load as gpu_load
 from .catalog_match import match_catalog
 from .compute import tf32_env
 from .context import Context, sizes_for
-from .identity import identify, open_device, parse_device, read_clocks
+from .identity import identify, open_device, parse_torch_device, read_clocks
 from .timing import clock_timer, cuda_timer, torch_flush
 
 __all__ = ["compare_to_nominal", "probe_gpu"]
@@ -73,7 +73,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     Raises InputError for a bad device string or mode, DeviceError when no CUDA device is
     visible, MissingDependency when torch is not installed.
     """
-    kind, _ = parse_device(device)
+    kind, _ = parse_torch_device(device)
     sizes = sizes_for(kind, mode)
     if kind == "cuda" and (why := interpreter_refusal()):
         raise InputError(why)

@@ -43,8 +43,10 @@ def gcn_arch(props) -> str | None:
     return name or None
 
 
-def parse_device(device: str) -> tuple[str, int | None]:
-    """'cuda' -> ('cuda', None), 'cuda:1' -> ('cuda', 1), 'cpu' -> ('cpu', None)."""
+def parse_torch_device(device: str) -> tuple[str, int | None]:
+    """A PyTorch device string -> (kind, index): 'cuda' -> ('cuda', None), 'cuda:1' ->
+    ('cuda', 1), 'cpu' -> ('cpu', None). cli.probe.parse_device_option reads the --device
+    flag (which also takes 'torch-cpu') before this."""
     m = _DEVICE_RE.match(str(device).strip().lower())
     if not m or (m.group(1) == "cpu" and m.group(2) is not None):
         raise InputError(f"device must be 'cuda', 'cuda:N' or 'cpu' (PyTorch's CPU device, "
@@ -52,9 +54,13 @@ def parse_device(device: str) -> tuple[str, int | None]:
     return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
 
 
+# Old name (two parse_device meant different things), kept for outside users.
+parse_device = parse_torch_device
+
+
 def open_device(torch, device: str):
     """The torch.device to probe, or DeviceError saying why it cannot be used."""
-    kind, index = parse_device(device)
+    kind, index = parse_torch_device(device)
     if kind == "cpu":
         return torch.device("cpu")
     if not torch.cuda.is_available() and hip_version(torch):
