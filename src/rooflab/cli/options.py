@@ -120,7 +120,7 @@ ExcludeRe = Annotated[list[str] | None, typer.Option(
 def profiler_verb(app, name: str, help: str, files_help: str,
                   load: Callable[..., ProfileImport], per_launch: bool = False) -> None:
     """Add `rooflab NAME FILE... [--on] [--top] [--level] [--kernel] [--exclude] [--json]
-    [-o]` to `app`: a profiler's files read by `load` (which imports its reader when
+    [-o [--min-share]]` to `app`: a profiler's files read by `load` (which imports its reader when
     called, so registering stays light), then the table, JSON or file every profiler verb
     gives (cli/profiled.py). per_launch: the reader takes per_launch= (ncu), and the verb
     gets `--per-launch` (one point per launch, not per name)."""
@@ -138,12 +138,18 @@ def profiler_verb(app, name: str, help: str, files_help: str,
                  "one per kernel name with its launches summed"),
         json_out: JsonOut = False,
         output: Output = None,
+        min_share: str | None = typer.Option(
+            None, "--min-share", metavar="PCT", help="with -o x.png/.svg: leave out of the "
+            "chart kernels under PCT % of the measured time (as `rooflab plot --min-share`)"),
     ) -> None:
         from ..ingest.profile_import import launch_notes, select_kernels, with_sm_count
         from .common import metric_notes
-        from .profiled import check_output, report_import
+        from .plot import parse_min_share
+        from .profiled import check_chart_option, check_output, report_import
 
         check_output(output, top, [*files, on])
+        share = parse_min_share(min_share)
+        check_chart_option(output, "--min-share", min_share)
         if each and not per_launch:
             raise typer.BadParameter(f"`rooflab {name}` has no per-launch view; it is "
                                      f"`rooflab ncu`'s", param_hint="--per-launch")
@@ -154,4 +160,4 @@ def profiler_verb(app, name: str, help: str, files_help: str,
         imp = replace(imp, notes=imp.notes + metric_notes(imp.kernels, imp.notes)
                       + launch_notes(imp.kernels))
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
-                                       level=level))
+                                       level=level, min_share=share))

@@ -194,28 +194,16 @@ def _checks_fire(analysis: Analysis) -> bool:
 
 
 def shares_per_file(analysis: Analysis) -> tuple[Analysis, str]:
-    """Kernels from several files (steps: separate profiling runs) get their time share of
-    their own file's time, not of the sum over files (a share of nothing real), and a
-    note saying so; one file's analysis is returned as it is, with no note."""
-    from dataclasses import replace
+    """The analysis as it is, and its note that the time shares are of each kernel's own
+    file ('' for one file). analyze() already takes every share from
+    model.analysis.share_totals (of the kernel's own file when kernels come from several:
+    separate profiling runs) and words the note; this only finds it, for import_notes."""
+    note = next((n for n in analysis.notes if n.startswith(OWN_FILE_NOTE)), "")
+    return analysis, note
 
-    step = [k.meta.get("step_index") for k in analysis.kernels]
-    files = {i for i in step if i is not None}
-    if len(files) < 2:
-        return analysis, ""
-    total: dict[int, float] = {}
-    for k, i in zip(analysis.kernels, step, strict=True):
-        if k.seconds and i is not None:
-            total[i] = total.get(i, 0.0) + k.seconds
 
-    def share(p):   # of its own kernel's file (kernel_index: names may repeat across files)
-        t, i = analysis.kernels[p.kernel_index].seconds, step[p.kernel_index]
-        return t / total[i] if t and i in total and total[i] > 0 else None
-
-    points = tuple(replace(p, time_share=share(p)) for p in analysis.points)
-    return replace(analysis, points=points), (
-        f"share is of each kernel's own file: the {len(files)} files are separate "
-        f"profiling runs, so a share of their summed time would be a share of nothing real")
+# how analyze() begins its note on shares taken per file
+OWN_FILE_NOTE = "share is of each kernel's own file:"
 
 
 def collapse_notes(notes: Sequence[str]) -> list[str]:
@@ -281,17 +269,31 @@ def check_top(top: int) -> None:
         raise InputError(f"--top {top}: give the number of kernels to show, or 0 for all")
 
 
+CHART_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def check_chart_option(output: str | None, option: str, given: object) -> None:
+    """An option that only shapes the chart, given without -o x.png/.svg/.pdf: a clear
+    error rather than silently nothing."""
+    if given is not None and (output is None
+                              or Path(output).suffix.lower() not in CHART_SUFFIXES):
+        raise InputError(f"{option} leaves kernels out of the chart only: add -o x.png "
+                         f"(or .svg); the table, .json and .csv keep every kernel")
+
+
 def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
-                 trajectory: bool, level: str | None) -> str:
-    """Write -o FILE by suffix: .png/.svg chart, .json analysis, .csv table."""
+                 trajectory: bool, level: str | None, min_share: float | None = None) -> str:
+    """Write -o FILE by suffix: .png/.svg chart (kernels under min_share of the time left
+    out, as `rooflab plot --min-share`), .json analysis, .csv table."""
     suffix = Path(path).suffix.lower()
-    if suffix in (".png", ".svg", ".pdf"):
+    if suffix in CHART_SUFFIXES:
         from ..report.chart import plot_roofline, save_figure
 
         kernels = trajectory_kernels(analysis.kernels) if trajectory else list(analysis.kernels)
-        display = plot_roofline([analysis.roof], kernels, level=level, trajectory=trajectory)
+        display = plot_roofline([analysis.roof], kernels, level=level, trajectory=trajectory,
+                                min_share=min_share)
         save_figure(display, path)
-        return f"wrote chart {path}"
+        return f"wrote chart {path}" + (f"; {display.dropped}" if display.dropped else "")
     if suffix == ".json":
         from ..files import write_json
 
@@ -349,8 +351,9 @@ def _env_worded(choice: RoofChoice, on: str | None) -> RoofChoice:
 
 def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
                   output: str | None, level: str | None = None, what: str = "kernels",
-                  choice: RoofChoice | None = None) -> int:
-    """Warn about skipped rows/files, analyse on the chosen roof, print, write -o. Exit code."""
+                  choice: RoofChoice | None = None, min_share: float | None = None) -> int:
+    """Warn about skipped rows/files, analyse on the chosen roof, print, write -o (a chart
+    without the kernels under min_share of the time). Exit code."""
     for s in imp.failed:
         warn(f"{s} (file skipped)")
     for s in imp.skips:
@@ -398,6 +401,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
                 out.print(escape(f"roof note: {note}"))
     if output:
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
-        message = write_output(output, analysis, table_rows(analysis), extra, trajectory, level)
+        message = write_output(output, analysis, table_rows(analysis), extra, trajectory, level,
+                               min_share)
         print(message, file=sys.stderr if json_out else sys.stdout)
     return 0

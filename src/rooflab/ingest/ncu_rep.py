@@ -46,7 +46,11 @@ def read_ncu_rep(path: str, log: SkipLog | None = None) -> tuple[Launch, ...]:
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
-            out.append(_launch(path, rng.action_by_idx(a), f"{r}.{a}", log))
+            # The launch's ID as the CSV export (`ncu --import FILE --csv`) prints it: the
+            # results numbered 0, 1, ... in report order. The report stores no ID metric;
+            # r and a are the range (one per kernel-replay report) and the action in it, so
+            # 'r.a' named the GPP reduction '#0.1' where its CSV says '#1'.
+            out.append(_launch(path, rng.action_by_idx(a), str(len(out)), log))
     if not out:
         raise ParseError("holds no profiled kernel launch: " + _what_instead(path), path=path)
     return tuple(out)

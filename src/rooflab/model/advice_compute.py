@@ -51,7 +51,11 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     low = _lower_precision(p, e, roof, kind, machine, kernel)
     if low is not None:
         out.append(low)
-    eff = _efficiency(p, e, *words(machine, "issue_matrix" if cpu and matrix else "issue"))
+    action, why = words(machine, "issue_matrix" if cpu and matrix else "issue")
+    occupancy = occupancy_words(kernel.meta) if kernel is not None and not cpu else ""
+    if occupancy:   # "raise occupancy" with the figure the profiler recorded for it
+        why += f"; the profile says: occupancy {occupancy}"
+    eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(eff)
     return out
@@ -163,6 +167,35 @@ def grid_words(m) -> str:
         return (f"{shape}: {waves:.2f} waves of {sms * per_sm} blocks ({per_sm} per SM): "
                 f"the last wave leaves SMs idle")
     return ""
+
+
+# Threads per warp on every NVIDIA GPU so far: a block of 128 threads is 4 warps.
+WARP_THREADS = 32
+
+
+def occupancy_words(m) -> str:
+    """'theoretical 41.7 % (20 of 48 warps), limited by registers; achieved 41.6 %' from
+    meta occupancy_theoretical / _limiter / _achieved (ncu's Occupancy section, % of the
+    SM's warp slots); '' without a theoretical figure. The warps are derived: the blocks
+    one SM holds (occupancy_limit_blocks) x the block's warps, and the SM's warp slots
+    that many make the theoretical %; left out when the two do not give whole warps."""
+    most = m.get("occupancy_theoretical")
+    if not isinstance(most, (int, float)) or isinstance(most, bool) or most <= 0:
+        return ""
+    text = f"theoretical {most:.1f} %"
+    blocks, threads = m.get("occupancy_limit_blocks"), grid_blocks(m.get("block"))
+    if isinstance(blocks, (int, float)) and blocks >= 1 and threads:
+        active = int(blocks) * -(-threads // WARP_THREADS)
+        slots = active * 100 / most
+        if abs(slots - round(slots)) < 0.05:
+            text += f" ({active} of {round(slots)} warps)"
+    limit = m.get("occupancy_limiter")
+    if limit:
+        text += f", limited by {limit}"
+    got = m.get("occupancy_achieved")
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        text += f"; achieved {got:.1f} %"
+    return text
 
 
 def _idle_sms(m) -> bool:
