@@ -16,6 +16,21 @@ GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "ner
 ON = "RTX 4060 Laptop GPU"
 
 
+def output5_with(tmp_path: Path, name: str, rows) -> Path:
+    """output5.csv with extra metric rows (metric, unit, value) for its kernel's launch, each
+    made from its dram__bytes.sum row: the metrics a newer collect recipe asks for."""
+    src = GPP / "output5.csv"
+    if not src.is_file():
+        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
+    lines = src.read_text().splitlines()
+    row = next(r for r in lines if '"dram__bytes.sum"' in r)
+    old = '"dram__bytes.sum","byte","164,753,066,112"'
+    extra = [row.replace(old, f'"{m}","{u}","{v}"') for m, u, v in rows]
+    path = tmp_path / name
+    path.write_text("\n".join(lines + extra) + "\n")
+    return path
+
+
 @pytest.fixture
 def rep() -> Path:
     if not (GPP / "output1.ncu-rep").is_file():
@@ -93,21 +108,13 @@ def test_another_gpus_peaks_are_not_added(rep, capsys):
 def test_csv_with_recipe_peaks_keeps_l2_l1(tmp_path, capsys):
     # output5.csv plus the peak rows the collect recipe now asks for, with output1.ncu-rep's
     # figures: DRAM 32 B/cycle x 7.993 GHz, L2 1024 B/cycle and L1 3072 B/cycle x 1.62 GHz
-    src = GPP / "output5.csv"
-    if not src.is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
-    lines = src.read_text().splitlines()
-    row = next(r for r in lines if '"dram__bytes.sum"' in r)
-    old = '"dram__bytes.sum","byte","164,753,066,112"'
-    extra = [row.replace(old, f'"{m}","{u}","{v}"') for m, u, v in (
+    path = output5_with(tmp_path, "peaks.csv", (
         ("dram__bytes.sum.peak_sustained", "byte/cycle", "32"),
         ("lts__t_bytes.sum.peak_sustained", "byte/cycle", "1,024"),
         ("l1tex__t_bytes.sum.peak_sustained", "byte/cycle", "3,072"),
         ("dram__cycles_elapsed.avg.per_second", "hz", "7,993,000,000"),
         ("lts__cycles_elapsed.avg.per_second", "hz", "1,620,000,000"),
-        ("l1tex__cycles_elapsed.avg.per_second", "hz", "1,620,000,000"))]
-    path = tmp_path / "peaks.csv"
-    path.write_text("\n".join(lines + extra) + "\n")
+        ("l1tex__cycles_elapsed.avg.per_second", "hz", "1,620,000,000")))
     assert main(["ncu", str(path), "--on", ON, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     memory = {c["level"]: c["bytes_per_s"] for c in data["roof"]["memory"]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_ncu_hierarchy import output5_with
 
 from rooflab.cli.main import main
 from rooflab.ingest.ncu_files import load_ncu
@@ -65,22 +66,13 @@ def test_ncu_table_notes_small_grid(capsys):
 
 
 def test_csv_occupancy_rows_are_read_not_warned(tmp_path, capsys):
-    src = GPP / "output5.csv"
-    if not src.is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP}")
-    lines = src.read_text().splitlines()
-    row = next(r for r in lines if '"dram__bytes.sum"' in r)
-    extra = [row.replace('"dram__bytes.sum","byte","164,753,066,112"', f'"{m}","{u}","{v}"')
-             for m, u, v in (("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "12.5"),
-                             ("sm__maximum_warps_per_active_cycle_pct", "%", "50"),
-                             ("launch__occupancy_limit_registers", "block", "4"),
-                             ("launch__occupancy_limit_warps", "block", "8"),
-                             ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-                              "%", "8.2"),
-                             ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-                              "%", "71"))]
-    path = tmp_path / "occ.csv"
-    path.write_text("\n".join(lines + extra) + "\n")
+    path = output5_with(tmp_path, "occ.csv", (
+        ("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "12.5"),
+        ("sm__maximum_warps_per_active_cycle_pct", "%", "50"),
+        ("launch__occupancy_limit_registers", "block", "4"),
+        ("launch__occupancy_limit_warps", "block", "8"),
+        ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "%", "8.2"),
+        ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "%", "71")))
     (k,) = load_ncu([str(path)]).kernels
     assert k.meta["occupancy_achieved"] == 12.5
     assert k.meta["occupancy_theoretical"] == 50.0
