@@ -118,7 +118,9 @@ def int8_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, strid
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     for _k in range(0, tl.cdiv(K, BLOCK_K)):
-        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        # out_dtype named: Triton 3.6 (the device's) asserts the accumulator's type equals
+        # out_dtype, whose default is float32; 3.9 infers it from acc.
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc, out_dtype=tl.int32)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
