@@ -151,8 +151,8 @@ def test_files_rooflab_writes_read_back_without_a_warning(tmp_path, capsys):
 
 def test_csv_time_and_typo_columns_are_warned_other_columns_are_meta(tmp_path, capsys):
     path = tmp_path / "k.csv"
-    path.write_text("name,flop,bytes,time_ms,sconds,op\na,1e9,1e8,1.5,,matmul\n"
-                    "b,1e9,1e8,2,,matmul\n")
+    path.write_text("name,flop,bytes,time_ms,sconds,op,precision\na,1e9,1e8,1.5,,matmul,fp32\n"
+                    "b,1e9,1e8,2,,matmul,fp32\n")   # a precision: no fp32-default note
     ks, err = load(str(path))
     assert [k.seconds for k in ks] == [None, None]
     assert ks[0].meta["op"] == "matmul"
@@ -165,7 +165,8 @@ def test_csv_time_and_typo_columns_are_warned_other_columns_are_meta(tmp_path, c
 
 def test_csv_with_seconds_and_extra_columns_is_quiet(tmp_path, capsys):
     path = tmp_path / "k.csv"
-    path.write_text("name,flop,bytes,seconds,time_us,weight_bytes\na,1e9,1e8,1e-3,1000,5e7\n")
+    path.write_text("name,flop,bytes,seconds,time_us,weight_bytes,precision\n"
+                    "a,1e9,1e8,1e-3,1000,5e7,fp32\n")   # a precision: no fp32-default note
     (k,), err = load(str(path))
     assert k.seconds == 1e-3 and k.meta["weight_bytes"] == 5e7
     assert err == ""

@@ -133,7 +133,13 @@ def test_x_plus_1_gets_fusion_not_tiling():
     fuse = got["fuse with the neighbouring pass"]
     t = 4e8 / 270e9
     assert fuse.speedup == pytest.approx(t / (5e-6 + t / 2))
-    assert "tiling and batching cannot" in _slope(d)
+    # review 16a C: no kind named, so the slope words say so instead of asserting that
+    # each element is read and written once (a stencil or an SpMV is no y = x + 1)
+    assert "op kind is unknown" in _slope(d) and "meta.op" in _slope(d)
+    assert "tiling and batching cannot" not in _slope(d)
+    # with meta op elementwise it streams, and the words say so
+    named = _diag(T4M, k.with_(meta={"op": "elementwise"}))
+    assert "tiling and batching cannot" in _slope(named)
 
 
 # --- 12a #3: ai_high from the name, and no compute-side advice under it ------------------

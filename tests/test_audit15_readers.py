@@ -188,6 +188,9 @@ def test_seed000_table_ai_agrees_within_rounding(tmp_path):
                     "gemm_1024,2.1e9,1.2e7,175,4200\nsoftmax,5.6e6,1.1e7,0.51,95\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        # the table gives no precision: the fp32-default note (review 16a J) is not an AI
+        # warning
+        warnings.filterwarnings("ignore", ".*precision not given for 4 kernels", InputWarning)
         assert len(load_kernels(str(path))) == 4
 
 

@@ -214,7 +214,7 @@ def test_measure_raises_a_warning_for_noisy_samples(monkeypatch):
     from rooflab.probe.timer import Timing
 
     samples = (1e-3, 1e-3, 2e-3, 3e-3, 1e-3)   # IQR 100 % of the 1 ms median
-    monkeypatch.setattr(measuring, "_bench", lambda call, plan, clock, sync: Timing(
+    monkeypatch.setattr(measuring, "_bench", lambda call, plan, clock, sync, inner: Timing(
         samples=samples, inner=1, stats=summarize(samples)))
     with pytest.warns(measuring.TimingWarning, match="timing samples vary"):
         k = rooflab.measure(lambda: None, flop=1, bytes=1)

@@ -18,14 +18,17 @@ pytest.importorskip("numba")
 
 def test_bytes_and_flop_per_update_by_hand():
     """likwid-bench's .ptt headers (RRZE-HPC/likwid bench/x86-64): copy.ptt BYTES 16,
-    stream.ptt (triad) FLOPS 2 BYTES 24, load/store.ptt BYTES 8, update.ptt BYTES 16,
-    daxpy.ptt FLOPS 2 BYTES 24, ddot.ptt FLOPS 2 BYTES 16; 8 B per fp64 load or store."""
-    want = {"copy": (16, 0), "scale": (16, 1), "add": (24, 1), "triad": (24, 2),
+    stream.ptt (STREAM triad) FLOPS 2 BYTES 24, triad.ptt FLOPS 2 BYTES 32, load/store.ptt
+    BYTES 8, update.ptt BYTES 16, daxpy.ptt FLOPS 2 BYTES 24, ddot.ptt FLOPS 2 BYTES 16;
+    8 B per fp64 load or store."""
+    want = {"copy": (16, 0), "scale": (16, 1), "add": (24, 1), "stream": (24, 2),
+            "triad": (32, 2),
             "sum": (8, 1), "load": (8, 1), "store": (8, 0), "update": (16, 1),
             "daxpy": (24, 2), "ddot": (16, 2), "peakflops": (16, 4096)}
     got = {k.name: (k.bytes_per_update, k.flop) for k in kr.KERNELS.values()}
     assert got == want
-    assert kr.KERNELS["triad"].streams == 3 and kr.KERNELS["ddot"].streams == 2
+    assert kr.KERNELS["stream"].streams == 3 and kr.KERNELS["triad"].streams == 4
+    assert kr.KERNELS["ddot"].streams == 2
     assert kr.KERNELS["store"].loads == 0 and kr.KERNELS["ddot"].stores == 0
 
 
@@ -35,8 +38,9 @@ def test_sizes_and_levels():
     assert kr.parse_size("1MiB", None) == 2**20
     assert kr.parse_size("4xLLC", 32 * 2**20) == 128 * 2**20
     assert kr.default_size(32 * 2**20) == 128 * 2**20
-    # 32 KiB of triad: 32768 / 24 = 1365 elements, down to a multiple of 64: 1344
-    assert kr.elements(kr.KERNELS["triad"], 32 * 1024) == 1344
+    # 32 KiB of stream (STREAM triad): 32768 / 24 = 1365 elements, down to a multiple
+    # of 64: 1344
+    assert kr.elements(kr.KERNELS["stream"], 32 * 1024) == 1344
     caps = {"L1": 32 * 1024, "L2": 2**20, "L3": 16 * 2**20}
     assert kr.level_of(3 * 1344 * 8, caps) == "L1"
     assert kr.level_of(40 * 1024, caps) == "L2"
@@ -69,7 +73,7 @@ def test_fake_clock_run_numbers():
     from rooflab.probe.timer import QUICK
 
     caps = {"L1": 32 * 1024, "L2": 2**20}
-    r = kr.run_kernel(kr.KERNELS["triad"], 32 * 1024, 1, caps, QUICK, clock=clock,
+    r = kr.run_kernel(kr.KERNELS["stream"], 32 * 1024, 1, caps, QUICK, clock=clock,
                       make_call=make_call)
     # 1344 updates per microsecond: 1.344e9 updates/s, x 24 B and x 2 FLOP
     assert r.n == 1344 and r.level == "L1" and r.ws_bytes == 32256
@@ -122,12 +126,12 @@ def test_real_run_32kib_one_thread(tmp_path, capsys):
                         Ceiling(1e10, level="DRAM", provenance="measured")))
     path = tmp_path / "roof.json"
     write_json(path, {"roof": roof_to_dict(roof)})
-    code = main(["bench", "--kernel", "triad", "--size", "32KiB", "--threads", "1",
+    code = main(["bench", "--kernel", "stream", "--size", "32KiB", "--threads", "1",
                  "--quick", "--on", str(path), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["threads"] == 1 and out["elements_per_stream"] == 1344
     assert out["bytes_per_s"] > 1e9 and out["samples"] >= 5
     assert out["flop_per_s"] == pytest.approx(out["bytes_per_s"] / 12)
-    # 32 KiB of triad is 32256 B: L1 wherever L1d is 32 KiB or more; placed on that level
+    # 32 KiB of stream is 32256 B: L1 wherever L1d is 32 KiB or more; placed on that level
     ceiling = {"L1": 1e11, "L2": 1e11, "DRAM": 1e10}[out["level"]]
     assert out["on"]["percent"] == pytest.approx(100 * out["bytes_per_s"] / ceiling)

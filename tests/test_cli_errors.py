@@ -94,7 +94,8 @@ CASES = [
     # JSON of the wrong shape
     ("kernels not a list", ["report", "shape.json", *ON], ["shape.json", "'kernels' list"]),
     ("roof as kernels", ["choose", "roof.json", "--among", "t4"],
-     ["roof.json", "not a list of kernels", "--on roof.json"]),
+     # choose has no --on: the profile is a device, for --among (round F5)
+     ["roof.json", "not a list of kernels", "--among roof.json"]),
     ("kernels as roof", ["report", "kernels.json", "--on", "kernels.json"],
      ["kernels.json", "not a profile or roof file"]),
     ("kernels as config", ["llm", "kernels.json", *ON], ["kernels.json", "hidden_size"]),

@@ -44,6 +44,10 @@ def test_quick_probe_has_the_acceptance_ceilings(profile):
     assert m.kind == "measured"
     for level in ("L1", "L2", "DRAM"):
         c = m.find_memory(level)
+        if c is None and level in (profile.extras.get("dropped_ceilings") or {}):
+            # measured below DRAM under load: dropped with a note (review 16a L7)
+            assert any(n.startswith(f"{level} bandwidth dropped") for n in m.notes)
+            continue
         assert c is not None, f"no {level} ceiling; notes: {m.notes}"
         assert c.provenance == "measured" and len(c.samples) >= 5 and c.spread is not None
         assert c.value == max(c.samples)
@@ -108,7 +112,9 @@ def test_cli_json_to_stdout(profile, monkeypatch, capsys):
     assert main(["probe", "--quick", "-q", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["schema_version"] == 1 and d["measured"]["kind"] == "measured"
-    assert {c["level"] for c in d["measured"]["memory"]} >= {"L1", "L2", "DRAM"}
+    # a cache measured below DRAM (a loaded machine) is dropped into extras (review 16a L7)
+    dropped = set(d["extras"].get("dropped_ceilings") or {})
+    assert {c["level"] for c in d["measured"]["memory"]} | dropped >= {"L1", "L2", "DRAM"}
 
 
 def test_cli_interrupt_writes_nothing(tmp_path, monkeypatch, capsys):

@@ -86,7 +86,8 @@ def test_cli_bytes_scale(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if "conv2d_3x3" in line)
     assert "5 -> 20" in row and "2.80x" in row and "compute (was memory)" in row
-    assert "total: 500 us -> 243 us (2.06x)" in out
+    # the total counts both kernels (relu unchanged), the work floor conv2d_3x3 only
+    assert "total (all 2 kernels, 1 of them unchanged): 500 us -> 243 us (2.06x)" in out
     assert main([*args, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["label"] == "bytes x 0.25"

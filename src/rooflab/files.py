@@ -282,3 +282,30 @@ def load_json(path: str | os.PathLike) -> Any:
         hint = f"; this {p.suffix} file is not JSON: is it the right file?" if other else ""
         raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=str(p),
                          line=exc.lineno) from None
+
+
+def with_stdin(paths: Sequence[str], stream: Any = None) -> tuple[list[str], str | None]:
+    """File arguments where `-` means standard input, for a reader that takes text:
+    (the paths with `-` named STDIN_NAME, standard input's text), or (paths, None) without
+    `-`. Bytes that are not UTF-8 are read as U+FFFD, as a file is (the reader says what
+    it found). Read once: `-` given twice, or a terminal, is an InputError."""
+    import sys
+
+    from .errors import InputError
+
+    if "-" not in paths:
+        return list(paths), None
+    if list(paths).count("-") > 1:
+        raise InputError("- given twice: standard input can be read once; save one of the "
+                         "inputs to a file and pass its path")
+    stream = sys.stdin if stream is None else stream
+    if stream is None or stream.isatty():
+        raise InputError("-: reads standard input, which is a terminal here; pipe the "
+                         "profiler's output in (`... 2>&1 | rooflab perf -`) or give a file")
+    try:
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+    except (OSError, ValueError) as exc:   # closed, or a test's capture that refuses
+        raise InputError(f"-: cannot read standard input ({exc}); give the file's path "
+                         f"instead") from None
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    return [STDIN_NAME if p == "-" else p for p in paths], text

@@ -1,15 +1,23 @@
 """The FLOP and bytes of a measured call: given by the user (numbers or dicts) or counted
-from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance."""
+from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance.
+
+A torch.compile'd callable is counted by its eager ops (under the counter's dispatch mode
+Dynamo does not run the compiled graph), while the timed calls run the compiled code,
+which may fuse them: its counted bytes are marked COMPILED_BYTES and a CountWarning gives
+the one-pass figure (meta["fused_bytes"]) beside the eager sum."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, require
 from .model.schema import level_name
-from .units import LEVELS, LINKS, canonical_dtype, flop_precision
+from .units import LEVELS, LINKS, canonical_dtype, flop_precision, si
+
+COMPILED_BYTES = "counted (eager ops; the compiled code may fuse them)"
 
 
 class CountWarning(UserWarning):
@@ -57,27 +65,42 @@ def _nonneg(value, what: str) -> float:
     return v
 
 
+def is_compiled(fn) -> bool:
+    """Whether fn is torch.compile'd: a compiled function or method carries Dynamo's
+    `_torchdynamo_orig_callable` (torch 2.x, 2.13 included), a compiled module is an
+    OptimizedModule (which has it too). A lambda that calls one is not seen."""
+    fn = getattr(fn, "__func__", fn)   # a bound method of a compiled function
+    if getattr(fn, "_torchdynamo_orig_callable", None) is not None:
+        return True
+    torch = sys.modules.get("torch")
+    dynamo = sys.modules.get("torch._dynamo.eval_frame") if torch is not None else None
+    module_type = getattr(dynamo, "OptimizedModule", None)
+    return module_type is not None and isinstance(fn, module_type)
+
+
 def _counts(flop, nbytes, fn, args, kwargs,
-            stacklevel: int) -> tuple[dict, dict, dict, dict]:
-    """(flop, bytes, provenance, meta): given numbers as they are, the rest counted.
-    `stacklevel`: the user's frame counted from _counts' caller (1: the caller itself), as
-    _merge_count takes it."""
+            stacklevel: int) -> tuple[dict, dict, dict, dict, tuple[str, ...]]:
+    """(flop, bytes, provenance, meta, devices the counted ops ran on): given numbers as
+    they are, the rest counted. `stacklevel`: the user's frame counted from _counts' caller
+    (1: the caller itself), as _merge_count takes it."""
     flop_d = normalize_flop(flop) if flop is not None else None
     bytes_d = normalize_bytes(nbytes) if nbytes is not None else None
     prov = {"flop": "given", "bytes": "given"}
     meta: dict[str, Any] = {}
+    devices: tuple[str, ...] = ()
     if flop_d is None or bytes_d is None:
         require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
         from .bench.torch_count import count_call
 
         _, count = count_call(fn, args, kwargs)
+        devices = count.devices
         flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn),
-                                                  stacklevel + 1)
-    return flop_d, bytes_d, prov, meta
+                                                  stacklevel + 1, compiled=is_compiled(fn))
+    return flop_d, bytes_d, prov, meta, devices
 
 
-def _merge_count(flop_d, bytes_d, count, label: str,
-                 stacklevel: int) -> tuple[dict, dict, dict, dict]:
+def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
+                 compiled: bool = False) -> tuple[dict, dict, dict, dict]:
     """Given counts kept, missing ones from `count`; a CountWarning for ops with no FLOP
     formula points `stacklevel` frames up from the caller (1: the caller), as
     single_run_warning's does: each form of measure() knows how deep its user's line is
@@ -101,7 +124,20 @@ def _merge_count(flop_d, bytes_d, count, label: str,
                 f"to give the total"), stacklevel=stacklevel + 1)
     if bytes_d is None:
         bytes_d = {"DRAM": count.bytes}
+        if compiled:
+            prov["bytes"] = COMPILED_BYTES
+            warnings.warn(CountWarning(_compiled_text(label, count)), stacklevel=stacklevel + 1)
     return flop_d, bytes_d, prov, meta
+
+
+def _compiled_text(label: str, count) -> str:
+    fused = (f"; done in one pass (inputs read once, outputs written once) it moves "
+             f"{si(count.fused_bytes, 'B')} (meta['fused_bytes'])"
+             if count.fused_bytes is not None else "")
+    return (f"measure(): '{label}' is torch.compile'd: the counted {si(count.bytes, 'B')} are "
+            f"those of its {len(count.ops)} eager ops, one pass each, while the timed calls "
+            f"run the compiled code, which may fuse them{fused}; pass bytes= for the "
+            f"compiled kernel's traffic")
 
 
 def _name_of(fn) -> str:

@@ -1,19 +1,41 @@
 """The single-run forms of rooflab.measure: a context manager (the block runs once, timed)
 and a decorator (every call of the function is one timed run; `wrapper.kernel` adds them
-up). When they count torch ops, the time includes the counting overhead (meta says so)."""
+up). When they count torch ops, the time includes the counting overhead (meta says so).
+
+With no device given (and, for a decorated function, no CUDA tensor argument) the clock
+is the CPU's, read after a torch.cuda.synchronize() whenever CUDA is in use: the block's
+CUDA tensors are not arguments, so they cannot choose the clock (measure_clocks)."""
 
 from __future__ import annotations
 
 import functools
+import time
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .errors import InputError, require
-from .measure_checks import single_run_warning, warn_number_precision
-from .measure_clocks import device_clock, infer_device
+from .measure_checks import TimingWarning, single_run_warning, warn_number_precision
+from .measure_clocks import (
+    CUDA_EVENTS,
+    PERF_COUNTER,
+    SYNCED,
+    cpu_clock_warning,
+    cuda_arg_device,
+    cuda_sync,
+    device_clock,
+    synced,
+)
 from .measure_collect import record, record_run
-from .measure_counts import _merge_count, _name_of, normalize_bytes, normalize_flop
+from .measure_context import threads_meta
+from .measure_counts import (
+    _merge_count,
+    _name_of,
+    is_compiled,
+    normalize_bytes,
+    normalize_flop,
+)
 from .model.kernel import Kernel, sum_counts
 from .probe.timer import Clock
 
@@ -38,6 +60,9 @@ class Measurement:
         self._t0 = 0.0
         self._stacklevel = 3   # a warning points at the user's `with` line (4: a decorated call)
         self._collect = True   # False for a decorated call's block: the wrapper records it
+        self._returned: tuple | None = None   # (result,) of a decorated call: its fused bytes
+        self._compiled = False   # a decorated torch.compile'd function (measure_counts)
+        self._how = PERF_COUNTER
 
     def __enter__(self) -> Measurement:
         self.kernel = None
@@ -47,30 +72,52 @@ class Measurement:
 
             self._counter = FlopCounter()
             self._counter.__enter__()
-        self._clock_now = self._clock or device_clock(self.device or "cpu")[0]
-        self._t0 = self._clock_now()
+        self._returned = None
+        if self.device is not None:
+            clock = self._clock or device_clock(self.device)[0]
+            self._how = CUDA_EVENTS if self.device.startswith("cuda") else PERF_COUNTER
+        else:
+            clock = self._clock or time.perf_counter
+            self._how = PERF_COUNTER   # SYNCED once __exit__ synchronizes
+        self._clock_now = clock
+        sync = cuda_sync() if self.device is None else None
+        self._t0 = synced(clock, sync)()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        seconds = self._clock_now() - self._t0
+        # CUDA may have been first used inside the block: ask again
+        sync = cuda_sync() if self.device is None else None
+        seconds = synced(self._clock_now, sync)() - self._t0
+        if sync is not None:
+            self._how = SYNCED
         counter, self._counter = self._counter, None
         if counter is not None:
             counter.__exit__(exc_type, exc, tb)
         if exc_type is not None:
             return
-        self.kernel = self._single_run(seconds, counter.result if counter else None)
+        count = None
+        if counter is not None:
+            count = (counter.result_returning(self._returned[0]) if self._returned
+                     else counter.result)
+        self.kernel = self._single_run(seconds, count)
         if self._collect:
             record(self.kernel)
 
     def _single_run(self, seconds: float, count) -> Kernel:
         name = self.name or "block"
+        devices = count.devices if count is not None else ()
         if count is not None:
             flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name,
-                                                      self._stacklevel)
+                                                      self._stacklevel, self._compiled)
             meta["timing_includes_counting"] = True
         else:
             flop, nbytes = self.flop, self.bytes
             prov, meta = {"flop": "given", "bytes": "given"}, {}
+        unsynced = cpu_clock_warning(name, self._how, devices)
+        if unsynced:
+            warnings.warn(unsynced, TimingWarning, stacklevel=self._stacklevel)
+        # where the ops ran: the device given, else the counted ops' CUDA device
+        device = self.device or next((d for d in devices if d.startswith("cuda")), "cpu")
         seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
         warning = single_run_warning(name, seconds, self._stacklevel)
         if warning:
@@ -79,8 +126,8 @@ class Measurement:
         return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
                       provenance={**prov, "seconds": "measured"}, samples=(seconds,),
                       unit=meta.get("flop_unit"),
-                      meta={**meta, "seconds_stat": "single run",
-                            "device": self.device or "cpu"})
+                      meta={**meta, "seconds_stat": "single run", "device": device,
+                            "clock": self._how, **threads_meta(None, devices)})
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(fn):
@@ -102,14 +149,20 @@ class _Recorded:
         if not self.runs:     # once, at the first call: the arguments show the precision
             warn_number_precision(spec._flop_given, args, kwargs)
         block = Measurement(flop=spec.flop, bytes=spec.bytes,
-                            device=spec.device or infer_device(args, kwargs),
+                            device=spec.device or cuda_arg_device(args, kwargs),
                             name=spec.name or _name_of(self._fn), clock=spec._clock)
         block._stacklevel = 4
         block._collect = False
+        block._compiled = is_compiled(self._fn)
         with block:
             result = self._fn(*args, **kwargs)
-        self.runs.append(block.kernel)
-        record_run(self, block.kernel)   # collect(): one kernel per function, not per call
+            block._returned = (result,)
+        kernel = block.kernel
+        threads = threads_meta(self._fn, (), args, kwargs)
+        if threads and "threads" not in kernel.meta:   # numba, or given counts on torch args
+            kernel = kernel.with_(meta={**kernel.meta, **threads})
+        self.runs.append(kernel)
+        record_run(self, kernel)   # collect(): one kernel per function, not per call
         return result
 
     def __get__(self, obj, objtype=None):
@@ -146,6 +199,8 @@ def aggregate(runs: list[Kernel]) -> Kernel:
                 for key, v in row.items():
                     acc[key] = acc.get(key, 0) + v
         meta["ops"] = ops
+    if all("fused_bytes" in k.meta for k in runs):   # a per-call figure, summed like bytes
+        meta["fused_bytes"] = sum(k.meta["fused_bytes"] for k in runs)
     uncounted = [op for k in runs for op in k.meta.get("uncounted_ops", ())]
     if uncounted:
         meta["uncounted_ops"] = list(dict.fromkeys(uncounted))

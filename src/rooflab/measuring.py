@@ -19,13 +19,16 @@ to the odd slow sample from other load; pyperf and torch.utils.benchmark report 
 too) and keeps the best in `meta["best_s"]` and every sample in `Kernel.samples`.
 The decorator and context-manager forms time a single run: their samples are one per run,
 and when they count torch ops the time includes the counting overhead (tens of µs per op;
-meta says so). On CUDA tensors the clock is a CUDA event read after a synchronize.
+meta says so). On CUDA the clock is a CUDA event read after a synchronize; with no CUDA
+device given or seen, the CPU clock is read after a torch.cuda.synchronize() whenever CUDA
+is in use (measure_clocks). The Kernel's meta keeps what it ran with: the clock, the
+threads, the timing plan and the untimed calls made first (measure_context).
 
 This module is the benchmark form; the others live beside it and are re-exported here:
 measure_runs (decorator, context manager, aggregate), measure_counts (given or counted
 FLOP and bytes), measure_clocks (device and clock), measure_checks (what a call returns,
 noisy or too-short times, TimingWarning), measure_collect (collect(): every kernel made
-inside a block, for `rooflab bench --run`).
+inside a block, for `rooflab bench --run`), measure_context (threads, timing recipe).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from .errors import InputError
@@ -43,8 +47,15 @@ from .measure_checks import (  # noqa: F401  (re-exported: rooflab.measuring.* n
     times_warning,
     warn_number_precision,
 )
-from .measure_clocks import device_clock, infer_device  # noqa: F401
+from .measure_clocks import (  # noqa: F401
+    benchmark_clock,
+    cpu_clock_warning,
+    cuda_arg_device,
+    device_clock,
+    infer_device,
+)
 from .measure_collect import Collection, collect, record  # noqa: F401
+from .measure_context import plan_meta, threads_meta
 from .measure_counts import (  # noqa: F401
     CountWarning,
     _counts,
@@ -54,7 +65,7 @@ from .measure_counts import (  # noqa: F401
 )
 from .measure_runs import Measurement, aggregate  # noqa: F401
 from .model.kernel import Kernel
-from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan
+from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan, calibrate
 from .probe.timer import bench as _bench
 
 __all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Collection", "CountWarning",
@@ -74,12 +85,14 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         {precision: FLOP} such as {"fp64": 2e7}; None counts the PyTorch ops fn dispatches.
     bytes: bytes one call moves: a number counts as DRAM, or {level: bytes} such as
         {"DRAM": 2.4e8, "L2": 1e9}; None counts the PyTorch ops (compulsory traffic).
-    device: "cpu" or "cuda[:N]"; None infers it from the tensors among the arguments.
+    device: "cpu" or "cuda[:N]"; None infers it from the tensors among the arguments or
+        the counted ops' tensors, and synchronizes CUDA around the CPU clock when in use.
     plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer): how long to
         warm up and sample. fn is called many times (warm-up, then samples of many calls).
     Returns a Kernel: seconds = median seconds per call, calls = 1; samples = every
     sample's seconds per call; meta: best_s, spread and iqr_rel (fractions of the median),
-    samples_n, calls_per_sample, and "warning" when the samples disagree (also raised as a
+    samples_n, calls_per_sample, plan, warmup_calls, clock, threads (where knowable),
+    fused_bytes (when counted), and "warning" when the samples disagree (also raised as a
     TimingWarning). rooflab.analyze(roof, [kernel]) places it on a roof.
     A coroutine or lazy iterator returned by fn is refused (nothing ran); a JAX array is
     waited for (block_until_ready) on each call; CUDA tensors are timed with CUDA events.
@@ -93,16 +106,25 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     if not callable(fn):
         raise InputError(f"measure(): the first argument must be a callable; got "
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
-    device = device or infer_device(args, kwargs)
     warn_number_precision(flop, args, kwargs)
-    flop_d, bytes_d, prov, meta = _counts(flop, bytes, fn, args, kwargs,
-                                         stacklevel=2)   # the user's measure(fn) line
-    clock, sync = device_clock(device)
+    flop_d, bytes_d, prov, meta, op_devices = _counts(flop, bytes, fn, args, kwargs,
+                                                      stacklevel=2)   # the user's line
     name = name or _name_of(fn)
+    # the device given, a CUDA argument's, the counted ops' (a closure's tensors), or the
+    # CPU clock, synchronized when CUDA is in use (measure_clocks' module doc)
+    device, clock, sync, how = benchmark_clock(device or cuda_arg_device(args, kwargs),
+                                               op_devices)
+    unsynced = cpu_clock_warning(name, how, op_devices)
+    if unsynced:
+        warnings.warn(unsynced, TimingWarning, stacklevel=2)
+    counted = 1 if "ops" in meta else 0   # the counting pass called fn once
     call = settled_call(lambda: fn(*args, **kwargs), name)
+    context = {**meta, "device": device, "clock": how,
+               **threads_meta(fn, op_devices, args, kwargs)}
     kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
                           plan=resolve_plan(plan), clock=clock, sync=sync,
-                          unit=meta.get("flop_unit"), meta={**meta, "device": device})
+                          unit=meta.get("flop_unit"), meta=context,
+                          calls_before=counted + 1)   # + the settle call
     if "warning" in kernel.meta:
         # a notebook shows warnings, not meta: say it where the user looks
         warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)
@@ -126,16 +148,43 @@ def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float
                  bytes: Mapping[str, float], provenance: Mapping[str, str],
                  plan: TimingPlan = DEFAULT, clock: Clock = time.perf_counter,
                  sync: Callable[[], Any] | None = None, unit: str | None = None,
-                 meta: Mapping[str, Any] | None = None) -> Kernel:
-    """Benchmark a no-argument call with the probe's timer; a Kernel with raw samples."""
-    timing = _bench(call, plan, clock=clock, sync=sync)
+                 meta: Mapping[str, Any] | None = None, calls_before: int = 0) -> Kernel:
+    """Benchmark a no-argument call with the probe's timer; a Kernel with raw samples and
+    its recipe: meta["plan"], and meta["warmup_calls"] = `calls_before` (calls the caller
+    made first) + the timer's warm-up and calibration calls."""
+    # The warm-up and calibration run here on a counting wrapper, then the timer samples
+    # the bare call (inner= given, no warm-up of its own): the same steps in the same
+    # order as _bench alone, with no counting in the timed calls.
+    made = [0]
+
+    def counted() -> Any:
+        made[0] += 1
+        return call()
+
+    start = clock()
+    while clock() - start < plan.warmup_s:
+        _run_once(counted, clock, sync)
+    inner = calibrate(counted, plan, clock, sync)
+    timing = _bench(call, replace(plan, warmup_s=0.0), clock=clock, sync=sync, inner=inner)
     st = timing.stats
     info = {"seconds_stat": SECONDS_STAT, "median_s": st.median, "best_s": st.minimum,
             "spread": st.spread, "iqr_rel": st.iqr_rel, "samples_n": st.n,
-            "calls_per_sample": timing.inner}
+            "calls_per_sample": timing.inner, "plan": plan_meta(plan),
+            "warmup_calls": calls_before + made[0]}
     warning = times_warning(name, st)
     if warning:
         info["warning"] = warning
     return Kernel(name=name, flop=dict(flop), bytes=dict(bytes), seconds=st.median, calls=1,
                   provenance={**provenance, "seconds": "measured"}, unit=unit,
                   samples=timing.samples, meta={**dict(meta or {}), **info})
+
+
+def _run_once(call: Callable[[], Any], clock: Clock, sync: Callable[[], Any] | None) -> None:
+    # one warm-up call as the timer makes it (sync, clock, call, sync, clock)
+    if sync:
+        sync()
+    clock()
+    call()
+    if sync:
+        sync()
+    clock()

@@ -1,16 +1,17 @@
 """`rooflab bench --kernel NAME`: one of the probe's numba kernels at one working-set size
 on N threads, likwid-bench's daily use (`likwid-bench -t load_avx512 -w S0:24kB:1`).
 
-Kernels follow likwid-bench's definitions (RRZE-HPC/likwid, bench/x86-64/*.ptt, whose
-header gives STREAMS, FLOPS and BYTES per update; one update = one element of each
-stream). Byte model: the probe's (probe/cpu/bandwidth.py BYTE_MODEL), explicit loads and
-stores, 8 B each for fp64, no write-allocate read counted; ordinary (temporal) stores:
-numba emits no non-temporal stores, so likwid's `*_mem` kernels (copy_mem, store_mem) have
-no counterpart here.
+Kernels have likwid-bench's names and meanings (`likwid-bench -l NAME`, likwid 5.2: streams,
+FLOP and bytes per element; one update = one element of each stream): `stream` is STREAM's
+triad a = b + s*c, `triad` likwid's a = b*c + d (4 streams). Byte model: the probe's
+(probe/cpu/bandwidth.py BYTE_MODEL), explicit loads and stores, 8 B each for fp64, no
+write-allocate read counted; ordinary (temporal) stores: numba emits no non-temporal
+stores, so likwid's `*_mem` kernels (copy_mem, store_mem) have no counterpart here.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable
@@ -49,39 +50,79 @@ class BenchKernel:
 
 
 KERNELS = {k.name: k for k in (
-    BenchKernel("copy", "a[i] = b[i]", 2, 1, 1, 0, "copy.ptt: STREAMS 2, FLOPS 0, BYTES 16"),
+    BenchKernel("copy", "a[i] = b[i]", 2, 1, 1, 0, "copy: 2 streams, 0 FLOP, 16 B"),
     BenchKernel("scale", "a[i] = s*b[i]", 2, 1, 1, 1,
-                "STREAM scale (no likwid .ptt of that name)"),
+                "none (STREAM scale; likwid-bench has no scale kernel)"),
     BenchKernel("add", "a[i] = b[i] + c[i]", 3, 2, 1, 1,
-                "STREAM add"),
-    BenchKernel("triad", "a[i] = b[i] + s*c[i]", 3, 2, 1, 2,
-                "stream.ptt: STREAMS 3, FLOPS 2, BYTES 24"),
-    BenchKernel("sum", "s += a[i]", 1, 1, 0, 1, "sum.ptt: STREAMS 1, FLOPS 1, BYTES 8"),
-    BenchKernel("load", "s += a[i]", 1, 1, 0, 1, "load.ptt: STREAMS 1, FLOPS 0, BYTES 8",
+                "none (STREAM add; likwid-bench has no add kernel)"),
+    BenchKernel("stream", "a[i] = b[i] + s*c[i]", 3, 2, 1, 2,
+                "stream: 3 streams, 2 FLOP, 24 B (STREAM's triad)"),
+    BenchKernel("triad", "a[i] = b[i]*c[i] + d[i]", 4, 3, 1, 2,
+                "triad: 4 streams, 2 FLOP, 32 B",
+                "likwid's triad (4 streams); STREAM's triad a = b + s*c, the probe's "
+                "DRAM kernel, is --kernel stream"),
+    BenchKernel("sum", "s += a[i]", 1, 1, 0, 1, "sum: 1 stream, 1 FLOP, 8 B"),
+    BenchKernel("load", "s += a[i]", 1, 1, 0, 1, "load: 1 stream, 0 FLOP, 8 B",
                 "runs sum's kernel: numba drops loads whose values go unused, so each "
                 "load feeds one add (1 FLOP, likwid's load has 0)"),
-    BenchKernel("store", "a[i] = s", 1, 0, 1, 0, "store.ptt: STREAMS 1, FLOPS 0, BYTES 8"),
+    BenchKernel("store", "a[i] = s", 1, 0, 1, 0, "store: 1 stream, 0 FLOP, 8 B"),
     BenchKernel("update", "a[i] = s*a[i]", 1, 1, 1, 1,
-                "update.ptt: STREAMS 1, FLOPS 0, BYTES 16",
+                "update: 1 stream, 0 FLOP, 16 B",
                 "multiplies by s (1 FLOP) where likwid writes the value back unchanged"),
     BenchKernel("daxpy", "b[i] = b[i] + s*a[i]", 2, 2, 1, 2,
-                "daxpy.ptt: STREAMS 2, FLOPS 2, BYTES 24"),
-    BenchKernel("ddot", "s += a[i]*b[i]", 2, 2, 0, 2, "ddot.ptt: STREAMS 2, FLOPS 2, BYTES 16"),
+                "daxpy: 2 streams, 2 FLOP, 24 B"),
+    BenchKernel("ddot", "s += a[i]*b[i]", 2, 2, 0, 2, "ddot: 2 streams, 2 FLOP, 16 B"),
+    # likwid's peakflops* load one stream (peakflops_avx_fma: 1 stream, 30 FLOP, 8 B per
+    # element, `likwid-bench -l`), so beyond L1 they read a cache's bandwidth; this one
+    # keeps its operands in registers and reads the FMA peak alone.
     BenchKernel("peakflops", f"x = m*x + c, {FMA_PER_CALL} times per element", 2, 1, 1,
-                2 * FMA_PER_CALL, "peakflops_avx_fma.ptt (FMA chains in registers)",
+                2 * FMA_PER_CALL,
+                "none (likwid's peakflops kernels load a stream: peakflops_avx_fma is "
+                "1 stream, 30 FLOP, 8 B per element)",
                 "the probe's FMA kernel: one register block of NVEC SIMD vectors per "
                 "thread, so --size does not apply"),
 )}
+# likwid-bench's SIMD variants (copy_avx512, stream_avx_fma, load_sse): numba chooses the
+# vector width itself, so they run the plain kernel and say so.
+_SIMD_SUFFIX = re.compile(r"_(sse|avx|avx512)(_fma)?$")
 
 
 def kernel(name: str) -> BenchKernel:
-    """The kernel called `name`, or a clear error listing them."""
-    found = KERNELS.get(name.strip().lower())
+    """The kernel called `name` (a likwid-bench name, SIMD suffix allowed), or a clear
+    error listing them."""
+    key = name.strip().lower()
+    refused = _likwid_only(key)
+    if refused:
+        raise InputError(refused)
+    found = KERNELS.get(_SIMD_SUFFIX.sub("", key))
     if found is None:
         raise InputError(f"--kernel '{name}' is not a kernel of `rooflab bench --kernel`; "
-                         f"use one of {', '.join(KERNELS)} (`rooflab bench --list "
-                         f"--details` describes them)")
+                         f"use one of {', '.join(KERNELS)} (likwid-bench's names and "
+                         f"meanings; `rooflab bench --list --details` describes them)")
     return found
+
+
+def simd_note(name: str) -> str:
+    """What a likwid SIMD suffix (`_avx512`) means here, '' without one."""
+    suffix = _SIMD_SUFFIX.search(name.strip().lower())
+    if not suffix:
+        return ""
+    return (f"'{name}': likwid's {suffix.group(0)[1:]} variant picks its SIMD width by hand; "
+            f"rooflab runs the numba kernel, vectorised for this CPU's widest SIMD")
+
+
+def _likwid_only(key: str) -> str:
+    """Why a likwid-bench kernel has no counterpart here ('' when it has one)."""
+    if "_mem" in key:
+        return (f"--kernel '{key}': likwid's _mem kernels use non-temporal stores, and "
+                f"numba emits none; use --kernel {key.replace('_mem', '')} (ordinary "
+                f"stores, write-allocate not counted)")
+    if key.startswith("peakflops") and key != "peakflops":
+        return (f"--kernel '{key}': likwid's peakflops kernels load one stream (e.g. "
+                f"peakflops_avx_fma: 1 stream, 30 FLOP, 8 B per element), which rooflab "
+                f"does not run; --kernel peakflops is the FMA peak with its operands in "
+                f"registers")
+    return ""
 
 
 def details_rows() -> list[dict]:
@@ -197,7 +238,10 @@ def numba_call(k: BenchKernel, n: int, threads: int) -> tuple[Call, int]:
         src, dst = rows_of(threads, m, 0.5), rows_of(threads, m, 0.0)
         return (lambda reps: K.par_run(K.ERT, src, dst, dst, 0.999, fma, 1, reps, out, m)), m
     a, b, c = (rows_of(threads, n, 1.0 + j) for j in range(3))
-    stream = {"copy": K.COPY, "scale": K.SCALE, "add": K.ADD, "triad": K.TRIAD,
+    if k.name == "triad":   # likwid's: a fourth stream the probe's kernels do not have
+        d = rows_of(threads, n, 4.0)
+        return (lambda reps: likwid_triad()(a, b, c, d, reps, out, n)), n
+    stream = {"copy": K.COPY, "scale": K.SCALE, "add": K.ADD, "stream": K.TRIAD,
               "sum": K.SUM, "load": K.SUM}
     if k.name in stream:
         code = stream[k.name]
@@ -207,6 +251,26 @@ def numba_call(k: BenchKernel, n: int, threads: int) -> tuple[Call, int]:
     # 1e-9 a[i] a pass
     s = {"update": 1.0, "daxpy": 1e-9}.get(k.name, 3.0)
     return (lambda reps: K.par_more(code, a, b, s, reps, out, n)), n
+
+
+@functools.cache
+def likwid_triad():
+    """likwid-bench's triad a[i] = b[i]*c[i] + d[i] (4 streams, 32 B, 2 FLOP per update)
+    on one row per thread, as probe.cpu.kernels.par_run runs its kernels: compiled on
+    first use (seconds), since only --kernel triad needs it."""
+    import numba
+
+    @numba.njit(parallel=True, nogil=True, fastmath=True, boundscheck=False)
+    def par_triad(a, b, c, d, reps, out, n):
+        for t in numba.prange(a.shape[0]):
+            ar, br, cr, dr = a[t, :n], b[t, :n], c[t, :n], d[t, :n]
+            for _ in range(reps):
+                for i in range(n):
+                    ar[i] = br[i] * cr[i] + dr[i]
+            out[t] = ar[0]
+        return out[0]
+
+    return par_triad
 
 
 def run_kernel(k: BenchKernel, ws_bytes: float, threads: int, caps: dict[str, float],
@@ -228,9 +292,10 @@ def run_kernel(k: BenchKernel, ws_bytes: float, threads: int, caps: dict[str, fl
 
 
 # --- on a roof ---------------------------------------------------------------------------
-def place_on(result: KernelResult, roof) -> dict | None:
+def place_on(result: KernelResult, roof, threads_row: str = "") -> dict | None:
     """The result as a share of the roof's ceiling for its level (peakflops: fp64 compute),
-    or None when the roof has no such ceiling."""
+    or None when the roof has no such ceiling. `threads_row` says which thread count's
+    roof it is (the output line says it; '' for the generic caveat)."""
     if result.kernel.name == "peakflops":
         ceiling = roof.find_compute("fp64")
         value = result.flop_per_s
@@ -240,7 +305,8 @@ def place_on(result: KernelResult, roof) -> dict | None:
     if ceiling is None or not ceiling.value:
         return None
     return {"roof": roof.name, "ceiling": ceiling.label, "ceiling_value": ceiling.value,
-            "provenance": ceiling.provenance, "percent": 100.0 * value / ceiling.value}
+            "provenance": ceiling.provenance, "percent": 100.0 * value / ceiling.value,
+            "threads_row": threads_row or None}
 
 
 def result_dict(r: KernelResult, placed: dict | None) -> dict:
@@ -252,11 +318,15 @@ def result_dict(r: KernelResult, placed: dict | None) -> dict:
             "median_bytes_per_s": r.median_bytes_per_s, "flop_per_s": r.flop_per_s,
             "samples": st.n, "spread": st.spread, "iqr_rel": st.iqr_rel,
             "reps": r.rate.reps, "provenance": "measured", "value": "best sample",
+            "likwid_value": "the run's average (likwid-bench's MByte/s)",
             "byte_model": BYTE_MODEL, "likwid": r.kernel.likwid, "note": r.kernel.note,
             "on": placed,
             "warnings": [w for w in (r.rate.warning(r.kernel.name),) if w]}
 
 
+# rooflab's figure is the best sample, likwid-bench's MByte/s the whole run's average: on
+# a busy machine the two differ by 2x (review 16a F: 164 vs 84.9 GB/s back to back).
+LIKWID_VALUE = "; rooflab's figure is the best sample (likwid-bench prints the run's average)"
 BYTE_MODEL = ("explicit loads + stores, no write-allocate (STREAM/likwid convention); "
               "ordinary (temporal) stores")
 
@@ -276,15 +346,16 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
         f"  samples       {st.n} x {r.rate.reps} reps, spread {st.spread:.1%} "
         f"(max-min)/median, IQR {st.iqr_rel:.1%} of median",
         f"  byte model    {BYTE_MODEL}",
-        f"  likwid        {k.likwid}",
+        f"  likwid        {k.likwid}{LIKWID_VALUE if not k.likwid.startswith('none') else ''}",
     ]
     if k.note:
         lines.append(f"  note          {k.note}")
     if placed:
+        rows = placed.get("threads_row") or (
+            f"the ceiling is for the threads that roof was measured or rated with, this "
+            f"run used {r.threads}")
         lines.append(f"  on {placed['roof']}: {placed['percent']:.0f}% of "
-                     f"{placed['ceiling']} ({placed['provenance']}; the ceiling is for "
-                     f"the threads that roof was measured or rated with, this run used "
-                     f"{r.threads})")
+                     f"{placed['ceiling']} ({placed['provenance']}; {rows})")
     warning = r.rate.warning(k.name)
     if warning:
         lines.append(f"  warning: {warning}")

@@ -16,6 +16,19 @@ size), not its whole source. View ops (`t`, `view`, `expand`, ...) and allocatio
 (`empty*`) move no bytes. Traffic between ops is counted per op, as if nothing stayed in
 cache: the sum over ops is what unfused kernels move, which is what eager PyTorch runs.
 
+Fused bytes: besides the per-op sum, a counted call records the traffic of the same work
+done in one pass (`TorchCount.fused_bytes`): the tensors it read that it did not produce,
+read once, plus the tensors it returns and the inputs it wrote, written once. That is the
+compulsory traffic a fused kernel (torch.compile's, a hand-written one) cannot go below:
+eager softmax over 1024x4096 fp32 sums 134 MB over its five ops, fused 33.6 MB.
+
+TF32: on CUDA, PyTorch runs fp32 convolutions on TF32 tensor cores while
+`torch.backends.cudnn.allow_tf32` is on (its default; `cudnn.conv.fp32_precision` "tf32"
+in torch >= 2.9), and fp32 matmuls when `torch.backends.cuda.matmul.allow_tf32` or
+`set_float32_matmul_precision("high")` says so. Those ops are counted as tf32 FLOP on the
+tensor unit, the ceiling that binds them (held to the fp32 vector ceiling, a cuDNN conv
+on an A100 would run 8x "below its floor"); meta["tf32_note"] says so.
+
 Units: FLOP of matrix work (FlopCounterMode's matmuls and convolutions, attention,
 `_int_mm`) count on the tensor unit where the precision has one (workloads.ops'
 _matrix_unit), the rest (per-element table, FFT, `mv`/`dot`: ops.gemv's unit) on the
@@ -138,6 +151,7 @@ class OpRecord:
     flop_source: str   # FlopCounterMode | rooflab formula | per-element table | movement | ...
     unit: str | None = None   # tensor | vector | None (matrix work in a precision with no
                               # tensor unit: any ceiling of the precision)
+    device: str = "cpu"       # where its tensors lived ("cuda:0"): the clock to time it by
 
 
 ANY_UNIT = "any"   # flop_by_unit's key for FLOP with unit None
@@ -148,6 +162,12 @@ class TorchCount:
     """What a stretch of PyTorch code dispatched, op by op."""
 
     ops: tuple[OpRecord, ...]
+    fused_bytes: float | None = None   # one-pass traffic (module doc); None: returns unknown
+
+    @property
+    def devices(self) -> tuple[str, ...]:
+        """The devices the ops' tensors lived on, in order of first use."""
+        return tuple(dict.fromkeys(r.device for r in self.ops))
 
     @property
     def flop(self) -> dict[str, float]:
@@ -212,6 +232,10 @@ class TorchCount:
                               f"the {self.unit or ANY_UNIT} unit, the larger share")
         if self.uncounted:
             d["uncounted_ops"] = list(self.uncounted)
+        if self.fused_bytes is not None:
+            d["fused_bytes"] = self.fused_bytes
+        if any(r.precision == "tf32" for r in self.ops):   # torch has no tf32 dtype: the rule
+            d["tf32_note"] = TF32_NOTE
         return d
 
 
@@ -436,6 +460,105 @@ def _traffic(name: str, func, args, kwargs, read: list, written: list) -> float:
     return _nbytes(read) + _nbytes(written)
 
 
+# Ops PyTorch may run on TF32 tensor cores when their tensors are CUDA fp32 (module doc).
+_CONVS = frozenset({"convolution", "_convolution", "convolution_backward",
+                    "cudnn_convolution", "cudnn_convolution_transpose"})
+_MATMULS = frozenset({"mm", "addmm", "bmm", "baddbmm", "_addmm_activation"})
+TF32_NOTE = ("fp32 convolutions/matmuls on CUDA counted as tf32 on the tensor unit: PyTorch "
+             "runs them on TF32 while torch.backends.cudnn.allow_tf32 (default on) or "
+             "torch.backends.cuda.matmul.allow_tf32 is set; turn it off to run and count "
+             "them as fp32")
+
+
+def tf32_enabled(kind: str) -> bool:
+    """Whether PyTorch lets cuDNN convolutions (kind "conv") or cuBLAS matmuls ("matmul")
+    run fp32 on TF32: the newer fp32_precision setting when it is "tf32" or "ieee", else
+    the allow_tf32 flag (torch 2.13: cudnn.conv.fp32_precision reads "tf32" by default,
+    "none" once allow_tf32 is set False)."""
+    import torch
+
+    backend = torch.backends.cudnn if kind == "conv" else torch.backends.cuda.matmul
+    scoped = getattr(backend, "conv", backend) if kind == "conv" else backend
+    setting = getattr(scoped, "fp32_precision", "none")
+    if setting in ("tf32", "ieee"):
+        return setting == "tf32"
+    if kind == "matmul" and torch.get_float32_matmul_precision() != "highest":
+        return True
+    return bool(getattr(backend, "allow_tf32", False))
+
+
+def _tf32_kind(name: str) -> str | None:
+    return "conv" if name in _CONVS else "matmul" if name in _MATMULS else None
+
+
+def _device_of(tensors: list) -> str:
+    """The device of an op's tensors ("cpu", "cuda:0"): its first tensor's."""
+    return str(tensors[0].device) if tensors else "cpu"
+
+
+def _storage_key(t) -> tuple:
+    """Which memory a tensor lives in: views of one tensor share it (fused-bytes bookkeeping)."""
+    try:
+        return (str(t.device), t.untyped_storage().data_ptr())
+    except (RuntimeError, NotImplementedError):   # sparse, fake: the tensor itself
+        return ("id", id(t))
+
+
+class _OnePass:
+    """The fused-bytes bookkeeping of a counted call: which storages came from outside (read
+    once) and which it wrote (written once when returned or when an input)."""
+
+    def __init__(self) -> None:
+        self.outside: dict[tuple, float] = {}   # storage -> bytes read from it
+        self.made: set[tuple] = set()           # storages the call produced
+        self.written: dict[tuple, float] = {}   # storage -> bytes written to it
+        self.inputs_written: set[tuple] = set()  # the caller's tensors it wrote (out=, add_)
+
+    def clear(self) -> None:
+        self.inputs_written.clear()
+        self.outside.clear()
+        self.made.clear()
+        self.written.clear()
+
+    def op(self, reads: list[tuple], writes: list, targets: list) -> None:
+        """reads: (tensor, bytes read) pairs; writes: the tensors the op wrote; targets: the
+        written tensors passed in (an in-place `self`, `out=`): the caller's unless made here."""
+        for t, nbytes in reads:
+            key = _storage_key(t)
+            if key not in self.made:
+                self.outside[key] = max(self.outside.get(key, 0.0), nbytes)
+        for t in targets:
+            key = _storage_key(t)
+            if key not in self.made:
+                self.inputs_written.add(key)
+        for t in writes:
+            key = _storage_key(t)
+            if key not in self.outside and key not in self.inputs_written:
+                self.made.add(key)
+            self.written[key] = max(self.written.get(key, 0.0), _span(t))
+
+    def total(self, returned) -> float:
+        """Inputs read once, plus the returned tensors and the written inputs written once."""
+        mine = self.outside.keys() | self.inputs_written
+        out: dict[tuple, float] = {k: v for k, v in self.written.items() if k in mine}
+        for t in _tensors(returned):
+            key = _storage_key(t)
+            if key in self.written:
+                out[key] = max(out.get(key, 0.0), _span(t))
+        return float(sum(self.outside.values()) + sum(out.values()))
+
+
+def _fused_reads(name: str, func, args, read: list, written: list) -> list[tuple]:
+    """(tensor, bytes) an op reads, for the one-pass count: a write-only op's target is not
+    read, a gather reads the rows it looks up (as _traffic counts them)."""
+    if name in _WRITE_ONLY and _is_self_write(func) and args:
+        read = [t for t in read if t is not args[0]]
+    if name in _GATHERS and read:
+        rows = min(_span(args[0]), _nbytes(written))
+        return [(t, rows if t is args[0] else _span(t)) for t in read]
+    return [(t, _span(t)) for t in read]
+
+
 def _make_mode(counter: FlopCounter):
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -464,10 +587,12 @@ class FlopCounter:
 
         self.flop_counter = FlopCounterMode(display=False)
         self._records: list[OpRecord] = []
+        self._one_pass = _OnePass()
         self._mode = None
 
     def __enter__(self) -> FlopCounter:
         self._records.clear()
+        self._one_pass.clear()
         self.flop_counter.__enter__()
         self._mode = _make_mode(self)
         self._mode.__enter__()
@@ -484,16 +609,26 @@ class FlopCounter:
     def result(self) -> TorchCount:
         return TorchCount(ops=tuple(self._records))
 
+    def result_returning(self, returned) -> TorchCount:
+        """The count of a call that returned `returned`, with its fused (one-pass) bytes."""
+        return TorchCount(ops=tuple(self._records), fused_bytes=self._one_pass.total(returned))
+
     def record(self, func, args, kwargs, out, counted: float) -> None:
         name = func._overloadpacket.__name__ if hasattr(func, "_overloadpacket") else str(func)
-        if getattr(func, "is_view", False) or name in _NO_TRAFFIC:
+        if getattr(func, "is_view", False):
             return
-        read, _ = _split_args(func, args, kwargs)
+        if name in _NO_TRAFFIC:   # an allocation is made here, though it moves nothing yet
+            self._one_pass.op([], _tensors(out), [])
+            return
+        read, out_args = _split_args(func, args, kwargs)
         written = _tensors(out)
         if not read and not written:
             return
         nbytes = _traffic(name, func, args, kwargs, read, written)
+        targets = out_args + ([args[0]] if args and _is_self_write(func) else [])
+        self._one_pass.op(_fused_reads(name, func, args, read, written), written, targets)
         precision = _precision_of(read, written)
+        device = _device_of(read + written)
         unit: str | None = None
         if name in FORMULAS:
             formula, unit = FORMULAS[name]
@@ -501,6 +636,10 @@ class FlopCounter:
             unit = unit or _matrix_unit(precision)
         elif counted > 0:
             flop, source = counted, "FlopCounterMode"
+            kind = _tf32_kind(name)
+            if (precision == "fp32" and kind and device.startswith("cuda")
+                    and tf32_enabled(kind)):
+                precision = "tf32"   # what the tensor cores run (module doc)
             unit = _matrix_unit(precision)   # matmuls and convolutions
         elif name in _MOVEMENT:
             flop, source = 0.0, "movement"
@@ -513,12 +652,13 @@ class FlopCounter:
             unit = "vector" if found else None
         self._records.append(OpRecord(op=f"aten.{name}", precision=precision,
                                       flop=float(flop), bytes=nbytes, flop_source=source,
-                                      unit=unit if flop > 0 else None))
+                                      unit=unit if flop > 0 else None, device=device))
 
 
 def count_call(fn: Callable[..., Any], args: tuple = (), kwargs: Mapping[str, Any] | None = None
                ) -> tuple[Any, TorchCount]:
-    """Run fn(*args, **kwargs) once under the counter: (its result, the count)."""
+    """Run fn(*args, **kwargs) once under the counter: (its result, the count, with the
+    fused bytes of what it returned)."""
     with FlopCounter() as counter:
         result = fn(*args, **dict(kwargs or {}))
-    return result, counter.result
+    return result, counter.result_returning(result)

@@ -7,6 +7,7 @@ ridge on that roof. Kept light: no matplotlib, torch or numba on this path.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -26,6 +27,8 @@ otherwise (attention --naive, embedding, matmul --tile).
   rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 --padding 1
   rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
       --kv-len 500 --head-dim 64
+  rooflab ai stencil 256x256x256 --points 7 --dtype fp64 --sweeps 20
+  rooflab ai spmv 2e6 54e6 --dtype fp64
 """
 
 DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ...")
@@ -54,8 +57,10 @@ def _tile(text: str) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
-def _n(text: str, name: str) -> int:
-    """A size as typed: 4096, 4_096, 1e8. Whole and positive is checked by the op."""
+def _n(text: str, name: str, minimum: int | None = None) -> int:
+    """A size as typed: 4096, 4_096, 1e8. Whole and positive is checked by the op, whose
+    message names its parameter; give `minimum` where the option's name differs from it
+    (--points, not points), so that the message names the option."""
     try:
         value = float(str(text).replace("_", ""))
     except ValueError:
@@ -63,6 +68,9 @@ def _n(text: str, name: str) -> int:
             from None
     if not math.isfinite(value) or value != int(value):
         raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'")
+    if minimum is not None and value < minimum:
+        need = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
+        raise InputError(f"{name} must be {need}; got {text}")
     return int(value)
 
 
@@ -81,11 +89,12 @@ NO_FLOP = "no FLOP: memory and launch only"
 def result_dict(op, roof=None, nominal=None) -> dict:
     """The JSON answer: top-level flop/bytes/ai, the kernel, and the roof's verdict.
     nominal: the datasheet roof of a profile whose measured roof is `roof`, for the
-    ridge-band note `rooflab report` gives (review 12a #7)."""
+    ridge-band note `rooflab report` gives (review 12a #7). A stencil's sweeps are one
+    call each (a launch, or a parallel region, per sweep): the launch floor counts them."""
     from ..model.analysis import analyze
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
 
-    kernel = op.kernel()
+    kernel = op.kernel(calls=int(op.shape.get("sweeps", 1)) if op.op == "stencil" else 1)
     out = {"schema_version": SCHEMA_VERSION, "op": op.op, "name": op.name, "flop": op.flop,
            "bytes": op.bytes, "ai": op.ai if math.isfinite(op.ai) else None,
            "precision": op.precision, "unit": op.unit, "byte_model": op.byte_model,
@@ -267,6 +276,8 @@ def _emit(op, on: str | None, json_out: bool, extra: dict | None = None) -> None
             nominal = roofs[1]
     d = result_dict(op, roof, nominal)
     d.update(extra or {})
+    if op.op == "stencil":
+        _add_layer_condition(d, op, on, roof)
     if json_out:
         emit_json(d)
     else:
@@ -308,6 +319,10 @@ def register(app) -> None:
     _register_conv2d(ai)
     _register_attention(ai)
     _register_embedding(ai)
+    _register_stencil(ai)
+    _register_spmv(ai)
+    _register_dot(ai)
+    _register_axpy(ai)
 
 
 def _register_matmul(ai: typer.Typer):
@@ -444,20 +459,26 @@ def _register_conv2d(ai: typer.Typer) -> None:
                r: str = typer.Option("3", "--r", help="filter height"),
                s: str = typer.Option("3", "--s", help="filter width"),
                stride: str = typer.Option("1"), padding: str = typer.Option("0"),
+               dilation: str = typer.Option("1", help="spacing of the filter taps "
+                                            "(torch's dilation; 1: adjacent)"),
                groups: str = typer.Option("1"), dtype: str = DTYPE,
                on: OnAi = None, json_out: bool = JSON) -> None:
-        """2-D convolution, output P = (H + 2·padding - R) / stride + 1.
+        """2-D convolution, output P = (H + 2·padding - dilation·(R - 1) - 1) / stride + 1
+        (rounded down; Q likewise with W and S).
 
             rooflab ai conv2d --n 8 --c 64 --h 56 --w 56 --k 64 --r 3 --s 3 \\
                 --padding 1
+            rooflab ai conv2d --n 2 --c 16 --h 32 --w 32 --k 32 --padding 2 \\
+                --dilation 2 --dtype fp32
 
-        FLOP 2·N·K·P·Q·(C/groups)·R·S; bytes: input, filters and output once each (no
-        im2col copy).
+        FLOP 2·N·K·P·Q·(C/groups)·R·S (dilation spreads the taps, it adds none); bytes:
+        input, filters and output once each (no im2col copy).
         """
         o = _ops()
         _emit(o.conv2d(_n(n, "n"), _n(c, "c"), _n(h, "h"), _n(w, "w"), _n(k, "k"), _n(r, "r"),
                        _n(s, "s"), stride=_n(stride, "stride"), padding=_n(padding, "padding"),
-                       dtype=dtype, groups=_n(groups, "groups")), on, json_out)
+                       dtype=dtype, groups=_n(groups, "groups"),
+                       dilation=_n(dilation, "dilation")), on, json_out)
 
 
 def _register_attention(ai: typer.Typer) -> None:
@@ -477,21 +498,58 @@ def _register_attention(ai: typer.Typer) -> None:
                                                       "(num_key_value_heads; default: "
                                                       "--heads)"),
                   naive: bool = typer.Option(False, help="materialise the score matrix"),
-                  causal: bool = typer.Option(False, help="count unmasked scores only"),
+                  causal: bool = typer.Option(False, help="count unmasked scores only "
+                                              "(where the mask sits: --causal-align)"),
+                  causal_align: str | None = typer.Option(
+                      None, "--causal-align", metavar="bottom-right|top-left",
+                      help="with --causal and q-len != kv-len: bottom-right (default; query "
+                      "i sees keys 0..i + kv-len - q-len: a decode step over a KV cache, "
+                      "FlashAttention >= 2.1) or top-left (query i sees keys 0..i: "
+                      "PyTorch's is_causal=True)"),
                   dtype: str = DTYPE, on: OnAi = None,
                   json_out: bool = JSON) -> None:
         """Attention (flash by default; --naive writes scores to memory).
 
             rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
                 --kv-len 500 --head-dim 64
+            rooflab ai attention --heads 4 --q-len 16 --kv-len 64 --head-dim 64 \\
+                --causal --causal-align top-left --dtype fp32
 
         Flash: Q, K, V read and O written once; --naive also writes and reads back the
-        heads x q-len x kv-len score matrix.
+        heads x q-len x kv-len score matrix. --causal with q-len != kv-len: the byte model
+        says which mask alignment was counted (PyTorch's SDPA is_causal is top-left).
         """
-        _emit(_ops().attention(_n(batch, "batch"), _n(heads, "heads"), _n(q_len, "q_len"),
-                               _n(kv_len, "kv_len"), _n(head_dim, "head_dim"),
-                               kv_heads=None if kv_heads is None else _n(kv_heads, "kv_heads"),
-                               dtype=dtype, flash=not naive, causal=causal), on, json_out)
+        lq, lkv = _n(q_len, "q_len"), _n(kv_len, "kv_len")
+        align = _causal_align(causal_align, causal, lq, lkv)
+        op = _ops().attention(_n(batch, "batch"), _n(heads, "heads"), lq, lkv,
+                              _n(head_dim, "head_dim"),
+                              kv_heads=None if kv_heads is None else _n(kv_heads, "kv_heads"),
+                              dtype=dtype, flash=not naive, causal=causal, causal_align=align)
+        if causal and lq != lkv:    # how to count the other alignment, in the CLI's words
+            other = "top-left" if align == "bottom-right" else "bottom-right"
+            op = replace(op, byte_model=f"{op.byte_model} (--causal-align {other})")
+        _emit(op, on, json_out)
+
+
+def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> str:
+    """--causal-align as given, checked (None: bottom-right, the default)."""
+    if text is None:
+        align = "bottom-right"
+    else:
+        align = text.strip().lower()
+        if align not in _ops().CAUSAL_ALIGNS:
+            raise InputError(f"--causal-align must be bottom-right (a decode step over a KV "
+                             f"cache) or top-left (PyTorch's is_causal); got '{text}'")
+        if not causal:
+            raise InputError(f"--causal-align {align} places a causal mask, and there is "
+                             f"none: add --causal (without it every (query, key) pair is "
+                             f"counted)")
+    if causal and align == "bottom-right" and q_len > kv_len:
+        raise InputError(f"--q-len {q_len} > --kv-len {kv_len} with a bottom-right causal "
+                         f"mask (the queries are the last q-len of kv-len positions): give "
+                         f"--kv-len >= --q-len, or --causal-align top-left (PyTorch's "
+                         f"is_causal, where queries past kv-len see every key)")
+    return align
 
 
 def _register_embedding(ai: typer.Typer) -> None:
@@ -509,3 +567,184 @@ def _register_embedding(ai: typer.Typer) -> None:
         """
         _emit(_ops().embedding(_n(tokens, "tokens"), _n(hidden, "hidden"), dtype), on,
               json_out)
+
+
+# --- HPC kernels (review 16a D) --------------------------------------------------------
+
+WRITE_ALLOCATE = typer.Option(False, "--write-allocate", help="add the read of each "
+                              "written line a normal store causes (real traffic, what "
+                              "hardware counters see); leave it out against a probed roof")
+
+
+def _layer_condition(op, on: str | None, roof) -> dict:
+    """The stencil's layer condition: the bytes of its 2r + 1 neighbouring planes and, when
+    the roof's machine gives cache sizes, whether they fit each level."""
+    out = {"bytes": op.shape["layer_condition_bytes"], "fits": {}}
+    if roof is None:
+        return out
+    from ..model.analysis import analyze
+    from ..report.markdown import machine_for
+    from .inputs import _profile_of
+
+    machine = machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+    out["fits"] = {lv: out["bytes"] <= size for lv, size in sorted(machine.caches.items())}
+    out["cache_bytes"] = dict(sorted(machine.caches.items()))
+    return out
+
+
+def _add_layer_condition(d: dict, op, on: str | None, roof) -> None:
+    """layer_condition in the answer, and with --on a note saying where the planes fit."""
+    from ..units import si
+
+    lc = d["layer_condition"] = _layer_condition(op, on, roof)
+    if roof is None:
+        return
+    planes = (f"the layer condition's {2 * op.shape['radius'] + 1} planes "
+              f"({si(lc['bytes'], 'B')} = {_binary(lc['bytes'])})")
+    if not lc["fits"]:
+        d["notes"].append(f"{planes} must stay in cache; {roof.name} gives no cache sizes: "
+                          f"compare them with its L2/L3")
+        return
+    where = ", ".join(f"{'fit' if ok else 'do not fit'} {lv} ({_binary(lc['cache_bytes'][lv])})"
+                      for lv, ok in lc["fits"].items())
+    reads = 2 * op.shape["radius"] + 1
+    d["notes"].append(f"{planes} {where}; where they fit in no cache, each point comes from "
+                      f"DRAM up to {reads} times a sweep, not once: block the grid until "
+                      f"they fit (threads on their own blocks each need theirs in a shared "
+                      f"cache)")
+
+
+def _binary(nbytes: float) -> str:
+    """Cache sizes as datasheets give them: 1048576 -> '1 MiB'."""
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def _register_stencil(ai: typer.Typer) -> None:
+    """`rooflab ai stencil`."""
+
+    @ai.command("stencil", context_settings=POSITIONAL)
+    def stencil(grid: str = typer.Argument(..., help="grid sizes, outermost first: "
+                                           "256x256x256, 4096x4096 or 1e6"),
+                points: str = typer.Option(..., "--points", help="points of the stencil "
+                                           "(7: the 3-D star of radius 1)"),
+                dtype: str = DTYPE,
+                sweeps: str = typer.Option("1", "--sweeps", help="sweeps over the grid "
+                                           "(time steps or iterations)"),
+                write_allocate: bool = WRITE_ALLOCATE,
+                flop_per_point: float | None = typer.Option(
+                    None, "--flop-per-point", help="FLOP per updated point (default: "
+                    "points - 1 adds + 2 muls, 8 for 7 points)"),
+                box: bool = typer.Option(False, "--box", help="a box stencil, (2r+1)^dims "
+                                         "points (27 in 3-D), not a star"),
+                on: OnAi = None, json_out: bool = JSON) -> None:
+        """A symmetric stencil sweep (Jacobi: reads u, writes a second array).
+
+            rooflab ai stencil 256x256x256 --points 7 --dtype fp64 --sweeps 20
+            rooflab ai stencil 256x256x256 --points 7 --dtype fp64 --write-allocate
+            rooflab ai stencil 4096x4096 --points 9 --box --dtype fp32 --on me.json
+
+        Updated points: the interior, (N - 2r) per dimension, times --sweeps. FLOP per
+        point: points - 1 adds + 2 muls (u' = a·centre + b·Σ neighbours; 7 points: 8), or
+        --flop-per-point. DRAM bytes: one read and one write per point (16 B in fp64),
+        + 8 B with --write-allocate (24 B), assuming the layer condition: the 2r + 1
+        neighbouring planes stay in cache (with --on, the text says where they fit).
+        Default dtype fp16, as every ai op: give --dtype fp64 for double precision.
+        """
+        if flop_per_point is not None and not (math.isfinite(flop_per_point)
+                                               and flop_per_point >= 0):
+            raise InputError(f"--flop-per-point must be a finite number >= 0 (8 for a "
+                             f"7-point Jacobi); got {flop_per_point!r}")
+        # 3: the fewest points of a symmetric stencil (1-D, radius 1)
+        _emit(_ops().stencil(_grid_arg(grid), _n(points, "--points", minimum=3), dtype,
+                             sweeps=_n(sweeps, "--sweeps", minimum=1),
+                             write_allocate=write_allocate,
+                             flop_per_point=flop_per_point, box=box), on, json_out)
+
+
+def _grid_arg(text: str) -> tuple[int, ...]:
+    """GRID as typed: sizes joined by x (256x256x256, 1e3x1e3)."""
+    parts = str(text).lower().replace("×", "x").split("x")
+    if not 1 <= len(parts) <= 3:
+        raise InputError(f"GRID must be 1 to 3 sizes joined by x, outermost first, such as "
+                         f"256x256x256 or 4096x4096; got '{text}'")
+    return tuple(_n(p.strip(), "each GRID size") for p in parts)
+
+
+def _register_spmv(ai: typer.Typer) -> None:
+    """`rooflab ai spmv`."""
+
+    @ai.command("spmv", context_settings=POSITIONAL)
+    def spmv(rows: str = typer.Argument(..., help="rows of the square matrix (= length "
+                                        "of x and y)"),
+             nnz: str = typer.Argument(..., help="nonzeros of the matrix"),
+             dtype: str = DTYPE,
+             index_bytes: str = typer.Option("4", "--index-bytes", help="bytes per "
+                                             "column index and row pointer (4: int32, 8: "
+                                             "int64)"),
+             rhs: str = typer.Option("1", "--rhs", help="right-hand sides per matrix read "
+                                     "(SpMM, block Krylov)"),
+             x_reuse: str = typer.Option("perfect", "--x-reuse", help="perfect: x read "
+                                         "once (it stays in cache); none: one x element "
+                                         "per nonzero"),
+             on: OnAi = None, json_out: bool = JSON) -> None:
+        """y = A·x, A in CSR (compressed sparse row).
+
+            rooflab ai spmv 2e6 54e6 --dtype fp64
+            rooflab ai spmv 2e6 54e6 --dtype fp64 --rhs 8
+            rooflab ai spmv 2e6 54e6 --dtype fp64 --x-reuse none --on me.json
+
+        FLOP 2·nnz·rhs. Bytes: values nnz·s + column indices nnz·i + row pointers
+        (rows + 1)·i, read once for all --rhs vectors; per vector x (rows·s, or nnz·s
+        with --x-reuse none) and y written (rows·s). The JSON kernel's meta carries
+        read_only_bytes (the matrix) and index_bytes, so the advice treats the matrix as
+        read-only. Default dtype fp16, as every ai op: give --dtype fp64.
+        """
+        reuse = x_reuse.strip().lower()
+        if reuse not in _ops().SPMV_X_REUSE:
+            raise InputError(f"--x-reuse must be perfect (x stays in cache) or none (one x "
+                             f"element per nonzero); got '{x_reuse}'")
+        _emit(_ops().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype,
+                          index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
+                          rhs=_n(rhs, "--rhs", minimum=1),
+                          x_reuse=reuse), on, json_out)
+
+
+def _register_dot(ai: typer.Typer) -> None:
+    """`rooflab ai dot`."""
+
+    @ai.command("dot", context_settings=POSITIONAL)
+    def dot(n: str, dtype: str = DTYPE, on: OnAi = None, json_out: bool = JSON) -> None:
+        """s = x·y over n elements (BLAS dot).
+
+            rooflab ai dot 1e8 --dtype fp64
+
+        FLOP 2n (one FMA per element); bytes: x and y read once, 2n·s (16 B per element
+        in fp64, AI 1/8); no stores, so write-allocate does not arise. Default dtype fp16,
+        as every ai op.
+        """
+        _emit(_ops().dot(_n(n, "n"), dtype), on, json_out)
+
+
+def _register_axpy(ai: typer.Typer) -> None:
+    """`rooflab ai axpy`."""
+
+    @ai.command("axpy", context_settings=POSITIONAL)
+    def axpy(n: str, dtype: str = DTYPE, write_allocate: bool = WRITE_ALLOCATE,
+             out_of_place: bool = typer.Option(False, "--out-of-place", help="z = a·x + y "
+                                               "into a third array (STREAM's triad)"),
+             on: OnAi = None, json_out: bool = JSON) -> None:
+        """y = a·x + y over n elements (BLAS axpy).
+
+            rooflab ai axpy 1e8 --dtype fp64
+            rooflab ai axpy 1e8 --dtype fp64 --out-of-place --write-allocate
+
+        FLOP 2n; bytes 3n·s (x and y read, y written: 24 B per element in fp64, AI
+        1/12). In place the store hits the line just read for y, so --write-allocate adds
+        nothing; with --out-of-place it adds the read of z: 4n·s (32 B). Default dtype
+        fp16, as every ai op.
+        """
+        _emit(_ops().axpy(_n(n, "n"), dtype, write_allocate=write_allocate,
+                          out_of_place=out_of_place), on, json_out)

@@ -115,15 +115,18 @@ def register(app) -> None:
                                           help="chart .png/.svg, analysis .json, table .csv"),
         json_out: bool = typer.Option(False, "--json", help="print the analysis as JSON"),
         list_: bool = typer.Option(False, "--list", help="list the zoo's kernels and exit"),
-        kernel: str | None = typer.Option(None, "--kernel", help="run one of the probe's "
-                                          "numba kernels, likwid-bench style: triad, copy, "
-                                          "scale, add, sum, load, store, update, daxpy, "
-                                          "ddot, peakflops"),
+        kernel: str | None = typer.Option(None, "--kernel", help="run one numba kernel, "
+                                          "likwid-bench's names and meanings: stream (a = "
+                                          "b + s*c), triad (a = b*c + d), copy, scale, "
+                                          "add, sum, load, store, update, daxpy, ddot, "
+                                          "peakflops"),
         size: str | None = typer.Option(None, "--size", help="--kernel's working set per "
                                         "thread, e.g. 24KiB, 1MiB, 4xLLC (default: 4xLLC, "
                                         "DRAM-sized)"),
         threads: int | None = typer.Option(None, "--threads", help="--kernel's thread "
-                                           "count (default 1)"),
+                                           "count (default 1); with --on a profile of "
+                                           "`probe --threads`, its row for that count "
+                                           "judges"),
         cpus: str | None = typer.Option(None, "--cpus", help="--kernel runs on these CPUs "
                                         "only, e.g. 0-3,8"),
         details: bool = typer.Option(False, "--details", help="with --list: each --kernel's "
@@ -140,9 +143,10 @@ def register(app) -> None:
         Your own kernels: rooflab bench --run my_kernels.py [--on me.json] [-- args]
         runs the script and places each kernel its rooflab.measure calls produce.
 
-        One of the probe's numba kernels at one size on N threads (likwid-bench -t):
+        One numba kernel at one size on N threads (likwid-bench -t, likwid's kernel
+        names: stream is STREAM's triad, triad likwid's 4-stream one):
         `rooflab bench --kernel load --size 24KiB --threads 1`, with --on me.json to
-        place it on that roof.
+        place it on that roof (a `probe --threads` profile: its row for --threads).
 
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """
@@ -215,7 +219,7 @@ def _check_kernel_options(kernel: str | None, one: dict, zoo: dict, args) -> Non
     if kernel is None:
         verb = "is an option" if len(given) == 1 else "are options"
         raise InputError(f"{' and '.join(given)} {verb} of --kernel (one kernel at one "
-                         f"size); add --kernel NAME, e.g. rooflab bench --kernel triad "
+                         f"size); add --kernel NAME, e.g. rooflab bench --kernel stream "
                          f"--size 1MiB")
     if "--details" in given:
         raise InputError("--details goes with --list (rooflab bench --list --details), not "
@@ -254,11 +258,12 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     import os
 
     kr.check_threads(threads, len(allowed) if allowed else (os.cpu_count() or 1))
-    roofs = None
+    roofs, threads_row = None, ""
     if on is not None:   # a bad --on fails before the run
-        from .inputs import resolve_on
-
-        roofs = resolve_on(on)
+        roofs, threads_row = roofs_for_threads(on, threads)
+    simd = kr.simd_note(name)
+    if simd and not json_out:
+        say_line(f"note: {simd}")
     from ..errors import require
 
     require("numba", "cpu", "rooflab bench --kernel")
@@ -269,7 +274,7 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
 
     caps = capacities(detect_caches(), threads)
     result = kr.run_kernel(k, ws, threads, caps, QUICK if quick else DEFAULT)
-    placed = kr.place_on(result, roofs[0]) if roofs else None
+    placed = kr.place_on(result, roofs[0], threads_row) if roofs else None
     if json_out:
         from ..model.schema import SCHEMA_VERSION
         from .common import emit_json
@@ -279,6 +284,62 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     if roofs and placed is None:
         say_line(f"note: {roofs[0].name} has no {result.level} ceiling to place it on")
     typer.echo("\n".join(kr.summary_lines(result, placed)))
+
+
+def roofs_for_threads(on: str, threads: int) -> tuple[tuple[Roof, ...], str]:
+    """--on's roofs for a --kernel run on `threads` threads, and the words saying which
+    thread count's roof judges it. A profile of `probe --threads 1,all` holds a row per
+    count: the row for `threads` is picked (hardware.profile.roof_at_threads, as
+    `--on me.json@1t` picks it), since a one-thread run judged by the all-thread L1 read
+    171 % (review 16a G). '' where the roof says no thread count (a catalog entry)."""
+    from ..hardware.resolve import roofs_at_threads, split_threads
+    from .inputs import resolve_on
+
+    roofs = resolve_on(on)
+    at = split_threads(on)
+    if at is not None:   # the user chose the row
+        if at[1] == threads:
+            return roofs, f"the profile's {threads}-thread row, as this run"
+        return roofs, (f"the profile's {at[1]}-thread row, as --on asked; this run "
+                       f"used {threads}")
+    counts, reference = _profile_counts(on)
+    if not counts:
+        return roofs, ""
+    if threads == reference:
+        return roofs, f"measured at {_threads(threads)}, as this run"
+    if threads in counts:
+        return (roofs_at_threads(on, threads),
+                f"the profile's {threads}-thread row, picked to match --threads "
+                f"{threads}")
+    have = ", ".join(map(str, counts))
+    return roofs, (f"measured at {_threads(reference)}, this run used {threads}; the "
+                   f"profile has rows for {have} thread{'s' if counts != [1] else ''} "
+                   f"only: probe this count with `rooflab probe --threads {threads},all`")
+
+
+def _threads(n: int | None) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def _profile_counts(on: str) -> tuple[list[int], int | None]:
+    """(thread counts with a roof, the count the whole probe ran at) of a profile .json;
+    ([], None) for anything else."""
+    if not on.lower().endswith(".json") or not Path(on).is_file():
+        return [], None
+    from ..errors import RooflabError
+    from ..files import load_json
+    from ..hardware.profile import scaling_counts
+    from ..model.schema import profile_part
+
+    try:
+        profile = profile_part(load_json(on))
+    except (RooflabError, OSError):   # resolve_on read it already: say nothing more
+        return [], None
+    if profile is None:
+        return [], None
+    extras = profile.get("extras") or {}
+    reference = (extras.get("scaling") or {}).get("reference_threads", extras.get("threads"))
+    return scaling_counts(profile), reference
 
 
 def _list_details(json_out: bool) -> None:

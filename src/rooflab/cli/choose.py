@@ -31,7 +31,7 @@ def candidates(among: str | None, kind: str | None):
     from ..hardware.catalog import all_devices, lookup
     from ..hardware.resolve import load_roof, looks_like_file, split_threads
 
-    if among:
+    if among is not None:   # `--among ""` (an empty shell variable) was every device
         out = []
         for name in (n.strip() for n in among.split(",")):
             if not name:
@@ -70,7 +70,7 @@ def register(app) -> None:
         from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
         from .common import console, emit_json, refuse_input_as_output
 
-        if among and kind:
+        if among is not None and kind:
             raise InputError("give one of --among (named devices) and --kind (every "
                              "catalog device of a kind), not both")
         if top < 0:
@@ -85,6 +85,7 @@ def register(app) -> None:
         from ..ingest.kernelfile import load_kernels  # every profiler file, by content
 
         for path in files:
+            _refuse_roof(_doc(docs, path), path)
             work, whole = split_whole_steps(load_kernels(path))
             kernels += work
             if whole:
@@ -153,10 +154,32 @@ def _doc(docs: dict[str, object], path: str) -> object | None:
     return docs[path]
 
 
+def _llm(docs: dict[str, object], path: str) -> Mapping | None:
+    """The `llm` block of a .json input, its figures checked (model.schema.llm_part: the
+    same words in choose, whatif and compare); None for other inputs."""
+    from ..model.schema import llm_part
+
+    return llm_part(_doc(docs, path), path)
+
+
+def _refuse_roof(data: object | None, path: str) -> None:
+    """A profile or a roof given as the kernels: the kernel reader's words send it to
+    --on, which choose has not; here it is a device, for --among."""
+    from ..model.schema import document_kind
+
+    if document_kind(data) in ("profile", "roof"):
+        raise InputError(f"{path}: this is a machine profile or roof, not a list of kernels: "
+                         f"choose ranks devices for a kernel file; name it among the "
+                         f"devices, e.g. `rooflab choose kernels.json --among {path},H100`")
+
+
 def _roof_name(data: object | None) -> str | None:
     """The roof an analysis document was made on (where its measured step ran)."""
-    roof = data.get("roof") if isinstance(data, dict) else None
-    return roof.get("name") if isinstance(roof, dict) else None
+    from ..model.schema import roof_parts
+
+    # the roof that judges the document's kernels, as every reader finds it
+    parts = roof_parts(data)
+    return str(parts[0][1].get("name") or "unnamed") if parts else None
 
 
 def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
@@ -165,10 +188,10 @@ def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
     a device the model does not fit in is no choice, however fast its roof."""
     total = None
     for path in files:
-        data = _doc(docs, path)
-        fp = data.get("llm", {}).get("footprint") if isinstance(data, dict) else None
-        need = fp.get("total_bytes") if isinstance(fp, dict) else None
-        if isinstance(need, (int, float)) and need > 0:
+        llm = _llm(docs, path)
+        fp = llm.get("footprint") if llm is not None else None
+        need = fp.get("total_bytes") if isinstance(fp, Mapping) else None
+        if need is not None and need > 0:   # a number: llm_part checked it
             total = max(total or 0.0, float(need))
     return total
 
@@ -176,8 +199,8 @@ def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
 def _least(files: list[str], docs: dict[str, object]) -> float | None:
     """least_bytes of the `rooflab llm` documents among the files (the largest, as
     _footprint takes the largest need); None for other inputs."""
-    found = [least_bytes(d["llm"]) for d in (_doc(docs, f) for f in files)
-             if isinstance(d, dict) and isinstance(d.get("llm"), dict)]
+    found = [least_bytes(llm) for llm in (_llm(docs, f) for f in files)
+             if llm is not None]
     found = [x for x in found if x is not None]
     return max(found) if found else None
 
@@ -190,13 +213,11 @@ def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
     their kernels would add up across different splits."""
     found: dict[str, tuple[int, int]] = {}
     for path in files:
-        data = _doc(docs, path)
-        llm = data.get("llm") if isinstance(data, dict) else None
-        st = llm.get("settings") if isinstance(llm, dict) else None
-        if isinstance(st, dict):
-            tp, pp = st.get("tp", 1), st.get("pp", 1)
-            if isinstance(tp, int) and isinstance(pp, int) and tp >= 1 and pp >= 1:
-                found[path] = (tp, pp)
+        llm = _llm(docs, path)
+        st = llm.get("settings") if llm is not None else None
+        if isinstance(st, Mapping):
+            # whole numbers >= 1 where given (llm_part); 2.0 is --tp 2
+            found[path] = (int(st.get("tp") or 1), int(st.get("pp") or 1))
     if not found:
         return None
     if len(set(found.values())) > 1:

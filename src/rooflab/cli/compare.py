@@ -141,6 +141,7 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
     import json
 
     from ..files import read_text
+    from ..model.schema import analysis_floors, llm_part
 
     if not path.lower().endswith(".json"):
         return None
@@ -148,16 +149,18 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
         doc = json.loads(read_text(path))
     except (ValueError, OSError):
         return None
-    llm = doc.get("llm") if isinstance(doc, dict) else None
-    rows = doc.get("analysis") if isinstance(llm, dict) else None
-    if not isinstance(rows, list) or not rows:
+    # the llm block and the floors checked as choose and whatif check them: a negative
+    # floor_s made a "-993 ms" step, a NaN one a step without a floor, without a word
+    llm = llm_part(doc, path)
+    rows = doc.get("analysis") if llm is not None else None
+    if not isinstance(rows, list) or not rows or any(
+            not isinstance(r, dict) or r.get("seconds") for r in rows):
         return None
     floors: dict[str, float] = {}
-    for r in rows:
-        if not isinstance(r, dict) or r.get("seconds") or not isinstance(r.get("floor_s"),
-                                                                          (int, float)):
+    for name, floor in analysis_floors(doc, path):
+        if floor is None:
             return None
-        floors[str(r.get("kernel"))] = floors.get(str(r.get("kernel")), 0.0) + r["floor_s"]
+        floors[name] = floors.get(name, 0.0) + floor
     step = sum(floors.values())
     # the analysis is the decode step's, or the prefill's under --phase prefill
     phases = {name: llm.get(key, {}).get("floor_s") for key, name in

@@ -79,31 +79,101 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
 
 
 def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
-                progress: Callable[[str, float], None] | None = None) -> Inputs:
+                progress: Callable[[str, float], None] | None = None,
+                kernel: Sequence[str] = (), exclude: Sequence[str] = (),
+                per_launch: bool = False) -> Inputs:
     """Kernels from every file, the roofs to judge and draw them by, and the notes (see the
-    module's docstring)."""
-    from ..ingest.kernelfile import file_kind, load_kernels, load_profiles
+    module's docstring). kernel/exclude: only the kernels whose name matches one of `kernel`
+    and none of `exclude`, as `rooflab ncu --kernel/--exclude` keeps them; per_launch: an
+    ncu file's kernels one per launch, as `rooflab ncu --per-launch` reads them."""
+    from ..ingest.kernelfile import file_kind, load_kernels
 
-    own = [p for p in paths if file_kind(p) == "rooflab"]
+    kinds = {p: file_kind(p) for p in paths}
+    own = [p for p in paths if kinds[p] == "rooflab"]
     kernels = [k for path in own for k in load_kernels(path)]
-    imp = load_profiles([p for p in paths if p not in own], progress=progress)
+    imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch)
+    kernels, imp = _selected(kernels, imp, kernel, exclude)
     skipped, notes = [], []
     if imp is not None:
         kernels += imp.kernels
         skipped = [f"skipped: {s}" for s in imp.failed]
         notes = skipped + _import_notes(imp)
     if on:
-        roofs, profile, source = _on_roofs(on)
+        roofs, profile, source, (said_threads, warn_threads) = _on_roofs(on, kernels)
+        notes += said_threads
+        skipped += warn_threads   # warnings: the roof may not be the kernels' count
     else:
         roofs, profile, source = _file_roofs(own)
     if not roofs and imp is not None:
-        roofs, source, said = _profiler_roof(imp)
+        try:
+            roofs, source, said = _profiler_roof(imp)
+        except InputError:
+            if imp.kernels:
+                raise
+            # --kernel/--exclude kept only kernels of rooflab's files: the profiler's
+            # "no kernel has both FLOP and bytes" would blame kernels no longer there
+            raise InputError(f"{NO_ROOF} (--kernel/--exclude kept none of the profiler "
+                             f"files' kernels, whose best rates would have made a "
+                             f"lower-bound roof)") from None
         notes += said
     if not roofs:
         raise InputError(NO_ROOF)
     source, said = _roof_notes(roofs, kernels, imp, source)
     return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + said),
                   warnings=tuple(skipped + said))
+
+
+def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
+                    progress: Callable[[str, float], None] | None,
+                    per_launch: bool) -> ProfileImport | None:
+    """The profilers' files read as their verbs read them (ingest.kernelfile.load_profiles),
+    the ncu ones per launch when asked. --per-launch without an ncu file is an error, not a
+    silent no-op: only ncu records each launch under its own ID (rooflab's kernel files and
+    analysis JSON hold one row per kernel, the launches summed or never known; rocprof and
+    torch inputs are read as their verbs read them, which have no per-launch view), so the
+    flag could change nothing and the user would read summed kernels as launches."""
+    from ..ingest.kernelfile import load_profiles
+
+    if not per_launch:
+        return load_profiles(list(paths), progress=progress)
+    ncu = [p for p in paths if kinds[p] == "ncu"]
+    if not ncu:
+        raise InputError("--per-launch splits the kernels of Nsight Compute files (ncu CSV "
+                         "or .ncu-rep) into their launches, and none of the files given is "
+                         "one; leave out --per-launch, or pass the ncu file itself (not a "
+                         "kernel file or JSON written from it)")
+    from ..ingest.ncu_files import load_ncu
+    from ..ingest.profile_files import join_imports
+
+    rest = load_profiles([p for p in paths if p not in ncu], progress=progress)
+    # ncu first, as load_profiles orders the profilers
+    return join_imports([load_ncu(ncu, progress=progress, per_launch=True),
+                         *([rest] if rest is not None else [])])
+
+
+def _selected(kernels: list[Kernel], imp: ProfileImport | None, kernel: Sequence[str],
+              exclude: Sequence[str]) -> tuple[list[Kernel], ProfileImport | None]:
+    """The kernels of rooflab's files and the profilers' import, narrowed by --kernel and
+    --exclude together (so 'left no kernel' counts every file's), before the notes and the
+    roof are worked out: notes name only the kernels shown, and a roof of the best the
+    kernels reached is of these kernels, as in `rooflab ncu`. The matching and its errors
+    are ingest.profile_import.select_kernels', the profiler verbs' own."""
+    if not kernel and not exclude:
+        return kernels, imp
+    from dataclasses import replace
+
+    from ..ingest.profile_import import ProfileImport, select_kernels
+
+    every = [*kernels, *(imp.kernels if imp is not None else ())]
+    if not every:
+        raise InputError("--kernel/--exclude choose among the kernels of the files given, "
+                         "and no kernel file was given; pass the files, or leave the "
+                         "options out")
+    kept = {id(k) for k in select_kernels(ProfileImport(kernels=tuple(every)), kernel,
+                                          exclude).kernels}
+    if imp is not None:
+        imp = replace(imp, kernels=tuple(k for k in imp.kernels if id(k) in kept))
+    return [k for k in kernels if id(k) in kept], imp
 
 
 def _import_notes(imp: ProfileImport) -> list[str]:
@@ -115,14 +185,54 @@ def _import_notes(imp: ProfileImport) -> list[str]:
     return [*imp.notes, *metric_notes(imp.kernels, imp.notes)]
 
 
-def _on_roofs(on: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
-    """Every --on's roofs (in order), the first --on's profile, and the roof line."""
+def _on_roofs(on: Sequence[str], kernels: Sequence[Kernel] = ()
+              ) -> tuple[tuple[Roof, ...], MachineProfile | None, str,
+                         tuple[list[str], list[str]]]:
+    """Every --on's roofs (in order), the first --on's profile, the roof line, and the
+    (notes, warnings) of the kernels' thread count: the first --on at the count the kernels
+    give (_threads_roofs)."""
     from .options import on_source
 
-    roofs = tuple(r for spec in on for r in resolve_on(spec))
+    first_roofs, said = _threads_roofs(on[0], kernels)
+    roofs = first_roofs + tuple(r for spec in on[1:] for r in resolve_on(spec))
     first = roofs[0]
     return (roofs, _profile_of(on[0]),
-            f"roof: {first.name} ({first.kind}), from {on_source(on[0])}")
+            f"roof: {first.name} ({first.kind}), from {on_source(on[0])}", said)
+
+
+def _threads_roofs(spec: str, kernels: Sequence[Kernel]
+                   ) -> tuple[tuple[Roof, ...], tuple[list[str], list[str]]]:
+    """--on's roofs at the thread count the kernels' files give (Kernel.meta["threads"]:
+    a kernel file's 'threads', rooflab.measure's record), picked by
+    hardware.resolve.roofs_for_kernel_threads, with its (notes, warnings). Kernels of different
+    counts share one roof: it is kept, and said."""
+    from ..hardware.resolve import roofs_for_kernel_threads
+
+    roofs = resolve_on(spec)
+    counts: dict[int, list[str]] = {}
+    for k in kernels:
+        n = k.meta.get("threads")
+        if isinstance(n, int) and not isinstance(n, bool):
+            counts.setdefault(n, []).append(k.name)
+    if not counts:
+        return roofs, ([], [])
+    if len(counts) > 1:
+        each = "; ".join(f"{_thread_words(n)}: {', '.join(names[:3])}"
+                         + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+                         for n, names in sorted(counts.items()))
+        words = (f"the kernels ran on different thread counts ({each}), and one roof "
+                 f"judges them all ({roofs[0].name}): judge each count on its own row "
+                 f"(--on me.json@Nt, one run per count)")
+        return roofs, ([words], [words])
+    (n,) = counts
+    picked, words, warn = roofs_for_kernel_threads(spec, n)
+    if not words:
+        return picked or roofs, ([], [])
+    return picked or roofs, ([words], [words] if warn else [])
+
+
+def _thread_words(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
 
 
 def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:

@@ -8,29 +8,35 @@ HELP = """Put a CPU program's marker regions, measured with likwid-perfctr, on t
 
 Mark the loops with the marker API (LIKWID_MARKER_START("triad") ... STOP) and collect
 CSV output (-O) with a group that counts FLOP and memory traffic; add -g L2 -g L3 for one
-point per memory level:
+point per memory level (AMD Zen 3: -g MEM1 -g MEM2, its two halves of the channels):
 
   likwid-perfctr -C 0-15 -g MEM_DP -m -O -o run.csv ./app
   likwid-perfctr -C 0-15 -g MEM_DP -g L2 -g L3 -m -O -o run.csv ./app
+  likwid-perfctr -C 0-15 -g FLOPS_DP -g MEM1 -g MEM2 -m -O -o run.csv ./app
   rooflab likwid run.csv --on me.json
   rooflab likwid run.csv --on "Xeon Platinum 8380" -o run.png
 
-Without -m the whole run is one kernel. Several files are steps (one trajectory).
+Without -m the whole run is one kernel. Several files are steps (one trajectory). `-` reads
+standard input: `likwid-perfctr -C 0 -g MEM_DP -m -O ./app | rooflab likwid -`.
 
 FLOP: FP_ARITH_INST_RETIRED_* counts x vector width (1/2/4/8 double, 1/4/8/16 single; the
-hardware counts an FMA twice), AMD's RETIRED_SSE_AVX_FLOPS_ALL as counted, else the DP/SP
-MFLOP/s metric x runtime; bytes: the Memory data volume metric (DRAM), the L2/L3 data
-volume metrics; time: the longest thread's RDTSC runtime (the region's wall time). A group
-without FP events (MEM) gives a bytes-only point, with a note.
+hardware counts an FMA twice), AMD's RETIRED_SSE_AVX_FLOPS_ALL as counted (every
+precision: the group's, or what --precision says), else the DP/SP MFLOP/s metric x runtime;
+bytes: the Memory data volume metric (DRAM; Zen 3: MEM1's channels 0-3 + MEM2's 4-7), the
+L2/L3 data volume metrics; time: the longest thread's RDTSC runtime (the region's wall
+time). A group without FP events (MEM) gives a bytes-only point, with a note.
 """
 
 
-def _load(files: list[str]):
+def _load(files: list[str], precision: str | None = None):
+    from ..files import with_stdin
     from ..ingest.likwid import load_likwid
 
-    return load_likwid(files)
+    # `-`: standard input (a pipe from the profiler), named <stdin> in notes and errors
+    paths, text = with_stdin(files)
+    return load_likwid(paths, stdin=text, precision=precision)
 
 
 def register(app) -> None:
     profiler_verb(app, "likwid", HELP, "likwid-perfctr CSV file(s) (-O); several = steps",
-                  _load)
+                  _load, precision=True)

@@ -5,28 +5,24 @@ from __future__ import annotations
 import math
 import sys
 import warnings
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import parse_link_rate, parse_memory, si
-
-# The CSV and chart live in llm_output, the tables and lines in llm_render; re-exported so
-# `cli.llm.X` still works.
-from .llm_output import _write_output, csv_text, save_chart  # noqa: F401
-from .llm_parallel import (
+from ..units import parse_link_rate, parse_memory
+from ..workloads.llm.links import (
     GivenLatency,
-    _check_pp,
-    _pipeline,
-    _stage_link,
-    _stage_link_given,
-    _tensor_parallel,
     comm_profile,
+    stage_link,
+    stage_link_given,
     tp_link,
 )
+
+# The JSON, CSV and chart live in llm_output, the tables and lines in llm_render; re-exported
+# so `cli.llm.X` still works.
+from .llm_output import _write_output, csv_text, result_dict, save_chart  # noqa: F401
 from .llm_render import (  # noqa: F401
     LlmRun,
     gap_line,
@@ -52,6 +48,39 @@ OnLlm = Annotated[str | None, on_option("a cluster profile from `rooflab probe -
                                         "--compare's first device")]
 
 PHASES = ("decode", "prefill", "both")
+
+# --tp/--pp and their links, declared here so that the command's signature stays a list
+TpOpt = Annotated[int, typer.Option("--tp", help="tensor-parallel degree: divides the "
+                                    "attention heads; past 8 GPUs the all-reduces cross "
+                                    "InfiniBand")]
+PpOpt = Annotated[int, typer.Option("--pp", help="pipeline-parallel stages (consecutive "
+                                    "layers per device or TP group)")]
+MicroBatchesOpt = Annotated[int | None, typer.Option(
+    "--micro-batches", metavar="M", help="--pp's micro-batches of --batch in flight for the "
+    "throughput view (default: --pp)")]
+LinkBwOpt = Annotated[str | None, typer.Option(
+    "--link-bw", help="TP link bandwidth, e.g. 450GB/s (also the stage link under --pp "
+    "without --tp)")]
+LinkFromOpt = Annotated[str | None, typer.Option(
+    "--link-from", metavar="FILE", help="cluster profile from `rooflab probe --comm`: --tp's "
+    "all-reduces on its measured all-reduce alpha/beta, --pp's sends on its send/recv "
+    "(default when --on is one)")]
+HopLatencyOpt = Annotated[float | None, typer.Option(
+    "--hop-latency-us", metavar="US", help="link latency per ring hop (one send to the next "
+    "rank, what nccl-tests and a send/recv fit measure) in microseconds: each --tp "
+    "all-reduce pays 2(tp-1) hops (--tp 8, 10 us: 140 us), a --pp send without --tp one "
+    "(default: the measured one of --link-from, else 0: bandwidth only)")]
+LinkLatencyOpt = Annotated[float | None, typer.Option(
+    "--link-latency", metavar="US", help="the older spelling, per operation: the latency of "
+    "one whole --tp all-reduce in microseconds (taken as --hop-latency-us US / 2(tp-1)), or "
+    "of one --pp send without --tp")]
+PpLinkBwOpt = Annotated[str | None, typer.Option(
+    "--pp-link-bw", help="stage-to-stage link bandwidth per direction, e.g. 50GB/s "
+    "(default: --link-bw without --tp, else 400Gb/s InfiniBand past 8 GPUs, else the "
+    "catalog's link)")]
+PpLinkLatencyOpt = Annotated[float | None, typer.Option(
+    "--pp-link-latency", metavar="US", help="latency of one stage-to-stage send (one hop) "
+    "in microseconds (default: --hop-latency-us or --link-latency without --tp, else 0)")]
 
 
 def _ints(text: str, option: str, example: str) -> tuple[int, ...]:
@@ -129,43 +158,15 @@ def register(app) -> None:
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(None, "--group", help="int4/int8 quantization group size "
                                   "(default: the config's quantization_config, else 128)"),
-        tp: int = typer.Option(1, "--tp", help="tensor-parallel degree: divides the "
-                               "attention heads; past 8 GPUs the all-reduces cross "
-                               "InfiniBand"),
-        pp: int = typer.Option(1, "--pp", help="pipeline-parallel stages (consecutive "
-                               "layers per device or TP group)"),
-        micro_batches: int = typer.Option(None, "--micro-batches", metavar="M",
-                                          help="--pp's micro-batches of --batch in flight "
-                                          "for the throughput view (default: --pp)"),
-        link_bw: str = typer.Option(None, "--link-bw", help="TP link bandwidth, e.g. 450GB/s "
-                                    "(also the stage link under --pp without --tp)"),
-        link_from: str = typer.Option(None, "--link-from", metavar="FILE",
-                                      help="cluster profile from `rooflab probe --comm`: "
-                                      "--tp's all-reduces on its measured all-reduce "
-                                      "alpha/beta, --pp's sends on its send/recv (default "
-                                      "when --on is one)"),
-        hop_latency: float = typer.Option(None, "--hop-latency-us", metavar="US",
-                                          help="link latency per ring hop (one send to "
-                                          "the next rank, what nccl-tests and a send/recv "
-                                          "fit measure) in microseconds: each --tp "
-                                          "all-reduce pays 2(tp-1) hops (--tp 8, 10 us: 140 "
-                                          "us), a --pp send without --tp one (default: the "
-                                          "measured one of --link-from, else 0: bandwidth "
-                                          "only)"),
-        link_latency: float = typer.Option(None, "--link-latency", metavar="US",
-                                           help="the older spelling, per operation: the "
-                                           "latency of one whole --tp all-reduce in "
-                                           "microseconds (taken as --hop-latency-us US / "
-                                           "2(tp-1)), or of one --pp send without --tp"),
-        pp_link_bw: str = typer.Option(None, "--pp-link-bw", help="stage-to-stage link "
-                                       "bandwidth per direction, e.g. 50GB/s (default: "
-                                       "--link-bw without --tp, else 400Gb/s InfiniBand "
-                                       "past 8 GPUs, else the catalog's link)"),
-        pp_link_latency: float = typer.Option(None, "--pp-link-latency", metavar="US",
-                                              help="latency of one stage-to-stage send "
-                                              "(one hop) in microseconds (default: "
-                                              "--hop-latency-us or --link-latency without "
-                                              "--tp, else 0)"),
+        tp: TpOpt = 1,
+        pp: PpOpt = 1,
+        micro_batches: MicroBatchesOpt = None,
+        link_bw: LinkBwOpt = None,
+        link_from: LinkFromOpt = None,
+        hop_latency: HopLatencyOpt = None,
+        link_latency: LinkLatencyOpt = None,
+        pp_link_bw: PpLinkBwOpt = None,
+        pp_link_latency: PpLinkLatencyOpt = None,
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
@@ -192,22 +193,10 @@ def register(app) -> None:
         from ..workloads.llm.config import load_config
 
         if config == "list":
-            from .common import console, emit_json
-
-            if json_out:
-                emit_json({"schema_version": 1, "configs": list_rows()})
-                return
-            out = console()
-            out.width = max(out.width, 112)
-            out.print(list_table())
-            return
+            return _list_configs(json_out)
         cfg = load_config(config)   # an unknown model is said before a missing --on
         on, compare, on_note = _on_or_first_compared(on, compare)
-        if phase not in PHASES:
-            raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
-        if whatif and (tp > 1 or pp > 1):
-            raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
-                             "--whatif")
+        _check_modes(phase, whatif, tp, pp)
         latency = _given_latency(hop_latency, link_latency, tp, pp)
         _check_link_from(link_from, link_bw, tp, pp)
         # each rate parsed once, here: a bare `--link-bw 900` (bytes/s) is refused
@@ -215,6 +204,7 @@ def register(app) -> None:
         pp_link_rate = (parse_link_rate(pp_link_bw, "--pp-link-bw") if pp_link_bw is not None
                         else None)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
+        _check_tpot(tpot_ms)
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"),
@@ -230,6 +220,32 @@ def register(app) -> None:
             micro_batches=micro_batches, pp_link_bw=pp_link_rate, link_from=link_from,
             pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6,
             on_note=on_note)
+
+
+def _list_configs(json_out: bool) -> None:
+    """`rooflab llm list`: the bundled configs."""
+    from .common import console, emit_json
+
+    if json_out:
+        emit_json({"schema_version": 1, "configs": list_rows()})
+        return
+    out = console()
+    out.width = max(out.width, 112)
+    out.print(list_table())
+
+
+def _check_modes(phase: str, whatif: bool, tp: int, pp: int) -> None:
+    if phase not in PHASES:
+        raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
+    if whatif and (tp > 1 or pp > 1):
+        raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
+                         "--whatif")
+
+
+def _check_tpot(tpot_ms: float | None) -> None:
+    if tpot_ms is not None and (not tpot_ms > 0 or math.isinf(tpot_ms)):
+        raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
+                         f"got {tpot_ms:g}")
 
 
 def _compared_names(compare: str) -> list[str]:
@@ -264,14 +280,13 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         pp_link_bw: float | None = None, pp_link_latency_s: float | None = None,
         link_from: str | None = None, on_note: str | None = None,
         contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = ()) -> None:
-    """The study the options ask for; link_bw and pp_link_bw in bytes/s (parsed once, by
-    the command), latency as typed for the --link-* link; contexts and prompts: the
-    sequence-length sweeps (Request)."""
+    """The options resolved into a Study (workloads.llm.study), run and shown; link_bw and
+    pp_link_bw in bytes/s (parsed once, by the command), latency as typed for the
+    --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
-    from ..workloads.llm import whatif as wi
     from ..workloads.llm.analysis import Request
     from ..workloads.llm.settings import settings_for
-    from .common import console, emit_json
+    from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
 
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
@@ -283,26 +298,37 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     # gives the links that were not given
     comm = comm_profile(on, link_from) if tp > 1 or pp > 1 else None
     tpl = tp_link(s, roof, dev, comm, link_bw, latency) if tp > 1 else None
-    stage = (_stage_link(s, roof, dev, _stage_link_given(s, link_bw, latency, pp_link_bw,
-                                                         pp_link_latency_s), comm)
+    stage = (stage_link(s, roof, dev, stage_link_given(s, link_bw, latency, pp_link_bw,
+                                                       pp_link_latency_s), comm)
              if pp > 1 else None)
-    r = _analyze(cfg, roof, s, req, mem, tpl)
-    compared, compare_notes = _compare(compare, cfg, s, roof, req, mem)
     notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights, act) + (
-        shared_memory_notes(dev, memory)) + tuple(
-        n for c in (tpl, stage) if c is not None for n in c.notes) + compare_notes
-    if notes:      # a profile behind both links may say the same thing twice
-        r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
-                                             if n not in r.notes))
-    measured = _measured(r, roof, tpot_ms)
-    tpr = _tensor_parallel(cfg, s, roof, req, tpl) if tpl is not None else None
-    ppr = (_pipeline(cfg, s, roof, req, tpr, micro_batches, stage, device_bytes=mem)
-           if stage is not None else None)
-    whatifs = wi.compare_settings(cfg, roof, wi.standard_variants(s), batch=req.batch,
-                                  context=req.decode_context) if whatif and tp == 1 else ()
-    res = LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
-                 pp_link=stage, **compared)
-    data = _result_dict(res, phase)
+        shared_memory_notes(dev, bool(memory)))
+    study = Study(cfg, roof, s, req, device_bytes=mem, tp_link=tpl, pp_link=stage,
+                  micro_batches=micro_batches,
+                  tpot_s=None if tpot_ms is None else tpot_ms / 1e3, whatif=whatif,
+                  compare=_compared(compare), notes=notes)
+    _show(_run_study(study), phase, json_out, output)
+
+
+def _run_study(study):
+    """run_study, its context warnings shown as `warning:` lines."""
+    from ..workloads.llm.analysis import ContextWarning
+    from ..workloads.llm.study import run_study
+    from .common import warn
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ContextWarning)
+        res = run_study(study)
+    for w in caught:
+        warn(str(w.message))
+    return res
+
+
+def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
+    """The study as JSON or tables, and -o's file."""
+    from .common import console, emit_json
+
+    data = result_dict(res, phase)
     if output:
         _write_output(output, data, res, phase)
     if json_out:
@@ -315,33 +341,19 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-def overridden_quantization(cfg, weights: str | None, act: str | None = None
-                            ) -> tuple[str, ...]:
-    """A note when --weights (or --act) replaces the format the config's
-    quantization_config declares (the checkpoint is stored, or run, otherwise than the
-    tables count it)."""
-    q = cfg.quantization
-    if q is None:
+def _compared(compare: str | None) -> tuple:
+    """--compare's devices as the study takes them: name, roof and catalog memory."""
+    if not compare:
         return ()
-    if weights is not None:
-        return (f"--weights {weights} replaces the config's quantization_config "
-                f"({q.method}: {q.format}); the tables count --weights {weights}",)
-    if act is not None and q.act and act != q.act:
-        return (f"--act {act} replaces the config's quantization_config's activations "
-                f"({q.method}: {q.act}, {q.act_scheme}); the tables count --act {act}",)
-    return ()
+    from ..hardware.resolve import load_roofs
+    from ..workloads.llm.study import Compared
 
-
-def shared_memory_notes(dev, memory: str | None) -> tuple[str, ...]:
-    """A unified-memory device's catalog memory is the whole module's: the OS, the CPU's
-    processes and the CUDA context live in it too, so the GPU gets less (seed 002: on the
-    edge capacity comes first). Said, not guessed: no catalog figure says how much less."""
-    if dev is None or memory or not dev.unified_memory:
-        return ()
-    return (f"{dev.name}'s {si(dev.memory_bytes, 'B')} is unified memory, shared with the "
-            f"CPU, the OS and the CUDA context: the GPU gets less, and the fit and largest "
-            f"batch above assume all of it; give what is free on the device as --memory "
-            f"(MemAvailable in its /proc/meminfo)",)
+    out = []
+    for name in _compared_names(compare):
+        roof = load_roofs(name)[0]
+        out.append(Compared(name, roof,
+                            getattr(_device(name, roof), "memory_bytes", None) or None))
+    return tuple(out)
 
 
 def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp: int
@@ -374,130 +386,21 @@ def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: in
                          "sends; add --tp N or --pp N (2 or more) or drop it")
 
 
-def _latency_words(chosen, tp: int) -> str:
-    """Where --tp's latency per all-reduce came from, for the note."""
-    if chosen.latency_from == "--hop-latency-us":
-        from ..model.parallel import ring_hops
-        from ..units import fmt_seconds
-
-        return (f"--hop-latency-us: {ring_hops(tp)} hops x "
-                f"{fmt_seconds(chosen.link.hop_latency_s, 4)}")
-    if chosen.latency_from != "fit":
-        return chosen.latency_from
-    fit = chosen.fit or {}
-    return (f"the all-reduce alpha measured over {fit.get('ranks')} ranks, "
-            f"{chosen.option} {chosen.file}; the ring model's 2(tp-1)/2(n0-1) x alpha")
-
-
-def _analyze(cfg, roof, s, req, mem, tp_chosen=None):
-    """analyze_llm, its context warnings shown as `warning:` lines."""
-    from ..workloads.llm.analysis import ContextWarning, analyze_llm
-    from .common import warn
-
-    lat, words = ((tp_chosen.link.allreduce_latency_s(s.tp), _latency_words(tp_chosen, s.tp))
-                  if tp_chosen is not None else (0.0, "--link-latency"))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ContextWarning)
-        r = analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=lat,
-                        link_latency_source=words)
-    for w in caught:
-        warn(str(w.message))
-    return r
-
-
-def _measured(r, roof, tpot_ms: float | None) -> tuple:
-    """--tpot-ms as a point on the roof (none without it)."""
-    if tpot_ms is None:
-        return ()
-    if not tpot_ms > 0 or math.isinf(tpot_ms):
-        raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
-                         f"got {tpot_ms:g}")
-    from ..workloads.llm.whatif import measured_point
-
-    return (measured_point(r.decode.step, roof, tpot_ms / 1e3),)
-
-
-def _distinct_roofs(names: list[str], roof) -> tuple[list[str], tuple, tuple[str, ...]]:
-    """--compare's names and roofs without the --on roof or one already named: `--on T4
-    --compare T4,A100` (or `T4,nvidia-t4`, one catalog entry) tabled T4 twice. Roofs are
-    compared whole, so a measured T4 profile stays apart from the catalog's T4."""
-    from ..hardware.resolve import load_roofs
-
-    kept: list[str] = []
-    roofs: list = []
-    dropped: list[str] = []
-    for name in names:
-        other = load_roofs(name)[0]
-        if other == roof or other in roofs:
-            dropped.append(f"{name} ({other.name})")
-            continue
-        kept.append(name)
-        roofs.append(other)
-    notes = ((f"--compare: {', '.join(dropped)} already tabled; each device is shown "
-              f"once",) if dropped else ())
-    return kept, tuple(roofs), notes
-
-
-def _compare(compare: str | None, cfg, s, roof, req, mem) -> tuple[dict, tuple[str, ...]]:
-    """--compare: the decode step on each device (LlmRun's hardware fields, --on's roof
-    first, each device once) and the notes on what was left out."""
-    if not compare:
-        return {}, ()
-    from ..workloads.llm.parallel import shard
-    from ..workloads.llm.whatif import compare_hardware
-
-    names, others, notes = _distinct_roofs(_compared_names(compare), roof)
-    # per device under --tp, like the tables above (the all-reduces are not in it)
-    hw = compare_hardware(shard(cfg, s.tp), s, [roof, *others], batch=req.batch,
-                          context=req.decode_context)
-    memory = (mem, *(getattr(_device(n, o), "memory_bytes", None) or None
-                     for n, o in zip(names, others, strict=True)))
-    return {"hardware": hw, "hardware_memory": memory, "others": others}, notes
-
-
-def _result_dict(res: LlmRun, phase: str = "both") -> dict:
-    """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
-    from ..workloads.llm.analysis import result_to_dict
-
-    r, tpr = res.result, res.tpr
-    # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
-    data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
-    llm = data["llm"]
-    if res.measured:
-        m = res.measured[0]
-        llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
-                           m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
-                           "floor_ratio": m.floor_ratio,
-                           "gap_s": m.kernel.seconds - m.floor_s,
-                           "gap_launch_s": list(r.decode.launch_s_range)}
-    if tpr:
-        llm["totals"] = totals(r, tpr)
-        llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
-                           "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
-                           "prefill_comm_s": tpr.prefill_comm_s,
-                           "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
-                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
-                           "link_latency_s": tpr.latency_s}
-        if res.tp_link is not None:
-            llm["parallel"]["link_provenance"] = res.tp_link.provenance()
-        if r.sweep is not None:   # the sweep's points are one device's kernels only
-            llm["parallel"]["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
-    if res.ppr:
-        from ..workloads.llm.pipeline import pipeline_dict
-
-        llm["totals"] = totals(r, tpr, res.ppr)
-        llm["pipeline"] = pipeline_dict(res.ppr)
-        if res.pp_link is not None:
-            llm["pipeline"]["link"]["provenance"] = res.pp_link.provenance()
-    for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
-        if rows:
-            llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
-                         "weights_bytes": w.weights_bytes, "roof": w.roof.name,
-                         "launch_s": w.launch_s, "launch_bound": w.launch_bound,
-                         "with_launches_s": w.with_launches_s,
-                         "notes": list(w.notes)}
-                        for w in rows]
-    for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
-        row["memory_bytes"] = m
-        row["fits"] = None if m is None else r.footprint.total <= m
-    return data
+def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
+              pp_link_latency: float | None) -> None:
+    """--pp's options, refused with how to fix them before any work is done."""
+    if pp < 1:
+        raise InputError(f"--pp must be >= 1 (pipeline stages; 1: no pipeline); got {pp}")
+    extras = [name for name, v in (("--micro-batches", micro_batches),
+                                   ("--pp-link-bw", pp_link_bw),
+                                   ("--pp-link-latency", pp_link_latency)) if v is not None]
+    if extras and pp == 1:
+        raise InputError(f"{', '.join(extras)}: only with a pipeline; add --pp N (2 or "
+                         f"more stages) or drop {extras[0]}")
+    if micro_batches is not None and micro_batches < 1:
+        raise InputError(f"--micro-batches must be >= 1 (micro-batches of --batch in flight); "
+                         f"got {micro_batches}")
+    if pp_link_latency is not None and not (pp_link_latency >= 0
+                                            and math.isfinite(pp_link_latency)):
+        raise InputError(f"--pp-link-latency must be >= 0 microseconds per send (e.g. 5); "
+                         f"got {pp_link_latency:g}")

@@ -1,5 +1,5 @@
-"""rooflab llm -o: the file by its suffix, JSON, CSV (one row per kernel and per sweep
-step) or a roofline chart of one phase."""
+"""rooflab llm --json and -o: the JSON vocabulary of a study, and -o's file by its suffix,
+JSON, CSV (one row per kernel and per sweep step) or a roofline chart of one phase."""
 
 from __future__ import annotations
 
@@ -7,7 +7,56 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .llm_render import LlmRun
+    from ..workloads.llm.study import LlmRun
+
+
+def result_dict(res: LlmRun, phase: str = "both") -> dict:
+    """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
+    from ..workloads.llm.analysis import result_to_dict
+    from .llm_render import totals, tp_sweep_rows
+
+    r, tpr = res.result, res.tpr
+    # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
+    data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
+    llm = data["llm"]
+    if res.measured:
+        m = res.measured[0]
+        llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
+                           m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
+                           "floor_ratio": m.floor_ratio,
+                           "gap_s": m.kernel.seconds - m.floor_s,
+                           "gap_launch_s": list(r.decode.launch_s_range)}
+    if tpr:
+        llm["totals"] = totals(r, tpr)
+        llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
+                           "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
+                           "prefill_comm_s": tpr.prefill_comm_s,
+                           "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
+                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
+                           "link_latency_s": tpr.latency_s}
+        if res.tp_link is not None:
+            llm["parallel"]["link_provenance"] = res.tp_link.provenance()
+        if r.sweep is not None:   # the sweep's points are one device's kernels only
+            llm["parallel"]["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
+    if res.ppr:
+        from ..workloads.llm.pipeline import pipeline_dict
+
+        llm["totals"] = totals(r, tpr, res.ppr)
+        llm["pipeline"] = pipeline_dict(res.ppr)
+        if res.pp_link is not None:
+            llm["pipeline"]["link"]["provenance"] = res.pp_link.provenance()
+    for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
+        if rows:
+            llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
+                         "weights_bytes": w.weights_bytes, "roof": w.roof.name,
+                         "launch_s": w.launch_s, "launch_bound": w.launch_bound,
+                         "with_launches_s": w.with_launches_s,
+                         "notes": list(w.notes)}
+                        for w in rows]
+    for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
+        row["memory_bytes"] = m
+        row["fits"] = None if m is None else r.footprint.total <= m
+    return data
 
 
 def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -> None:

@@ -1,31 +1,13 @@
 """What `rooflab llm` shows: its tables and summary lines (cli/llm.py handles the options
-and runs the analysis; llm_output writes -o's CSV and chart)."""
+and runs the study, workloads/llm/study.py; llm_output writes the JSON, -o's CSV and
+chart)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from ..workloads.llm.analysis import request_floor_s
-
-
-@dataclass(frozen=True)
-class LlmRun:
-    """One `rooflab llm` run: the analysis (workloads.llm.analysis.LLMResult) and what the
-    options added to it, as the tables, the JSON and the chart all read it."""
-
-    result: Any
-    measured: tuple = ()           # --tpot-ms: whatif.measured_point, at most one
-    tpr: Any = None                # --tp > 1: workloads.llm.parallel.TPResult
-    ppr: Any = None                # --pp > 1: model.pipeline.PPStep
-    whatifs: tuple = ()            # --whatif rows
-    hardware: tuple = ()           # --compare rows, --on's roof first
-    hardware_memory: tuple = ()    # device memory per hardware row (None: unknown)
-    others: tuple = ()             # --compare's roofs, drawn beside --on's in a chart
-    tp_link: Any = None            # --tp > 1: cli.llm_parallel.ChosenLink (provenance)
-    pp_link: Any = None            # --pp > 1: cli.llm_parallel.ChosenLink (provenance)
+from ..workloads.llm.study import LlmRun  # noqa: F401 (re-exported: its old home)
 
 
 def list_rows() -> list[dict]:
@@ -330,7 +312,7 @@ def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
 def tp_latency_line(tpr, chosen=None) -> str | None:
     """--tp's latency both ways (None when 0): per all-reduce, as LLM tools take it, and
     per ring hop, as nccl-tests measures it: 'all-reduce latency 140 us = 14 hops x 10 us'.
-    `chosen`: the cli.llm_parallel.ChosenLink, for where the latency came from."""
+    `chosen`: the workloads.llm.links.ChosenLink, for where the latency came from."""
     if not tpr.latency_s:
         return None
     from ..model.parallel import allreduce_latency_words

@@ -111,19 +111,59 @@ Output = Annotated[str | None, typer.Option(
 
 KernelRe = Annotated[list[str] | None, typer.Option(
     "--kernel", metavar="REGEX",
-    help="only kernels whose name matches this regular expression (repeat: any)")]
+    help="only kernels whose name matches this regular expression (repeat, or a comma "
+         "list: any; '\\,' for a comma in the name)")]
 ExcludeRe = Annotated[list[str] | None, typer.Option(
     "--exclude", metavar="REGEX",
-    help="leave out kernels whose name matches this regular expression (repeat: any)")]
+    help="leave out kernels whose name matches this regular expression (repeat, or a comma "
+         "list: any)")]
+PER_LAUNCH_HELP = ("one point per launch of an ncu file's kernels, named 'kernel #ID' (ncu's "
+                   "launch ID), instead of one per kernel name with its launches summed")
+
+
+def patterns(given: list[str] | None) -> tuple[str, ...]:
+    """--kernel/--exclude as given (repeated) with each one's comma list split: 'gemm,conv'
+    is two expressions. Only the commas outside brackets split, so a quantifier ('a{1,3}'),
+    a class ('[,;]'), a group ('(a,b)') or a template name ('k<float, 2>') stays whole; an
+    escaped comma ('\\,': re reads it as a comma) never splits. One function for every verb
+    that takes them (ncu, rocprof, report, plot, ...), so they match alike."""
+    pairs = {")": "(", "]": "[", "}": "{", ">": "<"}
+    out: list[str] = []
+    for text in given or ():
+        opened: list[str] = []
+        escaped, start = False, 0
+        for i, ch in enumerate(text):
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch in "([{<":
+                opened.append(ch)
+            elif ch in pairs and pairs[ch] in opened:
+                # up to its own opener: a lookbehind's '<' in '(?<=a)' closes with the ')'
+                del opened[len(opened) - 1 - opened[::-1].index(pairs[ch]):]
+            elif ch == "," and not opened:
+                out.append(text[start:i])
+                start = i + 1
+        out.append(text[start:])
+    return tuple(p for p in (x.strip() for x in out) if p)
+
+
+COUNTER_PRECISION_HELP = ("what the code computes in (fp64, fp32, fp16, bf16), for a FLOP "
+                          "event that counts every precision (AMD's): default fp64 (perf), "
+                          "the group's (likwid)")
 
 
 def profiler_verb(app, name: str, help: str, files_help: str,
-                  load: Callable[..., ProfileImport], per_launch: bool = False) -> None:
+                  load: Callable[..., ProfileImport], per_launch: bool = False,
+                  precision: bool = False) -> None:
     """Add `rooflab NAME FILE... [--on] [--top] [--level] [--kernel] [--exclude] [--json]
     [-o [--min-share]]` to `app`: a profiler's files read by `load` (which imports its reader when
     called, so registering stays light), then the table, JSON or file every profiler verb
     gives (cli/profiled.py). per_launch: the reader takes per_launch= (ncu), and the verb
-    gets `--per-launch` (one point per launch, not per name)."""
+    gets `--per-launch` (one point per launch, not per name). precision: the reader takes
+    precision= (likwid, perf: AMD's FLOP events count every precision, so only the user can
+    say which one the code computes in), and the verb gets `--precision`."""
     @app.command(name, help=help)
     def verb(
         files: list[str] = typer.Argument(..., help=files_help),
@@ -132,10 +172,10 @@ def profiler_verb(app, name: str, help: str, files_help: str,
         level: Level = None,
         kernel: KernelRe = None,
         exclude: ExcludeRe = None,
-        each: bool = typer.Option(
-            False, "--per-launch", hidden=not per_launch,
-            help="one point per launch, named 'kernel #ID' (ncu's launch ID), instead of "
-                 "one per kernel name with its launches summed"),
+        each: bool = typer.Option(False, "--per-launch", hidden=not per_launch,
+                                  help=PER_LAUNCH_HELP),
+        prec: str | None = typer.Option(None, "--precision", metavar="PREC",
+                                        hidden=not precision, help=COUNTER_PRECISION_HELP),
         json_out: JsonOut = False,
         output: Output = None,
         min_share: str | None = typer.Option(
@@ -153,8 +193,13 @@ def profiler_verb(app, name: str, help: str, files_help: str,
         if each and not per_launch:
             raise typer.BadParameter(f"`rooflab {name}` has no per-launch view; it is "
                                      f"`rooflab ncu`'s", param_hint="--per-launch")
-        imp = select_kernels(load(files, per_launch=True) if each else load(files),
-                             kernel or (), exclude or ())
+        if prec is not None and not precision:
+            raise typer.BadParameter(f"`rooflab {name}` reads each kernel's precision from "
+                                     "the profiler", param_hint="--precision")
+        extra = {"per_launch": True} if each else {}
+        if precision:
+            extra["precision"] = prec
+        imp = select_kernels(load(files, **extra), patterns(kernel), patterns(exclude))
         imp = with_sm_count(imp, on)
         # metric_notes speaks of ncu's kernels only (the others' notes say other things)
         imp = replace(imp, notes=imp.notes + metric_notes(imp.kernels, imp.notes)

@@ -16,21 +16,38 @@ uncore_imc/data_reads/ and data_writes/), and the time:
   perf stat -a -x, -o run.csv -e $E ./app
   rooflab perf run.csv --on me.json
 
-Plain `perf stat` output (no -x, with its "seconds time elapsed" line) is read too. Several
+Plain `perf stat` output (no -x, with its "seconds time elapsed" line) is read too, with
+--per-socket/--per-die/-A columns and in a decimal-comma locale (1.234.567,89). Several
 files are steps (one trajectory). -I (interval) output is refused: rooflab reads a run.
+`-` reads standard input: `perf stat -a -x, -e $E ./app 2>&1 | rooflab perf -`.
+
+AMD (Zen 4): fp_ret_sse_avx_ops.all and the data fabric's DRAM beats, read and write, one
+event per channel, cs0 to cs11 (or amd_umc_N/umc_cas_cmd.rd/ and .wr/, Linux 6.x); say what
+the code computes in, as the FLOP event counts every precision:
+
+  D=amd_df/local_processor
+  E=duration_time,fp_ret_sse_avx_ops.all
+  E=$E,${D}_read_data_beats_cs0/,${D}_write_data_beats_cs0/
+  perf stat -a -x, -o run.csv -e $E ./app
+  rooflab perf run.csv --on me.json --precision fp32
 
 FLOP: fp_arith_inst_retired.* x vector width (1/2/4/8 double, 1/4/8/16 single; the hardware
-counts an FMA twice); DRAM bytes: cas_count_read + cas_count_write in perf's unit (MiB), or
-64 B per count when there is no unit; time: "seconds time elapsed", else duration_time.
+counts an FMA twice); AMD's fp_ret_sse_avx_ops.all counts FLOP of every precision: read as
+fp64, or as --precision says. DRAM bytes: cas_count_read + cas_count_write in perf's unit
+(MiB), or 64 B per count when there is no unit (an AMD data-fabric beat, a UMC CAS); time:
+"seconds time elapsed", else duration_time.
 """
 
 
-def _load(files: list[str]):
+def _load(files: list[str], precision: str | None = None):
+    from ..files import with_stdin
     from ..ingest.perf_stat import load_perf_stat
 
-    return load_perf_stat(files)
+    # `-`: standard input (a pipe from the profiler), named <stdin> in notes and errors
+    paths, text = with_stdin(files)
+    return load_perf_stat(paths, stdin=text, precision=precision)
 
 
 def register(app) -> None:
     profiler_verb(app, "perf", HELP, "perf stat output file(s) (-x, or plain); several = steps",
-                  _load)
+                  _load, precision=True)

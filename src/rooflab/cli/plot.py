@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError, ParseError
-from .options import FILES_HELP, OnMany
+from .options import FILES_HELP, PER_LAUNCH_HELP, ExcludeRe, KernelRe, OnMany
 
 HELP = """Draw a roofline chart and write it as .png or .svg.
 
@@ -28,6 +28,10 @@ with a flat glyph right of it (docs/plot.md: reading the chart in grey).
   rooflab plot kernels.json --on a100 --precision fp16,fp32 -o chart.png
   rooflab plot output*.csv --on output5.ncu-rep --trajectory -o steps.png
   rooflab plot --on profile.json --precision all -o every-ceiling.png
+  rooflab plot out.ncu-rep --kernel sigma --per-launch -o launches.png
+
+--kernel/--exclude draw only the kernels `rooflab ncu` would keep with them (any
+input); --per-launch draws an ncu file's launches one point each.
 
 A roof with more than 5 compute ceilings (catalog GPUs have up to 10) is drawn
 with the ceilings the kernels are judged by plus its top float ceiling; the
@@ -39,7 +43,10 @@ to change, --labels 0 labels every one).
 
 A kernel's marker area is proportional to its share of the measured time (4 to
 20 pt across: every kernel under 4 % is the smallest; --size-by none draws all
-alike); a thin grey line joins one kernel's points at its memory levels.
+alike); a thin grey line joins one kernel's points at its memory levels. With
+several profiler files, shares are of each kernel's own file: where every file
+holds one timed kernel (before/after, a --trajectory), each is 100 %, so all are
+drawn alike and the legend says why.
 --min-share 1 leaves out kernels under 1 % of the time, and says how many.
 
 A CPU profile from `rooflab probe` carries the measured intensity sweep: its
@@ -107,16 +114,20 @@ def parse_min_share(text: str | None) -> float | None:
     return pct / 100
 
 
-def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False):
+def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False,
+                kernel: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                per_launch: bool = False):
     """(roofs, kernels) for the chart: cli/inputs.py's load_inputs, as report and whatif
     read them, with its notes printed on stderr (Inputs.print_notes) and the roof's origin
     said when no --on named it. --trajectory joins each step's longest kernel (several ncu
     files, or the analysis JSON `rooflab ncu a.csv b.csv -o steps.json` wrote), as
-    `rooflab ncu -o steps.png` does; without steps, kernels of the same name are joined."""
+    `rooflab ncu -o steps.png` does; without steps, kernels of the same name are joined.
+    kernel/exclude/per_launch: `rooflab ncu`'s --kernel/--exclude/--per-launch."""
     from .inputs import load_inputs as read_inputs
     from .options import on_from_env
 
-    inputs = read_inputs(kernel_files, on)
+    inputs = read_inputs(kernel_files, on, kernel=kernel, exclude=exclude,
+                         per_launch=per_launch)
     if not on or on_from_env():   # a roof the command line does not show: say where from
         print(inputs.source, file=sys.stderr)
     inputs.print_notes()
@@ -178,16 +189,21 @@ def register(app) -> None:
                  "one); the others are drawn without a label"),
              size_by: str = typer.Option(
                  "time", "--size-by", metavar="time|none", help="marker area proportional to "
-                 "each kernel's share of the measured time (time, default), or all alike "
-                 "(none)"),
+                 "each kernel's share of the measured time (time, default; of its own file's "
+                 "time with several profiler files, so one timed kernel per file draws all "
+                 "alike, as the legend says), or all alike (none)"),
              min_share: str | None = typer.Option(
                  None, "--min-share", metavar="PCT", help="leave out kernels under PCT % of "
-                 "the measured time (e.g. 1); the output says how many"),
+                 "the measured time (e.g. 1; of its own file's time with several profiler "
+                 "files); the output says how many"),
              no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
                                                                      "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="print the drawn data and "
                                                                   "analysis as JSON (and write "
-                                                                  "the chart only with -o)")
+                                                                  "the chart only with -o)"),
+             kernel: KernelRe = None,
+             exclude: ExcludeRe = None,
+             per_launch: bool = typer.Option(False, "--per-launch", help=PER_LAUNCH_HELP),
              ) -> None:
         from ..files import check_writable
         from ..report.chart import SUFFIXES
@@ -219,7 +235,10 @@ def register(app) -> None:
 
             refuse_input_as_output(output, [*(kernel_files or []), *on])
             check_writable(output)
-        roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory)
+        from .options import patterns
+
+        roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory,
+                                     patterns(kernel), patterns(exclude), per_launch)
         from ..report.chart import plot_roofline, save_figure
 
         sweep, notes, sweep_precision = [], [], None

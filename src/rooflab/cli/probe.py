@@ -321,7 +321,7 @@ def _print_profile(profile, profile_path: str | None, chart_path: str | None,
 
 def scaling_table(scaling):
     """The thread-scaling table (rich) from extras.scaling: DRAM and fp64 per count, per
-    thread, and fp64's parallel efficiency; L1/L2 where measured."""
+    thread, and fp64's parallel efficiency; L1/L2/L3 where measured."""
     from rich import box
     from rich.table import Table
 
@@ -333,8 +333,8 @@ def scaling_table(scaling):
         mark = " !" if r is not None and key in r.noisy else ""
         return "-" if v is None else f"{v / scale:.3g}{mark}"
 
-    caches = [lv for lv in ("l1", "l2") if any(getattr(r, lv) for r in rows)]
-    # headers on two lines: eight columns fit in a pipe's 80
+    caches = [lv for lv in ("l1", "l2", "l3") if any(getattr(r, lv, None) for r in rows)]
+    # headers on two lines: nine columns fit in a pipe's 80
     table = Table(title="thread scaling (STREAM triad, FMA kernel; best sample)",
                   title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
     for h in ["threads", "DRAM\nGB/s", "per\nthread", "fp64\nGFLOP/s", "per\nthread",

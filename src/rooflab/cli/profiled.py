@@ -197,7 +197,8 @@ def shares_per_file(analysis: Analysis) -> tuple[Analysis, str]:
     """The analysis as it is, and its note that the time shares are of each kernel's own
     file ('' for one file). analyze() already takes every share from
     model.analysis.share_totals (of the kernel's own file when kernels come from several:
-    separate profiling runs) and words the note; this only finds it, for import_notes."""
+    separate profiling runs) and words the note; this only finds it, for import_notes
+    (report_import then takes it out of the analysis' own notes, so it is said once)."""
     note = next((n for n in analysis.notes if n.startswith(OWN_FILE_NOTE)), "")
     return analysis, note
 
@@ -363,6 +364,14 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     choice = _env_worded(choice or choose_roof(on, imp), on)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
     analysis, share_note = shares_per_file(analysis)
+    if share_note:
+        # said once, among the import notes where --json has always listed it: analyze()
+        # words it in its own notes too, so the JSON's "notes" and "import_notes" both held
+        # it, and the terminal's collapse_notes joined the two copies into one garbled line
+        from dataclasses import replace
+
+        analysis = replace(analysis, notes=tuple(n for n in analysis.notes
+                                                 if n != share_note))
     rows = table_rows(analysis, top)
     extra = {"roof_source": choice.source,
              "skipped": [str(s) for s in (*imp.failed, *imp.skips)]}

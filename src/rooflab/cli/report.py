@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
-from .options import Files, On
+from .options import PER_LAUNCH_HELP, ExcludeRe, Files, KernelRe, On
 
 HELP = """Read the roofline like an expert: what bounds each kernel (with the numbers),
 how far it is from its roof, what it would gain there, the three distances, sanity checks
@@ -24,6 +24,11 @@ kernels reached.
   rooflab report kernels.json --on profile.json -o report.html  (interactive)
   rooflab report output*.csv --on gpu-peaks.json -o gpp.md --top 3
   rooflab report analysis.json --json
+  rooflab report out.ncu-rep --kernel sigma --exclude red --per-launch
+
+--kernel/--exclude keep the kernels `rooflab ncu` would keep with them (any input);
+--per-launch splits an ncu file's kernels into their launches, as `rooflab ncu
+--per-launch` does.
 """
 
 
@@ -141,11 +146,15 @@ def register(app) -> None:
         min_share: str = typer.Option(
             None, "--min-share", metavar="PCT", help="-o x.html chart: leave out kernels "
             "under PCT % of the time (the tables keep every one)"),
+        kernel: KernelRe = None,
+        exclude: ExcludeRe = None,
+        per_launch: bool = typer.Option(False, "--per-launch", help=PER_LAUNCH_HELP),
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
         from .common import emit_json, err_console, refuse_input_as_output, wide_console
         from .inputs import load_inputs
+        from .options import patterns
 
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
@@ -156,7 +165,8 @@ def register(app) -> None:
         if output:
             check_report_path(output)
             refuse_input_as_output(output, [*files, on] if on else files)
-        inputs = load_inputs(files, [on] if on else [])
+        inputs = load_inputs(files, [on] if on else [], kernel=patterns(kernel),
+                             exclude=patterns(exclude), per_launch=per_launch)
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:
             from dataclasses import replace

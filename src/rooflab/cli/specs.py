@@ -501,6 +501,9 @@ def import_cmd(
     fp32: str = typer.Option(None, "--fp32", help="fp32 peak, e.g. 710GFLOP/s"),
     measured: bool = typer.Option(False, "--measured", help="the numbers typed in were "
                                   "measured (default: nominal, datasheet figures)"),
+    llc: str = typer.Option(None, "--llc", help="the last-level cache of the machine "
+                            "likwid-bench ran on, e.g. 32MiB (default: this machine's "
+                            "caches), to check each run's working set against its level"),
     output: str = typer.Option(None, "--output", "-o", help="write the roof JSON here "
                                "(default: print it)"),
 ) -> None:
@@ -519,9 +522,10 @@ def import_cmd(
 
         refuse_input_as_output(output, [f.rpartition("@")[0] or f for f in files or ()])
         check_writable(output)
+    caches = _run_caches(llc)
     ceilings, names = [], []
     for spec in files or ():
-        got, host = _imported(spec)
+        got, host = _imported(spec, caches)
         ceilings += got
         names += [host] if host else []
     typed = {"--l1": l1, "--l2": l2, "--l3": l3, "--dram": dram, "--fp64": fp64,
@@ -548,9 +552,30 @@ def import_cmd(
                     f"as --on {output}")
 
 
-def _imported(spec: str):
+def _run_caches(llc: str | None):
+    """The cache sizes likwid-bench runs are checked against: --llc's (the run's machine),
+    else this machine's (sysfs), said as such; None where neither is known."""
+    from ..hardware.import_roofs import CacheSizes
+
+    if llc is not None:
+        from ..units import parse_size
+
+        return CacheSizes(llc=parse_size(llc, "--llc"), source=f"--llc {llc}")
+    from ..hardware.host import detect_caches
+
+    c = detect_caches()
+    last = c.l3 * max(1, c.l3_instances) if c.l3 else c.l2
+    if not (c.l1d or c.l2 or last):
+        return None
+    return CacheSizes(l1=c.l1d, l2=c.l2, llc=last,
+                      source="this machine's caches (if likwid-bench ran on another, give "
+                             "its last-level cache: --llc 32MiB)")
+
+
+def _imported(spec: str, caches=None):
     """((origin, ceiling), ...) and a host name from one import argument: ERT's
-    roofline.json (its measured ceilings), or a likwid-bench output FILE[@LEVEL]."""
+    roofline.json (its measured ceilings), or a likwid-bench output FILE[@LEVEL], each
+    bandwidth's working set checked against `caches` (a warning where it misses)."""
     from pathlib import Path
 
     from ..errors import InputError, ParseError
@@ -592,5 +617,10 @@ def _imported(spec: str):
                          "ERT's roofline.json; save it with `likwid-bench -t triad -w "
                          "S0:1GB > triad.txt`", path=path)
     runs = parse_likwid_bench(text, path)
-    return [(spec, c) for c in bench_ceilings(runs, level_name(level) if level else None,
-                                              path)], None
+    got = bench_ceilings(runs, level_name(level) if level else None, path, caches)
+    from .common import warn
+
+    for c in got:
+        for w in c.warnings:
+            warn(w)
+    return [(spec, c) for c in got], None

@@ -18,10 +18,14 @@ or run a script under the profiler yourself (arguments after the script go to it
   rooflab torch --run model.py
   rooflab torch --run train.py --json -- --steps 3   (script gets --steps 3)
 
-FLOP: the profiler's count where it has one, else shape formulas (matmul, addmm, bmm,
-conv, attention, elementwise, softmax, layer_norm). Bytes: compulsory traffic from
-shapes and dtypes. Time: the GPU kernels an op launched (linked by External id) on CUDA,
-the op's own time on the CPU.
+FLOP: shape formulas (matmul, addmm and bmm at 2mnk, conv, attention, elementwise,
+softmax, layer_norm, and the backward ops of a training step: convolution_backward,
+native_layer_norm_backward, gelu/silu/threshold_backward, softmax and embedding
+backward); memory ops with no FLOP (embedding, index_select, gather, cat, copy_) are
+placed by their bytes/s on the memory ceiling. Bytes: compulsory traffic from shapes and
+dtypes. Time: the GPU kernels an op launched (linked by External id) on CUDA, the op's
+own time on the CPU. A trace of torch.compile'd code has no op shapes: profile the eager
+model, or time the compiled one with rooflab.measure(f, x, flop=..., bytes=...).
 """
 
 

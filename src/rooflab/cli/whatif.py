@@ -64,9 +64,11 @@ def _split_names(text: str, have: set[str]) -> list[str]:
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
                hardware=None, only=None, sparsity=None, bytes_scale=None, group=None,
-               on_roofs=None):
-    """Dispatch to the one model/whatif function the options name. on_roofs: every roof
-    --on holds (a profile: measured, then nominal), for --hardware's like-for-like basis."""
+               on_roofs=None, roofs_from="the --on profile"):
+    """Dispatch to the one model/whatif function the options name. on_roofs: every roof of
+    the machine the kernels are judged on (--on's, else the profile the input carries: a
+    profile holds measured, then nominal), for --hardware's like-for-like basis;
+    roofs_from: where they came from, as the assumption line names it."""
     from ..model import whatif as w
 
     given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity, bytes_scale)
@@ -101,6 +103,8 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         raise InputError(f"--hardware '{hardware}' holds no roof; give a catalog name "
                          f"(`rooflab specs list`) or a profile from `rooflab probe`")
     basis, target, line = efficiency_basis(on_roofs or (roof,), targets, kernels)
+    # retime words the line for --on; without --on the profile is the input's own
+    line = line.replace("the --on profile's", f"{roofs_from}'s")
     result = w.move_hardware(basis, kernels, target)
     # which roof the efficiencies are fractions of, where the assumption is read
     return replace(result, assumption=f"{result.assumption}; {line}")
@@ -133,6 +137,8 @@ def register(app) -> None:
         output: str = typer.Option(None, "-o", "--output", help="chart .png/.svg or .json"),
         json_out: bool = typer.Option(False, "--json", help="print the what-if as JSON"),
     ) -> None:
+        from rich.markup import escape
+
         from ..model.whatif import describe
         from .common import check_output, emit_json, err_console, wide_console
         from .inputs import load_inputs
@@ -142,11 +148,14 @@ def register(app) -> None:
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
-                            group=group,
-                            # --hardware's like-for-like basis: every roof --on holds (a
-                            # profile: measured, nominal); its line names "the --on profile"
-                            on_roofs=inputs.roofs if on else (inputs.roof,))
+                            group=group, on_roofs=_from_roofs(inputs, on),
+                            roofs_from="the --on profile" if on else "the input's profile")
         data = describe(result)
+        # what `rooflab report` would say of the moved kernels' measurements (review 16b
+        # #11: a fusion of kernels above their roof printed its capped gain without a word)
+        doubts = _read_with_care(result, inputs)
+        if doubts:
+            data["warnings"] = doubts
         # what the reader must know of the kernels and the roof (a GPU of another compute
         # capability, the best-achieved roof), as report and plot say it (cli/inputs.py):
         # in the JSON (stdout stays one document, stderr quiet), else on stderr
@@ -166,11 +175,36 @@ def register(app) -> None:
             emit_json(data)
             return
         llm = _llm_doc(files)
+        for line in doubts:
+            wide_console().print(f"[bold red]read with care:[/] {escape(line)}", style="red",
+                                 soft_wrap=True)
         wide_console().print(_table(result, llm))   # a pipe or log: names whole, one line each
         for line in _llm_lines(llm, result, hardware):
             wide_console().print(line, soft_wrap=True)
         if output:
             err_console().print(f"wrote {output}")
+
+
+def _read_with_care(result, inputs) -> list[str]:
+    """model.whatif.move_warnings on the machine behind the roof the kernels were judged
+    on (report.markdown.machine_for, as `rooflab report` finds it: a CPU's caches decide
+    its cache-resident check)."""
+    from ..model.whatif import move_warnings
+    from ..report.markdown import machine_for
+
+    return move_warnings(result, machine_for(result.before, inputs.profile))
+
+
+def _from_roofs(inputs, on: str | None) -> tuple:
+    """The "from" machine's roofs for --hardware's like-for-like basis, the judging roof
+    first: every roof --on holds; without --on, every roof of the profile the input carries
+    (a demo document's measured and nominal), so a catalog target is taken against the
+    file's own nominal roof, not its measured one. Other files' roofs are left out: they
+    may be of another machine, whose efficiency says nothing of these kernels."""
+    if on:
+        return inputs.roofs
+    own = inputs.profile.roofs if inputs.profile is not None else ()
+    return own if own and own[0] == inputs.roof else (inputs.roof,)
 
 
 def _bound_cell(before, after) -> str:
@@ -188,14 +222,16 @@ def _llm_doc(files: list[str]) -> dict | None:
     it holds what the kernels alone do not (footprint, the TP all-reduces, the pipeline)."""
     from ..files import load_json
     from ..ingest.kernelfile import file_kind
+    from ..model.schema import llm_part
 
     for path in files:
         # rooflab's own JSON only: a .json may be a (gzipped) torch trace
         if not path.lower().endswith(".json") or file_kind(path) != "rooflab":
             continue
-        data = load_json(path)
-        llm = data.get("llm") if isinstance(data, dict) else None
-        if isinstance(llm, dict):
+        # its figures checked as choose and compare check them (a string --tp was a
+        # traceback here, a "3 GB" footprint skipped the fit without a word)
+        llm = llm_part(load_json(path), path)
+        if llm is not None:
             return llm
     return None
 
@@ -206,8 +242,9 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     link (the bandwidth part recomputed, the latency part kept); otherwise the file's own
     time (the same link). None without --tp or without the figures."""
     par = llm.get("parallel")
-    if not isinstance(par, dict) or not isinstance(par.get("comm_s"), (int, float)):
-        return None
+    need = ("comm_s", "allreduces_per_step", "allreduce_bytes", "link_bytes_per_s")
+    if not isinstance(par, dict) or any(par.get(f) is None for f in need):
+        return None   # numbers where present (schema.llm_part); a part missing: no line
     comm, tp = float(par["comm_s"]), int(par.get("tp") or 1)
     kind = (par.get("link_provenance") or {}).get("kind")
     if hardware is None or kind != "catalog":
@@ -348,12 +385,13 @@ def _table(result, llm: dict | None = None):
                   "-" if sp is None else f"{sp:.2f}x{mark}", bound)
     parts: list = [t]
     totals = None
+    over_all, over_moved = _scopes(result, steps)
     if result.speedup and not steps:
         totals = result.total_before_s, result.total_after_s
-        parts.append(Text(f"total: {fmt_seconds(result.total_before_s)} -> "
+        parts.append(Text(f"total{over_all}: {fmt_seconds(result.total_before_s)} -> "
                           f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
     measured = totals is not None   # the file's measured times, not the floors
-    floor_lines = _floor_lines(result)
+    floor_lines = _floor_lines(result, over_moved)
     if floor_lines and totals is None and every:
         from ..model.whatif import total_floors
 
@@ -381,16 +419,36 @@ def _table(result, llm: dict | None = None):
     return Group(*parts)
 
 
-def _floor_lines(result) -> list[str]:
+def _scopes(result, steps: set[int]) -> tuple[str, str]:
+    """The words naming each line's kernels when --only changed some of them: the total
+    counts every kernel (the others at their own time), the work floors only the changed
+    ones (review 16a L5: "total 1.36 s -> 1.11 s" over both kernels beside "work floor
+    185 ms -> 123 ms" over one, unlabelled). ('', '') where every kernel moved or a fusion
+    puts the floors on the whole step too."""
+    from ..model.choose import split_whole_steps
+    from ..model.whatif import fused
+
+    work = split_whole_steps(result.before.kernels)[0]
+    moved = list(dict.fromkeys(old.name for old, _ in result.moves if id(old) not in steps))
+    if fused(result) or not moved or len(moved) >= len(work):
+        return "", ""
+    names = ", ".join(moved[:3]) + (f" and {len(moved) - 3} more" if len(moved) > 3 else "")
+    rest = len(work) - len(moved)
+    return (f" (all {len(work)} kernels, {rest} of them unchanged)",
+            f" ({names} only)")
+
+
+def _floor_lines(result, only: str = "") -> list[str]:
     """The work floor before -> after with its ratio (the headline, as `rooflab llm`'s TPOT
     floor), and the same with launches (as llm and choose give it): empty where a floor is
-    unknown."""
+    unknown. only: the words naming the changed kernels when --only left others alone
+    (_scopes), so the floors do not read as the total's scope."""
     from ..model.whatif import fused, moved_floors, total_floors
     from ..units import fmt_seconds
 
     floors = total_floors(result)
     whole = fused(result)
-    scope = " (whole step)" if whole else ""
+    scope = " (whole step)" if whole else only
     out = []
     for key, label in (("work", "work floor"), ("with_launches", WITH_LAUNCHES)):
         fb, fa = floors[key]

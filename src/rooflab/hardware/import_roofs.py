@@ -298,11 +298,13 @@ def _bench_number(value: str, key: str, path: str, line: int) -> float:
     return got
 
 
-def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str) -> list[Ceiling]:
+def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str,
+                   caches: CacheSizes | None = None) -> list[Ceiling]:
     """The ceilings a likwid-bench file gives: each peakflops* run a compute ceiling
     (fp32 for the _sp kernels, else fp64), each other run a bandwidth at `level` (the cache
     or memory its working set sits in: the file does not say). Several runs of one ceiling
-    keep the best, the others as samples."""
+    keep the best, the others as samples. With `caches`, each bandwidth ceiling whose
+    working set does not sit in `level` carries a warning (working_set_warning)."""
     found: dict[tuple, list[tuple[float, BenchRun]]] = {}
     for r in runs:
         if r.is_peakflops:
@@ -320,15 +322,16 @@ def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str) -> li
         if not r.mbytes:
             raise ParseError(f"the '{r.kernel}' run reports no MByte/s", path=path, line=r.line)
         found.setdefault(("memory", level), []).append((r.mbytes * 1e6, r))
-    return [_bench_ceiling(kind, key, got, path) for (kind, key), got in found.items()]
+    return [_bench_ceiling(kind, key, got, path, caches)
+            for (kind, key), got in found.items()]
 
 
-def _bench_ceiling(kind: str, key: str, got, path: str) -> Ceiling:
+def _bench_ceiling(kind: str, key: str, got, path: str,
+                   caches: CacheSizes | None = None) -> Ceiling:
     value, best = max(got, key=lambda vr: vr[0])
     threads = f"{best.threads} threads" if best.threads else "threads not given"
     what = ("MFlops/s as printed" if kind == "compute" else
-            "MByte/s as printed: the kernel's explicit loads + stores per update "
-            "(likwid-bench -l KERNEL), write-allocate not counted")
+            f"MByte/s as printed: {bytes_counted(best.kernel)}")
     others = f", the best of {len(got)} runs" if len(got) > 1 else ""
     method = (f"likwid-bench -t {best.kernel}, {threads}, working set {_size(best)}"
               f"{others} ({path}, line {best.line}): {what}")
@@ -336,7 +339,86 @@ def _bench_ceiling(kind: str, key: str, got, path: str) -> Ceiling:
                   method=method, samples=tuple(v for v, _ in got) if len(got) > 1 else ())
     if kind == "compute":
         return Ceiling(precision=key, unit="vector", **common)
-    return Ceiling(level=key, **common)
+    warning = working_set_warning(best, key, caches, path) if caches else ""
+    return Ceiling(level=key, warnings=(warning,) if warning else (), **common)
+
+
+# likwid-bench kernels (`likwid-bench -l NAME`) whose store goes to a line the loop did not
+# load: the CPU reads that line first (write-allocate), which likwid's bytes leave out.
+# (bytes counted, bytes moved) per fp64 element: one 8 B read more per store.
+_WRITE_ALLOCATED = {"copy": (16, 24), "store": (8, 16), "stream": (24, 32),
+                    "triad": (32, 40)}
+_NOTHING_STORED = ("load", "sum", "ddot", "peakflops")
+_STORE_TO_LOADED = ("update", "daxpy")
+
+
+def bytes_counted(kernel: str) -> str:
+    """Which bytes likwid-bench's MByte/s counts for `kernel`: real traffic (nothing
+    stored, or stores to lines just loaded, or non-temporal stores) or the STREAM count
+    without the write-allocate read. A roof from `load` reads 4/3 of one from `stream` on
+    the same memory (review 16a A, L8), so the method says which it is."""
+    name = kernel.strip().lower()
+    base = name.split("_")[0]
+    if base in _NOTHING_STORED:
+        return f"real bytes ({base} stores nothing, so no write-allocate)"
+    if base in _STORE_TO_LOADED:
+        return f"real bytes ({base} stores to the lines it loaded: no write-allocate)"
+    if base in _WRITE_ALLOCATED and "_mem" in name:
+        return (f"real bytes ({name} uses non-temporal stores: no write-allocate read)")
+    if base in _WRITE_ALLOCATED:
+        counted, moved = _WRITE_ALLOCATED[base]
+        return (f"STREAM count, write-allocate not counted: {counted} of the {moved} B per "
+                f"fp64 element the memory moves ({base}'s store reads its line first), "
+                f"so real traffic is {moved / counted:.3g}x this")
+    return ("the kernel's explicit loads + stores per update (likwid-bench -l KERNEL), "
+            "write-allocate not counted")
+
+
+@dataclass(frozen=True)
+class CacheSizes:
+    """The caches a likwid-bench run's working set is checked against: L1d and L2 per
+    core, the last-level cache in all (every instance), and where the sizes come from."""
+
+    l1: float | None = None
+    l2: float | None = None
+    llc: float | None = None
+    source: str = ""
+
+
+DRAM_FACTOR = 4   # STREAM's rule: each array, here the whole working set, >= 4x the LLC
+
+
+def working_set_warning(run: BenchRun, level: str, caches: CacheSizes, path: str) -> str:
+    """Why the run's working set does not sit in `level` by `caches`, '' when it does or
+    the file gives no size. A 512 kB load run imported as DRAM (it sat in a 1 MiB L2)
+    wrote a DRAM ceiling 1.5x too high without a word (review 16a L8)."""
+    from ..units import si
+
+    total = run.size_bytes
+    if total is None:
+        return ""
+    per = run.size_per_thread or total / max(1, run.threads or 1)
+    l1, l2, llc = caches.l1, caches.l2, caches.llc
+    problem = ""
+    if level == "L1" and l1 and per > l1:
+        problem = f"{si(per, 'B')} per thread is more than L1d ({_binary(l1)} per core)"
+    elif level in ("L2", "L3", "DRAM") and l1 and per <= l1:
+        problem = f"{si(per, 'B')} per thread fits in L1d ({_binary(l1)} per core)"
+    elif level == "L2" and l2 and per > l2:
+        problem = f"{si(per, 'B')} per thread is more than L2 ({_binary(l2)} per core)"
+    elif level in ("L3", "DRAM") and l2 and per <= l2:
+        problem = f"{si(per, 'B')} per thread fits in L2 ({_binary(l2)} per core)"
+    elif level == "L3" and llc and total > llc:
+        problem = f"{si(total, 'B')} in all is more than the L3 ({_binary(llc)})"
+    elif level == "DRAM" and llc and total < DRAM_FACTOR * llc:
+        problem = (f"{si(total, 'B')} in all is {total / llc:.2g}x the last-level cache "
+                   f"({_binary(llc)}); DRAM needs >= {DRAM_FACTOR}x it (STREAM's rule)")
+    if not problem:
+        return ""
+    return (f"{path} (line {run.line}) imported as {level}: likwid-bench's working set "
+            f"{problem}, by {caches.source}; the ceiling is likely another level's. Name "
+            f"the level it sits in ({path}@L1/L2/L3/DRAM) or rerun likwid-bench with a "
+            f"working set that fits {level}")
 
 
 def _size(r: BenchRun) -> str:
@@ -347,6 +429,12 @@ def _size(r: BenchRun) -> str:
     per = (f" ({si(r.size_per_thread, 'B')} per thread)"
            if r.size_per_thread and r.threads and r.threads > 1 else "")
     return f"{si(r.size_bytes, 'B')}{per}"
+
+
+def _binary(b: float) -> str:
+    """Cache sizes as the OS gives them (1 MiB, 48 KiB); working sets stay decimal, as
+    likwid-bench prints them (512 kB)."""
+    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
 
 
 # --------------------------------------------------------------------- typed numbers

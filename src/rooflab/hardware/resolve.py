@@ -214,3 +214,63 @@ def load_roof(spec: str | os.PathLike) -> Roof:
     if not roofs:
         raise InputError(f"'{spec}' holds no roof")
     return roofs[0]
+
+
+def _threads_words(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def profile_thread_counts(path: str) -> tuple[list[int], int | None] | None:
+    """(the thread counts a profile .json holds a roof for, the count its measured roof was
+    probed at) for a probed profile; None for anything else (a catalog name, a roof file)."""
+    from .profile import scaling_counts
+
+    if not path.lower().endswith(".json") or not Path(path).is_file():
+        return None
+    try:
+        profile = profile_part(load_json(path))
+    except (RooflabError, OSError):   # load_roofs read it already: it says what is wrong
+        return None
+    if profile is None:
+        return None
+    extras = profile.get("extras") or {}
+    reference = (extras.get("scaling") or {}).get("reference_threads", extras.get("threads"))
+    return scaling_counts(profile), reference if isinstance(reference, int) else None
+
+
+def roofs_for_kernel_threads(spec: str, n: int) -> tuple[tuple[Roof, ...] | None, str, bool]:
+    """For kernels whose file says they ran on `n` threads (Kernel.meta["threads"]): (the
+    roofs of --on `spec` at n threads, or None to keep spec's own; the words for the
+    reader, '' when there is nothing to say; whether those words are a warning). A scaling
+    profile (`probe --threads 1,all`) gives its n-thread row (roof_at_threads, as
+    'me.json@1t' does): a one-thread loop judged by the all-core roof read its % of roof
+    1/cores of what it is (review 16a L1). A roof without that row is kept, and said."""
+    at = split_threads(spec)
+    if at is not None:   # the user picked the row: keep it, say when it is another count
+        if at[1] == n:
+            return None, "", False
+        return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'), and --on "
+                      f"{spec} picks the {at[1]}-thread row: judged on that row, "
+                      f"as asked"), True
+    counts = profile_thread_counts(spec)
+    if counts is None:
+        return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'); the roof "
+                      f"'{spec}' has no per-thread-count rows (a catalog entry is the whole "
+                      f"chip, every core), so they are judged against every core's "
+                      f"ceilings: measure a roof at this count with `rooflab probe "
+                      f"--threads {n},all -o me.json` and pass --on me.json"), True
+    have, reference = counts
+    if n == reference:
+        return None, "", False
+    if n in have:
+        return (roofs_at_threads(spec, n),
+                f"judged on the profile's {n}-thread row (extras.scaling), as "
+                f"the kernels' 'threads' says they ran (--on {spec}@{n}t picks the same)",
+                False)
+    rows = ", ".join(map(str, have)) or "none"
+    at_words = (f"measured at {_threads_words(reference)}" if reference is not None
+                else "measured at a thread count it does not record")
+    return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'); the profile "
+                  f"{spec} was {at_words} and has no {n}-thread row (rows: "
+                  f"{rows}), so they are judged on its measured roof: probe this count "
+                  f"with `rooflab probe --threads {n},all -o {spec}`"), True

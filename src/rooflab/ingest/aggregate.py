@@ -16,11 +16,13 @@ from pathlib import Path
 from ..errors import ParseError
 from ..model.kernel import Kernel
 from .ncu_metrics import (
+    ACHIEVED_OCC,
     DRAM,
     DRAM_RW,
     FP_OPS,
     LEVEL_METRICS,
     SECTORS,
+    THEORETICAL_OCC,
     Counts,
     flop_counts,
     launch_counts,
@@ -93,10 +95,18 @@ class _Group:
     # far apart (a templated GEMM at many shapes; review 14d I), which spread_note says
     shapes: dict[tuple[str, str], None] = field(default_factory=dict)
     ai: tuple[str, float, float] | None = None
+    # the achieved and theoretical occupancy (% of warp slots) each launch recorded, where it
+    # did: the kernel's meta holds its first launch's, which occupancy_note says when the
+    # launches were not alike (two dict reads a launch: a 100,000-launch file stays cheap)
+    occupancy: dict[str, list[float]] = field(default_factory=dict)
 
     def add_launch(self, launch: Launch, counts) -> None:
         self.add(counts)
         self.shapes[(launch.grid, launch.block)] = None
+        for key, metric in (("achieved", ACHIEVED_OCC), ("theoretical", THEORETICAL_OCC)):
+            v = launch.metrics.get(metric)
+            if v is not None and v == v:
+                self.occupancy.setdefault(key, []).append(v)
         total = sum(counts.flop.values())
         level = self.ai[0] if self.ai else next(iter(counts.bytes), None)
         nbytes = counts.bytes.get(level) if level else None
@@ -126,9 +136,30 @@ class _Group:
                             f"{', ...' if len(blocks) > 4 else ''}")
         if self.ai is not None:
             level, low, high = self.ai
-            said.append(f"AI {fmt_ai(low)}-{fmt_ai(high)} FLOP/B ({level})")
+            # launches of other grids at one AI: 'AI 2 FLOP/B', not 'AI 2-2 FLOP/B'
+            span = fmt_ai(low) if fmt_ai(low) == fmt_ai(high) else f"{fmt_ai(low)}-{fmt_ai(high)}"
+            said.append(f"AI {span} FLOP/B ({level})")
         return (f"{self.launches} launches with {' and '.join(said)} are summed into one "
                 f"point none of them ran at; --per-launch shows each")
+
+    def occupancy_note(self) -> str:
+        """'occupancy differs between its 2 launches (achieved 16.5-41.7 %, theoretical
+        50-100 %): its occupancy and limiter are launch 0's; --per-launch shows each' when
+        the summed launches' theoretical occupancy differs, or their achieved by more than
+        OCC_SPREAD points; '' when they are alike (then the first launch speaks for all)."""
+        got = {key: (min(vs), max(vs)) for key, vs in self.occupancy.items() if len(vs) > 1}
+        if not got:
+            return ""
+        low, high = got.get("achieved", (0.0, 0.0))
+        apart = high - low > OCC_SPREAD
+        if "theoretical" in got:
+            apart = apart or got["theoretical"][1] > got["theoretical"][0] + 1e-9
+        if not apart:
+            return ""
+        said = ", ".join(f"{key} {a:.3g}-{b:.3g} %" if b > a else f"{key} {a:.3g} %"
+                         for key, (a, b) in got.items())
+        return (f"occupancy differs between its {self.launches} launches ({said}): its "
+                f"occupancy and limiter are launch {self.first.id}'s; --per-launch shows each")
 
     def add(self, counts) -> None:
         flop, nbytes = self.flop, self.bytes
@@ -171,6 +202,11 @@ class _Group:
 
 # Launches of one name whose AI differ by more than this factor get a note (review 14d I).
 SPREAD_AI = 2.0
+# Summed launches whose achieved occupancy spans more than this many points of the SM's warp
+# slots get a note: the first launch's figure, cited by the latency advice, is not theirs.
+# Launches alike differ by far less (the NERSC GPP report's two sigma_gpp_gpu_34 launches:
+# 41.6576 and 41.6575 %); a change of grid or block moves it by tens of points.
+OCC_SPREAD = 5.0
 
 
 def group_launches(launches: Iterable[Launch], log: SkipLog,
@@ -289,10 +325,11 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
     if f.cc:
         meta["cc"] = f"{f.cc[0]}.{f.cc[1]}"
     # occupancy, limiter, pipes and SM count of its first launch, where the file holds them
+    # (a note says so when the summed launches' occupancy differs: g.occupancy_note)
     meta.update(launch_details(f.metrics))
-    spread = g.spread_note()
-    if g.notes or spread:
-        meta["notes"] = list(g.notes) + ([spread] if spread else [])
+    said = [n for n in (g.spread_note(), g.occupancy_note()) if n]
+    if g.notes or said:
+        meta["notes"] = list(g.notes) + said
     if step is not None:
         meta["step"] = step
         meta["step_index"] = step_index

@@ -2,7 +2,12 @@
 
 CSV columns (header required; unknown columns are kept in meta, and one that looks like a
 misspelt known column or a time in another unit -- 'sconds', 'time_ms' -- is warned about):
-  name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit]
+  name, flop, bytes, seconds[, precision=fp32][, level=DRAM][, calls=1][, unit][, threads]
+A kernel without a precision is judged as fp32, with a note naming it (and the precision a
+BLAS-style name says: dgemm -> fp64). `threads` (CSV column, JSON kernel field, or the JSON
+document's top-level field for all its kernels) is the thread count the kernel ran on, kept
+in Kernel.meta["threads"] as rooflab.measure keeps it; cli/inputs.py picks a scaling
+profile's row for it.
 Instead of seconds, a `gflops` column (achieved GFLOP/s, seed 000 §4.2's "实测性能 (GFLOPS)"
 column) gives seconds = flop / (gflops x 1e9), marked derived.
 flop_<precision> columns (flop_fp64, flop_fp32, ...: the profiler verbs' -o x.csv writes
@@ -46,11 +51,14 @@ from ..model.schema import (
 from ..units import canonical_dtype
 from .kernelfile_rows import (  # noqa: F401  (AI_TOLERANCE, VECTOR_OPS re-exported)
     AI_TOLERANCE,
+    DEFAULT_PRECISION,
     VECTOR_OPS,
     _check_read,
     _given_ai,
     _merge_levels,
     _with_op_unit,
+    note_default_precision,
+    threads_value,
     unknown_fields_message,
     warn_file,
 )
@@ -63,10 +71,11 @@ from .profile_files import (  # noqa: F401  (re-exported: the verbs import them 
 )
 
 CSV_REQUIRED = ("name", "flop", "bytes")
-CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops")
+CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops",
+                            "threads")
 # Said by every error about a file that is none of the formats read here.
 ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,seconds,"
-            "precision,level,calls,unit]), an analysis JSON from another verb, an Nsight "
+            "precision,level,calls,unit,threads]), an analysis JSON from another verb, an Nsight "
             "Compute CSV or .ncu-rep, a rocprof counter CSV (results.csv, "
             "*_counter_collection.csv, pmc_perf.csv) or its folder, or a torch.profiler trace "
             "(.json, .json.gz)")
@@ -94,7 +103,18 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
         from .torch_trace import load_torch_trace
 
         return load_torch_trace(path).kernels
-    return kernels_from_items(_kernel_items(data, path), path)
+    return kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
+
+
+def _file_threads(data: object, path: str) -> int | None:
+    """The document's top-level "threads" (every kernel's thread count unless a kernel
+    gives its own), None when absent."""
+    if not isinstance(data, dict) or data.get("threads") is None:
+        return None
+    try:
+        return threads_value(data["threads"], "top-level field")
+    except InputError as exc:
+        raise ParseError(str(exc), path=path) from None
 
 
 # What a document that holds no kernels is, and what to pass instead (model.schema kinds)
@@ -148,17 +168,25 @@ def _kernel_items(data: object, path: str) -> list:
     return items
 
 
-def kernels_from_items(items: list, path: str) -> tuple[Kernel, ...]:
+def kernels_from_items(items: list, path: str,
+                       threads: int | None = None) -> tuple[Kernel, ...]:
     """Kernels from a JSON document's kernel dicts, with the warnings and checks every
-    reader gives (unknown fields, a given AI that disagrees, levels joined)."""
+    reader gives (unknown fields, a given AI that disagrees, levels joined, a precision
+    left to the fp32 default). threads: the document's own thread count, for the kernels
+    that give none."""
     out = []
     odd: list[tuple[str, tuple[str, ...], str]] = []   # kernels with unknown fields
     given_ai: list[float | None] = []
+    defaulted: list[tuple[tuple[int | None, str], str]] = []
     for i, item in enumerate(items):
+        where = f"kernels[{i}]"
         try:
-            out.append(kernel_from_dict(item, where=f"kernels[{i}]"))
+            item, count = _threads_field(item, where, threads)
+            out.append(_with_threads(kernel_from_dict(item, where=where), count))
         except InputError as exc:
             raise ParseError(str(exc), path=path) from None
+        if _bare_flop(item) and out[-1].total_flop > 0:   # 0 FLOP: no precision to judge
+            defaulted.append(((None, f"{where} '{out[-1].name}'"), out[-1].name))
         words = unknown_field_words(item)
         if words:
             odd.append((f"kernels[{i}] '{out[-1].name}'", tuple(unknown_fields(item)), words))
@@ -169,7 +197,40 @@ def kernels_from_items(items: list, path: str) -> tuple[Kernel, ...]:
         warn_file(path, unknown_fields_message(odd))
     wheres = [(None, f"kernels[{i}] '{k.name}'") for i, k in enumerate(out)]
     _check_read(path, out, wheres, given_ai)
+    note_default_precision(path, defaulted, 'key the FLOP by precision, e.g. "flop": '
+                                            '{"fp64": 2.7e8}')
     return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
+
+
+def _bare_flop(item: object) -> bool:
+    """Whether a kernel dict gives its FLOP as a bare number, which is read as fp32."""
+    flop = item.get("flop") if isinstance(item, dict) else None
+    return isinstance(flop, (int, float, str)) and not isinstance(flop, bool)
+
+
+def _threads_field(item: object, where: str, default: int | None
+                   ) -> tuple[object, int | None]:
+    """The kernel dict without its "threads" field (kernel_from_dict would call it unknown)
+    and the thread count: its own, else meta's, else the document's."""
+    if not isinstance(item, dict):
+        return item, default
+    if "threads" in item:
+        item = dict(item)
+        value = item.pop("threads")
+        return item, None if value is None else threads_value(value, f"{where}")
+    meta = item.get("meta")
+    if isinstance(meta, dict) and meta.get("threads") is not None:
+        return item, threads_value(meta["threads"], f"{where}: meta")
+    return item, default
+
+
+def _with_threads(k: Kernel, threads: int | None) -> Kernel:
+    """k with meta["threads"] = threads (an int, checked), as rooflab.measure records it."""
+    if threads is None:
+        return k
+    from dataclasses import replace
+
+    return replace(k, meta={**k.meta, "threads": threads})
 
 
 def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) -> Path:
@@ -266,6 +327,7 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
     wheres: list[tuple[int | None, str]] = []
     given_ai: list[float | None] = []
+    defaulted: list[tuple[tuple[int | None, str], str]] = []   # no precision: fp32
     for lineno, raw in enumerate(reader, start=2):
         row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
         if alias:
@@ -296,24 +358,31 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         if calls != int(calls):
             raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
                              path=path, line=lineno)
+        parts = _split_flop(row, split, path, lineno)
+        given = (row.get("precision") or "").strip()
         try:
+            meta = _extra_columns({c: v for c, v in row.items() if c not in split})
+            if (row.get("threads") or "").strip():
+                meta["threads"] = threads_value(row["threads"],
+                                                f"kernel '{row['name'].strip()}'")
             out.append(Kernel(
                 name=row["name"].strip(),
-                flop=(_split_flop(row, split, path, lineno) or
-                      {precision_name((row.get("precision") or "fp32").strip()):
-                       _number(row, "flop", path, lineno)}),
+                flop=(parts or {precision_name(given or DEFAULT_PRECISION):
+                                _number(row, "flop", path, lineno)}),
                 bytes={level_name((row.get("level") or "DRAM").strip()):
                        _number(row, "bytes", path, lineno)},
                 seconds=seconds, calls=int(calls),
                 unit=(row.get("unit") or "").strip() or None,
                 provenance={"flop": "given", "bytes": "given",
                             **({"seconds": timing} if seconds else {})},
-                meta=_extra_columns({c: v for c, v in row.items() if c not in split}),
+                meta=meta,
             ))
         except InputError as exc:
             raise ParseError(str(exc), path=path, line=lineno) from None
         wheres.append((lineno, f"kernel '{out[-1].name}'"))
         given_ai.append(_given_ai(row.get("ai")))
+        if not parts and not given and out[-1].total_flop > 0:
+            defaulted.append(((lineno, f"kernel '{out[-1].name}'"), out[-1].name))
     if not out:
         raise ParseError("the file holds no kernels", path=path)
     hints = _column_hints(header, first)
@@ -321,6 +390,8 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
         warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
                         f"other is kept in the kernels' meta)", line=1)
     _check_read(path, out, wheres, given_ai)
+    note_default_precision(path, defaulted, "add a precision column (fp64, fp32, ...)"
+                           if "precision" not in header else "fill its precision cell")
     return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
 
 

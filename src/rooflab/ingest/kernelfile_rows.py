@@ -6,6 +6,7 @@ of one kernel seen at several memory levels joined into one Kernel.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 from ..errors import InputWarning
@@ -167,3 +168,78 @@ def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: s
         more = f" and {len(rest) - shown} more" if len(rest) > shown else ""
         also = f" (also {'; '.join(f'{named(w)}: {x}' for w, x in rest[:shown])}{more})"
     warn_file(path, f"{name}: {what}: {why}{also}", line=line)
+
+
+# BLAS/LAPACK routine names, after their one-letter type prefix (s, d, c, z): a kernel named
+# dgemm_512 or cblas_daxpy says its precision, which a file without one leaves to the fp32
+# default (review 16a J: a dgemm read 38 % of the fp32 roof instead of 76 % of fp64).
+_BLAS_STEMS = ("gemm", "gemv", "gbmv", "ger", "geru", "gerc", "symm", "symv", "syrk",
+               "syr2k", "syr", "syr2", "spmv", "sbmv", "spr", "hemm", "hemv", "herk",
+               "her2k", "trmm", "trmv", "trsm", "trsv", "tbmv", "tpmv", "axpy", "axpby",
+               "dot", "dotc", "dotu", "scal", "copy", "swap", "nrm2", "asum", "rot",
+               "getrf", "getrs", "potrf", "potrs", "geqrf", "gesv", "syev", "gesvd")
+# s and c (complex64) hold fp32 numbers, d and z (complex128) fp64: the precision FLOP run in
+_BLAS_PRECISION = {"s": "fp32", "c": "fp32", "d": "fp64", "z": "fp64"}
+# the routine may sit inside a longer name (cblas_dgemm, dgemm_512), not inside a word (a
+# 'scale' kernel is no s-cale, 'sdotx' no sdot)
+_BLAS_ROUTINES = "|".join(sorted(_BLAS_STEMS, key=len, reverse=True))
+_BLAS_NAME = re.compile(rf"(?<![a-z0-9])([sdcz])(?:{_BLAS_ROUTINES})(?![a-z])")
+
+
+def blas_precision(name: str) -> str | None:
+    """The precision a BLAS-style kernel name says (dgemm -> fp64, saxpy -> fp32, zgemm ->
+    fp64), None for any other name."""
+    m = _BLAS_NAME.search(name.lower())
+    return _BLAS_PRECISION[m.group(1)] if m else None
+
+
+DEFAULT_PRECISION = "fp32"
+
+
+def note_default_precision(path: str, defaulted: list[tuple[tuple[int | None, str], str]],
+                           fix: str, shown: int = 3) -> None:
+    """One note per file for the kernels whose precision was not given and so were judged
+    as fp32 (README: "precision is fp32 when left out"): every ridge and % of roof depends
+    on it, and an fp64 code (most HPC codes) reads half its real fraction of the roof.
+    `defaulted`: (where, kernel name) of each; `fix`: what to write (a column, a key). A
+    BLAS-style name (dgemm, zaxpy) is named with the precision it says; the judged precision
+    is not changed on a name's word."""
+    if not defaulted:
+        return
+    (line, _), _name = defaulted[0]
+    names = list(dict.fromkeys(n for _, n in defaulted))   # a kernel's level rows: once
+    listed = ", ".join(f"'{n}'" for n in names[:shown]) + (
+        f" and {len(names) - shown} more" if len(names) > shown else "")
+    hinted: dict[str, list[str]] = {}
+    for n in names:
+        p = blas_precision(n)
+        if p is not None and p != DEFAULT_PRECISION:
+            hinted.setdefault(p, []).append(n)
+    hint = "; ".join(f"{p} for {', '.join(ns[:shown])}"
+                     + (f" and {len(ns) - shown} more" if len(ns) > shown else "")
+                     for p, ns in hinted.items())
+    if hint:
+        fix += f"; by BLAS naming (d/z fp64, s/c fp32): {hint}"
+    warn_file(path, f"precision not given for {len(names)} kernel"
+                    f"{'s' if len(names) != 1 else ''} ({listed}): judged as "
+                    f"{DEFAULT_PRECISION} (an fp64 code is then held to the fp32 peak, about "
+                    f"2x fp64's: half its % of a compute roof, twice the ridge); {fix}",
+              line=line)
+
+
+def threads_value(value: object, where: str) -> int:
+    """A kernel's thread count (Kernel.meta["threads"], the key rooflab.measure writes):
+    a whole number >= 1, or InputError saying what was given and what to write."""
+    from ..errors import InputError
+
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(value, str):
+        try:
+            value, ok = float(value.strip().replace("_", "")), True
+        except ValueError:
+            ok = False
+    if not ok or value != value or value < 1 or value != int(value):
+        raise InputError(f"{where}: 'threads' must be a whole number of threads >= 1 (the "
+                         f"threads the kernel ran on, e.g. 1 for a one-thread C loop); got "
+                         f"{value!r:.40}")
+    return int(value)

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ParseError
+from ..files import STDIN_NAME
 from ..model.kernel import Kernel
 from .aggregate import step_labels
 from .ncu_csv import read_text
@@ -90,8 +91,20 @@ VOLUMES = {"DRAM": ("Memory data volume [GBytes]",), "L2": ("L2 data volume [GBy
            "L3": ("L3 data volume [GBytes]",)}
 _READ_WRITE = ("Memory read data volume [GBytes]", "Memory write data volume [GBytes]")
 _CAS = re.compile(r"^(CAS_COUNT_(RD|WR)|DRAM_READS|DRAM_WRITES)$")
+# AMD Zen 3 has 8 DRAM channels and 4 data-fabric counters, so likwid splits them in two
+# groups (perfgroups/zen3/MEM1.txt: "Memory data volume (channels 0-3) [GBytes]" =
+# 1.0E-09*(DFC0+DFC1+DFC2+DFC3)*64.0 over DRAM_CHANNEL_0..3; MEM2.txt: channels 4-7):
+# each group's bytes are part of the region's, added up over its groups
+_CHANNELS = re.compile(r"^Memory data volume \(channels (\d+)-(\d+)\) \[GBytes\]$")
+_DRAM_CHANNEL = re.compile(r"^DRAM_CHANNEL_(\d+)$")
+# likwid 5.2's perfgroups: zen3/ has MEM1 + MEM2 and no MEM/MEM_DP; zen2/ has MEM, MEM_DP
+ZEN_MEM = "on AMD Zen 3 measure -g MEM1 -g MEM2 (likwid has no MEM or MEM_DP group there)"
 # glibc prints a negative NaN as "-nan" (likwid's Lua prints what C's printf gives)
 _UNKNOWN = ("-", "nan", "-nan", "+nan", "")
+# a core counter holds one event per hardware thread: an event named on two of them was
+# given twice (a custom group), where one on two uncore boxes (MBOX0C0, MBOX1C0) is two
+# memory controllers' counts to add
+_CORE_COUNTER = re.compile(r"^(PMC|FIXC)\d+$", re.IGNORECASE)
 
 
 @dataclass
@@ -118,16 +131,39 @@ class _Part:
     bytes: dict[str, float]
     notes: list[str]
     sockets: int = 0             # threads that read the memory controllers (one per socket)
+    channels: dict[tuple[int, ...], float] = field(default_factory=dict)   # Zen's MEM1/MEM2
 
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in next(csv.reader([line]))] if line else []
 
 
-def read_tables(path: str) -> tuple[str, list[_Table]]:
-    """(CPU name, tables) of one likwid-perfctr CSV file, tables in file order."""
-    text = read_text(path)
-    lines = text.splitlines()
+def counter_text(path: str, text: str | None = None) -> str:
+    """A counter tool's saved output (`text`: standard input's, read already) without a
+    byte-order mark, or ParseError when it holds nothing to read: an empty file, or binary
+    data (read as U+FFFD), which would otherwise be quoted back as garbage in a 'not a ...
+    line' error."""
+    # a byte-order mark (a file saved by a Windows editor) is no part of the first line
+    text = (read_text(path) if text is None else text).removeprefix("\ufeff")
+    if not text.strip() and path == STDIN_NAME:
+        raise ParseError("is empty: nothing came through the pipe (perf stat writes its "
+                         "counts to stderr: `perf stat ... 2>&1 | rooflab perf -`)", path=path)
+    if not text.strip():
+        raise ParseError("is empty: nothing to read (did the run write its output here? "
+                         "likwid-perfctr -o and perf stat -o name the file)", path=path)
+    head = text[:4096]
+    odd = [i for i, ch in enumerate(head) if ch in "\x00\ufffd"]
+    if odd and ("\x00" in head or len(odd) > len(head) // 50):
+        raise ParseError("holds binary data, not the text likwid-perfctr or perf stat "
+                         "writes: is it the right file?", path=path,
+                         line=head[:odd[0]].count("\n") + 1)
+    return text
+
+
+def read_tables(path: str, text: str | None = None) -> tuple[str, list[_Table]]:
+    """(CPU name, tables) of one likwid-perfctr CSV file (`text`: its contents, when read
+    already from standard input), tables in file order."""
+    lines = counter_text(path, text).splitlines()
     cpu = ""
     tables: list[_Table] = []
     for n, line in enumerate(lines, start=1):
@@ -203,11 +239,13 @@ def _number(text: str, t: _Table, line: int, what: str, path: str) -> float | No
     return value
 
 
-def _per_thread(t: _Table, path: str) -> tuple[dict[str, tuple[int, list[float | None]]],
-                                                dict[str, list[float | None]]]:
+def _per_thread(t: _Table, path: str, log: SkipLog
+                ) -> tuple[dict[str, tuple[int, list[float | None]]],
+                           dict[str, list[float | None]]]:
     """({row name: (line, value per thread)}, {Region Info row: value per thread}) of a
     per-thread (not STAT) table; a raw table's rows are keyed by event name, its values
-    start after the Counter column."""
+    start after the Counter column. A row named twice on core counters (PMC, FIXC) or in a
+    Metric table is a repeat, left out with a warning; on uncore boxes, the boxes' sum."""
     rows: dict[str, tuple[int, list[float | None]]] = {}
     info: dict[str, list[float | None]] = {}
     skip = 2 if t.kind == "raw" else 1
@@ -226,6 +264,11 @@ def _per_thread(t: _Table, path: str) -> tuple[dict[str, tuple[int, list[float |
             info[name] = [_number(c, t, n, f"'{name}'", path) for c in cells[1:] if c]
             continue
         values = [_number(c, t, n, f"'{name}'", path) for c in cells[skip:] if c]
+        if name in rows and _repeat(t, cells):
+            log.add(n, f"'{name}' appears twice in table '{_where(t)}' (also line "
+                       f"{rows[name][0]}): counted once, this row left out (an event given "
+                       f"twice in a custom group?)")
+            continue
         if name in rows:   # one event on two counters (CAS_COUNT_RD on MBOX0C0, MBOX1C0...)
             old = rows[name][1]
             values = [(a or 0.0) + (b or 0.0) if a is not None or b is not None else None
@@ -234,10 +277,15 @@ def _per_thread(t: _Table, path: str) -> tuple[dict[str, tuple[int, list[float |
     return rows, info
 
 
+def _repeat(t: _Table, cells: list[str]) -> bool:
+    return t.kind != "raw" or len(cells) < 2 or bool(_CORE_COUNTER.match(cells[1]))
+
+
 def _used(name: str) -> bool:
     return (name in (RUNTIME, "RDTSC Runtime [s]", "call count") or name in FP_ARITH
             or name in AMD_FLOPS or name in _READ_WRITE or bool(_RATE.match(name))
-            or bool(_CAS.match(name)) or any(name in v for v in VOLUMES.values()))
+            or bool(_CAS.match(name)) or any(name in v for v in VOLUMES.values())
+            or bool(_CHANNELS.match(name) or _DRAM_CHANNEL.match(name)))
 
 
 def _total(values: list[float | None]) -> float | None:
@@ -268,27 +316,36 @@ def _group_precision(group: str) -> str:
     return "fp32" if re.search(r"(^|_)SP($|_)", group.upper()) else "fp64"
 
 
-def _part(raw: _Table | None, metric: _Table | None, path: str, log: SkipLog) -> _Part:
-    """One group's FLOP, bytes and time for one region (or the whole run)."""
+def _part(raw: _Table | None, metric: _Table | None, path: str, log: SkipLog,
+          precision: str | None = None) -> _Part:
+    """One group's FLOP, bytes and time for one region (or the whole run); precision: the
+    user's for AMD's every-precision FLOP event (--precision)."""
     t0 = raw or metric
     assert t0 is not None
-    events, info = _per_thread(raw, path) if raw else ({}, {})
-    metrics, _ = _per_thread(metric, path) if metric else ({}, {})
+    events, info = _per_thread(raw, path, log) if raw else ({}, {})
+    metrics, _ = _per_thread(metric, path, log) if metric else ({}, {})
     notes: list[str] = []
     times = (metrics.get(RUNTIME, (0, []))[1] or info.get("RDTSC Runtime [s]")
              or events.get(RUNTIME, (0, []))[1] or [])
     seconds = _longest(times)
     threads = len(times) or max((len(v) for _, v in events.values()), default=0)
     calls = int(_longest(info.get("call count", [])) or 1)
-    flop = _raw_flop(events, t0.group_name, notes, log)
+    flop = _raw_flop(events, t0.group_name, notes, log, precision)
     if not flop:
         flop = _rate_flop(metrics, times, notes, log)
+    if precision and flop and not any(AMD_FLOPS.get(n) == "" for n in events):
+        notes.append(f"--precision {precision} not applied: the FP events say each FLOP's "
+                     f"precision")
     nbytes, sockets = _volumes(metrics, events, notes, log)
+    channels: dict[tuple[int, ...], float] = {}
+    if "DRAM" not in nbytes:
+        channels, sockets = _channel_bytes(metrics, events, notes, log, sockets)
     return _Part(t0.group_name, t0.line, seconds, calls, threads, flop, nbytes, notes,
-                 sockets)
+                 sockets, channels)
 
 
-def _raw_flop(events, group: str, notes: list[str], log: SkipLog) -> dict[str, float]:
+def _raw_flop(events, group: str, notes: list[str], log: SkipLog,
+              given: str | None = None) -> dict[str, float]:
     flop: dict[str, float] = {}
     for name, (line, values) in events.items():
         if name not in FP_ARITH and name not in AMD_FLOPS:
@@ -301,11 +358,13 @@ def _raw_flop(events, group: str, notes: list[str], log: SkipLog) -> dict[str, f
             precision, weight = FP_ARITH[name]
             flop[precision] = flop.get(precision, 0.0) + weight * total
         else:
-            precision = AMD_FLOPS[name] or _group_precision(group)
+            precision = AMD_FLOPS[name] or given or _group_precision(group)
             flop[precision] = flop.get(precision, 0.0) + total
             if not AMD_FLOPS[name]:
                 notes.append(f"{name} counts the FLOP of every precision: read as "
-                             f"{precision} (group {group})")
+                             + (f"{given} (--precision {given})" if given else
+                                f"{precision} (group {group}; code that computes in "
+                                f"another precision: give --precision)"))
     if flop:
         notes.append("FLOP from the raw FP events (FP_ARITH_INST_RETIRED_* weighted by "
                      "vector width, an FMA counted twice by the hardware)"
@@ -377,6 +436,59 @@ def _volumes(metrics, events, notes: list[str],
     return out, sockets
 
 
+def _channel_bytes(metrics, events, notes: list[str], log: SkipLog,
+                   sockets: int) -> tuple[dict[tuple[int, ...], float], int]:
+    """({channels: bytes}, sockets) of a group that counts some of the DRAM channels (Zen
+    3's MEM1 or MEM2): its 'Memory data volume (channels a-b) [GBytes]', else 64 B x its
+    raw DRAM_CHANNEL_N counts (the groups' own formula)."""
+    for name, (line, values) in metrics.items():
+        hit = _CHANNELS.match(name)
+        if hit is None:
+            continue
+        total = _total(values)
+        if total is None:
+            log.add(line, _unknown(name, values, "no DRAM bytes from it"))
+            continue
+        return ({tuple(range(int(hit[1]), int(hit[2]) + 1)): 1e9 * total},
+                _uncore_threads(values))
+    raw = {int(m[1]): v for name, (_, v) in events.items() if (m := _DRAM_CHANNEL.match(name))}
+    known = {ch: t for ch, v in raw.items() if (t := _total(v)) is not None}
+    if not known:
+        return {}, sockets
+    notes.append("DRAM bytes = 64 B x the raw DRAM_CHANNEL_N counts")
+    return ({tuple(sorted(known)): 64.0 * sum(known.values())},
+            max(_uncore_threads(raw[ch]) for ch in known))
+
+
+def _channel_dram(ref: _Part, timed: list[_Part], notes: list[str]) -> float | None:
+    """DRAM bytes of the groups that each count some channels (Zen 3: MEM1 + MEM2), each
+    put on the time of the group that counted the FLOP; a channel counted twice is read
+    once. None when no group counts channels."""
+    total, seen, said = 0.0, set(), []
+    for p in [ref] + [p for p in timed if p is not ref]:
+        for chans, value in p.channels.items():
+            if seen & set(chans):
+                continue
+            seen |= set(chans)
+            total += value * ref.seconds / p.seconds
+            said.append(f"channels {_span(chans)} (group {p.group})")
+    if not said:
+        return None
+    notes.append(f"DRAM bytes = {' + '.join(said)}, each on the {ref.seconds:.6g} s of "
+                 f"group {ref.group}")
+    if len(seen) < 8:   # likwid's zen3 MEM1 + MEM2: 8 channels
+        notes.append(f"only channels {_span(tuple(sorted(seen)))} counted (Zen 3 has 8: "
+                     f"measure -g MEM1 -g MEM2): DRAM bytes read low, AI high")
+    return total
+
+
+def _span(chans: tuple[int, ...]) -> str:
+    """(0, 1, 2, 3) -> '0-3'; (0, 2) -> '0, 2'."""
+    if len(chans) > 1 and list(chans) == list(range(chans[0], chans[-1] + 1)):
+        return f"{chans[0]}-{chans[-1]}"
+    return ", ".join(map(str, chans))
+
+
 def _regions(tables: list[_Table], path: str) -> dict[str | None, list[tuple[_Table | None,
                                                                               _Table | None]]]:
     """{region (None: the whole run): [(raw, metric) table of each group]}, file order."""
@@ -395,7 +507,7 @@ def _regions(tables: list[_Table], path: str) -> dict[str | None, list[tuple[_Ta
 
 
 def _merge(region: str | None, parts: list[_Part], log: SkipLog,
-           label: str) -> tuple[dict, list[str]] | None:
+           label: str, amd: bool = False) -> tuple[dict, list[str]] | None:
     """The region's Kernel fields from its groups: FLOP from the first group that counted
     any, time from that group, other groups' bytes put on its time."""
     name = region if region is not None else \
@@ -420,14 +532,19 @@ def _merge(region: str | None, parts: list[_Part], log: SkipLog,
                              f"{p.seconds:.6g} s) scaled to the {ref.seconds:.6g} s of "
                              f"group {ref.group}: the groups ran at different times")
         notes += [n for n in p.notes if n not in notes and p is not ref and "bytes" in n]
+    dram = None if "DRAM" in nbytes else _channel_dram(ref, timed, notes)
+    if dram is not None:
+        nbytes = {"DRAM": dram, **nbytes}
     if not flop:
         notes.append("no FLOP counted (no FP_ARITH_INST_RETIRED_* events or DP/SP MFLOP/s "
                      "metric in its groups): a bytes-only point; add the FLOPS_DP group or "
                      "use MEM_DP")
     if not nbytes:
+        groups = (ZEN_MEM + "; on Zen 2 the MEM_DP or MEM group; or the L2 or L3 group"
+                  if amd else "measure the MEM_DP, MEM, L2 or L3 group (" + ZEN_MEM + ")")
         log.add(ref.line, f"region '{name}' skipped: no bytes at any level (no 'Memory data "
-                          f"volume [GBytes]', L2/L3 data volume or CAS_COUNT events); "
-                          f"measure the MEM_DP, MEM, L2 or L3 group")
+                          f"volume [GBytes]' or '(channels a-b)', L2/L3 data volume, "
+                          f"CAS_COUNT or DRAM_CHANNEL events); {groups}")
         return None
     fields = {"name": name, "flop": {k: v for k, v in flop.items() if v > 0},
               "bytes": nbytes, "seconds": ref.seconds, "calls": ref.calls,
@@ -442,13 +559,16 @@ def _merge(region: str | None, parts: list[_Part], log: SkipLog,
     return fields, notes
 
 
-def read_likwid(path: str, log: SkipLog, label: str) -> tuple[str, list[tuple[dict, list]]]:
-    """(CPU name, [(kernel fields, notes)] per region) of one file."""
-    cpu, tables = read_tables(path)
+def read_likwid(path: str, log: SkipLog, label: str, text: str | None = None,
+                precision: str | None = None) -> tuple[str, list[tuple[dict, list]]]:
+    """(CPU name, [(kernel fields, notes)] per region) of one file (`text`: its contents,
+    read already from standard input; precision: --precision, for AMD's FLOP event)."""
+    cpu, tables = read_tables(path, text)
+    amd = "AMD" in cpu.upper() or any(t.group_name in ("MEM1", "MEM2") for t in tables)
     out = []
     for region, groups in _regions(tables, path).items():
-        parts = [_part(raw, metric, path, log) for raw, metric in groups]
-        merged = _merge(region, parts, log, label)
+        parts = [_part(raw, metric, path, log, precision) for raw, metric in groups]
+        merged = _merge(region, parts, log, label, amd)
         if merged is not None:
             out.append(merged)
     return cpu, out
@@ -470,14 +590,23 @@ def _kernel(fields: dict, notes: list[str], path: str, step: str | None,
                   unit="vector" if fields["flop"] else None, meta=meta)
 
 
-def load_likwid(paths) -> ProfileImport:
-    """Kernels of one or more likwid-perfctr CSV files (several = steps), longest first."""
+def load_likwid(paths, stdin: str | None = None,
+                precision: str | None = None) -> ProfileImport:
+    """Kernels of one or more likwid-perfctr CSV files (several = steps), longest first.
+    stdin: the text of the file named STDIN_NAME (`rooflab likwid -`); precision: what the
+    code computes in, for AMD's RETIRED_SSE_AVX_FLOPS_ALL (every precision; the group's
+    precision when None)."""
+    from .perf_stat import check_precision
+
+    precision = check_precision(precision)
     paths = [paths] if isinstance(paths, str) else list(paths)
     several = len(paths) > 1
     labels = step_labels(paths)
 
     def read(path: str, log: SkipLog):
-        cpu, regions = read_likwid(path, log, "" if several else Path(path).stem)
+        given = stdin if path == STDIN_NAME else None
+        cpu, regions = read_likwid(path, log, "" if several else stem(path), given,
+                                   precision)
         if not regions:
             raise _unusable(path, log)
         return cpu, regions
@@ -498,6 +627,11 @@ def load_likwid(paths) -> ProfileImport:
                          skips=tuple(s for f in done for s in f.skips), failed=tuple(failed),
                          devices=tuple(cpus), files=tuple(f.path for f in done),
                          notes=held_notes(kernels))
+
+
+def stem(path: str) -> str:
+    """A file's name without its suffix, 'stdin' for standard input: a kernel's name."""
+    return "stdin" if path == STDIN_NAME else Path(path).stem
 
 
 def sockets_note(n: int, ids: str = "") -> str:

@@ -8,7 +8,13 @@ bytes are compulsory traffic from the actual shapes: every tensor input read onc
 output written once (broadcast inputs count their own, smaller, size).
 
 Ops with a rule here are "counted"; an op that has none (aten::linear, aten::matmul, ...)
-is not, but the counted ops it calls are (linear -> addmm, matmul -> mm).
+is not, but the counted ops it calls are (linear -> addmm, matmul -> mm). The rules of
+backward ops (ingest.torch_ops_backward) and of memory ops with no FLOP
+(ingest.torch_ops_memory) live in their own modules and join RULES below.
+
+addmm / baddbmm count 2mnk, the bias add (beta·bias, m·n adds) not counted: the count of
+torch.utils.flop_counter (which `rooflab.measure` uses), of the profiler's own table and
+of `rooflab ai matmul`, so the three paths agree; the bias is read (its bytes count).
 """
 
 from __future__ import annotations
@@ -58,12 +64,14 @@ LAYERNORM_PLAIN_FLOP_PER_ELEMENT = 5
 
 @dataclass(frozen=True)
 class OpCall:
-    """One recorded call: op name, tensor shapes (None for non-tensors), dtypes, constants."""
+    """One recorded call: op name, tensor shapes (None for non-tensors), dtypes, constants;
+    lists: the shapes of each tensor-list argument (aten::cat's), in order."""
 
     name: str
     dims: tuple[tuple[int, ...] | None, ...]
     types: tuple[str, ...]
     concrete: tuple[str, ...] = ()
+    lists: tuple[tuple[tuple[int, ...], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -206,9 +214,8 @@ def _matmul(call: OpCall) -> OpWork | str | None:
     count = ops.matmul(m, n, k, dtype=real_dtype(dt), batch=batch)
     # complex: each multiply-add is 8 real FLOP (4x the real 2), each element 2 values
     flop, nbytes = count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
-    if bias is not None:   # out = beta * bias + alpha * (a @ b): one add per output element
-        flop += batch * m * n * (2 if cx else 1)
-        nbytes += _in_bytes([bias])
+    if bias is not None:   # out = beta * bias + alpha * (a @ b): the bias read, its add
+        nbytes += _in_bytes([bias])   # not counted (module docstring: 2mnk on every path)
     return OpWork(base, flop, nbytes, count.precision, count.unit, cx)
 
 
@@ -396,6 +403,12 @@ RULES.update({f"aten::{n}{suffix}": _elementwise for n in ELEMENTWISE_BINARY + E
               for suffix in ("", "_")})
 RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,
               "aten::convolution": _conv, "aten::scaled_dot_product_attention": _attention})
+# Imported here, not at the top: their rules use the helpers above.
+from .torch_ops_backward import BACKWARD_RULES  # noqa: E402
+from .torch_ops_memory import MEMORY_RULES  # noqa: E402
+
+RULES.update(BACKWARD_RULES)
+RULES.update(MEMORY_RULES)
 
 
 def has_rule(name: str) -> bool:

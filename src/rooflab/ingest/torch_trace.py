@@ -5,8 +5,10 @@ One Kernel per (op, input shapes, dtypes), calls summed, longest first. Time:
   op through their `External id` (the id of the op that launched them), summed over the op
   and every op it calls;
 - on the CPU: the op's own duration (its `dur`, which includes the ops it calls).
-FLOP: the profiler's own count (`args.flops`, with_flops=True) where present, else the shape
-formulas of ingest.torch_ops. Bytes: compulsory traffic from shapes and dtypes (level DRAM).
+FLOP: the shape formulas of ingest.torch_ops (forward, backward and 0-FLOP memory ops).
+torch 2.x chrome traces carry no `flops` even with with_flops=True (only the profiler's
+own table has them); a trace that does (older kineto) is counted with its `args.flops`.
+Bytes: compulsory traffic from shapes and dtypes (level DRAM).
 An op nested inside a counted op (mm inside addmm's caller chain) is part of that op and is
 not counted again.
 """
@@ -25,7 +27,10 @@ from ..model.kernel import Kernel
 from .aggregate import sort_by_time, step_labels
 from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
+from .torch_compiled import compiled_error, compiled_note, compiled_regions
 from .torch_ops import OpCall, dtype_of, has_rule, precision_of, work_or_reason
+from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
+from .torch_ops_memory import CAT_ASSUMED_DTYPE
 
 
 @dataclass
@@ -190,31 +195,43 @@ def _subtree_device_s(op: _Op, kernel_s: dict[int, float]) -> float:
     return own + sum(_subtree_device_s(c, kernel_s) for c in op.children)
 
 
+def _shape(d) -> tuple[int, ...] | None:
+    return tuple(d) if isinstance(d, list) and all(isinstance(x, int) for x in d) else None
+
+
 def _call(op: _Op) -> OpCall:
-    dims = tuple(tuple(d) if isinstance(d, list) and all(isinstance(x, int) for x in d)
-                 else None for d in op.args.get("Input Dims", ()))
+    raw = op.args.get("Input Dims", ())
+    dims = tuple(_shape(d) for d in raw)
+    # a tensor list (aten::cat's) is a list of shapes: [[240], [576], [48]]
+    lists = tuple(tuple(_shape(x) for x in d) for d in raw if isinstance(d, list) and d
+                  and all(_shape(x) is not None for x in d))
     return OpCall(op.name, dims, tuple(str(t) for t in op.args.get("Input type", ())),
-                  tuple(str(c) for c in op.args.get("Concrete Inputs", ())))
+                  tuple(str(c) for c in op.args.get("Concrete Inputs", ())), lists)
 
 
 def _shape_text(call: OpCall) -> str:
     parts = ["x".join(map(str, d)) if d else "scalar" for d in call.dims
              if d is not None and d != ()]
+    parts += [", ".join("x".join(map(str, d)) for d in shapes) for shapes in call.lists]
     return ", ".join(parts)
 
 
 def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], list[str]]:
     events = data["traceEvents"]
     ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
-    _check_ops(ops, path)
+    regions = compiled_regions(events)
+    _check_ops(ops, path, regions)
     on_gpu = bool(kernel_s)
     tally = _Tally(kernel_s, on_gpu, log)
     for root in _roots(ops, events):
         tally.visit(root)
     _unique_names(list(tally.groups.values()))
     kernels = [_kernel(g, path, on_gpu) for g in tally.groups.values()]
+    if regions and not kernels:   # the eager ops around the compiled code count nothing
+        raise ParseError(compiled_error(regions), path=path)
     notes = [note for note in (_uncounted_note(kernels, tally.uncounted),
-                               _warmup_note(tally.groups)) if note]
+                               _warmup_note(tally.groups), _cat_note(tally.groups),
+                               compiled_note(regions) if regions else "") if note]
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
     if n_lost:
@@ -222,8 +239,11 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
     return kernels, notes
 
 
-def _check_ops(ops: list[_Op], path: str) -> None:
-    """ParseError unless the trace has ops with input shapes (record_shapes=True)."""
+def _check_ops(ops: list[_Op], path: str, regions: dict) -> None:
+    """ParseError unless the trace has ops with input shapes (record_shapes=True); a trace
+    of torch.compile'd code has none whatever the flag was: said so."""
+    if not any("Input Dims" in op.args for op in ops) and regions:
+        raise ParseError(compiled_error(regions), path=path)
     if not ops:
         raise ParseError("the trace holds no cpu_op events; profile with "
                          "torch.profiler.profile(record_shapes=True)", path=path)
@@ -251,7 +271,7 @@ class _Tally:
         if not isinstance(work, str):
             self._count(op, work)
             return
-        if not self._holds_count(op):
+        if not self._holds_count(op) and not _is_wrapper(op):
             self._uncounted(op.name, self._seconds(op))
             self._why_not(op)
             return
@@ -303,7 +323,7 @@ class _Tally:
             return
         call = _call(op)
         args = call.concrete if op.name in _ARGS_IN_KEY else ()
-        key = (op.name, call.dims, call.types, args)
+        key = (op.name, call.dims, call.types, args, call.lists)
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
@@ -322,7 +342,23 @@ class _Tally:
 
 # Ops whose FLOP depend on constant arguments (a conv's stride and dilation, attention's
 # is_causal): calls of one shape with other constants are other groups.
-_ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"})
+_ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
+                         | _BACKWARD_ARGS_IN_KEY)
+
+
+def _is_wrapper(op: _Op) -> bool:
+    """An op that only wraps aten ops (autograd's 'autograd::engine::evaluate_function:
+    ConvolutionBackward0' and 'ConvolutionBackward0', a record_function range): its time
+    is named by the aten ops it calls, as the profiler's table names them, and only its
+    own time stays under its name."""
+    return bool(op.children) and not op.name.startswith("aten::")
+
+
+def _cat_note(groups: dict[tuple, _Group]) -> str:
+    if not any(g.op == "cat" for g in groups.values()):
+        return ""
+    return (f"aten::cat: the profiler records no dtypes for a tensor list; its bytes "
+            f"assume {CAT_ASSUMED_DTYPE} elements (halve them for fp16/bf16 tensors)")
 
 
 def _unique_names(groups: list[_Group]) -> None:
@@ -361,6 +397,8 @@ def _args_text(g: _Group) -> str:
         text = g.args[i] if i < len(g.args) else ""
         return text.strip("[]").replace(", ", "x") or "?"
 
+    if g.op.endswith("_backward") and g.args:   # output_mask, last: the gradients made
+        return f"output_mask {g.args[-1]}"
     if g.op.startswith("conv"):
         extra = [f"groups {g.args[8]}"] if len(g.args) > 8 and g.args[8] not in ("", "1") else []
         return ", ".join([f"stride {dims(3)}", f"padding {dims(4)}", f"dilation {dims(5)}"]
@@ -432,7 +470,8 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
                 details.append(_recorded_device(dev))
     if not kernels:
         raise ParseError("no op with a FLOP formula in the trace (mm, addmm, bmm, conv, "
-                         "elementwise, softmax, layer_norm)", path=", ".join(paths))
+                         "attention, elementwise, softmax, layer_norm, their backward ops, "
+                         "embedding, index_select, gather, cat, copy_)", path=", ".join(paths))
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
                          notes=tuple(dict.fromkeys(notes)),

@@ -13,6 +13,12 @@ from typing import Literal
 from ..units import dtype_bytes, fmt_ai, si
 from .advice_core import Advice, Efficiency, _advice, _efficiency
 from .advice_precision import _lower_precision
+from .advice_sparse import (  # noqa: F401  (sparse_bytes_ratio: whatif's helper, here too)
+    sparse_bytes,
+    sparse_bytes_ratio,
+    spmm_advice,
+)
+from .advice_stencil import nontemporal_advice, spatial_advice, temporal_advice
 from .analysis import Point
 from .ceiling import Roof
 from .element_dtype import (  # noqa: F401  (INT4_WEIGHT_WORDS: its name here before)
@@ -27,6 +33,8 @@ from .opkind import (  # noqa: F401  (GEMM_KINDS, is_gemm: their names here befo
     WEIGHT_STREAMING_KINDS,
     is_gemm,
     is_matrix,
+    is_sparse,
+    is_stencil,
     is_streaming,
     kind_word,
     streams_weights,
@@ -63,6 +71,18 @@ WEIGHT_MIN_GAIN = FUSION_MIN_GAIN
 GEMV_MAX_ROWS = 1.5
 # Tiling that would raise AI less than this is not offered (the bytes are compulsory).
 MIN_TILING_GAIN = 1.05
+# The access lever for a gather (an SpMV's x[col[k]]): unit stride is no option for it
+# (review 16a L4); the matrix streams, and a SIMD-friendly format vectorises the gather.
+GATHER_ACCESS = {
+    "gpu": ("stream the matrix coalesced (CSR-vector or SELL/ELL layout; x through the "
+            "read-only cache)",
+            "one thread per row reads the matrix scattered; a warp per row or a sliced "
+            "ELL layout makes its reads contiguous, and x's gather hits cache"),
+    "": ("stream the matrix on every core (rows split by nonzeros, NUMA first-touch; "
+         "SELL-C-sigma or blocked CSR to vectorise the gather of x)",
+         "the x[col[k]] gather cannot be unit stride; the matrix can stream at full "
+         "bandwidth only with every core busy on balanced rows and its pages local"),
+}
 
 
 def _gemm_shape(kernel: Kernel | None) -> tuple[float, float, float] | None:
@@ -282,7 +302,9 @@ def activation_share(kernel: Kernel | None, kind: str) -> float:
     but its 'weights' and 'kv' (`rooflab ai attention`'s q + o, and the scores of a
     non-flash one); or from 'weight_bytes'; a GEMM with meta shape m/n/k keeps its output
     and its smaller input only (the larger is the weight a neighbour cannot make: for
-    `ai matmul 1 4096 4096` 16 kB of 33.6 MB); a GEMV / linear / decode kind, or a GEMM at
+    `ai matmul 1 4096 4096` 16 kB of 33.6 MB); an SpMV kind, all but its matrix
+    (advice_sparse.sparse_bytes: x, y; none when the split is unknown); a GEMV / linear /
+    decode kind, or a GEMM at
     a GEMV's AI with no shape (weight_streaming), everything but the vectors of meta shape
     m x n (all of it is matrix without a shape, as the batching advice assumes); else 1."""
     meta = kernel.meta if kernel is not None else {}
@@ -300,6 +322,10 @@ def activation_share(kernel: Kernel | None, kind: str) -> float:
     wb = meta.get("weight_bytes")
     if isinstance(wb, (int, float)) and nbytes > 0:
         return min(1.0, max(0.0, 1.0 - float(wb) / nbytes))
+    if kernel is not None and is_sparse(kind):
+        # an SpMV's matrix is read once per product whatever runs next to it (review 16a C)
+        split = sparse_bytes(kernel, kernel.precision)
+        return 1.0 - split.matrix if split is not None else 0.0
     dims = _gemm_shape(kernel) if is_gemm(kind) else None
     if dims is not None:
         m, n, k = dims
@@ -335,17 +361,25 @@ def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
             kernel: Kernel | None) -> Advice | None:
     """Fuse with a neighbour: half the bytes fusion can keep on chip stay there (all of an
     elementwise chain's; only the activations of a matrix-reading kernel, dropped when that
-    gains under FUSION_MIN_GAIN)."""
+    gains under FUSION_MIN_GAIN). A counted function of several ops with a one-pass count
+    (meta fused_bytes) is fused within itself instead (_own_passes)."""
+    own = _own_passes(p, e, kernel, machine)
+    if own is not None:
+        return own if own.speedup >= FUSION_MIN_GAIN else None
     chip, unit = words(machine, "chip")
     share = activation_share(kernel, kind)
     if share >= 1.0:
+        unknown = ("" if kind_word(kind) else "; its op kind is unknown, so it is taken for an "
+                   "elementwise pass (a stencil or a sparse product reads data fusion cannot "
+                   "keep: name it with meta.op)")
         return _advice(
             p, e, "fuse with the neighbouring pass",
             "k elementwise passes fused move about 1/k of the bytes (the intermediate never "
             "reaches memory); fused with one neighbour: bytes / 2, AI x 2", "along slope",
             flop=p.flop, nbytes=p.bytes / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
             assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
-                       f"reads), so half of these bytes stay {chip}; FLOP unchanged")
+                       f"reads), so half of these bytes stay {chip}; FLOP unchanged"
+                       + unknown)
     act = share * p.bytes
     if act <= 0:
         return None
@@ -357,9 +391,59 @@ def _fusion(p: Point, e: Efficiency, kind: str, machine: Machine | None,
         flop=p.flop, nbytes=p.bytes - act / 2, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
         assumption=f"a neighbouring {unit} reads what this one writes (or writes what it "
                    f"reads), so half of its activation bytes stay {chip}; the other "
-                   f"{si(p.bytes - act, 'B')} (weights, KV cache: read once per call) come "
-                   f"from memory whatever runs next to it; FLOP unchanged")
+                   f"{si(p.bytes - act, 'B')} ("
+                   + ("the matrix: values, indices, row pointers" if is_sparse(kind) else
+                      "weights, KV cache") + ": read once per call) come "
+                   "from memory whatever runs next to it; FLOP unchanged")
     return out if out.speedup >= FUSION_MIN_GAIN else None
+
+
+def ops_per_call(kernel: Kernel | None) -> float:
+    """How many ops one call of a counted kernel dispatched (meta ops: rooflab.measure's
+    {op: {calls, ...}} summed over calls, or a list of op names); 0 without a list."""
+    ops = kernel.meta.get("ops") if kernel is not None else None
+    if isinstance(ops, Mapping):
+        calls = [row.get("calls", 1) if isinstance(row, Mapping) else 1
+                 for row in ops.values()]
+        n = sum(float(c) for c in calls if _num(c))
+        return n / kernel.calls if n else 0.0
+    if isinstance(ops, (list, tuple)):
+        return float(len(ops))
+    return 0.0
+
+
+def _own_passes(p: Point, e: Efficiency, kernel: Kernel | None,
+                machine: Machine | None) -> Advice | None:
+    """Fuse a counted function's own ops into one pass: a kernel of several eager ops
+    (meta ops, more than one per call) moves their summed traffic, each op reading its
+    inputs and writing its outputs; done in one pass it moves meta fused_bytes (the
+    function's inputs read once, its outputs written once: rooflab.measure's count). The
+    generic neighbour fusion (bytes / 2) undersold it: an eager softmax 1024x4096 fp32
+    moves 134,234,112 B in 5 ops, 33,554,432 B in one, 4.00x (review 16b #3). DRAM points
+    only: the count is of memory traffic. None where it does not apply."""
+    fused = kernel.meta.get("fused_bytes") if kernel is not None else None
+    n = ops_per_call(kernel)
+    if (p.level != "DRAM" or not _num(fused) or n <= 1 or not 0 < fused < p.bytes
+            or p.bytes != kernel.bytes.get("DRAM")):
+        return None
+    chip, _ = words(machine, "chip")
+    count = f"{n:g}"
+    # measure(torch.compile(f)): the bytes are the eager ops', the timed code may be fused
+    compiled = "compiled" in str(kernel.provenance.get("bytes", ""))
+    return _advice(
+        p, e, f"fuse its {count} ops into one pass",
+        f"bytes {si(p.bytes, 'B')} -> {si(fused, 'B')}, {p.bytes / fused:.2f}x fewer: its "
+        f"{count} eager ops each read their inputs and write their outputs; one pass reads "
+        f"the function's inputs once and writes its outputs once (AI {fmt_ai(p.ai)} -> "
+        f"{fmt_ai(p.flop / fused)})", "along slope",
+        flop=p.flop, nbytes=float(fused), peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+        assumption=f"one kernel does the {count} ops (torch.compile, a hand-written "
+                   f"kernel), its intermediates stay {chip}; it moves the counted one-pass "
+                   f"bytes (meta fused_bytes); FLOP unchanged"
+                   + ("; its bytes are the eager ops' count while the timed code is "
+                      "torch.compile'd: where that code fuses them already, this gain is "
+                      "in the measured time and the kernel is nearer its roof than shown"
+                      if compiled else ""))
 
 
 # What limits a kernel's data reuse (reuse_limit): its kind streams weights (each used once
@@ -438,21 +522,34 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     # "永远在斜线上"): nothing to reuse, so no tiling; fusion is its lever (review 12a #4).
     streaming = is_streaming(kind) or (not matrix and p.ai < 1)
     heavy = weight_streaming(kernel, kind, p.ai, p.precision)
-    fused = _fusion(p, e, kind, machine, kernel)
+    stencil = kernel is not None and is_stencil(kind)
+    sparse = kernel is not None and is_sparse(kind)
+    # a stencil's neighbouring pass is its next sweep: temporal blocking prices that fusion
+    fused = _fusion(p, e, kind, machine, kernel) if not stencil else None
     if fused is not None:
         out.append(fused)
+    if stencil:
+        out += [a for a in (nontemporal_advice(p, e, kernel, machine),
+                            spatial_advice(p, e, kernel), temporal_advice(p, e, kernel))
+                if a is not None]
     # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
-    # (_tiling's cap), not for a GEMV or a decode step, which use each weight once.
-    no_reuse = streams_weights(kind)
+    # (_tiling's cap), not for a GEMV or a decode step, which use each weight once, nor an
+    # SpMV (its matrix likewise) or a stencil (its blocking advice above is its tiling).
+    no_reuse = streams_weights(kind) or sparse or stencil
     tiling = _tiling(p, e, kind, machine, kernel) if not (streaming or no_reuse) else None
     if tiling is not None:
         out.append(tiling)
     low = _lower_precision(p, e, roof, kind, machine, kernel)
     if low is not None:
         out.append(low)
-    eff = _efficiency(p, e, *words(machine, "access"))
+    access = (GATHER_ACCESS.get(machine.kind if machine else "", GATHER_ACCESS[""])
+              if sparse else words(machine, "access"))
+    eff = _efficiency(p, e, *access)
     if eff is not None:
         out.append(eff)
+    spmm = spmm_advice(p, e, kernel) if sparse else None
+    if spmm is not None:
+        out.append(spmm)
     # a linear / GEMV kind whose weight share is known below WEIGHT_DOMINANT (a prefill
     # linear's activations) is no weight stream; one with no share known is taken for one
     if heavy or (weights_by_default(kind)

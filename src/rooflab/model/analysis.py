@@ -36,6 +36,41 @@ def left_of_ridge(ai: float, ridge: float) -> bool:
 
 BOUNDS = ("memory", "compute", "overhead", "latency")
 
+# Which bytes: counted vs. counters (review 16a A). The CPU probe's DRAM ceiling is
+# STREAM-counted (triad: 24 of the 32 B it moves; the store's write-allocate read is left
+# out), the convention hand counts follow. Hardware counters (perf's IMC CAS counts,
+# likwid-perfctr's MEM groups) see every byte at the memory controller, write-allocate
+# reads included: against the counted ceiling a loop at the machine's real speed reads up
+# to 32/24 = 133 %. So the probe writes a second DRAM ceiling in real-traffic units
+# (probe/cpu/dram_ceiling.py), and a kernel whose DRAM bytes were measured by counters
+# (provenance bytes "measured": ingest/perf_stat.py, ingest/likwid.py) is judged against
+# it when the roof has one; hand counts stay on the STREAM-counted ceiling.
+REAL_TRAFFIC = "DRAM (real traffic)"
+COUNTER_BYTES = "measured"
+
+
+def counter_bytes(kernel: Kernel) -> bool:
+    """Whether the kernel's bytes were measured by hardware counters (real traffic)."""
+    return (kernel.provenance or {}).get("bytes") == COUNTER_BYTES
+
+
+def memory_ceiling(roof: Roof, kernel: Kernel, level: str) -> tuple[Ceiling | None, str]:
+    """The ceiling a kernel's bytes at `level` are judged against, and a note when it is
+    not the level's own: counter-measured DRAM bytes go to the roof's real-traffic DRAM
+    ceiling where it has one (REAL_TRAFFIC); everything else to the level's ceiling."""
+    own = roof.find_memory(level)
+    if level != "DRAM" or own is None or not counter_bytes(kernel):
+        return own, ""
+    real = roof.find_memory(REAL_TRAFFIC)
+    if real is None:
+        return own, ""
+    from ..units import si
+
+    return real, (f"DRAM bytes measured by hardware counters (real traffic, write-allocate "
+                  f"reads included): judged against the {REAL_TRAFFIC} ceiling "
+                  f"{si(real.value, 'B/s')} ({real.provenance}), not the STREAM-counted "
+                  f"DRAM {si(own.value, 'B/s')}, which leaves the write-allocate read out")
+
 
 @dataclass(frozen=True)
 class Point:
@@ -385,7 +420,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             if levels is not None and level not in levels:
                 continue
             asked += 1
-            memory = roof.find_memory(level)
+            memory, which = memory_ceiling(roof, k, level)
+            if which:
+                notes.append(f"{k.name}: {which}")
             if memory is None:
                 missing.append(level)
                 # the point is left off the roof (table, chart), not out of the data:

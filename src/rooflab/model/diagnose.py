@@ -21,7 +21,7 @@ from .analysis import LATENCY_FRACTION, OVERHEAD_SHARE, Analysis, Point
 from .ceiling import Ceiling, Roof, is_float, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of
-from .opkind import is_matrix, is_streaming, kernel_kind
+from .opkind import is_matrix, is_sparse, is_stencil, is_streaming, kernel_kind, kind_word
 from .sanity import (
     ABOVE_TOLERANCE,
     Finding,
@@ -188,6 +188,12 @@ def _cpu_units(m: Machine, precision: str = "") -> str:
     return ", ".join((["fp32 instead of fp64"] if precision == "fp64" else []) + names)
 
 
+# What closes an SpMV's distance below the roof: its matrix streams, its x is gathered.
+GATHER_CURE = ("kernel efficiency: the matrix streamed by every core (rows split by "
+               "nonzeros, NUMA first-touch) and a vectorised gather of x (SELL-C-sigma, "
+               "blocked CSR) close it; the gather itself cannot be unit stride")
+
+
 def cures(machine: Machine | None, precision: str = "") -> tuple[str, str, str, str]:
     m = machine or Machine()
     got = CURES.get(m.kind, CURES[""])
@@ -205,10 +211,13 @@ def distances(p: Point, top_label: str, top_value: float,
     its precision's own (a mixed kernel's "weighted fp16 tensor + fp32 vector").
     `beyond`: a faster ceiling of the other family (int4 math for a float kernel), named
     but not counted as the kernel's roof. `reuse`: what limits the kernel's reuse
-    (_slope_levers: True, False or "streams_weights", "compulsory", "stream").
+    (_slope_levers: True, False or "streams_weights", "compulsory", "stream", "unknown",
+    "sparse", "stencil"; "sparse" also names the gather's below-roof cure).
     `narrow`: where the weights are already 4-bit or narrower, what says so
     (_narrow_weights): quantization is then no lever."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
+    if reuse == "sparse":
+        memory_cure = GATHER_CURE   # an SpMV's x[col[k]] gather is no unit stride (16a L4)
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure),
             _along_slope(p, reuse, narrow),
             _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
@@ -281,7 +290,9 @@ def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
     weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or AI, or mostly
     weights at its compulsory AI); "compulsory" for a GEMM whose traffic is already its
     shape's compulsory bytes, weights a minority (advice_memory.reuse_limit); "stream" for
-    a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind).
+    a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind),
+    "unknown" for one of no kind at all under 1 FLOP/B (it may stream, or be a stencil),
+    "sparse" for an SpMV (a read-once matrix), "stencil" for a stencil (blocking levers).
     `narrow`: the weights are already 4-bit or narrower (_narrow_weights), so narrower
     weights are not offered again."""
     if reuse == "compulsory":
@@ -297,6 +308,26 @@ def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
                 "climb",
                 "; tiling and batching cannot (each element is read and written once "
                 "whatever the tiles)")
+    if reuse == "unknown":
+        # review 16a C/E: a stencil or an SpMV under 1 FLOP/B is no y = x + 1
+        return ("If it streams (each element read and written once, as y = x + 1), fusion "
+                "(the intermediate never reaches memory) and fewer bytes per element climb",
+                "; its op kind is unknown, so whether tiling, blocking or batching can "
+                "raise its AI is not known: name it with meta.op (elementwise, stencil, "
+                "spmv, gemv, matmul...) for its own levers")
+    if reuse == "sparse":
+        # review 16a C: the matrix is read once per product whatever the tiles or neighbours
+        return ("Several right-hand sides per matrix read (SpMM, block Krylov) and fewer "
+                "bytes per nonzero (narrower values; integer indices stay) climb",
+                "; tiling and fusion cannot cut the matrix (values and indices are read "
+                "once per product whatever the tiles or the neighbouring passes)")
+    if reuse == "stencil":
+        # review 16a E: the grid is reused across neighbouring planes and across sweeps
+        return ("Temporal blocking (wavefront or diamond: t sweeps per pass through memory, "
+                "AI x t), spatial blocking (until the layer condition holds: the 2r + 1 "
+                "planes a point's neighbours span stay in L2/L3, so each element comes from "
+                "memory once a sweep), non-temporal stores (no write-allocate read) and "
+                "fewer bytes per point climb", "")
     already = f"; quantization is no lever left: {narrow}" if narrow else ""
     if reuse is True or reuse == "tileable":
         return (("Batching, data reuse (tiling), fusion and fewer bytes per activation climb"
@@ -421,13 +452,19 @@ def _reuse(kernel: Kernel, p: Point) -> str:
     (advice_memory.reuse_limit): "streams_weights" for a weight-streaming op (a GEMV, a
     decode step, a GEMM of a GEMV's shape or AI, review 12a #1), "compulsory" for a GEMM
     at its shape's compulsory AI (review 14b F11); "stream" for a streaming kind or an op
-    under 1 FLOP/B of no matrix kind (12a #4); else "tileable"."""
+    under 1 FLOP/B of no matrix kind (12a #4), "unknown" when that op names no kind at all
+    (review 16a C); "sparse" for an SpMV, "stencil" for a stencil; else "tileable"."""
     kind = kernel_kind(kernel)[0]
+    if is_sparse(kind) or is_stencil(kind):
+        return "sparse" if is_sparse(kind) else "stencil"
     limit = reuse_limit(kind, kernel, p.ai, p.precision)
     if limit != "tileable":
         return limit
-    matrix = is_matrix(kind)
-    return "stream" if is_streaming(kind) or (not matrix and 0 < p.ai < 1) else limit
+    if is_streaming(kind):
+        return "stream"
+    if not is_matrix(kind) and 0 < p.ai < 1:
+        return "stream" if kind_word(kind) else "unknown"   # none, or one rooflab lacks
+    return limit
 
 
 def _other_family_top(roof: Roof, top: Ceiling) -> Ceiling | None:

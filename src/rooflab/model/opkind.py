@@ -18,9 +18,11 @@ from .kernel import Kernel
 
 # Op kinds that read and write each element about once doing a few FLOP per element:
 # their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
-# A GEMV ('gemv', llama.cpp's 'mul_mat_vec') streams its matrix the same way.
+# A GEMV ('gemv', llama.cpp's 'mul_mat_vec') streams its matrix the same way; so do BLAS-1
+# dot and axpy (`rooflab ai dot` / `ai axpy` name their kernels so).
 STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
-                   "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu")
+                   "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu",
+                   "dot", "axpy")
 # PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
 # ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
 # same few FLOP per element read and written, so the same AI bound.
@@ -44,10 +46,22 @@ GEMM_KINDS = ("gemm", "matmul", "linear", "mm", "bmm", "addmm", "addbmm", "baddb
 # batch-1 decode step): their bytes are mostly weights, tiling cannot raise their AI, and
 # batching requests per weight read is the lever (seed 004).
 WEIGHT_STREAMING_KINDS = ("gemv", "mul_mat_vec", "decode")
+# Sparse matrix times dense vector(s) (review 16a C): the matrix (values and integer indices)
+# is read once per product whatever runs next to it, as a GEMV's weights are; several
+# right-hand sides per matrix read (SpMM, block Krylov) are the lever, not tiling.
+# `rooflab ai spmv` names its kernels 'spmv'.
+SPARSE_KINDS = ("spmv", "spmm", "csr", "csc", "ell", "sparse")
+# Structured-grid stencils (review 16a E): each point reads its neighbours, so the grid is
+# reused across neighbouring planes (spatial blocking, the layer condition) and across
+# sweeps (temporal blocking); `rooflab ai stencil` names its kernels 'stencil'.
+STENCIL_KINDS = ("stencil", "jacobi", "laplace", "laplacian", "heat", "gauss_seidel", "fdtd")
+# A stencil named by its point count: 3pt, 5pt, 7pt, 27pt (and 7pt_jacobi).
+_POINTS_WORD = re.compile(r"\d+pt")
 # Every word a kind may start with; a kind's word is the longest that matches whole, so
 # 'mul_mat_vec' is a GEMV, not a 'mul_mat' (GEMM) nor an elementwise 'mul'.
 _VOCABULARY = tuple(sorted(set(STREAMING_KINDS + ELEMENTWISE_OPS + MATRIX_KINDS + GEMM_KINDS
-                               + WEIGHT_STREAMING_KINDS), key=len, reverse=True))
+                               + WEIGHT_STREAMING_KINDS + SPARSE_KINDS + STENCIL_KINDS),
+                           key=len, reverse=True))
 # Namespaces an op kind may carry ('aten::mul', 'torch.sigmoid'): the op is the same.
 _OP_NAMESPACES = ("aten::", "prims::", "torch.nn.functional.", "torch.", "f.")
 
@@ -105,6 +119,18 @@ def has_weights(kind: str) -> bool:
     step, what weight quantization and 2:4 pruning act on. A conv's filters are weights too,
     but its bytes are mostly activations and no rule here splits them, so it is not one."""
     return is_gemm(kind) or streams_weights(kind)
+
+
+def is_sparse(kind: str) -> bool:
+    """A sparse matrix-vector (or -multivector) product (SPARSE_KINDS): spmv, csr, ell;
+    not a 'sparse_attention' (its Q, K, V are no read-once matrix)."""
+    return kind_word(kind) in SPARSE_KINDS and "attention" not in normal_kind(kind)
+
+
+def is_stencil(kind: str) -> bool:
+    """A structured-grid stencil (STENCIL_KINDS, or a point count: '7pt', '27pt_box')."""
+    return (kind_word(kind) in STENCIL_KINDS
+            or _POINTS_WORD.fullmatch(re.split(r"[^a-z0-9]", normal_kind(kind))[0]) is not None)
 
 
 def op_kind(kernel: Kernel) -> str:
@@ -176,6 +202,9 @@ def kind_from_name(name: str) -> str:
                   "")
     if matrix:
         return matrix
+    hpc = _hpc_kind(low, words)
+    if hpc:
+        return hpc
     if words[0] == "triton" and len(words) > 1 and words[1] in _TRITON_WORDS:
         return _TRITON_WORDS[words[1]]
     for sub, kind in _NAME_STREAMING_SUBSTRINGS:
@@ -183,6 +212,19 @@ def kind_from_name(name: str) -> str:
             return kind
     return next((_NAME_WORDS.get(w) or w for w in words
                  if w in _NAME_WORDS or is_streaming(w)), "")
+
+
+def _hpc_kind(low: str, words: tuple[str, ...]) -> str:
+    """'spmv' or 'stencil' where a name says one (spmv_csr_27, jacobi7_256, heat3d, 7pt),
+    the kind names `rooflab ai spmv` / `ai stencil` give; '' otherwise."""
+    if "gauss_seidel" in low:
+        return "stencil"
+    for w in words:
+        if is_sparse(w):
+            return "spmv"
+        if is_stencil(w):
+            return "stencil"
+    return ""
 
 
 def kernel_kind(kernel: Kernel) -> tuple[str, bool]:

@@ -583,3 +583,91 @@ def roof_parts(data: Any) -> tuple[tuple[str, Any], ...]:
     if kind == "chart":
         return tuple((f"roofs[{i}]", r) for i, r in enumerate(data["roofs"]))
     return ()
+
+
+# The figures of an `rooflab llm --json` document's `llm` block that choose, whatif and
+# compare read besides its kernels: (field, unit, whole number?, least value). Checked once
+# here (llm_part), so one bad file gets the same words in every verb; each verb read them
+# its own way before, and a "3 GB" footprint was skipped without a word (no fit check), a
+# string --tp was a traceback and a negative floor a negative step time.
+LLM_FIELDS = (
+    ("footprint.total_bytes", "bytes", False, 0.0),
+    ("footprint.weights_bytes", "bytes", False, 0.0),
+    ("footprint.kv_bytes", "bytes", False, 0.0),
+    ("footprint.activations_bytes", "bytes", False, 0.0),
+    ("settings.weight_bytes_per_param", "bytes per parameter", False, 0.0),
+    ("settings.group_size", "weights per scale", True, 1.0),
+    ("settings.tp", "GPUs", True, 1.0),
+    ("settings.pp", "GPUs", True, 1.0),
+    ("decode.floor_s", "seconds", False, 0.0),
+    ("prefill.floor_s", "seconds", False, 0.0),
+    ("parallel.tp", "GPUs", True, 1.0),
+    ("parallel.comm_s", "seconds", False, 0.0),
+    ("parallel.allreduces_per_step", "all-reduces", True, 0.0),
+    ("parallel.allreduce_bytes", "bytes", False, 0.0),
+    ("parallel.link_bytes_per_s", "bytes/s", False, 1.0),   # divided by: not 0
+)
+LLM_FIX = "write the file again with `rooflab llm CONFIG ... --json`, or fix the field"
+
+
+def llm_part(data: Any, where: str) -> Mapping[str, Any] | None:
+    """The `llm` block of a `rooflab llm --json` document (an analysis with an 'llm'
+    object; a hand-cut one without its roof too), None for any other document;
+    InputError naming the file, the field and the fix when the block or one of LLM_FIELDS
+    is malformed (a string, NaN, negative, a fractional --tp), so the verbs can read those
+    figures as plain numbers."""
+    if not isinstance(data, Mapping) or "llm" not in data:
+        return None
+    llm = data["llm"]
+    if not isinstance(llm, Mapping):
+        raise InputError(f"{where}: field 'llm' must be an object (the block `rooflab llm "
+                         f"--json` writes); got {_short(llm)}; {LLM_FIX}")
+    for field, unit, whole, least in LLM_FIELDS:
+        _llm_number(llm, field, where, unit, whole, least)
+    return llm
+
+
+def _llm_number(llm: Mapping[str, Any], field: str, where: str, unit: str, whole: bool,
+                least: float) -> None:
+    """Check one dotted field of an llm block; absent (or null) is fine."""
+    head, _, key = field.partition(".")
+    part = llm.get(head)
+    if part is None:
+        return
+    name = f"llm.{field}"
+    if not isinstance(part, Mapping):
+        raise InputError(f"{where}: field 'llm.{head}' must be an object; got "
+                         f"{_short(part)}; {LLM_FIX}")
+    if part.get(key) is None:
+        return
+    try:
+        value = _number({name: part[key]}, name, where, unit)
+    except InputError as exc:
+        raise InputError(f"{exc}; {LLM_FIX}") from None
+    if (whole and value != int(value)) or value < least:
+        need = f"a whole number >= {least:g}" if whole else f">= {least:g}"
+        raise InputError(f"{where}: field '{name}' must be {need} {unit}; got "
+                         f"{_short(part[key])}; {LLM_FIX}")
+
+
+def analysis_floors(data: Any, where: str) -> list[tuple[str, float | None]]:
+    """(kernel, floor_s) of each row of a document's 'analysis' list (a floor not written:
+    None); InputError naming the row when a floor is no number or negative."""
+    rows = data.get("analysis") if isinstance(data, Mapping) else None
+    out: list[tuple[str, float | None]] = []
+    for i, r in enumerate(rows if isinstance(rows, list) else ()):
+        if not isinstance(r, Mapping):
+            raise InputError(f"{where}: analysis[{i}] must be an object (a point `rooflab "
+                             f"report --json` writes); got {_short(r)}")
+        floor = None
+        if r.get("floor_s") is not None:
+            here = f"{where}: analysis[{i}] '{r.get('kernel')}'"
+            try:
+                floor = _number(r, "floor_s", here, "seconds")
+            except InputError as exc:
+                raise InputError(f"{exc}; {LLM_FIX}") from None
+            if floor < 0:
+                raise InputError(f"{here}: field 'floor_s' must be >= 0 seconds; got "
+                                 f"{_short(r['floor_s'])}; {LLM_FIX}")
+        out.append((str(r.get("kernel")), floor))
+    return out

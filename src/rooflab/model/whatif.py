@@ -22,6 +22,7 @@ from ..units import (
 )
 from .advice_core import efficiency_of
 from .advice_memory import weight_share as known_weight_share
+from .advice_sparse import sparse_bytes_ratio
 from .analysis import analyze
 from .ceiling import Roof, kernel_ceiling
 from .choose import split_whole_steps, with_launches_s
@@ -34,7 +35,14 @@ from .element_dtype import (  # noqa: F401  (meta_in_dtype: whatif's name before
     stored_dtype,
 )
 from .kernel import Kernel, converted_flop, sum_counts
-from .opkind import has_weights, is_attention, is_matrix, is_streaming, kernel_kind
+from .opkind import (
+    has_weights,
+    is_attention,
+    is_matrix,
+    is_sparse,
+    is_streaming,
+    kernel_kind,
+)
 
 # The retiming core lived here before the split: its public names stay importable from here.
 from .retime import (  # noqa: F401
@@ -60,7 +68,9 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     A matrix kernel (meta op matmul, gemm, linear, conv, attention ...) moves to the tensor
     ceiling of the new precision when the roof has one (fp32 FFMA -> fp16 tensor cores);
     other kernels keep their unit (elementwise work cannot use matrix units). A kernel of
-    several precisions converts only its dominant one (converted_flop)."""
+    several precisions converts only its dominant one (converted_flop). A sparse kernel
+    (opkind.is_sparse) keeps its integer indices: advice_sparse.sparse_bytes_ratio scales
+    its values and vectors only (all its bytes where its split is unknown)."""
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
     dtype = canonical_dtype(precision)
@@ -70,16 +80,23 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     def change(k: Kernel) -> Kernel:
         old = stored_dtype(k)
         part = COMPLEX_PARTS.get(old or "")
-        ratio = size / dtype_bytes(part or old or k.precision)
+        was = dtype_bytes(part or old or k.precision)
+        ratio = size / was
+        # an SpMV's integer indices and row pointers keep their width: only its values and
+        # vectors scale (review 16a C: fp64 -> fp32 CSR, 688 -> 456 MB a sweep, not 344)
+        sparse = sparse_bytes_ratio(k, was, size) if is_sparse(kernel_kind(k)[0]) else None
+        moved = ratio if sparse is None else sparse
         named = complex_name(dtype) if part else dtype
         return k.with_(flop=converted_flop(k, new_p),
-                       bytes={lv: b * ratio for lv, b in k.bytes.items()},
+                       bytes={lv: b * moved for lv, b in k.bytes.items()},
                        unit=_unit_in(k, tensor), meta=meta_in_dtype(k.meta, named, ratio))
 
     return _apply(roof, kernels, change, names, f"precision -> {new_p}",
                   f"every byte is element data stored in the kernel's dtype, now "
                   f"{size:g} byte(s) per element (per part, for complex data); the math "
                   f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
+                  + ("; a sparse kernel's integer indices and row pointers keep their width"
+                     if any(is_sparse(kernel_kind(k)[0]) for k in kernels) else "")
                   + ("; a kernel of several precisions converts its dominant one, the "
                      "others (epilogue) stay" if mixed else ""))
 
@@ -478,3 +495,74 @@ def describe(w: WhatIf) -> Mapping[str, object]:
                         "before_with_launches_s": mlb, "after_with_launches_s": mla,
                         "with_launches_speedup": _ratio(mlb, mla)}
     return out
+
+
+# The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
+# and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
+# efficiency meaningless: a kernel above its roof is taken at 100 % of it (efficiency_of
+# caps it), so what is built on it is a cap, not a prediction (review 16b #11).
+DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident")
+DOUBTFUL_FLAGS = ("below-floor", "cache-resident")
+
+
+def _doubt(w: WhatIf, old: Kernel, machine) -> str:
+    """'exp (1.61x above)', 'amax (2.28x above; cache-resident)' for a moved kernel that
+    is above its roof, has an AI its op cannot have or is cache-resident (sanity checks),
+    or that bench flagged; '' for one that is none of these."""
+    from .sanity import check_kernel
+
+    found = [f for f in check_kernel(w.before, old, machine)
+             if f.check in DOUBTFUL_CHECKS and f.severity == "warning"]
+    why = [f.check.replace("_", "-") for f in found if f.check != "above_roof"]
+    why += [f for f in old.meta.get("flags") or () if f in DOUBTFUL_FLAGS]
+    above = [p.achieved_flop_per_s / p.attainable_flop_per_s
+             for f in found if f.check == "above_roof"
+             for p in w.before.points_of(old) if p.level == f.level
+             and p.achieved_flop_per_s and p.attainable_flop_per_s]
+    if not above and not why:
+        return ""
+    parts = ([f"{max(above):.2f}x above"] if above else []) + list(dict.fromkeys(why))
+    return f"{old.name} ({'; '.join(parts)})"
+
+
+def move_warnings(w: WhatIf, machine=None) -> list[str]:
+    """The "read with care" lines of a what-if, as `rooflab report` gives them for the same
+    kernels: the moved kernels its sanity checks or bench's flags doubt (_doubt), and for a
+    fusion whose members run above their roof together, that its speed-up is capped (the
+    fused kernel is taken at 100 % of the roof). Empty when nothing is doubtful."""
+    olds = list({id(old): old for old, _ in w.moves}.values())
+    doubted = [d for d in (_doubt(w, old, machine) for old in olds) if d]
+    if not doubted:
+        return []
+    out = [f"{len(doubted)} of the {len(olds)} kernel(s) moved run faster than the roof "
+           f"allows or were flagged: {', '.join(doubted)}. The roof is too low for them, "
+           f"their counts are wrong or their data stayed in cache (see `rooflab report`'s "
+           f"sanity checks); their efficiency is taken at 100 % of the roof, so the gains "
+           f"built on them are caps, not predictions."]
+    capped = _fused_cap(w, olds)
+    if capped:
+        out.append(capped)
+    return out
+
+
+def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
+    """For a fusion: the members' work floor over their measured work (fuse's combined
+    efficiency) when it is above 1, and what that does to the fused speed-up; ''
+    otherwise (no fusion, untimed members, or members within their roof together)."""
+    from ..units import fmt_seconds
+
+    new = next((n for _, n in w.moves if n.meta.get("fused")), None)
+    prim = _primary(w.before)
+    if new is None or not new.seconds or not all(
+            k.seconds and k.name in prim for k in members):
+        return ""
+    work = sum(efficiency_of(prim[k.name]).work_s for k in members)
+    floor = sum(prim[k.name].floor_s for k in members)
+    if work <= 0 or floor <= work * (1 + 1e-9):
+        return ""
+    measured = sum(k.seconds for k in members)
+    return (f"the fused members reach {100 * floor / work:.0f} % of their roof together "
+            f"(work floor {fmt_seconds(floor)} in {fmt_seconds(work)} of measured work): the fused "
+            f"kernel is taken at 100 %, so its {measured / new.seconds:.2f}x "
+            f"({fmt_seconds(measured)} -> {fmt_seconds(new.seconds)}) is capped, not "
+            f"predicted.")

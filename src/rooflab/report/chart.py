@@ -57,6 +57,7 @@ from .chart_parts import (  # noqa: F401
     ROOF_MARKERS,
     SIDE_GLYPHS,
     SIZE_BY,
+    SIZE_LEGEND,
     SIZE_MAX,
     SIZE_MIN,
     SWEEP_COLOR,
@@ -82,6 +83,42 @@ SUFFIXES = (".png", ".svg")
 # one column up through the title.
 LABELS_SHOWN = 20
 
+
+
+# What a marker's size says, in the PNG legend and the HTML one alike (size_legend). Sizes
+# are shares of each kernel's own file's time (model/analysis.share_totals): where every
+# file holds one timed kernel (before.ncu-rep after.ncu-rep, a --trajectory of steps) each
+# is 100 % of its file, so all would be drawn the largest and the size would say nothing.
+# They are drawn alike then (POINT_SIZE), and the legend says why, so that equal markers
+# are not read as equal times. (Sizing them by time relative to the longest was the
+# other choice: a ratio of two runs' times, which the labels and tables already give.)
+SIZES_ALIKE = "size: alike (one timed kernel per file: each is 100 % of its file's time)"
+
+
+def time_shares(kernels: Sequence[Kernel]) -> dict[int, float]:
+    """Each timed kernel's share of the time, by id, as analyze() takes it (model/analysis
+    .share_totals): of the timed total; on a run of steps, of its own step's time (the
+    shares ncu's and report's tables print)."""
+    return {id(k): k.seconds / t for k, t in zip(kernels, share_totals(kernels), strict=True)
+            if k.seconds and t > 0}
+
+
+def one_kernel_per_file(kernels: Sequence[Kernel]) -> bool:
+    """Kernels of two or more files (meta step_index) with one timed kernel in each: each
+    holds 100 % of its own file's time, so a share says nothing of which took longer."""
+    shares = time_shares(kernels)
+    steps = {k.meta.get("step_index") for k in kernels}
+    return len(steps) > 1 and bool(shares) and all(s == 1.0 for s in shares.values())
+
+
+def size_legend(display: RooflineDisplay) -> str:
+    """The legend's words for the markers' sizes, one rule for the PNG and the HTML chart:
+    SIZE_LEGEND where areas are shares of the time, SIZES_ALIKE where every file holds one
+    timed kernel, "" where sizes say nothing to explain (no timed kernel, --size-by none
+    on one run)."""
+    if display.sized:
+        return SIZE_LEGEND
+    return SIZES_ALIKE if one_kernel_per_file(display.kernels) else ""
 
 
 def _reference_level(roof: Roof, level: str | None) -> str | None:
@@ -335,6 +372,65 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     min_share: leave out kernels under this fraction of the timed total (0.01: 1 %); the
     arrows' kernels and untimed ones are kept, and the notes say how many went.
     One Roof or one Kernel may be given bare (plot_roofline(roof, kernel))."""
+    roofs, kernels = _checked(roofs, kernels, labels, size_by, min_share)
+    judge = roofs[0]
+    # each kernel once, by identity (a set of ids: a scan of the list per kernel was
+    # quadratic, seconds at 20 000 kernels)
+    to_draw = list({id(k): k for k in (*kernels, *(k for pair in arrows for k in pair))}
+                   .values())
+    befores = [b for b, _ in arrows] if before_roof is not None else []
+    shares = time_shares(to_draw)
+    # (judged before --min-share: a file's 95 % kernel left alone by it is still 95 %)
+    sized = size_by == "time" and bool(shares) and not one_kernel_per_file(to_draw)
+    to_draw, dropped = _drop_small(to_draw, shares, min_share, arrows)
+    # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of its
+    # roof, not 5 % of an H100's.
+    judges = [before_roof if any(k is b for b in befores) else judge for k in to_draw]
+    per_kernel, notes, caps = _all_points(to_draw, judges, level, shares, sized)
+    notes[:0] = [dropped] if dropped else []
+    points = [p for pts in per_kernel for p in pts]
+    notes.extend(_above_roof_notes(points))
+    kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
+    notes.extend(sel_notes)
+    shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
+    # Mixed-precision kernels' weighted ceilings, on the roof that judges each
+    mixed = mixed_roofs(list(zip(judges, to_draw, strict=True)))
+    ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
+    sweep = [(float(x), float(y)) for x, y in sweep]
+    xlim, ylim = _limits(shown, _ridge_ais(ridges, shown, mixed, level), points, sweep,
+                         [m.value for m in mixed] + [c.flop_per_s for c in caps])
+    good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
+    lines = _chart_lines(shown, mixed, level, to_draw, per_kernel, xlim, good_sweep,
+                         sweep_precision)
+    drawn_arrows = _pair_arrows(arrows, level, to_draw, per_kernel)
+    if trajectory:
+        drawn_arrows += _trajectory_arrows(to_draw, per_kernel, level)
+    if title is None:
+        title = "Roofline: " + " vs ".join(roof_label(r) for r in roofs)
+    from .chart_layout import layout_labels, point_texts
+
+    texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw,
+                                                LABELS_SHOWN if labels is None else labels)
+    notes.extend([note] if note else [])
+    roof_names = tuple(roof_label(r) for r in roofs)
+    if place_labels:
+        lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
+                                              good_sweep, caps)
+    else:
+        points = texts
+    return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
+                           points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
+                           ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
+                           roof_labels=roof_names, kernels=tuple(to_draw),
+                           hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled,
+                           joins=tuple(_level_joins(per_kernel)), sized=sized,
+                           dropped=dropped)
+
+
+def _checked(roofs, kernels, labels, size_by: str, min_share
+             ) -> tuple[tuple[Roof, ...], tuple[Kernel, ...]]:
+    """roofline_data's roofs and kernels as tuples (one of each may be given bare), or a
+    clear InputError for any argument of the wrong kind."""
     given = roofs
     roofs = (roofs,) if isinstance(roofs, Roof) or not hasattr(roofs, "__iter__") else \
         tuple(roofs)
@@ -361,88 +457,61 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                                   or not 0 <= min_share < 1):
         raise InputError(f"plot_roofline(): min_share must be a fraction of the time in "
                          f"[0, 1) (0.01 for 1 %); got {min_share!r:.40}")
-    judge = roofs[0]
-    # each kernel once, by identity (a set of ids: a scan of the list per kernel was
-    # quadratic, seconds at 20 000 kernels)
-    to_draw = list({id(k): k for k in (*kernels, *(k for pair in arrows for k in pair))}
-                   .values())
-    befores = [b for b, _ in arrows] if before_roof is not None else []
-    # each kernel's share as analyze() takes it (model/analysis.share_totals): of the timed
-    # total, on a run of steps of its own step's time, as ncu's and report's share columns
-    shares = {id(k): k.seconds / t for k, t in zip(to_draw, share_totals(to_draw), strict=True)
-              if k.seconds and t > 0}
-    to_draw, dropped = _drop_small(to_draw, shares, min_share, arrows)
-    # a run of steps with one timed kernel per file is 100 % per file everywhere: sizes
-    # would all be the largest and say nothing, and crowd the trajectory's names out
-    each_whole = len({k.meta.get("step_index") for k in to_draw}) > 1 and all(
-        s == 1.0 for s in shares.values())
-    sized = size_by == "time" and bool(shares) and not each_whole
-    notes: list[str] = [dropped] if dropped else []
+    return roofs, kernels
+
+
+def _all_points(to_draw: Sequence[Kernel], judges: Sequence[Roof], level: str | None,
+                shares: dict[int, float], sized: bool
+                ) -> tuple[list[list[DrawnPoint]], list[str], list[LaunchCap]]:
+    """Each kernel's points on the roof that judges it (one list per kernel, in order),
+    with the notes and launch caps they bring; sized: markers by share_size, else
+    POINT_SIZE."""
     per_kernel: list[list[DrawnPoint]] = []
+    notes: list[str] = []
     caps: list[LaunchCap] = []
-    for i, k in enumerate(to_draw):
-        # A "before" kernel measured on the old hardware: 50 TFLOP/s on a T4 is 77 % of
-        # its roof, not 5 % of an H100's.
-        on = before_roof if any(k is b for b in befores) else judge
+    for i, (k, on) in enumerate(zip(to_draw, judges, strict=True)):
         share = shares.get(id(k))
         pts, kn, kc = _kernel_points(on, k, level, i, share,
                                      share_size(share) if sized else POINT_SIZE)
         per_kernel.append(pts)
         notes.extend(kn)
         caps.extend(kc)
-    points = [p for pts in per_kernel for p in pts]
-    notes.extend(_above_roof_notes(points))
-    kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
-    notes.extend(sel_notes)
-    shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
-    # Mixed-precision kernels' weighted ceilings, on the roof that judges each
-    mixed = mixed_roofs([(before_roof if any(k is b for b in befores) else judge, k)
-                         for k in to_draw])
-    ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
-    ridge_ais = [r.ai for r in ridges] + [c.value / m.value for r in shown for c in r.compute
-                                          for m in r.memory]
-    for m in mixed:   # a before-roof's weighted ridge too (no Ridge: its roof is not drawn)
+    return per_kernel, notes, caps
+
+
+def _ridge_ais(ridges: Sequence[Ridge], shown: Sequence[Roof], mixed: Sequence[MixedRoof],
+               level: str | None) -> list[float]:
+    """The AIs the x axis must show: the marked ridges, every drawn ceiling's ridge on
+    every level, and each weighted ceiling's (a before-roof's too: its roof is not
+    drawn, so it has no Ridge)."""
+    out = [r.ai for r in ridges] + [c.value / m.value for r in shown for c in r.compute
+                                    for m in r.memory]
+    for m in mixed:
         ref = _reference_level(m.roof, level)
         if ref is not None:
-            ridge_ais.append(m.value / m.roof.bandwidth(ref).value)
-    sweep = [(float(x), float(y)) for x, y in sweep]
-    xlim, ylim = _limits(shown, ridge_ais, points, sweep,
-                         [m.value for m in mixed] + [c.flop_per_s for c in caps])
+            out.append(m.value / m.roof.bandwidth(ref).value)
+    return out
+
+
+def _chart_lines(shown: Sequence[Roof], mixed: Sequence[MixedRoof], level: str | None,
+                 to_draw: Sequence[Kernel], per_kernel: Sequence[Sequence[DrawnPoint]],
+                 xlim: tuple[float, float], good_sweep: Sequence[tuple[float, float]],
+                 sweep_precision: str | None) -> list[Line]:
+    """Every line of the chart: each roof's slopes and ceilings in its colour, the mixed
+    kernels' weighted ceilings in their kernel's colour, and the measured sweep."""
     lines: list[Line] = []
     for i, roof in enumerate(shown):
         lines.extend(_roof_lines(roof, ROOF_COLORS[i % len(ROOF_COLORS)], xlim))
     colors = {id(k): p.color for k, pts in zip(to_draw, per_kernel, strict=True)
               if (p := _pick(pts, level)) is not None}
+    points = [p for pts in per_kernel for p in pts]
     lines.extend(_mixed_lines(mixed, shown, level, colors, points, xlim))
-    good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
     if good_sweep:
         what = f"intensity sweep {sweep_precision}" if sweep_precision else "intensity sweep"
         lines.append(Line(label=f"{what} (measured)", xs=tuple(x for x, _ in good_sweep),
                           ys=tuple(y for _, y in good_sweep), style="dotted", kind="sweep",
                           color=SWEEP_COLOR))
-    drawn_arrows = _pair_arrows(arrows, level, to_draw, per_kernel)
-    if trajectory:
-        drawn_arrows += _trajectory_arrows(to_draw, per_kernel, level)
-    if title is None:
-        title = "Roofline: " + " vs ".join(roof_label(r) for r in roofs)
-    from .chart_layout import layout_labels, point_texts
-
-    texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw,
-                                                LABELS_SHOWN if labels is None else labels)
-    notes.extend([note] if note else [])
-    roof_names = tuple(roof_label(r) for r in roofs)
-    if place_labels:
-        lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
-                                              good_sweep, caps)
-    else:
-        points = texts
-    return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
-                           points=tuple(points), arrows=tuple(drawn_arrows), xlim=xlim,
-                           ylim=ylim, title=title, notes=tuple(dict.fromkeys(notes)),
-                           roof_labels=roof_names, kernels=tuple(to_draw),
-                           hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled,
-                           joins=tuple(_level_joins(per_kernel)), sized=sized,
-                           dropped=dropped)
+    return lines
 
 
 def _drop_small(kernels: list[Kernel], shares: dict[int, float], min_share: float | None,

@@ -22,7 +22,7 @@ from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis, diagnose
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
-from .chart import roofline_data
+from .chart import roofline_data, size_legend
 from .chart_ceilings import MAX_CEILINGS
 from .chart_parts import (
     CAP_LEGEND,
@@ -404,8 +404,9 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
                                         measured, names, analysis, at, sizes))
     if steps:
         fig.add_trace(steps)
-    if display.sized:
-        fig.add_trace(_size_legend(go))
+    size_words = size_legend(display) if drawn else ""   # the PNG legend's words
+    if size_words:
+        fig.add_trace(_size_legend(go, size_words))
     for t in _cap_traces(go, caps, axes, analysis.roof):
         fig.add_trace(t)
     fig.update_layout(annotations=_slope_annotations(
@@ -482,12 +483,13 @@ def _legend_title(named: int, kernels: int) -> str:
             f"<br>hover a point for the others</sub>")
 
 
-def _size_legend(go):
-    """The legend entry saying what a marker's size means: a trace with no points (it
-    draws nothing; plotly lists it in the legend all the same)."""
-    return go.Scatter(x=[], y=[], text=[], mode="markers", hoverinfo="skip",
-                      name=f"{SIZE_LEGEND} (area: {SIZE_MIN:g} px under 4 %, {SIZE_MAX:g} "
-                           f"px at 100 %)",
+def _size_legend(go, words: str = SIZE_LEGEND):
+    """The legend entry saying what a marker's size means (chart.size_legend's words, as
+    the PNG's): a trace with no points (it draws nothing; plotly lists it in the legend
+    all the same)."""
+    name = (f"{SIZE_LEGEND} (area: {SIZE_MIN:g} px under 4 %, {SIZE_MAX:g} px at 100 %)"
+            if words == SIZE_LEGEND else words)
+    return go.Scatter(x=[], y=[], text=[], mode="markers", hoverinfo="skip", name=name,
                       marker={"size": 12, "symbol": "circle-open", "color": "#555"})
 
 

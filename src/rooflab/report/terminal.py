@@ -44,11 +44,24 @@ class WidthAware:
         yield self.build(options.max_width < self.wide)
 
 
+# The units a throughput advice counts its gain in, as its detail says it ("the speed-up
+# is per request (throughput)": batching requests per weight read; "per vector": an SpMV's
+# right-hand sides per matrix read).
+THROUGHPUT_UNITS = ("request", "vector")
+
+
+def throughput_unit(a) -> str:
+    """The unit an advice's speed-up is a throughput gain per ('request', 'vector'), as its
+    detail says it; '' for a latency gain. The terminal says it beside the figure, where
+    '8.00x' alone read as latency (review 11b #14), in the advice's own unit (an SpMM's
+    6.04x is per vector, not per request: review 16b follow-up)."""
+    return next((u for u in THROUGHPUT_UNITS if f"per {u} (throughput)" in a.detail), "")
+
+
 def per_request(a) -> bool:
-    """Whether an advice's speed-up is a throughput gain per request (batching requests
-    per weight read), as its detail says: the terminal says so beside the figure, where
-    '8.00x' alone read as latency (review 11b #14)."""
-    return "per request (throughput)" in a.detail or "per vector (throughput)" in a.detail
+    """Whether an advice's speed-up is a throughput gain (per request or per vector:
+    throughput_unit)."""
+    return bool(throughput_unit(a))
 
 
 def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
@@ -74,8 +87,9 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
         cells = list(row)
         # The action without its parenthesis; the diagnosis below gives it in full.
         cells[6] = cells[6].split(" (")[0]
-        if d.best_advice is not None and per_request(d.best_advice):
-            cells[7] += " per request"
+        unit = throughput_unit(d.best_advice) if d.best_advice is not None else ""
+        if unit:
+            cells[7] += f" per {unit}"
         cells[1] = escape(cells[1])   # a kernel 'loop[i]': rich would take [i] for markup
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
@@ -143,8 +157,9 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
         if f.causes and f.severity == "warning":
             t.append(f"     likely: {f.causes[0]}\n", style=style)
     for a in d.advice[:advice]:
-        gain = (" per request (throughput; the latency of one request does not drop)"
-                if per_request(a) else "")
+        unit = throughput_unit(a)
+        gain = (f" per {unit} (throughput; the latency of one {unit} does not drop)"
+                if unit else "")
         t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted{gain} ", style="green")
         t.append(f"(assumes {a.assumption})\n", style="dim")
     return t

@@ -17,6 +17,7 @@ from ...units import fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
+from .dram_ceiling import dram_from_add, drop_below_dram, real_traffic
 from .flags import (
     dram_drift_note,
     drift_note,
@@ -184,11 +185,16 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     compute = soften_gave_up(compute, nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
+    mem, mem_notes, dropped = _memory(raw)
+    dram = mem.get("DRAM")
+    chosen_add = dram is not None and dram is not raw.mem_ceilings.get("DRAM")
     if raw.dram_end is not None:
-        note = dram_drift_note(raw.mem_ceilings["DRAM"].value, raw.dram_end.best)
+        note = dram_drift_note(raw.mem_ceilings["DRAM"].value, raw.dram_end.best,
+                               add=dram.value if chosen_add else None)
         notes += [note] if note else []
-    dram = raw.mem_ceilings.get("DRAM")
-    notes += [n for n in (stream_consistency_note(raw.stream),
+    notes += mem_notes
+    # with add chosen, its note says what the consistency note would (and what was done)
+    notes += [n for n in (None if chosen_add else stream_consistency_note(raw.stream),
                           sweep_above_roof_note([pt.to_dict() for pt in raw.intensity],
                                                 dram.value if dram else None),
                           numa_note(host.numa_nodes)) if n]
@@ -199,8 +205,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
         name=f"{host.cpu_model} measured ({threads} thread{'s' if threads != 1 else ''})",
         kind="measured",
         compute=tuple(compute),
-        memory=tuple(sorted(bw.flag_inversions(raw.mem_ceilings).values(),
-                            key=lambda c: order[c.level])),
+        memory=tuple(sorted(bw.flag_inversions(mem).values(),
+                            key=lambda c: order.get(c.level, len(order)))),
         overhead_s=floor.median, overhead_source=f"{floor_name}, median (measured)",
         source=f"{SOURCE}, mode {spec.name}, {now_iso()}", notes=tuple(notes))
     # far below nominal (a DRAM nominal, or compute under half the clock's peak): the roof
@@ -212,9 +218,28 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}
     extras = _extras(raw, spec, threads, ghz, wall_s) | {
-        "below_nominal": below_nominal_extras(below)}
+        "below_nominal": below_nominal_extras(below)} | (
+        {"dropped_ceilings": {lv: {"bytes_per_s": c.value, "samples": list(c.samples),
+                                   "method": c.method} for lv, c in dropped.items()}}
+        if dropped else {})
     return MachineProfile(host=host_d, nominal=nominal, measured=measured,
                           extras=extras, created=now_iso())
+
+
+def _memory(raw: _Raw) -> tuple[dict[str, Ceiling], list[str], dict[str, Ceiling]]:
+    """The memory ceilings to write (dram_ceiling.py): caches below DRAM dropped, DRAM
+    from add where triad was disturbed, and DRAM in real-traffic units beside it; the
+    notes saying so, and the dropped ceilings."""
+    mem = dict(raw.mem_ceilings)
+    if "DRAM" not in mem:
+        return mem, [], {}
+    stream_dram = raw.stream.get("DRAM") or {}
+    mem["DRAM"], note = dram_from_add(mem["DRAM"], stream_dram)
+    mem, notes, dropped = drop_below_dram(mem)   # against the DRAM figure written
+    notes += [note] if note else []
+    real = real_traffic(mem["DRAM"], stream_dram)
+    mem[real.level] = real
+    return mem, notes, dropped
 
 
 def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) -> dict:

@@ -29,16 +29,19 @@ def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
             f"the probe (clock drift or other load); rerun or use --full")
 
 
-def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT) -> str | None:
-    """A note when DRAM triad at the end of the probe differs from the sweep's by > limit."""
+def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT,
+                    add: float | None = None) -> str | None:
+    """A note when DRAM triad at the end of the probe differs from the sweep's by > limit.
+    `add`: the DRAM ceiling when add's rate replaced triad's (dram_ceiling.dram_from_add)."""
     change = end / start - 1
     if abs(change) <= limit:
         return None
+    used = (f"the sweep's {si(start, 'B/s')}" if add is None else
+            f"add's {si(add, 'B/s')} of the same run (triad's samples were disturbed)")
     return (f"DRAM triad read {si(start, 'B/s')} in the sweep and {si(end, 'B/s')} at the "
             f"end of the probe ({change:+.0%}): the host's memory bandwidth changed during "
             f"the run (other load, or a VM's memory moving between states); the DRAM "
-            f"ceiling is the sweep's {si(start, 'B/s')}: rerun and compare before trusting "
-            f"it")
+            f"ceiling is {used}: rerun and compare before trusting it")
 
 
 # STREAM's add and triad both count 24 B/element (2 loads, 1 store) and run back to back

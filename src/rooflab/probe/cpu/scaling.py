@@ -3,7 +3,10 @@ many cores saturate DRAM" and "what does one core reach", at each thread count.
 
 The largest count gets the whole probe (its roof is the profile's measured roof); each
 other count measures only STREAM triad at the DRAM working set and at the per-thread
-working sets the full run chose for L1 and L2, and the fp64/fp32 FMA peaks, with the
+working sets the full run chose for L1, L2 and L3 (where the host has an L3 and the sweep
+found its plateau: a one-thread L3 run had nothing to be placed on, review 16a G/L6; at
+fewer threads the same per-thread set is a smaller share of the shared L3, so it stays
+there), and the fp64/fp32 FMA peaks, with the
 quick mode's timing plans (ERT sweeps OpenMP thread counts the same way; likwid-bench
 `-w S0:size:N`). The largest count's row is the full run's own ceilings, so the table's
 last row is the roof. Every row keeps its samples and spread (extras.scaling).
@@ -21,7 +24,7 @@ from .flops import fma_peak
 from .modes import get_mode
 from .runner import Rate, Team
 
-LEVELS = ("L1", "L2", "DRAM")
+LEVELS = ("L1", "L2", "L3", "DRAM")
 PRECISIONS = ("fp64", "fp32")
 SATURATED = 0.90   # DRAM within this of its best count: "saturated" (the review's 90 %)
 
@@ -51,7 +54,7 @@ def reference_row(threads: int, mem: Mapping[str, Ceiling], peaks: Mapping,
 
 
 def measure_count(n: int, ws: Mapping[str, float], dram_total: float) -> dict:
-    """One extra count: FMA peaks, then triad at L1/L2's per-thread sets and at DRAM's
+    """One extra count: FMA peaks, then triad at L1/L2/L3's per-thread sets and at DRAM's
     total set (the same total as the full run, so each array stays >= 4x the LLC)."""
     spec = get_mode("quick")
     row: dict = {"threads": n, "source": "scaling pass (quick timing plans)"}
@@ -84,11 +87,12 @@ def measure_scaling(counts: tuple[int, ...], reference: dict, ws: Mapping[str, f
     out = {
         "counts": list(counts), "reference_threads": reference["threads"],
         "method": (f"STREAM triad {bw.STREAM['triad'].formula} ({bw.BYTE_MODEL}) at the "
-                   f"per-thread working sets the full run chose for L1 and L2 and at its "
+                   f"per-thread working sets the full run chose for L1, L2 and L3 (each "
+                   f"where the host has it) and at its "
                    f"DRAM total set split over the threads; fp64/fp32 FMA-throughput "
                    f"kernel; value = best sample; counts below the largest use the quick "
                    f"mode's timing plans"),
-        "ws_bytes_per_thread": {lv: ws[lv] for lv in ("L1", "L2") if lv in ws},
+        "ws_bytes_per_thread": {lv: ws[lv] for lv in ("L1", "L2", "L3") if lv in ws},
         "dram_ws_bytes_total": dram_total,
         "by_threads": {k: rows[k] for k in sorted(rows, key=int)},
     }
@@ -109,6 +113,7 @@ class ScalingRow:
     fp32: float | None
     efficiency: float | None   # fp64 per thread over the smallest count's per thread
     noisy: frozenset[str] = frozenset()   # figures whose samples warn (flagged())
+    l3: float | None = None    # absent from profiles written before L3 was measured
 
     @property
     def dram_per_thread(self) -> float | None:
@@ -155,20 +160,33 @@ def scaling_rows(scaling: Mapping) -> list[ScalingRow]:
         out.append(ScalingRow(n, _value(r, "DRAM", "bytes_per_s"), _value(r, "L1", "bytes_per_s"),
                               _value(r, "L2", "bytes_per_s"), fp64,
                               _value(r, "fp32", "flop_per_s"),
-                              fp64 / n / base if fp64 and base else None, flagged(r)))
+                              fp64 / n / base if fp64 and base else None, flagged(r),
+                              _value(r, "L3", "bytes_per_s")))
     return out
 
 
-def dram_saturation(scaling: Mapping) -> tuple[int, str] | None:
+def dram_saturation(scaling: Mapping) -> tuple[int | None, str] | None:
     """The smallest count whose DRAM triad reaches SATURATED of the best count's, and the
-    sentence saying so (None without two DRAM figures)."""
+    sentence saying so (None without two DRAM figures). Where any DRAM row is flagged the
+    count is None and the sentence says it cannot tell: other load lowers a disturbed row
+    by an unknown amount, so it may be the true best (moving the 90 % mark) or reach the
+    mark sooner, and "saturates at 1 thread" read from rows that were all disturbed
+    (review 16a I) is a finding about the load, not the memory."""
     rows = [r for r in scaling_rows(scaling) if r.dram]
     if len(rows) < 2:
         return None
-    best = max(r.dram for r in rows)
-    first = next(r for r in rows if r.dram >= SATURATED * best)
+    best = max(rows, key=lambda r: r.dram)
+    first = next(r for r in rows if r.dram >= SATURATED * best.dram)
+    disturbed = [r.threads for r in rows if "DRAM" in r.noisy]
+    if disturbed:
+        counts = ", ".join(map(str, disturbed))
+        rows_are = "rows at" if len(disturbed) > 1 else "row at"
+        verb = "are" if len(disturbed) > 1 else "is"
+        return None, (f"DRAM saturation: cannot tell (the DRAM {rows_are} {counts} "
+                      f"thread{'s' if disturbed != [1] else ''} {verb} disturbed (!): rerun "
+                      f"on a quiet machine)")
     text = (f"DRAM saturates at {first.threads} thread{'s' if first.threads > 1 else ''} "
-            f"(>= {SATURATED * 100:.0f} % of its best, {best / 1e9:.3g} GB/s)")
+            f"(>= {SATURATED * 100:.0f} % of its best, {best.dram / 1e9:.3g} GB/s)")
     if first is rows[-1]:
         text += ("; that is the most threads measured, so more threads may still add "
                  "bandwidth")

@@ -26,6 +26,7 @@ from .assemble import (
     sweep_points,
 )
 from .clock import measure_clock
+from .dram_ceiling import dram_from_add
 from .flags import drift_note, flag_overshoot, flag_undershoot
 from .flops import fma_peak, gemm_peak, torch_matmul_peak
 from .intensity import intensity_sweep
@@ -289,7 +290,12 @@ def _scaling(counts: tuple[int, ...], raw: _Raw, stages: _Stages) -> dict:
     threads = counts[-1]
     ws = {p["level"]: p["chosen_bytes_per_thread"]
           for p in raw.sweep_extras.get("plateaus", ()) if p["level"] in scaling.LEVELS}
-    ref = scaling.reference_row(threads, raw.mem_ceilings, raw.peaks, ws)
+    # the reference row is the roof: DRAM as _assemble writes it (add's where triad's
+    # samples were disturbed, dram_ceiling.dram_from_add)
+    mem = dict(raw.mem_ceilings)
+    if "DRAM" in mem:
+        mem["DRAM"] = dram_from_add(mem["DRAM"], raw.stream.get("DRAM") or {})[0]
+    ref = scaling.reference_row(threads, mem, raw.peaks, ws)
     return scaling.measure_scaling(counts, ref, ws,
                                    progress=lambda f: stages.within("scaling", f))
 

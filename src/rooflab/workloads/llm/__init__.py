@@ -4,6 +4,9 @@
     r = analyze_llm(load_config("tinyllama-1.1b"), load_roof("T4"), Settings(),
                     Request(batches=(1, 4, 16), context=500))
     r.tpot_s, r.ttft_s, r.decode.step.ai, r.sweep.knee_batch
+
+The whole study `rooflab llm` runs (--tp/--pp on chosen links, --compare, --whatif,
+--tpot-ms) is workloads.llm.study.run_study(Study(...)) -> LlmRun.
 """
 
 from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict
@@ -20,16 +23,17 @@ from .parallel import TPResult, shard, tensor_parallel, tp_decode_step
 from .params import ParamCount, count_params
 from .pipeline import pipeline_parallel
 from .settings import Settings
+from .study import Compared, LlmRun, Study, run_study
 from .sweep import Sweep, batch_sweep
 from .timing import StepTiming, time_step
 from .whatif import compare_hardware, compare_settings, measured_point, standard_variants
 
 __all__ = [
-    "MLA", "ContextWarning", "Footprint", "LLMResult", "ModelConfig", "MoE", "ParamCount",
-    "Request", "Settings", "Step", "StepOp", "StepTiming", "Sweep", "TPResult", "analyze_llm",
-    "batch_sweep", "bundled_names", "compare_hardware", "compare_settings", "count_params",
-    "decode_step", "footprint", "kv_bytes_per_sequence", "kv_bytes_per_token", "load_config",
-    "measured_point", "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict",
-    "shard", "standard_variants", "tensor_parallel", "time_step", "tp_decode_step",
-    "weight_bytes",
+    "MLA", "Compared", "ContextWarning", "Footprint", "LLMResult", "LlmRun", "ModelConfig",
+    "MoE", "ParamCount", "Request", "Settings", "Step", "StepOp", "StepTiming", "Study",
+    "Sweep", "TPResult", "analyze_llm", "batch_sweep", "bundled_names", "compare_hardware",
+    "compare_settings", "count_params", "decode_step", "footprint", "kv_bytes_per_sequence",
+    "kv_bytes_per_token", "load_config", "measured_point", "parse_config",
+    "pipeline_parallel", "prefill_step", "result_to_dict", "run_study", "shard",
+    "standard_variants", "tensor_parallel", "time_step", "tp_decode_step", "weight_bytes",
 ]
