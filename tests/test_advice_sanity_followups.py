@@ -223,3 +223,113 @@ def test_terminal_prints_the_spmm_gain_per_vector():
     assert "6.04x per vector" in text and "per request" not in text
     assert ("6.04x predicted per vector (throughput; the latency of one vector does not "
             "drop)") in text
+
+
+# --- #9: the noisy finding names other load first when a load note says so --------------
+
+LOAD_NOTE = ("other processes used 88% of the CPUs while the probe ran (and the load average "
+             "was 11.0 on 2 CPUs before it started): measured ceilings read low; rerun on a "
+             "quiet machine")
+SAMPLES = (0.09, 0.10, 0.1066, 0.20, 0.25, 0.11, 0.10, 0.09)   # spread 155 %, IQR 82 %
+
+
+def _noisy(**meta) -> Kernel:
+    return Kernel("softmax", {"fp32": 16_777_216.0}, {"DRAM": float(EAGER)}, seconds=0.1066,
+                  samples=SAMPLES, meta=meta)
+
+
+def _noisy_finding(kernel: Kernel, roof: Roof):
+    d = diagnose(analyze(roof, [kernel]))[0]
+    return d, next(f for f in d.findings if f.check == "noisy")
+
+
+def test_a_load_note_on_the_roof_puts_other_load_first():
+    roof = Roof(EPYC.name, kind="measured", compute=EPYC.compute, memory=EPYC.memory,
+                overhead_s=645e-9, notes=(LOAD_NOTE,))
+    d, f = _noisy_finding(_noisy(), roof)
+    assert f.severity == "warning"
+    assert f.causes[0] == ("other load on the machine (the roof's probe: other processes "
+                           "used 88% of the CPUs while the probe ran (and the load average "
+                           "was 11.0 on 2 CPUs before it started))")    # was clock changes
+    assert f.causes[1:] == ("clock changes (boost, thermal throttling)",
+                            "cold caches in the first runs")
+    console = Console(width=400, record=True)
+    console.print(diagnosis_text(d))
+    assert "likely: other load on the machine (the roof's probe:" in console.export_text()
+
+
+def test_a_load_note_in_the_kernel_s_meta_puts_other_load_first():
+    _, f = _noisy_finding(_noisy(machine_load={"notes": [LOAD_NOTE]}), EPYC)
+    assert f.causes[0].startswith("other load on the machine (the kernel's record: other "
+                                  "processes used 88% of the CPUs")
+    _, f = _noisy_finding(_noisy(load_notes="2 other jobs ran: see the log"), EPYC)
+    assert f.causes[0] == "other load on the machine (the kernel's record: 2 other jobs ran)"
+
+
+def test_without_a_load_note_clock_changes_stay_first():
+    _, f = _noisy_finding(_noisy(), EPYC)
+    assert f.causes == ("clock changes (boost, thermal throttling)",
+                        "other load on the machine", "cold caches in the first runs")
+
+
+# --- #13: a kernel run on fewer threads than its roof ------------------------------------
+
+TWO = Roof("AMD EPYC 7B13 measured (2 threads), quick probe, 2026-11-30", kind="measured",
+           compute=EPYC.compute, memory=EPYC.memory, overhead_s=645e-9)
+ONE = Roof("AMD EPYC 7B13 measured (1 thread)", kind="measured", compute=EPYC.compute,
+           memory=(Ceiling(3.1e9, level="DRAM"),), overhead_s=645e-9)
+
+
+def _threads_findings(kernel: Kernel, roof: Roof, notes: tuple[str, ...] = ()):
+    from dataclasses import replace
+
+    a = analyze(roof, [kernel])
+    d = diagnose(replace(a, notes=a.notes + notes))[0]
+    return [f for f in d.findings if f.check == "threads"]
+
+
+def test_a_one_thread_kernel_on_a_two_thread_roof_is_said():
+    (f,) = _threads_findings(_softmax(threads=1), TWO)               # was none
+    assert f.severity == "warning"
+    assert f.message == ("ran on 1 thread; judged by the 2-thread roof: use --on PROFILE@1t "
+                         "(or a profile from `rooflab probe --threads 1,all`)")
+    assert "--on me.json@1t" in f.fix
+
+
+@pytest.mark.parametrize("kernel,roof", [
+    (_softmax(threads=2), TWO),          # the roof's own count
+    (_softmax(threads=1), ONE),          # the row of its count
+    (_softmax(threads=1), Roof("AMD EPYC 7B13", compute=EPYC.compute,
+                               memory=EPYC.memory)),   # a roof that names no count
+    (_softmax(), TWO),                   # no thread record
+])
+def test_no_threads_finding_where_the_counts_agree_or_are_unknown(kernel, roof):
+    assert _threads_findings(kernel, roof) == []
+
+
+def test_no_second_threads_word_where_the_input_note_said_it():
+    said = ("the kernels ran on 1 thread (their 'threads'); the profile me.json was measured "
+            "at 2 threads and has no 1-thread row (rows: 2), so they are judged on its "
+            "measured roof: probe this count with `rooflab probe --threads 1,all -o me.json`")
+    assert _threads_findings(_softmax(threads=1), TWO, (said,)) == []
+
+
+def test_report_cli_with_on_says_the_threads_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    roof = tmp_path / "roof.json"
+    roof.write_text(json.dumps({**EPYC_DICT, "name": TWO.name}))
+    kernels = tmp_path / "k.json"
+    kernels.write_text(json.dumps({"kernels": [
+        {"name": "softmax", "flop": {"fp32": 16_777_216.0}, "bytes": {"DRAM": float(EAGER)},
+         "seconds": 0.1066, "threads": 1}]}))
+    assert main(["report", str(kernels), "--on", str(roof)]) == 0
+    out = capsys.readouterr().out
+    assert "the kernels ran on 1 thread (their 'threads')" in out    # cli/inputs.py's note
+    assert "judged by the 2-thread roof" not in out                  # not a second time
+    # the same kernels with the roof in their file (no --on): the sanity finding says it
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"roof": {**EPYC_DICT, "name": TWO.name},
+                                "kernels": json.loads(kernels.read_text())["kernels"]}))
+    assert main(["report", str(both), "--json"]) == 0
+    (d,) = json.loads(capsys.readouterr().out)["diagnosis"]
+    assert [f["check"] for f in d["findings"]] == ["threads"]

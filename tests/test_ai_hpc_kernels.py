@@ -60,9 +60,10 @@ def test_stencil_radius_box_and_flop_override():
     box = ops.stencil("1000x1000", 9, "fp32", box=True, flop_per_point=17)
     assert box.shape["updated_points"] == 998**2 and box.flop == 17 * 998**2
     assert box.shape["layer_condition_bytes"] == 3 * 1000 * 4
-    # 1-D 3-point, fp16 (the ai default dtype)
+    # 1-D 3-point, fp64 (the HPC ops' default dtype since review 17a N10; fp16 before:
+    # 4 B per point, now 16)
     one = ops.stencil(1e6, 3)
-    assert one.flop == 4 * (1e6 - 2) and one.bytes == 4 * (1e6 - 2)
+    assert one.flop == 4 * (1e6 - 2) and one.bytes == 16 * (1e6 - 2)
 
 
 @pytest.mark.parametrize("kw, words", [
@@ -119,7 +120,8 @@ def test_dot_and_axpy():
     assert ops.axpy(1e8, "fp64", write_allocate=True).bytes == 2.4e9
     # z = a·x + y with write-allocate: 32 B per element, as counters see a triad
     assert ops.axpy(1e8, "fp64", write_allocate=True, out_of_place=True).bytes == 3.2e9
-    assert ops.dot(10).precision == "fp16"   # the ai default dtype
+    # the HPC ops' default dtype (fp16 before review 17a N10)
+    assert ops.dot(10).precision == "fp64"
 
 
 def test_cli_stencil_json(capsys):

@@ -122,21 +122,32 @@ def scaling_profile(tmp_path):
     return str(path)
 
 
-def test_the_row_for_threads_is_picked(scaling_profile):
-    from rooflab.cli.bench import roofs_for_threads
+def _roofs_for_run(on: str, threads: int):
+    """What bench --kernel --threads does with --on: the kernel-file chooser, this run as
+    the subject."""
+    from rooflab.cli.inputs import resolve_on
+    from rooflab.hardware.resolve import RUN, roofs_for_kernel_threads
 
-    roofs, said = roofs_for_threads(scaling_profile, 1)
+    picked, said, _ = roofs_for_kernel_threads(on, threads, RUN)
+    return picked or resolve_on(on), said
+
+
+def test_the_row_for_threads_is_picked(scaling_profile):
+    roofs, said = _roofs_for_run(scaling_profile, 1)
     assert "(1 thread)" in roofs[0].name and roofs[0].find_memory("DRAM").value == 10e9
-    assert said == "the profile's 1-thread row, picked to match --threads 1"
-    roofs, said = roofs_for_threads(scaling_profile, 4)
-    assert roofs[0].find_memory("DRAM").value == 2e10 and said == ("measured at 4 threads, "
-                                                                   "as this run")
-    roofs, said = roofs_for_threads(scaling_profile, 3)   # no row: the measured roof, said
+    assert said == (f"judged on the profile's 1-thread row, picked to match --threads 1; "
+                    f"--on {scaling_profile}@1t picks the same")
+    roofs, said = _roofs_for_run(scaling_profile, 4)
     assert roofs[0].find_memory("DRAM").value == 2e10
-    assert "rows for 1, 2, 4 threads only" in said and "--threads 3,all" in said
-    roofs, said = roofs_for_threads(scaling_profile + "@2t", 1)   # the user's choice holds
+    assert said == "the profile's roof, measured at 4 threads like this run"
+    roofs, said = _roofs_for_run(scaling_profile, 3)   # no row: the measured roof, said
+    assert roofs[0].find_memory("DRAM").value == 2e10
+    assert said.startswith("this run ran on 3 threads (--threads 3); the profile ")
+    assert "no 3-thread row (rows: 1, 2, 4)" in said and "--threads 3,all" in said
+    roofs, said = _roofs_for_run(scaling_profile + "@2t", 1)   # the user's choice holds
     assert roofs[0].find_memory("DRAM").value == 16e9
-    assert said == "the profile's 2-thread row, as --on asked; this run used 1"
+    assert said == (f"this run ran on 1 thread (--threads 1), and --on {scaling_profile}@2t "
+                    f"picks the 2-thread row: judged on that row, as asked")
 
 
 def test_one_thread_run_is_judged_by_the_one_thread_row(scaling_profile, monkeypatch,
@@ -152,8 +163,8 @@ def test_one_thread_run_is_judged_by_the_one_thread_row(scaling_profile, monkeyp
                  scaling_profile]) == 0
     text = " ".join(capsys.readouterr().out.split())
     # 5 / 10 GB/s (the 1-thread row); the all-thread roof's 20 GB/s gave 25 %
-    assert "50% of DRAM (measured; the profile's 1-thread row, picked to match --threads 1)" \
-        in text
+    assert ("50% of DRAM (measured; judged on the profile's 1-thread row, picked to match "
+            "--threads 1; --on ") in text
     assert main(["bench", "--kernel", "stream", "--threads", "1", "--on", scaling_profile,
                  "--json"]) == 0
     on = json.loads(capsys.readouterr().out)["on"]

@@ -113,15 +113,20 @@ def test_end_of_probe_drift_note_names_the_ceiling_written():
 
 # --- A: the DRAM rate in real-traffic units ------------------------------------------
 
-def test_real_traffic_is_the_larger_of_sum_and_triad_times_32_over_24():
+def test_real_traffic_is_the_largest_real_rate_of_the_runs_stream_kernels():
+    # Moved with review 17a N1 (was: max(sum, triad x 32/24) = sum's 59.8 GB/s): add's
+    # 56.1 GB/s counted is 56.1 x 4/3 = 74.8 GB/s real, the review's hand figure.
     triad = _ceiling("DRAM", (42.6e9,) * 4)
     real = real_traffic(triad, _stream()["DRAM"])
-    # hand: 42.6 x 32/24 = 56.8 GB/s < sum 59.8 GB/s
+    # hand: triad 42.6 x 4/3 = 56.8, add 56.1 x 4/3 = 74.8, sum 59.8 x 1 GB/s
     assert real.level == REAL_TRAFFIC and real.provenance == "derived"
-    assert real.value == pytest.approx(59.8e9)
+    assert real.value == pytest.approx(56.1e9 * 4 / 3)
     assert "56.8 GB/s" in real.method and "59.8 GB/s" in real.method
+    assert "add's 74.8 GB/s" in real.method
     assert "write-allocate" in real.method
-    slow_sum = real_traffic(triad, _stream(total=50e9)["DRAM"])
+    no_add = real_traffic(triad, {"sum": {"bytes_per_s": 59.8e9}})
+    assert no_add.value == pytest.approx(59.8e9)              # sum > triad's 56.8
+    slow_sum = real_traffic(triad, {"sum": {"bytes_per_s": 50e9}})
     assert slow_sum.value == pytest.approx(42.6e9 * 32 / 24)   # 56.8 GB/s
 
 

@@ -129,8 +129,10 @@ def _softmax(x):
 def test_a_compiled_function_is_counted_by_its_eager_ops_and_says_so():
     compiled = torch.compile(_softmax, backend="eager")   # compiles in seconds, no C compiler
     x = torch.randn(64, 256)
-    with pytest.warns(CountWarning, match=r"is torch.compile'd: the counted 525 kB are those "
-                                          r"of its 5 eager ops.*it moves 131 kB"):
+    with pytest.warns(CountWarning, match=r"is torch.compile'd: rooflab counted its eager "
+                                          r"original.*the timed calls run the compiled code\. "
+                                          r"The counted 525 kB are those of its 5 eager ops.*"
+                                          r"it moves 131 kB"):
         k = rooflab.measure(compiled, x, plan=TINY)
     # x is 65536 B, a row statistic 256 B. 5 eager ops: amax 65536 + 256, sub 65536 + 256 +
     # 65536, exp 2 x 65536, sum 65536 + 256, div 65536 + 256 + 65536 = 8 x 65536 + 4 x 256
@@ -328,5 +330,9 @@ def test_measure_and_a_decorated_function_record_fused_bytes():
         warnings.simplefilter("ignore", TimingWarning)
         step(x)
         step(x)
+        step(x)
+    # the first call, counted (its time mostly counting), is left out: the two later calls
+    # with the same shapes reuse its counts, timed without the counter, summed
+    assert step.kernel.calls == 2 and step.kernel.meta["counted_runs_left_out"] == 1
     assert step.kernel.meta["fused_bytes"] == 2 * 2 * 4 * 256 * 1024   # two calls, summed
     assert step.kernel.bytes == {"DRAM": 2 * k.bytes["DRAM"]}

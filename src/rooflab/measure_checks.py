@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import InputError
+from .model.sanity import counting_finding  # noqa: F401  (it lives with the other checks)
 from .probe.stats import NOISY_SPREAD, Stats
 from .units import canonical_dtype
 
@@ -102,3 +103,18 @@ def warn_number_precision(flop, args, kwargs, stacklevel: int = 3) -> None:
         warnings.warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, "
                       f"but the array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} "
                       f"to judge the kernel against the {dt} ceiling", stacklevel=stacklevel)
+
+
+def counting_warning(name: str, count, compiled: bool = False) -> str:
+    """The meta["warning"] of a single run timed under rooflab's counter: the time is the
+    code plus a dispatch mode on every op it ran (review 17b: a training step 76 ms counted,
+    9.3 ms eager), not the code alone."""
+    ops = len(count.ops)
+    ran = ("; a counted run of a torch.compile'd function runs its eager original, not the "
+           "compiled code" if compiled else "")
+    return (f"{name}: the time includes rooflab's counting of the {ops} PyTorch op"
+            f"{'s' if ops != 1 else ''} it ran (a dispatch mode on every op: often several "
+            f"times the code's own time){ran}; pass flop= and bytes= to time it without the "
+            f"counter, or benchmark it with rooflab.measure(fn, *args) (counted in an "
+            f"untimed call); a decorated function times later calls with the same argument "
+            f"shapes without it")

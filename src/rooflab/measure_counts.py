@@ -1,14 +1,18 @@
 """The FLOP and bytes of a measured call: given by the user (numbers or dicts) or counted
 from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance.
 
-A torch.compile'd callable is counted by its eager ops (under the counter's dispatch mode
-Dynamo does not run the compiled graph), while the timed calls run the compiled code,
-which may fuse them: its counted bytes are marked COMPILED_BYTES and a CountWarning gives
-the one-pass figure (meta["fused_bytes"]) beside the eager sum."""
+A torch.compile'd callable is counted by running its eager original (eager_original), not
+the compiled wrapper: Dynamo skips a frame that starts under a (non-infra) dispatch mode
+such as the counter's, and the skip sticks to the code object, so counting the wrapper
+would leave every later call eager (torch/_dynamo/convert_frame.py, torch 2.13). The timed
+calls then run the compiled code, which may fuse the eager ops: its counted bytes are
+marked COMPILED_BYTES and a CountWarning gives the one-pass figure (meta["fused_bytes"])
+beside the eager sum."""
 
 from __future__ import annotations
 
 import sys
+import types
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -72,10 +76,31 @@ def is_compiled(fn) -> bool:
     fn = getattr(fn, "__func__", fn)   # a bound method of a compiled function
     if getattr(fn, "_torchdynamo_orig_callable", None) is not None:
         return True
+    module_type = _optimized_module_type()
+    return module_type is not None and isinstance(fn, module_type)
+
+
+def eager_original(fn):
+    """The eager callable a torch.compile'd one wraps (fn itself when not compiled): an
+    OptimizedModule's `_orig_mod` (the module, hooks and all), a compiled function's
+    `_torchdynamo_orig_callable`, bound again to its instance for a compiled method."""
+    for _ in range(8):   # torch.compile(torch.compile(f)) unwraps twice
+        if not is_compiled(fn):
+            return fn
+        module_type = _optimized_module_type()
+        if module_type is not None and isinstance(fn, module_type):
+            fn = fn._orig_mod
+        elif getattr(fn, "__self__", None) is not None and hasattr(fn, "__func__"):
+            fn = types.MethodType(fn.__func__._torchdynamo_orig_callable, fn.__self__)
+        else:
+            fn = fn._torchdynamo_orig_callable
+    return fn
+
+
+def _optimized_module_type():
     torch = sys.modules.get("torch")
     dynamo = sys.modules.get("torch._dynamo.eval_frame") if torch is not None else None
-    module_type = getattr(dynamo, "OptimizedModule", None)
-    return module_type is not None and isinstance(fn, module_type)
+    return getattr(dynamo, "OptimizedModule", None)
 
 
 def _counts(flop, nbytes, fn, args, kwargs,
@@ -92,7 +117,8 @@ def _counts(flop, nbytes, fn, args, kwargs,
         require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
         from .bench.torch_count import count_call
 
-        _, count = count_call(fn, args, kwargs)
+        # the eager original: counting the compiled wrapper would de-compile it (module doc)
+        _, count = count_call(eager_original(fn), args, kwargs)
         devices = count.devices
         flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn),
                                                   stacklevel + 1, compiled=is_compiled(fn))
@@ -100,11 +126,13 @@ def _counts(flop, nbytes, fn, args, kwargs,
 
 
 def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
-                 compiled: bool = False) -> tuple[dict, dict, dict, dict]:
+                 compiled: bool = False, single_run: bool = False,
+                 quiet: bool = False) -> tuple[dict, dict, dict, dict]:
     """Given counts kept, missing ones from `count`; a CountWarning for ops with no FLOP
     formula points `stacklevel` frames up from the caller (1: the caller), as
     single_run_warning's does: each form of measure() knows how deep its user's line is
-    (a constant was one frame short for a decorated call)."""
+    (a constant was one frame short for a decorated call). `single_run`: the counted run
+    was the timed one (decorator); `quiet`: counts reused from an earlier call, said then."""
     if not count.ops:
         raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
                          f"counted; pass flop= and bytes= (numbers or dicts)")
@@ -115,7 +143,7 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
         flop_d = count.flop
         if count.unit is not None:   # the unit the counted FLOP run on (Kernel.unit)
             meta["flop_unit"] = count.unit
-        if count.uncounted:
+        if count.uncounted and not quiet:
             # meta alone is not read in a notebook: say it where the user looks
             warnings.warn(CountWarning(
                 f"measure(): '{label}' ran PyTorch ops with no FLOP formula "
@@ -126,18 +154,35 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
         bytes_d = {"DRAM": count.bytes}
         if compiled:
             prov["bytes"] = COMPILED_BYTES
-            warnings.warn(CountWarning(_compiled_text(label, count)), stacklevel=stacklevel + 1)
+            if not quiet:
+                warnings.warn(CountWarning(_compiled_text(label, count, single_run)),
+                              stacklevel=stacklevel + 1)
     return flop_d, bytes_d, prov, meta
 
 
-def _compiled_text(label: str, count) -> str:
+def _compiled_text(label: str, count, single_run: bool = False) -> str:
     fused = (f"; done in one pass (inputs read once, outputs written once) it moves "
              f"{si(count.fused_bytes, 'B')} (meta['fused_bytes'])"
              if count.fused_bytes is not None else "")
-    return (f"measure(): '{label}' is torch.compile'd: the counted {si(count.bytes, 'B')} are "
-            f"those of its {len(count.ops)} eager ops, one pass each, while the timed calls "
-            f"run the compiled code, which may fuse them{fused}; pass bytes= for the "
-            f"compiled kernel's traffic")
+    ran = (COUNTED_SINGLE_RUN if single_run else
+           "rooflab counted its eager original in one untimed call (the compiled wrapper "
+           "under rooflab's counter would run eagerly, then and for good), so the timed "
+           "calls run the compiled code")
+    return (f"measure(): '{label}' is torch.compile'd: {ran}. The counted "
+            f"{si(count.bytes, 'B')} are those of its {len(count.ops)} eager ops, one pass "
+            f"each, which the compiled code may fuse{fused}; pass bytes= for the compiled "
+            f"kernel's traffic")
+
+
+# What a decorated compiled function's counted run is (measure_runs times it).
+COUNTED_SINGLE_RUN = (
+    "a counted single run of compiled code runs eagerly (torch.compile skips a frame "
+    "under a dispatch mode such as rooflab's counter), so its first call with these "
+    "argument shapes ran the eager original, counted, and that time is eager code plus "
+    "counting; later calls with the same shapes run the compiled code, uncounted, and the "
+    "decorated kernel leaves the counted run out. To time the compiled code from its "
+    "first call (and in a `with` block, which always runs eagerly when counting), pass "
+    "flop= and bytes=")
 
 
 def _name_of(fn) -> str:

@@ -1,6 +1,13 @@
 """The single-run forms of rooflab.measure: a context manager (the block runs once, timed)
 and a decorator (every call of the function is one timed run; `wrapper.kernel` adds them
-up). When they count torch ops, the time includes the counting overhead (meta says so).
+up). When they count torch ops, the counted run's time includes the counting overhead
+(meta["timing_includes_counting"] and meta["warning"] say so; counting_finding words it
+for the report); the counter's one-off first-use cost (importing torch._dynamo, ~2 s) is
+paid before the clock starts (torch_count.warm_up). A decorated function counts its first
+call with given argument shapes and reuses those counts for later calls with the same
+shapes, timed without the counter; its kernel leaves a counted run out when uncounted runs
+of the same counts exist. A decorated torch.compile'd function's counted call runs its
+eager original (measure_counts.eager_original), so the compiled code keeps running later.
 
 With no device given (and, for a decorated function, no CUDA tensor argument) the clock
 is the CPU's, read after a torch.cuda.synchronize() whenever CUDA is in use: the block's
@@ -9,6 +16,7 @@ CUDA tensors are not arguments, so they cannot choose the clock (measure_clocks)
 from __future__ import annotations
 
 import functools
+import sys
 import time
 import types
 import warnings
@@ -16,7 +24,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import InputError, require
-from .measure_checks import TimingWarning, single_run_warning, warn_number_precision
+from .measure_checks import (
+    TimingWarning,
+    counting_warning,
+    single_run_warning,
+    warn_number_precision,
+)
 from .measure_clocks import (
     CUDA_EVENTS,
     PERF_COUNTER,
@@ -32,6 +45,7 @@ from .measure_context import threads_meta
 from .measure_counts import (
     _merge_count,
     _name_of,
+    eager_original,
     is_compiled,
     normalize_bytes,
     normalize_flop,
@@ -62,14 +76,17 @@ class Measurement:
         self._collect = True   # False for a decorated call's block: the wrapper records it
         self._returned: tuple | None = None   # (result,) of a decorated call: its fused bytes
         self._compiled = False   # a decorated torch.compile'd function (measure_counts)
+        self._reuse = None   # a decorated call's earlier TorchCount: time it uncounted
+        self.counted = None   # the TorchCount of the last run (counted or reused)
         self._how = PERF_COUNTER
 
     def __enter__(self) -> Measurement:
         self.kernel = None
-        if self.flop is None or self.bytes is None:
+        if (self.flop is None or self.bytes is None) and self._reuse is None:
             require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
-            from .bench.torch_count import FlopCounter
+            from .bench.torch_count import FlopCounter, warm_up
 
+            warm_up()   # the counter's first use costs seconds: not in the timed run
             self._counter = FlopCounter()
             self._counter.__enter__()
         self._returned = None
@@ -95,21 +112,26 @@ class Measurement:
             counter.__exit__(exc_type, exc, tb)
         if exc_type is not None:
             return
-        count = None
+        count = self._reuse
         if counter is not None:
             count = (counter.result_returning(self._returned[0]) if self._returned
                      else counter.result)
-        self.kernel = self._single_run(seconds, count)
+        self.counted = count
+        self.kernel = self._single_run(seconds, count, counted=counter is not None)
         if self._collect:
             record(self.kernel)
 
-    def _single_run(self, seconds: float, count) -> Kernel:
+    def _single_run(self, seconds: float, count, counted: bool = True) -> Kernel:
         name = self.name or "block"
         devices = count.devices if count is not None else ()
         if count is not None:
-            flop, nbytes, prov, meta = _merge_count(self.flop, self.bytes, count, name,
-                                                      self._stacklevel, self._compiled)
-            meta["timing_includes_counting"] = True
+            flop, nbytes, prov, meta = _merge_count(
+                self.flop, self.bytes, count, name, self._stacklevel, self._compiled,
+                single_run=True, quiet=not counted)
+            meta["timing_includes_counting"] = counted
+            if not counted:
+                meta["counts_reused"] = ("counted at an earlier call with the same argument "
+                                         "shapes; this call timed without the counter")
         else:
             flop, nbytes = self.flop, self.bytes
             prov, meta = {"flop": "given", "bytes": "given"}, {}
@@ -119,9 +141,11 @@ class Measurement:
         # where the ops ran: the device given, else the counted ops' CUDA device
         device = self.device or next((d for d in devices if d.startswith("cuda")), "cpu")
         seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
-        warning = single_run_warning(name, seconds, self._stacklevel)
-        if warning:
-            meta["warning"] = warning
+        warnings_ = [w for w in (single_run_warning(name, seconds, self._stacklevel),
+                                 counting_warning(name, count, self._compiled)
+                                 if count is not None and counted else None) if w]
+        if warnings_:
+            meta["warning"] = "; ".join(warnings_)
         # the unit the counted FLOP run on (a bf16 SiLU: vector), as measure(fn) sets it
         return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
                       provenance={**prov, "seconds": "measured"}, samples=(seconds,),
@@ -143,6 +167,7 @@ class _Recorded:
         self._fn = fn
         self._spec = spec
         self.runs: list[Kernel] = []
+        self._counts: dict = {}   # argument shapes -> the TorchCount of the call that had them
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         spec = self._spec
@@ -154,9 +179,17 @@ class _Recorded:
         block._stacklevel = 4
         block._collect = False
         block._compiled = is_compiled(self._fn)
+        key = _shapes_key((args, kwargs))
+        counting = spec.flop is None or spec.bytes is None
+        block._reuse = self._counts.get(key) if counting and key is not None else None
+        # a counted call of compiled code runs its eager original: under the counter the
+        # compiled wrapper would run eagerly anyway, and for good (measure_counts)
+        fn = eager_original(self._fn) if counting and block._reuse is None else self._fn
         with block:
-            result = self._fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
             block._returned = (result,)
+        if counting and block._reuse is None and key is not None and block.kernel is not None:
+            self._counts[key] = block.counted
         kernel = block.kernel
         threads = threads_meta(self._fn, (), args, kwargs)
         if threads and "threads" not in kernel.meta:   # numba, or given counts on torch args
@@ -183,13 +216,65 @@ class _Recorded:
                        name=spec.name, plan=plan, **kwargs)
 
 
+def _shapes_key(value, depth: int = 0):
+    """What a decorated call's counts depend on, as a hashable key: the shape, dtype and
+    device of each array argument, scalars and strings as they are, lists, tuples and dicts
+    by their items, a torch module by its identity (a model or a decorated forward's
+    instance: the same object, the same key; modules live long, so an id is not reused
+    under it); None (count every call) for anything else, whose state may change the work
+    unseen, and for containers nested too deep."""
+    if depth > 4:
+        return None
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "dtype"):
+        return (type(value).__name__, tuple(shape), str(value.dtype),
+                str(getattr(value, "device", "")), bool(getattr(value, "requires_grad", False)))
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return (type(value).__name__, value)
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return None
+        items = tuple((k, _shapes_key(v, depth + 1)) for k, v in value.items())
+        known = all(v is not None for _, v in items)
+    elif isinstance(value, (tuple, list)):
+        items = tuple(_shapes_key(v, depth + 1) for v in value)
+        known = all(v is not None for v in items)
+    else:
+        torch = sys.modules.get("torch")
+        module = getattr(getattr(torch, "nn", None), "Module", None)
+        if module is not None and isinstance(value, module):
+            return ("module", type(value).__qualname__, id(value))
+        return None
+    return (type(value).__name__, items) if known else None
+
+
+def _work(k: Kernel) -> tuple:
+    return tuple(sorted(k.flop.items())), tuple(sorted(k.bytes.items()))
+
+
 def aggregate(runs: list[Kernel]) -> Kernel:
-    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed)."""
+    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
+    A run timed under the counter is left out when a run timed without it did the same
+    counted work (a decorated function's later call with the same shapes): its time is
+    mostly counting (meta["counted_runs_left_out"] says how many)."""
+    clean = {_work(k) for k in runs if not k.meta.get("timing_includes_counting")}
+    kept = [k for k in runs
+            if not (k.meta.get("timing_includes_counting") and _work(k) in clean)]
+    left_out = len(runs) - len(kept)
+    runs = kept
     flop = sum_counts(k.flop for k in runs)
     nbytes = sum_counts(k.bytes for k in runs)
     first = runs[0]
     samples = tuple(s for k in runs for s in k.samples)
     meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
+    if any("timing_includes_counting" in k.meta for k in runs):
+        counted = [k for k in runs if k.meta.get("timing_includes_counting")]
+        meta["timing_includes_counting"] = bool(counted)
+        said = next((k.meta["warning"] for k in counted if "warning" in k.meta), None)
+        if said and said not in meta.get("warning", ""):
+            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+    if left_out:
+        meta["counted_runs_left_out"] = left_out
     if any("ops" in k.meta for k in runs):
         # the per-op breakdown must add up to the summed totals, not repeat the first call's
         ops: dict[str, dict[str, float]] = {}

@@ -18,10 +18,14 @@ precision / level), or counted from the PyTorch ops the code dispatches
 to the odd slow sample from other load; pyperf and torch.utils.benchmark report medians
 too) and keeps the best in `meta["best_s"]` and every sample in `Kernel.samples`.
 The decorator and context-manager forms time a single run: their samples are one per run,
-and when they count torch ops the time includes the counting overhead (tens of µs per op;
-meta says so). On CUDA the clock is a CUDA event read after a synchronize; with no CUDA
-device given or seen, the CPU clock is read after a torch.cuda.synchronize() whenever CUDA
-is in use (measure_clocks). The Kernel's meta keeps what it ran with: the clock, the
+and a run timed while counting torch ops includes the counter's overhead (a dispatch mode
+on every op, often several times the code's time; meta["timing_includes_counting"] and
+meta["warning"] say so). A decorated function reuses the counts of its first call for later
+calls with the same argument shapes, timed without the counter (measure_runs). A
+torch.compile'd callable is counted through its eager original, so the compiled code keeps
+running (measure_counts). On CUDA the clock is a CUDA event read after a synchronize; with
+no CUDA device given or seen, the CPU clock is read after a torch.cuda.synchronize()
+whenever CUDA is in use (measure_clocks). The Kernel's meta keeps what it ran with: the clock, the
 threads, the timing plan and the untimed calls made first (measure_context).
 
 This module is the benchmark form; the others live beside it and are re-exported here:

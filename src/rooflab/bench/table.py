@@ -89,3 +89,55 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
     from ..files import csv_text
 
     return csv_text(rows, list(rows[0]) if rows else list(COLUMNS))
+
+
+def recipe_line(kernels) -> str | None:
+    """How the kernels were timed, in one line under `bench --run`'s table (review 17b #8,
+    #13: meta carried the recipe and the threads, the table said neither): the timing plan
+    (meta["plan"]), the calls before the first timed sample (meta["warmup_calls"]) or
+    "single run", and the threads (meta["threads"], with where the count came from). None
+    when no kernel's meta says any of it (a kernel file)."""
+    plans = _distinct(_plan_words(k.meta) for k in kernels)
+    warm = sorted({int(k.meta["warmup_calls"]) for k in kernels if "warmup_calls" in k.meta})
+    threads = _distinct(_threads_words(k.meta) for k in kernels)
+    parts = []
+    if plans:
+        parts.append(" / ".join(plans))
+    if warm:
+        span = str(warm[0]) if len(warm) == 1 else f"{warm[0]}-{warm[-1]}"
+        parts.append(f"{span} warm-up call{'' if warm == [1] else 's'} before the first "
+                     f"timed sample")
+    if threads:
+        parts.append("threads " + " / ".join(threads))
+    elif parts:   # timed by rooflab, on code whose threads it cannot read
+        parts.append("threads not known (read from PyTorch CPU ops and numba only)")
+    return "timing: " + "; ".join(parts) if parts else None
+
+
+def _distinct(words) -> list[str]:
+    return list(dict.fromkeys(w for w in words if w))
+
+
+def _plan_words(meta) -> str:
+    """'plan quick (warm-up 10 ms, 10 ms samples, 80 ms budget, 5-200 samples)', or the
+    seconds_stat of a single run ('single run', 'sum of single runs')."""
+    plan = meta.get("plan")
+    if not isinstance(plan, dict):
+        stat = meta.get("seconds_stat")
+        return str(stat) if stat and stat != "median" else ""
+    name = f"plan {plan['name']}" if plan.get("name") else "plan"
+    fields = [f"warm-up {fmt_seconds(plan['warmup_s'])}" if "warmup_s" in plan else "",
+              f"{fmt_seconds(plan['sample_s'])} samples" if "sample_s" in plan else "",
+              f"{fmt_seconds(plan['budget_s'])} budget" if "budget_s" in plan else "",
+              f"{plan['min_samples']}-{plan['max_samples']} samples"
+              if "min_samples" in plan and "max_samples" in plan else ""]
+    fields = [f for f in fields if f]
+    return f"{name} ({', '.join(fields)})" if fields else name
+
+
+def _threads_words(meta) -> str:
+    """'1 (torch.get_num_threads())', '' where the threads are not known."""
+    if meta.get("threads") is None:
+        return ""
+    source = meta.get("threads_from")
+    return f"{meta['threads']}" + (f" ({source})" if source else "")

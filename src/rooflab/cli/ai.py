@@ -32,6 +32,9 @@ otherwise (attention --naive, embedding, matmul --tile).
 """
 
 DTYPE = typer.Option("fp16", "--dtype", "-d", help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ...")
+# The HPC ops (stencil, spmv, dot, axpy) default to fp64, HPC's precision (review 17a N10).
+DTYPE64 = typer.Option("fp64", "--dtype", "-d", help="fp64 fp32 fp16 bf16 ... (fp64 for the "
+                       "HPC ops, HPC's precision)")
 # ai's --on is optional: it adds the verdict on that roof to the counts
 OnAi = Annotated[str | None, on_option("adds attainable FLOP/s, bound, time floor")]
 JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
@@ -91,7 +94,7 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     nominal: the datasheet roof of a profile whose measured roof is `roof`, for the
     ridge-band note `rooflab report` gives (review 12a #7). A stencil's sweeps are one
     call each (a launch, or a parallel region, per sweep): the launch floor counts them."""
-    from ..model.analysis import analyze
+    from ..model.analysis import analyze, memory_ceiling
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
 
     kernel = op.kernel(calls=int(op.shape.get("sweeps", 1)) if op.op == "stencil" else 1)
@@ -117,7 +120,11 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     notes = ([fp4_note(ceiling.label)] if fp4 else []) + list(analysis.notes)
     if nominal is not None:
         notes += _ridge_band(analysis, roof, nominal)
+    # the memory ceiling that judged the bytes: DRAM (real traffic) for real-traffic counts
+    # on a probed CPU roof (analysis.memory_ceiling), else the level's own
+    judged, _ = memory_ceiling(roof, kernel, p.level)
     out.update({"roof": roof_to_dict(roof), "analysis": [point_to_dict(p)],
+                "memory_ceiling": judged.level if judged is not None else p.level,
                 "compute_ceiling": ceiling.label,
                 "compute_ceiling_precision": ceiling.precision,
                 "attainable_flop_per_s": p.attainable_flop_per_s, "bound": p.bound,
@@ -188,7 +195,7 @@ def format_result(d: dict) -> list[str]:
     p = d["analysis"][0]
     # a fallback ceiling's rate in its own unit: int8 work on fp16 math is FLOP/s
     prec = d.get("compute_ceiling_precision") or p["precision"]
-    memory = f"{p['level']} {si(p['bytes_per_s'], 'B/s')}"
+    memory = f"{d.get('memory_ceiling') or p['level']} {si(p['bytes_per_s'], 'B/s')}"
     lines.append(f"on {d['roof']['name']} ({d['roof']['kind']}):")
     if d["flop"] > 0:
         lines += [f"  ceilings    {d.get('compute_ceiling') or _compute_label(p)} "
@@ -278,6 +285,8 @@ def _emit(op, on: str | None, json_out: bool, extra: dict | None = None) -> None
     d.update(extra or {})
     if op.op == "stencil":
         _add_layer_condition(d, op, on, roof)
+    if op.op == "conv2d":
+        d.setdefault("notes", []).extend(_tf32_conv_note(op, roof))
     if json_out:
         emit_json(d)
     else:
@@ -481,6 +490,24 @@ def _register_conv2d(ai: typer.Typer) -> None:
                        dilation=_n(dilation, "dilation")), on, json_out)
 
 
+def _tf32_conv_note(op, roof) -> list[str]:
+    """An fp32 conv on a roof with a tf32 ceiling (an NVIDIA GPU since Ampere): PyTorch runs
+    it on TF32 by default (torch.backends.cudnn.conv.fp32_precision "tf32", the older
+    cudnn.allow_tf32 True), so the fp32 vector ceiling is not what holds it (review 17b
+    #12; bench/torch_count.tf32_enabled counts traced convs so)."""
+    if roof is None or op.precision != "fp32":
+        return []
+    tf32 = next((c for c in roof.compute if c.precision == "tf32"), None)
+    if tf32 is None:
+        return []
+    from ..units import fmt_rate
+
+    return [f"PyTorch runs fp32 convs on TF32 by default on this GPU: --dtype tf32 for its "
+            f"ceiling ({tf32.label} {fmt_rate(tf32.value, 'tf32')}); fp32 holds only with "
+            f"torch.backends.cudnn.conv.fp32_precision = 'ieee' (or cudnn.allow_tf32 = "
+            f"False)"]
+
+
 def _register_attention(ai: typer.Typer) -> None:
     """`rooflab ai attention`."""
 
@@ -573,7 +600,8 @@ def _register_embedding(ai: typer.Typer) -> None:
 
 WRITE_ALLOCATE = typer.Option(False, "--write-allocate", help="add the read of each "
                               "written line a normal store causes (real traffic, what "
-                              "hardware counters see); leave it out against a probed roof")
+                              "hardware counters see; judged against a probed roof's DRAM "
+                              "(real traffic) ceiling)")
 
 
 def _layer_condition(op, on: str | None, roof) -> dict:
@@ -630,7 +658,7 @@ def _register_stencil(ai: typer.Typer) -> None:
                                            "256x256x256, 4096x4096 or 1e6"),
                 points: str = typer.Option(..., "--points", help="points of the stencil "
                                            "(7: the 3-D star of radius 1)"),
-                dtype: str = DTYPE,
+                dtype: str = DTYPE64,
                 sweeps: str = typer.Option("1", "--sweeps", help="sweeps over the grid "
                                            "(time steps or iterations)"),
                 write_allocate: bool = WRITE_ALLOCATE,
@@ -651,7 +679,10 @@ def _register_stencil(ai: typer.Typer) -> None:
         --flop-per-point. DRAM bytes: one read and one write per point (16 B in fp64),
         + 8 B with --write-allocate (24 B), assuming the layer condition: the 2r + 1
         neighbouring planes stay in cache (with --on, the text says where they fit).
-        Default dtype fp16, as every ai op: give --dtype fp64 for double precision.
+        With --write-allocate the bytes are real traffic: the JSON kernel's meta says so
+        (byte_count), and a probed CPU roof judges them against its DRAM (real traffic)
+        ceiling, as it does perf's counts of the same loop. Default dtype fp64 (HPC's
+        precision; the ML ops default to fp16).
         """
         if flop_per_point is not None and not (math.isfinite(flop_per_point)
                                                and flop_per_point >= 0):
@@ -680,7 +711,7 @@ def _register_spmv(ai: typer.Typer) -> None:
     def spmv(rows: str = typer.Argument(..., help="rows of the square matrix (= length "
                                         "of x and y)"),
              nnz: str = typer.Argument(..., help="nonzeros of the matrix"),
-             dtype: str = DTYPE,
+             dtype: str = DTYPE64,
              index_bytes: str = typer.Option("4", "--index-bytes", help="bytes per "
                                              "column index and row pointer (4: int32, 8: "
                                              "int64)"),
@@ -700,7 +731,9 @@ def _register_spmv(ai: typer.Typer) -> None:
         (rows + 1)·i, read once for all --rhs vectors; per vector x (rows·s, or nnz·s
         with --x-reuse none) and y written (rows·s). The JSON kernel's meta carries
         read_only_bytes (the matrix) and index_bytes, so the advice treats the matrix as
-        read-only. Default dtype fp16, as every ai op: give --dtype fp64.
+        read-only. Almost nothing is stored (y), so the count is real traffic: a probed CPU
+        roof judges it against its DRAM (real traffic) ceiling. Default dtype fp64 (HPC's
+        precision; the ML ops default to fp16).
         """
         reuse = x_reuse.strip().lower()
         if reuse not in _ops().SPMV_X_REUSE:
@@ -716,14 +749,15 @@ def _register_dot(ai: typer.Typer) -> None:
     """`rooflab ai dot`."""
 
     @ai.command("dot", context_settings=POSITIONAL)
-    def dot(n: str, dtype: str = DTYPE, on: OnAi = None, json_out: bool = JSON) -> None:
+    def dot(n: str, dtype: str = DTYPE64, on: OnAi = None, json_out: bool = JSON) -> None:
         """s = x·y over n elements (BLAS dot).
 
             rooflab ai dot 1e8 --dtype fp64
 
         FLOP 2n (one FMA per element); bytes: x and y read once, 2n·s (16 B per element
-        in fp64, AI 1/8); no stores, so write-allocate does not arise. Default dtype fp16,
-        as every ai op.
+        in fp64, AI 1/8); no stores, so write-allocate does not arise and the count is
+        real traffic (a probed CPU roof's DRAM (real traffic) ceiling judges it). Default
+        dtype fp64 (HPC's precision; the ML ops default to fp16).
         """
         _emit(_ops().dot(_n(n, "n"), dtype), on, json_out)
 
@@ -732,7 +766,7 @@ def _register_axpy(ai: typer.Typer) -> None:
     """`rooflab ai axpy`."""
 
     @ai.command("axpy", context_settings=POSITIONAL)
-    def axpy(n: str, dtype: str = DTYPE, write_allocate: bool = WRITE_ALLOCATE,
+    def axpy(n: str, dtype: str = DTYPE64, write_allocate: bool = WRITE_ALLOCATE,
              out_of_place: bool = typer.Option(False, "--out-of-place", help="z = a·x + y "
                                                "into a third array (STREAM's triad)"),
              on: OnAi = None, json_out: bool = JSON) -> None:
@@ -743,8 +777,10 @@ def _register_axpy(ai: typer.Typer) -> None:
 
         FLOP 2n; bytes 3n·s (x and y read, y written: 24 B per element in fp64, AI
         1/12). In place the store hits the line just read for y, so --write-allocate adds
-        nothing; with --out-of-place it adds the read of z: 4n·s (32 B). Default dtype
-        fp16, as every ai op.
+        nothing and the count is real traffic; with --out-of-place it adds the read of z:
+        4n·s (32 B). Real-traffic counts are judged against a probed CPU roof's DRAM (real
+        traffic) ceiling (meta byte_count). Default dtype fp64 (HPC's precision; the ML
+        ops default to fp16).
         """
         _emit(_ops().axpy(_n(n, "n"), dtype, write_allocate=write_allocate,
                           out_of_place=out_of_place), on, json_out)

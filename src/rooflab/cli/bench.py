@@ -260,7 +260,14 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     kr.check_threads(threads, len(allowed) if allowed else (os.cpu_count() or 1))
     roofs, threads_row = None, ""
     if on is not None:   # a bad --on fails before the run
-        roofs, threads_row = roofs_for_threads(on, threads)
+        from ..hardware.resolve import RUN, roofs_for_kernel_threads
+        from .inputs import resolve_on
+
+        # a scaling profile's row for --threads judges, as a kernel file's 'threads'
+        # picks it: a one-thread run judged by the all-thread L1 read 171 % (review 16a G)
+        roofs = resolve_on(on)
+        picked, threads_row, _ = roofs_for_kernel_threads(on, threads, RUN)
+        roofs = picked or roofs
     simd = kr.simd_note(name)
     if simd and not json_out:
         say_line(f"note: {simd}")
@@ -284,62 +291,6 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     if roofs and placed is None:
         say_line(f"note: {roofs[0].name} has no {result.level} ceiling to place it on")
     typer.echo("\n".join(kr.summary_lines(result, placed)))
-
-
-def roofs_for_threads(on: str, threads: int) -> tuple[tuple[Roof, ...], str]:
-    """--on's roofs for a --kernel run on `threads` threads, and the words saying which
-    thread count's roof judges it. A profile of `probe --threads 1,all` holds a row per
-    count: the row for `threads` is picked (hardware.profile.roof_at_threads, as
-    `--on me.json@1t` picks it), since a one-thread run judged by the all-thread L1 read
-    171 % (review 16a G). '' where the roof says no thread count (a catalog entry)."""
-    from ..hardware.resolve import roofs_at_threads, split_threads
-    from .inputs import resolve_on
-
-    roofs = resolve_on(on)
-    at = split_threads(on)
-    if at is not None:   # the user chose the row
-        if at[1] == threads:
-            return roofs, f"the profile's {threads}-thread row, as this run"
-        return roofs, (f"the profile's {at[1]}-thread row, as --on asked; this run "
-                       f"used {threads}")
-    counts, reference = _profile_counts(on)
-    if not counts:
-        return roofs, ""
-    if threads == reference:
-        return roofs, f"measured at {_threads(threads)}, as this run"
-    if threads in counts:
-        return (roofs_at_threads(on, threads),
-                f"the profile's {threads}-thread row, picked to match --threads "
-                f"{threads}")
-    have = ", ".join(map(str, counts))
-    return roofs, (f"measured at {_threads(reference)}, this run used {threads}; the "
-                   f"profile has rows for {have} thread{'s' if counts != [1] else ''} "
-                   f"only: probe this count with `rooflab probe --threads {threads},all`")
-
-
-def _threads(n: int | None) -> str:
-    return f"{n} thread" if n == 1 else f"{n} threads"
-
-
-def _profile_counts(on: str) -> tuple[list[int], int | None]:
-    """(thread counts with a roof, the count the whole probe ran at) of a profile .json;
-    ([], None) for anything else."""
-    if not on.lower().endswith(".json") or not Path(on).is_file():
-        return [], None
-    from ..errors import RooflabError
-    from ..files import load_json
-    from ..hardware.profile import scaling_counts
-    from ..model.schema import profile_part
-
-    try:
-        profile = profile_part(load_json(on))
-    except (RooflabError, OSError):   # resolve_on read it already: say nothing more
-        return [], None
-    if profile is None:
-        return [], None
-    extras = profile.get("extras") or {}
-    reference = (extras.get("scaling") or {}).get("reference_threads", extras.get("threads"))
-    return scaling_counts(profile), reference
 
 
 def _list_details(json_out: bool) -> None:
@@ -410,7 +361,10 @@ def bench_script(script: str, args: list[str], *, on: str | None, output: str | 
 
         emit_json(analysis_to_dict(analysis))
         return
-    print_results(analysis, output, title=f"{what} on {analysis.roof.name}")
+    from ..bench.table import recipe_line
+
+    print_results(analysis, output, title=f"{what} on {analysis.roof.name}",
+                  under=recipe_line(analysis.kernels))
 
 
 def _list_kernels(json_out: bool) -> None:
@@ -549,7 +503,10 @@ def _fits(table, width: int) -> bool:
     return all(len(line) <= width and "…" not in line for line in lines)
 
 
-def print_results(analysis, output: str | None, title: str | None = None) -> None:
+def print_results(analysis, output: str | None, title: str | None = None,
+                  under: str | None = None) -> None:
+    """The table, then `under` (bench --run's timing recipe), the flags' meanings and the
+    analysis' notes."""
     from ..bench.check import FLAG_TEXT
     from ..bench.table import zoo_table
     out = wide_console()
@@ -558,6 +515,8 @@ def print_results(analysis, output: str | None, title: str | None = None) -> Non
     if out.width < natural:   # an 80-column terminal: keep the names whole
         table = compact_table(analysis, title, out.width)
     out.print(table)
+    if under:
+        out.print(f"  {under}", markup=False)
     seen = {f for k in analysis.kernels for f in k.meta.get("flags", ())}
     for flag in (f for f in FLAG_TEXT if f in seen):
         out.print(f"  {flag}: {FLAG_TEXT[flag]}")

@@ -350,7 +350,7 @@ def scaling_table(scaling):
 
 def _print_scaling(profile) -> None:
     """After the record table: the scaling table and where DRAM saturates."""
-    from ..probe.cpu.scaling import dram_saturation, scaling_rows
+    from ..probe.cpu.scaling import dram_saturation, reference_note, scaling_rows
     from .common import console
 
     scaling = profile.extras.get("scaling")
@@ -360,9 +360,12 @@ def _print_scaling(profile) -> None:
     out.print(scaling_table(scaling))
     rows = scaling.get("by_threads") or {}
     smallest = min(rows, key=int) if rows else "1"
+    roof = profile.measured
+    fp64 = roof.find_compute("fp64") if roof is not None else None
     out.print(f"fp64 eff: fp64 per thread / per thread at {smallest} thread"
-              f"{'s' if smallest != '1' else ''}; the largest count's row is the measured "
-              f"roof, the others use the quick timing plans")
+              f"{'s' if smallest != '1' else ''}; "
+              f"{reference_note(scaling, fp64.value if fp64 else None)}; the others use "
+              f"the quick timing plans")
     if any(r.noisy for r in scaling_rows(scaling)):
         out.print("!: its samples disagree by more than 5 % or calibration gave up (other "
                   "load); rerun on a quiet machine (extras.scaling keeps the samples)")

@@ -119,8 +119,10 @@ def load_profile(path: str | os.PathLike) -> MachineProfile:
         raise ParseError(str(exc)) from None
 
 
-# extras.scaling row keys -> the ceiling each becomes (probe/cpu/scaling.py writes them)
-_SCALING_MEMORY = ("L1", "L2", "DRAM")
+# extras.scaling row keys -> the ceiling each becomes (probe/cpu/scaling.py writes them;
+# L3 where the host has one and the probe measured it: a one-thread L3-sized run had no
+# ceiling to be placed on without it)
+_SCALING_MEMORY = ("L1", "L2", "L3", "DRAM")
 _SCALING_COMPUTE = ("fp64", "fp32")
 _THREADS_SUFFIX = re.compile(r"\s*\(\d+ threads?\)$")
 
@@ -146,9 +148,10 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
     The count the whole probe ran at (extras.scaling.reference_threads, or extras.threads
     of a one-count profile) gives the profile's measured roof itself; another count of a
     scaling profile (`probe --threads 1,2,all`) gives the ceilings measured at it: DRAM,
-    L1, L2 (STREAM triad) and the fp64/fp32 FMA peaks, each `measured (N threads)` in its
-    method, with the overhead floor of the measured roof (one call, not a per-thread
-    figure). A count the profile lacks is an InputError naming the counts it has."""
+    L1, L2, L3 (STREAM triad; L3 only in rows that have it) and the fp64/fp32 FMA peaks,
+    each `measured (N threads)` in its method, with the overhead floor of the measured
+    roof (one call, not a per-thread figure). A count the profile lacks is an InputError
+    naming the counts it has."""
     extras = profile.get("extras") or {}
     scaling = extras.get("scaling") or {}
     counts = scaling_counts(profile)
@@ -180,8 +183,15 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                 overhead_s=measured.overhead_s, overhead_source=measured.overhead_source,
                 source=f"{measured.source}; extras.scaling, {_threads_label(n)}",
                 notes=(f"{label}: the ceilings measured at {_threads_label(n)} in the thread "
-                       f"scaling of this profile (no L3, GEMM or low precisions there)",))
+                       f"scaling of this profile ({_levels_note(row)})",))
     return with_probe_label(roof, extras, created)
+
+
+def _levels_note(row: Mapping) -> str:
+    """What a scaling row lacks next to the full probe: GEMM and the low precisions always,
+    L3 where the host has none or the profile predates its measurement."""
+    return ("no L3, GEMM or low precisions there" if not isinstance(row.get("L3"), Mapping)
+            else "no GEMM or low precisions there")
 
 
 def _memory_method(label: str, got: Mapping) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, ParseError, RooflabError
@@ -220,6 +221,21 @@ def _threads_words(n: int) -> str:
     return f"{n} thread" if n == 1 else f"{n} threads"
 
 
+@dataclass(frozen=True)
+class ThreadSubject:
+    """Who ran on a thread count, in the words saying which row of a profile judges it:
+    one chooser serves `bench --kernel --threads N` and a kernel file's 'threads', so the
+    two say the same thing in the same words."""
+
+    who: str          # "this run", "the kernels"
+    count_from: str   # where the count came from, '{n}' the count: "--threads {n}"
+    label: bool       # the words label a placement line: said even where the row matches
+
+
+RUN = ThreadSubject("this run", "--threads {n}", label=True)            # bench --kernel
+KERNELS = ThreadSubject("the kernels", "their 'threads'", label=False)  # kernel files
+
+
 def profile_thread_counts(path: str) -> tuple[list[int], int | None] | None:
     """(the thread counts a profile .json holds a roof for, the count its measured roof was
     probed at) for a probed profile; None for anything else (a catalog name, a roof file)."""
@@ -238,39 +254,40 @@ def profile_thread_counts(path: str) -> tuple[list[int], int | None] | None:
     return scaling_counts(profile), reference if isinstance(reference, int) else None
 
 
-def roofs_for_kernel_threads(spec: str, n: int) -> tuple[tuple[Roof, ...] | None, str, bool]:
-    """For kernels whose file says they ran on `n` threads (Kernel.meta["threads"]): (the
-    roofs of --on `spec` at n threads, or None to keep spec's own; the words for the
-    reader, '' when there is nothing to say; whether those words are a warning). A scaling
-    profile (`probe --threads 1,all`) gives its n-thread row (roof_at_threads, as
-    'me.json@1t' does): a one-thread loop judged by the all-core roof read its % of roof
-    1/cores of what it is (review 16a L1). A roof without that row is kept, and said."""
+def roofs_for_kernel_threads(spec: str, n: int, subject: ThreadSubject = KERNELS
+                             ) -> tuple[tuple[Roof, ...] | None, str, bool]:
+    """For work that ran on `n` threads (`subject`: a bench --kernel run, or kernels whose
+    file says so in Kernel.meta["threads"]): (the roofs of --on `spec` at n threads, or
+    None to keep spec's own; the words for the reader, '' when there is nothing to say;
+    whether those words are a warning). A scaling profile (`probe --threads 1,all`) gives
+    its n-thread row (roof_at_threads, as 'me.json@1t' does): a one-thread loop judged by
+    the all-core roof read its % of roof 1/cores of what it is (review 16a G, L1). A roof
+    without that row is kept, and said; a row the user picked with @Nt is kept."""
+    ran = f"{subject.who} ran on {_threads_words(n)} ({subject.count_from.format(n=n)})"
     at = split_threads(spec)
     if at is not None:   # the user picked the row: keep it, say when it is another count
         if at[1] == n:
-            return None, "", False
-        return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'), and --on "
-                      f"{spec} picks the {at[1]}-thread row: judged on that row, "
-                      f"as asked"), True
+            return None, (f"the profile's {n}-thread row, as --on asked, like "
+                          f"{subject.who}" if subject.label else ""), False
+        return None, (f"{ran}, and --on {spec} picks the {at[1]}-thread row: judged on "
+                      f"that row, as asked"), True
     counts = profile_thread_counts(spec)
     if counts is None:
-        return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'); the roof "
-                      f"'{spec}' has no per-thread-count rows (a catalog entry is the whole "
-                      f"chip, every core), so they are judged against every core's "
-                      f"ceilings: measure a roof at this count with `rooflab probe "
-                      f"--threads {n},all -o me.json` and pass --on me.json"), True
+        return None, (f"{ran}; the roof '{spec}' has no per-thread-count rows (a catalog "
+                      f"entry is the whole chip, every core), so every core's ceilings "
+                      f"judge: measure a roof at this count with `rooflab probe --threads "
+                      f"{n},all -o me.json` and pass --on me.json"), True
     have, reference = counts
     if n == reference:
-        return None, "", False
+        return None, (f"the profile's roof, measured at {_threads_words(n)} like "
+                      f"{subject.who}" if subject.label else ""), False
     if n in have:
         return (roofs_at_threads(spec, n),
-                f"judged on the profile's {n}-thread row (extras.scaling), as "
-                f"the kernels' 'threads' says they ran (--on {spec}@{n}t picks the same)",
-                False)
+                f"judged on the profile's {n}-thread row, picked to match "
+                f"{subject.count_from.format(n=n)}; --on {spec}@{n}t picks the same", False)
     rows = ", ".join(map(str, have)) or "none"
     at_words = (f"measured at {_threads_words(reference)}" if reference is not None
                 else "measured at a thread count it does not record")
-    return None, (f"the kernels ran on {_threads_words(n)} (their 'threads'); the profile "
-                  f"{spec} was {at_words} and has no {n}-thread row (rows: "
-                  f"{rows}), so they are judged on its measured roof: probe this count "
-                  f"with `rooflab probe --threads {n},all -o {spec}`"), True
+    return None, (f"{ran}; the profile {spec} was {at_words} and has no {n}-thread row "
+                  f"(rows: {rows}), so its measured roof judges: probe this count with "
+                  f"`rooflab probe --threads {n},all -o {spec}`"), True

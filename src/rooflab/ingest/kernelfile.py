@@ -197,8 +197,13 @@ def kernels_from_items(items: list, path: str,
         warn_file(path, unknown_fields_message(odd))
     wheres = [(None, f"kernels[{i}] '{k.name}'") for i, k in enumerate(out)]
     _check_read(path, out, wheres, given_ai)
+    # the example keys the first such kernel's own FLOP (review 17a N13: a fixed 2.7e8
+    # read as if it were the user's number)
+    first = next((k for k in out if k.name == defaulted[0][1]), None) if defaulted else None
+    example = (f"{first.total_flop:.6g}".replace("e+0", "e").replace("e+", "e")
+               if first is not None else "2.7e8")
     note_default_precision(path, defaulted, 'key the FLOP by precision, e.g. "flop": '
-                                            '{"fp64": 2.7e8}')
+                                            f'{{"fp64": {example}}}')
     return _merge_levels([_with_op_unit(k) for k in out], path, wheres)
 
 

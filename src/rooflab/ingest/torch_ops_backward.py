@@ -9,6 +9,11 @@ each gradient the op returns written once (the `output_mask` says which it retur
 
 from __future__ import annotations
 
+from ..bench.torch_count import (
+    BACKWARD_PER_ELEMENT,
+    POINTWISE_BACKWARD_FLOP,
+    layernorm_backward_per_element,
+)
 from ..units import flop_precision
 from .torch_ops import (
     COMPLEX_REAL,
@@ -23,25 +28,8 @@ from .torch_ops import (
     real_dtype,
 )
 
-# Pointwise backward ops: FLOP per element. gelu/silu: the derivative counts 1 (as the
-# forward counts the function 1, ingest.torch_ops) and the product with grad_output 1.
-# threshold_backward (ReLU's): grad_output where input > threshold, else 0: a selection,
-# 0 FLOP like relu itself. sigmoid: dy·y·(1 - y) = 3; tanh: dy·(1 - y²) = 3.
-POINTWISE_BACKWARD_FLOP = {"gelu_backward": 2, "silu_backward": 2, "threshold_backward": 0,
-                           "sigmoid_backward": 3, "tanh_backward": 3}
-# Softmax backward per element, dx = y·(dy - Σ dy·y): the product-sum 2 (an FMA), the
-# subtraction 1, the product 1 = 4. Log-softmax, dx = dy - exp(y)·Σ dy: the sum 1, exp 1,
-# the product and subtraction 2 = 4. Both equal the forward's 4 (ops.SOFTMAX_FLOP_PER_ELEMENT).
-SOFTMAX_BACKWARD_FLOP_PER_ELEMENT = 4
-# Layer-norm backward per element (x̂ = (x - mean)·rstd, g = dy·γ,
-# dx = rstd·(g - mean(g) - x̂·mean(g·x̂))): x̂ 2 whenever a gradient needs it; grad_input
-# 7 more (Σg 1, Σg·x̂ 2, g - mean 1, x̂·mean(g·x̂) subtracted 2, times rstd 1) plus 1 for
-# dy·γ with a weight; grad_weight Σ dy·x̂ 2; grad_bias Σ dy 1. All with weight and bias:
-# 2 + 8 + 2 + 1 = 13 (the forward is 7).
-LAYERNORM_XHAT_FLOP = 2
-LAYERNORM_GRAD_INPUT_FLOP = 7
-LAYERNORM_GRAD_WEIGHT_FLOP = 2
-LAYERNORM_GRAD_BIAS_FLOP = 1
+# The per-element counts (pointwise, softmax, layer norm, embedding) are one table with
+# the measure counter's (bench.torch_count), so the trace and rooflab.measure agree.
 
 
 def _mask(call: OpCall, i: int, n: int = 3) -> list[bool]:
@@ -62,9 +50,10 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
     """aten::convolution_backward(grad_output, input, weight, bias_sizes, stride, padding,
     dilation, transposed, output_padding, groups, output_mask): each of grad_input and
     grad_weight is a convolution as large as the forward, 2·N·K·(output positions)·(C/g)·
-    (taps) (torch.utils.flop_counter's conv_backward_flop); grad_bias sums grad_output,
-    N·K·(output positions) adds (FlopCounterMode counts it 0). The output positions are
-    grad_output's, so stride, padding and dilation need not be read."""
+    (taps) (torch.utils.flop_counter's conv_backward_flop). grad_bias, a sum of grad_output,
+    counts 0 FLOP as FlopCounterMode and the measure counter count it (as addmm's bias add
+    is not counted): one convention across verbs; its bytes are counted. The output
+    positions are grad_output's, so stride, padding and dilation need not be read."""
     ts = _tensors(call)
     if len(ts) < 3:
         return None
@@ -84,7 +73,7 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
         return f"channels disagree: input {c}, filter {kw}x{cg} in {groups} group(s), " \
                f"grad_output {k}"
     conv = 2.0 * n * k * _numel(out) * cg * _numel(taps)
-    flop = conv * (grad_input + grad_weight) + grad_bias * n * k * _numel(out)
+    flop = conv * (grad_input + grad_weight)
     e = itemsize(dt)
     written = grad_input * _numel(x) + grad_weight * _numel(wt) + grad_bias * k
     return OpWork(f"conv{spatial}d_backward", flop, _in_bytes(ts[:3]) + e * written,
@@ -105,9 +94,7 @@ def _layernorm_backward(call: OpCall) -> OpWork | str | None:
     weight, bias = (call.dims[i] if i < len(call.dims) and call.dims[i] else None
                     for i in (5, 6))
     grad_weight, grad_bias = grad_weight and weight is not None, grad_bias and bias is not None
-    per = (LAYERNORM_XHAT_FLOP * (grad_input or grad_weight)
-           + grad_input * (LAYERNORM_GRAD_INPUT_FLOP + (weight is not None))
-           + grad_weight * LAYERNORM_GRAD_WEIGHT_FLOP + grad_bias * LAYERNORM_GRAD_BIAS_FLOP)
+    per = layernorm_backward_per_element(grad_input, grad_weight, grad_bias, weight is not None)
     e = _numel(shape)
     written = (grad_input * e + grad_weight * _numel(weight or ())
                + grad_bias * _numel(bias or ()))
@@ -127,7 +114,7 @@ def _pointwise_backward(call: OpCall) -> OpWork | str | None:
         return "no formula for a complex backward"
     name = call.name.removeprefix("aten::")
     n = _numel(shape)
-    return OpWork(name, float(POINTWISE_BACKWARD_FLOP[name] * n),
+    return OpWork(name, BACKWARD_PER_ELEMENT[name] * n,
                   _in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
 
 
@@ -144,7 +131,7 @@ def _softmax_backward(call: OpCall) -> OpWork | str | None:
         return None
     n = _numel(shape)
     name = "log_softmax_backward" if "log_softmax" in call.name else "softmax_backward"
-    return OpWork(name, float(SOFTMAX_BACKWARD_FLOP_PER_ELEMENT * n),
+    return OpWork(name, BACKWARD_PER_ELEMENT[call.name.removeprefix("aten::")] * n,
                   _in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
 
 
@@ -162,7 +149,8 @@ def _embedding_backward(call: OpCall) -> OpWork | str | None:
         return None
     n = _numel(dy)
     nbytes = _in_bytes([ts[0], ids]) + rows * dy[-1] * itemsize(dt)
-    return OpWork("embedding_backward", float(n), nbytes, flop_precision(real_dtype(dt)),
+    return OpWork("embedding_backward", BACKWARD_PER_ELEMENT["embedding_dense_backward"] * n,
+                  nbytes, flop_precision(real_dtype(dt)),
                   "vector")
 
 

@@ -79,9 +79,19 @@ class Diagnosis:
         return self.point.seconds / reach
 
     @property
+    def write_allocate(self) -> bool:
+        """Whether sanity's write_allocate finding explains why it is above its roof:
+        counter bytes over a STREAM-counted DRAM roof (sanity.check_write_allocate)."""
+        return any(f.check == "write_allocate" for f in self.findings)
+
+    @property
     def gain_words(self) -> str:
         if self.gain_s is None or self.headroom is None:
             return "no measured time: position only"
+        if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and self.write_allocate:
+            return (f"none: it runs {1 / self.headroom:.2f}x above the STREAM-counted DRAM "
+                    f"roof, as far as the write-allocate reads its counters include explain "
+                    f"(up to 32/24 = 1.33x; see the sanity checks): at its roof")
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE):
             return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows, so "
                     f"the roof is too low for it or its counts are wrong (see the sanity "
@@ -103,6 +113,29 @@ class Diagnosis:
                 f"reached its roof ({speedup:.1f}x faster"
                 + (f"; the {fmt_seconds(reach)} launch/dispatch floor stays" if launch else "")
                 + ")")
+
+
+def level_bound(p: Point, binding: Point | None) -> str:
+    """A point's bound as the tables print it. A kernel's bound is its binding point's
+    (the level with the lowest roof: Analysis.primary); another level's point sits under
+    a higher roof, so its % of roof is low because that level does not bind, not because
+    of latency (review 16a H: a stencil at 65 % of DRAM had its L1 point "latency" at
+    4.7 %). Such a point reads "not binding (DRAM binds)"; memory, compute and overhead
+    are what they say at every level and stay."""
+    if p.bound != "latency" or binding is None or binding.level == p.level:
+        return p.bound
+    return f"not binding ({binding.level} binds)"
+
+
+def level_bounds(analysis: Analysis) -> tuple[str, ...]:
+    """level_bound of every point of the analysis, in its order."""
+    primary = {_kernel_key(p): p for p in analysis.primary()}
+    return tuple(level_bound(p, primary.get(_kernel_key(p))) for p in analysis.points)
+
+
+def _kernel_key(p: Point) -> int | str:
+    # as Analysis.primary keys its points: by kernel index, else by name
+    return p.kernel_index if p.kernel_index >= 0 else p.kernel
 
 
 def evidence(p: Point, machine: Machine | None = None) -> str:

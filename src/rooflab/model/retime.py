@@ -14,11 +14,11 @@ the kernels before and after; `describe` is its JSON shape. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import InputError
 from .advice_core import efficiency_of
-from .analysis import Analysis, Point, analyze
+from .analysis import REAL_TRAFFIC, Analysis, Point, analyze
 from .ceiling import Roof
 from .kernel import Kernel
 
@@ -145,11 +145,56 @@ def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
     return wanted
 
 
+def real_traffic_basis(basis: Roof, target: Roof) -> Roof | None:
+    """`basis` with its DRAM ceiling at its DRAM (real traffic) rate, to take efficiencies
+    against when the kernels move to a datasheet roof; None where no conversion applies.
+
+    A datasheet (catalog) DRAM figure is the channels' rate, channels x transfers x 8 B:
+    real-traffic units, the bytes the memory controller moves. A probed CPU roof judges
+    STREAM-counted bytes (hand counts, ai, the zoo) against its STREAM-counted DRAM, which
+    leaves the write-allocate read out (a triad counts 24 of the 32 B it moves, so ~3/4 of
+    the real rate), and counter bytes against its real-traffic one. Carrying a fraction of
+    the counted rate onto the datasheet rate mixed the units: the same loop moved 23.45x
+    from a kernel file and 17.59x from perf onto an EPYC 9654 (460.8 / 19.6 vs 460.8 /
+    26.2; review 17a N12). Taking every kernel's efficiency against the real-traffic rate
+    puts both on the datasheet's units, so the same loop gets one factor (17.59x); the
+    kernel's own counted/real ratio is the same code's on both machines, so it cancels.
+    A target with its own real-traffic ceiling (another probed profile) or a basis
+    without one (a GPU, an older profile) compares like with like already."""
+    real, dram = basis.find_memory(REAL_TRAFFIC), basis.find_memory("DRAM")
+    if (real is None or dram is None or target.kind != "nominal"
+            or target.find_memory("DRAM") is None
+            or target.find_memory(REAL_TRAFFIC) is not None):
+        return None
+    memory = tuple(replace(c, value=real.value) if c is dram else c for c in basis.memory)
+    return replace(basis, memory=memory)
+
+
+def _real_traffic_line(basis: Roof, target: Roof) -> str:
+    """What real_traffic_basis does, in the words efficiency_basis adds; '' where it does
+    nothing."""
+    if real_traffic_basis(basis, target) is None:
+        return ""
+    from ..units import si
+
+    real, dram = basis.find_memory(REAL_TRAFFIC), basis.find_memory("DRAM")
+    return (f"; DRAM efficiencies taken against {basis.name}'s {REAL_TRAFFIC} "
+            f"{si(real.value, 'B/s')}, not its STREAM-counted DRAM {si(dram.value, 'B/s')}: "
+            f"{target.name}'s DRAM {si(target.find_memory('DRAM').value, 'B/s')} is a "
+            f"datasheet channel rate, in real-traffic units (a STREAM triad counts about 3/4 "
+            f"of what the channels move), so a STREAM-counted kernel's predicted factor "
+            f"against the counted rate would be {real.value / dram.value:.2f}x high")
+
+
 def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
            new_roof: Roof | None = None) -> WhatIf:
     kernels = tuple(kernels)
     target = new_roof or roof
     before = analyze(roof, kernels)
+    # onto a datasheet roof: efficiencies in its (real-traffic) units; the before state
+    # shown stays the roof's own judgement (real_traffic_basis)
+    units = real_traffic_basis(roof, target) if new_roof is not None else None
+    rated = analyze(units, kernels) if units is not None else before
     chosen = _select(kernels, names)
     # a roof with no launch floor (rocprof-compute's roofline.csv) leaves the launches in
     # the measured times: the target's launch floor must not be added on top of them
@@ -158,7 +203,7 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     for k in kernels:
         if k.name in chosen or new_roof is not None:
             new = retime(change(k) if k.name in chosen else k, target,
-                         _efficiency(before, k), label, launch_inside=inside)
+                         _efficiency(rated, k), label, launch_inside=inside)
             moves.append((k, new))
             after.append(new)
         else:
@@ -205,7 +250,7 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
             f"{where}, applied to {target.name} ({target.kind}): not like for like, the "
             f"prediction assumes {target.name} reaches the same share of its datasheet "
             f"peaks as of {basis.name}'s measured ones (optimistic; a profile holding both "
-            f"roofs gives like for like)")
+            f"roofs gives like for like)" + _real_traffic_line(basis, target))
     return basis, target, (f"{where}, applied to {target.name} ({target.kind}): not like "
                            f"for like")
 

@@ -501,7 +501,7 @@ def describe(w: WhatIf) -> Mapping[str, object]:
 # and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
 # efficiency meaningless: a kernel above its roof is taken at 100 % of it (efficiency_of
 # caps it), so what is built on it is a cap, not a prediction (review 16b #11).
-DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident")
+DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident", "timing_includes_counting")
 DOUBTFUL_FLAGS = ("below-floor", "cache-resident")
 
 

@@ -23,8 +23,9 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
-from ..model.analysis import analyze, share_totals
+from ..model.analysis import REAL_TRAFFIC, analyze, on_real_traffic, share_totals
 from ..model.ceiling import Ceiling, Roof
+from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity import (
     ABOVE_TOLERANCE,  # the report's threshold, so the two agree
@@ -93,6 +94,14 @@ LABELS_SHOWN = 20
 # are not read as equal times. (Sizing them by time relative to the longest was the
 # other choice: a ratio of two runs' times, which the labels and tables already give.)
 SIZES_ALIKE = "size: alike (one timed kernel per file: each is 100 % of its file's time)"
+
+# The CPU probe's second DRAM ceiling (probe/cpu/dram_ceiling.real_traffic): derived, in
+# the bytes hardware counters see. It judges counter-measured kernels only, so the chart
+# draws it only where a drawn kernel is judged against it, in a line style of its own
+# (dash-dot-dot: not the dashes that mean nominal) and with its own legend words; every
+# other chart would show a second DRAM slope nothing on it is read against.
+REAL_TRAFFIC_STYLE = "dashdotdot"
+REAL_TRAFFIC_LEGEND = "DRAM, real traffic (derived: counters' bytes)"
 
 
 def time_shares(kernels: Sequence[Kernel]) -> dict[int, float]:
@@ -246,11 +255,17 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
     analysis = analyze(roof, [kernel], levels=[level] if level else None)
     notes.extend(analysis.notes)
     primary = {(p.kernel, p.level) for p in analysis.primary()}
+    binding = min(analysis.points, key=lambda p: p.attainable_flop_per_s, default=None)
     several = len(analysis.points) > 1
     out: list[DrawnPoint] = []
     for p in analysis.points:
         measured = p.achieved_flop_per_s is not None
         y = p.achieved_flop_per_s if measured else p.attainable_flop_per_s
+        if p.flop <= 0 and p.bytes > 0:   # a memory op: named under the chart instead
+            notes.append(f"{kernel.name}: no FLOP, so no AI to place on the log axes; not "
+                         f"drawn: the chart names it under its axis with the bytes/s it "
+                         f"moved")
+            continue
         if not (_positive_finite(p.ai) and _positive_finite(y)):
             notes.append(f"{kernel.name} at {p.level}: AI {p.ai:g} cannot sit on log axes "
                          f"(zero FLOP or zero bytes); not drawn")
@@ -277,7 +292,8 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
-                              bound=p.bound, percent_of_roof=p.percent_of_roof,
+                              bound=level_bound(p, binding),
+                              percent_of_roof=p.percent_of_roof,
                               # a profiler step is named by its file ("output4"), so the
                               # chart's steps match the table's "[output4]" rows
                               step=str(kernel.meta.get("step_label")
@@ -326,10 +342,14 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
     for m in roof.memory:
         x_end = top / m.value if top else x_hi
         name = f"{m.level} {si(m.value, 'B/s')}"
+        real = m.level == REAL_TRAFFIC
         lines.append(Line(label=name, xs=(x_lo, x_end),
-                          ys=(m.value * x_lo, m.value * x_end), style=ceiling_style(m),
+                          ys=(m.value * x_lo, m.value * x_end),
+                          style=REAL_TRAFFIC_STYLE if real else ceiling_style(m),
                           kind="memory", roof=label, color=color, ceiling=m, level=m.level,
-                          hover=f"{roof.name}: {name} ({_provenance(m)})"))
+                          hover=f"{roof.name}: {name} ({_provenance(m)})"
+                                + ("; judges the kernels whose DRAM bytes hardware counters "
+                                   "measured" if real else "")))
     for c in roof.compute:
         x_start = c.value / fastest if fastest else x_lo
         name = f"{c.label} {fmt_rate(c.value, c.precision)}"
@@ -392,7 +412,9 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     notes.extend(_above_roof_notes(points))
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
     notes.extend(sel_notes)
-    shown = [replace(r, compute=c) for r, c in zip(roofs, kept, strict=True)]
+    real = _real_traffic_roofs(judges, to_draw, level)
+    shown = [replace(r, compute=c, memory=_drawn_memory(r, real))
+             for r, c in zip(roofs, kept, strict=True)]
     # Mixed-precision kernels' weighted ceilings, on the roof that judges each
     mixed = mixed_roofs(list(zip(judges, to_draw, strict=True)))
     ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
@@ -425,6 +447,25 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                            hidden=tuple(hidden), caps=tuple(caps), unlabelled=unlabelled,
                            joins=tuple(_level_joins(per_kernel)), sized=sized,
                            dropped=dropped)
+
+
+def _real_traffic_roofs(judges: Sequence[Roof], kernels: Sequence[Kernel],
+                        level: str | None) -> set[str]:
+    """The labels of the roofs whose REAL_TRAFFIC ceiling judges a drawn kernel's DRAM
+    point (counter-measured bytes: analysis.on_real_traffic); none when the chart shows
+    another level only."""
+    if level not in (None, "DRAM"):
+        return set()
+    return {roof_label(r) for r, k in zip(judges, kernels, strict=True)
+            if on_real_traffic(r, k)}
+
+
+def _drawn_memory(roof: Roof, real: set[str]) -> tuple[Ceiling, ...]:
+    """The roof's memory ceilings to draw: every one, less REAL_TRAFFIC where no drawn
+    kernel is judged against it (_real_traffic_roofs)."""
+    if roof_label(roof) in real:
+        return roof.memory
+    return tuple(c for c in roof.memory if c.level != REAL_TRAFFIC)
 
 
 def _checked(roofs, kernels, labels, size_by: str, min_share
@@ -533,6 +574,41 @@ def _drop_small(kernels: list[Kernel], shares: dict[int, float], min_share: floa
     return ([k for k in kernels if id(k) not in small],
             f"{n} kernel{'s' if n != 1 else ''} under {pct} % of the time not drawn "
             f"(together {_pct(gone)} of it; --min-share 0 draws every one)")
+
+
+# Ops with bytes but no FLOP (embedding, cat, copy_) have no AI, so no point on a FLOP/s
+# chart; the chart names the longest of them under its axis (PNG) or in its caption (HTML)
+# with what they did reach: the bytes/s moved and its % of their level's bandwidth, as the
+# tables give them (tables.bandwidth_of). `plot` left them out but for a count (review
+# 17b N5). The longest MEMORY_OPS_SHOWN by time; the rest are counted.
+MEMORY_OPS_SHOWN = 5
+
+
+def memory_ops(display: RooflineDisplay) -> str:
+    """'no FLOP, so not on the chart: aten::cat 66.1 MB/s = 0.002 % of DRAM; ... (DRAM
+    3.35 TB/s)' for the display's kernels without FLOP, judged by its first roof; ''
+    when there are none."""
+    from .tables import bandwidth_of
+
+    ops = [k for k in display.kernels if k.total_flop <= 0 and sum(k.bytes.values()) > 0]
+    if not ops or not display.roofs:
+        return ""
+    ops.sort(key=lambda k: -(k.seconds or 0.0))
+    words, levels = [], {}
+    for k in ops[:MEMORY_OPS_SHOWN]:
+        points = analyze(display.roofs[0], [k]).points
+        # the level whose bandwidth holds it longest binds a memory op
+        p = max(points, key=lambda q: q.floor_s, default=None)
+        moved, pct = bandwidth_of(p) if p is not None else (None, None)
+        if moved is None:
+            words.append(f"{k.name} (untimed)")
+            continue
+        words.append(f"{k.name} {si(moved, 'B/s')} = {fmt_pct(pct, space=True)} of {p.level}")
+        levels[p.level] = p.bytes_per_s
+    more = len(ops) - MEMORY_OPS_SHOWN
+    of = ", ".join(f"{lv} {si(bw, 'B/s')}" for lv, bw in levels.items())
+    return ("no FLOP, so not on the chart: " + "; ".join(words)
+            + (f"; {more} more" if more > 0 else "") + (f" ({of})" if of else ""))
 
 
 def _pct(share: float) -> str:

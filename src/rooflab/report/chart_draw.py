@@ -33,7 +33,9 @@ from .chart_parts import (
     side_color,
 )
 
-_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+# dashdotdot: the real-traffic DRAM ceiling (chart.REAL_TRAFFIC_STYLE), unlike any other
+_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":",
+               "dashdotdot": (0, (6, 2, 1.5, 2, 1.5, 2))}
 # Ceiling, ridge and point labels sit on a light backing: where no spot is free of lines
 # (two roofs with close peaks, a slope through a crowded corner), the line passing behind
 # a label is faded there instead of striking the text through. A ceiling label is 1 pt
@@ -182,10 +184,15 @@ def draw(d: RooflineDisplay, ax):
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
     shown = len({p.kernel for p in d.points if p.text})
+    from .chart import memory_ops
+
+    # ops without FLOP have no point: named here with their bytes/s (chart.memory_ops)
+    ops = memory_ops(d)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)" + (
         f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
         f"label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
-                                             if d.dropped else ""))
+                                             if d.dropped else "")
+        + (f"\n{textwrap.fill(ops, 95, break_long_words=False)}" if ops else ""))
     ax.set_ylabel("performance (FLOP/s)")
     # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
@@ -398,7 +405,7 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
                 gid=f"mixed-roof:{line.label}")
         return
     solid = line.style == "solid"
-    ax.plot(line.xs, line.ys, _LINESTYLES[line.style], color=line.color,
+    ax.plot(line.xs, line.ys, ls=_LINESTYLES[line.style], color=line.color,
             lw=2.2 if solid else 1.4, zorder=2, gid=f"roof-line:{line.roof}")
     marker = roof_marker(d, line.roof)
     if marker:   # a second, third ... roof: beads along its lines, as in the legend
@@ -430,15 +437,22 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
-    from .chart import size_legend
+    from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, size_legend
     handles: list[tuple[object, str]] = []
     for label in d.roof_labels:
-        styles = {ln.style for ln in d.lines if ln.roof == label}
+        # the real-traffic slope has its own style and entry (below), not the roof's
+        styles = {ln.style for ln in d.lines if ln.roof == label
+                  and ln.style != REAL_TRAFFIC_STYLE}
         ls = "-" if styles == {"solid"} else "--" if "solid" not in styles else "-."
         note = "" if len(styles) == 1 else " (solid measured, dashed nominal)"
         color = _roof_color(d, label)
         handles.append((Line2D([], [], color=color, ls=ls, marker=roof_marker(d, label) or None,
                                ms=4.5, mew=1.0, mec=color, mfc="white"), label + note))
+    real = [ln for ln in d.lines if ln.style == REAL_TRAFFIC_STYLE]
+    for ln in real:   # one per roof that draws it; named by roof only where two do
+        who = f" ({ln.roof})" if len(real) > 1 else ""
+        handles.append((Line2D([], [], color=ln.color, lw=1.4,
+                               ls=_LINESTYLES[REAL_TRAFFIC_STYLE]), REAL_TRAFFIC_LEGEND + who))
     for side, what in (("memory", "memory-bound side"), ("compute", "compute-bound side")):
         if any(_side(p) == side for p in d.points):
             color = side_color(side)

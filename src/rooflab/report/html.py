@@ -20,9 +20,16 @@ from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
-from ..model.diagnose import Diagnosis, diagnose
+from ..model.diagnose import Diagnosis, diagnose, level_bound
+from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
-from .chart import roofline_data, size_legend
+from .chart import (
+    REAL_TRAFFIC_LEGEND,
+    REAL_TRAFFIC_STYLE,
+    memory_ops,
+    roofline_data,
+    size_legend,
+)
 from .chart_ceilings import MAX_CEILINGS
 from .chart_parts import (
     CAP_LEGEND,
@@ -166,8 +173,11 @@ def _roof_traces(go, display: RooflineDisplay) -> list:
         roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
         c = ln.ceiling
         own = f" ({c.provenance})" if c.provenance != roof.kind else ""
-        style = {"dash": PLOTLY_DASH[ln.style], "width": 2.5 if judge else 1.5}
-        common = {"name": f"{roof.kind} {ln.label}{own}",
+        style = {"dash": _DASH[ln.style], "width": 2.5 if judge else 1.5}
+        name = (f"{REAL_TRAFFIC_LEGEND} {si(c.value, 'B/s')}"
+                + ("" if judge else f" ({roof.kind})")
+                if ln.style == REAL_TRAFFIC_STYLE else f"{roof.kind} {ln.label}{own}")
+        common = {"name": name,
                   "hovertext": html.escape(ln.hover, quote=False), "hoverinfo": "text"}
         if ln.kind == "memory":
             traces.append(_slope_trace(go, ln, judge, roof, style, common))
@@ -186,6 +196,11 @@ def _roof_traces(go, display: RooflineDisplay) -> list:
             line={"color": COMPUTE_COLOR, **style}, **common),
             Flat(0, y, x0, x1, text, "right" if judge else "left") if text else None))
     return traces
+
+
+# The chart's line styles in plotly's words; the real-traffic DRAM ceiling's dash-dot-dot
+# (chart.REAL_TRAFFIC_STYLE) as the PNG draws it, a pattern no other line has.
+_DASH = {**PLOTLY_DASH, REAL_TRAFFIC_STYLE: "6px,2px,2px,2px,2px,2px"}
 
 
 def _slope_trace(go, ln: Line, judge: bool, roof: Roof, style: dict, common: dict):
@@ -264,6 +279,13 @@ def _cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
     return traces
 
 
+def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:
+    """The point's bound as the tables print it (diagnose.level_bound: "not binding (DRAM
+    binds)" for a level under another level's binding roof)."""
+    pts = analysis.points_of(k) if k is not None else ()
+    return level_bound(p, min(pts, key=lambda q: q.attainable_flop_per_s) if pts else None)
+
+
 def hover_text(p: Point, analysis: Analysis) -> str:
     """Every number of a point, with the provenance of its kernel's numbers."""
     k = analysis.kernel_of(p)
@@ -279,7 +301,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
         f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: {p.binding})",
         f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
-        f"bound: {p.bound}; {floor_words(p)}",
+        f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
         f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
         f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
     ]
@@ -620,7 +642,10 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
             f"<p class='muted'>Roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})"
             + (f"; source: {e(analysis.roof.source)}" if analysis.roof.source else "")
             + ". Hover a point for its numbers and their provenance; click the legend to "
-              "toggle ceilings and levels. Measured roofs are solid, nominal dashed.</p>",
+              "toggle ceilings and levels. Measured roofs are solid, nominal dashed"
+            + (f"; {e(REAL_TRAFFIC_LEGEND)}: dash-dot-dot"
+               if any(ln.style == REAL_TRAFFIC_STYLE for ln in display.lines) else "")
+            + ".</p>",
             f"<p class='muted'>{e(machine_line(machine))}</p>"]
     body += [f"<p class='flag'>Read with care: {e(w)}</p>"
              for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
@@ -628,6 +653,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     left_out = chart_left_out(display)
     if left_out:
         body.append(f"<p class='muted'>{e(left_out)}</p>")
+    ops = memory_ops(display)   # ops without FLOP have no point: named as the PNG does
+    if ops:
+        body.append(f"<p class='muted'>Chart: {e(ops)}.</p>")
     if display.dropped:   # --min-share: the tables below still list them
         body.append(f"<p class='muted'>Chart: {e(display.dropped)}; the tables list every "
                     f"kernel.</p>")

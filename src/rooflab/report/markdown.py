@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced, held_on, point_on
 from ..model.choose import count_text
-from ..model.diagnose import Diagnosis, diagnose
+from ..model.diagnose import Diagnosis, diagnose, level_bounds
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
@@ -20,7 +20,7 @@ from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, rate_uni
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
-from .tables import bandwidth_note, bandwidth_of
+from .tables import MEASURED_DERIVED, bandwidth_note, bandwidth_of
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
@@ -136,7 +136,9 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     on (from `notes`), kernels above their roof, and measured ceilings far below nominal (a
     disturbed probe). kernels: the analysis's (ridge_band_warnings)."""
     out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
-    above = [d for d in diags if above_roof(d)]
+    # a write_allocate finding (sanity: counter bytes up to 4/3 over a STREAM-counted DRAM
+    # roof) already says why such a kernel is above it: its counts are not wrong
+    above = [d for d in diags if above_roof(d) and not d.write_allocate]
     if above:
         out.append(f"{len(above)} kernel(s) run faster than the roof allows: "
                    + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above)
@@ -229,14 +231,14 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     FLOP (a copy) shows the bytes/s it moved, its level's bandwidth and the percent of it
     (tables.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy at 87 %."""
     rows = []
-    for p in analysis.points:
+    for p, bound in zip(analysis.points, level_bounds(analysis), strict=True):
         moved, pct = bandwidth_of(p)
         cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), _pct(pct)) if moved is not None
                  else (fmt_rate(p.achieved_flop_per_s, p.precision),
                        fmt_rate(p.attainable_flop_per_s, p.precision),
                        _pct(p.percent_of_roof)))
         rows.append((p.kernel, p.precision + (f" {p.unit}" if p.unit else ""), p.level,
-                     fmt_ai(p.ai), *cells, p.bound,
+                     fmt_ai(p.ai), *cells, bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
 
@@ -314,7 +316,12 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
     rows = []
     for r in profile_rows(profile):
         cells = list(r.cells()[:4])
-        if r.nominal is None and nominal is not None:
+        if r.nominal is None and r.derived_method:
+            # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
+            # and "not published" read as a missing datasheet value (review 17a N13e); the
+            # whole method follows under the table (record_notes)
+            cells[1] = derived_words(r.derived_method)
+        elif r.nominal is None and nominal is not None:
             # A vendor publishes peaks, not cache bandwidths (nor, for CPUs, always DRAM);
             # a ridge needs both numbers.
             level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
@@ -356,10 +363,26 @@ def record_rows(analysis: Analysis, profile: MachineProfile | None,
     return rows
 
 
+def derived_words(method: str) -> str:
+    """A derived ceiling's nominal cell: its method's head ("derived from this run's
+    measured DRAM rates"), the part before the first colon."""
+    head = method.split(":", 1)[0].strip()
+    return head if head.startswith("derived") else f"derived: {head}"
+
+
 def record_notes(profile: MachineProfile | None) -> list[str]:
-    """Under the record table: measured ceilings too noisy to lean on, then the roofs' notes."""
+    """Under the record table: how its derived measured values are derived, measured
+    ceilings too noisy to lean on, then the roofs' notes."""
     if profile is None:
         return []
+    from .tables import profile_rows
+
+    derived = [f"{r.quantity} {MEASURED_DERIVED}: {r.derived_method}"
+               for r in profile_rows(profile) if r.derived_method]
+    return derived + _measured_notes(profile)
+
+
+def _measured_notes(profile: MachineProfile) -> list[str]:
     from .tables import profile_notes, profile_rows
 
     noisy = [f"{r.quantity} {r.spread:.0%}" for r in profile_rows(profile)

@@ -22,6 +22,8 @@ from ..units import fmt_ai, fmt_seconds, rate_unit, si
 LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
 PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 HEADERS = ("quantity", "nominal", "measured", "meas/nom", "IQR", "n")
+# after a measured cell whose value is derived from measured ceilings (ProfileRow.derived_method)
+MEASURED_DERIVED = "(derived)"
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class ProfileRow:
     samples: int = 0
     warning: bool = False
     derived: bool = False           # the nominal is derived (cores x clock x ...), not datasheet
+    # the measured value is derived from other measured ceilings, not measured itself (the
+    # CPU probe's DRAM (real traffic)): its method, else ''
+    derived_method: str = ""
 
     @property
     def ratio(self) -> float | None:
@@ -48,6 +53,9 @@ class ProfileRow:
             self.unit, lambda v: si(v, self.unit))
         measured = ("not measured" if self.measured is None and self.nominal is not None
                     and self.unit != "FLOP/B" else fmt(self.measured))
+        if self.derived_method and self.measured is not None:
+            # in the measured column but not a measurement (review 17a N13a, X1)
+            measured = f"{measured} {MEASURED_DERIVED}"
         return (self.quantity, fmt(self.nominal), measured,
                 "-" if self.ratio is None else f"{self.ratio:.0%}",
                 "-" if self.spread is None else f"{self.spread:.1%}" + (" !" if self.warning
@@ -94,7 +102,9 @@ def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) ->
     return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
                       _iqr(meas), len(meas.samples) if meas else 0,
                       bool(meas and meas.warnings),
-                      derived=nom is not None and nom.provenance == "derived")
+                      derived=nom is not None and nom.provenance == "derived",
+                      derived_method=(meas.method or "derived") if meas is not None
+                      and meas.provenance == "derived" else "")
 
 
 def _ridge(roof: Roof | None, prec: str, unit: str | None, level: str) -> float | None:

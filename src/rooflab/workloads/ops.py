@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from ..errors import InputError
+from ..model.analysis import REAL_TRAFFIC_COUNT
 from ..model.kernel import Kernel
 from ..units import (
     GROUP_SCALED,
@@ -361,6 +362,8 @@ def embedding(tokens: int, hidden: int, dtype: str = "fp16", index_dtype: str = 
 
 
 # --- HPC kernels (review 16a D): stencil, CSR SpMV, BLAS level 1 ---------------------
+# Their dtype defaults to fp64, HPC's precision (review 17a N10: an SpMV in the ML ops'
+# fp16 default counted 340 MB where the fp64 loop moves 688 MB).
 
 @dataclass(frozen=True)
 class MetaOpCount(OpCount):
@@ -379,6 +382,29 @@ class MetaOpCount(OpCount):
         base = super().scaled(factor, name)
         return MetaOpCount(**{f.name: getattr(base, f.name) for f in fields(OpCount)},
                            extra_meta={k: v * factor for k, v in self.extra_meta.items()})
+
+
+@dataclass(frozen=True)
+class RealTrafficCount(OpCount):
+    """An OpCount whose bytes are real traffic, as hardware counters see them (the write-
+    allocate reads counted in, or stores that hit lines just read): its kernel's meta says
+    so (byte_count "real traffic"), and model/analysis.memory_ceiling judges such bytes
+    against a probed roof's real-traffic DRAM ceiling, not the STREAM-counted one (review
+    17a N8: `ai stencil --write-allocate` read 400 ms against 19.6 GB/s where perf's count
+    of the same loop read 300 ms against 26.2)."""
+
+    def kernel(self, seconds: float | None = None, calls: int = 1, level: str = "DRAM",
+               samples: tuple[float, ...] = ()) -> Kernel:
+        k = super().kernel(seconds=seconds, calls=calls, level=level, samples=samples)
+        return k.with_(meta={**k.meta, "byte_count": REAL_TRAFFIC_COUNT})
+
+    def scaled(self, factor: float, name: str | None = None) -> RealTrafficCount:
+        base = super().scaled(factor, name)
+        return RealTrafficCount(**{f.name: getattr(base, f.name) for f in fields(OpCount)})
+
+
+def _real_traffic(count: OpCount) -> RealTrafficCount:
+    return RealTrafficCount(**{f.name: getattr(count, f.name) for f in fields(OpCount)})
 
 
 # A star stencil u'(p) = a·u(p) + b·Σ neighbours, the constant-coefficient Jacobi update:
@@ -427,7 +453,7 @@ def stencil_radius(points: int, dims: int, box: bool = False) -> int:
     return r
 
 
-def stencil(grid, points: int, dtype: str = "fp16", sweeps: int = 1,
+def stencil(grid, points: int, dtype: str = "fp64", sweeps: int = 1,
             write_allocate: bool = False, flop_per_point: float | None = None,
             box: bool = False, name: str | None = None) -> OpCount:
     """A symmetric stencil sweep (Jacobi: reads u, writes a second array) over a grid.
@@ -467,10 +493,11 @@ def stencil(grid, points: int, dtype: str = "fp16", sweeps: int = 1,
              "layer_condition_bytes": layer}
     label = f"stencil{points}_{'x'.join(map(str, dims))}" + (
         f"_s{sweeps}" if sweeps > 1 else "") + f"_{d}"
-    return _count(name or label, "stencil", flop_per_point * updated,
-                  split["read"] + split.get("write_allocate", 0.0), split["write"], d,
-                  "vector", shape, model=_stencil_model(dims, r, s, layer, write_allocate),
-                  split=split)
+    count = _count(name or label, "stencil", flop_per_point * updated,
+                   split["read"] + split.get("write_allocate", 0.0), split["write"], d,
+                   "vector", shape, model=_stencil_model(dims, r, s, layer, write_allocate),
+                   split=split)
+    return _real_traffic(count) if write_allocate else count
 
 
 def _stencil_model(dims, r, s, layer, write_allocate) -> str:
@@ -488,7 +515,7 @@ def _stencil_model(dims, r, s, layer, write_allocate) -> str:
 SPMV_X_REUSE = ("perfect", "none")
 
 
-def spmv(rows: int, nnz: int, dtype: str = "fp16", index_bytes: int = 4, rhs: int = 1,
+def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: int = 1,
          x_reuse: str = "perfect", name: str | None = None) -> OpCount:
     """y = A·x, A a square CSR matrix of `rows` rows and `nnz` nonzeros (SpMM with rhs > 1).
 
@@ -528,7 +555,7 @@ def spmv(rows: int, nnz: int, dtype: str = "fp16", index_bytes: int = 4, rhs: in
                                    "index_bytes": float(split["indices"] + split["rowptr"])})
 
 
-def dot(n: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
+def dot(n: int, dtype: str = "fp64", name: str | None = None) -> OpCount:
     """s = x·y (BLAS dot): 2n FLOP (one FMA per element); bytes 2n·s (x and y read once;
     the scalar result stays in a register). fp64: 16 B per element, AI 1/8."""
     n = _size(n, "n")
@@ -538,23 +565,26 @@ def dot(n: int, dtype: str = "fp16", name: str | None = None) -> OpCount:
                   {"n": n}, model=model, split={"x": s * n, "y": s * n})
 
 
-def axpy(n: int, dtype: str = "fp16", write_allocate: bool = False,
+def axpy(n: int, dtype: str = "fp64", write_allocate: bool = False,
          out_of_place: bool = False, name: str | None = None) -> OpCount:
     """y = a·x + y (BLAS axpy): 2n FLOP; bytes 3n·s (x and y read, y written). In place,
-    the store hits the line just read for y, so write-allocate adds nothing; out_of_place
-    (z = a·x + y, STREAM's triad) with write_allocate adds the read of z: 4n·s."""
+    the store hits the line just read for y, so write-allocate adds nothing and the count
+    is real traffic; out_of_place (z = a·x + y, STREAM's triad) with write_allocate adds
+    the read of z: 4n·s. Real-traffic counts carry meta byte_count (RealTrafficCount)."""
     n = _size(n, "n")
     d, s, _ = _dt(dtype)
     out = "z" if out_of_place else "y"
     split = {"x": s * n, "y": s * n, out + "_write": s * n}
     if write_allocate and out_of_place:
         split["write_allocate"] = s * n
-    wa = ("" if not write_allocate else
-          "; + the write-allocate read of z (real traffic)" if out_of_place else
-          "; write-allocate adds nothing: the store hits the line just read for y")
-    model = (f"compulsory traffic: x and y read once, {out} written once{wa}"
-             + ("" if write_allocate else "; no write-allocate read (STREAM's convention)"))
+    wa = ("; + the write-allocate read of z (real traffic)" if write_allocate and out_of_place
+          else "; no write-allocate read of z (STREAM's convention)" if out_of_place else
+          "; no write-allocate read arises: the store hits the line just read for y, so "
+          "the count is real traffic")
+    model = f"compulsory traffic: x and y read once, {out} written once{wa}"
     shape = {"n": n, "write_allocate": bool(write_allocate), "out_of_place": bool(out_of_place)}
     read = split["x"] + split["y"] + split.get("write_allocate", 0.0)
-    return _count(name or f"axpy_{n}_{d}", "axpy", 2.0 * n, read, split[out + "_write"], d,
-                  "vector", shape, model=model, split=split)
+    count = _count(name or f"axpy_{n}_{d}", "axpy", 2.0 * n, read, split[out + "_write"], d,
+                   "vector", shape, model=model, split=split)
+    # in place, or with z's allocate read counted in, the count is what the memory moves
+    return _real_traffic(count) if write_allocate or not out_of_place else count

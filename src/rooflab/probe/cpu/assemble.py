@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
+from ...model.analysis import REAL_TRAFFIC
 from ...model.ceiling import Ceiling, Roof
 from ...units import fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
@@ -196,7 +197,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     # with add chosen, its note says what the consistency note would (and what was done)
     notes += [n for n in (None if chosen_add else stream_consistency_note(raw.stream),
                           sweep_above_roof_note([pt.to_dict() for pt in raw.intensity],
-                                                dram.value if dram else None),
+                                                dram.value if dram else None,
+                                                _real_value(mem)),
                           numa_note(host.numa_nodes)) if n]
     notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
     floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
@@ -224,6 +226,12 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
         if dropped else {})
     return MachineProfile(host=host_d, nominal=nominal, measured=measured,
                           extras=extras, created=now_iso())
+
+
+def _real_value(mem: dict[str, Ceiling]) -> float | None:
+    """The DRAM (real traffic) ceiling's value, the sweep's own units (review 17a N13b)."""
+    real = mem.get(REAL_TRAFFIC)
+    return real.value if real else None
 
 
 def _memory(raw: _Raw) -> tuple[dict[str, Ceiling], list[str], dict[str, Ceiling]]:

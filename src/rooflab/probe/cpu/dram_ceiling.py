@@ -5,8 +5,9 @@
   add 56.1 GB/s with 3 % spread). Add moves the same 24 B per element (2 loads, 1 store)
   on the same arrays, so it measures the same ceiling.
 - DRAM (real traffic): the DRAM rate in the units hardware counters see (write-allocate
-  reads included), derived from the same run, for counter-measured kernels (review 16a A;
-  model/analysis.py memory_ceiling).
+  reads included), derived from the same run: the largest of its STREAM kernels' rates,
+  each x real/counted bytes (review 16a A, 17a N1), for bytes that are real traffic
+  (model/analysis.py memory_ceiling).
 - A cache level measured below DRAM is dropped (review 16a L7).
 """
 
@@ -20,11 +21,6 @@ from ...units import si
 from ..plateaus import fmt_bytes
 from ..stats import rates_warning, summarize
 from . import bandwidth as bw
-
-# A STREAM store is preceded by a write-allocate read of its line: triad and add move
-# 32 B per element at the memory controller and count 24 (McCalpin's STREAM FAQ; likwid's
-# MEM group counts the 32).
-WRITE_ALLOCATE = 32 / 24
 
 
 def _disturbed(c: Ceiling) -> bool:
@@ -67,27 +63,65 @@ def dram_from_add(triad: Ceiling, stream_dram: Mapping) -> tuple[Ceiling, str | 
     return chosen, note
 
 
+def real_factor(kernel: bw.StreamKernel) -> float:
+    """Real bytes over counted bytes of a STREAM kernel: each store's line is first read
+    (write-allocate: McCalpin's STREAM FAQ; likwid's MEM group counts it), so it moves
+    loads + 2 x stores where STREAM counts loads + stores: copy and scale 3/2 (16 -> 24 B),
+    add and triad 4/3 (24 -> 32 B), sum 1 (review 17a N1)."""
+    return (kernel.loads + 2 * kernel.stores) / (kernel.loads + kernel.stores)
+
+
+def _real_rates(dram: Ceiling, stream_dram: Mapping) -> list[tuple[str, float, tuple]]:
+    """(kernel, real-traffic rate, real-traffic samples) of each STREAM kernel of the run at
+    DRAM: the DRAM ceiling's own kernel (triad, or add when dram_from_add chose it) and
+    every other kernel in extras.stream.DRAM (copy, scale, add, sum; its triad, or add,
+    when the ceiling is that kernel's, is the ceiling itself)."""
+    own = "add" if dram.method.startswith("STREAM add") else "triad"
+    out = [(own, dram.value * real_factor(bw.STREAM[own]),
+            tuple(v * real_factor(bw.STREAM[own]) for v in dram.samples))]
+    for name, got in stream_dram.items():
+        rate = got.get("bytes_per_s") if isinstance(got, Mapping) else None
+        if (name == own or name not in bw.STREAM or not isinstance(rate, (int, float))
+                or rate <= 0):
+            continue
+        f = real_factor(bw.STREAM[name])
+        out.append((name, float(rate) * f,
+                    tuple(float(v) * f for v in got.get("samples") or ())))
+    return out
+
+
 def real_traffic(dram: Ceiling, stream_dram: Mapping) -> Ceiling:
     """The DRAM rate in real-traffic units (what perf's IMC counts and likwid-perfctr's MEM
-    group see), derived from the same run: the larger of the read-only `sum` rate (no
-    stores, so counted = real) and the DRAM ceiling's kernel (triad or add: 2 loads +
-    1 store) x 32/24 (its write-allocate read). Provenance derived."""
-    kernel = "add" if dram.method.startswith("STREAM add") else "triad"
-    wa = dram.value * WRITE_ALLOCATE
-    parts = [f"{kernel} {si(dram.value, 'B/s')} x 32/24 (its store's write-allocate read "
-             f"adds 8 B to the 24 counted) = {si(wa, 'B/s')}"]
-    value = wa
-    total = (stream_dram.get("sum") or {}).get("bytes_per_s")
-    if isinstance(total, (int, float)) and total > 0:
-        parts.insert(0, f"read-only sum {bw.STREAM['sum'].formula} {si(total, 'B/s')} "
-                        f"(8 B per element, no stores: counted bytes are real)")
-        value = max(wa, float(total))
-    method = (f"derived from this run's measured DRAM rates: the larger of "
-              f"{' and '.join(parts)}; real traffic at the memory controller, write-"
-              f"allocate reads included, what hardware counters (perf, likwid-perfctr) "
-              f"count: kernels with counter-measured DRAM bytes are judged against it")
+    group see), derived from the same run: the largest real rate among its STREAM kernels,
+    each counted rate x (loads + 2 stores)/(loads + stores) (real_factor). Taking triad
+    alone left copy/scale-shaped loops, whose store share is larger, 15 % above it (review
+    17a N1). Provenance derived; the samples are the chosen kernel's, scaled the same way,
+    so the record table shows their spread; warnings: DRAM's, and the chosen kernel's own
+    when its samples disagree (review 17a N13a)."""
+    rates = _real_rates(dram, stream_dram)
+    name, value, samples = max(rates, key=lambda r: r[1])
+    parts = [f"{n} {si(v / real_factor(bw.STREAM[n]), 'B/s')} x "
+             f"{_fraction(real_factor(bw.STREAM[n]))} = {si(v, 'B/s')}" for n, v, _ in rates]
+    method = (f"derived from this run's measured DRAM rates: the largest real-traffic rate "
+              f"of its STREAM kernels, {name}'s {si(value, 'B/s')} (of {'; '.join(parts)}); "
+              f"each counted rate x (loads + 2 stores)/(loads + stores): a store's line is "
+              f"first read (write-allocate), so copy and scale move 24 B per 16 counted (x "
+              f"3/2), add and triad 32 per 24 (x 4/3), the read-only sum what it counts "
+              f"(x 1); real traffic at the memory controller, write-allocate reads "
+              f"included, what hardware counters (perf, likwid-perfctr) count: counter-"
+              f"measured DRAM bytes and counts that are real traffic (read-only kernels, "
+              f"meta byte_count \"real traffic\") are judged against it")
+    # the DRAM ceiling's own kernel's samples are flagged on DRAM already
+    own = (rates_warning(f"{REAL_TRAFFIC} ({name})", samples)
+           if len(samples) > 1 and name != rates[0][0] else None)
+    warnings = dram.warnings + ((own,) if own else ())
     return Ceiling(value=value, level=REAL_TRAFFIC, provenance="derived", source=dram.source,
-                   method=method, warnings=dram.warnings)
+                   method=method, samples=samples, warnings=warnings)
+
+
+def _fraction(f: float) -> str:
+    """3/2, 4/3, 1 as the method text writes them."""
+    return {1.5: "3/2", 1.0: "1"}.get(round(f, 6), "4/3")
 
 
 CACHES = ("L1", "L2", "L3")

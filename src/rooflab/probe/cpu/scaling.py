@@ -8,8 +8,11 @@ found its plateau: a one-thread L3 run had nothing to be placed on, review 16a G
 fewer threads the same per-thread set is a smaller share of the shared L3, so it stays
 there), and the fp64/fp32 FMA peaks, with the
 quick mode's timing plans (ERT sweeps OpenMP thread counts the same way; likwid-bench
-`-w S0:size:N`). The largest count's row is the full run's own ceilings, so the table's
-last row is the roof. Every row keeps its samples and spread (extras.scaling).
+`-w S0:size:N`). The largest count's row is the full run's own FMA kernel and triad
+figures, the same kernels as the other rows, not the roof: the roof's compute ceilings are
+the best of its methods (FMA kernel or GEMM), so its fp64 can differ (review 17a N6:
+8.44 in the row, 39.7 on the roof); reference_note says so. Every row keeps its samples
+and spread (extras.scaling).
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ def reference_row(threads: int, mem: Mapping[str, Ceiling], peaks: Mapping,
                   ws: Mapping[str, float]) -> dict:
     """The largest count's row: the full run's ceilings (peaks: the FMA kernel's Measured,
     not GEMM, so every row comes from the same kernels)."""
-    row: dict = {"threads": threads, "source": "the full probe (the measured roof)"}
+    row: dict = {"threads": threads,
+                 "source": "the full probe (its FMA kernel and DRAM ceiling)"}
     for lv in LEVELS:
         if lv in mem and lv in ws:
             row[lv] = _ceiling_dict(mem[lv], "bytes_per_s") | {"ws_bytes_per_thread": ws[lv]}
@@ -163,6 +167,22 @@ def scaling_rows(scaling: Mapping) -> list[ScalingRow]:
                               fp64 / n / base if fp64 and base else None, flagged(r),
                               _value(r, "L3", "bytes_per_s")))
     return out
+
+
+def reference_note(scaling: Mapping, roof_fp64: float | None) -> str:
+    """What the largest count's row is, under the table: the full probe's FMA kernel and
+    DRAM figures (the kernels of the other rows), and the roof's own fp64 where it differs
+    (its best of methods) by more than 1 %, so the two are not read as one figure."""
+    rows = scaling_rows(scaling)
+    if not rows:
+        return ""
+    top = rows[-1]
+    text = (f"the {top.threads}-thread row is the full probe's FMA kernel and DRAM "
+            f"figures, the kernels of the other rows")
+    if roof_fp64 and top.fp64 and abs(roof_fp64 / top.fp64 - 1) > 0.01:
+        text += (f"; the roof's fp64 is {roof_fp64 / 1e9:.3g} GFLOP/s, the best of its "
+                 f"methods (FMA kernel or GEMM)")
+    return text
 
 
 def dram_saturation(scaling: Mapping) -> tuple[int | None, str] | None:

@@ -1,0 +1,104 @@
+"""What one likwid group measured for one region (or the whole run): FLOP by precision
+from its raw FP events or its DP/SP MFLOP/s metric, bytes by level, time, threads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .flop_events import FP_ARITH, LIKWID_AMD_FLOPS, every_precision_note, group_precision
+from .likwid_bytes import channel_bytes, volumes
+from .likwid_tables import RATE, RUNTIME, Table, per_thread, thread_max, thread_sum, unknown_note
+from .skips import SkipLog
+
+
+@dataclass
+class Part:
+    """What one group measured for one region: FLOP by precision, bytes by level, time."""
+
+    group: str
+    line: int
+    seconds: float | None
+    calls: int
+    threads: int
+    flop: dict[str, float]
+    bytes: dict[str, float]
+    notes: list[str]
+    sockets: int = 0             # threads that read the memory controllers (one per socket)
+    channels: dict[tuple[int, ...], float] = field(default_factory=dict)   # Zen's MEM1/MEM2
+
+
+def group_part(raw: Table | None, metric: Table | None, path: str, log: SkipLog,
+               precision: str | None = None) -> Part:
+    """One group's FLOP, bytes and time for one region (or the whole run); precision: the
+    user's for AMD's every-precision FLOP event (--precision)."""
+    t0 = raw or metric
+    assert t0 is not None
+    events, info = per_thread(raw, path, log) if raw else ({}, {})
+    metrics, _ = per_thread(metric, path, log) if metric else ({}, {})
+    notes: list[str] = []
+    times = (metrics.get(RUNTIME, (0, []))[1] or info.get("RDTSC Runtime [s]")
+             or events.get(RUNTIME, (0, []))[1] or [])
+    seconds = thread_max(times)
+    threads = len(times) or max((len(v) for _, v in events.values()), default=0)
+    calls = int(thread_max(info.get("call count", [])) or 1)
+    flop = _raw_flop(events, t0.group_name, notes, log, precision)
+    if not flop:
+        flop = _rate_flop(metrics, times, notes, log)
+    if precision and flop and not any(LIKWID_AMD_FLOPS.get(n) == "" for n in events):
+        notes.append(f"--precision {precision} not applied: the FP events say each FLOP's "
+                     f"precision")
+    nbytes, sockets = volumes(metrics, events, notes, log)
+    channels: dict[tuple[int, ...], float] = {}
+    if "DRAM" not in nbytes:
+        channels, sockets = channel_bytes(metrics, events, notes, log, sockets)
+    return Part(t0.group_name, t0.line, seconds, calls, threads, flop, nbytes, notes,
+                sockets, channels)
+
+
+def _raw_flop(events, group: str, notes: list[str], log: SkipLog,
+              given: str | None = None) -> dict[str, float]:
+    flop: dict[str, float] = {}
+    for name, (line, values) in events.items():
+        if name not in FP_ARITH and name not in LIKWID_AMD_FLOPS:
+            continue
+        total = thread_sum(values)
+        if total is None:
+            log.add(line, unknown_note(name, values, "left out, the FLOP it counts are missing"))
+            continue
+        if name in FP_ARITH:
+            precision, weight = FP_ARITH[name]
+            flop[precision] = flop.get(precision, 0.0) + weight * total
+        else:
+            precision = LIKWID_AMD_FLOPS[name] or given or group_precision(group)
+            flop[precision] = flop.get(precision, 0.0) + total
+            if not LIKWID_AMD_FLOPS[name]:
+                notes.append(every_precision_note(
+                    name, given, f"{precision} (group {group}; code that computes in "
+                                 f"another precision: give --precision)"))
+    if flop:
+        notes.append("FLOP from the raw FP events (FP_ARITH_INST_RETIRED_* weighted by "
+                     "vector width, an FMA counted twice by the hardware)"
+                     if any(n in FP_ARITH for n in events) else
+                     "FLOP from RETIRED_SSE_AVX_FLOPS (counts FLOPs)")
+    return flop
+
+
+def _rate_flop(metrics, times: list[float | None], notes: list[str],
+               log: SkipLog) -> dict[str, float]:
+    """FLOP = DP/SP [MFLOP/s] x runtime, thread by thread, when no raw FP event is there."""
+    flop: dict[str, float] = {}
+    for name, (line, rates) in metrics.items():
+        hit = RATE.match(name)
+        if hit is None:
+            continue
+        precision = "fp64" if hit[1].upper() == "DP" else "fp32"
+        pairs = [(r, t) for r, t in zip(rates, times, strict=False)
+                 if r is not None and t is not None]
+        if not pairs:
+            log.add(line, unknown_note(name, rates, "no FLOP counted from it"))
+            continue
+        total = sum(r * 1e6 * t for r, t in pairs)
+        flop[precision] = flop.get(precision, 0.0) + total
+        notes.append(f"{precision} FLOP = '{name}' x '{RUNTIME}', summed over threads")
+    return flop
+

@@ -1,0 +1,219 @@
+"""`perf stat` output (-x CSV or the default text, see ingest/perf_stat.py) read into the
+counts of one run: {event: total}, units, lines, what was not counted, the elapsed time."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..errors import ParseError
+from .counter_text import counter_text, repeat_note
+from .perf_numbers import is_number, number
+from .skips import SkipLog
+
+COLLECT = ("collect with `perf stat -a -x, -o run.csv -e duration_time,"
+           "fp_arith_inst_retired.256b_packed_double,...,uncore_imc/cas_count_read/,"
+           "uncore_imc/cas_count_write/ ./app`")
+UNITS = {"": None, "b": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2.0 ** 10,
+         "mib": 2.0 ** 20, "gib": 2.0 ** 30}
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "": 1e-9}
+_NOT_COUNTED = ("<not counted>", "<not supported>")
+_ID = re.compile(r"^(CPU\d+|S\d+(-\w+)*|N\d+|C\d+)$")
+# --per-socket/-die/-core/-node: "S0-D0   8 "; -A: "CPU3 " (no count of CPUs)
+_AGGR = re.compile(r"^\s*(?P<id>CPU\d+|S\d+(?:-[A-Z]+\d+)*|N\d+)\s+"
+                   r"(?:(?P<cpus>\d+)\s+(?=[\d<]))?")
+_TEXT = re.compile(r"^\s*(?P<value><not counted>|<not supported>|[\d.,\u00a0\u202f]*\d)\s+"
+                   r"(?:(?P<unit>B|Bytes|KiB|MiB|GiB|KB|MB|GB|ns|us|ms|msec)\s+)?"
+                   r"(?P<event>\S+)(?P<rest>.*)$")
+_ELAPSED = re.compile(r"^\s*(?P<s>[\d.,]+)\s+(?:\+-\s*[\d.,]+\s+)?seconds time elapsed")
+_COMMAND = re.compile(r"Performance counter stats for '(?P<cmd>.*)'")
+_PCT = re.compile(r"\((?P<pct>[\d.,]+)%\)\s*$")
+
+
+@dataclass
+class Counts:
+    """Event totals of one file: {event: value in its unit}, units, lines, and the rest."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    running: dict[str, float] = field(default_factory=dict)   # least % of time counted
+    missing: list[str] = field(default_factory=list)          # <not counted> events
+    unsupported: list[str] = field(default_factory=list)      # <not supported> ones
+    elapsed: float | None = None
+    command: str = ""
+    sockets: list[str] = field(default_factory=list)          # S0, S1 of --per-socket/-die
+    comma: bool = False                                       # a decimal-comma locale
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)   # (id, event): line
+
+    def add(self, event: str, value: float, unit: str, line: int, pct: float | None) -> None:
+        # a wall time is the same on every socket's line (--per-socket), not a count to add
+        self.values[event] = (max(value, self.values.get(event, 0.0))
+                              if event == "duration_time" else
+                              self.values.get(event, 0.0) + value)
+        self.units.setdefault(event, unit)
+        self.lines.setdefault(event, line)
+        if pct is not None and pct < 99.99:
+            self.running[event] = min(pct, self.running.get(event, 100.0))
+
+
+def _plain(event: str) -> str:
+    """'cpu/fp_arith_inst_retired.scalar_double/u' -> 'fp_arith_inst_retired.scalar_double';
+    an uncore event keeps its PMU ('uncore_imc_0/cas_count_read/'), lower case."""
+    e = event.strip().lower()
+    hit = re.match(r"^(cpu|cpu_core|cpu_atom)/([^/=,]+)/\w*$", e)
+    if hit:
+        return hit[2]
+    return e.split(":")[0] if "/" not in e else e
+
+
+def _decimal_comma(lines: list[str]) -> bool:
+    """Whether this text output was printed in a decimal-comma locale (de_DE): the
+    footer's %.9f seconds has a comma; without one, a value has '.' thousands."""
+    for ln in lines:
+        hit = _ELAPSED.match(ln)
+        if hit:
+            return "," in hit["s"]
+    return any(re.match(r"^\s*\d{1,3}(\.\d{3})+(,\d+)?\s", _AGGR.sub("", ln))
+               for ln in lines)
+
+
+def read_perf(path: str, log: SkipLog, text: str | None = None) -> Counts:
+    """One file's counts (`text`: its contents, read already from standard input)."""
+    lines = counter_text(path, text).splitlines()
+    data = [(n, ln) for n, ln in enumerate(lines, start=1)
+            if ln.strip() and not ln.lstrip().startswith("#")]
+    head = "\n".join(lines[:40])
+    if "TABLE,Group" in head or "TABLE,Region" in head or "STRUCT,Info" in head:
+        raise ParseError("likwid-perfctr output, not perf stat's: read it with "
+                         "`rooflab likwid FILE`", path=path, line=1)
+    if re.search(r"^#\s+time\s", head, re.M):
+        raise _interval(path, 1)
+    text_layout = any(_TEXT.match(_AGGR.sub("", ln)) for _, ln in data)
+    counts = Counts(comma=text_layout and _decimal_comma(lines))
+    for n, ln in enumerate(lines, start=1):
+        hit = _COMMAND.search(ln)
+        if hit and not counts.command:
+            counts.command = hit["cmd"]
+        hit = _ELAPSED.match(ln)
+        if hit:
+            counts.elapsed = _value(hit["s"], "seconds time elapsed", n, counts, path)
+    # the text layout pads with spaces ("  1,234,567      cycles"); -x writes none
+    if text_layout:
+        for n, ln in data:
+            if not (_COMMAND.search(ln) or _ELAPSED.match(ln) or " seconds " in ln):
+                _text_line(ln, n, counts, path, log)
+    else:
+        sep = ";" if any(";" in ln for _, ln in data) else ","
+        for n, ln in data:
+            _csv_line(ln, sep, n, counts, path, log)
+    if not counts.values and not counts.missing and counts.elapsed is None:
+        raise ParseError("no perf stat counter line found (value, [unit,] event); "
+                         + COLLECT, path=path, line=1 if lines else None)
+    return counts
+
+
+def _value(text: str, what: str, n: int, counts: Counts, path: str) -> float:
+    try:
+        return number(text, counts.comma)
+    except ValueError:
+        locale = ("1.234.567,89 (a decimal-comma locale)" if counts.comma else
+                  "1,234,567.89")
+        raise ParseError(f"{what} = '{text.strip()}' is not a number as this file writes "
+                         f"them ({locale}); re-run perf with LC_ALL=C", path=path,
+                         line=n) from None
+
+
+def _interval(path: str, line: int) -> ParseError:
+    return ParseError("interval output (perf stat -I): each line is one interval; rooflab "
+                      "reads a whole run: re-run without -I", path=path, line=line)
+
+
+def _csv_line(line: str, sep: str, n: int, counts: Counts, path: str, log: SkipLog) -> None:
+    f = [c.strip() for c in line.split(sep)]
+    if sep == "," and len(f) >= 4 and f[0].isdigit() and f[1].isdigit() and (
+            f[2].lower() in UNITS or f[2].lower() in TIME_UNITS):
+        # "1536,00,MiB,...": a decimal comma that -x, split (an interval's time has a '.')
+        raise ParseError(f"'{','.join(f[:3])}' looks like a value with a decimal comma "
+                         f"(perf ran in a locale such as de_DE), which -x, splits in two; "
+                         f"re-run with LC_ALL=C perf stat ..., or -x\\;", path=path, line=n)
+    if len(f) >= 3 and is_number(f[0]) and (is_number(f[1]) or f[1] in _NOT_COUNTED
+                                            or _ID.match(f[1])):
+        raise _interval(path, n)
+    where = ""
+    while f and not is_number(f[0]) and f[0] not in _NOT_COUNTED and _ID.match(f[0]):
+        where = f[0]
+        _socket(f[0], counts)
+        f = f[1:]                                # -A / --per-socket: the CPU or socket id
+    if len(f) >= 4 and is_number(f[0]) and is_number(f[1]):
+        f = f[1:]                                # --per-*: the number of CPUs aggregated
+    if len(f) < 3:
+        raise ParseError(f"'{line.strip()[:80]}' is not a perf stat -x line (value, unit, "
+                         f"event, ...); " + COLLECT, path=path, line=n)
+    value, unit, event = f[0], f[1], f[2]
+    k = 3
+    while event.count("/") % 2 and k < len(f):   # cpu/event=0xc7,umask=0x1/ split by -x,
+        event, k = f"{event}{sep}{f[k]}", k + 1
+    pct = float(f[k + 1]) if len(f) > k + 1 and is_number(f[k + 1]) else None
+    if sep == ";" and "," in value:               # -x\; in a decimal-comma locale: 1536,00
+        counts.comma = True
+    _add(value, unit, event, n, pct, counts, path, log, where)
+
+
+def _socket(ident: str, counts: Counts) -> None:
+    socket = re.match(r"^S\d+", ident)            # S1, S1-D0, S1-D0-C3: socket 1
+    if socket and socket[0] not in counts.sockets:
+        counts.sockets.append(socket[0])
+
+
+def _text_line(line: str, n: int, counts: Counts, path: str, log: SkipLog) -> None:
+    aggr = _AGGR.match(line)                      # "S0        8   1,234  cycles"
+    if aggr:
+        _socket(aggr["id"], counts)
+    hit = _TEXT.match(line[aggr.end():] if aggr else line)
+    if hit is None:
+        return                                    # perf's prose ("Some events weren't ...")
+    rest = hit["rest"]
+    first = rest.split()[0] if rest.split() else ""
+    if (is_number(hit["event"].replace(",", "")) and first) or _ID.match(hit["event"]):
+        raise _interval(path, n)                  # "  1.0012   123,456   cycles"
+    _add(hit["value"], hit["unit"] or "", hit["event"], n, _percent(rest, counts.comma),
+         counts, path, log, aggr["id"] if aggr else "")
+
+
+def _percent(rest: str, comma: bool) -> float | None:
+    """The '(50.00%)' of time a multiplexed counter ran, None when not printed."""
+    hit = _PCT.search(rest)
+    try:
+        return number(hit["pct"], comma) if hit else None
+    except ValueError:
+        return None
+
+
+def _add(value: str, unit: str, event: str, n: int, pct: float | None, counts: Counts,
+         path: str, log: SkipLog, where: str = "") -> None:
+    name = _plain(event)
+    if value in _NOT_COUNTED:
+        log.add(n, f"{event}: {value} (left out; a {value.strip('<>')} event counts as "
+                   f"unknown, not 0)")
+        if name not in counts.missing:
+            counts.missing.append(name)
+        if value == "<not supported>" and name not in counts.unsupported:
+            counts.unsupported.append(name)
+        return
+    if not re.fullmatch(r"[\d.,\u00a0\u202f]+", value.strip()) and not is_number(value):
+        # -x's metric lines (",,,,,1.23,insn per cycle") and the like: not a count
+        log.add(n, f"{event}: value '{value}' is not a number (left out)")
+        return
+    x = _value(value, event, n, counts, path)       # digits: in this file's locale or error
+    first = counts.seen.setdefault((where, event), n)
+    if first != n:   # `-e cycles,cycles`: perf counts and prints it twice; adding doubles it
+        log.add(n, repeat_note(f"{event}{' on ' + where if where else ''}", first, "line",
+                               "in -e"))
+        return
+    if not math.isfinite(x) or x < 0:
+        raise ParseError(f"{event} = '{value}' is not a count (>= 0); check the file",
+                         path=path, line=n)
+    counts.add(name, x, unit.strip(), n, pct)
+
