@@ -194,7 +194,7 @@ def test_cpu_no_cache_blocking_into_a_level_the_working_set_fits():
     # 1e6 B per call fits the 1 MiB L2: a repeated call is served from L2 already, so
     # "block the working set into L2" (10x, the bandwidth ratio) offered a gain the kernel
     # has (review 11a F-G; this test asserted that 10x before). The sanity check says
-    # it is cache-resident instead (tests/test_audit11_model.py).
+    # it is cache-resident instead (tests/test_diagnose_findings.py).
     from dataclasses import replace
 
     roof = replace(CPU, overhead_s=None)

@@ -1,6 +1,6 @@
 """`rooflab llm --tp/--pp` on the links `rooflab probe --comm` measured: the cluster profile
 as --on or --link-from, checked by hand. The profiles are built from fake timings that
-follow t = alpha + S/beta exactly (tests/test_persona_dist_scale.py), so the fits return
+follow t = alpha + S/beta exactly (tests/test_scale_measured_link.py), so the fits return
 alpha and beta and every expected number below is arithmetic.
 
 tinyllama-1.1b: hidden 2048, 22 layers, fp16 activations: one all-reduce carries
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_persona_dist_scale import cluster
+from test_scale_measured_link import cluster
 
 from rooflab.cli.main import main
 from rooflab.errors import InputError

@@ -136,7 +136,7 @@ def test_nothing_usable_is_a_parse_error(tmp_path):
     with pytest.raises(ParseError, match="Metric Unit, Metric Value"):
         load_ncu([no_cols])
     # A time metric collected but nan: the launch cannot be trusted (without any time
-    # metric the kernel is kept untimed: tests/test_audit4_seeds.py).
+    # metric the kernel is kept untimed: tests/test_seed_passages.py).
     nan_time = write(tmp_path, "nantime.csv", [DETAILS_HEAD] + details_rows(
         0, [(m, u, "nan" if "time" in m else v) for m, u, v in BASIC]))
     with pytest.raises(ParseError, match="no time"):

@@ -261,7 +261,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_notes_with_json(shared_h200,
 def test_rocm_says_nvml_cannot_see_the_device_and_names_amd_smi(monkeypatch):
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from test_audit9_amd import rocm_torch
+    from test_amd_rocm import rocm_torch
 
     from rooflab.probe.gpu.load import snapshot
 

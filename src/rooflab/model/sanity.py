@@ -291,7 +291,7 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
 # the whole LLC's size (sort_fp64's 2 x 8 B x 2^21 = 32 MiB on a 32 MiB L3) is not
 # cache-resident and its DRAM floor stands. Three quarters, not half: a user's 24 MB numpy
 # add (72 % of a 32 MiB Zen 4 L3) was measured at 0.17x its DRAM floor, i.e. served from
-# the L3 (tests/test_persona_kernel_measure.py).
+# the L3 (tests/test_measure_byte_levels.py).
 LLC_RESIDENT_SHARE = 0.75
 # A kernel's own timing noise (interquartile range / median) above this is flagged noisy
 # (`rooflab bench` and `demo`) and makes its advice uncertain (advice_compute._quiet_advice).

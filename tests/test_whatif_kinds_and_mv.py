@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_audit14_torch_trace import _trace
+from test_torch_ops_formulas import _trace
 from test_torch_trace import _event
 
 from rooflab.cli.main import main

@@ -313,7 +313,7 @@ def test_envelope_fp64_ceiling_is_fp64s_own_rate():
     (c,) = roof.compute
     # review 13v F-B: the fp32 part is held to this ceiling too, so fp64 alone (1.9638e12 /
     # 22.765 s = 86.3 GFLOP/s) put the kernel at 102 % of its own envelope; the ceiling is
-    # the total, 88.4 GFLOP/s, and says that fp64 alone is 86.3 (tests/test_audit16_report.py)
+    # the total, 88.4 GFLOP/s, and says that fp64 alone is 86.3 (tests/test_report_matches_ncu.py)
     assert (c.precision, c.unit) == ("fp64", "vector")
     assert c.value == pytest.approx((GPP_FP64 + GPP_FP32) / GPP_T)
     assert round(c.value / 1e9, 1) == 88.4

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_audit14_rocprof_ncu import GPP_FP32, GPP_FP64, GPP_T, _gpp  # sigma_gpp_gpu_29
+from test_profiler_assumption_notes import GPP_FP32, GPP_FP64, GPP_T, _gpp  # sigma_gpp_gpu_29
 
 from rooflab.cli.main import main
 from rooflab.errors import InputWarning

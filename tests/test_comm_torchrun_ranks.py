@@ -5,7 +5,7 @@ and the measured send/recv fit is readable as a stage link. Fakes only: no rank 
 from __future__ import annotations
 
 import pytest
-from tests.test_persona_dist_scale import cluster as cluster_file
+from tests.test_scale_measured_link import cluster as cluster_file
 
 from rooflab.cli import probe_comm
 from rooflab.errors import InputError

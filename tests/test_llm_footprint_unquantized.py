@@ -35,7 +35,7 @@ import json
 from importlib import resources
 
 import pytest
-from test_audit11_llm import W8A8  # the review's W8A8 checkpoint (ignore lm_head)
+from test_llm_quant_activations import W8A8  # the review's W8A8 checkpoint (ignore lm_head)
 
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof

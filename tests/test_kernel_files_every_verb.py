@@ -3,7 +3,7 @@ loose ends: MI300's fp8 dtype names in torch traces, one MI250X die's roof from 
 and the "best achieved" roof's notes for MFMA / tensor-core kernels.
 
 The rocprof CSVs and torch traces are made by hand (as in test_rocprof.py and
-test_audit9_amd.py); the ncu files are the NERSC GPP recordings, read in place."""
+test_amd_rocm.py); the ncu files are the NERSC GPP recordings, read in place."""
 
 from __future__ import annotations
 

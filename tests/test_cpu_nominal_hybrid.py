@@ -136,7 +136,7 @@ def test_hybrid_family_without_a_split_says_it_assumes_p_cores():
 
 def test_hybrid_with_an_unknown_e_core_design_has_no_nominal():
     # Arrow Lake-H (model 0xC5): its E-cores are not in the table (Skymont beside SoC-tile
-    # low-power E-cores; 0xC6, Arrow Lake-S, now has Skymont: tests/test_audit10_health.py).
+    # low-power E-cores; 0xC6, Arrow Lake-S, now has Skymont: tests/test_kernel_provenance.py).
     split = CoreSplit(6, 10, tuple(range(6)), tuple(range(6, 16)), 0.9, "sysfs")
     h = _host(model=0xC5, cpu_model="Intel(R) Core(TM) Ultra 9 285H", cores=16,
               threads=16, core_split=split)
