@@ -81,15 +81,24 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
         return _lower_mixed(p, e, roof, machine, kernel, held, alt, nbytes)
     if kernel is not None and is_sparse(kind):
         return _lower_sparse(p, e, kernel, alt, ceiling, machine)
+    return _lowered(p, e, alt, ceiling, machine, nbytes,
+                    f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element "
+                    f"moves AI {fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}",
+                    f"every byte is {p.precision} element data and accuracy allows {alt}")
+
+
+def _lowered(p: Point, e: Efficiency, alt: str, ceiling, machine: Machine | None,
+             nbytes: float, moves: str, assumed: str) -> Advice:
+    """The "use ALT instead" advice at `nbytes` after the change, with what it `moves`
+    (the AI words) and what is `assumed` of the bytes."""
     return _advice(
         p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
-        f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
-        f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} and the ceiling to {ceiling.label} "
+        f"{moves} and the ceiling to {ceiling.label} "
         f"{fmt_rate(ceiling.value, ceiling.precision)}",
         "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
-        assumption=f"every byte is {p.precision} element data and accuracy allows {alt}; "
-                   f"the kernel keeps its current efficiency ({work_pct(p, e)} of roof)")
+        assumption=f"{assumed}; the kernel keeps its current efficiency "
+                   f"({work_pct(p, e)} of roof)")
 
 
 def _lower_sparse(p: Point, e: Efficiency, kernel: Kernel, alt: str, ceiling,
@@ -109,15 +118,10 @@ def _lower_sparse(p: Point, e: Efficiency, kernel: Kernel, alt: str, ceiling,
         said = (f"values and vectors shrink, integer indices and row pointers "
                 f"({split.matrix - split.values:.1%} of the bytes) do not ({split.source})")
     nbytes = p.bytes * ratio
-    return _advice(
-        p, e, f"use {alt} instead of {p.precision}{_unit_words(ceiling, machine)}",
-        f"{old:g} -> {new:g} bytes per value and vector element moves AI {fmt_ai(p.ai)} -> "
-        f"{fmt_ai(p.flop / nbytes)} (bytes x {ratio:.3g}) and the ceiling to "
-        f"{ceiling.label} {fmt_rate(ceiling.value, ceiling.precision)}",
-        "along slope" if p.memory_bound_side else "roof",
-        flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
-        assumption=f"{said}; accuracy allows {alt}; the kernel keeps its current "
-                   f"efficiency ({work_pct(p, e)} of roof)")
+    return _lowered(p, e, alt, ceiling, machine, nbytes,
+                    f"{old:g} -> {new:g} bytes per value and vector element moves AI "
+                    f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)} (bytes x {ratio:.3g})",
+                    f"{said}; accuracy allows {alt}")
 
 
 def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice | None:
