@@ -236,3 +236,15 @@ def test_probe_profile_without_the_impossible_l1():
     ok = _profile({"L1": _ceiling("L1", (6e9,) * 3),
                    "DRAM": _ceiling("DRAM", (5.72e9,) * 3)}, {})
     assert ok.measured.find_memory("L1").value == 6e9
+
+
+def test_add_a_hair_above_a_disturbed_triad_is_not_swapped_in():
+    # 37.2 vs 37.1 GB/s (seen in a demo run): the same figure within noise; no swap, no note
+    from rooflab.model.ceiling import Ceiling
+    from rooflab.probe.cpu.dram_ceiling import dram_from_add
+
+    triad = Ceiling(37.1e9, level="DRAM", provenance="measured",
+                    samples=(37.1e9, 30.0e9, 36.1e9, 31.0e9, 36.5e9))
+    add = {"samples": [37.2e9, 37.0e9, 37.1e9, 37.15e9, 37.05e9]}
+    chosen, note = dram_from_add(triad, {"add": add})
+    assert chosen is triad and note is None

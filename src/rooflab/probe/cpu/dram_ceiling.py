@@ -30,6 +30,11 @@ def _disturbed(c: Ceiling) -> bool:
                                 and rates_warning("", c.samples) is not None)
 
 
+# add replaces a disturbed triad only when its best is this much higher (the probe's 5 %
+# spread limit: a smaller difference is within one kernel's own noise)
+ADD_MARGIN = 0.05
+
+
 def dram_from_add(triad: Ceiling, stream_dram: Mapping) -> tuple[Ceiling, str | None]:
     """The DRAM ceiling: `triad` unless its samples are disturbed and add's (same run,
     `stream_dram` = extras.stream.DRAM) are clean and higher; then add's best, with the
@@ -40,7 +45,9 @@ def dram_from_add(triad: Ceiling, stream_dram: Mapping) -> tuple[Ceiling, str | 
     if not samples or not _disturbed(triad) or rates_warning("", samples) is not None:
         return triad, None
     best = max(samples)
-    if best <= triad.value:
+    # only a material difference: add 0.3 % above a mildly disturbed triad is the same
+    # figure, and swapping it would only add a note (seen 2026-11-30: 37.2 vs 37.1 GB/s)
+    if best <= triad.value * (1 + ADD_MARGIN):
         return triad, None
     t_med = summarize(triad.samples).median if triad.samples else triad.value
     a_med = summarize(samples).median
