@@ -19,7 +19,7 @@ from rooflab.model.whatif import scale_bytes
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu.dram_ceiling import real_traffic
 from rooflab.report.chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, roofline_data
-from rooflab.report.markdown import kernel_rows, trust_warnings
+from rooflab.report.markdown import headroom_cell, kernel_rows, trust_warnings
 
 N = 1.775e9
 METHOD = f"STREAM triad a[i] = b[i] + s*c[i] (numba); {bw.BYTE_MODEL}; value = best sample"
@@ -103,6 +103,13 @@ def test_write_allocate_kernel_is_not_called_wrong():
     assert "counts are wrong" not in d.gain_words      # old code: "... counts are wrong"
     assert "1.33x above the STREAM-counted DRAM roof" in d.gain_words
     assert not any("faster than the roof allows" in w for w in trust_warnings((d,)))
+    assert headroom_cell(d) == "0.75x (write-allocate)"   # the priority table's cell
+
+
+def test_hand_counts_above_the_roof_keep_the_above_roof_cell():
+    k = Kernel("triad_hand", flop={"fp64": 2 * N}, bytes={"DRAM": 32 * N}, seconds=1.0)
+    (d,) = diagnose(analyze(_roof(real=False), [k]))
+    assert headroom_cell(d) == "0.75x (above roof)"
 
 
 def test_hand_counts_above_the_roof_are_still_called_wrong():

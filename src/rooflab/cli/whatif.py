@@ -254,7 +254,7 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     from ..errors import RooflabError
     from ..hardware.catalog import lookup
     from ..model.parallel import allreduce_link_bytes
-    from .llm_parallel import tp_link
+    from ..workloads.llm.links import tp_link
 
     try:
         dev = lookup(hardware)

@@ -108,8 +108,11 @@ def above_roof(d: Diagnosis) -> bool:
 def headroom_cell(d: Diagnosis) -> str:
     if d.headroom is None:
         return "-"
+    # a kernel above a STREAM-counted roof by the write-allocate reads its counters include
+    # is explained, not doubtful (sanity's write_allocate finding): said as that
     return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else
-                                   " (above roof)" if above_roof(d) else "")
+                                   " (write-allocate)" if above_roof(d) and d.write_allocate
+                                   else " (above roof)" if above_roof(d) else "")
 
 
 
