@@ -80,16 +80,26 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
                   flop_precision(dt), _unit(dt))
 
 
-def _layernorm_backward(call: OpCall) -> OpWork | str | None:
-    """aten::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
-    weight?, bias?, output_mask): the per-element counts above; an absent weight or bias
-    is untyped in the trace, and its gradient is not computed."""
+def _grad_and_input(call: OpCall, what: str):
+    """(tensors, grad_output's shape, its dtype) of a backward op that takes grad_output and
+    one more tensor; None when the trace lacks them, "no formula for WHAT" for complex."""
     ts = _tensors(call)
     if len(ts) < 2:
         return None
     shape, dt = ts[0]
     if dt in COMPLEX_REAL:
-        return "no formula for complex layer_norm"
+        return f"no formula for {what}"
+    return ts, shape, dt
+
+
+def _layernorm_backward(call: OpCall) -> OpWork | str | None:
+    """aten::native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
+    weight?, bias?, output_mask): the per-element counts above; an absent weight or bias
+    is untyped in the trace, and its gradient is not computed."""
+    got = _grad_and_input(call, "complex layer_norm")
+    if not isinstance(got, tuple):
+        return got
+    ts, shape, dt = got
     grad_input, grad_weight, grad_bias = _mask(call, 7)
     weight, bias = (call.dims[i] if i < len(call.dims) and call.dims[i] else None
                     for i in (5, 6))
@@ -106,12 +116,10 @@ def _pointwise_backward(call: OpCall) -> OpWork | str | None:
     """gelu_backward(grad_output, self, approximate), silu_backward(grad_output, self),
     threshold_backward(grad_output, self, threshold), sigmoid/tanh_backward(grad_output,
     output): both tensors read, grad_input (grad_output's shape and dtype) written."""
-    ts = _tensors(call)
-    if len(ts) < 2:
-        return None
-    shape, dt = ts[0]
-    if dt in COMPLEX_REAL:
-        return "no formula for a complex backward"
+    got = _grad_and_input(call, "a complex backward")
+    if not isinstance(got, tuple):
+        return got
+    ts, shape, dt = got
     name = call.name.removeprefix("aten::")
     n = _numel(shape)
     return OpWork(name, BACKWARD_PER_ELEMENT[name] * n,
@@ -121,12 +129,10 @@ def _pointwise_backward(call: OpCall) -> OpWork | str | None:
 def _softmax_backward(call: OpCall) -> OpWork | str | None:
     """_softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim,
     input_dtype): grad_output and output read, grad_input written, 4 FLOP per element."""
-    ts = _tensors(call)
-    if len(ts) < 2:
-        return None
-    shape, dt = ts[0]
-    if dt in COMPLEX_REAL:
-        return "no formula for a complex softmax"
+    got = _grad_and_input(call, "a complex softmax")
+    if not isinstance(got, tuple):
+        return got
+    ts, shape, dt = got
     if _rows_cols(shape, int(_const(call, 2, -1))) is None:
         return None
     n = _numel(shape)
