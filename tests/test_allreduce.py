@@ -80,7 +80,11 @@ def test_tensor_parallel_takes_a_link_and_uses_its_all_reduce():
     assert r.prefill_comm_s == pytest.approx(44 * 50.96 * US, rel=1e-12)
     # the sweep's batch 4: 16_384 B: 10 us + 1.6384 us
     assert r.comm_s_at(4, 1) == pytest.approx(44 * 11.6384 * US, rel=1e-12)
-    assert r.tpot_s == r.compute_s + r.comm_s
+    # + the vocab-parallel logits gather (review 18d E): 1 x 32,000 x 2 B = 64,000 B, one
+    # hop of 5 us + 1/2 x 64,000 / 1e10 = 3.2 us: 8.2 us
+    assert r.gather_bytes == 64_000
+    assert r.gather_s == pytest.approx(8.2 * US, rel=1e-12)
+    assert r.tpot_s == pytest.approx(r.compute_s + r.comm_s + 8.2 * US, rel=1e-12)
     # tp_decode_step is the same path: the same result inside its TPStep
     step = tp_decode_step(CFG, Settings(), ROOF, batch=1, context=512, tp=2, link=link)
     assert step.result.comm_s == tensor_parallel(CFG, Settings(), ROOF, batch=1, context=512,

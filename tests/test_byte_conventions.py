@@ -151,11 +151,14 @@ def test_counted_bytes_stay_on_dram(meta, name):
     assert c.level == "DRAM" and why == ""
 
 
-def test_roof_without_real_traffic_uses_dram_and_says_nothing():
+def test_roof_without_real_traffic_uses_dram_and_says_so():
+    # judged against the counted DRAM, not silently (task F3): the roof has no other
     roof = Roof(name="old", kind="measured", memory=(_dram(),),
                 compute=(Ceiling(39.7 * G, precision="fp64", unit="vector"),))
     k = Kernel("dot_fp64", flop={"fp64": 1e8}, bytes={"DRAM": 1e9})
-    assert memory_ceiling(roof, k, "DRAM") == (roof.find_memory("DRAM"), "")
+    c, why = memory_ceiling(roof, k, "DRAM")
+    assert c is roof.find_memory("DRAM")
+    assert "has no DRAM (real traffic) ceiling" in why and "STREAM-counted DRAM" in why
 
 
 def test_ai_dot_is_placed_on_real_traffic():

@@ -160,7 +160,9 @@ def test_specs_show_gh200_144gb(capsys):
     assert GH144 in out and "144 GB at 4.9 TB/s" in out
 
 
-def test_specs_list_still_fits_80_columns(capsys):
+def test_specs_list_still_fits_80_columns(capsys, monkeypatch):
+    # an 80-column terminal (a pipe or log gets PIPE_WIDTH, one line per row: review 18c F12)
+    monkeypatch.setenv("COLUMNS", "80")
     assert main(["specs", "list"]) == 0
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80

@@ -293,7 +293,8 @@ def test_many_kernels_at_similar_ai_get_apart_labels():
     d = roofline_data([T4_MEASURED], ks)
     assert len(d.points) == 20
     assert all(p.text and "\n" not in p.text for p in d.points)   # one line each when many
-    assert d.points[0].text == "kernel_0 · 37%"   # 1e11 FLOP/s of 270 GB/s x AI 1
+    # 1e11 FLOP/s of 270 GB/s x AI 1; "of roof" since review 18c F6
+    assert d.points[0].text == "kernel_0 · 37% of roof"
     offsets = {(p.label_offset, p.label_ha) for p in d.points}
     assert len(offsets) > 1   # nudged: not all at the same place
     _assert_no_overlap(_label_boxes(d))

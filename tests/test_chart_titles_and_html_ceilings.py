@@ -204,7 +204,7 @@ def test_a_point_far_below_its_roof_is_not_labelled_zero_percent():
     assert "0.55% of roof" in p.text and "\n0% of roof" not in p.text
     many = roofline_data([T4], [rms] + [Kernel(f"k{i}", {"fp16": 1e9}, {"DRAM": 1e9}, 1e-2)
                                         for i in range(9)])
-    assert [p.text for p in many.points if p.kernel == "rmsnorm"] == ["rmsnorm · 0.55%"]
+    assert [p.text for p in many.points if p.kernel == "rmsnorm"] == ["rmsnorm · 0.55% of roof"]
 
 
 def test_html_styles_each_ceiling_by_its_own_provenance():

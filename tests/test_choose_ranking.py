@@ -98,8 +98,9 @@ def test_numbers_set_against_each_other_keep_the_digits_that_differ():
 
 
 def test_llm_says_141_4_gb_does_not_fit_in_141_gb(capsys):
-    # Llama-3-70B fp16 at context 640: weights 141.1 GB + KV 2 x 80 x 8 x 128 x 640 x 2 B
-    # = 210 MB + activations 67.6 MB = 141.4 GB > the H200's 141 GB ("141 GB of 141 GB").
+    # Llama-3-70B fp16 at context 639 (512 + 128 - 1): weights 141.1 GB + KV 2 x 80 x 8 x
+    # 128 x 639 x 2 B = 209 MB + activations 67.6 MB = 141.4 GB > the H200's 141 GB
+    # ("141 GB of 141 GB").
     capsys.readouterr()
     assert main(["llm", "llama-3-70b", "--on", "H200", "--phase", "decode",
                  "--compare", "MI300X,L40S"]) == 0

@@ -242,7 +242,10 @@ def test_log_axes_read_2_and_5_between_decades():
 
     fig = figure(_one_gpu_kernel(1.0))
     assert fig.layout.yaxis.range[1] - fig.layout.yaxis.range[0] < 3.5
-    assert fig.layout.yaxis.dtick == "D2" and fig.layout.xaxis.dtick == "D2"
+    assert fig.layout.xaxis.dtick == "D2"
+    # the FLOP/s axis ticks 2 and 5 too, with their unit (review 18c F15: bare "2", "5")
+    y = fig.layout.yaxis
+    assert y.tickmode == "array" and {"2 GFLOP/s", "5 GFLOP/s"} <= set(y.ticktext)
     # a long axis keeps plotly's own choice (decades)
     assert log_dtick((-4.0, 8.0), PLOT_PX[0]) is None
     assert log_dtick((9.0, 11.5), PLOT_PX[1]) == "D2"
@@ -258,7 +261,7 @@ def test_the_gpp_recording_axis_and_names():
 
     roofs, kernels = load_inputs([], [str(GPP / "output5.ncu-rep")])
     fig = figure(analyze(roofs[0], kernels))
-    assert fig.layout.yaxis.dtick == "D2"
+    assert {"2 GFLOP/s", "5 GFLOP/s"} <= set(fig.layout.yaxis.ticktext)   # as "D2" did
     _assert_ceiling_names_clear(fig)
     _assert_point_names_least_crossed(fig)
 

@@ -127,14 +127,14 @@ def test_specs_compare_accepts_commas(capsys):
 # --- a batch no split can hold is not told to "combine" --tp and --pp ----------------------
 
 def test_batch_too_big_for_any_split_says_lower_the_batch(capsys):
-    # llama-2-7b on T4 at batch 3000, context 640: KV 2 x 32 x 32 x 128 x 640 x 2 B =
-    # 335.5 MB per sequence -> 1.01 TB; prefill activations (not split by TP or PP)
-    # 80.6 GB > 16 GB per device even at --tp 32 --pp 32.
-    code, out, _ = run(capsys, "llm", "llama-2-7b", "--on", "T4", "--batch", "3000",
+    # llama-2-7b on T4 at batch 60000, context 639 (512 + 128 - 1): KV 2 x 32 x 32 x 128 x
+    # 639 x 2 B = 335.0 MB per sequence -> 20.1 TB; at --tp 32 --pp 32 each device holds 1/1024 of
+    # it, 19.7 GB > 16 GB.
+    code, out, _ = run(capsys, "llm", "llama-2-7b", "--on", "T4", "--batch", "60000",
                        "--phase", "decode")
     assert code == 0
-    assert "KV 1.01 TB" in out
-    assert "no split fits batch 3000, not even --tp 32 --pp 32: lower --batch" in out
+    assert "KV 20.1 TB" in out
+    assert "no split fits batch 60000, not even --tp 32 --pp 32: lower --batch" in out
     assert "combine them" not in out
 
 
@@ -195,8 +195,14 @@ def test_tp_sweep_adds_the_allreduces_per_batch(capsys):
     comm_256 = 160 * 2 * 7 / 8 * 256 * 8192 * 2 / 450e9
     assert rows[256]["allreduce_s"] == pytest.approx(comm_256, rel=1e-9)
     assert comm_256 == pytest.approx(2.61e-3, rel=1e-3)
-    assert rows[256]["tpot_s"] == pytest.approx(table[256] + comm_256, rel=1e-12)
-    assert rows[256]["tokens_per_s"] == pytest.approx(256 / (table[256] + comm_256))
+    # + the logits gather (review 18d E): 256 x 128,256 x 2 B = 65.7 MB, 7/8 of it over
+    # 450 GB/s = 128 us
+    gather_256 = 7 / 8 * 256 * 128_256 * 2 / 450e9
+    assert rows[256]["logits_gather_s"] == pytest.approx(gather_256, rel=1e-9)
+    assert gather_256 == pytest.approx(127.7e-6, rel=1e-3)
+    step_256 = table[256] + comm_256 + gather_256
+    assert rows[256]["tpot_s"] == pytest.approx(step_256, rel=1e-12)
+    assert rows[256]["tokens_per_s"] == pytest.approx(256 / step_256)
     # the tabled batch's row is the TPOT line's number
     assert rows[1]["tpot_s"] == pytest.approx(llm["parallel"]["tpot_s"], rel=1e-12)
 
@@ -206,8 +212,9 @@ def test_tp_sweep_line_in_the_text(capsys):
                        "--batch", "1,256", "--phase", "decode")
     assert code == 0
     assert ("the sweep's TPOT floors are one device's kernels; with --tp 8's 160 "
-            "all-reduces per step") in out
-    assert "b=256 11.7 ms" in out
+            "all-reduces per step and its logits gather") in out
+    # 9.05 ms + 2.61 ms all-reduces + 128 us logits gather = 11.78 ms
+    assert "b=256 11.8 ms" in out
 
 
 # --- small option mistakes ----------------------------------------------------------------

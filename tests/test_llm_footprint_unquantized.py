@@ -10,14 +10,15 @@ Hand numbers:
   x (1 + 2/4096 B of fp16 scale per channel) = 6,982,729,728 B; embedding + lm_head
   2 x 525,336,576 x 2 B = 2,101,346,304 B; 65 norms x 4096 = 266,240 gammas x 1 B (the
   activation width, as before) -> 9,084,342,272 B = 9.08 GB (was 8.03 GB: every matrix at
-  ~1 B). Per sequence at context 640: KV 32 x 2 x 1024 x 2 B x 640 = 83,886,080 B +
-  activations 17,290,240 B = 101,176,320 B; (80e9 - 9,084,342,272) / 101,176,320 = 700.9:
-  700 sequences fit an H100 (was 711).
+  ~1 B). Per sequence at context 639 (512 + 128 - 1): KV 32 x 2 x 1024 x 2 B x 639 =
+  83,755,008 B; one prompt's activations 17,290,240 B, reserved once; (80e9 -
+  9,084,342,272 - 17,290,240) / 83,755,008 = 846.5: 846 sequences fit an H100.
 - The same model, AWQ int4 group 128 (0.5 + 2/128 = 0.515625 B) with
   "modules_to_not_convert": ["lm_head"]: (6,979,321,856 + 525,336,576 embedding) x
   0.515625 + 525,336,576 x 2 + 266,240 x 2 = 4,920,795,136 B (was 4,140,998,656). The
   embedding stays at the quantized width there: only compressed-tensors is read as
-  Linear-only here.
+  Linear-only here. (Since then: both tables stay at 2 B for AWQ, and its zero points
+  make 0.5 + 2/128 + 0.5/128 = 0.51953125 B per weight, review 18d J: see the tests.)
 - Mixtral-8x7B, compressed-tensors fp8 (1 B, per-tensor scale) ignoring lm_head and the
   router (re:.*block_sparse_moe.gate): router 32 x 4096 x 8 = 1,048,576 weights, embedding
   and lm_head 32000 x 4096 = 131,072,000 each, all at 2 B.
@@ -85,20 +86,24 @@ def test_compressed_tensors_w8a8_footprint_keeps_embedding_and_lm_head_at_fp16(
     assert r.decode.step.bytes_split["weights"] == pytest.approx(8.03e9, rel=2e-3)
     assert main(["llm", path, "--on", "H100", "--phase", "decode"]) == 0
     out = capsys.readouterr().out
-    assert "memory (context 640): weights 9.08 GB" in out
-    assert "largest batch that fits: 700" in out                    # was 711
+    # (80e9 - 9,084,342,272 - 17,290,240 int8 workspace) / (639 x 131,072 B KV: the cache
+    # peaks at 512 + 128 - 1) = 846.5 (845.2 at context 640)
+    assert "memory (context 639): weights 9.08 GB" in out
+    assert "largest batch that fits: 846" in out
     assert main(["llm", path, "--on", "H100", "--phase", "decode", "--json"]) == 0
     fp = json.loads(capsys.readouterr().out)["llm"]["footprint"]
     assert fp["weights_bytes"] == pytest.approx(hand, rel=1e-12)
-    assert fp["max_batch"] == 700
+    assert fp["max_batch"] == 846
 
 
 def test_awq_keeps_lm_head_and_embedding_at_fp16(tmp_path):
     # AutoAWQ replaces the decoder blocks' Linear layers only: embed_tokens and lm_head
     # stay fp16 whether or not modules_to_not_convert names lm_head (a real AWQ
-    # Llama-3-8B checkpoint holds ~5.7 GB)
-    hand = LAYER_MATRICES * 0.515625 + 2 * TABLE * 2 + NORMS * 2
-    assert hand == 5_700_591_616
+    # Llama-3-8B checkpoint holds ~5.7 GB); zero_point true adds a 4-bit zero per group:
+    # 0.5 + 2/128 + 0.5/128 = 0.51953125 B per weight (review 18d J). The norms stay at
+    # 2 B: the bf16 config's AWQ runs fp16 activations
+    hand = LAYER_MATRICES * 0.51953125 + 2 * TABLE * 2 + NORMS * 2
+    assert hand == 5_727_854_592     # 3,625,975,808 + 2,101,346,304 + 532,480
     assert _weights(_bundled(tmp_path, "llama-3-8b", AWQ)) == pytest.approx(hand, rel=1e-12)
     bare = {k: v for k, v in AWQ.items() if k != "modules_to_not_convert"}
     assert _weights(_bundled(tmp_path, "llama-3-8b", bare)) == pytest.approx(hand, rel=1e-12)
@@ -125,7 +130,7 @@ def test_tied_lm_head_kept_keeps_the_shared_table(tmp_path):
     s = settings_for(cfg)
     p = count_params(cfg)
     table = 256000 * 3584
-    hand = (p.matrix - table) * 0.515625 + table * 2 + p.vector * 2
+    hand = (p.matrix - table) * 0.51953125 + table * 2 + p.vector * 2
     assert weight_bytes(cfg, s) == pytest.approx(hand, rel=1e-12)
 
 

@@ -56,14 +56,14 @@ def test_tinyllama_decode_floor_on_orin_nano_is_bytes_over_102_gbps():
 
 # --- weight-only int4 on a device with no int4 ceiling ----------------------------------
 
-def test_int4_weights_say_the_math_is_fp16_and_need_no_stand_in(capsys):
+def test_int4_weights_say_the_math_dtype_and_need_no_int4_stand_in(capsys):
     code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", NANO, "--weights", "int4",
                        "--kv", "fp8", "--phase", "decode")
     assert code == 0
     # was: "weights int4 (group 128, fp16 scales), ..., KV fp8": silent about the math
-    assert ("weights int4 (group 128, fp16 scales; dequantized to fp16 for the math)"
+    assert ("weights int4 (group 128, fp16 scales; dequantized to bf16 for the math)"
             in out)
-    assert "KV fp8 (attention math in fp16)" in out
+    assert "KV fp8 (attention math in bf16)" in out
     # the Orin has fp16 tensor cores, so no int4/fp8 stand-in note is needed or given
     assert "no int4" not in out and "no fp8" not in out
     # q_proj moves 0.516 B per weight (2048 x 2048 x 33/64 = 2,162,688 B) at 102 GB/s
@@ -134,13 +134,14 @@ def test_int8_sweep_does_not_offer_int8_again(capsys):
 
 
 def test_int4_sweep_offers_kv_fp8_only(capsys):
-    # int4: 4.14 GB of weights leave 3.86 GB; each sequence needs 83.9 MB of KV + 34.1 MB
-    # of activations = 118 MB, so floor(3.859 GB / 117.95 MB) = 32 sequences fit
+    # int4: 4.14 GB of weights and one prompt's 34.1 MB of activations leave 3.825 GB;
+    # each sequence needs 639 x 131,072 B = 83.8 MB of KV (512 + 128 - 1 tokens), so
+    # floor(3.825 GB / 83.755 MB) = 45 sequences fit
     code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", NANO, "--weights", "int4",
                        "--phase", "decode", "--batch", "1,64")
     assert code == 0
     sweep = [ln for ln in memory_lines(out) if ln.startswith("memory:")][0]
-    assert sweep.startswith("memory: at most batch 32 fits in 8 GB (context 640)")
+    assert sweep.startswith("memory: at most batch 45 fits in 8 GB (context 639)")
     # was: "(--tp, --kv fp8 or --weights int4 make room)" at int4 already, on a Jetson
     assert sweep.endswith("(--kv fp8 makes room)")
 
@@ -154,7 +155,7 @@ def test_datacenter_gpu_keeps_its_split_advice(capsys):
     assert line.endswith("batch 1 fits with --pp 2 or --tp 2, or with --weights int8 "
                          "(8.27 GB)")
     assert sweep.endswith("(--tp, or --weights int8/int4)")
-    code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", "T4", "--batch", "1,512",
+    code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", "T4", "--batch", "1,1024",
                        "--context", "500", "--phase", "decode")
     assert memory_lines(out)[1].endswith("(--tp, --kv fp8 or --weights int4 make room)")
 
@@ -331,5 +332,6 @@ def test_choose_json_carries_the_least_footprint(capsys, tmp_path):
     doc = _llm_doc(capsys, tmp_path, "llama-3-70b")
     code, out, _ = run(capsys, "choose", str(doc), "--among", "jetson-orin-nano,T4", "--json")
     rows = json.loads(out)["devices"]
-    # 70.55e9 params x 0.515625 + 209,715,200 / 2 + 67,621,888 B (test above)
-    assert all(r["least_bytes"] == pytest.approx(36_551_734_400) for r in rows)
+    # 70.55e9 params x 0.515625 + KV 639 x 327,680 B = 209,387,520 B / 2 (the cache peaks
+    # at 512 + 128 - 1) + 67,621,888 B (the test above at 640: 36,551,734,400)
+    assert all(r["least_bytes"] == pytest.approx(36_551_570_560) for r in rows)

@@ -75,7 +75,11 @@ def test_tp_on_a_cluster_profile_uses_its_all_reduce_fit(comm, capsys):
     assert par["link_bytes_per_s"] == pytest.approx(1e9, rel=1e-9)
     assert par["link_latency_s"] == pytest.approx(600e-6, rel=1e-9)
     assert par["comm_s"] == pytest.approx(44 * one, rel=1e-9)        # 26.58 ms
-    assert par["tpot_s"] == pytest.approx(par["compute_s"] + 44 * one, rel=1e-9)
+    # + the logits gather (review 18d E): 32,000 x 2 B; one hop of 600 / 2 = 300 us and
+    # 1/2 x 64,000 B / 1 GB/s = 32 us: 332 us
+    gather = 300e-6 + 64_000 / 2 / 1e9
+    assert par["logits_gather_s"] == pytest.approx(gather, rel=1e-9)
+    assert par["tpot_s"] == pytest.approx(par["compute_s"] + 44 * one + gather, rel=1e-9)
     assert "measured all-reduce fit over 2 ranks" in par["link"]
     prov = par["link_provenance"]
     assert prov["kind"] == "measured" and prov["option"] == "--on" and prov["file"] == comm
@@ -209,7 +213,11 @@ def test_tp_and_pp_take_the_all_reduce_and_the_send_from_one_profile(comm, capsy
     pp = d["pipeline"]
     # each stage: 11 layers x 2 all-reduces of (600 us + 4096 B / 1 GB/s)
     per_stage = 22 * (600e-6 + 4096 / 1e9)
-    assert [st["comm_s"] for st in pp["stages"]] == pytest.approx([per_stage] * 2, rel=1e-9)
+    # the last stage also gathers the logits (review 18d E): one hop of 300 us + 1/2 x
+    # 32,000 x 2 B / 1 GB/s = 332 us
+    gather = 300e-6 + 64_000 / 2 / 1e9
+    assert [st["comm_s"] for st in pp["stages"]] == pytest.approx(
+        [per_stage, per_stage + gather], rel=1e-9)
     assert pp["hop_s"] == pytest.approx(100e-6 + 4096 / 4e9, rel=1e-9)
     assert d["parallel"]["link_provenance"]["fit"]["collective"] == "all_reduce"
     assert pp["link"]["provenance"]["fit"]["collective"] == "send_recv"

@@ -85,7 +85,12 @@ def test_link_latency_is_added_to_each_allreduce(capsys):
     assert par["link_latency_s"] == pytest.approx(10e-6)
     assert par["comm_s"] == pytest.approx(160 * (BW_TERM + 10e-6))  # 1.763 ms
     assert par["comm_s"] == pytest.approx(1.7631e-3, rel=1e-4)
-    assert par["tpot_s"] == pytest.approx(par["compute_s"] + 160 * (BW_TERM + 10e-6))
+    # + the logits gather (review 18d E): 16 x 128,256 x 2 B = 4.10 MB, 7 hops of
+    # 10 / 14 us = 5 us and 7/8 x 4.10 MB / 450 GB/s = 7.98 us: 12.98 us
+    gather = 7 * 10e-6 / 14 + 7 / 8 * 16 * 128_256 * 2 / 450e9
+    assert par["logits_gather_s"] == pytest.approx(gather)
+    assert par["tpot_s"] == pytest.approx(
+        par["compute_s"] + 160 * (BW_TERM + 10e-6) + gather)
     assert llm["totals"]["tpot_s"] == pytest.approx(par["tpot_s"])
     assert par["compute_s"] == pytest.approx(base["compute_s"])
     note = " ".join(llm["notes"])
@@ -98,7 +103,9 @@ def test_link_latency_in_the_tp_line(capsys):
                  "--link-latency", "10"]) == 0
     text = capsys.readouterr().out
     line = next(ln for ln in text.splitlines() if ln.startswith("tensor parallel x8"))
-    assert "+ 10 us latency each = 1.76 ms" in line
+    # 1.763 ms of all-reduces + the 13 us logits gather = 1.776 ms
+    assert ("+ 10 us latency each + a logits gather of 4.1 MB (batch x vocab, 13 us) = "
+            "1.78 ms") in line
 
 
 @pytest.mark.parametrize("args, says", [

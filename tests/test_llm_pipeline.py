@@ -203,8 +203,13 @@ def test_cli_405b_tp8_pp2_over_two_nodes(capsys, tmp_path):
     assert (p["gpus"], [x["layers"] for x in p["stages"]]) == (16, [63, 63])
     assert p["link"]["bytes_per_s"] == NDR                    # 16 GPUs leave one node
     assert p["transfer_s"] == pytest.approx(16384 * 2 / NDR)  # 655 ns
-    # each stage carries its 63 layers' share of the TP all-reduces
-    assert sum(x["comm_s"] for x in p["stages"]) == pytest.approx(d["parallel"]["comm_s"])
+    # each stage carries its 63 layers' share of the TP all-reduces; the last one also the
+    # logits gather (review 18d E): 128,256 x 2 B, 7/8 of it at 450 GB/s = 499 ns
+    gather = 7 / 8 * 128_256 * 2 / 450e9
+    assert d["parallel"]["logits_gather_s"] == pytest.approx(gather)
+    assert p["stages"][1]["comm_s"] - p["stages"][0]["comm_s"] == pytest.approx(gather)
+    assert sum(x["comm_s"] for x in p["stages"]) == pytest.approx(
+        d["parallel"]["comm_s"] + gather)
     assert d["totals"]["tpot_s"] == pytest.approx(d["parallel"]["tpot_s"] + p["transfer_s"])
     # --link-bw stays the TP link's; --pp-link-bw sets the stage link
     d = llm_json(capsys, _405b(tmp_path), "--on", "H200", "--tp", "8", "--pp", "2",
@@ -221,7 +226,7 @@ def test_cli_pp_makes_405b_fit_on_one_node(capsys, tmp_path):
     code, out, _ = llm(capsys, _405b(tmp_path), "--on", "H200", "--tp", "4", "--pp", "2",
                        "--phase", "decode")
     assert code == 0
-    assert "memory per device (context 640, its heaviest stage)" in out and "(fits)" in out
+    assert "memory per device (context 639, its heaviest stage)" in out and "(fits)" in out
     assert "pipeline parallel x2 (x TP 4 = 8 GPUs)" in out
     assert "does not cut single-stream latency" in out
     assert "450 GB/s" in out                                  # 8 GPUs: one node, NVLink

@@ -71,14 +71,14 @@ def _analyze(path, on="H100", **req):
 def test_fp8_activation_scheme_sets_fp8_activations(tmp_path, capsys):
     path = _llama3(tmp_path, {"quant_method": "fp8", "activation_scheme": "dynamic"})
     r = _analyze(path, prompt=8192)
-    assert r.settings.act == "fp8" and r.settings.kv == "fp16"
+    assert r.settings.act == "fp8" and r.settings.kv == "bf16"
     assert r.ttft_s == pytest.approx(74.2e-3, rel=5e-3)       # was 148 ms
     q = r.prefill.step.op("q_proj").op
     assert q.precision == "fp8"
     code, out, _ = _run(capsys, "llm", path, "--on", "H100", "--prompt", "8192",
                         "--phase", "prefill")
     assert code == 0
-    assert ("activations fp8 (dynamic), from the config's quantization_config, KV fp16"
+    assert ("activations fp8 (dynamic), from the config's quantization_config, KV bf16"
             in out)
     # --act still wins over the config, and says what it replaced
     cfg = load_config(path)
@@ -92,7 +92,7 @@ def test_compressed_tensors_w8a8_int8_runs_int8_gemms_and_keeps_lm_head(tmp_path
     path = _llama3(tmp_path, W8A8)
     r = _analyze(path, context=576)
     s = r.settings
-    assert (s.weights, s.act, s.kv, s.keep, s.per_channel) == ("int8", "int8", "fp16",
+    assert (s.weights, s.act, s.kv, s.keep, s.per_channel) == ("int8", "int8", "bf16",
                                                                ("lm_head",), True)
     weights = r.decode.step.bytes_split["weights"]
     hand = LLAMA3_MATRICES * (1 + 2 / 4096) + LM_HEAD * 2
@@ -101,16 +101,16 @@ def test_compressed_tensors_w8a8_int8_runs_int8_gemms_and_keeps_lm_head(tmp_path
     assert r.tpot_s == pytest.approx(2.42e-3, rel=5e-3)         # was 2.27 ms
     pre = r.prefill.step
     assert pre.op("q_proj").op.precision == "int8"              # H100 int8 tensor: 1979 T
-    assert pre.op("lm_head").op.precision == "fp16"
-    assert pre.op("attention").op.precision == "fp16"           # no int8 attention kernel
+    assert pre.op("lm_head").op.precision == "bf16"
+    assert pre.op("attention").op.precision == "bf16"           # no int8 attention kernel
     code, out, _ = _run(capsys, "llm", path, "--on", "H100", "--phase", "decode")
     assert code == 0
-    assert "weights int8 (per channel, fp16 scales; embedding, lm_head kept at fp16)" in out
+    assert "weights int8 (per channel, fp16 scales; embedding, lm_head kept at bf16)" in out
     assert "activations int8 (dynamic; int8 GEMMs" in out
     assert "bytes per step: weights 8.03 GB" in out
     # what `rooflab whatif --quantize` reads of each kernel's stored weights
     meta = {k.name: k.meta["weight_dtype"] for k in r.decode.step.kernels()}
-    assert (meta["q_proj"], meta["lm_head"]) == ("int8", "fp16")
+    assert (meta["q_proj"], meta["lm_head"]) == ("int8", "bf16")
 
 
 def test_int8_prefill_runs_at_the_int8_ceiling(tmp_path):

@@ -16,7 +16,9 @@ from rooflab.model.ceiling import kernel_ceiling
 def _point(roof, kernel):
     a = analyze(roof, [kernel], levels=("DRAM",))
     (p,) = a.points
-    return p, a.notes
+    # the catalog's datasheet roof says so in a note of its own (review 18a F8): not the
+    # mixed-precision notes these tests are about
+    return p, tuple(n for n in a.notes if not n.startswith("judged on datasheet peaks"))
 
 
 def test_a100_tensor_kernel_with_an_fp32_epilogue():

@@ -208,8 +208,12 @@ def test_roof_at_one_thread_from_a_scaling_profile():
     assert roof.find_memory("DRAM").samples == (20e9, 18e9)
     assert roof.find_memory("L1").value == 300e9 and roof.find_memory("L2") is None
     assert roof.find_compute("fp64").value == 50e9 and roof.find_compute("fp32").value == 100e9
-    assert all(c.method.startswith("measured (1 thread)") for c in roof.memory + roof.compute)
-    assert all(c.provenance == "measured" for c in roof.memory + roof.compute)
+    # every measured ceiling is the row's; the derived real-traffic DRAM is triad's x 4/3
+    assert all(c.method.startswith("measured (1 thread)") for c in roof.memory + roof.compute
+               if c.provenance == "measured")
+    assert roof.find_memory("DRAM (real traffic)").value == pytest.approx(20e9 * 4 / 3)
+    assert all(c.provenance == "measured" for c in roof.memory + roof.compute
+               if c.level != "DRAM (real traffic)")
     # the ridge at one thread: 50 GFLOP/s / 20 GB/s = 2.5 FLOP/B
     assert roof.find_compute("fp64").value / roof.find_memory("DRAM").value == 2.5
     # the overhead floor is the measured roof's (one call, not per thread)

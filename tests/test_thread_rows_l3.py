@@ -73,7 +73,8 @@ def test_one_thread_row_has_its_l3_ceiling():
     assert l3 is not None and l3.value == 60e9 and l3.provenance == "measured"
     assert l3.samples == (60e9, 54e9)
     assert "measured (1 thread): STREAM triad" in l3.method and "2 MiB per thread" in l3.method
-    assert [c.level for c in roof.memory] == ["L1", "L2", "L3", "DRAM"]
+    # the row's real-traffic DRAM (triad x 4/3) follows it: test_real_traffic_everywhere.py
+    assert [c.level for c in roof.memory] == ["L1", "L2", "L3", "DRAM", "DRAM (real traffic)"]
     assert "no GEMM or low precisions there" in roof.notes[0] and "L3" not in roof.notes[0]
 
 

@@ -13,6 +13,7 @@ docs/python.md walks through the whole Python API.
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from .errors import RooflabError
 from .model import Analysis, Ceiling, Kernel, Point, Roof, analyze, attainable, ridge
@@ -32,6 +33,18 @@ _LAZY = {
     "plot_roofline": "rooflab.report.chart",
     "save_figure": "rooflab.report.chart",
 }
+if TYPE_CHECKING:
+    # What type checkers and IDEs see for the lazy names (mypy, pyright/Pylance): the real
+    # definitions, so their signatures and return types are known; at run time they are
+    # still imported on first use (module __getattr__ below). Kept in step with _LAZY by
+    # tests/test_python_api_review18b.py.
+    from . import workloads  # noqa: F401
+    from .hardware.profile import MachineProfile, load_profile, save_profile  # noqa: F401
+    from .hardware.resolve import load_roof, load_roofs  # noqa: F401
+    from .ingest.kernelfile import load_kernels, save_kernels  # noqa: F401
+    from .measuring import measure  # noqa: F401
+    from .report.chart import plot_roofline, save_figure  # noqa: F401
+
 # subpackages reachable as attributes after `import rooflab`, imported on first use
 _SUBPACKAGES = ("workloads",)
 

@@ -7,6 +7,7 @@ TimingWarning (and in the Kernel's meta["warning"]).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
@@ -25,6 +26,38 @@ SINGLE_RUN_MIN_S = 1e-4
 class TimingWarning(UserWarning):
     """measure(): the timing samples disagree (other load, clock changes); the Kernel's
     meta["warning"] says by how much."""
+
+
+# measure()'s own keywords: a keyword of these names is measure's, never the function's
+OPTIONS = ("flop", "bytes", "device", "name", "plan")
+_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def option_clash(fn: Callable[..., Any], given: Mapping[str, Any], label: str) -> None:
+    """Refuse measure(fn, ..., device=...) when fn has a `device` parameter of its own (or
+    name, flop, bytes, plan): the keyword goes to measure, so fn would silently not get it
+    (review 18b E: torch.full(..., device=) built a CPU tensor timed as CUDA; f(x, device)
+    failed for a missing argument). A function whose signature cannot be read (some
+    builtins), or a keyword already bound by functools.partial, is not checked."""
+    passed = [key for key, value in given.items() if value is not None]
+    if not passed:
+        return
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    bound = fn.keywords if isinstance(fn, functools.partial) else {}
+    clash = [key for key in passed
+             if key in params and params[key].kind in _BY_KEYWORD and key not in bound]
+    if not clash:
+        return
+    key = clash[0]
+    raise InputError(
+        f"measure(): '{label}' has a parameter '{key}' too, but measure(fn, *args, "
+        f"**kwargs) keeps {', '.join(k + '=' for k in OPTIONS)} for itself, so "
+        f"{key}={given[key]!r} would not reach '{label}'. Give it to the function with "
+        f"functools.partial: measure(functools.partial({label}, {key}=...), *args) (or a "
+        f"lambda), and measure's own {key}= beside it if you mean that too")
 
 
 def settled_call(call: Callable[[], Any], label: str) -> Callable[[], Any]:

@@ -11,6 +11,7 @@ beside the eager sum."""
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 import warnings
@@ -18,8 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, require
+from .model.kernel import unknown_name
 from .model.schema import level_name
-from .units import LEVELS, LINKS, canonical_dtype, flop_precision, si
+from .units import canonical_dtype, flop_precision, si
 
 COMPILED_BYTES = "counted (eager ops; the compiled code may fuse them)"
 
@@ -48,9 +50,9 @@ def normalize_bytes(nbytes) -> dict[str, float]:
 
 def _level(name) -> str:
     level = level_name(name)
-    if level not in LEVELS + LINKS:
-        raise InputError(f"measure(): bytes level {str(name)!r} is not a memory level; use "
-                         f"one of {', '.join(LEVELS)} (HBM and GDDR count as DRAM)")
+    problem = unknown_name(level, "bytes")   # the check a Kernel warns with
+    if problem:
+        raise InputError(f"measure(): {problem}")
     return level
 
 
@@ -186,6 +188,8 @@ COUNTED_SINGLE_RUN = (
 
 
 def _name_of(fn) -> str:
+    if isinstance(fn, functools.partial):
+        return _name_of(fn.func)   # measure(functools.partial(f, device=...)): 'f'
     qual = getattr(fn, "__qualname__", None) or ""
     if qual and not qual.startswith("_"):   # torch builtins: "_VariableFunctionsClass.mm"
         return qual

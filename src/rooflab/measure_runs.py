@@ -52,6 +52,7 @@ from .measure_counts import (
 )
 from .model.kernel import Kernel, sum_counts
 from .probe.timer import Clock
+from .units import fmt_seconds
 
 
 class Measurement:
@@ -120,6 +121,13 @@ class Measurement:
         self.kernel = self._single_run(seconds, count, counted=counter is not None)
         if self._collect:
             record(self.kernel)
+
+    def __repr__(self) -> str:
+        # `m` in a notebook cell: what was timed, not <... object at 0x...>
+        if self.kernel is None:
+            return f"<rooflab measurement '{self.name or 'block'}': not run yet>"
+        k = self.kernel
+        return f"<rooflab measurement '{k.name}': {fmt_seconds(k.seconds)} (.kernel)>"
 
     def _single_run(self, seconds: float, count, counted: bool = True) -> Kernel:
         name = self.name or "block"
@@ -197,6 +205,15 @@ class _Recorded:
         self.runs.append(kernel)
         record_run(self, kernel)   # collect(): one kernel per function, not per call
         return result
+
+    def __repr__(self) -> str:
+        name = self._spec.name or _name_of(self._fn)
+        if not self.runs:
+            return f"<rooflab.measure'd function '{name}': no calls timed yet>"
+        total = sum(k.seconds or 0.0 for k in self.runs)
+        n = len(self.runs)
+        return (f"<rooflab.measure'd function '{name}': {n} call{'s' if n != 1 else ''} "
+                f"timed, {fmt_seconds(total)} in all (.kernel, .runs)>")
 
     def __get__(self, obj, objtype=None):
         # Decorating a method: bind the instance like a function would (runs stay shared).

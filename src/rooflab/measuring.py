@@ -47,6 +47,7 @@ from .errors import InputError
 from .measure_checks import (  # noqa: F401  (re-exported: rooflab.measuring.* names)
     SINGLE_RUN_MIN_S,
     TimingWarning,
+    option_clash,
     settled_call,
     times_warning,
     warn_number_precision,
@@ -85,6 +86,10 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
             device: str | None = None, name: str | None = None, plan=None, **kwargs: Any):
     """Time fn(*args, **kwargs) and return a Kernel; with no fn, a decorator/context manager.
 
+    flop=, bytes=, device=, name= and plan= are measure's own (keyword-only) and never go to
+    fn; when fn has a parameter of one of these names, passing it is an InputError: give it
+    to fn with functools.partial(fn, device="cpu") or a lambda (docs/python.md section 4).
+
     flop: FLOP of one call (a multiply-add is 2 FLOP): a number counts as fp32, or
         {precision: FLOP} such as {"fp64": 2e7}; None counts the PyTorch ops fn dispatches.
     bytes: bytes one call moves: a number counts as DRAM, or {level: bytes} such as
@@ -110,6 +115,8 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     if not callable(fn):
         raise InputError(f"measure(): the first argument must be a callable; got "
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
+    option_clash(fn, {"flop": flop, "bytes": bytes, "device": device, "name": name,
+                      "plan": plan}, getattr(fn, "__name__", None) or _name_of(fn))
     warn_number_precision(flop, args, kwargs)
     flop_d, bytes_d, prov, meta, op_devices = _counts(flop, bytes, fn, args, kwargs,
                                                       stacklevel=2)   # the user's line

@@ -65,8 +65,11 @@ from ..workloads.ops import (
 #    addcdiv 2 (3 with value != 1); lerp = a + w*(b - a) 3.
 #  - comparisons (relu, clamp, maximum, max, amax, ...) count 0, as profilers count FLOP
 #    from FADD/FMUL/FFMA and not from FMNMX (ops.py module docstring).
-#  - reductions (sum, mean, prod): 1 per input element; vector norm 2 (square, add);
-#    var/std 3 (subtract mean, square, add); logsumexp 3 (subtract, exp, add).
+#  - reductions: sum and prod n - 1 per output of n inputs (input elements - output
+#    elements: reduction_flop), mean those adds + 1 divide per output (= input elements),
+#    one formula with the trace rules (ingest/torch_ops_reduce.py); FlopCounterMode
+#    counts 0. Vector norm 2 per input (square, add); var/std 3 (subtract mean, square,
+#    add); logsumexp 3 (subtract, exp, add).
 #  - softmax / log_softmax: 4 per element (subtract the max, exp, add to the sum, divide or
 #    subtract the log) = ops.SOFTMAX_FLOP_PER_ELEMENT; the three-pass algorithm is in
 #    Milakov & Gimelshein 2018, arXiv:1805.02867, algorithm 1.
@@ -137,6 +140,18 @@ def layernorm_backward_per_element(grad_input: bool, grad_weight: bool, grad_bia
 # kept for outside users; ops.LAYERNORM_FLOP_PER_ELEMENT is the affine count alone.
 LAYERNORM_FLOP_PER_ELEMENT = {"affine": float(LAYERNORM_AFFINE_FLOP_PER_ELEMENT),
                               "plain": float(LAYERNORM_PLAIN_FLOP_PER_ELEMENT)}
+# Reductions counted by reduction_flop (n - 1 per output, + 1 divide for a mean).
+_REDUCTIONS = frozenset({"sum", "prod", "mean"})
+
+
+def reduction_flop(name: str, n_in: int, n_out: int) -> int:
+    """FLOP of sum / prod (n_in - n_out: n - 1 adds or multiplies per output of n inputs)
+    and mean (those adds + 1 divide per output = n_in). sum(8 elements) is 7 adds: the
+    count of the arithmetic, not FlopCounterMode's 0, nor 1 per input."""
+    adds = max(0, n_in - n_out)
+    return adds + (n_out if name == "mean" and n_in > 0 else 0)
+
+
 # Ops whose FLOP count per element uses the input size (reductions) rather than the output.
 _PER_INPUT = frozenset({"sum", "mean", "prod", "logsumexp", "linalg_vector_norm", "norm",
                         "var", "std", "var_mean", "std_mean"})
@@ -383,6 +398,8 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
     if name in _SCALED and _arg(func, args, kwargs, _SCALED[name], 1) != 1 \
             and _scales_per_element(name, args):
         per += 1.0   # the scale is a multiply of its own (b + alpha*c: 2 FLOP)
+    if name in _REDUCTIONS and read and written:
+        return float(reduction_flop(name, read[0].numel(), written[0].numel()))
     base = read[0] if (name in _PER_INPUT and read) else (written[0] if written else None)
     return per * base.numel() if base is not None else None
 

@@ -30,22 +30,21 @@ def emit_json(obj: Any) -> None:
 
 
 def console():
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=False)
-
-
-def wide_console():
-    """The stdout console, or for a pipe/log (no terminal) one of PIPE_WIDTH columns, so a
-    table keeps one line per row; COLUMNS, when set, still wins."""
+    """The stdout console of every verb: a terminal's own width, or for a pipe/log (no
+    terminal) PIPE_WIDTH columns, so a table keeps one line per row and a number is never
+    cut to an ellipsis (review 18c F12: probe tables read `181…` in a CI log); COLUMNS,
+    when set, still wins."""
     import os
 
     from rich.console import Console
 
-    out = console()
+    out = Console(highlight=False, soft_wrap=False)
     if out.is_terminal or os.environ.get("COLUMNS"):
         return out
     return Console(highlight=False, soft_wrap=False, width=PIPE_WIDTH)
+
+
+wide_console = console   # the older name, kept for the verbs that import it
 
 
 def err_console():

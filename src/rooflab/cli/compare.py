@@ -331,8 +331,7 @@ def _write(path: str, cmp, data, on, files) -> None:
     if Path(path).suffix.lower() == ".json":
         write_json(path, data)
         return
-    from ..report.chart import plot_roofline, save_figure
-    from ..report.chart_parts import roof_label
+    from ..report.chart import plot_roofline, provenance_label, save_figure
     from .inputs import load_inputs
 
     inputs = load_inputs(files, [on] if on else [])
@@ -342,5 +341,6 @@ def _write(path: str, cmp, data, on, files) -> None:
     kernels = [k for pair in pairs for k in pair]
     display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")
                             else None, arrows=pairs,
-                            title=f"before -> after on {roof_label(roof)}")
+                            # a best-achieved roof named for what it is (18c F19)
+                            title=f"before -> after on {provenance_label(roof)}")
     save_figure(display, path)

@@ -126,6 +126,31 @@ def _device(spec: str, roof):
 
 
 
+def host_memory(spec: str) -> tuple[float | None, tuple[str, ...]]:
+    """A probed profile's host RAM (host.memory_bytes) with the note that says it is the
+    whole host's, or (None, ()) where --on is no profile or records none: a CPU run's
+    device memory is the host's (review 18d G)."""
+    from ..files import load_json
+    from ..hardware.resolve import split_threads
+    from ..model.schema import profile_part
+    from ..units import si
+
+    path = split_threads(spec)[0] if split_threads(spec) else spec
+    if not path.lower().endswith(".json") or not Path(path).is_file():
+        return None, ()
+    host = (profile_part(load_json(path)) or {}).get("host") or {}
+    total = host.get("memory_bytes")
+    if not isinstance(total, (int, float)) or total <= 0:
+        return None, ()
+    avail = host.get("memory_available_bytes")
+    free = (f" ({si(avail, 'B')} was available when it was probed)"
+            if isinstance(avail, (int, float)) and avail > 0 else "")
+    return float(total), (f"the device memory is the host's RAM as {path} records it "
+                          f"({si(total, 'B')}), all of it: the OS and other processes hold "
+                          f"part{free}; give what is free as --memory (MemAvailable in "
+                          f"/proc/meminfo)",)
+
+
 def register(app) -> None:
     @app.command("llm")
     def llm(
@@ -149,12 +174,14 @@ def register(app) -> None:
                                     "with a --batch list"),
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
         weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int4 "
-                                    "(default: the config's quantization_config, else fp16)"),
+                                    "(default: the config's quantization_config, else its "
+                                    "torch_dtype)"),
         kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act "
-                               "dtype; fp16 when the activations come from the config)"),
+                               "dtype; the torch_dtype when the activations come from the "
+                               "config)"),
         act: str = typer.Option(None, "--act", help="activation dtype: fp32 bf16 fp16 fp8 "
                                 "int8 (int8: W8A8, with --weights int8/int4; default: the "
-                                "config's quantization_config, else fp16)"),
+                                "config's quantization_config, else its torch_dtype)"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         group: int = typer.Option(None, "--group", help="int4/int8 quantization group size "
                                   "(default: the config's quantization_config, else 128)"),
@@ -169,6 +196,10 @@ def register(app) -> None:
         pp_link_latency: PpLinkLatencyOpt = None,
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
+        launches: int = typer.Option(None, "--launches", help="kernels per decode step of "
+                                     "the --tpot-ms run (nsys, torch.profiler), for the gap "
+                                     "split (default: the fused count, with eager HF "
+                                     "generate's estimate beside it)"),
         phase: str = typer.Option("both", "--phase", help="decode, prefill or both"),
         whatif: bool = typer.Option(False, "--whatif", help="quantization/KV/attention what-ifs"),
         compare: str = typer.Option(None, "--compare", help="other hardware, comma-separated"),
@@ -214,7 +245,8 @@ def register(app) -> None:
         run(cfg, on=on, batches=_batches(batch), prompt=prompts[0],
             context=contexts[0] if contexts else None, contexts=contexts, prompts=prompts,
             generate=generate, weights=weights, kv=kv, act=act, attn=attn, group=group,
-            tp=tp, link_bw=link_rate, memory=memory, tpot_ms=tpot_ms, phase=phase,
+            tp=tp, link_bw=link_rate, memory=memory, tpot_ms=tpot_ms, launches=launches,
+            phase=phase,
             whatif=whatif, compare=compare, json_out=json_out, output=output,
             latency=latency, pp=pp,
             micro_batches=micro_batches, pp_link_bw=pp_link_rate, link_from=link_from,
@@ -279,21 +311,24 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         latency: GivenLatency | None = None, pp: int = 1, micro_batches: int | None = None,
         pp_link_bw: float | None = None, pp_link_latency_s: float | None = None,
         link_from: str | None = None, on_note: str | None = None,
-        contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = ()) -> None:
+        contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = (),
+        launches: int | None = None) -> None:
     """The options resolved into a Study (workloads.llm.study), run and shown; link_bw and
     pp_link_bw in bytes/s (parsed once, by the command), latency as typed for the
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm.analysis import Request
-    from ..workloads.llm.settings import settings_for
+    from ..workloads.llm.settings import bf16_fallback_note, fp16_only_note, settings_for
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
 
-    s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp)
+    roof = load_roof(on)
+    s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
-    roof = load_roof(on)
     dev = _device(on, roof)
     mem = parse_memory(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
+    host_mem, host_note = (None, ()) if memory or dev else host_memory(on)
+    mem = mem or host_mem
     # --link-bw wins over a measured link; --link-from (or --on as a cluster profile)
     # gives the links that were not given
     comm = comm_profile(on, link_from) if tp > 1 or pp > 1 else None
@@ -303,9 +338,13 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
              if pp > 1 else None)
     notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights, act) + (
         shared_memory_notes(dev, bool(memory)))
+    if weights is None and act is None:
+        notes += bf16_fallback_note(cfg, roof) + fp16_only_note(cfg, weights, act)
+    notes += host_note
     study = Study(cfg, roof, s, req, device_bytes=mem, tp_link=tpl, pp_link=stage,
                   micro_batches=micro_batches,
-                  tpot_s=None if tpot_ms is None else tpot_ms / 1e3, whatif=whatif,
+                  tpot_s=None if tpot_ms is None else tpot_ms / 1e3, launches=launches,
+                  whatif=whatif,
                   compare=_compared(compare), notes=notes)
     _show(_run_study(study), phase, json_out, output)
 

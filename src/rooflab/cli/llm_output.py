@@ -10,6 +10,16 @@ if TYPE_CHECKING:
     from ..workloads.llm.study import LlmRun
 
 
+def gap_launches(res: LlmRun) -> dict:
+    """The launch counts behind the gap split: the measured run's (--launches, null
+    without it) with its 5-10 us range, and eager HF generate's estimate with its range."""
+    d = res.result.decode
+    lo, hi = d.per_launch_s
+    n, eager = res.measured_launches, d.step.eager_launches()
+    return {"launches": n, "launches_s": None if n is None else [n * lo, n * hi],
+            "eager_launches_estimate": eager, "eager_launch_s": [eager * lo, eager * hi]}
+
+
 def result_dict(res: LlmRun, phase: str = "both") -> dict:
     """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
     from ..workloads.llm.analysis import result_to_dict
@@ -25,11 +35,14 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
                            m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
                            "floor_ratio": m.floor_ratio,
                            "gap_s": m.kernel.seconds - m.floor_s,
-                           "gap_launch_s": list(r.decode.launch_s_range)}
+                           "gap_launch_s": list(r.decode.launch_s_range),
+                           **gap_launches(res)}
     if tpr:
         llm["totals"] = totals(r, tpr)
         llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
                            "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
+                           "logits_gather_bytes": tpr.gather_bytes,
+                           "logits_gather_s": tpr.gather_s,
                            "prefill_comm_s": tpr.prefill_comm_s,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
@@ -123,6 +136,12 @@ def _sweep_comm(llm: dict) -> dict[int, float]:
             for p in (llm.get("parallel") or {}).get("sweep", [])}
 
 
+def _sweep_gather(llm: dict) -> dict[int, float]:
+    """--tp's logits gather per step, by batch (in tpot_s, not in allreduce_s)."""
+    return {p["batch"]: p.get("logits_gather_s", 0.0)
+            for p in (llm.get("parallel") or {}).get("sweep", [])}
+
+
 def csv_text(llm: dict) -> str:
     from ..files import csv_text as rows_csv
 
@@ -134,13 +153,14 @@ def csv_text(llm: dict) -> str:
             for ph in ("decode", "prefill") for k in llm[ph]["kernels"]]
     # the batch sweep, one whole decode step per batch (floor_s: its kernels' floor;
     # tpot_s: that plus --tp's all-reduces, the TPOT the text and the JSON give)
-    comm = _sweep_comm(llm)
+    comm, gather = _sweep_comm(llm), _sweep_gather(llm)
     rows += [{"phase": "decode_sweep", "kernel": f"step b={p['batch']}",
               "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
               "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],
               "kv_bytes": p["kv_bytes"], "ai": p["ai"], "floor_s": p["tpot_s"],
               "bound": p["bound"], "allreduce_s": comm.get(p["batch"], 0.0),
-              "tpot_s": p["tpot_s"] + comm.get(p["batch"], 0.0)}
+              "tpot_s": p["tpot_s"] + comm.get(p["batch"], 0.0)
+              + gather.get(p["batch"], 0.0)}
              for p in llm.get("sweep", {}).get("points", [])]
     return rows_csv(rows + _length_rows(llm), CSV_COLUMNS)
 
@@ -149,12 +169,15 @@ def _length_rows(llm: dict) -> list[dict]:
     """The context sweep (one decode step per context; --tp's all-reduces do not depend on
     the context, so each step adds the tabled step's) and the prompt sweep (one prefill
     per prompt length, floor_s its TTFT floor)."""
-    comm = (llm.get("parallel") or {}).get("comm_s", 0.0)
+    par = llm.get("parallel") or {}
+    comm = par.get("comm_s", 0.0)
+    gather = par.get("logits_gather_s", 0.0)
     rows = [{"phase": "context_sweep", "kernel": f"step c={p['context']}",
              "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
              "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],
              "kv_bytes": p["kv_bytes"], "ai": p["ai"], "floor_s": p["tpot_s"],
-             "bound": p["bound"], "allreduce_s": comm, "tpot_s": p["tpot_s"] + comm}
+             "bound": p["bound"], "allreduce_s": comm,
+             "tpot_s": p["tpot_s"] + comm + gather}
             for p in llm.get("context_sweep", {}).get("points", [])]
     rows += [{"phase": "prompt_sweep", "kernel": f"prefill p={p['prompt']}",
               "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],

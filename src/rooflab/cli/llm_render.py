@@ -94,7 +94,7 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     if tpr is None:
         return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
                 "request_s": r.request_s}
-    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_comm_s
+    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_comm_s + tpr.prefill_gather_s
     rate = r.request.batch / tpot
     return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
             "tokens_per_s_per_gpu": rate / tpr.tp,
@@ -103,10 +103,12 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
             "compute_ttft_s": r.ttft_s}
 
 
-def gap_line(gap_s: float, d) -> str:
+def gap_line(gap_s: float, d, launches: int | None = None) -> str:
     """Seed 004's split of a measured TPOT's distance below the slope: the step's kernel
     launches (launches x 5-10 us) explain part of the gap above the work floor; the rest is
-    host-side logic (Python, generate) and kernel efficiency."""
+    host-side logic (Python, generate) and kernel efficiency. `launches` is the measured
+    run's count (--launches); without it the split uses the fused count and adds eager HF
+    generate's estimated share (review 18a F4: a fused count under-explains an eager run)."""
     if gap_s < 0:
         return (f"faster than the floor by {fmt_seconds(-gap_s)}: no step can beat "
                 f"max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or the "
@@ -114,17 +116,40 @@ def gap_line(gap_s: float, d) -> str:
                 f"not set?); check both before reading the point")
     if gap_s == 0:
         return ""
-    lo, hi = d.launch_s_range
+    n = launches or d.step.launches
+    per_lo, per_hi = d.per_launch_s
+    lo, hi = n * per_lo, n * per_hi
+    given = " (--launches)" if launches else ""
+    word = "launches" + given
     if lo >= gap_s:
-        return (f"gap above the floor {fmt_seconds(gap_s)}, less than the {d.step.launches} "
-                f"launches take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
+        line = (f"gap above the floor {fmt_seconds(gap_s)}, less than the {n} "
+                f"{word} take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
                 f"here, and what is left is at most launch cost (CUDA graphs, fusion), not AI")
-    rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
-    return (f"gap above the floor {fmt_seconds(gap_s)}: {d.step.launches} launches explain "
-            f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
-            f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the rest, "
-            f"{fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic (Python, "
-            f"generate) and kernel efficiency (better kernels); batching closes neither")
+    else:
+        rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
+        line = (f"gap above the floor {fmt_seconds(gap_s)}: {n} {word} explain "
+                f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
+                f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the "
+                f"rest, {fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic "
+                f"(Python, generate) and kernel efficiency (better kernels); batching closes "
+                f"neither")
+    return line if launches else line + eager_share(gap_s, d)
+
+
+def eager_share(gap_s: float, d) -> str:
+    """The gap line's second share: the fused count above against eager HF generate's."""
+    from ..workloads.llm.kernels import EAGER_HF_LAYER_KERNELS
+
+    n = d.step.eager_launches()
+    per_lo, per_hi = d.per_launch_s
+    lo, hi = n * per_lo, n * per_hi
+    share = (f"{span(lo, hi)}, more than the whole gap" if lo >= gap_s else
+             f"which would explain {fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} "
+             f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%})")
+    return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} per "
+            f"layer); eager HF generate launches about {EAGER_HF_LAYER_KERNELS} per layer "
+            f"(an estimate from HF's LlamaDecoderLayer), {n} per step, {share}; give the "
+            f"measured run's kernels per step as --launches N (nsys, torch.profiler)")
 
 
 def device_word(roof) -> str:
@@ -139,13 +164,14 @@ def device_word(roof) -> str:
 
 def memory_context(req, fp) -> str:
     """The memory line's context, said plainly when --context is shorter than the prompt:
-    the tables then use --context, but the cache holds prompt + generate tokens at the end
-    of the request, and the footprint is sized for that (the longest the cache gets)."""
+    the tables then use --context, but the cache holds prompt + generate - 1 tokens at the
+    end of the request (the last token is sampled, never cached), and the footprint is
+    sized for that (the longest the cache gets)."""
     if req.context is None or req.context >= req.prompt or fp.context == req.context:
         return f"context {fp.context}"
-    return (f"context {fp.context} = prompt {req.prompt} + generate {req.generate}, the "
-            f"longest the cache gets; --context {req.context} sets only the tabled decode "
-            f"step's")
+    return (f"context {fp.context} = prompt {req.prompt} + generate {req.generate} - 1, "
+            f"the longest the cache gets; --context {req.context} sets only the tabled "
+            f"decode step's")
 
 
 def summary_lines(r, tpr=None, ppr=None) -> list[str]:
@@ -153,13 +179,14 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
     unit = device_word(r.roof)
     t = totals(r, tpr, ppr)
     comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
-            f"{fmt_seconds(tpr.comm_s)})" if tpr else "")
+            f"{fmt_seconds(tpr.comm_s)}{gather_words(tpr.gather_s)})" if tpr else "")
     if ppr:
         n = ppr.pp - 1
         comm += (f" {'and' if tpr else 'with'} {n} stage transfer{'s' if n > 1 else ''} "
                  f"({fmt_seconds(ppr.transfer_s)})")
     pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + all-reduces "
-                f"{fmt_seconds(tpr.prefill_comm_s)})" if tpr else "")
+                f"{fmt_seconds(tpr.prefill_comm_s)}{gather_words(tpr.prefill_gather_s)})"
+                if tpr else "")
     if ppr:
         pre_comm += (f" {'and' if tpr else 'with'} the prompt's stage transfers "
                      f"({fmt_seconds(ppr.prefill_transfer_s)})")
@@ -195,7 +222,8 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
         f"KV {si(fp.kv, 'B')} ({si(fp.kv_per_token, 'B')} per token"
         f"{' per sequence' if fp.batch > 1 else ''}) + "
-        f"activations {si(fp.activations, 'B')} = "
+        f"prefill activations {si(fp.activations, 'B')} (one prompt in flight, reserved "
+        f"once) = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
            f"({'fits' if fp.fits else 'does NOT fit'})"
@@ -203,6 +231,19 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
            " (device memory unknown: give --memory)"),
     ]
     return out
+
+
+def gather_words(seconds: float) -> str:
+    """' + logits gather 128 us' (the vocab-parallel lm_head's), or nothing when 0."""
+    return f" + logits gather {fmt_seconds(seconds)}" if seconds else ""
+
+
+def comm_width(s) -> str:
+    """What the collectives carry when it is not the activation dtype: fp8/int8
+    activations exist only at the GEMM inputs, the residual stream stays 16-bit."""
+    if s.comm_bytes == s.act_bytes:
+        return ""
+    return f" ({s.base} residual stream, not the {s.act} GEMM inputs)"
 
 
 def span(lo: float, hi: float) -> str:
@@ -296,8 +337,10 @@ def tp_sweep_rows(sw, tpr, tabled_batch: int) -> list[dict[str, float]]:
     rows = []
     for p in sw.points:
         comm = tpr.comm_s_at(p.batch, tabled_batch)
-        rows.append({"batch": p.batch, "allreduce_s": comm, "tpot_s": p.tpot_s + comm,
-                     "tokens_per_s": p.batch / (p.tpot_s + comm)})
+        gather = tpr.gather_s_at(p.batch, tabled_batch)
+        tpot = p.tpot_s + comm + gather
+        rows.append({"batch": p.batch, "allreduce_s": comm, "logits_gather_s": gather,
+                     "tpot_s": tpot, "tokens_per_s": p.batch / tpot})
     return rows
 
 
@@ -305,7 +348,9 @@ def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
     parts = [f"b={row['batch']} {fmt_seconds(row['tpot_s'])} ({per_s(row['tokens_per_s'])} "
              f"tokens/s)" for row in tp_sweep_rows(sw, tpr, tabled_batch)]
     return (f"the sweep's TPOT floors are one device's kernels; with --tp {tpr.tp}'s "
-            f"{tpr.allreduces} all-reduces per step (their payload grows with the batch): "
+            f"{tpr.allreduces} all-reduces per step"
+            + (" and its logits gather" if tpr.gather_bytes else "")
+            + " (their payload grows with the batch): "
             + ", ".join(parts))
 
 
@@ -544,16 +589,20 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI {m.point.ai:.3g} = "
                   f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
                   soft_wrap=True)
-        line = gap_line(m.kernel.seconds - m.floor_s, r.decode)
+        line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches)
         if line:
             out.print(line, soft_wrap=True)
     if tpr:
         out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
-                  f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')} on "
+                  f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')}"
+                  f"{comm_width(r.settings)} on "
                   f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source})"
                   + (f" + {fmt_seconds(tpr.latency_s, 4)} latency each" if tpr.latency_s else "")
+                  + (f" + a logits gather of {si(tpr.gather_bytes, 'B')} (batch x vocab, "
+                     f"{fmt_seconds(tpr.gather_s)})" if tpr.gather_s else "")
                   + f" = "
-                  f"{fmt_seconds(tpr.comm_s)} -> TPOT floor {fmt_seconds(tpr.tpot_s)}",
+                  f"{fmt_seconds(tpr.comm_s + tpr.gather_s)} -> TPOT floor "
+                  f"{fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
         line = tp_latency_line(tpr, run.tp_link)
         if line:
@@ -666,8 +715,8 @@ def in_flight_lines(ppr) -> list[str]:
     head = (f"pipeline memory ({ppr.micro_batches} micro-batches of {ppr.batch} in flight = "
             f"{ppr.in_flight} sequences, stage {st.index}): weights "
             f"{si(st.weights_bytes, 'B')} + KV {si(kv, 'B')} ({ppr.micro_batches} x "
-            f"{si(st.kv_bytes, 'B')}) + activations {si(st.activations_bytes, 'B')} "
-            f"(one micro-batch at a time) = ")
+            f"{si(st.kv_bytes, 'B')}) + prefill activations "
+            f"{si(st.activations_bytes, 'B')} (one prompt in flight, reserved once) = ")
     if not ppr.device_bytes:
         return [head + f"{si(total, 'B')} (device memory unknown: give --memory)"]
     need, have = si_apart(total, ppr.device_bytes, "B")

@@ -144,14 +144,14 @@ def chart_dict(display, path: str | None) -> dict:
     from dataclasses import asdict
 
     from ..model.analysis import analyze
-    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
 
     kernels = list(display.kernels)
     analysis = analyze(display.roofs[0], kernels) if kernels else None
     return {"schema_version": SCHEMA_VERSION, "chart": path,
             "roofs": [roof_to_dict(r) for r in display.roofs],
             "kernels": [kernel_to_dict(k) for k in kernels],
-            "analysis": [point_to_dict(p) for p in analysis.points] if analysis else [],
+            "analysis": points_to_dicts(analysis.points) if analysis else [],
             "drawn": {"lines": [asdict(x) for x in display.lines],
                       "ridges": [asdict(x) for x in display.ridges],
                       "points": [asdict(x) for x in display.points],
@@ -196,6 +196,17 @@ def register(app) -> None:
                  None, "--min-share", metavar="PCT", help="leave out kernels under PCT % of "
                  "the measured time (e.g. 1; of its own file's time with several profiler "
                  "files); the output says how many"),
+             size: str | None = typer.Option(
+                 None, "--size", metavar="W,H|page|slide", help="chart size in inches, "
+                 "e.g. 7,4.5, or a preset: page (7,4.5), slide (10,5.6); default 9,6. A "
+                 "smaller chart is the 9x6 one scaled down, text included"),
+             dpi: float | None = typer.Option(
+                 None, "--dpi", help="pixels per inch of a .png (default 150; 300 for "
+                 "print)"),
+             zoom: bool = typer.Option(False, "--zoom", help="when the points fill under a "
+                                       "quarter of the chart's decades, hug them (plus every "
+                                       "ridge and compute ceiling, half a decade each side) "
+                                       "instead of showing the whole roof"),
              no_sweep: bool = typer.Option(False, "--no-sweep", help="leave out a profile's "
                                                                      "measured intensity sweep"),
              json_out: bool = typer.Option(False, "--json", help="print the drawn data and "
@@ -229,6 +240,11 @@ def register(app) -> None:
                              f"every one")
         size_by = parse_size_by(size_by)
         share = parse_min_share(min_share)
+        from ..report.chart_layout_size import LEGIBLE_PT, parse_dpi, parse_size, text_pt
+
+        inches = parse_size(size) if size is not None else None
+        dpi = parse_dpi(dpi)
+        small = inches is not None and text_pt(inches) < LEGIBLE_PT
         on = list(on or [])
         if output is not None:
             from .common import refuse_input_as_output
@@ -253,11 +269,15 @@ def register(app) -> None:
         display = plot_roofline(roofs, kernels, level=level, trajectory=trajectory, title=title,
                                 sweep=sweep, precisions=precisions,
                                 sweep_precision=sweep_precision, labels=labels,
-                                size_by=size_by, min_share=share)
+                                size_by=size_by, min_share=share, size=inches, zoom=zoom)
         if output is not None:
-            save_figure(display, output)
+            save_figure(display, output, **({"dpi": dpi} if dpi else {}))
         from .common import emit_json, say
 
+        if small:
+            say("warning", f"--size {size}: the chart is the 9x6 in one scaled down, so its "
+                           f"labels print at {text_pt(inches):.1f} pt (under {LEGIBLE_PT:g} pt "
+                           f"is hard to read); 7,4.5 in (--size page) prints them at 5.2 pt")
         told = _analysis_notes(roofs, display)
         for note in [*notes, *display.notes]:
             # the analysis' own notes ("no L3 ceiling, so no L3 point") are `note:` here as

@@ -52,6 +52,7 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
     first), the top N placed kernels (an unplaced kernel has no row: listed below the
     table, it does not take a place in the top N)."""
     order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
+    bounds = _bounds(analysis)
     rows = []
     shown = 0
     for k in order:
@@ -61,11 +62,19 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
         if top is not None and 0 < top <= shown:
             break
         shown += 1
-        rows += [_point_row(k, p) for p in points]
+        rows += [_point_row(k, p, bounds[id(p)]) for p in points]
     return rows
 
 
-def _point_row(k: Kernel, p) -> dict:
+def _bounds(analysis: Analysis) -> dict[int, str]:
+    """Each point's bound as `report` prints it (diagnose.level_bound): a level under a
+    higher roof than the binding one reads "not binding (DRAM binds)", not "latency"."""
+    from ..model.diagnose import level_bounds
+
+    return {id(p): b for p, b in zip(analysis.points, level_bounds(analysis), strict=True)}
+
+
+def _point_row(k: Kernel, p, bound: str) -> dict:
     # a kernel without FLOP (a copy) has no FLOP/s: its bandwidth against the level's
     # ceiling is what it reaches (report/tables.py: bandwidth_of, shared with `report`)
     moved, pct = bandwidth_of(p)
@@ -73,7 +82,7 @@ def _point_row(k: Kernel, p) -> dict:
             "time_share": p.time_share, "level": p.level, "precision": p.precision,
             "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
             "achieved_flop_per_s": p.achieved_flop_per_s,
-            "percent_of_roof": p.percent_of_roof, "bound": p.bound, "unit": k.unit,
+            "percent_of_roof": p.percent_of_roof, "bound": bound, "unit": k.unit,
             "achieved_bytes_per_s": moved, "percent_of_bandwidth": pct}
 
 
@@ -86,12 +95,13 @@ def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
 
     have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))
     precisions = [p for p in PRECISIONS if p in have] + [p for p in have if p not in PRECISIONS]
+    bounds = _bounds(analysis)
     rows = []
     for k in sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0)):
         split = {FLOP_COLUMN + p: k.flop.get(p) for p in precisions}
         for lv in analysis.levels_of(k):
             if lv.point is not None:
-                rows.append({**_point_row(k, lv.point), **split})
+                rows.append({**_point_row(k, lv.point, bounds[id(lv.point)]), **split})
                 continue
             # a level the roof lacks: the model's AI and achieved rate, no % of roof or bound
             rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,

@@ -26,6 +26,12 @@ kernels reached.
   rooflab report analysis.json --json
   rooflab report out.ncu-rep --kernel sigma --exclude red --per-launch
 
+With --on a profile holding a nominal and a measured roof (a probed profile, or seed
+004's two-roof JSON: docs/seeds.md), the report starts with seed 004's record table:
+bandwidth, peaks, ridge and launch floor nominal vs measured, then each top kernel's
+FLOP/s and time against the nominal roof; --json gives it as "record_table", -o x.md
+and x.html too (with any profile).
+
 --kernel/--exclude keep the kernels `rooflab ncu` would keep with them (any input);
 --per-launch splits an ncu file's kernels into their launches, as `rooflab ncu
 --per-launch` does.
@@ -49,8 +55,11 @@ def check_report_path(path: str) -> None:
 
 
 def write_report(path: str, analysis, profile, title: str, top: int,
-                 size_by: str = "time", min_share: float | None = None) -> None:
-    """size_by, min_share: the HTML chart's (as `rooflab plot --size-by/--min-share`)."""
+                 size_by: str = "time", min_share: float | None = None,
+                 diags=None) -> None:
+    """size_by, min_share: the HTML chart's (as `rooflab plot --size-by/--min-share`).
+    diags: the analysis's diagnoses where the caller has them (the command prints them
+    too: diagnosing 20 000 kernels twice cost seconds)."""
     from ..files import write_atomic, write_json
 
     suffix = Path(path).suffix.lower()
@@ -58,25 +67,27 @@ def write_report(path: str, analysis, profile, title: str, top: int,
         from ..report.html import html_report
 
         write_atomic(path, html_report(analysis, profile, title, top=top, size_by=size_by,
-                                       min_share=min_share))
+                                       min_share=min_share, diags=diags))
     elif suffix in (".md", ".markdown"):
         from ..report.markdown import markdown_report
 
-        write_atomic(path, markdown_report(analysis, profile, title, top=top))
+        write_atomic(path, markdown_report(analysis, profile, title, top=top, diags=diags))
     elif suffix == ".json":
-        write_json(path, report_dict(analysis, profile))
+        write_json(path, report_dict(analysis, profile, diags))
     else:
         raise InputError(f"report file '{path}' must end in .html, .md or .json; "
                          f"got '{suffix or 'no suffix'}'")
 
 
-def report_dict(analysis, profile=None) -> dict:
+def report_dict(analysis, profile=None, diags=None) -> dict:
+    """The `report --json` document; diags: the analysis's diagnoses, if the caller has
+    them."""
     from ..model.diagnose import diagnose, diagnosis_to_dict
     from ..model.schema import analysis_to_dict
     from ..report.markdown import machine_for, step_findings
 
-    machine = machine_for(analysis, profile)
-    diags = diagnose(analysis, machine)
+    if diags is None:
+        diags = diagnose(analysis, machine_for(analysis, profile))
     out = {**analysis_to_dict(analysis),
            "diagnosis": [diagnosis_to_dict(d) for d in diags]}
     _bandwidth_points(out["analysis"], analysis)
@@ -87,6 +98,13 @@ def report_dict(analysis, profile=None) -> dict:
     warnings = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
     if warnings:
         out["read_with_care"] = warnings   # the report's "read with care" lines
+    if profile is not None:
+        from ..report.markdown import record_table_rows
+
+        # seed 004's record table, the rows the terminal and the files print (review 18a
+        # F11), with their numbers: ratio is measured / nominal
+        out["record_table"] = [r.to_dict() for r in record_table_rows(analysis, profile,
+                                                                      diags=diags)]
     steps = steps_dict(analysis)
     if steps:
         out["steps"] = steps
@@ -173,16 +191,19 @@ def register(app) -> None:
 
             # replace(), not the fields one by one: every field (unplaced too) is kept
             analysis = replace(analysis, notes=analysis.notes + inputs.notes)
-        if output:
-            write_report(output, analysis, inputs.profile, title, top, size_by, share)
-        if json_out:
-            emit_json(report_dict(analysis, inputs.profile))
-            return
         from ..report.markdown import machine_for
+
+        # diagnosed once for the file, --json and the terminal (each did its own: review
+        # 18 leftovers, 20 000 kernels)
+        diags = diagnose(analysis, machine_for(analysis, inputs.profile))
+        if output:
+            write_report(output, analysis, inputs.profile, title, top, size_by, share, diags)
+        if json_out:
+            emit_json(report_dict(analysis, inputs.profile, diags))
+            return
         from ..report.terminal import terminal_summary
 
-        machine = machine_for(analysis, inputs.profile)
-        wide_console().print(terminal_summary(analysis, diagnose(analysis, machine), top=top,
-                                         source=inputs.source, profile=inputs.profile))
+        wide_console().print(terminal_summary(analysis, diags, top=top,
+                                              source=inputs.source, profile=inputs.profile))
         if output:
             err_console().print(f"wrote {output}")

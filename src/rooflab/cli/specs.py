@@ -22,7 +22,9 @@ Examples:
   rooflab specs compare t4 me.json   (a profile: its measured roof)
   rooflab specs show ert.json   (ERT's roofline.json, as --on reads it)
   rooflab specs import triad.txt@DRAM peak.txt -o roof.json   (likwid-bench)
-  rooflab specs import --dram 83GB/s --fp64 355GFLOP/s -o roof.json"""
+  rooflab specs import --dram 83GB/s --fp64 355GFLOP/s -o roof.json
+  rooflab specs import --from T4 --dram 270GB/s --fp16 50TFLOP/s@tensor
+    (a profile: T4's datasheet nominal, the typed numbers measured)"""
 
 
 def _bytes(value: float | None) -> str:
@@ -296,8 +298,7 @@ def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bo
     if output is not None:
         from ..report.chart import save_figure
 
-        save_figure(plot_sweep(table, title=f"{name}: {table.kernel} bandwidth vs working "
-                                            f"set"), output)
+        save_figure(plot_sweep(table), output)   # titled with the machine, not the file
     if json_out:
         emit_json({"schema_version": SCHEMA_VERSION, "file": name,
                    "sweep": sweep_to_json(table)})
@@ -326,17 +327,34 @@ def _levels(devices) -> list[str]:
             or any(d.roof.find_memory(lv) is not None for d in devices)]
 
 
-def _ratio(values: list[float | None]) -> str:
-    """The first device's figure over the second's ('0.92'): how much of the reference a
-    node reaches, the acceptance number; '-' where either has none."""
-    a, b = values
-    return "-" if not a or not b else f"{a / b:.3g}"
+def _ratio(values: list[float | None], order: tuple[int, int, bool] = (0, 1, False)) -> str:
+    """values[num] / values[den] ('0.92', or '84%' when `order` asks for a percentage):
+    how much of the reference a node reaches, the acceptance number; '-' where either has
+    none."""
+    num, den, percent = order
+    a, b = values[num], values[den]
+    if not a or not b:
+        return "-"
+    return f"{a / b:.0%}" if percent else f"{a / b:.3g}"
+
+
+def ratio_order(devices) -> tuple[int, int, bool]:
+    """Which device divides which in the ratio column: a measured roof over a nominal one
+    as a percentage, seed 004's record-table column 实测 ÷ 标称 (measured / nominal, 84 %),
+    whichever order they were named in (review 18a L6); else first / second."""
+    kinds = [d.roof.kind for d in devices]
+    if sorted(kinds) == ["measured", "nominal"]:
+        return kinds.index("measured"), kinds.index("nominal"), True
+    return 0, 1, False
 
 
 def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
     """One row per fact, memory level and compute ceiling; with `ratio` (two devices) a
-    last column of first / second for each row of figures."""
+    last column of measured / nominal (or first / second, see ratio_order) for each row
+    of figures."""
     from ..units import PRECISIONS, UNITS
+
+    pick = ratio_order(devices) if ratio else (0, 1, False)
 
     found = {(c.precision, c.unit) for d in devices for c in d.roof.compute}
     order = sorted(found, key=lambda pu: (PRECISIONS.index(pu[0]) if pu[0] in PRECISIONS
@@ -348,12 +366,12 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
     rows = [["kind"] + [f"{d.roof.kind} roof" if isinstance(d, FileRoof) else d.kind
                         for d in devices],
             ["memory"] + [si(m, "B") if m else "-" for m in memory] + (
-                [_ratio(memory) if not cpu else ""] if ratio else [])]
+                [_ratio(memory, pick) if not cpu else ""] if ratio else [])]
     for level in _levels(devices):
         bw = [c.value if (c := d.roof.find_memory(level)) is not None else None
               for d in devices]
         rows.append([level] + [si(v, "B/s") if v else "-" for v in bw]
-                    + ([_ratio(bw)] if ratio else []))
+                    + ([_ratio(bw, pick)] if ratio else []))
     rows += [["L2 / LLC"] + [_fact(d, lambda d: f"{_bytes(d.l2_bytes)} / "
                                                f"{_bytes(d.llc_bytes)}") for d in devices],
              # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
@@ -374,7 +392,7 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
             ridge = f" (ridge {fmt_ai(c.value / bw)})" if c is not None and bw else ""
             cells.append("-" if c is None else f"{fmt_rate(c.value, c.precision)}{ridge}")
             peaks.append(None if c is None else c.value)
-        rows.append([label] + cells + ([_ratio(peaks)] if ratio else []))
+        rows.append([label] + cells + ([_ratio(peaks, pick)] if ratio else []))
     return rows
 
 
@@ -478,13 +496,21 @@ def register(app) -> None:
         # a profile beside a reference (another node's profile, its datasheet): the ratio
         # column is the node-acceptance table HPC sites build by hand (review 14d L6)
         ratio = has_file and len(devices) == 2
-        key = f"; ratio = {devices[0].name} / {devices[1].name}" if ratio else ""
+        num, den, percent = ratio_order(devices) if ratio else (0, 1, False)
+        what = " (measured / nominal)" if percent else ""
+        key = f"; ratio = {devices[num].name} / {devices[den].name}{what}" if ratio else ""
         console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM{key}",
-                               [""] + [d.name for d in devices] + (["ratio"] if ratio else []),
+                               [""] + [d.name for d in devices]
+                               + ([("measured / nominal" if percent else "ratio")] if ratio
+                                  else []),
                                compare_rows(devices, ratio)))
 
     specs.command("import")(import_cmd)
     app.add_typer(specs, name="specs")
+
+
+# a typed peak: a rate and, after '@', the unit that reaches it (import_roofs.typed_ceiling)
+PEAK = "RATE[@UNIT]"
 
 
 def import_cmd(
@@ -497,20 +523,44 @@ def import_cmd(
     l2: str = typer.Option(None, "--l2", help="L2 bandwidth"),
     l3: str = typer.Option(None, "--l3", help="L3 bandwidth"),
     dram: str = typer.Option(None, "--dram", help="DRAM bandwidth, e.g. 83GB/s"),
-    fp64: str = typer.Option(None, "--fp64", help="fp64 peak, e.g. 355GFLOP/s"),
-    fp32: str = typer.Option(None, "--fp32", help="fp32 peak, e.g. 710GFLOP/s"),
+    fp64: list[str] = typer.Option(None, "--fp64", metavar=PEAK, help="fp64 peak, e.g. "
+                                   "355GFLOP/s"),
+    fp32: list[str] = typer.Option(None, "--fp32", metavar=PEAK, help="fp32 peak, e.g. "
+                                   "710GFLOP/s"),
+    tf32: list[str] = typer.Option(None, "--tf32", metavar=PEAK, help="tf32 peak (unit "
+                                   "tensor unless @vector)"),
+    fp16: list[str] = typer.Option(None, "--fp16", metavar=PEAK, help="fp16 peak, e.g. "
+                                   "280TFLOP/s@tensor (a GPU's Tensor Cores); without '@' "
+                                   "vector (SIMD, CUDA cores), as for every precision but "
+                                   "tf32 and fp8; give a precision twice for both units"),
+    bf16: list[str] = typer.Option(None, "--bf16", metavar=PEAK, help="bf16 peak, e.g. "
+                                   "65TFLOP/s@tensor"),
+    fp8: list[str] = typer.Option(None, "--fp8", metavar=PEAK, help="fp8 peak (unit tensor "
+                                  "unless @vector)"),
+    int8: list[str] = typer.Option(None, "--int8", metavar=PEAK, help="int8 peak, e.g. "
+                                   "130TOP/s@tensor"),
     measured: bool = typer.Option(False, "--measured", help="the numbers typed in were "
                                   "measured (default: nominal, datasheet figures)"),
+    from_device: str = typer.Option(None, "--from", help="a catalog device (e.g. T4): write "
+                                    "a profile with its datasheet as the nominal roof and "
+                                    "the numbers given as the measured roof (implies "
+                                    "--measured), as `rooflab probe` writes one"),
     llc: str = typer.Option(None, "--llc", help="the last-level cache of the machine "
                             "likwid-bench ran on, e.g. 32MiB (default: this machine's "
                             "caches), to check each run's working set against its level"),
     output: str = typer.Option(None, "--output", "-o", help="write the roof JSON here "
                                "(default: print it)"),
 ) -> None:
-    """A roof JSON for --on from likwid-bench outputs, ERT's roofline.json and/or numbers.
+    """A roof JSON for --on from likwid-bench outputs, ERT's roofline.json and/or numbers;
+    with --from a catalog device, a profile: its datasheet nominal, the numbers measured.
 
-    Example: rooflab specs import --dram 83GB/s --fp64 355GFLOP/s --name edison -o roof.json;
-    rooflab specs import triad.txt@DRAM peakflops.txt -o roof.json
+    Examples:
+
+      rooflab specs import --dram 83GB/s --fp64 355GFLOP/s -o roof.json
+
+      rooflab specs import triad.txt@DRAM peakflops.txt -o roof.json
+
+      rooflab specs import --from T4 --dram 270GB/s --fp16 50TFLOP/s@tensor
     """
     from ..hardware.import_roofs import assemble_roof, typed_ceiling
     from ..model.schema import SCHEMA_VERSION, roof_to_dict
@@ -528,17 +578,29 @@ def import_cmd(
         got, host = _imported(spec, caches)
         ceilings += got
         names += [host] if host else []
-    typed = {"--l1": l1, "--l2": l2, "--l3": l3, "--dram": dram, "--fp64": fp64,
-             "--fp32": fp32}
-    ceilings += [(f"{flag} {text}", typed_ceiling(flag, text, measured))
-                 for flag, text in typed.items() if text is not None]
+    peaks = {"--fp64": fp64, "--fp32": fp32, "--tf32": tf32, "--fp16": fp16, "--bf16": bf16,
+             "--fp8": fp8, "--int8": int8}
+    typed = [(flag, text) for flag, text in (("--l1", l1), ("--l2", l2), ("--l3", l3),
+                                             ("--dram", dram)) if text is not None]
+    typed += [(flag, text) for flag, texts in peaks.items() for text in texts or ()]
+    nominal = _from_roof(from_device) if from_device is not None else None
+    if nominal is not None and not typed and not files:
+        from ..errors import InputError
+
+        raise InputError(f"--from {from_device} takes the measured numbers to set beside "
+                         f"its datasheet, e.g. --from {from_device} --dram 270GB/s --fp16 "
+                         f"50TFLOP/s@tensor")
+    ceilings += [(f"{flag} {text}", typed_ceiling(flag, text, measured or bool(nominal)))
+                 for flag, text in typed]
     if not ceilings:
         from ..errors import InputError
 
         raise InputError("nothing to import: give likwid-bench outputs (triad.txt@DRAM), "
                          "ERT's roofline.json, or numbers (--dram 83GB/s --fp64 355GFLOP/s)")
-    roof = assemble_roof(name or (names[0] if names else "imported roof"), ceilings)
-    doc = {"schema_version": SCHEMA_VERSION, **roof_to_dict(roof)}
+    default = f"{nominal.name} measured" if nominal else "imported roof"
+    roof = assemble_roof(name or (names[0] if names else default), ceilings)
+    doc = ({"schema_version": SCHEMA_VERSION, **roof_to_dict(roof)} if nominal is None
+           else _two_roof_doc(nominal, roof))
     if output is None:
         emit_json(doc)
         return
@@ -548,8 +610,38 @@ def import_cmd(
     write_json(output, doc)
     parts = [f"{c.label} {fmt_rate(c.value, c.precision)}" for c in roof.compute]
     parts += [f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory]
-    console().print(f"wrote {output}: {roof.name} ({roof.kind}): {', '.join(parts)}; use it "
-                    f"as --on {output}")
+    beside = f", beside the {nominal.name} datasheet (nominal)" if nominal else ""
+    console().print(f"wrote {output}: {roof.name} ({roof.kind}): {', '.join(parts)}{beside}; "
+                    f"use it as --on {output}")
+
+
+def _from_roof(name: str) -> Roof:
+    """--from's nominal roof: a catalog device's datasheet. A file is refused: its judging
+    roof is measured, and a datasheet is what the measured numbers are set beside."""
+    from ..errors import InputError
+
+    d = _entry(name)
+    if isinstance(d, FileRoof):
+        raise InputError(f"--from takes a catalog device (its datasheet is the nominal roof), "
+                         f"not a file: '{name}'; e.g. --from T4 (`rooflab specs list`)")
+    return d.roof
+
+
+def _two_roof_doc(nominal: Roof, measured: Roof) -> dict:
+    """The profile `probe` writes, from a datasheet roof and typed-in measured numbers:
+    seed 004's record table and the ridge-band warning need both roofs in one file. The
+    measured roof keeps the datasheet's launch overhead: typed bandwidth and peaks do not
+    measure it."""
+    from dataclasses import replace
+
+    from ..hardware.profile import MachineProfile, profile_to_dict
+
+    if measured.overhead_s is None and nominal.overhead_s is not None:
+        measured = replace(measured, overhead_s=nominal.overhead_s,
+                           overhead_source=nominal.overhead_source)
+    return profile_to_dict(MachineProfile(host={"name": measured.name}, nominal=nominal,
+                                          measured=measured,
+                                          extras={"imported": "rooflab specs import --from"}))
 
 
 def _run_caches(llc: str | None):

@@ -19,9 +19,10 @@ or run a script under the profiler yourself (arguments after the script go to it
   rooflab torch --run train.py --json -- --steps 3   (script gets --steps 3)
 
 FLOP: shape formulas (matmul, addmm and bmm at 2mnk, conv, attention, elementwise,
-softmax, layer_norm, and the backward ops of a training step: convolution_backward,
-native_layer_norm_backward, gelu/silu/threshold_backward, softmax and embedding
-backward); memory ops with no FLOP (embedding, index_select, gather, cat, copy_) are
+softmax, layer_norm, sum/mean (n-1 adds per output), nll_loss, and the backward ops of a
+training step: convolution_backward, native_layer_norm_backward,
+gelu/silu/threshold_backward, softmax, embedding and nll_loss backward); memory ops with
+no FLOP (embedding, index_select, gather, cat, copy_, fill_, zero_) are
 placed by their bytes/s on the memory ceiling. Bytes: compulsory traffic from shapes and
 dtypes. Time: the GPU kernels an op launched (linked by External id) on CUDA, the op's
 own time on the CPU. A trace of torch.compile'd code has no op shapes: profile the eager

@@ -379,17 +379,29 @@ def _table(result, llm: dict | None = None):
     t = Table(title=f"What if: {result.label}", title_justify="left")
     for h in ("kernel", "AI before -> after", *heads, "bound after"):
         t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
+    held = _held(result)
     for name, ai, tb, ta, sp, bound, floor in rows:
         mark = " floor" if floor and not every else ""
-        t.add_row(escape(name), ai, fmt_seconds(tb) + mark, fmt_seconds(ta) + mark,
-                  "-" if sp is None else f"{sp:.2f}x{mark}", bound)
+        other = held.get(name)
+        t.add_row(escape(name), ai, fmt_seconds(tb) + mark,
+                  fmt_seconds(ta) + mark if other is None else _span(ta, other),
+                  "-" if sp is None else f"{sp:.2f}x{mark}" if other is None or not tb else
+                  _span(tb / max(ta, other), tb / min(ta, other), "x"), bound)
     parts: list = [t]
     totals = None
     over_all, over_moved = _scopes(result, steps)
     if result.speedup and not steps:
         totals = result.total_before_s, result.total_after_s
-        parts.append(Text(f"total{over_all}: {fmt_seconds(result.total_before_s)} -> "
-                          f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"))
+        slow_total = result.total_after_gap_held_s
+        parts.append(Text(
+            f"total{over_all}: {fmt_seconds(result.total_before_s)} -> "
+            + (f"{fmt_seconds(result.total_after_s)} ({result.speedup:.2f}x)"
+               if slow_total is None else
+               f"{_span(result.total_after_s, slow_total)} ("
+               + _span(result.total_before_s / max(result.total_after_s, slow_total),
+                       result.total_before_s / min(result.total_after_s, slow_total), "x")
+               + ")")))
+    parts += [Text(line) for line in _held_lines(result)]
     measured = totals is not None   # the file's measured times, not the floors
     floor_lines = _floor_lines(result, over_moved)
     if floor_lines and totals is None and every:
@@ -417,6 +429,45 @@ def _table(result, llm: dict | None = None):
     parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
               if n not in result.before.notes]
     return Group(*parts)
+
+
+def _span(a: float, b: float, unit: str = "") -> str:
+    """'3.75 ms-8.89 ms' (seconds) or '1.69x-4.00x' (unit 'x'), the smaller first."""
+    from ..units import fmt_seconds
+
+    lo, hi = sorted((a, b))
+    return f"{lo:.2f}x-{hi:.2f}x" if unit == "x" else f"{fmt_seconds(lo)}-{fmt_seconds(hi)}"
+
+
+def _held(result) -> dict[str, float]:
+    """{row name: time with the gap held fixed} for the whole steps with one launch assumed
+    (model.retime.gap_held): their time after is a range, not the optimistic end alone."""
+    from ..model.retime import gap_held
+
+    return {old.name: slow for old, new in result.moves
+            if (slow := gap_held(new)) is not None and old.name == new.name}
+
+
+def _held_lines(result) -> list[str]:
+    """Why a row's time after is a range (review 18a F2): a whole decode step timed as one
+    point, one launch assumed, whose gap above the roof may not move with its bytes."""
+    from ..model.retime import STEP_CALLS_HINT, gap_held
+    from ..units import fmt_seconds
+
+    out = []
+    for old, new in result.moves:
+        slow = gap_held(new)
+        if slow is None:
+            continue
+        gap = new.meta.get("gap_held_s", 0.0)
+        out.append(f"{old.name}: a whole step timed as one point, one launch assumed "
+                   f"(`calls` absent): its {fmt_seconds(gap)} gap above the roof (launches, "
+                   f"host time, kernel efficiency) is scaled with the work for "
+                   f"{fmt_seconds(new.seconds)} and held fixed for {fmt_seconds(slow)} (seed "
+                   f"004 Q6: quantization moves the point's AI, not the gap below the "
+                   f"slope; nor need other hardware shrink the host's share); "
+                   f"{STEP_CALLS_HINT}")
+    return out
 
 
 def _scopes(result, steps: set[int]) -> tuple[str, str]:
@@ -577,8 +628,49 @@ def _write(path: str, result, data) -> None:
     roofs = [result.after.roof]
     if result.before.roof != result.after.roof:
         roofs.append(result.before.roof)
-    kernels = list(result.after.kernels) + [old for old, _ in result.moves]
+    kernels, arrows = _chart_moves(result)
     level = "DRAM" if result.after.roof.find_memory("DRAM") else None
-    display = plot_roofline(roofs, kernels, level=level, arrows=list(result.moves),
-                            title=f"what if: {result.label}", before_roof=result.before.roof)
+    display = plot_roofline(roofs, kernels, level=level, arrows=arrows,
+                            title=_chart_title(result), before_roof=result.before.roof)
     save_figure(display, path)
+
+
+def _chart_title(result) -> str:
+    """'what if on NVIDIA A100 80GB SXM: weights -> int4': every chart's title names its
+    machine (docs/plot.md); a move between machines names both."""
+    before, after = result.before.roof.name, result.after.roof.name
+    if before != after:
+        return f"what if: {result.label} ({before} -> {after})"
+    return f"what if on {after}: {result.label}"
+
+
+def _chart_moves(result) -> tuple[list, list]:
+    """The chart's kernels and arrows, each end named as `compare -o` names its pair
+    (review 18c F9: both ends read "(predicted)", every name twice): 'rope (before)' and
+    'rope (after, 3.80x)', the speed-up from the measured times, else from the work floors
+    as the table gives it. A kernel the change leaves as it was (same FLOP, bytes, time
+    and roof) is drawn once, under its own name, with no arrow."""
+    from ..model.whatif import move_floors
+
+    same_roof = result.before.roof == result.after.roof
+    renamed: dict[int, object] = {}
+    kernels, arrows = [], []
+    for (old, new), (b, a) in zip(result.moves, move_floors(result), strict=True):
+        if same_roof and _unchanged(old, new):
+            continue
+        fb, fa = b[0], a[0]
+        sp = (old.seconds / new.seconds if old.seconds and new.seconds
+              else fb / fa if fb and fa else None)
+        gain = f", {sp:.2f}x" if sp else ""
+        if id(new) not in renamed:   # fused members share one kernel after
+            renamed[id(new)] = new.with_(name=f"{new.name} (after{gain})")
+        before = old.with_(name=f"{old.name} (before)")
+        kernels.append(before)
+        arrows.append((before, renamed[id(new)]))
+    after = [renamed.get(id(k), k) for k in result.after.kernels]
+    return after + kernels, arrows
+
+
+def _unchanged(old, new) -> bool:
+    return (old.flop == new.flop and old.bytes == new.bytes and old.seconds == new.seconds
+            and old.calls == new.calls)

@@ -441,11 +441,12 @@ def _binary(b: float) -> str:
 
 # a bare number below this is a unit left out (`--fp64 355` is 355 FLOP/s), not a machine
 _SLOWEST = 1e6
-_FLOP_SUFFIX = re.compile(r"\s*(flop/s|flops|flop/sec)\s*$", re.I)
+_FLOP_SUFFIX = re.compile(r"\s*(flop/s|flops|flop/sec|op/s|ops)\s*$", re.I)
 
 
 def parse_flop_rate(text: str, what: str) -> float:
-    """'355GFLOP/s', '1.2TFLOPS', '3.55e11' (FLOP/s) -> FLOP/s. Raises InputError."""
+    """'355GFLOP/s', '1.2TFLOPS', '3.55e11' (FLOP/s), '130TOP/s' (an integer peak: one
+    operation per multiply or add, as FLOP are counted) -> per second. Raises InputError."""
     s = str(text).strip()
     head = _FLOP_SUFFIX.sub("", s)
     bad = not head or "/" in head or head.lower().endswith("b")
@@ -455,7 +456,7 @@ def parse_flop_rate(text: str, what: str) -> float:
         value = float("nan")
     if not value >= 1 or (head == s and value < _SLOWEST):
         raise InputError(f"{what} must be a compute rate such as 355GFLOP/s, 1.2TFLOP/s or "
-                         f"3.55e11 (FLOP/s); got '{text}'")
+                         f"3.55e11 (FLOP/s; an int8 peak also as 130TOP/s); got '{text}'")
     return value
 
 
@@ -468,16 +469,33 @@ def parse_bandwidth(text: str, what: str) -> float:
     return value
 
 
+# The precisions `specs import` types in, and the unit each takes without '@unit': a
+# CPU's SIMD ('vector') for those a CPU computes, 'tensor' for tf32 and fp8, which only
+# matrix units (Tensor Cores, AMX-class engines) compute.
+TYPED_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+_DEFAULT_UNIT = {"tf32": "tensor", "fp8": "tensor"}
+
+
 def typed_ceiling(flag: str, text: str, measured: bool) -> Ceiling:
-    """A ceiling from `--dram 83GB/s` or `--fp64 355GFLOP/s`: nominal unless --measured."""
+    """A ceiling from `--dram 83GB/s`, `--fp64 355GFLOP/s` or `--fp16 280TFLOP/s@tensor`
+    (the unit after '@': vector or tensor; see _DEFAULT_UNIT): nominal unless --measured."""
     provenance = "measured" if measured else "nominal"
     common = dict(provenance=provenance, source="rooflab specs import (typed in)",
                   method=f"given: {flag} {text}" + (" (stated as measured)" if measured
                                                     else " (stated as nominal)"))
     name = flag.lstrip("-")
-    if name in ("fp64", "fp32"):
-        return Ceiling(value=parse_flop_rate(text, flag), precision=name, unit="vector",
+    if name in TYPED_PRECISIONS:
+        rate, at, unit = str(text).partition("@")
+        unit = unit.strip().lower() if at else _DEFAULT_UNIT.get(name, "vector")
+        if unit not in ("vector", "tensor"):
+            raise InputError(f"{flag} {text}: the unit after '@' is vector (SIMD, CUDA "
+                             f"cores) or tensor (Tensor Cores, matrix units); got "
+                             f"'{unit}', e.g. {flag} {rate}@tensor")
+        return Ceiling(value=parse_flop_rate(rate, flag), precision=name, unit=unit,
                        **common)
+    if "@" in str(text):
+        raise InputError(f"{flag} {text}: a bandwidth takes no '@unit'; give {flag} "
+                         f"{str(text).partition('@')[0]}")
     return Ceiling(value=parse_bandwidth(text, flag), level=name.upper(), **common)
 
 
@@ -488,7 +506,7 @@ def assemble_roof(name: str, ceilings: Sequence[tuple[str, Ceiling]]) -> Roof:
     seen: dict[tuple, str] = {}
     for origin, c in ceilings:
         key = (c.level,) if c.level else (c.precision, c.unit)
-        label = c.level or c.precision
+        label = c.level or f"{c.precision} {c.unit}"
         if key in seen:
             raise InputError(f"{label} given twice: by {seen[key]} and by {origin}; keep one")
         seen[key] = origin

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError, ParseError, RooflabError
@@ -109,7 +109,96 @@ def roofs_at_threads(path: str, n: int) -> tuple[Roof, ...]:
         nominal = profile_from_dict(profile, where=path).nominal
     except InputError as exc:
         raise ParseError(str(exc)) from None
-    return (roof,) if nominal is None else (roof, nominal)
+    if nominal is None:
+        return (roof,)
+    cores = _nominal_cores(profile)
+    if cores is not None and n < cores:
+        nominal = nominal_at_threads(nominal, n, cores)
+    return roof, nominal
+
+
+# A thread row (`--on me.json@1t`) beside its profile's nominal roof, derived for every core
+# the probe ran on (probe/cpu/assemble: min(threads, host cores) x clock x FLOP/cycle): a
+# 2x gap at one thread of two cores that was only the core count (review 18c F17). The
+# row's nominal partner is the nominal compute per N cores (one thread per core); the
+# bandwidths are the whole chip's, shared by its cores, and stay as they are.
+def _nominal_cores(profile: Mapping) -> int | None:
+    """The cores a probed CPU profile's nominal compute is summed over: the probe's thread
+    count, at most the host's cores; None for a GPU, a hybrid CPU (P- and E-cores count
+    at different rates: no single per-core figure) or a profile that does not say."""
+    host = profile.get("host") or {}
+    extras = profile.get("extras") or {}
+    threads = (extras.get("scaling") or {}).get("reference_threads", extras.get("threads"))
+    split = host.get("core_split") or {}
+    if host.get("kind", "cpu") != "cpu" or split.get("e_cores"):
+        return None
+    counts = [c for c in (threads, host.get("cores")) if isinstance(c, int) and c > 0]
+    return min(counts) if counts else None
+
+
+def _cores_words(n: int) -> str:
+    return f"{n} core" if n == 1 else f"{n} cores"
+
+
+def nominal_at_threads(nominal: Roof, n: int, cores: int) -> Roof:
+    """A nominal roof summed over `cores` cores, as the partner of an n-thread row: its
+    compute ceilings x n / cores ("...; compute per 1 core)"), each method saying so; its
+    bandwidths the whole chip's, said in their methods and the roof's notes."""
+    k = _cores_words(n)
+    compute = tuple(replace(c, value=c.value * n / cores,
+                            method=f"scaled to {n} of {cores} cores: {c.method}")
+                    for c in nominal.compute)
+    memory = tuple(replace(m, method=f"whole chip (shared by its {cores} cores)"
+                           + (f": {m.method}" if m.method else ""))
+                   for m in nominal.memory)
+    name = (f"{nominal.name[:-1]}; compute per {k})" if nominal.name.endswith(")")
+            else f"{nominal.name}, compute per {k}")
+    said = (f"{nominal.name}: compute ceilings scaled to {n} of its {cores} cores "
+            f"({n}/{cores} x), as the measured roof is its {n}-thread row; bandwidths stay "
+            f"the whole chip's (shared by its cores)")
+    return replace(nominal, name=name, compute=compute, memory=memory,
+                   notes=(*nominal.notes, said))
+
+
+# Roofs handed to the chart directly (the Python API: plot_roofline([row, nominal]), not
+# `--on me.json@1t`) carry no profile to count from: there the row's count and the
+# nominal's cores are read from the ceilings' methods, as profile.roof_at_threads and
+# cpu_nominal write them. A nominal scaled above ("scaled to 1 of 2 cores: ...") no longer
+# matches, so a roof is never scaled twice.
+_THREAD_ROW = re.compile(r"^measured \((\d+) threads?\)")
+_CORES_METHOD = re.compile(r"^(\d+) cores x ")
+
+
+def _row_threads(roof: Roof) -> int | None:
+    """The thread count of a profile's thread row (every ceiling measured at it)."""
+    found = {m.group(1) for c in (*roof.compute, *roof.memory)
+             if (m := _THREAD_ROW.match(c.method))}
+    return int(found.pop()) if len(found) == 1 and roof.compute else None
+
+
+def _summed_cores(roof: Roof) -> int | None:
+    """The core count a derived CPU roof's compute ceilings are summed over."""
+    found = {m.group(1) for c in roof.compute if (m := _CORES_METHOD.match(c.method))}
+    whole = len(found) == 1 and all(_CORES_METHOD.match(c.method) for c in roof.compute)
+    return int(found.pop()) if whole else None
+
+
+def per_thread_nominal(roofs: Sequence[Roof]) -> tuple[tuple[Roof, ...], str]:
+    """The roofs with every all-core derived roof scaled (nominal_at_threads) to the first
+    roof's thread count where that roof is a thread row of fewer threads than the cores,
+    and the note saying so ("" where nothing changed)."""
+    n = _row_threads(roofs[0]) if roofs else None
+    if n is None:
+        return tuple(roofs), ""
+    out, said = [roofs[0]], ""
+    for r in roofs[1:]:
+        k = _summed_cores(r)
+        if k is None or n >= k:
+            out.append(r)
+            continue
+        out.append(nominal_at_threads(r, n, k))
+        said = out[-1].notes[-1]
+    return tuple(out), said
 
 
 def embedded_roofs(data: object, path: str) -> tuple[Roof, ...]:

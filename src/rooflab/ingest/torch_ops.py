@@ -9,8 +9,9 @@ output written once (broadcast inputs count their own, smaller, size).
 
 Ops with a rule here are "counted"; an op that has none (aten::linear, aten::matmul, ...)
 is not, but the counted ops it calls are (linear -> addmm, matmul -> mm). The rules of
-backward ops (ingest.torch_ops_backward) and of memory ops with no FLOP
-(ingest.torch_ops_memory) live in their own modules and join RULES below.
+backward ops (ingest.torch_ops_backward), of memory ops with no FLOP
+(ingest.torch_ops_memory), of reductions (ingest.torch_ops_reduce) and of the NLL loss
+(ingest.torch_ops_loss) live in their own modules and join RULES below.
 
 addmm / baddbmm count 2mnk, the bias add (beta·bias, m·n adds) not counted: the count of
 torch.utils.flop_counter (which `rooflab.measure` uses), of the profiler's own table and
@@ -77,7 +78,8 @@ class OpCall:
 @dataclass(frozen=True)
 class OpWork:
     """One call's work. complex: counted from complex values (the profiler's own `flops`
-    count real-valued formulas, so they do not apply)."""
+    count real-valued formulas, so they do not apply). assumed: what the count assumed
+    for want of the trace's data (cat's dtype), for the kernel's meta; empty if nothing."""
 
     op: str
     flop: float
@@ -85,6 +87,7 @@ class OpWork:
     precision: str
     unit: str | None
     complex: bool = False
+    assumed: str = ""
 
 
 def dtype_of(type_name: str) -> str | None:
@@ -405,10 +408,14 @@ RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,
               "aten::convolution": _conv, "aten::scaled_dot_product_attention": _attention})
 # Imported here, not at the top: their rules use the helpers above.
 from .torch_ops_backward import BACKWARD_RULES  # noqa: E402
+from .torch_ops_loss import LOSS_RULES  # noqa: E402
 from .torch_ops_memory import MEMORY_RULES  # noqa: E402
+from .torch_ops_reduce import REDUCE_RULES  # noqa: E402
 
 RULES.update(BACKWARD_RULES)
 RULES.update(MEMORY_RULES)
+RULES.update(REDUCE_RULES)
+RULES.update(LOSS_RULES)
 
 
 def has_rule(name: str) -> bool:

@@ -4,7 +4,8 @@ The byte model is that of `rooflab ai embedding` (workloads.ops.embedding) and o
 `measure` counter (bench/torch_count.py: _traffic): a gather (embedding, index_select,
 gather) reads the rows it looks up (its output's size, at most the whole source), its
 indices, and writes its output; cat reads its inputs and writes their sum; copy_ reads
-its source and writes its destination without reading it. With 0 FLOP the report places
+its source and writes its destination without reading it; fill_ and zero_ write their
+tensor once and read nothing (the counter's _WRITE_ONLY). With 0 FLOP the report places
 them on the memory ceiling (bytes/s and % of the bandwidth), as `ai` does such ops.
 """
 
@@ -19,13 +20,19 @@ from .torch_ops import (
     _in_bytes,
     _numel,
     _tensors,
+    dtype_of,
     itemsize,
     real_dtype,
 )
 
 # The profiler records a tensor list's shapes but not its dtypes ('Input type' is
-# 'TensorList'): cat's bytes assume the default dtype, torch.get_default_dtype() = fp32.
+# 'TensorList'; torch 2.13, checked on a real trace of torch.cat of fp16 tensors: 'Input
+# Dims' [[[4, 8], [2, 8]], []], 'Input type' ['TensorList', 'Scalar'], 'Concrete Inputs'
+# ['', '0']). cat(..., out=t) records t's dtype, and that is used; otherwise the bytes
+# assume the default dtype, torch.get_default_dtype() = fp32, and the kernel says so.
 CAT_ASSUMED_DTYPE = "fp32"
+CAT_ASSUMED = (f"dtype {CAT_ASSUMED_DTYPE} assumed: the trace records no dtypes for the "
+               f"tensor list (halve the bytes for fp16/bf16 tensors)")
 
 
 def _work(op: str, nbytes: float, dt: str) -> OpWork:
@@ -84,14 +91,29 @@ def _gather(call: OpCall) -> OpWork | str | None:
                                         _numel(index[0]) * e), dt)
 
 
+def _cat_dtype(call: OpCall) -> str | None:
+    """The dtype of cat's tensors where the trace has it: an out= tensor's (cat.out), or
+    a dtype in the list's own 'Input type' slot; None when it has neither."""
+    for i, (dims, t) in enumerate(zip(call.dims, call.types, strict=False)):
+        dt = dtype_of(t)
+        if dt is not None and (i == 0 or (dims is not None and len(dims) > 0)):
+            return dt
+    return None
+
+
 def _cat(call: OpCall) -> OpWork | str | None:
-    """aten::cat(tensors, dim): every input read, the output (their sum) written; the
-    shapes come from the tensor list, the dtype is assumed (CAT_ASSUMED_DTYPE)."""
+    """aten::cat(tensors, dim[, out]): every input read, the output (their sum) written;
+    the shapes come from the tensor list, the dtype from _cat_dtype, else assumed
+    (CAT_ASSUMED_DTYPE, said in the OpWork's `assumed`)."""
     shapes = call.lists[0] if call.lists else None
     if not shapes:
         return None
     n = sum(_numel(s) for s in shapes if s)   # an empty (0,) tensor adds nothing
-    return _work("cat", 2 * n * itemsize(CAT_ASSUMED_DTYPE), CAT_ASSUMED_DTYPE)
+    dt = _cat_dtype(call)
+    if dt is None:
+        w = _work("cat", 2 * n * itemsize(CAT_ASSUMED_DTYPE), CAT_ASSUMED_DTYPE)
+        return OpWork(w.op, w.flop, w.bytes, w.precision, w.unit, w.complex, CAT_ASSUMED)
+    return _work("cat", 2 * n * itemsize(dt), dt)
 
 
 def _copy(call: OpCall) -> OpWork | str | None:
@@ -104,5 +126,17 @@ def _copy(call: OpCall) -> OpWork | str | None:
     return _work("copy", _in_bytes([src]) + _numel(dst) * itemsize(dt), dt)
 
 
+def _fill(call: OpCall) -> OpWork | str | None:
+    """aten::fill_(self, value), aten::zero_(self): self written once, nothing read (a
+    fill_ value given as a 0-dim tensor is one element: not counted)."""
+    ts = _tensors(call)
+    if not ts:
+        return None
+    shape, dt = ts[0]
+    return _work(call.name.removeprefix("aten::").rstrip("_"), _numel(shape) * itemsize(dt),
+                 dt)
+
+
 MEMORY_RULES = {"aten::embedding": _embedding, "aten::index_select": _index_select,
-                "aten::gather": _gather, "aten::cat": _cat, "aten::copy_": _copy}
+                "aten::gather": _gather, "aten::cat": _cat, "aten::copy_": _copy,
+                "aten::fill_": _fill, "aten::zero_": _fill}

@@ -30,7 +30,11 @@ from .skips import SkipLog
 from .torch_compiled import compiled_error, compiled_note, compiled_regions
 from .torch_ops import OpCall, dtype_of, has_rule, precision_of, work_or_reason
 from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
+from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
+from .torch_ops_loss import args_text as _loss_args_text
 from .torch_ops_memory import CAT_ASSUMED_DTYPE
+from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
+from .torch_ops_reduce import args_text as _reduce_args_text
 
 
 @dataclass
@@ -57,6 +61,7 @@ class _Group:
     unit: str | None = None
     samples: list[float] = field(default_factory=list)
     flop_source: str = "derived"
+    assumed: str = ""   # what the count assumed (cat's dtype), for the kernel's meta
 
 
 def load_trace_json(path: str) -> dict:
@@ -328,7 +333,8 @@ class _Tally:
         if g is None:
             g = self.groups[key] = _Group(f"{op.name} [{_shape_text(call)}]", work.op,
                                           call.dims, call.types, args,
-                                          precision=work.precision, unit=work.unit)
+                                          precision=work.precision, unit=work.unit,
+                                          assumed=work.assumed)
         flops = op.args.get("flops")
         # the profiler's count is real-valued (2mnk for any mm): not for complex values
         if isinstance(flops, (int, float)) and flops > 0 and not work.complex:
@@ -343,7 +349,7 @@ class _Tally:
 # Ops whose FLOP depend on constant arguments (a conv's stride and dilation, attention's
 # is_causal): calls of one shape with other constants are other groups.
 _ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
-                         | _BACKWARD_ARGS_IN_KEY)
+                         | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY)
 
 
 def _is_wrapper(op: _Op) -> bool:
@@ -355,7 +361,7 @@ def _is_wrapper(op: _Op) -> bool:
 
 
 def _cat_note(groups: dict[tuple, _Group]) -> str:
-    if not any(g.op == "cat" for g in groups.values()):
+    if not any(g.op == "cat" and g.assumed for g in groups.values()):
         return ""
     return (f"aten::cat: the profiler records no dtypes for a tensor list; its bytes "
             f"assume {CAT_ASSUMED_DTYPE} elements (halve them for fp16/bf16 tensors)")
@@ -397,6 +403,10 @@ def _args_text(g: _Group) -> str:
         text = g.args[i] if i < len(g.args) else ""
         return text.strip("[]").replace(", ", "x") or "?"
 
+    if g.op in ("sum", "mean"):
+        return _reduce_args_text(g.args)
+    if g.op.startswith("nll_loss"):
+        return _loss_args_text(g.op, g.args)
     if g.op.endswith("_backward") and g.args:   # output_mask, last: the gradients made
         return f"output_mask {g.args[-1]}"
     if g.op.startswith("conv"):
@@ -442,6 +452,8 @@ def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
             "shapes": [list(d) if d is not None else None for d in g.shapes],
             "dtypes": list(g.types), "byte_model": "compulsory traffic from shapes and dtypes",
             "time": "cuda kernels" if on_gpu else "cpu op"}
+    if g.assumed:
+        meta["assumed"] = g.assumed
     return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
                   bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
                   samples=tuple(g.samples), unit=g.unit, meta=meta,
@@ -471,7 +483,8 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
     if not kernels:
         raise ParseError("no op with a FLOP formula in the trace (mm, addmm, bmm, conv, "
                          "attention, elementwise, softmax, layer_norm, their backward ops, "
-                         "embedding, index_select, gather, cat, copy_)", path=", ".join(paths))
+                         "embedding, index_select, gather, cat, copy_, fill_, zero_, sum, "
+                         "mean, nll_loss)", path=", ".join(paths))
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
                          notes=tuple(dict.fromkeys(notes)),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_seconds
 from .advice_compute import (
     SHORT_CALL_S,
     _quiet_advice,
@@ -56,6 +56,7 @@ from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
 from .opkind import MATRIX_KINDS, WEIGHT_STREAMING_KINDS, is_streaming, kernel_kind
+from .retime import STEP_CALLS_HINT, held_gap_s, one_launch_step
 from .sanity import check_ai_high
 
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
@@ -73,6 +74,33 @@ __all__ = ["BATCH_ADVICE", "FUSION_MIN_GAIN", "L2_BYTES_DEFAULT", "LOWER_PRECISI
            "advise", "compute_advice", "efficiency_of", "latency_advice", "memory_advice",
            "mixed_part_advice", "overhead_advice", "pct", "predict_seconds", "reuse_limit",
            "reuses_data", "timing_noise", "weight_advice", "work_pct"]
+
+
+def gap_range(a: Advice, p: Point, e: Efficiency) -> Advice:
+    """A lever that moves a whole step's AI or roof (one_launch_step: a decode step timed as
+    one point, one launch assumed), predicted as a range: from its gap above the roof held
+    fixed (launches + new work floor + the old gap: seed 004 Q6, quantization moves the
+    point's AI, not the gap below the slope) to the gap scaled with the work (the model's
+    usual prediction). The slow end is the figure; the words give both (review 18a F2:
+    int4 on seed 004's 15 ms step, 4.00x scaled, 1.69x held). A throughput lever (batching)
+    leaves the step's bytes alone, so its gap does not matter; below-roof levers close
+    the gap itself."""
+    gap = held_gap_s(p)
+    if (gap is None or e.untimed or a.shrinks == "below roof" or "(throughput)" in a.detail
+            or e.efficiency <= 0):
+        return a
+    work = (a.new_seconds - e.launch_s) * e.efficiency   # the lever's new work floor
+    held = e.launch_s + work + gap
+    if held <= a.new_seconds * (1 + 1e-3):
+        return a
+    words = (f"a range, {e.seconds / held:.2f}x-{a.speedup:.2f}x: {fmt_seconds(held)} with "
+             f"the step's {fmt_seconds(gap)} gap above the roof held fixed (seed 004 Q6: "
+             f"it moves the point's AI, not the gap below the slope), "
+             f"{fmt_seconds(a.new_seconds)} with the gap scaled with the work; a whole step "
+             f"timed as one point, one launch assumed: {STEP_CALLS_HINT}")
+    return replace(a, new_seconds=held, speedup=e.seconds / held,
+                   new_flop_per_s=p.flop / held, detail=f"{a.detail}; {words}",
+                   assumption=f"{words}; {a.assumption}")
 
 
 def _recount(p: Point, kernel: Kernel, kind: str) -> Advice | None:
@@ -141,7 +169,12 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         why = (f"; op kind '{kind}' read off the name '{kernel.name}' (give meta.op, a CSV "
                f"'op' column or a JSON 'op' field to set it)")
         items = [replace(a, assumption=a.assumption + why) for a in items]
-    items = sorted(items, key=lambda a: -a.speedup)
+    if one_launch_step(kernel):   # a whole step timed as one point: a range (18a F2)
+        items = [gap_range(a, p, e) for a in items]
+    # A latency-bound kernel's lever is parallelism or fewer synchronisations (seed 000 §6.2
+    # 误判二): it leads, the AI-raising levers (held to the headroom) follow (review 18a F1).
+    items = sorted(items, key=lambda a: (p.bound == "latency" and a.shrinks != "below roof",
+                                         -a.speedup))
     quiet = _quiet_advice(p, e, kernel, machine)
     if quiet is None:
         return tuple(items)

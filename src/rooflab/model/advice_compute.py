@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_rate, fmt_seconds, si
-from .advice_core import Advice, Efficiency, _advice, _efficiency, pct
+from .advice_core import Advice, Efficiency, _advice, _efficiency, pct, work_pct
 from .advice_memory import activation_share, memory_advice
 from .advice_precision import _lower_precision
 from .analysis import Point
@@ -121,12 +121,35 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     if kernel is not None and _idle_sms(kernel.meta):
         # the grid itself leaves SMs without a block: no tuning inside the kernel helps
         action = "launch at least one block per SM (smaller blocks, or split the work)"
+    # far from both roofs: the lever is parallelism or fewer synchronisations, not AI
+    why += ("; far from both roofs, so the direction is more parallelism or fewer "
+            "synchronisations, not more AI (seed 000 §6.2 误判二)")
     eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(spread_floor(eff, p, e, roof, machine))
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
-    return out + [a for a in side if a.shrinks != "below roof"]
+    return out + [after_latency(a, p, e) for a in side if a.shrinks != "below roof"]
+
+
+def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:
+    """A lever that moves AI or the roof, for a latency-bound kernel, held to the kernel's
+    headroom (measured time / work floor at its AI). It predicts the kernel keeping its
+    share of a higher roof; but a kernel that sits at 6 % for latency or synchronisation
+    reasons does not take a fraction of its bytes' time (that is what latency-bound means),
+    so the lever's gain comes only after the latency is fixed, and no lever that leaves the
+    latency alone beats the headroom (review 18a F1: conv2d_3x3 'tile for data reuse:
+    20.74x' over a 15.88x headroom, seed 000 §6.2 误判二)."""
+    headroom = e.seconds / p.floor_s if p.floor_s > 0 and not e.untimed else None
+    if headroom is None or a.speedup <= headroom:
+        return a
+    note = (f"only after the latency is fixed: AI-raising levers assume the kernel then "
+            f"tracks its roof; capped at its {headroom:.2f}x headroom (the model gave "
+            f"{a.speedup:.2f}x keeping its {work_pct(p, e)} of a higher roof, which a "
+            f"latency-bound kernel does not keep: seed 000 §6.2 误判二)")
+    t = e.seconds / headroom
+    return replace(a, new_seconds=t, speedup=headroom, new_flop_per_s=p.flop / t,
+                   detail=f"{a.detail}; {note}", assumption=f"{note}; {a.assumption}")
 
 
 def grid_blocks(shape: object) -> int | None:

@@ -1,211 +1,54 @@
-"""analyze(roof, kernels): where each kernel sits on the roof and what bounds it. Pure."""
+"""analyze(roof, kernels): where each kernel sits on the roof and what bounds it. Pure.
+
+The parts live by what they do: placement (one kernel at one level: Point, its bound),
+byte_convention (which DRAM ceiling judges a kernel's bytes), unplaced (a kernel without
+a point). Their names stay importable from here, where the rest of rooflab imports them.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ..errors import InputError
-from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
+
+# Which bytes a ceiling judges, and the points and unplaced kernels analyze() makes, lived
+# here before the split by what they do: every name stays importable from here.
+from .byte_convention import (  # noqa: F401
+    COUNTER_BYTES,
+    READ_ONLY_KINDS,
+    READ_ONLY_WRITE_SHARE,
+    REAL_TRAFFIC_COUNT,
+    counter_bytes,
+    memory_ceiling,
+    on_real_traffic,
+    real_traffic_reason,
+    stream_counted,
+)
+from .ceiling import KernelCeiling, Roof, kernel_ceiling
+from .datasheet_note import datasheet_note
+from .display import analysis_text, pretty
 from .kernel import Kernel
-
-# A kernel is `latency`-bound when it reaches less than this fraction of its attainable
-# roof and no launch/dispatch floor explains it (seed 000 §6.2, misreading two). A kernel
-# with no FLOP (a copy, a sort) has no FLOP/s to compare: the fraction of the level's
-# bandwidth it reaches stands in (a copy at 0.5 % of DRAM bandwidth is no "memory" bound).
-LATENCY_FRACTION = 0.10
-# A kernel is `overhead`-bound when the calls x dispatch floor is larger than its work
-# floor and explains at least this fraction of the measured time (seed 004: RMSNorm). A
-# time below calls x the floor does not contain it (a profiler's GPU-side duration, or
-# overlapping launches: 1000 calls in 1 ms on a 5 us floor), so the floor is left out
-# and the work floor alone decides (sanity.check_launch_floor says so).
-OVERHEAD_SHARE = 0.5
-# A point this close to its ridge (relative) is on it, and on the ridge compute binds (AI >=
-# ridge). Without it, rounding decided the side: a kernel that set both ceilings of a
-# lower-bound roof (peak = FLOP/t, bandwidth = bytes/t) read "memory" at DRAM and "compute"
-# at L2 from one file.
-RIDGE_TOLERANCE = 1e-9
-
-
-def left_of_ridge(ai: float, ridge: float) -> bool:
-    """Whether AI is left of the ridge (the memory-bound side), beyond rounding."""
-    return ai < ridge * (1.0 - RIDGE_TOLERANCE)
-
-BOUNDS = ("memory", "compute", "overhead", "latency")
-
-# Which bytes: counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
-# ceiling is STREAM-counted (triad: 24 of the 32 B it moves; the store's write-allocate
-# read is left out), the convention hand counts follow. Hardware counters (perf's IMC CAS
-# counts, likwid-perfctr's MEM groups) see every byte at the memory controller, write-
-# allocate reads included: against the counted ceiling a loop at the machine's real speed
-# reads up to 32/24 = 133 % (copy/scale-shaped loops 24/16 = 150 %). So the probe writes a
-# second DRAM ceiling in real-traffic units (probe/cpu/dram_ceiling.py), and memory_ceiling
-# sends every DRAM byte figure that is real traffic to it: counter-measured bytes, and
-# counts that are real traffic by construction (no stores to allocate, or the allocate
-# read counted in).
-REAL_TRAFFIC = "DRAM (real traffic)"
-COUNTER_BYTES = "measured"
-# meta["byte_count"] of a kernel whose count includes the write-allocate reads (`ai stencil
-# --write-allocate`, `ai axpy`; a kernel file may set it, docs/json.md).
-REAL_TRAFFIC_COUNT = "real traffic"
-# Kinds that store nothing or almost nothing (a scalar, or a y vector 1/(n+1) of a GEMV's
-# bytes, 2 % of an SpMV's): no write-allocate read to leave out, so their count is the
-# real traffic (review 17a N2). Matched as opkind.kind_word; a plain 'sum' too.
-READ_ONLY_KINDS = ("reduction", "dot", "gemv", "mul_mat_vec", "spmv")
-# A read/write bytes_split whose write share is at most this is read-only: its uncounted
-# write-allocate reads add at most this share, the tolerance above-roof tests allow.
-READ_ONLY_WRITE_SHARE = 0.05
-
-
-def counter_bytes(kernel: Kernel) -> bool:
-    """Whether the kernel's bytes were measured by hardware counters (real traffic)."""
-    return (kernel.provenance or {}).get("bytes") == COUNTER_BYTES
-
-
-def _store_share(kernel: Kernel) -> float | None:
-    """The write share of a read/write meta bytes_split ({"read": .., "write": ..}, as
-    `rooflab ai` writes it); None without one."""
-    split = kernel.meta.get("bytes_split") if isinstance(kernel.meta, Mapping) else None
-    if not isinstance(split, Mapping) or "read" not in split:
-        return None
-    try:
-        read, write = float(split["read"]), float(split.get("write") or 0.0)
-    except (TypeError, ValueError):
-        return None
-    return write / (read + write) if read + write > 0 else None
-
-
-def real_traffic_reason(kernel: Kernel) -> str:
-    """Why the kernel's DRAM bytes are real traffic (memory_ceiling's table), '' when they
-    are STREAM-counted."""
-    from .opkind import kernel_kind, kind_word, normal_kind
-
-    if counter_bytes(kernel):
-        return ("DRAM bytes measured by hardware counters (real traffic, write-allocate "
-                "reads included)")
-    if str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT:
-        return (f'its count is real traffic (meta byte_count "{REAL_TRAFFIC_COUNT}": the '
-                f"write-allocate reads are counted in, or its stores hit lines it read)")
-    kind, _ = kernel_kind(kernel)
-    if kind and (kind_word(kind) in READ_ONLY_KINDS or normal_kind(kind) == "sum"):
-        return (f"a read-only kind ({kind}: it stores nothing or almost nothing, so no "
-                f"write-allocate read is left out and its count is real traffic)")
-    share = _store_share(kernel)
-    if share is not None and share <= READ_ONLY_WRITE_SHARE:
-        return (f"read-only by its bytes_split ({share:.0%} written: no write-allocate "
-                f"read to leave out, so its count is real traffic)")
-    return ""
-
-
-def memory_ceiling(roof: Roof, kernel: Kernel, level: str) -> tuple[Ceiling | None, str]:
-    """The ceiling a kernel's bytes at `level` are judged against, and a note saying which
-    and why when it is the real-traffic one. One rule, by whether the DRAM byte figure
-    is real traffic (every byte the memory controller moves) or STREAM-counted (explicit
-    loads + stores, the write-allocate read of each stored line left out):
-
-    | DRAM bytes of the kernel                          | are       | judged against     |
-    |---------------------------------------------------|-----------|--------------------|
-    | measured by counters (provenance bytes measured)  | real      | DRAM (real traffic)|
-    | meta byte_count "real traffic" (ai stencil/axpy   | real      | DRAM (real traffic)|
-    |   --write-allocate, in-place axpy, a user's file) |           |                    |
-    | a read-only kind: reduction/sum, dot, gemv, spmv  | real      | DRAM (real traffic)|
-    | bytes_split read/write with <= 5 % written        | real      | DRAM (real traffic)|
-    | any other count (hand, ai, zoo, profilers' DRAM)  | counted   | DRAM               |
-
-    A roof without the real-traffic ceiling (GPU, datasheet, older profiles) judges every
-    figure against its DRAM ceiling; other levels against their own ceiling."""
-    own = roof.find_memory(level)
-    real = roof.find_memory(REAL_TRAFFIC) if level == "DRAM" and own is not None else None
-    if real is None:
-        return own, ""
-    from ..units import si
-
-    why = real_traffic_reason(kernel)
-    if not why:
-        # the default convention: no note (a trace of 20 000 kernels would print 20 000);
-        # the point's binding ceiling says DRAM
-        return own, ""
-    return real, (f"{why}: judged against the {REAL_TRAFFIC} ceiling "
-                  f"{si(real.value, 'B/s')} ({real.provenance}), not the STREAM-counted "
-                  f"DRAM {si(own.value, 'B/s')}, which leaves the write-allocate read out")
-
-
-def on_real_traffic(roof: Roof, kernel: Kernel) -> bool:
-    """Whether the kernel's DRAM point is judged against the roof's REAL_TRAFFIC ceiling
-    (memory_ceiling): what a chart asks before drawing that ceiling."""
-    if "DRAM" not in kernel.bytes:
-        return False
-    c, _ = memory_ceiling(roof, kernel, "DRAM")
-    return c is not None and c.level == REAL_TRAFFIC
-
-
-@dataclass(frozen=True)
-class Point:
-    """One kernel at one memory level on one roof. kernel is the kernel's name (for
-    people: two kernels may share one); kernel_index is its position in the
-    Analysis.kernels it was placed for (-1: a point built outside analyze), the link
-    Analysis.kernel_of and points_of follow."""
-
-    kernel: str
-    precision: str
-    unit: str | None
-    level: str
-    flop: float
-    bytes: float
-    seconds: float | None
-    calls: int
-    ai: float
-    peak_flop_per_s: float
-    bytes_per_s: float
-    ridge: float
-    attainable_flop_per_s: float
-    achieved_flop_per_s: float | None
-    percent_of_roof: float | None
-    binding: str                 # label of the ceiling that binds at this AI
-    bound: str                   # memory | compute | overhead | latency
-    floor_s: float               # max(FLOP/P, bytes/B), per all calls
-    overhead_floor_s: float | None
-    floor_ratio: float | None    # measured / floor
-    time_share: float | None
-    below_roof: float | None     # distance 1: attainable / achieved (overhead + efficiency)
-    along_slope: float           # distance 2: ridge / AI when left of the ridge, else 1
-    roof_headroom: float         # distance 3: best peak of its family (float/int) / this peak
-    note: str = ""
-    kernel_index: int = -1
-
-    @property
-    def memory_bound_side(self) -> bool:
-        return left_of_ridge(self.ai, self.ridge)
-
-
-@dataclass(frozen=True)
-class Unplaced:
-    """A kernel analyze() gave no point: why, and how to give it one. Its time stays in the
-    total that every point's time_share is taken of, so the placed shares and these add up
-    to 100 %. Without a memory level it still has a compute position: its achieved FLOP/s
-    against the compute ceiling it is held to (no AI, so no attainable, no bound)."""
-
-    kernel: str
-    seconds: float | None
-    calls: int
-    time_share: float | None
-    levels: tuple[str, ...]      # the memory levels it has bytes at (none usable here)
-    reason: str                  # why there is no point
-    fix: str                     # how to give it one
-    flop: float
-    compute: str                 # label of the compute ceiling it is held to
-    peak_flop_per_s: float
-    achieved_flop_per_s: float | None   # FLOP / seconds (None: untimed or no FLOP)
-    kernel_index: int = -1       # its position in Analysis.kernels
-
-    @property
-    def percent_of_peak(self) -> float | None:
-        if self.achieved_flop_per_s is None or self.peak_flop_per_s <= 0:
-            return None
-        return 100.0 * self.achieved_flop_per_s / self.peak_flop_per_s
+from .placement import (  # noqa: F401
+    BOUNDS,
+    LATENCY_FRACTION,
+    NOT_BINDING,
+    OVERHEAD_SHARE,
+    RIDGE_TOLERANCE,
+    Point,
+    analyze_point,
+    binds_elsewhere,
+    classify,
+    held_on,
+    kernel_key,
+    left_of_ridge,
+    point_on,
+    primary_points,
+)
+from .real_traffic import REAL_TRAFFIC  # noqa: F401
+from .unplaced import Unplaced, unplaced_kernel
 
 
 @dataclass(frozen=True)
@@ -225,28 +68,22 @@ class LevelFigures:
 
 @dataclass(frozen=True)
 class Analysis:
+    """Kernels placed on one roof: what `analyze(roof, kernels)` returns (pure: the same
+    inputs give the same Analysis). points: one per kernel and memory level the roof has a
+    ceiling at (Point: AI, achieved and attainable FLOP/s, % of roof, bound, floor time,
+    all SI); unplaced: kernels without a point, and why (Unplaced); notes: what the
+    placing noticed, "kernel: text" or roof-wide (the datasheet note, model/datasheet_note).
+    kernels keep the input order; kernel_of(point) finds a point's kernel."""
+
     roof: Roof
     kernels: tuple[Kernel, ...]
     points: tuple[Point, ...]
     notes: tuple[str, ...] = ()
     unplaced: tuple[Unplaced, ...] = ()   # kernels without a point (see Unplaced)
 
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        # IPython/Jupyter display: one line per point instead of repr()'s whole roof
-        from ..units import fmt_ai, fmt_rate
-
-        lines = [f"Analysis on '{self.roof.name}' ({self.roof.kind}): "
-                 f"{len(self.kernels)} kernel(s), {len(self.points)} point(s)"]
-        for p in self.points:
-            pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
-            lines.append(f"  {p.kernel}  {p.level}  AI {fmt_ai(p.ai)}  "
-                         f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of "
-                         f"{fmt_rate(p.attainable_flop_per_s, p.precision)}  {pct}  "
-                         f"{p.bound}-bound "
-                         f"({p.binding})")
-        lines += [f"  not placed: {u.kernel} ({u.reason})" for u in self.unplaced]
-        lines += [f"  note: {n}" for n in self.notes]
-        printer.text("\n".join(lines))
+    # a notebook shows the longest points and each note once (model/display.py), not the
+    # dataclass repr of every field: the roof's ceilings, each kernel's samples and meta
+    _repr_pretty_ = pretty(analysis_text)
 
     def for_kernel(self, name: str) -> tuple[Point, ...]:
         """Every point of every kernel of this name (two kernels may share one)."""
@@ -321,101 +158,7 @@ class Analysis:
     def primary(self) -> tuple[Point, ...]:
         """One point per kernel: the level that binds hardest (the lowest attainable).
         Keyed by kernel index, so two kernels of one name keep one point each."""
-        best: dict[int | str, Point] = {}
-        for p in self.points:
-            key: int | str = p.kernel_index if p.kernel_index >= 0 else p.kernel
-            cur = best.get(key)
-            if cur is None or p.attainable_flop_per_s < cur.attainable_flop_per_s:
-                best[key] = p
-        return tuple(best.values())
-
-
-def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float | None,
-             overhead_floor_s: float | None, fraction_of_roof: float | None) -> str:
-    """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE.
-    fraction_of_roof: achieved / attainable FLOP/s (for a kernel with no FLOP, achieved
-    bytes/s over the level's bandwidth). The launch floor counts only where the measured
-    time holds it (overhead_floor_s <= seconds); an untimed point is `overhead` where
-    calls x the launch floor exceeds its work floor."""
-    side = "memory" if left_of_ridge(ai, ridge_ai) else "compute"
-    if seconds is None:
-        # Untimed (counted FLOP and bytes: `rooflab llm`, `ai`): it takes max(work floor,
-        # calls x launch floor), the "with launches" floor llm's launch-dominated list
-        # uses, so the larger decides (rope in a decode step: 99 ns of work, 22 launches
-        # of 5 us = 110 us; review 11b #6)
-        if overhead_floor_s is not None and overhead_floor_s > work_floor_s:
-            return "overhead"
-        return side
-    if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
-            and OVERHEAD_SHARE * seconds <= overhead_floor_s <= seconds):
-        return "overhead"
-    if fraction_of_roof is not None and fraction_of_roof < LATENCY_FRACTION:
-        return "latency"
-    return side
-
-
-def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memory: Ceiling,
-                  total_seconds: float, note: str = "", compute_label: str | None = None,
-                  kernel_index: int = -1) -> Point:
-    """Place one kernel at one memory level on the roof. compute_label names the compute
-    ceiling where it binds (default compute.label; a mixed kernel's weighted ceiling says
-    "weighted fp16 tensor + fp32 vector"). kernel_index: its position in the analysis."""
-    flop = kernel.total_flop
-    nbytes = float(kernel.bytes[level])
-    peak, bw = compute.value, memory.value
-    ai = flop / nbytes if nbytes > 0 else math.inf
-    ridge_ai = peak / bw
-    att = min(peak, bw * ai)
-    work_floor = max(flop / peak, nbytes / bw)
-    overhead_floor = roof.overhead_s * kernel.calls if roof.overhead_s is not None else None
-    seconds = kernel.seconds
-    achieved = flop / seconds if seconds else None
-    frac = achieved / att if achieved is not None and att > 0 else None
-    # no FLOP, no FLOP/s: the bandwidth fraction reached is how close to its roof it runs
-    reached = (nbytes / seconds / bw if frac is None and flop <= 0 and seconds and bw > 0
-               else frac)
-    bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
-                     overhead_floor_s=overhead_floor, fraction_of_roof=reached)
-    binding = memory.label if left_of_ridge(ai, ridge_ai) else (compute_label or compute.label)
-    return Point(
-        kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
-        flop=flop, bytes=nbytes, seconds=seconds, calls=kernel.calls, ai=ai,
-        peak_flop_per_s=peak, bytes_per_s=bw, ridge=ridge_ai, attainable_flop_per_s=att,
-        achieved_flop_per_s=achieved,
-        percent_of_roof=100.0 * frac if frac is not None else None,
-        binding=binding, bound=bound, floor_s=work_floor, overhead_floor_s=overhead_floor,
-        floor_ratio=seconds / work_floor if seconds and work_floor > 0 else None,
-        time_share=seconds / total_seconds if seconds and total_seconds > 0 else None,
-        below_roof=att / achieved if achieved else None,
-        along_slope=ridge_ai / ai if left_of_ridge(ai, ridge_ai) and ai > 0 else 1.0,
-        roof_headroom=roof.top_compute_for(kernel.precision).value / peak,
-        note=note, kernel_index=kernel_index,
-    )
-
-
-def held_on(roof: Roof, point: Point, kernel: Kernel | None = None) -> KernelCeiling:
-    """The compute ceiling `point`'s kernel is held to on another roof (the nominal one
-    beside the measured roof that judged it): a kernel with FLOP in several precisions its
-    weighted ceiling (kernel_ceiling, as on the judging roof: A100 9e9 fp16 tensor + 1e9
-    fp32 is 124.8 TFLOP/s, not fp16 tensor's 312); one precision the unit the judging roof
-    held it to. Without the kernel, the point's precision and unit."""
-    if kernel is not None and kernel.mixed:
-        return kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
-    found, note = roof.compute_for(point.precision, point.unit)
-    return KernelCeiling(found, found.label, (note,) if note else ())
-
-
-def point_on(roof: Roof, point: Point, kernel: Kernel) -> Point | None:
-    """The same kernel at the same level placed on another roof (its attainable FLOP/s and
-    time floor there: the nominal column of the report's record table), with its ceiling
-    from held_on; None where that roof has no ceiling for the point's level. No time share:
-    it is not part of that roof's analysis."""
-    memory = roof.find_memory(point.level)
-    if memory is None or kernel.bytes.get(point.level) is None:
-        return None
-    held = held_on(roof, point, kernel)
-    return analyze_point(roof, kernel, point.level, held.ceiling, memory, 0.0,
-                         compute_label=held.label, kernel_index=point.kernel_index)
+        return tuple(primary_points(self.points).values())
 
 
 def _kernels_arg(kernels: Any) -> tuple[Kernel, ...]:
@@ -509,7 +252,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             notes.append(f"{k.name}: 0 FLOP and 0 bytes, so no AI and no point; give its "
                          f"counts (flop=..., bytes=...)")
         if not placed and (asked or not k.bytes):
-            unplaced.append(_unplaced(roof, k, held, missing, asked, totals[i], i))
+            unplaced.append(unplaced_kernel(roof, k, held, missing, asked, totals[i], i))
         notes += [f"{k.name}: {n}" for n in held.notes]
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
@@ -518,50 +261,12 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         notes.append(f"share is of each kernel's own file: the {len(steps)} files are "
                      f"separate profiling runs, so a share of their summed time would be a "
                      f"share of nothing real")
+    datasheet = datasheet_note(roof, kernels)   # review 18a F8: the roof the seeds call wrong
+    if datasheet:
+        notes.append(datasheet)
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
                     notes=tuple(dict.fromkeys(notes)), unplaced=tuple(unplaced))
 
-
-def _unplaced(roof: Roof, k: Kernel, held: KernelCeiling, missing: Sequence[str],
-              asked: int, total: float, index: int = -1) -> Unplaced:
-    """Why kernel k got no point (no bytes; bytes only at levels the roof lacks; nothing
-    but zeros), how to give it one, and its compute position (FLOP/s against its ceiling)."""
-    here = [c.level for c in roof.memory]
-    have = ", ".join(here) or "none"
-    if not k.bytes:
-        reason = "no bytes at any memory level, so no arithmetic intensity"
-        fix = 'give its bytes, e.g. "bytes": {"DRAM": 1.0e8}'
-    elif len(missing) == asked and len(k.bytes) > asked:
-        # levels= (--level) set the kernel's other levels aside: that is the reason, not
-        # its data, so name them rather than tell the user to add bytes it already has
-        where = " and ".join(missing)
-        aside = [lv for lv in k.bytes if lv not in missing]
-        reason = (f"--level {where}: roof '{roof.name}' has no {where} ceiling (it has: "
-                  f"{have}); this kernel also has {', '.join(aside)} bytes, set aside by "
-                  f"--level")
-        usable = next((lv for lv in aside if roof.find_memory(lv) is not None), None)
-        instead = f" (or use --level {usable})" if usable else ""
-        fix = (f"drop --level{instead}, or give a roof with "
-               f"a{'n' if where[0] in 'AEFHILMNORSX' else ''} {where} ceiling")
-    elif len(missing) == asked:
-        where = " and ".join(missing)
-        reason = (f"its bytes are at {where} only, and roof '{roof.name}' has no {where} "
-                  f"ceiling (it has: {have})")
-        main = "DRAM" if "DRAM" in here else next(iter(here), None)
-        other = f" or add {main} bytes" if main else ""
-        fix = (f"give a roof with a{'n' if where[0] in 'AEFHILMNORSX' else ''} {where} "
-               f"ceiling (a probed profile: `rooflab probe -o profile.json`, then --on "
-               f"profile.json){other}")
-    else:
-        reason = "0 FLOP and 0 bytes, so no arithmetic intensity"
-        fix = "give its counts (flop=..., bytes=...)"
-    flop = k.total_flop
-    achieved = flop / k.seconds if k.seconds and flop > 0 else None
-    return Unplaced(kernel=k.name, seconds=k.seconds, calls=k.calls,
-                    time_share=k.seconds / total if k.seconds and total > 0 else None,
-                    levels=tuple(k.bytes), reason=reason, fix=fix, flop=flop,
-                    compute=held.label, peak_flop_per_s=held.ceiling.value,
-                    achieved_flop_per_s=achieved, kernel_index=index)
 
 
 def weighted_words(held: KernelCeiling) -> str:

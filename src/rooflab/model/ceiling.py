@@ -161,11 +161,19 @@ class Roof:
         # IPython/Jupyter display: the numbers, not every ceiling's source URL (repr())
         from ..units import fmt_rate, fmt_seconds, si
 
+        rows = [(c.label, fmt_rate(c.value, c.precision), c.provenance) for c in self.compute]
+        rows += [(c.label, si(c.value, "B/s"), c.provenance) for c in self.memory]
+        # labels padded to the longest ("DRAM (real traffic)" once broke the column); a
+        # provenance column only where a ceiling's differs from the roof's kind (a derived
+        # row in a measured roof), so a catalog roof stays two columns (review 18b L)
+        width = max([14, *(len(label) for label, _, _ in rows)])
+        says = any(prov != self.kind for _, _, prov in rows)
         lines = [f"Roof '{self.name}' ({self.kind})"]
-        lines += [f"  {c.label:<14} {fmt_rate(c.value, c.precision)}" for c in self.compute]
-        lines += [f"  {c.label:<14} {si(c.value, 'B/s')}" for c in self.memory]
+        vwidth = max([0, *(len(value) for _, value, _ in rows)]) if says else 0
+        lines += [f"  {label:<{width}} {value:<{vwidth}}" + (f"  ({prov})" if says else "")
+                  for label, value, prov in rows]
         if self.overhead_s is not None:
-            lines.append(f"  overhead       {fmt_seconds(self.overhead_s)} per launch")
+            lines.append(f"  {'overhead':<{width}} {fmt_seconds(self.overhead_s)} per launch")
         printer.text("\n".join(lines))
 
     # --- lookups -------------------------------------------------------------

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, InputWarning
+from ..units import INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
+from .display import kernel_text, pretty
+from .frozen import FrozenDict
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_EMPTY: Mapping[str, Any] = FrozenDict()
 
 
 def sum_counts(counts: Iterable[Mapping[str, float]]) -> dict[str, float]:
@@ -54,15 +57,40 @@ _CANON: dict = {}
 _NAMES: dict[str, dict[str, str]] = {"flop": {}, "bytes": {}}
 _NAMES_MAX = 4096
 _INF = math.inf
+_KNOWN_FLOP = frozenset(PRECISIONS + INT_PRECISIONS)
+_KNOWN_BYTES = frozenset(LEVELS + LINKS)
 
 
-def _name(key: Any, what: str) -> str:
-    """_canon(what)(key), through _NAMES (the path of a name not met before)."""
+def _name(key: Any, what: str, kernel: str = "") -> str:
+    """_canon(what)(key), through _NAMES (the path of a name not met before); a name no
+    ceiling can match gets unknown_name's warning (once: then it is in _NAMES)."""
     canonical = _canon(what)(key)
+    problem = unknown_name(canonical, what)
+    if problem:
+        # a warning, not measure()'s error: a kernel file may carry names of its own, and
+        # the analysis notes the ceiling it falls back to; stacklevel: the user's line
+        # (_keyed, _settle, Kernel.__init__ / with_ between)
+        warnings.warn(f"kernel '{kernel}': {problem}", InputWarning, stacklevel=5)
     names = _NAMES[what]
     if type(key) is str and len(names) < _NAMES_MAX:
         names[key] = canonical
     return canonical
+
+
+def unknown_name(canonical: str, what: str) -> str | None:
+    """Why a canonical FLOP precision or byte level is no name a ceiling has ('fp61',
+    'L4': a typo), or None. The one vocabulary check: measure() raises with it, a Kernel
+    warns with it (review 18b J: Kernel took what measure refused)."""
+    known = _KNOWN_FLOP if what == "flop" else _KNOWN_BYTES
+    if canonical in known:
+        return None
+    if what == "flop":
+        return (f"flop precision '{canonical}' is not one rooflab knows (one of "
+                f"{', '.join(PRECISIONS)}); no ceiling is of that precision, so the "
+                f"analysis holds it to another (and notes which); a typo?")
+    return (f"bytes level '{canonical}' is not a memory level; use one of "
+            f"{', '.join(LEVELS)} (HBM and GDDR count as DRAM); no roof has it, so those "
+            f"bytes get no point")
 
 
 def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
@@ -84,9 +112,9 @@ def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
                              f" got {values!r}")
         values = {"fp32" if what == "flop" else "DRAM": values}
     names = _NAMES[what]
-    if type(values) is MappingProxyType and all(
+    if type(values) is FrozenDict and all(
             type(v) is float
-            and ((names.get(k) if type(k) is str else None) or _name(k, what)) == k
+            and ((names.get(k) if type(k) is str else None) or _name(k, what, name)) == k
             for k, v in values.items()):
         return dict(values), False   # another Kernel's counts (with_(), replace())
     out: dict[str, float] = {}
@@ -95,7 +123,7 @@ def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
         if value is None:
             raise InputError(f"kernel '{name}': {what}[{key}] must be >= 0 and finite; got None")
         # a str key met before: one lookup (a str subclass or any other key: the canoniser)
-        key = (names.get(key) if type(key) is str else None) or _name(key, what)
+        key = (names.get(key) if type(key) is str else None) or _name(key, what, name)
         x = out[key] = out.get(key, 0.0) + (value if type(value) is float
                                             else _plain_number(value, name, what, key))
         if not (x == 0 or _LO <= x <= _HI):   # each key's last sum: ok holds for the end
@@ -204,6 +232,10 @@ class Kernel:
         d["meta"] = meta
         _settle(d, None)
 
+    # a notebook shows a few lines (time, IQR, counts and their provenance), not every
+    # sample and meta entry (model/display.py)
+    _repr_pretty_ = pretty(kernel_text)
+
     def __hash__(self) -> int:
         return hash((self.name, tuple(self.flop.items()), tuple(self.bytes.items()),
                      self.seconds, self.calls))
@@ -283,10 +315,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
     flop_ok = bytes_ok = True
     if every or "flop" in changed:
         flop, flop_ok = _keyed(d["flop"], "flop", name)
-        d["flop"] = MappingProxyType(flop)
+        d["flop"] = FrozenDict(flop)
     if every or "bytes" in changed:
         bytes_, bytes_ok = _keyed(d["bytes"], "bytes", name)
-        d["bytes"] = MappingProxyType(bytes_)
+        d["bytes"] = FrozenDict(bytes_)
     if every or "unit" in changed:
         unit = d["unit"]
         if unit is not None and unit not in ("tensor", "vector"):
@@ -294,7 +326,7 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
             d["unit"] = _canon("unit")(unit)
     if every or "meta" in changed:
         meta = d["meta"]
-        d["meta"] = MappingProxyType(dict(meta)) if meta else _EMPTY
+        d["meta"] = FrozenDict(meta) if meta else _EMPTY
     if every or "samples" in changed:
         d["samples"] = tuple(d["samples"])
     if not flop_ok:
@@ -325,5 +357,5 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
             if calls < 1:
                 raise InputError(f"kernel '{name}': calls must be >= 1; got {calls!r}")
     if every or not changed.keys().isdisjoint(_NUMBERS):
-        d["provenance"] = MappingProxyType(_provenance_of(d["provenance"], d["flop"],
+        d["provenance"] = FrozenDict(_provenance_of(d["provenance"], d["flop"],
                                                           d["bytes"], d["seconds"]))

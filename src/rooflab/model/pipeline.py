@@ -19,7 +19,7 @@ Assumptions (stated on every result):
   round; with M = pp and even stages that is pp x batch / TPOT.
 - Memory in the throughput view: each stage keeps the KV of every sequence in flight,
   M x batch of them, for its layers; it computes one micro-batch at a time, so it holds
-  one micro-batch's transient activations (review 11b #2: the one-batch figure said
+  one prompt's prefill workspace, reserved once (review 11b #2: the one-batch figure said
   "fits" for 4 x 300 sequences of llama-3-70b that need 99 GB of an 80 GB H100).
 - The sampled token's way back to the first stage (a few bytes per sequence, through the
   scheduler) is not counted.
@@ -197,7 +197,7 @@ class PPStep:
 
     def in_flight_bytes(self, st: Stage) -> float:
         """A stage's resident bytes in the throughput view: weights, the KV of M x batch
-        sequences, one micro-batch's activations (it computes one at a time)."""
+        sequences, one prompt's prefill workspace (reserved once)."""
         return st.weights_bytes + self.in_flight_kv_bytes(st) + st.activations_bytes
 
     @property
@@ -214,16 +214,19 @@ class PPStep:
     @property
     def max_micro_batch(self) -> int | None:
         """The largest batch per micro-batch with which every stage holds M of them: per
-        stage floor((memory - weights) / (M x KV + activations, per sequence)); 0 when the
-        weights alone do not fit, None when the memory is unknown."""
+        stage floor((memory - weights - activations) / (M x KV per sequence)). The
+        activations are one prompt's prefill workspace, reserved once whatever the batch
+        (footprint.Footprint.max_batch, review 18d B), so they are not divided by it. 0
+        when the weights and workspace alone do not fit, None when the memory is unknown."""
         if not self.device_bytes:
             return None
         best = None
         for st in self.stages:
-            per_seq = (self.micro_batches * st.kv_bytes + st.activations_bytes) / self.batch
+            per_seq = self.micro_batches * st.kv_bytes / self.batch
             if per_seq <= 0:
                 continue
-            n = max(0, math.floor((self.device_bytes - st.weights_bytes) / per_seq))
+            free = self.device_bytes - st.weights_bytes - st.activations_bytes
+            n = max(0, math.floor(free / per_seq))
             best = n if best is None else min(best, n)
         return best
 

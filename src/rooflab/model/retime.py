@@ -21,6 +21,33 @@ from .advice_core import efficiency_of
 from .analysis import REAL_TRAFFIC, Analysis, Point, analyze
 from .ceiling import Roof
 from .kernel import Kernel
+from .opkind import kernel_kind, kind_word
+
+# What a whole decode step launches, for the words asking for its `calls`: ~14 kernels per
+# Llama layer (workloads/llm/kernels.py: 14 x 22 + 3 = 311 for TinyLlama; seed 004 counts
+# 15-25 per layer, eager PyTorch more).
+STEP_CALLS_HINT = ("a decode step launches ~14 kernels per layer: set the point's `calls` "
+                   "(311 for TinyLlama's 22 layers) or use `rooflab llm --tpot-ms`")
+
+
+def one_launch_step(kernel: Kernel) -> bool:
+    """Whether a kernel is a whole decode step timed as one point with one launch assumed:
+    its kind (meta op, else its name) is decode and `calls` is 1 (absent). Its time then
+    holds dozens of launches and host-side gaps the roof's launch floor does not count
+    (seed 004: "点到斜线的垂直距离,就是 overhead 加 kernel 效率损失"), so neither "launch
+    overhead is negligible" nor a gap that shrinks with its bytes can be said of it
+    (review 18a F2). `rooflab llm --tpot-ms` gives its step its launch count."""
+    return kernel.calls == 1 and kind_word(kernel_kind(kernel)[0]) == "decode"
+
+
+def held_gap_s(p: Point) -> float | None:
+    """A timed point's gap above its roof with the launch floor taken out: the work's time
+    minus its work floor (efficiency_of), what a whole step's 'gap held fixed' end keeps
+    (seed 004 Q6: quantization moves the point's AI, not the gap below the slope); None
+    untimed."""
+    if p.seconds is None:
+        return None
+    return max(0.0, efficiency_of(p).work_s - p.floor_s)
 
 
 @dataclass(frozen=True)
@@ -45,6 +72,14 @@ class WhatIf:
     def speedup(self) -> float | None:
         b, a = self.total_before_s, self.total_after_s
         return b / a if b and a else None
+
+    @property
+    def total_after_gap_held_s(self) -> float | None:
+        """total_after_s with each whole step's gap held fixed (gap_held): the slow end of
+        the total's range; None where no kernel has such a range."""
+        if self.total_after_s is None or not any(gap_held(k) for k in self.after.kernels):
+            return None
+        return float(sum(gap_held(k) or k.seconds for k in self.after.kernels))
 
     @property
     def floors(self) -> tuple[tuple[float | None, float | None], ...]:
@@ -107,15 +142,24 @@ MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "sam
                  "floor_binding", "floor_tolerance", "flags", "best_floor_ratio")
 
 
+# The meta a whole step's predicted kernel carries for the slow end of its range
+# (retime's gap_s): the gap held and the time with it held.
+GAP_HELD_META = ("gap_held_s", "seconds_gap_held")
+
+
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
-           launch_inside: bool = False) -> Kernel:
+           launch_inside: bool = False, gap_s: float | None = None) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
     measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
     already holds its launches; the new launch floor is then a floor under the predicted
-    time, not a term added to it (which would count the launches twice)."""
-    meta = {**{k: v for k, v in new.meta.items() if k not in MEASURED_META},
-            "whatif": label}
+    time, not a term added to it (which would count the launches twice).
+    gap_s: for a whole step with one launch assumed (one_launch_step), its old gap above the
+    roof (held_gap_s); the time with that gap held fixed, launches + new work floor + gap,
+    is kept as meta seconds_gap_held, the slow end of a range whose fast end is `seconds`
+    (the gap scaled with the work)."""
+    meta = {**{k: v for k, v in new.meta.items()
+               if k not in MEASURED_META and k not in GAP_HELD_META}, "whatif": label}
     if efficiency is None:
         # no time to predict: no 'seconds' provenance either (it said 'measured')
         prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
@@ -123,7 +167,19 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     work, launch = _floor(new_roof, new)
     prov = {**new.provenance, "seconds": "derived"}
     seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
+    if gap_s is not None:
+        held = max(launch, work + gap_s) if launch_inside else launch + work + gap_s
+        meta.update(gap_held_s=gap_s, seconds_gap_held=held)
     return new.with_(seconds=seconds, samples=(), meta=meta, provenance=prov)
+
+
+def gap_held(k: Kernel) -> float | None:
+    """A predicted whole step's time with its old gap held fixed (retime's gap_s), where it
+    differs from its predicted time; None otherwise."""
+    held = k.meta.get("seconds_gap_held")
+    if not isinstance(held, (int, float)) or k.seconds is None:
+        return None
+    return float(held) if abs(held - k.seconds) > 1e-3 * k.seconds else None
 
 
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
@@ -131,6 +187,13 @@ def _efficiency(before: Analysis, k: Kernel) -> float | None:
     if p is None or p.seconds is None:
         return None
     return efficiency_of(p).efficiency
+
+
+def _gap(before: Analysis, k: Kernel) -> float | None:
+    """The gap a whole step with one launch assumed holds fixed (held_gap_s); None for
+    any other kernel."""
+    p = _primary(before).get(k.name)
+    return held_gap_s(p) if p is not None and one_launch_step(k) else None
 
 
 def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
@@ -203,7 +266,8 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     for k in kernels:
         if k.name in chosen or new_roof is not None:
             new = retime(change(k) if k.name in chosen else k, target,
-                         _efficiency(rated, k), label, launch_inside=inside)
+                         _efficiency(rated, k), label, launch_inside=inside,
+                         gap_s=_gap(rated, k))
             moves.append((k, new))
             after.append(new)
         else:
@@ -269,11 +333,18 @@ def describe(w: WhatIf) -> Mapping[str, object]:
                      "before_s": old.seconds, "after_s": new.seconds,
                      "speedup": old.seconds / new.seconds if old.seconds and new.seconds
                      else None,
+                     # a whole step with one launch assumed: the time with its gap above
+                     # the roof held fixed, the slow end of the range (retime's gap_s)
+                     **({"after_s_gap_held": held,
+                         "speedup_gap_held": old.seconds / held if old.seconds else None}
+                        if (held := gap_held(new)) is not None else {}),
                      # floors are derived from the roof: present even without measured times
                      "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
     fb, fa = w.total_floors
     return {"schema_version": SCHEMA_VERSION, "label": w.label, "assumption": w.assumption,
             "total_before_s": w.total_before_s,
             "total_after_s": w.total_after_s, "speedup": w.speedup,
+            **({"total_after_s_gap_held": w.total_after_gap_held_s}
+               if w.total_after_gap_held_s is not None else {}),
             "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
             "after": analysis_to_dict(w.after)}

@@ -26,7 +26,13 @@ def attainable(ai, peak_flop_per_s=None, bytes_per_s: float | None = None):
         given = _args(ai, peak_flop_per_s, bytes_per_s)
         raise InputError(f"attainable() takes attainable(roof, ai) or attainable(ai, "
                          f"peak_flop_per_s, bytes_per_s); got attainable({given})")
-    result = np.minimum(peak_flop_per_s, bytes_per_s * np.asarray(ai, dtype=float))
+    _positive_rates("attainable", peak_flop_per_s, bytes_per_s)
+    ais = np.asarray(ai, dtype=float)
+    if not np.all(ais >= 0):   # also NaN: min(P, B x -1) would be a negative FLOP/s
+        bad = ais[~(ais >= 0)].flat[0]
+        raise InputError(f"attainable(): the arithmetic intensity must be >= 0 FLOP/byte "
+                         f"(FLOP over bytes moved); got {float(bad)!r}")
+    result = np.minimum(peak_flop_per_s, bytes_per_s * ais)
     return float(result) if np.ndim(result) == 0 else result
 
 
@@ -44,7 +50,22 @@ def ridge(peak_flop_per_s, bytes_per_s: float | None = None) -> float:
     if bytes_per_s is None or _has_roof(peak_flop_per_s, bytes_per_s):
         raise InputError(f"ridge() takes ridge(roof) or ridge(peak_flop_per_s, bytes_per_s); "
                          f"got ridge({_args(peak_flop_per_s, bytes_per_s)})")
+    _positive_rates("ridge", peak_flop_per_s, bytes_per_s)
     return peak_flop_per_s / bytes_per_s
+
+
+def _positive_rates(fn: str, peak_flop_per_s, bytes_per_s) -> None:
+    """P and B are rates of a real machine: > 0 and finite (ridge(P, 0) divided by zero)."""
+    for what, value, unit in (("peak_flop_per_s", peak_flop_per_s, "FLOP/s"),
+                              ("bytes_per_s", bytes_per_s, "bytes/s")):
+        try:
+            ok = 0 < float(value) < float("inf")
+        except (TypeError, ValueError):
+            raise InputError(f"{fn}(): {what} must be a number in {unit}; got "
+                             f"{value!r:.40}") from None
+        if not ok:
+            raise InputError(f"{fn}(): {what} must be > 0 and finite ({unit}, SI base "
+                             f"units); got {value!r}")
 
 
 def _has_roof(*args) -> bool:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
+from ..hardware.resolve import per_thread_nominal
 from ..model.analysis import REAL_TRAFFIC, analyze, on_real_traffic, share_totals
 from ..model.ceiling import Ceiling, Roof
 from ..model.diagnose import level_bound
@@ -101,7 +103,14 @@ SIZES_ALIKE = "size: alike (one timed kernel per file: each is 100 % of its file
 # (dash-dot-dot: not the dashes that mean nominal) and with its own legend words; every
 # other chart would show a second DRAM slope nothing on it is read against.
 REAL_TRAFFIC_STYLE = "dashdotdot"
-REAL_TRAFFIC_LEGEND = "DRAM, real traffic (derived: counters' bytes)"
+# Its words follow model/analysis.real_traffic_reason: the kernels judged on it are those
+# whose DRAM bytes are real traffic, counter-measured or counted so (read-only kinds, meta
+# byte_count "real traffic"); "counters' bytes" was wrong on hand-counted charts (18c F8).
+REAL_TRAFFIC_LEGEND = ("DRAM, real traffic (derived; judges counter-measured and "
+                       "read-only kernels)")
+REAL_TRAFFIC_HOVER = ("; judges the kernels whose DRAM bytes are real traffic: measured by "
+                      "hardware counters, or counted so (read-only kinds, meta byte_count "
+                      "\"real traffic\")")
 
 
 def time_shares(kernels: Sequence[Kernel]) -> dict[int, float]:
@@ -243,11 +252,13 @@ def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
 
 
 def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1,
-                   share: float | None = None, size: float = POINT_SIZE
+                   share: float | None = None, size: float = POINT_SIZE,
+                   precision_named: bool = False
                    ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
     """kernel_points, and the kernel's launch cap over its labelled point where it matters
     (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn;
-    share, size: its share of the timed total and its markers' diameter."""
+    share, size: its share of the timed total and its markers' diameter; precision_named:
+    its label names its precision ("k71 · fp16": the chart holds several)."""
     notes: list[str] = []
     caps: list[LaunchCap] = []
     if level is not None and level not in kernel.bytes:
@@ -261,6 +272,13 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
     for p in analysis.points:
         measured = p.achieved_flop_per_s is not None
         y = p.achieved_flop_per_s if measured else p.attainable_flop_per_s
+        # An untimed point whose launches take longer than its work (review 12d E:
+        # "predicted 26.4 TFLOP/s" over a 5 us launch that caps it at 0.82) reaches FLOP /
+        # max(work, calls x launch floor), and is drawn there at every level (review 18c
+        # F4: drawn at its roof rate, it sat 170x above the rate its own label gave).
+        launch = applicable_launch_s(p)
+        reach = (p.flop / max(p.floor_s, launch)
+                 if not measured and launch > p.floor_s and p.flop > 0 else y)
         if p.flop <= 0 and p.bytes > 0:   # a memory op: named under the chart instead
             notes.append(f"{kernel.name}: no FLOP, so no AI to place on the log axes; not "
                          f"drawn: the chart names it under its axis with the bytes/s it "
@@ -270,30 +288,30 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
             notes.append(f"{kernel.name} at {p.level}: AI {p.ai:g} cannot sit on log axes "
                          f"(zero FLOP or zero bytes); not drawn")
             continue
+        pct = None if is_envelope(roof) else p.percent_of_roof
         side = "memory" if p.memory_bound_side else "compute"
         color = MEMORY_BOUND_COLOR if side == "memory" else COMPUTE_BOUND_COLOR
         if (p.kernel, p.level) in primary:
             name = f"{kernel.name} [{p.level}]" if several else kernel.name
-            # An untimed point whose launches take longer than its work (review 12d E:
-            # "predicted 26.4 TFLOP/s" over a 5 us launch that caps it at 0.82): labelled
-            # with the rate it reaches with them, FLOP / max(work, calls x launch floor).
-            launch = applicable_launch_s(p)
-            reach = (p.flop / max(p.floor_s, launch)
-                     if not measured and launch > p.floor_s and p.flop > 0 else y)
-            label = _point_label(name, p.ai, reach, p.percent_of_roof, measured, p.precision,
+            # (not where the name says it already: gemm_fp32_2048)
+            if precision_named and kernel.precision not in kernel.name.lower():
+                name += f" · {kernel.precision}"
+            label = _point_label(name, p.ai, reach, pct, measured, p.precision,
                                  launch_bound=reach < y)
             # over the labelled point only: the cap is one height for every level, and
-            # that point's roof is the kernel's lowest (its work floor the longest)
+            # that point's roof is the kernel's lowest (its work floor the longest). It is
+            # weighed against the point's own height, not its roof: a lid within
+            # CAP_SHOWN x the marker sits on it; one decades above or below said nothing.
             cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
-                             p.attainable_flop_per_s, color, p.seconds)
+                             reach, color, p.seconds)
             caps.extend([cap] if cap is not None else [])
         else:
             label = p.level
-        out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=y,
+        out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=reach,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
                               bound=level_bound(p, binding),
-                              percent_of_roof=p.percent_of_roof,
+                              percent_of_roof=pct,
                               # a profiler step is named by its file ("output4"), so the
                               # chart's steps match the table's "[output4]" rows
                               step=str(kernel.meta.get("step_label")
@@ -311,7 +329,7 @@ def _pick(points: list[DrawnPoint], level: str | None) -> DrawnPoint | None:
     return points[0] if points else None
 
 
-def _limits(roofs, ridge_ais, points, sweep, extra_ys=()):
+def _limits(roofs, ridge_ais, points, sweep, extra_ys=(), zoom=False):
     xs = [p.ai for p in points] + [x for x, _ in sweep] + ridge_ais
     ceilings = [c.value for r in roofs for c in r.compute] + list(extra_ys)
     ys = [p.flop_per_s for p in points] + [y for _, y in sweep] + ceilings
@@ -326,7 +344,47 @@ def _limits(roofs, ridge_ais, points, sweep, extra_ys=()):
     slope_lo = [b * x_lo for b in bws]
     y_lo = min([min(ys) / 4, *slope_lo])   # the slopes start at the bottom-left corner
     y_hi = max(ys) * 4
-    return (x_lo, x_hi), (y_lo, y_hi)
+    xlim, ylim = (x_lo, x_hi), (y_lo, y_hi)
+    drawn = [(p.ai, p.flop_per_s) for p in points
+             if _positive_finite(p.ai) and _positive_finite(p.flop_per_s)]
+    if zoom and _crowded(drawn, xlim, ylim):
+        return _zoomed(xs, ys, ridge_ais)
+    return xlim, ylim
+
+
+# With zoom, a chart whose points fill under this share of the axes' decades on both axes
+# is zoomed to them (review 18c F14: the 24 GPP step points, 85-89 GFLOP/s at AI 1.8-35,
+# filled 23 % of the x decades and 0.5 % of the y ones; the rest was empty roof, and what
+# moved between the steps was unreadable). Zoomed, the limits are the points, every ridge
+# and every compute ceiling with ZOOM_MARGIN each side: each ceiling keeps its label and
+# each slope at least its stretch below its ridge. Asked for, not automatic: the label
+# layout of the GPP charts (tests/test_labels_chart.py, test_labels_polish.py) is tuned to
+# the whole-roof limits, and zoomed, a leader strikes a label and the steps' column breaks.
+ZOOM_BELOW = 0.25
+ZOOM_MARGIN = 10 ** 0.5   # half a decade
+
+
+def _decades(lo: float, hi: float) -> float:
+    return math.log10(hi / lo)
+
+
+def _crowded(drawn, xlim, ylim) -> bool:
+    """Whether two or more points fill under ZOOM_BELOW of the axes' decades on both axes
+    (one point alone keeps the whole roof around it)."""
+    if len(set(drawn)) < 2:
+        return False
+    xs, ys = [x for x, _ in drawn], [y for _, y in drawn]
+    return (_decades(min(xs), max(xs)) < ZOOM_BELOW * _decades(*xlim)
+            and _decades(min(ys), max(ys)) < ZOOM_BELOW * _decades(*ylim))
+
+
+def _zoomed(xs, ys, ridge_ais):
+    """The limits hugging xs (points, sweep, ridges) and ys (points, sweep, ceilings, caps)
+    with ZOOM_MARGIN: a slope reaches its ridge from below the bottom-left corner at most
+    ZOOM_MARGIN left of the ridge, so every ceiling still shows."""
+    xs = xs + [x for x in ridge_ais if _positive_finite(x)]
+    return ((min(xs) / ZOOM_MARGIN, max(xs) * ZOOM_MARGIN),
+            (min(ys) / ZOOM_MARGIN, max(ys) * ZOOM_MARGIN))
 
 
 def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]:
@@ -339,26 +397,101 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
     ref_bw = roof.bandwidth(ref).value if ref else None
     # Slopes run from the left edge to where they meet the top compute ceiling; compute
     # ceilings run from the fastest slope to the right edge, so every ceiling is visible.
+    best = is_envelope(roof)
     for m in roof.memory:
         x_end = top / m.value if top else x_hi
-        name = f"{m.level} {si(m.value, 'B/s')}"
+        name = f"{m.level}{_flag(m)} {si(m.value, 'B/s')}"
         real = m.level == REAL_TRAFFIC
         lines.append(Line(label=name, xs=(x_lo, x_end),
                           ys=(m.value * x_lo, m.value * x_end),
-                          style=REAL_TRAFFIC_STYLE if real else ceiling_style(m),
+                          style=REAL_TRAFFIC_STYLE if real else ENVELOPE_STYLE if best
+                          else ceiling_style(m),
                           kind="memory", roof=label, color=color, ceiling=m, level=m.level,
                           hover=f"{roof.name}: {name} ({_provenance(m)})"
-                                + ("; judges the kernels whose DRAM bytes hardware counters "
-                                   "measured" if real else "")))
+                                + (REAL_TRAFFIC_HOVER if real else "")))
     for c in roof.compute:
         x_start = c.value / fastest if fastest else x_lo
-        name = f"{c.label} {fmt_rate(c.value, c.precision)}"
+        name = f"{c.label}{_flag(c)} {fmt_rate(c.value, c.precision)}"
         ridge = (f"; ridge vs {ref} {fmt_ai(c.value / ref_bw)} FLOP/B" if ref_bw else "")
         lines.append(Line(label=name, xs=(x_start, x_hi),
-                          ys=(c.value, c.value), style=ceiling_style(c), kind="compute",
+                          ys=(c.value, c.value),
+                          style=ENVELOPE_STYLE if best else ceiling_style(c), kind="compute",
                           roof=label, color=color, ceiling=c,
                           hover=f"{roof.name}: {name} ({_provenance(c)}){ridge}"))
     return lines
+
+
+# The "best achieved" roof compare/plot/report build where no roof is given (ingest/
+# profile_import._envelope): the fastest these kernels ran, a lower bound on the
+# machine's. Drawn in a style of its own, dotted and light (review 18c F19: dashed, it
+# read as a datasheet roof, "DRAM 13.4 GB/s" for a GPU), named for what it is, and its
+# points carry no "% of roof" (100 % there means the fastest here, not a ceiling).
+ENVELOPE_STYLE = "dotted"
+ENVELOPE_LEGEND = "best achieved by these kernels, not a machine ceiling"
+
+
+def is_envelope(roof: Roof) -> bool:
+    from ..ingest.profile_import import ENVELOPE_SOURCE
+
+    return roof.source == ENVELOPE_SOURCE
+
+
+# A ceiling its probe flagged (review 18c F5): samples disturbed, calibration given up, a
+# figure far below its nominal, an L1 slower than L2. The probe's own warnings
+# (Ceiling.warnings) decide it; the chart marks its name with FLAGGED_MARK and says under
+# the axis what the mark means (caveats), as the report's "Read with care" lines do.
+FLAGGED_MARK = "*"
+# A roof note that says the probe shared the machine (probe/cpu/flags.machine_load_notes)
+LOAD_WORDS = ("read low", "(steal)")
+
+
+def flagged(c: Ceiling) -> bool:
+    """Whether the probe flagged this ceiling: a measured (or measured-derived) one with
+    warnings; a catalog figure has none."""
+    return c.provenance != "nominal" and bool(c.warnings)
+
+
+def _flag(c: Ceiling) -> str:
+    return FLAGGED_MARK if flagged(c) else ""
+
+
+def _load_note(note: str) -> str:
+    """'other processes used 82% of the CPUs while the probe ran' from the probe's note,
+    less its load average aside and its advice."""
+    head = note.split(":", 1)[0]
+    return re.sub(r" \(and the load average[^)]*\)", "", head).strip()
+
+
+def caveats(display: RooflineDisplay) -> str:
+    """The footnote a chart of an unreliable roof carries (review 18c F5: the PNG is what
+    gets pasted, and the warnings were on stderr only): 'measured under load: other
+    processes used 82% of the CPUs while the probe ran; * flagged by the probe: fp64
+    vector, L3 (...)'; '' for a roof nothing is said of."""
+    load = [_load_note(n) for r in display.roofs for n in r.notes
+            if any(w in n for w in LOAD_WORDS)]
+    marked = list(dict.fromkeys(
+        ln.ceiling.label for ln in display.lines
+        if ln.kind in ("compute", "memory") and ln.ceiling is not None and flagged(ln.ceiling)))
+    parts = [n.split("; ", 1)[-1] for r in display.roofs if is_envelope(r)
+             for n in r.notes[:1]]
+    if load:
+        parts.append("measured under load: " + "; ".join(dict.fromkeys(load)))
+    if marked:
+        parts.append(f"{FLAGGED_MARK} flagged by the probe (disturbed samples, calibration "
+                     f"gave up, or far below nominal; `rooflab specs show` says why): "
+                     + ", ".join(marked))
+    return "; ".join(parts)
+
+
+def above_roof(p: DrawnPoint) -> bool:
+    """A measured point over ABOVE_TOLERANCE above the roof that judges it (the report's
+    threshold): impossible on a correct roof with correct counts."""
+    return (p.measured and p.percent_of_roof is not None
+            and p.percent_of_roof > 100 * (1 + ABOVE_TOLERANCE))
+
+
+# The legend's words for the ring around such a point (chart_draw)
+ABOVE_LEGEND = "above its roof: check the counts or the roof"
 
 
 def _provenance(c: Ceiling) -> str:
@@ -373,8 +506,13 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   sweep_precision: str | None = None,
                   before_roof: Roof | None = None,
                   labels: int | None = None, place_labels: bool = True,
-                  size_by: str = "time", min_share: float | None = None) -> RooflineDisplay:
+                  size_by: str = "time", min_share: float | None = None,
+                  zoom: bool = False) -> RooflineDisplay:
     """Work out the chart without drawing it (pure; matplotlib is not imported).
+
+    zoom: where the points fill under ZOOM_BELOW of the axes' decades on both axes, limits
+    hugging the points, every ridge and every compute ceiling (half a decade each side)
+    instead of the whole roof around them.
 
     labels: how many kernels get a label, the longest first (default LABELS_SHOWN; 0:
     every kernel); the others are drawn unlabelled and the notes say how many.
@@ -393,6 +531,9 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     arrows' kernels and untimed ones are kept, and the notes say how many went.
     One Roof or one Kernel may be given bare (plot_roofline(roof, kernel))."""
     roofs, kernels = _checked(roofs, kernels, labels, size_by, min_share)
+    # A thread row's nominal partner (`--on me.json@1t`) comes scaled per core from
+    # hardware/resolve; roofs handed in directly are scaled the same way here (18c F17).
+    roofs, scaled = per_thread_nominal(roofs)
     judge = roofs[0]
     # each kernel once, by identity (a set of ids: a scan of the list per kernel was
     # quadratic, seconds at 20 000 kernels)
@@ -407,7 +548,7 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     # roof, not 5 % of an H100's.
     judges = [before_roof if any(k is b for b in befores) else judge for k in to_draw]
     per_kernel, notes, caps = _all_points(to_draw, judges, level, shares, sized)
-    notes[:0] = [dropped] if dropped else []
+    notes[:0] = ([dropped] if dropped else []) + ([scaled] if scaled else [])
     points = [p for pts in per_kernel for p in pts]
     notes.extend(_above_roof_notes(points))
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
@@ -420,7 +561,7 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
     sweep = [(float(x), float(y)) for x, y in sweep]
     xlim, ylim = _limits(shown, _ridge_ais(ridges, shown, mixed, level), points, sweep,
-                         [m.value for m in mixed] + [c.flop_per_s for c in caps])
+                         [m.value for m in mixed] + [c.flop_per_s for c in caps], zoom)
     good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
     lines = _chart_lines(shown, mixed, level, to_draw, per_kernel, xlim, good_sweep,
                          sweep_precision)
@@ -428,7 +569,7 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     if trajectory:
         drawn_arrows += _trajectory_arrows(to_draw, per_kernel, level)
     if title is None:
-        title = "Roofline: " + " vs ".join(roof_label(r) for r in roofs)
+        title = "Roofline: " + " vs ".join(provenance_label(r) for r in roofs)
     from .chart_layout import layout_labels, point_texts
 
     texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw,
@@ -510,14 +651,57 @@ def _all_points(to_draw: Sequence[Kernel], judges: Sequence[Roof], level: str | 
     per_kernel: list[list[DrawnPoint]] = []
     notes: list[str] = []
     caps: list[LaunchCap] = []
+    # Kernels of several precisions sit under different flat roofs (fp16 dots above the
+    # fp32 line, review 18c F7): each label then names its kernel's precision, and the
+    # legend which ceiling judges each (precision_ceilings).
+    named = len(_precisions(to_draw)) > 1
     for i, (k, on) in enumerate(zip(to_draw, judges, strict=True)):
         share = shares.get(id(k))
         pts, kn, kc = _kernel_points(on, k, level, i, share,
-                                     share_size(share) if sized else POINT_SIZE)
+                                     share_size(share) if sized else POINT_SIZE, named)
         per_kernel.append(pts)
         notes.extend(kn)
         caps.extend(kc)
     return per_kernel, notes, caps
+
+
+# A "nominal" roof whose every ceiling the profile calls derived (the CPU probe's: cores x
+# its measured clock x FLOP/cycle, "derived, not a datasheet figure" in its table): the
+# chart names it so, not "nominal" (review 18c F10: it read as a datasheet at 100 %).
+DERIVED_WORDS = "derived, not a datasheet figure"
+
+
+def provenance_label(roof: Roof) -> str:
+    """The roof's name with its ceilings' provenance as the profile states it: roof_label,
+    its kind replaced by DERIVED_WORDS where it is nominal and every ceiling derived."""
+    if is_envelope(roof):
+        return ENVELOPE_LEGEND
+    provs = {c.provenance for c in (*roof.compute, *roof.memory)}
+    if roof.kind == "nominal" and provs == {"derived"}:
+        return roof_label(replace(roof, kind=DERIVED_WORDS))
+    return roof_label(roof)
+
+
+def _precisions(kernels: Sequence[Kernel]) -> list[str]:
+    """The precisions of the kernels with FLOP (Kernel.precision: the one carrying most)."""
+    return list(dict.fromkeys(k.precision for k in kernels if k.total_flop > 0))
+
+
+def precision_ceilings(display: RooflineDisplay) -> list[str]:
+    """'fp16 kernels: judged on fp16 tensor 312 TFLOP/s', one line per precision and
+    ceiling where the chart's kernels have several precisions (the first roof judges
+    them; a mixed kernel's weighted ceiling is named in the legend on its own); [] for
+    one precision."""
+    kernels = [k for k in display.kernels if k.total_flop > 0]
+    if len(_precisions(kernels)) < 2 or not display.roofs or not display.roofs[0].compute:
+        return []
+    roof = display.roofs[0]
+    out = []
+    for k in kernels:
+        c, _ = roof.compute_for(k.precision, k.unit)
+        out.append(f"{k.precision} kernels: judged on {c.label} "
+                   f"{fmt_rate(c.value, c.precision)}")
+    return list(dict.fromkeys(out))
 
 
 def _ridge_ais(ridges: Sequence[Ridge], shown: Sequence[Roof], mixed: Sequence[MixedRoof],
@@ -588,6 +772,7 @@ def memory_ops(display: RooflineDisplay) -> str:
     """'no FLOP, so not on the chart: aten::cat 66.1 MB/s = 0.002 % of DRAM; ... (DRAM
     3.35 TB/s)' for the display's kernels without FLOP, judged by its first roof; ''
     when there are none."""
+    from .chart_layout_texts import with_word
     from .tables import bandwidth_of
 
     ops = [k for k in display.kernels if k.total_flop <= 0 and sum(k.bytes.values()) > 0]
@@ -601,13 +786,13 @@ def memory_ops(display: RooflineDisplay) -> str:
         p = max(points, key=lambda q: q.floor_s, default=None)
         moved, pct = bandwidth_of(p) if p is not None else (None, None)
         if moved is None:
-            words.append(f"{k.name} (untimed)")
+            words.append(with_word(k.name, "untimed"))   # 'embedding (before, untimed)'
             continue
         words.append(f"{k.name} {si(moved, 'B/s')} = {fmt_pct(pct, space=True)} of {p.level}")
         levels[p.level] = p.bytes_per_s
     more = len(ops) - MEMORY_OPS_SHOWN
     of = ", ".join(f"{lv} {si(bw, 'B/s')}" for lv, bw in levels.items())
-    return ("no FLOP, so not on the chart: " + "; ".join(words)
+    return ("no FLOP, so not on the chart: " + "; ".join(dict.fromkeys(words))
             + (f"; {more} more" if more > 0 else "") + (f" ({of})" if of else ""))
 
 
@@ -656,8 +841,7 @@ def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: in
 def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:
     """Points drawn above the roof that judges them: impossible on a correct roof with
     correct counts, so the chart says so rather than only printing '263% of roof'."""
-    over = [p for p in points if p.measured and p.percent_of_roof is not None
-            and p.percent_of_roof > 100 * (1 + ABOVE_TOLERANCE)]
+    over = [p for p in points if above_roof(p)]
     if not over:
         return []
     names = ", ".join(f"{p.kernel} [{p.level}] {fmt_pct(p.percent_of_roof)}" for p in over)
@@ -707,7 +891,9 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   sweep_precision: str | None = None,
                   before_roof: Roof | None = None,
                   labels: int | None = None, size_by: str = "time",
-                  min_share: float | None = None) -> RooflineDisplay:
+                  min_share: float | None = None,
+                  size: tuple[float, float] | None = None,
+                  zoom: bool = False) -> RooflineDisplay:
     """Draw roofs (the first judges the kernels) and kernels on log-log axes.
 
     level: draw only this memory level's points (default: every level a kernel has bytes
@@ -726,6 +912,9 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     size_by: "time" (default: marker area proportional to the kernel's share of the timed
     total, SIZE_MIN..SIZE_MAX points across) or "none" (every marker POINT_SIZE).
     min_share: leave out kernels under this fraction of the timed total (0.01 = 1 %).
+    size: (width, height) in inches of the written chart (default 9 x 6; chart_layout_size:
+    a smaller one is scaled with its text, which stays at 5.25 pt or more).
+    zoom: limits hugging crowded points (roofline_data).
 
     >>> display = plot_roofline([roof], kernels)   # doctest: +SKIP
     >>> save_figure(display, "chart.png")          # doctest: +SKIP
@@ -733,28 +922,67 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     display = roofline_data(roofs, kernels, level=level, sweep=sweep, arrows=arrows,
                             trajectory=trajectory, title=title, precisions=precisions,
                             sweep_precision=sweep_precision, before_roof=before_roof,
-                            labels=labels, size_by=size_by, min_share=min_share)
-    return display.plot(ax=ax)
+                            labels=labels, size_by=size_by, min_share=min_share,
+                            zoom=zoom)
+    return display.plot(ax=ax, size=size)
 
 
 def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     """The chart rendered as PNG or SVG bytes (drawn first if needed); savefig_kw go to
-    matplotlib's Figure.savefig over the defaults (dpi 150, no date)."""
+    matplotlib's Figure.savefig over the defaults (dpi 150, no date). A chart drawn at a
+    size (plot(size=...)) is written at that size: dpi is pixels per inch of it."""
     if display.figure_ is None:
         display.plot()
     buf = io.BytesIO()
-    # No date in SVG metadata, so the same chart gives the same file.
-    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    # No date, and the chart's own title (not "Matplotlib v3.x") in the file's metadata,
+    # so the same chart gives the same file and a viewer or screen reader names it.
+    title = " ".join(getattr(display, "title", "").split())
+    metadata = ({"Date": None, "Title": title} if fmt == "svg"
+                else {"Software": None, "Title": title})
     kw = {"dpi": 150, "metadata": metadata, **savefig_kw, "format": fmt}
+    # drawn at a design size and scaled to the size asked (chart_layout_size): a PNG of W
+    # inches at D dpi is W x D pixels whatever the design's size
+    kw["dpi"] = kw["dpi"] * getattr(display, "scale_", 1.0)
+    import contextlib
     import warnings
 
-    with warnings.catch_warnings():
-        # A crowded chart's labels can leave constrained layout no room; matplotlib then
-        # draws without it and says so in a UserWarning that reached the terminal as a
-        # Python warning. The chart is still written whole: nothing for the user to do.
-        warnings.filterwarnings("ignore", message="constrained_layout not applied")
+    import matplotlib
+
+    from .chart_layout_size import without_outlines
+
+    # SVG text as <text> in the document's fonts, not one path per glyph: searchable,
+    # editable, read by screen readers, and half the size (review 18c F13)
+    plain = (without_outlines(display.figure_) if fmt == "svg"
+             else contextlib.nullcontext())
+    with warnings.catch_warnings(record=True) as caught, plain, \
+            matplotlib.rc_context({"svg.fonttype": "none"}):
+        warnings.simplefilter("always")
         display.figure_.savefig(buf, **kw)
-    return buf.getvalue()
+    _layout_warnings(caught)
+    data = buf.getvalue()
+    size = getattr(display, "size_", None)   # a SweepDisplay has none
+    if fmt == "svg" and size is not None:
+        from .chart_layout_size import svg_at_size
+
+        data = svg_at_size(data, size)
+    return data
+
+
+def _layout_warnings(caught) -> None:
+    """matplotlib's warnings while writing, passed on; "constrained_layout not applied"
+    (the texts left the axes no room: the chart is written without the layout) as
+    rooflab's own words, the one sign that the figure came out squeezed."""
+    import warnings
+
+    for w in caught:
+        text = str(w.message)
+        if "constrained_layout not applied" in text:
+            warnings.warn("rooflab: the chart's titles, axis labels or legend left no room "
+                          "for the axes, so matplotlib drew it without its layout (texts "
+                          "may overlap the axes); a shorter --title or a larger --size "
+                          "helps", UserWarning, stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def save_figure(display: RooflineDisplay, path: str | os.PathLike, **savefig_kw) -> Path:

@@ -29,6 +29,7 @@ from .chart_parts import (
     Line,
     RooflineDisplay,
     relative_luminance,
+    roof_label,
     share_size,
     side_color,
 )
@@ -163,6 +164,49 @@ def _draw_cap(ax, cap: LaunchCap, ylim: tuple[float, float]) -> None:
             lw=1.1, solid_joinstyle="miter", zorder=4.5, gid=f"launch-cap:{cap.kernel}")
 
 
+# A point above its roof (chart.above_roof) gets a ring in Okabe-Ito vermillion, the red
+# of the palette, this many points wider than its marker, and a legend entry: 1202 % of
+# roof printed as a plain label read as a result, not as a roof or a count gone wrong.
+ABOVE_COLOR = "#D55E00"
+ABOVE_RING_PT = 6.0
+# The ring is vermillion edged in black: drawn over a black ring ABOVE_EDGE_PT wider, so
+# a thin black line runs either side of it. Vermillion alone barely showed against an
+# orange (compute-side, Okabe-Ito #E69F00) point; black reads against orange, blue and
+# white alike, and the vermillion keeps it the palette's warning colour.
+ABOVE_EDGE_COLOR = "black"
+ABOVE_RING_MEW, ABOVE_EDGE_PT = 1.4, 1.4
+
+
+def above_ring_styles(size: float) -> list[dict]:
+    """The marker keywords of the two rings round a point of marker size `size` drawn
+    above its roof, in drawing order: the black edge, then the vermillion over it."""
+    ring = {"ls": "none", "marker": "o", "ms": size + ABOVE_RING_PT, "mfc": "none"}
+    return [{**ring, "mec": ABOVE_EDGE_COLOR, "mew": ABOVE_RING_MEW + ABOVE_EDGE_PT},
+            {**ring, "mec": ABOVE_COLOR, "mew": ABOVE_RING_MEW}]
+
+
+def _draw_above_rings(ax, d: RooflineDisplay) -> None:
+    from .chart import above_roof
+
+    for p in d.points:
+        if above_roof(p):
+            edge, ring = above_ring_styles(p.size)
+            ax.plot([p.ai], [p.flop_per_s], **edge, zorder=5.85,
+                    gid=f"above-roof-edge:{p.kernel}")
+            ax.plot([p.ai], [p.flop_per_s], **ring, zorder=5.9, gid=f"above-roof:{p.kernel}")
+
+
+def _minor_formatter(words):
+    """matplotlib's minor log-tick labels (the same ticks labelled), each as words(value)."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class Minor(LogFormatterSciNotation):
+        def __call__(self, x, pos=None):
+            return words(x) if super().__call__(x, pos) else ""
+
+    return Minor(labelOnlyBase=False)
+
+
 def draw(d: RooflineDisplay, ax):
     """Draw a RooflineDisplay's data on `ax` (a new Figure when None); returns (fig, ax)."""
     from matplotlib.lines import Line2D
@@ -184,15 +228,18 @@ def draw(d: RooflineDisplay, ax):
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
     shown = len({p.kernel for p in d.points if p.text})
-    from .chart import memory_ops
+    from .chart import caveats, memory_ops
 
     # ops without FLOP have no point: named here with their bytes/s (chart.memory_ops)
     ops = memory_ops(d)
+    # a roof its probe calls unreliable says so on the image, not on stderr only (18c F5)
+    care = caveats(d)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)" + (
         f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
         f"label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
                                              if d.dropped else "")
-        + (f"\n{textwrap.fill(ops, 95, break_long_words=False)}" if ops else ""))
+        + (f"\n{textwrap.fill(ops, 95, break_long_words=False)}" if ops else "")
+        + (f"\n{textwrap.fill(care, 95, break_long_words=False)}" if care else ""))
     ax.set_ylabel("performance (FLOP/s)")
     # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
@@ -202,6 +249,10 @@ def draw(d: RooflineDisplay, ax):
     # settles, or the axes narrow afterwards and every slope label is drawn ~2 degrees off
     # its line, into it.
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
+    # A chart zoomed to its points (chart._zoomed) can span under two decades, where
+    # matplotlib labels some minor ticks too, as "4 x 10^11": in the majors' words instead.
+    ax.yaxis.set_minor_formatter(_minor_formatter(lambda v: si(v, "FLOP/s")))
+    ax.xaxis.set_minor_formatter(_minor_formatter(lambda v: f"{v:g}"))
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
         import warnings
@@ -232,6 +283,7 @@ def draw(d: RooflineDisplay, ax):
                                 "ls": "-" if a.kind == "arrow" else "--"})
     for cap in d.caps:   # under the points (zorder 5), over the roof lines
         _draw_cap(ax, cap, d.ylim)
+    _draw_above_rings(ax, d)
     _draw_joins(ax, d)
     many = len(d.points) > BATCH_POINTS
     if many:
@@ -405,8 +457,11 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
                 gid=f"mixed-roof:{line.label}")
         return
     solid = line.style == "solid"
+    # dotted: a best-achieved roof (chart.ENVELOPE_STYLE), thin and light, no machine's
     ax.plot(line.xs, line.ys, ls=_LINESTYLES[line.style], color=line.color,
-            lw=2.2 if solid else 1.4, zorder=2, gid=f"roof-line:{line.roof}")
+            lw=2.2 if solid else 1.1 if line.style == "dotted" else 1.4,
+            alpha=0.7 if line.style == "dotted" else 1.0, zorder=2,
+            gid=f"roof-line:{line.roof}")
     marker = roof_marker(d, line.roof)
     if marker:   # a second, third ... roof: beads along its lines, as in the legend
         _beads(ax, line, d, marker)
@@ -437,17 +492,28 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
-    from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, size_legend
+    from .chart import (
+        ABOVE_LEGEND,
+        REAL_TRAFFIC_LEGEND,
+        REAL_TRAFFIC_STYLE,
+        above_roof,
+        precision_ceilings,
+        provenance_label,
+        size_legend,
+    )
     handles: list[tuple[object, str]] = []
     for label in d.roof_labels:
         # the real-traffic slope has its own style and entry (below), not the roof's
         styles = {ln.style for ln in d.lines if ln.roof == label
                   and ln.style != REAL_TRAFFIC_STYLE}
-        ls = "-" if styles == {"solid"} else "--" if "solid" not in styles else "-."
+        ls = ("-" if styles == {"solid"} else ":" if styles == {"dotted"}
+              else "--" if "solid" not in styles else "-.")
         note = "" if len(styles) == 1 else " (solid measured, dashed nominal)"
         color = _roof_color(d, label)
+        # named with its ceilings' provenance as the profile states it (18c F10)
+        words = next((provenance_label(r) for r in d.roofs if roof_label(r) == label), label)
         handles.append((Line2D([], [], color=color, ls=ls, marker=roof_marker(d, label) or None,
-                               ms=4.5, mew=1.0, mec=color, mfc="white"), label + note))
+                               ms=4.5, mew=1.0, mec=color, mfc="white"), words + note))
     real = [ln for ln in d.lines if ln.style == REAL_TRAFFIC_STYLE]
     for ln in real:   # one per roof that draws it; named by roof only where two do
         who = f" ({ln.roof})" if len(real) > 1 else ""
@@ -475,6 +541,9 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     if d.joins:
         handles.append((Line2D([], [], color=JOIN_COLOR, lw=0.8, marker="o", ms=3,
                                mfc="0.5", mec="0.5"), JOIN_LEGEND))
+    if any(above_roof(p) for p in d.points):
+        handles.append((tuple(Line2D([], [], **kw) for kw in above_ring_styles(POINT_SIZE)),
+                        ABOVE_LEGEND))
     if any(not p.measured for p in d.points):
         handles.append((Line2D([], [], ls="none", marker="o", mfc="none", mec="0.3"),
                         "predicted (no measured time)"))
@@ -485,6 +554,8 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     if d.caps:
         handles.append((Line2D([], [], ls="none", marker=_lid_marker(), ms=9, mew=1.1,
                                mec="0.3", mfc="none", gid="launch-cap"), CAP_LEGEND))
+    for words in precision_ceilings(d):   # which flat roof holds which dot (18c F7)
+        handles.append((Line2D([], [], ls="none"), words))
     if d.hidden:   # the reader must know the chart shows a selection (notes list them)
         handles.append((Line2D([], [], ls="none"),
                         f"{len(d.hidden)} compute ceiling(s) not drawn (--precision all)"))

@@ -128,7 +128,9 @@ class Ridge:
 
 @dataclass(frozen=True)
 class DrawnPoint:
-    """A kernel at one memory level; flop_per_s is achieved, or attainable when predicted."""
+    """A kernel at one memory level; flop_per_s is its achieved rate, or when untimed its
+    predicted one: the roof's attainable rate, or the launch-bound rate FLOP / (calls x
+    launch floor) where its launches take longer than its work (chart._kernel_points)."""
 
     kernel: str
     level: str
@@ -249,12 +251,29 @@ class RooflineDisplay:
     dropped: str = ""     # min_share's note: how many kernels are left out, else ""
     figure_: object = field(default=None, repr=False)
     ax_: object = field(default=None, repr=False)
+    # the size asked for (inches) and the factor the drawn figure is scaled by to reach
+    # it (chart_layout_size.design_size); None, 1.0: the design size as drawn
+    size_: tuple[float, float] | None = field(default=None, repr=False)
+    scale_: float = field(default=1.0, repr=False)
 
-    def plot(self, ax=None) -> RooflineDisplay:
-        """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set."""
+    def plot(self, ax=None, size: tuple[float, float] | None = None) -> RooflineDisplay:
+        """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set.
+        size: (width, height) in inches of the written chart, for a new figure
+        (chart_layout_size: drawn at a design size of at least 9 x 6 in and scaled, text too)."""
         from .chart_draw import draw  # matplotlib is imported only here
+        from .chart_layout_size import design_axes, fit_legend, keep_axes
 
+        self.size_, self.scale_ = None, 1.0
+        design = ax is None and size is not None
+        if design:
+            ax, _ = design_axes(size)
+        before = len(ax.texts) if ax is not None else 0   # a caller's own texts stay as they are
         self.figure_, self.ax_ = draw(self, ax)
+        keep_axes(self.ax_, before)
+        if design:   # a legend outside widens the figure; the width asked is kept
+            self.scale_ = fit_legend(self.ax_, float(size[0]))
+            w, h = self.figure_.get_size_inches()
+            self.size_ = (float(size[0]), float(h * self.scale_))
         return self
 
     def savefig(self, path, **kwargs) -> Path:

@@ -7,20 +7,34 @@ terminal renderers so the three say the same numbers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Analysis, Point, Unplaced, held_on, point_on
+from ..model.analysis import Analysis, Point, Unplaced, held_on
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
 from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
 from ..model.sanity import ABOVE_TOLERANCE
-from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, rate_unit, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
+
+# The record table (seed 004's 记录表) lives in record_table.py, one source for the
+# terminal, the files and --json; its names stay importable from here.
+from .record_table import (  # noqa: F401
+    NOISY_CEILING,
+    NOT_PUBLISHED,
+    RECORD_HEADERS,
+    RECORD_TITLE,
+    RecordRow,
+    derived_words,
+    record_notes,
+    record_table,
+)
 
 # The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
 from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
-from .tables import MEASURED_DERIVED, bandwidth_note, bandwidth_of
+from .tables import bandwidth_note, bandwidth_of
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
@@ -29,15 +43,9 @@ RANKED_BY = ("Ranked by the time each would save if it reached its roof (its lau
 PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at roof / total",
                     "best advice", "predicted")
 ADVICE_HEADERS = ("advice", "why", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
-RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
 UNPLACED_HEADERS = ("kernel", "time", "share", "why not placed", "compute only (no AI)",
                     "how to place it")
 UNPLACED_TITLE = "Not placed on this roof"
-
-
-NOT_PUBLISHED = "not published"
-# Measured ceilings whose samples' IQR / median exceeds this are listed under the table.
-NOISY_CEILING = 0.05
 
 
 def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Machine:
@@ -131,13 +139,16 @@ def _floor(row) -> float:
 # (ingest.profile_import.device_mismatch): the whole report is judged on the wrong roof.
 DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
                    "the kernels ran on the CPU")
+# How model/datasheet_note.py's note starts: a catalog roof judging measured times.
+DATASHEET = "judged on datasheet peaks"
 
 
 def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
                    notes: Sequence[str] = (), kernels: Sequence[Kernel] = ()) -> list[str]:
     """What makes the whole report doubtful: a roof of another device than the kernels ran
-    on (from `notes`), kernels above their roof, and measured ceilings far below nominal (a
-    disturbed probe). kernels: the analysis's (ridge_band_warnings)."""
+    on (from `notes`), kernels above their roof, measured ceilings far below nominal (a
+    disturbed probe) or a compute peak at 50-70 % of it (the probe's quiet note). kernels:
+    the analysis's (ridge_band_warnings)."""
     out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
     # a write_allocate finding (sanity: counter bytes up to 4/3 over a STREAM-counted DRAM
     # roof) already says why such a kernel is above it: its counts are not wrong
@@ -152,9 +163,15 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     if profile is not None:
         from .tables import profile_rows
 
-        for key in ("machine_load", "device_load"):   # the probe said it was disturbed
-            for note in ((profile.extras or {}).get(key) or {}).get("notes") or ():
-                out.append(f"When this profile was measured, {note}.")
+        load = [f"{LOAD_SAID}{note}."
+                for key in ("machine_load", "device_load")   # the probe said it was disturbed
+                for note in ((profile.extras or {}).get(key) or {}).get("notes") or ()]
+        touched = loaded_advice(diags)
+        if load and touched:
+            load[-1] += (f" It makes the advice for {touched} kernel(s) uncertain (marked "
+                         f"'{LOADED_PROBE}' there).")
+        out += load
+        out += _low_compute(profile, out)
         low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
                if r.ratio is not None and r.ratio < _floor(r)]
         if low:
@@ -167,7 +184,23 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                        f"load; every % of roof held by those ceilings is inflated by as much. "
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
         out += ridge_band_warnings(diags, profile, kernels)
+    # The datasheet note (model/datasheet_note.py) is not among these: judging on a catalog
+    # roof is rooflab's most common use, not a fault of this report, so it stays a plain
+    # note under the tables (and in --json's notes) rather than a bold line on every report.
     return out
+
+
+def _low_compute(profile: MachineProfile, said: Sequence[str]) -> list[str]:
+    """The probe's quiet note on a compute peak at 50-70 % of nominal (seed 000 §3.2), once:
+    a probed profile carries it in its measured roof's notes, a hand-written one does not
+    (probe/nominal.py profile_low_notes). said: the lines already there."""
+    from ..probe.nominal import low_compute_notes
+
+    if profile.measured is None or profile.nominal is None:
+        return []
+    device = "cpu" if (profile.host or {}).get("kind") == "cpu" else "gpu"
+    return [n for n in low_compute_notes(profile.measured, profile.nominal, device)
+            if n not in said]
 
 
 def ai_high_warnings(diags: Sequence[Diagnosis]) -> list[str]:
@@ -240,10 +273,30 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                  else (fmt_rate(p.achieved_flop_per_s, p.precision),
                        fmt_rate(p.attainable_flop_per_s, p.precision),
                        _pct(p.percent_of_roof)))
-        rows.append((p.kernel, p.precision + (f" {p.unit}" if p.unit else ""), p.level,
+        rows.append((p.kernel, precision_cell(analysis, p), p.level,
                      fmt_ai(p.ai), *cells, bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
+
+
+FALLBACK = "(fallback)"
+
+
+def precision_cell(analysis: Analysis, p: Point) -> str:
+    """What the point's precision column says: the kernel's precision and the unit it ran
+    on ("fp16 tensor"), or, where the roof has no ceiling of its own and another stands in
+    (Roof.compute_for), both: "fp32 -> fp16 tensor (fallback)". The kernel's precision with
+    the stand-in's unit ("fp32 tensor") named a ceiling no GPU has (the seed 000 roof)."""
+    own = p.precision + (f" {p.unit}" if p.unit else "")
+    k = analysis.kernel_of(p)
+    if k is not None and k.mixed:   # a weighted ceiling: its binding column names the mix
+        return own
+    unit = k.unit if k is not None else p.unit
+    used, _ = analysis.roof.compute_for(p.precision, unit)
+    if used.precision == p.precision and (unit is None or used.unit == unit):
+        return own
+    asked = p.precision + (f" {unit}" if unit else "")
+    return f"{asked} -> {used.label} {FALLBACK}"
 
 
 def kernel_row_notes(analysis: Analysis) -> list[str]:
@@ -298,106 +351,74 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
     return rows
 
 
-def advice_rows(d: Diagnosis) -> list[tuple[str, ...]]:
-    return [(a.action, a.detail, a.shrinks, fmt_ai(a.new_ai),
+def advice_rows(d: Diagnosis, said: bool = False) -> list[tuple[str, ...]]:
+    """said: the report's top says the probe's load note (load_said): the rows point there."""
+    return [(a.action, short_doubt(a.detail, said), a.shrinks, fmt_ai(a.new_ai),
              fmt_rate(a.new_flop_per_s, d.point.precision),
-             f"{a.speedup:.2f}x", a.assumption) for a in d.advice]
+             f"{a.speedup:.2f}x", short_doubt(a.assumption, said)) for a in d.advice]
 
 
-def record_rows(analysis: Analysis, profile: MachineProfile | None,
-                top: int = 5) -> list[tuple[str, ...]]:
-    """Seed 004's record table: B, P, ridge (nominal, measured, ratio), then workload rows.
+# A loaded probe's note is one long sentence (probe/cpu/flags.py, ~170 characters) that
+# model.advice appends to every lever of every kernel judged on that roof: a six-kernel
+# report said it 15 times in the terminal and 20 in .md (review 18c F16), and the advice
+# drowned. The reports say it once, in the read-with-care line (trust_warnings, with the
+# count of kernels it touches), and each advice points there.
+LOADED_PROBE = "uncertain (loaded probe, see top)"
+_PAREN = r"\(((?:[^()]|\([^()]*\))*)\)"      # (...), one level of (...) inside
+_SHARED = re.compile(r"the roof's probe shared the machine " + _PAREN)
+_UNCERTAIN = re.compile(r"uncertain: the roof's probe shared the machine " + _PAREN)
+_CAUSE = re.compile(r"\(the roof's probe: " + _PAREN[2:])    # sanity_timing's cause
 
-    Workload rows: each top kernel's achieved FLOP/s against the slope/roof height at its AI
-    on the nominal roof, and its time against the floor on the judging roof.
-    """
+
+LOAD_SAID = "When this profile was measured, "
+
+
+def load_said(warnings: Sequence[str]) -> bool:
+    """Whether the read-with-care lines (trust_warnings) say the probe's load note: only
+    then may the advice point to the top for it."""
+    return any(w.startswith(LOAD_SAID) for w in warnings)
+
+
+def short_doubt(text: str, said: bool = True) -> str:
+    """An advice's detail or assumption (or a finding's cause) with the probe's load note
+    replaced by a pointer to the report's top, where it is said (said; else unchanged):
+    "...; uncertain: the roof's probe shared the machine (60% other load: other processes
+    used ...)" -> "...; uncertain (loaded probe, see top)"."""
+    if not said:
+        return text
+    text = _CAUSE.sub("(the roof's probe was loaded: see top)", text)
+    return _SHARED.sub(_shared_short, _UNCERTAIN.sub(LOADED_PROBE, text))
+
+
+def _shared_short(m: re.Match) -> str:
+    share, sep, _ = m.group(1).partition(" other load: ")
+    return f"the roof's probe shared the machine ({share + ' other load; ' if sep else ''}see top)"
+
+
+def loaded_advice(diags: Sequence[Diagnosis]) -> int:
+    """How many of the kernels' advice rests on a loaded probe (short_doubt shortens it)."""
+    return sum(any(_SHARED.search(a.detail) or _SHARED.search(a.assumption)
+                   for a in d.advice) for d in diags)
+
+
+def record_rows(analysis: Analysis, profile: MachineProfile | None, top: int = 5,
+                diags: Sequence[Diagnosis] | None = None) -> list[tuple[str, ...]]:
+    """Seed 004's record table as the tables print it (record_table.RecordRow.cells: B, P,
+    ridge, then each top kernel's FLOP/s and time against the nominal roof). diags: the
+    analysis's diagnoses when the caller has them (diagnosing thousands of kernels twice
+    costs seconds)."""
+    return [r.cells for r in record_table_rows(analysis, profile, top, diags)]
+
+
+def record_table_rows(analysis: Analysis, profile: MachineProfile | None, top: int = 5,
+                      diags: Sequence[Diagnosis] | None = None) -> list[RecordRow]:
+    """The record table's rows with their numbers, the one source of the terminal's,
+    the files' and --json's (report/record_table.py)."""
     if profile is None:
         return []
-    from .tables import profile_rows
-
-    nominal = profile.nominal
-    rows = []
-    for r in profile_rows(profile):
-        cells = list(r.cells()[:4])
-        if r.nominal is None and r.derived_method:
-            # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
-            # and "not published" read as a missing datasheet value (review 17a N13e); the
-            # whole method follows under the table (record_notes)
-            cells[1] = derived_words(r.derived_method)
-        elif r.nominal is None and nominal is not None:
-            # A vendor publishes peaks, not cache bandwidths (nor, for CPUs, always DRAM);
-            # a ridge needs both numbers.
-            level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
-            cells[1] = (f"{NOT_PUBLISHED} (no nominal {level})" if level
-                        and nominal.find_memory(level) is None else NOT_PUBLISHED)
-        rows.append(tuple(cells))
-    for d in diagnose(analysis, machine_for(analysis, profile))[:top]:
-        p = d.point
-        nom = nom_floor = None
-        nom_words = "-"
-        if nominal is not None:
-            # the same kernel placed on the nominal roof: the model's attainable and floor
-            k = analysis.kernel_of(p)
-            there = point_on(nominal, p, k) if k is not None else None
-            if there is not None:
-                nom, nom_floor = there.attainable_flop_per_s, there.floor_s
-                nom_words = fmt_rate(nom, p.precision)
-            else:
-                c = held_on(nominal, p, k).ceiling
-                nom_words = (f"<= {fmt_rate(c.value, c.precision)} (peak; {p.level} "
-                             f"{NOT_PUBLISHED})")
-        rows.append((f"{p.kernel}: {rate_unit(p.precision)}", nom_words,
-                     fmt_rate(p.achieved_flop_per_s, p.precision),
-                     "-" if p.percent_of_roof is None else   # untimed: no achieved point
-                     f"{_pct(p.percent_of_roof)} of the {analysis.roof.kind} roof"))
-        # Seed 004's TPOT row: the floor on the nominal roof, the measured time, the ratio;
-        # the floor on the judging roof follows, since the headroom is taken against it.
-        judged = ("-" if d.headroom is None else
-                  f"{d.headroom:.2f}x the {fmt_seconds(p.floor_s)} floor of the "
-                  f"{analysis.roof.kind} roof")
-        if nom_floor is not None and p.seconds:
-            ratio = f"{p.seconds / nom_floor:.2f}x the floor; {judged}"
-        else:
-            ratio = judged
-        rows.append((f"{p.kernel}: time",
-                     f"{fmt_seconds(nom_floor)} (floor)" if nom_floor is not None else
-                     f"{NOT_PUBLISHED} (no nominal {p.level})" if nominal is not None else "-",
-                     fmt_seconds(p.seconds), ratio))
-    return rows
-
-
-def derived_words(method: str) -> str:
-    """A derived ceiling's nominal cell: its method's head ("derived from this run's
-    measured DRAM rates"), the part before the first colon."""
-    head = method.split(":", 1)[0].strip()
-    return head if head.startswith("derived") else f"derived: {head}"
-
-
-def record_notes(profile: MachineProfile | None) -> list[str]:
-    """Under the record table: how its derived measured values are derived, measured
-    ceilings too noisy to lean on, then the roofs' notes."""
-    if profile is None:
-        return []
-    from .tables import profile_rows
-
-    derived = [f"{r.quantity} {MEASURED_DERIVED}: {r.derived_method}"
-               for r in profile_rows(profile) if r.derived_method]
-    return derived + _measured_notes(profile)
-
-
-def _measured_notes(profile: MachineProfile) -> list[str]:
-    from .tables import profile_notes, profile_rows
-
-    noisy = [f"{r.quantity} {r.spread:.0%}" for r in profile_rows(profile)
-             if r.spread is not None and r.spread > NOISY_CEILING]
-    if not noisy:
-        return profile_notes(profile)
-    # The per-ceiling "samples vary" warnings say the same as this one line.
-    notes = [n for roof in profile.roofs for n in roof.notes]
-    return ([f"Measured ceilings whose samples spread more than {NOISY_CEILING:.0%} "
-             f"(IQR / median): {', '.join(noisy)}. The roof is the best sample of each; with "
-             f"this much spread every % of roof moves with it: re-probe on a quiet machine "
-             f"(`rooflab probe --full`)."] + list(dict.fromkeys(notes)))
+    if diags is None:
+        diags = diagnose(analysis, machine_for(analysis, profile))
+    return record_table(analysis, profile, diags, top)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -409,7 +430,8 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def diagnosis_lines(d: Diagnosis) -> list[str]:
+def diagnosis_lines(d: Diagnosis, said: bool = False) -> list[str]:
+    """said: the top says the probe's load note (load_said)."""
     out = [f"### {d.rank}. {d.kernel} — {d.bound}-bound", "",
            f"- **Position**: {d.evidence}",
            f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
@@ -427,22 +449,24 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
         for f in d.findings:
             out.append(f"- **{f.check}** ({f.severity}): {f.message}")
             for c in f.causes:
-                out.append(f"  - possible cause: {c}")
+                out.append(f"  - possible cause: {short_doubt(c, said)}")
             if f.fix:
                 out.append(f"  - check: {f.fix}")
         out.append("")
     if d.advice:
-        out += _table(ADVICE_HEADERS, advice_rows(d))
+        out += _table(ADVICE_HEADERS, advice_rows(d, said))
         out.append("")
     return out
 
 
 def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
-                    title: str = "", top: int = 10) -> str:
-    """The whole report as Markdown text (nothing is written or printed here)."""
+                    title: str = "", top: int = 10,
+                    diags: Sequence[Diagnosis] | None = None) -> str:
+    """The whole report as Markdown text (nothing is written or printed here). diags: the
+    analysis's diagnoses where the caller has them (diagnosing thousands costs seconds)."""
     roof = analysis.roof
     machine = machine_for(analysis, profile)
-    diags = diagnose(analysis, machine)
+    diags = list(diags) if diags is not None else diagnose(analysis, machine)
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     lines = [f"# {title or 'Roofline report: ' + roof.name}", ""]
     lines.append(f"Roof: **{roof.name}** ({roof.kind})"
@@ -467,11 +491,11 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append(f"Not placed on this roof: {', '.join(u.kernel for u in analysis.unplaced)}"
                      f" (see [{UNPLACED_TITLE}](#not-placed-on-this-roof)).")
     lines.append("")
-    lines += [f"> **Read with care**: {w}\n"
-              for w in trust_warnings(diags, profile, analysis.notes, analysis.kernels)]
+    care = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
+    lines += [f"> **Read with care**: {w}\n" for w in care]
     if profile is not None:
-        lines += ["## Record table (nominal vs measured)", ""]
-        lines += _table(RECORD_HEADERS, record_rows(analysis, profile))
+        lines += [f"## {RECORD_TITLE}", ""]
+        lines += _table(RECORD_HEADERS, record_rows(analysis, profile, diags=diags))
         lines.append("")
         lines += [f"- {n}" for n in record_notes(profile)]
         lines.append("")
@@ -495,7 +519,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines += _table(UNPLACED_HEADERS, unplaced_rows(analysis))
     lines += ["", "## Diagnosis per kernel", ""]
     for d in diags[:top]:
-        lines += diagnosis_lines(d)
+        lines += diagnosis_lines(d, load_said(care))
     if len(diags) > top:
         lines.append(f"({len(diags) - top} more kernel(s) not detailed; raise --top.)")
         lines.append("")

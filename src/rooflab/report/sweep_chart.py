@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InputError
@@ -31,6 +31,9 @@ class SweepRow:
     level: str | None         # the plateau window it fell in
     chosen: bool              # the point the level's ceiling was read at
     samples: int
+    # False: the probe could not calibrate the point (every call waited for a CPU): its
+    # rate is not a reading of the memory level (review 18c F20)
+    calibrated: bool = True
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class SweepTable:
     windows: tuple[Window, ...]
     markers: tuple[Marker, ...]
     notes: tuple[str, ...] = field(default=())
+    machine: str = ""          # the profile's host (or roof) name, for titles
 
 
 def _spread(samples: Sequence[float], median: float) -> float | None:
@@ -109,7 +113,8 @@ def _cpu_table(sweep: Mapping, host: Mapping) -> SweepTable:
         spread = p.get("spread")
         rows.append(SweepRow(ws, float(p.get("ws_bytes_total") or ws * threads), best, median,
                              spread if spread is not None else _spread(samples, median),
-                             _level_at(ws, windows), ws in chosen, len(samples)))
+                             _level_at(ws, windows), ws in chosen, len(samples),
+                             p.get("calibrated") is not False))
     return SweepTable("extras.bandwidth_sweep", "per thread", str(sweep.get("kernel", "triad")),
                       threads, tuple(rows), windows,
                       _cpu_markers(host, sweep.get("reported_caches") or {}, threads),
@@ -128,7 +133,7 @@ def _gpu_table(sweep: Mapping, host: Mapping) -> SweepTable:
         median = float(p["bytes_per_s"])
         rows.append(SweepRow(ws, ws, max(samples) if samples else median, median,
                              _spread(samples, median), _level_at(ws, windows), False,
-                             len(samples)))
+                             len(samples), p.get("calibrated") is not False))
     caches = host.get("caches") or {}
     markers = tuple(Marker(k, float(v), f"{k} {_fmt(float(v))}")
                     for k, v in sorted(caches.items(), key=lambda kv: kv[1])
@@ -141,12 +146,13 @@ def sweep_table(profile: Mapping[str, Any], where: str = "profile") -> SweepTabl
     """The working-set sweep of a probed profile (dict), or an InputError saying why not."""
     extras = profile.get("extras") or {}
     host = profile.get("host") or {}
+    machine = str(host.get("name") or (profile.get("measured") or {}).get("name") or "")
     if isinstance(extras.get("bandwidth_sweep"), Mapping) and \
             extras["bandwidth_sweep"].get("points"):
-        return _cpu_table(extras["bandwidth_sweep"], host)
+        return replace(_cpu_table(extras["bandwidth_sweep"], host), machine=machine)
     gpu = ((extras.get("gpu") or {}).get("sweep") or {}).get("main")
     if isinstance(gpu, Mapping) and gpu.get("points"):
-        return _gpu_table(gpu, host)
+        return replace(_gpu_table(gpu, host), machine=machine)
     raise InputError(f"{where}: no working-set sweep in this profile (extras.bandwidth_sweep "
                      f"from `rooflab probe`, or extras.gpu.sweep from `rooflab probe --device "
                      f"cuda`); a catalog entry or a hand-written roof has none")
@@ -177,7 +183,8 @@ def table_rows(t: SweepTable) -> list[list[str]]:
         while pending and pending[0].bytes_ < r.ws_bytes:
             out.append(marker(pending.pop(0)))
         spread = "-" if r.spread is None else f"{r.spread:.0%}"
-        level = (r.level or "") + (" *" if r.chosen else "")
+        level = (r.level or "") + (" *" if r.chosen else "") + (
+            "" if r.calibrated else f" {UNCALIBRATED_MARK}")
         out.append([_fmt(r.ws_bytes), _fmt(r.ws_bytes_total), _gbps(r.best),
                     _gbps(r.median), spread, level])
     out += [marker(m) for m in pending]
@@ -207,13 +214,31 @@ def sweep_to_json(t: SweepTable) -> dict:
         "points": [{"ws_bytes": r.ws_bytes, "ws_bytes_total": r.ws_bytes_total,
                     "best_bytes_per_s": r.best, "median_bytes_per_s": r.median,
                     "spread": r.spread, "plateau": r.level, "chosen": r.chosen,
-                    "samples": r.samples} for r in t.rows],
+                    "samples": r.samples, "calibrated": r.calibrated} for r in t.rows],
         "plateaus": [{"level": w.level, "first_bytes": w.first, "last_bytes": w.last,
                       "bytes_per_s": w.bytes_per_s, "chosen_bytes": w.chosen}
                      for w in t.windows],
         "caches": [{"name": m.name, "bytes": m.bytes_, "what": m.text} for m in t.markers],
         "notes": list(t.notes),
     }
+
+
+# beside a point the probe could not calibrate, as the probe's own table marks a warning
+UNCALIBRATED_MARK = "! uncalibrated"
+
+
+def size_label(b: float) -> str:
+    """An x tick: 4 KiB, 1 MiB, 2 GiB (likwid-bench's and ERT's units), not 2^n bytes."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b:.3g} B"
+
+
+def chart_title(t: SweepTable, title: str = "") -> str:
+    """The machine, then what is drawn (docs/plot.md: every chart's title names the
+    machine, not the file it came from)."""
+    return title or f"{t.machine or 'probed machine'}: {t.kernel} bandwidth vs working set"
 
 
 WINDOW_COLORS = {"L1": "tab:green", "L2": "tab:olive", "L3": "tab:orange", "DRAM": "tab:red"}
@@ -229,6 +254,7 @@ class SweepDisplay:
     figure_: Any = None
     ax_: Any = None
     lines_: dict = field(default_factory=dict)
+    scale_: float = 1.0   # chart.figure_bytes scales dpi by it: drawn at its own size
 
     def plot(self, ax=None) -> SweepDisplay:
         if ax is None:
@@ -237,11 +263,20 @@ class SweepDisplay:
             fig = Figure(figsize=(9.0, 5.5), layout="constrained")
             ax = fig.add_subplot()
         t = self.table
-        xs = [r.ws_bytes for r in t.rows]
-        self.lines_["best"] = ax.plot(xs, [r.best / 1e9 for r in t.rows], "o-",
+        # an uncalibrated point is no reading (a ~0 GB/s wait for a CPU): left out of the
+        # lines, drawn hollow and grey at its median so the gap is explained (18c F20)
+        good = [r for r in t.rows if r.calibrated]
+        bad = [r for r in t.rows if not r.calibrated]
+        xs = [r.ws_bytes for r in good]
+        self.lines_["best"] = ax.plot(xs, [r.best / 1e9 for r in good], "o-",
                                       color="tab:blue", label="best sample")[0]
-        self.lines_["median"] = ax.plot(xs, [r.median / 1e9 for r in t.rows], "s--",
+        self.lines_["median"] = ax.plot(xs, [r.median / 1e9 for r in good], "s--",
                                         color="tab:gray", markersize=3, label="median")[0]
+        if bad:
+            self.lines_["uncalibrated"] = ax.plot(
+                [r.ws_bytes for r in bad], [r.median / 1e9 for r in bad], "o", ms=7,
+                mfc="none", mec="0.55", clip_on=False,
+                label="disturbed (uncalibrated: not a reading)")[0]
         for w in t.windows:
             ax.axvspan(w.first, w.last, alpha=0.12, color=WINDOW_COLORS.get(w.level, "0.6"),
                        label=f"{w.level} plateau")
@@ -255,11 +290,16 @@ class SweepDisplay:
             ax.axvline(m.bytes_, ls="--", lw=1, color="0.35")
             ax.annotate(m.name, (m.bytes_, 1), xycoords=("data", "axes fraction"),
                         xytext=(3, -12), textcoords="offset points", fontsize=8)
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
         ax.set_xscale("log", base=2)
-        ax.set_xlabel(f"working set ({t.axis}), bytes")
+        ax.xaxis.set_major_locator(LogLocator(base=2, numticks=12))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda b, _: size_label(b)))
+        ax.set_xlabel(f"working set ({t.axis})")
         ax.set_ylabel("bandwidth, GB/s")
         ax.set_ylim(bottom=0)
-        ax.set_title(self.title or f"{t.kernel} bandwidth vs working set")
+        self.title = chart_title(t, self.title)   # also the file's metadata title
+        ax.set_title(self.title)
         ax.legend(fontsize=8, loc="upper right")
         self.figure_, self.ax_ = ax.figure, ax
         return self

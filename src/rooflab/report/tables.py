@@ -154,10 +154,34 @@ def profile_notes(profile: MachineProfile) -> list[str]:
         last = next((ln.strip() for ln in reversed(str(tb).splitlines()) if ln.strip()), "")
         out.append(f"stage '{stage}' failed ({last}); the other stages ran — the traceback "
                    f"is in the profile's extras.gpu.errors")
+    triad = triad_note(profile)
+    if triad:
+        out.append(triad)
     skipped = gpu.get("skipped") or {}
     if skipped:
         out.append("not measured: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()))
     return list(dict.fromkeys(out))
+
+
+def triad_note(profile: MachineProfile) -> str | None:
+    """The GPU probe's triad beside its copy (review 18a F6): seed 000 §3.1 takes the triad
+    as the roof and expects it 5-10 % under the copy; rooflab's DRAM is the best copy, so
+    the note gives the ratio and says how to judge a kernel on the triad instead."""
+    from ..probe.gpu.memory import SEED_TRIAD_RATIO, TRIAD
+
+    m = profile.measured
+    triad = m.find_memory(TRIAD) if m is not None else None
+    copy = m.find_memory("DRAM") if m is not None else None
+    if triad is None or copy is None:
+        return None
+    lo, hi = SEED_TRIAD_RATIO
+    ratio = triad.value / copy.value
+    verdict = ("as seed 000 §3.1 expects" if lo <= ratio <= hi else
+               f"outside the {lo:.2f}-{hi:.2f}x seed 000 §3.1 expects")
+    return (f"{TRIAD} {si(triad.value, 'B/s')} (median call) = {ratio:.2f}x the DRAM copy "
+            f"{si(copy.value, 'B/s')} (best call), {verdict}; kernels are judged on the "
+            f"copy; give a kernel the level '{TRIAD}' to judge it on the triad, seed 000's "
+            f"roof")
 
 
 def byte_model_note(profile: MachineProfile) -> str | None:

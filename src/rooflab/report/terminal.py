@@ -15,15 +15,22 @@ from ..model.machine import machine_of
 from ..units import fmt_factor, fmt_rate, fmt_seconds, si
 from .markdown import (
     PRIORITY_HEADERS,
+    RECORD_HEADERS,
+    RECORD_TITLE,
     STEP_HEADERS,
     UNPLACED_TITLE,
     compute_only_words,
+    load_said,
     priority_rows,
+    record_notes,
+    record_rows,
+    short_doubt,
     step_findings,
     step_rows,
     trust_warnings,
     unplaced_summary,
 )
+from .record_table import has_both_roofs
 
 BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
                "latency": "red"}
@@ -99,6 +106,24 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
     return t
 
 
+def record_table_parts(analysis: Analysis, diagnoses: Sequence[Diagnosis], profile) -> list:
+    """Seed 004's record table (nominal vs measured: B, P, ridge, the top kernels' FLOP/s
+    and time) with its notes, when the profile holds both roofs; the rows are the .md and
+    .html report's (markdown.record_rows), so all three say the same numbers."""
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    if not has_both_roofs(profile):
+        return []
+    t = Table(title=RECORD_TITLE, title_justify="left")
+    for i, h in enumerate(RECORD_HEADERS):
+        t.add_column(h, justify="left" if i in (0, 3) else "right")
+    for row in record_rows(analysis, profile, diags=diagnoses):
+        t.add_row(*(escape(c) for c in row))
+    return [t] + [Text(f"- {n}", style="dim") for n in record_notes(profile)]
+
+
 def steps_table(analysis: Analysis):
     from rich.table import Table
 
@@ -158,7 +183,8 @@ def more_advice_line(rest) -> str:
             + " (every advice in full: -o report.md or --json)")
 
 
-def diagnosis_text(d: Diagnosis, advice: int = 3):
+def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False):
+    """said: the top says the probe's load note (markdown.load_said): point there."""
     from rich.text import Text
 
     t = Text()
@@ -177,17 +203,17 @@ def diagnosis_text(d: Diagnosis, advice: int = 3):
         t.append(f"   {'!' if f.severity == 'warning' else 'i'} {f.check}: {f.message}\n",
                  style=style)
         if f.causes and f.severity == "warning":
-            t.append(f"     likely: {f.causes[0]}\n", style=style)
+            t.append(f"     likely: {short_doubt(f.causes[0], said)}\n", style=style)
     for a in d.advice:
         if _retime(a):
-            t.append(f"   ! {a.action}: {a.detail}\n", style="yellow")
+            t.append(f"   ! {a.action}: {short_doubt(a.detail, said)}\n", style="yellow")
     levers = [a for a in d.advice if not _retime(a)]
     for a in levers[:advice]:
         unit = throughput_unit(a)
         gain = (f" per {unit} (throughput; the latency of one {unit} does not drop)"
                 if unit else "")
         t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted{gain} ", style="green")
-        t.append(f"(assumes {a.assumption})\n", style="dim")
+        t.append(f"(assumes {short_doubt(a.assumption, said)})\n", style="dim")
     if levers[advice:]:
         t.append(more_advice_line(levers[advice:]) + "\n", style="dim")
     return t
@@ -224,8 +250,9 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
         f"than 2x below their roof" if timed else
         "none timed (counted FLOP and bytes only): ranked by time floor, no percent of roof")
         + gone))
-    parts += [Text(f"read with care: {w}", style="bold red")
-              for w in trust_warnings(diagnoses, profile, kernels=analysis.kernels)]
+    care = trust_warnings(diagnoses, profile, analysis.notes, analysis.kernels)
+    parts += [Text(f"read with care: {w}", style="bold red") for w in care]
+    parts += record_table_parts(analysis, diagnoses, profile)
     steps = steps_table(analysis)
     if steps is not None:
         parts.append(steps)
@@ -234,7 +261,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     unplaced = unplaced_text(analysis)
     if unplaced is not None:
         parts.append(unplaced)
-    parts += [diagnosis_text(d) for d in diagnoses[:top]]
+    parts += [diagnosis_text(d, said=load_said(care)) for d in diagnoses[:top]]
     for n in analysis.notes:
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)

@@ -7,14 +7,17 @@
 - DRAM (real traffic): the DRAM rate in the units hardware counters see (write-allocate
   reads included), derived from the same run: the largest of its STREAM kernels' rates,
   each x real/counted bytes (review 16a A, 17a N1), for bytes that are real traffic
-  (model/analysis.py memory_ceiling).
+  (model/analysis.py memory_ceiling); the derivation is model/real_traffic.py, shared
+  with the thread-scaling rows.
 - A cache level measured below DRAM is dropped (review 16a L7).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
+from ...model import real_traffic as rt
 from ...model.analysis import REAL_TRAFFIC
 from ...model.ceiling import Ceiling
 from ...units import si
@@ -71,64 +74,22 @@ def dram_from_add(triad: Ceiling, stream_dram: Mapping) -> tuple[Ceiling, str | 
 
 
 def real_factor(kernel: bw.StreamKernel) -> float:
-    """Real bytes over counted bytes of a STREAM kernel: each store's line is first read
-    (write-allocate: McCalpin's STREAM FAQ; likwid's MEM group counts it), so it moves
-    loads + 2 x stores where STREAM counts loads + stores: copy and scale 3/2 (16 -> 24 B),
-    add and triad 4/3 (24 -> 32 B), sum 1 (review 17a N1)."""
-    return (kernel.loads + 2 * kernel.stores) / (kernel.loads + kernel.stores)
-
-
-def _real_rates(dram: Ceiling, stream_dram: Mapping) -> list[tuple[str, float, tuple]]:
-    """(kernel, real-traffic rate, real-traffic samples) of each STREAM kernel of the run at
-    DRAM: the DRAM ceiling's own kernel (triad, or add when dram_from_add chose it) and
-    every other kernel in extras.stream.DRAM (copy, scale, add, sum; its triad, or add,
-    when the ceiling is that kernel's, is the ceiling itself)."""
-    own = "add" if dram.method.startswith("STREAM add") else "triad"
-    out = [(own, dram.value * real_factor(bw.STREAM[own]),
-            tuple(v * real_factor(bw.STREAM[own]) for v in dram.samples))]
-    for name, got in stream_dram.items():
-        rate = got.get("bytes_per_s") if isinstance(got, Mapping) else None
-        if (name == own or name not in bw.STREAM or not isinstance(rate, (int, float))
-                or rate <= 0):
-            continue
-        f = real_factor(bw.STREAM[name])
-        out.append((name, float(rate) * f,
-                    tuple(float(v) * f for v in got.get("samples") or ())))
-    return out
+    """Real bytes over counted bytes of a STREAM kernel (model/real_traffic.py
+    real_factor): copy and scale 3/2, add and triad 4/3, sum 1 (review 17a N1)."""
+    return rt.real_factor(kernel.loads, kernel.stores)
 
 
 def real_traffic(dram: Ceiling, stream_dram: Mapping) -> Ceiling:
     """The DRAM rate in real-traffic units (what perf's IMC counts and likwid-perfctr's MEM
-    group see), derived from the same run: the largest real rate among its STREAM kernels,
-    each counted rate x (loads + 2 stores)/(loads + stores) (real_factor). Taking triad
-    alone left copy/scale-shaped loops, whose store share is larger, 15 % above it (review
-    17a N1). Provenance derived; the samples are the chosen kernel's, scaled the same way,
-    so the record table shows their spread; warnings: DRAM's, and the chosen kernel's own
-    when its samples disagree (review 17a N13a)."""
-    rates = _real_rates(dram, stream_dram)
-    name, value, samples = max(rates, key=lambda r: r[1])
-    parts = [f"{n} {si(v / real_factor(bw.STREAM[n]), 'B/s')} x "
-             f"{_fraction(real_factor(bw.STREAM[n]))} = {si(v, 'B/s')}" for n, v, _ in rates]
-    method = (f"derived from this run's measured DRAM rates: the largest real-traffic rate "
-              f"of its STREAM kernels, {name}'s {si(value, 'B/s')} (of {'; '.join(parts)}); "
-              f"each counted rate x (loads + 2 stores)/(loads + stores): a store's line is "
-              f"first read (write-allocate), so copy and scale move 24 B per 16 counted (x "
-              f"3/2), add and triad 32 per 24 (x 4/3), the read-only sum what it counts "
-              f"(x 1); real traffic at the memory controller, write-allocate reads "
-              f"included, what hardware counters (perf, likwid-perfctr) count: counter-"
-              f"measured DRAM bytes and counts that are real traffic (read-only kernels, "
-              f"meta byte_count \"real traffic\") are judged against it")
+    group see), derived from the same run by model/real_traffic.py (the one derivation,
+    shared with the thread-scaling rows): the largest real rate among its STREAM kernels.
+    Warnings: DRAM's, and the chosen kernel's own when its samples disagree (review 17a
+    N13a)."""
+    ceiling, name = rt.real_traffic_ceiling(dram, stream_dram)
     # the DRAM ceiling's own kernel's samples are flagged on DRAM already
-    own = (rates_warning(f"{REAL_TRAFFIC} ({name})", samples)
-           if len(samples) > 1 and name != rates[0][0] else None)
-    warnings = dram.warnings + ((own,) if own else ())
-    return Ceiling(value=value, level=REAL_TRAFFIC, provenance="derived", source=dram.source,
-                   method=method, samples=samples, warnings=warnings)
-
-
-def _fraction(f: float) -> str:
-    """3/2, 4/3, 1 as the method text writes them."""
-    return {1.5: "3/2", 1.0: "1"}.get(round(f, 6), "4/3")
+    own = (rates_warning(f"{REAL_TRAFFIC} ({name})", ceiling.samples)
+           if len(ceiling.samples) > 1 and name != rt.own_kernel(dram) else None)
+    return replace(ceiling, warnings=ceiling.warnings + (own,)) if own else ceiling
 
 
 CACHES = ("L1", "L2", "L3")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import install_command
 from ..timer import TimingPlan
 from .bandwidth import rows_of
 from .runner import Rate, Team, measure_rate
@@ -114,7 +115,7 @@ def torch_matmul_peak(precision: str, n: int, threads: int, plan: TimingPlan,
     try:
         import torch
     except ImportError:
-        return "PyTorch is not installed (pip install 'rooflab[torch]')"
+        return f"PyTorch is not installed ({install_command('torch')})"
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

@@ -127,6 +127,12 @@ class LLMResult:
         return request_floor_s(self.ttft_s, tpot, self.request.generate)
 
 
+def longest_context(req: Request) -> int:
+    """The most tokens the cache holds: prompt + generate - 1 (the last generated token is
+    sampled, never fed back), or the tabled --context when that is longer."""
+    return max(req.decode_context, req.prompt + req.generate - 1)
+
+
 def request_floor_s(ttft_s: float, tpot_s: float, generate: int) -> float:
     """A request of `generate` tokens: TTFT + (generate - 1) x TPOT. The prefill ends with
     lm_head on the last prompt position, so it produces the first token; the other
@@ -155,8 +161,9 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     (per all-reduce, under s.tp > 1) and where it came from (link_latency_source: the
     option, or the measured fit) only word the TP note; parallel.tensor_parallel adds it
     to the time."""
-    # no settings: the config's own weight format (an AWQ checkpoint is int4), else fp16
-    s = s or settings_for(cfg)
+    # no settings: the config's own weight format (an AWQ checkpoint is int4), else its
+    # torch_dtype (fp16 where the roof has no bf16)
+    s = s or settings_for(cfg, roof=roof if isinstance(roof, Roof) else None)
     req = req or Request()
     if not isinstance(roof, Roof):
         raise InputError(f"analyze_llm(): roof must be a Roof; got {type(roof).__name__} "
@@ -164,8 +171,11 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                          f"name or a profile .json)")
     roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
     notes = list(cfg.notes)
-    longest = max(req.decode_context, req.prompt + req.generate)   # what the cache must hold
-    msg = check_context(cfg, max((longest, *req.contexts, *req.prompts)))
+    # the positions the model sees and the cache holds at most: the last generated token
+    # is sampled, never fed back, so --prompt 8192 --generate 1 stays within 8192
+    # positions and caches 8192 tokens (review 18d F)
+    seen = longest = longest_context(req)
+    msg = check_context(cfg, max((seen, *req.contexts, *req.prompts)))
     if msg:
         notes.append(msg)
     run_cfg = cfg
@@ -295,6 +305,7 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
         "settings": {"weights": r.settings.weights, "act": r.settings.act, "kv": r.settings.kv,
                      "attn": r.settings.attn, "group_size": r.settings.group_size,
                      "weight_bytes_per_param": r.settings.weight_bytes,
+                     "zero_point": r.settings.zero_point,
                      "unquantized": (["embedding"] * r.settings.embedding_kept
                                      + list(r.settings.keep)),
                      "tp": r.settings.tp, "pp": r.settings.pp},

@@ -1,4 +1,10 @@
-"""Memory footprint: weights + KV cache + activations against device memory (decimal GB)."""
+"""Memory footprint: weights + KV cache + activations against device memory (decimal GB).
+
+The prefill activations are a workspace reserved once, for one prompt in flight, not once
+per sequence: a serving engine sizes its KV pool as memory - weights - the peak of one
+profile run (vLLM Worker.determine_num_available_blocks / profile_run at
+max_num_batched_tokens), and the decode step's own activations per sequence are a few
+hidden vectors (kB) against a cache of MB (review 18d B)."""
 
 from __future__ import annotations
 
@@ -13,7 +19,8 @@ from .settings import NARROW, Settings, is_kept
 
 @dataclass(frozen=True)
 class Footprint:
-    """Bytes resident on one device for `batch` sequences of `context` tokens."""
+    """Bytes resident on one device for `batch` sequences of `context` tokens: weights,
+    the batch's KV cache and one prompt's prefill workspace (`activations`, once)."""
 
     batch: int
     context: int
@@ -39,17 +46,14 @@ class Footprint:
         return self.kv / self.batch
 
     @property
-    def activations_per_sequence(self) -> float:
-        return self.activations / self.batch
-
-    @property
     def max_batch(self) -> int | None:
-        """The largest batch whose weights + KV + activations fit (0 when the weights alone
-        do not fit; None when the device memory is unknown)."""
+        """The largest batch whose KV fits beside the weights and the one prefill
+        workspace: floor((memory - weights - activations) / KV per sequence) (0 when the
+        weights and workspace alone do not fit; None when the device memory is unknown)."""
         if self.device_bytes is None:
             return None
-        free = self.device_bytes - self.weights
-        per_seq = self.kv_per_sequence + self.activations_per_sequence
+        free = self.device_bytes - self.weights - self.activations
+        per_seq = self.kv_per_sequence
         return max(0, math.floor(free / per_seq)) if per_seq > 0 else None
 
 
@@ -60,7 +64,19 @@ def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
     p = count_params(cfg)
     full = unquantized_params(cfg, s)
     return ((p.matrix - full) * s.weight_bytes + full * dtype_bytes(s.base)
-            + p.vector * s.act_bytes)
+            + p.vector * s.act_bytes + absorbed_copy_bytes(cfg, s))
+
+
+def absorbed_copy_bytes(cfg: ModelConfig, s: Settings) -> float:
+    """MLA under quantized weights: the 16-bit W_UK / W_UV copies vLLM keeps for decode
+    beside the quantized kv_b_proj (kernels.MLA_ABSORBED): layers x heads x (qk_nope +
+    v_head) x kv_lora_rank x base bytes (DeepSeek-V3 bf16: 61 x 128 x 256 x 512 x 2 B =
+    2.05 GB). 0 without MLA or quantized weights."""
+    m = cfg.mla
+    if m is None or s.weights not in NARROW:
+        return 0.0
+    return (cfg.layers * cfg.heads * (m.qk_nope_head_dim + m.v_head_dim) * m.kv_lora_rank
+            * dtype_bytes(s.base))
 
 
 def unquantized_params(cfg: ModelConfig, s: Settings) -> int:
@@ -95,9 +111,9 @@ def kv_bytes_per_sequence(cfg: ModelConfig, s: Settings, context: int) -> float:
 
 
 def activation_bytes_per_sequence(cfg: ModelConfig, s: Settings, prompt: int) -> float:
-    """Peak transient activations of one sequence during prefill: the widest layer's input
-    and output alive together, the naive score matrix when attention is not fused, and fp32
-    logits of the last position."""
+    """Peak transient activations of one prompt's prefill (the workspace reserved once):
+    the widest layer's input and output alive together, the naive score matrix when
+    attention is not fused, and fp32 logits of the last position."""
     widths = [cfg.hidden, cfg.q_dim + 2 * cfg.kv_dim, 2 * cfg.intermediate]
     if cfg.moe:
         widths.append(2 * cfg.moe.intermediate * (cfg.moe.top_k + cfg.moe.shared))
@@ -110,5 +126,5 @@ def footprint(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt
               device_bytes: float | None = None) -> Footprint:
     return Footprint(batch=batch, context=context, weights=weight_bytes(cfg, s),
                      kv=batch * kv_bytes_per_sequence(cfg, s, context),
-                     activations=batch * activation_bytes_per_sequence(cfg, s, prompt),
+                     activations=activation_bytes_per_sequence(cfg, s, prompt),
                      device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(cfg, s))

@@ -34,9 +34,24 @@ from ...model.kernel import Kernel
 from .. import ops
 from ..count import OpCount
 from .config import ModelConfig
-from .settings import Settings, is_kept
+from .settings import NARROW, Settings, is_kept
 
 ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
+# Kernels one eager Hugging Face LlamaDecoderLayer launches per decode step (an estimate,
+# counted from transformers' modeling_llama.py and integrations/sdpa_attention.py, 5.x):
+# 2 LlamaRMSNorm x 8 (to fp32, pow, mean, + eps, rsqrt, x, to fp16, x weight) = 16;
+# q/k/v/o 4; apply_rotary_pos_emb 10 (q and k: x cos, neg, cat, x sin, add); the
+# DynamicCache's 2 cats; SDPA 1 and its output transpose().contiguous() 1; 2 residual
+# adds; gate, up, SiLU, x, down 5 = 41 (43 where repeat_kv copies K and V for GQA: an
+# attention mask, older versions). Review 18a F4 counts ~40; seed 004 says 15-25. The
+# fused count (Step.launches) is 14 for the same layer with flash attention.
+EAGER_HF_LAYER_KERNELS = 41
+# MLA decode's absorbed W_UK / W_UV (the two halves of kv_b_proj) as vLLM runs them: "we
+# currently do not have quantized bmm's ... we just store fp16/bf16 copies and perform the
+# bmm's in 16-bit" (vllm MLA process_weights_after_loading): under quantized weights they
+# are read and multiplied at Settings.base, and the copies sit beside the quantized
+# kv_b_proj that prefill uses (footprint.absorbed_copy_bytes). Review 18d I.
+MLA_ABSORBED = ("q_absorb", "v_absorb")
 BYTE_MODEL = ("compulsory traffic split into weights / activations / kv; weights read once per "
               "step for the whole batch")
 
@@ -127,6 +142,13 @@ class Step:
     def per_layer_kernels(self) -> float:
         """Kernel launches per transformer layer."""
         return sum(o.calls for o in self.ops if o.scope == "layer") / self.layers
+
+    def eager_launches(self) -> int:
+        """Launches per step of eager HF generate, an estimate: EAGER_HF_LAYER_KERNELS per
+        layer plus the step's kernels outside the layers (embedding, final norm, lm_head,
+        counted as in `launches`; generate's own sampling kernels are not counted)."""
+        layer_calls = sum(o.calls for o in self.ops if o.scope == "layer")
+        return EAGER_HF_LAYER_KERNELS * self.layers + self.launches - layer_calls
 
     def kernels(self) -> tuple[Kernel, ...]:
         """The ops as Kernels; meta carries the step's batch and weight dtype so that
@@ -298,13 +320,15 @@ def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_l
                          kv_token_bytes=cfg.heads * (qk + m.v_head_dim) * s.act_bytes,
                          kv_is_cache=False)
     else:         # absorbed: q_nope through W_UK, attend over the latent, out through W_UV
-        # each head has its own W_UK / W_UV slice: `heads` distinct weight slices are read
-        ops.append(linear("q_absorb", t * cfg.heads, m.qk_nope_head_dim, m.kv_lora_rank, s,
+        # each head has its own W_UK / W_UV slice: `heads` distinct weight slices are read,
+        # 16-bit copies under quantized weights (MLA_ABSORBED)
+        sa = s.unquantized() if s.weights in NARROW else s
+        ops.append(linear("q_absorb", t * cfg.heads, m.qk_nope_head_dim, m.kv_lora_rank, sa,
                           weight_rows=cfg.heads))
         ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
                          qk_dim=latent, v_dim=m.kv_lora_rank, s=s, causal=causal,
                          kv_token_bytes=latent * s.kv_bytes, window=window)
-        ops.append(linear("v_absorb", t * cfg.heads, m.kv_lora_rank, m.v_head_dim, s,
+        ops.append(linear("v_absorb", t * cfg.heads, m.kv_lora_rank, m.v_head_dim, sa,
                           weight_rows=cfg.heads))
     return ops + [linear("o_proj", t, cfg.heads * m.v_head_dim, h, s)]
 
@@ -373,7 +397,14 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
     return Step(phase=phase, batch=batch, q_len=q_len, context=context,
                 ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers,
-                weight_dtype=s.weights, kept=s.keep, kept_dtype=s.base)
+                weight_dtype=s.weights, kept=s.keep + _absorbed_kept(cfg, s),
+                kept_dtype=s.base)
+
+
+def _absorbed_kept(cfg: ModelConfig, s: Settings) -> tuple[str, ...]:
+    """MLA's absorbed kernels, 16-bit under quantized weights (MLA_ABSORBED): marked kept
+    so that a what-if re-quantizing the step leaves them as vLLM runs them."""
+    return MLA_ABSORBED if cfg.mla and s.weights in NARROW else ()
 
 
 def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool

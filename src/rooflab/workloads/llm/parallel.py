@@ -18,7 +18,7 @@ from ...model.parallel import Link, TPStep, link_from_roof
 from .config import ModelConfig
 from .kernels import decode_step
 from .settings import Settings
-from .timing import time_step
+from .timing import time_step, work_split
 
 
 def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
@@ -47,20 +47,39 @@ class TPResult:
     allreduces: int           # per step
     link: Link | None         # None on one device
     prompt: int = 0           # prefill tokens per sequence: the prefill's all-reduces
+    # the vocab-parallel lm_head's logits, batch x vocab, gathered once a step (vLLM
+    # LogitsProcessor._gather_logits, TRT-LLM gather_output); review 18d E
+    gather_bytes: float = 0.0
 
     @property
     def comm_s(self) -> float:
-        """The step's all-reduces on the link, latency included."""
+        """The step's all-reduces on the link, latency included (the logits gather apart:
+        gather_s; a pipeline's stages share the all-reduces, the last one gathers)."""
         return self._allreduces_s(self.allreduce_bytes)
 
     @property
+    def gather_s(self) -> float:
+        """The logits gather: a ring all-gather of batch x vocab, (tp-1) hops and (tp-1)/tp
+        of the bytes over the bus bandwidth (vLLM gathers to rank 0: no cheaper on a
+        ring)."""
+        return self._gather_s(self.gather_bytes)
+
+    @property
     def prefill_comm_s(self) -> float:
-        """The prefill's all-reduces: as many, of batch x prompt hidden states each."""
-        return self._allreduces_s(self.allreduce_bytes * self.prompt) if self.prompt else 0.0
+        """The prefill's all-reduces: as many, of batch x prompt hidden states each (its
+        logits gather apart: prefill_gather_s)."""
+        if not self.prompt:
+            return 0.0
+        return self._allreduces_s(self.allreduce_bytes * self.prompt)
+
+    @property
+    def prefill_gather_s(self) -> float:
+        """The prefill's logits gather: the last position only, as in decode."""
+        return self.gather_s if self.prompt else 0.0
 
     @property
     def tpot_s(self) -> float:
-        return self.compute_s + self.comm_s
+        return self.compute_s + self.comm_s + self.gather_s
 
     @property
     def link_bytes_per_s(self) -> float | None:
@@ -77,28 +96,41 @@ class TPResult:
 
     def comm_s_at(self, batch: int, tabled_batch: int) -> float:
         """The step's all-reduces at another batch of the sweep: same count, link and
-        latency, the payload (batch x hidden x act bytes) scaled by the batch."""
+        latency, the payload (batch x hidden x Settings.comm_bytes) scaled by the batch."""
         return self._allreduces_s(self.allreduce_bytes / tabled_batch * batch)
+
+    def gather_s_at(self, batch: int, tabled_batch: int) -> float:
+        """The logits gather at another batch of the sweep (batch x vocab)."""
+        return self._gather_s(self.gather_bytes / tabled_batch * batch)
 
     def _allreduces_s(self, payload: float) -> float:
         if self.link is None:
             return 0.0
         return self.allreduces * self.link.allreduce_s(payload, self.tp)
 
+    def _gather_s(self, nbytes: float) -> float:
+        if self.link is None or self.tp <= 1 or not nbytes:
+            return 0.0
+        return ((self.tp - 1) * self.link.hop_latency_s
+                + (self.tp - 1) / self.tp * nbytes / self.link.bus_bytes_per_s)
+
 
 def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
                     tp: int, link: Link | None = None, prompt: int = 0) -> TPResult:
-    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer on
+    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer and one
+    gather of the vocab-parallel logits on
     `link` (default: the roof's link ceiling, the first of model.parallel.LINK_LEVELS it
     has: NVLink, PCIe, network, or the loopback `rooflab probe --comm` measured); with
     `prompt`, also the prefill's 2 all-reduces per layer of batch x prompt hidden states."""
     step = decode_step(shard(cfg, tp), s, batch, context)
     compute = time_step(step, roof).floor_s
-    payload = batch * cfg.hidden * s.act_bytes
+    payload = batch * cfg.hidden * s.comm_bytes    # the 16-bit residual stream
     if tp == 1:
         return TPResult(1, compute, payload, 0, None)
     link = link or link_from_roof(roof)      # its error says how to measure or give one
-    return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt)
+    # logits at the residual stream's 16-bit width (lm_head's output dtype)
+    gather = batch * cfg.vocab * s.comm_bytes
+    return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt, gather)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,
@@ -110,6 +142,5 @@ def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: i
                           link=link)
     step = decode_step(shard(cfg, tp), settings, batch, context)
     points = time_step(step, roof).points
-    mem = sum(p.floor_s for p in points if p.bound != "compute")
-    comp = sum(p.floor_s for p in points if p.bound == "compute")
+    mem, comp = work_split(points)
     return TPStep(tp, res, step.flop, mem, comp, link, settings.precision)

@@ -19,6 +19,7 @@ from ...model.pipeline import PPStep, Stage, pp_step, split_layers
 from .config import ModelConfig
 from .footprint import (
     Footprint,
+    absorbed_copy_bytes,
     activation_bytes_per_sequence,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
@@ -71,13 +72,14 @@ def stage_weight_bytes(cfg: ModelConfig, s: Settings, layers: range,
         vector -= norm_params(cfg)      # the final norm
     elif cfg.tied_embeddings and "embedding" not in holds:
         matrix += table                 # the last stage's own copy of the tied table
-    return matrix * s.weight_bytes + vector * s.act_bytes
+    return (matrix * s.weight_bytes + vector * s.act_bytes
+            + absorbed_copy_bytes(stage_config(cfg, layers), s))
 
 
 def stage_activation_bytes(cfg: ModelConfig, s: Settings, holds: tuple[str, ...],
                            prompt: int) -> float:
-    """Peak transient activations per sequence: as footprint's, without the fp32 logits
-    on a stage that has no LM head."""
+    """Peak transient activations of one prompt in flight (reserved once, as footprint's),
+    without the fp32 logits on a stage that has no LM head."""
     act = activation_bytes_per_sequence(cfg, s, prompt)
     return act if "lm_head" in holds else act - cfg.vocab * 4.0
 
@@ -86,12 +88,12 @@ def stage_footprint(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[s
                     batch: int, context: int, prompt: int,
                     device_bytes: float | None = None) -> Footprint:
     """Bytes resident on the device of one stage: its weights, the KV of its layers for
-    `context` tokens and its activations, for `batch` sequences."""
+    `context` tokens for `batch` sequences, and one prompt's prefill activations."""
     scfg = stage_config(cfg, layers)
     return Footprint(batch=batch, context=context,
                      weights=stage_weight_bytes(cfg, s, layers, holds),
                      kv=batch * kv_bytes_per_sequence(scfg, s, context),
-                     activations=batch * stage_activation_bytes(scfg, s, holds, prompt),
+                     activations=stage_activation_bytes(scfg, s, holds, prompt),
                      device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(scfg, s))
 
 
@@ -106,12 +108,13 @@ def heaviest_footprint(cfg: ModelConfig, s: Settings, *, pp: int, batch: int, co
 
 def stages(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int, context: int,
            prompt: int, kv_context: int | None = None,
-           comm_s_per_layer: float = 0.0, prefill_comm_s_per_layer: float = 0.0
-           ) -> tuple[Stage, ...]:
+           comm_s_per_layer: float = 0.0, prefill_comm_s_per_layer: float = 0.0,
+           gather_s: float = 0.0) -> tuple[Stage, ...]:
     """The `pp` stages of `cfg` (already sharded under TP): decode floor at `context`,
     prefill floor of batch x prompt, weights, KV for `kv_context` tokens (default
     `context`) and activations for `batch` sequences. comm_s_per_layer: the TP all-reduce
-    time of one layer, added per layer held."""
+    time of one layer, added per layer held; gather_s: the TP logits gather, added to the
+    stage that holds the LM head (its decode and its prefill)."""
     kv_ctx = kv_context or context
     out = []
     for i, layers in enumerate(split_layers(cfg.layers, pp)):
@@ -122,10 +125,11 @@ def stages(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int, co
                                    context=prompt), roof).floor_s
         fp = stage_footprint(cfg, s, layers, holds, batch=batch, context=kv_ctx,
                              prompt=prompt)
-        out.append(Stage(i, layers, holds, dec, comm_s_per_layer * len(layers),
+        gather = gather_s if "lm_head" in holds else 0.0
+        out.append(Stage(i, layers, holds, dec, comm_s_per_layer * len(layers) + gather,
                          weights_bytes=fp.weights, kv_bytes=fp.kv,
                          activations_bytes=fp.activations,
-                         prefill_s=pre + prefill_comm_s_per_layer * len(layers)))
+                         prefill_s=pre + prefill_comm_s_per_layer * len(layers) + gather))
     return tuple(out)
 
 
@@ -134,14 +138,15 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
                       tp: int = 1, kv_context: int | None = None,
                       comm_s_per_layer: float = 0.0,
                       prefill_comm_s_per_layer: float = 0.0,
-                      device_bytes: float | None = None) -> PPStep:
+                      device_bytes: float | None = None, gather_s: float = 0.0) -> PPStep:
     """Decode over `pp` stages of `cfg` (the TP shard under --tp) joined by `link`; each
-    transfer carries the batch's hidden state (batch x hidden x activation bytes) — under
+    transfer carries the batch's hidden state (batch x hidden x Settings.comm_bytes,
+    the 16-bit residual stream under fp8/int8 activations) — under
     TP every rank sends its full copy to its peer in the next stage, in parallel."""
     st = stages(cfg, s, roof, pp=pp, batch=batch, context=context, prompt=prompt,
                 kv_context=kv_context, comm_s_per_layer=comm_s_per_layer,
-                prefill_comm_s_per_layer=prefill_comm_s_per_layer)
-    return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.act_bytes, link=link,
+                prefill_comm_s_per_layer=prefill_comm_s_per_layer, gather_s=gather_s)
+    return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.comm_bytes, link=link,
                    micro_batches=micro_batches, tp=tp, prompt=prompt,
                    device_bytes=device_bytes)
 

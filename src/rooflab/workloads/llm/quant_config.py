@@ -28,6 +28,9 @@ class Quantization:
     # `modules_to_not_convert`, `llm_int8_skip_modules`, fp8 `ignored_layers`)
     keep: tuple[str, ...] = ()
     per_channel: bool = False   # one scale per output channel (GPTQ/AWQ group_size -1)
+    # a packed zero point per group beside the scale: AutoAWQ's zero_point (its default,
+    # true) and GPTQ/AutoRound's sym false; review 18d J
+    zero_point: bool = False
 
     @property
     def format(self) -> str:
@@ -138,7 +141,10 @@ def _weight_format(q: dict[str, Any], method: str, hidden: int) -> Quantization 
         bits = q.get("bits")
         w = INT_BITS.get(bits) if isinstance(bits, int) and not isinstance(bits, bool) else None
         g = q.get("group_size")
-        return (Quantization(method, w, _group(g, hidden), per_channel=_per_channel(g))
+        zero = (bool(q.get("zero_point", True)) if method == "awq"
+                else not q.get("sym", True))
+        return (Quantization(method, w, _group(g, hidden), per_channel=_per_channel(g),
+                             zero_point=zero)
                 if w else None)
     if method == "fp8":
         # transformers' FineGrainedFP8 / vLLM Fp8Config: activation_scheme "dynamic" (per

@@ -73,6 +73,10 @@ class Settings:
     keep: tuple[str, ...] = ()
     per_channel: bool = False     # one scale per output channel (worded so, not "group N")
     base: str = "fp16"            # the unquantized dtype: kept modules, int8-act side math
+    # int4/int8 groups also store a packed zero point (AWQ zero_point, GPTQ sym false):
+    # int4 0.5 + 2/128 + 0.5/128 = 0.520 B per weight (review 18d J); --weights int4
+    # alone is symmetric (scales only)
+    zero_point: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
@@ -96,12 +100,25 @@ class Settings:
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes per weight of a matrix, including group-scale overhead for int4/int8."""
-        return stored_weight_bytes(self.weights, self.group_size, self.scale_dtype)
+        """Bytes per weight of a matrix, including group-scale overhead for int4/int8 and
+        the packed zero point (the weight's own width per group) where there is one."""
+        per = stored_weight_bytes(self.weights, self.group_size, self.scale_dtype)
+        if self.zero_point and self.weights in ("int4", "int8"):
+            per += dtype_bytes(self.weights) / self.group_size
+        return per
 
     @property
     def act_bytes(self) -> float:
         return dtype_bytes(self.act)
+
+    @property
+    def comm_bytes(self) -> float:
+        """Bytes per element of what TP all-reduces and PP stage transfers carry: the
+        residual stream, at `base` when the activations are fp8/int8. Those exist only at
+        the GEMM inputs: vLLM's Fp8LinearMethod returns its output in the model dtype
+        (apply_fp8_linear out_dtype=input.dtype) and RowParallelLinear all-reduces that
+        (review 18d C)."""
+        return dtype_bytes(self.base if self.act in NARROW else self.act)
 
     @property
     def kv_bytes(self) -> float:
@@ -129,6 +146,10 @@ class Settings:
         """The settings of one linear kernel: a kept (unquantized) module at `base`."""
         if not is_kept(name, self.keep):
             return self
+        return self.unquantized()
+
+    def unquantized(self) -> Settings:
+        """Weights and math at `base`: a module the serving engine holds unquantized."""
         act = self.base if self.act in NARROW else self.act
         return replace(self, weights=self.base, act=act, keep=(), per_channel=False)
 
@@ -150,6 +171,7 @@ class Settings:
             changes.setdefault("weights_from", "")   # another format is no longer the config's
             changes.setdefault("per_channel", False)
             changes.setdefault("keep", ())
+            changes.setdefault("zero_point", False)
         w = changes.get("weights")
         if (self.act == "int8" and "act" not in changes and w is not None
                 and canonical_dtype(w) not in ("int8", "int4")):
@@ -163,7 +185,8 @@ class Settings:
 
     def describe(self) -> str:
         group = "per channel" if self.per_channel else f"group {self.group_size}"
-        scales = ([group, f"{self.scale_dtype} scales"]
+        zeros = " and zero points" if self.zero_point else ""
+        scales = ([group, f"{self.scale_dtype} scales{zeros}"]
                   if self.weights in ("int4", "int8") else [])
         # weight-only quantization moves narrow bytes but multiplies at --act: say so, since
         # a device without an int4 (or fp8) ceiling is then timed right, not on a stand-in
@@ -189,25 +212,97 @@ class Settings:
         return (f"weights {w}{origin}, activations {act}, KV {kv}, {self.attn} attention")
 
 
+# Model types whose fp32 configs vLLM's dtype "auto" runs in bf16, not fp16 (Gemma's
+# activations overflow fp16; vLLM config._get_and_verify_dtype special-cases gemma2/3).
+BF16_WHEN_FP32 = ("gemma2", "gemma3", "gemma3_text")
+
+
+def checkpoint_dtype(cfg: Any, roof: Any = None) -> str:
+    """The 16-bit dtype a config's torch_dtype runs at when no --weights/--act is given,
+    as vLLM's dtype "auto": bfloat16 -> bf16, float16 -> fp16, float32 -> fp16 (bf16 for
+    Gemma 2/3); bf16 on a roof with fp16 but no bf16 ceiling (T4, V100) -> fp16, as vLLM
+    falls back (bf16_fallback_note says so). Review 18d H: a bf16 Llama-3.1-8B timed as
+    fp16 on a Xeon 8480+ missed its AMX-BF16 ceiling (TTFT 2.11 s, not 0.30 s)."""
+    raw = str(getattr(cfg, "dtype", "") or "float16").lower().removeprefix("torch.")
+    bf16 = raw in ("bfloat16", "bf16") or (
+        raw in ("float32", "fp32", "float") and getattr(cfg, "model_type", "") in BF16_WHEN_FP32)
+    if bf16 and roof is not None and "bf16" not in roof.precisions and (
+            "fp16" in roof.precisions):
+        return "fp16"
+    return "bf16" if bf16 else "fp16"
+
+
+def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
+    """A line when the config's bf16 runs as fp16 because the roof has no bf16 math."""
+    if checkpoint_dtype(cfg) == "bf16" and checkpoint_dtype(cfg, roof) == "fp16":
+        return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp16: roof '{roof.name}' "
+                f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
+                f"--act bf16 to time it on a stand-in",)
+    return ()
+
+
+# quantization methods whose vLLM kernels take fp16 activations only (AWQConfig /
+# GPTQConfig get_supported_act_dtypes: [torch.half]; "torch.bfloat16 is not supported for
+# quantization method awq", vllm-project/vllm#1941): a bf16 checkpoint runs at fp16
+FP16_ONLY_METHODS = ("awq", "gptq")
+
+
+def fp16_only(q: Any) -> bool:
+    """Whether a config's quantization_config runs at fp16 whatever its torch_dtype."""
+    return q is not None and getattr(q, "method", "") in FP16_ONLY_METHODS
+
+
+def fp16_only_note(cfg: Any, weights: str | None, act: str | None) -> tuple[str, ...]:
+    """The line that says a bf16 AWQ/GPTQ checkpoint is timed at fp16, and how not to."""
+    q = getattr(cfg, "quantization", None)
+    if weights is not None or act is not None or not fp16_only(q) or (
+            checkpoint_dtype(cfg) != "bf16"):
+        return ()
+    return (f"{cfg.name}'s torch_dtype is {cfg.dtype}, but its {q.method} weights run with "
+            f"fp16 activations: vLLM's {q.method.upper()} kernels take fp16 only "
+            f"(vllm-project/vllm#1941); the Marlin kernels ({q.method}_marlin, Ampere and "
+            f"later) also take bf16: give --act bf16 for those",)
+
+
+def _sixteen(dtype: str | None) -> bool:
+    """Whether a --weights/--act value is bf16 or fp16 (a bad one is Settings' to refuse,
+    with its option's name)."""
+    try:
+        return dtype is not None and canonical_dtype(dtype) in ("bf16", "fp16")
+    except InputError:
+        return False
+
+
 def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
-                 act: str | None = None, kv: str | None = None, **others: Any) -> Settings:
+                 act: str | None = None, kv: str | None = None, roof: Any = None,
+                 **others: Any) -> Settings:
     """Settings for a config: --weights/--group when given, else the format its
     `quantization_config` declares (ModelConfig.quantization: an AWQ int4 checkpoint is
     int4 with its group, not fp16; a W8A8 one also sets the activations, as --act would),
-    else fp16 and group 128. --kv defaults to --act; activations taken from the config
-    leave the KV cache at fp16, the checkpoint's width (vLLM's kv_cache_dtype "auto")."""
+    else the checkpoint's dtype (checkpoint_dtype: bf16 for a bfloat16 config) and group
+    128; a 16-bit --act without --weights (or --weights without --act) sets both. --kv
+    defaults to --act; activations taken from the config leave the KV cache at the
+    checkpoint's width (vLLM's kv_cache_dtype "auto")."""
     q = getattr(cfg, "quantization", None)
+    base = others.pop("base", None) or checkpoint_dtype(cfg, roof)
+    if base == "bf16" and weights is None and act is None and fp16_only(q):
+        base = "fp16"                  # fp16_only_note says why
     if weights is None and q is not None:
         act_from = scheme = ""
         if act is None and q.act:
             act, scheme, act_from = q.act, q.act_scheme, "the config's quantization_config"
-        kv = kv or (act if not act_from and act else "fp16")
+        kv = kv or (act if not act_from and act else base)
         return Settings(weights=q.weights,
                         group_size=group if group is not None else q.group_size or 128,
                         scale_dtype=q.scale_dtype,
                         weights_from=f"the config's quantization_config ({q.method})",
-                        act=act or "fp16", kv=kv, act_from=act_from, act_scheme=scheme, keep=q.keep,
-                        per_channel=q.per_channel and group is None, **others)
-    act = act or "fp16"
-    return Settings(weights=weights or "fp16", group_size=128 if group is None else group,
-                    act=act, kv=kv or act, **others)
+                        act=act or base, kv=kv, act_from=act_from, act_scheme=scheme,
+                        keep=q.keep, per_channel=q.per_channel and group is None,
+                        zero_point=q.zero_point,
+                        base=base, **others)
+    # a 16-bit --weights or --act without the other sets both: the model runs in it
+    act = act or (weights if _sixteen(weights) else base)
+    if weights is None:
+        weights = act if _sixteen(act) else base
+    return Settings(weights=weights, group_size=128 if group is None else group,
+                    act=act, kv=kv or act, base=base, **others)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from .analysis import Request
+from .analysis import Request, longest_context
 from .config import ModelConfig
 from .links import ChosenLink, StageGiven, latency_words, stage_link, tp_link
 from .settings import Settings
@@ -33,6 +33,7 @@ class LlmRun:
 
     result: Any
     measured: tuple = ()           # --tpot-ms: whatif.measured_point, at most one
+    measured_launches: int | None = None   # --launches: kernels per step of that run
     tpr: Any = None                # --tp > 1: workloads.llm.parallel.TPResult
     ppr: Any = None                # --pp > 1: model.pipeline.PPStep
     whatifs: tuple = ()            # --whatif rows
@@ -69,6 +70,7 @@ class Study:
     pp_link: ChosenLink | None = None      # --pp's stage-to-stage link
     micro_batches: int | None = None       # --pp's micro-batches in flight (None: pp)
     tpot_s: float | None = None            # a measured TPOT to place on the roof
+    launches: int | None = None            # kernels per decode step of that measured run
     whatif: bool = False                   # the quantization/KV/attention variants
     compare: tuple[Compared, ...] = ()     # other devices, each tabled once
     notes: tuple[str, ...] = ()            # the caller's notes, said first
@@ -97,7 +99,8 @@ def run_study(study: Study) -> LlmRun:
                                 context=req.decode_context)
                if study.whatif and s.tp == 1 else ())
     return LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
-                  pp_link=stage, **compared)
+                  pp_link=stage, measured_launches=_launches(study.launches, measured),
+                  **compared)
 
 
 def _links(study: Study) -> tuple[ChosenLink | None, ChosenLink | None]:
@@ -123,6 +126,19 @@ def _analyze(cfg, roof, s, req, mem, tp_chosen: ChosenLink | None = None):
                   if tp_chosen is not None else (0.0, "--link-latency"))
     return analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=lat,
                        link_latency_source=words)
+
+
+def _launches(launches: int | None, measured: tuple) -> int | None:
+    """The measured run's kernel count, which splits only a measured TPOT's gap."""
+    if launches is None:
+        return None
+    if not measured:
+        raise InputError("--launches is the kernel count of a measured decode step: give "
+                         "that step's time with it (--tpot-ms), or leave --launches out")
+    if isinstance(launches, bool) or not isinstance(launches, int) or launches < 1:
+        raise InputError(f"--launches must be a whole number of kernels per decode step "
+                         f"(e.g. 905, counted with nsys or torch.profiler); got {launches!r}")
+    return launches
 
 
 def _measured(r, roof, tpot_s: float | None) -> tuple:
@@ -189,12 +205,13 @@ def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenL
 
     per_layer = tpr.comm_s / cfg.layers if tpr else 0.0
     pre_per_layer = tpr.prefill_comm_s / cfg.layers if tpr else 0.0
-    longest = max(req.decode_context, req.prompt + req.generate)   # as the footprint's
+    longest = longest_context(req)                 # as the footprint's
     return pipeline_parallel(shard(cfg, s.tp), s, roof, pp=s.pp, batch=req.batch,
                              context=req.decode_context, prompt=req.prompt,
                              link=chosen.link, micro_batches=micro_batches, tp=s.tp,
                              kv_context=longest, comm_s_per_layer=per_layer,
                              prefill_comm_s_per_layer=pre_per_layer,
+                             gather_s=tpr.gather_s if tpr else 0.0,
                              device_bytes=device_bytes if device_bytes is not None
                              else _catalog_memory(roof))
 

@@ -84,9 +84,19 @@ class StepTiming:
 
     @property
     def bound(self) -> str:
-        """memory or compute, by which side carries more of the floor."""
-        mem = sum(p.floor_s for p in self.points if p.bound == "memory")
-        return "memory" if mem >= self.floor_s / 2 else "compute"
+        """memory or compute, by which side carries more of the floor (work_split)."""
+        mem, comp = work_split(self.points)
+        return "memory" if mem >= comp else "compute"
+
+
+def work_split(points: tuple[Point, ...]) -> tuple[float, float]:
+    """(memory-side, compute-side) seconds of the points' work floors, each kernel on the
+    side its own work floor puts it (bytes/B >= FLOP/P: left of the ridge). A launch-sized
+    kernel (bound "overhead") counts where its work is: a batch-1 decode at AI ~1 is
+    memory-bound, not compute-bound (review 18d A). The one rule for StepTiming.bound and
+    parallel.tp_decode_step."""
+    mem = sum(p.floor_s for p in points if p.memory_bound_side)
+    return mem, sum(p.floor_s for p in points) - mem
 
 
 def time_step(step: Step, roof: Roof) -> StepTiming:

@@ -1,0 +1,105 @@
+"""`rooflab bench --kernel NAME` (one numba kernel at one working set on N threads, as
+likwid-bench -t runs it) and `--list --details` (likwid-bench -l)."""
+
+from __future__ import annotations
+
+import typer
+
+from ..errors import InputError
+from .bench_output import emit_document
+from .common import say_line
+
+
+def check_kernel_options(kernel: str | None, one: dict, zoo: dict, args) -> None:
+    """--size, --threads, --cpus belong to --kernel; the zoo's options do not mix with it."""
+    given = [k for k, v in one.items() if v is not None]
+    if kernel is None:
+        verb = "is an option" if len(given) == 1 else "are options"
+        raise InputError(f"{' and '.join(given)} {verb} of --kernel (one kernel at one "
+                         f"size); add --kernel NAME, e.g. rooflab bench --kernel stream "
+                         f"--size 1MiB")
+    if "--details" in given:
+        raise InputError("--details goes with --list (rooflab bench --list --details), not "
+                         "with --kernel")
+    clash = [k for k, v in zoo.items() if v is not None]
+    if clash:
+        named = " and ".join(clash)
+        raise InputError(f"--kernel {kernel} runs one numba kernel on this CPU; {named} "
+                         f"{'belongs' if len(clash) == 1 else 'belong'} to the reference "
+                         f"kernels (the zoo) or to --run: drop {named}")
+    if args:
+        raise InputError(f"unexpected arguments {' '.join(args)} (see `rooflab bench "
+                         f"--help`)")
+
+
+def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
+                 on: str | None, quick: bool, json_out: bool) -> None:
+    """`rooflab bench --kernel NAME`: one numba kernel at one working set on N threads, with
+    --on its share of that level's ceiling (likwid-bench -t NAME -w S0:SIZE:N)."""
+    from ..bench import kernel_runner as kr
+    from ..bench.zoo import llc_bytes
+    from ..hardware.host import detect_caches
+    from ..probe.cpu import affinity as aff
+
+    k = kr.kernel(name)
+    if size is not None and k.name == "peakflops":
+        raise InputError("--size does not apply to --kernel peakflops: its FMA chains stay "
+                         "in registers (one block per thread); drop --size")
+    llc = llc_bytes()
+    ws = kr.parse_size(size, llc) if size is not None else kr.default_size(llc)
+    cpu_list = None
+    if cpus is not None:
+        cpu_list = aff.parse_cpu_list(cpus)
+        aff.check_cpus(cpu_list, aff.allowed_cpus())
+    allowed = cpu_list or aff.allowed_cpus()
+    import os
+
+    kr.check_threads(threads, len(allowed) if allowed else (os.cpu_count() or 1))
+    roofs, threads_row = None, ""
+    if on is not None:   # a bad --on fails before the run
+        from ..hardware.resolve import RUN, roofs_for_kernel_threads
+        from .inputs import resolve_on
+
+        # a scaling profile's row for --threads judges, as a kernel file's 'threads'
+        # picks it: a one-thread run judged by the all-thread L1 read 171 % (review 16a G)
+        roofs = resolve_on(on)
+        picked, threads_row, _ = roofs_for_kernel_threads(on, threads, RUN)
+        roofs = picked or roofs
+    simd = kr.simd_note(name)
+    if simd and not json_out:
+        say_line(f"note: {simd}")
+    from ..errors import require
+
+    require("numba", "cpu", "rooflab bench --kernel")
+    if cpu_list is not None:
+        aff.pin(cpu_list)
+    from ..probe.cpu.bandwidth import capacities
+    from ..probe.timer import DEFAULT, QUICK
+
+    caps = capacities(detect_caches(), threads)
+    result = kr.run_kernel(k, ws, threads, caps, QUICK if quick else DEFAULT)
+    placed = kr.place_on(result, roofs[0], threads_row) if roofs else None
+    if json_out:
+        emit_document(kr.result_dict(result, placed))
+        return
+    if roofs and placed is None:
+        say_line(f"note: {roofs[0].name} has no {result.level} ceiling to place it on")
+    typer.echo("\n".join(kr.summary_lines(result, placed)))
+
+
+def list_details(json_out: bool) -> None:
+    """--list --details: likwid-bench -l for every --kernel."""
+    from ..bench.kernel_runner import BYTE_MODEL, details_rows
+
+    rows = details_rows()
+    if json_out:
+        emit_document({"byte_model": BYTE_MODEL, "kernels": rows})
+        return
+    for r in rows:
+        typer.echo(f"{r['kernel']:<10} {r['formula']:<36} streams {r['streams']}  "
+                   f"loads {r['loads']}  stores {r['stores']}  FLOP {r['flop_per_update']}  "
+                   f"bytes {r['bytes_per_update']}   likwid {r['likwid']}")
+        if r["note"]:
+            typer.echo(f"{'':<11}note: {r['note']}")
+    typer.echo(f"per update (one element of each stream); bytes: {BYTE_MODEL}; "
+               f"numba emits no non-temporal stores (no copy_mem/store_mem)")

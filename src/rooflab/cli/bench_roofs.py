@@ -1,0 +1,88 @@
+"""The roof `rooflab bench` judges by without --on: a quick probe of the device (the
+catalog's nominal roof where numba is missing), its busy-machine notes, and the warning
+when --on names a roof of another kind than the device the kernels run on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError, MissingDependency
+from ..model.ceiling import Roof
+
+
+def probe_roofs(device: str, progress=None) -> tuple[tuple[Roof, ...], object | None]:
+    """(roofs, profile) from a quick probe of the device, or the catalog without numba."""
+    if device.startswith("cuda"):
+        from ..probe.gpu import probe_gpu
+
+        profile = probe_gpu(device, mode="quick", progress=progress)
+        return profile.roofs, profile
+    try:
+        from ..probe.cpu import probe_cpu
+
+        profile = probe_cpu(mode="quick", progress=progress)
+        return profile.roofs, profile
+    except MissingDependency as exc:
+        from ..hardware.catalog import match_device_name
+        from ..hardware.host import detect_host
+
+        found = match_device_name(detect_host().cpu_model)
+        if found is None:
+            raise InputError(f"{exc}; or pass --on PROFILE.json or --on HARDWARE "
+                             f"(see `rooflab specs list`)") from None
+        from .common import warn
+
+        warn(f"{exc}; judging by the catalog's nominal roof of {found.name}")
+        return (found.roof,), None
+
+
+def say_probe_load(profile) -> None:
+    """The quick probe's busy-machine notes (other processes' CPU share, steal), on stderr
+    as `rooflab probe --json` says them: they explain a roof that reads low."""
+    if profile is not None:
+        from .probe import warn_load_notes
+
+        warn_load_notes(profile)
+
+def other_kind_warning(on: str, device: str, roofs=()) -> str:
+    """`rooflab bench --on T4` times numpy on this CPU against a GPU's roof: say so (a roof
+    of another kind than the device the kernels run on), else ''. A catalog name gives its
+    Device.kind; a file (a profile, rocprof-compute's roofline.csv) gives the kind its host
+    section or its own evidence shows (model.machine.machine_of); an unknown kind says
+    nothing."""
+    from ..errors import RooflabError
+    from ..hardware.resolve import looks_like_file
+
+    if looks_like_file(on) or (Path(on) / "roofline.csv").is_file():
+        if not roofs:
+            return ""
+        from ..model.machine import machine_of
+
+        host = {}
+        if on.lower().endswith(".json"):
+            from ..hardware.profile import load_profile
+
+            try:
+                host = dict(load_profile(on).host)
+            except RooflabError:   # a bare roof or an analysis file: no host section
+                host = {}
+        kind, name = machine_of(roofs[0], host).kind, roofs[0].name
+        if kind not in ("cpu", "gpu"):
+            return ""
+    else:
+        from ..hardware.catalog import lookup
+
+        try:
+            dev = lookup(on)
+        except RooflabError:
+            return ""
+        kind, name = dev.kind, dev.name
+    on_gpu = device.lower().startswith("cuda")
+    if (kind != "cpu") == on_gpu:
+        return ""
+    runs = "a CUDA GPU" if on_gpu else "this machine's CPU"
+    fix = ("--on a CPU profile (rooflab probe -o profile.json)" if on_gpu else
+           "--device cuda on that GPU, or --on a profile of this machine")
+    return (f"warning: the kernels run on {runs} (--device {device}) but are judged by the "
+            f"roof of {name}, a {kind}: the percentages compare unlike machines; "
+            f"use {fix}")

@@ -1,0 +1,49 @@
+"""`rooflab bench --run script.py`: the kernels a user's script measures with
+rooflab.measure, judged by --on's roof or a quick probe of the device they ran on."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from .bench_output import check_bench_output
+from .bench_roofs import other_kind_warning, say_probe_load
+from .common import progress_bar, say_line
+
+
+def check_run_options(run: str, zoo_options: list[str]) -> None:
+    """--only, --list, --quick and --device choose and time the reference kernels; the
+    script chooses its own kernels, their timing and their device."""
+    if zoo_options:
+        named = " and ".join(zoo_options)
+        raise InputError(f"--run {run} times your script's own kernels; {named} "
+                         f"{'is an option' if len(zoo_options) == 1 else 'are options'} "
+                         f"of the reference kernels (the zoo), so they do not mix with "
+                         f"--run: drop {named}, or run the zoo without --run")
+
+
+def time_script(script: str, args: list[str], *, on: str | None, output: str | None,
+                json_out: bool, probe):
+    """(roofs, kernels, analysis) of the script's measured kernels, floor-checked, on --on's
+    roofs, else on `probe(device, progress)`'s (bench_roofs.probe_roofs) for the device
+    they ran on, as the zoo's bench does."""
+    from ..bench.check import check_floors
+    from ..bench.user_script import kernels_device, run_script
+    from ..bench.zoo import llc_bytes
+    from ..model.analysis import analyze
+
+    if output:   # fail before running the script, not after
+        check_bench_output(output, [on, script])
+    if on is not None:   # a bad --on fails before the script runs, too
+        from .inputs import resolve_on
+
+        roofs = resolve_on(on)
+    kernels = run_script(script, args, quiet_stdout=json_out)
+    device, mixed = kernels_device(kernels)
+    notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")
+    if notice:
+        say_line(notice)
+    if on is None:
+        with progress_bar("probe") as update:
+            roofs, profile = probe(device, update)
+        say_probe_load(profile)
+    kernels = check_floors(roofs[0], kernels, llc_bytes())
+    return roofs, kernels, analyze(roofs[0], kernels)

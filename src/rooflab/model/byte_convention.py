@@ -1,0 +1,140 @@
+"""Which DRAM ceiling judges a kernel's bytes: counted vs. real traffic (memory_ceiling),
+and whether a ceiling counts STREAM's way (stream_counted). One rule for analyze, the
+sanity checks, the charts and the parallel model. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .ceiling import Ceiling, Roof
+from .kernel import Kernel
+from .real_traffic import REAL_TRAFFIC
+
+# Which bytes: counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
+# ceiling is STREAM-counted (triad: 24 of the 32 B it moves; the store's write-allocate
+# read is left out), the convention hand counts follow. Hardware counters (perf's IMC CAS
+# counts, likwid-perfctr's MEM groups) see every byte at the memory controller, write-
+# allocate reads included: against the counted ceiling a loop at the machine's real speed
+# reads up to 32/24 = 133 % (copy/scale-shaped loops 24/16 = 150 %). So the probe writes a
+# second DRAM ceiling in real-traffic units (probe/cpu/dram_ceiling.py), and memory_ceiling
+# sends every DRAM byte figure that is real traffic to it: counter-measured bytes, and
+# counts that are real traffic by construction (no stores to allocate, or the allocate
+# read counted in).
+COUNTER_BYTES = "measured"
+# meta["byte_count"] of a kernel whose count includes the write-allocate reads (`ai stencil
+# --write-allocate`, `ai axpy`; a kernel file may set it, docs/json.md).
+REAL_TRAFFIC_COUNT = "real traffic"
+# Kinds that store nothing or almost nothing (a scalar, or a y vector 1/(n+1) of a GEMV's
+# bytes, 2 % of an SpMV's): no write-allocate read to leave out, so their count is the
+# real traffic (review 17a N2). Matched as opkind.kind_word; a plain 'sum' too.
+READ_ONLY_KINDS = ("reduction", "dot", "gemv", "mul_mat_vec", "spmv")
+# A read/write bytes_split whose write share is at most this is read-only: its uncounted
+# write-allocate reads add at most this share, the tolerance above-roof tests allow.
+READ_ONLY_WRITE_SHARE = 0.05
+
+
+# A DRAM ceiling whose method says it counts STREAM's way (the CPU probe's, a likwid-bench
+# import): explicit loads + stores, the write-allocate read left out.
+_STREAM_COUNTED = re.compile(r"no write-allocate|write-allocate not counted")
+
+
+def stream_counted(c: Ceiling) -> bool:
+    """Whether the memory ceiling is STREAM-counted by its own method text."""
+    return bool(_STREAM_COUNTED.search(c.method or ""))
+
+
+def counter_bytes(kernel: Kernel) -> bool:
+    """Whether the kernel's bytes were measured by hardware counters (real traffic)."""
+    return (kernel.provenance or {}).get("bytes") == COUNTER_BYTES
+
+
+def _store_share(kernel: Kernel) -> float | None:
+    """The write share of a read/write meta bytes_split ({"read": .., "write": ..}, as
+    `rooflab ai` writes it); None without one."""
+    split = kernel.meta.get("bytes_split") if isinstance(kernel.meta, Mapping) else None
+    if not isinstance(split, Mapping) or "read" not in split:
+        return None
+    try:
+        read, write = float(split["read"]), float(split.get("write") or 0.0)
+    except (TypeError, ValueError):
+        return None
+    return write / (read + write) if read + write > 0 else None
+
+
+def real_traffic_reason(kernel: Kernel) -> str:
+    """Why the kernel's DRAM bytes are real traffic (memory_ceiling's table), '' when they
+    are STREAM-counted."""
+    from .opkind import kernel_kind, kind_word, normal_kind
+
+    if counter_bytes(kernel):
+        return ("DRAM bytes measured by hardware counters (real traffic, write-allocate "
+                "reads included)")
+    if str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT:
+        return (f'its count is real traffic (meta byte_count "{REAL_TRAFFIC_COUNT}": the '
+                f"write-allocate reads are counted in, or its stores hit lines it read)")
+    kind, _ = kernel_kind(kernel)
+    if kind and (kind_word(kind) in READ_ONLY_KINDS or normal_kind(kind) == "sum"):
+        return (f"a read-only kind ({kind}: it stores nothing or almost nothing, so no "
+                f"write-allocate read is left out and its count is real traffic)")
+    share = _store_share(kernel)
+    if share is not None and share <= READ_ONLY_WRITE_SHARE:
+        return (f"read-only by its bytes_split ({share:.0%} written: no write-allocate "
+                f"read to leave out, so its count is real traffic)")
+    return ""
+
+
+def memory_ceiling(roof: Roof, kernel: Kernel, level: str) -> tuple[Ceiling | None, str]:
+    """The ceiling a kernel's bytes at `level` are judged against, and a note saying which
+    and why when it is the real-traffic one. One rule, by whether the DRAM byte figure
+    is real traffic (every byte the memory controller moves) or STREAM-counted (explicit
+    loads + stores, the write-allocate read of each stored line left out):
+
+    | DRAM bytes of the kernel                          | are       | judged against     |
+    |---------------------------------------------------|-----------|--------------------|
+    | measured by counters (provenance bytes measured)  | real      | DRAM (real traffic)|
+    | meta byte_count "real traffic" (ai stencil/axpy   | real      | DRAM (real traffic)|
+    |   --write-allocate, in-place axpy, a user's file) |           |                    |
+    | a read-only kind: reduction/sum, dot, gemv, spmv  | real      | DRAM (real traffic)|
+    | bytes_split read/write with <= 5 % written        | real      | DRAM (real traffic)|
+    | any other count (hand, ai, zoo, profilers' DRAM)  | counted   | DRAM               |
+
+    A roof without the real-traffic ceiling (GPU, datasheet, older profiles) judges every
+    figure against its DRAM ceiling; other levels against their own ceiling. Where that
+    DRAM is STREAM-counted (a CPU probe's) and the bytes are real traffic, the note says
+    so: they are judged against the counted ceiling because no real-traffic one was
+    measured, not silently (review 17a N5)."""
+    own = roof.find_memory(level)
+    if level != "DRAM" or own is None:
+        return own, ""
+    real = roof.find_memory(REAL_TRAFFIC)
+    if real is None and not stream_counted(own):
+        return own, ""
+    from ..units import si
+
+    why = real_traffic_reason(kernel)
+    if not why:
+        # the default convention: no note (a trace of 20 000 kernels would print 20 000);
+        # the point's binding ceiling says DRAM
+        return own, ""
+    if real is None:
+        return own, (f"{why}, but roof '{roof.name}' has no {REAL_TRAFFIC} ceiling (a "
+                     f"profile from an older probe, or a roof from numbers): judged against "
+                     f"the STREAM-counted DRAM {si(own.value, 'B/s')}, which leaves the "
+                     f"write-allocate read out, so a loop at the machine's speed reads up "
+                     f"to 4/3 of it (copy-shaped 3/2); re-probe with `rooflab probe` for a "
+                     f"real-traffic ceiling")
+    return real, (f"{why}: judged against the {REAL_TRAFFIC} ceiling "
+                  f"{si(real.value, 'B/s')} ({real.provenance}), not the STREAM-counted "
+                  f"DRAM {si(own.value, 'B/s')}, which leaves the write-allocate read out")
+
+
+def on_real_traffic(roof: Roof, kernel: Kernel) -> bool:
+    """Whether the kernel's DRAM point is judged against the roof's REAL_TRAFFIC ceiling
+    (memory_ceiling): what a chart asks before drawing that ceiling."""
+    if "DRAM" not in kernel.bytes:
+        return False
+    c, _ = memory_ceiling(roof, kernel, "DRAM")
+    return c is not None and c.level == REAL_TRAFFIC
+

@@ -1,0 +1,210 @@
+"""A link for all-reduces and sends (Link: bus bandwidth and hop latency), the ring
+all-reduce model over it (RING), and the links rooflab takes when none was measured: a
+roof's link ceiling, a catalog device's interconnect, an assumed NDR NIC, and the link a
+ring over several nodes or bridged pairs runs at. Pure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from .ceiling import Roof
+
+LINK_LEVELS = ("NVLink", "PCIe", "network", "loopback")
+
+RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus bandwidth "
+        "(nccl-tests convention)")
+
+
+# --- links ---------------------------------------------------------------------------------
+# Between nodes, when nothing was measured or given: one NDR InfiniBand NIC per GPU (a
+# modelling assumption with its source; `rooflab scale` and `rooflab llm` both use it).
+NDR_BUS = 50e9
+NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
+              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link for all-reduces and sends: bus bandwidth (B/s, nccl-tests' busbw) and hop
+    latency.
+
+    hop_latency_s is rooflab's one meaning of link latency: what one ring hop pays (one
+    send to the next rank, what a send/recv fit's alpha measures). A ring all-reduce over
+    n ranks takes 2(n-1) hops, so it pays 2(n-1) x hop_latency_s (allreduce_latency_s: 8
+    ranks, 10 us per hop: 140 us); a pipeline stage's send pays it once."""
+
+    level: str
+    bus_bytes_per_s: float
+    hop_latency_s: float = 0.0
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.bus_bytes_per_s > 0:
+            raise InputError(f"link {self.level}: bandwidth must be > 0; got "
+                             f"{self.bus_bytes_per_s!r}")
+        if not (self.hop_latency_s >= 0 and math.isfinite(self.hop_latency_s)):
+            raise InputError(f"link {self.level}: hop latency must be >= 0 seconds; got "
+                             f"{self.hop_latency_s!r}")
+
+    def allreduce_latency_s(self, n: int) -> float:
+        """The latency one ring all-reduce over `n` ranks pays: ring_hops(n) x hop."""
+        return ring_hops(n) * self.hop_latency_s
+
+    def allreduce_s(self, nbytes: float, n: int) -> float:
+        """Ring all-reduce of `nbytes` over `n` ranks on this link (RING): 2(n-1) x hop
+        latency + 2(n-1)/n x nbytes / bus bandwidth; 0 on one rank."""
+        if n <= 1:
+            return 0.0
+        return self.allreduce_latency_s(n) + allreduce_link_bytes(nbytes, n) / self.bus_bytes_per_s
+
+
+def ring_hops(n: int) -> int:
+    """Steps of a ring all-reduce over `n` ranks, each one send to the next rank:
+    n-1 of reduce-scatter and n-1 of all-gather (nccl-tests PERFORMANCE.md)."""
+    return 2 * (n - 1) if n > 1 else 0
+
+
+def hop_latency_of_allreduce(allreduce_latency_s: float, n: int) -> float:
+    """The hop latency behind a latency quoted per all-reduce over `n` ranks (what
+    LLM-Viewer-style tools take): allreduce_latency_s / 2(n-1)."""
+    return allreduce_latency_s / ring_hops(n) if n > 1 else allreduce_latency_s
+
+
+def allreduce_latency_words(link: Link, n: int, per_step: int | None = None) -> str:
+    """'all-reduce latency 140 us = 14 hops x 10 us': both readings of one number, per
+    all-reduce (what LLM tools type) and per hop (what nccl-tests measures). `per_step`:
+    the all-reduces a step holds (a DP step: one per layer); a step pays the latency that
+    many times, which a reader checking the step by hand needs (review 15v F-a):
+    '..., x 16 all-reduces per step (one per layer) = 2.24 ms'."""
+    from ..units import fmt_seconds
+
+    one = link.allreduce_latency_s(n)
+    text = (f"all-reduce latency {fmt_seconds(one, 4)} = "
+            f"{ring_hops(n)} hops x {fmt_seconds(link.hop_latency_s, 4)}")
+    if per_step and per_step > 1:
+        text += (f", x {per_step} all-reduces per step (one per layer) = "
+                 f"{fmt_seconds(per_step * one, 4)}")
+    return text
+
+
+def assumed_nic(hop_latency_s: float = 0.0, why: str = "") -> Link:
+    """One NDR InfiniBand NIC (NDR_BUS), the link between nodes nobody measured or gave;
+    `why` is added to its source."""
+    return Link("network", NDR_BUS, hop_latency_s, NDR_SOURCE + (f"; {why}" if why else ""))
+
+
+def allreduce_link_bytes(nbytes: float, n: int) -> float:
+    """Bytes each rank sends for a ring all-reduce of `nbytes`: 2(n-1)/n x nbytes."""
+    return 2.0 * (n - 1) / n * nbytes if n > 1 else 0.0
+
+
+def link_from_fit(level: str, alpha_s: float, beta_bytes_per_s: float, ranks: int,
+                  source: str = "measured alpha/beta") -> Link:
+    """A Link from a measured all-reduce fit t = alpha + S/beta at `ranks` ranks.
+
+    Matching the ring model at n0 = ranks: B_bus = beta x 2(n0-1)/n0 (busbw of the
+    asymptote) and hop latency = alpha / (2(n0-1))."""
+    if ranks < 2:
+        raise InputError(f"an all-reduce fit needs >= 2 ranks; got {ranks}")
+    return Link(level, beta_bytes_per_s * 2 * (ranks - 1) / ranks,
+                max(0.0, alpha_s) / (2 * (ranks - 1)), source)
+
+
+def link_from_roof(roof: Roof, level: str | None = None, hop_latency_s: float = 0.0) -> Link:
+    """The roof's link ceiling (the given level, else the first of NVLink/PCIe/network/
+    loopback it has), taken as the all-reduce bus bandwidth."""
+    for lv in (level,) if level else LINK_LEVELS:
+        c = roof.find_memory(lv)
+        if c is not None:
+            return Link(lv, c.value, hop_latency_s, f"roof '{roof.name}' {lv} ({c.provenance})")
+    raise InputError(f"roof '{roof.name}' has no {level or 'link'} ceiling (it has: "
+                     f"{', '.join(roof.levels) or 'none'}); measure one with `rooflab probe "
+                     f"--comm --nproc 2 -o comm.json` (then --link-from comm.json) or give "
+                     f"the link bandwidth (--link-bw)")
+
+
+
+# the catalog's interconnect words -> link names (units.LINKS); anything else (RoCE
+# Ethernet on Gaudi) is a network
+LINK_WORDS = (("nvlink", "NVLink"), ("pcie", "PCIe"), ("infinity fabric", "xGMI"),
+              ("ici", "ICI"))
+
+
+def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -> Link:
+    """A Link from a catalog Device (hardware.catalog): vendors quote NVLink as the total
+    of both directions, and a ring all-reduce's bus bandwidth is per direction, so half.
+
+    A CPU's interconnect figure is its PCIe lanes in total and an Apple chip's is its
+    unified memory: neither joins one device to the next, so they raise InputError."""
+    what = ("its memory" if getattr(device, "unified_memory", False) else
+            "the CPU's I/O lanes in total" if getattr(device, "kind", "gpu") == "cpu" else "")
+    if what:
+        raise InputError(f"the catalog has no link between {device.name} devices: its "
+                         f"'{device.interconnect}' ({device.interconnect_bytes_per_s / 1e9:g} "
+                         f"GB/s) is {what}; give the link's bandwidth with --link-bw (e.g. "
+                         f"--link-bw 100Gb/s for one 100 GbE NIC per device; `rooflab probe "
+                         f"--comm` measures one)")
+    total = float(device.interconnect_bytes_per_s)
+    name = device.interconnect.lower()
+    lv = level or next((lv for key, lv in LINK_WORDS if key in name), "network")
+    return Link(lv, total / 2, hop_latency_s,
+                f"catalog {device.name}: {device.interconnect} {total / 1e9:g} GB/s both "
+                f"directions, half per direction (nominal)")
+
+
+
+def node_network_link(nic: Link, nics_per_node: int) -> Link:
+    """The network as a ring over several nodes sees it: NCCL runs one ring (channel) per
+    NIC, each carrying 1/nics of the data, so the inter-node bus bandwidth is the node's NIC
+    aggregate, nics x one NIC's (an HGX/DGX H100 node: 8 x 400 Gb/s = 8 x 50 GB/s = 400
+    GB/s; NVIDIA puts one NDR NIC at 46-48 GB/s of busbw, NVIDIA/nccl-tests#290). A
+    point-to-point send (a --pp stage hop) still goes through one NIC: use `nic` there."""
+    if not isinstance(nics_per_node, int) or nics_per_node < 1:
+        raise InputError(f"NICs per node must be an integer >= 1; got {nics_per_node!r}")
+    if nics_per_node == 1:
+        return nic
+    return Link(nic.level, nic.bus_bytes_per_s * nics_per_node, nic.hop_latency_s,
+                f"{nic.source}; x {nics_per_node} NICs per node, one ring per NIC = "
+                f"{nic.bus_bytes_per_s * nics_per_node / 1e9:.3g} GB/s across nodes")
+
+
+def ring_link(intra: Link, inter: Link) -> Link:
+    """The link a flat ring over several nodes runs at: its slowest hop. A ring that leaves
+    the node still takes intra-node hops, so PCIe-attached GPUs (T4: 16 GB/s per
+    direction) stay PCIe-bound behind a faster NIC; the network's latency applies."""
+    if inter.bus_bytes_per_s <= intra.bus_bytes_per_s:
+        return inter
+    return Link(intra.level, intra.bus_bytes_per_s,
+                max(intra.hop_latency_s, inter.hop_latency_s),
+                f"{intra.source}; the slowest hop of a ring across nodes (the network, "
+                f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s, is faster)")
+
+
+def bridged_pairs(device: Any) -> bool:
+    """An NVLink bridge joins two cards (A100 PCIe, H100 NVL, RTX 3090): a ring over more
+    than two of them in a node runs over PCIe."""
+    return "bridge" in str(getattr(device, "interconnect", "")).lower()
+
+
+def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
+    """The device's PCIe host link as a ring link (per direction, derived), or None."""
+    c = getattr(device, "host_link_ceiling", None)
+    if c is None:
+        return None
+    return Link("PCIe", c.value, hop_latency_s,
+                f"catalog {device.name}: {device.host_link} {c.value / 1e9:.3g} GB/s per "
+                f"direction (derived); its NVLink bridge joins only pairs")
+
+
+def device_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0) -> Link:
+    """The link a ring over `devices` of one catalog device runs on: its interconnect, or,
+    for cards joined in pairs by an NVLink bridge, their PCIe host link beyond two."""
+    link = link_from_device(device, hop_latency_s=hop_latency_s)
+    if devices > 2 and bridged_pairs(device):
+        return host_link_of(device, hop_latency_s) or link
+    return link
+

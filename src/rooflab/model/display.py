@@ -1,0 +1,157 @@
+"""Short text for a notebook cell's value: a Kernel, an Analysis, an LLM estimate.
+
+IPython shows `_repr_pretty_` (Jupyter too, as text/plain); without it a frozen
+dataclass prints every field, nested roofs and raw samples included: a measured Kernel
+~1 kB, an LLM estimate ~150 kB (review 18b C). These say what the CLI tables say, with
+SI prefixes and where each number came from, and point at the fields for the rest.
+Pure functions of the values: no IPython import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+
+# an Analysis shows its longest points first, this many, then "... N more" (pandas' head
+# of a long frame; the CLI's --top)
+TOP_POINTS = 20
+# kernel names listed after a note shared by many kernels
+NAMES_SHOWN = 3
+
+
+def pretty(text: Callable[[Any], str]) -> Callable[[Any, Any, bool], None]:
+    """A `_repr_pretty_` method that prints text(self) (a cycle cannot occur in these
+    values, but IPython's protocol asks for the flag)."""
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(f"{type(self).__name__}(...)" if cycle else text(self))
+
+    return _repr_pretty_
+
+
+def _counts(values: Mapping[str, float], unit: str, provenance: str | None) -> str:
+    if not values:
+        return "-"
+    parts = ", ".join(f"{si(v, unit)} {key}" for key, v in values.items())
+    return f"{parts} ({provenance})" if provenance else parts
+
+
+def _timing(k) -> str:
+    """'4.13 us per call: median of 12 samples x 100 calls, IQR 3.1 %, best 4.01 us
+    (measured)', as torch.utils.benchmark's Measurement shows median and IQR."""
+    if k.seconds is None:
+        return "not timed"
+    per_call = k.seconds / k.calls
+    head = (f"{fmt_seconds(per_call)} per call" if k.calls == 1 else
+            f"{fmt_seconds(k.seconds)} for {k.calls} calls ({fmt_seconds(per_call)} per call)")
+    meta = k.meta
+    stats = []
+    n = meta.get("samples_n") or len(k.samples)
+    if n:
+        inner = meta.get("calls_per_sample")
+        stat = meta.get("seconds_stat", "median") if n > 1 else "one run"
+        stats.append(f"{stat} of {n} sample{'s' if n != 1 else ''}"
+                     + (f" x {inner} calls" if inner and inner != 1 else "")
+                     if n > 1 else stat)
+    if isinstance(meta.get("iqr_rel"), (int, float)):
+        stats.append(f"IQR {meta['iqr_rel'] * 100:.2g} %")
+    if isinstance(meta.get("best_s"), (int, float)):
+        stats.append(f"best {fmt_seconds(meta['best_s'])}")
+    prov = k.provenance.get("seconds")
+    tail = f" ({prov})" if prov else ""
+    return f"{head}: {', '.join(stats)}{tail}" if stats else f"{head}{tail}"
+
+
+def kernel_text(k) -> str:
+    """A Kernel in a few lines: name and time (median, IQR, samples), FLOP and bytes by
+    precision / level with their provenance, AI, and what it ran on."""
+    lines = [f"Kernel '{k.name}': {_timing(k)}",
+             f"  FLOP  {_counts(k.flop, 'FLOP', k.provenance.get('flop'))}",
+             f"  bytes {_counts(k.bytes, 'B', k.provenance.get('bytes'))}"]
+    extra = []
+    dram = k.bytes.get("DRAM")
+    if k.flop and dram:
+        extra.append(f"AI {fmt_ai(k.total_flop / dram)} FLOP/B (DRAM)")
+    if k.seconds is not None and k.flop:
+        extra.append(fmt_rate(k.total_flop / k.seconds, k.precision))
+    if k.unit:
+        extra.append(f"unit {k.unit}")
+    for key in ("device", "threads"):
+        if k.meta.get(key) is not None:
+            extra.append(f"{key} {k.meta[key]}")
+    if extra:
+        lines.append("  " + ", ".join(extra))
+    if k.meta.get("warning"):
+        lines.append(f"  warning: {k.meta['warning']}")
+    hidden = [f for f in ("samples", "meta") if getattr(k, f)]
+    if hidden:
+        lines.append(f"  (more in .{' and .'.join(hidden)})")
+    return "\n".join(lines)
+
+
+def grouped_notes(notes, names) -> list[str]:
+    """Notes that differ only in the kernel name they start with ('k7: roof X has no L2
+    ceiling ...'), said once with a count and the first names, in first-seen order."""
+    known = set(names)
+    groups: dict[str, list[str]] = {}
+    for note in notes:
+        head, sep, rest = note.partition(": ")
+        key, who = (rest, head) if sep and head in known else (note, None)
+        groups.setdefault(key, [])
+        if who is not None:
+            groups[key].append(who)
+    out = []
+    for text, who in groups.items():
+        if len(who) > 1:
+            shown = ", ".join(who[:NAMES_SHOWN]) + (", ..." if len(who) > NAMES_SHOWN else "")
+            out.append(f"{len(who)} kernels ({shown}): {text}")
+        else:
+            out.append(f"{who[0]}: {text}" if who else text)
+    return out
+
+
+def analysis_text(a, top: int = TOP_POINTS) -> str:
+    """An Analysis in at most `top` point lines, longest time first (then the order
+    placed), "... N more (.points)", and each note once with the number of kernels it is
+    about (review 18b I: 500 kernels printed 1 001 lines, one note per kernel)."""
+    lines = [f"Analysis on '{a.roof.name}' ({a.roof.kind}): {len(a.kernels)} kernel(s), "
+             f"{len(a.points)} point(s)"]
+    order = sorted(range(len(a.points)),
+                   key=lambda i: (-(a.points[i].seconds or 0.0), i))
+    for i in order[:top]:
+        p = a.points[i]
+        pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
+        lines.append(f"  {p.kernel}  {p.level}  {fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
+                     f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of "
+                     f"{fmt_rate(p.attainable_flop_per_s, p.precision)}  {pct}  "
+                     f"{p.bound}-bound ({p.binding})")
+    if len(order) > top:
+        lines.append(f"  ... {len(order) - top} more point(s) (a.points)")
+    unplaced = list(a.unplaced)
+    lines += [f"  not placed: {u.kernel} ({u.reason})" for u in unplaced[:top]]
+    if len(unplaced) > top:
+        lines.append(f"  ... {len(unplaced) - top} more not placed (a.unplaced)")
+    lines += [f"  note: {n}" for n in grouped_notes(a.notes, (k.name for k in a.kernels))]
+    return "\n".join(lines)
+
+
+def llm_result_text(r) -> str:
+    """An LLM estimate as the `rooflab llm` summary gives it: TPOT, TTFT, tokens/s and the
+    bound of the decode step (time-weighted), not the ~150 kB of nested values. For
+    workloads/llm's LLMResult._repr_pretty_ (its owner hooks it in)."""
+    req = r.request
+    points = r.decode.points
+    floor = sum(p.floor_s for p in points) or 1.0
+    memory = sum(p.floor_s for p in points if p.bound == "memory") / floor
+    lines = [f"LLMResult: {r.config.name} on '{r.roof.name}' ({r.roof.kind})",
+             f"  decode  TPOT {fmt_seconds(r.tpot_s)} at batch {req.batch}, "
+             f"{r.tokens_per_s:.4g} tokens/s (floor); {memory:.0%} of it memory-bound",
+             f"  prefill TTFT {fmt_seconds(r.ttft_s)}",
+             f"  request {fmt_seconds(r.request_s)} (TTFT + (generate - 1) x TPOT)"]
+    if r.sweep is not None:
+        lines.append("  batch sweep in .sweep")
+    lines += [f"  note: {n}" for n in r.notes]
+    lines.append("  (tables: .decode.analysis, .prefill.analysis, .footprint)")
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""Links from a cluster profile (`rooflab probe --comm`): its all-reduce and send/recv
+alpha/beta fits as ring links, which host they hold inside and between, and the notes that
+say where a what-if carries them past what was measured. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from .comm_link import Link, link_from_fit
+
+
+def _fitted(comm: Mapping[str, Any], collective: str, link: str | None = None
+            ) -> Mapping[str, Any] | None:
+    """The first `collective` entry of a cluster profile's comm block (world-wide when
+    `link` is None, else the send/recv pair on that link), or None."""
+    for c in comm.get("collectives", []):
+        if c.get("collective") != collective:
+            continue
+        if (link is None and not c.get("pair")) or (link and c.get("link") == link):
+            return c
+    return None
+
+
+def fit_entry(extras: Mapping[str, Any], collective: str, link: str | None = None
+              ) -> Mapping[str, Any] | None:
+    """The measured entry of `collective` in a cluster profile (`profile.extras`) when it
+    has an alpha/beta fit, else None: its ranks, pair, link and fit, for saying where a
+    link came from (the JSON's provenance)."""
+    c = _fitted(extras.get("comm") or {}, collective, link)
+    return c if c is not None and c.get("fit") else None
+
+
+_NO_FIT = {True: "not measured",
+           False: "fewer than two message sizes, or times that do not grow with size"}
+
+
+def _comm_of(extras: Mapping[str, Any], where: str) -> Mapping[str, Any]:
+    """A cluster profile's comm block, or InputError where `extras` has none."""
+    comm = extras.get("comm") or {}
+    if not comm.get("collectives"):
+        raise InputError(f"{where}: not a cluster profile from `rooflab probe --comm` (it "
+                         f"has no extras.comm: a compute profile from `rooflab probe`, or a "
+                         f"roof?); measure the links with `rooflab probe --comm --nproc 2 -o "
+                         f"comm.json`, or give the link bandwidth (--link-bw)")
+    return comm
+
+
+def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce",
+                      where: str = "the profile") -> Link:
+    """The measured all-reduce alpha/beta of a cluster profile (`profile.extras`).
+
+    `where` names the file in errors. A compute profile (no comm block) and a cluster
+    profile whose collective has no fit are told apart: the fixes differ."""
+    comm = _comm_of(extras, where)
+    c = _fitted(comm, collective)
+    if c is None or not c.get("fit"):
+        label = collective.replace("_", "-")
+        raise InputError(f"{where}: the cluster profile's {label} has no alpha/beta fit "
+                         f"({_NO_FIT[c is None]}); "
+                         f"rerun `rooflab probe --comm` (the default or --full mode measures "
+                         f"more sizes), or give the link bandwidth (--link-bw)")
+    level = (comm.get("levels") or {}).get("world", "network")
+    fit = c["fit"]
+    origin = "" if where == "the profile" else f", {where}"
+    return link_from_fit(level, fit["alpha_s"], fit["beta_bytes_per_s"], c["ranks"],
+                         f"measured {collective.replace('_', '-')} fit over {c['ranks']} "
+                         f"ranks: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
+                         f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s{origin}")
+
+
+def link_from_p2p(c: Mapping[str, Any], level: str) -> Link | None:
+    """A ring link from a measured send/recv fit: in a ring all-reduce every step is one
+    send to the next rank, so its bus bandwidth is the one-way bandwidth (bus factor 1)
+    and its hop latency the send's alpha."""
+    fit = c.get("fit")
+    if not fit:
+        return None
+    pair = "->".join(str(r) for r in c.get("pair") or ())
+    return Link(level, fit["beta_bytes_per_s"], max(0.0, fit["alpha_s"]),
+                f"measured send/recv {pair} fit ({c.get('link', '')} link)")
+
+
+def p2p_link_from_profile(extras: Mapping[str, Any], link: str = "intra-node",
+                          where: str = "the profile") -> Link:
+    """The measured send/recv fit on `link` ("intra-node" or "inter-node") of a cluster
+    profile: a pipeline stage's send takes alpha + bytes / beta."""
+    comm = _comm_of(extras, where)
+    c = _fitted(comm, "send_recv", link)
+    level = (comm.get("levels") or {}).get(link, "network")
+    found = link_from_p2p(c, level) if c else None
+    if found is None:
+        measured = ", ".join(str(x.get("label")) for x in comm["collectives"])
+        raise InputError(f"{where}: the cluster profile has no fitted {link} send/recv "
+                         f"(measured: {measured})")
+    return found
+
+
+@dataclass(frozen=True)
+class MeasuredLinks:
+    """What a cluster profile measured, as ring links: `intra` inside one host, `inter`
+    between hosts (None when every rank ran on one host), and the scope they hold for."""
+
+    intra: Link
+    inter: Link | None
+    ranks: int
+    hosts: int
+    backend: str
+
+    @property
+    def scope(self) -> str:
+        return (f"{self.ranks} ranks on {self.hosts} host{'s' * (self.hosts > 1)} "
+                f"({self.backend})")
+
+
+def measured_links(extras: Mapping[str, Any], host: Mapping[str, Any] | None = None,
+                   where: str = "the profile") -> MeasuredLinks:
+    """The links of a cluster profile from `rooflab probe --comm`.
+
+    On one host the world-wide all-reduce fit is the intra-node link. Across hosts the
+    world-wide all-reduce ran at the pace of its slowest link, the network: it becomes
+    the inter-node link, and the intra-node send/recv pair's fit the intra-node one (the
+    world fit when no pair inside a host was measured)."""
+    world = link_from_profile(extras, where=where)
+    comm = extras["comm"]
+    hosts = len((host or {}).get("hosts") or {}) or (
+        2 if (comm.get("levels") or {}).get("world") == "network" else 1)
+    backend = str(comm.get("backend", "?"))
+    ranks = int(comm.get("world_size") or 0) or world_ranks(extras)
+    if hosts < 2:
+        return MeasuredLinks(world, None, ranks, hosts, backend)
+    pair = _fitted(comm, "send_recv", "intra-node")
+    level = (comm.get("levels") or {}).get("intra-node", "PCIe")
+    intra = (link_from_p2p(pair, level) if pair else None) or world
+    return MeasuredLinks(intra, world, ranks, hosts, backend)
+
+
+def world_ranks(extras: Mapping[str, Any]) -> int:
+    c = _fitted(extras.get("comm") or {}, "all_reduce")
+    return int(c["ranks"]) if c else 0
+
+
+def extrapolation_note(links: MeasuredLinks, largest: int, per_node: int,
+                       inter_given: bool) -> str | None:
+    """Say which rows of a what-if rest on the measurement and which extrapolate it: the
+    ring model carries a fit at n0 ranks to n ranks (latency x 2(n-1)/2(n0-1), bytes x
+    (n-1)/n / ((n0-1)/n0)), which a measurement at n ranks might not confirm."""
+    if largest <= links.ranks:
+        return None
+    text = (f"the links were measured over {links.scope}; the rows past {links.ranks} "
+            f"devices extrapolate them with the ring model (hop latency "
+            f"{links.intra.hop_latency_s * 1e6:.3g} us x 2(n-1), bus bandwidth "
+            f"{links.intra.bus_bytes_per_s / 1e9:.3g} GB/s whatever n"
+            + (f" inside a node; between nodes {links.inter.hop_latency_s * 1e6:.3g} us and "
+               f"{links.inter.bus_bytes_per_s / 1e9:.3g} GB/s" if links.inter else "") + ")")
+    if links.inter is None and largest > per_node and not inter_given:
+        text += (f"; past {per_node} devices per node the ring crosses an inter-node link "
+                 f"that was not measured but assumed (the inter-node figure above; probe "
+                 f"across hosts with torchrun --nnodes, or give --inter-bw)")
+    return text
+
+
+def cpu_link_note(links: MeasuredLinks, device: str) -> str | None:
+    """A link measured with gloo runs between CPU processes (loopback or TCP), not over a
+    GPU's NVLink or InfiniBand: applied to GPUs it is a what-if, and should say so."""
+    if links.backend != "gloo":
+        return None
+    return (f"the link was measured with gloo between CPU processes "
+            f"({links.intra.level}), not between {device} devices: NCCL over NVLink or "
+            f"InfiniBand is far faster; probe on the GPUs (torchrun ... rooflab probe --comm)")

@@ -1,0 +1,177 @@
+"""Sanity checks on a kernel's timing: samples too noisy, a timer reading too short to
+trust, and a time that includes rooflab's own counting. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+
+from ..units import fmt_seconds
+from .kernel import Kernel
+from .machine import Machine
+from .sanity_finding import Finding, kind_of
+
+# Timings whose raw samples span more than this, (max - min) / median, are too noisy to trust.
+NOISY_SPREAD = 0.20
+# A measured per-call time below this is dominated by timer resolution and launch jitter
+# (seed 000 §6.1, problem one: repeat the kernel and take the stable value).
+TOO_SHORT_S = 10e-6
+# A kernel's own timing noise (interquartile range / median) above this is flagged noisy
+# (`rooflab bench` and `demo`) and makes its advice uncertain (advice_compute._quiet_advice).
+NOISY_IQR = 0.05
+# How to get a stable timing, by machine kind (seed 000 §6.3).
+STEADY = {
+    "gpu": "lock clocks, warm up, take the median of many runs (seed 000 §6.3)",
+    "cpu": "pin threads (taskset / numactl), use the performance governor, keep the machine "
+           "quiet, warm up, take the median of many runs (seed 000 §6.3)",
+}
+REPEAT = {
+    "gpu": "time many calls in a loop (or ncu --launch-count N) and divide",
+    "cpu": "time many calls in a loop (timeit, or a larger problem) and divide",
+}
+
+
+def _iqr_rel(s: tuple[float, ...], med: float) -> float | None:
+    """Interquartile range / median, from 4 samples up (fewer have no quartiles to speak of)."""
+    if len(s) < 4 or med <= 0:
+        return None
+    q = statistics.quantiles(s, n=4)
+    return (q[2] - q[0]) / med
+
+
+# Why timing samples spread (check_timing), in the order named without other evidence.
+CLOCK_CAUSE = "clock changes (boost, thermal throttling)"
+LOAD_CAUSE = "other load on the machine"
+COLD_CAUSE = "cold caches in the first runs"
+
+
+def load_evidence(kernel: Kernel, machine: Machine | None = None) -> str:
+    """What says the machine was shared, in words: the kernel's own record (meta
+    'machine_load' in the shape of a profile's extras.machine_load, {"notes": [...]}, or
+    meta 'load_notes'), else the roof's probe (Machine.load_notes: the profile's
+    extras.machine_load, or the measured roof's notes); '' when nothing does."""
+    own = kernel.meta.get("machine_load")
+    notes = own.get("notes") if isinstance(own, Mapping) else kernel.meta.get("load_notes")
+    notes = [notes] if isinstance(notes, str) else list(notes or ())
+    said = [str(n) for n in notes if n]
+    if said:
+        return f"the kernel's record: {said[0].split(': ')[0]}"
+    if machine is not None and machine.load_notes:
+        return f"the roof's probe: {machine.load_notes[0].split(': ')[0]}"
+    return ""
+
+
+def noise_causes(kernel: Kernel, machine: Machine | None = None) -> tuple[str, ...]:
+    """The causes of noisy timing samples, the likeliest first (the terminal prints only
+    the first): other load first where a load note says the machine was shared (review
+    16b #9: a roof probed with 88 % other load named clock changes first), else clock
+    changes."""
+    load = load_evidence(kernel, machine)
+    if load:
+        return (f"{LOAD_CAUSE} ({load})", CLOCK_CAUSE, COLD_CAUSE)
+    return (CLOCK_CAUSE, LOAD_CAUSE, COLD_CAUSE)
+
+
+def counting_finding(kernel: Kernel) -> Finding | None:
+    """A finding for a kernel whose time includes rooflab's counting
+    (meta["timing_includes_counting"]: a single run timed under the counter), None
+    otherwise: its latency / 'spread over every core' reading would be of rooflab's
+    dispatch mode, not of the code (review 17b N6: 0.39 % of roof for a step at 27 %)."""
+    if not kernel.meta.get("timing_includes_counting"):
+        return None
+    ops = kernel.meta.get("ops") or {}
+    calls = int(sum(row.get("calls", 0) for row in ops.values() if isinstance(row, Mapping)))
+    per_op = (f"; {fmt_seconds(kernel.seconds / calls)} per counted op at most"
+              if calls and kernel.seconds else "")
+    return Finding(
+        kernel=kernel.name, check="timing_includes_counting", severity="warning",
+        message=(f"the time includes rooflab's counting of its {calls} dispatched op"
+                 f"{'s' if calls != 1 else ''} (a single run timed under the counter"
+                 f"{per_op}): its % of roof and bound are not the code's own"),
+        causes=("a `with rooflab.measure()` block or a decorated function's first call "
+                "with these argument shapes counted the ops it timed",),
+        fix=("pass flop= and bytes= (the time is then the code's alone), call the decorated "
+             "function again with the same shapes (later calls are timed uncounted), or "
+             "benchmark it with rooflab.measure(fn, *args) / fn.bench(*args)"))
+
+
+def timer_reading(kernel: Kernel) -> float | None:
+    """The time one timer reading spanned, as the kernel's own timing says it was taken;
+    too_short judges this, not the time per call (review 17a N13d: a C loop timed in one
+    0.3 s interval over 1e6 calls was told its 300 ns per call drowned in timer noise).
+
+    - meta calls_per_sample n (rooflab's timer: each sample n calls in one reading):
+      n x the time per call;
+    - per-call samples (a profiler's launches, single runs), or one call: the time per
+      call, each call timed alone;
+    - seconds over `calls` with no per-call samples (a kernel file's "seconds": 0.3,
+      "calls": 1000000): timed in aggregate, one reading of them all, the seconds.
+    None without a time."""
+    per_call = kernel.seconds_per_call
+    if per_call is None:
+        return None
+    n = kernel.meta.get("calls_per_sample")
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
+        return per_call * n
+    if kernel.samples or kernel.calls <= 1:
+        return per_call
+    return kernel.seconds
+
+
+def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding]:
+    """Timings too noisy (spread of raw samples) or too short to trust, and a time that
+    includes rooflab's counting (counting_finding)."""
+    found = [check_noisy(kernel, machine), check_too_short(kernel, machine),
+             counting_finding(kernel)]
+    return [f for f in found if f is not None]
+
+
+def check_noisy(kernel: Kernel, machine: Machine | None = None) -> Finding | None:
+    """Raw samples that spread more than NOISY_SPREAD ((max - min) / median).
+
+    When the range is wide but the middle half of the samples is tight (IQR / median within
+    the limit), the spread is a few outliers (preemption, page faults, a cold first run): the
+    median stands, and the finding is information, not a warning."""
+    s = kernel.samples
+    if len(s) < 2:
+        return None
+    med = statistics.median(s)
+    spread = (max(s) - min(s)) / med if med > 0 else 0.0
+    if not spread > NOISY_SPREAD:
+        return None
+    iqr = _iqr_rel(s, med)
+    outliers = iqr is not None and iqr <= NOISY_SPREAD
+    return Finding(
+        kernel=kernel.name, check="noisy", severity="info" if outliers else "warning",
+        message=(f"{len(s)} timing samples spread {spread:.0%} ((max - min) / median; "
+                 f"min {fmt_seconds(min(s))}, median {fmt_seconds(med)}, max "
+                 f"{fmt_seconds(max(s))}) > {NOISY_SPREAD:.0%}"
+                 + ("" if iqr is None else
+                    f"; the middle half spans {iqr:.0%} (IQR / median)")
+                 + ("; a few outliers, the median stands" if outliers else "")),
+        causes=noise_causes(kernel, machine),
+        fix=STEADY[kind_of(machine)],
+    )
+
+
+def check_too_short(kernel: Kernel, machine: Machine | None = None) -> Finding | None:
+    """A measured timer reading (timer_reading) shorter than TOO_SHORT_S."""
+    per_call = kernel.seconds_per_call
+    reading = timer_reading(kernel)
+    measured = kernel.provenance.get("seconds", "measured") == "measured"
+    if per_call is None or reading is None or not measured or not reading < TOO_SHORT_S:
+        return None
+    # a reading of several calls: rooflab's calls_per_sample, or a kernel file's calls
+    # timed in one interval
+    n = kernel.meta.get("calls_per_sample", kernel.calls)
+    many = (f" ({fmt_seconds(reading)} per timer reading of {n} calls)"
+            if reading != per_call else "")
+    return Finding(
+        kernel=kernel.name, check="too_short", severity="warning",
+        message=(f"{fmt_seconds(per_call)} per call{many} is shorter than "
+                 f"{fmt_seconds(TOO_SHORT_S)}: timer resolution and launch jitter are "
+                 f"a large part of it"),
+        causes=("the kernel is tiny; one call is within timer and launch noise",),
+        fix=REPEAT[kind_of(machine)],
+    )

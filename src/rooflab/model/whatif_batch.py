@@ -1,0 +1,124 @@
+"""What if the batch changed: FLOP and activation bytes scale with it, weight bytes stay
+(routed experts: as many as the batch's tokens touch). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..errors import InputError
+from .advice_memory import weight_share as known_weight_share
+from .analysis import analyze
+from .ceiling import Roof
+from .kernel import Kernel
+from .opkind import kernel_kind, kind_word
+from .retime import WhatIf, _apply
+from .whatif_weights import weight_share
+
+
+def meta_batch(k: Kernel) -> int:
+    """The batch a kernel was counted at (meta 'batch', 1 when absent), a whole number >= 1;
+    anything else is the kernel file's mistake, said as such."""
+    value = k.meta.get("batch", 1)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1 or (
+            value != int(value)):
+        raise InputError(f"kernel '{k.name}': meta.batch must be a whole number >= 1 (the "
+                         f"batch it was counted at); got {value!r}")
+    return int(value)
+
+
+def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
+                 from_batch: int | None = None, names: Iterable[str] | None = None,
+                 share: float | None = None) -> WhatIf:
+    """Batch b instead of b0: FLOP and activation bytes scale b/b0, weight bytes stay."""
+    if batch < 1:
+        raise InputError(f"batch must be >= 1; got {batch}")
+    chosen = [k for k in kernels if names is None or k.name in set(names)]
+    unsplit = [k for k in chosen if _unsplit_decode(k, share)]
+    for k in unsplit:
+        _refuse_past_ridge(roof, k, batch, from_batch or meta_batch(k))
+
+    def change(k: Kernel) -> Kernel:
+        b0 = from_batch or meta_batch(k)
+        r = batch / b0
+        s = weight_share(k, share)
+        w = expert_weight_ratio(k, r) if share is None else 1.0
+        return k.with_(flop={p: f * r for p, f in k.flop.items()},
+                       bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
+                       meta={**k.meta, "batch": batch})
+
+    return _apply(roof, kernels, change, names, f"batch -> {batch}",
+                  "weights are read once for the whole batch (MoE experts: as many as the "
+                  "batch's tokens touch); FLOP and activation (and KV) bytes grow with the "
+                  "batch (seed 004: decode AI ~ batch)" + _unsplit_words(unsplit, batch))
+
+
+# Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads
+# it), or the model that counts KV and activations itself.
+SPLIT_FIX = ("give the point's meta.weight_bytes (the bytes that are weights; the rest, KV "
+             "cache and activations, grows with the batch: docs/json.md) or use `rooflab llm "
+             "--batch`, which counts the KV cache")
+
+
+def _unsplit_decode(k: Kernel, share: float | None) -> bool:
+    """Whether a kernel is a decode point whose bytes have no weight/KV/activation split:
+    its weight share (100 %) comes from its kind alone, so every byte is held fixed as
+    the batch grows, the KV cache too (review 18a F10)."""
+    kind = kernel_kind(k)[0]
+    if share is not None or kind_word(kind) != "decode":
+        return False
+    nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
+    ai = k.total_flop / nbytes if nbytes else 0.0
+    return known_weight_share(k, kind, ai, k.precision) is None
+
+
+def _refuse_past_ridge(roof: Roof, k: Kernel, batch: int, b0: int) -> None:
+    """Refuse a batch at which an unsplit decode point's AI would pass the ridge: with its
+    bytes held the model says the step takes no longer until then, and past it the KV
+    cache, which grows with the batch and ends batching's gain (seed 004 Day 16: "KV cache
+    是 batching 收益的天花板"), is what decides the time; without a KV figure that is no
+    prediction (TinyLlama at context 500: KV equals the weights at batch 183)."""
+    points = analyze(roof, [k.with_(seconds=None, samples=())]).primary()
+    if not points or points[0].ai <= 0:
+        return
+    p = points[0]
+    reach = b0 * p.ridge / p.ai    # the batch at which AI ~ batch reaches the ridge
+    if batch <= reach:
+        return
+    raise InputError(
+        f"--batch {batch}: kernel '{k.name}' is a decode point without a KV/activation "
+        f"split (its weight share, 100 %, is read off its kind), so every byte, KV cache "
+        f"included, would be held fixed; at batch {batch} its AI would be "
+        f"{p.ai * batch / b0:.0f}, past the ridge {p.ridge:.0f} of '{roof.name}' (reached "
+        f"at batch {reach:.0f}), where the KV cache growing with the batch decides the step "
+        f"time (seed 004 Day 16). To predict it, {SPLIT_FIX}; or leave it out with --only")
+
+
+def _unsplit_words(unsplit: Sequence[Kernel], batch: int) -> str:
+    """The assumption an unsplit decode point's prediction rests on, at the batch asked."""
+    if not unsplit:
+        return ""
+    names = ", ".join(k.name for k in unsplit[:3]) + (
+        f" and {len(unsplit) - 3} more" if len(unsplit) > 3 else "")
+    return (f"; {names}: no KV/activation split (weights 100 % of the bytes, read off the "
+            f"kind), so this assumes the KV cache and activations are negligible at batch "
+            f"{batch} and the step takes no longer; they are not at long contexts (seed 004 "
+            f"Day 16: KV bytes grow with the batch and bend the curve): {SPLIT_FIX}")
+
+def expert_weight_ratio(k: Kernel, r: float) -> float:
+    """How much more expert weight a batch r times larger reads: routed-expert kernels of
+    `rooflab llm` say experts E and top-k in meta shape (m = tokens x top-k); T tokens touch
+    E(1 - (1 - k/E)^T) distinct experts on average (uniform routing). 1 for other kernels."""
+    shape = k.meta.get("shape")
+    if not isinstance(shape, Mapping):
+        return 1.0
+    e, top, m = shape.get("experts"), shape.get("top_k"), shape.get("m")
+    if not (isinstance(e, (int, float)) and isinstance(top, (int, float))
+            and isinstance(m, (int, float)) and e > 0 and 0 < top <= e and m > 0):
+        return 1.0
+    tokens = m / top
+
+    def distinct(t: float) -> float:
+        return e * (1.0 - (1.0 - top / e) ** t)
+
+    return distinct(tokens * r) / distinct(tokens)

@@ -1,0 +1,112 @@
+"""The floors of a what-if's kernels, before and after, as `rooflab llm` and `rooflab
+choose` give them (the work floor and the floor with launches), summed over the moved
+kernels or the whole step, and the what-if's JSON shape with them (describe). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import InputError
+from .ceiling import Roof
+from .choose import split_whole_steps, with_launches_s
+from .kernel import Kernel
+from .retime import WhatIf, _floor
+from .retime import describe as _describe_moves
+
+# (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
+Floors = tuple[float | None, float | None]
+
+
+def kernel_floors(roof: Roof, k: Kernel) -> Floors:
+    """A kernel's two floors on a roof, as `rooflab llm` and `rooflab choose` give them:
+    the work floor max(FLOP / P, bytes / B) at 100 % of the roof, and with its launches,
+    max(work floor, calls x the roof's launch floor) (model.choose.with_launches_s)."""
+    try:
+        work, _ = _floor(roof, k)
+    except InputError:
+        return None, None
+    return work, with_launches_s(work, k.calls, roof.overhead_s)
+
+
+def move_floors(w: WhatIf) -> tuple[tuple[Floors, Floors], ...]:
+    """(floors before, floors after) of each move, each on its own roof (derived)."""
+    return tuple((kernel_floors(w.before.roof, old), kernel_floors(w.after.roof, new))
+                 for old, new in w.moves)
+
+
+def fused(w: WhatIf) -> bool:
+    """Whether `w` fuses kernels (its new kernel lists the members it replaced)."""
+    return any(new.meta.get("fused") for _, new in w.moves)
+
+
+def moved_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
+    """{"work": (before, after), "with_launches": (before, after)}: the moved kernels'
+    floors summed, each kernel once (fused members share one new kernel; a whole measured
+    step beside its own kernels is not work again); None where any floor is unknown."""
+    work_ids = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[0]}
+    sums: dict[str, tuple[dict[int, float | None], dict[int, float | None]]] = {
+        "work": ({}, {}), "with_launches": ({}, {})}
+    for (old, new), (fb, fa) in zip(w.moves, move_floors(w), strict=True):
+        if id(old) not in work_ids:
+            continue
+        for i, key in enumerate(sums):
+            sums[key][0][id(old)], sums[key][1][id(new)] = fb[i], fa[i]
+    return {key: tuple(None if not v or None in v.values() else float(sum(v.values()))
+                       for v in pair) for key, pair in sums.items()}
+
+
+def total_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
+    """As moved_floors, on the whole step for a fusion: the kernels it leaves alone count
+    on both sides, so `--fuse` and `--quantize` (which moves every kernel) give their
+    totals in one scope (review 11b #11: fusing three launch-bound kernels of a decode step
+    is 1.19x of the step with launches, not the 2.50x of the three alone)."""
+    moved = moved_floors(w)
+    if not fused(w):
+        return moved
+    olds = {id(old) for old, _ in w.moves}
+    rest = [k for k in split_whole_steps(w.before.kernels)[0] if id(k) not in olds]
+    floors = [kernel_floors(w.before.roof, k) for k in rest]
+    out = {}
+    for i, key in enumerate(moved):
+        b, a = moved[key]
+        extra = [f[i] for f in floors]
+        if b is None or a is None or None in extra:
+            out[key] = (None, None)
+            continue
+        out[key] = (b + sum(extra), a + sum(extra))   # type: ignore[arg-type]
+    return out
+
+
+def _ratio(before: float | None, after: float | None) -> float | None:
+    return before / after if before and after else None
+
+
+def describe(w: WhatIf) -> Mapping[str, object]:
+    """JSON shape of a what-if (model.retime.describe) with both floors, named as in `rooflab
+    llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
+    and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed); for a
+    fusion on the whole step, the fused kernels alone under moved_*. The older *_floor_s
+    keys stay for scripts that read them, now equal to *_with_launches_s: they used to sum
+    work + every launch, a third floor beside these two (review 11b #7)."""
+    out = dict(_describe_moves(w))
+    rows = [dict(r) for r in out["moves"]]
+    for row, (fb, fa) in zip(rows, move_floors(w), strict=True):
+        row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],
+                    "before_with_launches_s": fb[1], "after_with_launches_s": fa[1],
+                    "before_floor_s": fb[1], "after_floor_s": fa[1]})
+    t = total_floors(w)
+    (wb, wa), (lb, la) = t["work"], t["with_launches"]
+    out.update({"moves": rows, "total_before_work_floor_s": wb, "total_after_work_floor_s": wa,
+                "work_floor_speedup": _ratio(wb, wa),
+                "total_before_with_launches_s": lb, "total_after_with_launches_s": la,
+                "with_launches_speedup": _ratio(lb, la),
+                "total_before_floor_s": lb, "total_after_floor_s": la,
+                "floor_scope": "whole step" if fused(w) else "moved kernels"})
+    if fused(w):
+        m = moved_floors(w)
+        (mwb, mwa), (mlb, mla) = m["work"], m["with_launches"]
+        out["moved"] = {"before_work_floor_s": mwb, "after_work_floor_s": mwa,
+                        "before_with_launches_s": mlb, "after_with_launches_s": mla,
+                        "with_launches_speedup": _ratio(mlb, mla)}
+    return out

@@ -1,0 +1,140 @@
+"""What if the math ran in another precision: bytes scale by the element size ratio (a
+sparse kernel's integer indices excepted), the math moves to the new precision's ceiling,
+and the kernel's meta says the new dtype and its byte breakdowns in the new sizes. Pure:
+no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..units import canonical_dtype, dtype_bytes, flop_precision
+from .advice_sparse import sparse_bytes, sparse_bytes_ratio
+from .ceiling import Roof
+from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dtype
+from .kernel import Kernel, converted_flop
+from .opkind import is_matrix, is_sparse, kernel_kind
+from .retime import WhatIf, _apply
+
+# The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
+# pointers): index-width data, so they keep their bytes whatever the values' precision.
+INDEX_PARTS = ("indices", "rowptr")
+# Meta totals (bytes) of the matrix an SpMV reads once (advice_sparse.sparse_bytes reads
+# them): values and indices, so they scale as the matrix does.
+MATRIX_META = ("read_only_bytes", "weight_bytes")
+
+
+def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
+                     names: Iterable[str] | None = None) -> WhatIf:
+    """Do the same math in another precision: bytes scale by the element size ratio.
+
+    The old element size is that of the dtype the kernel's meta names (shape.dtype, else
+    dtype) when rooflab knows it, else of its FLOP precision: an int64 kernel counts int32
+    math on 8-byte elements. A complex kernel stays complex (both parts change precision).
+    A matrix kernel (meta op matmul, gemm, linear, conv, attention ...) moves to the tensor
+    ceiling of the new precision when the roof has one (fp32 FFMA -> fp16 tensor cores);
+    other kernels keep their unit (elementwise work cannot use matrix units). A kernel of
+    several precisions converts only its dominant one (converted_flop). A sparse kernel
+    (opkind.is_sparse) keeps its integer indices: advice_sparse.sparse_bytes_ratio scales
+    its values and vectors only (all its bytes where its split is unknown). The byte
+    totals in meta (bytes_split, read_only_bytes, weight_bytes) scale with the bytes
+    (meta_bytes_in_precision), so the new kernel's meta agrees with its bytes."""
+    new_p = flop_precision(precision)
+    size = dtype_bytes(precision)
+    dtype = canonical_dtype(precision)
+    tensor = roof.find_compute(new_p, "tensor") is not None
+    mixed = any(sum(v > 0 for v in k.flop.values()) > 1 for k in kernels)
+
+    def change(k: Kernel) -> Kernel:
+        old = stored_dtype(k)
+        part = COMPLEX_PARTS.get(old or "")
+        was = dtype_bytes(part or old or k.precision)
+        ratio = size / was
+        # an SpMV's integer indices and row pointers keep their width: only its values and
+        # vectors scale (review 16a C: fp64 -> fp32 CSR, 688 -> 456 MB a sweep, not 344)
+        sparse = sparse_bytes_ratio(k, was, size) if _sparse(k) else None
+        moved = ratio if sparse is None else sparse
+        named = complex_name(dtype) if part else dtype
+        meta = {**k.meta, **meta_bytes_in_precision(k, ratio, moved)}
+        return k.with_(flop=converted_flop(k, new_p),
+                       bytes={lv: b * moved for lv, b in k.bytes.items()},
+                       unit=_unit_in(k, tensor), meta=meta_in_dtype(meta, named, ratio))
+
+    return _apply(roof, kernels, change, names, f"precision -> {new_p}",
+                  f"every byte is element data stored in the kernel's dtype, now "
+                  f"{size:g} byte(s) per element (per part, for complex data); the math "
+                  f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
+                  + ("; a sparse kernel's integer indices and row pointers keep their width"
+                     if any(_sparse(k) for k in kernels) else "")
+                  + ("; a kernel of several precisions converts its dominant one, the "
+                     "others (epilogue) stay" if mixed else ""))
+
+
+def _sparse(k: Kernel) -> bool:
+    return is_sparse(kernel_kind(k)[0])
+
+
+def _unit_in(k: Kernel, tensor: bool) -> str | None:
+    """The unit of a kernel moved to a precision the roof has (`tensor`) or lacks tensor
+    units for. Only matrix kernels (opkind.is_matrix, or already on tensor units) move;
+    a tensor kernel without a tensor ceiling in the new precision is left to the roof's
+    best ceiling (None) rather than held to a tensor ceiling it has not got."""
+    # the kind report reads: meta's op, else the name's ('ampere_fp16_s16816gemm_...' has
+    # no op and is a GEMM all the same)
+    kind = kernel_kind(k)[0]
+    matrix = k.unit == "tensor" or is_matrix(kind)
+    if not matrix:
+        return k.unit
+    if tensor:
+        return "tensor"
+    return None if k.unit == "tensor" else k.unit
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def meta_bytes_in_precision(k: Kernel, ratio: float, moved: float) -> dict:
+    """The byte totals of k's meta once its elements are `ratio` times their size and its
+    bytes `moved` times theirs (moved != ratio: a sparse kernel whose indices stay):
+    bytes_split (split_in_precision) and the matrix totals (MATRIX_META) where present;
+    index_bytes, integers, stays."""
+    out: dict = {}
+    split = k.meta.get("bytes_split")
+    if isinstance(split, Mapping):
+        out["bytes_split"] = split_in_precision(split, ratio, moved)
+    matrix = ratio if moved == ratio else _matrix_ratio(k, ratio)
+    for key in MATRIX_META:
+        if _number(k.meta.get(key)):
+            out[key] = k.meta[key] * matrix
+    return out
+
+
+def split_in_precision(split: Mapping[str, object], ratio: float,
+                       moved: float) -> dict:
+    """A bytes_split in the new element size: every part x `ratio` where all bytes moved
+    so; for a sparse kernel, CSR's parts (`rooflab ai spmv`: values, indices, rowptr, x,
+    y) x ratio but the index parts (INDEX_PARTS), which keep their width; a read/write
+    split's write part (y: indices are never written) x ratio and its read part the rest
+    of the kernel's new bytes; any other split, each part x `moved`, as the bytes."""
+    nums = {p: float(v) for p, v in split.items() if _number(v)}
+    if moved == ratio:
+        factors = dict.fromkeys(nums, ratio)
+    elif any(p in nums for p in INDEX_PARTS):
+        factors = {p: 1.0 if p in INDEX_PARTS else ratio for p in nums}
+    elif set(nums) == {"read", "write"}:
+        read, write = nums["read"], nums["write"]
+        new_read = max(0.0, (read + write) * moved - write * ratio)
+        factors = {"read": new_read / read if read else 1.0, "write": ratio}
+    else:
+        factors = dict.fromkeys(nums, moved)
+    return {p: v * factors[p] if p in nums else v for p, v in split.items()}
+
+
+def _matrix_ratio(k: Kernel, ratio: float) -> float:
+    """New matrix bytes / old of a sparse kernel: its values scale by `ratio`, its indices
+    stay (advice_sparse.sparse_bytes' shares; `ratio` where they are not known)."""
+    shares = sparse_bytes(k, k.precision)
+    if shares is None or shares.matrix <= 0:
+        return ratio
+    return 1.0 - shares.values / shares.matrix * (1.0 - ratio)

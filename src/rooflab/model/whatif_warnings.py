@@ -1,0 +1,82 @@
+"""The "read with care" lines of a what-if: the moved kernels whose measured efficiency
+means nothing (above their roof, cache-resident, flagged by bench), as `rooflab report`'s
+sanity checks find them, and a fusion's capped speed-up. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .advice_core import efficiency_of
+from .kernel import Kernel
+from .retime import WhatIf, _primary
+
+# The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
+# and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
+# efficiency meaningless: a kernel above its roof is taken at 100 % of it (efficiency_of
+# caps it), so what is built on it is a cap, not a prediction (review 16b #11).
+DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident", "timing_includes_counting")
+DOUBTFUL_FLAGS = ("below-floor", "cache-resident")
+
+
+def _doubt(w: WhatIf, old: Kernel, machine) -> str:
+    """'exp (1.61x above)', 'amax (2.28x above; cache-resident)' for a moved kernel that
+    is above its roof, has an AI its op cannot have or is cache-resident (sanity checks),
+    or that bench flagged; '' for one that is none of these."""
+    from .sanity import check_kernel
+
+    found = [f for f in check_kernel(w.before, old, machine)
+             if f.check in DOUBTFUL_CHECKS and f.severity == "warning"]
+    why = [f.check.replace("_", "-") for f in found if f.check != "above_roof"]
+    why += [f for f in old.meta.get("flags") or () if f in DOUBTFUL_FLAGS]
+    above = [p.achieved_flop_per_s / p.attainable_flop_per_s
+             for f in found if f.check == "above_roof"
+             for p in w.before.points_of(old) if p.level == f.level
+             and p.achieved_flop_per_s and p.attainable_flop_per_s]
+    if not above and not why:
+        return ""
+    parts = ([f"{max(above):.2f}x above"] if above else []) + list(dict.fromkeys(why))
+    return f"{old.name} ({'; '.join(parts)})"
+
+
+def move_warnings(w: WhatIf, machine=None) -> list[str]:
+    """The "read with care" lines of a what-if, as `rooflab report` gives them for the same
+    kernels: the moved kernels its sanity checks or bench's flags doubt (_doubt), and for a
+    fusion whose members run above their roof together, that its speed-up is capped (the
+    fused kernel is taken at 100 % of the roof). Empty when nothing is doubtful."""
+    olds = list({id(old): old for old, _ in w.moves}.values())
+    doubted = [d for d in (_doubt(w, old, machine) for old in olds) if d]
+    if not doubted:
+        return []
+    out = [f"{len(doubted)} of the {len(olds)} kernel(s) moved run faster than the roof "
+           f"allows or were flagged: {', '.join(doubted)}. The roof is too low for them, "
+           f"their counts are wrong or their data stayed in cache (see `rooflab report`'s "
+           f"sanity checks); their efficiency is taken at 100 % of the roof, so the gains "
+           f"built on them are caps, not predictions."]
+    capped = _fused_cap(w, olds)
+    if capped:
+        out.append(capped)
+    return out
+
+
+def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
+    """For a fusion: the members' work floor over their measured work (fuse's combined
+    efficiency) when it is above 1, and what that does to the fused speed-up; ''
+    otherwise (no fusion, untimed members, or members within their roof together)."""
+    from ..units import fmt_seconds
+
+    new = next((n for _, n in w.moves if n.meta.get("fused")), None)
+    prim = _primary(w.before)
+    if new is None or not new.seconds or not all(
+            k.seconds and k.name in prim for k in members):
+        return ""
+    work = sum(efficiency_of(prim[k.name]).work_s for k in members)
+    floor = sum(prim[k.name].floor_s for k in members)
+    if work <= 0 or floor <= work * (1 + 1e-9):
+        return ""
+    measured = sum(k.seconds for k in members)
+    return (f"the fused members reach {100 * floor / work:.0f} % of their roof together "
+            f"(work floor {fmt_seconds(floor)} in {fmt_seconds(work)} of measured work): the fused "
+            f"kernel is taken at 100 %, so its {measured / new.seconds:.2f}x "
+            f"({fmt_seconds(measured)} -> {fmt_seconds(new.seconds)}) is capped, not "
+            f"predicted.")

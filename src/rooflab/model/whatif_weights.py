@@ -1,0 +1,177 @@
+"""What if the weights changed: their share of a kernel's bytes (weight_share_of), stored in
+another dtype (quantize_weights) or pruned 2:4 (sparsify). FLOP stay, the weight bytes
+shrink. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from ..errors import InputError
+from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
+from .advice_memory import weight_share as known_weight_share
+from .ceiling import Roof, kernel_ceiling
+from .element_dtype import element_bytes
+from .kernel import Kernel
+from .opkind import has_weights, is_attention, is_streaming, kernel_kind
+from .retime import WhatIf, _apply
+
+
+def weight_share(k: Kernel, share: float | None) -> float:
+    """The fraction of a kernel's bytes that are weights (weight_share_of without where
+    it came from)."""
+    return weight_share_of(k, share)[0]
+
+
+def weight_share_of(k: Kernel, share: float | None) -> tuple[float, str]:
+    """The fraction of a kernel's bytes that are weights, and where it came from: `share`
+    when given, else what the advice knows (advice_memory.weight_share: meta bytes_split or
+    weight_bytes, a GEMM's shape), else by kind: all weights for a kind with weights
+    (opkind.has_weights: a matrix multiply, a GEMV or decode step) and unknown ones, none
+    for attention and streaming ops."""
+    if share is not None:
+        if not 0 <= share <= 1:
+            raise InputError(f"weight share must be between 0 and 1; got {share}")
+        return share, "given"
+    # the kind report reads: meta's op, else the name's (a profiler's 'residual_add' or
+    # 'vectorized_elementwise_kernel<...add...>' has no op; review 13v F-A)
+    kind = kernel_kind(k)[0]
+    nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
+    known = known_weight_share(k, kind, k.total_flop / nbytes if nbytes else 0.0, k.precision)
+    if known is not None:
+        return known
+    if is_attention(kind):
+        # Q, K, V and O are activations and KV cache, not weights
+        return 0.0, f"its kind, {kind}: activations"
+    if has_weights(kind):
+        return 1.0, f"its kind, {kind}"
+    if is_streaming(kind):   # words, not prefixes: 'addmm' (nn.Linear) is no 'add'
+        return 0.0, f"its kind, {kind}: activations"
+    if not kind and _elementwise_ai(k):
+        return 0.0, "its AI, a streaming pass's"
+    return 1.0, f"its kind, {kind or 'unknown'}: taken as weights"
+
+
+def shares_words(used: Sequence[tuple[str, float, str]], most: int = 4) -> str:
+    """'weights 33.3 % of the bytes (its shape, fp16 weights)' for the shares a quantize
+    used, one clause per distinct (share, source), naming the kernel when there are
+    several (review 15v F-c: the text said 1 for matmul on a run that used 1/3)."""
+    groups: dict[tuple[float, str], list[str]] = {}
+    for name, s, src in used:
+        groups.setdefault((round(s, 6), src), []).append(name)
+    if not groups:
+        return "no kernel moved"
+    several = len(groups) > 1
+    parts = []
+    for (s, src), names in list(groups.items())[:most]:
+        who = ""
+        if several:
+            who = (f"{names[0]}: " if len(names) == 1
+                   else f"{names[0]} and {len(names) - 1} more: ")
+        parts.append(f"{who}weights {s * 100:.3g} % of the bytes ({src})")
+    if len(groups) > most:
+        parts.append(f"{len(groups) - most} more share(s) in --json")
+    return "; ".join(parts)
+
+
+def _elementwise_ai(k: Kernel) -> bool:
+    """Whether a kernel of no known kind has the AI of a streaming pass, not of a GEMV:
+    a GEMV reads each weight (s bytes) once for 2 FLOP, AI ~ 2/s; an elementwise op does
+    about 1 FLOP per element read and written, AI ~ 1/(2s) (seed 004: y = x + 1 in fp16 is
+    0.25). Below 1/s, half a GEMV's AI, it is taken as streaming activations; the advice's
+    plain AI < 1 would call an fp32 GEMV (AI 0.5) activations."""
+    nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
+    size = element_bytes(k, k.precision)   # None: complex, or no storage size
+    return size is not None and nbytes > 0 and k.total_flop / nbytes < 1 / size
+
+
+def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
+                     names: Iterable[str] | None = None, share: float | None = None,
+                     group: int | None = None) -> WhatIf:
+    """Store weights in `dtype` (dequantized on the fly): weight bytes shrink, FLOP stay.
+    `group`: int4/int8 weights carry one fp16 scale per `group` weights (GPTQ/AWQ: 128, as
+    `rooflab llm --weights` counts them), on both sides of the ratio; None: the bare dtype
+    (seed 004's 0.5 byte per int4 weight)."""
+    if group is not None and group < 1:
+        raise InputError(f"--group must be >= 1 weights per scale (GPTQ/AWQ use 128); "
+                         f"got {group}")
+
+    def stored(name: str) -> float:
+        return stored_weight_bytes(name, group) if group else dtype_bytes(name)
+
+    to = stored(dtype)
+
+    def change(k: Kernel) -> Kernel:
+        frm = stored(str(k.meta.get("weight_dtype") or k.precision))
+        # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
+        # activation dtype, as `rooflab llm --weights` does
+        s, src = ((0.0, "a norm: weight-only quantizers leave it")
+                  if share is None and kernel_kind(k)[0].endswith("norm")
+                  else weight_share_of(k, share))
+        used.append((k.name, s, src))
+        factor = (1 - s) + s * to / frm
+        # the weights are `dtype` now: a stale weight_dtype would make a second quantize
+        # scale from the wrong size (a kernel without weights gets no such key)
+        keep = s <= 0 and "weight_dtype" not in k.meta
+        meta = k.meta if keep else {**k.meta, "weight_dtype": canonical_dtype(dtype)}
+        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
+
+    used: list[tuple[str, float, str]] = []
+    w = _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}", "")
+    # the shares are known once each moved kernel was changed: say the ones used
+    return replace(w, assumption=(
+        f"weights are read once per call and stored in {to:.4g} byte(s) each"
+        f"{_scales_note(dtype, group)}; the math stays in the kernel's precision; "
+        f"{shares_words(used)}"))
+
+
+def _scales_note(dtype: str, group: int | None) -> str:
+    if canonical_dtype(dtype) not in GROUP_SCALED:
+        # fp8 keeps one scale per tensor: a --group given with it changes nothing, and
+        # says so rather than being dropped without a word
+        return (f" ({canonical_dtype(dtype)}: one scale per tensor, --group {group} not "
+                f"used)" if group else "")
+    if group:
+        return f" (one fp16 scale per {group} weights, GPTQ/AWQ style)"
+    return (" (no group scales; --group 128 adds GPTQ/AWQ's fp16 scale per 128 weights, "
+            "as llm --weights counts them)")
+
+def sparse_weight_ratio(element_bytes: float) -> float:
+    """Bytes of 2:4-sparse weights over dense ones: two of every four values kept, each with
+    a 2-bit position (4 bits per group of 4): fp16 9/16, fp8/int8 5/8 (NVIDIA's compressed
+    format: values plus 2-bit metadata per kept value)."""
+    return (2 * element_bytes + 0.5) / (4 * element_bytes)
+
+
+def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None = None,
+             share: float | None = None) -> WhatIf:
+    """2:4 structured sparsity on the weights (seed 002: "should a fully connected layer be
+    sparsified?"): weight bytes shrink to the kept half plus metadata; on a tensor ceiling the
+    math skips the zero half (sparse tensor cores run twice the dense rate: executed FLOP
+    halve against the dense peak). Kernels without weights are left alone."""
+    def change(k: Kernel) -> Kernel:
+        # Pruning is for the weight matrices of linear layers (not embeddings or norms); the
+        # kind as weight_share reads it (meta's op, else the name's: a profiler's
+        # 'sm90_xmma_gemm_...' has no op)
+        s = weight_share(k, share) if has_weights(kernel_kind(k)[0]) else 0.0
+        if s <= 0 or k.meta.get("sparsity") == "2:4":
+            # already 2:4 (meta says so): pruning again would halve bytes and FLOP twice
+            return k
+        ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
+                                                    or k.precision)))
+        ceiling = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling
+        fl = 0.5 if ceiling.unit == "tensor" else 1.0
+        # 2:4 halves the tensor units' work only: a mixed kernel's other precisions run on
+        # vector units (kernel_ceiling), so they keep their FLOP
+        return k.with_(flop={p: f * (fl if p == k.precision else 1.0)
+                             for p, f in k.flop.items()},
+                       bytes={lv: b * ((1 - s) + s * ratio) for lv, b in k.bytes.items()},
+                       meta={**k.meta, "sparsity": "2:4"})
+
+    return _apply(roof, kernels, change, names, "weights -> 2:4 sparse",
+                  "half of every 4 weights pruned to zero (2:4); weights stored as the kept "
+                  "half plus 2-bit positions (fp16 9/16 of the bytes, 8-bit 5/8); on tensor "
+                  "ceilings the zero half is skipped (executed FLOP halve: NVIDIA's sparse "
+                  "peak is twice the dense one), on vector ceilings only the bytes shrink; "
+                  "whether the model keeps its accuracy when pruned is not modelled")

@@ -1,0 +1,331 @@
+"""Where the kernels' labels go: around their point, in columns beside it with a leader,
+a crowded cluster's as one ordered column, two in conflict placed again together.
+
+Part of the chart's label layout (chart_layout); no matplotlib here.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from .boxes import as_array, as_points, crossings_matrix, hits_matrix, overlap_matrix
+from .chart_layout_cost import (
+    LEADER_THROUGH,
+    LEADER_THROUGH_WALL,
+    LINE_PT,
+    _arrangement_cost,
+    _box,
+    _crosses,
+    _far,
+    _geometry,
+    _hits,
+    _marker_box,
+    _place,
+    _Scene,
+)
+
+# Above this many points, the unlabelled markers are obstacles as the cells of a grid
+# they cover (one box per run of covered cells in a row), not a box each: every label's
+# every candidate is costed against every obstacle, so 5 000 markers made the layout of
+# 20 labels take seconds. The cells (half a marker) over-cover each marker by under a cell.
+MANY_MARKERS = 200
+MARKER_CELL_PT = 4.5
+
+
+def _radius(p) -> float:
+    """A point's marker box half-width: 4.5 pt for the usual 8 pt marker, more for a kernel
+    drawn larger for its share of the time (chart_parts.share_size), never less."""
+    return max(4.5, getattr(p, "size", 8.0) / 2 + 0.5)
+
+
+def _marker_obstacles(points, pt) -> list[tuple[float, float, float, float]]:
+    """The markers' boxes: one each on a small chart; on a crowded one, the labelled
+    points' own and the grid cells the others cover."""
+    if len(points) <= MANY_MARKERS:
+        return [_marker_box(pt(p.ai, p.flop_per_s), _radius(p)) for p in points]
+    out = [_marker_box(pt(p.ai, p.flop_per_s), _radius(p)) for p in points if p.text]
+    c = MARKER_CELL_PT
+    cells: set[tuple[int, int]] = set()
+    for p in points:
+        if p.text:
+            continue
+        x, y = pt(p.ai, p.flop_per_s)
+        r = _radius(p)
+        cells.update((i, j) for i in range(math.floor((x - r) / c), math.floor((x + r) / c) + 1)
+                     for j in range(math.floor((y - r) / c), math.floor((y + r) / c) + 1))
+    runs: list[list[int]] = []   # [row, first column, last column]
+    for i, j in sorted(cells, key=lambda ij: (ij[1], ij[0])):
+        if runs and runs[-1][0] == j and runs[-1][2] == i - 1:
+            runs[-1][2] = i
+        else:
+            runs.append([j, i, i])
+    return out + [(i0 * c, j * c, (i1 + 1) * c, (j + 1) * c) for j, i0, i1 in runs]
+
+
+# Steps of one kernel closer than this (in points; a marker's radius) sit on one spot:
+# each centre is inside the other's marker.
+COINCIDENT_PT = 4.5
+
+
+def _merge_coincident(points, pt) -> list:
+    """One label for the steps of one kernel on one spot (optimisation steps that did not
+    move it: GPP's output1 and output2): the first lists every step, the others go
+    unlabelled. Apart, their labels crowd the spot and their leaders cross. Different
+    kernels keep a label each, even on one spot: a step name ('b=8') joined to another
+    kernel's label would read as that kernel's."""
+    out = list(points)
+    for i, p in enumerate(out):
+        if not p.text:
+            continue
+        here = pt(p.ai, p.flop_per_s)
+        for j in range(i + 1, len(out)):
+            q = out[j]
+            if (q.text and q.kernel == p.kernel
+                    and math.dist(here, pt(q.ai, q.flop_per_s)) < COINCIDENT_PT):
+                # "output6, output7" (then output7's figures), or one name per line
+                short = "\n" not in p.text and len(p.text + q.text.split("\n")[0]) <= 40
+                out[i] = p = replace(p, text=p.text + (", " if short else "\n") + q.text)
+                out[j] = replace(q, text="")
+    return out
+
+
+def _point_labels(points, pt, placed, soft, walls=()) -> list:
+    """Point labels one at a time (leaders kept off the ceilings' labels, `walls`); then a
+    crowded cluster's labels restacked as one ordered column, and two labels left in
+    conflict placed again together, each where that costs less."""
+    out, leaders, boxes_at = list(points), [], {}
+    cands = _candidates()
+    for i, p in enumerate(points):
+        if not p.text:
+            continue
+        boxes_at[i] = len(placed)   # where _place appends this label's box
+        offset, ha, va = _place(pt(p.ai, p.flop_per_s), p.text, cands, placed, soft,
+                                leaders, walls)
+        out[i] = replace(p, label_offset=offset, label_ha=ha, label_va=va)
+    # The column first: where it is taken, it leaves no conflicts for the pair repair.
+    out = _ordered_column(out, pt, placed, soft, boxes_at, walls)
+    out, placed[:] = _repair_pairs(out, pt, placed, soft, boxes_at, walls)
+    return out
+
+
+def _item(pt, i, p):
+    return (i, pt(p.ai, p.flop_per_s), p.label_offset, p.label_ha, p.label_va, p.text)
+
+
+def _leader_of(item):
+    _, anchor, offset, *_ = item
+    return (anchor, (anchor[0] + offset[0], anchor[1] + offset[1])) if _far(offset) else None
+
+
+def _in_conflict(a, b, box_a=None, box_b=None) -> bool:
+    """Whether a's leader strikes through b's label or crosses b's leader (or b's a's)."""
+    la, lb = _leader_of(a), _leader_of(b)
+    box_a, box_b = box_a or _box(*a[1:]), box_b or _box(*b[1:])
+    return bool((la and _hits(*la, box_b)) or (lb and _hits(*lb, box_a))
+                or (la and lb and _crosses(*la, *lb)))
+
+
+# Pair repair: how many of each label's cheapest spots are tried together.
+PAIR_TRIES = 30
+
+
+def _repair_pairs(out, pt, placed, soft, boxes_at, walls):
+    """Two labels in conflict (one's leader through the other's label, or their leaders
+    crossing), placed one at a time: the first took the spot the second needed. Place the
+    two together instead, the best pair of spots among each one's cheapest, the others
+    staying put; kept where it costs less."""
+    out, placed = list(out), list(placed)
+    idx = sorted(boxes_at)
+    # Each label's item and box, kept up to date as pairs move (rebuilt for every pair,
+    # they made the repair quadratic in the labels per pair tried).
+    items = {k: _item(pt, k, out[k]) for k in idx}
+    boxes = {k: _box(*items[k][1:]) for k in idx}
+    for a_pos, i in enumerate(idx):
+        for j in idx[a_pos + 1:]:
+            if not _in_conflict(items[i], items[j], boxes[i], boxes[j]):
+                continue
+            skip = {boxes_at[i], boxes_at[j]}
+            fixed = [b for n, b in enumerate(placed) if n not in skip]
+            leaders = [ld for k in idx if k not in (i, j)
+                       for ld in [_leader_of(items[k])] if ld]
+            scene = _Scene.of(fixed, soft, walls, leaders)
+            now = (_arrangement_cost([items[i], items[j]], fixed, soft, walls, leaders, scene)
+                   + _penalty(out[i]) + _penalty(out[j]))
+            best = (now, None)
+            tries = {k: _cheapest(pt, out[k], k, fixed, soft, walls, leaders, scene)
+                     for k in (i, j)}
+            costs = _pair_costs(tries[i], tries[j], fixed, soft, walls, leaders, scene)
+            for ci, row in zip(tries[i], costs, strict=True):
+                for cj, cost in zip(tries[j], row, strict=True):
+                    if cost < best[0] - 1e-9:
+                        best = (cost, (ci[1], cj[1]))
+            if best[1] is None:
+                continue
+            for it in best[1]:
+                k, _, o, ha, va, _ = it
+                out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
+                placed[boxes_at[k]] = _box(*it[1:])
+                items[k] = _item(pt, k, out[k])
+                boxes[k] = _box(*items[k][1:])
+    return out, placed
+
+
+def _pair_costs(ti, tj, fixed, soft, walls, leaders, scene) -> list[list[float]]:
+    """_arrangement_cost([ci, cj], ...) + both penalties for every ci of ti and cj of tj
+    ((penalty, item, parts) each, from _cheapest), as rows per ci: the same sums in the
+    same order, ci's (alone) and then cj's beside ci, with cj's terms for ci's box and
+    leader taken as arrays for all pairs at once."""
+    pre = [_arrangement_cost([it], fixed, soft, walls, leaders, scene, [part])
+           for _, it, part in ti]
+    geo_i, geo_j = [_geometry(it) for _, it, _ in ti], [_geometry(it) for _, it, _ in tj]
+    box_i, box_j = as_array([g[0] for g in geo_i]), as_array([g[0] for g in geo_j])
+    a_i, e_i = as_points([g[1] for g in geo_i]), as_points([g[2] for g in geo_i])
+    a_j, e_j = as_points([g[1] for g in geo_j]), as_points([g[2] for g in geo_j])
+    far_i = np.array([g[3] for g in geo_i])[:, None]
+    far_j = np.array([g[3] for g in geo_j])[None, :]
+    area = overlap_matrix(box_i, box_j)                       # [i, j], symmetric
+    hard = np.array([float(part[1]) for _, _, part in tj])[None, :] + np.where(
+        area > 0, 200 + area, 0.0)
+    out4 = np.array([part[0] for _, _, part in tj])[None, :]
+    term = np.array([8 + 0.15 * part[2] if part[2] > 0 else 0.0 for _, _, part in tj])
+    base = out4 + hard + term[None, :]
+    crossed = crossings_matrix(a_j, e_j, a_i, e_i).T & far_i     # cj's leader across ci's
+    around = ((box_i[:, 0:1] <= a_j[:, 0]) & (a_j[:, 0] <= box_i[:, 2:3])
+              & (box_i[:, 1:2] <= a_j[:, 1]) & (a_j[:, 1] <= box_i[:, 3:4]))
+    struck = hits_matrix(a_j, e_j, box_i).T & ~around          # cj's leader through ci's box
+    through = hits_matrix(a_i, e_i, box_j) & far_i             # ci's leader through cj's box
+    parts = [part for _, _, part in tj]
+    lead = np.where(far_j,
+                    20 * (np.array([p[3] for p in parts])[None, :] + crossed)
+                    + LEADER_THROUGH * (np.array([p[4] for p in parts])[None, :] + struck)
+                    + LEADER_THROUGH_WALL * np.array([p[5] for p in parts])[None, :], 0.0)
+    lead = lead + LEADER_THROUGH * (np.array([p[6] for p in parts])[None, :] + through)
+    dist = np.array([0.02 * math.dist(g[1], g[2]) if g[3] else 0.0 for g in geo_j])
+    cost = np.array(pre)[:, None] + base
+    cost = cost + lead
+    cost = cost + dist[None, :]
+    cost = cost + np.array([pen for pen, _, _ in ti])[:, None]
+    cost = cost + np.array([pen for pen, _, _ in tj])[None, :]
+    return cost.tolist()
+
+
+def _penalty(p) -> float:
+    """The penalty of the spot point p's label sits at (how far it strays)."""
+    return next((pen for o, ha, va, pen in _candidates()
+                 if (o, ha, va) == (p.label_offset, p.label_ha, p.label_va)), 0.0)
+
+
+def _cheapest(pt, p, i, fixed, soft, walls, leaders, scene=None):
+    """(penalty, item) for point p's PAIR_TRIES cheapest label spots, alone among the
+    fixed boxes and leaders."""
+    anchor = pt(p.ai, p.flop_per_s)
+    scene = scene or _Scene.of(fixed, soft, walls, leaders)
+    cands = _candidates()
+    items = [(i, anchor, offset, ha, va, p.text) for offset, ha, va, _ in cands]
+    scored = []
+    for (*_, penalty), item, cost, part in zip(cands, items, *scene.alone(items),
+                                               strict=True):
+        scored.append((cost + penalty, penalty, item, part))
+    scored.sort(key=lambda t: t[0])
+    return [(pen, item, part) for _, pen, item, part in scored[:PAIR_TRIES]]
+
+
+@functools.cache   # the same for every point (a tuple: shared, so never changed)
+def _candidates() -> tuple:
+    """Where a point's label may go, (offset, ha, va, penalty): around the point, then in
+    columns left and right of it, each row a line further up or down: a cluster of points
+    at similar AI gets its labels stacked beside it."""
+    cands = [((7.0, -8.0), "left", "top", 0.0), ((7.0, 6.0), "left", "bottom", 1.0),
+             ((-7.0, -8.0), "right", "top", 2.0), ((-7.0, 6.0), "right", "bottom", 3.0),
+             ((0.0, -10.0), "center", "top", 4.0), ((0.0, 8.0), "center", "bottom", 5.0)]
+    for j, dx in enumerate((16.0, 34.0, 60.0)):
+        for k in range(-24, 25):
+            for side, ha in ((1, "left"), (-1, "right")):
+                cands.append(((side * dx, k * (LINE_PT + 0.6) - 4.0), ha, "center",
+                              12.0 + 15.0 * j + 2.5 * abs(k) + (side < 0)))
+    return tuple(cands)
+
+
+# --- the ordered column: a cluster's labels stacked beside it ---------------------------
+# Placed one at a time, the labels of a tight row of points with long names (GPP's eight
+# steps, 40 characters each) end up scattered below it, each where the one before left
+# room: long leaders that cross each other and strike through the labels between. Placed
+# together, as one column beside the cluster, in the order of the points' x (see
+# _column_items), no two leaders cross and none passes through a label of the column
+# (they all end at its edge).
+ROW_GAP = 0.6
+
+
+def _column_items(group, side, below, gap, drop):
+    """One candidate column for group, (index, anchor, text) each: labels right-aligned
+    left of the cluster (side -1) or left-aligned right of it (side 1), rows from `drop`
+    points below (or above) the cluster outwards. Seen from the column's near corner, the
+    point at the steepest angle gets the nearest row, and so on outwards: each leader then
+    runs outside the ones before it and none cross (by x alone, two points at one x and
+    different heights would get crossed leaders)."""
+    xs = [a[0] for _, a, _ in group]
+    ys = [a[1] for _, a, _ in group]
+    edge = min(xs) - gap if side < 0 else max(xs) + gap
+    y = min(ys) - drop if below else max(ys) + drop
+    up = 1 if below else -1
+
+    def steepness(g):
+        return math.atan2(up * (g[1][1] - y), -side * (g[1][0] - edge))
+
+    items = []
+    for i, anchor, text in sorted(group, key=steepness, reverse=True):
+        h = LINE_PT * (text.count("\n") + 1)
+        mid = y - h / 2 if below else y + h / 2
+        items.append((i, anchor, (edge - anchor[0], mid - anchor[1]),
+                      "right" if side < 0 else "left", "center", text))
+        y += -(h + ROW_GAP) if below else h + ROW_GAP
+    return items
+
+
+def _cluster(points, pt, boxes_at) -> list[int]:
+    """The labelled points of the crowded cluster: those whose label had to go away from
+    them (with a leader), and the labelled points among them, so that the whole cluster
+    reads as one ordered list rather than a list with a few labels beside it."""
+    far = [i for i in boxes_at if _far(points[i].label_offset)]
+    if len(far) < 2:
+        return []
+    at = [pt(points[i].ai, points[i].flop_per_s) for i in far]
+    lo = (min(a[0] for a in at) - 12, min(a[1] for a in at) - 12)
+    hi = (max(a[0] for a in at) + 12, max(a[1] for a in at) + 12)
+    inside = lambda a: lo[0] <= a[0] <= hi[0] and lo[1] <= a[1] <= hi[1]  # noqa: E731
+    return [i for i in boxes_at if inside(pt(points[i].ai, points[i].flop_per_s))]
+
+
+def _ordered_column(points, pt, placed, soft, boxes_at, walls=()) -> list:
+    """Restack a crowded cluster's labels as one ordered column, where that costs less
+    than the labels placed one at a time."""
+    members = _cluster(points, pt, boxes_at)
+    if not members:
+        return points
+    mine = {boxes_at[i] for i in members}
+    fixed = [b for j, b in enumerate(placed) if j not in mine]
+    group = [(i, pt(points[i].ai, points[i].flop_per_s), points[i].text) for i in members]
+    now = [(i, a, points[i].label_offset, points[i].label_ha, points[i].label_va, t)
+           for i, a, t in group]
+    scene = _Scene.of(fixed, soft, walls)
+    best = (_arrangement_cost(now, fixed, soft, walls, scene=scene), now)
+    for side in (-1, 1):
+        for below in (True, False):
+            for gap in (8.0, 16.0, 30.0, 50.0):
+                for drop in (10.0, 16.0, 24.0, 36.0, 50.0, 70.0):
+                    items = _column_items(group, side, below, gap, drop)
+                    cost = _arrangement_cost(items, fixed, soft, walls, scene=scene)
+                    if cost < best[0] - 1e-9:
+                        best = (cost, items)
+    if best[1] is now:
+        return points
+    out = list(points)
+    for i, _, o, ha, va, _ in best[1]:
+        out[i] = replace(out[i], label_offset=o, label_ha=ha, label_va=va)
+    for i, a, o, ha, va, t in best[1]:   # the column's boxes replace the ones placed singly
+        placed[boxes_at[i]] = _box(a, o, ha, va, t)
+    return out

@@ -1,0 +1,133 @@
+"""Where the roof's own labels go: the compute ceilings' (by their line), the slopes'
+(along theirs) and the ridges' (by their diamond), and the launch caps' boxes.
+
+Part of the chart's label layout (chart_layout); no matplotlib here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from ..units import fmt_ai
+from .chart_layout_cost import (
+    AXES_PT,
+    CHAR_PT,
+    LINE_PT,
+    _cost,
+    _line_boxes,
+    _marker_box,
+    _place,
+)
+from .chart_parts import CAP_TICK_PT, LaunchCap
+
+
+def _slope_boxes(anchor, text, angle, side=1):
+    """A rotated label as a chain of small boxes along its baseline, just above the line
+    (side 1) or hanging just below it (side -1)."""
+    u = (math.cos(angle), math.sin(angle))
+    n = (-u[1] * side, u[0] * side)
+    steps = max(int(CHAR_PT * len(text) / 7), 1)
+    return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * 5,
+                         anchor[1] + u[1] * (7 * k + 3.5) + n[1] * 5), 3.5)
+            for k in range(steps)]
+
+
+# A slope label hangs below its line only where above it costs more: two slopes of nearly
+# one bandwidth (L3 188 GB/s, L2 222 GB/s: a few points apart) leave no room between them,
+# so the lower one's label, above its line, was struck through by the upper line and sat
+# against the upper one's label; below, the two lines part them.
+SLOPE_BELOW = 3.0
+
+
+def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
+    """A slope's label along its line: first where each roof and level has its own stretch
+    (x 3, x 4 per roof, x 1.6 per level), else the least crowded spot along the slope,
+    above the line, else below it. The slope labels placed before are in `placed`, so
+    labels of near-equal slopes go to different stretches or sides."""
+    angle = math.atan2(AXES_PT[1] / math.log10(ylim[1] / ylim[0]),
+                       AXES_PT[0] / math.log10(xlim[1] / xlim[0]))
+    text = " " + ln.label
+    r = roof_labels.index(ln.roof) if ln.roof in roof_labels else 0
+    mem = [m.label for m in lines if m.roof == ln.roof and m.kind == "memory"]
+    first = 3.0 * 4.0 ** r * 1.6 ** (mem.index(ln.label) if ln.label in mem else 0)
+    span = ln.xs[1] / ln.xs[0]
+    shifts = [first] + [f for f in (1.5, 3.0, 6.0, 12.0, 25.0, 50.0, 100.0, 200.0, 400.0)
+                        if f != first]
+    own = set(_line_boxes([ln], pt))   # its own line runs along it, by design
+    others = [b for b in soft if b not in own]
+    best = None
+    for j, f in enumerate(s for s in shifts if s < span / 2 or s == first):
+        xy = (ln.xs[0] * f, ln.ys[0] * f)
+        for side in (1, -1):
+            boxes = _slope_boxes(pt(*xy), text, angle, side)
+            cost = (sum(_cost(b, placed, others) for b in boxes) + 2.0 * j
+                    + (SLOPE_BELOW if side < 0 else 0.0))
+            if best is None or cost < best[0]:
+                best = (cost, xy, boxes, side)
+    placed.extend(best[2])
+    return replace(ln, label_xy=best[1], label_va="bottom" if best[3] > 0 else "top")
+
+
+def cap_box(cap: LaunchCap, pt) -> tuple[float, float, float, float]:
+    """The box, in points, of a launch cap's dash and its down-ticks (chart_draw), a
+    little wider than the line, so no label is written over it."""
+    (x0, y), (x1, _) = pt(cap.xs[0], cap.flop_per_s), pt(cap.xs[1], cap.flop_per_s)
+    return (x0 - 0.5, y - CAP_TICK_PT - 0.5, x1 + 0.5, y + 1.0)
+
+
+def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
+    """Compute ceilings' labels (equal ceilings of one roof share one); slopes keep their
+    text here and are placed after every ceiling."""
+    same: dict[tuple[str, float], list[str]] = {}
+    for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
+        if ln.kind == "compute":
+            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.label)
+    out_lines = list(lines)
+    # Lowest ceiling first, so a crowded stack grows upwards in order.
+    for i in sorted(range(len(lines)), key=lambda i: (lines[i].kind != "compute", lines[i].ys[0])):
+        ln = lines[i]
+        group = same.get((ln.roof, ln.ys[0]), [])
+        if ln.kind != "compute" or group[0] != ln.label:
+            out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
+            continue
+        # "bf16 tensor, fp16 tensor 312 TFLOP/s": the names, then the one value.
+        value = " ".join(group[0].split()[-2:])
+        text = " " + ", ".join(g.rsplit(" ", 2)[0] for g in group) + f" {value} "
+        first = roof_labels[:1] == (ln.roof,)
+        # The judging roof labels its ceilings at the right edge, the others at their left
+        # end, so two roofs with similar peaks do not print on top of each other.
+        xy, ha = (((ln.xs[1], ln.ys[1]), "right") if first
+                  else ((ln.xs[0] * 1.15, ln.ys[0]), "left"))
+        anchor = pt(*xy)
+        w = CHAR_PT * len(text) + 6
+        along = -1 if first else 1
+        room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
+        slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
+        if not first:   # or right-aligned at the right edge, like the judging roof's
+            slides.append(pt(ln.xs[1], ln.ys[1])[0] - anchor[0] - w + 6)
+        cands = [((dx, dy), ha, va, 6.0 * j + (dy < 0))
+                 for j, dx in enumerate([0.0, *slides])
+                 for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
+        # Pushed off its line: the last resort (a label must stay by its line to be read).
+        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
+                  for k in (1, 2, 3, 4) for s in (1, -1)]
+        offset, ha, va = _place(anchor, text, cands, placed, soft)
+        out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
+                               label_va=va)
+    return out_lines
+
+
+def _ridge_labels(ridges, roof_labels, pt, placed, soft) -> list:
+    out_ridges = []
+    for r in ridges:
+        first = roof_labels[:1] == (r.roof,)
+        offsets = [((4.0, -11.0), "left"), ((-4.0, 5.0), "right"), ((4.0, 5.0), "left"),
+                   ((-4.0, -11.0), "right"), ((8.0, -20.0), "left"), ((-8.0, 14.0), "right")]
+        if not first:
+            offsets = offsets[1:2] + offsets[:1] + offsets[2:]
+        cands = [(o, ha, "baseline", 3.0 * j) for j, (o, ha) in enumerate(offsets)]
+        offset, ha, va = _place(pt(r.ai, r.flop_per_s), f"AI*={fmt_ai(r.ai)}", cands, placed,
+                                soft)
+        out_ridges.append(replace(r, label_offset=offset, label_ha=ha, label_va=va))
+    return out_ridges

@@ -1,0 +1,84 @@
+"""What each kernel's label says on the chart: full or one line, the name shortened,
+a trajectory's steps.
+
+Part of the chart's label layout (chart_layout); no matplotlib here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..units import fmt_pct
+from .chart_parts import DrawnPoint
+from .label_names import chart_name, chart_names
+
+# Point labels: the full three-line label up to this many labelled points, one line after.
+FULL_LABELS = 8
+
+
+def _short(name: str, kernel: str, short: dict[str, str] | None = None) -> str:
+    """A label's first line with the kernel's name shortened for the chart (short: the
+    chart's label_names.chart_names, else chart_name); what follows the name (" [DRAM]")
+    is kept."""
+    if name.startswith(kernel):
+        return ((short or {}).get(kernel) or chart_name(kernel)) + name[len(kernel):]
+    return chart_name(name)
+
+
+# The end a what-if or compare chart gives a kernel's name ("q_proj (before)", "q_proj
+# (after, 3.80x)", cli/whatif._chart_moves): a predicted point's one-line label says
+# "predicted" inside it, not in a second pair of brackets ("q_proj (before) (predicted)").
+PAIR_END = re.compile(r" \((before|after[^()]*)\)$")
+
+
+def predicted(name: str) -> str:
+    """A one-line label for an untimed point: 'rope (predicted)'; 'rope (before,
+    predicted)' where the name already ends in its before/after words."""
+    return with_word(name, "predicted")
+
+
+def with_word(name: str, word: str) -> str:
+    """'name (word)', or the word inside the name's own before/after brackets."""
+    end = PAIR_END.search(name)
+    if end is None:
+        return f"{name} ({word})"
+    return f"{name[:end.start()]} ({end.group(1)}, {word})"
+
+
+def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
+    """The label each point shows: full (name, AI, FLOP/s, % of roof) for a few points, one
+    line each when many (the name shortened to label_names.LABEL_CHARS: the full one is in
+    the JSON, the tables and the HTML hover); a trajectory's steps as "step i" (or their
+    meta step_label, e.g. "b=8") with the name on the first and the figures on the first
+    and last; extra memory levels by their level, few points only."""
+    primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
+    compact = len(points) > FULL_LABELS
+    steps: dict[str, list[int]] = {}
+    for i in sorted(primary):
+        steps.setdefault(points[i].kernel, []).append(i)
+    short = chart_names(points[i].kernel for i in sorted(primary))
+    out = []
+    for i, p in enumerate(points):
+        if i not in primary:
+            out.append(replace(p, text="" if compact else p.label))
+            continue
+        name = _short(p.label.split("\n", 1)[0], p.kernel, short)
+        idx = steps[p.kernel]
+        if trajectory and len(idx) > 1:
+            n = idx.index(i) + 1
+            step = p.step or f"step {n}"      # "b=8" for a batch sweep
+            name = f"{name} · {step}" if n == 1 else step
+            if compact or 1 < n < len(idx):
+                out.append(replace(p, text=name))
+                continue
+        if compact:
+            # "of roof": beside a size legend of time shares, a bare "74%" was read as
+            # the kernel's share of the time (review 18c F6)
+            pct = (f" · {fmt_pct(p.percent_of_roof)} of roof"
+                   if p.percent_of_roof is not None else "")
+            text = f"{name}{pct}" if p.measured else predicted(name)
+        else:
+            text = "\n".join([name, *p.label.split("\n")[1:]])
+        out.append(replace(p, text=text))
+    return out

@@ -1,0 +1,295 @@
+"""The HTML report's chart as a plotly Figure: the PNG chart's display (chart.roofline_data's
+RooflineDisplay: the same lines, selection of ceilings, points, ridges and launch caps) as
+plotly traces, one legend entry per ceiling and per memory level of points, so clicking
+the legend toggles them; only the names' places are its own (html_labels: plotly's page
+is zoomed and resized)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..errors import require
+from ..hardware.profile import MachineProfile
+from ..model.analysis import Analysis, Point
+from .chart import (
+    roofline_data,
+    size_legend,
+)
+from .chart_ceilings import MAX_CEILINGS
+from .chart_parts import (
+    JOIN_LEGEND,
+    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
+    LEVEL_MARKERS,
+    RooflineDisplay,
+    level_color,
+)
+from .html_hover import hover_text
+from .html_labels import (
+    MARKER_RADIUS_PX,
+    POINT_FONT_PX,
+    POSITIONS,
+    Axes,
+    Candidate,
+    marker_box,
+    pixel_segments,
+    place_names,
+    text_box,
+)
+from .html_marks import (  # noqa: F401
+    cap_box,
+    cap_traces,
+    joins_trace,
+    launch_caps,
+    log_dtick,
+    rate_ticks,
+    ridge_annotations,
+    ridge_marks,
+    ridge_names_placed,
+    ridge_trace,
+    side_key,
+    size_legend_trace,
+    steps_trace,
+)
+from .html_roofs import (  # noqa: F401
+    SLOPE_SCRIPT,
+    line_label_boxes,
+    mixed_traces,
+    name_ceilings,
+    roof_line_traces,
+    slope_annotations,
+)
+
+# a kernel's name on the chart, as the PNG writes it (hover and the tables keep it whole;
+# review 18c F15: html_labels found room for no 190-character name)
+from .label_names import chart_name
+
+# The lines are coloured by memory level (chart_parts.LEVEL_COLORS, COMPUTE_COLOR for flat
+# roofs); plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes):
+LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle",
+                 "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
+
+def chart_display(analysis: Analysis, profile: MachineProfile | None = None,
+                  size_by: str = "time", min_share: float | None = None,
+                  place_labels: bool = False) -> RooflineDisplay:
+    """What the report's chart shows, worked out as the PNG chart works it out
+    (chart.roofline_data: its lines, its selection of ceilings, its points and launch
+    caps, the markers' sizes and the lines joining a kernel's levels): the judging roof
+    first, then the profile's other roofs, and every kernel (over min_share of the time:
+    `rooflab report --min-share`). place_labels: the PNG's places for its names (the
+    static chart without JavaScript, html_static); the HTML names lines and points itself
+    (html_labels)."""
+    roofs = [analysis.roof]
+    if profile is not None:
+        roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
+    return roofline_data(roofs, analysis.kernels, place_labels=place_labels,
+                         size_by=size_by, min_share=min_share)
+
+
+# A point of the analysis by its kernel's index and its level, and where the display draws
+# it: (AI, FLOP/s: achieved, or attainable when no time was measured).
+Key = tuple[int, str]
+At = dict[Key, tuple[float, float]]
+
+
+def _key(p: Point) -> Key:
+    return (p.kernel_index, p.level)
+
+
+def _drawn_at(analysis: Analysis, display: RooflineDisplay) -> At:
+    """Where the display draws each point of the analysis (display.kernels are the
+    analysis's, by identity; a point it does not draw, off the log axes or under
+    --min-share, is absent)."""
+    return {k: (d.ai, d.flop_per_s) for k, d in _drawn(analysis, display).items()}
+
+
+def _drawn(analysis: Analysis, display: RooflineDisplay) -> dict:
+    """The display's DrawnPoint of each point of the analysis, by Key."""
+    index_of: dict[int, int] = {}
+    for i, k in enumerate(analysis.kernels):
+        index_of.setdefault(id(k), i)
+    of = [index_of.get(id(k), -1) for k in display.kernels]
+    return {(of[d.kernel_index], d.level): d for d in display.points
+            if 0 <= d.kernel_index < len(of)}
+
+
+def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
+                  names: dict[Key, str], analysis: Analysis, at: At,
+                  sizes: dict[Key, float] | None = None, colors: dict[Key, str] | None = None):
+    """Kernels at one level: filled at their achieved performance, or hollow at their
+    attainable one when no time was measured. names: (kernel index, level) ->
+    textposition of the points named beside their marker (html_labels); the others are
+    named on hover. sizes: each marker's diameter (px), the display's DrawnPoint.size, as
+    the PNG draws it in points (area proportional to the time share); default 11 each.
+    colors: each marker's colour, the display's DrawnPoint.color: the side of its ridge, as
+    the PNG colours it (review 18c F3: every kernel was DRAM-blue, compute-bound GEMMs
+    included); the level stays in the symbol. Default: the level's colour."""
+    symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
+    keys = [_key(p) for p in pts]
+    size = [sizes[k] for k in keys] if sizes else 11
+    color = [colors[k] for k in keys] if colors else level_color(level)
+    return go.Scatter(
+        x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
+        mode="markers+text", name=f"kernels @ {level}" if measured else
+        f"predicted @ {level} (no measured time)",
+        text=[chart_name(p.kernel) if k in names else "" for p, k in zip(pts, keys, strict=True)],
+        textposition=[names.get(k, POSITIONS[0]) for k in keys],
+        marker=({"size": size, "symbol": symbol, "color": color,
+                 "line": {"width": 1, "color": "#222"}} if measured
+                else {"size": size, "symbol": f"{symbol}-open", "color": color,
+                      "line": {"width": 2}}),
+        hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
+
+
+def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
+           display: RooflineDisplay | None = None):
+    """The plotly Figure of the chart_display (given, or worked out here): its roofs'
+    lines (judging roof first, others thinner), weighted roofs, points and launch caps,
+    each hoverable, named where html_labels finds room."""
+    go = require("plotly.graph_objects", "html", "the interactive HTML report")
+    display = display if display is not None else chart_display(analysis, profile)
+    fig = go.Figure()
+    pairs = roof_line_traces(go, display)
+    pairs += [(t, None) for t in mixed_traces(go, display)]
+    roof_traces = [t for t, _ in pairs]
+    drawn_points = _drawn(analysis, display)
+    at = {k: (d.ai, d.flop_per_s) for k, d in drawn_points.items()}
+    # the PNG's sizes (area proportional to the time share) where it sizes them; else
+    # the report's usual 11 px for every marker
+    sizes = ({k: d.size for k, d in drawn_points.items()} if display.sized else None)
+    colors = {k: d.color for k, d in drawn_points.items()}
+    # Kernels without a measured time sit at their attainable performance, hollow, as
+    # the PNG chart draws them: a prediction, not a measurement.
+    drawn = [p for p in analysis.points if _key(p) in at and p.achieved_flop_per_s is not None]
+    predicted = [p for p in analysis.points if _key(p) in at
+                 and p.achieved_flop_per_s is None]
+    caps = launch_caps(display)
+    axes = Axes(tuple(math.log10(x) for x in display.xlim),
+                tuple(math.log10(y) for y in display.ylim))
+    cap_boxes = [cap_box(c, axes) for c in caps]
+    steps = steps_trace(go, analysis, drawn)
+    # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
+    # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
+    lines = [(i, list(zip(t.x, t.y, strict=True)))
+             for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
+    # a marker drawn larger for its time share is a larger obstacle (never a smaller one)
+    radius = {k: max(MARKER_RADIUS_PX, d.size / 2) for k, d in drawn_points.items()}
+    markers = [marker_box(axes.px(*at[_key(p)]), radius[_key(p)])
+               for p in drawn + predicted] + cap_boxes + ridge_marks(display, axes)
+    # The ceilings are named first (every one is: they are all one colour), then the
+    # kernels where they stay readable (the longest first, each clear of the others and
+    # of the lines where it can be; hover always has them), then the slopes.
+    name_ceilings(pairs, axes, markers, lines)
+    for t in roof_traces:       # added named: the figure keeps copies
+        fig.add_trace(t)
+    ceiling_names = line_label_boxes(roof_traces, axes)
+    segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
+    names = _point_names(analysis, drawn + predicted, axes,
+                         [*ceiling_names, *cap_boxes, *ridge_marks(display, axes)],
+                         segments, at, radius, _labelled(display, drawn_points))
+    # the ridges' AI where the kernels' names left room (a kernel's name matters more)
+    named = _name_boxes(drawn + predicted, names, axes, at, radius)
+    ridge_names = ridge_names_placed(display, axes, [*ceiling_names, *markers, *named])
+    ridge_boxes = [*ridge_marks(display, axes), *(b for *_, b in ridge_names)]
+    joins = joins_trace(go, display)
+    if joins is not None:      # under the markers (short, flat: no obstacle to the names)
+        fig.add_trace(joins)
+    for pts, measured in ((drawn, True), (predicted, False)):
+        for level in dict.fromkeys(p.level for p in pts):
+            fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
+                                        measured, names, analysis, at, sizes, colors))
+    ridges = ridge_trace(go, display)
+    if ridges is not None:
+        fig.add_trace(ridges)
+    if steps:
+        fig.add_trace(steps)
+    size_words = size_legend(display) if drawn else ""   # the PNG legend's words
+    if size_words:
+        fig.add_trace(size_legend_trace(go, size_words))
+    for t in cap_traces(go, caps, axes, analysis.roof):
+        fig.add_trace(t)
+    fig.update_layout(annotations=[*slope_annotations(
+        pairs, axes, [*ceiling_names, *named, *cap_boxes, *ridge_boxes],
+        [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
+         if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]),
+        *ridge_annotations(display, ridge_names)])
+    fig.update_layout(
+        title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
+        # Ranges given, not autoranged: the names were placed in these axes.
+        xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
+               "range": list(axes.x_range), "dtick": log_dtick(axes.x_range, axes.size[0])},
+        yaxis={"type": "log", "title": "performance (FLOP/s)", "range": list(axes.y_range),
+               **rate_ticks(axes.y_range, axes.size[1])},
+        legend={"title": _legend_title(
+            len(names), len({p.kernel_index for p in drawn + predicted}),
+            side_key({drawn_points[_key(p)].side for p in drawn + predicted}))},
+        height=620)
+    return fig
+
+
+def _legend_title(named: int, kernels: int, sides: str = "") -> str:
+    """'click to toggle', how many kernels are named when not all are, and the colours of
+    the sides of the ridge (side_key)."""
+    out = "click to toggle"
+    if named < kernels:
+        out += (f"<br><sub>{named} of {kernels} kernels named (the longest);"
+                f"<br>hover a point for the others</sub>")
+    return out + (f"<br><sub>{sides}</sub>" if sides else "")
+
+
+def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At,
+                radius: dict[Key, float] | None = None) -> list:
+    """Every marker's box and every kernel name's (the slopes' names keep clear of them)."""
+    out = []
+    for p in pts:
+        xy = axes.px(*at[_key(p)])
+        out.append(marker_box(xy, (radius or {}).get(_key(p), MARKER_RADIUS_PX)))
+        if _key(p) in names:
+            out.append(text_box(xy, chart_name(p.kernel), names[_key(p)], POINT_FONT_PX))
+    return out
+
+
+def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
+                 obstacles: list, segments: Sequence, at: At,
+                 radius: dict[Key, float] | None = None,
+                 labelled: set[int] | None = None) -> dict[Key, str]:
+    """(kernel index, level) -> textposition: each kernel named once, at its primary level
+    (the one that binds it), the longest-running first (the predicted by their floor).
+    labelled: the kernels (indices) that may be named, None: every one."""
+    primary = {_key(p) for p in analysis.primary()}
+    shown = [p for p in pts if _key(p) in primary
+             and (labelled is None or p.kernel_index in labelled)]
+    cands = [Candidate(i, *at[_key(p)], chart_name(p.kernel), p.seconds or p.floor_s or 0.0)
+             for i, p in enumerate(shown)]
+    # the other levels' markers are in the way too (the candidates' own are added there)
+    others = [marker_box(axes.px(*at[_key(p)]), (radius or {}).get(_key(p), MARKER_RADIUS_PX))
+              for p in pts if _key(p) not in primary]
+    placed = place_names(cands, axes, [*obstacles, *others], segments=segments)
+    return {_key(shown[i]): pos for i, pos in placed.items()}
+
+
+def _labelled(display: RooflineDisplay, drawn: dict) -> set[int] | None:
+    """The kernels (analysis indices) the display labels where it labels only the longest
+    (chart.LABELS_SHOWN of thousands), else None. The HTML names the longest too
+    (MAX_NAMED of them), so only these are tried: trying each of 20 000 kernels against
+    every marker took most of a big report's time (review 18 leftovers)."""
+    if not display.unlabelled:
+        return None
+    return {k[0] for k, d in drawn.items() if d.text}
+
+
+def chart_left_out(display: RooflineDisplay) -> str:
+    """The sentence under the chart naming the compute ceilings it leaves out ('' when it
+    draws every one): a roof with more than MAX_CEILINGS is drawn with the kernels' own
+    ceilings and its top float one, as the PNG chart (chart_ceilings.select_ceilings)."""
+    by_roof: dict[str, list[str]] = {}
+    for h in display.hidden:            # "roof: label rate"
+        roof, _, ceiling = h.rpartition(": ")
+        by_roof.setdefault(roof, []).append(ceiling)
+    if not by_roof:
+        return ""
+    left = "; ".join(f"{roof}: {', '.join(cs)}" for roof, cs in by_roof.items())
+    return (f"Compute ceilings drawn: the kernels' own and the top float one of each roof "
+            f"with more than {MAX_CEILINGS} (as `rooflab plot` draws them); left out: "
+            f"{left}. `rooflab specs` lists every ceiling; `rooflab plot --precision all` "
+            f"draws them.")

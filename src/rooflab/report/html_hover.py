@@ -1,0 +1,56 @@
+"""The hover text of a point in the HTML chart: every number of it, with its provenance."""
+
+from __future__ import annotations
+
+import html
+
+from ..model.analysis import Analysis, Point
+from ..model.diagnose import level_bound
+from ..model.kernel import Kernel
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from .chart_parts import (
+    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
+    )
+
+
+def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:
+    """The point's bound as the tables print it (diagnose.level_bound: "not binding (DRAM
+    binds)" for a level under another level's binding roof)."""
+    pts = analysis.points_of(k) if k is not None else ()
+    return level_bound(p, min(pts, key=lambda q: q.attainable_flop_per_s) if pts else None)
+
+
+def hover_text(p: Point, analysis: Analysis) -> str:
+    """Every number of a point, with the provenance of its kernel's numbers."""
+    k = analysis.kernel_of(p)
+    prov = dict(k.provenance) if k is not None else {}
+    rows = [
+        f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
+        f"FLOP: {si(p.flop, 'FLOP')} ({p.precision}; {prov.get('flop', '?')})",
+        f"bytes: {si(p.bytes, 'B')} ({p.level}; {prov.get('bytes', '?')})",
+        (f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})"
+         if p.seconds else f"time: not measured ({p.calls} call(s)); drawn at its attainable "
+                           f"FLOP/s (predicted)"),
+        f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
+        f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
+        f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: {p.binding})",
+        f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
+        f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
+        f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
+        f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
+    ]
+    if p.note:
+        rows.append(html.escape(p.note))
+    return "<br>".join(rows)
+
+
+def floor_words(p: Point) -> str:
+    """The point's time floor as `rooflab ai` names it (review 13v F-H): where calls x the
+    launch floor is above the work floor, both, the launch one first ("time floor 5 us
+    (launch); work floor 155 ns"): "overhead; floor 155 ns" named the floor that does not
+    bind."""
+    launch = p.overhead_floor_s
+    if launch is not None and launch > p.floor_s:
+        return (f"time floor {fmt_seconds(launch)} (launch); work floor "
+                f"{fmt_seconds(p.floor_s)}")
+    return f"floor {fmt_seconds(p.floor_s)}"

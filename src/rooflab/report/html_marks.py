@@ -1,0 +1,232 @@
+"""The HTML chart's marks besides roofs and kernels: ridge points and the sides' colours,
+launch caps, the lines joining a kernel's levels, the optimisation steps, the size
+legend, and the FLOP/s axis's ticks."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..model.analysis import Analysis, Point
+from ..model.ceiling import Roof
+from ..units import fmt_ai, fmt_seconds, si
+from .chart_parts import (
+    CAP_LEGEND,
+    CAP_SHOWN,
+    JOIN_COLOR,
+    JOIN_LEGEND,
+    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
+    ROOF_COLORS,
+    SIZE_LEGEND,
+    SIZE_MAX,
+    SIZE_MIN,
+    LaunchCap,
+    RooflineDisplay,
+    level_color,
+    side_color,
+)
+from .html_labels import (
+    MARKER_RADIUS_PX,
+    POINT_FONT_PX,
+    POSITIONS,
+    Axes,
+    marker_box,
+    overlap,
+    text_box,
+)
+from .markdown import (
+    step_kernels,
+)
+
+# The sides' colours as the PNG's (chart_parts.side_color), said in the legend's title: a
+# legend entry needs a trace with points, and the points' entries are per memory level.
+SIDE_WORDS = {"memory": "memory-bound side (left of its ridge)",
+              "compute": "compute-bound side (right of its ridge)"}
+
+
+def side_key(sides: set[str]) -> str:
+    """'● memory-bound side (left of its ridge)  ● compute-bound ...', each dot in its
+    side's colour, for the sides the points fall on ('' for none)."""
+    return "  ".join(f"<span style='color:{side_color(side)}'>●</span> {SIDE_WORDS[side]}"
+                     for side in ("memory", "compute") if side in sides)
+
+
+def _ridge_color(display: RooflineDisplay, roof: str) -> str:
+    """The ridge's roof's colour, as the PNG colours its ridge diamonds."""
+    labels = list(display.roof_labels)
+    i = labels.index(roof) if roof in labels else 0
+    return ROOF_COLORS[i % len(ROOF_COLORS)]
+
+
+def ridge_trace(go, display: RooflineDisplay):
+    """The ridge points AI* = P / B as diamonds (review 18c F3: the ridge, the one number a
+    roofline reader looks for, was only in the hover of its lines), one legend entry for
+    all; their AI is written beside them by _ridge_annotations. None without ridges."""
+    if not display.ridges:
+        return None
+    rs = display.ridges
+    return go.Scatter(
+        x=[r.ai for r in rs], y=[r.flop_per_s for r in rs], mode="markers",
+        text=[""] * len(rs), textposition=[POSITIONS[0]] * len(rs),
+        marker={"symbol": "diamond", "size": 9,
+                "color": [_ridge_color(display, r.roof) for r in rs]},
+        name="ridge points (AI* = peak / bandwidth)",
+        hovertext=[html.escape(r.label, quote=False) for r in rs], hoverinfo="text")
+
+
+def ridge_marks(display: RooflineDisplay, axes: Axes) -> list:
+    """The ridges' diamonds, for the names to keep clear of."""
+    return [marker_box(axes.px(r.ai, r.flop_per_s), MARKER_RADIUS_PX) for r in display.ridges]
+
+
+# Where a ridge's AI is written, beside its diamond, in this order: below right is under
+# the flat roof and right of the slope, where the PNG writes it (chart_parts.Ridge).
+RIDGE_POSITIONS = ("bottom right", "top left", "bottom left", "top right")
+_ANCHORS = {"right": ("left", 1.0), "left": ("right", -1.0),
+            "top": ("bottom", 1.0), "bottom": ("top", -1.0)}
+
+
+def ridge_names_placed(display: RooflineDisplay, axes: Axes, obstacles: list) -> list:
+    """(ridge index, position, box) of each ridge's 'AI*=4.42', at the first position of
+    RIDGE_POSITIONS inside the plot and clear of the obstacles and of the others; a ridge
+    with none free is named on hover only."""
+    out, taken = [], list(obstacles)
+    for i, r in enumerate(display.ridges):
+        xy = axes.px(r.ai, r.flop_per_s)
+        for pos in RIDGE_POSITIONS:
+            box = text_box(xy, f"AI*={fmt_ai(r.ai)}", pos, POINT_FONT_PX)
+            inside = (box[0] >= 0 and box[1] >= 0 and box[2] <= axes.size[0]
+                      and box[3] <= axes.size[1])
+            if inside and not any(overlap(box, o) for o in taken):
+                out.append((i, pos, box))
+                taken.append(box)
+                break
+    return out
+
+
+def ridge_annotations(display: RooflineDisplay, names: list) -> list[dict]:
+    """Each placed ridge name as an annotation (a trace's text would read as a kernel's)."""
+    out = []
+    for i, pos, _ in names:
+        r = display.ridges[i]
+        (va, dy), (ha, dx) = (_ANCHORS[w] for w in pos.split())
+        out.append({"x": math.log10(r.ai), "y": math.log10(r.flop_per_s), "xref": "x",
+                    "yref": "y", "text": f"AI*={fmt_ai(r.ai)}", "showarrow": False,
+                    "xanchor": ha, "yanchor": va, "xshift": dx * MARKER_RADIUS_PX,
+                    "yshift": dy * MARKER_RADIUS_PX, "name": f"ridge:{i}",
+                    "font": {"size": POINT_FONT_PX, "color": _ridge_color(display, r.roof)}})
+    return out
+
+
+# A launch cap's ticks, down from each end of its dash (pixels of the model plot).
+CAP_TICK_PX = 4.0
+
+
+def launch_caps(display: RooflineDisplay) -> list[LaunchCap]:
+    """The display's launch caps (chart_parts.launch_cap: over each kernel's named point,
+    where the cap is at most CAP_SHOWN x the roof there), in their level's colour."""
+    return [replace(c, color=level_color(c.level)) for c in display.caps]
+
+
+def _cap_geometry(cap: LaunchCap, axes: Axes) -> tuple[list[float], list[float]]:
+    """The dash's vertices (data units): down-tick, dash, down-tick."""
+    span = axes.y_range[1] - axes.y_range[0]
+    drop = 10 ** (-CAP_TICK_PX / axes.size[1] * span)
+    (x0, x1), y = cap.xs, cap.flop_per_s
+    return [x0, x0, x1, x1], [y * drop, y, y, y * drop]
+
+
+def cap_box(cap: LaunchCap, axes: Axes):
+    """The dash's box in pixels (its ticks included): the names keep clear of it."""
+    (x0, y), (x1, _) = axes.px(cap.xs[0], cap.flop_per_s), axes.px(cap.xs[1], cap.flop_per_s)
+    return (x0 - 0.5, y - CAP_TICK_PX - 0.5, x1 + 0.5, y + 1.0)
+
+
+def cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
+    """One trace per launch cap, one legend entry for all (clicking it toggles them);
+    hover gives the numbers: 'launch cap 100 GFLOP/s = 1 MFLOP / (10 calls × 1 us)'."""
+    why = f" ({html.escape(roof.overhead_source)})" if roof.overhead_source else ""
+    traces = []
+    for i, c in enumerate(caps):
+        xs, ys = _cap_geometry(c, axes)
+        text = (f"<b>{html.escape(c.kernel)}</b> @ {c.level}: {c.words()}<br>"
+                f"{c.calls} launch(es) take at least {fmt_seconds(c.calls * c.overhead_s)}"
+                f" (launch floor {fmt_seconds(c.overhead_s)} per call{why}), whatever the AI;"
+                f"<br>drawn where the cap is at most {CAP_SHOWN:g}x the roof at this AI")
+        traces.append(go.Scatter(
+            x=xs, y=ys, mode="lines", name=CAP_LEGEND, legendgroup="launch-cap",
+            showlegend=i == 0, line={"color": c.color, "width": 1.6},
+            hovertext=text, hoverinfo="text"))
+    return traces
+
+
+def joins_trace(go, display: RooflineDisplay):
+    """The display's lines through each kernel's per-level points, as one thin grey trace
+    (gaps between kernels; one legend entry toggles them all), or None."""
+    if not display.joins:
+        return None
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for j in display.joins:
+        xs += [*j.xs, None]
+        ys += [*j.ys, None]
+    return go.Scatter(x=xs, y=ys, mode="lines", name=JOIN_LEGEND, hoverinfo="skip",
+                      line={"color": JOIN_COLOR, "width": 1}, connectgaps=False)
+
+
+def steps_trace(go, analysis: Analysis, drawn: Sequence[Point]):
+    """The optimisation steps' line (None with fewer than two steps): each step's longest
+    kernel, as the steps table and the PNG trajectory (a step's other kernels, an OpenACC
+    reduction, would zig-zag the line between unrelated points)."""
+    level = "DRAM" if any(p.level == "DRAM" for p in drawn) else None
+    steps = []
+    for k in step_kernels(analysis):
+        # its own points (by identity: steps may share a kernel name), at DRAM, else at
+        # the level that binds it hardest
+        own = [p for p in analysis.points_of(k) if level is None or p.level == level]
+        p = min(own, key=lambda p: p.attainable_flop_per_s, default=None)
+        if p is not None and p.achieved_flop_per_s:
+            steps.append(p)
+    if len(steps) < 2:
+        return None
+    return go.Scatter(
+        x=[p.ai for p in steps], y=[p.achieved_flop_per_s for p in steps],
+        mode="lines", name=f"optimisation steps, in order{' (' + level + ')' if level else ''}",
+        line={"color": "#888", "dash": "dot", "width": 1}, hoverinfo="skip")
+
+
+# Below about three decades on an axis plotly labels every digit between decades ("9 8 7
+# 6 5 4 3 2", as on a one-kernel Nsight Compute chart): 2 and 5 read like the demo chart's.
+# Under this many pixels per decade (model plot) plotly's own choice, decades, is kept.
+D2_MIN_PX_PER_DECADE = 60.0
+
+
+def rate_ticks(log_range: tuple[float, float], px: float) -> dict:
+    """The FLOP/s axis's ticks as rooflab writes rates ("1 PFLOP/s", "200 GFLOP/s", as the
+    PNG does): plotly's own SI labels stop at T, so an A100 chart read "10^15" above
+    "100T", and its 2 and 5 between decades were bare digits (review 18c F15). 2 and 5
+    are ticked where plotly ticked them (log_dtick), now with their unit."""
+    lo, hi = sorted(log_range)
+    steps = (1, 2, 5) if log_dtick(log_range, px) else (1,)
+    vals = [m * 10.0 ** e for e in range(math.floor(lo), math.ceil(hi) + 1) for m in steps
+            if lo - 1e-9 <= math.log10(m * 10.0 ** e) <= hi + 1e-9]
+    return {"tickmode": "array", "tickvals": vals, "ticktext": [si(v, "FLOP/s") for v in vals]}
+
+
+def log_dtick(log_range: tuple[float, float], px: float) -> str | None:
+    """plotly's dtick for a log axis of this range (log10) and length: "D2" (2 and 5 between
+    the decades) when there is room, else None (plotly's own: decades)."""
+    decades = max(abs(log_range[1] - log_range[0]), 1e-9)
+    return "D2" if px / decades >= D2_MIN_PX_PER_DECADE else None
+
+
+def size_legend_trace(go, words: str = SIZE_LEGEND):
+    """The legend entry saying what a marker's size means (chart.size_legend's words, as
+    the PNG's): a trace with no points (it draws nothing; plotly lists it in the legend
+    all the same)."""
+    name = (f"{SIZE_LEGEND} (area: {SIZE_MIN:g} px under 4 %, {SIZE_MAX:g} px at 100 %)"
+            if words == SIZE_LEGEND else words)
+    return go.Scatter(x=[], y=[], text=[], mode="markers", hoverinfo="skip", name=name,
+                      marker={"size": 12, "symbol": "circle-open", "color": "#555"})

@@ -1,0 +1,180 @@
+"""The roofs of the HTML chart as plotly traces, and their names: each slope named along
+its line (an annotation, turned by SLOPE_SCRIPT on the page's real size), each flat roof
+at the vertex html_labels.place_ceiling_names chooses."""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import replace
+
+from ..model.ceiling import Roof
+from ..units import fmt_rate, si
+from .chart import (
+    REAL_TRAFFIC_LEGEND,
+    REAL_TRAFFIC_STYLE,
+)
+from .chart_parts import (
+    COMPUTE_COLOR,
+    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
+    PLOTLY_DASH,
+    Line,
+    RooflineDisplay,
+    level_color,
+)
+from .html_labels import (
+    CEILING_FONT_PX,
+    Axes,
+    Flat,
+    Slope,
+    line_label_box,
+    place_ceiling_names,
+    place_slope_names,
+)
+
+# The slopes' names were turned for html_labels' model of the plot area (PLOT_PX), but the
+# page is as wide as the window and the reader zooms: after each redraw this turns them to
+# the plot's real pixels per decade, and hides a name whose slope the legend hid (an
+# annotation is no trace: the legend does not toggle it). Each changes only when off by
+# half a degree or pixel, so its own relayout ends the loop.
+SLOPE_SCRIPT = """
+(function () {
+  var gd = document.getElementById('{plot_id}');
+  function fit() {
+    var xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, update = {};
+    var angle = Math.atan2(ya._length / (ya.range[1] - ya.range[0]),
+                           xa._length / (xa.range[1] - xa.range[0]));
+    (gd.layout.annotations || []).forEach(function (a, i) {
+      var m = /^slope:(\\d+):(-?[0-9.]+)$/.exec(a.name || '');
+      if (!m) return;
+      var v = gd.data[+m[1]].visible, shown = v === undefined || v === true;
+      var off = +m[2], want = {textangle: -angle * 180 / Math.PI,
+                               xshift: -off * Math.sin(angle), yshift: off * Math.cos(angle)};
+      for (var k in want)
+        if (Math.abs((a[k] || 0) - want[k]) > 0.5) update['annotations[' + i + '].' + k] = want[k];
+      if ((a.visible !== false) !== shown) update['annotations[' + i + '].visible'] = shown;
+    });
+    if (Object.keys(update).length) Plotly.relayout(gd, update);
+  }
+  gd.on('plotly_afterplot', fit);
+  fit();
+})();
+"""
+
+
+def roof_line_traces(go, display: RooflineDisplay) -> list:
+    """The display's slopes and flat roofs as plotly traces: (trace, its Slope or Flat)
+    pairs, None for a flat roof an equal one names (slopes are named by annotations, turned
+    along the line; flat roofs by their trace's text, at a vertex html_labels.
+    place_ceiling_names chooses: see _name_ceilings). A trace holds its line's vertices
+    and, on the line, one more: hover and the name need a vertex inside the line."""
+    roofs = dict(zip(display.roof_labels, display.roofs, strict=True))
+    lines = [ln for ln in display.lines if ln.kind in ("memory", "compute")]
+    # Each flat roof is named on the chart (all are one colour: without a name the reader
+    # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
+    # share one name.
+    same: dict[tuple[str, float], list[str]] = {}
+    for ln in lines:
+        if ln.kind == "compute":
+            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.ceiling.label)
+    traces = []
+    for ln in lines:
+        roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
+        c = ln.ceiling
+        own = f" ({c.provenance})" if c.provenance != roof.kind else ""
+        style = {"dash": _DASH[ln.style], "width": 2.5 if judge else 1.5}
+        name = (f"{REAL_TRAFFIC_LEGEND} {si(c.value, 'B/s')}"
+                + ("" if judge else f" ({roof.kind})")
+                if ln.style == REAL_TRAFFIC_STYLE else f"{roof.kind} {ln.label}{own}")
+        common = {"name": name,
+                  "hovertext": html.escape(ln.hover, quote=False), "hoverinfo": "text"}
+        if ln.kind == "memory":
+            traces.append(_slope_trace(go, ln, judge, roof, style, common))
+            continue
+        names = same[(ln.roof, ln.ys[0])]
+        # The judging roof's names are best at the right end, the others' at their left
+        # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
+        # when something is there).
+        text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
+                + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
+        (x0, x1), (y, _) = ln.xs, ln.ys
+        traces.append((go.Scatter(
+            x=list(ln.xs), y=list(ln.ys), mode="lines+text", text=["", ""],
+            textposition="top left" if judge else "top right",
+            textfont={"size": CEILING_FONT_PX, "color": COMPUTE_COLOR},
+            line={"color": COMPUTE_COLOR, **style}, **common),
+            Flat(0, y, x0, x1, text, "right" if judge else "left") if text else None))
+    return traces
+
+
+# The chart's line styles in plotly's words; the real-traffic DRAM ceiling's dash-dot-dot
+# (chart.REAL_TRAFFIC_STYLE) as the PNG draws it, a pattern no other line has.
+_DASH = {**PLOTLY_DASH, REAL_TRAFFIC_STYLE: "6px,2px,2px,2px,2px,2px"}
+
+
+def _slope_trace(go, ln: Line, judge: bool, roof: Roof, style: dict, common: dict):
+    """A slope with a vertex on it a third of the way up for the judging roof, two thirds
+    for the other (where its name is best: html_labels), and its Slope."""
+    (x0, x1), bw = ln.xs, ln.ceiling.value
+    f = 0.35 if judge else 0.65
+    x_mid = 10 ** (math.log10(x0) + f * (math.log10(x1) - math.log10(x0)))
+    text = ln.label + ("" if judge else f" ({roof.kind})")
+    return (go.Scatter(x=[x0, x_mid, x1], y=[ln.ys[0], bw * x_mid, ln.ys[1]], mode="lines",
+                       line={"color": level_color(ln.level), **style}, **common),
+            Slope(0, bw, x0, x1, text, prefer=f))
+
+
+def name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
+    """Write each flat roof's name at the vertex place_ceiling_names chose: the trace gets
+    that vertex (on its line, so the line does not change) and the text there."""
+    flats = [replace(f, key=i) for i, (_, f) in enumerate(pairs) if isinstance(f, Flat)]
+    for key, at in place_ceiling_names(flats, axes, obstacles, lines).items():
+        t, f = pairs[key][0], pairs[key][1]
+        xs = sorted({*t.x, at.x})
+        t.x, t.y = xs, [f.value] * len(xs)
+        t.text = [f.text if x == at.x else "" for x in xs]
+        t.textposition = at.position
+
+
+def mixed_traces(go, display: RooflineDisplay) -> list:
+    """Each mixed-precision kernel's weighted ceiling (the display's "mixed" lines): a thin
+    dotted segment from its ridge to the right, in its level's colour (dotted, not the
+    roofs' dashes, so it reads as its kernels' own roof, not one more ceiling)."""
+    return [go.Scatter(x=list(ln.xs), y=list(ln.ys), mode="lines", name=ln.label,
+                       line={"color": level_color(ln.level), "dash": "dot", "width": 1.2},
+                       hovertext=html.escape(ln.hover, quote=False), hoverinfo="text")
+            for ln in display.lines if ln.kind == "mixed"]
+
+
+def line_label_boxes(roof_traces, axes: Axes) -> list:
+    """Where the ceilings' and slopes' names are (the kernels' names keep clear of them)."""
+    boxes = []
+    for t in roof_traces:
+        for x, y, text in zip(t.x, t.y, t.text or (), strict=False):
+            if text:
+                boxes.append(line_label_box(axes, x, y, text, t.textposition,
+                                            t.textfont.size or 11))
+    return boxes
+
+
+def slope_annotations(pairs, axes: Axes, obstacles: list, lines: list) -> list[dict]:
+    """Each slope's name, turned along its line, clear of the other lines, the markers and
+    the names (html_labels). lines: (trace index, its vertices) of every trace drawn.
+    Each annotation's `name` says which trace it names and how far off its line it sits,
+    for the page's script (SLOPE_SCRIPT) to turn it on the plot's real size."""
+    slopes = [Slope(i, s.bandwidth, s.x0, s.x1, s.text, s.prefer, s.font_px)
+              for i, (_, s) in enumerate(pairs) if isinstance(s, Slope)]
+    placed = place_slope_names(slopes, axes, obstacles, lines)
+    out = []
+    for s in slopes:
+        at = placed.get(s.key)
+        if at is None:
+            continue
+        color = pairs[s.key][0].line.color
+        out.append({
+            "x": math.log10(at.x), "y": math.log10(at.y), "xref": "x", "yref": "y",
+            "text": s.text, "showarrow": False, "xanchor": "center", "yanchor": "middle",
+            "textangle": -math.degrees(at.angle), "font": {"size": s.font_px, "color": color},
+            "xshift": -at.offset * math.sin(at.angle), "yshift": at.offset * math.cos(at.angle),
+            "name": f"slope:{s.key}:{at.offset:.2f}"})
+    return out

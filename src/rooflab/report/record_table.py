@@ -1,0 +1,161 @@
+"""Seed 004's record table (记录表: nominal vs measured, the day's deliverable) as one list
+of rows for every renderer: the terminal report, `-o x.md/.html` and `--json` (review 18a
+F11: only the files had it, so the default output never named the nominal roof).
+
+A RecordRow holds the numbers (SI units, as `unit` says) and the cells the tables print;
+`record_table` builds them from the profile's two roofs (tables.profile_rows: bandwidths,
+peaks, ridges, launch floor) and from the top kernels' diagnoses (achieved FLOP/s against
+the nominal roof's attainable, time against its floor). Pure: the caller diagnoses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..hardware.profile import MachineProfile
+from ..model.analysis import Analysis, held_on, point_on
+from ..model.diagnose import Diagnosis
+from ..units import fmt_pct, fmt_rate, fmt_seconds, rate_unit
+from .tables import MEASURED_DERIVED, profile_notes, profile_rows
+
+RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
+RECORD_TITLE = "Record table (nominal vs measured)"
+NOT_PUBLISHED = "not published"
+# Measured ceilings whose samples' IQR / median exceeds this are listed under the table.
+NOISY_CEILING = 0.05
+# A measured compute peak under this share of nominal is marked "62% (low)": a quiet
+# probe reaches 70-90 % (seed 004; probe/nominal.py QUIET_COMPUTE_FLOOR, datasheet_note).
+LOW_COMPUTE = 0.70
+LOW_MARK = "(low)"
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """One line of the record table. nominal, measured: SI values in `unit` ("B/s",
+    "FLOP/s", "OP/s", "FLOP/B", "s"), None where that roof has none (the cells say why);
+    ratio is always measured / nominal. cells: the row as the tables print it (quantity,
+    nominal, measured, and the last column's words, which for a kernel say the percent of
+    the judging roof and the headroom to its floor too)."""
+
+    quantity: str
+    unit: str
+    nominal: float | None
+    measured: float | None
+    cells: tuple[str, str, str, str]
+
+    @property
+    def ratio(self) -> float | None:
+        if self.nominal and self.measured is not None:
+            return self.measured / self.nominal
+        return None
+
+    def to_dict(self) -> dict:
+        """The `report --json` form (docs/json.md: record_table)."""
+        return {"quantity": self.quantity, "unit": self.unit, "nominal": self.nominal,
+                "measured": self.measured, "ratio": self.ratio, "cells": list(self.cells)}
+
+
+def has_both_roofs(profile: MachineProfile | None) -> bool:
+    """Whether the profile holds a nominal and a measured roof: the terminal report prints
+    the record table then (the files and --json whenever a profile is given)."""
+    return profile is not None and profile.nominal is not None and profile.measured is not None
+
+
+def record_table(analysis: Analysis, profile: MachineProfile | None,
+                 diags: Sequence[Diagnosis], top: int = 5) -> list[RecordRow]:
+    """B, P, ridge and launch floor (nominal, measured, ratio), then two rows per top
+    kernel (diags in rank order): its achieved FLOP/s against the attainable at its AI on
+    the nominal roof, and its time against the floor there. [] without a profile."""
+    if profile is None:
+        return []
+    return _roof_rows(profile) + [r for d in diags[:top] for r in _kernel_rows(analysis,
+                                                                               profile, d)]
+
+
+def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
+    nominal = profile.nominal
+    rows = []
+    for r in profile_rows(profile):
+        cells = list(r.cells()[:4])
+        if r.unit in ("FLOP/s", "OP/s") and r.ratio is not None and r.ratio < LOW_COMPUTE:
+            cells[3] += f" {LOW_MARK}"   # the read-with-care section says why (trust_warnings)
+        if r.nominal is None and r.derived_method:
+            # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
+            # and "not published" read as a missing datasheet value (review 17a N13e); the
+            # whole method follows under the table (record_notes)
+            cells[1] = derived_words(r.derived_method)
+        elif r.nominal is None and nominal is not None:
+            # A vendor publishes peaks, not cache bandwidths (nor, for CPUs, always DRAM);
+            # a ridge needs both numbers.
+            level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
+            cells[1] = (f"{NOT_PUBLISHED} (no nominal {level})" if level
+                        and nominal.find_memory(level) is None else NOT_PUBLISHED)
+        rows.append(RecordRow(r.quantity, r.unit, r.nominal, r.measured, tuple(cells)))
+    return rows
+
+
+def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
+                 ) -> list[RecordRow]:
+    """A kernel's FLOP/s row and its time row (seed 004's decode FLOP/s, matmul FLOP/s and
+    TPOT rows): the same kernel placed on the nominal roof gives the model's attainable and
+    floor there."""
+    p, nominal, kind = d.point, profile.nominal, analysis.roof.kind
+    nom = nom_floor = None
+    nom_words = "-"
+    if nominal is not None:
+        k = analysis.kernel_of(p)
+        there = point_on(nominal, p, k) if k is not None else None
+        if there is not None:
+            nom, nom_floor = there.attainable_flop_per_s, there.floor_s
+            nom_words = fmt_rate(nom, p.precision)
+        else:
+            c = held_on(nominal, p, k).ceiling
+            nom_words = f"<= {fmt_rate(c.value, c.precision)} (peak; {p.level} {NOT_PUBLISHED})"
+    name = f"{p.kernel}: {rate_unit(p.precision)}"
+    rate = RecordRow(name, rate_unit(p.precision), nom, p.achieved_flop_per_s,
+                     (name, nom_words, fmt_rate(p.achieved_flop_per_s, p.precision),
+                      "-" if p.percent_of_roof is None else   # untimed: no achieved point
+                      f"{fmt_pct(p.percent_of_roof, space=True)} of the {kind} roof"))
+    # The floor on the nominal roof, the measured time, the ratio (seed 004's TPOT row);
+    # the floor on the judging roof follows, since the headroom is taken against it.
+    judged = ("-" if d.headroom is None else
+              f"{d.headroom:.2f}x the {fmt_seconds(p.floor_s)} floor of the {kind} roof")
+    ratio = (f"{p.seconds / nom_floor:.2f}x the floor; {judged}"
+             if nom_floor is not None and p.seconds else judged)
+    name = f"{p.kernel}: time"
+    time = RecordRow(name, "s", nom_floor, p.seconds,
+                     (name, f"{fmt_seconds(nom_floor)} (floor)" if nom_floor is not None else
+                      f"{NOT_PUBLISHED} (no nominal {p.level})" if nominal is not None
+                      else "-", fmt_seconds(p.seconds), ratio))
+    return [rate, time]
+
+
+def derived_words(method: str) -> str:
+    """A derived ceiling's nominal cell: its method's head ("derived from this run's
+    measured DRAM rates"), the part before the first colon."""
+    head = method.split(":", 1)[0].strip()
+    return head if head.startswith("derived") else f"derived: {head}"
+
+
+def record_notes(profile: MachineProfile | None) -> list[str]:
+    """Under the record table: how its derived measured values are derived, measured
+    ceilings too noisy to lean on, then the roofs' notes."""
+    if profile is None:
+        return []
+    derived = [f"{r.quantity} {MEASURED_DERIVED}: {r.derived_method}"
+               for r in profile_rows(profile) if r.derived_method]
+    return derived + _measured_notes(profile)
+
+
+def _measured_notes(profile: MachineProfile) -> list[str]:
+    noisy = [f"{r.quantity} {r.spread:.0%}" for r in profile_rows(profile)
+             if r.spread is not None and r.spread > NOISY_CEILING]
+    if not noisy:
+        return profile_notes(profile)
+    # The per-ceiling "samples vary" warnings say the same as this one line.
+    notes = [n for roof in profile.roofs for n in roof.notes]
+    return ([f"Measured ceilings whose samples spread more than {NOISY_CEILING:.0%} "
+             f"(IQR / median): {', '.join(noisy)}. The roof is the best sample of each; with "
+             f"this much spread every % of roof moves with it: re-probe on a quiet machine "
+             f"(`rooflab probe --full`)."] + list(dict.fromkeys(notes)))
