@@ -1,6 +1,7 @@
 """How `rooflab plot` and `rooflab report` scale to an application's thousands of kernels.
 
-    python benchmarks/scale_speed.py [--plot 500,5000] [--report 5000,20000] [--repeat 1]
+    python benchmarks/scale_speed.py [--plot 500,5000] [--report 5000,20000]
+                                     [--html 5000,20000] [--repeat 1]
 
 Review 12c K: `plot` took 79 s on 500 kernels and `report` grew quadratically. Kernels
 (seeded) spread over AI 0.01-1000 at 3-95 % of the NVIDIA T4 roof (fp32, DRAM), one time
@@ -12,6 +13,9 @@ same points in the same run (the host is shared; the ratio is what to compare):
   report     `rooflab report FILE --on T4` in this process, stdout to memory (read, analyse,
              diagnose every kernel, print the top 5)
   analyze    analyze(roof, kernels) alone: the per-kernel roofline model, linear
+  html       `rooflab report FILE --on T4 -o x.html` (the terminal summary, the plotly chart,
+             its no-JavaScript static chart and the tables), against the same report
+             without -o: what the self-contained page adds
 Prints one line per case: seconds, the reference's seconds, the ratio.
 """
 
@@ -79,32 +83,53 @@ def plot_case(n: int, roof, repeat: int) -> None:
           f"ratio {t / t_ref:6.1f}x", flush=True)
 
 
-def report_case(n: int, roof, repeat: int) -> None:
-    from rooflab.cli.main import main
-    from rooflab.model.analysis import analyze
+def _kernel_file(tmp: str, n: int, roof) -> str:
     from rooflab.model.schema import kernel_to_dict
+
+    path = os.path.join(tmp, f"k{n}.json")
+    with open(path, "w") as f:
+        json.dump({"schema_version": 1,
+                   "kernels": [kernel_to_dict(k) for k in spread_kernels(n, roof)]}, f)
+    return path
+
+
+def _report(*args: str):
+    from rooflab.cli.main import main
+
+    def run():
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            rc = main(["report", *args, "--on", "T4"])
+        assert rc == 0, rc
+    return run
+
+
+def report_case(n: int, roof, repeat: int) -> None:
+    from rooflab.model.analysis import analyze
 
     kernels = spread_kernels(n, roof)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, f"k{n}.json")
-        with open(path, "w") as f:
-            json.dump({"schema_version": 1, "kernels": [kernel_to_dict(k) for k in kernels]}, f)
-
-        def report():
-            with contextlib.redirect_stdout(io.StringIO()), \
-                    contextlib.redirect_stderr(io.StringIO()):
-                rc = main(["report", path, "--on", "T4"])
-            assert rc == 0, rc
-
-        t_ref, t = timed(lambda: analyze(roof, kernels), repeat), timed(report, repeat)
+        path = _kernel_file(tmp, n, roof)
+        t_ref, t = timed(lambda: analyze(roof, kernels), repeat), timed(_report(path), repeat)
     print(f"report {n:>6} kernels: {t:8.2f} s; analyze() alone {t_ref:6.2f} s; "
           f"ratio {t / t_ref:6.1f}x", flush=True)
+
+
+def html_case(n: int, roof, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _kernel_file(tmp, n, roof)
+        page = os.path.join(tmp, "x.html")
+        t_ref, t = timed(_report(path), repeat), timed(_report(path, "-o", page), repeat)
+        size = os.path.getsize(page)
+    print(f"html   {n:>6} kernels: {t:8.2f} s ({size / 1e6:.1f} MB); report without -o "
+          f"{t_ref:6.2f} s; ratio {t / t_ref:6.1f}x", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plot", default="500,5000", help="kernel counts for plot ('' for none)")
     ap.add_argument("--report", default="5000,20000", help="kernel counts for report")
+    ap.add_argument("--html", default="5000,20000", help="kernel counts for report -o x.html")
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args(argv)
     import matplotlib
@@ -120,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         plot_case(n, roof, a.repeat)
     for n in [int(x) for x in a.report.split(",") if x]:
         report_case(n, roof, a.repeat)
+    for n in [int(x) for x in a.html.split(",") if x]:
+        html_case(n, roof, a.repeat)
     return 0
 
 

@@ -42,10 +42,12 @@ def test_a_healthy_t4_says_nothing():
 def test_just_above_the_floors_says_nothing():
     roof, _ = compare_to_nominal(_gpu(0.61 * 320e9, 0.51 * 65e12, pcie=0.61 * 15.75e9), T4)
     # no "far below" (disturbed probe) note; a 51 % fp16 peak gets only the quieter
-    # 50-70 % note of seed 000 §3.2 (review 18a F5)
+    # 50-70 % note of seed 000 §3.2 (review 18a F5), a 61 % DRAM the quieter 60-75 % one
+    # (review 19a N6)
     assert not any(n.startswith("far below") for n in roof.notes)
-    (low,) = roof.notes
+    low, low_bw = roof.notes
     assert low.startswith("low against nominal") and "= 51% of 65 TFLOP/s" in low
+    assert low_bw.startswith("low against nominal") and "DRAM 195 GB/s = 61% of 320" in low_bw
 
 
 def test_dram_far_below_is_named_with_ratio_and_causes():
@@ -114,7 +116,8 @@ def test_the_cpu_probe_puts_the_note_on_its_measured_roof():
     assert "fp32" not in below[0]                     # 90 of 96: fine
     assert profile.extras["below_nominal"] == {"notes": below, "bandwidth_floor": 0.6,
                                                "compute_floor": 0.5,
-                                               "quiet_compute_floor": 0.7}
+                                               "quiet_compute_floor": 0.7,
+                                               "quiet_bandwidth_floor": 0.75}
     # the ceiling keeps its own (75 %) warning too
     fp64 = next(c for c in profile.measured.compute if c.precision == "fp64")
     assert any("only 42%" in w for w in fp64.warnings)

@@ -82,8 +82,12 @@ def test_many_points_are_drawn_as_few_artists_the_labelled_ones_on_their_own():
                and ln.get_marker() == "o"]
     assert sum(len(ln.get_xdata()) for ln in markers) == 300
     assert {p.side for p in d.points if not p.text} == {"memory", "compute"}
-    assert len(markers) == 20 + 2
-    assert "20 longest kernels; 280 more drawn without a label" in d.ax_.get_xlabel()
+    # the 20 longest labelled, less any left out rather than printed over another label
+    # (review 19c N6; the notes name them)
+    shown = len({p.kernel for p in d.points if p.text})
+    assert 18 <= shown <= 20 and len(markers) == shown + 2
+    assert (f"{shown} longest kernels; {300 - shown} more drawn without a label"
+            in d.ax_.get_xlabel())
 
 
 def test_diagnose_looks_points_up_by_name_not_by_scanning(monkeypatch):

@@ -251,7 +251,9 @@ def test_points_above_their_roof_are_called_out():
     at_roof = Kernel("near", {"fp16": 1e9}, {"DRAM": 1e9}, 1e9 / 330e9)   # 103 %: tolerated
     d = roofline_data([T4], [fast, at_roof, DECODE_T4])
     (note,) = [n for n in d.notes if "above the roof" in n]
-    assert note.startswith("1 point(s) above the roof that judges them: gemm [DRAM] 123%;")
+    # named by the ceiling it exceeds (review 19c N9), AI 1365 far right of the ridge
+    assert note.startswith("1 point(s) above the roof that judges them: gemm 123% of fp16 "
+                           "tensor 65 TFLOP/s (bytes at DRAM);")
     assert "near" not in note and "decode" not in note
     assert not any("above the roof" in n for n in roofline_data([T4], [DECODE_T4]).notes)
 
@@ -264,7 +266,8 @@ def test_plot_cli_warns_about_points_above_the_roof(tmp_path, capsys):
     assert main(["plot", str(src), "--on", "T4", "-o", str(tmp_path / "c.png")]) == 0
     err = capsys.readouterr().err
     # AI 1 on the T4: attainable 320 GFLOP/s; 1e9 FLOP in 1 ms = 1 TFLOP/s = 312 %
-    assert "1 point(s) above the roof that judges them: fast [DRAM] 312%" in err
+    assert ("1 point(s) above the roof that judges them: fast 312% of DRAM 320 GB/s x AI 1;"
+            in err)
 
 
 def test_llm_chart_draws_the_compared_hardware(tmp_path, monkeypatch, capsys):

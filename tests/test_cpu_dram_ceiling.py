@@ -5,6 +5,8 @@ Synthetic samples only: the probe's raw measurements are made up and assembled t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rooflab.hardware.host import Caches, HostInfo
@@ -116,14 +118,21 @@ def test_end_of_probe_drift_note_names_the_ceiling_written():
 def test_real_traffic_is_the_largest_real_rate_of_the_runs_stream_kernels():
     # Moved with review 17a N1 (was: max(sum, triad x 32/24) = sum's 59.8 GB/s): add's
     # 56.1 GB/s counted is 56.1 x 4/3 = 74.8 GB/s real, the review's hand figure.
+    # Review 19c N1: a rate must agree with the DRAM ceiling (at most 3/2 x + 10 % = 1.65x):
+    # beside triad's 42.6 (limit 70.3 GB/s) add's 74.8 was read at another moment of a
+    # disturbed run and is left out (the probe writes add's 56.1 as DRAM in that case,
+    # dram_from_add, and then 74.8 agrees: 1.33x).
     triad = _ceiling("DRAM", (42.6e9,) * 4)
     real = real_traffic(triad, _stream()["DRAM"])
     # hand: triad 42.6 x 4/3 = 56.8, add 56.1 x 4/3 = 74.8, sum 59.8 x 1 GB/s
     assert real.level == REAL_TRAFFIC and real.provenance == "derived"
-    assert real.value == pytest.approx(56.1e9 * 4 / 3)
-    assert "56.8 GB/s" in real.method and "59.8 GB/s" in real.method
-    assert "add's 74.8 GB/s" in real.method
+    assert real.value == pytest.approx(59.8e9)
+    assert "56.8 GB/s" in real.method and "74.8 GB/s" in real.method
+    assert "sum's 59.8 GB/s" in real.method
+    assert "left out as disturbed: add 74.8 GB/s" in real.method
     assert "write-allocate" in real.method
+    add = replace(triad, value=56.1e9, method="STREAM add a[i] = b[i] + c[i] (numba)")
+    assert real_traffic(add, _stream()["DRAM"]).value == pytest.approx(56.1e9 * 4 / 3)
     no_add = real_traffic(triad, {"sum": {"bytes_per_s": 59.8e9}})
     assert no_add.value == pytest.approx(59.8e9)              # sum > triad's 56.8
     slow_sum = real_traffic(triad, {"sum": {"bytes_per_s": 50e9}})

@@ -75,8 +75,11 @@ def test_keys_that_are_not_plain_str_skip_the_cache():
 def test_the_name_cache_is_bounded_and_names_past_it_still_canonical(monkeypatch):
     monkeypatch.setattr(kernel_mod, "_NAMES", {"flop": {}, "bytes": {}})
     monkeypatch.setattr(kernel_mod, "_NAMES_MAX", 3)
-    for i in range(10):
-        assert dict(Kernel("k", flop={f"custom{i}": 1.0}).flop) == {f"custom{i}": 1.0}
+    # known spellings (an unknown name is never cached: each kernel warns, review 19b N3)
+    spellings = {"half": "fp16", "FP16": "fp16", "float32": "fp32", "float": "fp32",
+                 "FP32": "fp32", "BF16": "bf16", "float64": "fp64", "double": "fp64"}
+    for given, canonical in spellings.items():
+        assert dict(Kernel("k", flop={given: 1.0}).flop) == {canonical: 1.0}
     assert len(kernel_mod._NAMES["flop"]) == 3
     assert dict(Kernel("k", flop={"float16": 1.0, "bfloat16": 2.0}).flop) == {
         "fp16": 1.0, "bf16": 2.0}

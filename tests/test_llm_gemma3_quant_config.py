@@ -142,11 +142,12 @@ def test_awq_config_reads_as_int4_group_128(tmp_path, capsys):
         pytest.approx((head + zeros) / 2.039e12, rel=2e-2))
     code, out, _ = run(capsys, "llm", awq, "--on", "A100")
     text = flat(out)
-    # the config is bfloat16, but vLLM's AWQ kernels take fp16 activations: fp16 throughout
+    # the config is bfloat16, and on an A100 (SM 8.0) vLLM runs it with awq_marlin, which
+    # takes bf16 (review 19d N2; was fp16 throughout, the legacy AWQ kernel's dtype)
     assert ("setup: weights int4 (group 128, fp16 scales and zero points; dequantized to "
-            "fp16 for the math; embedding, lm_head kept at fp16), from the config's "
-            "quantization_config (awq), activations fp16") in text
-    assert "its awq weights run with fp16 activations: vLLM's AWQ kernels take fp16" in text
+            "bf16 for the math; embedding, lm_head kept at bf16), from the config's "
+            "quantization_config (awq), activations bf16") in text
+    assert "vLLM converts them to awq_marlin on this GPU by default" in text
     assert "TPOT floor 2.34 ms" in text
 
 

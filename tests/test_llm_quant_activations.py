@@ -189,9 +189,9 @@ def test_context_below_prompt_uses_the_requests_own_steps(capsys):
     assert r.request_s == pytest.approx(r.ttft_s + 127 * r.request_tpot_s)
     assert r.request_s == pytest.approx(660e-3, rel=5e-3)      # was 644 ms
     assert any("--context 100 is not a step this request reaches" in n for n in r.notes)
-    # and says how to make it one: a prompt p with p <= 100 <= p + generate
-    assert any(f"(--prompt {max(1, 100 - r.request.generate)} makes it one" in n
-               for n in r.notes)
+    # and says how to make it one: a prompt p with p + 1 <= 100 <= p + generate - 1,
+    # 100 as the average step p + generate // 2: p = 100 - 64 = 36 (review 19d N4)
+    assert any("(--prompt 36 makes it one" in n for n in r.notes)
     # the default context is the average step: nothing extra
     plain = analyze_llm(cfg, load_roof("H100"), req=Request(prompt=4096))
     assert plain.request_tpot_s is None and not any("reaches" in n for n in plain.notes)

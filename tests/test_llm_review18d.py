@@ -73,7 +73,8 @@ def test_memory_line_says_what_is_reserved(capsys):
     assert main(["llm", "llama-3-8b", "--on", "H100", "--phase", "decode"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert ("+ prefill activations 34.1 MB (one prompt in flight, reserved once) = 16.2 GB "
-            "of 80 GB on the device (fits); largest batch that fits: 763") in out
+            "of 80 GB on the device (fits; decimal GB as sold; nvidia-smi has 85.5 GB, vLLM's "
+            "0.9 of it 77 GB: --gpu-mem-util 0.9); largest batch that fits: 763") in out
 
 
 # --- C: collectives carry the 16-bit residual stream under fp8/int8 activations ----------
@@ -170,8 +171,9 @@ def test_explicit_dtype_flags_win_over_the_config(capsys):
     assert (d["settings"]["weights"], d["settings"]["act"]) == ("fp16", "fp16")
     assert d["totals"]["ttft_s"] > 28.6e12 / 14.336e12
     cfg = load_config("llama-3-8b")
+    # --act fp8 alone: fp8 weights too, W8A8 (review 19d N3; was bf16 weights at fp8 math)
     assert (settings_for(cfg, act="bf16").weights, settings_for(cfg, act="fp8").weights) == (
-        "bf16", "bf16")
+        "bf16", "fp8")
     assert settings_for(load_config("llama-2-7b")).weights == "fp16"    # float16 config
     assert settings_for(load_config("gemma-2-9b")).act == "bf16"        # float32, as vLLM
 

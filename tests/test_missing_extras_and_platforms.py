@@ -76,11 +76,13 @@ def test_bench_on_torch_device_without_torch_fails_before_warning_and_bar(
     # progress bar, then fail inside the zoo naming device 'cpu'.
     assert main(["bench", "--device", device, "--on", "T4", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    from rooflab.errors import install_command
+    from rooflab.errors import install_command, install_reason
 
+    # the command ends its line (copyable as is), the reason for the torch one follows
     assert err.strip().splitlines() == [
         f"error: the Python package 'torch' is not installed (needed for rooflab bench "
-        f"--device {device}); install it with: {install_command(extra)}"]
+        f"--device {device}); install it with: {install_command(extra)}"] + (
+        [install_reason(extra)] if extra == "torch" else [])
     # the torch line names the CPU build first: a plain `pip install 'rooflab[torch]'`
     # pulls the multi-GB CUDA build (review 18b A)
     if extra == "torch":

@@ -1,8 +1,8 @@
-"""The model layer's size budget: STYLE.md §8 asks for modules that do one thing, and a file
-past ~400 lines is usually doing a second. Every module under src/rooflab/model/ stays at
-or below MAX_LINES; the modules that were already over it when the budget came in are
-named in OVER_BUDGET, each to be split and then struck from the list (the test says when).
-A split keeps every name importable where it was (the imports of src/, tests/, docs/,
+"""The package's size budget: ../shared/design/STYLE.md §8 asks for modules that do one
+thing, and a file past ~400 lines is usually doing a second. Every module under src/rooflab/
+stays at or below MAX_LINES; the modules that were already over it when the budget came in
+are named in OVER_BUDGET, each to be split and then struck from the list (the test says
+when). A split keeps every name importable where it was (the imports of src/, tests/, docs/,
 benchmarks/, examples/ are checked below), and keeps one copy of a rule it folds.
 """
 
@@ -15,52 +15,78 @@ from pathlib import Path
 
 import pytest
 
+import rooflab
 import rooflab.model
 
+PACKAGE = Path(rooflab.__file__).parent
 MODEL = Path(rooflab.model.__file__).parent
 # ~400 lines is where STYLE.md says to look for the second thing; 450 leaves room to finish
 # a change before splitting.
 MAX_LINES = 450
-# Over the budget when it was set (lines then), each awaiting its own split. diagnose.py
-# (594) was split into diagnose.py and diagnose_distances.py (review 18 leftovers, P2).
-OVER_BUDGET: dict[str, int] = {}
+# Over the budget when it was set (lines then), each awaiting its own split, as paths under
+# src/rooflab/. model/ came in first (diagnose.py, 594, was split into diagnose.py and
+# diagnose_distances.py); the rest of the package came in with review 19e F-j, whose count
+# of these modules is kept here so a split shows.
+OVER_BUDGET: dict[str, int] = {
+    "report/chart.py": 1020,
+    "cli/ai.py": 786,
+    "bench/torch_count.py": 783,
+    "cli/llm_render.py": 738,
+    "cli/specs.py": 728,
+    "cli/whatif.py": 713,
+    "workloads/ops.py": 590,
+    "ingest/profile_import.py": 583,
+    "report/chart_draw.py": 568,
+    "hardware/import_roofs.py": 568,
+    "report/markdown.py": 557,
+    "workloads/llm/config.py": 538,
+    "ingest/ncu_metrics.py": 535,
+    "ingest/torch_trace.py": 503,
+    "ingest/kernelfile.py": 495,
+    "ingest/aggregate.py": 474,
+}
 
 
 def _lines(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in MODEL.rglob("*.py") if "__pycache__" not in p.parts)
+def _modules(top: Path = PACKAGE) -> list[Path]:
+    return sorted(p for p in top.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_the_model_package_is_where_the_budget_looks():
-    """The budget reads the real package: sanity.py and advice_memory.py (655 and 581
-    lines before their split) are among the modules it measures."""
-    names = {p.name for p in _modules()}
-    assert {"sanity.py", "advice_memory.py", "analysis.py"} <= names
+def _name(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(MODEL)))
-def test_model_module_is_within_the_line_budget(path):
-    name = str(path.relative_to(MODEL))
+def test_the_budget_looks_at_the_whole_package():
+    """The budget reads the real package, every layer: it watched model/ alone while
+    report/chart.py grew from 766 to 994 lines (review 19e F-j); sanity.py and
+    advice_memory.py (655 and 581 lines before their split) are among what it measures."""
+    names = {_name(p) for p in _modules()}
+    assert {"model/sanity.py", "model/advice_memory.py", "model/analysis.py",
+            "report/chart.py", "cli/ai.py", "ingest/aggregate.py", "units.py"} <= names
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_module_is_within_the_line_budget(path):
+    name = _name(path)
     n = _lines(path)
     if name in OVER_BUDGET:
         pytest.skip(f"{name} ({n} lines; {OVER_BUDGET[name]} when the budget came in) is "
                     f"in OVER_BUDGET, awaiting its split")
     assert n <= MAX_LINES, (
-        f"src/rooflab/model/{name} has {n} lines, over the model layer's budget of "
-        f"{MAX_LINES}: split it into modules named for what each part does (STYLE.md §8), "
+        f"src/rooflab/{name} has {n} lines, over the budget of {MAX_LINES}: split it into "
+        f"modules named for what each part does (../shared/design/STYLE.md §8), "
         f"re-exporting the names others import from it")
 
 
 @pytest.mark.parametrize("name", sorted(OVER_BUDGET))
 def test_an_exemption_ends_when_its_module_is_split(name):
-    path = MODEL / name
+    path = PACKAGE / name
     assert path.exists() and _lines(path) > MAX_LINES, (
-        f"src/rooflab/model/{name} is gone or within {MAX_LINES} lines now: strike it from "
+        f"src/rooflab/{name} is gone or within {MAX_LINES} lines now: strike it from "
         f"OVER_BUDGET in tests/test_model_module_sizes.py so the budget holds it")
-
 
 
 ROOT = MODEL.parents[2]          # the checkout: src/rooflab/model -> .
@@ -124,7 +150,7 @@ def test_the_stream_counted_rule_is_written_once():
     held their own copy of the pattern, which could drift from the one memory_ceiling
     follows."""
     pattern = "write-allocate not counted"
-    holders = [p.name for p in _modules()
+    holders = [p.name for p in _modules(MODEL)
                if re.search(r"re\.compile\([^)]*" + pattern, p.read_text(encoding="utf-8"))]
     assert holders == ["byte_convention.py"]
     from rooflab.model import sanity_ceilings

@@ -74,7 +74,8 @@ def _imports(path: Path) -> list[str]:
 
 
 def test_bench_does_not_import_ingest():
-    """ARCHITECTURE.md: bench sits with probe/measure (layer 5), ingest is layer 6."""
+    """../shared/design/ARCHITECTURE.md: bench sits with probe/measure (layer 5), ingest is
+    layer 6."""
     bad = [(p.name, m) for p in sorted((SRC / "bench").glob("*.py"))
            for m in _imports(p) if m.startswith("rooflab.ingest")]
     assert bad == []

@@ -6,6 +6,7 @@ Messages say what was wrong, where (file, line, field) and how to fix it.
 from __future__ import annotations
 
 import errno as _errno
+import os
 import re
 
 # the start of a ParseError message for a file that does not exist ("config file not found")
@@ -74,9 +75,12 @@ class MissingDependency(RooflabError, ImportError):
 
     def __init__(self, module: str, extra: str, purpose: str = ""):
         why = f" (needed for {purpose})" if purpose else ""
+        reason = install_reason(extra)
+        # the command ends its line, the reason is on the next: copying from "pip" to the
+        # end of the line runs (review 19b N9: a "(...)" glued to it was a bash syntax error)
         super().__init__(
             f"the Python package '{module.split('.')[0]}' is not installed{why}; "
-            f"install it with: {install_command(extra)}"
+            f"install it with: {install_command(extra)}" + (f"\n{reason}" if reason else "")
         )
         self.module = module
         self.extra = extra
@@ -90,17 +94,25 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def install_command(extra: str) -> str:
-    """The one line to copy to install an extra: every missing-extra message says this.
-    For `torch`, the CPU build of PyTorch first (then the extra finds it installed); the
-    `gpu` extra is meant to pull the CUDA build, so it stays a plain `pip install`. The
-    torch line does not name [gpu]: on a CPU-only machine that would add triton and
-    nvidia-ml-py (tests/test_missing_extras_and_platforms.py)."""
+    """The one line to copy to install an extra, and nothing else on it (a shell runs it
+    as pasted): every missing-extra message says this. For `torch`, the CPU build of
+    PyTorch first (then the extra finds it installed); the `gpu` extra is meant to pull the
+    CUDA build, so it stays a plain `pip install`. The torch line does not name [gpu]: on
+    a CPU-only machine that would add triton and nvidia-ml-py
+    (tests/test_missing_extras_and_platforms.py). install_reason says why."""
     line = f"pip install 'rooflab[{extra}]'"
     if extra != "torch":
         return line
-    return (f"pip install torch=={TORCH_VERSION} --index-url {TORCH_CPU_INDEX} && {line} "
-            f"(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "
-            f"build; on a GPU machine install the CUDA build instead; docs/install.md)")
+    return f"pip install torch=={TORCH_VERSION} --index-url {TORCH_CPU_INDEX} && {line}"
+
+
+def install_reason(extra: str) -> str:
+    """Why install_command is not the plain `pip install 'rooflab[extra]'`, said on a line
+    of its own after the command ('' when it is)."""
+    if extra != "torch":
+        return ""
+    return ("(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "
+            "build; on a GPU machine install the CUDA build instead; docs/install.md)")
 
 
 class DeviceError(RooflabError):
@@ -125,3 +137,26 @@ class InputWarning(UserWarning):
     """Input rooflab read but suspects (an unknown kernel field, a time column in ms): the
     run goes on. The CLI prints it as one `warning: FILE: ...` line on stderr; Python
     callers get a normal warning they can filter or turn into an error."""
+
+
+# rooflab's own source folder, as frames name their files (the separator: not rooflab_x/)
+_PACKAGE = os.path.dirname(__file__) + os.sep
+# stdlib frames between the user and rooflab: a reader run under a contextmanager used as a
+# decorator, dataclasses.replace(kernel, ...) calling Kernel.__init__
+_PASSED_THROUGH = frozenset({"contextlib", "dataclasses"})
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` for a warnings.warn in the caller that points at the first frame
+    outside rooflab: the user's `load_kernels(...)` or `Kernel(...)` line, however many
+    rooflab functions sit between (review 19b N3: a fixed stacklevel was right for one
+    caller and pointed into rooflab/model/schema.py for every reader)."""
+    import sys
+
+    frame = sys._getframe(1)   # the caller: stacklevel 1
+    level = 1
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE)
+                                 or frame.f_globals.get("__name__") in _PASSED_THROUGH):
+        frame = frame.f_back
+        level += 1
+    return level

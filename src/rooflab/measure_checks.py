@@ -37,27 +37,64 @@ def option_clash(fn: Callable[..., Any], given: Mapping[str, Any], label: str) -
     """Refuse measure(fn, ..., device=...) when fn has a `device` parameter of its own (or
     name, flop, bytes, plan): the keyword goes to measure, so fn would silently not get it
     (review 18b E: torch.full(..., device=) built a CPU tensor timed as CUDA; f(x, device)
-    failed for a missing argument). A function whose signature cannot be read (some
+    failed for a missing argument). An nn.Module is read by its forward (its __call__ is
+    `*args, **kwargs`); a Python function taking **kwargs may want the keyword too, so it
+    gets a warning (review 19b N5). A function whose signature cannot be read (some
     builtins), or a keyword already bound by functools.partial, is not checked."""
     passed = [key for key, value in given.items() if value is not None]
     if not passed:
         return
+    target = _signature_target(fn)
     try:
-        params = inspect.signature(fn).parameters
+        params = inspect.signature(target).parameters
     except (TypeError, ValueError):
         return
     bound = fn.keywords if isinstance(fn, functools.partial) else {}
-    clash = [key for key in passed
-             if key in params and params[key].kind in _BY_KEYWORD and key not in bound]
-    if not clash:
-        return
-    key = clash[0]
-    raise InputError(
-        f"measure(): '{label}' has a parameter '{key}' too, but measure(fn, *args, "
-        f"**kwargs) keeps {', '.join(k + '=' for k in OPTIONS)} for itself, so "
-        f"{key}={given[key]!r} would not reach '{label}'. Give it to the function with "
-        f"functools.partial: measure(functools.partial({label}, {key}=...), *args) (or a "
-        f"lambda), and measure's own {key}= beside it if you mean that too")
+    passed = [key for key in passed if key not in bound]
+    clash = [key for key in passed if key in params and params[key].kind in _BY_KEYWORD]
+    if clash:
+        key = clash[0]
+        raise InputError(
+            f"measure(): '{label}' has a parameter '{key}' too, but measure(fn, *args, "
+            f"**kwargs) keeps {', '.join(k + '=' for k in OPTIONS)} for itself, so "
+            f"{key}={given[key]!r} would not reach '{label}'. Give it to the function with "
+            f"functools.partial: measure(functools.partial({label}, {key}=...), *args) (or "
+            f"a lambda), and measure's own {key}= beside it if you mean that too; if you "
+            f"meant only measure's {key}=, call the function in a lambda: "
+            f"measure(lambda: {label}(...), {key}=...)")
+    # device= and name= only: a wrapper may well want those; flop=, bytes=, plan= given
+    # with it are measure's counts and settings (a warning on each would be noise)
+    wanted = [key for key in passed if key in ("device", "name")]
+    if wanted and _python_code(target) and any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        from .errors import InputWarning, user_stacklevel
+
+        shown = " and ".join(f"{key}={given[key]!r}" for key in wanted)
+        warnings.warn(
+            f"measure(): '{label}' takes **kwargs, but {shown} stays with measure (its "
+            f"{', '.join(k + '=' for k in OPTIONS)} are its own), so '{label}' does not "
+            f"get it; to pass it on too: measure(functools.partial({label}, "
+            f"{wanted[0]}=...), *args)", InputWarning, stacklevel=user_stacklevel())
+
+
+def _signature_target(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What to read the parameters of: an nn.Module's forward (its __call__ takes
+    *args, **kwargs and passes them on), also inside a partial; else fn. torch is not
+    imported for this: a Module's class has torch's Module among its bases."""
+    inner = fn.func if isinstance(fn, functools.partial) else fn
+    if not any(c.__name__ == "Module" and c.__module__ == "torch.nn.modules.module"
+               for c in type(inner).__mro__):
+        return fn
+    if inner is fn:
+        return inner.forward
+    return functools.partial(inner.forward, *fn.args, **fn.keywords)
+
+
+def _python_code(fn: Callable[..., Any]) -> bool:
+    """fn (or what a partial wraps) is a Python function or method: a **kwargs there is a
+    wrapper passing keywords on, not a builtin's or ufunc's catch-all."""
+    inner = fn.func if isinstance(fn, functools.partial) else fn
+    return inspect.isfunction(inner) or inspect.ismethod(inner)
 
 
 def settled_call(call: Callable[[], Any], label: str) -> Callable[[], Any]:

@@ -50,7 +50,10 @@ INT_PRECISIONS = ("int4", "int8", "int16", "int32", "int64", "uint8")
 LEVELS = ("L1", "L2", "L3", "DRAM")
 # xGMI: AMD's GPU-to-GPU Infinity Fabric links (rocm-smi --showtopo's name); ICI: TPU
 # inter-chip links. Both join chips directly, as NVLink does, so neither is "network".
-LINKS = ("PCIe", "NVLink", "xGMI", "ICI", "network", "loopback")
+# The one list of link levels, in the order rooflab looks for a link ceiling on a roof
+# (comm_link.link_from_roof, `rooflab scale`): chip-to-chip links first, then the host's
+# PCIe, the network, and loopback (one host talking to itself) last.
+LINKS = ("NVLink", "xGMI", "ICI", "PCIe", "network", "loopback")
 
 
 def canonical_dtype(name: str) -> str:

@@ -8,7 +8,8 @@ into 'script.py:12: the script raised ValueError: ...' (the deepest line of the 
 the traceback), a compile error into 'script.py:2: the script does not compile: ...', and
 can add the traceback frames of the script's own files (rooflab's, runpy's and the
 libraries' frames left out). It sits in bench/ (layer 5) so that bench.user_script and
-ingest.torch_run (layer 6) both import it downward, as ARCHITECTURE.md orders the layers.
+ingest.torch_run (layer 6) both import it downward, as ../shared/design/ARCHITECTURE.md
+("Layers") orders them.
 """
 
 from __future__ import annotations

@@ -152,6 +152,36 @@ def reduction_flop(name: str, n_in: int, n_out: int) -> int:
     return adds + (n_out if name == "mean" and n_in > 0 else 0)
 
 
+# Real FLOP per element of complex elementwise ops, one table for `measure` and the trace
+# rules (ingest/torch_ops.py imports it): (a+bi) ± (c+di) is 2 adds, (a+bi)(c+di) 4
+# multiplies + 2 adds, -(a+bi) 2 negations (a real scalar operand is promoted to complex,
+# as PyTorch computes it). Other per-element ops get no complex formula.
+COMPLEX_FLOP_PER_ELEMENT = {"add": 2, "sub": 2, "rsub": 2, "mul": 6, "neg": 2, "where": 0}
+# A complex reduction's add is 2 real FLOP (sum, mean: the trace's sum rule), its multiply 6
+COMPLEX_REDUCTION = {"sum": 2, "mean": 2, "prod": 6}
+# A complex multiply-add is 8 real FLOP, 4x the real 2 (the trace's matmul rule)
+COMPLEX_MATRIX = 4
+
+
+def complex_flop(name: str, flop: float, source: str, read: list, written: list
+                 ) -> tuple[float, str]:
+    """(FLOP, source) of an op on complex values, from its count as if real (one complex
+    element counted as one FLOP; FlopCounterMode's 2 per multiply-add): elementwise by
+    COMPLEX_FLOP_PER_ELEMENT, reductions by COMPLEX_REDUCTION, matrix work x4; an op with
+    no complex formula is uncounted ("none"), not 1 fp32 FLOP per element (review 19b N7:
+    a complex64 multiply of 100 elements counted 100 FLOP, not 600). FFTs are counted
+    from complex lengths already."""
+    if name in _FFT or not flop or not any(t.is_complex() for t in read + written):
+        return flop, source
+    if source in ("FlopCounterMode", "rooflab formula"):
+        return flop * COMPLEX_MATRIX, source
+    if name in COMPLEX_REDUCTION:
+        return flop * COMPLEX_REDUCTION[name], source
+    if name in COMPLEX_FLOP_PER_ELEMENT and written:
+        return float(COMPLEX_FLOP_PER_ELEMENT[name] * written[0].numel()), source
+    return 0.0, "none"
+
+
 # Ops whose FLOP count per element uses the input size (reductions) rather than the output.
 _PER_INPUT = frozenset({"sum", "mean", "prod", "logsumexp", "linalg_vector_norm", "norm",
                         "var", "std", "var_mean", "std_mean"})
@@ -721,6 +751,7 @@ class FlopCounter:
             found = table_flop(name.rstrip("_") or name, func, args, kwargs, read, written)
             flop, source = (found, "per-element table") if found is not None else (0.0, "none")
             unit = "vector" if found else None
+        flop, source = complex_flop(name.rstrip("_") or name, flop, source, read, written)
         self._records.append(OpRecord(op=f"aten.{name}", precision=precision,
                                       flop=float(flop), bytes=nbytes, flop_source=source,
                                       unit=unit if flop > 0 else None, device=device))

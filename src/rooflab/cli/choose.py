@@ -249,10 +249,28 @@ def _device_memory(name: str) -> float | None:
     from ..hardware.catalog import lookup
 
     try:
-        mem = lookup(name).memory_bytes
+        mem = lookup(name).fit_memory_bytes   # None for a CPU's platform maximum
     except RooflabError:
         return None
     return mem or None
+
+
+def _platform_max(names) -> list[str]:
+    """"Name (4 TB)" for each catalog CPU among names: its memory is a platform maximum
+    (Device.memory_is_platform_max), not installed RAM (review 19d N1)."""
+    from ..errors import RooflabError
+    from ..hardware.catalog import lookup
+    from ..units import si
+
+    out = []
+    for name in names:
+        try:
+            dev = lookup(name)
+        except RooflabError:
+            continue
+        if dev.memory_is_platform_max:
+            out.append(f"{name} (at most {si(dev.memory_bytes, 'B')})")
+    return out
 
 
 def _scope(split: dict | None) -> str:
@@ -319,6 +337,12 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                               f"(weights + KV + activations, from the llm document) > the "
                               f"memory of {', '.join(short)}; their times assume it fit"
                               f"{rank_note} ({remedy})"))
+        cpus = _platform_max(c.name for c in choices if c.fits is None)
+        if cpus:
+            parts.append(Text(f"fit not judged: the catalog's memory of {', '.join(cpus)} "
+                              f"is the most the platform takes, not the RAM a server has "
+                              f"installed, so the model's {si(need, 'B')} is held against "
+                              f"none of it (ranked by time, as devices it may fit in)"))
     lacking = _devices_by(choices, lambda c: c.missing)
     for p, names in lacking.items():
         one = len(names) == 1

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..units import parse_link_rate, parse_memory
+from ..units import parse_link_rate
 from ..workloads.llm.links import (
     GivenLatency,
     comm_profile,
@@ -19,6 +19,7 @@ from ..workloads.llm.links import (
     stage_link_given,
     tp_link,
 )
+from .llm_memory import check_gpu_mem_util
 
 # The JSON, CSV and chart live in llm_output, the tables and lines in llm_render; re-exported
 # so `cli.llm.X` still works.
@@ -126,31 +127,6 @@ def _device(spec: str, roof):
 
 
 
-def host_memory(spec: str) -> tuple[float | None, tuple[str, ...]]:
-    """A probed profile's host RAM (host.memory_bytes) with the note that says it is the
-    whole host's, or (None, ()) where --on is no profile or records none: a CPU run's
-    device memory is the host's (review 18d G)."""
-    from ..files import load_json
-    from ..hardware.resolve import split_threads
-    from ..model.schema import profile_part
-    from ..units import si
-
-    path = split_threads(spec)[0] if split_threads(spec) else spec
-    if not path.lower().endswith(".json") or not Path(path).is_file():
-        return None, ()
-    host = (profile_part(load_json(path)) or {}).get("host") or {}
-    total = host.get("memory_bytes")
-    if not isinstance(total, (int, float)) or total <= 0:
-        return None, ()
-    avail = host.get("memory_available_bytes")
-    free = (f" ({si(avail, 'B')} was available when it was probed)"
-            if isinstance(avail, (int, float)) and avail > 0 else "")
-    return float(total), (f"the device memory is the host's RAM as {path} records it "
-                          f"({si(total, 'B')}), all of it: the OS and other processes hold "
-                          f"part{free}; give what is free as --memory (MemAvailable in "
-                          f"/proc/meminfo)",)
-
-
 def register(app) -> None:
     @app.command("llm")
     def llm(
@@ -195,6 +171,10 @@ def register(app) -> None:
         pp_link_bw: PpLinkBwOpt = None,
         pp_link_latency: PpLinkLatencyOpt = None,
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
+        gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help="share of the "
+                                           "device memory the engine may use, as vLLM's "
+                                           "gpu_memory_utilization (0.9 there); of "
+                                           "nvidia-smi's total where the catalog has it"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         launches: int = typer.Option(None, "--launches", help="kernels per decode step of "
                                      "the --tpot-ms run (nsys, torch.profiler), for the gap "
@@ -236,6 +216,7 @@ def register(app) -> None:
                         else None)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
         _check_tpot(tpot_ms)
+        check_gpu_mem_util(gpu_mem_util)
         from .common import check_output
 
         check_output(output, (".json", ".csv", ".png", ".svg"),
@@ -251,7 +232,7 @@ def register(app) -> None:
             latency=latency, pp=pp,
             micro_batches=micro_batches, pp_link_bw=pp_link_rate, link_from=link_from,
             pp_link_latency_s=None if pp_link_latency is None else pp_link_latency / 1e6,
-            on_note=on_note)
+            on_note=on_note, gpu_mem_util=gpu_mem_util)
 
 
 def _list_configs(json_out: bool) -> None:
@@ -312,23 +293,27 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         pp_link_bw: float | None = None, pp_link_latency_s: float | None = None,
         link_from: str | None = None, on_note: str | None = None,
         contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = (),
-        launches: int | None = None) -> None:
+        launches: int | None = None, gpu_mem_util: float | None = None) -> None:
     """The options resolved into a Study (workloads.llm.study), run and shown; link_bw and
     pp_link_bw in bytes/s (parsed once, by the command), latency as typed for the
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm.analysis import Request
-    from ..workloads.llm.settings import bf16_fallback_note, fp16_only_note, settings_for
+    from ..workloads.llm.settings import (
+        act_sets_weights_note,
+        bf16_fallback_note,
+        fp16_only_note,
+        settings_for,
+    )
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
+    from .llm_memory import device_capacity
 
     roof = load_roof(on)
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
     dev = _device(on, roof)
-    mem = parse_memory(memory, "--memory") if memory else (dev.memory_bytes if dev else None)
-    host_mem, host_note = (None, ()) if memory or dev else host_memory(on)
-    mem = mem or host_mem
+    mem, memory_from, host_note = device_capacity(dev, on, memory, gpu_mem_util)
     # --link-bw wins over a measured link; --link-from (or --on as a cluster profile)
     # gives the links that were not given
     comm = comm_profile(on, link_from) if tp > 1 or pp > 1 else None
@@ -339,13 +324,13 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     notes = ((on_note,) if on_note else ()) + overridden_quantization(cfg, weights, act) + (
         shared_memory_notes(dev, bool(memory)))
     if weights is None and act is None:
-        notes += bf16_fallback_note(cfg, roof) + fp16_only_note(cfg, weights, act)
-    notes += host_note
+        notes += bf16_fallback_note(cfg, roof) + fp16_only_note(cfg, weights, act, roof)
+    notes += act_sets_weights_note(cfg, weights, act) + host_note
     study = Study(cfg, roof, s, req, device_bytes=mem, tp_link=tpl, pp_link=stage,
                   micro_batches=micro_batches,
                   tpot_s=None if tpot_ms is None else tpot_ms / 1e3, launches=launches,
-                  whatif=whatif,
-                  compare=_compared(compare), notes=notes)
+                  whatif=whatif, memory_from=memory_from,
+                  compare=_compared(compare, gpu_mem_util), notes=notes)
     _show(_run_study(study), phase, json_out, output)
 
 
@@ -380,18 +365,20 @@ def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-def _compared(compare: str | None) -> tuple:
-    """--compare's devices as the study takes them: name, roof and catalog memory."""
+def _compared(compare: str | None, util: float | None = None) -> tuple:
+    """--compare's devices as the study takes them: name, roof and memory, judged as
+    --on's is (llm_memory.device_capacity, --gpu-mem-util included)."""
     if not compare:
         return ()
     from ..hardware.resolve import load_roofs
     from ..workloads.llm.study import Compared
+    from .llm_memory import device_capacity
 
     out = []
     for name in _compared_names(compare):
         roof = load_roofs(name)[0]
-        out.append(Compared(name, roof,
-                            getattr(_device(name, roof), "memory_bytes", None) or None))
+        mem = device_capacity(_device(name, roof), name, None, util)[0]
+        out.append(Compared(name, roof, mem or None))
     return tuple(out)
 
 

@@ -13,11 +13,17 @@ if TYPE_CHECKING:
 def gap_launches(res: LlmRun) -> dict:
     """The launch counts behind the gap split: the measured run's (--launches, null
     without it) with its 5-10 us range, and eager HF generate's estimate with its range."""
+    from ..workloads.llm.kernels import eager_estimate_missing
+
     d = res.result.decode
     lo, hi = d.per_launch_s
     n, eager = res.measured_launches, d.step.eager_launches()
+    # null where the Llama-layer estimate does not hold (GPT-2, MoE, --tp; review 19d N11)
+    if eager_estimate_missing(res.result.config, res.result.settings):
+        eager = None
     return {"launches": n, "launches_s": None if n is None else [n * lo, n * hi],
-            "eager_launches_estimate": eager, "eager_launch_s": [eager * lo, eager * hi]}
+            "eager_launches_estimate": eager,
+            "eager_launch_s": None if eager is None else [eager * lo, eager * hi]}
 
 
 def result_dict(res: LlmRun, phase: str = "both") -> dict:
@@ -29,6 +35,8 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
     data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
     llm = data["llm"]
+    if res.memory_from and isinstance(llm.get("footprint"), dict):
+        llm["footprint"]["device_bytes_from"] = res.memory_from   # as the memory line
     if res.measured:
         m = res.measured[0]
         llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":

@@ -7,6 +7,8 @@ from __future__ import annotations
 from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from ..workloads.llm.analysis import request_floor_s
+from ..workloads.llm.kernels import eager_estimate_missing
+from ..workloads.llm.settings import NARROW
 from ..workloads.llm.study import LlmRun  # noqa: F401 (re-exported: its old home)
 
 
@@ -103,12 +105,13 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
             "compute_ttft_s": r.ttft_s}
 
 
-def gap_line(gap_s: float, d, launches: int | None = None) -> str:
+def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -> str:
     """Seed 004's split of a measured TPOT's distance below the slope: the step's kernel
     launches (launches x 5-10 us) explain part of the gap above the work floor; the rest is
     host-side logic (Python, generate) and kernel efficiency. `launches` is the measured
     run's count (--launches); without it the split uses the fused count and adds eager HF
-    generate's estimated share (review 18a F4: a fused count under-explains an eager run)."""
+    generate's estimated share (review 18a F4: a fused count under-explains an eager run),
+    unless `no_eager` says why that estimate does not hold (kernels.eager_estimate_missing)."""
     if gap_s < 0:
         return (f"faster than the floor by {fmt_seconds(-gap_s)}: no step can beat "
                 f"max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or the "
@@ -133,12 +136,17 @@ def gap_line(gap_s: float, d, launches: int | None = None) -> str:
                 f"rest, {fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic "
                 f"(Python, generate) and kernel efficiency (better kernels); batching closes "
                 f"neither")
-    return line if launches else line + eager_share(gap_s, d)
+    return line if launches else line + eager_share(gap_s, d, no_eager)
 
 
-def eager_share(gap_s: float, d) -> str:
+def eager_share(gap_s: float, d, no_eager: str = "") -> str:
     """The gap line's second share: the fused count above against eager HF generate's."""
     from ..workloads.llm.kernels import EAGER_HF_LAYER_KERNELS
+
+    if no_eager:
+        return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} "
+                f"per layer); no eager HF generate estimate here ({no_eager}): give the "
+                f"measured run's kernels per step as --launches N (nsys, torch.profiler)")
 
     n = d.step.eager_launches()
     per_lo, per_hi = d.per_launch_s
@@ -174,11 +182,11 @@ def memory_context(req, fp) -> str:
             f"decode step's")
 
 
-def summary_lines(r, tpr=None, ppr=None) -> list[str]:
+def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
     unit = device_word(r.roof)
     t = totals(r, tpr, ppr)
-    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + "
+    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + all-reduces "
             f"{fmt_seconds(tpr.comm_s)}{gather_words(tpr.gather_s)})" if tpr else "")
     if ppr:
         n = ppr.pp - 1
@@ -226,7 +234,8 @@ def summary_lines(r, tpr=None, ppr=None) -> list[str]:
         f"once) = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
-           f"({'fits' if fp.fits else 'does NOT fit'})"
+           f"({'fits' if fp.fits else 'does NOT fit'}"
+           f"{'; ' + memory_from if memory_from else ''})"
            f"; largest batch that fits: {fp.max_batch}{split_hint(r)}" if fp.device_bytes else
            " (device memory unknown: give --memory)"),
     ]
@@ -244,6 +253,11 @@ def comm_width(s) -> str:
     if s.comm_bytes == s.act_bytes:
         return ""
     return f" ({s.base} residual stream, not the {s.act} GEMM inputs)"
+
+
+def stream_dtype(s) -> str:
+    """The dtype of the residual stream the collectives carry (Settings.comm_bytes)."""
+    return s.base if s.act in NARROW else s.act
 
 
 def span(lo: float, hi: float) -> str:
@@ -558,7 +572,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                              f"{r.config.layers} layers)"))
     if phase in ("prefill", "both"):
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
-    for line in summary_lines(r, tpr, run.ppr):
+    for line in summary_lines(r, tpr, run.ppr, run.memory_from):
         out.print(line, soft_wrap=True)
     if r.prefill_sweep is not None and phase in ("prefill", "both"):
         out.print(prefill_sweep_table(r.prefill_sweep, tp))
@@ -589,7 +603,8 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI {m.point.ai:.3g} = "
                   f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
                   soft_wrap=True)
-        line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches)
+        line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
+                        eager_estimate_missing(r.config, r.settings))
         if line:
             out.print(line, soft_wrap=True)
     if tpr:
@@ -600,7 +615,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   + (f" + {fmt_seconds(tpr.latency_s, 4)} latency each" if tpr.latency_s else "")
                   + (f" + a logits gather of {si(tpr.gather_bytes, 'B')} (batch x vocab, "
                      f"{fmt_seconds(tpr.gather_s)})" if tpr.gather_s else "")
-                  + f" = "
+                  + f": communication "
                   f"{fmt_seconds(tpr.comm_s + tpr.gather_s)} -> TPOT floor "
                   f"{fmt_seconds(tpr.tpot_s)}",
                   soft_wrap=True)
@@ -685,7 +700,9 @@ def pipeline_lines(ppr, r) -> list[str]:
                                              if ppr.tp > 1 else "") + f": {stage}",
            f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
            f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
-           f"(batch {ppr.batch} x hidden x act) on {si(lk.bus_bytes_per_s, 'B/s')}{lat} "
+           f"(batch {ppr.batch} x hidden x {r.settings.comm_bytes:g} B, the "
+           f"{stream_dtype(r.settings)} residual stream) on "
+           f"{si(lk.bus_bytes_per_s, 'B/s')}{lat} "
            f"({lk.source}) = {fmt_seconds(ppr.transfer_s)} -> TPOT floor "
            f"{fmt_seconds(ppr.tpot_s)}; a token passes every stage in turn, so pipeline "
            f"parallelism does not cut single-stream latency (it makes room: memory is per "

@@ -145,16 +145,23 @@ def chart_dict(display, path: str | None) -> dict:
 
     from ..model.analysis import analyze
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
+    from ..report.chart import above_roof, caveats, flagged
 
     kernels = list(display.kernels)
     analysis = analyze(display.roofs[0], kernels) if kernels else None
+    # the image's F5 marks as fields (review 19c N8: only the `*` inside a label said it):
+    # a ceiling the probe flagged, a point above its roof (ringed), the footnote's words
     return {"schema_version": SCHEMA_VERSION, "chart": path,
             "roofs": [roof_to_dict(r) for r in display.roofs],
             "kernels": [kernel_to_dict(k) for k in kernels],
             "analysis": points_to_dicts(analysis.points) if analysis else [],
-            "drawn": {"lines": [asdict(x) for x in display.lines],
+            "drawn": {"lines": [{**asdict(x), "flagged": x.kind in ("compute", "memory")
+                                 and x.ceiling is not None and flagged(x.ceiling)}
+                                for x in display.lines],
                       "ridges": [asdict(x) for x in display.ridges],
-                      "points": [asdict(x) for x in display.points],
+                      "points": [{**asdict(x), "above_roof": above_roof(x)}
+                                 for x in display.points],
+                      "caveats": caveats(display),
                       "arrows": [asdict(x) for x in display.arrows],
                       "xlim": list(display.xlim), "ylim": list(display.ylim),
                       "hidden_ceilings": list(display.hidden),
@@ -240,11 +247,10 @@ def register(app) -> None:
                              f"every one")
         size_by = parse_size_by(size_by)
         share = parse_min_share(min_share)
-        from ..report.chart_layout_size import LEGIBLE_PT, parse_dpi, parse_size, text_pt
+        from ..report.chart_layout_size import parse_dpi, parse_size
 
         inches = parse_size(size) if size is not None else None
         dpi = parse_dpi(dpi)
-        small = inches is not None and text_pt(inches) < LEGIBLE_PT
         on = list(on or [])
         if output is not None:
             from .common import refuse_input_as_output
@@ -274,10 +280,9 @@ def register(app) -> None:
             save_figure(display, output, **({"dpi": dpi} if dpi else {}))
         from .common import emit_json, say
 
+        small = _small_text(size, inches, display)
         if small:
-            say("warning", f"--size {size}: the chart is the 9x6 in one scaled down, so its "
-                           f"labels print at {text_pt(inches):.1f} pt (under {LEGIBLE_PT:g} pt "
-                           f"is hard to read); 7,4.5 in (--size page) prints them at 5.2 pt")
+            say("warning", small)
         told = _analysis_notes(roofs, display)
         for note in [*notes, *display.notes]:
             # the analysis' own notes ("no L3 ceiling, so no L3 point") are `note:` here as
@@ -291,6 +296,27 @@ def register(app) -> None:
             return
         print(wrote_line(output, roofs, kernels, display, min_share, len(sweep)),
               file=sys.stderr if json_out else sys.stdout)
+
+
+def _small_text(size: str | None, inches: tuple[float, float] | None, display) -> str:
+    """The warning for a --size whose labels print under LEGIBLE_PT, from the scale the
+    chart was drawn at (display.scale_): a legend outside the axes widens the design
+    before it is scaled to the width asked, so the text is smaller, and the chart shorter,
+    than the asked size alone says (review 19c N3: 3.5,2.6 gave 3.5 x 1.77 in at 2.1 pt,
+    and `page` 3.6 pt with no warning). '' when the labels are legible."""
+    from ..report.chart_layout_size import LEGIBLE_PT, printed_pt
+
+    if inches is None or display.size_ is None:
+        return ""
+    pt = printed_pt(display.scale_)
+    if pt >= LEGIBLE_PT:
+        return ""
+    w, h = display.size_
+    shorter = (f"; a legend outside the axes widened the design, so it prints {w:g} x "
+               f"{h:.2f} in, not {inches[1]:g} in high" if h < inches[1] * 0.99 else "")
+    return (f"--size {size}: the chart is the 9x6 in one scaled down, so its labels print at "
+            f"{pt:.1f} pt (under {LEGIBLE_PT:g} pt is hard to read){shorter}; a wider --size "
+            f"prints them larger")
 
 
 def _analysis_notes(roofs, display) -> set[str]:

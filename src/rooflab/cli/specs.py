@@ -562,7 +562,7 @@ def import_cmd(
 
       rooflab specs import --from T4 --dram 270GB/s --fp16 50TFLOP/s@tensor
     """
-    from ..hardware.import_roofs import assemble_roof, typed_ceiling
+    from ..hardware.import_roofs import assemble_roof
     from ..model.schema import SCHEMA_VERSION, roof_to_dict
     from .common import console, emit_json
 
@@ -590,7 +590,7 @@ def import_cmd(
         raise InputError(f"--from {from_device} takes the measured numbers to set beside "
                          f"its datasheet, e.g. --from {from_device} --dram 270GB/s --fp16 "
                          f"50TFLOP/s@tensor")
-    ceilings += [(f"{flag} {text}", typed_ceiling(flag, text, measured or bool(nominal)))
+    ceilings += [(f"{flag} {text}", _typed(flag, text, measured, nominal))
                  for flag, text in typed]
     if not ceilings:
         from ..errors import InputError
@@ -615,6 +615,14 @@ def import_cmd(
                     f"use it as --on {output}")
 
 
+def _typed(flag: str, text: str, measured: bool, nominal: Roof | None):
+    """A typed ceiling; beside a datasheet (--from) fitted to it (fit_to_datasheet)."""
+    from ..hardware.import_roofs import fit_to_datasheet, typed_ceiling
+
+    c = typed_ceiling(flag, text, measured or nominal is not None)
+    return c if nominal is None else fit_to_datasheet(flag, text, c, nominal)
+
+
 def _from_roof(name: str) -> Roof:
     """--from's nominal roof: a catalog device's datasheet. A file is refused: its judging
     roof is measured, and a datasheet is what the measured numbers are set beside."""
@@ -630,15 +638,17 @@ def _from_roof(name: str) -> Roof:
 def _two_roof_doc(nominal: Roof, measured: Roof) -> dict:
     """The profile `probe` writes, from a datasheet roof and typed-in measured numbers:
     seed 004's record table and the ridge-band warning need both roofs in one file. The
-    measured roof keeps the datasheet's launch overhead: typed bandwidth and peaks do not
-    measure it."""
+    measured roof keeps the datasheet's launch overhead, marked as copied (COPIED_OVERHEAD:
+    typed bandwidth and peaks do not measure it; review 19a N9), so the record table does
+    not read it as measured."""
     from dataclasses import replace
 
+    from ..hardware.import_roofs import COPIED_OVERHEAD
     from ..hardware.profile import MachineProfile, profile_to_dict
 
     if measured.overhead_s is None and nominal.overhead_s is not None:
         measured = replace(measured, overhead_s=nominal.overhead_s,
-                           overhead_source=nominal.overhead_source)
+                           overhead_source=COPIED_OVERHEAD)
     return profile_to_dict(MachineProfile(host={"name": measured.name}, nominal=nominal,
                                           measured=measured,
                                           extras={"imported": "rooflab specs import --from"}))

@@ -245,7 +245,12 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     need = ("comm_s", "allreduces_per_step", "allreduce_bytes", "link_bytes_per_s")
     if not isinstance(par, dict) or any(par.get(f) is None for f in need):
         return None   # numbers where present (schema.llm_part); a part missing: no line
-    comm, tp = float(par["comm_s"]), int(par.get("tp") or 1)
+    tp = int(par.get("tp") or 1)
+    # the vocab-parallel logits gather (review 18d E) rides the same link: a ring
+    # all-gather moving (tp-1)/tp of its bytes, its latency part kept as the file has it
+    gather_s = float(par.get("logits_gather_s") or 0.0)
+    gather_moved = (tp - 1) / tp * float(par.get("logits_gather_bytes") or 0.0)
+    comm = float(par["comm_s"]) + gather_s
     kind = (par.get("link_provenance") or {}).get("kind")
     if hardware is None or kind != "catalog":
         return comm, f"the file's link ({par.get('link', 'as in the file')})"
@@ -262,7 +267,7 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     except (RooflabError, AttributeError):
         return comm, f"the file's link (no catalog link for {hardware})"
     moved = float(par["allreduces_per_step"]) * allreduce_link_bytes(
-        float(par["allreduce_bytes"]), tp)
+        float(par["allreduce_bytes"]), tp) + gather_moved
     latency = comm - moved / float(par["link_bytes_per_s"])
     return latency + moved / new.bus_bytes_per_s, f"{new.source}"
 
@@ -282,12 +287,13 @@ def _llm_extras(llm: dict | None, result, hardware: str | None) -> dict:
 
         (wb, wa) = total_floors(result)["work"]
         par = llm["parallel"]
+        before = par["comm_s"] + float(par.get("logits_gather_s") or 0.0)
         out["parallel"] = {"tp": par.get("tp"),
                            "allreduces_per_step": par.get("allreduces_per_step"),
-                           "comm_before_s": par["comm_s"], "comm_after_s": comm[0],
+                           "comm_before_s": before, "comm_after_s": comm[0],
                            "comm_link": comm[1]}
         if wb and wa:
-            out["parallel"].update({"total_before_tpot_s": wb + par["comm_s"],
+            out["parallel"].update({"total_before_tpot_s": wb + before,
                                     "total_after_tpot_s": wa + comm[0]})
     return out
 
@@ -326,7 +332,8 @@ def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
     par = extras.get("parallel")
     if par and "total_before_tpot_s" in par:
         tb, ta = par["total_before_tpot_s"], par["total_after_tpot_s"]
-        out.append(f"with the {par['allreduces_per_step']} all-reduces of --tp "
+        out.append(f"with the {par['allreduces_per_step']} all-reduces and the logits "
+                   f"gather of --tp "
                    f"{par['tp']}: {fmt_seconds(par['comm_before_s'])} -> "
                    f"{fmt_seconds(par['comm_after_s'])} (on {par['comm_link']}), so the "
                    f"TPOT floor {fmt_seconds(tb)} -> {fmt_seconds(ta)} ({tb / ta:.2f}x), as "
@@ -449,9 +456,10 @@ def _held(result) -> dict[str, float]:
 
 
 def _held_lines(result) -> list[str]:
-    """Why a row's time after is a range (review 18a F2): a whole decode step timed as one
-    point, one launch assumed, whose gap above the roof may not move with its bytes."""
-    from ..model.retime import STEP_CALLS_HINT, gap_held
+    """Why a row's time after is a range (review 18a F2): a whole step timed as one point
+    (opkind.is_whole_step), whose gap above its floor may not move with its bytes."""
+    from ..model.advice import step_words
+    from ..model.retime import gap_held
     from ..units import fmt_seconds
 
     out = []
@@ -460,14 +468,25 @@ def _held_lines(result) -> list[str]:
         if slow is None:
             continue
         gap = new.meta.get("gap_held_s", 0.0)
-        out.append(f"{old.name}: a whole step timed as one point, one launch assumed "
-                   f"(`calls` absent): its {fmt_seconds(gap)} gap above the roof (launches, "
-                   f"host time, kernel efficiency) is scaled with the work for "
-                   f"{fmt_seconds(new.seconds)} and held fixed for {fmt_seconds(slow)} (seed "
-                   f"004 Q6: quantization moves the point's AI, not the gap below the "
-                   f"slope; nor need other hardware shrink the host's share); "
-                   f"{STEP_CALLS_HINT}")
+        out.append(f"{old.name}: {step_words(old, result.before.roof)}: its "
+                   f"{fmt_seconds(gap)} above its floor (the gap below the roof: host time, "
+                   f"kernel efficiency{'' if old.calls > 1 else ', launches'}) is scaled with "
+                   f"the work for {fmt_seconds(new.seconds)} and held fixed for "
+                   f"{fmt_seconds(slow)} ({_held_reason(result)})")
     return out
+
+
+def _held_reason(result) -> str:
+    """Why the gap may stay, in the words of the change asked (review 19a N5: a batch range
+    explained itself with quantization)."""
+    label = result.label.lower()
+    if "batch" in label:
+        return ("the host time between launches does not grow with the batch, and the "
+                "kernels' efficiency need not change")
+    if result.before.roof != result.after.roof:
+        return ("other hardware need not shrink the host's share or the kernels' "
+                "inefficiency")
+    return "seed 004 Q6: quantization moves the point's AI, not the gap below the slope"
 
 
 def _scopes(result, steps: set[int]) -> tuple[str, str]:
@@ -552,6 +571,16 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     over, rest = ("", "") if every else (f" over {names} only",
                                          "; the other kernels are not batched")
     tb, ta = totals[0] / before_b, totals[1] / after_b
+    # a whole step's range (its gap held): both ends per token too (review 19a N5)
+    from ..model.retime import gap_held
+
+    extra = sum(slow - new.seconds for old, new in result.moves
+                if id(old) not in steps and (slow := gap_held(new)) is not None)
+    if extra:
+        slow = (totals[1] + extra) / after_b
+        return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
+                f"{fmt_seconds(tb)} -> {_span(ta, slow)}, "
+                f"{_span(tb / max(ta, slow), tb / min(ta, slow), 'x')} the tokens/s")
     return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
             f"{fmt_seconds(tb)} -> {fmt_seconds(ta)}, {tb / ta:.2f}x the tokens/s")
 
@@ -604,12 +633,20 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
 
 
 def _step_line(old, new, b, a, speedup) -> str:
-    """The measured whole step, moved like a kernel at the fraction of its roof it reaches."""
+    """The measured whole step, moved like a kernel at the fraction of its roof it reaches;
+    a range where its gap may be held (review 19a N1: the llm route printed one 3.01x)."""
+    from ..model.retime import gap_held
     from ..units import fmt_ai, fmt_seconds
 
     ai = f"AI {fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}"
     if not (old.seconds and new.seconds):
         return f"{old.name}: no measured time to move ({ai})"
+    slow = gap_held(new)
+    if slow is not None:
+        return (f"{old.name}: {fmt_seconds(old.seconds)} -> {_span(new.seconds, slow)} "
+                f"predicted ({_span(old.seconds / slow, speedup, 'x')}: its "
+                f"{fmt_seconds(new.meta.get('gap_held_s', 0.0))} above its floor scaled with "
+                f"the work, or held fixed); {ai} (the whole step, not added to the kernels)")
     return (f"{old.name}: {fmt_seconds(old.seconds)} -> {fmt_seconds(new.seconds)} predicted "
             f"({speedup:.2f}x, at the efficiency it reaches now); {ai} (the whole step, not "
             f"added to the kernels)")

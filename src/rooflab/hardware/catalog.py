@@ -36,7 +36,8 @@ GPU_OVERHEAD_REASON = ("nominal: a typical kernel-launch cost (seed 004: 5-10 us
 _DDR_CHANNEL_BYTES = 8  # one 64-bit DDR channel moves 8 bytes per transfer
 
 _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": str,
-           "notes": list, "memory_gb": float, "memory_gbps": float, "l2_mib": float,
+           "notes": list, "memory_gb": float, "usable_memory_mib": float,
+           "memory_gbps": float, "l2_mib": float,
            "llc_mib": float, "llc_gbps": float, "interconnect": str,
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
@@ -80,6 +81,23 @@ class Device:
     # tells apart modules torch names alike (Jetson AGX Orin 64GB: 16, 32GB: 14); None
     # where the catalog does not say.
     sms: int | None = None
+    # the capacity the driver reports (nvidia-smi's total, MiB), where the catalog has it:
+    # memory_gb is the marketing figure in decimal GB (H100: 80e9 B; nvidia-smi 81,559 MiB
+    # = 85.52e9 B), review 18d D
+    usable_memory_bytes: float | None = None
+
+    @property
+    def memory_is_platform_max(self) -> bool:
+        """Whether memory_gb is the most the platform takes, not what a device has: a CPU's
+        is Intel ARK's / AMD's "max memory" per socket (4-6 TB on a Xeon 8480+ or EPYC
+        9654), while a server has the DIMMs someone installed (review 19d N1)."""
+        return self.kind == "cpu"
+
+    @property
+    def fit_memory_bytes(self) -> float | None:
+        """The memory a model fit is judged against: the catalog's figure, None where it
+        is a platform maximum (memory_is_platform_max: the installed RAM is not known)."""
+        return None if self.memory_is_platform_max else self.memory_bytes
 
     @property
     def host_link_ceiling(self) -> Ceiling | None:
@@ -301,7 +319,9 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         source=raw["source"], aliases=tuple(raw.get("aliases", ())),
         notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname,
         compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"),
-        sms=raw.get("sms"))
+        sms=raw.get("sms"),
+        usable_memory_bytes=(raw["usable_memory_mib"] * mib if "usable_memory_mib" in raw
+                             else None))
 
 
 def parse_catalog_text(text: str, fname: str) -> tuple[Device, ...]:

@@ -524,3 +524,45 @@ def assemble_roof(name: str, ceilings: Sequence[tuple[str, Ceiling]]) -> Roof:
     return Roof(name=name, kind=kind, compute=compute, memory=memory,
                 source="rooflab specs import: " + ", ".join(dict.fromkeys(o for o, _ in
                                                                           ceilings)))
+
+
+# A typed measured number may sit this far above its datasheet figure (clock boost, a
+# rounded datasheet) before `specs import --from` refuses it: no probe beats the peak.
+ABOVE_DATASHEET = 1.05
+# What a `specs import --from` profile's measured launch floor says it is: the datasheet's,
+# copied so the launch floor keeps counting, not measured (review 19a N9).
+COPIED_OVERHEAD = "the datasheet's launch floor (nominal), copied: not measured"
+
+
+def fit_to_datasheet(flag: str, text: str, c: Ceiling, nominal: Roof) -> Ceiling:
+    """A typed measured ceiling set beside a datasheet (`specs import --from`): a peak typed
+    without '@unit' takes the unit the datasheet has for its precision when it has only
+    one; any ceiling more than ABOVE_DATASHEET above the datasheet's same one is refused
+    (review 19a N14: `--from T4 --fp16 50TFLOP/s` wrote an fp16 *vector* peak at 309 % of
+    the T4's 16.2 TFLOP/s, where seed 004's 50 is its Tensor-Core matmul, 77 % of 65)."""
+    from dataclasses import replace
+
+    from ..units import fmt_rate, si
+
+    if c.level:
+        ref = nominal.find_memory(c.level)
+        if ref is not None and c.value > ABOVE_DATASHEET * ref.value:
+            raise InputError(
+                f"{flag} {text} is {c.value / ref.value:.0%} of {nominal.name}'s datasheet "
+                f"{c.level} {si(ref.value, 'B/s')}: a measured bandwidth cannot beat the "
+                f"datasheet; check the number and its unit (GB/s, not Gbit/s)")
+        return c
+    units = [r for r in nominal.compute if r.precision == c.precision]
+    if "@" not in str(text) and len({r.unit for r in units}) == 1 and units[0].unit != c.unit:
+        c = replace(c, unit=units[0].unit)
+    ref = nominal.find_compute(c.precision, c.unit)
+    if ref is None or c.value <= ABOVE_DATASHEET * ref.value:
+        return c
+    rate = str(text).partition("@")[0]
+    fits = [r for r in units if r.unit != c.unit and c.value <= ABOVE_DATASHEET * r.value]
+    hint = "; ".join(f"{c.value / r.value:.0%} of its {r.label} {fmt_rate(r.value, r.precision)}"
+                     f": did you mean {flag} {rate}@{r.unit}?" for r in fits)
+    raise InputError(
+        f"{flag} {text} is {c.value / ref.value:.0%} of {nominal.name}'s datasheet "
+        f"{ref.label} {fmt_rate(ref.value, ref.precision)}: a measured peak cannot beat the "
+        f"datasheet" + (f"; {hint}" if hint else "; check the number and its unit"))

@@ -15,8 +15,9 @@ from typing import Any
 
 from ..errors import InputError, ParseError
 from ..files import load_json, write_json
-from ..model.ceiling import Ceiling, Roof
-from ..model.real_traffic import real_traffic_ceiling
+from ..model.ceiling import Ceiling, Roof, iqr_over_median
+from ..model.level_order import flag_inversions
+from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
 
 
@@ -102,9 +103,28 @@ def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachinePr
         nominal=roof_from_dict(d["nominal"], f"{where}.nominal") if d.get("nominal") else None,
         # a saved profile's measured roof says how and when it was measured wherever it
         # is shown (--on, specs, report titles); profile_to_dict stores the name without
-        measured=with_probe_label(measured, extras, created) if measured else None,
+        measured=(with_probe_label(consistent_real_traffic(measured, extras), extras, created)
+                  if measured else None),
         extras=extras, created=created,
     )
+
+
+def consistent_real_traffic(measured: Roof, extras: Mapping[str, Any]) -> Roof:
+    """The measured roof with its DRAM (real traffic) ceiling re-derived where a profile
+    written before review 19c N1 stores one beyond 3/2x (+10 %) its DRAM ceiling (the best
+    real rate of every STREAM kernel, one of them read in a quiet moment of a disturbed
+    run: 38.4 vs 12.8 GB/s on a demo profile): model/real_traffic.py consistent, from the
+    profile's extras.stream.DRAM; the ceiling's warnings say so (the chart's `*`)."""
+    stream = (extras.get("stream") or {}) if isinstance(extras, Mapping) else {}
+    stream_dram = stream.get("DRAM") if isinstance(stream, Mapping) else None
+    fixed = consistent(measured.memory, stream_dram if isinstance(stream_dram, Mapping)
+                       else {})
+    if fixed is None:
+        return measured
+    real, said = fixed
+    real = replace(real, warnings=real.warnings + (said,))
+    return replace(measured, memory=tuple(real if c.level == REAL_TRAFFIC else c
+                                          for c in measured.memory))
 
 
 def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
@@ -167,33 +187,61 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
     measured = roof_from_dict(profile["measured"], f"{where}.measured")
     created = str(profile.get("created", ""))
     if n == reference:
-        return with_probe_label(measured, extras, created)
+        return with_probe_label(consistent_real_traffic(measured, extras), extras, created)
     row = scaling["by_threads"][str(n)]
-    label = f"measured ({_threads_label(n)})"
+    label, row_label = f"measured ({_threads_label(n)})", f"{_threads_label(n)} row"
     memory = [_scaling_ceiling(row, lv, "bytes_per_s", _memory_method(label, row[lv]),
-                               measured.source, level=lv)
+                               measured.source, level=lv, row_label=row_label)
               for lv in _SCALING_MEMORY if isinstance(row.get(lv), Mapping)]
+    # the level-order check the full roof gets (probe/cpu/assemble), on the row's own
+    # figures (review 19c N2: a one-thread L1 below its L2 went unflagged)
+    ordered = flag_inversions({c.level: c for c in memory})
+    memory = [ordered[c.level] for c in memory]
     memory += _row_real_traffic(memory, n)
     compute = [_scaling_ceiling(row, p, "flop_per_s", f"{label}: FMA-throughput kernel "
                                 f"(the probe's fp64/fp32 peak kernel), value = best sample "
                                 f"(extras.scaling)", measured.source, precision=p,
-                                kind="vector")
+                                kind="vector", row_label=row_label)
                for p in _SCALING_COMPUTE if isinstance(row.get(p), Mapping)]
     # "EPYC measured (2 threads)" -> "EPYC measured (1 thread)"
     name = f"{_THREADS_SUFFIX.sub('', measured.name)} ({_threads_label(n)})"
     roof = Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
                 overhead_s=measured.overhead_s, overhead_source=measured.overhead_source,
                 source=f"{measured.source}; extras.scaling, {_threads_label(n)}",
-                notes=(f"{label}: the ceilings measured at {_threads_label(n)} in the thread "
-                       f"scaling of this profile ({_levels_note(row)})",))
+                notes=(*_run_notes(measured, extras, load=True),
+                       f"{label}: the ceilings measured at {_threads_label(n)} in the thread "
+                       f"scaling of this profile ({_levels_note(row)})",
+                       *_run_notes(measured, extras, load=False)))
     return with_probe_label(roof, extras, created)
+
+
+# Words of the probe's notes on the run as a whole (probe/cpu/flags.py): other load on the
+# machine (machine_load_notes), and the clock or the memory bandwidth moving between the
+# start and the end of the probe (drift_note, dram_drift_note). The scaling pass ran inside
+# that run, so they hold for every thread row; the other notes speak of the full roof's
+# own figures (its sweep, a dropped level, below nominal) and are not the row's.
+_LOAD_WORDS = ("while the probe ran", "before the probe started")
+_DRIFT_WORDS = ("between the start and the end of the probe", "changed during the run")
+
+
+def _run_notes(measured: Roof, extras: Mapping[str, Any], load: bool) -> tuple[str, ...]:
+    """The profile's notes on the whole run a thread row was measured in (review 19c N2:
+    a `@1t` chart lost the load footnote of the same file's full chart): the load notes
+    (`load`: extras.machine_load.notes, else the measured roof's), or the drift notes."""
+    words = _LOAD_WORDS if load else _DRIFT_WORDS
+    got = [str(n) for n in measured.notes if any(w in str(n) for w in words)]
+    machine_load = extras.get("machine_load")
+    if load and isinstance(machine_load, Mapping) and machine_load.get("notes"):
+        got = list(dict.fromkeys([*map(str, machine_load["notes"]), *got]))
+    return tuple(got)
 
 
 def _row_real_traffic(memory: list[Ceiling], n: int) -> list[Ceiling]:
     """The row's DRAM (real traffic) ceiling, derived from its DRAM triad as the probe
     derives the measured roof's (model/real_traffic.py), so counter-measured bytes judged
     at this count meet real-traffic units, not the STREAM-counted triad (review 17a N5);
-    [] for a row without DRAM."""
+    [] for a row without DRAM. The same function as the full roof's, so the same
+    consistency rule (review 19c N1): with triad alone it is DRAM x 4/3, inside it."""
     dram = next((c for c in memory if c.level == "DRAM"), None)
     if dram is None:
         return []
@@ -224,8 +272,36 @@ def _memory_method(label: str, got: Mapping) -> str:
 
 def _scaling_ceiling(row: Mapping, key: str, field_: str, method: str, source: str,
                      level: str | None = None, precision: str | None = None,
-                     kind: str | None = None) -> Ceiling:
+                     kind: str | None = None, row_label: str = "") -> Ceiling:
     got = row[key]
-    return Ceiling(value=float(got[field_]), precision=precision, unit=kind, level=level,
-                   provenance="measured", source=source, method=method,
-                   samples=tuple(float(v) for v in got.get("samples") or ()))
+    c = Ceiling(value=float(got[field_]), precision=precision, unit=kind, level=level,
+                provenance="measured", source=source, method=method,
+                samples=tuple(float(v) for v in got.get("samples") or ()))
+    return replace(c, warnings=_row_warnings(c, got, row_label))
+
+
+# The probe's spread limit (probe/stats.py NOISY_SPREAD, which hardware may not import):
+# samples whose interquartile range, or whose median's gap below the best, is over it are
+# flagged, the test the `specs show --threads` table's `!` applies (probe/cpu/scaling.py
+# flagged) to the same row.
+_NOISY = 0.05
+
+
+def _row_warnings(c: Ceiling, got: Mapping, row_label: str) -> tuple[str, ...]:
+    """The row ceiling's own flags, as the full roof's ceilings carry theirs (review 19c
+    N2: the chart's `*`): warnings the row stored (the full run's row), calibration given
+    up, or samples that disagree."""
+    out = [str(w) for w in got.get("warnings") or ()]
+    what = f"{c.label} bandwidth" if c.level else c.label
+    where = f" ({row_label})" if row_label else ""
+    if got.get("calibrated") is False:
+        out.append(f"{what}{where}: calibration gave up (other load held every call up), "
+                   f"so the figure can read far low; rerun on a quiet machine")
+    if len(c.samples) > 1:
+        gap = 1 - (c.median or 0.0) / max(c.samples)
+        iqr = iqr_over_median(c.samples)
+        if iqr > _NOISY or gap > _NOISY:
+            out.append(f"{what}{where}: samples vary (interquartile range {iqr:.1%} of the "
+                       f"median, median {gap:.1%} below the best); other load on the "
+                       f"machine or clock changes; rerun on a quiet machine")
+    return tuple(out)

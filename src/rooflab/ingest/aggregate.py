@@ -15,6 +15,8 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
+from ..symbols import bare_symbol
+from ..units import fmt_ai
 from .ncu_metrics import (
     ACHIEVED_OCC,
     DRAM,
@@ -52,30 +54,42 @@ class Launch:
         return self.key or self.name
 
 
+# What a demangled symbol starts with before its name, in any order ('static void f',
+# '__global__ void f'): stripped until none is left, so 'static void' loses both words.
+
+
+def symbol_name(full: str, templates: bool = False) -> str:
+    """A kernel's name from its demangled symbol: bare_symbol without the parameter list,
+    each template argument list kept (`templates`: 'scale<float>') or folded to '<…>'
+    ('scale<…>'). The one parser behind short_name and template_name."""
+    s = bare_symbol(full)
+    out: list[str] = []
+    depth = 0
+    for ch in s:
+        if ch == "<":
+            if depth == 0 and not templates:
+                out.append("<…>")
+            depth += 1
+            if templates:
+                out.append(ch)
+        elif ch == ">" and depth:
+            depth -= 1
+            if templates:
+                out.append(ch)
+        elif depth == 0 and ch == "(" and out:
+            break
+        elif depth == 0 or templates:
+            out.append(ch)
+    return "".join(out).strip() or full.strip()
+
+
 def short_name(full: str, width: int = 60) -> str:
     """'void cutlass::Kernel<cutlass::gemm::GemmUniversal<...>>(Params)' -> 'cutlass::Kernel<…>'.
 
     Drops a leading return type, the parameter list and every template argument list,
     then truncates to `width` characters.
     """
-    s = full.strip().replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
-    for prefix in ("void ", "__global__ void ", "static "):
-        if s.startswith(prefix):
-            s = s[len(prefix):]
-    out: list[str] = []
-    depth = 0
-    for ch in s:
-        if ch == "<":
-            if depth == 0:
-                out.append("<…>")
-            depth += 1
-        elif ch == ">" and depth:
-            depth -= 1
-        elif depth == 0:
-            if ch == "(" and out:
-                break
-            out.append(ch)
-    text = "".join(out).strip() or full.strip()
+    text = symbol_name(full)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -123,8 +137,6 @@ class _Group:
         far = self.ai is not None and self.ai[2] > SPREAD_AI * self.ai[1]
         if self.launches < 2 or (len(shapes) < 2 and not far):
             return ""
-        from ..units import fmt_ai
-
         said = []
         if len(shapes) > 1:
             grids = list(dict.fromkeys(g for g, _ in shapes if g))
@@ -359,19 +371,7 @@ def _unit(total_flop: float, tensor_flop: float) -> str | None:
 def template_name(full: str) -> str:
     """'void scale<float>(float*, int)' -> 'scale<float>': short_name's cuts (return type,
     parameter list) but with the template arguments kept."""
-    s = full.strip().replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
-    for prefix in ("void ", "__global__ void ", "static "):
-        if s.startswith(prefix):
-            s = s[len(prefix):]
-    depth = 0
-    for i, ch in enumerate(s):
-        if ch == "<":
-            depth += 1
-        elif ch == ">" and depth:
-            depth -= 1
-        elif ch == "(" and depth == 0 and i:
-            return s[:i].strip()
-    return s
+    return symbol_name(full, templates=True)
 
 
 def _distinct(group: _Group, clash: Sequence[_Group]) -> str:

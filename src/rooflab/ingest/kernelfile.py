@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..errors import InputError, ParseError
 from ..files import load_json, read_text
-from ..model.kernel import Kernel
+from ..model.kernel import Kernel, names_warned_by_reader
 from ..model.schema import (
     check_schema_version,
     document_kind,
@@ -168,6 +168,8 @@ def _kernel_items(data: object, path: str) -> list:
     return items
 
 
+# unknown precisions and levels: said once per file by _check_read, not per Kernel
+@names_warned_by_reader()
 def kernels_from_items(items: list, path: str,
                        threads: int | None = None) -> tuple[Kernel, ...]:
     """Kernels from a JSON document's kernel dicts, with the warnings and checks every
@@ -297,6 +299,8 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
     return meta
 
 
+# unknown precisions and levels: said once per file by _check_read, not per Kernel
+@names_warned_by_reader()
 def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip().lower() for h in (reader.fieldnames or [])]

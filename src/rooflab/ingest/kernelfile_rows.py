@@ -9,21 +9,20 @@ from __future__ import annotations
 import re
 import warnings
 
-from ..errors import InputWarning
-from ..model.kernel import Kernel
+from ..errors import InputWarning, user_stacklevel
+from ..model.kernel import Kernel, unknown_name
 from ..model.schema import KERNEL_FIELDS
 from ..units import DTYPE_BYTES as DTYPES
 
 
-# (file, its mtime and size, message) already said in this process: a verb that reads a
-# file twice (compare: for the table, then for the chart's roof) says it once
 def warn_file(path: str, message: str, line: int | None = None) -> None:
     """An InputWarning "FILE[:LINE]: message", raised in the one loader every verb shares
     (report, plot, whatif, choose, compare) so each says it; the CLI prints it on stderr
     (cli/main.py), so `--json` output stays pure JSON. Python's default filter shows one
-    message once, so a file read twice (compare) warns once."""
+    message once per line, so a file read twice (compare) warns once. From Python the
+    warning points at the user's load_kernels(...) line, not inside rooflab (review 19b N3)."""
     where = f"{path}:{line}" if line is not None else path
-    warnings.warn(f"{where}: {message}", InputWarning, stacklevel=3)
+    warnings.warn(f"{where}: {message}", InputWarning, stacklevel=user_stacklevel())
 
 
 def unknown_fields_message(odd: list[tuple[str, tuple[str, ...], str]], shown: int = 3) -> str:
@@ -131,10 +130,11 @@ def _given_ai(value) -> float | None:
 def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None, str]],
                 given_ai: list[float | None]) -> None:
     """Warnings, once per file, about what was read: an `ai` that disagrees with the
-    kernel's flop / bytes (the file's AI is not read: the point sits at flop / bytes), and
-    a FLOP precision rooflab does not know (held to a stand-in ceiling, and a precision
-    what-if cannot convert it). `wheres`: each kernel's (CSV line, words naming it)."""
-    from ..units import PRECISIONS
+    kernel's flop / bytes (the file's AI is not read: the point sits at flop / bytes), a
+    FLOP precision rooflab does not know (held to a stand-in ceiling, and a precision
+    what-if cannot convert it), and a bytes level no roof has. `wheres`: each kernel's
+    (CSV line, words naming it)."""
+    from ..units import LEVELS, PRECISIONS
 
     off = []
     for k, where, ai in zip(kernels, wheres, given_ai, strict=True):
@@ -153,6 +153,14 @@ def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
         _warn_rows(path, odd, f"not a precision rooflab knows ({', '.join(PRECISIONS)}, "
                               f"...): it is held to another precision's ceiling and a "
                               f"precision what-if cannot convert it; write one of these names")
+    # the Kernel's own warning is off while a reader builds them (names_warned_by_reader):
+    # said here once per file, every kernel named, as the precisions are (review 19b N3)
+    odd = [(where, f"bytes level '{level}'") for k, where in zip(kernels, wheres, strict=True)
+           for level in k.bytes if unknown_name(level, "bytes")]
+    if odd:
+        _warn_rows(path, odd, f"not a memory level ({', '.join(LEVELS)}; HBM and GDDR count "
+                              f"as DRAM): no roof has it, so those bytes get no point; write "
+                              f"one of these names")
 
 
 def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,

@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..bench.torch_count import COMPLEX_FLOP_PER_ELEMENT
 from ..errors import InputError
 from ..units import dtype_bytes, flop_precision
 
@@ -51,9 +52,9 @@ ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "n
 COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "hardtanh", "threshold"})
 # `where(cond, a, b)` selects: no arithmetic (bench/torch_count.py lists it as movement).
 SELECTS = frozenset({"where"})
-# Real FLOP per element of complex elementwise ops: (a+bi) ± (c+di) is 2 adds, (a+bi)(c+di)
-# is 4 multiplies + 2 adds, -(a+bi) 2 negations. The other ops get no complex formula.
-COMPLEX_FLOP_PER_ELEMENT = {"add": 2, "sub": 2, "rsub": 2, "mul": 6, "neg": 2, "where": 0}
+# Real FLOP per element of complex elementwise ops: COMPLEX_FLOP_PER_ELEMENT, one table
+# with `measure`'s counter (bench/torch_count.py: (a+bi)(c+di) 6, ± 2, a negation 2); the
+# other ops get no complex formula.
 # Ops whose result is floating point even for integer inputs (true division, transcendental
 # functions): integer inputs give the default dtype, fp32 (torch.get_default_dtype()).
 FLOAT_RESULT = frozenset({"div", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "sqrt",

@@ -55,8 +55,8 @@ from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .opkind import MATRIX_KINDS, WEIGHT_STREAMING_KINDS, is_streaming, kernel_kind
-from .retime import STEP_CALLS_HINT, held_gap_s, one_launch_step
+from .opkind import MATRIX_KINDS, WEIGHT_STREAMING_KINDS, is_streaming, is_whole_step, kernel_kind
+from .retime import STEP_CALLS_HINT, held_gap_s
 from .sanity import check_ai_high
 
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
@@ -76,15 +76,18 @@ __all__ = ["BATCH_ADVICE", "FUSION_MIN_GAIN", "L2_BYTES_DEFAULT", "LOWER_PRECISI
            "reuses_data", "timing_noise", "weight_advice", "work_pct"]
 
 
-def gap_range(a: Advice, p: Point, e: Efficiency) -> Advice:
-    """A lever that moves a whole step's AI or roof (one_launch_step: a decode step timed as
-    one point, one launch assumed), predicted as a range: from its gap above the roof held
-    fixed (launches + new work floor + the old gap: seed 004 Q6, quantization moves the
-    point's AI, not the gap below the slope) to the gap scaled with the work (the model's
-    usual prediction). The slow end is the figure; the words give both (review 18a F2:
-    int4 on seed 004's 15 ms step, 4.00x scaled, 1.69x held). A throughput lever (batching)
-    leaves the step's bytes alone, so its gap does not matter; below-roof levers close
-    the gap itself."""
+def gap_range(a: Advice, p: Point, e: Efficiency, kernel: Kernel | None = None,
+              roof: Roof | None = None) -> Advice:
+    """A lever that moves a whole step's AI or roof (opkind.is_whole_step: a decode step,
+    TPOT or prefill timed as one point), predicted as a range: from its gap above the
+    floor held fixed (launches + new work floor + the old gap: seed 004 Q6, quantization
+    moves the point's AI, not the gap below the slope) to the gap scaled with the work (the
+    model's usual prediction). The slow end is the figure, both ends are kept
+    (seconds_range); the words give both (review 18a F2: int4 on seed 004's 15 ms step,
+    4.00x scaled, 1.69x held). With `calls` given the launches are split off and the rest
+    of the gap is still held (review 19a N1). A throughput lever (batching) leaves the
+    step's bytes alone, so its gap does not matter; below-roof levers close the gap
+    itself."""
     gap = held_gap_s(p)
     if (gap is None or e.untimed or a.shrinks == "below roof" or "(throughput)" in a.detail
             or e.efficiency <= 0):
@@ -94,13 +97,25 @@ def gap_range(a: Advice, p: Point, e: Efficiency) -> Advice:
     if held <= a.new_seconds * (1 + 1e-3):
         return a
     words = (f"a range, {e.seconds / held:.2f}x-{a.speedup:.2f}x: {fmt_seconds(held)} with "
-             f"the step's {fmt_seconds(gap)} gap above the roof held fixed (seed 004 Q6: "
-             f"it moves the point's AI, not the gap below the slope), "
-             f"{fmt_seconds(a.new_seconds)} with the gap scaled with the work; a whole step "
-             f"timed as one point, one launch assumed: {STEP_CALLS_HINT}")
+             f"the step's {fmt_seconds(gap)} above its floor (the gap below the roof) held "
+             f"fixed (seed 004 Q6: it moves the point's AI, not the gap below the slope), "
+             f"{fmt_seconds(a.new_seconds)} with the gap scaled with the work; "
+             f"{step_words(kernel, roof)}")
     return replace(a, new_seconds=held, speedup=e.seconds / held,
                    new_flop_per_s=p.flop / held, detail=f"{a.detail}; {words}",
-                   assumption=f"{words}; {a.assumption}")
+                   assumption=f"{words}; {a.assumption}",
+                   seconds_range=(a.new_seconds, held))
+
+
+def step_words(kernel: Kernel | None, roof: Roof | None) -> str:
+    """What a whole step's launches are known as: its `calls` when given, else the hint to
+    give them, on a roof with a launch floor only (review 19a N10: a CPU roof has none)."""
+    if kernel is not None and kernel.calls > 1:
+        return (f"a whole step timed as one point, its {kernel.calls} launches (`calls`) "
+                f"split off and the rest of the gap held")
+    if roof is not None and not roof.overhead_s:
+        return "a whole step timed as one point"
+    return f"a whole step timed as one point, one launch assumed: {STEP_CALLS_HINT}"
 
 
 def _recount(p: Point, kernel: Kernel, kind: str) -> Advice | None:
@@ -169,8 +184,8 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         why = (f"; op kind '{kind}' read off the name '{kernel.name}' (give meta.op, a CSV "
                f"'op' column or a JSON 'op' field to set it)")
         items = [replace(a, assumption=a.assumption + why) for a in items]
-    if one_launch_step(kernel):   # a whole step timed as one point: a range (18a F2)
-        items = [gap_range(a, p, e) for a in items]
+    if is_whole_step(kernel):   # a whole step timed as one point: a range (18a F2, 19a N1)
+        items = [gap_range(a, p, e, kernel, roof) for a in items]
     # A latency-bound kernel's lever is parallelism or fewer synchronisations (seed 000 §6.2
     # 误判二): it leads, the AI-raising levers (held to the headroom) follow (review 18a F1).
     items = sorted(items, key=lambda a: (p.bound == "latency" and a.shrinks != "below roof",

@@ -134,15 +134,22 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
 
 def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:
     """A lever that moves AI or the roof, for a latency-bound kernel, held to the kernel's
-    headroom (measured time / work floor at its AI). It predicts the kernel keeping its
+    headroom (measured time / the larger of its work floor at its AI and its launch
+    floor, which no AI lever removes). It predicts the kernel keeping its
     share of a higher roof; but a kernel that sits at 6 % for latency or synchronisation
     reasons does not take a fraction of its bytes' time (that is what latency-bound means),
     so the lever's gain comes only after the latency is fixed, and no lever that leaves the
     latency alone beats the headroom (review 18a F1: conv2d_3x3 'tile for data reuse:
     20.74x' over a 15.88x headroom, seed 000 §6.2 误判二)."""
-    headroom = e.seconds / p.floor_s if p.floor_s > 0 and not e.untimed else None
-    if headroom is None or a.speedup <= headroom:
+    least = max(p.floor_s, e.launch_s)   # the launch floor stays (review 19a N11)
+    headroom = e.seconds / least if least > 0 and not e.untimed else None
+    if headroom is None:
         return a
+    if a.speedup <= headroom:
+        # below the cap the same model still assumes the latency is gone (19a N11)
+        note = ("only after the latency is fixed: AI-raising levers assume the kernel "
+                "then tracks its roof (seed 000 §6.2 误判二)")
+        return replace(a, assumption=f"{note}; {a.assumption}")
     note = (f"only after the latency is fixed: AI-raising levers assume the kernel then "
             f"tracks its roof; capped at its {headroom:.2f}x headroom (the model gave "
             f"{a.speedup:.2f}x keeping its {work_pct(p, e)} of a higher roof, which a "

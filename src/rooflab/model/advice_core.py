@@ -38,6 +38,9 @@ class Advice:
     new_seconds: float
     speedup: float
     assumption: str
+    # A whole step's lever (advice.gap_range): (gap scaled, gap held) times, fast end
+    # first; new_seconds and speedup are the held (slow) end. None for one kernel.
+    seconds_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .kernel import Kernel
 from .machine import Machine, words
-from .opkind import is_gemm, is_matrix, streams_weights
+from .opkind import is_attention, is_gemm, is_matrix, name_words, streams_weights
 from .weight_traffic import shape_ai, weight_share, weight_streaming
 
 # Without a matrix shape, tiling is assumed to raise AI this much (seed 000 §5.3: 5 -> 20+).
@@ -37,6 +37,21 @@ def _weights_floor(cap: float | None, ai: float,
     return min(cap, ai / share[0]) if cap is not None else ai / share[0]
 
 
+def one_query_attention(kind: str, kernel: Kernel | None) -> bool:
+    """Decode attention: one query per sequence (meta q_len or shape.q_len 1, or 'decode'
+    in an attention kernel's name). Each K and V byte is read once per step whatever the
+    tiles, so its AI (about 2 x query heads / KV heads: 7.87 for `ai attention --heads 32
+    --kv-heads 4 --q-len 1`) is compulsory; batching and GQA are its levers, not tiling
+    (review 19a N11: 'tile for data reuse: 3.55x' for flash_decode_attention)."""
+    if kernel is None or not is_attention(kind):
+        return False
+    shape = kernel.meta.get("shape")
+    q_len = kernel.meta.get("q_len", shape.get("q_len") if isinstance(shape, dict) else None)
+    if isinstance(q_len, (int, float)) and not isinstance(q_len, bool):
+        return q_len == 1
+    return "decode" in name_words(kernel.name)
+
+
 def reuse_limit(kind: str, kernel: Kernel | None = None, ai: float | None = None,
                 precision: str = "") -> ReuseLimit:
     """Whether tiling can raise the op's AI, and if not why. "streams_weights": a GEMV or a
@@ -49,6 +64,8 @@ def reuse_limit(kind: str, kernel: Kernel | None = None, ai: float | None = None
     "tileable": anything else."""
     if streams_weights(kind):
         return "streams_weights"
+    if one_query_attention(kind, kernel):
+        return "compulsory"
     if not is_gemm(kind) or ai is None or not ai > 0:
         return "tileable"
     cap = shape_ai(kernel, precision)
@@ -70,7 +87,7 @@ def tiling_advice(p: Point, e: Efficiency, kind: str, machine: Machine | None,
     """Tile for reuse, up to the ridge: a matrix op's shape caps the AI at its compulsory
     traffic's (shape_ai) where meta gives it; without a shape an upper bound, the ridge; any
     other kind TILING_GAIN x (seed 000 §5.3)."""
-    if not 0 < p.ai < p.ridge:
+    if not 0 < p.ai < p.ridge or one_query_attention(kind, kernel):
         return None
     matrix = is_matrix(kind)
     cap = shape_ai(kernel, p.precision) if matrix and is_gemm(kind) else None

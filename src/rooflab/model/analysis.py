@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from ..errors import InputError
+from ..units import si
 
 # Which bytes a ceiling judges, and the points and unplaced kernels analyze() makes, lived
 # here before the split by what they do: every name stays importable from here.
@@ -273,8 +274,6 @@ def weighted_words(held: KernelCeiling) -> str:
     """'held to a weighted 124.8 TFLOP/s: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector
     (19.5 TFLOP/s)': the mix a kernel's peak is weighted by (four digits: the weighted
     value is no catalog figure, and 125 would hide that it is computed)."""
-    from ..units import si
-
     c = held.ceiling
     return (f"held to a weighted {si(c.value, 'FLOP/s', 4)}: "
             f"{c.method.removeprefix('weighted: ')}")

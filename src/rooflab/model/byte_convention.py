@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..units import si
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
+from .opkind import kernel_kind, kind_word, normal_kind
 from .real_traffic import REAL_TRAFFIC
 
 # Which bytes: counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
@@ -66,8 +68,6 @@ def _store_share(kernel: Kernel) -> float | None:
 def real_traffic_reason(kernel: Kernel) -> str:
     """Why the kernel's DRAM bytes are real traffic (memory_ceiling's table), '' when they
     are STREAM-counted."""
-    from .opkind import kernel_kind, kind_word, normal_kind
-
     if counter_bytes(kernel):
         return ("DRAM bytes measured by hardware counters (real traffic, write-allocate "
                 "reads included)")
@@ -111,8 +111,6 @@ def memory_ceiling(roof: Roof, kernel: Kernel, level: str) -> tuple[Ceiling | No
     real = roof.find_memory(REAL_TRAFFIC)
     if real is None and not stream_counted(own):
         return own, ""
-    from ..units import si
-
     why = real_traffic_reason(kernel)
     if not why:
         # the default convention: no note (a trace of 20 000 kernels would print 20 000);

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..units import LEVELS, LINKS, UNITS, canonical_dtype
 
 # Level names as users' scripts and profilers spell them; HBM and GDDR are the DRAM level
-# (ARCHITECTURE.md, "JSON vocabulary").
+# (../shared/design/ARCHITECTURE.md, "The JSON vocabulary").
 _LEVEL_NAMES = {n.lower(): n for n in LEVELS + LINKS}
 
 def precision_name(name: Any) -> str:

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..units import FLOAT_PRECISIONS, is_float  # noqa: F401  (re-exported: one definition)
+from ..units import (
+    FLOAT_PRECISIONS,  # noqa: F401  (re-exported: one definition)
+    fmt_rate,
+    fmt_seconds,
+    is_float,  # noqa: F401  (re-exported: one definition)
+    si,
+)
+from .canonical_names import level_name, precision_name, unit_name
 
 PROVENANCES = ("nominal", "measured", "derived")
 
@@ -50,7 +57,7 @@ class Ceiling:
     """One ceiling: a compute peak (FLOP/s) or a bandwidth (B/s).
 
     A compute ceiling has `precision` and `unit` (vector or tensor); a memory ceiling has
-    `level` (L1, L2, L3, DRAM, or a link: PCIe, NVLink, network, loopback).
+    `level` (L1, L2, L3, DRAM, or a link: units.LINKS, e.g. NVLink, xGMI, PCIe).
     A measured ceiling keeps its raw `samples` (in the ceiling's unit); `value` is the
     figure used as the roof (the best sample unless the method says otherwise).
     """
@@ -70,8 +77,6 @@ class Ceiling:
             raise InputError("a ceiling needs either a precision (compute) or a level (memory)")
         # names as a profile file reads them ('float64' -> fp64, 'dram' -> DRAM), so a
         # ceiling built in Python matches the kernels it should judge
-        from .schema import level_name, precision_name, unit_name  # schema imports this
-
         if self.precision is not None:
             object.__setattr__(self, "precision", precision_name(self.precision))
         if self.unit is not None:
@@ -159,8 +164,6 @@ class Roof:
 
     def _repr_pretty_(self, printer, cycle: bool) -> None:
         # IPython/Jupyter display: the numbers, not every ceiling's source URL (repr())
-        from ..units import fmt_rate, fmt_seconds, si
-
         rows = [(c.label, fmt_rate(c.value, c.precision), c.provenance) for c in self.compute]
         rows += [(c.label, si(c.value, "B/s"), c.provenance) for c in self.memory]
         # labels padded to the longest ("DRAM (real traffic)" once broke the column); a
@@ -387,8 +390,6 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
 def _weighted_method(parts: tuple[CeilingPart, ...], total: float) -> str:
     """'weighted: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector (19.5 TFLOP/s)': each
     precision's share of the FLOP and the ceiling it is held to."""
-    from ..units import fmt_rate
-
     return "weighted: " + " + ".join(
         f"{_share(part.flop / total)} {part.label} "
         f"({fmt_rate(part.ceiling.value, part.ceiling.precision)})"

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from ..units import LINKS, fmt_seconds
 from .ceiling import Roof
 
-LINK_LEVELS = ("NVLink", "PCIe", "network", "loopback")
+# the links link_from_roof looks for, in units.LINKS' order (one list: this one once left out
+# xGMI and ICI, so a roof with only an xGMI ceiling was said to have no link)
+LINK_LEVELS = LINKS
 
 RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus bandwidth "
         "(nccl-tests convention)")
@@ -80,8 +83,6 @@ def allreduce_latency_words(link: Link, n: int, per_step: int | None = None) -> 
     the all-reduces a step holds (a DP step: one per layer); a step pays the latency that
     many times, which a reader checking the step by hand needs (review 15v F-a):
     '..., x 16 all-reduces per step (one per layer) = 2.24 ms'."""
-    from ..units import fmt_seconds
-
     one = link.allreduce_latency_s(n)
     text = (f"all-reduce latency {fmt_seconds(one, 4)} = "
             f"{ring_hops(n)} hops x {fmt_seconds(link.hop_latency_s, 4)}")
@@ -115,8 +116,8 @@ def link_from_fit(level: str, alpha_s: float, beta_bytes_per_s: float, ranks: in
 
 
 def link_from_roof(roof: Roof, level: str | None = None, hop_latency_s: float = 0.0) -> Link:
-    """The roof's link ceiling (the given level, else the first of NVLink/PCIe/network/
-    loopback it has), taken as the all-reduce bus bandwidth."""
+    """The roof's link ceiling (the given level, else the first of units.LINKS it has:
+    NVLink, xGMI, ICI, PCIe, network, loopback), taken as the all-reduce bus bandwidth."""
     for lv in (level,) if level else LINK_LEVELS:
         c = roof.find_memory(lv)
         if c is not None:

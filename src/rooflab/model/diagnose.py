@@ -88,6 +88,12 @@ class Diagnosis:
         return self.point.seconds / reach
 
     @property
+    def unranked(self) -> bool:
+        """Held to a faster fallback ceiling on the compute side (_faster_fallback): no
+        headroom, gain or advice (review 19a N4)."""
+        return any(n.startswith(NOT_RANKED) for n in self.notes)
+
+    @property
     def write_allocate(self) -> bool:
         """Whether sanity's write_allocate finding explains why it is above its roof:
         counter bytes over a STREAM-counted DRAM roof (sanity.check_write_allocate)."""
@@ -95,6 +101,8 @@ class Diagnosis:
 
     @property
     def gain_words(self) -> str:
+        if self.gain_s is None and self.point.seconds is not None and self.unranked:
+            return "not predicted: held to a faster fallback ceiling (see the kernel note)"
         if self.gain_s is None or self.headroom is None:
             return "no measured time: position only"
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and self.write_allocate:
@@ -192,6 +200,23 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
             f"{fmt_rate(p.peak_flop_per_s, p.precision)}; achieved {ach} = {pc} of roof")
 
 
+NOT_RANKED = "not ranked"
+
+
+def _faster_fallback(findings, kernel: Kernel, p: Point) -> str:
+    """Why a point is not ranked, where the roof holds its precision (all of its FLOP) to
+    a ceiling for narrower, faster math (sanity's precision_fallback warning); ''
+    otherwise. A mixed kernel's fallback part moves only part of its time: still ranked."""
+    if kernel.mixed or p.precision != kernel.precision or p.memory_bound_side or not any(
+            f.check == "precision_fallback" and f.severity == "warning" for f in findings):
+        return ""
+    return (f"{NOT_RANKED}: the roof has no {kernel.precision} ceiling and holds it to a "
+            f"faster one for narrower math ({p.binding}), so no headroom or speed-up is "
+            f"predicted; give the roof {'an' if kernel.precision[0] in 'f' else 'a'} "
+            f"{kernel.precision} ceiling (`rooflab specs import --"
+            f"{kernel.precision} RATE` beside the others, or --on a catalog device)")
+
+
 def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
                     machine: Machine | None = None) -> Diagnosis:
     top = analysis.roof.top_compute_for(kernel.precision)
@@ -200,6 +225,16 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
     reachable = reachable_s(p)
     gain = max(0.0, p.seconds - reachable) if p.seconds is not None else None
+    findings = check_kernel(analysis, kernel, machine)
+    advice = advise(p, analysis.roof, kernel, machine=machine)
+    unranked = _faster_fallback(findings, kernel, p)
+    if unranked:
+        # Held to a ceiling for narrower, faster math than it does (fp32 work on an fp16
+        # tensor roof): its headroom, gain and every prediction are against a rate its math
+        # never reaches (review 19a N4: gemm_1024 ranked #2, "parallelism: 53.33x" = fp32
+        # at 224 TFLOP/s), so it is not ranked, flagged or advised beyond the fix.
+        headroom, gain, advice = None, None, ()
+        note = "; ".join(x for x in (note if isinstance(note, str) else "", unranked) if x)
     return Diagnosis(
         kernel=kernel.name, point=p, bound=p.bound, evidence=_latency_evidence(p, machine,
                                                                                  kernel),
@@ -212,9 +247,10 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
                                     _other_family_top(analysis.roof, top),
                                     _reuse(kernel, p),
                                     _narrow_weights(kernel, p.precision),
-                                    step=one_launch_step(kernel)),
-        findings=check_kernel(analysis, kernel, machine),
-        advice=advise(p, analysis.roof, kernel, machine=machine),
+                                    # a launch floor to speak of: not on a CPU roof (19a N10)
+                                    step=one_launch_step(kernel)
+                                    and bool(analysis.roof.overhead_s)),
+        findings=findings, advice=advice,
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
 
 
@@ -307,6 +343,13 @@ def diagnosis_to_dict(d: Diagnosis) -> dict:
         "advice": [{"action": a.action, "detail": a.detail, "shrinks": a.shrinks,
                     "new_ai": a.new_ai if a.new_ai != float("inf") else None,
                     "new_flop_per_s": a.new_flop_per_s, "new_seconds": a.new_seconds,
-                    "speedup": a.speedup, "assumption": a.assumption} for a in d.advice],
+                    "speedup": a.speedup, "assumption": a.assumption,
+                    # a whole step's lever: both ends, gap scaled then held (review 19a N2)
+                    **({"new_seconds_gap_scaled": a.seconds_range[0],
+                        "new_seconds_gap_held": a.seconds_range[1],
+                        "speedup_range": [d.point.seconds / a.seconds_range[1],
+                                          d.point.seconds / a.seconds_range[0]]}
+                       if a.seconds_range and d.point.seconds else {})}
+                   for a in d.advice],
         "notes": list(d.notes),
     }

@@ -142,6 +142,11 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
                 "kernels close it")
     elif p.seconds > p.floor_s and e.launch_s > 0.5 * (p.seconds - p.floor_s):
         cure = launch_cure
+    elif p.bound == "latency":
+        # far from both roofs: latency or synchronisation, not the memory side's access
+        # pattern (seed 000 §6.2 误判二; review 19a N12: conv2d_3x3 got the memory cure)
+        cure = ("parallelism: more independent work in flight (occupancy, ILP) and fewer "
+                "synchronisations close it")
     elif p.memory_bound_side:
         cure = memory_cure
     else:
@@ -151,6 +156,11 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
         f"{fmt_factor(f)} below the roof at its AI: overhead and kernel efficiency, not AI; "
         f"{cure}. Batching does not close it (it moves the point right, not up)."
         + _launch_split(p, e, machine, step) if f else "-")
+
+
+# A GPU point lasting longer than this with one launch counted may be a whole step (19a
+# N13); a CPU's dispatch floor is no launch per kernel of a step.
+LONG_POINT_S = 1e-3
 
 
 def _launch_split(p: Point, e: Efficiency, machine: Machine | None,
@@ -166,6 +176,14 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None,
                 f"launch floor counted here is not the step's: a whole step timed as one "
                 f"point holds dozens of launches and the host time between them (seed 004: "
                 f"about half of such a gap); {STEP_CALLS_HINT}.")
+    gpu = not (machine and machine.kind == "cpu")
+    if 0 < e.launch_s < 0.01 * p.seconds and p.seconds > LONG_POINT_S and gpu:
+        # one launch counted on a point lasting milliseconds: a whole step under another
+        # name may hide behind it (review 19a N13: "TPOT b=1" read "all kernel efficiency")
+        return (f" If this is one kernel, {launch} is negligible here "
+                f"({fmt_seconds(e.launch_s)} of the {fmt_seconds(p.seconds)}); if it is a "
+                f"whole step (many launches), set the point's `calls` or meta "
+                f"`whole_step: true`.")
     if 0 < e.launch_s < 0.01 * p.seconds:
         return (f" {launch.capitalize()} is negligible here ({fmt_seconds(e.launch_s)} "
                 f"of the {fmt_seconds(p.seconds)}): it is all kernel efficiency.")

@@ -38,6 +38,12 @@ def _counts(values: Mapping[str, float], unit: str, provenance: str | None) -> s
     return f"{parts} ({provenance})" if provenance else parts
 
 
+def _percent(x: float) -> str:
+    """3.1, 92, 105, 241: two significant digits, whole numbers from 100 on (`.2g` wrote
+    105 as '1e+02', review 19b N4), as TimingWarning writes '105%'."""
+    return f"{x:.2g}" if abs(x) < 99.5 else f"{x:.0f}"
+
+
 def _timing(k) -> str:
     """'4.13 us per call: median of 12 samples x 100 calls, IQR 3.1 %, best 4.01 us
     (measured)', as torch.utils.benchmark's Measurement shows median and IQR."""
@@ -56,7 +62,7 @@ def _timing(k) -> str:
                      + (f" x {inner} calls" if inner and inner != 1 else "")
                      if n > 1 else stat)
     if isinstance(meta.get("iqr_rel"), (int, float)):
-        stats.append(f"IQR {meta['iqr_rel'] * 100:.2g} %")
+        stats.append(f"IQR {_percent(meta['iqr_rel'] * 100)} %")
     if isinstance(meta.get("best_s"), (int, float)):
         stats.append(f"best {fmt_seconds(meta['best_s'])}")
     prov = k.provenance.get("seconds")
@@ -112,21 +118,36 @@ def grouped_notes(notes, names) -> list[str]:
     return out
 
 
+def _cost(p) -> float:
+    """A point's time for ordering: measured, or its floor when untimed (an LLM step, op
+    counts: every measured time was 0, so the cut kept file order, review 19b N8)."""
+    return p.seconds if p.seconds is not None else p.floor_s
+
+
+def _point_line(p) -> str:
+    """'decode b=1  DRAM  15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  45.8% of roof  ...';
+    untimed: 'q_proj  DRAM  floor 577 us  AI 0.999  attainable 320 GFLOP/s  ...' (a
+    prediction's one number is its floor time, not three dashes)."""
+    rate = fmt_rate(p.attainable_flop_per_s, p.precision)
+    if p.seconds is None:
+        timing = f"floor {fmt_seconds(p.floor_s)}  AI {fmt_ai(p.ai)}  attainable {rate}"
+    else:
+        pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
+        timing = (f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
+                  f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of {rate}  {pct}")
+    return f"{p.kernel}  {p.level}  {timing}  {p.bound}-bound ({p.binding})"
+
+
 def analysis_text(a, top: int = TOP_POINTS) -> str:
-    """An Analysis in at most `top` point lines, longest time first (then the order
-    placed), "... N more (.points)", and each note once with the number of kernels it is
-    about (review 18b I: 500 kernels printed 1 001 lines, one note per kernel)."""
+    """An Analysis in at most `top` point lines, longest time first (an untimed point's
+    floor time; then the order placed), "... N more (.points)", and each note once with the
+    number of kernels it is about (review 18b I: 500 kernels printed 1 001 lines, one note
+    per kernel)."""
     lines = [f"Analysis on '{a.roof.name}' ({a.roof.kind}): {len(a.kernels)} kernel(s), "
              f"{len(a.points)} point(s)"]
-    order = sorted(range(len(a.points)),
-                   key=lambda i: (-(a.points[i].seconds or 0.0), i))
+    order = sorted(range(len(a.points)), key=lambda i: (-_cost(a.points[i]), i))
     for i in order[:top]:
-        p = a.points[i]
-        pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
-        lines.append(f"  {p.kernel}  {p.level}  {fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
-                     f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of "
-                     f"{fmt_rate(p.attainable_flop_per_s, p.precision)}  {pct}  "
-                     f"{p.bound}-bound ({p.binding})")
+        lines.append(f"  {_point_line(a.points[i])}")
     if len(order) > top:
         lines.append(f"  ... {len(order) - top} more point(s) (a.points)")
     unplaced = list(a.unplaced)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..errors import InputError, InputWarning
+from ..errors import InputError, InputWarning, user_stacklevel
 from ..units import INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
+from .canonical_names import level_name, precision_name, unit_name
 from .display import kernel_text, pretty
 from .frozen import FrozenDict
 
@@ -41,16 +44,11 @@ def _plain_number(value: Any, name: str, what: str, key: str | None = None) -> f
 
 
 def _canon(what: str):
-    """schema's name canoniser for flop or bytes (schema imports this module, so late)."""
-    if not _CANON:
-        from . import schema
-
-        _CANON.update(flop=schema.precision_name, bytes=schema.level_name,
-                      unit=schema.unit_name)
+    """The name canoniser for flop, bytes or unit (model/canonical_names.py)."""
     return _CANON[what]
 
 
-_CANON: dict = {}
+_CANON = {"flop": precision_name, "bytes": level_name, "unit": unit_name}
 # {what: {name as given: canonical name}}: the canonisers' answers for the str names met so
 # far ('fp16' -> fp16, 'dram' -> DRAM), so a Kernel pays one dict lookup per key (the
 # canonisers are pure; at most _NAMES_MAX names each are kept, the rest asked every time).
@@ -58,19 +56,44 @@ _NAMES: dict[str, dict[str, str]] = {"flop": {}, "bytes": {}}
 _NAMES_MAX = 4096
 _INF = math.inf
 _KNOWN_FLOP = frozenset(PRECISIONS + INT_PRECISIONS)
-_KNOWN_BYTES = frozenset(LEVELS + LINKS)
+# ... and the derived DRAM ceilings a roof names (review 19a N3): the GPU probe's
+# "DRAM (triad)" (seed 000 §3.1's roof, which the report tells a kernel to select) and the
+# CPU probe's "DRAM (real traffic)" (model/real_traffic.py); kept in step with
+# probe/gpu/memory.py TRIAD and real_traffic.REAL_TRAFFIC (tests/test_seed_review19a.py)
+_KNOWN_BYTES = frozenset(LEVELS + LINKS + ("DRAM (triad)", "DRAM (real traffic)"))
+
+
+# True while a reader builds a file's Kernels: it says the file's unknown names itself,
+# once per file with every kernel and row (ingest/kernelfile_rows._check_read), so the
+# Kernel's own warning would say the same fact twice, in other words (review 19b N3)
+_READER_WARNS: ContextVar[bool] = ContextVar("rooflab_reader_warns", default=False)
+
+
+@contextmanager
+def names_warned_by_reader() -> Iterator[None]:
+    """Kernels built inside do not warn about an unknown precision or level: the reader
+    around them does, naming the file and every kernel."""
+    token = _READER_WARNS.set(True)
+    try:
+        yield
+    finally:
+        _READER_WARNS.reset(token)
 
 
 def _name(key: Any, what: str, kernel: str = "") -> str:
     """_canon(what)(key), through _NAMES (the path of a name not met before); a name no
-    ceiling can match gets unknown_name's warning (once: then it is in _NAMES)."""
+    ceiling can match gets unknown_name's warning, for every kernel that has it (such a
+    name is not kept in _NAMES, so the next kernel warns too: each names its own kernel,
+    and Python's filter still says one message once per line)."""
     canonical = _canon(what)(key)
     problem = unknown_name(canonical, what)
     if problem:
-        # a warning, not measure()'s error: a kernel file may carry names of its own, and
-        # the analysis notes the ceiling it falls back to; stacklevel: the user's line
-        # (_keyed, _settle, Kernel.__init__ / with_ between)
-        warnings.warn(f"kernel '{kernel}': {problem}", InputWarning, stacklevel=5)
+        if not _READER_WARNS.get():
+            # a warning, not measure()'s error: a kernel file may carry names of its own,
+            # and the analysis notes the ceiling it falls back to; at the user's line
+            warnings.warn(f"kernel '{kernel}': {problem}", InputWarning,
+                          stacklevel=user_stacklevel())
+        return canonical
     names = _NAMES[what]
     if type(key) is str and len(names) < _NAMES_MAX:
         names[key] = canonical
@@ -114,9 +137,10 @@ def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
     names = _NAMES[what]
     if type(values) is FrozenDict and all(
             type(v) is float
-            and ((names.get(k) if type(k) is str else None) or _name(k, what, name)) == k
+            and ((names.get(k) if type(k) is str else None) or _canon(what)(k)) == k
             for k, v in values.items()):
-        return dict(values), False   # another Kernel's counts (with_(), replace())
+        # another Kernel's counts (with_(), replace()): that Kernel warned about its names
+        return dict(values), False
     out: dict[str, float] = {}
     ok = True
     for key, value in values.items():

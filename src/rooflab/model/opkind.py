@@ -237,3 +237,31 @@ def kernel_kind(kernel: Kernel) -> tuple[str, bool]:
     full = kernel.meta.get("full_name")
     guessed = kind_from_name(full if isinstance(full, str) and full else kernel.name)
     return guessed, bool(guessed)
+
+
+# Name words of a whole inference step timed as one point (review 19a N13: "TPOT b=1" and
+# "generate token" are the same 15 ms step as "decode b=1"): time per output token, a
+# prefill, a step or a generated token. Read only where no op kind (meta or name) is known,
+# so 'flash_decode_attention' stays one attention kernel.
+_WHOLE_STEP_WORDS = frozenset({"decode", "prefill", "tpot", "ttft", "step", "generate",
+                               "generation"})
+# Meta ops a whole step carries (`rooflab llm --tpot-ms` writes 'decode_step').
+_WHOLE_STEP_OPS = frozenset({"decode_step", "prefill_step", "decode", "prefill", "step"})
+
+
+def is_whole_step(kernel: Kernel) -> bool:
+    """Whether a point is a whole inference step (dozens of kernel launches and host time
+    timed as one), not one kernel: meta whole_step true, a meta op naming a step
+    (decode_step, decode, prefill), or, with no op kind known, a name saying one (decode,
+    prefill, TPOT, TTFT, step, 'generate token'). Its gap above the roof holds launches and
+    host time that need not move with its bytes (seed 004 Q6; review 19a N1, N13)."""
+    flag = kernel.meta.get("whole_step")
+    if isinstance(flag, bool):
+        return flag
+    op = op_kind(kernel)
+    if op:
+        return normal_kind(op) in _WHOLE_STEP_OPS
+    kind = kernel_kind(kernel)[0]
+    if kind and kind_word(kind) != "decode":
+        return False
+    return kind_word(kind) == "decode" or bool(_WHOLE_STEP_WORDS & set(name_words(kernel.name)))

@@ -3,8 +3,9 @@
 Seed 002 §2.4: with data parallelism every step ends in a gradient all-reduce, so a link's
 bandwidth, not FLOP, can define the step; tensor parallelism adds all-reduces inside every
 layer and cuts each device's share of the work (and its reuse). Links are memory ceilings
-(levels `NVLink`, `PCIe`, `network`, `loopback`): a step's communication point has
-AI = FLOP / bytes over the link and sits under that ceiling on the same chart.
+(levels units.LINKS: `NVLink`, `xGMI`, `ICI`, `PCIe`, `network`, `loopback`): a step's
+communication point has AI = FLOP / bytes over the link and sits under that ceiling on the
+same chart.
 
 Assumptions (stated on every result):
 - Ring all-reduce (nccl-tests PERFORMANCE.md; Patarasuk & Yuan 2009): each rank sends
@@ -12,7 +13,7 @@ Assumptions (stated on every result):
   where B_bus is the bus bandwidth nccl-tests reports. NCCL switches to trees at scale,
   so the latency term is pessimistic for large n; the bandwidth term is the ring's.
 - A layer's time is its roofline floor max(FLOP / P, bytes / B_DRAM) (no launch overhead);
-  B_DRAM is the ceiling analysis.memory_ceiling picks for its bytes (layer_dram).
+  B_DRAM is the ceiling byte_convention.memory_ceiling picks for its bytes (layer_dram).
 - Training FLOP of a linear layer: 6 t k n (forward 2tkn, backward 4tkn: dX and dW).
 - Data parallelism is weak scaling: each device keeps its batch; gradients are all-reduced
   once per layer (DDP buckets ~ layers).
@@ -178,11 +179,14 @@ def layer_time(layer: Layer, roof: Roof, link: Link | None, n: int) -> LayerTime
 
 
 def layer_dram(layer: Layer, roof: Roof) -> Ceiling:
-    """The DRAM ceiling a layer's bytes are judged against: analysis.memory_ceiling's one
+    """The DRAM ceiling a layer's bytes are judged against: byte_convention.memory_ceiling's one
     rule, asked with the layer as a kernel. A linear layer's bytes (linear_layer) are a
     hand count of each operand once, its stores (Y, dX, dW) without their write-allocate
     reads: STREAM-counted, so on a roof with both DRAM ceilings the counted one judges
     them, as it judges any matmul's count."""
+    # looked up on analysis at call time, not imported at the top from byte_convention
+    # (its owner): tests/test_real_traffic_everywhere.py replaces analysis.memory_ceiling
+    # to check that the layer asks the one rule
     from .analysis import memory_ceiling
 
     as_kernel = Kernel(name=layer.name, flop={layer.precision: layer.flop},

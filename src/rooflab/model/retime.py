@@ -21,23 +21,25 @@ from .advice_core import efficiency_of
 from .analysis import REAL_TRAFFIC, Analysis, Point, analyze
 from .ceiling import Roof
 from .kernel import Kernel
-from .opkind import kernel_kind, kind_word
+from .opkind import is_whole_step
 
 # What a whole decode step launches, for the words asking for its `calls`: ~14 kernels per
 # Llama layer (workloads/llm/kernels.py: 14 x 22 + 3 = 311 for TinyLlama; seed 004 counts
 # 15-25 per layer, eager PyTorch more).
 STEP_CALLS_HINT = ("a decode step launches ~14 kernels per layer: set the point's `calls` "
-                   "(311 for TinyLlama's 22 layers) or use `rooflab llm --tpot-ms`")
+                   "(14 x layers + 3, e.g. 311 for TinyLlama's 22 layers) or use "
+                   "`rooflab llm --tpot-ms`")
 
 
 def one_launch_step(kernel: Kernel) -> bool:
-    """Whether a kernel is a whole decode step timed as one point with one launch assumed:
-    its kind (meta op, else its name) is decode and `calls` is 1 (absent). Its time then
+    """Whether a kernel is a whole step timed as one point (opkind.is_whole_step: decode,
+    prefill, TPOT, 'generate token', meta whole_step) with one launch assumed (`calls` 1,
+    absent). Its time then
     holds dozens of launches and host-side gaps the roof's launch floor does not count
     (seed 004: "点到斜线的垂直距离,就是 overhead 加 kernel 效率损失"), so neither "launch
     overhead is negligible" nor a gap that shrinks with its bytes can be said of it
     (review 18a F2). `rooflab llm --tpot-ms` gives its step its launch count."""
-    return kernel.calls == 1 and kind_word(kernel_kind(kernel)[0]) == "decode"
+    return kernel.calls == 1 and is_whole_step(kernel)
 
 
 def held_gap_s(p: Point) -> float | None:
@@ -154,7 +156,7 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
     already holds its launches; the new launch floor is then a floor under the predicted
     time, not a term added to it (which would count the launches twice).
-    gap_s: for a whole step with one launch assumed (one_launch_step), its old gap above the
+    gap_s: for a whole step (opkind.is_whole_step), its old gap above the
     roof (held_gap_s); the time with that gap held fixed, launches + new work floor + gap,
     is kept as meta seconds_gap_held, the slow end of a range whose fast end is `seconds`
     (the gap scaled with the work)."""
@@ -190,10 +192,12 @@ def _efficiency(before: Analysis, k: Kernel) -> float | None:
 
 
 def _gap(before: Analysis, k: Kernel) -> float | None:
-    """The gap a whole step with one launch assumed holds fixed (held_gap_s); None for
-    any other kernel."""
+    """The gap a whole step holds fixed (held_gap_s); None for any other kernel. With its
+    `calls` given the launches are split off and the rest of the gap (host time, kernel
+    efficiency) still need not move with the bytes, so the range stays (review 19a N1:
+    `calls: 311` dropped seed 004's int4 step to one optimistic 3.05x)."""
     p = _primary(before).get(k.name)
-    return held_gap_s(p) if p is not None and one_launch_step(k) else None
+    return held_gap_s(p) if p is not None and is_whole_step(k) else None
 
 
 def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
@@ -328,15 +332,19 @@ def describe(w: WhatIf) -> Mapping[str, object]:
     rows = []
     for (old, new), (fb, fa) in zip(w.moves, w.floors, strict=True):
         rows.append({"kernel": old.name, "new_kernel": new.name,
+                     # a whole step timed as one point, as the terminal calls it
+                     # (opkind.is_whole_step; review 19a N2: the decode point said false)
+                     "whole_step": is_whole_step(old),
                      # a whole measured step beside its kernels: not in the totals
-                     "whole_step": id(old) in steps,
+                     "beside_kernels": id(old) in steps,
                      "before_s": old.seconds, "after_s": new.seconds,
                      "speedup": old.seconds / new.seconds if old.seconds and new.seconds
                      else None,
                      # a whole step with one launch assumed: the time with its gap above
                      # the roof held fixed, the slow end of the range (retime's gap_s)
                      **({"after_s_gap_held": held,
-                         "speedup_gap_held": old.seconds / held if old.seconds else None}
+                         "speedup_gap_held": old.seconds / held if old.seconds else None,
+                         "after_s_range": [new.seconds, held]}
                         if (held := gap_held(new)) is not None else {}),
                      # floors are derived from the roof: present even without measured times
                      "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
@@ -344,7 +352,14 @@ def describe(w: WhatIf) -> Mapping[str, object]:
     return {"schema_version": SCHEMA_VERSION, "label": w.label, "assumption": w.assumption,
             "total_before_s": w.total_before_s,
             "total_after_s": w.total_after_s, "speedup": w.speedup,
-            **({"total_after_s_gap_held": w.total_after_gap_held_s}
+            # a whole step's range: both ends as equals, `total_after_s` and `speedup` the
+            # gap-scaled (fast) end, as after.kernels[*].seconds (their meta
+            # seconds_gap_held the slow end; review 19a N2)
+            **({"total_after_s_gap_held": w.total_after_gap_held_s,
+                "speedup_gap_held": (w.total_before_s / w.total_after_gap_held_s
+                                     if w.total_before_s else None),
+                "total_after_s_range": [w.total_after_s, w.total_after_gap_held_s],
+                "total_after_s_is": "the gap-scaled (fast) end of a range"}
                if w.total_after_gap_held_s is not None else {}),
             "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
             "after": analysis_to_dict(w.after)}

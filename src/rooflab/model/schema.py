@@ -6,7 +6,8 @@ History of schema_version:
 The parts live by what they do: canonical_names (precision, level and unit names),
 json_values (a field's number), field_hints (a kernel's unknown fields), document_parts
 (which document a JSON is and what the verbs take from it). Their names stay importable
-from here, where the rest of rooflab imports them.
+from here for scripts and older imports; new code imports them from the owner (ceiling.py
+must: this module imports ceiling, so going through here would be a cycle).
 """
 
 from __future__ import annotations

@@ -47,10 +47,18 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                        bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
                        meta={**k.meta, "batch": batch})
 
+    # the generic clause names only the kernels whose split is known: an unsplit decode
+    # point holds every byte, and saying its KV grows beside that read as a contradiction
+    # (review 19a N5)
+    split = [k for k in chosen if k not in unsplit]
+    grow = ("FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
+            "batch)" if not unsplit else
+            "FLOP grows with the batch" + (
+                "; activation (and KV) bytes grow with it for the kernels with a known "
+                "weight share" if split else ""))
     return _apply(roof, kernels, change, names, f"batch -> {batch}",
                   "weights are read once for the whole batch (MoE experts: as many as the "
-                  "batch's tokens touch); FLOP and activation (and KV) bytes grow with the "
-                  "batch (seed 004: decode AI ~ batch)" + _unsplit_words(unsplit, batch))
+                  f"batch's tokens touch); {grow}" + _unsplit_words(unsplit, batch))
 
 
 # Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads

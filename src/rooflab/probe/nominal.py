@@ -29,6 +29,10 @@ COMPUTE_FLOOR = 0.50
 # Under this share of a GPU's datasheet compute peak (and at or over COMPUTE_FLOOR) the
 # quieter note: seed 000 §3.2's "60-70 %", under seed 004's healthy 70-90 %.
 QUIET_COMPUTE_FLOOR = 0.70
+# Under this share of a GPU's datasheet DRAM bandwidth (and at or over BANDWIDTH_FLOOR) the
+# same quiet note: a copy reaches 85-92 % of spec (seed 000 §3.1), a healthy run 75-90 %
+# (seed 004), so 62 % is low, not yet disturbed (review 19a N6: it passed without a word).
+QUIET_BANDWIDTH_FLOOR = 0.75
 
 # The usual reasons, per device and ceiling kind: what a reader can check.
 _CAUSES = {
@@ -148,21 +152,58 @@ def low_compute(measured: Roof, nominal: Roof | None,
 
 
 def low_compute_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
-    """One note naming each GPU compute peak at 50-70 % of its datasheet figure (low_compute)
-    with seed 000 §3.2's reading of it; [] when there is none."""
+    """The quiet low-ceiling notes: one naming each GPU compute peak at 50-70 % of its
+    datasheet figure (low_compute) with seed 000 §3.2's reading of it, then one for a GPU
+    DRAM bandwidth at 60-75 % (low_bandwidth_notes; review 19a N6: every caller of this,
+    report included, says both); [] when there is none."""
+    return (_low_peak_notes(measured, nominal, device)
+            + low_bandwidth_notes(measured, nominal, device))
+
+
+def _low_peak_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
+    """low_compute_notes' compute note alone."""
     pairs = low_compute(measured, nominal, device)
     if not pairs:
         return []
     what = ", ".join(f"{c.label} {si(c.value, rate_unit(c.precision))} = "
                      f"{c.value / ref.value:.0%} of {si(ref.value, rate_unit(c.precision))}"
                      for c, ref in pairs)
+    # TF32 is an fp32-input mode: no cause of a low fp16/bf16 peak (review 19a N12)
+    tf32 = "TF32 off, " if any(c.precision in ("fp32", "tf32") for c, _ in pairs) else ""
     return [f"low against nominal ('{nominal.name}'): {what}; a quiet probe reaches "
             f"{healthy_range(device)} (noted at {COMPUTE_FLOOR * 100:.0f}-"
             f"{QUIET_COMPUTE_FLOOR * 100:.0f} %), and seed 000 §3.2 reads 60-70 % of the "
             f"peak as matrices too small to fill the SMs or a library path not tuned "
-            f"(TF32 off, no tensor cores for the shape or dtype); rerun the probe with "
+            f"({tf32}no tensor cores for the shape or dtype); rerun the probe with "
             f"larger matrices or check the library before taking this as the roof "
             f"(every % of roof it holds reads high)"]
+
+
+def low_bandwidth(measured: Roof, nominal: Roof | None,
+                  device: str) -> list[tuple[Ceiling, Ceiling]]:
+    """(measured, nominal) pairs of a GPU's DRAM ceilings at BANDWIDTH_FLOOR to
+    QUIET_BANDWIDTH_FLOOR of their datasheet figure: low, not disturbed. A CPU's datasheet
+    DRAM is a channel rate its STREAM-counted figure sits well under, so it is not judged."""
+    if nominal is None or device != "gpu":
+        return []
+    pairs = [(c, nominal.find_memory(c.level)) for c in measured.memory if c.level == "DRAM"]
+    return [(c, ref) for c, ref in pairs if ref is not None and ref.value > 0
+            and BANDWIDTH_FLOOR * ref.value <= c.value < QUIET_BANDWIDTH_FLOOR * ref.value]
+
+
+def low_bandwidth_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
+    """One note naming a GPU DRAM bandwidth at 60-75 % of its datasheet (low_bandwidth);
+    [] when there is none."""
+    pairs = low_bandwidth(measured, nominal, device)
+    if not pairs:
+        return []
+    what = ", ".join(f"{c.label} {si(c.value, 'B/s')} = {c.value / ref.value:.0%} of "
+                     f"{si(ref.value, 'B/s')}" for c, ref in pairs)
+    return [f"low against nominal ('{nominal.name}'): {what}; a copy reaches 85-92 % of "
+            f"the datasheet (seed 000 §3.1) and a healthy run 75-90 % (seed 004; noted at "
+            f"{BANDWIDTH_FLOOR * 100:.0f}-{QUIET_BANDWIDTH_FLOOR * 100:.0f} %): ECC on, "
+            f"arrays too small to leave the L2, or the memory clock down; rerun the probe "
+            f"before taking this as the roof (every % of roof it holds reads high)"]
 
 
 def add_below_nominal_notes(measured: Roof, nominal: Roof | None,
@@ -179,7 +220,8 @@ def below_nominal_extras(notes: Sequence[str]) -> dict:
     """The profile's extras.below_nominal: the notes (`rooflab probe --json` and `bench`'s
     own probe say them on stderr) and the thresholds that chose them."""
     return {"notes": list(notes), "bandwidth_floor": BANDWIDTH_FLOOR,
-            "compute_floor": COMPUTE_FLOOR, "quiet_compute_floor": QUIET_COMPUTE_FLOOR}
+            "compute_floor": COMPUTE_FLOOR, "quiet_compute_floor": QUIET_COMPUTE_FLOOR,
+            "quiet_bandwidth_floor": QUIET_BANDWIDTH_FLOOR}
 
 
 def profile_low_notes(profile) -> list[str]:

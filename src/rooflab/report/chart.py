@@ -550,11 +550,13 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     per_kernel, notes, caps = _all_points(to_draw, judges, level, shares, sized)
     notes[:0] = ([dropped] if dropped else []) + ([scaled] if scaled else [])
     points = [p for pts in per_kernel for p in pts]
-    notes.extend(_above_roof_notes(points))
+    notes.extend(_above_roof_notes(points, to_draw, judges))
     kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
     notes.extend(sel_notes)
     real = _real_traffic_roofs(judges, to_draw, level)
-    shown = [replace(r, compute=c, memory=_drawn_memory(r, real))
+    # the GPU probe's triad ceiling, drawn only where a kernel is judged on it (19a N3)
+    triad = any(TRIAD in k.bytes for k in to_draw)
+    shown = [replace(r, compute=c, memory=_drawn_memory(r, real, triad))
              for r, c in zip(roofs, kept, strict=True)]
     # Mixed-precision kernels' weighted ceilings, on the roof that judges each
     mixed = mixed_roofs(list(zip(judges, to_draw, strict=True)))
@@ -579,6 +581,13 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     if place_labels:
         lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
                                               good_sweep, caps)
+        # labels the layout left out rather than print over another (review 19c N6)
+        lost = {p.kernel for p in texts if p.text} - {p.kernel for p in points if p.text}
+        if lost:
+            unlabelled += len(lost)
+            notes.append(f"{len(lost)} kernel label(s) left out where they would print over "
+                         f"another: {', '.join(sorted(lost))} (the JSON and `rooflab "
+                         f"report` have them)")
     else:
         points = texts
     return RooflineDisplay(roofs=roofs, lines=tuple(lines), ridges=tuple(ridges),
@@ -601,12 +610,18 @@ def _real_traffic_roofs(judges: Sequence[Roof], kernels: Sequence[Kernel],
             if on_real_traffic(r, k)}
 
 
-def _drawn_memory(roof: Roof, real: set[str]) -> tuple[Ceiling, ...]:
+# The GPU probe's derived triad ceiling (probe/gpu/memory.py TRIAD): a kernel selects it
+# by its bytes' level; the copy judges every other DRAM byte.
+TRIAD = "DRAM (triad)"
+
+
+def _drawn_memory(roof: Roof, real: set[str], triad: bool = False) -> tuple[Ceiling, ...]:
     """The roof's memory ceilings to draw: every one, less REAL_TRAFFIC where no drawn
-    kernel is judged against it (_real_traffic_roofs)."""
-    if roof_label(roof) in real:
-        return roof.memory
-    return tuple(c for c in roof.memory if c.level != REAL_TRAFFIC)
+    kernel is judged against it (_real_traffic_roofs), and less TRIAD where no drawn kernel
+    has bytes at it (review 19a N3: a second solid slope under the copy judged nothing)."""
+    drop = (set() if roof_label(roof) in real else {REAL_TRAFFIC}) | (set() if triad
+                                                                      else {TRIAD})
+    return tuple(c for c in roof.memory if c.level not in drop)
 
 
 def _checked(roofs, kernels, labels, size_by: str, min_share
@@ -838,17 +853,33 @@ def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: in
                        f"labels every one)")
 
 
-def _above_roof_notes(points: Sequence[DrawnPoint]) -> list[str]:
+def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = (),
+                      judges: Sequence[Roof] = ()) -> list[str]:
     """Points drawn above the roof that judges them: impossible on a correct roof with
-    correct counts, so the chart says so rather than only printing '263% of roof'."""
+    correct counts, so the chart says so rather than only printing '263% of roof'.
+    kernels, judges: the drawn kernels and the roof judging each (by the points'
+    kernel_index), to name the ceiling each point is above."""
     over = [p for p in points if above_roof(p)]
     if not over:
         return []
-    names = ", ".join(f"{p.kernel} [{p.level}] {fmt_pct(p.percent_of_roof)}" for p in over)
+    names = ", ".join(f"{p.kernel} {fmt_pct(p.percent_of_roof)} of "
+                      f"{_exceeded(p, kernels, judges)}" for p in over)
     return [f"{len(over)} point(s) above the roof that judges them: {names}; a roof too "
             f"low (a probe disturbed by other load), bytes served by a faster memory level "
             f"than the one they are counted at, or a counting error; `rooflab report` "
             f"checks each"]
+
+
+def _exceeded(p: DrawnPoint, kernels: Sequence[Kernel], judges: Sequence[Roof]) -> str:
+    """The ceiling a point above its roof exceeds, with its value: 'fp64 tensor 19.5
+    TFLOP/s (bytes at DRAM)' right of its ridge, 'DRAM 6.33 GB/s x AI 0.0833' left of it.
+    Review 19c N9: '[DRAM] 123%' read as DRAM judging a point held by fp64 tensor."""
+    if not 0 <= p.kernel_index < min(len(kernels), len(judges)):
+        return f"its roof [{p.level}]"
+    (q,) = analyze(judges[p.kernel_index], [kernels[p.kernel_index]], levels=[p.level]).points
+    if q.memory_bound_side:
+        return f"{q.binding} {si(q.bytes_per_s, 'B/s')} x AI {fmt_ai(q.ai)}"
+    return f"{q.binding} {fmt_rate(q.peak_flop_per_s, q.precision)} (bytes at {p.level})"
 
 
 def _pair_arrows(arrows, level, to_draw, per_kernel) -> list[Arrow]:
@@ -883,7 +914,7 @@ def _trajectory_arrows(to_draw, per_kernel, level) -> list[Arrow]:
     return out
 
 
-def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
+def plot_roofline(roofs: Roof | Sequence[Roof], kernels: Kernel | Sequence[Kernel] = (), *,
                   level: str | None = None, sweep: Sequence[tuple[float, float]] = (),
                   arrows: Sequence[tuple[Kernel, Kernel]] = (), trajectory: bool = False,
                   title: str | None = None, ax=None,
@@ -894,7 +925,9 @@ def plot_roofline(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
                   min_share: float | None = None,
                   size: tuple[float, float] | None = None,
                   zoom: bool = False) -> RooflineDisplay:
-    """Draw roofs (the first judges the kernels) and kernels on log-log axes.
+    """Draw roofs (the first judges the kernels) and kernels on log-log axes: a Roof or
+    a list of them, a Kernel or a list (the README's `plot_roofline(roof, k)` type-checks:
+    rooflab ships py.typed, review 19b N2).
 
     level: draw only this memory level's points (default: every level a kernel has bytes
     for, one marker per level — the hierarchical roofline).

@@ -5,8 +5,11 @@ worked out for the default 9 x 6 in figure; a chart asked for smaller is drawn a
 design size of at least 9 x 6 in with that layout and scaled down as a whole, text
 included, so nothing moves relative to anything else and nothing is cut. Its text then
 prints smaller: 7-pt labels at 7 x scale pt (text_pt), 5.25 pt at 7 x 4.5 in (the
-"page" preset). Below LEGIBLE_PT the CLI warns (3.5 in wide: 2.7 pt): a layout for small
-figures (fewer, larger labels) would need the layout's model to know the size.
+"page" preset). A legend that does not fit inside the axes widens the design first
+(fit_legend), so the scale is smaller still and the chart shorter than asked: the CLI
+judges the drawn chart's scale (printed_pt), and below LEGIBLE_PT it warns (3.5 in wide:
+2.7 pt, or 2.1 pt with the legend outside): a layout for small figures (fewer, larger
+labels) would need the layout's model to know the size.
 """
 
 from __future__ import annotations
@@ -36,8 +39,15 @@ def scale_for(size: tuple[float, float]) -> float:
 
 
 def text_pt(size: tuple[float, float]) -> float:
-    """The size the labels print at on a chart of `size`."""
+    """The size the labels print at on a chart of `size` whose legend fits inside its
+    axes (one outside widens the design first: printed_pt of the drawn chart's scale)."""
     return LABEL_PT * scale_for(size)
+
+
+def printed_pt(scale: float) -> float:
+    """The size the labels print at on a chart drawn at `scale` (RooflineDisplay.scale_,
+    after fit_legend: the asked width over the design's, a legend outside included)."""
+    return LABEL_PT * scale
 
 
 def design_size(size: tuple[float, float]) -> tuple[tuple[float, float], float]:

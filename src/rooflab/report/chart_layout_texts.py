@@ -32,10 +32,21 @@ def _short(name: str, kernel: str, short: dict[str, str] | None = None) -> str:
 PAIR_END = re.compile(r" \((before|after[^()]*)\)$")
 
 
-def predicted(name: str) -> str:
+def predicted(name: str, launch_bound: bool = False) -> str:
     """A one-line label for an untimed point: 'rope (predicted)'; 'rope (before,
-    predicted)' where the name already ends in its before/after words."""
-    return with_word(name, "predicted")
+    predicted)' where the name already ends in its before/after words; 'k_proj (before,
+    predicted, launch-bound)' for one its launches hold under its roof (review 19c N10:
+    drawn 10x under the DRAM slope, its one-line label gave no reason)."""
+    return with_word(name, "predicted, launch-bound" if launch_bound else "predicted")
+
+
+# the end of a full label whose point its launches hold down (chart._point_label)
+LAUNCH_BOUND = " (launch-bound)"
+
+
+def _launch_bound(p: DrawnPoint) -> bool:
+    # (on its figures' line: not a kernel whose own name ends so)
+    return "\n" in p.label and p.label.endswith(LAUNCH_BOUND)
 
 
 def with_word(name: str, word: str) -> str:
@@ -77,7 +88,7 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
             # the kernel's share of the time (review 18c F6)
             pct = (f" · {fmt_pct(p.percent_of_roof)} of roof"
                    if p.percent_of_roof is not None else "")
-            text = f"{name}{pct}" if p.measured else predicted(name)
+            text = f"{name}{pct}" if p.measured else predicted(name, _launch_bound(p))
         else:
             text = "\n".join([name, *p.label.split("\n")[1:]])
         out.append(replace(p, text=text))

@@ -255,6 +255,8 @@ class RooflineDisplay:
     # it (chart_layout_size.design_size); None, 1.0: the design size as drawn
     size_: tuple[float, float] | None = field(default=None, repr=False)
     scale_: float = field(default=1.0, repr=False)
+    # whether .plot() drew into an axes the caller gave (ax=), not a figure of its own
+    callers_axes_: bool = field(default=False, repr=False)
 
     def plot(self, ax=None, size: tuple[float, float] | None = None) -> RooflineDisplay:
         """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set.
@@ -264,6 +266,7 @@ class RooflineDisplay:
         from .chart_layout_size import design_axes, fit_legend, keep_axes
 
         self.size_, self.scale_ = None, 1.0
+        self.callers_axes_ = ax is not None
         design = ax is None and size is not None
         if design:
             ax, _ = design_axes(size)
@@ -299,7 +302,12 @@ class RooflineDisplay:
                 f"{n(len(self.kernels), 'kernel')}, {n(len(self.points), 'point')}; "
                 f".plot(), .savefig(path))")
 
-    def _repr_png_(self) -> bytes:  # Jupyter shows the chart inline
+    def _repr_png_(self) -> bytes | None:  # Jupyter shows the chart inline
+        # drawn into the caller's axes (ax=): their figure is theirs to show, and pyplot's
+        # inline backend shows it; an image here too showed the chart twice (review 18b D),
+        # so IPython falls back to the text repr, as seaborn's axes-level functions do
+        if self.callers_axes_:
+            return None
         from .chart import figure_bytes
 
         return figure_bytes(self, "png")

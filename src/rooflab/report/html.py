@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
-from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, memory_ops
+from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
 from .chart_parts import COMPUTE_COLOR, LEVEL_COLORS, RooflineDisplay  # noqa: F401
 from .html_figure import (  # noqa: F401 (figure, log_dtick, chart_display: re-exported)
     SLOPE_SCRIPT,
@@ -117,6 +117,11 @@ def _chart(analysis: Analysis, profile: MachineProfile | None, title: str,
     static = static_chart(display, summary, place=True)
     out = [f"<figure class='chart' aria-label='{e(summary)}' style='margin:0'>"
            f"<div class='js-chart'>{chart}</div>{static}</figure>"]
+    # the PNG's footnote (load on the probe, what `*` marks), under this chart too
+    # (review 19c N4: the page's legend had `*` and nothing said what it meant)
+    said = caveats(display)
+    if said:
+        out.append(f"<p class='muted'>Chart: {e(said)}.</p>")
     left_out = chart_left_out(display)
     if left_out:
         out.append(f"<p class='muted'>{e(left_out)}</p>")

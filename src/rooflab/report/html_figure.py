@@ -13,10 +13,13 @@ from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from .chart import (
+    ABOVE_LEGEND,
+    above_roof,
     roofline_data,
     size_legend,
 )
 from .chart_ceilings import MAX_CEILINGS
+from .chart_draw import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
 from .chart_parts import (
     JOIN_LEGEND,
     LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
@@ -61,8 +64,9 @@ from .html_roofs import (  # noqa: F401
 )
 
 # a kernel's name on the chart, as the PNG writes it (hover and the tables keep it whole;
-# review 18c F15: html_labels found room for no 190-character name)
-from .label_names import chart_name
+# review 18c F15: html_labels found room for no 190-character name), distinct as the PNG
+# keeps them (review 19c N5: chart_name alone gave three cutlass kernels one label)
+from .label_names import chart_name, chart_names
 
 # The lines are coloured by memory level (chart_parts.LEVEL_COLORS, COMPUTE_COLOR for flat
 # roofs); plotly's names for the PNG chart's LEVEL_MARKERS (matplotlib codes):
@@ -115,7 +119,8 @@ def _drawn(analysis: Analysis, display: RooflineDisplay) -> dict:
 
 def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
                   names: dict[Key, str], analysis: Analysis, at: At,
-                  sizes: dict[Key, float] | None = None, colors: dict[Key, str] | None = None):
+                  sizes: dict[Key, float] | None = None, colors: dict[Key, str] | None = None,
+                  short: dict[str, str] | None = None):
     """Kernels at one level: filled at their achieved performance, or hollow at their
     attainable one when no time was measured. names: (kernel index, level) ->
     textposition of the points named beside their marker (html_labels); the others are
@@ -132,7 +137,8 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
         x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
         mode="markers+text", name=f"kernels @ {level}" if measured else
         f"predicted @ {level} (no measured time)",
-        text=[chart_name(p.kernel) if k in names else "" for p, k in zip(pts, keys, strict=True)],
+        text=[_short(p.kernel, short) if k in names else ""
+              for p, k in zip(pts, keys, strict=True)],
         textposition=[names.get(k, POSITIONS[0]) for k in keys],
         marker=({"size": size, "symbol": symbol, "color": color,
                  "line": {"width": 1, "color": "#222"}} if measured
@@ -164,6 +170,8 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     predicted = [p for p in analysis.points if _key(p) in at
                  and p.achieved_flop_per_s is None]
     caps = launch_caps(display)
+    # every kernel's chart name, computed over all of them so that none share one
+    short = chart_names(p.kernel for p in drawn + predicted)
     axes = Axes(tuple(math.log10(x) for x in display.xlim),
                 tuple(math.log10(y) for y in display.ylim))
     cap_boxes = [cap_box(c, axes) for c in caps]
@@ -186,9 +194,9 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
     names = _point_names(analysis, drawn + predicted, axes,
                          [*ceiling_names, *cap_boxes, *ridge_marks(display, axes)],
-                         segments, at, radius, _labelled(display, drawn_points))
+                         segments, at, radius, _labelled(display, drawn_points), short)
     # the ridges' AI where the kernels' names left room (a kernel's name matters more)
-    named = _name_boxes(drawn + predicted, names, axes, at, radius)
+    named = _name_boxes(drawn + predicted, names, axes, at, radius, short)
     ridge_names = ridge_names_placed(display, axes, [*ceiling_names, *markers, *named])
     ridge_boxes = [*ridge_marks(display, axes), *(b for *_, b in ridge_names)]
     joins = joins_trace(go, display)
@@ -197,7 +205,10 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
-                                        measured, names, analysis, at, sizes, colors))
+                                        measured, names, analysis, at, sizes, colors,
+                                        short))
+    for t in above_ring_traces(go, drawn_points, at):
+        fig.add_trace(t)
     ridges = ridge_trace(go, display)
     if ridges is not None:
         fig.add_trace(ridges)
@@ -227,6 +238,27 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     return fig
 
 
+def above_ring_traces(go, drawn_points: dict, at: At) -> list:
+    """The PNG's ring round each point above its roof (chart.above_roof; chart_draw's
+    above_ring_styles): vermillion over a wider black ring, ABOVE_RING_PT wider than the
+    marker, one legend entry (ABOVE_LEGEND) toggling both. Review 19c N4: the HTML drew
+    a 310 %-of-roof point like any other; only the banner above named it. [] when none."""
+    over = [(k, d) for k, d in drawn_points.items() if above_roof(d) and k in at]
+    if not over:
+        return []
+    xs, ys = [at[k][0] for k, _ in over], [at[k][1] for k, _ in over]
+    size = [d.size + ABOVE_RING_PT for _, d in over]
+    common = {"x": xs, "y": ys, "mode": "markers", "legendgroup": "above-roof",
+              "name": ABOVE_LEGEND, "hoverinfo": "skip"}
+    return [go.Scatter(**common, showlegend=False,
+                       marker={"size": size, "symbol": "circle-open", "color": ABOVE_EDGE_COLOR,
+                               "line": {"width": ABOVE_RING_MEW + ABOVE_EDGE_PT,
+                                        "color": ABOVE_EDGE_COLOR}}),
+            go.Scatter(**common, showlegend=True,
+                       marker={"size": size, "symbol": "circle-open", "color": ABOVE_COLOR,
+                               "line": {"width": ABOVE_RING_MEW, "color": ABOVE_COLOR}})]
+
+
 def _legend_title(named: int, kernels: int, sides: str = "") -> str:
     """'click to toggle', how many kernels are named when not all are, and the colours of
     the sides of the ridge (side_key)."""
@@ -237,29 +269,37 @@ def _legend_title(named: int, kernels: int, sides: str = "") -> str:
     return out + (f"<br><sub>{sides}</sub>" if sides else "")
 
 
+def _short(kernel: str, short: dict[str, str] | None) -> str:
+    """The kernel's name on the chart: its entry in `short` (chart_names), else chart_name."""
+    return (short or {}).get(kernel) or chart_name(kernel)
+
+
 def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At,
-                radius: dict[Key, float] | None = None) -> list:
+                radius: dict[Key, float] | None = None,
+                short: dict[str, str] | None = None) -> list:
     """Every marker's box and every kernel name's (the slopes' names keep clear of them)."""
     out = []
     for p in pts:
         xy = axes.px(*at[_key(p)])
         out.append(marker_box(xy, (radius or {}).get(_key(p), MARKER_RADIUS_PX)))
         if _key(p) in names:
-            out.append(text_box(xy, chart_name(p.kernel), names[_key(p)], POINT_FONT_PX))
+            out.append(text_box(xy, _short(p.kernel, short), names[_key(p)], POINT_FONT_PX))
     return out
 
 
 def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
                  obstacles: list, segments: Sequence, at: At,
                  radius: dict[Key, float] | None = None,
-                 labelled: set[int] | None = None) -> dict[Key, str]:
+                 labelled: set[int] | None = None,
+                 short: dict[str, str] | None = None) -> dict[Key, str]:
     """(kernel index, level) -> textposition: each kernel named once, at its primary level
     (the one that binds it), the longest-running first (the predicted by their floor).
     labelled: the kernels (indices) that may be named, None: every one."""
     primary = {_key(p) for p in analysis.primary()}
     shown = [p for p in pts if _key(p) in primary
              and (labelled is None or p.kernel_index in labelled)]
-    cands = [Candidate(i, *at[_key(p)], chart_name(p.kernel), p.seconds or p.floor_s or 0.0)
+    cands = [Candidate(i, *at[_key(p)], _short(p.kernel, short),
+                       p.seconds or p.floor_s or 0.0)
              for i, p in enumerate(shown)]
     # the other levels' markers are in the way too (the candidates' own are added there)
     others = [marker_box(axes.px(*at[_key(p)]), (radius or {}).get(_key(p), MARKER_RADIUS_PX))

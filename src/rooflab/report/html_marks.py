@@ -126,8 +126,10 @@ CAP_TICK_PX = 4.0
 
 def launch_caps(display: RooflineDisplay) -> list[LaunchCap]:
     """The display's launch caps (chart_parts.launch_cap: over each kernel's named point,
-    where the cap is at most CAP_SHOWN x the roof there), in their level's colour."""
-    return [replace(c, color=level_color(c.level)) for c in display.caps]
+    where the cap is at most CAP_SHOWN x the roof there), in their point's colour, the side
+    of its ridge, as the PNG draws them (review 19c N4: all were the DRAM level's blue);
+    the level's colour for a cap that has none."""
+    return [c if c.color else replace(c, color=level_color(c.level)) for c in display.caps]
 
 
 def _cap_geometry(cap: LaunchCap, axes: Axes) -> tuple[list[float], list[float]]:

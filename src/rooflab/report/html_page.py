@@ -36,11 +36,15 @@ a{color:inherit}}
 # Click (or Enter on) a column head to sort its table; again to reverse. Progressive: the
 # tables read in their own order without it, and only this script marks heads sortable.
 # A cell sorts by its leading number scaled by its SI prefix before a unit ("5.44 GFLOP/s"
-# above "120 MFLOP/s", "1.2 ms" above "800 us"); words ("-", names) sort after numbers.
+# above "120 MFLOP/s", "1.2 ms" above "800 us", "944 GOP/s" above "472 GFLOP/s", "2 MiB"
+# above "1 MiB": binary prefixes as 1024^n; review 19c N7: `GOP` and `MiB` read unscaled);
+# words ("-", names) sort after numbers. (`F?L?OP`: FLOP or OP, in the line's 100 columns.)
 SORT_SCRIPT = """
 (function () {
-  var P = {k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, m: 1e-3, u: 1e-6, n: 1e-9};
-  var NUM = /^([-+]?\\d*\\.?\\d+(?:e[-+]?\\d+)?)\\s*(?:([kMGTPEmun])(?=FLOP|B|s\\b|Hz|W|op))?/;
+  var P = {k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+           m: 1e-3, u: 1e-6, n: 1e-9,
+           Ki: 1024, Mi: 1048576, Gi: 1073741824, Ti: 1099511627776, Pi: 1125899906842624};
+  var NUM = /^([-+]?\\d*\\.?\\d+(?:e[-+]?\\d+)?)\\s*(?:([kKMGTPEmun]i?)(?=F?L?OP|op|B|s\\b|Hz|W))?/;
   function key(td) {
     var t = td ? td.textContent.trim() : '', m = NUM.exec(t);
     return m ? parseFloat(m[1]) * (P[m[2]] || 1) : t.toLowerCase();

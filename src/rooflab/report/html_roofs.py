@@ -11,8 +11,10 @@ from dataclasses import replace
 from ..model.ceiling import Roof
 from ..units import fmt_rate, si
 from .chart import (
+    FLAGGED_MARK,
     REAL_TRAFFIC_LEGEND,
     REAL_TRAFFIC_STYLE,
+    flagged,
 )
 from .chart_parts import (
     COMPUTE_COLOR,
@@ -72,11 +74,12 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
     lines = [ln for ln in display.lines if ln.kind in ("memory", "compute")]
     # Each flat roof is named on the chart (all are one colour: without a name the reader
     # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
-    # share one name.
+    # share one name. A ceiling its probe flagged carries the PNG's `*` here too (review
+    # 19c N4: the legend had it, the name on the chart not), explained under the chart.
     same: dict[tuple[str, float], list[str]] = {}
     for ln in lines:
         if ln.kind == "compute":
-            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.ceiling.label)
+            same.setdefault((ln.roof, ln.ys[0]), []).append(_marked(ln.ceiling))
     traces = []
     for ln in lines:
         roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
@@ -96,7 +99,7 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
         # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
         # when something is there).
         text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
-                + ("" if judge else f" ({roof.kind})")) if names[0] == c.label else ""
+                + ("" if judge else f" ({roof.kind})")) if names[0] == _marked(c) else ""
         (x0, x1), (y, _) = ln.xs, ln.ys
         traces.append((go.Scatter(
             x=list(ln.xs), y=list(ln.ys), mode="lines+text", text=["", ""],
@@ -105,6 +108,11 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
             line={"color": COMPUTE_COLOR, **style}, **common),
             Flat(0, y, x0, x1, text, "right" if judge else "left") if text else None))
     return traces
+
+
+def _marked(c) -> str:
+    """A ceiling's label with the chart's flag (chart.FLAGGED_MARK) where its probe flagged it."""
+    return c.label + (FLAGGED_MARK if flagged(c) else "")
 
 
 # The chart's line styles in plotly's words; the real-traffic DRAM ceiling's dash-dot-dot

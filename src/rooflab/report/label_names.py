@@ -10,13 +10,13 @@ HTML hover.
 
 from __future__ import annotations
 
+from ..symbols import bare_symbol
+
 # About a third of the axes' width in 7-pt text (chart_layout.CHAR_PT 4.3 pt a
 # character, 550 pt of axes): a label beside a point still leaves room for its neighbours.
 LABEL_CHARS = 40
 ELLIPSIS = "…"
 
-_PREFIXES = ("__global__ void ", "void ", "static ")
-_ANONYMOUS = ("(anonymous namespace)::", "<unnamed>::")
 
 
 def chart_name(full: str, width: int = LABEL_CHARS) -> str:
@@ -29,7 +29,7 @@ def chart_name(full: str, width: int = LABEL_CHARS) -> str:
     name = full.strip()
     if len(name) <= width:
         return name
-    for step in (_plain, _no_arguments, _inner_templates, _listed_templates):
+    for step in (bare_symbol, _no_arguments, _inner_templates, _listed_templates):
         name = step(name)
         if len(name) <= width:
             return name
@@ -58,7 +58,7 @@ def chart_names(names) -> dict[str, str]:
 def _stepped(name: str) -> str:
     """The name after chart_name's shortening steps, before the ellipsis."""
     name = name.strip()
-    for step in (_plain, _no_arguments, _inner_templates, _listed_templates):
+    for step in (bare_symbol, _no_arguments, _inner_templates, _listed_templates):
         name = step(name)
     return name
 
@@ -96,15 +96,6 @@ def middle_ellipsis(text: str, width: int = LABEL_CHARS) -> str:
     head = (width - 1) // 2
     tail = width - 1 - head
     return text[:head] + ELLIPSIS + text[len(text) - tail:]
-
-
-def _plain(name: str) -> str:
-    for prefix in _PREFIXES:
-        if name.startswith(prefix):
-            name = name[len(prefix):]
-    for anon in _ANONYMOUS:
-        name = name.replace(anon, "")
-    return name.strip()
 
 
 def _no_arguments(name: str) -> str:

@@ -543,3 +543,15 @@ def generator_footer(markdown: bool = False) -> str:
         return ""
     command = command_line(gen).replace("`", "'") if markdown else command_line(gen)
     return f"Written by rooflab {gen['rooflab']}: " + (f"`{command}`" if markdown else command)
+
+
+def chart_image(analysis: Analysis, display, diags: Sequence[Diagnosis], path: str) -> str:
+    """The Markdown line showing the chart at `path`, with the HTML report's description
+    as its alt text (html_static.chart_summary: roof, kernels per side of the ridge, the
+    ridges, the top kernel) rather than "the roofline chart" (review 19c N13). display:
+    the chart's RooflineDisplay (chart.roofline_data)."""
+    from .html_static import chart_summary
+
+    alt = chart_summary(analysis, display, diags)
+    # brackets would end the alt text early
+    return "![" + re.sub(r"([\[\]])", r"\\\1", alt) + f"]({path})"

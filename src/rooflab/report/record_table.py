@@ -27,6 +27,8 @@ NOISY_CEILING = 0.05
 # A measured compute peak under this share of nominal is marked "62% (low)": a quiet
 # probe reaches 70-90 % (seed 004; probe/nominal.py QUIET_COMPUTE_FLOOR, datasheet_note).
 LOW_COMPUTE = 0.70
+# The same for a GPU's DRAM bandwidth under 75 % (QUIET_BANDWIDTH_FLOOR; review 19a N6).
+LOW_BANDWIDTH = 0.75
 LOW_MARK = "(low)"
 
 
@@ -43,6 +45,9 @@ class RecordRow:
     nominal: float | None
     measured: float | None
     cells: tuple[str, str, str, str]
+    # a kernel's FLOP/s row: its percent of the judging roof, what the cell says (seed
+    # 004's 记录表 "用实测屋顶算"); `ratio` stays measured / nominal (review 19a N8)
+    percent_of_roof: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -53,7 +58,9 @@ class RecordRow:
     def to_dict(self) -> dict:
         """The `report --json` form (docs/json.md: record_table)."""
         return {"quantity": self.quantity, "unit": self.unit, "nominal": self.nominal,
-                "measured": self.measured, "ratio": self.ratio, "cells": list(self.cells)}
+                "measured": self.measured, "ratio": self.ratio, "cells": list(self.cells),
+                **({"percent_of_roof": self.percent_of_roof}
+                   if self.percent_of_roof is not None else {})}
 
 
 def has_both_roofs(profile: MachineProfile | None) -> bool:
@@ -74,12 +81,22 @@ def record_table(analysis: Analysis, profile: MachineProfile | None,
 
 
 def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
+    from ..hardware.import_roofs import COPIED_OVERHEAD
+
     nominal = profile.nominal
+    gpu = (profile.host or {}).get("kind") != "cpu"
     rows = []
     for r in profile_rows(profile):
         cells = list(r.cells()[:4])
         if r.unit in ("FLOP/s", "OP/s") and r.ratio is not None and r.ratio < LOW_COMPUTE:
             cells[3] += f" {LOW_MARK}"   # the read-with-care section says why (trust_warnings)
+        if (gpu and r.quantity.startswith("DRAM") and r.unit == "B/s"
+                and r.ratio is not None and r.ratio < LOW_BANDWIDTH):
+            cells[3] += f" {LOW_MARK}"
+        if (r.quantity == "overhead floor" and profile.measured is not None
+                and profile.measured.overhead_source == COPIED_OVERHEAD):
+            # `specs import --from` copies the datasheet's launch floor (review 19a N9)
+            cells[2], cells[3] = f"{cells[2]} (datasheet, not measured)", "-"
         if r.nominal is None and r.derived_method:
             # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
             # and "not published" read as a missing datasheet value (review 17a N13e); the
@@ -116,7 +133,8 @@ def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
     rate = RecordRow(name, rate_unit(p.precision), nom, p.achieved_flop_per_s,
                      (name, nom_words, fmt_rate(p.achieved_flop_per_s, p.precision),
                       "-" if p.percent_of_roof is None else   # untimed: no achieved point
-                      f"{fmt_pct(p.percent_of_roof, space=True)} of the {kind} roof"))
+                      f"{fmt_pct(p.percent_of_roof, space=True)} of the {kind} roof"),
+                     percent_of_roof=p.percent_of_roof)
     # The floor on the nominal roof, the measured time, the ratio (seed 004's TPOT row);
     # the floor on the judging roof follows, since the headroom is taken against it.
     judged = ("-" if d.headroom is None else

@@ -388,7 +388,7 @@ class MetaOpCount(OpCount):
 class RealTrafficCount(OpCount):
     """An OpCount whose bytes are real traffic, as hardware counters see them (the write-
     allocate reads counted in, or stores that hit lines just read): its kernel's meta says
-    so (byte_count "real traffic"), and model/analysis.memory_ceiling judges such bytes
+    so (byte_count "real traffic"), and model/byte_convention.memory_ceiling judges such bytes
     against a probed roof's real-traffic DRAM ceiling, not the STREAM-counted one (review
     17a N8: `ai stencil --write-allocate` read 400 ms against 19.6 GB/s where perf's count
     of the same loop read 300 ms against 26.2)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...hardware.host import Caches
+from ...model import level_order
 from ...units import si
 from ..plateaus import LEVELS, Plateau, find_plateaus, fmt_bytes, geometric_sizes, label_plateaus
 from ..timer import TimingPlan
@@ -312,33 +313,7 @@ def _fill_missing(levels: dict[str, Plateau], values, sizes, caps
     return out, tuple(notes)
 
 
-# A level nearer the core measured this much slower than one further out is not noise.
-INVERTED = 0.9
-
-
-def flag_inversions(ceilings: dict) -> dict:
-    """Warn on a memory level measured slower than a level further from the core.
-
-    L1 can't be slower than DRAM: the same triad reads the same bytes, only from farther
-    away. A run disturbed throughout (e.g. another process's spinning OpenMP threads on
-    the same cores) gives such numbers with tight samples, so the spread test stays
-    silent; this says the roof is wrong. `ceilings`: level -> Ceiling (value in B/s).
-    """
-    from dataclasses import replace
-
-    from ...units import si
-
-    order = [lv for lv in LEVELS if lv in ceilings]
-    out = dict(ceilings)
-    for i, lv in enumerate(order):
-        farther = [ceilings[o] for o in order[i + 1:]]
-        if not farther:
-            continue
-        fast = max(farther, key=lambda c: c.value)
-        c = ceilings[lv]
-        if c.value < INVERTED * fast.value:
-            w = (f"{lv} bandwidth: measured {si(c.value, 'B/s')}, slower than "
-                 f"{fast.level} ({si(fast.value, 'B/s')}), which is farther from the core: the "
-                 f"probe was disturbed (other load on these cores); rerun on a quiet machine")
-            out[lv] = replace(c, warnings=c.warnings + (w,))
-    return out
+# The level-order check lives in model/ (the thread rows of a profile use it too, review
+# 19c N2); re-exported here, where the probe's roof and dram_ceiling use it.
+INVERTED = level_order.INVERTED
+flag_inversions = level_order.flag_inversions

@@ -6,9 +6,11 @@
   on the same arrays, so it measures the same ceiling.
 - DRAM (real traffic): the DRAM rate in the units hardware counters see (write-allocate
   reads included), derived from the same run: the largest of its STREAM kernels' rates,
-  each x real/counted bytes (review 16a A, 17a N1), for bytes that are real traffic
-  (model/analysis.py memory_ceiling); the derivation is model/real_traffic.py, shared
-  with the thread-scaling rows.
+  each x real/counted bytes (review 16a A, 17a N1), of those consistent with the DRAM
+  ceiling (at most 3/2 x it + 10 %: a kernel above was read in another moment of a
+  disturbed run and is left out, with a warning, review 19c N1), for bytes that are real
+  traffic (model/analysis.py memory_ceiling); the derivation is model/real_traffic.py,
+  shared with the thread-scaling rows and with profiles loaded from older files.
 - A cache level measured below DRAM is dropped (review 16a L7).
 """
 
@@ -82,9 +84,11 @@ def real_factor(kernel: bw.StreamKernel) -> float:
 def real_traffic(dram: Ceiling, stream_dram: Mapping) -> Ceiling:
     """The DRAM rate in real-traffic units (what perf's IMC counts and likwid-perfctr's MEM
     group see), derived from the same run by model/real_traffic.py (the one derivation,
-    shared with the thread-scaling rows): the largest real rate among its STREAM kernels.
-    Warnings: DRAM's, and the chosen kernel's own when its samples disagree (review 17a
-    N13a)."""
+    shared with the thread-scaling rows): the largest real rate among its STREAM kernels
+    consistent with the DRAM ceiling (review 19c N1: 17.1 GB/s = triad 12.8 x 4/3 where
+    scale's 38.4 was read in a quiet moment of a disturbed run). Warnings: DRAM's, the
+    kernels left out (both figures), and the chosen kernel's own when its samples
+    disagree (review 17a N13a)."""
     ceiling, name = rt.real_traffic_ceiling(dram, stream_dram)
     # the DRAM ceiling's own kernel's samples are flagged on DRAM already
     own = (rates_warning(f"{REAL_TRAFFIC} ({name})", ceiling.samples)

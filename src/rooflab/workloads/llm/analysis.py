@@ -9,6 +9,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Roof
+from ...model.display import llm_result_text, pretty
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
 from ...units import fmt_seconds
 from .config import ModelConfig
@@ -88,6 +89,14 @@ class Request:
 
 @dataclass(frozen=True)
 class LLMResult:
+    """One LLM setup on one roof: what `analyze_llm(config, roof, settings, request)`
+    returns. tpot_s, ttft_s and tokens_per_s are floors (seconds, tokens/s) from the
+    decode step at the request's batch and context and the prefill of its prompt;
+    decode / prefill: each step's kernels and their Analysis (.analysis); footprint: the
+    memory the weights, KV cache and activations take; sweep / prefill_sweep /
+    context_sweep / prompt_sweep: the other batches, contexts and prompts asked for
+    (None when not asked); notes: what the estimate assumed."""
+
     config: ModelConfig
     settings: Settings
     request: Request
@@ -106,6 +115,10 @@ class LLMResult:
     # --context 512,8192: decode steps at each context; --prompt 512,4096: prefills
     context_sweep: ContextSweep | None = None
     prompt_sweep: PromptSweep | None = None
+
+    # a notebook shows TPOT, TTFT and tokens/s (model/display.py), not the dataclass repr
+    # of every field: ~150 kB of config, roof and each step's kernels (review 19b N1)
+    _repr_pretty_ = pretty(llm_result_text)
 
     @property
     def tpot_s(self) -> float:
@@ -247,18 +260,23 @@ def _request_tpot(cfg: ModelConfig, s: Settings, req: Request, roof: Roof,
     """The TPOT of the request's own average step when --context tables another one.
     Computed rather than warned about: --context picks the step to table (a long-context
     probe, a short one), and the request floor is about this request, whose decode steps
-    see prompt .. prompt + generate tokens; a note says so when the tabled step is not one
-    of them (--context 100 after a 4096-token prompt)."""
+    see prompt + 1 .. prompt + generate - 1 tokens; a note says so when the tabled step
+    is not one of them (--context 100 after a 4096-token prompt)."""
     avg = req.prompt + req.generate // 2
     if req.decode_context == avg:
         return None
     ctx = req.decode_context
-    if not req.prompt <= ctx <= req.prompt + req.generate:
-        notes.append(f"--context {ctx} is not a step this request reaches (its decode steps "
-                     f"see {req.prompt}-{req.prompt + req.generate} tokens): the tables are "
-                     f"that step's; the request floor uses the request's own average step, "
-                     f"context {avg} (--prompt {max(1, ctx - req.generate)} makes it one "
-                     f"of the request's steps)")
+    # decode step i (1 .. generate - 1) reads a cache of prompt + i tokens: the longest
+    # is prompt + generate - 1, as the footprint's (review 19d N4)
+    lo, hi = req.prompt + 1, req.prompt + req.generate - 1
+    if not lo <= ctx <= hi:
+        steps = (f"its decode steps see {lo}-{hi} tokens" if hi > lo else
+                 f"its decode step sees {lo} tokens" if hi == lo else "it has no decode step")
+        notes.append(f"--context {ctx} is not a step this request reaches ({steps}): the "
+                     f"tables are that step's; the request floor uses the request's own "
+                     f"average step, context {avg} (--prompt "
+                     f"{max(1, ctx - req.generate // 2)} makes it one of the request's "
+                     f"steps)")
     return time_step(decode_step(cfg, s, req.batch, avg), roof).floor_s
 
 
@@ -308,7 +326,10 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                      "zero_point": r.settings.zero_point,
                      "unquantized": (["embedding"] * r.settings.embedding_kept
                                      + list(r.settings.keep)),
-                     "tp": r.settings.tp, "pp": r.settings.pp},
+                     "tp": r.settings.tp, "pp": r.settings.pp,
+                     # the unquantized dtype and, when no --weights/--act set it, where it
+                     # came from (review 19d N9)
+                     "base": r.settings.base, "dtype_from": r.settings.dtype_from},
         "request": {"batch": r.request.batch, "prompt": r.request.prompt,
                     "context": r.request.decode_context, "generate": r.request.generate},
         "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),

@@ -46,6 +46,18 @@ ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
 # attention mask, older versions). Review 18a F4 counts ~40; seed 004 says 15-25. The
 # fused count (Step.launches) is 14 for the same layer with flash attention.
 EAGER_HF_LAYER_KERNELS = 41
+
+
+def eager_estimate_missing(cfg: ModelConfig, s: Settings) -> str:
+    """Why EAGER_HF_LAYER_KERNELS does not hold for a run ("" where it does): it counts
+    LlamaDecoderLayer, and HF generate runs no TP/PP (review 19d N11: GPT-2's block is ~20,
+    Qwen3's q/k norms add 16, Mixtral's expert loop far more)."""
+    if s.tp > 1 or s.pp > 1:
+        return "HF generate runs no --tp/--pp"
+    llama = (cfg.norm == "rmsnorm" and cfg.norms_per_layer == 2 and cfg.positions == "rope"
+             and cfg.gated_mlp and not cfg.qk_norm and cfg.moe is None and cfg.mla is None)
+    return "" if llama else (f"it was counted for Llama-like layers, not "
+                             f"{getattr(cfg, 'model_type', '') or cfg.name}'s")
 # MLA decode's absorbed W_UK / W_UV (the two halves of kv_b_proj) as vLLM runs them: "we
 # currently do not have quantized bmm's ... we just store fp16/bf16 copies and perform the
 # bmm's in 16-bit" (vllm MLA process_weights_after_loading): under quantized weights they

@@ -77,6 +77,9 @@ class Settings:
     # int4 0.5 + 2/128 + 0.5/128 = 0.520 B per weight (review 18d J); --weights int4
     # alone is symmetric (scales only)
     zero_point: bool = False
+    # where `base` came from when no --weights/--act gave it: "the config's torch_dtype
+    # (bfloat16)"; said in describe() and the JSON (review 19d N9)
+    dtype_from: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
@@ -209,7 +212,9 @@ class Settings:
         act = (self.act + (f" ({'; '.join(how)})" if how else "")
                + (f", from {self.act_from}" if self.act_from else ""))
         origin = f", from {self.weights_from}" if self.weights_from else ""
-        return (f"weights {w}{origin}, activations {act}, KV {kv}, {self.attn} attention")
+        dtype = f", {self.base} from {self.dtype_from}" if self.dtype_from else ""
+        return (f"weights {w}{origin}, activations {act}, KV {kv}, {self.attn} attention"
+                f"{dtype}")
 
 
 # Model types whose fp32 configs vLLM's dtype "auto" runs in bf16, not fp16 (Gemma's
@@ -218,27 +223,36 @@ BF16_WHEN_FP32 = ("gemma2", "gemma3", "gemma3_text")
 
 
 def checkpoint_dtype(cfg: Any, roof: Any = None) -> str:
-    """The 16-bit dtype a config's torch_dtype runs at when no --weights/--act is given,
+    """The dtype a config's torch_dtype runs at when no --weights/--act is given,
     as vLLM's dtype "auto": bfloat16 -> bf16, float16 -> fp16, float32 -> fp16 (bf16 for
     Gemma 2/3); bf16 on a roof with fp16 but no bf16 ceiling (T4, V100) -> fp16, as vLLM
-    falls back (bf16_fallback_note says so). Review 18d H: a bf16 Llama-3.1-8B timed as
-    fp16 on a Xeon 8480+ missed its AMX-BF16 ceiling (TTFT 2.11 s, not 0.30 s)."""
+    falls back (bf16_fallback_note says so), fp32 for Gemma 2/3 there. Review 18d H: a
+    bf16 Llama-3.1-8B timed as fp16 on a Xeon 8480+ missed its AMX-BF16 ceiling (TTFT
+    2.11 s, not 0.30 s)."""
     raw = str(getattr(cfg, "dtype", "") or "float16").lower().removeprefix("torch.")
-    bf16 = raw in ("bfloat16", "bf16") or (
-        raw in ("float32", "fp32", "float") and getattr(cfg, "model_type", "") in BF16_WHEN_FP32)
+    no_fp16 = getattr(cfg, "model_type", "") in BF16_WHEN_FP32
+    bf16 = raw in ("bfloat16", "bf16") or (raw in ("float32", "fp32", "float") and no_fp16)
     if bf16 and roof is not None and "bf16" not in roof.precisions and (
             "fp16" in roof.precisions):
-        return "fp16"
+        # vLLM refuses fp16 for Gemma 2/3 (_FLOAT16_NOT_SUPPORTED_MODELS: "Numerical
+        # instability"): on a T4 its dtype auto picks float32 (review 19d N6)
+        return "fp32" if no_fp16 else "fp16"
     return "bf16" if bf16 else "fp16"
 
 
 def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
     """A line when the config's bf16 runs as fp16 because the roof has no bf16 math."""
-    if checkpoint_dtype(cfg) == "bf16" and checkpoint_dtype(cfg, roof) == "fp16":
-        return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp16: roof '{roof.name}' "
-                f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
-                f"--act bf16 to time it on a stand-in",)
-    return ()
+    there = checkpoint_dtype(cfg, roof)
+    if checkpoint_dtype(cfg) != "bf16" or there == "bf16":
+        return ()
+    if there == "fp32":
+        return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp32: roof '{roof.name}' "
+                f"has no bf16 ceiling, and vLLM refuses fp16 for {cfg.model_type} "
+                f"(numerical instability), so its dtype auto picks float32; give --act "
+                f"bf16 to time it on a stand-in",)
+    return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp16: roof '{roof.name}' "
+            f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
+            f"--act bf16 to time it on a stand-in",)
 
 
 # quantization methods whose vLLM kernels take fp16 activations only (AWQConfig /
@@ -247,30 +261,90 @@ def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
 FP16_ONLY_METHODS = ("awq", "gptq")
 
 
-def fp16_only(q: Any) -> bool:
-    """Whether a config's quantization_config runs at fp16 whatever its torch_dtype."""
-    return q is not None and getattr(q, "method", "") in FP16_ONLY_METHODS
+# Marlin's group sizes (vLLM marlin_utils MARLIN_SUPPORTED_GROUP_SIZES; -1: per channel)
+MARLIN_GROUPS = (-1, 32, 64, 128)
 
 
-def fp16_only_note(cfg: Any, weights: str | None, act: str | None) -> tuple[str, ...]:
-    """The line that says a bf16 AWQ/GPTQ checkpoint is timed at fp16, and how not to."""
+def marlin(q: Any, roof: Any) -> bool:
+    """Whether vLLM runs this AWQ/GPTQ checkpoint with its Marlin kernels, which take bf16:
+    on NVIDIA SM 8.0+ a compatible checkpoint is converted by default ("The model is
+    convertible to awq_marlin during runtime", AWQMarlinConfig / GPTQMarlinConfig
+    .override_quantization_method); GPTQ Marlin takes symmetric weights only (TYPE_MAP
+    (4, True), (8, True)). Review 19d N2."""
+    from ...hardware.catalog import match_device_name
+
+    if roof is None or q is None:
+        return False
+    dev = match_device_name(roof.name)
+    cc = getattr(dev, "compute_capability", None)
+    if dev is None or dev.vendor != "NVIDIA" or not cc or float(cc) < 8.0:
+        return False
+    group = -1 if q.per_channel else (q.group_size or 128)
+    sym_ok = q.method == "awq" or not q.zero_point
+    return q.weights in ("int4", "int8") and group in MARLIN_GROUPS and sym_ok
+
+
+def fp16_only(q: Any, roof: Any = None) -> bool:
+    """Whether a config's quantization_config runs at fp16 whatever its torch_dtype: AWQ
+    and GPTQ where vLLM has no Marlin kernel for them (marlin)."""
+    return (q is not None and getattr(q, "method", "") in FP16_ONLY_METHODS
+            and not marlin(q, roof))
+
+
+def fp16_only_note(cfg: Any, weights: str | None, act: str | None,
+                   roof: Any = None) -> tuple[str, ...]:
+    """The line that says which kernel a bf16 AWQ/GPTQ checkpoint is timed with: Marlin
+    at bf16 on NVIDIA SM 8.0+, else the fp16-only kernels, and how to time the other."""
     q = getattr(cfg, "quantization", None)
-    if weights is not None or act is not None or not fp16_only(q) or (
-            checkpoint_dtype(cfg) != "bf16"):
-        return ()
+    if weights is not None or act is not None or q is None or (
+            q.method not in FP16_ONLY_METHODS) or checkpoint_dtype(cfg, roof) != "bf16":
+        return ()                 # fp16 anyway: bf16_fallback_note says why on that roof
+    if marlin(q, roof):
+        return (f"{cfg.name}'s {q.method} weights run at its torch_dtype ({cfg.dtype}): "
+                f"vLLM converts them to {q.method}_marlin on this GPU by default, and Marlin "
+                f"takes bf16; --act fp16 times the legacy {q.method.upper()} kernel "
+                f"(fp16 only)",)
     return (f"{cfg.name}'s torch_dtype is {cfg.dtype}, but its {q.method} weights run with "
             f"fp16 activations: vLLM's {q.method.upper()} kernels take fp16 only "
-            f"(vllm-project/vllm#1941); the Marlin kernels ({q.method}_marlin, Ampere and "
-            f"later) also take bf16: give --act bf16 for those",)
+            f"(vllm-project/vllm#1941), and its Marlin kernels ({q.method}_marlin, bf16 "
+            f"too) need an NVIDIA GPU of SM 8.0 or later"
+            + (" and symmetric GPTQ weights (sym: true)" if q.zero_point else ""),)
 
 
 def _sixteen(dtype: str | None) -> bool:
-    """Whether a --weights/--act value is bf16 or fp16 (a bad one is Settings' to refuse,
-    with its option's name)."""
+    """Whether a --weights/--act value is an unquantized float, bf16, fp16 or fp32: one
+    given alone sets the other (review 19d N6: --act fp32 left fp16 weights). A bad one
+    is Settings' to refuse, with its option's name."""
+    return _is(dtype, "bf16", "fp16", "fp32")
+
+
+def _is(dtype: str | None, *names: str) -> bool:
+    """Whether a --weights/--act value is one of names (a bad one is Settings' to refuse)."""
     try:
-        return dtype is not None and canonical_dtype(dtype) in ("bf16", "fp16")
+        return dtype is not None and canonical_dtype(dtype) in names
     except InputError:
         return False
+
+
+def _dtype_from(cfg: Any, base: str) -> str:
+    """Where a config's default dtype comes from, in words for the setup line; `base` is
+    what it runs as on the roof (bf16 on a card without bf16: fp16, bf16_fallback_note)."""
+    raw = getattr(cfg, "dtype", "")
+    if not raw:
+        return "no torch_dtype in the config (float16 assumed)"
+    moved = (", no bf16 on this roof" if base != checkpoint_dtype(cfg) else
+             ", as vLLM runs this model type" if "32" in raw and base == "bf16" else "")
+    return f"the config's torch_dtype ({raw}{moved})"
+
+
+def act_sets_weights_note(cfg: Any, weights: str | None, act: str | None
+                          ) -> tuple[str, ...]:
+    """The line that says --act fp8 alone quantized the weights to fp8 too."""
+    if weights is not None or not _is(act, "fp8") or getattr(cfg, "quantization", None):
+        return ()
+    return ("--act fp8 sets fp8 weights too (W8A8, as vLLM's quantization=\"fp8\" runs: an "
+            "fp8 GEMM takes fp8 weights, Fp8LinearMethod); give --weights int4 or int8 "
+            "for those formats, dequantized to fp8 for the math",)
 
 
 def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
@@ -284,9 +358,13 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     defaults to --act; activations taken from the config leave the KV cache at the
     checkpoint's width (vLLM's kv_cache_dtype "auto")."""
     q = getattr(cfg, "quantization", None)
-    base = others.pop("base", None) or checkpoint_dtype(cfg, roof)
-    if base == "bf16" and weights is None and act is None and fp16_only(q):
+    given_base = others.pop("base", None)
+    base = given_base or checkpoint_dtype(cfg, roof)
+    if not given_base and weights is None and act is None:
+        others.setdefault("dtype_from", _dtype_from(cfg, base))
+    if base == "bf16" and weights is None and act is None and fp16_only(q, roof):
         base = "fp16"                  # fp16_only_note says why
+        others["dtype_from"] = f"{q.method}'s fp16-only kernels (torch_dtype {cfg.dtype})"
     if weights is None and q is not None:
         act_from = scheme = ""
         if act is None and q.act:
@@ -300,9 +378,17 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                         keep=q.keep, per_channel=q.per_channel and group is None,
                         zero_point=q.zero_point,
                         base=base, **others)
-    # a 16-bit --weights or --act without the other sets both: the model runs in it
+    # a 16-bit --weights or --act without the other sets both: the model runs in it;
+    # --act fp8 alone sets fp8 weights, W8A8 as vLLM's quantization="fp8" runs it
+    # (Fp8LinearMethod quantizes the weights): no engine multiplies bf16 weights at the
+    # fp8 rate (review 19d N3)
     act = act or (weights if _sixteen(weights) else base)
     if weights is None:
-        weights = act if _sixteen(act) else base
+        weights = act if _sixteen(act) or _is(act, "fp8") else base
+    elif _is(act, "fp8") and not _is(weights, *NARROW):
+        raise InputError(f"--act fp8 (W8A8: fp8 GEMMs) needs fp8 weights (or int8/int4, "
+                         f"dequantized to fp8); --weights {weights} has no fp8 GEMM: drop "
+                         f"--weights (--act fp8 alone sets fp8 weights), or use --act "
+                         f"{canonical_dtype(weights) if _sixteen(weights) else 'bf16'}")
     return Settings(weights=weights, group_size=128 if group is None else group,
                     act=act, kv=kv or act, base=base, **others)

@@ -42,6 +42,7 @@ class LlmRun:
     others: tuple = ()             # --compare's roofs, drawn beside --on's in a chart
     tp_link: Any = None            # --tp > 1: workloads.llm.links.ChosenLink (provenance)
     pp_link: Any = None            # --pp > 1: workloads.llm.links.ChosenLink (provenance)
+    memory_from: str = ""          # Study.memory_from: the fit's capacity, in words
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class Study:
     settings: Settings
     request: Request
     device_bytes: float | None = None      # device memory for the fit (None: unknown)
+    # where device_bytes came from, said beside the fit ("the catalog's decimal GB; ...")
+    memory_from: str = ""
     tp_link: ChosenLink | None = None      # --tp's all-reduce link
     pp_link: ChosenLink | None = None      # --pp's stage-to-stage link
     micro_batches: int | None = None       # --pp's micro-batches in flight (None: pp)
@@ -100,7 +103,7 @@ def run_study(study: Study) -> LlmRun:
                if study.whatif and s.tp == 1 else ())
     return LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
                   pp_link=stage, measured_launches=_launches(study.launches, measured),
-                  **compared)
+                  memory_from=study.memory_from, **compared)
 
 
 def _links(study: Study) -> tuple[ChosenLink | None, ChosenLink | None]:
@@ -223,7 +226,7 @@ def _catalog_memory(roof) -> float | None:
     from ...hardware.catalog import match_device_name
 
     dev = match_device_name(roof.name)
-    return getattr(dev, "memory_bytes", None) or None
+    return getattr(dev, "fit_memory_bytes", None) or None
 
 
 def overridden_quantization(cfg, weights: str | None, act: str | None = None
