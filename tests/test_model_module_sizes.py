@@ -23,15 +23,16 @@ MODEL = Path(rooflab.model.__file__).parent
 # ~400 lines is where STYLE.md says to look for the second thing; 450 leaves room to finish
 # a change before splitting.
 MAX_LINES = 450
-# Over the budget when it was set (lines then), each awaiting its own split, as paths under
-# src/rooflab/. model/ came in first (diagnose.py, 594, was split into diagnose.py and
-# diagnose_distances.py); the rest of the package came in with review 19e F-j, whose count
-# of these modules is kept here so a split shows.
+# Over the budget when it was set, each awaiting its own split, as paths under src/rooflab/,
+# with its length at the end of that session (2026-11-30): a ceiling it may not grow past
+# (a change that needs more lines there splits the module first). model/ came in first
+# (diagnose.py, 594, was split into diagnose.py and diagnose_distances.py); the rest of the
+# package came in with review 19e F-j.
 OVER_BUDGET: dict[str, int] = {
-    "report/chart.py": 1020,
+    "report/chart.py": 1027,
     "cli/ai.py": 786,
     "bench/torch_count.py": 783,
-    "cli/llm_render.py": 738,
+    "cli/llm_render.py": 746,
     "cli/specs.py": 728,
     "cli/whatif.py": 713,
     "workloads/ops.py": 590,
@@ -43,7 +44,7 @@ OVER_BUDGET: dict[str, int] = {
     "ingest/ncu_metrics.py": 535,
     "ingest/torch_trace.py": 503,
     "ingest/kernelfile.py": 495,
-    "ingest/aggregate.py": 474,
+    "ingest/aggregate.py": 462,
 }
 
 
@@ -72,9 +73,12 @@ def test_the_budget_looks_at_the_whole_package():
 def test_module_is_within_the_line_budget(path):
     name = _name(path)
     n = _lines(path)
-    if name in OVER_BUDGET:
-        pytest.skip(f"{name} ({n} lines; {OVER_BUDGET[name]} when the budget came in) is "
-                    f"in OVER_BUDGET, awaiting its split")
+    if name in OVER_BUDGET:   # awaiting its split: it may not grow meanwhile
+        assert n <= OVER_BUDGET[name], (
+            f"src/rooflab/{name} has {n} lines, more than the {OVER_BUDGET[name]} it had "
+            f"when it was let over the budget of {MAX_LINES}: split it (names re-exported) "
+            f"rather than grow it")
+        return
     assert n <= MAX_LINES, (
         f"src/rooflab/{name} has {n} lines, over the budget of {MAX_LINES}: split it into "
         f"modules named for what each part does (../shared/design/STYLE.md §8), "

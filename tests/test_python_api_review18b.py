@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from notebook_display import pretty
 
 import rooflab
 from rooflab import Kernel
@@ -138,25 +139,6 @@ def test_kernels_make_dataframe_rows():
 
 # --- C: short notebook displays ---------------------------------------------------------
 
-class _Printer:
-    """The part of IPython's PrettyPrinter a _repr_pretty_ uses (text), so the display is
-    tested where IPython is not installed (it is no dependency of rooflab)."""
-
-    def __init__(self):
-        self.parts = []
-
-    def text(self, s):
-        self.parts.append(s)
-
-
-def pretty(obj) -> str:
-    try:
-        from IPython.lib.pretty import pretty as ipython_pretty
-    except ImportError:
-        p = _Printer()
-        obj._repr_pretty_(p, False)
-        return "".join(p.parts)
-    return ipython_pretty(obj)
 
 
 def test_kernel_displays_its_time_counts_and_provenance_in_a_few_lines():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from notebook_display import pretty
 
 import rooflab
 from rooflab import Kernel
@@ -24,7 +25,6 @@ def t4():
 # --- N1: an LLM estimate shows a few lines in a notebook, not ~146 kB --------------------
 
 def test_an_llm_estimate_displays_tpot_ttft_through_ipython(t4):
-    pretty = pytest.importorskip("IPython.lib.pretty").pretty
     from rooflab.workloads.llm import LLMResult, Request, Settings, analyze_llm, load_config
 
     r = analyze_llm(load_config("tinyllama-1.1b"), t4, Settings(),

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from seed004_files import points_file, t4_profile
 
 from rooflab.cli.main import main
 from rooflab.hardware.profile import load_profile
@@ -32,21 +33,11 @@ DECODE = {"name": "decode b=1", "flop": {"fp16": 2.2e9}, "bytes": {"DRAM": 2.2e9
 
 def _profile(tmp_path, fp16_measured: float) -> str:
     """Seed 004's T4 profile, its measured fp16 tensor peak as given."""
-    doc = {"schema_version": 1, "host": {"name": "seed 004's Colab T4"}}
-    for kind, (p, b) in (("nominal", (65e12, 320e9)), ("measured", (fp16_measured, 270e9))):
-        doc[kind] = {"name": "T4", "kind": kind, "overhead_s": 5e-6,
-                     "compute": [{"precision": "fp16", "unit": "tensor", "flop_per_s": p,
-                                  "kind": kind}],
-                     "memory": [{"level": "DRAM", "bytes_per_s": b, "kind": kind}]}
-    path = tmp_path / "t4p.json"
-    path.write_text(json.dumps(doc))
-    return str(path)
+    return t4_profile(tmp_path, fp16_measured)
 
 
 def _kernels_file(tmp_path, kernels) -> str:
-    path = tmp_path / "pts.json"
-    path.write_text(json.dumps({"schema_version": 1, "kernels": kernels}))
-    return str(path)
+    return points_file(tmp_path, kernels)
 
 
 def _many(n: int) -> list[Kernel]:

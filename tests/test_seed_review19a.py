@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from seed004_files import points_file, t4_profile
 
 from rooflab.cli.main import main
 from rooflab.model.advice import advise
@@ -38,21 +39,11 @@ def _step(name: str = "decode b=1", **kw) -> Kernel:
 
 
 def _profile(tmp_path, dram_measured: float = 270e9) -> str:
-    doc = {"schema_version": 1, "host": {"name": "seed 004's Colab T4"}}
-    for kind, (p, b) in (("nominal", (65e12, 320e9)), ("measured", (50e12, dram_measured))):
-        doc[kind] = {"name": "T4", "kind": kind, "overhead_s": 5e-6,
-                     "compute": [{"precision": "fp16", "unit": "tensor", "flop_per_s": p,
-                                  "kind": kind}],
-                     "memory": [{"level": "DRAM", "bytes_per_s": b, "kind": kind}]}
-    path = tmp_path / "t4p.json"
-    path.write_text(json.dumps(doc))
-    return str(path)
+    return t4_profile(tmp_path, dram_measured=dram_measured)
 
 
 def _points(tmp_path, kernels, name="pts.json") -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps({"schema_version": 1, "kernels": kernels}))
-    return str(path)
+    return points_file(tmp_path, kernels, name)
 
 
 def run(capsys, *args):

@@ -8,9 +8,8 @@ which another change may edit.
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from seed004_files import points_file, t4_profile
 
 from rooflab.cli.main import main
 from rooflab.errors import InputError
@@ -43,21 +42,11 @@ def _decode(**kw) -> Kernel:
 
 
 def _profile(tmp_path, fp16_measured: float = 50e12) -> str:
-    doc = {"schema_version": 1, "host": {"name": "seed 004's Colab T4"}}
-    for kind, (p, b) in (("nominal", (65e12, 320e9)), ("measured", (fp16_measured, 270e9))):
-        doc[kind] = {"name": "T4", "kind": kind, "overhead_s": 5e-6,
-                     "compute": [{"precision": "fp16", "unit": "tensor", "flop_per_s": p,
-                                  "kind": kind}],
-                     "memory": [{"level": "DRAM", "bytes_per_s": b, "kind": kind}]}
-    path = tmp_path / "t4p.json"
-    path.write_text(json.dumps(doc))
-    return str(path)
+    return t4_profile(tmp_path, fp16_measured)
 
 
 def _points_file(tmp_path, kernels) -> str:
-    path = tmp_path / "pts.json"
-    path.write_text(json.dumps({"schema_version": 1, "kernels": kernels}))
-    return str(path)
+    return points_file(tmp_path, kernels)
 
 
 DECODE_DOC = {"name": "decode b=1", "flop": {"fp16": 2.2e9}, "bytes": {"DRAM": 2.2e9},

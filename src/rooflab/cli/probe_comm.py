@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..probe.comm.cluster import EveryRankError
-from ..units import fmt_seconds, si
+from ..units import LINKS, fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
 
@@ -91,7 +91,8 @@ def tables(profile):
     return t1, t2
 
 
-LINK_LEVELS = ("loopback", "PCIe", "NVLink", "network")
+# the link levels a cluster profile can hold: the one list (units.LINKS, review 19e F-o)
+LINK_LEVELS = LINKS
 
 
 def notes(profile) -> list[str]:

@@ -323,8 +323,11 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
                            f"for like")
 
 
-def describe(w: WhatIf) -> Mapping[str, object]:
-    """JSON shape of a what-if: totals and one row per moved kernel."""
+def moves_document(w: WhatIf) -> Mapping[str, object]:
+    """The what-if document's base: totals and one row per moved kernel, with the older
+    single floor per move. Not the JSON rooflab writes: model.whatif.describe adds the
+    work and with-launches floors over it (review 19e F-c: two `describe`s, this one still
+    writing the retired "work + launch" floor, read as the same function)."""
     from .choose import split_whole_steps
     from .schema import SCHEMA_VERSION, analysis_to_dict
 

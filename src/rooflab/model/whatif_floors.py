@@ -11,8 +11,7 @@ from ..errors import InputError
 from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
-from .retime import WhatIf, _floor
-from .retime import describe as _describe_moves
+from .retime import WhatIf, _floor, moves_document
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
 Floors = tuple[float | None, float | None]
@@ -83,13 +82,13 @@ def _ratio(before: float | None, after: float | None) -> float | None:
 
 
 def describe(w: WhatIf) -> Mapping[str, object]:
-    """JSON shape of a what-if (model.retime.describe) with both floors, named as in `rooflab
+    """JSON shape of a what-if (model.retime.moves_document) with both floors, named as in `rooflab
     llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
     and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed); for a
     fusion on the whole step, the fused kernels alone under moved_*. The older *_floor_s
     keys stay for scripts that read them, now equal to *_with_launches_s: they used to sum
     work + every launch, a third floor beside these two (review 11b #7)."""
-    out = dict(_describe_moves(w))
+    out = dict(moves_document(w))
     rows = [dict(r) for r in out["moves"]]
     for row, (fb, fa) in zip(rows, move_floors(w), strict=True):
         row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..model.ceiling import Ceiling, Roof
-from ..units import rate_unit, si
+from ..units import LINKS, rate_unit, si
 
 BANDWIDTH_FLOOR = 0.60
 COMPUTE_FLOOR = 0.50
@@ -64,7 +64,8 @@ _CAUSES = {
                      "figures, not the card's); also another process on the GPU or "
                      "throttling, as for the other precisions",
 }
-_LINKS = ("PCIe", "NVLink", "network")
+# interconnects, judged against link bands, not memory ones (units.LINKS, the one list)
+_LINKS = LINKS
 # Groups whose ceilings are compute rates (units, floor, healthy band of "compute").
 _COMPUTE_GROUPS = ("compute", "int8")
 # What a healthy run reaches. The CPU's nominal compute is taken at the clock measured in
