@@ -10,6 +10,7 @@ import textwrap
 
 from ..units import fmt_ai, si
 from .chart_layout import AXES_PT, _to_pt
+from .chart_layout_size import figure_renderer
 from .chart_parts import (
     CAP_LEGEND,
     CAP_TICK_PT,
@@ -334,7 +335,7 @@ def place_legend(ax, d: RooflineDisplay, kw: dict, own_figure: bool = True):
     ridge and kernel labels) and no marker (kernels, ridges, sweep points), measured with
     the renderer; else outside the axes, at their upper right (the figure widened by its
     width when draw() made the figure). Returns the Legend."""
-    renderer = _renderer(ax.figure)
+    renderer = figure_renderer(ax.figure)
     blocked = _legend_obstacles(ax, d, renderer)
     for loc in LEGEND_PLACES:
         legend = ax.legend(loc=loc, **kw)
@@ -349,16 +350,6 @@ def place_legend(ax, d: RooflineDisplay, kw: dict, own_figure: bool = True):
         grow = legend.get_window_extent(renderer).width / ax.figure.dpi + LEGEND_GAP_PT / 72
         ax.figure.set_size_inches(w + grow, h)
     return legend
-
-
-def _renderer(fig):
-    """The figure's renderer (a bare Figure has an Agg one made for it, as savefig does)."""
-    get = getattr(fig.canvas, "get_renderer", None)
-    if get is None:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        get = FigureCanvasAgg(fig).get_renderer
-    return get()
 
 
 def _axes_width_in(ax) -> float:

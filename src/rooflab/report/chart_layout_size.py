@@ -77,7 +77,7 @@ def fit_legend(ax, width_in: float) -> float:
     fig = ax.figure
     legend = ax.get_legend()
     if legend is not None:
-        renderer = _renderer(fig)
+        renderer = figure_renderer(fig)
         box, axes = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
         if box.x0 >= axes.x1 - 1:
             w, h = fig.get_size_inches()
@@ -85,7 +85,8 @@ def fit_legend(ax, width_in: float) -> float:
     return width_in / fig.get_size_inches()[0]
 
 
-def _renderer(fig):
+def figure_renderer(fig):
+    """The figure's renderer (a bare Figure has an Agg one made for it, as savefig does)."""
     get = getattr(fig.canvas, "get_renderer", None)
     if get is None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
