@@ -84,7 +84,11 @@ def test_tensor_parallel_takes_a_link_and_uses_its_all_reduce():
     # hop of 5 us + 1/2 x 64,000 / 1e10 = 3.2 us: 8.2 us
     assert r.gather_bytes == 64_000
     assert r.gather_s == pytest.approx(8.2 * US, rel=1e-12)
-    assert r.tpot_s == pytest.approx(r.compute_s + r.comm_s + 8.2 * US, rel=1e-12)
+    # + the vocab-parallel embedding's all-reduce, once a step (vLLM VocabParallelEmbedding):
+    # 1 x 2048 x 2 B = 4096 B, like a layer's: 10.4096 us
+    assert r.embedding_s == pytest.approx(10.4096 * US, rel=1e-12)
+    assert r.tpot_s == pytest.approx(r.compute_s + r.comm_s + 10.4096 * US + 8.2 * US,
+                                     rel=1e-12)
     # tp_decode_step is the same path: the same result inside its TPStep
     step = tp_decode_step(CFG, Settings(), ROOF, batch=1, context=512, tp=2, link=link)
     assert step.result.comm_s == tensor_parallel(CFG, Settings(), ROOF, batch=1, context=512,

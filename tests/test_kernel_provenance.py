@@ -78,7 +78,8 @@ def test_a_hand_built_kernel_says_where_its_numbers_came_from():
     from rooflab.ingest.kernelfile import kernels_from_csv
 
     (row,) = kernels_from_csv("name,flop,bytes,seconds\nx,2e9,1.2e7,1e-3\n")
-    assert dict(row.provenance) == dict(k.provenance)
+    # ... and the file, having no precision column, says its fp32 was assumed (review r1 F3)
+    assert dict(row.provenance) == {**k.provenance, "precision": "assumed"}
 
 
 def test_only_numbers_present_get_a_default_and_the_callers_words_stay():

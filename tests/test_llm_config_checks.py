@@ -200,7 +200,11 @@ def test_tp_sweep_adds_the_allreduces_per_batch(capsys):
     gather_256 = 7 / 8 * 256 * 128_256 * 2 / 450e9
     assert rows[256]["logits_gather_s"] == pytest.approx(gather_256, rel=1e-9)
     assert gather_256 == pytest.approx(127.7e-6, rel=1e-3)
-    step_256 = table[256] + comm_256 + gather_256
+    # + the vocab-parallel embedding's one all-reduce (H1) of the same 4.19 MB: 16.3 us
+    embedding_256 = 2 * 7 / 8 * 256 * 8192 * 2 / 450e9
+    assert rows[256]["embedding_allreduce_s"] == pytest.approx(embedding_256, rel=1e-9)
+    assert embedding_256 == pytest.approx(16.31e-6, rel=1e-3)
+    step_256 = table[256] + comm_256 + embedding_256 + gather_256
     assert rows[256]["tpot_s"] == pytest.approx(step_256, rel=1e-12)
     assert rows[256]["tokens_per_s"] == pytest.approx(256 / step_256)
     # the tabled batch's row is the TPOT line's number
@@ -212,8 +216,10 @@ def test_tp_sweep_line_in_the_text(capsys):
                        "--batch", "1,256", "--phase", "decode")
     assert code == 0
     assert ("the sweep's TPOT floors are one device's kernels; with --tp 8's 160 "
-            "all-reduces per step and its logits gather") in out
-    # 9.05 ms + 2.61 ms all-reduces + 128 us logits gather = 11.78 ms
+            "all-reduces per step, its embedding all-reduce and its logits gather"
+            ) in " ".join(out.split())
+    # 9.05 ms + 2.61 ms all-reduces + 16.3 us embedding all-reduce + 128 us logits gather
+    # = 11.80 ms
     assert "b=256 11.8 ms" in out
 
 

@@ -24,8 +24,14 @@ L3_MATRIX, L3_VECTOR = 8_029_995_008, 266_240
 L3_KV = 2 * 32 * 8 * 128 * 2 * 640                       # 83,886,080
 # prefill activations of one sequence: 512 x (4096 + 2 x 14336) x 2 B + fp32 logits
 L3_ACT = 512 * (4096 + 2 * 14336) * 2 + 128_256 * 4      # 34,067,456
-L3_INT4 = L3_MATRIX * (0.5 + 2 / 128) + L3_VECTOR * 2 + L3_KV + L3_ACT   # 4,258,952,192
-L3_INT8 = L3_MATRIX * (1 + 2 / 128) + L3_VECTOR * 2 + L3_KV + L3_ACT     # 8,273,949,696
+# the decode batch's fp32 logits, batch 1 x 128,256 x 4 B (H1: reserved beside the KV)
+L3_LOGITS = 128_256 * 4                                  # 513,024
+# int4: 8,029,995,008 x 0.515625 + 532,480 + 83,886,080 + 34,067,456 + 513,024
+L3_INT4 = (L3_MATRIX * (0.5 + 2 / 128) + L3_VECTOR * 2 + L3_KV + L3_ACT
+           + L3_LOGITS)                                  # 4,259,465,216
+# int8: 8,029,995,008 x 1.015625 + 532,480 + 83,886,080 + 34,067,456 + 513,024
+L3_INT8 = (L3_MATRIX * (1 + 2 / 128) + L3_VECTOR * 2 + L3_KV + L3_ACT
+           + L3_LOGITS)                                  # 8,274,462,720
 
 
 def run(capsys, *args):
@@ -91,8 +97,9 @@ def test_fp16_llama3_8b_on_orin_nano_names_int4_not_tensor_parallel(capsys):
     assert code == 0
     line = memory_lines(out)[0]
     assert "16.2 GB of 8 GB on the device (does NOT fit)" in line
-    # int8 does not fit (8.27 GB > 8 GB), int4 does: 4.26 GB by hand
-    assert L3_INT8 == pytest.approx(8_273_949_696) and L3_INT4 == pytest.approx(4_258_952_192)
+    # int8 does not fit (8.27 GB > 8 GB), int4 does: 4.26 GB by hand (each with the
+    # 513,024 B of fp32 decode logits, H1; 8,273,949,696 and 4,258,952,192 without)
+    assert L3_INT8 == pytest.approx(8_274_462_720) and L3_INT4 == pytest.approx(4_259_465_216)
     assert "batch 1 fits this device with --weights int4 (4.26 GB)" in line
     # was: "batch 1 fits with --pp 3 or --tp 4", which `--tp 4` then refuses on a Jetson
     assert "batch 1 fits with --pp" not in line
@@ -333,5 +340,7 @@ def test_choose_json_carries_the_least_footprint(capsys, tmp_path):
     code, out, _ = run(capsys, "choose", str(doc), "--among", "jetson-orin-nano,T4", "--json")
     rows = json.loads(out)["devices"]
     # 70.55e9 params x 0.515625 + KV 639 x 327,680 B = 209,387,520 B / 2 (the cache peaks
-    # at 512 + 128 - 1) + 67,621,888 B (the test above at 640: 36,551,734,400)
-    assert all(r["least_bytes"] == pytest.approx(36_551_570_560) for r in rows)
+    # at 512 + 128 - 1) + 67,621,888 B (the test above at 640: 36,551,734,400) = 36,551,570,560
+    # + the fp32 decode logits 128,256 x 4 = 513,024 B, which no dtype option narrows (H1):
+    # 36,552,083,584
+    assert all(r["least_bytes"] == pytest.approx(36_552_083_584, rel=1e-12) for r in rows)

@@ -79,7 +79,10 @@ def test_tp_on_a_cluster_profile_uses_its_all_reduce_fit(comm, capsys):
     # 1/2 x 64,000 B / 1 GB/s = 32 us: 332 us
     gather = 300e-6 + 64_000 / 2 / 1e9
     assert par["logits_gather_s"] == pytest.approx(gather, rel=1e-9)
-    assert par["tpot_s"] == pytest.approx(par["compute_s"] + 44 * one + gather, rel=1e-9)
+    # + the vocab-parallel embedding's one all-reduce (H1) of the same 4096 B: 604.096 us,
+    # so 45 all-reduces in the step: 45 x 604.096 + 332 = 27,516.32 us of link
+    assert par["embedding_allreduce_s"] == pytest.approx(one, rel=1e-9)
+    assert par["tpot_s"] == pytest.approx(par["compute_s"] + 45 * one + gather, rel=1e-9)
     assert "measured all-reduce fit over 2 ranks" in par["link"]
     prov = par["link_provenance"]
     assert prov["kind"] == "measured" and prov["option"] == "--on" and prov["file"] == comm
@@ -216,8 +219,11 @@ def test_tp_and_pp_take_the_all_reduce_and_the_send_from_one_profile(comm, capsy
     # the last stage also gathers the logits (review 18d E): one hop of 300 us + 1/2 x
     # 32,000 x 2 B / 1 GB/s = 332 us
     gather = 300e-6 + 64_000 / 2 / 1e9
+    # the first stage also all-reduces the embedded tokens (H1): one 600 us + 4096 B /
+    # 1 GB/s = 604.096 us more
+    embedding = 600e-6 + 4096 / 1e9
     assert [st["comm_s"] for st in pp["stages"]] == pytest.approx(
-        [per_stage, per_stage + gather], rel=1e-9)
+        [per_stage + embedding, per_stage + gather], rel=1e-9)
     assert pp["hop_s"] == pytest.approx(100e-6 + 4096 / 4e9, rel=1e-9)
     assert d["parallel"]["link_provenance"]["fit"]["collective"] == "all_reduce"
     assert pp["link"]["provenance"]["fit"]["collective"] == "send_recv"
@@ -231,5 +237,9 @@ def test_text_names_the_measured_links(comm, capsys):
     # as "1e+03 MB/s"; the source names the fit)
     assert "44 all-reduces of 4.1 kB on " in out
     assert ("(measured all-reduce fit over 2 ranks: alpha 600 us, beta 1 GB/s, --on "
-            f"{comm}) + 600 us latency each") in out
+            f"{comm}; per hop 300 us from the all-reduce") in out
+    # both readings of one hop (review r3 F7): 600 us / 2(2-1) = 300 us vs the send/recv's
+    # alpha 100 us, 3x apart (> 1.5x): flagged
+    assert ("100 us from send/recv ! they differ by more than 1.5x, so the latency past "
+            "the measured ranks is uncertain by that much) + 600 us latency each") in out
     assert "on 4 GB/s + 100 us latency (measured send/recv 0->1 fit" in out

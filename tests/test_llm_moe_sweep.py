@@ -93,17 +93,25 @@ def test_tensor_parallel_totals_include_the_all_reduces(capsys):
     # 450 GB/s = 7.98 us, once a step and once a prefill (the last position)
     gather = 7 / 8 * 16 * 128_256 * 2 / 450e9
     assert par["logits_gather_s"] == pytest.approx(gather)
-    assert t["tpot_s"] == pytest.approx(t["compute_tpot_s"] + decode_comm + gather)
+    # + the vocab-parallel embedding's one all-reduce a forward (H1): 1.75 x 262144 /
+    # 450e9 = 1.02 us a step; its prefill all-reduces 512 x that payload: 522 us
+    embedding = 1.75 * 262144 / 450e9
+    prefill_embedding = 1.75 * 262144 * 512 / 450e9
+    assert par["embedding_allreduce_s"] == pytest.approx(embedding)
+    assert par["prefill_embedding_allreduce_s"] == pytest.approx(prefill_embedding)
+    assert t["tpot_s"] == pytest.approx(t["compute_tpot_s"] + decode_comm + embedding
+                                        + gather)
     assert t["tpot_s"] == pytest.approx(par["tpot_s"])
-    assert t["ttft_s"] == pytest.approx(t["compute_ttft_s"] + prefill_comm + gather)
+    assert t["ttft_s"] == pytest.approx(t["compute_ttft_s"] + prefill_comm
+                                        + prefill_embedding + gather)
     assert t["tokens_per_s"] == pytest.approx(16 / t["tpot_s"])
     # the prefill makes the first token: TTFT + (128 - 1) x TPOT
     assert t["request_s"] == pytest.approx(t["ttft_s"] + 127 * t["tpot_s"])
     assert main(["llm", "llama-3-70b", "--on", "H200", "--tp", "8", "--batch", "16"]) == 0
-    out = capsys.readouterr().out
-    # 3.79 ms + 163 us + 7.98 us = 3.96 ms
+    out = " ".join(capsys.readouterr().out.split())
+    # 3.79 ms + 163 us + 1.02 us + 7.98 us = 3.96 ms
     assert ("TPOT floor 3.96 ms with all-reduces (compute 3.79 ms + all-reduces 163 us + "
-            "logits gather 7.98 us)") in out
+            "embedding all-reduce 1.02 us + logits gather 7.98 us)") in out
 
 
 def test_whatif_reads_the_llm_weight_split():

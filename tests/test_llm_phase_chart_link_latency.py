@@ -89,8 +89,11 @@ def test_link_latency_is_added_to_each_allreduce(capsys):
     # 10 / 14 us = 5 us and 7/8 x 4.10 MB / 450 GB/s = 7.98 us: 12.98 us
     gather = 7 * 10e-6 / 14 + 7 / 8 * 16 * 128_256 * 2 / 450e9
     assert par["logits_gather_s"] == pytest.approx(gather)
+    # + the vocab-parallel embedding's one all-reduce (H1), the same payload as each of
+    # the 160: 10 us + 1.02 us = 11.02 us
+    assert par["embedding_allreduce_s"] == pytest.approx(BW_TERM + 10e-6)
     assert par["tpot_s"] == pytest.approx(
-        par["compute_s"] + 160 * (BW_TERM + 10e-6) + gather)
+        par["compute_s"] + 161 * (BW_TERM + 10e-6) + gather)
     assert llm["totals"]["tpot_s"] == pytest.approx(par["tpot_s"])
     assert par["compute_s"] == pytest.approx(base["compute_s"])
     note = " ".join(llm["notes"])
@@ -103,9 +106,11 @@ def test_link_latency_in_the_tp_line(capsys):
                  "--link-latency", "10"]) == 0
     text = capsys.readouterr().out
     line = next(ln for ln in text.splitlines() if ln.startswith("tensor parallel x8"))
-    # 1.763 ms of all-reduces + the 13 us logits gather = 1.776 ms
-    assert ("+ 10 us latency each + a logits gather of 4.1 MB (batch x vocab, 13 us): "
-            "communication 1.78 ms") in line
+    # 1.763 ms of all-reduces + the 11 us embedding all-reduce (H1) + the 13 us logits
+    # gather = 1.787 ms (1.776 ms before the embedding's)
+    assert ("+ 10 us latency each + the embedding's all-reduce of 262 kB (vocab-parallel, "
+            "11 us) + a logits gather of 4.1 MB (batch x vocab, 13 us): communication "
+            "1.79 ms") in line
 
 
 @pytest.mark.parametrize("args, says", [

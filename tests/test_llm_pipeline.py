@@ -207,9 +207,14 @@ def test_cli_405b_tp8_pp2_over_two_nodes(capsys, tmp_path):
     # logits gather (review 18d E): 128,256 x 2 B, 7/8 of it at 450 GB/s = 499 ns
     gather = 7 / 8 * 128_256 * 2 / 450e9
     assert d["parallel"]["logits_gather_s"] == pytest.approx(gather)
-    assert p["stages"][1]["comm_s"] - p["stages"][0]["comm_s"] == pytest.approx(gather)
+    # and the first one the embedding's all-reduce (H1): 16,384 x 2 B, 2 x 7/8 of it at
+    # 450 GB/s = 127.4 ns; the stages differ by 498.8 - 127.4 = 371.3 ns
+    embedding = 2 * 7 / 8 * 16384 * 2 / 450e9
+    assert d["parallel"]["embedding_allreduce_s"] == pytest.approx(embedding)
+    assert p["stages"][1]["comm_s"] - p["stages"][0]["comm_s"] == pytest.approx(
+        gather - embedding)
     assert sum(x["comm_s"] for x in p["stages"]) == pytest.approx(
-        d["parallel"]["comm_s"] + gather)
+        d["parallel"]["comm_s"] + embedding + gather)
     assert d["totals"]["tpot_s"] == pytest.approx(d["parallel"]["tpot_s"] + p["transfer_s"])
     # --link-bw stays the TP link's; --pp-link-bw sets the stage link
     d = llm_json(capsys, _405b(tmp_path), "--on", "H200", "--tp", "8", "--pp", "2",

@@ -33,6 +33,7 @@ from rooflab.workloads.llm.timing import time_step, work_split
 WEIGHTS = 8_030_261_248 * 2                          # fp16/bf16 Llama-3-8B, every tensor
 WORKSPACE = 512 * (4096 + 2 * 14336) * 2 + 128_256 * 4
 KV_TOKEN = 2 * 32 * 8 * 128                          # elements per token, all layers
+LOGITS_SEQ = 128_256 * 4                             # fp32 decode logits a sequence (H1)
 
 
 def _json(capsys, *args):
@@ -43,20 +44,23 @@ def _json(capsys, *args):
 # --- B: prefill activations reserved once, not per sequence ------------------------------
 
 # the cache peaks at prompt + generate - 1 = 639 tokens (review 18d F, the last token is
-# never cached); at 640 these were 761, 1523, 2867
+# never cached); at 640 these were 761, 1523, 2867. Each sequence also reserves its fp32
+# decode logits, 128,256 x 4 = 513,024 B (H1; KV alone gave 763, 1526, 2872):
+# free 80e9 - 16,060,522,496 - 34,067,456 = 63,905,410,048 B
 @pytest.mark.parametrize("kv, per_elem, hand", [
-    ("fp16", 2.0, 763),            # 63,905,410,048 / 83,755,008 = 763.004
-    ("fp8", 1.0, 1526),            # / 41,877,504 = 1526.008
-    ("int4", 0.5 + 4 / 128, 2872),  # / 22,248,192 = 2872.49
+    ("fp16", 2.0, 758),            # / (83,755,008 + 513,024 = 84,268,032) = 758.36
+    ("fp8", 1.0, 1507),            # / (41,877,504 + 513,024 = 42,390,528) = 1507.54
+    ("int4", 0.5 + 4 / 128, 2807),  # / (22,248,192 + 513,024 = 22,761,216) = 2807.64
 ])
 def test_largest_batch_reserves_one_prompts_activations(capsys, kv, per_elem, hand):
     kv_seq = KV_TOKEN * per_elem * 639
-    assert (80e9 - WEIGHTS - WORKSPACE) // kv_seq == hand
+    assert (80e9 - WEIGHTS - WORKSPACE) // (kv_seq + LOGITS_SEQ) == hand
     fp = _json(capsys, "llama-3-8b", "--on", "H100", "--phase", "decode", "--kv", kv)[
         "footprint"]
     assert fp["weights_bytes"] == WEIGHTS
     assert fp["activations_bytes"] == WORKSPACE == 34_067_456
     assert fp["kv_bytes"] == pytest.approx(kv_seq)
+    assert fp["decode_logits_bytes"] == LOGITS_SEQ
     assert fp["max_batch"] == hand
 
 
@@ -65,16 +69,21 @@ def test_footprint_activations_do_not_grow_with_the_batch(capsys):
         "footprint"]
     assert fp["activations_bytes"] == WORKSPACE
     assert fp["kv_bytes"] == 64 * KV_TOKEN * 2 * 639
-    assert fp["total_bytes"] == WEIGHTS + 64 * KV_TOKEN * 2 * 639 + WORKSPACE
-    assert fp["max_batch"] == 763
+    # the decode logits grow with the batch, the workspace does not: 64 x 513,024 B
+    assert fp["decode_logits_bytes"] == 64 * LOGITS_SEQ == 32_833_536
+    assert fp["total_bytes"] == (WEIGHTS + 64 * KV_TOKEN * 2 * 639 + WORKSPACE
+                                 + 64 * LOGITS_SEQ)
+    assert fp["max_batch"] == 758                  # as at batch 1 (above)
 
 
 def test_memory_line_says_what_is_reserved(capsys):
     assert main(["llm", "llama-3-8b", "--on", "H100", "--phase", "decode"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("+ prefill activations 34.1 MB (one prompt in flight, reserved once) = 16.2 GB "
+    # 16,060,522,496 + 83,755,008 + 34,067,456 + 513,024 = 16,178,857,984 B = 16.2 GB
+    assert ("+ prefill activations 34.1 MB (one prompt in flight, reserved once) + decode "
+            "logits 513 kB (fp32 batch x vocab, as vLLM's sampler reserves them) = 16.2 GB "
             "of 80 GB on the device (fits; decimal GB as sold; nvidia-smi has 85.5 GB, vLLM's "
-            "0.9 of it 77 GB: --gpu-mem-util 0.9); largest batch that fits: 763") in out
+            "0.9 of it 77 GB: --gpu-mem-util 0.9); largest batch that fits: 758") in out
 
 
 # --- C: collectives carry the 16-bit residual stream under fp8/int8 activations ----------
@@ -222,14 +231,15 @@ def _cpu_profile(tmp_path):
 def test_cpu_profile_memory_is_its_host_ram(capsys, tmp_path):
     # review 18d's VM: 25,276,059,648 B. TinyLlama at context 639 (512 + 128 - 1):
     # (25,276,059,648 - 2,200,096,768 weights - 13,759,488 prefill activations) /
-    # (639 x 22,528 B KV) = 1602.05
+    # (639 x 22,528 = 14,395,392 B KV + 32,000 x 4 = 128,000 B fp32 decode logits, H1) =
+    # 23,062,203,392 / 14,523,392 = 1587.94 -> 1587 (KV alone: 1602.05)
     on = _cpu_profile(tmp_path)
     fp = _json(capsys, "tinyllama-1.1b", "--on", on, "--phase", "decode")["footprint"]
     assert fp["device_bytes"] == 25_276_059_648
-    assert fp["max_batch"] == 1602
+    assert fp["max_batch"] == 1587
     assert main(["llm", "tinyllama-1.1b", "--on", on, "--phase", "decode"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "of 25.3 GB on the device (fits); largest batch that fits: 1602" in out
+    assert "of 25.3 GB on the device (fits); largest batch that fits: 1587" in out
     assert "device memory unknown" not in out
     assert "is the host's RAM as" in out and "23.4 GB was available" in out
     # --memory still wins

@@ -44,14 +44,15 @@ def test_max_micro_batch_does_not_divide_the_workspace_by_the_batch():
 def test_llama_3_70b_pp4_largest_micro_batch_does_not_depend_on_the_batch(capsys, batch):
     # stage 3: 36,327,538,688 B weights, 67,621,888 B workspace (see
     # test_parallel_pipeline_and_ring), KV 4 x 639 x 81,920 B = 209,387,520 B a sequence
-    # (context 512 + 128 - 1): (80e9 - 36,327,538,688 - 67,621,888) / 209,387,520 =
-    # 208.25 -> 208 whatever --batch is (207.9 -> 207 at context 640). The old rule divided
-    # the workspace by the batch: 208 at --batch 300, but (80e9 - 36,327,538,688) /
+    # (context 512 + 128 - 1) + the LM head stage's fp32 decode logits 4 x 128,256 x 4 =
+    # 2,052,096 B (H1): (80e9 - 36,327,538,688 - 67,621,888) / 211,439,616 =
+    # 206.23 -> 206 whatever --batch is (KV alone: / 209,387,520 = 208.25 -> 208). The
+    # old rule divided the workspace by the batch: (80e9 - 36,327,538,688) /
     # (209,387,520 + 67,621,888) = 157.7 -> 157 at --batch 1.
     assert main(["llm", "llama-3-70b", "--on", "H100", "--pp", "4", "--batch", batch,
                  "--phase", "decode", "--json"]) == 0
     pipe = json.loads(capsys.readouterr().out)["llm"]["pipeline"]
-    assert pipe["max_batch_per_micro_batch"] == 208
+    assert pipe["max_batch_per_micro_batch"] == 206
 
 
 # --- 2 (18a F4): --launches, and both shares without it -----------------------------------
@@ -138,7 +139,9 @@ def test_mla_absorbed_weights_are_read_at_bf16_under_fp8(capsys):
 def test_tp_gathers_the_logits_once_a_step(capsys):
     # llama-3-70b --tp 8 --batch 256 on H100 (450 GB/s per direction): 256 x 128,256 x
     # 2 B = 65,667,072 B; a ring all-gather moves 7/8 of it: 127.7 us beside 160
-    # all-reduces of 256 x 8192 x 2 B (2 x 7/8 / 450 GB/s each: 2.61 ms)
+    # all-reduces of 256 x 8192 x 2 B (2 x 7/8 / 450 GB/s each: 2.61 ms) and the
+    # vocab-parallel embedding's one of the same 4,194,304 B (H1: 16.3 us):
+    # 2609.8 + 16.3 + 127.7 = 2753.8 us (2.74 ms before the embedding's)
     args = ["llm", "llama-3-70b", "--on", "H100", "--tp", "8", "--batch", "256",
             "--phase", "decode"]
     assert main([*args, "--json"]) == 0
@@ -147,10 +150,13 @@ def test_tp_gathers_the_logits_once_a_step(capsys):
     assert par["logits_gather_bytes"] == 256 * 128_256 * 2 == 65_667_072
     assert par["logits_gather_s"] == pytest.approx(gather, rel=1e-12)
     assert par["comm_s"] == pytest.approx(160 * 2 * 7 / 8 * 256 * 8192 * 2 / 450e9)
-    assert par["tpot_s"] == pytest.approx(par["compute_s"] + par["comm_s"] + gather)
+    embedding = 2 * 7 / 8 * 256 * 8192 * 2 / 450e9
+    assert par["embedding_allreduce_s"] == pytest.approx(embedding, rel=1e-12)
+    assert par["tpot_s"] == pytest.approx(par["compute_s"] + par["comm_s"] + embedding
+                                          + gather)
     assert main(args) == 0
     out = _flat(capsys.readouterr().out)
-    assert ("+ a logits gather of 65.7 MB (batch x vocab, 128 us): communication 2.74 ms"
+    assert ("+ a logits gather of 65.7 MB (batch x vocab, 128 us): communication 2.75 ms"
             in out)
 
 

@@ -32,6 +32,7 @@ XEON = "Intel Xeon Platinum 8480+"
 WEIGHTS = 8_030_261_248 * 2
 KV_SEQ = 639 * 131_072
 ACTS = 34_067_456
+LOGITS_SEQ = 128_256 * 4       # fp32 decode logits a sequence, 513,024 B (H1)
 
 
 def _run(capsys, *args):
@@ -69,11 +70,13 @@ def test_llm_on_a_catalog_cpu_gives_no_largest_batch(capsys):
     assert "47566" not in text
     assert (f"no fit or largest batch: {XEON}'s 4 TB in the catalog is the most its "
             f"platform takes, not the RAM a server has installed") in text
-    # the installed RAM, given: (512e9 - 16.0605e9 - 34.07e6) / 83.755e6 = 5920.9
+    # the installed RAM, given: (512e9 - 16.0605e9 - 34.07e6) / (83.755e6 KV + 0.513e6
+    # fp32 decode logits, H1) = 495,905,410,048 / 84,268,032 = 5884.9 (KV alone: 5920.9)
     fp = _json(capsys, "llama-3-8b", "--on", XEON, "--phase", "decode", "--memory",
                "512GB")["footprint"]
     assert fp["device_bytes"] == 512e9
-    assert fp["max_batch"] == (512_000_000_000 - WEIGHTS - ACTS) // KV_SEQ == 5920
+    assert fp["max_batch"] == (512_000_000_000 - WEIGHTS - ACTS) // (KV_SEQ + LOGITS_SEQ) \
+        == 5884
 
 
 def test_choose_does_not_fit_a_model_into_a_cpu_platform_maximum(capsys, tmp_path):
@@ -106,22 +109,25 @@ def test_gpu_mem_util_fits_against_a_share_of_the_driver_total(capsys):
     fp = _json(capsys, "llama-3-8b", "--on", "H100", "--phase", "decode",
                "--gpu-mem-util", "0.9")["footprint"]
     # 0.9 x 85,520,809,984 = 76,968,728,985.6 B; (76.969e9 - 16.0605e9 - 34.07e6) /
-    # 83.755e6 = 726.8 (763 against the marketing 80e9 B)
+    # (83.755e6 KV + 0.513e6 fp32 decode logits, H1) = 60,874,139,033.6 / 84,268,032 =
+    # 722.4 (KV alone 726.8; 758 against the marketing 80e9 B)
     assert fp["device_bytes"] == pytest.approx(0.9 * 85_520_809_984)
-    assert fp["max_batch"] == int((0.9 * 85_520_809_984 - WEIGHTS - ACTS) // KV_SEQ) == 726
+    assert fp["max_batch"] == int((0.9 * 85_520_809_984 - WEIGHTS - ACTS)
+                                  // (KV_SEQ + LOGITS_SEQ)) == 722
     assert fp["device_bytes_from"] == (
         "0.9 x nvidia-smi's 85.5 GB, as vLLM's gpu_memory_utilization")
     code, out, _ = _run(capsys, "llm", "llama-3-8b", "--on", "H100", "--phase", "decode",
                         "--gpu-mem-util", "0.9")
     assert ("of 77 GB on the device (fits; 0.9 x nvidia-smi's 85.5 GB, as vLLM's "
-            "gpu_memory_utilization); largest batch that fits: 726") in _flat(out)
+            "gpu_memory_utilization); largest batch that fits: 722") in _flat(out)
 
 
 def test_memory_line_says_the_catalog_figure_is_marketing_gb(capsys):
-    # numbers unchanged without the option (80e9 B: 763), the difference said beside it
+    # numbers unchanged without the option (80e9 B: 758 with the decode logits, see
+    # test_llm_review18d), the difference said beside it
     code, out, _ = _run(capsys, "llm", "llama-3-8b", "--on", "H100", "--phase", "decode")
     assert ("of 80 GB on the device (fits; decimal GB as sold; nvidia-smi has 85.5 GB, "
-            "vLLM's 0.9 of it 77 GB: --gpu-mem-util 0.9); largest batch that fits: 763"
+            "vLLM's 0.9 of it 77 GB: --gpu-mem-util 0.9); largest batch that fits: 758"
             ) in _flat(out)
     # --memory is what the user says it is: no words beside it
     code, out, _ = _run(capsys, "llm", "llama-3-8b", "--on", "H100", "--phase", "decode",
@@ -200,10 +206,12 @@ def test_tpot_line_names_the_all_reduce_term(capsys):
     code, out, _ = _run(capsys, "llm", "llama-3-70b", "--on", "H200", "--tp", "8",
                         "--batch", "16", "--phase", "decode")
     text = _flat(out)
-    # 3.79 ms + 163 us + 7.98 us (as tests/test_llm_moe_sweep.py derives them)
-    assert ("with all-reduces (compute 3.79 ms + all-reduces 163 us + logits gather "
-            "7.98 us)") in text
-    assert "(batch x vocab, 7.98 us): communication 171 us -> TPOT floor 3.96 ms" in text
+    # 3.79 ms + 163.1 us + 1.02 us + 7.98 us (as tests/test_llm_moe_sweep.py derives
+    # them; the embedding's all-reduce, H1: 2 x 7/8 x 16 x 8192 x 2 B / 450e9 = 1.02 us):
+    # communication 163.1 + 1.02 + 7.98 = 172.1 us (171 us before the embedding's)
+    assert ("with all-reduces (compute 3.79 ms + all-reduces 163 us + embedding all-reduce "
+            "1.02 us + logits gather 7.98 us)") in text
+    assert "(batch x vocab, 7.98 us): communication 172 us -> TPOT floor 3.96 ms" in text
 
 
 def test_setup_line_and_json_say_the_dtype_came_from_torch_dtype(capsys):

@@ -164,13 +164,15 @@ def test_roof_line_uses_the_recorded_compute_capability(gpp, capsys):
     assert ("note: % roof and bound are measured against the best these kernels reached, "
             "not against the machine") in capsys.readouterr().out
     assert main(["ncu", str(gpp / "output5.csv"), "--on", "T4", "--json"]) == 0
-    src = json.loads(capsys.readouterr().out)["roof_source"]
-    assert src.endswith("warning: the kernels were profiled on a compute capability 8.9 GPU, "
-                        "but NVIDIA T4 is 7.5 — its ceilings may not apply")
+    doc = json.loads(capsys.readouterr().out)   # the warning in notes (review r1 F10)
+    assert doc["roof_source"] == "roof: NVIDIA T4 (nominal), from --on T4"
+    assert doc["notes"][0] == ("warning: the kernels were profiled on a compute capability "
+                               "8.9 GPU, but NVIDIA T4 is 7.5 — its ceilings may not apply")
     assert main(["ncu", str(gpp / "output5.csv"), "--on", "L4", "--json"]) == 0
     # review 12b J: output5 ran at 1.62 GHz, L4's catalog peaks assume 30.3 TFLOP/s /
     # (58 SMs x 128 x 2) = 2.04 GHz: 1.62 / 2.04 = 79 %
-    src = json.loads(capsys.readouterr().out)["roof_source"]
-    assert src.startswith("roof: NVIDIA L4 (nominal), from --on L4; note: the kernels ran at "
-                          "1.62 GHz")
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["roof_source"] == "roof: NVIDIA L4 (nominal), from --on L4"
+    src = doc["notes"][0]
+    assert src.startswith("note: the kernels ran at 1.62 GHz")
     assert "assume 2.04 GHz (boost)" in src and "at most 79 %" in src

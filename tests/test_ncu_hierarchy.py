@@ -101,8 +101,8 @@ def test_another_gpus_peaks_are_not_added(rep, capsys):
     assert main(["ncu", str(rep), "--on", "H100", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {c["level"] for c in data["roof"]["memory"]} == {"DRAM"}
-    assert "recorded L2/L1 peaks of NVIDIA GeForce RTX 4060 Laptop GPU, not of NVIDIA H100" \
-        in data["roof_source"]
+    assert ("note: output1.ncu-rep recorded L2/L1 peaks of NVIDIA GeForce RTX 4060 Laptop "
+            "GPU, not of NVIDIA H100 SXM: not added to its roof") in data["notes"]
 
 
 def test_csv_with_recipe_peaks_keeps_l2_l1(tmp_path, capsys):

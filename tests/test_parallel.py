@@ -136,16 +136,19 @@ def test_tp_decode_uses_the_llm_all_reduces():
     # each: 2 x 1 x 5 us + 2 x 1/2 x 4096 / 1e10 = 10.4096 us -> 44 x = 458.0224 us
     assert step.result.allreduces == 44 and step.result.allreduce_bytes == 4096
     assert step.result.comm_s == pytest.approx(458.0224 * US)
-    # bytes over the link per device: 44 x 2 x 1/2 x 4096 = 180_224 B
-    assert step.link_bytes == 180_224
-    assert step.link_ai == pytest.approx(step.flop / 180_224)
+    # bytes over the link per device, the same account as the time (H1): 44 x 2 x 1/2 x
+    # 4096 = 180,224 B of per-layer all-reduces + the embedding's one, 2 x 1/2 x 4096 =
+    # 4096 B + 1/2 of the 1 x 32,000 x 2 = 64,000 B logits gather = 32,000 B:
+    # 180,224 + 4096 + 32,000 = 216,320 B (was 180,224, the all-reduces alone)
+    assert step.link_bytes == 216_320
+    assert step.link_ai == pytest.approx(step.flop / 216_320)
     assert step.binding == "DRAM"            # batch-1 decode streams the weights
     slow = tp_decode_step(cfg, s, ROOF, batch=1, context=512, tp=2,
                           link=Link("PCIe", 1e6, 5 * US))
     # 44 x (4096 / 1e6 s + 10 us) = 44 x 4.106 ms = 180.7 ms: the link binds
     assert slow.result.comm_s == pytest.approx(44 * (4096 / 1e6 + 10 * US))
     assert slow.binding == "PCIe"
-    assert slow.point().bytes == {"PCIe": 180_224}
+    assert slow.point().bytes == {"PCIe": 216_320}
 
 
 def test_communication_point_lies_under_the_link_ceiling():

@@ -45,25 +45,31 @@ def test_pipeline_counts_every_micro_batch_in_flight(capsys):
     # cached) x 81,920 B = 62.8 GB (it said 15.7 GB)
     assert st["kv_bytes"] == pytest.approx(1200 * 639 * 81_920)
     assert st["kv_bytes_per_micro_batch"] == pytest.approx(300 * 639 * 81_920)
-    # + 36.3 GB weights + one prompt's activations (67.6 MB): 99.2 GB > 80 GB
+    # + 36.3 GB weights + one prompt's activations (67.6 MB) + the LM head stage's fp32
+    # decode logits, 4 x 300 x 128,256 x 4 B = 4 x 153,907,200 = 615,628,800 B (H1):
+    # 99,211,416,576 + 615,628,800 = 99,827,045,376 B = 99.8 GB > 80 GB
+    assert st["decode_logits_bytes"] == 300 * 128_256 * 4 == 153_907_200
     assert st["total_bytes"] == pytest.approx(
-        st["weights_bytes"] + st["kv_bytes"] + st["activations_bytes"])
-    assert st["total_bytes"] > 99e9 and pipe["device_bytes"] == 80e9
+        st["weights_bytes"] + st["kv_bytes"] + st["activations_bytes"]
+        + 4 * st["decode_logits_bytes"])
+    assert st["total_bytes"] == pytest.approx(99_827_045_376)
+    assert pipe["device_bytes"] == 80e9
     assert pipe["fits_in_flight"] is False
     # the workspace is reserved once, not per sequence: by hand, stage 3 holds 20 layers
     # + lm_head + norm = 18,163,769,344 params x 2 B = 36,327,538,688 B, one prompt's
-    # 512 x (8192 + 2 x 28672) x 2 B + 128,256 x 4 B = 67,621,888 B, so
-    # (80e9 - 36,327,538,688 - 67,621,888) / (4 x 639 x 81,920) = 208.2 -> 208 (at
-    # context 640 207.9 -> 207; it divided the 67.6 MB by the batch: 208 there too)
+    # 512 x (8192 + 2 x 28672) x 2 B + 128,256 x 4 B = 67,621,888 B, and per sequence
+    # 639 x 81,920 = 52,346,880 B of KV + 128,256 x 4 = 513,024 B of decode logits (H1), so
+    # (80e9 - 36,327,538,688 - 67,621,888) / (4 x 52,859,904) = 43,604,839,424 /
+    # 211,439,616 = 206.2 -> 206 (KV alone: / (4 x 52,346,880) = 208.2 -> 208)
     assert st["weights_bytes"] == pytest.approx(36_327_538_688)
     assert st["activations_bytes"] == pytest.approx(67_621_888)
-    assert pipe["max_batch_per_micro_batch"] == 208
+    assert pipe["max_batch_per_micro_batch"] == 206
     code, out, _ = run(capsys, "llm", "llama-3-70b", "--on", "H100", "--pp", "4",
                        "--batch", "300", "--phase", "decode")
     text = flat(out)
     assert "NOT reachable: the micro-batches in flight do not fit" in text
     assert ("KV 62.8 GB (4 x 15.7 GB)" in text
-            and "does NOT fit with 4 micro-batches in flight; at most 208 per micro-batch"
+            and "does NOT fit with 4 micro-batches in flight; at most 206 per micro-batch"
             in text)
 
 
@@ -161,15 +167,20 @@ def test_whatif_on_tp_file_adds_the_all_reduces(tmp_path, capsys):
                        "8", "--batch", "64")
     code, out, _ = run(capsys, "whatif", doc, "--on", "H100", "--hardware", "H200", "--json")
     par = json.loads(out)["parallel"]
-    # 160 all-reduces of 64 x 8192 x 2 B: 160 x 2 x 7/8 x 1,048,576 / 450e9 = 652 us,
-    # and the logits gather (review 18d E: 64 x 128,256 x 2 B, 7/8 of it over 450 GB/s =
-    # 31.9 us) on the same link
+    # 160 all-reduces of 64 x 8192 x 2 B: 160 x 2 x 7/8 x 1,048,576 / 450e9 = 652.45 us,
+    # the vocab-parallel embedding's one all-reduce of the same 1,048,576 B (H1):
+    # 2 x 7/8 x 1,048,576 / 450e9 = 4.08 us, and the logits gather (review 18d E:
+    # 64 x 128,256 x 2 B, 7/8 of it over 450 GB/s = 31.9 us) on the same link:
+    # 652.45 + 4.08 + 31.92 = 688.45 us (was 684.37 us without the embedding's)
     gather = 7 / 8 * 64 * 128_256 * 2 / 450e9
-    comm = 160 * 2 * 7 / 8 * 1_048_576 / 450e9 + gather
+    embedding = 2 * 7 / 8 * 1_048_576 / 450e9
+    comm = 160 * 2 * 7 / 8 * 1_048_576 / 450e9 + embedding + gather
+    assert comm == pytest.approx(688.45e-6, abs=0.01e-6)
     assert h200["llm"]["parallel"]["logits_gather_s"] == pytest.approx(gather)
+    assert h200["llm"]["parallel"]["embedding_allreduce_s"] == pytest.approx(embedding)
     assert par["comm_before_s"] == pytest.approx(comm)
     assert par["comm_after_s"] == pytest.approx(comm)
-    # 4.29 ms of kernels + 684 us = `llm --on H200`'s TPOT floor
+    # 4.29 ms of kernels + 688.45 us = `llm --on H200`'s TPOT floor (4.98 ms)
     assert par["total_after_tpot_s"] == pytest.approx(h200["llm"]["totals"]["tpot_s"],
                                                       rel=1e-6)
     code, out, _ = run(capsys, "whatif", doc, "--on", "H100", "--hardware", "H200")

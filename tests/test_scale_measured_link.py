@@ -220,7 +220,8 @@ def test_probe_notes_say_when_link_samples_vary(tmp_path):
     # the warning was stored in the profile but never printed.
     path = cluster(tmp_path / "comm.json", p2p_spread=(1.0, 1.3, 1.6, 1.1, 1.45))
     text = notes(load_profile(path))
-    assert text[0].startswith("loopback ceiling: 3.98 GB/s (send/recv 0->1 over 2 ranks")
+    # the median of the spread (x1.3 of the best time): 3.98 / 1.3 = 3.06 GB/s (review r3 F3)
+    assert text[0].startswith("loopback ceiling: 3.06 GB/s (send/recv 0->1 over 2 ranks")
     assert text[1].startswith("loopback bandwidth: samples vary (interquartile range")
     steady = notes(load_profile(cluster(tmp_path / "steady.json")))
     assert not any("samples vary" in n for n in steady)

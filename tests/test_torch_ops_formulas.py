@@ -182,22 +182,23 @@ def test_torch_sdpa_is_causal_is_top_left():
 
 def test_uncounted_op_keeps_its_time_when_its_children_are_allocations(tmp_path):
     x, w = [1, 16, 64, 64], [16, 16, 3, 3]
-    conv_types = ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar",
+    cx = "c10::complex<float>"
+    conv_types = [cx, cx, "", "ScalarList", "ScalarList", "ScalarList", "Scalar",
                   "ScalarList", "Scalar"]
     events = [
         _event("aten::mm", 0, 100, 1, [[64, 64], [64, 64]], ["float", "float"]),
-        # a transposed conv (no formula) whose kernel op calls only an allocation
-        _event("aten::conv_transpose2d", 200, 1000, 2, [x, w], ["float", "float"]),
+        # a complex conv (no formula) whose kernel op calls only an allocation
+        _event("aten::conv2d", 200, 1000, 2, [x, w], [cx, cx]),
         _event("aten::convolution", 205, 990, 3, [x, w] + [[]] * 7, conv_types,
-               concrete=["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"]),
-        _event("aten::slow_conv_transpose2d", 210, 970, 4, [x, w], ["float", "float"]),
+               concrete=["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"]),
+        _event("aten::_convolution", 210, 970, 4, [x, w], [cx, cx]),
         _event("aten::empty", 215, 5, 5, [[]], ["ScalarList"]),
     ]
     imp = load_torch_trace(_trace(tmp_path, events))
     (note,) = [n for n in imp.notes if "without a FLOP formula" in n]
     # 1000 us of 1100: before, only the 5 us of aten::empty (4.8 %)
-    assert note.startswith("90.9% of op time") and "aten::conv_transpose2d 1 ms" in note
-    assert "transposed" in " ".join(str(s) for s in imp.skips)
+    assert note.startswith("90.9% of op time") and "aten::conv2d 1 ms" in note
+    assert "complex" in " ".join(str(s) for s in imp.skips)
 
 
 def test_self_time_of_an_op_above_a_counted_one(tmp_path):
@@ -241,9 +242,12 @@ def test_conv_formulas(x, w, stride, padding, dilation, flop, nbytes):
         assert work.bytes == nbytes
 
 
-def test_transposed_conv_says_why_it_is_not_counted():
+def test_transposed_conv_counts_from_the_input_positions():
     call = _conv_call((1, 16, 8, 8), (16, 16, 3, 3), [1, 1], [0, 0], [1, 1], transposed=True)
-    assert work_or_reason(call) == "no formula for a transposed convolution"
+    work = work_or_reason(call)
+    # review r2_torch F5: 2·N·C_in·(8·8 input positions)·C_out·9 = 2·16·64·16·9 = 294,912;
+    # output (8 - 1) + (3 - 1) + 1 = 10 per side: bytes 4·(16·64 + 16·16·9 + 16·100) = 19,712
+    assert (work.op, work.flop, work.bytes) == ("conv2d", 294_912.0, 19_712.0)
 
 
 # --- 12b K: mismatched mm, negative durations -------------------------------------------------

@@ -147,12 +147,13 @@ def test_csv_holds_the_batch_sweep(tmp_path, capsys):
 
 def test_sweep_says_which_batches_do_not_fit(capsys):
     # TinyLlama on a 16 GB T4 at context 639 (512 + 128 - 1): (16e9 - 2,200,096,768 -
-    # 13,759,488 of one prompt's activations) / (639 x 22,528 B KV) = 957.7 -> 957
-    # sequences; batch 1024 of the sweep does not fit.
+    # 13,759,488 of one prompt's activations) / (639 x 22,528 B KV + 32,000 x 4 B of fp32
+    # decode logits, H1) = 13,786,143,744 / 14,523,392 = 949.2 -> 949 sequences (KV
+    # alone 957.7); batch 1024 of the sweep does not fit.
     assert main(["llm", TINY, "--on", "T4", "--context", "500", "--phase", "decode",
                  "--batch", "1,1024"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("memory: at most batch 957 fits in 16 GB (context 639); too big: batch 1024 of "
+    assert ("memory: at most batch 949 fits in 16 GB (context 639); too big: batch 1024 of "
             "this sweep") in out
     # Llama-3-8B's 16.1 GB of fp16 weights alone overflow the T4
     assert main(["llm", "llama-3-8b", "--on", "T4", "--phase", "decode", "--batch", "1,4"]) == 0

@@ -228,11 +228,24 @@ def generator() -> dict[str, Any] | None:
     return dict(_GENERATOR[0]) if _GENERATOR else None
 
 
+def add_generator_env(name: str, value: str) -> None:
+    """Record an environment variable the running command read in place of an option
+    (ROOFLAB_ON for --on) in its generator block, as {"env": {name: value}}: the command
+    alone re-runs with another roof, or none, where the variable is unset (review r1_json
+    F4). No command running (library use): nothing to record."""
+    if _GENERATOR:
+        block = _GENERATOR[0]
+        _GENERATOR[0] = {**block, "env": {**block.get("env", {}), name: str(value)}}
+
+
 def command_line(gen: Mapping[str, Any]) -> str:
-    """The generator's command as one shell line (arguments with spaces quoted)."""
+    """The generator's command as one shell line (arguments with spaces quoted), behind
+    the environment it read ('ROOFLAB_ON=H200 rooflab report k.json'), so that the line a
+    .md/.html footer prints re-runs as written (review r1_json F4)."""
     import shlex
 
-    return shlex.join(str(a) for a in gen.get("command") or ())
+    env = [f"{k}={shlex.quote(str(v))}" for k, v in (gen.get("env") or {}).items()]
+    return " ".join([*env, shlex.join(str(a) for a in gen.get("command") or ())])
 
 
 def stamped(obj: Any) -> Any:

@@ -151,7 +151,8 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
                 f"measure(): '{label}' ran PyTorch ops with no FLOP formula "
                 f"({', '.join(count.uncounted)}): their FLOP are missing from the count "
                 f"({'none counted' if not flop_d else 'the rest counted'}); pass flop= "
-                f"to give the total"), stacklevel=stacklevel + 1)
+                f"to give the total{_uncounted_hint(count.uncounted)}"),
+                stacklevel=stacklevel + 1)
     if bytes_d is None:
         bytes_d = {"DRAM": count.bytes}
         if compiled:
@@ -160,6 +161,14 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
                 warnings.warn(CountWarning(_compiled_text(label, count, single_run)),
                               stacklevel=stacklevel + 1)
     return flop_d, bytes_d, prov, meta
+
+
+def _uncounted_hint(uncounted) -> str:
+    """Why an op known to be uncountable in some calls was uncounted, and what to do."""
+    from .bench.torch_layer_rules import FAST_PATH_HINT, FAST_PATH_OPS
+
+    fast = any(op.removeprefix("aten.") in FAST_PATH_OPS for op in uncounted)
+    return f". {FAST_PATH_HINT}" if fast else ""
 
 
 def _compiled_text(label: str, count, single_run: bool = False) -> str:

@@ -6,8 +6,10 @@ for the report); the counter's one-off first-use cost (importing torch._dynamo, 
 paid before the clock starts (torch_count.warm_up). A decorated function counts its first
 call with given argument shapes and reuses those counts for later calls with the same
 shapes, timed without the counter; its kernel leaves a counted run out when uncounted runs
-of the same counts exist. A decorated torch.compile'd function's counted call runs its
-eager original (measure_counts.eager_original), so the compiled code keeps running later.
+of the same counts exist, and a first call over SLOW_RUN_RATIO x the later ones (a
+warm-up: a numba JIT compile, a first touch of memory). A decorated torch.compile'd
+function's counted call runs its eager original (measure_counts.eager_original), so the
+compiled code keeps running later.
 
 With no device given (and, for a decorated function, no CUDA tensor argument) the clock
 is the CPU's, read after a torch.cuda.synchronize() whenever CUDA is in use: the block's
@@ -25,6 +27,7 @@ from typing import Any
 
 from .errors import InputError, require
 from .measure_checks import (
+    SINGLE_RUN_MIN_S,
     TimingWarning,
     counting_warning,
     single_run_warning,
@@ -269,16 +272,88 @@ def _work(k: Kernel) -> tuple:
     return tuple(sorted(k.flop.items())), tuple(sorted(k.bytes.items()))
 
 
+# A first call this many times slower than the median of the later calls of the same
+# work is a warm-up (a JIT compile, first touch of memory, a page-in), not the kernel's
+# time: a numba kernel's first decorated call read 1.1 s against 12 ms for the next two
+# (review r4 F6); a warm first call stays within 2-3x. It must also be longer by
+# SINGLE_RUN_MIN_S: a 14 µs first call against 4 µs is clock overhead, not a compile.
+SLOW_RUN_RATIO = 5.0
+
+
+def _left_out(runs: list[Kernel]) -> tuple[dict[int, str], list[int]]:
+    """({index: why} for the runs `aggregate` leaves out, [later runs flagged slow]), per
+    work (FLOP and bytes): "counted" (timed under the counter, when a run timed without it
+    did the same work) and "first" (the first call, over SLOW_RUN_RATIO x the median of
+    the later calls kept). A later call that slow is flagged, not left out: the user
+    called it, and one slow call in the middle may be the code's own (a GC, a re-plan)."""
+    groups: dict[tuple, list[int]] = {}
+    for i, k in enumerate(runs):
+        groups.setdefault(_work(k), []).append(i)
+    out: dict[int, str] = {}
+    slow: list[int] = []
+    for idx in groups.values():
+        if any(not runs[i].meta.get("timing_includes_counting") for i in idx):
+            out.update({i: "counted" for i in idx
+                        if runs[i].meta.get("timing_includes_counting")})
+        kept = [i for i in idx if i not in out]
+        if kept and kept[0] == 0 and _too_slow(runs, 0, kept[1:]):
+            out[0] = "first"
+            kept = kept[1:]
+        slow += [i for i in kept if _too_slow(runs, i, [j for j in kept if j != i])]
+    return out, sorted(slow)
+
+
+def _too_slow(runs: list[Kernel], i: int, others: list[int]) -> bool:
+    if not others:
+        return False
+    xs = sorted(runs[j].seconds or 0.0 for j in others)
+    n = len(xs)
+    median = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    t = runs[i].seconds or 0.0
+    return t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S
+
+
+def _left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int]) -> dict:
+    """What `aggregate` says about the runs it left out or flagged: counts, a note with
+    the times, and every run's time in meta["raw_samples"]; a first call with no later call
+    of its work is named, since it may hold a one-off cost."""
+    meta: dict[str, Any] = {}
+    n_counted = sum(1 for r in why.values() if r == "counted")
+    if n_counted:
+        meta["counted_runs_left_out"] = n_counted
+    said = [f"call {i + 1} {fmt_seconds(runs[i].seconds or 0.0)} ("
+            + ("the first call: a warm-up, left out" if i in why else "kept") + ")"
+            for i in sorted([i for i, r in why.items() if r == "first"] + slow)]
+    if 0 in why and why[0] == "first":
+        meta["first_calls_left_out"] = 1
+    if slow:
+        meta["slow_runs"] = [i + 1 for i in slow]
+    if said:
+        meta["slow_runs_note"] = (
+            f"over {SLOW_RUN_RATIO:g}x the median of the other calls: {', '.join(said)}; "
+            f"a JIT compile, first touch of memory or a page-in is no part of the "
+            f"kernel's time; meta['raw_samples'] has every call's time")
+    if why:
+        meta["raw_samples"] = tuple(s for k in runs for s in k.samples)
+    if runs and 0 not in why and not any(_work(k) == _work(runs[0]) for k in runs[1:]):
+        meta["first_call_kept"] = ("the first call is timed (no later call did the same "
+                                   "work): it may include one-off costs such as a JIT "
+                                   "compile; call the function again, or benchmark it with "
+                                   "rooflab.measure(fn, *args)")
+    return meta
+
+
 def aggregate(runs: list[Kernel]) -> Kernel:
     """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
-    A run timed under the counter is left out when a run timed without it did the same
-    counted work (a decorated function's later call with the same shapes): its time is
-    mostly counting (meta["counted_runs_left_out"] says how many)."""
-    clean = {_work(k) for k in runs if not k.meta.get("timing_includes_counting")}
-    kept = [k for k in runs
-            if not (k.meta.get("timing_includes_counting") and _work(k) in clean)]
-    left_out = len(runs) - len(kept)
-    runs = kept
+    Left out (_left_out): a run timed under the counter when a run timed without it did
+    the same counted work (its time is mostly counting; meta["counted_runs_left_out"]),
+    and a first call over SLOW_RUN_RATIO x the median of the later calls of its work (a
+    warm-up: a numba JIT compile, first touches; meta["first_calls_left_out"]); a later
+    call that slow is flagged (meta["slow_runs"]); meta["slow_runs_note"] says which, and
+    meta["raw_samples"] keeps every run's time when any was left out."""
+    why, slow = _left_out(runs)
+    dropped = _left_out_meta(runs, why, slow)
+    runs = [k for i, k in enumerate(runs) if i not in why]
     flop = sum_counts(k.flop for k in runs)
     nbytes = sum_counts(k.bytes for k in runs)
     first = runs[0]
@@ -290,8 +365,7 @@ def aggregate(runs: list[Kernel]) -> Kernel:
         said = next((k.meta["warning"] for k in counted if "warning" in k.meta), None)
         if said and said not in meta.get("warning", ""):
             meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
-    if left_out:
-        meta["counted_runs_left_out"] = left_out
+    meta.update(dropped)
     if any("ops" in k.meta for k in runs):
         # the per-op breakdown must add up to the summed totals, not repeat the first call's
         ops: dict[str, dict[str, float]] = {}

@@ -21,7 +21,8 @@ The decorator and context-manager forms time a single run: their samples are one
 and a run timed while counting torch ops includes the counter's overhead (a dispatch mode
 on every op, often several times the code's time; meta["timing_includes_counting"] and
 meta["warning"] say so). A decorated function reuses the counts of its first call for later
-calls with the same argument shapes, timed without the counter (measure_runs). A
+calls with the same argument shapes, timed without the counter, and leaves out a first
+call over 5x slower than the later ones (a JIT compile, a first touch; measure_runs). A
 torch.compile'd callable is counted through its eager original, so the compiled code keeps
 running (measure_counts). On CUDA the clock is a CUDA event read after a synchronize; with
 no CUDA device given or seen, the CPU clock is read after a torch.cuda.synchronize()

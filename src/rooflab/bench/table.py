@@ -12,32 +12,42 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.analysis import Analysis
+from ..model.bandwidth_reached import bandwidth_of
 from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 
-COLUMNS = ("kernel", "flop", "bytes", "ai", "seconds", "achieved_flop_per_s",
-           "percent_of_roof", "bound", "floor_ratio", "best_floor_ratio", "flags")
+# The CSV's columns: first the analysis CSV's of the profiler verbs, in their order and
+# meaning (cli/profiled.py: COLUMNS + BANDWIDTH_COLUMNS; review r1_json F8: bench wrote its
+# own set, without percent_of_bandwidth), then the zoo's own: the floor and the flags.
+COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
+           "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit",
+           "achieved_bytes_per_s", "percent_of_bandwidth",
+           "floor_s", "floor_ratio", "best_floor_ratio", "flags")
 HEADERS = ("kernel", "FLOP", "bytes", "AI", "time", "achieved", "% of roof", "bound",
            "measured/floor", "best/floor", "flags")
 
 
 def zoo_rows(analysis: Analysis) -> list[dict[str, Any]]:
-    """One row per kernel at its binding level, in the order the kernels were given."""
+    """One row per kernel at its binding level, in the order the kernels were given, with
+    the COLUMNS (seconds are of all calls: read back, as many)."""
     primary = {p.kernel: p for p in analysis.primary()}
     rows = []
     for k in analysis.kernels:
         p = primary.get(k.name)
         if p is None:
             continue
-        flags = k.meta.get("flags", ())
-        rows.append({"kernel": k.name, "precision": p.precision, "level": p.level,
-                     "flop": p.flop, "bytes": p.bytes, "ai": p.ai, "seconds": p.seconds,
-                     "calls": k.calls,   # seconds are of all calls: read back, as many
-                     "achieved_flop_per_s": p.achieved_flop_per_s,
-                     "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
-                     "percent_of_roof": p.percent_of_roof, "bound": p.bound,
-                     "floor_s": p.floor_s, "floor_ratio": p.floor_ratio,
-                     "best_floor_ratio": k.meta.get("best_floor_ratio"),
-                     "flags": " ".join(flags)})
+        row = {"kernel": k.name, "calls": k.calls, "seconds": p.seconds,
+               "time_share": p.time_share, "level": p.level, "precision": p.precision,
+               "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
+               "achieved_flop_per_s": p.achieved_flop_per_s,
+               "percent_of_roof": p.percent_of_roof, "bound": p.bound, "unit": k.unit,
+               # the bytes/s of every kernel (the table's achieved for a copy); the % of
+               # the level's bandwidth for a kernel without FLOP only, as the ncu CSV's
+               "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
+               "percent_of_bandwidth": bandwidth_of(p)[1],
+               "floor_s": p.floor_s, "floor_ratio": p.floor_ratio,
+               "best_floor_ratio": k.meta.get("best_floor_ratio"),
+               "flags": " ".join(k.meta.get("flags", ()))}
+        rows.append({c: row[c] for c in COLUMNS})
     return rows
 
 
@@ -57,6 +67,16 @@ TIME_NOTE = ("% of roof and measured/floor use the kernel's median time, against
              "same floor (best with best, as likwid-bench and STREAM compare)")
 
 
+# report/tables.py bandwidth_note's words (bench/ may not import report/)
+BANDWIDTH_NOTE = ("{kernel}: no FLOP, so achieved is the bytes/s it moved and % of roof is of "
+                  "the {level} bandwidth ceiling")
+
+
+def _percent(row: dict[str, Any]) -> float | None:
+    return row["percent_of_roof"] if row["percent_of_bandwidth"] is None \
+        else row["percent_of_bandwidth"]
+
+
 def _times(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
@@ -69,15 +89,18 @@ def zoo_table(analysis: Analysis, title: str | None = None):
 
     rows = zoo_rows(analysis)
     timed = any(r["best_floor_ratio"] is not None for r in rows)
+    # a kernel without FLOP: its % of the level's bandwidth, as `ncu`/`report` print it
+    notes = [BANDWIDTH_NOTE.format(kernel=r["kernel"], level=r["level"]) for r in rows
+             if r["percent_of_bandwidth"] is not None] + ([TIME_NOTE] if timed else [])
     table = Table(title=title or f"reference kernels on {analysis.roof.name}",
-                  title_justify="left", caption=escape(TIME_NOTE) if timed else None,
+                  title_justify="left", caption=escape("\n".join(notes)) if notes else None,
                   caption_justify="left")
     for h in HEADERS:
         table.add_column(h, justify="left" if h in ("kernel", "bound", "flags") else "right")
     for r in rows:
         flags = r["flags"]
         table.add_row(escape(r["kernel"]), si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
-                      fmt_seconds(r["seconds"]), _achieved(r), _pct(r["percent_of_roof"]),
+                      fmt_seconds(r["seconds"]), _achieved(r), _pct(_percent(r)),
                       r["bound"], _times(r["floor_ratio"]), _times(r["best_floor_ratio"]),
                       f"[bold red]{flags}[/]" if "below-floor" in flags
                       else flags)

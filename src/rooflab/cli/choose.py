@@ -11,11 +11,12 @@ import typer
 from ..errors import InputError
 from .options import Files
 
-HELP = """Rank devices for a kernel set by the work floor at each roof (max of FLOP / P and
-bytes / B per kernel, summed: `rooflab llm`'s TPOT floor), with the time "with launches"
-beside it (each kernel at least calls x the launch floor, as llm and whatif give it),
-the ceiling that binds most of that time, and FLOP per joule at TDP over the time with
-launches where the TDP is known.
+HELP = """Rank devices for a kernel set by the time "with launches" at each roof (per kernel
+the larger of its work floor, max(FLOP / P, bytes / B), and calls x the launch floor,
+summed, as llm and whatif give it): what binds the work as counted. Beside it the work
+floor (summed: `rooflab llm`'s TPOT floor, the time were the launches gone), which orders
+devices of equal time, the ceiling that binds most of the time, and FLOP per joule at TDP
+over the time with launches where the TDP is known.
 A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
 an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
 
@@ -80,6 +81,10 @@ def register(app) -> None:
             raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
                              f".csv (one row per device)")
         refuse_input_as_output(output, [*files, *(among or "").split(",")])
+        if output:   # before any work: a failed -o printed the whole ranking, then exit 2
+            from ..files import check_writable
+
+            check_writable(output)
         kernels, steps = [], []
         docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
         from ..ingest.kernelfile import load_kernels  # every profiler file, by content
@@ -107,8 +112,12 @@ def register(app) -> None:
                 if least is not None:   # int4 weights + fp8 KV: the least dtypes can do
                     d["least_bytes"] = least
         if split is not None:   # how many GPUs each row's time and memory assume
-            for d in data:
+            from .choose_tp_links import tp_link_fields
+
+            for c, d in zip(choices, data, strict=True):
                 d.update(split)
+                if split["tp"] > 1:   # review r3 F6: each device's own link time
+                    d.update(tp_link_fields(_tp_block(files, docs), c))
         from ..model.schema import SCHEMA_VERSION
 
         doc = {"schema_version": SCHEMA_VERSION, "devices": data}
@@ -119,6 +128,11 @@ def register(app) -> None:
                 print(_gpus_line(split))
             console().print(_table(choices[:top], kernels, compared, need, memory, least,
                                    split))
+            if split is not None and split["tp"] > 1:   # review r3 F6: the links too
+                from .choose_tp_links import tp_link_lines
+
+                for line in tp_link_lines(_tp_block(files, docs), choices[:top]):
+                    print(line)
         if output:
             # the file holds every device, as --json does; --top trims the screen only
             _write(output, doc)
@@ -126,7 +140,7 @@ def register(app) -> None:
 
 
 CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "relative",
-               "binding", "binding_share", "viable",
+               "relative_with_launches", "binding", "binding_share", "viable",
                "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
                "energy_j", "flop_per_joule", "work_floor_energy_j",
                "work_floor_flop_per_joule", "gpus")
@@ -229,6 +243,13 @@ def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
     return {"gpus": tp * pp, "tp": tp, "pp": pp}
 
 
+def _tp_block(files: list[str], docs: dict[str, object]) -> Mapping | None:
+    """The `parallel` block of the first `rooflab llm --tp` document (_parallel checked
+    that they agree); None when none has one (a hand-written settings.tp)."""
+    return next((llm["parallel"] for llm in (_llm(docs, f) for f in files)
+                 if llm is not None and isinstance(llm.get("parallel"), Mapping)), None)
+
+
 def _gpus_line(split: dict) -> str:
     """What each row of an llm --tp/--pp document stands for, above the table."""
     tp, pp = split["tp"], split["pp"]
@@ -289,27 +310,29 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from rich.table import Table
     from rich.text import Text
 
-    from ..model.choose import WITH_LAUNCHES, flop_per_joule
+    from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
     from ..units import fmt_seconds, si, si_apart
 
-    t = Table(title="Predicted time at the roof (lower bounds), fastest work floor first",
-              title_justify="left")
-    for h in ("#", "device", "work floor", "vs best", WITH_LAUNCHES, "binding (share)",
-              "TDP", "FLOP/J"):
+    t = Table(title=f"Predicted time at the roof (lower bounds), ranked by the time "
+                    f"{WITH_LAUNCHES} (what binds), fastest first", title_justify="left")
+    for h in ("#", "device", WITH_LAUNCHES, "vs best", "work floor", "vs best",
+              "binding (share)", "TDP", "FLOP/J"):
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
-    best = choices[0].seconds if choices else None
+    floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)
-        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.seconds),
-                  f"{c.seconds / best:.2f}x" if best else "-",
-                  fmt_seconds(c.with_launches_s) if c.with_launches_s is not None else "-",
+        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.step_s),
+                  f"{c.step_s / best:.2f}x" if best else "-", fmt_seconds(c.seconds),
+                  f"{c.seconds / floor:.2f}x" if floor else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
     scope = _scope(split)
     parts: list = [t, Text(f"work floor: max(FLOP / P, bytes / B) per kernel, summed "
                            f"({scope}); {WITH_LAUNCHES}: each kernel at "
                            f"least max(work floor, calls x the device's launch floor), "
-                           f"summed (as llm and whatif give it); binding: the share of the "
+                           f"summed (as llm and whatif give it): the rank, equal times by "
+                           f"the work floor (the time were the launches gone: CUDA graphs); "
+                           f"vs best: each time / the best device's; binding: the share of the "
                            f"time {WITH_LAUNCHES}; FLOP/J: the work's FLOP / (TDP x the time "
                            f"{WITH_LAUNCHES}), the launches included (--json also gives it at "
                            f"the work floor)", style="dim")]
@@ -395,9 +418,10 @@ def fit_remedy(names: list[str], verb: str = "rooflab llm ",
 def least_bytes(llm: Mapping) -> float | None:
     """The smallest footprint an `rooflab llm --json` document's model could reach on one
     device by dtypes alone: int4 weights (one fp16 scale per --group of the document, 128
-    by default) and fp8 KV, activations as they are; None when the document lacks the
-    figures. Parameters are its weight bytes / bytes per parameter (norm weights, a few
-    kB, counted as matrices: an upper bound)."""
+    by default) and fp8 KV, activations and the decode logits (fp32 whatever the dtypes)
+    as they are; None when the document lacks the figures. Parameters are its weight
+    bytes / bytes per parameter (norm weights, a few kB, counted as matrices: an upper
+    bound)."""
     from ..units import dtype_bytes, stored_weight_bytes
 
     fp, st = llm.get("footprint"), llm.get("settings")
@@ -406,7 +430,9 @@ def least_bytes(llm: Mapping) -> float | None:
         kv = fp["kv_bytes"] * min(1.0, dtype_bytes("fp8") / dtype_bytes(st["kv"]))
         # at the document's --group, as `rooflab llm` tries int4 (quantized_fit)
         int4 = stored_weight_bytes("int4", int(st.get("group_size") or 128))
-        return params * int4 + kv + fp["activations_bytes"]
+        # the sampler's fp32 logits stay fp32 (absent from documents before they counted)
+        logits = float(fp.get("decode_logits_bytes") or 0.0)
+        return params * int4 + kv + fp["activations_bytes"] + logits
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
 

@@ -18,7 +18,8 @@ OnChart = Annotated[str | None, on_option("the roof of the -o chart (else the fi
 HELP = """Compare two runs (before/after an optimisation, or two machines).
 
 Kernels are matched by name (entries of the same name in one run are added up, and a
-note says so); --map OLD=NEW matches a renamed kernel. Prints the speed-up of each
+note says so); --map OLD=NEW matches a renamed kernel (one kernel a run under two names
+is matched for the table, but gated only when --map pairs it). Prints the speed-up of each
 matched kernel (before time / after time, each the total over all its calls: profile
 the same number of iterations in both runs; when the call counts differ a note gives
 the per-call speed-up) and exits 1 when any matched kernel got slower by more than
@@ -27,8 +28,10 @@ error, 70 a bug in rooflab; a kernel without a time in both runs, or in one run 
 is not gated: a note says so). Noise: where both runs kept the timing samples
 (`rooflab bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test
 (as Google benchmark's compare.py) must find the change at p < 0.05, else the table
-says "within noise" and the gate lets it pass; without samples the change is gated as
-measured and a note says noise could not be judged. Two untimed `rooflab llm --json`
+says "within noise" and the gate lets it pass; "cannot tell" where a run is flagged
+noisy or fewer than 9 samples a side merely do not overlap (load between runs shifts a
+whole run), not gated either; without samples the change is gated as measured and a
+note says noise could not be judged. Two untimed `rooflab llm --json`
 files (fp16 vs int4, one device vs another) have no seconds to compare: their kernels'
 work floors and the step's (TPOT or TTFT floor) are compared instead, labelled as
 derived floors, never gated. -o arrows.png draws each kernel's move on the roof (needs
@@ -74,6 +77,8 @@ def register(app) -> None:
                              f"(first run: {_names(cmp.only_before)}; second run: "
                              f"{_names(cmp.only_after)}); pair renamed kernels with "
                              f"--map OLD=NEW")
+        if fail_if_slower is not None and not rename:
+            _refuse_guessed_pair(cmp, before, after)
         if fail_if_slower is not None and not cmp.timed:
             # a gate over kernels without a time on both sides would pass on nothing
             untimed = ", ".join(f"{m.name} ({_untimed_sides(m)})" for m in cmp.matches[:3])
@@ -107,6 +112,21 @@ def _check_gate(pct: float | None) -> None:
     if pct is not None and not (math.isfinite(pct) and pct >= 0):
         raise InputError(f"--fail-if-slower takes a finite percentage >= 0 (e.g. 5); "
                          f"got {pct}")
+
+
+def _refuse_guessed_pair(cmp, before: str, after: str) -> None:
+    """The gate judges a kernel against itself: two runs of one kernel each under
+    different names are paired for the table (a note says so), but gating that pair called
+    an fp16 GEMM "slower" than another GPU's fp64 kernel (exit 1, a regression) where the
+    runs have no kernel in common (exit 2). A renamed kernel is named with --map."""
+    guessed = [m for m in cmp.matches if m.before.name != m.name]
+    if not guessed:
+        return
+    m = guessed[0]
+    raise InputError(f"--fail-if-slower: no kernel of {before} has the name of one in "
+                     f"{after} (first run: {m.before.name}; second run: {m.name}), so "
+                     f"there is nothing to gate; if the kernel was renamed, pair it with "
+                     f"--map '{m.before.name}={m.name}'")
 
 
 def _untimed_sides(m) -> str:
@@ -203,6 +223,7 @@ def _table(cmp, fail_pct, floors=None):
     from rich.text import Text
 
     from ..model.compare import gate_notes
+    from ..model.compare_trust import trust_notes
     from ..units import fmt_seconds
 
     parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
@@ -228,7 +249,7 @@ def _table(cmp, fail_pct, floors=None):
         parts.append(Text("no matched kernel has a time in both runs (FLOP and bytes only, as "
                           "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` "
                           "and `rooflab whatif` give their floors"))
-    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else []
+    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else trust_notes(cmp.matches)
     for n in (*cmp.notes, *gate):
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)
@@ -311,6 +332,8 @@ def _noise_cell(m) -> str:
         return "-"
     if m.within_noise is None:
         return "too few"
+    if m.cannot_tell:
+        return f"cannot tell (p {m.noise.p_value:.2g}; see notes)"
     where = "within" if m.within_noise else "outside"
     return f"{where} noise (p {m.noise.p_value:.2g})"
 

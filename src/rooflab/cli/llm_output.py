@@ -51,10 +51,17 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
                            "logits_gather_bytes": tpr.gather_bytes,
                            "logits_gather_s": tpr.gather_s,
+                           "embedding_allreduce_bytes": tpr.embedding_bytes,
+                           "embedding_allreduce_s": tpr.embedding_s,
+                           "prefill_embedding_allreduce_s": tpr.prefill_embedding_s,
+                           "link_bytes": tpr.link_bytes,
                            "prefill_comm_s": tpr.prefill_comm_s,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
-                           "link_latency_s": tpr.latency_s}
+                           "link_latency_s": tpr.latency_s,
+                           # the hop latency's weight (review r3 F2): a catalog link counts
+                           # none; this is the TPOT floor were each ring hop 1 us
+                           "tpot_s_at_1us_per_hop": tpr.tpot_s + tpr.hop_latency_step_s()}
         if res.tp_link is not None:
             llm["parallel"]["link_provenance"] = res.tp_link.provenance()
         if r.sweep is not None:   # the sweep's points are one device's kernels only
@@ -145,8 +152,9 @@ def _sweep_comm(llm: dict) -> dict[int, float]:
 
 
 def _sweep_gather(llm: dict) -> dict[int, float]:
-    """--tp's logits gather per step, by batch (in tpot_s, not in allreduce_s)."""
-    return {p["batch"]: p.get("logits_gather_s", 0.0)
+    """--tp's logits gather and embedding all-reduce per step, by batch (in tpot_s, not
+    in allreduce_s, which is the per-layer all-reduces)."""
+    return {p["batch"]: p.get("logits_gather_s", 0.0) + p.get("embedding_allreduce_s", 0.0)
             for p in (llm.get("parallel") or {}).get("sweep", [])}
 
 
@@ -179,7 +187,7 @@ def _length_rows(llm: dict) -> list[dict]:
     per prompt length, floor_s its TTFT floor)."""
     par = llm.get("parallel") or {}
     comm = par.get("comm_s", 0.0)
-    gather = par.get("logits_gather_s", 0.0)
+    gather = par.get("logits_gather_s", 0.0) + par.get("embedding_allreduce_s", 0.0)
     rows = [{"phase": "context_sweep", "kernel": f"step c={p['context']}",
              "calls": p["launches"], "flop": p["flop"], "bytes": p["bytes"],
              "weights_bytes": p["weight_bytes"], "activations_bytes": p["activations_bytes"],

@@ -10,6 +10,13 @@ from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.kernels import eager_estimate_missing
 from ..workloads.llm.settings import NARROW
 from ..workloads.llm.study import LlmRun  # noqa: F401 (re-exported: its old home)
+from .llm_tp_lines import (  # noqa: F401 (gather_words, tp_sweep_rows: re-exported)
+    gather_words,
+    tp_line,
+    tp_link_words,
+    tp_sweep_line,
+    tp_sweep_rows,
+)
 
 
 def list_rows() -> list[dict]:
@@ -86,7 +93,7 @@ def totals(r, tpr=None, ppr=None) -> dict[str, float]:
 def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     if ppr is not None:
         tpot = ppr.tpot_s
-        ttft = r.ttft_s + (tpr.prefill_comm_s if tpr else 0.0) + ppr.prefill_transfer_s
+        ttft = r.ttft_s + (tpr.prefill_link_s if tpr else 0.0) + ppr.prefill_transfer_s
         rate = r.request.batch / tpot
         return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
                 "tokens_per_s_per_gpu": rate / ppr.gpus,
@@ -96,7 +103,7 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     if tpr is None:
         return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
                 "request_s": r.request_s}
-    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_comm_s + tpr.prefill_gather_s
+    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_link_s
     rate = r.request.batch / tpot
     return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
             "tokens_per_s_per_gpu": rate / tpr.tp,
@@ -186,14 +193,13 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     d, fp, req = r.decode, r.footprint, r.request
     unit = device_word(r.roof)
     t = totals(r, tpr, ppr)
-    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + all-reduces "
-            f"{fmt_seconds(tpr.comm_s)}{gather_words(tpr.gather_s)})" if tpr else "")
+    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + {tp_link_words(tpr)})"
+            if tpr else "")
     if ppr:
         n = ppr.pp - 1
         comm += (f" {'and' if tpr else 'with'} {n} stage transfer{'s' if n > 1 else ''} "
                  f"({fmt_seconds(ppr.transfer_s)})")
-    pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + all-reduces "
-                f"{fmt_seconds(tpr.prefill_comm_s)}{gather_words(tpr.prefill_gather_s)})"
+    pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + {tp_link_words(tpr, True)})"
                 if tpr else "")
     if ppr:
         pre_comm += (f" {'and' if tpr else 'with'} the prompt's stage transfers "
@@ -231,7 +237,8 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"KV {si(fp.kv, 'B')} ({si(fp.kv_per_token, 'B')} per token"
         f"{' per sequence' if fp.batch > 1 else ''}) + "
         f"prefill activations {si(fp.activations, 'B')} (one prompt in flight, reserved "
-        f"once) = "
+        f"once) + decode logits {si(fp.logits, 'B')} (fp32 batch x vocab, as vLLM's "
+        f"sampler reserves them) = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
            f"({'fits' if fp.fits else 'does NOT fit'}"
@@ -240,11 +247,6 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
            " (device memory unknown: give --memory)"),
     ]
     return out
-
-
-def gather_words(seconds: float) -> str:
-    """' + logits gather 128 us' (the vocab-parallel lm_head's), or nothing when 0."""
-    return f" + logits gather {fmt_seconds(seconds)}" if seconds else ""
 
 
 def comm_width(s) -> str:
@@ -342,30 +344,6 @@ def unified_hint(batch: int, quant, ways: list[str], room: list[str]) -> str:
     split = (f"; {' or '.join(ways)} would take that many devices and a network between "
              f"them (--link-bw)" if ways else "")
     return first + split
-
-
-def tp_sweep_rows(sw, tpr, tabled_batch: int) -> list[dict[str, float]]:
-    """Each sweep batch's TPOT with --tp's all-reduces: the sweep table times one device's
-    kernels, and the all-reduce payload grows with the batch (at --tp 8 on NVLink,
-    llama-3-70b batch 256 adds 2.6 ms to a 9 ms step)."""
-    rows = []
-    for p in sw.points:
-        comm = tpr.comm_s_at(p.batch, tabled_batch)
-        gather = tpr.gather_s_at(p.batch, tabled_batch)
-        tpot = p.tpot_s + comm + gather
-        rows.append({"batch": p.batch, "allreduce_s": comm, "logits_gather_s": gather,
-                     "tpot_s": tpot, "tokens_per_s": p.batch / tpot})
-    return rows
-
-
-def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
-    parts = [f"b={row['batch']} {fmt_seconds(row['tpot_s'])} ({per_s(row['tokens_per_s'])} "
-             f"tokens/s)" for row in tp_sweep_rows(sw, tpr, tabled_batch)]
-    return (f"the sweep's TPOT floors are one device's kernels; with --tp {tpr.tp}'s "
-            f"{tpr.allreduces} all-reduces per step"
-            + (" and its logits gather" if tpr.gather_bytes else "")
-            + " (their payload grows with the batch): "
-            + ", ".join(parts))
 
 
 def tp_latency_line(tpr, chosen=None) -> str | None:
@@ -608,17 +586,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         if line:
             out.print(line, soft_wrap=True)
     if tpr:
-        out.print(f"tensor parallel x{tp}: compute {fmt_seconds(tpr.compute_s)} + "
-                  f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')}"
-                  f"{comm_width(r.settings)} on "
-                  f"{si(tpr.link_bytes_per_s, 'B/s')} ({tpr.link_source})"
-                  + (f" + {fmt_seconds(tpr.latency_s, 4)} latency each" if tpr.latency_s else "")
-                  + (f" + a logits gather of {si(tpr.gather_bytes, 'B')} (batch x vocab, "
-                     f"{fmt_seconds(tpr.gather_s)})" if tpr.gather_s else "")
-                  + f": communication "
-                  f"{fmt_seconds(tpr.comm_s + tpr.gather_s)} -> TPOT floor "
-                  f"{fmt_seconds(tpr.tpot_s)}",
-                  soft_wrap=True)
+        out.print(tp_line(tpr, r.settings), soft_wrap=True)
         line = tp_latency_line(tpr, run.tp_link)
         if line:
             out.print(line, soft_wrap=True)
@@ -733,7 +701,9 @@ def in_flight_lines(ppr) -> list[str]:
             f"{ppr.in_flight} sequences, stage {st.index}): weights "
             f"{si(st.weights_bytes, 'B')} + KV {si(kv, 'B')} ({ppr.micro_batches} x "
             f"{si(st.kv_bytes, 'B')}) + prefill activations "
-            f"{si(st.activations_bytes, 'B')} (one prompt in flight, reserved once) = ")
+            f"{si(st.activations_bytes, 'B')} (one prompt in flight, reserved once)"
+            + (f" + decode logits {si(ppr.micro_batches * st.logits_bytes, 'B')}"
+               if st.logits_bytes else "") + " = ")
     if not ppr.device_bytes:
         return [head + f"{si(total, 'B')} (device memory unknown: give --memory)"]
     need, have = si_apart(total, ppr.device_bytes, "B")

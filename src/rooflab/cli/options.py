@@ -49,11 +49,22 @@ def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):
     if given or not env or ctx.resilient_parsing:   # resilient: completing, not running
         return given
     _FROM_ENV.append(env)
+    _stamp_env(env)
     if ctx.info_name not in _ROOF_LINE_VERBS:
         from .common import say
 
         say("note", f"--on {env} (from {ON_ENV})")
     return [env] if param.multiple else env
+
+
+def _stamp_env(env: str) -> None:
+    """Add {"env": {"ROOFLAB_ON": value}} to the generator block every document of this
+    command carries (files.generator): its `command` alone re-ran with another roof, or
+    none, where the variable is unset (review r1_json F4). No block, no stamp (library
+    use)."""
+    from ..files import add_generator_env
+
+    add_generator_env(ON_ENV, env)
 
 
 # The verbs whose roof line already says where --on came from: cli/inputs.py's, and the

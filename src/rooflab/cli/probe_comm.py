@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ..errors import InputError
+from ..model.link_fits import RESIDUAL_WARN
 from ..probe.comm.cluster import EveryRankError
 from ..units import LINKS, fmt_seconds, si
 
@@ -36,8 +37,18 @@ def _short(n: float) -> str:
     return _bytes(n).replace(" KiB", "K").replace(" MiB", "M").replace(" GiB", "G")
 
 
+def _resid(fit) -> str:
+    """The fit's worst relative residual over its samples, `!` past RESIDUAL_WARN (a fit
+    that misses its own points by 50 % describes none of them; review r3 F1)."""
+    if not fit or fit.get("max_rel_residual") is None:
+        return "-"
+    worst = fit["max_rel_residual"]
+    return f"{worst:.0%}" + (" !" if worst > RESIDUAL_WARN else "")
+
+
 def summary_rows(profile) -> list[list[str]]:
-    """One row per collective: sizes, alpha, beta, peak bus bandwidth, notes."""
+    """One row per collective: sizes, alpha, beta, the fit's worst residual, peak bus
+    bandwidth, notes."""
     rows = []
     for c in profile.extras["comm"]["collectives"]:
         fit, pts = c["fit"], c["rows"]
@@ -45,7 +56,7 @@ def summary_rows(profile) -> list[list[str]]:
         rows.append([
             c["label"], f"{_short(pts[0]['bytes'])}..{_short(pts[-1]['bytes'])} ({len(pts)})",
             fmt_seconds(fit["alpha_s"]) if fit else "-",
-            si(fit["beta_bus_bytes_per_s"], "B/s") if fit else "-",
+            si(fit["beta_bus_bytes_per_s"], "B/s") if fit else "-", _resid(fit),
             si(peak["busbw_bytes_per_s"], "B/s"), _short(peak["bytes"]),
             "budget" if c["stopped"] else ""])
     return rows
@@ -82,7 +93,7 @@ def tables(profile):
     comm = profile.extras["comm"]
     t1 = _table(f"{profile.name}: {comm['world_size']} ranks, bus bandwidth by the "
                 f"nccl-tests convention",
-                ["collective", "sizes", "alpha", "beta (bus)", "peak busbw", "at", ""],
+                ["collective", "sizes", "alpha", "beta (bus)", "resid", "peak busbw", "at", ""],
                 summary_rows(profile))
     header, body = size_rows(profile)
     t2 = _table(f"bus bandwidth, GB/s, by message size (median of samples; {comm['mode']} "
@@ -103,7 +114,21 @@ def notes(profile) -> list[str]:
     out = [f"{c.level} ceiling: {si(c.value, 'B/s')} ({c.method})" for c in links]
     out += [w for c in links + [c for c in roof.memory + roof.compute if c not in links]
             for w in c.warnings]
-    return out + list(roof.notes)
+    return out + _resid_notes(profile) + list(roof.notes)
+
+
+def _resid_notes(profile) -> list[str]:
+    """Say which fits miss their own samples past RESIDUAL_WARN (the resid column's `!`):
+    `rooflab llm --link-from` and `scale` repeat it where they use such a fit."""
+    bad = [f"{c['label']} {c['fit']['max_rel_residual']:.0%}"
+           for c in profile.extras["comm"]["collectives"]
+           if c.get("fit") and (c["fit"].get("max_rel_residual") or 0) > RESIDUAL_WARN]
+    if not bad:
+        return []
+    return [f"alpha/beta fits that miss their own median times by more than "
+            f"{RESIDUAL_WARN:.0%} at some size (resid !): {', '.join(bad)}; their alpha and "
+            f"beta describe no measured point well (a loaded host, or a latency that is not "
+            f"one constant); rerun on a quiet host or with --full before using them"]
 
 
 def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int:

@@ -28,9 +28,11 @@ from .common import (
     refuse_directory,
     refuse_input_as_output,
     save_text,
+    say_line,
     warn,
     wide_console,
 )
+from .roof_source_notes import split_roof_source
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
@@ -383,8 +385,9 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         analysis = replace(analysis, notes=tuple(n for n in analysis.notes
                                                  if n != share_note))
     rows = table_rows(analysis, top)
-    extra = {"roof_source": choice.source,
-             "skipped": [str(s) for s in (*imp.failed, *imp.skips)]}
+    source, roof_notes = split_roof_source(choice, imp)   # the warnings apart (r1 F10)
+    extra = {"roof_source": source, "skipped": [str(s) for s in (*imp.failed, *imp.skips)],
+             **({"notes": [*roof_notes, *analysis.notes]} if roof_notes else {})}
     notes = list(imp.notes) + ([share_note] if share_note else [])
     if choice.roof.name == ENVELOPE_NAME:
         notes.append(ENVELOPE_NOTE)
@@ -395,6 +398,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     if care:
         extra["read_with_care"] = care   # as `rooflab report --json` names them
     if json_out:
+        for line in roof_notes:
+            say_line(line)
         emit_json({**analysis_to_dict(analysis), **extra})
     else:
         from rich.markup import escape

@@ -88,9 +88,11 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
 
     if diags is None:
         diags = diagnose(analysis, machine_for(analysis, profile))
+    analysis = with_precision_note(analysis)
+    # each point's achieved_bytes_per_s / percent_of_bandwidth come from point_to_dict
+    # (model/bandwidth_reached.py), the rule the tables print
     out = {**analysis_to_dict(analysis),
            "diagnosis": [diagnosis_to_dict(d) for d in diags]}
-    _bandwidth_points(out["analysis"], analysis)
     from ..report.markdown import trust_warnings
 
     # the same lines as the text report's (device mismatch from the notes, a mixed
@@ -112,17 +114,19 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
     return out
 
 
-def _bandwidth_points(points: list[dict], analysis) -> None:
-    """A point without FLOP (a copy) gets the bytes/s it moved and their percent of its
-    level's bandwidth ceiling, as `rooflab ncu --json` / -o x.csv and the report's tables
-    give them (report/tables.py: bandwidth_of); other points get None for both."""
-    from ..report.tables import bandwidth_of
+def with_precision_note(analysis):
+    """The analysis with the note of its kernels whose precision was assumed (the kernel
+    file gave none: judged as fp32, provenance "precision": "assumed"), for the documents:
+    the reader's stderr warning, which -q drops and an archived --json never had (review
+    r1 F3). The terminal report leaves it to that warning."""
+    from dataclasses import replace
 
-    for row, p in zip(points, analysis.points, strict=True):
-        moved, pct = bandwidth_of(p)
-        if moved is not None:
-            row["achieved_bytes_per_s"] = moved
-        row["percent_of_bandwidth"] = pct
+    from ..ingest.kernelfile_rows import precision_assumed_note
+
+    note = precision_assumed_note(analysis.kernels)
+    if note is None or note in analysis.notes:
+        return analysis
+    return replace(analysis, notes=(*analysis.notes, note))
 
 
 def steps_dict(analysis) -> list[dict]:
@@ -197,7 +201,8 @@ def register(app) -> None:
         # 18 leftovers, 20 000 kernels)
         diags = diagnose(analysis, machine_for(analysis, inputs.profile))
         if output:
-            write_report(output, analysis, inputs.profile, title, top, size_by, share, diags)
+            write_report(output, with_precision_note(analysis), inputs.profile, title, top,
+                         size_by, share, diags)
         if json_out:
             emit_json(report_dict(analysis, inputs.profile, diags))
             return

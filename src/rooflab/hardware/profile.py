@@ -16,6 +16,8 @@ from typing import Any
 from ..errors import InputError, ParseError
 from ..files import load_json, write_json
 from ..model.ceiling import Ceiling, Roof, iqr_over_median
+from ..model.display import pretty
+from ..model.display_results import profile_text
 from ..model.level_order import flag_inversions
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
@@ -30,6 +32,9 @@ class MachineProfile:
     measured: Roof | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     created: str = ""
+
+    # a notebook shows the CLI's row, not every field (display_results)
+    _repr_pretty_ = pretty(profile_text)
 
     @property
     def roofs(self) -> tuple[Roof, ...]:

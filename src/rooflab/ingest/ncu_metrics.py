@@ -16,96 +16,59 @@ where dadd = sm__sass_thread_inst_executed_op_dadd_pred_on.sum (or the smsp__ sp
 Bytes: DRAM dram__bytes.sum (or read + write), L2 lts__t_bytes.sum, L1 l1tex__t_bytes.sum.
 Time: gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second.
 Peaks: <metric>.peak_sustained x <unit>__cycles_elapsed.avg.per_second.
+
+The FLOP counts are in ingest/ncu_flop.py, the launch's occupancy and pipes in
+ingest/ncu_launch.py, numbers and units in ingest/ncu_numbers.py (all re-exported here).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-# --- numbers and units --------------------------------------------------------------
-
-_PREFIX = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-           "m": 1e-3, "u": 1e-6, "n": 1e-9, "p": 1e-12}
-# Counted things whose SI base is the thing itself. ncu auto-scales with decimal prefixes
-# (Kbyte = 1e3 byte; `--print-units base` turns scaling off).
-_BASES = ("byte", "second", "cycle", "inst", "warp", "sector", "request", "thread", "block",
-          "wavefront", "register", "op", "flop")
-_UNIT_RE = re.compile(r"^([KkMGTPmunp]?)(" + "|".join(_BASES) + r")s?$")
-_SHORT_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
-
-
-def unit_scale(unit: str) -> float | None:
-    """The factor that turns a value in `unit` into SI base units; None when unknown.
-
-    Handles 'byte', 'Kbyte', 'usecond', 'msecond', 'ns', 'hz', 'Ghz', 'Gcycle/second',
-    'byte/cycle', 'inst/cycle', 'Tbyte/s', '%' and '' (plain count).
-    """
-    u = unit.strip()
-    if u in ("", "%"):
-        return 1.0
-    if "/" in u:
-        num, _, den = u.partition("/")
-        a, b = unit_scale(num), unit_scale(den)
-        return None if a is None or b is None else a / b
-    if u in _SHORT_TIME:
-        return _SHORT_TIME[u]
-    low = u.lower()
-    if low.endswith("hz"):
-        return {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}.get(low[:-2])
-    m = _UNIT_RE.match(u)
-    if m is None:
-        return None
-    return _PREFIX[m.group(1)]
-
-
-_NAN_WORDS = frozenset(("nan", "n/a", "-nan", "inf", "-inf", ""))
-
-
-def parse_number(text: str) -> float:
-    """'1,619,726,202.90' -> 1619726202.9; 'nan', 'n/a' and '' -> nan; else ValueError."""
-    s = text.strip()
-    if s.lower() in _NAN_WORDS:
-        return math.nan
-    return float(s.replace(",", ""))
-
+from .ncu_flop import (  # noqa: F401  (re-exported: the FLOP counts' old home)
+    _INST,
+    _INST_NAMES,
+    _INST_PLAN,
+    _TENSOR_OPS,
+    _TENSOR_PRECISION,
+    _TENSOR_UNCOUNTED,
+    FP_OPS,
+    FP_WEIGHTS,
+    TENSOR_FACTOR,
+    TENSOR_INST,
+    _not_tensor,
+    _partial_note,
+    _tensor_cache,
+    _tensor_key,
+    _tensor_total,
+    flop_counts,
+)
+from .ncu_launch import (  # noqa: F401  (re-exported: the launch details' old home)
+    _PIPE,
+    ACHIEVED_OCC,
+    LAUNCH_USED,
+    LIMITERS,
+    OCC_LIMIT,
+    SM_COUNT,
+    THEORETICAL_OCC,
+    dims,
+    launch_details,
+)
+from .ncu_numbers import (  # noqa: F401  (re-exported: the numbers' old home)
+    _BASES,
+    _NAN_WORDS,
+    _PREFIX,
+    _SHORT_TIME,
+    _UNIT_RE,
+    _get,
+    parse_number,
+    unit_scale,
+)
 
 # --- which metrics rooflab uses ------------------------------------------------------
-
-_INST = "sass_thread_inst_executed_op_{}_pred_on.sum"
-FP_OPS = {"fp64": ("dadd", "dmul", "dfma"), "fp32": ("fadd", "fmul", "ffma"),
-          "fp16": ("hadd", "hmul", "hfma")}
-# FLOP per (add, mul, fma) thread instruction. fp16 instructions are packed half2 (NVIDIA's
-# SpeedOfLight_HierarchicalHalfRooflineChart section multiplies by 2 per lane).
-FP_WEIGHTS = {"fp64": (1, 1, 2), "fp32": (1, 1, 2), "fp16": (2, 2, 4)}
-
-TENSOR_INST = "sm__inst_executed_pipe_tensor.sum"
-# FLOP per warp-level tensor instruction, by compute capability. The NERSC roofline scripts
-# (gitlab.com/NERSC/roofline-on-nvidia-gpus) use 512 for V100. Turing issues HMMA.1688
-# (2*16*8*8 = 2048 FLOP per warp instruction) and
-# Ampere/Ada HMMA.16816 (2*16*8*16 = 4096) for fp16; other shapes (tf32 HMMA.1684, int8 IMMA)
-# differ, so this is an assumption and the note says so. Hopper's wgmma is not counted here.
-TENSOR_FACTOR: dict[tuple[int, int], float] = {
-    (7, 0): 512.0, (7, 2): 512.0, (7, 5): 2048.0,
-    (8, 0): 4096.0, (8, 6): 4096.0, (8, 7): 4096.0, (8, 9): 4096.0,
-}
-# sm__ops_path_tensor_[op_<mma>_]src_<p>[_dst_<q>][_sparsity_<on|off>].sum: tensor-core ops
-# by source (and destination) type. NVIDIA exposes both per-source totals (src_fp64,
-# src_int8, src_int4, src_int1, src_fp8 on Ada) and per-destination splits (src_fp16_dst_fp32;
-# Blackwell's src_fp4_fp6_dst_fp16); each may come with a _sparsity_on/off split. A total and
-# its splits may all be collected together, so tensor_flop keeps one figure per source: the
-# total where present, else the sum of its parts (see _tensor_total).
-_TENSOR_OPS = re.compile(
-    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_([a-z0-9]+(?:_fp6)?)(?:_dst_([a-z0-9]+))?"
-    r"(?:_sparsity_(on|off))?\.sum$")
-_TENSOR_PRECISION = {"fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "fp64": "fp64",
-                     "fp8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "int8": "int8", "s8": "int8",
-                     "u8": "int8", "int4": "int4", "s4": "int4", "fp4": "int4", "e2m1": "int4",
-                     "fp4_fp6": "int4"}
-# counted sources without a rooflab precision (binary MMA): said in a note, never a ceiling
-_TENSOR_UNCOUNTED = frozenset({"int1", "b1"})
+# (the FLOP metrics' names are in ncu_flop.py, the launch details' in ncu_launch.py)
 
 DRAM = ("dram__bytes.sum",)
 DRAM_RW = ("dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -140,70 +103,10 @@ CC_MAJOR = "device__attribute_compute_capability_major"
 CC_MINOR = "device__attribute_compute_capability_minor"
 
 
-# What explains a kernel far under its roof (review 14d C), read into Kernel.meta and cited
-# by the latency diagnosis: the launch's shape, the SM count, achieved and theoretical
-# occupancy (NVIDIA's Occupancy section), the per-SM block limits (the smallest is the
-# limiter) and how busy each pipe was (Compute Workload section).
-ACHIEVED_OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
-THEORETICAL_OCC = "sm__maximum_warps_per_active_cycle_pct"
-SM_COUNT = "device__attribute_multiprocessor_count"
-OCC_LIMIT = "launch__occupancy_limit_"
-# what each launch__occupancy_limit_<x> limits, in words
-LIMITERS = {"registers": "registers", "shared_mem": "shared memory",
-            "warps": "warps per SM (block size)", "blocks": "blocks per SM",
-            "barriers": "barriers"}
-_PIPE = re.compile(r"^sm__(?:inst_executed_pipe_(\w+?)|pipe_(\w+?)_cycles_active)"
-                   r"\.(?:avg|sum|max)\.pct_of_peak_sustained_active$")
-LAUNCH_USED = re.compile(
-    r"^(?:" + re.escape(ACHIEVED_OCC) + "|" + re.escape(THEORETICAL_OCC) + "|"
-    + re.escape(SM_COUNT) + r"|launch__occupancy_limit_\w+|launch__(?:grid|block)_dim_[xyz])$")
-
-
 def is_used(metric: str) -> bool:
     """Whether rooflab reads this metric (everything else is ignored)."""
     return (USED.match(metric) is not None or LAUNCH_USED.match(metric) is not None
             or _PIPE.match(metric) is not None)
-
-
-def launch_details(m: Mapping[str, float]) -> dict:
-    """What one launch recorded of its occupancy and pipes, for Kernel.meta (only the keys
-    the file holds): occupancy_achieved / occupancy_theoretical (% of the SM's warp slots),
-    occupancy_limiter (the launch__occupancy_limit_* with the fewest blocks per SM; ties all
-    named), pipe_busy {pipe: % of peak}, sms (the device's SM count)."""
-    out: dict = {}
-    for key, name in (("occupancy_achieved", ACHIEVED_OCC),
-                      ("occupancy_theoretical", THEORETICAL_OCC)):
-        v = _get(m, name)
-        if v is not None:
-            out[key] = v
-    limits = {n.removeprefix(OCC_LIMIT): v for n, v in m.items()
-              if n.startswith(OCC_LIMIT) and v == v}
-    if limits:
-        least = min(limits.values())
-        out["occupancy_limiter"] = ", ".join(LIMITERS.get(k, k) for k, v in limits.items()
-                                             if v == least)
-        out["occupancy_limit_blocks"] = least
-    pipes = {}
-    for n, v in m.items():
-        hit = _PIPE.match(n) if "pipe_" in n else None
-        if hit and v == v:
-            pipe = hit.group(1) or hit.group(2)
-            pipes[pipe] = max(pipes.get(pipe, 0.0), v)
-    if pipes:
-        out["pipe_busy"] = dict(sorted(pipes.items(), key=lambda kv: -kv[1]))
-    sms = _get(m, SM_COUNT)
-    if sms:
-        out["sms"] = int(sms)
-    return out
-
-
-def dims(m: Mapping[str, float], what: str) -> str:
-    """'(65535, 1, 1)' from launch__grid_dim_x/y/z (what='grid') as a report holds them,
-    the spelling of the CSV's Grid Size column; '' when not recorded."""
-    xyz = [_get(m, f"launch__{what}_dim_{c}") for c in "xyz"]
-    if any(v is None for v in xyz):
-        return ""
-    return "(" + ", ".join(str(int(v)) for v in xyz) + ")"
 
 
 # --- one launch ----------------------------------------------------------------------
@@ -218,147 +121,6 @@ class Counts:
     notes: tuple[str, ...] = ()
     problem: str = ""            # non-empty: this launch cannot be placed (and why)
     tensor_flop: float = 0.0     # the part of `flop` done on tensor cores
-
-
-def _get(m: Mapping[str, float], name: str) -> float | None:
-    v = m.get(name)
-    return None if v is None or v != v else v
-
-
-# (sm__ name, smsp__ name) of each (add, mul, fma) instruction count, per precision.
-_INST_NAMES = {p: tuple((f"sm__{_INST.format(op)}", f"smsp__{_INST.format(op)}") for op in ops)
-               for p, ops in FP_OPS.items()}
-# metric name -> (source, destination, sparsity) of a tensor ops metric, or None
-_tensor_cache: dict[str, tuple[str, str, str] | None] = {}
-_not_tensor: set[str] = set()   # names _tensor_key found not to be tensor metrics
-
-
-def _tensor_key(name: str) -> tuple[str, str, str] | None:
-    """(source, destination or "", sparsity or "") of an sm__ops_path_tensor_* metric name
-    (cached), else None."""
-    k = _tensor_cache.get(name, ())
-    if k == ():
-        hit = _TENSOR_OPS.match(name) if name.startswith("sm__ops_path_tensor_") else None
-        k = _tensor_cache[name] = ((hit.group(1), hit.group(2) or "", hit.group(3) or "")
-                                   if hit else None)
-        if k is None:
-            _not_tensor.add(name)
-    return k
-
-
-def _tensor_total(parts: Mapping[tuple[str, str, str], float]) -> dict[str, float]:
-    """Ops per source from the collected variants of it: per destination, the plain metric
-    where collected, else _sparsity_on + _sparsity_off; per source, the destination-free
-    total where collected, else the sum over destinations. Summing every variant would count
-    the same MMAs two or three times."""
-    by_dst: dict[tuple[str, str], float] = {}
-    for (src, dst, sparsity), v in parts.items():
-        if sparsity and (src, dst, "") in parts:
-            continue
-        by_dst[(src, dst)] = by_dst.get((src, dst), 0.0) + v
-    out: dict[str, float] = {}
-    for (src, dst), v in by_dst.items():
-        if dst and (src, "") in by_dst:
-            continue
-        out[src] = out.get(src, 0.0) + v
-    return out
-
-
-# (precision, its (add, mul, fma) weights, the (sm__, smsp__) names of each instruction)
-_INST_PLAN = tuple((p, FP_WEIGHTS[p], _INST_NAMES[p]) for p in FP_OPS)
-
-
-def _partial_note(precision: str, add, mul, fma) -> str:
-    """A precision counted from some of its add/mul/fma metrics: the others were not
-    collected, so its FLOP read low by whatever those instructions did."""
-    ops = FP_OPS[precision]
-    have = [op for op, v in zip(ops, (add, mul, fma), strict=True) if v is not None]
-    lack = [op for op, v in zip(ops, (add, mul, fma), strict=True) if v is None]
-    return (f"{precision} FLOP from {', '.join(have)} only: "
-            f"{', '.join('sm__' + _INST.format(op) for op in lack)} not collected (add "
-            f"{'it' if len(lack) == 1 else 'them'} to --metrics, or the FLOP may read low)")
-
-
-def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
-                ) -> tuple[dict[str, float], list[str], list[str], float, bool]:
-    """FLOP by precision, notes, the precisions whose metrics are nan, the tensor-core part,
-    and whether any FLOP metric was collected at all."""
-    flop: dict[str, float] = {}
-    notes: list[str] = []
-    bad: list[str] = []
-    collected = False
-    tensor_total = 0.0
-    get = m.get
-    # Runs once per launch (100,000 times in benchmarks/ncu_parse.py), hence spelled out:
-    # each count is the sm__ metric, else the smsp__ one when the sm__ one is missing or nan.
-    for precision, (w0, w1, w2), ((a, a2), (b, b2), (c, c2)) in _INST_PLAN:
-        add = get(a)
-        if add is None or add != add:
-            add = get(a2)
-            if add != add:
-                add = None
-        mul = get(b)
-        if mul is None or mul != mul:
-            mul = get(b2)
-            if mul != mul:
-                mul = None
-        fma = get(c)
-        if fma is None or fma != fma:
-            fma = get(c2)
-            if fma != fma:
-                fma = None
-        if add is None and mul is None and fma is None:
-            if a in m or a2 in m or b in m or b2 in m or c in m or c2 in m:
-                bad.append(precision)
-            continue
-        collected = True
-        if add is None or mul is None or fma is None:
-            notes.append(_partial_note(precision, add, mul, fma))
-        total = w0 * (add or 0.0) + w1 * (mul or 0.0) + w2 * (fma or 0.0)
-        if total > 0:
-            flop[precision] = total
-    parts: dict[tuple[str, str, str], float] = {}
-    cache = _tensor_cache
-    # (a subset test in C first: most launches hold no tensor metric, all names seen before)
-    for name, value in (() if m.keys() <= _not_tensor else m.items()):
-        k = cache.get(name, ())
-        if k == ():
-            k = _tensor_key(name)
-        if k is not None:
-            collected = True
-            if value == value and value > 0:
-                parts[k] = value
-    tensor: dict[str, float] = {}
-    for src, v in _tensor_total(parts).items():
-        if src in _TENSOR_UNCOUNTED:
-            notes.append(f"{v:.4g} {src} tensor ops (sm__ops_path_tensor_src_{src}) not "
-                         f"counted: rooflab has no {src} ceiling")
-            continue
-        p = _TENSOR_PRECISION.get(src, src)
-        tensor[p] = tensor.get(p, 0.0) + v
-    if tensor:
-        notes.append("tensor FLOP from sm__ops_path_tensor_* (counted)")
-        for p, v in tensor.items():
-            flop[p] = flop.get(p, 0.0) + v
-        tensor_total = sum(tensor.values())
-    elif parts:
-        pass        # tensor ops were counted, all of an uncounted type: no stand-in factor
-    else:
-        inst = _get(m, TENSOR_INST)
-        if inst is not None:
-            collected = True
-        if inst:
-            factor = TENSOR_FACTOR.get(cc) if cc else None
-            if factor is None:
-                notes.append(f"{inst:.0f} tensor instructions not counted as FLOP: no factor "
-                             f"for compute capability {cc}; collect sm__ops_path_tensor_*")
-            else:
-                flop["fp16"] = flop.get("fp16", 0.0) + inst * factor
-                tensor_total = inst * factor
-                notes.append(f"tensor FLOP = {TENSOR_INST} x {factor:.0f} (assumed fp16 "
-                             f"HMMA shape for CC {cc[0]}.{cc[1]}); collect "
-                             f"sm__ops_path_tensor_* for exact counts")
-    return flop, notes, bad, tensor_total, collected
 
 
 def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:

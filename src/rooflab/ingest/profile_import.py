@@ -6,6 +6,8 @@ name); else the catalog entry matched by the device name the profiler recorded; 
 peaks the profiler itself recorded (ncu's `.peak_sustained` metrics); else, so that AI and
 achieved performance can still be shown, an envelope of the best the kernels themselves
 reached, clearly labelled as a lower bound and not a machine's roof.
+The envelope is built in ingest/profile_envelope.py; the checks that the roof fits the
+profile (device, compute capability, clock) are in ingest/profile_checks.py.
 """
 
 from __future__ import annotations
@@ -15,6 +17,29 @@ from dataclasses import dataclass, field
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
+from .profile_checks import (  # noqa: F401  (re-exported: the checks' old home)
+    FP32_LANES_PER_SM,
+    SLOW_CLOCK,
+    _catalog_device,
+    _other_device,
+    catalog_clock_hz,
+    cc_mismatch,
+    cc_suggestion,
+    clock_mismatch,
+    device_mismatch,
+    recorded_cc,
+)
+from .profile_envelope import (  # noqa: F401  (re-exported: the envelope's old home)
+    ENVELOPE_NAME,
+    ENVELOPE_NOTE,
+    ENVELOPE_SOURCE,
+    ON_CPU_HINT,
+    _envelope,
+    _rate_for_own_time,
+    envelope_roof,
+    envelope_words,
+    on_cpu,
+)
 from .skips import Skip
 
 
@@ -222,146 +247,6 @@ def with_recorded_levels(roof: Roof, peaks: RecordedPeaks | None,
     return replace(roof, memory=roof.memory + added, notes=roof.notes + (note,)), f"; {note}"
 
 
-def _other_device(roof: Roof, recorded: str) -> str:
-    """The catalog name of the roof's device when it is not the device the file recorded
-    ('' when it is, or when either is unknown: a profile file's roof, a file without a
-    device name)."""
-    dev = _catalog_device(roof.name) if recorded else None
-    if dev is None or dev.roof.name != roof.name:
-        return ""
-    try:
-        from ..hardware.catalog import match_device_name
-
-        ran = match_device_name(recorded)
-    except ImportError:
-        return ""
-    return dev.name if ran is not None and ran.name != dev.name else ""
-
-
-ENVELOPE_NAME = "best achieved (no roof given)"
-ENVELOPE_NOTE = ("% roof and bound are measured against the best these kernels reached, not "
-                 "against the machine: 100 % means the fastest here, not at a ceiling")
-
-
-# CPU counters (likwid, perf) and torch's CPU ops are judged by a CPU's roof, not a GPU's
-ON_CPU_HINT = ("pass --on CPU (a catalog name such as 'EPYC 9654', or a profile of this "
-               "machine: `rooflab probe -o me.json`, then --on me.json)")
-
-
-def on_cpu(kernels: Sequence[Kernel]) -> bool:
-    """Whether every kernel ran on a CPU (the importer's meta device, or a torch CPU op)."""
-    return bool(kernels) and all(k.meta.get("device") == "cpu"
-                                 or k.meta.get("time") == "cpu op" for k in kernels)
-
-
-def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
-    """Ceilings = the best FLOP/s per precision and unit, and B/s per level, any kernel
-    reached; a kernel's FLOP/s of its main precision (Kernel.precision), raised where its
-    other precisions are held to that ceiling so that the kernel takes its measured time.
-
-    Not a machine's roof: a lower bound on it, used only when nothing better is known so that
-    the kernels can still be compared with each other; so no kernel is above it, and the one
-    that set a ceiling is at exactly 100 %. Tensor (MFMA, tensor-core) kernels get a tensor
-    ceiling of their own: a single vector one made analyze() note "no fp8 tensor ceiling;
-    using fp8 vector" for an MFMA kernel that had set that very ceiling.
-    """
-    flop: dict[tuple[str, str], float] = {}
-    alone: dict[tuple[str, str], tuple[float, Kernel]] = {}   # main precision's own rate
-    bw: dict[str, float] = {}
-    timed = [k for k in kernels if k.seconds]
-    for k in timed:
-        main = k.flop.get(k.precision, 0.0)
-        if main > 0:
-            # A minor precision sets no ceiling: its FLOP ran alongside the main ones, and
-            # as a ceiling of its own (2.16 GFLOP/s of fp32 in the GPP kernel) analyze()'s
-            # time-weighted mix would put its own kernel at 200 %; held to the main one it
-            # gets analyze()'s "no <p> ceiling" note.
-            key = (k.precision, k.unit or "vector")
-            flop[key] = max(flop.get(key, 0.0), main / k.seconds)
-            if main / k.seconds >= alone.get(key, (0.0,))[0]:
-                alone[key] = (main / k.seconds, k)
-        for level, v in k.bytes.items():
-            if v > 0:
-                bw[level] = max(bw.get(level, 0.0), v / k.seconds)
-    if not flop or not bw:
-        return None
-    roof = _envelope(flop, bw, alone, on_cpu(timed))
-    # The main precision's own rate alone (review 12b H) put the GPP kernel at 102 % of the
-    # roof it set: its 4.9e10 fp32 FLOP are held to the fp64 ceiling too (review 13v F-B).
-    # Raise each main ceiling until every kernel's FLOP held to it, plus the time of its
-    # parts on other ceilings, take at most its measured time. Raising only shortens other
-    # kernels' roof times, so a few passes settle it (one, unless a minor precision falls
-    # back to a ceiling another kernel then raises).
-    for _ in range(4):
-        raised = False
-        for k in timed:
-            key = (k.precision, k.unit or "vector")
-            need = _rate_for_own_time(roof, k, key) if key in flop else 0.0
-            if need > flop[key] * (1 + 1e-12):
-                flop[key], raised = need, True
-        if not raised:
-            break
-        roof = _envelope(flop, bw, alone, on_cpu(timed))
-    return roof
-
-
-def _rate_for_own_time(roof: Roof, k: Kernel, key: tuple[str, str]) -> float:
-    """The rate the ceiling `key` (the kernel's main precision and unit) needs for kernel k
-    to take its measured time on `roof`: the FLOP held to it over the time the kernel's
-    other parts leave (0 when none are held to it or the others alone take longer)."""
-    from ..model.ceiling import CeilingPart, kernel_ceiling
-
-    held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
-    parts = held.parts or (CeilingPart(k.precision, k.total_flop, held.ceiling),)
-    own = [x for x in parts if (x.ceiling.precision, x.ceiling.unit) == key]
-    rest = sum(x.seconds_at_peak for x in parts if x not in own)
-    if not own or rest >= k.seconds:
-        return 0.0
-    return sum(x.flop for x in own) / (k.seconds - rest)
-
-
-ENVELOPE_SOURCE = "best achieved by the profiled kernels (a lower bound on the machine's roof)"
-
-
-def _envelope(flop: Mapping[tuple[str, str], float], bw: Mapping[str, float],
-              alone: Mapping[tuple[str, str], tuple[float, Kernel]],
-              cpu: bool = False) -> Roof:
-    """The envelope Roof; a compute ceiling raised above its precision's own best rate says
-    so in its method (envelope_words)."""
-    def method(key: tuple[str, str], value: float) -> str:
-        rate, k = alone[key]
-        if value <= rate * (1 + 1e-9):
-            return ""
-        from ..units import fmt_rate
-
-        others = ", ".join(p for p, v in k.flop.items() if v > 0 and p != key[0])
-        return (f"{k.name}'s FLOP, {others} included: {key[0]} alone "
-                f"{fmt_rate(rate, key[0])}")
-
-    return Roof(
-        name=ENVELOPE_NAME, kind="derived",
-        compute=tuple(Ceiling(value=v, precision=p, unit=unit, provenance="derived",
-                              source=ENVELOPE_SOURCE, method=method((p, unit), v))
-                      for (p, unit), v in flop.items()),
-        memory=tuple(Ceiling(value=v, level=lv, provenance="derived", source=ENVELOPE_SOURCE)
-                     for lv, v in bw.items()),
-        source=ENVELOPE_SOURCE,
-        notes=("no roof was given, the files name no known device and record no peaks; "
-               + (ON_CPU_HINT if cpu else
-                  "pass --on GPU (a catalog name or a profile)") + " for real ceilings",))
-
-
-def envelope_words(roof: Roof) -> list[str]:
-    """'fp64 vector 88.4 GFLOP/s (sigma_gpp_gpu_29's FLOP, fp32 included: fp64 alone
-    86.3 GFLOP/s)': each envelope ceiling a mixed kernel's minor FLOP raised."""
-    from ..units import fmt_rate
-
-    if roof.name != ENVELOPE_NAME:
-        return []
-    return [f"{c.label} {fmt_rate(c.value, c.precision)} ({c.method})"
-            for c in roof.compute if c.method]
-
-
 def _catalog_match(devices: Sequence[str],
                    details: Sequence[RecordedDevice] = ()) -> tuple[Roof, str] | None:
     try:
@@ -433,108 +318,6 @@ def _workload_roof(path: str) -> tuple[Roof, str]:
     return roof, (f"roof: {roof.name} ({roof.kind}), from {path} (rocprof-compute's "
                   f"benchmark in the workload folder; --on GPU for another roof)"
                   + _above_nominal(roof))
-
-
-def recorded_cc(kernels: Sequence[Kernel]) -> str | None:
-    """The one compute capability the profiler recorded for these kernels ("8.9"), if any."""
-    ccs = {str(k.meta["cc"]) for k in kernels if k.meta.get("cc")}
-    return ccs.pop() if len(ccs) == 1 else None
-
-
-def _catalog_device(name: str):
-    try:
-        from ..hardware.catalog import lookup
-
-        return lookup(name)
-    except Exception:  # noqa: BLE001 — a profile file's roof, or no catalog: nothing to check
-        return None
-
-
-def cc_mismatch(roof: Roof, cc: str | None) -> str:
-    """A warning when a catalog roof is of another compute capability than the profile."""
-    dev = _catalog_device(roof.name) if cc else None
-    if dev is None or not dev.compute_capability or dev.compute_capability == cc:
-        return ""
-    return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
-            f"{dev.name} is {dev.compute_capability} — its ceilings may not apply")
-
-
-def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
-    """A warning when --on names a roof of another device than the kernels ran on: a GPU of
-    another compute capability (cc_mismatch), a CPU roof for kernels an NVIDIA GPU ran (ncu
-    records the capability), or a GPU or accelerator roof for kernels a CPU ran (a torch
-    trace of CPU ops: `rooflab torch --run model.py --on h200` on a machine without a GPU,
-    or rooflab.measure kernels timed on the CPU)."""
-    from ..model.machine import machine_of
-
-    cc = recorded_cc(kernels)
-    kind = machine_of(roof).kind
-    if cc and kind == "cpu":
-        return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
-                f"{roof.name} is a CPU roof — its ceilings do not apply; pass --on the GPU "
-                f"(a catalog name or its .ncu-rep)")
-    # CPU ops of a torch trace ("cpu op" times), or rooflab.measure kernels timed on the CPU
-    on_cpu = bool(kernels) and all(k.meta.get("time") == "cpu op" or k.meta.get("device")
-                                   == "cpu" for k in kernels)
-    if on_cpu and kind in ("gpu", "accelerator"):
-        return (f"; warning: the kernels ran on the CPU (CPU ops, no GPU kernels), but "
-                f"{roof.name} is a {kind} roof — its ceilings do not apply; move the model "
-                f"and inputs to the GPU (.to('cuda')) and profile there, or pass --on "
-                f"me.json (a profile from `rooflab probe -o me.json`)")
-    return cc_mismatch(roof, cc)
-
-
-# FP32 results per clock per SM, by compute capability (CUDA C++ Programming Guide,
-# "Arithmetic Instructions" throughput table): with the catalog's SM count and fp32 vector
-# peak this gives the clock the catalog peaks assume (RTX 4060 Laptop: 14.56 TFLOP/s /
-# (24 x 128 x 2) = 2.37 GHz, its top boost).
-FP32_LANES_PER_SM = {"6.0": 64, "6.1": 128, "7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64,
-                     "8.6": 128, "8.7": 128, "8.9": 128, "9.0": 128, "10.0": 128,
-                     "12.0": 128}
-# below this share of the catalog's clock the note is printed (boost varies by a few %)
-SLOW_CLOCK = 0.9
-
-
-def catalog_clock_hz(roof: Roof) -> float | None:
-    """The SM clock a catalog roof's peaks were derived at (fp32 vector / (SMs x FP32
-    lanes x 2)), or None when the roof is not a catalog NVIDIA entry with those figures."""
-    if roof.kind != "nominal":
-        return None
-    dev = _catalog_device(roof.name)
-    lanes = FP32_LANES_PER_SM.get(getattr(dev, "compute_capability", None) or "")
-    fp32 = roof.find_compute("fp32", "vector")
-    if dev is None or dev.roof.name != roof.name or not dev.sms or not lanes or fp32 is None:
-        return None
-    return fp32.value / (dev.sms * lanes * 2.0)
-
-
-def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
-    """A note when the profile says the kernels ran well below the clock the catalog roof
-    assumes: ncu locks clocks to base by default (--clock-control base), so % of roof on a
-    boost-clock catalog roof reads low by the clock ratio (review 12b J: 37 % vs 55 %)."""
-    boost = catalog_clock_hz(roof) if clock_hz else None
-    if boost is None or clock_hz >= SLOW_CLOCK * boost:
-        return ""
-    return (f"; note: the kernels ran at {clock_hz / 1e9:.2f} GHz "
-            f"(sm__cycles_elapsed.avg.per_second in the file; ncu locks base clocks by "
-            f"default), while {roof.name}'s catalog peaks assume {boost / 1e9:.2f} GHz "
-            f"(boost): % of roof is judged at boost, so it reads at most "
-            f"{100 * clock_hz / boost:.0f} % where compute binds; profile with "
-            f"--clock-control none, or pass --on the .ncu-rep (its peaks are at the "
-            f"profiled clock)")
-
-
-def cc_suggestion(cc: str | None) -> str:
-    """Catalog devices that share the profile's compute capability, for --on."""
-    if not cc:
-        return ""
-    try:
-        from ..hardware.catalog import devices_with_cc
-    except ImportError:
-        return ""
-    names = [d.name.removeprefix("NVIDIA ").removeprefix("GeForce ") for d in devices_with_cc(cc)]
-    return (f"; the files record compute capability {cc}: e.g. --on '{names[0]}' "
-            f"(catalog devices of {cc}: {', '.join(names)})") if names else ""
 
 
 def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:

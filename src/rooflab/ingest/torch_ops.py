@@ -9,9 +9,9 @@ output written once (broadcast inputs count their own, smaller, size).
 
 Ops with a rule here are "counted"; an op that has none (aten::linear, aten::matmul, ...)
 is not, but the counted ops it calls are (linear -> addmm, matmul -> mm). The rules of
-backward ops (ingest.torch_ops_backward), of memory ops with no FLOP
-(ingest.torch_ops_memory), of reductions (ingest.torch_ops_reduce) and of the NLL loss
-(ingest.torch_ops_loss) live in their own modules and join RULES below.
+backward ops (_backward), memory ops with no FLOP (_memory), sum/mean (_reduce), the NLL
+loss (_loss), attention (_attention), fused RMSNorm (_rmsnorm) and the measure table's ops
+(_table: ingest.torch_ops_*) live in their own modules and join RULES below.
 
 addmm / baddbmm count 2mnk, the bias add (beta·bias, m·n adds) not counted: the count of
 torch.utils.flop_counter (which `rooflab.measure` uses), of the profiler's own table and
@@ -52,9 +52,8 @@ ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "n
 COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "hardtanh", "threshold"})
 # `where(cond, a, b)` selects: no arithmetic (bench/torch_count.py lists it as movement).
 SELECTS = frozenset({"where"})
-# Real FLOP per element of complex elementwise ops: COMPLEX_FLOP_PER_ELEMENT, one table
-# with `measure`'s counter (bench/torch_count.py: (a+bi)(c+di) 6, ± 2, a negation 2); the
-# other ops get no complex formula.
+# Real FLOP per element of complex elementwise ops: COMPLEX_FLOP_PER_ELEMENT, one table with
+# `measure`'s counter ((a+bi)(c+di) 6, ± 2, a negation 2); other ops get no complex formula.
 # Ops whose result is floating point even for integer inputs (true division, transcendental
 # functions): integer inputs give the default dtype, fp32 (torch.get_default_dtype()).
 FLOAT_RESULT = frozenset({"div", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "sqrt",
@@ -344,9 +343,7 @@ def _conv(call: OpCall) -> OpWork | str | None:
     """aten::convolution(input, weight, bias, stride, padding, dilation, transposed,
     output_padding, groups), 1-D to 3-D: FLOP 2·N·K·(output positions)·(C/groups)·(taps),
     each output size floor((H + 2p - d(R-1) - 1)/s) + 1 (torch.nn.Conv2d's docs); bytes
-    input + filter + output (+ bias), no im2col."""
-    from ..workloads.ops import TENSOR_DTYPES
-
+    input + filter + output (+ bias), no im2col. Transposed: _conv_transposed."""
     ts = _tensors(call)
     if len(ts) < 2:
         return None
@@ -356,12 +353,12 @@ def _conv(call: OpCall) -> OpWork | str | None:
         return None
     if dt in COMPLEX_REAL:
         return "no formula for a complex convolution"
-    if _const(call, 6, False):
-        return "no formula for a transposed convolution"
     stride, padding, dilation = (_per_dim(_const(call, i, [d]), spatial)
                                  for i, d in ((3, 1), (4, 0), (5, 1)))
     groups = int(_const(call, 8, 1))
     n, c, *size = x if len(x) == spatial + 2 else (1, *x)   # unbatched input: N = 1
+    if _const(call, 6, False):
+        return _conv_transposed(call, (n, c, size), wt, dt, (stride, padding, dilation), groups)
     k, cg, *taps = wt
     if groups < 1 or c != cg * groups or k % groups:
         return f"channels disagree: input {c}, filter {k}x{cg} in {groups} group(s)"
@@ -373,32 +370,32 @@ def _conv(call: OpCall) -> OpWork | str | None:
     flop = 2.0 * n * k * _numel(out) * cg * _numel(taps)
     nbytes = e * (n * c * _numel(size) + k * cg * _numel(taps) + n * k * _numel(out))
     nbytes += _in_bytes(ts[2:3])   # the bias, when there is one
-    return OpWork(f"conv{spatial}d", flop, nbytes, flop_precision(dt),
-                  "tensor" if dt in TENSOR_DTYPES else None)
+    return OpWork(f"conv{spatial}d", flop, nbytes, flop_precision(dt), _conv_unit(dt))
 
 
-def _attention(call: OpCall) -> OpWork | str | None:
-    """aten::scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, ...):
-    q [B, H, Lq, D], k and v [B, Hkv, Lkv, D]; flash byte model (scores stay on chip).
-    is_causal masks top-left (query i sees keys 0..i; the SDPA docs' "upper left causal
-    bias"), which differs from the decode-style bottom-right mask when Lq != Lkv."""
-    from ..workloads import ops
+def _conv_unit(dt: str) -> str | None:
+    from ..workloads.ops import TENSOR_DTYPES
 
-    dims = call.dims
-    if len(dims) < 3 or any(d is None or len(d) != 4 for d in dims[:3]):
+    return "tensor" if dt in TENSOR_DTYPES else None
+
+
+def _conv_transposed(call: OpCall, x, wt, dt, sizes, groups) -> OpWork | str | None:
+    """A transposed convolution (weight [C_in, C_out/g, taps]): each input position
+    scatters into C_out/g x taps outputs, FLOP 2·N·C_in·(input positions)·(C_out/g)·(taps)
+    (FlopCounterMode's conv_flop_count, transposed); output size (H-1)s - 2p + d(R-1) +
+    output_padding + 1 (torch.nn.ConvTranspose2d's docs) for the bytes written."""
+    (n, c, size), (k, cg, *taps) = x, wt
+    extra = _per_dim(_const(call, 7, [0]), len(taps))
+    if groups < 1 or c != k or c % groups:
+        return f"channels disagree: input {c}, transposed filter {k}x{cg} in {groups} group(s)"
+    out = [(h - 1) * s - 2 * p + d * (r - 1) + o + 1
+           for h, r, s, p, d, o in zip(size, taps, *sizes, extra, strict=True)]
+    if min(out) < 1:
         return None
-    (b, h, lq, d), (_, hkv, lkv, _) = dims[0], dims[1]
-    dt = dtype_of(call.types[0])
-    if dt is None:
-        return None
-    if dt in COMPLEX_REAL:
-        return "no formula for complex attention"
-    causal = bool(_const(call, 5, False))
-    c = ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal,
-                      causal_align="top-left")
-    mask = dims[3] if len(dims) > 3 and dims[3] else None
-    extra = _numel(mask) * itemsize(dtype_of(call.types[3]) or dt) if mask else 0.0
-    return OpWork("attention", c.flop, c.bytes + extra, c.precision, c.unit)
+    flop = 2.0 * n * c * _numel(size) * cg * _numel(taps)
+    nbytes = itemsize(dt) * (n * c * _numel(size) + _numel(wt) + n * cg * groups * _numel(out))
+    return OpWork(f"conv{len(taps)}d", flop, nbytes + _in_bytes(_tensors(call)[2:3]),
+                  flop_precision(dt), _conv_unit(dt))
 
 
 RULES = {f"aten::{n}": _matmul for n in ("mm", "addmm", "bmm", "baddbmm")}
@@ -406,17 +403,21 @@ RULES.update({f"aten::{n}": _matvec for n in ("mv", "addmv", "addmv_", "dot", "v
 RULES.update({f"aten::{n}{suffix}": _elementwise for n in ELEMENTWISE_BINARY + ELEMENTWISE_UNARY
               for suffix in ("", "_")})
 RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,
-              "aten::convolution": _conv, "aten::scaled_dot_product_attention": _attention})
+              "aten::convolution": _conv})
 # Imported here, not at the top: their rules use the helpers above.
+from .torch_ops_attention import ATTENTION_RULES, _attention  # noqa: E402, F401
 from .torch_ops_backward import BACKWARD_RULES  # noqa: E402
 from .torch_ops_loss import LOSS_RULES  # noqa: E402
 from .torch_ops_memory import MEMORY_RULES  # noqa: E402
 from .torch_ops_reduce import REDUCE_RULES  # noqa: E402
+from .torch_ops_rmsnorm import RMSNORM_RULES  # noqa: E402
 
-RULES.update(BACKWARD_RULES)
-RULES.update(MEMORY_RULES)
-RULES.update(REDUCE_RULES)
-RULES.update(LOSS_RULES)
+for _more in (BACKWARD_RULES, MEMORY_RULES, REDUCE_RULES, LOSS_RULES, ATTENTION_RULES):
+    RULES.update(_more)
+RULES.update(RMSNORM_RULES)
+from .torch_ops_table import TABLE_RULES  # noqa: E402  (after the rest: it checks RULES)
+
+RULES.update(TABLE_RULES)   # last: its add/sub (alpha) replace the plain elementwise rule
 
 
 def has_rule(name: str) -> bool:

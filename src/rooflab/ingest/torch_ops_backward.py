@@ -14,6 +14,7 @@ from ..bench.torch_count import (
     POINTWISE_BACKWARD_FLOP,
     layernorm_backward_per_element,
 )
+from ..bench.torch_layer_rules import BATCH_NORM_BACKWARDS, batchnorm_backward_per_element
 from ..units import flop_precision
 from .torch_ops import (
     COMPLEX_REAL,
@@ -53,7 +54,8 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
     (taps) (torch.utils.flop_counter's conv_backward_flop). grad_bias, a sum of grad_output,
     counts 0 FLOP as FlopCounterMode and the measure counter count it (as addmm's bias add
     is not counted): one convention across verbs; its bytes are counted. The output
-    positions are grad_output's, so stride, padding and dilation need not be read."""
+    positions are grad_output's, so stride, padding and dilation need not be read; a
+    transposed one's are the input's (FlopCounterMode's conv_backward_flop, transposed)."""
     ts = _tensors(call)
     if len(ts) < 3:
         return None
@@ -63,16 +65,20 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
         return None   # unbatched convs reach the backward batched (autograd adds N = 1)
     if dt in COMPLEX_REAL:
         return "no formula for a complex convolution"
-    if _const(call, 7, False):
-        return "no formula for a transposed convolution"
     grad_input, grad_weight, grad_bias = _mask(call, 10)
     groups = int(_const(call, 9, 1))
     n, k, *out = dy
     c, (kw, cg, *taps) = x[1], wt
-    if groups < 1 or c != cg * groups or k != kw or x[0] != n:
+    if _const(call, 7, False):   # transposed: weight [C_in, C_out/g], the forward's MACs
+        if groups < 1 or c != kw or k != cg * groups or x[0] != n:
+            return f"channels disagree: input {c}, transposed filter {kw}x{cg} in " \
+                   f"{groups} group(s), grad_output {k}"
+        conv = 2.0 * n * c * _numel(x[2:]) * cg * _numel(taps)
+    elif groups < 1 or c != cg * groups or k != kw or x[0] != n:
         return f"channels disagree: input {c}, filter {kw}x{cg} in {groups} group(s), " \
                f"grad_output {k}"
-    conv = 2.0 * n * k * _numel(out) * cg * _numel(taps)
+    else:
+        conv = 2.0 * n * k * _numel(out) * cg * _numel(taps)
     flop = conv * (grad_input + grad_weight)
     e = itemsize(dt)
     written = grad_input * _numel(x) + grad_weight * _numel(wt) + grad_bias * k
@@ -109,6 +115,30 @@ def _layernorm_backward(call: OpCall) -> OpWork | str | None:
     written = (grad_input * e + grad_weight * _numel(weight or ())
                + grad_bias * _numel(bias or ()))
     return OpWork("layernorm_backward", float(per * e),
+                  _in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
+
+
+def _batchnorm_backward(call: OpCall) -> OpWork | str | None:
+    """native_batch_norm_backward / batch_norm_backward(grad_out, input, weight?, running
+    mean and var?, save_mean?, save_invstd?, train, eps, output_mask[, reserve]) and
+    cudnn / miopen_batch_norm_backward(input, grad_output, ...: training, all three
+    gradients): bench.torch_layer_rules' per-element count (9 in training, 1-5 in eval);
+    every tensor read, grad_input (the input's size) and grad_weight / grad_bias (C
+    each) written."""
+    got = _grad_and_input(call, "a complex batch norm")
+    if not isinstance(got, tuple):
+        return got
+    ts, shape, dt = got
+    if len(shape) < 2:
+        return None
+    native = call.name.removeprefix("aten::") in ("native_batch_norm_backward",
+                                                   "batch_norm_backward")
+    train = bool(_const(call, 7, True)) if native else True
+    mask = _mask(call, 9) if native else [True, True, True]
+    e = _numel(shape)
+    written = mask[0] * e + (mask[1] + mask[2]) * shape[1]
+    return OpWork("batchnorm_backward",
+                  float(batchnorm_backward_per_element(train, *mask) * e),
                   _in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
 
 
@@ -166,8 +196,10 @@ BACKWARD_RULES = {
     "aten::_softmax_backward_data": _softmax_backward,
     "aten::_log_softmax_backward_data": _softmax_backward,
     "aten::embedding_dense_backward": _embedding_backward,
+    **{f"aten::{name}": _batchnorm_backward for name in BATCH_NORM_BACKWARDS},
     **{f"aten::{name}": _pointwise_backward for name in POINTWISE_BACKWARD_FLOP},
 }
 # Ops whose FLOP depend on constant arguments (output_mask): calls of one shape with
 # another mask are other groups.
-ARGS_IN_KEY = frozenset({"aten::convolution_backward", "aten::native_layer_norm_backward"})
+ARGS_IN_KEY = frozenset({"aten::convolution_backward", "aten::native_layer_norm_backward",
+                         "aten::native_batch_norm_backward", "aten::batch_norm_backward"})

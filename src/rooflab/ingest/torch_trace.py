@@ -11,16 +11,14 @@ own table has them); a trace that does (older kineto) is counted with its `args.
 Bytes: compulsory traffic from shapes and dtypes (level DRAM).
 An op nested inside a counted op (mm inside addmm's caller chain) is part of that op and is
 not counted again.
+Reading the file: ingest/torch_trace_file.py; the groups' names, Kernels and notes:
+ingest/torch_trace_groups.py.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
@@ -28,13 +26,23 @@ from .aggregate import sort_by_time, step_labels
 from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
 from .torch_compiled import compiled_error, compiled_note, compiled_regions
-from .torch_ops import OpCall, dtype_of, has_rule, precision_of, work_or_reason
+from .torch_ops import OpCall, has_rule, work_or_reason
 from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
-from .torch_ops_loss import args_text as _loss_args_text
-from .torch_ops_memory import CAT_ASSUMED_DTYPE
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
-from .torch_ops_reduce import args_text as _reduce_args_text
+from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
+from .torch_trace_file import _folder_hint, _not_json, load_trace_json  # noqa: F401
+from .torch_trace_groups import (  # noqa: F401  (re-exported: the groups' old home)
+    _args_text,
+    _cat_note,
+    _dtype_text,
+    _Group,
+    _kernel,
+    _lost_note,
+    _uncounted_note,
+    _unique_names,
+    _warmup_note,
+)
 
 
 @dataclass
@@ -46,78 +54,6 @@ class _Op:
     ext: int | None
     args: dict
     children: list[_Op] = field(default_factory=list)
-
-
-@dataclass
-class _Group:
-    name: str
-    op: str
-    shapes: tuple
-    types: tuple
-    args: tuple = ()
-    flop: float = 0.0
-    bytes: float = 0.0
-    precision: str = "fp32"
-    unit: str | None = None
-    samples: list[float] = field(default_factory=list)
-    flop_source: str = "derived"
-    assumed: str = ""   # what the count assumed (cat's dtype), for the kernel's meta
-
-
-def load_trace_json(path: str) -> dict:
-    p = Path(path)
-    if not p.is_file():
-        raise ParseError(_folder_hint(p) if p.is_dir() else "file not found", path=path)
-    try:
-        # gzip by content, not by name: tensorboard_trace_handler writes *.pt.trace.json.gz,
-        # and renamed or downloaded traces keep their bytes but not always their suffix
-        blob = p.read_bytes()
-        raw = (gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob).decode("utf-8")
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        if raw.lstrip("\ufeff \t\r\n")[:1] not in ("{", "["):
-            raise ParseError(_not_json(path), path=path) from None
-        raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
-                         f"export it with prof.export_chrome_trace(path)", path=path,
-                         line=exc.lineno) from None
-    except EOFError:   # gzip stream ends early: a copy or download stopped part-way
-        raise ParseError("cannot read trace: the gzip stream ends early (file cut short?); "
-                         "copy the trace again, or export it with "
-                         "prof.export_chrome_trace(path)", path=path) from None
-    except (OSError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
-        raise ParseError(f"cannot read trace: {exc}", path=path) from None
-    if isinstance(data, list):
-        data = {"traceEvents": data}
-    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
-        ours = isinstance(data, dict) and bool(data.keys() & {"schema_version", "roof",
-                                                               "kernels", "compute"})
-        what = ("; it is a rooflab JSON file (a profile, roof or kernel list): a profile goes "
-                "to --on FILE, a kernel list to `rooflab report FILE` or `rooflab plot FILE`"
-                if ours else "")
-        raise ParseError(f"not a chrome trace: no 'traceEvents' list{what}; export a trace "
-                         f"with prof.export_chrome_trace(path)", path=path)
-    return data
-
-
-def _folder_hint(folder: Path) -> str:
-    """A folder given as the trace: tensorboard_trace_handler's log folder names its traces."""
-    traces = sorted(folder.glob("*.pt.trace.json*"))
-    if not traces:
-        return "is a directory; give the trace file"
-    names = ", ".join(str(t) for t in traces[:3]) + (", ..." if len(traces) > 3 else "")
-    return (f"is a directory; give one of its {len(traces)} trace file(s) "
-            f"(tensorboard_trace_handler writes one per profiled step): {names}")
-
-
-def _not_json(path: str) -> str:
-    """A file that is not JSON at all: another profiler's CSV names its verb."""
-    from .profile_files import file_kind
-
-    verb = {"ncu": "an Nsight Compute CSV; read it with `rooflab ncu FILE`",
-            "rocprof": "a rocprof CSV; read it with `rooflab rocprof FILE`"}.get(file_kind(path))
-    return (f"not a chrome trace (not JSON): {verb}" if verb else
-            "not a chrome trace (not JSON); export one with prof.export_chrome_trace(path) "
-            "from a torch.profiler run with record_shapes=True")
 
 
 # Event categories by torch version. torch >= 1.9 (kineto): cpu_op, kernel, gpu_memcpy,
@@ -349,7 +285,8 @@ class _Tally:
 # Ops whose FLOP depend on constant arguments (a conv's stride and dilation, attention's
 # is_causal): calls of one shape with other constants are other groups.
 _ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
-                         | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY)
+                         | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY
+                         | _RMSNORM_ARGS_IN_KEY)
 
 
 def _is_wrapper(op: _Op) -> bool:
@@ -358,107 +295,6 @@ def _is_wrapper(op: _Op) -> bool:
     is named by the aten ops it calls, as the profiler's table names them, and only its
     own time stays under its name."""
     return bool(op.children) and not op.name.startswith("aten::")
-
-
-def _cat_note(groups: dict[tuple, _Group]) -> str:
-    if not any(g.op == "cat" and g.assumed for g in groups.values()):
-        return ""
-    return (f"aten::cat: the profiler records no dtypes for a tensor list; its bytes "
-            f"assume {CAT_ASSUMED_DTYPE} elements (halve them for fp16/bf16 tensors)")
-
-
-def _unique_names(groups: list[_Group]) -> None:
-    """Groups that differ only in dtypes (an fp32 and an fp64 mm of one shape) or constant
-    arguments would share a name, and the table, report and compare match kernels by name:
-    such groups get their input dtypes ('aten::mm [256x256, 256x256] (fp64)') or their
-    arguments ('(stride 1x2, padding 1x1, dilation 1x1)') appended; a clash left after that
-    is numbered."""
-    for text in (_dtype_text, _args_text):
-        by_name: dict[str, list[_Group]] = {}
-        for g in groups:
-            by_name.setdefault(g.name, []).append(g)
-        for clash in by_name.values():
-            if len({text(g) for g in clash}) > 1:
-                for g in clash:
-                    g.name = f"{g.name} ({text(g)})"
-    seen: dict[str, int] = {}
-    for g in groups:
-        seen[g.name] = seen.get(g.name, 0) + 1
-        if seen[g.name] > 1:
-            g.name = f"{g.name} #{seen[g.name]}"
-
-
-def _dtype_text(g: _Group) -> str:
-    """The tensor inputs' dtypes in order ('fp64 scalar, fp32': a 0-dim tensor, which the
-    shapes leave out), one name if all agree."""
-    names = [f"{dtype_of(t)}{' scalar' if d == () else ''}"
-             for d, t in zip(g.shapes, g.types, strict=False)
-             if d is not None and dtype_of(t) is not None]
-    return ", ".join(dict.fromkeys(names)) if len(set(names)) == 1 else ", ".join(names)
-
-
-def _args_text(g: _Group) -> str:
-    """A conv's stride, padding and dilation ('stride 1x2, ...'), attention's mask."""
-    def dims(i: int) -> str:
-        text = g.args[i] if i < len(g.args) else ""
-        return text.strip("[]").replace(", ", "x") or "?"
-
-    if g.op in ("sum", "mean"):
-        return _reduce_args_text(g.args)
-    if g.op.startswith("nll_loss"):
-        return _loss_args_text(g.op, g.args)
-    if g.op.endswith("_backward") and g.args:   # output_mask, last: the gradients made
-        return f"output_mask {g.args[-1]}"
-    if g.op.startswith("conv"):
-        extra = [f"groups {g.args[8]}"] if len(g.args) > 8 and g.args[8] not in ("", "1") else []
-        return ", ".join([f"stride {dims(3)}", f"padding {dims(4)}", f"dilation {dims(5)}"]
-                         + extra)
-    if g.op == "attention":
-        return "causal" if len(g.args) > 5 and g.args[5] == "True" else "not causal"
-    return ", ".join(a for a in g.args if a)
-
-
-def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
-    if not uncounted:
-        return ""
-    total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
-    top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
-    share = sum(uncounted.values()) / total if total else 0.0
-    return (f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
-            f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
-
-
-def _warmup_note(groups: dict[tuple, _Group]) -> str:
-    slow_first = [g.name for g in groups.values() if len(g.samples) >= 3
-                  and g.samples[0] > 5 * statistics.median(g.samples[1:])]
-    if not slow_first:
-        return ""
-    return (f"the first call of {', '.join(slow_first[:3])}"
-            f"{' and others' if len(slow_first) > 3 else ''} took over 5x the median "
-            f"of the later calls (warm-up: lazy initialisation, cold caches); the "
-            f"totals include it - profile more iterations, or skip warm-up steps "
-            f"with torch.profiler.schedule")
-
-
-def _lost_note(n_lost: int, lost_s: float, on_gpu: bool) -> str:
-    return (f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
-            f"to no op (no 'External id', no launch call with their 'correlation')"
-            + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
-               "GPU time") + ": not counted")
-
-
-def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
-    meta = {"source": "torch.profiler", "op": g.op, "file": path,
-            "shapes": [list(d) if d is not None else None for d in g.shapes],
-            "dtypes": list(g.types), "byte_model": "compulsory traffic from shapes and dtypes",
-            "time": "cuda kernels" if on_gpu else "cpu op"}
-    if g.assumed:
-        meta["assumed"] = g.assumed
-    return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
-                  bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
-                  samples=tuple(g.samples), unit=g.unit, meta=meta,
-                  provenance={"flop": g.flop_source, "bytes": "derived",
-                              "seconds": "measured"})
 
 
 def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:

@@ -14,8 +14,9 @@ from .analysis import Point
 from .ceiling import Roof, iqr_over_median
 from .kernel import Kernel
 from .machine import Machine, words
-from .opkind import is_matrix, is_streaming
+from .opkind import is_matrix, is_stencil, is_streaming
 from .sanity import NOISY_IQR
+from .sanity_ceilings import roof_threads
 
 # Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
 # PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
@@ -121,15 +122,48 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     if kernel is not None and _idle_sms(kernel.meta):
         # the grid itself leaves SMs without a block: no tuning inside the kernel helps
         action = "launch at least one block per SM (smaller blocks, or split the work)"
+    busy = every_core_busy(kernel, roof)
+    if busy and machine is not None and machine.kind == "cpu":
+        action, why = per_thread_lever(kind, busy)
     # far from both roofs: the lever is parallelism or fewer synchronisations, not AI
     why += ("; far from both roofs, so the direction is more parallelism or fewer "
-            "synchronisations, not more AI (seed 000 §6.2 误判二)")
+            "synchronisations, not more AI (seed 000 §6.2 误判二)" if not busy else
+            "; far from both roofs (seed 000 §6.2 误判二)")
     eff = _efficiency(p, e, action, why)
     if eff is not None:
         out.append(spread_floor(eff, p, e, roof, machine))
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     return out + [after_latency(a, p, e) for a in side if a.shrinks != "below roof"]
+
+
+def every_core_busy(kernel: Kernel | None, roof: Roof) -> int | None:
+    """The kernel's thread count (meta 'threads') when it is at least the count the probed
+    roof was measured with (sanity_ceilings.roof_threads): every core is busy already, so
+    'spread the work over every core' has nothing left to spread (review r4 F3: a
+    parallel numba matmul on both of 2 cores was told so at 465.69x); None otherwise."""
+    n = kernel.meta.get("threads") if kernel is not None else None
+    have = roof_threads(roof)
+    if not isinstance(n, (int, float)) or isinstance(n, bool) or have is None:
+        return None
+    return int(n) if n >= have else None
+
+
+def per_thread_lever(kind: str, threads: int) -> tuple[str, str]:
+    """What is left for a latency-bound kernel already on every core: the work each thread
+    does. For a matrix or stencil op, its loop order and cache blocking (a naive ijk matmul
+    strides B by a row per load and misses L1 on each: review r4 F3 measured the blocked
+    version 7.9-9.4x faster, where more threads had nothing to give)."""
+    why = (f"it already runs on {threads} threads, every core the roof was measured with: "
+           f"more threads have nothing left to give; the time goes inside each thread")
+    if is_matrix(kind) or is_stencil(kind) or not kind:
+        return ("block for cache and fix the loop order (L1/L2 tiles, unit-stride inner "
+                "loop, register blocking), per thread",
+                why + "; a matrix or stencil loop far below its roof usually reloads "
+                      "operands from L2/L3/DRAM on every use, which DRAM-level AI cannot "
+                      "show (give the kernel's L2/L3 bytes to see it)")
+    return ("cut per-thread latency: fewer barriers and serial dependencies, prefetch, "
+            "more independent work per thread", why)
 
 
 def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:

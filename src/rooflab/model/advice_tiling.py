@@ -13,7 +13,7 @@ from .analysis import Point
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import is_attention, is_gemm, is_matrix, name_words, streams_weights
-from .weight_traffic import shape_ai, weight_share, weight_streaming
+from .weight_traffic import shape_ai, share_ai, weight_share, weight_streaming
 
 # Without a matrix shape, tiling is assumed to raise AI this much (seed 000 §5.3: 5 -> 20+).
 TILING_GAIN = 4.0
@@ -28,13 +28,17 @@ ReuseLimit = Literal["streams_weights", "compulsory", "tileable"]
 
 
 def _weights_floor(cap: float | None, ai: float,
-                   share: tuple[float, str] | None) -> float | None:
+                   share: tuple[float, str] | None,
+                   kernel: Kernel | None = None) -> float | None:
     """The AI cap lowered to the weights' floor: tiles cannot read a weight less than once,
-    so bytes stay >= the weights and AI <= ai / weight share (review 13v F-J). `cap` as it
-    was without a share (or a zero one)."""
+    so bytes stay >= the weights and AI <= AI / weight share (review 13v F-J), both of
+    the bytes the share is of (share_ai: DRAM's; a cache level's AI over a DRAM share made
+    a 512^3 matmul's bound 0.0938 instead of 42.7, review r4 F5). `cap` as it was without
+    a share (or a zero one)."""
     if share is None or not share[0] > 0:
         return cap
-    return min(cap, ai / share[0]) if cap is not None else ai / share[0]
+    floor = share_ai(kernel, ai) / share[0]
+    return min(cap, floor) if cap is not None else floor
 
 
 def one_query_attention(kind: str, kernel: Kernel | None) -> bool:
@@ -69,7 +73,7 @@ def reuse_limit(kind: str, kernel: Kernel | None = None, ai: float | None = None
     if not is_gemm(kind) or ai is None or not ai > 0:
         return "tileable"
     cap = shape_ai(kernel, precision)
-    cap = _weights_floor(cap, ai, weight_share(kernel, kind, ai, precision))
+    cap = _weights_floor(cap, ai, weight_share(kernel, kind, ai, precision), kernel)
     if cap is None or cap > ai * MIN_TILING_GAIN:
         return "tileable"
     return ("streams_weights" if weight_streaming(kernel, kind, ai, precision)
@@ -92,7 +96,7 @@ def tiling_advice(p: Point, e: Efficiency, kind: str, machine: Machine | None,
     matrix = is_matrix(kind)
     cap = shape_ai(kernel, p.precision) if matrix and is_gemm(kind) else None
     share = weight_share(kernel, kind, p.ai, p.precision) if matrix else None
-    cap = _weights_floor(cap, p.ai, share)
+    cap = _weights_floor(cap, p.ai, share, kernel)
     target = (min(p.ridge, cap) if cap is not None else p.ridge) if matrix else \
         min(p.ridge, TILING_GAIN * p.ai)
     if target <= p.ai * MIN_TILING_GAIN:

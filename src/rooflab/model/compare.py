@@ -25,6 +25,9 @@ from functools import cached_property
 
 from ..errors import InputError
 from ..units import fmt_seconds
+from .compare_trust import cannot_tell, trust_notes
+from .display import pretty
+from .display_results import comparison_text
 from .kernel import Kernel, sum_counts
 from .mann_whitney import ALPHA, UTest, have_scipy, smallest_p, u_test
 
@@ -80,6 +83,11 @@ class Match:
         return u_test([s * b.calls for s in b.samples], [s * a.calls for s in a.samples])
 
     @property
+    def cannot_tell(self) -> str | None:
+        """Why an 'outside noise' verdict cannot be trusted (compare_trust), else None."""
+        return cannot_tell(self.noise, self.before, self.after)
+
+    @property
     def within_noise(self) -> bool | None:
         """True when the U test cannot tell the runs apart (p >= ALPHA), False when it can;
         None when there are no samples, or too few for any outcome to reach ALPHA."""
@@ -128,6 +136,9 @@ class Comparison:
     only_after: tuple[Kernel, ...]
     notes: tuple[str, ...] = ()
 
+    # a notebook shows the CLI's row, not every field (display_results)
+    _repr_pretty_ = pretty(comparison_text)
+
     @property
     def timed(self) -> tuple[Match, ...]:
         """Matches with a time on both sides: the only ones the totals can compare (a kernel
@@ -153,7 +164,7 @@ class Comparison:
         not be judged (no or too few samples) is gated on its change alone."""
         return tuple(m for m in self.matches
                      if m.change_pct is not None and m.change_pct > pct
-                     and m.within_noise is not True)
+                     and m.within_noise is not True and m.cannot_tell is None)
 
     def within_noise(self, pct: float) -> tuple[Match, ...]:
         """Matched kernels slower by more than `pct` percent whose change is within the
@@ -321,6 +332,7 @@ def gate_notes(c: Comparison, pct: float) -> list[str]:
              f"{m.noise.p_value:.2g} >= {ALPHA:g}, {m.noise.n_before} and "
              f"{m.noise.n_after} samples): not counted as slower"
              for m in c.within_noise(pct)]
+    notes += trust_notes(c.matches)   # not counted as slower (regressions)
     unjudged = [m for m in c.timed if m.within_noise is None]
     if not unjudged:
         return notes
@@ -336,6 +348,16 @@ def gate_notes(c: Comparison, pct: float) -> list[str]:
         notes.append(f"{m.name}: {_why_unjudged(m)}: noise not judged; gated on the change "
                      f"as measured")
     return notes
+
+
+def noise_reason(m: Match) -> str | None:
+    """Why the U test did not judge a timed match's noise (no samples, too few, no scipy);
+    None when it did, or when the match has no time on a side (nothing to judge)."""
+    if m.within_noise is not None or m.change_pct is None:
+        return None
+    if not have_scipy() and m.before.samples and m.after.samples:
+        return "scipy is not installed (pip install 'rooflab[stats]')"
+    return _why_unjudged(m)
 
 
 def _why_unjudged(m: Match) -> str:
@@ -378,8 +400,12 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
                      "rate_change_pct": m.rate_change_pct,
                      "samples_before": len(m.before.samples),
                      "samples_after": len(m.after.samples),
-                     "noise_p_value": m.noise.p_value if m.noise else None,
-                     "within_noise": m.within_noise})
+                     # a p-value no outcome of so few samples could push below ALPHA
+                     # (1 vs 1: always 1.0) carries nothing: null, and the reason
+                     "noise_p_value": m.noise.p_value if m.within_noise is not None
+                     else None,
+                     "noise_not_judged": noise_reason(m),
+                     "within_noise": m.within_noise, "cannot_tell": m.cannot_tell})
     from .schema import SCHEMA_VERSION
 
     d = {"schema_version": SCHEMA_VERSION, "matches": rows,

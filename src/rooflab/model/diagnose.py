@@ -37,6 +37,8 @@ from .diagnose_distances import (  # noqa: F401 (re-exported: diagnose's names b
     cures,
     distances,
 )
+from .display import pretty
+from .display_results import diagnosis_text
 from .kernel import Kernel
 from .machine import Machine, machine_of
 from .retime import one_launch_step
@@ -68,6 +70,9 @@ class Diagnosis:
     advice: tuple[Advice, ...]
     notes: tuple[str, ...] = ()      # what the kernel's source says about it (meta "note")
     reachable_s: float | None = None  # least time at the roof: max(work floor, launch floor)
+
+    # a notebook shows the CLI's row, not every field (display_results)
+    _repr_pretty_ = pretty(diagnosis_text)
 
     @property
     def best_advice(self) -> Advice | None:

@@ -6,7 +6,7 @@ say where a what-if carries them past what was measured. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
@@ -32,6 +32,43 @@ def fit_entry(extras: Mapping[str, Any], collective: str, link: str | None = Non
     link came from (the JSON's provenance)."""
     c = _fitted(extras.get("comm") or {}, collective, link)
     return c if c is not None and c.get("fit") else None
+
+
+# A fit that misses one of its own samples by more than this is flagged (`!`) where it is
+# shown and where a what-if uses it: Hockney fits are judged by their residual (review r3 F1).
+RESIDUAL_WARN = 0.25
+# Two readings of one hop that differ by more than this are flagged (review r3 F7).
+HOP_RATIO_WARN = 1.5
+
+
+def fit_doubt(fit: Mapping[str, Any]) -> str:
+    """'' for a fit within RESIDUAL_WARN of all its samples, else words that say how far it
+    misses them, for the link line of every verb that uses it."""
+    worst = fit.get("max_rel_residual")
+    if worst is None or worst <= RESIDUAL_WARN:
+        return ""
+    return (f"; ! the fit misses its own samples by up to {worst:.0%} (over "
+            f"{RESIDUAL_WARN:.0%}): the times built on it are rough, rerun the probe on a "
+            f"quiet host or in --full mode")
+
+
+def hop_readings(comm: Mapping[str, Any], ar_hop_s: float) -> str:
+    """Both measured readings of one ring hop when the profile has a send/recv fit: the
+    all-reduce alpha / 2(n0-1) (what --tp uses: it is what a measured all-reduce paid,
+    software cost per call included) and the send/recv alpha (one send); `!` past
+    HOP_RATIO_WARN apart."""
+    c = next((x for x in comm.get("collectives", []) if x.get("collective") == "send_recv"
+              and x.get("fit")), None)
+    if c is None:
+        return ""
+    p2p = max(0.0, c["fit"]["alpha_s"])
+    text = (f"; per hop {ar_hop_s * 1e6:.3g} us from the all-reduce (used: what a measured "
+            f"all-reduce paid), {p2p * 1e6:.3g} us from send/recv")
+    lo, hi = sorted((ar_hop_s, p2p))
+    if lo <= 0 or hi / lo > HOP_RATIO_WARN:
+        text += (f" ! they differ by more than {HOP_RATIO_WARN:g}x, so the latency past the "
+                 f"measured ranks is uncertain by that much")
+    return text
 
 
 _NO_FIT = {True: "not measured",
@@ -66,10 +103,11 @@ def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce",
     level = (comm.get("levels") or {}).get("world", "network")
     fit = c["fit"]
     origin = "" if where == "the profile" else f", {where}"
-    return link_from_fit(level, fit["alpha_s"], fit["beta_bytes_per_s"], c["ranks"],
-                         f"measured {collective.replace('_', '-')} fit over {c['ranks']} "
-                         f"ranks: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
-                         f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s{origin}")
+    link = link_from_fit(level, fit["alpha_s"], fit["beta_bytes_per_s"], c["ranks"])
+    hops = hop_readings(comm, link.hop_latency_s) if collective == "all_reduce" else ""
+    return replace(link, source=f"measured {collective.replace('_', '-')} fit over "
+                   f"{c['ranks']} ranks: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
+                   f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s{origin}{fit_doubt(fit)}{hops}")
 
 
 def link_from_p2p(c: Mapping[str, Any], level: str) -> Link | None:
@@ -81,7 +119,7 @@ def link_from_p2p(c: Mapping[str, Any], level: str) -> Link | None:
         return None
     pair = "->".join(str(r) for r in c.get("pair") or ())
     return Link(level, fit["beta_bytes_per_s"], max(0.0, fit["alpha_s"]),
-                f"measured send/recv {pair} fit ({c.get('link', '')} link)")
+                f"measured send/recv {pair} fit ({c.get('link', '')} link){fit_doubt(fit)}")
 
 
 def p2p_link_from_profile(extras: Mapping[str, Any], link: str = "intra-node",

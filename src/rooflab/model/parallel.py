@@ -246,7 +246,9 @@ def _ring_per_layer(layers: int, link: Link | None, n: int) -> str:
 # --- tensor-parallel decode step -------------------------------------------------------------
 @dataclass(frozen=True)
 class TPStep:
-    """A tensor-parallel decode step: per-device kernels plus 2 all-reduces per layer."""
+    """A tensor-parallel decode step: per-device kernels plus 2 all-reduces per layer, the
+    embedding's all-reduce and the logits gather (result.link_s and result.link_bytes: one
+    account, so the link point's AI and the step time agree)."""
 
     tp: int
     result: Any               # workloads.llm.parallel.TPResult
@@ -258,7 +260,9 @@ class TPStep:
 
     @property
     def link_bytes(self) -> float:
-        return self.result.allreduces * allreduce_link_bytes(self.result.allreduce_bytes, self.tp)
+        """Bytes each rank sends in the step: the all-reduces and the logits gather that
+        step_s pays (TPResult.link_bytes)."""
+        return self.result.link_bytes
 
     @property
     def step_s(self) -> float:
@@ -267,7 +271,7 @@ class TPStep:
     @property
     def binding(self) -> str:
         parts = {"compute": self.compute_s, "DRAM": self.memory_s, self.link.level:
-                 self.result.comm_s}
+                 self.result.link_s}
         return max(parts.items(), key=lambda kv: kv[1])[0]
 
     @property

@@ -84,6 +84,9 @@ class Stage:
     kv_bytes: float = 0.0
     activations_bytes: float = 0.0
     prefill_s: float = 0.0        # prefill floor of its kernels (+ its TP all-reduces)
+    # the decode batch's fp32 logits, batch x vocab x 4 B, on the LM head's stage (vLLM's
+    # profile run reserves them for the sampler: footprint.decode_logits_bytes)
+    logits_bytes: float = 0.0
 
     @property
     def seconds(self) -> float:
@@ -92,7 +95,7 @@ class Stage:
 
     @property
     def total_bytes(self) -> float:
-        return self.weights_bytes + self.kv_bytes + self.activations_bytes
+        return self.weights_bytes + self.kv_bytes + self.activations_bytes + self.logits_bytes
 
     def describe(self) -> str:
         lo, hi = self.layers.start, self.layers.stop - 1
@@ -197,8 +200,10 @@ class PPStep:
 
     def in_flight_bytes(self, st: Stage) -> float:
         """A stage's resident bytes in the throughput view: weights, the KV of M x batch
-        sequences, one prompt's prefill workspace (reserved once)."""
-        return st.weights_bytes + self.in_flight_kv_bytes(st) + st.activations_bytes
+        sequences and their decode logits, one prompt's prefill workspace (reserved
+        once)."""
+        return (st.weights_bytes + self.micro_batches * (st.kv_bytes + st.logits_bytes)
+                + st.activations_bytes)
 
     @property
     def heaviest_in_flight(self) -> Stage:
@@ -214,7 +219,7 @@ class PPStep:
     @property
     def max_micro_batch(self) -> int | None:
         """The largest batch per micro-batch with which every stage holds M of them: per
-        stage floor((memory - weights - activations) / (M x KV per sequence)). The
+        stage floor((memory - weights - activations) / (M x (KV + logits) per sequence)). The
         activations are one prompt's prefill workspace, reserved once whatever the batch
         (footprint.Footprint.max_batch, review 18d B), so they are not divided by it. 0
         when the weights and workspace alone do not fit, None when the memory is unknown."""
@@ -222,7 +227,7 @@ class PPStep:
             return None
         best = None
         for st in self.stages:
-            per_seq = self.micro_batches * st.kv_bytes / self.batch
+            per_seq = self.micro_batches * (st.kv_bytes + st.logits_bytes) / self.batch
             if per_seq <= 0:
                 continue
             free = self.device_bytes - st.weights_bytes - st.activations_bytes

@@ -20,6 +20,8 @@ from ..errors import InputError
 from .advice_core import efficiency_of
 from .analysis import REAL_TRAFFIC, Analysis, Point, analyze
 from .ceiling import Roof
+from .display import pretty
+from .display_whatif import whatif_text
 from .kernel import Kernel
 from .opkind import is_whole_step
 
@@ -61,6 +63,10 @@ class WhatIf:
     before: Analysis
     after: Analysis
     moves: tuple[tuple[Kernel, Kernel], ...]
+
+    # a notebook shows the change, before -> after and the assumption, not both Analyses
+    # (model/display_whatif.py)
+    _repr_pretty_ = pretty(whatif_text)
 
     @property
     def total_before_s(self) -> float | None:
@@ -147,21 +153,33 @@ MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "sam
 # The meta a whole step's predicted kernel carries for the slow end of its range
 # (retime's gap_s): the gap held and the time with it held.
 GAP_HELD_META = ("gap_held_s", "seconds_gap_held")
+# The meta of a predicted kernel whose `seconds` is a lower bound, not a prediction
+# (whatif_batch: an unsplit decode point past the ridge, timed at its compute floor).
+LOWER_BOUND = "seconds_lower_bound"
+
+
+def lower_bound(k: Kernel) -> bool:
+    """Whether a predicted kernel's time is a lower bound ("at least"), not a prediction."""
+    return k.meta.get(LOWER_BOUND) is True
 
 
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
-           launch_inside: bool = False, gap_s: float | None = None) -> Kernel:
+           launch_inside: bool = False, gap_s: float | None = None,
+           held_scale: float = 1.0) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
     measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
     already holds its launches; the new launch floor is then a floor under the predicted
     time, not a term added to it (which would count the launches twice).
     gap_s: for a whole step (opkind.is_whole_step), its old gap above the
-    roof (held_gap_s); the time with that gap held fixed, launches + new work floor + gap,
-    is kept as meta seconds_gap_held, the slow end of a range whose fast end is `seconds`
-    (the gap scaled with the work)."""
+    roof (step_gap); the time with that gap held fixed, launches + new work floor x
+    held_scale + gap, is kept as meta seconds_gap_held, the slow end of a range whose fast
+    end is `seconds` (the gap scaled with the work). held_scale: step_gap's judging floor
+    over the basis floor (1 on one roof), so the held end's work is at the rate the step
+    reaches on its judging roof, carried like for like."""
     meta = {**{k: v for k, v in new.meta.items()
-               if k not in MEASURED_META and k not in GAP_HELD_META}, "whatif": label}
+               if k not in MEASURED_META and k not in GAP_HELD_META and k != LOWER_BOUND},
+            "whatif": label}
     if efficiency is None:
         # no time to predict: no 'seconds' provenance either (it said 'measured')
         prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
@@ -170,7 +188,8 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     prov = {**new.provenance, "seconds": "derived"}
     seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
     if gap_s is not None:
-        held = max(launch, work + gap_s) if launch_inside else launch + work + gap_s
+        held_work = work * held_scale + gap_s
+        held = max(launch, held_work) if launch_inside else launch + held_work
         meta.update(gap_held_s=gap_s, seconds_gap_held=held)
     return new.with_(seconds=seconds, samples=(), meta=meta, provenance=prov)
 
@@ -191,13 +210,26 @@ def _efficiency(before: Analysis, k: Kernel) -> float | None:
     return efficiency_of(p).efficiency
 
 
-def _gap(before: Analysis, k: Kernel) -> float | None:
-    """The gap a whole step holds fixed (held_gap_s); None for any other kernel. With its
-    `calls` given the launches are split off and the rest of the gap (host time, kernel
-    efficiency) still need not move with the bytes, so the range stays (review 19a N1:
-    `calls: 311` dropped seed 004's int4 step to one optimistic 3.05x)."""
-    p = _primary(before).get(k.name)
-    return held_gap_s(p) if p is not None and is_whole_step(k) else None
+def step_gap(judged: Analysis, rated: Analysis, k: Kernel) -> tuple[float, float] | None:
+    """A whole step's gap above its floor, the one definition every what-if holds fixed:
+    its time less its launches and its work floor on the roof it is judged on (held_gap_s
+    of its point there: the --on profile's judging roof, measured where it has one), with
+    that judging floor over its floor on the efficiency basis `rated` (1 when they are one
+    roof). --hardware takes efficiencies against a profile's nominal roof (like for like
+    with a datasheet target), and took the gap there too: seed 004's 15 ms step held 15 -
+    0.005 - 2.2 GB / 320 GB/s = 8.12 ms on an H200 but 15 - 0.005 - 2.2 GB / 270 GB/s =
+    6.85 ms under --quantize. None for any other kernel. With its `calls` given the
+    launches are split off and the rest of the gap (host time, kernel efficiency) still need
+    not move with the bytes, so the range stays (review 19a N1: `calls: 311` dropped seed
+    004's int4 step to one optimistic 3.05x)."""
+    if not is_whole_step(k):
+        return None
+    q = _primary(rated).get(k.name)
+    p = _primary(judged).get(k.name) or q    # a judging roof without its level: the basis
+    gap = held_gap_s(p) if p is not None else None
+    if gap is None or q is None or not q.floor_s:
+        return None
+    return gap, p.floor_s / q.floor_s
 
 
 def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
@@ -254,7 +286,9 @@ def _real_traffic_line(basis: Roof, target: Roof) -> str:
 
 
 def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
-           new_roof: Roof | None = None) -> WhatIf:
+           new_roof: Roof | None = None, judge: Roof | None = None) -> WhatIf:
+    """judge: the roof the kernels are judged on, where a whole step's gap is measured
+    (step_gap), when `roof` is only the basis of their efficiencies (--hardware)."""
     kernels = tuple(kernels)
     target = new_roof or roof
     before = analyze(roof, kernels)
@@ -266,12 +300,14 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     # a roof with no launch floor (rocprof-compute's roofline.csv) leaves the launches in
     # the measured times: the target's launch floor must not be added on top of them
     inside = roof.overhead_s is None and target.overhead_s is not None
+    judged = analyze(judge, kernels) if judge is not None and judge != roof else before
     moves, after = [], []
     for k in kernels:
         if k.name in chosen or new_roof is not None:
+            gap = step_gap(judged, rated, k)
             new = retime(change(k) if k.name in chosen else k, target,
                          _efficiency(rated, k), label, launch_inside=inside,
-                         gap_s=_gap(rated, k))
+                         gap_s=gap and gap[0], held_scale=gap[1] if gap else 1.0)
             moves.append((k, new))
             after.append(new)
         else:
@@ -349,6 +385,10 @@ def moves_document(w: WhatIf) -> Mapping[str, object]:
                          "speedup_gap_held": old.seconds / held if old.seconds else None,
                          "after_s_range": [new.seconds, held]}
                         if (held := gap_held(new)) is not None else {}),
+                     # "at least": after_s a lower bound, speedup an upper bound (an
+                     # unsplit decode point past the ridge, at its compute floor)
+                     **({"after_s_lower_bound": True, "speedup_upper_bound": True}
+                        if lower_bound(new) else {}),
                      # floors are derived from the roof: present even without measured times
                      "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
     fb, fa = w.total_floors
@@ -364,5 +404,7 @@ def moves_document(w: WhatIf) -> Mapping[str, object]:
                 "total_after_s_range": [w.total_after_s, w.total_after_gap_held_s],
                 "total_after_s_is": "the gap-scaled (fast) end of a range"}
                if w.total_after_gap_held_s is not None else {}),
+            **({"total_after_s_lower_bound": True, "speedup_upper_bound": True}
+               if any(lower_bound(new) for _, new in w.moves) else {}),
             "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
             "after": analysis_to_dict(w.after)}

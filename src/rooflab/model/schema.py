@@ -28,6 +28,7 @@ from .analysis import (
 
 # The names, the number reader, the field hints and the document parts lived here before
 # the split by what they do: every name stays importable from here.
+from .bandwidth_reached import bandwidth_of
 from .canonical_names import level_name, precision_name, unit_name
 from .ceiling import Ceiling, Roof
 from .document_parts import (  # noqa: F401
@@ -308,15 +309,28 @@ def point_to_dict(p: Point, binding: Point | None = None) -> dict[str, Any]:
         "bytes_per_s": p.bytes_per_s, "ridge": p.ridge,
         "attainable_flop_per_s": p.attainable_flop_per_s,
         "achieved_flop_per_s": p.achieved_flop_per_s, "percent_of_roof": p.percent_of_roof,
-        # what the tables show as "achieved" for a kernel without FLOP (copy, sort)
+        # what the tables show as "achieved" for a kernel without FLOP (copy, sort), and
+        # its % of the level's bandwidth (None for a kernel with FLOP): in every verb's rows
         "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
-        "binding": p.binding, **bound, "floor_s": p.floor_s,
-        "overhead_floor_s": p.overhead_floor_s, "floor_ratio": p.floor_ratio,
+        "percent_of_bandwidth": bandwidth_of(p)[1],
+        "binding": p.binding, **bound, **_floors(p), "floor_ratio": p.floor_ratio,
         "time_share": p.time_share,
         "distances": {"below_roof": p.below_roof, "along_slope": p.along_slope,
                       "roof_headroom": p.roof_headroom},
         **({"note": p.note} if p.note else {}),
     }
+
+
+def _floors(p: Point) -> dict[str, float | None]:
+    """The point's floors under the names every document uses (docs/json.md, "Floor
+    keys"): work_floor_s = max(FLOP / P, bytes / B), launch_floor_s = calls x the roof's
+    launch cost, with_launches_s = the larger of the two (whatif's per-kernel rule). The
+    older floor_s (= work_floor_s) and overhead_floor_s (= launch_floor_s) stay for the
+    scripts that read them (review r1_json F1: floor_s is with launches in whatif's moves)."""
+    launch = p.overhead_floor_s
+    return {"floor_s": p.floor_s, "overhead_floor_s": launch, "work_floor_s": p.floor_s,
+            "launch_floor_s": launch,
+            "with_launches_s": p.floor_s if launch is None else max(p.floor_s, launch)}
 
 
 def points_to_dicts(points: Sequence[Point]) -> list[dict[str, Any]]:

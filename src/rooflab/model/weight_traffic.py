@@ -44,6 +44,17 @@ def kernel_bytes(kernel: Kernel | None) -> float:
     return (kernel.bytes.get("DRAM") or sum(kernel.bytes.values())) if kernel else 0.0
 
 
+def share_ai(kernel: Kernel | None, ai: float) -> float:
+    """The AI at the bytes the weight shares are of (kernel_bytes: DRAM's, else every
+    level's), so a share and an AI are of one level: a cache-level point's AI (a naive
+    matmul's L3 AI 0.0312) is not its DRAM AI (42.7), and the weights' floor or the M = 1
+    guess read off the wrong one mixes levels (review r4 F5). `ai` without a kernel or
+    bytes."""
+    nbytes = kernel_bytes(kernel)
+    flop = kernel.total_flop if kernel is not None else 0.0
+    return flop / nbytes if nbytes > 0 and flop > 0 else ai
+
+
 def gemm_shape(kernel: Kernel | None) -> tuple[float, float, float] | None:
     """(m, n, k) of a GEMM-family kernel's meta shape (ops.matmul's, `rooflab llm`'s
     linear layers'); None without all three."""
@@ -149,7 +160,7 @@ def weight_share(kernel: Kernel | None, kind: str, ai: float,
         act = act_size * (m * k + m * n)
         total = nbytes if nbytes > 0 else weights + act
         return min(1.0, weights / total), f"its shape, {src}"
-    if 0 < ai * size / 2 <= GEMV_MAX_ROWS:
+    if 0 < share_ai(kernel, ai) * size / 2 <= GEMV_MAX_ROWS:
         return 1.0, f"its AI, {src}"
     return None
 
@@ -184,9 +195,9 @@ def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str
                 f"{frac:.1%} of its bytes ({src})")
     if src.startswith("its AI"):
         size = weight_size(kernel, precision)[0] or 2.0
-        return (f"AI {fmt_ai(ai)} with {src.removeprefix('its AI, ')} is what a GEMV "
-                f"reaches (each {size:g}-byte weight read once for 2 FLOP); a {kind}'s AI "
-                f"with each operand moved once is about its narrowest dimension x "
+        return (f"AI {fmt_ai(share_ai(kernel, ai))} with {src.removeprefix('its AI, ')} is "
+                f"what a GEMV reaches (each {size:g}-byte weight read once for 2 FLOP); a "
+                f"{kind}'s AI with each operand moved once is about its narrowest dimension x "
                 f"{2 / size:g}, so this is most likely M = 1 (a decode step), which tiling "
                 f"cannot help (give meta shape m/n/k if it is not)")
     return f"weights are {frac:.1%} of its bytes ({src})"

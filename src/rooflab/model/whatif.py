@@ -117,12 +117,15 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
                   before, analyze(roof, after), tuple((k, new) for k in members))
 
 
-def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof) -> WhatIf:
-    """The same kernels on other hardware, each at the efficiency it reaches now."""
+def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof,
+                  judge: Roof | None = None) -> WhatIf:
+    """The same kernels on other hardware, each at the efficiency it reaches now of `roof`
+    (the efficiency basis); judge: the roof they are judged on, where a whole step's gap
+    above its floor is taken (retime.step_gap), when it is not `roof`."""
     inside = ("" if roof.overhead_s is not None or other.overhead_s is None else
               f"; {roof.name} has no launch floor, so its measured times include their "
               f"launches and {other.name}'s launch floor bounds each prediction from below "
               f"rather than adding to it")
     return _apply(roof, kernels, lambda k: k, None, f"on {other.name}",
                   f"each kernel reaches the same fraction of {other.name}'s roof as it "
-                  f"reaches of {roof.name}'s{inside}", new_roof=other)
+                  f"reaches of {roof.name}'s{inside}", new_roof=other, judge=judge)

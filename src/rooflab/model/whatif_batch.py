@@ -5,14 +5,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from ..errors import InputError
 from .advice_memory import weight_share as known_weight_share
 from .analysis import analyze
 from .ceiling import Roof
+from .choose import with_launches_s
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word
-from .retime import WhatIf, _apply
+from .retime import GAP_HELD_META, LOWER_BOUND, WhatIf, _apply, _floor
 from .whatif_weights import weight_share
 
 
@@ -35,8 +37,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         raise InputError(f"batch must be >= 1; got {batch}")
     chosen = [k for k in kernels if names is None or k.name in set(names)]
     unsplit = [k for k in chosen if _unsplit_decode(k, share)]
-    for k in unsplit:
-        _refuse_past_ridge(roof, k, batch, from_batch or meta_batch(k))
+    # past the ridge an unsplit point's time is a lower bound, no prediction (_at_least)
+    past = {k.name: reach for k in unsplit
+            if (reach := _ridge_batch(roof, k, from_batch or meta_batch(k))) is not None
+            and batch > reach}
 
     def change(k: Kernel) -> Kernel:
         b0 = from_batch or meta_batch(k)
@@ -56,9 +60,11 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             "FLOP grows with the batch" + (
                 "; activation (and KV) bytes grow with it for the kernels with a known "
                 "weight share" if split else ""))
-    return _apply(roof, kernels, change, names, f"batch -> {batch}",
-                  "weights are read once for the whole batch (MoE experts: as many as the "
-                  f"batch's tokens touch); {grow}" + _unsplit_words(unsplit, batch))
+    w = _apply(roof, kernels, change, names, f"batch -> {batch}",
+               "weights are read once for the whole batch (MoE experts: as many as the "
+               f"batch's tokens touch); {grow}" + _unsplit_words(unsplit, batch, bool(past))
+               + _past_words(roof, past, batch))
+    return _at_least(w, set(past)) if past else w
 
 
 # Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads
@@ -80,38 +86,64 @@ def _unsplit_decode(k: Kernel, share: float | None) -> bool:
     return known_weight_share(k, kind, ai, k.precision) is None
 
 
-def _refuse_past_ridge(roof: Roof, k: Kernel, batch: int, b0: int) -> None:
-    """Refuse a batch at which an unsplit decode point's AI would pass the ridge: with its
-    bytes held the model says the step takes no longer until then, and past it the KV
-    cache, which grows with the batch and ends batching's gain (seed 004 Day 16: "KV cache
-    是 batching 收益的天花板"), is what decides the time; without a KV figure that is no
-    prediction (TinyLlama at context 500: KV equals the weights at batch 183)."""
+def _ridge_batch(roof: Roof, k: Kernel, b0: int) -> float | None:
+    """The batch at which an unsplit decode point's AI (~ batch, its bytes held) reaches
+    the ridge of its binding ceiling; None where it has no AI on this roof."""
     points = analyze(roof, [k.with_(seconds=None, samples=())]).primary()
     if not points or points[0].ai <= 0:
-        return
-    p = points[0]
-    reach = b0 * p.ridge / p.ai    # the batch at which AI ~ batch reaches the ridge
-    if batch <= reach:
-        return
-    raise InputError(
-        f"--batch {batch}: kernel '{k.name}' is a decode point without a KV/activation "
-        f"split (its weight share, 100 %, is read off its kind), so every byte, KV cache "
-        f"included, would be held fixed; at batch {batch} its AI would be "
-        f"{p.ai * batch / b0:.0f}, past the ridge {p.ridge:.0f} of '{roof.name}' (reached "
-        f"at batch {reach:.0f}), where the KV cache growing with the batch decides the step "
-        f"time (seed 004 Day 16). To predict it, {SPLIT_FIX}; or leave it out with --only")
+        return None
+    return b0 * points[0].ridge / points[0].ai
 
 
-def _unsplit_words(unsplit: Sequence[Kernel], batch: int) -> str:
-    """The assumption an unsplit decode point's prediction rests on, at the batch asked."""
+def _past_words(roof: Roof, past: Mapping[str, float], batch: int) -> str:
+    """Why an unsplit decode point past the ridge gets a lower bound, not a time: with its
+    bytes held the model says the step takes no longer until the ridge; past it the KV
+    cache, which grows with the batch and ends batching's gain (seed 004 Day 16: "KV cache
+    是 batching 收益的天花板"), decides the time, and without a KV figure the compute floor
+    batch x FLOP / peak is all that is sure: the KV cache left out can only lengthen the
+    step (review 18a F10: TinyLlama at context 500 has KV equal to its weights at batch
+    183). It was refused with exit 2 one batch past the ridge, after a full answer below."""
+    if not past:
+        return ""
+    names = ", ".join(list(past)[:3]) + (f" and {len(past) - 3} more" if len(past) > 3
+                                         else "")
+    reach = min(past.values())
+    return (f"; past the ridge of '{roof.name}' (reached at batch {reach:.0f}) {names} "
+            f"takes at least its compute floor at batch {batch}, batch x FLOP / peak with "
+            f"its launches: a lower bound, not a prediction, since the KV cache growing "
+            f"with the batch decides the step time there and leaving it out can only make "
+            f"the step longer")
+
+
+def _at_least(w: WhatIf, past: set[str]) -> WhatIf:
+    """`w` with the moved kernels named in `past` timed at their floor with launches
+    (choose.with_launches_s on the new roof), marked as a lower bound (retime.LOWER_BOUND)
+    and without a gap-held range: their kept-efficiency time is no prediction there."""
+    roof = w.after.roof
+    swap: dict[int, Kernel] = {}
+    for old, new in w.moves:
+        if old.name in past and new.seconds is not None:
+            floor = with_launches_s(_floor(roof, new)[0], new.calls, roof.overhead_s)
+            meta = {k: v for k, v in new.meta.items() if k not in GAP_HELD_META}
+            swap[id(new)] = new.with_(seconds=floor, meta={**meta, LOWER_BOUND: True})
+    after = [swap.get(id(k), k) for k in w.after.kernels]
+    moves = tuple((old, swap.get(id(new), new)) for old, new in w.moves)
+    return replace(w, after=analyze(roof, after), moves=moves)
+
+
+def _unsplit_words(unsplit: Sequence[Kernel], batch: int, past: bool = False) -> str:
+    """The assumption an unsplit decode point's prediction rests on, at the batch asked;
+    past: the batch is past the ridge, where _past_words bounds the time from below rather
+    than saying it takes no longer."""
     if not unsplit:
         return ""
     names = ", ".join(k.name for k in unsplit[:3]) + (
         f" and {len(unsplit) - 3} more" if len(unsplit) > 3 else "")
     return (f"; {names}: no KV/activation split (weights 100 % of the bytes, read off the "
             f"kind), so this assumes the KV cache and activations are negligible at batch "
-            f"{batch} and the step takes no longer; they are not at long contexts (seed 004 "
-            f"Day 16: KV bytes grow with the batch and bend the curve): {SPLIT_FIX}")
+            f"{batch}{'' if past else ' and the step takes no longer'}; they are not at "
+            f"long contexts (seed 004 Day 16: KV bytes grow with the batch and bend the "
+            f"curve): {SPLIT_FIX}")
 
 def expert_weight_ratio(k: Kernel, r: float) -> float:
     """How much more expert weight a batch r times larger reads: routed-expert kernels of

@@ -7,14 +7,17 @@ no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from ..units import canonical_dtype, dtype_bytes, flop_precision
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
+from .analysis import analyze
 from .ceiling import Roof
 from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dtype
 from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
+from .whatif_precision_cap import capped_roof, old_precision
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
 # pointers): index-width data, so they keep their bytes whatever the values' precision.
@@ -25,7 +28,7 @@ MATRIX_META = ("read_only_bytes", "weight_bytes")
 
 
 def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
-                     names: Iterable[str] | None = None) -> WhatIf:
+                     names: Iterable[str] | None = None, nominal: Roof | None = None) -> WhatIf:
     """Do the same math in another precision: bytes scale by the element size ratio.
 
     The old element size is that of the dtype the kernel's meta names (shape.dtype, else
@@ -38,7 +41,10 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     (opkind.is_sparse) keeps its integer indices: advice_sparse.sparse_bytes_ratio scales
     its values and vectors only (all its bytes where its split is unknown). The byte
     totals in meta (bytes_split, read_only_bytes, weight_bytes) scale with the bytes
-    (meta_bytes_in_precision), so the new kernel's meta agrees with its bytes."""
+    (meta_bytes_in_precision), so the new kernel's meta agrees with its bytes.
+    nominal: the same machine's nominal roof; where given, the new precision's measured
+    ceiling is held to the nominal new/old ratio (whatif_precision_cap; review r4 F4: a
+    loaded probe's fp32/fp64 13.1x predicted 13.18x for a kernel that gained 1.31x)."""
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
     dtype = canonical_dtype(precision)
@@ -60,14 +66,29 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                        bytes={lv: b * moved for lv, b in k.bytes.items()},
                        unit=_unit_in(k, tensor), meta=meta_in_dtype(meta, named, ratio))
 
-    return _apply(roof, kernels, change, names, f"precision -> {new_p}",
-                  f"every byte is element data stored in the kernel's dtype, now "
-                  f"{size:g} byte(s) per element (per part, for complex data); the math "
-                  f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
-                  + ("; a sparse kernel's integer indices and row pointers keep their width"
-                     if any(_sparse(k) for k in kernels) else "")
-                  + ("; a kernel of several precisions converts its dominant one, the "
-                     "others (epilogue) stay" if mixed else ""))
+    names = None if names is None else list(names)
+    target, caps = capped_roof(roof, nominal, old_precision(kernels, names), new_p)
+    w = _apply(roof, kernels, change, names, f"precision -> {new_p}",
+               f"every byte is element data stored in the kernel's dtype, now "
+               f"{size:g} byte(s) per element (per part, for complex data); the math "
+               f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
+               + ("; a sparse kernel's integer indices and row pointers keep their width"
+                  if any(_sparse(k) for k in kernels) else "")
+               + ("; a kernel of several precisions converts its dominant one, the "
+                  "others (epilogue) stay" if mixed else "")
+               + "".join(f"; {n}" for n in caps),
+               new_roof=target if caps else None)
+    return _only_chosen(w, kernels, names, target) if caps else w
+
+
+def _only_chosen(w: WhatIf, kernels: Sequence[Kernel], names: list[str] | None,
+                 target: Roof) -> WhatIf:
+    """`w` (applied with a capped roof as its new roof, which retimes every kernel) with
+    the kernels not named back as they were: a kernel not moved keeps its measured time."""
+    moved = {id(old): new for old, new in w.moves if names is None or old.name in names}
+    after = [moved.get(id(k), k) for k in kernels]
+    return replace(w, after=analyze(target, after),
+                   moves=tuple((o, n) for o, n in w.moves if id(o) in moved))
 
 
 def _sparse(k: Kernel) -> bool:

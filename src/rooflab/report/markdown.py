@@ -11,13 +11,35 @@ import re
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Analysis, Point, Unplaced, held_on
+from ..model.analysis import Analysis, Point, Unplaced
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
-from ..model.kernel import Kernel
 from ..model.machine import Machine, machine_of
-from ..model.sanity import ABOVE_TOLERANCE
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
+
+# The read-with-care lines and the probe's shortened load note live in read_with_care.py;
+# their names stay importable from here.
+from .read_with_care import (  # noqa: F401
+    _CAUSE,
+    _PAREN,
+    _SHARED,
+    _UNCERTAIN,
+    DATASHEET,
+    DEVICE_MISMATCH,
+    LOAD_SAID,
+    LOADED_PROBE,
+    _floor,
+    _kernel_at,
+    _low_compute,
+    _shared_short,
+    above_roof,
+    ai_high_warnings,
+    load_said,
+    loaded_advice,
+    ridge_band_warnings,
+    short_doubt,
+    trust_warnings,
+)
 
 # The record table (seed 004's 记录表) lives in record_table.py, one source for the
 # terminal, the files and --json; its names stay importable from here.
@@ -108,11 +130,6 @@ def _share(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f} %"
 
 
-def above_roof(d: Diagnosis) -> bool:
-    """Faster than its roof allows (beyond the sanity tolerance)."""
-    return d.headroom is not None and d.headroom < 1 / (1 + ABOVE_TOLERANCE)
-
-
 def headroom_cell(d: Diagnosis) -> str:
     if d.headroom is None:
         return "-"
@@ -121,145 +138,6 @@ def headroom_cell(d: Diagnosis) -> str:
     return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else
                                    " (write-allocate)" if above_roof(d) and d.write_allocate
                                    else " (above roof)" if above_roof(d) else "")
-
-
-
-
-def _floor(row) -> float:
-    """The fraction of nominal under which a measured ceiling reads as a disturbed probe:
-    the probe's own floors (probe/nominal.py: bandwidth 60 %, compute 50 %), so `report`
-    and `probe` flag the same ceilings; ridges and the launch floor are not judged."""
-    from ..probe.nominal import BANDWIDTH_FLOOR, COMPUTE_FLOOR
-
-    return {"B/s": BANDWIDTH_FLOOR, "FLOP/s": COMPUTE_FLOOR,
-            "OP/s": COMPUTE_FLOOR}.get(row.unit, 0.0)
-
-
-# The notes `rooflab report` adds when --on names another device than the kernels ran on
-# (ingest.profile_import.device_mismatch): the whole report is judged on the wrong roof.
-DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
-                   "the kernels ran on the CPU")
-# How model/datasheet_note.py's note starts: a catalog roof judging measured times.
-DATASHEET = "judged on datasheet peaks"
-
-
-def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
-                   notes: Sequence[str] = (), kernels: Sequence[Kernel] = ()) -> list[str]:
-    """What makes the whole report doubtful: a roof of another device than the kernels ran
-    on (from `notes`), kernels above their roof, measured ceilings far below nominal (a
-    disturbed probe) or a compute peak at 50-70 % of it (the probe's quiet note). kernels:
-    the analysis's (ridge_band_warnings)."""
-    out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
-    # a write_allocate finding (sanity: counter bytes up to 4/3 over a STREAM-counted DRAM
-    # roof) already says why such a kernel is above it: its counts are not wrong
-    above = [d for d in diags if above_roof(d) and not d.write_allocate]
-    if above:
-        out.append(f"{len(above)} kernel(s) run faster than the roof allows: "
-                   + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above)
-                   + ". The roof is too low for them or their counts are wrong; their "
-                     "ranking and advice mean little until that is fixed (see their sanity "
-                     "checks).")
-    out += ai_high_warnings(diags)
-    if profile is not None:
-        from .tables import profile_rows
-
-        load = [f"{LOAD_SAID}{note}."
-                for key in ("machine_load", "device_load")   # the probe said it was disturbed
-                for note in ((profile.extras or {}).get(key) or {}).get("notes") or ()]
-        touched = loaded_advice(diags)
-        if load and touched:
-            load[-1] += (f" It makes the advice for {touched} kernel(s) uncertain (marked "
-                         f"'{LOADED_PROBE}' there).")
-        out += load
-        out += _low_compute(profile, out)
-        low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
-               if r.ratio is not None and r.ratio < _floor(r)]
-        if low:
-            from ..probe.nominal import healthy_range
-
-            device = "cpu" if (profile.host or {}).get("kind") == "cpu" else "gpu"
-            out.append(f"Measured ceilings far below nominal (a quiet probe reaches "
-                       f"{healthy_range(device)} of a nominal compute peak): "
-                       f"{', '.join(low)}. The probe was most likely disturbed by other "
-                       f"load; every % of roof held by those ceilings is inflated by as much. "
-                       f"Re-probe on a quiet machine, or judge by the nominal roof.")
-        out += ridge_band_warnings(diags, profile, kernels)
-    # The datasheet note (model/datasheet_note.py) is not among these: judging on a catalog
-    # roof is rooflab's most common use, not a fault of this report, so it stays a plain
-    # note under the tables (and in --json's notes) rather than a bold line on every report.
-    return out
-
-
-def _low_compute(profile: MachineProfile, said: Sequence[str]) -> list[str]:
-    """The probe's quiet note on a compute peak at 50-70 % of nominal (seed 000 §3.2), once:
-    a probed profile carries it in its measured roof's notes, a hand-written one does not
-    (probe/nominal.py profile_low_notes). said: the lines already there."""
-    from ..probe.nominal import low_compute_notes
-
-    if profile.measured is None or profile.nominal is None:
-        return []
-    device = "cpu" if (profile.host or {}).get("kind") == "cpu" else "gpu"
-    return [n for n in low_compute_notes(profile.measured, profile.nominal, device)
-            if n not in said]
-
-
-def ai_high_warnings(diags: Sequence[Diagnosis]) -> list[str]:
-    """The read-with-care line for kernels whose AI is too high for their op (sanity's
-    ai_high: seed 000 §6.3, FLOP or bytes miscounted): like a point above its roof, their
-    counts are wrong, so their bound, gain and advice are too (review 12a #3)."""
-    flagged = [(d, f) for d in diags for f in d.findings if f.check == "ai_high"]
-    if not flagged:
-        return []
-    named = ", ".join(f"{d.kernel} (AI {fmt_ai(d.point.ai)})" if f.level == d.point.level
-                      else d.kernel for d, f in flagged)
-    return [f"{len(flagged)} kernel(s) have an AI too high for their op: {named}. Their FLOP "
-            f"or bytes are most likely miscounted (writes left out, a multiply-add counted "
-            f"twice); their bound, gain and advice mean little until the counts are fixed "
-            f"(see their ai_high checks)."]
-
-
-def _kernel_at(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
-    """The point's kernel in `kernels` (the analysis's: p.kernel_index indexes them);
-    None for a point of no kernel there."""
-    i = p.kernel_index
-    return kernels[i] if 0 <= i < len(kernels) and kernels[i].name == p.kernel else None
-
-
-def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
-                        kernels: Sequence[Kernel] = ()) -> list[str]:
-    """Kernels whose AI lies between the measured and the nominal ridge: the two roofs put
-    them on opposite sides, so memory- vs compute-bound (and the advice) depends on which
-    roof is believed. Seed 004: near the ridge only the measured lines decide (T4: measured
-    185, nominal 203; AI 180-200 flips). kernels: the analysis's, so that a mixed-precision
-    kernel's nominal ridge is its weighted one, as its ridge on this roof is."""
-    nominal = profile.nominal
-    if nominal is None or not nominal.compute:
-        return []
-    out, names = [], []
-    for d in diags:
-        p = d.point
-        m = nominal.find_memory(p.level)
-        if m is None or not p.ai or p.ai <= 0:
-            continue
-        held = held_on(nominal, p, _kernel_at(kernels, p))
-        c, name = held.ceiling, held.label
-        nominal_ridge = c.value / m.value
-        if p.memory_bound_side == (p.ai < nominal_ridge):
-            continue
-        side = "memory" if p.memory_bound_side else "compute"
-        other = "compute" if side == "memory" else "memory"
-        names.append(f"{p.kernel} (AI {fmt_ai(p.ai)}: {side} here, {other} nominal)")
-        out.append(f"{p.kernel}: AI {fmt_ai(p.ai)} lies between the ridges of the two roofs "
-                   f"({fmt_ai(p.ridge)} on this one, {fmt_ai(nominal_ridge)} nominal, "
-                   f"{name} / {p.level}): this roof calls it {side}-side, the nominal "
-                   f"one {other}-side. Near the ridge only measured lines decide (seed 004); "
-                   f"check that the probe measured this ceiling well before acting on it.")
-    if len(out) > 3:   # one line, not a wall of them
-        return [f"{len(names)} kernels lie between the measured and the nominal ridge, so "
-                f"the two roofs put them on opposite sides: {'; '.join(names)}. Near the "
-                f"ridge only measured lines decide (seed 004); check that the probe measured "
-                f"those ceilings well before acting on their bound."]
-    return out
 
 
 def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
@@ -356,49 +234,6 @@ def advice_rows(d: Diagnosis, said: bool = False) -> list[tuple[str, ...]]:
     return [(a.action, short_doubt(a.detail, said), a.shrinks, fmt_ai(a.new_ai),
              fmt_rate(a.new_flop_per_s, d.point.precision),
              f"{a.speedup:.2f}x", short_doubt(a.assumption, said)) for a in d.advice]
-
-
-# A loaded probe's note is one long sentence (probe/cpu/flags.py, ~170 characters) that
-# model.advice appends to every lever of every kernel judged on that roof: a six-kernel
-# report said it 15 times in the terminal and 20 in .md (review 18c F16), and the advice
-# drowned. The reports say it once, in the read-with-care line (trust_warnings, with the
-# count of kernels it touches), and each advice points there.
-LOADED_PROBE = "uncertain (loaded probe, see top)"
-_PAREN = r"\(((?:[^()]|\([^()]*\))*)\)"      # (...), one level of (...) inside
-_SHARED = re.compile(r"the roof's probe shared the machine " + _PAREN)
-_UNCERTAIN = re.compile(r"uncertain: the roof's probe shared the machine " + _PAREN)
-_CAUSE = re.compile(r"\(the roof's probe: " + _PAREN[2:])    # sanity_timing's cause
-
-
-LOAD_SAID = "When this profile was measured, "
-
-
-def load_said(warnings: Sequence[str]) -> bool:
-    """Whether the read-with-care lines (trust_warnings) say the probe's load note: only
-    then may the advice point to the top for it."""
-    return any(w.startswith(LOAD_SAID) for w in warnings)
-
-
-def short_doubt(text: str, said: bool = True) -> str:
-    """An advice's detail or assumption (or a finding's cause) with the probe's load note
-    replaced by a pointer to the report's top, where it is said (said; else unchanged):
-    "...; uncertain: the roof's probe shared the machine (60% other load: other processes
-    used ...)" -> "...; uncertain (loaded probe, see top)"."""
-    if not said:
-        return text
-    text = _CAUSE.sub("(the roof's probe was loaded: see top)", text)
-    return _SHARED.sub(_shared_short, _UNCERTAIN.sub(LOADED_PROBE, text))
-
-
-def _shared_short(m: re.Match) -> str:
-    share, sep, _ = m.group(1).partition(" other load: ")
-    return f"the roof's probe shared the machine ({share + ' other load; ' if sep else ''}see top)"
-
-
-def loaded_advice(diags: Sequence[Diagnosis]) -> int:
-    """How many of the kernels' advice rests on a loaded probe (short_doubt shortens it)."""
-    return sum(any(_SHARED.search(a.detail) or _SHARED.search(a.assumption)
-                   for a in d.advice) for d in diags)
 
 
 def record_rows(analysis: Analysis, profile: MachineProfile | None, top: int = 5,

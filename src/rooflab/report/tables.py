@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
+from ..model.bandwidth_reached import bandwidth_of as bandwidth_of  # re-exported: one copy
 from ..model.ceiling import Ceiling, Roof
 from ..probe.stats import summarize
 from ..units import fmt_ai, fmt_seconds, rate_unit, si
@@ -61,18 +62,6 @@ class ProfileRow:
                 "-" if self.spread is None else f"{self.spread:.1%}" + (" !" if self.warning
                                                                            else ""),
                 str(self.samples) if self.samples else "-")
-
-
-def bandwidth_of(p) -> tuple[float | None, float | None]:
-    """(bytes/s moved, % of its level's bandwidth ceiling) of an analysed point without
-    FLOP (a copy, a sort), else (None, None): with no FLOP there is no FLOP/s, and what the
-    kernel reaches is the bandwidth (seed 000 §3.1: a copy reaches 85-92 % of spec). One
-    implementation for every table (ncu/torch/rocprof's, report's .md/.html/--json): review
-    12a #14 fixed `ncu` alone, and `report` still showed '0 FLOP/s | -' (review 13v F-C)."""
-    if not p.seconds or p.flop > 0:
-        return None, None
-    moved = p.bytes / p.seconds
-    return moved, (100.0 * moved / p.bytes_per_s if p.bytes_per_s > 0 else None)
 
 
 def bandwidth_note(kernel: str, level: str) -> str:

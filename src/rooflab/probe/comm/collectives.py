@@ -40,6 +40,9 @@ class SweepPlan:
     samples: int           # samples per size
     warmup: int            # untimed calls per size
     max_iters: int = 1000
+    # calls per sample at least: a single call of a large message on a loaded host is one
+    # scheduler hiccup away from 2x (review r3 F4: 64 MiB samples of 111-199 ms)
+    min_iters: int = 1
 
 
 PLANS = {p.name: p for p in (
@@ -48,11 +51,11 @@ PLANS = {p.name: p for p in (
     SweepPlan("tiny", (KiB, 16 * KiB, 256 * KiB, 4 * MiB, 16 * MiB), budget_s=1.0,
               sample_s=0.003, samples=3, warmup=2, max_iters=50),
     SweepPlan("quick", _sizes(KiB, 256 * MiB, 4), budget_s=3.0, sample_s=0.01, samples=5,
-              warmup=1),
+              warmup=1, min_iters=3),
     SweepPlan("default", _sizes(KiB, 256 * MiB, 2), budget_s=10.0, sample_s=0.02, samples=7,
-              warmup=2),
+              warmup=2, min_iters=3),
     SweepPlan("full", _sizes(KiB, 1024 * MiB, 2), budget_s=30.0, sample_s=0.05, samples=10,
-              warmup=3),
+              warmup=3, min_iters=3),
 )}
 
 
@@ -224,7 +227,8 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
         if prev is not None and len(rows) >= 2:
             # Predict this size from the last one (time grows at most linearly with size).
             one = prev.seconds * size / prev.nbytes
-            guess = one * (calls - plan.samples) + plan.samples * max(plan.sample_s, one)
+            guess = one * (calls - plan.samples) + plan.samples * max(plan.sample_s,
+                                                                      plan.min_iters * one)
             if spent + guess > plan.budget_s:
                 stopped = (f"{_fmt(size)} would take about {guess:.2g} s more, past the "
                            f"{plan.budget_s:g} s budget per collective ({spent:.2f} s spent); "
@@ -239,7 +243,8 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
         comm.sync()
         # The best of three single calls sets the loop length (a first call can stall).
         (one,) = comm.agree_max([min(_timed(comm, op, 1) for _ in range(3))])
-        iters = int(min(plan.max_iters, max(1, round(plan.sample_s / max(one, 1e-9)))))
+        iters = int(min(plan.max_iters, max(plan.min_iters,
+                                             round(plan.sample_s / max(one, 1e-9)))))
         local = [_timed(comm, op, iters) for _ in range(plan.samples)]
         agreed = comm.agree_max(local + [comm.clock() - t_start])
         spent += agreed[-1]

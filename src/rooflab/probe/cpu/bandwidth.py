@@ -209,7 +209,8 @@ DRAM_OUTLIER = 1.20
 
 
 def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float],
-               caps: dict[str, float] | None = None) -> tuple[int, str | None]:
+               caps: dict[str, float] | None = None,
+               medians: Sequence[float] | None = None) -> tuple[int, str | None]:
     """The sweep point that stands for DRAM, and a note when the best one was set aside.
 
     Candidates: the points whose every triad array is at least 4x the last-level cache
@@ -217,16 +218,22 @@ def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float]
     best candidate is used unless it lies more than DRAM_OUTLIER above the median of the
     others: then the best of the rest is used; when it is the only candidate, against its
     plateau neighbours: then the neighbour at their median is used. The note says so
-    (STREAM/likwid practice: a DRAM figure must hold over several sizes beyond the LLC)."""
+    (STREAM/likwid practice: a DRAM figure must hold over several sizes beyond the LLC).
+    A best point whose median sample beats every other candidate's best is kept: a
+    sustained reading at arrays >= 4x the LLC cannot be cache-assisted, and load only
+    lowers the others (review r4 F1: 14.4 GB/s, median 13.6, set aside for a 10.0 best)."""
     caps = caps or {}
     idx = list(range(plateau.first, plateau.last + 1))
     llc = max(caps.values()) if caps else 0.0
     far = [i for i in idx if llc and sizes[i] >= 12 * llc * 0.99] or [plateau.last]
     far.sort(key=lambda i: values[i], reverse=True)
-    best, dropped = far[0], []
+    best, dropped, kept = far[0], [], None
     while len(far) - len(dropped) > 1:          # other sizes beyond the LLC to compare with
         rest = [i for i in far if i != best and i not in dropped]
         if values[best] <= DRAM_OUTLIER * statistics.median(values[i] for i in rest):
+            break
+        if _sustained(best, rest, values, medians):
+            kept = rest
             break
         dropped.append(best)
         best = max(rest, key=lambda i: values[i])
@@ -237,7 +244,7 @@ def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float]
             dropped.append(best)
             best = min(rest, key=lambda i: (abs(values[i] - mid), -sizes[i]))
     if not dropped:
-        return best, None
+        return best, _kept_note(best, kept, values, sizes, medians) if kept else None
     top = dropped[0]
     return best, (
         f"DRAM: the best point ({si(values[top], 'B/s')} at {fmt_bytes(sizes[top])} per "
@@ -247,15 +254,35 @@ def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float]
         f"{fmt_bytes(sizes[best])} per thread (plateau median {si(plateau.bytes_per_s, 'B/s')})")
 
 
+def _sustained(best: int, rest: Sequence[int], values: Sequence[float],
+               medians: Sequence[float] | None) -> bool:
+    """Whether the best point's median sample beats the best sample of every other
+    candidate: then it is no lucky sample, and the others are the disturbed ones."""
+    return medians is not None and medians[best] > max(values[i] for i in rest)
+
+
+def _kept_note(best: int, rest: Sequence[int], values: Sequence[float],
+               sizes: Sequence[float], medians: Sequence[float]) -> str:
+    low = max(rest, key=lambda i: values[i])
+    return (f"DRAM: the sizes beyond 4x the LLC disagree by "
+            f"{values[best] / values[low] - 1:.0%} ({si(values[best], 'B/s')} at "
+            f"{fmt_bytes(sizes[best])} per thread, {si(values[low], 'B/s')} at "
+            f"{fmt_bytes(sizes[low])}); the best point's median ({si(medians[best], 'B/s')}) "
+            f"is above the other's best, so the lower one was disturbed (load only lowers a "
+            f"rate): the DRAM ceiling uses {si(values[best], 'B/s')}; rerun on a quieter "
+            f"machine to confirm")
+
+
 def representative(level: str, plateau: Plateau, values: Sequence[float],
-                   sizes: Sequence[float], caps: dict[str, float] | None = None) -> int:
+                   sizes: Sequence[float], caps: dict[str, float] | None = None,
+                   medians: Sequence[float] | None = None) -> int:
     """The sweep point that stands for a level. DRAM: dram_point. A cache: the
     best point of its plateau well inside the level (above 1.5x the level below, below
     the level's size / 1.5), or the best of the whole plateau when none is (wrong sizes)."""
     idx = list(range(plateau.first, plateau.last + 1))
     caps = caps or {}
     if level == "DRAM":
-        return dram_point(plateau, values, sizes, caps)[0]
+        return dram_point(plateau, values, sizes, caps, medians)[0]
     order = [lv for lv in ("L1", "L2", "L3") if lv in caps]
     if level in caps:
         below = caps[order[order.index(level) - 1]] if order.index(level) > 0 else 0.0
@@ -265,7 +292,7 @@ def representative(level: str, plateau: Plateau, values: Sequence[float],
 
 
 def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches,
-                 threads: int, tol: float = 0.12
+                 threads: int, tol: float = 0.12, medians: Sequence[float] | None = None
                  ) -> tuple[dict[str, Plateau], dict[str, int], tuple[str, ...]]:
     """Plateaus, their level names, the representative point of each, and notes.
 
@@ -285,8 +312,9 @@ def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches
         p = levels["DRAM"]
         levels["DRAM"] = Plateau(p.first, len(sizes) - 1, p.bytes_per_s)
     levels, more = _fill_missing(levels, values, sizes, caps)
-    chosen = {lv: representative(lv, p, values, sizes, caps) for lv, p in levels.items()}
-    outlier = dram_point(levels["DRAM"], values, sizes, caps)[1]
+    chosen = {lv: representative(lv, p, values, sizes, caps, medians)
+              for lv, p in levels.items()}
+    outlier = dram_point(levels["DRAM"], values, sizes, caps, medians)[1]
     more += (outlier,) if outlier else ()
     order = {lv: i for i, lv in enumerate(LEVELS)}
     return dict(sorted(levels.items(), key=lambda kv: order[kv[0]])), chosen, notes + more

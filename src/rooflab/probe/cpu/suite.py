@@ -108,7 +108,8 @@ def _sweep(host, spec, team, stages, dram_total, pool) -> tuple[dict, dict[str, 
             rate = bw.measure_stream(kernel, s, team, spec.plan, pool=pool)[0]
         rates.append(rate)
     bests = [r.best for r in rates]   # best: other load only ever lowers a rate
-    levels, chosen, notes = bw.label_levels(bests, sizes, host.caches, team.threads)
+    levels, chosen, notes = bw.label_levels(bests, sizes, host.caches, team.threads,
+                                            medians=[r.median for r in rates])
     ceilings: dict[str, Ceiling] = {}
     for level, p in levels.items():
         i = chosen[level]

@@ -291,14 +291,18 @@ def _step_dict(t: StepTiming) -> dict[str, Any]:
                      "flop": op.flop, "bytes": op.bytes,
                      "bytes_split": {k: op.split(k) for k in ("weights", "activations", "kv")},
                      "kv_read_bytes": op.kv_read, "kv_write_bytes": op.kv_write,
+                     # work_floor_s: the name every document gives max(FLOP/P, bytes/B)
+                     # (docs/json.md "Floor keys"); floor_s stays for old scripts
                      "ai": p.ai if p.ai != float("inf") else None, "floor_s": p.floor_s,
+                     "work_floor_s": p.floor_s,
                      "floor_per_call_s": p.floor_s / op.calls, "bound": p.bound,
                      "binding": p.binding})
     lo, hi = t.launch_s_range
     return {"phase": st.phase, "batch": st.batch, "q_len": st.q_len, "context": st.context,
             "flop": st.flop, "bytes": st.bytes, "bytes_split": st.bytes_split, "ai": st.ai,
             "kv_read_bytes": st.kv_read_bytes, "kv_write_bytes": st.kv_write_bytes,
-            "floor_s": t.floor_s, "with_launches_s": t.with_launches_s,
+            "floor_s": t.floor_s, "work_floor_s": t.floor_s,
+            "with_launches_s": t.with_launches_s,
             "fused_floor_s": t.fused_floor_s, "bound": t.bound,
             "tokens_per_s": t.tokens_per_s,
             "launches": {"per_step": st.launches, "per_layer": st.per_layer_kernels(),
@@ -338,7 +342,8 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                    "tpot_with_launches_s": r.decode.with_launches_s},
         "footprint": {"weights_bytes": fp.weights, "kv_bytes": fp.kv,
                       "kv_bytes_per_token": fp.kv_per_token,
-                      "activations_bytes": fp.activations, "total_bytes": fp.total,
+                      "activations_bytes": fp.activations,
+                      "decode_logits_bytes": fp.logits, "total_bytes": fp.total,
                       "device_bytes": fp.device_bytes, "fits": fp.fits,
                       "max_batch": fp.max_batch, "context": fp.context},
     }

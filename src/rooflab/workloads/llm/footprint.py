@@ -4,7 +4,10 @@ The prefill activations are a workspace reserved once, for one prompt in flight,
 per sequence: a serving engine sizes its KV pool as memory - weights - the peak of one
 profile run (vLLM Worker.determine_num_available_blocks / profile_run at
 max_num_batched_tokens), and the decode step's own activations per sequence are a few
-hidden vectors (kB) against a cache of MB (review 18d B)."""
+hidden vectors (kB) against a cache of MB (review 18d B). The sampler's fp32 logits of
+the decode batch (batch x vocab x 4 B) are reserved too, per sequence: vLLM's profile run
+samples a dummy max_num_seqs batch (GPUModelRunner._dummy_sampler_run), so the largest
+batch pays its own row of logits beside its KV (H1: 763 -> 758 on Llama-3-8B, H100)."""
 
 from __future__ import annotations
 
@@ -32,10 +35,13 @@ class Footprint:
     # held here, before any sliding window fills; kv = batch x context x this when no
     # layer has a window (kv_bytes_per_token)
     kv_per_token: float = 0.0
+    # the sampler's fp32 logits of the decode batch, batch x vocab x 4 B (0 on a pipeline
+    # stage without the LM head)
+    logits: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.weights + self.kv + self.activations
+        return self.weights + self.kv + self.activations + self.logits
 
     @property
     def fits(self) -> bool | None:
@@ -47,13 +53,14 @@ class Footprint:
 
     @property
     def max_batch(self) -> int | None:
-        """The largest batch whose KV fits beside the weights and the one prefill
-        workspace: floor((memory - weights - activations) / KV per sequence) (0 when the
-        weights and workspace alone do not fit; None when the device memory is unknown)."""
+        """The largest batch whose KV and decode logits fit beside the weights and the one
+        prefill workspace: floor((memory - weights - activations) / (KV + logits per
+        sequence)) (0 when the weights and workspace alone do not fit; None when the
+        device memory is unknown)."""
         if self.device_bytes is None:
             return None
         free = self.device_bytes - self.weights - self.activations
-        per_seq = self.kv_per_sequence
+        per_seq = self.kv_per_sequence + self.logits / self.batch
         return max(0, math.floor(free / per_seq)) if per_seq > 0 else None
 
 
@@ -122,9 +129,18 @@ def activation_bytes_per_sequence(cfg: ModelConfig, s: Settings, prompt: int) ->
     return live + scores + cfg.vocab * 4.0
 
 
+def decode_logits_bytes(cfg: ModelConfig, s: Settings, batch: int) -> float:
+    """The sampler's fp32 logits of a decode batch: batch x vocab x 4 B (vLLM samples in
+    fp32 whatever the model's dtype; Llama-3's 128,256 x 4 = 513,024 B a sequence). Under
+    --tp `cfg` is one rank's shard, and the sampler sees the gathered logits: tp shards
+    of ceil(vocab / tp), the whole vocabulary (LogitsProcessor._gather_logits)."""
+    return batch * cfg.vocab * s.tp * 4.0
+
+
 def footprint(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,
               device_bytes: float | None = None) -> Footprint:
     return Footprint(batch=batch, context=context, weights=weight_bytes(cfg, s),
                      kv=batch * kv_bytes_per_sequence(cfg, s, context),
                      activations=activation_bytes_per_sequence(cfg, s, prompt),
-                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(cfg, s))
+                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(cfg, s),
+                     logits=decode_logits_bytes(cfg, s, batch))

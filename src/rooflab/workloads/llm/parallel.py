@@ -1,6 +1,9 @@
 """Tensor parallelism (Megatron-LM, Shoeybi et al. 2019, arXiv:1909.08053): each device holds
 1/tp of the heads, of the MLP width and of the vocabulary; two all-reduces of the hidden
-state per layer (after attention and after the MLP).
+state per layer (after attention and after the MLP), one of the embedded tokens per
+forward pass (vLLM VocabParallelEmbedding.forward: each rank looks up the ids in its
+slice of the vocabulary, zeroes the others, tensor_model_parallel_all_reduce), and the
+vocab-parallel logits gathered once.
 
 Each all-reduce is model.parallel.Link.allreduce_s, the ring (nccl-tests' bus bandwidth
 convention, FACTS.md "Communication"): 2(n-1) x hop latency + 2(n-1)/n x bytes / bus
@@ -14,7 +17,8 @@ from dataclasses import dataclass, replace
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from ...model.parallel import Link, TPStep, link_from_roof
+from ...model.comm_link import ring_hops
+from ...model.parallel import Link, TPStep, allreduce_link_bytes, link_from_roof
 from .config import ModelConfig
 from .kernels import decode_step
 from .settings import Settings
@@ -35,6 +39,11 @@ def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
                      name=f"{cfg.name} (1/{tp} per device)")
 
 
+# The hop latency the TPOT line weighs when a link has none (catalog links): 1 us, the order
+# of NCCL's per-hop cost on NVLink/PCIe (review r3 F2); a sensitivity, not a default.
+HOP_SENSITIVITY_S = 1e-6
+
+
 @dataclass(frozen=True)
 class TPResult:
     """A decode step at tensor-parallel degree `tp`: one device's kernels, then
@@ -50,12 +59,43 @@ class TPResult:
     # the vocab-parallel lm_head's logits, batch x vocab, gathered once a step (vLLM
     # LogitsProcessor._gather_logits, TRT-LLM gather_output); review 18d E
     gather_bytes: float = 0.0
+    # the vocab-parallel embedding's all-reduce of the embedded tokens, batch x hidden x
+    # 16-bit, once per forward pass (vLLM VocabParallelEmbedding); 0 on one device
+    embedding_bytes: float = 0.0
 
     @property
     def comm_s(self) -> float:
-        """The step's all-reduces on the link, latency included (the logits gather apart:
-        gather_s; a pipeline's stages share the all-reduces, the last one gathers)."""
+        """The step's per-layer all-reduces on the link, latency included (the embedding's
+        all-reduce apart: embedding_s; the logits gather apart: gather_s; a pipeline's
+        stages share the per-layer all-reduces, the first one embeds, the last gathers)."""
         return self._allreduces_s(self.allreduce_bytes)
+
+    @property
+    def embedding_s(self) -> float:
+        """The embedding's one all-reduce of batch x hidden (Link.allreduce_s)."""
+        return self._one_allreduce_s(self.embedding_bytes)
+
+    @property
+    def prefill_embedding_s(self) -> float:
+        """The prefill's embedding all-reduce: every prompt token, batch x prompt x hidden."""
+        return self._one_allreduce_s(self.embedding_bytes * self.prompt)
+
+    @property
+    def link_s(self) -> float:
+        """Everything a decode step sends over the link: the per-layer all-reduces, the
+        embedding's all-reduce and the logits gather (tpot_s - compute_s)."""
+        return self.comm_s + self.embedding_s + self.gather_s
+
+    @property
+    def link_bytes(self) -> float:
+        """What each rank sends over the link in one decode step, for the same account as
+        link_s: ring all-reduces 2(tp-1)/tp x payload each, the gather (tp-1)/tp x its
+        bytes (model.comm_link.allreduce_link_bytes)."""
+        if self.link is None or self.tp <= 1:
+            return 0.0
+        return (self.allreduces * allreduce_link_bytes(self.allreduce_bytes, self.tp)
+                + allreduce_link_bytes(self.embedding_bytes, self.tp)
+                + (self.tp - 1) / self.tp * self.gather_bytes)
 
     @property
     def gather_s(self) -> float:
@@ -78,8 +118,13 @@ class TPResult:
         return self.gather_s if self.prompt else 0.0
 
     @property
+    def prefill_link_s(self) -> float:
+        """What the prefill adds to TTFT over the link: all-reduces, embedding, gather."""
+        return self.prefill_comm_s + self.prefill_embedding_s + self.prefill_gather_s
+
+    @property
     def tpot_s(self) -> float:
-        return self.compute_s + self.comm_s + self.gather_s
+        return self.compute_s + self.link_s
 
     @property
     def link_bytes_per_s(self) -> float | None:
@@ -94,6 +139,17 @@ class TPResult:
         """What one all-reduce pays in latency: 2(tp-1) hops x the link's hop latency."""
         return self.link.allreduce_latency_s(self.tp) if self.link else 0.0
 
+    def hop_latency_step_s(self, hop_s: float = HOP_SENSITIVITY_S) -> float:
+        """What `hop_s` more latency per ring hop adds to one decode step: 2(tp-1) hops per
+        all-reduce (the per-layer ones and the embedding's) and tp-1 for the logits
+        gather. The weight of the latency a catalog link leaves out (review r3 F2: llama-3-70b
+        --tp 8 --batch 64 on H100, (160 + 1) x 14 + 7 = 2261 hops: +2.26 ms at 1 us)."""
+        if self.link is None or self.tp <= 1:
+            return 0.0
+        hops = ((self.allreduces + (1 if self.embedding_bytes else 0)) * ring_hops(self.tp)
+                + (self.tp - 1 if self.gather_bytes else 0))
+        return hops * hop_s
+
     def comm_s_at(self, batch: int, tabled_batch: int) -> float:
         """The step's all-reduces at another batch of the sweep: same count, link and
         latency, the payload (batch x hidden x Settings.comm_bytes) scaled by the batch."""
@@ -102,6 +158,15 @@ class TPResult:
     def gather_s_at(self, batch: int, tabled_batch: int) -> float:
         """The logits gather at another batch of the sweep (batch x vocab)."""
         return self._gather_s(self.gather_bytes / tabled_batch * batch)
+
+    def embedding_s_at(self, batch: int, tabled_batch: int) -> float:
+        """The embedding's all-reduce at another batch of the sweep (batch x hidden)."""
+        return self._one_allreduce_s(self.embedding_bytes / tabled_batch * batch)
+
+    def _one_allreduce_s(self, payload: float) -> float:
+        if self.link is None or not payload:
+            return 0.0
+        return self.link.allreduce_s(payload, self.tp)
 
     def _allreduces_s(self, payload: float) -> float:
         if self.link is None:
@@ -117,11 +182,12 @@ class TPResult:
 
 def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
                     tp: int, link: Link | None = None, prompt: int = 0) -> TPResult:
-    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer and one
-    gather of the vocab-parallel logits on
+    """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer, the
+    embedding's all-reduce and one gather of the vocab-parallel logits on
     `link` (default: the roof's link ceiling, the first of model.parallel.LINK_LEVELS it
     has: NVLink, PCIe, network, or the loopback `rooflab probe --comm` measured); with
-    `prompt`, also the prefill's 2 all-reduces per layer of batch x prompt hidden states."""
+    `prompt`, also the prefill's 2 all-reduces per layer and its embedding all-reduce of
+    batch x prompt hidden states."""
     step = decode_step(shard(cfg, tp), s, batch, context)
     compute = time_step(step, roof).floor_s
     payload = batch * cfg.hidden * s.comm_bytes    # the 16-bit residual stream
@@ -130,7 +196,9 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
     link = link or link_from_roof(roof)      # its error says how to measure or give one
     # logits at the residual stream's 16-bit width (lm_head's output dtype)
     gather = batch * cfg.vocab * s.comm_bytes
-    return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt, gather)
+    # the embedded tokens: one more all-reduce of the same batch x hidden payload
+    return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt, gather,
+                    embedding_bytes=payload)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,

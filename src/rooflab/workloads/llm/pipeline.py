@@ -21,6 +21,7 @@ from .footprint import (
     Footprint,
     absorbed_copy_bytes,
     activation_bytes_per_sequence,
+    decode_logits_bytes,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
 )
@@ -88,13 +89,16 @@ def stage_footprint(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[s
                     batch: int, context: int, prompt: int,
                     device_bytes: float | None = None) -> Footprint:
     """Bytes resident on the device of one stage: its weights, the KV of its layers for
-    `context` tokens for `batch` sequences, and one prompt's prefill activations."""
+    `context` tokens for `batch` sequences, one prompt's prefill activations, and on the
+    LM head's stage the decode batch's fp32 logits."""
     scfg = stage_config(cfg, layers)
+    logits = decode_logits_bytes(scfg, s, batch) if "lm_head" in holds else 0.0
     return Footprint(batch=batch, context=context,
                      weights=stage_weight_bytes(cfg, s, layers, holds),
                      kv=batch * kv_bytes_per_sequence(scfg, s, context),
                      activations=stage_activation_bytes(scfg, s, holds, prompt),
-                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(scfg, s))
+                     device_bytes=device_bytes, kv_per_token=kv_bytes_per_token(scfg, s),
+                     logits=logits)
 
 
 def heaviest_footprint(cfg: ModelConfig, s: Settings, *, pp: int, batch: int, context: int,
@@ -109,12 +113,15 @@ def heaviest_footprint(cfg: ModelConfig, s: Settings, *, pp: int, batch: int, co
 def stages(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int, context: int,
            prompt: int, kv_context: int | None = None,
            comm_s_per_layer: float = 0.0, prefill_comm_s_per_layer: float = 0.0,
-           gather_s: float = 0.0) -> tuple[Stage, ...]:
+           gather_s: float = 0.0,
+           embedding_s: tuple[float, float] = (0.0, 0.0)) -> tuple[Stage, ...]:
     """The `pp` stages of `cfg` (already sharded under TP): decode floor at `context`,
     prefill floor of batch x prompt, weights, KV for `kv_context` tokens (default
     `context`) and activations for `batch` sequences. comm_s_per_layer: the TP all-reduce
     time of one layer, added per layer held; gather_s: the TP logits gather, added to the
-    stage that holds the LM head (its decode and its prefill)."""
+    stage that holds the LM head (its decode and its prefill); embedding_s: the TP
+    embedding's all-reduce (decode, prefill), added to the stage that holds the
+    embedding."""
     kv_ctx = kv_context or context
     out = []
     for i, layers in enumerate(split_layers(cfg.layers, pp)):
@@ -126,10 +133,12 @@ def stages(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, batch: int, co
         fp = stage_footprint(cfg, s, layers, holds, batch=batch, context=kv_ctx,
                              prompt=prompt)
         gather = gather_s if "lm_head" in holds else 0.0
-        out.append(Stage(i, layers, holds, dec, comm_s_per_layer * len(layers) + gather,
+        emb, pre_emb = embedding_s if "embedding" in holds else (0.0, 0.0)
+        out.append(Stage(i, layers, holds, dec, comm_s_per_layer * len(layers) + gather + emb,
                          weights_bytes=fp.weights, kv_bytes=fp.kv,
-                         activations_bytes=fp.activations,
-                         prefill_s=pre + prefill_comm_s_per_layer * len(layers) + gather))
+                         activations_bytes=fp.activations, logits_bytes=fp.logits,
+                         prefill_s=pre + prefill_comm_s_per_layer * len(layers) + gather
+                         + pre_emb))
     return tuple(out)
 
 
@@ -138,14 +147,16 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
                       tp: int = 1, kv_context: int | None = None,
                       comm_s_per_layer: float = 0.0,
                       prefill_comm_s_per_layer: float = 0.0,
-                      device_bytes: float | None = None, gather_s: float = 0.0) -> PPStep:
+                      device_bytes: float | None = None, gather_s: float = 0.0,
+                      embedding_s: tuple[float, float] = (0.0, 0.0)) -> PPStep:
     """Decode over `pp` stages of `cfg` (the TP shard under --tp) joined by `link`; each
     transfer carries the batch's hidden state (batch x hidden x Settings.comm_bytes,
     the 16-bit residual stream under fp8/int8 activations) — under
     TP every rank sends its full copy to its peer in the next stage, in parallel."""
     st = stages(cfg, s, roof, pp=pp, batch=batch, context=context, prompt=prompt,
                 kv_context=kv_context, comm_s_per_layer=comm_s_per_layer,
-                prefill_comm_s_per_layer=prefill_comm_s_per_layer, gather_s=gather_s)
+                prefill_comm_s_per_layer=prefill_comm_s_per_layer, gather_s=gather_s,
+                embedding_s=embedding_s)
     return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.comm_bytes, link=link,
                    micro_batches=micro_batches, tp=tp, prompt=prompt,
                    device_bytes=device_bytes)
@@ -166,6 +177,7 @@ def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
                         "kv_bytes": ppr.in_flight_kv_bytes(st),
                         "kv_bytes_per_micro_batch": st.kv_bytes,
                         "activations_bytes": st.activations_bytes,
+                        "decode_logits_bytes": st.logits_bytes,
                         "total_bytes": ppr.in_flight_bytes(st),
                         "total_bytes_per_micro_batch": st.total_bytes}
                        for st in ppr.stages],
@@ -197,7 +209,9 @@ def smallest_fit(cfg: ModelConfig, s: Settings, *, batch: int, context: int, pro
 
     def fits(tp: int, pp: int) -> bool:
         shard_cfg = shard(cfg, tp)
-        fp = heaviest_footprint(shard_cfg, s, pp=pp, batch=batch, context=context,
+        # s at this tp: the decode logits are gathered over tp shards (decode_logits_bytes)
+        fp = heaviest_footprint(shard_cfg, replace(s, tp=tp), pp=pp, batch=batch,
+                                context=context,
                                 prompt=prompt, device_bytes=device_bytes)
         return bool(fp.fits)
 

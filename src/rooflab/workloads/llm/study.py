@@ -215,6 +215,8 @@ def _pipeline(cfg, s, roof, req, tpr, micro_batches: int | None, chosen: ChosenL
                              kv_context=longest, comm_s_per_layer=per_layer,
                              prefill_comm_s_per_layer=pre_per_layer,
                              gather_s=tpr.gather_s if tpr else 0.0,
+                             embedding_s=((tpr.embedding_s, tpr.prefill_embedding_s)
+                                          if tpr else (0.0, 0.0)),
                              device_bytes=device_bytes if device_bytes is not None
                              else _catalog_memory(roof))
 

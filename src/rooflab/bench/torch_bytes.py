@@ -1,0 +1,207 @@
+"""Compulsory bytes of the PyTorch ops a counted call dispatches: the per-op traffic
+(distinct inputs read once, outputs written once, a gather's looked-up rows, a write-only
+in-place target written only) and the one-pass (fused) bookkeeping of TorchCount.fused_bytes.
+The model is bench/torch_count.py's module docstring; split from it, which re-exports every
+name. torch is imported only inside the functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+# Gathers (source tensor first): bytes are the looked-up elements (the output's size, at
+# most the source's), the indices and the output (ops.embedding's byte model).
+_GATHERS = frozenset({"embedding", "index", "index_select", "gather"})
+# In-place ops that write their `self` without reading it (the schema marks `self` as
+# mutated, Tensor(a!), but cannot say whether it is read, so the list is by hand).
+_WRITE_ONLY = frozenset({"copy_", "fill_", "zero_", "normal_", "uniform_", "index_put_",
+                         "_index_put_impl_", "random_", "bernoulli_", "exponential_",
+                         "geometric_", "cauchy_", "log_normal_"})
+# NLL loss: the input's position; the forward reads one element per target, the backward
+# none of the input's values (bench/torch_loss_rules.py).
+_NLL_INPUT = {"nll_loss_forward": 0, "nll_loss2d_forward": 0, "nll_loss_backward": 1,
+              "nll_loss2d_backward": 1}
+_NO_TRAFFIC = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
+                         "new_empty_strided", "detach", "alias", "lift_fresh", "_unsafe_view"})
+
+
+def _tensors(tree) -> list:
+    import torch
+    from torch.utils._pytree import tree_flatten
+
+    return [t for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)]
+
+
+def _span(t) -> float:
+    """Bytes a tensor's reader touches: its logical size, or less where the view spans less
+    storage (an expanded, stride-0 view reads each stored element once)."""
+    n = t.numel()
+    if n == 0:
+        return 0.0
+    try:
+        extent = 1 + sum((size - 1) * abs(st) for size, st in zip(t.shape, t.stride(), strict=True))
+    except RuntimeError:   # sparse or other layouts without strides: the logical size
+        extent = n
+    return float(min(n, extent) * t.element_size())
+
+
+def _nbytes(tensors) -> float:
+    seen: set = set()
+    total = 0.0
+    for t in tensors:
+        try:
+            key = (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)
+        except RuntimeError:  # tensors without storage (meta, fake): count by size
+            key = (id(t),)
+        if key in seen:
+            continue
+        seen.add(key)
+        total += _span(t)
+    return float(total)
+
+
+def _arg(func, args, kwargs, name: str, default=None):
+    """The argument called `name` in func's schema, positional or keyword."""
+    if name in kwargs:
+        return kwargs[name]
+    try:
+        names = [a.name for a in func._schema.arguments]
+    except AttributeError:
+        return default
+    i = names.index(name) if name in names else len(args)
+    return args[i] if i < len(args) else default
+
+
+def _out_arg_names(func) -> set[str]:
+    try:
+        return {a.name for a in func._schema.arguments if getattr(a, "is_out", False)}
+    except AttributeError:
+        return set()
+
+
+def _split_args(func, args, kwargs) -> tuple[list, list]:
+    """(tensors read, tensors passed as out=) of one call."""
+    outs = _out_arg_names(func)
+    out_tensors = _tensors([v for k, v in kwargs.items() if k in outs])
+    read = _tensors(list(args) + [v for k, v in kwargs.items() if k not in outs])
+    return read, out_tensors
+
+
+def _is_self_write(func) -> bool:
+    """The schema's first argument is mutated (Tensor(a!) self)."""
+    try:
+        info = func._schema.arguments[0].alias_info
+    except (AttributeError, IndexError):
+        return False
+    return bool(info is not None and info.is_write)
+
+
+def _indexed_elements(target, indices) -> int:
+    """Elements of `target` an index_put_ with `indices` (None, integer or bool tensors)
+    writes. A bool mask counts every element it covers (an upper bound: how many are True
+    is data the count does not read)."""
+    import torch
+
+    sizes: list[int] = []
+    int_shapes = []
+    dim = 0
+    for idx in indices:
+        if idx is None:
+            sizes.append(target.shape[dim])
+            dim += 1
+        elif idx.dtype in (torch.bool, torch.uint8):   # a mask over idx.dim() dims
+            sizes.append(idx.numel())
+            dim += idx.dim()
+        else:
+            int_shapes.append(tuple(idx.shape))
+            dim += 1
+    sizes += list(target.shape[dim:])
+    if int_shapes:
+        sizes.append(math.prod(torch.broadcast_shapes(*int_shapes)))
+    return math.prod(sizes)
+
+
+def _traffic(name: str, func, args, kwargs, read: list, written: list) -> float:
+    """Compulsory bytes of one op (see the module docstring)."""
+    if name in _GATHERS and read:
+        source = args[0]
+        others = [t for t in read if t is not source]
+        rows = min(_span(source), _nbytes(written))   # the looked-up rows, at most once
+        return rows + _nbytes(others) + _nbytes(written)
+    if name in _WRITE_ONLY and _is_self_write(func) and args:
+        target = args[0]
+        sources = [t for t in read if t is not target]
+        if name.startswith(("index_put", "_index_put")):
+            region = _indexed_elements(target, args[1]) * target.element_size()
+            rmw = region if _arg(func, args, kwargs, "accumulate", False) else 0.0
+            return _nbytes(sources) + rmw + region
+        return _nbytes(sources) + _nbytes([target])
+    return _nbytes(read) + _nbytes(written)
+
+
+def _storage_key(t) -> tuple:
+    """Which memory a tensor lives in: views of one tensor share it (fused-bytes bookkeeping)."""
+    try:
+        return (str(t.device), t.untyped_storage().data_ptr())
+    except (RuntimeError, NotImplementedError):   # sparse, fake: the tensor itself
+        return ("id", id(t))
+
+
+class _OnePass:
+    """The fused-bytes bookkeeping of a counted call: which storages came from outside (read
+    once) and which it wrote (written once when returned or when an input)."""
+
+    def __init__(self) -> None:
+        self.outside: dict[tuple, float] = {}   # storage -> bytes read from it
+        self.made: set[tuple] = set()           # storages the call produced
+        self.written: dict[tuple, float] = {}   # storage -> bytes written to it
+        self.inputs_written: set[tuple] = set()  # the caller's tensors it wrote (out=, add_)
+
+    def clear(self) -> None:
+        self.inputs_written.clear()
+        self.outside.clear()
+        self.made.clear()
+        self.written.clear()
+
+    def op(self, reads: list[tuple], writes: list, targets: list) -> None:
+        """reads: (tensor, bytes read) pairs; writes: the tensors the op wrote; targets: the
+        written tensors passed in (an in-place `self`, `out=`): the caller's unless made here."""
+        for t, nbytes in reads:
+            key = _storage_key(t)
+            if key not in self.made:
+                self.outside[key] = max(self.outside.get(key, 0.0), nbytes)
+        for t in targets:
+            key = _storage_key(t)
+            if key not in self.made:
+                self.inputs_written.add(key)
+        for t in writes:
+            key = _storage_key(t)
+            if key not in self.outside and key not in self.inputs_written:
+                self.made.add(key)
+            self.written[key] = max(self.written.get(key, 0.0), _span(t))
+
+    def total(self, returned) -> float:
+        """Inputs read once, plus the returned tensors and the written inputs written once."""
+        mine = self.outside.keys() | self.inputs_written
+        out: dict[tuple, float] = {k: v for k, v in self.written.items() if k in mine}
+        for t in _tensors(returned):
+            key = _storage_key(t)
+            if key in self.written:
+                out[key] = max(out.get(key, 0.0), _span(t))
+        return float(sum(self.outside.values()) + sum(out.values()))
+
+
+def _fused_reads(name: str, func, args, read: list, written: list) -> list[tuple]:
+    """(tensor, bytes) an op reads, for the one-pass count: a write-only op's target is not
+    read, a gather reads the rows it looks up (as _traffic counts them)."""
+    if name in _WRITE_ONLY and _is_self_write(func) and args:
+        read = [t for t in read if t is not args[0]]
+    if name in _GATHERS and read:
+        rows = min(_span(args[0]), _nbytes(written))
+        return [(t, rows if t is args[0] else _span(t)) for t in read]
+    if name in _NLL_INPUT and len(args) > 2:   # a gather too (bench/torch_loss_rules.py)
+        x, target = args[_NLL_INPUT[name]], args[_NLL_INPUT[name] + 1]
+        looked_up = 0.0 if name.endswith("backward") else min(
+            _span(x), float(target.numel() * x.element_size()))
+        return [(t, looked_up if t is x else _span(t)) for t in read]
+    return [(t, _span(t)) for t in read]

@@ -1,0 +1,207 @@
+"""FLOP (and, for the NLL loss, bytes) of the fused PyTorch layer ops the live counter
+(bench.torch_count) sees as one dispatched op: attention backward, batch norm (and its
+backward), fused RMS
+norm, the NLL loss and the inference fast path of nn.TransformerEncoderLayer /
+nn.MultiheadAttention. FlopCounterMode counts them 0 (or, for the CUDA attention backward,
+causal as dense). torch is imported only inside the functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..workloads.ops import LAYERNORM_AFFINE_FLOP_PER_ELEMENT, SOFTMAX_FLOP_PER_ELEMENT
+from .torch_bytes import _arg
+from .torch_flop_rules import PER_ELEMENT, causal_pairs
+
+# Scaled-dot-product-attention backward kernels (q, k, v are arguments 1-3 of each).
+SDPA_BACKWARD = frozenset({
+    "_scaled_dot_product_flash_attention_for_cpu_backward",
+    "_scaled_dot_product_flash_attention_backward",
+    "_scaled_dot_product_efficient_attention_backward",
+    "_scaled_dot_product_cudnn_attention_backward"})
+
+
+def sdpa_backward_flop(func, args, kwargs) -> float:
+    """FLOP of one attention backward: the flash backward recomputes the scores (Q·Kᵀ) and
+    runs dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q, five matmuls per computed
+    (query, key) pair: 2·pairs·(3·D_qk + 2·D_v) per head (torch/utils/flop_counter.py
+    sdpa_backward_flop_count, steps 1-3) = 2.5x the forward's 4·pairs·D. Pairs as the
+    forward counts them (causal: PyTorch's top-left mask), which FlopCounterMode's CUDA rule
+    does not ("We aren't accounting for causal attention")."""
+    q, k, v = args[1], args[2], args[3]
+    heads = math.prod(q.shape[:-2])
+    causal = bool(_arg(func, args, kwargs, "is_causal", False))
+    q_len, kv_len = q.shape[-2], k.shape[-2]
+    pairs = causal_pairs(q_len, kv_len) if causal else q_len * kv_len
+    return 2.0 * heads * pairs * (3 * q.shape[-1] + 2 * v.shape[-1])
+
+
+# Batch norm per element. Inference (running statistics): subtract, scale, weight, bias =
+# 4 (PER_ELEMENT's _native_batch_norm_legit_no_training). Training adds the batch
+# statistics, counted as var's 3 per element (subtract the mean, square, add; the mean's
+# add folded in as var's count folds it): 7, the count of the trace rule
+# (ingest/torch_ops_table.py), and layer norm's affine 7 for the same steps over another
+# axis. The per-channel running-stat update is left out (C elements, not N·C·H·W).
+BATCHNORM_INFERENCE_FLOP_PER_ELEMENT = PER_ELEMENT["_native_batch_norm_legit_no_training"]
+BATCHNORM_STATS_FLOP_PER_ELEMENT = PER_ELEMENT["var"]
+BATCH_NORMS = frozenset({"native_batch_norm", "_native_batch_norm_legit", "cudnn_batch_norm",
+                         "miopen_batch_norm", "_native_batch_norm_legit_functional"})
+
+
+def batch_norm_flop(func, args, kwargs) -> float:
+    """native_batch_norm / _native_batch_norm_legit / cudnn_batch_norm(input, weight, bias,
+    [running_mean, running_var,] training, ...): the per-element count above."""
+    training = bool(_arg(func, args, kwargs, "training", False))
+    per = (BATCHNORM_INFERENCE_FLOP_PER_ELEMENT
+           + training * BATCHNORM_STATS_FLOP_PER_ELEMENT)
+    return float(per * args[0].numel())
+
+
+# Batch norm backward per element, from torch/_decomp/decompositions.py's
+# native_batch_norm_backward (torch 2.13): Σ dy 1 (grad_bias, and grad_mean in training);
+# dot_p = Σ dy·(x - mean) 3 (grad_weight, and the projection in training); grad_input in
+# training (x - mean)·proj_scale 2 and ((dy - proj) - grad_mean)·grad_scale 3, in eval
+# dy·grad_scale 1. Training with all three gradients: 1 + 3 + 5 = 9 per element; eval 1
+# for grad_input alone (5 with weight and bias). Per-channel work (C values) left out, as
+# for the forward. One count for the live counter and the trace rule
+# (ingest/torch_ops_backward.py).
+BATCHNORM_BACKWARD_SUM_FLOP = 1
+BATCHNORM_BACKWARD_DOT_FLOP = 3
+BATCHNORM_BACKWARD_INPUT_FLOP = {True: 5, False: 1}   # by training
+# Ops whose training flag (`train`, or `update` for batch_norm_backward) and output_mask
+# are arguments; cudnn's and miopen's run in training only and return all three gradients
+# (autograd calls them for a training forward; an eval forward's backward is
+# native_batch_norm_backward).
+BATCH_NORM_BACKWARDS = frozenset({"native_batch_norm_backward", "batch_norm_backward",
+                                  "cudnn_batch_norm_backward", "miopen_batch_norm_backward"})
+
+
+def batchnorm_backward_per_element(train: bool, grad_input: bool, grad_weight: bool,
+                                   grad_bias: bool) -> int:
+    """FLOP per input element of a batch norm backward for the gradients it returns."""
+    dot = grad_weight or (grad_input and train)
+    total = grad_bias or (grad_input and train)
+    return (BATCHNORM_BACKWARD_SUM_FLOP * total + BATCHNORM_BACKWARD_DOT_FLOP * dot
+            + BATCHNORM_BACKWARD_INPUT_FLOP[bool(train)] * grad_input)
+
+
+def batch_norm_backward_flop(func, args, kwargs) -> float:
+    """native_batch_norm_backward / batch_norm_backward(grad_out, input, weight, ...,
+    train, eps, output_mask) and cudnn / miopen_batch_norm_backward(input, grad_output,
+    ...): the per-element count above times the input's elements."""
+    train = _arg(func, args, kwargs, "train", _arg(func, args, kwargs, "update", True))
+    mask = _arg(func, args, kwargs, "output_mask", [True, True, True])
+    per = batchnorm_backward_per_element(bool(train), *(bool(m) for m in mask))
+    return float(per * args[0].numel())
+
+
+# RMS norm, y = x·rsqrt(mean(x²) + eps)·γ, counted as its CPU decomposition counts it (pow,
+# mean, add eps, rsqrt, mul, mul): x² 1 and the mean 1 per element, eps and rsqrt 1 each
+# per row, times rstd 1 and times γ 1 per element: 4·E + 2·rows (3·E + 2·rows without a
+# weight), ops.rmsnorm's 4 per element. One count for the live counter and the trace rule
+# (ingest/torch_ops_rmsnorm.py).
+RMSNORM_FLOP_PER_ROW = 2
+# Backward, dx = rstd·(g - x̂·mean(g·x̂)) with g = dy·γ, x̂ = x·rstd: x̂ 1 whenever a
+# gradient is asked; grad_input Σ g·x̂ 2, x̂·mean(g·x̂) 1, g minus it 1, times rstd 1 = 5
+# (+1 for dy·γ with a weight); grad_weight Σ dy·x̂ 2: 9 for both. From the math, not the
+# CPU's autograd decomposition (11/elem: it recomputes).
+RMSNORM_XHAT_FLOP = 1
+RMSNORM_GRAD_INPUT_FLOP = 5
+RMSNORM_GRAD_WEIGHT_FLOP = 2
+
+
+def rmsnorm_flop(elements: int, rows: int, has_weight: bool) -> float:
+    """FLOP of one fused RMS norm forward (the comment above)."""
+    return float((3 + has_weight) * elements + RMSNORM_FLOP_PER_ROW * rows)
+
+
+def rmsnorm_backward_per_element(grad_input: bool, grad_weight: bool, has_weight: bool) -> int:
+    """FLOP per input element of _fused_rms_norm_backward for the gradients it returns."""
+    grad_weight = grad_weight and has_weight
+    return (RMSNORM_XHAT_FLOP * (grad_input or grad_weight)
+            + grad_input * (RMSNORM_GRAD_INPUT_FLOP + has_weight)
+            + grad_weight * RMSNORM_GRAD_WEIGHT_FLOP)
+
+
+def fused_rms_norm_flop(func, args, kwargs) -> float:
+    """_fused_rms_norm(input, normalized_shape, weight, eps): rmsnorm_flop."""
+    x, shape = args[0], args[1]
+    weight = _arg(func, args, kwargs, "weight")
+    return rmsnorm_flop(x.numel(), x.numel() // max(1, math.prod(shape)), weight is not None)
+
+
+def fused_rms_norm_backward_flop(func, args, kwargs) -> float:
+    """_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight,
+    output_mask): rmsnorm_backward_per_element times the input's elements."""
+    x, weight = args[1], _arg(func, args, kwargs, "weight")
+    mask = _arg(func, args, kwargs, "output_mask", [True, True])
+    per = rmsnorm_backward_per_element(bool(mask[0]), bool(mask[1]), weight is not None)
+    return float(per * x.numel())
+
+
+def _ffn_matmul_flop(tokens: int, *weights) -> float:
+    """2 FLOP per multiply-add of `tokens` rows through each [out, in] weight."""
+    return 2.0 * tokens * sum(w.numel() for w in weights)
+
+
+def _attention_core_flop(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int
+                         ) -> float:
+    """Scores and weighted sum (4·pairs·D per head) plus the softmax over the scores."""
+    pairs = batch * heads * q_len * kv_len
+    return 4.0 * pairs * head_dim + SOFTMAX_FLOP_PER_ELEMENT * pairs
+
+
+def encoder_layer_fwd_flop(func, args, kwargs) -> float | None:
+    """_transformer_encoder_layer_fwd, nn.TransformerEncoderLayer's inference fast path (eval
+    + no_grad), counted from the weights it receives: the four projections (QKV, out, two
+    FFN), attention over all L² pairs with its softmax, two layer norms (7/elem), the
+    activation (gelu 1/elem, relu 0: a comparison) and the two residual adds; bias adds 0,
+    as addmm's. src is [B, L, E] (batch_first); a padded (nested) src: None, uncounted."""
+    src, heads = args[0], int(args[2])
+    if src.is_nested or src.dim() != 3:   # padded batch: the lengths are data, not counted
+        return None
+    qkv_w, proj_w, ffn_1, ffn_2 = args[3], args[5], args[14], args[16]
+    batch, length, embed = src.shape
+    tokens = batch * length
+    matmul = _ffn_matmul_flop(tokens, qkv_w, proj_w, ffn_1, ffn_2)
+    attention = _attention_core_flop(batch, heads, length, length, embed // heads)
+    vector = (2 * LAYERNORM_AFFINE_FLOP_PER_ELEMENT * tokens * embed + 2 * tokens * embed
+              + (tokens * ffn_1.shape[0] if bool(args[7]) else 0))
+    return float(matmul + attention + vector)
+
+
+def native_mha_flop(func, args, kwargs) -> float | None:
+    """_native_multi_head_attention(query, key, value, E, heads, qkv_weight, ...),
+    nn.MultiheadAttention's fast path: each of q, k, v through its third of qkv_weight,
+    the out projection, attention over all Lq·Lk pairs with its softmax."""
+    q, k, heads = args[0], args[1], int(args[4])
+    if q.is_nested or k.is_nested or q.dim() != 3:
+        return None
+    embed = int(args[3])
+    batch, q_len = q.shape[0], q.shape[1]
+    kv_len = k.shape[1]
+    per_row = embed * embed   # one [E, E] third of qkv_weight, or proj_weight
+    matmul = 2.0 * per_row * (2 * batch * q_len + 2 * batch * kv_len)   # q, out; k, v
+    return float(matmul + _attention_core_flop(batch, heads, q_len, kv_len, embed // heads))
+
+
+# The fast-path ops: uncounted only for a padded (nested) batch; measure's warning says why.
+FAST_PATH_OPS = frozenset({"_transformer_encoder_layer_fwd", "_native_multi_head_attention"})
+FAST_PATH_HINT = ("PyTorch's fused inference fast path (eval + no_grad) of "
+                  "nn.TransformerEncoderLayer / nn.MultiheadAttention ran on a padded "
+                  "(nested) batch, whose lengths the count cannot see: measure it under "
+                  "torch.enable_grad() or with the model in train() (dropout=0), or profile it "
+                  "with `rooflab torch`, whose trace records the matmuls")
+
+# rooflab's formula and its unit (None: the precision's matrix unit) by aten op name.
+LAYER_FORMULAS: dict[str, tuple[Callable[..., float], str | None]] = {
+    **{name: (sdpa_backward_flop, None) for name in SDPA_BACKWARD},
+    **{name: (batch_norm_flop, "vector") for name in BATCH_NORMS},
+    **{name: (batch_norm_backward_flop, "vector") for name in BATCH_NORM_BACKWARDS},
+    "_fused_rms_norm": (fused_rms_norm_flop, "vector"),
+    "_fused_rms_norm_backward": (fused_rms_norm_backward_flop, "vector"),
+    "_transformer_encoder_layer_fwd": (encoder_layer_fwd_flop, None),
+    "_native_multi_head_attention": (native_mha_flop, None),
+}

@@ -1,0 +1,90 @@
+"""The shared arguments of `rooflab ai OP` (cli/ai.py, cli/ai_hpc.py): the options every op
+takes, the size parser, and the dtype each op assumes when --dtype is not given.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError
+from .options import on_option
+
+# The dtype an op assumes without --dtype: fp16 for the ML ops (what GPU inference runs,
+# and what the tensor ceilings are for), fp64 for the HPC ops (stencil, spmv, dot, axpy:
+# HPC's precision, review 17a N10). The option's default is None so that the answer can say
+# the dtype was assumed (seed 000 works its examples in fp32: a reader who leaves --dtype off
+# must see that fp16 halved the bytes).
+ML_DTYPE = "fp16"
+HPC_DTYPE = "fp64"
+DTYPE = typer.Option(None, "--dtype", "-d", show_default=False,
+                     help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ... (default fp16)")
+DTYPE64 = typer.Option(None, "--dtype", "-d", show_default=False,
+                       help="fp64 fp32 fp16 bf16 ... (default fp64, HPC's precision)")
+# ai's --on is optional: it adds the verdict on that roof to the counts
+OnAi = Annotated[str | None, on_option("adds attainable FLOP/s, bound, time floor")]
+JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
+
+
+TILE = typer.Option(None, "--tile", metavar="BMxBN",
+                    help="output tile, e.g. 128x128: DRAM bytes with A read ceil(n/BN) "
+                    "times and B ceil(m/BM) times (no L2 reuse between tiles: an upper "
+                    "bound), printed beside the compulsory AI")
+OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --dtype (an "
+                         "fp8 GEMM writing bf16)")
+WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, with group "
+                       "scales as rooflab llm counts them); math and A stay at --dtype")
+GROUP = typer.Option("128", "--group", help="int4/int8 --weights: weights per fp16 scale")
+
+
+def _tile(text: str) -> tuple[int, int]:
+    """--tile BMxBN (128x128, 256X128) as (BM, BN)."""
+    parts = [p.strip() for p in str(text).lower().split("x")]
+    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise InputError(f"--tile must be BMxBN, the output tile's rows x columns as two "
+                         f"positive whole numbers such as 128x128; got '{text}'")
+    return int(parts[0]), int(parts[1])
+
+
+def _n(text: str, name: str, minimum: int | None = None) -> int:
+    """A size as typed: 4096, 4_096, 1e8. Whole and positive is checked by the op, whose
+    message names its parameter; give `minimum` where the option's name differs from it
+    (--points, not points), so that the message names the option."""
+    from ..workloads.ops_common import MAX_SIZE, too_large
+
+    try:
+        value = float(str(text).replace("_", ""))
+    except ValueError:
+        raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'") \
+            from None
+    if value == math.inf:     # 400 digits, or 1e400: a number, only past a float's range
+        raise InputError(too_large(name, value))
+    if not math.isfinite(value) or value != int(value):
+        raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'")
+    if minimum is not None and value < minimum:
+        need = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
+        raise InputError(f"{name} must be {need}; got {text}")
+    if value > MAX_SIZE:
+        raise InputError(too_large(name, value))
+    return int(value)
+
+
+def _ops():
+    from ..workloads import ops
+
+    return ops
+
+
+# Positional sizes: let "-4" reach the size check ("must be positive") instead of being
+# taken for an unknown option.
+POSITIONAL = {"ignore_unknown_options": True}
+
+
+def dtype_assumed(dtype: str) -> dict:
+    """The answer's fields for a dtype taken by default (the op's canonical dtype): where
+    it came from, and one sentence saying so and how to count 4-byte elements instead."""
+    why = ", HPC's precision" if dtype == HPC_DTYPE else ""
+    return {"dtype_source": "default",
+            "dtype_note": f"dtype {dtype} (default{why}; --dtype fp32 for 4-byte elements)"}

@@ -1,0 +1,208 @@
+"""`rooflab ai stencil|spmv|dot|axpy`: the HPC kernels (review 16a D), split out of
+cli/ai.py, which registers them. Their dtype defaults to fp64, HPC's precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import typer
+
+from ..errors import InputError
+from .ai_args import DTYPE64, HPC_DTYPE, JSON, POSITIONAL, OnAi, _n, _ops
+
+
+def _emit(op, on, json_out, extra=None, assumed=None) -> None:
+    from .ai import _emit as emit  # at call time: ai imports this module
+
+    emit(op, on, json_out, extra, assumed)
+
+
+WRITE_ALLOCATE = typer.Option(False, "--write-allocate", help="add the read of each "
+                              "written line a normal store causes (real traffic, what "
+                              "hardware counters see; judged against a probed roof's DRAM "
+                              "(real traffic) ceiling)")
+
+
+def _layer_condition(op, on: str | None, roof) -> dict:
+    """The stencil's layer condition: the bytes of its 2r + 1 neighbouring planes and, when
+    the roof's machine gives cache sizes, whether they fit each level."""
+    out = {"bytes": op.shape["layer_condition_bytes"], "fits": {}}
+    if roof is None:
+        return out
+    from ..model.analysis import analyze
+    from ..report.markdown import machine_for
+    from .inputs import _profile_of
+
+    machine = machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+    out["fits"] = {lv: out["bytes"] <= size for lv, size in sorted(machine.caches.items())}
+    out["cache_bytes"] = dict(sorted(machine.caches.items()))
+    return out
+
+
+def _add_layer_condition(d: dict, op, on: str | None, roof) -> None:
+    """layer_condition in the answer, and with --on a note saying where the planes fit."""
+    from ..units import si
+
+    lc = d["layer_condition"] = _layer_condition(op, on, roof)
+    if roof is None:
+        return
+    planes = (f"the layer condition's {2 * op.shape['radius'] + 1} planes "
+              f"({si(lc['bytes'], 'B')} = {_binary(lc['bytes'])})")
+    if not lc["fits"]:
+        d["notes"].append(f"{planes} must stay in cache; {roof.name} gives no cache sizes: "
+                          f"compare them with its L2/L3")
+        return
+    where = ", ".join(f"{'fit' if ok else 'do not fit'} {lv} ({_binary(lc['cache_bytes'][lv])})"
+                      for lv, ok in lc["fits"].items())
+    reads = 2 * op.shape["radius"] + 1
+    d["notes"].append(f"{planes} {where}; where they fit in no cache, each point comes from "
+                      f"DRAM up to {reads} times a sweep, not once: block the grid until "
+                      f"they fit (threads on their own blocks each need theirs in a shared "
+                      f"cache)")
+
+
+def _binary(nbytes: float) -> str:
+    """Cache sizes as datasheets give them: 1048576 -> '1 MiB'."""
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def _register_stencil(ai: typer.Typer) -> None:
+    """`rooflab ai stencil`."""
+
+    @ai.command("stencil", context_settings=POSITIONAL)
+    def stencil(grid: str = typer.Argument(..., help="grid sizes, outermost first: "
+                                           "256x256x256, 4096x4096 or 1e6"),
+                points: str = typer.Option(..., "--points", help="points of the stencil "
+                                           "(7: the 3-D star of radius 1)"),
+                dtype: str | None = DTYPE64,
+                sweeps: str = typer.Option("1", "--sweeps", help="sweeps over the grid "
+                                           "(time steps or iterations)"),
+                write_allocate: bool = WRITE_ALLOCATE,
+                flop_per_point: float | None = typer.Option(
+                    None, "--flop-per-point", help="FLOP per updated point (default: "
+                    "points - 1 adds + 2 muls, 8 for 7 points)"),
+                box: bool = typer.Option(False, "--box", help="a box stencil, (2r+1)^dims "
+                                         "points (27 in 3-D), not a star"),
+                on: OnAi = None, json_out: bool = JSON) -> None:
+        """A symmetric stencil sweep (Jacobi: reads u, writes a second array).
+
+            rooflab ai stencil 256x256x256 --points 7 --dtype fp64 --sweeps 20
+            rooflab ai stencil 256x256x256 --points 7 --dtype fp64 --write-allocate
+            rooflab ai stencil 4096x4096 --points 9 --box --dtype fp32 --on me.json
+
+        Updated points: the interior, (N - 2r) per dimension, times --sweeps. FLOP per
+        point: points - 1 adds + 2 muls (u' = a·centre + b·Σ neighbours; 7 points: 8), or
+        --flop-per-point. DRAM bytes: one read and one write per point (16 B in fp64),
+        + 8 B with --write-allocate (24 B), assuming the layer condition: the 2r + 1
+        neighbouring planes stay in cache (with --on, the text says where they fit).
+        With --write-allocate the bytes are real traffic: the JSON kernel's meta says so
+        (byte_count), and a probed CPU roof judges them against its DRAM (real traffic)
+        ceiling, as it does perf's counts of the same loop. Default dtype fp64 (HPC's
+        precision; the ML ops default to fp16).
+        """
+        if flop_per_point is not None and not (math.isfinite(flop_per_point)
+                                               and flop_per_point >= 0):
+            raise InputError(f"--flop-per-point must be a finite number >= 0 (8 for a "
+                             f"7-point Jacobi); got {flop_per_point!r}")
+        # 3: the fewest points of a symmetric stencil (1-D, radius 1)
+        _emit(_ops().stencil(_grid_arg(grid), _n(points, "--points", minimum=3),
+                             dtype or HPC_DTYPE,
+                             sweeps=_n(sweeps, "--sweeps", minimum=1),
+                             write_allocate=write_allocate,
+                             flop_per_point=flop_per_point, box=box), on, json_out,
+              assumed=dtype is None)
+
+
+def _grid_arg(text: str) -> tuple[int, ...]:
+    """GRID as typed: sizes joined by x (256x256x256, 1e3x1e3)."""
+    parts = str(text).lower().replace("×", "x").split("x")
+    if not 1 <= len(parts) <= 3:
+        raise InputError(f"GRID must be 1 to 3 sizes joined by x, outermost first, such as "
+                         f"256x256x256 or 4096x4096; got '{text}'")
+    return tuple(_n(p.strip(), "each GRID size") for p in parts)
+
+
+def _register_spmv(ai: typer.Typer) -> None:
+    """`rooflab ai spmv`."""
+
+    @ai.command("spmv", context_settings=POSITIONAL)
+    def spmv(rows: str = typer.Argument(..., help="rows of the square matrix (= length "
+                                        "of x and y)"),
+             nnz: str = typer.Argument(..., help="nonzeros of the matrix"),
+             dtype: str | None = DTYPE64,
+             index_bytes: str = typer.Option("4", "--index-bytes", help="bytes per "
+                                             "column index and row pointer (4: int32, 8: "
+                                             "int64)"),
+             rhs: str = typer.Option("1", "--rhs", help="right-hand sides per matrix read "
+                                     "(SpMM, block Krylov)"),
+             x_reuse: str = typer.Option("perfect", "--x-reuse", help="perfect: x read "
+                                         "once (it stays in cache); none: one x element "
+                                         "per nonzero"),
+             on: OnAi = None, json_out: bool = JSON) -> None:
+        """y = A·x, A in CSR (compressed sparse row).
+
+            rooflab ai spmv 2e6 54e6 --dtype fp64
+            rooflab ai spmv 2e6 54e6 --dtype fp64 --rhs 8
+            rooflab ai spmv 2e6 54e6 --dtype fp64 --x-reuse none --on me.json
+
+        FLOP 2·nnz·rhs. Bytes: values nnz·s + column indices nnz·i + row pointers
+        (rows + 1)·i, read once for all --rhs vectors; per vector x (rows·s, or nnz·s
+        with --x-reuse none) and y written (rows·s). The JSON kernel's meta carries
+        read_only_bytes (the matrix) and index_bytes, so the advice treats the matrix as
+        read-only. Almost nothing is stored (y), so the count is real traffic: a probed CPU
+        roof judges it against its DRAM (real traffic) ceiling. Default dtype fp64 (HPC's
+        precision; the ML ops default to fp16).
+        """
+        reuse = x_reuse.strip().lower()
+        if reuse not in _ops().SPMV_X_REUSE:
+            raise InputError(f"--x-reuse must be perfect (x stays in cache) or none (one x "
+                             f"element per nonzero); got '{x_reuse}'")
+        _emit(_ops().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
+                          index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
+                          rhs=_n(rhs, "--rhs", minimum=1),
+                          x_reuse=reuse), on, json_out, assumed=dtype is None)
+
+
+def _register_dot(ai: typer.Typer) -> None:
+    """`rooflab ai dot`."""
+
+    @ai.command("dot", context_settings=POSITIONAL)
+    def dot(n: str, dtype: str | None = DTYPE64, on: OnAi = None, json_out: bool = JSON) -> None:
+        """s = x·y over n elements (BLAS dot).
+
+            rooflab ai dot 1e8 --dtype fp64
+
+        FLOP 2n (one FMA per element); bytes: x and y read once, 2n·s (16 B per element
+        in fp64, AI 1/8); no stores, so write-allocate does not arise and the count is
+        real traffic (a probed CPU roof's DRAM (real traffic) ceiling judges it). Default
+        dtype fp64 (HPC's precision; the ML ops default to fp16).
+        """
+        _emit(_ops().dot(_n(n, "n"), dtype or HPC_DTYPE), on, json_out, assumed=dtype is None)
+
+
+def _register_axpy(ai: typer.Typer) -> None:
+    """`rooflab ai axpy`."""
+
+    @ai.command("axpy", context_settings=POSITIONAL)
+    def axpy(n: str, dtype: str | None = DTYPE64, write_allocate: bool = WRITE_ALLOCATE,
+             out_of_place: bool = typer.Option(False, "--out-of-place", help="z = a·x + y "
+                                               "into a third array (STREAM's triad)"),
+             on: OnAi = None, json_out: bool = JSON) -> None:
+        """y = a·x + y over n elements (BLAS axpy).
+
+            rooflab ai axpy 1e8 --dtype fp64
+            rooflab ai axpy 1e8 --dtype fp64 --out-of-place --write-allocate
+
+        FLOP 2n; bytes 3n·s (x and y read, y written: 24 B per element in fp64, AI
+        1/12). In place the store hits the line just read for y, so --write-allocate adds
+        nothing and the count is real traffic; with --out-of-place it adds the read of z:
+        4n·s (32 B). Real-traffic counts are judged against a probed CPU roof's DRAM (real
+        traffic) ceiling (meta byte_count). Default dtype fp64 (HPC's precision; the ML
+        ops default to fp16).
+        """
+        _emit(_ops().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
+                          out_of_place=out_of_place), on, json_out, assumed=dtype is None)

@@ -1,0 +1,203 @@
+"""The answer of `rooflab ai OP`: result_dict (the JSON) and format_result (its text), split
+out of cli/ai.py (which re-exports both). Kept light: no matplotlib, torch or numba here.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+# Seed 000/004 name no fp4 rate and the catalog holds none, so units.flop_precision counts
+# fp4 math under fp8: say so, or a B200 floor reads 2x too high without a word (its
+# datasheet's dense fp4 rate is 2x its fp8 rate; review 12d F).
+def fp4_note(ceiling: str | None = None) -> str:
+    held = f"held to {ceiling}" if ceiling else "counted as fp8 math"
+    return (f"no fp4 ceiling in rooflab; {held} (B200's datasheet fp4 rate is 2x fp8, so "
+            f"there the compute floor is up to 2x high)")
+
+
+NO_FLOP = "no FLOP: memory and launch only"
+
+
+def result_dict(op, roof=None, nominal=None) -> dict:
+    """The JSON answer: top-level flop/bytes/ai, the kernel, and the roof's verdict.
+    nominal: the datasheet roof of a profile whose measured roof is `roof`, for the
+    ridge-band note `rooflab report` gives (review 12a #7). A stencil's sweeps are one
+    call each (a launch, or a parallel region, per sweep): the launch floor counts them."""
+    from ..model.analysis import analyze, memory_ceiling
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+
+    kernel = op.kernel(calls=int(op.shape.get("sweeps", 1)) if op.op == "stencil" else 1)
+    out = {"schema_version": SCHEMA_VERSION, "op": op.op, "name": op.name, "flop": op.flop,
+           "bytes": op.bytes, "ai": op.ai if math.isfinite(op.ai) else None,
+           "precision": op.precision, "unit": op.unit, "byte_model": op.byte_model,
+           "bytes_split": dict(op.bytes_split), "shape": dict(op.shape),
+           "kernels": [kernel_to_dict(kernel)]}
+    fp4 = op.shape.get("dtype") == "fp4"
+    if fp4:
+        out["dtype"] = "fp4"
+    if roof is None:
+        if fp4:
+            out["notes"] = [fp4_note()]
+        return out
+    for level in kernel.bytes:
+        roof.bandwidth(level)    # InputError naming the levels the roof has
+    analysis = analyze(roof, [kernel])
+    (p,) = analysis.points
+    # The ceiling actually used: a fallback (int4 on a roof without int4 math) is
+    # another precision than the op's, and the text must name that one.
+    ceiling, _ = roof.compute_for(kernel.precision, kernel.unit)
+    notes = ([fp4_note(ceiling.label)] if fp4 else []) + list(analysis.notes)
+    if nominal is not None:
+        notes += _ridge_band(analysis, roof, nominal)
+    # the memory ceiling that judged the bytes: DRAM (real traffic) for real-traffic counts
+    # on a probed CPU roof (analysis.memory_ceiling), else the level's own
+    judged, _ = memory_ceiling(roof, kernel, p.level)
+    out.update({"roof": roof_to_dict(roof), "analysis": [point_to_dict(p)],
+                "memory_ceiling": judged.level if judged is not None else p.level,
+                "compute_ceiling": ceiling.label,
+                "compute_ceiling_precision": ceiling.precision,
+                "attainable_flop_per_s": p.attainable_flop_per_s, "bound": p.bound,
+                "binding": p.binding, "ridge": p.ridge,
+                **_floors(p, roof), "notes": notes})
+    return out
+
+
+def _floors(p, roof) -> dict:
+    """The time floor as the bound judged it: max(work floor, calls x the roof's launch
+    floor), each part named (review 12a #8, 12d E: "overhead" next to a 155 ns floor)."""
+    work, launch = p.floor_s, p.overhead_floor_s
+    launch_binds = launch is not None and launch > work
+    floor = launch if launch_binds else work
+    # with_launches_s: the name every document gives max(work, launch) (docs/json.md
+    # "Floor keys", review r1_json F1); time_floor_s stays for the scripts that read it
+    return {"time_floor_s": floor, "with_launches_s": floor, "work_floor_s": work,
+            "launch_floor_s": launch, "calls": p.calls,
+            "launch_floor_provenance": _launch_provenance(roof) if launch is not None else None,
+            "floor_binding": "launch" if launch_binds else "work",
+            # which side of the ridge the work is on, whatever the launches say (None:
+            # an op without FLOP has no compute side)
+            "roof_side": None if p.flop <= 0 else
+            ("memory" if p.memory_bound_side else "compute")}
+
+
+def _launch_provenance(roof) -> str:
+    """nominal (the catalog's 5 us guess) or measured (a probe's), from the roof's
+    overhead_source, else the roof's own kind."""
+    source = (roof.overhead_source or "").lower()
+    if "nominal" in source:
+        return "nominal"
+    if "measured" in source:
+        return "measured"
+    return roof.kind
+
+
+def _ridge_band(analysis, roof, nominal) -> list[str]:
+    """`rooflab report`'s near-ridge warning for a profile holding both roofs: the op's AI
+    between the measured and the nominal ridge flips its side (seed 004:28, :344)."""
+    from ..hardware.profile import MachineProfile
+    from ..model.diagnose import diagnose
+    from ..report.markdown import ridge_band_warnings
+
+    if not analysis.points or analysis.points[0].flop <= 0:
+        return []
+    profile = MachineProfile(host={}, nominal=nominal, measured=roof)
+    return [f"near ridge: {w}" for w in
+            ridge_band_warnings(diagnose(analysis), profile, analysis.kernels)]
+
+
+def format_result(d: dict) -> list[str]:
+    """The answer as lines of text (only the CLI prints them)."""
+    from ..units import fmt_ai, fmt_rate, si
+
+    unit = f", {d['unit']}" if d["unit"] else ""
+    shown = "fp4 held as fp8" if d.get("dtype") == "fp4" else d["precision"]
+    split = ", ".join(f"{k} {si(v, 'B')}" for k, v in d["bytes_split"].items())
+    lines = [f"{d['name']}  ({d['op']}, {shown}{unit})"]
+    if d["shape"].get("dtype_source") == "default":    # said once: no --dtype was given
+        lines.append(f"  dtype       {d['shape']['dtype_note'].removeprefix('dtype ')}")
+    lines += [f"  FLOP        {si(d['flop'], 'FLOP')}  ({d['flop']:.6g})",
+              f"  bytes       {si(d['bytes'], 'B')}  ({d['bytes']:.6g}; {split})",
+              f"  byte model  {d['byte_model']}",
+              f"  AI          {fmt_ai(d['ai'])} FLOP/byte" + (
+                  f"  ({d['ai']:.6g})" if d["ai"] is not None else "")]
+    if "compulsory_ai" in d:     # ai matmul --tile: the bound the tiles fall short of
+        lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} FLOP/byte, "
+                     f"{si(d['compulsory_bytes'], 'B')} (each operand moved once; the "
+                     f"tiles move {d['bytes'] / d['compulsory_bytes']:.3g}x that)")
+    if "roof" not in d:
+        return lines + [f"  note: {n}" for n in d.get("notes", [])]
+    p = d["analysis"][0]
+    # a fallback ceiling's rate in its own unit: int8 work on fp16 math is FLOP/s
+    prec = d.get("compute_ceiling_precision") or p["precision"]
+    memory = f"{d.get('memory_ceiling') or p['level']} {si(p['bytes_per_s'], 'B/s')}"
+    lines.append(f"on {d['roof']['name']} ({d['roof']['kind']}):")
+    if d["flop"] > 0:
+        lines += [f"  ceilings    {d.get('compute_ceiling') or _compute_label(p)} "
+                  f"{fmt_rate(p['peak_flop_per_s'], prec)}, {memory}",
+                  f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
+                  f"  attainable  {fmt_rate(d['attainable_flop_per_s'], prec)}"
+                  + _with_launch_rate(d, prec)]
+    else:
+        lines += [f"  ceilings    {memory} ({NO_FLOP}; no compute ceiling or ridge applies)"]
+    lines += [f"  bound       {_bound_text(d, p)}", f"  time floor  {_floor_text(d)}"]
+    lines += [f"  note: {n}" for n in d["notes"]]
+    return lines
+
+
+def _with_launch_rate(d: dict, prec: str) -> str:
+    """Where the launch binds, the rate it leaves: FLOP / time floor (0.82 TFLOP/s for a
+    decode attention on an H100, not the 26.4 of the roof alone)."""
+    from ..units import fmt_rate
+
+    if d["floor_binding"] != "launch":
+        return ""
+    return (f" on the roof; {fmt_rate(d['flop'] / d['time_floor_s'], prec)} with the "
+            f"launch (FLOP / time floor)")
+
+
+def _roof_reason(d: dict, p: dict) -> str:
+    """Why the work alone sits where it does on the roof."""
+    from ..units import fmt_ai
+
+    if d["flop"] <= 0:
+        return NO_FLOP
+    side = "<" if d["roof_side"] == "memory" else ">="
+    return f"AI {fmt_ai(p['ai'])} {side} ridge {fmt_ai(d['ridge'])}"
+
+
+def _launches(d: dict) -> str:
+    from ..units import fmt_seconds
+
+    calls = d["calls"]
+    what = "one launch" if calls == 1 else f"{calls} launches"
+    return f"{what} ({fmt_seconds(d['launch_floor_s'])}, {d['launch_floor_provenance']})"
+
+
+def _bound_text(d: dict, p: dict) -> str:
+    from ..units import fmt_seconds
+
+    reason = _roof_reason(d, p)
+    if d["bound"] == "overhead" and d["floor_binding"] == "launch":
+        on_roof = (f"on the roof it is {d['roof_side']}-bound ({reason})" if d["roof_side"]
+                   else reason)
+        return (f"overhead: {_launches(d)} > the {fmt_seconds(d['work_floor_s'])} work "
+                f"floor; {on_roof}")
+    return f"{d['bound']} ({reason}; binding ceiling: {d['binding']})"
+
+
+def _floor_text(d: dict) -> str:
+    from ..units import fmt_seconds
+
+    work = "bytes/B" if d["flop"] <= 0 else "max(FLOP/P, bytes/B)"
+    if d["floor_binding"] == "launch":
+        return (f"{fmt_seconds(d['time_floor_s'])} (launch); work floor "
+                f"{fmt_seconds(d['work_floor_s'])}  {work}")
+    tail = ""
+    if d.get("launch_floor_s") is not None:
+        tail = f"; {_launches(d)} is below it"
+    return f"{fmt_seconds(d['time_floor_s'])}  {work}{tail}"
+
+
+def _compute_label(p: dict) -> str:
+    return f"{p['precision']} {p['unit']}" if p["unit"] else p["precision"]

@@ -1,0 +1,42 @@
+"""The profiler verbs' roof line taken apart: where the roof came from (`roof_source`), and
+the warnings and notes ingest.profile_import.choose_roof appends to that line (another
+device's roof, a measured peak above nominal, kernels run below the catalog's clock,
+recorded peaks not added). In `--json` those go to `notes` and to stderr: a dashboard
+found the wrong-device warning only by substring-matching a field named "source" (review r1
+F10). The terminal still prints the whole line, warnings included, as it always has.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ingest.profile_import import ProfileImport, RoofChoice
+
+# where choose_roof appends a warning or note to the roof line ('; warning: ...')
+_MARK = re.compile(r"; (?=(?:warning|note): )")
+
+
+def _known_parts(choice: RoofChoice, imp: ProfileImport) -> list[str]:
+    """The appended texts choose_roof words from these same inputs, each whole: the clock
+    note holds '; ' of its own, so splitting the line on '; ' alone would cut it."""
+    from ..hardware.rocprof_roofline import above_nominal_line
+    from ..ingest.profile_checks import clock_mismatch, device_mismatch
+
+    roof = choice.roof
+    return [p for p in (device_mismatch(roof, imp.kernels), above_nominal_line(roof),
+                        clock_mismatch(roof, imp.clock_hz)) if p]
+
+
+def split_roof_source(choice: RoofChoice, imp: ProfileImport) -> tuple[str, list[str]]:
+    """(the roof line alone, its warnings and notes in the line's order, each a line of its
+    own beginning 'warning: ' or 'note: ')."""
+    line, found = choice.source, []
+    for part in _known_parts(choice, imp):
+        if part in line:
+            line = line.replace(part, "", 1)
+            found.append(part)
+    # the rest appended with a mark (the recorded peaks of another device, not added)
+    head, *rest = _MARK.split(line)
+    found += [f"; {r}" for r in rest]
+    found.sort(key=choice.source.find)
+    return head, [p.removeprefix("; ") for p in found]

@@ -1,0 +1,257 @@
+"""rooflab's own kernel CSV: name, flop, bytes, seconds[, precision][, level][, calls][, unit]
+[, threads][, gflops][, flop_<precision>...], the format ingest/kernelfile.py's module
+docstring describes. Unknown columns go to meta; one that looks like a mistake is warned
+about; a malformed header or row is refused with its line. Split from ingest/kernelfile.py,
+which re-exports every name.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+
+from ..errors import InputError, ParseError
+from ..model.kernel import Kernel, names_warned_by_reader
+from ..model.schema import level_name, precision_name, time_unit
+from ..units import canonical_dtype
+from .kernelfile_rows import (
+    DEFAULT_PRECISION,
+    _given_ai,
+    finish_read,
+    threads_value,
+    warn_file,
+)
+
+CSV_REQUIRED = ("name", "flop", "bytes")
+CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops",
+                            "threads")
+# Said by every error about a file that is none of the formats read here.
+ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,seconds,"
+            "precision,level,calls,unit,threads]), an analysis JSON from another verb, an Nsight "
+            "Compute CSV or .ncu-rep, a rocprof counter CSV (results.csv, "
+            "*_counter_collection.csv, pmc_perf.csv) or its folder, or a torch.profiler trace "
+            "(.json, .json.gz)")
+
+
+def _number(row: dict, field: str, path: str, line: int, default: float | None = None):
+    text = (row.get(field) or "").strip().replace(",", "")
+    if not text:
+        if default is not None:
+            return default
+        raise ParseError(f"field '{field}' is empty", path=path, line=line)
+    try:
+        return float(text)
+    except ValueError:
+        raise ParseError(f"field '{field}' is not a number: '{text}'", path=path,
+                         line=line) from None
+
+
+def _extra_columns(row: dict[str, str]) -> dict[str, object]:
+    """Columns beyond the known ones go to meta (an `op` column names the op kind that
+    advice and sanity checks read; `weight_bytes` feeds the what-ifs), numbers as floats."""
+    meta: dict[str, object] = {}
+    for key, value in row.items():
+        value = value.strip()
+        if key in CSV_KNOWN or not value:
+            continue
+        try:
+            meta[key] = float(value.replace("_", ""))
+        except ValueError:
+            meta[key] = value
+    return meta
+
+
+# unknown precisions and levels: said once per file by _check_read, not per Kernel
+@names_warned_by_reader()
+def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    _check_header(header, path)
+    # the analysis CSVs rooflab writes (ncu/torch/rocprof/bench -o x.csv) name the kernel
+    # 'kernel' and give its precision (llm's CSV does not: it stays refused, not read as fp32)
+    alias = ("kernel" if "name" not in header and {"kernel", "precision"} <= set(header)
+             else None)
+    if alias:
+        header.append("name")
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing and {"phase", "kernel"} <= set(header):
+        raise ParseError("this is `rooflab llm`'s CSV (a table, without precisions or times); "
+                         "read its kernels from `rooflab llm ... -o decode.json` instead",
+                         path=path, line=1)
+    if missing and len(header) == 1 and ";" in header[0]:
+        # a spreadsheet's export in a locale whose decimal mark is ',' (and whose numbers
+        # would then read wrongly here): ask for comma-separated values, '.' decimals
+        raise ParseError("the columns are separated by ';': save the sheet as comma-separated "
+                         "CSV with '.' as the decimal mark", path=path, line=1)
+    if missing and "ai" in header:
+        # seed 000 §4.3's (AI, GFLOPS) pairs: a point with no FLOP or bytes has no floor,
+        # no time share and nothing a what-if could change
+        raise ParseError(f"missing column(s) {', '.join(missing)}: rooflab places a kernel "
+                         f"from its FLOP and bytes (AI = flop / bytes); AI alone gives no "
+                         f"floor and no time share. Give flop and bytes columns, e.g. "
+                         f"name,flop,bytes,gflops", path=path, line=1)
+    if missing:
+        raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
+                         path=path, line=1)
+    split = _flop_columns(header)
+    out = []
+    first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
+    wheres: list[tuple[int | None, str]] = []
+    given_ai: list[float | None] = []
+    defaulted: list[int] = []   # the kernels given no precision: fp32, marked assumed
+    for lineno, raw in enumerate(reader, start=2):
+        row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
+        if alias:
+            row["name"] = row.pop(alias)
+        if not any(v.strip() for v in row.values()):
+            continue
+        lineno = reader.line_num   # a quoted cell may span lines: the row's last line
+        _check_cells(raw, reader.fieldnames or [], path, lineno)
+        first = first or (lineno, row)
+        seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+        if (row.get("seconds") or "").strip() and not (seconds or 0) > 0:
+            # 0 s is no time (the JSON reader refuses it too); only an empty cell is untimed
+            raise ParseError(f"field 'seconds' must be > 0; got "
+                             f"{_number(row, 'seconds', path, lineno):g} (leave the cell "
+                             f"empty for an untimed kernel)", path=path, line=lineno)
+        timing = "measured"
+        gflops = _number(row, "gflops", path, lineno, default=0.0)
+        if gflops and seconds:
+            raise ParseError("give 'seconds' or 'gflops', not both", path=path, line=lineno)
+        if (row.get("gflops") or "").strip() and gflops <= 0:
+            # 0 GFLOP/s is no rate: it would be an infinite time, not an untimed kernel
+            raise ParseError(f"field 'gflops' must be > 0; got {gflops:g} (leave the cell "
+                             f"empty for an untimed kernel)", path=path, line=lineno)
+        if gflops:
+            seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
+            timing = "derived"       # from the achieved rate the user measured
+        calls = _number(row, "calls", path, lineno, default=1)
+        if calls != int(calls):
+            raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
+                             path=path, line=lineno)
+        parts = _split_flop(row, split, path, lineno)
+        given = (row.get("precision") or "").strip()
+        try:
+            meta = _extra_columns({c: v for c, v in row.items() if c not in split})
+            if (row.get("threads") or "").strip():
+                meta["threads"] = threads_value(row["threads"],
+                                                f"kernel '{row['name'].strip()}'")
+            out.append(Kernel(
+                name=row["name"].strip(),
+                flop=(parts or {precision_name(given or DEFAULT_PRECISION):
+                                _number(row, "flop", path, lineno)}),
+                bytes={level_name((row.get("level") or "DRAM").strip()):
+                       _number(row, "bytes", path, lineno)},
+                seconds=seconds, calls=int(calls),
+                unit=(row.get("unit") or "").strip() or None,
+                provenance={"flop": "given", "bytes": "given",
+                            **({"seconds": timing} if seconds else {})},
+                meta=meta,
+            ))
+        except InputError as exc:
+            raise ParseError(str(exc), path=path, line=lineno) from None
+        wheres.append((lineno, f"kernel '{out[-1].name}'"))
+        given_ai.append(_given_ai(row.get("ai")))
+        if not parts and not given and out[-1].total_flop > 0:
+            defaulted.append(len(out) - 1)
+    if not out:
+        raise ParseError("the file holds no kernels", path=path)
+    hints = _column_hints(header, first)
+    if hints:
+        warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
+                        f"other is kept in the kernels' meta)", line=1)
+    return finish_read(path, out, wheres, given_ai, defaulted,
+                       "add a precision column (fp64, fp32, ...)"
+                       if "precision" not in header else "fill its precision cell")
+
+
+def _check_header(header: list[str], path: str) -> None:
+    """A column named twice is refused: csv.DictReader keeps the last one's cells, so the
+    first was dropped without a word (a 'name,name,...' header named the kernel 'j')."""
+    seen: dict[str, int] = {}
+    for i, col in enumerate(header, start=1):
+        if col and col in seen:
+            raise ParseError(f"column '{col}' appears twice in the header (columns "
+                             f"{seen[col]} and {i}); give each column once", path=path, line=1)
+        seen[col] = i
+
+
+def _check_cells(raw: dict, fieldnames: list[str], path: str, line: int) -> None:
+    """A row with fewer or more cells than the header is refused: a missing 'seconds' cell
+    made the kernel untimed, an extra cell was dropped, both without a word. Empty cells
+    past the header (a sheet's trailing commas) hold nothing and are let through."""
+    extra = raw.get(None) or []
+    short = any(v is None for k, v in raw.items() if k is not None)
+    if not short and not any(c.strip() for c in extra):
+        return
+    cells = len(extra) + sum(v is not None for k, v in raw.items() if k is not None)
+    raise ParseError(f"{cells} cells, the header has {len(fieldnames)} "
+                     f"({','.join(h.strip() for h in fieldnames)}); give each column one cell "
+                     f"(an empty one for no value)", path=path, line=line)
+
+
+def _flop_columns(header: list[str]) -> dict[str, str]:
+    """{column: precision} of the flop_<precision> columns (flop_fp64, flop_fp32, ...) that
+    the profiler verbs' -o x.csv writes for a kernel with FLOP in several precisions."""
+    import re
+
+    out = {}
+    for col in header:
+        if col.startswith("flop_"):
+            name = col.removeprefix("flop_")
+            try:
+                out[col] = canonical_dtype(name)
+            except InputError:
+                # a precision rooflab has no ceiling for (fp6, complex64) is kept as named,
+                # as in a precision column; flop_total, flop_per_s stay meta as before
+                if re.fullmatch(r"(fp|bf|tf|int|uint|mxfp|nvfp|complex)\d+\w*", name):
+                    out[col] = name
+    return out
+
+
+def _split_flop(row: dict, split: dict[str, str], path: str, line: int) -> dict[str, float]:
+    """FLOP by precision from the row's flop_<precision> cells ({} when it has none, and
+    the flop and precision cells give them); their sum must be the row's flop."""
+    parts: dict[str, float] = {}
+    for col, precision in split.items():
+        value = _number(row, col, path, line, default=0.0)
+        if value:
+            parts[precision] = parts.get(precision, 0.0) + value
+    if not parts:
+        return {}
+    total = _number(row, "flop", path, line)
+    if abs(sum(parts.values()) - total) > 1e-9 * max(total, 1.0):
+        raise ParseError(f"field 'flop' is {total:g} but the flop_<precision> columns add "
+                         f"up to {sum(parts.values()):g}; make flop their sum (or leave "
+                         f"the flop_ cells empty)", path=path, line=line)
+    return parts
+
+
+def _column_hints(header: list[str], first: tuple[int, dict[str, str]] | None) -> list[str]:
+    """Unknown columns that look like a mistake: a time in another unit ('time_ms', 'us')
+    where no 'seconds' or 'gflops' column gives one, or a misspelt known column ('sconds').
+    Any other column is meta on purpose (op, weight_bytes) and is not warned about."""
+    hints = []
+    timed = {"seconds", "gflops"} & set(header)
+    for col in header:
+        if col in CSV_KNOWN or col == "kernel":
+            continue
+        is_time, per_unit = time_unit(col)
+        if is_time and not timed:
+            text = (first[1].get(col) or "").strip() if first else ""
+            try:
+                example = (f"; line {first[0]}: {float(text) * per_unit:.6g}"
+                           if first and per_unit is not None else "")
+            except ValueError:
+                example = ""
+            scale = f"{col} x {per_unit:g}{example}" if per_unit is not None else \
+                "in seconds"
+            hints.append(f"column '{col}' looks like a time and is not read, so the kernels "
+                         f"are untimed: give a 'seconds' column ({scale})")
+            continue
+        close = difflib.get_close_matches(col, [c for c in CSV_KNOWN if c not in header],
+                                          n=1, cutoff=0.75)
+        if close:
+            hints.append(f"column '{col}' is not read: did you mean '{close[0]}'?")
+    return hints

@@ -1,0 +1,130 @@
+"""Whether the roof fits the profile: a catalog roof of another compute capability, a CPU
+roof for GPU kernels (or the reverse), a catalog roof whose clock is well above the one the
+kernels ran at, a recorded device that is not the roof's; and which catalog devices share
+the profile's compute capability. Each check gives a note to append to the roof's line ('' when
+all is well). Split from ingest/profile_import.py, which re-exports every name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.ceiling import Roof
+from ..model.kernel import Kernel
+from .profile_envelope import on_cpu
+
+
+def _other_device(roof: Roof, recorded: str) -> str:
+    """The catalog name of the roof's device when it is not the device the file recorded
+    ('' when it is, or when either is unknown: a profile file's roof, a file without a
+    device name)."""
+    dev = _catalog_device(roof.name) if recorded else None
+    if dev is None or dev.roof.name != roof.name:
+        return ""
+    try:
+        from ..hardware.catalog import match_device_name
+
+        ran = match_device_name(recorded)
+    except ImportError:
+        return ""
+    return dev.name if ran is not None and ran.name != dev.name else ""
+
+
+def recorded_cc(kernels: Sequence[Kernel]) -> str | None:
+    """The one compute capability the profiler recorded for these kernels ("8.9"), if any."""
+    ccs = {str(k.meta["cc"]) for k in kernels if k.meta.get("cc")}
+    return ccs.pop() if len(ccs) == 1 else None
+
+
+def _catalog_device(name: str):
+    try:
+        from ..hardware.catalog import lookup
+
+        return lookup(name)
+    except Exception:  # noqa: BLE001 — a profile file's roof, or no catalog: nothing to check
+        return None
+
+
+def cc_mismatch(roof: Roof, cc: str | None) -> str:
+    """A warning when a catalog roof is of another compute capability than the profile."""
+    dev = _catalog_device(roof.name) if cc else None
+    if dev is None or not dev.compute_capability or dev.compute_capability == cc:
+        return ""
+    return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
+            f"{dev.name} is {dev.compute_capability} — its ceilings may not apply")
+
+
+def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
+    """A warning when --on names a roof of another device than the kernels ran on: a GPU of
+    another compute capability (cc_mismatch), a CPU roof for kernels an NVIDIA GPU ran (ncu
+    records the capability), or a GPU or accelerator roof for kernels a CPU ran (a torch
+    trace of CPU ops: `rooflab torch --run model.py --on h200` on a machine without a GPU,
+    or rooflab.measure kernels timed on the CPU)."""
+    from ..model.machine import machine_of
+
+    cc = recorded_cc(kernels)
+    kind = machine_of(roof).kind
+    if cc and kind == "cpu":
+        return (f"; warning: the kernels were profiled on a compute capability {cc} GPU, but "
+                f"{roof.name} is a CPU roof — its ceilings do not apply; pass --on the GPU "
+                f"(a catalog name or its .ncu-rep)")
+    # CPU ops of a torch trace ("cpu op" times), or rooflab.measure kernels timed on the CPU
+    if on_cpu(kernels) and kind in ("gpu", "accelerator"):
+        return (f"; warning: the kernels ran on the CPU (CPU ops, no GPU kernels), but "
+                f"{roof.name} is a {kind} roof — its ceilings do not apply; move the model "
+                f"and inputs to the GPU (.to('cuda')) and profile there, or pass --on "
+                f"me.json (a profile from `rooflab probe -o me.json`)")
+    return cc_mismatch(roof, cc)
+
+
+# FP32 results per clock per SM, by compute capability (CUDA C++ Programming Guide,
+# "Arithmetic Instructions" throughput table): with the catalog's SM count and fp32 vector
+# peak this gives the clock the catalog peaks assume (RTX 4060 Laptop: 14.56 TFLOP/s /
+# (24 x 128 x 2) = 2.37 GHz, its top boost).
+FP32_LANES_PER_SM = {"6.0": 64, "6.1": 128, "7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64,
+                     "8.6": 128, "8.7": 128, "8.9": 128, "9.0": 128, "10.0": 128,
+                     "12.0": 128}
+# below this share of the catalog's clock the note is printed (boost varies by a few %)
+SLOW_CLOCK = 0.9
+
+
+def catalog_clock_hz(roof: Roof) -> float | None:
+    """The SM clock a catalog roof's peaks were derived at (fp32 vector / (SMs x FP32
+    lanes x 2)), or None when the roof is not a catalog NVIDIA entry with those figures."""
+    if roof.kind != "nominal":
+        return None
+    dev = _catalog_device(roof.name)
+    lanes = FP32_LANES_PER_SM.get(getattr(dev, "compute_capability", None) or "")
+    fp32 = roof.find_compute("fp32", "vector")
+    if dev is None or dev.roof.name != roof.name or not dev.sms or not lanes or fp32 is None:
+        return None
+    return fp32.value / (dev.sms * lanes * 2.0)
+
+
+def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
+    """A note when the profile says the kernels ran well below the clock the catalog roof
+    assumes: ncu locks clocks to base by default (--clock-control base), so % of roof on a
+    boost-clock catalog roof reads low by the clock ratio (review 12b J: 37 % vs 55 %)."""
+    boost = catalog_clock_hz(roof) if clock_hz else None
+    if boost is None or clock_hz >= SLOW_CLOCK * boost:
+        return ""
+    return (f"; note: the kernels ran at {clock_hz / 1e9:.2f} GHz "
+            f"(sm__cycles_elapsed.avg.per_second in the file; ncu locks base clocks by "
+            f"default), while {roof.name}'s catalog peaks assume {boost / 1e9:.2f} GHz "
+            f"(boost): % of roof is judged at boost, so it reads at most "
+            f"{100 * clock_hz / boost:.0f} % where compute binds; profile with "
+            f"--clock-control none, or pass --on the .ncu-rep (its peaks are at the "
+            f"profiled clock)")
+
+
+def cc_suggestion(cc: str | None) -> str:
+    """Catalog devices that share the profile's compute capability, for --on."""
+    if not cc:
+        return ""
+    try:
+        from ..hardware.catalog import devices_with_cc
+    except ImportError:
+        return ""
+    names = [d.name.removeprefix("NVIDIA ").removeprefix("GeForce ") for d in devices_with_cc(cc)]
+    return (f"; the files record compute capability {cc}: e.g. --on '{names[0]}' "
+            f"(catalog devices of {cc}: {', '.join(names)})") if names else ""

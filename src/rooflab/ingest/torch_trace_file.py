@@ -1,0 +1,69 @@
+"""Reading a PyTorch profiler chrome trace file (plain or gzipped JSON, a bare event list or
+{"traceEvents": [...]}), with errors that say what the file is instead (a folder of traces,
+another profiler's CSV, a rooflab JSON) and how to export a trace. Split from
+ingest/torch_trace.py, which re-exports every name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from ..errors import ParseError
+
+
+def load_trace_json(path: str) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise ParseError(_folder_hint(p) if p.is_dir() else "file not found", path=path)
+    try:
+        # gzip by content, not by name: tensorboard_trace_handler writes *.pt.trace.json.gz,
+        # and renamed or downloaded traces keep their bytes but not always their suffix
+        blob = p.read_bytes()
+        raw = (gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob).decode("utf-8")
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        if raw.lstrip("\ufeff \t\r\n")[:1] not in ("{", "["):
+            raise ParseError(_not_json(path), path=path) from None
+        raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
+                         f"export it with prof.export_chrome_trace(path)", path=path,
+                         line=exc.lineno) from None
+    except EOFError:   # gzip stream ends early: a copy or download stopped part-way
+        raise ParseError("cannot read trace: the gzip stream ends early (file cut short?); "
+                         "copy the trace again, or export it with "
+                         "prof.export_chrome_trace(path)", path=path) from None
+    except (OSError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
+        raise ParseError(f"cannot read trace: {exc}", path=path) from None
+    if isinstance(data, list):
+        data = {"traceEvents": data}
+    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
+        ours = isinstance(data, dict) and bool(data.keys() & {"schema_version", "roof",
+                                                               "kernels", "compute"})
+        what = ("; it is a rooflab JSON file (a profile, roof or kernel list): a profile goes "
+                "to --on FILE, a kernel list to `rooflab report FILE` or `rooflab plot FILE`"
+                if ours else "")
+        raise ParseError(f"not a chrome trace: no 'traceEvents' list{what}; export a trace "
+                         f"with prof.export_chrome_trace(path)", path=path)
+    return data
+
+
+def _folder_hint(folder: Path) -> str:
+    """A folder given as the trace: tensorboard_trace_handler's log folder names its traces."""
+    traces = sorted(folder.glob("*.pt.trace.json*"))
+    if not traces:
+        return "is a directory; give the trace file"
+    names = ", ".join(str(t) for t in traces[:3]) + (", ..." if len(traces) > 3 else "")
+    return (f"is a directory; give one of its {len(traces)} trace file(s) "
+            f"(tensorboard_trace_handler writes one per profiled step): {names}")
+
+
+def _not_json(path: str) -> str:
+    """A file that is not JSON at all: another profiler's CSV names its verb."""
+    from .profile_files import file_kind
+
+    verb = {"ncu": "an Nsight Compute CSV; read it with `rooflab ncu FILE`",
+            "rocprof": "a rocprof CSV; read it with `rooflab rocprof FILE`"}.get(file_kind(path))
+    return (f"not a chrome trace (not JSON): {verb}" if verb else
+            "not a chrome trace (not JSON); export one with prof.export_chrome_trace(path) "
+            "from a torch.profiler run with record_shapes=True")

@@ -1,0 +1,133 @@
+"""The groups a chrome trace's op calls are summed into (one per op, input shapes, dtypes
+and constant arguments): their names (made unique), the Kernel each becomes, and the notes
+about them (cat's assumed dtype, warm-up, uncounted ops, device events linked to no op).
+Split from ingest/torch_trace.py, which re-exports every name.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from ..model.kernel import Kernel
+from .torch_ops import dtype_of, precision_of
+from .torch_ops_loss import args_text as _loss_args_text
+from .torch_ops_memory import CAT_ASSUMED_DTYPE
+from .torch_ops_reduce import args_text as _reduce_args_text
+
+
+@dataclass
+class _Group:
+    name: str
+    op: str
+    shapes: tuple
+    types: tuple
+    args: tuple = ()
+    flop: float = 0.0
+    bytes: float = 0.0
+    precision: str = "fp32"
+    unit: str | None = None
+    samples: list[float] = field(default_factory=list)
+    flop_source: str = "derived"
+    assumed: str = ""   # what the count assumed (cat's dtype), for the kernel's meta
+
+
+def _cat_note(groups: dict[tuple, _Group]) -> str:
+    if not any(g.op == "cat" and g.assumed for g in groups.values()):
+        return ""
+    return (f"aten::cat: the profiler records no dtypes for a tensor list; its bytes "
+            f"assume {CAT_ASSUMED_DTYPE} elements (halve them for fp16/bf16 tensors)")
+
+
+def _unique_names(groups: list[_Group]) -> None:
+    """Groups that differ only in dtypes (an fp32 and an fp64 mm of one shape) or constant
+    arguments would share a name, and the table, report and compare match kernels by name:
+    such groups get their input dtypes ('aten::mm [256x256, 256x256] (fp64)') or their
+    arguments ('(stride 1x2, padding 1x1, dilation 1x1)') appended; a clash left after that
+    is numbered."""
+    for text in (_dtype_text, _args_text):
+        by_name: dict[str, list[_Group]] = {}
+        for g in groups:
+            by_name.setdefault(g.name, []).append(g)
+        for clash in by_name.values():
+            if len({text(g) for g in clash}) > 1:
+                for g in clash:
+                    g.name = f"{g.name} ({text(g)})"
+    seen: dict[str, int] = {}
+    for g in groups:
+        seen[g.name] = seen.get(g.name, 0) + 1
+        if seen[g.name] > 1:
+            g.name = f"{g.name} #{seen[g.name]}"
+
+
+def _dtype_text(g: _Group) -> str:
+    """The tensor inputs' dtypes in order ('fp64 scalar, fp32': a 0-dim tensor, which the
+    shapes leave out), one name if all agree."""
+    names = [f"{dtype_of(t)}{' scalar' if d == () else ''}"
+             for d, t in zip(g.shapes, g.types, strict=False)
+             if d is not None and dtype_of(t) is not None]
+    return ", ".join(dict.fromkeys(names)) if len(set(names)) == 1 else ", ".join(names)
+
+
+def _args_text(g: _Group) -> str:
+    """A conv's stride, padding and dilation ('stride 1x2, ...'), attention's mask."""
+    def dims(i: int) -> str:
+        text = g.args[i] if i < len(g.args) else ""
+        return text.strip("[]").replace(", ", "x") or "?"
+
+    if g.op in ("sum", "mean"):
+        return _reduce_args_text(g.args)
+    if g.op.startswith("nll_loss"):
+        return _loss_args_text(g.op, g.args)
+    if g.op.endswith("_backward") and g.args:   # output_mask, last: the gradients made
+        return f"output_mask {g.args[-1]}"
+    if g.op.startswith("conv"):
+        extra = [f"groups {g.args[8]}"] if len(g.args) > 8 and g.args[8] not in ("", "1") else []
+        return ", ".join([f"stride {dims(3)}", f"padding {dims(4)}", f"dilation {dims(5)}"]
+                         + extra)
+    if g.op == "attention":
+        return "causal" if len(g.args) > 5 and g.args[5] == "True" else "not causal"
+    return ", ".join(a for a in g.args if a)
+
+
+def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
+    if not uncounted:
+        return ""
+    total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
+    top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
+    share = sum(uncounted.values()) / total if total else 0.0
+    return (f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
+            f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+
+
+def _warmup_note(groups: dict[tuple, _Group]) -> str:
+    slow_first = [g.name for g in groups.values() if len(g.samples) >= 3
+                  and g.samples[0] > 5 * statistics.median(g.samples[1:])]
+    if not slow_first:
+        return ""
+    return (f"the first call of {', '.join(slow_first[:3])}"
+            f"{' and others' if len(slow_first) > 3 else ''} took over 5x the median "
+            f"of the later calls (warm-up: lazy initialisation, cold caches); the "
+            f"totals include it - profile more iterations, or skip warm-up steps "
+            f"with torch.profiler.schedule")
+
+
+def _lost_note(n_lost: int, lost_s: float, on_gpu: bool) -> str:
+    return (f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
+            f"to no op (no 'External id', no launch call with their 'correlation')"
+            + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
+               "GPU time") + ": not counted")
+
+
+def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
+    meta = {"source": "torch.profiler", "op": g.op, "file": path,
+            "shapes": [list(d) if d is not None else None for d in g.shapes],
+            "dtypes": list(g.types), "byte_model": "compulsory traffic from shapes and dtypes",
+            "time": "cuda kernels" if on_gpu else "cpu op"}
+    if g.assumed:
+        meta["assumed"] = g.assumed
+    return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
+                  bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
+                  samples=tuple(g.samples), unit=g.unit, meta=meta,
+                  provenance={"flop": g.flop_source, "bytes": "derived",
+                              "seconds": "measured"})
