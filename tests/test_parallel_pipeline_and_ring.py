@@ -190,7 +190,8 @@ def test_whatif_on_tp_file_adds_the_all_reduces(tmp_path, capsys):
     assert "so the TPOT floor 6.84 ms -> 4.98 ms" in text   # llm --on H200: 4.98 ms
     code, out, _ = run(capsys, "choose", doc, "--among", "H100,H200")
     text = flat(out)
-    assert "summed (per GPU of 8, without the all-reduces" in text
+    # review W4: choose now ranks the shard + each device's TP link, and says so
+    assert "summed (per GPU of 8, + TP link: its all-reduces" in text
     assert "`rooflab llm`'s TPOT floor" not in text
 
 

@@ -23,6 +23,9 @@ FLAG_TEXT = {
     "cache-resident": "working set fits in the last-level cache: repeated calls reuse it, "
                       "so the DRAM floor does not bind",
     "noisy": "timing samples spread more than 5 % (IQR/median): other load on the machine",
+    "warm-up-left-out": "a call far slower than the rest (a JIT compile, first touches) was "
+                        "left out of the time as a warm-up, or kept and named: "
+                        "meta.slow_runs_note",
 }
 
 
@@ -45,6 +48,10 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
         flags.append("cache-resident")
     if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
         flags.append("noisy")
+    # rooflab.measure left a slow first call out (or kept a slow later one): the table
+    # says so, as `report`'s slow_runs finding does (review r4 F6)
+    if kernel.meta.get("slow_runs_note"):
+        flags.append("warm-up-left-out")
     return tuple(flags)
 
 

@@ -34,7 +34,16 @@ def _tensors(tree) -> list:
 
 def _span(t) -> float:
     """Bytes a tensor's reader touches: its logical size, or less where the view spans less
-    storage (an expanded, stride-0 view reads each stored element once)."""
+    storage (an expanded, stride-0 view reads each stored element once).
+
+    This is the traffic of the call as run, and a trace can differ from it on purpose: a
+    profiler records shapes, not strides, so the trace rules charge every tensor its
+    logical size. `.sum().backward()` hands a layer's backward a stride-0 grad_out (one
+    stored element): BatchNorm2d(32) backward on x[8, 32, 16, 16] fp32 is 525,188 B here,
+    787,328 B by the trace rule; the 262,140 B between is grad_out's 65,536 x 4 B less the
+    4 B it spans. The kernel does read the one element (from cache), so the count is
+    right for that call; a real training step's grad_out is a real tensor, and driven
+    with one (`y.backward(torch.randn_like(y))`) the two agree (tests/test_w3_*)."""
     n = t.numel()
     if n == 0:
         return 0.0

@@ -102,7 +102,10 @@ def register(app) -> None:
         split = _parallel(files, docs)
         # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
         memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
-        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory)
+        from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
+
+        links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
+        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links)
         compared = compare_steps(steps, choices)
         data = choices_to_dict(choices, kernels, compared)
         if need is not None:
@@ -128,11 +131,10 @@ def register(app) -> None:
                 print(_gpus_line(split))
             console().print(_table(choices[:top], kernels, compared, need, memory, least,
                                    split))
-            if split is not None and split["tp"] > 1:   # review r3 F6: the links too
+            if split is not None and split["tp"] > 1:   # review r3 F6: each link's term
                 from .choose_tp_links import tp_link_lines
 
-                for line in tp_link_lines(_tp_block(files, docs), choices[:top]):
-                    print(line)
+                print("\n".join(tp_link_lines(_tp_block(files, docs), choices[:top])))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
             _write(output, doc)
@@ -257,7 +259,7 @@ def _gpus_line(split: dict) -> str:
                                  (f"--pp {pp}" if pp > 1 else "")) if w)
     parts = []
     if tp > 1:
-        parts.append(f"the time is one GPU's 1/{tp} shard (the all-reduces are not in it)")
+        parts.append(f"the time is one GPU's 1/{tp} shard + its catalog link's all-reduces")
     if pp > 1:
         parts.append(f"the time is every stage in turn (a token passes all {pp})")
     return (f"each row assumes {split['gpus']} GPUs of that device (the llm document's "
@@ -299,10 +301,12 @@ def _scope(split: dict | None) -> str:
     floor, which adds the all-reduces and stage transfers (review 11b #8)."""
     if not split or split["gpus"] <= 1:
         return "`rooflab llm`'s TPOT floor"
-    parts = ([f"per GPU of {split['tp']}, without the all-reduces"] if split["tp"] > 1
+    parts = ([f"per GPU of {split['tp']}, + TP link: its all-reduces on the device's "
+              f"catalog link, as `rooflab llm --on` adds them"] if split["tp"] > 1
              else []) + ([f"all {split['pp']} stages, without stage transfers"]
                          if split["pp"] > 1 else [])
-    return ", ".join(parts) + "; `rooflab llm --on` the device adds them"
+    return ", ".join(parts) + ("; `rooflab llm --on` the device adds the stage transfers"
+                               if split["pp"] > 1 else "")
 
 
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None):
@@ -313,17 +317,19 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
     from ..units import fmt_seconds, si, si_apart
 
+    link = any(c.link_s is not None for c in choices)   # a --tp shard: + each TP link
+    plus = " + TP link" if link else ""
     t = Table(title=f"Predicted time at the roof (lower bounds), ranked by the time "
-                    f"{WITH_LAUNCHES} (what binds), fastest first", title_justify="left")
-    for h in ("#", "device", WITH_LAUNCHES, "vs best", "work floor", "vs best",
+                    f"{WITH_LAUNCHES}{plus} (what binds), fastest first", title_justify="left")
+    for h in ("#", "device", WITH_LAUNCHES + plus, "vs best", "work floor" + plus, "vs best",
               "binding (share)", "TDP", "FLOP/J"):
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)
-        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.step_s),
-                  f"{c.step_s / best:.2f}x" if best else "-", fmt_seconds(c.seconds),
-                  f"{c.seconds / floor:.2f}x" if floor else "-",
+        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.ranked_s),
+                  f"{c.ranked_s / best:.2f}x" if best else "-", fmt_seconds(c.floor_s),
+                  f"{c.floor_s / floor:.2f}x" if floor else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
     scope = _scope(split)

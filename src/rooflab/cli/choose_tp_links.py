@@ -36,6 +36,13 @@ def tp_link_s(parallel: Mapping[str, Any] | None, device_name: str
     return tpr.link_s, si(link.bus_bytes_per_s, "B/s")
 
 
+def tp_link_times(parallel: Mapping[str, Any] | None, names) -> dict[str, float]:
+    """Each named device's tp_link_s, for rank() to add to the time it ranks on (review
+    W4); a device without a catalog link is left out (ranked on its shard alone)."""
+    got = {n: tp_link_s(parallel, n) for n in names}
+    return {n: g[0] for n, g in got.items() if g is not None}
+
+
 def tp_link_fields(parallel: Mapping[str, Any] | None, choice) -> dict[str, float | None]:
     """--json's per-device link terms: tp_link_s (None without a catalog link) and the
     TPOT floor with it, tp_tpot_floor_s = work floor + tp_link_s."""
@@ -45,9 +52,9 @@ def tp_link_fields(parallel: Mapping[str, Any] | None, choice) -> dict[str, floa
 
 
 def tp_link_lines(parallel: Mapping[str, Any] | None, choices) -> list[str]:
-    """The ranked devices again with each one's link time added, fastest first: the work
-    floor + link = the TPOT floor `rooflab llm --on DEVICE --tp N` prints (bandwidth
-    only), and the time with launches + link."""
+    """Each ranked device's link term, in the table's order (which includes it: rank's
+    link_s): the work floor + link = the TPOT floor `rooflab llm --on DEVICE --tp N`
+    prints (bandwidth only), and the time with launches + link."""
     from ..units import fmt_seconds
 
     rows, none = [], []
@@ -57,7 +64,7 @@ def tp_link_lines(parallel: Mapping[str, Any] | None, choices) -> list[str]:
             none.append(c.name)
             continue
         link_s, words = got
-        rows.append((c.step_s + link_s, f"  {c.name}: + {fmt_seconds(link_s)} on {words}: "
+        rows.append((c.ranked_s, f"  {c.name}: + {fmt_seconds(link_s)} on {words}: "
                      f"TPOT floor {fmt_seconds(c.seconds + link_s)}, "
                      f"{fmt_seconds(c.step_s + link_s)} with launches"))
     if not rows:
@@ -65,8 +72,8 @@ def tp_link_lines(parallel: Mapping[str, Any] | None, choices) -> list[str]:
     tp = parallel.get("tp") if parallel else "?"
     out = [f"with --tp {tp}'s all-reduces and logits gather on each device's catalog link "
            f"(as `rooflab llm --on DEVICE --tp {tp}`; bandwidth only, no hop latency), "
-           f"fastest first:"] + [line for _, line in sorted(rows)]
+           f"the TP link in the table:"] + [line for _, line in rows]
     if none:
         out.append(f"  no catalog link (give one to `rooflab llm --link-bw`): "
-                   f"{', '.join(none)}")
+                   f"{', '.join(none)}: ranked on the shard alone, without a link")
     return out

@@ -8,8 +8,21 @@ from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.kernels import eager_estimate_missing
-from ..workloads.llm.settings import NARROW
 from ..workloads.llm.study import LlmRun  # noqa: F401 (re-exported: its old home)
+from .llm_list_render import list_rows, list_table  # noqa: F401 (re-exported)
+from .llm_pipeline_render import (  # noqa: F401 (re-exported: their old home)
+    _dtypes_fit,
+    in_flight_lines,
+    pipeline_lines,
+)
+from .llm_sweep_render import (  # noqa: F401 (re-exported: their old home)
+    context_sweep_lines,
+    context_sweep_table,
+    prefill_sweep_table,
+    prompt_sweep_table,
+    sweep_lines,
+    sweep_table,
+)
 from .llm_tp_lines import (  # noqa: F401 (gather_words, tp_sweep_rows: re-exported)
     gather_words,
     tp_line,
@@ -17,37 +30,15 @@ from .llm_tp_lines import (  # noqa: F401 (gather_words, tp_sweep_rows: re-expor
     tp_sweep_line,
     tp_sweep_rows,
 )
-
-
-def list_rows() -> list[dict]:
-    """The bundled configs with their parameter counts (for the table and --json)."""
-    from ..workloads.llm.config import bundled_names, load_config
-    from ..workloads.llm.params import count_params
-
-    rows = []
-    for name in bundled_names():
-        c = load_config(name)
-        p = count_params(c)
-        rows.append({"name": name, "family": c.family, "params": p.total,
-                     "active_params": p.active, "layers": c.layers, "hidden": c.hidden,
-                     "heads": c.heads, "kv_heads": c.kv_heads, "head_dim": c.head_dim,
-                     "max_position_embeddings": c.max_positions, "source": c.source})
-    return rows
-
-
-def list_table():
-    from rich.table import Table
-
-    t = Table(title="bundled configs (from the published config.json files)")
-    for col in ("name", "family", "params", "active", "layers", "hidden", "heads/kv",
-                "max context"):
-        t.add_column(col, justify="left" if col in ("name", "family") else "right",
-                     no_wrap=col in ("name", "family"))
-    for r in list_rows():
-        t.add_row(r["name"], r["family"], si(r["params"]), si(r["active_params"]),
-                  str(r["layers"]), str(r["hidden"]), f"{r['heads']}/{r['kv_heads']}",
-                  str(r["max_position_embeddings"] or "-"))
-    return t
+from .llm_words import (  # noqa: F401 (re-exported: their old home)
+    comm_width,
+    device_word,
+    narrower,
+    per_s,
+    span,
+    stream_dtype,
+    unified_memory,
+)
 
 
 def step_table(timing, title: str):
@@ -167,16 +158,6 @@ def eager_share(gap_s: float, d, no_eager: str = "") -> str:
             f"measured run's kernels per step as --launches N (nsys, torch.profiler)")
 
 
-def device_word(roof) -> str:
-    """What one device of a --tp/--pp group is called: 'GPU' when the roof is a catalog
-    GPU's (or a profile named like one), else 'device': a TPU or Gaudi chip, a CPU, or a
-    roof of unknown kind, which "GPU" would misname."""
-    from ..hardware.catalog import match_device_name
-
-    dev = match_device_name(roof.name)
-    return "GPU" if dev is not None and dev.kind == "gpu" else "device"
-
-
 def memory_context(req, fp) -> str:
     """The memory line's context, said plainly when --context is shorter than the prompt:
     the tables then use --context, but the cache holds prompt + generate - 1 tokens at the
@@ -249,51 +230,6 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     return out
 
 
-def comm_width(s) -> str:
-    """What the collectives carry when it is not the activation dtype: fp8/int8
-    activations exist only at the GEMM inputs, the residual stream stays 16-bit."""
-    if s.comm_bytes == s.act_bytes:
-        return ""
-    return f" ({s.base} residual stream, not the {s.act} GEMM inputs)"
-
-
-def stream_dtype(s) -> str:
-    """The dtype of the residual stream the collectives carry (Settings.comm_bytes)."""
-    return s.base if s.act in NARROW else s.act
-
-
-def span(lo: float, hi: float) -> str:
-    """A time range, or one time when both ends agree (a roof whose own launch floor is
-    the seed's 10 us gave "10 us-10 us")."""
-    a, b = fmt_seconds(lo), fmt_seconds(hi)
-    return a if a == b else f"{a}-{b}"
-
-
-def unified_memory(roof) -> bool:
-    """Whether the roof is a catalog device whose GPU shares DRAM with the CPU (a Jetson
-    module, an Apple chip): one device, no link to a second one for --tp or --pp."""
-    from ..hardware.catalog import is_unified_memory
-
-    return is_unified_memory(roof.name)
-
-
-def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str]:
-    """The --weights/--kv options narrower than the ones in use, as the memory lines offer
-    them: weights="all" lists every narrower weight dtype (--weights int8/int4), "least"
-    only the narrowest (--weights int4); kv=False leaves out --kv fp8 (it makes no room when
-    the weights alone do not fit); keep(dtype): False leaves a weight dtype out. Empty when
-    the settings are as narrow as they go."""
-    from ..workloads.llm.pipeline import narrower_kv, narrower_weights
-
-    ws = [w for w in narrower_weights(s) if keep is None or keep(w)]
-    if weights == "least":
-        ws = ws[-1:]
-    out = [f"--weights {'/'.join(ws)}"] if ws else []
-    if kv and narrower_kv(s):
-        out.append("--kv fp8")
-    return out
-
-
 def split_hint(r) -> str:
     """When the batch does not fit: the smallest --pp and --tp that would hold it, computed
     by the same per-device footprint (seed: '--pp 2 ... largest batch 0' named neither),
@@ -360,146 +296,6 @@ def tp_latency_line(tpr, chosen=None) -> str | None:
     return (f"{allreduce_latency_words(tpr.link, tpr.tp)} (a ring all-reduce over {tpr.tp} "
             f"devices is 2 x {tpr.tp - 1} sends, each paying the link's latency per hop; "
             f"from {given})")
-
-
-def per_s(rate: float) -> str:
-    """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
-    return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"
-
-
-def sweep_table(sw):
-    from rich.table import Table
-
-    t = Table(title=f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)")
-    for col in ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights",
-                "KV", "bound"):
-        t.add_column(col, justify="right")
-    for row in sw.rows():
-        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
-                  fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
-                  si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
-                  si(row["kv_bytes"], "B"), row["bound"])
-    return t
-
-
-def prefill_sweep_table(ps, tp: int = 1):
-    """TTFT against batch: each row one prefill of `batch` prompts admitted together."""
-    from rich.table import Table
-
-    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
-    t = Table(title=f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})")
-    for col in ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights",
-                "activations", "bound"):
-        t.add_column(col, justify="right")
-    for row in ps.rows():
-        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
-                  per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
-                  si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"),
-                  row["bound"])
-    return t
-
-
-def context_sweep_table(cs, tp: int = 1, pp: int = 1):
-    """TPOT against context at one batch: the KV cache grows, the weights do not."""
-    from rich.table import Table
-
-    per = ""
-    if tp > 1:
-        per += "; one device's kernels, no all-reduces"
-    if pp > 1:
-        per += "; all stages, no stage transfers; fits: the heaviest stage"
-    t = Table(title=f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B"
-                    f"{per})")
-    for col in ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention",
-                "bound", f"fits (batch {cs.batch})"):
-        t.add_column(col, justify="right")
-    for row in cs.rows():
-        fits = {None: "-", True: "yes", False: "[red]no[/]"}[row["fits"]]
-        t.add_row(str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
-                  per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"),
-                  si(row["weight_bytes"], "B"), f"{row['attention_share']:.0%}", row["bound"],
-                  fits)
-    return t
-
-
-def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
-    """Where KV bytes pass the weights, and the contexts of the sweep that do not fit."""
-    c = cs.kv_equals_weights_context
-    rows = cs.rows()
-    out = [f"KV bytes equal weight bytes at context {c:.0f} (batch {cs.batch}); past it the "
-           f"KV cache, not the weights, is most of each step's bytes" if c is not None else
-           f"KV bytes stay below the weight bytes at every context (the sliding windows "
-           f"cap the cache) at batch {cs.batch}"]
-    over = [str(r["context"]) for r in rows if r["fits"] is False]
-    if over and fp is not None and fp.device_bytes:
-        ways = (narrower(s, weights="least")[::-1] if s is not None else [])
-        ways = ["a smaller --batch" if cs.batch > 1 else "", "--tp", *ways]
-        ways = [w for w in ways if w]
-        many = len(over) > 1
-        out.append(f"memory: at batch {cs.batch}, context{'s' if many else ''} "
-                   f"{', '.join(over)} of this sweep do{'' if many else 'es'} not fit in "
-                   f"{si(fp.device_bytes, 'B')} ({', '.join(ways[:-1])}"
-                   f"{' or ' if len(ways) > 1 else ''}{ways[-1]} make room)")
-    return out
-
-
-def prompt_sweep_table(ps, tp: int = 1):
-    """TTFT against prompt length at one batch; attention's share grows with the prompt
-    (causal scores grow as P(P+1)/2, the projections as P)."""
-    from rich.table import Table
-
-    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
-    t = Table(title=f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})")
-    for col in ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound",
-                "attention"):
-        t.add_column(col, justify="right")
-    for row in ps.rows():
-        t.add_row(str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
-                  per_s(row["prompt_tokens_per_s"]), row["bound"],
-                  f"{row['attention_share']:.0%}")
-    return t
-
-
-def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
-                decode: bool = True) -> list[str]:
-    """The sweep's knee and, past the device memory, what makes room: only the --weights and
-    --kv narrower than `s`'s (Settings; None: the defaults' fp16 wording), and --tp unless
-    the device is a unified-memory one (a Jetson: one module, no link to a second).
-    weights_fit(dtype): whether the weights alone fit one device in that dtype; where they
-    do not fit now, only those are offered (fp16 llama-3-8b on an 8 GB Orin Nano: int4,
-    not int8's 8.16 GB). decode=False (under a prefill sweep): the memory lines only,
-    without the decode step's knee and KV = weights batch."""
-    knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
-            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
-            f"stays memory-bound at every batch")
-    out = [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
-           f"stops tracking the batch; {knee}"]
-    # seed 002: past the device memory a bigger batch is no option at all
-    cap = fp.max_batch if fp is not None else None
-    split = [] if unified else ["--tp"]   # a Jetson has no second device to split over
-    if cap == 0:
-        ways = split + (narrower(s, kv=False, keep=weights_fit) if s is not None
-                        else ["--weights int8/int4"])
-        out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
-                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs ("
-                   + (", or ".join(ways) or "a smaller model, or a device with more memory")
-                   + ")")
-    elif cap is not None:
-        over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
-        over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
-                                                   ("the KV = weights batch",
-                                                    sw.kv_equals_weights_batch))
-                 if decode and b and b > cap]
-        ways = split + (narrower(s, weights="least")[::-1] if s is not None else
-                        ["--kv fp8", "--weights int4"])
-        if over:
-            out.append(f"memory: at most batch {cap} fits in {si(fp.device_bytes, 'B')} "
-                       f"(context {fp.context}); too big: {', '.join(over)} ("
-                       + (f"{', '.join(ways[:-1])} or {ways[-1]} make room" if len(ways) > 1
-                          else f"{ways[0]} makes room" if ways else
-                          "no narrower --weights/--kv makes room")
-                       + ")")
-    return out if decode else out[1:]
 
 
 def whatif_table(rows, base_tpot: float, title: str):
@@ -627,90 +423,3 @@ def _print_variants(out, run: LlmRun) -> None:
         out.print(f"does not fit: {need} (weights + KV + activations) "
                   f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit "
                   f"({remedy})", soft_wrap=True)
-
-
-def _dtypes_fit(r, device_bytes: float) -> bool:
-    """Whether some narrower --weights/--kv fits the model on one device of that memory."""
-    from ..workloads.llm.pipeline import quantized_fit
-
-    fp = r.footprint
-    return quantized_fit(r.config, r.settings, batch=fp.batch, context=fp.context,
-                         prompt=r.request.prompt, device_bytes=device_bytes) is not None
-
-
-def pipeline_lines(ppr, r) -> list[str]:
-    """--pp's section: the stages, the latency view (TPOT) and the throughput view."""
-    if ppr is None:
-        return []
-    mem = r.footprint.device_bytes
-    if mem and mem != ppr.device_bytes:   # --memory reaches the footprint, not _pipeline
-        from dataclasses import replace
-
-        ppr = replace(ppr, device_bytes=mem)
-    lk = ppr.link
-    lat = f" + {fmt_seconds(lk.hop_latency_s, 4)} latency" if lk.hop_latency_s else ""
-    stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
-                      + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
-                      + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)
-    hops = ppr.pp - 1
-    slow = ppr.slowest
-    if ppr.round_s > ppr.micro_batches * ppr.period_s * (1 + 1e-9):
-        # too few micro-batches to cover one token's trip: each waits for its last token
-        pace = (f"each waits for its last token to pass every stage and transfer, so the "
-                f"TPOT floor ({fmt_seconds(ppr.tpot_s)}) sets the pace")
-    elif ppr.hop_s > slow.seconds:
-        pace = (f"one stage transfer ({fmt_seconds(ppr.hop_s)}) outlasts the slowest stage "
-                f"({slow.index}, {fmt_seconds(slow.seconds)}) and sets the pace")
-    else:
-        pace = f"the slowest stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace"
-    unit = device_word(r.roof)
-    out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} {unit}s)"
-                                             if ppr.tp > 1 else "") + f": {stage}",
-           f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
-           f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
-           f"(batch {ppr.batch} x hidden x {r.settings.comm_bytes:g} B, the "
-           f"{stream_dtype(r.settings)} residual stream) on "
-           f"{si(lk.bus_bytes_per_s, 'B/s')}{lat} "
-           f"({lk.source}) = {fmt_seconds(ppr.transfer_s)} -> TPOT floor "
-           f"{fmt_seconds(ppr.tpot_s)}; a token passes every stage in turn, so pipeline "
-           f"parallelism does not cut single-stream latency (it makes room: memory is per "
-           f"stage)",
-           f"pipeline throughput: {ppr.micro_batches} micro-batch"
-           f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, {pace}: "
-           f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
-           f"{per_s(ppr.tokens_per_s_per_gpu)} per {unit}"
-           + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"
-              + (f" (only {ppr.micro_batches} micro-batch"
-                 f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "
-                 f"--micro-batches {ppr.pp} fills it)"
-                 if ppr.micro_batches < ppr.pp else "") if ppr.bubble else "")
-           + ("; NOT reachable: the micro-batches in flight do not fit (next line)"
-              if ppr.fits_in_flight is False else "")]
-    return out + in_flight_lines(ppr)
-
-
-def in_flight_lines(ppr) -> list[str]:
-    """The throughput view's memory: every stage keeps the KV of all M x batch sequences
-    in flight (the memory line above counts one batch, the latency view)."""
-    if ppr.micro_batches < 2:
-        return []
-    st = ppr.heaviest_in_flight
-    kv = ppr.in_flight_kv_bytes(st)
-    total = ppr.in_flight_bytes(st)
-    head = (f"pipeline memory ({ppr.micro_batches} micro-batches of {ppr.batch} in flight = "
-            f"{ppr.in_flight} sequences, stage {st.index}): weights "
-            f"{si(st.weights_bytes, 'B')} + KV {si(kv, 'B')} ({ppr.micro_batches} x "
-            f"{si(st.kv_bytes, 'B')}) + prefill activations "
-            f"{si(st.activations_bytes, 'B')} (one prompt in flight, reserved once)"
-            + (f" + decode logits {si(ppr.micro_batches * st.logits_bytes, 'B')}"
-               if st.logits_bytes else "") + " = ")
-    if not ppr.device_bytes:
-        return [head + f"{si(total, 'B')} (device memory unknown: give --memory)"]
-    need, have = si_apart(total, ppr.device_bytes, "B")
-    if ppr.fits_in_flight:
-        return [head + f"{need} of {have} per device (fits)"]
-    cap = ppr.max_micro_batch
-    return [head + f"{need} of {have} per device: does NOT fit with "
-            f"{ppr.micro_batches} micro-batches in flight; at most {cap} per micro-batch "
-            f"(--batch {cap}), or fewer micro-batches (--micro-batches)"]
-

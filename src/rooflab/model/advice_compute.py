@@ -49,7 +49,8 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                 bw=p.bytes_per_s,
                 assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
                            "and sizes the tensor cores accept; efficiency unchanged"))
-    low = _lower_precision(p, e, roof, kind, machine, kernel)
+    low = _lower_precision(p, e, roof, kind, machine, kernel,
+                           nominal=machine.nominal if machine is not None else None)
     if low is not None:
         out.append(low)
     action, why = words(machine, "issue_matrix" if cpu and matrix else "issue")

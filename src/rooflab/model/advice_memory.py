@@ -118,7 +118,8 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     tiling = tiling_advice(p, e, kind, machine, kernel) if not (streaming or no_reuse) else None
     if tiling is not None:
         out.append(tiling)
-    low = _lower_precision(p, e, roof, kind, machine, kernel)
+    low = _lower_precision(p, e, roof, kind, machine, kernel,
+                           nominal=machine.nominal if machine is not None else None)
     if low is not None:
         out.append(low)
     access = (GATHER_ACCESS.get(machine.kind if machine else "", GATHER_ACCESS[""])

@@ -5,6 +5,8 @@ ceiling. Each predicts the new point as advice_core does. Pure: no I/O.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import InputError
 from ..units import dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
 from .advice_core import Advice, Efficiency, _advice, work_pct
@@ -15,6 +17,7 @@ from .element_dtype import element_bytes, element_dtype, stored_dtype
 from .kernel import Kernel, converted_flop
 from .machine import Machine
 from .opkind import is_sparse
+from .whatif_precision_cap import capped_roof
 
 # One step down in precision, when the roof has a ceiling for it.
 LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16", "fp16"),
@@ -60,14 +63,41 @@ def _unit_words(ceiling, machine: Machine | None) -> str:
 
 
 def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
-                     machine: Machine | None = None,
-                     kernel: Kernel | None = None) -> Advice | None:
+                     machine: Machine | None = None, kernel: Kernel | None = None,
+                     nominal: Roof | None = None) -> Advice | None:
+    """The "use ALT instead" advice. `nominal`: the datasheet roof beside a measured
+    `roof`; the ALT ceiling is then held to the nominal ratio as `whatif --precision`
+    holds it (whatif_precision_cap.capped_roof, review r4 F3/F4)."""
     if p.flop <= 0:
         return _narrower_storage(p, e, kernel)
-    found = _lower(roof, p.precision, kernel.unit if kernel is not None else None)
+    unit = kernel.unit if kernel is not None else None
+    found = _lower(roof, p.precision, unit)
     if found is None:
         return None
-    alt, ceiling = found
+    roof, said = _held_to_nominal(roof, nominal, p.precision, found)
+    a = _lower_on(p, e, roof, kind, machine, kernel, *_lower(roof, p.precision, unit))
+    return replace(a, assumption=f"{a.assumption}; {said}") if a is not None and said else a
+
+
+def _held_to_nominal(roof: Roof, nominal: Roof | None, old_p: str,
+                     found) -> tuple[Roof, str]:
+    """The roof with the lower precision's ceiling capped at the nominal ratio (and the
+    cap's note), or, on a measured roof with no nominal one to check against, the roof
+    as is and words saying the ratio priced is two measurements: a loaded probe's
+    fp32/fp64 read 3.40x on Zen 4, whose FMA width makes it 2x (review r4 F3)."""
+    capped, notes = capped_roof(roof, nominal, old_p, found[0])
+    if notes:
+        return capped, "; ".join(notes)
+    old = roof.find_compute(old_p, found[1].unit)
+    if nominal is not None or roof.kind != "measured" or old is None:
+        return roof, ""
+    return roof, (f"the {found[1].label}/{old.label} ratio priced, "
+                  f"{found[1].value / old.value:.2f}x, is two measured ceilings, not "
+                  f"checked against a nominal ratio (no nominal roof reached this advice)")
+
+
+def _lower_on(p: Point, e: Efficiency, roof: Roof, kind: str, machine: Machine | None,
+              kernel: Kernel | None, alt: str, ceiling) -> Advice | None:
     try:
         ratio = dtype_bytes(alt) / dtype_bytes(p.precision)
     except InputError:   # a precision with no storage size

@@ -74,6 +74,19 @@ class Choice:
     missing: tuple[str, ...] = ()       # precisions of the work this roof has no math for
     fits: bool | None = None            # the model fits in its memory (None: not known)
     with_launches_s: float | None = None  # per kernel max(work, calls x launch), summed
+    link_s: float | None = None   # an llm --tp document's all-reduces + gather on its link
+
+    @property
+    def ranked_s(self) -> float:
+        """What rank() sorts on: the time with launches plus the TP link time where the
+        work is a --tp shard (review W4: a shard alone ranked an H100 NVL, 4.92 ms of
+        PCIe per step, ahead of an H100 SXM, 0.69 ms of NVLink)."""
+        return self.step_s + (self.link_s or 0.0)
+
+    @property
+    def floor_s(self) -> float:
+        """The work floor plus the TP link time: `rooflab llm --on`'s TPOT floor."""
+        return self.seconds + (self.link_s or 0.0)
 
     # a notebook shows the CLI's row, not every field (display_results)
     _repr_pretty_ = pretty(choice_text)
@@ -177,13 +190,15 @@ def count_text(kernels: Sequence[Kernel]) -> str:
 
 def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]],
          *, needs_bytes: float | None = None,
-         memory_bytes: Mapping[str, float | None] | None = None) -> tuple[Choice, ...]:
+         memory_bytes: Mapping[str, float | None] | None = None,
+         link_s: Mapping[str, float] | None = None) -> tuple[Choice, ...]:
     """Candidates (name, roof, TDP in W or None), fastest predicted total first, the
     devices that are no real choice (`Choice.viable`) after the others.
 
     needs_bytes: what one device must hold (an llm document's footprint); memory_bytes:
     each candidate's memory by name (a name missing or None: not known, not held
-    against it)."""
+    against it); link_s: each candidate's TP link time per step by name (an llm --tp
+    document's all-reduces and logits gather), added to the time it ranks on."""
     kernels = tuple(kernels)
     if not kernels:
         raise InputError("no kernels to place; pass a kernel file")
@@ -210,12 +225,14 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         missing = tuple(dict.fromkeys(t.missing for t in times if t.missing))
         out.append(Choice(name, roof, total, binding,
                           by.get(binding, 0.0) / launched if launched > 0 else 0.0,
-                          tuple(times), tdp, tuple(notes), missing, fits, launched))
+                          tuple(times), tdp, tuple(notes), missing, fits, launched,
+                          (link_s or {}).get(name)))
     # by the time with launches, what binds as counted (eager launches included): ranked on
     # the work floor, every GPU launch-bound on a 1.1B decode step ranked 1.67x apart at
     # 0.7 % (review r1 F2); equal times (all held by launches alike) by the work floor,
-    # the device faster once the launches are gone (CUDA graphs)
-    return tuple(sorted(out, key=lambda c: (not c.viable, c.step_s, c.seconds)))
+    # the device faster once the launches are gone (CUDA graphs); a --tp shard's link
+    # time added to both (Choice.ranked_s, floor_s)
+    return tuple(sorted(out, key=lambda c: (not c.viable, c.ranked_s, c.floor_s)))
 
 
 def flop_per_joule(c: Choice, kernels: Sequence[Kernel], work_floor: bool = False
@@ -257,13 +274,14 @@ def compare_steps(steps: Sequence[tuple[Kernel, str | None]], choices: Sequence[
 
 
 def best_times(choices: Sequence[Choice]) -> tuple[float | None, float | None]:
-    """(least work floor, least time with launches) among the devices that can run the
+    """(least work floor, least time with launches), each with its TP link time where
+    the choice has one (Choice.floor_s, ranked_s), among the devices that can run the
     work (all of them where none can): what each row's `relative` and
     `relative_with_launches` divide by, 1.0 on the best of each measure."""
     pool = [c for c in choices if c.viable] or list(choices)
     if not pool:
         return None, None
-    return min(c.seconds for c in pool), min(c.step_s for c in pool)
+    return min(c.floor_s for c in pool), min(c.ranked_s for c in pool)
 
 
 def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
@@ -271,9 +289,11 @@ def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
     fastest, launched = best_times(choices)
     out = [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
             "work_floor_s": c.seconds, "with_launches_s": c.with_launches_s,
-            "relative": c.seconds / fastest if fastest else None,
-            # the rank's measure (rank() sorts by it): the time with launches vs the best
-            "relative_with_launches": c.step_s / launched if launched else None,
+            "relative": c.floor_s / fastest if fastest else None,
+            # the rank's measure (rank() sorts by it): the time with launches (+ the TP
+            # link where the work is a --tp shard) vs the best
+            "relative_with_launches": c.ranked_s / launched if launched else None,
+            "ranked_s": c.ranked_s,
             "binding": c.binding,
             "binding_share": c.binding_share, "tdp_w": c.tdp_w,
             "flop_per_joule": flop_per_joule(c, kernels), "energy_j": c.energy_j,

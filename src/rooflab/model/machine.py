@@ -35,6 +35,10 @@ class Machine:
     # the notes, and the largest share of the CPUs (or steal) they name, when one is given.
     load_notes: tuple[str, ...] = ()
     other_load: float | None = None
+    # The profile's nominal (datasheet) roof beside a measured one being judged, so a
+    # precision lever is held to the nominal ceiling ratio, not a loaded probe's (review r4
+    # F3: fp32/fp64 read 3.40x, nominal 2x). None when the judged roof is the nominal one.
+    nominal: Roof | None = None
 
     @property
     def simd(self) -> str:

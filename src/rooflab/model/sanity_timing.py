@@ -96,6 +96,27 @@ def counting_finding(kernel: Kernel) -> Finding | None:
              "benchmark it with rooflab.measure(fn, *args) / fn.bench(*args)"))
 
 
+def slow_runs_finding(kernel: Kernel) -> Finding | None:
+    """Information, not a warning: rooflab.measure's decorator left out a first call far
+    slower than the rest (meta first_calls_left_out: a JIT compile, a first touch) or kept
+    later calls that slow (meta slow_runs); its meta slow_runs_note, with the times, was
+    said nowhere a reader of the report or bench table looks."""
+    note = kernel.meta.get("slow_runs_note")
+    left_out = kernel.meta.get("first_calls_left_out") or 0
+    slow = kernel.meta.get("slow_runs") or ()
+    if not isinstance(note, str) or not (left_out or slow):
+        return None
+    what = [f"{left_out} first call left out of the time" if left_out else "",
+            f"call{'s' if len(slow) > 1 else ''} {', '.join(map(str, slow))} kept though "
+            f"far slower" if slow else ""]
+    return Finding(
+        kernel=kernel.name, check="slow_runs", severity="info",
+        message=f"{'; '.join(w for w in what if w)}: {note}",
+        causes=("a one-off cost in a call: a JIT compile, a first touch of memory, a page-in",),
+        fix=("nothing for a warm-up left out; for a slow later call, keep the machine quiet "
+             "and time again"))
+
+
 def timer_reading(kernel: Kernel) -> float | None:
     """The time one timer reading spanned, as the kernel's own timing says it was taken;
     too_short judges this, not the time per call (review 17a N13d: a C loop timed in one
@@ -121,9 +142,10 @@ def timer_reading(kernel: Kernel) -> float | None:
 
 def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding]:
     """Timings too noisy (spread of raw samples) or too short to trust, and a time that
-    includes rooflab's counting (counting_finding)."""
+    includes rooflab's counting (counting_finding), and calls left out or flagged as
+    far slower than the rest (slow_runs_finding)."""
     found = [check_noisy(kernel, machine), check_too_short(kernel, machine),
-             counting_finding(kernel)]
+             counting_finding(kernel), slow_runs_finding(kernel)]
     return [f for f in found if f is not None]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
@@ -73,7 +74,8 @@ UNPLACED_TITLE = "Not placed on this roof"
 def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Machine:
     """The machine behind the analysis' roof: the profile's host section when there is one,
     the catalog entry the roof is named after (its kind, and cache sizes when the host gives
-    none), else what the roof itself shows (model.machine.machine_of)."""
+    none), else what the roof itself shows (model.machine.machine_of). It carries the
+    profile's nominal roof when that is not the roof judged, for the precision lever."""
     host = dict(profile.host) if profile is not None else {}
     kind = ""
     try:
@@ -91,7 +93,11 @@ def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Ma
             host["caches"] = caches
     if profile is not None and not kind:
         kind = machine_of(analysis.roof, host).kind
-    return machine_of(analysis.roof, host, kind)
+    machine = machine_of(analysis.roof, host, kind)
+    nominal = profile.nominal if profile is not None else None
+    if nominal is None or nominal == analysis.roof:
+        return machine
+    return replace(machine, nominal=nominal)   # the precision lever's cap (review r4 F3)
 
 
 def _binary(nbytes: float) -> str:

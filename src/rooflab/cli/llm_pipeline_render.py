@@ -1,0 +1,93 @@
+"""`rooflab llm --pp`'s section: the stages, latency and throughput views, the
+in-flight memory (split from llm_render)."""
+
+from __future__ import annotations
+
+from ..units import fmt_seconds, si, si_apart
+from .llm_words import device_word, per_s, stream_dtype
+
+
+def _dtypes_fit(r, device_bytes: float) -> bool:
+    """Whether some narrower --weights/--kv fits the model on one device of that memory."""
+    from ..workloads.llm.pipeline import quantized_fit
+
+    fp = r.footprint
+    return quantized_fit(r.config, r.settings, batch=fp.batch, context=fp.context,
+                         prompt=r.request.prompt, device_bytes=device_bytes) is not None
+
+
+def pipeline_lines(ppr, r) -> list[str]:
+    """--pp's section: the stages, the latency view (TPOT) and the throughput view."""
+    if ppr is None:
+        return []
+    mem = r.footprint.device_bytes
+    if mem and mem != ppr.device_bytes:   # --memory reaches the footprint, not _pipeline
+        from dataclasses import replace
+
+        ppr = replace(ppr, device_bytes=mem)
+    lk = ppr.link
+    lat = f" + {fmt_seconds(lk.hop_latency_s, 4)} latency" if lk.hop_latency_s else ""
+    stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
+                      + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
+                      + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)
+    hops = ppr.pp - 1
+    slow = ppr.slowest
+    if ppr.round_s > ppr.micro_batches * ppr.period_s * (1 + 1e-9):
+        # too few micro-batches to cover one token's trip: each waits for its last token
+        pace = (f"each waits for its last token to pass every stage and transfer, so the "
+                f"TPOT floor ({fmt_seconds(ppr.tpot_s)}) sets the pace")
+    elif ppr.hop_s > slow.seconds:
+        pace = (f"one stage transfer ({fmt_seconds(ppr.hop_s)}) outlasts the slowest stage "
+                f"({slow.index}, {fmt_seconds(slow.seconds)}) and sets the pace")
+    else:
+        pace = f"the slowest stage ({slow.index}, {fmt_seconds(slow.seconds)}) sets the pace"
+    unit = device_word(r.roof)
+    out = [f"pipeline parallel x{ppr.pp}" + (f" (x TP {ppr.tp} = {ppr.gpus} {unit}s)"
+                                             if ppr.tp > 1 else "") + f": {stage}",
+           f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
+           f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
+           f"(batch {ppr.batch} x hidden x {r.settings.comm_bytes:g} B, the "
+           f"{stream_dtype(r.settings)} residual stream) on "
+           f"{si(lk.bus_bytes_per_s, 'B/s')}{lat} "
+           f"({lk.source}) = {fmt_seconds(ppr.transfer_s)} -> TPOT floor "
+           f"{fmt_seconds(ppr.tpot_s)}; a token passes every stage in turn, so pipeline "
+           f"parallelism does not cut single-stream latency (it makes room: memory is per "
+           f"stage)",
+           f"pipeline throughput: {ppr.micro_batches} micro-batch"
+           f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, {pace}: "
+           f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
+           f"{per_s(ppr.tokens_per_s_per_gpu)} per {unit}"
+           + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"
+              + (f" (only {ppr.micro_batches} micro-batch"
+                 f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "
+                 f"--micro-batches {ppr.pp} fills it)"
+                 if ppr.micro_batches < ppr.pp else "") if ppr.bubble else "")
+           + ("; NOT reachable: the micro-batches in flight do not fit (next line)"
+              if ppr.fits_in_flight is False else "")]
+    return out + in_flight_lines(ppr)
+
+
+def in_flight_lines(ppr) -> list[str]:
+    """The throughput view's memory: every stage keeps the KV of all M x batch sequences
+    in flight (the memory line above counts one batch, the latency view)."""
+    if ppr.micro_batches < 2:
+        return []
+    st = ppr.heaviest_in_flight
+    kv = ppr.in_flight_kv_bytes(st)
+    total = ppr.in_flight_bytes(st)
+    head = (f"pipeline memory ({ppr.micro_batches} micro-batches of {ppr.batch} in flight = "
+            f"{ppr.in_flight} sequences, stage {st.index}): weights "
+            f"{si(st.weights_bytes, 'B')} + KV {si(kv, 'B')} ({ppr.micro_batches} x "
+            f"{si(st.kv_bytes, 'B')}) + prefill activations "
+            f"{si(st.activations_bytes, 'B')} (one prompt in flight, reserved once)"
+            + (f" + decode logits {si(ppr.micro_batches * st.logits_bytes, 'B')}"
+               if st.logits_bytes else "") + " = ")
+    if not ppr.device_bytes:
+        return [head + f"{si(total, 'B')} (device memory unknown: give --memory)"]
+    need, have = si_apart(total, ppr.device_bytes, "B")
+    if ppr.fits_in_flight:
+        return [head + f"{need} of {have} per device (fits)"]
+    cap = ppr.max_micro_batch
+    return [head + f"{need} of {have} per device: does NOT fit with "
+            f"{ppr.micro_batches} micro-batches in flight; at most {cap} per micro-batch "
+            f"(--batch {cap}), or fewer micro-batches (--micro-batches)"]

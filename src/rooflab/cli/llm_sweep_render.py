@@ -1,0 +1,142 @@
+"""`rooflab llm`'s sweep tables and lines: --batch, --prefill, --context and --prompt
+sweeps (split from llm_render)."""
+
+from __future__ import annotations
+
+from ..units import fmt_ai, fmt_seconds, si
+from .llm_words import narrower, per_s
+
+
+def sweep_table(sw):
+    from rich.table import Table
+
+    t = Table(title=f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)")
+    for col in ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights",
+                "KV", "bound"):
+        t.add_column(col, justify="right")
+    for row in sw.rows():
+        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
+                  fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
+                  si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
+                  si(row["kv_bytes"], "B"), row["bound"])
+    return t
+
+
+def prefill_sweep_table(ps, tp: int = 1):
+    """TTFT against batch: each row one prefill of `batch` prompts admitted together."""
+    from rich.table import Table
+
+    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
+    t = Table(title=f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})")
+    for col in ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights",
+                "activations", "bound"):
+        t.add_column(col, justify="right")
+    for row in ps.rows():
+        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
+                  per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
+                  si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"),
+                  row["bound"])
+    return t
+
+
+def context_sweep_table(cs, tp: int = 1, pp: int = 1):
+    """TPOT against context at one batch: the KV cache grows, the weights do not."""
+    from rich.table import Table
+
+    per = ""
+    if tp > 1:
+        per += "; one device's kernels, no all-reduces"
+    if pp > 1:
+        per += "; all stages, no stage transfers; fits: the heaviest stage"
+    t = Table(title=f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B"
+                    f"{per})")
+    for col in ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention",
+                "bound", f"fits (batch {cs.batch})"):
+        t.add_column(col, justify="right")
+    for row in cs.rows():
+        fits = {None: "-", True: "yes", False: "[red]no[/]"}[row["fits"]]
+        t.add_row(str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
+                  per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"),
+                  si(row["weight_bytes"], "B"), f"{row['attention_share']:.0%}", row["bound"],
+                  fits)
+    return t
+
+
+def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
+    """Where KV bytes pass the weights, and the contexts of the sweep that do not fit."""
+    c = cs.kv_equals_weights_context
+    rows = cs.rows()
+    out = [f"KV bytes equal weight bytes at context {c:.0f} (batch {cs.batch}); past it the "
+           f"KV cache, not the weights, is most of each step's bytes" if c is not None else
+           f"KV bytes stay below the weight bytes at every context (the sliding windows "
+           f"cap the cache) at batch {cs.batch}"]
+    over = [str(r["context"]) for r in rows if r["fits"] is False]
+    if over and fp is not None and fp.device_bytes:
+        ways = (narrower(s, weights="least")[::-1] if s is not None else [])
+        ways = ["a smaller --batch" if cs.batch > 1 else "", "--tp", *ways]
+        ways = [w for w in ways if w]
+        many = len(over) > 1
+        out.append(f"memory: at batch {cs.batch}, context{'s' if many else ''} "
+                   f"{', '.join(over)} of this sweep do{'' if many else 'es'} not fit in "
+                   f"{si(fp.device_bytes, 'B')} ({', '.join(ways[:-1])}"
+                   f"{' or ' if len(ways) > 1 else ''}{ways[-1]} make room)")
+    return out
+
+
+def prompt_sweep_table(ps, tp: int = 1):
+    """TTFT against prompt length at one batch; attention's share grows with the prompt
+    (causal scores grow as P(P+1)/2, the projections as P)."""
+    from rich.table import Table
+
+    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
+    t = Table(title=f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})")
+    for col in ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound",
+                "attention"):
+        t.add_column(col, justify="right")
+    for row in ps.rows():
+        t.add_row(str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
+                  per_s(row["prompt_tokens_per_s"]), row["bound"],
+                  f"{row['attention_share']:.0%}")
+    return t
+
+
+def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
+                decode: bool = True) -> list[str]:
+    """The sweep's knee and, past the device memory, what makes room: only the --weights and
+    --kv narrower than `s`'s (Settings; None: the defaults' fp16 wording), and --tp unless
+    the device is a unified-memory one (a Jetson: one module, no link to a second).
+    weights_fit(dtype): whether the weights alone fit one device in that dtype; where they
+    do not fit now, only those are offered (fp16 llama-3-8b on an 8 GB Orin Nano: int4,
+    not int8's 8.16 GB). decode=False (under a prefill sweep): the memory lines only,
+    without the decode step's knee and KV = weights batch."""
+    knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
+            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
+            f"stays memory-bound at every batch")
+    out = [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
+           f"stops tracking the batch; {knee}"]
+    # seed 002: past the device memory a bigger batch is no option at all
+    cap = fp.max_batch if fp is not None else None
+    split = [] if unified else ["--tp"]   # a Jetson has no second device to split over
+    if cap == 0:
+        ways = split + (narrower(s, kv=False, keep=weights_fit) if s is not None
+                        else ["--weights int8/int4"])
+        out.append(f"memory: the weights alone ({si(fp.weights, 'B')}) do not fit in "
+                   f"{si(fp.device_bytes, 'B')}: no batch of this sweep runs ("
+                   + (", or ".join(ways) or "a smaller model, or a device with more memory")
+                   + ")")
+    elif cap is not None:
+        over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
+        over += [f"{what} {b:.0f}" for what, b in (("the ridge batch", sw.knee_batch),
+                                                   ("the KV = weights batch",
+                                                    sw.kv_equals_weights_batch))
+                 if decode and b and b > cap]
+        ways = split + (narrower(s, weights="least")[::-1] if s is not None else
+                        ["--kv fp8", "--weights int4"])
+        if over:
+            out.append(f"memory: at most batch {cap} fits in {si(fp.device_bytes, 'B')} "
+                       f"(context {fp.context}); too big: {', '.join(over)} ("
+                       + (f"{', '.join(ways[:-1])} or {ways[-1]} make room" if len(ways) > 1
+                          else f"{ways[0]} makes room" if ways else
+                          "no narrower --weights/--kv makes room")
+                       + ")")
+    return out if decode else out[1:]

@@ -1,0 +1,67 @@
+"""The small phrases `rooflab llm` builds its lines from: device names, dtypes, time
+spans, the narrower --weights/--kv options (split from llm_render)."""
+
+from __future__ import annotations
+
+from ..units import fmt_seconds
+from ..workloads.llm.settings import NARROW
+
+
+def device_word(roof) -> str:
+    """What one device of a --tp/--pp group is called: 'GPU' when the roof is a catalog
+    GPU's (or a profile named like one), else 'device': a TPU or Gaudi chip, a CPU, or a
+    roof of unknown kind, which "GPU" would misname."""
+    from ..hardware.catalog import match_device_name
+
+    dev = match_device_name(roof.name)
+    return "GPU" if dev is not None and dev.kind == "gpu" else "device"
+
+
+def comm_width(s) -> str:
+    """What the collectives carry when it is not the activation dtype: fp8/int8
+    activations exist only at the GEMM inputs, the residual stream stays 16-bit."""
+    if s.comm_bytes == s.act_bytes:
+        return ""
+    return f" ({s.base} residual stream, not the {s.act} GEMM inputs)"
+
+
+def stream_dtype(s) -> str:
+    """The dtype of the residual stream the collectives carry (Settings.comm_bytes)."""
+    return s.base if s.act in NARROW else s.act
+
+
+def span(lo: float, hi: float) -> str:
+    """A time range, or one time when both ends agree (a roof whose own launch floor is
+    the seed's 10 us gave "10 us-10 us")."""
+    a, b = fmt_seconds(lo), fmt_seconds(hi)
+    return a if a == b else f"{a}-{b}"
+
+
+def unified_memory(roof) -> bool:
+    """Whether the roof is a catalog device whose GPU shares DRAM with the CPU (a Jetson
+    module, an Apple chip): one device, no link to a second one for --tp or --pp."""
+    from ..hardware.catalog import is_unified_memory
+
+    return is_unified_memory(roof.name)
+
+
+def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str]:
+    """The --weights/--kv options narrower than the ones in use, as the memory lines offer
+    them: weights="all" lists every narrower weight dtype (--weights int8/int4), "least"
+    only the narrowest (--weights int4); kv=False leaves out --kv fp8 (it makes no room when
+    the weights alone do not fit); keep(dtype): False leaves a weight dtype out. Empty when
+    the settings are as narrow as they go."""
+    from ..workloads.llm.pipeline import narrower_kv, narrower_weights
+
+    ws = [w for w in narrower_weights(s) if keep is None or keep(w)]
+    if weights == "least":
+        ws = ws[-1:]
+    out = [f"--weights {'/'.join(ws)}"] if ws else []
+    if kv and narrower_kv(s):
+        out.append("--kv fp8")
+    return out
+
+
+def per_s(rate: float) -> str:
+    """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
+    return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"

@@ -1,0 +1,83 @@
+"""Typed reads of a config.json's fields: an int, an optional int, a flag, the first of
+several names, each checked with an error that names the file and the field (a hand-written
+"8", 8.5, -4 or "false" would otherwise be miscounted). Pure: a dict in, values out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...errors import InputError
+
+# HF field names and the older/other names that mean the same thing.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "num_attention_heads": ("num_attention_heads", "n_head"),
+    "vocab_size": ("vocab_size",),
+    "intermediate_size": ("intermediate_size", "n_inner", "ffn_dim"),
+    "max_position_embeddings": ("max_position_embeddings", "n_positions", "max_seq_len"),
+}
+REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+
+
+def aliased(d: dict[str, Any], key: str) -> Any:
+    for alias in ALIASES.get(key, (key,)):
+        if d.get(alias) is not None:
+            return d[alias]
+    return None
+
+
+def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
+    """`v` as an int, or an error naming the file and field: a hand-written config with
+    "8" (a string), 8.5, -4 or true would otherwise be miscounted or crash int()."""
+    ok = (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+          and v == int(v) and v >= minimum)
+    if not ok:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise InputError(f"{where}: field '{key}' must be {what} (a JSON number, no quotes); "
+                         f"got {v!r}")
+    return int(v)
+
+
+def aliased_int(d: dict[str, Any], key: str, where: str) -> int | None:
+    v = aliased(d, key)
+    return None if v is None else checked_int(v, key, where)
+
+
+def opt_int(d: dict[str, Any], key: str, where: str, minimum: int = 1) -> int | None:
+    """An optional integer field by its own name: None when absent, null (or 0 where 0
+    is not allowed: HF writes 0 for "none" in some fields), else checked."""
+    v = d.get(key)
+    if v is None or (v == 0 and minimum > 0 and not isinstance(v, bool)):
+        return None
+    return checked_int(v, key, where, minimum)
+
+
+def first_int(d: dict[str, Any], keys: tuple[str, ...], where: str) -> tuple[str, int] | None:
+    """The first of `keys` set in the config, with its checked value."""
+    for k in keys:
+        v = opt_int(d, k, where)
+        if v is not None:
+            return k, v
+    return None
+
+
+def bool_field(d: dict[str, Any], key: str, where: str) -> bool | None:
+    """A true/false field; the string "false" would read as true, so it is refused."""
+    v = d.get(key)
+    if v is None or isinstance(v, bool):
+        return v
+    raise InputError(f"{where}: field '{key}' must be true or false (JSON booleans, no "
+                     f"quotes); got {v!r}")
+
+
+def check_required(d: dict[str, Any], where: str) -> None:
+    missing = [k for k in REQUIRED if aliased(d, k) is None]
+    if missing:
+        names = "; ".join(f"{k} (or {', '.join(ALIASES[k][1:])})" if len(ALIASES[k]) > 1 else k
+                          for k in missing)
+        raise InputError(f"{where}: missing field(s) {names}; rooflab reads decoder-only "
+                         f"transformer configs (Llama, Mistral, Qwen2, Gemma-2, Mixtral, "
+                         f"DeepSeek-V2, GPT-2) — check that this is the model's config.json")
