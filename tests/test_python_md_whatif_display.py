@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from IPython.lib.pretty import pretty
+from notebook_display import pretty  # IPython's where installed; it is no dependency
 
 import rooflab
 from rooflab.model.whatif import move_hardware
