@@ -25,10 +25,11 @@ counts (an upper bound).
 
 from __future__ import annotations
 
+from ..bench.torch_loss_rules import MEAN, NONE, SUM, nll_counts
 from ..units import flop_precision
 from .torch_ops import COMPLEX_REAL, OpCall, OpWork, _const, _numel, dtype_of, itemsize
 
-NONE, MEAN, SUM = 0, 1, 2   # at::Reduction, as "Concrete Inputs" records it
+# NONE, MEAN, SUM: at::Reduction, as "Concrete Inputs" records it (bench.torch_loss_rules)
 
 
 def _tensor(call: OpCall, i: int) -> tuple[tuple[int, ...], str] | None:
@@ -65,14 +66,9 @@ def _nll_forward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     shape, dt, rows, t_bytes, w_bytes, reduction = got
-    weighted = w_bytes > 0
-    if reduction == NONE:
-        flop, out = rows * (1 + weighted), rows
-    else:
-        flop, out = rows * (1 + 2 * weighted) + (reduction == MEAN), 1
-    e = itemsize(dt)
-    nbytes = min(rows, _numel(shape)) * e + t_bytes + w_bytes + (out + 1) * e
-    return OpWork("nll_loss", float(flop), float(nbytes), flop_precision(dt), "vector")
+    flop, nbytes = nll_counts(False, reduction, rows, _numel(shape), itemsize(dt), t_bytes,
+                              w_bytes)
+    return OpWork("nll_loss", flop, nbytes, flop_precision(dt), "vector")
 
 
 def _nll_backward(call: OpCall) -> OpWork | str | None:
@@ -82,15 +78,9 @@ def _nll_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     shape, dt, rows, t_bytes, w_bytes, reduction = got
-    weighted = w_bytes > 0
-    e = itemsize(dt)
-    if reduction == NONE:
-        flop, read = rows * (1 + weighted), rows * e          # grad_output [R]
-    else:   # one scalar grad, then times each row's weight
-        flop, read = (2 if reduction == MEAN else 1) + rows * weighted, 2 * e   # + total
-    nbytes = read + t_bytes + w_bytes + (_numel(shape) + rows) * e
-    return OpWork("nll_loss_backward", float(flop), float(nbytes), flop_precision(dt),
-                  "vector")
+    flop, nbytes = nll_counts(True, reduction, rows, _numel(shape), itemsize(dt), t_bytes,
+                              w_bytes)
+    return OpWork("nll_loss_backward", flop, nbytes, flop_precision(dt), "vector")
 
 
 LOSS_RULES = {"aten::nll_loss_forward": _nll_forward, "aten::nll_loss2d_forward": _nll_forward,
