@@ -66,10 +66,13 @@ def test_a_skipped_file_is_in_the_json_too(capsys):
     assert [k["name"] for k in doc["kernels"]] == ["sigma_gpp_gpu_34"]
 
 
-def test_an_error_in_json_mode_leaves_stdout_empty(capsys):
+def test_an_error_in_json_mode_is_the_error_document_only(capsys):
     assert main(["ncu", _gpp("output8.csv"), "--json"]) == 2
     cap = capsys.readouterr()
-    assert cap.out == "" and cap.err.startswith("error: ") and "failed launch" in cap.err
+    error = json.loads(cap.out)["error"]
+    assert (error["kind"], error["exit_code"]) == ("parse", 2)
+    assert error["path"] == _gpp("output8.csv")
+    assert cap.err.startswith("error: ") and "failed launch" in cap.err
 
 
 def test_same_input_same_bytes_in_every_process():

@@ -79,7 +79,7 @@ def test_a_gate_that_cannot_fail_is_a_usage_error(tmp_path, capsys, pct):
     a = _kernels_file(tmp_path / "a.json", [("gemm", 9.0)])
     assert main(["compare", b, a, "--json", "--fail-if-slower", pct]) == common.EXIT_USAGE
     cap = capsys.readouterr()
-    assert cap.out == ""
+    assert json.loads(cap.out)["error"]["kind"] == "input"   # the error document only
     assert cap.err.startswith("error: --fail-if-slower takes a finite percentage >= 0")
     assert "Traceback" not in cap.err
 
@@ -95,7 +95,10 @@ def test_a_bug_exits_70_with_a_traceback_not_1(tmp_path, capsys, monkeypatch):
     rc = main(["compare", b, b, "--json", "--fail-if-slower", "5"])
     cap = capsys.readouterr()
     assert rc == common.EXIT_INTERNAL and rc != common.EXIT_REGRESSION
-    assert cap.out == ""                         # no half document for the archiver
+    # no half document for the archiver: the error document only
+    assert json.loads(cap.out)["error"] == {
+        "message": cap.err.rstrip().splitlines()[-1].removeprefix("error: "),
+        "kind": "internal", "path": None, "line": None, "exit_code": 70}
     assert "Traceback" in cap.err and "RuntimeError: boom" in cap.err
     assert cap.err.rstrip().splitlines()[-1].startswith(
         "error: internal error in rooflab (RuntimeError)")
@@ -208,8 +211,9 @@ def test_a_mistyped_map_target_is_an_error_not_an_ungated_kernel(tmp_path, capsy
     assert main(["compare", b, a, "--map", "old_add=new_ad", "--fail-if-slower", "10",
                  "--json"]) == 2
     cap = capsys.readouterr()
-    assert cap.out == "" and cap.err == ("error: --map names 'new_ad', not a kernel of the "
-                                         "second run (it has: gemm, new_add)\n")
+    assert json.loads(cap.out)["error"]["kind"] == "input"
+    assert cap.err == ("error: --map names 'new_ad', not a kernel of the "
+                       "second run (it has: gemm, new_add)\n")
     assert main(["compare", b, a, "--map", "old_add=new_add", "--fail-if-slower", "10",
                  "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["regressions"] == ["new_add"]

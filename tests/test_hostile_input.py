@@ -78,7 +78,7 @@ def test_a_kernel_past_the_physical_range_is_refused_with_its_field(tmp_path, ca
     for verb in (["report", path, "--on", "T4", "--json"], ["compare", path, path, "--json"]):
         rc, out, err = _run(capsys, *verb)
         assert rc == common.EXIT_USAGE, err     # was 70 (ValueError: inf in JSON)
-        assert out == "" and "Traceback" not in err
+        assert json.loads(out)["error"]["kind"] == "parse" and "Traceback" not in err
         assert f"{path}: kernels[0]" in err and field in err
 
 
@@ -112,7 +112,9 @@ def test_a_subnormal_ceiling_is_refused_where_the_roof_is_read(tmp_path, capsys)
                                                "--json"]):
         rc, out, err = _run(capsys, *verb)
         assert rc == common.EXIT_USAGE, err    # was 70: ZeroDivisionError, ValueError
-        assert out == "" and "Traceback" not in err
+        # --json: the error document only
+        assert (json.loads(out)["error"]["kind"] == "parse" if "--json" in verb else
+                out == "") and "Traceback" not in err
         assert f"{roof}.measured.memory[0]" in err and "between 1 and 1e+21 bytes/s" in err
 
 
@@ -161,7 +163,8 @@ def test_cli_unit_overflow_exits_2(capsys):
     rc, out, err = _run(capsys, "llm", "tinyllama-1.1b", "--on", "A100", "--memory", "1e400GB")
     assert rc == common.EXIT_USAGE and "--memory" in err and "Traceback" not in err
     rc, out, err = _run(capsys, "scale", "--on", "H100", "--link-bw", "1e300GB/s", "--json")
-    assert rc == common.EXIT_USAGE and out == "" and "--link-bw" in err
+    assert rc == common.EXIT_USAGE and "--link-bw" in err
+    assert json.loads(out)["error"]["kind"] == "input"
 
 
 def test_a_rate_needs_per_second_and_the_documented_forms_still_parse():

@@ -120,7 +120,7 @@ def test_measure_counts_a_torch_callable():
     assert k.name == "mm"
     assert dict(k.flop) == {"fp32": 2 * 64 * 32 * 16}
     assert dict(k.bytes) == {"DRAM": 4 * (64 * 32 + 32 * 16 + 64 * 16)}
-    assert dict(k.provenance) == {"flop": "counted", "bytes": "counted", "seconds": "measured"}
+    assert dict(k.provenance) == {"flop": "derived", "bytes": "derived", "seconds": "measured"}
     assert k.meta["ops"]["aten.mm"]["calls"] == 1 and k.meta["device"] == "cpu"
 
 
@@ -128,7 +128,7 @@ def test_measure_mixes_given_and_counted():
     x, y = torch.randn(1000), torch.randn(1000)
     k = rooflab.measure(torch.add, x, y, bytes={"L2": 5.0}, plan="quick")
     assert dict(k.flop) == {"fp32": 1000.0} and dict(k.bytes) == {"L2": 5.0}
-    assert dict(k.provenance)["flop"] == "counted" and dict(k.provenance)["bytes"] == "given"
+    assert dict(k.provenance)["flop"] == "derived" and dict(k.provenance)["bytes"] == "given"
 
 
 def test_measure_without_torch_ops_asks_for_counts():

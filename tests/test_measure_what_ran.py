@@ -139,7 +139,7 @@ def test_a_compiled_function_is_counted_by_its_eager_ops_and_says_so():
     # = 525312 B; one pass: x read, y written = 2 x 65536
     assert k.bytes == {"DRAM": 525312.0}
     assert k.provenance["bytes"] == COMPILED_BYTES
-    assert k.provenance["flop"] == "counted"
+    assert k.provenance["flop"] == "derived"
     assert k.meta["fused_bytes"] == 131072.0
 
 

@@ -60,7 +60,7 @@ def test_csv_by_hand(tmp_path):
     assert k.seconds == pytest.approx(0.5)
     assert k.flop["fp64"] / k.bytes["DRAM"] == pytest.approx(0.16640, abs=5e-5)
     assert k.name == "triad"                  # -x has no command line: the file's stem
-    assert k.provenance == {"flop": "counted", "bytes": "measured", "seconds": "measured"}
+    assert k.provenance == {"flop": "counted", "bytes": "counted", "seconds": "measured"}
     assert any("duration_time" in n for n in k.meta["notes"])
 
 

@@ -17,10 +17,15 @@ class RooflabError(Exception):
     """Base of every error rooflab raises on purpose (user input, environment, data)."""
 
     exit_code = 2
+    # the stable word a `--json` error document calls it (docs/json.md, "Errors under
+    # --json"): a script branches on it, not on the message; a subclass inherits its own
+    kind = "error"
 
 
 class InputError(RooflabError, ValueError):
     """A parameter or value given by the user is invalid (negative size, unknown dtype, ...)."""
+
+    kind = "input"
 
 
 class ParseError(RooflabError):
@@ -29,6 +34,8 @@ class ParseError(RooflabError):
     ParseError("file not found", path=...) is a MissingFileError, so also a
     FileNotFoundError: `except FileNotFoundError:` around load_roof / load_kernels /
     load_profile catches it, as it would around open()."""
+
+    kind = "parse"
 
     def __new__(cls, message: str = "", *args, **kwargs):
         # every reader says "file not found" through ParseError; picking the subclass here
@@ -50,6 +57,8 @@ class ParseError(RooflabError):
 class MissingFileError(ParseError, FileNotFoundError):
     """A file to read does not exist (a ParseError and a FileNotFoundError)."""
 
+    kind = "missing_file"
+
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
         super().__init__(message, path=path, line=line)
         self.errno = _errno.ENOENT
@@ -65,13 +74,19 @@ class OutputError(RooflabError, OSError):
 
     Also an OSError, so callers that catch OSError around a write keep working."""
 
+    kind = "output"
+
 
 class HardwareNotFound(RooflabError, LookupError):
     """A hardware name matched no catalog entry and no profile file."""
 
+    kind = "unknown_hardware"
+
 
 class MissingDependency(RooflabError, ImportError):
     """An optional heavy dependency is not installed; names the extra to install."""
+
+    kind = "missing_dependency"
 
     def __init__(self, module: str, extra: str, purpose: str = ""):
         why = f" (needed for {purpose})" if purpose else ""
@@ -118,9 +133,13 @@ def install_reason(extra: str) -> str:
 class DeviceError(RooflabError):
     """A requested device is not available (no CUDA device visible, ...)."""
 
+    kind = "device"
+
 
 class ProbeError(RooflabError):
     """A measurement could not be completed (interrupted, a rank died, too little memory)."""
+
+    kind = "probe"
 
 
 def require(module: str, extra: str, purpose: str = ""):

@@ -1,5 +1,8 @@
 """The FLOP and bytes of a measured call: given by the user (numbers or dicts) or counted
-from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance.
+from the PyTorch ops it dispatches (rooflab.bench.torch_count), with their provenance:
+"given" for the user's, "derived" for the dispatch counter's, which computes each op's FLOP
+and compulsory bytes from its shapes by formulas (FlopCounterMode's, rooflab's), with no
+profiler counter behind them (model/provenance.py).
 
 A torch.compile'd callable is counted by running its eager original (eager_original), not
 the compiled wrapper: Dynamo skips a frame that starts under a (non-infra) dispatch mode
@@ -20,10 +23,11 @@ from typing import Any
 
 from .errors import InputError, require
 from .model.kernel import unknown_name
+from .model.provenance import DERIVED, GIVEN
 from .model.schema import level_name
 from .units import canonical_dtype, flop_precision, si
 
-COMPILED_BYTES = "counted (eager ops; the compiled code may fuse them)"
+COMPILED_BYTES = f"{DERIVED} (eager ops; the compiled code may fuse them)"
 
 
 class CountWarning(UserWarning):
@@ -108,11 +112,11 @@ def _optimized_module_type():
 def _counts(flop, nbytes, fn, args, kwargs,
             stacklevel: int) -> tuple[dict, dict, dict, dict, tuple[str, ...]]:
     """(flop, bytes, provenance, meta, devices the counted ops ran on): given numbers as
-    they are, the rest counted. `stacklevel`: the user's frame counted from _counts' caller
-    (1: the caller itself), as _merge_count takes it."""
+    they are, the rest counted from the dispatched ops (derived). `stacklevel`: the user's
+    frame counted from _counts' caller (1: the caller itself), as _merge_count takes it."""
     flop_d = normalize_flop(flop) if flop is not None else None
     bytes_d = normalize_bytes(nbytes) if nbytes is not None else None
-    prov = {"flop": "given", "bytes": "given"}
+    prov = {"flop": GIVEN, "bytes": GIVEN}
     meta: dict[str, Any] = {}
     devices: tuple[str, ...] = ()
     if flop_d is None or bytes_d is None:
@@ -138,8 +142,9 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
     if not count.ops:
         raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
                          f"counted; pass flop= and bytes= (numbers or dicts)")
-    prov = {"flop": "given" if flop_d is not None else "counted",
-            "bytes": "given" if bytes_d is not None else "counted"}
+    # the counter's numbers are shape formulas, not hardware counts: derived
+    prov = {"flop": GIVEN if flop_d is not None else DERIVED,
+            "bytes": GIVEN if bytes_d is not None else DERIVED}
     meta = count.meta()
     if flop_d is None:
         flop_d = count.flop

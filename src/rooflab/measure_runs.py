@@ -54,6 +54,7 @@ from .measure_counts import (
     normalize_flop,
 )
 from .model.kernel import Kernel, sum_counts
+from .model.provenance import GIVEN, MEASURED
 from .probe.timer import Clock
 from .units import fmt_seconds
 
@@ -145,7 +146,7 @@ class Measurement:
                                          "shapes; this call timed without the counter")
         else:
             flop, nbytes = self.flop, self.bytes
-            prov, meta = {"flop": "given", "bytes": "given"}, {}
+            prov, meta = {"flop": GIVEN, "bytes": GIVEN}, {}
         unsynced = cpu_clock_warning(name, self._how, devices)
         if unsynced:
             warnings.warn(unsynced, TimingWarning, stacklevel=self._stacklevel)
@@ -159,7 +160,7 @@ class Measurement:
             meta["warning"] = "; ".join(warnings_)
         # the unit the counted FLOP run on (a bf16 SiLU: vector), as measure(fn) sets it
         return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=1,
-                      provenance={**prov, "seconds": "measured"}, samples=(seconds,),
+                      provenance={**prov, "seconds": MEASURED}, samples=(seconds,),
                       unit=meta.get("flop_unit"),
                       meta={**meta, "seconds_stat": "single run", "device": device,
                             "clock": self._how, **threads_meta(None, devices)})

@@ -241,16 +241,28 @@ def causal_pairs(q_len: int, kv_len: int) -> int:
     return attention_scores(q_len, kv_len, True, "top-left")
 
 
-def sdpa_flop(func, args, kwargs) -> float:
-    """FLOP of one scaled-dot-product-attention kernel (q, k, v as [..., L, D]): the two
-    matmuls, 2·D_qk + 2·D_v per computed (query, key) pair (4·B·H·pairs·D, ops.attention's
-    count); causal counts only the unmasked pairs, the work a block-skipping kernel does."""
-    q, k, v = args[0], args[1], args[2]
-    heads = math.prod(q.shape[:-2])
-    q_len, kv_len = q.shape[-2], k.shape[-2]
-    causal = bool(_arg(func, args, kwargs, "is_causal", False))
+def sdpa_count(heads: int, q_len: int, kv_len: int, d_qk: int, d_v: int, causal: bool,
+               backward: bool = False) -> float:
+    """FLOP of one scaled-dot-product attention over `heads` (batch x query heads; GQA's
+    shared K/V heads change no FLOP), per computed (query, key) pair: the forward's two
+    matmuls S = Q·Kᵀ (D_qk) and O = P·V (D_v), 2·(D_qk + D_v); the flash backward's five,
+    S recomputed, dP = dO·Vᵀ and dV = Pᵀ·dO (D_v each), dQ = dS·K and dK = dSᵀ·Q (D_qk
+    each), 2·(3·D_qk + 2·D_v) (torch/utils/flop_counter.py sdpa_backward_flop_count, steps
+    1-3): 2.5x the forward only when D_qk == D_v. Causal: the pairs PyTorch's top-left mask
+    leaves, which FlopCounterMode does not ("We aren't accounting for causal attention").
+    One count for the live counter and the trace rules (ingest/torch_ops_attention.py)."""
     pairs = causal_pairs(q_len, kv_len) if causal else q_len * kv_len
-    return 2.0 * heads * pairs * (q.shape[-1] + v.shape[-1])
+    per_pair = 3 * d_qk + 2 * d_v if backward else d_qk + d_v
+    return 2.0 * heads * pairs * per_pair
+
+
+def sdpa_flop(func, args, kwargs) -> float:
+    """FLOP of one scaled-dot-product-attention kernel (q, k, v as [..., L, D]): sdpa_count;
+    causal counts only the unmasked pairs, the work a block-skipping kernel does."""
+    q, k, v = args[0], args[1], args[2]
+    causal = bool(_arg(func, args, kwargs, "is_causal", False))
+    return sdpa_count(math.prod(q.shape[:-2]), q.shape[-2], k.shape[-2], q.shape[-1],
+                      v.shape[-1], causal)
 
 
 def _mv(func, args, kwargs) -> float:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ..workloads.ops import LAYERNORM_AFFINE_FLOP_PER_ELEMENT, SOFTMAX_FLOP_PER_ELEMENT
 from .torch_bytes import _arg
-from .torch_flop_rules import PER_ELEMENT, causal_pairs
+from .torch_flop_rules import PER_ELEMENT, sdpa_count
 
 # Scaled-dot-product-attention backward kernels (q, k, v are arguments 1-3 of each).
 SDPA_BACKWARD = frozenset({
@@ -24,18 +24,12 @@ SDPA_BACKWARD = frozenset({
 
 
 def sdpa_backward_flop(func, args, kwargs) -> float:
-    """FLOP of one attention backward: the flash backward recomputes the scores (Q·Kᵀ) and
-    runs dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q, five matmuls per computed
-    (query, key) pair: 2·pairs·(3·D_qk + 2·D_v) per head (torch/utils/flop_counter.py
-    sdpa_backward_flop_count, steps 1-3) = 2.5x the forward's 4·pairs·D. Pairs as the
-    forward counts them (causal: PyTorch's top-left mask), which FlopCounterMode's CUDA rule
-    does not ("We aren't accounting for causal attention")."""
+    """FLOP of one attention backward (q, k, v are arguments 1-3): sdpa_count's flash
+    backward, five matmuls per computed (query, key) pair."""
     q, k, v = args[1], args[2], args[3]
-    heads = math.prod(q.shape[:-2])
     causal = bool(_arg(func, args, kwargs, "is_causal", False))
-    q_len, kv_len = q.shape[-2], k.shape[-2]
-    pairs = causal_pairs(q_len, kv_len) if causal else q_len * kv_len
-    return 2.0 * heads * pairs * (3 * q.shape[-1] + 2 * v.shape[-1])
+    return sdpa_count(math.prod(q.shape[:-2]), q.shape[-2], k.shape[-2], q.shape[-1],
+                      v.shape[-1], causal, backward=True)
 
 
 # Batch norm per element. Inference (running statistics): subtract, scale, weight, bias =
@@ -43,20 +37,24 @@ def sdpa_backward_flop(func, args, kwargs) -> float:
 # statistics, counted as var's 3 per element (subtract the mean, square, add; the mean's
 # add folded in as var's count folds it): 7, the count of the trace rule
 # (ingest/torch_ops_table.py), and layer norm's affine 7 for the same steps over another
-# axis. The per-channel running-stat update is left out (C elements, not N·C·H·W).
+# axis. The per-channel running-stat update is left out (C elements, not N·C·H·W). One
+# count for the live counter and the trace rule (ingest/torch_ops_table.py).
 BATCHNORM_INFERENCE_FLOP_PER_ELEMENT = PER_ELEMENT["_native_batch_norm_legit_no_training"]
 BATCHNORM_STATS_FLOP_PER_ELEMENT = PER_ELEMENT["var"]
 BATCH_NORMS = frozenset({"native_batch_norm", "_native_batch_norm_legit", "cudnn_batch_norm",
                          "miopen_batch_norm", "_native_batch_norm_legit_functional"})
 
 
+def batchnorm_per_element(training: bool) -> float:
+    """FLOP per input element of a batch norm forward: 4 in eval, 7 in training."""
+    return BATCHNORM_INFERENCE_FLOP_PER_ELEMENT + training * BATCHNORM_STATS_FLOP_PER_ELEMENT
+
+
 def batch_norm_flop(func, args, kwargs) -> float:
     """native_batch_norm / _native_batch_norm_legit / cudnn_batch_norm(input, weight, bias,
-    [running_mean, running_var,] training, ...): the per-element count above."""
+    [running_mean, running_var,] training, ...): batchnorm_per_element."""
     training = bool(_arg(func, args, kwargs, "training", False))
-    per = (BATCHNORM_INFERENCE_FLOP_PER_ELEMENT
-           + training * BATCHNORM_STATS_FLOP_PER_ELEMENT)
-    return float(per * args[0].numel())
+    return float(batchnorm_per_element(training) * args[0].numel())
 
 
 # Batch norm backward per element, from torch/_decomp/decompositions.py's

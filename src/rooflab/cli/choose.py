@@ -16,7 +16,8 @@ the larger of its work floor, max(FLOP / P, bytes / B), and calls x the launch f
 summed, as llm and whatif give it): what binds the work as counted. Beside it the work
 floor (summed: `rooflab llm`'s TPOT floor, the time were the launches gone), which orders
 devices of equal time, the ceiling that binds most of the time, and FLOP per joule at TDP
-over the time with launches where the TDP is known.
+over the time it ranks by where the TDP is known. On an `rooflab llm --tp N` document
+each device's TP link time is added to both times, and a row stands for all N GPUs.
 A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
 an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
 
@@ -108,6 +109,12 @@ def register(app) -> None:
         choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links)
         compared = compare_steps(steps, choices)
         data = choices_to_dict(choices, kernels, compared)
+        from .choose_energy import energy_fields
+
+        for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
+            # at the time it ranks by, on every GPU the row stands for (not one GPU's
+            # shard without its link)
+            d.update(energy_fields(c, kernels, split))
         if need is not None:
             for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
                 d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
@@ -137,25 +144,10 @@ def register(app) -> None:
                 print("\n".join(tp_link_lines(_tp_block(files, docs), choices[:top])))
         if output:
             # the file holds every device, as --json does; --top trims the screen only
-            _write(output, doc)
+            from .choose_output import write_ranking
+
+            write_ranking(output, doc)
             print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
-
-
-CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "relative",
-               "relative_with_launches", "binding", "binding_share", "viable",
-               "missing_precisions", "fits", "memory_bytes", "needs_bytes", "tdp_w",
-               "energy_j", "flop_per_joule", "work_floor_energy_j",
-               "work_floor_flop_per_joule", "gpus")
-
-
-def _write(path: str, doc: dict) -> None:
-    """-o FILE by suffix, written whole or not at all."""
-    from ..files import csv_text, write_atomic, write_json
-
-    if Path(path).suffix.lower() == ".json":
-        write_json(path, doc)
-        return
-    write_atomic(path, csv_text(doc["devices"], CSV_COLUMNS))
 
 
 def _doc(docs: dict[str, object], path: str) -> object | None:
@@ -314,8 +306,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from rich.table import Table
     from rich.text import Text
 
-    from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
+    from ..model.choose import WITH_LAUNCHES, best_times
     from ..units import fmt_seconds, si, si_apart
+    from .choose_energy import energy_words, step_flop_per_joule
 
     link = any(c.link_s is not None for c in choices)   # a --tp shard: + each TP link
     plus = " + TP link" if link else ""
@@ -326,7 +319,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
-        fj = flop_per_joule(c, kernels)
+        fj = step_flop_per_joule(c, kernels, split)
         t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.ranked_s),
                   f"{c.ranked_s / best:.2f}x" if best else "-", fmt_seconds(c.floor_s),
                   f"{c.floor_s / floor:.2f}x" if floor else "-",
@@ -339,9 +332,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                            f"summed (as llm and whatif give it): the rank, equal times by "
                            f"the work floor (the time were the launches gone: CUDA graphs); "
                            f"vs best: each time / the best device's; binding: the share of the "
-                           f"time {WITH_LAUNCHES}; FLOP/J: the work's FLOP / (TDP x the time "
-                           f"{WITH_LAUNCHES}), the launches included (--json also gives it at "
-                           f"the work floor)", style="dim")]
+                           f"time {WITH_LAUNCHES}; {energy_words(split, link)}", style="dim")]
     for s in compared:
         on = f" on {s.device}" if s.device else ""
         vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)} "

@@ -7,59 +7,72 @@ from ..units import fmt_ai, fmt_seconds, si
 from .llm_words import narrower, per_s
 
 
-def sweep_table(sw):
-    from rich.table import Table
+def _table(title: str, columns: tuple[str, ...], rows):
+    """A sweep's rich Table: every column right-aligned, one row of cells per sweep point."""
+    from rich.table import Table  # rich loads only when a table is drawn (as elsewhere)
 
-    t = Table(title=f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)")
-    for col in ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights",
-                "KV", "bound"):
+    t = Table(title=title)
+    for col in columns:
         t.add_column(col, justify="right")
-    for row in sw.rows():
-        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
-                  fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
-                  si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
-                  si(row["kv_bytes"], "B"), row["bound"])
+    for cells in rows:
+        t.add_row(*cells)
     return t
+
+
+def sweep_table(sw):
+    return _table(
+        f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)",
+        ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights", "KV",
+         "bound"),
+        ((str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
+          fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
+          si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
+          si(row["kv_bytes"], "B"), row["bound"]) for row in sw.rows()))
 
 
 def prefill_sweep_table(ps, tp: int = 1):
     """TTFT against batch: each row one prefill of `batch` prompts admitted together."""
-    from rich.table import Table
-
     per = "; one device's kernels, no all-reduces" if tp > 1 else ""
-    t = Table(title=f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})")
-    for col in ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights",
-                "activations", "bound"):
-        t.add_column(col, justify="right")
-    for row in ps.rows():
-        t.add_row(str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
-                  per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
-                  si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"),
-                  row["bound"])
-    return t
+    return _table(
+        f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})",
+        ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights", "activations",
+         "bound"),
+        ((str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
+          per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
+          si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"), row["bound"])
+         for row in ps.rows()))
+
+
+_FITS = {None: "-", True: "yes", False: "[red]no[/]"}
 
 
 def context_sweep_table(cs, tp: int = 1, pp: int = 1):
     """TPOT against context at one batch: the KV cache grows, the weights do not."""
-    from rich.table import Table
-
     per = ""
     if tp > 1:
         per += "; one device's kernels, no all-reduces"
     if pp > 1:
         per += "; all stages, no stage transfers; fits: the heaviest stage"
-    t = Table(title=f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B"
-                    f"{per})")
-    for col in ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention",
-                "bound", f"fits (batch {cs.batch})"):
-        t.add_column(col, justify="right")
-    for row in cs.rows():
-        fits = {None: "-", True: "yes", False: "[red]no[/]"}[row["fits"]]
-        t.add_row(str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
-                  per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"),
-                  si(row["weight_bytes"], "B"), f"{row['attention_share']:.0%}", row["bound"],
-                  fits)
-    return t
+    return _table(
+        f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B{per})",
+        ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention", "bound",
+         f"fits (batch {cs.batch})"),
+        ((str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
+          per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"), si(row["weight_bytes"], "B"),
+          f"{row['attention_share']:.0%}", row["bound"], _FITS[row["fits"]])
+         for row in cs.rows()))
+
+
+def prompt_sweep_table(ps, tp: int = 1):
+    """TTFT against prompt length at one batch; attention's share grows with the prompt
+    (causal scores grow as P(P+1)/2, the projections as P)."""
+    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
+    return _table(
+        f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})",
+        ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound", "attention"),
+        ((str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
+          per_s(row["prompt_tokens_per_s"]), row["bound"], f"{row['attention_share']:.0%}")
+         for row in ps.rows()))
 
 
 def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
@@ -81,23 +94,6 @@ def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
                    f"{si(fp.device_bytes, 'B')} ({', '.join(ways[:-1])}"
                    f"{' or ' if len(ways) > 1 else ''}{ways[-1]} make room)")
     return out
-
-
-def prompt_sweep_table(ps, tp: int = 1):
-    """TTFT against prompt length at one batch; attention's share grows with the prompt
-    (causal scores grow as P(P+1)/2, the projections as P)."""
-    from rich.table import Table
-
-    per = "; one device's kernels, no all-reduces" if tp > 1 else ""
-    t = Table(title=f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})")
-    for col in ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound",
-                "attention"):
-        t.add_column(col, justify="right")
-    for row in ps.rows():
-        t.add_row(str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
-                  per_s(row["prompt_tokens_per_s"]), row["bound"],
-                  f"{row['attention_share']:.0%}")
-    return t
 
 
 def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,

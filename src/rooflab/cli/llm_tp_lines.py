@@ -5,6 +5,8 @@ split out of cli/llm_render.py, which re-exports every name."""
 from __future__ import annotations
 
 from ..units import fmt_seconds, si
+from ..workloads.llm.parallel import HOP_SENSITIVITY_S
+from .llm_words import comm_width, per_s
 
 
 def gather_words(seconds: float) -> str:
@@ -46,8 +48,6 @@ def tp_sweep_rows(sw, tpr, tabled_batch: int) -> list[dict[str, float]]:
 
 
 def tp_sweep_line(sw, tpr, tabled_batch: int) -> str:
-    from .llm_render import per_s  # llm_render imports this module
-
     parts = [f"b={row['batch']} {fmt_seconds(row['tpot_s'])} ({per_s(row['tokens_per_s'])} "
              f"tokens/s)" for row in tp_sweep_rows(sw, tpr, tabled_batch)]
     return (f"the sweep's TPOT floors are one device's kernels; with --tp {tpr.tp}'s "
@@ -62,8 +62,6 @@ def tp_line(tpr, settings) -> str:
     """'tensor parallel x8: compute 5.2 ms + 160 all-reduces of 16.4 kB ... + the
     embedding's all-reduce of 16.4 kB + a logits gather of 257 kB: communication 10.7 us
     -> TPOT floor 5.21 ms'; communication is tpr.link_s, the whole account."""
-    from .llm_render import comm_width  # llm_render imports this module
-
     return (f"tensor parallel x{tpr.tp}: compute {fmt_seconds(tpr.compute_s)} + "
             f"{tpr.allreduces} all-reduces of {si(tpr.allreduce_bytes, 'B')}"
             f"{comm_width(settings)} on "
@@ -82,8 +80,6 @@ def latency_weight_words(tpr) -> str:
     """' (bandwidth only; at 1 us per hop: +2.26 ms -> 9.1 ms, --hop-latency-us)' when the
     link counts no hop latency (catalog and given links): at decode sizes the latency can
     outweigh the bandwidth term, so the floor says what it leaves out (review r3 F2)."""
-    from ..workloads.llm.parallel import HOP_SENSITIVITY_S
-
     extra = tpr.hop_latency_step_s()
     if tpr.link is None or tpr.link.hop_latency_s or not extra:
         return ""

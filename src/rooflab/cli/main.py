@@ -4,7 +4,8 @@ Exit codes (cli/common.py, docs/json.md): 0 ok, 1 a `compare --fail-if-slower` r
 2 a user error, 70 a bug in rooflab (traceback), 74 standard output could not be written
 (a full disk: the environment, neither the input nor rooflab), 130 interrupted. Python's
 own exit code for an uncaught exception is 1, which a CI gate would read as a regression:
-hence 70.
+hence 70. Under `--json` an error (2, 70, 130) also prints one error document on stdout
+(cli/json_errors.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import traceback
 import warnings
 
 from ..errors import InputError, InputWarning, RooflabError
+from . import json_errors
 from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IOERR, EXIT_USAGE
 
 INTERRUPTED = "error: interrupted; nothing was written"
@@ -56,17 +58,17 @@ def _run(argv: list[str] | None) -> int:
     # input, not the temporary file it is read from)
     set_generator(argv)
     try:
-        _refuse_empty_outputs(argv)
-        if "-" in argv:
-            folder = tempfile.mkdtemp(prefix="rooflab-stdin-")
-            argv = _stdin_args(app, argv, folder)
-        return _invoke(app, argv)
-    except RooflabError as exc:
-        print(f"error: {_named(str(exc))}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:   # Ctrl-C while standard input was read
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+        with json_errors.watching(argv):
+            try:
+                _refuse_empty_outputs(argv)
+                if "-" in argv:
+                    folder = tempfile.mkdtemp(prefix="rooflab-stdin-")
+                    argv = _stdin_args(app, argv, folder)
+                return _invoke(app, argv)
+            except RooflabError as exc:
+                return _rooflab_error(exc)
+            except KeyboardInterrupt:   # Ctrl-C while standard input was read
+                return _interrupted()
     finally:
         set_generator(None)
         set_quiet(False)
@@ -159,17 +161,15 @@ def _invoke(app, argv: list[str]) -> int:
         if rv == EXIT_INTERRUPTED:
             # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
             # Every verb writes its files only at the end, each atomically.
-            print(INTERRUPTED, file=sys.stderr)
+            _interrupted()
         # what is still buffered fails here, inside the try, not in the interpreter's exit
         sys.stdout.flush()
         if isinstance(rv, int) and rv:
             return rv
     except RooflabError as exc:
-        print(f"error: {_named(str(exc))}", file=sys.stderr)
-        return exc.exit_code
+        return _rooflab_error(exc)
     except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted()
     except BrokenPipeError:
         # `rooflab ... | head` closed the pipe: not an error of ours.
         sys.stderr.close()
@@ -187,6 +187,21 @@ def _invoke(app, argv: list[str]) -> int:
     except Exception as exc:  # click usage errors land here in non-standalone mode
         return _click_error(exc)
     return 0
+
+
+def _rooflab_error(exc: RooflabError) -> int:
+    """A user error: one `error:` line (and under --json the document), its exit code."""
+    message = _named(str(exc))
+    print(f"error: {message}", file=sys.stderr)
+    json_errors.emit(json_errors.of_exception(exc, message, exc.exit_code, _named))
+    return exc.exit_code
+
+
+def _interrupted(message: str = INTERRUPTED) -> int:
+    print(message, file=sys.stderr)
+    json_errors.emit(json_errors.document(message.removeprefix("error: "),
+                                          json_errors.INTERRUPTED, EXIT_INTERRUPTED))
+    return EXIT_INTERRUPTED
 
 
 # Write errors that are the place written to, not the program: a full disk or quota, a
@@ -281,8 +296,7 @@ def _click_error(exc: Exception) -> int:
     except (ImportError, AttributeError):
         pass
     if isinstance(exc, aborts):
-        print("error: aborted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted("error: aborted")
     if isinstance(exc, usage):
         if type(exc).__name__ == "NoArgsIsHelpError":   # `rooflab ai`: the help
             # typer's rich help printed itself (stdout, like --help) when the error was
@@ -298,17 +312,21 @@ def _click_error(exc: Exception) -> int:
         if ctx is not None:
             print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
                   file=sys.stderr)
+        json_errors.emit(json_errors.document(exc.format_message(), json_errors.USAGE,
+                                              EXIT_USAGE))
         return EXIT_USAGE
     return _internal_error(exc)
 
 
 def _internal_error(exc: Exception) -> int:
-    # The traceback is what a bug report needs; stdout stays empty (a `--json` reader gets
-    # no half document), and the exit code is not 1, which means "regression" to a gate.
+    # The traceback is what a bug report needs (on stderr; under --json stdout gets the
+    # error document, unless the verb had printed already: never a second document), and
+    # the exit code is not 1, which means "regression" to a gate.
     traceback.print_exception(exc, file=sys.stderr)
-    print(f"error: internal error in rooflab ({type(exc).__name__}): this is a bug, not a "
-          f"problem with your input; please report it with the traceback above",
-          file=sys.stderr)
+    message = (f"internal error in rooflab ({type(exc).__name__}): this is a bug, not a "
+               f"problem with your input; please report it with the traceback above")
+    print(f"error: {message}", file=sys.stderr)
+    json_errors.emit(json_errors.document(message, json_errors.INTERNAL, EXIT_INTERNAL))
     return EXIT_INTERNAL
 
 

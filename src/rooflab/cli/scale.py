@@ -35,7 +35,9 @@ of --dtype.
 The link inside a node, first found of: --link-bw; the all-reduce alpha/beta
 that `rooflab probe --comm` measured, from --link-from or from --on when --on
 is that cluster profile; the catalog interconnect of --on (half the quoted
-both-directions figure); the roof's link ceiling. Beyond --per-node devices
+both-directions figure; a PCIe card's, and beyond an NVLink bridge's pair, the
+PCIe host link's derived rate: Gen4 x16 31.5 GB/s per direction); the roof's
+link ceiling. Beyond --per-node devices
 the ring crosses the inter-node link: --inter-bw, else the network a cluster
 profile measured across hosts, else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
 per GPU) times --nics-per-node (default: one NIC per GPU, as on HGX/DGX

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
+from ..model.provenance import COUNTED, MEASURED
 from .aggregate import step_labels
 from .profile_import import ProfileImport, held_notes
 from .skips import FileRead, Skip
@@ -19,9 +20,9 @@ def file_steps(paths: list[str]) -> list[tuple[str | None, int | None]]:
 
 def counter_kernel(source: str, name: str, fields: dict, notes: list[str], path: str,
                    step: tuple[str | None, int | None], extra: dict | None = None) -> Kernel:
-    """One region's or run's Kernel: FLOP counted, bytes and time measured (the counters
-    count instructions; the memory controllers and the clock measure); `extra`: the tool's
-    own meta, before the notes."""
+    """One region's or run's Kernel: FLOP and bytes counted (hardware counters: retired
+    FP instructions, the memory controllers' CAS counts), time measured (a clock); `extra`:
+    the tool's own meta, before the notes."""
     label, index = step
     meta = {"source": source, "full_name": name, "file": path, "line": fields["line"],
             "device": "cpu", **(extra or {}), "notes": notes}
@@ -32,7 +33,7 @@ def counter_kernel(source: str, name: str, fields: dict, notes: list[str], path:
     return Kernel(name=name if label is None else f"{name} [{label}]", flop=fields["flop"],
                   bytes=fields["bytes"], seconds=fields["seconds"],
                   calls=fields.get("calls", 1),
-                  provenance={"flop": "counted", "bytes": "measured", "seconds": "measured"},
+                  provenance={"flop": COUNTED, "bytes": COUNTED, "seconds": MEASURED},
                   unit="vector" if fields["flop"] else None, meta=meta)
 
 

@@ -7,11 +7,11 @@ arguments ("Concrete Inputs"), not its outputs; each rule infers the output shap
 bytes are compulsory traffic from the actual shapes: every tensor input read once, the
 output written once (broadcast inputs count their own, smaller, size).
 
-Ops with a rule here are "counted"; an op that has none (aten::linear, aten::matmul, ...)
-is not, but the counted ops it calls are (linear -> addmm, matmul -> mm). The rules of
-backward ops (_backward), memory ops with no FLOP (_memory), sum/mean (_reduce), the NLL
-loss (_loss), attention (_attention), fused RMSNorm (_rmsnorm) and the measure table's ops
-(_table: ingest.torch_ops_*) live in their own modules and join RULES below.
+Ops with a rule here are counted (provenance "derived": shape formulas); an op with none
+(aten::linear, aten::matmul, ...) is not, but the ops it calls are (linear -> addmm). The
+rules of backward ops (_backward), memory ops with no FLOP (_memory), sum/mean (_reduce),
+the NLL loss (_loss), attention (_attention), fused RMSNorm (_rmsnorm) and the measure
+table's ops (_table: ingest.torch_ops_*) live in their own modules and join RULES below.
 
 addmm / baddbmm count 2mnk, the bias add (beta·bias, m·n adds) not counted: the count of
 torch.utils.flop_counter (which `rooflab.measure` uses), of the profiler's own table and

@@ -1,15 +1,18 @@
 """FLOP and compulsory bytes of PyTorch's scaled-dot-product attention, forward and backward,
 from the shapes the profiler recorded (split from ingest/torch_ops.py, which re-exports).
 
-Forward: 2 matmuls (S = QK^T, O = PV), 4·B·H·pairs·D (ops.attention's count), causal pairs
-with PyTorch's top-left mask. Backward (flash and its CUDA siblings): S is recomputed and
-dP, dV, dQ, dK computed, 5 matmuls per computed (q, k) pair = 2.5x the forward
-(torch/utils/flop_counter.py sdpa_backward_flop_count, steps 1-3), the causal pairs
-counted as the forward counts them (FlopCounterMode counts causal as dense).
+FLOP: bench.torch_flop_rules.sdpa_count, the live counter's count (bench may not import
+ingest, so it lives there). Forward: 2 matmuls (S = QK^T, O = PV), 2·B·H·pairs·(D_qk + D_v)
+(ops.attention's 4·B·H·pairs·D when D_qk == D_v), causal pairs with PyTorch's top-left
+mask. Backward (flash and its CUDA siblings): S is recomputed and dP, dV, dQ, dK computed,
+5 matmuls per computed (q, k) pair, 2·B·H·pairs·(3·D_qk + 2·D_v) (2.5x the forward when
+D_qk == D_v; torch/utils/flop_counter.py sdpa_backward_flop_count, steps 1-3), the causal
+pairs counted as the forward counts them (FlopCounterMode counts causal as dense).
 """
 
 from __future__ import annotations
 
+from ..bench.torch_flop_rules import sdpa_count
 from .torch_ops import (
     COMPLEX_REAL,
     OpCall,
@@ -22,8 +25,6 @@ from .torch_ops import (
     itemsize,
 )
 
-# Backward matmuls per forward matmul: 5 (S again, dP, dV, dQ, dK) over the forward's 2.
-BACKWARD_OVER_FORWARD = 2.5
 # The is_causal argument's position in each backward op's schema (native_functions.yaml).
 _BACKWARD_CAUSAL = {
     "aten::_scaled_dot_product_flash_attention_for_cpu_backward": 7,
@@ -34,16 +35,18 @@ _BACKWARD_CAUSAL = {
 
 
 def _qkv(dims, first: int):
-    """(b, h, lq, d, hkv, lkv) of q, k, v at dims[first:first+3], each [B, H, L, D]."""
+    """(b, h, lq, d_qk, hkv, lkv, d_v) of q, k, v at dims[first:first+3], each [B, H, L, D]."""
     qkv = dims[first:first + 3]
     if len(qkv) < 3 or any(d is None or len(d) != 4 for d in qkv):
         return None
     (b, h, lq, d), (_, hkv, lkv, _) = qkv[0], qkv[1]
-    return b, h, lq, d, hkv, lkv
+    return b, h, lq, d, hkv, lkv, qkv[2][3]
 
 
-def _forward_count(call: OpCall, first: int, causal: bool):
-    """ops.attention's flash count of the q, k, v at dims[first:], or None / a reason."""
+def _count(call: OpCall, first: int, causal: bool, backward: bool):
+    """(FLOP, ops.attention's flash count) of the q, k, v at dims[first:], or None / a
+    reason. ops.attention checks the shapes (GQA) and gives the precision and unit; the
+    FLOP is sdpa_count's, which has D_v (ops.attention's D is q's)."""
     from ..workloads import ops
 
     shape = _qkv(call.dims, first)
@@ -52,37 +55,44 @@ def _forward_count(call: OpCall, first: int, causal: bool):
         return None
     if dt in COMPLEX_REAL:
         return "no formula for complex attention"
-    b, h, lq, d, hkv, lkv = shape
-    return ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal,
-                         causal_align="top-left")
+    b, h, lq, d, hkv, lkv, dv = shape
+    c = ops.attention(b, h, lq, lkv, d, kv_heads=hkv, dtype=dt, flash=True, causal=causal,
+                      causal_align="top-left")
+    return sdpa_count(b * h, lq, lkv, d, dv, causal, backward), c
 
 
 def _attention(call: OpCall) -> OpWork | str | None:
     """aten::scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, ...):
-    q [B, H, Lq, D], k and v [B, Hkv, Lkv, D]; flash byte model (scores stay on chip).
-    is_causal masks top-left (query i sees keys 0..i; the SDPA docs' "upper left causal
-    bias"), which differs from the decode-style bottom-right mask when Lq != Lkv."""
-    c = _forward_count(call, 0, bool(_const(call, 5, False)))
-    if c is None or isinstance(c, str):
-        return c
+    q [B, H, Lq, D_qk], k [B, Hkv, Lkv, D_qk], v [B, Hkv, Lkv, D_v]; flash byte model
+    (scores stay on chip). is_causal masks top-left (query i sees keys 0..i; the SDPA docs'
+    "upper left causal bias"), which differs from the decode-style bottom-right mask when
+    Lq != Lkv."""
+    got = _count(call, 0, bool(_const(call, 5, False)), backward=False)
+    if got is None or isinstance(got, str):
+        return got
+    flop, c = got
     dims = call.dims
+    # q, k, v read and O [B, H, Lq, D_v] written (ops.attention's bytes when D_v == D_qk)
+    out = _numel(dims[0][:3]) * dims[2][3] * itemsize(dtype_of(call.types[0]))
+    nbytes = _in_bytes([(tuple(dims[i]), dtype_of(call.types[i])) for i in (0, 1, 2)]) + out
     mask = dims[3] if len(dims) > 3 and dims[3] else None
     mask_dt = dtype_of(call.types[3]) if mask else None
     extra = _numel(mask) * itemsize(mask_dt or dtype_of(call.types[0])) if mask else 0.0
-    return OpWork("attention", c.flop, c.bytes + extra, c.precision, c.unit)
+    return OpWork("attention", flop, nbytes + extra, c.precision, c.unit)
 
 
 def _attention_backward(call: OpCall) -> OpWork | str | None:
-    """The SDPA backward kernels (grad_out, q, k, v, ...): 2.5x the forward's FLOP; bytes
+    """The SDPA backward kernels (grad_out, q, k, v, ...): sdpa_count's backward; bytes
     every tensor argument read once (grad_out, q, k, v, out, logsumexp, a mask or bias)
     and dq, dk, dv written."""
-    c = _forward_count(call, 1, bool(_const(call, _BACKWARD_CAUSAL[call.name], False)))
-    if c is None or isinstance(c, str):
-        return c
+    got = _count(call, 1, bool(_const(call, _BACKWARD_CAUSAL[call.name], False)),
+                 backward=True)
+    if got is None or isinstance(got, str):
+        return got
+    flop, c = got
     qkv = [(tuple(call.dims[i]), dtype_of(call.types[i])) for i in (1, 2, 3)]
     nbytes = _in_bytes(_tensors(call)) + _in_bytes(qkv)
-    return OpWork("attention_backward", c.flop * BACKWARD_OVER_FORWARD, nbytes,
-                  c.precision, c.unit)
+    return OpWork("attention_backward", flop, nbytes, c.precision, c.unit)
 
 
 ATTENTION_RULES = {"aten::scaled_dot_product_attention": _attention,

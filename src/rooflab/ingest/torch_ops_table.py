@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..bench.torch_count import PER_ELEMENT, reduction_flop
+from ..bench.torch_layer_rules import batchnorm_per_element
 from ..units import flop_precision
 from .torch_ops import (
     COMPLEX_REAL,
@@ -39,12 +40,10 @@ _SCALE = {"add": (2, 1), "sub": (2, 1), "rsub": (2, 0), "addcmul": (3, None),
 # The `dim` argument's position in each reduction's schema (native_functions.yaml)
 _REDUCE_DIM = {"prod": 1, "logsumexp": 1, "var": 1, "std": 1, "var_mean": 1, "std_mean": 1,
                "linalg_vector_norm": 2, "norm": 2}
-# Batch norm: inference 4 per element (subtract the mean, times rstd, times weight, plus
-# bias); training adds the batch statistics, counted as var's 3 per element.
-BATCHNORM_FLOP = PER_ELEMENT["_native_batch_norm_legit_no_training"]
-BATCHNORM_STATS_FLOP = PER_ELEMENT["var"]
-# The `training` argument's position (_native_batch_norm_legit.no_stats has no running
-# stats, 6 arguments: training at 3); None: never training.
+# Batch norm's FLOP per element (4 in eval, 7 in training): the live counter's
+# bench.torch_layer_rules.batchnorm_per_element. The `training` argument's position
+# (_native_batch_norm_legit.no_stats has no running stats, 6 arguments: training at 3);
+# None: never training.
 _BN_TRAINING = {"native_batch_norm": 5, "_native_batch_norm_legit": 5,
                 "cudnn_batch_norm": 5, "miopen_batch_norm": 5,
                 "_native_batch_norm_legit_no_training": None}
@@ -126,7 +125,7 @@ def _batch_norm(call: OpCall) -> OpWork | str | None:
         at = 3
     training = at is not None and bool(_const(call, at, False))
     e = _numel(shape)
-    flop = (BATCHNORM_FLOP + training * BATCHNORM_STATS_FLOP) * e
+    flop = batchnorm_per_element(training) * e
     nbytes = _in_bytes(ts) + e * itemsize(dt) + training * 2 * shape[1] * itemsize(dt)
     return OpWork("batchnorm", float(flop), nbytes, flop_precision(dt), "vector")
 

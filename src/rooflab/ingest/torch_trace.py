@@ -33,6 +33,7 @@ from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
 from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
 from .torch_trace_file import _folder_hint, _not_json, load_trace_json  # noqa: F401
 from .torch_trace_groups import (  # noqa: F401  (re-exported: the groups' old home)
+    PROFILER_FLOP,
     _args_text,
     _cat_note,
     _dtype_text,
@@ -275,7 +276,7 @@ class _Tally:
         # the profiler's count is real-valued (2mnk for any mm): not for complex values
         if isinstance(flops, (int, float)) and flops > 0 and not work.complex:
             g.flop += float(flops)
-            g.flop_source = "counted"
+            g.flop_source = PROFILER_FLOP
         else:
             g.flop += work.flop
         g.bytes += work.bytes

@@ -10,10 +10,17 @@ import statistics
 from dataclasses import dataclass, field
 
 from ..model.kernel import Kernel
+from ..model.provenance import DERIVED, MEASURED
 from .torch_ops import dtype_of, precision_of
 from .torch_ops_loss import args_text as _loss_args_text
 from .torch_ops_memory import CAT_ASSUMED_DTYPE
 from .torch_ops_reduce import args_text as _reduce_args_text
+
+# Whose shape formula gave a group's FLOP (its meta "flop_source"): rooflab's rule, or the
+# profiler's own "flops" argument (older kineto traces). Both are formulas of the recorded
+# shapes, no hardware counter: the provenance says "derived" for either (model/provenance.py).
+RULE_FLOP = "rooflab rule"
+PROFILER_FLOP = "torch.profiler flops"
 
 
 @dataclass
@@ -28,7 +35,7 @@ class _Group:
     precision: str = "fp32"
     unit: str | None = None
     samples: list[float] = field(default_factory=list)
-    flop_source: str = "derived"
+    flop_source: str = RULE_FLOP   # meta["flop_source"]: whose formula gave the FLOP
     assumed: str = ""   # what the count assumed (cat's dtype), for the kernel's meta
 
 
@@ -126,8 +133,8 @@ def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
             "time": "cuda kernels" if on_gpu else "cpu op"}
     if g.assumed:
         meta["assumed"] = g.assumed
+    meta["flop_source"] = g.flop_source
     return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
                   bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
                   samples=tuple(g.samples), unit=g.unit, meta=meta,
-                  provenance={"flop": g.flop_source, "bytes": "derived",
-                              "seconds": "measured"})
+                  provenance={"flop": DERIVED, "bytes": DERIVED, "seconds": MEASURED})

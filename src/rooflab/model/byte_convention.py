@@ -12,6 +12,7 @@ from ..units import si
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word, normal_kind
+from .provenance import COUNTED, has_counter_bytes
 from .real_traffic import REAL_TRAFFIC
 
 # Which bytes: counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
@@ -23,8 +24,9 @@ from .real_traffic import REAL_TRAFFIC
 # second DRAM ceiling in real-traffic units (probe/cpu/dram_ceiling.py), and memory_ceiling
 # sends every DRAM byte figure that is real traffic to it: counter-measured bytes, and
 # counts that are real traffic by construction (no stores to allocate, or the allocate
-# read counted in).
-COUNTER_BYTES = "measured"
+# read counted in). Counter bytes say "counted" (ncu, rocprof, perf, likwid); files of
+# older versions say "measured" for perf/likwid, read the same (model/provenance.py).
+COUNTER_BYTES = COUNTED
 # meta["byte_count"] of a kernel whose count includes the write-allocate reads (`ai stencil
 # --write-allocate`, `ai axpy`; a kernel file may set it, docs/json.md).
 REAL_TRAFFIC_COUNT = "real traffic"
@@ -48,8 +50,8 @@ def stream_counted(c: Ceiling) -> bool:
 
 
 def counter_bytes(kernel: Kernel) -> bool:
-    """Whether the kernel's bytes were measured by hardware counters (real traffic)."""
-    return (kernel.provenance or {}).get("bytes") == COUNTER_BYTES
+    """Whether the kernel's bytes were counted by hardware counters (real traffic)."""
+    return has_counter_bytes(kernel.provenance)
 
 
 def _store_share(kernel: Kernel) -> float | None:
@@ -93,7 +95,7 @@ def memory_ceiling(roof: Roof, kernel: Kernel, level: str) -> tuple[Ceiling | No
 
     | DRAM bytes of the kernel                          | are       | judged against     |
     |---------------------------------------------------|-----------|--------------------|
-    | measured by counters (provenance bytes measured)  | real      | DRAM (real traffic)|
+    | counted by counters (provenance bytes counted)    | real      | DRAM (real traffic)|
     | meta byte_count "real traffic" (ai stencil/axpy   | real      | DRAM (real traffic)|
     |   --write-allocate, in-place axpy, a user's file) |           |                    |
     | a read-only kind: reduction/sum, dot, gemv, spmv  | real      | DRAM (real traffic)|

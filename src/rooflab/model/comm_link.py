@@ -138,6 +138,7 @@ LINK_WORDS = (("nvlink", "NVLink"), ("pcie", "PCIe"), ("infinity fabric", "xGMI"
 def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -> Link:
     """A Link from a catalog Device (hardware.catalog): vendors quote NVLink as the total
     of both directions, and a ring all-reduce's bus bandwidth is per direction, so half.
+    A PCIe card (its interconnect its host link) gets the host link's derived rate.
 
     A CPU's interconnect figure is its PCIe lanes in total and an Apple chip's is its
     unified memory: neither joins one device to the next, so they raise InputError."""
@@ -152,6 +153,16 @@ def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -
     total = float(device.interconnect_bytes_per_s)
     name = device.interconnect.lower()
     lv = level or next((lv for key, lv in LINK_WORDS if key in name), "network")
+    pcie = getattr(device, "host_link_ceiling", None)
+    if device.interconnect == getattr(device, "host_link", None) and pcie is not None:
+        # a PCIe card's interconnect is its host link: one figure for the one link, the
+        # derived per-direction rate (Gen4 x16 31.5 GB/s, not half the datasheet's 64),
+        # as beyond an NVLink bridge's pair (host_link_of)
+        how = pcie.method.split(": ", 1)[-1].removesuffix(", per direction")
+        return Link(lv, pcie.value, hop_latency_s,
+                    f"catalog {device.name}: {device.interconnect} {pcie.value / 1e9:.3g} "
+                    f"GB/s per direction ({pcie.provenance}: {how}; the datasheet's "
+                    f"{total / 1e9:g} GB/s is both directions, before line coding)")
     return Link(lv, total / 2, hop_latency_s,
                 f"catalog {device.name}: {device.interconnect} {total / 1e9:g} GB/s both "
                 f"directions, half per direction (nominal)")

@@ -15,6 +15,7 @@ from ..units import INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
 from .canonical_names import level_name, precision_name, unit_name
 from .display import kernel_text, pretty
 from .frozen import FrozenDict
+from .provenance import GIVEN, MEASURED
 
 _EMPTY: Mapping[str, Any] = FrozenDict()
 
@@ -188,7 +189,8 @@ def _check_range(values: Mapping[str, float], what: str, name: str) -> None:
 # Where a number came from when whoever built the Kernel did not say (a Kernel in Python,
 # a kernel file without "provenance"): FLOP and bytes were given to rooflab, the time was
 # measured by the user -- the words a CSV kernel file's rows get (ingest/kernelfile.py).
-DEFAULT_PROVENANCE = {"flop": "given", "bytes": "given", "seconds": "measured"}
+# The words and who writes which: model/provenance.py, docs/json.md "Provenance".
+DEFAULT_PROVENANCE = {"flop": GIVEN, "bytes": GIVEN, "seconds": MEASURED}
 
 
 def _provenance_of(provenance: Any, flop: Mapping, bytes_: Mapping,
@@ -216,9 +218,11 @@ class Kernel:
       bytes are totals over all calls too (seconds_per_call = seconds / calls).
       A bare number for flop counts as fp32 FLOP, for bytes as DRAM bytes; names are
       made canonical ("float16" -> fp16, "dram" -> DRAM), as in a kernel file.
-    provenance: where each number came from: {"flop": "derived"|"counted"|"measured", ...};
-      a number present without one gets DEFAULT_PROVENANCE's word (flop and bytes
-      "given", seconds "measured"), as a row of a CSV kernel file does.
+    provenance: where each number came from, in model/provenance.py's words ("given",
+      "assumed", "counted" by a profiler's counters, "derived" by rooflab's formulas,
+      "measured" by a clock), e.g. {"flop": "counted", "bytes": "counted", "seconds":
+      "measured"}; a number present without one gets DEFAULT_PROVENANCE's word (flop and
+      bytes "given", seconds "measured"), as a row of a CSV kernel file does.
     unit: the compute unit the kernel can use ("tensor" for matmuls), None for any.
     samples: raw per-call times in seconds when the time was measured.
     meta: anything else worth keeping (op kind, shape, full name, source file and line).

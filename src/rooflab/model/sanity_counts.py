@@ -10,6 +10,7 @@ from .analysis import Point
 from .kernel import Kernel
 from .machine import Machine
 from .opkind import is_streaming, kernel_kind
+from .provenance import has_counter_bytes
 from .sanity_finding import ABOVE_TOLERANCE, Finding, kind_of
 
 # The most AI a correctly counted streaming op (opkind.is_streaming) reaches, so above it
@@ -144,11 +145,14 @@ def check_cache_resident(kernel: Kernel, p: Point,
                          machine: Machine | None = None) -> Finding | None:
     """A timed CPU kernel whose DRAM bytes per call fit in the last-level cache: repeated
     calls are served from L2/L3, so its DRAM point sits at or above the roof (a 2.4 MB
-    triad at 105-200 % of a Zen 4's DRAM roof) and no DRAM lever applies. A profiler's
-    counted DRAM bytes are real traffic, and a GPU's DRAM counts come from its profiler or
-    from compulsory counts of a whole model (`rooflab llm`), so only CPU roofs are judged."""
+    triad at 105-200 % of a Zen 4's DRAM roof) and no DRAM lever applies. DRAM bytes
+    counted by hardware counters (ncu, rocprof, perf stat, likwid-perfctr; provenance
+    "counted", or the old "measured") are real traffic at the memory controller, whatever
+    the working set, and a GPU's DRAM counts come from its profiler or from compulsory
+    counts of a whole model (`rooflab llm`), so only CPU roofs and bytes given or derived
+    (a user's count, `rooflab.measure`'s, the zoo's) are judged."""
     if (p.seconds is None or kind_of(machine) != "cpu"
-            or kernel.provenance.get("bytes") == "counted"):
+            or has_counter_bytes(kernel.provenance)):
         return None
     llc = last_level_cache(machine)
     ws = working_set_of(kernel, p)

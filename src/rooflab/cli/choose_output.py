@@ -1,0 +1,25 @@
+"""`rooflab choose -o FILE`: the ranking as --json prints it (.json) or one row per device
+(.csv), written whole or not at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# what a reader needs to rank from the CSV alone: ranked_s is the rank's measure (with
+# launches, + tp_link_s on an llm --tp document); seconds stays the work floor, as it was
+CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "ranked_s",
+               "relative", "relative_with_launches", "binding", "binding_share", "viable",
+               "missing_precisions", "fits", "memory_bytes", "needs_bytes", "least_bytes",
+               "tdp_w", "energy_j", "flop_per_joule", "work_floor_energy_j",
+               "work_floor_flop_per_joule", "tp_link_s", "tp_tpot_floor_s", "tp", "pp",
+               "gpus")
+
+
+def write_ranking(path: str, doc: dict) -> None:
+    """-o FILE by suffix (.json or .csv; choose checked it before any work)."""
+    from ..files import csv_text, write_atomic, write_json
+
+    if Path(path).suffix.lower() == ".json":
+        write_json(path, doc)
+        return
+    write_atomic(path, csv_text(doc["devices"], CSV_COLUMNS))

@@ -1,0 +1,109 @@
+"""Errors under `--json`: besides the `error:` line on stderr, one JSON document on stdout.
+
+A CI script that parses `rooflab VERB ... --json` stdout gets, on a failure, a document it
+can branch on (docs/json.md, "Errors under --json"):
+
+    {"schema_version": 1, "error": {"message": ..., "kind": ..., "path": ..., "line": ...,
+     "exit_code": 2}, "generator": {...}}
+
+Only when the command asked for JSON, and only when nothing reached stdout yet: a verb
+that printed its document (or anything) before failing gets no second one glued to it.
+Which is why stdout is watched while the command runs (a _WatchedStdout counts the
+characters written through it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+# kinds of the errors that are no RooflabError (a RooflabError says its own: errors.py)
+USAGE = "usage"               # click/typer: an unknown option, a missing argument
+INTERRUPTED = "interrupted"   # Ctrl-C (exit 130)
+INTERNAL = "internal"         # a bug in rooflab (exit 70)
+
+
+def wants_json(argv: list[str]) -> bool:
+    """Whether the command line asks for JSON: `--json` among the options (before a `--`,
+    after which every word is an argument)."""
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in options
+
+
+class _WatchedStdout:
+    """sys.stdout as it was, remembering whether anything was written through it."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.written = False
+
+    def write(self, text: str) -> int:
+        if text:
+            self.written = True
+        return self._stream.write(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        # flush, isatty, fileno, encoding, buffer, ...: the stream's own
+        return getattr(self._stream, name)
+
+
+_WATCH: list[_WatchedStdout] = []   # the running command's stdout, under --json
+
+
+@contextmanager
+def watching(argv: list[str]) -> Iterator[None]:
+    """For the command `argv`: under --json, watch what stdout receives, so an error can
+    tell whether a document may still be printed."""
+    if not wants_json(argv) or sys.stdout is None:   # None: started with stdout closed
+        yield
+        return
+    watched = _WatchedStdout(sys.stdout)
+    sys.stdout = watched   # type: ignore[assignment]
+    _WATCH[:] = [watched]
+    try:
+        yield
+    finally:
+        _WATCH.clear()
+        if sys.stdout is watched:   # click may have put its own wrapper on top (a closed pipe)
+            sys.stdout = watched._stream
+
+
+def document(message: str, kind: str, exit_code: int, path: str | None = None,
+             line: int | None = None) -> dict[str, Any]:
+    """The error document (schema_version 1); `message` is the `error:` line's text."""
+    return {"schema_version": 1,
+            "error": {"message": message, "kind": kind, "path": path, "line": line,
+                      "exit_code": exit_code}}
+
+
+def of_exception(exc: BaseException, message: str, exit_code: int,
+                 named=lambda text: text) -> dict[str, Any]:
+    """The document for a RooflabError: its class's kind, and for a file error the file
+    (through `named`: standard input's saved copy is `<stdin>`) and line."""
+    path = getattr(exc, "path", None)
+    if isinstance(path, os.PathLike):   # a reader may name its file by a Path
+        path = os.fspath(path)
+    line = getattr(exc, "line", None)
+    return document(message, getattr(exc, "kind", "error"), exit_code,
+                    path=named(str(path)) if isinstance(path, str) else None,
+                    line=line if isinstance(line, int) else None)
+
+
+def emit(doc: dict[str, Any]) -> None:
+    """Print `doc` on stdout when the command asked for JSON and stdout is still empty."""
+    if not _WATCH or _WATCH[0].written:
+        return
+    from ..files import dumps_json
+
+    try:
+        sys.stdout.write(dumps_json(doc))
+        sys.stdout.flush()
+    except (OSError, ValueError):   # stdout closed or full: the stderr line still says it
+        pass
