@@ -17,14 +17,14 @@ from rooflab.report.chart_ceilings import select_ceilings
 from rooflab.units import is_float
 
 
-def test_ridge_of_an_a100_sxm_roof_is_the_bf16_tensor_ridge():
+def test_ridge_of_an_a100_sxm_roof_is_the_16_bit_tensor_ridge():
     roof = lookup_roof("A100 SXM")
     # NVIDIA A100 datasheet: bf16 tensor 312 TFLOP/s dense, HBM2e 2.039 TB/s (80 GB SXM)
     assert rooflab.ridge(roof) == 312e12 / 2.039e12
     assert rooflab.ridge(roof) == pytest.approx(153.0, abs=0.1)         # was 612 (int4)
-    assert rooflab.attainable(roof, 1e6) == 312e12                      # flat roof: bf16
+    assert rooflab.attainable(roof, 1e6) == 312e12                      # flat roof: fp16 = bf16
     assert rooflab.attainable(roof, 10.0) == 10.0 * 2.039e12            # slope: DRAM
-    assert roof.top_float_compute().label == "bf16 tensor"
+    assert roof.top_float_compute().label == "fp16 tensor"   # a tie with bf16: fp16 named
     assert roof.top_compute.label == "int4 tensor"                      # the axis limit
 
 

@@ -154,11 +154,14 @@ def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
 
 
 def fmt_factor(x: float | None, digits: int = 3) -> str:
-    """A ratio as 'N.NNx' with `digits` significant figures, never in exponent form:
-    1030 reads '1030x', not '1.03e+03x' (a kernel 1000x below its roof)."""
+    """A ratio as 'N.NNx' with `digits` significant figures, not in exponent form below a
+    billion: 1030 reads '1030x', not '1.03e+03x' (a kernel 1000x below its roof); from 1e9
+    up '3.35e+18x', not a 19-digit number (a kernel of 1e-9 FLOP and bytes, review r3 F6)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
     rounded = float(f"{x:.{digits}g}")
+    if abs(rounded) >= 1e9:
+        return f"{x:.{digits}g}x"
     return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
 
 

@@ -20,6 +20,7 @@ from .ai_args import (  # noqa: F401  (old names, importable from here)
     ML_DTYPE,
     OUT_DTYPE,
     POSITIONAL,
+    SIZES,
     TILE,
     WEIGHTS,
     OnAi,
@@ -137,7 +138,7 @@ def register(app) -> None:
 def _register_matmul(ai: typer.Typer):
     """`rooflab ai matmul M N K`; returns the command, which gemm calls."""
 
-    @ai.command("matmul", context_settings=POSITIONAL)
+    @ai.command("matmul", **SIZES)
     def matmul(m: str = typer.Argument(..., help="rows of A and C (tokens, for a linear "
                                        "layer)"),
                n: str = typer.Argument(..., help="columns of B and C (output features)"),
@@ -179,7 +180,7 @@ def _register_matmul(ai: typer.Typer):
 def _register_gemm(ai: typer.Typer, matmul) -> None:
     """`rooflab ai gemm` (hidden): matmul under its BLAS name."""
 
-    @ai.command("gemm", context_settings=POSITIONAL, hidden=True)
+    @ai.command("gemm", **SIZES, hidden=True)
     def gemm(m: str, n: str, k: str, dtype: str | None = DTYPE, batch: str = typer.Option("1"),
              on: OnAi = None, json_out: bool = JSON, tile: str | None = TILE,
              out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
@@ -191,7 +192,7 @@ def _register_gemm(ai: typer.Typer, matmul) -> None:
 def _register_gemv(ai: typer.Typer) -> None:
     """`rooflab ai gemv`."""
 
-    @ai.command("gemv", context_settings=POSITIONAL)
+    @ai.command("gemv", **SIZES)
     def gemv(m: str, n: str, dtype: str | None = DTYPE, on: OnAi = None,
              json_out: bool = JSON) -> None:
         """y(m) = A(m×n) @ x(n) (a decode step's linear layer).
@@ -208,7 +209,7 @@ def _register_gemv(ai: typer.Typer) -> None:
 def _register_elementwise(ai: typer.Typer) -> None:
     """`rooflab ai elementwise`."""
 
-    @ai.command("elementwise", context_settings=POSITIONAL)
+    @ai.command("elementwise", **SIZES)
     def elementwise(n: str, dtype: str | None = DTYPE,
                     inputs: str = typer.Option("1", help="arrays read per element"),
                     outputs: str = typer.Option("1", help="arrays written per element"),
@@ -234,7 +235,7 @@ def _register_elementwise(ai: typer.Typer) -> None:
 def _register_reduction(ai: typer.Typer) -> None:
     """`rooflab ai reduction`."""
 
-    @ai.command("reduction", context_settings=POSITIONAL)
+    @ai.command("reduction", **SIZES)
     def reduction(n: str, dtype: str | None = DTYPE, rows: str = typer.Option("1", help="rows"),
                   on: OnAi = None, json_out: bool = JSON) -> None:
         """Sum of n elements per row.
@@ -250,7 +251,7 @@ def _register_reduction(ai: typer.Typer) -> None:
 def _register_rows_cols(ai: typer.Typer, fn_name: str, doc: str) -> None:
     """`rooflab ai softmax|layernorm|rmsnorm ROWS COLS`: one op over each row."""
 
-    @ai.command(fn_name, context_settings=POSITIONAL)
+    @ai.command(fn_name, **SIZES)
     def rows_cols(rows: str, cols: str, dtype: str | None = DTYPE,
                   on: OnAi = None, json_out: bool = JSON) -> None:
         _emit(getattr(_ops(), fn_name)(_n(rows, "rows"), _n(cols, "cols"), dtype or ML_DTYPE),
@@ -386,7 +387,7 @@ def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> st
 def _register_embedding(ai: typer.Typer) -> None:
     """`rooflab ai embedding`."""
 
-    @ai.command("embedding", context_settings=POSITIONAL)
+    @ai.command("embedding", **SIZES)
     def embedding(tokens: str, hidden: str, dtype: str | None = DTYPE,
                   on: OnAi = None, json_out: bool = JSON) -> None:
         """Embedding lookup of TOKENS rows of HIDDEN (0 FLOP).

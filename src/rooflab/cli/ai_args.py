@@ -4,10 +4,12 @@ takes, the size parser, and the dtype each op assumes when --dtype is not given.
 
 from __future__ import annotations
 
+import difflib
 import math
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from ..errors import InputError
 from .options import on_option
@@ -80,6 +82,58 @@ def _ops():
 # Positional sizes: let "-4" reach the size check ("must be positive") instead of being
 # taken for an unknown option.
 POSITIONAL = {"ignore_unknown_options": True}
+
+
+class SizesCommand(TyperCommand):
+    """An `ai OP` command: ignore_unknown_options (POSITIONAL) lets "-4" through to the
+    size check, but it also let a misspelt `--tiles 64x64` through as two extra sizes
+    ("unexpected extra argument", or "tokens must be a whole number; got '--tokens'").
+    Refuse an unknown option before parsing, worded as every other verb's parser does."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        refuse_unknown_options(ctx, self.get_params(ctx), args)
+        return super().parse_args(ctx, args)
+
+
+# `@ai.command(NAME, **SIZES)`: the settings every op with positional sizes takes
+SIZES = {"context_settings": POSITIONAL, "cls": SizesCommand}
+
+
+def refuse_unknown_options(ctx, params, args: list[str]) -> None:
+    """ctx.fail (a usage error, exit 2) at the first token that names no option: '--tiles',
+    '--tile-size=4', '-x'; not a negative number ('-4', '-1e3'), which is a size."""
+    names = [o for p in params for o in (*getattr(p, "opts", ()),
+                                          *getattr(p, "secondary_opts", ()))
+             if o.startswith("-")]
+    shorts = [o for o in names if not o.startswith("--")]
+    # options that take a value: the token after one is its value ('--tile -8x8' is the
+    # tile's, for --tile's own message), not an option
+    takes_value = {o for p in params if not getattr(p, "is_flag", True)
+                   for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    value_next = False
+    for tok in args:
+        if value_next:
+            value_next = False
+            continue
+        if tok == "--":   # everything after it is a positional value
+            return
+        name = tok.split("=", 1)[0]
+        value_next = tok in takes_value
+        if not tok.startswith("-") or name in names or _is_number(tok):
+            continue
+        if not tok.startswith("--") and any(tok.startswith(s) for s in shorts):
+            continue   # '-dbf16': a short option with its value attached
+        close = difflib.get_close_matches(name, [o for o in names if o.startswith("--")])
+        said = f" (Possible options: {', '.join(sorted(close))})" if close else ""
+        ctx.fail(f"No such option: {name}{said}")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace("_", ""))
+    except ValueError:
+        return False
+    return True
 
 
 def dtype_assumed(dtype: str) -> dict:

@@ -9,7 +9,7 @@ import math
 import typer
 
 from ..errors import InputError
-from .ai_args import DTYPE64, HPC_DTYPE, JSON, POSITIONAL, OnAi, _n, _ops
+from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n, _ops
 
 
 def _emit(op, on, json_out, extra=None, assumed=None) -> None:
@@ -73,7 +73,7 @@ def _binary(nbytes: float) -> str:
 def _register_stencil(ai: typer.Typer) -> None:
     """`rooflab ai stencil`."""
 
-    @ai.command("stencil", context_settings=POSITIONAL)
+    @ai.command("stencil", **SIZES)
     def stencil(grid: str = typer.Argument(..., help="grid sizes, outermost first: "
                                            "256x256x256, 4096x4096 or 1e6"),
                 points: str = typer.Option(..., "--points", help="points of the stencil "
@@ -129,7 +129,7 @@ def _grid_arg(text: str) -> tuple[int, ...]:
 def _register_spmv(ai: typer.Typer) -> None:
     """`rooflab ai spmv`."""
 
-    @ai.command("spmv", context_settings=POSITIONAL)
+    @ai.command("spmv", **SIZES)
     def spmv(rows: str = typer.Argument(..., help="rows of the square matrix (= length "
                                         "of x and y)"),
              nnz: str = typer.Argument(..., help="nonzeros of the matrix"),
@@ -170,7 +170,7 @@ def _register_spmv(ai: typer.Typer) -> None:
 def _register_dot(ai: typer.Typer) -> None:
     """`rooflab ai dot`."""
 
-    @ai.command("dot", context_settings=POSITIONAL)
+    @ai.command("dot", **SIZES)
     def dot(n: str, dtype: str | None = DTYPE64, on: OnAi = None, json_out: bool = JSON) -> None:
         """s = x·y over n elements (BLAS dot).
 
@@ -187,7 +187,7 @@ def _register_dot(ai: typer.Typer) -> None:
 def _register_axpy(ai: typer.Typer) -> None:
     """`rooflab ai axpy`."""
 
-    @ai.command("axpy", context_settings=POSITIONAL)
+    @ai.command("axpy", **SIZES)
     def axpy(n: str, dtype: str | None = DTYPE64, write_allocate: bool = WRITE_ALLOCATE,
              out_of_place: bool = typer.Option(False, "--out-of-place", help="z = a·x + y "
                                                "into a third array (STREAM's triad)"),

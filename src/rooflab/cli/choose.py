@@ -48,12 +48,23 @@ def candidates(among: str | None, kind: str | None):
                 out.append((d.name, d.roof, d.tdp_w))
         if not out:
             raise InputError("--among needs comma-separated device names, e.g. H100,H200")
-        return out
+        return _distinct(out)
     kinds = ("gpu", "cpu", "accelerator")
     kind = kind.lower() if kind is not None else None   # as `rooflab specs list --kind`
     if kind is not None and kind not in kinds:
         raise InputError(f"--kind must be one of {', '.join(kinds)}; got '{kind}'")
     return [(d.name, d.roof, d.tdp_w) for d in all_devices() if kind is None or d.kind == kind]
+
+
+def _distinct(cands: list) -> list:
+    """Each device once, the first kept: `--among h100,H100` ranked one H100 #1 and #2."""
+    from .common import say
+
+    names = [c[0] for c in cands]
+    twice = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    if twice:   # review r3 F13
+        say("note", f"--among names {', '.join(twice)} more than once; ranked once")
+    return [c for i, c in enumerate(cands) if c[0] not in names[:i]]
 
 
 def register(app) -> None:
@@ -89,7 +100,9 @@ def register(app) -> None:
         kernels, steps = [], []
         docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
         from ..ingest.kernelfile import load_kernels  # every profiler file, by content
+        from .inputs import refuse_repeated
 
+        refuse_repeated(files)     # a file given twice would count its kernels twice
         for path in files:
             _refuse_roof(_doc(docs, path), path)
             work, whole = split_whole_steps(load_kernels(path))
@@ -106,15 +119,11 @@ def register(app) -> None:
         from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
 
         links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
-        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links)
+        # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
+        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
+                       tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
         compared = compare_steps(steps, choices)
         data = choices_to_dict(choices, kernels, compared)
-        from .choose_energy import energy_fields
-
-        for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
-            # at the time it ranks by, on every GPU the row stands for (not one GPU's
-            # shard without its link)
-            d.update(energy_fields(c, kernels, split))
         if need is not None:
             for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
                 d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
@@ -306,9 +315,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from rich.table import Table
     from rich.text import Text
 
-    from ..model.choose import WITH_LAUNCHES, best_times
+    from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
     from ..units import fmt_seconds, si, si_apart
-    from .choose_energy import energy_words, step_flop_per_joule
+    from .choose_energy import energy_words
 
     link = any(c.link_s is not None for c in choices)   # a --tp shard: + each TP link
     plus = " + TP link" if link else ""
@@ -319,7 +328,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
-        fj = step_flop_per_joule(c, kernels, split)
+        fj = flop_per_joule(c, kernels)
         t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.ranked_s),
                   f"{c.ranked_s / best:.2f}x" if best else "-", fmt_seconds(c.floor_s),
                   f"{c.floor_s / floor:.2f}x" if floor else "-",

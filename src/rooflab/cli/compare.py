@@ -357,7 +357,7 @@ def _write(path: str, cmp, data, on, files) -> None:
     from ..report.chart import plot_roofline, provenance_label, save_figure
     from .inputs import load_inputs
 
-    inputs = load_inputs(files, [on] if on else [])
+    inputs = load_inputs(files, [on] if on else [], distinct=False)   # a run vs itself is fine
     inputs.print_notes()   # of the chart's roof and kernels, as plot says them
     roof = inputs.roof
     pairs = [_labelled(m) for m in cmp.matches]

@@ -3,6 +3,8 @@ sweeps (split from llm_render)."""
 
 from __future__ import annotations
 
+import math
+
 from ..units import fmt_ai, fmt_seconds, si
 from .llm_words import narrower, per_s
 
@@ -96,6 +98,78 @@ def context_sweep_lines(cs, fp=None, s=None) -> list[str]:
     return out
 
 
+def per_sequence_bytes(sw) -> tuple[float, float]:
+    """(KV, activation) bytes one sequence adds to a decode step, read off the sweep's
+    largest batch: each sequence reads its own cache and moves its own activations, so
+    both grow in proportion to the batch while the weights are read once per step."""
+    p = sw.points[-1]
+    split = p.timing.step.bytes_split
+    return split["kv"] / p.batch, split["activations"] / p.batch
+
+
+def _row_bytes(sw) -> float:
+    """Weight bytes one more sequence adds to a step: the embedding rows it looks up."""
+    p = sw.points[-1]
+    rows = sum(o.split("weights") for o in p.timing.step.ops if o.op.op == "embedding")
+    return rows / p.batch
+
+
+def _weights_known(sw) -> list[tuple[float, float]]:
+    """(batch, weight bytes) pairs the sweep knows: its points, and the KV = weights batch,
+    where the weights are that batch's KV bytes (a MoE's weights grow with the experts
+    its tokens touch; a dense model's only by the embedding rows looked up)."""
+    known = {float(p.batch): p.weight_bytes for p in sw.points}
+    b = sw.kv_equals_weights_batch
+    if math.isfinite(b) and b > 0:
+        known.setdefault(b, b * per_sequence_bytes(sw)[0])
+    return sorted(known.items())
+
+
+def equals_weights_batch(sw, per_sequence: float) -> float | None:
+    """The batch b at which b x `per_sequence` bytes equal the step's weight bytes W(b).
+
+    Between the batches the sweep knows (_weights_known), W(b) is the next known batch's
+    weights less its embedding rows: exact for a dense model (only the rows grow with the
+    batch), an upper bound for a MoE (the experts touched only grow, and are nearly all
+    touched within tens of tokens), where a straight line between a sweep of 1,4 and the
+    KV batch would be 40 % low (deepseek-v2-lite). Past the last known batch, W grows by
+    the rows alone. None when no batch gets there."""
+    row = _row_bytes(sw)
+    if per_sequence <= row:
+        return None
+    known = _weights_known(sw)
+    lo = -math.inf
+    for b_next, w_next in [*known, (math.inf, None)]:
+        b_ref, w_ref = (b_next, w_next) if w_next is not None else known[-1]
+        # per_sequence x b = w_ref - row x (b_ref - b)
+        b = (w_ref - row * b_ref) / (per_sequence - row)
+        if lo < b <= b_next:
+            return b
+        lo = b_next
+    return None
+
+
+def _at(b: float | None) -> str:
+    return "no batch" if b is None else "below batch 1" if b < 0.5 else f"batch {b:.0f}"
+
+
+def bend_words(sw) -> str:
+    """Where decode AI stops tracking the batch. AI = batch x FLOP per sequence / (weights +
+    batch x (KV + activations) per sequence), so AI / batch halves where the two per-sequence
+    parts together equal the weights. At a short context the activations, not the KV
+    cache, bend it (tinyllama on a T4 at context 16: 3.66 MB of activations against 383 kB
+    of KV per sequence; review r2 F1). The KV = weights batch is the engine's own
+    (sweep.kv_equals_weights)."""
+    kv, act = per_sequence_bytes(sw)
+    b_kv = sw.kv_equals_weights_batch
+    kv_at = _at(b_kv if math.isfinite(b_kv) else None)
+    both = _at(equals_weights_batch(sw, kv + act))
+    return (f"bytes per sequence: KV {si(kv, 'B')}, activations {si(act, 'B')}; KV bytes equal "
+            f"weight bytes at {kv_at}, activations at {_at(equals_weights_batch(sw, act))}, "
+            f"the two together at {both}: past it AI stops tracking the batch (AI / batch is "
+            f"about half its batch-1 value there)")
+
+
 def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
                 decode: bool = True) -> list[str]:
     """The sweep's knee and, past the device memory, what makes room: only the --weights and
@@ -108,8 +182,7 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f}" if sw.knee_batch else
             f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): decode "
             f"stays memory-bound at every batch")
-    out = [f"KV bytes equal weight bytes at batch {sw.kv_equals_weights_batch:.0f}; past it AI "
-           f"stops tracking the batch; {knee}"]
+    out = [f"{bend_words(sw)}; {knee}"]
     # seed 002: past the device memory a bigger batch is no option at all
     cap = fp.max_batch if fp is not None else None
     split = [] if unified else ["--tp"]   # a Jetson has no second device to split over

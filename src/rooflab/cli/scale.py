@@ -236,6 +236,19 @@ def _check_dtype(dtype: str) -> None:
                          f"types are for inference (`rooflab llm --weights`)")
 
 
+# The most --blocks taken: the step is counted layer by layer (4 per block, 11 device
+# counts), so a million blocks ran for minutes with no word (review r3 F7); the deepest
+# released LLMs have a few hundred (Llama-3.1-405B: 126).
+MAX_BLOCKS = 2000
+
+
+def _check_blocks(blocks: int) -> None:
+    if blocks > MAX_BLOCKS:
+        raise InputError(f"--blocks {blocks}: at most {MAX_BLOCKS} (the deepest released "
+                         f"LLMs have a few hundred blocks: Llama-3.1-405B 126); is the "
+                         f"count right?")
+
+
 def register(app) -> None:
     @app.command("scale", help=HELP)
     def scale(
@@ -283,6 +296,7 @@ def register(app) -> None:
             raise InputError("give one of --link-bw and --link-from")
         hop_s = _hop_latency_s(hop_latency_us, latency_us)
         _check_dtype(dtype)
+        _check_blocks(blocks)
         roof = load_roof(on)
         chosen = choose_links(on, link_bw, link_from, hop_s)
         intra, pair = chosen.intra, chosen.pair
@@ -299,6 +313,14 @@ def register(app) -> None:
         _, note = roof.compute_for(points[-1].step.precision)
         notes = ([note] if note else []) + link_notes(
             chosen, roof.name, on, points[-1].n, per_node, bool(inter_bw))
+        from .scale_memory import memory_line, memory_warning, replica_memory
+
+        mem = replica_memory(hidden, blocks, dtype, on)
+        unfit = memory_warning(mem)
+        if unfit:   # review r3 F5: an 812 GB model was timed on one 80 GB H100, silent
+            from .common import warn
+
+            warn(unfit)
         if json_out:
             from ..model.schema import roof_to_dict
 
@@ -310,6 +332,14 @@ def register(app) -> None:
                                  "nics_per_node": (nics or per_node) if assumed_nic else None,
                                  **({"pair": pair.__dict__} if pair is not None else {})},
                        "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
+                       "memory": {"params": mem.params,
+                                  "weights_grads_bytes": mem.weights_grads_bytes,
+                                  "adam_bytes": mem.adam_bytes,
+                                  "device_bytes": mem.device_bytes,
+                                  "fits": (None if not mem.device_bytes else
+                                           mem.weights_grads_bytes <= mem.device_bytes),
+                                  "fits_with_adam": (None if not mem.device_bytes else
+                                                     mem.adam_bytes <= mem.device_bytes)},
                        "points": [{"gpus": p.n, "step_s": p.step.step_s,
                                    "compute_s": p.step.compute_s, "comm_s": p.step.comm_s,
                                    "exposed_comm_s": p.step.exposed_comm_s,
@@ -338,6 +368,7 @@ def register(app) -> None:
             out.print(line)
         out.print(f"the link binds from {binds} GPUs on" if binds else
                   "the link never binds up to 1024 GPUs")
+        out.print(memory_line(mem, dtype))
         for a in points[-1].step.assumptions:
             out.print(f"assumption: {a}")
         for n in notes:

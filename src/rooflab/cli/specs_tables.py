@@ -118,7 +118,8 @@ def _table(title: str, headers: list[str], rows: list[list[str]], right_from: in
 
 def list_tables(devices, width: int) -> list:
     """The full table where it fits in `width` columns; else a key line and one compact
-    table per kind (a narrow terminal or a pipe, which rich gives 80 columns)."""
+    table per kind (a terminal, or COLUMNS, narrower than the full table; a pipe gets
+    cli/common.PIPE_WIDTH, 160 columns, so it prints the full table)."""
     from rich.console import Console
 
     from ..hardware.catalog import KINDS

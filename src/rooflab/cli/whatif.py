@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import typer
 
 from ..errors import InputError
 from ..ingest.kernelfile_rows import precision_assumed_note
+from ..model.display_results import fmt_times
 from .options import Files, On
 
 # The table and the llm lines live by what they do; their names stay importable from here.
@@ -51,6 +54,29 @@ Give one change at a time; --only NAME,NAME limits it to some kernels (not --fus
 repeat --only for a name with a comma in it (torch's 'aten::mv [1024x4096, 4096]').
 --bytes-scale 0.25: a quarter of the bytes at every memory level (AI x 4), FLOP unchanged.
 """
+
+
+def _check_bytes_scale(factor: float, kernels) -> None:
+    """--bytes-scale must keep every changed kernel's bytes inside the range a Kernel takes
+    (model/kernel.COUNT_RANGE) and its time, which grows at most as its bytes do, under
+    MAX_SECONDS: 1e300 was blamed on the file ("kernel 'x': bytes[DRAM] must be >= 0 and
+    finite; got inf": review r3 F11), so the flag and the factors allowed are named."""
+    from ..model.kernel import COUNT_RANGE, MAX_SECONDS
+
+    if not 0 < factor < math.inf:
+        return   # scale_bytes says it, with what the factor means
+    lo_count, hi_count = COUNT_RANGE
+    counts = [b for k in kernels for b in k.bytes.values() if b > 0]
+    times = [k.seconds for k in kernels if k.seconds]
+    limits = ([hi_count / max(counts)] if counts else []) + (
+        [MAX_SECONDS / max(times)] if times else [])
+    hi = min(limits, default=math.inf)
+    lo = lo_count / min(counts) if counts else 0.0
+    if not lo <= factor <= hi:
+        raise InputError(f"--bytes-scale {factor:g}: the kernels' bytes x {factor:g} leave "
+                         f"the range rooflab takes ({lo_count:g} to {hi_count:g} bytes, "
+                         f"times up to {MAX_SECONDS:g} s); give a factor from {lo:.3g} to "
+                         f"{hi:.3g} (0.25 = a quarter of the bytes, AI x 4)")
 
 
 def _names(values, kernels=()) -> list[str] | None:
@@ -121,7 +147,9 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     if batch is not None:
         return w.change_batch(roof, kernels, batch, names=_names(only, kernels))
     if bytes_scale is not None:
-        return w.scale_bytes(roof, kernels, bytes_scale, names=_names(only, kernels))
+        names = _names(only, kernels)
+        _check_bytes_scale(bytes_scale, [k for k in kernels if names is None or k.name in names])
+        return w.scale_bytes(roof, kernels, bytes_scale, names=names)
     from dataclasses import replace
 
     from ..hardware.resolve import load_roofs
@@ -285,7 +313,7 @@ def _chart_moves(result) -> tuple[list, list]:
         fb, fa = b[0], a[0]
         sp = (old.seconds / new.seconds if old.seconds and new.seconds
               else fb / fa if fb and fa else None)
-        gain = f", {sp:.2f}x" if sp else ""
+        gain = f", {fmt_times(sp)}" if sp else ""
         if id(new) not in renamed:   # fused members share one kernel after
             renamed[id(new)] = new.with_(name=f"{new.name} (after{gain})")
         before = old.with_(name=f"{old.name} (before)")

@@ -4,6 +4,7 @@ floors, time per token (split from cli/whatif.py; its names stay importable ther
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
+from ..model.display_results import fmt_times
 from .whatif_llm import _llm_lines, _scope  # noqa: F401  (_llm_lines: the caller's import)
 
 
@@ -43,7 +44,7 @@ def _table(result, llm: dict | None = None):
         least, most = ("at least ", "at most ") if name in low else ("", "")
         t.add_row(escape(name), ai, fmt_seconds(tb) + mark,
                   least + fmt_seconds(ta) + mark if other is None else _span(ta, other),
-                  "-" if sp is None else f"{most}{sp:.2f}x{mark}" if other is None or not tb
+                  "-" if sp is None else f"{most}{fmt_times(sp)}{mark}" if other is None or not tb
                   else _span(tb / max(ta, other), tb / min(ta, other), "x"), bound)
     parts: list = [t]
     totals = None
@@ -54,7 +55,7 @@ def _table(result, llm: dict | None = None):
         least, most = ("at least ", "at most ") if low else ("", "")
         parts.append(Text(
             f"total{over_all}: {fmt_seconds(result.total_before_s)} -> "
-            + (f"{least}{fmt_seconds(result.total_after_s)} ({most}{result.speedup:.2f}x)"
+            + (f"{least}{fmt_seconds(result.total_after_s)} ({most}{fmt_times(result.speedup)})"
                if slow_total is None else
                f"{_span(result.total_after_s, slow_total)} ("
                + _span(result.total_before_s / max(result.total_after_s, slow_total),
@@ -95,7 +96,8 @@ def _span(a: float, b: float, unit: str = "") -> str:
     from ..units import fmt_seconds
 
     lo, hi = sorted((a, b))
-    return f"{lo:.2f}x-{hi:.2f}x" if unit == "x" else f"{fmt_seconds(lo)}-{fmt_seconds(hi)}"
+    return (f"{fmt_times(lo)}-{fmt_times(hi)}" if unit == "x"
+            else f"{fmt_seconds(lo)}-{fmt_seconds(hi)}")
 
 
 def _held(result) -> dict[str, float]:
@@ -204,7 +206,7 @@ def _floor_lines(result, only: str = "") -> list[str]:
         fb, fa = floors[key]
         if fb and fa:
             out.append(f"{label}{scope}: {fmt_seconds(fb)} -> {fmt_seconds(fa)} "
-                       f"({fb / fa:.2f}x)")
+                       f"({fmt_times(fb / fa)})")
     (wb, wa), (lb, la) = floors["work"], floors["with_launches"]
     if len(out) == 2 and lb / la < 0.995 * wb / wa:
         out[1] += ("; the launches do not shrink with the work, so this ratio is smaller "
@@ -214,7 +216,7 @@ def _floor_lines(result, only: str = "") -> list[str]:
         (mb, ma) = moved_floors(result)["with_launches"]
         if mb and ma:
             out.append(f"the fused kernels alone, {WITH_LAUNCHES}: {fmt_seconds(mb)} -> "
-                       f"{fmt_seconds(ma)} ({mb / ma:.2f}x; saved {fmt_seconds(mb - ma)})")
+                       f"{fmt_seconds(ma)} ({fmt_times(mb / ma)}; saved {fmt_seconds(mb - ma)})")
     return out
 
 
@@ -263,7 +265,7 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
                 f"{fmt_seconds(tb)} -> {_span(ta, slow)}, "
                 f"{_span(tb / max(ta, slow), tb / min(ta, slow), 'x')} the tokens/s")
     return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
-            f"{fmt_seconds(tb)} -> {least}{fmt_seconds(ta)}, {most}{tb / ta:.2f}x the "
+            f"{fmt_seconds(tb)} -> {least}{fmt_seconds(ta)}, {most}{fmt_times(tb / ta)} the "
             f"tokens/s")
 
 
@@ -330,5 +332,5 @@ def _step_line(old, new, b, a, speedup) -> str:
                 f"{fmt_seconds(new.meta.get('gap_held_s', 0.0))} above its floor scaled with "
                 f"the work, or held fixed); {ai} (the whole step, not added to the kernels)")
     return (f"{old.name}: {fmt_seconds(old.seconds)} -> {fmt_seconds(new.seconds)} predicted "
-            f"({speedup:.2f}x, at the efficiency it reaches now); {ai} (the whole step, not "
+            f"({fmt_times(speedup)}, at the efficiency it reaches now); {ai} (the whole step, not "
             f"added to the kernels)")

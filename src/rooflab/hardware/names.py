@@ -56,6 +56,10 @@ def key(text: str) -> str:
 
 
 _SIZE = re.compile(r"^\d+gb$")
+# difflib ratio a catalog label must reach to be suggested: 0.5 offered 'AMD EPYC 7742' for
+# 'nope' (the alias 'epyc7742' shares 'p', 'e'); typos of real names score 0.75 and up
+# ('h300' -> H200/H800, 'h10' -> H100, 'rtx409' -> RTX 4090, 'mi30' -> MI300X: 0.8)
+SUGGEST_CUTOFF = 0.6
 # A typed size this close to a card's catalog memory is that card's (GiB vs GB, usable vs
 # physical: B200 180 / 192 GB).
 SIZE_TOLERANCE = 0.1
@@ -232,7 +236,7 @@ class DeviceIndex:
         """'did you mean: A, B, C?' from difflib over names and aliases."""
         labels = {key(label): dev.name for dev in self.devices
                   for label in (dev.name, *dev.aliases)}
-        close = difflib.get_close_matches(key(text), list(labels), n=8, cutoff=0.5)
+        close = difflib.get_close_matches(key(text), list(labels), n=8, cutoff=SUGGEST_CUTOFF)
         names = list(dict.fromkeys(labels[c] for c in close))[:5]
         if names:
             return f"did you mean: {', '.join(names)}? (`rooflab specs list` shows all)"

@@ -32,6 +32,11 @@ def roofs_from_file(path: str) -> tuple[Roof, ...]:
         roofs = ert_roofs(data, path)
         _check_judging(roofs[0], path, None)
     if not roofs:
+        from .roof_file_hints import not_a_roof
+
+        instead = not_a_roof(path, data)
+        if instead:
+            raise ParseError(f"not a profile or roof file: {instead}", path=path)
         raise ParseError("not a profile or roof file (expected 'measured'/'nominal', 'roof', "
                          "'compute' + 'memory', or ERT's 'empirical'); make one with "
                          "`rooflab probe -o FILE.json` or `rooflab specs import`", path=path)
@@ -255,7 +260,12 @@ def _roofline_csv(path: str) -> Roof:
 
     if is_roofline_csv(path):
         return load_roofline_csv(path)
+    from .roof_file_hints import not_a_roof
+
     empty = not Path(path).read_bytes().strip()
+    instead = None if empty else not_a_roof(path)
+    if instead:   # a kernel CSV is no broken roofline.csv: say where it goes
+        raise ParseError(f"not rocprof-compute's roofline.csv: {instead}", path=path)
     raise ParseError(("the file is empty" if empty else "not rocprof-compute's roofline.csv "
                       "(its header names none of HBMBw, MALLBw, L2Bw, L1Bw)") +
                      "; a roof is a roofline.csv, a profile .json (`rooflab probe -o "
@@ -377,6 +387,9 @@ def roofs_for_kernel_threads(spec: str, n: int, subject: ThreadSubject = KERNELS
     rows = ", ".join(map(str, have)) or "none"
     at_words = (f"measured at {_threads_words(reference)}" if reference is not None
                 else "measured at a thread count it does not record")
+    roof_words = (f"its {reference}-thread roof" if reference is not None
+                  else "its measured roof")
     return None, (f"{ran}; the profile {spec} was {at_words} and has no {n}-thread row "
-                  f"(rows: {rows}), so its measured roof judges: probe this count with "
-                  f"`rooflab probe --threads {n},all -o {spec}`"), True
+                  f"(rows: {rows}), so {roof_words} judges this {n}-thread run; to judge "
+                  f"it at its own count, probe that count: `rooflab probe --threads "
+                  f"{n},all -o {spec}`"), True

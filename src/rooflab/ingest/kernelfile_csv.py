@@ -92,8 +92,8 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
                          f"floor and no time share. Give flop and bytes columns, e.g. "
                          f"name,flop,bytes,gflops", path=path, line=1)
     if missing:
-        raise ParseError(f"missing column(s) {', '.join(missing)}; {ACCEPTED}",
-                         path=path, line=1)
+        raise ParseError(f"missing column(s) {', '.join(missing)}{_missing_hints(missing, header)}"
+                         f"; {ACCEPTED}", path=path, line=1)
     split = _flop_columns(header)
     out = []
     first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
@@ -164,6 +164,19 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     return finish_read(path, out, wheres, given_ai, defaulted,
                        "add a precision column (fp64, fp32, ...)"
                        if "precision" not in header else "fill its precision cell")
+
+
+def _missing_hints(missing: list[str], header: list[str]) -> str:
+    """" (column 'flops': did you mean 'flop'?)" for the header's unknown columns that look
+    like a missing required one: the optional columns got that hint, the required ones
+    only "missing column(s) flop" (review r3 F14)."""
+    odd = [c for c in header if c and c not in CSV_KNOWN]
+    said = []
+    for col in missing:
+        close = difflib.get_close_matches(col, odd, n=1, cutoff=0.75)
+        if close:
+            said.append(f"column '{close[0]}': did you mean '{col}'?")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _check_header(header: list[str], path: str) -> None:

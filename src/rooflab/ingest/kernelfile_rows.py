@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Iterable
 
 from ..errors import InputWarning, user_stacklevel
+from ..model.canonical_names import UNKNOWN_UNIT_WHY, unknown_unit
 from ..model.kernel import Kernel, unknown_name
 from ..model.schema import KERNEL_FIELDS
 from ..units import DTYPE_BYTES as DTYPES
@@ -162,6 +163,11 @@ def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
         _warn_rows(path, odd, f"not a memory level ({', '.join(LEVELS)}; HBM and GDDR count "
                               f"as DRAM): no roof has it, so those bytes get no point; write "
                               f"one of these names")
+    # a misspelt unit ('vektor') held the kernel to the tensor ceiling without a word
+    odd = [(where, problem) for k, where in zip(kernels, wheres, strict=True)
+           if (problem := unknown_unit(k.unit))]
+    if odd:
+        _warn_rows(path, odd, UNKNOWN_UNIT_WHY)
 
 
 def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,

@@ -17,6 +17,7 @@ ingest/torch_trace_groups.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -162,7 +163,7 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
     events = data["traceEvents"]
     ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
     regions = compiled_regions(events)
-    _check_ops(ops, path, regions)
+    _check_ops(ops, path, regions, log)
     on_gpu = bool(kernel_s)
     tally = _Tally(kernel_s, on_gpu, log)
     for root in _roots(ops, events):
@@ -181,11 +182,13 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
     return kernels, notes
 
 
-def _check_ops(ops: list[_Op], path: str, regions: dict) -> None:
+def _check_ops(ops: list[_Op], path: str, regions: dict, log: SkipLog) -> None:
     """ParseError unless the trace has ops with input shapes (record_shapes=True); a trace
     of torch.compile'd code has none whatever the flag was: said so."""
     if not any("Input Dims" in op.args for op in ops) and regions:
         raise ParseError(compiled_error(regions), path=path)
+    if not ops and len(log):   # there were ops, all rejected: why, not how to profile
+        raise ParseError(f"no usable cpu_op event ({_skipped_why(log.skips())})", path=path)
     if not ops:
         raise ParseError("the trace holds no cpu_op events; profile with "
                          "torch.profiler.profile(record_shapes=True)", path=path)
@@ -318,14 +321,29 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
                 devices.append(str(dev["name"]))
                 details.append(_recorded_device(dev))
     if not kernels:
-        raise ParseError("no op with a FLOP formula in the trace (mm, addmm, bmm, conv, "
-                         "attention, elementwise, softmax, layer_norm, their backward ops, "
-                         "embedding, index_select, gather, cat, copy_, fill_, zero_, sum, "
-                         "mean, nll_loss)", path=", ".join(paths))
+        rules = ("mm, addmm, bmm, conv, attention, elementwise, softmax, layer_norm, their "
+                 "backward ops, embedding, index_select, gather, cat, copy_, fill_, zero_, "
+                 "sum, mean, nll_loss")
+        # ops with a formula, all rejected: their reasons, or it reads as a missing rule
+        raise ParseError(f"no op counted ({_skipped_why(skips)}); the ops with a FLOP "
+                         f"formula: {rules}" if skips else
+                         f"no op with a FLOP formula in the trace ({rules})",
+                         path=", ".join(paths))
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
                          notes=tuple(dict.fromkeys(notes)),
                          device_details=tuple(dict.fromkeys(details)))
+
+
+def _skipped_why(skips) -> str:
+    """The first reasons events were rejected, for an error that has nothing left to show:
+    with every aten::mm skipped, 'no op with a FLOP formula' alone reads as a missing rule.
+    Up to two kinds of reason (the same reason on many events is said once)."""
+    kinds: dict[str, str] = {}
+    for s in skips:
+        kinds.setdefault(re.sub(r"^event #\d+ ", "event ", s.reason), s.reason)
+    shown = "; then ".join(list(kinds.values())[:2])
+    return f"{len(skips)} event(s) skipped, first: {shown}"
 
 
 def _recorded_device(dev: dict) -> RecordedDevice:

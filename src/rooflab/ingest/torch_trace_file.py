@@ -33,7 +33,9 @@ def load_trace_json(path: str) -> dict:
         raise ParseError("cannot read trace: the gzip stream ends early (file cut short?); "
                          "copy the trace again, or export it with "
                          "prof.export_chrome_trace(path)", path=path) from None
-    except (OSError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
+    except UnicodeDecodeError:   # a binary file: say what it is, not which byte failed
+        raise ParseError(_binary(path, blob), path=path) from None
+    except (OSError, gzip.BadGzipFile) as exc:
         raise ParseError(f"cannot read trace: {exc}", path=path) from None
     if isinstance(data, list):
         data = {"traceEvents": data}
@@ -56,6 +58,23 @@ def _folder_hint(folder: Path) -> str:
     names = ", ".join(str(t) for t in traces[:3]) + (", ..." if len(traces) > 3 else "")
     return (f"is a directory; give one of its {len(traces)} trace file(s) "
             f"(tensorboard_trace_handler writes one per profiled step): {names}")
+
+
+# Nsight Compute's report files start with these bytes (the fixtures' .ncu-rep, ncu 2023-2025),
+# whatever they are named
+_NCU_REP_MAGIC = b"NVR\x00"
+
+
+def _binary(path: str, blob: bytes) -> str:
+    """A file that is not text: an .ncu-rep (by name or by its magic bytes) names its verb."""
+    if blob.startswith(_NCU_REP_MAGIC) or path.lower().endswith(".ncu-rep"):
+        return ("not a chrome trace: an Nsight Compute report (.ncu-rep); read it with "
+                "`rooflab ncu FILE`")
+    if blob.startswith(b"SQLite format 3"):
+        return ("not a chrome trace: an SQLite database (rocprofv3's rocpd?); read it with "
+                "`rooflab rocprof FILE`")
+    return ("not a chrome trace: a binary file, not a text trace; export one with "
+            "prof.export_chrome_trace(path) from a torch.profiler run with record_shapes=True")
 
 
 def _not_json(path: str) -> str:

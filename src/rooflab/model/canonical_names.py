@@ -50,3 +50,21 @@ def unit_name(name: Any) -> str | None:
     low = str(name).strip().lower()
     return next((u for u in UNITS if low.startswith(u)), str(name))
 
+
+# Why an unknown unit matters: the analysis holds such a kernel to its precision's fastest
+# ceiling (the tensor one, 7x the vector one on an H100 at fp16), so a misspelt 'vector'
+# read 7x further below its roof without a word (review r3 F1)
+UNKNOWN_UNIT_WHY = (f"not a compute unit rooflab knows ({', '.join(UNITS)}, or empty for "
+                    f"any): no ceiling has it, so the analysis holds the kernel to its "
+                    f"precision's fastest ceiling (and notes which); write one of these names")
+
+
+def unknown_unit(canonical: str | None) -> str | None:
+    """"unit 'vektor' (did you mean 'vector'?)" for a canonical compute unit no ceiling has,
+    else None; the readers and Kernel warn with it and UNKNOWN_UNIT_WHY."""
+    if canonical is None or canonical in UNITS:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(str(canonical).strip().lower(), UNITS, n=1, cutoff=0.6)
+    return f"unit '{canonical}'" + (f" (did you mean '{close[0]}'?)" if close else "")

@@ -75,6 +75,13 @@ class Choice:
     fits: bool | None = None            # the model fits in its memory (None: not known)
     with_launches_s: float | None = None  # per kernel max(work, calls x launch), summed
     link_s: float | None = None   # an llm --tp document's all-reduces + gather on its link
+    tp: int = 1   # an llm document's --tp: the kernels are one of tp ranks' shards
+    pp: int = 1   # its --pp: the kernels are every stage in turn, each on its own GPUs
+
+    @property
+    def gpus(self) -> int:
+        """How many GPUs the row stands for (an llm --tp/--pp document's tp x pp)."""
+        return self.tp * self.pp
 
     @property
     def ranked_s(self) -> float:
@@ -100,22 +107,25 @@ class Choice:
     @property
     def step_s(self) -> float:
         """The time the work takes at least: with launches where known, else the work
-        floor (what energy and FLOP/J are priced at)."""
+        floor (with the TP link, ranked_s, what energy and FLOP/J are priced at)."""
         return self.with_launches_s if self.with_launches_s is not None else self.seconds
 
     @property
     def energy_j(self) -> float | None:
-        """TDP x the time with launches (step_s): the energy at TDP over the least time
-        the row says the work takes. Not a bound either way: the time is a lower bound,
-        TDP an upper one on the power (the chip rarely sits at TDP, least of all while it
-        waits for launches). Priced at the work floor it read 2.7x low for an H100 held
-        by launches (review 12a #12)."""
-        return self.tdp_w * self.step_s if self.tdp_w else None
+        """Energy at TDP of the work on every GPU the row stands for: gpus x TDP x the time
+        it ranks by (ranked_s: with launches + the TP link; a GPU is powered while it
+        waits on a launch, the all-reduces or another stage). Not a bound either way: the
+        time is a lower bound, TDP an upper one on the power. Priced at the work floor it
+        read 2.7x low for an H100 held by launches (review 12a #12); without the link and
+        the other GPUs, an llm --tp 8 shard read 8x low (the CLI priced it, the library
+        did not: review W2)."""
+        return self.gpus * self.tdp_w * self.ranked_s if self.tdp_w else None
 
     @property
     def work_floor_energy_j(self) -> float | None:
-        """TDP x the work floor: the energy were the launches gone (CUDA graphs)."""
-        return self.tdp_w * self.seconds if self.tdp_w else None
+        """gpus x TDP x the work floor + the TP link (floor_s): the energy were the
+        launches gone (CUDA graphs; they do not remove the link)."""
+        return self.gpus * self.tdp_w * self.floor_s if self.tdp_w else None
 
 
 def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
@@ -191,17 +201,26 @@ def count_text(kernels: Sequence[Kernel]) -> str:
 def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]],
          *, needs_bytes: float | None = None,
          memory_bytes: Mapping[str, float | None] | None = None,
-         link_s: Mapping[str, float] | None = None) -> tuple[Choice, ...]:
+         link_s: Mapping[str, float] | None = None,
+         tp: int = 1, pp: int = 1) -> tuple[Choice, ...]:
     """Candidates (name, roof, TDP in W or None), fastest predicted total first, the
     devices that are no real choice (`Choice.viable`) after the others.
 
     needs_bytes: what one device must hold (an llm document's footprint); memory_bytes:
     each candidate's memory by name (a name missing or None: not known, not held
     against it); link_s: each candidate's TP link time per step by name (an llm --tp
-    document's all-reduces and logits gather), added to the time it ranks on."""
+    document's all-reduces and logits gather), added to the time it ranks on; tp, pp: the
+    llm document's split (each row stands for tp x pp GPUs, which its energy counts)."""
     kernels = tuple(kernels)
     if not kernels:
         raise InputError("no kernels to place; pass a kernel file")
+    idle = [k.name for k in kernels
+            if k.total_flop <= 0 and all(b <= 0 for b in k.bytes.values())]
+    if len(idle) == len(kernels):   # review r3 F4: ranked on launches alone, rc 0
+        raise InputError(f"no kernel has work: {_names(idle)} "
+                         f"{'has' if len(idle) == 1 else 'have'} 0 FLOP and 0 bytes, so "
+                         f"no AI and no time at any roof to rank the devices by; give "
+                         f"their counts (flop=..., bytes=...)")
     out = []
     for name, roof, tdp in candidates:
         times, by_note = [], {}
@@ -226,7 +245,7 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
         out.append(Choice(name, roof, total, binding,
                           by.get(binding, 0.0) / launched if launched > 0 else 0.0,
                           tuple(times), tdp, tuple(notes), missing, fits, launched,
-                          (link_s or {}).get(name)))
+                          (link_s or {}).get(name), tp, pp))
     # by the time with launches, what binds as counted (eager launches included): ranked on
     # the work floor, every GPU launch-bound on a 1.1B decode step ranked 1.67x apart at
     # 0.7 % (review r1 F2); equal times (all held by launches alike) by the work floor,
@@ -237,15 +256,18 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
 
 def flop_per_joule(c: Choice, kernels: Sequence[Kernel], work_floor: bool = False
                    ) -> float | None:
-    """Useful FLOP per joule at TDP: sum FLOP / (time x TDP), the time with launches
-    (Choice.step_s), as the row's own "with launches" column: at the work floor an H100
-    held by launches read 4.96 GFLOP/J for a step it takes 1.71 ms over (1.80), and
-    the energy order of the devices flipped (review 12a #12). work_floor: at the work
-    floor instead (the launches gone: CUDA graphs)."""
-    seconds = c.seconds if work_floor else c.step_s
-    if not c.tdp_w or seconds <= 0:
+    """Useful FLOP per joule at TDP: the FLOP of the row's GPUs / Choice.energy_j, the
+    time it ranks by (with launches + the TP link), as the row's own column: at the work
+    floor an H100 held by launches read 4.96 GFLOP/J for a step it takes 1.71 ms over
+    (1.80), and the energy order of the devices flipped (review 12a #12). Under --tp the
+    kernels are one rank's shard and each of the tp ranks runs its own, so the FLOP is
+    theirs x tp (per GPU and on all of them the same figure); under --pp every stage is
+    counted once, on tp x pp powered GPUs. work_floor: at the work floor + link (the
+    launches gone: CUDA graphs)."""
+    energy = c.work_floor_energy_j if work_floor else c.energy_j
+    if not energy or energy <= 0:
         return None
-    return sum(k.total_flop for k in kernels) / seconds / c.tdp_w
+    return sum(k.total_flop for k in kernels) * c.tp / energy
 
 
 @dataclass(frozen=True)

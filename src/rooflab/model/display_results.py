@@ -25,11 +25,19 @@ def _share(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f} %"
 
 
+def fmt_times(x: float) -> str:
+    """A ratio as '1.84x'; from 1e4 up (and under 0.01, not '0.00x') with 3 significant
+    figures ('3.35e+18x'): a kernel of
+    1e-9 FLOP and bytes once printed a 22-digit headroom, 1e300 s a 300-digit one that
+    wrapped over six table lines (review r3 F6)."""
+    return f"{x:.2f}x" if x == 0 or 0.01 <= abs(x) < 1e4 else f"{x:.3g}x"
+
+
 def _headroom(d) -> str:
     """'1.84x', '2.50x (>2x)': the report table's headroom cell (no time: '-')."""
     if d.headroom is None:
         return "-"
-    return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else "")
+    return fmt_times(d.headroom) + (" (>2x)" if d.flagged else "")
 
 
 def _roof_part(p) -> str:
@@ -60,7 +68,7 @@ def diagnosis_text(d) -> str:
         # a throughput gain says its unit, as the CLI's table does: '8.00x per request'
         unit = re.search(r"per (\w+) \(throughput\)", a.detail)
         per = f" per {unit[1]}" if unit else ""
-        lines.append(f"  best advice: {a.action}: {a.speedup:.2f}x predicted{per}")
+        lines.append(f"  best advice: {a.action}: {fmt_times(a.speedup)} predicted{per}")
     more = [f"{n} {what} (.{field})" for n, what, field in (
         (len(d.advice) - ADVICE_SHOWN, "more advice", "advice"),
         (len(d.findings), "finding(s)", "findings"),
@@ -83,7 +91,7 @@ def _match_row(m) -> list[str]:
     noise = {True: "within noise", False: "outside noise"}.get(m.within_noise, "")
     if m.cannot_tell:   # a significant p the runs cannot back (review r4 F2), as the CLI says
         noise = "cannot tell (see .cannot_tell)"
-    return [m.name, *times, f"{m.speedup:.2f}x", f"{m.change_pct:+.1f} %", noise]
+    return [m.name, *times, fmt_times(m.speedup), f"{m.change_pct:+.1f} %", noise]
 
 
 def _names(kernels, top: int) -> str:
@@ -99,7 +107,7 @@ def comparison_text(c, top: int = TOP_POINTS) -> str:
     lines = [f"Comparison: {len(c.matches)} matched kernel(s)"]
     if c.speedup is not None:
         lines[0] += (f", matched total {fmt_seconds(c.total_before_s)} -> "
-                     f"{fmt_seconds(c.total_after_s)} ({c.speedup:.2f}x)")
+                     f"{fmt_seconds(c.total_after_s)} ({fmt_times(c.speedup)})")
     order = sorted(c.matches, key=lambda m: -(m.before.seconds or 0.0))
     if order:
         lines += _aligned([["kernel", "before", "", "after", "speed-up", "change", ""],
@@ -143,7 +151,7 @@ def ranking_text(choices: Sequence) -> str:
     floor, vs best, binding (share), TDP', in the order given (rank() sorts by the time with
     launches, what binds; equal times by the work floor)."""
     def ratio(value, best):
-        return f"{value / best:.2f}x" if best and value is not None else "-"
+        return fmt_times(value / best) if best and value is not None else "-"
 
     best = min((ch.seconds for ch in choices if ch.seconds > 0), default=None)
     best_l = min((ch.with_launches_s for ch in choices

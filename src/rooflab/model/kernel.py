@@ -12,7 +12,13 @@ from typing import Any
 
 from ..errors import InputError, InputWarning, user_stacklevel
 from ..units import INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
-from .canonical_names import level_name, precision_name, unit_name
+from .canonical_names import (
+    UNKNOWN_UNIT_WHY,
+    level_name,
+    precision_name,
+    unit_name,
+    unknown_unit,
+)
 from .display import kernel_text, pretty
 from .frozen import FrozenDict
 from .provenance import GIVEN, MEASURED
@@ -165,6 +171,10 @@ def _keyed(values: Any, what: str, name: str) -> tuple[dict[str, float], bool]:
 # seconds: at least 1 fs, a millionth of the fastest GPU clock cycle (~0.4 ns), far below
 # any launch (~1 us).
 MIN_SECONDS = 1e-15
+# ... and at most 1e7 s (116 days, a long training run): more is a unit slip (ms or ns
+# given as seconds), and the ratios against a microsecond floor ran to 300 digits (review
+# r3 F6: 1e300 s passed).
+MAX_SECONDS = 1e7
 # a nonzero FLOP or byte count: at least 1e-9 (no kernel moves a nanobyte; fractional
 # counts from scaling stay well above), at most 1e30 (31 years at 1e21 FLOP/s, 200x the
 # fastest catalog chip).
@@ -340,6 +350,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
         # Kernel(None, ...) once passed, and a file then got "name": "None"
         raise InputError(f"a kernel's name must be text, e.g. Kernel('gemm', ...); got "
                          f"{name!r:.60}")
+    if (every or "name" in changed) and not name.strip():
+        # a blank name made a table row no --kernel, --map, --fuse or --only can select
+        raise InputError(f"field 'name': a kernel's name is empty ({name!r}); give each "
+                         f"kernel a name, e.g. 'gemm'")
     flop_ok = bytes_ok = True
     if every or "flop" in changed:
         flop, flop_ok = _keyed(d["flop"], "flop", name)
@@ -352,6 +366,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
         if unit is not None and unit not in ("tensor", "vector"):
             # 'Tensor' -> tensor, as a kernel file reads it
             d["unit"] = _canon("unit")(unit)
+            problem = unknown_unit(d["unit"])
+            if problem and not _READER_WARNS.get():   # a reader says it per file
+                warnings.warn(f"kernel '{name}': {problem}: {UNKNOWN_UNIT_WHY}",
+                              InputWarning, stacklevel=user_stacklevel())
     if every or "meta" in changed:
         meta = d["meta"]
         d["meta"] = FrozenDict(meta) if meta else _EMPTY
@@ -373,6 +391,11 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
                 raise InputError(f"kernel '{name}': seconds {seconds!r} is shorter than any "
                                  f"kernel runs (the least rooflab takes is {MIN_SECONDS:g} s);"
                                  f" is the unit right? (seconds, not ms or ns)")
+            if seconds > MAX_SECONDS:
+                raise InputError(f"kernel '{name}': seconds {seconds:g} is longer than "
+                                 f"rooflab takes (at most {MAX_SECONDS:g} s, about "
+                                 f"{MAX_SECONDS / 86400:.0f} days); is the unit right? "
+                                 f"(seconds, not ms or ns)")
     if every or "calls" in changed:
         given = d["calls"]
         if not (type(given) is int and 1 <= given <= _MAX_EXACT):   # else: already right

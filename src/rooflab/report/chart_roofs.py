@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..model.analysis import REAL_TRAFFIC, on_real_traffic
-from ..model.ceiling import Ceiling, Roof
+from ..model.ceiling import Ceiling, Roof, fastest
 from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_rate, si
 from .chart_ceilings import MIXED_SPAN, MixedRoof, mixed_label
@@ -78,7 +78,7 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
         if sweep_precision and roof.find_compute(sweep_precision):   # the sweep's knee
             c = roof.find_compute(sweep_precision)
             ceilings.append((c, c.label, False))
-        top = max(drawn, key=lambda c: c.value)
+        top = fastest(drawn)   # the roof's own tie rule (fp16 over an equal bf16)
         ceilings = [(c, name) for c, name, own in ceilings if own or c in drawn] + [
             (top, top.label)]
         seen: set[float] = set()
@@ -134,7 +134,7 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
     x_lo, x_hi = xlim
     label = roof_label(roof)
     lines = []
-    fastest = max((c.value for c in roof.memory), default=None)
+    fastest_bw = max((c.value for c in roof.memory), default=None)
     top = roof.top_compute.value if roof.compute else None
     ref = _reference_level(roof, None)
     ref_bw = roof.bandwidth(ref).value if ref else None
@@ -153,7 +153,7 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
                           hover=f"{roof.name}: {name} ({_provenance(m)})"
                                 + (REAL_TRAFFIC_HOVER if real else "")))
     for c in roof.compute:
-        x_start = c.value / fastest if fastest else x_lo
+        x_start = c.value / fastest_bw if fastest_bw else x_lo
         name = f"{c.label}{_flag(c)} {fmt_rate(c.value, c.precision)}"
         ridge = (f"; ridge vs {ref} {fmt_ai(c.value / ref_bw)} FLOP/B" if ref_bw else "")
         lines.append(Line(label=name, xs=(x_start, x_hi),

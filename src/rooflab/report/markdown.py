@@ -15,6 +15,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
+from ..model.display_results import fmt_times
 from ..model.machine import Machine, machine_of
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
 
@@ -128,7 +129,16 @@ def machine_line(m: Machine) -> str:
            "any machine."
 
 
+# Under this percent the kernel table keeps two significant figures: whole percents turned
+# seed 000's gemm_1024 at 4.2 / 280 TFLOP/s = 1.5 % into "2 %", a third off (review r2 F4).
+SMALL_PCT = 10.0
+
+
 def _pct(x: float | None) -> str:
+    """A kernel-table percent: two significant figures under SMALL_PCT ("1.5 %", "6.3 %",
+    "0.74 %", as the record table's small ones), else whole percents (fmt_pct)."""
+    if x is not None and 0 < x < SMALL_PCT:
+        return f"{x:.2g} %"
     return fmt_pct(x, space=True)
 
 
@@ -141,7 +151,7 @@ def headroom_cell(d: Diagnosis) -> str:
         return "-"
     # a kernel above a STREAM-counted roof by the write-allocate reads its counters include
     # is explained, not doubtful (sanity's write_allocate finding): said as that
-    return f"{d.headroom:.2f}x" + (" (>2x)" if d.flagged else
+    return fmt_times(d.headroom) + (" (>2x)" if d.flagged else
                                    " (write-allocate)" if above_roof(d) and d.write_allocate
                                    else " (above roof)" if above_roof(d) else "")
 
@@ -231,7 +241,7 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
         rows.append((str(d.rank), d.kernel, d.bound, _share(d.time_share), headroom_cell(d),
                      "-" if d.gain_s is None else
                      f"{fmt_seconds(d.gain_s)} / {100 * d.priority:.1f} %",
-                     a.action if a else "-", f"{a.speedup:.2f}x" if a else "-"))
+                     a.action if a else "-", fmt_times(a.speedup) if a else "-"))
     return rows
 
 

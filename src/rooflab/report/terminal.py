@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from ..model.analysis import Analysis
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
+from ..model.display_results import fmt_times
 from ..model.machine import machine_of
 from ..units import fmt_factor, fmt_rate, fmt_seconds, si
 from .markdown import (
@@ -179,7 +180,7 @@ def more_advice_line(rest) -> str:
     # a trailing parenthesis is detail ("... on every core (unit stride, ...)"); one inside
     # the action is not ("use non-temporal (streaming) stores for the output grid")
     return ("   also: " + "; ".join(f"{re.sub(r' [(][^()]*[)]$', '', a.action)} "
-                                    f"{a.speedup:.2f}x" for a in rest)
+                                    f"{fmt_times(a.speedup)}" for a in rest)
             + " (every advice in full: -o report.md or --json)")
 
 
@@ -212,7 +213,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False):
         unit = throughput_unit(a)
         gain = (f" per {unit} (throughput; the latency of one {unit} does not drop)"
                 if unit else "")
-        t.append(f"   -> {a.action}: {a.speedup:.2f}x predicted{gain} ", style="green")
+        t.append(f"   -> {a.action}: {fmt_times(a.speedup)} predicted{gain} ", style="green")
         t.append(f"(assumes {short_doubt(a.assumption, said)})\n", style="dim")
     if levers[advice:]:
         t.append(more_advice_line(levers[advice:]) + "\n", style="dim")

@@ -37,6 +37,11 @@ class ContextWarning(UserWarning):
     """The context is longer than the model's max_position_embeddings."""
 
 
+class DtypeWarning(ContextWarning):
+    """The config's torch_dtype is unknown and fp16 was assumed (a ContextWarning, so a
+    caller recording those, as `rooflab llm` does, shows it too)."""
+
+
 @dataclass(frozen=True)
 class Request:
     """What to analyse: batches (the first is the one tabled; the sweep takes them sorted,

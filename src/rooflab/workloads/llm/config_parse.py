@@ -164,7 +164,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     _check_decoder_only(d, model_type, where)
     check_required(d, where)
     hidden = aliased_int(d, "hidden_size", where)
-    layers = aliased_int(d, "num_hidden_layers", where)
+    layers = _layer_count(aliased_int(d, "num_hidden_layers", where), where)
     heads = aliased_int(d, "num_attention_heads", where)
     vocab = aliased_int(d, "vocab_size", where)
     gpt2_like = model_type in NON_GATED
@@ -198,6 +198,22 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         moe=moe, mla=_mla(d, where),
         dtype=dtype, quantization=quant, source=where, notes=tuple(notes),
     )
+
+
+# The most layers a config may give. The deepest released LLMs have a few hundred
+# (Llama-3.1-405B: 126); the step's kernels are counted layer by layer, so 1e12 layers ran
+# for hours with no word (review r3 F7). 10000 is far past any model yet is counted in
+# well under a second.
+MAX_LAYERS = 10_000
+
+
+def _layer_count(layers: int | None, where: str) -> int | None:
+    """num_hidden_layers, refused above MAX_LAYERS with the field and the file."""
+    if layers is not None and layers > MAX_LAYERS:
+        raise InputError(f"{where}: field 'num_hidden_layers' is {layers:,}, more than the "
+                         f"{MAX_LAYERS:,} rooflab takes (the deepest released LLMs have a "
+                         f"few hundred: Llama-3.1-405B 126); is the field right?")
+    return layers
 
 
 def _router_kept(quant: Quantization | None, moe: MoE | None) -> Quantization | None:

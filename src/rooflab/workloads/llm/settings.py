@@ -6,7 +6,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import InputError
-from ...units import canonical_dtype, dtype_bytes, flop_precision, stored_weight_bytes
+from ...units import (
+    FLOAT_PRECISIONS,
+    canonical_dtype,
+    dtype_bytes,
+    flop_precision,
+    stored_weight_bytes,
+)
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 # int8: W8A8 (SmoothQuant, compressed-tensors input_activations type int): int8 GEMMs on the
@@ -326,12 +332,38 @@ def _is(dtype: str | None, *names: str) -> bool:
         return False
 
 
+def unknown_torch_dtype(cfg: Any) -> str | None:
+    """The config's torch_dtype when it names no float dtype HF writes (float16, bfloat16,
+    float32, float8_*, "auto"...): checkpoint_dtype runs it as fp16, which the setup line
+    and a warning must say (review r3 F3: "float17" read as derived from the config)."""
+    raw = getattr(cfg, "dtype", "")
+    key = str(raw).strip().lower().removeprefix("torch.")
+    if not raw or key == "auto":
+        return None
+    try:
+        known = canonical_dtype(key) in FLOAT_PRECISIONS
+    except InputError:
+        known = False
+    return None if known else str(raw)
+
+
+def unknown_dtype_warning(cfg: Any, s: Settings) -> str | None:
+    """The warning for an unknown torch_dtype the settings took their dtype from."""
+    raw = unknown_torch_dtype(cfg)
+    if raw is None or not s.dtype_from:   # --weights and --act gave every dtype
+        return None
+    return (f"unknown torch_dtype '{raw}' in {getattr(cfg, 'name', 'the config')}: assumed "
+            f"float16; give --weights/--act (e.g. --weights bf16 for a bfloat16 checkpoint)")
+
+
 def _dtype_from(cfg: Any, base: str) -> str:
     """Where a config's default dtype comes from, in words for the setup line; `base` is
     what it runs as on the roof (bf16 on a card without bf16: fp16, bf16_fallback_note)."""
     raw = getattr(cfg, "dtype", "")
     if not raw:
         return "no torch_dtype in the config (float16 assumed)"
+    if unknown_torch_dtype(cfg) is not None:
+        return f"the config's unknown torch_dtype ({raw}): float16 assumed"
     moved = (", no bf16 on this roof" if base != checkpoint_dtype(cfg) else
              ", as vLLM runs this model type" if "32" in raw and base == "bf16" else "")
     return f"the config's torch_dtype ({raw}{moved})"

@@ -15,15 +15,16 @@ the LlmRun; nothing here prints or reads an option.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from .analysis import Request, longest_context
+from .analysis import DtypeWarning, Request, longest_context
 from .config import ModelConfig
 from .links import ChosenLink, StageGiven, latency_words, stage_link, tp_link
-from .settings import Settings
+from .settings import Settings, unknown_dtype_warning
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ def run_study(study: Study) -> LlmRun:
 
     cfg, roof, s, req, mem = (study.cfg, study.roof, study.settings, study.request,
                               study.device_bytes)
+    unknown = unknown_dtype_warning(cfg, s)
+    if unknown:   # once per study, not once per analysis (--compare, --whatif)
+        warnings.warn(unknown, DtypeWarning, stacklevel=2)
     tpl, stage = _links(study)
     r = _analyze(cfg, roof, s, req, mem, tpl)
     compared, compare_notes = _compare(study.compare, cfg, s, roof, req, mem)

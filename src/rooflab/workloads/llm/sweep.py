@@ -4,8 +4,9 @@ of prefill (TTFT against batch at one prompt length) for `--phase prefill`. Cont
 at one batch): the sequence-length slider of LLM-Viewer, one value per row.
 
 Weights are read once per step whatever the batch, so AI grows with the batch — until the
-KV cache, which every sequence reads for itself, catches up with the weights (seed 004,
-"Day 16": AI stops equalling the batch because of KV bytes, not FLOP).
+per-sequence bytes -- the KV cache and the activations, which every sequence reads and
+writes for itself -- catch up with the weights (seed 004, "Day 16", names the KV bytes;
+at a short context the activations come first: tinyllama on a T4 at context 16, batch 566).
 """
 
 from __future__ import annotations
