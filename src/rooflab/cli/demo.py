@@ -128,8 +128,9 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json",
                                       help="print the profile and the analysis as JSON"),
     ) -> None:
-        """Measure this machine (a quick probe, ~10 s), time a handful of reference kernels
-        on its measured roof, print both tables, and write a chart and a short report.
+        """Measure this machine (a quick probe), time a handful of reference kernels
+        on its measured roof, print both tables, and write a chart and a short report
+        (about 12 s in all on a quiet 2-vCPU VM).
 
         Example: rooflab demo -o rooflab-demo   (then view rooflab-demo/roofline.png)
         """

@@ -1,4 +1,4 @@
-"""Which DRAM ceiling judges a kernel's bytes: counted vs. real traffic (memory_ceiling),
+"""Which DRAM ceiling judges a kernel's bytes: STREAM-counted vs. real traffic (memory_ceiling),
 and whether a ceiling counts STREAM's way (stream_counted). One rule for analyze, the
 sanity checks, the charts and the parallel model. Pure.
 """
@@ -15,7 +15,7 @@ from .opkind import kernel_kind, kind_word, normal_kind
 from .provenance import COUNTED, has_counter_bytes
 from .real_traffic import REAL_TRAFFIC
 
-# Which bytes: counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
+# Which bytes: STREAM-counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
 # ceiling is STREAM-counted (triad: 24 of the 32 B it moves; the store's write-allocate
 # read is left out), the convention hand counts follow. Hardware counters (perf's IMC CAS
 # counts, likwid-perfctr's MEM groups) see every byte at the memory controller, write-

@@ -34,7 +34,7 @@ def _zen_add_pipes(roof: Roof | None) -> str | None:
 
 # A STREAM-counted DRAM ceiling leaves the store's write-allocate read out: triad moves
 # 32 B per element and counts 24, so real traffic (what counters see) reads up to 32/24 of
-# it (probe.md "Which bytes: counted vs. counters").
+# it (probe.md "Which bytes: STREAM-counted vs. real traffic").
 WRITE_ALLOCATE_RATIO = 32 / 24
 
 
