@@ -34,6 +34,7 @@ from .specs_tables import (  # noqa: F401
     compact_rows,
     compare_ratios,
     compare_rows,
+    core_count_note,
     list_rows,
     list_tables,
     ratio_order,
@@ -67,21 +68,26 @@ def _entry(name: str):
 
         raise InputError(f"'{name}' holds no roof; give a catalog name (`rooflab specs "
                          f"list`) or a profile from `rooflab probe`")
-    return FileRoof(name, roofs[0], _host_memory(name))
+    host = _host(name)
+    got = host.get("memory_bytes")
+    at = split_threads(name)    # me.json@1t: the roof at 1 thread
+    cores = at[1] if at else host.get("threads_used") or host.get("cores")
+    return FileRoof(name, roofs[0],
+                    float(got) if isinstance(got, (int, float)) and got > 0 else None,
+                    cores if isinstance(cores, int) and cores > 0 else None)
 
 
-def _host_memory(name: str) -> float | None:
-    """host.memory_bytes of a probed profile (its RAM, recorded by the probe), else None."""
+def _host(name: str) -> dict:
+    """A probed profile's host block (its RAM, its cores), else {}."""
     from ..files import load_json
     from ..hardware.resolve import split_threads
     from ..model.schema import profile_part
 
     path = split_threads(name)[0] if split_threads(name) else name
     if not path.lower().endswith(".json"):
-        return None
-    profile = profile_part(load_json(path))
-    got = ((profile or {}).get("host") or {}).get("memory_bytes")
-    return float(got) if isinstance(got, (int, float)) and got > 0 else None
+        return {}
+    host = (profile_part(load_json(path)) or {}).get("host")
+    return host if isinstance(host, dict) else {}
 
 
 def _profile_dict(name: str, flag: str) -> dict:
@@ -257,11 +263,13 @@ def register(app) -> None:
                              "h100 h200` (or h100,h200)")
         devices = [_entry(n) for n in names]
         has_file = any(isinstance(d, FileRoof) for d in devices)
+        cores_note = core_count_note(devices)
         if json_out:
             ratios = ({"ratios": compare_ratios(devices)} if has_file and len(devices) == 2
                       else {})
+            notes = {"notes": [cores_note]} if cores_note else {}
             emit_json({"schema_version": SCHEMA_VERSION,
-                       "devices": [_device_json(d) for d in devices], **ratios})
+                       "devices": [_device_json(d) for d in devices], **ratios, **notes})
             return
         files = "; a file: its judging roof" if has_file else ""
         # a profile beside a reference (another node's profile, its datasheet): the ratio
@@ -275,6 +283,8 @@ def register(app) -> None:
                                + ([("measured / nominal" if percent else "ratio")] if ratio
                                   else []),
                                compare_rows(devices, ratio)))
+        if cores_note:
+            console().print(f"note: {cores_note}")
 
     specs.command("import")(import_cmd)
     app.add_typer(specs, name="specs")

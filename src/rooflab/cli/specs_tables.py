@@ -35,6 +35,7 @@ class FileRoof:
     path: str
     roof: Roof
     memory_bytes: float | None = None   # a profile's host.memory_bytes, where it has one
+    cores: int | None = None            # the cores its probe ran on (host.threads_used/cores)
 
     @property
     def name(self) -> str:
@@ -303,3 +304,21 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
             peaks.append(None if c is None else c.value)
         rows.append([label] + cells + ([_ratio(peaks, pick)] if ratio else []))
     return rows
+
+
+def core_count_note(devices) -> str | None:
+    """A profile beside a catalog CPU probed on fewer cores than the part has: its
+    "measured / nominal" reads the slice against the whole chip (a 2-vCPU VM's 3 % of an
+    EPYC 9654's DRAM and fp64, review r1_docs F1), not how well the part performs."""
+    files = [d for d in devices if isinstance(d, FileRoof) and d.cores]
+    cpus = [d for d in devices if not isinstance(d, FileRoof)
+            and isinstance(getattr(d, "inputs", {}).get("cores"), int)]
+    if len(files) != 1 or len(cpus) != 1 or files[0].cores >= cpus[0].inputs["cores"]:
+        return None
+    f, c = files[0], cpus[0]
+    share = f.cores / c.inputs["cores"]
+    return (f"{f.path} was probed on {f.cores} core(s); {c.name}'s figures are for its "
+            f"{c.inputs['cores']} cores: the ratios compare a {f.cores}-core slice with the "
+            f"whole part (its share of the cores: {100 * share:.2g} %), not how well the "
+            f"part performs; compare a profile of the whole machine, or scale the compute "
+            f"peaks by the share")
