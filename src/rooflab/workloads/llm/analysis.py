@@ -30,6 +30,7 @@ from .sweep import (
     sweep_batches,
     sweep_lengths,
 )
+from .sweep_bend import bend_batches
 from .timing import StepTiming, fallback_notes, time_step
 
 
@@ -356,6 +357,7 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
         sw = r.sweep
         llm["sweep"] = {"context": sw.context, "ridge": sw.ridge, "points": sw.rows(),
                         "kv_equals_weights_batch": sw.kv_equals_weights_batch,
+                        **bend_batches(sw),
                         "knee_batch": sw.knee_batch, "ai_limit": sw.ai_limit}
     if r.prefill_sweep is not None:
         llm["prefill_sweep"] = {"prompt": r.prefill_sweep.prompt,
