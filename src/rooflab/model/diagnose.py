@@ -189,7 +189,7 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                     f"(comparisons, index arithmetic)")
         return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
                 f"attainable at AI {fmt_ai(p.ai)}, and {known}: latency, "
-                f"synchronisation or too little parallelism")
+                f"synchronisation or too little parallelism{near_latency_line(p)}")
     if p.memory_bound_side:
         moved = ""
         if p.seconds:
@@ -200,9 +200,30 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                  "no FLOP: pure data movement")
         return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} ({where}): "
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
-                f"achieved {ach} = {pc} of roof{moved}")
+                f"achieved {ach} = {pc} of roof{moved}{near_latency_line(p)}")
     return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
-            f"{fmt_rate(p.peak_flop_per_s, p.precision)}; achieved {ach} = {pc} of roof")
+            f"{fmt_rate(p.peak_flop_per_s, p.precision)}; achieved {ach} = {pc} of roof"
+            f"{near_latency_line(p)}")
+
+
+# within this factor of the latency line a point's class hangs on the roof's exact height
+NEAR_LINE = 1.25
+
+
+def near_latency_line(p: Point) -> str:
+    """'; near the 10 % line ...' for a point whose % of roof is within NEAR_LINE of the
+    latency line: the class then turns on the roof, not the kernel (seed 000's softmax reads
+    10 %, memory-bound, on the seed's roof and 9 %, latency-bound, on an A100's 1.13x
+    higher one; review r2 F6). '' elsewhere, and for a point with no measured time."""
+    pct_ = p.percent_of_roof
+    if pct_ is None or p.bound not in ("latency", "memory", "compute"):
+        return ""
+    frac = pct_ / 100
+    if not LATENCY_FRACTION / NEAR_LINE <= frac < LATENCY_FRACTION * NEAR_LINE:
+        return ""
+    return (f"; near the {LATENCY_FRACTION:.0%} line that parts latency-bound from memory- "
+            f"and compute-bound: a roof {NEAR_LINE}x higher or lower moves it across, so "
+            f"read both causes")
 
 
 NOT_RANKED = "not ranked"
