@@ -165,6 +165,15 @@ def fmt_factor(x: float | None, digits: int = 3) -> str:
     return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
 
 
+def fmt_times(x: float) -> str:
+    """A ratio as '1.84x' (two decimals: the speed-ups and headrooms of tables, beside
+    fmt_factor's significant figures); from 1e4 up (and under 0.01, not '0.00x') with 3
+    significant figures ('3.35e+18x'): a kernel of 1e-9 FLOP and bytes once printed a
+    22-digit headroom, 1e300 s a 300-digit one that wrapped over six table lines (review
+    r3 F6)."""
+    return f"{x:.2f}x" if x == 0 or 0.01 <= abs(x) < 1e4 else f"{x:.3g}x"
+
+
 def fmt_pct(pct: float | None, space: bool = False) -> str:
     """A percent of roof, rounded one way everywhere (tables, chart labels, advice, reports):
     whole percents from 1 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %

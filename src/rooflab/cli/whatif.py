@@ -8,7 +8,7 @@ import typer
 
 from ..errors import InputError
 from ..ingest.kernelfile_rows import precision_assumed_note
-from ..model.display_results import fmt_times
+from ..units import fmt_times
 from .options import Files, On
 
 # The table and the llm lines live by what they do; their names stay importable from here.

@@ -4,7 +4,7 @@ floors, time per token (split from cli/whatif.py; its names stay importable ther
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
-from ..model.display_results import fmt_times
+from ..units import fmt_times
 from .whatif_llm import _llm_lines, _scope  # noqa: F401  (_llm_lines: the caller's import)
 
 

@@ -107,7 +107,7 @@ class Choice:
     @property
     def step_s(self) -> float:
         """The time the work takes at least: with launches where known, else the work
-        floor (with the TP link, ranked_s, what energy and FLOP/J are priced at)."""
+        floor (ranked_s adds the TP link: energy and FLOP/J are priced at that)."""
         return self.with_launches_s if self.with_launches_s is not None else self.seconds
 
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si  # noqa: F401 (fmt_times: importable here too)
 from .display import TOP_POINTS, _percent
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more
@@ -23,14 +23,6 @@ ADVICE_SHOWN = 1
 
 def _share(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f} %"
-
-
-def fmt_times(x: float) -> str:
-    """A ratio as '1.84x'; from 1e4 up (and under 0.01, not '0.00x') with 3 significant
-    figures ('3.35e+18x'): a kernel of
-    1e-9 FLOP and bytes once printed a 22-digit headroom, 1e300 s a 300-digit one that
-    wrapped over six table lines (review r3 F6)."""
-    return f"{x:.2f}x" if x == 0 or 0.01 <= abs(x) < 1e4 else f"{x:.3g}x"
 
 
 def _headroom(d) -> str:

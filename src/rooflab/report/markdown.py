@@ -15,9 +15,8 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
-from ..model.display_results import fmt_times
 from ..model.machine import Machine, machine_of
-from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py;
 # their names stay importable from here.

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from ..model.analysis import Analysis
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
-from ..model.display_results import fmt_times
 from ..model.machine import machine_of
-from ..units import fmt_factor, fmt_rate, fmt_seconds, si
+from ..units import fmt_factor, fmt_rate, fmt_seconds, fmt_times, si
 from .markdown import (
     PRIORITY_HEADERS,
     RECORD_HEADERS,
