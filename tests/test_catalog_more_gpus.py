@@ -65,7 +65,7 @@ def test_figures_without_a_public_source_are_left_out_and_said_so():
     h800 = lookup("H800")
     assert h800.roof.find_compute("fp64", "tensor") is None
     assert "fp64 tensor is left out" in " ".join(h800.notes)
-    assert "tf32 is left out" in " ".join(lookup("RTX A6000").notes)
+    assert "tf32 tensor 77.4 TFLOP/s dense is derived" in " ".join(lookup("RTX A6000").notes)
 
 
 def test_third_party_sources_say_so():

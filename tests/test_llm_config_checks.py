@@ -344,14 +344,14 @@ def test_qwen_moe_layer_pattern_not_read_is_said():
 
 
 def test_tpu_pod_interconnect_is_not_cut_at_8_chips(capsys):
-    # TPU v5e chips share ICI across a 256-chip pod: --tp 16 stays on ICI, 100 GB/s per
-    # direction: 64 x 2 x 15/16 x 8192 B / 100 GB/s = 9.83 us.
+    # TPU v5e chips share ICI across a 256-chip pod: --tp 16 stays on ICI, 200 GB/s per
+    # direction (Google: 400 GB/s bidirectional): 64 x 2 x 15/16 x 8192 B / 200 GB/s = 4.92 us.
     code, out, _ = run(capsys, "llm", "llama-2-7b", "--on", "TPU v5e", "--tp", "16",
                        "--phase", "decode", "--json")
     assert code == 0
     par = json.loads(out)["llm"]["parallel"]
-    assert par["link_bytes_per_s"] == 100e9 and "ICI" in par["link"]
-    assert par["comm_s"] == pytest.approx(64 * 2 * 15 / 16 * 8192 / 100e9, rel=1e-9)
+    assert par["link_bytes_per_s"] == 200e9 and "ICI" in par["link"]
+    assert par["comm_s"] == pytest.approx(64 * 2 * 15 / 16 * 8192 / 200e9, rel=1e-9)
 
 
 def test_specs_compare_with_only_commas(capsys):

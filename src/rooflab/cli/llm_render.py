@@ -190,6 +190,7 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     out = [
         f"model: {r.config.name} ({r.config.family}), {si(r.params.total)} parameters"
         + (f", {si(r.params.active)} active per token" if r.config.moe else ""),
+        *r.layer_weights.describe(r.settings.tp, r.settings.pp),
         f"setup: {r.settings.describe()}; batch {req.batch}, prompt {req.prompt}, decode "
         f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
         f"({r.roof.kind})",

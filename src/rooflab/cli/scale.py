@@ -195,13 +195,13 @@ def layers_for(hidden: int, blocks: int, tokens: int, dtype: str):
             for i in range(blocks) for name, k, n in shapes]
 
 
-def scale_table(points, title: str):
+def scale_table(points, title: str, device: str = "GPU"):
     from rich.table import Table
 
     from ..units import fmt_seconds
 
     t = Table(title=title, box=None, pad_edge=False, header_style="bold")
-    for h in ("GPUs", "link", "step", "compute", "comm", "exposed", "eff.", "speedup",
+    for h in (f"{device}s", "link", "step", "compute", "comm", "exposed", "eff.", "speedup",
               "binds"):
         t.add_column(h, justify="left" if h in ("link", "binds") else "right", no_wrap=True)
     for p in points:
@@ -287,6 +287,7 @@ def register(app) -> None:
         from ..hardware.resolve import load_roof
         from ..model.parallel import comm_binds_at, node_network_link, scale_dp
         from .common import console, emit_json
+        from .llm_words import device_word
 
         if on is None:
             raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
@@ -353,21 +354,28 @@ def register(app) -> None:
         held = roof.compute_for(points[-1].step.precision)[0]
         # Say the ceiling the math is held to when the roof lacks the dtype's (bf16 on a T4).
         on_unit = "" if held.precision == points[-1].step.precision else f" (on {held.label})"
+        # a TPU or Gaudi chip, a CPU: not "GPUs" (as `llm --tp` words it)
+        dev = device_word(roof)
         out.print(scale_table(points, f"data-parallel step on {roof.name}: h={hidden}, "
-                                      f"{blocks} blocks, {tokens} tokens/GPU, {dtype}"
-                                      f"{on_unit}"))
+                                      f"{blocks} blocks, {tokens} tokens/{dev}, {dtype}"
+                                      f"{on_unit}", dev))
         if pair is not None:
             out.print(f"2 devices: {pair.level} {pair.bus_bytes_per_s / 1e9:.3g} GB/s "
                       f"({pair.source}; a bridge joins 2 cards)")
+        # the inter-node assumption only where a row crosses nodes: a TPU pod's rows all
+        # stay on ICI, and an InfiniBand NIC per chip would be a false assumption there
+        crosses = any(p.step.link == inter for p in points)
         out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
-                  f"({intra.source}); inter-node: {inter.bus_bytes_per_s / 1e9:.3g} GB/s "
-                  f"({inter.source})")
+                  f"({intra.source}); inter-node: "
+                  + (f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s ({inter.source})" if crosses
+                     else f"not used (every row up to {points[-1].n} stays on "
+                          f"{intra.level})"))
         line = latency_line(intra, inter, per_node, points[-1].n,
                             len(layers_for(hidden, blocks, tokens, dtype)))
         if line:
             out.print(line)
-        out.print(f"the link binds from {binds} GPUs on" if binds else
-                  "the link never binds up to 1024 GPUs")
+        out.print(f"the link binds from {binds} {dev}s on" if binds else
+                  f"the link never binds up to {points[-1].n} {dev}s")
         out.print(memory_line(mem, dtype))
         for a in points[-1].step.assumptions:
             out.print(f"assumption: {a}")

@@ -19,6 +19,7 @@ from .footprint import (
     weight_bytes,
 )
 from .kernels import Step, StepOp, decode_step, prefill_step
+from .layer_weights import LayerWeights, ModelWeights, layer_weights
 from .parallel import TPResult, shard, tensor_parallel, tp_decode_step
 from .params import ParamCount, count_params
 from .pipeline import pipeline_parallel
@@ -29,11 +30,12 @@ from .timing import StepTiming, time_step
 from .whatif import compare_hardware, compare_settings, measured_point, standard_variants
 
 __all__ = [
-    "MLA", "Compared", "ContextWarning", "Footprint", "LLMResult", "LlmRun", "ModelConfig",
-    "MoE", "ParamCount", "Request", "Settings", "Step", "StepOp", "StepTiming", "Study",
-    "Sweep", "TPResult", "analyze_llm", "batch_sweep", "bundled_names", "compare_hardware",
-    "compare_settings", "count_params", "decode_step", "footprint", "kv_bytes_per_sequence",
-    "kv_bytes_per_token", "load_config", "measured_point", "parse_config",
-    "pipeline_parallel", "prefill_step", "result_to_dict", "run_study", "shard",
-    "standard_variants", "tensor_parallel", "time_step", "tp_decode_step", "weight_bytes",
+    "LayerWeights", "MLA", "Compared", "ContextWarning", "Footprint", "LLMResult", "LlmRun",
+    "ModelConfig", "ModelWeights", "MoE", "ParamCount", "Request", "Settings", "Step", "StepOp",
+    "StepTiming", "Study", "Sweep", "TPResult", "analyze_llm", "batch_sweep", "bundled_names",
+    "compare_hardware", "compare_settings", "count_params", "decode_step", "footprint",
+    "kv_bytes_per_sequence", "kv_bytes_per_token", "layer_weights", "load_config",
+    "measured_point", "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict",
+    "run_study", "shard", "standard_variants", "tensor_parallel", "time_step", "tp_decode_step",
+    "weight_bytes",
 ]
