@@ -97,7 +97,7 @@ def test_tile_on_h100_is_memory_bound():
     assert d["work_floor_s"] == pytest.approx(490.8e-6, rel=1e-3)
 
 
-@pytest.mark.parametrize("bad", ["64", "0x64", "axb", "64x64x2", "-8x8", "x"])
+@pytest.mark.parametrize("bad", ["64", "0x64", "axb", "64x64x2x2", "-8x8", "x"])
 def test_cli_bad_tile_is_a_clear_error(capsys, bad):
     assert main(["ai", "matmul", "64", "64", "64", "--tile", bad]) == 2
     err = capsys.readouterr().err

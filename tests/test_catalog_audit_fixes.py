@@ -41,3 +41,14 @@ def test_4060_laptop_has_tensor_ceilings_at_its_clock():
 
 def test_gh200_power_is_the_whole_superchip():
     assert "whole superchip module" in " ".join(lookup("GH200").notes)
+
+
+def test_gaudi_host_links_and_v5p_fp8():
+    assert lookup("Gaudi 2").host_link == "PCIe Gen4 x16"
+    assert lookup("Gaudi 3").host_link == "PCIe Gen5 x16"
+    assert lookup("TPU v5p").roof.find_compute("fp8", "tensor").value == 459e12
+
+
+@pytest.mark.parametrize("name", ["MI210", "MI250X"])
+def test_mi200_fp32_vector_says_packed_math_doubles_it(name):
+    assert "packed FP32" in " ".join(lookup(name).notes)

@@ -21,12 +21,15 @@ from .ai_args import (  # noqa: F401  (old names, importable from here)
     OUT_DTYPE,
     POSITIONAL,
     SIZES,
+    STAGES,
     TILE,
+    TILES_PER_SM,
     WEIGHTS,
     OnAi,
     _n,
     _ops,
     _tile,
+    _tile3,
     dtype_assumed,
 )
 from .ai_hpc import (  # noqa: F401
@@ -73,9 +76,9 @@ otherwise (attention --naive, embedding, matmul --tile).
 """
 
 
-def _emit(op, on: str | None, json_out: bool, extra: dict | None = None,
-          assumed: bool = False) -> None:
-    """Print the answer; assumed: the op's dtype was the default, not --dtype (say so)."""
+def _emit(op, on: str | None, json_out: bool, extra=None, assumed: bool = False) -> None:
+    """Print the answer; assumed: the op's dtype was the default, not --dtype (say so).
+    extra: keys to add, or a function of the answer so far that returns them."""
     from .common import emit_json
 
     roof = nominal = None
@@ -89,7 +92,7 @@ def _emit(op, on: str | None, json_out: bool, extra: dict | None = None,
                 and roofs[1].compute):
             nominal = roofs[1]
     d = result_dict(op, roof, nominal)
-    d.update(extra or {})
+    d.update((extra(d) if callable(extra) else extra) or {})
     # in the shape, beside the dtype it qualifies (the answer's top-level keys are fixed)
     d["shape"] = {**d["shape"], **(dtype_assumed(op.shape["dtype"]) if assumed
                                    else {"dtype_source": "given"})}
@@ -147,18 +150,23 @@ def _register_matmul(ai: typer.Typer):
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
                on: OnAi = None, json_out: bool = JSON,
                tile: str | None = TILE, out_dtype: str | None = OUT_DTYPE,
-               weights: str | None = WEIGHTS, group: str = GROUP) -> None:
+               weights: str | None = WEIGHTS, group: str = GROUP,
+               stages: str | None = STAGES, tiles_per_sm: str | None = TILES_PER_SM) -> None:
         """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.
 
             rooflab ai matmul 4096 4096 4096 --dtype bf16
             rooflab ai matmul 4096 4096 4096 --tile 128x128
+            rooflab ai matmul 1000 1000 1000 --tile 128x128x32 --on a100
             rooflab ai matmul 4096 4096 4096 --dtype fp8 --out-dtype bf16
             rooflab ai matmul 1 4096 4096 --weights int4 --on a100-80gb
 
         A linear layer on T tokens is m=T, n=out_features, k=in_features: Llama-2-7B's
         q_proj at decode batch 1 is `rooflab ai matmul 1 4096 4096`. --tile BMxBN counts
         the DRAM bytes of BM x BN output tiles (A read ceil(n/BN) times, B ceil(m/BM)
-        times; no L2 reuse between tiles, an upper bound) beside the compulsory AI.
+        times; no L2 reuse between tiles, an upper bound) beside the compulsory AI, and
+        the tiles' quantization: the share of their area that is output (edge tiles), and
+        with --on a GPU the waves over its SMs and whether --stages K-slices of BK fit in
+        its shared memory, with the attainable FLOP/s both losses leave.
         --weights int4 is W4A16: B at 0.5 B plus group scales, math at --dtype."""
         sizes = (_n(m, "m"), _n(n, "n"), _n(k, "k"))
         kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"), "out_dtype": out_dtype,
@@ -166,12 +174,18 @@ def _register_matmul(ai: typer.Typer):
         if kw["group_size"] < 1:
             raise InputError(f"--group must be a positive whole number (weights per scale, "
                              f"e.g. 128); got '{group}'")
-        op = _ops().matmul(*sizes, **kw, tile=_tile(tile) if tile is not None else None)
+        tile3 = _tile3(tile) if tile is not None else None
+        op = _ops().matmul(*sizes, **kw, tile=tile3[:2] if tile3 else None)
         extra = None
-        if tile is not None:
+        if tile3 is not None:
             ideal = _ops().matmul(*sizes, **kw)
-            extra = {"tile": list(op.shape["tile"]), "compulsory_bytes": ideal.bytes,
-                     "compulsory_ai": ideal.ai}
+            from .ai_tile import tile_extra
+
+            extra = tile_extra(op, ideal, tile3, stages, tiles_per_sm, on)
+        elif stages is not None or tiles_per_sm is not None:
+            raise InputError(f"{'--stages' if stages is not None else '--tiles-per-sm'} "
+                             f"describes the tiles of --tile: add --tile BMxBN[xBK] "
+                             f"(e.g. --tile 128x128x32)")
         _emit(op, on, json_out, extra, assumed=dtype is None)
 
     return matmul
@@ -184,9 +198,11 @@ def _register_gemm(ai: typer.Typer, matmul) -> None:
     def gemm(m: str, n: str, k: str, dtype: str | None = DTYPE, batch: str = typer.Option("1"),
              on: OnAi = None, json_out: bool = JSON, tile: str | None = TILE,
              out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
-             group: str = GROUP) -> None:
+             group: str = GROUP, stages: str | None = STAGES,
+             tiles_per_sm: str | None = TILES_PER_SM) -> None:
         """Same as matmul."""
-        matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group)
+        matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group, stages,
+               tiles_per_sm)
 
 
 def _register_gemv(ai: typer.Typer) -> None:

@@ -30,10 +30,20 @@ OnAi = Annotated[str | None, on_option("adds attainable FLOP/s, bound, time floo
 JSON = typer.Option(False, "--json", help="print JSON (the rooflab vocabulary) instead")
 
 
-TILE = typer.Option(None, "--tile", metavar="BMxBN",
+TILE = typer.Option(None, "--tile", metavar="BMxBN[xBK]",
                     help="output tile, e.g. 128x128: DRAM bytes with A read ceil(n/BN) "
                     "times and B ceil(m/BM) times (no L2 reuse between tiles: an upper "
-                    "bound), printed beside the compulsory AI")
+                    "bound), printed beside the compulsory AI; also the tiles' quantization "
+                    "(edge tiles, and with --on a GPU its waves and whether BK-deep stages "
+                    "fit in shared memory; BK default 32)")
+STAGES = typer.Option(None, "--stages", metavar="S", show_default=False,
+                      help="with --tile: K-slices of A and B held in shared memory at once "
+                      "(the mainloop's pipeline depth; default 3 on compute capability 8.0 "
+                      "and later, 2 before, as CUTLASS's default GEMMs)")
+TILES_PER_SM = typer.Option(None, "--tiles-per-sm", metavar="N", show_default=False,
+                            help="with --tile and --on: the occupancy in tiles, i.e. thread "
+                            "blocks (output tiles) resident on one SM at once; a wave is "
+                            "SMs x N tiles (default 1, as for large tensor-core tiles)")
 OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --dtype (an "
                          "fp8 GEMM writing bf16)")
 WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, with group "
@@ -42,12 +52,26 @@ GROUP = typer.Option("128", "--group", help="int4/int8 --weights: weights per fp
 
 
 def _tile(text: str) -> tuple[int, int]:
-    """--tile BMxBN (128x128, 256X128) as (BM, BN)."""
+    """--tile BMxBN (128x128, 256X128) as (BM, BN); a BK (128x128x32) is accepted and
+    dropped here (_tile3 keeps it)."""
+    return _tile3(text)[:2]
+
+
+def _tile3(text: str) -> tuple[int, int, int | None]:
+    """--tile BMxBN[xBK] as (BM, BN, BK or None)."""
+    from ..workloads.ops_common import MAX_SIZE, too_large
+
     parts = [p.strip() for p in str(text).lower().split("x")]
-    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise InputError(f"--tile must be BMxBN, the output tile's rows x columns as two "
-                         f"positive whole numbers such as 128x128; got '{text}'")
-    return int(parts[0]), int(parts[1])
+    if len(parts) not in (2, 3) or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise InputError(f"--tile must be BMxBN or BMxBNxBK, the output tile's rows x "
+                         f"columns (x the K step staged per stage) as positive whole numbers "
+                         f"such as 128x128 or 128x128x32; got '{text}'")
+    for p, name in zip(parts, ("--tile BM", "--tile BN", "--tile BK")[:len(parts)],
+                       strict=True):
+        if int(p) > MAX_SIZE:
+            raise InputError(too_large(name, int(p)))
+    bk = int(parts[2]) if len(parts) == 3 else None
+    return int(parts[0]), int(parts[1]), bk
 
 
 def _n(text: str, name: str, minimum: int | None = None) -> int:

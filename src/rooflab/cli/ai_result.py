@@ -125,6 +125,10 @@ def format_result(d: dict) -> list[str]:
         lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} FLOP/byte, "
                      f"{si(d['compulsory_bytes'], 'B')} (each operand moved once; the "
                      f"tiles move {d['bytes'] / d['compulsory_bytes']:.3g}x that)")
+    if "tile_quantization" in d:   # --tile: edge tiles, waves, shared memory (ai_tile.py)
+        from .ai_tile import tile_lines
+
+        lines += tile_lines(d["tile_quantization"])
     if "roof" not in d:
         return lines + [f"  note: {n}" for n in d.get("notes", [])]
     p = d["analysis"][0]
@@ -138,6 +142,10 @@ def format_result(d: dict) -> list[str]:
                   f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
                   f"  attainable  {fmt_rate(d['attainable_flop_per_s'], prec)}"
                   + _with_launch_rate(d, prec)]
+        if "tile_quantization" in d:
+            from .ai_tile import quantized_line
+
+            lines += quantized_line(d["tile_quantization"], prec)
     else:
         lines += [f"  ceilings    {memory} ({NO_FLOP}; no compute ceiling or ridge applies)"]
     lines += [f"  bound       {_bound_text(d, p)}", f"  time floor  {_floor_text(d)}"]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..model.ceiling import iqr_over_median
@@ -64,3 +65,101 @@ def rates_warning(label: str, rates: Sequence[float], limit: float = NOISY_SPREA
     return (f"{label}: samples vary (interquartile range {st.iqr_rel:.1%} of the median, "
             f"median {gap:.1%} below the best); other load on the machine or clock "
             f"changes; rerun on a quiet machine or use --full")
+
+
+# Samples slowing during a run (seed 004: "T4 是 70 W 功耗墙的卡, 大 matmul 跑满几秒钟就会
+# 降频"): the spread tests above look at the samples as a set, and a steady fall reads the
+# same as random scatter there, while the best sample (the reported figure) is the burst
+# before the clock came down. SLOWDOWN is the noise limit those tests use: a last third
+# whose median is within 5 % of the first third's is within this probe's noise, and the
+# throttling it is meant to catch is larger (seed 004 expects a T4's matmul at 70-90 % of
+# its nominal 65 TFLOP/s, the clock falling under the 70 W cap among the causes).
+SLOWDOWN = 0.05
+# The order test: one-sided Mann-Whitney U, first third faster than the last, p <= 1 %.
+# The warning names a cause, so it must be rarer than the spread warning: on independent
+# Gaussian scatter (sd 2-20 % of the median, no fall) it tripped on 0-1.4 % of 1500 synthetic
+# runs of 15-200 samples (5 % at p <= 0.05), and found a steady 15 % fall under 5 % scatter in
+# 54 % of runs of 15 samples, 94 % of 30, all of 200. With 4 a third the least p is
+# 1/C(8, 4) = 1.4 %, so at least 5 a third (1/C(10, 5) = 0.4 %): 15 samples.
+SLOWDOWN_ALPHA = 0.01
+MIN_SLOWDOWN_SAMPLES = 15
+# Up to this many samples a third the U distribution is counted exactly (the table is
+# k^4 / 4 steps); beyond, the normal approximation, within a few thousandths of it.
+_EXACT_THIRD = 12
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """Time-ordered rate samples whose last third ran slower than their first third."""
+
+    first: float            # median rate of the first third of the samples
+    last: float             # median rate of the last third: the sustained rate
+    n: int                  # samples in each third
+    p_value: float          # one-sided Mann-Whitney U: first third faster than the last
+
+    @property
+    def drop(self) -> float:
+        """How much slower the last third is, as a fraction of the first (0.12 = 12 %)."""
+        return 1 - self.last / self.first
+
+
+def _u_tail(u: float, m: int, n: int, tied: bool) -> float:
+    """P(U >= u), U the count of (x, y) pairs with x > y (ties 1/2), when m + n exchangeable
+    samples are split into m x's and n y's: counted exactly for small untied sets (Mann and
+    Whitney's recursion: the largest sample is an x, above all n y's, or a y), else the
+    normal approximation with the continuity correction."""
+    if not tied and max(m, n) <= _EXACT_THIRD:
+        # ways[i][j][v]: orderings of i x's and j y's whose U is v
+        ways = [[[1] for _ in range(n + 1)]]
+        for i in range(1, m + 1):
+            row = [[1]]
+            for j in range(1, n + 1):
+                top_x, top_y = ways[i - 1][j], row[j - 1]
+                row.append([(top_x[v - j] if 0 <= v - j < len(top_x) else 0)
+                            + (top_y[v] if v < len(top_y) else 0) for v in range(i * j + 1)])
+            ways.append(row)
+        counts = ways[m][n]
+        return sum(counts[math.ceil(u):]) / math.comb(m + n, m)
+    mu, sd = m * n / 2, math.sqrt(m * n * (m + n + 1) / 12)
+    return 0.5 * math.erfc((u - mu - 0.5) / sd / math.sqrt(2))
+
+
+def slowdown(rates: Sequence[float], limit: float = SLOWDOWN,
+             alpha: float = SLOWDOWN_ALPHA) -> Slowdown | None:
+    """A Slowdown when `rates` (work per second, in the order taken; higher is better) fell
+    during the run, else None: at least MIN_SLOWDOWN_SAMPLES samples, the median of the last
+    third more than `limit` below the median of the first third, and the first third
+    faster than the last as a whole (one-sided Mann-Whitney U, p <= alpha). The order test
+    is what tells a fall from other load: a disturbed sample or two at the end pull the
+    last third's median down but leave most of it as fast as the start, and random
+    scatter leaves the thirds interleaved. (model/mann_whitney.py runs scipy's test, an
+    extra the probe does not require; the U count is a few lines here.)"""
+    xs = [float(r) for r in rates]
+    k = len(xs) // 3
+    if len(xs) < MIN_SLOWDOWN_SAMPLES:
+        return None
+    head, tail = xs[:k], xs[-k:]
+    first, last = statistics.median(head), statistics.median(tail)
+    if not first > 0 or 1 - last / first <= limit:
+        return None
+    u = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in head for b in tail)
+    p = _u_tail(u, k, k, tied=len(set(head + tail)) < 2 * k)
+    if p > alpha:
+        return None
+    return Slowdown(first=first, last=last, n=k, p_value=p)
+
+
+def slowdown_warning(label: str, rates: Sequence[float],
+                     fmt: Callable[[float], str] | None = None, seen: str = "") -> str | None:
+    """The warning for a ceiling whose samples slowed during the run (slowdown()), naming
+    the sustained rate (the last third's median). `fmt` formats a rate (units.fmt_rate or
+    si); `seen` is what else says so (a GPU's clocks read right after: "the SM clock read
+    1110 of 1590 MHz"), named in the same line rather than in a second warning."""
+    s = slowdown(rates)
+    if s is None:
+        return None
+    rate = fmt(s.last) if fmt else f"{s.last:.4g}/s"
+    cause = f"clock, power or thermal throttling{f' ({seen})' if seen else ''}"
+    return (f"{label}: samples slowed during the run (last third {s.drop:.0%} below the "
+            f"first): {cause}, or other work that started meanwhile; the figure is the "
+            f"best (burst) rate, the sustained one is {rate}")

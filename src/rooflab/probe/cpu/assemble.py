@@ -16,6 +16,7 @@ from ...model.analysis import REAL_TRAFFIC
 from ...model.ceiling import Ceiling, Roof
 from ...units import fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
+from ..stats import slowdown_warning
 from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .dram_ceiling import dram_from_add, drop_below_dram, real_traffic
@@ -42,9 +43,15 @@ SOURCE = "rooflab probe (numba kernels, this machine)"
 
 
 def _measured(rate: Rate, method: str, label: str, **key) -> Ceiling:
-    warn = rate.warning(label)
+    """A measured ceiling: the best sample, with the spread warning and, when the samples
+    (kept in the order taken) fell during the run, the slowdown warning naming the
+    sustained rate."""
+    precision = key.get("precision")
+    slowed = slowdown_warning(label, rate.samples, (lambda v: fmt_rate(v, precision))
+                              if precision else (lambda v: si(v, "B/s")))
+    warns = tuple(w for w in (rate.warning(label), slowed) if w)
     return Ceiling(value=rate.best, provenance="measured", source=SOURCE, method=method,
-                   samples=rate.samples, warnings=(warn,) if warn else (), **key)
+                   samples=rate.samples, warnings=warns, **key)
 
 
 def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:

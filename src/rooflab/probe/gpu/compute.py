@@ -165,6 +165,7 @@ def _matmul_best(ctx: Context, precision: str) -> Ceiling | None:
             if precision == "fp8" else "torch.matmul")
         c = measured_ceiling(flop, timing, precision=precision,
                              unit=matmul_unit(ctx, precision), source=ctx.source,
+                             clocks=clocks.get("clocks"),
                              method=f"{lib} {n}x{n}x{n}, random inputs, 2n^3 FLOP, best call "
                                     f"over sizes {list(ctx.sizes.matmul_sizes)}")
         if best is None or c.value > best.value:

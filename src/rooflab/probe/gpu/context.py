@@ -9,7 +9,8 @@ from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Ceiling
-from ..stats import noise_warning, rates, summarize
+from ...units import fmt_rate, si
+from ..stats import noise_warning, rates, slowdown_warning, summarize
 from ..timer import Timing, TimingPlan
 from .timing import DeviceTimer
 
@@ -155,13 +156,38 @@ class Context:
                              "spread": st.spread, **meta}
 
 
+def clocks_seen(clocks: Mapping[str, Any] | None) -> str:
+    """What a clock reading taken right after a measurement says of throttling ("" when
+    nothing): the SM clock below its maximum, and the limiting clock-event reasons."""
+    from .load import LIMITING, decode_reasons
+
+    if not clocks:
+        return ""
+    parts = []
+    sm, top = clocks.get("sm_clock_mhz"), clocks.get("max_sm_clock_mhz")
+    if isinstance(sm, (int, float)) and isinstance(top, (int, float)) and 0 < sm < top:
+        parts.append(f"the SM clock read {sm:g} of {top:g} MHz right after")
+    reasons = clocks.get("clock_event_reasons")
+    limiting = [w for w in decode_reasons(reasons if isinstance(reasons, int) else None)
+                if w in LIMITING]
+    if limiting:
+        parts.append(f"clock event reasons: {', '.join(limiting)}")
+    return "; ".join(parts)
+
+
 def measured_ceiling(work: float, timing: Timing, *, method: str, source: str,
                      precision: str | None = None, unit: str | None = None,
-                     level: str | None = None) -> Ceiling:
-    """A measured ceiling from per-call times: samples as rates, value = best sample."""
+                     level: str | None = None, clocks: Mapping[str, Any] | None = None
+                     ) -> Ceiling:
+    """A measured ceiling from per-call times: samples as rates, value = best sample.
+    Warnings: the spread of the samples, and their slowing during the run (in the order
+    taken); `clocks`, read right after the measurement, is named in the slowdown warning
+    when it shows the clock held down, so one line says both."""
     samples = rates(work, timing.samples)
     label = f"{precision} {unit}" if precision else str(level)
-    warning = noise_warning(label, summarize(samples))
+    fmt = (lambda v: fmt_rate(v, precision)) if precision else (lambda v: si(v, "B/s"))
+    warns = (noise_warning(label, summarize(samples)),
+             slowdown_warning(label, samples, fmt, clocks_seen(clocks)))
     return Ceiling(value=max(samples), precision=precision, unit=unit, level=level,
                    provenance="measured", source=source, method=method, samples=samples,
-                   warnings=(warning,) if warning else ())
+                   warnings=tuple(w for w in warns if w))

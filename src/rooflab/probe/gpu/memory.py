@@ -68,7 +68,7 @@ def stream(ctx: Context) -> list[Ceiling]:
         if name.startswith("copy"):
             how = "torch Tensor.copy_" if name.endswith("torch") else "Triton copy kernel"
             ceiling = measured_ceiling(
-                nbytes, timing, level="DRAM", source=ctx.source,
+                nbytes, timing, level="DRAM", source=ctx.source, clocks=clocks.get("clocks"),
                 method=f"device copy of {ctx.sizes.stream_bytes / 2**20:.4g} MiB fp32 ({how}), "
                        f"bytes read + written, caches flushed between calls, best call")
             if best is None or ceiling.value > best.value:
