@@ -609,9 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     mode = args.mode or ("quick" if args.quick else "default")
     started = time.perf_counter()
     from rooflab.probe.gpu import interpreter_refusal
-    from rooflab.probe.gpu.identity import parse_device
+    from rooflab.probe.gpu.identity import parse_torch_device
 
-    if parse_device(args.device)[0] == "cuda" and (why := interpreter_refusal()):
+    if parse_torch_device(args.device)[0] == "cuda" and (why := interpreter_refusal()):
         # Before torch and Triton load: the interpreter would eat the whole device run.
         print(f"error: {why}", file=sys.stderr, flush=True)
         return 2

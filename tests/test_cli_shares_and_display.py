@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from rooflab.cli.main import main
-from rooflab.hardware.cpu_arch import detect_microarch
+from rooflab.hardware.cpu_detect import detect_microarch
 from rooflab.hardware.cpu_nominal import rated_clock
 from rooflab.hardware.host import Caches, HostInfo
 from rooflab.hardware.profile import MachineProfile

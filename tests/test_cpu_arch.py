@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rooflab.hardware.cpu_arch import ARCHS, cpu_nominal_roof, detect_microarch, get_arch
+from rooflab.hardware.cpu_arch import ARCHS, get_arch
+from rooflab.hardware.cpu_detect import detect_microarch
+from rooflab.hardware.cpu_nominal import cpu_nominal_roof
 from rooflab.model.roofline import cpu_peak_flop_per_s
 
 AVX512 = frozenset("fpu sse2 avx avx2 fma avx512f avx512_vnni avx512_bf16".split())

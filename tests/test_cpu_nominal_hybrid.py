@@ -6,13 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rooflab.hardware import host
-from rooflab.hardware.cpu_arch import (
-    cpu_nominal_roof,
-    detect_microarch,
-    e_core_arch,
-    get_arch,
-    hybrid_nominal_roof,
-)
+from rooflab.hardware.cpu_arch import get_arch
+from rooflab.hardware.cpu_detect import detect_microarch, e_core_arch
+from rooflab.hardware.cpu_nominal import cpu_nominal_roof, hybrid_nominal_roof
 from rooflab.hardware.host import Caches, CoreSplit, HostInfo
 from rooflab.model.ceiling import Ceiling
 from rooflab.probe.cpu import suite

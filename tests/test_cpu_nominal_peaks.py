@@ -7,7 +7,8 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.hardware.catalog import lookup
-from rooflab.hardware.cpu_arch import cpu_nominal_roof, detect_microarch
+from rooflab.hardware.cpu_detect import detect_microarch
+from rooflab.hardware.cpu_nominal import cpu_nominal_roof
 
 AVX2 = frozenset({"sse2", "avx", "avx2", "fma"})
 AVX512 = AVX2 | {"avx512f", "avx512_vnni"}

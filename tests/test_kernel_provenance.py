@@ -11,13 +11,9 @@ from pathlib import Path
 import pytest
 
 import rooflab
-from rooflab.hardware.cpu_arch import (
-    INTEL_E_CORES,
-    detect_microarch,
-    e_core_arch,
-    get_arch,
-    hybrid_nominal_roof,
-)
+from rooflab.hardware.cpu_arch import INTEL_E_CORES, get_arch
+from rooflab.hardware.cpu_detect import detect_microarch, e_core_arch
+from rooflab.hardware.cpu_nominal import hybrid_nominal_roof
 from rooflab.model import Ceiling, Kernel, Roof
 from rooflab.model.schema import kernel_from_dict
 from rooflab.model.whatif import change_precision

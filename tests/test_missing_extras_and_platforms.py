@@ -12,7 +12,7 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.hardware import host
-from rooflab.hardware.cpu_arch import detect_microarch
+from rooflab.hardware.cpu_detect import detect_microarch
 from rooflab.probe.cpu.simd import simd_bits
 
 # A Raspberry Pi 4 style /proc/cpuinfo: per-CPU blocks, then a machine-wide block.

@@ -1,7 +1,8 @@
-"""Review 14b F13 and smaller items 2-3: renamed and moved names, with their old paths kept.
+"""Review 14b F13 and smaller items 2-3: renamed and moved names.
 
-Each old import path must still give the very same object (outside users import them), and
-the new names must say what the thing is.
+An old import path that docs/python.md does not document is gone (review r1 F3: only tests
+used them); one it documents, or one kept for now, gives the very same object. The new names
+must say what the thing is.
 """
 
 import ast
@@ -29,17 +30,20 @@ def test_layernorm_flop_per_element_has_one_source():
     # without gamma and beta 7 - 2 = 5
     assert ops.LAYERNORM_AFFINE_FLOP_PER_ELEMENT == 7
     assert ops.LAYERNORM_PLAIN_FLOP_PER_ELEMENT == 5
-    assert ops.LAYERNORM_FLOP_PER_ELEMENT == 7            # the old name: the affine count
-    assert torch_count.LAYERNORM_FLOP_PER_ELEMENT == {"affine": 7.0, "plain": 5.0}
+    # one name, one meaning: the old name (7 in ops, {"affine": 7.0, "plain": 5.0} in
+    # bench.torch_count) is gone from both (review r1 F3)
+    assert not hasattr(ops, "LAYERNORM_FLOP_PER_ELEMENT")
+    assert not hasattr(torch_count, "LAYERNORM_FLOP_PER_ELEMENT")
+    assert torch_count.LAYERNORM_AFFINE_FLOP_PER_ELEMENT == 7
     # 2048 x 4096 elements x 7 = 58 720 256 FLOP
     assert ops.layernorm(2048, 4096).flop == 58_720_256
 
 
-def test_parse_cache_size_is_binary_and_the_old_name_remains():
+def test_parse_cache_size_is_binary():
     from rooflab.hardware import host
     from rooflab.units import parse_size
 
-    assert host.parse_size_text is host.parse_cache_size
+    assert not hasattr(host, "parse_size_text")      # the old name (review r1 F3)
     assert host.parse_cache_size("32K") == 32 * 1024          # lscpu/sysfs: K = 1024
     assert host.parse_cache_size("2 MiB (2 instances)") == 2 * 1024**2
     assert parse_size("32K") == 32_000                        # user input: K = 1e3
@@ -51,7 +55,7 @@ def test_the_two_device_parsers_have_their_own_names():
 
     assert parse_device_option(" torch-cpu ") == "torch-cpu"  # the flag: which probe
     assert identity.parse_torch_device("cuda:1") == ("cuda", 1)  # the torch device
-    assert identity.parse_device is identity.parse_torch_device
+    assert not hasattr(identity, "parse_device")     # the old name (review r1 F3)
 
 
 def test_script_run_lives_in_bench_and_ingest_still_imports_it():

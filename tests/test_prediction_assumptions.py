@@ -43,9 +43,9 @@ def test_scale_assumption_says_one_all_reduce_per_layer(capsys):
 
 
 def test_dp_step_comm_is_bytes_plus_16_latencies():
-    from rooflab.cli.scale import layers_for
+    from rooflab.model.parallel import dp_block_layers
 
-    layers = layers_for(1024, 4, 512, "bf16")
+    layers = dp_block_layers(1024, 4, 512, "bf16")
     assert len(layers) == 16
     link = Link("NVLink", 100e9, 10e-6, "given")
     step = dp_step(layers, H100, link, 8)

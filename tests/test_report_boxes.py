@@ -115,16 +115,17 @@ def _old_arrangement_cost(items, fixed, soft, walls, leaders):
     against lists, with _cost and _leader_cost."""
     import math
 
-    from rooflab.report.chart_layout import _box, _cost, _far, _leader_cost
+    from rooflab.report.chart_layout import _box, _cost, _leader_cost
+    from rooflab.report.chart_layout_cost import has_leader
 
     placed, leaders, cost = list(fixed), list(leaders), 0.0
     for _, anchor, offset, ha, va, text in items:
         box = _box(anchor, offset, ha, va, text)
         end = (anchor[0] + offset[0], anchor[1] + offset[1])
         cost += _cost(box, placed, soft)
-        cost += _leader_cost(anchor, end if _far(offset) else None, box, placed, leaders,
+        cost += _leader_cost(anchor, end if has_leader(offset) else None, box, placed, leaders,
                              walls)
-        if _far(offset):
+        if has_leader(offset):
             cost += 0.02 * math.dist(anchor, end)
             leaders.append((anchor, end))
         placed.append(box)

@@ -11,9 +11,9 @@ from rooflab.cli.main import main
 
 @pytest.mark.parametrize(("argv", "said"), [
     (["ai", "matmul", "4096", "4096", "4096", "--tiles", "64x64"],
-     "No such option: --tiles (Possible options: --tile)"),
+     "No such option: --tiles (Possible options: --stages, --tile, --tiles-per-sm)"),
     (["ai", "matmul", "4", "4", "4", "--tile-size=4"],
-     "No such option: --tile-size (Possible options: --tile)"),
+     "No such option: --tile-size (Possible options: --tile, --tiles-per-sm)"),
     (["ai", "embedding", "--tokens", "512"], "No such option: --tokens"),
     (["ai", "dot", "1e6", "--dtyp", "fp32"], "No such option: --dtyp (Possible options: --dtype)"),
     (["ai", "stencil", "64", "-x"], "No such option: -x"),

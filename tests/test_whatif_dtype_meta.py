@@ -178,7 +178,8 @@ AVX2 = frozenset("fpu sse2 avx avx2 fma avx_vnni".split())
     (6, 0xB6, "Intel(R) Atom(R) CPU"),          # Grand Ridge
 ])
 def test_crestmont_is_two_128_bit_fma_pipes(family, model, name):
-    from rooflab.hardware.cpu_arch import cpu_nominal_roof, detect_microarch
+    from rooflab.hardware.cpu_detect import detect_microarch
+    from rooflab.hardware.cpu_nominal import cpu_nominal_roof
 
     arch = detect_microarch("GenuineIntel", family, model, AVX2, name)
     assert arch.name == "Crestmont (E-core)" and arch.nominal_known
@@ -190,7 +191,7 @@ def test_crestmont_is_two_128_bit_fma_pipes(family, model, name):
 
 
 def test_other_xeon_6_names_are_not_crestmont():
-    from rooflab.hardware.cpu_arch import detect_microarch
+    from rooflab.hardware.cpu_detect import detect_microarch
 
     gnr = detect_microarch("GenuineIntel", None, None, AVX2 | {"avx512f"},
                            "Intel(R) Xeon(R) 6980P")
@@ -201,7 +202,9 @@ def test_other_xeon_6_names_are_not_crestmont():
 
 
 def test_meteor_lake_e_cores_are_crestmont():
-    from rooflab.hardware.cpu_arch import e_core_arch, get_arch, hybrid_nominal_roof
+    from rooflab.hardware.cpu_arch import get_arch
+    from rooflab.hardware.cpu_detect import e_core_arch
+    from rooflab.hardware.cpu_nominal import hybrid_nominal_roof
 
     e = e_core_arch("GenuineIntel", 6, 0xAA, AVX2)      # Core Ultra 7 155H
     assert e is not None and e.name == "Crestmont (E-core)"

@@ -102,10 +102,6 @@ def layernorm_backward_per_element(grad_input: bool, grad_weight: bool, grad_bia
             + grad_weight * LAYERNORM_GRAD_WEIGHT_FLOP + grad_bias * LAYERNORM_GRAD_BIAS_FLOP)
 
 
-# Old name of the layer-norm counts keyed by affine/plain (ops.py owns the two numbers),
-# kept for outside users; ops.LAYERNORM_FLOP_PER_ELEMENT is the affine count alone.
-LAYERNORM_FLOP_PER_ELEMENT = {"affine": float(LAYERNORM_AFFINE_FLOP_PER_ELEMENT),
-                              "plain": float(LAYERNORM_PLAIN_FLOP_PER_ELEMENT)}
 # Reductions counted by reduction_flop (n - 1 per output, + 1 divide for a mean).
 _REDUCTIONS = frozenset({"sum", "prod", "mean"})
 

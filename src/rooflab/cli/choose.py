@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
+from .choose_inputs import _footprint, _least, _parallel, _tp_block, load_work
 from .options import Files
 
 HELP = """Rank devices for a kernel set by the time "with launches" at each roof (per kernel
@@ -68,189 +69,104 @@ def _distinct(cands: list) -> list:
 
 
 def register(app) -> None:
-    @app.command("choose", help=HELP)
-    def choose(
-        files: Files,
-        among: str = typer.Option(None, "--among", help="devices: H100,H200,MI300X or "
-                                                        "profile files"),
-        kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "
-                                                      "gpu, cpu, accelerator"),
-        top: int = typer.Option(15, "--top", help="show the N best (0: all)"),
-        json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
-        output: str = typer.Option(None, "--output", "-o", help="write the ranking: .json "
-                                   "(as --json) or .csv (one row per device)"),
-    ) -> None:
-        from ..model.choose import choices_to_dict, compare_steps, rank, split_whole_steps
-        from .common import console, emit_json, refuse_input_as_output
-
-        if among is not None and kind:
-            raise InputError("give one of --among (named devices) and --kind (every "
-                             "catalog device of a kind), not both")
-        if top < 0:
-            raise InputError(f"--top must be >= 0 (0: all); got {top}")
-        top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
-        if output and Path(output).suffix.lower() not in (".json", ".csv"):
-            raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
-                             f".csv (one row per device)")
-        refuse_input_as_output(output, [*files, *(among or "").split(",")])
-        if output:   # before any work: a failed -o printed the whole ranking, then exit 2
-            from ..files import check_writable
-
-            check_writable(output)
-        kernels, steps = [], []
-        docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
-        from ..ingest.kernelfile import load_kernels  # every profiler file, by content
-        from .inputs import refuse_repeated
-
-        refuse_repeated(files)     # a file given twice would count its kernels twice
-        for path in files:
-            _refuse_roof(_doc(docs, path), path)
-            work, whole = split_whole_steps(load_kernels(path))
-            kernels += work
-            if whole:
-                roof = _roof_name(_doc(docs, path))
-                steps += [(k, roof) for k in whole]
-        cands = candidates(among, kind)
-        need = _footprint(files, docs)
-        least = _least(files, docs)
-        split = _parallel(files, docs)
-        # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
-        memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
-        from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
-
-        links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
-        # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
-        choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
-                       tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
-        compared = compare_steps(steps, choices)
-        data = choices_to_dict(choices, kernels, compared)
-        if need is not None:
-            for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
-                d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
-                d["fits"] = c.fits
-                if least is not None:   # int4 weights + fp8 KV: the least dtypes can do
-                    d["least_bytes"] = least
-        if split is not None:   # how many GPUs each row's time and memory assume
-            from .choose_tp_links import tp_link_fields
-
-            for c, d in zip(choices, data, strict=True):
-                d.update(split)
-                if split["tp"] > 1:   # review r3 F6: each device's own link time
-                    d.update(tp_link_fields(_tp_block(files, docs), c))
-        from ..model.schema import SCHEMA_VERSION
-
-        doc = {"schema_version": SCHEMA_VERSION, "devices": data}
-        if json_out:
-            emit_json(doc)
-        else:
-            if split is not None and split["gpus"] > 1:
-                print(_gpus_line(split))
-            console().print(_table(choices[:top], kernels, compared, need, memory, least,
-                                   split))
-            if split is not None and split["tp"] > 1:   # review r3 F6: each link's term
-                from .choose_tp_links import tp_link_lines
-
-                print("\n".join(tp_link_lines(_tp_block(files, docs), choices[:top])))
-        if output:
-            # the file holds every device, as --json does; --top trims the screen only
-            from .choose_output import write_ranking
-
-            write_ranking(output, doc)
-            print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+    """Add `rooflab choose`."""
+    app.command("choose", help=HELP)(choose)
 
 
-def _doc(docs: dict[str, object], path: str) -> object | None:
-    """The parsed document of a .json input (None for other files), parsed on first use
-    and kept in docs, so the roof name, footprint and TP/PP split read one parse."""
-    from ..files import load_json
+def choose(
+    files: Files,
+    among: str = typer.Option(None, "--among", help="devices: H100,H200,MI300X or "
+                                                    "profile files"),
+    kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "
+                                                  "gpu, cpu, accelerator"),
+    top: int = typer.Option(15, "--top", help="show the N best (0: all)"),
+    json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
+    output: str = typer.Option(None, "--output", "-o", help="write the ranking: .json "
+                               "(as --json) or .csv (one row per device)"),
+) -> None:
+    from ..model.choose import choices_to_dict, compare_steps, rank
+    from .common import console, emit_json
 
-    if not path.lower().endswith(".json"):
-        return None
-    if path not in docs:
-        docs[path] = load_json(path)
-    return docs[path]
+    top = _check_options(among, kind, top, output, files)
+    docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
+    kernels, steps = load_work(files, docs)
+    cands = candidates(among, kind)
+    need = _footprint(files, docs)
+    least = _least(files, docs)
+    split = _parallel(files, docs)
+    # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
+    memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
+    from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
 
+    links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
+    # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
+    choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
+                   tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
+    compared = compare_steps(steps, choices)
+    data = choices_to_dict(choices, kernels, compared)
+    _enrich_rows(data, choices, need, memory, least, split, files, docs)
+    from ..model.schema import SCHEMA_VERSION
 
-def _llm(docs: dict[str, object], path: str) -> Mapping | None:
-    """The `llm` block of a .json input, its figures checked (model.schema.llm_part: the
-    same words in choose, whatif and compare); None for other inputs."""
-    from ..model.schema import llm_part
+    doc = {"schema_version": SCHEMA_VERSION, "devices": data}
+    if json_out:
+        emit_json(doc)
+    else:
+        if split is not None and split["gpus"] > 1:
+            print(_gpus_line(split))
+        console().print(_table(choices[:top], kernels, compared, need, memory, least, split))
+        if split is not None and split["tp"] > 1:   # review r3 F6: each link's term
+            from .choose_tp_links import tp_link_lines
 
-    return llm_part(_doc(docs, path), path)
+            print("\n".join(tp_link_lines(_tp_block(files, docs), choices[:top])))
+    if output:
+        # the file holds every device, as --json does; --top trims the screen only
+        from .choose_output import write_ranking
 
-
-def _refuse_roof(data: object | None, path: str) -> None:
-    """A profile or a roof given as the kernels: the kernel reader's words send it to
-    --on, which choose has not; here it is a device, for --among."""
-    from ..model.schema import document_kind
-
-    if document_kind(data) in ("profile", "roof"):
-        raise InputError(f"{path}: this is a machine profile or roof, not a list of kernels: "
-                         f"choose ranks devices for a kernel file; name it among the "
-                         f"devices, e.g. `rooflab choose kernels.json --among {path},H100`")
-
-
-def _roof_name(data: object | None) -> str | None:
-    """The roof an analysis document was made on (where its measured step ran)."""
-    from ..model.schema import roof_parts
-
-    # the roof that judges the document's kernels, as every reader finds it
-    parts = roof_parts(data)
-    return str(parts[0][1].get("name") or "unnamed") if parts else None
-
-
-def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
-    """Bytes one device must hold for an `rooflab llm` document (its footprint: weights +
-    KV + activations at its batch, per device under --tp); None for other inputs. Seed 002:
-    a device the model does not fit in is no choice, however fast its roof."""
-    total = None
-    for path in files:
-        llm = _llm(docs, path)
-        fp = llm.get("footprint") if llm is not None else None
-        need = fp.get("total_bytes") if isinstance(fp, Mapping) else None
-        if need is not None and need > 0:   # a number: llm_part checked it
-            total = max(total or 0.0, float(need))
-    return total
-
-
-def _least(files: list[str], docs: dict[str, object]) -> float | None:
-    """least_bytes of the `rooflab llm` documents among the files (the largest, as
-    _footprint takes the largest need); None for other inputs."""
-    found = [least_bytes(llm) for llm in (_llm(docs, f) for f in files)
-             if llm is not None]
-    found = [x for x in found if x is not None]
-    return max(found) if found else None
+        write_ranking(output, doc)
+        print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
 
 
-def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
-    """{"gpus", "tp", "pp"} of the `rooflab llm --json` documents among the files (their
-    settings.tp/pp), None when none is one. Under --tp the kernels are one GPU's shard, under
-    --pp the whole model stage after stage; either way a row stands for tp x pp GPUs, which
-    the ranking must say (it read as one GPU). Documents that disagree are an input error:
-    their kernels would add up across different splits."""
-    found: dict[str, tuple[int, int]] = {}
-    for path in files:
-        llm = _llm(docs, path)
-        st = llm.get("settings") if llm is not None else None
-        if isinstance(st, Mapping):
-            # whole numbers >= 1 where given (llm_part); 2.0 is --tp 2
-            found[path] = (int(st.get("tp") or 1), int(st.get("pp") or 1))
-    if not found:
-        return None
-    if len(set(found.values())) > 1:
-        each = ", ".join(f"{p}: --tp {tp} --pp {pp}" for p, (tp, pp) in found.items())
-        raise InputError(f"the llm documents split the model differently ({each}); their "
-                         f"kernels cannot add up to one device's work: choose one split, "
-                         f"i.e. rerun `rooflab llm` with the same --tp/--pp for every file")
-    tp, pp = next(iter(found.values()))
-    return {"gpus": tp * pp, "tp": tp, "pp": pp}
+def _check_options(among: str | None, kind: str | None, top: int, output: str | None,
+                   files: list[str]) -> int:
+    """--among/--kind/--top/-o checked before any work; returns --top (0: all)."""
+    from .common import refuse_input_as_output
+
+    if among is not None and kind:
+        raise InputError("give one of --among (named devices) and --kind (every "
+                         "catalog device of a kind), not both")
+    if top < 0:
+        raise InputError(f"--top must be >= 0 (0: all); got {top}")
+    top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
+    if output and Path(output).suffix.lower() not in (".json", ".csv"):
+        raise InputError(f"-o {output}: use .json (the ranking as --json prints it) or "
+                         f".csv (one row per device)")
+    refuse_input_as_output(output, [*files, *(among or "").split(",")])
+    if output:   # before any work: a failed -o printed the whole ranking, then exit 2
+        from ..files import check_writable
+
+        check_writable(output)
+    return top
 
 
-def _tp_block(files: list[str], docs: dict[str, object]) -> Mapping | None:
-    """The `parallel` block of the first `rooflab llm --tp` document (_parallel checked
-    that they agree); None when none has one (a hand-written settings.tp)."""
-    return next((llm["parallel"] for llm in (_llm(docs, f) for f in files)
-                 if llm is not None and isinstance(llm.get("parallel"), Mapping)), None)
+def _enrich_rows(data: list[dict], choices, need: float | None, memory: dict | None,
+                 least: float | None, split: dict | None, files: list[str],
+                 docs: dict[str, object]) -> None:
+    """Add to choices_to_dict's rows (same order as choices) an llm document's memory
+    figures (need, each device's memory, fits, least) and its TP/PP split with each
+    device's TP link time."""
+    if need is not None:
+        for c, d in zip(choices, data, strict=True):   # choices_to_dict: same order
+            d["memory_bytes"], d["needs_bytes"] = memory[c.name], need
+            d["fits"] = c.fits
+            if least is not None:   # int4 weights + fp8 KV: the least dtypes can do
+                d["least_bytes"] = least
+    if split is not None:   # how many GPUs each row's time and memory assume
+        from .choose_tp_links import tp_link_fields
+
+        for c, d in zip(choices, data, strict=True):
+            d.update(split)
+            if split["tp"] > 1:   # review r3 F6: each device's own link time
+                d.update(tp_link_fields(_tp_block(files, docs), c))
 
 
 def _gpus_line(split: dict) -> str:

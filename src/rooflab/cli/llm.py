@@ -21,8 +21,9 @@ from ..workloads.llm.links import (
 )
 from .llm_memory import check_gpu_mem_util
 
-# The JSON, CSV and chart live in llm_output, the tables and lines in llm_render; re-exported
-# so `cli.llm.X` still works.
+# The JSON, CSV and chart live in llm_output, the tables and lines in llm_render. The names
+# llm() does not use were this module's before the split; nothing imports them from here
+# any more (review r1 F4).
 from .llm_output import _write_output, csv_text, result_dict, save_chart  # noqa: F401
 from .llm_render import (  # noqa: F401
     LlmRun,

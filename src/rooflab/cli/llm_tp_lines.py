@@ -1,6 +1,7 @@
 """What `rooflab llm --tp` adds to the text and the sweep: the link's share of a step (the
 per-layer all-reduces, the vocab-parallel embedding's all-reduce, the logits gather),
-split out of cli/llm_render.py, which re-exports every name."""
+split out of cli/llm_render.py, whose text uses tp_line, tp_link_words and tp_sweep_line
+(the --json sweep, llm_output, takes tp_sweep_rows)."""
 
 from __future__ import annotations
 

@@ -125,24 +125,6 @@ def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency
     return assumed_nic(hop_latency_s)
 
 
-def latency_line(intra: Link, inter: Link, per_node: int, largest: int,
-                 per_step: int | None = None) -> str | None:
-    """Both readings of the links' latency (None when it is 0): what one all-reduce pays
-    in a node and across the largest ring, the hops x hop latency behind it, and (given
-    `per_step`, one all-reduce per layer) what a step pays in all."""
-    from ..model.parallel import allreduce_latency_words, ring_link
-
-    if not (intra.hop_latency_s or inter.hop_latency_s):
-        return None
-    inside = min(per_node, largest)
-    text = (f"link latency per hop: at {inside} GPUs "
-            f"{allreduce_latency_words(intra, inside, per_step)}")
-    if largest > per_node:
-        text += (f"; at {largest} GPUs "
-                 f"{allreduce_latency_words(ring_link(intra, inter), largest, per_step)}")
-    return text
-
-
 def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,
                inter_given: bool) -> list[str]:
     """What a measured link does not cover: device counts past the measured ones, and
@@ -184,35 +166,6 @@ def _given_level(on: str) -> str:
     return "network"
 
 
-def layers_for(hidden: int, blocks: int, tokens: int, dtype: str):
-    from ..model.parallel import linear_layer
-    from ..units import dtype_bytes, flop_precision
-
-    b, p = dtype_bytes(dtype), flop_precision(dtype)
-    shapes = (("qkv", hidden, 3 * hidden), ("out", hidden, hidden),
-              ("up", hidden, 4 * hidden), ("down", 4 * hidden, hidden))
-    return [linear_layer(f"block{i}.{name}", tokens, k, n, b, precision=p)
-            for i in range(blocks) for name, k, n in shapes]
-
-
-def scale_table(points, title: str, device: str = "GPU"):
-    from rich.table import Table
-
-    from ..units import fmt_seconds
-
-    t = Table(title=title, box=None, pad_edge=False, header_style="bold")
-    for h in (f"{device}s", "link", "step", "compute", "comm", "exposed", "eff.", "speedup",
-              "binds"):
-        t.add_column(h, justify="left" if h in ("link", "binds") else "right", no_wrap=True)
-    for p in points:
-        s = p.step
-        t.add_row(str(p.n), s.link.level if s.link else "-", fmt_seconds(s.step_s),
-                  fmt_seconds(s.compute_s), fmt_seconds(s.comm_s),
-                  fmt_seconds(s.exposed_comm_s), f"{p.efficiency:.1%}", f"{p.speedup:.1f}",
-                  s.binding)
-    return t
-
-
 def _hop_latency_s(hop_us: float | None, old_us: float | None) -> float:
     """--hop-latency-us, or --latency-us (its older spelling, also per hop), in seconds."""
     if hop_us is not None and old_us is not None:
@@ -247,6 +200,62 @@ def _check_blocks(blocks: int) -> None:
         raise InputError(f"--blocks {blocks}: at most {MAX_BLOCKS} (the deepest released "
                          f"LLMs have a few hundred blocks: Llama-3.1-405B 126); is the "
                          f"count right?")
+
+
+def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
+                  link_from: str | None, inter_bw: str | None, hop_latency_us: float | None,
+                  latency_us: float | None, per_node: int, nics: int | None):
+    """The checks of the options, then the roof and the links: (roof, chosen intra-node
+    links, inter-node link, NICs per node: the assumed NIC's count, None for a given or
+    measured inter-node link)."""
+    from ..hardware.resolve import load_roof
+    from ..model.parallel import node_network_link
+
+    if on is None:
+        raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
+                         f"profile JSON (rooflab probe -o FILE.json), e.g. --on \"H100 "
+                         f"SXM\"; or set {ON_ENV} once for every verb")
+    if link_bw and link_from:
+        raise InputError("give one of --link-bw and --link-from")
+    hop_s = _hop_latency_s(hop_latency_us, latency_us)
+    _check_dtype(dtype)
+    _check_blocks(blocks)
+    roof = load_roof(on)
+    chosen = choose_links(on, link_bw, link_from, hop_s)
+    inter = inter_link(inter_bw, chosen.measured, hop_s)
+    # the assumed NIC only: a measured or given busbw already is what the rings get
+    if inter.source != NDR_SOURCE:
+        return roof, chosen, inter, None
+    return roof, chosen, node_network_link(inter, nics or per_node), nics or per_node
+
+
+def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str,
+               link_bw: str | None, link_from: str | None, inter_bw: str | None,
+               hop_latency_us: float | None, latency_us: float | None, per_node: int,
+               nics: int | None, overlap: bool):
+    """The what-if: the block's layers (built once) on every device count, and the memory
+    a replica holds (its parameters from the same block shapes)."""
+    from ..model.parallel import comm_binds_at, dp_block_layers, dp_block_params, scale_dp
+    from .scale_memory import replica_memory
+    from .scale_output import ScaleRun
+
+    roof, chosen, inter, nics_used = _scale_inputs(on, dtype, blocks, link_bw, link_from,
+                                                   inter_bw, hop_latency_us, latency_us,
+                                                   per_node, nics)
+    layers = dp_block_layers(hidden, blocks, tokens, dtype)
+    points = scale_dp(layers, roof, chosen.intra, inter, gpus_per_node=per_node,
+                      overlap=overlap, pair=chosen.pair)
+    # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
+    # T4) falls back to another, and the user should see which.
+    held, note = roof.compute_for(points[-1].step.precision)
+    notes = ([note] if note else []) + link_notes(
+        chosen, roof.name, on, points[-1].n, per_node, bool(inter_bw))
+    return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
+                    layer_count=len(layers), per_node=per_node, overlap=overlap,
+                    intra=chosen.intra, pair=chosen.pair, inter=inter,
+                    nics_per_node=nics_used, points=points,
+                    binds=comm_binds_at(points), held=held, notes=notes,
+                    memory=replica_memory(dp_block_params(hidden, blocks), dtype, on))
 
 
 def register(app) -> None:
@@ -284,100 +293,20 @@ def register(app) -> None:
                                      "all-reduce with the backward pass."),
         json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
     ) -> None:
-        from ..hardware.resolve import load_roof
-        from ..model.parallel import comm_binds_at, node_network_link, scale_dp
-        from .common import console, emit_json
+        from .common import console, emit_json, warn
         from .llm_words import device_word
+        from .scale_memory import memory_warning
+        from .scale_output import scale_json, scale_lines, scale_table, scale_title
 
-        if on is None:
-            raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
-                             f"profile JSON (rooflab probe -o FILE.json), e.g. --on \"H100 "
-                             f"SXM\"; or set {ON_ENV} once for every verb")
-        if link_bw and link_from:
-            raise InputError("give one of --link-bw and --link-from")
-        hop_s = _hop_latency_s(hop_latency_us, latency_us)
-        _check_dtype(dtype)
-        _check_blocks(blocks)
-        roof = load_roof(on)
-        chosen = choose_links(on, link_bw, link_from, hop_s)
-        intra, pair = chosen.intra, chosen.pair
-        inter = inter_link(inter_bw, chosen.measured, hop_s)
-        # the assumed NIC only: a measured or given busbw already is what the rings get
-        assumed_nic = inter.source == NDR_SOURCE
-        if assumed_nic:
-            inter = node_network_link(inter, nics or per_node)
-        points = scale_dp(layers_for(hidden, blocks, tokens, dtype), roof, intra, inter,
-                          gpus_per_node=per_node, overlap=overlap, pair=pair)
-        binds = comm_binds_at(points)
-        # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
-        # T4) falls back to another, and the user should see which.
-        _, note = roof.compute_for(points[-1].step.precision)
-        notes = ([note] if note else []) + link_notes(
-            chosen, roof.name, on, points[-1].n, per_node, bool(inter_bw))
-        from .scale_memory import memory_line, memory_warning, replica_memory
-
-        mem = replica_memory(hidden, blocks, dtype, on)
-        unfit = memory_warning(mem)
+        run = _scale_run(on, hidden, blocks, tokens, dtype, link_bw, link_from, inter_bw,
+                         hop_latency_us, latency_us, per_node, nics, overlap)
+        unfit = memory_warning(run.memory)
         if unfit:   # review r3 F5: an 812 GB model was timed on one 80 GB H100, silent
-            from .common import warn
-
             warn(unfit)
         if json_out:
-            from ..model.schema import roof_to_dict
-
-            # "roof" is a roof object, as in every verb's JSON; "device" names it.
-            emit_json({"schema_version": 1, "device": roof.name, "roof": roof_to_dict(roof),
-                       "overlap": overlap,
-                       "notes": notes,
-                       "links": {"intra": intra.__dict__, "inter": inter.__dict__,
-                                 "nics_per_node": (nics or per_node) if assumed_nic else None,
-                                 **({"pair": pair.__dict__} if pair is not None else {})},
-                       "comm_binds_at": binds, "assumptions": list(points[-1].step.assumptions),
-                       "memory": {"params": mem.params,
-                                  "weights_grads_bytes": mem.weights_grads_bytes,
-                                  "adam_bytes": mem.adam_bytes,
-                                  "device_bytes": mem.device_bytes,
-                                  "fits": (None if not mem.device_bytes else
-                                           mem.weights_grads_bytes <= mem.device_bytes),
-                                  "fits_with_adam": (None if not mem.device_bytes else
-                                                     mem.adam_bytes <= mem.device_bytes)},
-                       "points": [{"gpus": p.n, "step_s": p.step.step_s,
-                                   "compute_s": p.step.compute_s, "comm_s": p.step.comm_s,
-                                   "exposed_comm_s": p.step.exposed_comm_s,
-                                   "efficiency": p.efficiency, "binding": p.step.binding,
-                                   "link": p.step.link.level if p.step.link else None,
-                                   "link_bytes_per_s": (p.step.link.bus_bytes_per_s
-                                                        if p.step.link else None),
-                                   "link_ai": p.step.link_ai} for p in points]})
+            emit_json(scale_json(run))
             return
         out = console()
-        held = roof.compute_for(points[-1].step.precision)[0]
-        # Say the ceiling the math is held to when the roof lacks the dtype's (bf16 on a T4).
-        on_unit = "" if held.precision == points[-1].step.precision else f" (on {held.label})"
-        # a TPU or Gaudi chip, a CPU: not "GPUs" (as `llm --tp` words it)
-        dev = device_word(roof)
-        out.print(scale_table(points, f"data-parallel step on {roof.name}: h={hidden}, "
-                                      f"{blocks} blocks, {tokens} tokens/{dev}, {dtype}"
-                                      f"{on_unit}", dev))
-        if pair is not None:
-            out.print(f"2 devices: {pair.level} {pair.bus_bytes_per_s / 1e9:.3g} GB/s "
-                      f"({pair.source}; a bridge joins 2 cards)")
-        # the inter-node assumption only where a row crosses nodes: a TPU pod's rows all
-        # stay on ICI, and an InfiniBand NIC per chip would be a false assumption there
-        crosses = any(p.step.link == inter for p in points)
-        out.print(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
-                  f"({intra.source}); inter-node: "
-                  + (f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s ({inter.source})" if crosses
-                     else f"not used (every row up to {points[-1].n} stays on "
-                          f"{intra.level})"))
-        line = latency_line(intra, inter, per_node, points[-1].n,
-                            len(layers_for(hidden, blocks, tokens, dtype)))
-        if line:
+        out.print(scale_table(run.points, scale_title(run), device_word(run.roof)))
+        for line in scale_lines(run):
             out.print(line)
-        out.print(f"the link binds from {binds} {dev}s on" if binds else
-                  f"the link never binds up to {points[-1].n} {dev}s")
-        out.print(memory_line(mem, dtype))
-        for a in points[-1].step.assumptions:
-            out.print(f"assumption: {a}")
-        for n in notes:
-            out.print(f"note: {n}")

@@ -1,12 +1,13 @@
 """`rooflab scale`'s memory line: does one data-parallel replica fit on the device?
 
 Data parallelism keeps the whole model on every device, so each holds the 12 h^2 x blocks
-parameters' weights and gradients of --dtype (what the step model reads, writes and
-all-reduces), and an Adam optimizer its state on top: 16 B per parameter in all, whether
-mixed precision (2 + 2 + 12: an fp32 master copy and two fp32 moments) or fp32 (4 + 4 + 8)
-(Rajbhandari et al., ZeRO, SC'20, section 3.1: "16 Psi bytes"). Activations are not
-counted. Review r3 F5: a 406 G-parameter model (812 GB of bf16 weights) was timed on one
-80 GB H100 without a word.
+parameters' weights and gradients of --dtype (model/parallel.dp_block_params: the block
+shapes the step is timed on; what the step model reads, writes and all-reduces), and an
+Adam optimizer its state on top: 16 B per parameter in all, whether mixed precision
+(2 + 2 + 12: an fp32 master copy and two fp32 moments) or fp32 (4 + 4 + 8) (Rajbhandari
+et al., ZeRO, SC'20, section 3.1: "16 Psi bytes"). Activations are not counted. Review r3
+F5: a 406 G-parameter model (812 GB of bf16 weights) was timed on one 80 GB H100 without
+a word.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ ADAM_BYTES_PER_PARAM = 16.0
 
 @dataclass(frozen=True)
 class ReplicaMemory:
-    params: float               # 12 h^2 x blocks
+    params: float               # 12 h^2 x blocks (parallel.dp_block_params)
     dtype_bytes: float          # of --dtype: weights and gradients
     device_bytes: float | None  # the device's memory (None: not known)
 
@@ -34,10 +35,11 @@ class ReplicaMemory:
         return ADAM_BYTES_PER_PARAM * self.params
 
 
-def replica_memory(hidden: int, blocks: int, dtype: str, on: str) -> ReplicaMemory:
+def replica_memory(params: float, dtype: str, on: str) -> ReplicaMemory:
+    """`params` parameters of --dtype on the --on device."""
     from ..units import dtype_bytes
 
-    return ReplicaMemory(12.0 * hidden * hidden * blocks, dtype_bytes(dtype), _memory(on))
+    return ReplicaMemory(params, dtype_bytes(dtype), _memory(on))
 
 
 def _memory(on: str) -> float | None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-# the tables and `specs import`, each in its own module; every name stays importable from
-# here, where tests and callers import them.
+# the tables and `specs import`, each in its own module. The commands below use some of
+# these names; the rest this module held before the split, and nothing imports them from
+# here any more (review r1 F4).
 from .specs_import import (  # noqa: F401
     PEAK,
     _from_roof,
@@ -171,120 +172,123 @@ def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bo
         out.print(f"wrote {output}")
 
 
-def register(app) -> None:
-    """Add `rooflab specs list|show|compare`."""
+def _list_cmd(
+    kind: str = typer.Option(None, "--kind", help="gpu, cpu or accelerator"),
+    json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
+) -> None:
+    """Every catalog device: top dense peak, DRAM bandwidth, ridge, memory, TDP.
+
+    Example: rooflab specs list --kind gpu
+    """
+    from ..errors import InputError
+    from ..hardware.catalog import KINDS, all_devices
+    from ..model.schema import SCHEMA_VERSION
     from .common import console, emit_json
 
+    if kind is not None and kind.lower() not in KINDS:
+        raise InputError(f"--kind must be one of {', '.join(KINDS)}; got '{kind}'")
+    devices = sorted((d for d in all_devices() if kind is None or d.kind == kind.lower()),
+                     key=lambda d: KINDS.index(d.kind))
+    if json_out:
+        emit_json({"schema_version": SCHEMA_VERSION,
+                   "devices": [_device_json(d) for d in devices]})
+        return
+    out = console()
+    for table in list_tables(devices, out.width):
+        out.print(table)
+
+
+def _show_cmd(
+    name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
+                                      "or a profile .json (its judging roof)"),
+    json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
+    threads: int = typer.Option(None, "--threads", "-t", min=1,
+                                help="a profile from `probe --threads 1,2,all`: its roof "
+                                "at this thread count"),
+    sweep: bool = typer.Option(False, "--sweep", help="a probed profile: its bandwidth "
+                               "vs working-set sweep as a table (-o: a chart)"),
+    output: str = typer.Option(None, "--output", "-o", help="with --sweep: write the "
+                               "chart (.png or .svg)"),
+) -> None:
+    """All ceilings of one device with ridge points per precision, and their sources.
+
+    Example: rooflab specs show h200 --json;
+    rooflab specs show me.json --threads 1   (the one-thread roof of a scaling probe);
+    rooflab specs show me.json --sweep -o ws.png
+    """
+    from ..errors import InputError
+    from ..hardware.catalog import device_to_dict
+    from ..model.schema import SCHEMA_VERSION, roof_to_dict
+    from .common import console, emit_json
+
+    if output is not None and not sweep:
+        raise InputError(f"-o writes the working-set chart of --sweep; add --sweep "
+                         f"(`rooflab specs show {name} --sweep -o {output}`)")
+    if sweep:
+        _show_sweep(name, threads, output, json_out)
+        return
+    d = _entry(name) if threads is None else _threads_entry(name, threads)
+    if json_out:
+        head = ({"file": d.path} if isinstance(d, FileRoof) else
+                {"device": device_to_dict(d)})
+        emit_json({"schema_version": SCHEMA_VERSION, **head,
+                   "roof": roof_to_dict(d.roof)})
+        return
+    out = console()
+    for table in _show_tables(d):
+        out.print(table)
+
+
+def _compare_cmd(
+    names: list[str] = typer.Argument(..., help="device names (or profile .json files: "
+                                             "their judging roofs) side by side"),
+    json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
+) -> None:
+    """Devices side by side, each compute peak with its DRAM ridge point.
+
+    Example: rooflab specs compare t4 l4 a10g   (or t4,l4,a10g, as llm --compare takes);
+    rooflab specs compare t4 me.json   (a probed profile beside its datasheet)
+    """
+    from ..errors import InputError
+    from ..model.schema import SCHEMA_VERSION
+    from .common import console, emit_json
+
+    # `llm --compare` and `choose --among` take comma lists; accept the same here.
+    names = [part.strip() for n in names for part in n.split(",") if part.strip()]
+    if not names:
+        raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
+                         "h100 h200` (or h100,h200)")
+    devices = [_entry(n) for n in names]
+    has_file = any(isinstance(d, FileRoof) for d in devices)
+    cores_note = core_count_note(devices)
+    if json_out:
+        ratios = ({"ratios": compare_ratios(devices)} if has_file and len(devices) == 2
+                  else {})
+        notes = {"notes": [cores_note]} if cores_note else {}
+        emit_json({"schema_version": SCHEMA_VERSION,
+                   "devices": [_device_json(d) for d in devices], **ratios, **notes})
+        return
+    files = "; a file: its judging roof" if has_file else ""
+    # a profile beside a reference (another node's profile, its datasheet): the ratio
+    # column is the node-acceptance table HPC sites build by hand (review 14d L6)
+    ratio = has_file and len(devices) == 2
+    num, den, percent = ratio_order(devices) if ratio else (0, 1, False)
+    what = " (measured / nominal)" if percent else ""
+    key = f"; ratio = {devices[num].name} / {devices[den].name}{what}" if ratio else ""
+    console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM{key}",
+                           [""] + [d.name for d in devices]
+                           + ([("measured / nominal" if percent else "ratio")] if ratio
+                              else []),
+                           compare_rows(devices, ratio)))
+    if cores_note:
+        console().print(f"note: {cores_note}")
+
+
+def register(app) -> None:
+    """Add `rooflab specs list|show|compare|import`."""
     specs = typer.Typer(help=HELP, no_args_is_help=True)
-
-    @specs.command("list")
-    def list_cmd(
-        kind: str = typer.Option(None, "--kind", help="gpu, cpu or accelerator"),
-        json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
-    ) -> None:
-        """Every catalog device: top dense peak, DRAM bandwidth, ridge, memory, TDP.
-
-        Example: rooflab specs list --kind gpu
-        """
-        from ..errors import InputError
-        from ..hardware.catalog import KINDS, all_devices
-        from ..model.schema import SCHEMA_VERSION
-
-        if kind is not None and kind.lower() not in KINDS:
-            raise InputError(f"--kind must be one of {', '.join(KINDS)}; got '{kind}'")
-        devices = sorted((d for d in all_devices() if kind is None or d.kind == kind.lower()),
-                         key=lambda d: KINDS.index(d.kind))
-        if json_out:
-            emit_json({"schema_version": SCHEMA_VERSION,
-                       "devices": [_device_json(d) for d in devices]})
-            return
-        out = console()
-        for table in list_tables(devices, out.width):
-            out.print(table)
-
-    @specs.command("show")
-    def show_cmd(
-        name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
-                                                     "or a profile .json (its judging roof)"),
-        json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
-        threads: int = typer.Option(None, "--threads", "-t", min=1,
-                                    help="a profile from `probe --threads 1,2,all`: its roof "
-                                    "at this thread count"),
-        sweep: bool = typer.Option(False, "--sweep", help="a probed profile: its bandwidth "
-                                   "vs working-set sweep as a table (-o: a chart)"),
-        output: str = typer.Option(None, "--output", "-o", help="with --sweep: write the "
-                                   "chart (.png or .svg)"),
-    ) -> None:
-        """All ceilings of one device with ridge points per precision, and their sources.
-
-        Example: rooflab specs show h200 --json;
-        rooflab specs show me.json --threads 1   (the one-thread roof of a scaling probe);
-        rooflab specs show me.json --sweep -o ws.png
-        """
-        from ..errors import InputError
-        from ..hardware.catalog import device_to_dict
-        from ..model.schema import SCHEMA_VERSION, roof_to_dict
-
-        if output is not None and not sweep:
-            raise InputError(f"-o writes the working-set chart of --sweep; add --sweep "
-                             f"(`rooflab specs show {name} --sweep -o {output}`)")
-        if sweep:
-            _show_sweep(name, threads, output, json_out)
-            return
-        d = _entry(name) if threads is None else _threads_entry(name, threads)
-        if json_out:
-            head = ({"file": d.path} if isinstance(d, FileRoof) else
-                    {"device": device_to_dict(d)})
-            emit_json({"schema_version": SCHEMA_VERSION, **head,
-                       "roof": roof_to_dict(d.roof)})
-            return
-        out = console()
-        for table in _show_tables(d):
-            out.print(table)
-
-    @specs.command("compare")
-    def compare_cmd(
-        names: list[str] = typer.Argument(..., help="device names (or profile .json files: "
-                                                          "their judging roofs) side by side"),
-        json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
-    ) -> None:
-        """Devices side by side, each compute peak with its DRAM ridge point.
-
-        Example: rooflab specs compare t4 l4 a10g   (or t4,l4,a10g, as llm --compare takes);
-        rooflab specs compare t4 me.json   (a probed profile beside its datasheet)
-        """
-        from ..errors import InputError
-        from ..model.schema import SCHEMA_VERSION
-
-        # `llm --compare` and `choose --among` take comma lists; accept the same here.
-        names = [part.strip() for n in names for part in n.split(",") if part.strip()]
-        if not names:
-            raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
-                             "h100 h200` (or h100,h200)")
-        devices = [_entry(n) for n in names]
-        has_file = any(isinstance(d, FileRoof) for d in devices)
-        cores_note = core_count_note(devices)
-        if json_out:
-            ratios = ({"ratios": compare_ratios(devices)} if has_file and len(devices) == 2
-                      else {})
-            notes = {"notes": [cores_note]} if cores_note else {}
-            emit_json({"schema_version": SCHEMA_VERSION,
-                       "devices": [_device_json(d) for d in devices], **ratios, **notes})
-            return
-        files = "; a file: its judging roof" if has_file else ""
-        # a profile beside a reference (another node's profile, its datasheet): the ratio
-        # column is the node-acceptance table HPC sites build by hand (review 14d L6)
-        ratio = has_file and len(devices) == 2
-        num, den, percent = ratio_order(devices) if ratio else (0, 1, False)
-        what = " (measured / nominal)" if percent else ""
-        key = f"; ratio = {devices[num].name} / {devices[den].name}{what}" if ratio else ""
-        console().print(_table(f"nominal, dense{files}; ridge in FLOP/byte against DRAM{key}",
-                               [""] + [d.name for d in devices]
-                               + ([("measured / nominal" if percent else "ratio")] if ratio
-                                  else []),
-                               compare_rows(devices, ratio)))
-        if cores_note:
-            console().print(f"note: {cores_note}")
-
+    specs.command("list")(_list_cmd)
+    specs.command("show")(_show_cmd)
+    specs.command("compare")(_compare_cmd)
     specs.command("import")(import_cmd)
     app.add_typer(specs, name="specs")

@@ -141,16 +141,13 @@ def list_tables(devices, width: int) -> list:
 
 
 def _device_json(d) -> dict[str, Any]:
-    from ..hardware.catalog import device_to_dict
+    from ..hardware.catalog import device_to_dict, roof_ridges
     from ..model.schema import roof_to_dict
 
     if isinstance(d, FileRoof):
         # the ridges the table prints beside a file's peaks, as a catalog entry has them
-        # (catalog.ridges' keys; none without a DRAM level: review r1 F12)
-        bw = _dram(d)
-        ridges = [{"precision": c.precision, "unit": c.unit, "level": "DRAM",
-                   "flop_per_s": c.value, "bytes_per_s": bw, "ridge": c.value / bw}
-                  for c in d.roof.compute] if bw else []
+        # (none without a DRAM level: review r1 F12)
+        ridges = list(roof_ridges(d.roof)) if _dram(d) else []
         return {"name": d.name, "file": d.path, "roof": roof_to_dict(d.roof), "ridges": ridges}
     return {**device_to_dict(d), "roof": roof_to_dict(d.roof)}
 

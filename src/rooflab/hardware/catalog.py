@@ -4,7 +4,7 @@ Each TOML file holds `[[device]]` entries (one per device, with its source URL).
 there carry their unit in the key (`memory_gbps`, `[device.tflops]`); everything is
 converted to SI base units here. CPU entries store the inputs of their peaks (cores,
 clock, microarchitecture, memory channels) and the peaks are derived on load through
-`cpu_arch.cpu_nominal_roof`. Entries are validated on load; a bad entry raises
+`cpu_nominal.cpu_nominal_roof`. Entries are validated on load; a bad entry raises
 ParseError naming the file, the entry and the field.
 """
 
@@ -21,7 +21,8 @@ from typing import Any
 from ..errors import ParseError
 from ..model.ceiling import Ceiling, Roof
 from ..units import PRECISIONS, UNITS
-from .cpu_arch import ARCHS, cpu_nominal_roof
+from .cpu_arch import ARCHS
+from .cpu_nominal import cpu_nominal_roof
 from .names import DeviceIndex
 
 if sys.version_info >= (3, 11):
@@ -388,10 +389,17 @@ def devices_with_cc(cc: str) -> tuple[Device, ...]:
 # --- plain-data views (the CLI and other verbs print these) -------------------------------
 def ridges(device: Device, level: str = "DRAM") -> tuple[dict[str, Any], ...]:
     """Ridge point P / B (FLOP/byte) of every dense compute ceiling against one memory level."""
-    bw = device.roof.bandwidth(level).value
+    return roof_ridges(device.roof, level)
+
+
+def roof_ridges(roof: Roof, level: str = "DRAM") -> tuple[dict[str, Any], ...]:
+    """ridges of any roof (a catalog entry's, or a file's that `specs` prints beside them):
+    one row per compute ceiling, the keys docs/specs.md names. InputError where the roof
+    has no `level` ceiling."""
+    bw = roof.bandwidth(level).value
     return tuple({"precision": c.precision, "unit": c.unit, "level": level,
                   "flop_per_s": c.value, "bytes_per_s": bw, "ridge": c.value / bw}
-                 for c in device.roof.compute)
+                 for c in roof.compute)
 
 
 def top_float_compute(device: Device) -> Ceiling:

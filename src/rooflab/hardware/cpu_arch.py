@@ -12,7 +12,7 @@ runs AVX-512 on 256-bit pipes ("double-pumped"), so it is listed as 256 bits x 2
 
 Adding a design: an ARCHS entry with its source, and its family/model (or name pattern)
 below. Detection from CPUID-like data is `hardware.cpu_detect`; the derived roofs are
-`hardware.cpu_nominal` (both re-exported here, where callers have always found them).
+`hardware.cpu_nominal`.
 """
 
 from __future__ import annotations
@@ -88,10 +88,13 @@ class MicroArch:
 
     @property
     def fp64_flop_per_cycle(self) -> float:
+        """fp64 FLOP per cycle per core, as docs/CONTRACTS.md documents MicroArch; rooflab
+        itself calls flop_per_cycle (used by tests as an oracle)."""
         return self.flop_per_cycle(64)
 
     @property
     def fp32_flop_per_cycle(self) -> float:
+        """fp32 FLOP per cycle per core (as fp64_flop_per_cycle: used by tests as an oracle)."""
         return self.flop_per_cycle(32)
 
     def fast_path(self, precision: str, unit: str | None = None) -> FastPath | None:
@@ -323,16 +326,3 @@ INTEL_E_CORES: dict[int, str] = {
     **dict.fromkeys((0xBD, 0xC6), "Skymont (E-core)"),
 }
 
-
-# Moved to cpu_detect / cpu_nominal; resolved on first use (those modules import this one,
-# so importing them here at load time would be circular).
-_MOVED = {"detect_microarch": "cpu_detect", "e_core_arch": "cpu_detect",
-          "cpu_nominal_roof": "cpu_nominal", "hybrid_nominal_roof": "cpu_nominal"}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        from importlib import import_module
-
-        return getattr(import_module(f"{__package__}.{_MOVED[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -156,10 +156,6 @@ def parse_cache_size(text: str) -> int | None:
     return int(float(m.group(1)) * scale)
 
 
-# Old name (it did not say the sizes are binary), kept for outside users.
-parse_size_text = parse_cache_size
-
-
 def sysfs_caches(root: Path = SYS_CPU) -> Caches:
     """Cache sizes of cpu0 from sysfs (sizes per instance), and how many logical CPUs
     share each L1d/L2 instance (shared_cpu_list: "0,64" or "0-1" on a core with two SMT

@@ -33,7 +33,7 @@ import math
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import read_text
+from ..files import is_roofline_header, read_text
 from ..model.ceiling import Ceiling, Roof
 from ..units import rate_unit, si
 
@@ -77,10 +77,6 @@ def is_roofline_csv(path: str) -> bool:
     return is_roofline_header(first.split(","))
 
 
-def is_roofline_header(cells) -> bool:
-    """The one rule for a roofline.csv header: it names a bandwidth column (HBMBw, MALLBw,
-    L2Bw, L1Bw); kernel files and profiler readers ask this same question."""
-    return bool({str(c).strip() for c in cells} & set(MEMORY))
 
 
 def _value(text: str, path: str, line: int, column: str) -> float | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..files import file_kind
+
 ROOF_IS = ("a roof is a catalog name (`rooflab specs list`), a profile .json (`rooflab probe "
            "-o me.json`) or rocprof-compute's roofline.csv")
 _PROFILERS = {"ncu": "an Nsight Compute", "rocprof": "a rocprof", "likwid": "a likwid",
@@ -20,8 +22,6 @@ def not_a_roof(path: str, data: object = None) -> str | None:
     """'it is a kernel file: ...', to follow the caller's 'not a roof file', or None when
     the file is none of those. data: the parsed JSON when the caller has it (a CSV is
     sniffed from its header)."""
-    from ..ingest.profile_files import file_kind
-
     kind = file_kind(path)
     if kind in _PROFILERS:
         return (f"it is {_PROFILERS[kind]} file; put its kernels on a roof with "

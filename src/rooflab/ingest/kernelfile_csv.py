@@ -74,7 +74,42 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
              else None)
     if alias:
         header.append("name")
-    missing = [c for c in CSV_REQUIRED if c not in header]
+    _refuse_header(header, [c for c in CSV_REQUIRED if c not in header], path)
+    split = _flop_columns(header)
+    out = []
+    first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
+    wheres: list[tuple[int | None, str]] = []
+    given_ai: list[float | None] = []
+    defaulted: list[int] = []   # the kernels given no precision: fp32, marked assumed
+    for lineno, raw in enumerate(reader, start=2):
+        row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
+        if alias:
+            row["name"] = row.pop(alias)
+        if not any(v.strip() for v in row.values()):
+            continue
+        lineno = reader.line_num   # a quoted cell may span lines: the row's last line
+        _check_cells(raw, reader.fieldnames or [], path, lineno)
+        first = first or (lineno, row)
+        kernel, assumed = _row_kernel(row, split, path, lineno)
+        out.append(kernel)
+        wheres.append((lineno, f"kernel '{out[-1].name}'"))
+        given_ai.append(_given_ai(row.get("ai")))
+        if assumed and out[-1].total_flop > 0:
+            defaulted.append(len(out) - 1)
+    if not out:
+        raise ParseError("the file holds no kernels", path=path)
+    hints = _column_hints(header, first)
+    if hints:
+        warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
+                        f"other is kept in the kernels' meta)", line=1)
+    return finish_read(path, out, wheres, given_ai, defaulted,
+                       "add a precision column (fp64, fp32, ...)"
+                       if "precision" not in header else "fill its precision cell")
+
+
+def _refuse_header(header: list[str], missing: list[str], path: str) -> None:
+    """A header without the required columns is refused, saying what the file looks like
+    instead: `rooflab llm`'s table, a ';'-separated sheet, (AI, GFLOP/s) pairs."""
     if missing and {"phase", "kernel"} <= set(header):
         raise ParseError("this is `rooflab llm`'s CSV (a table, without precisions or times); "
                          "read its kernels from `rooflab llm ... -o decode.json` instead",
@@ -94,76 +129,62 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     if missing:
         raise ParseError(f"missing column(s) {', '.join(missing)}{_missing_hints(missing, header)}"
                          f"; {ACCEPTED}", path=path, line=1)
-    split = _flop_columns(header)
-    out = []
-    first: tuple[int, dict[str, str]] | None = None   # the first row, for the warning's example
-    wheres: list[tuple[int | None, str]] = []
-    given_ai: list[float | None] = []
-    defaulted: list[int] = []   # the kernels given no precision: fp32, marked assumed
-    for lineno, raw in enumerate(reader, start=2):
-        row = {k.strip().lower(): (v or "") for k, v in raw.items() if k}
-        if alias:
-            row["name"] = row.pop(alias)
-        if not any(v.strip() for v in row.values()):
-            continue
-        lineno = reader.line_num   # a quoted cell may span lines: the row's last line
-        _check_cells(raw, reader.fieldnames or [], path, lineno)
-        first = first or (lineno, row)
-        seconds = _number(row, "seconds", path, lineno, default=0.0) or None
-        if (row.get("seconds") or "").strip() and not (seconds or 0) > 0:
-            # 0 s is no time (the JSON reader refuses it too); only an empty cell is untimed
-            raise ParseError(f"field 'seconds' must be > 0; got "
-                             f"{_number(row, 'seconds', path, lineno):g} (leave the cell "
-                             f"empty for an untimed kernel)", path=path, line=lineno)
-        timing = "measured"
-        gflops = _number(row, "gflops", path, lineno, default=0.0)
-        if gflops and seconds:
-            raise ParseError("give 'seconds' or 'gflops', not both", path=path, line=lineno)
-        if (row.get("gflops") or "").strip() and gflops <= 0:
-            # 0 GFLOP/s is no rate: it would be an infinite time, not an untimed kernel
-            raise ParseError(f"field 'gflops' must be > 0; got {gflops:g} (leave the cell "
-                             f"empty for an untimed kernel)", path=path, line=lineno)
-        if gflops:
-            seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
-            timing = "derived"       # from the achieved rate the user measured
-        calls = _number(row, "calls", path, lineno, default=1)
-        if calls != int(calls):
-            raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
-                             path=path, line=lineno)
-        parts = _split_flop(row, split, path, lineno)
-        given = (row.get("precision") or "").strip()
-        try:
-            meta = _extra_columns({c: v for c, v in row.items() if c not in split})
-            if (row.get("threads") or "").strip():
-                meta["threads"] = threads_value(row["threads"],
-                                                f"kernel '{row['name'].strip()}'")
-            out.append(Kernel(
-                name=row["name"].strip(),
-                flop=(parts or {precision_name(given or DEFAULT_PRECISION):
-                                _number(row, "flop", path, lineno)}),
-                bytes={level_name((row.get("level") or "DRAM").strip()):
-                       _number(row, "bytes", path, lineno)},
-                seconds=seconds, calls=int(calls),
-                unit=(row.get("unit") or "").strip() or None,
-                provenance={"flop": "given", "bytes": "given",
-                            **({"seconds": timing} if seconds else {})},
-                meta=meta,
-            ))
-        except InputError as exc:
-            raise ParseError(str(exc), path=path, line=lineno) from None
-        wheres.append((lineno, f"kernel '{out[-1].name}'"))
-        given_ai.append(_given_ai(row.get("ai")))
-        if not parts and not given and out[-1].total_flop > 0:
-            defaulted.append(len(out) - 1)
-    if not out:
-        raise ParseError("the file holds no kernels", path=path)
-    hints = _column_hints(header, first)
-    if hints:
-        warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
-                        f"other is kept in the kernels' meta)", line=1)
-    return finish_read(path, out, wheres, given_ai, defaulted,
-                       "add a precision column (fp64, fp32, ...)"
-                       if "precision" not in header else "fill its precision cell")
+
+
+def _row_seconds(row: dict, path: str, lineno: int) -> tuple[float | None, str]:
+    """(seconds, its provenance) of a data row: its seconds cell (measured), or its FLOP over
+    its gflops cell (derived); None when both are empty (an untimed kernel)."""
+    seconds = _number(row, "seconds", path, lineno, default=0.0) or None
+    if (row.get("seconds") or "").strip() and not (seconds or 0) > 0:
+        # 0 s is no time (the JSON reader refuses it too); only an empty cell is untimed
+        raise ParseError(f"field 'seconds' must be > 0; got "
+                         f"{_number(row, 'seconds', path, lineno):g} (leave the cell "
+                         f"empty for an untimed kernel)", path=path, line=lineno)
+    timing = "measured"
+    gflops = _number(row, "gflops", path, lineno, default=0.0)
+    if gflops and seconds:
+        raise ParseError("give 'seconds' or 'gflops', not both", path=path, line=lineno)
+    if (row.get("gflops") or "").strip() and gflops <= 0:
+        # 0 GFLOP/s is no rate: it would be an infinite time, not an untimed kernel
+        raise ParseError(f"field 'gflops' must be > 0; got {gflops:g} (leave the cell "
+                         f"empty for an untimed kernel)", path=path, line=lineno)
+    if gflops:
+        seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
+        timing = "derived"       # from the achieved rate the user measured
+    return seconds, timing
+
+
+def _row_kernel(row: dict, split: dict[str, str], path: str,
+                lineno: int) -> tuple[Kernel, bool]:
+    """A data row's Kernel, and whether its precision is assumed (neither a precision cell
+    nor flop_<precision> cells: DEFAULT_PRECISION)."""
+    seconds, timing = _row_seconds(row, path, lineno)
+    calls = _number(row, "calls", path, lineno, default=1)
+    if calls != int(calls):
+        raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
+                         path=path, line=lineno)
+    parts = _split_flop(row, split, path, lineno)
+    given = (row.get("precision") or "").strip()
+    try:
+        meta = _extra_columns({c: v for c, v in row.items() if c not in split})
+        if (row.get("threads") or "").strip():
+            meta["threads"] = threads_value(row["threads"],
+                                            f"kernel '{row['name'].strip()}'")
+        kernel = Kernel(
+            name=row["name"].strip(),
+            flop=(parts or {precision_name(given or DEFAULT_PRECISION):
+                            _number(row, "flop", path, lineno)}),
+            bytes={level_name((row.get("level") or "DRAM").strip()):
+                   _number(row, "bytes", path, lineno)},
+            seconds=seconds, calls=int(calls),
+            unit=(row.get("unit") or "").strip() or None,
+            provenance={"flop": "given", "bytes": "given",
+                        **({"seconds": timing} if seconds else {})},
+            meta=meta,
+        )
+    except InputError as exc:
+        raise ParseError(str(exc), path=path, line=lineno) from None
+    return kernel, not parts and not given
 
 
 def _missing_hints(missing: list[str], header: list[str]) -> str:

@@ -19,7 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ParseError
-from ..hardware.rocprof_roofline import is_roofline_header
+from ..files import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
+from ..files import is_roofline_header
 from .aggregate import Launch, display_names, group_counts, group_kernel, sort_by_time, step_labels
 from .ncu_csv import read_text
 from .ncu_metrics import Counts, parse_number
@@ -33,7 +34,6 @@ from .rocprof_counters import (  # noqa: F401  (VECTOR, MATRIX, TCP_TCC re-expor
 )
 from .skips import SkipLog, read_each
 
-NAME_COLUMNS = ("KernelName", "Kernel_Name", "Kernel-Name", "kernel-name")
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
 
 

@@ -437,7 +437,7 @@ def work_or_reason(call: OpCall) -> OpWork | str:
 
 
 def op_work(call: OpCall) -> OpWork | None:
-    """FLOP and bytes of one call, or None when the shapes do not fit the rule."""
+    """FLOP and bytes of one call, or None when the shapes do not fit (a tests' oracle)."""
     work = work_or_reason(call)
     return work if isinstance(work, OpWork) else None
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..units import fmt_pct, fmt_seconds
 from .analysis import Point
 from .opkind import MATRIX_KINDS  # noqa: F401  (re-exported: its name here before opkind)
+from .roofline import time_floor
 from .sanity import applicable_launch_s
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
@@ -90,7 +91,12 @@ def predict_seconds(flop: float, nbytes: float, peak: float, bw: float, launch_s
                     efficiency: float, untimed: bool = False) -> float:
     """calls x overhead + max(FLOP / P, bytes / B) / efficiency (see the module docstring);
     for an untimed kernel the larger of the two ("with launches", Efficiency.untimed)."""
-    work = max(flop / peak, nbytes / bw) / efficiency
+    return _with_launch(time_floor(flop, nbytes, peak, bw) / efficiency, launch_s, untimed)
+
+
+def _with_launch(work: float, launch_s: float, untimed: bool) -> float:
+    """The predicted time of `work` seconds of work after `launch_s` of launches: their
+    sum, or for an untimed kernel the larger (predict_seconds)."""
     return max(work, launch_s) if untimed else launch_s + work
 
 
@@ -99,8 +105,8 @@ def _advice(p: Point, e: Efficiency, action: str, detail: str, shrinks: str, *, 
             efficiency: float | None = None, assumption: str) -> Advice:
     launch = e.launch_s if launch_s is None else launch_s
     eff = e.efficiency if efficiency is None else efficiency
-    t = predict_seconds(flop, nbytes, peak, bw, launch, eff, e.untimed)
-    work = max(flop / peak, nbytes / bw) / eff
+    work = time_floor(flop, nbytes, peak, bw) / eff
+    t = _with_launch(work, launch, e.untimed)
     assumption = _at_launch_floor(e, work, launch) + assumption
     return Advice(kernel=p.kernel, action=action, detail=detail, shrinks=shrinks,
                   new_ai=flop / nbytes if nbytes > 0 else float("inf"),

@@ -18,7 +18,6 @@ from ..units import si
 # Which bytes a ceiling judges, and the points and unplaced kernels analyze() makes, lived
 # here before the split by what they do: every name stays importable from here.
 from .byte_convention import (  # noqa: F401
-    COUNTER_BYTES,
     READ_ONLY_KINDS,
     READ_ONLY_WRITE_SHARE,
     REAL_TRAFFIC_COUNT,
@@ -33,7 +32,6 @@ from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
 from .kernel import Kernel
 from .placement import (  # noqa: F401
-    BOUNDS,
     LATENCY_FRACTION,
     NOT_BINDING,
     OVERHEAD_SHARE,
@@ -85,10 +83,6 @@ class Analysis:
     # a notebook shows the longest points and each note once (model/display.py), not the
     # dataclass repr of every field: the roof's ceilings, each kernel's samples and meta
     _repr_pretty_ = pretty(analysis_text)
-
-    def for_kernel(self, name: str) -> tuple[Point, ...]:
-        """Every point of every kernel of this name (two kernels may share one)."""
-        return tuple(p for p in self.points if p.kernel == name)
 
     @cached_property
     def _by_index(self) -> tuple[tuple[Point, ...], ...]:
@@ -152,9 +146,6 @@ class Analysis:
     @cached_property
     def _unplaced_of(self) -> dict[int, Unplaced]:
         return {u.kernel_index: u for u in self.unplaced if u.kernel_index >= 0}
-
-    def at_level(self, level: str) -> tuple[Point, ...]:
-        return tuple(p for p in self.points if p.level == level)
 
     def primary(self) -> tuple[Point, ...]:
         """One point per kernel: the level that binds hardest (the lowest attainable).

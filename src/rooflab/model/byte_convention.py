@@ -12,7 +12,7 @@ from ..units import si
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word, normal_kind
-from .provenance import COUNTED, has_counter_bytes
+from .provenance import has_counter_bytes
 from .real_traffic import REAL_TRAFFIC
 
 # Which bytes: STREAM-counted vs. real traffic (review 16a A, 17a N1/N2/N8). The CPU probe's DRAM
@@ -25,8 +25,7 @@ from .real_traffic import REAL_TRAFFIC
 # sends every DRAM byte figure that is real traffic to it: counter-measured bytes, and
 # counts that are real traffic by construction (no stores to allocate, or the allocate
 # read counted in). Counter bytes say "counted" (ncu, rocprof, perf, likwid); files of
-# older versions say "measured" for perf/likwid, read the same (model/provenance.py).
-COUNTER_BYTES = COUNTED
+# older versions say "measured" for perf/likwid, read the same (provenance.has_counter_bytes).
 # meta["byte_count"] of a kernel whose count includes the write-allocate reads (`ai stencil
 # --write-allocate`, `ai axpy`; a kernel file may set it, docs/json.md).
 REAL_TRAFFIC_COUNT = "real traffic"

@@ -129,7 +129,8 @@ class Choice:
 
 
 def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
-    """A kernel's least time on a roof, what binds it, and a note when a ceiling is missing."""
+    """A kernel's least time on a roof, what binds it, and a note when a ceiling is missing.
+    (Used by tests as an oracle.)"""
     kt, notes = _kernel_time(roof, k)
     return kt, "; ".join(notes)
 

@@ -10,8 +10,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from functools import cached_property
+from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import advise
@@ -312,7 +311,6 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
     is read off the analysis' roof."""
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     machine = machine if machine is not None else machine_of(analysis.roof)
-    analysis = _ByName.of(analysis)
     # each kernel's own hardest-binding point (as Analysis.primary, but two kernels of one
     # name keep their own numbers)
     primary = {id(k): min(pts, key=lambda p: p.attainable_flop_per_s)
@@ -324,27 +322,6 @@ def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagno
     from dataclasses import replace
 
     return tuple(replace(d, rank=i + 1) for i, d in enumerate(out))
-
-
-@dataclass(frozen=True)
-class _ByName(Analysis):
-    """An Analysis whose for_kernel looks its points up by name: Analysis.for_kernel scans
-    every point, and diagnose asks once or twice per kernel (its primary point, then the
-    sanity checks), which made `rooflab report` quadratic (20 000 kernels: 20 s)."""
-
-    @classmethod
-    def of(cls, analysis: Analysis) -> _ByName:
-        return cls(**{f.name: getattr(analysis, f.name) for f in fields(analysis)})
-
-    @cached_property
-    def _by_name(self) -> dict[str, tuple[Point, ...]]:
-        out: dict[str, list[Point]] = {}
-        for p in self.points:
-            out.setdefault(p.kernel, []).append(p)
-        return {name: tuple(pts) for name, pts in out.items()}
-
-    def for_kernel(self, name: str) -> tuple[Point, ...]:
-        return self._by_name.get(name, ())
 
 
 def top(diagnoses: tuple[Diagnosis, ...], n: int) -> tuple[Diagnosis, ...]:

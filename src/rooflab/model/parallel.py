@@ -101,6 +101,31 @@ def linear_layer(name: str, tokens: int, k: int, n: int, dtype_bytes: float = 2.
                  3 * dtype_bytes * k * n, g * k * n, precision)
 
 
+def block_shapes(hidden: int) -> tuple[tuple[str, int, int], ...]:
+    """One transformer block's linear layers as (name, k, n): QKV h x 3h, attention output
+    h x h, MLP up h x 4h and down 4h x h, 12 h^2 parameters. `rooflab scale`'s step
+    (dp_block_layers) and its memory line (dp_block_params) both read it here, so a change
+    of the block's shape (an MLP ratio) reaches both."""
+    h = hidden
+    return (("qkv", h, 3 * h), ("out", h, h), ("up", h, 4 * h), ("down", 4 * h, h))
+
+
+def dp_block_layers(hidden: int, blocks: int, tokens: int, dtype: str) -> list[Layer]:
+    """`blocks` transformer blocks (block_shapes) of --dtype, each layer trained on `tokens`
+    tokens per device: 4 layers a block, named 'block{i}.{qkv,out,up,down}'."""
+    from ..units import dtype_bytes, flop_precision
+
+    b, p = dtype_bytes(dtype), flop_precision(dtype)
+    return [linear_layer(f"block{i}.{name}", tokens, k, n, b, precision=p)
+            for i in range(blocks) for name, k, n in block_shapes(hidden)]
+
+
+def dp_block_params(hidden: int, blocks: int) -> float:
+    """The parameters of `blocks` blocks: the sum of k x n over block_shapes (12 h^2 a
+    block; h = 4096, 32 blocks: 6.44e9)."""
+    return float(blocks * sum(k * n for _, k, n in block_shapes(hidden)))
+
+
 @dataclass(frozen=True)
 class LayerTime:
     name: str

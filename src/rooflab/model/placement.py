@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
 from .kernel import Kernel
+from .roofline import attainable, ridge, time_floor
 
 # A kernel is `latency`-bound when it reaches less than this fraction of its attainable
 # roof and no launch/dispatch floor explains it (seed 000 §6.2, misreading two). A kernel
@@ -35,7 +36,6 @@ def left_of_ridge(ai: float, ridge: float) -> bool:
     """Whether AI is left of the ridge (the memory-bound side), beyond rounding."""
     return ai < ridge * (1.0 - RIDGE_TOLERANCE)
 
-BOUNDS = ("memory", "compute", "overhead", "latency")
 # A level's point under another level's binding roof (binds_elsewhere): the tables print
 # "not binding (DRAM binds)", the JSON "bound": "not binding" with "binding_level": "DRAM"
 NOT_BINDING = "not binding"
@@ -147,9 +147,9 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     nbytes = float(kernel.bytes[level])
     peak, bw = compute.value, memory.value
     ai = flop / nbytes if nbytes > 0 else math.inf
-    ridge_ai = peak / bw
-    att = min(peak, bw * ai)
-    work_floor = max(flop / peak, nbytes / bw)
+    ridge_ai = ridge(peak, bw)
+    att = attainable(ai, peak, bw)
+    work_floor = time_floor(flop, nbytes, peak, bw)
     overhead_floor = roof.overhead_s * kernel.calls if roof.overhead_s is not None else None
     seconds = kernel.seconds
     achieved = flop / seconds if seconds else None

@@ -142,7 +142,7 @@ def floor_s(roof: Roof, k: Kernel) -> float | None:
     return launch + work
 
 
-# Meta of a *measured* time (measuring.timed_kernel, bench/check.with_floor_flags): it
+# Meta of a *measured* time (measuring.timed_kernel, bench/check.check_floors): it
 # describes the old kernel's samples, so a predicted kernel must not carry it (a script
 # reading `whatif -o w.json` would see a measured median on a derived time).
 MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "samples_n",

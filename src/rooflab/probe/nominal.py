@@ -21,18 +21,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..model import datasheet_note as sheet
 from ..model.ceiling import Ceiling, Roof
+from ..model.datasheet_note import band_words
 from ..units import LINKS, rate_unit, si
 
 BANDWIDTH_FLOOR = 0.60
 COMPUTE_FLOOR = 0.50
-# Under this share of a GPU's datasheet compute peak (and at or over COMPUTE_FLOOR) the
-# quieter note: seed 000 §3.2's "60-70 %", under seed 004's healthy 70-90 %.
-QUIET_COMPUTE_FLOOR = 0.70
-# Under this share of a GPU's datasheet DRAM bandwidth (and at or over BANDWIDTH_FLOOR) the
-# same quiet note: a copy reaches 85-92 % of spec (seed 000 §3.1), a healthy run 75-90 %
-# (seed 004), so 62 % is low, not yet disturbed (review 19a N6: it passed without a word).
-QUIET_BANDWIDTH_FLOOR = 0.75
+# The quieter note's upper edges are the healthy bands' low edges, read from their one home
+# (model/datasheet_note.py) when a note is made: under sheet.HEALTHY_COMPUTE[0] (70 %) of a
+# GPU's datasheet compute peak, and at or over COMPUTE_FLOOR, is seed 000 §3.2's "60-70 %";
+# under sheet.HEALTHY_BANDWIDTH[0] (75 %) of its DRAM bandwidth, and at or over
+# BANDWIDTH_FLOOR, is low, not yet disturbed: a copy reaches 85-92 % of spec (seed 000
+# §3.1), a healthy run 75-90 % (seed 004) (review 19a N6: 62 % passed without a word).
 
 # The usual reasons, per device and ceiling kind: what a reader can check.
 _CAUSES = {
@@ -68,17 +69,19 @@ _CAUSES = {
 _LINKS = LINKS
 # Groups whose ceilings are compute rates (units, floor, healthy band of "compute").
 _COMPUTE_GROUPS = ("compute", "int8")
-# What a healthy run reaches. The CPU's nominal compute is taken at the clock measured in
-# the same run, so its FMA kernel reaches ~100 % of it (bf16/int8 through torch 84-90 %);
-# the seeds' 70-90 % is a GPU's distance to its boost-clock datasheet figure.
-_HEALTHY = {("cpu", "compute"): "85-100 % (nominal at the clock measured in this run)",
-            ("gpu", "compute"): "70-90 %"}
+# What a healthy CPU run reaches of its compute. The CPU's nominal compute is taken at the
+# clock measured in the same run, so its FMA kernel reaches ~100 % of it (bf16/int8 through
+# torch 84-90 %); the seeds' 70-90 % is a GPU's distance to its boost-clock datasheet figure.
+_CPU_HEALTHY_COMPUTE = "85-100 % (nominal at the clock measured in this run)"
 
 
 def healthy_range(device: str, compute: bool = True) -> str:
     """What a quiet probe reaches of its nominal ceilings: a CPU's derived peak at the clock
-    it measured, 85-100 %; a GPU's datasheet peak, 70-90 % (seed 004)."""
-    return _HEALTHY.get((device, "compute" if compute else "memory"), "75-90 %")
+    it measured, 85-100 %; a GPU's datasheet peak, 70-90 %; any bandwidth (memory or link),
+    75-90 % (seed 004: datasheet_note's bands)."""
+    if not compute:
+        return band_words(sheet.HEALTHY_BANDWIDTH)
+    return _CPU_HEALTHY_COMPUTE if device == "cpu" else band_words(sheet.HEALTHY_COMPUTE)
 
 
 def nominal_for(c: Ceiling, nominal: Roof) -> Ceiling | None:
@@ -116,10 +119,9 @@ def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
     what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {c.value / ref.value:.0%} of "
                      f"{si(ref.value, unit(c))}" for c, ref in pairs)
     floor = COMPUTE_FLOOR if compute else BANDWIDTH_FLOOR
-    healthy = healthy_range(device, compute) if compute else _HEALTHY.get((device, group),
-                                                                          "75-90 %")
     return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
-            f"{healthy} (flagged under {floor:.0%}), so every % of roof judged by "
+            f"{healthy_range(device, compute)} (flagged under {floor:.0%}), so every % of "
+            f"roof judged by "
             f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "
             f"causes: {_CAUSES[(device, group)]}; rerun on a quiet machine, or judge by the "
             f"nominal roof")
@@ -140,16 +142,17 @@ def below_nominal_notes(measured: Roof, nominal: Roof | None, device: str) -> li
 
 def low_compute(measured: Roof, nominal: Roof | None,
                 device: str) -> list[tuple[Ceiling, Ceiling]]:
-    """(measured, nominal) pairs of a GPU's float compute ceilings at COMPUTE_FLOOR to
-    QUIET_COMPUTE_FLOOR of their nominal: low, not disturbed (seed 000 §3.2). A CPU's nominal
-    is at its measured clock (healthy 85-100 %), and a GPU's int8 figure is a library's
-    (its own cause in the far-below note), so neither is judged here."""
+    """(measured, nominal) pairs of a GPU's float compute ceilings at COMPUTE_FLOOR to the
+    healthy band's low edge (sheet.HEALTHY_COMPUTE[0]) of their nominal: low, not disturbed
+    (seed 000 §3.2). A CPU's nominal is at its measured clock (healthy 85-100 %), and a
+    GPU's int8 figure is a library's (its own cause in the far-below note), so neither is
+    judged here."""
     if nominal is None or device != "gpu":
         return []
     pairs = [(c, nominal_for(c, nominal)) for c in measured.compute
              if _group(c, device) == "compute"]
     return [(c, ref) for c, ref in pairs if ref is not None and ref.value > 0
-            and COMPUTE_FLOOR * ref.value <= c.value < QUIET_COMPUTE_FLOOR * ref.value]
+            and COMPUTE_FLOOR * ref.value <= c.value < sheet.HEALTHY_COMPUTE[0] * ref.value]
 
 
 def low_compute_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
@@ -172,8 +175,9 @@ def _low_peak_notes(measured: Roof, nominal: Roof | None, device: str) -> list[s
     # TF32 is an fp32-input mode: no cause of a low fp16/bf16 peak (review 19a N12)
     tf32 = "TF32 off, " if any(c.precision in ("fp32", "tf32") for c, _ in pairs) else ""
     return [f"low against nominal ('{nominal.name}'): {what}; a quiet probe reaches "
-            f"{healthy_range(device)} (noted at {COMPUTE_FLOOR * 100:.0f}-"
-            f"{QUIET_COMPUTE_FLOOR * 100:.0f} %), and seed 000 §3.2 reads 60-70 % of the "
+            f"{healthy_range(device)} (noted at "
+            f"{band_words((COMPUTE_FLOOR, sheet.HEALTHY_COMPUTE[0]))}), and seed 000 §3.2 "
+            f"reads 60-70 % of the "
             f"peak as matrices too small to fill the SMs or a library path not tuned "
             f"({tf32}no tensor cores for the shape or dtype); rerun the probe with "
             f"larger matrices or check the library before taking this as the roof "
@@ -182,14 +186,16 @@ def _low_peak_notes(measured: Roof, nominal: Roof | None, device: str) -> list[s
 
 def low_bandwidth(measured: Roof, nominal: Roof | None,
                   device: str) -> list[tuple[Ceiling, Ceiling]]:
-    """(measured, nominal) pairs of a GPU's DRAM ceilings at BANDWIDTH_FLOOR to
-    QUIET_BANDWIDTH_FLOOR of their datasheet figure: low, not disturbed. A CPU's datasheet
-    DRAM is a channel rate its STREAM-counted figure sits well under, so it is not judged."""
+    """(measured, nominal) pairs of a GPU's DRAM ceilings at BANDWIDTH_FLOOR to the healthy
+    band's low edge (sheet.HEALTHY_BANDWIDTH[0]) of their datasheet figure: low, not
+    disturbed. A CPU's datasheet DRAM is a channel rate its STREAM-counted figure sits well
+    under, so it is not judged."""
     if nominal is None or device != "gpu":
         return []
     pairs = [(c, nominal.find_memory(c.level)) for c in measured.memory if c.level == "DRAM"]
     return [(c, ref) for c, ref in pairs if ref is not None and ref.value > 0
-            and BANDWIDTH_FLOOR * ref.value <= c.value < QUIET_BANDWIDTH_FLOOR * ref.value]
+            and BANDWIDTH_FLOOR * ref.value <= c.value
+            < sheet.HEALTHY_BANDWIDTH[0] * ref.value]
 
 
 def low_bandwidth_notes(measured: Roof, nominal: Roof | None, device: str) -> list[str]:
@@ -200,9 +206,10 @@ def low_bandwidth_notes(measured: Roof, nominal: Roof | None, device: str) -> li
         return []
     what = ", ".join(f"{c.label} {si(c.value, 'B/s')} = {c.value / ref.value:.0%} of "
                      f"{si(ref.value, 'B/s')}" for c, ref in pairs)
-    return [f"low against nominal ('{nominal.name}'): {what}; a copy reaches 85-92 % of "
-            f"the datasheet (seed 000 §3.1) and a healthy run 75-90 % (seed 004; noted at "
-            f"{BANDWIDTH_FLOOR * 100:.0f}-{QUIET_BANDWIDTH_FLOOR * 100:.0f} %): ECC on, "
+    return [f"low against nominal ('{nominal.name}'): {what}; a copy reaches "
+            f"{band_words(sheet.COPY_BANDWIDTH)} of the datasheet (seed 000 §3.1) and a "
+            f"healthy run {band_words(sheet.HEALTHY_BANDWIDTH)} (seed 004; noted at "
+            f"{band_words((BANDWIDTH_FLOOR, sheet.HEALTHY_BANDWIDTH[0]))}): ECC on, "
             f"arrays too small to leave the L2, or the memory clock down; rerun the probe "
             f"before taking this as the roof (every % of roof it holds reads high)"]
 
@@ -221,8 +228,8 @@ def below_nominal_extras(notes: Sequence[str]) -> dict:
     """The profile's extras.below_nominal: the notes (`rooflab probe --json` and `bench`'s
     own probe say them on stderr) and the thresholds that chose them."""
     return {"notes": list(notes), "bandwidth_floor": BANDWIDTH_FLOOR,
-            "compute_floor": COMPUTE_FLOOR, "quiet_compute_floor": QUIET_COMPUTE_FLOOR,
-            "quiet_bandwidth_floor": QUIET_BANDWIDTH_FLOOR}
+            "compute_floor": COMPUTE_FLOOR, "quiet_compute_floor": sheet.HEALTHY_COMPUTE[0],
+            "quiet_bandwidth_floor": sheet.HEALTHY_BANDWIDTH[0]}
 
 
 def profile_low_notes(profile) -> list[str]:

@@ -92,7 +92,6 @@ from .chart_points import (  # noqa: F401
     _pair_arrows,
     _point_label,
     _trajectory_arrows,
-    kernel_points,
     one_kernel_per_file,
     precision_ceilings,
     time_shares,

@@ -12,6 +12,7 @@ import textwrap
 
 from ..units import fmt_ai, si
 from .chart_layout import AXES_PT, _to_pt
+from .chart_layout_cost import has_leader
 
 # How the marks look (chart_marks) and the legend (chart_legend) live in their own
 # modules; their names stay importable from here.
@@ -164,10 +165,34 @@ def _minor_formatter(words):
 
 def draw(d: RooflineDisplay, ax):
     """Draw a RooflineDisplay's data on `ax` (a new Figure when None); returns (fig, ax)."""
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
-
     own_figure = ax is None   # a figure of our own may be widened for an outside legend
+    fig, ax = _new_axes(d, ax)
+    ax.set_xlabel(_axis_words(d))
+    ax.set_ylabel("performance (FLOP/s)")
+    # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
+    # the 9-inch figure, so longer ones wrap instead of running off its edge.
+    title = textwrap.fill(d.title, 95, break_long_words=False) if len(d.title) > 95 else d.title
+    ax.set_title(title, fontsize=10 if len(d.title) > 70 else None)
+    _format_ticks(ax)
+    _settle_layout(fig)
+    # Label positions come laid out from chart_layout.layout_labels (no two overlap); a
+    # ceiling equal to another of its roof has no text of its own (the other names both).
+    for line in d.lines:
+        _draw_line(ax, line, d)
+    _draw_ridges(ax, d)
+    _draw_arrows(ax, d)
+    for cap in d.caps:   # under the points (zorder 5), over the roof lines
+        _draw_cap(ax, cap, d.ylim)
+    _draw_above_rings(ax, d)
+    _draw_joins(ax, d)
+    _draw_kernel_points(ax, d)
+    ax.grid(True, which="both", alpha=0.2)
+    _draw_legend(ax, d, own_figure)
+    return fig, ax
+
+
+def _new_axes(d: RooflineDisplay, ax):
+    """(fig, ax): `ax`, or a new Figure's axes when None, log-log over the display's limits."""
     if ax is None:
         # A bare Figure (no pyplot): no global state, no GUI backend; savefig renders with Agg.
         from matplotlib.figure import Figure
@@ -180,6 +205,12 @@ def draw(d: RooflineDisplay, ax):
     ax.set_yscale("log")
     ax.set_xlim(*d.xlim)
     ax.set_ylim(*d.ylim)
+    return fig, ax
+
+
+def _axis_words(d: RooflineDisplay) -> str:
+    """The x axis's label, with what the chart leaves unsaid on it under it: the kernels
+    drawn without a label, those left out, ops without FLOP, roofs to read with care."""
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
     shown = len({p.kernel for p in d.points if p.text})
@@ -189,17 +220,18 @@ def draw(d: RooflineDisplay, ax):
     ops = memory_ops(d)
     # a roof its probe calls unreliable says so on the image, not on stderr only (18c F5)
     care = caveats(d)
-    ax.set_xlabel("arithmetic intensity (FLOP/byte)" + (
+    return ("arithmetic intensity (FLOP/byte)" + (
         f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
         f"label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
                                              if d.dropped else "")
         + (f"\n{textwrap.fill(ops, 95, break_long_words=False)}" if ops else "")
         + (f"\n{textwrap.fill(care, 95, break_long_words=False)}" if care else ""))
-    ax.set_ylabel("performance (FLOP/s)")
-    # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
-    # the 9-inch figure, so longer ones wrap instead of running off its edge.
-    title = textwrap.fill(d.title, 95, break_long_words=False) if len(d.title) > 95 else d.title
-    ax.set_title(title, fontsize=10 if len(d.title) > 70 else None)
+
+
+def _format_ticks(ax) -> None:
+    """The y ticks in FLOP/s words, the minor ticks of both axes as their majors."""
+    from matplotlib.ticker import FuncFormatter
+
     # The tick labels ("100 GFLOP/s") set the left margin: format them before the layout
     # settles, or the axes narrow afterwards and every slope label is drawn ~2 degrees off
     # its line, into it.
@@ -208,6 +240,10 @@ def draw(d: RooflineDisplay, ax):
     # matplotlib labels some minor ticks too, as "4 x 10^11": in the majors' words instead.
     ax.yaxis.set_minor_formatter(_minor_formatter(lambda v: si(v, "FLOP/s")))
     ax.xaxis.set_minor_formatter(_minor_formatter(lambda v: f"{v:g}"))
+
+
+def _settle_layout(fig) -> None:
+    """Run the figure's layout engine now: the slope labels need the axes box's aspect."""
     engine = fig.get_layout_engine()
     if engine is not None:  # settle the axes box first: slope labels need its aspect
         import warnings
@@ -215,10 +251,10 @@ def draw(d: RooflineDisplay, ax):
         with warnings.catch_warnings():   # as chart.figure_bytes: matplotlib copes
             warnings.filterwarnings("ignore", message="constrained_layout not applied")
             engine.execute(fig)
-    # Label positions come laid out from chart.layout_labels (no two overlap); a ceiling
-    # equal to another of its roof has no text of its own (the other names both).
-    for line in d.lines:
-        _draw_line(ax, line, d)
+
+
+def _draw_ridges(ax, d: RooflineDisplay) -> None:
+    """Each ridge's diamond and its AI*= label; a dotted vertical at the first ridge."""
     for r in d.ridges:
         ax.plot([r.ai], [r.flop_per_s], marker="D", ms=5, color=_roof_color(d, r.roof), zorder=4)
         ax.annotate(f"AI*={fmt_ai(r.ai)}", (r.ai, r.flop_per_s), textcoords="offset points",
@@ -226,6 +262,10 @@ def draw(d: RooflineDisplay, ax):
                     fontsize=7, color=_roof_color(d, r.roof), bbox=LABEL_BOX, zorder=4)
     if d.ridges:
         ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
+
+
+def _draw_arrows(ax, d: RooflineDisplay) -> None:
+    """The what-if arrows (solid) and steps (dashed) between points."""
     for a in d.arrows:
         style = "-|>" if a.kind == "arrow" else "->"
         # Clear of the markers (radius 4 pt) when there is room; a short arrow (two points
@@ -236,10 +276,11 @@ def draw(d: RooflineDisplay, ax):
                     arrowprops={"arrowstyle": style, "color": "0.35", "lw": 1.2,
                                 "shrinkA": shrink, "shrinkB": shrink,
                                 "ls": "-" if a.kind == "arrow" else "--"})
-    for cap in d.caps:   # under the points (zorder 5), over the roof lines
-        _draw_cap(ax, cap, d.ylim)
-    _draw_above_rings(ax, d)
-    _draw_joins(ax, d)
+
+
+def _draw_kernel_points(ax, d: RooflineDisplay) -> None:
+    """The kernels' markers (a crowded chart's unlabelled ones batched) and their labels,
+    each moved away from its point with a leader line (chart_layout_cost.has_leader)."""
     many = len(d.points) > BATCH_POINTS
     if many:
         _draw_points_batched(ax, d.points)
@@ -253,24 +294,27 @@ def draw(d: RooflineDisplay, ax):
                     5.5 if p.label != p.level else 5, p.size)
         if not p.text:
             continue
-        # Placed clear of the other labels; one moved away from its point gets a leader.
-        far = max(abs(p.label_offset[0]), abs(p.label_offset[1])) > 12
+        # Placed clear of the other labels; one moved away from its point gets a leader,
+        # by the rule the layout costs it with.
         ax.annotate(p.text, (p.ai, p.flop_per_s), textcoords="offset points",
                     xytext=p.label_offset, ha=p.label_ha, va=p.label_va, fontsize=7,
                     color="0.15", zorder=6, bbox=LABEL_BOX,
                     arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6,
                                 "shrinkA": 0, "shrinkB": 4,
                                 "relpos": leader_start(p.label_ha, p.label_va)}
-                    if far else None)
-    ax.grid(True, which="both", alpha=0.2)
+                    if has_leader(p.label_offset) else None)
+
+
+def _draw_legend(ax, d: RooflineDisplay, own_figure: bool) -> None:
+    """The legend (chart_legend), placed where it hides least (place_legend)."""
     from matplotlib.legend_handler import HandlerTuple
+    from matplotlib.lines import Line2D
 
     handles = _legend(d, Line2D)
     place_legend(ax, d, {"handles": [h for h, _ in handles],
                          "labels": [t for _, t in handles], "fontsize": 7,
                          "handler_map": {tuple: HandlerTuple(ndivide=1)}},
                  own_figure=own_figure)
-    return fig, ax
 
 
 def _short_dropped(note: str) -> str:
@@ -325,7 +369,8 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     (x0, x1), (y0, y1) = d.xlim, d.ylim
     w, h = ax.figure.get_size_inches() * ax.get_position().size
     angle = math.degrees(math.atan2(h / math.log10(y1 / y0), w / math.log10(x1 / x0)))
-    # Where along the slope: laid out by chart.layout_labels, clear of points and labels.
+    # Where along the slope: laid out by chart_layout.layout_labels, clear of points and
+    # labels.
     # Above the line (va bottom), or hanging below it (va top) where a near-equal slope
     # runs just above.
     x, y = line.label_xy or (line.xs[0] * 3.0, line.ys[0] * 3.0)

@@ -23,7 +23,6 @@ from .chart_layout_cost import (  # noqa: F401
     _box,
     _cost,
     _crosses,
-    _far,
     _geometry,
     _hits,
     _item_parts,

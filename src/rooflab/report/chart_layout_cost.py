@@ -193,14 +193,14 @@ def _place(anchor, text, candidates, placed, soft=(), leaders=None, walls=()):
             break   # costs never go below the penalty: no later candidate can win
         box = _box(anchor, offset, ha, va, text)
         end = (anchor[0] + offset[0], anchor[1] + offset[1])
-        base, lead = _Scene.costs(part, box, anchor, end if _far(offset) else None)
+        base, lead = _Scene.costs(part, box, anchor, end if has_leader(offset) else None)
         cost = base + penalty
         if leaders is not None:
             cost += lead
         if best is None or cost < best[0]:
             best = (cost, offset, ha, va, box, end)
     placed.append(best[4])
-    if leaders is not None and _far(best[1]):
+    if leaders is not None and has_leader(best[1]):
         leaders.append((anchor, best[5]))
     return best[1], best[2], best[3]
 
@@ -230,13 +230,18 @@ def _geometry(item):
     """(box, anchor, leader's end, whether it has a leader) of an item."""
     _, anchor, offset, ha, va, text = item
     return (_box(anchor, offset, ha, va, text), anchor,
-            (anchor[0] + offset[0], anchor[1] + offset[1]), _far(offset))
+            (anchor[0] + offset[0], anchor[1] + offset[1]), has_leader(offset))
 
 
-def _far(offset) -> bool:
-    """Whether a label sits away from its point, so it is drawn with a leader line (the
-    same rule as chart_draw's)."""
-    return max(abs(offset[0]), abs(offset[1])) > 12
+# A label more than this many points from its point, across or along, is drawn with a
+# leader line to it: the one rule the layout costs and chart_draw draws (review r1 F8).
+LEADER_PT = 12
+
+
+def has_leader(offset) -> bool:
+    """Whether a label at this offset (points) from its point is drawn with a leader line."""
+    return max(abs(offset[0]), abs(offset[1])) > LEADER_PT
+
 
 
 def _item_parts(scene, items) -> list[tuple]:

@@ -27,12 +27,12 @@ from .chart_layout_cost import (
     _arrangement_cost,
     _box,
     _crosses,
-    _far,
     _geometry,
     _hits,
     _marker_box,
     _place,
     _Scene,
+    has_leader,
 )
 
 # Above this many points, the unlabelled markers are obstacles as the cells of a grid
@@ -144,7 +144,7 @@ def _item(pt, i, p):
 
 def _leader_of(item):
     _, anchor, offset, *_ = item
-    return (anchor, (anchor[0] + offset[0], anchor[1] + offset[1])) if _far(offset) else None
+    return (anchor, (anchor[0] + offset[0], anchor[1] + offset[1])) if has_leader(offset) else None
 
 
 def _in_conflict(a, b, box_a=None, box_b=None) -> bool:
@@ -316,7 +316,7 @@ def _cluster(points, pt, boxes_at) -> list[int]:
     """The labelled points of the crowded cluster: those whose label had to go away from
     them (with a leader), and the labelled points among them, so that the whole cluster
     reads as one ordered list rather than a list with a few labels beside it."""
-    far = [i for i in boxes_at if _far(points[i].label_offset)]
+    far = [i for i in boxes_at if has_leader(points[i].label_offset)]
     if len(far) < 2:
         return []
     at = [pt(points[i].ai, points[i].flop_per_s) for i in far]

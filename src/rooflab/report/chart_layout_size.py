@@ -4,7 +4,7 @@ The label layout (chart_layout), the title's and footnotes' wrapping (chart_draw
 worked out for the default 9 x 6 in figure; a chart asked for smaller is drawn at a
 design size of at least 9 x 6 in with that layout and scaled down as a whole, text
 included, so nothing moves relative to anything else and nothing is cut. Its text then
-prints smaller: 7-pt labels at 7 x scale pt (text_pt), 5.25 pt at 7 x 4.5 in (the
+prints smaller: 7-pt labels at 7 x scale pt (printed_pt), 5.25 pt at 7 x 4.5 in (the
 "page" preset). A legend that does not fit inside the axes widens the design first
 (fit_legend), so the scale is smaller still and the chart shorter than asked: the CLI
 judges the drawn chart's scale (printed_pt), and below LEGIBLE_PT it warns (3.5 in wide:
@@ -36,12 +36,6 @@ def scale_for(size: tuple[float, float]) -> float:
     enlarging (a bigger chart gets a bigger design, at full text size)."""
     w, h = size
     return min(1.0, w / DESIGN_IN[0], h / DESIGN_IN[1])
-
-
-def text_pt(size: tuple[float, float]) -> float:
-    """The size the labels print at on a chart of `size` whose legend fits inside its
-    axes (one outside widens the design first: printed_pt of the drawn chart's scale)."""
-    return LABEL_PT * scale_for(size)
 
 
 def printed_pt(scale: float) -> float:

@@ -67,18 +67,12 @@ def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bo
     return f"{name}\nAI {fmt_ai(ai)} · {fmt_rate(y, precision)}{pct_text}"
 
 
-def kernel_points(roof: Roof, kernel: Kernel, level: str | None = None
-                  ) -> tuple[list[DrawnPoint], list[str]]:
-    """The points one kernel puts on the chart: one per memory level (or just `level`)."""
-    points, notes, _ = _kernel_points(roof, kernel, level)
-    return points, notes
-
-
 def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1,
                    share: float | None = None, size: float = POINT_SIZE,
                    precision_named: bool = False
                    ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
-    """kernel_points, and the kernel's launch cap over its labelled point where it matters
+    """The points one kernel puts on the chart, one per memory level (or just `level`),
+    its notes, and its launch cap over its labelled point where it matters
     (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn;
     share, size: its share of the timed total and its markers' diameter; precision_named:
     its label names its precision ("k71 · fp16": the chart holds several)."""

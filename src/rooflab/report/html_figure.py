@@ -159,11 +159,7 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     pairs += [(t, None) for t in mixed_traces(go, display)]
     roof_traces = [t for t, _ in pairs]
     drawn_points = _drawn(analysis, display)
-    at = {k: (d.ai, d.flop_per_s) for k, d in drawn_points.items()}
-    # the PNG's sizes (area proportional to the time share) where it sizes them; else
-    # the report's usual 11 px for every marker
-    sizes = ({k: d.size for k, d in drawn_points.items()} if display.sized else None)
-    colors = {k: d.color for k, d in drawn_points.items()}
+    at = _drawn_at(analysis, display)
     # Kernels without a measured time sit at their attainable performance, hollow, as
     # the PNG chart draws them: a prediction, not a measurement.
     drawn = [p for p in analysis.points if _key(p) in at and p.achieved_flop_per_s is not None]
@@ -176,14 +172,8 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
                 tuple(math.log10(y) for y in display.ylim))
     cap_boxes = [cap_box(c, axes) for c in caps]
     steps = steps_trace(go, analysis, drawn)
-    # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
-    # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
-    lines = [(i, list(zip(t.x, t.y, strict=True)))
-             for i, t in enumerate([*roof_traces, *([steps] if steps else [])])]
-    # a marker drawn larger for its time share is a larger obstacle (never a smaller one)
-    radius = {k: max(MARKER_RADIUS_PX, d.size / 2) for k, d in drawn_points.items()}
-    markers = [marker_box(axes.px(*at[_key(p)]), radius[_key(p)])
-               for p in drawn + predicted] + cap_boxes + ridge_marks(display, axes)
+    lines, radius, markers = _obstacles(display, axes, drawn_points, drawn + predicted, at,
+                                        [*roof_traces, *([steps] if steps else [])], cap_boxes)
     # The ceilings are named first (every one is: they are all one colour), then the
     # kernels where they stay readable (the longest first, each clear of the others and
     # of the lines where it can be; hover always has them), then the slopes.
@@ -199,6 +189,43 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
     named = _name_boxes(drawn + predicted, names, axes, at, radius, short)
     ridge_names = ridge_names_placed(display, axes, [*ceiling_names, *markers, *named])
     ridge_boxes = [*ridge_marks(display, axes), *(b for *_, b in ridge_names)]
+    _add_point_traces(fig, go, display, analysis, drawn, predicted, names, at, drawn_points,
+                      short)
+    _add_marks(fig, go, display, analysis, drawn, steps, caps, axes)
+    fig.update_layout(annotations=[*slope_annotations(
+        pairs, axes, [*ceiling_names, *named, *cap_boxes, *ridge_boxes],
+        [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
+         if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]),
+        *ridge_annotations(display, ridge_names)])
+    fig.update_layout(**_layout(axes, analysis, title, len(names),
+                                drawn_points, drawn + predicted))
+    return fig
+
+
+def _obstacles(display: RooflineDisplay, axes: Axes, drawn_points: dict,
+               pts: Sequence[Point], at: At, traces: list, cap_boxes: list):
+    """(lines, radius, markers) for the names to keep clear of: every line drawn (the
+    traces': roofs', mixed kernels', optimisation steps'), each point's marker radius (px)
+    by Key, and the boxes of the points' markers, the launch caps and the ridges."""
+    # Every line drawn, for the names to keep clear of: the roofs', the mixed kernels' and
+    # the optimisation steps' (a flat roof's name vertex, added below, lies on its line).
+    lines = [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(traces)]
+    # a marker drawn larger for its time share is a larger obstacle (never a smaller one)
+    radius = {k: max(MARKER_RADIUS_PX, d.size / 2) for k, d in drawn_points.items()}
+    markers = [marker_box(axes.px(*at[_key(p)]), radius[_key(p)])
+               for p in pts] + cap_boxes + ridge_marks(display, axes)
+    return lines, radius, markers
+
+
+def _add_point_traces(fig, go, display: RooflineDisplay, analysis: Analysis,
+                      drawn: list, predicted: list, names: dict[Key, str], at: At,
+                      drawn_points: dict, short: dict[str, str]) -> None:
+    """The lines joining each kernel's levels, its points (one trace per level, measured
+    then predicted) and the rings round points above their roof, in that order."""
+    # the PNG's sizes (area proportional to the time share) where it sizes them; else
+    # the report's usual 11 px for every marker
+    sizes = ({k: d.size for k, d in drawn_points.items()} if display.sized else None)
+    colors = {k: d.color for k, d in drawn_points.items()}
     joins = joins_trace(go, display)
     if joins is not None:      # under the markers (short, flat: no obstacle to the names)
         fig.add_trace(joins)
@@ -209,6 +236,12 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
                                         short))
     for t in above_ring_traces(go, drawn_points, at):
         fig.add_trace(t)
+
+
+def _add_marks(fig, go, display: RooflineDisplay, analysis: Analysis, drawn: list, steps,
+               caps, axes: Axes) -> None:
+    """The ridges' markers, the optimisation steps, the size legend's entry and the launch
+    caps, in that order, over the points."""
     ridges = ridge_trace(go, display)
     if ridges is not None:
         fig.add_trace(ridges)
@@ -219,12 +252,13 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         fig.add_trace(size_legend_trace(go, size_words))
     for t in cap_traces(go, caps, axes, analysis.roof):
         fig.add_trace(t)
-    fig.update_layout(annotations=[*slope_annotations(
-        pairs, axes, [*ceiling_names, *named, *cap_boxes, *ridge_boxes],
-        [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
-         if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]),
-        *ridge_annotations(display, ridge_names)])
-    fig.update_layout(
+
+
+def _layout(axes: Axes, analysis: Analysis, title: str, named: int, drawn_points: dict,
+            pts: Sequence[Point]) -> dict:
+    """The figure's title, log axes over the ranges the names were placed in, and the
+    legend's title (named: how many kernels have a name beside their marker)."""
+    return dict(
         title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
         xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
@@ -232,10 +266,9 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         yaxis={"type": "log", "title": "performance (FLOP/s)", "range": list(axes.y_range),
                **rate_ticks(axes.y_range, axes.size[1])},
         legend={"title": _legend_title(
-            len(names), len({p.kernel_index for p in drawn + predicted}),
-            side_key({drawn_points[_key(p)].side for p in drawn + predicted}))},
+            named, len({p.kernel_index for p in pts}),
+            side_key({drawn_points[_key(p)].side for p in pts}))},
         height=620)
-    return fig
 
 
 def above_ring_traces(go, drawn_points: dict, at: At) -> list:

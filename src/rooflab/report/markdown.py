@@ -25,7 +25,6 @@ from .read_with_care import (  # noqa: F401
     _PAREN,
     _SHARED,
     _UNCERTAIN,
-    DATASHEET,
     DEVICE_MISMATCH,
     LOAD_SAID,
     LOADED_PROBE,

@@ -39,10 +39,6 @@ DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
                    "the kernels ran on the CPU")
 
 
-# How model/datasheet_note.py's note starts: a catalog roof judging measured times.
-DATASHEET = "judged on datasheet peaks"
-
-
 def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
                    notes: Sequence[str] = (), kernels: Sequence[Kernel] = ()) -> list[str]:
     """What makes the whole report doubtful: a roof of another device than the kernels ran

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
+from ..model import datasheet_note as sheet
 from ..model.analysis import Analysis, held_on, point_on
 from ..model.diagnose import Diagnosis
 from ..units import fmt_pct, fmt_rate, fmt_seconds, rate_unit
@@ -24,11 +25,10 @@ RECORD_TITLE = "Record table (nominal vs measured)"
 NOT_PUBLISHED = "not published"
 # Measured ceilings whose samples' IQR / median exceeds this are listed under the table.
 NOISY_CEILING = 0.05
-# A measured compute peak under this share of nominal is marked "62% (low)": a quiet
-# probe reaches 70-90 % (seed 004; probe/nominal.py QUIET_COMPUTE_FLOOR, datasheet_note).
-LOW_COMPUTE = 0.70
-# The same for a GPU's DRAM bandwidth under 75 % (QUIET_BANDWIDTH_FLOOR; review 19a N6).
-LOW_BANDWIDTH = 0.75
+# A measured compute peak under the low edge of seed 004's healthy band (70 %) of nominal
+# is marked "62% (low)", and so is a GPU's DRAM bandwidth under its band's (75 %; review
+# 19a N6): the bands' one home is model/datasheet_note.py, read when the table is built, so
+# the mark, the probe's notes and the datasheet note move together.
 LOW_MARK = "(low)"
 
 
@@ -88,10 +88,11 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
     rows = []
     for r in profile_rows(profile):
         cells = list(r.cells()[:4])
-        if r.unit in ("FLOP/s", "OP/s") and r.ratio is not None and r.ratio < LOW_COMPUTE:
+        if (r.unit in ("FLOP/s", "OP/s") and r.ratio is not None
+                and r.ratio < sheet.HEALTHY_COMPUTE[0]):
             cells[3] += f" {LOW_MARK}"   # the read-with-care section says why (trust_warnings)
         if (gpu and r.quantity.startswith("DRAM") and r.unit == "B/s"
-                and r.ratio is not None and r.ratio < LOW_BANDWIDTH):
+                and r.ratio is not None and r.ratio < sheet.HEALTHY_BANDWIDTH[0]):
             cells[3] += f" {LOW_MARK}"
         if (r.quantity == "overhead floor" and profile.measured is not None
                 and profile.measured.overhead_source == COPIED_OVERHEAD):

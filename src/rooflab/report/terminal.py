@@ -66,12 +66,6 @@ def throughput_unit(a) -> str:
     return next((u for u in THROUGHPUT_UNITS if f"per {u} (throughput)" in a.detail), "")
 
 
-def per_request(a) -> bool:
-    """Whether an advice's speed-up is a throughput gain (per request or per vector:
-    throughput_unit)."""
-    return bool(throughput_unit(a))
-
-
 def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
     diagnoses = list(diagnoses)
     return WidthAware(lambda narrow: _priority_table(diagnoses, title, narrow))

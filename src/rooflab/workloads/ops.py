@@ -151,8 +151,6 @@ SOFTMAX_FLOP_PER_ELEMENT = 4
 # FLOP, 12 KB). bench.torch_count counts a live native_layer_norm with the same two.
 LAYERNORM_AFFINE_FLOP_PER_ELEMENT = 7
 LAYERNORM_PLAIN_FLOP_PER_ELEMENT = 5
-# Old name of the affine count (layernorm() models the affine op), kept for outside users.
-LAYERNORM_FLOP_PER_ELEMENT = LAYERNORM_AFFINE_FLOP_PER_ELEMENT
 RMSNORM_FLOP_PER_ELEMENT = 4
 
 

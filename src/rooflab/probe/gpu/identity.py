@@ -54,10 +54,6 @@ def parse_torch_device(device: str) -> tuple[str, int | None]:
     return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
 
 
-# Old name (two parse_device meant different things), kept for outside users.
-parse_device = parse_torch_device
-
-
 def open_device(torch, device: str):
     """The torch.device to probe, or DeviceError saying why it cannot be used."""
     kind, index = parse_torch_device(device)

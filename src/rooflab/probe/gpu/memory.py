@@ -148,7 +148,8 @@ def sweep_reads(pid: int, nblocks: int, reps: int, programs: int) -> list[int]:
 
 
 def program_shares(grid: SweepGrid) -> list[int]:
-    """Block reads per program (the kernel's flat loop: floor or ceil of the mean)."""
+    """Block reads per program (the kernel's flat loop: floor or ceil of the mean).
+    (Used by tests as an oracle.)"""
     total = grid.reps * grid.nblocks
     return [len(range(pid, total, grid.programs)) for pid in range(grid.programs)]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ...model.analysis import Analysis, Point, analyze, notes_by_text
 from ...model.ceiling import Roof
 from ...model.choose import with_launches_s
+from ...model.roofline import time_floor
 from .kernels import Step
 
 # Seed 004: one CUDA kernel launch costs 5-10 us of host time when the GPU waits on the CPU.
@@ -37,7 +38,7 @@ class StepTiming:
         if not self.points:
             return 0.0
         p = max(self.points, key=lambda q: q.flop)
-        return max(self.step.flop / p.peak_flop_per_s, self.step.bytes / p.bytes_per_s)
+        return time_floor(self.step.flop, self.step.bytes, p.peak_flop_per_s, p.bytes_per_s)
 
     @property
     def per_launch_s(self) -> tuple[float, float]:

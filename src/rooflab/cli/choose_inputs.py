@@ -1,0 +1,124 @@
+"""Reading `rooflab choose`'s inputs: the kernel files (each .json parsed once) and, in an
+`rooflab llm --json` document, the footprint, the least footprint, the TP/PP split and the
+TP links that the ranking and its rows read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import InputError
+
+
+def load_work(files: list[str], docs: dict[str, object]) -> tuple[list, list]:
+    """(kernels, steps) of the files: the work to rank by, and the measured whole steps
+    (each with the roof it ran on) to compare the ranking with."""
+    from ..ingest.kernelfile import load_kernels  # every profiler file, by content
+    from ..model.choose import split_whole_steps
+    from .inputs import refuse_repeated
+
+    kernels, steps = [], []
+    refuse_repeated(files)     # a file given twice would count its kernels twice
+    for path in files:
+        _refuse_roof(_doc(docs, path), path)
+        work, whole = split_whole_steps(load_kernels(path))
+        kernels += work
+        if whole:
+            roof = _roof_name(_doc(docs, path))
+            steps += [(k, roof) for k in whole]
+    return kernels, steps
+
+
+def _doc(docs: dict[str, object], path: str) -> object | None:
+    """The parsed document of a .json input (None for other files), parsed on first use
+    and kept in docs, so the roof name, footprint and TP/PP split read one parse."""
+    from ..files import load_json
+
+    if not path.lower().endswith(".json"):
+        return None
+    if path not in docs:
+        docs[path] = load_json(path)
+    return docs[path]
+
+
+def _llm(docs: dict[str, object], path: str) -> Mapping | None:
+    """The `llm` block of a .json input, its figures checked (model.schema.llm_part: the
+    same words in choose, whatif and compare); None for other inputs."""
+    from ..model.schema import llm_part
+
+    return llm_part(_doc(docs, path), path)
+
+
+def _refuse_roof(data: object | None, path: str) -> None:
+    """A profile or a roof given as the kernels: the kernel reader's words send it to
+    --on, which choose has not; here it is a device, for --among."""
+    from ..model.schema import document_kind
+
+    if document_kind(data) in ("profile", "roof"):
+        raise InputError(f"{path}: this is a machine profile or roof, not a list of kernels: "
+                         f"choose ranks devices for a kernel file; name it among the "
+                         f"devices, e.g. `rooflab choose kernels.json --among {path},H100`")
+
+
+def _roof_name(data: object | None) -> str | None:
+    """The roof an analysis document was made on (where its measured step ran)."""
+    from ..model.schema import roof_parts
+
+    # the roof that judges the document's kernels, as every reader finds it
+    parts = roof_parts(data)
+    return str(parts[0][1].get("name") or "unnamed") if parts else None
+
+
+def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
+    """Bytes one device must hold for an `rooflab llm` document (its footprint: weights +
+    KV + activations at its batch, per device under --tp); None for other inputs. Seed 002:
+    a device the model does not fit in is no choice, however fast its roof."""
+    total = None
+    for path in files:
+        llm = _llm(docs, path)
+        fp = llm.get("footprint") if llm is not None else None
+        need = fp.get("total_bytes") if isinstance(fp, Mapping) else None
+        if need is not None and need > 0:   # a number: llm_part checked it
+            total = max(total or 0.0, float(need))
+    return total
+
+
+def _least(files: list[str], docs: dict[str, object]) -> float | None:
+    """least_bytes of the `rooflab llm` documents among the files (the largest, as
+    _footprint takes the largest need); None for other inputs."""
+    from .choose import least_bytes
+
+    found = [least_bytes(llm) for llm in (_llm(docs, f) for f in files)
+             if llm is not None]
+    found = [x for x in found if x is not None]
+    return max(found) if found else None
+
+
+def _parallel(files: list[str], docs: dict[str, object]) -> dict | None:
+    """{"gpus", "tp", "pp"} of the `rooflab llm --json` documents among the files (their
+    settings.tp/pp), None when none is one. Under --tp the kernels are one GPU's shard, under
+    --pp the whole model stage after stage; either way a row stands for tp x pp GPUs, which
+    the ranking must say (it read as one GPU). Documents that disagree are an input error:
+    their kernels would add up across different splits."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in files:
+        llm = _llm(docs, path)
+        st = llm.get("settings") if llm is not None else None
+        if isinstance(st, Mapping):
+            # whole numbers >= 1 where given (llm_part); 2.0 is --tp 2
+            found[path] = (int(st.get("tp") or 1), int(st.get("pp") or 1))
+    if not found:
+        return None
+    if len(set(found.values())) > 1:
+        each = ", ".join(f"{p}: --tp {tp} --pp {pp}" for p, (tp, pp) in found.items())
+        raise InputError(f"the llm documents split the model differently ({each}); their "
+                         f"kernels cannot add up to one device's work: choose one split, "
+                         f"i.e. rerun `rooflab llm` with the same --tp/--pp for every file")
+    tp, pp = next(iter(found.values()))
+    return {"gpus": tp * pp, "tp": tp, "pp": pp}
+
+
+def _tp_block(files: list[str], docs: dict[str, object]) -> Mapping | None:
+    """The `parallel` block of the first `rooflab llm --tp` document (_parallel checked
+    that they agree); None when none has one (a hand-written settings.tp)."""
+    return next((llm["parallel"] for llm in (_llm(docs, f) for f in files)
+                 if llm is not None and isinstance(llm.get("parallel"), Mapping)), None)
