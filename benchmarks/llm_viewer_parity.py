@@ -1,4 +1,5 @@
-"""rooflab's LLM arithmetic next to LLM-Viewer's, layer by layer (llama-2-7b on an A100).
+"""rooflab's LLM arithmetic next to LLM-Viewer's, layer by layer (llama-2-7b and the GQA
+llama-3-8b on an A100).
 
 LLM-Viewer (github.com/hahnyuan/LLM-Viewer; Yuan et al. 2024, "LLM Inference Unveiled:
 Survey and Roofline Model Insights") counts, per transformer layer, OPs and five byte
@@ -8,7 +9,8 @@ per-layer formulas (written from their definitions, not copied; each is cited by
 line of LLM-Viewer at commit df2cba903282463b2fd8a7231f744be74dd4020b, the newest stored
 one, where the formulas live in op_handlers.py) and prints them next to rooflab's
 per-kernel counts (rooflab.workloads.llm.decode_step / prefill_step, timed by
-rooflab.workloads.llm.time_step) for:
+rooflab.workloads.llm.time_step) for llama-2-7b (MHA: 32 query and 32 KV heads) and
+llama-3-8b (GQA: 32 query heads share 8 KV heads; vocabulary 128256), each in:
 
   * decode, batch 1, 1024 tokens in the KV cache
   * decode, batch 16, 1024 tokens in the KV cache
@@ -174,13 +176,12 @@ WHY = {
     "softmax": "CONVENTION: LLM-Viewer counts 5 OPs per score (max, sub, exp, sum, div; "
                "op_handlers.py L125), rooflab 4 (ops.softmax: SOFTMAX_FLOP_PER_ELEMENT). "
                "Bytes agree (one read, one write of the scores).",
-    "qk_matmul": "CONVENTION: prefill is causal in rooflab, which counts the unmasked "
-                 "scores P(P+1)/2 per head (ops.attention_scores; stated in docs/llm.md); "
-                 "LLM-Viewer counts the full P x P. Both count 2 OPs per MAC and the same "
-                 "bytes (Q, K, the dense score matrix written). A dense eager kernel does "
-                 "compute the masked half too; rooflab says so in ops.attention's byte "
-                 "model.",
-    "sv_matmul": "CONVENTION: as qk_matmul (causal P(P+1)/2 vs full P x P scores).",
+    "qk_matmul": "LLM-VIEWER BUG (GQA only): in prefill LLM-Viewer sizes qk_matmul's Q load "
+                 "with num_key_value_heads (model_analyzer.py legacy_q_heads; op_handlers.py "
+                 "L90-95 calls it a legacy discrepancy): llama-3-8b, 1024-token prompt: "
+                 "1024 x 128 x 8 x 2 B = 2.10 MB of Q where all 32 query heads read 8.39 MB. "
+                 "OPs agree: both count the dense P x P scores of the naive (eager) kernel "
+                 "(rooflab's flash attention counts the causal P(P+1)/2).",
     "fused_attention":
         "CONVENTION: (1) OPs: LLM-Viewer adds softmax at 5 OPs/score to the two matmuls; "
         "rooflab counts the two matmuls only (FlashAttention's FLOP count) -- 5/(4*128) = "
@@ -200,10 +201,10 @@ WHY = {
                 "one; op_handlers.py L201 add() loads one (load_act = n*a_byte). rooflab: 3 "
                 "arrays, LLM-Viewer 2 (bytes x1.5). OPs agree (1/element).",
     "mlp_act": "LLM-VIEWER BUG: the SwiGLU act(gate) * up runs over intermediate_size "
-               "(11008) elements per token, but op_handlers.py L206 act() uses hidden_size "
-               "(4096): elements x2.6875. CONVENTION on top: 2 OPs/element in LLM-Viewer, 3 "
-               "in rooflab (activation 2 + the gating multiply 1). Both read 2 inputs and "
-               "write 1.",
+               "elements per token (11008 in llama-2-7b, 14336 in llama-3-8b), but "
+               "op_handlers.py L206 act() uses hidden_size (4096): elements x2.6875 (x3.5). "
+               "CONVENTION on top: 2 OPs/element in LLM-Viewer, 3 in rooflab (activation 2 "
+               "+ the gating multiply 1). Both read 2 inputs and write 1.",
     "lm_head": "LLM-VIEWER BUG: (1) OPs = batch*hidden*vocab*1 (configs/*.py post_process) -- "
                "a MAC counted as 1 OP, while every other linear layer counts 2 "
                "(op_handlers.py L79); rooflab counts 2 everywhere, lm_head included. "
@@ -225,14 +226,14 @@ NOTES = (
     "hardware_params.py L25 '# use 40G data'; its nvidia_A100_80G has 2039 GB/s) and uses "
     "the FP16 tensor peak for every op, softmax and norms included. The tables time both "
     "tools on LLM-Viewer's numbers; on rooflab's own A100 a memory-bound step is "
-    "1555/2039 = 0.763 x as long. LLM-Viewer has no T4 entry.",
+    "1555/2039 = 0.763 x as long. rooflab's `--on nvidia_A100` is its A100 80GB SXM too, "
+    "and a note says so; `--on A100-40GB` is LLM-Viewer's nvidia_A100. LLM-Viewer has no "
+    "T4 entry.",
     "TIME: the same model in both -- each layer's roofline time max(OPs/peak, bytes/BW) "
     "(roofline_model.py L11 inference_time = OPs / performance), summed over the layers "
     "(model_analyzer.py 'compute total': per-layer x num_hidden_layers, + lm_head once).",
-    "NOT EXERCISED by llama-2-7b (MHA): under GQA LLM-Viewer's prefill qk_matmul sizes the "
-    "Q load with num_key_value_heads (model_analyzer.py legacy_q_heads; op_handlers.py "
-    "L90-95 calls it a legacy discrepancy) -- an LLM-Viewer bug; rooflab reads Q with all "
-    "query heads.",
+    "GQA (llama-3-8b, 8 KV heads): both read each KV head once (decode and prefill KV "
+    "bytes agree exactly); the one GQA difference is qk_matmul's prefill Q load (above).",
 )
 WHY["mlp_add"] = WHY["attn_add"]
 
@@ -266,7 +267,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def compare(stage: str, batch: int, seqlen: int, flash: bool, cfg=None) -> dict:
-    cfg = cfg or load_config("llama-2-7b")
+    """One case, both tools; cfg: a ModelConfig or a bundled name (default llama-2-7b)."""
+    cfg = load_config(cfg or "llama-2-7b") if cfg is None or isinstance(cfg, str) else cfg
     d = Dims(cfg.hidden, cfg.heads, cfg.kv_heads, cfg.intermediate, cfg.vocab, cfg.layers)
     s = Settings(attn="flash" if flash else "naive")
     step = (decode_step(cfg, s, batch, seqlen) if stage == "decode"
@@ -301,7 +303,7 @@ def compare(stage: str, batch: int, seqlen: int, flash: bool, cfg=None) -> dict:
     rl_total = {"OPs": step.flop, "weights": split["weights"], "act": split["activations"],
                 "kv": split["kv"], "time": timing.floor_s}
     own = time_step(step, load_roof("A100"))
-    return dict(stage=stage, batch=batch, seqlen=seqlen, flash=flash, rows=rows,
+    return dict(model=cfg.name, stage=stage, batch=batch, seqlen=seqlen, flash=flash, rows=rows,
                 lv_total=lv_total, rl_total=rl_total, rl_own_a100_s=own.floor_s,
                 rl_own_roof=own.analysis.roof.name)
 
@@ -344,7 +346,7 @@ def report(res: dict, out=sys.stdout) -> list[str]:
             if res["stage"] == "decode" else
             f"prefill, batch {res['batch']}, {res['seqlen']}-token prompt")
     p = lambda *a: print(*a, file=out)  # noqa: E731
-    p(f"\n== llama-2-7b {what}; {attn}; on LLM-Viewer's A100 (1555 GB/s, 312 TFLOP/s) ==")
+    p(f"\n== {res['model']} {what}; {attn}; on LLM-Viewer's A100 (1555 GB/s, 312 TFLOP/s) ==")
     p("per call (one layer's op; LV = LLM-Viewer, rl = rooflab, x = rl / LV)")
     head = (f"{'layer':<16}{'n':>4} {'OPs LV':>9} {'OPs rl':>9} {'x':>6} | {'W LV':>8} "
             f"{'W rl':>8} | {'act LV':>8} {'act rl':>8} {'x':>6} | {'KV LV':>8} {'KV rl':>8} "
@@ -389,8 +391,9 @@ def report(res: dict, out=sys.stdout) -> list[str]:
     return differ
 
 
-CASES = [("decode", 1, 1024, False), ("decode", 16, 1024, False), ("prefill", 1, 1024, False),
-         ("decode", 1, 1024, True), ("decode", 16, 1024, True), ("prefill", 1, 1024, True)]
+CASES = [(stage, batch, 1024, flash, model) for model in ("llama-2-7b", "llama-3-8b")
+         for flash in (False, True) for stage, batch in (("decode", 1), ("decode", 16),
+                                                         ("prefill", 1))]
 
 # Agreed rows: exact in every field of every case above (checked in main()).
 AGREED = ("q_proj", "k_proj", "v_proj", "out_proj", "gate_proj", "up_proj", "down_proj")
@@ -398,8 +401,8 @@ AGREED = ("q_proj", "k_proj", "v_proj", "out_proj", "gate_proj", "up_proj", "dow
 
 def main() -> int:
     print("rooflab vs LLM-Viewer (hahnyuan/LLM-Viewer @ " + LV_COMMIT[:7] + "), llama-2-7b "
-          "fp16 weights / activations / KV; times are per-layer rooflines max(OPs/peak, "
-          "bytes/BW), summed (both tools)")
+          "and llama-3-8b, fp16 weights / activations / KV; times are per-layer rooflines "
+          "max(OPs/peak, bytes/BW), summed (both tools)")
     unexplained, seen = [], []
     for case in CASES:
         res = compare(*case)
@@ -410,8 +413,9 @@ def main() -> int:
                 seen.append(name)
     print("\nsummary: q/k/v/o and gate/up/down projections agree exactly (OPs = 2 x MACs, "
           "weights, activations, KV writes of k/v) in every case, and so do the naive "
-          "attention matmuls' bytes and the decode attention's OPs; the step floors agree "
-          "within 0.3 % in decode and 4 % in prefill. The differences, once each:")
+          "attention matmuls (OPs and bytes; under GQA all but LLM-Viewer's prefill Q load), "
+          "the decode attention's OPs and every KV byte; the step floors agree within "
+          "0.35 % in decode and 4.1 % in prefill. The differences, once each:")
     for name in seen:
         if name in ("mlp_norm", "mlp_add") and name.replace("mlp", "attn") in seen:
             continue

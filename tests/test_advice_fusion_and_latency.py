@@ -21,9 +21,10 @@ import pytest
 from rooflab.hardware.resolve import load_roof
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice_core import efficiency_of, pct
-from rooflab.model.advice_memory import FUSION_MIN_GAIN, activation_share
-from rooflab.model.analysis import classify
+from rooflab.model.advice_fusion import activation_share
+from rooflab.model.advice_memory import FUSION_MIN_GAIN
 from rooflab.model.diagnose import diagnose
+from rooflab.model.placement import classify
 from rooflab.model.sanity import check_kernel
 from rooflab.units import fmt_pct
 

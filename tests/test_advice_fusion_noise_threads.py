@@ -36,7 +36,8 @@ from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.diagnose import diagnose
 from rooflab.model.machine import machine_of
-from rooflab.model.whatif import change_precision, fuse, move_warnings
+from rooflab.model.whatif import change_precision, fuse
+from rooflab.model.whatif_warnings import move_warnings
 from rooflab.report.terminal import diagnosis_text, priority_table
 
 EPYC = Roof("AMD EPYC measured (2 threads)", kind="measured",

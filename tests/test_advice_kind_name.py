@@ -18,7 +18,7 @@ from rooflab.errors import ParseError
 from rooflab.ingest.kernelfile import load_kernels
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice import advise
-from rooflab.model.sanity import kernel_kind, kind_from_name
+from rooflab.model.opkind import kernel_kind, kind_from_name
 
 ROOF = Roof("seed 000 GPU", "measured",
             compute=(Ceiling(280e12, precision="fp16", unit="tensor"),),

@@ -27,14 +27,11 @@ import pytest
 from rooflab.hardware.resolve import load_roof
 from rooflab.model import Kernel, analyze
 from rooflab.model.advice_compute import THREAD_FORK_S
-from rooflab.model.advice_memory import (
-    experts_touched,
-    shape_ai,
-    weight_share,
-    weight_streaming,
-)
+from rooflab.model.advice_memory import weight_share, weight_streaming
 from rooflab.model.diagnose import diagnose
-from rooflab.model.sanity import check_ai_high, is_streaming, kind_from_name
+from rooflab.model.opkind import is_streaming, kind_from_name
+from rooflab.model.sanity import check_ai_high
+from rooflab.model.weight_traffic import experts_touched, shape_ai
 from rooflab.workloads import ops
 
 BATCH = "batch 8 requests per weight read"

@@ -28,14 +28,11 @@ import pytest
 from rooflab.hardware.resolve import load_roof
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice import advise
-from rooflab.model.advice_memory import (
-    FUSION_MIN_GAIN,
-    activation_share,
-    shape_ai,
-    weight_streaming,
-)
+from rooflab.model.advice_fusion import activation_share
+from rooflab.model.advice_memory import FUSION_MIN_GAIN, weight_streaming
 from rooflab.model.diagnose import diagnose
 from rooflab.model.sanity import check_kernel
+from rooflab.model.weight_traffic import shape_ai
 from rooflab.workloads import ops
 
 # seed 004's measured T4 (004:121-126): fp16 tensor 50 TFLOP/s, 270 GB/s, 5 us launches

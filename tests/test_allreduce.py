@@ -17,13 +17,8 @@ import rooflab.workloads.llm.parallel as llm_parallel
 from rooflab.cli.main import main
 from rooflab.errors import InputError
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.parallel import (
-    NDR_BUS,
-    Link,
-    allreduce_latency_words,
-    hop_latency_of_allreduce,
-    ring_hops,
-)
+from rooflab.model.comm_link import NDR_BUS, hop_latency_of_allreduce, ring_hops
+from rooflab.model.parallel import Link, allreduce_latency_words
 from rooflab.units import parse_memory
 from rooflab.workloads.llm import Settings, load_config, tensor_parallel, tp_decode_step
 

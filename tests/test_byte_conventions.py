@@ -14,9 +14,10 @@ import pytest
 from rooflab.cli.ai import result_dict
 from rooflab.cli.main import main
 from rooflab.ingest.kernelfile import load_kernels
-from rooflab.model.analysis import REAL_TRAFFIC, analyze, memory_ceiling
+from rooflab.model.analysis import analyze, memory_ceiling
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.kernel import Kernel
+from rooflab.model.real_traffic import REAL_TRAFFIC
 from rooflab.model.sanity import check_analysis
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu.dram_ceiling import real_factor, real_traffic

@@ -248,7 +248,8 @@ def test_precisions_option():
 
 
 def _label_boxes(d):
-    from rooflab.report.chart_layout import _box, _to_pt
+    from rooflab.report.chart_layout import _to_pt
+    from rooflab.report.chart_layout_cost import _box
 
     boxes = []
     for ln in d.lines:
@@ -320,7 +321,8 @@ def test_no_slope_runs_through_a_ceiling_label():
     # A measured CPU roof beside a server CPU 30x faster: the server roof's slope climbs
     # through the region right of its lower ridges, where its ceiling labels go first.
     from rooflab.hardware.catalog import lookup_roof
-    from rooflab.report.chart_layout import _line_boxes, _overlap, _to_pt
+    from rooflab.report.chart_layout import _line_boxes, _to_pt
+    from rooflab.report.chart_layout_cost import _overlap
 
     measured = Roof("mine", "measured", compute=(
         Ceiling(118e9, precision="fp64", unit="vector", provenance="measured"),

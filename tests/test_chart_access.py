@@ -240,7 +240,8 @@ def test_every_slope_is_named_on_its_line(hier):
 
 def test_html_chart_levels_have_shapes_and_named_slopes():
     pytest.importorskip("plotly")
-    from rooflab.report.html import COMPUTE_COLOR, LEVEL_COLORS, figure
+    from rooflab.report.chart_parts import COMPUTE_COLOR, LEVEL_COLORS
+    from rooflab.report.html import figure
 
     fig = figure(analyze(ROOF, [STENCIL, DGEMM, SPMV]))
     assert {c.upper() for c in LEVEL_COLORS.values()} | {COMPUTE_COLOR.upper()} <= OKABE_ITO

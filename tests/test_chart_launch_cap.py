@@ -22,15 +22,17 @@ import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.report.chart import plot_roofline, roofline_data
-from rooflab.report.chart_layout import _box, _overlap, _to_pt, cap_box, layout_labels
+from rooflab.report.chart_layout import _to_pt, cap_box, layout_labels
+from rooflab.report.chart_layout_cost import _box, _overlap
 from rooflab.report.chart_parts import (
     CAP_LEGEND,
+    LEVEL_COLORS,
     MEMORY_BOUND_COLOR,
     DrawnPoint,
     LaunchCap,
     launch_cap,
 )
-from rooflab.report.html import LEVEL_COLORS, figure, html_report
+from rooflab.report.html import figure, html_report
 
 ROOF = Roof("hand", "measured",
             compute=(Ceiling(1e12, "fp64", provenance="measured"),),

@@ -12,7 +12,6 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.errors import InputError
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.report import chart_layout
 from rooflab.report.chart import figure_bytes, plot_roofline
 from rooflab.report.chart_layout_size import parse_dpi, parse_size, scale_for
 from rooflab.report.label_names import LABEL_CHARS, chart_name, chart_names, middle_ellipsis
@@ -154,24 +153,6 @@ def test_layout_warning_is_passed_on_in_rooflabs_words():
         warnings.simplefilter("always")
         _layout_warnings(made)
     assert len(out) == 1 and str(out[0].message).startswith("rooflab: the chart's")
-
-
-# --- the split ------------------------------------------------------------------------
-
-def test_chart_layout_reexports_its_parts():
-    from rooflab.report import (
-        chart_layout_cost,
-        chart_layout_points,
-        chart_layout_roofs,
-        chart_layout_texts,
-    )
-
-    assert chart_layout._Scene is chart_layout_cost._Scene
-    assert chart_layout.AXES_PT == (550.0, 378.0)
-    assert chart_layout._candidates is chart_layout_points._candidates
-    assert chart_layout.cap_box is chart_layout_roofs.cap_box
-    assert chart_layout.point_texts is chart_layout_texts.point_texts
-    assert chart_layout.FULL_LABELS == 8
 
 
 # --- F18: a label's backing keeps the line behind it in its colour ----------------------

@@ -203,7 +203,7 @@ def test_the_above_roof_ring_is_vermillion_edged_in_black():
     from matplotlib.colors import to_rgba
 
     from rooflab.report.chart import ABOVE_LEGEND, plot_roofline
-    from rooflab.report.chart_draw import ABOVE_COLOR
+    from rooflab.report.chart_marks import ABOVE_COLOR
 
     roof = Roof("hand", "measured", compute=(Ceiling(1e12, "fp64", provenance="measured"),),
                 memory=(Ceiling(1e11, level="DRAM", provenance="measured"),))

@@ -25,10 +25,10 @@ from rooflab.report.chart import (
     caveats,
     per_thread_nominal,
     plot_roofline,
-    precision_ceilings,
     provenance_label,
     roofline_data,
 )
+from rooflab.report.chart_points import precision_ceilings
 
 ROOF = Roof("hand", "measured",
             compute=(Ceiling(1e12, "fp64", provenance="measured"),),
@@ -205,7 +205,7 @@ def test_the_real_traffic_legend_names_read_only_kernels():
 # --- F19: a best-achieved roof is no machine's ------------------------------------------
 
 def test_a_best_achieved_roof_is_dotted_named_and_gives_no_percent():
-    from rooflab.ingest.profile_import import ENVELOPE_NAME, ENVELOPE_SOURCE
+    from rooflab.ingest.profile_envelope import ENVELOPE_NAME, ENVELOPE_SOURCE
 
     env = Roof(ENVELOPE_NAME, "derived",
                compute=(Ceiling(8.89e10, "fp64", provenance="derived",

@@ -67,7 +67,7 @@ def _above_and_flagged():
 
 
 def test_html_rings_points_above_their_roof_as_the_png():
-    from rooflab.report.chart_draw import ABOVE_COLOR
+    from rooflab.report.chart_marks import ABOVE_COLOR
     from rooflab.report.html import figure
 
     fig = figure(_above_and_flagged())

@@ -18,8 +18,8 @@ from rooflab.report.chart import (
     roofline_data,
     size_legend,
 )
-from rooflab.report.chart_draw import _covers, _legend_obstacles
 from rooflab.report.chart_layout_size import figure_renderer as _renderer
+from rooflab.report.chart_legend import _covers, _legend_obstacles
 from rooflab.report.chart_parts import POINT_SIZE, SIZE_LEGEND
 
 ROOF = Roof("Test GPU", "measured",

@@ -157,7 +157,8 @@ def test_cli_plot_labels_must_not_be_negative(tmp_path, capsys):
 
 
 def test_many_unlabelled_markers_are_obstacles_as_covered_grid_cells():
-    from rooflab.report.chart_layout import MANY_MARKERS, _marker_obstacles
+    from rooflab.report.chart_layout import _marker_obstacles
+    from rooflab.report.chart_layout_points import MANY_MARKERS
     from rooflab.report.chart_parts import DrawnPoint
 
     def point(x, text=""):

@@ -181,7 +181,7 @@ def test_html_equal_ceilings_share_one_name():
 def test_html_hover_of_an_untimed_kernel_says_it_was_not_measured():
     """`rooflab report llm.json --on T4 -o r.html` (an `rooflab llm --json` file: counted
     kernels, no times): the hover read 'time: - over 22 call(s) (?)'."""
-    from rooflab.report.html import hover_text
+    from rooflab.report.html_hover import hover_text
 
     gemv = Kernel("q_proj", {"fp16": 185e6}, {"DRAM": 185e6}, calls=22)
     a = analyze(T4, [gemv])

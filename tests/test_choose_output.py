@@ -47,7 +47,7 @@ def test_choose_refuses_an_unknown_suffix_before_any_work(kernels, tmp_path, cap
 def test_a_catalog_link_is_named_for_what_it_is(device, link):
     # Infinity Fabric and ICI join chips directly, as NVLink does; Gaudi's RoCE is Ethernet
     from rooflab.hardware.catalog import lookup
-    from rooflab.model.parallel import link_from_device
+    from rooflab.model.comm_link import link_from_device
 
     got = link_from_device(lookup(device))
     assert got.level == link

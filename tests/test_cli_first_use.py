@@ -163,7 +163,7 @@ def test_bench_on_a_gpu_roof_says_the_kernels_ran_on_this_cpu(capsys):
 
 
 def test_bench_on_a_cpu_roof_or_profile_stays_quiet():
-    from rooflab.cli.bench import other_kind_warning
+    from rooflab.cli.bench_roofs import other_kind_warning
 
     assert other_kind_warning("EPYC 9654", "cpu") == ""
     assert other_kind_warning("profile.json", "cpu") == ""       # a file: not the catalog

@@ -15,7 +15,7 @@ from rooflab.hardware.profile import MachineProfile, save_profile
 from rooflab.hardware.resolve import embedded_roofs, roofs_from_file
 from rooflab.ingest.kernelfile import load_kernels
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.model.schema import (
+from rooflab.model.document_parts import (
     DOCUMENT_KINDS,
     document_kind,
     kernels_part,
@@ -145,7 +145,7 @@ def _check_same(got, roof: str, notes: list[str]) -> None:
 def test_same_roof_for_rooflab_files(docs, capsys, case):
     files, on, roof = {
         "roofed": ([docs["roofed"]], [], "myGPU"),
-        "plain_on_h100": ([docs["plain"]], ["h100"], H100),
+        "plain_on_h100": ([docs["plain"]], ["h100 sxm"], H100),
         "profile_on": ([docs["plain"]], [docs["profile"]], "me"),
         # a roof given both ways: --on wins over the file's
         "profile_file": ([docs["roofed"]], [docs["profile"]], "me"),
@@ -157,7 +157,7 @@ def test_same_roof_and_notes_ncu_csv_on_catalog(fixtures_dir, capsys):
     csv = str(fixtures_dir / "ncu" / "nersc-gpp" / "output5.csv")
     # ncu ran at 1.62 GHz; the H100 SXM catalog's 67 TFLOP/s fp32 over 132 SMs x 128 lanes
     # x 2 FLOP assumes 67e12 / (132 * 256) = 1.98 GHz (ingest.profile_import)
-    _check_same(_chosen(capsys, [csv], ["h100"]), H100, [
+    _check_same(_chosen(capsys, [csv], ["h100 sxm"]), H100, [
         f"the kernels were profiled on a compute capability 8.9 GPU, but {H100} is 9.0",
         "the kernels ran at 1.62 GHz", ])
 
@@ -364,8 +364,8 @@ def test_fused_row_keeps_a_zero_time_member(monkeypatch):
     0.0 s adds nothing (before: the sum became unknown, `if prev_tb and this_tb`)."""
     from types import SimpleNamespace
 
-    import rooflab.model.whatif as w
-    from rooflab.cli import whatif as cli_whatif
+    import rooflab.model.whatif_floors as w
+    from rooflab.cli import whatif_table as cli_whatif
     from rooflab.model.analysis import analyze
 
     roof = Roof("r", "nominal", compute=(Ceiling(1e12, precision="fp32", unit="vector"),),

@@ -18,7 +18,7 @@ from rooflab.hardware.host import Caches, HostInfo
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.kernel import Kernel
-from rooflab.probe.cpu import suite
+from rooflab.probe.cpu import assemble
 from rooflab.report.tables import derived_note, profile_table
 
 GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
@@ -121,7 +121,7 @@ def _zen4_profile(cpu_model: str) -> MachineProfile:
                     memory_bytes=2**34, memory_available_bytes=2**33, hypervisor="KVM",
                     os="Linux", machine="x86_64")
     arch = detect_microarch("AuthenticAMD", 0x19, 0x11, host.flags, cpu_model)
-    nominal, _ = suite._nominal(host, arch, 3.686, 2)     # as the probe builds it
+    nominal, _ = assemble._nominal(host, arch, 3.686, 2)     # as the probe builds it
     measured = Roof("EPYC measured", "measured", compute=(
         Ceiling(117.92e9, precision="fp64", unit="vector", provenance="measured"),))
     return MachineProfile(host={"name": "AMD EPYC", "cpu_model": cpu_model},

@@ -10,7 +10,7 @@ from tests.test_scale_measured_link import cluster as cluster_file
 from rooflab.cli import probe_comm
 from rooflab.errors import InputError
 from rooflab.hardware.profile import load_profile
-from rooflab.model.parallel import p2p_link_from_profile
+from rooflab.model.link_fits import p2p_link_from_profile
 from rooflab.probe.comm import cluster
 
 TORCHRUN = {"TORCHELASTIC_RUN_ID": "x", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}

@@ -2,8 +2,9 @@
 runs (review 17b N6: a training step at 27 % of roof read 0.39 %, "latency-bound")."""
 
 from rooflab.model import Kernel
-from rooflab.model.sanity import check_timing, counting_finding
-from rooflab.model.whatif import DOUBTFUL_CHECKS
+from rooflab.model.sanity import check_timing
+from rooflab.model.sanity_timing import counting_finding
+from rooflab.model.whatif_warnings import DOUBTFUL_CHECKS
 
 
 def _step(counted: bool) -> Kernel:

@@ -11,9 +11,10 @@ import pytest
 
 from rooflab.hardware.host import Caches, HostInfo
 from rooflab.ingest.perf_stat import load_perf_stat
-from rooflab.model.analysis import REAL_TRAFFIC, analyze
+from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.kernel import Kernel
+from rooflab.model.real_traffic import REAL_TRAFFIC
 from rooflab.model.sanity import check_analysis
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu import suite

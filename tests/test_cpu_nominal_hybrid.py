@@ -11,7 +11,7 @@ from rooflab.hardware.cpu_detect import detect_microarch, e_core_arch
 from rooflab.hardware.cpu_nominal import cpu_nominal_roof, hybrid_nominal_roof
 from rooflab.hardware.host import Caches, CoreSplit, HostInfo
 from rooflab.model.ceiling import Ceiling
-from rooflab.probe.cpu import suite
+from rooflab.probe.cpu import assemble
 from rooflab.probe.cpu.flops import Measured
 from rooflab.probe.cpu.modes import get_mode
 from rooflab.probe.cpu.runner import Rate
@@ -67,13 +67,13 @@ def _rate(v: float) -> Rate:
     return Rate(samples=(v, v, v), reps=1, seconds=(1.0, 1.0, 1.0))
 
 
-def _raw(clock_hz: float) -> suite._Raw:
+def _raw(clock_hz: float) -> assemble._Raw:
     fma = Measured("fp64", "FMA throughput", _rate(50e9))
     fma32 = Measured("fp32", "FMA throughput", _rate(100e9))
     dram = Ceiling(value=20e9, level="DRAM", provenance="measured", samples=(20e9,) * 3)
     t = (1e-6,) * 5
     over = {"numba empty call": Timing(samples=t, inner=1, stats=summarize(t))}
-    return suite._Raw(
+    return assemble._Raw(
         clock0=_rate(clock_hz), clock_1t=_rate(clock_hz), peaks={"fp64": fma, "fp32": fma32},
         sweep_extras={}, mem_ceilings={"DRAM": dram}, stream={}, ws_intensity=1e6,
         intensity=(), gemm={"fp64": fma, "fp32": fma32}, gemm_by_size={}, lowp=[],
@@ -83,7 +83,7 @@ def _raw(clock_hz: float) -> suite._Raw:
 def test_probe_of_an_unknown_design_has_no_nominal_and_says_why():
     h = _host()
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    profile = suite._assemble(_raw(2.2e9), get_mode("quick"), h, arch, 4, 1.0)
+    profile = assemble._assemble(_raw(2.2e9), get_mode("quick"), h, arch, 4, 1.0)
     assert profile.nominal is None
     assert profile.measured.find_compute("fp64").value == 50e9   # measured ones stay
     notes = " ".join(profile.measured.notes)
@@ -100,7 +100,7 @@ def test_hybrid_nominal_counts_e_cores_at_their_rate():
     split = CoreSplit(8, 16, tuple(range(16)), tuple(range(16, 32)), 4.3 / 5.8, "sysfs")
     h = _host(core_split=split, **RPL)
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    roof, notes = suite._nominal(h, arch, 5.0, 32)
+    roof, notes = assemble._nominal(h, arch, 5.0, 32)
     e_ghz = 5.0 * 4.3 / 5.8
     # 8 x 5.0 x 16 + 16 x 3.707 x 8 = 640 + 474.5 = 1114.5 GFLOP/s (all-P: 1920).
     assert roof.find_compute("fp64").value == pytest.approx((8 * 5.0 * 16 + 16 * e_ghz * 8)
@@ -115,9 +115,9 @@ def test_hybrid_with_few_threads_counts_p_cores_first():
     split = CoreSplit(8, 16, tuple(range(16)), tuple(range(16, 32)), None, "sysfs")
     h = _host(core_split=split, **RPL)
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    roof, notes = suite._nominal(h, arch, 5.0, 4)
+    roof, notes = assemble._nominal(h, arch, 5.0, 4)
     assert roof.find_compute("fp64").value == pytest.approx(4 * 5.0 * 16 * 1e9)
-    roof, notes = suite._nominal(h, arch, 5.0, 10)   # 8 P + 2 E, E at the same clock
+    roof, notes = assemble._nominal(h, arch, 5.0, 10)   # 8 P + 2 E, E at the same clock
     assert roof.find_compute("fp64").value == pytest.approx((8 * 16 + 2 * 8) * 5.0e9)
     assert any("upper bound" in n for n in notes)
 
@@ -125,7 +125,7 @@ def test_hybrid_with_few_threads_counts_p_cores_first():
 def test_hybrid_family_without_a_split_says_it_assumes_p_cores():
     h = _host(**RPL)
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    roof, notes = suite._nominal(h, arch, 5.0, 32)
+    roof, notes = assemble._nominal(h, arch, 5.0, 32)
     assert roof.find_compute("fp64").value == pytest.approx(24 * 5.0 * 16 * 1e9)
     assert "P/E split is unknown" in notes[0] and "all 24 cores as P-cores" in notes[0]
 
@@ -137,7 +137,7 @@ def test_hybrid_with_an_unknown_e_core_design_has_no_nominal():
     h = _host(model=0xC5, cpu_model="Intel(R) Core(TM) Ultra 9 285H", cores=16,
               threads=16, core_split=split)
     arch = detect_microarch(h.vendor, h.family, h.model, h.flags, h.cpu_model)
-    roof, notes = suite._nominal(h, arch, 5.0, 16)
+    roof, notes = assemble._nominal(h, arch, 5.0, 16)
     assert roof is None and "E-core design is not in rooflab's table" in notes[0]
     assert e_core_arch("GenuineIntel", 6, 0xC5) is None
     assert e_core_arch("GenuineIntel", 6, 0x97).name == "Gracemont (E-core)"

@@ -20,19 +20,19 @@ from rooflab.report.terminal import diagnosis_text, priority_table
 
 def test_fp16_matmul_on_zen4_is_held_to_fp32_not_bf16():
     # Zen 4 has no AVX512-FP16: fp16 is converted (F16C) and multiplied at the fp32 rate,
-    # 96 x 2.4 GHz x 8 lanes x 2 pipes x 2 = 7.3728 TFLOP/s; the 4096^3 floor is
-    # 2 x 4096^3 / 7.3728e12 = 18.64 ms (was 9.32 ms at bf16 vector 14.7 TFLOP/s).
+    # 96 x 3.55 GHz (all-core boost) x 8 lanes x 2 pipes x 2 = 10.9056 TFLOP/s; the 4096^3
+    # floor is 2 x 4096^3 / 10.9056e12 = 12.60 ms (6.30 ms at bf16 vector 21.8 TFLOP/s).
     roof = lookup("EPYC 9654").roof
     used, note = roof.compute_for("fp16", "tensor")
-    assert (used.precision, used.unit, used.value) == ("fp32", "vector", 7.3728e12)
+    assert (used.precision, used.unit, used.value) == ("fp32", "vector", 10.9056e12)
     assert "using fp32 vector" in note
     assert roof.compute_for("fp16", "vector")[0].label == "fp32 vector"
     k = Kernel("mm", {"fp16": 2 * 4096**3}, {"DRAM": 3 * 2 * 4096**2}, unit="tensor",
                meta={"op": "matmul"})
     p = analyze(roof, [k]).primary()[0]
-    assert p.floor_s == pytest.approx(18.641e-3, rel=1e-4)
-    # a bf16 kernel still takes the bf16 dot products (14.7456 TFLOP/s)
-    assert roof.compute_for("bf16", "tensor")[0].value == pytest.approx(14.7456e12)
+    assert p.floor_s == pytest.approx(12.6026e-3, rel=1e-4)
+    # a bf16 kernel still takes the bf16 dot products (96 x 3.55 GHz x 64 = 21.8112 TFLOP/s)
+    assert roof.compute_for("bf16", "tensor")[0].value == pytest.approx(21.8112e12)
 
 
 def test_fp16_on_a_cpu_that_lists_fp16_keeps_it_and_a_measured_cpu_roof_agrees():

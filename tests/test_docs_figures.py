@@ -214,7 +214,7 @@ def test_ai_high_says_an_elementwise_op_and_gets_a_read_with_care_line(tmp_path,
 
 
 def test_article_before_other_kinds():
-    from rooflab.model.sanity import _article
+    from rooflab.model.sanity_counts import _article
 
     assert [_article(k) for k in ("elementwise", "add", "softmax", "rmsnorm", "gemv")] == \
         ["an", "an", "a", "an", "a"]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pytest
 
 from rooflab.hardware.resolve import load_roof
-from rooflab.model.advice_memory import _matrix_bytes, shape_ai, weight_size
+from rooflab.model.advice_fusion import _matrix_bytes
 from rooflab.model.analysis import analyze
 from rooflab.model.diagnose import diagnose
 from rooflab.model.element_dtype import element_bytes, weight_bytes_per_element
 from rooflab.model.kernel import Kernel
-from rooflab.model.whatif import _elementwise_ai
+from rooflab.model.weight_traffic import shape_ai, weight_size
+from rooflab.model.whatif_weights import _elementwise_ai
 
 A100 = load_roof("A100")
 N = 64

@@ -238,7 +238,8 @@ def _one_gpu_kernel(x_span_decades: float):
 
 
 def test_log_axes_read_2_and_5_between_decades():
-    from rooflab.report.html import figure, log_dtick
+    from rooflab.report.html import figure
+    from rooflab.report.html_marks import log_dtick
 
     fig = figure(_one_gpu_kernel(1.0))
     assert fig.layout.yaxis.range[1] - fig.layout.yaxis.range[0] < 3.5

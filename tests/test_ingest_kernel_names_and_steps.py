@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from rooflab.cli.main import main
-from rooflab.ingest.aggregate import Launch, _Group, display_names, step_labels
+from rooflab.ingest.aggregate import Launch, _Group
+from rooflab.ingest.kernel_names import display_names, step_labels
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.compare import compare_kernels
 from rooflab.model.kernel import Kernel
@@ -243,7 +244,7 @@ def test_template_instances_match_by_their_arguments_not_their_order(tmp_path, c
 
 
 def test_long_template_names_get_a_stable_hash():
-    from rooflab.ingest.aggregate import template_name
+    from rooflab.ingest.kernel_names import template_name
 
     assert template_name("void scale<float>(float*, int)") == "scale<float>"
     long_a = "void k<" + "A" * 90 + ">(int)"

@@ -1,7 +1,7 @@
 """Task K1, the rest of review r1_json F1, F4 and F8 in the files J2 did not own.
 
 F8: the bandwidth a kernel without FLOP reaches has one rule (model/bandwidth_reached.py);
-    report/tables.py re-exports it instead of keeping a copy.
+    report/tables.py keeps no copy.
 F4: a command whose roof came from ROOFLAB_ON prints its re-run line in the .md/.html
     footer with the variable in front (files.command_line), set through a public setter.
 F1: `llm` names its work floor `work_floor_s` and `ai` its floor with launches
@@ -24,7 +24,9 @@ def test_tables_bandwidth_of_is_the_model_rule():
     from rooflab.model import bandwidth_reached
     from rooflab.report import tables
 
-    assert tables.bandwidth_of is bandwidth_reached.bandwidth_of   # old: a second copy
+    # old: a second copy in tables; then a re-export nothing imported (review r1 F4)
+    assert not hasattr(tables, "bandwidth_of")
+    assert bandwidth_reached.bandwidth_of.__module__ == "rooflab.model.bandwidth_reached"
 
 
 def test_report_json_copy_percent_of_bandwidth(tmp_path, capsys):

@@ -69,10 +69,10 @@ def test_catalog_derives_cpu_peaks_through_cpu_nominal():
     got = _imports("hardware/catalog.py")
     assert ("rooflab.hardware.cpu_nominal", "cpu_nominal_roof") in got
     assert ("rooflab.hardware.cpu_arch", "cpu_nominal_roof") not in got
-    # the derived roof is unchanged: EPYC 9654, 96 cores x 2.4 GHz x 4 fp64 lanes x 2 FMA
-    # pipes x 2 FLOP = 3686.4 GFLOP/s; DRAM 12 channels x 4800 MT/s x 8 B = 460.8 GB/s
+    # the derived roof: EPYC 9654, 96 cores x 3.55 GHz (AMD's all-core boost) x 4 fp64 lanes
+    # x 2 FMA pipes x 2 FLOP = 5452.8 GFLOP/s; DRAM 12 channels x 4800 MT/s x 8 B = 460.8 GB/s
     roof = lookup("EPYC 9654").roof
-    assert roof.find_compute("fp64").value == pytest.approx(96 * 2.4e9 * 4 * 2 * 2)
+    assert roof.find_compute("fp64").value == pytest.approx(96 * 3.55e9 * 4 * 2 * 2)
     assert roof.bandwidth("DRAM").value == pytest.approx(12 * 4800e6 * 8)
 
 

@@ -41,7 +41,7 @@ from test_llm_quant_activations import W8A8  # the review's W8A8 checkpoint (ign
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
 from rooflab.workloads.llm import Request, analyze_llm, load_config, parse_config
-from rooflab.workloads.llm.config import bundled_names
+from rooflab.workloads.llm.config_names import bundled_names
 from rooflab.workloads.llm.footprint import weight_bytes
 from rooflab.workloads.llm.kernels import decode_step
 from rooflab.workloads.llm.params import count_params, module_params

@@ -30,7 +30,7 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
 from rooflab.workloads.llm import analyze_llm, load_config, parse_config
-from rooflab.workloads.llm.config import bundled_names
+from rooflab.workloads.llm.config_names import bundled_names
 from rooflab.workloads.llm.settings import Settings
 
 

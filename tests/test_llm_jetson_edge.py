@@ -258,7 +258,7 @@ def test_docs_edge_example_is_this_runs_output(capsys):
 
 def test_roof_distance_does_not_offer_fp8_as_if_every_gpu_had_it():
     # an Orin lists no fp8: "(tensor cores, fp8)" read as advice to switch to it
-    from rooflab.model.diagnose import cures
+    from rooflab.model.diagnose_distances import cures
     from rooflab.model.machine import Machine
 
     roof_cure = cures(Machine(kind="gpu"))[3]

@@ -21,7 +21,7 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
 from rooflab.workloads.llm import Request, analyze_llm, load_config, parse_config
-from rooflab.workloads.llm.config import bundled_names
+from rooflab.workloads.llm.config_names import bundled_names
 from rooflab.workloads.llm.footprint import weight_bytes
 from rooflab.workloads.llm.layer_weights import layer_weights
 from rooflab.workloads.llm.settings import settings_for

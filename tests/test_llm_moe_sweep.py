@@ -117,7 +117,7 @@ def test_tensor_parallel_totals_include_the_all_reduces(capsys):
 def test_whatif_reads_the_llm_weight_split():
     # `rooflab llm --json | rooflab whatif --quantize/--batch`: the kernels carry
     # meta bytes_split (weights / activations / kv); attention reads no weights.
-    from rooflab.model.whatif import weight_share
+    from rooflab.model.whatif_weights import weight_share
 
     ops = {o.op.name: o.kernel() for o in decode_step(load_config("tinyllama-1.1b"), FP16,
                                                        1, 500).ops}

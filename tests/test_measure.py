@@ -8,14 +8,9 @@ import pytest
 
 import rooflab
 from rooflab.errors import InputError
-from rooflab.measuring import (
-    Measurement,
-    TimingWarning,
-    aggregate,
-    normalize_bytes,
-    normalize_flop,
-    timed_kernel,
-)
+from rooflab.measure_counts import normalize_bytes, normalize_flop
+from rooflab.measure_runs import aggregate
+from rooflab.measuring import Measurement, TimingWarning, timed_kernel
 from rooflab.probe.timer import FakeClock, TimingPlan
 
 PLAN = TimingPlan(warmup_s=0.0, sample_s=0.01, budget_s=0.05, min_samples=5, max_samples=50)

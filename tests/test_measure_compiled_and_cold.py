@@ -19,13 +19,13 @@ import warnings
 import pytest
 
 import rooflab
-from rooflab.measure_checks import counting_finding
 from rooflab.measure_counts import COMPILED_BYTES, CountWarning, eager_original
 from rooflab.measuring import TimingWarning
+from rooflab.model.sanity_timing import counting_finding
 from rooflab.probe.timer import TimingPlan
 
 torch = pytest.importorskip("torch")
-from rooflab.bench import torch_count  # noqa: E402  (needs torch)
+from rooflab.bench import torch_count, torch_flop_rules  # noqa: E402  (needs torch)
 
 # torch_ops first: it imports torch_ops_backward at its end (the rules' table)
 from rooflab.ingest import torch_ops, torch_ops_backward  # noqa: E402, F401
@@ -252,10 +252,9 @@ def test_the_counter_counts_the_backward_ops_the_trace_counts():
 
 
 def test_the_trace_rules_read_the_counters_table():
-    assert torch_ops_backward.POINTWISE_BACKWARD_FLOP is torch_count.POINTWISE_BACKWARD_FLOP
     assert torch_ops_backward.BACKWARD_PER_ELEMENT is torch_count.BACKWARD_PER_ELEMENT
-    assert torch_count.layernorm_backward_per_element(True, True, True, True) == 13
-    assert torch_count.layernorm_backward_per_element(True, False, False, False) == 9
+    assert torch_flop_rules.layernorm_backward_per_element(True, True, True, True) == 13
+    assert torch_flop_rules.layernorm_backward_per_element(True, False, False, False) == 9
 
 
 # --- N3: convolution_backward, one convention across verbs -------------------------------------

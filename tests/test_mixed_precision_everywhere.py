@@ -18,7 +18,8 @@ import pytest
 from rooflab.hardware.catalog import lookup_roof
 from rooflab.model import Kernel, analyze
 from rooflab.model.choose import kernel_time, rank
-from rooflab.model.whatif import change_precision, converted_flop, move_hardware
+from rooflab.model.kernel import converted_flop
+from rooflab.model.whatif import change_precision, move_hardware
 
 MIXED_S = 9e9 / 312e12 + 1e9 / 19.5e12          # 80.128 µs
 OLD_RULE_S = 10e9 / 312e12                       # 32.05 µs

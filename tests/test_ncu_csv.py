@@ -9,13 +9,9 @@ import pytest
 from rooflab.errors import ParseError
 from rooflab.ingest.aggregate import short_name
 from rooflab.ingest.ncu_files import load_ncu
-from rooflab.ingest.ncu_metrics import (
-    TENSOR_FACTOR,
-    launch_counts,
-    parse_number,
-    recorded_peaks,
-    unit_scale,
-)
+from rooflab.ingest.ncu_flop import TENSOR_FACTOR
+from rooflab.ingest.ncu_metrics import launch_counts, recorded_peaks
+from rooflab.ingest.ncu_numbers import parse_number, unit_scale
 
 IDENT = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
          '"Block Size","Grid Size","Device","CC"')

@@ -10,7 +10,8 @@ from test_ncu_hierarchy import output5_with
 
 from rooflab.cli.main import main
 from rooflab.ingest.ncu_files import load_ncu
-from rooflab.ingest.ncu_metrics import is_used, launch_details
+from rooflab.ingest.ncu_launch import launch_details
+from rooflab.ingest.ncu_metrics import is_used
 from rooflab.model.advice_compute import grid_words, latency_detail
 from rooflab.model.kernel import Kernel
 

@@ -13,7 +13,6 @@ import pytest
 
 from rooflab.hardware.resolve import load_roof
 from rooflab.ingest.torch_trace import load_torch_trace
-from rooflab.model import sanity
 from rooflab.model.kernel import Kernel
 from rooflab.model.opkind import (
     has_weights,
@@ -24,7 +23,8 @@ from rooflab.model.opkind import (
     normal_kind,
     streams_weights,
 )
-from rooflab.model.whatif import quantize_weights, sparsify, weight_share
+from rooflab.model.whatif import quantize_weights
+from rooflab.model.whatif_weights import sparsify, weight_share
 
 PREDICATES = (is_matrix, is_gemm, streams_weights, has_weights, is_streaming)
 # kind: (is_matrix, is_gemm, streams_weights, has_weights, is_streaming)
@@ -64,13 +64,6 @@ def test_a_kind_is_normalised_once(kind):
     ("conv3d", "conv"), ("decode_step", "decode"), ("mmul", ""), ("gemv2t", "gemv")])
 def test_words_match_whole_not_as_bare_prefixes(kind, word):
     assert kind_word(kind) == word
-
-
-def test_old_imports_from_sanity_still_resolve():
-    from rooflab.model import opkind
-    for name in ("kernel_kind", "kind_from_name", "name_words", "op_kind", "is_streaming",
-                 "STREAMING_KINDS", "ELEMENTWISE_OPS"):
-        assert getattr(sanity, name) is getattr(opkind, name)
 
 
 # --- the bug: 2:4 sparsity skipped addmm / aten::addmm / aten::mm -------------------------

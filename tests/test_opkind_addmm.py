@@ -8,7 +8,8 @@ op kind 'addmm' was matched to 'add' by a bare prefix.
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice import advise
-from rooflab.model.sanity import check_kernel, is_streaming
+from rooflab.model.opkind import is_streaming
+from rooflab.model.sanity import check_kernel
 
 # GPU-like toy roof: fp16 vector 1e13, fp16 tensor 1e14 FLOP/s, DRAM 1e12 B/s (ridge 10).
 ROOF = Roof("toy-gpu", compute=(Ceiling(1e13, precision="fp16", unit="vector"),
@@ -70,7 +71,7 @@ def test_zero_flop_op_is_not_said_to_be_held_by_a_compute_ceiling():
 def test_addmm_bytes_count_as_weights_in_a_quantisation_what_if():
     # nn.Linear records aten::addmm; `rooflab whatif trace.json --quantize` gave its bytes
     # a weight share of 0 (read as the elementwise 'add'), so quantising predicted nothing.
-    from rooflab.model.whatif import weight_share
+    from rooflab.model.whatif_weights import weight_share
 
     def share(op):
         return weight_share(Kernel("k", {"fp16": 1e9}, {"DRAM": 1e7}, meta={"op": op}), None)

@@ -8,15 +8,13 @@ import pytest
 
 from rooflab.errors import InputError
 from rooflab.model.ceiling import Ceiling, Roof
+from rooflab.model.comm_link import link_from_device, link_from_fit, link_from_roof
 from rooflab.model.parallel import (
     Link,
     allreduce_link_bytes,
     comm_binds_at,
     dp_step,
     linear_layer,
-    link_from_device,
-    link_from_fit,
-    link_from_roof,
     scale_dp,
 )
 from rooflab.workloads.llm.parallel import tp_decode_step

@@ -16,7 +16,7 @@ import pytest
 
 from rooflab.hardware.catalog import lookup_roof
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.analysis import point_on
+from rooflab.model.placement import point_on
 
 H100 = lookup_roof("H100")
 # two GEMMs of one name: 2 TFLOP over 4 GB (AI 500) in 4 ms, 1 GFLOP over 100 MB (AI 10)

@@ -11,9 +11,10 @@ from rooflab.errors import MissingDependency, ProbeError
 from rooflab.hardware.host import Caches, HostInfo
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.probe.cpu import bandwidth as bw
+from rooflab.probe.cpu.flags import drift_note, flag_overshoot
 from rooflab.probe.cpu.modes import get_mode
 from rooflab.probe.cpu.runner import calibrate_reps, measure_rate
-from rooflab.probe.cpu.suite import dram_working_set, drift_note, flag_overshoot
+from rooflab.probe.cpu.suite import dram_working_set
 from rooflab.probe.timer import FakeClock, TimingPlan
 
 PLAN = TimingPlan(warmup_s=0.01, sample_s=0.01, budget_s=0.1, min_samples=5)
@@ -261,7 +262,7 @@ def test_gemm_is_trusted_only_on_the_requested_threads(monkeypatch):
 
 def test_a_failed_clock_reading_is_replaced_not_used():
     """Seen under load: a preempted calibration read 505 Hz. It must not become the clock."""
-    from rooflab.probe.cpu.suite import clock_estimate
+    from rooflab.probe.cpu.assemble import clock_estimate
 
     ghz, note = clock_estimate(505.0, 3.6e9, 2, end_hz=3.7e9)
     assert ghz == pytest.approx(3.7) and "failed" in note

@@ -63,7 +63,7 @@ def test_a_peak_far_below_nominal_is_flagged():
     # the same demo run: fp32 147 GFLOP/s against 236 nominal at the measured clock, with
     # samples that agreed (all slowed alike), so no warning and no `!` in the table
     from rooflab.model.ceiling import Ceiling, Roof
-    from rooflab.probe.cpu.suite import flag_undershoot
+    from rooflab.probe.cpu.flags import flag_undershoot
 
     nominal = Roof("Zen 4 @ 3.69 GHz", compute=(
         Ceiling(118e9, precision="fp64", unit="vector", provenance="derived"),

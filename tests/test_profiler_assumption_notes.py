@@ -265,7 +265,8 @@ def _gpp_like(tmp_path, clock_hz):
 
 def test_base_clock_under_a_boost_catalog_roof_is_said(tmp_path):
     from rooflab.ingest.ncu_files import load_ncu
-    from rooflab.ingest.profile_import import catalog_clock_hz, choose_roof
+    from rooflab.ingest.profile_checks import catalog_clock_hz
+    from rooflab.ingest.profile_import import choose_roof
 
     imp = load_ncu([str(_gpp_like(tmp_path, 1_619_726_202.90))])
     assert imp.clock_hz == pytest.approx(1_619_726_202.90)

@@ -26,12 +26,12 @@ import pytest
 from rooflab.hardware import resolve
 from rooflab.hardware.profile import roof_at_threads
 from rooflab.model import analysis as analysis_mod
-from rooflab.model.analysis import REAL_TRAFFIC, analyze, memory_ceiling
+from rooflab.model.analysis import analyze, memory_ceiling
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.diagnose import level_bounds
 from rooflab.model.kernel import Kernel
 from rooflab.model.parallel import layer_time, linear_layer
-from rooflab.model.real_traffic import STREAM_SHAPES
+from rooflab.model.real_traffic import REAL_TRAFFIC, STREAM_SHAPES
 from rooflab.model.schema import analysis_to_dict, points_to_dicts
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu.dram_ceiling import real_traffic

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from rooflab.model.analysis import REAL_TRAFFIC, analyze
+from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.choose import kernel_time
 from rooflab.model.diagnose import diagnose, level_bound
 from rooflab.model.kernel import Kernel
+from rooflab.model.real_traffic import REAL_TRAFFIC
 from rooflab.model.whatif import scale_bytes
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu.dram_ceiling import real_traffic

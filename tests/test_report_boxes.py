@@ -115,8 +115,7 @@ def _old_arrangement_cost(items, fixed, soft, walls, leaders):
     against lists, with _cost and _leader_cost."""
     import math
 
-    from rooflab.report.chart_layout import _box, _cost, _leader_cost
-    from rooflab.report.chart_layout_cost import has_leader
+    from rooflab.report.chart_layout_cost import _box, _cost, _leader_cost, has_leader
 
     placed, leaders, cost = list(fixed), list(leaders), 0.0
     for _, anchor, offset, ha, va, text in items:
@@ -136,13 +135,9 @@ def _old_arrangement_cost(items, fixed, soft, walls, leaders):
 def test_chart_layout_scores_as_the_scalar_definition(seed):
     """The chart layout's array scoring (_Scene, _arrangement_cost, _pair_costs) gives
     exactly the costs of _cost and _leader_cost applied one label at a time."""
-    from rooflab.report.chart_layout import (
-        _arrangement_cost,
-        _candidates,
-        _marker_box,
-        _pair_costs,
-        _Scene,
-    )
+    from rooflab.report.chart_layout import _marker_box
+    from rooflab.report.chart_layout_cost import _arrangement_cost, _Scene
+    from rooflab.report.chart_layout_points import _candidates, _pair_costs
 
     rng = random.Random(seed)
     pts = [(rng.uniform(0, 550), rng.uniform(0, 378)) for _ in range(25)]

@@ -245,15 +245,15 @@ def test_report_json_has_the_fallback(tmp_path, capsys):
 
 # --- 6: diagnose.py split, its names where they were ---------------------------------
 
-def test_diagnose_is_split_and_its_names_stay_importable():
+def test_diagnose_is_split_and_reads_the_distances_module():
     from rooflab.model import diagnose as d
     from rooflab.model import diagnose_distances as dd
 
     model = Path(d.__file__).parent
     for name in ("diagnose.py", "diagnose_distances.py"):
         assert len((model / name).read_text().splitlines()) <= 450   # the model's budget
-    # the three distances live in their own module, re-exported where callers find them
-    for name in ("Distance", "distances", "cures", "CURES", "GATHER_CURE"):
+    # the three distances live in their own module, which diagnose uses (one copy)
+    for name in ("Distance", "distances"):
         assert getattr(d, name) is getattr(dd, name)
     # seed 004's decode step on its measured T4 (270 GB/s, ridge 50 / 0.27 = 185.2):
     # AI 1 is 185x left of the ridge

@@ -70,9 +70,9 @@ def test_ncu_and_report_share_one_bandwidth_helper(tmp_path):
     from rooflab.cli import profiled
     from rooflab.hardware.resolve import load_roof
     from rooflab.ingest.kernelfile import load_kernels
-    from rooflab.report import tables
+    from rooflab.model import bandwidth_reached
 
-    assert profiled.bandwidth_of is tables.bandwidth_of
+    assert profiled.bandwidth_of is bandwidth_reached.bandwidth_of
     an = analyze(load_roof("A100"), load_kernels(str(_copy_file(tmp_path))))
     row = next(r for r in profiled.table_rows(an) if r["kernel"] == "copyKernel")
     assert row["percent_of_bandwidth"] == pytest.approx(COPY_PCT)
@@ -141,7 +141,7 @@ def test_html_hover_names_the_launch_and_the_work_floor(tmp_path, capsys):
 
 def test_hover_floor_of_a_work_bound_point_is_unchanged():
     from rooflab.hardware.resolve import load_roof
-    from rooflab.report.html import floor_words
+    from rooflab.report.html_hover import floor_words
 
     # 1e12 fp16 FLOP, 1e9 B on H100 (989.5 TFLOP/s tensor): work floor 1.01 ms >> 5 us
     (p,) = analyze(load_roof("h100"), [Kernel("mm", {"fp16": 1e12}, {"DRAM": 1e9},

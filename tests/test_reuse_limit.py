@@ -32,7 +32,7 @@ def _slope(k: rooflab.Kernel) -> str:
 
 
 def _limit(k: rooflab.Kernel) -> str:
-    from rooflab.model.advice_memory import reuse_limit
+    from rooflab.model.advice_tiling import reuse_limit
     ai = k.total_flop / k.bytes["DRAM"]
     return reuse_limit("matmul", k, ai, "fp16")
 
@@ -49,7 +49,7 @@ def test_square_gemm_slope_words_say_compulsory_not_once_per_request():
 
 
 def test_square_gemm_reuse_is_limited_by_compulsory_traffic():
-    from rooflab.model.advice_memory import reuses_data
+    from rooflab.model.advice_tiling import reuses_data
     k = _matmul(256, 256, 256)
     assert _limit(k) == "compulsory"
     assert not reuses_data("matmul", k, 256 / 3, "fp16")    # tiling is not offered either
@@ -67,7 +67,7 @@ def test_gemv_shaped_and_weight_dominated_gemms_keep_the_weight_words():
 
 
 def test_decode_kind_streams_weights_and_a_counted_gemm_is_tileable():
-    from rooflab.model.advice_memory import reuse_limit
+    from rooflab.model.advice_tiling import reuse_limit
     assert reuse_limit("decode") == "streams_weights"
     assert reuse_limit("mul_mat_vec_q4_0") == "streams_weights"
     # a GEMM with no shape whose AI is far from a GEMV's: tiles may still cut its bytes

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 import rooflab
-from rooflab.ingest.aggregate import bare_symbol, short_name, symbol_name, template_name
-from rooflab.model import Ceiling, Roof, comm_link, parallel
+from rooflab.ingest.aggregate import short_name
+from rooflab.ingest.kernel_names import symbol_name, template_name
+from rooflab.model import Ceiling, Roof, comm_link
 from rooflab.model.comm_link import link_from_roof
+from rooflab.symbols import bare_symbol
 from rooflab.units import LINKS
 
 PACKAGE = Path(rooflab.__file__).parent
@@ -45,10 +47,9 @@ def test_a_chip_to_chip_link_is_taken_before_the_host_pcie():
 
 
 def test_the_model_and_scale_search_the_one_list():
-    """comm_link.LINK_LEVELS (what model.parallel re-exports and `rooflab scale` searches)
+    """comm_link.LINK_LEVELS (what `rooflab scale` searches)
     is units.LINKS itself, not a copy that can drift."""
     assert comm_link.LINK_LEVELS is LINKS
-    assert parallel.LINK_LEVELS is LINKS
     assert set(LINKS) == {"NVLink", "xGMI", "ICI", "PCIe", "network", "loopback"}
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from rooflab.ingest.torch_ops import OpCall, op_work
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.sanity import check_kernel, is_streaming
+from rooflab.model.opkind import is_streaming
+from rooflab.model.sanity import check_kernel
 
 ROOF = Roof("toy-gpu", compute=(Ceiling(1e13, precision="fp32", unit="vector"),),
             memory=(Ceiling(1e12, level="DRAM"),))

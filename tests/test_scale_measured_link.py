@@ -14,11 +14,8 @@ from rooflab.cli.probe_comm import notes
 from rooflab.errors import InputError
 from rooflab.hardware.profile import MachineProfile, load_profile, profile_to_dict, save_profile
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.parallel import (
-    extrapolation_note,
-    link_from_profile,
-    measured_links,
-)
+from rooflab.model.link_fits import extrapolation_note, measured_links
+from rooflab.model.parallel import link_from_profile
 from rooflab.probe.comm.cluster import merge
 from rooflab.probe.comm.collectives import CollectiveResult, SizeResult
 

@@ -23,8 +23,8 @@ Each speed-up is (measured time) / (launch floor + new work at the same efficien
 import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.advice_memory import activation_share, sparse_bytes_ratio
-from rooflab.model.advice_sparse import sparse_bytes
+from rooflab.model.advice_fusion import activation_share
+from rooflab.model.advice_sparse import sparse_bytes, sparse_bytes_ratio
 from rooflab.model.diagnose import diagnose
 from rooflab.model.machine import machine_of
 from rooflab.model.opkind import is_sparse, is_stencil, is_streaming, kind_from_name

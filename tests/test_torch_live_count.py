@@ -15,7 +15,8 @@ from rooflab.workloads import ops
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 from rooflab.bench import kernels  # noqa: E402
-from rooflab.bench.torch_count import causal_pairs, count_call  # noqa: E402
+from rooflab.bench.torch_count import count_call  # noqa: E402
+from rooflab.bench.torch_flop_rules import causal_pairs  # noqa: E402
 from rooflab.measuring import CountWarning  # noqa: E402
 
 

@@ -12,7 +12,8 @@ import pytest
 from rooflab.hardware.resolve import load_roof
 from rooflab.model.advice_memory import weight_share as advice_share
 from rooflab.model.kernel import Kernel
-from rooflab.model.whatif import quantize_weights, weight_share
+from rooflab.model.whatif import quantize_weights
+from rooflab.model.whatif_weights import weight_share
 
 N = 4096
 SQUARE = Kernel("gemm", {"fp16": 2 * N**3}, {"DRAM": 3 * N * N * 2}, seconds=1e-3,

@@ -17,7 +17,7 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.errors import InputError
 from rooflab.hardware.resolve import load_roof
-from rooflab.model.schema import analysis_floors, llm_part
+from rooflab.model.document_parts import analysis_floors, llm_part
 
 # a T4 probed: the datasheet roof (nominal) and a measurement of it (measured)
 T4PROF = {"schema_version": 1, "host": {"name": "colab T4"},

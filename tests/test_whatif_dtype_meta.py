@@ -5,7 +5,8 @@ import json
 import pytest
 
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.model.whatif import change_precision, quantize_weights, sparsify
+from rooflab.model.whatif import change_precision, quantize_weights
+from rooflab.model.whatif_weights import sparsify
 
 ROOF = Roof("A", compute=(Ceiling(1e12, precision="fp32", unit="vector"),
                           Ceiling(8e12, precision="fp16", unit="tensor")),

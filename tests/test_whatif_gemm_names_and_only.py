@@ -16,6 +16,7 @@ from rooflab.errors import InputError, ParseError
 from rooflab.ingest.kernelfile import load_kernels
 from rooflab.model import whatif as w
 from rooflab.model.diagnose import diagnose
+from rooflab.model.whatif_weights import sparsify
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -36,7 +37,7 @@ def _slope(roof, kernel):
 def test_sparsity_prunes_a_gemm_known_only_by_its_name():
     a100 = rooflab.load_roof("A100")
     k = rooflab.Kernel(GEMM_NAME, flop={"fp16": 2 * N}, bytes={"DRAM": 2 * N}, seconds=50e-6)
-    (old, new), = w.sparsify(a100, [k]).moves
+    (old, new), = sparsify(a100, [k]).moves
     # fp16: 2 kept values of 2 B + 4 bits of positions per 4 weights = 4.5 / 8 = 9/16
     assert new.bytes["DRAM"] == pytest.approx(2 * N * 9 / 16)          # 18,874,368 B
     # on A100's fp16 tensor ceiling the zero half is skipped: executed FLOP halve
@@ -45,7 +46,7 @@ def test_sparsity_prunes_a_gemm_known_only_by_its_name():
     # an elementwise kernel of no op, by its name, is still left alone
     add = rooflab.Kernel("vectorized_elementwise_kernel<4, CUDAFunctor_add<c10::Half>>",
                          flop={"fp16": 1e6}, bytes={"DRAM": 6e6}, seconds=10e-6)
-    (_, same), = w.sparsify(a100, [add]).moves
+    (_, same), = sparsify(a100, [add]).moves
     assert same.bytes == add.bytes and "sparsity" not in same.meta
 
 

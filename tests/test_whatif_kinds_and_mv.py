@@ -20,7 +20,8 @@ from rooflab.ingest.torch_ops import OpCall, op_work, work_or_reason
 from rooflab.ingest.torch_trace import load_torch_trace
 from rooflab.model.kernel import Kernel
 from rooflab.model.retime import efficiency_basis
-from rooflab.model.whatif import change_batch, quantize_weights, weight_share
+from rooflab.model.whatif import change_batch, quantize_weights
+from rooflab.model.whatif_weights import weight_share
 from rooflab.workloads import ops
 
 

@@ -11,8 +11,8 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
 from rooflab.model import Kernel
-from rooflab.model.sanity import is_streaming
-from rooflab.model.whatif import sparsify
+from rooflab.model.opkind import is_streaming
+from rooflab.model.whatif_weights import sparsify
 
 
 @pytest.mark.parametrize("kind,streaming", [("mul_mat", False), ("mul_mat_q", False),

@@ -11,7 +11,7 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.hardware.catalog import lookup_roof
 from rooflab.model.kernel import Kernel
-from rooflab.model.whatif import sparse_weight_ratio, sparsify
+from rooflab.model.whatif_weights import sparse_weight_ratio, sparsify
 
 
 def test_the_compressed_format_keeps_half_plus_metadata():

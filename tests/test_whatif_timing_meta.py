@@ -11,8 +11,9 @@ from rooflab.hardware.resolve import load_roof
 from rooflab.measuring import resolve_plan, timed_kernel
 from rooflab.model import Kernel
 from rooflab.model.compare import compare_kernels
+from rooflab.model.retime import MEASURED_META
 from rooflab.model.schema import kernel_to_dict
-from rooflab.model.whatif import MEASURED_META, change_precision, fuse
+from rooflab.model.whatif import change_precision, fuse
 
 # What `rooflab bench` writes about a measured time (measuring.timed_kernel + check_floors).
 TIMING_KEYS = {"median_s", "best_s", "spread", "iqr_rel", "samples_n", "calls_per_sample",

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import InputError
-from .model.sanity import counting_finding  # noqa: F401  (it lives with the other checks)
 from .probe.stats import NOISY_SPREAD, Stats
 from .units import canonical_dtype
 

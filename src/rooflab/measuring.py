@@ -29,7 +29,8 @@ no CUDA device given or seen, the CPU clock is read after a torch.cuda.synchroni
 whenever CUDA is in use (measure_clocks). The Kernel's meta keeps what it ran with: the clock, the
 threads, the timing plan and the untimed calls made first (measure_context).
 
-This module is the benchmark form; the others live beside it and are re-exported here:
+This module is the benchmark form; the others live beside it (import from them; only
+collect and CountWarning, which docs/python.md shows, are importable from here too):
 measure_runs (decorator, context manager, aggregate), measure_counts (given or counted
 FLOP and bytes), measure_clocks (device and clock), measure_checks (what a call returns,
 noisy or too-short times, TimingWarning), measure_collect (collect(): every kernel made
@@ -45,39 +46,25 @@ from dataclasses import replace
 from typing import Any
 
 from .errors import InputError
-from .measure_checks import (  # noqa: F401  (re-exported: rooflab.measuring.* names)
-    SINGLE_RUN_MIN_S,
+from .measure_checks import (
     TimingWarning,
     option_clash,
     settled_call,
     times_warning,
     warn_number_precision,
 )
-from .measure_clocks import (  # noqa: F401
-    benchmark_clock,
-    cpu_clock_warning,
-    cuda_arg_device,
-    device_clock,
-    infer_device,
-)
-from .measure_collect import Collection, collect, record  # noqa: F401
+from .measure_clocks import benchmark_clock, cpu_clock_warning, cuda_arg_device
+from .measure_collect import collect, record
 from .measure_context import plan_meta, threads_meta
-from .measure_counts import (  # noqa: F401
-    CountWarning,
-    _counts,
-    _name_of,
-    normalize_bytes,
-    normalize_flop,
-)
-from .measure_runs import Measurement, aggregate  # noqa: F401
+from .measure_counts import CountWarning, _counts, _name_of
+from .measure_runs import Measurement
 from .model.kernel import Kernel
 from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan, calibrate
 from .probe.timer import bench as _bench
 
-__all__ = ["PLANS", "SECONDS_STAT", "SINGLE_RUN_MIN_S", "Collection", "CountWarning",
-           "Measurement", "TimingWarning", "aggregate", "collect", "device_clock",
-           "infer_device", "measure", "normalize_bytes", "normalize_flop", "resolve_plan",
-           "settled_call", "timed_kernel", "times_warning", "warn_number_precision"]
+__all__ = ["PLANS", "SECONDS_STAT", "CountWarning", "Measurement", "TimingWarning", "collect",
+           "measure", "resolve_plan", "settled_call", "timed_kernel", "times_warning",
+           "warn_number_precision"]
 
 PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
 SECONDS_STAT = "median"

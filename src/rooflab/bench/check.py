@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..model.analysis import Point, analyze
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
-from ..model.sanity import LLC_RESIDENT_SHARE, NOISY_IQR, cache_resident, working_set_of
+from ..model.sanity_counts import LLC_RESIDENT_SHARE, cache_resident, working_set_of
+from ..model.sanity_timing import NOISY_IQR
 
 # The least relative tolerance before a kernel counts as faster than its floor: below 5 %
 # the difference is within what clock changes and other load do to a measurement here.
@@ -40,7 +41,7 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
     flags = []
     if point.floor_ratio is not None and point.floor_ratio < 1.0 - tol:
         flags.append("below-floor")
-    # the rule analyze/report share (model.sanity.cache_resident): bytes per call, or the
+    # the rule analyze/report share (model.sanity_counts.cache_resident): bytes per call, or the
     # kernel's stated working set, within LLC_RESIDENT_SHARE of the last-level cache at a
     # DRAM point
     usable = llc * LLC_RESIDENT_SHARE if llc else None

@@ -1,8 +1,8 @@
 """Compulsory bytes of the PyTorch ops a counted call dispatches: the per-op traffic
 (distinct inputs read once, outputs written once, a gather's looked-up rows, a write-only
 in-place target written only) and the one-pass (fused) bookkeeping of TorchCount.fused_bytes.
-The model is bench/torch_count.py's module docstring; split from it, which re-exports every
-name. torch is imported only inside the functions.
+The model is bench/torch_count.py's module docstring; split from it. torch is imported
+only inside the functions.
 """
 
 from __future__ import annotations

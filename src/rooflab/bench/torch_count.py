@@ -46,58 +46,23 @@ from typing import Any
 
 from ..units import canonical_dtype, flop_precision
 from ..workloads.count import COMPULSORY
-from .torch_bytes import (  # noqa: F401  (re-exported: the byte model's old home)
-    _GATHERS,
+from .torch_bytes import (
     _NO_TRAFFIC,
-    _WRITE_ONLY,
-    _arg,
     _fused_reads,
-    _indexed_elements,
     _is_self_write,
-    _nbytes,
     _OnePass,
-    _out_arg_names,
-    _span,
     _split_args,
-    _storage_key,
     _tensors,
     _traffic,
 )
-from .torch_flop_rules import (  # noqa: F401  (re-exported: the FLOP rules' old home)
+from .torch_flop_rules import (  # noqa: F401  (docs/ingest.md names 3 of them here)
     _COMPARISONS,
-    _FFT,
     _MOVEMENT,
-    _PER_INPUT,
-    _POINTWISE_1,
-    _REDUCTIONS,
-    _SCALED,
-    _SDPA,
     BACKWARD_PER_ELEMENT,
-    COMPLEX_FLOP_PER_ELEMENT,
-    COMPLEX_MATRIX,
-    COMPLEX_REDUCTION,
-    EMBEDDING_BACKWARD_FLOP_PER_ELEMENT,
     FORMULAS,
-    LAYERNORM_AFFINE_FLOP_PER_ELEMENT,
-    LAYERNORM_GRAD_BIAS_FLOP,
-    LAYERNORM_GRAD_INPUT_FLOP,
-    LAYERNORM_GRAD_WEIGHT_FLOP,
-    LAYERNORM_PLAIN_FLOP_PER_ELEMENT,
-    LAYERNORM_XHAT_FLOP,
     PER_ELEMENT,
-    POINTWISE_BACKWARD_FLOP,
-    SOFTMAX_BACKWARD_FLOP_PER_ELEMENT,
-    _addmv,
-    _dot,
-    _int_mm,
-    _layernorm_backward_flop,
-    _mv,
-    _scales_per_element,
-    causal_pairs,
     complex_flop,
-    layernorm_backward_per_element,
     reduction_flop,
-    sdpa_flop,
     table_flop,
 )
 from .torch_layer_rules import LAYER_FORMULAS
@@ -222,7 +187,7 @@ def torch_precision(dtype) -> str:
 
 
 def _matrix_unit(precision: str) -> str | None:
-    from ..workloads.ops import TENSOR_DTYPES
+    from ..workloads.ops_common import TENSOR_DTYPES
 
     return "tensor" if precision in TENSOR_DTYPES else None
 

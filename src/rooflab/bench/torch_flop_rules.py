@@ -2,7 +2,7 @@
 does): the per-element table, the backward and layer-norm counts, reductions, complex
 values, FFTs and the formulas of mv/dot/int8 matmul/attention. One table for the live
 counter (bench.torch_count) and the trace rules (ingest.torch_ops*), so both agree.
-Split from bench/torch_count.py, which re-exports every name.
+Split from bench/torch_count.py.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def run_script(script: str, args: Sequence[str] = (), *,
     InputError for a missing script or one that measured nothing; ProbeError (with the
     script's traceback) when the script raises or exits with a non-zero status.
     """
-    from ..measuring import collect
+    from ..measure_collect import collect
 
     check_script(script)
     with collect() as found:

@@ -191,7 +191,8 @@ def run_zoo(roof: Roof | None = None, names: Sequence[str] | None = None, device
     With a roof, each kernel is checked against its floor (bench.check.check_floors).
     small=True shrinks the sizes (tests); clock replaces the timer's clock (tests).
     """
-    from ..measuring import device_clock, resolve_plan, timed_kernel
+    from ..measure_clocks import device_clock
+    from ..measuring import resolve_plan, timed_kernel
     from .check import check_floors
 
     chosen = select(names, small)

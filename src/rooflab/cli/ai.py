@@ -12,14 +12,12 @@ from dataclasses import replace
 import typer
 
 from ..errors import InputError
-from .ai_args import (  # noqa: F401  (old names, importable from here)
+from .ai_args import (
     DTYPE,
-    DTYPE64,
     GROUP,
     JSON,
     ML_DTYPE,
     OUT_DTYPE,
-    POSITIONAL,
     SIZES,
     STAGES,
     TILE,
@@ -28,36 +26,17 @@ from .ai_args import (  # noqa: F401  (old names, importable from here)
     OnAi,
     _n,
     _ops,
-    _tile,
     _tile3,
     dtype_assumed,
 )
-from .ai_hpc import (  # noqa: F401
-    WRITE_ALLOCATE,
+from .ai_hpc import (
     _add_layer_condition,
-    _binary,
-    _grid_arg,
-    _layer_condition,
     _register_axpy,
     _register_dot,
     _register_spmv,
     _register_stencil,
 )
-from .ai_result import (  # noqa: F401
-    NO_FLOP,
-    _bound_text,
-    _compute_label,
-    _floor_text,
-    _floors,
-    _launch_provenance,
-    _launches,
-    _ridge_band,
-    _roof_reason,
-    _with_launch_rate,
-    format_result,
-    fp4_note,
-    result_dict,
-)
+from .ai_result import format_result, result_dict
 
 HELP = """Arithmetic intensity calculator: FLOP, bytes and AI of one op.
 

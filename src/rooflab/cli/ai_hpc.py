@@ -9,7 +9,14 @@ import math
 import typer
 
 from ..errors import InputError
-from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n, _ops
+from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n
+
+
+def _hpc():
+    # imported on first use, as ai_args._ops does: `rooflab ai --help` stays light
+    from ..workloads import ops_hpc
+
+    return ops_hpc
 
 
 def _emit(op, on, json_out, extra=None, assumed=None) -> None:
@@ -109,7 +116,7 @@ def _register_stencil(ai: typer.Typer) -> None:
             raise InputError(f"--flop-per-point must be a finite number >= 0 (8 for a "
                              f"7-point Jacobi); got {flop_per_point!r}")
         # 3: the fewest points of a symmetric stencil (1-D, radius 1)
-        _emit(_ops().stencil(_grid_arg(grid), _n(points, "--points", minimum=3),
+        _emit(_hpc().stencil(_grid_arg(grid), _n(points, "--points", minimum=3),
                              dtype or HPC_DTYPE,
                              sweeps=_n(sweeps, "--sweeps", minimum=1),
                              write_allocate=write_allocate,
@@ -158,10 +165,10 @@ def _register_spmv(ai: typer.Typer) -> None:
         precision; the ML ops default to fp16).
         """
         reuse = x_reuse.strip().lower()
-        if reuse not in _ops().SPMV_X_REUSE:
+        if reuse not in _hpc().SPMV_X_REUSE:
             raise InputError(f"--x-reuse must be perfect (x stays in cache) or none (one x "
                              f"element per nonzero); got '{x_reuse}'")
-        _emit(_ops().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
+        _emit(_hpc().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
                           index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
                           rhs=_n(rhs, "--rhs", minimum=1),
                           x_reuse=reuse), on, json_out, assumed=dtype is None)
@@ -181,7 +188,7 @@ def _register_dot(ai: typer.Typer) -> None:
         real traffic (a probed CPU roof's DRAM (real traffic) ceiling judges it). Default
         dtype fp64 (HPC's precision; the ML ops default to fp16).
         """
-        _emit(_ops().dot(_n(n, "n"), dtype or HPC_DTYPE), on, json_out, assumed=dtype is None)
+        _emit(_hpc().dot(_n(n, "n"), dtype or HPC_DTYPE), on, json_out, assumed=dtype is None)
 
 
 def _register_axpy(ai: typer.Typer) -> None:
@@ -204,5 +211,5 @@ def _register_axpy(ai: typer.Typer) -> None:
         traffic) ceiling (meta byte_count). Default dtype fp64 (HPC's precision; the ML
         ops default to fp16).
         """
-        _emit(_ops().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
+        _emit(_hpc().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
                           out_of_place=out_of_place), on, json_out, assumed=dtype is None)

@@ -1,5 +1,5 @@
 """The answer of `rooflab ai OP`: result_dict (the JSON) and format_result (its text), split
-out of cli/ai.py (which re-exports both). Kept light: no matplotlib, torch or numba here.
+out of cli/ai.py (which uses both). Kept light: no matplotlib, torch or numba here.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def _ridge_band(analysis, roof, nominal) -> list[str]:
     between the measured and the nominal ridge flips its side (seed 004:28, :344)."""
     from ..hardware.profile import MachineProfile
     from ..model.diagnose import diagnose
-    from ..report.markdown import ridge_band_warnings
+    from ..report.read_with_care import ridge_band_warnings
 
     if not analysis.points or analysis.points[0].flop <= 0:
         return []

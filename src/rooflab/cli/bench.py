@@ -4,8 +4,7 @@ place them on the roof.
 The command and its table live here; what it runs lives by what it does: bench_zoo (the
 reference kernels), bench_run (--run's script), bench_kernel (--kernel's one numba
 kernel), bench_roofs (the probe that judges without --on), bench_output (-o FILE and
---json), bench_table (the table for a narrow terminal). Their names used elsewhere stay
-importable from here.
+--json), bench_table (the table for a narrow terminal); import their names from them.
 """
 
 from __future__ import annotations
@@ -17,16 +16,10 @@ import typer
 
 from ..errors import InputError
 from .bench_kernel import bench_kernel, check_kernel_options, list_details
-from .bench_output import (  # noqa: F401  (importable from here, as before the split)
-    OUTPUT_SUFFIXES,
-    check_bench_output,
-    emit_analysis,
-    output_suffix,
-    write_output,
-)
-from .bench_roofs import other_kind_warning, probe_roofs, say_probe_load  # noqa: F401
+from .bench_output import check_bench_output, emit_analysis, write_output
+from .bench_roofs import probe_roofs
 from .bench_run import check_run_options, time_script
-from .bench_table import COMPACT_HEADERS, compact_table  # noqa: F401
+from .bench_table import compact_table
 from .bench_zoo import list_kernels, selected_names, time_zoo
 from .common import wide_console
 from .options import on_option

@@ -41,9 +41,9 @@ def _doc(docs: dict[str, object], path: str) -> object | None:
 
 
 def _llm(docs: dict[str, object], path: str) -> Mapping | None:
-    """The `llm` block of a .json input, its figures checked (model.schema.llm_part: the
+    """The `llm` block of a .json input, its figures checked (model.document_parts.llm_part: the
     same words in choose, whatif and compare); None for other inputs."""
-    from ..model.schema import llm_part
+    from ..model.document_parts import llm_part
 
     return llm_part(_doc(docs, path), path)
 
@@ -51,7 +51,7 @@ def _llm(docs: dict[str, object], path: str) -> Mapping | None:
 def _refuse_roof(data: object | None, path: str) -> None:
     """A profile or a roof given as the kernels: the kernel reader's words send it to
     --on, which choose has not; here it is a device, for --among."""
-    from ..model.schema import document_kind
+    from ..model.document_parts import document_kind
 
     if document_kind(data) in ("profile", "roof"):
         raise InputError(f"{path}: this is a machine profile or roof, not a list of kernels: "
@@ -61,7 +61,7 @@ def _refuse_roof(data: object | None, path: str) -> None:
 
 def _roof_name(data: object | None) -> str | None:
     """The roof an analysis document was made on (where its measured step ran)."""
-    from ..model.schema import roof_parts
+    from ..model.document_parts import roof_parts
 
     # the roof that judges the document's kernels, as every reader finds it
     parts = roof_parts(data)

@@ -161,7 +161,7 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
     import json
 
     from ..files import read_text
-    from ..model.schema import analysis_floors, llm_part
+    from ..model.document_parts import analysis_floors, llm_part
 
     if not path.lower().endswith(".json"):
         return None

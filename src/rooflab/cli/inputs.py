@@ -167,13 +167,13 @@ def shared_names(per_file: dict[str, Sequence[Kernel]], shown: int = 3) -> str |
 def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
                     progress: Callable[[str, float], None] | None,
                     per_launch: bool) -> ProfileImport | None:
-    """The profilers' files read as their verbs read them (ingest.kernelfile.load_profiles),
+    """The profilers' files read as their verbs read them (ingest.profile_files.load_profiles),
     the ncu ones per launch when asked. --per-launch without an ncu file is an error, not a
     silent no-op: only ncu records each launch under its own ID (rooflab's kernel files and
     analysis JSON hold one row per kernel, the launches summed or never known; rocprof and
     torch inputs are read as their verbs read them, which have no per-launch view), so the
     flag could change nothing and the user would read summed kernels as launches."""
-    from ..ingest.kernelfile import load_profiles
+    from ..ingest.profile_files import load_profiles
 
     if not per_launch:
         return load_profiles(list(paths), progress=progress)
@@ -299,12 +299,8 @@ def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | 
 def _profiler_roof(imp: ProfileImport) -> tuple[tuple[Roof, ...], str, list[str]]:
     """The profiler's own roof (ingest.profile_import.choose_roof) and, on the roof the
     kernels' best makes, what 100 % means there, as `rooflab ncu` says it."""
-    from ..ingest.profile_import import (
-        ENVELOPE_NAME,
-        ENVELOPE_NOTE,
-        choose_roof,
-        envelope_words,
-    )
+    from ..ingest.profile_envelope import ENVELOPE_NAME, ENVELOPE_NOTE
+    from ..ingest.profile_import import choose_roof, envelope_words
 
     choice = choose_roof(None, imp)
     notes: list[str] = []
@@ -337,8 +333,12 @@ def _roof_notes(roofs: Sequence[Roof], kernels: Sequence[Kernel], imp: ProfileIm
 def _profile_of(spec: str) -> MachineProfile | None:
     """The machine profile an --on file is or carries (its record table in the report)."""
     from ..files import load_json
-    from ..hardware.resolve import looks_like_file
+    from ..hardware.resolve import looks_like_file, split_threads
 
+    # 'p.json@1t' is p.json's one-thread row: the profile (caches, datasheet check) is the
+    # file's all the same (review r5 F5: @1t dropped it, and with it cache_resident)
+    picked = split_threads(spec) if "@" in spec else None
+    spec = picked[0] if picked else spec
     if not spec.lower().endswith(".json") or not looks_like_file(spec) \
             or not Path(spec).is_file():
         return None
@@ -346,9 +346,9 @@ def _profile_of(spec: str) -> MachineProfile | None:
 
 
 def _profile_in(data: object, path: str) -> MachineProfile | None:
-    """The profile a parsed document is or carries (model.schema.profile_part), else None."""
+    """The profile a parsed document is or carries (document_parts.profile_part), else None."""
     from ..hardware.profile import profile_from_dict
-    from ..model.schema import profile_part
+    from ..model.document_parts import profile_part
 
     part = profile_part(data)
     if part is None:

@@ -19,28 +19,12 @@ from ..workloads.llm.links import (
     stage_link_given,
     tp_link,
 )
+from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
 
-# The JSON, CSV and chart live in llm_output, the tables and lines in llm_render. The names
-# llm() does not use were this module's before the split; nothing imports them from here
-# any more (review r1 F4).
-from .llm_output import _write_output, csv_text, result_dict, save_chart  # noqa: F401
-from .llm_render import (  # noqa: F401
-    LlmRun,
-    gap_line,
-    list_rows,
-    list_table,
-    per_s,
-    pipeline_lines,
-    print_report,
-    step_table,
-    summary_lines,
-    sweep_lines,
-    sweep_table,
-    totals,
-    tp_sweep_rows,
-    whatif_table,
-)
+# The JSON, CSV and chart live in llm_output, the tables and lines in llm_render.
+from .llm_output import _write_output, result_dict
+from .llm_render import LlmRun, print_report
 from .options import on_option
 
 # --on as every verb declares it: ROOFLAB_ON when not given, with the note that says so
@@ -202,7 +186,7 @@ def register(app) -> None:
         Floors are lower bounds: weights read once per step, 2 FLOP per multiply-add,
         each kernel at max(FLOP / peak, bytes / bandwidth) of the roof (docs/llm.md).
         """
-        from ..workloads.llm.config import load_config
+        from ..workloads.llm.config_names import load_config
 
         if config == "list":
             return _list_configs(json_out)

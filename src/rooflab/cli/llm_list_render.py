@@ -8,7 +8,7 @@ from ..units import si
 
 def list_rows() -> list[dict]:
     """The bundled configs with their parameter counts (for the table and --json)."""
-    from ..workloads.llm.config import bundled_names, load_config
+    from ..workloads.llm.config_names import bundled_names, load_config
     from ..workloads.llm.params import count_params
 
     rows = []

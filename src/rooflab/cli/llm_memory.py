@@ -80,7 +80,7 @@ def host_memory(spec: str) -> tuple[float | None, tuple[str, ...]]:
     device memory is the host's (review 18d G)."""
     from ..files import load_json
     from ..hardware.resolve import split_threads
-    from ..model.schema import profile_part
+    from ..model.document_parts import profile_part
 
     path = split_threads(spec)[0] if split_threads(spec) else spec
     if not path.lower().endswith(".json") or not Path(path).is_file():

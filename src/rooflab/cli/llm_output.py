@@ -29,7 +29,8 @@ def gap_launches(res: LlmRun) -> dict:
 def result_dict(res: LlmRun, phase: str = "both") -> dict:
     """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
     from ..workloads.llm.analysis import result_to_dict
-    from .llm_render import totals, tp_sweep_rows
+    from .llm_render import totals
+    from .llm_tp_lines import tp_sweep_rows
 
     r, tpr = res.result, res.tpr
     # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)

@@ -6,12 +6,7 @@ from __future__ import annotations
 import math
 
 from ..units import fmt_ai, fmt_seconds, si
-from ..workloads.llm.sweep_bend import (  # noqa: F401 (importable here, as before)
-    _row_bytes,
-    _weights_known,
-    equals_weights_batch,
-    per_sequence_bytes,
-)
+from ..workloads.llm.sweep_bend import equals_weights_batch, per_sequence_bytes
 from .llm_words import narrower, per_s
 
 

@@ -39,6 +39,36 @@ def on_option(more: str = ""):
 
 
 def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):
+    """--on (_on_given); a name that fits several sizes or boards is said when the command
+    has run (say_name_notes)."""
+    value = _on_given(ctx, param, given)
+    if not ctx.resilient_parsing:
+        ctx.call_on_close(lambda: say_name_notes(value))
+    return value
+
+
+def say_name_notes(value) -> None:
+    """A bare family name picks one of several sizes or boards (--on A100: the 80GB SXM
+    of four, where LLM-Viewer's nvidia_A100 is the 40 GB card): one `note:` line on
+    stderr per name, once per command, after it ran (hardware.resolve.name_note; review
+    r4 F2). stdout, --json's document included, stays as it was; a command that failed
+    says only its error."""
+    import sys
+
+    from ..hardware.resolve import name_note
+    from .common import say
+
+    failed = sys.exc_info()[1]   # set while the context closes on an exception
+    if failed is not None and getattr(failed, "exit_code", 1) != 0:
+        return
+    specs = [value] if isinstance(value, str) else list(value or ())
+    for spec in dict.fromkeys(specs):
+        note = name_note(spec)
+        if note:
+            say("note", note)
+
+
+def _on_given(ctx: typer.Context, param: typer.CallbackParam, given):
     """--on as given, else ROOFLAB_ON's value (a one-item list for a repeatable --on). The
     verbs that print a roof line name it there (inputs.on_source); the others say it in a
     note on stderr, so a roof from the environment is never silent."""

@@ -60,7 +60,7 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
     can be drawn, and its precision. Catalog names and roof files have no sweep."""
     from ..files import load_json
     from ..hardware.resolve import looks_like_file
-    from ..model.schema import profile_part
+    from ..model.document_parts import profile_part
 
     if not looks_like_file(spec) or spec.lower().endswith((".ncu-rep", ".csv")):
         return [], "", None   # (a .csv: rocprof-compute's roofline.csv, no sweep)

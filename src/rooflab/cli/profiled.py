@@ -11,17 +11,13 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..files import csv_text
-from ..ingest.profile_import import (
-    ENVELOPE_NAME,
-    ENVELOPE_NOTE,
-    ProfileImport,
-    RoofChoice,
-    choose_roof,
-)
+from ..ingest.profile_envelope import ENVELOPE_NAME, ENVELOPE_NOTE
+from ..ingest.profile_import import ProfileImport, RoofChoice, choose_roof
 from ..model.analysis import Analysis, analyze, notes_by_text
+from ..model.bandwidth_reached import bandwidth_of
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..report.tables import bandwidth_note, bandwidth_of
+from ..report.tables import bandwidth_note
 from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .common import (
     emit_json,

@@ -132,7 +132,7 @@ def with_precision_note(analysis):
 def steps_dict(analysis) -> list[dict]:
     """The optimisation-steps table of the .md/.html report, as numbers (one row per step:
     its longest kernel; speed-ups are time ratios against the previous and the first)."""
-    from ..report.markdown import step_kernels
+    from ..report.steps import step_kernels
 
     steps = step_kernels(analysis, timed=False)
     if len(steps) < 2:

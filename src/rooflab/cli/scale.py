@@ -9,7 +9,9 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError, RooflabError
-from ..model.parallel import NDR_SOURCE, Link, MeasuredLinks, assumed_nic
+from ..model.comm_link import NDR_SOURCE, assumed_nic
+from ..model.link_fits import MeasuredLinks
+from ..model.parallel import Link
 from .options import ON_ENV, on_option
 
 # --on as every verb declares it: ROOFLAB_ON when not given (review 14d J), with the note
@@ -71,7 +73,7 @@ def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
     """The measured links of a cluster profile file; None when `path` is another kind of
     profile or roof file (for --on: a compute profile is fine there)."""
     from ..hardware.profile import load_profile
-    from ..model.parallel import measured_links
+    from ..model.link_fits import measured_links
 
     try:
         prof = load_profile(path)
@@ -90,7 +92,7 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
     catalog one. A catalog card on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for
     2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
-    from ..model.parallel import bridged_pairs, host_link_of, link_from_device, link_from_roof
+    from ..model.comm_link import bridged_pairs, host_link_of, link_from_device, link_from_roof
 
     if link_bw:
         return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), hop_latency_s,
@@ -130,7 +132,7 @@ def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: i
     """What a measured link does not cover: device counts past the measured ones, and
     GPUs judged on a link measured between CPU processes."""
     from ..hardware.resolve import looks_like_file
-    from ..model.parallel import cpu_link_note, extrapolation_note
+    from ..model.link_fits import cpu_link_note, extrapolation_note
 
     m = chosen.measured
     if m is None:
@@ -150,7 +152,7 @@ def _given_level(on: str) -> str:
     profile file the link it measured (a cluster profile on gloo: `loopback`), else
     `NVLink`."""
     from ..hardware.resolve import load_roof, looks_like_file
-    from ..model.parallel import LINK_LEVELS
+    from ..model.comm_link import LINK_LEVELS
 
     if looks_like_file(on):
         roof = load_roof(on)
@@ -209,7 +211,7 @@ def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
     links, inter-node link, NICs per node: the assumed NIC's count, None for a given or
     measured inter-node link)."""
     from ..hardware.resolve import load_roof
-    from ..model.parallel import node_network_link
+    from ..model.comm_link import node_network_link
 
     if on is None:
         raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "

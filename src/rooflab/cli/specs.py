@@ -4,39 +4,16 @@ from __future__ import annotations
 
 import typer
 
-# the tables and `specs import`, each in its own module. The commands below use some of
-# these names; the rest this module held before the split, and nothing imports them from
-# here any more (review r1 F4).
-from .specs_import import (  # noqa: F401
-    PEAK,
-    _from_roof,
-    _imported,
-    _run_caches,
-    _two_roof_doc,
-    _typed,
-    import_cmd,
-)
-from .specs_tables import (  # noqa: F401
-    COMPACT_HEADERS,
-    COMPACT_KEY,
+# the tables and `specs import`, each in its own module; the commands below use these.
+from .specs_import import import_cmd
+from .specs_tables import (
     FileRoof,
-    _bytes,
-    _device_facts,
     _device_json,
-    _dram,
-    _fact,
-    _fixed,
-    _host_link,
-    _levels,
-    _ratio,
     _show_tables,
     _table,
-    _watts,
-    compact_rows,
     compare_ratios,
     compare_rows,
     core_count_note,
-    list_rows,
     list_tables,
     ratio_order,
 )
@@ -82,7 +59,7 @@ def _host(name: str) -> dict:
     """A probed profile's host block (its RAM, its cores), else {}."""
     from ..files import load_json
     from ..hardware.resolve import split_threads
-    from ..model.schema import profile_part
+    from ..model.document_parts import profile_part
 
     path = split_threads(name)[0] if split_threads(name) else name
     if not path.lower().endswith(".json"):

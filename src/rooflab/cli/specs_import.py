@@ -194,13 +194,8 @@ def _imported(spec: str, caches=None):
 
     from ..errors import InputError, ParseError
     from ..files import read_text
-    from ..hardware.import_roofs import (
-        bench_ceilings,
-        ert_roofs,
-        is_ert,
-        is_likwid_bench,
-        parse_likwid_bench,
-    )
+    from ..hardware.ert_roofs import ert_roofs, is_ert
+    from ..hardware.import_roofs import bench_ceilings, is_likwid_bench, parse_likwid_bench
     from ..model.schema import level_name
     from ..units import LEVELS
 

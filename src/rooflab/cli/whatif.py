@@ -11,30 +11,9 @@ from ..ingest.kernelfile_rows import precision_assumed_note
 from ..units import fmt_times
 from .options import Files, On
 
-# The table and the llm lines live by what they do; their names stay importable from here.
-from .whatif_llm import (  # noqa: F401
-    _batch_kept,
-    _fit,
-    _llm_doc,
-    _llm_extras,
-    _llm_lines,
-    _new_comm_s,
-    _scope,
-)
-from .whatif_table import (  # noqa: F401
-    _bound_cell,
-    _floor_lines,
-    _held,
-    _held_lines,
-    _held_reason,
-    _moved_totals,
-    _per_token_line,
-    _rows,
-    _scopes,
-    _span,
-    _step_line,
-    _table,
-)
+# The table and the llm lines live by what they do.
+from .whatif_llm import _llm_doc, _llm_extras, _llm_lines
+from .whatif_table import _table
 
 HELP = """What if the precision, the weights' format or sparsity, the fusion, the batch, the
 bytes a kernel moves or the hardware changed? Each change builds new kernels under a stated
@@ -121,6 +100,9 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     profile holds measured, then nominal), for --hardware's like-for-like basis;
     roofs_from: where they came from, as the assumption line names it."""
     from ..model import whatif as w
+    from ..model.whatif_batch import change_batch
+    from ..model.whatif_precision import change_precision
+    from ..model.whatif_weights import quantize_weights, sparsify
 
     given = [x for x in (precision, quantize, fuse, batch, hardware, sparsity, bytes_scale)
              if x is not None]
@@ -133,19 +115,19 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         # the gain is capped at the nominal peaks' ratio where the profile has them (review
         # r4 F4: a probe's fp32/fp64 ratio of 13x or 0.86x is noise, not the machine)
         nominal = next((r for r in on_roofs or () if r.kind == "nominal"), None)
-        return w.change_precision(roof, kernels, precision, names=_names(only, kernels),
-                                  nominal=nominal)
+        return change_precision(roof, kernels, precision, names=_names(only, kernels),
+                                nominal=nominal)
     if quantize is not None:
-        return w.quantize_weights(roof, kernels, quantize, names=_names(only, kernels), group=group)
+        return quantize_weights(roof, kernels, quantize, names=_names(only, kernels), group=group)
     if sparsity is not None:
         if sparsity.replace(" ", "") != "2:4":
             raise InputError(f"--sparsity takes 2:4 (the structured sparsity tensor cores "
                              f"run); got '{sparsity}'")
-        return w.sparsify(roof, kernels, names=_names(only, kernels))
+        return sparsify(roof, kernels, names=_names(only, kernels))
     if fuse is not None:
         return w.fuse(roof, kernels, _names(fuse, kernels))
     if batch is not None:
-        return w.change_batch(roof, kernels, batch, names=_names(only, kernels))
+        return change_batch(roof, kernels, batch, names=_names(only, kernels))
     if bytes_scale is not None:
         names = _names(only, kernels)
         _check_bytes_scale(bytes_scale, [k for k in kernels if names is None or k.name in names])
@@ -196,7 +178,7 @@ def register(app) -> None:
     ) -> None:
         from rich.markup import escape
 
-        from ..model.whatif import describe
+        from ..model.whatif_floors import describe
         from .common import check_output, emit_json, err_console, wide_console
         from .inputs import load_inputs
 
@@ -246,10 +228,10 @@ def register(app) -> None:
 
 
 def _read_with_care(result, inputs) -> list[str]:
-    """model.whatif.move_warnings on the machine behind the roof the kernels were judged
+    """model.whatif_warnings.move_warnings on the machine behind the roof the kernels were judged
     on (report.markdown.machine_for, as `rooflab report` finds it: a CPU's caches decide
     its cache-resident check)."""
-    from ..model.whatif import move_warnings
+    from ..model.whatif_warnings import move_warnings
     from ..report.markdown import machine_for
 
     return move_warnings(result, machine_for(result.before, inputs.profile))
@@ -302,7 +284,7 @@ def _chart_moves(result) -> tuple[list, list]:
     'rope (after, 3.80x)', the speed-up from the measured times, else from the work floors
     as the table gives it. A kernel the change leaves as it was (same FLOP, bytes, time
     and roof) is drawn once, under its own name, with no arrow."""
-    from ..model.whatif import move_floors
+    from ..model.whatif_floors import move_floors
 
     same_roof = result.before.roof == result.after.roof
     renamed: dict[int, object] = {}

@@ -1,6 +1,6 @@
 """rooflab whatif's lines for a `rooflab llm --json` document: whether the model fits the
-what-if's device, and the TP all-reduces the kernels leave out (split from cli/whatif.py;
-its names stay importable there)."""
+what-if's device, and the TP all-reduces the kernels leave out (split from
+cli/whatif.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ def _llm_doc(files: list[str]) -> dict | None:
     it holds what the kernels alone do not (footprint, the TP all-reduces, the pipeline)."""
     from ..files import load_json
     from ..ingest.kernelfile import file_kind
-    from ..model.schema import llm_part
+    from ..model.document_parts import llm_part
 
     for path in files:
         # rooflab's own JSON only: a .json may be a (gzipped) torch trace
@@ -32,7 +32,7 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     par = llm.get("parallel")
     need = ("comm_s", "allreduces_per_step", "allreduce_bytes", "link_bytes_per_s")
     if not isinstance(par, dict) or any(par.get(f) is None for f in need):
-        return None   # numbers where present (schema.llm_part); a part missing: no line
+        return None   # numbers where present (document_parts.llm_part); a part missing: no line
     tp = int(par.get("tp") or 1)
     # the vocab-parallel logits gather (review 18d E) rides the same link: a ring
     # all-gather moving (tp-1)/tp of its bytes, its latency part kept as the file has it
@@ -81,7 +81,7 @@ def _llm_extras(llm: dict | None, result, hardware: str | None) -> dict:
         out["fit"] = fit
     comm = _new_comm_s(llm, hardware) if _batch_kept(result) else None
     if comm is not None:
-        from ..model.whatif import total_floors
+        from ..model.whatif_floors import total_floors
 
         (wb, wa) = total_floors(result)["work"]
         par = llm["parallel"]
@@ -99,7 +99,7 @@ def _llm_extras(llm: dict | None, result, hardware: str | None) -> dict:
 def _batch_kept(result) -> bool:
     """Whether the what-if leaves the batch alone (a batch change resizes the all-reduces,
     which this line does not recount)."""
-    from ..model.whatif import meta_batch
+    from ..model.whatif_batch import meta_batch
 
     return all(meta_batch(old) == meta_batch(new) for old, new in result.moves)
 

@@ -22,7 +22,7 @@ from ..errors import ParseError
 from ..model.ceiling import Ceiling, Roof
 from ..units import PRECISIONS, UNITS
 from .cpu_arch import ARCHS
-from .cpu_nominal import cpu_nominal_roof
+from .cpu_nominal import catalog_clock, cpu_nominal_roof
 from .names import DeviceIndex
 
 if sys.version_info >= (3, 11):
@@ -44,6 +44,7 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
            "compute_capability": str, "host_link": str, "sms": int}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
+        "all_core_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
         "memory_channels": int, "memory_mts": float}
 _APPLE = {"gpu_cores": int, "gpu_ghz": float}
@@ -218,14 +219,15 @@ def _cpu_roof(fname: str, where: str, raw: Mapping[str, Any]) -> tuple[Roof, flo
         dram = raw["memory_gbps"] * 1e9
     else:
         dram = raw["memory_channels"] * raw["memory_mts"] * 1e6 * _DDR_CHANNEL_BYTES
-    roof = cpu_nominal_roof(raw["name"], raw["cores"], float(raw["base_ghz"]),
-                            ARCHS[raw["microarch"]], dram, raw["source"], clock="base")
+    ghz, clock = catalog_clock(raw, raw["vendor"])   # all-core boost where published
+    roof = cpu_nominal_roof(raw["name"], raw["cores"], ghz, ARCHS[raw["microarch"]], dram,
+                            raw["source"], clock=clock)
     if "e_microarch" in raw:
         if "e_cores" not in raw or "e_base_ghz" not in raw:
             raise _fail(fname, where, "a hybrid cpu entry needs e_cores and e_base_ghz")
         e_roof = cpu_nominal_roof(raw["name"], raw["e_cores"], float(raw["e_base_ghz"]),
                                   ARCHS[raw["e_microarch"]], None, raw["source"],
-                                  clock="base")
+                                  clock="base clock")
         roof = _add_compute(roof, e_roof)
     if "memory_gbps" in raw:
         dram_ceiling = Ceiling(value=dram, level="DRAM", provenance="nominal",

@@ -4,20 +4,35 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.roofline import cpu_peak_flop_per_s
 from .cpu_arch import MicroArch
 
 
+def catalog_clock(inputs: Mapping[str, Any], vendor: str) -> tuple[float, str]:
+    """The clock (GHz) a catalog CPU's peaks are derived at, and the words that name it.
+
+    A vendor's all-core clock (`all_core_ghz`: AMD's "All Core Boost Speed") where the entry
+    has one: a Zen part runs its cores far above base under a full vector load (EPYC 9654:
+    3.55 GHz all-core vs 2.4 base), so a base-clock peak would understate it by up to 1.5x.
+    Else the base clock, said as such: the fallback, not a claim that the part runs there."""
+    if inputs.get("all_core_ghz"):
+        return float(inputs["all_core_ghz"]), f"all-core boost, {vendor}"
+    return float(inputs["base_ghz"]), "base clock"
+
+
 def cpu_nominal_roof(name: str, cores: int, ghz: float, arch: MicroArch,
                      dram_bytes_per_s: float | None, source: str, clock: str = "") -> Roof:
     """Derived compute ceilings (cores x GHz x lanes x pipes x 2) and a nominal DRAM one.
 
-    `clock` names which clock `ghz` is ("base" for catalog entries); it goes into each
-    ceiling's method so a reader can tell a base-clock peak from a boost or AVX one."""
-    where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock} clock)" if clock else "")
+    `clock` names which clock `ghz` is ("base clock" or "all-core boost, AMD" for catalog
+    entries, from catalog_clock); it goes into each ceiling's method so a reader can tell a
+    base-clock peak from an all-core boost one."""
+    where = f"{cores} cores x {ghz:g} GHz" + (f" ({clock})" if clock else "")
     compute = []
     for prec, bits in (("fp64", 64), ("fp32", 32)) if arch.nominal_known else ():
         lanes = arch.simd_bits // bits

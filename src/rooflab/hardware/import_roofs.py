@@ -5,7 +5,7 @@
   `empirical.gbytes.data` / `empirical.gflops.data` are [name, GB/s or GFLOP/s] pairs, the
   measured roof; `spec` has the same layout for the ERT_SPEC_* figures of the config, the
   nominal roof. `--on ert.json` reads it as it reads a profile (hardware.resolve). Read
-  in hardware/ert_roofs.py; is_ert and ert_roofs stay importable from here.
+  in hardware/ert_roofs.py.
 - likwid-bench's summary (RRZE-HPC/likwid, bench/likwid-bench.c): `Test: NAME`, `Using N
   threads`, `Size (Byte):` (`Size:` before 5.0), `Size per thread:`, `MFlops/s:`, `MByte/s:`
   for each run; `rooflab specs import run.txt@DRAM` makes its ceilings.
@@ -24,15 +24,6 @@ from dataclasses import dataclass
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling, Roof
 from ..units import LEVELS, parse_rate, parse_size
-
-# ERT's roofline.json, read in its own module (split by what each part does); its names
-# stay importable from here.
-from .ert_roofs import (  # noqa: F401
-    _ERT_DRAM,
-    _ERT_PRECISION,
-    ert_roofs,
-    is_ert,
-)
 
 # ---------------------------------------------------------------------- likwid-bench
 

@@ -91,6 +91,45 @@ def largest_of_sizes(q: frozenset[str], candidates: Sequence[Any]) -> Any | None
     return candidates[sizes.index(top)] if sizes.count(top) == 1 else None
 
 
+# Words that name a board of one product, the same chip at another power, clock or memory:
+# 'A100' is sold as SXM and PCIe, 'H100' also as NVL. A bare family name resolves to one
+# entry (its alias, or largest_of_sizes), and the others it fits are said (review r4 F2:
+# LLM-Viewer's `nvidia_A100` is the 40 GB card, rooflab's `A100` the 80GB SXM).
+FORM_FACTORS = frozenset("sxm pcie nvl".split())
+
+
+def also_named(text: str, found: Any, devices: Sequence[Any]) -> list[Any]:
+    """The other entries `text` fits as well as `found`, the one it resolved to: the same
+    product in another memory size or form factor ('A100' is the 80GB SXM; the 40GB SXM
+    and both PCIe cards fit it too). Empty where the name says which ('A100 40GB PCIe')."""
+    if key(text) == key(found.name):   # the entry's own name: nothing else was meant
+        return []
+    q = frozenset(tokens(text))
+    family = without_size(found.name) - FORM_FACTORS
+    return [d for d in devices if d.name != found.name
+            and without_size(d.name) - FORM_FACTORS == family
+            and any(q <= frozenset(tokens(label)) for label in (d.name, *d.aliases))]
+
+
+def short_name(name: str) -> str:
+    """A catalog name less its leading vendor words, as people type it: 'NVIDIA A100 40GB
+    SXM' -> 'A100 40GB SXM', 'AMD Instinct MI300X' -> 'MI300X'."""
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in _DROP:
+        words.pop(0)
+    return " ".join(words)
+
+
+def choice_note(text: str, found: Any, devices: Sequence[Any]) -> str:
+    """"'A100' is NVIDIA A100 80GB SXM (also: A100 40GB SXM, ...; name one to choose)" where
+    `text` fits several sizes or boards of one product (also_named); "" where it fits one."""
+    others = also_named(text, found, devices)
+    if not others:
+        return ""
+    return (f"'{text}' is {found.name} (also: {', '.join(short_name(d.name) for d in others)}"
+            f"; name one to choose)")
+
+
 def _unique(devices) -> list[Any]:
     """Distinct devices in order (devices hold dicts, so dedupe by name, not by hash)."""
     return list({dev.name: dev for dev in devices}.values())

@@ -11,9 +11,10 @@ from pathlib import Path
 from ..errors import InputError, ParseError, RooflabError
 from ..files import load_json
 from ..model.ceiling import Roof
-from ..model.schema import check_schema_version, profile_part, roof_from_dict, roof_parts
+from ..model.document_parts import profile_part, roof_parts
+from ..model.schema import check_schema_version, roof_from_dict
 from ..units import LINKS
-from .import_roofs import ert_roofs, is_ert
+from .ert_roofs import ert_roofs, is_ert
 from .profile import profile_from_dict, roof_at_threads
 
 
@@ -306,6 +307,26 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
         raise ParseError("is a directory; give a profile file" +
                          (f" such as {hint}" if hint.is_file() else "") +
                          " or a catalog name (`rooflab specs list`)", path=spec) from None
+
+
+def name_note(spec: str | os.PathLike) -> str:
+    """What a catalog name that fits several sizes or boards of one product resolved to,
+    as load_roofs resolves it: "'A100' is NVIDIA A100 80GB SXM (also: A100 40GB PCIe, ...;
+    name one to choose)" (names.choice_note); "" for a file, a profile, a folder, an
+    unknown name (load_roofs says what is wrong with it) or a name that says which. Only
+    the CLI prints it (cli/options.py: once per --on)."""
+    from ..errors import HardwareNotFound
+    from .catalog import all_devices, lookup
+    from .names import choice_note
+
+    text = os.fspath(spec).strip() if isinstance(spec, (str, os.PathLike)) else ""
+    if not text or "@" in text or looks_like_file(text) or Path(text).exists():
+        return ""
+    try:
+        found = lookup(text)
+    except HardwareNotFound:
+        return ""
+    return choice_note(text, found, all_devices())
 
 
 def load_roof(spec: str | os.PathLike) -> Roof:

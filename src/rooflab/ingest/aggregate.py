@@ -14,28 +14,18 @@ from dataclasses import dataclass, field
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
-from ..symbols import bare_symbol  # noqa: F401  (re-exported: imported from here)
 from ..units import fmt_ai
-from .kernel_names import (  # noqa: F401  (re-exported: the names' old home)
-    _distinct,
-    display_names,
-    short_name,
-    step_labels,
-    symbol_name,
-    template_name,
-)
+from .kernel_names import short_name
+from .ncu_launch import ACHIEVED_OCC, THEORETICAL_OCC, launch_details
 from .ncu_metrics import (
-    ACHIEVED_OCC,
     DRAM,
     DRAM_RW,
     FP_OPS,
     LEVEL_METRICS,
     SECTORS,
-    THEORETICAL_OCC,
     Counts,
     flop_counts,
     launch_counts,
-    launch_details,
 )
 from .skips import SkipLog
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..model.kernel import Kernel
 from ..model.provenance import COUNTED, MEASURED
-from .aggregate import step_labels
+from .kernel_names import step_labels
 from .profile_import import ProfileImport, held_notes
 from .skips import FileRead, Skip
 

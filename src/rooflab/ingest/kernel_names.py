@@ -1,7 +1,7 @@
 """Kernel names of profiled launches: a demangled symbol shortened for display (return type,
 parameter list and template arguments dropped), kernels that share a short name told apart
 the same way in every run (compare matches by name), and each file's step label. Split from
-ingest/aggregate.py, which re-exports every name.
+ingest/aggregate.py.
 """
 
 from __future__ import annotations

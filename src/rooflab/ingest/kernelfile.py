@@ -35,52 +35,24 @@ from pathlib import Path
 
 from ..errors import InputError, ParseError
 from ..files import load_json, read_text
+from ..model.document_parts import document_kind, kernels_part
 from ..model.kernel import Kernel, names_warned_by_reader
 from ..model.schema import (
     check_schema_version,
-    document_kind,
     kernel_from_dict,
-    kernels_part,
     unknown_field_words,
     unknown_fields,
 )
-from .kernelfile_csv import (  # noqa: F401  (re-exported: the CSV reader's old home)
-    ACCEPTED,
-    CSV_KNOWN,
-    CSV_REQUIRED,
-    _check_cells,
-    _check_header,
-    _column_hints,
-    _extra_columns,
-    _flop_columns,
-    _number,
-    _split_flop,
-    kernels_from_csv,
-)
-from .kernelfile_rows import (  # noqa: F401  (AI_TOLERANCE, VECTOR_OPS re-exported)
-    AI_TOLERANCE,
-    DEFAULT_PRECISION,
-    PRECISION_ASSUMED,
-    VECTOR_OPS,
-    _check_read,
+from .kernelfile_csv import ACCEPTED, kernels_from_csv
+from .kernelfile_rows import (
     _given_ai,
-    _merge_levels,
-    _with_op_unit,
     finish_read,
     flop_example,
-    note_default_precision,
-    precision_assumed_note,
     threads_value,
     unknown_fields_message,
     warn_file,
 )
-from .profile_files import (  # noqa: F401  (re-exported: the verbs import them from here)
-    PROFILERS,
-    file_kind,
-    join_imports,
-    load_profiler_files,
-    load_profiles,
-)
+from .profile_files import file_kind, load_profiler_files
 
 
 def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
@@ -157,7 +129,7 @@ def _read_json(p: Path, path: str) -> object:
 
 
 def _kernel_items(data: object, path: str) -> list:
-    """The kernel dicts of a document (model.schema.kernels_part: a kernel list, an
+    """The kernel dicts of a document (model.document_parts.kernels_part: a kernel list, an
     analysis, `rooflab whatif -o w.json`'s predicted kernels, `rooflab demo --json`'s), or
     the error that says what the document is instead."""
     kind = document_kind(data)

@@ -1,8 +1,7 @@
 """rooflab's own kernel CSV: name, flop, bytes, seconds[, precision][, level][, calls][, unit]
 [, threads][, gflops][, flop_<precision>...], the format ingest/kernelfile.py's module
 docstring describes. Unknown columns go to meta; one that looks like a mistake is warned
-about; a malformed header or row is refused with its line. Split from ingest/kernelfile.py,
-which re-exports every name.
+about; a malformed header or row is refused with its line. Split from ingest/kernelfile.py.
 """
 
 from __future__ import annotations
@@ -12,8 +11,9 @@ import difflib
 import io
 
 from ..errors import InputError, ParseError
+from ..model.field_hints import time_unit
 from ..model.kernel import Kernel, names_warned_by_reader
-from ..model.schema import level_name, precision_name, time_unit
+from ..model.schema import level_name, precision_name
 from ..units import canonical_dtype
 from .kernelfile_rows import (
     DEFAULT_PRECISION,

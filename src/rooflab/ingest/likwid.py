@@ -62,19 +62,18 @@ from __future__ import annotations
 from ..errors import ParseError
 from ..files import STDIN_NAME
 from .counter_kernels import counter_import, counter_kernel, file_steps
-from .counter_text import counter_text, sockets_note, stem
-from .dram_events import VOLUMES, ZEN_MEM
-from .flop_events import FP_ARITH, check_precision
-from .flop_events import LIKWID_AMD_FLOPS as AMD_FLOPS
+from .counter_text import sockets_note, stem
+from .dram_events import ZEN_MEM
+from .flop_events import check_precision
 from .likwid_bytes import channel_dram
 from .likwid_groups import Part, group_part
-from .likwid_tables import COLLECT, RUNTIME, Table, read_tables, table_name
+from .likwid_tables import RUNTIME, Table, read_tables, table_name
 from .profile_import import ProfileImport
 from .skips import SkipLog, read_each
 
 # names other modules and the docs import from here (one definition each, re-exported)
-__all__ = ["AMD_FLOPS", "COLLECT", "FP_ARITH", "RUNTIME", "VOLUMES", "ZEN_MEM", "counter_text",
-           "load_likwid", "read_likwid", "read_tables", "sockets_note", "stem"]
+__all__ = ["RUNTIME", "ZEN_MEM", "load_likwid", "read_likwid", "read_tables", "sockets_note",
+           "stem"]
 
 
 def _regions(tables: list[Table], path: str) -> dict[str | None, list[tuple[Table | None,

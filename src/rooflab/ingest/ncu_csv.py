@@ -23,14 +23,15 @@ from dataclasses import dataclass
 
 from ..errors import ParseError
 from .aggregate import Launch
-from .ncu_details import TEXT_METRICS, read_details
-from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used, unit_scale
+from .ncu_details import read_details
+from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used
+from .ncu_numbers import unit_scale
 from .ncu_values import CUT_SHORT, GROUPED, CommaError, cell_value, comma_message, ends_open
 from .skips import SkipLog
 
 # Moved with the page readers; still importable from here.
-__all__ = ["NcuCsv", "read_ncu_csv", "read_text", "open_text", "cell_value", "Body",
-           "IDENTITY", "TEXT_METRICS", "HOW_TO", "SPLIT_QUOTED_LINES"]
+__all__ = ["NcuCsv", "read_ncu_csv", "read_text", "open_text", "cell_value", "Body", "IDENTITY",
+           "HOW_TO", "SPLIT_QUOTED_LINES"]
 
 IDENTITY = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time",
             "Context", "Stream", "Block Size", "Grid Size", "Device", "CC", "Section Name",

@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 from ..errors import ParseError
 from .aggregate import Launch, short_name
-from .ncu_metrics import DEVICE_NAME, compute_capability, is_used, unit_scale
+from .ncu_metrics import DEVICE_NAME, compute_capability, is_used
+from .ncu_numbers import unit_scale
 from .ncu_values import CUT_SHORT, GROUPED, CommaError, cell_value, comma_message, ends_open
 from .skips import SkipLog
 

@@ -14,14 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ParseError
-from .aggregate import (
-    Launch,
-    display_names,
-    group_kernel,
-    group_launches,
-    sort_by_time,
-    step_labels,
-)
+from .aggregate import Launch, group_kernel, group_launches, sort_by_time
+from .kernel_names import display_names, step_labels
 from .ncu_metrics import CLOCK, FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
 from .profile_import import ProfileImport, RecordedPeaks, held_notes
 from .skips import Skip, SkipLog
@@ -140,7 +134,7 @@ def load_ncu(paths: Sequence[str], progress: Progress | None = None,
 
 def _partial_flop_notes(kernels) -> tuple[str, ...]:
     """Kernel notes that say a precision's FLOP came from some of its add/mul/fma metrics
-    only (ncu_metrics._partial_note), once each with the kernels they hold for: FLOP that
+    only (ncu_flop._partial_note), once each with the kernels they hold for: FLOP that
     may read low belong on screen, not only in the JSON's meta."""
     starts = tuple(f"{p} FLOP from " for p in FP_OPS)
     return held_notes(kernels, keep=lambda note: note.startswith(starts))

@@ -1,7 +1,7 @@
 """Nsight Compute metrics -> FLOP per precision of one launch: the instruction counts
 (add + mul + 2 x fma, fp16 packed half2), the tensor-core ops (sm__ops_path_tensor_*, one
 figure per source), or the tensor instructions times a per-architecture factor. The formulas
-are in ingest/ncu_metrics.py's module docstring; split from it, which re-exports every name.
+are in ingest/ncu_metrics.py's module docstring; split from it.
 """
 
 from __future__ import annotations

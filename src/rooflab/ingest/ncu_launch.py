@@ -1,6 +1,6 @@
 """What explains a launch far under its roof, from Nsight Compute's metrics: its grid and
 block, occupancy (achieved, theoretical, the limiter) and how busy each pipe was. Split from
-ingest/ncu_metrics.py, which re-exports every name.
+ingest/ncu_metrics.py.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Time: gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.a
 Peaks: <metric>.peak_sustained x <unit>__cycles_elapsed.avg.per_second.
 
 The FLOP counts are in ingest/ncu_flop.py, the launch's occupancy and pipes in
-ingest/ncu_launch.py, numbers and units in ingest/ncu_numbers.py (all re-exported here).
+ingest/ncu_launch.py, numbers and units in ingest/ncu_numbers.py.
 """
 
 from __future__ import annotations
@@ -27,45 +27,17 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .ncu_flop import (  # noqa: F401  (re-exported: the FLOP counts' old home)
+from .ncu_flop import (
     _INST,
-    _INST_NAMES,
-    _INST_PLAN,
-    _TENSOR_OPS,
     _TENSOR_PRECISION,
     _TENSOR_UNCOUNTED,
     FP_OPS,
     FP_WEIGHTS,
-    TENSOR_FACTOR,
-    TENSOR_INST,
-    _not_tensor,
-    _partial_note,
-    _tensor_cache,
     _tensor_key,
-    _tensor_total,
     flop_counts,
 )
-from .ncu_launch import (  # noqa: F401  (re-exported: the launch details' old home)
-    _PIPE,
-    ACHIEVED_OCC,
-    LAUNCH_USED,
-    LIMITERS,
-    OCC_LIMIT,
-    SM_COUNT,
-    THEORETICAL_OCC,
-    dims,
-    launch_details,
-)
-from .ncu_numbers import (  # noqa: F401  (re-exported: the numbers' old home)
-    _BASES,
-    _NAN_WORDS,
-    _PREFIX,
-    _SHORT_TIME,
-    _UNIT_RE,
-    _get,
-    parse_number,
-    unit_scale,
-)
+from .ncu_launch import _PIPE, LAUNCH_USED
+from .ncu_numbers import _get
 
 # --- which metrics rooflab uses ------------------------------------------------------
 # (the FLOP metrics' names are in ncu_flop.py, the launch details' in ncu_launch.py)

@@ -1,6 +1,6 @@
 """Numbers and units in Nsight Compute's metrics: a unit's factor to SI base units, a cell's
 number, and one launch's metric value (None when missing or nan). Split from
-ingest/ncu_metrics.py, which re-exports every name.
+ingest/ncu_metrics.py.
 """
 
 from __future__ import annotations

@@ -18,15 +18,9 @@ from pathlib import Path
 
 from ..errors import ParseError, require
 from .aggregate import Launch
-from .ncu_metrics import (
-    CC_MAJOR,
-    CC_MINOR,
-    DEVICE_NAME,
-    dims,
-    is_used,
-    rates_to_totals,
-    unit_scale,
-)
+from .ncu_launch import dims
+from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, is_used, rates_to_totals
+from .ncu_numbers import unit_scale
 from .skips import SkipLog
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .ncu_metrics import parse_number
+from .ncu_numbers import parse_number
 
 GROUPED = re.compile(r"\s*[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?\s*")
 FIX = ("write the CSV with ncu itself (`ncu --import report.ncu-rep --csv > out.csv`) rather "

@@ -59,17 +59,17 @@ from ..errors import ParseError
 from ..files import STDIN_NAME
 from .counter_kernels import counter_import, counter_kernel, file_steps
 from .counter_text import sockets_note, stem
-from .dram_events import AMD_DRAM, is_dram_event
+from .dram_events import is_dram_event
 from .flop_events import PERF_AMD_FLOPS as AMD_FLOPS
-from .flop_events import PRECISIONS, check_precision, every_precision_note, fp_arith
+from .flop_events import check_precision, every_precision_note, fp_arith
 from .perf_dram import dram_bytes, is_amd, is_intel
-from .perf_lines import COLLECT, TIME_UNITS, Counts, read_perf
+from .perf_lines import TIME_UNITS, Counts, read_perf
 from .profile_import import ProfileImport
 from .skips import SkipLog, read_each
 
 # names other modules and the docs import from here (one definition each, re-exported)
-__all__ = ["AMD_DRAM", "AMD_FLOPS", "COLLECT", "NO_PMU", "PRECISIONS", "SOFTWARE",
-           "check_precision", "kernel_fields", "load_perf_stat", "read_perf"]
+__all__ = ["AMD_FLOPS", "NO_PMU", "SOFTWARE", "check_precision", "kernel_fields", "load_perf_stat",
+           "read_perf"]
 
 # perf's software events: counted by the kernel, so they have values without a PMU
 SOFTWARE = ("duration_time", "user_time", "system_time", "task-clock", "cpu-clock",

@@ -2,7 +2,7 @@
 roof for GPU kernels (or the reverse), a catalog roof whose clock is well above the one the
 kernels ran at, a recorded device that is not the roof's; and which catalog devices share
 the profile's compute capability. Each check gives a note to append to the roof's line ('' when
-all is well). Split from ingest/profile_import.py, which re-exports every name.
+all is well). Split from ingest/profile_import.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The envelope roof: when no roof is known (no --on, no device name the catalog knows, no
 recorded peaks), the best FLOP/s and B/s the profiled kernels themselves reached, labelled a
 lower bound on the machine's roof, never a machine's roof. Split from
-ingest/profile_import.py, which re-exports every name.
+ingest/profile_import.py.
 """
 
 from __future__ import annotations

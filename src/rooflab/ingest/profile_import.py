@@ -17,29 +17,14 @@ from dataclasses import dataclass, field
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
-from .profile_checks import (  # noqa: F401  (re-exported: the checks' old home)
-    FP32_LANES_PER_SM,
-    SLOW_CLOCK,
-    _catalog_device,
+from .profile_checks import (
     _other_device,
-    catalog_clock_hz,
-    cc_mismatch,
     cc_suggestion,
     clock_mismatch,
     device_mismatch,
     recorded_cc,
 )
-from .profile_envelope import (  # noqa: F401  (re-exported: the envelope's old home)
-    ENVELOPE_NAME,
-    ENVELOPE_NOTE,
-    ENVELOPE_SOURCE,
-    ON_CPU_HINT,
-    _envelope,
-    _rate_for_own_time,
-    envelope_roof,
-    envelope_words,
-    on_cpu,
-)
+from .profile_envelope import ON_CPU_HINT, envelope_roof, envelope_words, on_cpu
 from .skips import Skip
 
 

@@ -21,17 +21,13 @@ from pathlib import Path
 from ..errors import ParseError
 from ..files import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
 from ..files import is_roofline_header
-from .aggregate import Launch, display_names, group_counts, group_kernel, sort_by_time, step_labels
+from .aggregate import Launch, group_counts, group_kernel, sort_by_time
+from .kernel_names import display_names, step_labels
 from .ncu_csv import read_text
-from .ncu_metrics import Counts, parse_number
+from .ncu_metrics import Counts
+from .ncu_numbers import parse_number
 from .profile_import import ProfileImport, held_notes
-from .rocprof_counters import (  # noqa: F401  (VECTOR, MATRIX, TCP_TCC re-exported)
-    MATRIX,
-    TCP_TCC,
-    VECTOR,
-    _with_known_levels,
-    rocprof_counts,
-)
+from .rocprof_counters import _with_known_levels, rocprof_counts
 from .skips import SkipLog, read_each
 
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")

@@ -25,7 +25,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..bench.torch_count import COMPLEX_FLOP_PER_ELEMENT
+from ..bench.torch_flop_rules import COMPLEX_FLOP_PER_ELEMENT
 from ..errors import InputError
 from ..units import dtype_bytes, flop_precision
 
@@ -374,7 +374,7 @@ def _conv(call: OpCall) -> OpWork | str | None:
 
 
 def _conv_unit(dt: str) -> str | None:
-    from ..workloads.ops import TENSOR_DTYPES
+    from ..workloads.ops_common import TENSOR_DTYPES
 
     return "tensor" if dt in TENSOR_DTYPES else None
 
@@ -405,7 +405,7 @@ RULES.update({f"aten::{n}{suffix}": _elementwise for n in ELEMENTWISE_BINARY + E
 RULES.update({"aten::_softmax": _softmax, "aten::native_layer_norm": _layernorm,
               "aten::convolution": _conv})
 # Imported here, not at the top: their rules use the helpers above.
-from .torch_ops_attention import ATTENTION_RULES, _attention  # noqa: E402, F401
+from .torch_ops_attention import ATTENTION_RULES  # noqa: E402
 from .torch_ops_backward import BACKWARD_RULES  # noqa: E402
 from .torch_ops_loss import LOSS_RULES  # noqa: E402
 from .torch_ops_memory import MEMORY_RULES  # noqa: E402

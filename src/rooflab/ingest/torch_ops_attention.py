@@ -1,5 +1,5 @@
 """FLOP and compulsory bytes of PyTorch's scaled-dot-product attention, forward and backward,
-from the shapes the profiler recorded (split from ingest/torch_ops.py, which re-exports).
+from the shapes the profiler recorded (split from ingest/torch_ops.py).
 
 FLOP: bench.torch_flop_rules.sdpa_count, the live counter's count (bench may not import
 ingest, so it lives there). Forward: 2 matmuls (S = QK^T, O = PV), 2·B·H·pairs·(D_qk + D_v)

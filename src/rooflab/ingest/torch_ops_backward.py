@@ -9,7 +9,7 @@ each gradient the op returns written once (the `output_mask` says which it retur
 
 from __future__ import annotations
 
-from ..bench.torch_count import (
+from ..bench.torch_flop_rules import (
     BACKWARD_PER_ELEMENT,
     POINTWISE_BACKWARD_FLOP,
     layernorm_backward_per_element,
@@ -42,7 +42,7 @@ def _mask(call: OpCall, i: int, n: int = 3) -> list[bool]:
 
 
 def _unit(dt: str) -> str | None:
-    from ..workloads.ops import TENSOR_DTYPES
+    from ..workloads.ops_common import TENSOR_DTYPES
 
     return "tensor" if dt in TENSOR_DTYPES else None
 

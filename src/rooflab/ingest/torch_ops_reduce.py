@@ -9,7 +9,7 @@ both paths). Bytes: the input read once, the output written once.
 
 from __future__ import annotations
 
-from ..bench.torch_count import reduction_flop
+from ..bench.torch_flop_rules import reduction_flop
 from ..units import flop_precision
 from .torch_ops import (
     COMPLEX_REAL,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..bench.torch_count import PER_ELEMENT, reduction_flop
+from ..bench.torch_flop_rules import PER_ELEMENT, reduction_flop
 from ..bench.torch_layer_rules import batchnorm_per_element
 from ..units import flop_precision
 from .torch_ops import (

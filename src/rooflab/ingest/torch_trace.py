@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
-from .aggregate import sort_by_time, step_labels
+from .aggregate import sort_by_time
+from .kernel_names import step_labels
 from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
 from .torch_compiled import compiled_error, compiled_note, compiled_regions
@@ -32,12 +33,10 @@ from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
 from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
-from .torch_trace_file import _folder_hint, _not_json, load_trace_json  # noqa: F401
-from .torch_trace_groups import (  # noqa: F401  (re-exported: the groups' old home)
+from .torch_trace_file import load_trace_json
+from .torch_trace_groups import (
     PROFILER_FLOP,
-    _args_text,
     _cat_note,
-    _dtype_text,
     _Group,
     _kernel,
     _lost_note,

@@ -1,7 +1,7 @@
 """Reading a PyTorch profiler chrome trace file (plain or gzipped JSON, a bare event list or
 {"traceEvents": [...]}), with errors that say what the file is instead (a folder of traces,
 another profiler's CSV, a rooflab JSON) and how to export a trace. Split from
-ingest/torch_trace.py, which re-exports every name.
+ingest/torch_trace.py.
 """
 
 from __future__ import annotations

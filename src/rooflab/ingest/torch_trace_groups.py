@@ -1,7 +1,7 @@
 """The groups a chrome trace's op calls are summed into (one per op, input shapes, dtypes
 and constant arguments): their names (made unique), the Kernel each becomes, and the notes
 about them (cat's assumed dtype, warm-up, uncounted ops, device events linked to no op).
-Split from ingest/torch_trace.py, which re-exports every name.
+Split from ingest/torch_trace.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ itself. The speed-up is the old time over the predicted time. Pure: no I/O.
 This module picks the rules for a point and is the public face: the rules live in
 advice_memory (memory-bound), advice_compute (compute, overhead, latency, quiet machine)
 and advice_precision (lower-precision pricing, mixed-precision parts), on advice_core's
-shared pieces, and their names are re-exported here for the code and tests that use them.
+shared pieces; import those names from the module that owns them.
 """
 
 from __future__ import annotations
@@ -20,60 +20,28 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_ai, fmt_seconds
-from .advice_compute import (
-    SHORT_CALL_S,
-    _quiet_advice,
-    compute_advice,
-    latency_advice,
-    overhead_advice,
-    timing_noise,
-)
-from .advice_core import (
-    NEGLIGIBLE_LAUNCH,
-    TARGET_EFFICIENCY,
-    Advice,
-    Efficiency,
-    efficiency_of,
-    pct,
-    predict_seconds,
-    work_pct,
-)
-from .advice_memory import (
-    BATCH_ADVICE,
-    FUSION_MIN_GAIN,
-    L2_BYTES_DEFAULT,
-    NO_REUSE_KINDS,
-    TILING_GAIN,
-    activation_share,
-    memory_advice,
-    reuse_limit,
-    reuses_data,
-    weight_advice,
-)
-from .advice_precision import LOWER_PRECISION, _lower_precision, mixed_part_advice
+from .advice_calls import hold_call_cost, many_calls, merge_calls_advice
+from .advice_compute import _quiet_advice, compute_advice, latency_advice, overhead_advice
+from .advice_core import Advice, Efficiency, efficiency_of
+from .advice_memory import memory_advice
+from .advice_precision import mixed_part_advice
 from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
-from .opkind import MATRIX_KINDS, WEIGHT_STREAMING_KINDS, is_streaming, is_whole_step, kernel_kind
+from .opkind import is_streaming, is_whole_step, kernel_kind
 from .retime import STEP_CALLS_HINT, held_gap_s
 from .sanity import check_ai_high
+from .sanity_ceilings import roof_threads
+from .sanity_counts import check_cache_resident
 
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
 # and fusing a launch-bound kernel read 1.00x before its launches were counted (11b #6).
 MIN_SPEEDUP = 1.01
 
-# `advise` and RULES are this module's own; the other names below are re-exported only for
-# outside users of their old `rooflab.model.advice` path (review 14b, smaller item 3). Inside
-# the package import each from the module that owns it: advice_core, advice_compute,
-# advice_memory, advice_precision or opkind, as the imports above say.
-__all__ = ["BATCH_ADVICE", "FUSION_MIN_GAIN", "L2_BYTES_DEFAULT", "LOWER_PRECISION",
-           "MATRIX_KINDS", "MIN_SPEEDUP", "NEGLIGIBLE_LAUNCH", "NO_REUSE_KINDS", "RULES",
-           "SHORT_CALL_S", "TARGET_EFFICIENCY", "TILING_GAIN", "WEIGHT_STREAMING_KINDS",
-           "Advice", "Efficiency", "_lower_precision", "_quiet_advice", "activation_share",
-           "advise", "compute_advice", "efficiency_of", "latency_advice", "memory_advice",
-           "mixed_part_advice", "overhead_advice", "pct", "predict_seconds", "reuse_limit",
-           "reuses_data", "timing_noise", "weight_advice", "work_pct"]
+# This module's own public names; the rules and their pieces are imported above from the
+# modules that own them (advice_core, advice_compute, advice_memory, advice_precision).
+__all__ = ["MIN_SPEEDUP", "RULES", "advise"]
 
 
 def gap_range(a: Advice, p: Point, e: Efficiency, kernel: Kernel | None = None,
@@ -122,8 +90,8 @@ def _recount(p: Point, kernel: Kernel, kind: str) -> Advice | None:
     """'Recount FLOP and bytes' (1.00x) for a streaming op whose AI the sanity check calls
     abnormally high (sanity.check_ai_high): every other gain rests on those counts."""
     found = check_ai_high(kernel, (p,))
-    if found is None or not is_streaming(kind):
-        return None
+    if found is None or found.check != "ai_high" or not is_streaming(kind):
+        return None   # flop_per_element: an 'elementwise' function's own count (r5 F4)
     e = efficiency_of(p)
     return Advice(
         kernel=p.kernel, action=f"recount FLOP and bytes (AI {fmt_ai(p.ai)} is too high "
@@ -164,6 +132,13 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         mixed = mixed_part_advice(p, e, roof, held, machine)
         if mixed is not None:
             items.append(mixed)
+    cost = many_calls(p, roof, machine, kernel)
+    if cost is not None:
+        # its time is per-call cost (review r5 F3): merging the calls is the lever, threads
+        # cannot beat their own spawn, and a lever on the work keeps the per-call cost
+        resident = check_cache_resident(kernel, p, machine) is not None
+        items = [merge_calls_advice(p, e, cost, machine)] + [
+            hold_call_cost(a, p, e, cost, resident) for a in items if a.shrinks != "below roof"]
     if kernel.provenance.get("bytes") == "derived":
         # rooflab's own counts (`ai`, `llm`) are compulsory traffic already: each byte
         # moves once, so better tiling cannot cut them (a decode GEMV reads each weight
@@ -184,6 +159,10 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         why = (f"; op kind '{kind}' read off the name '{kernel.name}' (give meta.op, a CSV "
                f"'op' column or a JSON 'op' field to set it)")
         items = [replace(a, assumption=a.assumption + why) for a in items]
+    if roof_threads(roof) == 1:
+        # a one-thread roof prices one core: "on every core" was not what was priced (the
+        # 4.24x of a strided sum is the one-thread 80 %; review r5 F6d)
+        items = [replace(a, action=a.action.replace(" on every core", "")) for a in items]
     if is_whole_step(kernel):   # a whole step timed as one point: a range (18a F2, 19a N1)
         items = [gap_range(a, p, e, kernel, roof) for a in items]
     # A latency-bound kernel's lever is parallelism or fewer synchronisations (seed 000 §6.2

@@ -8,15 +8,16 @@ from dataclasses import replace
 
 from ..units import fmt_rate, fmt_seconds, si
 from .advice_core import Advice, Efficiency, _advice, _efficiency, pct, work_pct
-from .advice_memory import activation_share, memory_advice
+from .advice_fusion import activation_share
+from .advice_memory import memory_advice
 from .advice_precision import _lower_precision
 from .analysis import Point
 from .ceiling import Roof, iqr_over_median
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import is_matrix, is_stencil, is_streaming
-from .sanity import NOISY_IQR
 from .sanity_ceilings import roof_threads
+from .sanity_timing import NOISY_IQR
 
 # Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
 # PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.
@@ -182,8 +183,12 @@ def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:
         return a
     if a.speedup <= headroom:
         # below the cap the same model still assumes the latency is gone (19a N11)
-        note = ("only after the latency is fixed: AI-raising levers assume the kernel "
-                "then tracks its roof (seed 000 §6.2 误判二)")
+        # it keeps its current share of the roof, which a latency-bound kernel keeps
+        # only once its time tracks the roof: "then tracks its roof" beside "keeps its
+        # current efficiency (0.85% of roof)" read as two contradicting claims (r5 F6b)
+        note = ("only after the latency is fixed: the gain holds the kernel at its current "
+                "share of a higher roof, which a latency-bound kernel keeps only once its "
+                "time follows the roof (seed 000 §6.2 误判二)")
         return replace(a, assumption=f"{note}; {a.assumption}")
     note = (f"only after the latency is fixed: AI-raising levers assume the kernel then "
             f"tracks its roof; capped at its {headroom:.2f}x headroom (the model gave "

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 from ..units import fmt_pct, fmt_seconds
 from .analysis import Point
-from .opkind import MATRIX_KINDS  # noqa: F401  (re-exported: its name here before opkind)
 from .roofline import time_floor
-from .sanity import applicable_launch_s
+from .sanity_ceilings import applicable_launch_s
 
 # A well-tuned kernel reaches 70-80 % of the (measured) roof (seed 000 §6.4, tip four).
 TARGET_EFFICIENCY = 0.8
@@ -76,7 +75,7 @@ def work_pct(p: Point, e: Efficiency) -> str:
 
 
 def efficiency_of(p: Point) -> Efficiency:
-    """The launch floor that applies to the point's time (sanity.applicable_launch_s: none
+    """The launch floor that applies to the point's time (sanity_ceilings.applicable_launch_s: none
     when the time is below calls x the floor), and the efficiency of the rest."""
     launch = applicable_launch_s(p)
     if p.seconds is None:

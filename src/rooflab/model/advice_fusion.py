@@ -159,11 +159,13 @@ def _own_passes(p: Point, e: Efficiency, kernel: Kernel | None,
     only: the count is of memory traffic. None where it does not apply."""
     fused = kernel.meta.get("fused_bytes") if kernel is not None else None
     n = ops_per_call(kernel)
-    if (p.level != "DRAM" or not is_positive(fused) or n <= 1 or not 0 < fused < p.bytes
+    # a hand-given fused_bytes without an op list (n == 0) is used, its op count unknown:
+    # it was ignored silently and the neighbour rule offered instead (review r5)
+    if (p.level != "DRAM" or not is_positive(fused) or 0 < n <= 1 or not 0 < fused < p.bytes
             or p.bytes != kernel.bytes.get("DRAM")):
         return None
     chip, _ = words(machine, "chip")
-    count = f"{n:g}"
+    count = f"{n:g}" if n > 1 else "several"
     # measure(torch.compile(f)): the bytes are the eager ops', the timed code may be fused
     compiled = "compiled" in str(kernel.provenance.get("bytes", ""))
     return _advice(

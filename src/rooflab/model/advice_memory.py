@@ -9,62 +9,26 @@ from __future__ import annotations
 
 from ..units import si
 from .advice_core import Advice, Efficiency, _advice, _efficiency
-
-# The levers lived here before the split by lever family; every name stays importable here.
-from .advice_fusion import (  # noqa: F401
-    FUSION_MIN_GAIN,
-    _matrix_bytes,
-    activation_share,
-    fusion_advice,
-    ops_per_call,
-)
+from .advice_fusion import FUSION_MIN_GAIN, fusion_advice
 from .advice_precision import _lower_precision
-from .advice_sparse import (  # noqa: F401  (sparse_bytes_ratio: whatif's helper, here too)
-    sparse_bytes,
-    sparse_bytes_ratio,
-    spmm_advice,
-)
+from .advice_sparse import spmm_advice
 from .advice_stencil import nontemporal_advice, spatial_advice, temporal_advice
-from .advice_tiling import (  # noqa: F401
-    MIN_TILING_GAIN,
-    TILING_GAIN,
-    ReuseLimit,
-    reuse_limit,
-    reuses_data,
-    tiling_advice,
-)
-from .advice_weights import BATCH_ADVICE, weight_advice  # noqa: F401
+from .advice_tiling import tiling_advice
+from .advice_weights import weight_advice
 from .analysis import Point
 from .ceiling import Roof
-from .element_dtype import (  # noqa: F401  (INT4_WEIGHT_WORDS: its name here before)
-    INT4_WEIGHT_WORDS,
-    element_bytes,
-    weight_bytes_per_element,
-)
 from .kernel import Kernel
 from .machine import Machine, words
-from .opkind import (  # noqa: F401  (GEMM_KINDS, is_gemm: their names here before)
-    GEMM_KINDS,
+from .opkind import (
     WEIGHT_STREAMING_KINDS,
     is_gemm,
     is_matrix,
     is_sparse,
     is_stencil,
     is_streaming,
-    kind_word,
     streams_weights,
 )
-from .weight_traffic import (  # noqa: F401
-    GEMV_MAX_ROWS,
-    WEIGHT_DOMINANT,
-    experts_touched,
-    routed,
-    shape_ai,
-    weight_share,
-    weight_size,
-    weight_streaming,
-    weights_by_default,
-)
+from .weight_traffic import weight_share, weight_streaming, weights_by_default
 
 # L2 capacity assumed when the device's is unknown (H100: 50 MB).
 L2_BYTES_DEFAULT = 50e6

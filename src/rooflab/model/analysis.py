@@ -2,7 +2,7 @@
 
 The parts live by what they do: placement (one kernel at one level: Point, its bound),
 byte_convention (which DRAM ceiling judges a kernel's bytes), unplaced (a kernel without
-a point). Their names stay importable from here, where the rest of rooflab imports them.
+a point). Import their names from there.
 """
 
 from __future__ import annotations
@@ -14,39 +14,12 @@ from typing import Any
 
 from ..errors import InputError
 from ..units import si
-
-# Which bytes a ceiling judges, and the points and unplaced kernels analyze() makes, lived
-# here before the split by what they do: every name stays importable from here.
-from .byte_convention import (  # noqa: F401
-    READ_ONLY_KINDS,
-    READ_ONLY_WRITE_SHARE,
-    REAL_TRAFFIC_COUNT,
-    counter_bytes,
-    memory_ceiling,
-    on_real_traffic,
-    real_traffic_reason,
-    stream_counted,
-)
+from .byte_convention import memory_ceiling
 from .ceiling import KernelCeiling, Roof, kernel_ceiling
 from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
 from .kernel import Kernel
-from .placement import (  # noqa: F401
-    LATENCY_FRACTION,
-    NOT_BINDING,
-    OVERHEAD_SHARE,
-    RIDGE_TOLERANCE,
-    Point,
-    analyze_point,
-    binds_elsewhere,
-    classify,
-    held_on,
-    kernel_key,
-    left_of_ridge,
-    point_on,
-    primary_points,
-)
-from .real_traffic import REAL_TRAFFIC  # noqa: F401
+from .placement import Point, analyze_point, primary_points
 from .unplaced import Unplaced, unplaced_kernel
 
 

@@ -1,7 +1,7 @@
 """What a kernel without FLOP reaches: the bytes/s it moved and their share of its level's
 bandwidth ceiling, for every verb's `analysis` rows (model/schema.point_to_dict) and the bench
-CSV. model/ may not import report/, whose tables.bandwidth_of is the same rule: it is to
-re-export this one (one copy)."""
+CSV. model/ may not import report/, so the rule lives here and report/ imports it (one
+copy)."""
 
 from __future__ import annotations
 

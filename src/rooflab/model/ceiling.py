@@ -7,13 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..units import (
-    FLOAT_PRECISIONS,  # noqa: F401  (re-exported: one definition)
-    fmt_rate,
-    fmt_seconds,
-    is_float,  # noqa: F401  (re-exported: one definition)
-    si,
-)
+from ..units import fmt_rate, fmt_seconds, is_float, si
 from .canonical_names import level_name, precision_name, unit_name
 
 PROVENANCES = ("nominal", "measured", "derived")

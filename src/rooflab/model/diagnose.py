@@ -14,39 +14,21 @@ from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import advise
+from .advice_calls import many_calls
 from .advice_core import Advice, pct
-from .analysis import (
-    LATENCY_FRACTION,
-    NOT_BINDING,
-    OVERHEAD_SHARE,
-    Analysis,
-    Point,
-    binds_elsewhere,
-    kernel_key,
-    primary_points,
-)
+from .analysis import Analysis, Point, primary_points
 from .ceiling import kernel_ceiling
-from .diagnose_distances import (  # noqa: F401 (re-exported: diagnose's names before the split)
-    CURES,
-    GATHER_CURE,
-    Distance,
-    _narrow_weights,
-    _other_family_top,
-    _reuse,
-    cures,
-    distances,
-)
+from .diagnose_calls import calls_below_roof, calls_evidence
+from .diagnose_distances import Distance, _narrow_weights, _other_family_top, _reuse, distances
 from .display import pretty
 from .display_results import diagnosis_text
 from .kernel import Kernel
 from .machine import Machine, machine_of
+from .placement import LATENCY_FRACTION, NOT_BINDING, OVERHEAD_SHARE, binds_elsewhere, kernel_key
 from .retime import one_launch_step
-from .sanity import (
-    ABOVE_TOLERANCE,
-    Finding,
-    applicable_launch_s,
-    check_kernel,
-)
+from .sanity import Finding, check_kernel
+from .sanity_ceilings import applicable_launch_s
+from .sanity_finding import ABOVE_TOLERANCE
 
 # Kernels further than this from their roof are flagged (seed 000 §4.4).
 FLAG_HEADROOM = 2.0
@@ -100,7 +82,7 @@ class Diagnosis:
     @property
     def write_allocate(self) -> bool:
         """Whether sanity's write_allocate finding explains why it is above its roof:
-        counter bytes over a STREAM-counted DRAM roof (sanity.check_write_allocate)."""
+        counter bytes over a STREAM-counted DRAM roof (sanity_ceilings.check_write_allocate)."""
         return any(f.check == "write_allocate" for f in self.findings)
 
     @property
@@ -142,7 +124,7 @@ def level_bound(p: Point, binding: Point | None) -> str:
     a higher roof, so its % of roof is low because that level does not bind, not because
     of latency (review 16a H: a stencil at 65 % of DRAM had its L1 point "latency" at
     4.7 %). Such a point reads "not binding (DRAM binds)"; memory, compute and overhead
-    are what they say at every level and stay (analysis.binds_elsewhere: the rule, which
+    are what they say at every level and stay (placement.binds_elsewhere: the rule, which
     the JSON's bound and binding_level follow too)."""
     other = binds_elsewhere(p, binding)
     return p.bound if other is None else f"{NOT_BINDING} ({other} binds)"
@@ -260,21 +242,22 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         # at 224 TFLOP/s), so it is not ranked, flagged or advised beyond the fix.
         headroom, gain, advice = None, None, ()
         note = "; ".join(x for x in (note if isinstance(note, str) else "", unranked) if x)
+    # many small calls whose time is per-call cost: overhead-bound, not latency (r5 F3)
+    cost = many_calls(p, analysis.roof, machine, kernel)
+    dists = distances(p, top.label, top.value, machine, len(analysis.roof.compute),
+                      _weighted_label(analysis, kernel), _other_family_top(analysis.roof, top),
+                      _reuse(kernel, p), _narrow_weights(kernel, p.precision),
+                      # a launch floor to speak of: not on a CPU roof (review 19a N10)
+                      step=one_launch_step(kernel) and bool(analysis.roof.overhead_s))
+    if cost is not None:
+        dists = (calls_below_roof(dists[0], p, cost, machine), *dists[1:])
     return Diagnosis(
-        kernel=kernel.name, point=p, bound=p.bound, evidence=_latency_evidence(p, machine,
-                                                                                 kernel),
+        kernel=kernel.name, point=p, bound="overhead" if cost else p.bound,
+        evidence=(calls_evidence(p, cost) if cost else _latency_evidence(p, machine, kernel)),
         headroom=headroom,
         flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
-        rank=0, distances=distances(p, top.label, top.value, machine,
-                                    len(analysis.roof.compute),
-                                    _weighted_label(analysis, kernel),
-                                    _other_family_top(analysis.roof, top),
-                                    _reuse(kernel, p),
-                                    _narrow_weights(kernel, p.precision),
-                                    # a launch floor to speak of: not on a CPU roof (19a N10)
-                                    step=one_launch_step(kernel)
-                                    and bool(analysis.roof.overhead_s)),
+        rank=0, distances=dists,
         findings=findings, advice=advice,
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
 
@@ -300,7 +283,7 @@ def reachable_s(p: Point) -> float:
     """The least time a point can reach at its roof. Reaching the roof does not remove the
     launches: it is the larger of the work floor and calls x the launch floor (graphs and
     fusion cut the latter; their advice predicts that gain separately), the floor left out
-    where the measured time is below it (sanity.applicable_launch_s)."""
+    where the measured time is below it (sanity_ceilings.applicable_launch_s)."""
     return max(p.floor_s, applicable_launch_s(p))
 
 

@@ -2,7 +2,7 @@
 own AI (overhead and kernel efficiency), along the slope to the ridge (the intensity it
 lacks) and up to the roof's fastest ceiling (precision, unit, hardware), each a factor
 with words naming what closes it on this kind of machine. Split out of diagnose.py,
-which re-exports these names. Pure: no I/O.
+which uses them. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from dataclasses import dataclass, replace
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice_core import Efficiency, efficiency_of, pct
-from .advice_memory import reuse_limit, weight_size
+from .advice_tiling import reuse_limit
 from .ceiling import Ceiling, Roof, is_float
 from .kernel import Kernel
 from .machine import Machine
 from .opkind import is_matrix, is_sparse, is_stencil, is_streaming, kernel_kind, kind_word
 from .placement import Point
-from .sanity import ABOVE_TOLERANCE
+from .sanity_finding import ABOVE_TOLERANCE
+from .weight_traffic import weight_size
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
     "tileable" (tiles can still cut its bytes); False or "streams_weights" for a
     weight-streaming op (a GEMV, a decode step, a GEMM of a GEMV's shape or AI, or mostly
     weights at its compulsory AI); "compulsory" for a GEMM whose traffic is already its
-    shape's compulsory bytes, weights a minority (advice_memory.reuse_limit); "stream" for
+    shape's compulsory bytes, weights a minority (advice_tiling.reuse_limit); "stream" for
     a streaming op (elementwise, a norm; any op under 1 FLOP/B of no matrix kind),
     "unknown" for one of no kind at all under 1 FLOP/B (it may stream, or be a stencil),
     "sparse" for an SpMV (a read-once matrix), "stencil" for a stencil (blocking levers).
@@ -255,7 +256,7 @@ def _slope_levers(reuse: bool | str, narrow: str = "") -> tuple[str, str]:
 
 def _narrow_weights(kernel: Kernel, precision: str) -> str:
     """Where a kernel's weights are already 4-bit or narrower, its weight dtype and the
-    reading it comes from (advice_memory.weight_size: meta weight_dtype, a W4A16/AWQ/GPTQ
+    reading it comes from (weight_traffic.weight_size: meta weight_dtype, a W4A16/AWQ/GPTQ
     name); '' otherwise (the advice offers int4 weights to the same kernels only)."""
     size, src = weight_size(kernel, precision)
     return src if size is not None and size <= 0.5 else ""
@@ -324,7 +325,7 @@ def _to_top_roof(p: Point, top_label: str, top_value: float, n_compute: int,
 
 def _reuse(kernel: Kernel, p: Point) -> str:
     """What climbs the kernel's slope (_slope_levers), by the rules the advice uses
-    (advice_memory.reuse_limit): "streams_weights" for a weight-streaming op (a GEMV, a
+    (advice_tiling.reuse_limit): "streams_weights" for a weight-streaming op (a GEMV, a
     decode step, a GEMM of a GEMV's shape or AI, review 12a #1), "compulsory" for a GEMM
     at its shape's compulsory AI (review 14b F11); "stream" for a streaming kind or an op
     under 1 FLOP/B of no matrix kind (12a #4), "unknown" when that op names no kind at all

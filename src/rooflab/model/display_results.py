@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si  # noqa: F401 (fmt_times: importable here too)
+from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si
 from .display import TOP_POINTS, _percent
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more

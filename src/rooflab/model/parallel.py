@@ -29,42 +29,9 @@ from typing import Any
 
 from ..errors import InputError
 from .ceiling import Ceiling, Roof
-
-# The links and the cluster profile's fits lived here before the split by what they do:
-# every name stays importable from here.
-from .comm_link import (  # noqa: F401
-    LINK_LEVELS,
-    LINK_WORDS,
-    NDR_BUS,
-    NDR_SOURCE,
-    RING,
-    Link,
-    allreduce_latency_words,
-    allreduce_link_bytes,
-    assumed_nic,
-    bridged_pairs,
-    device_ring_link,
-    hop_latency_of_allreduce,
-    host_link_of,
-    link_from_device,
-    link_from_fit,
-    link_from_roof,
-    node_network_link,
-    ring_hops,
-    ring_link,
-)
+from .comm_link import RING, Link, allreduce_latency_words, allreduce_link_bytes, ring_link
 from .kernel import Kernel
-from .link_fits import (  # noqa: F401
-    MeasuredLinks,
-    cpu_link_note,
-    extrapolation_note,
-    fit_entry,
-    link_from_p2p,
-    link_from_profile,
-    measured_links,
-    p2p_link_from_profile,
-    world_ranks,
-)
+from .link_fits import link_from_profile  # noqa: F401  (docs/comm.md imports it from here)
 
 GPU_COUNTS = tuple(2**i for i in range(11))          # 1, 2, 4, ..., 1024
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass, replace
 
 from ..errors import InputError
 from .advice_core import efficiency_of
-from .analysis import REAL_TRAFFIC, Analysis, Point, analyze
+from .analysis import Analysis, Point, analyze
 from .ceiling import Roof
 from .display import pretty
 from .display_whatif import whatif_text
 from .kernel import Kernel
 from .opkind import is_whole_step
+from .real_traffic import REAL_TRAFFIC
 
 # What a whole decode step launches, for the words asking for its `calls`: ~14 kernels per
 # Llama layer (workloads/llm/kernels.py: 14 x 22 + 3 = 311 for TinyLlama; seed 004 counts

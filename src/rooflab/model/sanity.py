@@ -12,59 +12,17 @@ from .analysis import Analysis
 from .kernel import Kernel
 from .machine import Machine
 
-# The op-kind vocabulary lived here before model/opkind.py: its names stay importable here.
-from .opkind import (  # noqa: F401
-    ELEMENTWISE_OPS,
-    STREAMING_KINDS,
-    is_streaming,
-    kernel_kind,
-    kind_from_name,
-    name_words,
-    op_kind,
-)
-
-# The checks and their constants lived here before the split by what they judge; every
-# name stays importable from here. check_kernel calls the checks through this module's
-# names, so a test that patches one here (sanity.check_ai_high) changes what runs.
-from .sanity_ceilings import (  # noqa: F401
-    WRITE_ALLOCATE_RATIO,
-    applicable_launch_s,
+# check_kernel calls the checks through this module's names, so a test that patches one
+# here (sanity.check_ai_high) changes what runs.
+from .sanity_ceilings import (
     check_above_roof,
     check_launch_floor,
     check_precision_fallback,
     check_threads,
-    check_write_allocate,
-    roof_threads,
-    stand_ins,
 )
-from .sanity_counts import (  # noqa: F401
-    COUNTERS,
-    LLC_RESIDENT_SHARE,
-    STREAMING_MAX_AI,
-    _article,
-    cache_resident,
-    check_ai_high,
-    check_ai_low,
-    check_cache_resident,
-    last_level_cache,
-    working_set_of,
-)
-from .sanity_finding import ABOVE_TOLERANCE, Finding  # noqa: F401
-from .sanity_timing import (  # noqa: F401
-    CLOCK_CAUSE,
-    COLD_CAUSE,
-    LOAD_CAUSE,
-    NOISY_IQR,
-    NOISY_SPREAD,
-    REPEAT,
-    STEADY,
-    TOO_SHORT_S,
-    check_timing,
-    counting_finding,
-    load_evidence,
-    noise_causes,
-    timer_reading,
-)
+from .sanity_counts import check_ai_high, check_ai_low, check_cache_resident
+from .sanity_finding import Finding
+from .sanity_timing import check_timing
 
 
 def check_kernel(analysis: Analysis, kernel: Kernel,

@@ -10,10 +10,12 @@ import re
 from collections.abc import Sequence
 
 from ..units import DTYPE_BYTES, fmt_ai, fmt_rate, fmt_seconds, si
-from .analysis import REAL_TRAFFIC, Point, counter_bytes, stream_counted
+from .analysis import Point
+from .byte_convention import counter_bytes, stream_counted
 from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine
+from .real_traffic import REAL_TRAFFIC
 from .sanity_finding import ABOVE_TOLERANCE, Finding, kind_of
 
 # Zen 2/3/4 add FP2/FP3 FADD pipes to the two FMA pipes a derived or probed peak counts
@@ -40,7 +42,7 @@ WRITE_ALLOCATE_RATIO = 32 / 24
 
 def _stream_counted(roof: Roof | None, level: str) -> bool:
     """Whether the roof's ceiling at `level` counts bytes STREAM's way: the one rule
-    analysis.stream_counted reads from its method, which memory_ceiling follows too."""
+    byte_convention.stream_counted reads from its method, which memory_ceiling follows too."""
     c = roof.find_memory(level) if roof is not None else None
     return c is not None and stream_counted(c)
 

@@ -19,6 +19,7 @@ class Finding:
     kernel: str
     check: str        # ai_high | ai_low | above_roof | noisy | too_short | precision_fallback
     #                   | below_launch_floor | cache_resident | write_allocate | threads
+    #                   | flop_per_element (info: ai_high's note for a generic elementwise op)
     severity: str     # warning | info
     message: str      # what was seen, in numbers
     causes: tuple[str, ...] = ()

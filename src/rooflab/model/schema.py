@@ -5,9 +5,8 @@ History of schema_version:
 
 The parts live by what they do: canonical_names (precision, level and unit names),
 json_values (a field's number), field_hints (a kernel's unknown fields), document_parts
-(which document a JSON is and what the verbs take from it). Their names stay importable
-from here for scripts and older imports; new code imports them from the owner (ceiling.py
-must: this module imports ceiling, so going through here would be a cycle).
+(which document a JSON is and what the verbs take from it). Import them from their owner
+(ceiling.py must: this module imports ceiling, so going through here would be a cycle).
 """
 
 from __future__ import annotations
@@ -16,41 +15,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import InputError
-from .analysis import (
-    NOT_BINDING,
-    Analysis,
-    Point,
-    Unplaced,
-    binds_elsewhere,
-    kernel_key,
-    primary_points,
-)
-
-# The names, the number reader, the field hints and the document parts lived here before
-# the split by what they do: every name stays importable from here.
+from .analysis import Analysis, Point, Unplaced, primary_points
 from .bandwidth_reached import bandwidth_of
 from .canonical_names import level_name, precision_name, unit_name
 from .ceiling import Ceiling, Roof
-from .document_parts import (  # noqa: F401
-    DOCUMENT_KINDS,
-    LLM_FIELDS,
-    LLM_FIX,
-    analysis_floors,
-    document_kind,
-    kernels_part,
-    llm_part,
-    profile_part,
-    roof_parts,
-)
-from .field_hints import (  # noqa: F401
-    KERNEL_FIELDS,
-    TIME_UNITS,
-    time_unit,
-    unknown_field_words,
-    unknown_fields,
-)
-from .json_values import number_field, short_value  # noqa: F401
+from .field_hints import KERNEL_FIELDS, unknown_field_words, unknown_fields
+from .json_values import number_field
 from .kernel import Kernel
+from .placement import NOT_BINDING, binds_elsewhere, kernel_key
 
 SCHEMA_VERSION = 1
 
@@ -292,7 +264,7 @@ def _summed(canon, values: Mapping[str, Any], where: str, unit: str) -> dict[str
 def point_to_dict(p: Point, binding: Point | None = None) -> dict[str, Any]:
     """One point; `binding`: its kernel's binding point (analysis.primary_points), so that
     a level under another level's binding roof says "not binding" with that level, as the
-    tables do (analysis.binds_elsewhere), not the "latency" its own % of roof reads."""
+    tables do (placement.binds_elsewhere), not the "latency" its own % of roof reads."""
     other = binds_elsewhere(p, binding)
     bound = ({"bound": p.bound} if other is None else
              {"bound": NOT_BINDING, "binding_level": other})

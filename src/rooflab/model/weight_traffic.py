@@ -91,7 +91,7 @@ def experts_touched(kernel: Kernel, tokens: float) -> float:
     """Distinct experts `tokens` tokens touch on average, E(1 - (1 - k/E)^T), by whatif's
     expert_weight_ratio (one formula for the advice and the what-if): one token touches
     top-k, so T touch top-k x ratio(T / t) / ratio(1 / t), t the kernel's own tokens."""
-    from .whatif import expert_weight_ratio  # here: whatif imports the advice
+    from .whatif_batch import expert_weight_ratio
     _, top, t = routed(kernel) or (0.0, 0.0, 0.0)
     if t <= 0:
         return 1.0

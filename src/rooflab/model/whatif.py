@@ -4,10 +4,9 @@ one kernel's bytes (more reuse), move hardware.
 Each what-if builds new Kernels from old ones under one stated assumption; model/retime.py
 predicts their time on the (new) roof at the efficiency each kernel reaches now, and holds
 `WhatIf` and its JSON shape. This module holds the what-ifs that reshape bytes or kernels
-(scale_bytes, fuse, move_hardware) and is where callers import every what-if from; the
-others live by what they change: whatif_precision, whatif_weights (quantize, sparsify),
-whatif_batch; the floors and the JSON shape in whatif_floors, the "read with care" lines in
-whatif_warnings. Pure: no I/O.
+(scale_bytes, fuse, move_hardware); the others live by what they change: whatif_precision,
+whatif_weights (quantize, sparsify), whatif_batch; the floors and the JSON shape in
+whatif_floors, the "read with care" lines in whatif_warnings. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -19,43 +18,13 @@ from ..errors import InputError
 from .advice_core import efficiency_of
 from .analysis import analyze
 from .ceiling import Roof
-from .element_dtype import meta_in_dtype  # noqa: F401  (whatif's name before the split)
-from .kernel import Kernel, converted_flop, sum_counts  # noqa: F401  (converted_flop: ditto)
-
-# The retiming core lived here before the split: its public names stay importable from here.
-from .retime import (  # noqa: F401
-    MEASURED_META,
-    WhatIf,
-    _apply,
-    _floor,
-    _primary,
-    _select,
-    floor_s,
-    retime,
-)
-
-# The what-ifs and their helpers by what they change, importable from here as before.
-from .whatif_batch import change_batch, expert_weight_ratio, meta_batch  # noqa: F401
-from .whatif_floors import (  # noqa: F401
-    Floors,
-    describe,
-    fused,
-    kernel_floors,
-    move_floors,
-    moved_floors,
-    total_floors,
-)
-from .whatif_precision import change_precision  # noqa: F401
-from .whatif_warnings import DOUBTFUL_CHECKS, DOUBTFUL_FLAGS, move_warnings  # noqa: F401
-from .whatif_weights import (  # noqa: F401
-    _elementwise_ai,
-    quantize_weights,
-    shares_words,
-    sparse_weight_ratio,
-    sparsify,
-    weight_share,
-    weight_share_of,
-)
+from .kernel import Kernel, sum_counts
+from .retime import WhatIf, _apply, _primary, _select, retime
+from .whatif_batch import change_batch  # noqa: F401  (docs/report.md imports it from here)
+from .whatif_floors import describe  # noqa: F401  (docs/python.md imports it from here)
+from .whatif_fuse_bytes import fused_bytes
+from .whatif_precision import change_precision  # noqa: F401  (docs/report.md imports it from here)
+from .whatif_weights import quantize_weights  # noqa: F401  (docs/report.md imports it from here)
 
 
 def scale_bytes(roof: Roof, kernels: Sequence[Kernel], factor: float,
@@ -93,8 +62,7 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     before = analyze(roof, kernels)
     prim = _primary(before)
     flop = sum_counts(k.flop for k in members)
-    levels = {lv for k in members for lv in k.bytes}
-    nbytes = {lv: max(k.bytes.get(lv, 0.0) for k in members) for lv in levels}
+    nbytes, bytes_words = fused_bytes(members)
     merged = Kernel(name=fused_name or "+".join(k.name for k in members), flop=flop,
                     bytes=nbytes, calls=max(k.calls for k in members),
                     unit=next((k.unit for k in members if k.unit), None),
@@ -111,9 +79,8 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     after = [new if k is members[0] else k for k in kernels if k.name not in chosen or
              k is members[0]]
     return WhatIf(label,
-                  "the fused kernel moves what its largest member moved (intermediates stay "
-                  "on chip: k equal elementwise passes cut bytes k-fold), launches once per "
-                  "call, and runs its work at the members' combined efficiency",
+                  f"{bytes_words}; it launches once per call and runs its work at the "
+                  f"members' combined efficiency",
                   before, analyze(roof, after), tuple((k, new) for k in members))
 
 

@@ -26,82 +26,34 @@ from ..hardware.resolve import per_thread_nominal
 from ..model.analysis import analyze
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
-from ..model.sanity import ABOVE_TOLERANCE  # the report's threshold, so the two agree
+from ..model.sanity_finding import ABOVE_TOLERANCE
 from ..units import fmt_pct, si
 
 # The chart's parts live in modules named for what each works out: chart_parts (its
 # values), chart_ceilings (which ceilings), chart_roofs (lines and ridges), chart_limits
 # (the axes), chart_points (the kernels' points, labels and arrows), chart_inputs (the
 # arguments' checks). This module keeps the chart's public names (roofline_data,
-# plot_roofline, save_figure, and the words and rules the HTML report and the CLI read).
-# The rest are re-exported only for outside users of their old `rooflab.report.chart`
-# path: inside the package import each from its own module.
-from .chart_ceilings import (  # noqa: F401
-    MAX_CEILINGS,
-    MIXED_SPAN,
-    MixedRoof,
-    mixed_label,
-    mixed_roofs,
-    select_ceilings,
-)
+# plot_roofline, save_figure, and the words and rules the HTML report and the CLI read);
+# the names below are the ones it uses: import each from its own module.
+from .chart_ceilings import mixed_roofs, select_ceilings
 from .chart_inputs import _checked
-from .chart_limits import (  # noqa: F401
-    ZOOM_BELOW,
-    ZOOM_MARGIN,
-    _limits,
-    _ridge_ais,
-    _zoomed,
-)
-from .chart_parts import (  # noqa: F401
-    CAP_LEGEND,
-    CAP_SHOWN,
-    COMPUTE_BOUND_COLOR,
-    JOIN_COLOR,
-    LEVEL_MARKERS,
-    MEMORY_BOUND_COLOR,
-    POINT_SIZE,
-    ROOF_COLORS,
-    ROOF_MARKERS,
-    SIDE_GLYPHS,
-    SIZE_BY,
-    SIZE_LEGEND,
-    SIZE_MAX,
-    SIZE_MIN,
-    SWEEP_COLOR,
-    Arrow,
-    DrawnPoint,
-    LaunchCap,
-    Line,
-    Ridge,
-    RooflineDisplay,
-    ceiling_style,
-    launch_cap,
-    relative_luminance,
-    roof_label,
-    share_size,
-    side_color,
-)
-from .chart_points import (  # noqa: F401
+from .chart_limits import _limits, _ridge_ais
+from .chart_parts import SIZE_LEGEND, DrawnPoint, RooflineDisplay, roof_label
+from .chart_points import (
     LABELS_SHOWN,
     _above_roof_notes,
     _all_points,
     _drop_small,
-    _kernel_points,
     _labelled,
     _level_joins,
     _pair_arrows,
-    _point_label,
     _trajectory_arrows,
     one_kernel_per_file,
-    precision_ceilings,
     time_shares,
 )
-from .chart_roofs import (  # noqa: F401
+from .chart_roofs import (
     ENVELOPE_LEGEND,
-    ENVELOPE_STYLE,
     LOAD_WORDS,
-    REAL_TRAFFIC_HOVER,
-    TRIAD,
     _chart_lines,
     _load_note,
     _positive_finite,
@@ -360,8 +312,8 @@ def provenance_label(roof: Roof) -> str:
 # Ops with bytes but no FLOP (embedding, cat, copy_) have no AI, so no point on a FLOP/s
 # chart; the chart names the longest of them under its axis (PNG) or in its caption (HTML)
 # with what they did reach: the bytes/s moved and its % of their level's bandwidth, as the
-# tables give them (tables.bandwidth_of). `plot` left them out but for a count (review
-# 17b N5). The longest MEMORY_OPS_SHOWN by time; the rest are counted.
+# tables give them (model/bandwidth_reached.bandwidth_of). `plot` left them out but for a
+# count (review 17b N5). The longest MEMORY_OPS_SHOWN by time; the rest are counted.
 MEMORY_OPS_SHOWN = 5
 
 
@@ -369,8 +321,8 @@ def memory_ops(display: RooflineDisplay) -> str:
     """'no FLOP, so not on the chart: aten::cat 66.1 MB/s = 0.002 % of DRAM; ... (DRAM
     3.35 TB/s)' for the display's kernels without FLOP, judged by its first roof; ''
     when there are none."""
+    from ..model.bandwidth_reached import bandwidth_of
     from .chart_layout_texts import with_word
-    from .tables import bandwidth_of
 
     ops = [k for k in display.kernels if k.total_flop <= 0 and sum(k.bytes.values()) > 0]
     if not ops or not display.roofs:
@@ -412,7 +364,7 @@ ABOVE_LEGEND = "above its roof: check the counts or the roof"
 REAL_TRAFFIC_STYLE = "dashdotdot"
 
 
-# Its words follow model/analysis.real_traffic_reason: the kernels judged on it are those
+# Its words follow model/byte_convention.real_traffic_reason: the kernels judged on it are those
 # whose DRAM bytes are real traffic, counter-measured or counted so (read-only kinds, meta
 # byte_count "real traffic"); "counters' bytes" was wrong on hand-counted charts (18c F8).
 REAL_TRAFFIC_LEGEND = ("DRAM, real traffic (derived; judges counter-measured and "

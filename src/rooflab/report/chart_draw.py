@@ -11,36 +11,19 @@ import math
 import textwrap
 
 from ..units import fmt_ai, si
-from .chart_layout import AXES_PT, _to_pt
-from .chart_layout_cost import has_leader
+from .chart_layout import _to_pt
+from .chart_layout_cost import AXES_PT, has_leader
 
 # How the marks look (chart_marks) and the legend (chart_legend) live in their own
-# modules; their names stay importable from here.
-from .chart_legend import (  # noqa: F401
-    LEGEND_GAP_PT,
-    LEGEND_PLACES,
-    SLOPE_PIECES,
-    _axes_width_in,
-    _covers,
-    _legend,
-    _legend_obstacles,
-    _text_boxes,
-    place_legend,
-)
-from .chart_marks import (  # noqa: F401
+# modules.
+from .chart_legend import _legend, place_legend
+from .chart_marks import (
     _LINESTYLES,
-    ABOVE_COLOR,
-    ABOVE_EDGE_COLOR,
-    ABOVE_EDGE_PT,
-    ABOVE_RING_MEW,
-    ABOVE_RING_PT,
     CEILING_BOX,
     GLYPH_FRACTION,
     LABEL_BOX,
     _glyph_marker,
-    _lid_marker,
     _roof_color,
-    _roof_index,
     _side,
     above_ring_styles,
     glyph_color,
@@ -236,7 +219,7 @@ def _format_ticks(ax) -> None:
     # settles, or the axes narrow afterwards and every slope label is drawn ~2 degrees off
     # its line, into it.
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: si(v, "FLOP/s")))
-    # A chart zoomed to its points (chart._zoomed) can span under two decades, where
+    # A chart zoomed to its points (chart_limits._zoomed) can span under two decades, where
     # matplotlib labels some minor ticks too, as "4 x 10^11": in the majors' words instead.
     ax.yaxis.set_minor_formatter(_minor_formatter(lambda v: si(v, "FLOP/s")))
     ax.xaxis.set_minor_formatter(_minor_formatter(lambda v: f"{v:g}"))
@@ -350,7 +333,7 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
                 gid=f"mixed-roof:{line.label}")
         return
     solid = line.style == "solid"
-    # dotted: a best-achieved roof (chart.ENVELOPE_STYLE), thin and light, no machine's
+    # dotted: a best-achieved roof (chart_roofs.ENVELOPE_STYLE), thin and light, no machine's
     ax.plot(line.xs, line.ys, ls=_LINESTYLES[line.style], color=line.color,
             lw=2.2 if solid else 1.1 if line.style == "dotted" else 1.4,
             alpha=0.7 if line.style == "dotted" else 1.0, zorder=2,
@@ -375,7 +358,7 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     # runs just above.
     x, y = line.label_xy or (line.xs[0] * 3.0, line.ys[0] * 3.0)
     va = line.label_va if line.label_va in ("bottom", "top") else "bottom"
-    # 3 pt off the line, across it (as chart_layout._slope_boxes models it): the dashes
+    # 3 pt off the line, across it (as chart_layout_roofs._slope_boxes models it): the dashes
     # run beside the text, not through its lower edge
     side = 3.0 if va == "bottom" else -3.0
     off = (-side * math.sin(math.radians(angle)), side * math.cos(math.radians(angle)))

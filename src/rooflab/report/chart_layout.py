@@ -5,66 +5,15 @@ labels so that none overlap, as plain data the tests can check (no matplotlib he
 Its parts, each a module: chart_layout_cost (the model of the figure and what a spot
 costs), chart_layout_roofs (ceiling, slope and ridge labels), chart_layout_points (the
 kernels' labels), chart_layout_texts (what the kernels' labels say; the names shortened
-by label_names). Their names are re-exported here, where the rest of rooflab and the
-tests import them from. chart_layout_size keeps a drawn chart at the size the layout
-assumes (and scales it to the size asked).
+by label_names); import their names from them. chart_layout_size keeps a drawn chart at
+the size the layout assumes (and scales it to the size asked).
 """
 
 from __future__ import annotations
 
-# Re-exported: the names this module had before it was split.
-from .chart_layout_cost import (  # noqa: F401
-    AXES_PT,
-    CHAR_PT,
-    LEADER_THROUGH,
-    LEADER_THROUGH_WALL,
-    LINE_PT,
-    _arrangement_cost,
-    _box,
-    _cost,
-    _crosses,
-    _geometry,
-    _hits,
-    _item_parts,
-    _leader_cost,
-    _line_boxes,
-    _marker_box,
-    _overlap,
-    _place,
-    _Scene,
-    _to_pt,
-)
-from .chart_layout_points import (  # noqa: F401
-    COINCIDENT_PT,
-    MANY_MARKERS,
-    MARKER_CELL_PT,
-    PAIR_TRIES,
-    ROW_GAP,
-    _candidates,
-    _cheapest,
-    _cluster,
-    _column_items,
-    _in_conflict,
-    _item,
-    _leader_of,
-    _marker_obstacles,
-    _merge_coincident,
-    _ordered_column,
-    _pair_costs,
-    _penalty,
-    _point_labels,
-    _radius,
-    _repair_pairs,
-)
-from .chart_layout_roofs import (  # noqa: F401
-    SLOPE_BELOW,
-    _ceiling_labels,
-    _place_slope_label,
-    _ridge_labels,
-    _slope_boxes,
-    cap_box,
-)
-from .chart_layout_texts import FULL_LABELS, _short, point_texts  # noqa: F401
+from .chart_layout_cost import LINE_PT, _line_boxes, _marker_box, _to_pt
+from .chart_layout_points import _marker_obstacles, _merge_coincident, _point_labels
+from .chart_layout_roofs import _ceiling_labels, _place_slope_label, _ridge_labels, cap_box
 
 
 def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps=()):

@@ -40,7 +40,7 @@ def predicted(name: str, launch_bound: bool = False) -> str:
     return with_word(name, "predicted, launch-bound" if launch_bound else "predicted")
 
 
-# the end of a full label whose point its launches hold down (chart._point_label)
+# the end of a full label whose point its launches hold down (chart_points._point_label)
 LAUNCH_BOUND = " (launch-bound)"
 
 

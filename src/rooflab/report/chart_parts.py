@@ -2,7 +2,7 @@
 and the RooflineDisplay that holds them, with the colours, markers and labels they share.
 
 chart.py works out these values, chart_layout.py places their labels, chart_draw.py draws
-them; all three import them from here (chart.py re-exports them).
+them; all three import them from here.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ class Ridge:
 class DrawnPoint:
     """A kernel at one memory level; flop_per_s is its achieved rate, or when untimed its
     predicted one: the roof's attainable rate, or the launch-bound rate FLOP / (calls x
-    launch floor) where its launches take longer than its work (chart._kernel_points)."""
+    launch floor) where its launches take longer than its work (chart_points._kernel_points)."""
 
     kernel: str
     level: str
@@ -212,7 +212,7 @@ def launch_cap(kernel: str, level: str, ai: float, flop: float, calls: int,
     on the roof (a catalog roof without one), nothing to place on log axes (no FLOP, no
     calls, a zero floor), a cap above CAP_SHOWN x the roof at the point's AI, or a measured
     time (`seconds`) below calls x the floor: that time holds no launches (a profiler's
-    GPU-side duration; sanity.applicable_launch_s), so no cap binds it. Pure."""
+    GPU-side duration; sanity_ceilings.applicable_launch_s), so no cap binds it. Pure."""
     if overhead_s is None or not overhead_s > 0 or calls <= 0:
         return None
     if seconds is not None and seconds < calls * overhead_s:

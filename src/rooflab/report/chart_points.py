@@ -13,9 +13,7 @@ from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
 from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
-from ..model.sanity import (
-    applicable_launch_s,
-)
+from ..model.sanity_ceilings import applicable_launch_s
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
@@ -313,7 +311,8 @@ def _labelled(points, to_draw, trajectory: bool, n: int, place: bool, lines, rid
     """(lines, ridges, points, unlabelled, notes) with the n longest kernels labelled
     (_longest_labelled) and, where `place`, every label laid out clear of the others
     (chart_layout.layout_labels); not placed, lines and ridges are returned as given."""
-    from .chart_layout import layout_labels, point_texts
+    from .chart_layout import layout_labels
+    from .chart_layout_texts import point_texts
 
     texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw, n)
     notes = [note] if note else []

@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..model.analysis import REAL_TRAFFIC, on_real_traffic
+from ..model.byte_convention import on_real_traffic
 from ..model.ceiling import Ceiling, Roof, fastest
 from ..model.kernel import Kernel
+from ..model.real_traffic import REAL_TRAFFIC
 from ..units import fmt_ai, fmt_rate, si
 from .chart_ceilings import MIXED_SPAN, MixedRoof, mixed_label
 from .chart_parts import (
@@ -165,7 +166,7 @@ def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]
 
 
 # The "best achieved" roof compare/plot/report build where no roof is given (ingest/
-# profile_import._envelope): the fastest these kernels ran, a lower bound on the
+# profile_envelope._envelope): the fastest these kernels ran, a lower bound on the
 # machine's. Drawn in a style of its own, dotted and light (review 18c F19: dashed, it
 # read as a datasheet roof, "DRAM 13.4 GB/s" for a GPU), named for what it is, and its
 # points carry no "% of roof" (100 % there means the fastest here, not a ceiling).
@@ -176,7 +177,7 @@ ENVELOPE_LEGEND = "best achieved by these kernels, not a machine ceiling"
 
 
 def is_envelope(roof: Roof) -> bool:
-    from ..ingest.profile_import import ENVELOPE_SOURCE
+    from ..ingest.profile_envelope import ENVELOPE_SOURCE
 
     return roof.source == ENVELOPE_SOURCE
 
@@ -194,7 +195,7 @@ def _provenance(c: Ceiling) -> str:
 def _real_traffic_roofs(judges: Sequence[Roof], kernels: Sequence[Kernel],
                         level: str | None) -> set[str]:
     """The labels of the roofs whose REAL_TRAFFIC ceiling judges a drawn kernel's DRAM
-    point (counter-measured bytes: analysis.on_real_traffic); none when the chart shows
+    point (counter-measured bytes: byte_convention.on_real_traffic); none when the chart shows
     another level only."""
     if level not in (None, "DRAM"):
         return set()

@@ -15,15 +15,8 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
 from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
-from .chart_parts import COMPUTE_COLOR, LEVEL_COLORS, RooflineDisplay  # noqa: F401
-from .html_figure import (  # noqa: F401 (figure, log_dtick, chart_display: re-exported)
-    SLOPE_SCRIPT,
-    chart_display,
-    chart_left_out,
-    figure,
-    log_dtick,
-)
-from .html_hover import floor_words, hover_text  # noqa: F401
+from .chart_parts import RooflineDisplay
+from .html_figure import chart_display, chart_left_out, figure
 from .html_page import (
     CSS,
     NOSCRIPT_STYLE,
@@ -33,6 +26,7 @@ from .html_page import (
     html_table,
     self_contained_words,
 )
+from .html_roofs import SLOPE_SCRIPT
 from .html_static import chart_summary, static_chart
 from .markdown import (
     KERNEL_HEADERS,

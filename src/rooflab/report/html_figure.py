@@ -19,14 +19,8 @@ from .chart import (
     size_legend,
 )
 from .chart_ceilings import MAX_CEILINGS
-from .chart_draw import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
-from .chart_parts import (
-    JOIN_LEGEND,
-    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
-    LEVEL_MARKERS,
-    RooflineDisplay,
-    level_color,
-)
+from .chart_marks import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
+from .chart_parts import JOIN_LEGEND, LEVEL_MARKERS, RooflineDisplay, level_color
 from .html_hover import hover_text
 from .html_labels import (
     MARKER_RADIUS_PX,
@@ -39,7 +33,7 @@ from .html_labels import (
     place_names,
     text_box,
 )
-from .html_marks import (  # noqa: F401
+from .html_marks import (
     cap_box,
     cap_traces,
     joins_trace,
@@ -54,8 +48,7 @@ from .html_marks import (  # noqa: F401
     size_legend_trace,
     steps_trace,
 )
-from .html_roofs import (  # noqa: F401
-    SLOPE_SCRIPT,
+from .html_roofs import (
     line_label_boxes,
     mixed_traces,
     name_ceilings,

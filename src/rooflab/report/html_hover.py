@@ -8,9 +8,6 @@ from ..model.analysis import Analysis, Point
 from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
-from .chart_parts import (
-    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
-    )
 
 
 def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:

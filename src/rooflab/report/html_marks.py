@@ -17,7 +17,6 @@ from .chart_parts import (
     CAP_SHOWN,
     JOIN_COLOR,
     JOIN_LEGEND,
-    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
     ROOF_COLORS,
     SIZE_LEGEND,
     SIZE_MAX,
@@ -36,9 +35,7 @@ from .html_labels import (
     overlap,
     text_box,
 )
-from .markdown import (
-    step_kernels,
-)
+from .steps import step_kernels
 
 # The sides' colours as the PNG's (chart_parts.side_color), said in the legend's title: a
 # legend entry needs a trace with points, and the points' entries are per memory level.

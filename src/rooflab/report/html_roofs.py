@@ -16,14 +16,7 @@ from .chart import (
     REAL_TRAFFIC_STYLE,
     flagged,
 )
-from .chart_parts import (
-    COMPUTE_COLOR,
-    LEVEL_COLORS,  # noqa: F401 (re-exported: the level colours of html's traces)
-    PLOTLY_DASH,
-    Line,
-    RooflineDisplay,
-    level_color,
-)
+from .chart_parts import COMPUTE_COLOR, PLOTLY_DASH, Line, RooflineDisplay, level_color
 from .html_labels import (
     CEILING_FONT_PX,
     Axes,

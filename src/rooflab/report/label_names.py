@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..symbols import bare_symbol
 
-# About a third of the axes' width in 7-pt text (chart_layout.CHAR_PT 4.3 pt a
+# About a third of the axes' width in 7-pt text (chart_layout_cost.CHAR_PT 4.3 pt a
 # character, 550 pt of axes): a label beside a point still leaves room for its neighbours.
 LABEL_CHARS = 40
 ELLIPSIS = "…"

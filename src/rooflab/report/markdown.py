@@ -13,50 +13,22 @@ from dataclasses import replace
 
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
+from ..model.bandwidth_reached import bandwidth_of
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
 from ..model.machine import Machine, machine_of
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 
-# The read-with-care lines and the probe's shortened load note live in read_with_care.py;
-# their names stay importable from here.
-from .read_with_care import (  # noqa: F401
-    _CAUSE,
-    _PAREN,
-    _SHARED,
-    _UNCERTAIN,
-    DEVICE_MISMATCH,
-    LOAD_SAID,
-    LOADED_PROBE,
-    _floor,
-    _kernel_at,
-    _low_compute,
-    _shared_short,
-    above_roof,
-    ai_high_warnings,
-    load_said,
-    loaded_advice,
-    ridge_band_warnings,
-    short_doubt,
-    trust_warnings,
-)
+# The read-with-care lines and the probe's shortened load note live in read_with_care.py.
+from .read_with_care import above_roof, load_said, short_doubt, trust_warnings
 
 # The record table (seed 004's 记录表) lives in record_table.py, one source for the
-# terminal, the files and --json; its names stay importable from here.
-from .record_table import (  # noqa: F401
-    NOISY_CEILING,
-    NOT_PUBLISHED,
-    RECORD_HEADERS,
-    RECORD_TITLE,
-    RecordRow,
-    derived_words,
-    record_notes,
-    record_table,
-)
+# terminal, the files and --json.
+from .record_table import RECORD_HEADERS, RECORD_TITLE, RecordRow, record_notes, record_table
 
-# The optimisation-step rows and findings live in steps.py; re-exported for the renderers.
-from .steps import STEP_HEADERS, step_findings, step_kernels, step_rows  # noqa: F401
-from .tables import bandwidth_note, bandwidth_of
+# The optimisation-step rows and findings live in steps.py.
+from .steps import STEP_HEADERS, step_findings, step_rows
+from .tables import bandwidth_note
 
 KERNEL_HEADERS = ("kernel", "precision", "level", "AI (FLOP/B)", "achieved", "attainable",
                   "% of roof", "bound", "binding", "time", "share")
@@ -93,10 +65,20 @@ def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Ma
     if profile is not None and not kind:
         kind = machine_of(analysis.roof, host).kind
     machine = machine_of(analysis.roof, host, kind)
+    floors = _call_floors(profile)
+    if floors:
+        machine = replace(machine, call_floors=floors)
     nominal = profile.nominal if profile is not None else None
     if nominal is None or nominal == analysis.roof:
         return machine
     return replace(machine, nominal=nominal)   # the precision lever's cap (review r4 F3)
+
+
+def _call_floors(profile: MachineProfile | None) -> dict[str, float]:
+    """The probe's per-call floors (extras.overhead: {name: {"seconds": s, ...}}) by name."""
+    overhead = ((profile.extras or {}).get("overhead") or {}) if profile is not None else {}
+    return {n: float(v["seconds"]) for n, v in overhead.items()
+            if isinstance(v, dict) and isinstance(v.get("seconds"), (int, float))}
 
 
 def _binary(nbytes: float) -> str:
@@ -157,7 +139,8 @@ def headroom_cell(d: Diagnosis) -> str:
 def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     """One row per point, kernels in the order given, levels as analysed. A point without
     FLOP (a copy) shows the bytes/s it moved, its level's bandwidth and the percent of it
-    (tables.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy at 87 %."""
+    (bandwidth_reached.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy
+    at 87 %."""
     rows = []
     for p, bound in zip(analysis.points, level_bounds(analysis), strict=True):
         moved, pct = bandwidth_of(p)
@@ -236,10 +219,17 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
     rows = []
     for d in diagnoses:
         a = d.best_advice
+        action = a.action if a else "-"
+        lever = next((x for x in d.advice[1:] if x.speedup > 1.0), None) if a else None
+        if a is not None and lever is not None and a.action.startswith("re-time") \
+                and a.speedup == 1.0:
+            # a loaded probe put "re-time on a quiet machine 1.00x" on every row: the best
+            # real lever beside it, as the detail below gives it (review r5 F6c)
+            a, action = lever, f"re-time first, then: {lever.action}"
         rows.append((str(d.rank), d.kernel, d.bound, _share(d.time_share), headroom_cell(d),
                      "-" if d.gain_s is None else
                      f"{fmt_seconds(d.gain_s)} / {100 * d.priority:.1f} %",
-                     a.action if a else "-", fmt_times(a.speedup) if a else "-"))
+                     action, fmt_times(a.speedup) if a else "-"))
     return rows
 
 

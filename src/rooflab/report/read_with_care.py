@@ -11,10 +11,11 @@ import re
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..model.analysis import Point, held_on
+from ..model.analysis import Point
 from ..model.diagnose import Diagnosis
 from ..model.kernel import Kernel
-from ..model.sanity import ABOVE_TOLERANCE
+from ..model.placement import held_on
+from ..model.sanity_finding import ABOVE_TOLERANCE
 from ..units import fmt_ai
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
 from ..model import datasheet_note as sheet
-from ..model.analysis import Analysis, held_on, point_on
+from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
+from ..model.placement import held_on, point_on
 from ..units import fmt_pct, fmt_rate, fmt_seconds, rate_unit
 from .tables import MEASURED_DERIVED, profile_notes, profile_rows
 

@@ -1,7 +1,7 @@
 """Optimisation steps: several profiles of one kernel (meta step_index, e.g. one ncu file
 per version) compared in order, as rows and as findings (seed 000 §4.4, reading trends).
 
-The Markdown, HTML and terminal reports all show these (markdown.py re-exports them).
+The Markdown, HTML and terminal reports all show these.
 """
 
 from __future__ import annotations

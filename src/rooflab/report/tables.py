@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
-from ..model.bandwidth_reached import bandwidth_of as bandwidth_of  # re-exported: one copy
 from ..model.ceiling import Ceiling, Roof
 from ..probe.stats import summarize
 from ..units import fmt_ai, fmt_seconds, rate_unit, si

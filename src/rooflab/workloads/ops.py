@@ -14,23 +14,10 @@ import numbers
 from ..errors import InputError
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .count import COMPULSORY, OpCount
-from .ops_common import TENSOR_DTYPES, _count, _dt, _matrix_unit, _size  # noqa: F401
+from .ops_common import _count, _dt, _matrix_unit, _size
 
-# The HPC kernels live in ops_hpc; their names stay importable from here.
-from .ops_hpc import (  # noqa: F401
-    SPMV_X_REUSE,
-    STENCIL_MULS_PER_POINT,
-    MetaOpCount,
-    RealTrafficCount,
-    _grid,
-    _real_traffic,
-    _stencil_model,
-    axpy,
-    dot,
-    spmv,
-    stencil,
-    stencil_radius,
-)
+# The HPC kernels live in ops_hpc; docs/ai.md calls them as ops.stencil, ops.spmv, ...
+from .ops_hpc import axpy, dot, spmv, stencil  # noqa: F401
 
 
 def matmul(m: int, n: int, k: int, dtype: str = "fp16", batch: int = 1,

@@ -1,6 +1,6 @@
 """Analytic FLOP and bytes of HPC kernels (review 16a D): a stencil sweep, CSR SpMV and
 BLAS level 1 (dot, axpy), each an OpCount under a stated byte model, as in workloads.ops
-(which re-exports every name here). Their dtype defaults to fp64, HPC's precision.
+(where docs/ai.md calls the four kernels). Their dtype defaults to fp64, HPC's precision.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
 from ..errors import InputError
-from ..model.analysis import REAL_TRAFFIC_COUNT
+from ..model.byte_convention import REAL_TRAFFIC_COUNT
 from ..model.kernel import Kernel
 from ..units import si
 from .count import OpCount

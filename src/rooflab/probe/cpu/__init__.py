@@ -6,6 +6,7 @@ intensity sweep for charts. numba is imported only when a probe runs.
 
 from __future__ import annotations
 
-from .suite import probe_cpu, sweep_points
+from .assemble import sweep_points
+from .suite import probe_cpu
 
 __all__ = ["probe_cpu", "sweep_points"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
-from ...model.analysis import REAL_TRAFFIC
 from ...model.ceiling import Ceiling, Roof
+from ...model.real_traffic import REAL_TRAFFIC
 from ...units import fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
 from ..stats import slowdown_warning

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from ...model import real_traffic as rt
-from ...model.analysis import REAL_TRAFFIC
 from ...model.ceiling import Ceiling
+from ...model.real_traffic import REAL_TRAFFIC
 from ...units import si
 from ..plateaus import fmt_bytes
 from ..stats import rates_warning, summarize

@@ -17,27 +17,17 @@ from . import affinity as aff
 from . import bandwidth as bw
 from . import load as machine
 from . import scaling
-from .assemble import (
-    _assemble,
-    _measured,
-    _nominal,
-    _Raw,
-    clock_estimate,
-    sweep_points,
-)
+from .assemble import _assemble, _measured, _Raw
 from .clock import measure_clock
 from .dram_ceiling import dram_from_add
-from .flags import drift_note, flag_overshoot, flag_undershoot
 from .flops import fma_peak, gemm_peak, torch_matmul_peak
 from .intensity import intensity_sweep
 from .modes import ModeSpec, get_mode
 from .overhead import overhead_floor
 from .runner import Rate, Team
 
-# Result assembly moved to assemble.py; these names stay importable from here, where
-# tests/ and probe/cpu/__init__.py have always found them.
-__all__ = ["probe_cpu", "sweep_points", "dram_working_set", "clock_estimate", "drift_note",
-           "flag_overshoot", "flag_undershoot", "_Raw", "_assemble", "_nominal"]
+# Result assembly lives in assemble.py (_Raw, _assemble, _nominal: import them from there).
+__all__ = ["probe_cpu", "dram_working_set"]
 
 Progress = Callable[[str, float], None]
 

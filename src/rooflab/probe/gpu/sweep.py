@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import plateaus as P
-from ..plateaus import LEVEL_GAIN, PLATEAU_TOLERANCE  # noqa: F401  (the GPU's settings)
+from ..plateaus import LEVEL_GAIN, PLATEAU_TOLERANCE
 from ..stats import rates
 from ..timer import TimingPlan
 from .timing import DeviceTimer, time_calls

@@ -10,7 +10,8 @@ The whole study `rooflab llm` runs (--tp/--pp on chosen links, --compare, --what
 """
 
 from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict
-from .config import MLA, ModelConfig, MoE, bundled_names, load_config, parse_config
+from .config_names import bundled_names, load_config
+from .config_parse import parse_config
 from .footprint import (
     Footprint,
     footprint,
@@ -20,6 +21,7 @@ from .footprint import (
 )
 from .kernels import Step, StepOp, decode_step, prefill_step
 from .layer_weights import LayerWeights, ModelWeights, layer_weights
+from .model_config import MLA, ModelConfig, MoE
 from .parallel import TPResult, shard, tensor_parallel, tp_decode_step
 from .params import ParamCount, count_params
 from .pipeline import pipeline_parallel

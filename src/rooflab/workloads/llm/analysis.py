@@ -12,11 +12,11 @@ from ...model.ceiling import Roof
 from ...model.display import llm_result_text, pretty
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
 from ...units import fmt_seconds
-from .config import ModelConfig
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .layer_weights import ModelWeights
 from .layer_weights import layer_weights as model_weights
+from .model_config import ModelConfig
 from .params import ParamCount, count_params
 from .settings import Settings, settings_for
 from .sweep import (

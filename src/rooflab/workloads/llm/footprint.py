@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ...units import dtype_bytes
-from .config import ModelConfig
+from .model_config import ModelConfig
 from .params import count_params, module_params
 from .settings import NARROW, Settings, is_kept
 

@@ -10,8 +10,8 @@ Conventions, said once:
   * decode: `context` is the number of tokens in the KV cache that the new token attends to
     (itself included); the new token's K and V are written by k_proj/v_proj (counted as kv).
   * attention under GQA reads each KV head once (flash) — not once per query head.
-  * causal prefill counts the unmasked scores, P(P+1)/2 per head (about half of full
-    attention); naive attention also writes and re-reads the dense P x P score matrix.
+  * causal prefill under flash counts the unmasked scores, P(P+1)/2 per head (about half);
+    naive (eager) attention computes, writes and re-reads the dense, masked P x P scores.
   * MLA decode runs in the compressed latent space with the up-projections absorbed
     (DeepSeek-V2 paper, arXiv:2405.04434, section 2.1.2); MLA prefill decompresses K and V.
   * norms, softmax, element-wise ops and the embedding come from workloads.ops (RMSNorm 4
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from ...model.kernel import Kernel
 from .. import ops
 from ..count import OpCount
-from .config import ModelConfig
+from .model_config import ModelConfig
 from .settings import NARROW, Settings, is_kept
 
 ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
@@ -276,8 +276,9 @@ def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, q
         split = {"activations": q_bytes + o_bytes, kv_key: kv_read}
         return (_count(f"{prefix}attention", "attention", flop, split, s, unit="tensor",
                        flash=True, **shape),)
-    # naive: the dense (masked) score matrix is written, softmaxed and read back
+    # naive (eager): the dense masked scores are computed, written, softmaxed and read back
     dense = batch * heads * q_len * kv_len
+    flop = 2.0 * dense * (qk_dim + v_dim)
     k_frac = qk_dim / (qk_dim + v_dim) if kv_is_cache else 0.5
     qk = _count(f"{prefix}attn_scores", "attention_scores", flop * qk_dim / (qk_dim + v_dim),
                 {"activations": q_bytes + dense * ab, kv_key: kv_read * k_frac}, s,

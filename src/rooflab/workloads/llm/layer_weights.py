@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...units import dtype_bytes, si
-from .config import ModelConfig
 from .footprint import absorbed_copy_bytes
+from .model_config import ModelConfig
 from .params import attention_params, count_params, mlp_params, module_params, norm_params
 from .settings import NARROW, Settings, is_kept
 

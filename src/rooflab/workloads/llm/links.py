@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import InputError, RooflabError
-from ...model.parallel import Link, assumed_nic, hop_latency_of_allreduce
+from ...model.comm_link import assumed_nic, hop_latency_of_allreduce
+from ...model.parallel import Link
 
 GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
 POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
@@ -101,7 +102,7 @@ class ChosenLink:
 
 def _fit_record(extras: Mapping[str, Any], collective: str, link: str | None = None
                 ) -> dict[str, Any] | None:
-    from ...model.parallel import fit_entry
+    from ...model.link_fits import fit_entry
 
     c = fit_entry(extras, collective, link)
     if c is None:
@@ -115,7 +116,7 @@ def _fit_record(extras: Mapping[str, Any], collective: str, link: str | None = N
 
 def _gpu_note(links, roof, dev) -> tuple[str, ...]:
     """A gloo link judged on a GPU roof is a what-if, and says so (as `rooflab scale`)."""
-    from ...model.parallel import cpu_link_note
+    from ...model.link_fits import cpu_link_note
 
     if dev is None or getattr(dev, "kind", "gpu") == "cpu":
         return ()
@@ -129,12 +130,9 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     via measured_links: bus bandwidth beta x 2(n0-1)/n0, hop latency alpha / 2(n0-1), so
     2(tp-1) x alpha / 2(n0-1) per all-reduce); a ring past one node runs at its slowest
     hop (the measured network, else one NDR NIC), as `rooflab scale`."""
-    from ...model.parallel import (
-        extrapolation_note,
-        measured_links,
-        node_network_link,
-        ring_link,
-    )
+    from ...model.comm_link import node_network_link
+    from ...model.link_fits import extrapolation_note, measured_links
+    from ...model.parallel import ring_link
 
     m = measured_links(comm.extras, comm.host, where=comm.where)
     lk = m.intra
@@ -167,12 +165,8 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: float | None,
 
 def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
                   ) -> ChosenLink:
-    from ...model.parallel import (
-        device_ring_link,
-        link_from_roof,
-        node_network_link,
-        ring_link,
-    )
+    from ...model.comm_link import device_ring_link, link_from_roof, node_network_link
+    from ...model.parallel import ring_link
 
     if link_bw:
         return ChosenLink(Link(_level_of(dev, s.tp), link_bw, 0.0, "given (--link-bw)"),
@@ -199,7 +193,7 @@ def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
 def _level_of(dev, devices: int) -> str:
     """What a given bandwidth is called (a label for the JSON, no more): the link it
     replaces."""
-    from ...model.parallel import LINK_WORDS
+    from ...model.comm_link import LINK_WORDS
 
     words = str(getattr(dev, "interconnect", "")).lower()
     if _spans_nodes(dev, devices):
@@ -237,7 +231,7 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
     alpha + bytes / beta): inside a node, or between nodes once TP x PP GPUs leave one
     (the inter-node pair when measured, else one NDR NIC, assumed); --pp-link-latency (or
     --hop-latency-us / --link-latency without --tp) replaces the measured alpha."""
-    from ...model.parallel import MeasuredLinks, fit_entry, p2p_link_from_profile
+    from ...model.link_fits import MeasuredLinks, fit_entry, p2p_link_from_profile
 
     comm_block = comm.extras.get("comm") or {}
     where = "inter-node" if _spans_nodes(dev, s.tp * s.pp) else "intra-node"
@@ -268,7 +262,7 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
     """The link between pipeline stages, first found of: given; the send/recv a cluster
     profile measured; InfiniBand once TP x PP GPUs leave an 8-GPU node; the catalog
     device's link (per direction); the roof's link ceiling."""
-    from ...model.parallel import device_ring_link, link_from_roof
+    from ...model.comm_link import device_ring_link, link_from_roof
 
     lat = given.latency_s or 0.0
     lat_from = given.latency_option or "none"
@@ -295,7 +289,7 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
 def latency_words(chosen: ChosenLink, tp: int) -> str:
     """Where --tp's latency per all-reduce came from, for the analysis's note."""
     if chosen.latency_from == "--hop-latency-us":
-        from ...model.parallel import ring_hops
+        from ...model.comm_link import ring_hops
         from ...units import fmt_seconds
 
         return (f"--hop-latency-us: {ring_hops(tp)} hops x "

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from ...model.comm_link import ring_hops
-from ...model.parallel import Link, TPStep, allreduce_link_bytes, link_from_roof
-from .config import ModelConfig
+from ...model.comm_link import link_from_roof, ring_hops
+from ...model.parallel import Link, TPStep, allreduce_link_bytes
 from .kernels import decode_step
+from .model_config import ModelConfig
 from .settings import Settings
 from .timing import time_step, work_split
 
@@ -184,7 +184,7 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
                     tp: int, link: Link | None = None, prompt: int = 0) -> TPResult:
     """Decode with TP degree `tp`: per-device kernels plus 2 all-reduces per layer, the
     embedding's all-reduce and one gather of the vocab-parallel logits on
-    `link` (default: the roof's link ceiling, the first of model.parallel.LINK_LEVELS it
+    `link` (default: the roof's link ceiling, the first of model.comm_link.LINK_LEVELS it
     has: NVLink, PCIe, network, or the loopback `rooflab probe --comm` measured); with
     `prompt`, also the prefill's 2 all-reduces per layer and its embedding all-reduce of
     batch x prompt hidden states."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import ModelConfig
+from .model_config import ModelConfig
 
 
 @dataclass(frozen=True)

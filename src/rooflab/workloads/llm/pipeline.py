@@ -16,7 +16,6 @@ from typing import Any
 from ...model.ceiling import Roof
 from ...model.parallel import Link
 from ...model.pipeline import PPStep, Stage, pp_step, split_layers
-from .config import ModelConfig
 from .footprint import (
     Footprint,
     absorbed_copy_bytes,
@@ -26,6 +25,7 @@ from .footprint import (
     kv_bytes_per_token,
 )
 from .kernels import Step, build_step
+from .model_config import ModelConfig
 from .params import count_params, norm_params
 from .settings import Settings
 from .timing import time_step

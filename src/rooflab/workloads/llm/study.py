@@ -22,8 +22,8 @@ from typing import Any
 from ...errors import InputError
 from ...model.ceiling import Roof
 from .analysis import DtypeWarning, Request, longest_context
-from .config import ModelConfig
 from .links import ChosenLink, StageGiven, latency_words, stage_link, tp_link
+from .model_config import ModelConfig
 from .settings import Settings, unknown_dtype_warning
 
 

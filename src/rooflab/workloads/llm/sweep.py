@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from .config import ModelConfig
 from .footprint import Footprint
 from .kernels import decode_step, prefill_step
+from .model_config import ModelConfig
 from .settings import Settings
 from .timing import StepTiming, time_step
 

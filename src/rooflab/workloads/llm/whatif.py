@@ -15,9 +15,9 @@ from ...model.analysis import Point, analyze
 from ...model.ceiling import Roof
 from ...model.kernel import Kernel
 from ...units import fmt_seconds
-from .config import ModelConfig
 from .footprint import weight_bytes
 from .kernels import Step, decode_step
+from .model_config import ModelConfig
 from .settings import Settings
 from .timing import fallback_notes, time_step
 

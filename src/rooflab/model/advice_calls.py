@@ -1,0 +1,128 @@
+"""The 'merge the calls' lever: a kernel timed as many small calls (Kernel.calls > 1), each
+as short as a few empty calls and each with less work than one call costs, is bound by its
+per-call cost, not by latency, its bytes or its FLOP. Merging the calls into one larger
+call (one op on the whole block; a CUDA graph on a GPU) is its lever, and a lever that
+shrinks only the work (lower precision, fusion) keeps the per-call cost. Pure: no I/O.
+
+Review r5 F3: 1000 x np.add on 64-element rows (633 us, 1.5 kB a call, calls=1000) was
+called latency-bound, told "Batching does not close it" and offered fuse / fp32 at 1.56x;
+one np.add on the 1000 x 64 block took 16.9 us (37.5x), and fp32 gave 1.01x.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from ..units import fmt_seconds
+from .advice_core import Advice, Efficiency
+from .analysis import Point
+from .ceiling import Roof
+from .kernel import Kernel
+from .machine import Machine
+
+# A call this many times the per-call floor, whose work at the roof is under one floor, is
+# mostly per-call cost: at least 90 % of the call is not its work even at the floor's
+# price, and the rest is the interpreter's slicing and argument checks (a Python-level
+# np.add(x[r], y[r], out=o[r]) takes ~630 ns beside a 349 ns 1-element ufunc and a 177 ns
+# numba no-op, review r5) that merging the calls removes too.
+MANY_CALLS_FACTOR = 10.0
+# The profile's per-call floors (probe extras.overhead) by the kind of call they time.
+NUMBA_FLOOR = "numba empty call"
+
+
+@dataclass(frozen=True)
+class CallCost:
+    """A many-calls kernel's per-call floor, where it came from, and its time per call."""
+
+    floor_s: float
+    source: str
+    per_call_s: float
+
+
+def call_floor(roof: Roof, machine: Machine | None,
+               kernel: Kernel) -> tuple[float, str] | None:
+    """The per-call floor that matches the kernel's calls: the profile's floors (Machine's
+    call_floors, from the probe's extras.overhead, where the machine carries them), the
+    numba no-op's for a numba kernel (meta threads_from says numba), else the largest (a
+    numpy ufunc's 349 ns is twice the numba no-op's 177 ns the roof keeps as its floor);
+    else the roof's own floor; None without one."""
+    floors: Mapping[str, float] = getattr(machine, "call_floors", None) or {}
+    known = {name: float(s) for name, s in floors.items()
+             if isinstance(s, (int, float)) and s > 0}
+    numba = str(kernel.meta.get("threads_from", "")).startswith("numba")
+    if numba and NUMBA_FLOOR in known:
+        return known[NUMBA_FLOOR], f"the profile's {NUMBA_FLOOR}"
+    if known:
+        name = max(known, key=lambda n: known[n])
+        return known[name], f"the profile's {name}"
+    if roof.overhead_s:
+        src = roof.overhead_source or "the roof's"
+        return float(roof.overhead_s), f"the roof's dispatch floor ({src})"
+    return None
+
+
+def many_calls(p: Point, roof: Roof, machine: Machine | None,
+               kernel: Kernel | None) -> CallCost | None:
+    """The kernel's per-call cost where its time is mostly per-call cost (module doc):
+    more than one call, timed, each call between one and MANY_CALLS_FACTOR per-call floors
+    and its work at the roof under one floor; None otherwise (or already overhead-bound)."""
+    if kernel is None or p.calls <= 1 or not p.seconds or p.bound == "overhead":
+        return None
+    found = call_floor(roof, machine, kernel)
+    if found is None:
+        return None
+    floor, source = found
+    per_call = p.seconds / p.calls
+    # a time under calls x the floor does not hold the floor (a profiler's GPU-side time,
+    # overlapping launches: sanity's below_launch_floor), so it is no per-call cost
+    if not floor <= per_call <= MANY_CALLS_FACTOR * floor or p.floor_s / p.calls > floor:
+        return None
+    return CallCost(floor, source, per_call)
+
+
+def merge_calls_advice(p: Point, e: Efficiency, cost: CallCost,
+                       machine: Machine | None) -> Advice:
+    """Merge the calls into one: at least (calls - 1) x the per-call floor saved; at most
+    everything but the merged work at the roof and one call (the rest of each call is
+    per-call cost too: slicing, argument checks), both bounded below by that floor."""
+    merged = p.floor_s + cost.floor_s
+    slow = max(merged, p.seconds - (p.calls - 1) * cost.floor_s)
+    gpu = machine is not None and machine.kind == "gpu"
+    how = ("capture the calls in a CUDA graph or batch them into one launch" if gpu else
+           "batch them into one larger call: one op on the whole block")
+    range_words = (f"{p.seconds / slow:.2f}x with {p.calls} x {fmt_seconds(cost.floor_s)} "
+                   f"({cost.source}) saved; up to {p.seconds / merged:.1f}x where the rest "
+                   f"of each call is per-call cost too (slicing, argument checks), down to "
+                   f"the merged work at the roof ({fmt_seconds(p.floor_s)}) and one call")
+    return Advice(
+        kernel=p.kernel, action=f"merge the {p.calls} calls into one ({how})",
+        detail=(f"{p.calls} calls of {fmt_seconds(cost.per_call_s)} each, within "
+                f"{MANY_CALLS_FACTOR:g}x of the {fmt_seconds(cost.floor_s)} per-call floor "
+                f"({cost.source}), and each call's work at the roof "
+                f"({fmt_seconds(p.floor_s / p.calls)}) is under one floor: the time is "
+                f"per-call cost, not latency; {range_words}"),
+        shrinks="below roof", new_ai=p.ai,
+        new_flop_per_s=p.flop / slow if slow > 0 else 0.0, new_seconds=slow,
+        speedup=p.seconds / slow if slow > 0 else 1.0,
+        assumption=(f"the calls are independent (or one op covers them all) and the same "
+                    f"FLOP and bytes run in one call; {range_words}"),
+        seconds_range=(merged, slow) if merged < slow else None)
+
+
+def hold_call_cost(a: Advice, p: Point, e: Efficiency, cost: CallCost,
+                   cache_resident: bool) -> Advice:
+    """A lever that shrinks the work (fewer bytes or FLOP per call) on a many-calls kernel:
+    the per-call cost stays, so only its work floor shrinks, by the lever's own factor:
+    1000 small np.add calls in fp32 were 1.01x, not the 1.56x a DRAM-priced lever said."""
+    scale = ((a.new_seconds - e.launch_s) / e.work_s
+             if e.work_s > 0 and a.new_seconds > e.launch_s else 1.0)
+    held = p.seconds - p.floor_s * (1 - min(1.0, scale))
+    where = (" (cache-resident: the DRAM floor does not bind, so even this is at most)"
+             if cache_resident else "")
+    words = (f"its {p.calls} calls' per-call cost stays ({fmt_seconds(cost.per_call_s)} a "
+             f"call beside {fmt_seconds(cost.floor_s)} of floor): only the "
+             f"{fmt_seconds(p.floor_s)} work floor shrinks{where}; merge the calls first")
+    return replace(a, new_seconds=held, speedup=p.seconds / held,
+                   new_flop_per_s=a.new_flop_per_s * a.new_seconds / held,
+                   detail=f"{a.detail}; {words}", assumption=f"{words}; {a.assumption}")
