@@ -323,8 +323,11 @@ def _register_attention(ai: typer.Typer) -> None:
                   kv_heads: str | None = typer.Option(None, help="GQA K/V heads "
                                                       "(num_key_value_heads; default: "
                                                       "--heads)"),
-                  naive: bool = typer.Option(False, help="materialise the score matrix"),
-                  causal: bool = typer.Option(False, help="count unmasked scores only "
+                  naive: bool = typer.Option(False, help="eager, unfused: materialise "
+                                             "the score matrix (its FLOP stay dense with "
+                                             "--causal)"),
+                  causal: bool = typer.Option(False, help="mask future keys: flash counts "
+                                              "unmasked scores only, --naive all of them "
                                               "(where the mask sits: --causal-align)"),
                   causal_align: str | None = typer.Option(
                       None, "--causal-align", metavar="bottom-right|top-left",
@@ -342,8 +345,10 @@ def _register_attention(ai: typer.Typer) -> None:
                 --causal --causal-align top-left --dtype fp32
 
         Flash: Q, K, V read and O written once; --naive also writes and reads back the
-        heads x q-len x kv-len score matrix. --causal with q-len != kv-len: the byte model
-        says which mask alignment was counted (PyTorch's SDPA is_causal is top-left).
+        heads x q-len x kv-len score matrix. --causal: flash skips the masked scores' FLOP,
+        --naive computes the dense matrix and counts it all (as `rooflab llm --attn naive`).
+        With q-len != kv-len the byte model says which mask alignment was counted
+        (PyTorch's SDPA is_causal is top-left).
         """
         lq, lkv = _n(q_len, "q_len"), _n(kv_len, "kv_len")
         align = _causal_align(causal_align, causal, lq, lkv)

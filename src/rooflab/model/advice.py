@@ -121,10 +121,15 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     machine = machine if machine is not None else machine_of(roof)
     # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
     l2_bytes = l2_bytes or machine.caches.get("L2")
+    # many small calls whose time is per-call cost (review r5 F3)
+    cost = many_calls(p, roof, machine, kernel)
     if p.bound == "memory":
         items = memory_advice(p, e, roof, kind, l2_bytes, machine, kernel)
     elif p.bound == "overhead":
         items = overhead_advice(p, e, roof, kind, machine, kernel)
+    elif p.bound == "latency":   # per-call cost, not latency, holds a many-calls kernel
+        items = latency_advice(p, e, roof, kind, machine, kernel=kernel,
+                               calls_bound=cost is not None)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
     if p.bound in ("compute", "latency"):
@@ -132,7 +137,6 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         mixed = mixed_part_advice(p, e, roof, held, machine)
         if mixed is not None:
             items.append(mixed)
-    cost = many_calls(p, roof, machine, kernel)
     if cost is not None:
         # its time is per-call cost (review r5 F3): merging the calls is the lever, threads
         # cannot beat their own spawn, and a lever on the work keeps the per-call cost

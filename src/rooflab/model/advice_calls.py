@@ -114,7 +114,9 @@ def hold_call_cost(a: Advice, p: Point, e: Efficiency, cost: CallCost,
                    cache_resident: bool) -> Advice:
     """A lever that shrinks the work (fewer bytes or FLOP per call) on a many-calls kernel:
     the per-call cost stays, so only its work floor shrinks, by the lever's own factor:
-    1000 small np.add calls in fp32 were 1.01x, not the 1.56x a DRAM-priced lever said."""
+    1000 small np.add calls in fp32 were 1.01x, not the 1.56x a DRAM-priced lever said.
+    Its full factor waits for the calls to be merged, not for "the latency to be fixed"
+    (advice_compute.after_latency, which a many-calls kernel's levers skip: review r5)."""
     scale = ((a.new_seconds - e.launch_s) / e.work_s
              if e.work_s > 0 and a.new_seconds > e.launch_s else 1.0)
     held = p.seconds - p.floor_s * (1 - min(1.0, scale))
@@ -122,7 +124,8 @@ def hold_call_cost(a: Advice, p: Point, e: Efficiency, cost: CallCost,
              if cache_resident else "")
     words = (f"its {p.calls} calls' per-call cost stays ({fmt_seconds(cost.per_call_s)} a "
              f"call beside {fmt_seconds(cost.floor_s)} of floor): only the "
-             f"{fmt_seconds(p.floor_s)} work floor shrinks{where}; merge the calls first")
+             f"{fmt_seconds(p.floor_s)} work floor shrinks{where}; merge the calls first: "
+             f"only after the calls are merged is the work it shrinks most of the time")
     return replace(a, new_seconds=held, speedup=p.seconds / held,
                    new_flop_per_s=a.new_flop_per_s * a.new_seconds / held,
                    detail=f"{a.detail}; {words}", assumption=f"{words}; {a.assumption}")

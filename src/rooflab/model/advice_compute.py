@@ -110,7 +110,10 @@ def _kernel_local(a: Advice, e: Efficiency) -> Advice:
 
 def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                    machine: Machine | None = None,
-                   kernel: Kernel | None = None) -> list[Advice]:
+                   kernel: Kernel | None = None, calls_bound: bool = False) -> list[Advice]:
+    """Parallelism first, then the AI/roof levers held by after_latency; `calls_bound`: the
+    kernel's time is per-call cost (advice_calls.many_calls), so its levers wait for the
+    calls to be merged, not for the latency to be fixed, and hold_call_cost holds them."""
     out = []
     action, why = words(machine, "parallel")
     per_call = p.seconds / p.calls if p.seconds else None
@@ -136,7 +139,8 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         out.append(spread_floor(eff, p, e, roof, machine))
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
-    return out + [after_latency(a, p, e) for a in side if a.shrinks != "below roof"]
+    side = [a for a in side if a.shrinks != "below roof"]
+    return out + (side if calls_bound else [after_latency(a, p, e) for a in side])
 
 
 def every_core_busy(kernel: Kernel | None, roof: Roof) -> int | None:

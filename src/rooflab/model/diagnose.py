@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import advise
-from .advice_calls import many_calls
+from .advice_calls import CallCost, many_calls
 from .advice_core import Advice, pct
 from .analysis import Analysis, Point, primary_points
 from .ceiling import kernel_ceiling
@@ -51,6 +51,9 @@ class Diagnosis:
     advice: tuple[Advice, ...]
     notes: tuple[str, ...] = ()      # what the kernel's source says about it (meta "note")
     reachable_s: float | None = None  # least time at the roof: max(work floor, launch floor)
+    # a many-calls kernel's per-call floor (advice_calls.many_calls): the floor its gain
+    # keeps, the one its merge advice prices (review r5: not the roof's numba no-op)
+    call_cost: CallCost | None = None
 
     # a notebook shows the CLI's row, not every field (display_results)
     _repr_pretty_ = pretty(diagnosis_text)
@@ -62,7 +65,8 @@ class Diagnosis:
     @property
     def reachable(self) -> float:
         """reachable_s, or computed from the point when the diagnosis was built without it."""
-        return reachable_s(self.point) if self.reachable_s is None else self.reachable_s
+        return (reachable_s(self.point, self.call_cost) if self.reachable_s is None
+                else self.reachable_s)
 
     @property
     def gain_speedup(self) -> float | None:
@@ -105,17 +109,22 @@ class Diagnosis:
         reach = self.reachable
         speedup = self.gain_speedup or self.headroom
         launch = applicable_launch_s(self.point) > self.point.floor_s
+        kept = f"{fmt_seconds(reach)} launch/dispatch floor"
+        cost = self.call_cost
+        if cost is not None and self.point.calls * cost.floor_s >= reach > self.point.floor_s:
+            # calls x the per-call floor the merge advice prices, so the reader sees both
+            # factors: 1000 x 349 ns = 349 us, not the roof's 177 ns no-op (review r5)
+            launch, kept = True, (f"{self.point.calls} x {fmt_seconds(cost.floor_s)} = "
+                                  f"{fmt_seconds(reach)} per-call floor")
         if speedup < 1.0 + 1e-9 or self.gain_s <= 0:
             # at its roof within the tolerance (up to 5 % above it): no gain, and no "0.97x
             # faster" (a slowdown) either
-            return (f"none: it runs at its {fmt_seconds(reach)} launch/dispatch floor"
-                    if launch else
+            return (f"none: it runs at its {kept}" if launch else
                     f"none: it runs at its roof ({fmt_seconds(reach)}; up to "
                     f"{ABOVE_TOLERANCE:.0%} above it is within the tolerance)")
         return (f"{fmt_seconds(self.gain_s)} saved ({self.priority:.0%} of the total) if it "
                 f"reached its roof ({speedup:.1f}x faster"
-                + (f"; the {fmt_seconds(reach)} launch/dispatch floor stays" if launch else "")
-                + ")")
+                + (f"; the {kept} stays" if launch else "") + ")")
 
 
 def level_bound(p: Point, binding: Point | None) -> str:
@@ -230,7 +239,10 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     machine = machine if machine is not None else machine_of(analysis.roof)
     note = kernel.meta.get("note")
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
-    reachable = reachable_s(p)
+    # many small calls whose time is per-call cost: overhead-bound, not latency (r5 F3);
+    # its gain keeps calls x the per-call floor its merge advice prices
+    cost = many_calls(p, analysis.roof, machine, kernel)
+    reachable = reachable_s(p, cost)
     gain = max(0.0, p.seconds - reachable) if p.seconds is not None else None
     findings = check_kernel(analysis, kernel, machine)
     advice = advise(p, analysis.roof, kernel, machine=machine)
@@ -242,8 +254,6 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         # at 224 TFLOP/s), so it is not ranked, flagged or advised beyond the fix.
         headroom, gain, advice = None, None, ()
         note = "; ".join(x for x in (note if isinstance(note, str) else "", unranked) if x)
-    # many small calls whose time is per-call cost: overhead-bound, not latency (r5 F3)
-    cost = many_calls(p, analysis.roof, machine, kernel)
     dists = distances(p, top.label, top.value, machine, len(analysis.roof.compute),
                       _weighted_label(analysis, kernel), _other_family_top(analysis.roof, top),
                       _reuse(kernel, p), _narrow_weights(kernel, p.precision),
@@ -259,7 +269,8 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
         rank=0, distances=dists,
         findings=findings, advice=advice,
-        notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable)
+        notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable,
+        call_cost=cost)
 
 
 def _latency_evidence(p: Point, machine: Machine | None, kernel: Kernel) -> str:
@@ -279,12 +290,15 @@ def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
     return held.label if held.weighted else None
 
 
-def reachable_s(p: Point) -> float:
+def reachable_s(p: Point, cost: CallCost | None = None) -> float:
     """The least time a point can reach at its roof. Reaching the roof does not remove the
     launches: it is the larger of the work floor and calls x the launch floor (graphs and
     fusion cut the latter; their advice predicts that gain separately), the floor left out
-    where the measured time is below it (sanity_ceilings.applicable_launch_s)."""
-    return max(p.floor_s, applicable_launch_s(p))
+    where the measured time is below it (sanity_ceilings.applicable_launch_s). A many-calls
+    kernel (`cost`, advice_calls.many_calls) keeps calls x its per-call floor instead, the
+    one its merge advice prices (a numpy loop: the 349 ns ufunc, not the 177 ns no-op)."""
+    calls = p.calls * cost.floor_s if cost is not None else 0.0
+    return max(p.floor_s, applicable_launch_s(p), calls)
 
 
 def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagnosis, ...]:

@@ -258,10 +258,13 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     """Scaled dot-product attention, O = softmax(Q Kᵀ / √d) V, per batch and head.
 
     FLOP: the two matmuls, 4·B·H·d per computed score (softmax's ~4 per score is not
-    counted, as in FlashAttention's FLOP count). causal=True counts only unmasked scores
-    (≈ half for prefill), the work a block-skipping kernel does; causal_align says where
-    the mask sits when q_len != kv_len (CAUSAL_ALIGNS: bottom-right for a decode step over
-    a KV cache, top-left for PyTorch's scaled_dot_product_attention(is_causal=True)).
+    counted, as in FlashAttention's FLOP count). causal=True with flash counts only the
+    unmasked scores (≈ half for prefill), the work a block-skipping kernel does; naive
+    (eager) computes the dense masked Lq·Lkv scores, so its FLOP stay dense, like its score
+    bytes and like `rooflab llm --attn naive` (llm/kernels.py attention). causal_align says
+    where the mask sits when q_len != kv_len (CAUSAL_ALIGNS: bottom-right for a decode step
+    over a KV cache, top-left for PyTorch's scaled_dot_product_attention(is_causal=True));
+    shape["scores"] stays the unmasked pairs either way.
     Bytes: flash reads Q, K, V once and writes O; naive also writes the score matrix S,
     reads it into softmax, writes P and reads P into the second matmul (4 passes over
     B·H·Lq·Lkv elements, dense even when causal). GQA: K and V have kv_heads heads.
@@ -279,7 +282,9 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
                          f"causal_align='top-left' (PyTorch's is_causal) allows it")
     d, s, _ = _dt(dtype)
     scores = attention_scores(q_len, kv_len, causal, causal_align)
-    flop = 4.0 * batch * heads * scores * head_dim
+    # an eager kernel multiplies every (query, key) pair and masks afterwards: dense FLOP
+    computed = scores if flash else q_len * kv_len
+    flop = 4.0 * batch * heads * computed * head_dim
     q_o = s * batch * heads * q_len * head_dim
     kv = 2.0 * s * batch * kv_heads * kv_len * head_dim
     split = {"q": q_o, "kv": kv, "o": q_o}
@@ -289,8 +294,10 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
              "naive attention: Q, K, V read once, O written once, plus the score matrix "
              "written, read by softmax, written as P and read back (4 x B·H·Lq·Lkv elements)")
     if causal:
-        model += ("; FLOP count only the unmasked (query, key) pairs" +
-                  ("" if flash else ", though a dense implementation computes them all"))
+        model += ("; FLOP count only the unmasked (query, key) pairs" if flash else
+                  f"; FLOP count all Lq·Lkv (query, key) pairs: a dense kernel computes the "
+                  f"masked ones too ({scores} of {q_len * kv_len} pairs a head unmasked, "
+                  f"what flash counts)")
         if q_len != kv_len:
             model += "; " + CAUSAL_ALIGN_TEXT[causal_align]
     if not flash:
