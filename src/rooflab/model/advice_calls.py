@@ -81,6 +81,16 @@ def many_calls(p: Point, roof: Roof, machine: Machine | None,
     return CallCost(floor, source, per_call)
 
 
+def calls_evidence(p: Point, cost: CallCost) -> str:
+    """Why a many-calls kernel is overhead-bound, in numbers (its diagnosis and its merge
+    advice say the same)."""
+    return (f"{p.calls} calls of {fmt_seconds(cost.per_call_s)} each, within "
+            f"{MANY_CALLS_FACTOR:g}x of the {fmt_seconds(cost.floor_s)} per-call floor "
+            f"({cost.source}), and each call's work at the roof "
+            f"({fmt_seconds(p.floor_s / p.calls)}) is under one floor: per-call cost "
+            f"(interpreter, slicing, dispatch), not latency")
+
+
 def merge_calls_advice(p: Point, e: Efficiency, cost: CallCost,
                        machine: Machine | None) -> Advice:
     """Merge the calls into one: at least (calls - 1) x the per-call floor saved; at most
@@ -97,11 +107,7 @@ def merge_calls_advice(p: Point, e: Efficiency, cost: CallCost,
                    f"the merged work at the roof ({fmt_seconds(p.floor_s)}) and one call")
     return Advice(
         kernel=p.kernel, action=f"merge the {p.calls} calls into one ({how})",
-        detail=(f"{p.calls} calls of {fmt_seconds(cost.per_call_s)} each, within "
-                f"{MANY_CALLS_FACTOR:g}x of the {fmt_seconds(cost.floor_s)} per-call floor "
-                f"({cost.source}), and each call's work at the roof "
-                f"({fmt_seconds(p.floor_s / p.calls)}) is under one floor: the time is "
-                f"per-call cost, not latency; {range_words}"),
+        detail=f"{calls_evidence(p, cost)}; {range_words}",
         shrinks="below roof", new_ai=p.ai,
         new_flop_per_s=p.flop / slow if slow > 0 else 0.0, new_seconds=slow,
         speedup=p.seconds / slow if slow > 0 else 1.0,

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import advise
-from .advice_calls import CallCost, many_calls
+from .advice_calls import CallCost, calls_evidence, many_calls
 from .advice_core import Advice, pct
 from .analysis import Analysis, Point, primary_points
 from .ceiling import kernel_ceiling
-from .diagnose_calls import calls_below_roof, calls_evidence
+from .diagnose_calls import calls_below_roof
 from .diagnose_distances import Distance, _narrow_weights, _other_family_top, _reuse, distances
 from .display import pretty
 from .display_results import diagnosis_text

@@ -7,19 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_factor, fmt_seconds
-from .advice_calls import MANY_CALLS_FACTOR, CallCost
+from .advice_calls import CallCost
 from .analysis import Point
 from .diagnose_distances import Distance
 from .machine import Machine
-
-
-def calls_evidence(p: Point, cost: CallCost) -> str:
-    """Why a many-calls kernel is overhead-bound, in numbers."""
-    return (f"{p.calls} calls of {fmt_seconds(cost.per_call_s)} each, within "
-            f"{MANY_CALLS_FACTOR:g}x of the {fmt_seconds(cost.floor_s)} per-call floor "
-            f"({cost.source}), and each call's work at the roof "
-            f"({fmt_seconds(p.floor_s / p.calls)}) is under one floor: per-call cost "
-            f"(interpreter, slicing, dispatch), not latency")
 
 
 def calls_below_roof(d: Distance, p: Point, cost: CallCost,
