@@ -33,9 +33,9 @@ Hand numbers:
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pytest
+from llm_config_files import bundled_with_quant as _bundled
 from test_llm_quant_activations import W8A8  # the review's W8A8 checkpoint (ignore lm_head)
 
 from rooflab.cli.main import main
@@ -58,14 +58,6 @@ FP8 = {"quant_method": "compressed-tensors",
        "config_groups": {"group_0": {"targets": ["Linear"],
                                      "weights": {"num_bits": 8, "type": "float",
                                                  "strategy": "tensor"}}}}
-
-
-def _bundled(tmp_path, name, quant):
-    root = resources.files("rooflab.workloads") / "configs"
-    d = json.loads((root / f"{name}.json").read_text())
-    p = tmp_path / f"{name}-q.json"
-    p.write_text(json.dumps({**d, "quantization_config": quant}))
-    return str(p)
 
 
 def _weights(path):

@@ -14,9 +14,9 @@ Seed 004 (TinyLlama-1.1B on a T4): "gate、up、down 三个 FFN 矩阵加起来 
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pytest
+from llm_config_files import bundled_with_quant as _bundled
 
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
@@ -145,14 +145,6 @@ def test_int4_layer_tinyllama():
     cfg = load_config("tinyllama-1.1b")
     lw = layer_weights(cfg, settings_for(cfg, weights="int4")).layer
     assert lw.total_bytes == 44_040_192 * 0.515625 + 8_192 == 22_716_416
-
-
-def _bundled(tmp_path, name, quant):
-    root = resources.files("rooflab.workloads") / "configs"
-    d = json.loads((root / f"{name}.json").read_text())
-    p = tmp_path / f"{name}-q.json"
-    p.write_text(json.dumps({**d, "quantization_config": quant}))
-    return str(p)
 
 
 def test_awq_keeps_lm_head_and_table_at_fp16(tmp_path):
