@@ -231,7 +231,7 @@ def test_zoo_leaders_clear_the_ceiling_labels():
     """A kernel's leader crossed the 'fp64 vector 118 GFLOP/s' label; ceiling labels are
     obstacles for leaders like any other. (Since review 18c the one-line labels end
     "· 88% of roof", 8 characters longer; still no leader strikes a ceiling label. One
-    leader now strikes a point label, and two cross: the next test.)"""
+    leader struck a point label, and two crossed, until the group repair: the next test.)"""
     display = _zoo_chart()
     texts, renderer = _assert_labels_apart(display)
     ceilings = _ceiling_texts(display)
@@ -240,13 +240,11 @@ def test_zoo_leaders_clear_the_ceiling_labels():
     assert [(a, b) for a, b in struck if b in ceilings] == []
 
 
-@pytest.mark.xfail(strict=True, reason="left open (C3, 2026-11-30): with '· 88% of roof' "
-                   "the right edge holds four labels (gemm_fp64_256, gemm_fp64_1024, "
-                   "gemm_fp32_1024, gemm_fp32_2048) in no spots the greedy placement and "
-                   "the pair repair find; a four-label search still left a conflict; "
-                   "softmax_fp32's and layernorm_fp32's leaders cross")
 def test_zoo_leaders_clear_the_point_labels():
-    """gemm_fp32_1024's leader runs up-left through 'gemm_fp32_2048 · 87% of roof'."""
+    """gemm_fp32_1024's leader ran up-left through 'gemm_fp32_2048 · 87% of roof', and
+    softmax_fp32's and layernorm_fp32's leaders crossed: the four right-edge labels had no
+    spots the greedy placement and the pair repair found. Labels still in conflict are now
+    placed again with their neighbours (chart_layout_groups): none strikes, none cross."""
     display = _zoo_chart()
     texts, renderer = _assert_labels_apart(display)
     assert _leaders_through_labels(texts, renderer) == []

@@ -39,6 +39,7 @@ PUBLISHED = {
     "tinyllama-1.1b": 1.1e9, "gpt2": 124e6,                 # TinyLlama paper; GPT-2 124M
     "deepseek-v2-lite": 15.7e9,                             # DeepSeek-V2 paper, Lite: 15.7B
     "llama-3.1-405b": 406e9,                                # HF model card (safetensors): 406B
+    "gpt-oss-20b": 20.91e9, "qwen3-30b-a3b": 30.5e9,        # gpt-oss model card tab. 1; Qwen3 card
 }
 
 

@@ -338,9 +338,10 @@ def test_qwen3_moe_counts_and_is_checked():
     assert not cfg.notes     # no "not one rooflab has checked" note
 
 
-def test_qwen_moe_layer_pattern_not_read_is_said():
+def test_qwen_moe_layer_pattern_is_read():
+    # mlp_only_layers [0, 1] of 48: layers 0 and 1 dense, the other 46 MoE
     cfg = parse_config({**QWEN3_MOE, "mlp_only_layers": [0, 1]})
-    assert any("mlp_only_layers [0, 1] are not read" in n for n in cfg.notes)
+    assert cfg.moe_layers == 46 and not cfg.is_moe_layer(0) and cfg.is_moe_layer(2)
 
 
 def test_tpu_pod_interconnect_is_not_cut_at_8_chips(capsys):

@@ -24,7 +24,7 @@ def test_a_size_the_card_does_not_come_in_is_an_error(typed, sizes):
     # within 10 %: GiB vs GB (TPU v4's 32 GiB is 34.4 GB), physical vs usable (B200)
     ("tpu v4 32gb", "Google TPU v4"), ("b200 192gb", "NVIDIA B200"),
     # CPUs and unified memory: the catalog's size is one configuration of many
-    ("m3 max 64gb", "Apple M3 Max"), ("epyc 9654 64gb", "AMD EPYC 9654"),
+    ("m3 max 64gb", "Apple M3 Max (40-core GPU)"), ("epyc 9654 64gb", "AMD EPYC 9654"),
     ("a100 80gb pcie", "NVIDIA A100 80GB PCIe"), ("h100 nvl 94gb", "NVIDIA H100 NVL"),
 ])
 def test_a_size_the_card_comes_in_still_finds_it(typed, name):

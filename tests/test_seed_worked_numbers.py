@@ -1,6 +1,6 @@
 """Seed coverage audit: worked numbers of seeds 000 and 004 not pinned elsewhere, through
-the commands a user runs, plus two strict xfails that record where rooflab does not yet
-follow a seed (see the audit report).
+the commands a user runs, plus two cases where rooflab once did not follow a seed (they were
+strict xfails until it did).
 
 Hand calculations are in the comments: 2 FLOP per multiply-add, SI units.
 """
@@ -126,7 +126,7 @@ def test_seed004_tpot_15ms_on_the_measured_roof(tmp_path, capsys):
         in out
 
 
-# --- where rooflab does not yet follow a seed (strict xfails: they pass once it does) -----
+# --- where rooflab once did not follow a seed (strict xfails until it did) -----------------
 
 def test_seed000_mixed_units_weight_the_peak():
     # "如果 kernel 里混合了 Tensor Core 和普通 CUDA Core 操作,那要按实际占比加权":

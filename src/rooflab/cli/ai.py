@@ -20,6 +20,7 @@ from .ai_args import (
     OUT_DTYPE,
     SIZES,
     STAGES,
+    STRIDE,
     TILE,
     TILES_PER_SM,
     WEIGHTS,
@@ -115,6 +116,9 @@ def register(app) -> None:
     _register_spmv(ai)
     _register_dot(ai)
     _register_axpy(ai)
+    from .ai_occupancy import register as register_occupancy
+
+    register_occupancy(ai)
 
 
 def _register_matmul(ai: typer.Typer):
@@ -209,22 +213,31 @@ def _register_elementwise(ai: typer.Typer) -> None:
                     inputs: str = typer.Option("1", help="arrays read per element"),
                     outputs: str = typer.Option("1", help="arrays written per element"),
                     flop_per_element: float = typer.Option(1.0, help="FLOP per element"),
+                    stride: str | None = STRIDE,
                     on: OnAi = None, json_out: bool = JSON) -> None:
         """n elements; y = x + 1 is the default, z = x + y is --inputs 2.
 
             rooflab ai elementwise 1e8 --dtype fp16 --inputs 2
+            rooflab ai elementwise 1e8 --dtype fp32 --stride 2
 
         Scalars live in registers and move no bytes: fp16 y = x + 1 has AI 1/4, z = x + y
-        1/6 (seed 004).
+        1/6 (seed 004). --stride S: every array is accessed at x[i*S]; DRAM moves whole
+        32-byte sectors, so the bytes are sectors x 32 and the answer says the access
+        efficiency (useful / fetched: fp32 stride 2 is 50 %, stride 8 or more 12.5 %).
         """
         if not (math.isfinite(flop_per_element) and flop_per_element >= 0):
             # checked here to name the option (ops.elementwise would name a kernel field)
             raise InputError(f"--flop-per-element must be a finite number >= 0 (1 for y = "
                              f"x + 1, 2 for an FMA); got {flop_per_element!r}")
-        _emit(_ops().elementwise(_n(n, "n"), dtype or ML_DTYPE, inputs=_n(inputs, "inputs"),
-                                 outputs=_n(outputs, "outputs"),
-                                 flop_per_element=flop_per_element), on, json_out,
-              assumed=dtype is None)
+        op = _ops().elementwise(_n(n, "n"), dtype or ML_DTYPE, inputs=_n(inputs, "inputs"),
+                                outputs=_n(outputs, "outputs"),
+                                flop_per_element=flop_per_element)
+        extra = None
+        if stride is not None:
+            from .ai_occupancy import strided_op
+
+            op, extra = strided_op(op, _n(stride, "--stride", 1))
+        _emit(op, on, json_out, extra, assumed=dtype is None)
 
 
 def _register_reduction(ai: typer.Typer) -> None:

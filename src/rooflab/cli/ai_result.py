@@ -198,13 +198,32 @@ def _floor_text(d: dict) -> str:
     from ..units import fmt_seconds
 
     work = "bytes/B" if d["flop"] <= 0 else "max(FLOP/P, bytes/B)"
+    quantized = _quantized_floor(d)
     if d["floor_binding"] == "launch":
         return (f"{fmt_seconds(d['time_floor_s'])} (launch); work floor "
-                f"{fmt_seconds(d['work_floor_s'])}  {work}")
+                f"{fmt_seconds(d['work_floor_s'])}  {work}{quantized}")
     tail = ""
     if d.get("launch_floor_s") is not None:
-        tail = f"; {_launches(d)} is below it"
-    return f"{fmt_seconds(d['time_floor_s'])}  {work}{tail}"
+        below = "both" if quantized else "it"
+        tail = f"; {_launches(d)} is below {below}"
+    return f"{fmt_seconds(d['time_floor_s'])}  {work}{quantized}{tail}"
+
+
+def _quantized_floor(d: dict) -> str:
+    """`ai matmul --tile --on`: the work floor again at the quantized compute ceiling
+    (cli/ai_tile.py), so the time says what the tiles and waves cost, not only the rate."""
+    from ..units import fmt_seconds
+
+    t = d.get("tile_quantization") or {}
+    if "quantized_work_floor_s" not in t:
+        return ""
+    q = fmt_seconds(t["quantized_work_floor_s"])
+    if t["quantized_binding"] == "memory":
+        return "; the same at the quantized ceiling (the memory roof still binds), derived"
+    launch = d.get("launch_floor_s")
+    over = (", above the launch floor" if d["floor_binding"] == "launch"
+            and t["quantized_work_floor_s"] > launch else "")
+    return f"; {q} at the quantized ceiling: max(FLOP/P_q, bytes/B), derived{over}"
 
 
 def _compute_label(p: dict) -> str:

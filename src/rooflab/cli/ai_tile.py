@@ -91,26 +91,28 @@ def device_facts(on: str) -> DeviceFacts:
 
 
 def _profile_facts(path: str) -> DeviceFacts:
-    from ..files import load_json
+    """The SMs and compute capability a probed profile's host records, the profile read by
+    hardware/profile.py's loader (a broken one: its error, naming the file and field)."""
+    from ..hardware.profile import profile_in_file
 
-    data = load_json(path) if path.lower().endswith(".json") else None
-    host = data.get("host") if isinstance(data, dict) else None
-    if not isinstance(host, dict):
+    profile = profile_in_file(path) if path.lower().endswith(".json") else None
+    if profile is None:
         why = f"--on {path} is a roof file with no host: it names no SMs or compute capability"
         return DeviceFacts(why_no_sms=why, why_no_cc=why)
+    host = profile.host
     backend = host.get("backend")
     if backend not in ("cuda", "rocm"):
-        why = f"the profile {path} is a CPU's ({host.get('name', 'host')}): SMs are a GPU's"
+        why = (f"the profile {path} is a CPU's ({host.get('name', 'host')}): SMs are a GPU's"
+               if backend else f"the profile {path} records no GPU backend (host.backend "
+               f"'cuda' or 'rocm'): `rooflab probe` on the GPU writes one")
         return DeviceFacts(why_no_sms=why, why_no_cc=why)
+    # the loader has checked both fields' types (hardware/profile.py _check_host)
     sms, cc = host.get("multiprocessors"), host.get("compute_capability")
-    ok_sms = isinstance(sms, int) and not isinstance(sms, bool) and sms > 0
     return DeviceFacts(
-        sms=sms if ok_sms else None,
-        sms_source="profile (torch multi_processor_count)" if ok_sms else None,
-        unit="CU" if backend == "rocm" else "SM",
-        cc=cc if isinstance(cc, str) else None,
-        why_no_sms=None if ok_sms else f"the profile {path} records no multiprocessor count",
-        why_no_cc=None if isinstance(cc, str) else (
+        sms=sms, sms_source="profile (torch multi_processor_count)" if sms else None,
+        unit="CU" if backend == "rocm" else "SM", cc=cc,
+        why_no_sms=None if sms else f"the profile {path} records no multiprocessor count",
+        why_no_cc=None if cc else (
             "an AMD GPU: rooflab tables shared memory (LDS) for NVIDIA GPUs only"
             if backend == "rocm" else f"the profile {path} records no compute capability"))
 
@@ -183,14 +185,29 @@ def tile_quantization(d: dict, tile3: tuple[int, int, int | None], stages: int |
             f"(hardware/smem.py, from the CUDA C++ Programming Guide)")
     rate = d.get("attainable_flop_per_s")
     if rate is not None and d.get("flop", 0) > 0:
-        peak = d["analysis"][0]["peak_flop_per_s"]
-        quantized = tq.quantized_rate(rate, peak, count, waves)
-        out.update({"attainable_flop_per_s": rate, "compute_ceiling_flop_per_s": peak,
-                    "quantized_compute_flop_per_s": peak * tq.quantized_fraction(count, waves),
-                    "quantized_attainable_flop_per_s": quantized,
-                    "quantized_binding": ("memory" if quantized >= rate else "compute"),
-                    "quantized_why": f"{WHY_TILES}; {WHY_WAVES}" if waves else WHY_TILES})
+        out.update(_quantized(d, rate, count, waves))
     return out
+
+
+def _quantized(d: dict, rate: float, count, waves) -> dict:
+    """The quantized ceiling and the time floor at it, beside the roof's (with --on)."""
+    from ..model import tile_quantization as tq
+
+    p = d["analysis"][0]
+    peak = p["peak_flop_per_s"]
+    ceiling = peak * tq.quantized_fraction(count, waves)
+    # the same bytes and bandwidth as the point's work floor, only P lowered
+    work = tq.quantized_floor(d["flop"], p["bytes"], peak, p["bytes_per_s"], count, waves)
+    launch = d.get("launch_floor_s")
+    return {"attainable_flop_per_s": rate, "compute_ceiling_flop_per_s": peak,
+            "quantized_compute_flop_per_s": ceiling,
+            "quantized_attainable_flop_per_s": tq.quantized_rate(rate, peak, count, waves),
+            # memory only where the lowered ceiling stays above the memory roof: with no
+            # loss (fraction 1) a compute-bound GEMM is still compute-bound
+            "quantized_binding": "memory" if ceiling > rate else "compute",
+            "quantized_why": f"{WHY_TILES}; {WHY_WAVES}" if waves else WHY_TILES,
+            "quantized_work_floor_s": work,
+            "quantized_time_floor_s": max(work, launch) if launch is not None else work}
 
 
 # --- text -------------------------------------------------------------------------------
@@ -273,5 +290,9 @@ def quantized_line(t: dict, prec: str) -> list[str]:
                 f"attainable): {ceiling} = {fmt_rate(t['quantized_compute_flop_per_s'], prec)}, "
                 f"above the memory roof, which still binds; derived (both quantizations cost "
                 f"compute time, not DRAM bytes)"]
+    why = t["quantized_why"]
+    if t["quantized_compute_flop_per_s"] >= t["compute_ceiling_flop_per_s"]:
+        why = ("no quantization loss (every tile full, every wave full)" if t["waves"]
+               else "no tile quantization loss (every tile full; waves not counted)")
     return [f"  quantized   {fmt_rate(t['quantized_attainable_flop_per_s'], prec)} = {ceiling}, "
-            f"derived: {t['quantized_why']}"]
+            f"derived: {why}"]

@@ -176,6 +176,7 @@ def _list_cmd(
 
 
 def _show_cmd(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
                                       "or a profile .json (its judging roof)"),
     json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
@@ -198,6 +199,7 @@ def _show_cmd(
     from ..model.schema import SCHEMA_VERSION, roof_to_dict
     from .common import console, emit_json
 
+    _notes_on_close(ctx, name)
     if output is not None and not sweep:
         raise InputError(f"-o writes the working-set chart of --sweep; add --sweep "
                          f"(`rooflab specs show {name} --sweep -o {output}`)")
@@ -216,7 +218,16 @@ def _show_cmd(
         out.print(table)
 
 
+def _notes_on_close(ctx: typer.Context, names) -> None:
+    """A family name that fits several entries (M3 Max: two GPU bins) is said on stderr
+    after the command ran, as --on says it (options.say_name_notes)."""
+    from .options import say_name_notes
+
+    ctx.call_on_close(lambda: say_name_notes(names))
+
+
 def _compare_cmd(
+    ctx: typer.Context,
     names: list[str] = typer.Argument(..., help="device names (or profile .json files: "
                                              "their judging roofs) side by side"),
     json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
@@ -232,6 +243,7 @@ def _compare_cmd(
 
     # `llm --compare` and `choose --among` take comma lists; accept the same here.
     names = [part.strip() for n in names for part in n.split(",") if part.strip()]
+    _notes_on_close(ctx, names)
     if not names:
         raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
                          "h100 h200` (or h100,h200)")

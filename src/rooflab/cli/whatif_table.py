@@ -225,15 +225,16 @@ def _fused_alone(result, mb: float, ma: float) -> str:
     measured time (they beat a low roof) gave "17.5 ms -> 6.55 ms (2.67x; saved 10.9 ms)"
     of kernels that took 13 ms (review r5 F2), so the ratio and the saving are the
     measured ones there."""
+    from ..model.whatif_floors import moved_times
     from ..units import fmt_seconds
 
     line = (f"the fused kernels alone, {WITH_LAUNCHES}: {fmt_seconds(mb)} -> "
             f"{fmt_seconds(ma)}")
-    olds = {id(old): old.seconds for old, _ in result.moves}
-    news = {id(new): new.seconds for _, new in result.moves}
-    if None in olds.values() or None in news.values():
+    # the same totals as --json's moved.before_s / after_s
+    times = moved_times(result)
+    tb, ta = times["before_s"], times["after_s"]
+    if tb is None or ta is None:
         return line + f" ({fmt_times(mb / ma)}; saved {fmt_seconds(mb - ma)})"
-    tb, ta = float(sum(olds.values())), float(sum(news.values()))
     if tb >= mb:
         line += f" ({fmt_times(mb / ma)})"
     else:

@@ -43,6 +43,7 @@ def tokens(text: str) -> tuple[str, ...]:
     s = re.sub(r"@.*$", " ", s)                      # "CPU @ 2.00GHz"
     s = re.sub(r"(\d+)\s*(gb|gib)\b", r"\1gb", s)    # "80 GB" -> "80gb"
     s = re.sub(r"\bmax[\s-]*q\b", "maxq", s)          # "Max-Q" -> "maxq"
+    s = re.sub(r"(\d+)[\s-]*cores?\b", r"\1 core", s)   # "30core", "30 cores" -> "30-core"
     out = []
     for tok in re.split(r"[^a-z0-9]+", s):
         tok = _FORM.get(tok, tok)
@@ -98,16 +99,50 @@ def largest_of_sizes(q: frozenset[str], candidates: Sequence[Any]) -> Any | None
 FORM_FACTORS = frozenset("sxm pcie nvl".split())
 
 
+# A chip sold in GPU bins has one entry per bin, named so: 'Apple M3 Max (30-core GPU)' and
+# '(40-core GPU)' (other core counts, and for some bins less bandwidth: 300 vs 400 GB/s).
+# The plain family name ('M3 Max') is an alias of the top bin; the others are said.
+_BIN = re.compile(r"\s*\((\d+)-core GPU\)\s*$")
+# A GPU core count in what was typed: '30-core', '30 core GPU', '30cores'; not a CPU's
+# ('M4 Max 14-core CPU' names the CPU, and says nothing against a GPU bin).
+_TYPED_CORES = re.compile(r"(\d+)[\s-]*cores?\b(?![\s-]*cpu)", re.IGNORECASE)
+
+
+def gpu_bin(name: str) -> int | None:
+    """The GPU core count a binned entry's name says ('Apple M3 Max (30-core GPU)': 30)."""
+    m = _BIN.search(name)
+    return int(m.group(1)) if m else None
+
+
+def typed_gpu_cores(text: str) -> set[int]:
+    """The GPU core counts a typed name gives ('M3 Max 30-core': {30}; a CPU's: none)."""
+    return {int(n) for n in _TYPED_CORES.findall(text)}
+
+
+def family_tokens(name: str) -> frozenset[str]:
+    """What one product's entries share: the name less its memory size, form factor and
+    GPU bin ('A100 40GB PCIe' -> {a100}; 'Apple M3 Max (30-core GPU)' -> {m3, max})."""
+    return without_size(_BIN.sub("", name)) - FORM_FACTORS
+
+
 def also_named(text: str, found: Any, devices: Sequence[Any]) -> list[Any]:
     """The other entries `text` fits as well as `found`, the one it resolved to: the same
-    product in another memory size or form factor ('A100' is the 80GB SXM; the 40GB SXM
-    and both PCIe cards fit it too). Empty where the name says which ('A100 40GB PCIe')."""
+    product in another memory size, form factor or GPU bin ('A100' is the 80GB SXM; the
+    40GB SXM and both PCIe cards fit it too; 'M3 Max' is the 40-core GPU part, and the
+    30-core fits it too). Empty where the name says which ('A100 40GB PCIe', 'M3 Max
+    30-core'). 'Apple M3 Max', what About This Mac says of either bin, is no entry's own
+    name, so it gets the note too."""
     if key(text) == key(found.name):   # the entry's own name: nothing else was meant
         return []
+    binned = gpu_bin(found.name) is not None
+    if binned and gpu_bin(found.name) in typed_gpu_cores(text):
+        return []
     q = frozenset(tokens(text))
-    family = without_size(found.name) - FORM_FACTORS
+    if binned:   # a CPU core count ('M4 Max 14-core CPU') tells no GPU bin apart
+        q = frozenset(t for t in q if not t.isdigit())
+    family = family_tokens(found.name)
     return [d for d in devices if d.name != found.name
-            and without_size(d.name) - FORM_FACTORS == family
+            and family_tokens(d.name) == family
             and any(q <= frozenset(tokens(label)) for label in (d.name, *d.aliases))]
 
 
@@ -211,6 +246,30 @@ class DeviceIndex:
                        if q and q <= toks and not (same_variant and (toks - q) & VARIANTS))
 
     def lookup(self, text: str) -> Any:
+        found = self._lookup(text)
+        self._check_gpu_cores(text, found)
+        return found
+
+    def _check_gpu_cores(self, text: str, found: Any) -> None:
+        """HardwareNotFound where the name gives a GPU core count the entry it resolved to
+        does not have ('M3 Max 35-core' read as the 40-core part): the counts there are,
+        as _no_such_size does for memory sizes; no silent pick of another bin's roof."""
+        cores = gpu_bin(found.name)
+        asked = typed_gpu_cores(text)
+        if cores is None or not asked or cores in asked:
+            return
+        family = family_tokens(found.name)
+        bins = sorted((d for d in self.devices if gpu_bin(d.name) is not None
+                       and family_tokens(d.name) == family), key=lambda d: gpu_bin(d.name))
+        plain = _BIN.sub("", short_name(found.name))
+        counts = " or ".join(f"{gpu_bin(d.name)}-core" for d in bins)
+        raise HardwareNotFound(
+            f"no {'/'.join(f'{n}-core' for n in sorted(asked))} GPU '{plain}' in the catalog: "
+            f"the {plain} comes with a {counts} GPU ({', '.join(d.name for d in bins)}); "
+            f"give one of those, e.g. '{plain} {gpu_bin(bins[0].name)}-core', or the name "
+            f"without a count (the {gpu_bin(bins[-1].name)}-core part)")
+
+    def _lookup(self, text: str) -> Any:
         found = self._exact(text)
         if found is not None:
             return found

@@ -18,6 +18,7 @@ from ..files import load_json, write_json
 from ..model.ceiling import Ceiling, Roof, iqr_over_median
 from ..model.display import pretty
 from ..model.display_results import profile_text
+from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
@@ -100,6 +101,7 @@ def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachinePr
     if not isinstance(d.get("host") or {}, Mapping):
         raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
                          f"got {d['host']!r}")
+    _check_host(d.get("host") or {}, where)
     extras, created = dict(d.get("extras", {})), str(d.get("created", ""))
     measured = (roof_from_dict(d["measured"], f"{where}.measured") if d.get("measured")
                 else None)
@@ -112,6 +114,39 @@ def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachinePr
                   if measured else None),
         extras=extras, created=created,
     )
+
+
+# compute capability as the GPU probe writes it (torch's major.minor): "8.0", "10.0"
+_CC = re.compile(r"\d+\.\d+")
+
+
+def _check_host(host: Mapping[str, Any], where: str) -> None:
+    """The host fields read as numbers elsewhere (`ai matmul --tile --on`: the waves over
+    the SMs, the shared-memory table by compute capability): a hand-edited 8.0 or "108"
+    read as absent would skip a check without saying why. Absent or null is allowed."""
+    sms = host.get("multiprocessors")
+    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
+        raise InputError(f"{where}: field 'host.multiprocessors' must be a positive whole "
+                         f"number (the GPU's SM count, e.g. 108), or null; got {sms!r}")
+    cc = host.get("compute_capability")
+    if cc is not None and not (isinstance(cc, str) and _CC.fullmatch(cc)):
+        raise InputError(f"{where}: field 'host.compute_capability' must be a string "
+                         f"major.minor such as \"8.0\" (quoted), or null; got {cc!r}")
+
+
+def profile_in_file(path: str | os.PathLike) -> MachineProfile | None:
+    """The profile a JSON file is or carries (a probe's profile; a demo document's
+    'profile'), read as load_profile reads one; None for a file that carries none (a roof,
+    analysis or kernel file). A broken profile is a ParseError naming the file and field."""
+    data = load_json(path)
+    part = profile_part(data)
+    if part is None:
+        return None
+    where = str(path) if part is data else f"{path}: profile"
+    try:
+        return profile_from_dict(part, where=where)
+    except InputError as exc:
+        raise ParseError(str(exc)) from None
 
 
 def consistent_real_traffic(measured: Roof, extras: Mapping[str, Any]) -> Roof:

@@ -88,3 +88,76 @@ def default_stages(cc: str | None) -> int:
     except ValueError:
         major = None
     return DEFAULT_STAGES_PRE_SM80 if major is not None and major < 8 else DEFAULT_STAGES_SM80
+
+
+# --- the other per-SM limits, for the occupancy calculator (`rooflab ai occupancy`) -------
+# Source: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
+# https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#features-and-technical-specifications-technical-specifications-per-compute-capability
+# rows "Maximum number of resident blocks per SM", "Maximum number of resident warps per
+# SM", "Number of 32-bit registers per SM" (64 K on all of these), "Maximum number of
+# 32-bit registers per thread" (255), "Maximum number of threads per block" (1024). The
+# allocation units are the ones CUDA's own calculator uses (include/cuda_occupancy.h,
+# cudaOccRegAllocationGranularity 256 registers per warp, cudaOccSMemAllocationGranularity
+# 256 B on 7.x and 128 B from 8.x, cudaOccSubPartitionsPerMultiprocessor 4; and
+# cudaOccAlignUpShmemSizeVoltaPlus for the shared-memory carveouts an SM can be set to).
+# Checked against the device attributes Nsight Compute recorded on an RTX 4090-class CC 8.9
+# part (fixtures/ncu/nersc-gpp/output5.ncu-rep: 48 warps, 24 blocks, 65536 registers, 255
+# per thread, 102400 B shared per SM, 1024 B reserved per block).
+REGS_PER_SM = 65536
+REGS_PER_BLOCK = 65536
+MAX_REGS_PER_THREAD = 255
+MAX_THREADS_PER_BLOCK = 1024
+REG_ALLOC_UNIT = 256        # registers, per warp
+SUB_PARTITIONS = 4          # an SM's register file is split over its 4 schedulers
+
+
+@dataclass(frozen=True)
+class SmLimits:
+    """One compute capability's per-SM residency limits (provenance: nominal)."""
+
+    cc: str
+    max_warps: int                  # resident warps per SM
+    max_blocks: int                 # resident blocks per SM
+    smem: SmemLimits
+    carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to
+    regs_per_sm: int = REGS_PER_SM
+    regs_per_block: int = REGS_PER_BLOCK
+    max_regs_per_thread: int = MAX_REGS_PER_THREAD
+    max_threads_per_block: int = MAX_THREADS_PER_BLOCK
+    reg_alloc_unit: int = REG_ALLOC_UNIT
+    sub_partitions: int = SUB_PARTITIONS
+
+    @property
+    def smem_alloc_unit(self) -> int:
+        """Bytes a block's shared memory is rounded up to: 256 on 7.x, 128 from 8.x."""
+        return 256 if self.cc.startswith("7.") else 128
+
+
+_VOLTA = (0, 8, 16, 32, 64, 96)
+_GA100 = (0, 8, 16, 32, 64, 100, 132, 164)
+_GA10X = (0, 8, 16, 32, 64, 100)
+_HOPPER = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
+SM_BY_CC: dict[str, SmLimits] = {
+    cc: SmLimits(cc, warps, blocks, SMEM_BY_CC[cc], carve)
+    for cc, warps, blocks, carve in (
+        ("7.0", 64, 32, _VOLTA),
+        ("7.5", 32, 16, (32, 64)),
+        ("8.0", 64, 32, _GA100),
+        ("8.6", 48, 16, _GA10X),
+        ("8.7", 48, 16, _GA100),
+        ("8.9", 48, 24, _GA10X),
+        ("9.0", 64, 32, _HOPPER),
+        ("10.0", 64, 32, _HOPPER),
+        ("12.0", 48, 32, _GA10X),
+    )}
+
+SM_SOURCE = ("CUDA C++ Programming Guide, Technical Specifications per Compute Capability "
+             "(resident warps and blocks per SM, registers, shared memory); allocation units "
+             "of CUDA's cuda_occupancy.h")
+
+
+def sm_limits(cc: str | None) -> SmLimits | None:
+    """The residency limits of compute capability `cc` ("8.0"), None where not tabled."""
+    if cc is None:
+        return None
+    return SM_BY_CC.get(str(cc).strip())

@@ -29,7 +29,7 @@ from .compare_trust import cannot_tell, trust_notes
 from .display import pretty
 from .display_results import comparison_text
 from .kernel import Kernel, sum_counts
-from .mann_whitney import ALPHA, UTest, have_scipy, smallest_p, u_test
+from .mann_whitney import ALPHA, UTest, smallest_p, u_test
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,10 @@ class Match:
     def noise(self) -> UTest | None:
         """The U test of the two runs' samples, each scaled to the kernel's total (a sample
         is one call's seconds; x calls, so runs of different call counts compare as the
-        change does); None when a side has no samples or no time."""
+        change does); None when a side has no samples or no time. scipy's test where it is
+        installed, rooflab's count to the same p where not (mann_whitney.u_test)."""
         b, a = self.before, self.after
-        if self.speedup is None or not b.samples or not a.samples or not have_scipy():
+        if self.speedup is None or not b.samples or not a.samples:
             return None
         return u_test([s * b.calls for s in b.samples], [s * a.calls for s in a.samples])
 
@@ -336,10 +337,6 @@ def gate_notes(c: Comparison, pct: float) -> list[str]:
     unjudged = [m for m in c.timed if m.within_noise is None]
     if not unjudged:
         return notes
-    if not have_scipy():
-        return notes + ["scipy is not installed (pip install 'rooflab[stats]'): "
-                        "--fail-if-slower could not judge noise and gates each change as "
-                        "measured"]
     if len(unjudged) == len(c.timed) and all(m.noise is None for m in unjudged):
         return notes + ["no timing samples in both runs: --fail-if-slower could not judge "
                         "noise and gates each change as measured (time with rooflab.measure"
@@ -351,12 +348,10 @@ def gate_notes(c: Comparison, pct: float) -> list[str]:
 
 
 def noise_reason(m: Match) -> str | None:
-    """Why the U test did not judge a timed match's noise (no samples, too few, no scipy);
-    None when it did, or when the match has no time on a side (nothing to judge)."""
+    """Why the U test did not judge a timed match's noise (no samples, too few); None when
+    it did, or when the match has no time on a side (nothing to judge)."""
     if m.within_noise is not None or m.change_pct is None:
         return None
-    if not have_scipy() and m.before.samples and m.after.samples:
-        return "scipy is not installed (pip install 'rooflab[stats]')"
     return _why_unjudged(m)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
 from .advice import advise
-from .advice_calls import CallCost, calls_evidence, many_calls
+from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
 from .advice_core import Advice, pct
 from .analysis import Analysis, Point, primary_points
 from .ceiling import kernel_ceiling
@@ -288,17 +288,6 @@ def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
     ceiling.kernel_ceiling, as analyze holds it); None for one held to a roof ceiling."""
     held = kernel_ceiling(analysis.roof, kernel.flop, kernel.unit, kernel.precision)
     return held.label if held.weighted else None
-
-
-def reachable_s(p: Point, cost: CallCost | None = None) -> float:
-    """The least time a point can reach at its roof. Reaching the roof does not remove the
-    launches: it is the larger of the work floor and calls x the launch floor (graphs and
-    fusion cut the latter; their advice predicts that gain separately), the floor left out
-    where the measured time is below it (sanity_ceilings.applicable_launch_s). A many-calls
-    kernel (`cost`, advice_calls.many_calls) keeps calls x its per-call floor instead, the
-    one its merge advice prices (a numpy loop: the 349 ns ufunc, not the 177 ns no-op)."""
-    calls = p.calls * cost.floor_s if cost is not None else 0.0
-    return max(p.floor_s, applicable_launch_s(p), calls)
 
 
 def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagnosis, ...]:

@@ -194,3 +194,14 @@ def quantized_rate(attainable: float, peak: float, count: TileCount,
     compute ceiling; where the memory roof binds below it they change nothing.
     Provenance: derived."""
     return min(attainable, peak * quantized_fraction(count, waves))
+
+
+def quantized_floor(flop: float, nbytes: float, peak: float, bytes_per_s: float,
+                    count: TileCount, waves: Waves | None) -> float:
+    """The work floor at the quantized compute ceiling: roofline.time_floor (the one home
+    of max(FLOP/P, bytes/B)) with P x fraction x efficiency for P. 2e9 FLOP fp32 on an
+    A100 in 128x128 tiles: 2e9 / 11.02e12 = 181 us, not 2e9 / 19.5e12 = 103 us.
+    Provenance: derived."""
+    from .roofline import time_floor
+
+    return time_floor(flop, nbytes, peak * quantized_fraction(count, waves), bytes_per_s)

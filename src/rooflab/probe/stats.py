@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..model.ceiling import iqr_over_median
+from ..model.mann_whitney import u_test
 
 # A ceiling whose samples spread more than this carries a warning (issue: 5 %).
 NOISY_SPREAD = 0.05
@@ -83,9 +83,6 @@ SLOWDOWN = 0.05
 # 1/C(8, 4) = 1.4 %, so at least 5 a third (1/C(10, 5) = 0.4 %): 15 samples.
 SLOWDOWN_ALPHA = 0.01
 MIN_SLOWDOWN_SAMPLES = 15
-# Up to this many samples a third the U distribution is counted exactly (the table is
-# k^4 / 4 steps); beyond, the normal approximation, within a few thousandths of it.
-_EXACT_THIRD = 12
 
 
 @dataclass(frozen=True)
@@ -103,27 +100,6 @@ class Slowdown:
         return 1 - self.last / self.first
 
 
-def _u_tail(u: float, m: int, n: int, tied: bool) -> float:
-    """P(U >= u), U the count of (x, y) pairs with x > y (ties 1/2), when m + n exchangeable
-    samples are split into m x's and n y's: counted exactly for small untied sets (Mann and
-    Whitney's recursion: the largest sample is an x, above all n y's, or a y), else the
-    normal approximation with the continuity correction."""
-    if not tied and max(m, n) <= _EXACT_THIRD:
-        # ways[i][j][v]: orderings of i x's and j y's whose U is v
-        ways = [[[1] for _ in range(n + 1)]]
-        for i in range(1, m + 1):
-            row = [[1]]
-            for j in range(1, n + 1):
-                top_x, top_y = ways[i - 1][j], row[j - 1]
-                row.append([(top_x[v - j] if 0 <= v - j < len(top_x) else 0)
-                            + (top_y[v] if v < len(top_y) else 0) for v in range(i * j + 1)])
-            ways.append(row)
-        counts = ways[m][n]
-        return sum(counts[math.ceil(u):]) / math.comb(m + n, m)
-    mu, sd = m * n / 2, math.sqrt(m * n * (m + n + 1) / 12)
-    return 0.5 * math.erfc((u - mu - 0.5) / sd / math.sqrt(2))
-
-
 def slowdown(rates: Sequence[float], limit: float = SLOWDOWN,
              alpha: float = SLOWDOWN_ALPHA) -> Slowdown | None:
     """A Slowdown when `rates` (work per second, in the order taken; higher is better) fell
@@ -132,18 +108,19 @@ def slowdown(rates: Sequence[float], limit: float = SLOWDOWN,
     faster than the last as a whole (one-sided Mann-Whitney U, p <= alpha). The order test
     is what tells a fall from other load: a disturbed sample or two at the end pull the
     last third's median down but leave most of it as fast as the start, and random
-    scatter leaves the thirds interleaved. (model/mann_whitney.py runs scipy's test, an
-    extra the probe does not require; the U count is a few lines here.)"""
+    scatter leaves the thirds interleaved. The test is model.mann_whitney's, compare's
+    too: scipy's when installed, else counted there (exact up to 20 samples a third, the
+    normal approximation with the tie correction beyond), so the probe needs no scipy."""
     xs = [float(r) for r in rates]
     k = len(xs) // 3
     if len(xs) < MIN_SLOWDOWN_SAMPLES:
         return None
     head, tail = xs[:k], xs[-k:]
     first, last = statistics.median(head), statistics.median(tail)
-    if not first > 0 or 1 - last / first <= limit:
+    # a NaN sample (a broken timer) orders against nothing: no verdict rather than an error
+    if not first > 0 or 1 - last / first <= limit or any(v != v for v in head + tail):
         return None
-    u = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in head for b in tail)
-    p = _u_tail(u, k, k, tied=len(set(head + tail)) < 2 * k)
+    p = u_test(head, tail, alternative="greater").p_value
     if p > alpha:
         return None
     return Slowdown(first=first, last=last, n=k, p_value=p)

@@ -102,8 +102,9 @@ def _merge_coincident(points, pt) -> list:
 
 def _point_labels(points, pt, placed, soft, walls=()) -> list:
     """Point labels one at a time (leaders kept off the ceilings' labels, `walls`); then a
-    crowded cluster's labels restacked as one ordered column, and two labels left in
-    conflict placed again together, each where that costs less."""
+    crowded cluster's labels restacked as one ordered column, two labels left in conflict
+    placed again together, and any still in conflict placed again with their neighbours
+    (chart_layout_groups), each where that costs less."""
     out, leaders, boxes_at = list(points), [], {}
     cands = _candidates()
     for i, p in enumerate(points):
@@ -116,6 +117,9 @@ def _point_labels(points, pt, placed, soft, walls=()) -> list:
     # The column first: where it is taken, it leaves no conflicts for the pair repair.
     out = _ordered_column(out, pt, placed, soft, boxes_at, walls)
     out, placed[:] = _repair_pairs(out, pt, placed, soft, boxes_at, walls)
+    # (imported here: chart_layout_groups builds on this module's helpers)
+    from .chart_layout_groups import repair_groups
+    out, placed[:] = repair_groups(out, pt, placed, soft, boxes_at, walls)
     return _drop_overprinted(out, pt)
 
 

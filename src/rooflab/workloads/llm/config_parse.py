@@ -17,7 +17,14 @@ from dataclasses import replace
 from typing import Any
 
 from ...errors import InputError
-from .config_fields import aliased_int, bool_field, check_required, first_int, opt_int
+from .config_fields import (
+    aliased_int,
+    bool_field,
+    check_required,
+    checked_int,
+    first_int,
+    opt_int,
+)
 from .model_config import MLA, ModelConfig, MoE
 from .quant_config import Quantization, quantization
 
@@ -38,7 +45,7 @@ POST_NORMS = frozenset({"gemma2", "gemma3_text", "gemma3"})
 SLIDING_PATTERN = {"gemma2": 2, "gemma3_text": 6, "gemma3": 6}
 # A multimodal wrapper's text_config without its own model_type is this language model
 # (transformers Gemma3Config builds a Gemma3TextConfig from the dict).
-TEXT_MODEL_TYPE = {"gemma3": "gemma3_text"}
+TEXT_MODEL_TYPE = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
 # MoE families whose experts have their own width (moe_intermediate_size); Mixtral's
 # experts are intermediate_size wide.
 NARROW_EXPERTS = frozenset({"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe"})
@@ -50,7 +57,18 @@ ENCODER_ONLY = frozenset({"bert", "roberta", "xlm-roberta", "distilbert", "alber
 # counts); any other is counted as a Llama-like decoder and says so in a note.
 CHECKED = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
                      "qwen3_moe", "phi3", "gemma", "gemma2", "gemma3_text", "deepseek_v2",
-                     "deepseek_v3", "gpt2", "falcon", "gpt_bigcode"})
+                     "deepseek_v3", "gpt2", "falcon", "gpt_bigcode", "gpt_oss",
+                     "llama4_text"})
+# model_types whose o_proj has a bias when the config says attention_bias (transformers'
+# LlamaAttention, Qwen3Attention, GptOssAttention: o_proj bias=config.attention_bias;
+# Qwen2's o_proj never has one)
+O_BIAS = frozenset({"llama", "qwen3", "qwen3_moe", "gpt_oss"})
+# gpt-oss: a learned sink logit per head (GptOssAttention.sinks), biased experts and router
+SINKS = frozenset({"gpt_oss"})
+BIASED_EXPERTS = frozenset({"gpt_oss"})
+# MoE blocks with one always-on shared expert of the routed width that the config does not
+# count (Llama4TextMoe.shared_expert = Llama4TextMLP(config): intermediate_size wide)
+ONE_SHARED = frozenset({"llama4_text"})
 # model_types whose attention normalises q and k per head over head_dim (transformers'
 # Qwen3Attention / Qwen3MoeAttention and Gemma3Attention: q_norm, k_norm = RMSNorm(head_dim))
 QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
@@ -62,6 +80,9 @@ QKV_BIAS = frozenset({"qwen2", "qwen2_moe", "gpt2"})
 def _sliding(d: dict[str, Any], model_type: str, layers: int,
              where: str) -> tuple[int | None, tuple[int, ...]]:
     # "sliding_window": false means none (checked_int would refuse the boolean)
+    chunked = _chunked(d, layers, where)
+    if chunked:
+        return chunked
     window = None if d.get("sliding_window") is False else opt_int(d, "sliding_window", where)
     if not window or d.get("use_sliding_window") is False:
         return None, ()
@@ -79,7 +100,53 @@ def _sliding(d: dict[str, Any], model_type: str, layers: int,
     return window, tuple(range(layers))
 
 
-def _moe(d: dict[str, Any], intermediate: int, where: str) -> MoE | None:
+def _chunked(d: dict[str, Any], layers: int,
+             where: str) -> tuple[int | None, tuple[int, ...]] | None:
+    """Llama 4's chunked local attention: the RoPE layers (no_rope_layers[i] = 1, or 3 of
+    every 4 by default: transformers Llama4TextConfig) attend only within their chunk of
+    attention_chunk_size tokens; the NoPE layers attend to the whole context. Counted as a
+    window of the chunk size: the most a token sees (its chunk's earlier tokens, half a
+    chunk on average), and the KV a chunked layer must keep."""
+    chunk = opt_int(d, "attention_chunk_size", where)
+    if not chunk:
+        return None
+    flags = d.get("no_rope_layers")
+    if isinstance(flags, list) and len(flags) == layers:
+        return chunk, tuple(i for i, f in enumerate(flags) if f)
+    interval = opt_int(d, "no_rope_layer_interval", where) or 4
+    return chunk, tuple(i for i in range(layers) if (i + 1) % interval)
+
+
+def _moe_layer_list(d: dict[str, Any], layers: int, where: str) -> tuple[int, ...]:
+    """The MoE layers by index where the config says which: Llama 4's moe_layers list or
+    interleave_moe_layer_step (transformers Llama4TextConfig: layers step-1, 2*step-1, ...),
+    Qwen-MoE's decoder_sparse_step and mlp_only_layers (Qwen2MoeDecoderLayer: MoE when
+    (i + 1) % step == 0 and i not in mlp_only_layers); () when it does not say."""
+    listed = d.get("moe_layers")
+    if isinstance(listed, list) and listed:
+        found = tuple(sorted({checked_int(i, "moe_layers", where, minimum=0) for i in listed}))
+        if found[-1] >= layers:
+            raise InputError(f"{where}: moe_layers names layer {found[-1]}, but the model has "
+                             f"{layers} layers (0 to {layers - 1})")
+        return found
+    step = opt_int(d, "interleave_moe_layer_step", where)
+    dense = d.get("mlp_only_layers") or []
+    sparse = opt_int(d, "decoder_sparse_step", where)
+    if step:
+        found = tuple(range(step - 1, layers, step))
+    elif (sparse and sparse > 1) or (isinstance(dense, list) and dense):
+        skip = {checked_int(i, "mlp_only_layers", where, minimum=0) for i in dense}
+        found = tuple(i for i in range(layers) if (i + 1) % (sparse or 1) == 0 and i not in skip)
+    else:
+        return ()
+    if not found:
+        raise InputError(f"{where}: interleave_moe_layer_step / decoder_sparse_step / "
+                         f"mlp_only_layers leave no MoE layer of {layers}; drop the experts "
+                         f"fields for a dense model, or fix the step")
+    return found
+
+
+def _moe(d: dict[str, Any], intermediate: int, where: str, layers: int = 0) -> MoE | None:
     found = first_int(d, ("num_local_experts", "n_routed_experts", "num_experts"), where)
     if found is None:
         return None
@@ -100,10 +167,13 @@ def _moe(d: dict[str, Any], intermediate: int, where: str) -> MoE | None:
                          f"'moe_intermediate_size' (one routed expert's MLP width; "
                          f"intermediate_size {intermediate} is the dense layers')")
     width = width or intermediate
+    model_type = str(d.get("model_type") or "").lower()
     return MoE(experts=experts, top_k=top_k, intermediate=width,
-               shared=_shared_experts(d, width, where),
+               shared=1 if model_type in ONE_SHARED else _shared_experts(d, width, where),
                first_dense=opt_int(d, "first_k_dense_replace", where, minimum=0) or 0,
-               layer_freq=opt_int(d, "moe_layer_freq", where) or 1)
+               layer_freq=opt_int(d, "moe_layer_freq", where) or 1,
+               layers=_moe_layer_list(d, layers, where),
+               bias=model_type in BIASED_EXPERTS)
 
 
 def _shared_experts(d: dict[str, Any], width: int, where: str) -> int:
@@ -174,8 +244,12 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     tied = bool_field(d, "tie_word_embeddings", where)
     act = str(d.get("hidden_act") or d.get("hidden_activation")
               or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
-    dtype = str(d.get("torch_dtype") or d.get("dtype") or "float16")
-    moe = _moe(d, intermediate, where)
+    # "" when none is given: settings then say "float16 assumed", not "from the config"
+    dtype = str(d.get("torch_dtype") or d.get("dtype") or "")
+    moe = _moe(d, intermediate, where, layers)
+    # Llama 4: intermediate_size is the experts' (and shared expert's) width, the dense
+    # layers of an interleaved model are intermediate_size_mlp wide (Llama4TextMLP)
+    intermediate = opt_int(d, "intermediate_size_mlp", where) or intermediate
     notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
     quant, quant_note = quantization(d.get("quantization_config"), hidden)
     if quant_note:
@@ -193,6 +267,8 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         qkv_bias=bool(d.get("attention_bias") or d.get("qkv_bias")
                       or model_type in QKV_BIAS),
         out_bias=gpt2_like and d.get("bias") is not False,   # Falcon: "bias": false
+        o_bias=bool(d.get("attention_bias")) and model_type in O_BIAS,
+        attention_sinks=model_type in SINKS,
         sliding_window=window, sliding_layers=sliding_layers,
         qk_norm=model_type in QK_NORM,
         moe=moe, mla=_mla(d, where),
@@ -235,9 +311,11 @@ def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     wrapper = str(d.get("model_type") or "multimodal")
     inner = d["text_config"].get("model_type") or TEXT_MODEL_TYPE.get(wrapper.lower(), "")
     text = {**d["text_config"], "model_type": inner}
-    if "quantization_config" in d and "quantization_config" not in text:
-        # a quantized multimodal checkpoint says so at the top level
-        text["quantization_config"] = d["quantization_config"]
+    for key in ("quantization_config", "tie_word_embeddings", "torch_dtype"):
+        if key in d and key not in text:
+            # a quantized multimodal checkpoint says so at the top level; Llama 4 keeps
+            # tie_word_embeddings there too
+            text[key] = d[key]
     return text, wrapper
 
 
@@ -272,12 +350,11 @@ def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: 
                   gpt2_like: bool, kv_heads: int, head_dim: int) -> list[str]:
     """What the count leaves out or assumes, for ModelConfig.notes."""
     notes = []
-    sparse_step = d.get("decoder_sparse_step")
-    if (sparse_step not in (None, 1) or d.get("mlp_only_layers")) and moe:
-        # Qwen-MoE's own layer pattern; every published checkpoint has step 1, no dense list.
-        notes.append(f"decoder_sparse_step {sparse_step!r} / mlp_only_layers "
-                     f"{d.get('mlp_only_layers')!r} are not read: every layer is counted "
-                     f"as MoE (after first_k_dense_replace)")
+    if d.get("attention_chunk_size") and d.get("model_type") == "llama4_text":
+        notes.append(f"chunked local attention (attention_chunk_size "
+                     f"{d['attention_chunk_size']}) on the RoPE layers is counted as a window "
+                     f"of that many tokens: the most a token attends to and the KV such a "
+                     f"layer keeps (a token sees half a chunk on average)")
     if wrapper:
         notes.append(f"'{wrapper}' config: counted its text_config (the language model) "
                      f"only, not the vision/audio encoder (count its image tokens in "

@@ -17,7 +17,14 @@ from typing import Any
 from ...units import dtype_bytes, si
 from .footprint import absorbed_copy_bytes
 from .model_config import ModelConfig
-from .params import attention_params, count_params, mlp_params, module_params, norm_params
+from .params import (
+    attention_params,
+    count_params,
+    expert_bias_params,
+    mlp_params,
+    module_params,
+    norm_params,
+)
 from .settings import NARROW, Settings, is_kept
 
 ATTENTION = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
@@ -158,10 +165,13 @@ def _ffn(cfg: ModelConfig, s: Settings, moe: bool) -> tuple[float, float, float,
         n = cfg.layers - cfg.moe_layers
         mats = sum(of(k, mods[k] / n) for k in DENSE_MLP if k in mods)
         return mats + mlp_params(cfg, cfg.intermediate)[1] * s.act_bytes, 0.0, 0.0, 0.0
-    n = cfg.moe_layers
-    routed = sum(of(k, v / n) for k, v in mods.items() if k.startswith("expert_"))
+    n, m = cfg.moe_layers, cfg.moe
+    assert m is not None
+    e_b, r_b = expert_bias_params(cfg)    # gpt-oss: biases at the activation dtype
+    routed = (sum(of(k, v / n) for k, v in mods.items() if k.startswith("expert_"))
+              + m.experts * e_b * s.act_bytes)
     shared = sum(of(k, v / n) for k, v in mods.items() if k.startswith("shared_"))
-    router = of("router", mods["router"] / n)
+    router = of("router", mods["router"] / n) + r_b * s.act_bytes
     return routed + shared + router, routed, shared, router
 
 

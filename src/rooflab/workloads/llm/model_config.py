@@ -21,6 +21,13 @@ class MoE:
     shared: int = 0
     first_dense: int = 0      # the first layers keep a dense MLP (DeepSeek first_k_dense_replace)
     layer_freq: int = 1       # every layer_freq-th layer after those is MoE
+    # the MoE layers by index when the config lists or interleaves them (Llama 4's
+    # moe_layers / interleave_moe_layer_step, Qwen-MoE's decoder_sparse_step and
+    # mlp_only_layers); empty: first_dense and layer_freq say which
+    layers: tuple[int, ...] = ()
+    # each expert's gate/up and down projections and the router carry biases (gpt-oss:
+    # GptOssExperts.gate_up_proj_bias / down_proj_bias, GptOssTopKRouter.bias)
+    bias: bool = False
 
     def expected_distinct(self, tokens: float) -> float:
         """Expected distinct experts touched by `tokens` routed tokens, uniform routing:
@@ -63,6 +70,10 @@ class ModelConfig:
     positions: str = "rope"            # rope | learned
     qkv_bias: bool = False
     out_bias: bool = False             # o_proj and MLP biases (GPT-2)
+    # o_proj bias alone (Llama/Qwen3/gpt-oss build o_proj with bias=attention_bias)
+    o_bias: bool = False
+    # one learned sink logit per query head and layer (gpt-oss GptOssAttention.sinks)
+    attention_sinks: bool = False
     sliding_window: int | None = None
     sliding_layers: tuple[int, ...] = ()
     # per-head RMSNorms of q and k over head_dim before RoPE (Qwen3Attention's q_norm/k_norm)
@@ -95,6 +106,8 @@ class ModelConfig:
 
     def is_moe_layer(self, layer: int) -> bool:
         m = self.moe
+        if m is not None and m.layers:
+            return layer in m.layers
         return (m is not None and layer >= m.first_dense
                 and (layer - m.first_dense) % m.layer_freq == 0)
 

@@ -53,8 +53,18 @@ def attention_params(cfg: ModelConfig) -> tuple[int, int]:
         o = cfg.heads * m.v_head_dim * h
         return q + kv_a + kv_b + o, qv + m.kv_lora_rank   # + q_a and kv_a layernorms
     mat = h * cfg.q_dim + 2 * h * cfg.kv_dim + cfg.q_dim * h
-    vec = (cfg.q_dim + 2 * cfg.kv_dim if cfg.qkv_bias else 0) + (h if cfg.out_bias else 0)
+    vec = ((cfg.q_dim + 2 * cfg.kv_dim if cfg.qkv_bias else 0)
+           + (h if cfg.out_bias or cfg.o_bias else 0) + (cfg.heads if cfg.attention_sinks else 0))
     return mat, vec
+
+
+def expert_bias_params(cfg: ModelConfig) -> tuple[int, int]:
+    """(one routed expert's, the router's) bias parameters of one MoE layer: gpt-oss's
+    gate_up_proj_bias (2 x width), down_proj_bias (hidden) and router bias (experts)."""
+    m = cfg.moe
+    if m is None or not m.bias:
+        return 0, 0
+    return (2 if cfg.gated_mlp else 1) * m.intermediate + cfg.hidden, m.experts
 
 
 def mlp_params(cfg: ModelConfig, width: int) -> tuple[int, int]:
@@ -74,20 +84,25 @@ def count_params(cfg: ModelConfig) -> ParamCount:
     dense_m, dense_v = mlp_params(cfg, cfg.intermediate)
     moe_layers = cfg.moe_layers
     dense_layers = cfg.layers - moe_layers
-    experts = shared = router = active = 0
+    experts = shared = router = active = moe_vector = 0
     if cfg.moe:
         e_m, _ = mlp_params(cfg, cfg.moe.intermediate)
         experts = moe_layers * cfg.moe.experts * e_m
         active = moe_layers * cfg.moe.top_k * e_m
         shared = moe_layers * cfg.moe.shared * e_m
         router = moe_layers * cfg.hidden * cfg.moe.experts
+        e_b, r_b = expert_bias_params(cfg)
+        experts += moe_layers * cfg.moe.experts * e_b
+        active += moe_layers * cfg.moe.top_k * e_b
+        router += moe_layers * r_b
+        moe_vector = moe_layers * (cfg.moe.experts * e_b + r_b)
     norms = (cfg.layers * cfg.norms_per_layer + 1) * norm_params(cfg)
     if cfg.qk_norm:    # Qwen3's / Gemma 3's q_norm and k_norm: one head_dim gamma each per layer
         norms += cfg.layers * 2 * cfg.head_dim
     embedding = cfg.vocab * cfg.hidden
     if cfg.positions == "learned":
         embedding += (cfg.max_positions or 0) * cfg.hidden
-    vector = norms + cfg.layers * att_v + dense_layers * dense_v
+    vector = norms + cfg.layers * att_v + dense_layers * dense_v + moe_vector
     return ParamCount(
         embedding=embedding, attention=cfg.layers * (att_m + att_v),
         mlp=dense_layers * (dense_m + dense_v), experts=experts, shared_experts=shared,

@@ -35,6 +35,9 @@ class Quantization:
     @property
     def format(self) -> str:
         """'weights int4, group 128' (fp8: one scale per tensor, no group)."""
+        if self.method == "mxfp4":
+            return (f"weights mxfp4 (fp4 e2m1 + one e8m0 scale per {self.group_size}: "
+                    f"4.25 bits, counted as int4 with a 1-byte scale per {self.group_size})")
         group = (", per channel" if self.per_channel
                  else f", group {self.group_size}" if self.group_size else "")
         return f"weights {self.weights}{group}"
@@ -82,6 +85,11 @@ def _per_channel(value: Any) -> bool:
 
 # Hugging Face module names (the last part of a path) -> rooflab's kernel names
 HF_MODULES = {"gate": "router", "kv_a_proj_with_mqa": "kv_a_proj"}
+# HF module names that stand for several kernels: gpt-oss keeps "model.layers.*.self_attn"
+# (all its projections) unquantized; the embedding table is kept under any
+# quantization_config (Settings.embedding_kept), so naming it maps to nothing more
+HF_GROUPS = {"self_attn": ("q_proj", "k_proj", "v_proj", "o_proj"),
+             "attn": ("q_proj", "k_proj", "v_proj", "o_proj"), "embed_tokens": ()}
 LINEARS = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
                      "down_proj", "lm_head", "router", "q_a_proj", "q_b_proj", "kv_a_proj",
                      "kv_b_proj"})
@@ -106,7 +114,9 @@ def _kept(q: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         plain = re.sub(r"[\\^$*()|?+\[\]]", "", e.removeprefix("re:"))
         last = [p for p in plain.split(".") if p]
         name = HF_MODULES.get(last[-1], last[-1]) if last else ""
-        if name in LINEARS and not re.search(r"layers?\.\d", plain):
+        if name in HF_GROUPS and not re.search(r"layers?\.\d", plain):
+            kept += HF_GROUPS[name]
+        elif name in LINEARS and not re.search(r"layers?\.\d", plain):
             kept.append(name)
         else:
             unmapped.append(e)
@@ -153,6 +163,12 @@ def _weight_format(q: dict[str, Any], method: str, hidden: int) -> Quantization 
         if scheme in ("dynamic", "static"):
             return Quantization(method, "fp8", act="fp8", act_scheme=scheme)
         return Quantization(method, "fp8")
+    if method == "mxfp4":
+        # OCP microscaling fp4 (gpt-oss): blocks of 32 e2m1 values (4 bits) sharing one
+        # e8m0 scale (1 byte; the checkpoint's *_scales tensors are uint8): 4 + 8/32 = 4.25
+        # bits per weight, the int4 width with a 1-byte scale per 32 (transformers
+        # Mxfp4HfQuantizer swaps the experts only; modules_to_not_convert names the rest)
+        return Quantization(method, "int4", 32, "uint8")
     if method == "fbgemm_fp8":
         # FBGEMM fp8: row-wise fp8 weights, activations quantized per token at run time
         return Quantization(method, "fp8", act="fp8", act_scheme="dynamic")

@@ -1,0 +1,183 @@
+"""`rooflab ai occupancy`: the CUDA occupancy calculator (model/occupancy.py) on a GPU
+named by --on or a compute capability named by --cc."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import typer
+
+from ..errors import InputError
+from .ai_args import JSON, OnAi, _n
+
+
+def register(ai: typer.Typer) -> None:
+    """Add `rooflab ai occupancy`."""
+
+    @ai.command("occupancy")
+    def occupancy(block: str = typer.Option(..., "--block", help="threads per block "
+                                            "(blockDim.x * y * z)"),
+                  regs: str = typer.Option(..., "--regs", help="registers per thread "
+                                           "(ptxas -v, or ncu's launch__registers_per_"
+                                           "thread)"),
+                  smem: str = typer.Option("0", "--smem", help="shared memory per block, "
+                                           "static + dynamic: bytes, or 48K / 48KiB "
+                                           "(K = 1024 B, as CUDA counts it)"),
+                  on: OnAi = None,
+                  cc: str | None = typer.Option(None, "--cc", help="compute capability "
+                                                "instead of --on, e.g. 8.9"),
+                  carveout: str | None = typer.Option(
+                      None, "--carveout", help="the SM's configured shared memory (ncu's "
+                      "launch__shared_mem_config_size, e.g. 64K; default: all of it)"),
+                  json_out: bool = JSON) -> None:
+        """Theoretical occupancy: resident blocks per SM (limited by warps, registers,
+        shared memory and the SM's block cap) and active warps / max warps.
+
+            rooflab ai occupancy --block 256 --regs 64 --on a100
+            rooflab ai occupancy --block 256 --regs 64 --smem 48K --on a100
+            rooflab ai occupancy --block 128 --regs 86 --smem 4K --cc 8.9 \\
+                --carveout 64K
+
+        The arithmetic of CUDA's occupancy calculator (cuda_occupancy.h), which Nsight
+        Compute reports as launch__occupancy_limit_* and
+        sm__maximum_warps_per_active_cycle_pct. Registers are allocated per warp in units
+        of 256; 1 KiB of shared memory per block is reserved for the system from compute
+        capability 8.0 on."""
+        from ..hardware.smem import SM_SOURCE, sm_limits
+        from ..model.occupancy import occupancy as calc
+
+        cap, where = _capability(on, cc)
+        lim = sm_limits(cap)
+        if lim is None:
+            from ..hardware.smem import SM_BY_CC
+
+            raise InputError(f"compute capability {cap} ({where}) has no row in rooflab's "
+                             f"table (hardware/smem.py); tabled: {', '.join(SM_BY_CC)}: "
+                             f"give --cc with the nearest of them only if its limits match")
+        res = calc(_n(block, "--block", 1), _n(regs, "--regs", 0), _bytes(smem, "--smem"),
+                   lim, None if carveout is None else _bytes(carveout, "--carveout"))
+        d = result(res, where)
+        d["source"] = SM_SOURCE
+        if json_out:
+            from .common import emit_json
+
+            emit_json(d)
+        else:
+            print("\n".join(lines(d)))
+
+
+def _capability(on: str | None, cc: str | None) -> tuple[str, str]:
+    """The compute capability and where it came from: --cc, else --on's catalog entry or
+    profile (ROOFLAB_ON is --on's default: --cc given beside it wins)."""
+    if cc is not None:
+        text = cc.strip()
+        if not re.fullmatch(r"\d{1,2}\.\d", text):
+            raise InputError(f"--cc must be a compute capability such as 8.0 or 8.9 "
+                             f"(nvidia-smi --query-gpu=compute_cap); got '{cc}'")
+        if on is not None and on != os.environ.get("ROOFLAB_ON"):
+            raise InputError(f"--on {on} and --cc {cc} both name the GPU: give one")
+        return text, f"--cc {text}"
+    if on is None:
+        raise InputError("occupancy needs the GPU's limits: add --on GPU (e.g. --on a100) "
+                         "or --cc X.Y (e.g. --cc 8.9)")
+    from .ai_tile import device_facts
+
+    facts = device_facts(on)
+    if facts.cc is None:
+        raise InputError(f"{facts.why_no_cc}: give --cc X.Y instead of --on {on}")
+    return str(facts.cc), f"--on {on}"
+
+
+def _bytes(text: str, name: str) -> int:
+    """Shared memory as CUDA counts it: 4096, 48K, 48KB, 48KiB (K = 1024 bytes)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(k|kb|kib)?\s*", str(text).replace("_", ""),
+                     re.IGNORECASE)
+    if m is None:
+        raise InputError(f"{name} must be bytes (4096) or KiB (48K, 48KiB; K = 1024 B, as "
+                         f"the CUDA guide counts shared memory); got '{text}'")
+    value = float(m.group(1)) * (1024 if m.group(2) else 1)
+    if value != int(value):
+        raise InputError(f"{name} must be a whole number of bytes; got '{text}' = {value} B")
+    return int(value)
+
+
+def result(res, where: str) -> dict:
+    """The answer's keys (docs/json.md, `ai occupancy`)."""
+    return {"op": "occupancy", "compute_capability": res.cc, "capability_from": where,
+            "block": res.block, "regs_per_thread": res.regs_per_thread,
+            "smem_per_block_bytes": res.smem_per_block, "warps_per_block": res.warps_per_block,
+            "regs_per_warp_allocated": res.regs_per_warp,
+            "smem_per_block_allocated_bytes": res.smem_allocated_per_block,
+            "smem_config_bytes": res.smem_config_bytes,
+            "block_limits": res.limits(), "active_blocks_per_sm": res.active_blocks,
+            "active_warps_per_sm": res.active_warps, "max_warps_per_sm": res.max_warps,
+            "theoretical_occupancy": res.occupancy, "binding": list(res.binding),
+            "notes": [res.carveout_note] if res.carveout_note else [],
+            "provenance": "derived"}
+
+
+_WHY = {"warps": "warps per SM", "registers": "registers", "shared_memory": "shared memory",
+        "blocks": "the SM's block cap"}
+
+
+def lines(d: dict) -> list[str]:
+    """The answer as text."""
+    lim = d["block_limits"]
+
+    def row(key: str, what: str) -> str:
+        v = lim[key]
+        mark = "  <- binds" if key in d["binding"] else ""
+        return f"  {_WHY[key]:<18} {'no limit' if v is None else v:>8}   {what}{mark}"
+
+    out = [f"occupancy  block {d['block']} ({d['warps_per_block']} warps), {d['regs_per_thread']}"
+           f" regs/thread, {d['smem_per_block_bytes']} B shared/block  on compute capability "
+           f"{d['compute_capability']} ({d['capability_from']})",
+           "  blocks per SM allowed by",
+           row("warps", f"{d['max_warps_per_sm']} warps per SM / {d['warps_per_block']}"),
+           row("registers", f"{d['regs_per_warp_allocated']} regs per warp (x 32, in units "
+                            f"of 256)"),
+           row("shared_memory", f"{d['smem_config_bytes']} B / "
+                                f"{d['smem_per_block_allocated_bytes']} B per block (with "
+                                f"the reserved 1 KiB from 8.0)"),
+           row("blocks", "resident blocks per SM"),
+           f"  resident: {d['active_blocks_per_sm']} blocks = {d['active_warps_per_sm']} of "
+           f"{d['max_warps_per_sm']} warps: theoretical occupancy "
+           f"{100 * d['theoretical_occupancy']:.1f} % (bound by "
+           f"{', '.join(_WHY[b] for b in d['binding'])})"]
+    out += [f"  note: {n}" for n in d["notes"]]
+    return out
+
+
+def strided_op(op, stride: int):
+    """`ai elementwise --stride S`: the op with its bytes counted in 32-byte sectors
+    (model/coalescing.py), and the answer's `coalescing` key (docs/json.md)."""
+    from dataclasses import replace
+
+    from ..model.coalescing import SECTOR_BYTES, strided
+    from ..units import dtype_bytes
+
+    shape = op.shape
+    e = dtype_bytes(shape["dtype"])
+    acc = strided(shape["n"], stride, e)
+    read = shape["inputs"] * acc.fetched_bytes
+    write = shape["outputs"] * acc.fetched_bytes
+    model = (f"strided: every array at stride {stride} x {e:g} B, whole {SECTOR_BYTES}-byte "
+             f"sectors moved ({100 * acc.efficiency:.1f} % of them used)")
+    new = replace(op, bytes=float(read + write), byte_model=model,
+                  bytes_split={"read": float(read), "write": float(write)},
+                  shape={**shape, "stride": stride})
+    info = {"stride": stride, "element_bytes": e, "sector_bytes": SECTOR_BYTES,
+            "sectors_per_array": acc.sectors, "useful_bytes": op.bytes,
+            "fetched_bytes": new.bytes, "efficiency": acc.efficiency,
+            "coalesced_ai": op.ai, "ai": new.ai, "provenance": "derived"}
+    note = (f"stride {stride}: {100 * acc.efficiency:.1f} % of each 32-byte sector is used; "
+            f"AI {new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); make neighbouring threads "
+            f"read neighbouring elements (a transposed or tiled layout) to restore it"
+            if acc.efficiency < 0.99 else
+            f"stride {stride}: coalesced, whole sectors used (AI {new.ai:.4g} FLOP/B)")
+
+    def extra(d: dict) -> dict:
+        return {"coalescing": info, "notes": [*d.get("notes", []), note]}
+
+    return new, extra

@@ -1,0 +1,140 @@
+"""Theoretical occupancy of a CUDA kernel launch: how many of its blocks one SM holds at
+once, and the resident warps over the SM's maximum (seed 000 §5.2 "提高占用率": block size,
+registers, shared memory).
+
+The arithmetic is CUDA's own occupancy calculator (include/cuda_occupancy.h,
+cudaOccMaxActiveBlocksPerMultiprocessor), which Nsight Compute reports as
+launch__occupancy_limit_{warps,registers,shared_mem,blocks} and
+sm__maximum_warps_per_active_cycle_pct:
+  warps    max warps per SM // warps per block
+  registers  registers per warp = regs x 32 rounded up to 256; each of the SM's 4
+             sub-partitions holds (65536 / 4) // that many warps; // warps per block
+  shared   (the block's bytes + 1 KiB reserved on cc >= 8.0) rounded up to 128 B
+             (256 B on 7.x), into the SM's carveout (the configured shared memory; by
+             default all of it, as the calculator assumes without a carveout preference)
+  blocks   the SM's resident-block cap
+Occupancy = min of the four x warps per block / max warps per SM. A theoretical number:
+the achieved occupancy (sm__warps_active) is lower where blocks finish unevenly or the
+grid is smaller than one wave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..hardware.smem import KIB, SmLimits
+
+WARP = 32
+LIMITS = ("warps", "registers", "shared_memory", "blocks")
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """Blocks per SM each resource allows (None: that resource sets no limit), the
+    resident blocks and warps, and the theoretical occupancy (provenance: derived)."""
+
+    cc: str
+    block: int
+    regs_per_thread: int
+    smem_per_block: int               # the kernel's own bytes (static + dynamic)
+    warps_per_block: int
+    regs_per_warp: int                # allocated: regs x 32 rounded up to 256
+    smem_allocated_per_block: int     # + the reserved 1 KiB, rounded to the unit
+    smem_config_bytes: int            # the carveout the blocks share
+    carveout_note: str | None
+    limit_warps: int
+    limit_registers: int | None
+    limit_shared_memory: int | None
+    limit_blocks: int
+    max_warps: int
+
+    @property
+    def active_blocks(self) -> int:
+        return min(v for v in self.limits().values() if v is not None)
+
+    @property
+    def active_warps(self) -> int:
+        return self.active_blocks * self.warps_per_block
+
+    @property
+    def occupancy(self) -> float:
+        """Active warps / max warps per SM (0..1)."""
+        return self.active_warps / self.max_warps
+
+    def limits(self) -> dict[str, int | None]:
+        return {"warps": self.limit_warps, "registers": self.limit_registers,
+                "shared_memory": self.limit_shared_memory, "blocks": self.limit_blocks}
+
+    @property
+    def binding(self) -> tuple[str, ...]:
+        """The resources whose limit is the resident count (ties: all of them)."""
+        n = self.active_blocks
+        return tuple(k for k, v in self.limits().items() if v == n)
+
+
+def occupancy(block: int, regs: int, smem: int, lim: SmLimits,
+              carveout: int | None = None) -> Occupancy:
+    """Theoretical occupancy of `block` threads using `regs` registers per thread and `smem`
+    bytes of shared memory per block (static + dynamic, without the reserved 1 KiB) on an SM
+    with limits `lim`; carveout: the SM's configured shared memory in bytes (Nsight
+    Compute's launch__shared_mem_config_size; None: all of it). InputError where no block
+    of this shape can launch at all."""
+    _check(block, regs, smem, lim)
+    warps = -(-block // WARP)
+    limit_warps = lim.max_warps // warps
+    regs_per_warp = _round_up(regs * WARP, lim.reg_alloc_unit)
+    if regs_per_warp:
+        per_partition = (lim.regs_per_sm // lim.sub_partitions) // regs_per_warp
+        limit_regs: int | None = per_partition * lim.sub_partitions // warps
+    else:
+        limit_regs = None
+    # the reserved 1 KiB is the per-SM minus the per-block maximum (0 on 7.x): smem.py
+    smem_alloc = _round_up(smem + lim.smem.reserved_per_block_bytes, lim.smem_alloc_unit)
+    config, note = _config(smem_alloc, lim, carveout)
+    limit_smem = config // smem_alloc if smem_alloc else None
+    return Occupancy(lim.cc, block, regs, smem, warps, regs_per_warp, smem_alloc, config, note,
+                     limit_warps, limit_regs, limit_smem, lim.max_blocks, lim.max_warps)
+
+
+def _check(block: int, regs: int, smem: int, lim: SmLimits) -> None:
+    """Refuse a launch that cannot start (cudaErrorInvalidConfiguration, or ptxas's limit)."""
+    if not 1 <= block <= lim.max_threads_per_block:
+        raise InputError(f"--block must be 1..{lim.max_threads_per_block} threads (the most "
+                         f"one block may have on compute capability {lim.cc}); got {block}")
+    if not 0 <= regs <= lim.max_regs_per_thread:
+        raise InputError(f"--regs must be 0..{lim.max_regs_per_thread} registers per thread "
+                         f"(ptxas's per-thread maximum; past it the compiler spills to local "
+                         f"memory); got {regs}")
+    regs_block = _round_up(regs * WARP, lim.reg_alloc_unit) * _round_up(
+        -(-block // WARP), lim.sub_partitions)
+    if regs_block > lim.regs_per_block:
+        raise InputError(f"--block {block} x --regs {regs} needs {regs_block} registers, more "
+                         f"than one block may hold ({lim.regs_per_block}): the launch fails "
+                         f"with 'too many resources requested'; use fewer threads per block "
+                         f"or cap registers (__launch_bounds__, -maxrregcount)")
+    if smem < 0 or smem > lim.smem.per_block_bytes:
+        raise InputError(f"--smem must be 0..{lim.smem.per_block_bytes // KIB}K bytes per "
+                         f"block on compute capability {lim.cc} (the opt-in maximum; above "
+                         f"48K a kernel opts in with cudaFuncAttributeMaxDynamicSharedMemory"
+                         f"Size); got {smem} bytes")
+
+
+def _config(smem_alloc: int, lim: SmLimits, carveout: int | None) -> tuple[int, str | None]:
+    """The shared memory the SM's blocks share, and a note where a carveout too small for
+    one block was raised to the next size the SM supports (as the driver does)."""
+    if carveout is None:
+        return lim.smem.per_sm_bytes, None
+    if not 0 <= carveout <= lim.smem.per_sm_bytes:
+        raise InputError(f"--carveout must be 0..{lim.smem.per_sm_bytes // KIB}K (the SM's "
+                         f"shared memory on compute capability {lim.cc}); got {carveout} "
+                         f"bytes")
+    if carveout >= smem_alloc:
+        return carveout, None
+    raised = next(k * KIB for k in lim.carveouts_kib if k * KIB >= smem_alloc)
+    return raised, (f"--carveout {carveout // KIB}K holds no block of {smem_alloc} B: the "
+                    f"driver raises it to {raised // KIB}K")
