@@ -1,12 +1,15 @@
 """How long the roofline chart takes, and how much of it is the label layout.
 
     python benchmarks/chart_speed.py [--repeat 5] [--sets zoo,many] [--many 200] [--layout-only]
+    python benchmarks/chart_speed.py --against OLD [--repeat 3] [--sets zoo,many,plot500]
 
-Two kernel sets on the EPYC 9654 catalog roof (fp64/fp32/bf16/int8 ceilings, DRAM):
+Kernel sets (zoo and many on the EPYC 9654 catalog roof: fp64/fp32/bf16/int8 ceilings, DRAM):
   zoo  the bench zoo's 20 kernels (their exact FLOP and bytes from bench.zoo.specs(), a
        made-up time each: 1-5 ms, so they sit at 1-100 % of the roof, as a real run does)
   many 200 (--many) synthetic kernels over AI 0.01-1000 at 3-95 % of the roof (seeded);
        one line of label each, and a crowded chart: the layout's worst case
+  plot500  benchmarks/scale_speed.py's 500 kernels on the T4 roof, the chart's default
+       labels (the 20 longest); --against only
 Each is timed, best of --repeat, interleaved in the same run (the host is shared):
   chart      plot_roofline(roof, kernels) + the PNG bytes (what `rooflab plot` does): the
              chart's values, the label layout, matplotlib's drawing and savefig
@@ -17,14 +20,23 @@ and prints the times and chart / reference (1.0 would be a free layout). --layou
 skips matplotlib (layout times only, no ratio against drawing). Every kernel is labelled
 (labels=0); thousands of kernels, where the chart labels only the longest 20, are timed by
 benchmarks/scale_speed.py.
+
+--against OLD (a checkout of an older commit: `git worktree add /tmp/old f40b0ea`) times
+roofline_data() (values + label layout) of each set under OLD/src and under this tree's
+src, each in a fresh process, old and new interleaved --repeat times (the host is shared),
+and prints old and new (best of the repeats), old / new, and whether the labels' texts
+and offsets are byte-identical (a digest of their repr).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import platform
 import random
+import subprocess
 import sys
 import time
 
@@ -107,13 +119,83 @@ def run_set(name: str, kernels, roof, repeat: int, layout_only: bool) -> None:
           f"layout alone {lay * 1e3:8.1f} ms")
 
 
+def _layout_sets(many: int):
+    """{name: (roofs, kernels, labels)} for the layout timings (--against)."""
+    from rooflab.hardware.catalog import lookup_roof
+
+    epyc = lookup_roof("EPYC 9654")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from scale_speed import spread_kernels
+
+    t4 = lookup_roof("T4")
+    return {"zoo": lambda: ([epyc], zoo_kernels(), 0),
+            "many": lambda: ([epyc], many_kernels(many, epyc), 0),
+            "plot500": lambda: ([t4], spread_kernels(500, t4), None)}
+
+
+def _worker(name: str, many: int) -> None:
+    """One set's layout, timed once in this process (rooflab from PYTHONPATH): prints
+    {"seconds", "digest", "labels"} as JSON."""
+    from rooflab.hardware.catalog import lookup_roof
+    from rooflab.report.chart import roofline_data
+
+    roof = lookup_roof("EPYC 9654")   # warm-up: imports and caches, off the clock
+    roofline_data([roof], zoo_kernels()[:3], labels=0)
+    roofs, kernels, labels = _layout_sets(many)[name]()
+    t0 = time.perf_counter()
+    d = roofline_data(roofs, kernels, labels=labels)
+    seconds = time.perf_counter() - t0
+    shown = [(p.text, p.label_offset, p.label_ha, p.label_va) for p in d.points]
+    print(json.dumps({"seconds": seconds, "labels": sum(1 for t, *_ in shown if t),
+                      "digest": hashlib.sha256(repr(shown).encode()).hexdigest()[:16]}))
+
+
+def _timed_in(src: str, name: str, many: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=src)
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name,
+                          "--many", str(many)], env=env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(old: str, sets: list[str], many: int, repeat: int) -> None:
+    new_src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    old_src = os.path.join(old, "src")
+    for name in sets:
+        runs: dict[str, list[dict]] = {"old": [], "new": []}
+        for _ in range(repeat):   # interleaved: both see the same load
+            runs["old"].append(_timed_in(old_src, name, many))
+            runs["new"].append(_timed_in(new_src, name, many))
+        t_old = min(r["seconds"] for r in runs["old"])
+        t_new = min(r["seconds"] for r in runs["new"])
+        digests = {r["digest"] for rs in runs.values() for r in rs}
+        each = {k: ", ".join(f"{r['seconds']:.3f}" for r in rs) for k, rs in runs.items()}
+        same = "identical" if len(digests) == 1 else "DIFFER: " + " ".join(sorted(digests))
+        print(f"{name:>7}: layout old {t_old:8.3f} s, new {t_new:8.3f} s, old / new "
+              f"{t_old / t_new:6.2f}x ({runs['new'][0]['labels']} labels; each {each['old']} "
+              f"s old, {each['new']} s new); labels {same}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--sets", default="zoo,many")
     ap.add_argument("--layout-only", action="store_true")
     ap.add_argument("--many", type=int, default=200, help="kernels in the large set")
+    ap.add_argument("--against", metavar="OLD",
+                    help="an older checkout: its layout times against this tree's")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.worker:
+        _worker(a.worker, a.many)
+        return 0
+    if a.against:
+        print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, "
+              f"{os.cpu_count()} CPUs, Python {platform.python_version()}; layout under "
+              f"{a.against}/src (old) and this tree (new), best of {a.repeat}")
+        sets = a.sets if a.sets != "zoo,many" else "zoo,many,plot500"
+        against(a.against, sets.split(","), a.many, a.repeat)
+        return 0
 
     from rooflab.hardware.catalog import lookup_roof
 

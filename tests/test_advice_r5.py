@@ -26,6 +26,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from one_thread_roof import ONE_T, ONE_T_DICT
 
 from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof, analyze
@@ -36,14 +37,6 @@ from rooflab.model.sanity import check_kernel
 from rooflab.model.whatif import fuse
 from rooflab.model.whatif_precision_cap import capped_roof
 
-ONE_T = Roof("AMD EPYC measured (1 thread)", kind="measured",
-             compute=(Ceiling(118e9, precision="fp32", unit="vector"),
-                      Ceiling(59e9, precision="fp64", unit="vector")),
-             memory=(Ceiling(29.3e9, level="DRAM"),), overhead_s=177e-9)
-ONE_T_DICT = {"name": "AMD EPYC measured (1 thread)", "kind": "measured",
-              "compute": [{"precision": "fp32", "unit": "vector", "flop_per_s": 118e9},
-                          {"precision": "fp64", "unit": "vector", "flop_per_s": 59e9}],
-              "memory": [{"level": "DRAM", "bytes_per_s": 29.3e9}], "overhead_s": 177e-9}
 CPU = Machine(kind="cpu", caches={"L3": 33_554_432.0})
 N = 8e6
 EW = {"op": "elementwise"}

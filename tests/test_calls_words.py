@@ -16,18 +16,10 @@ Hand numbers (one-thread row of the r5 probe: fp64 59 GFLOP/s, DRAM 29.3 GB/s, r
 from __future__ import annotations
 
 import pytest
+from one_thread_roof import BARE, ONE_T, PROFILED
 
-from rooflab.model import Ceiling, Kernel, Roof, analyze
+from rooflab.model import Kernel, analyze
 from rooflab.model.diagnose import diagnose, diagnosis_to_dict
-from rooflab.model.machine import Machine
-
-ONE_T = Roof("AMD EPYC measured (1 thread)", kind="measured",
-             compute=(Ceiling(118e9, precision="fp32", unit="vector"),
-                      Ceiling(59e9, precision="fp64", unit="vector")),
-             memory=(Ceiling(29.3e9, level="DRAM"),), overhead_s=177e-9)
-FLOORS = {"numba empty call": 177e-9, "numpy 1-element ufunc": 349e-9}
-PROFILED = Machine(kind="cpu", caches={"L3": 33_554_432.0}, call_floors=FLOORS)
-BARE = Machine(kind="cpu", caches={"L3": 33_554_432.0})
 
 
 def _c6(**meta):

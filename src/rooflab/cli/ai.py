@@ -221,7 +221,7 @@ def _register_elementwise(ai: typer.Typer) -> None:
             rooflab ai elementwise 1e8 --dtype fp32 --stride 2
 
         Scalars live in registers and move no bytes: fp16 y = x + 1 has AI 1/4, z = x + y
-        1/6 (seed 004). --stride S: every array is accessed at x[i*S]; DRAM moves whole
+        1/6 (seed 004). --stride S: every array is accessed at x\\[i*S]; DRAM moves whole
         32-byte sectors, so the bytes are sectors x 32 and the answer says the access
         efficiency (useful / fetched: fp32 stride 2 is 50 %, stride 8 or more 12.5 %).
         """

@@ -45,7 +45,7 @@ TILES_PER_SM = typer.Option(None, "--tiles-per-sm", metavar="N", show_default=Fa
                             "blocks (output tiles) resident on one SM at once; a wave is "
                             "SMs x N tiles (default 1, as for large tensor-core tiles)")
 STRIDE = typer.Option(None, "--stride", metavar="S", show_default=False,
-                      help="access every array at a stride of S elements (x[i*S]): DRAM "
+                      help="access every array at a stride of S elements (x\\[i*S]): DRAM "
                       "moves whole 32-byte sectors, so the bytes are the sectors touched x "
                       "32 and the answer says the access efficiency (default 1: coalesced)")
 OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --dtype (an "

@@ -28,11 +28,23 @@ def register(ai: typer.Typer) -> None:
                   cc: str | None = typer.Option(None, "--cc", help="compute capability "
                                                 "instead of --on, e.g. 8.9"),
                   carveout: str | None = typer.Option(
-                      None, "--carveout", help="the SM's configured shared memory (ncu's "
-                      "launch__shared_mem_config_size, e.g. 64K; default: all of it)"),
+                      None, "--carveout", help="the SM's configured shared memory: bytes "
+                      "(ncu's launch__shared_mem_config_size, e.g. 64K) or a percent of the "
+                      "SM's (cudaFuncAttributePreferredSharedMemoryCarveout, e.g. 50%); "
+                      "rounded up to a size the SM supports; default: all of it"),
                   json_out: bool = JSON) -> None:
         """Theoretical occupancy: resident blocks per SM (limited by warps, registers,
         shared memory and the SM's block cap) and active warps / max warps.
+
+        Why it matters to the roofline: a warp waiting on memory (hundreds of cycles) or
+        on a dependent instruction leaves its scheduler idle unless another resident warp
+        is ready, so a kernel needs enough warps in flight to reach either roof (seed 000
+        §5.2 "提高占用率 ... 让更多 warp 并行执行掩盖延迟"). A kernel far below its roof
+        with low occupancy may be latency-bound: the answer names the limit that binds
+        and what admits one more block (fewer registers, less shared memory, another
+        block size). More is not always faster: a tiled GEMM trades occupancy for reuse
+        (registers and shared memory raise its AI), and fusing too much can cost both
+        (seed 000 §6.3).
 
             rooflab ai occupancy --block 256 --regs 64 --on a100
             rooflab ai occupancy --block 256 --regs 64 --smem 48K --on a100
@@ -55,9 +67,12 @@ def register(ai: typer.Typer) -> None:
             raise InputError(f"compute capability {cap} ({where}) has no row in rooflab's "
                              f"table (hardware/smem.py); tabled: {', '.join(SM_BY_CC)}: "
                              f"give --cc with the nearest of them only if its limits match")
+        from ..model.occupancy import levers
+
         res = calc(_n(block, "--block", 1), _n(regs, "--regs", 0), _bytes(smem, "--smem"),
-                   lim, None if carveout is None else _bytes(carveout, "--carveout"))
+                   lim, None if carveout is None else _carveout(carveout, lim))
         d = result(res, where)
+        d["levers"] = list(levers(res, lim))
         d["source"] = SM_SOURCE
         if json_out:
             from .common import emit_json
@@ -84,6 +99,12 @@ def _capability(on: str | None, cc: str | None) -> tuple[str, str]:
     from .ai_tile import device_facts
 
     facts = device_facts(on)
+    if facts.cc is None and facts.not_cuda:
+        # --cc would be a made-up number here: the calculator is CUDA's (warps, register
+        # allocation units, carveouts of NVIDIA SMs)
+        raise InputError(f"--on {on} is not an NVIDIA GPU: `ai occupancy` is CUDA's occupancy "
+                         f"calculator (the warps, registers and shared memory of NVIDIA SMs); "
+                         f"rooflab has none for this chip")
     if facts.cc is None:
         raise InputError(f"{facts.why_no_cc}: give --cc X.Y instead of --on {on}")
     return str(facts.cc), f"--on {on}"
@@ -100,6 +121,22 @@ def _bytes(text: str, name: str) -> int:
     if value != int(value):
         raise InputError(f"{name} must be a whole number of bytes; got '{text}' = {value} B")
     return int(value)
+
+
+def _carveout(text: str, lim) -> int:
+    """--carveout as bytes, or a percent of the SM's shared memory as CUDA's carveout
+    attribute takes it (cuda_occupancy.h: percent x per-SM bytes / 100, then rounded up)."""
+    t = str(text).strip()
+    if not t.endswith("%"):
+        return _bytes(t, "--carveout")
+    try:
+        pct = float(t[:-1])
+    except ValueError:
+        pct = -1.0
+    if not 0 <= pct <= 100:
+        raise InputError(f"--carveout as a percent must be 0%..100% of the SM's shared "
+                         f"memory; got '{text}'")
+    return int(pct * lim.smem.per_sm_bytes / 100)
 
 
 def result(res, where: str) -> dict:
@@ -130,6 +167,10 @@ def lines(d: dict) -> list[str]:
         mark = "  <- binds" if key in d["binding"] else ""
         return f"  {_WHY[key]:<18} {'no limit' if v is None else v:>8}   {what}{mark}"
 
+    rounding = ("rounded to 256 B; no reserved bytes on 7.x"
+                if d["compute_capability"].startswith("7.") else
+                "+ the reserved 1 KiB, rounded to 128 B")
+    nb = d["active_blocks_per_sm"]
     out = [f"occupancy  block {d['block']} ({d['warps_per_block']} warps), {d['regs_per_thread']}"
            f" regs/thread, {d['smem_per_block_bytes']} B shared/block  on compute capability "
            f"{d['compute_capability']} ({d['capability_from']})",
@@ -138,13 +179,14 @@ def lines(d: dict) -> list[str]:
            row("registers", f"{d['regs_per_warp_allocated']} regs per warp (x 32, in units "
                             f"of 256)"),
            row("shared_memory", f"{d['smem_config_bytes']} B / "
-                                f"{d['smem_per_block_allocated_bytes']} B per block (with "
-                                f"the reserved 1 KiB from 8.0)"),
+                                f"{d['smem_per_block_allocated_bytes']} B per block "
+                                f"({rounding})"),
            row("blocks", "resident blocks per SM"),
-           f"  resident: {d['active_blocks_per_sm']} blocks = {d['active_warps_per_sm']} of "
+           f"  resident: {nb} block{'s' if nb != 1 else ''} = {d['active_warps_per_sm']} of "
            f"{d['max_warps_per_sm']} warps: theoretical occupancy "
            f"{100 * d['theoretical_occupancy']:.1f} % (bound by "
            f"{', '.join(_WHY[b] for b in d['binding'])})"]
+    out += [f"  lever: {v}" for v in d["levers"]]
     out += [f"  note: {n}" for n in d["notes"]]
     return out
 
@@ -160,10 +202,12 @@ def strided_op(op, stride: int):
     shape = op.shape
     e = dtype_bytes(shape["dtype"])
     acc = strided(shape["n"], stride, e)
+    dense = strided(shape["n"], 1, e)   # the same array read coalesced, in whole sectors
     read = shape["inputs"] * acc.fetched_bytes
     write = shape["outputs"] * acc.fetched_bytes
-    model = (f"strided: every array at stride {stride} x {e:g} B, whole {SECTOR_BYTES}-byte "
-             f"sectors moved ({100 * acc.efficiency:.1f} % of them used)")
+    model = (f"strided: every array at stride {stride} x {e:g} B from a 32-byte aligned "
+             f"base, whole {SECTOR_BYTES}-byte sectors moved ({100 * acc.efficiency:.1f} % "
+             f"of them used; no reuse of the skipped bytes from L2)")
     new = replace(op, bytes=float(read + write), byte_model=model,
                   bytes_split={"read": float(read), "write": float(write)},
                   shape={**shape, "stride": stride})
@@ -171,11 +215,20 @@ def strided_op(op, stride: int):
             "sectors_per_array": acc.sectors, "useful_bytes": op.bytes,
             "fetched_bytes": new.bytes, "efficiency": acc.efficiency,
             "coalesced_ai": op.ai, "ai": new.ai, "provenance": "derived"}
-    note = (f"stride {stride}: {100 * acc.efficiency:.1f} % of each 32-byte sector is used; "
-            f"AI {new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); make neighbouring threads "
-            f"read neighbouring elements (a transposed or tiled layout) to restore it"
-            if acc.efficiency < 0.99 else
-            f"stride {stride}: coalesced, whole sectors used (AI {new.ai:.4g} FLOP/B)")
+    if acc.sectors > dense.sectors:
+        note = (f"stride {stride}: {100 * acc.efficiency:.1f} % of each 32-byte sector is "
+                f"used, {acc.sectors / dense.sectors:.3g}x the sectors of stride 1; AI "
+                f"{new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); make neighbouring threads "
+                f"read neighbouring elements (a transposed or tiled layout) to restore it")
+    elif acc.efficiency < 0.99:
+        # n·E under a few sectors: the rounding up to whole sectors, not the stride, is the
+        # loss, and no layout recovers it (stride 1 moves the same sectors)
+        note = (f"stride {stride}: the same {acc.sectors} sector(s) per array as stride 1 "
+                f"at n = {shape['n']:g}: {100 * acc.efficiency:.1f} % used because "
+                f"{shape['n']:g} x {e:g} B fills part of whole 32-byte sectors, not because "
+                f"of the stride (AI {new.ai:.4g} FLOP/B)")
+    else:
+        note = f"stride {stride}: coalesced, whole sectors used (AI {new.ai:.4g} FLOP/B)"
 
     def extra(d: dict) -> dict:
         return {"coalescing": info, "notes": [*d.get("notes", []), note]}

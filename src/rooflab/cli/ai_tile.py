@@ -27,6 +27,7 @@ class DeviceFacts:
     cc: str | None = None
     why_no_sms: str | None = None
     why_no_cc: str | None = None
+    not_cuda: bool = False           # a CPU, an AMD/Apple/Intel/Google chip: no CUDA CC at all
 
 
 def tile_extra(op, ideal, tile3, stages: str | None, tiles_per_sm: str | None,
@@ -80,14 +81,15 @@ def device_facts(on: str) -> DeviceFacts:
     dev = lookup(spec)
     if dev.kind == "cpu":
         why = f"{dev.name} is a CPU: SMs, waves and shared memory are a GPU's"
-        return DeviceFacts(why_no_sms=why, why_no_cc=why)
+        return DeviceFacts(why_no_sms=why, why_no_cc=why, not_cuda=True)
     no_sms = (None if dev.sms else f"the catalog gives no SM count for {dev.name} (`rooflab "
               f"specs {dev.name}`); a probed profile has it")
     no_cc = None if dev.compute_capability else (
         f"{dev.name} has no CUDA compute capability: rooflab tables shared memory for "
         f"NVIDIA GPUs only")
     return DeviceFacts(sms=dev.sms or None, sms_source="catalog" if dev.sms else None,
-                       cc=dev.compute_capability, why_no_sms=no_sms, why_no_cc=no_cc)
+                       cc=dev.compute_capability, why_no_sms=no_sms, why_no_cc=no_cc,
+                       not_cuda=dev.vendor != "NVIDIA")
 
 
 def _profile_facts(path: str) -> DeviceFacts:
@@ -105,7 +107,7 @@ def _profile_facts(path: str) -> DeviceFacts:
         why = (f"the profile {path} is a CPU's ({host.get('name', 'host')}): SMs are a GPU's"
                if backend else f"the profile {path} records no GPU backend (host.backend "
                f"'cuda' or 'rocm'): `rooflab probe` on the GPU writes one")
-        return DeviceFacts(why_no_sms=why, why_no_cc=why)
+        return DeviceFacts(why_no_sms=why, why_no_cc=why, not_cuda=bool(backend))
     # the loader has checked both fields' types (hardware/profile.py _check_host)
     sms, cc = host.get("multiprocessors"), host.get("compute_capability")
     return DeviceFacts(
@@ -114,7 +116,8 @@ def _profile_facts(path: str) -> DeviceFacts:
         why_no_sms=None if sms else f"the profile {path} records no multiprocessor count",
         why_no_cc=None if cc else (
             "an AMD GPU: rooflab tables shared memory (LDS) for NVIDIA GPUs only"
-            if backend == "rocm" else f"the profile {path} records no compute capability"))
+            if backend == "rocm" else f"the profile {path} records no compute capability"),
+        not_cuda=backend == "rocm")
 
 
 def element_bytes(shape: dict) -> tuple[float, float]:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def gap_launches(res: LlmRun) -> dict:
     """The launch counts behind the gap split: the measured run's (--launches, null
     without it) with its 5-10 us range, and eager HF generate's estimate with its range."""
-    from ..workloads.llm.kernels import eager_estimate_missing
+    from ..workloads.llm.eager import eager_estimate_missing
 
     d = res.result.decode
     lo, hi = d.per_launch_s
@@ -85,6 +85,7 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m
         row["fits"] = None if m is None else r.footprint.total <= m
+    llm["notes"] = list(r.notes)   # the text's closing notes: what is approximate or left out
     return data
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from ..workloads.llm.analysis import request_floor_s
-from ..workloads.llm.kernels import eager_estimate_missing
+from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
 from .llm_pipeline_render import _dtypes_fit, pipeline_lines
 from .llm_sweep_render import (
@@ -144,7 +144,7 @@ def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -
 
 def eager_share(gap_s: float, d, no_eager: str = "") -> str:
     """The gap line's second share: the fused count above against eager HF generate's."""
-    from ..workloads.llm.kernels import EAGER_HF_LAYER_KERNELS
+    from ..workloads.llm.eager import EAGER_HF_LAYER_KERNELS
 
     if no_eager:
         return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} "
@@ -194,7 +194,10 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     plo, phi = d.per_launch_s
     out = [
         f"model: {r.config.name} ({r.config.family}), {si(r.params.total)} parameters"
-        + (f", {si(r.params.active)} active per token" if r.config.moe else ""),
+        + (f", {si(r.params.active)} active per token" if r.config.moe else "")
+        # gpt-oss's card counts the unembedding, not the table a token only looks up
+        + (f" ({si(r.params.active - r.params.embedding)} without the embedding table)"
+           if r.config.moe and r.params.lm_head else ""),
         *r.layer_weights.describe(r.settings.tp, r.settings.pp),
         f"setup: {r.settings.describe()}{quantized_head(r.settings, r.config)}; batch {req.batch}, "
         f"prompt {req.prompt}, decode "
@@ -222,8 +225,7 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
         f"memory{' per device' if ppr else ''} ({memory_context(req, fp)}"
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
-        f"KV {si(fp.kv, 'B')} ({si(fp.kv_per_token, 'B')} per token"
-        f"{' per sequence' if fp.batch > 1 else ''}) + "
+        f"KV {si(fp.kv, 'B')} ({kv_rate(fp)}) + "
         f"prefill activations {si(fp.activations, 'B')} (one prompt in flight, reserved "
         f"once) + decode logits {si(fp.logits, 'B')} (fp32 batch x vocab, as vLLM's "
         f"sampler reserves them) = "
@@ -235,6 +237,17 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
            " (device memory unknown: give --memory)"),
     ]
     return out
+
+
+def kv_rate(fp) -> str:
+    """The KV's per-token words; where sliding windows cap some layers' cache (gpt-oss: 18
+    of 36 layers keep 128 tokens) per token x context overstates it: say the per-sequence
+    bytes and that the rate holds until the windows fill."""
+    words = f"{si(fp.kv_per_token, 'B')} per token{' per sequence' if fp.batch > 1 else ''}"
+    if fp.kv >= fp.batch * fp.context * fp.kv_per_token * (1 - 1e-9):
+        return words
+    return (f"{si(fp.kv_per_sequence, 'B')} per sequence: {si(fp.kv_per_token, 'B')} per "
+            f"token until the sliding windows fill, then only the full layers' cache grows")
 
 
 def split_hint(r) -> str:

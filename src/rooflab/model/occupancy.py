@@ -10,8 +10,9 @@ sm__maximum_warps_per_active_cycle_pct:
   registers  registers per warp = regs x 32 rounded up to 256; each of the SM's 4
              sub-partitions holds (65536 / 4) // that many warps; // warps per block
   shared   (the block's bytes + 1 KiB reserved on cc >= 8.0) rounded up to 128 B
-             (256 B on 7.x), into the SM's carveout (the configured shared memory; by
-             default all of it, as the calculator assumes without a carveout preference)
+             (256 B on 7.x), into the SM's carveout (the configured shared memory,
+             rounded up to a size the SM supports; by default all of it, as the
+             calculator assumes without a carveout preference)
   blocks   the SM's resident-block cap
 Occupancy = min of the four x warps per block / max warps per SM. A theoretical number:
 the achieved occupancy (sm__warps_active) is lower where blocks finish unevenly or the
@@ -125,16 +126,66 @@ def _check(block: int, regs: int, smem: int, lim: SmLimits) -> None:
 
 
 def _config(smem_alloc: int, lim: SmLimits, carveout: int | None) -> tuple[int, str | None]:
-    """The shared memory the SM's blocks share, and a note where a carveout too small for
-    one block was raised to the next size the SM supports (as the driver does)."""
+    """The shared memory the SM's blocks share, and a note where the driver changed the
+    carveout. As cuda_occupancy.h (cudaOccSMemPreferenceVoltaPlus, cudaOccAlignUpShmemSize-
+    VoltaPlus) the preference is rounded up to the next size the SM can be set to (a 50K
+    preference on an A100 is a 64K configuration: 5 blocks of 11 KiB, not 4), and raised
+    further where it holds no block of this size."""
     if carveout is None:
         return lim.smem.per_sm_bytes, None
     if not 0 <= carveout <= lim.smem.per_sm_bytes:
-        raise InputError(f"--carveout must be 0..{lim.smem.per_sm_bytes // KIB}K (the SM's "
-                         f"shared memory on compute capability {lim.cc}); got {carveout} "
-                         f"bytes")
-    if carveout >= smem_alloc:
-        return carveout, None
-    raised = next(k * KIB for k in lim.carveouts_kib if k * KIB >= smem_alloc)
-    return raised, (f"--carveout {carveout // KIB}K holds no block of {smem_alloc} B: the "
-                    f"driver raises it to {raised // KIB}K")
+        raise InputError(f"--carveout must be 0..{lim.smem.per_sm_bytes // KIB}K or "
+                         f"0..100% (the SM's shared memory on compute capability {lim.cc}); "
+                         f"got {carveout} bytes")
+    sizes = [k * KIB for k in lim.carveouts_kib]
+    aligned = next(k for k in sizes if k >= carveout)
+    if aligned >= smem_alloc:
+        if aligned == carveout:
+            return carveout, None
+        return aligned, (f"a {_k(carveout)} carveout is not a size compute capability "
+                         f"{lim.cc} can configure ({', '.join(map(_k, sizes))}): the driver "
+                         f"rounds it up to {_k(aligned)}")
+    raised = next(k for k in sizes if k >= smem_alloc)
+    return raised, (f"a {_k(carveout)} carveout holds no block of {smem_alloc} B: the "
+                    f"driver raises it to {_k(raised)}")
+
+
+def _k(nbytes: int) -> str:
+    return f"{nbytes // KIB}K" if nbytes % KIB == 0 else f"{nbytes} B"
+
+
+def levers(o: Occupancy, lim: SmLimits) -> tuple[str, ...]:
+    """What admits one more resident block (seed 000 §5.2: "通过调整 block 大小、减少寄存器
+    使用、优化共享内存分配可以提高占用率"), for each binding limit; () at 100 %. Each threshold
+    inverts that limit's formula above, so applying it raises that limit to n + 1 blocks."""
+    if o.occupancy >= 1:
+        return ()
+    n, w, out = o.active_blocks, o.warps_per_block, []
+    if "warps" in o.binding:
+        fits = [f"{32 * d}" for d in range(1, lim.max_threads_per_block // WARP + 1)
+                if lim.max_warps % d == 0 and lim.max_warps // d <= lim.max_blocks]
+        out.append(f"{n} blocks x {w} warps leave {lim.max_warps - n * w} of "
+                   f"{lim.max_warps} warp slots idle: a block of {', '.join(fits)} threads "
+                   f"fills them")
+    if "blocks" in o.binding:
+        need = -(-lim.max_warps // lim.max_blocks)
+        out.append(f"the SM holds at most {lim.max_blocks} blocks: blocks of {32 * need} or "
+                   f"more threads can fill its {lim.max_warps} warps")
+    if "registers" in o.binding and "warps" not in o.binding and "blocks" not in o.binding:
+        # (regs_per_sm / 4) // regs_per_warp >= ceil((n + 1) * warps / 4)
+        per_part = -(-(n + 1) * w // lim.sub_partitions)
+        rpw = (lim.regs_per_sm // lim.sub_partitions // per_part) // lim.reg_alloc_unit \
+            * lim.reg_alloc_unit
+        regs = rpw // WARP
+        if regs >= 1:
+            out.append(f"{n + 1} blocks need <= {regs} registers per thread (now "
+                       f"{o.regs_per_thread}): __launch_bounds__({o.block}, {n + 1}) or "
+                       f"-maxrregcount={regs}; spilling to local memory costs bytes")
+    if "shared_memory" in o.binding and "warps" not in o.binding and "blocks" not in o.binding:
+        alloc = o.smem_config_bytes // (n + 1) // lim.smem_alloc_unit * lim.smem_alloc_unit
+        smem = alloc - lim.smem.reserved_per_block_bytes
+        if smem >= 0:
+            out.append(f"{n + 1} blocks need <= {smem} B of shared memory per block (now "
+                       f"{o.smem_per_block}) in this {o.smem_config_bytes // 1024}K carveout: "
+                       f"smaller tiles or fewer pipeline stages")
+    return tuple(out)

@@ -109,6 +109,10 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         s, src = ((0.0, "a norm: weight-only quantizers leave it")
                   if share is None and kernel_kind(k)[0].endswith("norm")
                   else weight_share_of(k, share))
+        if s > 0 and to > frm:
+            # --quantize sets the weights' format both ways (int4 -> int8 is a fair what-if),
+            # but a widening is said: gpt-oss's mxfp4 experts under fp8 read 2x the bytes
+            widened.append(f"{k.name} ({k.meta.get('weight_dtype') or k.precision})")
         used.append((k.name, s, src))
         factor = (1 - s) + s * to / frm
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
@@ -118,12 +122,16 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
     used: list[tuple[str, float, str]] = []
+    widened: list[str] = []
     w = _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}", "")
+    narrower = (f"; WIDER, not narrower: these kernels' weights were stored in fewer bytes "
+                f"than {canonical_dtype(dtype)}'s and now read more (--only to leave them): "
+                f"{', '.join(widened)}" if widened else "")
     # the shares are known once each moved kernel was changed: say the ones used
     return replace(w, assumption=(
         f"weights are read once per call and stored in {to:.4g} byte(s) each"
         f"{_scales_note(dtype, group)}; the math stays in the kernel's precision; "
-        f"{shares_words(used)}"))
+        f"{shares_words(used)}{narrower}"))
 
 
 def _scales_note(dtype: str, group: int | None) -> str:

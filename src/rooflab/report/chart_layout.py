@@ -4,9 +4,10 @@ chart.py works out what to draw; this module places the ceiling, slope, ridge an
 labels so that none overlap, as plain data the tests can check (no matplotlib here).
 Its parts, each a module: chart_layout_cost (the model of the figure and what a spot
 costs), chart_layout_roofs (ceiling, slope and ridge labels), chart_layout_points (the
-kernels' labels), chart_layout_groups (labels still in conflict, placed again with their
-neighbours), chart_layout_texts (what the kernels' labels say; the names shortened
-by label_names); import their names from them. chart_layout_size keeps a drawn chart at
+kernels' labels), chart_layout_pairs (two labels in conflict placed again together),
+chart_layout_groups (labels still in conflict, placed again with their neighbours),
+chart_layout_texts (what the kernels' labels say; the names shortened by label_names);
+import their names from them. chart_layout_size keeps a drawn chart at
 the size the layout assumes (and scales it to the size asked).
 """
 

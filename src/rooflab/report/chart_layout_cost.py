@@ -258,8 +258,9 @@ def _arrangement_cost(items, fixed, soft, walls=(), leaders=(), scene=None,
     scene: _Scene.of(fixed, soft, walls, leaders), when the caller scores many; parts:
     _item_parts(scene, items), when the caller has them. Each item's terms for the items
     before it are taken as arrays, all at once (a column of 60 labels has 1,770 pairs)."""
-    scene = scene or _Scene.of(fixed, soft, walls, leaders)
-    parts = parts or _item_parts(scene, items)
+    if not parts:   # (the scene is needed only for the parts)
+        scene = scene or _Scene.of(fixed, soft, walls, leaders)
+        parts = _item_parts(scene, items)
     n = len(items)
     geo = [_geometry(it) for it in items]
     bx, an, en = (as_array([g[0] for g in geo]), as_points([g[1] for g in geo]),

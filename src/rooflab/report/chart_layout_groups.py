@@ -1,6 +1,6 @@
 """Labels still in conflict after the pair repair, placed again with their neighbours.
 
-The pair repair (chart_layout_points._repair_pairs) moves two labels in conflict (one's
+The pair repair (chart_layout_pairs.repair_pairs) moves two labels in conflict (one's
 leader through the other's label, or their leaders crossing) together; where the spots
 they need are held by labels around them, no pair of moves frees them. On the bench zoo
 chart the right edge holds four labels (gemm_fp64_256, gemm_fp64_1024, gemm_fp32_1024,

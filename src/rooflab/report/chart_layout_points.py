@@ -116,9 +116,11 @@ def _point_labels(points, pt, placed, soft, walls=()) -> list:
         out[i] = replace(p, label_offset=offset, label_ha=ha, label_va=va)
     # The column first: where it is taken, it leaves no conflicts for the pair repair.
     out = _ordered_column(out, pt, placed, soft, boxes_at, walls)
-    out, placed[:] = _repair_pairs(out, pt, placed, soft, boxes_at, walls)
-    # (imported here: chart_layout_groups builds on this module's helpers)
+    # (imported here: chart_layout_pairs and chart_layout_groups build on this module's
+    # helpers)
     from .chart_layout_groups import repair_groups
+    from .chart_layout_pairs import repair_pairs
+    out, placed[:] = repair_pairs(out, pt, placed, soft, boxes_at, walls)
     out, placed[:] = repair_groups(out, pt, placed, soft, boxes_at, walls)
     return _drop_overprinted(out, pt)
 
@@ -163,54 +165,15 @@ def _in_conflict(a, b, box_a=None, box_b=None) -> bool:
 PAIR_TRIES = 30
 
 
-def _repair_pairs(out, pt, placed, soft, boxes_at, walls):
-    """Two labels in conflict (one's leader through the other's label, or their leaders
-    crossing), placed one at a time: the first took the spot the second needed. Place the
-    two together instead, the best pair of spots among each one's cheapest, the others
-    staying put; kept where it costs less."""
-    out, placed = list(out), list(placed)
-    idx = sorted(boxes_at)
-    # Each label's item and box, kept up to date as pairs move (rebuilt for every pair,
-    # they made the repair quadratic in the labels per pair tried).
-    items = {k: _item(pt, k, out[k]) for k in idx}
-    boxes = {k: _box(*items[k][1:]) for k in idx}
-    for a_pos, i in enumerate(idx):
-        for j in idx[a_pos + 1:]:
-            if not _in_conflict(items[i], items[j], boxes[i], boxes[j]):
-                continue
-            skip = {boxes_at[i], boxes_at[j]}
-            fixed = [b for n, b in enumerate(placed) if n not in skip]
-            leaders = [ld for k in idx if k not in (i, j)
-                       for ld in [_leader_of(items[k])] if ld]
-            scene = _Scene.of(fixed, soft, walls, leaders)
-            now = (_arrangement_cost([items[i], items[j]], fixed, soft, walls, leaders, scene)
-                   + _penalty(out[i]) + _penalty(out[j]))
-            best = (now, None)
-            tries = {k: _cheapest(pt, out[k], k, fixed, soft, walls, leaders, scene)
-                     for k in (i, j)}
-            costs = _pair_costs(tries[i], tries[j], fixed, soft, walls, leaders, scene)
-            for ci, row in zip(tries[i], costs, strict=True):
-                for cj, cost in zip(tries[j], row, strict=True):
-                    if cost < best[0] - 1e-9:
-                        best = (cost, (ci[1], cj[1]))
-            if best[1] is None:
-                continue
-            for it in best[1]:
-                k, _, o, ha, va, _ = it
-                out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
-                placed[boxes_at[k]] = _box(*it[1:])
-                items[k] = _item(pt, k, out[k])
-                boxes[k] = _box(*items[k][1:])
-    return out, placed
-
-
-def _pair_costs(ti, tj, fixed, soft, walls, leaders, scene) -> list[list[float]]:
+def _pair_costs(ti, tj, fixed, soft, walls, leaders, scene, pre=None) -> list[list[float]]:
     """_arrangement_cost([ci, cj], ...) + both penalties for every ci of ti and cj of tj
     ((penalty, item, parts) each, from _cheapest), as rows per ci: the same sums in the
     same order, ci's (alone) and then cj's beside ci, with cj's terms for ci's box and
-    leader taken as arrays for all pairs at once."""
-    pre = [_arrangement_cost([it], fixed, soft, walls, leaders, scene, [part])
-           for _, it, part in ti]
+    leader taken as arrays for all pairs at once. pre: each ci's cost alone, where the
+    caller has it (_Scene.alone's, the same float as _arrangement_cost([ci]))."""
+    if pre is None:
+        pre = [_arrangement_cost([it], fixed, soft, walls, leaders, scene, [part])
+               for _, it, part in ti]
     geo_i, geo_j = [_geometry(it) for _, it, _ in ti], [_geometry(it) for _, it, _ in tj]
     box_i, box_j = as_array([g[0] for g in geo_i]), as_array([g[0] for g in geo_j])
     a_i, e_i = as_points([g[1] for g in geo_i]), as_points([g[2] for g in geo_i])

@@ -355,6 +355,11 @@ def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: 
                      f"{d['attention_chunk_size']}) on the RoPE layers is counted as a window "
                      f"of that many tokens: the most a token attends to and the KV such a "
                      f"layer keeps (a token sees half a chunk on average)")
+    if model_type in SINKS:
+        notes.append("attention sinks (one learned logit per head, added to each softmax's "
+                     "denominator) are in the parameter count and the weights' memory but "
+                     "not in the attention rows (a head's extra score: under 0.01 % of a "
+                     "step); the clamped SwiGLU (swiglu_limit) is counted as SiLU x up")
     if wrapper:
         notes.append(f"'{wrapper}' config: counted its text_config (the language model) "
                      f"only, not the vision/audio encoder (count its image tokens in "

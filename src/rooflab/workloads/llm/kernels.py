@@ -33,31 +33,11 @@ from dataclasses import dataclass
 from ...model.kernel import Kernel
 from .. import ops
 from ..count import OpCount
+from .eager import EAGER_HF_LAYER_KERNELS  # noqa: F401 (its old home: tests import it here)
 from .model_config import ModelConfig
 from .settings import NARROW, Settings, is_kept
 
 ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
-# Kernels one eager Hugging Face LlamaDecoderLayer launches per decode step (an estimate,
-# counted from transformers' modeling_llama.py and integrations/sdpa_attention.py, 5.x):
-# 2 LlamaRMSNorm x 8 (to fp32, pow, mean, + eps, rsqrt, x, to fp16, x weight) = 16;
-# q/k/v/o 4; apply_rotary_pos_emb 10 (q and k: x cos, neg, cat, x sin, add); the
-# DynamicCache's 2 cats; SDPA 1 and its output transpose().contiguous() 1; 2 residual
-# adds; gate, up, SiLU, x, down 5 = 41 (43 where repeat_kv copies K and V for GQA: an
-# attention mask, older versions). Review 18a F4 counts ~40; seed 004 says 15-25. The
-# fused count (Step.launches) is 14 for the same layer with flash attention.
-EAGER_HF_LAYER_KERNELS = 41
-
-
-def eager_estimate_missing(cfg: ModelConfig, s: Settings) -> str:
-    """Why EAGER_HF_LAYER_KERNELS does not hold for a run ("" where it does): it counts
-    LlamaDecoderLayer, and HF generate runs no TP/PP (review 19d N11: GPT-2's block is ~20,
-    Qwen3's q/k norms add 16, Mixtral's expert loop far more)."""
-    if s.tp > 1 or s.pp > 1:
-        return "HF generate runs no --tp/--pp"
-    llama = (cfg.norm == "rmsnorm" and cfg.norms_per_layer == 2 and cfg.positions == "rope"
-             and cfg.gated_mlp and not cfg.qk_norm and cfg.moe is None and cfg.mla is None)
-    return "" if llama else (f"it was counted for Llama-like layers, not "
-                             f"{getattr(cfg, 'model_type', '') or cfg.name}'s")
 # MLA decode's absorbed W_UK / W_UV (the two halves of kv_b_proj) as vLLM runs them: "we
 # currently do not have quantized bmm's ... we just store fp16/bf16 copies and perform the
 # bmm's in 16-bit" (vllm MLA process_weights_after_loading): under quantized weights they
@@ -311,7 +291,7 @@ def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_l
                          qk_dim=cfg.head_dim, v_dim=cfg.head_dim,
                          kv_token_bytes=2 * cfg.kv_dim * s.kv_bytes, s=s, causal=causal,
                          window=window)
-        return ops + [linear("o_proj", t, cfg.q_dim, h, s, bias=cfg.out_bias)]
+        return ops + [linear("o_proj", t, cfg.q_dim, h, s, bias=cfg.out_bias or cfg.o_bias)]
     m = cfg.mla
     qk = m.qk_nope_head_dim + m.qk_rope_head_dim
     if m.q_lora_rank:
@@ -351,24 +331,25 @@ def _mlp(cfg: ModelConfig, s: Settings, t: float, width: int, prefix: str = "",
     """gate/up -> act(*) -> down. `routed`: tokens x top_k going through the experts."""
     rows = routed if routed is not None else t
     kw: dict = dict(weight_rows=weight_rows)
-    if routed is not None and cfg.moe:
-        kw.update(experts=cfg.moe.experts, top_k=cfg.moe.top_k)
+    if routed is not None and cfg.moe:   # gpt-oss's experts carry biases (MoE.bias)
+        kw.update(experts=cfg.moe.experts, top_k=cfg.moe.top_k, bias=cfg.moe.bias)
     if cfg.gated_mlp:
         return [linear(f"{prefix}gate_proj", rows, cfg.hidden, width, s, **kw),
                 linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, **kw),
                 elementwise(f"{prefix}act_mul", rows * width, s, inputs=2,
                             flop_per_element=ACT_FLOP + GATE_FLOP, op="act_mul"),
                 linear(f"{prefix}down_proj", rows, width, cfg.hidden, s, **kw)]
-    return [linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, bias=cfg.out_bias, **kw),
+    kw["bias"] = kw.get("bias") or cfg.out_bias
+    return [linear(f"{prefix}up_proj", rows, cfg.hidden, width, s, **kw),
             elementwise(f"{prefix}act", rows * width, s, flop_per_element=ACT_FLOP, op="act"),
-            linear(f"{prefix}down_proj", rows, width, cfg.hidden, s, bias=cfg.out_bias, **kw)]
+            linear(f"{prefix}down_proj", rows, width, cfg.hidden, s, **kw)]
 
 
 def _moe_block(cfg: ModelConfig, s: Settings, t: float) -> list[OpCount]:
     """Router, the experts the batch's tokens touch (expected count), shared experts."""
     moe = cfg.moe
     touched = moe.expected_distinct(t)
-    ops = [linear("router", t, cfg.hidden, moe.experts, s)]
+    ops = [linear("router", t, cfg.hidden, moe.experts, s, bias=moe.bias)]
     ops += _mlp(cfg, s, t, moe.intermediate, "expert_", weight_rows=touched,
                 routed=t * moe.top_k)
     if moe.shared:
@@ -390,13 +371,14 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     layer_ops: list[StepOp] = []
     for (kv_len, window), n in sorted(groups.items(), key=lambda kv: -(kv[0][1] or 1e18)):
         tag = f" (window {window})" if window and len(groups) > 1 else ""
-        for op in _attention_block(cfg, s, batch, q_len, kv_len, prefill, window):
-            is_attn = op.op.startswith("attention") or op.op == "softmax"
-            if tag and not is_attn:
-                continue            # projections are the same in every layer: listed once
-            name = f"{op.name}{tag}" if is_attn else op.name
-            calls = n if is_attn else cfg.layers
-            layer_ops.append(StepOp(op if name == op.name else _renamed(op, name), calls))
+        # projections are the same in every layer: listed once; a window's attention rows
+        # go right after the full layers' (before o_proj), where the kernel runs
+        rows = [StepOp(_renamed(op, op.name + tag), n if _is_attn(op) else cfg.layers)
+                for op in _attention_block(cfg, s, batch, q_len, kv_len, prefill, window)
+                if _is_attn(op) or not tag]
+        at = [i + 1 for i, o in enumerate(layer_ops) if _is_attn(o.op)] if tag else []
+        pos = at[-1] if at else len(layer_ops)
+        layer_ops[pos:pos] = rows
     layer_ops = _dedupe(layer_ops)
     layer_ops.append(StepOp(elementwise("residual_add", t * h, s, inputs=2, op="add"),
                             2 * cfg.layers))
@@ -410,7 +392,10 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
     return Step(phase=phase, batch=batch, q_len=q_len, context=context,
                 ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers,
-                weight_dtype=s.weights, kept=s.keep + _absorbed_kept(cfg, s),
+                weight_dtype=s.weights,
+                # the embedding table a quantization_config leaves unquantized is read at
+                # s.base (embedding_rows): its meta says so, as whatif --quantize reads it
+                kept=s.keep + ("embedding",) * s.embedding_kept + _absorbed_kept(cfg, s),
                 kept_dtype=s.base)
 
 
@@ -429,7 +414,13 @@ def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool
     return (context, w) if prefill else (w, w)
 
 
+def _is_attn(op: OpCount) -> bool:
+    return op.op.startswith("attention") or op.op == "softmax"
+
+
 def _renamed(op: OpCount, name: str) -> OpCount:
+    if name == op.name:
+        return op
     return OpCount(name=name, op=op.op, flop=op.flop, bytes=op.bytes, precision=op.precision,
                    unit=op.unit, bytes_split=op.bytes_split, byte_model=op.byte_model,
                    shape=op.shape)
