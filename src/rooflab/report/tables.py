@@ -164,7 +164,8 @@ def triad_note(profile: MachineProfile) -> str | None:
         return None
     lo, hi = SEED_TRIAD_RATIO
     ratio = triad.value / copy.value
-    verdict = ("as seed 000 §3.1 expects" if lo <= ratio <= hi else
+    # the range is said either way: a reader sees how far inside or outside it the ratio is
+    verdict = (f"inside the {lo:.2f}-{hi:.2f}x seed 000 §3.1 expects" if lo <= ratio <= hi else
                f"outside the {lo:.2f}-{hi:.2f}x seed 000 §3.1 expects")
     return (f"{TRIAD} {si(triad.value, 'B/s')} (median call) = {ratio:.2f}x the DRAM copy "
             f"{si(copy.value, 'B/s')} (best call), {verdict}; kernels are judged on the "
