@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -32,7 +31,14 @@ from .chart_layout_cost import (
     _geometry,
     _Scene,
 )
-from .chart_layout_points import _candidates, _in_conflict, _item, _leader_of, _penalty
+from .chart_layout_points import (
+    _candidates,
+    _in_conflict,
+    _item,
+    _leader_of,
+    _move_label,
+    _penalty,
+)
 
 # A group: the two labels in conflict and the labels nearest them, at most GROUP_MAX in
 # all; "near": a label whose box or point lies within NEAR_PT of the box around the two
@@ -79,11 +85,7 @@ def repair_groups(out, pt, placed, soft, boxes_at, walls):
                     continue
                 moved = True
                 for it in best:
-                    k, _, o, ha, va, _ = it
-                    out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
-                    placed[boxes_at[k]] = _box(*it[1:])
-                    items[k] = _item(pt, k, out[k])
-                    boxes[k] = _box(*items[k][1:])
+                    _move_label(it, pt, out, placed, items, boxes, boxes_at)
     return out, placed
 
 

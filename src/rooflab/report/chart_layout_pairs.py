@@ -18,7 +18,6 @@ Part of the chart's label layout (chart_layout); no matplotlib here.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -45,6 +44,7 @@ from .chart_layout_points import (
     _in_conflict,
     _item,
     _leader_of,
+    _move_label,
     _pair_costs,
 )
 
@@ -221,13 +221,10 @@ def repair_pairs(out, pt, placed, soft, boxes_at, walls):
                     if cost < best[0] - 1e-9:
                         best = (cost, (ci[1], cj[1]))
             for it in best[1]:
-                k, _, o, ha, va, _ = it
+                k = it[0]
                 old = (placed[boxes_at[k]], leader[k])
-                out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
-                placed[boxes_at[k]] = _box(*it[1:])
+                _move_label(it, pt, out, placed, items, boxes, boxes_at)
                 placed_arr[boxes_at[k]] = placed[boxes_at[k]]
-                items[k] = _item(pt, k, out[k])
-                boxes[k] = _box(*items[k][1:])
                 leader[k] = _leader_of(items[k])
                 spots.moved(boxes_at[k], old, (placed[boxes_at[k]], leader[k]))
     return out, placed

@@ -148,6 +148,17 @@ def _item(pt, i, p):
     return (i, pt(p.ai, p.flop_per_s), p.label_offset, p.label_ha, p.label_va, p.text)
 
 
+def _move_label(it, pt, out, placed, items, boxes, boxes_at) -> None:
+    """Put label `it` (an item at a chosen spot) in place: its point's offset and alignment,
+    its placed box, and the item and box the repairs score it by (one home for the pair and
+    group repairs)."""
+    k, _, o, ha, va, _ = it
+    out[k] = replace(out[k], label_offset=o, label_ha=ha, label_va=va)
+    placed[boxes_at[k]] = _box(*it[1:])
+    items[k] = _item(pt, k, out[k])
+    boxes[k] = _box(*items[k][1:])
+
+
 def _leader_of(item):
     _, anchor, offset, *_ = item
     return (anchor, (anchor[0] + offset[0], anchor[1] + offset[1])) if has_leader(offset) else None
