@@ -276,7 +276,9 @@ import json
 from rooflab.probe.gpu import context as C, probe_gpu
 from rooflab.probe.timer import TimingPlan
 plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
-C.CPU_SIZES["quick"] = C.Sizes(stream_bytes=1 << 18, sweep_lo=64 << 10, sweep_hi_l2=0.05,
+# sweep_lo 8 KiB: the top is 0.05 x the host's L2, 26 KB on a 512 KiB-L2 core (64 KiB
+# started above it there and the sweep refused lo > hi)
+C.CPU_SIZES["quick"] = C.Sizes(stream_bytes=1 << 18, sweep_lo=8 << 10, sweep_hi_l2=0.05,
     sweep_step=1.4, sweep_call_bytes=1 << 20, host_bytes=0, matmul_sizes=(64,), fma_iters=4,
     launch_calls=5, plan=plan, sweep_plan=plan)
 p = probe_gpu("cpu", "quick", triton=True)
