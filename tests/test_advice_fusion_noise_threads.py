@@ -149,7 +149,8 @@ def test_fusing_kernels_above_their_roof_says_the_gain_is_capped():
                   "sum (10.35x above; cache-resident)", "div (4.41x above; below-floor)"):
         assert words in first
     assert "sub (" not in first          # 1.02x: within the 5 % tolerance
-    assert "caps, not predictions" in first
+    # each keeps its measured-to-floor ratio (review r8 F1), not "100 %, caps"
+    assert "each keeps the ratio of its measured time to its floor" in first
     assert capped == ("the fused members reach 191 % of their roof together (work floor "
                       "24 ms in 12.6 ms of measured work): the fused kernel is taken at "
                       "100 %, so its 2.10x (12.6 ms -> 6 ms) is capped, not predicted.")

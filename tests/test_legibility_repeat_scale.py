@@ -45,7 +45,8 @@ def test_h100_json_memory_and_links_by_hand(capsys):
     assert mem["fits"] is True and mem["fits_with_adam"] is False       # on 80 GB
     links = out["links"]
     assert set(links) == {"intra", "inter", "nics_per_node"} and links["nics_per_node"] == 8
-    assert set(links["intra"]) == {"level", "bus_bytes_per_s", "hop_latency_s", "source"}
+    assert set(links["intra"]) == {"level", "bus_bytes_per_s", "hop_latency_s", "source",
+                                   "kind"}
     assert links["intra"]["bus_bytes_per_s"] == 450e9 and links["inter"]["bus_bytes_per_s"] == 400e9
     assert list(out) == ["schema_version", "device", "roof", "overlap", "notes", "links",
                          "comm_binds_at", "assumptions", "memory", "points", "generator"]

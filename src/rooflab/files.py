@@ -14,6 +14,23 @@ from typing import Any
 
 from .errors import OutputError, ParseError
 
+# csv's default cell limit (128 KiB) made every CSV reader fail with csv.Error, a traceback,
+# on a long line (a pasted log, a file of another kind: review r1 F1). Lifted once, here,
+# for every reader (they take their csv.reader from csv_reader below, so this module is
+# loaded first): a long line is then read as a cell, and the reader's own per-row checks
+# (column counts, numbers, a file ending inside a quoted cell) name the line.
+csv.field_size_limit(2**31 - 1)   # the most a C long holds everywhere (Windows: 32 bits)
+
+
+def csv_reader(lines: Iterable[str]) -> Any:
+    """csv.reader with no cell-size limit (above): every CSV reader's one way in."""
+    return csv.reader(lines)
+
+
+def csv_dict_reader(lines: Iterable[str]) -> csv.DictReader:
+    """csv.DictReader with no cell-size limit (above)."""
+    return csv.DictReader(lines)
+
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     """Write to a temporary file beside `path`, then rename over it (atomic on POSIX).
@@ -290,7 +307,7 @@ def load_json(path: str | os.PathLike) -> Any:
         raise ParseError("invalid JSON: the file is empty (was it written completely?)",
                          path=str(p), line=1)
     try:
-        return json.loads(text)
+        return decode_json(text, p)
     except json.JSONDecodeError as exc:
         # `rooflab report rooflab-demo/report.md`: say the file is not JSON at all
         other = p.suffix and p.suffix.lower() != ".json" and exc.pos == len(text) - len(
@@ -298,6 +315,27 @@ def load_json(path: str | os.PathLike) -> Any:
         hint = f"; this {p.suffix} file is not JSON: is it the right file?" if other else ""
         raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=str(p),
                          line=exc.lineno) from None
+
+
+def decode_json(text: str, path: str | os.PathLike) -> Any:
+    """json.loads(text). What the decoder refuses beyond the grammar was a traceback from
+    every JSON reader (review r1 F13): a number past Python's digit limit (ValueError) or
+    nesting past the recursion limit (RecursionError); each is a ParseError naming `path`.
+    A json.JSONDecodeError (bad grammar) is left to the caller, whose message says what
+    the file should hold."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ParseError("invalid JSON: nested too deeply (arrays or objects inside each "
+                         "other thousands of levels down); is it the right file?",
+                         path=str(path)) from None
+    except ValueError as exc:
+        digits = re.search(r"has (\d+) digits", str(exc))
+        what = f"a number of {digits[1]} digits" if digits else f"a value it cannot read ({exc})"
+        raise ParseError(f"invalid JSON: {what}; write a long number with an exponent, "
+                         f"such as 1.5e308", path=str(path)) from None
 
 
 def with_stdin(paths: Sequence[str], stream: Any = None) -> tuple[list[str], str | None]:
@@ -391,7 +429,7 @@ def _rocprof_header(text: str) -> bool:
     """A rocprof header (KernelName, Kernel_Name, ...) in the first lines, or one of the
     rocprof files its reader names and refuses (--stats summaries, roofline.csv)."""
     lines = text.splitlines()[:50]
-    for i, row in enumerate(csv.reader(lines)):
+    for i, row in enumerate(csv_reader(lines)):
         cells = {c.strip() for c in row}
         if cells & set(ROCPROF_NAME_COLUMNS):
             return True

@@ -9,7 +9,9 @@
 
 `rooflab bench --run script.py` runs the user's script inside this block. A decorated
 function is one kernel, not one per call: its calls made inside the block, aggregated as
-`fn.kernel` aggregates them (the same Kernel when every call was inside). Collectors nest:
+`fn.kernel` aggregates them (the same Kernel when every call was inside), except that
+only the function's first call in the process can be left out as a warm-up: a function
+that ran before the block is warm, and its first call in it is an ordinary one. Collectors nest:
 a kernel is recorded by every collector active when it is produced, so a script that
 collects for itself still shows its kernels to `bench --run` around it. After the block
 nothing more is recorded.
@@ -52,6 +54,9 @@ class Collection:
         self._slots: list[Kernel | list[Kernel]] = []
         self._runs_of: dict[int, list[Kernel]] = {}
         self._owners: list[object] = []   # keeps decorated functions alive: ids stay unique
+        # the run lists (by id) of functions that ran before the block: their first call in
+        # it is no warm-up (review r3 F1: a warm `step` lost a call to load on the machine)
+        self._warm: set[int] = set()
 
     def add(self, kernel: Kernel) -> None:
         with self._lock:
@@ -65,6 +70,8 @@ class Collection:
                 runs = self._runs_of[id(owner)] = []
                 self._slots.append(runs)
                 self._owners.append(owner)
+                if not _first_call(owner, kernel):
+                    self._warm.add(id(runs))
             runs.append(kernel)
 
     @property
@@ -72,11 +79,19 @@ class Collection:
         from .measure_runs import aggregate  # measure_runs imports this module
 
         with self._lock:
-            slots = [s if isinstance(s, Kernel) else tuple(s) for s in self._slots]
-        return tuple(s if isinstance(s, Kernel) else aggregate(list(s)) for s in slots)
+            slots = [s if isinstance(s, Kernel) else (list(s), id(s) not in self._warm)
+                     for s in self._slots]
+        return tuple(s if isinstance(s, Kernel) else aggregate(*s) for s in slots)
 
     def __len__(self) -> int:
         return len(self._slots)
+
+
+def _first_call(owner: object, kernel: Kernel) -> bool:
+    """Whether `kernel` is the decorated function's first call in this process (its
+    `runs` start with it): only that call can be a warm-up (a JIT compile, first touches)."""
+    runs = getattr(owner, "runs", None)
+    return not runs or runs[0] is kernel
 
 
 @contextmanager

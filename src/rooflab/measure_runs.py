@@ -6,8 +6,9 @@ for the report); the counter's one-off first-use cost (importing torch._dynamo, 
 paid before the clock starts (torch_count.warm_up). A decorated function counts its first
 call with given argument shapes and reuses those counts for later calls with the same
 shapes, timed without the counter; its kernel leaves a counted run out when uncounted runs
-of the same counts exist, and a first call over SLOW_RUN_RATIO x the later ones (a
-warm-up: a numba JIT compile, a first touch of memory). A decorated torch.compile'd
+of the same counts exist, a call during which numba compiled (its own event, measure_jit)
+and a first call over SLOW_RUN_RATIO x the later ones (a warm-up: a JIT compile, a first
+touch of memory; measure_warmup). A decorated torch.compile'd
 function's counted call runs its eager original (measure_counts.eager_original), so the
 compiled code keeps running later.
 
@@ -27,7 +28,6 @@ from typing import Any
 
 from .errors import InputError, require
 from .measure_checks import (
-    SINGLE_RUN_MIN_S,
     TimingWarning,
     counting_warning,
     single_run_warning,
@@ -53,6 +53,8 @@ from .measure_counts import (
     normalize_bytes,
     normalize_flop,
 )
+from .measure_jit import CompileTime, compile_warning, numba_compiles
+from .measure_warmup import compiled_in, left_out, left_out_meta
 from .model.kernel import Kernel, sum_counts
 from .model.provenance import GIVEN, MEASURED
 from .probe.timer import Clock
@@ -84,6 +86,7 @@ class Measurement:
         self._reuse = None   # a decorated call's earlier TorchCount: time it uncounted
         self.counted = None   # the TorchCount of the last run (counted or reused)
         self._how = PERF_COUNTER
+        self._jit = CompileTime()   # numba's compiles in the last run (measure_jit)
 
     def __enter__(self) -> Measurement:
         self.kernel = None
@@ -103,6 +106,9 @@ class Measurement:
             self._how = PERF_COUNTER   # SYNCED once __exit__ synchronizes
         self._clock_now = clock
         sync = cuda_sync() if self.device is None else None
+        # listening costs microseconds: started before the clock, stopped after it
+        self._jit_block = numba_compiles()
+        self._jit = self._jit_block.__enter__()
         self._t0 = synced(clock, sync)()
         return self
 
@@ -110,6 +116,7 @@ class Measurement:
         # CUDA may have been first used inside the block: ask again
         sync = cuda_sync() if self.device is None else None
         seconds = synced(self._clock_now, sync)() - self._t0
+        self._jit_block.__exit__(None, None, None)
         if sync is not None:
             self._how = SYNCED
         counter, self._counter = self._counter, None
@@ -123,6 +130,8 @@ class Measurement:
                      else counter.result)
         self.counted = count
         self.kernel = self._single_run(seconds, count, counted=counter is not None)
+        if self._jit.count:
+            self.kernel = self._compiled_in(self.kernel)
         if self._collect:
             record(self.kernel)
 
@@ -132,6 +141,18 @@ class Measurement:
             return f"<rooflab measurement '{self.name or 'block'}': not run yet>"
         k = self.kernel
         return f"<rooflab measurement '{k.name}': {fmt_seconds(k.seconds)} (.kernel)>"
+
+    def _compiled_in(self, kernel: Kernel) -> Kernel:
+        """The run with numba's compiles in meta (numba_compiles, numba_compile_s): a
+        decorated function's kernel leaves such a call out (measure_warmup); a `with` block,
+        one run, keeps it and warns that its time holds the compile."""
+        meta = {**dict(kernel.meta), "numba_compiles": self._jit.count,
+                "numba_compile_s": self._jit.seconds}
+        if self._collect:
+            said = compile_warning(kernel.name, self._jit.seconds, kernel.seconds or 0.0)
+            warnings.warn(said, TimingWarning, stacklevel=self._stacklevel)
+            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+        return kernel.with_(meta=meta)
 
     def _single_run(self, seconds: float, count, counted: bool = True) -> Kernel:
         name = self.name or "block"
@@ -269,97 +290,32 @@ def _shapes_key(value, depth: int = 0):
     return (type(value).__name__, items) if known else None
 
 
-def _work(k: Kernel) -> tuple:
-    return tuple(sorted(k.flop.items())), tuple(sorted(k.bytes.items()))
-
-
-# A first call this many times slower than the median of the later calls of the same
-# work is a warm-up (a JIT compile, first touch of memory, a page-in), not the kernel's
-# time: a numba kernel's first decorated call read 1.1 s against 12 ms for the next two
-# (review r4 F6); a warm first call stays within 2-3x. It must also be longer by
-# SINGLE_RUN_MIN_S: a 14 µs first call against 4 µs is clock overhead, not a compile.
-SLOW_RUN_RATIO = 5.0
-
-
-def _left_out(runs: list[Kernel]) -> tuple[dict[int, str], list[int]]:
-    """({index: why} for the runs `aggregate` leaves out, [later runs flagged slow]), per
-    work (FLOP and bytes): "counted" (timed under the counter, when a run timed without it
-    did the same work) and "first" (the first call, over SLOW_RUN_RATIO x the median of
-    the later calls kept). A later call that slow is flagged, not left out: the user
-    called it, and one slow call in the middle may be the code's own (a GC, a re-plan)."""
-    groups: dict[tuple, list[int]] = {}
-    for i, k in enumerate(runs):
-        groups.setdefault(_work(k), []).append(i)
-    out: dict[int, str] = {}
-    slow: list[int] = []
-    for idx in groups.values():
-        if any(not runs[i].meta.get("timing_includes_counting") for i in idx):
-            out.update({i: "counted" for i in idx
-                        if runs[i].meta.get("timing_includes_counting")})
-        kept = [i for i in idx if i not in out]
-        if kept and kept[0] == 0 and _too_slow(runs, 0, kept[1:]):
-            out[0] = "first"
-            kept = kept[1:]
-        slow += [i for i in kept if _too_slow(runs, i, [j for j in kept if j != i])]
-    return out, sorted(slow)
-
-
-def _too_slow(runs: list[Kernel], i: int, others: list[int]) -> bool:
-    if not others:
-        return False
-    xs = sorted(runs[j].seconds or 0.0 for j in others)
-    n = len(xs)
-    median = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-    t = runs[i].seconds or 0.0
-    return t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S
-
-
-def _left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int]) -> dict:
-    """What `aggregate` says about the runs it left out or flagged: counts, a note with
-    the times, and every run's time in meta["raw_samples"]; a first call with no later call
-    of its work is named, since it may hold a one-off cost."""
-    meta: dict[str, Any] = {}
-    n_counted = sum(1 for r in why.values() if r == "counted")
-    if n_counted:
-        meta["counted_runs_left_out"] = n_counted
-    said = [f"call {i + 1} {fmt_seconds(runs[i].seconds or 0.0)} ("
-            + ("the first call: a warm-up, left out" if i in why else "kept") + ")"
-            for i in sorted([i for i, r in why.items() if r == "first"] + slow)]
-    if 0 in why and why[0] == "first":
-        meta["first_calls_left_out"] = 1
-    if slow:
-        meta["slow_runs"] = [i + 1 for i in slow]
-    if said:
-        meta["slow_runs_note"] = (
-            f"over {SLOW_RUN_RATIO:g}x the median of the other calls: {', '.join(said)}; "
-            f"a JIT compile, first touch of memory or a page-in is no part of the "
-            f"kernel's time; meta['raw_samples'] has every call's time")
-    if why:
-        meta["raw_samples"] = tuple(s for k in runs for s in k.samples)
-    if runs and 0 not in why and not any(_work(k) == _work(runs[0]) for k in runs[1:]):
-        meta["first_call_kept"] = ("the first call is timed (no later call did the same "
-                                   "work): it may include one-off costs such as a JIT "
-                                   "compile; call the function again, or benchmark it with "
-                                   "rooflab.measure(fn, *args)")
-    return meta
-
-
-def aggregate(runs: list[Kernel]) -> Kernel:
+def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
     """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
-    Left out (_left_out): a run timed under the counter when a run timed without it did
-    the same counted work (its time is mostly counting; meta["counted_runs_left_out"]),
-    and a first call over SLOW_RUN_RATIO x the median of the later calls of its work (a
+    Left out (measure_warmup.left_out): a run timed under the counter when a run timed
+    without it did the same counted work (its time is mostly counting;
+    meta["counted_runs_left_out"]), a run during which numba compiled when one of its work
+    did not (meta["compile_runs_left_out"], whichever call it was), and a first call over
+    SLOW_RUN_RATIO x the median of the later calls of its work (a
     warm-up: a numba JIT compile, first touches; meta["first_calls_left_out"]); a later
     call that slow is flagged (meta["slow_runs"]); meta["slow_runs_note"] says which, and
-    meta["raw_samples"] keeps every run's time when any was left out."""
-    why, slow = _left_out(runs)
-    dropped = _left_out_meta(runs, why, slow)
+    meta["raw_samples"] keeps every run's time when any was left out. `first_call` False:
+    runs[0] is not the function's first call in this process (it ran before a collect()
+    block), so it is no warm-up: kept, and flagged when that slow (review r3 F1)."""
+    why, slow = left_out(runs, first_call)
+    dropped = left_out_meta(runs, why, slow, first_call)
     runs = [k for i, k in enumerate(runs) if i not in why]
     flop = sum_counts(k.flop for k in runs)
     nbytes = sum_counts(k.bytes for k in runs)
     first = runs[0]
     samples = tuple(s for k in runs for s in k.samples)
     meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
+    # a run's own compile is the runs' summed compile still in the time (or none)
+    for key in ("numba_compiles", "numba_compile_s"):
+        meta.pop(key, None)
+    held = sum(compiled_in(k) for k in runs)
+    if held:
+        meta["numba_compile_s"] = held
     if any("timing_includes_counting" in k.meta for k in runs):
         counted = [k for k in runs if k.meta.get("timing_includes_counting")]
         meta["timing_includes_counting"] = bool(counted)

@@ -295,9 +295,32 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                           f"{p} peak, so {'its' if one else 'their'} time holds the {p} work "
                           f"to another precision's math (the note below); ranked after the "
                           f"devices that list one"))
+    unfloored = no_launch_floor(choices, kernels)
+    if unfloored:
+        parts.append(Text(unfloored))
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)
+
+
+def no_launch_floor(choices, kernels) -> str:
+    """The line for candidates whose roof gives no launch (dispatch) floor, a catalog
+    CPU's: their time with launches is their work floor alone, while each GPU is charged
+    calls x its floor, so the 'vs best' with launches flatters them (review r8 F7); ''
+    where every candidate has one or the kernels launch nothing."""
+    from ..model.choose import WITH_LAUNCHES
+
+    names = [c.name for c in choices if c.roof.overhead_s is None]
+    calls = sum(k.calls for k in kernels)
+    if not names or len(names) == len(choices) or not calls:
+        return ""
+    one = len(names) == 1
+    return (f"no launch floor: {', '.join(names)} give{'s' if one else ''} none (the "
+            f"catalog has no dispatch cost for {'it' if one else 'them'}), so "
+            f"{'its' if one else 'their'} time {WITH_LAUNCHES} is the work floor "
+            f"alone, not charged the {calls} launches the others are; a probed profile "
+            f"(`rooflab probe`) measures one")
+
 
 
 def _devices_by(choices, items) -> dict[str, list[str]]:

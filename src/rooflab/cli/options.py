@@ -78,6 +78,7 @@ def _on_given(ctx: typer.Context, param: typer.CallbackParam, given):
     env = os.environ.get(ON_ENV, "").strip()
     if given or not env or ctx.resilient_parsing:   # resilient: completing, not running
         return given
+    _check_env_name(env)
     _FROM_ENV.append(env)
     _stamp_env(env)
     if ctx.info_name not in _ROOF_LINE_VERBS:
@@ -85,6 +86,28 @@ def _on_given(ctx: typer.Context, param: typer.CallbackParam, given):
 
         say("note", f"--on {env} (from {ON_ENV})")
     return [env] if param.multiple else env
+
+
+def _check_env_name(env: str) -> None:
+    """A ROOFLAB_ON naming no catalog hardware is refused here, naming the variable: the
+    error further on said "unknown hardware 'zzz'" of a word the user never typed (review
+    r1 F10). Files, folders and '@Nt' are left to the roof readers, whose errors name the
+    path."""
+    from pathlib import Path
+
+    from ..errors import HardwareNotFound
+    from ..hardware.resolve import looks_like_file
+
+    if "@" in env or looks_like_file(env) or env.lower().endswith(".ncu-rep") or \
+            Path(env).exists():
+        return
+    from ..hardware.catalog import lookup
+
+    try:
+        lookup(env)
+    except HardwareNotFound as exc:
+        raise HardwareNotFound(f"${ON_ENV}={env}: {exc}; fix or unset {ON_ENV}, or pass "
+                               f"--on") from None
 
 
 def _stamp_env(env: str) -> None:

@@ -389,6 +389,9 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         notes.append(ENVELOPE_NOTE)
     if notes:
         extra["import_notes"] = notes
+    uncounted = getattr(imp, "uncounted", None)   # a torch trace's ops without a formula
+    if uncounted:
+        extra["uncounted"] = [dict(u) for u in uncounted]
     trajectory = len(imp.files) > 1
     care = above_roof_warnings(analysis)
     if care:

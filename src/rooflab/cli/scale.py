@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError, RooflabError
-from ..model.comm_link import NDR_SOURCE, assumed_nic
+from ..model.comm_link import assumed_nic, own_scale_out
 from ..model.link_fits import MeasuredLinks
 from ..model.parallel import Link
 from .options import ON_ENV, on_option
@@ -27,7 +27,7 @@ link starts to bind.
 The model is a stack of transformer blocks, each four linear layers (QKV h x
 3h, output h x h, MLP h x 4h and 4h x h: 12 h^2 parameters), trained on
 --tokens tokens per device; every step all-reduces 12 h^2 x blocks gradients
-of --dtype.
+of --dtype, or of --grad-dtype (Megatron-LM's bf16 default: fp32).
 
   rooflab scale --on "H100 SXM" --hidden 4096 --blocks 32 --tokens 4096
   rooflab scale --on comm.json --hidden 1024 --blocks 4 --tokens 512
@@ -41,10 +41,13 @@ both-directions figure; a PCIe card's, and beyond an NVLink bridge's pair, the
 PCIe host link's derived rate: Gen4 x16 31.5 GB/s per direction); the roof's
 link ceiling. Beyond --per-node devices
 the ring crosses the inter-node link: --inter-bw, else the network a cluster
-profile measured across hosts, else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
+profile measured across hosts (its world all-reduce, a ring across nodes already,
+as it is), else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
 per GPU) times --nics-per-node (default: one NIC per GPU, as on HGX/DGX
 nodes): NCCL runs one ring per NIC, so 8 NICs give 400 GB/s across nodes
 (--inter-bw and a measured network are the ring's bus bandwidth as they are).
+A Gaudi leaves its node by its own 3 scale-out RoCE ports (75 GB/s a Gaudi 3); a TPU's
+ICI joins a whole pod slice, so no row crosses a node unless --per-node is given.
 Rows past the ranks a profile measured are extrapolations, and a
 note says so.
 
@@ -62,11 +65,14 @@ def _rate(text: str, what: str) -> float:
 @dataclass(frozen=True)
 class Links:
     """The links a what-if runs on: inside a node, one joining only pairs (an NVLink
-    bridge) or None, and what a cluster profile measured (None for given/catalog ones)."""
+    bridge) or None, and what a cluster profile measured (None for given/catalog ones).
+    `kind`: where the intra-node link came from, as `rooflab llm --json`'s
+    link_provenance.kind: given, measured, catalog or roof."""
 
     intra: Link
     pair: Link | None = None
     measured: MeasuredLinks | None = None
+    kind: str = "catalog"
 
 
 def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
@@ -96,16 +102,16 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
 
     if link_bw:
         return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), hop_latency_s,
-                          "given (--link-bw)"))
+                          "given (--link-bw)"), kind="given")
     if link_from:
         measured = cluster_links(link_from, "--link-from")
-        return Links(measured.intra, None, measured)
+        return Links(measured.intra, None, measured, "measured")
     if looks_like_file(on):
         # A cluster profile as --on: its measured all-reduce, not the link ceiling (the
         # best bus bandwidth of any collective, and no latency).
         measured = cluster_links(on, "--on")
         if measured is not None:
-            return Links(measured.intra, None, measured)
+            return Links(measured.intra, None, measured, "measured")
     else:
         from ..hardware.catalog import lookup
 
@@ -114,17 +120,22 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
             link = link_from_device(dev, hop_latency_s=hop_latency_s)
             pcie = host_link_of(dev, hop_latency_s) if bridged_pairs(dev) else None
             return Links(pcie, link) if pcie is not None else Links(link)
-    return Links(link_from_roof(load_roof(on), hop_latency_s=hop_latency_s))
+    return Links(link_from_roof(load_roof(on), hop_latency_s=hop_latency_s), kind="roof")
 
 
-def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency_s: float) -> Link:
-    """Between nodes: --inter-bw, else the network a cluster profile measured across
-    hosts, else one NDR InfiniBand NIC per GPU (assumed). `hop_latency_s` is per hop."""
+def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency_s: float,
+               device=None) -> tuple[Link, str]:
+    """Between nodes, with its kind (given, measured or assumed): --inter-bw, else the
+    network a cluster profile measured across hosts, else the chip's own scale-out ports
+    (Gaudi: own_scale_out), else one NDR InfiniBand NIC per GPU (assumed). `hop_latency_s`
+    is per hop; `device` the catalog device of --on (None for a file)."""
     if inter_bw:
-        return Link("network", _rate(inter_bw, "--inter-bw"), hop_latency_s, "given (--inter-bw)")
+        return (Link("network", _rate(inter_bw, "--inter-bw"), hop_latency_s,
+                     "given (--inter-bw)"), "given")
     if measured is not None and measured.inter is not None:
-        return measured.inter
-    return assumed_nic(hop_latency_s)
+        return measured.inter, "measured"
+    own = own_scale_out(device, hop_latency_s) if device is not None else None
+    return (own or assumed_nic(hop_latency_s)), "assumed"
 
 
 def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,
@@ -206,12 +217,11 @@ def _check_blocks(blocks: int) -> None:
 
 def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
                   link_from: str | None, inter_bw: str | None, hop_latency_us: float | None,
-                  latency_us: float | None, per_node: int, nics: int | None):
+                  latency_us: float | None, per_node: int | None, nics: int | None):
     """The checks of the options, then the roof and the links: (roof, chosen intra-node
-    links, inter-node link, NICs per node: the assumed NIC's count, None for a given or
-    measured inter-node link)."""
+    links, ScaleNet: the inter-node link with its kind, NICs and the node size)."""
     from ..hardware.resolve import load_roof
-    from ..model.comm_link import node_network_link
+    from .scale_links import catalog_device, scale_network
 
     if on is None:
         raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
@@ -224,40 +234,62 @@ def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
     _check_blocks(blocks)
     roof = load_roof(on)
     chosen = choose_links(on, link_bw, link_from, hop_s)
-    inter = inter_link(inter_bw, chosen.measured, hop_s)
-    # the assumed NIC only: a measured or given busbw already is what the rings get
-    if inter.source != NDR_SOURCE:
-        return roof, chosen, inter, None
-    return roof, chosen, node_network_link(inter, nics or per_node), nics or per_node
+    dev = catalog_device(on)
+    inter, kind = inter_link(inter_bw, chosen.measured, hop_s, dev)
+    return roof, chosen, scale_network(inter, kind, dev, per_node, nics)
 
 
 def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str,
                link_bw: str | None, link_from: str | None, inter_bw: str | None,
-               hop_latency_us: float | None, latency_us: float | None, per_node: int,
-               nics: int | None, overlap: bool):
+               hop_latency_us: float | None, latency_us: float | None, per_node: int | None,
+               nics: int | None, overlap: bool, grad_dtype: str | None = None):
     """The what-if: the block's layers (built once) on every device count, and the memory
     a replica holds (its parameters from the same block shapes)."""
     from ..model.parallel import comm_binds_at, dp_block_layers, dp_block_params, scale_dp
+    from .scale_links import grad_words, hop_note, latency_sensitivity
     from .scale_memory import replica_memory
     from .scale_output import ScaleRun
 
-    roof, chosen, inter, nics_used = _scale_inputs(on, dtype, blocks, link_bw, link_from,
-                                                   inter_bw, hop_latency_us, latency_us,
-                                                   per_node, nics)
-    layers = dp_block_layers(hidden, blocks, tokens, dtype)
-    points = scale_dp(layers, roof, chosen.intra, inter, gpus_per_node=per_node,
+    roof, chosen, net = _scale_inputs(on, dtype, blocks, link_bw, link_from, inter_bw,
+                                      hop_latency_us, latency_us, per_node, nics)
+    grads = _grad_dtype(grad_dtype, dtype)
+    # the gradients' type only when given: the --dtype's otherwise (the call as before)
+    layers = dp_block_layers(hidden, blocks, tokens, dtype, *((grads,) if grad_dtype else ()))
+    points = scale_dp(layers, roof, chosen.intra, net.link, gpus_per_node=net.per_node,
                       overlap=overlap, pair=chosen.pair)
     # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
     # T4) falls back to another, and the user should see which.
     held, note = roof.compute_for(points[-1].step.precision)
+    hop_s = _hop_latency_s(hop_latency_us, latency_us)
     notes = ([note] if note else []) + link_notes(
-        chosen, roof.name, on, points[-1].n, per_node, bool(inter_bw))
+        chosen, roof.name, on, points[-1].n, net.per_node, bool(inter_bw)) + hop_note(
+        hop_s, chosen, net, points)
     return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
-                    layer_count=len(layers), per_node=per_node, overlap=overlap,
-                    intra=chosen.intra, pair=chosen.pair, inter=inter,
-                    nics_per_node=nics_used, points=points,
+                    layer_count=len(layers), per_node=net.per_node, overlap=overlap,
+                    intra=chosen.intra, pair=chosen.pair, inter=net.link,
+                    nics_per_node=net.nics, measured=chosen.measured is not None,
+                    points=points,
                     binds=comm_binds_at(points), held=held, notes=notes,
-                    memory=replica_memory(dp_block_params(hidden, blocks), dtype, on))
+                    memory=replica_memory(dp_block_params(hidden, blocks), dtype, on),
+                    intra_kind=chosen.kind, inter_kind=net.kind, pod=net.pod,
+                    grads=grad_words(grads, dtype),
+                    sensitivity=latency_sensitivity(layers, roof, chosen, net, overlap))
+
+
+def _grad_dtype(grad_dtype: str | None, dtype: str) -> str:
+    """--grad-dtype (the gradients' all-reduce type), else --dtype's: bf16/fp16/fp32."""
+    from ..units import canonical_dtype
+
+    if grad_dtype is None:
+        return canonical_dtype(dtype)
+    try:
+        known = canonical_dtype(grad_dtype)
+    except InputError as e:
+        raise InputError(f"--grad-dtype: {e}") from None
+    if known not in TRAIN_DTYPES:
+        raise InputError(f"--grad-dtype {grad_dtype}: gradients are all-reduced in one of "
+                         f"{', '.join(TRAIN_DTYPES)} (Megatron-LM's bf16 default: fp32)")
+    return known
 
 
 def register(app) -> None:
@@ -269,6 +301,10 @@ def register(app) -> None:
         tokens: int = typer.Option(4096, "--tokens", min=1, help="Tokens per device per step."),
         dtype: str = typer.Option("bf16", "--dtype", help="Element type of weights, "
                                   "activations and gradients (bf16, fp16, fp32)."),
+        grad_dtype: str = typer.Option(None, "--grad-dtype", help="Element type the "
+                                       "gradients are all-reduced in (default: --dtype's; "
+                                       "Megatron-LM's bf16 default and PyTorch AMP+DDP "
+                                       "reduce fp32: --grad-dtype fp32)."),
         link_bw: str = typer.Option(None, "--link-bw", help="Intra-node bus bandwidth "
                                     "with its unit: 450GB/s, or bits as NICs are rated: "
                                     "400Gb/s (= 50 GB/s)."),
@@ -287,7 +323,9 @@ def register(app) -> None:
                  "measured link has its own. --latency-us is the older spelling."),
         latency_us: float = typer.Option(None, "--latency-us", min=0.0, hidden=True,
                                          help="The older spelling of --hop-latency-us."),
-        per_node: int = typer.Option(8, "--per-node", min=1, help="GPUs per node."),
+        per_node: int = typer.Option(None, "--per-node", min=1, help="GPUs per node "
+                                     "(default 8, as HGX/DGX; a TPU's ICI joins a whole "
+                                     "pod slice, so no row crosses a node unless given)."),
         nics: int = typer.Option(None, "--nics-per-node", min=1, help="Network NICs per "
                                  "node; a ring across nodes runs one ring per NIC, so it "
                                  "gets their sum (default: one per GPU, as on HGX/DGX)."),
@@ -301,7 +339,7 @@ def register(app) -> None:
         from .scale_output import scale_json, scale_lines, scale_table, scale_title
 
         run = _scale_run(on, hidden, blocks, tokens, dtype, link_bw, link_from, inter_bw,
-                         hop_latency_us, latency_us, per_node, nics, overlap)
+                         hop_latency_us, latency_us, per_node, nics, overlap, grad_dtype)
         unfit = memory_warning(run.memory)
         if unfit:   # review r3 F5: an 812 GB model was timed on one 80 GB H100, silent
             warn(unfit)

@@ -5,7 +5,8 @@ command prints them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import Any
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.parallel import Link, ScalePoint
@@ -27,28 +28,36 @@ class ScaleRun:
     overlap: bool
     intra: Link
     pair: Link | None           # a bridge joining only 2 cards (NVLink on A100 PCIe)
-    inter: Link
+    inter: Link | None          # None: no row crosses a node (a TPU pod slice)
     nics_per_node: int | None   # the assumed NICs per node; None for a given/measured link
     points: Sequence[ScalePoint]
     binds: int | None           # the device count where the link starts to bind
     held: Ceiling               # the compute ceiling the layers' math is held to
     notes: Sequence[str]
     memory: ReplicaMemory
+    measured: bool = False      # the links come from a `probe --comm` profile
+    intra_kind: str = "catalog"  # given, measured, catalog or roof (llm's link_provenance)
+    inter_kind: str | None = "assumed"   # given, measured or assumed; None: no network
+    pod: bool = False           # the device's link joins a whole pod slice (TPU ICI)
+    grads: str = ""             # the gradients' all-reduce type, an assumption line
+    sensitivity: Any = None     # scale_links.LatencySensitivity when no latency is known
 
 
 def scale_json(run: ScaleRun) -> dict:
     """The --json document (docs/json.md: scale)."""
     from ..model.schema import roof_to_dict
 
-    mem, last = run.memory, run.points[-1]
+    mem = run.memory
     # "roof" is a roof object, as in every verb's JSON; "device" names it.
     return {"schema_version": 1, "device": run.roof.name, "roof": roof_to_dict(run.roof),
             "overlap": run.overlap,
             "notes": list(run.notes),
-            "links": {"intra": asdict(run.intra), "inter": asdict(run.inter),
+            "links": {"intra": _link_dict(run.intra, run.intra_kind),
+                      "inter": _link_dict(run.inter, run.inter_kind),
                       "nics_per_node": run.nics_per_node,
-                      **({"pair": asdict(run.pair)} if run.pair is not None else {})},
-            "comm_binds_at": run.binds, "assumptions": list(last.step.assumptions),
+                      **({"pair": _link_dict(run.pair, "catalog")}
+                         if run.pair is not None else {})},
+            "comm_binds_at": run.binds, "assumptions": _assumptions(run),
             "memory": {"params": mem.params,
                        "weights_grads_bytes": mem.weights_grads_bytes,
                        "adam_bytes": mem.adam_bytes,
@@ -60,12 +69,28 @@ def scale_json(run: ScaleRun) -> dict:
             "points": [_point_dict(p) for p in run.points]}
 
 
+def _link_dict(link: Link | None, kind: str | None) -> dict | None:
+    """A link for the JSON, with its provenance kind (given, measured, catalog, assumed,
+    roof: the words of `rooflab llm --json`'s link_provenance.kind; review r7 F7)."""
+    if link is None:
+        return None
+    return {"level": link.level, "bus_bytes_per_s": link.bus_bytes_per_s,
+            "hop_latency_s": link.hop_latency_s, "source": link.source, "kind": kind}
+
+
+def _assumptions(run: ScaleRun) -> list[str]:
+    """The step's assumptions, then the gradients' all-reduce type."""
+    return list(run.points[-1].step.assumptions) + ([run.grads] if run.grads else [])
+
+
 def _point_dict(p: ScalePoint) -> dict:
     s = p.step
     return {"gpus": p.n, "step_s": s.step_s, "compute_s": s.compute_s, "comm_s": s.comm_s,
             "exposed_comm_s": s.exposed_comm_s, "efficiency": p.efficiency,
             "binding": s.binding, "link": s.link.level if s.link else None,
             "link_bytes_per_s": s.link.bus_bytes_per_s if s.link else None,
+            # the hop latency the row paid: after ring_link it can be neither link's
+            "hop_latency_s": s.link.hop_latency_s if s.link else None,
             "link_ai": s.link_ai}
 
 
@@ -111,37 +136,77 @@ def scale_lines(run: ScaleRun) -> list[str]:
     if pair is not None:
         lines.append(f"2 devices: {pair.level} {pair.bus_bytes_per_s / 1e9:.3g} GB/s "
                      f"({pair.source}; a bridge joins 2 cards)")
-    # the inter-node assumption only where a row crosses nodes: a TPU pod's rows all
-    # stay on ICI, and an InfiniBand NIC per chip would be a false assumption there
-    crosses = any(p.step.link == inter for p in run.points)
     lines.append(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
-                 f"({intra.source}); inter-node: "
-                 + (f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s ({inter.source})" if crosses
-                    else f"not used (every row up to {last.n} stays on {intra.level})"))
-    latency = latency_line(intra, inter, run.per_node, last.n, run.layer_count)
+                 f"({intra.source}); inter-node: " + _inter_words(run))
+    latency = (latency_line(intra, inter, run.per_node, last.n, run.layer_count, dev)
+               or no_latency_line(run, dev))
     if latency:
         lines.append(latency)
     lines.append(f"the link binds from {run.binds} {dev}s on" if run.binds else
                  f"the link never binds up to {last.n} {dev}s")
     lines.append(memory_line(run.memory, run.dtype))
-    lines += [f"assumption: {a}" for a in last.step.assumptions]
+    lines += [f"assumption: {a}" for a in _assumptions(run)]
     lines += [f"note: {n}" for n in run.notes]
     return lines
 
 
-def latency_line(intra: Link, inter: Link, per_node: int, largest: int,
-                 per_step: int | None = None) -> str | None:
+def _inter_words(run: ScaleRun) -> str:
+    """The inter-node link as the rows use it. A TPU pod slice has none (its ICI joins
+    every chip; an InfiniBand NIC per chip would be a false assumption). Whenever a row
+    crosses a node the figure is named with its source, and when the intra-node hops are
+    the slower, with why it changes no row: an assumed network is what keeps those rows
+    on the intra-node link (review r7 F5: "not used" hid an H100-era 400 GB/s fabric
+    assumed for an A100; review r3 F6 for a given one)."""
+    from ..model.comm_link import network_binds
+
+    intra, inter, last = run.intra, run.inter, run.points[-1]
+    if inter is None or last.n <= run.per_node:
+        why = (f": {intra.level} joins a whole pod slice, no node boundary (--per-node N "
+               f"puts one)" if run.pod else "")
+        return f"not used (every row up to {last.n} stays on {intra.level}){why}"
+    figure = f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s ({inter.source})"
+    if network_binds(intra, inter):
+        return figure
+    return (f"{figure}, faster than the {intra.level} hops, so every row up to "
+            f"{last.n} runs at {intra.level}'s pace"
+            + (" (a slower network would bind: --inter-bw)"
+               if run.inter_kind == "assumed" else ""))
+
+
+def latency_line(intra: Link, inter: Link | None, per_node: int, largest: int,
+                 per_step: int | None = None, dev: str = "GPU") -> str | None:
     """Both readings of the links' latency (None when it is 0): what one all-reduce pays
     in a node and across the largest ring, the hops x hop latency behind it, and (given
-    `per_step`, one all-reduce per layer) what a step pays in all."""
+    `per_step`, one all-reduce per layer) what a step pays in all. `dev`: what a device
+    is called (a TPU chip, a CPU: "device")."""
     from ..model.parallel import allreduce_latency_words, ring_link
 
-    if not (intra.hop_latency_s or inter.hop_latency_s):
+    if not (intra.hop_latency_s or (inter is not None and inter.hop_latency_s)):
         return None
     inside = min(per_node, largest)
-    text = (f"link latency per hop: at {inside} GPUs "
+    text = (f"link latency per hop: at {inside} {dev}s "
             f"{allreduce_latency_words(intra, inside, per_step)}")
-    if largest > per_node:
-        text += (f"; at {largest} GPUs "
+    if largest > per_node and inter is not None:
+        text += (f"; at {largest} {dev}s "
                  f"{allreduce_latency_words(ring_link(intra, inter), largest, per_step)}")
     return text
+
+
+def no_latency_line(run: ScaleRun, dev: str) -> str | None:
+    """When no link has a hop latency: the verdict is bandwidth only, 0 per hop assumed,
+    in `rooflab llm`'s words (comm_link.no_latency_words), and what 1 us per hop would
+    make of it (review r7 F4)."""
+    from ..model.comm_link import no_latency_words
+    from ..units import fmt_seconds
+
+    sens = run.sensitivity
+    if sens is None:
+        return None
+    big = sens.largest
+    binds = (f"the link binds from {sens.binds} {dev}s on" if sens.binds else
+             f"the link still never binds up to {big.n} {dev}s")
+    return ("link latency: 0 per hop assumed (none given or measured): "
+            + no_latency_words(run.layer_count, "--hop-latency-us US per ring hop",
+                               "at many devices (2(n-1) hops each)")
+            + f"; at {sens.hop_s * 1e6:g} us per hop {binds}, {big.n} {dev}s "
+              f"{fmt_seconds(big.step.step_s)} a step, {big.efficiency:.1%}")

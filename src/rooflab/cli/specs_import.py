@@ -202,6 +202,9 @@ def _imported(spec: str, caches=None):
     path, at, level = spec.rpartition("@") if "@" in spec else (spec, "", "")
     if at and not Path(path).is_file() and Path(spec).is_file():
         path, level = spec, ""   # a file whose name has an '@'
+    if Path(path).is_dir():   # as every other reader says (review r1 F3)
+        raise ParseError("is a directory; give the likwid-bench output or ERT's "
+                         "roofline.json file", path=path)
     if not Path(path).is_file():
         raise ParseError("file not found", path=path)
     if level and level_name(level) not in LEVELS:

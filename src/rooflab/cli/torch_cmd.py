@@ -21,12 +21,17 @@ or run a script under the profiler yourself (arguments after the script go to it
 FLOP: shape formulas (matmul, addmm and bmm at 2mnk, conv, attention, elementwise,
 softmax, layer_norm, sum/mean (n-1 adds per output), nll_loss, and the backward ops of a
 training step: convolution_backward, native_layer_norm_backward,
-gelu/silu/threshold_backward, softmax, embedding and nll_loss backward); memory ops with
+gelu/silu/threshold_backward, softmax, embedding and nll_loss backward; max/avg/adaptive
+pooling and group_norm, forward and backward); memory ops with
 no FLOP (embedding, index_select, gather, cat, copy_, fill_, zero_) are
 placed by their bytes/s on the memory ceiling. Bytes: compulsory traffic from shapes and
 dtypes. Time: the GPU kernels an op launched (linked by External id) on CUDA, the op's
-own time on the CPU. A trace of torch.compile'd code has no op shapes: profile the eager
-model, or time the compiled one with rooflab.measure(f, x, flop=..., bytes=...).
+own time on the CPU. Shares are of all op time, the ops without a formula included.
+Under torch.autocast an op re-dispatched in bf16/fp16
+inside itself is counted in the inner call's dtypes, timed by the outer call.
+torch.compile'd code: Inductor's fused kernels have no op shapes and are not counted, only
+the aten ops they call (extern mm/addmm/conv); for a per-op roof profile the eager model,
+or time the compiled one with rooflab.measure(f, x, flop=..., bytes=...).
 """
 
 
@@ -86,7 +91,8 @@ def register(app) -> None:
                 from dataclasses import replace
 
                 imp = replace(imp, files=(run,), kernels=tuple(
-                    replace(k, meta={**k.meta, "file": run}) for k in imp.kernels))
+                    replace(k, meta={**k.meta, "file": run}) for k in imp.kernels),
+                    uncounted=tuple({**u, "file": run} for u in imp.uncounted))
         else:
             imp = load_torch_trace(trace)
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,

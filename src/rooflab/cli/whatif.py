@@ -111,6 +111,12 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
                          "--fuse, --batch, --bytes-scale or --hardware")
     if group is not None and quantize is None:
         raise InputError("--group goes with --quantize int4/int8 (weights per scale)")
+    if only and (fuse is not None or hardware is not None):
+        # ignored, it read as one kernel moved under a total of all of them (review r8 F3)
+        what = "--fuse (it names its kernels itself)" if fuse is not None else (
+            "--hardware (every kernel moves to the other device)")
+        raise InputError(f"--only does not apply to {what}; drop --only, or give the "
+                         f"kernels alone in a file of their own")
     if precision is not None:
         # the gain is capped at the nominal peaks' ratio where the profile has them (review
         # r4 F4: a probe's fp32/fp64 ratio of 13x or 0.86x is noise, not the machine)

@@ -73,6 +73,8 @@ def _table(result, llm: dict | None = None):
     # makes no more tokens (review 12a #2: 19.2 ms / 64 mixed them in)
     line = _per_token_line(result, _moved_totals(result, steps) if measured else totals,
                            steps)
+    if line and not measured and every:
+        line = _on_floors(result, line)
     if line:
         parts.append(Text(line))
     parts += [Text(line) for line in step_lines]
@@ -86,8 +88,13 @@ def _table(result, llm: dict | None = None):
                           style="dim"))
     parts.append(Text(f"assumes: {result.assumption}", style="dim"))
     # A ceiling the new roof lacks (fp8 math on an A100) falls back to another; say which.
-    parts += [Text(f"note: {n}", style="dim") for n in result.after.notes
-              if n not in result.before.notes]
+    # one note per cause, its kernels listed, as choose says them (review r8 F8b: 15
+    # "no fp8 ceiling" lines for tinyllama's 15 kernels)
+    from ..model.display import grouped_notes
+
+    fresh = [n for n in result.after.notes if n not in result.before.notes]
+    parts += [Text(f"note: {n}", style="dim")
+              for n in grouped_notes(fresh, (k.name for k in result.after.kernels))]
     return Group(*parts)
 
 
@@ -290,6 +297,23 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
             f"{fmt_seconds(tb)} -> {least}{fmt_seconds(ta)}, {most}{fmt_times(tb / ta)} the "
             f"tokens/s")
+
+
+def _on_floors(result, line: str) -> str:
+    """An untimed file's per-token line names the floor it divides (the work floor) and
+    adds the with-launches one, the step time on a launch-bound step (review r8 F8a:
+    tinyllama's '1.02 ms -> 135 us' read as the time per token beside 2.03 -> 2.04 ms)."""
+    from ..model.whatif_batch import meta_batch
+    from ..model.whatif_floors import total_floors
+    from ..units import fmt_seconds
+
+    b, a = total_floors(result)["with_launches"]
+    line = line.replace("per token", "per token on the work floor", 1)
+    if not b or not a:
+        return line
+    b0, b1 = meta_batch(result.moves[0][0]), meta_batch(result.moves[0][1])
+    return (f"{line}; with launches {fmt_seconds(b / b0)} -> {fmt_seconds(a / b1)}, "
+            f"{fmt_times((b / b0) / (a / b1))}")
 
 
 def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:

@@ -33,7 +33,7 @@ import math
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import is_roofline_header, read_text
+from ..files import csv_dict_reader, csv_reader, is_roofline_header, read_text
 from ..model.ceiling import Ceiling, Roof
 from ..units import rate_unit, si
 
@@ -95,7 +95,7 @@ def _value(text: str, path: str, line: int, column: str) -> float | None:
 
 
 def _rows(path: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    rows = [(n, r) for n, r in enumerate(csv.reader(read_text(path).splitlines()), start=1)
+    rows = [(n, r) for n, r in enumerate(csv_reader(read_text(path).splitlines()), start=1)
             if any(c.strip() for c in r)]
     if not rows:
         raise ParseError("empty file: no roofline header (device, HBMBw, L2Bw, ...); "
@@ -200,7 +200,7 @@ def device_name(path: str) -> str:
     info = folder / "sysinfo.csv"
     if info.is_file():
         try:
-            rows = list(csv.DictReader(read_text(str(info)).splitlines()))
+            rows = list(csv_dict_reader(read_text(str(info)).splitlines()))
         except (ParseError, csv.Error):
             rows = []
         for key in ("gpu_model", "name", "gpu_name"):

@@ -9,6 +9,7 @@ shortened for display (ingest/kernel_names.py); the full name is kept in
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -227,6 +228,11 @@ def _partial_note(kind: str, key: str, metrics: str, ids: list[str], launches: i
             f"would read low)")
 
 
+# the numbers in a launch's problem ("zero time (EndNs 150000 = BeginNs 150000)"): launches
+# whose problems differ only in them are alike
+_NUMBERS = re.compile(r"\d[\d.,e+-]*")
+
+
 def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog,
                  unknown: Callable[[Launch, Counts], Mapping[tuple[str, str], str]] | None
                  = None, per_launch: bool = False) -> list[_Group]:
@@ -236,8 +242,12 @@ def group_counts(items: Iterable[tuple[Launch, Counts]], log: SkipLog,
     groups: dict[str, _Group] = {}
     for launch, counts in items:
         if counts.problem:
-            log.add(launch.line, f"launch {launch.id} of '{short_name(launch.name)}' skipped: "
-                                 f"{counts.problem}")
+            # one line per kernel and kind of problem, naming its first launch: a file whose
+            # passes do not match skips every dispatch (12,500 lines: review r5 F6)
+            log.add_grouped(launch.line, f"launch {launch.id} of '{short_name(launch.name)}' "
+                                         f"skipped: {counts.problem}",
+                            key=f"{launch.identity}\0{_NUMBERS.sub('#', counts.problem)}",
+                            what="launches")
             continue
         _check_counts(launch, counts)
         key = f"{launch.identity}\0{launch.id}" if per_launch else launch.identity
@@ -262,6 +272,11 @@ def _check_counts(launch: Launch, counts: Counts) -> None:
     """A launch's FLOP, bytes and time must be >= 0 and finite: a counter exported as -149
     or 1e400 is refused here, naming the file, the line and the metric, where the Kernel's
     own check ("kernel 'x': bytes[DRAM] must be >= 0") could name neither."""
+    ok = [*counts.flop.values(), *counts.bytes.values()]
+    if counts.seconds is not None:
+        ok.append(counts.seconds)
+    if not ok or (min(ok) >= 0.0 and sum(ok) < math.inf):   # all fine (a nan sums to nan)
+        return
     values = [(f"flop[{k}]", v) for k, v in counts.flop.items()] + \
              [(f"bytes[{k}]", v) for k, v in counts.bytes.items()] + \
              ([("seconds", counts.seconds)] if counts.seconds is not None else [])

@@ -6,14 +6,14 @@ about; a malformed header or row is refused with its line. Split from ingest/ker
 
 from __future__ import annotations
 
-import csv
 import difflib
 import io
 
 from ..errors import InputError, ParseError
+from ..files import csv_dict_reader
 from ..model.field_hints import time_unit
 from ..model.kernel import Kernel, names_warned_by_reader
-from ..model.schema import level_name, precision_name
+from ..model.schema import calls_problem, level_name, precision_name
 from ..units import canonical_dtype
 from .kernelfile_rows import (
     DEFAULT_PRECISION,
@@ -65,7 +65,7 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
 # unknown precisions and levels: said once per file by _check_read, not per Kernel
 @names_warned_by_reader()
 def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv_dict_reader(io.StringIO(text))
     header = [h.strip().lower() for h in (reader.fieldnames or [])]
     _check_header(header, path)
     # the analysis CSVs rooflab writes (ncu/torch/rocprof/bench -o x.csv) name the kernel
@@ -160,9 +160,8 @@ def _row_kernel(row: dict, split: dict[str, str], path: str,
     nor flop_<precision> cells: DEFAULT_PRECISION)."""
     seconds, timing = _row_seconds(row, path, lineno)
     calls = _number(row, "calls", path, lineno, default=1)
-    if calls != int(calls):
-        raise ParseError(f"field 'calls' must be a whole number of launches; got {calls:g}",
-                         path=path, line=lineno)
+    if calls_problem(calls):
+        raise ParseError(calls_problem(calls), path=path, line=lineno)
     parts = _split_flop(row, split, path, lineno)
     given = (row.get("precision") or "").strip()
     try:

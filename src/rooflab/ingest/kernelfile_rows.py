@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from ..errors import InputWarning, user_stacklevel
 from ..model.canonical_names import UNKNOWN_UNIT_WHY, unknown_unit
 from ..model.kernel import Kernel, unknown_name
+from ..model.provenance import WORDS
 from ..model.schema import KERNEL_FIELDS
 from ..units import DTYPE_BYTES as DTYPES
 
@@ -168,6 +169,14 @@ def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
            if (problem := unknown_unit(k.unit))]
     if odd:
         _warn_rows(path, odd, UNKNOWN_UNIT_WHY)
+    # "flop": "guessed" was taken and written back out without a word (review r1 F8)
+    odd = [(where, f"provenance '{key}' is '{word}'")
+           for k, where in zip(kernels, wheres, strict=True)
+           for key, word in k.provenance.items() if word not in WORDS]
+    if odd:
+        _warn_rows(path, odd, f"not a provenance word rooflab knows ({', '.join(WORDS)}; "
+                              f"docs/json.md \"Provenance\"): kept as written, and written "
+                              f"out so; write one of these words")
 
 
 def _warn_rows(path: str, rows: list[tuple[tuple[int | None, str], str]], why: str,

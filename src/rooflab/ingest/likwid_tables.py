@@ -3,12 +3,12 @@ rows (the layout: see ingest/likwid.py)."""
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
+from ..files import csv_reader
 from .counter_text import counter_text, repeat_note
 from .dram_events import CAS, CHANNELS, DRAM_CHANNEL, READ_WRITE, VOLUMES
 from .flop_events import FP_ARITH, LIKWID_AMD_FLOPS
@@ -41,7 +41,7 @@ class Table:
 
 
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in next(csv.reader([line]))] if line else []
+    return [c.strip() for c in next(csv_reader([line]))] if line else []
 
 
 def read_tables(path: str, text: str | None = None) -> tuple[str, list[Table]]:

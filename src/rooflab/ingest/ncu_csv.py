@@ -13,7 +13,7 @@ ncu does not write ('1,5' from a decimal-comma locale: ncu_values.py).
 
 from __future__ import annotations
 
-import csv
+import csv  # noqa: F401  (tests/test_ncu_fastpath.py counts csv.reader's rows through it)
 import gc
 import io
 import itertools
@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..errors import ParseError
+from ..files import csv_reader
 from .aggregate import Launch
 from .ncu_details import read_details
 from .ncu_metrics import CC_MAJOR, CC_MINOR, DEVICE_NAME, compute_capability, is_used
@@ -110,7 +111,7 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
                                  f"found: {other}", path=path)
             raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
                              f"{HOW_TO}", path=path)
-        header = next(csv.reader([header_line.lstrip("\ufeff")]))
+        header = next(csv_reader([header_line.lstrip("\ufeff")]))
         col = {name.strip(): i for i, name in enumerate(header)}
         if "Kernel Name" not in col:
             raise ParseError("the header has no 'Kernel Name' column; " + HOW_TO, path=path,
@@ -196,7 +197,7 @@ class Body:
                 last[0] = text
                 yield text
 
-        reader = csv.reader(lines())
+        reader = csv_reader(lines())
         start, before = self.start, 0
         for row in reader:
             one_line = reader.line_num - before == 1

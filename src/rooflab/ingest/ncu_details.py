@@ -9,12 +9,12 @@ hands the rest of the file here.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import replace
 from sys import intern
 from typing import NamedTuple
 
 from ..errors import ParseError
+from ..files import csv_reader
 from .aggregate import Launch, short_name
 from .ncu_metrics import DEVICE_NAME, compute_capability, is_used
 from .ncu_numbers import unit_scale
@@ -253,7 +253,7 @@ class _Rows:
 
     def __init__(self, lines, need: int, ncols: int, log: SkipLog, built: _Launches):
         self.feed = _Feed(lines)
-        self.reader = csv.reader(self.feed)
+        self.reader = csv_reader(self.feed)
         self.need, self.ncols, self.log, self.built = need, ncols, log, built
 
     def read(self, text: str, line: int, last_id, entry: list | None

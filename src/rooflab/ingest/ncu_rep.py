@@ -27,6 +27,8 @@ from .skips import SkipLog
 def read_ncu_rep(path: str, log: SkipLog | None = None) -> tuple[Launch, ...]:
     """Launches of one report, metrics in SI units with totals rebuilt from rates."""
     log = log if log is not None else SkipLog(path)
+    if Path(path).is_dir():   # as every other reader says (review r1 F3)
+        raise ParseError("is a directory; give the .ncu-rep file", path=path)
     if not Path(path).is_file():
         raise ParseError("file not found", path=path)
     ncu_report = require("ncu_report", "ncu", "reading .ncu-rep files")
@@ -44,7 +46,9 @@ def read_ncu_rep(path: str, log: SkipLog | None = None) -> tuple[Launch, ...]:
             # results numbered 0, 1, ... in report order. The report stores no ID metric;
             # r and a are the range (one per kernel-replay report) and the action in it, so
             # 'r.a' named the GPP reduction '#0.1' where its CSV says '#1'.
-            out.append(_launch(path, rng.action_by_idx(a), str(len(out)), log))
+            launch = _launch(path, rng.action_by_idx(a), str(len(out)), log)
+            if launch is not None:
+                out.append(launch)
     if not out:
         raise ParseError("holds no profiled kernel launch: " + _what_instead(path), path=path)
     return tuple(out)
@@ -71,7 +75,16 @@ def _value(metric):
         return None
 
 
-def _launch(path: str, action, ident: str, log: SkipLog) -> Launch:
+def _launch(path: str, action, ident: str, log: SkipLog) -> Launch | None:
+    """The action as a Launch; None (logged) for one with no kernel name at all."""
+    base = action.name()
+    mangled = action.name(action.NameBase_MANGLED)
+    demangled = action.name(action.NameBase_DEMANGLED)
+    if not (base or mangled or demangled):
+        # a report cut short: its last action lost its name (and most metrics), and a
+        # nameless launch broke every message about it (review r1 F2)
+        log.add(None, f"launch {ident}: no kernel name (a report cut short?); skipped")
+        return None
     metrics: dict[str, float] = {}
     texts: dict[str, str] = {}
     for name in action.metric_names():
@@ -96,9 +109,6 @@ def _launch(path: str, action, ident: str, log: SkipLog) -> Launch:
         cc = (int(float(texts[CC_MAJOR])), int(float(texts[CC_MINOR])))
     except (KeyError, ValueError):
         pass
-    base = action.name()
-    mangled = action.name(action.NameBase_MANGLED)
-    demangled = action.name(action.NameBase_DEMANGLED)
     return Launch(path=path, line=None, id=ident, name=demangled or base, key=mangled or base,
                   metrics=rates_to_totals(metrics), device=texts.get(DEVICE_NAME, ""), cc=cc,
                   # the CSV's Block Size / Grid Size columns, as the report holds them

@@ -69,7 +69,11 @@ def envelope_roof(kernels: Sequence[Kernel]) -> Roof | None:
         raised = False
         for k in timed:
             key = (k.precision, k.unit or "vector")
-            need = _rate_for_own_time(roof, k, key) if key in flop else 0.0
+            # a 0-FLOP kernel (an int copy_, a bf16 cast) of a precision no FLOP-carrying
+            # kernel has sets no compute ceiling: nothing to raise (review r2 F1)
+            if key not in flop:
+                continue
+            need = _rate_for_own_time(roof, k, key)
             if need > flop[key] * (1 + 1e-12):
                 flop[key], raised = need, True
         if not raised:

@@ -11,23 +11,23 @@ SQLite/JSON outputs are refused with what to collect instead.
 
 from __future__ import annotations
 
-import csv
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from operator import itemgetter
 from pathlib import Path
 
 from ..errors import ParseError
 from ..files import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
-from ..files import is_roofline_header
+from ..files import csv_reader, is_roofline_header
 from .aggregate import Launch, group_counts, group_kernel, sort_by_time
 from .kernel_names import display_names, step_labels
-from .ncu_csv import read_text
+from .ncu_csv import _collector_paused, open_text
 from .ncu_metrics import Counts
 from .ncu_numbers import parse_number
 from .profile_import import ProfileImport, held_notes
-from .rocprof_counters import _with_known_levels, rocprof_counts
+from .rocprof_counters import _with_known_levels, rocprof_counted
 from .skips import SkipLog, read_each
 
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
@@ -68,47 +68,66 @@ def _column(col: Mapping[str, int], names) -> int | None:
 
 
 def read_rocprof_csv(path: str, log: SkipLog) -> list[tuple[Launch, Counts]]:
-    return _with_known_levels([(launch, rocprof_counts(launch.metrics))
+    return _with_known_levels([(launch, rocprof_counted(launch.metrics))
                                for launch in _dispatches(path, log)])
 
 
 def _dispatches(path: str, log: SkipLog) -> list[Launch]:
     """The dispatches of one file with their counters ({name: value}), in file order."""
-    text = read_text(path)
-    if text.startswith("SQLite format 3"):
+    with open_text(path) as fh:
+        return _read_dispatches(path, csv_reader(_lines(path, fh)), log)
+
+
+_CHUNK = 1 << 20
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"   # str.splitlines' line breaks
+
+
+def _lines(path: str, fh) -> Iterator[str]:
+    """The file's lines as text.splitlines() gives them, read a chunk at a time: the text,
+    its lines and their rows once were all held (1.3 GB for a 126 MB rocprofv3 file:
+    review r5 F2). An SQLite or JSON file is refused first."""
+    head = fh.read(_CHUNK)
+    while head.isspace() and (more := fh.read(_CHUNK)):   # read on to the first character
+        head += more
+    if head.startswith("SQLite format 3"):
         # rocprofv3's default output format is rocpd, an SQLite database (rocprofiler-sdk
         # docs, "Output formats"); rooflab reads its CSV output
         raise ParseError("an SQLite database (rocprofv3's default rocpd output), not a CSV; "
                          "re-run rocprofv3 with `--output-format csv` and pass the "
                          "*_counter_collection.csv", path=path)
-    if text.lstrip()[:1] in ("{", "["):
+    if head.lstrip()[:1] in ("{", "["):
         raise ParseError("a JSON file, not a CSV; re-run rocprofv3 with `--output-format csv` "
                          "and pass the *_counter_collection.csv", path=path)
-    lines = text.splitlines()
-    rows = list(csv.reader(lines))
-    h = next((i for i, r in enumerate(rows) if _column({c.strip(): 0 for c in r},
-                                                       NAME_COLUMNS) is not None), None)
-    if h is None and rows and {"Name", "Calls", "TotalDurationNs"} <= {c.strip()
-                                                                      for c in rows[0]}:
-        raise ParseError(STATS_HINT, path=path, line=1)
-    if h is None and any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
-        raise ParseError("an Nsight Compute CSV (\"ID\", ..., \"Kernel Name\"), not rocprof "
-                         "output: read it with `rooflab ncu FILE`", path=path)
-    if h is None and rows and is_roofline_header(rows[0]):
-        # rocprof-compute's empirical roofline benchmark (roofline.csv: device, HBMBw, L2Bw,
-        # L1Bw, LDSBw, FP32Flops, MFMAF16Flops, ...; src/utils/roofline_calc.py): peaks
-        raise ParseError("rocprof-compute's roofline.csv: the machine's benchmarked peaks "
-                         "(HBMBw, L2Bw, ...FLOPs), not kernel counters; pass the pmc_perf.csv "
-                         "of the same workload folder (or the folder itself), and this file "
-                         "as the roof: --on roofline.csv", path=path, line=1)
+    rest, chunk = "", head
+    while chunk:
+        parts = (rest + chunk).splitlines(keepends=True)
+        # the last part waits for the next chunk unless it is whole: ended by a break that
+        # is not a \r (a \r\n may be split between two chunks)
+        last = parts[-1]
+        rest = "" if last[-1] in _BREAKS and last[-1] != "\r" else parts.pop()
+        for part in parts:
+            yield part[:-2] if part.endswith("\r\n") else part[:-1]
+        # a line longer than a chunk: read as much again, so a file with no line break
+        # (a binary one) is split a doubling number of times, not once per chunk
+        chunk = fh.read(max(_CHUNK, len(rest)))
+    yield from rest.splitlines()
+
+
+def _read_dispatches(path: str, rows: Iterator[list[str]], log: SkipLog) -> list[Launch]:
+    """The dispatches of the rows of one file (rows read lazily: the header is looked for
+    in the rows before it, the rest stream through)."""
+    before: list[list[str]] = []   # the rows up to the header (the whole file without one)
+    h = None
+    for i, r in enumerate(rows):
+        if _column({c.strip(): 0 for c in r}, NAME_COLUMNS) is not None:
+            h = i
+            break
+        before.append(r)
     if h is None:
-        raise ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
-                         "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
-                         path=path)
-    header = [c.strip() for c in rows[h]]
-    has_rows = any(any(c.strip() for c in r) for r in rows[h + 1:])
-    if has_rows and not any(c == "Counter_Name" or c.startswith(_COUNTER_PREFIXES)
-                            for c in header):
+        raise _no_header(before, path)
+    header = [c.strip() for c in r]
+    if not any(c == "Counter_Name" or c.startswith(_COUNTER_PREFIXES) for c in header) and \
+            any(any(c.strip() for c in r) for r in rows):
         # rocprofv3 --kernel-trace (*_kernel_trace.csv: Kind, Agent_Id, ..., Kernel_Name,
         # Start_Timestamp, End_Timestamp) and rocprof --timestamp alone: times only
         raise ParseError("the header has kernel names but no hardware counter column (SQ_*, "
@@ -118,25 +137,104 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
     col = {c: i for i, c in enumerate(header)}
     i_name, i_id = _column(col, NAME_COLUMNS), _column(col, ID_COLUMNS)
     long = "Counter_Name" in col and "Counter_Value" in col
-    dispatches: dict[str, list] = {}      # id -> [line, name, metrics]
-    for n, row in enumerate(rows[h + 1:], start=h + 2):
-        if not row or not any(c.strip() for c in row):
+    # every cell but the kernel's name (and a long file's counter pair), with whether it is
+    # a hardware counter: decided once per file, not once per cell
+    plan = [(c, i, c.startswith(_COUNTER_PREFIXES)) for c, i in col.items() if i != i_name
+            and (not long or c not in ("Counter_Name", "Counter_Value"))]
+    # a long file's rows of one dispatch repeat its other cells: those that are not counters
+    # (never a warning: a text cell is skipped) are parsed again only when they differ from
+    # the row before's, of the same dispatch
+    plain = [(c, i) for c, i, counter in plan if not counter]
+    same = _picker([i for _, i in plain])
+    every, counted = _cells(plan), _cells([cell for cell in plan if cell[2]])
+    i_cn, i_cv = col.get("Counter_Name"), col.get("Counter_Value")
+    # per-channel columns (TCC_EA_RDREQ[0]) to sum: known from the header, or a long row's name
+    channels = any(c.endswith("]") for c, _, _ in plan)
+    dispatches: dict[str, list] = {}      # id -> [line, name, metrics, channels]
+    last = None                           # (id, plain cells) of the row before
+    for n, row in enumerate(rows, start=h + 2):
+        if not row or (not row[0].strip() and not "".join(row).strip()):   # a blank row
             continue
         if len(row) < len(header):
             log.add(n, f"row has {len(row)} of {len(header)} columns (file cut short?)")
             continue
         ident = row[i_id] if i_id is not None else str(n)
-        entry = dispatches.setdefault(ident, [n, row[i_name].strip(), {}])
-        cells = ([(row[col["Counter_Name"]], row[col["Counter_Value"]])] if long else [])
-        cells += [(c, row[i]) for c, i in col.items() if i != i_name
-                  and (not long or c not in ("Counter_Name", "Counter_Value"))]
-        for i, (name, text) in enumerate(cells):
-            counter = (long and i == 0) or name.strip().startswith(_COUNTER_PREFIXES)
-            value = _cell(name.strip(), text, counter, entry[1], path, n, log)
+        entry = dispatches.get(ident)
+        if entry is None:
+            entry = dispatches[ident] = [n, row[i_name].strip(), {}, channels]
+        metrics, kernel = entry[2], entry[1]
+        if long:
+            name, text = row[i_cn].strip(), row[i_cv]
+            try:   # as below: a finite count inline, the rest through _cell
+                value = float(text)
+                if value - value != 0.0 or value < 0:
+                    value = _cell(name, text, True, kernel, path, n, log)
+            except ValueError:
+                value = _cell(name, text, True, kernel, path, n, log)
             if value is not None:
-                entry[2][name.strip()] = value
-    return [Launch(path=path, line=line, id=ident, name=name, metrics=_sum_instances(metrics))
-            for ident, (line, name, metrics) in dispatches.items()]
+                metrics[name] = value
+                if name[-1:] == "]":
+                    entry[3] = True
+            cells = every
+            if plain:
+                seen = (ident, same(row))
+                if seen == last:
+                    cells = counted
+                last = seen
+        else:
+            cells = every
+        names, pick, counters = cells
+        if not names:
+            continue
+        texts = pick(row)
+        try:   # the common case in C calls: every cell a finite number not below zero
+            values = list(map(float, texts))
+            total = sum(values)
+            if total - total == 0.0 and min(values) >= 0.0:
+                metrics.update(zip(names, values, strict=True))
+                continue
+        except ValueError:
+            pass
+        for name, text, counter in zip(names, texts, counters, strict=True):
+            value = _cell(name, text, counter, kernel, path, n, log)
+            if value is not None:
+                metrics[name] = value
+    return [Launch(path=path, line=line, id=ident, name=name,
+                   metrics=_sum_instances(metrics) if summed else metrics)
+            for ident, (line, name, metrics, summed) in dispatches.items()]
+
+
+def _cells(plan: list[tuple[str, int, bool]]):
+    """(names, row -> their cells, whether each is a counter) of the cells in plan."""
+    return (tuple(c for c, _, _ in plan), _picker([i for _, i, _ in plan]),
+            tuple(counter for _, _, counter in plan))
+
+
+def _picker(indexes: list[int]):
+    """row -> the cells at indexes (a tuple), in one C call."""
+    if not indexes:
+        return lambda row: ()
+    pick = itemgetter(*indexes)
+    return (lambda row: (pick(row),)) if len(indexes) == 1 else pick
+
+
+def _no_header(rows: list[list[str]], path: str) -> ParseError:
+    """Why a file with no rocprof header is not one, naming what it is where it can."""
+    if rows and {"Name", "Calls", "TotalDurationNs"} <= {c.strip() for c in rows[0]}:
+        return ParseError(STATS_HINT, path=path, line=1)
+    if any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
+        return ParseError("an Nsight Compute CSV (\"ID\", ..., \"Kernel Name\"), not rocprof "
+                          "output: read it with `rooflab ncu FILE`", path=path)
+    if rows and is_roofline_header(rows[0]):
+        # rocprof-compute's empirical roofline benchmark (roofline.csv: device, HBMBw, L2Bw,
+        # L1Bw, LDSBw, FP32Flops, MFMAF16Flops, ...; src/utils/roofline_calc.py): peaks
+        return ParseError("rocprof-compute's roofline.csv: the machine's benchmarked peaks "
+                          "(HBMBw, L2Bw, ...FLOPs), not kernel counters; pass the pmc_perf.csv "
+                          "of the same workload folder (or the folder itself), and this file "
+                          "as the roof: --on roofline.csv", path=path, line=1)
+    return ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
+                      "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
+                      path=path)
 
 
 def _cell(name: str, text: str, counter: bool, kernel: str, path: str, line: int,
@@ -147,13 +245,18 @@ def _cell(name: str, text: str, counter: bool, kernel: str, path: str, line: int
     negative count is refused: no counter counts below zero, and its term would cancel
     the others' bytes or FLOP."""
     try:
-        value = parse_number(text)
+        value = float(text)   # the common case; parse_number for the rest (its n/a, inf
+        if value - value != 0.0:   # and -inf are nan; its 1,234 a number)
+            value = parse_number(text)
     except ValueError:
-        if not counter:
-            return None
-        log.add(line, f"counter '{name}' of '{kernel}' = '{text.strip()}' is not a number; "
-                      f"read as unknown (as n/a)")
-        return math.nan
+        try:
+            value = parse_number(text)
+        except ValueError:
+            if not counter:
+                return None
+            log.add(line, f"counter '{name}' of '{kernel}' = '{text.strip()}' is not a "
+                          f"number; read as unknown (as n/a)")
+            return math.nan
     if counter and value < 0:
         raise ParseError(f"counter '{name}' of '{kernel}' is {value:g}: a count cannot be "
                          f"negative; check the export (or leave the counter out)",
@@ -199,7 +302,7 @@ def _merged_passes(paths: list[str], log: SkipLog,
             have = merged.get(key)
             merged[key] = launch if have is None else \
                 replace(have, metrics={**launch.metrics, **have.metrics})
-    return _with_known_levels([(launch, rocprof_counts(launch.metrics))
+    return _with_known_levels([(launch, rocprof_counted(launch.metrics))
                                for launch in merged.values()])
 
 
@@ -234,9 +337,10 @@ def load_rocprof(paths) -> ProfileImport:
 
     def read(path: str, log: SkipLog):
         run, other_logs = run_of[path], []
-        items = (_merged_passes(run, log, other_logs) if len(run) > 1
-                 else read_rocprof_csv(path, log))
-        groups = group_counts(items, log)
+        with _collector_paused():   # no cycles among a file's dispatches (as ncu's pages)
+            items = (_merged_passes(run, log, other_logs) if len(run) > 1
+                     else read_rocprof_csv(path, log))
+            groups = group_counts(items, log)
         if not groups:
             raise _unusable(path, log)
         return groups, tuple(s for other in other_logs for s in other.skips())

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 
 from .aggregate import Launch
 from .ncu_metrics import Counts
@@ -43,24 +44,52 @@ TCP_TCC = ("TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "TCP_TCC_ATOMIC_WITH_RET_REQ
            "TCP_TCC_ATOMIC_WITHOUT_RET_REQ")
 
 
-def _value(m: Mapping[str, float], name: str) -> float | None:
-    """A counter's value under any of its spellings; nan when the file has the counter but
-    not as a number (`n/a`, empty, `nan`: parse_number's nan); None when it is absent."""
-    seen = False
-    for key in (name, f"{name}_sum", name.replace("TCC_EA_", "TCC_EA0_"),
-                name.replace("TCC_EA_", "TCC_EA0_") + "_sum"):
-        v = m.get(key)
-        if v is not None:
-            if v == v:
-                return v
-            seen = True
-    return math.nan if seen else None
+def _spellings(name: str) -> tuple[str, ...]:
+    """A counter's spellings, in the order they are preferred: rocprof v1 names it bare,
+    rocprof-compute with `_sum`, MI300 (and rocprofv3) TCC_EA0_ for TCC_EA_."""
+    ea0 = name.replace("TCC_EA_", "TCC_EA0_")
+    return tuple(dict.fromkeys((name, f"{name}_sum", ea0, f"{ea0}_sum")))
 
 
-def _counter(m: Mapping[str, float], name: str) -> float | None:
-    """A counter's value; None when absent or not a number."""
-    v = _value(m, name)
-    return v if v == v else None
+# every counter the formulas read, by canonical name
+_NAMES = (*(f"SQ_INSTS_VALU_{op}_{p}" for op in ("ADD", "MUL", "FMA", "TRANS") for p in VECTOR),
+          *(f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in MATRIX),
+          "TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B", "TCC_BUBBLE",
+          *TCP_TCC, "TCP_TOTAL_CACHE_ACCESSES", "TCC_REQ")
+# spelling -> (canonical name, preference): built once, so a dispatch's counters are
+# renamed by one pass over its keys (a 100,000-dispatch file once built 4 spellings with
+# str.replace 65 times a dispatch, a third of the read: review r5 F1)
+_SPELLING = {key: (name, rank) for name in _NAMES for rank, key in enumerate(_spellings(name))}
+
+
+@lru_cache(maxsize=64)
+def _plan(keys: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...],
+                                          tuple[tuple[str, tuple[str, ...]], ...]]:
+    """Where each counter of a dispatch with these metric names is: (canonical name, the
+    one spelling present) and (canonical name, the spellings present, preferred first). A
+    file's dispatches share their names, so this runs about once per file."""
+    present: dict[str, list[tuple[int, str]]] = {}
+    for key in keys:
+        hit = _SPELLING.get(key)
+        if hit is not None:
+            present.setdefault(hit[0], []).append((hit[1], key))
+    return (tuple((name, ks[0][1]) for name, ks in present.items() if len(ks) == 1),
+            tuple((name, tuple(k for _, k in sorted(ks)))
+                  for name, ks in present.items() if len(ks) > 1))
+
+
+def canonical(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """The formulas' counters of one dispatch under their canonical names (c): a counter's
+    value under the first of its spellings that holds a number; nan when the file has the
+    counter but not as a number (`n/a`, empty, `nan`: parse_number's nan); absent when the
+    file lacks it. And those that are numbers (num: num.get(name) is None when a counter is
+    absent or not a number); the same dict when all are, as they almost always are."""
+    single, several = _plan(tuple(m))
+    c = {name: m[key] for name, key in single}
+    for name, keys in several:
+        c[name] = next((v for k in keys if (v := m[k]) == v), math.nan)
+    total = sum(c.values())   # nan when a value is (a count is never -inf)
+    return c, (c if total == total else {name: v for name, v in c.items() if v == v})
 
 
 def _seconds(m: Mapping[str, float]) -> float | None:
@@ -82,14 +111,15 @@ def _time_words(m: Mapping[str, float]) -> str:
     return f"DurationNs {m.get('DurationNs', math.nan):g}"
 
 
-def _split_problem(m: Mapping[str, float]) -> str:
+def _split_problem(num: Mapping[str, float]) -> str:
     """Why the HBM split counters cannot be of one dispatch ('' when they can): the 32-B
     reads (and MI300's 128-B TCC_BUBBLE reads) are a part of TCC_EA_RDREQ, the 64-B writes
     a part of TCC_EA_WRREQ. More parts than the whole made the formula's other term
     negative: RDREQ_32B 200 > RDREQ 100 gave 32 x 200 + 64 x (100 - 200) = 6 400 B."""
-    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
-    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
-    big = _counter(m, "TCC_BUBBLE") or 0.0
+    get = num.get
+    rd, rd32 = get("TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B")
+    wr, wr64 = get("TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B")
+    big = get("TCC_BUBBLE") or 0.0
     why = ("; these counts are not of one dispatch (counters joined from different runs "
            "or passes?): collect them together")
     if rd is not None and (rd32 or 0.0) + big > rd:
@@ -110,13 +140,14 @@ _LEVEL_COUNTERS = {
 }
 
 
-def _dram(m: Mapping[str, float], bubble: float | None) -> tuple[float | None, list[str]]:
+def _dram(num: Mapping[str, float], bubble: float | None) -> tuple[float | None, list[str]]:
     """HBM bytes (None: no TCC_EA counter) and notes on the sizes assumed for the requests
     whose split counter was not collected. rocprof-compute's formula assumes both split
     counters (it always collects them); rooflab's users often collect RDREQ and WRREQ alone,
     and then every read counts 64 B and every write 32 B (review 12b F)."""
-    rd, rd32 = _counter(m, "TCC_EA_RDREQ"), _counter(m, "TCC_EA_RDREQ_32B")
-    wr, wr64 = _counter(m, "TCC_EA_WRREQ"), _counter(m, "TCC_EA_WRREQ_64B")
+    get = num.get
+    rd, rd32 = get("TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B")
+    wr, wr64 = get("TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B")
     if rd is None and wr is None:
         return None, []
     notes = []
@@ -138,9 +169,10 @@ def _dram(m: Mapping[str, float], bubble: float | None) -> tuple[float | None, l
             + 64 * wr64 + 32 * (wr - wr64)), notes
 
 
-def _bytes(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, str], list[str]]:
-    """Bytes by level, the levels whose counts are unknown ({level: why}: a counter in the
-    file but not a number; no bytes for them),
+def _bytes(c: Mapping[str, float], num: Mapping[str, float]
+           ) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """Bytes by level (c, num: canonical()), the levels whose counts are unknown ({level: why}:
+    a counter in the file but not a number; no bytes for them),
     and notes on assumed request sizes. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B
     HBM reads, which MI200's counters lack; its vector L1 line is 128 B, so rocprof-compute's
     gfx942 panels
@@ -148,24 +180,24 @@ def _bytes(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, str], li
     atomic) where its gfx90a ones count 64 ("vL1D Cache BW", "L1-L2 BW")."""
     nbytes: dict[str, float] = {}
     unknown: dict[str, str] = {}
-    bubble = _value(m, "TCC_BUBBLE")
+    bubble = c.get("TCC_BUBBLE")
     line = 64.0 if bubble is None else 128.0
-    for level, names in _LEVEL_COUNTERS.items():
-        bad = next((n for n in names if (v := _value(m, n)) is not None and v != v), None)
+    for level, names in _LEVEL_COUNTERS.items() if c is not num else ():
+        bad = next((n for n in names if (v := c.get(n)) is not None and v != v), None)
         if bad is not None:
             unknown[level] = f"{bad} is not a number (n/a)"
-    dram, notes = _dram(m, bubble)
+    dram, notes = _dram(num, bubble)
     if dram is not None:
         nbytes["DRAM"] = dram
-    read, *others = (_counter(m, name) for name in TCP_TCC)
-    if read is not None or any(v is not None for v in others):
-        nbytes["L2"] = line * (read or 0.0) + 64.0 * sum(v or 0.0 for v in others)
-    elif (l2 := _value(m, "TCC_REQ")) is not None:
+    l2_reqs = list(map(num.get, TCP_TCC))
+    if l2_reqs.count(None) < len(TCP_TCC):
+        nbytes["L2"] = line * (l2_reqs[0] or 0.0) + 64.0 * sum(v or 0.0 for v in l2_reqs[1:])
+    elif (l2 := c.get("TCC_REQ")) is not None:
         if l2 == l2:
             nbytes["L2"] = 128.0 * l2
         elif "L2" not in unknown:
             unknown["L2"] = "TCC_REQ"
-    if (l1 := _counter(m, "TCP_TOTAL_CACHE_ACCESSES")) is not None:
+    if (l1 := num.get("TCP_TOTAL_CACHE_ACCESSES")) is not None:
         nbytes["L1"] = line * l1
     for level in unknown:
         nbytes.pop(level, None)
@@ -183,53 +215,66 @@ def _wave_size(m: Mapping[str, float]) -> float:
     return 64.0
 
 
-def _vector_flop(m: Mapping[str, float], lanes: float
+_OPS = ("ADD", "MUL", "FMA", "TRANS")
+_VECTOR_NAMES = {p: tuple(f"SQ_INSTS_VALU_{op}_{p}" for op in _OPS) for p in VECTOR}
+_MATRIX_NAMES = tuple((f"SQ_INSTS_VALU_MFMA_MOPS_{p}", precision)
+                      for p, precision in MATRIX.items())
+
+
+def _vector_flop(num: Mapping[str, float], lanes: float
                  ) -> tuple[dict[str, float], list[str], bool]:
     """Vector FLOP by precision, notes on precisions counted from some of their
     ADD/MUL/FMA/TRANS counters only (as ncu's _partial_note), and whether any was found."""
     flop: dict[str, float] = {}
     notes: list[str] = []
     found = False
-    ops = ("ADD", "MUL", "FMA", "TRANS")
+    get = num.get
     for suffix, precision in VECTOR.items():
-        parts = [_counter(m, f"SQ_INSTS_VALU_{op}_{suffix}") for op in ops]
-        if any(p is not None for p in parts):
+        parts = list(map(get, _VECTOR_NAMES[suffix]))
+        if parts.count(None) < 4:
             found = True
-            add, mul, fma, trans = (p or 0.0 for p in parts)
+            add, mul, fma, trans = (p or 0.0 for p in parts) if None in parts else parts
             if add + mul + fma + trans:
                 flop[precision] = lanes * (add + mul + 2.0 * fma + trans)
-            if any(p is None for p in parts):
-                have = [op for op, p in zip(ops, parts, strict=True) if p is not None]
-                lack = [f"SQ_INSTS_VALU_{op}_{suffix}"
-                        for op, p in zip(ops, parts, strict=True) if p is None]
-                notes.append(f"{precision} FLOP from {', '.join(have)} only: "
-                             f"{', '.join(lack)} not collected or not a number (add "
-                             f"{'it' if len(lack) == 1 else 'them'} to --pmc, or the FLOP "
-                             f"may read low)")
+            if None in parts:
+                notes.append(_partial_note(suffix, tuple(p is None for p in parts)))
     return flop, notes, found
 
 
-def rocprof_counts(m: Mapping[str, float]) -> Counts:
-    """FLOP by precision, bytes by level and seconds of one dispatch. A level whose counter
-    is in the file but not a number gets no bytes (_bytes); a dispatch left with none has a
-    problem naming the counter."""
+@lru_cache(maxsize=64)
+def _partial_note(suffix: str, lacking: tuple[bool, ...]) -> str:
+    """The note on a precision counted from some of its counters (written once per file,
+    not once per dispatch: every dispatch of a file lacks the same ones)."""
+    have = [op for op, no in zip(_OPS, lacking, strict=True) if not no]
+    lack = [f"SQ_INSTS_VALU_{op}_{suffix}" for op, no in zip(_OPS, lacking, strict=True) if no]
+    return (f"{VECTOR[suffix]} FLOP from {', '.join(have)} only: {', '.join(lack)} not "
+            f"collected or not a number (add {'it' if len(lack) == 1 else 'them'} to --pmc, "
+            f"or the FLOP may read low)")
+
+
+def rocprof_counted(m: Mapping[str, float]) -> tuple[Counts, dict[str, str]]:
+    """FLOP by precision, bytes by level and seconds of one dispatch, and the levels it
+    could not count ({level: why}, for _with_known_levels, which once ran _bytes a second
+    time for them: review r5 F1). A level whose counter is in the file but not a number
+    gets no bytes (_bytes); a dispatch left with none has a problem naming the counter."""
+    c, num = canonical(m)
     lanes = _wave_size(m)
-    flop, notes, found = _vector_flop(m, lanes)
+    flop, notes, found = _vector_flop(num, lanes)
     if lanes != 64.0:
         notes.append(f"vector FLOP at {lanes:.0f} lanes per wavefront (the file's wave size)")
     tensor = 0.0
-    for suffix, precision in MATRIX.items():
-        mops = _counter(m, f"SQ_INSTS_VALU_MFMA_MOPS_{suffix}")
+    for name, precision in _MATRIX_NAMES:
+        mops = num.get(name)
         if mops is not None:
             found = True
             if mops:
                 flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
                 tensor += 512.0 * mops
-    nbytes, unknown, bnotes = _bytes(m)
+    nbytes, unknown, bnotes = _bytes(c, num)
     if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
         notes += bnotes
     seconds = _seconds(m)
-    split = _split_problem(m)
+    split = _split_problem(num)
     if seconds is None:
         problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
                    "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
@@ -249,24 +294,26 @@ def rocprof_counts(m: Mapping[str, float]) -> Counts:
         problem = "no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
     else:
         problem = ""
-    return Counts(flop, nbytes, seconds, tuple(notes), problem, tensor_flop=tensor)
+    return Counts(flop, nbytes, seconds, tuple(notes), problem, tensor_flop=tensor), unknown
 
 
-def _with_known_levels(items: list[tuple[Launch, Counts]]) -> list[tuple[Launch, Counts]]:
-    """Dispatches with every level dropped that some dispatch of the same kernel could not
-    count (a counter `n/a`): the others' bytes over the kernel's whole time would read low.
-    The first dispatch of the kernel carries a note naming the counter and the dispatches."""
+def _with_known_levels(items: list[tuple[Launch, tuple[Counts, dict[str, str]]]]
+                       ) -> list[tuple[Launch, Counts]]:
+    """Dispatches (with rocprof_counted's counts and unknown levels) with every level dropped
+    that some dispatch of the same kernel could not count (a counter `n/a`): the others'
+    bytes over the kernel's whole time would read low. The first dispatch of the kernel
+    carries a note naming the counter and the dispatches."""
     missing: dict[str, dict[str, tuple[str, list[str]]]] = {}
-    for launch, counts in items:
+    for launch, (counts, unknown) in items:
         if counts.problem:   # skipped whole (time too): the others stay consistent
             continue
-        for level, why in _bytes(launch.metrics)[1].items():
+        for level, why in unknown.items():
             entry = missing.setdefault(launch.identity, {}).setdefault(level, (why, []))
             entry[1].append(launch.id)
     if not missing:
-        return items
+        return [(launch, counts) for launch, (counts, _) in items]
     out, noted = [], set()
-    for launch, counts in items:
+    for launch, (counts, _) in items:
         drop = missing.get(launch.identity)
         if not drop or counts.problem:
             out.append((launch, counts))

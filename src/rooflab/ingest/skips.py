@@ -24,28 +24,41 @@ class Skip:
         return f"{where}: {self.reason}"
 
 
+_ONE = {"rows": "row", "launches": "launch"}   # "(and 1 more row like it)"
+
+
 class SkipLog:
     """Collects skips; repeats of the same reason are counted, not repeated (one line each)."""
 
     def __init__(self, path: str):
         self.path = path
         self._skips: list[Skip] = []
-        self._grouped: dict[str, list[int | None]] = {}
+        # key -> (its first reason, what repeats: "rows", "launches", the lines)
+        self._grouped: dict[str, tuple[str, str, list[int | None]]] = {}
 
     def add(self, line: int | None, reason: str) -> None:
         self._skips.append(Skip(self.path, line, reason))
 
-    def add_grouped(self, line: int | None, reason: str) -> None:
-        """A reason that may repeat on many lines (an unused metric): reported once."""
-        self._grouped.setdefault(reason, []).append(line)
+    def add_grouped(self, line: int | None, reason: str, key: str | None = None,
+                    what: str = "rows") -> None:
+        """A reason that may repeat on many lines (an unused metric): reported once, as its
+        first line's reason and how many more `what` were alike. key: what makes two alike
+        when their reasons differ in detail (each launch's own numbers); the reason."""
+        group = self._grouped.get(key or reason)
+        if group is None:
+            self._grouped[key or reason] = (reason, what, [line])
+        else:
+            group[2].append(line)
 
     def __len__(self) -> int:
         return len(self._skips) + len(self._grouped)
 
     def skips(self) -> tuple[Skip, ...]:
         out = list(self._skips)
-        for reason, lines in self._grouped.items():
-            more = f" (and {len(lines) - 1} more rows like it)" if len(lines) > 1 else ""
+        for reason, what, lines in self._grouped.values():
+            n = len(lines) - 1
+            more = f" (and {n} more {_ONE.get(what, what) if n == 1 else what} like it)" \
+                if n else ""
             out.append(Skip(self.path, lines[0], reason + more))
         return tuple(sorted(out, key=lambda s: (s.line or 0)))
 

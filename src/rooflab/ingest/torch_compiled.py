@@ -1,9 +1,11 @@
 """torch.compile'd code in a profiler trace: its regions, their time, and what to say.
 
 A call of a compiled function records `Torch-Compiled Region: F/G` (cpu_op) around a
-`## Call CompiledFxGraph <hash> ##` annotation; Inductor's generated kernels inside it call
-no aten op, so nothing carries `Input Dims` and no shape rule applies, although the trace
-was recorded with record_shapes=True (review 16b #14).
+`## Call CompiledFxGraph <hash> ##` annotation; Inductor's fused kernels inside it are no
+aten ops, so they carry no `Input Dims` and no shape rule applies, although the trace was
+recorded with record_shapes=True (review 16b #14). The aten ops the generated code calls
+(on the CPU its extern addmm/mm/convolution, with their out= tensor) are recorded with
+shapes and counted (review r2 F5); a trace with nothing else is the error below.
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
 """FLOP and compulsory bytes of one PyTorch op call from the shapes the profiler recorded.
 
 The trace gives each op's input shapes ("Input Dims"), dtypes ("Input type") and constant
-arguments ("Concrete Inputs"), not its outputs; each rule infers the output shape and dtype
-(PyTorch's type promotion for elementwise ops). FLOP formulas follow rooflab.workloads.ops
-(one multiply-add = 2 FLOP; a complex multiply-add = 4 real multiplies + 4 real adds = 8);
+arguments ("Concrete Inputs"), not its outputs; each rule infers the output's shape and
+dtype (PyTorch's type promotion for elementwise ops). FLOP formulas follow rooflab.
+workloads.ops (a multiply-add = 2 FLOP; a complex one = 4 real multiplies + 4 adds = 8);
 bytes are compulsory traffic from the actual shapes: every tensor input read once, the
-output written once (broadcast inputs count their own, smaller, size).
+output once written (a broadcast input counts its own, smaller, size).
 
-Ops with a rule here are counted (provenance "derived": shape formulas); an op with none
-(aten::linear, aten::matmul, ...) is not, but the ops it calls are (linear -> addmm). The
-rules of backward ops (_backward), memory ops with no FLOP (_memory), sum/mean (_reduce),
-the NLL loss (_loss), attention (_attention), fused RMSNorm (_rmsnorm) and the measure
-table's ops (_table: ingest.torch_ops_*) live in their own modules and join RULES below.
+Ops with a rule are counted (provenance "derived": shape formulas); one with none (aten::
+linear, aten::matmul) is not, but the ops it calls are (linear -> addmm). The rules of
+backward ops, 0-FLOP memory ops, sum/mean, NLL loss, attention, fused RMSNorm, pooling and
+group norm, and the measure table's ops live in ingest.torch_ops_* and join RULES below.
 
 addmm / baddbmm count 2mnk, the bias add (beta·bias, m·n adds) not counted: the count of
 torch.utils.flop_counter (which `rooflab.measure` uses), of the profiler's own table and
@@ -409,12 +408,13 @@ from .torch_ops_attention import ATTENTION_RULES  # noqa: E402
 from .torch_ops_backward import BACKWARD_RULES  # noqa: E402
 from .torch_ops_loss import LOSS_RULES  # noqa: E402
 from .torch_ops_memory import MEMORY_RULES  # noqa: E402
+from .torch_ops_pool import POOL_RULES  # noqa: E402
 from .torch_ops_reduce import REDUCE_RULES  # noqa: E402
 from .torch_ops_rmsnorm import RMSNORM_RULES  # noqa: E402
 
-for _more in (BACKWARD_RULES, MEMORY_RULES, REDUCE_RULES, LOSS_RULES, ATTENTION_RULES):
+for _more in (BACKWARD_RULES, MEMORY_RULES, REDUCE_RULES, LOSS_RULES, ATTENTION_RULES,
+              POOL_RULES, RMSNORM_RULES):
     RULES.update(_more)
-RULES.update(RMSNORM_RULES)
 from .torch_ops_table import TABLE_RULES  # noqa: E402  (after the rest: it checks RULES)
 
 RULES.update(TABLE_RULES)   # last: its add/sub (alpha) replace the plain elementwise rule

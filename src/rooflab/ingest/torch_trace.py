@@ -31,11 +31,13 @@ from .torch_compiled import compiled_error, compiled_note, compiled_regions
 from .torch_ops import OpCall, has_rule, work_or_reason
 from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
+from .torch_ops_pool import ARGS_IN_KEY as _POOL_ARGS_IN_KEY
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
 from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
 from .torch_trace_file import load_trace_json
 from .torch_trace_groups import (
     PROFILER_FLOP,
+    _autocast_note,
     _cat_note,
     _Group,
     _kernel,
@@ -158,7 +160,16 @@ def _shape_text(call: OpCall) -> str:
     return ", ".join(parts)
 
 
-def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], list[str]]:
+@dataclass(frozen=True)
+class TorchImport(ProfileImport):
+    """A torch trace import, with the ops that have no FLOP formula: one dict per op name
+    and file, {"name", "calls", "seconds", "file"}, longest first (review r2 F4)."""
+
+    uncounted: tuple[dict, ...] = ()
+
+
+def trace_kernels(data: dict, path: str, log: SkipLog
+                  ) -> tuple[list[Kernel], list[str], list[dict]]:
     events = data["traceEvents"]
     ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
     regions = compiled_regions(events)
@@ -167,18 +178,23 @@ def trace_kernels(data: dict, path: str, log: SkipLog) -> tuple[list[Kernel], li
     tally = _Tally(kernel_s, on_gpu, log)
     for root in _roots(ops, events):
         tally.visit(root)
+    tally.log_zero_time()
     _unique_names(list(tally.groups.values()))
-    kernels = [_kernel(g, path, on_gpu) for g in tally.groups.values()]
+    uncounted_s = sum(tally.uncounted.values())
+    kernels = [_kernel(g, path, on_gpu, uncounted_s) for g in tally.groups.values()]
     if regions and not kernels:   # the eager ops around the compiled code count nothing
         raise ParseError(compiled_error(regions), path=path)
     notes = [note for note in (_uncounted_note(kernels, tally.uncounted),
                                _warmup_note(tally.groups), _cat_note(tally.groups),
+                               _autocast_note(tally.autocast),
                                compiled_note(regions) if regions else "") if note]
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
     if n_lost:
         notes.append(_lost_note(n_lost, lost_s, on_gpu))
-    return kernels, notes
+    uncounted = [{"name": n, "calls": tally.uncounted_calls.get(n, 0), "seconds": sec,
+                  "file": path} for n, sec in tally.uncounted.items()]
+    return kernels, notes, uncounted
 
 
 def _check_ops(ops: list[_Op], path: str, regions: dict, log: SkipLog) -> None:
@@ -207,8 +223,15 @@ class _Tally:
         self.kernel_s, self.on_gpu, self.log = kernel_s, on_gpu, log
         self.groups: dict[tuple, _Group] = {}
         self.uncounted: dict[str, float] = {}
-        self._work: dict[int, object] = {}
+        self.uncounted_calls: dict[str, int] = {}
+        self.autocast: dict[str, int] = {}   # calls counted with their re-dispatch's dtypes
+        # each op's (OpCall, work or why none), shared by the calls of one name and raw
+        # inputs: a 100 MB trace has 114 such keys for 47 000 counted calls, and building
+        # the call and its formula per call was half of rooflab's own time (review r5 F4)
+        self._entry: dict[int, tuple] = {}
+        self._by_inputs: dict[tuple, tuple] = {}
         self._holds: dict[int, bool] = {}
+        self._zero: dict[str, list[int]] = {}   # op name -> [first event, calls] of 0 s
 
     def visit(self, op: _Op) -> None:
         work = self._work_of(op)
@@ -228,18 +251,37 @@ class _Tally:
         """Warn of the ops with a rule but no formula for their shapes, in op's subtree."""
         work = self._work_of(op)
         if has_rule(op.name) and isinstance(work, str):
-            self.log.add_grouped(None, f"{op.name} with inputs [{_shape_text(_call(op))}]: "
-                                       f"{work}; not counted")
+            self.log.add_grouped(None, f"{op.name} with inputs "
+                                       f"[{_shape_text(self._call_of(op))}]: {work}; not counted")
         elif deep:
             for child in op.children:
                 self._why_not(child)
 
     def _work_of(self, op: _Op):
         """The op's OpWork, or why it has none (memoised: asked again by its ancestors)."""
-        if op.index not in self._work:
-            self._work[op.index] = (work_or_reason(_call(op)) if has_rule(op.name)
-                                    else "no rule")
-        return self._work[op.index]
+        return self._entry_of(op)[1]
+
+    def _call_of(self, op: _Op) -> OpCall:
+        call = self._entry_of(op)[0]
+        return call if call is not None else _call(op)   # an op without a rule
+
+    def _entry_of(self, op: _Op) -> tuple:
+        """(OpCall, OpWork or why none) of op; (None, "no rule") for an op without a rule."""
+        entry = self._entry.get(op.index)
+        if entry is None:
+            entry = (None, "no rule")
+            if has_rule(op.name):
+                # the raw inputs' repr as the key: equal reprs of JSON values are equal
+                # values, and repr costs a fraction of building the OpCall
+                a = op.args
+                key = (op.name, repr(a.get("Input Dims", ())), repr(a.get("Input type", ())),
+                       repr(a.get("Concrete Inputs", ())))
+                entry = self._by_inputs.get(key)
+                if entry is None:
+                    call = _call(op)
+                    entry = self._by_inputs[key] = (call, work_or_reason(call))
+            self._entry[op.index] = entry
+        return entry
 
     def _holds_count(self, op: _Op) -> bool:
         if op.index not in self._holds:
@@ -255,17 +297,36 @@ class _Tally:
             return self.kernel_s.get(op.ext, 0.0) if op.ext is not None else 0.0
         return max(0.0, op.dur - sum(c.dur for c in op.children)) * 1e-6
 
+    def log_zero_time(self) -> None:
+        """The counted calls with no time, one line per op name: its first event and how
+        many more."""
+        for name, (first, calls) in self._zero.items():
+            more = f" (and {calls - 1} more {name} calls like it)" if calls > 1 else ""
+            self.log.add(None, f"event #{first} ({name}): zero time; skipped{more}")
+
     def _uncounted(self, name: str, seconds: float) -> None:
         if seconds > 0:
             self.uncounted[name] = self.uncounted.get(name, 0.0) + seconds
+            self.uncounted_calls[name] = self.uncounted_calls.get(name, 0) + 1
 
     def _count(self, op: _Op, work) -> None:
-        """An op with a formula: counted in its group; the ops it calls are part of it."""
+        """An op with a formula: counted in its group; the ops it calls are part of it.
+        Its work (dtypes, so precision and bytes) is the innermost re-dispatch's, its time
+        the outer op's (_redispatch)."""
         seconds = self._seconds(op)
         if seconds <= 0:
-            self.log.add(None, f"event #{op.index} ({op.name}): zero time; skipped")
+            # one warning per op name, not per call: a CUDA trace's CPU-side ops are
+            # thousands of calls (review r5 F6)
+            self._zero.setdefault(op.name, [op.index, 0])[1] += 1
             return
-        call = _call(op)
+        inner = _redispatch(op)
+        if inner is not op:
+            inner_work = self._work_of(inner)
+            if not isinstance(inner_work, str):
+                if self._call_of(inner).types != self._call_of(op).types:
+                    self.autocast[op.name] = self.autocast.get(op.name, 0) + 1
+                op, work = inner, inner_work   # seconds stay the outer call's
+        call = self._call_of(op)
         args = call.concrete if op.name in _ARGS_IN_KEY else ()
         key = (op.name, call.dims, call.types, args, call.lists)
         g = self.groups.get(key)
@@ -289,7 +350,35 @@ class _Tally:
 # is_causal): calls of one shape with other constants are other groups.
 _ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
                          | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY
-                         | _RMSNORM_ARGS_IN_KEY)
+                         | _RMSNORM_ARGS_IN_KEY | _POOL_ARGS_IN_KEY)
+
+
+def _redispatch(op: _Op) -> _Op:
+    """The innermost op of op's name and input shapes inside it, else op itself. Under
+    torch.autocast the profiler records an op twice (review r2 F2): the outer call at the
+    Autocast dispatch key with the caller's fp32 inputs, whose children cast them
+    (aten::to, _to_copy, copy_) and then call the same op on the bf16/fp16 copies. The
+    inner call is what ran, so its dtypes give the precision and bytes; the outer's time
+    (the casts included) is the op's time, as a call of it costs the caller."""
+    dims = op.args.get("Input Dims")
+    found = op
+    while True:
+        nxt = _first_same(found, op.name, dims)
+        if nxt is None:
+            return found
+        found = nxt
+
+
+def _first_same(op: _Op, name: str, dims) -> _Op | None:
+    """The first descendant of op (depth first, in time order) named `name` with input
+    shapes `dims`."""
+    for child in op.children:
+        if child.name == name and child.args.get("Input Dims") == dims:
+            return child
+        deeper = _first_same(child, name, dims)
+        if deeper is not None:
+            return deeper
+    return None
 
 
 def _is_wrapper(op: _Op) -> bool:
@@ -300,16 +389,17 @@ def _is_wrapper(op: _Op) -> bool:
     return bool(op.children) and not op.name.startswith("aten::")
 
 
-def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
+def load_torch_trace(paths: Iterable[str] | str) -> TorchImport:
     """Kernels (one per op and shape) of one or more chrome traces, longest first."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     kernels: list[Kernel] = []
-    skips, notes, devices, details = [], [], [], []
+    skips, notes, devices, details, uncounted = [], [], [], [], []
     labels = step_labels(paths)
     for path, label in zip(paths, labels, strict=True):
         log = SkipLog(path)
         data = load_trace_json(path)
-        ks, ns = trace_kernels(data, path, log)
+        ks, ns, un = trace_kernels(data, path, log)
+        uncounted += un
         if len(paths) > 1:   # the same op and shape in two traces stay two points
             ks = [k.with_(name=f"{k.name} [{label}]") for k in ks]
         kernels += ks
@@ -322,16 +412,17 @@ def load_torch_trace(paths: Iterable[str] | str) -> ProfileImport:
     if not kernels:
         rules = ("mm, addmm, bmm, conv, attention, elementwise, softmax, layer_norm, their "
                  "backward ops, embedding, index_select, gather, cat, copy_, fill_, zero_, "
-                 "sum, mean, nll_loss")
+                 "sum, mean, nll_loss, pooling, group_norm")
         # ops with a formula, all rejected: their reasons, or it reads as a missing rule
         raise ParseError(f"no op counted ({_skipped_why(skips)}); the ops with a FLOP "
                          f"formula: {rules}" if skips else
                          f"no op with a FLOP formula in the trace ({rules})",
                          path=", ".join(paths))
-    return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
+    return TorchImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          devices=tuple(dict.fromkeys(devices)), files=tuple(paths),
                          notes=tuple(dict.fromkeys(notes)),
-                         device_details=tuple(dict.fromkeys(details)))
+                         device_details=tuple(dict.fromkeys(details)),
+                         uncounted=tuple(sorted(uncounted, key=lambda u: -u["seconds"])))
 
 
 def _skipped_why(skips) -> str:

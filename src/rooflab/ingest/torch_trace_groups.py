@@ -98,6 +98,8 @@ def _args_text(g: _Group) -> str:
 
 
 def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
+    """'N% of op time is in ops without a FLOP formula (not drawn): ...'; the time shares
+    are of the same total (meta uncounted_s), so they and N make 100 %."""
     if not uncounted:
         return ""
     total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
@@ -105,6 +107,18 @@ def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
     share = sum(uncounted.values()) / total if total else 0.0
     return (f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
             f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+
+
+def _autocast_note(autocast: dict[str, int]) -> str:
+    """Calls counted with the dtypes of the same op re-dispatched inside them (autocast)."""
+    if not autocast:
+        return ""
+    calls = sum(autocast.values())
+    names = ", ".join(sorted(autocast))
+    return (f"autocast: {calls} call{'s' if calls > 1 else ''} of {names} ran again inside "
+            f"themselves on cast copies of their inputs; counted with the inner call's "
+            f"dtypes (precision, bytes), timed by the outer call, so their time includes "
+            f"the casts (aten::to/copy_) and the cast bytes are not in their AI")
 
 
 def _warmup_note(groups: dict[tuple, _Group]) -> str:
@@ -126,7 +140,9 @@ def _lost_note(n_lost: int, lost_s: float, on_gpu: bool) -> str:
                "GPU time") + ": not counted")
 
 
-def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
+def _kernel(g: _Group, path: str, on_gpu: bool, uncounted_s: float = 0.0) -> Kernel:
+    """The group's Kernel; meta uncounted_s (the trace's time in ops without a formula)
+    joins the total its time share is of (model.analysis.share_totals)."""
     meta = {"source": "torch.profiler", "op": g.op, "file": path,
             "shapes": [list(d) if d is not None else None for d in g.shapes],
             "dtypes": list(g.types), "byte_model": "compulsory traffic from shapes and dtypes",
@@ -134,6 +150,8 @@ def _kernel(g: _Group, path: str, on_gpu: bool) -> Kernel:
     if g.assumed:
         meta["assumed"] = g.assumed
     meta["flop_source"] = g.flop_source
+    if uncounted_s > 0:
+        meta["uncounted_s"] = uncounted_s
     return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
                   bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
                   samples=tuple(g.samples), unit=g.unit, meta=meta,

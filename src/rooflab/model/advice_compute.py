@@ -11,11 +11,12 @@ from .advice_core import Advice, Efficiency, _advice, _efficiency, pct, work_pct
 from .advice_fusion import activation_share
 from .advice_memory import memory_advice
 from .advice_precision import _lower_precision
+from .advice_threads import per_thread_words, split_threads
 from .analysis import Point
 from .ceiling import Roof, iqr_over_median
 from .kernel import Kernel
 from .machine import Machine, words
-from .opkind import is_matrix, is_stencil, is_streaming
+from .opkind import is_matrix, is_streaming
 from .sanity_ceilings import roof_threads
 from .sanity_timing import NOISY_IQR
 
@@ -128,7 +129,8 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         # the grid itself leaves SMs without a block: no tuning inside the kernel helps
         action = "launch at least one block per SM (smaller blocks, or split the work)"
     busy = every_core_busy(kernel, roof)
-    if busy and machine is not None and machine.kind == "cpu":
+    cpu = machine is not None and machine.kind == "cpu"
+    if busy and cpu:
         action, why = per_thread_lever(kind, busy)
     # far from both roofs: the lever is parallelism or fewer synchronisations, not AI
     why += ("; far from both roofs, so the direction is more parallelism or fewer "
@@ -136,7 +138,9 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
             "; far from both roofs (seed 000 §6.2 误判二)")
     eff = _efficiency(p, e, action, why)
     if eff is not None:
-        out.append(spread_floor(eff, p, e, roof, machine))
+        eff = spread_floor(eff, p, e, roof, machine)
+        # threads give at most roof threads / the kernel's; the rest is per thread (r6 F2)
+        out += split_threads(eff, p, e, roof, kernel, kind) if cpu and not busy else [eff]
     side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     side = [a for a in side if a.shrinks != "below roof"]
@@ -157,19 +161,13 @@ def every_core_busy(kernel: Kernel | None, roof: Roof) -> int | None:
 
 def per_thread_lever(kind: str, threads: int) -> tuple[str, str]:
     """What is left for a latency-bound kernel already on every core: the work each thread
-    does. For a matrix or stencil op, its loop order and cache blocking (a naive ijk matmul
-    strides B by a row per load and misses L1 on each: review r4 F3 measured the blocked
-    version 7.9-9.4x faster, where more threads had nothing to give)."""
-    why = (f"it already runs on {threads} threads, every core the roof was measured with: "
-           f"more threads have nothing left to give; the time goes inside each thread")
-    if is_matrix(kind) or is_stencil(kind) or not kind:
-        return ("block for cache and fix the loop order (L1/L2 tiles, unit-stride inner "
-                "loop, register blocking), per thread",
-                why + "; a matrix or stencil loop far below its roof usually reloads "
-                      "operands from L2/L3/DRAM on every use, which DRAM-level AI cannot "
-                      "show (give the kernel's L2/L3 bytes to see it)")
-    return ("cut per-thread latency: fewer barriers and serial dependencies, prefetch, "
-            "more independent work per thread", why)
+    does (advice_threads.per_thread_words: for a matrix or stencil op, its loop order and
+    cache blocking; review r4 F3 measured a blocked matmul 7.9-9.4x faster, where more
+    threads had nothing to give)."""
+    action, why = per_thread_words(kind)
+    return action, (f"it already runs on {threads} threads, every core the roof was measured "
+                    f"with: more threads have nothing left to give; the time goes inside "
+                    f"each thread; {why}")
 
 
 def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:

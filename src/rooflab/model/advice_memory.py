@@ -13,6 +13,7 @@ from .advice_fusion import FUSION_MIN_GAIN, fusion_advice
 from .advice_precision import _lower_precision
 from .advice_sparse import spmm_advice
 from .advice_stencil import nontemporal_advice, spatial_advice, temporal_advice
+from .advice_threads import serial_reduction
 from .advice_tiling import tiling_advice
 from .advice_weights import weight_advice
 from .analysis import Point
@@ -88,6 +89,10 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         out.append(low)
     access = (GATHER_ACCESS.get(machine.kind if machine else "", GATHER_ACCESS[""])
               if sparse else words(machine, "access"))
+    serial = (serial_reduction(kind, kernel, e)
+              if machine is not None and machine.kind == "cpu" else None)
+    if serial is not None:   # its adds, not its loads, hold it (review r6 F5)
+        access = serial
     eff = _efficiency(p, e, *access)
     if eff is not None:
         out.append(eff)

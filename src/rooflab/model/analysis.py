@@ -155,9 +155,18 @@ def share_totals(kernels: Sequence[Kernel]) -> tuple[float, ...]:
     step = [k.meta.get("step_index") if isinstance(k.meta, Mapping) else None
             for k in kernels]
     by_step: dict[object, float] = {}
+    # meta "uncounted_s": a torch trace's time in ops with no FLOP formula (not kernels),
+    # carried by each of its kernels; added once per file, so that a share is of all the
+    # op time and the counted shares plus the uncounted note's make 100 % (review r2 F3)
+    uncounted: dict[tuple, float] = {}
     for k, i in zip(kernels, step, strict=True):
         if k.seconds:
             by_step[i] = by_step.get(i, 0.0) + k.seconds
+        u = k.meta.get("uncounted_s") if isinstance(k.meta, Mapping) else None
+        if isinstance(u, (int, float)) and u > 0:
+            uncounted[(i, k.meta.get("file"))] = float(u)
+    for (i, _), u in uncounted.items():
+        by_step[i] = by_step.get(i, 0.0) + u
     if len({i for i in step if i is not None}) < 2:
         whole = sum(by_step.values())
         return tuple(whole for _ in kernels)

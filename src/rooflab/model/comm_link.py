@@ -7,6 +7,7 @@ ring over several nodes or bridged pairs runs at. Pure.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,12 +39,18 @@ class Link:
     hop_latency_s is rooflab's one meaning of link latency: what one ring hop pays (one
     send to the next rank, what a send/recv fit's alpha measures). A ring all-reduce over
     n ranks takes 2(n-1) hops, so it pays 2(n-1) x hop_latency_s (allreduce_latency_s: 8
-    ranks, 10 us per hop: 140 us); a pipeline stage's send pays it once."""
+    ranks, 10 us per hop: 140 us); a pipeline stage's send pays it once.
+
+    whole_ring: the figures were fitted to an all-reduce over a whole ring across nodes
+    (a cluster profile's world all-reduce measured across hosts), its intra-node hops
+    included: a ring across nodes runs at it as it is (ring_link), so the row at the
+    measured rank count returns the measurement (review r7 F1)."""
 
     level: str
     bus_bytes_per_s: float
     hop_latency_s: float = 0.0
     source: str = ""
+    whole_ring: bool = False
 
     def __post_init__(self) -> None:
         if not self.bus_bytes_per_s > 0:
@@ -92,6 +99,39 @@ def allreduce_latency_words(link: Link, n: int, per_step: int | None = None) -> 
     return text
 
 
+# Intel Gaudi 2/3: of each chip's 24 RoCE ports, 21 join the 8 chips of a node all-to-all
+# and 3 leave it (Intel Gaudi docs, Management > Network Configuration): 3 x 200 Gb/s = 75
+# GB/s per direction per Gaudi 3 (600 GB/s per 8-chip node), 3 x 100 Gb/s = 37.5 per Gaudi 2
+SCALE_OUT_PORTS = 3
+_ROCE = re.compile(r"(\d+)\s*x\s*(\d+)\s*GbE\s+RoCE", re.IGNORECASE)
+
+
+def own_scale_out(device: Any, hop_latency_s: float = 0.0) -> Link | None:
+    """The link between nodes a chip brings itself (Gaudi: its 3 scale-out RoCE ports), as
+    one chip's share of the node's network (node_network_link multiplies it by the chips
+    of a node); None for a device that leaves its node through a NIC (assumed_nic)."""
+    m = _ROCE.search(str(getattr(device, "interconnect", "")))
+    if m is None or int(m.group(1)) <= SCALE_OUT_PORTS:
+        return None
+    bus = SCALE_OUT_PORTS * float(m.group(2)) * 1e9 / 8
+    return Link("network", bus, hop_latency_s,
+                f"assumed: each chip's own {SCALE_OUT_PORTS} scale-out ports of its "
+                f"{device.interconnect} = {bus / 1e9:.3g} GB/s per direction (Intel Gaudi "
+                f"docs, Network Configuration: 21 ports join the chips of a node, "
+                f"{SCALE_OUT_PORTS} leave it); no InfiniBand NIC")
+
+
+def no_latency_words(allreduces: int, options: str, when: str) -> str:
+    """The note when no hop latency is known and the all-reduces count bandwidth only;
+    one wording for `rooflab llm --tp` and `rooflab scale` (review r7 F4). `options`: how
+    to give a latency; `when`: where it can outweigh the bandwidth term."""
+    return (f"the all-reduce time counts link bandwidth only, no latency: each of the "
+            f"{allreduces} all-reduces per step also pays the collective's latency "
+            f"(microseconds each; measure it with `rooflab probe --comm` and use it with "
+            f"--link-from FILE, or give it with {options}), which can exceed the bandwidth "
+            f"term {when}")
+
+
 def assumed_nic(hop_latency_s: float = 0.0, why: str = "") -> Link:
     """One NDR InfiniBand NIC (NDR_BUS), the link between nodes nobody measured or gave;
     `why` is added to its source."""
@@ -117,11 +157,21 @@ def link_from_fit(level: str, alpha_s: float, beta_bytes_per_s: float, ranks: in
 
 def link_from_roof(roof: Roof, level: str | None = None, hop_latency_s: float = 0.0) -> Link:
     """The roof's link ceiling (the given level, else the first of units.LINKS it has:
-    NVLink, xGMI, ICI, PCIe, network, loopback), taken as the all-reduce bus bandwidth."""
+    NVLink, xGMI, ICI, PCIe, network, loopback), taken as the all-reduce bus bandwidth.
+    The source says what the ceiling is: a probed one (`rooflab probe --comm`) is the best
+    median busbw of any collective (a broadcast's as often as an all-reduce's) and has no
+    latency, so an analysis file's roof can give a step half the time its cluster profile
+    gives (review r7 F6)."""
     for lv in (level,) if level else LINK_LEVELS:
         c = roof.find_memory(lv)
         if c is not None:
-            return Link(lv, c.value, hop_latency_s, f"roof '{roof.name}' {lv} ({c.provenance})")
+            how = c.method.split(",", 1)[0] if c.method else ""
+            what = (f": the probe's best busbw of any collective ({how}), not the "
+                    f"all-reduce's fit, no latency; --link-from the cluster profile uses "
+                    f"its all-reduce alpha/beta" if "collectives" in c.method else
+                    ", taken as the all-reduce's bus bandwidth")
+            return Link(lv, c.value, hop_latency_s,
+                        f"roof '{roof.name}' {lv} ({c.provenance}){what}")
     raise InputError(f"roof '{roof.name}' has no {level or 'link'} ceiling (it has: "
                      f"{', '.join(roof.levels) or 'none'}); measure one with `rooflab probe "
                      f"--comm --nproc 2 -o comm.json` (then --link-from comm.json) or give "
@@ -169,29 +219,51 @@ def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -
 
 
 
-def node_network_link(nic: Link, nics_per_node: int) -> Link:
+def node_network_link(nic: Link, nics_per_node: int, unit: str = "NIC") -> Link:
     """The network as a ring over several nodes sees it: NCCL runs one ring (channel) per
     NIC, each carrying 1/nics of the data, so the inter-node bus bandwidth is the node's NIC
     aggregate, nics x one NIC's (an HGX/DGX H100 node: 8 x 400 Gb/s = 8 x 50 GB/s = 400
     GB/s; NVIDIA puts one NDR NIC at 46-48 GB/s of busbw, NVIDIA/nccl-tests#290). A
-    point-to-point send (a --pp stage hop) still goes through one NIC: use `nic` there."""
+    point-to-point send (a --pp stage hop) still goes through one NIC: use `nic` there.
+    `unit`: what carries one ring (a Gaudi chip's scale-out ports: "chip")."""
     if not isinstance(nics_per_node, int) or nics_per_node < 1:
         raise InputError(f"NICs per node must be an integer >= 1; got {nics_per_node!r}")
     if nics_per_node == 1:
         return nic
     return Link(nic.level, nic.bus_bytes_per_s * nics_per_node, nic.hop_latency_s,
-                f"{nic.source}; x {nics_per_node} NICs per node, one ring per NIC = "
+                f"{nic.source}; x {nics_per_node} {unit}s per node, one ring per {unit} = "
                 f"{nic.bus_bytes_per_s * nics_per_node / 1e9:.3g} GB/s across nodes")
+
+
+def network_binds(intra: Link, inter: Link) -> bool:
+    """Whether the inter-node link sets a flat ring's pace across nodes: its bandwidth is
+    no faster than the intra-node hops', or its hops are slower to start. When not, the
+    ring runs at the intra-node link's figures and the inter-node one changes no number."""
+    return (inter.whole_ring or inter.bus_bytes_per_s <= intra.bus_bytes_per_s
+            or inter.hop_latency_s > intra.hop_latency_s)
 
 
 def ring_link(intra: Link, inter: Link) -> Link:
     """The link a flat ring over several nodes runs at: its slowest hop. A ring that leaves
     the node still takes intra-node hops, so PCIe-attached GPUs (T4: 16 GB/s per
-    direction) stay PCIe-bound behind a faster NIC; the network's latency applies."""
-    if inter.bus_bytes_per_s <= intra.bus_bytes_per_s:
+    direction) stay PCIe-bound behind a faster NIC. Whichever link's bandwidth binds, the
+    ring pays the larger of the two hop latencies: its intra-node hops still pay theirs
+    behind a slower network (a network given with no latency once made a ring of 1024
+    faster than one of 8, review r3 F6). A network measured as a whole ring (whole_ring: a
+    world all-reduce across hosts) is that ring already, intra-node hops included: it is
+    taken as it is, not maxed with the intra-node link's figures again (review r7 F1: a
+    16-rank fit of 50 us was charged 30 hops x a send's 10 us)."""
+    if inter.whole_ring:
         return inter
-    return Link(intra.level, intra.bus_bytes_per_s,
-                max(intra.hop_latency_s, inter.hop_latency_s),
+    latency = max(intra.hop_latency_s, inter.hop_latency_s)
+    if inter.bus_bytes_per_s <= intra.bus_bytes_per_s:
+        if latency == inter.hop_latency_s:
+            return inter
+        return Link(inter.level, inter.bus_bytes_per_s, latency,
+                    f"{inter.source}; per hop the intra-node link's "
+                    f"{fmt_seconds(intra.hop_latency_s, 4)} (the larger: a ring across nodes "
+                    f"still takes intra-node hops)")
+    return Link(intra.level, intra.bus_bytes_per_s, latency,
                 f"{intra.source}; the slowest hop of a ring across nodes (the network, "
                 f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s, is faster)")
 

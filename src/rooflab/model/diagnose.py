@@ -235,8 +235,18 @@ def _faster_fallback(findings, kernel: Kernel, p: Point) -> str:
 
 def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
                     machine: Machine | None = None) -> Diagnosis:
-    top = analysis.roof.top_compute_for(kernel.precision)
     machine = machine if machine is not None else machine_of(analysis.roof)
+    d = _ranked(analysis, kernel, p, total_s, machine)
+    from dataclasses import replace
+
+    return replace(d, **_detail(analysis, kernel, d, machine))
+
+
+def _ranked(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
+            machine: Machine) -> Diagnosis:
+    """A kernel's diagnosis without its evidence, distances and advice (_detail): what
+    ranks it (gain, time share, floor) and what a report reads off every kernel, shown or
+    not (headroom, findings: the flagged count and the read-with-care lines)."""
     note = kernel.meta.get("note")
     headroom = p.seconds / p.floor_s if p.seconds and p.floor_s > 0 else None
     # many small calls whose time is per-call cost: overhead-bound, not latency (r5 F3);
@@ -245,15 +255,32 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
     reachable = reachable_s(p, cost)
     gain = max(0.0, p.seconds - reachable) if p.seconds is not None else None
     findings = check_kernel(analysis, kernel, machine)
-    advice = advise(p, analysis.roof, kernel, machine=machine)
     unranked = _faster_fallback(findings, kernel, p)
     if unranked:
         # Held to a ceiling for narrower, faster math than it does (fp32 work on an fp16
         # tensor roof): its headroom, gain and every prediction are against a rate its math
         # never reaches (review 19a N4: gemm_1024 ranked #2, "parallelism: 53.33x" = fp32
         # at 224 TFLOP/s), so it is not ranked, flagged or advised beyond the fix.
-        headroom, gain, advice = None, None, ()
+        headroom, gain = None, None
         note = "; ".join(x for x in (note if isinstance(note, str) else "", unranked) if x)
+    return Diagnosis(
+        kernel=kernel.name, point=p, bound="overhead" if cost else p.bound, evidence="",
+        headroom=headroom,
+        flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
+        gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
+        rank=0, distances=(), findings=findings, advice=(),
+        notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable,
+        call_cost=cost)
+
+
+def _detail(analysis: Analysis, kernel: Kernel, d: Diagnosis, machine: Machine) -> dict:
+    """The fields _ranked leaves empty: evidence, the three distances and the advice (two
+    thirds of diagnosing: review r5 F5), as replace() keywords."""
+    p, cost = d.point, d.call_cost
+    top = analysis.roof.top_compute_for(kernel.precision)
+    # an unranked kernel (_ranked) is advised nothing beyond its note's fix
+    advice = (() if _faster_fallback(d.findings, kernel, p)
+              else advise(p, analysis.roof, kernel, machine=machine))
     dists = distances(p, top.label, top.value, machine, len(analysis.roof.compute),
                       _weighted_label(analysis, kernel), _other_family_top(analysis.roof, top),
                       _reuse(kernel, p), _narrow_weights(kernel, p.precision),
@@ -261,16 +288,9 @@ def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float
                       step=one_launch_step(kernel) and bool(analysis.roof.overhead_s))
     if cost is not None:
         dists = (calls_below_roof(dists[0], p, cost, machine), *dists[1:])
-    return Diagnosis(
-        kernel=kernel.name, point=p, bound="overhead" if cost else p.bound,
-        evidence=(calls_evidence(p, cost) if cost else _latency_evidence(p, machine, kernel)),
-        headroom=headroom,
-        flagged=headroom is not None and headroom > FLAG_HEADROOM, time_share=p.time_share,
-        gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
-        rank=0, distances=dists,
-        findings=findings, advice=advice,
-        notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable,
-        call_cost=cost)
+    return {"evidence": (calls_evidence(p, cost) if cost
+                         else _latency_evidence(p, machine, kernel)),
+            "distances": dists, "advice": advice}
 
 
 def _latency_evidence(p: Point, machine: Machine | None, kernel: Kernel) -> str:
@@ -290,24 +310,32 @@ def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
     return held.label if held.weighted else None
 
 
-def diagnose(analysis: Analysis, machine: Machine | None = None) -> tuple[Diagnosis, ...]:
+def diagnose(analysis: Analysis, machine: Machine | None = None,
+             detail: int | None = None) -> tuple[Diagnosis, ...]:
     """One diagnosis per kernel that has a point, the biggest gain at the roof first.
 
     `machine` (model.machine.machine_of) names the levers of a CPU or a GPU; by default it
-    is read off the analysis' roof."""
+    is read off the analysis' roof. `detail`: how many of the first diagnoses get their
+    evidence, distances and advice (None: all); the others keep their rank, point,
+    headroom, gain and findings, with evidence "" and no distances or advice: for a
+    terminal that details the top N of 10 000 kernels (review r5 F5: 13x json.load)."""
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     machine = machine if machine is not None else machine_of(analysis.roof)
     # each kernel's own hardest-binding point (as Analysis.primary, but two kernels of one
     # name keep their own numbers)
     primary = {id(k): min(pts, key=lambda p: p.attainable_flop_per_s)
                for k in analysis.kernels if (pts := analysis.points_of(k))}
-    out = [diagnose_kernel(analysis, k, primary[id(k)], total, machine)
-           for k in analysis.kernels if id(k) in primary]
+    ranked = [(k, _ranked(analysis, k, primary[id(k)], total, machine))
+              for k in analysis.kernels if id(k) in primary]
     # Untimed kernels (analytic counts) have no gain; the longest floor goes first.
-    out.sort(key=lambda d: (-d.priority, -(d.time_share or 0.0), -d.point.floor_s, d.kernel))
+    ranked.sort(key=lambda kd: (-kd[1].priority, -(kd[1].time_share or 0.0),
+                                -kd[1].point.floor_s, kd[1].kernel))
+    shown = len(ranked) if detail is None else detail
     from dataclasses import replace
 
-    return tuple(replace(d, rank=i + 1) for i, d in enumerate(out))
+    return tuple(replace(d, rank=i + 1, **(_detail(analysis, k, d, machine) if i < shown
+                                           else {}))
+                 for i, (k, d) in enumerate(ranked))
 
 
 def top(diagnoses: tuple[Diagnosis, ...], n: int) -> tuple[Diagnosis, ...]:

@@ -52,18 +52,27 @@ def fit_doubt(fit: Mapping[str, Any]) -> str:
             f"quiet host or in --full mode")
 
 
-def hop_readings(comm: Mapping[str, Any], ar_hop_s: float) -> str:
+def hop_readings(comm: Mapping[str, Any], ar_hop_s: float, across_hosts: bool = False
+                 ) -> str:
     """Both measured readings of one ring hop when the profile has a send/recv fit: the
     all-reduce alpha / 2(n0-1) (what --tp uses: it is what a measured all-reduce paid,
     software cost per call included) and the send/recv alpha (one send); `!` past
-    HOP_RATIO_WARN apart."""
+    HOP_RATIO_WARN apart. `across_hosts`: the all-reduce spanned hosts, so it is used for
+    the rings across nodes and the intra-node send/recv inside one (measured_links), and
+    the words say which is used where (review r7 F1: they said the all-reduce's was used
+    while the intra-node rows paid the send's)."""
     c = next((x for x in comm.get("collectives", []) if x.get("collective") == "send_recv"
               and x.get("fit")), None)
     if c is None:
         return ""
     p2p = max(0.0, c["fit"]["alpha_s"])
-    text = (f"; per hop {ar_hop_s * 1e6:.3g} us from the all-reduce (used: what a measured "
-            f"all-reduce paid), {p2p * 1e6:.3g} us from send/recv")
+    if across_hosts:
+        text = (f"; per hop {ar_hop_s * 1e6:.3g} us from the all-reduce (used across nodes: "
+                f"what the measured all-reduce paid), {p2p * 1e6:.3g} us from send/recv "
+                f"(used inside a node)")
+    else:
+        text = (f"; per hop {ar_hop_s * 1e6:.3g} us from the all-reduce (used: what a "
+                f"measured all-reduce paid), {p2p * 1e6:.3g} us from send/recv")
     lo, hi = sorted((ar_hop_s, p2p))
     if lo <= 0 or hi / lo > HOP_RATIO_WARN:
         text += (f" ! they differ by more than {HOP_RATIO_WARN:g}x, so the latency past the "
@@ -87,11 +96,12 @@ def _comm_of(extras: Mapping[str, Any], where: str) -> Mapping[str, Any]:
 
 
 def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce",
-                      where: str = "the profile") -> Link:
+                      where: str = "the profile", across_hosts: bool = False) -> Link:
     """The measured all-reduce alpha/beta of a cluster profile (`profile.extras`).
 
     `where` names the file in errors. A compute profile (no comm block) and a cluster
-    profile whose collective has no fit are told apart: the fixes differ."""
+    profile whose collective has no fit are told apart: the fixes differ. `across_hosts`:
+    the all-reduce spanned hosts, so the link is a whole ring across nodes (whole_ring)."""
     comm = _comm_of(extras, where)
     c = _fitted(comm, collective)
     if c is None or not c.get("fit"):
@@ -104,8 +114,10 @@ def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce",
     fit = c["fit"]
     origin = "" if where == "the profile" else f", {where}"
     link = link_from_fit(level, fit["alpha_s"], fit["beta_bytes_per_s"], c["ranks"])
-    hops = hop_readings(comm, link.hop_latency_s) if collective == "all_reduce" else ""
-    return replace(link, source=f"measured {collective.replace('_', '-')} fit over "
+    hops = (hop_readings(comm, link.hop_latency_s, across_hosts)
+            if collective == "all_reduce" else "")
+    return replace(link, whole_ring=across_hosts,
+                   source=f"measured {collective.replace('_', '-')} fit over "
                    f"{c['ranks']} ranks: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
                    f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s{origin}{fit_doubt(fit)}{hops}")
 
@@ -162,10 +174,10 @@ def measured_links(extras: Mapping[str, Any], host: Mapping[str, Any] | None = N
     world-wide all-reduce ran at the pace of its slowest link, the network: it becomes
     the inter-node link, and the intra-node send/recv pair's fit the intra-node one (the
     world fit when no pair inside a host was measured)."""
-    world = link_from_profile(extras, where=where)
-    comm = extras["comm"]
+    comm = _comm_of(extras, where)
     hosts = len((host or {}).get("hosts") or {}) or (
         2 if (comm.get("levels") or {}).get("world") == "network" else 1)
+    world = link_from_profile(extras, where=where, across_hosts=hosts > 1)
     backend = str(comm.get("backend", "?"))
     ranks = int(comm.get("world_size") or 0) or world_ranks(extras)
     if hosts < 2:

@@ -114,11 +114,18 @@ def streams_weights(kind: str) -> bool:
     return kind_word(kind) in WEIGHT_STREAMING_KINDS
 
 
+# Batched matrix multiplies (torch.bmm, baddbmm, addbmm): the batch is on both operands,
+# attention's QK^T and PV, so their bytes are activations, not one weight matrix.
+BATCHED_MATMUL_KINDS = ("bmm", "baddbmm", "addbmm")
+
+
 def has_weights(kind: str) -> bool:
     """A kind with a weight matrix: a two-matrix multiply or a weight-streaming GEMV/decode
-    step, what weight quantization and 2:4 pruning act on. A conv's filters are weights too,
-    but its bytes are mostly activations and no rule here splits them, so it is not one."""
-    return is_gemm(kind) or streams_weights(kind)
+    step, what weight quantization, 2:4 pruning and a batch change act on. A conv's filters
+    are weights too, but its bytes are mostly activations and no rule here splits them, so
+    it is not one; nor is a batched matmul (BATCHED_MATMUL_KINDS: review r8 F2)."""
+    return (is_gemm(kind) and kind_word(kind) not in BATCHED_MATMUL_KINDS
+            ) or streams_weights(kind)
 
 
 def is_sparse(kind: str) -> bool:
@@ -166,8 +173,10 @@ _NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
                               ("layernorm", "layernorm"), ("layer_norm", "layernorm"),
                               ("rmsnorm", "rmsnorm"), ("rms_norm", "rmsnorm"),
                               ("elementwise", "elementwise"))
-_NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "memcpy": "copy",
-               "memset": "fill", "decode": "decode"}
+# 'sum' and 'reduction' too (review r6 F3): np_sum / nb_sum were taken for elementwise
+# passes and held to the STREAM-counted DRAM ceiling instead of the real-traffic one.
+_NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "reduction": "reduction",
+               "sum": "reduction", "memcpy": "copy", "memset": "fill", "decode": "decode"}
 # Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
 # per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
 _TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}
@@ -175,6 +184,9 @@ _TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}
 _NAME_NO_KIND = ("nccl", "rccl")
 
 
+# Cached as kind_from_name is: the weight-size, fusion and precision advice ask it about 5
+# times a kernel (47 000 splits for 10 000 kernels in `report`: review r5 F5).
+@lru_cache(maxsize=65536)
 def name_words(name: str) -> tuple[str, ...]:
     """A kernel name's lower-case words: 'vectorAdd' -> (vector, add), 'relu_kernel' ->
     (relu, kernel), 'cunn_SoftMaxForward' -> (cunn, soft, max, forward)."""

@@ -77,13 +77,17 @@ def block_shapes(hidden: int) -> tuple[tuple[str, int, int], ...]:
     return (("qkv", h, 3 * h), ("out", h, h), ("up", h, 4 * h), ("down", 4 * h, h))
 
 
-def dp_block_layers(hidden: int, blocks: int, tokens: int, dtype: str) -> list[Layer]:
+def dp_block_layers(hidden: int, blocks: int, tokens: int, dtype: str,
+                    grad_dtype: str | None = None) -> list[Layer]:
     """`blocks` transformer blocks (block_shapes) of --dtype, each layer trained on `tokens`
-    tokens per device: 4 layers a block, named 'block{i}.{qkv,out,up,down}'."""
+    tokens per device: 4 layers a block, named 'block{i}.{qkv,out,up,down}'. `grad_dtype`:
+    what the gradients are all-reduced in (None: --dtype; Megatron-LM's bf16 default
+    accumulates and all-reduces them in fp32)."""
     from ..units import dtype_bytes, flop_precision
 
     b, p = dtype_bytes(dtype), flop_precision(dtype)
-    return [linear_layer(f"block{i}.{name}", tokens, k, n, b, precision=p)
+    g = dtype_bytes(grad_dtype) if grad_dtype else None
+    return [linear_layer(f"block{i}.{name}", tokens, k, n, b, g, precision=p)
             for i in range(blocks) for name, k, n in block_shapes(hidden)]
 
 

@@ -7,8 +7,10 @@ launch floor (calls x overhead_s),
 
     new seconds = L_new + max(FLOP_new / P_new, bytes_new / B_new) / e_old
 
-(see model/advice.py). A kernel without a measured time moves without a time. `WhatIf` holds
-the kernels before and after; `describe` is its JSON shape. Pure: no I/O.
+(see model/advice.py), with e_old not capped at 1 (work_ratio): a kernel timed faster than
+its roof allows keeps its measured-to-floor ratio, so an identity change predicts 1.00x.
+A kernel without a measured time moves without a time. `WhatIf` holds the kernels before
+and after; `describe` is its JSON shape. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .display_whatif import whatif_text
 from .kernel import Kernel
 from .opkind import is_whole_step
 from .real_traffic import REAL_TRAFFIC
+from .sanity_ceilings import applicable_launch_s
 
 # What a whole decode step launches, for the words asking for its `calls`: ~14 kernels per
 # Llama layer (workloads/llm/kernels.py: 14 x 22 + 3 = 311 for TinyLlama; seed 004 counts
@@ -64,6 +67,9 @@ class WhatIf:
     before: Analysis
     after: Analysis
     moves: tuple[tuple[Kernel, Kernel], ...]
+    # the roof each move was predicted on, where not after.roof (--precision capped per old
+    # precision: one after-roof cannot hold two caps of one ceiling); () for all on it
+    move_roofs: tuple[Roof, ...] = ()
 
     # a notebook shows the change, before -> after and the assumption, not both Analyses
     # (model/display_whatif.py)
@@ -84,8 +90,9 @@ class WhatIf:
 
     @property
     def total_after_gap_held_s(self) -> float | None:
-        """total_after_s with each whole step's gap held fixed (gap_held): the slow end of
-        the total's range; None where no kernel has such a range."""
+        """total_after_s with each whole step's gap held fixed (gap_held): the other end
+        of the total's range (the slow one where the change removes work, the fast one
+        where it adds some); None where no kernel has such a range."""
         if self.total_after_s is None or not any(gap_held(k) for k in self.after.kernels):
             return None
         return float(sum(gap_held(k) or k.seconds for k in self.after.kernels))
@@ -93,8 +100,12 @@ class WhatIf:
     @property
     def floors(self) -> tuple[tuple[float | None, float | None], ...]:
         """(floor before, floor after) of each move: its least time at the roof (derived)."""
-        return tuple((floor_s(self.before.roof, old), floor_s(self.after.roof, new))
-                     for old, new in self.moves)
+        return tuple((floor_s(self.before.roof, old), floor_s(self.roof_after(i), new))
+                     for i, (old, new) in enumerate(self.moves))
+
+    def roof_after(self, i: int) -> Roof:
+        """The roof move i was predicted on (move_roofs, else after.roof)."""
+        return self.move_roofs[i] if self.move_roofs else self.after.roof
 
     @property
     def total_floors(self) -> tuple[float | None, float | None]:
@@ -166,7 +177,8 @@ def lower_bound(k: Kernel) -> bool:
 
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
            launch_inside: bool = False, gap_s: float | None = None,
-           held_scale: float = 1.0) -> Kernel:
+           held_scale: float = 1.0, launch_left_out: bool = False,
+           launch_calls: int | None = None) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
     measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
@@ -174,10 +186,14 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     time, not a term added to it (which would count the launches twice).
     gap_s: for a whole step (opkind.is_whole_step), its old gap above the
     roof (step_gap); the time with that gap held fixed, launches + new work floor x
-    held_scale + gap, is kept as meta seconds_gap_held, the slow end of a range whose fast
-    end is `seconds` (the gap scaled with the work). held_scale: step_gap's judging floor
-    over the basis floor (1 on one roof), so the held end's work is at the rate the step
-    reaches on its judging roof, carried like for like."""
+    held_scale + gap, is kept as meta seconds_gap_held, the other end of a range with
+    `seconds` (the gap scaled with the work; the fast end only where work shrinks).
+    held_scale: step_gap's judging floor over the basis floor (1 on one roof), so the held
+    end's work is at the rate the step reaches on its judging roof, carried like for like.
+    launch_left_out: the old time was below calls x its launch floor (launch_left_out()),
+    so it holds no launches and neither does the predicted time. launch_calls: the calls
+    whose launches the predicted time holds, where not new.calls (a fusion whose members
+    were timed partly GPU-side: only the members' times that held launches bring theirs)."""
     meta = {**{k: v for k, v in new.meta.items()
                if k not in MEASURED_META and k not in GAP_HELD_META and k != LOWER_BOUND},
             "whatif": label}
@@ -186,6 +202,10 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
         prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
         return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
     work, launch = _floor(new_roof, new)
+    if launch_left_out:
+        launch = 0.0
+    elif launch_calls is not None:
+        launch = (new_roof.overhead_s or 0.0) * launch_calls
     prov = {**new.provenance, "seconds": "derived"}
     seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
     if gap_s is not None:
@@ -204,11 +224,34 @@ def gap_held(k: Kernel) -> float | None:
     return float(held) if abs(held - k.seconds) > 1e-3 * k.seconds else None
 
 
+def launch_left_out(before: Analysis, k: Kernel) -> bool:
+    """Whether the kernel's measured time is below calls x its roof's launch floor, so the
+    floor is left out of its judgement (sanity_ceilings.applicable_launch_s, as report
+    says: below_launch_floor). Its prediction leaves the floor out too: judged the same
+    way before and after, 10000 calls timed GPU-side at 5 ms read 5 ms -> 55 ms, an 11x
+    "slowdown" from fp8 that was only the 50 ms of launches added to one side (review r1
+    F6)."""
+    p = _primary(before).get(k.name)
+    return (p is not None and p.seconds is not None and bool(p.overhead_floor_s)
+            and applicable_launch_s(p) == 0.0)
+
+
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
     p = _primary(before).get(k.name)
     if p is None or p.seconds is None:
         return None
-    return efficiency_of(p).efficiency
+    return work_ratio(p)
+
+
+def work_ratio(p: Point) -> float:
+    """A timed point's work floor over its measured work, NOT capped at 1 (efficiency_of
+    caps it): the factor retime keeps. A kernel timed faster than its roof allows (a roof
+    too low for it, counts too high, data in cache) keeps beating its new floor by the same
+    factor, so a change that leaves it alone leaves its time alone. Capped, every such
+    kernel 'moved' to its floor whatever the change: --bytes-scale 1 read 0.32x and
+    halving a gemv's bytes 0.40x (review r8 F1)."""
+    e = efficiency_of(p)
+    return p.floor_s / e.work_s if e.work_s > 0 and p.floor_s > 0 else 1.0
 
 
 def step_gap(judged: Analysis, rated: Analysis, k: Kernel) -> tuple[float, float] | None:
@@ -287,9 +330,12 @@ def _real_traffic_line(basis: Roof, target: Roof) -> str:
 
 
 def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
-           new_roof: Roof | None = None, judge: Roof | None = None) -> WhatIf:
+           new_roof: Roof | None = None, judge: Roof | None = None,
+           roof_of=None) -> WhatIf:
     """judge: the roof the kernels are judged on, where a whole step's gap is measured
-    (step_gap), when `roof` is only the basis of their efficiencies (--hardware)."""
+    (step_gap), when `roof` is only the basis of their efficiencies (--hardware).
+    roof_of: the roof each (old) kernel is retimed on, where not the target (--precision's
+    ceilings capped per old precision, whatif_precision)."""
     kernels = tuple(kernels)
     target = new_roof or roof
     before = analyze(roof, kernels)
@@ -306,9 +352,11 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     for k in kernels:
         if k.name in chosen or new_roof is not None:
             gap = step_gap(judged, rated, k)
-            new = retime(change(k) if k.name in chosen else k, target,
+            new = retime(change(k) if k.name in chosen else k,
+                         roof_of(k) if roof_of is not None else target,
                          _efficiency(rated, k), label, launch_inside=inside,
-                         gap_s=gap and gap[0], held_scale=gap[1] if gap else 1.0)
+                         gap_s=gap and gap[0], held_scale=gap[1] if gap else 1.0,
+                         launch_left_out=launch_left_out(rated, k))
             moves.append((k, new))
             after.append(new)
         else:
@@ -361,51 +409,8 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
 
 
 def moves_document(w: WhatIf) -> Mapping[str, object]:
-    """The what-if document's base: totals and one row per moved kernel, with the older
-    single floor per move. Not the JSON rooflab writes: model.whatif.describe adds the
-    work and with-launches floors over it (review 19e F-c: two `describe`s, this one still
-    writing the retired "work + launch" floor, read as the same function)."""
-    from .choose import split_whole_steps
-    from .schema import SCHEMA_VERSION, analysis_to_dict
+    """The what-if document's base (model/whatif_document.py, its home since review r8
+    F5 made it longer)."""
+    from .whatif_document import moves_document as document
 
-    steps = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[1]}
-    rows = []
-    for (old, new), (fb, fa) in zip(w.moves, w.floors, strict=True):
-        rows.append({"kernel": old.name, "new_kernel": new.name,
-                     # a whole step timed as one point, as the terminal calls it
-                     # (opkind.is_whole_step; review 19a N2: the decode point said false)
-                     "whole_step": is_whole_step(old),
-                     # a whole measured step beside its kernels: not in the totals
-                     "beside_kernels": id(old) in steps,
-                     "before_s": old.seconds, "after_s": new.seconds,
-                     "speedup": old.seconds / new.seconds if old.seconds and new.seconds
-                     else None,
-                     # a whole step with one launch assumed: the time with its gap above
-                     # the roof held fixed, the slow end of the range (retime's gap_s)
-                     **({"after_s_gap_held": held,
-                         "speedup_gap_held": old.seconds / held if old.seconds else None,
-                         "after_s_range": [new.seconds, held]}
-                        if (held := gap_held(new)) is not None else {}),
-                     # "at least": after_s a lower bound, speedup an upper bound (an
-                     # unsplit decode point past the ridge, at its compute floor)
-                     **({"after_s_lower_bound": True, "speedup_upper_bound": True}
-                        if lower_bound(new) else {}),
-                     # floors are derived from the roof: present even without measured times
-                     "before_floor_s": fb, "after_floor_s": fa, "floor_provenance": "derived"})
-    fb, fa = w.total_floors
-    return {"schema_version": SCHEMA_VERSION, "label": w.label, "assumption": w.assumption,
-            "total_before_s": w.total_before_s,
-            "total_after_s": w.total_after_s, "speedup": w.speedup,
-            # a whole step's range: both ends as equals, `total_after_s` and `speedup` the
-            # gap-scaled (fast) end, as after.kernels[*].seconds (their meta
-            # seconds_gap_held the slow end; review 19a N2)
-            **({"total_after_s_gap_held": w.total_after_gap_held_s,
-                "speedup_gap_held": (w.total_before_s / w.total_after_gap_held_s
-                                     if w.total_before_s else None),
-                "total_after_s_range": [w.total_after_s, w.total_after_gap_held_s],
-                "total_after_s_is": "the gap-scaled (fast) end of a range"}
-               if w.total_after_gap_held_s is not None else {}),
-            **({"total_after_s_lower_bound": True, "speedup_upper_bound": True}
-               if any(lower_bound(new) for _, new in w.moves) else {}),
-            "total_before_floor_s": fb, "total_after_floor_s": fa, "moves": rows,
-            "after": analysis_to_dict(w.after)}
+    return document(w)

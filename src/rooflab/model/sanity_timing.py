@@ -62,11 +62,25 @@ def load_evidence(kernel: Kernel, machine: Machine | None = None) -> str:
     return ""
 
 
+def compile_cause(kernel: Kernel) -> str:
+    """The numba compile still inside the kernel's time (meta numba_compile_s, which
+    rooflab.measure sets from numba's own compile events), in words; '' when none."""
+    held = kernel.meta.get("numba_compile_s")
+    if not isinstance(held, (int, float)) or isinstance(held, bool) or held <= 0:
+        return ""
+    return (f"a numba JIT compile of {fmt_seconds(held)} inside a timed call (numba's own "
+            f"compile event said so): no part of the kernel")
+
+
 def noise_causes(kernel: Kernel, machine: Machine | None = None) -> tuple[str, ...]:
     """The causes of noisy timing samples, the likeliest first (the terminal prints only
-    the first): other load first where a load note says the machine was shared (review
-    16b #9: a roof probed with 88 % other load named clock changes first), else clock
-    changes."""
+    the first): a numba compile kept in a sample first, since numba said so (review r6
+    F1: a kept compile was blamed on other load); then other load where a load note says
+    the machine was shared (review 16b #9: a roof probed with 88 % other load named clock
+    changes first), else clock changes."""
+    compiled = compile_cause(kernel)
+    if compiled:
+        return (compiled, LOAD_CAUSE, CLOCK_CAUSE)
     load = load_evidence(kernel, machine)
     if load:
         return (f"{LOAD_CAUSE} ({load})", CLOCK_CAUSE, COLD_CAUSE)
@@ -98,23 +112,32 @@ def counting_finding(kernel: Kernel) -> Finding | None:
 
 def slow_runs_finding(kernel: Kernel) -> Finding | None:
     """Information, not a warning: rooflab.measure's decorator left out a first call far
-    slower than the rest (meta first_calls_left_out: a JIT compile, a first touch) or kept
-    later calls that slow (meta slow_runs); its meta slow_runs_note, with the times, was
-    said nowhere a reader of the report or bench table looks."""
+    slower than the rest (meta first_calls_left_out: a JIT compile, a first touch), or a
+    later call numba says compiled (meta compile_runs_left_out), or kept later calls that
+    slow or that compiled with no clean call of their work (meta slow_runs,
+    compile_runs_kept); its meta slow_runs_note, with the times, was said nowhere a
+    reader of the report or bench table looks."""
     note = kernel.meta.get("slow_runs_note")
     left_out = kernel.meta.get("first_calls_left_out") or 0
+    later = [c for c in kernel.meta.get("compile_runs_left_out") or () if c != 1]
     slow = kernel.meta.get("slow_runs") or ()
-    if not isinstance(note, str) or not (left_out or slow):
+    kept = kernel.meta.get("compile_runs_kept") or ()
+    if not isinstance(note, str) or not (left_out or later or slow or kept):
         return None
     what = [f"{left_out} first call left out of the time" if left_out else "",
+            f"call{'s' if len(later) > 1 else ''} {', '.join(map(str, later))} left out "
+            f"(numba compiled in {'them' if len(later) > 1 else 'it'})" if later else "",
             f"call{'s' if len(slow) > 1 else ''} {', '.join(map(str, slow))} kept though "
-            f"far slower" if slow else ""]
+            f"far slower" if slow else "",
+            f"call{'s' if len(kept) > 1 else ''} {', '.join(map(str, kept))} kept though "
+            f"numba compiled in {'them' if len(kept) > 1 else 'it'}" if kept else ""]
     return Finding(
         kernel=kernel.name, check="slow_runs", severity="info",
         message=f"{'; '.join(w for w in what if w)}: {note}",
         causes=("a one-off cost in a call: a JIT compile, a first touch of memory, a page-in",),
         fix=("nothing for a warm-up left out; for a slow later call, keep the machine quiet "
-             "and time again"))
+             "and time again" + ("; for a compile kept, call the function again with the "
+                                 "same argument types" if kept else "")))
 
 
 def timer_reading(kernel: Kernel) -> float | None:

@@ -20,11 +20,28 @@ from .bandwidth_reached import bandwidth_of
 from .canonical_names import level_name, precision_name, unit_name
 from .ceiling import Ceiling, Roof
 from .field_hints import KERNEL_FIELDS, unknown_field_words, unknown_fields
+from .field_words import ceiling_level, ceiling_precision, name_field
 from .json_values import number_field
 from .kernel import Kernel
 from .placement import NOT_BINDING, binds_elsewhere, kernel_key
 
 SCHEMA_VERSION = 1
+
+# The most launches a kernel's `calls` may give: 10^12 launches of 1 us each are 11 days
+# of launching. Past it the number is a typo: calls 1e308 came back as "seconds 5e+302
+# is longer than rooflab takes", a time the user never wrote (review r1 F6).
+MAX_CALLS = 10**12
+
+
+def calls_problem(calls: float) -> str | None:
+    """What is wrong with a kernel's `calls` (for the reader to place), or None."""
+    if calls != int(calls):
+        # int(2.5) would silently change the time per call
+        return f"field 'calls' must be a whole number of launches; got {calls:g}"
+    if calls > MAX_CALLS:
+        return (f"field 'calls' is {calls:.3g}, more than the {MAX_CALLS:.0e} launches "
+                f"rooflab takes (10^12 launches of 1 us are 11 days); is the field right?")
+    return None
 
 
 def check_schema_version(d: Any, where: str) -> None:
@@ -69,11 +86,12 @@ def ceiling_from_dict(d: Mapping[str, Any], default_kind: str = "nominal",
                          f"'bytes_per_s' and 'level'; got {d!r}")
     try:
         if "flop_per_s" in d:
-            value, key = number_field(d, "flop_per_s", where, "FLOP/s"), {
-                "precision": precision_name(d["precision"]), "unit": unit_name(d.get("unit"))}
+            value = number_field(d, "flop_per_s", where, "FLOP/s")
+            precision, unit = ceiling_precision(d, where)
+            key = {"precision": precision, "unit": unit}
         elif "bytes_per_s" in d:
-            value, key = number_field(d, "bytes_per_s", where, "bytes/s"), {
-                "level": level_name(d["level"])}
+            value = number_field(d, "bytes_per_s", where, "bytes/s")
+            key = {"level": ceiling_level(d, where)}
         else:
             raise InputError(f"{where}: needs 'flop_per_s' (with 'precision') or "
                              f"'bytes_per_s' (with 'level')")
@@ -120,7 +138,7 @@ def roof_from_dict(d: Mapping[str, Any], where: str = "roof") -> Roof:
                              f"[{example}]; got {type(d[field]).__name__}")
     notes = d.get("notes") or ()
     return Roof(
-        name=str(d.get("name", "unnamed")), kind=kind,
+        name=name_field(d, where, default="unnamed", example="H100 measured"), kind=kind,
         compute=tuple(ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
                       for i, c in enumerate(d.get("compute") or ())),
         memory=tuple(ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
@@ -157,7 +175,7 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
     if not isinstance(d, Mapping):
         raise InputError(f"{where}: expected an object with name, flop, bytes, seconds")
     try:
-        name = str(d["name"])
+        name = name_field(d, where)
     except KeyError:
         raise InputError(f"{where}: missing field 'name'") from None
     here = f"{where} '{name}'"
@@ -183,10 +201,8 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
     if not isinstance(nbytes, Mapping):  # a bare number counts as DRAM
         nbytes = {"DRAM": number_field(d, "bytes", here, "bytes")}
     calls = number_field(d, "calls", here, "launches") if "calls" in d else 1.0
-    if calls != int(calls):
-        # int(2.5) would silently change the time per call
-        raise InputError(f"{here}: field 'calls' must be a whole number of launches; "
-                         f"got {calls:g}")
+    if calls_problem(calls):
+        raise InputError(f"{here}: {calls_problem(calls)}")
     meta = _with_ignored(d, _meta_with_op(d, here))
     samples = d.get("samples") or ()
     if not isinstance(samples, (list, tuple)):

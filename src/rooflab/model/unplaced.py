@@ -15,8 +15,10 @@ from .kernel import Kernel
 class Unplaced:
     """A kernel analyze() gave no point: why, and how to give it one. Its time stays in the
     total that every point's time_share is taken of, so the placed shares and these add up
-    to 100 %. Without a memory level it still has a compute position: its achieved FLOP/s
-    against the compute ceiling it is held to (no AI, so no attainable, no bound)."""
+    to 100 % (less a torch trace's time in ops without a formula, its meta's uncounted_s,
+    which the total also holds). Without a memory level it still has a compute position:
+    its achieved FLOP/s against the compute ceiling it is held to (no AI, so no
+    attainable, no bound)."""
 
     kernel: str
     seconds: float | None

@@ -15,7 +15,7 @@ from .choose import with_launches_s
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word
 from .retime import GAP_HELD_META, LOWER_BOUND, WhatIf, _apply, _floor
-from .whatif_weights import weight_share
+from .whatif_weights import shares_words, weight_share_of
 
 
 def meta_batch(k: Kernel) -> int:
@@ -45,7 +45,8 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     def change(k: Kernel) -> Kernel:
         b0 = from_batch or meta_batch(k)
         r = batch / b0
-        s = weight_share(k, share)
+        s, src = weight_share_of(k, share)
+        used.append((k.name, s, src))
         w = expert_weight_ratio(k, r) if share is None else 1.0
         return k.with_(flop={p: f * r for p, f in k.flop.items()},
                        bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
@@ -60,10 +61,14 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             "FLOP grows with the batch" + (
                 "; activation (and KV) bytes grow with it for the kernels with a known "
                 "weight share" if split else ""))
-    w = _apply(roof, kernels, change, names, f"batch -> {batch}",
-               "weights are read once for the whole batch (MoE experts: as many as the "
-               f"batch's tokens touch); {grow}" + _unsplit_words(unsplit, batch, bool(past))
-               + _past_words(roof, past, batch))
+    used: list[tuple[str, float, str]] = []
+    w = _apply(roof, kernels, change, names, f"batch -> {batch}", "")
+    # the shares are known once each moved kernel was changed: say the ones used, as
+    # --quantize does (review r8 F2: a conv held whole was on no line)
+    w = replace(w, assumption=(
+        "weights are read once for the whole batch (MoE experts: as many as the "
+        f"batch's tokens touch); {grow}; {shares_words(used)}"
+        + _unsplit_words(unsplit, batch, bool(past)) + _past_words(roof, past, batch)))
     return _at_least(w, set(past)) if past else w
 
 

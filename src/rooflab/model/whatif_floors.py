@@ -11,7 +11,8 @@ from ..errors import InputError
 from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
-from .retime import WhatIf, _floor, moves_document
+from .retime import WhatIf, _floor
+from .whatif_document import moves_document
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
 Floors = tuple[float | None, float | None]
@@ -30,8 +31,8 @@ def kernel_floors(roof: Roof, k: Kernel) -> Floors:
 
 def move_floors(w: WhatIf) -> tuple[tuple[Floors, Floors], ...]:
     """(floors before, floors after) of each move, each on its own roof (derived)."""
-    return tuple((kernel_floors(w.before.roof, old), kernel_floors(w.after.roof, new))
-                 for old, new in w.moves)
+    return tuple((kernel_floors(w.before.roof, old), kernel_floors(w.roof_after(i), new))
+                 for i, (old, new) in enumerate(w.moves))
 
 
 def fused(w: WhatIf) -> bool:
@@ -111,12 +112,12 @@ def _ratio(before: float | None, after: float | None) -> float | None:
 
 
 def describe(w: WhatIf) -> Mapping[str, object]:
-    """JSON shape of a what-if (model.retime.moves_document) with both floors, named as in `rooflab
-    llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
-    and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed); for a
-    fusion on the whole step, the fused kernels alone under moved_*. The older *_floor_s
-    keys stay for scripts that read them, now equal to *_with_launches_s: they used to sum
-    work + every launch, a third floor beside these two (review 11b #7)."""
+    """JSON shape of a what-if (whatif_document.moves_document) with both floors, named as in
+    `rooflab llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
+    and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed); for a fusion
+    on the whole step, the fused kernels alone under moved_*. The older *_floor_s keys stay for
+    scripts that read them, now equal to *_with_launches_s: they used to sum work + every launch, a
+    third floor beside these two (review 11b #7)."""
     out = dict(moves_document(w))
     rows = [dict(r) for r in out["moves"]]
     for row, (fb, fa) in zip(rows, move_floors(w), strict=True):

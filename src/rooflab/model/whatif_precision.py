@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from ..units import canonical_dtype, dtype_bytes, flop_precision
+from ..errors import InputError
+from ..units import PRECISIONS, canonical_dtype, dtype_bytes, flop_precision
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .analysis import analyze
 from .ceiling import Roof
@@ -17,7 +18,7 @@ from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dt
 from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
-from .whatif_precision_cap import capped_roof, old_precision
+from .whatif_precision_cap import capped_roof, old_precisions
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
 # pointers): index-width data, so they keep their bytes whatever the values' precision.
@@ -54,7 +55,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     def change(k: Kernel) -> Kernel:
         old = stored_dtype(k)
         part = COMPLEX_PARTS.get(old or "")
-        was = dtype_bytes(part or old or k.precision)
+        was = _element_bytes(k, part or old or k.precision, precision)
         ratio = size / was
         # an SpMV's integer indices and row pointers keep their width: only its values and
         # vectors scale (review 16a C: fp64 -> fp32 CSR, 688 -> 456 MB a sweep, not 344)
@@ -67,7 +68,22 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                        unit=_unit_in(k, tensor), meta=meta_in_dtype(meta, named, ratio))
 
     names = None if names is None else list(names)
-    target, caps = capped_roof(roof, nominal, old_precision(kernels, names), new_p)
+    # a roof per old precision, each held to the nominal ratio for its own kernels: one
+    # roof for all switched the cap off with two precisions in the file (review r8 F9)
+    olds = old_precisions(kernels, names)
+    roofs = {p: capped_roof(roof, nominal, p, new_p) for p in olds}
+    roofs = {p: r for p, r in roofs.items() if r[1]}
+    several = len(olds) > 1
+    caps = tuple((f"{_named(kernels, names, p)} ({p}): " if several else "") + n
+                 for p, (_, notes) in roofs.items() for n in notes)
+    # the after state's roof: the capped one where every moved kernel is on it, else
+    # the roof as it is (the capped kernels' times are still from their capped roofs)
+    target = next(iter(roofs.values()))[0] if len(roofs) == 1 and not several else roof
+
+    def roof_of(k: Kernel) -> Roof:
+        math = any(v > 0 for v in k.flop.values())
+        return roofs[k.precision][0] if math and k.precision in roofs else roof
+
     w = _apply(roof, kernels, change, names, f"precision -> {new_p}",
                f"every byte is element data stored in the kernel's dtype, now "
                f"{size:g} byte(s) per element (per part, for complex data); the math "
@@ -77,8 +93,19 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
                + "".join(f"; {n}" for n in caps),
-               new_roof=target if caps else None)
-    return _only_chosen(w, kernels, names, target) if caps else w
+               new_roof=target if caps else None,
+               roof_of=roof_of if caps else None)
+    if not caps:
+        return w
+    w = _only_chosen(w, kernels, names, target)
+    return replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+
+
+def _named(kernels: Sequence[Kernel], names: list[str] | None, precision: str) -> str:
+    """'dgemm', 'dgemm and 2 more': the moved kernels whose math runs in `precision`."""
+    found = [k.name for k in kernels if (names is None or k.name in names)
+             and k.precision == precision]
+    return found[0] + (f" and {len(found) - 1} more" if len(found) > 1 else "")
 
 
 def _only_chosen(w: WhatIf, kernels: Sequence[Kernel], names: list[str] | None,
@@ -89,6 +116,19 @@ def _only_chosen(w: WhatIf, kernels: Sequence[Kernel], names: list[str] | None,
     after = [moved.get(id(k), k) for k in kernels]
     return replace(w, after=analyze(target, after),
                    moves=tuple((o, n) for o, n in w.moves if id(o) in moved))
+
+
+def _element_bytes(k: Kernel, dtype: str, precision: str) -> float:
+    """The bytes of one of the kernel's elements now; a precision rooflab does not know is
+    the kernel's to fix, not --precision's: "unknown dtype 'fp99'" read as if the option
+    were wrong (review r1 F9)."""
+    try:
+        return dtype_bytes(dtype)
+    except InputError:
+        raise InputError(f"kernel '{k.name}': its precision '{dtype}' is not one rooflab "
+                         f"knows, so --precision {precision} cannot convert it (its element "
+                         f"size is unknown); write one of {', '.join(PRECISIONS)} in the "
+                         f"kernel's file, or move the others with --only") from None
 
 
 def _sparse(k: Kernel) -> bool:

@@ -14,22 +14,22 @@ from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 
 
-def old_precision(kernels: Sequence[Kernel], names: Iterable[str] | None) -> str | None:
-    """The one precision the moved kernels' math runs in now; None when they differ (a cap
-    per kernel would need a roof per kernel) or do no math."""
+def old_precisions(kernels: Sequence[Kernel], names: Iterable[str] | None) -> tuple[str, ...]:
+    """The precisions the moved kernels' math runs in now, in file order (kernels doing no
+    math have none): change_precision caps a roof per precision."""
     wanted = None if names is None else set(names)
-    found = {k.precision for k in kernels
-             if (wanted is None or k.name in wanted) and any(v > 0 for v in k.flop.values())}
-    return found.pop() if len(found) == 1 else None
+    return tuple(dict.fromkeys(
+        k.precision for k in kernels
+        if (wanted is None or k.name in wanted) and any(v > 0 for v in k.flop.values())))
 
 
 def capped_roof(roof: Roof, nominal: Roof | None, old_p: str | None,
                 new_p: str) -> tuple[Roof, tuple[str, ...]]:
     """`roof` with each `new_p` ceiling held to the nominal new/old ratio times the
-    measured `old_p` ceiling of the same unit, where the measured ratio is past it (or
-    below 1 while the nominal one is not: the probe read the new precision slower), and a
-    note per ceiling changed. The roof unchanged where there is no nominal roof to read
-    the ratio from, or no ceiling pair of one unit on both roofs."""
+    measured `old_p` ceiling of the same unit, where the measured ratio is past it either
+    way (or on the other side of 1: the probe read a narrower precision slower, a wider
+    one faster), and a note per ceiling changed. The roof unchanged where there is no
+    nominal roof to read the ratio from, or no ceiling pair of one unit on both roofs."""
     if nominal is None or old_p is None or old_p == new_p:
         return roof, ()
     compute, notes = list(roof.compute), []
@@ -55,12 +55,23 @@ def _capped(new: Ceiling, old: Ceiling | None, n_new: Ceiling | None,
     if old is None or n_new is None or n_old is None:
         return None
     measured, limit = new.value / old.value, n_new.value / n_old.value
-    if measured <= limit * (1 + CAP_TOLERANCE) and not (measured < 1.0 <= limit):
+    # the measured pair is trusted while its ratio lies between 1 and the nominal one (the
+    # tolerance past it): a narrowing gains at most, a widening loses at most, the nominal
+    # ratio (review r8 F6: fp32 -> fp64 on a probe with a disturbed fp64 read 13x slower)
+    wrong_side = measured < 1.0 <= limit or measured > 1.0 >= limit
+    if limit >= 1.0:
+        past = measured > limit * (1 + CAP_TOLERANCE)
+    else:
+        past = measured < limit / (1 + CAP_TOLERANCE)
+    if not (past or wrong_side):
         return None
     value = old.value * limit
-    what = (f"the probe measured {new.precision} slower than {old.precision}"
-            if measured < 1.0 else f"past the nominal ratio: a disturbed {old.precision} "
-            f"ceiling (or a lucky {new.precision} one)")
+    faster = measured > limit
+    what = (f"the probe measured {new.precision} {'faster' if faster else 'slower'} than "
+            f"{old.precision}" if wrong_side else
+            f"past the nominal ratio: a disturbed "
+            f"{old.precision if faster else new.precision} ceiling (or a lucky "
+            f"{new.precision if faster else old.precision} one)")
     note = (f"measured {new.precision}/{old.precision} {new.unit or ''} = {measured:.2f}x "
             f"({fmt_rate(new.value, new.precision)} / {fmt_rate(old.value, old.precision)}), "
             f"nominal {limit:.2f}x: {what}; the {new.precision} ceiling is taken as "

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 
 from .advice_core import efficiency_of
 from .kernel import Kernel
-from .retime import WhatIf, _primary
+from .retime import WhatIf, _primary, launch_left_out
 
 # The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
 # and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
-# efficiency meaningless: a kernel above its roof is taken at 100 % of it (efficiency_of
-# caps it), so what is built on it is a cap, not a prediction (review 16b #11).
+# efficiency meaningless: each keeps its measured time-to-floor ratio (retime.work_ratio,
+# above 1 for a kernel above its roof), which holds only while the roof's error or the
+# cache stays what it is now (review 16b #11, r8 F1).
 DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident", "timing_includes_counting")
 DOUBTFUL_FLAGS = ("below-floor", "cache-resident")
 
@@ -43,20 +44,42 @@ def move_warnings(w: WhatIf, machine=None) -> list[str]:
     """The "read with care" lines of a what-if, as `rooflab report` gives them for the same
     kernels: the moved kernels its sanity checks or bench's flags doubt (_doubt), and for a
     fusion whose members run above their roof together, that its speed-up is capped (the
-    fused kernel is taken at 100 % of the roof). Empty when nothing is doubtful."""
+    fused kernel is taken at 100 % of the roof, whatif.fuse). Empty when nothing is
+    doubtful."""
     olds = list({id(old): old for old, _ in w.moves}.values())
     doubted = [d for d in (_doubt(w, old, machine) for old in olds) if d]
+    below = _below_launch_floor(w, olds)
     if not doubted:
-        return []
+        return below
     out = [f"{len(doubted)} of the {len(olds)} kernel(s) moved run faster than the roof "
            f"allows or were flagged: {', '.join(doubted)}. The roof is too low for them, "
            f"their counts are wrong or their data stayed in cache (see `rooflab report`'s "
-           f"sanity checks); their efficiency is taken at 100 % of the roof, so the gains "
-           f"built on them are caps, not predictions."]
+           f"sanity checks); each keeps the ratio of its measured time to its floor "
+           f"(beating the new floor by the same factor where it beat the old), so their "
+           f"predictions hold only if that error, or the cache, stays as it is."]
     capped = _fused_cap(w, olds)
     if capped:
         out.append(capped)
-    return out
+    return out + below
+
+
+def _below_launch_floor(w: WhatIf, olds: Sequence[Kernel]) -> list[str]:
+    """The line for moved kernels timed below calls x the launch floor (retime's
+    launch_left_out): both times leave the floor out, as report's below_launch_floor says,
+    while the 'with launches' floor line still counts it."""
+    from ..units import fmt_seconds
+
+    below = [k for k in olds if launch_left_out(w.before, k)]
+    if not below:
+        return []
+    floor = w.before.roof.overhead_s or 0.0
+    names = ", ".join(f"{k.name} ({fmt_seconds(k.seconds)} over {k.calls} calls)"
+                      for k in below[:3]) + (f" and {len(below) - 3} more" if len(below) > 3
+                                             else "")
+    return [f"{names}: measured below calls x the {fmt_seconds(floor)} launch floor, so "
+            f"the time is GPU-side (a profiler's) or the launches overlap; the launch "
+            f"floor is left out of the time before and after, as `rooflab report` leaves "
+            f"it out (the 'with launches' floor still counts it)."]
 
 
 def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:

@@ -14,7 +14,7 @@ from .advice_memory import weight_share as known_weight_share
 from .ceiling import Roof, kernel_ceiling
 from .element_dtype import element_bytes
 from .kernel import Kernel
-from .opkind import has_weights, is_attention, is_streaming, kernel_kind
+from .opkind import has_weights, is_attention, is_sparse, is_streaming, kernel_kind
 from .retime import WhatIf, _apply
 
 
@@ -28,8 +28,11 @@ def weight_share_of(k: Kernel, share: float | None) -> tuple[float, str]:
     """The fraction of a kernel's bytes that are weights, and where it came from: `share`
     when given, else what the advice knows (advice_memory.weight_share: meta bytes_split or
     weight_bytes, a GEMM's shape), else by kind: all weights for a kind with weights
-    (opkind.has_weights: a matrix multiply, a GEMV or decode step) and unknown ones, none
-    for attention and streaming ops."""
+    (opkind.has_weights: a matrix multiply, a GEMV or decode step) and for a sparse
+    matrix (read once per product, as a GEMV's weights), none for any other: attention
+    and streaming ops, and a conv, batched matmul or unknown kind, whose bytes no rule
+    splits, are taken as activations, the rule --sparsity uses (review r8 F2: a conv held
+    whole under --batch 8 was predicted free)."""
     if share is not None:
         if not 0 <= share <= 1:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
@@ -39,18 +42,23 @@ def weight_share_of(k: Kernel, share: float | None) -> tuple[float, str]:
     kind = kernel_kind(k)[0]
     nbytes = k.bytes.get("DRAM") or sum(k.bytes.values())
     known = known_weight_share(k, kind, k.total_flop / nbytes if nbytes else 0.0, k.precision)
-    if known is not None:
+    # a batched matmul's shape or AI says nothing of weights (its batch is on both
+    # operands): only its meta does
+    if known is not None and (has_weights(kind) or known[1].startswith("meta")):
         return known
     if is_attention(kind):
         # Q, K, V and O are activations and KV cache, not weights
         return 0.0, f"its kind, {kind}: activations"
     if has_weights(kind):
         return 1.0, f"its kind, {kind}"
+    if is_sparse(kind):
+        return 1.0, f"its kind, {kind}: the matrix, read once per product"
     if is_streaming(kind):   # words, not prefixes: 'addmm' (nn.Linear) is no 'add'
         return 0.0, f"its kind, {kind}: activations"
     if not kind and _elementwise_ai(k):
         return 0.0, "its AI, a streaming pass's"
-    return 1.0, f"its kind, {kind or 'unknown'}: taken as weights"
+    return 0.0, (f"its kind, {kind or 'unknown'}: no weight split known, taken as "
+                 f"activations; its meta.weight_bytes gives one")
 
 
 def shares_words(used: Sequence[tuple[str, float, str]], most: int = 4) -> str:

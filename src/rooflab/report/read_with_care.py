@@ -60,9 +60,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     if profile is not None:
         from .tables import profile_rows
 
-        load = [f"{LOAD_SAID}{note}."
-                for key in ("machine_load", "device_load")   # the probe said it was disturbed
-                for note in ((profile.extras or {}).get(key) or {}).get("notes") or ()]
+        load = [f"{LOAD_SAID}{note}." for note in _load_notes(profile)]
         touched = loaded_advice(diags)
         if load and touched:
             load[-1] += (f" It makes the advice for {touched} kernel(s) uncertain (marked "
@@ -85,6 +83,19 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     # roof is rooflab's most common use, not a fault of this report, so it stays a plain
     # note under the tables (and in --json's notes) rather than a bold line on every report.
     return out
+
+
+def _load_notes(profile: MachineProfile) -> list[str]:
+    """The probe's notes that it was disturbed (machine or device load while it ran)."""
+    return [note for key in ("machine_load", "device_load")
+            for note in ((profile.extras or {}).get(key) or {}).get("notes") or ()]
+
+
+def reads_all_advice(profile: MachineProfile | None) -> bool:
+    """Whether trust_warnings counts the advice of every kernel (loaded_advice: a probe
+    that said it was disturbed), so a caller that details only the kernels it shows
+    (diagnose(detail=N)) must detail them all."""
+    return profile is not None and bool(_load_notes(profile))
 
 
 def _device(profile: MachineProfile) -> str:

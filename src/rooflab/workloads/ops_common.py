@@ -24,7 +24,9 @@ MAX_SIZE = 2**63 - 1
 
 def too_large(name: str, value) -> str:
     """The message for a size past MAX_SIZE: what, where (the argument) and how to fix."""
-    shown = "beyond 1e308" if value == math.inf else f"{float(value):.3g}"
+    # an int past 1e308 does not convert to float
+    big = value == math.inf or (isinstance(value, int) and value.bit_length() > 1023)
+    shown = "beyond 1e308" if big else f"{float(value):.3g}"
     return (f"{name} is {shown}, larger than rooflab takes (at most 2**63 - 1 = "
             f"{float(MAX_SIZE):.3g}, the largest tensor dimension); give the size in "
             f"elements, such as 4096 or 1e6")
@@ -32,7 +34,9 @@ def too_large(name: str, value) -> str:
 
 def _size(value, name: str, minimum: int = 1) -> int:
     """A whole number >= minimum, or InputError naming the parameter."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    # an int is finite; math.isfinite of one past 1e308 raised OverflowError (review r1 F11)
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and (isinstance(value, numbers.Integral) or math.isfinite(value)))
     if not ok or value != int(value) or value < minimum:
         need = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
         raise InputError(f"{name} must be {need}; got {value!r}")

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Roof
+from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
 from ...units import fmt_seconds
@@ -220,13 +221,9 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
                          f"({link_latency_source}) for each of the {2 * cfg.layers} all-reduces "
                          f"per step")
         else:
-            notes.append(f"the all-reduce time counts link bandwidth only, no latency: each "
-                         f"of the {2 * cfg.layers} all-reduces per step also pays the "
-                         f"collective's latency (microseconds each; measure it with `rooflab "
-                         f"probe --comm` and use it with --link-from FILE, or give it with "
-                         f"--hop-latency-us US per ring hop or --link-latency US per "
-                         f"all-reduce), which can exceed "
-                         f"the bandwidth term at small batches")
+            notes.append(no_latency_words(
+                2 * cfg.layers, "--hop-latency-us US per ring hop or --link-latency US per "
+                "all-reduce", "at small batches"))
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     req_tpot = _request_tpot(run_cfg, s, req, roof, notes)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from ...errors import InputError
+from ..ops_common import MAX_SIZE
 
 # HF field names and the older/other names that mean the same thing.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -38,6 +39,13 @@ def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
         what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise InputError(f"{where}: field '{key}' must be {what} (a JSON number, no quotes); "
                          f"got {v!r}")
+    if v > MAX_SIZE:
+        # the op counts take sizes up to an int64 dimension: past it a head count of 1e308
+        # overflowed into an internal error, and hidden_size's error named no file or field
+        # (review r1 F11)
+        raise InputError(f"{where}: field '{key}' is {float(v):.3g}, larger than rooflab "
+                         f"takes (at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field "
+                         f"right?")
     return int(v)
 
 
@@ -55,10 +63,13 @@ def opt_int(d: dict[str, Any], key: str, where: str, minimum: int = 1) -> int | 
     return checked_int(v, key, where, minimum)
 
 
-def first_int(d: dict[str, Any], keys: tuple[str, ...], where: str) -> tuple[str, int] | None:
-    """The first of `keys` set in the config, with its checked value."""
+def first_int(d: dict[str, Any], keys: tuple[str, ...], where: str,
+              zero_is_none: bool = True) -> tuple[str, int] | None:
+    """The first of `keys` set in the config, with its checked value; 0 reads as unset
+    unless `zero_is_none` is False (then it is refused as any count < 1 is)."""
     for k in keys:
-        v = opt_int(d, k, where)
+        v = opt_int(d, k, where) if zero_is_none else (
+            None if d.get(k) is None else checked_int(d[k], k, where))
         if v is not None:
             return k, v
     return None

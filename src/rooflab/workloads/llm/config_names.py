@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import InputError, ParseError
-from ...files import read_text
+from ...files import decode_json, read_text
 from .config_parse import parse_config
 from .model_config import ModelConfig
 
@@ -55,7 +55,7 @@ def _load_file(path: Path) -> ModelConfig:
     if not path.exists():
         raise ParseError("config file not found", path=str(path))
     try:
-        data = json.loads(read_text(path))
+        data = decode_json(read_text(path), path)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON: {exc.msg}", path=str(path),
                          line=exc.lineno) from None

@@ -333,7 +333,10 @@ def _attention_heads(d: dict[str, Any], hidden: int, heads: int,
     # Falcon-40B/180B say num_kv_heads; Falcon-7B and StarCoder (gpt_bigcode) say
     # multi_query: true, one K/V head shared by all query heads (transformers
     # FalconAttention / GPTBigCodeAttention).
-    kv = first_int(d, ("num_key_value_heads", "n_head_kv", "num_kv_heads"), where)
+    # 0 K/V heads is a mistake, not "unset": read as absent it became full MHA, 4x the KV
+    # cache of an 8-KV-head model (review r1 F12)
+    kv = first_int(d, ("num_key_value_heads", "n_head_kv", "num_kv_heads"), where,
+                   zero_is_none=False)
     kv_heads = kv[1] if kv else (1 if d.get("multi_query") is True else heads)
     explicit_head_dim = opt_int(d, "head_dim", where)
     head_dim = explicit_head_dim or hidden // heads

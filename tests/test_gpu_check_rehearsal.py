@@ -1,0 +1,145 @@
+"""benchmarks/gpu_check.py's CPU dry run rehearses the Triton path under TRITON_INTERPRET=1
+(review r4 F2), says in one line when this Triton's interpreter cannot run here, and keeps
+a gap before a four-digit spread in its table (review r4 F3)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "gpu_check.py"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("gpu_check_rehearsal", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_interpreted_dry_run_runs_the_triton_stages(tmp_path):
+    pytest.importorskip("triton", reason="triton is not installed here: the dry run has no "
+                                         "Triton path to rehearse")
+    out = tmp_path / "out"
+    # The caller's PYTHONPATH is kept after src (e.g. a numpy<2.3 put first for Triton 3.6).
+    path = os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+           "TRITON_INTERPRET": "1"}
+    run = subprocess.run([sys.executable, str(SCRIPT), str(out), "--device", "cpu", "--quick",
+                          "--no-cli"], env=env, capture_output=True, text=True, timeout=240,
+                         cwd=REPO)
+    lines = run.stdout.strip().splitlines()
+    if lines and lines[0].startswith("REHEARSAL SKIPPED"):
+        # Triton 3.6 with numpy >= 2.3: said in one line, the rest of the dry run still ran.
+        assert run.returncode == 0, run.stderr[-3000:]
+        pytest.skip(lines[0])
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    report = json.loads((out / "gpu_check.json").read_text())
+    assert report["errors"] == {}
+    # The stages the CUDA run gives Triton ran, and agreed with torch.
+    assert report["rehearsal"] == {"triton": True}
+    assert report["preflight"] == [] and report["kernel_problems"] == []
+    assert report["int8_gemm_check"] == {"problems": []}
+    assert "[PASS] Triton kernels agree with torch: copy, triad, read sweep, fma, empty" in lines
+    assert ("[PASS] Triton int8 GEMM agrees with fp64 (second int8 method): 256^3, "
+            "B column-major") in lines
+    assert any(x.startswith("[info] Triton path rehearsed under TRITON_INTERPRET") for x in lines)
+    gpu = report["profile"]["extras"]["gpu"]
+    assert gpu["errors"] == {}
+    assert "triton" not in gpu["skipped"] and "vector_fma" not in gpu["skipped"]
+    work = {k: v["work_per_call"] for k, v in gpu["measurements"].items()}
+    # Tiny sizes: 256 KiB per stream array (65,536 fp32), 2 FMA iterations.
+    programs = report["profile"]["host"]["multiprocessors"] * 32   # FMA_PROGRAMS_PER_SM
+    for p in ("fp64", "fp32", "fp16"):                   # 2 FLOP x 2 iters x 8 chains
+        assert work[f"fma_{p}"] == 2 * 2 * 8 * programs * 1024
+    assert work["copy_triton"] == 2 * 4 * 65536 and work["triad_triton"] == 3 * 4 * 65536
+    assert "triton_empty_kernel_back_to_back_s" in gpu["overheads"]
+    # The quick mode's sweep (CUDA's 1.6 step: no L1 sweep), 8 to 48 KiB in 8 KiB blocks.
+    assert sorted(gpu["sweep"]) == ["main"]
+    sets = [p["working_set_bytes"] for p in gpu["sweep"]["main"]["points"]]
+    assert sets[0] == 8 << 10 and max(sets) <= 48 << 10
+    assert all(s % (8 << 10) == 0 for s in sets)
+
+
+def test_without_the_variable_nothing_is_rehearsed():
+    import torch
+
+    gc = _load_script()
+    assert gc._rehearsal().start(torch, torch.device("cpu"), environ={}) is None
+    assert gc._rehearsal().start(torch, torch.device("cpu"),
+                                 environ={"TRITON_INTERPRET": "0"}) is None
+
+
+class _Kernels:
+    """launch_read_sweep raising what Triton 3.6's interpreter raises under numpy >= 2.3."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def launch_read_sweep(self, *args):
+        raise self.exc
+
+
+def test_triton_36_with_numpy_23_is_said_in_one_line():
+    triton = pytest.importorskip("triton")
+    import numpy
+    import torch
+
+    gr = _load_script()._rehearsal()
+    dev = torch.device("cpu")
+    exc = RuntimeError("InterpreterError: TypeError('only 0-dimensional arrays can be "
+                       "converted to Python scalars')")
+    line = gr.interpreter_problem(torch, dev, _Kernels(exc))
+    assert line == (f"REHEARSAL SKIPPED: Triton {triton.__version__}'s interpreter fails "
+                    f"under numpy {numpy.__version__} (>= 2.3 refuses int() of a 1-element "
+                    f"array); install numpy<2.3 here to rehearse the Triton stages. The "
+                    f"device's compiled kernels do not use the interpreter")
+    assert "\n" not in line
+    # Any other failure is left to the stages, which report it in their own rows.
+    assert gr.interpreter_problem(torch, dev, _Kernels(RuntimeError("other"))) is None
+
+
+def test_a_skipped_rehearsal_prints_its_line_first_and_the_dry_run_goes_on(
+        tmp_path, monkeypatch, capsys):
+    gc = _load_script()
+    gr = gc._rehearsal()
+    why = "REHEARSAL SKIPPED: Triton 3.6.0's interpreter fails under numpy 2.4.6 (...)"
+    monkeypatch.setattr(gr, "start", lambda torch, dev, environ=None: {"triton": False,
+                                                                        "why": why})
+    assert gc.main([str(tmp_path), "--device", "cpu", "--quick", "--no-cli"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == why
+    assert f"[info] Triton path rehearsed under TRITON_INTERPRET (CPU dry run): {why}" in out
+    assert not any("Triton kernels agree" in x for x in out)     # no Triton stage ran
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["rehearsal"] == {"triton": False, "why": why}
+    assert "preflight" not in report and "kernel_problems" not in report
+
+
+def test_a_four_digit_spread_keeps_its_gap_from_the_ratio():
+    # r4 F3: a ratio "-" and a spread of "12700.0%" read as "-12700.0%".
+    from rooflab.hardware.profile import MachineProfile
+    from rooflab.model.ceiling import Ceiling, Roof
+
+    gc = _load_script()
+    # samples 1, 1, 128: (128 - 1) / median 1 = 12,700 %
+    fp32 = Ceiling(value=128.0, precision="fp32", unit="vector", provenance="measured",
+                   samples=(1.0, 1.0, 128.0), method="test")
+    measured = Roof("host", kind="measured", compute=(fp32,), overhead_s=4e-6)
+    p = MachineProfile(host={"name": "host"}, nominal=None, measured=measured,
+                       extras={"gpu": {"overheads": {}}})
+    lines = gc.table(p, [], [], 1.0).splitlines()
+    header = lines[1]
+    row = next(x for x in lines if x.startswith("fp32 vector"))
+    assert row.split()[4:8] == ["-", "-", "12700.0%", "test"]
+    # the spread ends where its header does
+    assert row.index("12700.0%") + len("12700.0%") == header.index("spread") + len("spread")
