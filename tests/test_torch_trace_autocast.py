@@ -7,26 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from torch_trace_events import cpu_event as _event
+from torch_trace_events import write_trace as _write
 
 from rooflab.cli.main import main
 from rooflab.ingest.torch_trace import load_torch_trace
 
 F, BF = "float", "c10::BFloat16"
-
-
-def _event(name, ts, dur, dims=None, types=None, concrete=None):
-    args = {"External id": ts}
-    if dims is not None:
-        args.update({"Input Dims": dims, "Input type": types,
-                     "Concrete Inputs": concrete or [""] * len(dims)})
-    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts,
-            "dur": dur, "args": args}
-
-
-def _write(tmp_path, events, name="t.json"):
-    path = tmp_path / name
-    path.write_text(json.dumps({"traceEvents": events}))
-    return str(path)
 
 
 # --- F1: the envelope roof with a 0-FLOP op of a precision no FLOP-carrying op has ---------

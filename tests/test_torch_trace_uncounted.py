@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from torch_trace_events import cpu_event as _event
+from torch_trace_events import write_trace as _write
 
 from rooflab.cli.main import main
 from rooflab.ingest.torch_ops import OpCall, op_work
@@ -13,21 +15,6 @@ from rooflab.ingest.torch_trace import load_torch_trace
 
 F, L = "float", "long int"
 SL = "ScalarList"
-
-
-def _event(name, ts, dur, dims=None, types=None, concrete=None):
-    args = {"External id": ts}
-    if dims is not None:
-        args.update({"Input Dims": dims, "Input type": types,
-                     "Concrete Inputs": concrete or [""] * len(dims)})
-    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts,
-            "dur": dur, "args": args}
-
-
-def _write(tmp_path, events, name="t.json"):
-    path = tmp_path / name
-    path.write_text(json.dumps({"traceEvents": events}))
-    return str(path)
 
 
 def _mm_and_uncounted(t0=0):
