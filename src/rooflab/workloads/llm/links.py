@@ -140,7 +140,10 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
         # the network measured across hosts, else the assumed NIC: one ring per NIC
         inter = m.inter or node_network_link(assumed_nic(), GPUS_PER_NODE)
         lk = ring_link(lk, inter)
-    collective = "all_reduce" if m.inter is None or m.intra is m.inter else "send_recv"
+    # the record is of the collective whose fit the ring runs on: the world all-reduce
+    # where it is the whole ring (measured across hosts, review r7), else the send/recv
+    collective = ("all_reduce" if m.inter is None or m.intra is m.inter or lk is m.inter
+                  else "send_recv")
     notes = (extrapolation_note(m, s.tp, GPUS_PER_NODE, False),) + _gpu_note(m, roof, dev)
     return ChosenLink(lk, "measured", "fit", comm.option, comm.path,
                       _fit_record(comm.extras, collective,
@@ -297,5 +300,6 @@ def latency_words(chosen: ChosenLink, tp: int) -> str:
     if chosen.latency_from != "fit":
         return chosen.latency_from
     fit = chosen.fit or {}
-    return (f"the all-reduce alpha measured over {fit.get('ranks')} ranks, "
+    which = "send/recv" if fit.get("collective") == "send_recv" else "all-reduce"
+    return (f"the {which} alpha measured over {fit.get('ranks')} ranks, "
             f"{chosen.option} {chosen.file}; the ring model's 2(tp-1)/2(n0-1) x alpha")
