@@ -89,15 +89,18 @@ def rooflab_parse_analyse(path: Path):
     return imp, analysis
 
 
-def interleaved(path: Path, repeat: int):
+def interleaved(path: Path, repeat: int, ref=None, ours=None):
     """Best of `repeat` for the reference and for rooflab, alternating so both see the same
-    load on a shared machine (FACTS.md: compare within one run, never across hours)."""
+    load on a shared machine (FACTS.md: compare within one run, never across hours).
+    ref / ours: the two readers of `path` (default: this file's csv.reader pass and
+    rooflab's ncu import + analysis; benchmarks/rocprof_parse.py passes its own)."""
+    ref, ours = ref or reference, ours or rooflab_parse_analyse
     t_ref, t_us, rows, result = float("inf"), float("inf"), 0, None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        rows = reference(path)
+        rows = ref(path)
         t1 = time.perf_counter()
-        result = rooflab_parse_analyse(path)
+        result = ours(path)
         t2 = time.perf_counter()
         t_ref, t_us = min(t_ref, t1 - t0), min(t_us, t2 - t1)
     return t_ref, t_us, rows, result

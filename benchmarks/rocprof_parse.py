@@ -88,18 +88,11 @@ def rooflab_parse(path: Path):
 
 
 def interleaved(path: Path, repeat: int):
-    """Best of `repeat` for the reference and for rooflab, alternating so both see the same
-    load on a shared machine (FACTS.md: compare within one run, never across hours)."""
+    """Best of `repeat` for csv.reader and for rooflab, alternating (ncu_parse's loop)."""
+    from ncu_parse import interleaved as best_of  # a sibling script: benchmarks/ is on the path
+
     rooflab_parse(path.parent / "warm.csv")   # imports out of the first timing
-    t_ref, t_us, rows, result = float("inf"), float("inf"), 0, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        rows = reference(path)
-        t1 = time.perf_counter()
-        result = rooflab_parse(path)
-        t2 = time.perf_counter()
-        t_ref, t_us = min(t_ref, t1 - t0), min(t_us, t2 - t1)
-    return t_ref, t_us, rows, result
+    return best_of(path, repeat, ref=reference, ours=rooflab_parse)
 
 
 def peak_rss_mb(which: str, path: Path) -> float:
