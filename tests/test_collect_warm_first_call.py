@@ -7,22 +7,14 @@ a lost sample of an already-warm function. The times are a fake clock: no load m
 from __future__ import annotations
 
 import pytest
+from fake_clock_measure import on_fake_clock
 
-from rooflab.measure_runs import Measurement
 from rooflab.measuring import collect
 
 
 def _decorated(durations: list[float]):
     """A decorated function on a fake clock: call i lasts durations[i] seconds."""
-    now = [0.0]
-    calls = iter(durations)
-    spec = Measurement(flop={"fp32": 2e6}, bytes={"DRAM": 4e6}, name="step",
-                       clock=lambda: now[0])
-
-    def body():
-        now[0] += next(calls)
-
-    return spec(body)
+    return on_fake_clock(durations, flop={"fp32": 2e6}, bytes={"DRAM": 4e6}, name="step")
 
 
 def test_a_warm_functions_first_call_in_a_block_is_kept():

@@ -4,7 +4,6 @@ a gap before a four-digit spread in its table (review r4 F3)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gpu_check_script import load_gpu_check
 
 pytest.importorskip("torch")
 
@@ -20,10 +20,7 @@ SCRIPT = REPO / "benchmarks" / "gpu_check.py"
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("gpu_check_rehearsal", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_gpu_check("gpu_check_rehearsal")
 
 
 def test_the_interpreted_dry_run_runs_the_triton_stages(tmp_path):

@@ -14,22 +14,15 @@ benchmarks/gpu_check.py met a real device, each pinned on the CPU (issue 4).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "benchmarks" / "gpu_check.py"
+from gpu_check_script import load_gpu_check
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("gpu_check_preflight", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_gpu_check("gpu_check_preflight")
 
 
 def _profile(name: str):

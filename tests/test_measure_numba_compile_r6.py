@@ -13,6 +13,8 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
+from fake_clock_measure import on_fake_clock  # noqa: E402
+
 from rooflab.measure_checks import TimingWarning  # noqa: E402
 from rooflab.measure_runs import Measurement  # noqa: E402
 from rooflab.model.sanity_timing import check_noisy, slow_runs_finding  # noqa: E402
@@ -28,16 +30,7 @@ def _fresh_jit():
 
 def _decorated(durations, body):
     """`body` decorated on a fake clock: call i lasts durations[i] seconds."""
-    now = [0.0]
-    calls = iter(durations)
-    spec = Measurement(flop={"fp64": 2e7}, bytes={"DRAM": 1.6e8}, name="nb",
-                       clock=lambda: now[0])
-
-    def run(x):
-        body(x)
-        now[0] += next(calls)
-
-    return spec(run)
+    return on_fake_clock(durations, body, flop={"fp64": 2e7}, bytes={"DRAM": 1.6e8}, name="nb")
 
 
 def test_a_call_that_compiled_is_left_out_whatever_its_ratio():

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gpu_check_script import load_gpu_check
 
 pytest.importorskip("torch")
 
@@ -65,12 +66,7 @@ def test_gpu_check_dry_run_on_the_cpu_device(tmp_path):
 
 
 def _load_script():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_gpu_check()
 
 
 def _h200_profile(copy, bf16, l2=True, above=False, plateau=None, l2_bytes=60 * 2**20):

@@ -11,7 +11,6 @@ this cannot check is the CUDA runtime itself: that waits for a device (issue 4).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import sys
 import time
 from dataclasses import replace
@@ -19,6 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from gpu_check_script import load_gpu_check
 
 torch = pytest.importorskip("torch")
 
@@ -252,10 +252,7 @@ def test_the_cuda_branches_run_end_to_end(fake_cuda):
 def test_the_device_checks_table_reads_a_cuda_profile(fake_cuda):
     from rooflab.probe.gpu import probe_gpu
 
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" /
-                                                  "gpu_check.py")
-    gc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gc)
+    gc = load_gpu_check()
     p = probe_gpu("cuda:0", "quick", triton=False)
     results = gc.checks(p, [], 5.0, "quick", problems=[], cli=None)
     status = {name: s for name, s, _ in results}
@@ -362,10 +359,7 @@ def test_clocks_are_read_right_after_the_judged_measurements(monkeypatch):
         assert rec[name]["clocks"]["sm_clock_mhz"] == 1755
         assert rec[name]["clocks"]["power_w"] == pytest.approx(690.0)
     assert "clocks" not in rec["matmul_fp16_96"]                  # only the judged ones
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" /
-                                                  "gpu_check.py")
-    gc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gc)
+    gc = load_gpu_check()
     lines = gc.table(p, [], [], 1.0).splitlines()
     for label in ("bf16 tensor", "DRAM"):
         i = next(i for i, x in enumerate(lines) if x.startswith(label))

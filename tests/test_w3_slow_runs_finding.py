@@ -4,7 +4,8 @@ an info-level `slow_runs` finding with the note's times."""
 
 from __future__ import annotations
 
-from rooflab.measure_runs import Measurement
+from fake_clock_measure import on_fake_clock
+
 from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.sanity_timing import check_timing
@@ -16,15 +17,7 @@ ROOF = Roof(name="test-cpu", compute=(Ceiling(1e11, "fp64", "vector"),),
 
 def _kernel(durations: list[float]):
     """A decorated function on a fake clock: call i lasts durations[i] seconds."""
-    now = [0.0]
-    calls = iter(durations)
-    spec = Measurement(flop={"fp64": 2e7}, bytes={"DRAM": 1.6e8}, name="reduce",
-                       clock=lambda: now[0])
-
-    def body():
-        now[0] += next(calls)
-
-    fn = spec(body)
+    fn = on_fake_clock(durations, flop={"fp64": 2e7}, bytes={"DRAM": 1.6e8}, name="reduce")
     for _ in durations:
         fn()
     return fn.kernel
