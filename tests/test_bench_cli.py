@@ -79,8 +79,9 @@ def test_bench_user_errors_exit_2(args, message, roof_file, capsys):
 
 
 @pytest.mark.slow
-def test_bench_quick_probes_first_without_on(capsys):
+def test_bench_quick_probes_first_without_on(quick_cpu_profile, capsys):
     pytest.importorskip("numba")
+    # the probe answers with the session's real quick profile (conftest.py)
     assert main(["bench", "--quick", "--only", "triad_fp64", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["roof"]["kind"] == "measured"                 # the quick probe's roof

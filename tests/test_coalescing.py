@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
+from cli_inproc import run_cli
 
 from rooflab.model.coalescing import strided
 
 
 def _ai(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rooflab", "ai", "elementwise", *args],
-                          capture_output=True, text=True)
+    return run_cli("ai", "elementwise", *args)
 
 
 @pytest.mark.parametrize("stride,eff", [(1, 1.0), (2, 0.5), (4, 0.25), (8, 0.125),

@@ -5,13 +5,12 @@ model says what it assumes."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from cli_inproc import run_cli
 
 
 def _ew(*args: str) -> dict:
-    r = subprocess.run([sys.executable, "-m", "rooflab", "ai", "elementwise", *args,
-                        "--json"], capture_output=True, text=True)
+    r = run_cli("ai", "elementwise", *args, "--json")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

@@ -104,9 +104,10 @@ def test_demo_output_must_be_a_directory(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_demo_end_to_end(tmp_path, capsys):
+def test_demo_end_to_end(quick_cpu_profile, tmp_path, capsys):
     pytest.importorskip("numba")
     out = tmp_path / "demo"
+    # the probe answers with the session's real quick profile (conftest.py)
     assert main(["demo", "-o", str(out)]) == 0
     text = capsys.readouterr().out
     for name in zoo.DEMO_NAMES:

@@ -6,11 +6,11 @@ over src/, tests/, benchmarks/, examples/ and the docs' one-line imports."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.util
 import re
 
+from source_trees import import_froms
 from test_model_module_sizes import ROOT, _module_of
 
 PACKAGES = ("rooflab.ingest", "rooflab.bench")
@@ -26,9 +26,8 @@ def _imports() -> dict[tuple[str, str], str]:
     found: dict[tuple[str, str], str] = {}
     for top in ("src", "tests", "benchmarks", "examples"):
         for path in sorted((ROOT / top).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.ImportFrom) or (node.level and top != "src"):
+            for node in import_froms(path):
+                if node.level and top != "src":
                     continue
                 module = _module_of(node, path)
                 if _ours(module):

@@ -105,8 +105,9 @@ def _zoo():
 @pytest.mark.parametrize("case", ["40 kernels, seed 0", "40 kernels, seed 3", "zoo"])
 def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
     """Every label's text, offset and alignment byte for byte as f40b0ea's repair leaves
-    them: on two 40-kernel charts where that repair moves 16 and 14 pairs of labels, and on
-    the zoo chart, whose two conflicts no pair move undoes (chart_layout_groups does)."""
+    them: on two 40-kernel charts where that repair moves 14 and 18 pairs of labels (16 and
+    14 before the s18 ceiling-side rules), and on the zoo chart, whose two conflicts no pair
+    move undoes (chart_layout_groups does)."""
     from rooflab.report import chart_layout_pairs
 
     roof, kernels = _zoo() if case == "zoo" else _kernels(40, int(case[-1]))
@@ -114,7 +115,7 @@ def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
     moves: list = []
     monkeypatch.setattr(chart_layout_pairs, "repair_pairs", _reference_repair(moves))
     want = _labels(roof, kernels)
-    assert len(moves) == {"40 kernels, seed 0": 16, "40 kernels, seed 3": 14, "zoo": 0}[case]
+    assert len(moves) == {"40 kernels, seed 0": 14, "40 kernels, seed 3": 18, "zoo": 0}[case]
     assert sum(1 for t, *_ in new if t) >= 18
     assert new == want
 
@@ -137,5 +138,5 @@ def test_spots_scored_once_per_label_not_per_pair(monkeypatch):
     monkeypatch.setattr(chart_layout_cost._Scene, "columns", counted)
     _labels(roof, kernels)
     whole = [n for n in calls if n == len(chart_layout_points._candidates())]
-    assert len(whole) == 62
+    assert len(whole) == 59
     assert len(whole) <= 2 * len(kernels)

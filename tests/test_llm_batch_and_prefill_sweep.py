@@ -147,8 +147,8 @@ def test_qwen3_counts_q_norm_and_k_norm():
     cfg = parse_config(QWEN3_8B, "qwen3-8b")
     step = decode_step(cfg, settings_for(cfg), 1, 576)
     q, k = step.op("q_norm"), step.op("k_norm")          # KeyError before
-    assert (q.calls, q.op.flop, q.op.bytes) == (36, 16384, 16640)
-    assert (k.calls, k.op.flop, k.op.bytes) == (36, 4096, 4352)
+    assert (q.calls, q.op.flop, q.op.bytes) == (36, 16448, 16640)   # 32 x (4 x 128 + 2)
+    assert (k.calls, k.op.flop, k.op.bytes) == (36, 4112, 4352)   # 8 heads x (4 x 128 + 2)
     assert q.split("weights") == 36 * 128 * 2
     names = [o.op.name for o in step.ops]
     assert names.index("k_proj") < names.index("q_norm") < names.index("rope")

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from source_trees import import_froms
 
 import rooflab
 import rooflab.model
@@ -98,10 +99,7 @@ def _model_imports() -> dict[tuple[str, str], str]:
     found: dict[tuple[str, str], str] = {}
     for top in ("src", "tests", "benchmarks", "examples"):
         for path in sorted((ROOT / top).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.ImportFrom):
-                    continue
+            for node in import_froms(path):
                 if node.level and top != "src":
                     continue
                 module = _module_of(node, path)

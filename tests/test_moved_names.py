@@ -10,6 +10,8 @@ import importlib.util
 import re
 from pathlib import Path
 
+from source_trees import import_froms, walk
+
 import rooflab
 
 SRC = Path(rooflab.__file__).resolve().parent
@@ -73,10 +75,9 @@ def _imports(path: Path) -> list[str]:
     """The absolute module each `from ... import` of a package file names."""
     pkg = path.relative_to(SRC.parent).with_suffix("").parts[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            base = list(pkg[:len(pkg) - node.level + 1]) if node.level else []
-            found.append(".".join(base + ([node.module] if node.module else [])))
+    for node in import_froms(path):
+        base = list(pkg[:len(pkg) - node.level + 1]) if node.level else []
+        found.append(".".join(base + ([node.module] if node.module else [])))
     return found
 
 
@@ -113,21 +114,17 @@ def _re_exports(path: Path) -> set[str]:
     """Names a module imports from rooflab at its top level and never uses (a submodule
     imported for its side effect is no name). Package __init__ files are the packages'
     public faces and are not scanned."""
-    tree = ast.parse(path.read_text())
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    mods = iter(_imports(path))
+    used = {n.id for n in walk(path) if isinstance(n, ast.Name)}
     unused = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            mod = next(mods)
-            if node.col_offset or not mod.startswith("rooflab"):
-                continue
-            for a in node.names:
-                local = a.asname or a.name
-                sub = SRC.parent.joinpath(*mod.split("."), a.name)
-                if local not in used and not sub.with_suffix(".py").exists() \
-                        and not (sub / "__init__.py").exists():
-                    unused.add(local)
+    for node, mod in zip(import_froms(path), _imports(path), strict=True):
+        if node.col_offset or not mod.startswith("rooflab"):
+            continue
+        for a in node.names:
+            local = a.asname or a.name
+            sub = SRC.parent.joinpath(*mod.split("."), a.name)
+            if local not in used and not sub.with_suffix(".py").exists() \
+                    and not (sub / "__init__.py").exists():
+                unused.add(local)
     return unused
 
 
@@ -161,12 +158,8 @@ def test_package_imports_names_from_their_owners_not_re_exports():
     shims = _all_re_exports()
     bad = []
     for path in sorted(SRC.rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        mods = iter(_imports(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                mod = next(mods)
-                hits = [a.name for a in node.names if a.name in shims.get(mod, ())]
-                if hits:
-                    bad.append((str(path.relative_to(SRC)), mod, hits))
+        for node, mod in zip(import_froms(path), _imports(path), strict=True):
+            hits = [a.name for a in node.names if a.name in shims.get(mod, ())]
+            if hits:
+                bad.append((str(path.relative_to(SRC)), mod, hits))
     assert bad == []

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inproc import run_cli
 
 from rooflab.errors import InputError
 from rooflab.hardware.smem import sm_limits
@@ -19,8 +19,7 @@ KIB = 1024
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rooflab", "ai", "occupancy", *args],
-                          capture_output=True, text=True)
+    return run_cli("ai", "occupancy", *args)
 
 
 def test_hand_cases():

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+
+from cli_inproc import run_cli
 
 from rooflab.hardware.smem import sm_limits
 from rooflab.model.occupancy import levers, occupancy
@@ -15,8 +16,7 @@ KIB = 1024
 
 
 def _occ(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rooflab", "ai", "occupancy", *args],
-                          capture_output=True, text=True)
+    return run_cli("ai", "occupancy", *args)
 
 
 def test_carveout_is_rounded_up_to_a_size_the_sm_supports():

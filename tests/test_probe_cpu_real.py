@@ -1,11 +1,14 @@
-"""One real quick probe of this machine (a few seconds), and the `rooflab probe` verb
-driven with it (the CLI tests reuse the measured profile instead of probing again)."""
+"""One real quick probe of this machine (a few seconds; the session's `quick_cpu_probe`,
+conftest.py), and the `rooflab probe` verb driven with it (the CLI tests reuse the
+measured profile instead of probing again)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
+from quick_probe import undisturbed
 
 pytest.importorskip("numba", reason="the CPU probe needs numba (pip install 'rooflab[cpu]')")
 
@@ -15,28 +18,11 @@ from rooflab.hardware.profile import load_profile  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
-def _undisturbed(p) -> bool:
-    m = p.measured
-    l1, l2, dram = (m.find_memory(lv) for lv in ("L1", "L2", "DRAM"))
-    fp64, fp32 = m.find_compute("fp64"), m.find_compute("fp32")
-    return bool(l1 and l2 and dram and fp64 and fp32 and l1.value > dram.value
-                and l2.value > dram.value and fp32.value > 1.2 * fp64.value)
-
-
 @pytest.fixture(scope="module")
-def profile():
-    from rooflab.probe.cpu import probe_cpu
-
-    # Other processes taking both vCPUs (a test run beside other jobs) can stall a 2-thread
-    # parallel region for whole scheduler slices; such a probe is retried once. A second
-    # disturbed probe is kept, and the assertions below then fail and say why.
-    for _attempt in range(2):
-        stages = []
-        p = probe_cpu("quick", progress=lambda s, f, st=stages: st.append((s, f)))
-        if _undisturbed(p):
-            break
-    p.extras["_progress"] = stages        # a plain dict: fine to annotate for the tests
-    return p
+def profile(quick_cpu_probe):
+    """The session's one real quick probe (conftest.py), with its progress stages."""
+    p, stages = quick_cpu_probe
+    return replace(p, extras={**p.extras, "_progress": list(stages)})
 
 
 def test_quick_probe_has_the_acceptance_ceilings(profile):
@@ -52,7 +38,7 @@ def test_quick_probe_has_the_acceptance_ceilings(profile):
         assert c.provenance == "measured" and len(c.samples) >= 5 and c.spread is not None
         assert c.value == max(c.samples)
         assert "no write-allocate" in c.method and "threads" in c.method
-    if not _undisturbed(profile):
+    if not undisturbed(profile):
         # Twice disturbed: then the probe itself must say that other work took the CPUs
         # (on a quiet machine this fails, as a wrong ordering should).
         load = profile.extras.get("machine_load") or {}

@@ -76,3 +76,138 @@ def test_seed004_record_table_and_ridge_band(tmp_path, capsys):
     assert code == 0
     assert ("read with care: gemm_ai190: AI 190 lies between the ridges of the two roofs (185 "
             "on this one, 203 nominal, fp16 tensor / DRAM)") in out
+
+
+# --- review r7 F5: every `$ rooflab` command in docs/seeds.md's blocks, run as written ------
+# The page said this file "runs every command on this page" while it ran 7 of about 25.
+# Now each `$ ...` line of a block is run in-process, from a copy of examples/seeds/ (the
+# folder the page says to run them from), and every output line the page prints under it
+# must be in what the command printed or wrote with -o (whitespace-normalised: a table row
+# pads to the terminal's width). `ncu` runs on a GPU; `cat` and `grep` read the files.
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "seeds.md"
+
+
+def _page_commands() -> list[tuple[str, list[str]]]:
+    """(command, the output lines the page shows under it), in page order, from every
+    fenced block (seed 002's are indented inside a list item)."""
+    cmds: list[tuple[str, list[str]]] = []
+    block = False
+    for raw in PAGE.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            block = not block
+            current = None
+            continue
+        if not block:
+            continue
+        if line.startswith("$ "):
+            current = (line[2:].split("  #")[0].strip(), [])
+            cmds.append(current)
+        elif current is not None and line:
+            current[1].append(line)
+    return cmds
+
+
+COMMANDS = _page_commands()
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _run_page_command(cmd: str, work: Path, capsys) -> str:
+    """Run one page command in `work` (first the page command that writes an input it
+    needs and the folder lacks: `s21.json`); its output and any text file it wrote."""
+    import shlex
+    import shutil
+
+    for f in SEEDS.iterdir():      # each command sees the shipped files, as written
+        shutil.copy(f, work / f.name)
+    argv = shlex.split(cmd)
+    written = argv[argv.index("-o") + 1] if "-o" in argv else None
+    for name in argv[1:]:
+        makers = [c for c, _ in COMMANDS if c.endswith(f" -o {name}")]
+        if name != written and makers and not (work / name).exists():
+            _run_page_command(makers[0], work, capsys)
+    if argv[0] == "cat":
+        return (work / argv[1]).read_text()
+    if argv[0] == "grep":
+        return (work / argv[-1]).read_text()
+    assert argv[0] == "rooflab", cmd
+    capsys.readouterr()
+    code = main(argv[1:])
+    out, err = capsys.readouterr()
+    assert code == 0, (cmd, err)
+    if written and written.endswith((".md", ".json")):
+        out += (work / written).read_text()
+    return out + err
+
+
+def test_the_page_lists_its_commands():
+    # the commands the page runs on its own files (a guard against a parse that finds none)
+    assert len(COMMANDS) >= 24
+    names = [c for c, _ in COMMANDS]
+    assert "rooflab report pts.json --on t4p.json -o r.md" in names
+    assert "rooflab plot seed000.csv --on seed000roof.json -o roofline.png" in names
+    assert sum(c.startswith("rooflab ai conv2d") for c in names) == 3     # r7 F1
+
+
+@pytest.mark.parametrize("cmd, shown", [c for c in COMMANDS if not c[0].startswith("ncu ")],
+                         ids=lambda v: v[:60] if isinstance(v, str) else "")
+def test_every_page_command_runs_and_prints_what_the_page_shows(cmd, shown, tmp_path,
+                                                                monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    said = _norm(_run_page_command(cmd, tmp_path, capsys))
+    missing = [line for line in shown if _norm(line) not in said]
+    assert not missing, (cmd, missing)
+
+
+# --- review r7 F4: seed 000's tools, trend reading and §7 extensions, as the page maps them ---
+
+def test_seed000_rocprof_and_attention_as_the_page_quotes(tmp_path, capsys):
+    from test_rocprof import WIDE
+
+    # §4.1 "AMD 平台用 rocprof": the v1 sample; the GEMM's 512 x 2e6 MFMA FLOP over
+    # 32 x 1e4 + 64 x 4e4 + 64 x 8e3 B = AI 302, in 100 us = 10.2 TFLOP/s, 100 of 120 us
+    results = tmp_path / "results.csv"
+    results.write_text(WIDE)
+    code, out, _ = run(capsys, "rocprof", str(results), "--on", "mi300x", "--top", "10")
+    assert code == 0
+    assert ("│ Cijk_Alik_Bljk_HHS_BH_MT128x128 │ 1 │ 100 us │ 83.3% │ DRAM │ fp16 │ 302 │ "
+            "10.2 TFLOP/s") in out
+    # §7 attention: 2 x 2 x 32 x 500 x 64 = 4.096 MFLOP over 520,192 B; 5 us launch > 1.63 us
+    code, out, _ = run(capsys, "ai", "attention", "--heads", "32", "--kv-heads", "4", "--q-len",
+                       "1", "--kv-len", "500", "--head-dim", "64", "--on", "T4")
+    assert code == 0 and "AI 7.87 FLOP/byte" in out
+    assert "bound overhead: one launch (5 us, nominal) > the 1.63 us work floor" in out
+
+
+def test_seed000_trend_with_compare_and_the_a100_chart(tmp_path, capsys):
+    # §4.4's third reading: seed000.csv, then gemm_1024 at 8400 GFLOPS: 2.1e9 / 8.4e12 = 250 us
+    after = tmp_path / "after.csv"
+    after.write_text((SEEDS / "seed000.csv").read_text().replace(
+        "gemm_1024,2.1e9,1.2e7,175,4200", "gemm_1024,2.1e9,1.2e7,175,8400"))
+    code, out, _ = run(capsys, "compare", "seed000.csv", str(after), "--on", "A100")
+    assert code == 0 and "│ gemm_1024 │ 500 us │ 250 us │ 2.00x │" in out and "175 -> 175" in out
+    # §4.3 on the A100: the fp32 vector flat (19.5 / 2.039 = 9.56) under fp16 tensor (153)
+    png = tmp_path / "a100.png"
+    code, out, _ = run(capsys, "plot", "seed000.csv", "--on", "A100", "-o", str(png), "--json")
+    assert code == 0 and png.stat().st_size > 0
+    drawn = [(r["compute"], round(r["ai"], 2)) for r in json.loads(out)["drawn"]["ridges"]]
+    assert drawn == [("fp32 vector", 9.56), ("fp16 tensor", 153.02)]
+
+
+def test_inline_commands_the_page_quotes(capsys):
+    # §2.3: fp16 tensor over DRAM: V100 125 / 0.9 = 139, A100 312 / 2.039 = 153,
+    # H100 990 / 3.35 = 295, B200 2250 / 7.7 = 292
+    code, out, _ = run(capsys, "specs", "compare", "V100", "A100", "H100", "B200", "--json")
+    assert code == 0
+    ridges = [round(r["ridge"]) for d in json.loads(out)["devices"] for r in d["ridges"]
+              if (r["precision"], r["unit"], r["level"]) == ("fp16", "tensor", "DRAM")]
+    assert ridges == [139, 153, 295, 292]
+    # seed 004 with the measured launch count: 880 x 5-10 us against the 7.28 ms gap
+    code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", "t4p.json", "--context", "500",
+                       "--phase", "decode", "--tpot-ms", "15", "--launches", "880")
+    assert code == 0
+    assert "880 launches (--launches) explain 4.4 ms-7.28 ms of it (60%-100%" in out

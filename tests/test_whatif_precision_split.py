@@ -7,9 +7,10 @@ that code.
 
 Hand calculation, `rooflab ai spmv 1000 5000` (CSR, int32 indices, x read once):
   fp64: values 5000 x 8 = 40,000; indices 5000 x 4 = 20,000; rowptr 1001 x 4 = 4,004;
-        x 1000 x 8 = 8,000; y 1000 x 8 = 8,000; total 80,004 B
+        x 1000 x 8 = 8,000; y 1000 x 8 = 8,000; y's write-allocate read 8,000;
+        total 88,004 B
   fp32: values 20,000; indices 20,000 and rowptr 4,004 (index width, unchanged);
-        x 4,000; y 4,000; total 52,004 B
+        x 4,000; y 4,000; write-allocate 4,000; total 56,004 B
   the matrix (read_only_bytes): 64,004 -> 44,004; its indices (index_bytes) 24,004 stay.
 """
 
@@ -28,7 +29,8 @@ ROOF = Roof("A", compute=(Ceiling(1e12, precision="fp64", unit="vector"),
                           Ceiling(4e12, precision="fp16", unit="vector")),
             memory=(Ceiling(1e11, level="DRAM"),))
 
-FP32_SPLIT = {"values": 20_000, "indices": 20_000, "rowptr": 4_004, "x": 4_000, "y": 4_000}
+FP32_SPLIT = {"values": 20_000, "indices": 20_000, "rowptr": 4_004, "x": 4_000, "y": 4_000,
+              "write_allocate": 4_000}
 
 
 def _run(capsys, *args) -> str:
@@ -56,7 +58,7 @@ def test_whatif_output_file_says_the_split_in_the_new_precision(spmv_file, tmp_p
     _run(capsys, "whatif", str(spmv_file), "--on", "a100", "--precision", "fp32",
          "-o", str(out))
     k = _after_kernel(out)
-    assert k["bytes"]["DRAM"] == pytest.approx(52_004)
+    assert k["bytes"]["DRAM"] == pytest.approx(56_004)
     assert k["meta"]["bytes_split"] == pytest.approx(FP32_SPLIT)
     # the file agrees with itself: the parts sum to the kernel's bytes
     assert sum(k["meta"]["bytes_split"].values()) == pytest.approx(k["bytes"]["DRAM"])
@@ -68,16 +70,17 @@ def test_whatif_output_file_says_the_split_in_the_new_precision(spmv_file, tmp_p
 def test_a_whatif_on_the_whatif_output_goes_back_to_the_fp64_bytes(spmv_file, tmp_path,
                                                                       capsys):
     # fp32 -> fp64 again from the -o file: values and vectors double, indices stay:
-    # 20,000 x 2 + 24,004 + 4,000 x 2 x 2 = 80,004 (the stale fp64 split's shares, 56,000
+    # 20,000 x 2 + 24,004 + 4,000 x 3 x 2 = 88,004 (the stale fp64 split's shares, 56,000
     # of 80,004 B doubling, gave 52,004 x 1.70 = 88,405)
     fp32, back = tmp_path / "fp32.json", tmp_path / "fp64.json"
     _run(capsys, "whatif", str(spmv_file), "--on", "a100", "--precision", "fp32",
          "-o", str(fp32))
     _run(capsys, "whatif", str(fp32), "--on", "a100", "--precision", "fp64", "-o", str(back))
     k = _after_kernel(back)
-    assert k["bytes"]["DRAM"] == pytest.approx(80_004)
+    assert k["bytes"]["DRAM"] == pytest.approx(88_004)
     assert k["meta"]["bytes_split"] == pytest.approx(
-        {"values": 40_000, "indices": 20_000, "rowptr": 4_004, "x": 8_000, "y": 8_000})
+        {"values": 40_000, "indices": 20_000, "rowptr": 4_004, "x": 8_000, "y": 8_000,
+         "write_allocate": 8_000})
 
 
 def test_a_sparse_read_write_split_keeps_its_index_reads():

@@ -15,7 +15,20 @@ docs/python.md walks through the whole Python API.
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from .errors import RooflabError
+# the exception and warning types docs/python.md §8 names, where a notebook looks for
+# them (`except rooflab.HardwareNotFound:`); errors.py is imported by the model anyway
+from .errors import (
+    DeviceError,
+    HardwareNotFound,
+    InputError,
+    InputWarning,
+    MissingDependency,
+    MissingFileError,
+    OutputError,
+    ParseError,
+    ProbeError,
+    RooflabError,
+)
 from .model import Analysis, Ceiling, Kernel, Point, Roof, analyze, attainable, ridge
 
 __version__ = "0.1.0"
@@ -48,8 +61,10 @@ if TYPE_CHECKING:
 # subpackages reachable as attributes after `import rooflab`, imported on first use
 _SUBPACKAGES = ("workloads",)
 
-__all__ = ["Analysis", "Ceiling", "Kernel", "Point", "Roof", "RooflabError", "analyze",
-           "attainable", "ridge", "__version__", *_LAZY]
+__all__ = ["Analysis", "Ceiling", "Kernel", "Point", "Roof", "analyze", "attainable", "ridge",
+           "DeviceError", "HardwareNotFound", "InputError", "InputWarning",
+           "MissingDependency", "MissingFileError", "OutputError", "ParseError", "ProbeError",
+           "RooflabError", "__version__", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..probe.plateaus import fmt_bytes
-from ..units import si
+from ..units import fmt_bytes_binary, si
 
 BYTES_FP64 = 8
 # peakflops: FMAs per element per call (probe/cpu/flops.FMA_PER_CALL; not imported: that
@@ -336,7 +335,7 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
     k, st = r.kernel, r.rate.stats
     lines = [
         f"{k.name}: {k.formula}   {r.threads} thread{'s' if r.threads != 1 else ''}, "
-        f"{fmt_bytes(r.ws_bytes)} per thread ({r.n} elements x {k.streams} stream"
+        f"{fmt_bytes_binary(r.ws_bytes)} per thread ({r.n} elements x {k.streams} stream"
         f"{'s' if k.streams != 1 else ''}), level {r.level}",
         f"  bandwidth     {si(r.bytes_per_s, 'B/s')} (best sample; median "
         f"{si(r.median_bytes_per_s, 'B/s')})",

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model.analysis import Analysis
 from ..model.bandwidth_reached import bandwidth_of
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 
 # The CSV's columns: first the analysis CSV's of the profiler verbs, in their order and
 # meaning (cli/profiled.py: COLUMNS + BANDWIDTH_COLUMNS; review r1_json F8: bench wrote its
@@ -51,10 +51,6 @@ def zoo_rows(analysis: Analysis) -> list[dict[str, Any]]:
     return rows
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0f}%"
-
-
 def _achieved(row: dict[str, Any]) -> str:
     # Kernels without FLOP (copy, sort) are judged by the bandwidth they reach.
     if row["flop"] > 0 and row["achieved_flop_per_s"]:
@@ -78,7 +74,8 @@ def _percent(row: dict[str, Any]) -> float | None:
 
 
 def _times(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}x"
+    # units.fmt_times (its 3 figures past 1e4 and under 0.01), '-' for no best sample
+    return "-" if x is None else fmt_times(x)
 
 
 def zoo_table(analysis: Analysis, title: str | None = None):
@@ -100,7 +97,7 @@ def zoo_table(analysis: Analysis, title: str | None = None):
     for r in rows:
         flags = r["flags"]
         table.add_row(escape(r["kernel"]), si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
-                      fmt_seconds(r["seconds"]), _achieved(r), _pct(_percent(r)),
+                      fmt_seconds(r["seconds"]), _achieved(r), fmt_pct(_percent(r)),
                       r["bound"], _times(r["floor_ratio"]), _times(r["best_floor_ratio"]),
                       f"[bold red]{flags}[/]" if "below-floor" in flags
                       else flags)

@@ -11,7 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..workloads.ops import LAYERNORM_AFFINE_FLOP_PER_ELEMENT, SOFTMAX_FLOP_PER_ELEMENT
+from ..workloads.ops import (
+    LAYERNORM_AFFINE_FLOP_PER_ELEMENT,
+    SOFTMAX_FLOP_PER_ELEMENT,
+    rmsnorm_flop,
+)
 from .torch_bytes import _arg
 from .torch_flop_rules import PER_ELEMENT, sdpa_count
 
@@ -95,12 +99,9 @@ def batch_norm_backward_flop(func, args, kwargs) -> float:
     return float(per * args[0].numel())
 
 
-# RMS norm, y = x·rsqrt(mean(x²) + eps)·γ, counted as its CPU decomposition counts it (pow,
-# mean, add eps, rsqrt, mul, mul): x² 1 and the mean 1 per element, eps and rsqrt 1 each
-# per row, times rstd 1 and times γ 1 per element: 4·E + 2·rows (3·E + 2·rows without a
-# weight), ops.rmsnorm's 4 per element. One count for the live counter and the trace rule
-# (ingest/torch_ops_rmsnorm.py).
-RMSNORM_FLOP_PER_ROW = 2
+# RMS norm forward: workloads.ops.rmsnorm_flop, 4·E + 2·rows (3·E + 2·rows without a
+# weight), as its CPU decomposition counts it; one count for `ai`/`llm`, the live counter
+# and the trace rule (ingest/torch_ops_rmsnorm.py).
 # Backward, dx = rstd·(g - x̂·mean(g·x̂)) with g = dy·γ, x̂ = x·rstd: x̂ 1 whenever a
 # gradient is asked; grad_input Σ g·x̂ 2, x̂·mean(g·x̂) 1, g minus it 1, times rstd 1 = 5
 # (+1 for dy·γ with a weight); grad_weight Σ dy·x̂ 2: 9 for both. From the math, not the
@@ -108,11 +109,6 @@ RMSNORM_FLOP_PER_ROW = 2
 RMSNORM_XHAT_FLOP = 1
 RMSNORM_GRAD_INPUT_FLOP = 5
 RMSNORM_GRAD_WEIGHT_FLOP = 2
-
-
-def rmsnorm_flop(elements: int, rows: int, has_weight: bool) -> float:
-    """FLOP of one fused RMS norm forward (the comment above)."""
-    return float((3 + has_weight) * elements + RMSNORM_FLOP_PER_ROW * rows)
 
 
 def rmsnorm_backward_per_element(grad_input: bool, grad_weight: bool, has_weight: bool) -> int:

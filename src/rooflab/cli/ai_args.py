@@ -55,12 +55,6 @@ WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, w
 GROUP = typer.Option("128", "--group", help="int4/int8 --weights: weights per fp16 scale")
 
 
-def _tile(text: str) -> tuple[int, int]:
-    """--tile BMxBN (128x128, 256X128) as (BM, BN); a BK (128x128x32) is accepted and
-    dropped here (_tile3 keeps it)."""
-    return _tile3(text)[:2]
-
-
 def _tile3(text: str) -> tuple[int, int, int | None]:
     """--tile BMxBN[xBK] as (BM, BN, BK or None)."""
     from ..workloads.ops_common import MAX_SIZE, too_large

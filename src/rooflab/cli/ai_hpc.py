@@ -9,6 +9,7 @@ import math
 import typer
 
 from ..errors import InputError
+from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n
 
 
@@ -69,12 +70,37 @@ def _add_layer_condition(d: dict, op, on: str | None, roof) -> None:
                       f"cache)")
 
 
-def _binary(nbytes: float) -> str:
-    """Cache sizes as datasheets give them: 1048576 -> '1 MiB'."""
-    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if nbytes >= scale:
-            return f"{nbytes / scale:.3g} {unit}"
-    return f"{nbytes:.0f} B"
+def _cache_holds(op, on: str | None):
+    """`extra` for _emit (review s18 r2 F3): with --on, a note naming the smallest cache
+    that holds the operands (one call's bytes, the write-allocate read left out: a working
+    set, not traffic), as the stencil's layer-condition note names where its planes fit.
+    A dot of 1000 fp64 (16 kB) fits L1: called again on the same data it runs from L1,
+    and the DRAM floor binds only its first call."""
+    def extra(d: dict) -> dict:
+        if not on:
+            return {}
+        from ..model.analysis import analyze
+        from ..model.sanity_counts import LLC_RESIDENT_SHARE, smallest_cache_holding
+        from ..report.markdown import machine_for
+        from ..units import fmt_seconds, si
+        from .inputs import _profile_of, resolve_on
+
+        roof = resolve_on(on)[0]
+        machine = machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+        ws = op.bytes - float((op.bytes_split or {}).get("write_allocate", 0.0))
+        held = smallest_cache_holding(machine, ws)
+        if held is None:
+            return {}
+        level, size = held
+        own = roof.find_memory(level)
+        floor = (f"; from {level} ({si(own.value, 'B/s')}) its floor is "
+                 f"{fmt_seconds(op.bytes / own.value)}" if own is not None else "")
+        return {"notes": list(d.get("notes", [])) + [
+            f"the operands ({si(ws, 'B')}) fit in {level} ({_binary(size)}; a working set "
+            f"up to {LLC_RESIDENT_SHARE:.0%} of a cache stays there between calls): called "
+            f"again on the same data (a solver's loop, a timing loop) they are served from "
+            f"{level}, so the DRAM time floor above binds only a first call{floor}"]}
+    return extra
 
 
 def _register_stencil(ai: typer.Typer) -> None:
@@ -168,10 +194,10 @@ def _register_spmv(ai: typer.Typer) -> None:
         if reuse not in _hpc().SPMV_X_REUSE:
             raise InputError(f"--x-reuse must be perfect (x stays in cache) or none (one x "
                              f"element per nonzero); got '{x_reuse}'")
-        _emit(_hpc().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
-                          index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
-                          rhs=_n(rhs, "--rhs", minimum=1),
-                          x_reuse=reuse), on, json_out, assumed=dtype is None)
+        op = _hpc().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
+                         index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
+                         rhs=_n(rhs, "--rhs", minimum=1), x_reuse=reuse)
+        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)
 
 
 def _register_dot(ai: typer.Typer) -> None:
@@ -188,7 +214,8 @@ def _register_dot(ai: typer.Typer) -> None:
         real traffic (a probed CPU roof's DRAM (real traffic) ceiling judges it). Default
         dtype fp64 (HPC's precision; the ML ops default to fp16).
         """
-        _emit(_hpc().dot(_n(n, "n"), dtype or HPC_DTYPE), on, json_out, assumed=dtype is None)
+        op = _hpc().dot(_n(n, "n"), dtype or HPC_DTYPE)
+        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)
 
 
 def _register_axpy(ai: typer.Typer) -> None:
@@ -211,5 +238,6 @@ def _register_axpy(ai: typer.Typer) -> None:
         traffic) ceiling (meta byte_count). Default dtype fp64 (HPC's precision; the ML
         ops default to fp16).
         """
-        _emit(_hpc().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
-                          out_of_place=out_of_place), on, json_out, assumed=dtype is None)
+        op = _hpc().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
+                         out_of_place=out_of_place)
+        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)

@@ -288,6 +288,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         act_sets_weights_note,
         bf16_fallback_note,
         fp16_only_note,
+        kv_default_note,
         settings_for,
     )
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
@@ -310,7 +311,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         shared_memory_notes(dev, bool(memory)))
     if weights is None and act is None:
         notes += bf16_fallback_note(cfg, roof) + fp16_only_note(cfg, weights, act, roof)
-    notes += act_sets_weights_note(cfg, weights, act) + host_note
+    notes += act_sets_weights_note(cfg, weights, act) + kv_default_note(act, kv, s) + host_note
     study = Study(cfg, roof, s, req, device_bytes=mem, tp_link=tpl, pp_link=stage,
                   micro_batches=micro_batches,
                   tpot_s=None if tpot_ms is None else tpot_ms / 1e3, launches=launches,

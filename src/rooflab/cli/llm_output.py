@@ -112,15 +112,11 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
 
     prefill = phase == "prefill"
     timing = r.prefill if prefill else r.decode
-    # one point per op kind (the one with the largest floor): the linear layers all sit
-    # at AI ~ 1 and would hide each other
-    best: dict[str, tuple[float, object]] = {}
-    by_name = {k.name: k for k in timing.analysis.kernels}
-    for p in timing.points:
-        kind = by_name[p.kernel].meta.get("op", p.kernel)
-        if p.flop > 0 and (kind not in best or p.floor_s > best[kind][0]):
-            best[kind] = (p.floor_s, by_name[p.kernel])
-    kernels = [k for _, k in best.values()]
+    # Every kernel, as `rooflab plot` of the same study draws it (review s18 r5 F4: one
+    # point per op kind left q/o/up/down_proj and lm_head unnamed under gate_proj's label,
+    # dropped the launch-bound k_proj/v_proj, a point of their own, and the no-FLOP
+    # embedding's footnote, and said nothing of it). Coincident points keep a label each.
+    kernels = list(timing.analysis.kernels)
     if r.sweep is not None and not prefill:
         for pt in r.sweep.points:
             st = pt.timing.step

@@ -11,6 +11,7 @@ hence 70. Under `--json` an error (2, 70, 130) also prints one error document on
 from __future__ import annotations
 
 import errno
+import functools
 import io
 import os
 import sys
@@ -34,6 +35,23 @@ def main(argv: list[str] | None = None) -> int:
         return _run(argv)
 
 
+@functools.cache
+def _command():
+    """The click command tree, built once per process. typer's `app(...)` builds it again
+    on every call (walking every verb's signature and type hints, ~50 ms), which each
+    in-process main() -- a test, a notebook loop -- paid anew. Nothing in the tree depends
+    on when it is built: environment variables (ROOFLAB_ON, COLUMNS) and the console are
+    read when a verb runs, and callbacks look up their helpers by module name then. What
+    registering captures by value (a verb's own function, the `load` given to
+    options.profiler_verb) is fixed at the first build: a test replacing one calls
+    `_command.cache_clear()`."""
+    import typer
+
+    from .app import build_app
+
+    return typer.main.get_command(build_app())
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, InputWarning):
         from .common import say
@@ -48,10 +66,9 @@ def _run(argv: list[str] | None) -> int:
     import tempfile
 
     from ..files import set_generator
-    from .app import build_app
     from .common import set_quiet
 
-    app = build_app()
+    app = _command()
     argv = list(sys.argv[1:] if argv is None else argv)
     folder = None
     # every document this command writes names it: the line as typed (`-` for standard
@@ -118,11 +135,9 @@ def _stdin_args(app, argv: list[str], folder: str) -> list[str]:
 
 
 def _value_options(app, verb: str) -> set[str]:
-    """The options of `verb` that take a value (`-o FILE`, `--on NAME`), from typer's
+    """The options of `verb` that take a value (`-o FILE`, `--on NAME`), from the click
     command: a `-` after one of them is that option's value, not a file argument."""
-    import typer
-
-    command = typer.main.get_command(app).commands.get(verb)   # type: ignore[attr-defined]
+    command = app.commands.get(verb)
     names: set[str] = set()
     for param in getattr(command, "params", ()):
         if getattr(param, "param_type_name", "") == "option" and not (
@@ -157,7 +172,7 @@ def _named(text: str) -> str:
 def _invoke(app, argv: list[str]) -> int:
     try:
         # In non-standalone mode click returns the code of `raise typer.Exit(code)`.
-        rv = app(args=argv, prog_name="rooflab", standalone_mode=False)
+        rv = app.main(args=argv, prog_name="rooflab", standalone_mode=False)
         if rv == EXIT_INTERRUPTED:
             # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
             # Every verb writes its files only at the end, each atomically.

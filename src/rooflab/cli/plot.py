@@ -225,7 +225,6 @@ def register(app) -> None:
              ) -> None:
         from ..files import check_writable
         from ..report.chart import SUFFIXES
-        from ..units import LEVELS, LINKS
 
         # --json alone prints to stdout only: the -o default would overwrite a roofline.png
         # in the folder without the user having asked for a file.
@@ -237,11 +236,9 @@ def register(app) -> None:
                     "... -o report.html`") if html else ""
             raise InputError(f"-o {output}: the chart must be a .png or .svg file{hint}")
         if level is not None:
-            from ..model.schema import level_name
+            from ..model.level_names import checked_level
 
-            level = level_name(level)   # 'dram', 'hbm3' -> DRAM, as the kernel files say it
-        if level is not None and level not in (*LEVELS, *LINKS):
-            raise InputError(f"--level {level}: use one of {', '.join((*LEVELS, *LINKS))}")
+            level = checked_level(level, "--level")   # 'dram', 'hbm3' -> DRAM; unknown refused
         if labels < 0:
             raise InputError(f"--labels {labels}: give how many kernels to label, 0 for "
                              f"every one")

@@ -10,16 +10,9 @@ from pathlib import Path
 from ..errors import InputError
 from ..model.link_fits import RESIDUAL_WARN
 from ..probe.comm.cluster import EveryRankError
-from ..units import LINKS, fmt_seconds, si
+from ..units import LINKS, fmt_bytes_binary, fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
-
-
-def _bytes(n: float) -> str:
-    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= div:
-            return f"{n / div:g} {unit}"
-    return f"{n:g} B"
 
 
 ABBREV = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS", "all-to-all": "A2A",
@@ -34,7 +27,7 @@ def _abbrev(label: str) -> str:
 
 
 def _short(n: float) -> str:
-    return _bytes(n).replace(" KiB", "K").replace(" MiB", "M").replace(" GiB", "G")
+    return fmt_bytes_binary(n).replace(" KiB", "K").replace(" MiB", "M").replace(" GiB", "G")
 
 
 def _resid(fit) -> str:

@@ -28,6 +28,7 @@ from .common import (
     warn,
     wide_console,
 )
+from .level_view import bounds_in_view, with_full_bounds
 from .roof_source_notes import split_roof_source
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
@@ -45,12 +46,13 @@ FLOP_COLUMN = "flop_"
 BANDWIDTH_COLUMNS = ("achieved_bytes_per_s", "percent_of_bandwidth")
 
 
-def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
+def table_rows(analysis: Analysis, top: int | None = None,
+               full: Analysis | None = None) -> list[dict]:
     """One row per kernel and level it has a point at, kernels by total time (longest
     first), the top N placed kernels (an unplaced kernel has no row: listed below the
     table, it does not take a place in the top N)."""
     order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
-    bounds = _bounds(analysis)
+    bounds = bounds_in_view(analysis, full)   # full: every level (--level, r4 F2)
     rows = []
     shown = 0
     for k in order:
@@ -62,14 +64,6 @@ def table_rows(analysis: Analysis, top: int | None = None) -> list[dict]:
         shown += 1
         rows += [_point_row(k, p, bounds[id(p)]) for p in points]
     return rows
-
-
-def _bounds(analysis: Analysis) -> dict[int, str]:
-    """Each point's bound as `report` prints it (diagnose.level_bound): a level under a
-    higher roof than the binding one reads "not binding (DRAM binds)", not "latency"."""
-    from ..model.diagnose import level_bounds
-
-    return {id(p): b for p, b in zip(analysis.points, level_bounds(analysis), strict=True)}
 
 
 def _point_row(k: Kernel, p, bound: str) -> dict:
@@ -84,7 +78,8 @@ def _point_row(k: Kernel, p, bound: str) -> dict:
             "achieved_bytes_per_s": moved, "percent_of_bandwidth": pct}
 
 
-def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
+def csv_table(analysis: Analysis,
+              full: Analysis | None = None) -> tuple[list[dict], tuple[str, ...]]:
     """(rows, columns) of -o x.csv: one row per kernel and every level it has bytes at (a
     level the roof lacks too: its AI and achieved rate, no % of roof or bound), with the
     FLOP of each precision in its own column, so that `rooflab report x.csv` reads back the
@@ -93,7 +88,7 @@ def csv_table(analysis: Analysis) -> tuple[list[dict], tuple[str, ...]]:
 
     have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))
     precisions = [p for p in PRECISIONS if p in have] + [p for p in have if p not in PRECISIONS]
-    bounds = _bounds(analysis)
+    bounds = bounds_in_view(analysis, full)
     rows = []
     for k in sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0)):
         split = {FLOP_COLUMN + p: k.flop.get(p) for p in precisions}
@@ -291,7 +286,8 @@ def check_chart_option(output: str | None, option: str, given: object) -> None:
 
 
 def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
-                 trajectory: bool, level: str | None, min_share: float | None = None) -> str:
+                 trajectory: bool, level: str | None, min_share: float | None = None,
+                 full: Analysis | None = None) -> str:
     """Write -o FILE by suffix: .png/.svg chart (kernels under min_share of the time left
     out, as `rooflab plot --min-share`), .json analysis, .csv table."""
     suffix = Path(path).suffix.lower()
@@ -306,10 +302,10 @@ def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dic
     if suffix == ".json":
         from ..files import write_json
 
-        write_json(path, {**analysis_to_dict(analysis), **extra})
+        write_json(path, {**with_full_bounds(analysis_to_dict(analysis), full), **extra})
         return f"wrote {path}"
     if suffix == ".csv":
-        save_text(path, csv_text(*csv_table(analysis)))
+        save_text(path, csv_text(*csv_table(analysis, full)))
         return f"wrote {path}"
     raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
 
@@ -371,6 +367,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     check_top(top)
     choice = _env_worded(choice or choose_roof(on, imp), on)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
+    # the rows' bounds are worded with every level in view (review s18 r4 F2)
+    full = analyze(choice.roof, imp.kernels) if level else None
     analysis, share_note = shares_per_file(analysis)
     if share_note:
         # said once, among the import notes where --json has always listed it: analyze()
@@ -380,7 +378,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
 
         analysis = replace(analysis, notes=tuple(n for n in analysis.notes
                                                  if n != share_note))
-    rows = table_rows(analysis, top)
+    rows = table_rows(analysis, top, full)
     source, roof_notes = split_roof_source(choice, imp)   # the warnings apart (r1 F10)
     extra = {"roof_source": source, "skipped": [str(s) for s in (*imp.failed, *imp.skips)],
              **({"notes": [*roof_notes, *analysis.notes]} if roof_notes else {})}
@@ -399,7 +397,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     if json_out:
         for line in roof_notes:
             say_line(line)
-        emit_json({**analysis_to_dict(analysis), **extra})
+        emit_json({**with_full_bounds(analysis_to_dict(analysis), full), **extra})
     else:
         from rich.markup import escape
 
@@ -424,7 +422,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
                 out.print(escape(f"roof note: {note}"))
     if output:
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
-        message = write_output(output, analysis, table_rows(analysis), extra, trajectory, level,
-                               min_share)
+        message = write_output(output, analysis, table_rows(analysis, full=full), extra,
+                               trajectory, level, min_share, full)
         print(message, file=sys.stderr if json_out else sys.stdout)
     return 0

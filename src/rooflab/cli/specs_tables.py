@@ -7,18 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_bytes_binary, fmt_rate, fmt_seconds, si
 
 if TYPE_CHECKING:
     from ..model.ceiling import Roof
 
 
 def _bytes(value: float | None) -> str:
+    """A memory in decimal GB from 1e9 B up (as datasheets quote it), a cache in binary
+    units ('48 KiB', not '0.0469 MiB')."""
     if not value:
         return "-"
     if value >= 1e9:
         return si(value, "B")
-    return f"{value / 2**20:.3g} MiB"
+    return fmt_bytes_binary(value)
 
 
 def _watts(value: float | None) -> str:

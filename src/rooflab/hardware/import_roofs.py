@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling, Roof
 from ..units import LEVELS, parse_rate, parse_size
+from ..units import fmt_bytes_binary as _binary  # caches as the OS gives them: 48 KiB
 
 # ---------------------------------------------------------------------- likwid-bench
 
@@ -228,12 +229,6 @@ def _size(r: BenchRun) -> str:
     per = (f" ({si(r.size_per_thread, 'B')} per thread)"
            if r.size_per_thread and r.threads and r.threads > 1 else "")
     return f"{si(r.size_bytes, 'B')}{per}"
-
-
-def _binary(b: float) -> str:
-    """Cache sizes as the OS gives them (1 MiB, 48 KiB); working sets stay decimal, as
-    likwid-bench prints them (512 kB)."""
-    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
 
 
 # --------------------------------------------------------------------- typed numbers

@@ -26,13 +26,39 @@ from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict,
 
 @dataclass(frozen=True)
 class MachineProfile:
-    """What one machine can do: identity, nominal roof, measured roof, raw extras."""
+    """What one machine can do: identity, nominal roof, measured roof, raw extras.
+
+    host: the machine's identity, a dict ({"name": "my box"}; the probe adds cpu_model,
+    threads, GPU fields). nominal / measured: Roofs or None (a hand-built one:
+    MachineProfile(host={"name": "box"}, measured=roof)). extras: the probe's raw tables.
+    created: ISO 8601 time, filled in by save_profile when empty.
+    """
 
     host: Mapping[str, Any]
     nominal: Roof | None = None
     measured: Roof | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
     created: str = ""
+
+    def __post_init__(self) -> None:
+        # checked here, not deep in save_profile: MachineProfile(host="box") or
+        # measured={...} was accepted and then failed as an AttributeError or ValueError
+        # while writing (review s18 r8 F2)
+        if not isinstance(self.host, Mapping):
+            raise InputError(f"MachineProfile(): host must be a dict such as {{'name': "
+                             f"'my box'}}; got {type(self.host).__name__} {self.host!r:.60}")
+        for what in ("nominal", "measured"):
+            roof = getattr(self, what)
+            if roof is not None and not isinstance(roof, Roof):
+                raise InputError(f"MachineProfile(): {what} must be a Roof or None "
+                                 f"(rooflab.load_roof('T4'), rooflab.Roof(...)); got "
+                                 f"{type(roof).__name__} {roof!r:.60}")
+        if not isinstance(self.extras, Mapping):
+            raise InputError(f"MachineProfile(): extras must be a dict; got "
+                             f"{type(self.extras).__name__} {self.extras!r:.60}")
+        if not isinstance(self.created, str):
+            raise InputError(f"MachineProfile(): created must be an ISO 8601 time string "
+                             f"or ''; got {self.created!r:.60}")
 
     # a notebook shows the CLI's row, not every field (display_results)
     _repr_pretty_ = pretty(profile_text)
@@ -168,11 +194,38 @@ def consistent_real_traffic(measured: Roof, extras: Mapping[str, Any]) -> Roof:
 
 
 def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
-    """Write atomically: an interrupted save leaves no partial profile."""
+    """Write `profile` (a MachineProfile) to `path` as JSON (docs/json.md "Profile"),
+    atomically: an interrupted save leaves no partial profile. Returns None.
+
+    A Roof alone is no profile: wrap it, MachineProfile(host={"name": ...}, measured=roof).
+    A roof without any ceiling is refused here, as every reader of the file refuses it."""
+    if not isinstance(profile, MachineProfile):
+        how = ("wrap it: MachineProfile(host={'name': ...}, measured=roof)"
+               if isinstance(profile, Roof) else
+               "build one with MachineProfile(host={'name': ...}, measured=roof), or "
+               "rooflab.load_profile(FILE)")
+        got = (f"Roof '{profile.name}'" if isinstance(profile, Roof)
+               else f"{type(profile).__name__} {profile!r:.60}")
+        raise InputError(f"save_profile(): profile must be a MachineProfile; got {got}; "
+                         f"{how}")
+    for what, roof in (("nominal", profile.nominal), ("measured", profile.measured)):
+        if roof is not None and not roof.compute and not roof.memory:
+            # the reader's words (hardware/resolve.py _check_judging, docs/json.md)
+            raise InputError(f"save_profile(): {what} roof '{roof.name}' has no ceilings; "
+                             f"add at least one, e.g. Roof(..., compute=(Ceiling(1e12, "
+                             f"'fp32', unit='vector'),), memory=(Ceiling(3.2e11, "
+                             f"level='DRAM'),))")
     write_json(path, profile_to_dict(profile))
 
 
 def load_profile(path: str | os.PathLike) -> MachineProfile:
+    """Read a profile JSON (what `rooflab probe -o FILE` or save_profile wrote); a broken
+    one is a ParseError naming the file and field. Its roofs: profile.roofs (measured
+    first), profile.measured, profile.nominal. `~` is the home folder, as in a shell."""
+    if not isinstance(path, str | os.PathLike):
+        raise InputError(f"load_profile(): give a profile file's path (str or pathlib.Path); "
+                         f"got {type(path).__name__} {path!r:.60}")
+    path = os.path.expanduser(os.fspath(path))
     data = load_json(path)
     try:
         return profile_from_dict(data, where=str(path))

@@ -287,6 +287,8 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     at = split_threads(spec)
     if at is not None:
         return roofs_at_threads(*at)
+    if spec.startswith("~"):
+        spec = os.path.expanduser(spec)   # from Python; a shell expands it on the command line
     if looks_like_file(spec):
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)

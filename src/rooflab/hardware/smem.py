@@ -24,25 +24,12 @@ AMD (LDS, 64 KB per CU on CDNA) and Apple are not tabled: no source was checked 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+# The value types live in model/ (layer 2), which computes with them; this module (layer 3)
+# holds the table of values and their sources.
+from ..model.sm_limits import KIB, SmemLimits, SmLimits
 
-KIB = 1024
-
-
-@dataclass(frozen=True)
-class SmemLimits:
-    """One compute capability's shared-memory limits, in bytes (provenance: nominal, the
-    CUDA C++ Programming Guide's table)."""
-
-    cc: str
-    per_sm_bytes: int
-    per_block_bytes: int       # the opt-in maximum one block may allocate
-
-    @property
-    def reserved_per_block_bytes(self) -> int:
-        """The SM's share each resident block costs beyond its own: 1 KB from 8.x on
-        (per SM - per block), 0 on 7.x."""
-        return self.per_sm_bytes - self.per_block_bytes
+__all__ = ["KIB", "SmemLimits", "SmLimits", "smem_limits", "sm_limits", "default_stages",
+           "SMEM_BY_CC", "SM_BY_CC", "SOURCE", "SM_SOURCE"]
 
 
 def _row(cc: str, per_sm_kib: int, per_block_kib: int) -> tuple[str, SmemLimits]:
@@ -102,37 +89,8 @@ def default_stages(cc: str | None) -> int:
 # cudaOccAlignUpShmemSizeVoltaPlus for the shared-memory carveouts an SM can be set to).
 # Checked against the device attributes Nsight Compute recorded on an RTX 4090-class CC 8.9
 # part (fixtures/ncu/nersc-gpp/output5.ncu-rep: 48 warps, 24 blocks, 65536 registers, 255
-# per thread, 102400 B shared per SM, 1024 B reserved per block).
-REGS_PER_SM = 65536
-REGS_PER_BLOCK = 65536
-MAX_REGS_PER_THREAD = 255
-MAX_THREADS_PER_BLOCK = 1024
-REG_ALLOC_UNIT = 256        # registers, per warp
-SUB_PARTITIONS = 4          # an SM's register file is split over its 4 schedulers
-
-
-@dataclass(frozen=True)
-class SmLimits:
-    """One compute capability's per-SM residency limits (provenance: nominal)."""
-
-    cc: str
-    max_warps: int                  # resident warps per SM
-    max_blocks: int                 # resident blocks per SM
-    smem: SmemLimits
-    carveouts_kib: tuple[int, ...]  # the shared-memory sizes an SM can be configured to
-    regs_per_sm: int = REGS_PER_SM
-    regs_per_block: int = REGS_PER_BLOCK
-    max_regs_per_thread: int = MAX_REGS_PER_THREAD
-    max_threads_per_block: int = MAX_THREADS_PER_BLOCK
-    reg_alloc_unit: int = REG_ALLOC_UNIT
-    sub_partitions: int = SUB_PARTITIONS
-
-    @property
-    def smem_alloc_unit(self) -> int:
-        """Bytes a block's shared memory is rounded up to: 256 on 7.x, 128 from 8.x."""
-        return 256 if self.cc.startswith("7.") else 128
-
-
+# per thread, 102400 B shared per SM, 1024 B reserved per block). The register and thread
+# figures every row shares are SmLimits' defaults (model/sm_limits.py).
 _VOLTA = (0, 8, 16, 32, 64, 96)
 _GA100 = (0, 8, 16, 32, 64, 100, 132, 164)
 _GA10X = (0, 8, 16, 32, 64, 100)

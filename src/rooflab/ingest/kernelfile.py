@@ -58,8 +58,13 @@ from .profile_files import file_kind, load_profiler_files
 def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
     """Kernels from a .json (list, or object with 'kernels') or .csv file, or from any
     profiler's file or folder (`file_kind`). A kernel field (a CSV column) that is not read
-    and looks like a mistake gets one `warning:` line per file on stderr (warn_file)."""
-    path = os.fspath(path)    # a pathlib.Path from Python as well as the CLI's str
+    and looks like a mistake gets one `warning:` line per file on stderr (warn_file).
+    `~` is the home folder, as in a shell (a notebook has no shell to expand it)."""
+    if not isinstance(path, str | os.PathLike):
+        # os.fspath's "expected str, bytes or os.PathLike object" named no rooflab call
+        raise InputError(f"load_kernels(): give a kernel file's path (str or pathlib.Path); "
+                         f"got {type(path).__name__} {path!r:.60}")
+    path = os.path.expanduser(os.fspath(path))   # a pathlib.Path as well as the CLI's str
     p = Path(path)
     if not p.exists():
         raise ParseError("file not found", path=path)

@@ -6,6 +6,7 @@ are in ingest/ncu_metrics.py's module docstring; split from it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -48,22 +49,37 @@ _TENSOR_UNCOUNTED = frozenset({"int1", "b1"})
 # (sm__ name, smsp__ name) of each (add, mul, fma) instruction count, per precision.
 _INST_NAMES = {p: tuple((f"sm__{_INST.format(op)}", f"smsp__{_INST.format(op)}") for op in ops)
                for p, ops in FP_OPS.items()}
-# metric name -> (source, destination, sparsity) of a tensor ops metric, or None
-_tensor_cache: dict[str, tuple[str, str, str] | None] = {}
-_not_tensor: set[str] = set()   # names _tensor_key found not to be tensor metrics
+_TENSOR_PREFIX = "sm__ops_path_tensor_"
 
 
+# Bounded (review s18 r6 F7: a dict and a set held every metric name of every file read in
+# a notebook session): only sm__ops_path_tensor_* names reach it (flop_counts tests the
+# prefix first), a few dozen per architecture, so 4096 never evicts in one report.
+@functools.lru_cache(maxsize=4096)
 def _tensor_key(name: str) -> tuple[str, str, str] | None:
     """(source, destination or "", sparsity or "") of an sm__ops_path_tensor_* metric name
     (cached), else None."""
-    k = _tensor_cache.get(name, ())
-    if k == ():
-        hit = _TENSOR_OPS.match(name) if name.startswith("sm__ops_path_tensor_") else None
-        k = _tensor_cache[name] = ((hit.group(1), hit.group(2) or "", hit.group(3) or "")
-                                   if hit else None)
-        if k is None:
-            _not_tensor.add(name)
-    return k
+    hit = _TENSOR_OPS.match(name) if name.startswith(_TENSOR_PREFIX) else None
+    return (hit.group(1), hit.group(2) or "", hit.group(3) or "") if hit else None
+
+
+# Names seen without the tensor prefix, for flop_counts' fast path (a subset test in C: most
+# launches hold no tensor metric, all names seen before); emptied past _PLAIN_MAX names, so
+# bounded as _tensor_key's cache is. Disjoint from that cache (prefix names never enter).
+_PLAIN_MAX = 4096
+_plain: set[str] = set()
+
+
+def _tensor_candidates(m: Mapping[str, float]) -> list[tuple[str, float]]:
+    """The (name, value) items of `m` whose name has the sm__ops_path_tensor_ prefix."""
+    if m.keys() <= _plain:
+        return []
+    rest = m.keys() - _plain     # in C: the tensor names and names not seen before
+    if len(_plain) > _PLAIN_MAX:
+        _plain.clear()
+    tensor = {name for name in rest if name.startswith(_TENSOR_PREFIX)}
+    _plain.update(rest - tensor)
+    return [item for item in m.items() if item[0] in tensor] if tensor else []
 
 
 def _tensor_total(parts: Mapping[tuple[str, str, str], float]) -> dict[str, float]:
@@ -138,13 +154,8 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
         if total > 0:
             flop[precision] = total
     parts: dict[tuple[str, str, str], float] = {}
-    cache = _tensor_cache
-    # (a subset test in C first: most launches hold no tensor metric, all names seen before)
-    for name, value in (() if m.keys() <= _not_tensor else m.items()):
-        k = cache.get(name, ())
-        if k == ():
-            k = _tensor_key(name)
-        if k is not None:
+    for name, value in _tensor_candidates(m):
+        if (k := _tensor_key(name)) is not None:
             collected = True
             if value == value and value > 0:
                 parts[k] = value

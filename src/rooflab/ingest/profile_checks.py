@@ -74,7 +74,33 @@ def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
                 f"{roof.name} is a {kind} roof — its ceilings do not apply; move the model "
                 f"and inputs to the GPU (.to('cuda')) and profile there, or pass --on "
                 f"me.json (a profile from `rooflab probe -o me.json`)")
-    return cc_mismatch(roof, cc)
+    return cc_mismatch(roof, cc) or device_name_mismatch(roof, kernels)
+
+
+def recorded_device(kernels: Sequence[Kernel]) -> str:
+    """The one device name the profiler recorded for these kernels ('' for none or several)."""
+    names = {str(k.meta["device"]) for k in kernels if k.meta.get("device")}
+    return names.pop() if len(names) == 1 else ""
+
+
+def device_name_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
+    """'; warning: ...' naming both devices when the roof is a catalog entry other than the
+    one the recorded device name matches, of the same compute capability (device_mismatch
+    warns first when it differs); '' when they are one or either is unknown (a CSV without
+    a device name, a profile file's roof). `rooflab ncu output1.ncu-rep --on L4` (an RTX
+    4060 Laptop GPU's report) read 18 % of the L4's roof with no warning (review s18 r4 F6)."""
+    ran = recorded_device(kernels)
+    other = _other_device(roof, ran) if ran else ""
+    if not other:
+        return ""
+    from ..hardware.catalog import match_device_name
+
+    ran_entry = match_device_name(ran)
+    alias = (ran_entry.aliases[0] if ran_entry is not None and ran_entry.aliases
+             else ran)
+    return (f"; warning: the kernels were profiled on {ran}, but the roof is {other}'s "
+            f"(another GPU): its ceilings are not the profiled device's; pass --on "
+            f"'{alias}' or the .ncu-rep to judge them on the device they ran on")
 
 
 # FP32 results per clock per SM, by compute capability (CUDA C++ Programming Guide,

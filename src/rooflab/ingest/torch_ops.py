@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from ..bench.torch_flop_rules import COMPLEX_FLOP_PER_ELEMENT
 from ..errors import InputError
 from ..units import dtype_bytes, flop_precision
+from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT  # 5; gamma, beta add 1 each
 
 # Profiler dtype spellings -> rooflab dtypes. The `fnuz` fp8 variants are MI300's (gfx942)
 # fp8 formats, torch.float8_e4m3fnuz / float8_e5m2fnuz, which ROCm traces record.
@@ -57,9 +58,6 @@ SELECTS = frozenset({"where"})
 # functions): integer inputs give the default dtype, fp32 (torch.get_default_dtype()).
 FLOAT_RESULT = frozenset({"div", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "sqrt",
                           "rsqrt", "reciprocal", "sin", "cos", "erf"})
-# LayerNorm per element without gamma and beta: mean add 1, x - mean 1, (x-mean)^2
-# accumulated 2 (an FMA), times rstd 1 = 5; gamma and beta add one each (ops.layernorm's 7).
-LAYERNORM_PLAIN_FLOP_PER_ELEMENT = 5
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ import math
 
 from ..bench.torch_flop_rules import layernorm_backward_per_element
 from ..units import flop_precision
+from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT
 from .torch_ops import (
     COMPLEX_REAL,
-    LAYERNORM_PLAIN_FLOP_PER_ELEMENT,
     OpCall,
     OpWork,
     _const,

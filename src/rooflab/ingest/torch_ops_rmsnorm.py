@@ -1,16 +1,18 @@
 """Trace rules for PyTorch's fused RMS norm (review r2_torch F11): aten::_fused_rms_norm is
 one kernel on CUDA (and, on the CPU, a parent whose pow/mean/rsqrt/mul children the trace's
 nesting then leaves uncounted), so without a rule `nn.RMSNorm` / `F.rms_norm` count 0 there.
-FLOP: bench/torch_layer_rules.py's rmsnorm_flop / rmsnorm_backward_per_element, one count
-with `rooflab.measure`. Bytes: x and γ read, y written (the saved rstd left out, as the
-layer-norm rule leaves mean and rstd: docs/python.md). Registered by ingest/torch_ops.py
+FLOP: workloads/ops.py's rmsnorm_flop (`ai rmsnorm`'s) and bench/torch_layer_rules.py's
+rmsnorm_backward_per_element, one count with `rooflab.measure`. Bytes: x and γ read, y
+written (the saved rstd left out, as the layer-norm rule leaves mean and rstd:
+docs/python.md). Registered by ingest/torch_ops.py
 (RULES.update(RMSNORM_RULES)).
 """
 
 from __future__ import annotations
 
-from ..bench.torch_layer_rules import rmsnorm_backward_per_element, rmsnorm_flop
+from ..bench.torch_layer_rules import rmsnorm_backward_per_element
 from ..units import flop_precision
+from ..workloads.ops import rmsnorm_flop
 from .torch_ops import COMPLEX_REAL, OpCall, OpWork, _const, _in_bytes, _numel, _tensors, itemsize
 
 

@@ -21,7 +21,14 @@ from dataclasses import replace
 
 from ..units import fmt_ai, fmt_seconds
 from .advice_calls import hold_call_cost, many_calls, merge_calls_advice
-from .advice_compute import _quiet_advice, compute_advice, latency_advice, overhead_advice
+from .advice_compute import (
+    GRID_LEVER,
+    _quiet_advice,
+    compute_advice,
+    grid_advice,
+    latency_advice,
+    overhead_advice,
+)
 from .advice_core import Advice, Efficiency, efficiency_of
 from .advice_memory import memory_advice
 from .advice_precision import mixed_part_advice
@@ -129,9 +136,12 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         items = overhead_advice(p, e, roof, kind, machine, kernel)
     elif p.bound == "latency":   # per-call cost, not latency, holds a many-calls kernel
         items = latency_advice(p, e, roof, kind, machine, kernel=kernel,
-                               calls_bound=cost is not None)
+                               calls_bound=cost is not None, l2_bytes=l2_bytes)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
+    grid = grid_advice(p, e, kernel) if p.bound in ("memory", "compute") else None
+    if grid is not None:   # it leads (the sort below), coalescing after it (r4 F3)
+        items.append(grid)
     if p.bound in ("compute", "latency"):
         held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
         mixed = mixed_part_advice(p, e, roof, held, machine)
@@ -171,7 +181,10 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         items = [gap_range(a, p, e, kernel, roof) for a in items]
     # A latency-bound kernel's lever is parallelism or fewer synchronisations (seed 000 §6.2
     # 误判二): it leads, the AI-raising levers (held to the headroom) follow (review 18a F1).
-    items = sorted(items, key=lambda a: (p.bound == "latency" and a.shrinks != "below roof",
+    # A grid leaving SMs without a block leads whatever the bound: no lever inside the
+    # kernel reaches the idle SMs (review s18 r4 F3).
+    items = sorted(items, key=lambda a: (a.action != GRID_LEVER,
+                                         p.bound == "latency" and a.shrinks != "below roof",
                                          -a.speedup))
     quiet = _quiet_advice(p, e, kernel, machine)
     if quiet is None:

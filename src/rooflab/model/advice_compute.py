@@ -29,6 +29,9 @@ SHORT_CALL_S = 100e-6
 # An 8 kB eager `x + b` (36 ns of work at DRAM speed, 3.9 us a call) was told to "spread
 # the work over every core: 87.92x" (review 13v F-L): threads cannot beat their own spawn.
 THREAD_FORK_S = 5e-6
+# The lever of a grid with fewer blocks than SMs (_idle_sms): no tuning inside the kernel
+# reaches the SMs that get no block.
+GRID_LEVER = "launch at least one block per SM (smaller blocks, or split the work)"
 
 
 def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
@@ -111,10 +114,13 @@ def _kernel_local(a: Advice, e: Efficiency) -> Advice:
 
 def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                    machine: Machine | None = None,
-                   kernel: Kernel | None = None, calls_bound: bool = False) -> list[Advice]:
+                   kernel: Kernel | None = None, calls_bound: bool = False,
+                   l2_bytes: float | None = None) -> list[Advice]:
     """Parallelism first, then the AI/roof levers held by after_latency; `calls_bound`: the
     kernel's time is per-call cost (advice_calls.many_calls), so its levers wait for the
-    calls to be merged, not for the latency to be fixed, and hold_call_cost holds them."""
+    calls to be merged, not for the latency to be fixed, and hold_call_cost holds them.
+    `l2_bytes`: the device's L2, else the machine's own (review s18 r4 F1: the memory side
+    fell back to an assumed 50 MB, so 40 MB 'fit' a 32 MiB L2)."""
     out = []
     action, why = words(machine, "parallel")
     per_call = p.seconds / p.calls if p.seconds else None
@@ -127,7 +133,7 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         why += f"; the profile says: {detail}"
     if kernel is not None and _idle_sms(kernel.meta):
         # the grid itself leaves SMs without a block: no tuning inside the kernel helps
-        action = "launch at least one block per SM (smaller blocks, or split the work)"
+        action = GRID_LEVER
     busy = every_core_busy(kernel, roof)
     cpu = machine is not None and machine.kind == "cpu"
     if busy and cpu:
@@ -141,7 +147,8 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         eff = spread_floor(eff, p, e, roof, machine)
         # threads give at most roof threads / the kernel's; the rest is per thread (r6 F2)
         out += split_threads(eff, p, e, roof, kernel, kind) if cpu and not busy else [eff]
-    side = (memory_advice(p, e, roof, kind, machine=machine, kernel=kernel)
+    l2 = l2_bytes or (machine.caches.get("L2") if machine is not None else None)
+    side = (memory_advice(p, e, roof, kind, l2, machine=machine, kernel=kernel)
             if p.memory_bound_side else compute_advice(p, e, roof, kind, machine, kernel))
     side = [a for a in side if a.shrinks != "below roof"]
     return out + (side if calls_bound else [after_latency(a, p, e) for a in side])
@@ -274,6 +281,20 @@ def _idle_sms(m) -> bool:
     """Whether the recorded grid has fewer blocks than the device has SMs."""
     blocks, sms = grid_blocks(m.get("grid")), m.get("sms")
     return bool(blocks) and isinstance(sms, int) and blocks < sms
+
+
+def grid_advice(p: Point, e: Efficiency, kernel: Kernel) -> Advice | None:
+    """GRID_LEVER for a memory- or compute-bound kernel whose grid leaves SMs without a
+    block, with the grid fact in its words: a 4-block reduction on 24 SMs at 16 % of DRAM
+    was told to "coalesce accesses" first, and `report` never said that 20 SMs were idle
+    (review s18 r4 F3; a latency-bound one gets the lever in latency_advice)."""
+    if not _idle_sms(kernel.meta):
+        return None
+    grid = grid_words(kernel.meta)
+    why = (f"the profile says: {grid}; the SMs without a block add no bandwidth or FLOP/s, "
+           f"whatever the access pattern")
+    eff = _efficiency(p, e, GRID_LEVER, why)
+    return None if eff is None else replace(eff, assumption=f"{eff.assumption}; {why}")
 
 
 def latency_detail(kernel: Kernel | None) -> str:

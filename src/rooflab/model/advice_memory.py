@@ -10,9 +10,10 @@ from __future__ import annotations
 from ..units import si
 from .advice_core import Advice, Efficiency, _advice, _efficiency
 from .advice_fusion import FUSION_MIN_GAIN, fusion_advice
+from .advice_nontemporal import nontemporal_advice
 from .advice_precision import _lower_precision
-from .advice_sparse import spmm_advice
-from .advice_stencil import nontemporal_advice, spatial_advice, temporal_advice
+from .advice_sparse import index_advice, spmm_advice
+from .advice_stencil import spatial_advice, temporal_advice
 from .advice_threads import serial_reduction
 from .advice_tiling import tiling_advice
 from .advice_weights import weight_advice
@@ -21,7 +22,6 @@ from .ceiling import Roof
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import (
-    WEIGHT_STREAMING_KINDS,
     is_gemm,
     is_matrix,
     is_sparse,
@@ -33,10 +33,6 @@ from .weight_traffic import weight_share, weight_streaming, weights_by_default
 
 # L2 capacity assumed when the device's is unknown (H100: 50 MB).
 L2_BYTES_DEFAULT = 50e6
-# Op kinds that use each weight once per request (opkind.WEIGHT_STREAMING_KINDS, its name
-# before: a GEMV, a batch-1 decode step): tiling cannot raise their AI; batching requests
-# per weight read is the lever (weight_advice).
-NO_REUSE_KINDS = WEIGHT_STREAMING_KINDS
 # Batching and int4 advice for a GEMM that streams its weights is dropped below this
 # predicted speed-up, the rule for advice that only part of the bytes feel (fusion's).
 WEIGHT_MIN_GAIN = FUSION_MIN_GAIN
@@ -72,9 +68,12 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     fused = fusion_advice(p, e, kind, machine, kernel) if not stencil else None
     if fused is not None:
         out.append(fused)
+    # streaming stores: a stencil's output grid, a triad's output array (review s18 r2 F5)
+    nt = nontemporal_advice(p, e, kernel, machine, kind) if kernel is not None else None
+    if nt is not None:
+        out.append(nt)
     if stencil:
-        out += [a for a in (nontemporal_advice(p, e, kernel, machine),
-                            spatial_advice(p, e, kernel), temporal_advice(p, e, kernel))
+        out += [a for a in (spatial_advice(p, e, kernel), temporal_advice(p, e, kernel))
                 if a is not None]
     # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
     # (tiling_advice's cap), not for a GEMV or a decode step, which use each weight once, nor an
@@ -99,6 +98,8 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     spmm = spmm_advice(p, e, kernel) if sparse else None
     if spmm is not None:
         out.append(spmm)
+    if sparse:   # the integer indices: blocked formats, narrower indices (review s18 r2 F8)
+        out += index_advice(p, e, kernel)
     # a linear / GEMV kind whose weight share is known below WEIGHT_DOMINANT (a prefill
     # linear's activations) is no weight stream; one with no share known is taken for one
     if heavy or (weights_by_default(kind)

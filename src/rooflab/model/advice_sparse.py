@@ -33,6 +33,7 @@ class SparseBytes:
     matrix: float       # read once per product: values + indices + row pointers
     values: float       # the matrix values (shrink with the precision)
     source: str         # how the split is known, for the assumption
+    rowptr: float = 0.0  # the row pointers, where known (0: the indices taken as all columns)
 
 
 def _num(v: object) -> bool:
@@ -52,7 +53,8 @@ def _from_split(kernel: Kernel) -> SparseBytes | None:
     nums = {k: float(v) for k, v in split.items() if _num(v)}
     total = sum(nums.values())
     matrix = sum(nums.get(k, 0.0) for k in ("values", "indices", "rowptr"))
-    return SparseBytes(matrix / total, nums["values"] / total, "meta bytes_split")
+    return SparseBytes(matrix / total, nums["values"] / total, "meta bytes_split",
+                       nums.get("rowptr", 0.0) / total)
 
 
 def sparse_bytes(kernel: Kernel, precision: str) -> SparseBytes | None:
@@ -90,13 +92,27 @@ def sparse_bytes(kernel: Kernel, precision: str) -> SparseBytes | None:
     vi = nnz * (s + ib)
     if nnz <= 0 or vi > nbytes * 1.0001:
         return None
-    rows = (nbytes - vi) / (ib + 2 * s)
+    # real traffic (counter bytes) holds y's write-allocate read too: 28 B a row in fp64,
+    # not 20 (review s18 r2 F2: a 1e6-row matrix read as 1.4e6 rows)
+    wa = 1 if _real_traffic(kernel) else 0
+    rows = (nbytes - vi) / (ib + (2 + wa) * s)
     matrix = (vi + rows * ib) / nbytes
     return SparseBytes(min(1.0, matrix), nnz * s / nbytes,
                        f"CSR model: 2 FLOP per nonzero ({nnz / kernel.calls:.3g} per call), "
                        f"{s:g}-byte values and {ib}-byte (int32) indices, assumed (give "
                        f"meta read_only_bytes and index_bytes); the other bytes row "
-                       f"pointers, x and y ({rows / kernel.calls:.3g} rows per call)")
+                       f"pointers, x and y" + (" with y's write-allocate read (real "
+                                               "traffic)" if wa else "")
+                       + f" ({rows / kernel.calls:.3g} rows per call)", rows * ib / nbytes)
+
+
+def _real_traffic(kernel: Kernel) -> bool:
+    """Whether the kernel's bytes hold y's write-allocate read: counter bytes, or meta
+    byte_count "real traffic"."""
+    from .byte_convention import REAL_TRAFFIC_COUNT, counter_bytes
+
+    return counter_bytes(kernel) or (
+        str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT)
 
 
 def sparse_bytes_ratio(kernel: Kernel, old_size: float, new_size: float) -> float | None:
@@ -136,3 +152,62 @@ def spmm_advice(p: Point, e: Efficiency, kernel: Kernel, why: str = "") -> Advic
                    f"s-step methods)" + why)
     return replace(got, speedup=k * got.speedup)
 
+
+
+# Blocked CSR's block side in the index advice: 3x3 is a 3-D elasticity or a 3-component
+# flow matrix (one block per pair of mesh nodes); one column index and 1/b of the row
+# pointers per b x b values (review s18 r2 F8: 12 -> 8 + 4/9 B per nonzero, 1.39x).
+BCSR_BLOCK = 3
+# Relative (delta) column indices within a row window fit 16 bits (SELL/CSR-DU, CSR-VI).
+NARROW_INDEX_BYTES = 2
+# Index advice below this predicted speed-up is left out (fusion's rule, 1.05).
+INDEX_MIN_GAIN = 1.05
+
+
+def index_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
+    """The index bytes an SpMV reads with its values (review s18 r2 F8): a blocked format
+    (BCSR/BSR b x b: one column index per b^2 values, one row pointer per b rows) and
+    16-bit relative column indices, each priced from the split's index share (matrix less
+    values; its row pointers where known); the 16-bit one only for wider indices."""
+    split = sparse_bytes(kernel, p.precision)
+    if split is None or p.bytes <= 0:
+        return []
+    index = max(0.0, split.matrix - split.values)
+    cols = max(0.0, index - split.rowptr)
+    shape = kernel.meta.get("shape")
+    width = shape.get("index_size") if isinstance(shape, Mapping) else None
+    width = float(width) if _num(width) else DEFAULT_INDEX_BYTES
+    if cols <= 0:
+        return []
+    b = BCSR_BLOCK
+    rows = ("its row pointers from the split" if split.rowptr else
+            "its indices all taken as column indices (row pointers not known apart)")
+    options = (
+        (f"store the matrix in a blocked format (BCSR/BSR {b}x{b} blocks)",
+         cols * (1 - 1 / b**2) + split.rowptr * (1 - 1 / b),
+         f"one column index per {b}x{b} block of values and one row pointer per {b} rows: "
+         f"the indices ({index:.1%} of the bytes) shrink to {cols / b**2 + split.rowptr / b:.1%}",
+         f"the matrix has dense {b}x{b} blocks (a PDE with {b} unknowns per mesh node: "
+         f"elasticity, multi-component flow) stored without zero fill; {rows}"),
+        (f"use {8 * NARROW_INDEX_BYTES}-bit relative column indices",
+         cols * (1 - NARROW_INDEX_BYTES / width),
+         f"column indices stored as {NARROW_INDEX_BYTES}-byte offsets within a row window "
+         f"instead of {width:g}-byte integers: {cols:.1%} of the bytes -> "
+         f"{cols * NARROW_INDEX_BYTES / width:.1%}",
+         f"every row's columns lie within 2^16 of a base kept per row or slice (banded or "
+         f"RCM-reordered matrices; CSR-DU, CSR-VI, SELL with relative indices); row "
+         f"pointers stay; {rows}"),
+    )
+    out = []
+    for action, saved, detail, assumption in options:
+        if saved <= 0:   # 16-bit indices already
+            continue
+        got = _advice(p, e, action, detail + f": AI {fmt_ai(p.ai)} -> "
+                      f"{fmt_ai(p.ai / (1 - saved))}", "along slope", flop=p.flop,
+                      nbytes=p.bytes * (1 - saved), peak=p.peak_flop_per_s,
+                      bw=p.bytes_per_s,
+                      assumption=f"the split comes from the {split.source}; {assumption}; "
+                                 f"FLOP unchanged")
+        if got.speedup >= INDEX_MIN_GAIN:
+            out.append(got)
+    return out

@@ -1,20 +1,18 @@
 """Advice for a structured-grid stencil (review 16a E): a Jacobi-like sweep reads each grid
 element once and writes one when its neighbouring planes stay in cache (the layer
-condition), so its levers are non-temporal stores (no write-allocate read), spatial
-blocking (until the layer condition holds) and temporal blocking (several sweeps per pass
-through memory), not generic tiling. Pure: no I/O.
+condition), so its levers are non-temporal stores (no write-allocate read; one rule with a
+STREAM triad's, advice_nontemporal), spatial blocking (until the layer condition holds)
+and temporal blocking (several sweeps per pass through memory), not generic tiling. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..units import fmt_ai, si
 from .advice_core import Advice, Efficiency, _advice
+from .advice_nontemporal import meta_shape
 from .analysis import Point
 from .element_dtype import element_bytes
 from .kernel import Kernel
-from .machine import Machine
 
 # Sweeps blocked per pass through memory in the temporal-blocking advice: wavefront and
 # diamond schemes keep a few sweeps in flight per cache-sized block; 4 is a modest choice
@@ -24,68 +22,19 @@ TEMPORAL_SWEEPS = 4
 LAYER_SLACK = 1.05
 
 
-def _split(kernel: Kernel) -> Mapping[str, float]:
-    split = kernel.meta.get("bytes_split")
-    if not isinstance(split, Mapping):
-        return {}
-    return {k: float(v) for k, v in split.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
-
-
-def _shape(kernel: Kernel) -> Mapping:
-    shape = kernel.meta.get("shape")
-    return shape if isinstance(shape, Mapping) else {}
-
-
-def nontemporal_ratio(kernel: Kernel) -> tuple[float, str]:
-    """Real DRAM traffic with non-temporal stores over traffic with normal ones, and where
-    the split comes from. A normal store first reads the line it writes (write-allocate),
-    so loads R and stores W move R + 2W; streaming stores move R + W. From meta bytes_split
-    read / write (`rooflab ai stencil`'s; its write_allocate key is that extra read), else
-    one load and one store per point assumed: 24 -> 16 B (fp64), 2/3."""
-    split = _split(kernel)
-    r, w = split.get("read", 0.0), split.get("write", 0.0)
-    if r > 0 and w > 0:
-        return (r + w) / (r + 2 * w), (f"its bytes_split: {si(r, 'B')} read, {si(w, 'B')} "
-                                       f"written")
-    return 2 / 3, ("one load and one store per point assumed (24 -> 16 B per fp64 point; "
-                   "give meta bytes_split read/write for the kernel's own split)")
-
-
-def nontemporal_advice(p: Point, e: Efficiency, kernel: Kernel,
-                       machine: Machine | None) -> Advice | None:
-    """Streaming (non-temporal) stores for the output grid: a CPU store-miss reads the line
-    before writing it; bypassing the cache removes that read. DRAM only (a cache-resident
-    grid has no DRAM traffic to save), and not on a GPU (full-line stores allocate no read)."""
-    if p.level != "DRAM" or (machine is not None and machine.kind == "gpu"):
-        return None
-    ratio, src = nontemporal_ratio(kernel)
-    if ratio >= 1.0:
-        return None
-    return _advice(
-        p, e, "use non-temporal (streaming) stores for the output grid",
-        f"stores that bypass the cache skip the write-allocate read of each written line: "
-        f"real DRAM traffic x {ratio:.3g} ({1 / ratio:.2f}x fewer bytes)", "along slope",
-        flop=p.flop, nbytes=p.bytes * ratio, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption=f"{src}; the output grid is not re-read from cache before it is "
-                   f"evicted (true for a grid larger than the last-level cache); the "
-                   f"compiler emits streaming stores (#pragma omp simd nontemporal(b), "
-                   f"-qopt-streaming-stores=always, _mm512_stream_pd); FLOP unchanged")
-
-
 def spatial_advice(p: Point, e: Efficiency, kernel: Kernel) -> Advice | None:
     """Spatial blocking until the layer condition holds: where meta shape gives the points
     updated (updated_points) and the DRAM bytes per point exceed one read, one write and its
     write-allocate read (3 x the element size) by LAYER_SLACK, the excess is neighbouring
     planes re-read from memory, which blocking the inner dimensions removes."""
-    pts = _shape(kernel).get("updated_points")
+    pts = meta_shape(kernel).get("updated_points")
     size = element_bytes(kernel, p.precision)
     if p.level != "DRAM" or not isinstance(pts, (int, float)) or pts <= 0 or not size:
         return None
     need = 3 * size * pts
     if p.bytes <= need * LAYER_SLACK:
         return None
-    layer = _shape(kernel).get("layer_condition_bytes")
+    layer = meta_shape(kernel).get("layer_condition_bytes")
     fits = (f" (here {si(layer, 'B')} per thread)" if isinstance(layer, (int, float))
             and layer > 0 else "")
     return _advice(
@@ -105,7 +54,7 @@ def temporal_advice(p: Point, e: Efficiency, kernel: Kernel) -> Advice | None:
     divide the bytes by t (AI x t), t = TEMPORAL_SWEEPS or the sweeps the kernel has (meta
     shape sweeps, else its calls) when fewer, capped by the roof's ridge as every
     prediction is (max(FLOP / P, bytes / B))."""
-    sweeps = _shape(kernel).get("sweeps")
+    sweeps = meta_shape(kernel).get("sweeps")
     have = int(sweeps) if isinstance(sweeps, (int, float)) and sweeps >= 1 else kernel.calls
     t = min(TEMPORAL_SWEEPS, have) if have >= 2 else TEMPORAL_SWEEPS
     known = (f"it runs {have} sweeps" if have >= 2 else

@@ -19,6 +19,7 @@ from .ceiling import KernelCeiling, Roof, kernel_ceiling
 from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
 from .kernel import Kernel
+from .level_names import checked_levels
 from .placement import Point, analyze_point, primary_points
 from .unplaced import Unplaced, unplaced_kernel
 
@@ -180,7 +181,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     A kernel at a level the roof lacks gets no point there; `Analysis.notes` says why, and
     a kernel left with no point at all is in `Analysis.unplaced` (its time stays in the
     total the shares are taken of). Levels outside `levels` are the caller's choice: a
-    kernel filtered out by them is not called unplaced.
+    kernel filtered out by them is not called unplaced. `levels` are read as in files
+    ("dram", "HBM3" -> DRAM; one name given bare is a list of one); a name that is no
+    memory level is an InputError.
     """
     if not isinstance(roof, Roof):
         hint = ("a profile holds roofs: pass profile.roofs[0] (measured first)"
@@ -188,6 +191,8 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
                 "load one with rooflab.load_roof('T4') (a catalog name or a profile .json)")
         raise InputError(f"analyze(): roof must be a Roof; got {type(roof).__name__} "
                          f"{roof!r:.60}; {hint}")
+    if levels is not None:
+        levels = checked_levels(levels, "analyze(): levels")
     kernels = _kernels_arg(kernels)
     totals = share_totals(kernels)
     points: list[Point] = []

@@ -143,7 +143,17 @@ def fastest(ceilings: Iterable[Ceiling]) -> Ceiling:
 
 @dataclass(frozen=True)
 class Roof:
-    """The ceilings of one machine of one kind (nominal or measured)."""
+    """The ceilings of one machine of one kind.
+
+    name: the machine as tables and charts name it. kind: where the numbers came from,
+    in model/provenance.py's words: "nominal" (datasheet), "measured" (`rooflab probe`),
+    "derived" (computed, e.g. imported from another tool). compute: Ceilings with a
+    precision, value in FLOP/s; memory: Ceilings with a level, value in bytes/s (SI:
+    2.039e12 for 2.039 TB/s). overhead_s: the fixed cost of one launch or call in
+    seconds (5e-6 for 5 us; None when unknown), the floor under every call's time;
+    overhead_source says where it came from. A profile file holds one or two Roofs
+    (MachineProfile); save_profile refuses a Roof without any ceiling, as its readers do.
+    """
 
     name: str
     kind: str = "nominal"
@@ -197,7 +207,11 @@ class Roof:
         return tuple(dict.fromkeys(c.level for c in self.memory))
 
     def find_compute(self, precision: str, unit: str | None = None) -> Ceiling | None:
-        """The ceiling for a precision (and unit); with no unit, the fastest unit."""
+        """The ceiling for a precision (and unit); with no unit, the fastest unit; None
+        when the roof has none of that precision (T4: "fp8"), so `.value` on it is an
+        AttributeError: test for None, or take compute_for(precision), which returns the
+        stand-in a kernel of that precision is held to and a note saying so."""
+        precision = precision_name(precision)   # 'FP16' -> fp16, as the files read it
         matches = [c for c in self.compute if c.precision == precision
                    and (unit is None or c.unit == unit)]
         return max(matches, key=lambda c: c.value) if matches else None
@@ -257,10 +271,13 @@ class Roof:
         raise InputError(f"roof '{self.name}' has no compute ceilings")
 
     def find_memory(self, level: str) -> Ceiling | None:
+        level = level_name(level)   # 'dram' -> DRAM, as the files read it
         matches = [c for c in self.memory if c.level == level]
         return max(matches, key=lambda c: c.value) if matches else None
 
     def bandwidth(self, level: str = "DRAM") -> Ceiling:
+        """The fastest memory ceiling at `level` (value in bytes/s); an InputError naming
+        the levels the roof has when it has none there (find_memory returns None)."""
         found = self.find_memory(level)
         if found is None:
             have = ", ".join(self.levels) or "none"

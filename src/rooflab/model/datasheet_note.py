@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..units import fmt_ai
 from .ceiling import Roof
 from .kernel import Kernel
 
@@ -41,7 +42,35 @@ def datasheet_note(roof: Roof, kernels: Iterable[Kernel]) -> str | None:
     return (f"judged on datasheet peaks ({roof.name}): a quiet machine reaches "
             f"{band_words(HEALTHY_COMPUTE)} of them (seed 004), so % of roof reads up to "
             f"{1 / HEALTHY_COMPUTE[0]:.1f}x low and the >2x flag is loose; judge by a "
-            f"measured roof (`rooflab probe`; seed 000 §6.2)")
+            f"measured roof (`rooflab probe`; seed 000 §6.2){ridge_words(roof)}")
+
+
+def expected_measured_ridge(roof: Roof) -> tuple[float, float] | None:
+    """The measured ridge (top float ceiling / DRAM, as rooflab.ridge(roof)) that the bands
+    imply for a quiet machine with this datasheet: its slowest compute over its fastest
+    bandwidth up to its fastest compute over its slowest bandwidth. T4: 65 TFLOP/s x 0.70
+    / (320 GB/s x 0.90) = 158 to 65 x 0.90 / (320 x 0.75) = 244 FLOP/B. Seed 004 expects
+    "170-200", a range its own bands do not give (review r7 F3): a probe at 52 TFLOP/s
+    and 250 GB/s (ridge 208, both inside the bands) is healthy. None without DRAM."""
+    dram = roof.find_memory("DRAM")
+    if dram is None or not roof.compute:
+        return None
+    peak = roof.top_float_compute().value
+    return (peak * HEALTHY_COMPUTE[0] / (dram.value * HEALTHY_BANDWIDTH[1]),
+            peak * HEALTHY_COMPUTE[1] / (dram.value * HEALTHY_BANDWIDTH[0]))
+
+
+def ridge_words(roof: Roof) -> str:
+    """'; a measured ridge (fp16 tensor / DRAM, 203 on the datasheet) is expected at 158-244
+    FLOP/byte for these bands (bandwidth 75-90 %)' (T4), or '' for a roof without DRAM."""
+    band = expected_measured_ridge(roof)
+    if band is None:
+        return ""
+    top = roof.top_float_compute()
+    nominal = top.value / roof.bandwidth("DRAM").value
+    return (f"; a measured ridge ({top.label} / DRAM, {fmt_ai(nominal)} on the datasheet) is "
+            f"expected at {fmt_ai(band[0])}-{fmt_ai(band[1])} FLOP/byte for these bands "
+            f"(bandwidth {band_words(HEALTHY_BANDWIDTH)})")
 
 
 def band_words(band: tuple[float, float]) -> str:

@@ -233,15 +233,6 @@ def _faster_fallback(findings, kernel: Kernel, p: Point) -> str:
             f"{kernel.precision} RATE` beside the others, or --on a catalog device)")
 
 
-def diagnose_kernel(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
-                    machine: Machine | None = None) -> Diagnosis:
-    machine = machine if machine is not None else machine_of(analysis.roof)
-    d = _ranked(analysis, kernel, p, total_s, machine)
-    from dataclasses import replace
-
-    return replace(d, **_detail(analysis, kernel, d, machine))
-
-
 def _ranked(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
             machine: Machine) -> Diagnosis:
     """A kernel's diagnosis without its evidence, distances and advice (_detail): what

@@ -21,7 +21,7 @@ from .canonical_names import (
 )
 from .display import kernel_text, pretty
 from .frozen import FrozenDict
-from .provenance import GIVEN, MEASURED
+from .provenance import ASSUMED, GIVEN, MEASURED
 
 _EMPTY: Mapping[str, Any] = FrozenDict()
 
@@ -305,7 +305,18 @@ class Kernel:
 
         Only the changed fields are made canonical and checked again (and the provenance
         when a number or it changed): the others are this Kernel's, already settled, and
-        the copy shares them (read-only). Same result, same errors, as replace()."""
+        the copy shares them (read-only). Same result, same errors, as replace(), but
+        for this: a new `seconds` or `calls` without `samples` drops the old timing samples, and
+        (without `meta`) the meta describing them (TIMING_META: median_s, best_s, the
+        TimingWarning text, ...): they timed the old kernel, and a 5 ms "after" shown as
+        the median of 32-45 ms samples, or flagged noisy by them, is wrong (review s18
+        r8 F9). The copy then reads as Kernel(..., seconds=...) built afresh would."""
+        if "samples" not in changes and (
+                ("seconds" in changes and changes["seconds"] != self.seconds)
+                or ("calls" in changes and changes["calls"] != self.calls)):
+            changes["samples"] = ()
+            if "meta" not in changes and not TIMING_META.isdisjoint(self.meta):
+                changes["meta"] = {k: v for k, v in self.meta.items() if k not in TIMING_META}
         if type(self) is not Kernel or not _FIELDS.issuperset(changes):
             from dataclasses import replace
 
@@ -319,6 +330,16 @@ class Kernel:
 
 
 _FIELDS = frozenset(f.name for f in fields(Kernel))
+# provenance["precision"] of a kernel whose FLOP came as a bare number (fp32 by default);
+# ingest/kernelfile_rows.py PRECISION_ASSUMED is the same word
+PRECISION_ASSUMED = ASSUMED
+# meta that describes a kernel's timing samples (measuring.timed_kernel, bench/check.py's
+# floor check): stale once its seconds or calls change (Kernel.with_); retime.MEASURED_META
+# is the same list less the raw samples and the plan
+TIMING_META = frozenset(("seconds_stat", "median_s", "best_s", "spread", "iqr_rel",
+                         "samples_n", "calls_per_sample", "warning", "raw_samples", "plan",
+                         "warmup_calls", "floor_s", "floor_ratio", "floor_level",
+                         "floor_binding", "floor_tolerance", "flags", "best_floor_ratio"))
 _NUMBERS = ("flop", "bytes", "seconds", "provenance")   # what the provenance depends on
 _MAX_EXACT = 2 ** 53   # a count up to here is the same int after float()
 
@@ -355,7 +376,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
         raise InputError(f"field 'name': a kernel's name is empty ({name!r}); give each "
                          f"kernel a name, e.g. 'gemm'")
     flop_ok = bytes_ok = True
+    bare = False
     if every or "flop" in changed:
+        given = d["flop"]   # (type() first: Kernels are built by the thousand)
+        bare = given is not None and type(given) is not dict and not isinstance(given, Mapping)
         flop, flop_ok = _keyed(d["flop"], "flop", name)
         d["flop"] = FrozenDict(flop)
     if every or "bytes" in changed:
@@ -408,5 +432,10 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
             if calls < 1:
                 raise InputError(f"kernel '{name}': calls must be >= 1; got {calls!r}")
     if every or not changed.keys().isdisjoint(_NUMBERS):
-        d["provenance"] = FrozenDict(_provenance_of(d["provenance"], d["flop"],
-                                                          d["bytes"], d["seconds"]))
+        prov = _provenance_of(d["provenance"], d["flop"], d["bytes"], d["seconds"])
+        if bare and "precision" not in prov and any(d["flop"].values()):
+            # a bare FLOP number is fp32 by default, not by the user's word: marked as a
+            # kernel file's is (ingest/kernelfile_rows.py PRECISION_ASSUMED), so a report
+            # of it saved by save_kernels says so (review s18 r8 F6); 0 FLOP: nothing judged
+            prov["precision"] = PRECISION_ASSUMED
+        d["provenance"] = FrozenDict(prov)

@@ -24,10 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..hardware.smem import KIB, SmLimits
+from .sm_limits import KIB, SmLimits
 
 WARP = 32
-LIMITS = ("warps", "registers", "shared_memory", "blocks")
 
 
 def _round_up(x: int, unit: int) -> int:

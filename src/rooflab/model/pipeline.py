@@ -235,11 +235,6 @@ class PPStep:
             best = n if best is None else min(best, n)
         return best
 
-    @property
-    def heaviest(self) -> Stage:
-        """The stage with the most bytes resident: it decides whether the model fits."""
-        return max(self.stages, key=lambda st: st.total_bytes)
-
 
 def pp_step(stages: Sequence[Stage], *, batch: int, hidden: int, act_bytes: float,
             link: Link, micro_batches: int | None = None, tp: int = 1,

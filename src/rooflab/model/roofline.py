@@ -9,12 +9,12 @@ from .ceiling import Roof
 
 
 def attainable(ai, peak_flop_per_s=None, bytes_per_s: float | None = None):
-    """Attainable FLOP/s at arithmetic intensity `ai` (scalar or array).
+    """Attainable FLOP/s at arithmetic intensity `ai` in FLOP/byte (scalar or array).
 
     attainable(ai, P, B) with P in FLOP/s and B in bytes/s; or attainable(roof, ai) (also
     attainable(ai, roof)) with a Roof: its top float ceiling (roof.top_float_compute(),
-    the chart's top line; A100 SXM: bf16 tensor, not int4) and its DRAM bandwidth
-    (roof.bandwidth("DRAM")). For another ceiling:
+    the chart's top line; A100 SXM: fp16 tensor, 312 TFLOP/s, which bf16 ties; not int4)
+    and its DRAM bandwidth (roof.bandwidth("DRAM")). For another ceiling:
     attainable(ai, roof.find_compute("int8").value, roof.bandwidth("DRAM").value)."""
     if isinstance(ai, Roof) and bytes_per_s is None and peak_flop_per_s is not None:
         ai, peak_flop_per_s = peak_flop_per_s, ai          # attainable(roof, ai)
@@ -45,7 +45,8 @@ def ridge(peak_flop_per_s, bytes_per_s: float | None = None) -> float:
 
     ridge(P, B) with P in FLOP/s and B in bytes/s; or ridge(roof) with a Roof: its top
     float ceiling (roof.top_float_compute(), the ridge every chart and table of rooflab
-    draws: A100 SXM bf16 tensor 312e12 / 2.039e12 = 153 FLOP/B; integer TOPS are not
+    draws: A100 SXM fp16 tensor (bf16 ties; the tie names fp16) 312e12 / 2.039e12 = 153
+    FLOP/B; integer TOPS are not
     FLOP/s) over its DRAM bandwidth (roof.bandwidth("DRAM")). For another pair,
     ridge(roof.find_compute("fp64").value, roof.bandwidth("L2").value)."""
     if isinstance(peak_flop_per_s, Roof) and bytes_per_s is None:
@@ -63,6 +64,10 @@ def _positive_rates(fn: str, peak_flop_per_s, bytes_per_s) -> None:
     for what, value, unit in (("peak_flop_per_s", peak_flop_per_s, "FLOP/s"),
                               ("bytes_per_s", bytes_per_s, "bytes/s")):
         try:
+            # text is no rate even when float() reads it: ridge("1e12", 1e11) then divided
+            # a str (TypeError), where Ceiling("1e12", ...) says "a plain number"
+            if isinstance(value, str | bytes | bool):
+                raise TypeError(value)
             ok = 0 < float(value) < float("inf")
         except (TypeError, ValueError):
             raise InputError(f"{fn}(): {what} must be a number in {unit}; got "

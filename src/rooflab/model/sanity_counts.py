@@ -140,8 +140,10 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
                          f"too many (AI {fmt_ai(p.ai)} too low)"),
                 # an exact count of a 4x-LLC read-modify-write stream (np.add(o, y, out=o):
                 # no write-allocate) ran at 1.6x a loaded probe's DRAM roof: the roof was
-                # the low side, not the bytes (review r5 F7)
-                causes=("the measured DRAM roof is too low (a loaded probe; a read-modify-"
+                # the low side, not the bytes (review r5 F7); a working set that fits a
+                # cache is served from it, which leads then (review s18 r2 F3: a 16 kB dot)
+                causes=_resident_cause(kernel, p, machine) + (
+                        "the measured DRAM roof is too low (a loaded probe; a read-modify-"
                         "write stream moves no write-allocate reads, so it beats the "
                         "triad-derived ceiling)",
                         "L2 traffic counted as DRAM (cache hits counted as memory traffic)",
@@ -149,6 +151,18 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
                 fix=fix_level,
             )
     return None
+
+
+def _resident_cause(kernel: Kernel, p: Point, machine: Machine | None) -> tuple[str, ...]:
+    """The cause "served from a cache" where a CPU kernel's bytes (not counters') per call
+    fit one (smallest_cache_holding), as check_cache_resident judges; () otherwise."""
+    if machine is None or machine.kind != "cpu" or has_counter_bytes(kernel.provenance):
+        return ()
+    ws = working_set_of(kernel, p)
+    held = smallest_cache_holding(machine, ws)
+    return (() if held is None else
+            (f"the working set ({si(ws, 'B')} per call) fits in the {held[0]}: repeated "
+             f"calls are served from it, not from DRAM (cache_resident)",))
 
 
 # The share of the last-level cache a working set may fill and still count as staying
@@ -191,6 +205,16 @@ def last_level_cache(machine: Machine | None) -> tuple[str, float] | None:
     return level, caches[level]
 
 
+def smallest_cache_holding(machine: Machine | None, working_set: float,
+                           share: float = LLC_RESIDENT_SHARE) -> tuple[str, float] | None:
+    """The smallest cache level (and its size) that holds `working_set` within `share` of
+    its size: where repeated calls are served from (review s18 r2 F3: a 16 kB dot fits
+    L1, not only the L3); None when none does or no sizes are known."""
+    caches = sorted(((float(v), lv) for lv, v in (machine.caches if machine else {}).items()
+                     if v), key=lambda c: c[0])
+    return next(((lv, size) for size, lv in caches if 0 < working_set <= size * share), None)
+
+
 def check_cache_resident(kernel: Kernel, p: Point,
                          machine: Machine | None = None) -> Finding | None:
     """A timed CPU kernel whose DRAM bytes per call fit in the last-level cache: repeated
@@ -209,10 +233,12 @@ def check_cache_resident(kernel: Kernel, p: Point,
     if llc is None or not cache_resident(p, ws, llc[1] * LLC_RESIDENT_SHARE):
         return None
     at = f" ({p.percent_of_roof:.0f} % of the DRAM roof)" if p.percent_of_roof else ""
+    # the smallest level that holds it is the one it is served from (16 kB: L1, not L3)
+    level, size = smallest_cache_holding(machine, ws) or llc
     return Finding(
         kernel=kernel.name, check="cache_resident", severity="warning", level=p.level,
-        message=(f"cache-resident: {si(ws, 'B')} per call fits in the {llc[0]} "
-                 f"({si(llc[1], 'B')} on this host, {LLC_RESIDENT_SHARE:.0%} of which a "
+        message=(f"cache-resident: {si(ws, 'B')} per call fits in the {level} "
+                 f"({si(size, 'B')} on this host, {LLC_RESIDENT_SHARE:.0%} of which a "
                  f"working set keeps between calls), so repeated calls are served from the "
                  f"caches and the DRAM floor does not bind{at}"),
         causes=("the timing loop calls the kernel again and again on the same data, which "

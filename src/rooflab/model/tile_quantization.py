@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..hardware.smem import SmemLimits
+from .sm_limits import SmemLimits
 
 # BK without --tile BMxBNxBK: the K step of Triton's matmul tutorial configurations
 # (BLOCK_SIZE_K 32 in all but its 128x256 one) and of cuBLAS's Ampere "..._32x5"/"_32x3"

@@ -19,6 +19,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..units import fmt_bytes_binary as fmt_bytes
+
 LEVELS = ("L1", "L2", "L3", "DRAM")
 # Neighbouring points within 12 % of a run's median belong to the same plateau.
 PLATEAU_TOLERANCE = 0.12
@@ -87,11 +89,6 @@ def find_plateaus(values: Sequence[float], tol: float = PLATEAU_TOLERANCE,
 
 def _median(values: Sequence[float], idx: Sequence[int]) -> float:
     return statistics.median(values[j] for j in idx)
-
-
-def fmt_bytes(b: float) -> str:
-    """1.5 MiB, 48 KiB: sizes in notes."""
-    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
 
 
 _KEEP = {"longest": ("longer", lambda q: q.count),

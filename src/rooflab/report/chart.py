@@ -26,6 +26,7 @@ from ..hardware.resolve import per_thread_nominal
 from ..model.analysis import analyze
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
+from ..model.level_names import checked_level
 from ..model.sanity_finding import ABOVE_TOLERANCE
 from ..units import fmt_pct, si
 
@@ -79,6 +80,8 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     a drawer that places its own (the HTML report: html_labels); the lines and points are
     the same either way, and placing them is most of the time for thousands of kernels."""
     roofs, kernels = _checked(roofs, kernels, labels, size_by, min_share)
+    if level is not None:   # 'dram' -> DRAM as the CLI's --level (review s18 r8 F1)
+        level = checked_level(level, "plot_roofline(): level")
     # A thread row's nominal partner (`--on me.json@1t`) comes scaled per core from
     # hardware/resolve; roofs handed in directly are scaled the same way here (18c F17).
     roofs, scaled = per_thread_nominal(roofs)

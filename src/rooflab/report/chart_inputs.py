@@ -20,8 +20,10 @@ def _checked(roofs, kernels, labels, size_by: str, min_share
                if isinstance(kernels, str) or not hasattr(kernels, "__iter__") else
                tuple(kernels))
     if isinstance(given, str) or not all(isinstance(r, Roof) for r in roofs):
+        hint = ("; a profile holds roofs: pass profile.roofs" if hasattr(given, "roofs")
+                else "")
         raise InputError(f"plot_roofline(): roofs must be Roofs (rooflab.load_roof('T4') "
-                         f"or a profile .json); got {given!r:.80}")
+                         f"or a profile .json); got {given!r:.80}{hint}")
     if not isinstance(kernels, tuple) or not all(isinstance(k, Kernel) for k in kernels):
         raise InputError(f"plot_roofline(): kernels must be Kernels (rooflab.Kernel(...), "
                          f"rooflab.measure(...) or rooflab.load_kernels(FILE)); got "

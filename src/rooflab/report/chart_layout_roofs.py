@@ -14,9 +14,11 @@ from .chart_layout_cost import (
     AXES_PT,
     CHAR_PT,
     LINE_PT,
+    _box,
     _cost,
     _line_boxes,
     _marker_box,
+    _overlap,
     _place,
 )
 from .chart_parts import CAP_TICK_PT, LaunchCap
@@ -76,6 +78,54 @@ def cap_box(cap: LaunchCap, pt) -> tuple[float, float, float, float]:
     return (x0 - 0.5, y - CAP_TICK_PT - 0.5, x1 + 0.5, y + 1.0)
 
 
+# A ceiling's label nearer another ceiling than its own (or with another between them)
+# is read as that one's: fp32 2.58 written between the 2.58 and 3.86 lines and fp64 3.86
+# pushed under the 2.58 line read top-down as 2.58 then 3.86 (review s18 r5 F1). It costs
+# more than any spot off its line or on a marker, so it is the last resort but one: a
+# spot on another ceiling's label costs twice as much (_spot_cost). A label across a line
+# is misread; two labels on each other are not read at all ('int8 tensor 132 TOP/s' was
+# written on 'tf32 tensor 156 TFLOP/s' where three roofs' ceilings interleave).
+ACROSS = 400.0
+# A label wedged between its own line and another one (a gap of a line or less beyond
+# it) reads as either's: it costs more than sliding along its line (6) or dropping under
+# it (1), so two close ceilings label the lower one under its line, the upper one above.
+WEDGED = 30.0
+# Lines closer than this (points) print as one line: a label is by both of them.
+SAME_LINE_PT = 2.0
+
+
+def _across(box, own_y, roof, ceilings) -> float:
+    """What a ceiling label's box costs for the other ceilings (ceilings: each compute
+    line's roof and two ends, in points) that run over its width: ACROSS where one is
+    between the label and its own line (at own_y), or one of its own roof is nearer the
+    label's middle than its own line; WEDGED where one of its roof runs just beyond it,
+    so the label sits between two lines. (Another roof's lines are drawn dashed or in
+    grey, and labelled at the other end: only one across the label misleads.)"""
+    mid = (box[1] + box[3]) / 2
+    up = mid > own_y
+    cost = 0.0
+    for other, ((x0, y), (x1, _)) in ceilings:
+        if abs(y - own_y) <= SAME_LINE_PT or x1 <= box[0] or x0 >= box[2]:
+            continue
+        if (own_y < y < mid if up else mid < y < own_y) or (
+                other == roof and abs(mid - y) <= abs(mid - own_y)):
+            return ACROSS
+        beyond = y - box[3] if up else box[1] - y
+        if other == roof and 0 <= beyond <= LINE_PT:
+            cost = WEDGED
+    return cost
+
+
+def _spot_cost(box, own_y, roof, ceilings, labels) -> float:
+    """A ceiling label spot's cost for where it is read: _across, plus twice ACROSS where
+    the box touches a ceiling label placed before (labels), so that a spot on a label
+    costs more than one across a line even when that one is also pushed 4 lines off its
+    line (160) and on a marker (200, _cost). Markers are left to _cost: a label on a
+    marker is still read as its line's, one across a line is not."""
+    hits = any(_overlap(box, b) > 0 for b in labels)
+    return _across(box, own_y, roof, ceilings) + (2 * ACROSS if hits else 0.0)
+
+
 def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
     """Compute ceilings' labels (equal ceilings of one roof share one); slopes keep their
     text here and are placed after every ceiling."""
@@ -84,6 +134,9 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         if ln.kind == "compute":
             same.setdefault((ln.roof, ln.ys[0]), []).append(ln.label)
     out_lines = list(lines)
+    first_label = len(placed)   # placed grows by each ceiling's label from here on
+    ceilings = [(ln.roof, (pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1]))) for ln in lines
+                if ln.kind == "compute"]
     # Lowest ceiling first, so a crowded stack grows upwards in order.
     for i in sorted(range(len(lines)), key=lambda i: (lines[i].kind != "compute", lines[i].ys[0])):
         ln = lines[i]
@@ -112,6 +165,9 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         # Pushed off its line: the last resort (a label must stay by its line to be read).
         cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
                   for k in (1, 2, 3, 4) for s in (1, -1)]
+        cands = [(o, h, v, p + _spot_cost(_box(anchor, o, h, v, text), anchor[1], ln.roof,
+                                          ceilings, placed[first_label:]))
+                 for o, h, v, p in cands]
         offset, ha, va = _place(anchor, text, cands, placed, soft)
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)

@@ -81,38 +81,73 @@ def ridge_marks(display: RooflineDisplay, axes: Axes) -> list:
 # Where a ridge's AI is written, beside its diamond, in this order: below right is under
 # the flat roof and right of the slope, where the PNG writes it (chart_parts.Ridge).
 RIDGE_POSITIONS = ("bottom right", "top left", "bottom left", "top right")
+# How far from its diamond's centre (pixels, across and along) a ridge's name is written:
+# beside the diamond, else a little further out where two close ridges leave no room
+# beside either (the name still nearer its own diamond: _nearest_own).
+RIDGE_GAPS_PX = (MARKER_RADIUS_PX, 2.5 * MARKER_RADIUS_PX)
 _ANCHORS = {"right": ("left", 1.0), "left": ("right", -1.0),
             "top": ("bottom", 1.0), "bottom": ("top", -1.0)}
 
 
 def ridge_names_placed(display: RooflineDisplay, axes: Axes, obstacles: list) -> list:
     """(ridge index, position, box) of each ridge's 'AI*=4.42', at the first position of
-    RIDGE_POSITIONS inside the plot and clear of the obstacles and of the others; a ridge
-    with none free is named on hover only."""
+    RIDGE_POSITIONS inside the plot, clear of the obstacles and of the others, and nearer
+    its own diamond than any other ridge's; a ridge with none such is named on hover only.
+    (Two close ridges, fp64 0.823 and fp32 0.551 on a probed EPYC: 'AI*=0.551' was
+    written level with the 0.823 diamond and 'AI*=0.823' level with the 0.551 one, each
+    read as the other's: review s18 r5 F2.)"""
     out, taken = [], list(obstacles)
+    diamonds = [axes.px(r.ai, r.flop_per_s) for r in display.ridges]
     for i, r in enumerate(display.ridges):
-        xy = axes.px(r.ai, r.flop_per_s)
-        for pos in RIDGE_POSITIONS:
-            box = text_box(xy, f"AI*={fmt_ai(r.ai)}", pos, POINT_FONT_PX)
+        xy = diamonds[i]
+        spots = [(pos, gap) for gap in RIDGE_GAPS_PX for pos in RIDGE_POSITIONS]
+        for pos, gap in spots:
+            box = text_box(xy, f"AI*={fmt_ai(r.ai)}", pos, POINT_FONT_PX, gap)
             inside = (box[0] >= 0 and box[1] >= 0 and box[2] <= axes.size[0]
                       and box[3] <= axes.size[1])
-            if inside and not any(overlap(box, o) for o in taken):
-                out.append((i, pos, box))
+            if (inside and not any(overlap(box, o) for o in taken)
+                    and _nearest_own(box, i, diamonds)):
+                out.append((i, pos, gap, box))
                 taken.append(box)
                 break
     return out
 
 
+def _box_distance(box, xy) -> float:
+    """Pixels from a point to the nearest point of a box (0 inside it)."""
+    return math.hypot(max(box[0] - xy[0], 0.0, xy[0] - box[2]),
+                      max(box[1] - xy[1], 0.0, xy[1] - box[3]))
+
+
+# A name written level with a diamond this near (pixels, beside the box) reads as that
+# diamond's, whatever it is written at the corner of: text is read along its line.
+LEVEL_PX = 3 * POINT_FONT_PX
+
+
+def _nearest_own(box, i: int, diamonds: list) -> bool:
+    """Whether a name's box reads as diamond i's: its nearest edge nearer it than any
+    other diamond (at a distinct spot), and level with no other diamond within LEVEL_PX
+    of its side."""
+    own = diamonds[i]
+    for j, d in enumerate(diamonds):
+        if j == i or math.dist(d, own) < 1.0:
+            continue
+        level = box[1] <= d[1] <= box[3] and _box_distance(box, d) <= LEVEL_PX
+        if level or _box_distance(box, d) <= _box_distance(box, own):
+            return False
+    return True
+
+
 def ridge_annotations(display: RooflineDisplay, names: list) -> list[dict]:
     """Each placed ridge name as an annotation (a trace's text would read as a kernel's)."""
     out = []
-    for i, pos, _ in names:
+    for i, pos, gap, _ in names:
         r = display.ridges[i]
         (va, dy), (ha, dx) = (_ANCHORS[w] for w in pos.split())
         out.append({"x": math.log10(r.ai), "y": math.log10(r.flop_per_s), "xref": "x",
                     "yref": "y", "text": f"AI*={fmt_ai(r.ai)}", "showarrow": False,
-                    "xanchor": ha, "yanchor": va, "xshift": dx * MARKER_RADIUS_PX,
-                    "yshift": dy * MARKER_RADIUS_PX, "name": f"ridge:{i}",
+                    "xanchor": ha, "yanchor": va, "xshift": dx * gap,
+                    "yshift": dy * gap, "name": f"ridge:{i}",
                     "font": {"size": POINT_FONT_PX, "color": _ridge_color(display, r.roof)}})
     return out
 

@@ -18,6 +18,7 @@ from ..model.choose import count_text
 from ..model.diagnose import Diagnosis, diagnose, level_bounds
 from ..model.machine import Machine, machine_of
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py.
 from .read_with_care import above_roof, load_said, short_doubt, trust_warnings
@@ -79,14 +80,6 @@ def _call_floors(profile: MachineProfile | None) -> dict[str, float]:
     overhead = ((profile.extras or {}).get("overhead") or {}) if profile is not None else {}
     return {n: float(v["seconds"]) for n, v in overhead.items()
             if isinstance(v, dict) and isinstance(v.get("seconds"), (int, float))}
-
-
-def _binary(nbytes: float) -> str:
-    """Cache sizes the way datasheets give them: 32768 -> '32 KiB', 33554432 -> '32 MiB'."""
-    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if nbytes >= scale:
-            return f"{nbytes / scale:.3g} {unit}"
-    return f"{nbytes:.0f} B"
 
 
 def machine_line(m: Machine) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..model.analysis import Analysis
 from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from .envelope_bound import NO_ROOF_LINE, envelope_bound, on_envelope
 
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
                 "AI DRAM", "AI L2", "AI L1", "achieved", "bound")
@@ -42,7 +43,7 @@ def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                      si(k.total_flop, "FLOP"), si(k.bytes.get("DRAM"), "B"), ai["DRAM"],
                      ai["L2"], ai["L1"], fmt_rate(p.achieved_flop_per_s if p else None,
                                                p.precision if p else None),
-                     p.bound if p else "-"))
+                     envelope_bound(p, analysis.roof) if p else "-"))
         prev = k.seconds
     return rows
 
@@ -114,7 +115,13 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
     # The step's own points (a name may repeat across steps), at the level binding hardest.
     own = analysis.points_of(steps[-1])
     last = min(own, key=lambda p: p.attainable_flop_per_s) if own else None
-    if last is not None and last.percent_of_roof:
+    if last is not None and last.percent_of_roof and on_envelope(analysis.roof):
+        # the kernels' own best is no roof: no class, no "x left to the roof" (r4 F4)
+        out.append(f"Latest step ({steps[-1].meta.get('step')}): "
+                   f"{fmt_pct(last.percent_of_roof)} of the best these kernels reached "
+                   f"({last.binding}, AI {fmt_ai(last.ai)} at {last.level}); "
+                   f"{NO_ROOF_LINE} (how far it is from the machine's roof is not known).")
+    elif last is not None and last.percent_of_roof:
         out.append(f"Latest step ({steps[-1].meta.get('step')}): {last.bound}-bound at "
                    f"{fmt_pct(last.percent_of_roof)} of its roof ({last.binding}, AI "
                    f"{fmt_ai(last.ai)} at {last.level}); {100 / last.percent_of_roof:.2f}x "

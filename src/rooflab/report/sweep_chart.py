@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InputError
+from ..units import fmt_bytes_binary as _fmt
 
 
 @dataclass(frozen=True)
@@ -158,13 +159,6 @@ def sweep_table(profile: Mapping[str, Any], where: str = "profile") -> SweepTabl
                      f"cuda`); a catalog entry or a hand-written roof has none")
 
 
-def _fmt(b: float) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if b >= size:
-            return f"{b / size:.3g} {unit}"
-    return f"{b:.0f} B"
-
-
 def _gbps(v: float) -> str:
     """GB/s with 3 significant digits, never in exponent form (a GPU's 9000 GB/s)."""
     x = v / 1e9
@@ -229,10 +223,7 @@ UNCALIBRATED_MARK = "! uncalibrated"
 
 def size_label(b: float) -> str:
     """An x tick: 4 KiB, 1 MiB, 2 GiB (likwid-bench's and ERT's units), not 2^n bytes."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if b >= size:
-            return f"{b / size:.3g} {unit}"
-    return f"{b:.3g} B"
+    return _fmt(b)
 
 
 def chart_title(t: SweepTable, title: str = "") -> str:

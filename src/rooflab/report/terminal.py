@@ -9,10 +9,12 @@ import re
 from collections.abc import Sequence
 
 from ..model.analysis import Analysis
+from ..model.ceiling import Roof
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
 from ..model.machine import machine_of
 from ..units import fmt_factor, fmt_rate, fmt_seconds, fmt_times, si
+from .envelope_bound import envelope_bound, envelope_header
 from .markdown import (
     PRIORITY_HEADERS,
     RECORD_HEADERS,
@@ -66,12 +68,16 @@ def throughput_unit(a) -> str:
     return next((u for u in THROUGHPUT_UNITS if f"per {u} (throughput)" in a.detail), "")
 
 
-def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on"):
+def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to work on",
+                   roof: Roof | None = None):
+    """roof: the analysis' roof, so that on the envelope (no --on) a class reads relative,
+    or none (report.envelope_bound)."""
     diagnoses = list(diagnoses)
-    return WidthAware(lambda narrow: _priority_table(diagnoses, title, narrow))
+    return WidthAware(lambda narrow: _priority_table(diagnoses, title, narrow, roof))
 
 
-def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
+def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool,
+                    roof: Roof | None = None):
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -93,6 +99,8 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool):
         if unit:
             cells[7] += f" per {unit}"
         cells[1] = escape(cells[1])   # a kernel 'loop[i]': rich would take [i] for markup
+        if roof is not None:
+            cells[2] = envelope_bound(d.point, roof, d.bound)
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"
@@ -177,13 +185,16 @@ def more_advice_line(rest) -> str:
             + " (every advice in full: -o report.md or --json)")
 
 
-def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False):
-    """said: the top says the probe's load note (markdown.load_said): point there."""
+def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
+                   roof: Roof | None = None):
+    """said: the top says the probe's load note (markdown.load_said): point there. roof:
+    the analysis' roof (on the envelope the class line says it has none to judge by)."""
     from rich.text import Text
 
     t = Text()
     t.append(f"{d.rank}. {d.kernel}", style="bold")
-    t.append(f"  {d.bound}-bound\n", style=BOUND_STYLE.get(d.bound, ""))
+    head = envelope_header(d.point, roof, d.bound) if roof is not None else f"{d.bound}-bound"
+    t.append(f"  {head}\n", style=BOUND_STYLE.get(d.bound, ""))
     t.append(f"   position: {d.evidence}\n")
     t.append(f"   gain: {d.gain_words}\n")
     for n in d.notes:
@@ -251,11 +262,11 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     if steps is not None:
         parts.append(steps)
         parts += [Text(f"- {s}") for s in step_findings(analysis)]
-    parts.append(priority_table(diagnoses[:top]))
+    parts.append(priority_table(diagnoses[:top], roof=roof))
     unplaced = unplaced_text(analysis)
     if unplaced is not None:
         parts.append(unplaced)
-    parts += [diagnosis_text(d, said=load_said(care)) for d in diagnoses[:top]]
+    parts += [diagnosis_text(d, said=load_said(care), roof=roof) for d in diagnoses[:top]]
     for n in analysis.notes:
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)

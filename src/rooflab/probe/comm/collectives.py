@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...errors import InputError
+from ...units import fmt_bytes_binary as _fmt
 from .busbw import LABELS, algbw, bus_factor
 from .fit import AlphaBeta, fit_alpha_beta
 
@@ -258,13 +259,6 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
     if max_bytes is not None and len(sizes) < len(plan.sizes) and not stopped:
         stopped = f"sizes capped at {_fmt(max_bytes)} by available memory"
     return CollectiveResult(collective, comm.world, tuple(rows), stopped, pair, link)
-
-
-def _fmt(nbytes: float) -> str:
-    for unit, div in (("GiB", 1 << 30), ("MiB", MiB), ("KiB", KiB)):
-        if nbytes >= div:
-            return f"{nbytes / div:g} {unit}"
-    return f"{nbytes:g} B"
 
 
 def memory_cap(plan: SweepPlan, available_bytes: float | None, local_ranks: int) -> float | None:

@@ -18,8 +18,9 @@ import numpy as np
 
 from ...hardware.host import Caches
 from ...model import level_order
+from ...units import fmt_bytes_binary as fmt_bytes
 from ...units import si
-from ..plateaus import LEVELS, Plateau, find_plateaus, fmt_bytes, geometric_sizes, label_plateaus
+from ..plateaus import LEVELS, Plateau, find_plateaus, geometric_sizes, label_plateaus
 from ..timer import TimingPlan
 from .runner import Rate, Team, measure_rate
 

@@ -22,8 +22,7 @@ from dataclasses import replace
 from ...model import real_traffic as rt
 from ...model.ceiling import Ceiling
 from ...model.real_traffic import REAL_TRAFFIC
-from ...units import si
-from ..plateaus import fmt_bytes
+from ...units import fmt_bytes_binary, si
 from ..stats import rates_warning, summarize
 from . import bandwidth as bw
 
@@ -57,7 +56,7 @@ def dram_from_add(triad: Ceiling, stream_dram: Mapping) -> tuple[Ceiling, str | 
     t_med = summarize(triad.samples).median if triad.samples else triad.value
     a_med = summarize(samples).median
     ws = add.get("ws_bytes_per_thread")
-    at = f" at {fmt_bytes(ws)} per thread" if isinstance(ws, (int, float)) else ""
+    at = f" at {fmt_bytes_binary(ws)} per thread" if isinstance(ws, (int, float)) else ""
     why = (f"used in place of triad (best {si(triad.value, 'B/s')}, median "
            f"{si(t_med, 'B/s')}: its samples were disturbed) because add moves the same "
            f"24 B per element (2 loads + 1 store) in the same run and its samples were "

@@ -13,6 +13,7 @@ from ...errors import InputError, ProbeError, require
 from ...hardware.host import HostInfo, detect_host
 from ...hardware.profile import MachineProfile
 from ...model.ceiling import Ceiling
+from ...units import fmt_bytes_binary as _fmt_bytes
 from . import affinity as aff
 from . import bandwidth as bw
 from . import load as machine
@@ -30,10 +31,6 @@ from .runner import Rate, Team
 __all__ = ["probe_cpu", "dram_working_set"]
 
 Progress = Callable[[str, float], None]
-
-
-def _fmt_bytes(b: float) -> str:
-    return f"{b / 2**20:.3g} MiB" if b >= 2**20 else f"{b / 2**10:.3g} KiB"
 
 
 class _Stages:

@@ -3,7 +3,10 @@
     from rooflab.workloads.llm import load_config, Settings, Request, analyze_llm
     r = analyze_llm(load_config("tinyllama-1.1b"), load_roof("T4"), Settings(),
                     Request(batches=(1, 4, 16), context=500))
-    r.tpot_s, r.ttft_s, r.decode.step.ai, r.sweep.knee_batch
+    r.tpot_s, r.ttft_s, r.decode.step.ai, r.sweep.saturation.last_batch
+
+(saturation.last_batch: where tokens/s stops growing, by the per-kernel floors;
+r.sweep.knee_batch: where the whole step's aggregate AI reaches the ridge, later.)
 
 The whole study `rooflab llm` runs (--tp/--pp on chosen links, --compare, --whatif,
 --tpot-ms) is workloads.llm.study.run_study(Study(...)) -> LlmRun.

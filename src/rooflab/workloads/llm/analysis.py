@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ...errors import InputError
@@ -365,6 +365,9 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                         "kv_equals_weights_batch": sw.kv_equals_weights_batch,
                         **bend_batches(sw),
                         "knee_batch": sw.knee_batch, "ai_limit": sw.ai_limit}
+        if sw.saturation is not None:
+            # where tokens/s stops growing, by the per-kernel floors (review s18 r3 F1)
+            llm["sweep"]["saturation"] = asdict(sw.saturation)
     if r.prefill_sweep is not None:
         llm["prefill_sweep"] = {"prompt": r.prefill_sweep.prompt,
                                 "points": r.prefill_sweep.rows()}

@@ -25,6 +25,7 @@ from .config_fields import (
     first_int,
     opt_int,
 )
+from .config_hybrid import check_all_attention
 from .model_config import MLA, ModelConfig, MoE
 from .quant_config import Quantization, quantization
 
@@ -232,6 +233,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     d, wrapper = _language_model(d)
     model_type = str(d.get("model_type") or "").lower()
     _check_decoder_only(d, model_type, where)
+    check_all_attention(d, where)       # hybrid Mamba / linear-attention layers: refused
     check_required(d, where)
     hidden = aliased_int(d, "hidden_size", where)
     layers = _layer_count(aliased_int(d, "num_hidden_layers", where), where)

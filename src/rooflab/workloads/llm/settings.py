@@ -387,8 +387,8 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     int4 with its group, not fp16; a W8A8 one also sets the activations, as --act would),
     else the checkpoint's dtype (checkpoint_dtype: bf16 for a bfloat16 config) and group
     128; a 16-bit --act without --weights (or --weights without --act) sets both. --kv
-    defaults to --act; activations taken from the config leave the KV cache at the
-    checkpoint's width (vLLM's kv_cache_dtype "auto")."""
+    defaults to a 16-bit --act, else (8-bit activations, from --act or from the config)
+    to the checkpoint's width (vLLM's kv_cache_dtype "auto": _kv_default)."""
     q = getattr(cfg, "quantization", None)
     given_base = others.pop("base", None)
     base = given_base or checkpoint_dtype(cfg, roof)
@@ -401,7 +401,7 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
         act_from = scheme = ""
         if act is None and q.act:
             act, scheme, act_from = q.act, q.act_scheme, "the config's quantization_config"
-        kv = kv or (act if not act_from and act else base)
+        kv = kv or _kv_default(act, base)
         return Settings(weights=q.weights,
                         group_size=group if group is not None else q.group_size or 128,
                         scale_dtype=q.scale_dtype,
@@ -423,4 +423,23 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                          f"--weights (--act fp8 alone sets fp8 weights), or use --act "
                          f"{canonical_dtype(weights) if _sixteen(weights) else 'bf16'}")
     return Settings(weights=weights, group_size=128 if group is None else group,
-                    act=act, kv=kv or act, base=base, **others)
+                    act=act, kv=kv or _kv_default(act, base), base=base, **others)
+
+
+def _kv_default(act: str | None, base: str) -> str:
+    """The KV cache's dtype when --kv is not given: the activations' when they are an
+    unquantized float (--act fp16 runs the model, cache included, in fp16), else the
+    model's own dtype (vLLM's kv_cache_dtype "auto" is "the model data type" under
+    quantization="fp8" too; an fp8 cache is kv_cache_dtype="fp8", rooflab's --kv fp8).
+    Before review s18 r3 F3 --act fp8/int8 made the cache 8-bit as well: half the KV bytes
+    and twice the batch that fits, which vLLM's default does not give."""
+    return act if act and _sixteen(act) else base
+
+
+def kv_default_note(act: str | None, kv: str | None, s: Settings) -> tuple[str, ...]:
+    """The line that says an 8-bit --act left the KV cache at the model's dtype."""
+    if kv is not None or act is None or _sixteen(act) or s.kv != s.base:
+        return ()
+    return (f"--act {canonical_dtype(act)} leaves the KV cache at {s.kv}, the model's dtype, "
+            f"as vLLM's kv_cache_dtype \"auto\" does with quantized activations; --kv fp8 "
+            f"for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV bytes)",)

@@ -1,0 +1,43 @@
+"""`--level X` of the profiler verbs: the rows are the analysis at X (its unplaced kernels
+and notes as before), but each row's bound is worded with every level in view, so the
+binding level is known. Analysed at X alone, a reduction at 16 % of DRAM ("memory") had its
+L2 row (3 %) read "latency" instead of "not binding (DRAM binds)": a display filter changed
+its bound class (review s18 r4 F2, docs/plot.md "not binding").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.analysis import Analysis
+
+
+def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int, str]:
+    """Each point of `analysis` (by id) with its bound as the tables print it
+    (diagnose.level_bound; on the envelope roof report.envelope_bound), worded on `full`,
+    the same kernels analysed at every level (None: `analysis` is that)."""
+    from ..model.diagnose import level_bounds
+    from ..report.envelope_bound import envelope_bound
+
+    full = analysis if full is None else full
+    said = {(p.kernel_index, p.level): envelope_bound(p, full.roof, b)
+            for p, b in zip(full.points, level_bounds(full), strict=True)}
+    return {id(p): said.get((p.kernel_index, p.level), p.bound) for p in analysis.points}
+
+
+def with_full_bounds(doc: dict[str, Any], full: Analysis | None) -> dict[str, Any]:
+    """An analysis document (schema.analysis_to_dict) of one level with each point's bound
+    and binding_level as `full` (every level) words them; unchanged without `full`."""
+    if full is None:
+        return doc
+    from ..model.schema import points_to_dicts
+
+    keys = ("bound", "binding_level")
+    said = {(d.get("kernel_index"), d["level"]): {k: d[k] for k in keys if k in d}
+            for d in points_to_dicts(full.points)}
+    out = []
+    for d in doc.get("analysis", ()):
+        new = said.get((d.get("kernel_index"), d.get("level")))
+        out.append(d if new is None else
+                   {**{k: v for k, v in d.items() if k != "binding_level"}, **new})
+    return {**doc, "analysis": out}

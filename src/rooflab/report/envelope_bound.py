@@ -1,0 +1,48 @@
+"""The bound words on the envelope roof (no `--on`, no recorded peaks: the ceilings are the
+best the kernels themselves reached, profile_envelope). Such ceilings are lower bounds of
+the machine's, so neither side is known to bind: a kernel that sets a ceiling (one file:
+always both, so it sat at the ridge and read "compute" by a tie) says it has no roof to be
+judged against; any other kernel's class is relative to the best here, and says so
+(review s18 r4 F4: output3.csv read "100 % memory" at 7.5 % of its GPU's DRAM bandwidth).
+"""
+
+from __future__ import annotations
+
+from ..ingest.profile_envelope import ENVELOPE_SOURCE
+from ..model.ceiling import Roof
+from ..model.placement import Point
+
+# At or above this % of the envelope a point is (within rounding) the best achieved: it sets
+# that ceiling itself, so its class says which ceiling it set, nothing about the machine.
+AT_ENVELOPE_PCT = 99.5
+NO_ROOF = "no roof (give --on)"
+NO_ROOF_LINE = "no roof to judge against; give --on"
+RELATIVE = "relative"
+
+
+def on_envelope(roof: Roof) -> bool:
+    """Whether the roof is the kernels' own best (profile_envelope.envelope_roof)."""
+    return roof.source == ENVELOPE_SOURCE
+
+
+def envelope_bound(p: Point, roof: Roof, bound: str | None = None) -> str:
+    """`bound` (p.bound by default) as the tables print it on `roof`: unchanged off the
+    envelope; on it NO_ROOF for a point that sets its ceiling, else 'memory (relative)'."""
+    said = p.bound if bound is None else bound
+    if not on_envelope(roof) or said.startswith("not binding"):
+        return said
+    if p.percent_of_roof is not None and p.percent_of_roof >= AT_ENVELOPE_PCT:
+        return NO_ROOF
+    return f"{said} ({RELATIVE})"
+
+
+def envelope_header(p: Point, roof: Roof, bound: str | None = None) -> str:
+    """A diagnosis' class line: 'compute-bound' off the envelope; on it NO_ROOF_LINE, or
+    'memory-bound relative to the best here (no roof: give --on)'."""
+    bound = p.bound if bound is None else bound
+    said = envelope_bound(p, roof, bound)
+    if said == NO_ROOF:
+        return NO_ROOF_LINE
+    if said.endswith(f"({RELATIVE})"):
+        return f"{bound}-bound relative to the best here (no roof: give --on)"
+    return f"{bound}-bound"
