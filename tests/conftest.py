@@ -53,6 +53,20 @@ def quick_cpu_profile(quick_cpu_probe, monkeypatch):
     return profile
 
 
+GPP = FIXTURES / "ncu" / "nersc-gpp"
+
+
+def gpp_recording(name: str) -> Path:
+    """A NERSC GPP recording (ncu) by file name; the test skips with a reason where the
+    shared fixtures are absent, or where an .ncu-rep's reader (ncu_report) is."""
+    path = GPP / name
+    if not path.is_file():
+        pytest.skip(f"NERSC GPP recording {path} is absent (CI lays ../shared beside the clone)")
+    if path.suffix == ".ncu-rep":
+        pytest.importorskip("ncu_report")
+    return path
+
+
 @pytest.fixture
 def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():

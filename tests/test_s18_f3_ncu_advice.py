@@ -16,25 +16,20 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import gpp_recording
 
 from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice import advise
 from rooflab.model.machine import Machine
 
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
 MIB = 2**20
 L2_ADVICE = "keep the working set in L2 (layout, kernel order, persistence)"
 GRID_LEVER = "launch at least one block per SM (smaller blocks, or split the work)"
 
 
 def _gpp(name: str) -> Path:
-    path = GPP / name
-    if not path.is_file():
-        pytest.skip(f"NERSC GPP recording {path} is absent (CI lays ../shared beside the clone)")
-    if path.suffix == ".ncu-rep":
-        pytest.importorskip("ncu_report")
-    return path
+    return gpp_recording(name)
 
 
 def _flat(text: str) -> str:

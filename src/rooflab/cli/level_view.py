@@ -16,12 +16,9 @@ def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int
     """Each point of `analysis` (by id) with its bound as the tables print it
     (diagnose.level_bound; on the envelope roof report.envelope_bound), worded on `full`,
     the same kernels analysed at every level (None: `analysis` is that)."""
-    from ..model.diagnose import level_bounds
-    from ..report.envelope_bound import envelope_bound
+    from ..report.envelope_bound import level_words
 
-    full = analysis if full is None else full
-    said = {(p.kernel_index, p.level): envelope_bound(p, full.roof, b)
-            for p, b in zip(full.points, level_bounds(full), strict=True)}
+    said = level_words(analysis if full is None else full)
     return {id(p): said.get((p.kernel_index, p.level), p.bound) for p in analysis.points}
 
 

@@ -116,13 +116,14 @@ def parse_min_share(text: str | None) -> float | None:
 
 def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False,
                 kernel: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
-                per_launch: bool = False):
+                per_launch: bool = False, said: list[str] | None = None):
     """(roofs, kernels) for the chart: cli/inputs.py's load_inputs, as report and whatif
     read them, with its notes printed on stderr (Inputs.print_notes) and the roof's origin
     said when no --on named it. --trajectory joins each step's longest kernel (several ncu
     files, or the analysis JSON `rooflab ncu a.csv b.csv -o steps.json` wrote), as
     `rooflab ncu -o steps.png` does; without steps, kernels of the same name are joined.
-    kernel/exclude/per_launch: `rooflab ncu`'s --kernel/--exclude/--per-launch."""
+    kernel/exclude/per_launch: `rooflab ncu`'s --kernel/--exclude/--per-launch. said: a
+    list the printed notes are added to (the verb's, to say nothing twice)."""
     from .inputs import load_inputs as read_inputs
     from .options import on_from_env
 
@@ -131,6 +132,8 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     if not on or on_from_env():   # a roof the command line does not show: say where from
         print(inputs.source, file=sys.stderr)
     inputs.print_notes()
+    if said is not None:
+        said.extend(inputs.notes)
     kernels = list(inputs.kernels)
     if trajectory:
         from .profiled import trajectory_kernels
@@ -256,8 +259,9 @@ def register(app) -> None:
             check_writable(output)
         from .options import patterns
 
+        said: list[str] = []
         roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory,
-                                     patterns(kernel), patterns(exclude), per_launch)
+                                     patterns(kernel), patterns(exclude), per_launch, said)
         from ..report.chart import plot_roofline, save_figure
 
         sweep, notes, sweep_precision = [], [], None
@@ -281,7 +285,12 @@ def register(app) -> None:
         if small:
             say("warning", small)
         told = _analysis_notes(roofs, display)
-        for note in [*notes, *display.notes]:
+        from ..model.threads_note import without_doubled_threads
+
+        # the input's thread-count warning (it names the profile's rows) says analyze()'s
+        # "ran on 1 thread" note already: one sentence, not two (review s18 r8 F5)
+        kept = set(without_doubled_threads([*said, *notes, *display.notes]))
+        for note in (n for n in [*notes, *display.notes] if n in kept):
             # the analysis' own notes ("no L3 ceiling, so no L3 point") are `note:` here as
             # in likwid/perf/ncu: one message, one severity (review 15v F-o)
             say("note" if note in told else "warning", note)

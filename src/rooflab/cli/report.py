@@ -114,6 +114,20 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
     return out
 
 
+def _threads_said_once(analysis, diags):
+    """The analysis less analyze()'s "ran on 1 thread" note where a diagnosis' 'threads'
+    finding says it (a kernel file carrying its own roof, no --on): one sentence, not two
+    (review s18 r8 F5; with --on the input's note already replaced it)."""
+    from dataclasses import replace
+
+    from ..model.threads_note import THREADS_NOTED
+
+    if not any(f.check == "threads" for d in diags for f in d.findings):
+        return analysis
+    return replace(analysis, notes=tuple(n for n in analysis.notes
+                                         if not THREADS_NOTED.search(n)))
+
+
 def with_precision_note(analysis):
     """The analysis with the note of its kernels whose precision was assumed (the kernel
     file gave none: judged as fp32, provenance "precision": "assumed"), for the documents:
@@ -204,6 +218,7 @@ def register(app) -> None:
         every = output or json_out or reads_all_advice(inputs.profile)
         diags = diagnose(analysis, machine_for(analysis, inputs.profile),
                          detail=None if every else top)
+        analysis = _threads_said_once(analysis, diags)
         if output:
             write_report(output, with_precision_note(analysis), inputs.profile, title, top,
                          size_by, share, diags)

@@ -16,7 +16,14 @@ from pathlib import Path
 from ..errors import ParseError
 from .aggregate import Launch, group_kernel, group_launches, sort_by_time
 from .kernel_names import display_names, step_labels
-from .ncu_metrics import CLOCK, FP_OPS, NO_TIME_NOTE, rates_to_totals, recorded_peaks
+from .ncu_metrics import (
+    CLOCK,
+    FP_OPS,
+    NO_TIME_NOTE,
+    derived_peaks,
+    rates_to_totals,
+    recorded_peaks,
+)
 from .profile_import import ProfileImport, RecordedPeaks, held_notes
 from .skips import Skip, SkipLog
 
@@ -165,5 +172,8 @@ def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:
     for launch in launches[:3]:
         compute, memory = recorded_peaks(launch.metrics)
         if compute or memory:
-            return RecordedPeaks(compute, memory, path, launch.device)
+            derived = derived_peaks(launch.metrics, compute)
+            return RecordedPeaks({**compute, **{k: v for k, (v, _) in derived.items()}},
+                                 memory, path, launch.device,
+                                 methods={k: how for k, (_, how) in derived.items()})
     return None

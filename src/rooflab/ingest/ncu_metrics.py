@@ -15,7 +15,9 @@ are those of NVIDIA's SpeedOfLight roofline section files and the NERSC roofline
 where dadd = sm__sass_thread_inst_executed_op_dadd_pred_on.sum (or the smsp__ spelling).
 Bytes: DRAM dram__bytes.sum (or read + write), L2 lts__t_bytes.sum, L1 l1tex__t_bytes.sum.
 Time: gpu__time_duration.sum, else sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second.
-Peaks: <metric>.peak_sustained x <unit>__cycles_elapsed.avg.per_second.
+Peaks: <metric>.peak_sustained x <unit>__cycles_elapsed.avg.per_second; a precision with no
+peak of its own gets one from device__attribute_single_to_double_precision_perf_ratio x the
+other's (derived_peaks).
 
 The FLOP counts are in ingest/ncu_flop.py, the launch's occupancy and pipes in
 ingest/ncu_launch.py, numbers and units in ingest/ncu_numbers.py.
@@ -73,11 +75,15 @@ USED = re.compile(
 DEVICE_NAME = "device__attribute_display_name"
 CC_MAJOR = "device__attribute_compute_capability_major"
 CC_MINOR = "device__attribute_compute_capability_minor"
+# fp32 / fp64 throughput of the device (64 on the RTX 4060 Laptop GPU, 2 on an A100): full-set
+# reports hold it, but their roofline section collects the fp64 FMA peak only
+FP_RATIO = "device__attribute_single_to_double_precision_perf_ratio"
 
 
 def is_used(metric: str) -> bool:
     """Whether rooflab reads this metric (everything else is ignored)."""
-    return (USED.match(metric) is not None or LAUNCH_USED.match(metric) is not None
+    return (metric == FP_RATIO or USED.match(metric) is not None
+            or LAUNCH_USED.match(metric) is not None
             or _PIPE.match(metric) is not None)
 
 
@@ -191,7 +197,9 @@ def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> 
     flop, fnotes, fbad, tensor, collected = flop_counts(m, cc)
     nbytes, bnotes = byte_counts(m)
     notes = tuple(fnotes + bnotes)
-    if m and all(v != v for v in m.values()):
+    # (a device attribute is a number even for a failed launch: not one of its metrics)
+    measured = [v for name, v in m.items() if name != FP_RATIO]
+    if measured and all(v != v for v in measured):
         return Counts({}, {}, None, notes, "every metric is nan (a failed launch)")
     if seconds is None:
         if TIME not in m and CYCLES not in m and nbytes and collected and not fbad:
@@ -258,6 +266,25 @@ def recorded_peaks(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, 
                 memory[level] = per_cycle * clock
                 break
     return compute, memory
+
+
+def derived_peaks(m: Mapping[str, float], compute: Mapping[str, float]
+                  ) -> dict[str, tuple[float, str]]:
+    """{precision: (FLOP/s, method)} of fp32 or fp64 where the launch recorded the other's
+    peak and the device's single/double ratio but not this one's own peak: fp32 = ratio x
+    the fp64 peak (the clock is the same). Without it a mixed fp64/fp32 kernel held its
+    fp32 part to the fp64 ceiling, "only indicative" (review s18 r4 F5: 57 % for 55.5 %)."""
+    ratio = _get(m, FP_RATIO)
+    if not ratio or ratio <= 0:
+        return {}
+    said = f"{ratio:g}"
+    if "fp64" in compute and "fp32" not in compute:
+        return {"fp32": (ratio * compute["fp64"],
+                         f"derived: fp64 peak x single/double ratio {said} (ncu)")}
+    if "fp32" in compute and "fp64" not in compute:
+        return {"fp64": (compute["fp32"] / ratio,
+                         f"derived: fp32 peak / single/double ratio {said} (ncu)")}
+    return {}
 
 
 def compute_capability(text: str) -> tuple[int, int] | None:

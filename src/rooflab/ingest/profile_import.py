@@ -31,12 +31,15 @@ from .skips import Skip
 @dataclass(frozen=True)
 class RecordedPeaks:
     """Peaks a profiler recorded: FLOP/s by precision ('fp16:tensor' for tensor units) and B/s
-    by level, from one file."""
+    by level, from one file. methods: how a compute peak was got where it is not the
+    profiler's peak rate x its clock (PEAK_METHOD): an fp32 peak derived from the fp64 one
+    and the device's single/double ratio (ncu_metrics.derived_peaks)."""
 
     compute: Mapping[str, float]
     memory: Mapping[str, float]
     path: str
     device: str = ""
+    methods: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ class RoofChoice:
     source: str      # one line saying where the roof came from
 
 
+PEAK_METHOD = "peak_sustained x clock (ncu)"
+
+
 def peaks_roof(peaks: RecordedPeaks) -> Roof:
     """A roof from the peaks a profiler recorded (at the clock it profiled at)."""
     src = f"peaks recorded by the profiler in {peaks.path}"
@@ -82,9 +88,9 @@ def peaks_roof(peaks: RecordedPeaks) -> Roof:
         precision, _, unit = key.partition(":")
         compute.append(Ceiling(value=value, precision=precision, unit=unit or "vector",
                                provenance="derived", source=src,
-                               method="peak_sustained x clock (ncu)"))
+                               method=peaks.methods.get(key, PEAK_METHOD)))
     memory = [Ceiling(value=v, level=level, provenance="derived", source=src,
-                      method="peak_sustained x clock (ncu)") for level, v in peaks.memory.items()]
+                      method=PEAK_METHOD) for level, v in peaks.memory.items()]
     name = f"{peaks.device or 'device'} (profiler peaks)"
     # Neither datasheet nor our own measurement: the profiler's peak rates x its clock.
     return Roof(name=name, kind="derived", compute=tuple(compute), memory=tuple(memory),

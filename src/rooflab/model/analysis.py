@@ -21,6 +21,7 @@ from .display import analysis_text, pretty
 from .kernel import Kernel
 from .level_names import checked_levels
 from .placement import Point, analyze_point, primary_points
+from .threads_note import threads_note, without_doubled_threads
 from .unplaced import Unplaced, unplaced_kernel
 
 
@@ -57,6 +58,12 @@ class Analysis:
     # a notebook shows the longest points and each note once (model/display.py), not the
     # dataclass repr of every field: the roof's ceilings, each kernel's samples and meta
     _repr_pretty_ = pretty(analysis_text)
+
+    def __post_init__(self) -> None:
+        # analyze()'s "ran on 1 thread; judged by the 2-thread roof" gives way to the CLI's
+        # input note where one is added (cli/report.py's replace(): that note names the
+        # profile's rows too): the report says it once (review s18 r8 F5)
+        object.__setattr__(self, "notes", without_doubled_threads(self.notes))
 
     @cached_property
     def _by_index(self) -> tuple[tuple[Point, ...], ...]:
@@ -235,6 +242,11 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         notes += [f"{k.name}: {n}" for n in held.notes]
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
+        # a 1-thread kernel on a 2-thread probe's roof: its % of roof counts the idle
+        # thread; said here as `rooflab report` says it (review s18 r8 F5)
+        threads = threads_note(k, roof)
+        if threads:
+            notes.append(threads)
     steps = {k.meta.get("step_index") for k in kernels if isinstance(k.meta, Mapping)} - {None}
     if len(steps) > 1:   # said where the shares are read: ncu, report, plot (share_totals)
         notes.append(f"share is of each kernel's own file: the {len(steps)} files are "

@@ -33,7 +33,7 @@ def check_kernel(analysis: Analysis, kernel: Kernel,
     points = analysis.points_of(kernel)
     roof = analysis.roof
     found = [check_above_roof(p, roof.kind, machine, roof, kernel) for p in points]
-    found += [check_ai_high(kernel, points), check_ai_low(kernel, points, machine)]
+    found += [check_ai_high(kernel, points), check_ai_low(kernel, points, machine, roof)]
     found += check_timing(kernel, machine)
     found += [check_cache_resident(kernel, p, machine) for p in points]
     found += [check_launch_floor(kernel, roof, machine),

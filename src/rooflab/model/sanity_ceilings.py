@@ -10,12 +10,13 @@ import re
 from collections.abc import Sequence
 
 from ..units import DTYPE_BYTES, fmt_ai, fmt_rate, fmt_seconds, si
-from .analysis import Point
 from .byte_convention import counter_bytes, stream_counted
 from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
 from .machine import Machine
+from .placement import Point
 from .real_traffic import REAL_TRAFFIC
+from .sanity_counts import resident_cause
 from .sanity_finding import ABOVE_TOLERANCE, Finding, kind_of
 
 # Zen 2/3/4 add FP2/FP3 FADD pipes to the two FMA pipes a derived or probed peak counts
@@ -104,7 +105,10 @@ def check_above_roof(p: Point, roof_kind: str = "",
     over_slope = bytes_per_s > p.bytes_per_s * (1 + ABOVE_TOLERANCE)
     if not (over_peak or over_slope):
         return None
-    causes: list[str] = []
+    # a working set a cache holds leads: repeated calls are served from that level, so
+    # the DRAM roof is not the low side (review s18 r2 F3: a 16 kB dot fits the L1)
+    causes: list[str] = (list(resident_cause(kernel, p, machine, roof))
+                         if over_slope and kernel is not None else [])
     if roof_kind == "measured":
         # A probe disturbed by other load measures ceilings below what the machine gives.
         causes.append("the measured roof is too low: the probe ran while other work shared "
@@ -222,10 +226,11 @@ def check_launch_floor(kernel: Kernel, roof: Roof,
 # A probed roof names the threads it was measured with: 'EPYC 9654 measured (2 threads)',
 # a scaling row 'EPYC 9654 measured (1 thread)' (hardware/profile.py), a date after it.
 _ROOF_THREADS = re.compile(r"\((\d+) threads?\)")
-# The words of the input notes that say the kernels' thread count against the roof
+# The words of the CLI's input notes that say the kernels' thread count against the roof
 # already (cli/inputs.py, hardware/resolve.py roofs_for_kernel_threads: "(their
-# 'threads')"), so check_threads does not say it a second time.
-_THREADS_SAID = re.compile(r"'threads'|ran on different thread counts")
+# 'threads')"), with the profile's rows: where they are said, check_threads finds nothing
+# and Analysis drops analyze()'s shorter note (threads_note.py).
+THREADS_SAID = re.compile(r"'threads'|ran on different thread counts")
 
 
 def roof_threads(roof: Roof) -> int | None:
@@ -235,8 +240,26 @@ def roof_threads(roof: Roof) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _threads_words(n: int) -> str:
+def threads_words(n: int) -> str:
     return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def thread_gap(kernel: Kernel, roof: Roof) -> tuple[int, int] | None:
+    """(the kernel's threads, the roof's) where a kernel (meta 'threads': rooflab.measure's
+    record, a kernel file's field) ran on fewer threads than the probed roof was measured
+    with; None when the roof is the row of its count or either says no count."""
+    n = kernel.meta.get("threads")
+    t = roof_threads(roof)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1 or t is None or n >= t:
+        return None
+    return n, t
+
+
+def threads_message(n: int, t: int) -> str:
+    """'ran on 1 thread; judged by the 2-thread roof: ...': check_threads' finding, and
+    analyze()'s note after the kernel's name (threads_note.py), word for word."""
+    return (f"ran on {threads_words(n)}; judged by the {t}-thread roof: use --on "
+            f"PROFILE@{n}t (or a profile from `rooflab probe --threads {n},all`)")
 
 
 def check_threads(kernel: Kernel, roof: Roof, notes: Sequence[str] = ()) -> Finding | None:
@@ -245,19 +268,17 @@ def check_threads(kernel: Kernel, roof: Roof, notes: Sequence[str] = ()) -> Find
     is of every thread's bandwidth and peak, so a one-thread loop reads 1/threads of what
     it reaches (review 16b #13). None when the roof is the row of its count, says no count,
     or the input notes (`notes`: the analysis's) say it already."""
-    n = kernel.meta.get("threads")
-    t = roof_threads(roof)
-    if (not isinstance(n, int) or isinstance(n, bool) or n < 1 or t is None or n >= t
-            or any(_THREADS_SAID.search(x) for x in notes)):
+    gap = thread_gap(kernel, roof)
+    if gap is None or any(THREADS_SAID.search(x) for x in notes):
         return None
+    n, t = gap
     return Finding(
         kernel=kernel.name, check="threads", severity="warning",
-        message=(f"ran on {_threads_words(n)}; judged by the {t}-thread roof: use --on "
-                 f"PROFILE@{n}t (or a profile from `rooflab probe --threads {n},all`)"),
-        causes=(f"the roof's ceilings were measured with {_threads_words(t)}, so its % of "
+        message=threads_message(n, t),
+        causes=(f"the roof's ceilings were measured with {threads_words(t)}, so its % of "
                 f"roof and its distance below the roof count the threads it did not use",),
         fix=(f"judge it on a {n}-thread roof: `rooflab probe --threads {n},all -o "
-             f"me.json`, then --on me.json@{n}t; or run it on {_threads_words(t)}"))
+             f"me.json`, then --on me.json@{n}t; or run it on {threads_words(t)}"))
 
 
 def stand_ins(roof: Roof, kernel: Kernel, points: tuple[Point, ...] = ()

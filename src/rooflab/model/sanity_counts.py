@@ -6,11 +6,12 @@ last-level cache serves instead (cache-resident). Pure: no I/O.
 from __future__ import annotations
 
 from ..units import fmt_ai, fmt_seconds, si
-from .analysis import Point
+from .ceiling import Roof
 from .element_dtype import element_bytes
 from .kernel import Kernel
 from .machine import Machine
 from .opkind import is_streaming, kernel_kind, kind_word, name_words
+from .placement import Point
 from .provenance import has_counter_bytes
 from .sanity_finding import ABOVE_TOLERANCE, Finding, kind_of
 
@@ -115,7 +116,7 @@ COUNTERS["accelerator"] = COUNTERS["gpu"]
 
 
 def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
-                 machine: Machine | None = None) -> Finding | None:
+                 machine: Machine | None = None, roof: Roof | None = None) -> Finding | None:
     """AI too low: more DRAM bytes than L2 traffic, or bytes moving faster than DRAM can."""
     fix_split, fix_level, cause = COUNTERS.get(machine.kind if machine else "", COUNTERS[""])
     dram = kernel.bytes.get("DRAM")
@@ -142,7 +143,7 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
                 # no write-allocate) ran at 1.6x a loaded probe's DRAM roof: the roof was
                 # the low side, not the bytes (review r5 F7); a working set that fits a
                 # cache is served from it, which leads then (review s18 r2 F3: a 16 kB dot)
-                causes=_resident_cause(kernel, p, machine) + (
+                causes=resident_cause(kernel, p, machine, roof) + (
                         "the measured DRAM roof is too low (a loaded probe; a read-modify-"
                         "write stream moves no write-allocate reads, so it beats the "
                         "triad-derived ceiling)",
@@ -153,16 +154,34 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
     return None
 
 
-def _resident_cause(kernel: Kernel, p: Point, machine: Machine | None) -> tuple[str, ...]:
+def resident_cause(kernel: Kernel, p: Point, machine: Machine | None,
+                   roof: Roof | None = None) -> tuple[str, ...]:
     """The cause "served from a cache" where a CPU kernel's bytes (not counters') per call
-    fit one (smallest_cache_holding), as check_cache_resident judges; () otherwise."""
+    fit one (smallest_cache_holding), as check_cache_resident judges, with that level's
+    ceiling on `roof` and the point's rate against it; () otherwise. Above the DRAM roof it
+    leads (review s18 r2 F3: a 16 kB dot at 2x a loaded probe's DRAM roof was blamed on the
+    roof, while it fits the L1 and moved 41 % of the L1's 39 GB/s)."""
     if machine is None or machine.kind != "cpu" or has_counter_bytes(kernel.provenance):
         return ()
     ws = working_set_of(kernel, p)
     held = smallest_cache_holding(machine, ws)
-    return (() if held is None else
-            (f"the working set ({si(ws, 'B')} per call) fits in the {held[0]}: repeated "
-             f"calls are served from it, not from DRAM (cache_resident)",))
+    if held is None or p.level == held[0]:
+        return ()
+    level = held[0]
+    rate = p.bytes / p.seconds if p.seconds else None
+    ceiling = roof.find_memory(level) if roof is not None else None
+    within = ""
+    if ceiling is not None and ceiling.value > 0:
+        within = f"; the {level} ceiling is {si(ceiling.value, 'B/s')}"
+        if rate is not None:
+            share = rate / ceiling.value
+            within = (f"; its {si(rate, 'B/s')} is {share:.0%} of the {level} ceiling "
+                      f"{si(ceiling.value, 'B/s')}"
+                      + (", so the roof is not the low side" if share <= 1 + ABOVE_TOLERANCE
+                         else ""))
+    return (f"the working set ({si(ws, 'B')} per call) fits in the {level} "
+            f"({si(held[1], 'B')}), so repeated calls are served from it, not from "
+            f"{p.level}{within}",)
 
 
 # The share of the last-level cache a working set may fill and still count as staying

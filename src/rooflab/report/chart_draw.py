@@ -26,6 +26,7 @@ from .chart_marks import (
     _roof_color,
     _side,
     above_ring_styles,
+    arrow_fit,
     glyph_color,
     roof_marker,
 )
@@ -251,14 +252,22 @@ def _draw_arrows(ax, d: RooflineDisplay) -> None:
     """The what-if arrows (solid) and steps (dashed) between points."""
     for a in d.arrows:
         style = "-|>" if a.kind == "arrow" else "->"
-        # Clear of the markers (radius 4 pt) when there is room; a short arrow (two points
-        # close together) keeps its length and is drawn over them instead of vanishing.
-        (x0, y0), (x1, y1) = (_to_pt(*a.start, d.xlim, d.ylim), _to_pt(*a.end, d.xlim, d.ylim))
-        shrink = min(5.0, math.hypot(x1 - x0, y1 - y0) / 4)
-        ax.annotate("", xy=a.end, xytext=a.start, zorder=3 if shrink >= 5.0 else 6,
+        # From the edge of one marker to the edge of the other, its head fitted to the gap
+        # (chart_marks.arrow_fit: a short arrow's head covered its "before" marker)
+        fit = arrow_fit(_to_pt(*a.start, d.xlim, d.ylim), _to_pt(*a.end, d.xlim, d.ylim),
+                        _marker_radius(d, a.start), _marker_radius(d, a.end))
+        ax.annotate("", xy=a.end, xytext=a.start, zorder=fit.zorder,
                     arrowprops={"arrowstyle": style, "color": "0.35", "lw": 1.2,
-                                "shrinkA": shrink, "shrinkB": shrink,
+                                "shrinkA": fit.shrink_a, "shrinkB": fit.shrink_b,
+                                "mutation_scale": fit.scale,
                                 "ls": "-" if a.kind == "arrow" else "--"})
+
+
+def _marker_radius(d: RooflineDisplay, xy: tuple[float, float]) -> float:
+    """The radius (points) of the largest marker drawn at xy (POINT_SIZE's for none),
+    and a point for its edge line: 5 pt for an 8 pt marker, as the arrows kept before."""
+    sizes = [p.size for p in d.points if (p.ai, p.flop_per_s) == xy]
+    return max(sizes, default=POINT_SIZE) / 2 + 1.0
 
 
 def _draw_kernel_points(ax, d: RooflineDisplay) -> None:

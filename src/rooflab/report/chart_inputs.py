@@ -42,3 +42,26 @@ def _checked(roofs, kernels, labels, size_by: str, min_share
         raise InputError(f"plot_roofline(): min_share must be a fraction of the time in "
                          f"[0, 1) (0.01 for 1 %); got {min_share!r:.40}")
     return roofs, kernels
+
+
+def chart_subject(kernels) -> str:
+    """What a default title names besides the machine: the one input file all the kernels
+    came from (meta "file", as the Nsight Compute, rocprof and counter readers record it),
+    with the kernel's name when there is one kernel; "" otherwise (a JSON document's
+    kernels carry no file: the CLI knows it). Review s18 r5 F9: "Roofline: NVIDIA GeForce
+    RTX 4060 Laptop GPU (profiler peaks, derived)" named the machine only, so two charts of
+    two runs on one GPU could not be told apart (Nsight and Advisor name the kernel or
+    application)."""
+    from pathlib import PurePath
+
+    ks = list(kernels)
+    files = {str((k.meta or {}).get("file", "")) for k in ks}
+    file = PurePath(files.pop()).name if len(files) == 1 and "" not in files else ""
+    if file and len({k.name for k in ks}) == 1:
+        return f"{ks[0].name} ({file})"
+    return file
+
+
+def titled(subject: str, machine: str) -> str:
+    """'Roofline: <subject> on <machine>', or 'Roofline: <machine>' with no subject."""
+    return f"Roofline: {subject} on {machine}" if subject else f"Roofline: {machine}"

@@ -93,11 +93,24 @@ def _merge_coincident(points, pt) -> list:
             q = out[j]
             if (q.text and q.kernel == p.kernel
                     and math.dist(here, pt(q.ai, q.flop_per_s)) < COINCIDENT_PT):
-                # "output6, output7" (then output7's figures), or one name per line
-                short = "\n" not in p.text and len(p.text + q.text.split("\n")[0]) <= 40
-                out[i] = p = replace(p, text=p.text + (", " if short else "\n") + q.text)
+                out[i] = p = replace(p, text=_merged_text(p.text, q.text))
                 out[j] = replace(q, text="")
     return out
+
+
+def _merged_text(first: str, other: str) -> str:
+    """Two coincident steps' labels as one: "output6, output7" (then output7's figures);
+    a step without figures joined to the name line of one with them ("sigma_gpp_gpu
+    (steps) · output, output4", then output's figures: appended under the figures,
+    "output4" read as an orphan line, review s18 r5 F7); else one name per line."""
+    head, _, rest = first.partition("\n")
+    other_head, _, other_rest = other.partition("\n")
+    if not rest and len(first + other_head) <= 40:
+        return f"{first}, {other}"
+    if rest and not other_rest:
+        joined = f"{head}, {other}" if len(head + other) <= 46 else f"{head}\n{other}"
+        return f"{joined}\n{rest}"
+    return f"{first}\n{other}"
 
 
 def _point_labels(points, pt, placed, soft, walls=()) -> list:

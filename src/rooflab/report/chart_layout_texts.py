@@ -93,3 +93,25 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
             text = "\n".join([name, *p.label.split("\n")[1:]])
         out.append(replace(p, text=text))
     return out
+
+
+def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: int,
+                   note: str, n: int) -> tuple[list[DrawnPoint], int, str]:
+    """chart_points._longest_labelled's (texts, unlabelled, note) with every kernel that
+    has a point above its roof labelled too (full: point_texts' labels, before the n
+    longest were kept): the ring says "check the counts", so the reader needs the name
+    to check (review s18 r5 F5: a compare chart's kern_006_softmax at 120 % of fp32
+    vector was ringed but, not among the 20 longest, unnamed)."""
+    from .chart import above_roof  # chart's rule, as the ring's
+
+    over = {p.kernel for p in full if above_roof(p)}
+    back = {p.kernel for p, q in zip(full, texts, strict=True)
+            if p.kernel in over and p.text and not q.text}
+    if not back:
+        return texts, unlabelled, note
+    out = [p if p.kernel in back else q for p, q in zip(full, texts, strict=True)]
+    left = unlabelled - len(back)
+    named = len(dict.fromkeys(p.kernel for p in full if p.text))
+    return out, left, (f"labelled the {n} longest of {named} kernels and {len(back)} more "
+                       f"above their roof; {left} drawn without a label (`rooflab plot "
+                       f"--labels N` sets how many, 0 labels every one)")

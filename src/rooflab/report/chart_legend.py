@@ -115,6 +115,10 @@ def _covers(box, blocked) -> bool:
     return any(a < x1 and c > x0 and b < y1 and e > y0 for a, b, c, e in blocked)
 
 
+ARROW_LEGEND = "before \u2192 after"
+STEPS_LEGEND = "optimisation steps, in order (each step's arrow to the next)"
+
+
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
     from .chart import (
@@ -162,6 +166,12 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     elif sizes:   # one timed kernel per file: alike, and why (chart.SIZES_ALIKE)
         handles.append((Line2D([], [], ls="none", marker="o", ms=POINT_SIZE, mfc="none",
                                mec="0.3", mew=0.8), sizes))
+    # the arrows' own entries (review s18 r5 F7: a trajectory's dashed step arrows ran
+    # along the grey level joins with nothing saying which line was which)
+    for kind, ls, words in (("arrow", "-", ARROW_LEGEND), ("trajectory", "--", STEPS_LEGEND)):
+        if any(a.kind == kind for a in d.arrows):
+            handles.append((Line2D([], [], color="0.35", lw=1.2, ls=ls, marker=">", ms=4.5,
+                                   markevery=[-1]), words))
     if d.joins:
         handles.append((Line2D([], [], color=JOIN_COLOR, lw=0.8, marker="o", ms=3,
                                mfc="0.5", mec="0.5"), JOIN_LEGEND))

@@ -3,6 +3,9 @@ the rings round a point above its roof, each roof's colour and beads (chart_draw
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
     MEMORY_BOUND_COLOR,
@@ -103,3 +106,38 @@ def _roof_color(d: RooflineDisplay, label: str) -> str:
 def roof_marker(d: RooflineDisplay, label: str) -> str:
     """The beads along a roof's lines: none on the first, one kind per roof after it."""
     return ROOF_MARKERS[_roof_index(d, label) % len(ROOF_MARKERS)]
+
+
+# An arrow's head at matplotlib's default size: "-|>" is 0.4 of the mutation scale long
+# (the annotation's font size, 10 pt): 4 pt, plus the line's width.
+ARROW_HEAD_PT = 4.0
+ARROW_SCALE = 10.0
+ARROW_HEAD_FRACTION = 0.4
+# Below this many points between two markers' edges no head fits: the arrow goes under
+# the markers (the labels say before and after).
+ARROW_MIN_GAP_PT = 1.5
+
+
+@dataclass(frozen=True)
+class ArrowFit:
+    """How an arrow between two markers is drawn (points): shrunk to each marker's edge,
+    its head scaled to fit the gap between them, over the markers only when it fits."""
+
+    shrink_a: float
+    shrink_b: float
+    scale: float
+    zorder: float
+
+
+def arrow_fit(start_pt: tuple[float, float], end_pt: tuple[float, float],
+              r_start: float, r_end: float) -> ArrowFit:
+    """The arrow from a marker of radius r_start at start_pt to one of r_end at end_pt
+    (points). Review s18 r5 F5: a short arrow (two points close together) kept its length
+    and was drawn over its markers, so its head covered the "before" marker (kern_002,
+    kern_011, kern_004 on a compare chart: grey blobs). Now it stops at each marker's edge,
+    its head shrunk to the gap; with no gap it is drawn under both markers."""
+    gap = math.dist(start_pt, end_pt) - r_start - r_end
+    if gap < ARROW_MIN_GAP_PT:
+        return ArrowFit(0.0, 0.0, ARROW_SCALE, 2.5)
+    scale = min(ARROW_SCALE, gap / (ARROW_HEAD_FRACTION * 1.5))
+    return ArrowFit(r_start, r_end, scale, 3 if scale == ARROW_SCALE else 6)

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
-from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
@@ -30,6 +29,7 @@ from .chart_parts import (
     share_size,
 )
 from .chart_roofs import _pick, _positive_finite, is_envelope
+from .envelope_bound import level_words
 
 # Kernels labelled on a crowded chart: the longest, as many as `rooflab ncu --top` lists
 # by default. Every point is still drawn. An application's ncu export holds thousands of
@@ -81,7 +81,12 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
     analysis = analyze(roof, [kernel], levels=[level] if level else None)
     notes.extend(analysis.notes)
     primary = {(p.kernel, p.level) for p in analysis.primary()}
-    binding = min(analysis.points, key=lambda p: p.attainable_flop_per_s, default=None)
+    # Each point's bound as the tables word it, with every level in view (envelope_bound
+    # .level_words): at `level` alone the binding DRAM point is never built, and the
+    # reduction's L2 point at 3 % read "latency", not "not binding (DRAM binds)" (the
+    # tables' words since review s18 r4 F2; the hover and --json said the old ones).
+    full = analysis if level is None or len(kernel.bytes) < 2 else analyze(roof, [kernel])
+    bounds = level_words(full)
     several = len(analysis.points) > 1
     out: list[DrawnPoint] = []
     for p in analysis.points:
@@ -125,7 +130,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
         out.append(DrawnPoint(kernel=kernel.name, level=p.level, ai=p.ai, flop_per_s=reach,
                               color=color, measured=measured,
                               marker=LEVEL_MARKERS.get(p.level, "o"), label=label,
-                              bound=level_bound(p, binding),
+                              bound=bounds.get((p.kernel_index, p.level), p.bound),
                               percent_of_roof=pct,
                               # a profiler step is named by its file ("output4"), so the
                               # chart's steps match the table's "[output4]" rows
@@ -312,9 +317,11 @@ def _labelled(points, to_draw, trajectory: bool, n: int, place: bool, lines, rid
     (_longest_labelled) and, where `place`, every label laid out clear of the others
     (chart_layout.layout_labels); not placed, lines and ridges are returned as given."""
     from .chart_layout import layout_labels
-    from .chart_layout_texts import point_texts
+    from .chart_layout_texts import above_labelled, point_texts
 
-    texts, unlabelled, note = _longest_labelled(point_texts(points, trajectory), to_draw, n)
+    full = point_texts(points, trajectory)
+    # a kernel ringed above its roof keeps its name, whatever its time (review s18 r5 F5)
+    texts, unlabelled, note = above_labelled(full, *_longest_labelled(full, to_draw, n), n)
     notes = [note] if note else []
     if not place:
         return lines, ridges, texts, unlabelled, notes

@@ -9,6 +9,7 @@ judged against; any other kernel's class is relative to the best here, and says 
 from __future__ import annotations
 
 from ..ingest.profile_envelope import ENVELOPE_SOURCE
+from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.placement import Point
 
@@ -34,6 +35,18 @@ def envelope_bound(p: Point, roof: Roof, bound: str | None = None) -> str:
     if p.percent_of_roof is not None and p.percent_of_roof >= AT_ENVELOPE_PCT:
         return NO_ROOF
     return f"{said} ({RELATIVE})"
+
+
+def level_words(full: Analysis) -> dict[tuple[int, str], str]:
+    """Each point's bound as the tables print it, by (kernel_index, level): diagnose
+    .level_bound ("not binding (DRAM binds)" under another level's lower roof), then
+    envelope_bound. `full`: the kernels analysed at every level, so the binding level is
+    in view; a view of one level (--level) looks its rows up here, where at that level
+    alone an L2 point at 3 % read "latency" though DRAM binds (review s18 r4 F2)."""
+    from ..model.diagnose import level_bounds
+
+    return {(p.kernel_index, p.level): envelope_bound(p, full.roof, b)
+            for p, b in zip(full.points, level_bounds(full), strict=True)}
 
 
 def envelope_header(p: Point, roof: Roof, bound: str | None = None) -> str:

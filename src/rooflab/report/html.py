@@ -145,7 +145,7 @@ def _tables(analysis: Analysis, profile: MachineProfile | None, diags: list[Diag
                 + "</ul>"]
     out += ["<h2>Top kernels to work on</h2>",
             f"<p>{RANKED_BY}</p>",
-            html_table(PRIORITY_HEADERS, priority_rows(diags[:top])),
+            html_table(PRIORITY_HEADERS, priority_rows(diags[:top], analysis.roof)),
             "<h2>Kernels on the roof</h2>", html_table(KERNEL_HEADERS, kernel_rows(analysis)),
             _notes(kernel_row_notes(analysis))]
     if analysis.unplaced:
@@ -153,7 +153,7 @@ def _tables(analysis: Analysis, profile: MachineProfile | None, diags: list[Diag
                 f"<p>{e(unplaced_summary(analysis))}</p>",
                 html_table(UNPLACED_HEADERS, unplaced_rows(analysis))]
     out.append("<h2>Diagnosis per kernel</h2>")
-    out += [diagnosis_html(d, said) for d in diags[:top]]
+    out += [diagnosis_html(d, said, analysis.roof) for d in diags[:top]]
     if analysis.notes:
         out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in analysis.notes)
                    + "</ul>")

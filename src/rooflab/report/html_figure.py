@@ -19,6 +19,7 @@ from .chart import (
     size_legend,
 )
 from .chart_ceilings import MAX_CEILINGS
+from .chart_inputs import chart_subject, titled
 from .chart_marks import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
 from .chart_parts import JOIN_LEGEND, LEVEL_MARKERS, RooflineDisplay, level_color
 from .html_hover import hover_text
@@ -33,6 +34,7 @@ from .html_labels import (
     place_names,
     text_box,
 )
+from .html_leaders import leader_annotation
 from .html_marks import (
     cap_box,
     cap_traces,
@@ -41,6 +43,8 @@ from .html_marks import (
     log_dtick,
     rate_ticks,
     ridge_annotations,
+    ridge_leader_annotations,
+    ridge_leaders,
     ridge_marks,
     ridge_names_placed,
     ridge_trace,
@@ -175,24 +179,44 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         fig.add_trace(t)
     ceiling_names = line_label_boxes(roof_traces, axes)
     segments = [(a, b) for _, a, b in pixel_segments(axes, lines)]
+    leaders: dict = {}      # Key -> (name, Leader): names written out with a leader
     names = _point_names(analysis, drawn + predicted, axes,
                          [*ceiling_names, *cap_boxes, *ridge_marks(display, axes)],
-                         segments, at, radius, _labelled(display, drawn_points), short)
+                         segments, at, radius, _labelled(display, drawn_points), short,
+                         leaders)
     # the ridges' AI where the kernels' names left room (a kernel's name matters more)
     named = _name_boxes(drawn + predicted, names, axes, at, radius, short)
+    named += [lead.box for _, lead in leaders.values()]
     ridge_names = ridge_names_placed(display, axes, [*ceiling_names, *markers, *named])
-    ridge_boxes = [*ridge_marks(display, axes), *(b for *_, b in ridge_names)]
+    ridge_leads = ridge_leaders(display, axes, [*ceiling_names, *markers, *named], ridge_names,
+                                segments)
+    ridge_boxes = [*ridge_marks(display, axes), *(b for *_, b in ridge_names),
+                   *(lead.box for _, lead in ridge_leads)]
     _add_point_traces(fig, go, display, analysis, drawn, predicted, names, at, drawn_points,
                       short)
     _add_marks(fig, go, display, analysis, drawn, steps, caps, axes)
-    fig.update_layout(annotations=[*slope_annotations(
-        pairs, axes, [*ceiling_names, *named, *cap_boxes, *ridge_boxes],
-        [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
-         if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]),
-        *ridge_annotations(display, ridge_names)])
-    fig.update_layout(**_layout(axes, analysis, title, len(names),
+    fig.update_layout(annotations=[
+        *slope_annotations(pairs, axes, [*ceiling_names, *named, *cap_boxes, *ridge_boxes],
+                           _line_vertices(fig)),
+        *ridge_annotations(display, ridge_names),
+        *ridge_leader_annotations(display, ridge_leads),
+        *_leader_annotations(leaders, at, radius)])
+    fig.update_layout(**_layout(axes, analysis, title, len(names) + len(leaders),
                                 drawn_points, drawn + predicted))
     return fig
+
+
+def _line_vertices(fig) -> list:
+    """(trace index, vertices) of every line trace drawn but the levels' join lines: what
+    a slope's name keeps clear of."""
+    return [(i, list(zip(t.x, t.y, strict=True))) for i, t in enumerate(fig.data)
+            if t.mode and "lines" in t.mode and t.name != JOIN_LEGEND]
+
+
+def _leader_annotations(leaders: dict, at: At, radius: dict) -> list:
+    """The kernels' names written out on a leader line (html_leaders), one annotation each."""
+    return [leader_annotation(*at[k], text, lead, radius.get(k, MARKER_RADIUS_PX),
+                              f"kernel:{k[0]}:{k[1]}") for k, (text, lead) in leaders.items()]
 
 
 def _obstacles(display: RooflineDisplay, axes: Axes, drawn_points: dict,
@@ -252,7 +276,8 @@ def _layout(axes: Axes, analysis: Analysis, title: str, named: int, drawn_points
     """The figure's title, log axes over the ranges the names were placed in, and the
     legend's title (named: how many kernels have a name beside their marker)."""
     return dict(
-        title=title or f"Roofline: {analysis.roof.name}", template="plotly_white",
+        title=title or titled(chart_subject(analysis.kernels), analysis.roof.name),
+        template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
         xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
                "range": list(axes.x_range), "dtick": log_dtick(axes.x_range, axes.size[0])},
@@ -317,7 +342,8 @@ def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
                  obstacles: list, segments: Sequence, at: At,
                  radius: dict[Key, float] | None = None,
                  labelled: set[int] | None = None,
-                 short: dict[str, str] | None = None) -> dict[Key, str]:
+                 short: dict[str, str] | None = None,
+                 leaders: dict | None = None) -> dict[Key, str]:
     """(kernel index, level) -> textposition: each kernel named once, at its primary level
     (the one that binds it), the longest-running first (the predicted by their floor).
     labelled: the kernels (indices) that may be named, None: every one."""
@@ -330,7 +356,11 @@ def _point_names(analysis: Analysis, pts: Sequence[Point], axes: Axes,
     # the other levels' markers are in the way too (the candidates' own are added there)
     others = [marker_box(axes.px(*at[_key(p)]), (radius or {}).get(_key(p), MARKER_RADIUS_PX))
               for p in pts if _key(p) not in primary]
-    placed = place_names(cands, axes, [*obstacles, *others], segments=segments)
+    leads: dict | None = {} if leaders is not None else None
+    placed = place_names(cands, axes, [*obstacles, *others], segments=segments, leaders=leads)
+    if leaders is not None:
+        # Key -> (name, Leader) for those written out with a leader (html_leaders)
+        leaders.update({_key(shown[i]): (cands[i].text, lead) for i, lead in leads.items()})
     return {_key(shown[i]): pos for i, pos in placed.items()}
 
 

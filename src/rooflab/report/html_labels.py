@@ -100,16 +100,22 @@ def _inside(box: Box, size: tuple[float, float]) -> bool:
 
 
 def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence[Box] = (),
-                limit: int = MAX_NAMED, segments: Sequence = ()) -> dict[int, str]:
+                limit: int = MAX_NAMED, segments: Sequence = (),
+                leaders: dict | None = None) -> dict[int, str]:
     """{key: textposition} for the candidates named: the heaviest first, each at the first
     position free of the others (deterministic: ties keep the order given). segments:
     the lines drawn, in pixels ((a, b) pairs); of the free positions a name takes the
-    first that the fewest of them cross (a line through a name is better than no name)."""
+    first that the fewest of them cross (a line through a name is better than no name).
+    leaders: where given, a candidate with no free spot beside its marker is written
+    further out with a leader (html_leaders.place_leader), {key: Leader} put in it and
+    counted in the limit (review s18 r5 F6: the one kernel of an ncu report, its level
+    markers round it, went unnamed while lighter kernels got names)."""
     markers = {c.key: marker_box(axes.px(c.x, c.y)) for c in candidates}
     placed: list[Box] = list(obstacles)
     out: dict[int, str] = {}
+    drawn: list = []        # the leaders' lines, for the next leader not to cross them
     for c in sorted(candidates, key=lambda c: -c.weight):
-        if len(out) == limit:
+        if len(out) + len(leaders or {}) == limit:
             break
         anchor = axes.px(c.x, c.y)
         spots = [(p, text_box(anchor, c.text, p)) for p in POSITIONS]
@@ -126,6 +132,14 @@ def place_names(candidates: Sequence[Candidate], axes: Axes, obstacles: Sequence
                 boxes.grown(pb[1], POINT_LINE_MARGIN_PX), segments))
             placed.append(box)
             out[c.key] = position
+        elif leaders is not None:
+            from .html_leaders import candidate_leader
+
+            lead = candidate_leader(c, anchor, axes, placed, markers, segments, drawn)
+            if lead is not None:
+                placed.append(lead.box)
+                drawn.append(lead.segment(anchor))
+                leaders[c.key] = lead
     return out
 
 

@@ -35,6 +35,7 @@ from .html_labels import (
     overlap,
     text_box,
 )
+from .html_leaders import Leader, leader_annotation, place_leader
 from .steps import step_kernels
 
 # The sides' colours as the PNG's (chart_parts.side_color), said in the legend's title: a
@@ -136,6 +137,39 @@ def _nearest_own(box, i: int, diamonds: list) -> bool:
         if level or _box_distance(box, d) <= _box_distance(box, own):
             return False
     return True
+
+
+def ridge_leaders(display: RooflineDisplay, axes: Axes, taken: list, names: list,
+                  segments=()) -> list[tuple[int, Leader]]:
+    """(ridge index, Leader) for each ridge ridge_names_placed left unnamed: its AI written
+    further out with a line to its diamond (review s18 r5 F6: on an H100 chart the fp16
+    (295) and fp8 (591) ridges, the fp16 kernels' own, were named on hover only)."""
+    done = {i for i, *_ in names}
+    diamonds = [marker_box(axes.px(r.ai, r.flop_per_s), MARKER_RADIUS_PX)
+                for r in display.ridges]
+    taken, out, drawn = [*taken, *(b for *_, b in names)], [], []
+    for i, r in enumerate(display.ridges):
+        if i in done:
+            continue
+        xy = axes.px(r.ai, r.flop_per_s)
+        lead = place_leader(xy, f"AI*={fmt_ai(r.ai)}", axes.size,
+                            [b for b in taken if b != diamonds[i]],
+                            [d for j, d in enumerate(diamonds) if j != i], segments,
+                            leaders=drawn)
+        if lead is not None:
+            taken.append(lead.box)
+            drawn.append(lead.segment(xy))
+            out.append((i, lead))
+    return out
+
+
+def ridge_leader_annotations(display: RooflineDisplay, leaders: list) -> list[dict]:
+    """ridge_leaders' names as annotations with their leaders, in their roof's colour."""
+    return [leader_annotation(display.ridges[i].ai, display.ridges[i].flop_per_s,
+                              f"AI*={fmt_ai(display.ridges[i].ai)}", lead, MARKER_RADIUS_PX,
+                              f"ridge-leader:{i}",
+                              _ridge_color(display, display.ridges[i].roof))
+            for i, lead in leaders]
 
 
 def ridge_annotations(display: RooflineDisplay, names: list) -> list[dict]:

@@ -7,8 +7,10 @@ import html
 import re
 from collections.abc import Sequence
 
+from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis
 from ..units import fmt_factor
+from .envelope_bound import envelope_header
 from .markdown import (
     ADVICE_HEADERS,
     advice_rows,
@@ -112,10 +114,13 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def diagnosis_html(d: Diagnosis, said: bool = False) -> str:
-    """said: the top says the probe's load note (markdown.load_said): point there."""
+def diagnosis_html(d: Diagnosis, said: bool = False, roof: Roof | None = None) -> str:
+    """said: the top says the probe's load note (markdown.load_said): point there. roof:
+    the analysis' roof, so that on the envelope (no --on) the heading says so, as the
+    terminal and markdown reports do (envelope_bound.envelope_header)."""
     e = html.escape
-    parts = [f"<h3 id='k{d.rank}'>{d.rank}. {e(d.kernel)} — {e(d.bound)}-bound</h3>",
+    head = f"{d.bound}-bound" if roof is None else envelope_header(d.point, roof, d.bound)
+    parts = [f"<h3 id='k{d.rank}'>{d.rank}. {e(d.kernel)} — {e(head)}</h3>",
              f"<p><b>Position</b>: {e(d.evidence)}</p>",
              f"<p><b>Gain</b>: {e(d.gain_words)}"
              + (" <span class='flag'>more than 2x below its roof</span>" if d.flagged else "")

@@ -20,6 +20,7 @@ from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
 from ..units import fmt_ai
 from .chart_parts import RooflineDisplay
+from .envelope_bound import envelope_header
 
 
 def chart_summary(analysis: Analysis, display: RooflineDisplay,
@@ -39,7 +40,8 @@ def chart_summary(analysis: Analysis, display: RooflineDisplay,
         parts.append("ridge " + ", ".join(_ridge_words(r) for r in display.ridges))
     if diags:
         d = diags[0]
-        parts.append(f"top kernel to work on: {d.kernel} ({d.bound}-bound, {d.gain_words})")
+        head = envelope_header(d.point, analysis.roof, d.bound)
+        parts.append(f"top kernel to work on: {d.kernel} ({head}, {d.gain_words})")
     return "; ".join(parts) + "."
 
 

@@ -14,13 +14,15 @@ from dataclasses import replace
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
 from ..model.bandwidth_reached import bandwidth_of
+from ..model.ceiling import Roof
 from ..model.choose import count_text
-from ..model.diagnose import Diagnosis, diagnose, level_bounds
+from ..model.diagnose import Diagnosis, diagnose
 from ..model.machine import Machine, machine_of
 from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py.
+from .envelope_bound import NO_ROOF, envelope_bound, envelope_header, level_words
 from .read_with_care import above_roof, load_said, short_doubt, trust_warnings
 
 # The record table (seed 004's 记录表) lives in record_table.py, one source for the
@@ -133,9 +135,11 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     """One row per point, kernels in the order given, levels as analysed. A point without
     FLOP (a copy) shows the bytes/s it moved, its level's bandwidth and the percent of it
     (bandwidth_reached.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy
-    at 87 %."""
+    at 87 %. The bound as `rooflab ncu` words it (envelope_bound.level_words)."""
     rows = []
-    for p, bound in zip(analysis.points, level_bounds(analysis), strict=True):
+    bounds = level_words(analysis)
+    for p in analysis.points:
+        bound = bounds.get((p.kernel_index, p.level), p.bound)
         moved, pct = bandwidth_of(p)
         cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), _pct(pct)) if moved is not None
                  else (fmt_rate(p.achieved_flop_per_s, p.precision),
@@ -208,7 +212,11 @@ def unplaced_summary(analysis: Analysis) -> str:
             f"{fmt_seconds(total)}, so they and these add up to 100 %.")
 
 
-def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
+def priority_rows(diagnoses: Sequence[Diagnosis], roof: Roof | None = None
+                  ) -> list[tuple[str, ...]]:
+    """roof: the analysis' roof, so that on the envelope (no --on) the bound reads as the
+    terminal's does: 'no roof (give --on)' or 'memory (relative)' (envelope_bound); the
+    .md report said "compute" for output3.csv at 7.5 % of its GPU's DRAM (review s18 r4 F4)."""
     rows = []
     for d in diagnoses:
         a = d.best_advice
@@ -219,7 +227,8 @@ def priority_rows(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, ...]]:
             # a loaded probe put "re-time on a quiet machine 1.00x" on every row: the best
             # real lever beside it, as the detail below gives it (review r5 F6c)
             a, action = lever, f"re-time first, then: {lever.action}"
-        rows.append((str(d.rank), d.kernel, d.bound, _share(d.time_share), headroom_cell(d),
+        bound = d.bound if roof is None else envelope_bound(d.point, roof, d.bound)
+        rows.append((str(d.rank), d.kernel, bound, _share(d.time_share), headroom_cell(d),
                      "-" if d.gain_s is None else
                      f"{fmt_seconds(d.gain_s)} / {100 * d.priority:.1f} %",
                      action, fmt_times(a.speedup) if a else "-"))
@@ -262,9 +271,11 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def diagnosis_lines(d: Diagnosis, said: bool = False) -> list[str]:
-    """said: the top says the probe's load note (load_said)."""
-    out = [f"### {d.rank}. {d.kernel} — {d.bound}-bound", "",
+def diagnosis_lines(d: Diagnosis, said: bool = False, roof: Roof | None = None) -> list[str]:
+    """said: the top says the probe's load note (load_said). roof: the analysis' roof (on
+    the envelope the class line says it has none to judge by, as the terminal's does)."""
+    head = f"{d.bound}-bound" if roof is None else envelope_header(d.point, roof, d.bound)
+    out = [f"### {d.rank}. {d.kernel} — {head}", "",
            f"- **Position**: {d.evidence}",
            f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
                                             if d.flagged else "")]
@@ -291,6 +302,19 @@ def diagnosis_lines(d: Diagnosis, said: bool = False) -> list[str]:
     return out
 
 
+def class_counts(diags: Sequence[Diagnosis], roof: Roof) -> str:
+    """'2 memory-bound, 1 compute-bound'; on the envelope roof (no --on) the classes are
+    relative ('1 memory-bound (relative)') or none ('1 at the best here (no roof: give
+    --on)'), as the tables word them (envelope_bound)."""
+    counts: dict[str, int] = {}
+    for d in diags:
+        said = envelope_bound(d.point, roof, d.bound)
+        key = ("at the best here (no roof: give --on)" if said == NO_ROOF else
+               f"{d.bound}-bound (relative)" if said != d.bound else f"{d.bound}-bound")
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{n} {b}" for b, n in counts.items())
+
+
 def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
                     title: str = "", top: int = 10,
                     diags: Sequence[Diagnosis] | None = None) -> str:
@@ -310,12 +334,8 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append(f"Launch/dispatch floor: {fmt_seconds(roof.overhead_s)} per call.")
     lines.append(machine_line(machine))
     lines.append("")
-    bounds: dict[str, int] = {}
-    for d in diags:
-        bounds[d.bound] = bounds.get(d.bound, 0) + 1
     lines.append(f"{count_text(analysis.kernels)}, {fmt_seconds(total) if total else 'no'} "
-                 f"measured time; " + ", ".join(f"{n} {b}-bound" for b, n in bounds.items())
-                 + ".")
+                 f"measured time; " + class_counts(diags, roof) + ".")
     flagged = [d.kernel for d in diags if d.flagged]
     if flagged:
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
@@ -340,7 +360,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines += [f"- {s}" for s in step_findings(analysis)] + [""]
     lines += ["## Top kernels to work on", "",
               RANKED_BY, ""]
-    lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top]))
+    lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top], roof))
     lines += ["", "## Kernels on the roof", ""]
     lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
     bandwidth = kernel_row_notes(analysis)
@@ -351,7 +371,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines += _table(UNPLACED_HEADERS, unplaced_rows(analysis))
     lines += ["", "## Diagnosis per kernel", ""]
     for d in diags[:top]:
-        lines += diagnosis_lines(d, load_said(care))
+        lines += diagnosis_lines(d, load_said(care), roof)
     if len(diags) > top:
         lines.append(f"({len(diags) - top} more kernel(s) not detailed; raise --top.)")
         lines.append("")

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from ..hardware.profile import MachineProfile
 from ..model import datasheet_note as sheet
 from ..model.analysis import Analysis
+from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis
 from ..model.placement import held_on, point_on
-from ..units import fmt_pct, fmt_rate, fmt_seconds, rate_unit
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, rate_unit
 from .tables import MEASURED_DERIVED, profile_notes, profile_rows
 
 RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
@@ -49,6 +50,9 @@ class RecordRow:
     # a kernel's FLOP/s row: its percent of the judging roof, what the cell says (seed
     # 004's 记录表 "用实测屋顶算"); `ratio` stays measured / nominal (review 19a N8)
     percent_of_roof: float | None = None
+    # a GPU's ridge row: the measured ridge (lowest, highest) the datasheet's ridge implies
+    # for seed 004's healthy bands (datasheet_note; review r7 F3: T4 158-244, not 170-200)
+    expected: tuple[float, float] | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -61,7 +65,8 @@ class RecordRow:
         return {"quantity": self.quantity, "unit": self.unit, "nominal": self.nominal,
                 "measured": self.measured, "ratio": self.ratio, "cells": list(self.cells),
                 **({"percent_of_roof": self.percent_of_roof}
-                   if self.percent_of_roof is not None else {})}
+                   if self.percent_of_roof is not None else {}),
+                **({"expected_measured": list(self.expected)} if self.expected else {})}
 
 
 def has_both_roofs(profile: MachineProfile | None) -> bool:
@@ -110,8 +115,49 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
             level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
             cells[1] = (f"{NOT_PUBLISHED} (no nominal {level})" if level
                         and nominal.find_memory(level) is None else NOT_PUBLISHED)
-        rows.append(RecordRow(r.quantity, r.unit, r.nominal, r.measured, tuple(cells)))
+        # a GPU's ridge row: the range a quiet machine's probe gives (a note under the
+        # table says it, ridge_notes; the cells stay seed 004's four)
+        band = _ridge_band(nominal, r.nominal) if gpu and r.quantity.startswith("ridge") \
+            else None
+        rows.append(RecordRow(r.quantity, r.unit, r.nominal, r.measured, tuple(cells),
+                              expected=band))
     return rows
+
+
+def _ridge_band(nominal: Roof | None, ridge: float | None) -> tuple[float, float] | None:
+    """The measured range a datasheet ridge `ridge` (FLOP/B, on the DRAM) implies for the
+    healthy bands: datasheet_note.expected_measured_ridge gives it for the roof's top float
+    ceiling, and the bands scale every precision's ridge by the same two factors, so each
+    ridge row is scaled like that one. T4 fp16 tensor: 203 -> 158-244."""
+    if nominal is None or not ridge:
+        return None
+    band = sheet.expected_measured_ridge(nominal)
+    if band is None:
+        return None
+    top = nominal.top_float_compute().value / nominal.bandwidth("DRAM").value
+    return band[0] / top * ridge, band[1] / top * ridge
+
+
+def ridge_notes(profile: MachineProfile) -> list[str]:
+    """Under the record table, for a GPU's datasheet ridge: the measured ridge seed 004's
+    healthy bands imply, and whether the probe's is inside it. Seed 004 expects "170-200",
+    which its own bands do not give (review r7 F3): a T4 probed at 52 TFLOP/s and 250 GB/s
+    (ridge 208) is healthy, and the shipped t4p.json's 185 is inside 158-244."""
+    out = []
+    for r in _roof_rows(profile):
+        if r.expected is None:
+            continue
+        lo, hi = r.expected
+        where = ("" if r.measured is None else
+                 f"; the measured {fmt_ai(r.measured)} is "
+                 + ("inside it" if lo <= r.measured <= hi else "outside it: see the bandwidth "
+                    "and peak rows for which side moved"))
+        out.append(f"{r.quantity}: the datasheet's {fmt_ai(r.nominal)} puts a healthy measured "
+                   f"ridge at {fmt_ai(lo)}-{fmt_ai(hi)} (compute "
+                   f"{sheet.band_words(sheet.HEALTHY_COMPUTE)} and bandwidth "
+                   f"{sheet.band_words(sheet.HEALTHY_BANDWIDTH)} of nominal, seed 004's "
+                   f"bands; its \"170-200\" is narrower than they give){where}")
+    return out
 
 
 def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
@@ -159,13 +205,14 @@ def derived_words(method: str) -> str:
 
 
 def record_notes(profile: MachineProfile | None) -> list[str]:
-    """Under the record table: how its derived measured values are derived, measured
-    ceilings too noisy to lean on, then the roofs' notes."""
+    """Under the record table: how its derived measured values are derived, the measured
+    ridge a GPU's datasheet implies (ridge_notes), measured ceilings too noisy to lean on,
+    then the roofs' notes."""
     if profile is None:
         return []
     derived = [f"{r.quantity} {MEASURED_DERIVED}: {r.derived_method}"
                for r in profile_rows(profile) if r.derived_method]
-    return derived + _measured_notes(profile)
+    return derived + ridge_notes(profile) + _measured_notes(profile)
 
 
 def _measured_notes(profile: MachineProfile) -> list[str]:
