@@ -56,9 +56,12 @@ otherwise (attention --naive, embedding, matmul --tile).
 """
 
 
-def _emit(op, on: str | None, json_out: bool, extra=None, assumed: bool = False) -> None:
+def _emit(op, on: str | None, json_out: bool, extra=None, assumed: bool = False,
+          roof_extra=None) -> None:
     """Print the answer; assumed: the op's dtype was the default, not --dtype (say so).
-    extra: keys to add, or a function of the answer so far that returns them."""
+    extra: keys to add, or a function of the answer so far that returns them; roof_extra:
+    a function of the answer and the roof --on names (None without), so --on is resolved
+    once (ai_hpc's cache note)."""
     from .common import emit_json
 
     roof = nominal = None
@@ -73,6 +76,7 @@ def _emit(op, on: str | None, json_out: bool, extra=None, assumed: bool = False)
             nominal = roofs[1]
     d = result_dict(op, roof, nominal)
     d.update((extra(d) if callable(extra) else extra) or {})
+    d.update((roof_extra(d, roof) if roof_extra else None) or {})
     # in the shape, beside the dtype it qualifies (the answer's top-level keys are fixed)
     d["shape"] = {**d["shape"], **(dtype_assumed(op.shape["dtype"]) if assumed
                                    else {"dtype_source": "given"})}

@@ -20,10 +20,10 @@ def _hpc():
     return ops_hpc
 
 
-def _emit(op, on, json_out, extra=None, assumed=None) -> None:
+def _emit(op, on, json_out, extra=None, assumed=None, roof_extra=None) -> None:
     from .ai import _emit as emit  # at call time: ai imports this module
 
-    emit(op, on, json_out, extra, assumed)
+    emit(op, on, json_out, extra, assumed, roof_extra=roof_extra)
 
 
 WRITE_ALLOCATE = typer.Option(False, "--write-allocate", help="add the read of each "
@@ -32,17 +32,23 @@ WRITE_ALLOCATE = typer.Option(False, "--write-allocate", help="add the read of e
                               "(real traffic) ceiling)")
 
 
+def _machine(op, on: str, roof):
+    """The machine --on names (its cache sizes), as the report finds it for op's kernel on
+    `roof` (the roof _emit resolved from --on)."""
+    from ..model.analysis import analyze
+    from ..report.markdown import machine_for
+    from .inputs import _profile_of
+
+    return machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+
+
 def _layer_condition(op, on: str | None, roof) -> dict:
     """The stencil's layer condition: the bytes of its 2r + 1 neighbouring planes and, when
     the roof's machine gives cache sizes, whether they fit each level."""
     out = {"bytes": op.shape["layer_condition_bytes"], "fits": {}}
     if roof is None:
         return out
-    from ..model.analysis import analyze
-    from ..report.markdown import machine_for
-    from .inputs import _profile_of
-
-    machine = machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+    machine = _machine(op, on, roof)
     out["fits"] = {lv: out["bytes"] <= size for lv, size in sorted(machine.caches.items())}
     out["cache_bytes"] = dict(sorted(machine.caches.items()))
     return out
@@ -71,22 +77,18 @@ def _add_layer_condition(d: dict, op, on: str | None, roof) -> None:
 
 
 def _cache_holds(op, on: str | None):
-    """`extra` for _emit (review s18 r2 F3): with --on, a note naming the smallest cache
+    """`roof_extra` for _emit (review s18 r2 F3): with --on, a note naming the smallest cache
     that holds the operands (one call's bytes, the write-allocate read left out: a working
     set, not traffic), as the stencil's layer-condition note names where its planes fit.
     A dot of 1000 fp64 (16 kB) fits L1: called again on the same data it runs from L1,
     and the DRAM floor binds only its first call."""
-    def extra(d: dict) -> dict:
-        if not on:
+    def extra(d: dict, roof) -> dict:
+        if roof is None:
             return {}
-        from ..model.analysis import analyze
         from ..model.sanity_counts import LLC_RESIDENT_SHARE, smallest_cache_holding
-        from ..report.markdown import machine_for
         from ..units import fmt_seconds, si
-        from .inputs import _profile_of, resolve_on
 
-        roof = resolve_on(on)[0]
-        machine = machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
+        machine = _machine(op, on, roof)
         ws = op.bytes - float((op.bytes_split or {}).get("write_allocate", 0.0))
         held = smallest_cache_holding(machine, ws)
         if held is None:
@@ -197,7 +199,7 @@ def _register_spmv(ai: typer.Typer) -> None:
         op = _hpc().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
                          index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
                          rhs=_n(rhs, "--rhs", minimum=1), x_reuse=reuse)
-        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)
+        _emit(op, on, json_out, roof_extra=_cache_holds(op, on), assumed=dtype is None)
 
 
 def _register_dot(ai: typer.Typer) -> None:
@@ -215,7 +217,7 @@ def _register_dot(ai: typer.Typer) -> None:
         dtype fp64 (HPC's precision; the ML ops default to fp16).
         """
         op = _hpc().dot(_n(n, "n"), dtype or HPC_DTYPE)
-        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)
+        _emit(op, on, json_out, roof_extra=_cache_holds(op, on), assumed=dtype is None)
 
 
 def _register_axpy(ai: typer.Typer) -> None:
@@ -240,4 +242,4 @@ def _register_axpy(ai: typer.Typer) -> None:
         """
         op = _hpc().axpy(_n(n, "n"), dtype or HPC_DTYPE, write_allocate=write_allocate,
                          out_of_place=out_of_place)
-        _emit(op, on, json_out, _cache_holds(op, on), assumed=dtype is None)
+        _emit(op, on, json_out, roof_extra=_cache_holds(op, on), assumed=dtype is None)

@@ -346,12 +346,6 @@ def _labelled(match):
             match.after.with_(name=f"{match.after.name} (after{gain})"))
 
 
-# The starts of inputs.shared_names' warning and of the chart's above-roof note
-# (report/chart_points._above_roof_notes), as compare's chart filters its notes by them.
-SHARED_NAMES_NOTE = "kernel names in more than one file:"
-ABOVE_ROOF_NOTE = "point(s) above the roof that judges them:"
-
-
 def _write(path: str, cmp, data, on, files) -> None:
     from dataclasses import replace
     from pathlib import Path
@@ -362,7 +356,10 @@ def _write(path: str, cmp, data, on, files) -> None:
         write_json(path, data)
         return
     from ..report.chart import plot_roofline, provenance_label, save_figure
-    from .inputs import load_inputs
+
+    # the chart's notes are filtered by the starts of their sources' sentences
+    from ..report.chart_points import ABOVE_ROOF_NOTE
+    from .inputs import SHARED_NAMES_NOTE, load_inputs
 
     inputs = load_inputs(files, [on] if on else [], distinct=False)   # a run vs itself is fine
     # compare pairs the kernels by name across its files: shared names are its point, and

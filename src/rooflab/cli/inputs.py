@@ -148,6 +148,10 @@ def refuse_repeated(paths: Sequence[str]) -> None:
         seen[key] = p
 
 
+# the start of shared_names' warning (compare's chart leaves it out: shared names are its point)
+SHARED_NAMES_NOTE = "kernel names in more than one file:"
+
+
 def shared_names(per_file: dict[str, Sequence[Kernel]], shown: int = 3) -> str | None:
     """The warning for kernel names that two of rooflab's files share: their rows (and
     --kernel, --only, --map) cannot tell the files apart. None when no name is shared."""
@@ -160,7 +164,7 @@ def shared_names(per_file: dict[str, Sequence[Kernel]], shown: int = 3) -> str |
         return None
     said = "; ".join(f"'{n}' in {', '.join(ps)}" for n, ps in list(both.items())[:shown])
     more = f" and {len(both) - shown} more" if len(both) > shown else ""
-    return (f"kernel names in more than one file: {said}{more}; their rows look alike and "
+    return (f"{SHARED_NAMES_NOTE} {said}{more}; their rows look alike and "
             f"a name selects them all: rename the kernels in one file to tell them apart")
 
 

@@ -24,17 +24,25 @@ def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int
 
 def with_full_bounds(doc: dict[str, Any], full: Analysis | None) -> dict[str, Any]:
     """An analysis document (schema.analysis_to_dict) of one level with each point's bound
-    and binding_level as `full` (every level) words them; unchanged without `full`."""
+    and binding_level as `full` (every level) words them; unchanged without `full`. Only
+    a point another level binds (placement.binds_elsewhere) reads otherwise there, so that
+    is all this looks up, not every point of `full` written out (review s18 reread F1)."""
     if full is None:
         return doc
-    from ..model.schema import points_to_dicts
+    from ..model.placement import NOT_BINDING, binds_elsewhere, kernel_key, primary_points
 
-    keys = ("bound", "binding_level")
-    said = {(d.get("kernel_index"), d["level"]): {k: d[k] for k in keys if k in d}
-            for d in points_to_dicts(full.points)}
+    binding = primary_points(full.points)
+    said = {(p.kernel_index if p.kernel_index >= 0 else None, p.level):
+            (p.bound, binds_elsewhere(p, binding.get(kernel_key(p)))) for p in full.points}
     out = []
     for d in doc.get("analysis", ()):
-        new = said.get((d.get("kernel_index"), d.get("level")))
-        out.append(d if new is None else
-                   {**{k: v for k, v in d.items() if k != "binding_level"}, **new})
+        key = (d.get("kernel_index"), d.get("level"))
+        if key not in said:
+            out.append(d)
+            continue
+        bound, other = said[key]
+        new = {k: v for k, v in d.items() if k != "binding_level"}
+        new.update({"bound": bound} if other is None else
+                   {"bound": NOT_BINDING, "binding_level": other})
+        out.append(new)
     return {**doc, "analysis": out}

@@ -285,12 +285,11 @@ def register(app) -> None:
         if small:
             say("warning", small)
         told = _analysis_notes(roofs, display)
-        from ..model.threads_note import without_doubled_threads
+        from ..model.threads_note import threads_said_once
 
         # the input's thread-count warning (it names the profile's rows) says analyze()'s
         # "ran on 1 thread" note already: one sentence, not two (review s18 r8 F5)
-        kept = set(without_doubled_threads([*said, *notes, *display.notes]))
-        for note in (n for n in [*notes, *display.notes] if n in kept):
+        for note in threads_said_once([*notes, *display.notes], said=said):
             # the analysis' own notes ("no L3 ceiling, so no L3 point") are `note:` here as
             # in likwid/perf/ncu: one message, one severity (review 15v F-o)
             say("note" if note in told else "warning", note)

@@ -46,13 +46,15 @@ FLOP_COLUMN = "flop_"
 BANDWIDTH_COLUMNS = ("achieved_bytes_per_s", "percent_of_bandwidth")
 
 
-def table_rows(analysis: Analysis, top: int | None = None,
-               full: Analysis | None = None) -> list[dict]:
+def table_rows(analysis: Analysis, top: int | None = None, full: Analysis | None = None,
+               bounds: dict[int, str] | None = None) -> list[dict]:
     """One row per kernel and level it has a point at, kernels by total time (longest
     first), the top N placed kernels (an unplaced kernel has no row: listed below the
-    table, it does not take a place in the top N)."""
+    table, it does not take a place in the top N). bounds: level_view.bounds_in_view's,
+    where the caller has them already (else worded here, on `full` where given)."""
     order = sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0))
-    bounds = bounds_in_view(analysis, full)   # full: every level (--level, r4 F2)
+    if bounds is None:
+        bounds = bounds_in_view(analysis, full)   # full: every level (--level, r4 F2)
     rows = []
     shown = 0
     for k in order:
@@ -78,8 +80,8 @@ def _point_row(k: Kernel, p, bound: str) -> dict:
             "achieved_bytes_per_s": moved, "percent_of_bandwidth": pct}
 
 
-def csv_table(analysis: Analysis,
-              full: Analysis | None = None) -> tuple[list[dict], tuple[str, ...]]:
+def csv_table(analysis: Analysis, full: Analysis | None = None,
+              bounds: dict[int, str] | None = None) -> tuple[list[dict], tuple[str, ...]]:
     """(rows, columns) of -o x.csv: one row per kernel and every level it has bytes at (a
     level the roof lacks too: its AI and achieved rate, no % of roof or bound), with the
     FLOP of each precision in its own column, so that `rooflab report x.csv` reads back the
@@ -88,7 +90,8 @@ def csv_table(analysis: Analysis,
 
     have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))
     precisions = [p for p in PRECISIONS if p in have] + [p for p in have if p not in PRECISIONS]
-    bounds = bounds_in_view(analysis, full)
+    if bounds is None:
+        bounds = bounds_in_view(analysis, full)
     rows = []
     for k in sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0)):
         split = {FLOP_COLUMN + p: k.flop.get(p) for p in precisions}
@@ -287,9 +290,10 @@ def check_chart_option(output: str | None, option: str, given: object) -> None:
 
 def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
                  trajectory: bool, level: str | None, min_share: float | None = None,
-                 full: Analysis | None = None) -> str:
+                 full: Analysis | None = None, bounds: dict[int, str] | None = None) -> str:
     """Write -o FILE by suffix: .png/.svg chart (kernels under min_share of the time left
-    out, as `rooflab plot --min-share`), .json analysis, .csv table."""
+    out, as `rooflab plot --min-share`), .json analysis, .csv table (bounds: as
+    table_rows takes them)."""
     suffix = Path(path).suffix.lower()
     if suffix in CHART_SUFFIXES:
         from ..report.chart import plot_roofline, save_figure
@@ -305,7 +309,7 @@ def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dic
         write_json(path, {**with_full_bounds(analysis_to_dict(analysis), full), **extra})
         return f"wrote {path}"
     if suffix == ".csv":
-        save_text(path, csv_text(*csv_table(analysis, full)))
+        save_text(path, csv_text(*csv_table(analysis, full, bounds)))
         return f"wrote {path}"
     raise InputError(f"-o {path}: unknown suffix '{suffix}'; use .png, .svg, .json or .csv")
 
@@ -367,8 +371,11 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     check_top(top)
     choice = _env_worded(choice or choose_roof(on, imp), on)
     analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
-    # the rows' bounds are worded with every level in view (review s18 r4 F2)
-    full = analyze(choice.roof, imp.kernels) if level else None
+    # the rows' bounds are worded with every level in view (review s18 r4 F2); only a
+    # "latency" point can read otherwise there (placement.binds_elsewhere), so without one
+    # the import is not analysed a second time (review s18 reread F1)
+    full = (analyze(choice.roof, imp.kernels)
+            if level and any(p.bound == "latency" for p in analysis.points) else None)
     analysis, share_note = shares_per_file(analysis)
     if share_note:
         # said once, among the import notes where --json has always listed it: analyze()
@@ -378,7 +385,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
 
         analysis = replace(analysis, notes=tuple(n for n in analysis.notes
                                                  if n != share_note))
-    rows = table_rows(analysis, top, full)
+    bounds = bounds_in_view(analysis, full)   # once: the table, -o x.csv (reread F1)
+    rows = table_rows(analysis, top, bounds=bounds)
     source, roof_notes = split_roof_source(choice, imp)   # the warnings apart (r1 F10)
     extra = {"roof_source": source, "skipped": [str(s) for s in (*imp.failed, *imp.skips)],
              **({"notes": [*roof_notes, *analysis.notes]} if roof_notes else {})}
@@ -422,7 +430,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
                 out.print(escape(f"roof note: {note}"))
     if output:
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
-        message = write_output(output, analysis, table_rows(analysis, full=full), extra,
-                               trajectory, level, min_share, full)
+        message = write_output(output, analysis, table_rows(analysis, bounds=bounds), extra,
+                               trajectory, level, min_share, full, bounds)
         print(message, file=sys.stderr if json_out else sys.stdout)
     return 0

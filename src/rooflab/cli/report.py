@@ -120,12 +120,10 @@ def _threads_said_once(analysis, diags):
     (review s18 r8 F5; with --on the input's note already replaced it)."""
     from dataclasses import replace
 
-    from ..model.threads_note import THREADS_NOTED
+    from ..model.threads_note import threads_said_once
 
-    if not any(f.check == "threads" for d in diags for f in d.findings):
-        return analysis
-    return replace(analysis, notes=tuple(n for n in analysis.notes
-                                         if not THREADS_NOTED.search(n)))
+    notes = threads_said_once(analysis.notes, findings=(f for d in diags for f in d.findings))
+    return analysis if notes == analysis.notes else replace(analysis, notes=notes)
 
 
 def with_precision_note(analysis):

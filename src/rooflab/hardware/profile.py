@@ -22,6 +22,7 @@ from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
+from ..user_path import user_path
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,8 @@ def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
     atomically: an interrupted save leaves no partial profile. Returns None.
 
     A Roof alone is no profile: wrap it, MachineProfile(host={"name": ...}, measured=roof).
-    A roof without any ceiling is refused here, as every reader of the file refuses it."""
+    A roof without any ceiling is refused here, as every reader of the file refuses it.
+    `~` is the home folder, as load_profile reads it."""
     if not isinstance(profile, MachineProfile):
         how = ("wrap it: MachineProfile(host={'name': ...}, measured=roof)"
                if isinstance(profile, Roof) else
@@ -215,17 +217,15 @@ def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
                              f"add at least one, e.g. Roof(..., compute=(Ceiling(1e12, "
                              f"'fp32', unit='vector'),), memory=(Ceiling(3.2e11, "
                              f"level='DRAM'),))")
-    write_json(path, profile_to_dict(profile))
+    write_json(user_path(path, "save_profile()", "a profile file's path"),
+               profile_to_dict(profile))
 
 
 def load_profile(path: str | os.PathLike) -> MachineProfile:
     """Read a profile JSON (what `rooflab probe -o FILE` or save_profile wrote); a broken
     one is a ParseError naming the file and field. Its roofs: profile.roofs (measured
     first), profile.measured, profile.nominal. `~` is the home folder, as in a shell."""
-    if not isinstance(path, str | os.PathLike):
-        raise InputError(f"load_profile(): give a profile file's path (str or pathlib.Path); "
-                         f"got {type(path).__name__} {path!r:.60}")
-    path = os.path.expanduser(os.fspath(path))
+    path = user_path(path, "load_profile()", "a profile file's path")
     data = load_json(path)
     try:
         return profile_from_dict(data, where=str(path))

@@ -43,6 +43,7 @@ from ..model.schema import (
     unknown_field_words,
     unknown_fields,
 )
+from ..user_path import user_path
 from .kernelfile_csv import ACCEPTED, kernels_from_csv
 from .kernelfile_rows import (
     _given_ai,
@@ -60,11 +61,7 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
     profiler's file or folder (`file_kind`). A kernel field (a CSV column) that is not read
     and looks like a mistake gets one `warning:` line per file on stderr (warn_file).
     `~` is the home folder, as in a shell (a notebook has no shell to expand it)."""
-    if not isinstance(path, str | os.PathLike):
-        # os.fspath's "expected str, bytes or os.PathLike object" named no rooflab call
-        raise InputError(f"load_kernels(): give a kernel file's path (str or pathlib.Path); "
-                         f"got {type(path).__name__} {path!r:.60}")
-    path = os.path.expanduser(os.fspath(path))   # a pathlib.Path as well as the CLI's str
+    path = user_path(path, "load_kernels()", "a kernel file's path")
     p = Path(path)
     if not p.exists():
         raise ParseError("file not found", path=path)
@@ -215,10 +212,12 @@ def _with_threads(k: Kernel, threads: int | None) -> Kernel:
 
 def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) -> Path:
     """Write kernels (one, or several) as a rooflab kernel file, JSON, atomically:
-    load_kernels(path) reads back equal Kernels, and `rooflab report PATH --on ...` reads it."""
+    load_kernels(path) reads back equal Kernels, and `rooflab report PATH --on ...` reads it.
+    `~` is the home folder, as load_kernels reads it."""
     from ..files import dumps_json, write_atomic
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict
 
+    path = user_path(path, "save_kernels()", "a kernel file's path")
     if Path(path).suffix.lower() != ".json":
         raise InputError(f"kernel file '{path}' must end in .json (load_kernels reads it by "
                          f"its suffix)")

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ..errors import InputWarning, user_stacklevel
 from ..model.canonical_names import UNKNOWN_UNIT_WHY, unknown_unit
-from ..model.kernel import Kernel, unknown_name
+from ..model.kernel import PRECISION_ASSUMED, Kernel, unknown_name
 from ..model.provenance import WORDS
 from ..model.schema import KERNEL_FIELDS
 from ..units import DTYPE_BYTES as DTYPES
@@ -220,8 +220,7 @@ def blas_precision(name: str) -> str | None:
 DEFAULT_PRECISION = "fp32"
 # Kernel.provenance["precision"] of a kernel whose file gave no precision, so its FLOP were
 # judged as DEFAULT_PRECISION: every --json document and report carries it (review r1 F3:
-# the guess read as given input once -q dropped the warning)
-PRECISION_ASSUMED = "assumed"
+# the guess read as given input once -q dropped the warning); model.kernel's PRECISION_ASSUMED
 
 
 def finish_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None, str]],

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from ..units import si
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
-from .byte_convention import REAL_TRAFFIC_COUNT, counter_bytes
+from .byte_convention import holds_write_allocate
 from .element_dtype import element_bytes
 from .kernel import Kernel
 from .machine import Machine
 from .opkind import is_stencil, kind_word, name_words
+from .weight_traffic import meta_shape
 
 # A stencil count of at least this many element sizes per updated point holds the write-
 # allocate read (24 B/point in fp64 with it, 16 without: the midpoint between them).
@@ -58,17 +59,9 @@ def meta_split(kernel: Kernel) -> dict[str, float]:
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
 
 
-def meta_shape(kernel: Kernel) -> Mapping:
-    """meta shape, or {} when there is none."""
-    shape = kernel.meta.get("shape")
-    return shape if isinstance(shape, Mapping) else {}
-
-
-def _real_traffic(kernel: Kernel) -> bool:
-    """Whether the kernel's bytes hold every write-allocate read: counter bytes, or meta
-    byte_count "real traffic"."""
-    return counter_bytes(kernel) or (
-        str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT)
+def shape_of(kernel: Kernel) -> Mapping:
+    """meta shape (weight_traffic.meta_shape), or {} when there is none."""
+    return meta_shape(kernel) or {}
 
 
 def _from_split(kernel: Kernel) -> StoreTraffic | None:
@@ -93,7 +86,7 @@ def _from_split(kernel: Kernel) -> StoreTraffic | None:
                  f"({', '.join(missing) or 'to arrays it reads'})")
     if loads <= 0 or stores <= 0:
         return None
-    counted = min(wa, stores) if wa > 0 else stores if _real_traffic(kernel) else 0.0
+    counted = min(wa, stores) if wa > 0 else stores if holds_write_allocate(kernel) else 0.0
     return StoreTraffic(loads, stores, counted, f"its bytes_split: {words}")
 
 
@@ -104,9 +97,9 @@ def store_traffic(kernel: Kernel, kind: str, p: Point) -> StoreTraffic | None:
     split = _from_split(kernel)
     if split is not None or meta_split(kernel):
         return split
-    real = _real_traffic(kernel)
+    real = holds_write_allocate(kernel)
     if is_stencil(kind):
-        pts, size = meta_shape(kernel).get("updated_points"), element_bytes(kernel, p.precision)
+        pts, size = shape_of(kernel).get("updated_points"), element_bytes(kernel, p.precision)
         if real:
             counted, how = 1.0, "its bytes are real traffic (write-allocate read in)"
         elif isinstance(pts, (int, float)) and pts > 0 and size:
@@ -141,7 +134,7 @@ def _offered(kernel: Kernel, kind: str) -> bool:
     place (`ai axpy --out-of-place`: STREAM's triad)."""
     return (is_stencil(kind) or _says_triad(kernel, kind)
             or meta_split(kernel).get("write_allocate", 0.0) > 0
-            or meta_shape(kernel).get("out_of_place") is True)
+            or shape_of(kernel).get("out_of_place") is True)
 
 
 def nontemporal_ratio(kernel: Kernel, kind: str = "stencil",

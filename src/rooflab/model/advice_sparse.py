@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..units import fmt_ai
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
+from .byte_convention import holds_write_allocate
 from .element_dtype import element_bytes
 from .kernel import Kernel
 
@@ -94,7 +95,7 @@ def sparse_bytes(kernel: Kernel, precision: str) -> SparseBytes | None:
         return None
     # real traffic (counter bytes) holds y's write-allocate read too: 28 B a row in fp64,
     # not 20 (review s18 r2 F2: a 1e6-row matrix read as 1.4e6 rows)
-    wa = 1 if _real_traffic(kernel) else 0
+    wa = 1 if holds_write_allocate(kernel) else 0
     rows = (nbytes - vi) / (ib + (2 + wa) * s)
     matrix = (vi + rows * ib) / nbytes
     return SparseBytes(min(1.0, matrix), nnz * s / nbytes,
@@ -104,15 +105,6 @@ def sparse_bytes(kernel: Kernel, precision: str) -> SparseBytes | None:
                        f"pointers, x and y" + (" with y's write-allocate read (real "
                                                "traffic)" if wa else "")
                        + f" ({rows / kernel.calls:.3g} rows per call)", rows * ib / nbytes)
-
-
-def _real_traffic(kernel: Kernel) -> bool:
-    """Whether the kernel's bytes hold y's write-allocate read: counter bytes, or meta
-    byte_count "real traffic"."""
-    from .byte_convention import REAL_TRAFFIC_COUNT, counter_bytes
-
-    return counter_bytes(kernel) or (
-        str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT)
 
 
 def sparse_bytes_ratio(kernel: Kernel, old_size: float, new_size: float) -> float | None:

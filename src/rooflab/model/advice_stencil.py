@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..units import fmt_ai, si
 from .advice_core import Advice, Efficiency, _advice
-from .advice_nontemporal import meta_shape
+from .advice_nontemporal import shape_of
 from .analysis import Point
 from .element_dtype import element_bytes
 from .kernel import Kernel
@@ -27,14 +27,14 @@ def spatial_advice(p: Point, e: Efficiency, kernel: Kernel) -> Advice | None:
     updated (updated_points) and the DRAM bytes per point exceed one read, one write and its
     write-allocate read (3 x the element size) by LAYER_SLACK, the excess is neighbouring
     planes re-read from memory, which blocking the inner dimensions removes."""
-    pts = meta_shape(kernel).get("updated_points")
+    pts = shape_of(kernel).get("updated_points")
     size = element_bytes(kernel, p.precision)
     if p.level != "DRAM" or not isinstance(pts, (int, float)) or pts <= 0 or not size:
         return None
     need = 3 * size * pts
     if p.bytes <= need * LAYER_SLACK:
         return None
-    layer = meta_shape(kernel).get("layer_condition_bytes")
+    layer = shape_of(kernel).get("layer_condition_bytes")
     fits = (f" (here {si(layer, 'B')} per thread)" if isinstance(layer, (int, float))
             and layer > 0 else "")
     return _advice(
@@ -54,7 +54,7 @@ def temporal_advice(p: Point, e: Efficiency, kernel: Kernel) -> Advice | None:
     divide the bytes by t (AI x t), t = TEMPORAL_SWEEPS or the sweeps the kernel has (meta
     shape sweeps, else its calls) when fewer, capped by the roof's ridge as every
     prediction is (max(FLOP / P, bytes / B))."""
-    sweeps = meta_shape(kernel).get("sweeps")
+    sweeps = shape_of(kernel).get("sweeps")
     have = int(sweeps) if isinstance(sweeps, (int, float)) and sweeps >= 1 else kernel.calls
     t = min(TEMPORAL_SWEEPS, have) if have >= 2 else TEMPORAL_SWEEPS
     known = (f"it runs {have} sweeps" if have >= 2 else

@@ -21,7 +21,7 @@ from .display import analysis_text, pretty
 from .kernel import Kernel
 from .level_names import checked_levels
 from .placement import Point, analyze_point, primary_points
-from .threads_note import threads_note, without_doubled_threads
+from .threads_note import threads_note, threads_said_once
 from .unplaced import Unplaced, unplaced_kernel
 
 
@@ -63,7 +63,7 @@ class Analysis:
         # analyze()'s "ran on 1 thread; judged by the 2-thread roof" gives way to the CLI's
         # input note where one is added (cli/report.py's replace(): that note names the
         # profile's rows too): the report says it once (review s18 r8 F5)
-        object.__setattr__(self, "notes", without_doubled_threads(self.notes))
+        object.__setattr__(self, "notes", threads_said_once(self.notes))
 
     @cached_property
     def _by_index(self) -> tuple[tuple[Point, ...], ...]:

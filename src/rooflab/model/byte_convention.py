@@ -56,6 +56,14 @@ def counter_bytes(kernel: Kernel) -> bool:
     return has_counter_bytes(kernel.provenance)
 
 
+def holds_write_allocate(kernel: Kernel) -> bool:
+    """Whether the kernel's bytes hold every write-allocate read: counter bytes, or meta
+    byte_count "real traffic" (one test for real_traffic_reason and the non-temporal and
+    sparse advice)."""
+    return counter_bytes(kernel) or (
+        str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT)
+
+
 def _store_share(kernel: Kernel) -> float | None:
     """The write share of a read/write meta bytes_split ({"read": .., "write": ..}, as
     `rooflab ai` writes it); None without one."""
@@ -75,7 +83,7 @@ def real_traffic_reason(kernel: Kernel) -> str:
     if counter_bytes(kernel):
         return ("DRAM bytes measured by hardware counters (real traffic, write-allocate "
                 "reads included)")
-    if str(kernel.meta.get("byte_count", "")).strip().lower() == REAL_TRAFFIC_COUNT:
+    if holds_write_allocate(kernel):
         return (f'its count is real traffic (meta byte_count "{REAL_TRAFFIC_COUNT}": the '
                 f"write-allocate reads are counted in, or its stores hit lines it read)")
     kind, _ = kernel_kind(kernel)

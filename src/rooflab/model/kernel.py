@@ -331,11 +331,11 @@ class Kernel:
 
 _FIELDS = frozenset(f.name for f in fields(Kernel))
 # provenance["precision"] of a kernel whose FLOP came as a bare number (fp32 by default);
-# ingest/kernelfile_rows.py PRECISION_ASSUMED is the same word
+# ingest/kernelfile_rows.py imports this one
 PRECISION_ASSUMED = ASSUMED
 # meta that describes a kernel's timing samples (measuring.timed_kernel, bench/check.py's
 # floor check): stale once its seconds or calls change (Kernel.with_); retime.MEASURED_META
-# is the same list less the raw samples and the plan
+# is this list less the raw samples, the plan and the warm-up calls
 TIMING_META = frozenset(("seconds_stat", "median_s", "best_s", "spread", "iqr_rel",
                          "samples_n", "calls_per_sample", "warning", "raw_samples", "plan",
                          "warmup_calls", "floor_s", "floor_ratio", "floor_level",

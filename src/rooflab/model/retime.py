@@ -24,7 +24,7 @@ from .analysis import Analysis, Point, analyze
 from .ceiling import Roof
 from .display import pretty
 from .display_whatif import whatif_text
-from .kernel import Kernel
+from .kernel import TIMING_META, Kernel
 from .opkind import is_whole_step
 from .real_traffic import REAL_TRAFFIC
 from .sanity_ceilings import applicable_launch_s
@@ -157,9 +157,8 @@ def floor_s(roof: Roof, k: Kernel) -> float | None:
 # Meta of a *measured* time (measuring.timed_kernel, bench/check.check_floors): it
 # describes the old kernel's samples, so a predicted kernel must not carry it (a script
 # reading `whatif -o w.json` would see a measured median on a derived time).
-MEASURED_META = ("seconds_stat", "median_s", "best_s", "spread", "iqr_rel", "samples_n",
-                 "calls_per_sample", "warning", "floor_s", "floor_ratio", "floor_level",
-                 "floor_binding", "floor_tolerance", "flags", "best_floor_ratio")
+# kernel.TIMING_META less the raw samples, the plan and the warm-up calls, one list.
+MEASURED_META = TIMING_META - {"raw_samples", "plan", "warmup_calls"}
 
 
 # The meta a whole step's predicted kernel carries for the slow end of its range

@@ -6,7 +6,7 @@ check_threads' words (sanity_ceilings), and the rule that says it once. Pure: no
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .ceiling import Roof
 from .kernel import Kernel
@@ -27,9 +27,14 @@ def threads_note(kernel: Kernel, roof: Roof) -> str | None:
     return f"{kernel.name}: {threads_message(*gap)}; in Python load_roof('PROFILE@{gap[0]}t')"
 
 
-def without_doubled_threads(notes: Sequence[str]) -> tuple[str, ...]:
-    """The notes less analyze()'s thread notes where another note (the CLI's input notes,
-    which name the profile's rows) says the thread count already: one sentence, not two."""
-    if not any(THREADS_SAID.search(n) for n in notes):
+def threads_said_once(notes: Sequence[str], said: Sequence[str] = (),
+                      findings: Iterable = ()) -> tuple[str, ...]:
+    """The notes less analyze()'s thread notes (THREADS_NOTED) where the thread count is
+    said already: by another note, in `notes` or `said` (the CLI's input notes, which name
+    the profile's rows: THREADS_SAID), or by a diagnosis' 'threads' finding (a kernel file
+    carrying its own roof, no --on). One sentence, not two (review s18 r8 F5); the one rule
+    for Analysis, `rooflab plot` and `rooflab report`."""
+    if not (any(THREADS_SAID.search(n) for n in [*said, *notes])
+            or any(getattr(f, "check", None) == "threads" for f in findings)):
         return tuple(notes)
     return tuple(n for n in notes if not THREADS_NOTED.search(n))

@@ -28,6 +28,24 @@ def marker_box(center: tuple[float, float], r: float) -> Box:
     return (center[0] - r, center[1] - r, center[0] + r, center[1] + r)
 
 
+def box_distance(box: Box, xy) -> float:
+    """From xy to the nearest point of box (0 inside it), in the box's units."""
+    return math.hypot(max(box[0] - xy[0], 0.0, xy[0] - box[2]),
+                      max(box[1] - xy[1], 0.0, xy[1] - box[3]))
+
+
+def level_with_nearer(box: Box, own, others: Sequence, px: float | None = None) -> bool:
+    """Whether a label's box is level with one of the `others` markers (its y within the
+    box's height) and nearer it than its own marker `own` (or, with px, within px of it):
+    text is read along its line, so such a label reads as that marker's. The PNG's point
+    labels (chart_layout_points._own_side) and the HTML's ridge names (html_marks
+    ._nearest_own) both keep to it."""
+    mine = box_distance(box, own)
+    return any(box[1] <= s[1] <= box[3]
+               and (box_distance(box, s) < mine or (px is not None and box_distance(box, s) <= px))
+               for s in others)
+
+
 def overlap_area(a: Box, b: Box) -> float:
     """The area two boxes share (0.0 when they only touch or are apart)."""
     dx = min(a[2], b[2]) - max(a[0], b[0])

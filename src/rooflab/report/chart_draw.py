@@ -197,16 +197,19 @@ def _axis_words(d: RooflineDisplay) -> str:
     drawn without a label, those left out, ops without FLOP, roofs to read with care."""
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
-    shown = len({p.kernel for p in d.points if p.text})
     from .chart import caveats, memory_ops
+    from .chart_layout_texts import labelled_counts
 
+    longest, above = labelled_counts(d.points, d.kernels)
+    # (only where some are: the usual footnote reads as before)
+    ringed = f" and {above} above their roof" if above else ""
     # ops without FLOP have no point: named here with their bytes/s (chart.memory_ops)
     ops = memory_ops(d)
     # a roof its probe calls unreliable says so on the image, not on stderr only (18c F5)
     care = caveats(d)
     return ("arithmetic intensity (FLOP/byte)" + (
-        f"\nlabelled: the {shown} longest kernels; {d.unlabelled} more drawn without a "
-        f"label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
+        f"\nlabelled: the {longest} longest kernels{ringed}; {d.unlabelled} more drawn "
+        f"without a label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
                                              if d.dropped else "")
         + (f"\n{textwrap.fill(ops, 95, break_long_words=False)}" if ops else "")
         + (f"\n{textwrap.fill(care, 95, break_long_words=False)}" if care else ""))

@@ -17,6 +17,7 @@ from .boxes import (
     as_points,
     crossings_matrix,
     hits_matrix,
+    level_with_nearer,
     overlap_area,
     overlap_matrix,
 )
@@ -164,17 +165,10 @@ def _own_side(cands, here, near, text) -> tuple:
     for offset, ha, va, pen in cands:
         if not has_leader(offset):
             box = _box(here, offset, ha, va, text)
-            own = _to_box(box, here)
-            if any(box[1] <= s[1] <= box[3] and _to_box(box, s) < own for s in near):
+            if level_with_nearer(box, here, near):
                 pen += NEARER_OTHER
         out.append((offset, ha, va, pen))
     return tuple(out)
-
-
-def _to_box(box, xy) -> float:
-    """Points from xy to the nearest point of box (0 inside it)."""
-    return math.hypot(max(box[0] - xy[0], 0.0, xy[0] - box[2]),
-                      max(box[1] - xy[1], 0.0, xy[1] - box[3]))
 
 
 def _drop_overprinted(points, pt) -> list:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..model.placement import Point
 from ..model.sanity_ceilings import applicable_launch_s
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
 from .chart_parts import (
@@ -36,6 +37,8 @@ from .envelope_bound import level_words
 # kernels: placing a label for each took minutes (500 kernels: 79 s) and stacked them in
 # one column up through the title.
 LABELS_SHOWN = 20
+# the start of _above_roof_notes' note (compare's chart says it as a warning)
+ABOVE_ROOF_NOTE = "point(s) above the roof that judges them:"
 
 
 def time_shares(kernels: Sequence[Kernel]) -> dict[int, float]:
@@ -65,6 +68,17 @@ def _point_label(name: str, ai: float, y: float, pct: float | None, measured: bo
     return f"{name}\nAI {fmt_ai(ai)} · {fmt_rate(y, precision)}{pct_text}"
 
 
+def launch_bound_rate(p: Point, launch: float | None = None) -> float | None:
+    """Where the chart draws an untimed point whose launches take longer than its work at
+    the roof: FLOP / (calls x the launch floor); None for any other point (drawn at its
+    achieved or attainable rate). The HTML hover says the same (html_hover). launch:
+    sanity_ceilings.applicable_launch_s(p), where the caller has it."""
+    launch = applicable_launch_s(p) if launch is None else launch
+    if p.achieved_flop_per_s is not None or p.flop <= 0 or launch <= p.floor_s:
+        return None
+    return p.flop / launch
+
+
 def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1,
                    share: float | None = None, size: float = POINT_SIZE,
                    precision_named: bool = False
@@ -85,7 +99,12 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
     # .level_words): at `level` alone the binding DRAM point is never built, and the
     # reduction's L2 point at 3 % read "latency", not "not binding (DRAM binds)" (the
     # tables' words since review s18 r4 F2; the hover and --json said the old ones).
-    full = analysis if level is None or len(kernel.bytes) < 2 else analyze(roof, [kernel])
+    # Only a "latency" point can read otherwise there (placement.binds_elsewhere): without
+    # one the kernel is not analysed a second time (review s18 reread F1: an ncu import's
+    # 20 000 kernels were each analysed twice under --level).
+    full = (analysis if level is None or len(kernel.bytes) < 2
+            or not any(p.bound == "latency" for p in analysis.points)
+            else analyze(roof, [kernel]))
     bounds = level_words(full)
     several = len(analysis.points) > 1
     out: list[DrawnPoint] = []
@@ -96,9 +115,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
         # "predicted 26.4 TFLOP/s" over a 5 us launch that caps it at 0.82) reaches FLOP /
         # max(work, calls x launch floor), and is drawn there at every level (review 18c
         # F4: drawn at its roof rate, it sat 170x above the rate its own label gave).
-        launch = applicable_launch_s(p)
-        reach = (p.flop / max(p.floor_s, launch)
-                 if not measured and launch > p.floor_s and p.flop > 0 else y)
+        reach = launch_bound_rate(p) or y
         if p.flop <= 0 and p.bytes > 0:   # a memory op: named under the chart instead
             notes.append(f"{kernel.name}: no FLOP, so no AI to place on the log axes; not "
                          f"drawn: the chart names it under its axis with the bytes/s it "
@@ -218,17 +235,14 @@ def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: in
     named = list(dict.fromkeys(p.kernel for p in points if p.text))
     if n <= 0 or len(named) <= n:
         return points, 0, ""
-    weight: dict[str, tuple[float, float]] = {}
-    for k in kernels:
-        w = (k.seconds or 0.0, k.total_flop)
-        weight[k.name] = max(weight.get(k.name, w), w)
+    from .chart_layout_texts import kernel_weights, labelled_note
+
+    weight = kernel_weights(kernels)
     keep = set(sorted(named, key=lambda name: weight.get(name, (0.0, 0.0)),
                       reverse=True)[:n])
     out = [p if p.kernel in keep else replace(p, text="") for p in points]
     left = len(named) - n
-    return out, left, (f"labelled the {n} longest of {len(named)} kernels; {left} drawn "
-                       f"without a label (`rooflab plot --labels N` sets how many, 0 "
-                       f"labels every one)")
+    return out, left, labelled_note(n, len(named), left)
 
 
 def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = (),
@@ -244,7 +258,7 @@ def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = 
         return []
     names = ", ".join(f"{p.kernel} {fmt_pct(p.percent_of_roof)} of "
                       f"{_exceeded(p, kernels, judges)}" for p in over)
-    return [f"{len(over)} point(s) above the roof that judges them: {names}; a roof too "
+    return [f"{len(over)} {ABOVE_ROOF_NOTE} {names}; a roof too "
             f"low (a probe disturbed by other load), bytes served by a faster memory level "
             f"than the one they are counted at, or a counting error; `rooflab report` "
             f"checks each"]

@@ -16,8 +16,13 @@ from ..model.placement import Point
 # At or above this % of the envelope a point is (within rounding) the best achieved: it sets
 # that ceiling itself, so its class says which ceiling it set, nothing about the machine.
 AT_ENVELOPE_PCT = 99.5
-NO_ROOF = "no roof (give --on)"
-NO_ROOF_LINE = "no roof to judge against; give --on"
+# The one wording of "no roof here; --on gives one", as a table cell, a class line and a
+# note after a class (review s18 F12: four copies had drifted apart)
+GIVE_ON = "give --on"
+NO_ROOF = f"no roof ({GIVE_ON})"
+NO_ROOF_LINE = f"no roof to judge against; {GIVE_ON}"
+NO_ROOF_NOTE = f"(no roof: {GIVE_ON})"
+AT_BEST = f"at the best here {NO_ROOF_NOTE}"   # markdown.class_counts' key for NO_ROOF
 RELATIVE = "relative"
 
 
@@ -49,13 +54,14 @@ def level_words(full: Analysis) -> dict[tuple[int, str], str]:
             for p, b in zip(full.points, level_bounds(full), strict=True)}
 
 
-def envelope_header(p: Point, roof: Roof, bound: str | None = None) -> str:
-    """A diagnosis' class line: 'compute-bound' off the envelope; on it NO_ROOF_LINE, or
-    'memory-bound relative to the best here (no roof: give --on)'."""
+def envelope_header(p: Point, roof: Roof | None, bound: str | None = None) -> str:
+    """A diagnosis' class line: 'compute-bound' off the envelope (and with no roof in view:
+    roof None); on it NO_ROOF_LINE, or 'memory-bound relative to the best here (no roof:
+    give --on)'. The terminal, markdown and HTML reports all word it here."""
     bound = p.bound if bound is None else bound
-    said = envelope_bound(p, roof, bound)
+    said = bound if roof is None else envelope_bound(p, roof, bound)
     if said == NO_ROOF:
         return NO_ROOF_LINE
     if said.endswith(f"({RELATIVE})"):
-        return f"{bound}-bound relative to the best here (no roof: give --on)"
+        return f"{bound}-bound relative to the best here {NO_ROOF_NOTE}"
     return f"{bound}-bound"

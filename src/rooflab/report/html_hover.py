@@ -9,6 +9,7 @@ from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from .chart_points import launch_bound_rate
 
 
 def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:
@@ -22,7 +23,8 @@ def hover_text(p: Point, analysis: Analysis) -> str:
     """Every number of a point, with the provenance of its kernel's numbers."""
     k = analysis.kernel_of(p)
     prov = dict(k.provenance) if k is not None else {}
-    reach = launch_bound_rate(p)
+    launch = applicable_launch_s(p)
+    reach = launch_bound_rate(p, launch)
     attainable = (f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: "
                   f"{p.binding})")
     if reach is not None:
@@ -32,7 +34,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         f"FLOP: {si(p.flop, 'FLOP')} ({p.precision}; {prov.get('flop', '?')})",
         f"bytes: {si(p.bytes, 'B')} ({p.level}; {prov.get('bytes', '?')})",
         (f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})"
-         if p.seconds else _untimed_words(p, reach)),
+         if p.seconds else _untimed_words(p, reach, launch)),
         f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
         f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
         attainable,
@@ -58,24 +60,13 @@ def floor_words(p: Point) -> str:
     return f"floor {fmt_seconds(p.floor_s)}"
 
 
-def launch_bound_rate(p: Point) -> float | None:
-    """Where the chart draws an untimed point whose launches take longer than its work at
-    the roof: FLOP / (calls x the launch floor) (chart_points._kernel_points, the same
-    formula); None for any other point (drawn at its achieved or attainable rate)."""
-    launch = applicable_launch_s(p)
-    if p.achieved_flop_per_s is not None or p.flop <= 0 or launch <= p.floor_s:
-        return None
-    return p.flop / launch
-
-
-def _untimed_words(p: Point, reach: float | None) -> str:
+def _untimed_words(p: Point, reach: float | None, launch: float) -> str:
     """Where an untimed point is drawn, and why there (review s18 r5 F11: a launch-bound
     rope drawn at 1.38 GFLOP/s said 'drawn at its attainable FLOP/s', 240 G, 174x above)."""
     head = f"time: not measured ({p.calls} call(s)); drawn at"
     if reach is None:
         return (f"{head} its attainable FLOP/s, "
                 f"{fmt_rate(p.attainable_flop_per_s, p.precision)} (predicted)")
-    launch = applicable_launch_s(p)
     return (f"{head} FLOP / ({p.calls} call(s) x {fmt_seconds(launch / p.calls)} launch "
             f"floor) = {fmt_rate(reach, p.precision)} (predicted, launch-bound: its "
             f"launches, {fmt_seconds(launch)}, take longer than its work at the roof, "

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..units import fmt_ai, fmt_seconds, si
+from .boxes import box_distance, level_with_nearer
 from .chart_parts import (
     CAP_LEGEND,
     CAP_SHOWN,
@@ -91,9 +92,11 @@ _ANCHORS = {"right": ("left", 1.0), "left": ("right", -1.0),
 
 
 def ridge_names_placed(display: RooflineDisplay, axes: Axes, obstacles: list) -> list:
-    """(ridge index, position, box) of each ridge's 'AI*=4.42', at the first position of
-    RIDGE_POSITIONS inside the plot, clear of the obstacles and of the others, and nearer
-    its own diamond than any other ridge's; a ridge with none such is named on hover only.
+    """(ridge index, position, gap, box) of each ridge's 'AI*=4.42', at the first position
+    of RIDGE_POSITIONS (at the first gap of RIDGE_GAPS_PX) inside the plot, clear of the
+    obstacles and of the others, and nearer its own diamond than any other ridge's; a
+    ridge with none such is left to ridge_leaders (written further out with a leader
+    line; only where none fits, on hover).
     (Two close ridges, fp64 0.823 and fp32 0.551 on a probed EPYC: 'AI*=0.551' was
     written level with the 0.823 diamond and 'AI*=0.823' level with the 0.551 one, each
     read as the other's: review s18 r5 F2.)"""
@@ -114,12 +117,6 @@ def ridge_names_placed(display: RooflineDisplay, axes: Axes, obstacles: list) ->
     return out
 
 
-def _box_distance(box, xy) -> float:
-    """Pixels from a point to the nearest point of a box (0 inside it)."""
-    return math.hypot(max(box[0] - xy[0], 0.0, xy[0] - box[2]),
-                      max(box[1] - xy[1], 0.0, xy[1] - box[3]))
-
-
 # A name written level with a diamond this near (pixels, beside the box) reads as that
 # diamond's, whatever it is written at the corner of: text is read along its line.
 LEVEL_PX = 3 * POINT_FONT_PX
@@ -130,13 +127,10 @@ def _nearest_own(box, i: int, diamonds: list) -> bool:
     other diamond (at a distinct spot), and level with no other diamond within LEVEL_PX
     of its side."""
     own = diamonds[i]
-    for j, d in enumerate(diamonds):
-        if j == i or math.dist(d, own) < 1.0:
-            continue
-        level = box[1] <= d[1] <= box[3] and _box_distance(box, d) <= LEVEL_PX
-        if level or _box_distance(box, d) <= _box_distance(box, own):
-            return False
-    return True
+    others = [d for j, d in enumerate(diamonds) if j != i and math.dist(d, own) >= 1.0]
+    mine = box_distance(box, own)
+    return not (level_with_nearer(box, own, others, LEVEL_PX)
+                or any(box_distance(box, d) <= mine for d in others))
 
 
 def ridge_leaders(display: RooflineDisplay, axes: Axes, taken: list, names: list,

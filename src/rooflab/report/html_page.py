@@ -119,7 +119,7 @@ def diagnosis_html(d: Diagnosis, said: bool = False, roof: Roof | None = None) -
     the analysis' roof, so that on the envelope (no --on) the heading says so, as the
     terminal and markdown reports do (envelope_bound.envelope_header)."""
     e = html.escape
-    head = f"{d.bound}-bound" if roof is None else envelope_header(d.point, roof, d.bound)
+    head = envelope_header(d.point, roof, d.bound)
     parts = [f"<h3 id='k{d.rank}'>{d.rank}. {e(d.kernel)} — {e(head)}</h3>",
              f"<p><b>Position</b>: {e(d.evidence)}</p>",
              f"<p><b>Gain</b>: {e(d.gain_words)}"

@@ -22,7 +22,7 @@ from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_time
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py.
-from .envelope_bound import NO_ROOF, envelope_bound, envelope_header, level_words
+from .envelope_bound import AT_BEST, NO_ROOF, envelope_bound, envelope_header, level_words
 from .read_with_care import above_roof, load_said, short_doubt, trust_warnings
 
 # The record table (seed 004's 记录表) lives in record_table.py, one source for the
@@ -274,7 +274,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def diagnosis_lines(d: Diagnosis, said: bool = False, roof: Roof | None = None) -> list[str]:
     """said: the top says the probe's load note (load_said). roof: the analysis' roof (on
     the envelope the class line says it has none to judge by, as the terminal's does)."""
-    head = f"{d.bound}-bound" if roof is None else envelope_header(d.point, roof, d.bound)
+    head = envelope_header(d.point, roof, d.bound)
     out = [f"### {d.rank}. {d.kernel} — {head}", "",
            f"- **Position**: {d.evidence}",
            f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
@@ -309,7 +309,7 @@ def class_counts(diags: Sequence[Diagnosis], roof: Roof) -> str:
     counts: dict[str, int] = {}
     for d in diags:
         said = envelope_bound(d.point, roof, d.bound)
-        key = ("at the best here (no roof: give --on)" if said == NO_ROOF else
+        key = (AT_BEST if said == NO_ROOF else
                f"{d.bound}-bound (relative)" if said != d.bound else f"{d.bound}-bound")
         counts[key] = counts.get(key, 0) + 1
     return ", ".join(f"{n} {b}" for b, n in counts.items())

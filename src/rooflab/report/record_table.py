@@ -125,17 +125,11 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
 
 
 def _ridge_band(nominal: Roof | None, ridge: float | None) -> tuple[float, float] | None:
-    """The measured range a datasheet ridge `ridge` (FLOP/B, on the DRAM) implies for the
-    healthy bands: datasheet_note.expected_measured_ridge gives it for the roof's top float
-    ceiling, and the bands scale every precision's ridge by the same two factors, so each
-    ridge row is scaled like that one. T4 fp16 tensor: 203 -> 158-244."""
-    if nominal is None or not ridge:
-        return None
-    band = sheet.expected_measured_ridge(nominal)
-    if band is None:
-        return None
-    top = nominal.top_float_compute().value / nominal.bandwidth("DRAM").value
-    return band[0] / top * ridge, band[1] / top * ridge
+    """The measured range a datasheet ridge `ridge` (FLOP/B) implies for the healthy bands
+    (datasheet_note.healthy_ridge_band; T4 fp16 tensor: 203 -> 158-244), where the roof has
+    the DRAM and compute ceilings the bands are of."""
+    ok = nominal is not None and ridge and nominal.compute and nominal.find_memory("DRAM")
+    return sheet.healthy_ridge_band(ridge) if ok else None
 
 
 def ridge_notes(profile: MachineProfile) -> list[str]:

@@ -193,7 +193,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
 
     t = Text()
     t.append(f"{d.rank}. {d.kernel}", style="bold")
-    head = envelope_header(d.point, roof, d.bound) if roof is not None else f"{d.bound}-bound"
+    head = envelope_header(d.point, roof, d.bound)
     t.append(f"  {head}\n", style=BOUND_STYLE.get(d.bound, ""))
     t.append(f"   position: {d.evidence}\n")
     t.append(f"   gain: {d.gain_words}\n")
