@@ -18,3 +18,19 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
         code = main(list(args))
     return subprocess.CompletedProcess(["rooflab", *args], code, out.getvalue(),
                                        err.getvalue())
+
+
+def json_of(capsys, argv) -> dict:
+    """The --json document `rooflab ARGV` prints (in this process), asserting exit 0."""
+    import json
+
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def one_line_error(capsys, argv) -> str:
+    """The error `rooflab ARGV` says: exit 2, one `error:` line, no traceback."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err
+    return err

@@ -4,9 +4,9 @@ naming its option. Hand counts from the review, checked against torch where it i
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from cli_inproc import json_of as _json
+from cli_inproc import one_line_error as _error
 
 from rooflab.cli.main import main
 from rooflab.workloads import ops
@@ -22,18 +22,6 @@ CONV = ["ai", "conv2d", "--n", "2", "--c", "16", "--h", "32", "--w", "32", "--k"
 CONV_FLOP = 2 * 2 * 32 * 32 * 32 * 16 * 9              # 18,874,368
 
 
-def _json(capsys, argv):
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
-
-
-def _error(capsys, argv) -> str:
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err
-    return err
-
-
 # --- #1: causal alignment ---------------------------------------------------------------
 
 def test_hand_pair_counts():
@@ -41,12 +29,19 @@ def test_hand_pair_counts():
     assert BOTTOM_RIGHT_PAIRS * 1024 == 925_696 and TOP_LEFT_PAIRS * 1024 == 139_264
 
 
-@pytest.mark.parametrize(("align", "flop"), [("bottom-right", 925_696), ("top-left", 139_264)])
-def test_cli_causal_align_counts(capsys, align, flop):
+# Bytes, fp32 (4 B) x H 4 x D 64 x rows of (Q + K + V + O). Bottom-right: query 0 already
+# sees keys 0..48 and query 15 all 64, so K and V are read whole: 4*4*64*(16+64+64+16) =
+# 163,840. Top-left (q_len 16 < kv_len 64): the queries together see keys 0..15 only, so
+# K and V are read for min(16, 64) = 16 keys: 4*4*64*(16+16+16+16) = 65,536.
+@pytest.mark.parametrize(("align", "flop", "nbytes"), [
+    ("bottom-right", 925_696, 4 * 4 * 64 * (16 + 64 + 64 + 16)),
+    ("top-left", 139_264, 4 * 4 * 64 * (16 + 16 + 16 + 16)),
+])
+def test_cli_causal_align_counts(capsys, align, flop, nbytes):
     d = _json(capsys, [*ATTN, "--causal-align", align, "--json"])
     assert d["flop"] == flop
     assert d["shape"]["scores"] == flop / 1024
-    assert d["bytes"] == 4 * 4 * 64 * (16 + 2 * 64 + 16)     # Q, K, V, O: alignment-free
+    assert d["bytes"] == nbytes
     assert f"{align} causal mask" in d["byte_model"]
     assert d["kernels"][0]["meta"]["byte_model"] == d["byte_model"]
 

@@ -11,9 +11,8 @@ Hand numbers, square 4096 GEMM (FLOP 2·4096³ = 1.374e11):
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from cli_inproc import json_of as _json
 
 from rooflab.cli.main import main
 from rooflab.units import stored_weight_bytes
@@ -21,11 +20,6 @@ from rooflab.workloads import ops
 
 N = 4096
 FLOP = 2.0 * N**3
-
-
-def _json(capsys, argv):
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def _text(capsys, argv):

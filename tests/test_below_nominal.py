@@ -139,6 +139,7 @@ def low_dram(monkeypatch):
 
 
 def test_probe_prints_the_note_under_its_table(low_dram, capsys, tmp_path, monkeypatch):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     monkeypatch.chdir(tmp_path)
     assert main(["probe", "--quick", "-q"]) == 0
     out = capsys.readouterr().out.replace("\n", " ")
@@ -147,6 +148,7 @@ def test_probe_prints_the_note_under_its_table(low_dram, capsys, tmp_path, monke
 
 
 def test_probe_json_says_it_on_stderr(low_dram, capsys, tmp_path, monkeypatch):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     monkeypatch.chdir(tmp_path)
     assert main(["probe", "--quick", "-q", "--json"]) == 0
     cap = capsys.readouterr()

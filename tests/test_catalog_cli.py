@@ -17,7 +17,7 @@ def run_json(capsys, *argv):
 
 def test_show_h200_json_has_a_dram_ceiling_of_4_8_tb_s(capsys):
     data = run_json(capsys, "specs", "show", "H200", "--json")
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["device"]["name"] == "NVIDIA H200 SXM"
     dram = [m for m in data["roof"]["memory"] if m["level"] == "DRAM"]
     assert dram[0]["bytes_per_s"] == 4.8e12

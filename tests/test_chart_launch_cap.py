@@ -128,6 +128,7 @@ def test_png_has_no_dash_or_entry_for_a_big_kernel():
 
 
 def test_html_trace_with_the_numbers_on_hover():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     fig = figure(analyze(ROOF, [_tiny(), _big()]))
     (t,) = [t for t in fig.data if t.name == CAP_LEGEND]
     assert t.showlegend and t.legendgroup == "launch-cap"
@@ -143,6 +144,7 @@ def test_html_trace_with_the_numbers_on_hover():
 
 
 def test_html_one_legend_entry_for_several_caps_and_none_without_a_floor():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     fig = figure(analyze(ROOF, [_tiny("a"), _tiny("b", flop=1.5e6)]))
     caps = [t for t in fig.data if t.name == CAP_LEGEND]
     assert len(caps) == 2 and [t.showlegend for t in caps] == [True, False]

@@ -146,6 +146,7 @@ def test_html_chart_names_each_compute_ceiling():
     identical amber dashed lines; which one was fp16 tensor could only be found by
     hovering each. Each is now named on the chart, at the right end for the judging roof
     and at the left end (with its kind) for the other roof of a profile."""
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.hardware.profile import MachineProfile
     from rooflab.report.html import figure
 
@@ -158,15 +159,18 @@ def test_html_chart_names_each_compute_ceiling():
     profile = MachineProfile(host={"name": "t4"}, nominal=T4_FULL, measured=T4_MEASURED)
     fig = figure(analyze(T4_MEASURED, [MATMUL_T4]), profile)
     named = {(t.y[0], next(x for x in t.text if x)) for t in _compute_traces(fig)}
-    assert (50e12, "fp16 tensor 50 TFLOP/s") in named
+    # in two rows: in one, the measured name covered a marker and crossed a line, the
+    # nominal one covered the nominal ridge diamond (s19 f4)
+    assert (50e12, "fp16 tensor<br>50 TFLOP/s") in named
     # the other roof's name goes where no slope crosses it: on the PNG's axes (session 9)
     # that is its line's right end, not the left one, which now crosses two slopes
-    assert (65e12, "fp16 tensor 65 TFLOP/s (nominal)") in named
+    assert (65e12, "fp16 tensor<br>65 TFLOP/s (nominal)") in named
 
 
 def test_html_equal_ceilings_share_one_name():
     """A100-like equal ceilings (fp32 vector = fp64 tensor = 19.5 TFLOP/s) would print two
     names on top of each other; the first carries both."""
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import figure
 
     roof = Roof("A100", "nominal",
@@ -211,6 +215,7 @@ def test_html_styles_each_ceiling_by_its_own_provenance():
     """A roof of STREAM-measured bandwidth and datasheet peaks (`kind: measured`, the
     fp16 tensor ceiling nominal): the PNG draws the slope solid and the flat roof dashed;
     the HTML drew both solid (by the roof's kind), a nominal peak passed off as measured."""
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import figure
 
     roof = Roof("T4 (STREAM + datasheet)", "measured",

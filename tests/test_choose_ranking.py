@@ -43,11 +43,13 @@ def test_a_device_without_fp64_math_ranks_after_those_with_it():
 
 
 def test_a_stated_stand_in_keeps_a_device_in_the_ranking():
-    # bf16 work on a T4 (no bf16) runs as fp16, a port the user can make: still a choice.
+    # bf16 work on a T4 (no bf16 math) runs at the fp32 rate (PRECISION_FALLBACK bf16 ->
+    # fp32): a stated stand-in, still a choice, not a missing precision.
     k = Kernel("mm", {"bf16": 1e12}, {"DRAM": 1e9}, unit="tensor")
     (t4,) = rank([k], _cands("T4"))
     assert t4.viable and t4.missing == ()
-    assert t4.seconds == pytest.approx(1e12 / 65e12)      # fp16 tensor 65 TFLOP/s
+    # fp32 vector 8.1 TFLOP/s: max(1e12 / 8.1e12, 1e9 / 320e9) = max(123.5 ms, 3.1 ms)
+    assert t4.seconds == pytest.approx(1e12 / 8.1e12)
 
 
 def test_choose_cli_marks_and_demotes_a_device_without_the_precision(tmp_path, capsys,
@@ -117,12 +119,15 @@ def test_llm_names_the_stand_in_for_bf16_on_a_t4(capsys):
     assert main(["llm", "tinyllama-1.1b", "--weights", "bf16", "--act", "bf16", "--on", "T4",
                  "--phase", "decode"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "note: roof 'NVIDIA T4' has no bf16 ceiling; using fp16 tensor (for embedding" in out
+    # the stand-in is fp32 vector (Turing tensor cores do fp16 only), said with its why
+    assert ("note: roof 'NVIDIA T4' has no bf16 ceiling; using fp32 vector (without bf16 "
+            "math bf16 runs at the fp32 rate" in out)
+    assert "(for embedding, q_proj" in out
     data = _json(capsys, ["llm", "tinyllama-1.1b", "--weights", "bf16", "--act", "bf16",
                           "--on", "H100", "--phase", "decode", "--compare", "V100", "--json"])
     h100, v100 = data["llm"]["hardware"]
     assert h100["notes"] == []
-    assert any("no bf16 ceiling; using fp16 tensor" in n for n in v100["notes"])
+    assert any("no bf16 ceiling; using fp32 vector" in n for n in v100["notes"])  # Volta too
 
 
 def test_scale_refuses_a_cpu_or_apple_interconnect_as_a_ring_link(capsys):

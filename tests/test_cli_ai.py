@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
+from cli_inproc import json_of as _json
 
 from rooflab.cli.main import main
 from rooflab.hardware.profile import MachineProfile, save_profile
 from rooflab.model import Ceiling, Roof
-
-
-def _json(capsys, argv):
-    assert main(argv) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def test_matmul_json_seed_numbers(capsys):
@@ -72,7 +67,7 @@ def test_on_catalog_name(capsys):
     (["ai", "softmax", "4", "-1"], "cols must be"),
     (["ai", "conv2d", "--n", "1", "--c", "3", "--h", "2", "--w", "2", "--k", "8"], "does not fit"),
     (["ai", "attention", "--heads", "8", "--kv-heads", "3", "--q-len", "1", "--kv-len", "8",
-      "--head-dim", "64"], "kv_heads=3 must divide"),
+      "--head-dim", "64"], "--kv-heads 3 must divide --heads 8"),    # the options, by name
     (["ai", "matmul", "4", "4", "4", "--on", "no-such-gpu-9000"], "no-such-gpu-9000"),
     (["ai", "matmul", "4", "4", "4", "--on", "missing.json"], "missing.json: file not found"),
 ])

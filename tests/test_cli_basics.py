@@ -168,6 +168,7 @@ def test_a_written_json_has_it_and_the_same_command_gives_the_same_bytes(files, 
 
 
 def test_report_md_and_html_end_with_the_footer(files, capsys):
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     assert main(["report", files["K"], "--on", "T4", "-o", "r.md"]) == 0
     last = Path("r.md").read_text().rstrip("\n").splitlines()[-1]
     assert last == f"Written by rooflab {__version__}: `rooflab report {files['K']} --on T4 " \
@@ -186,6 +187,7 @@ def test_library_use_stamps_nothing():
 
 
 def test_a_probed_profile_names_its_rooflab(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     import rooflab.cli.probe as probe_cli
 
     monkeypatch.chdir(tmp_path)

@@ -50,6 +50,7 @@ def test_ctrl_c_in_the_demo_is_said_not_silent(tmp_path, monkeypatch, capsys):
 
 
 def test_ctrl_c_in_the_probe_is_said_once(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     import rooflab.cli.probe as verb
 
     def interrupted(*_a):

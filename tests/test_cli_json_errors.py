@@ -67,10 +67,10 @@ def test_an_error_under_json_is_one_document_on_stdout(files, capsys, argv, kind
     assert main([*argv, "--json"]) == 2
     cap = capsys.readouterr()
     doc = json.loads(cap.out)                      # one document, nothing else
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["generator"]["command"] == ["rooflab", *argv, "--json"]
     error = doc["error"]
-    assert set(error) == {"message", "kind", "path", "line", "exit_code"}
+    assert set(error) == {"message", "kind", "path", "line", "exit_code", "detail"}
     assert (error["kind"], error["path"], error["line"], error["exit_code"]) == (
         kind, path, line, 2)
     assert error["message"].startswith(start)
@@ -163,7 +163,7 @@ def test_the_real_stdout_of_a_process(files):
     assert run.stderr == "error: missing.json: file not found\n"
     assert json.loads(run.stdout)["error"] == {
         "message": "missing.json: file not found", "kind": "missing_file",
-        "path": "missing.json", "line": None, "exit_code": 2}
+        "path": "missing.json", "line": None, "exit_code": 2, "detail": None}
 
 
 def test_docs_list_every_kind():

@@ -51,7 +51,7 @@ def test_json_stdout_is_one_document_and_warnings_go_to_stderr(capsys, args, war
     assert main(args) == 0
     cap = capsys.readouterr()
     doc = json.loads(cap.out)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     if warns:
         assert cap.err.startswith("warning: ") and warns in cap.err
     else:

@@ -109,6 +109,7 @@ def test_the_launcher_keeps_its_scope():
 def test_only_the_torchrun_path_asks_the_ranks_for_the_load(monkeypatch):
     # the launcher (--nproc) measures the load itself: its ranks must not add it again
     # (its worker calls run_rank(mode))
+    pytest.importorskip("torch", reason="probe_comm checks the ranks' torch before they run")
     assert inspect.signature(cluster.run_rank).parameters["record_load"].default is False
     seen = []
     monkeypatch.setattr("rooflab.probe.comm.cluster.run_rank",

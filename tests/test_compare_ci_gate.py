@@ -46,7 +46,7 @@ def test_regression_exits_1_with_the_whole_json_on_stdout(capsys):
                  "--fail-if-slower", "5"]) == common.EXIT_REGRESSION
     cap = capsys.readouterr()
     doc = json.loads(cap.out)                    # stdout is the document, nothing else
-    assert doc["schema_version"] == 1 and doc["regressions"] == ["sigma_gpp_gpu_34"]
+    assert doc["schema_version"] == 2 and doc["regressions"] == ["sigma_gpp_gpu_34"]
     assert doc["fail_if_slower_pct"] == 5.0
     (m,) = doc["matches"]
     assert m["change_pct"] == pytest.approx(100 * (26.2855 / 12.2940 - 1), rel=1e-4)
@@ -98,7 +98,8 @@ def test_a_bug_exits_70_with_a_traceback_not_1(tmp_path, capsys, monkeypatch):
     # no half document for the archiver: the error document only
     assert json.loads(cap.out)["error"] == {
         "message": cap.err.rstrip().splitlines()[-1].removeprefix("error: "),
-        "kind": "internal", "path": None, "line": None, "exit_code": 70}
+        "kind": "internal", "path": None, "line": None, "exit_code": 70,
+        "detail": None}
     assert "Traceback" in cap.err and "RuntimeError: boom" in cap.err
     assert cap.err.rstrip().splitlines()[-1].startswith(
         "error: internal error in rooflab (RuntimeError)")

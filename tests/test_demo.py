@@ -35,8 +35,8 @@ def fake_run_demo(progress=None):
                          Ceiling(2e11, precision="fp32", unit="vector", provenance="measured")),
                 memory=(Ceiling(2e10, level="DRAM", provenance="measured"),))
     kernels = zoo.run_zoo(roof, SMALL_DEMO, plan=TINY, small=True, clock=TickClock())
-    noted = replace(roof, notes=("bf16: not measured (skipped in quick mode; the default "
-                                 "mode measures it)",))
+    noted = replace(roof, notes=("bf16: not measured: skipped in quick mode; the default "
+                                 "mode measures it",))
     profile = MachineProfile(host={"name": "fake host"}, measured=noted)
     return profile, analyze(roof, kernels)
 
@@ -48,7 +48,7 @@ def test_demo_writes_four_files_from_a_fake_probe(tmp_path, monkeypatch, capsys)
     text = capsys.readouterr().out
     assert "triad_fp64" in text and "softmax_fp32" in text and "measured/floor" in text
     # The probe's own notes, as `rooflab probe` prints them.
-    assert "note: bf16: not measured (skipped in quick mode" in text
+    assert "note: bf16: not measured: skipped in quick mode" in text
     names = sorted(p.name for p in out.iterdir())
     expected = sorted(n for n in demo_cli.FILES
                       if n != "report.md" or "report.md not written" not in text)

@@ -274,8 +274,12 @@ def test_missing_ceiling_notes_are_said_once_with_their_kernels(tmp_path, capsys
         for n in ("k1", "k2", "k3")]}))
     assert main(["whatif", str(path), "--on", "T4", "--precision", "bf16"]) == 0
     notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note:")]
+    # one note for the three kernels; the T4's bf16 stand-in is fp32 vector (Turing has no
+    # bf16 math), and the note says why
     assert notes == ["note: 3 kernels (k1, k2, k3): roof 'NVIDIA T4' has no bf16 ceiling; "
-                     "using fp16 tensor"]
+                     "using fp32 vector (without bf16 math bf16 runs at the fp32 rate: "
+                     "these tensor cores do fp16 only; cast to fp16 for the fp16 tensor "
+                     "ceiling)"]
 
 
 def test_per_token_line_of_an_untimed_step_names_its_floor(tmp_path, capsys, monkeypatch):

@@ -1,5 +1,5 @@
 """One count for each formula the live counter (bench/) and the trace rules (ingest/) share:
-the attention FLOP with D_qk != D_v and causal pairs (bench.torch_flop_rules.sdpa_count),
+the attention FLOP with D_qk != D_v and causal pairs (workloads.torch_rules.flop.sdpa_count),
 the batch-norm constants. Hand counts in the comments."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import io
 
 import pytest
 
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 
 torch = pytest.importorskip("torch")
 from rooflab.bench.torch_count import count_call  # noqa: E402
@@ -24,7 +25,7 @@ Q, K, V, LSE, I64, NONE = (1, 2, 6, 8), (1, 2, 4, 8), (1, 2, 4, 4), (1, 2, 8), (
 
 @pytest.mark.parametrize(("backward", "causal"), list(HAND))
 def test_sdpa_count_by_hand(backward, causal):
-    from rooflab.bench.torch_flop_rules import sdpa_count
+    from rooflab.workloads.torch_rules.flop import sdpa_count
 
     assert sdpa_count(2, 6, 4, 8, 4, causal, backward) == HAND[backward, causal]
 
@@ -87,7 +88,7 @@ def _bn_call(training: bool) -> OpCall:
 
 
 def test_batch_norm_per_element_is_one_definition(monkeypatch):
-    from rooflab.bench import torch_layer_rules as layer
+    from rooflab.workloads.torch_rules import layer
 
     # eval: subtract, scale, weight, bias = 4; training + var's 3 for the statistics = 7
     assert (layer.batchnorm_per_element(False), layer.batchnorm_per_element(True)) == (4, 7)

@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import re
 
+import pytest
 from source_trees import import_froms
 from test_model_module_sizes import ROOT, _module_of
 
@@ -56,6 +57,9 @@ def test_the_scan_sees_the_split_readers_callers():
     """The scan is not empty by mistake: the verbs import load_kernels and file_kind from
     ingest.kernelfile, and the CSV reader imports the shared checks from kernelfile_rows
     by a relative import."""
+    if not (ROOT / "src" / "rooflab").is_dir():
+        pytest.skip("reads the clone's src/, docs/ and examples/: rooflab is imported from "
+                    "an installed copy")
     imports = _imports()
     assert ("rooflab.ingest.kernelfile", "load_kernels") in imports
     assert ("rooflab.ingest.kernelfile", "file_kind") in imports

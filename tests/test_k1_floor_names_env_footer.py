@@ -65,6 +65,8 @@ def test_add_generator_env_only_while_a_command_runs():
 
 @pytest.mark.parametrize("suffix", ["md", "html"])
 def test_footer_names_rooflab_on(suffix, tmp_path, monkeypatch, capsys):
+    if suffix == "html":
+        pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     k = tmp_path / "k.json"
     write_json(k, {"kernels": [{"name": "copy", "bytes": {"DRAM": 1.6e8}, "seconds": 1e-3}]})
     out = tmp_path / f"r.{suffix}"

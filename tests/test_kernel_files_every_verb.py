@@ -16,7 +16,8 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.errors import ParseError
 from rooflab.ingest.kernelfile import file_kind, load_kernels
-from rooflab.ingest.torch_ops import OpCall, dtype_of, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall, dtype_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
 

@@ -309,7 +309,7 @@ def test_result_json_vocabulary():
                     Request(batches=(1, 4, 16, 64, 128), context=500), device_bytes=16e9)
     d = result_to_dict(r)
     json.dumps(d, allow_nan=False)
-    assert d["schema_version"] == 1 and d["roof"]["name"] == "T4"
+    assert d["schema_version"] == 2 and d["roof"]["name"] == "T4"
     assert len(d["kernels"]) == len(d["analysis"]) == len(r.decode.step.ops)
     llm = d["llm"]
     assert [p["batch"] for p in llm["sweep"]["points"]] == [1, 4, 16, 64, 128]

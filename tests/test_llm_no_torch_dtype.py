@@ -9,11 +9,12 @@ from rooflab.cli.main import main
 from rooflab.workloads.llm.config import load_config, parse_config
 
 
-def test_gpt_oss_has_no_torch_dtype_and_says_float16_is_assumed(capsys):
+def test_gpt_oss_has_no_torch_dtype_and_says_bf16_from_its_mxfp4_checkpoint(capsys):
     assert load_config("gpt-oss-20b").dtype == ""
     assert main(["llm", "gpt-oss-20b", "--on", "h100", "--json"]) == 0
     setup = json.dumps(json.loads(capsys.readouterr().out))
-    assert "no torch_dtype in the config (float16 assumed)" in setup
+    # s19 r6 F6: an mxfp4 checkpoint's other tensors are bf16, as vLLM runs it
+    assert "no torch_dtype in the config (bf16: an mxfp4 checkpoint" in setup
     assert "the config's torch_dtype (float16)" not in setup
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 
 F = "float"
 E = 8 * 32 * 16 * 16   # x[8, 32, 16, 16]
@@ -27,7 +28,7 @@ def native(train="True", mask="[True, True, True]"):
 
 
 def test_per_element_counts_by_hand():
-    from rooflab.bench.torch_layer_rules import batchnorm_backward_per_element
+    from rooflab.workloads.torch_rules.layer import batchnorm_backward_per_element
 
     assert batchnorm_backward_per_element(True, True, True, True) == 1 + 3 + 5 == 9
     assert batchnorm_backward_per_element(False, True, True, True) == 1 + 3 + 1 == 5

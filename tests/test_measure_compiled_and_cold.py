@@ -25,10 +25,9 @@ from rooflab.model.sanity_timing import counting_finding
 from rooflab.probe.timer import TimingPlan
 
 torch = pytest.importorskip("torch")
-from rooflab.bench import torch_count, torch_flop_rules  # noqa: E402  (needs torch)
-
-# torch_ops first: it imports torch_ops_backward at its end (the rules' table)
-from rooflab.ingest import torch_ops, torch_ops_backward  # noqa: E402, F401
+from rooflab.bench import torch_count  # noqa: E402  (needs torch)
+from rooflab.ingest import torch_ops_backward  # noqa: E402
+from rooflab.workloads.torch_rules import flop as torch_flop_rules  # noqa: E402
 
 TINY = TimingPlan(warmup_s=0.0, sample_s=0.001, budget_s=0.005, min_samples=3, max_samples=5)
 

@@ -107,6 +107,7 @@ def test_slope_drawn_up_to_the_ridge_when_no_drawn_ceiling_reaches_it():
 
 
 def test_html_chart_draws_the_weighted_segment():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     fig = figure(analyze(A100, [_mixed(), _single()]))
     (t,) = [t for t in fig.data if "weighted by FLOP share" in (t.name or "")]
     assert t.name == "mixed mixed roof 124.8 TFLOP/s (weighted by FLOP share)"

@@ -75,21 +75,38 @@ def test_single_precision_kernel_unchanged():
 
 
 def test_stand_in_precision_inside_a_mix():
-    # A roof with fp16 tensor 100 TFLOP/s and fp32 vector 10 TFLOP/s, no bf16: the bf16
-    # part stands in on fp16 tensor (PRECISION_FALLBACK) and says so.
+    # A roof with fp16 tensor 100 TFLOP/s and fp32 vector 10 TFLOP/s, no fp8: the fp8 part
+    # stands in on fp16 tensor (PRECISION_FALLBACK fp8 -> fp16) and says so. (This was bf16,
+    # whose stand-in is now fp32: review s19 r1 F9; fp8 keeps a tensor stand-in to test.)
     # 8e9 / 100e12 = 80 µs, 2e9 / 10e12 = 200 µs; 10e9 / 280 µs = 35.714 TFLOP/s.
+    roof = Roof("r", compute=(Ceiling(100e12, precision="fp16", unit="tensor"),
+                              Ceiling(10e12, precision="fp32", unit="vector")),
+                memory=(Ceiling(1e12, level="DRAM"),))
+    k = Kernel("attn", {"fp8": 8e9, "fp32": 2e9}, {"DRAM": 1e6}, seconds=1e-3, unit="tensor")
+    p, notes = _point(roof, k)
+    assert p.peak_flop_per_s == pytest.approx(10e9 / 280e-6, rel=1e-12)
+    assert p.precision == "fp8"
+    assert notes == (
+        "attn: roof 'r' has no fp8 ceiling; using fp16 tensor",
+        "attn: held to a weighted 35.71 TFLOP/s: 80 % fp8 on fp16 tensor (100 TFLOP/s) + "
+        "20 % fp32 vector (10 TFLOP/s)")
+    assert p.note == "roof 'r' has no fp8 ceiling; using fp16 tensor"
+
+
+def test_bf16_inside_a_mix_stands_in_on_fp32_vector():
+    # The same roof and split with bf16: without bf16 math bf16 runs at the fp32 rate, so
+    # both parts are on fp32 vector: 8e9 / 10e12 + 2e9 / 10e12 = 1 ms; 10e9 / 1 ms = 10
+    # TFLOP/s, one ceiling (no weighted note), the stand-in named (it was fp16 tensor:
+    # 35.71 TFLOP/s, 3.6x too high for a machine without bf16 math).
     roof = Roof("r", compute=(Ceiling(100e12, precision="fp16", unit="tensor"),
                               Ceiling(10e12, precision="fp32", unit="vector")),
                 memory=(Ceiling(1e12, level="DRAM"),))
     k = Kernel("attn", {"bf16": 8e9, "fp32": 2e9}, {"DRAM": 1e6}, seconds=1e-3, unit="tensor")
     p, notes = _point(roof, k)
-    assert p.peak_flop_per_s == pytest.approx(10e9 / 280e-6, rel=1e-12)
-    assert p.precision == "bf16"
-    assert notes == (
-        "attn: roof 'r' has no bf16 ceiling; using fp16 tensor",
-        "attn: held to a weighted 35.71 TFLOP/s: 80 % bf16 on fp16 tensor (100 TFLOP/s) + "
-        "20 % fp32 vector (10 TFLOP/s)")
-    assert p.note == "roof 'r' has no bf16 ceiling; using fp16 tensor"
+    assert p.peak_flop_per_s == pytest.approx(10e12, rel=1e-12)
+    assert p.precision == "bf16" and p.binding == "fp32 vector"
+    assert p.note.startswith("roof 'r' has no bf16 ceiling; using fp32 vector (")
+    assert notes == (f"attn: {p.note}",)
 
 
 def test_parts_on_one_ceiling_read_as_before():

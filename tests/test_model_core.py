@@ -142,7 +142,7 @@ def test_json_vocabulary_round_trip():
     assert kernel_from_dict(kernel_to_dict(k)) == k
     out = analysis_to_dict(analyze(t4(), [k]))
     row = out["analysis"][0]
-    assert out["schema_version"] == 1
+    assert out["schema_version"] == 2
     assert row["ai"] == pytest.approx(1370.0) and row["bound"] == "compute"
     assert set(row) >= {"kernel", "precision", "level", "ai", "achieved_flop_per_s",
                         "attainable_flop_per_s", "percent_of_roof", "bound", "time_share"}

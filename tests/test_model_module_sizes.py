@@ -120,6 +120,9 @@ def test_every_name_imported_from_a_model_module_is_there():
     comm_link, link_fits; canonical_names, json_values, field_hints, document_parts): the
     names the rest of rooflab, the tests and the docs import from the old modules stay
     importable from them."""
+    if not (ROOT / "src" / "rooflab").is_dir():
+        pytest.skip("reads the clone's src/, docs/ and examples/: rooflab is imported from "
+                    "an installed copy")
     imports = _model_imports()
     # the scan sees the split modules' callers: 8 names are imported from analysis alone
     # (Analysis, analyze, memory_ceiling, primary_points, ...), 14 from parallel, 15 from

@@ -10,6 +10,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
 from source_trees import import_froms, walk
 
 import rooflab
@@ -145,6 +146,9 @@ def test_no_module_re_exports_a_name_nothing_outside_imports_from_it():
 
 def test_kept_re_exports_are_what_the_docs_and_benchmarks_import():
     root = SRC.parents[1]
+    if not (root / "docs").is_dir():
+        pytest.skip("reads the clone's src/, docs/ and examples/: rooflab is imported from "
+                    "an installed copy")
     for module, (names, where) in KEPT_REEXPORTS.items():
         text = " ".join((root / w).read_text() for w in where.split())
         for name in names:

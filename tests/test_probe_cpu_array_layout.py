@@ -35,6 +35,7 @@ def _circular(x: int, y: int) -> int:
 @pytest.mark.parametrize("mode", ["quick", "default"])
 @pytest.mark.parametrize("kernel", ["copy", "add", "triad"])
 def test_a_threads_arrays_are_spread_within_a_huge_page(mode, kernel):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     ws = _dram_ws(mode)       # quick: 256 MiB per thread, default: ~219 MiB
     k = bw.STREAM[kernel]
     n = bw.elements_for(k, ws)
@@ -51,6 +52,7 @@ def test_a_threads_arrays_are_spread_within_a_huge_page(mode, kernel):
 
 
 def test_views_keep_the_byte_accounting_exact():
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     ws = _dram_ws("quick")
     n = bw.elements_for(bw.STREAM["triad"], ws)
     assert n == 11184768      # 256 MiB / 24 B, rounded down to 64 elements

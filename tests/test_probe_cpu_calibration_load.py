@@ -91,6 +91,7 @@ def _tiny_profile():
 def test_probe_without_o_says_the_profile_was_not_saved(monkeypatch, tmp_path, capsys):
     # `rooflab probe --quick` measured for 8.5 s and ended "probe took 8.5 s": nothing said
     # the profile every other verb reads (--on) was thrown away
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     import rooflab.cli.probe as verb
     from rooflab.cli.main import main
 
@@ -107,6 +108,7 @@ def test_probe_without_o_says_the_profile_was_not_saved(monkeypatch, tmp_path, c
 
 
 def test_probe_with_a_chart_as_o_says_how_to_keep_both(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     import rooflab.cli.probe as verb
     from rooflab.cli.main import main
 

@@ -97,7 +97,7 @@ def test_cli_json_to_stdout(profile, monkeypatch, capsys):
     _use(monkeypatch, profile)
     assert main(["probe", "--quick", "-q", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["schema_version"] == 1 and d["measured"]["kind"] == "measured"
+    assert d["schema_version"] == 2 and d["measured"]["kind"] == "measured"
     # a cache measured below DRAM (a loaded machine) is dropped into extras (review 16a L7)
     dropped = set(d["extras"].get("dropped_ceilings") or {})
     assert {c["level"] for c in d["measured"]["memory"]} | dropped >= {"L1", "L2", "DRAM"}

@@ -184,6 +184,7 @@ def _busy_profile() -> MachineProfile:
 
 
 def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, capsys):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     fake = sources((), (), (), machine_cpus=2)
     monkeypatch.setattr(load, "LoadSources", lambda: fake)
     seen = {}
@@ -202,6 +203,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, 
 
 
 def test_cli_quiet_start_no_warning_and_table_prints_the_note(monkeypatch, capsys):
+    pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     fake = sources((), (), (), loadavg=(0.3, 0, 0), machine_cpus=2)
     monkeypatch.setattr(load, "LoadSources", lambda: fake)
     monkeypatch.setattr(probe_cli, "run_probe", lambda *a: _busy_profile())

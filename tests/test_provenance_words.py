@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
 from tests.test_diagnose_findings import CPU, HOST
 from tests.test_likwid import _info, _pad, _region
 from tests.test_ncu_csv import BASIC, DETAILS_HEAD, details_rows
@@ -116,6 +115,7 @@ def _kernel_file(tmp_path, prov):
 # --- (2) measure(): the dispatch counter's numbers are derived, the user's given ---------
 
 def test_measure_counted_ops_are_derived_and_given_numbers_given():
+    torch = pytest.importorskip("torch", reason="measure() counts only PyTorch ops")
     x, y = torch.randn(100_000), torch.randn(100_000)
     k = rooflab.measure(torch.add, x, y, plan="quick")
     # 1e5 adds, 3 x 4 B x 1e5 = 1.2 MB (two reads, one write)
@@ -167,6 +167,7 @@ def _written(tmp_path) -> dict[str, dict]:
     ncu = "\n".join([DETAILS_HEAD] + details_rows(0, BASIC)) + "\n"
     trace = json.dumps({"traceEvents": [_event("aten::add", 0, 20, 1, [[8, 4], [8, 4], []],
                                                ["float", "float", "Scalar"])]})
+    torch = pytest.importorskip("torch", reason="the table's measure() rows count PyTorch ops")
     x = torch.randn(1000)
     csv_k = load_kernels(_file(tmp_path, "k.csv", "name,flop,bytes,seconds,precision\n"
                                            "k,1e6,1e6,1e-3,fp32\n"))

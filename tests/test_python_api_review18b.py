@@ -75,7 +75,8 @@ def test_measure_without_torch_and_the_cpu_probe_note_use_the_same_line(monkeypa
     assert install_command("torch") in str(info.value)
     assert "--index-url https://download.pytorch.org/whl/cpu" in str(info.value)
     reason = torch_matmul_peak("bf16", 64, 1, TINY)
-    assert reason == f"PyTorch is not installed ({install_command('torch')})"
+    # the command ends the line, so it pastes into a shell as is (s19 r3 F2)
+    assert reason == f"PyTorch is not installed; install it with: {install_command('torch')}"
 
 
 # --- B: Kernel, Analysis, LLMResult pickle, deep-copy, asdict ----------------------------

@@ -154,7 +154,7 @@ def test_safe_softmax_and_dropout_mask_on_the_math_path():
 def test_live_nll_count_equals_the_trace_rule(reduction, weighted):
     """F3: one count for one call: the live counter's nll_loss forward and backward equal
     ingest/torch_ops_loss.py's rules fed the same shapes (the trace's OpCall)."""
-    from rooflab.ingest.torch_ops import OpCall
+    from rooflab.ingest.torch_ops_base import OpCall
     from rooflab.ingest.torch_ops_loss import LOSS_RULES
 
     logp = torch.randn(32, 100, requires_grad=True)

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import rooflab.ingest.torch_ops  # noqa: F401  (first: the rule module imports from it)
-from rooflab.ingest.torch_ops import OpCall
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.ingest.torch_ops_rmsnorm import RMSNORM_RULES
 
 X = (8, 128, 512)   # 524,288 elements, 1,024 rows

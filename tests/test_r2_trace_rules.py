@@ -12,9 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from rooflab.bench.torch_count import PER_ELEMENT  # noqa: E402
 from rooflab.ingest.torch_ops import RULES  # noqa: E402
 from rooflab.ingest.torch_trace import load_torch_trace  # noqa: E402
+from rooflab.workloads.torch_rules.flop import PER_ELEMENT  # noqa: E402
 
 
 def _kernels(tmp_path, fn):
@@ -186,7 +186,8 @@ Q, LSE, I64, NONE = (1, 2, 4, 8), (1, 2, 4), (1,), ()   # B 1, H 2, L 4, D 8
      [Q] * 5 + [LSE, I64, I64, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE], 14),
 ])
 def test_cuda_sdpa_backwards_count_causal_pairs(name, layout, causal_at):
-    from rooflab.ingest.torch_ops import OpCall, op_work
+    from rooflab.ingest.torch_ops import op_work
+    from rooflab.ingest.torch_ops_base import OpCall
 
     types = tuple("long int" if d == I64 else "c10::BFloat16" if d else "Scalar"
                   for d in layout)
@@ -200,7 +201,8 @@ def test_cuda_sdpa_backwards_count_causal_pairs(name, layout, causal_at):
 
 
 def test_addmm_activation_with_gelu_adds_one_per_output():
-    from rooflab.ingest.torch_ops import OpCall, op_work
+    from rooflab.ingest.torch_ops import op_work
+    from rooflab.ingest.torch_ops_base import OpCall
 
     call = OpCall("aten::_addmm_activation", ((32,), (8, 16), (16, 32), (), (), ()),
                   ("c10::BFloat16",) * 3 + ("Scalar",) * 3, ("", "", "", "1", "1", "True"))

@@ -3,6 +3,8 @@
 
 import textwrap
 
+import pytest
+
 from rooflab.cli.main import main
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model import Ceiling, Kernel, Roof, analyze
@@ -37,6 +39,7 @@ def test_record_table_says_derived_with_its_method():
 
 
 def test_html_record_table_says_derived():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import html_report
 
     page = html_report(analyze(CPU_MEASURED, [TRIAD]), CPU_PROFILE)
@@ -78,6 +81,7 @@ def test_chart_names_memory_ops_under_the_axis():
 
 
 def test_html_chart_caption_names_memory_ops():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import html_report
 
     page = html_report(analyze(H100, OPS))

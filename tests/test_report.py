@@ -53,6 +53,7 @@ def test_record_table_matches_seed_004():
 
 
 def test_html_report_is_self_contained():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import html_report
 
     page = html_report(ANALYSIS, PROFILE)
@@ -194,6 +195,7 @@ def test_cpu_record_table_says_not_published():
 
 
 def test_cpu_report_reads_as_a_cpu():
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import html_report
 
     md = markdown_report(CPU_ANALYSIS, CPU_PROFILE)
@@ -240,6 +242,7 @@ def test_disturbed_probe_and_points_above_the_roof_are_called_out():
 
 def test_html_chart_draws_untimed_kernels_hollow_at_their_attainable():
     # As the PNG does: a kernel with counts but no time sits at min(P, AI x B), hollow.
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     from rooflab.report.html import figure
 
     gemv = Kernel("gemv", {"fp16": 2 * 4096 * 4096}, {"DRAM": 2 * 4096 * 4096})   # AI 1

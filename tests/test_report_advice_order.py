@@ -10,7 +10,8 @@ import json
 import pytest
 
 from rooflab.cli.main import main
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.advice import advise
 from rooflab.model.diagnose import diagnose

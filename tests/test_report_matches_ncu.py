@@ -50,6 +50,7 @@ def test_copy_kernel_row_in_markdown_shows_its_bandwidth(tmp_path, capsys):
 
 
 def test_copy_kernel_row_in_html_shows_its_bandwidth(tmp_path, capsys):
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     out = tmp_path / "s.html"
     assert main(["report", str(_copy_file(tmp_path)), "--on", "A100", "-o", str(out)]) == 0
     text = out.read_text()
@@ -127,6 +128,7 @@ def test_plot_on_a_boost_catalog_roof_says_the_profiled_clock(output1, tmp_path,
 
 def test_html_hover_names_the_launch_and_the_work_floor(tmp_path, capsys):
     # 12d's decode attention on H100: 4.096 MFLOP, work floor 155 ns; one launch 5 us binds
+    pytest.importorskip("plotly", reason="an HTML report needs plotly (the [html] extra)")
     assert main(["ai", "attention", "--heads", "32", "--kv-heads", "4", "--q-len", "1",
                  "--kv-len", "500", "--head-dim", "64", "--on", "h100", "--json"]) == 0
     att = tmp_path / "att.json"

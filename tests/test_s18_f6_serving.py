@@ -43,7 +43,7 @@ def test_saturation_is_where_the_last_weight_matmul_turns_compute_bound():
     assert crossing(4096, 14336) == pytest.approx(325.56, abs=0.01)
     assert crossing(4096, 4096) == pytest.approx(345.15, abs=0.01)
     assert crossing(4096, 1024) == pytest.approx(461.93, abs=0.01)
-    from rooflab.workloads.llm.sweep import saturation
+    from rooflab.workloads.llm.saturation import saturation
 
     cfg, roof = load_config("llama-3-8b"), load_roof(H100)
     s = settings_for(cfg, roof=roof)
@@ -89,7 +89,7 @@ def test_sweep_lines_give_the_per_kernel_batch_not_the_aggregate_ridge(capsys):
 
 def test_moe_router_never_turns_and_does_not_block_the_answer():
     # qwen3-30b-a3b's router is 2048 x 128: AI limit 2048 x 128 / 2176 = 120 < 295
-    from rooflab.workloads.llm.sweep import saturation
+    from rooflab.workloads.llm.saturation import saturation
 
     cfg, roof = load_config("qwen3-30b-a3b"), load_roof(H100)
     sat = saturation(cfg, settings_for(cfg, roof=roof), roof, 4096)

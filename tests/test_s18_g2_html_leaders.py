@@ -68,7 +68,8 @@ def test_every_ridge_of_an_h100_chart_is_written():
     axes = Axes(tuple(fig.layout.xaxis.range), tuple(fig.layout.yaxis.range))
     leads = [a for a in fig.layout.annotations
              if (a.name or "").startswith(("ridge:", "ridge-leader:")) and a.showarrow]
-    assert leads, "the close fp16/fp8 ridges need a leader"
+    # every ridge name now fits beside its diamond (s19 f4: two-row ceiling names), so
+    # leaders may be absent; any drawn must not cross
     segs = []
     for a in leads:
         at = axes.px(10 ** a.x, 10 ** a.y)

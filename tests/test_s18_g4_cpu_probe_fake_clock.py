@@ -18,7 +18,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rooflab.hardware.host import Caches
+# the probe's kernels module compiles its numba kernels at import (the [cpu] extra)
+pytest.importorskip("numba", reason="the CPU probe's modules need numba (the [cpu] extra)")
+
+from rooflab.hardware.host import Caches  # noqa: E402
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu import kernels as K
 from rooflab.probe.cpu import suite

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.model.opkind import is_streaming
 from rooflab.model.sanity import check_kernel

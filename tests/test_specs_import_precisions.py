@@ -65,7 +65,7 @@ def test_one_precision_in_both_units(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,said", [
-    (["--fp16", "280TFLOP/s@matrix"], "the unit after '@' is vector"),
+    (["--fp16", "280TFLOP/s@matrix"], "the unit after '@' is scalar (one lane), vector"),
     (["--dram", "270GB/s@tensor"], "a bandwidth takes no '@unit'"),
     (["--fp16", "1TFLOP/s", "--fp16", "2TFLOP/s"], "fp16 vector given twice"),
     (["--int8", "130GB/s"], "must be a compute rate"),

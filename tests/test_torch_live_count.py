@@ -16,8 +16,8 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 from rooflab.bench import kernels  # noqa: E402
 from rooflab.bench.torch_count import count_call  # noqa: E402
-from rooflab.bench.torch_flop_rules import causal_pairs  # noqa: E402
 from rooflab.measuring import CountWarning  # noqa: E402
+from rooflab.workloads.torch_rules.flop import causal_pairs  # noqa: E402
 
 
 def count(fn, *args, **kwargs):

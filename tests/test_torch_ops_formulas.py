@@ -14,7 +14,8 @@ import pytest
 from test_torch_trace import _event  # one trace-event builder for both files
 
 from rooflab.cli.main import main
-from rooflab.ingest.torch_ops import OpCall, op_work, promote, result_dtype, work_or_reason
+from rooflab.ingest.torch_ops import op_work, work_or_reason
+from rooflab.ingest.torch_ops_base import OpCall, promote, result_dtype
 from rooflab.ingest.torch_trace import load_torch_trace
 from rooflab.workloads import ops
 

@@ -8,7 +8,8 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.errors import ParseError
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.ingest.torch_trace import load_torch_trace
 
 SCRIPT = """

@@ -11,7 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from rooflab.ingest.torch_ops import OpCall, op_work  # noqa: E402
+from rooflab.ingest.torch_ops import op_work  # noqa: E402
+from rooflab.ingest.torch_ops_base import OpCall  # noqa: E402
 from rooflab.ingest.torch_trace import load_torch_trace  # noqa: E402
 
 

@@ -10,7 +10,8 @@ from torch_trace_events import cpu_event as _event
 from torch_trace_events import write_trace as _write
 
 from rooflab.cli.main import main
-from rooflab.ingest.torch_ops import OpCall, op_work
+from rooflab.ingest.torch_ops import op_work
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.ingest.torch_trace import load_torch_trace
 
 F, L = "float", "long int"

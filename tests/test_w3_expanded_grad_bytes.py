@@ -19,7 +19,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rooflab.bench.torch_count import FlopCounter  # noqa: E402
-from rooflab.ingest.torch_ops import OpCall, op_work  # noqa: E402
+from rooflab.ingest.torch_ops import op_work  # noqa: E402
+from rooflab.ingest.torch_ops_base import OpCall  # noqa: E402
 
 E = 8 * 32 * 16 * 16
 FULL = E * 4                          # 262,144 B

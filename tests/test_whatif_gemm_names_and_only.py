@@ -224,6 +224,6 @@ def test_active_params_convention_is_the_documented_one():
     assert p.active == 2_661_150_208                                  # "2.66 G"
     assert (p.active - p.embedding) / 1e9 == pytest.approx(2.45, abs=0.005)
     text = (DOCS / "llm.md").read_text()
-    assert ("with the whole embedding table (and lm_head) counted, so DeepSeek-V2-Lite reads "
-            "2.66 G\nwhere its card says 2.4 B (2.45 G without its 0.21 G embedding table)"
-            in text)
+    assert ("with the whole embedding table (and lm_head) counted, so DeepSeek-V2-Lite counts "
+            "2.66 G\nwhere its card says 2.4 B (2.45 G without its 0.21 G embedding table), of "
+            "which a decode\nstep reads 2.45 G" in text)

@@ -16,7 +16,8 @@ from test_torch_trace import _event
 
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof, load_roofs
-from rooflab.ingest.torch_ops import OpCall, op_work, work_or_reason
+from rooflab.ingest.torch_ops import op_work, work_or_reason
+from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.ingest.torch_trace import load_torch_trace
 from rooflab.model.kernel import Kernel
 from rooflab.model.retime import efficiency_basis

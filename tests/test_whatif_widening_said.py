@@ -3,7 +3,8 @@ groups of 32), narrower than fp8. --quantize sets the weights' format both ways 
 int8 is a fair what-if), so they widen to 1 byte a weight (expert_gate_proj 127 us -> 253 us
 at batch 1 on an H100), but the assumption now says so in capitals rather than leaving a
 0.99x step unexplained, while the fp16 lm_head halves; the embedding table the
-quantization_config keeps at fp16 says fp16 in its meta (it said int4)."""
+quantization_config keeps at bf16 (an mxfp4 checkpoint's other tensors: s19 r6 F6) says bf16
+in its meta (it said int4)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def test_mxfp4_experts_widened_by_fp8_are_said(capsys, doc):
 
 def test_embedding_meta_says_its_kept_dtype(doc):
     kernels = {k["name"]: k for k in json.loads(doc.read_text())["kernels"]}
-    assert kernels["embedding"]["meta"]["weight_dtype"] == "fp16"
+    assert kernels["embedding"]["meta"]["weight_dtype"] == "bf16"
     assert kernels["expert_down_proj"]["meta"]["weight_dtype"] == "int4"
 
 

@@ -9,7 +9,8 @@ the model (measure, load_roof, plot_roofline, ...) are loaded on first use.
     rooflab.analyze(roof, [k]).points[0].percent_of_roof     # 45.8
     rooflab.plot_roofline(roof, k)                  # a chart; Jupyter shows it inline
 
-docs/python.md walks through the whole Python API.
+docs/python.md (in rooflab's source tree) walks through the whole Python API;
+`python -m pydoc rooflab` lists it from an installed wheel.
 """
 
 from importlib import import_module

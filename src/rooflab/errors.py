@@ -20,12 +20,25 @@ class RooflabError(Exception):
     # the stable word a `--json` error document calls it (docs/json.md, "Errors under
     # --json"): a script branches on it, not on the message; a subclass inherits its own
     kind = "error"
+    # the file and its line the error is in, where the raiser knows them: the --json
+    # error document's `path` and `line` (cli/json_errors.py); ParseError sets its own
+    path: str | None = None
+    line: int | None = None
 
 
 class InputError(RooflabError, ValueError):
-    """A parameter or value given by the user is invalid (negative size, unknown dtype, ...)."""
+    """A parameter or value given by the user is invalid (negative size, unknown dtype, ...).
+
+    path/line (keyword-only): the file and line the value came from, for the --json error
+    document; unlike ParseError's they are not put in front of the message (an InputError's
+    message already names its place in its own words)."""
 
     kind = "input"
+
+    def __init__(self, *args, path: str | None = None, line: int | None = None):
+        super().__init__(*args)
+        self.path = path
+        self.line = line
 
 
 class ParseError(RooflabError):
@@ -114,9 +127,10 @@ def install_command(extra: str) -> str:
     PyTorch first (then the extra finds it installed); the `gpu` extra is meant to pull the
     CUDA build, so it stays a plain `pip install`. The torch line does not name [gpu]: on
     a CPU-only machine that would add triton and nvidia-ml-py
-    (tests/test_missing_extras_and_platforms.py). install_reason says why."""
+    (tests/test_missing_extras_and_platforms.py). install_reason says why. `extra` may
+    name several, comma-separated ("torch,cpu": one `rooflab[torch,cpu]`)."""
     line = f"pip install 'rooflab[{extra}]'"
-    if extra != "torch":
+    if "torch" not in extra.split(","):   # "torch,cpu": several extras in one command
         return line
     return f"pip install torch=={TORCH_VERSION} --index-url {TORCH_CPU_INDEX} && {line}"
 
@@ -127,7 +141,8 @@ def install_reason(extra: str) -> str:
     if extra != "torch":
         return ""
     return ("(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "
-            "build; on a GPU machine install the CUDA build instead; docs/install.md)")
+            "build; on a GPU machine install the CUDA build instead; docs/install.md in "
+            "rooflab's source tree)")
 
 
 class DeviceError(RooflabError):

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import InputError, require
+from .errors import InputError, MissingDependency, install_command, install_reason, require
 from .model.kernel import unknown_name
 from .model.provenance import DERIVED, GIVEN
 from .model.schema import level_name
@@ -103,6 +103,31 @@ def eager_original(fn):
     return fn
 
 
+class CountingNeedsTorch(MissingDependency):
+    """measure() without flop=/bytes= and without torch: without PyTorch no code can
+    dispatch the PyTorch ops the counter reads, so the fix is flop= and bytes= (numpy, a
+    closure); torch is named second, for PyTorch code (review s19 r3 F4: "install torch"
+    sent numpy users to a 1 GB install that then counted nothing)."""
+
+    def __init__(self):
+        # the command ends its line (copyable as is); the torch reason on the next one
+        super(MissingDependency, self).__init__(
+            "measure(): pass flop= and bytes=: rooflab counts them only from the PyTorch "
+            "ops a call dispatches, and the Python package 'torch' is not installed, so "
+            "numpy or other code has nothing to count; for PyTorch code, install it with: "
+            f"{install_command('torch')}\n{install_reason('torch')}")
+        self.module = "torch"
+        self.extra = "torch"
+
+
+def require_counter() -> None:
+    """torch for the op counter, or CountingNeedsTorch."""
+    try:
+        require("torch", "torch", "counting FLOP and bytes")
+    except MissingDependency:
+        raise CountingNeedsTorch() from None
+
+
 def _optimized_module_type():
     torch = sys.modules.get("torch")
     dynamo = sys.modules.get("torch._dynamo.eval_frame") if torch is not None else None
@@ -120,7 +145,7 @@ def _counts(flop, nbytes, fn, args, kwargs,
     meta: dict[str, Any] = {}
     devices: tuple[str, ...] = ()
     if flop_d is None or bytes_d is None:
-        require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+        require_counter()
         from .bench.torch_count import count_call
 
         # the eager original: counting the compiled wrapper would de-compile it (module doc)

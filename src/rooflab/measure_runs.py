@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .errors import InputError, require
+from .errors import InputError
 from .measure_checks import (
     TimingWarning,
     counting_warning,
@@ -52,6 +52,7 @@ from .measure_counts import (
     is_compiled,
     normalize_bytes,
     normalize_flop,
+    require_counter,
 )
 from .measure_jit import CompileTime, compile_warning, numba_compiles
 from .measure_warmup import compiled_in, left_out, left_out_meta
@@ -91,7 +92,7 @@ class Measurement:
     def __enter__(self) -> Measurement:
         self.kernel = None
         if (self.flop is None or self.bytes is None) and self._reuse is None:
-            require("torch", "torch", "counting FLOP and bytes (or pass flop= and bytes=)")
+            require_counter()
             from .bench.torch_count import FlopCounter, warm_up
 
             warm_up()   # the counter's first use costs seconds: not in the timed run

@@ -42,7 +42,9 @@ DTYPE_ALIASES: dict[str, str] = {
 }
 
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
-UNITS = ("vector", "tensor")
+# compute units, slowest first: scalar (one lane, no SIMD: the CPU probe's in-core ceiling),
+# vector (SIMD, CUDA cores), tensor (tensor cores, matrix units)
+UNITS = ("scalar", "vector", "tensor")
 FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 # Integer math is counted as FLOP are (2 per multiply-accumulate) but printed as OP/s:
 # datasheets quote int8 tensor peaks in TOPS (A100: 624 TOPS), not TFLOP/s.

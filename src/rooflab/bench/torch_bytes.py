@@ -1,28 +1,16 @@
 """Compulsory bytes of the PyTorch ops a counted call dispatches: the per-op traffic
 (distinct inputs read once, outputs written once, a gather's looked-up rows, a write-only
 in-place target written only) and the one-pass (fused) bookkeeping of TorchCount.fused_bytes.
-The model is bench/torch_count.py's module docstring; split from it. torch is imported
-only inside the functions.
+The model is bench/torch_count.py's module docstring; split from it. The op classes
+(gathers, write-only ops) and gather_bytes are workloads/torch_rules/traffic.py's; this
+module measures the tensors. torch is imported only inside the functions.
 """
 
 from __future__ import annotations
 
 import math
 
-# Gathers (source tensor first): bytes are the looked-up elements (the output's size, at
-# most the source's), the indices and the output (ops.embedding's byte model).
-_GATHERS = frozenset({"embedding", "index", "index_select", "gather"})
-# In-place ops that write their `self` without reading it (the schema marks `self` as
-# mutated, Tensor(a!), but cannot say whether it is read, so the list is by hand).
-_WRITE_ONLY = frozenset({"copy_", "fill_", "zero_", "normal_", "uniform_", "index_put_",
-                         "_index_put_impl_", "random_", "bernoulli_", "exponential_",
-                         "geometric_", "cauchy_", "log_normal_"})
-# NLL loss: the input's position; the forward reads one element per target, the backward
-# none of the input's values (bench/torch_loss_rules.py).
-_NLL_INPUT = {"nll_loss_forward": 0, "nll_loss2d_forward": 0, "nll_loss_backward": 1,
-              "nll_loss2d_backward": 1}
-_NO_TRAFFIC = frozenset({"empty", "empty_like", "empty_strided", "new_empty",
-                         "new_empty_strided", "detach", "alias", "lift_fresh", "_unsafe_view"})
+from ..workloads.torch_rules.traffic import GATHERS, NLL_INPUT, WRITE_ONLY, gather_bytes
 
 
 def _tensors(tree) -> list:
@@ -132,12 +120,12 @@ def _indexed_elements(target, indices) -> int:
 
 def _traffic(name: str, func, args, kwargs, read: list, written: list) -> float:
     """Compulsory bytes of one op (see the module docstring)."""
-    if name in _GATHERS and read:
+    if name in GATHERS and read:
         source = args[0]
         others = [t for t in read if t is not source]
-        rows = min(_span(source), _nbytes(written))   # the looked-up rows, at most once
-        return rows + _nbytes(others) + _nbytes(written)
-    if name in _WRITE_ONLY and _is_self_write(func) and args:
+        # the looked-up rows (at most the source, once), the indices, the output
+        return gather_bytes(_span(source), _nbytes(others), _nbytes(written))
+    if name in WRITE_ONLY and _is_self_write(func) and args:
         target = args[0]
         sources = [t for t in read if t is not target]
         if name.startswith(("index_put", "_index_put")):
@@ -203,13 +191,13 @@ class _OnePass:
 def _fused_reads(name: str, func, args, read: list, written: list) -> list[tuple]:
     """(tensor, bytes) an op reads, for the one-pass count: a write-only op's target is not
     read, a gather reads the rows it looks up (as _traffic counts them)."""
-    if name in _WRITE_ONLY and _is_self_write(func) and args:
+    if name in WRITE_ONLY and _is_self_write(func) and args:
         read = [t for t in read if t is not args[0]]
-    if name in _GATHERS and read:
+    if name in GATHERS and read:
         rows = min(_span(args[0]), _nbytes(written))
         return [(t, rows if t is args[0] else _span(t)) for t in read]
-    if name in _NLL_INPUT and len(args) > 2:   # a gather too (bench/torch_loss_rules.py)
-        x, target = args[_NLL_INPUT[name]], args[_NLL_INPUT[name] + 1]
+    if name in NLL_INPUT and len(args) > 2:   # a gather too (workloads/torch_rules/loss.py)
+        x, target = args[NLL_INPUT[name]], args[NLL_INPUT[name] + 1]
         looked_up = 0.0 if name.endswith("backward") else min(
             _span(x), float(target.numel() * x.element_size()))
         return [(t, looked_up if t is x else _span(t)) for t in read]

@@ -3,13 +3,14 @@
 FLOP: `torch.utils.flop_counter.FlopCounterMode` (matmuls, convolutions, attention; 2 FLOP
 per multiply-add). Ops it counts as 0 get a per-element figure from `PER_ELEMENT` when
 rooflab knows the op family; anything else stays 0 and is listed as uncounted. The FLOP
-rules live in bench/torch_flop_rules.py, the byte model in bench/torch_bytes.py.
+rules live in bench/torch_flop_rules.py (the pure counts in workloads/torch_rules/), the byte
+model in bench/torch_bytes.py.
 
 Bytes: a `TorchDispatchMode` adds, for every dispatched op, the sizes of its distinct input
 tensors (read once) and output tensors (written once): the compulsory-traffic model of
 `rooflab.workloads.count.COMPULSORY`. A tensor passed twice (`x * x`) is read once; an
 in-place op reads and writes its `self` (`add_`), except the write-only ones (`copy_`,
-`fill_`, `zero_`, `normal_`, `index_put_`: `_WRITE_ONLY`), which only write it; an `out=`
+`fill_`, `zero_`, `normal_`, `index_put_`: `WRITE_ONLY`), which only write it; an `out=`
 tensor is written, not read. A tensor is charged the storage its view spans, never more
 than its logical size: an expanded (stride-0) input reads its storage once. A gather
 (`embedding`, `index`, `index_select`, `gather`) reads the rows it looks up (its output's
@@ -46,8 +47,16 @@ from typing import Any
 
 from ..units import canonical_dtype, flop_precision
 from ..workloads.count import COMPULSORY
+from ..workloads.torch_rules.flop import (  # noqa: F401  (docs/ingest.md names 3 of them here)
+    BACKWARD_PER_ELEMENT,
+    COMPARISONS,
+    MOVEMENT,
+    PER_ELEMENT,
+    reduction_flop,
+)
+from ..workloads.torch_rules.loss import NLL_OPS
+from ..workloads.torch_rules.traffic import NO_TRAFFIC
 from .torch_bytes import (
-    _NO_TRAFFIC,
     _fused_reads,
     _is_self_write,
     _OnePass,
@@ -55,18 +64,9 @@ from .torch_bytes import (
     _tensors,
     _traffic,
 )
-from .torch_flop_rules import (  # noqa: F401  (docs/ingest.md names 3 of them here)
-    _COMPARISONS,
-    _MOVEMENT,
-    BACKWARD_PER_ELEMENT,
-    FORMULAS,
-    PER_ELEMENT,
-    complex_flop,
-    reduction_flop,
-    table_flop,
-)
+from .torch_flop_rules import FORMULAS, complex_flop, table_flop
 from .torch_layer_rules import LAYER_FORMULAS
-from .torch_loss_rules import NLL_OPS, nll_work
+from .torch_loss_rules import nll_work
 
 # rooflab's formulas, FLOP rules' and the fused layer ops' (bench/torch_layer_rules.py)
 ALL_FORMULAS = {**FORMULAS, **LAYER_FORMULAS}
@@ -293,7 +293,7 @@ class FlopCounter:
         name = func._overloadpacket.__name__ if hasattr(func, "_overloadpacket") else str(func)
         if getattr(func, "is_view", False) or name in _INPLACE_VIEWS:
             return
-        if name in _NO_TRAFFIC:   # an allocation is made here, though it moves nothing yet
+        if name in NO_TRAFFIC:   # an allocation is made here, though it moves nothing yet
             self._one_pass.op([], _tensors(out), [])
             return
         read, out_args = _split_args(func, args, kwargs)
@@ -322,9 +322,9 @@ class FlopCounter:
                     and tf32_enabled(kind)):
                 precision = "tf32"   # what the tensor cores run (module doc)
             unit = _matrix_unit(precision)   # matmuls and convolutions
-        elif name in _MOVEMENT:
+        elif name in MOVEMENT:
             flop, source = 0.0, "movement"
-        elif name.rstrip("_") in _COMPARISONS:
+        elif name.rstrip("_") in COMPARISONS:
             flop, source = 0.0, "comparison"
         else:
             # In-place variants (add_, mul_) count like their functional op.

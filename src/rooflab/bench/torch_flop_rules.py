@@ -1,8 +1,10 @@
-"""rooflab's FLOP rules for the PyTorch ops FlopCounterMode counts as 0 (or not as rooflab
-does): the per-element table, the backward and layer-norm counts, reductions, complex
-values, FFTs and the formulas of mv/dot/int8 matmul/attention. One table for the live
-counter (bench.torch_count) and the trace rules (ingest.torch_ops*), so both agree.
-Split from bench/torch_count.py.
+"""rooflab's FLOP formulas for the PyTorch ops FlopCounterMode counts as 0 (or not as rooflab
+does), read off the live counter's dispatched call (func, args, kwargs and the tensors):
+the per-element table's count of a call, complex values, FFTs and the formulas of
+mv/dot/int8 matmul/attention. The pure counts they apply (the per-element table, the
+backward and layer-norm counts, reductions, sdpa_count) are workloads/torch_rules/flop.py's,
+one table with the trace rules (ingest.torch_ops*), so both agree. Split from
+bench/torch_count.py.
 """
 
 from __future__ import annotations
@@ -14,115 +16,22 @@ from ..workloads.ops import (
     LAYERNORM_AFFINE_FLOP_PER_ELEMENT,
     LAYERNORM_PLAIN_FLOP_PER_ELEMENT,
 )
-from .torch_bytes import _arg
-
-# FLOP per element where FlopCounterMode counts 0, by aten op name (overload packet).
-# The conventions are those of rooflab.workloads.ops, so a counted op and its analytic
-# count agree:
-#  - pointwise math: 1 FLOP per output element, transcendental or not (exp, tanh, gelu,
-#    silu count 1 like add): the op is counted, not the instructions a library expands it
-#    into (silu = x / (1 + exp(-x)) is 3-4 of them), as the trace rules
-#    (ingest/torch_ops.py) and `rooflab ai elementwise` count it. Softmax and layer norm
-#    below count their steps instead because ops.py's analytic models of them do: two
-#    conventions, each matching its analytic op, so compare activation-heavy FLOP across
-#    tools only after checking. Arithmetic written out in the op's definition counts by
-#    the 2-per-FMA rule: add/sub with alpha != 1 (a triad, b + alpha*c) 2; addcmul /
-#    addcdiv 2 (3 with value != 1); lerp = a + w*(b - a) 3.
-#  - comparisons (relu, clamp, maximum, max, amax, ...) count 0, as profilers count FLOP
-#    from FADD/FMUL/FFMA and not from FMNMX (ops.py module docstring).
-#  - reductions: sum and prod n - 1 per output of n inputs (input elements - output
-#    elements: reduction_flop), mean those adds + 1 divide per output (= input elements),
-#    one formula with the trace rules (ingest/torch_ops_reduce.py); FlopCounterMode
-#    counts 0. Vector norm 2 per input (square, add); var/std 3 (subtract mean, square,
-#    add); logsumexp 3 (subtract, exp, add).
-#  - softmax / log_softmax: 4 per element (subtract the max, exp, add to the sum, divide or
-#    subtract the log) = ops.SOFTMAX_FLOP_PER_ELEMENT; the three-pass algorithm is in
-#    Milakov & Gimelshein 2018, arXiv:1805.02867, algorithm 1.
-#  - layer norm: 7 per element with weight and bias = ops.LAYERNORM_AFFINE_FLOP_PER_ELEMENT
-#    (mean add, subtract, square-accumulate 2, times rstd, times gamma plus beta 2); 5
-#    without them = ops.LAYERNORM_PLAIN_FLOP_PER_ELEMENT. Batch norm in inference: 4
-#    (subtract, scale, weight, bias).
-# DeepSpeed's flops profiler (deepspeed/profiling/flops_profiler/profiler.py) counts 1 per
-# element for softmax and 4-5 for layer norm: lower figures for the same work, so compare
-# FLOP counts from different tools only after checking their conventions.
-_POINTWISE_1 = (
-    "add", "sub", "rsub", "mul", "div", "neg", "abs", "exp", "exp2", "expm1", "log",
-    "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
-    "sigmoid", "pow", "sign", "floor", "ceil", "round", "trunc", "gelu", "silu", "erf",
-    "leaky_relu", "elu", "square", "fmod", "remainder", "mish", "softplus", "hardswish",
-    "hardsigmoid", "sgn", "atan", "asin", "acos", "sinh", "cosh", "logit",
+from ..workloads.torch_rules.flop import (
+    BACKWARD_PER_ELEMENT,
+    COMPLEX_FLOP_PER_ELEMENT,
+    COMPLEX_MATRIX,
+    COMPLEX_REDUCTION,
+    FFT_COEFFICIENT,
+    PER_ELEMENT,
+    PER_INPUT,
+    REDUCTIONS,
+    SCALED,
+    SDPA_FORWARD,
+    layernorm_backward_per_element,
+    reduction_flop,
+    sdpa_count,
 )
-_COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "clamp_min", "clamp_max",
-                          "hardtanh", "threshold", "amax", "amin", "max", "min"})
-PER_ELEMENT: dict[str, float] = {
-    **{op: 1.0 for op in _POINTWISE_1},
-    "addcmul": 2.0, "addcdiv": 2.0, "lerp": 3.0,
-    "sum": 1.0, "mean": 1.0, "prod": 1.0, "cumsum": 1.0, "cumprod": 1.0, "logsumexp": 3.0,
-    "linalg_vector_norm": 2.0, "norm": 2.0, "var": 3.0, "std": 3.0, "var_mean": 3.0,
-    "std_mean": 3.0,
-    "_softmax": 4.0, "_log_softmax": 4.0,
-    "_safe_softmax": 4.0,   # SDPA's math path softmax (torch >= 2.5): softmax, 0 if all masked
-    "_native_batch_norm_legit_no_training": 4.0,
-}
-# Backward ops: FLOP per element of grad_output, the one table the counter here and the
-# trace rules (ingest.torch_ops_backward) both read. gelu/silu: the derivative counts 1 (as
-# the forward counts the function 1) and the product with grad_output 1. threshold_backward
-# (ReLU's): grad_output where input > threshold, else 0: a selection, 0 FLOP like relu.
-# sigmoid: dy·y·(1 - y) = 3; tanh: dy·(1 - y²) = 3. Softmax, dx = y·(dy - Σ dy·y): the
-# product-sum 2 (an FMA), the subtraction 1, the product 1 = 4; log-softmax, dx = dy -
-# exp(y)·Σ dy: the sum 1, exp 1, the product and subtraction 2 = 4; both the forward's 4.
-# embedding_dense_backward: each grad_output row added into its token's row, 1 add.
-POINTWISE_BACKWARD_FLOP = {"gelu_backward": 2, "silu_backward": 2, "threshold_backward": 0,
-                           "sigmoid_backward": 3, "tanh_backward": 3}
-SOFTMAX_BACKWARD_FLOP_PER_ELEMENT = 4
-EMBEDDING_BACKWARD_FLOP_PER_ELEMENT = 1
-BACKWARD_PER_ELEMENT: dict[str, float] = {
-    **{op: float(v) for op, v in POINTWISE_BACKWARD_FLOP.items()},
-    "_softmax_backward_data": float(SOFTMAX_BACKWARD_FLOP_PER_ELEMENT),
-    "_log_softmax_backward_data": float(SOFTMAX_BACKWARD_FLOP_PER_ELEMENT),
-    "embedding_dense_backward": float(EMBEDDING_BACKWARD_FLOP_PER_ELEMENT),
-}
-# Layer-norm backward per element (x̂ = (x - mean)·rstd, g = dy·γ,
-# dx = rstd·(g - mean(g) - x̂·mean(g·x̂))): x̂ 2 whenever a gradient needs it; grad_input
-# 7 more (Σg 1, Σg·x̂ 2, g - mean 1, x̂·mean(g·x̂) subtracted 2, times rstd 1) plus 1 for
-# dy·γ with a weight; grad_weight Σ dy·x̂ 2; grad_bias Σ dy 1. All with weight and bias:
-# 2 + 8 + 2 + 1 = 13 (the forward is 7).
-LAYERNORM_XHAT_FLOP = 2
-LAYERNORM_GRAD_INPUT_FLOP = 7
-LAYERNORM_GRAD_WEIGHT_FLOP = 2
-LAYERNORM_GRAD_BIAS_FLOP = 1
-
-
-def layernorm_backward_per_element(grad_input: bool, grad_weight: bool, grad_bias: bool,
-                                   has_weight: bool) -> int:
-    """FLOP per input element of native_layer_norm_backward for the gradients it returns
-    (grad_weight / grad_bias only where the layer has a weight / bias)."""
-    return (LAYERNORM_XHAT_FLOP * (grad_input or grad_weight)
-            + grad_input * (LAYERNORM_GRAD_INPUT_FLOP + has_weight)
-            + grad_weight * LAYERNORM_GRAD_WEIGHT_FLOP + grad_bias * LAYERNORM_GRAD_BIAS_FLOP)
-
-
-# Reductions counted by reduction_flop (n - 1 per output, + 1 divide for a mean).
-_REDUCTIONS = frozenset({"sum", "prod", "mean"})
-
-
-def reduction_flop(name: str, n_in: int, n_out: int) -> int:
-    """FLOP of sum / prod (n_in - n_out: n - 1 adds or multiplies per output of n inputs)
-    and mean (those adds + 1 divide per output = n_in). sum(8 elements) is 7 adds: the
-    count of the arithmetic, not FlopCounterMode's 0, nor 1 per input."""
-    adds = max(0, n_in - n_out)
-    return adds + (n_out if name == "mean" and n_in > 0 else 0)
-
-
-# Real FLOP per element of complex elementwise ops, one table for `measure` and the trace
-# rules (ingest/torch_ops.py imports it): (a+bi) ± (c+di) is 2 adds, (a+bi)(c+di) 4
-# multiplies + 2 adds, -(a+bi) 2 negations (a real scalar operand is promoted to complex,
-# as PyTorch computes it). Other per-element ops get no complex formula.
-COMPLEX_FLOP_PER_ELEMENT = {"add": 2, "sub": 2, "rsub": 2, "mul": 6, "neg": 2, "where": 0}
-# A complex reduction's add is 2 real FLOP (sum, mean: the trace's sum rule), its multiply 6
-COMPLEX_REDUCTION = {"sum": 2, "mean": 2, "prod": 6}
-# A complex multiply-add is 8 real FLOP, 4x the real 2 (the trace's matmul rule)
-COMPLEX_MATRIX = 4
+from .torch_bytes import _arg
 
 
 def complex_flop(name: str, flop: float, source: str, read: list, written: list
@@ -133,7 +42,7 @@ def complex_flop(name: str, flop: float, source: str, read: list, written: list
     no complex formula is uncounted ("none"), not 1 fp32 FLOP per element (review 19b N7:
     a complex64 multiply of 100 elements counted 100 FLOP, not 600). FFTs are counted
     from complex lengths already."""
-    if name in _FFT or not flop or not any(t.is_complex() for t in read + written):
+    if name in FFT_COEFFICIENT or not flop or not any(t.is_complex() for t in read + written):
         return flop, source
     if source in ("FlopCounterMode", "rooflab formula"):
         return flop * COMPLEX_MATRIX, source
@@ -142,39 +51,6 @@ def complex_flop(name: str, flop: float, source: str, read: list, written: list
     if name in COMPLEX_FLOP_PER_ELEMENT and written:
         return float(COMPLEX_FLOP_PER_ELEMENT[name] * written[0].numel()), source
     return 0.0, "none"
-
-
-# Ops whose FLOP count per element uses the input size (reductions) rather than the output.
-_PER_INPUT = frozenset({"sum", "mean", "prod", "logsumexp", "linalg_vector_norm", "norm",
-                        "var", "std", "var_mean", "std_mean"})
-# Ops that only move or select data: 0 FLOP by definition, not "uncounted".
-_MOVEMENT = frozenset({
-    "copy_", "clone", "_to_copy", "contiguous", "cat", "stack", "index", "index_select",
-    "gather", "scatter", "scatter_add", "index_put_", "index_put", "embedding", "sort",
-    "argsort", "topk", "fill_", "fill", "zero_", "zeros", "ones", "full", "zeros_like",
-    "ones_like", "full_like", "where", "masked_fill", "masked_fill_", "constant_pad_nd",
-    "flip", "roll", "repeat", "tril", "triu", "randn", "rand", "randint", "normal_",
-    "uniform_", "arange", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and",
-    "logical_or", "bitwise_and", "bitwise_or", "lift_fresh", "lift_fresh_copy", "_unsafe_view",
-    "split_with_sizes_copy", "slice_scatter", "select_scatter", "nonzero", "argmax", "argmin",
-    "_local_scalar_dense", "item", "set_", "resize_",
-    "bernoulli", "bernoulli_",   # dropout's mask: random numbers, no arithmetic on data
-    "_nested_tensor_from_mask", "_nested_tensor_from_mask_left_aligned", "to_padded_tensor",
-})
-# Ops whose pointwise count doubles when a scale argument is not 1 (b + alpha*c is a
-# multiply and an add: STREAM's triad, 2 FLOP per element).
-_SCALED = {"add": "alpha", "sub": "alpha", "rsub": "alpha", "addcmul": "value",
-           "addcdiv": "value"}
-# Scaled dot-product attention kernels: FLOP counted here (FlopCounterMode has no rule for
-# the CPU one and counts causal as dense on the CUDA ones: torch/utils/flop_counter.py
-# sdpa_flop, "We aren't accounting for causal attention here").
-_SDPA = frozenset({"_scaled_dot_product_flash_attention_for_cpu",
-                   "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
-                   "_scaled_dot_product_cudnn_attention"})
-# FFT: 5 N log2 N FLOP per complex transform of length N, half of it for real-input or
-# real-output transforms: the convention of FFTW's benchmarks
-# (https://www.fftw.org/speed/method.html).
-_FFT = {"_fft_c2c": 5.0, "_fft_r2c": 2.5, "_fft_c2r": 2.5}
 
 
 def _scales_per_element(name: str, args) -> bool:
@@ -193,13 +69,13 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
         per = (LAYERNORM_AFFINE_FLOP_PER_ELEMENT if has_affine
                else LAYERNORM_PLAIN_FLOP_PER_ELEMENT)
         return float(per * args[0].numel())
-    if name in _FFT and read:
+    if name in FFT_COEFFICIENT and read:
         # The full-length signal: the input, except for complex-to-real (the output).
         full = written[0] if name == "_fft_c2r" and written else read[0]
         dims = args[1] if len(args) > 1 else kwargs.get("dim", [full.dim() - 1])
         n = math.prod(full.shape[d] for d in dims)
         batch = full.numel() / n if n else 0
-        return _FFT[name] * n * math.log2(n) * batch if n > 1 else 0.0
+        return FFT_COEFFICIENT[name] * n * math.log2(n) * batch if n > 1 else 0.0
     if name == "native_layer_norm_backward":
         return _layernorm_backward_flop(func, args, kwargs)
     if name in BACKWARD_PER_ELEMENT:   # per element of grad_output, the first argument
@@ -207,12 +83,12 @@ def table_flop(name: str, func, args, kwargs, read: list, written: list) -> floa
     per = PER_ELEMENT.get(name)
     if per is None:
         return None
-    if name in _SCALED and _arg(func, args, kwargs, _SCALED[name], 1) != 1 \
+    if name in SCALED and _arg(func, args, kwargs, SCALED[name], 1) != 1 \
             and _scales_per_element(name, args):
         per += 1.0   # the scale is a multiply of its own (b + alpha*c: 2 FLOP)
-    if name in _REDUCTIONS and read and written:
+    if name in REDUCTIONS and read and written:
         return float(reduction_flop(name, read[0].numel(), written[0].numel()))
-    base = read[0] if (name in _PER_INPUT and read) else (written[0] if written else None)
+    base = read[0] if (name in PER_INPUT and read) else (written[0] if written else None)
     return per * base.numel() if base is not None else None
 
 
@@ -226,30 +102,6 @@ def _layernorm_backward_flop(func, args, kwargs) -> float:
     per = layernorm_backward_per_element(grad_input, grad_weight and weight is not None,
                                          grad_bias and bias is not None, weight is not None)
     return float(per * args[1].numel())
-
-
-def causal_pairs(q_len: int, kv_len: int) -> int:
-    """(query, key) pairs left by PyTorch's is_causal mask, which is top-left aligned
-    (scaled_dot_product_attention's docs: query i sees keys 0..i): ops.attention_scores
-    with align="top-left", the count `rooflab torch`'s trace rule uses too."""
-    from ..workloads.ops import attention_scores
-
-    return attention_scores(q_len, kv_len, True, "top-left")
-
-
-def sdpa_count(heads: int, q_len: int, kv_len: int, d_qk: int, d_v: int, causal: bool,
-               backward: bool = False) -> float:
-    """FLOP of one scaled-dot-product attention over `heads` (batch x query heads; GQA's
-    shared K/V heads change no FLOP), per computed (query, key) pair: the forward's two
-    matmuls S = Q·Kᵀ (D_qk) and O = P·V (D_v), 2·(D_qk + D_v); the flash backward's five,
-    S recomputed, dP = dO·Vᵀ and dV = Pᵀ·dO (D_v each), dQ = dS·K and dK = dSᵀ·Q (D_qk
-    each), 2·(3·D_qk + 2·D_v) (torch/utils/flop_counter.py sdpa_backward_flop_count, steps
-    1-3): 2.5x the forward only when D_qk == D_v. Causal: the pairs PyTorch's top-left mask
-    leaves, which FlopCounterMode does not ("We aren't accounting for causal attention").
-    One count for the live counter and the trace rules (ingest/torch_ops_attention.py)."""
-    pairs = causal_pairs(q_len, kv_len) if causal else q_len * kv_len
-    per_pair = 3 * d_qk + 2 * d_v if backward else d_qk + d_v
-    return 2.0 * heads * pairs * per_pair
 
 
 def sdpa_flop(func, args, kwargs) -> float:
@@ -286,6 +138,6 @@ def _int_mm(func, args, kwargs) -> float:
 FORMULAS: dict[str, tuple[Callable[..., float], str | None]] = {
     "mv": (_mv, "vector"), "addmv": (_addmv, "vector"), "dot": (_dot, "vector"),
     "vdot": (_dot, "vector"), "_int_mm": (_int_mm, "tensor"),
-    **{name: (sdpa_flop, None) for name in _SDPA},
+    **{name: (sdpa_flop, None) for name in SDPA_FORWARD},
 }
 

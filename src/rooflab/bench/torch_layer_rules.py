@@ -3,7 +3,9 @@
 backward), fused RMS
 norm, the NLL loss and the inference fast path of nn.TransformerEncoderLayer /
 nn.MultiheadAttention. FlopCounterMode counts them 0 (or, for the CUDA attention backward,
-causal as dense). torch is imported only inside the functions.
+causal as dense). The per-element counts are workloads/torch_rules/layer.py's (one
+definition with the trace rules); this module reads the call's tensors and arguments.
+torch is imported only inside the functions.
 """
 
 from __future__ import annotations
@@ -11,20 +13,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..workloads.ops import (
-    LAYERNORM_AFFINE_FLOP_PER_ELEMENT,
-    SOFTMAX_FLOP_PER_ELEMENT,
-    rmsnorm_flop,
+from ..workloads.ops import LAYERNORM_AFFINE_FLOP_PER_ELEMENT, rmsnorm_flop
+from ..workloads.torch_rules.flop import sdpa_count
+from ..workloads.torch_rules.layer import (
+    BATCH_NORM_BACKWARDS,
+    BATCH_NORMS,
+    SDPA_BACKWARD,
+    attention_core_flop,
+    batchnorm_backward_per_element,
+    batchnorm_per_element,
+    rmsnorm_backward_per_element,
 )
 from .torch_bytes import _arg
-from .torch_flop_rules import PER_ELEMENT, sdpa_count
-
-# Scaled-dot-product-attention backward kernels (q, k, v are arguments 1-3 of each).
-SDPA_BACKWARD = frozenset({
-    "_scaled_dot_product_flash_attention_for_cpu_backward",
-    "_scaled_dot_product_flash_attention_backward",
-    "_scaled_dot_product_efficient_attention_backward",
-    "_scaled_dot_product_cudnn_attention_backward"})
 
 
 def sdpa_backward_flop(func, args, kwargs) -> float:
@@ -36,57 +36,11 @@ def sdpa_backward_flop(func, args, kwargs) -> float:
                       v.shape[-1], causal, backward=True)
 
 
-# Batch norm per element. Inference (running statistics): subtract, scale, weight, bias =
-# 4 (PER_ELEMENT's _native_batch_norm_legit_no_training). Training adds the batch
-# statistics, counted as var's 3 per element (subtract the mean, square, add; the mean's
-# add folded in as var's count folds it): 7, the count of the trace rule
-# (ingest/torch_ops_table.py), and layer norm's affine 7 for the same steps over another
-# axis. The per-channel running-stat update is left out (C elements, not N·C·H·W). One
-# count for the live counter and the trace rule (ingest/torch_ops_table.py).
-BATCHNORM_INFERENCE_FLOP_PER_ELEMENT = PER_ELEMENT["_native_batch_norm_legit_no_training"]
-BATCHNORM_STATS_FLOP_PER_ELEMENT = PER_ELEMENT["var"]
-BATCH_NORMS = frozenset({"native_batch_norm", "_native_batch_norm_legit", "cudnn_batch_norm",
-                         "miopen_batch_norm", "_native_batch_norm_legit_functional"})
-
-
-def batchnorm_per_element(training: bool) -> float:
-    """FLOP per input element of a batch norm forward: 4 in eval, 7 in training."""
-    return BATCHNORM_INFERENCE_FLOP_PER_ELEMENT + training * BATCHNORM_STATS_FLOP_PER_ELEMENT
-
-
 def batch_norm_flop(func, args, kwargs) -> float:
     """native_batch_norm / _native_batch_norm_legit / cudnn_batch_norm(input, weight, bias,
     [running_mean, running_var,] training, ...): batchnorm_per_element."""
     training = bool(_arg(func, args, kwargs, "training", False))
     return float(batchnorm_per_element(training) * args[0].numel())
-
-
-# Batch norm backward per element, from torch/_decomp/decompositions.py's
-# native_batch_norm_backward (torch 2.13): Σ dy 1 (grad_bias, and grad_mean in training);
-# dot_p = Σ dy·(x - mean) 3 (grad_weight, and the projection in training); grad_input in
-# training (x - mean)·proj_scale 2 and ((dy - proj) - grad_mean)·grad_scale 3, in eval
-# dy·grad_scale 1. Training with all three gradients: 1 + 3 + 5 = 9 per element; eval 1
-# for grad_input alone (5 with weight and bias). Per-channel work (C values) left out, as
-# for the forward. One count for the live counter and the trace rule
-# (ingest/torch_ops_backward.py).
-BATCHNORM_BACKWARD_SUM_FLOP = 1
-BATCHNORM_BACKWARD_DOT_FLOP = 3
-BATCHNORM_BACKWARD_INPUT_FLOP = {True: 5, False: 1}   # by training
-# Ops whose training flag (`train`, or `update` for batch_norm_backward) and output_mask
-# are arguments; cudnn's and miopen's run in training only and return all three gradients
-# (autograd calls them for a training forward; an eval forward's backward is
-# native_batch_norm_backward).
-BATCH_NORM_BACKWARDS = frozenset({"native_batch_norm_backward", "batch_norm_backward",
-                                  "cudnn_batch_norm_backward", "miopen_batch_norm_backward"})
-
-
-def batchnorm_backward_per_element(train: bool, grad_input: bool, grad_weight: bool,
-                                   grad_bias: bool) -> int:
-    """FLOP per input element of a batch norm backward for the gradients it returns."""
-    dot = grad_weight or (grad_input and train)
-    total = grad_bias or (grad_input and train)
-    return (BATCHNORM_BACKWARD_SUM_FLOP * total + BATCHNORM_BACKWARD_DOT_FLOP * dot
-            + BATCHNORM_BACKWARD_INPUT_FLOP[bool(train)] * grad_input)
 
 
 def batch_norm_backward_flop(func, args, kwargs) -> float:
@@ -97,26 +51,6 @@ def batch_norm_backward_flop(func, args, kwargs) -> float:
     mask = _arg(func, args, kwargs, "output_mask", [True, True, True])
     per = batchnorm_backward_per_element(bool(train), *(bool(m) for m in mask))
     return float(per * args[0].numel())
-
-
-# RMS norm forward: workloads.ops.rmsnorm_flop, 4·E + 2·rows (3·E + 2·rows without a
-# weight), as its CPU decomposition counts it; one count for `ai`/`llm`, the live counter
-# and the trace rule (ingest/torch_ops_rmsnorm.py).
-# Backward, dx = rstd·(g - x̂·mean(g·x̂)) with g = dy·γ, x̂ = x·rstd: x̂ 1 whenever a
-# gradient is asked; grad_input Σ g·x̂ 2, x̂·mean(g·x̂) 1, g minus it 1, times rstd 1 = 5
-# (+1 for dy·γ with a weight); grad_weight Σ dy·x̂ 2: 9 for both. From the math, not the
-# CPU's autograd decomposition (11/elem: it recomputes).
-RMSNORM_XHAT_FLOP = 1
-RMSNORM_GRAD_INPUT_FLOP = 5
-RMSNORM_GRAD_WEIGHT_FLOP = 2
-
-
-def rmsnorm_backward_per_element(grad_input: bool, grad_weight: bool, has_weight: bool) -> int:
-    """FLOP per input element of _fused_rms_norm_backward for the gradients it returns."""
-    grad_weight = grad_weight and has_weight
-    return (RMSNORM_XHAT_FLOP * (grad_input or grad_weight)
-            + grad_input * (RMSNORM_GRAD_INPUT_FLOP + has_weight)
-            + grad_weight * RMSNORM_GRAD_WEIGHT_FLOP)
 
 
 def fused_rms_norm_flop(func, args, kwargs) -> float:
@@ -140,13 +74,6 @@ def _ffn_matmul_flop(tokens: int, *weights) -> float:
     return 2.0 * tokens * sum(w.numel() for w in weights)
 
 
-def _attention_core_flop(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int
-                         ) -> float:
-    """Scores and weighted sum (4·pairs·D per head) plus the softmax over the scores."""
-    pairs = batch * heads * q_len * kv_len
-    return 4.0 * pairs * head_dim + SOFTMAX_FLOP_PER_ELEMENT * pairs
-
-
 def encoder_layer_fwd_flop(func, args, kwargs) -> float | None:
     """_transformer_encoder_layer_fwd, nn.TransformerEncoderLayer's inference fast path (eval
     + no_grad), counted from the weights it receives: the four projections (QKV, out, two
@@ -160,7 +87,7 @@ def encoder_layer_fwd_flop(func, args, kwargs) -> float | None:
     batch, length, embed = src.shape
     tokens = batch * length
     matmul = _ffn_matmul_flop(tokens, qkv_w, proj_w, ffn_1, ffn_2)
-    attention = _attention_core_flop(batch, heads, length, length, embed // heads)
+    attention = attention_core_flop(batch, heads, length, length, embed // heads)
     vector = (2 * LAYERNORM_AFFINE_FLOP_PER_ELEMENT * tokens * embed + 2 * tokens * embed
               + (tokens * ffn_1.shape[0] if bool(args[7]) else 0))
     return float(matmul + attention + vector)
@@ -178,7 +105,7 @@ def native_mha_flop(func, args, kwargs) -> float | None:
     kv_len = k.shape[1]
     per_row = embed * embed   # one [E, E] third of qkv_weight, or proj_weight
     matmul = 2.0 * per_row * (2 * batch * q_len + 2 * batch * kv_len)   # q, out; k, v
-    return float(matmul + _attention_core_flop(batch, heads, q_len, kv_len, embed // heads))
+    return float(matmul + attention_core_flop(batch, heads, q_len, kv_len, embed // heads))
 
 
 # The fast-path ops: uncounted only for a padded (nested) batch; measure's warning says why.

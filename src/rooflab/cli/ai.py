@@ -25,6 +25,10 @@ from .ai_args import (
     TILES_PER_SM,
     WEIGHTS,
     OnAi,
+    _axes,
+    _canonical,
+    _causal_align,
+    _conv1d_note,
     _n,
     _ops,
     _tile3,
@@ -156,7 +160,11 @@ def _register_matmul(ai: typer.Typer):
         its shared memory, with the attainable FLOP/s both losses leave.
         --weights int4 is W4A16: B at 0.5 B plus group scales, math at --dtype."""
         sizes = (_n(m, "m"), _n(n, "n"), _n(k, "k"))
-        kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"), "out_dtype": out_dtype,
+        int8 = out_dtype is None and _canonical(dtype or ML_DTYPE) == "int8"
+        # an int8 GEMM accumulates in int32 and returns it (torch._int_mm, cuBLASLt):
+        # C at 1 B would be a requantizing epilogue, --out-dtype int8 says so
+        kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"),
+              "out_dtype": "int32" if int8 else out_dtype,
               "weights": weights, "group_size": _n(group, "--group")}
         if kw["group_size"] < 1:
             raise InputError(f"--group must be a positive whole number (weights per scale, "
@@ -173,6 +181,10 @@ def _register_matmul(ai: typer.Typer):
             raise InputError(f"{'--stages' if stages is not None else '--tiles-per-sm'} "
                              f"describes the tiles of --tile: add --tile BMxBN[xBK] "
                              f"(e.g. --tile 128x128x32)")
+        if int8:
+            op = replace(op, byte_model=f"{op.byte_model} (int8 GEMMs return int32, as "
+                                        f"torch._int_mm; --out-dtype int8 for a "
+                                        f"requantizing epilogue)")
         _emit(op, on, json_out, extra, assumed=dtype is None)
 
     return matmul
@@ -225,9 +237,10 @@ def _register_elementwise(ai: typer.Typer) -> None:
             rooflab ai elementwise 1e8 --dtype fp32 --stride 2
 
         Scalars live in registers and move no bytes: fp16 y = x + 1 has AI 1/4, z = x + y
-        1/6 (seed 004). --stride S: every array is accessed at x\\[i*S]; DRAM moves whole
-        32-byte sectors, so the bytes are sectors x 32 and the answer says the access
-        efficiency (useful / fetched: fp32 stride 2 is 50 %, stride 8 or more 12.5 %).
+        1/6 (seed 004). --stride S: every array is accessed at x\\[i*S]; memory moves
+        whole units, 32-byte sectors on a GPU (and without --on), 64-byte lines on a CPU
+        --on, so the bytes are units x their size and the answer says the access
+        efficiency (useful / fetched: GPU fp32 stride 2 is 50 %, stride 8 or more 12.5 %).
         """
         if not (math.isfinite(flop_per_element) and flop_per_element >= 0):
             # checked here to name the option (ops.elementwise would name a kernel field)
@@ -239,8 +252,11 @@ def _register_elementwise(ai: typer.Typer) -> None:
         extra = None
         if stride is not None:
             from .ai_occupancy import strided_op
+            from .inputs import resolve_on
 
-            op, extra = strided_op(op, _n(stride, "--stride", 1))
+            # the roof decides the unit moved: 32-byte sectors (GPU), 64-byte lines (CPU)
+            roof = resolve_on(on)[0] if on else None
+            op, extra = strided_op(op, _n(stride, "--stride", 1), roof)
         _emit(op, on, json_out, extra, assumed=dtype is None)
 
 
@@ -283,10 +299,13 @@ def _register_conv2d(ai: typer.Typer) -> None:
                k: str = typer.Option(..., "--k", help="output channels (filters)"),
                r: str = typer.Option("3", "--r", help="filter height"),
                s: str = typer.Option("3", "--s", help="filter width"),
-               stride: str = typer.Option("1"), padding: str = typer.Option("0"),
+               stride: str = typer.Option("1", help="S or SH,SW"),
+               padding: str = typer.Option("0", help="P or PH,PW (0,1 pads the width "
+                                           "only: a conv1d is --h 1 --r 1 --padding 0,P)"),
                dilation: str = typer.Option("1", help="spacing of the filter taps "
-                                            "(torch's dilation; 1: adjacent)"),
+                                            "(torch's dilation; 1: adjacent; or DH,DW)"),
                groups: str = typer.Option("1"), dtype: str | None = DTYPE,
+               out_dtype: str | None = OUT_DTYPE,
                on: OnAi = None, json_out: bool = JSON) -> None:
         """2-D convolution, output P = (H + 2·padding - dilation·(R - 1) - 1) / stride + 1
         (rounded down; Q likewise with W and S).
@@ -297,13 +316,23 @@ def _register_conv2d(ai: typer.Typer) -> None:
                 --dilation 2 --dtype fp32
 
         FLOP 2·N·K·P·Q·(C/groups)·R·S (dilation spreads the taps, it adds none); bytes:
-        input, filters and output once each (no im2col copy).
+        the input elements some output reads (a stride past the filter skips rows and
+        columns), filters and output once each (no im2col copy); --out-dtype for an
+        output of another dtype. Depthwise (--groups = --c) is held to the vector ceiling
+        (cuDNN's depthwise kernels do not use tensor cores).
         """
-        o = _ops()
-        _emit(o.conv2d(_n(n, "n"), _n(c, "c"), _n(h, "h"), _n(w, "w"), _n(k, "k"), _n(r, "r"),
-                       _n(s, "s"), stride=_n(stride, "stride"), padding=_n(padding, "padding"),
-                       dtype=dtype or ML_DTYPE, groups=_n(groups, "groups"),
-                       dilation=_n(dilation, "dilation")), on, json_out, assumed=dtype is None)
+        sizes = {nm: _n(v, f"--{nm}", 1) for nm, v in
+                 (("n", n), ("c", c), ("h", h), ("w", w), ("k", k), ("r", r), ("s", s))}
+        g = _n(groups, "--groups", 1)
+        if sizes["c"] % g or sizes["k"] % g:
+            raise InputError(f"--groups {g} must divide both --c {sizes['c']} and --k "
+                             f"{sizes['k']}: give a common divisor (1 = a dense conv; "
+                             f"depthwise: --groups = --c)")
+        pad = _axes(padding, "--padding", 0)
+        op = _ops().conv2d(**sizes, stride=_axes(stride, "--stride", 1), padding=pad,
+                           dtype=dtype or ML_DTYPE, groups=g,
+                           dilation=_axes(dilation, "--dilation", 1), out_dtype=out_dtype)
+        _emit(op, on, json_out, _conv1d_note(op, padding), assumed=dtype is None)
 
 
 def _tf32_conv_note(op, roof) -> list[str]:
@@ -352,8 +381,11 @@ def _register_attention(ai: typer.Typer) -> None:
                       "i sees keys 0..i + kv-len - q-len: a decode step over a KV cache, "
                       "FlashAttention >= 2.1) or top-left (query i sees keys 0..i: "
                       "PyTorch's is_causal=True)"),
-                  dtype: str | None = DTYPE, on: OnAi = None,
-                  json_out: bool = JSON) -> None:
+                  dtype: str | None = DTYPE,
+                  out_dtype: str | None = typer.Option(
+                      None, "--out-dtype", help="O's dtype when it is not --dtype "
+                      "(default: bf16 for --dtype fp8, as FlashAttention-3 writes it)"),
+                  on: OnAi = None, json_out: bool = JSON) -> None:
         """Attention (flash by default; --naive writes scores to memory).
 
             rooflab ai attention --heads 32 --kv-heads 4 --q-len 1 \\
@@ -367,38 +399,28 @@ def _register_attention(ai: typer.Typer) -> None:
         With q-len != kv-len the byte model says which mask alignment was counted
         (PyTorch's SDPA is_causal is top-left).
         """
-        lq, lkv = _n(q_len, "q_len"), _n(kv_len, "kv_len")
+        lq, lkv = _n(q_len, "--q-len", 1), _n(kv_len, "--kv-len", 1)
+        nh = _n(heads, "--heads", 1)
+        nkv = None if kv_heads is None else _n(kv_heads, "--kv-heads", 1)
+        if nkv is not None and nh % nkv:
+            raise InputError(f"--kv-heads {nkv} must divide --heads {nh} (each K/V head "
+                             f"serves --heads / --kv-heads query heads): give a divisor of "
+                             f"{nh} (1 = MQA, {nh} = MHA)")
         align = _causal_align(causal_align, causal, lq, lkv)
-        op = _ops().attention(_n(batch, "batch"), _n(heads, "heads"), lq, lkv,
-                              _n(head_dim, "head_dim"),
-                              kv_heads=None if kv_heads is None else _n(kv_heads, "kv_heads"),
-                              dtype=dtype or ML_DTYPE, flash=not naive, causal=causal,
-                              causal_align=align)
+        d = dtype or ML_DTYPE
+        # FlashAttention-3's fp8 forward returns O in bf16 (the byte model says so)
+        out = out_dtype or ("bf16" if _canonical(d) == "fp8" else None)
+        op = _ops().attention(_n(batch, "--batch", 1), nh, lq, lkv,
+                              _n(head_dim, "--head-dim", 1), kv_heads=nkv, dtype=d,
+                              flash=not naive, causal=causal, causal_align=align,
+                              out_dtype=out)
+        if out_dtype is None and out is not None:
+            op = replace(op, byte_model=f"{op.byte_model} (FlashAttention-3's fp8 forward "
+                                        f"writes bf16; --out-dtype fp8 for fp8)")
         if causal and lq != lkv:    # how to count the other alignment, in the CLI's words
             other = "top-left" if align == "bottom-right" else "bottom-right"
             op = replace(op, byte_model=f"{op.byte_model} (--causal-align {other})")
         _emit(op, on, json_out, assumed=dtype is None)
-
-
-def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> str:
-    """--causal-align as given, checked (None: bottom-right, the default)."""
-    if text is None:
-        align = "bottom-right"
-    else:
-        align = text.strip().lower()
-        if align not in _ops().CAUSAL_ALIGNS:
-            raise InputError(f"--causal-align must be bottom-right (a decode step over a KV "
-                             f"cache) or top-left (PyTorch's is_causal); got '{text}'")
-        if not causal:
-            raise InputError(f"--causal-align {align} places a causal mask, and there is "
-                             f"none: add --causal (without it every (query, key) pair is "
-                             f"counted)")
-    if causal and align == "bottom-right" and q_len > kv_len:
-        raise InputError(f"--q-len {q_len} > --kv-len {kv_len} with a bottom-right causal "
-                         f"mask (the queries are the last q-len of kv-len positions): give "
-                         f"--kv-len >= --q-len, or --causal-align top-left (PyTorch's "
-                         f"is_causal, where queries past kv-len see every key)")
-    return align
 
 
 def _register_embedding(ai: typer.Typer) -> None:

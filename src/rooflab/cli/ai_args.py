@@ -164,3 +164,53 @@ def dtype_assumed(dtype: str) -> dict:
     why = ", HPC's precision" if dtype == HPC_DTYPE else ""
     return {"dtype_source": "default",
             "dtype_note": f"dtype {dtype} (default{why}; --dtype fp32 for 4-byte elements)"}
+
+
+def _canonical(dtype: str) -> str:
+    from ..units import canonical_dtype
+
+    return canonical_dtype(dtype)
+
+
+def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> str:
+    """--causal-align as given, checked (None: bottom-right, the default)."""
+    if text is None:
+        align = "bottom-right"
+    else:
+        align = text.strip().lower()
+        if align not in _ops().CAUSAL_ALIGNS:
+            raise InputError(f"--causal-align must be bottom-right (a decode step over a KV "
+                             f"cache) or top-left (PyTorch's is_causal); got '{text}'")
+        if not causal:
+            raise InputError(f"--causal-align {align} places a causal mask, and there is "
+                             f"none: add --causal (without it every (query, key) pair is "
+                             f"counted)")
+    if causal and align == "bottom-right" and q_len > kv_len:
+        raise InputError(f"--q-len {q_len} > --kv-len {kv_len} with a bottom-right causal "
+                         f"mask (the queries are the last q-len of kv-len positions): give "
+                         f"--kv-len >= --q-len, or --causal-align top-left (PyTorch's "
+                         f"is_causal, where queries past kv-len see every key)")
+    return align
+
+
+def _axes(text: str, name: str, minimum: int):
+    """--stride/--padding/--dilation: one value for both axes, or HEIGHT,WIDTH (torch's
+    tuples: --padding 0,1 pads the width only)."""
+    parts = str(text).split(",")
+    if len(parts) > 2:
+        raise InputError(f"{name} takes one value or two, HEIGHT,WIDTH (e.g. {name} 0,1); "
+                         f"got '{text}'")
+    values = tuple(_n(v.strip(), name, minimum) for v in parts)
+    return values if len(values) == 2 else values[0]
+
+
+def _conv1d_note(op, padding: str):
+    """A conv1d written as --h 1 --r 1 with one --padding pads the height too (3 rows, 2
+    of them zeros: 3x the FLOP, review s19 r1 F8): say it and how to pad the width only."""
+    sh = op.shape
+    if "," in str(padding) or sh["padding"] == 0 or not (sh["h"] == 1 and sh["r"] == 1):
+        return None
+    note = (f"--padding {sh['padding']} pads the height too: P = {sh['p']} rows, "
+            f"{sh['p'] - 1} of them zero padding, counted as work; for a conv1d "
+            f"(--h 1 --r 1) pad the width only: --padding 0,{sh['padding']}")
+    return lambda d: {"notes": [*d.get("notes", []), note]}

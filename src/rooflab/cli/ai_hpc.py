@@ -5,6 +5,7 @@ cli/ai.py, which registers them. Their dtype defaults to fp64, HPC's precision.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import typer
 
@@ -196,9 +197,25 @@ def _register_spmv(ai: typer.Typer) -> None:
         if reuse not in _hpc().SPMV_X_REUSE:
             raise InputError(f"--x-reuse must be perfect (x stays in cache) or none (one x "
                              f"element per nonzero); got '{x_reuse}'")
+        from ..model.byte_convention import roof_write_allocates
+
+        # y's write-allocate read is a CPU's: a GPU roof (--on) counts none
+        roof = None
+        if on:
+            import warnings
+
+            from .inputs import resolve_on
+
+            with warnings.catch_warnings():   # _emit resolves --on again and says its notes
+                warnings.simplefilter("ignore")
+                roof = resolve_on(on)[0]
         op = _hpc().spmv(_n(rows, "rows"), _n(nnz, "nnz"), dtype or HPC_DTYPE,
                          index_bytes=_n(index_bytes, "--index-bytes", minimum=1),
-                         rhs=_n(rhs, "--rhs", minimum=1), x_reuse=reuse)
+                         rhs=_n(rhs, "--rhs", minimum=1), x_reuse=reuse,
+                         write_allocate=roof_write_allocates(roof))
+        if roof is None:
+            op = replace(op, byte_model=f"{op.byte_model} (a CPU's write-allocate read "
+                                        f"assumed; --on a GPU leaves it out)")
         _emit(op, on, json_out, roof_extra=_cache_holds(op, on), assumed=dtype is None)
 
 

@@ -75,9 +75,10 @@ def register(ai: typer.Typer) -> None:
         d["levers"] = list(levers(res, lim))
         d["source"] = SM_SOURCE
         if json_out:
+            from ..model.schema import SCHEMA_VERSION
             from .common import emit_json
 
-            emit_json(d)
+            emit_json({"schema_version": SCHEMA_VERSION, **d})
         else:
             print("\n".join(lines(d)))
 
@@ -191,44 +192,76 @@ def lines(d: dict) -> list[str]:
     return out
 
 
-def strided_op(op, stride: int):
-    """`ai elementwise --stride S`: the op with its bytes counted in 32-byte sectors
-    (model/coalescing.py), and the answer's `coalescing` key (docs/json.md)."""
+# The unit a strided access moves, by the roof's machine (review s19 r1 F10): a GPU's DRAM
+# and L2 move 32-byte sectors (NVIDIA since Maxwell, AMD CDNA); a CPU's caches move 64-byte
+# lines (x86, Arm server cores), Apple's M-series 128-byte lines.
+GPU_SECTOR_BYTES, CPU_LINE_BYTES, APPLE_LINE_BYTES = 32, 64, 128
+
+
+def transfer_unit(roof) -> tuple[int, str]:
+    """(bytes, word) a strided access moves on the roof's machine: (32, "sector") on a GPU
+    or without a roof, (64, "line") on a CPU, (128, "line") on an Apple M-series."""
+    if roof is None:
+        return GPU_SECTOR_BYTES, "sector"
+    from ..model.machine import machine_of
+
+    if machine_of(roof).kind != "cpu":
+        return GPU_SECTOR_BYTES, "sector"
+    apple = "apple" in f"{roof.name} {roof.source}".lower()
+    return (APPLE_LINE_BYTES if apple else CPU_LINE_BYTES), "line"
+
+
+def strided_op(op, stride: int, roof=None):
+    """`ai elementwise --stride S`: the op with its bytes counted in the whole sectors (GPU,
+    32 B) or cache lines (CPU, 64 B) `roof` moves (model/coalescing.py; no roof: a GPU's
+    sectors, said), and the answer's `coalescing` key (docs/json.md)."""
     from dataclasses import replace
 
     from ..model.coalescing import SECTOR_BYTES, strided
     from ..units import dtype_bytes
 
+    unit, word = transfer_unit(roof)
     shape = op.shape
     e = dtype_bytes(shape["dtype"])
-    acc = strided(shape["n"], stride, e)
-    dense = strided(shape["n"], 1, e)   # the same array read coalesced, in whole sectors
-    read = shape["inputs"] * acc.fetched_bytes
-    write = shape["outputs"] * acc.fetched_bytes
-    model = (f"strided: every array at stride {stride} x {e:g} B from a 32-byte aligned "
-             f"base, whole {SECTOR_BYTES}-byte sectors moved ({100 * acc.efficiency:.1f} % "
-             f"of them used; no reuse of the skipped bytes from L2)")
+    # coalescing.strided counts 32-byte sectors; its count is scale-free (ceil of bytes /
+    # unit throughout), so units of `unit` bytes are sectors of elements unit/32 times
+    # smaller: strided(n, S, E·32/unit) counts the lines
+    scale = SECTOR_BYTES / unit
+    acc = strided(shape["n"], stride, e * scale)
+    dense = strided(shape["n"], 1, e * scale)   # the same array read coalesced, whole units
+    fetched = acc.sectors * unit
+    efficiency = shape["n"] * e / fetched
+    read = shape["inputs"] * fetched
+    write = shape["outputs"] * fetched
+    where = ("; a GPU's sectors assumed: --on a CPU counts its 64-byte lines" if roof is None
+             else "")
+    model = (f"strided: every array at stride {stride} x {e:g} B from a {unit}-byte aligned "
+             f"base, whole {unit}-byte {word}s moved ({100 * efficiency:.1f} % of them used; "
+             f"no reuse of the skipped bytes from {'L2' if word == 'sector' else 'cache'})"
+             f"{where}")
     new = replace(op, bytes=float(read + write), byte_model=model,
                   bytes_split={"read": float(read), "write": float(write)},
                   shape={**shape, "stride": stride})
-    info = {"stride": stride, "element_bytes": e, "sector_bytes": SECTOR_BYTES,
+    info = {"stride": stride, "element_bytes": e, "sector_bytes": unit,
             "sectors_per_array": acc.sectors, "useful_bytes": op.bytes,
-            "fetched_bytes": new.bytes, "efficiency": acc.efficiency,
+            "fetched_bytes": new.bytes, "efficiency": efficiency,
             "coalesced_ai": op.ai, "ai": new.ai, "provenance": "derived"}
+    fix = ("make neighbouring threads read neighbouring elements (a transposed or tiled "
+           "layout)" if word == "sector" else "make the inner loop walk contiguous "
+           "elements (a transposed or blocked layout)")
     if acc.sectors > dense.sectors:
-        note = (f"stride {stride}: {100 * acc.efficiency:.1f} % of each 32-byte sector is "
-                f"used, {acc.sectors / dense.sectors:.3g}x the sectors of stride 1; AI "
-                f"{new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); make neighbouring threads "
-                f"read neighbouring elements (a transposed or tiled layout) to restore it")
-    elif acc.efficiency < 0.99:
-        # n·E under a few sectors: the rounding up to whole sectors, not the stride, is the
-        # loss, and no layout recovers it (stride 1 moves the same sectors)
-        note = (f"stride {stride}: the same {acc.sectors} sector(s) per array as stride 1 "
-                f"at n = {shape['n']:g}: {100 * acc.efficiency:.1f} % used because "
-                f"{shape['n']:g} x {e:g} B fills part of whole 32-byte sectors, not because "
-                f"of the stride (AI {new.ai:.4g} FLOP/B)")
+        note = (f"stride {stride}: {100 * efficiency:.1f} % of each {unit}-byte {word} is "
+                f"used, {acc.sectors / dense.sectors:.3g}x the {word}s of stride 1; AI "
+                f"{new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); {fix} to restore it")
+    elif efficiency < 0.99:
+        # n·E under a few units: the rounding up to whole units, not the stride, is the
+        # loss, and no layout recovers it (stride 1 moves the same units)
+        note = (f"stride {stride}: the same {acc.sectors} {word}(s) per array as stride 1 "
+                f"at n = {shape['n']:g}: {100 * efficiency:.1f} % used because "
+                f"{shape['n']:g} x {e:g} B fills part of whole {unit}-byte {word}s, not "
+                f"because of the stride (AI {new.ai:.4g} FLOP/B)")
     else:
-        note = f"stride {stride}: coalesced, whole sectors used (AI {new.ai:.4g} FLOP/B)"
+        note = f"stride {stride}: coalesced, whole {word}s used (AI {new.ai:.4g} FLOP/B)"
 
     def extra(d: dict) -> dict:
         return {"coalescing": info, "notes": [*d.get("notes", []), note]}

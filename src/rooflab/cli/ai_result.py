@@ -53,12 +53,15 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     # the memory ceiling that judged the bytes: DRAM (real traffic) for real-traffic counts
     # on a probed CPU roof (analysis.memory_ceiling), else the level's own
     judged, _ = memory_ceiling(roof, kernel, p.level)
+    # an op without FLOP (embedding, a 1-element sum) has no compute side: no ceiling and
+    # no ridge apply, as the text says (review s19 r1 F3: the JSON gave fp16 tensor's)
+    flops = p.flop > 0
     out.update({"roof": roof_to_dict(roof), "analysis": [point_to_dict(p)],
                 "memory_ceiling": judged.level if judged is not None else p.level,
-                "compute_ceiling": ceiling.label,
-                "compute_ceiling_precision": ceiling.precision,
+                "compute_ceiling": ceiling.label if flops else None,
+                "compute_ceiling_precision": ceiling.precision if flops else None,
                 "attainable_flop_per_s": p.attainable_flop_per_s, "bound": p.bound,
-                "binding": p.binding, "ridge": p.ridge,
+                "binding": p.binding, "ridge": p.ridge if flops else None,
                 **_floors(p, roof), "notes": notes})
     return out
 
@@ -116,10 +119,13 @@ def format_result(d: dict) -> list[str]:
     lines = [f"{d['name']}  ({d['op']}, {shown}{unit})"]
     if d["shape"].get("dtype_source") == "default":    # said once: no --dtype was given
         lines.append(f"  dtype       {d['shape']['dtype_note'].removeprefix('dtype ')}")
+    # integer work on an integer ceiling is OP, as the ceiling prints it (review s19 r1 F4);
+    # int8 held to fp16 math stays FLOP, that ceiling's unit
+    op_word = _work_word(d)
     lines += [f"  FLOP        {si(d['flop'], 'FLOP')}  ({d['flop']:.6g})",
               f"  bytes       {si(d['bytes'], 'B')}  ({d['bytes']:.6g}; {split})",
               f"  byte model  {d['byte_model']}",
-              f"  AI          {fmt_ai(d['ai'])} FLOP/byte" + (
+              f"  AI          {fmt_ai(d['ai'])} {op_word}/byte" + (
                   f"  ({d['ai']:.6g})" if d["ai"] is not None else "")]
     if "compulsory_ai" in d:     # ai matmul --tile: the bound the tiles fall short of
         lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} FLOP/byte, "
@@ -139,7 +145,7 @@ def format_result(d: dict) -> list[str]:
     if d["flop"] > 0:
         lines += [f"  ceilings    {d.get('compute_ceiling') or _compute_label(p)} "
                   f"{fmt_rate(p['peak_flop_per_s'], prec)}, {memory}",
-                  f"  ridge       {fmt_ai(d['ridge'])} FLOP/byte",
+                  f"  ridge       {fmt_ai(d['ridge'])} {op_word}/byte",
                   f"  attainable  {fmt_rate(d['attainable_flop_per_s'], prec)}"
                   + _with_launch_rate(d, prec)]
         if "tile_quantization" in d:
@@ -151,6 +157,15 @@ def format_result(d: dict) -> list[str]:
     lines += [f"  bound       {_bound_text(d, p)}", f"  time floor  {_floor_text(d)}"]
     lines += [f"  note: {n}" for n in d["notes"]]
     return lines
+
+
+def _work_word(d: dict) -> str:
+    """OP for integer work held to an integer ceiling (or, without a roof, integer work),
+    else FLOP: the ridge and AI in the unit of the ceiling's rate (int8 tensor POP/s)."""
+    from ..units import is_float
+
+    prec = d.get("compute_ceiling_precision") or d["precision"]
+    return "FLOP" if is_float(prec) or is_float(d["precision"]) else "OP"
 
 
 def _with_launch_rate(d: dict, prec: str) -> str:

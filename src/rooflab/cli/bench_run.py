@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .bench_output import check_bench_output
-from .bench_roofs import other_kind_warning, say_probe_load
+from .bench_roofs import check_cpu_roof, other_kind_warning, probe_roofs, say_probe_load
 from .common import progress_bar, say_line
 
 
@@ -36,6 +36,11 @@ def time_script(script: str, args: list[str], *, on: str | None, output: str | N
         from .inputs import resolve_on
 
         roofs = resolve_on(on)
+    elif probe is probe_roofs:   # a roof it cannot give (no numba, no catalog CPU): now, too
+        from ..bench.script_run import check_script
+
+        check_script(script)   # a wrong path is said first, as with a roof
+        check_cpu_roof()
     kernels = run_script(script, args, quiet_stdout=json_out)
     device, mixed = kernels_device(kernels)
     notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")

@@ -10,6 +10,7 @@ import typer
 
 from ..errors import InputError
 from .common import EXIT_REGRESSION
+from .compare_table import compare_table, untimed_words
 from .options import FILES_HELP, on_option
 
 # compare's --on judges nothing: it is the roof the -o chart draws the moves on
@@ -19,19 +20,25 @@ HELP = """Compare two runs (before/after an optimisation, or two machines).
 
 Kernels are matched by name (entries of the same name in one run are added up, and a
 note says so); --map OLD=NEW matches a renamed kernel (one kernel a run under two names
-is matched for the table, but gated only when --map pairs it). Prints the speed-up of each
-matched kernel (before time / after time, each the total over all its calls: profile
-the same number of iterations in both runs; when the call counts differ a note gives
+is matched for the table; under --fail-if-slower it is an error (exit 2) unless --map
+pairs it; a first-run kernel named NEW then matches nothing by name, and two OLDs onto
+one NEW are refused). Prints the
+speed-up of each matched kernel (before time / after time, each the total over all its
+calls: profile the same number of iterations in both runs; when the call counts differ a note gives
 the per-call speed-up) and exits 1 when any matched kernel got slower by more than
 --fail-if-slower PCT outside the timing noise, so it can gate CI (exit 2 is a usage
 error, 70 a bug in rooflab; a kernel without a time in both runs, or in one run only,
 is not gated: a note says so). Noise: where both runs kept the timing samples
 (`rooflab bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test
 (as Google benchmark's compare.py) must find the change at p < 0.05, else the table
-says "within noise" and the gate lets it pass; "cannot tell" where a run is flagged
-noisy or fewer than 9 samples a side merely do not overlap (load between runs shifts a
-whole run), not gated either; without samples the change is gated as measured and a
-note says noise could not be judged. Two untimed `rooflab llm --json`
+says "within noise" and the gate lets it pass; with 9 or more samples a side, "cannot
+tell" where a run is flagged noisy (load between runs shifts a whole run), not gated
+either; with fewer than 9 a side ("too few"), without samples ("-"), or where summed
+entries or launches of other shapes make the samples not describe the total ("not
+testable"), the change is gated as measured and a note says why. A change of exactly
+PCT passes. Kernels in one run only are listed with their times beside the whole-run
+totals, never gated. A what-if document (`rooflab whatif -o`) as a run is a prediction:
+the table shows its range, and --fail-if-slower refuses it. Two untimed `rooflab llm --json`
 files (fp16 vs int4, one device vs another) have no seconds to compare: their kernels'
 work floors and the step's (TPOT or TTFT floor) are compared instead, labelled as
 derived floors, never gated. -o arrows.png draws each kernel's move on the roof (needs
@@ -63,13 +70,13 @@ def register(app) -> None:
         json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
     ) -> None:
         from ..model.compare import compare_kernels, comparison_to_dict, parse_rename
-        from .common import check_output, emit_json, err_console, refuse_input_as_output
+        from .common import check_output, emit_json, err_console, refuse_input_as_output, say_line
 
         _check_gate(fail_if_slower)
         check_output(output, (".json", ".png", ".svg"))
         refuse_input_as_output(output, [before, after, *([on] if on else [])])
-        k_before = _kernels(before)
-        k_after = _kernels(after)
+        k_before = _kernels(before, (before, after))
+        k_after = _kernels(after, (before, after))
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
         if not cmp.matches:
             # Nothing to compare: a CI gate (--fail-if-slower) would pass on nothing.
@@ -84,20 +91,27 @@ def register(app) -> None:
             untimed = ", ".join(f"{m.name} ({_untimed_sides(m)})" for m in cmp.matches[:3])
             raise InputError(f"--fail-if-slower: no matched kernel has a time in both runs "
                              f"(no time: {untimed}); give both runs' seconds")
+        if fail_if_slower is not None:
+            _refuse_predicted(cmp, before, after)
         data = comparison_to_dict(cmp, fail_if_slower)
         floors = _floors(cmp, before, after)
         if floors is not None:
-            from ..model.compare import floors_to_dict
+            from ..model.compare_floors import floors_to_dict
 
             data["floors"] = floors_to_dict(*floors)
+        if (why := untimed_words(cmp, floors)) is not None:
+            # the terminal's explanation of the null speed-ups, in the document too (F5)
+            data["notes"].append(why)
         if output:
             _write(output, cmp, data, on, [before, after])
         if json_out:
             emit_json(data)
+            if output:
+                say_line(f"wrote {output}")   # on stderr under --json too (F6)
         else:
             from .common import wide_console
 
-            wide_console().print(_table(cmp, fail_if_slower, floors))
+            wide_console().print(compare_table(cmp, fail_if_slower, floors))
             if output:
                 err_console().print(f"wrote {output}")
         if fail_if_slower is not None and cmp.regressions(fail_if_slower):
@@ -129,6 +143,31 @@ def _refuse_guessed_pair(cmp, before: str, after: str) -> None:
                      f"--map '{m.before.name}={m.name}'")
 
 
+def _refuse_predicted(cmp, before: str, after: str) -> None:
+    """A what-if document's times are rooflab's prediction (provenance derived), at one
+    end of a range whatif itself calls one of two: gating on them called a predicted
+    move to a slower GPU a regression (exit 1) as if measured (review s19 r5 F3). The gate
+    judges measurements only."""
+    for path, side in ((before, "before"), (after, "after")):
+        names = [m.name for m in cmp.timed if _derived(getattr(m, side))]
+        if names:
+            raise InputError(f"--fail-if-slower: {path}'s times are a what-if prediction "
+                             f"(provenance derived: {_some_names(names)}), not measured; "
+                             f"the gate judges measured runs: compare without "
+                             f"--fail-if-slower to see the predicted change")
+
+
+def _derived(k) -> bool:
+    from ..model.compare_notes import predicted
+
+    return predicted(k)
+
+
+def _some_names(names, limit: int = 3) -> str:
+    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit
+                                       else "")
+
+
 def _untimed_sides(m) -> str:
     """Which run lacks the kernel's time ('before', 'after' or both), for the error of a
     gate with nothing to gate (it said 'before' whichever side it was)."""
@@ -142,7 +181,7 @@ def _names(kernels, limit: int = 3) -> str:
     return ", ".join(names[:limit]) + more if names else "none"
 
 
-def _kernels(path: str):
+def _kernels(path: str, pair: tuple[str, str]):
     # any kernel file: ours, an analysis JSON, or a profiler's (ncu, rocprof, torch trace)
     from ..ingest.kernelfile import load_kernels
 
@@ -150,7 +189,19 @@ def _kernels(path: str):
         # `rooflab ncu ... --json | rooflab compare base.json -` said "-: file not found"
         raise InputError("-: a run is read from a file, not from stdin; save it first, "
                          "e.g. `rooflab ncu run.csv --json > run.json`, and pass run.json")
-    return load_kernels(path)
+    from ..errors import RooflabError
+    from ..ingest.kernelfile import NOT_KERNELS
+
+    try:
+        return load_kernels(path)
+    except RooflabError as e:
+        profile = NOT_KERNELS["profile"].split(":")[0]
+        if profile not in str(e):
+            raise
+        # two machines' profiles: the user wants their roofs side by side (r5 F9)
+        raise InputError(f"{path}: {profile}: to compare two machines' roofs run "
+                         f"`rooflab specs compare {' '.join(pair)}`; to draw runs on it, "
+                         f"pass it as the roof, e.g. `--on {path}`") from None
 
 
 def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
@@ -198,152 +249,51 @@ def _floors(cmp, before: str, after: str):
     b, a = _llm_floors(before), _llm_floors(after)
     if b is None or a is None:
         return None
-    from ..model.compare import FloorMove, floor_moves
+    from ..model.compare_floors import FloorMove, floor_moves
 
     name = b[1] if b[1] == a[1] else f"{b[1]} -> {a[1]}"
     return floor_moves(cmp, b[0], a[0]), FloorMove(f"step ({name})", b[2], a[2])
 
 
-def _floor_table(moves, step):
-    from rich.table import Table
-
-    from ..units import fmt_seconds
-
-    t = Table(title="Work floors (derived, not measured)", title_justify="left")
-    for h in ("kernel", "floor before", "floor after", "speed-up"):
-        t.add_column(h, justify="left" if h == "kernel" else "right")
-    for m in (*moves, step):
-        t.add_row(m.name, fmt_seconds(m.before_s), fmt_seconds(m.after_s),
-                  "-" if m.speedup is None else f"{m.speedup:.2f}x")
-    return t
-
-
-def _table(cmp, fail_pct, floors=None):
-    from rich.console import Group
-    from rich.text import Text
-
-    from ..model.compare import gate_notes
-    from ..model.compare_trust import trust_notes
-    from ..units import fmt_seconds
-
-    parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
-                           lambda: _work_lines(cmp))]
-    if cmp.speedup:
-        parts.append(Text(f"matched total: {fmt_seconds(cmp.total_before_s)} -> "
-                          f"{fmt_seconds(cmp.total_after_s)} ({cmp.speedup:.2f}x)"))
-    for k in cmp.only_before:
-        parts.append(Text(f"only in the first run: {k.name} (use --map OLD=NEW if renamed)",
-                          style="dim"))
-    for k in cmp.only_after:
-        parts.append(Text(f"only in the second run: {k.name}", style="dim"))
-    if floors is not None:
-        parts.append(_floor_table(*floors))
-        step = floors[1]
-        parts.append(Text(f"{step.name}: {fmt_seconds(step.before_s)} -> "
-                          f"{fmt_seconds(step.after_s)}"
-                          + (f" ({step.speedup:.2f}x)" if step.speedup else "")
-                          + "; no matched kernel has a time in both runs, so these are "
-                          "the roofline's work floors (each file's FLOP and bytes on its "
-                          "roof, no launches), not speed-ups seen"))
-    elif cmp.matches and not cmp.timed:
-        parts.append(Text("no matched kernel has a time in both runs (FLOP and bytes only, as "
-                          "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` "
-                          "and `rooflab whatif` give their floors"))
-    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else trust_notes(cmp.matches)
-    for n in (*cmp.notes, *gate):
-        parts.append(Text(f"note: {n}", style="dim"))
-    return Group(*parts)
-
-
-class _Fitted:
-    """The matches table with its work columns (FLOP before -> after, FLOP/s change) where
-    they fit the width it is printed at; else without them, and the same figures on a line
-    per kernel below it (the numbers that decide the gate are never folded)."""
-
-    def __init__(self, table, lines):
-        self.table, self.lines = table, lines
-
-    def __rich_console__(self, console, options):
-        from rich.measure import Measurement
-
-        full = self.table(True)
-        # measured unbounded: Measurement.get clamps to the width it is given
-        wanted = Measurement.get(console, options.update(max_width=10_000), full).maximum
-        if wanted <= options.max_width:
-            yield full
-            return
-        yield self.table(False)
-        yield from self.lines()
-
-
-def _matches_table(cmp, fail_pct, work: bool):
-    from rich.markup import escape
-    from rich.table import Table
-
-    from ..units import fmt_ai, fmt_seconds
-
-    t = Table(title="Matched kernels (speed-up = before / after)", title_justify="left")
-    for h in ("kernel", "before", "after", "speed-up", "change", "noise",
-              *(("FLOP before -> after (work)", "FLOP/s change") if work else ()),
-              "AI DRAM before -> after"):
-        t.add_column(h, justify="left" if h == "kernel" else "right")
-    regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
-    for m in cmp.matches:
-        ai_b, ai_a = m.ai_move()
-        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
-        name = m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
-        t.add_row(escape(name), fmt_seconds(m.before.seconds), fmt_seconds(m.after.seconds),
-                  "-" if m.speedup is None else f"{m.speedup:.2f}x",
-                  f"[bold red]{change}[/]" if id(m) in regressed else change,
-                  _noise_cell(m), *((_work_cell(m), _rate_cell(m)) if work else ()),
-                  f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
-    return t
-
-
-def _work_lines(cmp):
-    from rich.text import Text
-
-    for m in cmp.matches:
-        if m.before.total_flop or m.after.total_flop:
-            yield Text(f"work: {m.name}: FLOP {_work_cell(m)}, FLOP/s change {_rate_cell(m)}")
-
-
-def _rate_cell(m) -> str:
-    return "-" if m.rate_change_pct is None else f"{m.rate_change_pct:+.1f} %"
-
-
-def _work_cell(m) -> str:
-    """'2.6 TFLOP -> 1.09 TFLOP (-57.9 %)': the work each run did (a speed-up from fewer
-    FLOP is not a faster kernel: the FLOP/s change beside it says how the rate moved)."""
-    from ..units import si
-
-    b, a = m.before.total_flop, m.after.total_flop
-    if not (b or a):
-        return "-"
-    pct = m.work_change_pct
-    return f"{si(b, 'FLOP')} -> {si(a, 'FLOP')}" + (f" ({pct:+.1f} %)" if pct is not None
-                                                   else "")
-
-
-def _noise_cell(m) -> str:
-    """'within (p 0.41)' / 'outside (p 0.002)' from the U test of the runs' samples; '-'
-    without samples, 'too few' when no outcome of so few could reach p < 0.05."""
-    if m.noise is None:
-        return "-"
-    if m.within_noise is None:
-        return "too few"
-    if m.cannot_tell:
-        return f"cannot tell (p {m.noise.p_value:.2g}; see notes)"
-    where = "within" if m.within_noise else "outside"
-    return f"{where} noise (p {m.noise.p_value:.2g})"
-
-
 def _labelled(match):
     """The pair as the chart labels it: which point is before, which after, and the
-    speed-up (both points of a kernel otherwise carried the same name)."""
+    speed-up (both points of a kernel otherwise carried the same name); a speed-up the
+    table calls within the noise or cannot tell says so (review s19 r5 F8)."""
     gain = f", {match.speedup:.2f}x" if match.speedup else ""
+    if gain and match.cannot_tell:
+        gain += ", cannot tell"
+    elif gain and match.within_noise:
+        gain += ", within noise"
+    elif gain and match.predicted:
+        gain += ", predicted"
     return (match.before.with_(name=f"{match.before.name} (before)"),
             match.after.with_(name=f"{match.after.name} (after{gain})"))
+
+
+def _own_roofs(files) -> list:
+    """Each run's own roof (the first a rooflab JSON file carries), None where it carries
+    none; a what-if document's first run is named by its efficiency basis (the roof the
+    measured run was judged on), as a str."""
+    from ..files import load_json
+    from ..hardware.resolve import embedded_roofs
+
+    out: list = []
+    for path in files:
+        if not path.lower().endswith(".json"):
+            out.append(None)
+            continue
+        data = load_json(path)
+        found = embedded_roofs(data, path)
+        out.append(found[0] if found else None)
+        basis = data.get("efficiency_basis") if isinstance(data, dict) else None
+        if (path == files[1] and out[0] is None and isinstance(basis, dict)
+                and isinstance(basis.get("name"), str)):
+            out[0] = basis["name"]
+    return out
+
+
+def _name(roof) -> str:
+    return roof if isinstance(roof, str) else roof.name
 
 
 def _write(path: str, cmp, data, on, files) -> None:
@@ -359,6 +309,7 @@ def _write(path: str, cmp, data, on, files) -> None:
 
     # the chart's notes are filtered by the starts of their sources' sentences
     from ..report.chart_points import ABOVE_ROOF_NOTE
+    from .common import say
     from .inputs import SHARED_NAMES_NOTE, load_inputs
 
     inputs = load_inputs(files, [on] if on else [], distinct=False)   # a run vs itself is fine
@@ -368,17 +319,34 @@ def _write(path: str, cmp, data, on, files) -> None:
                                          if not n.startswith(SHARED_NAMES_NOTE)))
     inputs.print_notes()   # of the chart's roof and kernels, as plot says them
     roof = inputs.roof
+    # two machines: each run's points on its own roof where both files carry one (the
+    # first run's roof dashed, as whatif draws a move to other hardware); else the runs
+    # whose own roof is not the one drawn are named (review s19 r5 F6)
+    own = _own_roofs(files)
+    before_roof, title = None, f"before -> after on {provenance_label(roof)}"
+    if (not on and not any(isinstance(r, str) or r is None for r in own)
+            and own[0].name != own[1].name):
+        before_roof, roof = own[0], own[1]
+        title = (f"before on {provenance_label(before_roof)} -> after on "
+                 f"{provenance_label(roof)}")
+    other = [(side, _name(r)) for side, r in zip(("first", "second"), own, strict=True)
+             if r is not None and _name(r) != roof.name and before_roof is None]
+    if other:
+        words = ", ".join(f"the {side} run's {name}" for side, name in other)
+        title += f" ({words} not drawn)"
+        say("note", f"the runs carry other roofs than the one drawn ({words}): both runs "
+                    f"are drawn on {roof.name}, so a point of a run not drawn on its own "
+                    f"roof may sit above this one without any counting error")
     pairs = [_labelled(m) for m in cmp.matches]
     kernels = [k for pair in pairs for k in pair]
-    display = plot_roofline([roof], kernels, level="DRAM" if roof.find_memory("DRAM")
-                            else None, arrows=pairs,
+    roofs = [roof] + ([before_roof] if before_roof is not None else [])
+    display = plot_roofline(roofs, kernels, level="DRAM" if roof.find_memory("DRAM")
+                            else None, arrows=pairs, before_roof=before_roof,
                             # a best-achieved roof named for what it is (18c F19)
-                            title=f"before -> after on {provenance_label(roof)}")
+                            title=title)
     save_figure(display, path)
     # A point ringed above its roof is named, as plot names it: the legend's "check the
     # counts or the roof" had no name to check where the point was not labelled (F5).
-    from .common import say
-
     for note in display.notes:
         if ABOVE_ROOF_NOTE in note:
             say("warning", note)

@@ -15,6 +15,7 @@ characters written through it).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,23 +78,79 @@ def watching(argv: list[str]) -> Iterator[None]:
 
 def document(message: str, kind: str, exit_code: int, path: str | None = None,
              line: int | None = None) -> dict[str, Any]:
-    """The error document (schema_version 1); `message` is the `error:` line's text."""
-    return {"schema_version": 1,
-            "error": {"message": message, "kind": kind, "path": path, "line": line,
-                      "exit_code": exit_code}}
+    """The error document; `message` is the `error:` line's text (its first line: the
+    lines printed after it, a --run script's traceback frames, an install reason, are
+    `detail`, null when there are none; review s19 r2 F11)."""
+    from ..model.schema import SCHEMA_VERSION
+
+    first, _, rest = message.partition("\n")
+    return {"schema_version": SCHEMA_VERSION,
+            "error": {"message": first, "kind": kind, "path": path, "line": line,
+                      "exit_code": exit_code, "detail": rest or None}}
 
 
 def of_exception(exc: BaseException, message: str, exit_code: int,
                  named=lambda text: text) -> dict[str, Any]:
     """The document for a RooflabError: its class's kind, and for a file error the file
-    (through `named`: standard input's saved copy is `<stdin>`) and line."""
+    (through `named`: standard input's saved copy is `<stdin>`) and line. Where the error
+    carries no file, the one its message starts with ('v2.json: ...', 'boom.py:4: ...',
+    '/proc/x.json: cannot write ...') when that is a file the command line names; where it
+    carries no line, the one line its message names ('(line 9: launch 0 ... skipped')."""
     path = getattr(exc, "path", None)
     if isinstance(path, os.PathLike):   # a reader may name its file by a Path
         path = os.fspath(path)
     line = getattr(exc, "line", None)
-    return document(message, getattr(exc, "kind", "error"), exit_code,
-                    path=named(str(path)) if isinstance(path, str) else None,
-                    line=line if isinstance(line, int) else None)
+    path = named(str(path)) if isinstance(path, str) else None
+    line = line if isinstance(line, int) and not isinstance(line, bool) else None
+    if path is None:
+        path, line = _leading_place(message, line)
+    if path is not None and line is None:
+        named_lines = set(_LINE.findall(message.partition("\n")[0]))
+        line = int(named_lines.pop()) if len(named_lines) == 1 else None
+    return document(message, getattr(exc, "kind", "error"), exit_code, path=path, line=line)
+
+
+# 'FILE: ...' or 'FILE:LINE: ...' at the start of a message (FILE without spaces or ':')
+_LEADING = re.compile(r"(?P<path>[^\s:]+?)(?::(?P<line>\d+))?: ")
+# 'line 9' in a message that names its file apart from its line
+_LINE = re.compile(r"\bline (\d+)\b")
+
+
+def _leading_place(message: str, line: int | None) -> tuple[str | None, int | None]:
+    """(path, line) of a message starting 'FILE[:LINE]: ' where FILE is a word of the
+    running command line (a file the user named: an input, an -o, a --run script), so an
+    option's name ('--fail-if-slower: ...') or a kernel's is never taken for a file."""
+    m = _LEADING.match(message)
+    if m is None or m["path"] not in _arguments() or not _a_file(m["path"]):
+        return None, line
+    return m["path"], int(m["line"]) if m["line"] else line
+
+
+# what an output or a script not yet on disk is named by ('-o /proc/x.json')
+_FILE_SUFFIXES = (".json", ".csv", ".png", ".svg", ".pdf", ".html", ".md", ".py", ".txt",
+                  ".gz", ".ncu-rep")
+
+
+def _a_file(word: str) -> bool:
+    """Whether a command-line word names a file: one there, or a file-like name (a model
+    or device name, 'tinyllama-1.1b: ...', is not one)."""
+    return os.path.exists(word) or word.lower().endswith(_FILE_SUFFIXES)
+
+
+def _arguments() -> set[str]:
+    """The words of the running command line that may name files: its arguments and the
+    values of --option=value words, not the options."""
+    from ..files import generator
+
+    words = (generator() or {}).get("command") or ()
+    out = set()
+    for w in words[1:]:
+        w = str(w)
+        if w.startswith("-"):
+            w = w.partition("=")[2]
+        if w and w != "-":
+            out.add(w)
+    return out
 
 
 def emit(doc: dict[str, Any]) -> None:

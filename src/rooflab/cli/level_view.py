@@ -27,8 +27,10 @@ def with_full_bounds(doc: dict[str, Any], full: Analysis | None) -> dict[str, An
     and binding_level as `full` (every level) words them; unchanged without `full`. Only
     a point another level binds (placement.binds_elsewhere) reads otherwise there, so that
     is all this looks up, not every point of `full` written out (review s18 reread F1)."""
+    from ..report.envelope_bound import envelope_json
+
     if full is None:
-        return doc
+        return envelope_json(doc)   # on the envelope roof, as the tables word it
     from ..model.placement import NOT_BINDING, binds_elsewhere, kernel_key, primary_points
 
     binding = primary_points(full.points)
@@ -45,4 +47,4 @@ def with_full_bounds(doc: dict[str, Any], full: Analysis | None) -> dict[str, An
         new.update({"bound": bound} if other is None else
                    {"bound": NOT_BINDING, "binding_level": other})
         out.append(new)
-    return {**doc, "analysis": out}
+    return envelope_json({**doc, "analysis": out})

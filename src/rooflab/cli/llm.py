@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from ..errors import HardwareNotFound, InputError
+from ..model.schema import SCHEMA_VERSION
 from ..units import parse_link_rate
 from ..workloads.llm.links import (
     GivenLatency,
@@ -225,7 +226,7 @@ def _list_configs(json_out: bool) -> None:
     from .common import console, emit_json
 
     if json_out:
-        emit_json({"schema_version": 1, "configs": list_rows()})
+        emit_json({"schema_version": SCHEMA_VERSION, "configs": list_rows()})
         return
     out = console()
     out.width = max(out.width, 112)

@@ -225,7 +225,7 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"{', '.join(d.launch_bound_kernels()) or 'none'}",
         f"memory{' per device' if ppr else ''} ({memory_context(req, fp)}"
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
-        f"KV {si(fp.kv, 'B')} ({kv_rate(fp)}) + "
+        f"KV {si(fp.kv, 'B')} ({kv_rate(fp, r.config)}) + "
         f"prefill activations {si(fp.activations, 'B')} (one prompt in flight, reserved "
         f"once) + decode logits {si(fp.logits, 'B')} (fp32 batch x vocab, as vLLM's "
         f"sampler reserves them) = "
@@ -239,15 +239,18 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     return out
 
 
-def kv_rate(fp) -> str:
+def kv_rate(fp, cfg=None) -> str:
     """The KV's per-token words; where sliding windows cap some layers' cache (gpt-oss: 18
     of 36 layers keep 128 tokens) per token x context overstates it: say the per-sequence
-    bytes and that the rate holds until the windows fill."""
+    bytes and that the rate holds until the windows fill. Every layer windowed (Mistral):
+    nothing grows past the window (review s19 r6 F2)."""
     words = f"{si(fp.kv_per_token, 'B')} per token{' per sequence' if fp.batch > 1 else ''}"
     if fp.kv >= fp.batch * fp.context * fp.kv_per_token * (1 - 1e-9):
         return words
-    return (f"{si(fp.kv_per_sequence, 'B')} per sequence: {si(fp.kv_per_token, 'B')} per "
-            f"token until the sliding windows fill, then only the full layers' cache grows")
+    head = f"{si(fp.kv_per_sequence, 'B')} per sequence: {si(fp.kv_per_token, 'B')} per token"
+    if cfg is not None and len(set(cfg.sliding_layers)) == cfg.layers:
+        return f"{head} up to the {cfg.sliding_window}-token window, then the cache stops growing"
+    return f"{head} until the sliding windows fill, then only the full layers' cache grows"
 
 
 def split_hint(r) -> str:
@@ -323,8 +326,10 @@ def whatif_table(rows, base_tpot: float, title: str):
 
     t = Table(title=title)
     # the work floor (llm's TPOT floor) and the step with its launches, each with its
-    # speed-up: the same two figures whatif and choose give (docs/llm.md, "Two floors")
-    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights", WITH_LAUNCHES,
+    # speed-up: the same two figures whatif and choose give (docs/llm.md, "Two floors");
+    # "weights stored": the model at the row's dtype, not the step's read (the sweep's
+    # "weights"): an MoE stores 10x what a step reads (review s19 r6 F7)
+    for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights stored", WITH_LAUNCHES,
                 "speed-up"):
         t.add_column(col, justify="left" if col == "what-if" else "right")
     base_launched = rows[0].with_launches_s if rows else 0.0

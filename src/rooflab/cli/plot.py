@@ -157,7 +157,8 @@ def chart_dict(display, path: str | None) -> dict:
     return {"schema_version": SCHEMA_VERSION, "chart": path,
             "roofs": [roof_to_dict(r) for r in display.roofs],
             "kernels": [kernel_to_dict(k) for k in kernels],
-            "analysis": points_to_dicts(analysis.points) if analysis else [],
+            "analysis": (points_to_dicts(analysis.points, analysis.roof, analysis.kernels)
+                         if analysis else []),
             "drawn": {"lines": [{**asdict(x), "flagged": x.kind in ("compute", "memory")
                                  and x.ceiling is not None and flagged(x.ceiling)}
                                 for x in display.lines],

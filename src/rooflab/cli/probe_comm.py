@@ -149,6 +149,10 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     from .probe import warn_if_busy, warn_load_notes
 
     if not under_torchrun():   # under torchrun the other ranks are the load
+        from ..probe.comm.needs import check_needs
+        from ..probe.comm.run import default_nproc
+
+        check_needs(mode, nproc or default_nproc())   # a missing package before the warning
         warn_if_busy()
     try:
         profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say),
@@ -167,6 +171,9 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     if json_out:
         emit_json(profile_to_dict(profile))
         warn_load_notes(profile)
+        # the profile is saved under --json too (-o, else DEFAULT_OUTPUT, overwriting one
+        # there): said on stderr, as every verb's `wrote FILE` (review s19 r2 F6)
+        err_console().print(f"wrote {path}")
         return 0
     out = console()
     for table in tables(profile):

@@ -186,7 +186,7 @@ def register(app) -> None:
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
-        from .common import emit_json, err_console, refuse_input_as_output, wide_console
+        from .common import emit_json, err_console, refuse_input_as_output, say_line, wide_console
         from .inputs import load_inputs
         from .options import patterns
 
@@ -222,6 +222,10 @@ def register(app) -> None:
                          size_by, share, diags)
         if json_out:
             emit_json(report_dict(analysis, inputs.profile, diags))
+            if output:
+                # stderr, as every verb says it under --json (docs/json.md "In CI"); one
+                # line, never wrapped at the console's width
+                say_line(f"wrote {output}")
             return
         from ..report.terminal import terminal_summary
 

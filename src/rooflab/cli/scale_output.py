@@ -10,6 +10,7 @@ from typing import Any
 
 from ..model.ceiling import Ceiling, Roof
 from ..model.parallel import Link, ScalePoint
+from ..model.schema import SCHEMA_VERSION
 from .scale_memory import ReplicaMemory
 
 
@@ -49,7 +50,8 @@ def scale_json(run: ScaleRun) -> dict:
 
     mem = run.memory
     # "roof" is a roof object, as in every verb's JSON; "device" names it.
-    return {"schema_version": 1, "device": run.roof.name, "roof": roof_to_dict(run.roof),
+    return {"schema_version": SCHEMA_VERSION, "device": run.roof.name,
+            "roof": roof_to_dict(run.roof),
             "overlap": run.overlap,
             "notes": list(run.notes),
             "links": {"intra": _link_dict(run.intra, run.intra_kind),

@@ -40,6 +40,10 @@ def _entry(name: str):
 
     if not looks_like_file(name) and split_threads(name) is None:
         return lookup(name)
+    if name.lower().endswith(".ncu-rep"):   # its recorded peaks, as --on reads them (r3 F9)
+        from .inputs import resolve_on
+
+        return FileRoof(name, resolve_on(name)[0], None, None)
     roofs = load_roofs(name)
     if not roofs:
         from ..errors import InputError
@@ -178,7 +182,8 @@ def _list_cmd(
 def _show_cmd(
     ctx: typer.Context,
     name: str = typer.Argument(..., help="device name, e.g. h200, 'RTX 4090', epyc-9654, "
-                                      "or a profile .json (its judging roof)"),
+                                      "a profile .json (its judging roof) or an .ncu-rep "
+                                      "(the peaks ncu recorded, as --on reads them)"),
     json_out: bool = typer.Option(False, "--json", help="print the device and its roof"),
     threads: int = typer.Option(None, "--threads", "-t", min=1,
                                 help="a profile from `probe --threads 1,2,all`: its roof "
@@ -228,8 +233,9 @@ def _notes_on_close(ctx: typer.Context, names) -> None:
 
 def _compare_cmd(
     ctx: typer.Context,
-    names: list[str] = typer.Argument(..., help="device names (or profile .json files: "
-                                             "their judging roofs) side by side"),
+    names: list[str] = typer.Argument(..., help="device names (or profile .json or "
+                                             ".ncu-rep files: their judging roofs) side by "
+                                             "side"),
     json_out: bool = typer.Option(False, "--json", help="print devices with their roofs"),
 ) -> None:
     """Devices side by side, each compute peak with its DRAM ridge point.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..units import fmt_ai, fmt_bytes_binary, fmt_rate, fmt_seconds, si
+from ..units import LEVELS, fmt_ai, fmt_bytes_binary, fmt_rate, fmt_seconds, si
 
 if TYPE_CHECKING:
     from ..model.ceiling import Roof
@@ -193,7 +193,12 @@ def _show_tables(d) -> list:
     compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(c.value / bw) if bw else "-",
                 c.provenance, c.method or "-"]
                for c in d.roof.compute]
-    memory = [[c.level, si(c.value, "B/s"), c.provenance, c.method or "-"]
+    # each memory level's ridge against the top float ceiling (the roofline's top): where
+    # a kernel resident at that level turns compute-bound, one slope per level
+    top = d.roof.top_float_compute() if d.roof.compute else None
+    memory = [[c.level, si(c.value, "B/s"),
+               fmt_ai(top.value / c.value) if top is not None and c.level in LEVELS else "-",
+               c.provenance, c.method or "-"]
               for c in d.roof.memory]
     source = f" ({d.roof.overhead_source})" if d.roof.overhead_source else ""
     overhead = [["overhead floor", f"{fmt_seconds(d.roof.overhead_s)}{source}"
@@ -210,8 +215,9 @@ def _show_tables(d) -> list:
             _table("compute ceilings (dense) and ridge points against DRAM",
                    ["ceiling", "peak", "ridge FLOP/B", "provenance", "how"], compute,
                    right_to=3),
-            _table("memory ceilings", ["level", "bandwidth", "provenance", "how"], memory,
-                   right_to=2)]
+            _table("memory ceilings, ridge vs " + (top.label if top is not None else "-"),
+                   ["level", "bandwidth", "ridge FLOP/B", "provenance", "how"], memory,
+                   right_to=3)]
 
 
 def _device_facts(d, bw: float) -> list[list[str]]:

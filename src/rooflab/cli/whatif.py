@@ -185,7 +185,7 @@ def register(app) -> None:
         from rich.markup import escape
 
         from ..model.whatif_floors import describe
-        from .common import check_output, emit_json, err_console, wide_console
+        from .common import check_output, emit_json, err_console, say_line, wide_console
         from .inputs import load_inputs
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on, hardware])
@@ -207,8 +207,7 @@ def register(app) -> None:
         # ... and a precision the file did not give (judged fp32; review r1 F3): the JSON
         # keeps the warning stderr gave, as report's does
         assumed = precision_assumed_note(inputs.kernels)
-        if inputs.notes or assumed:
-            data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]
+        data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] too (F4)
         if not json_out:
             inputs.print_notes()
         if hardware is not None:
@@ -221,6 +220,8 @@ def register(app) -> None:
             _write(output, result, data)
         if json_out:
             emit_json(data)
+            if output:
+                say_line(f"wrote {output}")   # on stderr under --json too (F6)
             return
         llm = _llm_doc(files)
         for line in doubts:

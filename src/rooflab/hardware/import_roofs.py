@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling, Roof
-from ..units import LEVELS, parse_rate, parse_size
+from ..units import LEVELS, UNITS, parse_rate, parse_size
 from ..units import fmt_bytes_binary as _binary  # caches as the OS gives them: 48 KiB
 
 # ---------------------------------------------------------------------- likwid-bench
@@ -272,7 +272,8 @@ _DEFAULT_UNIT = {"tf32": "tensor", "fp8": "tensor"}
 
 def typed_ceiling(flag: str, text: str, measured: bool) -> Ceiling:
     """A ceiling from `--dram 83GB/s`, `--fp64 355GFLOP/s` or `--fp16 280TFLOP/s@tensor`
-    (the unit after '@': vector or tensor; see _DEFAULT_UNIT): nominal unless --measured."""
+    (the unit after '@': scalar, vector or tensor; see _DEFAULT_UNIT): nominal unless
+    --measured."""
     provenance = "measured" if measured else "nominal"
     common = dict(provenance=provenance, source="rooflab specs import (typed in)",
                   method=f"given: {flag} {text}" + (" (stated as measured)" if measured
@@ -281,9 +282,10 @@ def typed_ceiling(flag: str, text: str, measured: bool) -> Ceiling:
     if name in TYPED_PRECISIONS:
         rate, at, unit = str(text).partition("@")
         unit = unit.strip().lower() if at else _DEFAULT_UNIT.get(name, "vector")
-        if unit not in ("vector", "tensor"):
-            raise InputError(f"{flag} {text}: the unit after '@' is vector (SIMD, CUDA "
-                             f"cores) or tensor (Tensor Cores, matrix units); got "
+        if unit not in UNITS:
+            raise InputError(f"{flag} {text}: the unit after '@' is scalar (one lane), "
+                             f"vector (SIMD, CUDA cores) or tensor (Tensor Cores, matrix "
+                             f"units); got "
                              f"'{unit}', e.g. {flag} {rate}@tensor")
         return Ceiling(value=parse_flop_rate(rate, flag), precision=name, unit=unit,
                        **common)

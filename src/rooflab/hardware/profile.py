@@ -2,6 +2,8 @@
 
 schema_version history:
   1 — host, nominal, measured, extras (sweeps and raw tables), created.
+  2 — the same profile keys; other documents' meanings changed (docs/json.md, "Changes
+      since 1"): version-1 files still load.
 """
 
 from __future__ import annotations
@@ -296,6 +298,7 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                                 f"(extras.scaling)", measured.source, precision=p,
                                 kind="vector", row_label=row_label)
                for p in _SCALING_COMPUTE if isinstance(row.get(p), Mapping)]
+    compute += _row_scalar(row, measured, n, reference, label, row_label)
     # "EPYC measured (2 threads)" -> "EPYC measured (1 thread)"
     name = f"{_THREADS_SUFFIX.sub('', measured.name)} ({_threads_label(n)})"
     roof = Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
@@ -306,6 +309,34 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                        f"scaling of this profile ({_levels_note(row)})",
                        *_run_notes(measured, extras, load=False)))
     return with_probe_label(roof, extras, created)
+
+
+def _row_scalar(row: Mapping, measured: Roof, n: int, reference: Any, label: str,
+                row_label: str) -> list[Ceiling]:
+    """The row's scalar (no SIMD) FMA ceilings (review s19 r4 F1: a scaling profile's rows
+    had none, so a one-thread scalar loop never met its scalar ceiling): the scaling
+    pass's own (row 'scalar'), else, in a profile written before it measured them, the
+    full roof's scalar ceiling x n / its thread count (scalar FMA throughput is per core;
+    the rows are at or under the probed count), provenance derived and the method saying
+    so. [] where neither exists."""
+    got = row.get("scalar") if isinstance(row.get("scalar"), Mapping) else {}
+    out = [_scaling_ceiling(got, p, "flop_per_s", f"{label}: scalar FMA-throughput kernel "
+                            f"(the probe's scalar peak kernel, no SIMD), value = best "
+                            f"sample (extras.scaling)", measured.source, precision=p,
+                            kind="scalar", row_label=row_label)
+           for p in _SCALING_COMPUTE if isinstance(got.get(p), Mapping)]
+    if out or not isinstance(reference, int) or reference < 1:
+        return out
+    for c in measured.compute:
+        if c.unit == "scalar" and c.precision in _SCALING_COMPUTE:
+            out.append(Ceiling(
+                value=c.value * n / reference, precision=c.precision, unit="scalar",
+                provenance="derived", source=measured.source,
+                method=(f"derived ({_threads_label(n)}): the profile's {c.label} peak "
+                        f"({c.value / 1e9:.3g} GFLOP/s on {_threads_label(reference)}) x "
+                        f"{n}/{reference}, scalar FMA throughput being per core; this "
+                        f"profile's thread scaling did not measure it")))
+    return out
 
 
 # Words of the probe's notes on the run as a whole (probe/cpu/flags.py): other load on the

@@ -47,13 +47,25 @@ def _number(row: dict, field: str, path: str, line: int, default: float | None =
                          line=line) from None
 
 
+# The verdicts rooflab's own analysis CSVs (ncu/torch/rocprof/bench -o x.csv) write beside
+# the counts: figures of the roof that file was judged on. Read back (`report kk.csv --on
+# L4`) they are not kept in meta: the new analysis judges again, and the document held two
+# percent_of_roof/bound figures for one kernel, the old roof's in kernels[].meta, carried
+# on by every later -o x.json (review s19 r2 F20). `ai` is still checked against
+# flop/bytes (_given_ai); `flags` stays (whatif reads the bench's flags).
+ANALYSIS_COLUMNS = frozenset(("time_share", "ai", "achieved_flop_per_s", "percent_of_roof",
+                              "bound", "achieved_bytes_per_s", "percent_of_bandwidth",
+                              "floor_s", "floor_ratio", "best_floor_ratio"))
+
+
 def _extra_columns(row: dict[str, str]) -> dict[str, object]:
     """Columns beyond the known ones go to meta (an `op` column names the op kind that
-    advice and sanity checks read; `weight_bytes` feeds the what-ifs), numbers as floats."""
+    advice and sanity checks read; `weight_bytes` feeds the what-ifs), numbers as floats;
+    the analysis CSVs' verdicts (ANALYSIS_COLUMNS) are dropped."""
     meta: dict[str, object] = {}
     for key, value in row.items():
         value = value.strip()
-        if key in CSV_KNOWN or not value:
+        if key in CSV_KNOWN or key in ANALYSIS_COLUMNS or not value:
             continue
         try:
             meta[key] = float(value.replace("_", ""))
@@ -101,7 +113,8 @@ def kernels_from_csv(text: str, path: str = "<csv>") -> tuple[Kernel, ...]:
     hints = _column_hints(header, first)
     if hints:
         warn_file(path, f"{'; '.join(hints)} (columns read: {', '.join(CSV_KNOWN)}; any "
-                        f"other is kept in the kernels' meta)", line=1)
+                        f"other is kept in the kernels' meta, but an analysis CSV's verdicts "
+                        f"such as percent_of_roof and bound, judged again)", line=1)
     return finish_read(path, out, wheres, given_ai, defaulted,
                        "add a precision column (fp64, fp32, ...)"
                        if "precision" not in header else "fill its precision cell")

@@ -1,29 +1,21 @@
 """FLOP and compulsory bytes of PyTorch's scaled-dot-product attention, forward and backward,
 from the shapes the profiler recorded (split from ingest/torch_ops.py).
 
-FLOP: bench.torch_flop_rules.sdpa_count, the live counter's count (bench may not import
-ingest, so it lives there). Forward: 2 matmuls (S = QK^T, O = PV), 2·B·H·pairs·(D_qk + D_v)
-(ops.attention's 4·B·H·pairs·D when D_qk == D_v), causal pairs with PyTorch's top-left
-mask. Backward (flash and its CUDA siblings): S is recomputed and dP, dV, dQ, dK computed,
-5 matmuls per computed (q, k) pair, 2·B·H·pairs·(3·D_qk + 2·D_v) (2.5x the forward when
-D_qk == D_v; torch/utils/flop_counter.py sdpa_backward_flop_count, steps 1-3), the causal
-pairs counted as the forward counts them (FlopCounterMode counts causal as dense).
+FLOP: workloads.torch_rules.flop.sdpa_count, the live counter's count too (both paths read
+it from workloads/, below bench/ and ingest/). Forward: 2 matmuls (S = QK^T, O = PV),
+2·B·H·pairs·(D_qk + D_v) (ops.attention's 4·B·H·pairs·D when D_qk == D_v), causal pairs
+with PyTorch's top-left mask. Backward (flash and its CUDA siblings): S is recomputed and
+dP, dV, dQ, dK computed, 5 matmuls per computed (q, k) pair, 2·B·H·pairs·(3·D_qk + 2·D_v)
+(2.5x the forward when D_qk == D_v; torch/utils/flop_counter.py sdpa_backward_flop_count,
+steps 1-3), the causal pairs counted as the forward counts them (FlopCounterMode counts
+causal as dense).
 """
 
 from __future__ import annotations
 
-from ..bench.torch_flop_rules import sdpa_count
-from .torch_ops import (
-    COMPLEX_REAL,
-    OpCall,
-    OpWork,
-    _const,
-    _in_bytes,
-    _numel,
-    _tensors,
-    dtype_of,
-    itemsize,
-)
+from ..workloads import ops
+from ..workloads.torch_rules.flop import sdpa_count
+from .torch_ops_base import COMPLEX_REAL, OpCall, OpWork, dtype_of, in_bytes, itemsize, numel
 
 # The is_causal argument's position in each backward op's schema (native_functions.yaml).
 _BACKWARD_CAUSAL = {
@@ -47,8 +39,6 @@ def _count(call: OpCall, first: int, causal: bool, backward: bool):
     """(FLOP, ops.attention's flash count) of the q, k, v at dims[first:], or None / a
     reason. ops.attention checks the shapes (GQA) and gives the precision and unit; the
     FLOP is sdpa_count's, which has D_v (ops.attention's D is q's)."""
-    from ..workloads import ops
-
     shape = _qkv(call.dims, first)
     dt = dtype_of(call.types[first]) if shape else None
     if dt is None:
@@ -67,17 +57,17 @@ def _attention(call: OpCall) -> OpWork | str | None:
     (scores stay on chip). is_causal masks top-left (query i sees keys 0..i; the SDPA docs'
     "upper left causal bias"), which differs from the decode-style bottom-right mask when
     Lq != Lkv."""
-    got = _count(call, 0, bool(_const(call, 5, False)), backward=False)
+    got = _count(call, 0, bool(call.const(5, False)), backward=False)
     if got is None or isinstance(got, str):
         return got
     flop, c = got
     dims = call.dims
     # q, k, v read and O [B, H, Lq, D_v] written (ops.attention's bytes when D_v == D_qk)
-    out = _numel(dims[0][:3]) * dims[2][3] * itemsize(dtype_of(call.types[0]))
-    nbytes = _in_bytes([(tuple(dims[i]), dtype_of(call.types[i])) for i in (0, 1, 2)]) + out
+    out = numel(dims[0][:3]) * dims[2][3] * itemsize(dtype_of(call.types[0]))
+    nbytes = in_bytes([(tuple(dims[i]), dtype_of(call.types[i])) for i in (0, 1, 2)]) + out
     mask = dims[3] if len(dims) > 3 and dims[3] else None
     mask_dt = dtype_of(call.types[3]) if mask else None
-    extra = _numel(mask) * itemsize(mask_dt or dtype_of(call.types[0])) if mask else 0.0
+    extra = numel(mask) * itemsize(mask_dt or dtype_of(call.types[0])) if mask else 0.0
     return OpWork("attention", flop, nbytes + extra, c.precision, c.unit)
 
 
@@ -85,13 +75,13 @@ def _attention_backward(call: OpCall) -> OpWork | str | None:
     """The SDPA backward kernels (grad_out, q, k, v, ...): sdpa_count's backward; bytes
     every tensor argument read once (grad_out, q, k, v, out, logsumexp, a mask or bias)
     and dq, dk, dv written."""
-    got = _count(call, 1, bool(_const(call, _BACKWARD_CAUSAL[call.name], False)),
+    got = _count(call, 1, bool(call.const(_BACKWARD_CAUSAL[call.name], False)),
                  backward=True)
     if got is None or isinstance(got, str):
         return got
     flop, c = got
     qkv = [(tuple(call.dims[i]), dtype_of(call.types[i])) for i in (1, 2, 3)]
-    nbytes = _in_bytes(_tensors(call)) + _in_bytes(qkv)
+    nbytes = in_bytes(call.tensors()) + in_bytes(qkv)
     return OpWork("attention_backward", flop, nbytes, c.precision, c.unit)
 
 

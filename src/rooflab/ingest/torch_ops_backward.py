@@ -2,49 +2,34 @@
 
 A training step's trace holds these under autograd's wrappers (`autograd::engine::
 evaluate_function: ConvolutionBackward0` -> `ConvolutionBackward0` -> the aten op); the
-rules are for the aten ops. Conventions are those of ingest.torch_ops (2 FLOP per
+rules are for the aten ops. Conventions are those of ingest.torch_ops_core (2 FLOP per
 multiply-add, one per pointwise op, comparisons 0); bytes: every tensor input read once,
 each gradient the op returns written once (the `output_mask` says which it returns).
 """
 
 from __future__ import annotations
 
-from ..bench.torch_flop_rules import (
+from ..units import flop_precision
+from ..workloads.torch_rules.flop import (
     BACKWARD_PER_ELEMENT,
     POINTWISE_BACKWARD_FLOP,
     layernorm_backward_per_element,
 )
-from ..bench.torch_layer_rules import BATCH_NORM_BACKWARDS, batchnorm_backward_per_element
-from ..units import flop_precision
-from .torch_ops import (
+from ..workloads.torch_rules.layer import BATCH_NORM_BACKWARDS, batchnorm_backward_per_element
+from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
     OpWork,
-    _const,
-    _in_bytes,
-    _numel,
-    _rows_cols,
-    _tensors,
+    in_bytes,
     itemsize,
+    numel,
     real_dtype,
+    rows_cols,
+    tensor_unit,
 )
 
 # The per-element counts (pointwise, softmax, layer norm, embedding) are one table with
-# the measure counter's (bench.torch_count), so the trace and rooflab.measure agree.
-
-
-def _mask(call: OpCall, i: int, n: int = 3) -> list[bool]:
-    """output_mask, the gradients the op returns ([True, True, True] when not recorded)."""
-    value = _const(call, i, [True] * n)
-    if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ValueError(f"output_mask {value!r}")
-    return [bool(v) for v in value]
-
-
-def _unit(dt: str) -> str | None:
-    from ..workloads.ops_common import TENSOR_DTYPES
-
-    return "tensor" if dt in TENSOR_DTYPES else None
+# the measure counter's (workloads.torch_rules), so the trace and rooflab.measure agree.
 
 
 def _conv_backward(call: OpCall) -> OpWork | str | None:
@@ -56,7 +41,7 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
     is not counted): one convention across verbs; its bytes are counted. The output
     positions are grad_output's, so stride, padding and dilation need not be read; a
     transposed one's are the input's (FlopCounterMode's conv_backward_flop, transposed)."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 3:
         return None
     (dy, dt), (x, _), (wt, _) = ts[:3]
@@ -65,31 +50,31 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
         return None   # unbatched convs reach the backward batched (autograd adds N = 1)
     if dt in COMPLEX_REAL:
         return "no formula for a complex convolution"
-    grad_input, grad_weight, grad_bias = _mask(call, 10)
-    groups = int(_const(call, 9, 1))
+    grad_input, grad_weight, grad_bias = call.output_mask(10)
+    groups = int(call.const(9, 1))
     n, k, *out = dy
     c, (kw, cg, *taps) = x[1], wt
-    if _const(call, 7, False):   # transposed: weight [C_in, C_out/g], the forward's MACs
+    if call.const(7, False):   # transposed: weight [C_in, C_out/g], the forward's MACs
         if groups < 1 or c != kw or k != cg * groups or x[0] != n:
             return f"channels disagree: input {c}, transposed filter {kw}x{cg} in " \
                    f"{groups} group(s), grad_output {k}"
-        conv = 2.0 * n * c * _numel(x[2:]) * cg * _numel(taps)
+        conv = 2.0 * n * c * numel(x[2:]) * cg * numel(taps)
     elif groups < 1 or c != cg * groups or k != kw or x[0] != n:
         return f"channels disagree: input {c}, filter {kw}x{cg} in {groups} group(s), " \
                f"grad_output {k}"
     else:
-        conv = 2.0 * n * k * _numel(out) * cg * _numel(taps)
+        conv = 2.0 * n * k * numel(out) * cg * numel(taps)
     flop = conv * (grad_input + grad_weight)
     e = itemsize(dt)
-    written = grad_input * _numel(x) + grad_weight * _numel(wt) + grad_bias * k
-    return OpWork(f"conv{spatial}d_backward", flop, _in_bytes(ts[:3]) + e * written,
-                  flop_precision(dt), _unit(dt))
+    written = grad_input * numel(x) + grad_weight * numel(wt) + grad_bias * k
+    return OpWork(f"conv{spatial}d_backward", flop, in_bytes(ts[:3]) + e * written,
+                  flop_precision(dt), tensor_unit(dt))
 
 
 def _grad_and_input(call: OpCall, what: str):
     """(tensors, grad_output's shape, its dtype) of a backward op that takes grad_output and
     one more tensor; None when the trace lacks them, "no formula for WHAT" for complex."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2:
         return None
     shape, dt = ts[0]
@@ -106,23 +91,23 @@ def _layernorm_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     ts, shape, dt = got
-    grad_input, grad_weight, grad_bias = _mask(call, 7)
+    grad_input, grad_weight, grad_bias = call.output_mask(7)
     weight, bias = (call.dims[i] if i < len(call.dims) and call.dims[i] else None
                     for i in (5, 6))
     grad_weight, grad_bias = grad_weight and weight is not None, grad_bias and bias is not None
     per = layernorm_backward_per_element(grad_input, grad_weight, grad_bias, weight is not None)
-    e = _numel(shape)
-    written = (grad_input * e + grad_weight * _numel(weight or ())
-               + grad_bias * _numel(bias or ()))
+    e = numel(shape)
+    written = (grad_input * e + grad_weight * numel(weight or ())
+               + grad_bias * numel(bias or ()))
     return OpWork("layernorm_backward", float(per * e),
-                  _in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
+                  in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
 
 
 def _batchnorm_backward(call: OpCall) -> OpWork | str | None:
     """native_batch_norm_backward / batch_norm_backward(grad_out, input, weight?, running
     mean and var?, save_mean?, save_invstd?, train, eps, output_mask[, reserve]) and
     cudnn / miopen_batch_norm_backward(input, grad_output, ...: training, all three
-    gradients): bench.torch_layer_rules' per-element count (9 in training, 1-5 in eval);
+    gradients): workloads.torch_rules.layer's per-element count (9 in training, 1-5 in eval);
     every tensor read, grad_input (the input's size) and grad_weight / grad_bias (C
     each) written."""
     got = _grad_and_input(call, "a complex batch norm")
@@ -133,13 +118,13 @@ def _batchnorm_backward(call: OpCall) -> OpWork | str | None:
         return None
     native = call.name.removeprefix("aten::") in ("native_batch_norm_backward",
                                                    "batch_norm_backward")
-    train = bool(_const(call, 7, True)) if native else True
-    mask = _mask(call, 9) if native else [True, True, True]
-    e = _numel(shape)
+    train = bool(call.const(7, True)) if native else True
+    mask = call.output_mask(9) if native else [True, True, True]
+    e = numel(shape)
     written = mask[0] * e + (mask[1] + mask[2]) * shape[1]
     return OpWork("batchnorm_backward",
                   float(batchnorm_backward_per_element(train, *mask) * e),
-                  _in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
+                  in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
 
 
 def _pointwise_backward(call: OpCall) -> OpWork | str | None:
@@ -151,9 +136,9 @@ def _pointwise_backward(call: OpCall) -> OpWork | str | None:
         return got
     ts, shape, dt = got
     name = call.name.removeprefix("aten::")
-    n = _numel(shape)
+    n = numel(shape)
     return OpWork(name, BACKWARD_PER_ELEMENT[name] * n,
-                  _in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
+                  in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
 
 
 def _softmax_backward(call: OpCall) -> OpWork | str | None:
@@ -163,12 +148,12 @@ def _softmax_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     ts, shape, dt = got
-    if _rows_cols(shape, int(_const(call, 2, -1))) is None:
+    if rows_cols(shape, int(call.const(2, -1))) is None:
         return None
-    n = _numel(shape)
+    n = numel(shape)
     name = "log_softmax_backward" if "log_softmax" in call.name else "softmax_backward"
     return OpWork(name, BACKWARD_PER_ELEMENT[call.name.removeprefix("aten::")] * n,
-                  _in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
+                  in_bytes(ts[:2]) + n * itemsize(dt), flop_precision(dt), "vector")
 
 
 def _embedding_backward(call: OpCall) -> OpWork | str | None:
@@ -176,15 +161,15 @@ def _embedding_backward(call: OpCall) -> OpWork | str | None:
     padding_idx, scale_grad_by_freq): each grad_output row added into its token's row of
     a zeroed [num_weights, D] gradient, 1 FLOP per grad_output element; grad_output and
     the indices read, the whole dense gradient written (it is the op's output)."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2:
         return None
     (dy, dt), ids = ts[0], ts[1]
-    rows = int(_const(call, 2, 0))
+    rows = int(call.const(2, 0))
     if not dy or rows < 1:
         return None
-    n = _numel(dy)
-    nbytes = _in_bytes([ts[0], ids]) + rows * dy[-1] * itemsize(dt)
+    n = numel(dy)
+    nbytes = in_bytes([ts[0], ids]) + rows * dy[-1] * itemsize(dt)
     return OpWork("embedding_backward", BACKWARD_PER_ELEMENT["embedding_dense_backward"] * n,
                   nbytes, flop_precision(real_dtype(dt)),
                   "vector")

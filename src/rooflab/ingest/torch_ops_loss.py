@@ -25,11 +25,11 @@ counts (an upper bound).
 
 from __future__ import annotations
 
-from ..bench.torch_loss_rules import MEAN, NONE, SUM, nll_counts
 from ..units import flop_precision
-from .torch_ops import COMPLEX_REAL, OpCall, OpWork, _const, _numel, dtype_of, itemsize
+from ..workloads.torch_rules.loss import MEAN, NONE, SUM, nll_counts
+from .torch_ops_base import COMPLEX_REAL, OpCall, OpWork, dtype_of, itemsize, numel
 
-# NONE, MEAN, SUM: at::Reduction, as "Concrete Inputs" records it (bench.torch_loss_rules)
+# NONE, MEAN, SUM: at::Reduction, as "Concrete Inputs" records it (workloads.torch_rules.loss)
 
 
 def _tensor(call: OpCall, i: int) -> tuple[tuple[int, ...], str] | None:
@@ -49,10 +49,10 @@ def _parts(call: OpCall, first: int):
     (shape, dt), weight = x, _tensor(call, first + 2)
     if dt in COMPLEX_REAL:
         return "no formula for a complex nll_loss"
-    reduction = int(_const(call, first + 3, MEAN))
+    reduction = int(call.const(first + 3, MEAN))
     if reduction not in (NONE, MEAN, SUM):
         return None
-    rows = _numel(target[0])
+    rows = numel(target[0])
     classes = shape[1] if len(shape) > 1 else shape[0]
     # a gather: the weights of the R targets, never more than the C stored
     w_bytes = min(rows, classes) * itemsize(weight[1]) if weight else 0.0
@@ -66,7 +66,7 @@ def _nll_forward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     shape, dt, rows, t_bytes, w_bytes, reduction = got
-    flop, nbytes = nll_counts(False, reduction, rows, _numel(shape), itemsize(dt), t_bytes,
+    flop, nbytes = nll_counts(False, reduction, rows, numel(shape), itemsize(dt), t_bytes,
                               w_bytes)
     return OpWork("nll_loss", flop, nbytes, flop_precision(dt), "vector")
 
@@ -78,7 +78,7 @@ def _nll_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(got, tuple):
         return got
     shape, dt, rows, t_bytes, w_bytes, reduction = got
-    flop, nbytes = nll_counts(True, reduction, rows, _numel(shape), itemsize(dt), t_bytes,
+    flop, nbytes = nll_counts(True, reduction, rows, numel(shape), itemsize(dt), t_bytes,
                               w_bytes)
     return OpWork("nll_loss_backward", flop, nbytes, flop_precision(dt), "vector")
 

@@ -1,27 +1,27 @@
 """Compulsory bytes of PyTorch's memory ops (no FLOP), from the shapes the profiler recorded.
 
 The byte model is that of `rooflab ai embedding` (workloads.ops.embedding) and of the
-`measure` counter (bench/torch_count.py: _traffic): a gather (embedding, index_select,
+`measure` counter (bench/torch_bytes.py: _traffic): a gather (embedding, index_select,
 gather) reads the rows it looks up (its output's size, at most the whole source), its
 indices, and writes its output; cat reads its inputs and writes their sum; copy_ reads
 its source and writes its destination without reading it; fill_ and zero_ write their
-tensor once and read nothing (the counter's _WRITE_ONLY). With 0 FLOP the report places
+tensor once and read nothing (the counter's WRITE_ONLY). With 0 FLOP the report places
 them on the memory ceiling (bytes/s and % of the bandwidth), as `ai` does such ops.
 """
 
 from __future__ import annotations
 
 from ..units import flop_precision
-from .torch_ops import (
+from ..workloads import ops
+from ..workloads.torch_rules.traffic import gather_bytes
+from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
     OpWork,
-    _const,
-    _in_bytes,
-    _numel,
-    _tensors,
     dtype_of,
+    in_bytes,
     itemsize,
+    numel,
     real_dtype,
 )
 
@@ -40,23 +40,15 @@ def _work(op: str, nbytes: float, dt: str) -> OpWork:
                   dt in COMPLEX_REAL)
 
 
-def gather_bytes(source: float, indices: float, output: float) -> float:
-    """The looked-up elements (the output's size, never more than the source), the indices
-    read, the output written: bench/torch_count.py's _traffic for _GATHERS."""
-    return min(source, output) + indices + output
-
-
 def _embedding(call: OpCall) -> OpWork | str | None:
     """aten::embedding(weight [V, D], indices, padding_idx, scale_grad_by_freq, sparse):
     `rooflab ai embedding --tokens T --hidden D` (ops.embedding), the rows read capped at
     the table's V·D when more tokens than rows are looked up."""
-    from ..workloads import ops
-
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2 or len(ts[0][0]) != 2:
         return None
     ((rows, hidden), dt), (ids, ids_dt) = ts[0], ts[1]
-    tokens = _numel(ids)
+    tokens = numel(ids)
     if dt in COMPLEX_REAL or tokens < 1:
         return None
     c = ops.embedding(tokens, hidden, dtype=dt, index_dtype=ids_dt)
@@ -67,28 +59,28 @@ def _embedding(call: OpCall) -> OpWork | str | None:
 
 def _index_select(call: OpCall) -> OpWork | str | None:
     """aten::index_select(self, dim, index): self's shape with dim cut to len(index)."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2:
         return None
     (src, dt), index = ts[0], ts[1]
     if not src:
         return None
-    dim = int(_const(call, 1, 0)) % len(src)
-    out = _numel(src) // src[dim] * _numel(index[0]) if src[dim] else 0
+    dim = int(call.const(1, 0)) % len(src)
+    out = numel(src) // src[dim] * numel(index[0]) if src[dim] else 0
     e = itemsize(dt)
-    return _work("index_select", gather_bytes(_numel(src) * e, _in_bytes([index]), out * e),
+    return _work("index_select", gather_bytes(numel(src) * e, in_bytes([index]), out * e),
                  dt)
 
 
 def _gather(call: OpCall) -> OpWork | str | None:
     """aten::gather(self, dim, index, sparse_grad): the output has index's shape."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2:
         return None
     (src, dt), index = ts[0], ts[1]
     e = itemsize(dt)
-    return _work("gather", gather_bytes(_numel(src) * e, _in_bytes([index]),
-                                        _numel(index[0]) * e), dt)
+    return _work("gather", gather_bytes(numel(src) * e, in_bytes([index]),
+                                        numel(index[0]) * e), dt)
 
 
 def _cat_dtype(call: OpCall) -> str | None:
@@ -108,7 +100,7 @@ def _cat(call: OpCall) -> OpWork | str | None:
     shapes = call.lists[0] if call.lists else None
     if not shapes:
         return None
-    n = sum(_numel(s) for s in shapes if s)   # an empty (0,) tensor adds nothing
+    n = sum(numel(s) for s in shapes if s)   # an empty (0,) tensor adds nothing
     dt = _cat_dtype(call)
     if dt is None:
         w = _work("cat", 2 * n * itemsize(CAT_ASSUMED_DTYPE), CAT_ASSUMED_DTYPE)
@@ -118,22 +110,22 @@ def _cat(call: OpCall) -> OpWork | str | None:
 
 def _copy(call: OpCall) -> OpWork | str | None:
     """aten::copy_(self, src, non_blocking): src read (a broadcast one its own size),
-    self written in its dtype and not read (the counter's _WRITE_ONLY)."""
-    ts = _tensors(call)
+    self written in its dtype and not read (the counter's WRITE_ONLY)."""
+    ts = call.tensors()
     if len(ts) < 2:
         return None
     (dst, dt), src = ts[0], ts[1]
-    return _work("copy", _in_bytes([src]) + _numel(dst) * itemsize(dt), dt)
+    return _work("copy", in_bytes([src]) + numel(dst) * itemsize(dt), dt)
 
 
 def _fill(call: OpCall) -> OpWork | str | None:
     """aten::fill_(self, value), aten::zero_(self): self written once, nothing read (a
     fill_ value given as a 0-dim tensor is one element: not counted)."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if not ts:
         return None
     shape, dt = ts[0]
-    return _work(call.name.removeprefix("aten::").rstrip("_"), _numel(shape) * itemsize(dt),
+    return _work(call.name.removeprefix("aten::").rstrip("_"), numel(shape) * itemsize(dt),
                  dt)
 
 

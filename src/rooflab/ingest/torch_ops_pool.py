@@ -2,7 +2,7 @@
 shapes (review r2 F4: a CNN's pooling and a GroupNorm were time in the "without a FLOP
 formula" note, up to half a training step's).
 
-Conventions are those of ingest.torch_ops and its reductions (torch_ops_reduce):
+Conventions are those of ingest.torch_ops_core and its reductions (torch_ops_reduce):
 - max pooling compares (0 FLOP, as ReLU and `maximum`: profilers count FADD/FMUL/FFMA, not
   FMNMX); its backward adds each grad_output element into grad_input at its index, 1 per
   grad_output element (embedding_dense_backward's scatter-add);
@@ -10,7 +10,7 @@ Conventions are those of ingest.torch_ops and its reductions (torch_ops_reduce):
   per output (mean's convention: the input elements it reads); its backward 1 divide per
   grad_output element and 1 add per window element it spreads to;
 - group norm is a layer norm over each group: layer_norm's per-element counts (5, + 1 each
-  for weight and bias) and its backward's (bench.torch_flop_rules.
+  for weight and bias) and its backward's (workloads.torch_rules.flop.
   layernorm_backward_per_element), mean and rstd left out of the bytes as layer_norm's are.
 Bytes: every tensor input read once, each output written once (max pooling's int64 indices
 too). The aten ops are the ones the CPU and CUDA traces record under the module calls
@@ -24,20 +24,18 @@ from __future__ import annotations
 
 import math
 
-from ..bench.torch_flop_rules import layernorm_backward_per_element
 from ..units import flop_precision
 from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT
-from .torch_ops import (
+from ..workloads.torch_rules.flop import layernorm_backward_per_element
+from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
     OpWork,
-    _const,
-    _in_bytes,
-    _numel,
-    _per_dim,
-    _tensors,
     dtype_of,
+    in_bytes,
     itemsize,
+    numel,
+    per_dim,
 )
 
 INDEX_BYTES = 8   # max pooling's indices are int64
@@ -58,20 +56,20 @@ def _pool_geometry(call: OpCall, x: tuple[int, ...], at: int, dilation_at: int |
     kernel_size at `at`, stride, padding (and dilation) after it; None when unreadable."""
     if len(x) not in (3, 4):
         return None
-    k = _per_dim(_const(call, at, None), 2)
-    s = _per_dim(_const(call, at + 1, None) or k, 2)   # stride [] is the kernel's
-    p = _per_dim(_const(call, at + 2, 0), 2)
-    d = _per_dim(_const(call, dilation_at, 1) if dilation_at else 1, 2)
-    ceil = bool(_const(call, ceil_at, False))
+    k = per_dim(call.const(at, None), 2)
+    s = per_dim(call.const(at + 1, None) or k, 2)   # stride [] is the kernel's
+    p = per_dim(call.const(at + 2, 0), 2)
+    d = per_dim(call.const(dilation_at, 1) if dilation_at else 1, 2)
+    ceil = bool(call.const(ceil_at, False))
     out = tuple(_window_out(n, *a, ceil) for n, a in zip(x[-2:], zip(k, s, p, d, strict=True),
                                                         strict=True))
     if min(out) < 1 or min(k) < 1:
         return None
-    return _numel(x[:-2]), out, _numel(k)
+    return numel(x[:-2]), out, numel(k)
 
 
 def _real(call: OpCall, what: str):
-    ts = _tensors(call)
+    ts = call.tensors()
     if not ts:
         return None
     if ts[0][1] in COMPLEX_REAL:
@@ -90,8 +88,8 @@ def _max_pool(call: OpCall) -> OpWork | str | None:
     if geo is None:
         return None
     lead, out, _ = geo
-    n_out = lead * _numel(out)
-    return OpWork("max_pool2d", 0.0, float(_numel(x) * itemsize(dt)
+    n_out = lead * numel(out)
+    return OpWork("max_pool2d", 0.0, float(numel(x) * itemsize(dt)
                                            + n_out * (itemsize(dt) + INDEX_BYTES)),
                   flop_precision(dt), None)
 
@@ -105,8 +103,8 @@ def _max_pool_backward(call: OpCall) -> OpWork | str | None:
         return ts if isinstance(ts, str) else None
     (dy, dt), (x, _) = ts[0], ts[1]
     idx = [t for t in ts[2:] if t[1] == "int64"]
-    n = _numel(dy)
-    nbytes = n * itemsize(dt) + _in_bytes(idx[:1]) + _numel(x) * itemsize(dt)
+    n = numel(dy)
+    nbytes = n * itemsize(dt) + in_bytes(idx[:1]) + numel(x) * itemsize(dt)
     return OpWork("max_pool2d_backward", float(n), float(nbytes), flop_precision(dt),
                   "vector")
 
@@ -122,9 +120,9 @@ def _avg_pool(call: OpCall) -> OpWork | str | None:
     if geo is None:
         return None
     lead, out, window = geo
-    n_out = lead * _numel(out)
+    n_out = lead * numel(out)
     return OpWork("avg_pool2d", float(n_out * window),
-                  float((_numel(x) + n_out) * itemsize(dt)), flop_precision(dt), "vector")
+                  float((numel(x) + n_out) * itemsize(dt)), flop_precision(dt), "vector")
 
 
 def _avg_pool_backward(call: OpCall) -> OpWork | str | None:
@@ -135,10 +133,10 @@ def _avg_pool_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(ts, list) or len(ts) < 2:
         return ts if isinstance(ts, str) else None
     (dy, dt), (x, _) = ts[0], ts[1]
-    k = _per_dim(_const(call, 2, None), 2)
-    n = _numel(dy)
-    return OpWork("avg_pool2d_backward", float(n * (1 + _numel(k))),
-                  float((n + _numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
+    k = per_dim(call.const(2, None), 2)
+    n = numel(dy)
+    return OpWork("avg_pool2d_backward", float(n * (1 + numel(k))),
+                  float((n + numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
 
 
 def _adaptive_windows(size: int, out: int) -> int:
@@ -151,9 +149,9 @@ def _adaptive_geometry(x: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, i
     """(output elements, summed window elements) of a 2-D adaptive pool of x to `out`."""
     if len(x) not in (3, 4) or len(out) != 2 or min(out) < 1:
         return None
-    lead = _numel(x[:-2])
+    lead = numel(x[:-2])
     windows = _adaptive_windows(x[-2], out[0]) * _adaptive_windows(x[-1], out[1])
-    return lead * _numel(out), lead * windows
+    return lead * numel(out), lead * windows
 
 
 def _adaptive_avg_pool(call: OpCall) -> OpWork | str | None:
@@ -163,12 +161,12 @@ def _adaptive_avg_pool(call: OpCall) -> OpWork | str | None:
     if not isinstance(ts, list):
         return ts
     x, dt = ts[0]
-    geo = _adaptive_geometry(x, tuple(_per_dim(_const(call, 1, None), 2)))
+    geo = _adaptive_geometry(x, tuple(per_dim(call.const(1, None), 2)))
     if geo is None:
         return None
     n_out, windows = geo
     return OpWork("adaptive_avg_pool2d", float(windows),
-                  float((_numel(x) + n_out) * itemsize(dt)), flop_precision(dt), "vector")
+                  float((numel(x) + n_out) * itemsize(dt)), flop_precision(dt), "vector")
 
 
 def _adaptive_avg_pool_backward(call: OpCall) -> OpWork | str | None:
@@ -183,7 +181,7 @@ def _adaptive_avg_pool_backward(call: OpCall) -> OpWork | str | None:
         return None
     n_out, windows = geo
     return OpWork("adaptive_avg_pool2d_backward", float(n_out + windows),
-                  float((n_out + _numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
+                  float((n_out + numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
 
 
 def _group_norm(call: OpCall) -> OpWork | str | None:
@@ -195,29 +193,27 @@ def _group_norm(call: OpCall) -> OpWork | str | None:
     x, dt = ts[0]
     affine = [(tuple(call.dims[i]), d) for i in (1, 2) if i < len(call.dims)
               and call.dims[i] and (d := dtype_of(call.types[i])) is not None]
-    e = _numel(x)
+    e = numel(x)
     return OpWork("groupnorm", float((LAYERNORM_PLAIN_FLOP_PER_ELEMENT + len(affine)) * e),
-                  2 * e * itemsize(dt) + _in_bytes(affine), flop_precision(dt), "vector")
+                  2 * e * itemsize(dt) + in_bytes(affine), flop_precision(dt), "vector")
 
 
 def _group_norm_backward(call: OpCall) -> OpWork | str | None:
     """aten::native_group_norm_backward(grad_out, input, mean, rstd, weight?, N, C, HxW,
     group, output_mask): layer_norm backward's per-element FLOP; the tensors read, each
     gradient the mask asks for written (grad_weight and grad_bias C elements each)."""
-    from .torch_ops_backward import _mask
-
     ts = _real(call, "group_norm_backward")
     if not isinstance(ts, list) or len(ts) < 2:
         return ts if isinstance(ts, str) else None
     x, dt = ts[0]
     weight = call.dims[4] if len(call.dims) > 4 and call.dims[4] else None
-    gi, gw, gb = _mask(call, 9)
-    channels = int(_const(call, 6, x[1] if len(x) > 1 else 1))
+    gi, gw, gb = call.output_mask(9)
+    channels = int(call.const(6, x[1] if len(x) > 1 else 1))
     per = layernorm_backward_per_element(gi, gw, gb, weight is not None)
-    e = _numel(x)
+    e = numel(x)
     written = gi * e + (gw + gb) * channels
     return OpWork("groupnorm_backward", float(per * e),
-                  _in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
+                  in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
 
 
 POOL_RULES = {

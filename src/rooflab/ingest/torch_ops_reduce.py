@@ -3,24 +3,24 @@
 Convention: a reduction of n elements to one is n - 1 adds, so `sum` counts (input
 elements - output elements) FLOP and `mean` that plus one divide per output, which is the
 input's elements. FlopCounterMode counts 0 for both; rooflab counts the adds, as the
-`measure` counter does for the same ops (bench.torch_count.reduction_flop: one formula on
-both paths). Bytes: the input read once, the output written once.
+`measure` counter does for the same ops (workloads.torch_rules.flop.reduction_flop: one
+formula on both paths). Bytes: the input read once, the output written once.
 """
 
 from __future__ import annotations
 
-from ..bench.torch_flop_rules import reduction_flop
 from ..units import flop_precision
-from .torch_ops import (
+from ..workloads.torch_rules.flop import reduction_flop
+from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
     OpWork,
-    _category,
-    _const,
-    _numel,
+    category,
     dtype_of,
     itemsize,
+    numel,
     real_dtype,
+    reduced_out,
 )
 
 # c10::ScalarType numbers, as "Concrete Inputs" records a `dtype=` argument (sum(x,
@@ -30,26 +30,16 @@ SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "f
                 11: "bool", 15: "bf16"}
 
 
-def _reduced_out(shape: tuple[int, ...], dims) -> int:
-    """Output elements of reducing `shape` over `dims` (None or []: every dimension; keepdim
-    leaves 1s, which do not change the count)."""
-    if not shape or not dims:
-        return 1
-    dims = dims if isinstance(dims, (list, tuple)) else [dims]
-    cut = {int(d) % len(shape) for d in dims}
-    return _numel([n for i, n in enumerate(shape) if i not in cut])
-
-
 def _out_dtype(call: OpCall, name: str, dt: str) -> str:
     """The result's dtype: an out= tensor's (sum.IntList_out, 5 arguments), else a dtype=
     argument's, else the input's; an integer or bool sum accumulates in int64 (torch.sum's
     docs: "integral inputs are promoted to int64")."""
     if len(call.dims) > 4 and call.dims[4] is not None and (out := dtype_of(call.types[4])):
         return out
-    given = _const(call, 3 if len(call.dims) > 2 else 1, None)
+    given = call.const(3 if len(call.dims) > 2 else 1, None)
     if isinstance(given, int) and given in SCALAR_TYPES:
         return SCALAR_TYPES[given]
-    return "int64" if name == "sum" and _category(dt) < 2 else dt
+    return "int64" if name == "sum" and category(dt) < 2 else dt
 
 
 def _reduce(call: OpCall) -> OpWork | str | None:
@@ -61,8 +51,8 @@ def _reduce(call: OpCall) -> OpWork | str | None:
     if dt is None:
         return None
     name = call.name.removeprefix("aten::")
-    n_in = _numel(shape)
-    n_out = _reduced_out(shape, _const(call, 1, None) if len(call.dims) > 2 else None)
+    n_in = numel(shape)
+    n_out = reduced_out(shape, call.const(1, None) if len(call.dims) > 2 else None)
     out_dt = _out_dtype(call, name, dt)
     cx = out_dt in COMPLEX_REAL
     flop = reduction_flop(name, n_in, n_out) * (2 if cx else 1)   # a complex add is 2

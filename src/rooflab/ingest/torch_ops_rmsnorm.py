@@ -1,40 +1,39 @@
 """Trace rules for PyTorch's fused RMS norm (review r2_torch F11): aten::_fused_rms_norm is
 one kernel on CUDA (and, on the CPU, a parent whose pow/mean/rsqrt/mul children the trace's
 nesting then leaves uncounted), so without a rule `nn.RMSNorm` / `F.rms_norm` count 0 there.
-FLOP: workloads/ops.py's rmsnorm_flop (`ai rmsnorm`'s) and bench/torch_layer_rules.py's
+FLOP: workloads/ops.py's rmsnorm_flop (`ai rmsnorm`'s) and workloads/torch_rules/layer.py's
 rmsnorm_backward_per_element, one count with `rooflab.measure`. Bytes: x and γ read, y
 written (the saved rstd left out, as the layer-norm rule leaves mean and rstd:
-docs/python.md). Registered by ingest/torch_ops.py
-(RULES.update(RMSNORM_RULES)).
+docs/python.md). Registered by ingest/torch_ops.py (RULES.update(RMSNORM_RULES)).
 """
 
 from __future__ import annotations
 
-from ..bench.torch_layer_rules import rmsnorm_backward_per_element
 from ..units import flop_precision
 from ..workloads.ops import rmsnorm_flop
-from .torch_ops import COMPLEX_REAL, OpCall, OpWork, _const, _in_bytes, _numel, _tensors, itemsize
+from ..workloads.torch_rules.layer import rmsnorm_backward_per_element
+from .torch_ops_base import COMPLEX_REAL, OpCall, OpWork, in_bytes, itemsize, numel
 
 
 def _rows(call: OpCall, shape: tuple[int, ...], at: int, weight) -> int | None:
     """Rows normalised: elements over the normalized_shape (argument `at`), else the
     weight's size, else the last dimension."""
-    norm = _const(call, at, None)
+    norm = call.const(at, None)
     if isinstance(norm, int):
         norm = [norm]
-    size = (_numel(norm) if isinstance(norm, (list, tuple)) and norm
-            else _numel(weight[0]) if weight else shape[-1] if shape else 0)
-    return _numel(shape) // size if size else None
+    size = (numel(norm) if isinstance(norm, (list, tuple)) and norm
+            else numel(weight[0]) if weight else shape[-1] if shape else 0)
+    return numel(shape) // size if size else None
 
 
 def _weight(call: OpCall, i: int):
-    ts = _tensors(OpCall(call.name, call.dims[i:i + 1], call.types[i:i + 1]))
+    ts = OpCall(call.name, call.dims[i:i + 1], call.types[i:i + 1]).tensors()
     return ts[0] if i < len(call.dims) and ts else None
 
 
 def _rmsnorm(call: OpCall) -> OpWork | str | None:
     """aten::_fused_rms_norm(input, normalized_shape, weight?, eps) -> (y, rstd)."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if not ts or not ts[0][0]:
         return None
     (shape, dt), weight = ts[0], _weight(call, 2)
@@ -43,8 +42,8 @@ def _rmsnorm(call: OpCall) -> OpWork | str | None:
     rows = _rows(call, shape, 1, weight)
     if rows is None:
         return None
-    e = _numel(shape)
-    nbytes = 2 * e * itemsize(dt) + (_in_bytes([weight]) if weight else 0.0)
+    e = numel(shape)
+    nbytes = 2 * e * itemsize(dt) + (in_bytes([weight]) if weight else 0.0)
     return OpWork("rmsnorm", rmsnorm_flop(e, rows, weight is not None), nbytes,
                   flop_precision(dt), "vector")
 
@@ -53,21 +52,21 @@ def _rmsnorm_backward(call: OpCall) -> OpWork | str | None:
     """aten::_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight?,
     output_mask) -> (grad_input, grad_weight): all tensors read, the asked gradients
     written."""
-    ts = _tensors(call)
+    ts = call.tensors()
     if len(ts) < 2 or not ts[1][0]:
         return None
     shape, dt = ts[1]
     if dt in COMPLEX_REAL:
         return "no formula for complex rms_norm"
     weight = _weight(call, 4)
-    mask = _const(call, 5, [True, True])
+    mask = call.const(5, [True, True])
     if not isinstance(mask, (list, tuple)) or len(mask) != 2:
         return None
     grad_input, grad_weight = bool(mask[0]), bool(mask[1]) and weight is not None
-    e = _numel(shape)
+    e = numel(shape)
     per = rmsnorm_backward_per_element(grad_input, grad_weight, weight is not None)
-    written = grad_input * e + (grad_weight * _numel(weight[0]) if weight else 0)
-    return OpWork("rmsnorm_backward", float(per * e), _in_bytes(ts) + written * itemsize(dt),
+    written = grad_input * e + (grad_weight * numel(weight[0]) if weight else 0)
+    return OpWork("rmsnorm_backward", float(per * e), in_bytes(ts) + written * itemsize(dt),
                   flop_precision(dt), "vector")
 
 

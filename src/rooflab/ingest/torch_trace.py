@@ -28,8 +28,9 @@ from .kernel_names import step_labels
 from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
 from .torch_compiled import compiled_error, compiled_note, compiled_regions
-from .torch_ops import OpCall, has_rule, work_or_reason
+from .torch_ops import has_rule, work_or_reason
 from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
+from .torch_ops_base import OpCall
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
 from .torch_ops_pool import ARGS_IN_KEY as _POOL_ARGS_IN_KEY
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY

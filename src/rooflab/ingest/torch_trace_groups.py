@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..model.kernel import Kernel
 from ..model.provenance import DERIVED, MEASURED
-from .torch_ops import dtype_of, precision_of
+from .torch_ops_base import dtype_of, precision_of
 from .torch_ops_loss import args_text as _loss_args_text
 from .torch_ops_memory import CAT_ASSUMED_DTYPE
 from .torch_ops_reduce import args_text as _reduce_args_text

@@ -32,6 +32,11 @@ def _lower(roof: Roof, precision: str, unit: str | None = None):
     312); where the roof lists no lower-precision vector rate, Roof.compute_for's
     stand-in (the wider vector ceiling) holds it. Other kernels take the fastest unit."""
     alts = LOWER_PRECISION.get(precision, ())
+    if unit == "scalar":
+        # a scalar loop stays scalar: fp32 scalar FMAs retire at the fp64 rate on x86 and
+        # Arm, so the fastest (vector) fp32 ceiling would price vectorising as precision
+        own = [(a, c) for a in alts if (c := roof.find_compute(a, "scalar"))]
+        return max(own, key=lambda ac: (ac[1].value, -alts.index(ac[0]))) if own else None
     if unit == "vector":
         # the fastest vector rate among the alternatives; a tie keeps the first (bf16)
         own = [(a, c) for a in alts if (c := roof.find_compute(a, "vector"))]

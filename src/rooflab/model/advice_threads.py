@@ -31,12 +31,23 @@ def kernel_threads(kernel: Kernel | None) -> int | None:
     return int(n)
 
 
-def per_thread_words(kind: str) -> tuple[str, str]:
+def l1_only(kernel: Kernel | None) -> bool:
+    """The kernel's bytes are all given at L1 (no L2, L3 or DRAM bytes): its operands
+    stay in L1, so there is no reload from further out for blocking to save."""
+    if kernel is None:
+        return False
+    levels = {lv for lv, b in kernel.bytes.items() if b}
+    return levels == {"L1"}
+
+
+def per_thread_words(kind: str, kernel: Kernel | None = None) -> tuple[str, str]:
     """(action, why) of the per-thread lever: for a matrix or stencil op (or one of no
     known kind), loop order and cache blocking (a naive ijk matmul strides B by a row per
     load and misses L1 on each: review r4 F3 measured the blocked version 7.9-9.4x
-    faster); for any other op, the serial dependencies in each thread."""
-    if is_matrix(kind) or is_stencil(kind) or not kind:
+    faster); for any other op, and for one of no known kind whose bytes are all at L1
+    (`kernel`; nothing to block: review s19 r4 F4, an L1-resident recurrence was told
+    "block for cache"), the serial dependencies in each thread."""
+    if is_matrix(kind) or is_stencil(kind) or (not kind and not l1_only(kernel)):
         return ("block for cache and fix the loop order (L1/L2 tiles, unit-stride inner "
                 "loop, register blocking), per thread",
                 "a matrix or stencil loop far below its roof usually reloads operands from "
@@ -64,7 +75,7 @@ def split_threads(spread: Advice, p: Point, e: Efficiency, roof: Roof,
     if spread.speedup <= cap:
         return [spread]
     t = max(spread.new_seconds, e.seconds / cap)
-    action, why = per_thread_words(kind)
+    action, why = per_thread_words(kind, kernel)
     share = TARGET_EFFICIENCY / cap
     ran_words = f"{ran} thread{'s' if ran != 1 else ''}"
     own = _advice(p, e, action,

@@ -19,10 +19,14 @@ PROVENANCES = ("nominal", "measured", "derived")
 CEILING_RANGE = (1.0, 1e21)
 
 # When a roof lacks a kernel's precision, the nearest ceiling that does the same math
-# more expensively is used, and the analysis says so.
+# more expensively is used, and the analysis says so. bf16 goes to fp32, not fp16: a roof
+# without bf16 is a machine without bf16 math (Volta and Turing tensor cores do fp16 MMA
+# only; a CPU without AVX512-BF16 converts), where bf16 runs at the fp32 rate: a V100's
+# bf16 GEMM held to fp16 tensor had an 8x low floor (review s19 r1 F9). Where bf16
+# exists it ties fp16 (A100 and later) and no stand-in is needed.
 PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
     "tf32": ("fp32",),
-    "bf16": ("fp16", "fp32"),
+    "bf16": ("fp32",),
     "fp16": ("bf16", "fp32"),
     "fp8": ("fp16", "bf16", "fp32"),
     "int8": ("fp16", "bf16", "fp32"),
@@ -31,6 +35,11 @@ PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
     "fp64": (),
     "fp32": (),
 }
+
+
+BF16_WHY = " (without bf16 math bf16 runs at the fp32 rate{})"
+# where the roof has fp16 tensor math but no bf16 (Volta/Turing): the way to its ceiling
+BF16_CAST = ": these tensor cores do fp16 only; cast to fp16 for the fp16 tensor ceiling"
 
 
 def iqr_over_median(samples) -> float:
@@ -257,7 +266,12 @@ class Roof:
             else None
         found = found or next((c for c in map(self.find_compute, alts) if c), None)
         if found is not None:
-            return found, f"roof '{self.name}' has no {precision} ceiling; using {found.label}"
+            # the cast advice only where an fp16 tensor ceiling exists (a CPU roof has none:
+            # review s19 h1 R2)
+            cast = BF16_CAST if self.find_compute("fp16", "tensor") else ""
+            why = BF16_WHY.format(cast) if precision == "bf16" else ""
+            return found, (f"roof '{self.name}' has no {precision} ceiling; using "
+                           f"{found.label}{why}")
         if self.compute:
             # Last resort: the slowest ceiling of the same family (float or integer), never a
             # faster unrelated one (an fp64 kernel judged against int4 math would look idle).

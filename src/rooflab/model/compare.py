@@ -20,16 +20,28 @@ measurements: the gate never reads them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ..errors import InputError
-from ..units import fmt_seconds
-from .compare_trust import cannot_tell, trust_notes
+from .compare_gate import exceeds, gate_notes, noise_reason, total_caveat
+from .compare_merge import ai as _ai
+from .compare_merge import merge_by_name, untestable
+from .compare_notes import (
+    calls_note,
+    precision_note,
+    predicted,
+    predicted_notes,
+    seconds_range,
+    summed_notes,
+    untimed_notes,
+    work_note,
+)
+from .compare_trust import cannot_tell, judged
 from .display import pretty
 from .display_results import comparison_text
-from .kernel import Kernel, sum_counts
-from .mann_whitney import ALPHA, UTest, smallest_p, u_test
+from .kernel import Kernel
+from .mann_whitney import UTest, u_test
 
 
 @dataclass(frozen=True)
@@ -77,9 +89,11 @@ class Match:
         """The U test of the two runs' samples, each scaled to the kernel's total (a sample
         is one call's seconds; x calls, so runs of different call counts compare as the
         change does); None when a side has no samples or no time. scipy's test where it is
-        installed, rooflab's count to the same p where not (mann_whitney.u_test)."""
+        installed, rooflab's count to the same p where not (mann_whitney.u_test). None too
+        where a side's samples do not describe its total (compare_merge.untestable)."""
         b, a = self.before, self.after
-        if self.speedup is None or not b.samples or not a.samples:
+        if (self.speedup is None or not b.samples or not a.samples or untestable(b)
+                or untestable(a)):
             return None
         return u_test([s * b.calls for s in b.samples], [s * a.calls for s in a.samples])
 
@@ -91,43 +105,30 @@ class Match:
     @property
     def within_noise(self) -> bool | None:
         """True when the U test cannot tell the runs apart (p >= ALPHA), False when it can;
-        None when there are no samples, or too few for any outcome to reach ALPHA."""
+        None when there are no samples, or fewer than MIN_TRUSTED_SAMPLES a side (whatever
+        their p: compare_trust.judged), or samples that do not describe the total."""
         t = self.noise
-        if t is None or not t.resolvable:
+        if not judged(t):
             return None
         return not t.significant
 
-
-@dataclass(frozen=True)
-class FloorMove:
-    """One kernel's (or the whole step's) work floor in each run: derived, not measured."""
-
-    name: str
-    before_s: float
-    after_s: float
+    @property
+    def predicted(self) -> bool:
+        """Whether a side's time is a what-if prediction (derived), not measured."""
+        return predicted(self.before) or predicted(self.after)
 
     @property
-    def speedup(self) -> float | None:
-        """before floor / after floor: > 1 is a lower floor."""
-        return self.before_s / self.after_s if self.before_s > 0 and self.after_s > 0 else None
-
-
-def floor_moves(c: Comparison, before: Mapping[str, float], after: Mapping[str, float]
-                ) -> tuple[FloorMove, ...]:
-    """The matched kernels' work floors (seconds by kernel name in each run, as an untimed
-    llm document's analysis[].floor_s gives them); kernels without a floor on a side are
-    left out."""
-    return tuple(FloorMove(m.name, before[m.before.name], after[m.name]) for m in c.matches
-                 if m.before.name in before and m.name in after)
+    def speedup_range(self) -> tuple[float, float] | None:
+        """(low, high) speed-up where a side's time is a what-if range; None otherwise."""
+        rb = seconds_range(self.before) or (self.before.seconds,) * 2
+        ra = seconds_range(self.after) or (self.after.seconds,) * 2
+        if self.speedup is None or (rb[0] == rb[1] and ra[0] == ra[1]):
+            return None
+        return rb[0] / ra[1], rb[1] / ra[0]
 
 
 def _rate(k: Kernel) -> float | None:
     return k.total_flop / k.seconds if k.seconds and k.total_flop > 0 else None
-
-
-def _ai(k: Kernel, level: str) -> float | None:
-    b = k.bytes.get(level)
-    return k.total_flop / b if b else None
 
 
 @dataclass(frozen=True)
@@ -159,38 +160,43 @@ class Comparison:
         """Over the matched kernels only."""
         return self.total_before_s / self.total_after_s if self.total_after_s else None
 
+    def total_range(self) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """((before low, high), (after low, high)) of the matched totals where a side's
+        times are what-if ranges (compare_notes.seconds_range); None otherwise."""
+        if not any(m.speedup_range for m in self.timed):
+            return None
+        ends = []
+        for side in ("before", "after"):
+            ks = [getattr(m, side) for m in self.timed]
+            ends.append((sum((seconds_range(k) or (k.seconds,) * 2)[0] for k in ks),
+                         sum((seconds_range(k) or (k.seconds,) * 2)[1] for k in ks)))
+        return ends[0], ends[1]
+
+    @property
+    def run_before_s(self) -> float:
+        """The first run's whole time: every timed kernel, matched or not (review s19 r5
+        F7: a kernel only in one run is outside the matched total, and can hide there)."""
+        return (sum(m.before.seconds or 0.0 for m in self.matches)
+                + sum(k.seconds or 0.0 for k in self.only_before))
+
+    @property
+    def run_after_s(self) -> float:
+        return (sum(m.after.seconds or 0.0 for m in self.matches)
+                + sum(k.seconds or 0.0 for k in self.only_after))
+
     def regressions(self, pct: float) -> tuple[Match, ...]:
         """Matched kernels whose time grew by more than `pct` percent, outside the noise:
         a change the U test finds within the noise is not one; a kernel whose noise could
         not be judged (no or too few samples) is gated on its change alone."""
         return tuple(m for m in self.matches
-                     if m.change_pct is not None and m.change_pct > pct
+                     if exceeds(m.change_pct, pct)
                      and m.within_noise is not True and m.cannot_tell is None)
 
     def within_noise(self, pct: float) -> tuple[Match, ...]:
         """Matched kernels slower by more than `pct` percent whose change is within the
         noise: what the gate let pass."""
         return tuple(m for m in self.matches
-                     if m.change_pct is not None and m.change_pct > pct
-                     and m.within_noise is True)
-
-
-def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
-    """Kernels of the same name added up: FLOP, bytes, seconds, calls, samples. A kernel
-    file's repeated rows, which the reader names 'conv #2' apart (meta renamed_from), count
-    under their own name again: here they are launches of one kernel."""
-    out: dict[str, Kernel] = {}
-    for k in kernels:
-        name = k.meta.get("renamed_from", k.name)
-        cur = out.get(name)
-        if cur is None:
-            out[name] = k if name == k.name else k.with_(name=name)
-            continue
-        seconds = (cur.seconds + k.seconds) if cur.seconds and k.seconds else None
-        out[name] = cur.with_(flop=sum_counts((cur.flop, k.flop)),
-                                bytes=sum_counts((cur.bytes, k.bytes)), seconds=seconds,
-                                calls=cur.calls + k.calls, samples=cur.samples + k.samples)
-    return tuple(out.values())
+                     if exceeds(m.change_pct, pct) and m.within_noise is True)
 
 
 def parse_rename(items: Sequence[str]) -> dict[str, str]:
@@ -223,24 +229,50 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     if unknown:
         raise InputError(f"--map names {', '.join(repr(u) for u in unknown)}, not a kernel of "
                          f"the second run (it has: {_some(k.name for k in a)})")
-    notes = _summed_notes(before, "first") + _summed_notes(after, "second")
+    _refuse_shared_targets(rename)
+    notes = summed_notes(before, "first") + summed_notes(after, "second")
     if len(b) == 1 and len(a) == 1 and not rename and b[0].name != a[0].name:
         rename = {b[0].name: a[0].name}
         notes.append(f"one kernel in each run: matched '{b[0].name}' with '{a[0].name}'")
+    # a --map target is taken by its OLD: the first run's kernel of that name (not itself
+    # mapped) no longer matches it by name, or the second run's kernel was matched twice
+    # (counted twice in total_after_s, its OLD's own kernel in neither; review s19 r2 F23)
+    claimed = {new: old for old, new in rename.items() if new != old}
     matches, only_before, used = [], [], set()
     for k in b:
         name = rename.get(k.name, k.name)
         other = after_by.get(name)
-        if other is None:
+        if k.name not in rename and name in claimed:
+            notes.append(f"{k.name}: not matched by name: --map {claimed[name]}={name} "
+                         f"pairs the second run's '{name}' with the first run's "
+                         f"'{claimed[name]}'")
+            other = None
+        if other is None or name in used:
             only_before.append(k)
             continue
         used.add(name)
         matches.append(Match(name, k, other))
-        notes += _calls_note(matches[-1])
+        notes += calls_note(matches[-1]) + precision_note(matches[-1])
     only_after = tuple(k for k in a if k.name not in used)
-    notes += _untimed_notes(matches)
+    notes += untimed_notes(matches)
     notes += [n for m in matches if (n := work_note(m))]
-    return Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+    notes += predicted_notes(matches)
+    c = Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
+    caveat = total_caveat(c)
+    return replace(c, notes=(*notes, caveat)) if caveat else c
+
+
+def _refuse_shared_targets(rename: Mapping[str, str]) -> None:
+    """Two OLDs mapped onto one NEW would match one kernel of the second run twice."""
+    olds: dict[str, list[str]] = {}
+    for old, new in rename.items():
+        olds.setdefault(new, []).append(old)
+    shared = {new: o for new, o in olds.items() if len(o) > 1}
+    if shared:
+        new, o = next(iter(shared.items()))
+        raise InputError(f"--map pairs {' and '.join(repr(x) for x in o)} with one kernel "
+                         f"of the second run, '{new}'; a kernel is matched once: map one "
+                         f"of them, or merge them under one name in the first run's file")
 
 
 def _some(names: Iterable[str], limit: int = 10) -> str:
@@ -249,131 +281,12 @@ def _some(names: Iterable[str], limit: int = 10) -> str:
     return ", ".join(names[:limit]) + more
 
 
-# A matched kernel whose FLOP changed by more than this (percent) did different work: its
-# speed-up is partly or wholly less (or more) work, not a faster kernel; a note says which.
-WORK_NOTE_PCT = 5.0
+def _seconds_provenance(k: Kernel) -> str | None:
+    return k.provenance.get("seconds", "measured") if k.seconds is not None else None
 
 
-def work_note(m: Match) -> str:
-    """'k: 2.48x faster; FLOP x0.42, DRAM bytes x0.32: mostly less work (FLOP); achieved
-    FLOP/s +4.4 %: the runs did different work ...' when the FLOP moved by more than
-    WORK_NOTE_PCT ('' otherwise): the words and the rule of `rooflab report`'s steps
-    findings (report/steps.py), for the before/after verb."""
-    work = m.work_change_pct
-    if work is None or abs(work) <= WORK_NOTE_PCT or m.speedup is None:
-        return ""
-    flop = 1.0 + work / 100.0
-    db, da = m.before.bytes.get("DRAM"), m.after.bytes.get("DRAM")
-    dram = da / db if da and db else 1.0
-    moved = f"FLOP x{flop:.2f}" + (f", DRAM bytes x{dram:.2f}" if da and db else "")
-    rate = m.rate_change_pct
-    rate_words = f"; achieved FLOP/s {rate:+.1f} %" if rate is not None else ""
-    speed = m.speedup
-    if speed > 1:
-        why = ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
-               else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
-        head = f"{speed:.2f}x faster; {moved}: mostly {why}"
-    else:
-        head = f"{speed:.2f}x ({'slower' if speed < 1 else 'no faster'}); {moved}"
-    return (f"{m.name}: {head}{rate_words}: the runs did different work (FLOP {work:+.1f} %), "
-            f"so the speed-up is not the kernel's alone")
-
-
-def _untimed_notes(matches: Sequence[Match]) -> list[str]:
-    """A matched kernel without a time in one run has no speed-up, so the totals and the
-    --fail-if-slower gate leave it out; say so, or a gate passes it without a word. When
-    no match is timed at all the caller says that once (a note per kernel would be noise)."""
-    if not any(m.speedup is not None for m in matches):
-        return []
-    notes = []
-    for m in matches:
-        if m.speedup is not None:
-            continue
-        where = ("either run" if not (m.before.seconds or m.after.seconds) else
-                 "the first run" if not m.before.seconds else "the second run")
-        notes.append(f"{m.name}: no time in {where}: no speed-up; left out of the totals "
-                     f"and of --fail-if-slower")
-    return notes
-
-
-def _summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
-    """Name-matching adds up same-named entries of one run; say so, since two different
-    kernels sharing a name (or one file listed twice) would otherwise pass silently."""
-    counts: dict[str, int] = {}
-    untimed: dict[str, int] = {}
-    for k in kernels:
-        name = k.meta.get("renamed_from", k.name)     # as merge_by_name groups them
-        counts[name] = counts.get(name, 0) + 1
-        untimed[name] = untimed.get(name, 0) + (not k.seconds)
-    # merge_by_name keeps a time only when every entry has one
-    return [f"{name}: {n} entries of this name in the {side} run, added up (FLOP, bytes, "
-            f"seconds, calls)" + (f"; {untimed[name]} without a time, so the sum has none"
-                                  if 0 < untimed[name] < n else "")
-            for name, n in counts.items() if n > 1]
-
-
-def _calls_note(m: Match) -> list[str]:
-    """Speed-ups compare totals; when the runs launched the kernel a different number of
-    times (ncu --launch-count, more iterations profiled, a fused loop) the total alone
-    misleads, so the per-call times are said beside it."""
-    b, a = m.before, m.after
-    if b.calls == a.calls or not b.seconds or not a.seconds:
-        return []
-    pb, pa = b.seconds / b.calls, a.seconds / a.calls
-    return [f"{m.name}: {b.calls} call(s) before, {a.calls} after: per call "
-            f"{fmt_seconds(pb)} -> {fmt_seconds(pa)} ({pb / pa:.2f}x); the speed-up and "
-            f"--fail-if-slower compare totals"]
-
-
-def gate_notes(c: Comparison, pct: float) -> list[str]:
-    """What --fail-if-slower PCT could and could not judge: the slower kernels it let pass
-    as noise, and the timed kernels it gated on their change alone (no samples in a run,
-    or too few for the U test to reach p < ALPHA)."""
-    notes = [f"{m.name}: {m.change_pct:+.1f} % is within the noise (U test p = "
-             f"{m.noise.p_value:.2g} >= {ALPHA:g}, {m.noise.n_before} and "
-             f"{m.noise.n_after} samples): not counted as slower"
-             for m in c.within_noise(pct)]
-    notes += trust_notes(c.matches)   # not counted as slower (regressions)
-    unjudged = [m for m in c.timed if m.within_noise is None]
-    if not unjudged:
-        return notes
-    if len(unjudged) == len(c.timed) and all(m.noise is None for m in unjudged):
-        return notes + ["no timing samples in both runs: --fail-if-slower could not judge "
-                        "noise and gates each change as measured (time with rooflab.measure"
-                        " or `rooflab bench`, which keep the samples)"]
-    for m in unjudged:
-        notes.append(f"{m.name}: {_why_unjudged(m)}: noise not judged; gated on the change "
-                     f"as measured")
-    return notes
-
-
-def noise_reason(m: Match) -> str | None:
-    """Why the U test did not judge a timed match's noise (no samples, too few); None when
-    it did, or when the match has no time on a side (nothing to judge)."""
-    if m.within_noise is not None or m.change_pct is None:
-        return None
-    return _why_unjudged(m)
-
-
-def _why_unjudged(m: Match) -> str:
-    nb, na = len(m.before.samples), len(m.after.samples)
-    if not nb or not na:
-        side = ("either run" if not (nb or na) else "the first run" if not nb
-                else "the second run")
-        return f"no timing samples in {side}"
-    return (f"{nb} and {na} samples (the U test's smallest p with so few is "
-            f"{smallest_p(nb, na):.2g}, not below {ALPHA:g})")
-
-
-def floors_to_dict(moves: Sequence[FloorMove], step: FloorMove | None) -> dict:
-    """The JSON's `floors` section: each matched kernel's work floor before and after, and
-    the step's (its name says which: the TPOT or TTFT floor)."""
-    def row(m: FloorMove) -> dict:
-        return {"kernel": m.name, "before_floor_s": m.before_s, "after_floor_s": m.after_s,
-                "speedup": m.speedup}
-
-    return {"provenance": "derived", "kernels": [row(m) for m in moves],
-            "step": row(step) if step is not None else None}
+def _listed(pair) -> list[float] | None:
+    return list(pair) if pair else None
 
 
 def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
@@ -400,16 +313,33 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
                      "noise_p_value": m.noise.p_value if m.within_noise is not None
                      else None,
                      "noise_not_judged": noise_reason(m),
-                     "within_noise": m.within_noise, "cannot_tell": m.cannot_tell})
+                     "within_noise": m.within_noise, "cannot_tell": m.cannot_tell,
+                     # a what-if document's times are predicted, not measured (r5 F3)
+                     "before_s_provenance": _seconds_provenance(m.before),
+                     "after_s_provenance": _seconds_provenance(m.after),
+                     "before_s_range": _listed(seconds_range(m.before)),
+                     "after_s_range": _listed(seconds_range(m.after)),
+                     "speedup_range": _listed(m.speedup_range),
+                     "precision_before": m.before.precision if m.before.total_flop else None,
+                     "precision_after": m.after.precision if m.after.total_flop else None})
     from .schema import SCHEMA_VERSION
 
+    span = c.total_range()
     d = {"schema_version": SCHEMA_VERSION, "matches": rows,
          "only_before": [k.name for k in c.only_before],
          "only_after": [k.name for k in c.only_after],
+         # their times: outside the matched total, where a slower run could hide (r5 F7)
+         "only_before_s": {k.name: k.seconds for k in c.only_before},
+         "only_after_s": {k.name: k.seconds for k in c.only_after},
          # no kernel timed in both runs: no totals (0 s would read as a measured time)
          "total_before_s": c.total_before_s if c.timed else None,
          "total_after_s": c.total_after_s if c.timed else None,
-         "speedup": c.speedup, "notes": list(c.notes)}
+         "total_before_s_range": _listed(span[0] if span else None),
+         "total_after_s_range": _listed(span[1] if span else None),
+         "speedup": c.speedup,
+         "run_before_s": c.run_before_s if c.timed else None,
+         "run_after_s": c.run_after_s if c.timed else None,
+         "notes": list(c.notes)}
     if fail_pct is not None:
         d["fail_if_slower_pct"] = fail_pct
         d["regressions"] = [m.name for m in c.regressions(fail_pct)]

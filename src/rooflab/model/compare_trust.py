@@ -1,28 +1,30 @@
-"""Whether compare's U test verdict 'outside noise' can be trusted between two runs. Pure.
+"""Whether compare's U test verdict can be trusted between two runs. Pure.
 
 The Mann-Whitney U test sees the noise inside each run only: load that moved between two
 runs (minutes apart on a shared machine) shifts every sample of one run, and the test
 then calls an unchanged kernel a significant change (review r4 F2: the same numba matmul
 re-run read 602 ms then 391 ms, 5 vs 5 samples without overlap, p = 2 / C(10, 5) =
-0.0079, 'outside noise', and --fail-if-slower 5 failed it). So a verdict is 'cannot
-tell' where the test had nothing more to say than 'no overlap' with few samples, or where
-the timer flagged a run noisy; unless the two sample sets lie further apart than load
-moving between runs is taken to make (FAR_APART) and than either run's own spread: a
-tiled matmul 3.16x faster, 5 samples 48.6-62.0 ms before and 8 at 14.5-16.7 ms after, was
-'cannot tell' for a noisy flag (review r6 F4).
+0.0079). Below MIN_TRUSTED_SAMPLES a side the test is not used at all (`judged`): the
+change is gated as measured, as without samples. An earlier rule called only p == the
+smallest p 'cannot tell' and passed it, so no overlap (5 vs 5, +33 %) passed the gate
+where one overlapping pair (p twice as large) failed it (review s19 r5 F1): a verdict
+must never let stronger evidence pass where weaker fails. From MIN_TRUSTED_SAMPLES up a
+significant test is 'cannot tell' where the timer flagged a run noisy, unless the two
+sample sets lie further apart than load moving between runs is taken to make (FAR_APART)
+and than either run's own spread (review r6 F4).
 """
 
 from __future__ import annotations
 
 from .kernel import Kernel
-from .mann_whitney import UTest, smallest_p
+from .mann_whitney import UTest
 
-# Fewer samples a side than this, at the smallest p they allow, is only "the two sets do
-# not overlap", which one shift of the whole run's load gives (review r4 F2 suggests 9:
-# at 9 vs 9 no overlap is p = 2 / C(18, 9) = 4.1e-5).
+# Fewer samples a side than this and the U test's verdict is mostly "the sets overlap or
+# not", which one shift of the whole run's load decides (review r4 F2 suggests 9: at 9 vs
+# 9 no overlap is p = 2 / C(18, 9) = 4.1e-5); so below it the test judges nothing.
 MIN_TRUSTED_SAMPLES = 9
 # The sets' gap (the slower run's fastest sample over the faster run's slowest, each scaled
-# by its calls) from which a change is counted even when a run is noisy or small: load
+# by its calls) from which a change is counted even when a run is flagged noisy: load
 # moving between runs shifted an unchanged numba matmul 1.54x (review r4 F2, 602 -> 391
 # ms); twice is beyond that with room. The gap must also exceed each run's own max/min.
 FAR_APART = 2.0
@@ -61,40 +63,43 @@ def far_apart(before: Kernel, after: Kernel) -> str | None:
             f"runs is taken to make and each run's own spread ({spread:.2f}x at most)")
 
 
-def _unsure(t: UTest, before: Kernel, after: Kernel) -> str | None:
-    """Why a significant U test alone cannot be trusted (a noisy run, or no more than 'no
-    overlap' from few samples), before the size of the change is looked at."""
+def judged(t: UTest | None) -> bool:
+    """Whether the U test may decide the gate: both runs have MIN_TRUSTED_SAMPLES or more
+    (then it can also reach ALPHA). Below, whatever p it gives, the change is gated as
+    measured: one rule for every p, so no outcome passes where a weaker one fails."""
+    return (t is not None and t.resolvable
+            and min(t.n_before, t.n_after) >= MIN_TRUSTED_SAMPLES)
+
+
+def _unsure(before: Kernel, after: Kernel) -> str | None:
+    """Why a significant U test alone cannot be trusted (a run flagged noisy), before the
+    size of the change is looked at."""
     noisy = [side for side, k in (("first", before), ("second", after)) if flagged_noisy(k)]
     if noisy:
         are = "runs are" if len(noisy) > 1 else "run is"
         return (f"the {' and '.join(noisy)} {are} flagged noisy (other load moved its "
                 f"samples); the U test sees only the noise within each run")
-    few = min(t.n_before, t.n_after)
-    if few < MIN_TRUSTED_SAMPLES and t.p_value <= smallest_p(t.n_before, t.n_after) * 1.001:
-        return (f"p {t.p_value:.2g} is the smallest {t.n_before} and {t.n_after} samples "
-                f"allow: the sets only do not overlap, which load shifting between runs "
-                f"gives as well")
     return None
 
 
 def cannot_tell(t: UTest | None, before: Kernel, after: Kernel) -> str | None:
     """Why a significant U test (p < ALPHA) cannot tell these runs apart; None when it can
     (or when it found no change: 'within noise' stands). A change whose sample sets lie
-    far apart (far_apart) is told whatever the runs' noise flags and sample counts."""
-    if t is None or not t.significant:
+    far apart (far_apart) is told whatever the runs' noise flags."""
+    if not judged(t) or not t.significant:
         return None
-    why = _unsure(t, before, after)
+    why = _unsure(before, after)
     if why is None or far_apart(before, after):
         return None
     return why
 
 
 def counted_anyway(t: UTest | None, before: Kernel, after: Kernel) -> str | None:
-    """For a change counted although a run is noisy or small (far_apart overrode
+    """For a change counted although a run is flagged noisy (far_apart overrode
     cannot_tell): what would have held it back and why it is counted; None otherwise."""
-    if t is None or not t.significant:
+    if not judged(t) or not t.significant:
         return None
-    why = _unsure(t, before, after)
+    why = _unsure(before, after)
     far = far_apart(before, after) if why else None
     return f"{why}; but {far}" if far else None
 
@@ -102,7 +107,7 @@ def counted_anyway(t: UTest | None, before: Kernel, after: Kernel) -> str | None
 def trust_notes(matches) -> list[str]:
     """A note for each match whose 'outside noise' cannot be trusted (Match.cannot_tell):
     why, and what to do; and for each counted only because its runs lie far apart
-    (counted_anyway): why it is counted though a run is noisy or small."""
+    (counted_anyway): why it is counted though a run is flagged noisy."""
     notes = []
     for m in matches:
         if m.cannot_tell:

@@ -43,6 +43,10 @@ class Machine:
     # seconds, so a loop of small calls is priced at its own kind's dispatch cost (review r5
     # F3: a numpy call costs 349 ns here, the numba no-op floor 177 ns).
     call_floors: Mapping[str, float] = field(default_factory=dict)
+    # The host's physical cores (host.cores), when the profile says: a scalar ceiling scales
+    # up to a kernel's threads only over real cores (SMT siblings share the FMA pipes;
+    # advice_vectorize._thread_share). None when unknown.
+    cores: int | None = None
 
     @property
     def simd(self) -> str:
@@ -119,6 +123,10 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
             kind = "gpu"
         elif _has(text, _CPU_WORDS):
             kind = "cpu"
+        elif any(c.unit == "scalar" for c in roof.compute):
+            # only a CPU roof has a scalar (no SIMD) ceiling: `specs import --fp64
+            # X@scalar` without --from had no other evidence (review s19 r4 F7)
+            kind = "cpu"
         elif any(c.precision == "tf32" or c.unit == "tensor" for c in roof.compute):
             kind = "gpu"        # tensor cores (tf32 is an NVIDIA format) and no CPU evidence
     feats = {_FEATURE_FLAGS[f] for f in host.get("flags") or () if f in _FEATURE_FLAGS}
@@ -135,7 +143,10 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
     if "L2" not in caches and isinstance(host.get("l2_bytes"), int | float):
         caches["L2"] = float(host["l2_bytes"])
     notes, share = machine_load(roof, host)
-    return Machine(kind, frozenset(feats), caches, notes, share)
+    cores = host.get("cores")
+    cores = int(cores) if isinstance(cores, int) and not isinstance(cores, bool) \
+        and cores >= 1 else None
+    return Machine(kind, frozenset(feats), caches, notes, share, cores=cores)
 
 
 # Words the probe's load notes are made of (probe/cpu/flags.py machine_load_notes).

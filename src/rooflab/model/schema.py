@@ -1,7 +1,13 @@
 """The JSON vocabulary: one dict shape per concept, SI numbers, unit-named fields.
 
-History of schema_version:
+History of schema_version (docs/json.md, "Changes since 1"; every reader takes 1 and 2):
   1 — first version (roof, kernels, analysis, profile).
+  2 — meanings recorded since 1: an analysis row under another level's roof reads
+      "not binding" + binding_level (was "latency"); `ai`'s time_floor_s and whatif's
+      before/after floors are max(work, launches) (were the work floor); llm counts the
+      embedding's all-reduce; notes always present ([] when empty); rows name the
+      ceilings they were judged by (memory_ceiling, compute_ceiling and their kinds);
+      error documents carry `detail`.
 
 The parts live by what they do: canonical_names (precision, level and unit names),
 json_values (a field's number), field_hints (a kernel's unknown fields), document_parts
@@ -25,7 +31,7 @@ from .json_values import number_field
 from .kernel import Kernel
 from .placement import NOT_BINDING, binds_elsewhere, kernel_key
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # The most launches a kernel's `calls` may give: 10^12 launches of 1 us each are 11 days
 # of launching. Past it the number is a typo: calls 1e308 came back as "seconds 5e+302
@@ -51,10 +57,10 @@ def check_schema_version(d: Any, where: str) -> None:
         return
     if isinstance(version, bool) or not isinstance(version, int):
         raise InputError(f"{where}: field 'schema_version' must be a whole number (this "
-                         f"rooflab writes {SCHEMA_VERSION}); got {version!r}")
+                         f"rooflab writes {SCHEMA_VERSION}); got {version!r}", path=where)
     if version > SCHEMA_VERSION:
         raise InputError(f"{where}: schema_version {version} is newer than this rooflab "
-                         f"understands ({SCHEMA_VERSION}); upgrade rooflab")
+                         f"understands ({SCHEMA_VERSION}); upgrade rooflab", path=where)
 
 
 def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:
@@ -321,10 +327,19 @@ def _floors(p: Point) -> dict[str, float | None]:
             "with_launches_s": p.floor_s if launch is None else max(p.floor_s, launch)}
 
 
-def points_to_dicts(points: Sequence[Point]) -> list[dict[str, Any]]:
-    """point_to_dict of each point, each with its kernel's binding point."""
+def points_to_dicts(points: Sequence[Point], roof: Roof | None = None,
+                    kernels: Sequence[Kernel] = ()) -> list[dict[str, Any]]:
+    """point_to_dict of each point, each with its kernel's binding point; given the roof
+    and the kernels the points were placed for, each row also names the ceilings it was
+    judged by (point_ceilings: memory_ceiling, compute_ceiling and their kinds)."""
     primary = primary_points(points)
-    return [point_to_dict(p, primary.get(kernel_key(p))) for p in points]
+    rows = [point_to_dict(p, primary.get(kernel_key(p))) for p in points]
+    if roof is None:
+        return rows
+    from .point_ceilings import rows_judged_by
+
+    return [{**row, **held} for row, held in zip(rows, rows_judged_by(points, roof, kernels),
+                                                  strict=True)]
 
 
 def _index(i: int) -> dict[str, int]:
@@ -355,9 +370,11 @@ def analysis_to_dict(a: Analysis) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "roof": roof_to_dict(a.roof),
         "kernels": [kernel_to_dict(k) for k in a.kernels],
-        "analysis": points_to_dicts(a.points),
+        "analysis": points_to_dicts(a.points, a.roof, a.kernels),
         # kernels without a point: their time is in the total `analysis` shares are of
         **({"unplaced": [unplaced_to_dict(u) for u in a.unplaced]} if a.unplaced else {}),
-        **({"notes": list(a.notes)} if a.notes else {}),
+        # always a list, [] when empty: doc["notes"] raised KeyError on some runs of a verb
+        # and not others (review s19 r2 F4)
+        "notes": list(a.notes),
     }
 

@@ -30,6 +30,34 @@ def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]
     return tuple(c for c in roof.compute if c in want)
 
 
+# Two measured scalar ceilings within this ratio are one height on the chart: x86 and Arm
+# cores retire scalar fp64 and fp32 FMAs at one rate, so the probe's two lines coincide.
+SCALAR_SAME = 1.10
+
+
+def _scalar_drawn(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
+    """The in-core scalar ceilings drawn by default (the CPU probe's, under the vector
+    ones): with kernels, those of the kernels' precisions; without, one per height."""
+    scalar = [c for c in roof.compute if c.unit == "scalar"]
+    if kernels:
+        precisions = {k.precision for k in kernels}
+        return {c for c in scalar if c.precision in precisions}
+    kept: list[Ceiling] = []
+    for c in scalar:
+        if not any(max(c.value, o.value) <= SCALAR_SAME * min(c.value, o.value) for o in kept):
+            kept.append(c)
+    return set(kept)
+
+
+def _default_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
+    """Every ceiling, or _auto_ceilings past MAX_CEILINGS, counting the vector and tensor
+    ones; scalar ceilings as _scalar_drawn picks them (they never crowd a roof out)."""
+    others = [c for c in roof.compute if c.unit != "scalar"]
+    picked = set(others) if len(others) <= MAX_CEILINGS else set(_auto_ceilings(roof, kernels))
+    picked |= _scalar_drawn(roof, kernels)
+    return tuple(c for c in roof.compute if c in picked)
+
+
 def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                     precisions: Sequence[str] | str | None = None
                     ) -> tuple[list[tuple[Ceiling, ...]], list[str], list[str]]:
@@ -53,7 +81,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                              f"{names} (or 'all')")
     kept, hidden, notes = [], [], []
     for roof in roofs:
-        if every or (not wanted and len(roof.compute) <= MAX_CEILINGS):
+        if every:
             chosen = roof.compute
         elif wanted:
             chosen = tuple(c for c in roof.compute
@@ -62,8 +90,12 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                 notes.append(f"{roof_label(roof)} has none of the precisions asked "
                              f"({', '.join(wanted)}); its compute ceilings are not drawn")
         else:
-            chosen = _auto_ceilings(roof, kernels)
-        left_out = [c for c in roof.compute if c not in chosen]
+            chosen = _default_ceilings(roof, kernels)
+        # a scalar ceiling the default leaves out (_scalar_drawn: a precision no kernel
+        # has, or the height of one drawn) is an in-core line under a drawn vector one:
+        # not worth a warning on every plot of a probed CPU; --precision all draws it
+        left_out = [c for c in roof.compute if c not in chosen
+                    and (wanted or c.unit != "scalar")]
         if left_out and not (wanted and not chosen):
             hidden += [f"{roof_label(roof)}: {c.label} {fmt_rate(c.value, c.precision)}"
                        for c in left_out]

@@ -126,6 +126,32 @@ def _spot_cost(box, own_y, roof, ceilings, labels) -> float:
     return _across(box, own_y, roof, ceilings) + (2 * ACROSS if hits else 0.0)
 
 
+def _label_cands(ln, text, first, pt, ceilings, labels):
+    """(anchor point, label point xy, candidates with their spot costs) of one ceiling's
+    label text: at its end of the line above, then below it, slid along it, then pushed
+    off it."""
+    # The judging roof labels its ceilings at the right edge, the others at their left
+    # end, so two roofs with similar peaks do not print on top of each other.
+    xy, ha = (((ln.xs[1], ln.ys[1]), "right") if first
+              else ((ln.xs[0] * 1.15, ln.ys[0]), "left"))
+    anchor = pt(*xy)
+    w = CHAR_PT * len(text) + 6
+    along = -1 if first else 1
+    room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
+    slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
+    if not first:   # or right-aligned at the right edge, like the judging roof's
+        slides.append(pt(ln.xs[1], ln.ys[1])[0] - anchor[0] - w + 6)
+    cands = [((dx, dy), ha, va, 6.0 * j + (dy < 0))
+             for j, dx in enumerate([0.0, *slides])
+             for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
+    # Pushed off its line: the last resort (a label must stay by its line to be read).
+    cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
+              for k in (1, 2, 3, 4) for s in (1, -1)]
+    return anchor, xy, [(o, h, v, p + _spot_cost(_box(anchor, o, h, v, text), anchor[1],
+                                                 ln.roof, ceilings, labels))
+                        for o, h, v, p in cands]
+
+
 def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
     """Compute ceilings' labels (equal ceilings of one roof share one); slopes keep their
     text here and are placed after every ceiling."""
@@ -148,30 +174,29 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         value = " ".join(group[0].split()[-2:])
         text = " " + ", ".join(g.rsplit(" ", 2)[0] for g in group) + f" {value} "
         first = roof_labels[:1] == (ln.roof,)
-        # The judging roof labels its ceilings at the right edge, the others at their left
-        # end, so two roofs with similar peaks do not print on top of each other.
-        xy, ha = (((ln.xs[1], ln.ys[1]), "right") if first
-                  else ((ln.xs[0] * 1.15, ln.ys[0]), "left"))
-        anchor = pt(*xy)
-        w = CHAR_PT * len(text) + 6
-        along = -1 if first else 1
-        room = abs(anchor[0] - pt(ln.xs[0 if first else 1], ln.ys[0])[0])
-        slides = [along * w * k for k in (1, 2) if w * (k + 1) <= room]
-        if not first:   # or right-aligned at the right edge, like the judging roof's
-            slides.append(pt(ln.xs[1], ln.ys[1])[0] - anchor[0] - w + 6)
-        cands = [((dx, dy), ha, va, 6.0 * j + (dy < 0))
-                 for j, dx in enumerate([0.0, *slides])
-                 for dy, va in ((1.0, "bottom"), (-1.0, "top"))]
-        # Pushed off its line: the last resort (a label must stay by its line to be read).
-        cands += [((0.0, s * (1.0 + k * LINE_PT)), ha, "bottom" if s > 0 else "top", 40.0 * k)
-                  for k in (1, 2, 3, 4) for s in (1, -1)]
-        cands = [(o, h, v, p + _spot_cost(_box(anchor, o, h, v, text), anchor[1], ln.roof,
-                                          ceilings, placed[first_label:]))
-                 for o, h, v, p in cands]
+        anchor, xy, cands = _label_cands(ln, text, first, pt, ceilings, placed[first_label:])
         offset, ha, va = _place(anchor, text, cands, placed, soft)
+        xy, offset = _on_line(ln, xy, offset, pt)
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)
     return out_lines
+
+
+def _on_line(ln, xy, offset, pt):
+    """A label slid along its line as a point on the line (data units) and no sideways
+    offset: the same spot on the model's axes, but one that moves with the drawn axes as
+    the other labels' anchors do. Slid by points from its end, it did not: the drawn axes
+    are up to 557 pt wide, not the model's 550 (AXES_PT), so a label slid left from the
+    right edge and another at a point on its line, 1.7 pt apart in the model, overlapped
+    in the PNG (a crowded 3-roof chart: 'fp64 vector 85 TFLOP/s' on 'fp64 vector 100
+    TFLOP/s', measured 85/120/160 vs nominal 100/140/190 TFLOP/s)."""
+    dx, dy = offset
+    (x0, _), (x1, _) = pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1])
+    if not dx or x1 == x0:
+        return xy, offset
+    # the model's x is log-linear in the data: dx points is a factor along the line
+    x = xy[0] * (ln.xs[-1] / ln.xs[0]) ** (dx / (x1 - x0))
+    return (x, xy[1]), (0.0, dy)
 
 
 def _ridge_labels(ridges, roof_labels, pt, placed, soft) -> list:

@@ -317,12 +317,29 @@ def precision_ceilings(display: RooflineDisplay) -> list[str]:
     if len(_precisions(kernels)) < 2 or not display.roofs or not display.roofs[0].compute:
         return []
     roof = display.roofs[0]
-    out = []
+    ceilings: dict[str, dict[str, tuple]] = {}   # precision -> ceiling label -> (c, names)
     for k in kernels:
         c, _ = roof.compute_for(k.precision, k.unit)
-        out.append(f"{k.precision} kernels: judged on {c.label} "
-                   f"{fmt_rate(c.value, c.precision)}")
-    return list(dict.fromkeys(out))
+        names = ceilings.setdefault(k.precision, {}).setdefault(c.label, (c, []))[1]
+        if (name := _plain_name(k.name)) not in names:
+            names.append(name)
+    out = []
+    for precision, by_label in ceilings.items():
+        for label, (c, names) in by_label.items():
+            # one precision held to two ceilings (fp64 vector triad, fp64 tensor GEMMs)
+            # read "fp64 kernels" twice with two roofs: say which kernels (r5 F12)
+            who = (f"{precision} kernels" if len(by_label) == 1 else
+                   f"{label.removeprefix(precision).strip() or precision} {precision} "
+                   f"kernels ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})")
+            out.append(f"{who}: judged on {label} {fmt_rate(c.value, c.precision)}")
+    return out
+
+
+def _plain_name(name: str) -> str:
+    """A kernel's name less compare's '(before)' / '(after, 2.91x)' point label."""
+    import re
+
+    return re.sub(r" \((before|after)[^)]*\)$", "", name)
 
 
 def _labelled(points, to_draw, trajectory: bool, n: int, place: bool, lines, ridges, xlim,

@@ -35,11 +35,41 @@ def envelope_bound(p: Point, roof: Roof, bound: str | None = None) -> str:
     """`bound` (p.bound by default) as the tables print it on `roof`: unchanged off the
     envelope; on it NO_ROOF for a point that sets its ceiling, else 'memory (relative)'."""
     said = p.bound if bound is None else bound
-    if not on_envelope(roof) or said.startswith("not binding"):
+    return _on_envelope_words(said, p.percent_of_roof) if on_envelope(roof) else said
+
+
+def _on_envelope_words(said: str, percent: float | None) -> str:
+    """The one rule of envelope_bound and envelope_json: a class on the envelope."""
+    if said.startswith("not binding"):
         return said
-    if p.percent_of_roof is not None and p.percent_of_roof >= AT_ENVELOPE_PCT:
+    if percent is not None and percent >= AT_ENVELOPE_PCT:
         return NO_ROOF
     return f"{said} ({RELATIVE})"
+
+
+# --json's `bound` where the tables say NO_ROOF (docs/json.md)
+NO_ROOF_JSON = "no roof"
+
+
+def envelope_json(doc: dict) -> dict:
+    """An analysis document (schema.analysis_to_dict) with each point's bound as the
+    tables word it on the envelope roof: "no roof" for a point that sets its ceiling, and
+    `"relative": true` beside the class of any other (review s19: the JSON kept the
+    model's "compute" where the terminal and HTML said "no roof (give --on)"). Unchanged
+    off the envelope (the document's roof source says which)."""
+    from ..ingest.profile_envelope import ENVELOPE_SOURCE
+
+    if (doc.get("roof") or {}).get("source") != ENVELOPE_SOURCE:
+        return doc
+    out = []
+    for d in doc.get("analysis", ()):
+        said = _on_envelope_words(d.get("bound") or "", d.get("percent_of_roof"))
+        if said == NO_ROOF:
+            d = {**d, "bound": NO_ROOF_JSON}
+        elif said.endswith(f"({RELATIVE})"):
+            d = {**d, "relative": True}
+        out.append(d)
+    return {**doc, "analysis": out}
 
 
 def level_words(full: Analysis) -> dict[tuple[int, str], str]:

@@ -335,6 +335,15 @@ class FlatName:
     x: float
     position: str
     box: Box
+    text: str = ""      # the name as written: Flat.text, or it in two rows (_two_rows)
+
+
+def _two_rows(text: str) -> str | None:
+    """A ceiling's name in two rows, the ceiling over its value ('fp8 tensor<br>1.98
+    PFLOP/s'), or None where no word starts with a digit to break before."""
+    words = text.split(" ")
+    at = next((i for i, w in enumerate(words) if i and w[:1].isdigit()), None)
+    return None if at is None else " ".join(words[:at]) + "<br>" + " ".join(words[at:])
 
 
 def flat_spots(left: float, right: float, w: float, prefer: str,
@@ -399,21 +408,37 @@ def place_ceiling_names(flats: Sequence[Flat], axes: Axes, obstacles: Sequence[B
         right = min(axes.px(f.x1, f.value)[0], axes.size[0])
         others = [(a, b) for key, a, b in segments if key != f.key
                   and not (a[1] == b[1] and abs(a[1] - y) <= LINE_MARGIN_PX + 0.5)]
-        w = CHAR_EM * f.font_px * len(f.text)
         taken = [*obstacles, *placed]
-        best = None
-        for px, position in _flat_candidates(left, right, w, f.prefer):
-            box = text_box((px, y), f.text, position, f.font_px, gap=0.0)
-            n, crossed = flat_conflicts(box, position.startswith("top"), axes.size, taken,
-                                        others)
-            if best is None or n < best[0]:
-                best = (n, px, position, box)
-            if n == crossed == 0:
-                best = (n, px, position, box)
-                break
-        _, px, position, box = best
+        best = _best_spot(f.text, f.font_px, y, left, right, f.prefer, axes.size, taken,
+                          others)
+        rows = _two_rows(f.text) if best[0] > 0 else None
+        if rows is not None:
+            # the name in one row covers a marker or a name wherever it goes: a line
+            # shorter than its name (H100's fp8 tensor, from its ridge to the plot's edge)
+            # ran it back over its own ridge diamond; in two rows, half as wide, it may
+            # fit beside it
+            two = _best_spot(rows, f.font_px, y, left, right, f.prefer, axes.size, taken,
+                             others)
+            best = two if two[0] < best[0] else best
+        *_, px, position, box, text = best
         placed.append(box)
         # an end of the line is its own vertex, not a float's width beside it
         ends = {axes.px(f.x0, f.value)[0]: f.x0, axes.px(f.x1, f.value)[0]: f.x1}
-        out[f.key] = FlatName(ends.get(px, axes.data(px, y)[0]), position, box)
+        out[f.key] = FlatName(ends.get(px, axes.data(px, y)[0]), position, box, text)
     return out
+
+
+def _best_spot(text: str, font_px: float, y: float, left: float, right: float, prefer: str,
+               size, taken: Sequence[Box], others: Sequence) -> tuple:
+    """(conflicts, lines crossed, vertex px, textposition, box, text) of the name's first
+    free spot on its line, else of the first with the fewest conflicts."""
+    w = CHAR_EM * font_px * max(len(r) for r in text.split("<br>"))
+    best = None
+    for px, position in _flat_candidates(left, right, w, prefer):
+        box = text_box((px, y), text, position, font_px, gap=0.0)
+        n, crossed = flat_conflicts(box, position.startswith("top"), size, taken, others)
+        if best is None or n < best[0]:
+            best = (n, crossed, px, position, box, text)
+        if n == crossed == 0:
+            return (n, crossed, px, position, box, text)
+    return best

@@ -133,7 +133,7 @@ def name_ceilings(pairs, axes: Axes, obstacles: list, lines: list) -> None:
         t, f = pairs[key][0], pairs[key][1]
         xs = sorted({*t.x, at.x})
         t.x, t.y = xs, [f.value] * len(xs)
-        t.text = [f.text if x == at.x else "" for x in xs]
+        t.text = [(at.text or f.text) if x == at.x else "" for x in xs]
         t.textposition = at.position
 
 

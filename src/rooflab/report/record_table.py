@@ -93,7 +93,7 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
     gpu = (profile.host or {}).get("kind") != "cpu"
     rows = []
     for r in profile_rows(profile):
-        cells = list(r.cells()[:4])
+        cells, measured = list(r.cells()[:4]), r.measured
         if (r.unit in ("FLOP/s", "OP/s") and r.ratio is not None
                 and r.ratio < sheet.HEALTHY_COMPUTE[0]):
             cells[3] += f" {LOW_MARK}"   # the read-with-care section says why (trust_warnings)
@@ -104,6 +104,7 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
                 and profile.measured.overhead_source == COPIED_OVERHEAD):
             # `specs import --from` copies the datasheet's launch floor (review 19a N9)
             cells[2], cells[3] = f"{cells[2]} (datasheet, not measured)", "-"
+            measured = None   # and --json says what the cell says (s19 r2 F17)
         if r.nominal is None and r.derived_method:
             # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
             # and "not published" read as a missing datasheet value (review 17a N13e); the
@@ -113,13 +114,17 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
             # A vendor publishes peaks, not cache bandwidths (nor, for CPUs, always DRAM);
             # a ridge needs both numbers.
             level = r.quantity.rsplit("/ ", 1)[-1] if r.quantity.startswith("ridge") else ""
-            cells[1] = (f"{NOT_PUBLISHED} (no nominal {level})" if level
-                        and nominal.find_memory(level) is None else NOT_PUBLISHED)
+            missing = level and nominal.find_memory(level) is None
+            # a cache ridge's short: its bandwidth row above says "not published" (and the
+            # long words wrapped three such rows in 80 columns)
+            cells[1] = (f"no nominal {level}" if missing and level != "DRAM" else
+                        f"{NOT_PUBLISHED} (no nominal {level})" if missing else NOT_PUBLISHED)
         # a GPU's ridge row: the range a quiet machine's probe gives (a note under the
         # table says it, ridge_notes; the cells stay seed 004's four)
+        # (DRAM's only: the bands are of the DRAM bandwidth, not of a cache's)
         band = _ridge_band(nominal, r.nominal) if gpu and r.quantity.startswith("ridge") \
-            else None
-        rows.append(RecordRow(r.quantity, r.unit, r.nominal, r.measured, tuple(cells),
+            and r.quantity.endswith("/ DRAM") else None
+        rows.append(RecordRow(r.quantity, r.unit, r.nominal, measured, tuple(cells),
                               expected=band))
     return rows
 

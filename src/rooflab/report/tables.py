@@ -1,5 +1,6 @@
 """Terminal tables for machine profiles: seed 004's record table (nominal, measured,
-measured/nominal, ridge point P / B per precision for both roofs).
+measured/nominal, ridge point P / B per precision against DRAM for both roofs, and the top
+float ceiling's ridge against each cache level).
 
 `profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
 under it); only the CLI prints them. The measured column is the ceiling's
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from ..hardware.profile import MachineProfile
 from ..model.ceiling import Ceiling, Roof
 from ..probe.stats import summarize
-from ..units import fmt_ai, fmt_seconds, rate_unit, si
+from ..units import fmt_ai, fmt_seconds, is_float, rate_unit, si
 
 LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
 PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -123,9 +124,39 @@ def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
             if pair != (None, None):
                 name = f"{prec} {unit}" if prec in shared and unit else prec
                 rows.append(ProfileRow(f"ridge {name} / {level}", "FLOP/B", *pair))
+    rows += _cache_ridges(nom, meas, shared)
     if any(r.overhead_s for r in roofs):
         rows.append(ProfileRow("overhead floor", "s", nom.overhead_s if nom else None,
                                meas.overhead_s if meas else None))
+    return rows
+
+
+def top_float_key(nom: Roof | None, meas: Roof | None) -> tuple[str, str | None] | None:
+    """The (precision, unit) of the top float ceiling, the measured roof's where it has
+    one (the roof kernels are judged on), else the nominal's; None without a float one."""
+    for roof in (meas, nom):
+        floats = [c for c in (roof.compute if roof else ()) if is_float(c.precision)]
+        if floats:
+            top = max(floats, key=lambda c: c.value)
+            return top.precision, top.unit
+    return None
+
+
+def _cache_ridges(nom: Roof | None, meas: Roof | None, shared: set[str]) -> list[ProfileRow]:
+    """The ridge of the top float ceiling against each cache level either roof has (L1,
+    L2, L3): where a cache-resident kernel turns compute-bound, one slope per level (seeds
+    000/004). DRAM's ridges, one per precision, come before these."""
+    key = top_float_key(nom, meas)
+    if key is None:
+        return []
+    prec, unit = key
+    name = f"{prec} {unit}" if prec in shared and unit else prec
+    rows = []
+    for level in (lv for lv in LEVEL_ORDER[:3]
+                  if any(r is not None and r.find_memory(lv) for r in (nom, meas))):
+        pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
+        if pair != (None, None):
+            rows.append(ProfileRow(f"ridge {name} / {level}", "FLOP/B", *pair))
     return rows
 
 

@@ -6,6 +6,9 @@ works without `from rooflab.workloads import ops` and `import rooflab` stays lig
     ops    FLOP and compulsory bytes of single ops (matmul, elementwise, conv, ...)
     count  OpCount, the value those functions return
     llm    transformer inference: configs, decode/prefill steps, footprints, sweeps
+
+(torch_rules, imported by name: the FLOP/byte rules of PyTorch ops shared by the live
+counter, bench.torch_count, and the trace rules, ingest.torch_ops.)
 """
 
 from importlib import import_module

@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .count import COMPULSORY, OpCount
 from .ops_common import _count, _dt, _matrix_unit, _size
+from .ops_conv import _one, _pair, conv_input_elements
 
 # The HPC kernels live in ops_hpc; docs/ai.md calls them as ops.stencil, ops.spmv, ...
 from .ops_hpc import axpy, dot, spmv, stencil  # noqa: F401
@@ -198,39 +199,69 @@ def conv_output_size(size: int, kernel: int, stride: int, padding: int,
 
 def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int = 1,
            padding: int = 0, dtype: str = "fp16", groups: int = 1,
-           name: str | None = None, dilation: int = 1) -> OpCount:
+           name: str | None = None, dilation: int = 1,
+           out_dtype: str | None = None) -> OpCount:
     """Direct 2-D convolution, NCHW input, K filters of C/groups x R x S, output N x K x P x Q,
     P = conv_output_size(H, R, stride, padding, dilation) (Q likewise with W, S).
 
     FLOP 2·N·K·P·Q·(C/groups)·R·S (dilation spreads the R·S taps, it adds none; as
-    torch.utils.flop_counter counts); compulsory bytes input + filter + output (no im2col).
+    torch.utils.flop_counter counts); compulsory bytes: the input elements some output
+    reads (ops_conv.conv_input_elements: a stride wider than the filter skips rows and
+    columns, which are not read) + filter + output (no im2col). out_dtype: the output's
+    dtype when it is not `dtype` (an int8 or fp8 conv writing fp16/bf16). Depthwise
+    (C/groups == 1) is vector work: each output channel reduces over one input channel,
+    an N = 1 GEMM per group that tensor-core tiles cannot fill, and cuDNN's depthwise
+    kernels run on the FMA pipes.
     """
     n, c, h, w, k, r = (_size(v, nm) for v, nm in
                         ((n, "n"), (c, "c"), (h, "h"), (w, "w"), (k, "k"), (r, "r")))
-    s_, stride, groups = _size(s, "s"), _size(stride, "stride"), _size(groups, "groups")
-    padding, dilation = _size(padding, "padding", 0), _size(dilation, "dilation")
+    s_, groups = _size(s, "s"), _size(groups, "groups")
+    # one value for both axes, or (height, width) as torch's tuples take them
+    (sh, sw), (ph, pw), (dh, dw) = (_pair(v, nm, lo) for v, nm, lo in
+                                    ((stride, "stride", 1), (padding, "padding", 0),
+                                     (dilation, "dilation", 1)))
     if c % groups or k % groups:
-        raise InputError(f"groups={groups} must divide both c={c} and k={k}")
-    p = conv_output_size(h, r, stride, padding, dilation)
-    q = conv_output_size(w, s_, stride, padding, dilation)
+        raise InputError(f"groups {groups} must divide both c {c} and k {k} (each group "
+                         f"convolves c/groups input channels into k/groups outputs; "
+                         f"depthwise is groups = c)")
+    p = conv_output_size(h, r, sh, ph, dh)
+    q = conv_output_size(w, s_, sw, pw, dw)
     if p < 1 or q < 1:
-        spread = "" if dilation == 1 else (
-            f" (dilation {dilation} spreads it over {dilation * (r - 1) + 1}x"
-            f"{dilation * (s_ - 1) + 1} inputs)")
+        spread = "" if dh == dw == 1 else (
+            f" (dilation {_one(dh, dw)} spreads it over {dh * (r - 1) + 1}x"
+            f"{dw * (s_ - 1) + 1} inputs)")
         raise InputError(f"the {r}x{s_} filter{spread} does not fit the {h}x{w} input with "
-                         f"padding {padding}; increase padding or use a smaller filter"
-                         + ("" if dilation == 1 else " or dilation"))
+                         f"padding {_one(ph, pw)}; increase padding or use a smaller filter"
+                         + ("" if dh == dw == 1 else " or dilation"))
     d, e, _ = _dt(dtype)
+    out = canonical_dtype(out_dtype) if out_dtype is not None else d
     cg = c // groups
     flop = 2.0 * n * k * p * q * cg * r * s_
-    read = e * (n * c * h * w + k * cg * r * s_)
-    write = e * n * k * p * q
-    shape = {"n": n, "c": c, "h": h, "w": w, "k": k, "r": r, "s": s_, "stride": stride,
-             "padding": padding, "dilation": dilation, "groups": groups, "p": p, "q": q}
-    split = {"input": e * n * c * h * w, "filter": e * k * cg * r * s_, "output": write}
-    dil = f"_dil{dilation}" if dilation > 1 else ""
-    return _count(name or f"conv2d_{r}x{s_}{dil}_n{n}c{c}k{k}_{h}x{w}_{d}", "conv2d", flop,
-                  read, write, d, _matrix_unit(d), shape, split=split)
+    touched = conv_input_elements(n, c, (h, w), (r, s_), (sh, sw), (ph, pw), (dh, dw), (p, q))
+    split = {"input": e * touched, "filter": e * k * cg * r * s_,
+             "output": dtype_bytes(out) * n * k * p * q}
+    shape = {"n": n, "c": c, "h": h, "w": w, "k": k, "r": r, "s": s_, "stride": _one(sh, sw),
+             "padding": _one(ph, pw), "dilation": _one(dh, dw), "groups": groups, "p": p,
+             "q": q}
+    model = COMPULSORY
+    if touched < n * c * h * w:
+        model += (f"; the stride skips input rows/columns no output reads: "
+                  f"{touched // (n * c)} of each channel's {h * w} pixels are read (counted in "
+                  f"elements, as NHWC moves them; NCHW moves whole sectors of each row read)")
+    if out != d:
+        shape["out_dtype"] = out
+        model += f"; input and filter {d}, output {out}"
+    unit = _matrix_unit(d)
+    if cg == 1 and unit == "tensor":
+        unit = "vector"
+        model += ("; depthwise (C/groups = 1): held to the vector ceiling, since each output "
+                  "channel reduces over one input channel (an N = 1 GEMM tensor-core tiles "
+                  "cannot fill) and cuDNN's depthwise kernels run on the FMA pipes")
+    dil = f"_dil{dh}" if dh == dw > 1 else f"_dil{dh}x{dw}" if dh != dw else ""
+    return _count(name or f"conv2d_{r}x{s_}{dil}_n{n}c{c}k{k}_{h}x{w}_{d}"
+                  + (f"_out{out}" if out != d else ""), "conv2d", flop,
+                  split["input"] + split["filter"], split["output"], d, unit, shape,
+                  model=model, split=split)
 
 
 # Where a causal mask sits when q_len < kv_len. bottom-right: the queries are the last q_len
@@ -270,12 +301,13 @@ def attention_scores(q_len: int, kv_len: int, causal: bool,
 def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
               kv_heads: int | None = None, dtype: str = "fp16", flash: bool = True,
               causal: bool = False, name: str | None = None,
-              causal_align: str = "bottom-right") -> OpCount:
+              causal_align: str = "bottom-right", out_dtype: str | None = None) -> OpCount:
     """Scaled dot-product attention, O = softmax(Q Kᵀ / √d) V, per batch and head.
 
     FLOP: the two matmuls, 4·B·H·d per computed score (softmax's ~4 per score is not
     counted, as in FlashAttention's FLOP count). causal=True with flash counts only the
-    unmasked scores (≈ half for prefill), the work a block-skipping kernel does; naive
+    unmasked scores (≈ half for prefill): a lower bound on what a tile-skipping kernel
+    computes, which also computes the masked half of each diagonal tile (+Bc/L); naive
     (eager) computes the dense masked Lq·Lkv scores, so its FLOP stay dense, like its score
     bytes and like `rooflab llm --attn naive` (llm/kernels.py attention). causal_align says
     where the mask sits when q_len != kv_len (CAUSAL_ALIGNS: bottom-right for a decode step
@@ -284,6 +316,9 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     Bytes: flash reads Q, K, V once and writes O; naive also writes the score matrix S,
     reads it into softmax, writes P and reads P into the second matmul (4 passes over
     B·H·Lq·Lkv elements, dense even when causal). GQA: K and V have kv_heads heads.
+    Flash, causal, top-left with q_len < kv_len: keys past q_len are masked for every
+    query and never loaded, so K and V count min(q_len, kv_len) keys (review s19 r1 F11).
+    out_dtype: O's dtype when it is not `dtype` (FlashAttention-3's fp8 forward writes bf16).
     """
     batch, heads = _size(batch, "batch"), _size(heads, "heads")
     q_len, kv_len, head_dim = _size(q_len, "q_len"), _size(kv_len, "kv_len"), _size(
@@ -297,32 +332,44 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
                          f"are the last q_len of kv_len positions); got {q_len} > {kv_len}; "
                          f"causal_align='top-left' (PyTorch's is_causal) allows it")
     d, s, _ = _dt(dtype)
+    out = canonical_dtype(out_dtype) if out_dtype is not None else d
     scores = attention_scores(q_len, kv_len, causal, causal_align)
+    shape = {"batch": batch, "heads": heads, "kv_heads": kv_heads, "q_len": q_len,
+             "kv_len": kv_len, "head_dim": head_dim, "flash": flash, "causal": causal,
+             "scores": scores}
     # an eager kernel multiplies every (query, key) pair and masks afterwards: dense FLOP
     computed = scores if flash else q_len * kv_len
     flop = 4.0 * batch * heads * computed * head_dim
     q_o = s * batch * heads * q_len * head_dim
-    kv = 2.0 * s * batch * kv_heads * kv_len * head_dim
-    split = {"q": q_o, "kv": kv, "o": q_o}
+    o = dtype_bytes(out) * batch * heads * q_len * head_dim
+    # the keys some query sees: top-left causal hides keys q_len.. from every query
+    keys = min(q_len, kv_len) if flash and causal and causal_align == "top-left" else kv_len
+    kv = 2.0 * s * batch * kv_heads * keys * head_dim
+    split = {"q": q_o, "kv": kv, "o": o}
     kind = "flash" if flash else "naive"
     model = ("flash attention: Q, K, V read once, O written once; scores stay on chip"
              if flash else
              "naive attention: Q, K, V read once, O written once, plus the score matrix "
              "written, read by softmax, written as P and read back (4 x B·H·Lq·Lkv elements)")
     if causal:
-        model += ("; FLOP count only the unmasked (query, key) pairs" if flash else
+        model += ("; FLOP count only the unmasked (query, key) pairs (a lower bound: a "
+                  "tile-skipping kernel also computes the masked part of each diagonal "
+                  "tile)" if flash else
                   f"; FLOP count all Lq·Lkv (query, key) pairs: a dense kernel computes the "
                   f"masked ones too ({scores} of {q_len * kv_len} pairs a head unmasked, "
                   f"what flash counts)")
+        if keys < kv_len:
+            model += (f"; K and V read for keys 0..{keys - 1} only, the keys some query "
+                      f"sees (the other {kv_len - keys} are masked for every query)")
         if q_len != kv_len:
             model += "; " + CAUSAL_ALIGN_TEXT[causal_align]
+    if out != d:
+        shape["out_dtype"] = out
+        model += f"; Q, K, V {d}, O {out}"
     if not flash:
         split["scores"] = 4.0 * s * batch * heads * q_len * kv_len
     read = q_o + kv + split.get("scores", 0.0) / 2
-    write = q_o + split.get("scores", 0.0) / 2
-    shape = {"batch": batch, "heads": heads, "kv_heads": kv_heads, "q_len": q_len,
-             "kv_len": kv_len, "head_dim": head_dim, "flash": flash, "causal": causal,
-             "scores": scores}
+    write = o + split.get("scores", 0.0) / 2
     if causal and causal_align != "bottom-right":
         shape["causal_align"] = causal_align
     label = f"attention_{kind}{'_causal' if causal else ''}_b{batch}h{heads}q{q_len}kv{kv_len}"

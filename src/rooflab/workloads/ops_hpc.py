@@ -177,7 +177,8 @@ SPMV_X_REUSE = ("perfect", "none")
 
 
 def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: int = 1,
-         x_reuse: str = "perfect", name: str | None = None) -> OpCount:
+         x_reuse: str = "perfect", name: str | None = None,
+         write_allocate: bool = True) -> OpCount:
     """y = A·x, A a square CSR matrix of `rows` rows and `nnz` nonzeros (SpMM with rhs > 1).
 
     FLOP 2·nnz·rhs. Bytes: values nnz·s + column indices nnz·i + row pointers (rows + 1)·i
@@ -188,7 +189,9 @@ def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: in
     (review s18 r2 F2: without y's read it was 9 % short at 5 nonzeros a row). rows 2e6,
     nnz 54e6, fp64: 648e6 + 8e6 + 4 + 16e6 + 16e6 + 16e6 = 704e6 B, AI 0.153. The kernel's
     meta carries read_only_bytes (the matrix) and index_bytes (its integer part), so the
-    advice does not expect fusion or a smaller dtype to shrink them.
+    advice does not expect fusion or a smaller dtype to shrink them. write_allocate=False
+    (a GPU roof: byte_convention.roof_write_allocates) leaves y's read out: a GPU writes
+    the whole sectors of y back without reading them (review s19 r1 F12).
     """
     rows, nnz = _size(rows, "rows"), _size(nnz, "nnz")
     index_bytes, rhs = _size(index_bytes, "index_bytes"), _size(rhs, "rhs")
@@ -200,9 +203,9 @@ def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: in
     d, s, _ = _dt(dtype)
     split = {"values": float(nnz * s), "indices": float(nnz * index_bytes),
              "rowptr": float((rows + 1) * index_bytes),
-             "x": rhs * s * (rows if x_reuse == "perfect" else nnz), "y": rhs * s * rows,
-             # a normal store of y first reads its line (review s18 r2 F2)
-             "write_allocate": rhs * s * rows}
+             "x": rhs * s * (rows if x_reuse == "perfect" else nnz), "y": rhs * s * rows}
+    if write_allocate:      # a CPU's store of y first reads its line (review s18 r2 F2)
+        split["write_allocate"] = rhs * s * rows
     read = sum(v for k, v in split.items() if k != "y")
     matrix = split["values"] + split["indices"] + split["rowptr"]
     x = ("x read once per vector (perfect reuse in cache)" if x_reuse == "perfect" else
@@ -210,8 +213,10 @@ def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: in
     model = (f"CSR: values nnz x {s:g} B + column indices nnz x {index_bytes} B + row "
              f"pointers (rows + 1) x {index_bytes} B, the matrix read once"
              + (f" for all {rhs} vectors" if rhs > 1 else "") + f"; {x}; y written once"
-             + (" per vector" if rhs > 1 else "") + " and its write-allocate read (real "
-             "traffic, what hardware counters see); square matrix assumed")
+             + (" per vector" if rhs > 1 else "")
+             + (" and its write-allocate read (real traffic, what a CPU's counters see)"
+                if write_allocate else ", no write-allocate read (a GPU writes whole sectors "
+                "of y without reading them)") + "; square matrix assumed")
     shape = {"rows": rows, "nnz": nnz, "index_size": index_bytes, "rhs": rhs,
              "x_reuse": x_reuse}
     label = f"spmv_{rows}r_{nnz}nnz" + (f"_rhs{rhs}" if rhs > 1 else "") + f"_{d}"

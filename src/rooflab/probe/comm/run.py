@@ -34,18 +34,23 @@ def probe_comm(nproc: int | None = None, mode: str = "quick", *,
     profile (the others get None). Otherwise `nproc` ranks are started on 127.0.0.1 and
     the profile comes back from rank 0. Raises ProbeError naming the rank when one dies
     or hangs (nothing is returned then), InputError for bad arguments, MissingDependency
-    without torch."""
+    without torch (or numba, for CPU ranks)."""
     from .collectives import get_plan
+    from .needs import check_needs
 
     get_plan(mode)
+    # every package the ranks import is checked before any starts (needs.py): not numba
+    # after 30 s of collectives
     if under_torchrun():
-        from .cluster import TIMEOUT_ENV, run_rank
+        from .cluster import TIMEOUT_ENV, dist_env, run_rank
         from .launch import TIMEOUTS
 
+        check_needs(mode, dist_env()["local_world"])
         os.environ.setdefault(TIMEOUT_ENV, str(timeout_s or TIMEOUTS.get(mode, 600.0)))
         return run_rank(mode, record_load=True)
     from .launch import launch
 
+    check_needs(mode, nproc or default_nproc())
     data = launch(nproc or default_nproc(), mode, timeout_s=timeout_s, env=env,
                   progress=progress)
     return profile_from_dict(data, "cluster profile from rank 0")

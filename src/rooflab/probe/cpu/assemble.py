@@ -167,6 +167,7 @@ class _Raw:
     load: MachineLoad | None = None  # other work on the machine meanwhile (load.py)
     scaling: dict | None = None      # --threads 1,2,...: the other counts (scaling.py)
     affinity: dict | None = None     # the CPUs the probe ran on (affinity.py)
+    scalar: dict | None = None       # scalar (no SIMD) FMA peaks by precision (flops.py)
 
 
 def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
@@ -179,10 +180,13 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     gemm_ok = blas_threads_match(threads)
     if not gemm_ok:
         notes.append(f"numpy GEMM ran on the BLAS's default thread count, not {threads}; it "
-                     f"is kept in extras but not used for the ceilings (pip install "
-                     f"threadpoolctl to limit it)")
+                     f"is kept in extras but not used for the ceilings; to limit it, "
+                     f"install threadpoolctl: pip install threadpoolctl")
     compute = [_best(p, [raw.peaks[p]] + ([raw.gemm[p]] if gemm_ok else []), "vector")
                for p in ("fp64", "fp32")]
+    # the in-core scalar ceilings under the vector ones (Williams' "w/out SIMD")
+    compute += [_measured(m.rate, m.method, f"{p} scalar peak", precision=p, unit="scalar")
+                for p, m in (raw.scalar or {}).items()]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
     nominal, nominal_notes = _nominal(host, arch, ghz, threads)
@@ -207,7 +211,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                                                 dram.value if dram else None,
                                                 _real_value(mem)),
                           numa_note(host.numa_nodes)) if n]
-    notes += [f"{p}: not measured ({why})" for p, why in raw.not_measured.items()]
+    notes += [f"{p}: not measured: {why}" for p, why in raw.not_measured.items()]
+    notes += simd_ratio_notes(raw)
     floor_name, floor = min(raw.overhead.items(), key=lambda kv: kv[1].median)
     order = {lv: i for i, lv in enumerate(bw.LEVELS)}
     measured = Roof(
@@ -233,6 +238,24 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
         if dropped else {})
     return MachineProfile(host=host_d, nominal=nominal, measured=measured,
                           extras=extras, created=now_iso())
+
+
+# A vector FMA kernel at under this many times the scalar one did not use its SIMD lanes
+# (or the scalar kernel was vectorised): the two ceilings would tell a loop nothing.
+LEAST_SIMD_RATIO = 1.5
+
+
+def simd_ratio_notes(raw: _Raw) -> list[str]:
+    """A note per precision whose vector/scalar FMA ratio is under LEAST_SIMD_RATIO
+    (the ratio is the SIMD lanes: 4 for fp64 with AVX2, 8 for fp32)."""
+    out = []
+    for p, m in (raw.scalar or {}).items():
+        ratio = raw.peaks[p].rate.best / m.rate.best
+        if ratio < LEAST_SIMD_RATIO:
+            out.append(f"{p}: the vector FMA peak is only {ratio:.2f}x the scalar one "
+                       f"(SIMD lanes would give 2-16x): other load held the vector kernel "
+                       f"up, or the scalar kernel was vectorised; rerun on a quiet machine")
+    return out
 
 
 def _real_value(mem: dict[str, Ceiling]) -> float | None:
@@ -286,7 +309,9 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
                   "end_flop_per_s": end, "relative_change": end / start - 1,
                   "dram_end_bytes_per_s": raw.dram_end.best if raw.dram_end else None},
         "wall_s": wall_s,
-    } | ({"machine_load": raw.load.to_dict() | {"notes": machine_load_notes(raw.load)}}
+    } | ({"scalar_fma": {p: method_dict(m) | {"simd_ratio": raw.peaks[p].rate.best / m.rate.best}
+                        for p, m in raw.scalar.items()}} if raw.scalar else {}) | (
+        {"machine_load": raw.load.to_dict() | {"notes": machine_load_notes(raw.load)}}
          if raw.load is not None else {}) | (
         {"scaling": raw.scaling} if raw.scaling else {}) | (
         {"affinity": raw.affinity} if raw.affinity else {})

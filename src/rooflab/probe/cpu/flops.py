@@ -58,6 +58,30 @@ def fma_peak(precision: str, team: Team, plan: TimingPlan, clock=time.perf_count
     return Measured(precision, method, rate)
 
 
+def scalar_fma_peak(precision: str, team: Team, plan: TimingPlan, clock=time.perf_counter
+                    ) -> Measured:
+    """fma_peak with one lane: NVEC independent scalar FMA chains per thread
+    (kernels_scalar), the in-core ceiling a loop that is not vectorised is held to."""
+    from . import kernels as K
+    from . import kernels_scalar as KS
+
+    dtype = DTYPES[precision]
+    n = K.NVEC
+    src = rows_of(team.threads, n, 0.5, dtype)
+    dst = rows_of(team.threads, n, 0.0, dtype)
+    out = np.zeros(team.threads)
+    m = dtype(0.999)
+
+    def call(reps: int) -> None:
+        KS.par_ert_scalar(src, dst, m, FMA_PER_CALL, 1, reps, out)
+
+    rate = measure_rate(call, 2.0 * FMA_PER_CALL * n * team.threads, plan, clock=clock)
+    bits = 8 * np.dtype(dtype).itemsize
+    method = (f"scalar FMA throughput (no SIMD): {K.NVEC} independent scalar FMA chains per "
+              f"thread (LLVM llvm.fma.f{bits}), {team.threads} threads, value = best sample")
+    return Measured(precision, method, rate)
+
+
 def _blas_threads(threads: int):
     """Limit BLAS threads when threadpoolctl is available (else BLAS uses its default)."""
     try:
@@ -116,7 +140,7 @@ def torch_matmul_peak(precision: str, n: int, threads: int, plan: TimingPlan,
     try:
         import torch
     except ImportError:
-        return f"PyTorch is not installed ({install_command('torch')})"
+        return f"PyTorch is not installed; install it with: {install_command('torch')}"
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:

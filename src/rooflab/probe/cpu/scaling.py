@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ...model.ceiling import Ceiling
 from ..stats import rates_warning
 from . import bandwidth as bw
-from .flops import fma_peak
+from .flops import fma_peak, scalar_fma_peak
 from .modes import get_mode
 from .runner import Rate, Team
 
@@ -65,6 +65,11 @@ def measure_count(n: int, ws: Mapping[str, float], dram_total: float) -> dict:
     with Team(n) as team:
         for p in PRECISIONS:
             row[p] = _rate_dict(fma_peak(p, team, spec.peak_plan).rate, "flop_per_s")
+        # the scalar (no SIMD) FMA peaks, so the row's roof judges a loop on these threads
+        # against its own scalar ceilings (review s19 r4 F1); half the vector budget, as
+        # the full run (suite.py): register-resident, 2 x 0.075 s a count (quick plan)
+        row["scalar"] = {p: _rate_dict(scalar_fma_peak(p, team, spec.peak_plan.scaled(0.5))
+                                       .rate, "flop_per_s") for p in PRECISIONS}
         for lv in LEVELS:
             if lv != "DRAM" and lv not in ws:
                 continue
@@ -94,7 +99,8 @@ def measure_scaling(counts: tuple[int, ...], reference: dict, ws: Mapping[str, f
                    f"per-thread working sets the full run chose for L1, L2 and L3 (each "
                    f"where the host has it) and at its "
                    f"DRAM total set split over the threads; fp64/fp32 FMA-throughput "
-                   f"kernel; value = best sample; counts below the largest use the quick "
+                   f"kernel and its scalar (no SIMD) twin (row 'scalar'); value = best sample; "
+                   f"counts below the largest use the quick "
                    f"mode's timing plans"),
         "ws_bytes_per_thread": {lv: ws[lv] for lv in ("L1", "L2", "L3") if lv in ws},
         "dram_ws_bytes_total": dram_total,

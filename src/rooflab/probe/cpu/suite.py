@@ -21,7 +21,7 @@ from . import scaling
 from .assemble import _assemble, _measured, _Raw
 from .clock import measure_clock
 from .dram_ceiling import dram_from_add
-from .flops import fma_peak, gemm_peak, torch_matmul_peak
+from .flops import fma_peak, gemm_peak, scalar_fma_peak, torch_matmul_peak
 from .intensity import intensity_sweep
 from .modes import ModeSpec, get_mode
 from .overhead import overhead_floor
@@ -152,6 +152,9 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
             clock_1t = measure_clock(solo, clock_plan)
     stages.finish("clock")
     peaks = {p: fma_peak(p, team, spec.peak_plan) for p in ("fp64", "fp32")}
+    # the in-core scalar ceilings (kernels_scalar): register-resident like the vector
+    # peak, so half its budget suffices (--quick: about 0.2 s more in all, default 0.55 s)
+    scalar = {p: scalar_fma_peak(p, team, spec.peak_plan.scaled(0.5)) for p in ("fp64", "fp32")}
     stages.finish("flops")
     pool = bw.ArrayPool(sweep_sizes_for(spec, dram_total, threads)[-1])
     sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total, pool)
@@ -184,7 +187,7 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
     stages.finish("drift")
     return _Raw(clock0, clock_1t, peaks, sweep_extras, mem_ceilings, stream, ws_i, sweep,
                 gemm, gemm_by_size, lowp, not_measured, over, peak_end, clock1, notes,
-                dram_end)
+                dram_end, scalar=scalar)
 
 
 def thread_counts(threads, available: int) -> tuple[int, ...]:

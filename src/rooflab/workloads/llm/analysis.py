@@ -11,8 +11,9 @@ from ...errors import InputError
 from ...model.ceiling import Roof
 from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
-from ...model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
 from ...units import fmt_seconds
+from .count_notes import mla_note, softcap_note
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .layer_weights import ModelWeights
@@ -227,6 +228,9 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     req_tpot = _request_tpot(run_cfg, s, req, roof, notes)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
+    notes += mla_note(run_cfg) + softcap_note(
+        run_cfg, s, (("prefill", pre.step), ("decode step", dec.step)),
+        roof.bandwidth("DRAM").value)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
                    prompt=req.prompt, device_bytes=device_bytes)
     if s.pp > 1:
@@ -385,4 +389,4 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
     points = list(top.analysis.points)
     return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(r.roof),
             "kernels": [kernel_to_dict(k) for k in kernels],
-            "analysis": [point_to_dict(p) for p in points], "llm": llm}
+            "analysis": points_to_dicts(points, r.roof, kernels), "llm": llm}

@@ -257,6 +257,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     if quant_note:
         notes.append(quant_note)
     quant = _router_kept(quant, moe)
+    mla = _mla(d, where)
     return ModelConfig(
         name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
@@ -273,9 +274,21 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         attention_sinks=model_type in SINKS,
         sliding_window=window, sliding_layers=sliding_layers,
         qk_norm=model_type in QK_NORM,
-        moe=moe, mla=_mla(d, where),
+        moe=moe, mla=mla, attn_softcap=_softcap(d, where),
         dtype=dtype, quantization=quant, source=where, notes=tuple(notes),
     )
+
+
+def _softcap(d: dict[str, Any], where: str) -> float | None:
+    """Gemma-2's attn_logit_softcapping (scores -> cap x tanh(scores / cap)); None when
+    absent or null. Read only for the note under --attn naive (review s19 r6 F4)."""
+    v = d.get("attn_logit_softcapping")
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        raise InputError(f"{where}: field 'attn_logit_softcapping' must be a positive number "
+                         f"(Gemma-2 gives 50.0) or null; got {v!r}")
+    return float(v)
 
 
 # The most layers a config may give. The deepest released LLMs have a few hundred

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ...model.kernel import Kernel
 from .. import ops
 from ..count import OpCount
+from .byte_split import added
 from .eager import EAGER_HF_LAYER_KERNELS  # noqa: F401 (its old home: tests import it here)
 from .model_config import ModelConfig
 from .settings import NARROW, Settings, is_kept
@@ -259,21 +260,21 @@ def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, q
     shape = dict(batch=batch, heads=heads, q_len=q_len, kv_len=kv_len, qk_dim=qk_dim,
                  v_dim=v_dim, causal=causal, scores=pairs)
     if s.flash:
-        split = {"activations": q_bytes + o_bytes, kv_key: kv_read}
+        split = added(("activations", q_bytes + o_bytes), (kv_key, kv_read))
         return (_count(f"{prefix}attention", "attention", flop, split, s, unit="tensor",
                        flash=True, **shape),)
     # naive (eager): the dense masked scores are computed, written, softmaxed and read back
     dense = batch * heads * q_len * kv_len
     flop = 2.0 * dense * (qk_dim + v_dim)
-    k_frac = qk_dim / (qk_dim + v_dim) if kv_is_cache else 0.5
+    k_frac = qk_dim / (qk_dim + v_dim)   # K's share of a token's K+V (MLA prefill: 192/320)
     qk = _count(f"{prefix}attn_scores", "attention_scores", flop * qk_dim / (qk_dim + v_dim),
-                {"activations": q_bytes + dense * ab, kv_key: kv_read * k_frac}, s,
+                added(("activations", q_bytes + dense * ab), (kv_key, kv_read * k_frac)), s,
                 unit="tensor", **shape)
     base = ops.softmax(batch * heads * q_len, kv_len, s.act)
     sm = _from_op(base, f"{prefix}softmax", {"activations": base.bytes}, s)
     pv = _count(f"{prefix}attn_values", "attention_values", flop * v_dim / (qk_dim + v_dim),
-                {"activations": dense * ab + o_bytes, kv_key: kv_read * (1 - k_frac)}, s,
-                unit="tensor", **shape)
+                added(("activations", dense * ab + o_bytes), (kv_key, kv_read * (1 - k_frac))),
+                s, unit="tensor", **shape)
     return qk, sm, pv
 
 
@@ -376,12 +377,14 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     groups = Counter(_layer_attention(cfg, i, context, prefill) for i in range(cfg.layers))
     layer_ops: list[StepOp] = []
     for (kv_len, window), n in sorted(groups.items(), key=lambda kv: -(kv[0][1] or 1e18)):
-        tag = f" (window {window})" if window and len(groups) > 1 else ""
+        # tagged beside full layers, or where every layer's window caps decode (Mistral)
+        tag = f" (window {window})" if window and (len(groups) > 1 or kv_len < context) else ""
         # projections are the same in every layer: listed once; a window's attention rows
         # go right after the full layers' (before o_proj), where the kernel runs
-        rows = [StepOp(_renamed(op, op.name + tag), n if _is_attn(op) else cfg.layers)
+        rows = [StepOp(_renamed(op, op.name + tag), n) if _is_attn(op) else
+                StepOp(op, cfg.layers)
                 for op in _attention_block(cfg, s, batch, q_len, kv_len, prefill, window)
-                if _is_attn(op) or not tag]
+                if _is_attn(op) or not layer_ops]
         at = [i + 1 for i, o in enumerate(layer_ops) if _is_attn(o.op)] if tag else []
         pos = at[-1] if at else len(layer_ops)
         layer_ops[pos:pos] = rows

@@ -80,6 +80,9 @@ class ModelConfig:
     qk_norm: bool = False
     moe: MoE | None = None
     mla: MLA | None = None
+    # Gemma-2's attn_logit_softcapping (cap x tanh(scores / cap)): not counted; named in a
+    # note under --attn naive, where eager attention runs it as extra passes (eager.py)
+    attn_softcap: float | None = None
     dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
     quantization: Quantization | None = None   # quantization_config, when rooflab reads it
     source: str = ""

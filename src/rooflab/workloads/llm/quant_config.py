@@ -216,3 +216,20 @@ def _compressed_tensors(q: dict[str, Any], hidden: int) -> Quantization | None:
                                 act=act, act_scheme=scheme, per_channel=_per_channel(group))
         return None
     return None
+
+
+def undeclared_dtype(cfg: Any) -> str:
+    """The torch dtype a config without torch_dtype runs at: bfloat16 for an mxfp4
+    checkpoint (gpt-oss: its non-expert tensors are stored bf16, and vLLM's mxfp4 MoE path
+    takes bf16 activations, w4a16), float16 (assumed) otherwise. Review s19 r6 F6."""
+    q = getattr(cfg, "quantization", None)
+    return "bfloat16" if q is not None and q.method == "mxfp4" else "float16"
+
+
+def dtype_words(cfg: Any) -> str:
+    """The config's dtype for a sentence: its torch_dtype, or the mxfp4 rule's."""
+    if getattr(cfg, "dtype", ""):
+        return f"torch_dtype ({cfg.dtype})"
+    return ("mxfp4 checkpoint (no torch_dtype: bf16, as its other tensors are stored and "
+            "vLLM's mxfp4 MoE runs)" if undeclared_dtype(cfg) == "bfloat16" else
+            "dtype (no torch_dtype: float16 assumed)")

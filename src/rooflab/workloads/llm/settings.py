@@ -13,6 +13,7 @@ from ...units import (
     flop_precision,
     stored_weight_bytes,
 )
+from .quant_config import dtype_words, undeclared_dtype
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 # int8: W8A8 (SmoothQuant, compressed-tensors input_activations type int): int8 GEMMs on the
@@ -235,7 +236,7 @@ def checkpoint_dtype(cfg: Any, roof: Any = None) -> str:
     falls back (bf16_fallback_note says so), fp32 for Gemma 2/3 there. Review 18d H: a
     bf16 Llama-3.1-8B timed as fp16 on a Xeon 8480+ missed its AMX-BF16 ceiling (TTFT
     2.11 s, not 0.30 s)."""
-    raw = str(getattr(cfg, "dtype", "") or "float16").lower().removeprefix("torch.")
+    raw = str(getattr(cfg, "dtype", "") or undeclared_dtype(cfg)).lower().removeprefix("torch.")
     no_fp16 = getattr(cfg, "model_type", "") in BF16_WHEN_FP32
     bf16 = raw in ("bfloat16", "bf16") or (raw in ("float32", "fp32", "float") and no_fp16)
     if bf16 and roof is not None and "bf16" not in roof.precisions and (
@@ -252,11 +253,11 @@ def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
     if checkpoint_dtype(cfg) != "bf16" or there == "bf16":
         return ()
     if there == "fp32":
-        return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp32: roof '{roof.name}' "
+        return (f"{cfg.name}'s {dtype_words(cfg)} runs as fp32: roof '{roof.name}' "
                 f"has no bf16 ceiling, and vLLM refuses fp16 for {cfg.model_type} "
                 f"(numerical instability), so its dtype auto picks float32; give --act "
                 f"bf16 to time it on a stand-in",)
-    return (f"{cfg.name}'s torch_dtype ({cfg.dtype}) runs as fp16: roof '{roof.name}' "
+    return (f"{cfg.name}'s {dtype_words(cfg)} runs as fp16: roof '{roof.name}' "
             f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
             f"--act bf16 to time it on a stand-in",)
 
@@ -360,8 +361,11 @@ def _dtype_from(cfg: Any, base: str) -> str:
     """Where a config's default dtype comes from, in words for the setup line; `base` is
     what it runs as on the roof (bf16 on a card without bf16: fp16, bf16_fallback_note)."""
     raw = getattr(cfg, "dtype", "")
-    if not raw:
-        return "no torch_dtype in the config (float16 assumed)"
+    if not raw:   # gpt-oss (mxfp4): bf16, as its checkpoint and vLLM run (undeclared_dtype)
+        return "no torch_dtype in the config (" + (
+            f"bf16: an mxfp4 checkpoint, its other tensors bf16, as vLLM runs it"
+            f"{'' if base == 'bf16' else '; no bf16 on this roof'})"
+            if undeclared_dtype(cfg) == "bfloat16" else "float16 assumed)")
     if unknown_torch_dtype(cfg) is not None:
         return f"the config's unknown torch_dtype ({raw}): float16 assumed"
     moved = (", no bf16 on this roof" if base != checkpoint_dtype(cfg) else

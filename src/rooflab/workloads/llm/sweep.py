@@ -20,6 +20,7 @@ from ...model.ceiling import Roof
 from .footprint import Footprint
 from .kernels import decode_step, prefill_step
 from .model_config import ModelConfig
+from .saturation import Saturation, saturation
 from .settings import Settings
 from .timing import StepTiming, time_step
 
@@ -60,78 +61,6 @@ class SweepPoint:
 
 
 @dataclass(frozen=True)
-class Saturation:
-    """Where the decode step's weight matmuls turn compute-bound, each by its own floor
-    max(FLOP/P, bytes/B) on the roof (the time model's, not the step's aggregate AI).
-
-    A weight matmul's floor has a part that does not grow with the batch (its weights,
-    read once per step) while it is memory-bound; once compute-bound it is 2 x batch x K x
-    N / P, in proportion to the batch, like attention's KV reads and the activations at
-    every batch. So past `last_batch` the step's floor grows in proportion to the batch
-    and tokens/s stops growing (`plateau_tokens_per_s`; the norms' weight vectors, a few
-    kB, are all that stays constant, with the weights of any matmul in never_kernels).
-    llama-3-8b on an H100 (ridge 295): lm_head at batch 320, gate/up/down at 326, q/o at
-    346, k/v at 462, whatever the context."""
-
-    first_batch: int | None        # the first weight matmul turns compute-bound (None: none)
-    first_kernels: tuple[str, ...]
-    last_batch: int | None         # every one that ever turns has (None: none ever does)
-    last_kernels: tuple[str, ...]  # the last to turn
-    never_kernels: tuple[str, ...]  # memory-bound at every batch (AI limit below the ridge)
-    plateau_tokens_per_s: float    # tokens/s at last_batch (at batch 2^24 where that is None)
-
-
-def _matmuls(cfg: ModelConfig, s: Settings, roof: Roof, batch: int,
-             context: int) -> tuple[tuple[str, ...], tuple[str, ...], StepTiming]:
-    """(the weight matmuls left of their ridge, all the weight matmuls, the timing) of the
-    decode step at `batch`."""
-    t = time_step(decode_step(cfg, s, batch, context), roof)
-    ops = {o.op.name: o for o in t.step.ops}
-    mm = [p for p in t.points if (o := ops.get(p.kernel)) is not None
-          and o.op.op == "linear" and o.split("weights") > 0]
-    return tuple(p.kernel for p in mm if p.memory_bound_side), tuple(p.kernel for p in mm), t
-
-
-def _first(pred: Callable[[int], bool], limit: int) -> int | None:
-    """Smallest batch in 1..limit where pred (monotone: False, then True) holds."""
-    if not pred(limit):
-        return None
-    lo, hi = 0, limit
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if pred(mid) else (mid, hi)
-    return hi
-
-
-def saturation(cfg: ModelConfig, s: Settings, roof: Roof, context: int,
-               limit: int = 1 << 24) -> Saturation:
-    """Saturation of the decode step at `context` (bisection: each matmul's AI rises with
-    the batch, a MoE expert's with the tokens routed to it)."""
-    seen: dict[int, tuple[tuple[str, ...], tuple[str, ...], StepTiming]] = {}
-
-    def at(b: int) -> tuple[tuple[str, ...], tuple[str, ...], StepTiming]:
-        if b not in seen:
-            seen[b] = _matmuls(cfg, s, roof, b, context)
-        return seen[b]
-
-    def turned(b: int) -> tuple[str, ...]:
-        """The matmuls that are compute-bound at b but were not at b - 1."""
-        before = set(at(b - 1)[0]) if b > 1 else set(at(b)[1])
-        return tuple(k for k in at(b)[1] if k in before and k not in at(b)[0])
-
-    # a matmul whose AI limit K x N / (K + N) is below the ridge (a MoE router, 2048 x 128)
-    # never turns; its weights are a constant that every batch dilutes
-    never = at(limit)[0]
-    first = _first(lambda b: len(at(b)[0]) < len(at(b)[1]), limit)
-    last = (_first(lambda b: set(at(b)[0]) <= set(never), limit)
-            if len(never) < len(at(limit)[1]) else None)
-    return Saturation(
-        first_batch=first, first_kernels=turned(first) if first else (),
-        last_batch=last, last_kernels=turned(last) if last else (), never_kernels=never,
-        plateau_tokens_per_s=at(last or limit)[2].tokens_per_s)
-
-
-@dataclass(frozen=True)
 class Sweep:
     """Points at each batch, plus where the curve bends."""
 
@@ -149,6 +78,7 @@ class Sweep:
 
     def rows(self) -> list[dict[str, float]]:
         return [{"batch": p.batch, "ai": p.ai, "tpot_s": p.tpot_s,
+                 "with_launches_s": p.timing.with_launches_s,
                  "tokens_per_s": p.tokens_per_s, "flop_per_s": p.flop_per_s,
                  "weight_bytes": p.weight_bytes, "kv_bytes": p.kv_bytes,
                  "bound": p.timing.bound, "flop": p.timing.step.flop,
@@ -167,6 +97,7 @@ class PrefillSweep:
 
     def rows(self) -> list[dict[str, float]]:
         return [{"batch": p.batch, "ai": p.ai, "ttft_s": p.timing.floor_s,
+                 "with_launches_s": p.timing.with_launches_s,
                  "prompt_tokens_per_s": p.batch * self.prompt / p.timing.floor_s,
                  "flop_per_s": p.flop_per_s, "bound": p.timing.bound,
                  "flop": p.timing.step.flop, "bytes": p.timing.step.bytes,

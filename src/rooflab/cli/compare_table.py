@@ -1,0 +1,202 @@
+"""rooflab compare's terminal table: the matched kernels, the totals, the notes."""
+
+from __future__ import annotations
+
+
+def untimed_words(cmp, floors) -> str | None:
+    """Why the speed-ups are null when no matched kernel has a time in both runs (None
+    when some has): the table's line and a note of the JSON document."""
+    if not cmp.matches or cmp.timed:
+        return None
+    if floors is not None:
+        return ("no matched kernel has a time in both runs, so these are the roofline's "
+                "work floors (each file's FLOP and bytes on its roof, no launches), not "
+                "speed-ups seen")
+    return ("no matched kernel has a time in both runs (FLOP and bytes only, as "
+            "`rooflab llm --json` writes): no speed-up to show; `rooflab choose` and "
+            "`rooflab whatif` give their floors")
+
+
+def _floor_table(moves, step):
+    from rich.table import Table
+
+    from ..units import fmt_seconds
+
+    t = Table(title="Work floors (derived, not measured)", title_justify="left")
+    for h in ("kernel", "floor before", "floor after", "speed-up"):
+        t.add_column(h, justify="left" if h == "kernel" else "right")
+    for m in (*moves, step):
+        t.add_row(m.name, fmt_seconds(m.before_s), fmt_seconds(m.after_s),
+                  "-" if m.speedup is None else f"{m.speedup:.2f}x")
+    return t
+
+
+def compare_table(cmp, fail_pct, floors=None):
+    from rich.console import Group
+    from rich.text import Text
+
+    from ..model.compare_gate import gate_notes
+    from ..model.compare_trust import trust_notes
+    from ..units import fmt_seconds
+
+    parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
+                           lambda: _work_lines(cmp))]
+    if cmp.speedup:
+        span = cmp.total_range()
+        total = (f"{fmt_seconds(cmp.total_before_s)} -> {fmt_seconds(cmp.total_after_s)} "
+                 f"({cmp.speedup:.2f}x)" if span is None else
+                 f"{_span(*span[0])} -> {_span(*span[1])} ({_ratio_span(*span)})")
+        parts.append(Text(f"matched total: {total}"))
+        if cmp.only_before or cmp.only_after:
+            # kernels in one run only are outside the matched total: the whole runs beside
+            # it, or a slower run hides behind a faster matched total (review s19 r5 F7)
+            rb, ra = cmp.run_before_s, cmp.run_after_s
+            parts.append(Text(f"whole runs (every timed kernel, matched or not): "
+                              f"{fmt_seconds(rb)} -> {fmt_seconds(ra)}"
+                              + (f" ({rb / ra:.2f}x)" if rb and ra else "")))
+    for k in cmp.only_before:
+        parts.append(Text(f"only in the first run: {k.name} ({_only_time(k)}; use --map "
+                          f"OLD=NEW if renamed)", style="dim"))
+    for k in cmp.only_after:
+        parts.append(Text(f"only in the second run: {k.name} ({_only_time(k)})", style="dim"))
+    if floors is not None:
+        parts.append(_floor_table(*floors))
+        step = floors[1]
+        parts.append(Text(f"{step.name}: {fmt_seconds(step.before_s)} -> "
+                          f"{fmt_seconds(step.after_s)}"
+                          + (f" ({step.speedup:.2f}x)" if step.speedup else "")
+                          + "; " + untimed_words(cmp, floors)))
+    elif (why := untimed_words(cmp, floors)) is not None:
+        parts.append(Text(why))
+    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else trust_notes(cmp.matches)
+    for n in (*cmp.notes, *gate):
+        parts.append(Text(f"note: {n}", style="dim"))
+    return Group(*parts)
+
+
+def _only_time(k) -> str:
+    from ..units import fmt_seconds
+
+    return (f"{fmt_seconds(k.seconds)}, not in the matched total" if k.seconds
+            else "no time")
+
+
+def _span(low: float, high: float) -> str:
+    from ..units import fmt_seconds
+
+    return (fmt_seconds(low) if fmt_seconds(low) == fmt_seconds(high)
+            else f"{fmt_seconds(low)}-{fmt_seconds(high)}")
+
+
+def _ratio_span(before, after) -> str:
+    """The speed-up range of two (low, high) time ranges: slowest before over fastest after
+    and the other way round."""
+    low, high = before[0] / after[1], before[1] / after[0]
+    return f"{low:.2f}x" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}x-{high:.2f}x"
+
+
+def _times(m) -> tuple[str, str, str]:
+    """The before, after and speed-up cells: a what-if range where a side has one."""
+    from ..model.compare_notes import seconds_range
+    from ..units import fmt_seconds
+
+    rb, ra = seconds_range(m.before), seconds_range(m.after)
+    before = _span(*rb) if rb else fmt_seconds(m.before.seconds)
+    after = _span(*ra) if ra else fmt_seconds(m.after.seconds)
+    if m.speedup is None:
+        return before, after, "-"
+    r = m.speedup_range
+    return before, after, (f"{r[0]:.2f}x-{r[1]:.2f}x" if r else f"{m.speedup:.2f}x")
+
+
+class _Fitted:
+    """The matches table with its work columns (FLOP before -> after, FLOP/s change) where
+    they fit the width it is printed at; else without them, and the same figures on a line
+    per kernel below it (the numbers that decide the gate are never folded)."""
+
+    def __init__(self, table, lines):
+        self.table, self.lines = table, lines
+
+    def __rich_console__(self, console, options):
+        from rich.measure import Measurement
+
+        full = self.table(True)
+        # measured unbounded: Measurement.get clamps to the width it is given
+        wanted = Measurement.get(console, options.update(max_width=10_000), full).maximum
+        if wanted <= options.max_width:
+            yield full
+            return
+        yield self.table(False)
+        yield from self.lines()
+
+
+def _matches_table(cmp, fail_pct, work: bool):
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..units import fmt_ai
+
+    predicted = any(m.predicted for m in cmp.timed)
+    t = Table(title="Matched kernels (speed-up = before / after"
+              + ("; a what-if side is predicted, not measured)" if predicted else ")"),
+              title_justify="left")
+    for h in ("kernel", "before", "after", "speed-up", "change", "noise",
+              *(("FLOP before -> after (work)", "FLOP/s change") if work else ()),
+              "AI DRAM before -> after"):
+        t.add_column(h, justify="left" if h == "kernel" else "right")
+    regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
+    for m in cmp.matches:
+        ai_b, ai_a = m.ai_move()
+        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
+        name = _row_name(m)
+        t.add_row(escape(name), *_times(m),
+                  f"[bold red]{change}[/]" if id(m) in regressed else change,
+                  _noise_cell(m), *((_work_cell(m), _rate_cell(m)) if work else ()),
+                  f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")
+    return t
+
+
+def _row_name(m) -> str:
+    return m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
+
+
+def _work_lines(cmp):
+    from rich.text import Text
+
+    for m in cmp.matches:
+        if m.before.total_flop or m.after.total_flop:
+            yield Text(f"work: {m.name}: FLOP {_work_cell(m)}, FLOP/s change {_rate_cell(m)}")
+
+
+def _rate_cell(m) -> str:
+    return "-" if m.rate_change_pct is None else f"{m.rate_change_pct:+.1f} %"
+
+
+def _work_cell(m) -> str:
+    """'2.6 TFLOP -> 1.09 TFLOP (-57.9 %)': the work each run did (a speed-up from fewer
+    FLOP is not a faster kernel: the FLOP/s change beside it says how the rate moved)."""
+    from ..units import si
+
+    b, a = m.before.total_flop, m.after.total_flop
+    if not (b or a):
+        return "-"
+    pct = m.work_change_pct
+    return f"{si(b, 'FLOP')} -> {si(a, 'FLOP')}" + (f" ({pct:+.1f} %)" if pct is not None
+                                                   else "")
+
+
+def _noise_cell(m) -> str:
+    """'within (p 0.41)' / 'outside (p 0.002)' from the U test of the runs' samples; '-'
+    without samples, 'too few' when no outcome of so few could reach p < 0.05."""
+    from ..model.compare_merge import untestable
+
+    if m.speedup is not None and (untestable(m.before) or untestable(m.after)):
+        return "not testable"
+    if m.noise is None:
+        return "-"
+    if m.within_noise is None:
+        return "too few"
+    if m.cannot_tell:
+        return f"cannot tell (p {m.noise.p_value:.2g}; see notes)"
+    where = "within" if m.within_noise else "outside"
+    return f"{where} noise (p {m.noise.p_value:.2g})"

@@ -1,0 +1,164 @@
+"""compare's notes on what a matched speed-up is made of: the work, the calls, the
+precision, the entries summed, and whether a run's times were measured at all. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..units import fmt_seconds
+from .kernel import Kernel
+
+if TYPE_CHECKING:
+    from .compare import Match
+
+# A matched kernel whose FLOP changed by more than this (percent) did different work: its
+# speed-up is partly or wholly less (or more) work, not a faster kernel; a note says which.
+WORK_NOTE_PCT = 5.0
+DERIVED = "derived"
+
+
+def _ratio(after: float, before: float) -> float | None:
+    return after / before if after and before else None
+
+
+def _mostly(flop: float, dram: float) -> str:
+    """What a speed-up is mostly made of, from the FLOP and DRAM-byte ratios (after /
+    before): the rule of `rooflab report`'s steps findings (report/steps.py)."""
+    return ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
+            else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
+
+
+def _moved(b: Kernel, a: Kernel, per_call: bool) -> tuple[float, float, str]:
+    """(FLOP ratio, DRAM ratio (1 without bytes), 'FLOP x0.42, DRAM bytes x0.32')."""
+    cb, ca = (b.calls, a.calls) if per_call else (1, 1)
+    flop = (a.total_flop / ca) / (b.total_flop / cb)
+    db, da = b.bytes.get("DRAM"), a.bytes.get("DRAM")
+    dram = (da / ca) / (db / cb) if da and db else 1.0
+    return flop, dram, f"FLOP x{flop:.2f}" + (f", DRAM bytes x{dram:.2f}" if da and db
+                                              else "")
+
+
+def work_note(m: Match) -> str:
+    """'k: 2.48x faster; FLOP x0.42, DRAM bytes x0.32: mostly less work (FLOP); achieved
+    FLOP/s +4.4 %: the runs did different work ...' when the FLOP moved by more than
+    WORK_NOTE_PCT ('' otherwise): the words and the rule of `rooflab report`'s steps
+    findings (report/steps.py), for the before/after verb. When the call counts differ
+    calls_note says it per call and per total in one note (this one would compare totals
+    of different call counts beside a per-call speed-up: review s19 r5 F5)."""
+    work = m.work_change_pct
+    if (work is None or abs(work) <= WORK_NOTE_PCT or m.speedup is None
+            or m.before.calls != m.after.calls):
+        return ""
+    flop, dram, moved = _moved(m.before, m.after, per_call=False)
+    rate = m.rate_change_pct
+    rate_words = f"; achieved FLOP/s {rate:+.1f} %" if rate is not None else ""
+    speed = m.speedup
+    if speed > 1:
+        head = f"{speed:.2f}x faster; {moved}: mostly {_mostly(flop, dram)}"
+    else:
+        head = f"{speed:.2f}x ({'slower' if speed < 1 else 'no faster'}); {moved}"
+    return (f"{m.name}: {head}{rate_words}: the runs did different work (FLOP {work:+.1f} %), "
+            f"so the speed-up is not the kernel's alone")
+
+
+def calls_note(m: Match) -> list[str]:
+    """Speed-ups compare totals; when the runs launched the kernel a different number of
+    times (ncu --launch-count, more iterations profiled, a fused loop) the total alone
+    misleads, so one note gives both views: per call (time and work of one call) and the
+    totals the table, the work column and --fail-if-slower compare."""
+    b, a = m.before, m.after
+    if b.calls == a.calls or not b.seconds or not a.seconds:
+        return []
+    pb, pa = b.seconds / b.calls, a.seconds / a.calls
+    per_call = f"per call {fmt_seconds(pb)} -> {fmt_seconds(pa)} ({pb / pa:.2f}x)"
+    total = (f"totals over {b.calls} and {a.calls} call(s) {fmt_seconds(b.seconds)} -> "
+             f"{fmt_seconds(a.seconds)} ({b.seconds / a.seconds:.2f}x)")
+    if b.total_flop > 0 and a.total_flop > 0:
+        flop, dram, moved = _moved(b, a, per_call=True)
+        same = abs(flop - 1) * 100 <= WORK_NOTE_PCT
+        level = abs(pb / pa - 1) * 100 <= WORK_NOTE_PCT
+        per_call += (f", {moved} per call: "
+                     + ("the same work per call" if same
+                        else "about the same time per call for other work" if level
+                        else f"mostly {_mostly(flop, dram)}" if pb > pa
+                        else "more time per call for other work"))
+        total += f", FLOP x{a.total_flop / b.total_flop:.2f}"
+    return [f"{m.name}: {b.calls} call(s) before, {a.calls} after: {per_call}; {total} "
+            f"(the speed-up, the work column and --fail-if-slower compare these totals)"]
+
+
+def precision_note(m: Match) -> list[str]:
+    """A kernel whose FLOP moved to another precision is held to another compute roof
+    (seed 000 §6.4: precision moves the ridge); the speed-up alone does not say how well
+    it uses the new one."""
+    b, a = m.before, m.after
+    if not (b.total_flop > 0 and a.total_flop > 0) or b.precision == a.precision:
+        return []
+    return [f"{m.name}: precision {b.precision} -> {a.precision}: held to another compute "
+            "roof, so the speed-up does not say how well it uses the new one (-o chart "
+            "with --on shows each point's % of its roof)"]
+
+
+def predicted(k: Kernel) -> bool:
+    """A time rooflab derived (a what-if prediction), not one a clock measured."""
+    return k.seconds is not None and k.provenance.get("seconds") == DERIVED
+
+
+def seconds_range(k: Kernel) -> tuple[float, float] | None:
+    """(low, high) of a what-if time that whatif gives as a range (the gap above the roof
+    scaled with the work, or held: meta seconds_gap_held); None otherwise."""
+    held = k.meta.get("seconds_gap_held")
+    if not predicted(k) or not isinstance(held, (int, float)) or not k.seconds:
+        return None
+    return (min(k.seconds, held), max(k.seconds, held))
+
+
+def predicted_notes(matches: Sequence[Match]) -> list[str]:
+    """Say once per run that its times are a prediction (`rooflab whatif -o`), not a
+    measurement, and which end of a range the table's first number is."""
+    notes = []
+    for side, attr in (("first", "before"), ("second", "after")):
+        names = [m.name for m in matches if predicted(getattr(m, attr))]
+        if not names:
+            continue
+        ranged = any(seconds_range(getattr(m, attr)) for m in matches)
+        notes.append(f"the {side} run's times are a what-if prediction (provenance "
+                     f"derived), not a measurement: its speed-ups are predicted"
+                     + ("; where whatif gave a range (the gap above the roof scaled with "
+                        "the work - held fixed) the table shows both ends" if ranged else "")
+                     + "; --fail-if-slower refuses predicted times")
+    return notes
+
+
+def untimed_notes(matches: Sequence[Match]) -> list[str]:
+    """A matched kernel without a time in one run has no speed-up, so the totals and the
+    --fail-if-slower gate leave it out; say so, or a gate passes it without a word. When
+    no match is timed at all the caller says that once (a note per kernel would be noise)."""
+    if not any(m.speedup is not None for m in matches):
+        return []
+    notes = []
+    for m in matches:
+        if m.speedup is not None:
+            continue
+        where = ("either run" if not (m.before.seconds or m.after.seconds) else
+                 "the first run" if not m.before.seconds else "the second run")
+        notes.append(f"{m.name}: no time in {where}: no speed-up; left out of the totals "
+                     f"and of --fail-if-slower")
+    return notes
+
+
+def summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
+    """Name-matching adds up same-named entries of one run; say so, since two different
+    kernels sharing a name (or one file listed twice) would otherwise pass silently."""
+    counts: dict[str, int] = {}
+    untimed: dict[str, int] = {}
+    for k in kernels:
+        name = k.meta.get("renamed_from", k.name)     # as merge_by_name groups them
+        counts[name] = counts.get(name, 0) + 1
+        untimed[name] = untimed.get(name, 0) + (not k.seconds)
+    # merge_by_name keeps a time only when every entry has one
+    return [f"{name}: {n} entries of this name in the {side} run, added up (FLOP, bytes, "
+            f"seconds, calls)" + (f"; {untimed[name]} without a time, so the sum has none"
+                                  if 0 < untimed[name] < n else "")
+            for name, n in counts.items() if n > 1]

@@ -1,0 +1,44 @@
+"""Notes on what one run's count assumes or leaves out, beyond the config's own notes
+(ModelConfig.notes, which stay empty for the bundled families): MLA's decode form, and
+Gemma-2's logit soft-capping under --attn naive (review s19 r6 F5, F4)."""
+
+from __future__ import annotations
+
+from ...units import fmt_seconds, si
+from .model_config import ModelConfig
+from .settings import Settings
+
+
+def mla_note(cfg: ModelConfig) -> list[str]:
+    """Which MLA form is counted: the two differ by far more than a rounding
+    (DeepSeek-V2-Lite at context 4096: 143 MFLOP of absorbed attention a layer against
+    17.2 GFLOP to decompress the cache)."""
+    m = cfg.mla
+    if m is None:
+        return []
+    latent = m.kv_lora_rank + m.qk_rope_head_dim
+    kv_b = cfg.heads * (m.qk_nope_head_dim + m.v_head_dim)
+    return [f"MLA: decode is counted in the absorbed form (vLLM, FlashMLA): W_UK/W_UV folded "
+            f"into q_absorb/v_absorb, attention over the {latent}-wide cached latent; "
+            f"prefill decompresses K and V with kv_b_proj. Decoding without absorption "
+            f"would decompress the cache every step: 2 x {m.kv_lora_rank} x {kv_b} FLOP per "
+            f"cached token and layer"]
+
+
+def softcap_note(cfg: ModelConfig, s: Settings, steps: tuple, bytes_per_s: float
+                 ) -> list[str]:
+    """Gemma-2's attention logit soft-capping, not counted. Under flash attention the tanh
+    is fused into the kernel (a few FLOP a score: the counts stand, no note); HF eager runs
+    `scores / cap; tanh; * cap` on the dense score matrix, three more read+write passes of
+    it, each moving what the softmax row moves. `steps`: (label, Step) pairs."""
+    cap = cfg.attn_softcap
+    if not cap or s.flash:
+        return []
+    extra = [(label, 3 * sum(o.bytes for o in st.ops if o.op.op == "softmax"))
+             for label, st in steps]
+    said = "; ".join(f"{si(b, 'B')} per {label} ({fmt_seconds(b / bytes_per_s)} at DRAM "
+                     f"bandwidth)" for label, b in extra)
+    return [f"attention logit soft-capping (attn_logit_softcapping {cap:g}) is not counted: "
+            f"eager attention (--attn naive) runs it as three more read+write passes of the "
+            f"score matrix, 3 x the softmax rows' bytes: {said}; a final_logit_softcapping "
+            f"on the logits (batch x vocab) is negligible"]
