@@ -96,3 +96,21 @@ def rocprofv3_folder(tmp_path) -> str:
         d.mkdir(parents=True)
         (d / "123_counter_collection.csv").write_text(head + rows)
     return str(tmp_path / "out")
+
+
+@pytest.fixture()
+def roof_file(tmp_path):
+    """A small measured CPU roof as a JSON file (fp64 200 / fp32 400 GFLOP/s, DRAM 40 GB/s,
+    a 0.5 us launch floor): bench and compare tests judge their kernels by it."""
+    from rooflab.files import write_json
+    from rooflab.model.ceiling import Ceiling, Roof
+    from rooflab.model.schema import roof_to_dict
+
+    roof = Roof(name="test roof", kind="measured",
+                compute=(Ceiling(2e11, precision="fp64", unit="vector", provenance="measured"),
+                         Ceiling(4e11, precision="fp32", unit="vector", provenance="measured")),
+                memory=(Ceiling(4e10, level="DRAM", provenance="measured"),),
+                overhead_s=5e-7)
+    path = tmp_path / "roof.json"
+    write_json(path, {"roof": roof_to_dict(roof)})
+    return str(path)

@@ -182,7 +182,8 @@ def test_defaults_unchanged(capsys):
     # + "generator" (review 14d J: every document names the rooflab and the command that
     # wrote it), the one key added on purpose
     assert set(d) == {"schema_version", "op", "name", "flop", "bytes", "ai", "precision",
-                      "unit", "byte_model", "bytes_split", "shape", "kernels", "generator"}
+                      "unit", "byte_model", "bytes_split", "shape", "kernels", "notes",
+                      "generator"}
     out = _text(capsys, ["ai", "matmul", "4096", "4096", "4096"])
     assert "compulsory  AI" not in out and "read 67.1 MB, write 33.6 MB" in out
 

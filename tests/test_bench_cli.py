@@ -8,23 +8,8 @@ import json
 import pytest
 
 from rooflab.cli.main import main
-from rooflab.files import write_json
-from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.schema import roof_to_dict
 
 SUBSET = "triad_fp64,gemm_fp64_64,sort"
-
-
-@pytest.fixture()
-def roof_file(tmp_path):
-    roof = Roof(name="test roof", kind="measured",
-                compute=(Ceiling(2e11, precision="fp64", unit="vector", provenance="measured"),
-                         Ceiling(4e11, precision="fp32", unit="vector", provenance="measured")),
-                memory=(Ceiling(4e10, level="DRAM", provenance="measured"),),
-                overhead_s=5e-7)
-    path = tmp_path / "roof.json"
-    write_json(path, {"roof": roof_to_dict(roof)})
-    return str(path)
 
 
 def test_bench_json_on_a_roof_file(roof_file, capsys):

@@ -2,7 +2,7 @@
 terminal and HTML say (s19 f4 item 3): a kernel that sets its own ceiling has "no roof"
 (it read the model's "compute"), any other keeps its class with "relative": true
 (docs/json.md, an analysis point). Seed 000's timed ncu export: sgemm 2.15 GFLOP in
-1.1 ms is the envelope's compute ceiling (100 %), copyKernel (no FLOP) is relative."""
+1.1 ms is the envelope's compute ceiling (100 %), copyKernel (no FLOP) its DRAM one."""
 
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ def test_envelope_json_says_no_roof_as_the_table_does():
     assert pts["sgemm"]["percent_of_roof"] == 100.0
     assert pts["sgemm"]["bound"] == "no roof"
     assert "relative" not in pts["sgemm"]
-    assert pts["copyKernel"]["bound"] == "memory"
-    assert pts["copyKernel"]["relative"] is True
+    # copyKernel (no FLOP) is 100 % of the envelope's DRAM ceiling: it set that one
+    assert pts["copyKernel"]["bound"] == "no roof"
+    assert "relative" not in pts["copyKernel"]
     table = run_cli("ncu", str(CSV)).stdout
-    assert "no roof (give --on)" in table and "memory (relative)" in table
+    assert "no roof (give --on)" in table and "memory (relative)" not in table
 
 
 def test_a_real_roof_keeps_the_class():

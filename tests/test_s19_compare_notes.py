@@ -215,7 +215,7 @@ def test_one_precision_on_two_ceilings_names_its_kernels():
     ks = [Kernel("triad_fp64", {"fp64": 16.8e6}, {"DRAM": 201e6}, seconds=0.0107,
                  unit="vector"),
           Kernel("gemm_fp64_1024 (after, 0.76x)", {"fp64": 2.15e9}, {"DRAM": 25e6},
-                 seconds=0.08, unit="tensor"),
+                 seconds=0.08, unit="tensor", meta={"compare_name": "gemm_fp64_1024"}),
           Kernel("triad_fp32", {"fp32": 33.6e6}, {"DRAM": 201e6}, seconds=0.0106)]
     assert precision_ceilings(plot_roofline([h200], ks)) == [
         "vector fp64 kernels (triad_fp64): judged on fp64 vector 34 TFLOP/s",

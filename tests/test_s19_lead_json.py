@@ -81,3 +81,14 @@ def test_ai_spmv_says_the_on_note_once():
     # spmv resolved --on twice (once for the write-allocate rule): two identical notes
     out = run_cli("ai", "spmv", "2e6", "54e6", "--on", "h100")
     assert out.returncode == 0 and out.stderr.count("'h100' is NVIDIA H100 SXM") == 1
+
+
+def test_ai_spmv_on_a_roof_of_no_known_kind_says_a_cpu_is_assumed(tmp_path):
+    # its write-allocate read rests on that assumption, as elementwise --stride's lines do
+    box = tmp_path / "box.json"
+    box.write_text(json.dumps({"schema_version": 2, "roof": {
+        "name": "mybox", "kind": "nominal",
+        "compute": [{"precision": "fp64", "unit": "vector", "flop_per_s": 1e12}],
+        "memory": [{"level": "DRAM", "bytes_per_s": 1e11}]}}))
+    out = run_cli("ai", "spmv", "1e6", "5e6", "--on", str(box))
+    assert out.returncode == 0 and "a CPU assumed: the roof names no machine kind" in out.stdout

@@ -101,14 +101,18 @@ class MissingDependency(RooflabError, ImportError):
 
     kind = "missing_dependency"
 
-    def __init__(self, module: str, extra: str, purpose: str = ""):
+    def __init__(self, module: str, extra: str, purpose: str = "", *,
+                 lead: str | None = None):
+        """lead: the words before "install it with: COMMAND" where the default (the
+        package is not installed, needed for `purpose`) is not what to say first."""
         why = f" (needed for {purpose})" if purpose else ""
+        if lead is None:
+            lead = f"the Python package '{module.split('.')[0]}' is not installed{why}; "
         reason = install_reason(extra)
         # the command ends its line, the reason is on the next: copying from "pip" to the
         # end of the line runs (review 19b N9: a "(...)" glued to it was a bash syntax error)
         super().__init__(
-            f"the Python package '{module.split('.')[0]}' is not installed{why}; "
-            f"install it with: {install_command(extra)}" + (f"\n{reason}" if reason else "")
+            f"{lead}install it with: {install_command(extra)}" + (f"\n{reason}" if reason else "")
         )
         self.module = module
         self.extra = extra

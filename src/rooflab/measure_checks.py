@@ -28,13 +28,13 @@ class TimingWarning(UserWarning):
 
 
 # measure()'s own keywords: a keyword of these names is measure's, never the function's
-OPTIONS = ("flop", "bytes", "device", "name", "plan")
+OPTIONS = ("flop", "bytes", "device", "name", "plan", "samples")
 _BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 def option_clash(fn: Callable[..., Any], given: Mapping[str, Any], label: str) -> None:
     """Refuse measure(fn, ..., device=...) when fn has a `device` parameter of its own (or
-    name, flop, bytes, plan): the keyword goes to measure, so fn would silently not get it
+    name, flop, bytes, plan, samples): the keyword goes to measure, so fn would silently not get it
     (review 18b E: torch.full(..., device=) built a CPU tensor timed as CUDA; f(x, device)
     failed for a missing argument). An nn.Module is read by its forward (its __call__ is
     `*args, **kwargs`); a Python function taking **kwargs may want the keyword too, so it

@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import InputError, MissingDependency, install_command, install_reason, require
+from .errors import InputError, MissingDependency, require
 from .model.kernel import unknown_name
 from .model.provenance import DERIVED, GIVEN
 from .model.schema import level_name
@@ -111,13 +111,10 @@ class CountingNeedsTorch(MissingDependency):
 
     def __init__(self):
         # the command ends its line (copyable as is); the torch reason on the next one
-        super(MissingDependency, self).__init__(
+        super().__init__("torch", "torch", lead=(
             "measure(): pass flop= and bytes=: rooflab counts them only from the PyTorch "
             "ops a call dispatches, and the Python package 'torch' is not installed, so "
-            "numpy or other code has nothing to count; for PyTorch code, install it with: "
-            f"{install_command('torch')}\n{install_reason('torch')}")
-        self.module = "torch"
-        self.extra = "torch"
+            "numpy or other code has nothing to count; for PyTorch code, "))
 
 
 def require_counter() -> None:

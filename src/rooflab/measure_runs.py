@@ -250,13 +250,14 @@ class _Recorded:
         """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count."""
         return aggregate(self.runs) if self.runs else None
 
-    def bench(self, *args: Any, plan=None, **kwargs: Any) -> Kernel:
+    def bench(self, *args: Any, plan=None, samples: int | None = None, **kwargs: Any
+              ) -> Kernel:
         """The full benchmark (warm-up, samples) of one call with these arguments."""
         from .measuring import measure  # measuring imports this module
 
         spec = self._spec
         return measure(self._fn, *args, flop=spec.flop, bytes=spec.bytes, device=spec.device,
-                       name=spec.name, plan=plan, **kwargs)
+                       name=spec.name, plan=plan, samples=samples, **kwargs)
 
 
 def _shapes_key(value, depth: int = 0):

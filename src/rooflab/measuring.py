@@ -71,12 +71,14 @@ SECONDS_STAT = "median"
 
 
 def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=None,
-            device: str | None = None, name: str | None = None, plan=None, **kwargs: Any):
+            device: str | None = None, name: str | None = None, plan=None,
+            samples: int | None = None, **kwargs: Any):
     """Time fn(*args, **kwargs) and return a Kernel; with no fn, a decorator/context manager.
 
-    flop=, bytes=, device=, name= and plan= are measure's own (keyword-only) and never go to
-    fn; when fn has a parameter of one of these names, passing it is an InputError: give it
-    to fn with functools.partial(fn, device="cpu") or a lambda (docs/python.md section 4).
+    flop=, bytes=, device=, name=, plan= and samples= are measure's own (keyword-only) and
+    never go to fn; when fn has a parameter of one of these names, passing it is an
+    InputError: give it to fn with functools.partial(fn, device="cpu") or a lambda
+    (docs/python.md section 4).
 
     flop: FLOP of one call (a multiply-add is 2 FLOP): a number counts as fp32, or
         {precision: FLOP} such as {"fp64": 2e7}; None counts the PyTorch ops fn dispatches.
@@ -86,6 +88,10 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         the counted ops' tensors, and synchronizes CUDA around the CPU clock when in use.
     plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer): how long to
         warm up and sample. fn is called many times (warm-up, then samples of many calls).
+    samples: at least this many timing samples (the plan's min_samples raised to it; the
+        plan takes 5): 9 or more a side lets `rooflab compare` judge a before/after pair's
+        noise with its U test (fewer read 'too few'); each sample costs the plan's sample
+        time (default 20 ms) once the budget is spent.
     Returns a Kernel: seconds = median seconds per call, calls = 1; samples = every
     sample's seconds per call; meta: best_s, spread and iqr_rel (fractions of the median),
     samples_n, calls_per_sample, plan, warmup_calls, clock, threads (where knowable),
@@ -99,12 +105,18 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         if args or kwargs:
             raise InputError("measure(): arguments without a function; call "
                              "measure(fn, *args) or use @measure(...) / with measure(...)")
+        if samples is not None:   # said, not dropped: each call or block is one sample
+            raise InputError("measure(samples=...) applies to measure(fn, *args) and to a "
+                             "decorated function's .bench(*args); as a decorator or `with` "
+                             "block each call is one timed run: drop samples=")
         return Measurement(flop=flop, bytes=bytes, device=device, name=name)
     if not callable(fn):
         raise InputError(f"measure(): the first argument must be a callable; got "
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
     option_clash(fn, {"flop": flop, "bytes": bytes, "device": device, "name": name,
-                      "plan": plan}, getattr(fn, "__name__", None) or _name_of(fn))
+                      "plan": plan, "samples": samples},
+                 getattr(fn, "__name__", None) or _name_of(fn))
+    timing_plan = resolve_plan(plan).with_min_samples(check_samples(samples))
     warn_number_precision(flop, args, kwargs)
     flop_d, bytes_d, prov, meta, op_devices = _counts(flop, bytes, fn, args, kwargs,
                                                       stacklevel=2)   # the user's line
@@ -121,7 +133,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     context = {**meta, "device": device, "clock": how,
                **threads_meta(fn, op_devices, args, kwargs)}
     kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
-                          plan=resolve_plan(plan), clock=clock, sync=sync,
+                          plan=timing_plan, clock=clock, sync=sync,
                           unit=meta.get("flop_unit"), meta=context,
                           calls_before=counted + 1)   # + the settle call
     if "warning" in kernel.meta:
@@ -141,6 +153,16 @@ def resolve_plan(plan: TimingPlan | str | None) -> TimingPlan:
     if isinstance(plan, str) and plan.lower() in PLANS:
         return PLANS[plan.lower()]
     raise InputError(f"plan must be a TimingPlan or one of {', '.join(PLANS)}; got {plan!r}")
+
+
+def check_samples(samples: Any) -> int | None:
+    """measure()'s samples=: None, or a whole number of 1 or more."""
+    if samples is None:
+        return None
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise InputError(f"measure(): samples must be a whole number of 1 or more (9 lets "
+                         f"`rooflab compare` judge the noise); got {samples!r}")
+    return samples
 
 
 def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float],

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import math
 
-from ..workloads.torch_rules.traffic import GATHERS, NLL_INPUT, WRITE_ONLY, gather_bytes
+from ..workloads.torch_rules.flop import SDPA_FORWARD
+from ..workloads.torch_rules.layer import SDPA_BACKWARD
+from ..workloads.torch_rules.traffic import (
+    GATHERS,
+    NLL_INPUT,
+    WRITE_ONLY,
+    gather_bytes,
+    sdpa_kv_bytes,
+)
 
 
 def _tensors(tree) -> list:
@@ -118,8 +126,28 @@ def _indexed_elements(target, indices) -> int:
     return math.prod(sizes)
 
 
+def _sdpa_kv(name: str, func, args, kwargs) -> tuple | None:
+    """(k, v, fraction of them read) of an SDPA kernel (q, k, v at args 0-2 of a forward,
+    1-3 of a backward), None for other ops: the keys some query sees (sdpa_kv_bytes, as the
+    trace rules and `rooflab ai attention` count them)."""
+    first = 0 if name in SDPA_FORWARD else 1 if name in SDPA_BACKWARD else None
+    if first is None or len(args) < first + 3:
+        return None
+    q, k, v = args[first:first + 3]
+    lq, lkv = q.shape[-2], k.shape[-2]
+    if lkv == 0:
+        return None
+    causal = bool(_arg(func, args, kwargs, "is_causal", False))
+    return k, v, sdpa_kv_bytes(1.0, lq, lkv, causal)
+
+
 def _traffic(name: str, func, args, kwargs, read: list, written: list) -> float:
     """Compulsory bytes of one op (see the module docstring)."""
+    sdpa = _sdpa_kv(name, func, args, kwargs)
+    if sdpa is not None and sdpa[2] < 1.0:
+        k, v, seen = sdpa
+        others = [t for t in read if t is not k and t is not v]
+        return _nbytes(others) + seen * _nbytes([k, v]) + _nbytes(written)
     if name in GATHERS and read:
         source = args[0]
         others = [t for t in read if t is not source]
@@ -188,9 +216,14 @@ class _OnePass:
         return float(sum(self.outside.values()) + sum(out.values()))
 
 
-def _fused_reads(name: str, func, args, read: list, written: list) -> list[tuple]:
+def _fused_reads(name: str, func, args, kwargs, read: list, written: list) -> list[tuple]:
     """(tensor, bytes) an op reads, for the one-pass count: a write-only op's target is not
-    read, a gather reads the rows it looks up (as _traffic counts them)."""
+    read, a gather reads the rows it looks up, an SDPA kernel the K and V rows some query
+    sees (as _traffic counts them)."""
+    sdpa = _sdpa_kv(name, func, args, kwargs)
+    if sdpa is not None:
+        k, v, seen = sdpa
+        return [(t, seen * _span(t) if t is k or t is v else _span(t)) for t in read]
     if name in WRITE_ONLY and _is_self_write(func) and args:
         read = [t for t in read if t is not args[0]]
     if name in GATHERS and read:

@@ -47,6 +47,7 @@ from typing import Any
 
 from ..units import canonical_dtype, flop_precision
 from ..workloads.count import COMPULSORY
+from ..workloads.ops_conv import conv_unit
 from ..workloads.torch_rules.flop import (  # noqa: F401  (docs/ingest.md names 3 of them here)
     BACKWARD_PER_ELEMENT,
     COMPARISONS,
@@ -192,6 +193,18 @@ def _matrix_unit(precision: str) -> str | None:
     return "tensor" if precision in TENSOR_DTYPES else None
 
 
+# Convolutions: the positions of (weight, transposed, groups) in each op's schema.
+_CONV_ARGS = {"convolution": (1, 6, 8), "convolution_backward": (2, 7, 9)}
+
+
+def _conv_unit(name: str, args, precision: str) -> str | None:
+    w, transposed, groups = _CONV_ARGS[name]
+    if len(args) <= groups:
+        return _matrix_unit(precision)
+    return conv_unit(precision, tuple(args[w].shape), int(args[groups]),
+                     bool(args[transposed]))
+
+
 def _precision_of(read: list, written: list) -> str:
     for t in read + written:
         if t.is_floating_point() or t.is_complex():
@@ -302,7 +315,8 @@ class FlopCounter:
             return
         nbytes = _traffic(name, func, args, kwargs, read, written)
         targets = out_args + ([args[0]] if args and _is_self_write(func) else [])
-        self._one_pass.op(_fused_reads(name, func, args, read, written), written, targets)
+        self._one_pass.op(_fused_reads(name, func, args, kwargs, read, written), written,
+                          targets)
         precision = _precision_of(read, written)
         device = _device_of(read + written)
         unit: str | None = None
@@ -322,6 +336,8 @@ class FlopCounter:
                     and tf32_enabled(kind)):
                 precision = "tf32"   # what the tensor cores run (module doc)
             unit = _matrix_unit(precision)   # matmuls and convolutions
+            if name in _CONV_ARGS:   # a depthwise conv is vector work (ops_conv.conv_unit)
+                unit = _conv_unit(name, args, precision)
         elif name in MOVEMENT:
             flop, source = 0.0, "movement"
         elif name.rstrip("_") in COMPARISONS:

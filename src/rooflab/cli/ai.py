@@ -12,6 +12,7 @@ from dataclasses import replace
 import typer
 
 from ..errors import InputError
+from ..units import canonical_dtype
 from .ai_args import (
     DTYPE,
     GROUP,
@@ -25,13 +26,12 @@ from .ai_args import (
     TILES_PER_SM,
     WEIGHTS,
     OnAi,
-    _axes,
-    _canonical,
-    _causal_align,
-    _conv1d_note,
     _n,
     _ops,
     _tile3,
+    checked_causal_align,
+    conv1d_note,
+    conv_axes,
     dtype_assumed,
 )
 from .ai_hpc import (
@@ -160,7 +160,7 @@ def _register_matmul(ai: typer.Typer):
         its shared memory, with the attainable FLOP/s both losses leave.
         --weights int4 is W4A16: B at 0.5 B plus group scales, math at --dtype."""
         sizes = (_n(m, "m"), _n(n, "n"), _n(k, "k"))
-        int8 = out_dtype is None and _canonical(dtype or ML_DTYPE) == "int8"
+        int8 = out_dtype is None and canonical_dtype(dtype or ML_DTYPE) == "int8"
         # an int8 GEMM accumulates in int32 and returns it (torch._int_mm, cuBLASLt):
         # C at 1 B would be a requantizing epilogue, --out-dtype int8 says so
         kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"),
@@ -328,11 +328,11 @@ def _register_conv2d(ai: typer.Typer) -> None:
             raise InputError(f"--groups {g} must divide both --c {sizes['c']} and --k "
                              f"{sizes['k']}: give a common divisor (1 = a dense conv; "
                              f"depthwise: --groups = --c)")
-        pad = _axes(padding, "--padding", 0)
-        op = _ops().conv2d(**sizes, stride=_axes(stride, "--stride", 1), padding=pad,
+        pad = conv_axes(padding, "--padding", 0)
+        op = _ops().conv2d(**sizes, stride=conv_axes(stride, "--stride", 1), padding=pad,
                            dtype=dtype or ML_DTYPE, groups=g,
-                           dilation=_axes(dilation, "--dilation", 1), out_dtype=out_dtype)
-        _emit(op, on, json_out, _conv1d_note(op, padding), assumed=dtype is None)
+                           dilation=conv_axes(dilation, "--dilation", 1), out_dtype=out_dtype)
+        _emit(op, on, json_out, conv1d_note(op, padding), assumed=dtype is None)
 
 
 def _tf32_conv_note(op, roof) -> list[str]:
@@ -406,10 +406,10 @@ def _register_attention(ai: typer.Typer) -> None:
             raise InputError(f"--kv-heads {nkv} must divide --heads {nh} (each K/V head "
                              f"serves --heads / --kv-heads query heads): give a divisor of "
                              f"{nh} (1 = MQA, {nh} = MHA)")
-        align = _causal_align(causal_align, causal, lq, lkv)
+        align = checked_causal_align(causal_align, causal, lq, lkv)
         d = dtype or ML_DTYPE
         # FlashAttention-3's fp8 forward returns O in bf16 (the byte model says so)
-        out = out_dtype or ("bf16" if _canonical(d) == "fp8" else None)
+        out = out_dtype or ("bf16" if canonical_dtype(d) == "fp8" else None)
         op = _ops().attention(_n(batch, "--batch", 1), nh, lq, lkv,
                               _n(head_dim, "--head-dim", 1), kv_heads=nkv, dtype=d,
                               flash=not naive, causal=causal, causal_align=align,

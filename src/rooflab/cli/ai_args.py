@@ -166,13 +166,7 @@ def dtype_assumed(dtype: str) -> dict:
             "dtype_note": f"dtype {dtype} (default{why}; --dtype fp32 for 4-byte elements)"}
 
 
-def _canonical(dtype: str) -> str:
-    from ..units import canonical_dtype
-
-    return canonical_dtype(dtype)
-
-
-def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> str:
+def checked_causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> str:
     """--causal-align as given, checked (None: bottom-right, the default)."""
     if text is None:
         align = "bottom-right"
@@ -193,7 +187,7 @@ def _causal_align(text: str | None, causal: bool, q_len: int, kv_len: int) -> st
     return align
 
 
-def _axes(text: str, name: str, minimum: int):
+def conv_axes(text: str, name: str, minimum: int):
     """--stride/--padding/--dilation: one value for both axes, or HEIGHT,WIDTH (torch's
     tuples: --padding 0,1 pads the width only)."""
     parts = str(text).split(",")
@@ -204,13 +198,18 @@ def _axes(text: str, name: str, minimum: int):
     return values if len(values) == 2 else values[0]
 
 
-def _conv1d_note(op, padding: str):
+def conv1d_note(op, padding: str):
     """A conv1d written as --h 1 --r 1 with one --padding pads the height too (3 rows, 2
-    of them zeros: 3x the FLOP, review s19 r1 F8): say it and how to pad the width only."""
+    of them zeros: 3x the FLOP): say it and how to pad the width only."""
     sh = op.shape
     if "," in str(padding) or sh["padding"] == 0 or not (sh["h"] == 1 and sh["r"] == 1):
         return None
+    stride = sh["stride"]
+    stride_h = stride[0] if isinstance(stride, (list, tuple)) else stride
+    # output row i reads padded row i*stride_h - padding; only row 0 is the input's (H = 1),
+    # so with --stride 2 --padding 1 both rows (-1 and +1) are zeros
+    real = sum(1 for i in range(sh["p"]) if i * stride_h - sh["padding"] == 0)
     note = (f"--padding {sh['padding']} pads the height too: P = {sh['p']} rows, "
-            f"{sh['p'] - 1} of them zero padding, counted as work; for a conv1d "
+            f"{sh['p'] - real} of them zero padding, counted as work; for a conv1d "
             f"(--h 1 --r 1) pad the width only: --padding 0,{sh['padding']}")
     return lambda d: {"notes": [*d.get("notes", []), note]}

@@ -216,6 +216,11 @@ def _register_spmv(ai: typer.Typer) -> None:
         if roof is None:
             op = replace(op, byte_model=f"{op.byte_model} (a CPU's write-allocate read "
                                         f"assumed; --on a GPU leaves it out)")
+        else:
+            from ..model.machine import ASSUMED_CPU, kind_unknown
+
+            if kind_unknown(roof):   # the write-allocate read rests on that assumption
+                op = replace(op, byte_model=f"{op.byte_model}; {ASSUMED_CPU}")
         _emit(op, on, json_out, roof_extra=_cache_holds(op, on), assumed=dtype is None)
 
 

@@ -200,12 +200,13 @@ GPU_SECTOR_BYTES, CPU_LINE_BYTES, APPLE_LINE_BYTES = 32, 64, 128
 
 def transfer_unit(roof) -> tuple[int, str]:
     """(bytes, word) a strided access moves on the roof's machine: (32, "sector") on a GPU
-    or without a roof, (64, "line") on a CPU, (128, "line") on an Apple M-series."""
+    or accelerator or without a roof, (64, "line") on a CPU (model.machine.is_cpu: a roof
+    of unknown kind too), (128, "line") on an Apple M-series."""
     if roof is None:
         return GPU_SECTOR_BYTES, "sector"
-    from ..model.machine import machine_of
+    from ..model.machine import is_cpu
 
-    if machine_of(roof).kind != "cpu":
+    if not is_cpu(roof):
         return GPU_SECTOR_BYTES, "sector"
     apple = "apple" in f"{roof.name} {roof.source}".lower()
     return (APPLE_LINE_BYTES if apple else CPU_LINE_BYTES), "line"
@@ -233,8 +234,10 @@ def strided_op(op, stride: int, roof=None):
     efficiency = shape["n"] * e / fetched
     read = shape["inputs"] * fetched
     write = shape["outputs"] * fetched
+    from ..model.machine import ASSUMED_CPU, kind_unknown
+
     where = ("; a GPU's sectors assumed: --on a CPU counts its 64-byte lines" if roof is None
-             else "")
+             else f"; {ASSUMED_CPU}" if kind_unknown(roof) else "")
     model = (f"strided: every array at stride {stride} x {e:g} B from a {unit}-byte aligned "
              f"base, whole {unit}-byte {word}s moved ({100 * efficiency:.1f} % of them used; "
              f"no reuse of the skipped bytes from {'L2' if word == 'sector' else 'cache'})"

@@ -37,8 +37,8 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     if fp4:
         out["dtype"] = "fp4"
     if roof is None:
-        if fp4:
-            out["notes"] = [fp4_note()]
+        # always a list, as with --on (docs/json.md: `notes` of an ai document)
+        out["notes"] = [fp4_note()] if fp4 else []
         return out
     for level in kernel.bytes:
         roof.bandwidth(level)    # InputError naming the levels the roof has
@@ -122,13 +122,13 @@ def format_result(d: dict) -> list[str]:
     # integer work on an integer ceiling is OP, as the ceiling prints it (review s19 r1 F4);
     # int8 held to fp16 math stays FLOP, that ceiling's unit
     op_word = _work_word(d)
-    lines += [f"  FLOP        {si(d['flop'], 'FLOP')}  ({d['flop']:.6g})",
+    lines += [f"  {op_word:<12}{si(d['flop'], op_word)}  ({d['flop']:.6g})",
               f"  bytes       {si(d['bytes'], 'B')}  ({d['bytes']:.6g}; {split})",
               f"  byte model  {d['byte_model']}",
               f"  AI          {fmt_ai(d['ai'])} {op_word}/byte" + (
                   f"  ({d['ai']:.6g})" if d["ai"] is not None else "")]
     if "compulsory_ai" in d:     # ai matmul --tile: the bound the tiles fall short of
-        lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} FLOP/byte, "
+        lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} {op_word}/byte, "
                      f"{si(d['compulsory_bytes'], 'B')} (each operand moved once; the "
                      f"tiles move {d['bytes'] / d['compulsory_bytes']:.3g}x that)")
     if "tile_quantization" in d:   # --tile: edge tiles, waves, shared memory (ai_tile.py)

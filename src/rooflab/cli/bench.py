@@ -42,6 +42,13 @@ def register(app) -> None:
         only: str | None = typer.Option(None, "--only", help="comma-separated kernel names "
                                         "or prefixes, e.g. copy,gemm,triad_fp64"),
         quick: bool = typer.Option(False, "--quick", help="shorter timing (about a third)"),
+        samples: int | None = typer.Option(None, "--samples", metavar="N", help="at least N "
+                                           "timing samples per kernel (else 5 or more, as "
+                                           "many as the time budget fits). 9 lets `rooflab "
+                                           "compare` judge a before/after pair's noise (its "
+                                           "U test; fewer a side read 'too few'); each "
+                                           "sample past the budget costs ~20 ms (--quick "
+                                           "10 ms), or one call of a slower kernel"),
         output: str | None = typer.Option(None, "-o", "--output",
                                           help="chart .png/.svg, analysis .json, table .csv"),
         json_out: bool = typer.Option(False, "--json", help="print the analysis as JSON"),
@@ -81,6 +88,7 @@ def register(app) -> None:
 
         Example: rooflab bench --only triad,gemm --quick -o zoo.png
         """
+        check_samples(samples, run)
         if run is not None:
             zoo = {"--only": only, "--list": list_ or None, "--quick": quick or None,
                    "--device": device}
@@ -97,7 +105,8 @@ def register(app) -> None:
                    "--run": run, "--device": device if device and device != "cpu" else None}
             check_kernel_options(kernel, one, zoo, ctx.args)
             bench_kernel(kernel, size=size, threads=1 if threads is None else threads,
-                         cpus=cpus, on=on, quick=quick, json_out=json_out)
+                         cpus=cpus, on=on, quick=quick, json_out=json_out,
+                         samples=samples)
             return
         if ctx.args:
             raise InputError(f"unexpected arguments {' '.join(ctx.args)}; arguments for a "
@@ -111,8 +120,21 @@ def register(app) -> None:
         names = selected_names(device, only)
         # probe_roofs looked up here, at the call: a test (or a caller) may replace it
         roofs, kernels, analysis = time_zoo(device, names, on=on, quick=quick,
-                                            probe=probe_roofs)
+                                            probe=probe_roofs, samples=samples)
         show(analysis, roofs, kernels, output, json_out)
+
+
+def check_samples(samples: int | None, run: str | None) -> None:
+    """--samples is a count of 1 or more, for the zoo and --kernel; --run's script times
+    its own kernels, so it says its samples in its rooflab.measure calls."""
+    if samples is not None and samples < 1:
+        raise InputError(f"--samples must be 1 or more (timing samples per kernel; 9 lets "
+                         f"`rooflab compare` judge the noise); got {samples}")
+    if samples is not None and run is not None:
+        raise InputError(f"--samples does not reach --run {run}: the script's "
+                         f"rooflab.measure calls time its kernels; give them samples= "
+                         f"instead, e.g. rooflab.measure(fn, x, samples={samples}), and "
+                         f"drop --samples")
 
 
 def bench_script(script: str, args: list[str], *, on: str | None, output: str | None,

@@ -33,7 +33,8 @@ def check_kernel_options(kernel: str | None, one: dict, zoo: dict, args) -> None
 
 
 def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
-                 on: str | None, quick: bool, json_out: bool) -> None:
+                 on: str | None, quick: bool, json_out: bool,
+                 samples: int | None = None) -> None:
     """`rooflab bench --kernel NAME`: one numba kernel at one working set on N threads, with
     --on its share of that level's ceiling (likwid-bench -t NAME -w S0:SIZE:N)."""
     from ..bench import kernel_runner as kr
@@ -77,7 +78,8 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     from ..probe.timer import DEFAULT, QUICK
 
     caps = capacities(detect_caches(), threads)
-    result = kr.run_kernel(k, ws, threads, caps, QUICK if quick else DEFAULT)
+    plan = (QUICK if quick else DEFAULT).with_min_samples(samples)
+    result = kr.run_kernel(k, ws, threads, caps, plan)
     placed = kr.place_on(result, roofs[0], threads_row) if roofs else None
     if json_out:
         emit_document(kr.result_dict(result, placed))

@@ -35,10 +35,13 @@ def selected_names(device: str, only: str | None) -> list[str] | None:
     return names
 
 
-def time_zoo(device: str, names: list[str] | None, *, on: str | None, quick: bool, probe):
-    """(roofs, kernels, analysis) of the zoo's kernels `names` timed on `device`, judged by
-    --on's roofs, else by `probe(device, progress)`'s (bench_roofs.probe_roofs)."""
+def time_zoo(device: str, names: list[str] | None, *, on: str | None, quick: bool, probe,
+             samples: int | None = None):
+    """(roofs, kernels, analysis) of the zoo's kernels `names` timed on `device` (at least
+    `samples` samples each), judged by --on's roofs, else by `probe(device, progress)`'s
+    (bench_roofs.probe_roofs)."""
     from ..bench.zoo import run_zoo
+    from ..measuring import resolve_plan
     from ..model.analysis import analyze
 
     if device.lower() != "cpu":   # PyTorch kernels: say a missing torch before any work
@@ -57,7 +60,8 @@ def time_zoo(device: str, names: list[str] | None, *, on: str | None, quick: boo
         if on is None:
             roofs, profile = probe(device.lower(), lambda s, f: update(s, 0.5 * f))
         scale = 0.5 if on is None else 1.0
-        kernels = run_zoo(roofs[0], names, device=device, plan="quick" if quick else None,
+        plan = resolve_plan("quick" if quick else None).with_min_samples(samples)
+        kernels = run_zoo(roofs[0], names, device=device, plan=plan,
                           progress=lambda s, f: update(s, 1 - scale + scale * f))
     if on is None:
         say_probe_load(profile)

@@ -80,10 +80,10 @@ def register(app) -> None:
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
         if not cmp.matches:
             # Nothing to compare: a CI gate (--fail-if-slower) would pass on nothing.
+            first, second = ([k.name for k in ks] for ks in (cmp.only_before, cmp.only_after))
             raise InputError(f"no kernel of {before} has the name of one in {after} "
-                             f"(first run: {_names(cmp.only_before)}; second run: "
-                             f"{_names(cmp.only_after)}); pair renamed kernels with "
-                             f"--map OLD=NEW")
+                             f"(first run: {_names(first)}; second run: {_names(second)}); "
+                             f"pair renamed kernels with --map OLD=NEW")
         if fail_if_slower is not None and not rename:
             _refuse_guessed_pair(cmp, before, after)
         if fail_if_slower is not None and not cmp.timed:
@@ -100,14 +100,14 @@ def register(app) -> None:
 
             data["floors"] = floors_to_dict(*floors)
         if (why := untimed_words(cmp, floors)) is not None:
-            # the terminal's explanation of the null speed-ups, in the document too (F5)
+            # the terminal's explanation of the null speed-ups, in the document too
             data["notes"].append(why)
         if output:
             _write(output, cmp, data, on, [before, after])
         if json_out:
             emit_json(data)
             if output:
-                say_line(f"wrote {output}")   # on stderr under --json too (F6)
+                say_line(f"wrote {output}")   # stderr: stdout holds only the JSON
         else:
             from .common import wide_console
 
@@ -148,24 +148,15 @@ def _refuse_predicted(cmp, before: str, after: str) -> None:
     end of a range whatif itself calls one of two: gating on them called a predicted
     move to a slower GPU a regression (exit 1) as if measured (review s19 r5 F3). The gate
     judges measurements only."""
-    for path, side in ((before, "before"), (after, "after")):
-        names = [m.name for m in cmp.timed if _derived(getattr(m, side))]
-        if names:
-            raise InputError(f"--fail-if-slower: {path}'s times are a what-if prediction "
-                             f"(provenance derived: {_some_names(names)}), not measured; "
-                             f"the gate judges measured runs: compare without "
-                             f"--fail-if-slower to see the predicted change")
-
-
-def _derived(k) -> bool:
     from ..model.compare_notes import predicted
 
-    return predicted(k)
-
-
-def _some_names(names, limit: int = 3) -> str:
-    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit
-                                       else "")
+    for path, side in ((before, "before"), (after, "after")):
+        names = [m.name for m in cmp.timed if predicted(getattr(m, side))]
+        if names:
+            raise InputError(f"--fail-if-slower: {path}'s times are a what-if prediction "
+                             f"(provenance derived: {_names(names)}), not measured; "
+                             f"the gate judges measured runs: compare without "
+                             f"--fail-if-slower to see the predicted change")
 
 
 def _untimed_sides(m) -> str:
@@ -175,8 +166,8 @@ def _untimed_sides(m) -> str:
                         if not k.seconds)
 
 
-def _names(kernels, limit: int = 3) -> str:
-    names = [k.name for k in kernels]
+def _names(names, limit: int = 3) -> str:
+    """The first `limit` names, and how many in all."""
     more = f", ... ({len(names)} in all)" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more if names else "none"
 
@@ -190,18 +181,32 @@ def _kernels(path: str, pair: tuple[str, str]):
         raise InputError("-: a run is read from a file, not from stdin; save it first, "
                          "e.g. `rooflab ncu run.csv --json > run.json`, and pass run.json")
     from ..errors import RooflabError
-    from ..ingest.kernelfile import NOT_KERNELS
 
     try:
         return load_kernels(path)
-    except RooflabError as e:
-        profile = NOT_KERNELS["profile"].split(":")[0]
-        if profile not in str(e):
-            raise
-        # two machines' profiles: the user wants their roofs side by side (r5 F9)
-        raise InputError(f"{path}: {profile}: to compare two machines' roofs run "
+    except RooflabError:
+        if not all(_machine_file(p) for p in pair):
+            raise   # one side a profile: its own error says pass it as --on
+        # two machines' profiles: the user wants their roofs side by side
+        raise InputError(f"{path}: this is a machine profile or roof, not a list of "
+                         f"kernels: to compare two machines' roofs run "
                          f"`rooflab specs compare {' '.join(pair)}`; to draw runs on it, "
                          f"pass it as the roof, e.g. `--on {path}`") from None
+
+
+def _machine_file(path: str) -> bool:
+    """Whether the file is a machine profile or roof (its document kind), the files
+    `rooflab specs compare` takes."""
+    from ..errors import RooflabError
+    from ..files import load_json
+    from ..model.document_parts import document_kind
+
+    if path == "-":
+        return False   # standard input is not read here (_kernels refuses it)
+    try:
+        return document_kind(load_json(path)) in ("profile", "roof")
+    except (RooflabError, OSError, ValueError):
+        return False
 
 
 def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
@@ -266,8 +271,14 @@ def _labelled(match):
         gain += ", within noise"
     elif gain and match.predicted:
         gain += ", predicted"
-    return (match.before.with_(name=f"{match.before.name} (before)"),
-            match.after.with_(name=f"{match.after.name} (after{gain})"))
+    from ..report.chart_points import PLAIN_NAME
+
+    # the kernel's own name kept in meta: the chart's notes name kernels, not points
+    before, after = match.before, match.after
+    return (before.with_(name=f"{before.name} (before)",
+                         meta={**before.meta, PLAIN_NAME: before.name}),
+            after.with_(name=f"{after.name} (after{gain})",
+                        meta={**after.meta, PLAIN_NAME: after.name}))
 
 
 def _own_roofs(files) -> list:
@@ -320,7 +331,7 @@ def _write(path: str, cmp, data, on, files) -> None:
     inputs.print_notes()   # of the chart's roof and kernels, as plot says them
     roof = inputs.roof
     # two machines: each run's points on its own roof where both files carry one (the
-    # first run's roof dashed, as whatif draws a move to other hardware); else the runs
+    # first run's roof grey, as whatif draws a move to other hardware); else the runs
     # whose own roof is not the one drawn are named (review s19 r5 F6)
     own = _own_roofs(files)
     before_roof, title = None, f"before -> after on {provenance_label(roof)}"

@@ -3,7 +3,7 @@
 A CI script that parses `rooflab VERB ... --json` stdout gets, on a failure, a document it
 can branch on (docs/json.md, "Errors under --json"):
 
-    {"schema_version": 1, "error": {"message": ..., "kind": ..., "path": ..., "line": ...,
+    {"schema_version": 2, "error": {"message": ..., "kind": ..., "path": ..., "line": ...,
      "exit_code": 2}, "generator": {...}}
 
 Only when the command asked for JSON, and only when nothing reached stdout yet: a verb

@@ -24,7 +24,8 @@ def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int
 
 def with_full_bounds(doc: dict[str, Any], full: Analysis | None) -> dict[str, Any]:
     """An analysis document (schema.analysis_to_dict) of one level with each point's bound
-    and binding_level as `full` (every level) words them; unchanged without `full`. Only
+    and binding_level as `full` (every level) words them (without `full` as the document
+    has them), then worded on the envelope roof (report.envelope_json). Only
     a point another level binds (placement.binds_elsewhere) reads otherwise there, so that
     is all this looks up, not every point of `full` written out (review s18 reread F1)."""
     from ..report.envelope_bound import envelope_json

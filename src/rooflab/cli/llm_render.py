@@ -9,6 +9,7 @@ from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
+from .llm_gap import gap_line
 from .llm_pipeline_render import _dtypes_fit, pipeline_lines
 from .llm_sweep_render import (
     context_sweep_lines,
@@ -106,61 +107,6 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
             "request_s": request_floor_s(ttft, tpot, r.request.generate),
                 "compute_tpot_s": r.tpot_s,
             "compute_ttft_s": r.ttft_s}
-
-
-def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -> str:
-    """Seed 004's split of a measured TPOT's distance below the slope: the step's kernel
-    launches (launches x 5-10 us) explain part of the gap above the work floor; the rest is
-    host-side logic (Python, generate) and kernel efficiency. `launches` is the measured
-    run's count (--launches); without it the split uses the fused count and adds eager HF
-    generate's estimated share (review 18a F4: a fused count under-explains an eager run),
-    unless `no_eager` says why that estimate does not hold (kernels.eager_estimate_missing)."""
-    if gap_s < 0:
-        return (f"faster than the floor by {fmt_seconds(-gap_s)}: no step can beat "
-                f"max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or the "
-                f"step moves fewer bytes than counted (weights quantized but --weights "
-                f"not set?); check both before reading the point")
-    if gap_s == 0:
-        return ""
-    n = launches or d.step.launches
-    per_lo, per_hi = d.per_launch_s
-    lo, hi = n * per_lo, n * per_hi
-    given = " (--launches)" if launches else ""
-    word = "launches" + given
-    if lo >= gap_s:
-        line = (f"gap above the floor {fmt_seconds(gap_s)}, less than the {n} "
-                f"{word} take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
-                f"here, and what is left is at most launch cost (CUDA graphs, fusion), not AI")
-    else:
-        rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
-        line = (f"gap above the floor {fmt_seconds(gap_s)}: {n} {word} explain "
-                f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
-                f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the "
-                f"rest, {fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic "
-                f"(Python, generate) and kernel efficiency (better kernels); batching closes "
-                f"neither")
-    return line if launches else line + eager_share(gap_s, d, no_eager)
-
-
-def eager_share(gap_s: float, d, no_eager: str = "") -> str:
-    """The gap line's second share: the fused count above against eager HF generate's."""
-    from ..workloads.llm.eager import EAGER_HF_LAYER_KERNELS
-
-    if no_eager:
-        return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} "
-                f"per layer); no eager HF generate estimate here ({no_eager}): give the "
-                f"measured run's kernels per step as --launches N (nsys, torch.profiler)")
-
-    n = d.step.eager_launches()
-    per_lo, per_hi = d.per_launch_s
-    lo, hi = n * per_lo, n * per_hi
-    share = (f"{span(lo, hi)}, more than the whole gap" if lo >= gap_s else
-             f"which would explain {fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} "
-             f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%})")
-    return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} per "
-            f"layer); eager HF generate launches about {EAGER_HF_LAYER_KERNELS} per layer "
-            f"(an estimate from HF's LlamaDecoderLayer), {n} per step, {share}; give the "
-            f"measured run's kernels per step as --launches N (nsys, torch.profiler)")
 
 
 def memory_context(req, fp) -> str:

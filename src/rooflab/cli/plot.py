@@ -147,8 +147,9 @@ def chart_dict(display, path: str | None) -> dict:
     from dataclasses import asdict
 
     from ..model.analysis import analyze
-    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, roof_to_dict
     from ..report.chart import above_roof, caveats, flagged
+    from ..report.envelope_bound import analysis_json
 
     kernels = list(display.kernels)
     analysis = analyze(display.roofs[0], kernels) if kernels else None
@@ -157,8 +158,7 @@ def chart_dict(display, path: str | None) -> dict:
     return {"schema_version": SCHEMA_VERSION, "chart": path,
             "roofs": [roof_to_dict(r) for r in display.roofs],
             "kernels": [kernel_to_dict(k) for k in kernels],
-            "analysis": (points_to_dicts(analysis.points, analysis.roof, analysis.kernels)
-                         if analysis else []),
+            "analysis": analysis_json(analysis)["analysis"] if analysis else [],
             "drawn": {"lines": [{**asdict(x), "flagged": x.kind in ("compute", "memory")
                                  and x.ceiling is not None and flagged(x.ceiling)}
                                 for x in display.lines],

@@ -393,7 +393,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     notes = list(imp.notes) + ([share_note] if share_note else [])
     if choice.roof.name == ENVELOPE_NAME:
         notes.append(ENVELOPE_NOTE)
-    extra["import_notes"] = notes   # [] when empty, like notes (s19 r2 F4)
+    extra["import_notes"] = notes   # always a list, [] when empty, like notes
     uncounted = getattr(imp, "uncounted", None)   # a torch trace's ops without a formula
     if uncounted:
         extra["uncounted"] = [dict(u) for u in uncounted]

@@ -83,7 +83,7 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
     """The `report --json` document; diags: the analysis's diagnoses, if the caller has
     them."""
     from ..model.diagnose import diagnose, diagnosis_to_dict
-    from ..model.schema import analysis_to_dict
+    from ..report.envelope_bound import analysis_json
     from ..report.markdown import machine_for, step_findings
 
     if diags is None:
@@ -91,7 +91,7 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
     analysis = with_precision_note(analysis)
     # each point's achieved_bytes_per_s / percent_of_bandwidth come from point_to_dict
     # (model/bandwidth_reached.py), the rule the tables print
-    out = {**analysis_to_dict(analysis),
+    out = {**analysis_json(analysis),
            "diagnosis": [diagnosis_to_dict(d) for d in diags]}
     from ..report.markdown import trust_warnings
 

@@ -40,7 +40,7 @@ def _entry(name: str):
 
     if not looks_like_file(name) and split_threads(name) is None:
         return lookup(name)
-    if name.lower().endswith(".ncu-rep"):   # its recorded peaks, as --on reads them (r3 F9)
+    if name.lower().endswith(".ncu-rep"):   # its recorded peaks, as --on reads them
         from .inputs import resolve_on
 
         return FileRoof(name, resolve_on(name)[0], None, None)

@@ -189,13 +189,15 @@ def _host_link(d, short: bool = False) -> str:
 
 
 def _show_tables(d) -> list:
+    from ..report.tables import top_float_ceiling
+
     bw = _dram(d)
     compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(c.value / bw) if bw else "-",
                 c.provenance, c.method or "-"]
                for c in d.roof.compute]
     # each memory level's ridge against the top float ceiling (the roofline's top): where
     # a kernel resident at that level turns compute-bound, one slope per level
-    top = d.roof.top_float_compute() if d.roof.compute else None
+    top = top_float_ceiling(d.roof)   # None on an integer-only roof: no FLOP/B ridge
     memory = [[c.level, si(c.value, "B/s"),
                fmt_ai(top.value / c.value) if top is not None and c.level in LEVELS else "-",
                c.provenance, c.method or "-"]
@@ -215,7 +217,8 @@ def _show_tables(d) -> list:
             _table("compute ceilings (dense) and ridge points against DRAM",
                    ["ceiling", "peak", "ridge FLOP/B", "provenance", "how"], compute,
                    right_to=3),
-            _table("memory ceilings, ridge vs " + (top.label if top is not None else "-"),
+            _table("memory ceilings, ridge vs " + top.label if top is not None else
+                   "memory ceilings (no float ceiling: no ridge)",
                    ["level", "bandwidth", "ridge FLOP/B", "provenance", "how"], memory,
                    right_to=3)]
 

@@ -207,7 +207,7 @@ def register(app) -> None:
         # ... and a precision the file did not give (judged fp32; review r1 F3): the JSON
         # keeps the warning stderr gave, as report's does
         assumed = precision_assumed_note(inputs.kernels)
-        data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] too (F4)
+        data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] when empty
         if not json_out:
             inputs.print_notes()
         if hardware is not None:
@@ -221,7 +221,7 @@ def register(app) -> None:
         if json_out:
             emit_json(data)
             if output:
-                say_line(f"wrote {output}")   # on stderr under --json too (F6)
+                say_line(f"wrote {output}")   # stderr: stdout holds only the JSON
             return
         llm = _llm_doc(files)
         for line in doubts:

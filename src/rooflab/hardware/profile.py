@@ -2,8 +2,11 @@
 
 schema_version history:
   1 — host, nominal, measured, extras (sweeps and raw tables), created.
-  2 — the same profile keys; other documents' meanings changed (docs/json.md, "Changes
-      since 1"): version-1 files still load.
+  2 — compute ceilings may have unit "scalar" (the one-lane FMA peak, Williams' "w/out
+      SIMD"; a version-1 reader calls it an unknown unit), extras.scalar_fma (its method,
+      samples and vector/scalar simd_ratio per precision) and a "scalar" entry in each
+      extras.scaling.by_threads row; other documents' meanings changed (docs/json.md,
+      "Changes since 1"): version-1 files still load.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..model.display import pretty
 from ..model.display_results import profile_text
 from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
+from ..model.machine import core_share
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
 from ..user_path import user_path
@@ -298,7 +302,8 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                                 f"(extras.scaling)", measured.source, precision=p,
                                 kind="vector", row_label=row_label)
                for p in _SCALING_COMPUTE if isinstance(row.get(p), Mapping)]
-    compute += _row_scalar(row, measured, n, reference, label, row_label)
+    compute += _row_scalar(row, measured, n, reference, label, row_label,
+                           _host_cores(profile))
     # "EPYC measured (2 threads)" -> "EPYC measured (1 thread)"
     name = f"{_THREADS_SUFFIX.sub('', measured.name)} ({_threads_label(n)})"
     roof = Roof(name=name, kind="measured", compute=tuple(compute), memory=tuple(memory),
@@ -311,14 +316,20 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
     return with_probe_label(roof, extras, created)
 
 
+def _host_cores(profile: Mapping[str, Any]) -> int | None:
+    """host.cores (physical cores) when the profile records a positive count, else None."""
+    c = (profile.get("host") or {}).get("cores")
+    return c if isinstance(c, int) and not isinstance(c, bool) and c >= 1 else None
+
+
 def _row_scalar(row: Mapping, measured: Roof, n: int, reference: Any, label: str,
-                row_label: str) -> list[Ceiling]:
+                row_label: str, cores: int | None = None) -> list[Ceiling]:
     """The row's scalar (no SIMD) FMA ceilings (review s19 r4 F1: a scaling profile's rows
     had none, so a one-thread scalar loop never met its scalar ceiling): the scaling
     pass's own (row 'scalar'), else, in a profile written before it measured them, the
-    full roof's scalar ceiling x n / its thread count (scalar FMA throughput is per core;
-    the rows are at or under the probed count), provenance derived and the method saying
-    so. [] where neither exists."""
+    full roof's scalar ceiling x its share of the probed threads' cores (model.machine.
+    core_share: scalar FMA throughput is per core, SMT siblings share it), provenance
+    derived and the method saying so. [] where neither exists."""
     got = row.get("scalar") if isinstance(row.get("scalar"), Mapping) else {}
     out = [_scaling_ceiling(got, p, "flop_per_s", f"{label}: scalar FMA-throughput kernel "
                             f"(the probe's scalar peak kernel, no SIMD), value = best "
@@ -327,15 +338,19 @@ def _row_scalar(row: Mapping, measured: Roof, n: int, reference: Any, label: str
            for p in _SCALING_COMPUTE if isinstance(got.get(p), Mapping)]
     if out or not isinstance(reference, int) or reference < 1:
         return out
+    share = core_share(n, reference, cores)
+    how = f"x {n}/{reference}, scalar FMA throughput being per core"
+    if cores:
+        how = (f"x {min(n, cores)}/{min(reference, cores)}, scalar FMA throughput being per "
+               f"core (threads on the host's {cores} cores; SMT siblings share one)")
     for c in measured.compute:
         if c.unit == "scalar" and c.precision in _SCALING_COMPUTE:
             out.append(Ceiling(
-                value=c.value * n / reference, precision=c.precision, unit="scalar",
+                value=c.value * share, precision=c.precision, unit="scalar",
                 provenance="derived", source=measured.source,
                 method=(f"derived ({_threads_label(n)}): the profile's {c.label} peak "
-                        f"({c.value / 1e9:.3g} GFLOP/s on {_threads_label(reference)}) x "
-                        f"{n}/{reference}, scalar FMA throughput being per core; this "
-                        f"profile's thread scaling did not measure it")))
+                        f"({c.value / 1e9:.3g} GFLOP/s on {_threads_label(reference)}) "
+                        f"{how}; this profile's thread scaling did not measure it")))
     return out
 
 

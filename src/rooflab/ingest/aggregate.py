@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
+from ..model.compare_merge import LAUNCH_MIX, SUMMED_SHAPES
 from ..model.kernel import Kernel
 from ..units import fmt_ai
 from .kernel_names import short_name
@@ -110,8 +111,8 @@ class _Group:
             # launches of other grids at one AI: 'AI 2 FLOP/B', not 'AI 2-2 FLOP/B'
             span = fmt_ai(low) if fmt_ai(low) == fmt_ai(high) else f"{fmt_ai(low)}-{fmt_ai(high)}"
             said.append(f"AI {span} FLOP/B ({level})")
-        return (f"{self.launches} launches with {' and '.join(said)} are summed into one "
-                f"point none of them ran at; --per-launch shows each")
+        return (f"{self.launches} launches with {' and '.join(said)} are {SUMMED_SHAPES} "
+                f"none of them ran at; --per-launch shows each")
 
     def occupancy_note(self) -> str:
         """'occupancy differs between its 2 launches (achieved 16.5-41.7 %, theoretical
@@ -312,7 +313,10 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
     # occupancy, limiter, pipes and SM count of its first launch, where the file holds them
     # (a note says so when the summed launches' occupancy differs: g.occupancy_note)
     meta.update(launch_details(f.metrics))
-    said = [n for n in (g.spread_note(), g.occupancy_note()) if n]
+    spread = g.spread_note()
+    if spread:   # compare's gate reads the flag: the launches' spread is no timing noise
+        meta[LAUNCH_MIX] = True
+    said = [n for n in (spread, g.occupancy_note()) if n]
     if g.notes or said:
         meta["notes"] = list(g.notes) + said
     if step is not None:

@@ -126,7 +126,8 @@ def _read_json(p: Path, path: str) -> object:
     try:
         check_schema_version(data, path)
     except InputError as exc:
-        raise ParseError(str(exc)) from None
+        # the file as ParseError's path (the --json error document's), said once
+        raise ParseError(str(exc).removeprefix(f"{path}: "), path=path) from None
     return data
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..workloads import ops
 from ..workloads.torch_rules.flop import sdpa_count
+from ..workloads.torch_rules.traffic import sdpa_kv_bytes
 from .torch_ops_base import COMPLEX_REAL, OpCall, OpWork, dtype_of, in_bytes, itemsize, numel
 
 # The is_causal argument's position in each backward op's schema (native_functions.yaml).
@@ -33,6 +34,15 @@ def _qkv(dims, first: int):
         return None
     (b, h, lq, d), (_, hkv, lkv, _) = qkv[0], qkv[1]
     return b, h, lq, d, hkv, lkv, qkv[2][3]
+
+
+def _kv_unseen(call: OpCall, first: int, causal: bool) -> float:
+    """Bytes of K and V (at dims[first+1:first+3]) that no query sees, so never read
+    (sdpa_kv_bytes: top-left causal with Lq < Lkv)."""
+    k, v = (first + 1, first + 2)
+    kv = in_bytes([(tuple(call.dims[i]), dtype_of(call.types[i])) for i in (k, v)])
+    lq, lkv = call.dims[first][2], call.dims[k][2]
+    return kv - sdpa_kv_bytes(kv, lq, lkv, causal)
 
 
 def _count(call: OpCall, first: int, causal: bool, backward: bool):
@@ -57,14 +67,17 @@ def _attention(call: OpCall) -> OpWork | str | None:
     (scores stay on chip). is_causal masks top-left (query i sees keys 0..i; the SDPA docs'
     "upper left causal bias"), which differs from the decode-style bottom-right mask when
     Lq != Lkv."""
-    got = _count(call, 0, bool(call.const(5, False)), backward=False)
+    causal = bool(call.const(5, False))
+    got = _count(call, 0, causal, backward=False)
     if got is None or isinstance(got, str):
         return got
     flop, c = got
     dims = call.dims
-    # q, k, v read and O [B, H, Lq, D_v] written (ops.attention's bytes when D_v == D_qk)
+    # q and the K, V rows some query sees read, O [B, H, Lq, D_v] written (ops.attention's
+    # bytes when D_v == D_qk)
     out = numel(dims[0][:3]) * dims[2][3] * itemsize(dtype_of(call.types[0]))
-    nbytes = in_bytes([(tuple(dims[i]), dtype_of(call.types[i])) for i in (0, 1, 2)]) + out
+    nbytes = (in_bytes([(tuple(dims[i]), dtype_of(call.types[i])) for i in (0, 1, 2)]) + out
+              - _kv_unseen(call, 0, causal))
     mask = dims[3] if len(dims) > 3 and dims[3] else None
     mask_dt = dtype_of(call.types[3]) if mask else None
     extra = numel(mask) * itemsize(mask_dt or dtype_of(call.types[0])) if mask else 0.0
@@ -73,15 +86,16 @@ def _attention(call: OpCall) -> OpWork | str | None:
 
 def _attention_backward(call: OpCall) -> OpWork | str | None:
     """The SDPA backward kernels (grad_out, q, k, v, ...): sdpa_count's backward; bytes
-    every tensor argument read once (grad_out, q, k, v, out, logsumexp, a mask or bias)
-    and dq, dk, dv written."""
-    got = _count(call, 1, bool(call.const(_BACKWARD_CAUSAL[call.name], False)),
-                 backward=True)
+    every tensor argument read once (grad_out, q, out, logsumexp, a mask or bias; K and V
+    for the keys some query sees, as the forward) and dq, dk, dv written (dk, dv whole:
+    the rows no query sees are written as zeros)."""
+    causal = bool(call.const(_BACKWARD_CAUSAL[call.name], False))
+    got = _count(call, 1, causal, backward=True)
     if got is None or isinstance(got, str):
         return got
     flop, c = got
     qkv = [(tuple(call.dims[i]), dtype_of(call.types[i])) for i in (1, 2, 3)]
-    nbytes = in_bytes(call.tensors()) + in_bytes(qkv)
+    nbytes = in_bytes(call.tensors()) + in_bytes(qkv) - _kv_unseen(call, 1, causal)
     return OpWork("attention_backward", flop, nbytes, c.precision, c.unit)
 
 

@@ -10,6 +10,7 @@ each gradient the op returns written once (the `output_mask` says which it retur
 from __future__ import annotations
 
 from ..units import flop_precision
+from ..workloads.ops_conv import conv_unit
 from ..workloads.torch_rules.flop import (
     BACKWARD_PER_ELEMENT,
     POINTWISE_BACKWARD_FLOP,
@@ -25,7 +26,6 @@ from .torch_ops_base import (
     numel,
     real_dtype,
     rows_cols,
-    tensor_unit,
 )
 
 # The per-element counts (pointwise, softmax, layer norm, embedding) are one table with
@@ -68,7 +68,7 @@ def _conv_backward(call: OpCall) -> OpWork | str | None:
     e = itemsize(dt)
     written = grad_input * numel(x) + grad_weight * numel(wt) + grad_bias * k
     return OpWork(f"conv{spatial}d_backward", flop, in_bytes(ts[:3]) + e * written,
-                  flop_precision(dt), tensor_unit(dt))
+                  flop_precision(dt), conv_unit(dt, wt, groups, bool(call.const(7, False))))
 
 
 def _grad_and_input(call: OpCall, what: str):

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..units import dtype_bytes, flop_precision
-from ..workloads.ops_common import TENSOR_DTYPES
 
 # Profiler dtype spellings -> rooflab dtypes. The `fnuz` fp8 variants are MI300's (gfx942)
 # fp8 formats, torch.float8_e4m3fnuz / float8_e5m2fnuz, which ROCm traces record.
@@ -191,12 +190,6 @@ def reduced_out(shape: tuple[int, ...], dims) -> int:
     dims = dims if isinstance(dims, (list, tuple)) else [dims]
     cut = {int(d) % len(shape) for d in dims}
     return numel([n for i, n in enumerate(shape) if i not in cut])
-
-
-def tensor_unit(dt: str) -> str | None:
-    """The unit of matrix work (a matmul, a convolution) in dt: the tensor unit where the
-    precision has one, else None (the vector ceiling)."""
-    return "tensor" if dt in TENSOR_DTYPES else None
 
 
 def precision_of(types: Sequence[str]) -> str:

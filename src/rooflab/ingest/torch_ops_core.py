@@ -10,8 +10,8 @@ from __future__ import annotations
 from ..units import flop_precision
 from ..workloads import ops
 from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT  # 5; gamma, beta add 1 each
-from ..workloads.ops_conv import conv_input_elements
-from ..workloads.torch_rules.flop import COMPLEX_FLOP_PER_ELEMENT
+from ..workloads.ops_conv import conv_input_elements, conv_unit
+from ..workloads.torch_rules.flop import COMPARISONS, COMPLEX_FLOP_PER_ELEMENT
 from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
@@ -26,7 +26,6 @@ from .torch_ops_base import (
     real_dtype,
     result_dtype,
     rows_cols,
-    tensor_unit,
 )
 
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "rsub", "maximum", "minimum", "pow",
@@ -34,9 +33,8 @@ ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "rsub", "maximum", "minimum", 
 ELEMENTWISE_UNARY = ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "log", "neg", "abs",
                      "sqrt", "rsqrt", "reciprocal", "clamp", "hardtanh", "leaky_relu",
                      "threshold", "sin", "cos", "erf")
-# Comparisons count 0 FLOP, as in `rooflab ai` and bench/torch_count.py: profilers count
-# FLOP from FADD/FMUL/FFMA, not from FMNMX (docs/bench.md, "comparisons ... 0").
-COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "hardtanh", "threshold"})
+# Comparisons (relu, maximum, clamp, ...) count 0 FLOP: torch_rules.flop.COMPARISONS, the
+# live counter's list (profilers count FLOP from FADD/FMUL/FFMA, not from FMNMX).
 # `where(cond, a, b)` selects: no arithmetic (bench/torch_count.py lists it as movement).
 SELECTS = frozenset({"where"})
 # Real FLOP per element of complex elementwise ops: COMPLEX_FLOP_PER_ELEMENT, one table with
@@ -210,8 +208,8 @@ def _conv(call: OpCall) -> OpWork | str | None:
     read = conv_input_elements(n, c, size, taps, stride, padding, dilation, out)
     nbytes = e * (read + k * cg * numel(taps) + n * k * numel(out))
     nbytes += in_bytes(ts[2:3])   # the bias, when there is one
-    unit = "vector" if cg == 1 and tensor_unit(dt) == "tensor" else tensor_unit(dt)
-    return OpWork(f"conv{spatial}d", flop, nbytes, flop_precision(dt), unit)
+    return OpWork(f"conv{spatial}d", flop, nbytes, flop_precision(dt),
+                  conv_unit(dt, wt, groups))
 
 
 def _conv_transposed(call: OpCall, x, wt, dt, sizes, groups) -> OpWork | str | None:
@@ -230,7 +228,7 @@ def _conv_transposed(call: OpCall, x, wt, dt, sizes, groups) -> OpWork | str | N
     flop = 2.0 * n * c * numel(size) * cg * numel(taps)
     nbytes = itemsize(dt) * (n * c * numel(size) + numel(wt) + n * cg * groups * numel(out))
     return OpWork(f"conv{len(taps)}d", flop, nbytes + in_bytes(call.tensors()[2:3]),
-                  flop_precision(dt), tensor_unit(dt))
+                  flop_precision(dt), conv_unit(dt, wt, groups, transposed=True))
 
 
 CORE_RULES = {f"aten::{n}": matmul_rule for n in ("mm", "addmm", "bmm", "baddbmm")}

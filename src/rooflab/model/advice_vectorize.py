@@ -25,7 +25,7 @@ from .advice_threads import kernel_threads
 from .analysis import Point
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
-from .machine import Machine
+from .machine import Machine, core_share
 from .sanity_ceilings import roof_threads
 
 SCALAR = "scalar"
@@ -58,22 +58,25 @@ def tolerance(scalar: Ceiling) -> float:
 def _thread_share(roof: Roof, kernel: Kernel | None,
                   cores: int | None) -> tuple[float, str, str]:
     """(the factor from the roof's scalar ceiling to the kernel's threads' one, words for
-    it, a hedge). Scalar FMA throughput is per core: a kernel on n of the roof's N threads
-    reaches n/N of it (advice_threads' rule); one on more threads than the roof's reaches
-    min(n, cores)/N (review s19 r4 F8: a 2-thread scalar loop on a 1-thread roof was
-    missed), capped at the host's cores because SMT siblings share one core's FMA pipes;
-    without the host's core count it is not scaled up (the threads may be SMT siblings).
-    1 when either count is unknown, and then the hedge says it may be the threads, too."""
+    it, a hedge). Scalar FMA throughput is per core and SMT siblings share a core's FMA
+    pipes, so the factor is machine.core_share: min(n, cores) / min(N, cores) for a kernel
+    on n of a roof's N threads (review s19 r4 F8: a 2-thread scalar loop on a 1-thread roof
+    was missed; x1 F2: 1 thread of a 2-thread roof on 1 core reaches all of it), n / N
+    under the roof's threads without the host's core count and not scaled up above them.
+    1 when either thread count is unknown, and then the hedge says it may be the threads."""
     have, n = roof_threads(roof), kernel_threads(kernel)
     if have is None or n is None:
         return 1.0, "", ("" if have == 1 else " (or not on every core)")
+    share = core_share(n, have, cores)
+    if share == 1:
+        return 1.0, "", ""
+    top, base = (min(n, cores), min(have, cores)) if cores else (n, have)
     if n < have:
-        return n / have, f" for its {n} of the roof's {have} threads", ""
-    top = min(n, cores) if cores else have
-    if top > have:
-        return (top / have, f" for its {n} threads ({top} cores: the roof's {have}-thread "
-                f"ceiling x {top}/{have}, scalar FMA throughput being per core)", "")
-    return 1.0, "", ""
+        smt = (f" ({top} of the {base} cores they span: SMT siblings share a core's FMA "
+               f"pipes)" if (top, base) != (n, have) else "")
+        return share, f" for its {n} of the roof's {have} threads{smt}", ""
+    return (share, f" for its {n} threads ({top} cores: the roof's {have}-thread ceiling x "
+            f"{top}/{base}, scalar FMA throughput being per core)", "")
 
 
 @dataclass(frozen=True)

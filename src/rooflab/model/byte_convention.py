@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from ..units import si
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
-from .machine import machine_of
+from .machine import is_cpu
 from .opkind import kernel_kind, kind_word, normal_kind
 from .provenance import has_counter_bytes
 from .real_traffic import REAL_TRAFFIC
@@ -70,10 +70,9 @@ def roof_write_allocates(roof: Roof | None) -> bool:
     a count of real traffic holds that read: a CPU's caches do; an NVIDIA GPU's L2 keeps
     per-sector byte masks and writes a fully written 32-byte sector back without reading
     it, and GPUs and accelerators count no such read (review s19 r1 F12: `ai spmv --on
-    h100` was 10 % high). No roof, or one of unknown kind: the CPU convention."""
-    if roof is None:
-        return True
-    return machine_of(roof).kind not in ("gpu", "accelerator")
+    h100` was 10 % high). No roof, or one of unknown kind: the CPU convention (machine.
+    is_cpu, the rule `ai elementwise --stride` counts lines by too)."""
+    return roof is None or is_cpu(roof)
 
 
 def _store_share(kernel: Kernel) -> float | None:

@@ -247,7 +247,10 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
                          f"pairs the second run's '{name}' with the first run's "
                          f"'{claimed[name]}'")
             other = None
-        if other is None or name in used:
+        # no second first-run kernel reaches a name in `used`: both sides are merged by
+        # name, _refuse_shared_targets keeps two --map sources off one target, and a
+        # first-run kernel whose name is a --map target is unmatched just above
+        if other is None:
             only_before.append(k)
             continue
         used.add(name)

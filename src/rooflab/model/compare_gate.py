@@ -76,7 +76,8 @@ def why_unjudged(m: Match) -> str:
                 f"{smallest_p(nb, na):.2g}, not below {ALPHA:g})")
     return (f"{nb} and {na} samples, fewer than {MIN_TRUSTED_SAMPLES} a side (p "
             f"{m.noise.p_value:.2g}): too few to tell a change from load moving between "
-            f"runs")
+            f"runs; re-run both with `rooflab bench --samples {MIN_TRUSTED_SAMPLES}` (or "
+            f"rooflab.measure(..., samples={MIN_TRUSTED_SAMPLES}))")
 
 
 def total_caveat(c: Comparison) -> str | None:

@@ -21,8 +21,12 @@ from .kernel import Kernel, sum_counts
 # the entries that carry each memory level's bytes (only where some entry lacks the level)
 UNTESTABLE = "noise_untestable"
 LEVEL_FLOP = "flop_with_level_bytes"
-# the ncu/rocprof reader's note on launches of other shapes or AI summed into one kernel
-# (ingest/aggregate.py spread_note)
+# the meta flag the ncu/rocprof reader sets on a kernel whose launches of other shapes or
+# AI it summed into one (ingest/aggregate.py group_kernel, beside its spread_note): the
+# gate reads the flag, not the note's wording (review s19 x1 F3)
+LAUNCH_MIX = "launch_mix"
+# words of that note (aggregate builds it with them): only a kernels file written before
+# the flag existed (rooflab <= session 19) is told by them, so the fallback keeps them
 SUMMED_SHAPES = "summed into one point"
 
 
@@ -34,7 +38,9 @@ def untestable(k: Kernel) -> str | None:
     if why:
         return str(why)
     notes = k.meta.get("notes")
-    if isinstance(notes, (list, tuple)) and any(SUMMED_SHAPES in str(n) for n in notes):
+    old = (LAUNCH_MIX not in k.meta and isinstance(notes, (list, tuple))
+           and any(SUMMED_SHAPES in str(n) for n in notes))
+    if k.meta.get(LAUNCH_MIX) is True or old:
         return (f"its {k.calls} launches differ in shape or AI (the profiler's note), so "
                 f"their spread is the mix of launches, not timing noise")
     return None
@@ -86,6 +92,8 @@ def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
         seconds = (cur.seconds + k.seconds) if cur.seconds and k.seconds else None
         samples, why = _merged_samples(cur, k)
         meta = dict(cur.meta)
+        if k.meta.get(LAUNCH_MIX) is True:   # the sum holds that entry's mix of launches
+            meta[LAUNCH_MIX] = True
         if why:
             meta[UNTESTABLE] = why
         out[name] = cur.with_(flop=sum_counts((cur.flop, k.flop)),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..units import fmt_seconds
 from .kernel import Kernel
+from .provenance import DERIVED
 
 if TYPE_CHECKING:
     from .compare import Match
@@ -15,16 +16,15 @@ if TYPE_CHECKING:
 # A matched kernel whose FLOP changed by more than this (percent) did different work: its
 # speed-up is partly or wholly less (or more) work, not a faster kernel; a note says which.
 WORK_NOTE_PCT = 5.0
-DERIVED = "derived"
 
 
 def _ratio(after: float, before: float) -> float | None:
     return after / before if after and before else None
 
 
-def _mostly(flop: float, dram: float) -> str:
+def mostly(flop: float, dram: float) -> str:
     """What a speed-up is mostly made of, from the FLOP and DRAM-byte ratios (after /
-    before): the rule of `rooflab report`'s steps findings (report/steps.py)."""
+    before): compare's notes and `rooflab report`'s steps findings (report/steps.py)."""
     return ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
             else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
 
@@ -55,7 +55,7 @@ def work_note(m: Match) -> str:
     rate_words = f"; achieved FLOP/s {rate:+.1f} %" if rate is not None else ""
     speed = m.speedup
     if speed > 1:
-        head = f"{speed:.2f}x faster; {moved}: mostly {_mostly(flop, dram)}"
+        head = f"{speed:.2f}x faster; {moved}: mostly {mostly(flop, dram)}"
     else:
         head = f"{speed:.2f}x ({'slower' if speed < 1 else 'no faster'}); {moved}"
     return (f"{m.name}: {head}{rate_words}: the runs did different work (FLOP {work:+.1f} %), "
@@ -81,7 +81,7 @@ def calls_note(m: Match) -> list[str]:
         per_call += (f", {moved} per call: "
                      + ("the same work per call" if same
                         else "about the same time per call for other work" if level
-                        else f"mostly {_mostly(flop, dram)}" if pb > pa
+                        else f"mostly {mostly(flop, dram)}" if pb > pa
                         else "more time per call for other work"))
         total += f", FLOP x{a.total_flop / b.total_flop:.2f}"
     return [f"{m.name}: {b.calls} call(s) before, {a.calls} after: {per_call}; {total} "

@@ -29,8 +29,9 @@ MIN_TRUSTED_SAMPLES = 9
 # ms); twice is beyond that with room. The gap must also exceed each run's own max/min.
 FAR_APART = 2.0
 # The advice when the verdict cannot be trusted.
-WHAT_TO_DO = ("re-run both with more samples (>= 9 each) on a quiet machine, or time "
-              "before and after interleaved in one process")
+WHAT_TO_DO = (f"re-run both with `rooflab bench --samples {MIN_TRUSTED_SAMPLES}` (or "
+              f"rooflab.measure(..., samples={MIN_TRUSTED_SAMPLES})) on a quiet machine, or "
+              f"time before and after interleaved in one process")
 
 
 def flagged_noisy(k: Kernel) -> bool:

@@ -57,6 +57,17 @@ class Machine:
         return "SIMD"
 
 
+def core_share(n: int, have: int, cores: int | None) -> float:
+    """The share of a scalar ceiling measured on `have` threads that `n` threads reach.
+    Scalar FMA throughput is per core and SMT siblings share a core's FMA pipes, so with
+    the host's core count both sides count only threads on distinct cores:
+    min(n, cores) / min(have, cores) (1 thread of a 2-thread roof on 1 core: all of it).
+    Without it n / have under the roof's threads and 1 above (they may be SMT siblings)."""
+    if cores:
+        return min(n, cores) / min(have, cores)
+    return min(n, have) / have
+
+
 # Evidence of the machine kind in a roof's name, source and ceiling methods (lower case).
 # Catalog CPU peaks are derived as "cores x GHz x lanes x FMA pipes" (hardware/data/*.toml).
 _GPU_WORDS = ("gpu cores", "--device cuda", "nvidia", "geforce", "tesla", "quadro", "radeon",
@@ -147,6 +158,23 @@ def machine_of(roof: Roof, host: Mapping[str, Any] | None = None, kind: str = ""
     cores = int(cores) if isinstance(cores, int) and not isinstance(cores, bool) \
         and cores >= 1 else None
     return Machine(kind, frozenset(feats), caches, notes, share, cores=cores)
+
+
+# One rule for "is this roof a CPU's" (review s19 x2 F16: the strided-access unit and the
+# write-allocate read used opposite defaults). A GPU or accelerator roof is not; a roof
+# whose machine_of kind is unknown (a hand-written roof with no host, name or method
+# evidence) reads as a CPU, rooflab's own probe's machine, and its byte models say so.
+ASSUMED_CPU = "a CPU assumed: the roof names no machine kind (no host, name or method evidence)"
+
+
+def is_cpu(roof: Roof) -> bool:
+    """Whether the roof's machine is a CPU: any kind but "gpu" and "accelerator"."""
+    return machine_of(roof).kind not in ("gpu", "accelerator")
+
+
+def kind_unknown(roof: Roof) -> bool:
+    """Whether is_cpu(roof) is the assumption (ASSUMED_CPU), not the roof's evidence."""
+    return machine_of(roof).kind == ""
 
 
 # Words the probe's load notes are made of (probe/cpu/flags.py machine_load_notes).

@@ -7,7 +7,8 @@ History of schema_version (docs/json.md, "Changes since 1"; every reader takes 1
       before/after floors are max(work, launches) (were the work floor); llm counts the
       embedding's all-reduce; notes always present ([] when empty); rows name the
       ceilings they were judged by (memory_ceiling, compute_ceiling and their kinds);
-      error documents carry `detail`.
+      error documents carry `detail`; profiles: compute ceilings may have unit "scalar"
+      (one-lane FMA), extras.scalar_fma, extras.scaling.by_threads[n].scalar.
 
 The parts live by what they do: canonical_names (precision, level and unit names),
 json_values (a field's number), field_hints (a kernel's unknown fields), document_parts

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .stats import Stats, noise_warning, summarize
 
@@ -31,6 +31,15 @@ class TimingPlan:
     def scaled(self, factor: float) -> TimingPlan:
         return TimingPlan(self.warmup_s * factor, self.sample_s, self.budget_s * factor,
                           self.min_samples, self.max_samples, self.max_inner)
+
+    def with_min_samples(self, n: int | None) -> TimingPlan:
+        """This plan taking at least n samples (None: unchanged). The timing loop keeps
+        sampling past budget_s until min_samples are taken, so the budget stays: a kernel
+        whose samples fit in it costs nothing more, a slower one takes n samples' time.
+        max_samples is raised to n where it is lower."""
+        if n is None or n <= self.min_samples:
+            return self
+        return replace(self, min_samples=n, max_samples=max(self.max_samples, n))
 
 
 QUICK = TimingPlan(warmup_s=0.01, sample_s=0.01, budget_s=0.08, min_samples=5)

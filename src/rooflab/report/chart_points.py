@@ -321,13 +321,13 @@ def precision_ceilings(display: RooflineDisplay) -> list[str]:
     for k in kernels:
         c, _ = roof.compute_for(k.precision, k.unit)
         names = ceilings.setdefault(k.precision, {}).setdefault(c.label, (c, []))[1]
-        if (name := _plain_name(k.name)) not in names:
+        if (name := _plain_name(k)) not in names:
             names.append(name)
     out = []
     for precision, by_label in ceilings.items():
         for label, (c, names) in by_label.items():
             # one precision held to two ceilings (fp64 vector triad, fp64 tensor GEMMs)
-            # read "fp64 kernels" twice with two roofs: say which kernels (r5 F12)
+            # read "fp64 kernels" twice with two roofs: say which kernels
             who = (f"{precision} kernels" if len(by_label) == 1 else
                    f"{label.removeprefix(precision).strip() or precision} {precision} "
                    f"kernels ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})")
@@ -335,11 +335,14 @@ def precision_ceilings(display: RooflineDisplay) -> list[str]:
     return out
 
 
-def _plain_name(name: str) -> str:
-    """A kernel's name less compare's '(before)' / '(after, 2.91x)' point label."""
-    import re
+# The meta key where `rooflab compare`'s chart keeps a kernel's own name, beside the point
+# label ("x (before)", "x (after, 2.91x)") it draws under (cli/compare.py)
+PLAIN_NAME = "compare_name"
 
-    return re.sub(r" \((before|after)[^)]*\)$", "", name)
+
+def _plain_name(k) -> str:
+    """A kernel's own name, without compare's point label."""
+    return k.meta.get(PLAIN_NAME, k.name)
 
 
 def _labelled(points, to_draw, trajectory: bool, n: int, place: bool, lines, ridges, xlim,

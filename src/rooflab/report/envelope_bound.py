@@ -35,7 +35,16 @@ def envelope_bound(p: Point, roof: Roof, bound: str | None = None) -> str:
     """`bound` (p.bound by default) as the tables print it on `roof`: unchanged off the
     envelope; on it NO_ROOF for a point that sets its ceiling, else 'memory (relative)'."""
     said = p.bound if bound is None else bound
-    return _on_envelope_words(said, p.percent_of_roof) if on_envelope(roof) else said
+    return _on_envelope_words(said, _percent_of_envelope(p)) if on_envelope(roof) else said
+
+
+def _percent_of_envelope(p: Point) -> float | None:
+    """The % of its envelope ceiling a point reached: of its roof, or for a point without
+    FLOP (a copy: no FLOP/s, percent_of_roof None) of its bandwidth ceiling, which such a
+    kernel can set on its own (seed 000's copyKernel is the envelope's DRAM ceiling)."""
+    from ..model.bandwidth_reached import bandwidth_of
+
+    return p.percent_of_roof if p.percent_of_roof is not None else bandwidth_of(p)[1]
 
 
 def _on_envelope_words(said: str, percent: float | None) -> str:
@@ -57,19 +66,35 @@ def envelope_json(doc: dict) -> dict:
     `"relative": true` beside the class of any other (review s19: the JSON kept the
     model's "compute" where the terminal and HTML said "no roof (give --on)"). Unchanged
     off the envelope (the document's roof source says which)."""
-    from ..ingest.profile_envelope import ENVELOPE_SOURCE
-
     if (doc.get("roof") or {}).get("source") != ENVELOPE_SOURCE:
         return doc
+    return {**doc, "analysis": envelope_points(doc.get("analysis", ()))}
+
+
+def envelope_points(dicts) -> list[dict]:
+    """Point documents (schema.points_to_dicts) of points on the envelope roof, worded as
+    envelope_json says."""
     out = []
-    for d in doc.get("analysis", ()):
-        said = _on_envelope_words(d.get("bound") or "", d.get("percent_of_roof"))
+    for d in dicts:
+        percent = d.get("percent_of_roof")
+        if percent is None:   # no FLOP: of the bandwidth ceiling (_percent_of_envelope)
+            percent = d.get("percent_of_bandwidth")
+        said = _on_envelope_words(d.get("bound") or "", percent)
         if said == NO_ROOF:
             d = {**d, "bound": NO_ROOF_JSON}
         elif said.endswith(f"({RELATIVE})"):
             d = {**d, "relative": True}
         out.append(d)
-    return {**doc, "analysis": out}
+    return out
+
+
+def analysis_json(analysis: Analysis) -> dict:
+    """The analysis document of every verb that writes one (schema.analysis_to_dict), its
+    bounds worded on the envelope roof as the tables word them (envelope_json): report
+    and plot --json said "compute" where their own tables said "no roof (give --on)"."""
+    from ..model.schema import analysis_to_dict
+
+    return envelope_json(analysis_to_dict(analysis))
 
 
 def level_words(full: Analysis) -> dict[tuple[int, str], str]:

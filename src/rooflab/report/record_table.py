@@ -104,7 +104,7 @@ def _roof_rows(profile: MachineProfile) -> list[RecordRow]:
                 and profile.measured.overhead_source == COPIED_OVERHEAD):
             # `specs import --from` copies the datasheet's launch floor (review 19a N9)
             cells[2], cells[3] = f"{cells[2]} (datasheet, not measured)", "-"
-            measured = None   # and --json says what the cell says (s19 r2 F17)
+            measured = None   # --json says what the cell says
         if r.nominal is None and r.derived_method:
             # derived from measured ceilings (the real-traffic DRAM): no datasheet has it,
             # and "not published" read as a missing datasheet value (review 17a N13e); the

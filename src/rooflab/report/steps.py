@@ -7,6 +7,7 @@ The Markdown, HTML and terminal reports all show these.
 from __future__ import annotations
 
 from ..model.analysis import Analysis
+from ..model.compare_notes import mostly
 from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .envelope_bound import NO_ROOF_LINE, envelope_bound, on_envelope
@@ -107,10 +108,8 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
                               "memory-bound." if dram < 0.67 else "the change did not touch "
                               "what binds."))
             continue
-        why = ("less work (FLOP)" if abs(flop - 1) > abs(dram - 1) / 4 and flop < 1
-               else "fewer DRAM bytes" if dram < 1 else "a faster kernel")
         out.append(f"{name}: {speed:.2f}x {'faster' if speed > 1 else 'slower'}; "
-                   f"{moved}: mostly {why}." if speed > 1 else
+                   f"{moved}: mostly {mostly(flop, dram)}." if speed > 1 else
                    f"{name}: {speed:.2f}x (slower); {moved}.")
     # The step's own points (a name may repeat across steps), at the level binding hardest.
     own = analysis.points_of(steps[-1])

@@ -135,11 +135,21 @@ def top_float_key(nom: Roof | None, meas: Roof | None) -> tuple[str, str | None]
     """The (precision, unit) of the top float ceiling, the measured roof's where it has
     one (the roof kernels are judged on), else the nominal's; None without a float one."""
     for roof in (meas, nom):
-        floats = [c for c in (roof.compute if roof else ()) if is_float(c.precision)]
-        if floats:
-            top = max(floats, key=lambda c: c.value)
+        top = top_float_ceiling(roof)
+        if top is not None:
             return top.precision, top.unit
     return None
+
+
+def top_float_ceiling(roof: Roof | None) -> Ceiling | None:
+    """Roof.top_float_compute(), the top of the roofline the per-level ridges are taken
+    against (the record table's and `specs show`'s), or None on a roof without a float
+    ceiling: integer TOPS over bytes is no FLOP/B ridge (top_float_compute would give the
+    fastest integer ceiling there)."""
+    if roof is None or not roof.compute:
+        return None
+    top = roof.top_float_compute()
+    return top if is_float(top.precision) else None
 
 
 def _cache_ridges(nom: Roof | None, meas: Roof | None, shared: set[str]) -> list[ProfileRow]:

@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .count import COMPULSORY, OpCount
 from .ops_common import _count, _dt, _matrix_unit, _size
-from .ops_conv import _one, _pair, conv_input_elements
+from .ops_conv import axis_pair, conv_input_elements, conv_unit, per_axis_value
 
 # The HPC kernels live in ops_hpc; docs/ai.md calls them as ops.stencil, ops.spmv, ...
 from .ops_hpc import axpy, dot, spmv, stencil  # noqa: F401
@@ -217,7 +217,7 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
                         ((n, "n"), (c, "c"), (h, "h"), (w, "w"), (k, "k"), (r, "r")))
     s_, groups = _size(s, "s"), _size(groups, "groups")
     # one value for both axes, or (height, width) as torch's tuples take them
-    (sh, sw), (ph, pw), (dh, dw) = (_pair(v, nm, lo) for v, nm, lo in
+    (sh, sw), (ph, pw), (dh, dw) = (axis_pair(v, nm, lo) for v, nm, lo in
                                     ((stride, "stride", 1), (padding, "padding", 0),
                                      (dilation, "dilation", 1)))
     if c % groups or k % groups:
@@ -228,10 +228,12 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
     q = conv_output_size(w, s_, sw, pw, dw)
     if p < 1 or q < 1:
         spread = "" if dh == dw == 1 else (
-            f" (dilation {_one(dh, dw)} spreads it over {dh * (r - 1) + 1}x"
+            f" (dilation {per_axis_value(dh, dw)} spreads it over "
+            f"{dh * (r - 1) + 1}x"
             f"{dw * (s_ - 1) + 1} inputs)")
         raise InputError(f"the {r}x{s_} filter{spread} does not fit the {h}x{w} input with "
-                         f"padding {_one(ph, pw)}; increase padding or use a smaller filter"
+                         f"padding {per_axis_value(ph, pw)}; increase padding or use a "
+                         f"smaller filter"
                          + ("" if dh == dw == 1 else " or dilation"))
     d, e, _ = _dt(dtype)
     out = canonical_dtype(out_dtype) if out_dtype is not None else d
@@ -240,9 +242,9 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
     touched = conv_input_elements(n, c, (h, w), (r, s_), (sh, sw), (ph, pw), (dh, dw), (p, q))
     split = {"input": e * touched, "filter": e * k * cg * r * s_,
              "output": dtype_bytes(out) * n * k * p * q}
-    shape = {"n": n, "c": c, "h": h, "w": w, "k": k, "r": r, "s": s_, "stride": _one(sh, sw),
-             "padding": _one(ph, pw), "dilation": _one(dh, dw), "groups": groups, "p": p,
-             "q": q}
+    shape = {"n": n, "c": c, "h": h, "w": w, "k": k, "r": r, "s": s_,
+             "stride": per_axis_value(sh, sw), "padding": per_axis_value(ph, pw),
+             "dilation": per_axis_value(dh, dw), "groups": groups, "p": p, "q": q}
     model = COMPULSORY
     if touched < n * c * h * w:
         model += (f"; the stride skips input rows/columns no output reads: "
@@ -251,9 +253,8 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
     if out != d:
         shape["out_dtype"] = out
         model += f"; input and filter {d}, output {out}"
-    unit = _matrix_unit(d)
-    if cg == 1 and unit == "tensor":
-        unit = "vector"
+    unit = conv_unit(d, (k, cg), groups)
+    if unit != _matrix_unit(d):
         model += ("; depthwise (C/groups = 1): held to the vector ceiling, since each output "
                   "channel reduces over one input channel (an N = 1 GEMM tensor-core tiles "
                   "cannot fill) and cuDNN's depthwise kernels run on the FMA pipes")
@@ -298,6 +299,15 @@ def attention_scores(q_len: int, kv_len: int, causal: bool,
     return q_len * past + q_len * (q_len + 1) // 2
 
 
+def attention_keys(q_len: int, kv_len: int, causal: bool,
+                   align: str = "bottom-right") -> int:
+    """Keys some query sees: the K and V rows a flash (tile-skipping) kernel loads. Every
+    key, except under a top-left causal mask with q_len < kv_len, where keys q_len.. are
+    masked for every query and never loaded. One rule for ops.attention, the torch trace
+    rules and the live counter (workloads/torch_rules/traffic.sdpa_kv_bytes)."""
+    return min(q_len, kv_len) if causal and align == "top-left" else kv_len
+
+
 def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
               kv_heads: int | None = None, dtype: str = "fp16", flash: bool = True,
               causal: bool = False, name: str | None = None,
@@ -317,8 +327,9 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     reads it into softmax, writes P and reads P into the second matmul (4 passes over
     B·H·Lq·Lkv elements, dense even when causal). GQA: K and V have kv_heads heads.
     Flash, causal, top-left with q_len < kv_len: keys past q_len are masked for every
-    query and never loaded, so K and V count min(q_len, kv_len) keys (review s19 r1 F11).
-    out_dtype: O's dtype when it is not `dtype` (FlashAttention-3's fp8 forward writes bf16).
+    query and never loaded, so K and V count min(q_len, kv_len) keys (attention_keys).
+    out_dtype: O's dtype when it is not `dtype` (FlashAttention-3's fp8 forward writes bf16);
+    the name then ends in _out<dtype>, as matmul's and conv2d's do.
     """
     batch, heads = _size(batch, "batch"), _size(heads, "heads")
     q_len, kv_len, head_dim = _size(q_len, "q_len"), _size(kv_len, "kv_len"), _size(
@@ -342,8 +353,8 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     flop = 4.0 * batch * heads * computed * head_dim
     q_o = s * batch * heads * q_len * head_dim
     o = dtype_bytes(out) * batch * heads * q_len * head_dim
-    # the keys some query sees: top-left causal hides keys q_len.. from every query
-    keys = min(q_len, kv_len) if flash and causal and causal_align == "top-left" else kv_len
+    # an eager kernel reads all of K and V (its masked scores are computed too)
+    keys = attention_keys(q_len, kv_len, causal, causal_align) if flash else kv_len
     kv = 2.0 * s * batch * kv_heads * keys * head_dim
     split = {"q": q_o, "kv": kv, "o": o}
     kind = "flash" if flash else "naive"
@@ -373,8 +384,9 @@ def attention(batch: int, heads: int, q_len: int, kv_len: int, head_dim: int,
     if causal and causal_align != "bottom-right":
         shape["causal_align"] = causal_align
     label = f"attention_{kind}{'_causal' if causal else ''}_b{batch}h{heads}q{q_len}kv{kv_len}"
-    return _count(name or f"{label}d{head_dim}_{d}", "attention", flop, read, write, d,
-                  _matrix_unit(d), shape, model=model, split=split)
+    return _count(name or f"{label}d{head_dim}_{d}" + (f"_out{out}" if out != d else ""),
+                  "attention", flop, read, write, d, _matrix_unit(d), shape, model=model,
+                  split=split)
 
 
 def embedding(tokens: int, hidden: int, dtype: str = "fp16", index_dtype: str = "int64",

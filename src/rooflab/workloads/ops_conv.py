@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .ops_common import _size
+from .ops_common import TENSOR_DTYPES, _size
 
 # Above this many residue classes the exact count below loops too long for a CLI answer
 # (only a filter and a stride both past a million do it): the whole axis is counted then,
-# an upper bound, as before this rule.
+# an upper bound.
 _MAX_CLASSES = 1_000_000
 
 
@@ -80,7 +80,7 @@ def conv_input_elements(n: int, c: int, sizes, kernels, strides, paddings, dilat
     return elements
 
 
-def _pair(value, name: str, minimum: int) -> tuple[int, int]:
+def axis_pair(value, name: str, minimum: int) -> tuple[int, int]:
     """(height, width) of a conv2d stride/padding/dilation: one number for both axes, or a
     pair, as torch.nn.Conv2d takes them (padding (1, 0) pads the height only)."""
     if isinstance(value, (tuple, list)):
@@ -92,6 +92,21 @@ def _pair(value, name: str, minimum: int) -> tuple[int, int]:
     return v, v
 
 
-def _one(a: int, b: int):
+def per_axis_value(a: int, b: int):
     """A per-axis value as the answer's shape keeps it: one number when both axes agree."""
     return a if a == b else [a, b]
+
+
+def conv_unit(dtype: str, weight: tuple, groups: int = 1, transposed: bool = False,
+              ) -> str | None:
+    """The unit a convolution, forward or backward, is held to: the tensor unit where the
+    (canonical) dtype has one, else None (vector); a depthwise conv, one channel per group,
+    is vector work in any dtype: each output reduces over one channel (an N = 1 GEMM that
+    tensor-core tiles cannot fill) and cuDNN's depthwise kernels run on the FMA pipes.
+    weight: [C_out, C_in/g, taps...], or [C_in, C_out/g, taps...] when transposed (then
+    depthwise is one channel per group on both sides). One rule for ops.conv2d and the
+    torch trace's forward and backward rules."""
+    if dtype not in TENSOR_DTYPES:
+        return None
+    per_group = max(weight[0] // groups, weight[1]) if transposed else weight[1]
+    return "vector" if per_group == 1 else "tensor"

@@ -225,7 +225,8 @@ def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: in
     return MetaOpCount(**{f.name: getattr(base, f.name) for f in fields(OpCount)},
                        extra_meta={"read_only_bytes": float(matrix),
                                    "index_bytes": float(split["indices"] + split["rowptr"])},
-                       byte_count=REAL_TRAFFIC_COUNT)
+                       # real traffic only with y's write-allocate read counted in
+                       byte_count=REAL_TRAFFIC_COUNT if write_allocate else "")
 
 
 def dot(n: int, dtype: str = "fp64", name: str | None = None) -> OpCount:

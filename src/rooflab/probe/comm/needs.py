@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
+from collections.abc import Mapping
 
 from ...errors import MissingDependency, install_command, install_reason
 
@@ -42,11 +43,15 @@ def _installed(module: str) -> bool:
 GPU_NODES = ("/dev/nvidia[0-9]*", "/dev/kfd", "/dev/dxg")
 
 
-def ranks_on_cpu(local_ranks: int) -> bool:
-    """Whether the ranks will time on the CPU (gloo), as cluster.pick_backend decides; True
-    without torch (no CUDA torch to see a GPU with) or without a GPU device node."""
-    if not os.environ.get("ROOFLAB_COMM_BACKEND") and not any(
-            glob.glob(pattern) for pattern in GPU_NODES):
+def ranks_on_cpu(local_ranks: int, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the ranks will time on the CPU (gloo), as cluster.pick_backend decides in
+    them; True without torch (no CUDA torch to see a GPU with) or without a GPU device
+    node. `env`: what the ranks get on top of this process's environment (probe_comm's
+    env, launch.rank_env), so a backend forced there is the ranks' (review s19 x1 F11)."""
+    forced = {**os.environ, **(env or {})}.get("ROOFLAB_COMM_BACKEND")
+    if forced:
+        return forced != "nccl"
+    if not any(glob.glob(pattern) for pattern in GPU_NODES):
         return True
     try:
         import torch
@@ -57,10 +62,11 @@ def ranks_on_cpu(local_ranks: int) -> bool:
     return pick_backend(torch, local_ranks)[0] != "nccl"
 
 
-def check_needs(mode: str, local_ranks: int) -> None:
-    """Raise MissingDependency naming every extra the ranks will need and lack (module doc)."""
+def check_needs(mode: str, local_ranks: int, env: Mapping[str, str] | None = None) -> None:
+    """Raise MissingDependency naming every extra the ranks will need and lack (module doc);
+    `env` as ranks_on_cpu's."""
     missing = [] if _installed("torch") else [("torch", "torch")]
-    if mode != "tiny" and not _installed("numba") and ranks_on_cpu(local_ranks):
+    if mode != "tiny" and not _installed("numba") and ranks_on_cpu(local_ranks, env):
         missing.append(("numba", "cpu"))
     if len(missing) == 1:
         module, extra = missing[0]

@@ -50,7 +50,7 @@ def probe_comm(nproc: int | None = None, mode: str = "quick", *,
         return run_rank(mode, record_load=True)
     from .launch import launch
 
-    check_needs(mode, nproc or default_nproc())
+    check_needs(mode, nproc or default_nproc(), env)
     data = launch(nproc or default_nproc(), mode, timeout_s=timeout_s, env=env,
                   progress=progress)
     return profile_from_dict(data, "cluster profile from rank 0")

@@ -8,7 +8,7 @@ extras. Pure: no measurement, no clock, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
@@ -31,7 +31,7 @@ from .flags import (
     stream_consistency_note,
     sweep_above_roof_note,
 )
-from .flops import Measured, blas_threads_match
+from .flops import MOST_SIMD_RATIO, Measured, blas_threads_match, simd_ratio_note
 from .intensity import BYTE_MODEL as SWEEP_BYTE_MODEL
 from .intensity import method_text
 from .load import MachineLoad
@@ -185,7 +185,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     compute = [_best(p, [raw.peaks[p]] + ([raw.gemm[p]] if gemm_ok else []), "vector")
                for p in ("fp64", "fp32")]
     # the in-core scalar ceilings under the vector ones (Williams' "w/out SIMD")
-    compute += [_measured(m.rate, m.method, f"{p} scalar peak", precision=p, unit="scalar")
+    compute += [flag_scalar(_measured(m.rate, m.method, f"{p} scalar peak", precision=p,
+                                      unit="scalar"), raw)
                 for p, m in (raw.scalar or {}).items()]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
@@ -240,22 +241,21 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                           extras=extras, created=now_iso())
 
 
-# A vector FMA kernel at under this many times the scalar one did not use its SIMD lanes
-# (or the scalar kernel was vectorised): the two ceilings would tell a loop nothing.
-LEAST_SIMD_RATIO = 1.5
-
-
 def simd_ratio_notes(raw: _Raw) -> list[str]:
-    """A note per precision whose vector/scalar FMA ratio is under LEAST_SIMD_RATIO
-    (the ratio is the SIMD lanes: 4 for fp64 with AVX2, 8 for fp32)."""
-    out = []
-    for p, m in (raw.scalar or {}).items():
-        ratio = raw.peaks[p].rate.best / m.rate.best
-        if ratio < LEAST_SIMD_RATIO:
-            out.append(f"{p}: the vector FMA peak is only {ratio:.2f}x the scalar one "
-                       f"(SIMD lanes would give 2-16x): other load held the vector kernel "
-                       f"up, or the scalar kernel was vectorised; rerun on a quiet machine")
-    return out
+    """A note per precision whose vector/scalar FMA ratio is under LEAST_SIMD_RATIO or
+    over MOST_SIMD_RATIO (the ratio is the SIMD lanes: 4 for fp64 with AVX2, 8 for fp32)."""
+    notes = (simd_ratio_note(p, raw.peaks[p].rate.best / m.rate.best)
+             for p, m in (raw.scalar or {}).items())
+    return [n for n in notes if n]
+
+
+def flag_scalar(c: Ceiling, raw: _Raw) -> Ceiling:
+    """The scalar ceiling with the over-MOST_SIMD_RATIO note among its warnings, as the
+    probe flags a disturbed ceiling (the chart's `*`, the table's `!`), so a ridge drawn
+    from it is not trusted silently. An under-LEAST one is the vector kernel's fault."""
+    ratio = raw.peaks[c.precision].rate.best / c.value
+    note = simd_ratio_note(c.precision, ratio) if ratio > MOST_SIMD_RATIO else None
+    return replace(c, warnings=c.warnings + (note,)) if note else c
 
 
 def _real_value(mem: dict[str, Ceiling]) -> float | None:

@@ -23,6 +23,29 @@ FMA_PER_CALL = 2048   # FMAs per element per kernel call: the block stays in reg
 DTYPES = {"fp64": np.float64, "fp32": np.float32}
 
 
+# A vector FMA kernel at under this many times the scalar one did not use its SIMD lanes
+# (or the scalar kernel was vectorised): the two ceilings would tell a loop nothing.
+LEAST_SIMD_RATIO = 1.5
+# Above this many times the scalar one, the scalar kernel was held up: the ratio is the
+# lanes (both kernels issue on the same FMA pipes), at most 16 (AVX-512 fp32), so 2x that
+# is no width (review s19 x2 F17: a loaded VM read 522 for fp64, 12.9 vs 0.196 GFLOP/s).
+MOST_SIMD_RATIO = 32.0
+
+
+def simd_ratio_note(p: str, ratio: float) -> str | None:
+    """What a vector/scalar FMA ratio outside [LEAST_SIMD_RATIO, MOST_SIMD_RATIO] says
+    (the full run's notes, probe/cpu/assemble.py; a scaling row's flags, scaling.py)."""
+    if ratio < LEAST_SIMD_RATIO:
+        return (f"{p}: the vector FMA peak is only {ratio:.2f}x the scalar one (SIMD lanes "
+                f"would give 2-16x): other load held the vector kernel up, or the scalar "
+                f"kernel was vectorised; rerun on a quiet machine")
+    if ratio > MOST_SIMD_RATIO:
+        return (f"{p}: the vector FMA peak is {ratio:.0f}x the scalar one (SIMD lanes would "
+                f"give 2-16x): other load held the scalar kernel up, so the {p} scalar "
+                f"ceiling and its ridges are too low; rerun on a quiet machine")
+    return None
+
+
 @dataclass(frozen=True)
 class Measured:
     """One method's measurement of one precision (FLOP/s samples) and its description."""

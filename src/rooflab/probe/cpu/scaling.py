@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ...model.ceiling import Ceiling
 from ..stats import rates_warning
 from . import bandwidth as bw
-from .flops import fma_peak, scalar_fma_peak
+from .flops import MOST_SIMD_RATIO, fma_peak, scalar_fma_peak, simd_ratio_note
 from .modes import get_mode
 from .runner import Rate, Team
 
@@ -57,6 +57,16 @@ def reference_row(threads: int, mem: Mapping[str, Ceiling], peaks: Mapping,
     return row
 
 
+def flag_scalar_row(row: dict) -> None:
+    """A row's scalar figure at over MOST_SIMD_RATIO below its vector one gets the probe's
+    note among its warnings (the row roof's `!` and `*`, hardware/profile._row_warnings):
+    the scalar kernel was held up, its ridge is not to be trusted (review s19 x2 F17)."""
+    for p, got in (row.get("scalar") or {}).items():
+        vec, one = (row.get(p) or {}).get("flop_per_s"), got.get("flop_per_s")
+        if vec and one and vec / one > MOST_SIMD_RATIO:
+            got["warnings"] = [*got.get("warnings", ()), simd_ratio_note(p, vec / one)]
+
+
 def measure_count(n: int, ws: Mapping[str, float], dram_total: float) -> dict:
     """One extra count: FMA peaks, then triad at L1/L2/L3's per-thread sets and at DRAM's
     total set (the same total as the full run, so each array stays >= 4x the LLC)."""
@@ -70,6 +80,7 @@ def measure_count(n: int, ws: Mapping[str, float], dram_total: float) -> dict:
         # the full run (suite.py): register-resident, 2 x 0.075 s a count (quick plan)
         row["scalar"] = {p: _rate_dict(scalar_fma_peak(p, team, spec.peak_plan.scaled(0.5))
                                        .rate, "flop_per_s") for p in PRECISIONS}
+        flag_scalar_row(row)
         for lv in LEVELS:
             if lv != "DRAM" and lv not in ws:
                 continue

@@ -9,5 +9,5 @@ trace rules (ingest/torch_ops*.py, which read the profiler's recorded shapes), s
     layer    batch norm and RMS norm (forward, backward), attention backward op names,
              the encoder fast path's attention core
     loss     the NLL loss (nll_counts)
-    traffic  the byte model's op classes (gathers, write-only ops) and gather_bytes
+    traffic  the byte model's op classes (gathers, write-only ops), gather_bytes, sdpa_kv_bytes
 """

@@ -47,8 +47,8 @@ _POINTWISE_1 = (
     "leaky_relu", "elu", "square", "fmod", "remainder", "mish", "softplus", "hardswish",
     "hardsigmoid", "sgn", "atan", "asin", "acos", "sinh", "cosh", "logit",
 )
-# The live counter's comparisons (0 FLOP; the trace's elementwise rule keeps its own list,
-# ingest.torch_ops_core.COMPARISONS, of the ops it has a rule for).
+# Comparisons: 0 FLOP, for the live counter and the trace's elementwise rule
+# (ingest/torch_ops_core.py, which has rules for some of them).
 COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "clamp_min", "clamp_max",
                          "hardtanh", "threshold", "amax", "amin", "max", "min"})
 PER_ELEMENT: dict[str, float] = {
