@@ -266,7 +266,7 @@ def test_scale_header_says_the_ceiling_a_missing_dtype_falls_back_to(capsys, mon
     from rooflab.cli.main import main
 
     monkeypatch.setenv("COLUMNS", "200")
-    assert main(["scale", "--on", "T4"]) == 0
+    assert main(["scale", "--on", "T4", "--dtype", "bf16"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # no bf16 math on a T4: bf16 runs at the fp32 rate (s19 r1 F9), on fp32 vector
     assert "4096 tokens/GPU, bf16 (on fp32 vector)" in out

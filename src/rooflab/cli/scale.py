@@ -250,8 +250,9 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     from .scale_memory import replica_memory
     from .scale_output import ScaleRun
 
-    roof, chosen, net = _scale_inputs(on, dtype, blocks, link_bw, link_from, inter_bw,
-                                      hop_latency_us, latency_us, per_node, nics)
+    roof, chosen, net = _scale_inputs(on, dtype or "bf16", blocks, link_bw, link_from,
+                                      inter_bw, hop_latency_us, latency_us, per_node, nics)
+    dtype, picked = _default_dtype(dtype, roof)
     grads = _grad_dtype(grad_dtype, dtype)
     # the gradients' type only when given: the --dtype's otherwise (the call as before)
     layers = dp_block_layers(hidden, blocks, tokens, dtype, *((grads,) if grad_dtype else ()))
@@ -261,7 +262,7 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     # T4) falls back to another, and the user should see which.
     held, note = roof.compute_for(points[-1].step.precision)
     hop_s = _hop_latency_s(hop_latency_us, latency_us)
-    notes = ([note] if note else []) + link_notes(
+    notes = [*picked, *([note] if note else [])] + link_notes(
         chosen, roof.name, on, points[-1].n, net.per_node, bool(inter_bw)) + hop_note(
         hop_s, chosen, net, points)
     return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
@@ -274,6 +275,19 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
                     intra_kind=chosen.kind, inter_kind=net.kind, pod=net.pod,
                     grads=grad_words(grads, dtype),
                     sensitivity=latency_sensitivity(layers, roof, chosen, net, overlap))
+
+
+def _default_dtype(dtype: str | None, roof) -> tuple[str, list[str]]:
+    """--dtype, else bf16, else fp16 where the roof has fp16 tensor math and no bf16 (a T4,
+    a V100): mixed-precision training there runs fp16 with loss scaling, as torch.autocast
+    does on those GPUs, not bf16 at the fp32 rate. (dtype, the note saying so)."""
+    if dtype is not None:
+        return dtype, []
+    if roof.find_compute("bf16") is None and roof.find_compute("fp16", "tensor") is not None:
+        return "fp16", [f"fp16 (the default is bf16): roof '{roof.name}' has no bf16 math, so "
+                        f"mixed-precision training runs fp16 with loss scaling there; give "
+                        f"--dtype bf16 to time bf16 at the rate it falls back to"]
+    return "bf16", []
 
 
 def _grad_dtype(grad_dtype: str | None, dtype: str) -> str:
@@ -299,8 +313,9 @@ def register(app) -> None:
         hidden: int = typer.Option(4096, "--hidden", min=1, help="Model width h."),
         blocks: int = typer.Option(32, "--blocks", min=1, help="Transformer blocks."),
         tokens: int = typer.Option(4096, "--tokens", min=1, help="Tokens per device per step."),
-        dtype: str = typer.Option("bf16", "--dtype", help="Element type of weights, "
-                                  "activations and gradients (bf16, fp16, fp32)."),
+        dtype: str = typer.Option(None, "--dtype", help="Element type of weights, "
+                                  "activations and gradients (bf16, fp16, fp32; default "
+                                  "bf16, fp16 on a GPU without bf16 math such as a T4)."),
         grad_dtype: str = typer.Option(None, "--grad-dtype", help="Element type the "
                                        "gradients are all-reduced in (default: --dtype's; "
                                        "Megatron-LM's bf16 default and PyTorch AMP+DDP "
