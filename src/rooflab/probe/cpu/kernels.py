@@ -108,43 +108,53 @@ def _splat(builder, value, vty):
     return vec
 
 
-@intrinsic
-def _ert_blocks(typingctx, src, dst, nblocks, k, m, c):
-    """dst[block] = fma^k(src[block]) for each of `nblocks` blocks of NVEC SIMD vectors."""
-    sig = types.void(src, dst, types.int64, types.int64, src.dtype, src.dtype)
+def fma_blocks_codegen(simd: bool, barrier: str | None = None):
+    """The LLVM IR of dst[block] = fma^k(src[block]) over `nblocks` blocks of NVEC
+    registers: full-width SIMD vectors (llvm.fma.vNfB), or one lane each (llvm.fma.fB, the
+    scalar ceiling's kernel: kernels_scalar). barrier: an inline-asm register constraint put
+    on every FMA result so the vectoriser cannot pack scalar chains (None: none)."""
 
     def codegen(context, builder, signature, args):
         s_arr, d_arr, nb, kk, mm, cc = args
         aryty = signature.args[0]
         fty = context.get_value_type(aryty.dtype)
-        width = SIMD_BITS // (8 * context.get_abi_sizeof(fty))
-        vty = ir.VectorType(fty, width)
+        size = context.get_abi_sizeof(fty)
+        width = SIMD_BITS // (8 * size) if simd else 1
+        rty = ir.VectorType(fty, width) if simd else fty
         i64 = ir.IntType(64)
         src_p = builder.bitcast(context.make_array(aryty)(context, builder, s_arr).data,
-                                vty.as_pointer())
+                                rty.as_pointer())
         dst_p = builder.bitcast(context.make_array(signature.args[1])(
-            context, builder, d_arr).data, vty.as_pointer())
-        mv, cv = _splat(builder, mm, vty), _splat(builder, cc, vty)
-        suffix = f"v{width}f{8 * context.get_abi_sizeof(fty)}"
+            context, builder, d_arr).data, rty.as_pointer())
+        mv, cv = (_splat(builder, mm, rty), _splat(builder, cc, rty)) if simd else (mm, cc)
+        name = f"llvm.fma.v{width}f{8 * size}" if simd else f"llvm.fma.f{8 * size}"
         fma = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(vty, [vty, vty, vty]), f"llvm.fma.{suffix}")
-        accs = [cgutils.alloca_once(builder, vty) for _ in range(NVEC)]
-        align = context.get_abi_sizeof(fty)
+            builder.module, ir.FunctionType(rty, [rty, rty, rty]), name)
+        accs = [cgutils.alloca_once(builder, rty) for _ in range(NVEC)]
         with cgutils.for_range(builder, nb) as blk:
             base = builder.mul(blk.index, ir.Constant(i64, NVEC))
-            ptrs = [builder.gep(src_p, [builder.add(base, ir.Constant(i64, j))])
-                    for j in range(NVEC)]
             for j in range(NVEC):
-                builder.store(builder.load(ptrs[j], align=align), accs[j])
+                ptr = builder.gep(src_p, [builder.add(base, ir.Constant(i64, j))])
+                builder.store(builder.load(ptr, align=size), accs[j])
             with cgutils.for_range(builder, kk):
                 for j in range(NVEC):
-                    builder.store(builder.call(fma, [builder.load(accs[j]), mv, cv]), accs[j])
+                    v = builder.call(fma, [builder.load(accs[j]), mv, cv])
+                    if barrier:
+                        v = builder.asm(ir.FunctionType(rty, [rty]), "", barrier, [v], False)
+                    builder.store(v, accs[j])
             for j in range(NVEC):
                 out = builder.gep(dst_p, [builder.add(base, ir.Constant(i64, j))])
-                builder.store(builder.load(accs[j]), out, align=align)
+                builder.store(builder.load(accs[j]), out, align=size)
         return context.get_dummy_value()
 
-    return sig, codegen
+    return codegen
+
+
+@intrinsic
+def _ert_blocks(typingctx, src, dst, nblocks, k, m, c):
+    """dst[block] = fma^k(src[block]) for each of `nblocks` blocks of NVEC SIMD vectors."""
+    sig = types.void(src, dst, types.int64, types.int64, src.dtype, src.dtype)
+    return sig, fma_blocks_codegen(simd=True)
 
 
 @njit(**_KW)

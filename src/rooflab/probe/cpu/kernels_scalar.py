@@ -21,12 +21,10 @@ import platform
 from ...errors import require
 
 numba = require("numba", "cpu", "the CPU probe kernels")
-from llvmlite import ir  # noqa: E402  (numba depends on llvmlite)
 from numba import njit, types  # noqa: E402
-from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-from .kernels import NVEC  # noqa: E402
+from .kernels import fma_blocks_codegen  # noqa: E402
 
 # The inline-asm constraint that ties a float to a SIMD/FP register: x86's xmm ("x"),
 # AArch64's v ("w"). The asm is empty: it only hides the value from the vectoriser.
@@ -42,37 +40,7 @@ def barrier_isa() -> str | None:
 def _ert_scalar_blocks(typingctx, src, dst, nblocks, k, m, c):
     """dst[block] = fma^k(src[block]) for each of `nblocks` blocks of NVEC scalars."""
     sig = types.void(src, dst, types.int64, types.int64, src.dtype, src.dtype)
-
-    def codegen(context, builder, signature, args):
-        s_arr, d_arr, nb, kk, mm, cc = args
-        aryty = signature.args[0]
-        fty = context.get_value_type(aryty.dtype)
-        size = context.get_abi_sizeof(fty)
-        i64 = ir.IntType(64)
-        src_p = context.make_array(aryty)(context, builder, s_arr).data
-        dst_p = context.make_array(signature.args[1])(context, builder, d_arr).data
-        fma = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(fty, [fty, fty, fty]), f"llvm.fma.f{8 * size}")
-        constraint = barrier_isa()
-        accs = [cgutils.alloca_once(builder, fty) for _ in range(NVEC)]
-        with cgutils.for_range(builder, nb) as blk:
-            base = builder.mul(blk.index, ir.Constant(i64, NVEC))
-            for j in range(NVEC):
-                ptr = builder.gep(src_p, [builder.add(base, ir.Constant(i64, j))])
-                builder.store(builder.load(ptr, align=size), accs[j])
-            with cgutils.for_range(builder, kk):
-                for j in range(NVEC):
-                    v = builder.call(fma, [builder.load(accs[j]), mm, cc])
-                    if constraint:
-                        v = builder.asm(ir.FunctionType(fty, [fty]), "", constraint, [v],
-                                        False)
-                    builder.store(v, accs[j])
-            for j in range(NVEC):
-                out = builder.gep(dst_p, [builder.add(base, ir.Constant(i64, j))])
-                builder.store(builder.load(accs[j]), out, align=size)
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return sig, fma_blocks_codegen(simd=False, barrier=barrier_isa())
 
 
 @njit(nogil=True, cache=True, fastmath=True, boundscheck=False)
