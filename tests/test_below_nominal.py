@@ -150,7 +150,7 @@ def test_probe_prints_the_note_under_its_table(low_dram, capsys, tmp_path, monke
 def test_probe_json_says_it_on_stderr(low_dram, capsys, tmp_path, monkeypatch):
     pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
     monkeypatch.chdir(tmp_path)
-    assert main(["probe", "--quick", "-q", "--json"]) == 0
+    assert main(["probe", "--quick", "--json"]) == 0
     cap = capsys.readouterr()
     d = json.loads(cap.out)
     assert d["extras"]["below_nominal"]["notes"][0].startswith("far below nominal")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflab.cli import common
+from rooflab.cli import common, exit_codes
 from rooflab.cli.main import main
 from rooflab.model import Kernel
 from rooflab.model.compare import compare_kernels
@@ -35,15 +35,16 @@ def _kernels_file(path: Path, rows: list[tuple[str, float | None]]) -> str:
 
 
 def test_exit_codes_are_distinct():
-    codes = (common.EXIT_OK, common.EXIT_REGRESSION, common.EXIT_USAGE, common.EXIT_INTERNAL,
-             common.EXIT_INTERRUPTED)
+    codes = (exit_codes.EXIT_OK, exit_codes.EXIT_REGRESSION, exit_codes.EXIT_USAGE,
+             exit_codes.EXIT_INTERNAL,
+             exit_codes.EXIT_INTERRUPTED)
     assert codes == (0, 1, 2, 70, 130)
 
 
 def test_regression_exits_1_with_the_whole_json_on_stdout(capsys):
     # step 5 -> step 4 of NERSC GPP: 12.29 s -> 26.29 s, +113.8 %
     assert main(["compare", _gpp("output5.csv"), _gpp("output4.csv"), "--json",
-                 "--fail-if-slower", "5"]) == common.EXIT_REGRESSION
+                 "--fail-if-slower", "5"]) == exit_codes.EXIT_REGRESSION
     cap = capsys.readouterr()
     doc = json.loads(cap.out)                    # stdout is the document, nothing else
     assert doc["schema_version"] == 2 and doc["regressions"] == ["sigma_gpp_gpu_34"]
@@ -55,7 +56,7 @@ def test_regression_exits_1_with_the_whole_json_on_stdout(capsys):
 
 def test_no_regression_exits_0(capsys):
     assert main(["compare", _gpp("output4.csv"), _gpp("output5.csv"), "--json",
-                 "--fail-if-slower", "5"]) == common.EXIT_OK
+                 "--fail-if-slower", "5"]) == exit_codes.EXIT_OK
     doc = json.loads(capsys.readouterr().out)
     assert doc["regressions"] == [] and doc["speedup"] == pytest.approx(2.138, rel=1e-3)
 
@@ -77,7 +78,7 @@ def test_a_gate_that_cannot_fail_is_a_usage_error(tmp_path, capsys, pct):
     # a ValueError traceback (exit 1: a "regression"); inf could never fail either
     b = _kernels_file(tmp_path / "b.json", [("gemm", 1.0)])
     a = _kernels_file(tmp_path / "a.json", [("gemm", 9.0)])
-    assert main(["compare", b, a, "--json", "--fail-if-slower", pct]) == common.EXIT_USAGE
+    assert main(["compare", b, a, "--json", "--fail-if-slower", pct]) == exit_codes.EXIT_USAGE
     cap = capsys.readouterr()
     assert json.loads(cap.out)["error"]["kind"] == "input"   # the error document only
     assert cap.err.startswith("error: --fail-if-slower takes a finite percentage >= 0")
@@ -94,7 +95,7 @@ def test_a_bug_exits_70_with_a_traceback_not_1(tmp_path, capsys, monkeypatch):
     b = _kernels_file(tmp_path / "b.json", [("gemm", 1.0)])
     rc = main(["compare", b, b, "--json", "--fail-if-slower", "5"])
     cap = capsys.readouterr()
-    assert rc == common.EXIT_INTERNAL and rc != common.EXIT_REGRESSION
+    assert rc == exit_codes.EXIT_INTERNAL and rc != exit_codes.EXIT_REGRESSION
     # no half document for the archiver: the error document only
     assert json.loads(cap.out)["error"] == {
         "message": cap.err.rstrip().splitlines()[-1].removeprefix("error: "),

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import rooflab
-from rooflab.cli import common
+from rooflab.cli import exit_codes
 from rooflab.cli.main import main
 from rooflab.errors import InputError, ParseError
 from rooflab.files import dumps_json, stdin_to_file, write_atomic
@@ -77,7 +77,7 @@ def test_a_kernel_past_the_physical_range_is_refused_with_its_field(tmp_path, ca
     path = _kernel_file(tmp_path, "huge.json", **changes)
     for verb in (["report", path, "--on", "T4", "--json"], ["compare", path, path, "--json"]):
         rc, out, err = _run(capsys, *verb)
-        assert rc == common.EXIT_USAGE, err     # was 70 (ValueError: inf in JSON)
+        assert rc == exit_codes.EXIT_USAGE, err     # was 70 (ValueError: inf in JSON)
         assert json.loads(out)["error"]["kind"] == "parse" and "Traceback" not in err
         assert f"{path}: kernels[0]" in err and field in err
 
@@ -111,7 +111,7 @@ def test_a_subnormal_ceiling_is_refused_where_the_roof_is_read(tmp_path, capsys)
     for verb in (["report", k, "--on", roof], ["ai", "matmul", "64", "64", "64", "--on", roof,
                                                "--json"]):
         rc, out, err = _run(capsys, *verb)
-        assert rc == common.EXIT_USAGE, err    # was 70: ZeroDivisionError, ValueError
+        assert rc == exit_codes.EXIT_USAGE, err    # was 70: ZeroDivisionError, ValueError
         # --json: the error document only
         assert (json.loads(out)["error"]["kind"] == "parse" if "--json" in verb else
                 out == "") and "Traceback" not in err
@@ -133,7 +133,7 @@ def test_a_400_digit_integer_gets_the_message_infinity_gets(tmp_path, capsys):
     path.write_text('{"schema_version": 1, "kernels": [{"name": "k", "flop": {"fp32": 1'
                     + "0" * 400 + '}, "bytes": {"DRAM": 1e8}, "seconds": 1e-3}]}')
     rc, out, err = _run(capsys, "report", str(path), "--on", "T4")
-    assert rc == common.EXIT_USAGE and "Traceback" not in err     # was OverflowError, 70
+    assert rc == exit_codes.EXIT_USAGE and "Traceback" not in err     # was OverflowError, 70
     assert "field 'fp32' must be a finite number of FLOP" in err
     assert "(401 characters)" in err          # the number is not echoed in full
 
@@ -161,9 +161,9 @@ def test_unit_values_that_overflow_are_refused():
 
 def test_cli_unit_overflow_exits_2(capsys):
     rc, out, err = _run(capsys, "llm", "tinyllama-1.1b", "--on", "A100", "--memory", "1e400GB")
-    assert rc == common.EXIT_USAGE and "--memory" in err and "Traceback" not in err
+    assert rc == exit_codes.EXIT_USAGE and "--memory" in err and "Traceback" not in err
     rc, out, err = _run(capsys, "scale", "--on", "H100", "--link-bw", "1e300GB/s", "--json")
-    assert rc == common.EXIT_USAGE and "--link-bw" in err
+    assert rc == exit_codes.EXIT_USAGE and "--link-bw" in err
     assert json.loads(out)["error"]["kind"] == "input"
 
 
@@ -187,7 +187,7 @@ def test_a_full_stdout_is_exit_74_without_a_traceback(tmp_path, extra):
         done = subprocess.run([sys.executable, "-m", "rooflab", "report", k, "--on", "T4",
                                *extra], stdout=full, stderr=subprocess.PIPE, text=True,
                               timeout=120)
-    assert done.returncode == common.EXIT_IOERR == 74, done.stderr    # was 70
+    assert done.returncode == exit_codes.EXIT_IOERR == 74, done.stderr    # was 70
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert done.stderr.strip() == ("error: cannot write to standard output (No space left "
                                    "on device); the output is incomplete: free space or "
@@ -242,17 +242,17 @@ def test_dash_in_a_csv_and_errors_name_stdin(tmp_path, capsys, monkeypatch):
     assert point["ai"] == pytest.approx(10.0)                   # 1e9 FLOP / 1e8 bytes
     _stdin(monkeypatch, json.dumps({"kernels": [{**GOOD, "seconds": -1}]}).encode())
     rc, out, err = _run(capsys, "report", "-", "--on", "T4")
-    assert rc == common.EXIT_USAGE and err.startswith("error: <stdin>: kernels[0]")
+    assert rc == exit_codes.EXIT_USAGE and err.startswith("error: <stdin>: kernels[0]")
 
 
 def test_dash_twice_and_binary_stdin_are_refused(tmp_path, capsys, monkeypatch):
     k = _kernel_file(tmp_path)
     _stdin(monkeypatch, Path(k).read_bytes())
     rc, _, err = _run(capsys, "compare", "-", "-")
-    assert rc == common.EXIT_USAGE and "standard input can be read once" in err
+    assert rc == exit_codes.EXIT_USAGE and "standard input can be read once" in err
     _stdin(monkeypatch, b"\x00\x01NVIDIA\xff\xfe")
     rc, _, err = _run(capsys, "ncu", "-", "--on", "T4")
-    assert rc == common.EXIT_USAGE and "binary data" in err and "save it" in err
+    assert rc == exit_codes.EXIT_USAGE and "binary data" in err and "save it" in err
 
 
 def test_stdin_file_is_named_by_its_content(tmp_path):
@@ -275,13 +275,13 @@ def test_stdin_file_is_named_by_its_content(tmp_path):
 def test_an_empty_output_name_is_refused_everywhere(tmp_path, capsys, verb):
     k = _kernel_file(tmp_path)
     rc, out, err = _run(capsys, *[k if a == "K" else a for a in verb])
-    assert rc == common.EXIT_USAGE and out == ""        # was exit 0, nothing written
+    assert rc == exit_codes.EXIT_USAGE and out == ""        # was exit 0, nothing written
     assert "the output file name is empty" in err
 
 
 def test_scale_refuses_an_integer_training_dtype(capsys):
     rc, out, err = _run(capsys, "scale", "--on", "T4", "--dtype", "int4")
-    assert rc == common.EXIT_USAGE and "bf16, fp16, fp32" in err    # was exit 0
+    assert rc == exit_codes.EXIT_USAGE and "bf16, fp16, fp32" in err    # was exit 0
     rc, out, err = _run(capsys, "scale", "--on", "T4", "--dtype", "float16")
     assert rc == 0, err
 
@@ -291,18 +291,19 @@ def test_profile_without_measured_or_compute_names_the_file(tmp_path, capsys):
     cpu_nominal = _roof(memory=[], kind="nominal")       # a CPU's nominal roof: no bandwidth
     nomeasured = _profile(tmp_path, "nomeasured.json", nominal=cpu_nominal)
     rc, _, err = _run(capsys, "report", k, "--on", nomeasured)
-    assert rc == common.EXIT_USAGE
+    assert rc == exit_codes.EXIT_USAGE
     assert err.startswith(f"error: {nomeasured}: the profile has no 'measured' roof")
     nocompute = _profile(tmp_path, "nocompute.json", measured=_roof(compute=[]))
     rc, _, err = _run(capsys, "report", k, "--on", nocompute)
-    assert rc == common.EXIT_USAGE
+    assert rc == exit_codes.EXIT_USAGE
     assert err.startswith(f"error: {nocompute}: roof 'box measured' has no compute ceilings")
 
 
 def test_exit_74_is_its_own_code():
-    codes = (common.EXIT_OK, common.EXIT_REGRESSION, common.EXIT_USAGE, common.EXIT_INTERNAL,
-             common.EXIT_IOERR, common.EXIT_INTERRUPTED)
-    assert len(set(codes)) == len(codes) and common.EXIT_IOERR == 74
+    codes = (exit_codes.EXIT_OK, exit_codes.EXIT_REGRESSION, exit_codes.EXIT_USAGE,
+             exit_codes.EXIT_INTERNAL,
+             exit_codes.EXIT_IOERR, exit_codes.EXIT_INTERRUPTED)
+    assert len(set(codes)) == len(codes) and exit_codes.EXIT_IOERR == 74
     assert math.isfinite(parse_size("1.5GB")) and parse_size("1.5GB") == 1.5e9
 
 
@@ -315,5 +316,5 @@ def test_unreadable_stdin_is_an_input_error(capsys, monkeypatch):
     stream.close()
     monkeypatch.setattr(sys, "stdin", stream)
     rc, out, err = _run(capsys, "report", "-", "--on", "T4")
-    assert rc == common.EXIT_USAGE and "cannot read standard input" in err
+    assert rc == exit_codes.EXIT_USAGE and "cannot read standard input" in err
     assert "Traceback" not in err

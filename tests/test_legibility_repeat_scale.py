@@ -48,7 +48,7 @@ def test_h100_json_memory_and_links_by_hand(capsys):
     assert set(links["intra"]) == {"level", "bus_bytes_per_s", "hop_latency_s", "source",
                                    "kind"}
     assert links["intra"]["bus_bytes_per_s"] == 450e9 and links["inter"]["bus_bytes_per_s"] == 400e9
-    assert list(out) == ["schema_version", "device", "roof", "overlap", "notes", "links",
+    assert list(out) == ["schema_version", "device", "roof", "overlap", "model", "notes", "links",
                          "comm_binds_at", "assumptions", "memory", "points", "generator"]
     # 2 GPUs on NVLink: one ring all-reduce of the bf16 gradients, 2 x 1/2 x S / 450 GB/s
     two = next(p for p in out["points"] if p["gpus"] == 2)

@@ -3,6 +3,8 @@ the wrong order says so (its samples were tight, so no spread warning fired)."""
 
 from __future__ import annotations
 
+import pytest
+
 from rooflab.model.ceiling import Ceiling
 from rooflab.probe.cpu.bandwidth import flag_inversions
 
@@ -33,14 +35,15 @@ def test_a_quiet_probe_is_not_flagged():
 
 
 def test_json_carries_the_tables_iqr():
-    # samples 1..8: quartiles (exclusive method) at ranks 2.25 and 6.75 -> 2.25 and 6.75,
-    # IQR 4.5, median 4.5 -> 1.0; with three samples the range: (3 - 1) / 2 = 1.0
+    # samples 1..8: quartiles (inclusive method, numpy's linear: positions 7/4 and 21/4 of
+    # 0..7) -> 2.75 and 6.25, IQR 3.5, median 4.5 -> 7/9 (the exclusive method read 1.0,
+    # review s20 r2 F1); with three samples the range: (3 - 1) / 2 = 1.0
     from rooflab.model.schema import ceiling_to_dict, roof_from_dict
     from rooflab.report.tables import _iqr
 
     c = Ceiling(8.0, level="DRAM", provenance="measured", samples=tuple(map(float, range(1, 9))))
     d = ceiling_to_dict(c)
-    assert d["iqr_rel"] == 1.0 and _iqr(c) == 1.0          # JSON == the table's column
+    assert d["iqr_rel"] == pytest.approx(7 / 9) and _iqr(c) == d["iqr_rel"]   # JSON == table
     assert Ceiling(3.0, level="L1", provenance="measured", samples=(1.0, 2.0, 3.0)).iqr_rel == 1.0
     back = roof_from_dict({"name": "r", "memory": [d], "compute": []})
-    assert back.memory[0].iqr_rel == 1.0
+    assert back.memory[0].iqr_rel == pytest.approx(7 / 9)

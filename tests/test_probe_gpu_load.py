@@ -248,7 +248,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_notes_with_json(shared_h200,
     import rooflab.cli.common as common
     warn = common.warn
     monkeypatch.setattr(common, "warn", lambda m: (order.append(m), warn(m)))
-    assert main(["probe", "--device", "cuda:0", "--quick", "--quiet", "--json"]) == 0
+    assert main(["probe", "--device", "cuda:0", "--quick", "--json"]) == 0
     err = capsys.readouterr().err
     early = ("warning: 1 other process uses cuda:0 (pid 4321: 35.0 GB), utilisation 87 %: "
              "the ceilings will read low; stop (Ctrl-C) and rerun on an idle GPU")

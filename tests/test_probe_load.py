@@ -194,7 +194,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, 
         return _busy_profile()
 
     monkeypatch.setattr(probe_cli, "run_probe", fake_run_probe)
-    assert main(["probe", "--quick", "--json", "-q"]) == 0
+    assert main(["probe", "--quick", "--json"]) == 0
     assert "warning: the machine is busy: the 1-minute load average is 3.1 on 2" in seen["stderr"]
     out = capsys.readouterr()
     data = json.loads(out.out)

@@ -187,7 +187,7 @@ def test_torch_18_operator_and_kernel_categories(tmp_path):
     assert k.flop["fp32"] == 524_288 and k.bytes["DRAM"] == 57_344
     assert k.seconds == pytest.approx(20e-6)
     assert "GPU kernels linked" in " ".join(imp.notes)
-    # the Memcpy under aten::to is device time of an op without a formula: in the note
+    # the Memcpy under aten::to is a host copy: the copies note names the op that launched it
     assert "aten::to 0.01 ms" in " ".join(imp.notes)
 
 

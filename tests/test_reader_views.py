@@ -114,7 +114,7 @@ def test_bench_run_prints_the_recipe(tmp_path, capsys):
     """))
     assert main(["bench", "--run", str(script), "--on", "EPYC 9654"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "timing: plan quick (warm-up 10 ms, 10 ms samples, 80 ms budget, 5-200 " \
+    assert "timing: plan quick (warm-up 10 ms, 10 ms samples, 80 ms budget, 9-200 " \
            "samples);" in out
     assert "threads not known" in out
 

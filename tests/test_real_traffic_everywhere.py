@@ -177,7 +177,7 @@ def test_json_bound_of_a_level_under_another_levels_roof():
     got = {d["level"]: d for d in analysis_to_dict(a)["analysis"]}
     assert got["L1"]["bound"] == "not binding" and got["L1"]["binding_level"] == "DRAM"
     assert got["DRAM"]["bound"] == "memory" and "binding_level" not in got["DRAM"]
-    assert points_to_dicts(a.points, a.roof, a.kernels) == analysis_to_dict(a)["analysis"]
+    assert points_to_dicts(a.points) == analysis_to_dict(a)["analysis"]
 
 
 def test_plot_and_report_json_carry_the_same_bound(tmp_path, capsys, monkeypatch):

@@ -137,7 +137,7 @@ def test_a_total_made_of_noise_says_so_and_the_chart_label_too():
                             "matches within the noise") for n in c.notes)
     from rooflab.cli.compare import _labelled
 
-    assert _labelled(g)[1].name == "gemm_2048 (after, 2.92x, within noise)"
+    assert _labelled(g)[1].name == "gemm_2048 (after, 2.92x, cannot tell)"
 
 
 def test_two_machine_profiles_point_to_specs_compare(tmp_path, capsys):

@@ -30,6 +30,6 @@ def test_noisy_measurement_carries_a_warning():
     clock = FakeClock(lambda i: 1e-3 * (1 + 0.3 * (i % 3 == 0)))
     t = bench(clock.tick, TimingPlan(warmup_s=0, sample_s=0.0001, budget_s=0.01), clock=clock,
               inner=1)
-    assert t.stats.noisy and "spread" in t.warning("copy")
+    assert t.stats.noisy and t.stats.spread > 0.05
     s = summarize([1.0, 1.0, 1.02, 0.99])
     assert not s.noisy and s.median == 1.0

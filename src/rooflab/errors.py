@@ -8,6 +8,8 @@ from __future__ import annotations
 import errno as _errno
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 # the start of a ParseError message for a file that does not exist ("config file not found")
 _MISSING = re.compile(r"(config )?file not found\b")
@@ -24,21 +26,28 @@ class RooflabError(Exception):
     # error document's `path` and `line` (cli/json_errors.py); ParseError sets its own
     path: str | None = None
     line: int | None = None
+    # the field in that file ('compute[0].flop_per_s', 'profile.host.multiprocessors'),
+    # where the raiser knows it: the --json error document's `field`. A reader names it
+    # from the place it was given ('p.json.compute[0]' + 'flop_per_s', see field_named);
+    # ParseError makes it the file's own (in_file)
+    field: str | None = None
 
 
 class InputError(RooflabError, ValueError):
     """A parameter or value given by the user is invalid (negative size, unknown dtype, ...).
 
-    path/line (keyword-only): the file and line the value came from, for the --json error
-    document; unlike ParseError's they are not put in front of the message (an InputError's
-    message already names its place in its own words)."""
+    path/line/field (keyword-only): the file, line and field the value came from, for the
+    --json error document; unlike ParseError's they are not put in front of the message (an
+    InputError's message already names its place in its own words)."""
 
     kind = "input"
 
-    def __init__(self, *args, path: str | None = None, line: int | None = None):
+    def __init__(self, *args, path: str | None = None, line: int | None = None,
+                 field: str | None = None):
         super().__init__(*args)
         self.path = path
         self.line = line
+        self.field = field
 
 
 class ParseError(RooflabError):
@@ -57,7 +66,8 @@ class ParseError(RooflabError):
             cls = MissingFileError
         return super().__new__(cls, message)
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None):
         where = ""
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
@@ -65,6 +75,73 @@ class ParseError(RooflabError):
         self.args = (where + message,)   # OSError (MissingFileError) keeps __new__'s args
         self.path = path
         self.line = line
+        self.field = in_file(field, path)
+
+
+@contextmanager
+def field_named(field: str) -> Iterator[None]:
+    """A context in which a rooflab error that names no field gets `field`: the reader's
+    place and the field it reads there ('p.json.compute[0].flop_per_s', from where=
+    'p.json.compute[0]'; 'kernels[0].flop.fp32'), so the --json error document's `field`
+    is the raiser's, not read off the message (s20 x2 F2). The error itself, and so its
+    message, is the one raised, word for word."""
+    try:
+        yield
+    except RooflabError as exc:
+        if exc.field is None:
+            exc.field = field
+        raise
+
+
+def in_file(field: str | None, path: str | None) -> str | None:
+    """A field a reader named from the place it was given (field_named), as the field of
+    the file `path`: 'compute[1].flop_per_s' of 'p.json.compute[1].flop_per_s', 'roof.
+    memory[0]' of 'k.json: roof.memory[0]'; a field that does not start with the file's
+    name is the file's own already ('kernels[0].flop.fp32'); None for the file itself."""
+    if not field or not path or not field.startswith(path):
+        return field or None
+    rest = field[len(path):]
+    if rest[:1] not in ("", ".", ":"):   # 'p.json2.x' is not a field of 'p.json'
+        return field
+    return rest.removeprefix(":").strip().removeprefix(".") or None
+
+
+def parse_error_in(exc: InputError, path: str) -> ParseError:
+    """A dict reader's InputError about the file `path` (model.schema, profile_from_dict:
+    its message starts with the place the reader was given, 'p.json.compute[0]: ...',
+    'p.json: profile.measured: ...') as the ParseError to raise: the message word for word
+    (it names the file already), and the file and the field in it carried on the exception
+    for the --json error document: the field the raiser named (field_named); for a raise
+    that names none yet (hardware/profile.py's own host and part checks), the field its
+    message names after the file (_field_in), the one place the field is still read off
+    the words."""
+    message = str(exc)
+    err = ParseError(message)
+    err.path = path
+    err.line = exc.line
+    err.field = in_file(exc.field, path) or _field_in(message, path)
+    return err
+
+
+# the fallback for raises without a field (parse_error_in): the place in the document a
+# reader's message names after the file ('compute[0]', 'profile.measured'), up to its ': ',
+# and the field its words then name
+_PLACE = re.compile(r"[\w\[\].]+(?=: )")
+_FIELD = re.compile(r"(?:missing )?field '([^']+)'")
+
+
+def _field_in(message: str, path: str) -> str | None:
+    """'compute[0].flop_per_s' of "p.json.compute[0]: field 'flop_per_s' must be ...",
+    'profile.host.multiprocessors' of "p.json: profile: field 'host.multiprocessors' ...";
+    None where the message names no place past the file."""
+    if not message.startswith(path):
+        return None
+    rest = message[len(path):].removeprefix(": ").removeprefix(".")
+    place = _PLACE.match(rest)
+    text = rest[place.end() + 2:] if place else rest
+    name = _FIELD.match(text)
+    parts = [p for p in (place and place.group(0), name and name.group(1)) if p]
+    return ".".join(parts) or None
 
 
 class MissingFileError(ParseError, FileNotFoundError):
@@ -72,8 +149,9 @@ class MissingFileError(ParseError, FileNotFoundError):
 
     kind = "missing_file"
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
-        super().__init__(message, path=path, line=line)
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None):
+        super().__init__(message, path=path, line=line, field=field)
         self.errno = _errno.ENOENT
         self.filename = path
 

@@ -378,14 +378,15 @@ ROOFLINE_BANDWIDTH_COLUMNS = ("HBMBw", "MALLBw", "L2Bw", "L1Bw")
 # one of them is perf's, not a kernel CSV's (whose first row is rooflab's column names)
 _PERF_WORDS = re.compile(r"seconds time elapsed|duration_time|fp_arith_inst_retired|"
                          r"uncore_imc|cas_count|fp_ret_sse_avx_ops", re.IGNORECASE)
+_PERF_JSON_KEY = re.compile(r'"counter-value"\s*:')   # a key of perf stat -j's lines
 _SNIFF = 65536   # bytes read to tell a file's kind: a trace's deviceProperties come first
 
 
 def file_kind(path: str) -> str:
     """'ncu', 'rocprof', 'torch', 'likwid', 'perf', or 'rooflab' (our JSON/CSV, and anything
     unknown, whose errors then say what is accepted), told by content: a rocprof results.csv,
-    an ncu out.csv and a likwid or perf CSV share the suffix of our own CSV, a gzipped trace
-    may have lost its name."""
+    an ncu out.csv and a likwid or perf CSV share the suffix of our own CSV, perf stat -j's
+    lines our JSON's, a gzipped trace may have lost its name."""
     p = Path(path)
     if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
         return "rocprof" if _rocprof_folder(p) else "rooflab"
@@ -402,6 +403,8 @@ def file_kind(path: str) -> str:
         return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     if text.lstrip()[:1] in ("{", "["):
+        if text.lstrip()[:1] == "{" and _PERF_JSON_KEY.search(text):
+            return "perf"   # `perf stat -j`: one JSON object a line, not one document
         return "torch" if '"traceEvents"' in text else "rooflab"
     if '"Kernel Name"' in text or "Kernel Name," in text:
         return "ncu"

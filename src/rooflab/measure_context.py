@@ -7,7 +7,7 @@ measurement and judge it by the right roof: the thread count and the timing reci
   1. Nothing for other code (numpy, a BLAS call): its threads are not knowable from here.
   meta["threads_from"] says which source gave the number.
 - meta["plan"]: the TimingPlan's fields (warm-up, sample length, budget, sample counts),
-  with its name when it is one of "quick" / "default" / "full".
+  with its name when it is one of PLANS: "quick" / "default" / "full".
 - meta["warmup_calls"]: calls made before the first timed sample: the counting pass (when
   rooflab counted the ops), the settle call (measure_checks.settled_call), the timer's
   warm-up and its calibration.
@@ -19,9 +19,20 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
+from .model.compare_trust import MIN_TRUSTED_SAMPLES
 from .probe.timer import DEFAULT, FULL, QUICK, TimingPlan
 
-_PLAN_NAMES = {QUICK: "quick", DEFAULT: "default", FULL: "full"}
+# measure()'s and `rooflab bench`'s named plans: the probe's budgets, each taking at least
+# MIN_TRUSTED_SAMPLES samples, the count from which `rooflab compare` judges a before/after
+# pair with its U test. The probe's plans take 5 (a slow kernel fits no more in the
+# budget), so two default bench runs often read 'too few' (review s20). A kernel whose
+# samples fit in the budget (a tiny one: 12 of 20 ms in 0.25 s) costs nothing more.
+PLANS = {name: plan.with_min_samples(MIN_TRUSTED_SAMPLES)
+         for name, plan in (("quick", QUICK), ("default", DEFAULT), ("full", FULL))}
+# the probe's own plans keep their names too (a TimingPlan passed as-is): the recipe line
+# shows their sample counts beside the name
+_PLAN_NAMES = {QUICK: "quick", DEFAULT: "default", FULL: "full",
+               **{plan: name for name, plan in PLANS.items()}}
 
 
 def plan_meta(plan: TimingPlan) -> dict[str, Any]:

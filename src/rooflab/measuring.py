@@ -55,18 +55,19 @@ from .measure_checks import (
 )
 from .measure_clocks import benchmark_clock, cpu_clock_warning, cuda_arg_device
 from .measure_collect import collect, record
-from .measure_context import plan_meta, threads_meta
+from .measure_context import PLANS, plan_meta, threads_meta
 from .measure_counts import CountWarning, _counts, _name_of
 from .measure_runs import Measurement
+from .measure_trend import steady_timing
 from .model.kernel import Kernel
-from .probe.timer import DEFAULT, FULL, QUICK, Clock, TimingPlan, calibrate
+from .model.sample_groups import bimodal_words
+from .probe.timer import Clock, Timing, TimingPlan, calibrate
 from .probe.timer import bench as _bench
 
 __all__ = ["PLANS", "SECONDS_STAT", "CountWarning", "Measurement", "TimingWarning", "collect",
            "measure", "resolve_plan", "settled_call", "timed_kernel", "times_warning",
            "warn_number_precision"]
 
-PLANS = {"quick": QUICK, "default": DEFAULT, "full": FULL}
 SECONDS_STAT = "median"
 
 
@@ -86,12 +87,14 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         {"DRAM": 2.4e8, "L2": 1e9}; None counts the PyTorch ops (compulsory traffic).
     device: "cpu" or "cuda[:N]"; None infers it from the tensors among the arguments or
         the counted ops' tensors, and synchronizes CUDA around the CPU clock when in use.
-    plan: a TimingPlan or "quick" / "default" / "full" (rooflab.probe.timer): how long to
-        warm up and sample. fn is called many times (warm-up, then samples of many calls).
-    samples: at least this many timing samples (the plan's min_samples raised to it; the
-        plan takes 5): 9 or more a side lets `rooflab compare` judge a before/after pair's
-        noise with its U test (fewer read 'too few'); each sample costs the plan's sample
-        time (default 20 ms) once the budget is spent.
+    plan: a TimingPlan or "quick" / "default" / "full" (PLANS: rooflab.probe.timer's
+        budgets, at least 9 samples each): how long to warm up and sample. fn is called
+        many times (warm-up, then samples of many calls).
+    samples: at least this many timing samples (the plan's min_samples raised to it; a
+        named plan takes 9, a TimingPlan its own min_samples): 9 or more a side lets
+        `rooflab compare` judge a before/after pair's noise with its U test (fewer read
+        'too few'); each sample costs the plan's sample time (default 20 ms) once the
+        budget is spent.
     Returns a Kernel: seconds = median seconds per call, calls = 1; samples = every
     sample's seconds per call; meta: best_s, spread and iqr_rel (fractions of the median),
     samples_n, calls_per_sample, plan, warmup_calls, clock, threads (where knowable),
@@ -147,7 +150,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
 
 def resolve_plan(plan: TimingPlan | str | None) -> TimingPlan:
     if plan is None:
-        return DEFAULT
+        return PLANS["default"]
     if isinstance(plan, TimingPlan):
         return plan
     if isinstance(plan, str) and plan.lower() in PLANS:
@@ -167,7 +170,7 @@ def check_samples(samples: Any) -> int | None:
 
 def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float],
                  bytes: Mapping[str, float], provenance: Mapping[str, str],
-                 plan: TimingPlan = DEFAULT, clock: Clock = time.perf_counter,
+                 plan: TimingPlan = PLANS["default"], clock: Clock = time.perf_counter,
                  sync: Callable[[], Any] | None = None, unit: str | None = None,
                  meta: Mapping[str, Any] | None = None, calls_before: int = 0) -> Kernel:
     """Benchmark a no-argument call with the probe's timer; a Kernel with raw samples and
@@ -186,15 +189,25 @@ def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float
     while clock() - start < plan.warmup_s:
         _run_once(counted, clock, sync)
     inner = calibrate(counted, plan, clock, sync)
-    timing = _bench(call, replace(plan, warmup_s=0.0), clock=clock, sync=sync, inner=inner)
+    bare = replace(plan, warmup_s=0.0)
+
+    def more(n: int | None) -> Timing:   # n more samples, or a fresh run of the plan's
+        again = bare if n is None else replace(bare, min_samples=n, max_samples=n)
+        return _bench(call, again, clock=clock, sync=sync, inner=inner)
+
+    # samples that sped up were still the warm-up: left out, timed again (measure_trend)
+    timing, steady, sped = steady_timing(name, more(None), more)
     st = timing.stats
     info = {"seconds_stat": SECONDS_STAT, "median_s": st.median, "best_s": st.minimum,
             "spread": st.spread, "iqr_rel": st.iqr_rel, "samples_n": st.n,
             "calls_per_sample": timing.inner, "plan": plan_meta(plan),
-            "warmup_calls": calls_before + made[0]}
-    warning = times_warning(name, st)
-    if warning:
-        info["warning"] = warning
+            "warmup_calls": calls_before + made[0]
+            + inner * steady.get("warmup_samples_left_out", 0), **steady}
+    # one call timed over and over: two groups are load or a clock, not two shapes
+    split = bimodal_words(name, timing.samples, one_shape=True)
+    said = [w for w in (sped, times_warning(name, st), split) if w]
+    if said:
+        info["warning"] = "; ".join(said)
     return Kernel(name=name, flop=dict(flop), bytes=dict(bytes), seconds=st.median, calls=1,
                   provenance={**provenance, "seconds": "measured"}, unit=unit,
                   samples=timing.samples, meta={**dict(meta or {}), **info})

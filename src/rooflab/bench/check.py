@@ -12,8 +12,9 @@ from __future__ import annotations
 from ..model.analysis import Point, analyze
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..model.sample_groups import ONE_SHAPE_WHAT_TO_DO, two_groups
+from ..model.sample_spread import NOISY_IQR
 from ..model.sanity_counts import LLC_RESIDENT_SHARE, cache_resident, working_set_of
-from ..model.sanity_timing import NOISY_IQR
 
 # The least relative tolerance before a kernel counts as faster than its floor: below 5 %
 # the difference is within what clock changes and other load do to a measurement here.
@@ -24,6 +25,9 @@ FLAG_TEXT = {
     "cache-resident": "working set fits in the last-level cache: repeated calls reuse it, "
                       "so the DRAM floor does not bind",
     "noisy": "timing samples spread more than 5 % (IQR/median): other load on the machine",
+    "bimodal": "timing samples split into two well-separated groups (other load that came "
+               "and went, or a clock that changed mid-run: a zoo kernel has one shape; "
+               f"meta.warning names them): the median mixes them; {ONE_SHAPE_WHAT_TO_DO}",
     "warm-up-left-out": "a call far slower than the rest (a JIT compile, first touches) was "
                         "left out of the time as a warm-up, or kept and named: "
                         "meta.slow_runs_note",
@@ -49,6 +53,8 @@ def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tu
         flags.append("cache-resident")
     if float(kernel.meta.get("iqr_rel", 0.0) or 0.0) > NOISY_IQR:
         flags.append("noisy")
+    if two_groups(kernel.samples) is not None:   # the spread test can pass two tight groups
+        flags.append("bimodal")
     # rooflab.measure left a slow first call out (or kept a slow later one): the table
     # says so, as `report`'s slow_runs finding does (review r4 F6)
     if kernel.meta.get("slow_runs_note"):

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..model.sample_spread import spread_short
 from ..units import fmt_bytes_binary, si
 
 BYTES_FP64 = 8
@@ -278,13 +279,13 @@ def run_kernel(k: BenchKernel, ws_bytes: float, threads: int, caps: dict[str, fl
                ) -> KernelResult:
     """Time kernel k on `threads` threads at `ws_bytes` per thread (the probe's runner:
     calibrated repetitions, warm-up, samples until the plan's budget is spent)."""
+    from ..measuring import resolve_plan
     from ..probe.cpu.runner import Team, measure_rate
-    from ..probe.timer import DEFAULT
 
     n = elements(k, ws_bytes)
     with Team(threads):
         call, per_call = make_call(k, n, threads)
-        rate = measure_rate(call, per_call * threads, plan or DEFAULT, clock=clock)
+        rate = measure_rate(call, per_call * threads, plan or resolve_plan(None), clock=clock)
     level = "registers" if k.name == "peakflops" else level_of(
         k.streams * n * BYTES_FP64, caps)
     return KernelResult(k, threads, per_call, level, rate)
@@ -343,7 +344,7 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
         f"  per update    {k.bytes_per_update} B, {k.flop} FLOP (AI {k.intensity:.3g} "
         f"FLOP/B)",
         f"  samples       {st.n} x {r.rate.reps} reps, spread {st.spread:.1%} "
-        f"(max-min)/median, IQR {st.iqr_rel:.1%} of median",
+        f"(max-min)/median, {spread_short(st.n)} {st.iqr_rel:.1%} of median",
         f"  byte model    {BYTE_MODEL}",
         f"  likwid        {k.likwid}{LIKWID_VALUE if not k.likwid.startswith('none') else ''}",
     ]

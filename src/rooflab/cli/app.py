@@ -1,15 +1,25 @@
-"""Builds the typer app from one module per verb (each has `register(app)`)."""
+"""Builds the typer app from one module per verb (each has `register(app)`).
+
+The CLI runs `lazy_command()`: a click group that imports a verb's module when the verb is
+named, and lists the verbs for `rooflab --help` from cli/verbs.py without importing any
+(importing all 17, with numpy and the LLM workloads, cost every `--help` a second of CPU).
+`build_app()` builds the whole typer app at once, for tests and tools that walk it."""
 
 from __future__ import annotations
 
+import copy
 import importlib
+from collections.abc import MutableMapping
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-VERB_MODULES = ("demo", "probe", "specs", "ai", "bench", "plot", "report", "ncu", "torch_cmd",
-                "rocprof", "llm", "compare", "whatif", "choose", "scale")
-VERB_MODULES += ("likwid",)   # rooflab likwid: likwid-perfctr CSV regions (cli/likwid.py)
-VERB_MODULES += ("perf",)     # rooflab perf: a perf stat run (cli/perf.py)
+from .verbs import VERBS
+
+# The verbs' modules, in cli/verbs.py's order: a new verb goes there only (its name, module
+# and list line), and both trees, the CLI's lazy one and build_app's, get it (review s20 x2
+# F12: a second list here had to be kept in step by a test).
+VERB_MODULES = tuple(dict.fromkeys(module for module, _ in VERBS.values()))
 
 HELP = """Roofline analysis: what limits this code on this machine, how far is it from that
 limit, and what would move it?
@@ -24,12 +34,179 @@ Start with:
 
 
 def build_app() -> typer.Typer:
-    app = typer.Typer(name="rooflab", help=HELP, no_args_is_help=True,
-                      pretty_exceptions_enable=False, add_completion=True,
-                      context_settings={"help_option_names": ["-h", "--help"]})
-    app.callback()(_root)
+    """The typer app with every verb registered (all their modules imported)."""
+    app = _root_app()
     for name in VERB_MODULES:
         importlib.import_module(f"rooflab.cli.{name}").register(app)
+    _reflow_helps(app)
+    return app
+
+
+def lazy_command() -> TyperGroup:
+    """The click command of `rooflab`: its options (--version, -q, completion) and every
+    verb of cli/verbs.py, each verb's module imported when the verb is named."""
+    return typer.main.get_command(_root_app(LazyRoot))
+
+
+def _root_app(cls: type[TyperGroup] | None = None) -> typer.Typer:
+    app = typer.Typer(name="rooflab", help=HELP, no_args_is_help=True,
+                      pretty_exceptions_enable=False, add_completion=True,
+                      context_settings={"help_option_names": ["-h", "--help"]},
+                      **({"cls": cls} if cls else {}))
+    app.callback()(_root)
+    return app
+
+
+class LazyRoot(TyperGroup):
+    """The root group: `commands` names every verb and imports one when it is looked up;
+    its own help lists them from cli/verbs.py."""
+
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        self.commands = _Verbs(self._load)
+        self._listing = False
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(self.commands)
+
+    def get_command(self, ctx, name: str):
+        if self._listing and name in VERBS and not self.commands.made(name):
+            # the list needs a name and a line, not the verb: no module imported
+            return TyperCommand(name, short_help=VERBS[name][1], help=VERBS[name][1])
+        return self.commands.get(name)
+
+    def format_help(self, ctx, formatter) -> None:
+        self._listing = True
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def _load(self, name: str):
+        one = typer.Typer()
+        one.callback()(_no_options)   # a group, whatever the module adds: one command or more
+        importlib.import_module(f"rooflab.cli.{VERBS[name][0]}").register(one)
+        _reflow_helps(one)
+        command = typer.main.get_group(one).commands[name]   # once per process
+        _add_quiet(command, next(p for p in self.params if p.name == "quiet"))
+        if any("--run" in p.opts for p in command.params):
+            _script_keeps_its_quiet(command)
+        return command
+
+
+class _Verbs(MutableMapping):
+    """verb name -> its click command, made on first lookup; iterating (the names, for
+    `rooflab --help` and "did you mean") and `in` import nothing."""
+
+    def __init__(self, load) -> None:
+        self._load, self._made = load, {}
+
+    def made(self, name: str) -> bool:
+        return name in self._made
+
+    def __contains__(self, name) -> bool:
+        return name in VERBS or name in self._made
+
+    def __getitem__(self, name: str):
+        if name not in self._made:
+            if name not in VERBS:
+                raise KeyError(name)
+            self._made[name] = self._load(name)
+        return self._made[name]
+
+    def __setitem__(self, name: str, command) -> None:
+        self._made[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._made[name]
+
+    def __iter__(self):
+        return iter({**dict.fromkeys(VERBS), **self._made})
+
+    def __len__(self) -> int:
+        return len(set(VERBS) | set(self._made))
+
+
+def _no_options() -> None:
+    """(the callback that makes a verb's own typer app a group)"""
+
+
+def _add_quiet(command, root_quiet) -> None:
+    """-q/--quiet after the verb is the global one (`rooflab llm ... -q` was refused with
+    "No such option", review s20 r5 F9): a copy of the root's option on every command
+    and subcommand, which sets quiet as it is parsed (eagerly: before other options'
+    notes). A verb with its own -q (probe's: no progress bar) keeps it, and it now also
+    silences the notes."""
+    own = next((p for p in command.params if {"-q", "--quiet"} & set(p.opts)), None)
+    if own is None:
+        quiet = copy.copy(root_quiet)
+        quiet.expose_value, quiet.is_eager, quiet.callback = False, True, _quiet_callback()
+        command.params.append(quiet)
+    else:
+        own.callback = _quiet_callback(own.callback)
+    for sub in getattr(command, "commands", {}).values():
+        _add_quiet(sub, root_quiet)
+
+
+# A -q/--quiet after `--run SCRIPT` is handed through parsing under this name (an option
+# no verb has, so the verb takes it as the script's), then given back its own.
+_SCRIPT_FLAG = "--rooflab-script-arg="
+
+
+def _script_keeps_its_quiet(command) -> None:
+    """`rooflab torch --run s.py -q` and `bench --run s.py -q`: the arguments after the
+    script are its own, -q too, as before every verb took -q (review s20 x2 F10: the
+    script silently lost its -q and rooflab went quiet). Other rooflab options after the
+    script (--json, --on) stay rooflab's, as they always were; `-q` before it is rooflab's."""
+    parse = command.parse_args
+
+    def parse_args(ctx, args: list[str]) -> list[str]:
+        parse(ctx, _hide_script_quiet(args))
+        ctx.args = [_unhidden(a) for a in ctx.args]
+        for name, value in ctx.params.items():   # torch's trace argument may take one
+            if isinstance(value, str):
+                ctx.params[name] = _unhidden(value)
+        return ctx.args
+
+    command.parse_args = parse_args
+
+
+def _hide_script_quiet(args: list[str]) -> list[str]:
+    """args with every -q, --quiet (or a short-flag cluster with q, `-qv`) after the
+    `--run` script renamed, so that the parser passes it on as an unknown option."""
+    out, script_at = list(args), None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if script_at is None:
+            if arg == "--run":
+                script_at = i + 1
+            elif arg.startswith("--run="):
+                script_at = i
+        elif i > script_at and (arg == "--quiet" or (
+                arg[:1] == "-" and arg[1:2] != "-" and "q" in arg[1:])):
+            out[i] = _SCRIPT_FLAG + arg
+    return out
+
+
+def _unhidden(arg: str) -> str:
+    return arg.removeprefix(_SCRIPT_FLAG)
+
+
+def _quiet_callback(before=None):
+    def callback(ctx, param, value):
+        if before is not None:
+            value = before(ctx, param, value)
+        if value:
+            from .common import set_quiet
+
+            set_quiet(True)
+        return value
+    return callback
+
+
+def _reflow_helps(app: typer.Typer) -> None:
+    """Every verb's help reflowed (reflow), its list line the first sentence."""
     for info in app.registered_commands:
         doc = info.help or (info.callback.__doc__ if info.callback else "") or ""
         info.short_help = info.short_help or _first_sentence(doc)
@@ -40,7 +217,6 @@ def build_app() -> typer.Typer:
             doc = info.help or (info.callback.__doc__ if info.callback else "") or ""
             info.short_help = info.short_help or _first_sentence(doc)
             info.help = reflow(doc)
-    return app
 
 
 def reflow(text: str) -> str:

@@ -43,12 +43,12 @@ def register(app) -> None:
                                         "or prefixes, e.g. copy,gemm,triad_fp64"),
         quick: bool = typer.Option(False, "--quick", help="shorter timing (about a third)"),
         samples: int | None = typer.Option(None, "--samples", metavar="N", help="at least N "
-                                           "timing samples per kernel (else 5 or more, as "
-                                           "many as the time budget fits). 9 lets `rooflab "
-                                           "compare` judge a before/after pair's noise (its "
-                                           "U test; fewer a side read 'too few'); each "
-                                           "sample past the budget costs ~20 ms (--quick "
-                                           "10 ms), or one call of a slower kernel"),
+                                           "timing samples per kernel (else 9 or more, as "
+                                           "many as the time budget fits: the 9 a side "
+                                           "`rooflab compare` needs to judge a before/after "
+                                           "pair's noise with its U test); each sample past "
+                                           "the budget costs ~20 ms (--quick 10 ms), or one "
+                                           "call of a slower kernel"),
         output: str | None = typer.Option(None, "-o", "--output",
                                           help="chart .png/.svg, analysis .json, table .csv"),
         json_out: bool = typer.Option(False, "--json", help="print the analysis as JSON"),

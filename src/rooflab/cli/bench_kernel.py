@@ -74,11 +74,12 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     require("numba", "cpu", "rooflab bench --kernel")
     if cpu_list is not None:
         aff.pin(cpu_list)
+    from ..measuring import resolve_plan
     from ..probe.cpu.bandwidth import capacities
-    from ..probe.timer import DEFAULT, QUICK
 
     caps = capacities(detect_caches(), threads)
-    plan = (QUICK if quick else DEFAULT).with_min_samples(samples)
+    # the zoo's plans (at least compare's 9 samples), so --kernel and the zoo agree
+    plan = resolve_plan("quick" if quick else None).with_min_samples(samples)
     result = kr.run_kernel(k, ws, threads, caps, plan)
     placed = kr.place_on(result, roofs[0], threads_row) if roofs else None
     if json_out:

@@ -9,13 +9,14 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
-from .choose_inputs import _footprint, _least, _parallel, _tp_block, load_work
+from .choose_inputs import _footprint, _least, _llm, _parallel, _tp_block, load_work
 from .options import Files
 
 HELP = """Rank devices for a kernel set by the time "with launches" at each roof (per kernel
 the larger of its work floor, max(FLOP / P, bytes / B), and calls x the launch floor,
 summed, as llm and whatif give it): what binds the work as counted. Beside it the work
-floor (summed: `rooflab llm`'s TPOT floor, the time were the launches gone), which orders
+floor (summed: `rooflab llm`'s TPOT floor of a decode step, TTFT floor of a prefill; the
+time were the launches gone), which orders
 devices of equal time, the ceiling that binds most of the time, and FLOP per joule at TDP
 over the time it ranks by where the TDP is known. On an `rooflab llm --tp N` document
 each device's TP link time is added to both times, and a row stands for all N GPUs.
@@ -27,6 +28,12 @@ an `rooflab llm --json` model larger than its memory) ranks after the others, ma
   rooflab choose kernels.json --kind gpu -o ranking.csv    (every device)
   rooflab choose kernels.json --among me.json,h100    (a profile counts too)
 """
+
+
+GPU_MEM_UTIL_HELP = ("share of each device's memory the model may use, as `rooflab llm "
+                     "--gpu-mem-util` and vLLM's gpu_memory_utilization (0.9 there); of "
+                     "nvidia-smi's total where the catalog has it (default: the llm "
+                     "document's, else the whole memory)")
 
 
 def candidates(among: str | None, kind: str | None):
@@ -44,9 +51,9 @@ def candidates(among: str | None, kind: str | None):
             if split_threads(name) is not None or looks_like_file(name):
                 roof = load_roof(name)
                 out.append((roof.name, roof, None))
-            else:
-                d = lookup(name)
-                out.append((d.name, d.roof, d.tdp_w))
+            else:   # a package that is several devices to software (MI250X): rank()
+                dev = lookup(name)   # takes one die of its roof (model/dies.py)
+                out.append((dev.name, dev.roof, dev.tdp_w))
         if not out:
             raise InputError("--among needs comma-separated device names, e.g. H100,H200")
         return _distinct(out)
@@ -83,21 +90,27 @@ def choose(
     json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
     output: str = typer.Option(None, "--output", "-o", help="write the ranking: .json "
                                "(as --json) or .csv (one row per device)"),
+    gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help=GPU_MEM_UTIL_HELP),
 ) -> None:
     from ..model.choose import choices_to_dict, compare_steps, rank
+    from .choose_memory import fit_util
+    from .choose_tokens import buyer_fields, step_scope
+    from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
     from .common import console, emit_json
 
     top = _check_options(among, kind, top, output, files)
     docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
     kernels, steps = load_work(files, docs)
+    llms = {f: b for f in files if (b := _llm(docs, f)) is not None}
+    util = fit_util(files, llms, gpu_mem_util)   # review s20 r5 F1: llm's memory rule
     cands = candidates(among, kind)
     need = _footprint(files, docs)
+    _say_util_unused(gpu_mem_util, need)
     least = _least(files, docs)
     split = _parallel(files, docs)
+    scope = step_scope(files, llms, kernels)   # review s20 r5 F3: what the time is of
     # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
-    memory = {name: _device_memory(name) for name, _, _ in cands} if need else None
-    from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
-
+    memory = _memories([n for n, _, _ in cands], util[0]) if need else None
     links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
     # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
     choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
@@ -105,6 +118,7 @@ def choose(
     compared = compare_steps(steps, choices)
     data = choices_to_dict(choices, kernels, compared)
     _enrich_rows(data, choices, need, memory, least, split, files, docs)
+    buyer_fields(data, choices, scope, memory, util[0])
     from ..model.schema import SCHEMA_VERSION
 
     doc = {"schema_version": SCHEMA_VERSION, "devices": data}
@@ -112,18 +126,40 @@ def choose(
         emit_json(doc)
     else:
         if split is not None and split["gpus"] > 1:
-            print(_gpus_line(split))
-        console().print(_table(choices[:top], kernels, compared, need, memory, least, split))
-        if split is not None and split["tp"] > 1:   # review r3 F6: each link's term
-            from .choose_tp_links import tp_link_lines
+            from .choose_words import gpus_line
 
-            print("\n".join(tp_link_lines(_tp_block(files, docs), choices[:top])))
+            print(gpus_line(split))
+        console().print(_table(choices[:top], kernels, compared, need, memory, least, split,
+                               scope, util))
+        _tp_lines(split, _tp_block(files, docs), choices[:top], scope)
     if output:
         # the file holds every device, as --json does; --top trims the screen only
         from .choose_output import write_ranking
 
         write_ranking(output, doc)
         print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+
+
+def _say_util_unused(gpu_mem_util: float | None, need: float | None) -> None:
+    """--gpu-mem-util with no model footprint to fit: said, not silently unused (review s20
+    x2 F3)."""
+    if gpu_mem_util is None or need is not None:
+        return
+    from .common import say
+
+    say("note", f"--gpu-mem-util {gpu_mem_util:g} is ignored: it holds the fit of an "
+                f"`rooflab llm --json` document's model to that share of each device's "
+                f"memory, and no input here is one (no model footprint to fit)")
+
+
+def _tp_lines(split: dict | None, block, shown, scope) -> None:
+    """Under an `llm --tp` document, each link's term below the table (review r3 F6)."""
+    if split is None or split["tp"] <= 1:
+        return
+    from .choose_tp_links import tp_link_lines
+    from .choose_words import llm_floor
+
+    print("\n".join(tp_link_lines(block, shown, llm_floor(scope) or "work floor + link")))
 
 
 def _check_options(among: str | None, kind: str | None, top: int, output: str | None,
@@ -169,30 +205,13 @@ def _enrich_rows(data: list[dict], choices, need: float | None, memory: dict | N
                 d.update(tp_link_fields(_tp_block(files, docs), c))
 
 
-def _gpus_line(split: dict) -> str:
-    """What each row of an llm --tp/--pp document stands for, above the table."""
-    tp, pp = split["tp"], split["pp"]
-    how = " x ".join(w for w in ((f"--tp {tp}" if tp > 1 else ""),
-                                 (f"--pp {pp}" if pp > 1 else "")) if w)
-    parts = []
-    if tp > 1:
-        parts.append(f"the time is one GPU's 1/{tp} shard + its catalog link's all-reduces")
-    if pp > 1:
-        parts.append(f"the time is every stage in turn (a token passes all {pp})")
-    return (f"each row assumes {split['gpus']} GPUs of that device (the llm document's "
-            f"{how}): {'; '.join(parts)}; memory is per GPU")
+def _memories(names: list[str], util: float | None) -> dict[str, float | None]:
+    """Each candidate's memory for the fit, by `rooflab llm`'s rule (choose_memory), one
+    die's where the package is several devices to software (choose_dies)."""
+    from .choose_dies import die_count
+    from .choose_memory import device_memory
 
-
-def _device_memory(name: str) -> float | None:
-    """Device memory of a catalog device (None for a profile file or unknown)."""
-    from ..errors import RooflabError
-    from ..hardware.catalog import lookup
-
-    try:
-        mem = lookup(name).fit_memory_bytes   # None for a CPU's platform maximum
-    except RooflabError:
-        return None
-    return mem or None
+    return {n: device_memory(n, util, die_count(n))[0] for n in names}
 
 
 def _platform_max(names) -> list[str]:
@@ -213,51 +232,55 @@ def _platform_max(names) -> list[str]:
     return out
 
 
-def _scope(split: dict | None) -> str:
-    """What the work floor is of an llm document split over GPUs: not `rooflab llm`'s TPOT
-    floor, which adds the all-reduces and stage transfers (review 11b #8)."""
-    if not split or split["gpus"] <= 1:
-        return "`rooflab llm`'s TPOT floor"
-    parts = ([f"per GPU of {split['tp']}, + TP link: its all-reduces on the device's "
-              f"catalog link, as `rooflab llm --on` adds them"] if split["tp"] > 1
-             else []) + ([f"all {split['pp']} stages, without stage transfers"]
-                         if split["pp"] > 1 else [])
-    return ", ".join(parts) + ("; `rooflab llm --on` the device adds the stage transfers"
-                               if split["pp"] > 1 else "")
-
-
-def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None):
+def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,
+           scope=None, util=(None, "")):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
     from ..units import fmt_seconds, si, si_apart
+    from .choose_dies import die_count, die_notes
     from .choose_energy import energy_words
+    from .choose_tokens import scope_line, token_cells
+    from .choose_words import floor_words, per_unit, title
 
     link = any(c.link_s is not None for c in choices)   # a --tp shard: + each TP link
     plus = " + TP link" if link else ""
-    t = Table(title=f"Predicted time at the roof (lower bounds), ranked by the time "
-                    f"{WITH_LAUNCHES}{plus} (what binds), fastest first", title_justify="left")
+    mixed = any(c.viable for c in choices) and not all(c.viable for c in choices)
+    t = Table(title=title(scope, plus, mixed), title_justify="left")
+    tokens = (("tok/s", f"tok/s per {per_unit(choices)}", "J/token (est.)") if scope is not None
+              else ())
     for h in ("#", "device", WITH_LAUNCHES + plus, "vs best", "work floor" + plus, "vs best",
-              "binding (share)", "TDP", "FLOP/J"):
+              "binding (share)", "TDP", "FLOP/J", *tokens):
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)
-        t.add_row(str(i), c.name + _unfit_mark(c), fmt_seconds(c.ranked_s),
-                  f"{c.ranked_s / best:.2f}x" if best else "-", fmt_seconds(c.floor_s),
-                  f"{c.floor_s / floor:.2f}x" if floor else "-",
+        # a device that cannot run the work has no ratio to the best that can (review s20
+        # r5 F4: a 'does not fit' B200 read 0.71x under a 1.00x MI300X)
+        vs = mixed and not c.viable
+        t.add_row(str(i), c.name + _unfit_mark(c) + (" (one die)" if die_count(c.name) > 1
+                                                     else ""), fmt_seconds(c.ranked_s),
+                  f"{c.ranked_s / best:.2f}x" if best and not vs else "-",
+                  fmt_seconds(c.floor_s),
+                  f"{c.floor_s / floor:.2f}x" if floor and not vs else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
-                  "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"))
-    scope = _scope(split)
-    parts: list = [t, Text(f"work floor: max(FLOP / P, bytes / B) per kernel, summed "
-                           f"({scope}); {WITH_LAUNCHES}: each kernel at "
+                  "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"),
+                  *token_cells(c, scope))
+    words = floor_words(split, scope)
+    words = f" ({words})" if words else ""
+    parts: list = [t, Text(f"work floor: max(FLOP / P, bytes / B) per kernel, summed"
+                           f"{words}; {WITH_LAUNCHES}: each kernel at "
                            f"least max(work floor, calls x the device's launch floor), "
                            f"summed (as llm and whatif give it): the rank, equal times by "
                            f"the work floor (the time were the launches gone: CUDA graphs); "
-                           f"vs best: each time / the best device's; binding: the share of the "
-                           f"time {WITH_LAUNCHES}; {energy_words(split, link)}", style="dim")]
+                           f"vs best: each time / the best device's"
+                           f"{', - where it cannot run the work' if mixed else ''}; binding: "
+                           f"the share of the time {WITH_LAUNCHES}; "
+                           f"{energy_words(split, link)}", style="dim")]
+    if scope is not None:
+        parts.append(Text(scope_line(scope, split["gpus"] if split else 1, plus), style="dim"))
     for s in compared:
         on = f" on {s.device}" if s.device else ""
         vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)} "
@@ -268,6 +291,10 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     # one line per distinct fallback, naming the devices it applies to
     devices = _devices_by(choices, lambda c: c.notes)
     if need is not None:   # memory: each device's, as rank() judged Choice.fits by it
+        from .choose_memory import memory_rule_line
+
+        if any(c.fits is not None for c in choices):   # review s20 x2 F5: no rule for none
+            parts.append(Text(memory_rule_line(*util)))
         short = [(c.name, memory[c.name]) for c in choices if c.fits is False]
         # as many digits as tell the need from the largest memory it exceeds
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
@@ -298,6 +325,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     unfloored = no_launch_floor(choices, kernels)
     if unfloored:
         parts.append(Text(unfloored))
+    parts += [Text(f"note: {n}") for n in die_notes(c.name for c in choices)]
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)
@@ -320,7 +348,6 @@ def no_launch_floor(choices, kernels) -> str:
             f"{'its' if one else 'their'} time {WITH_LAUNCHES} is the work floor "
             f"alone, not charged the {calls} launches the others are; a probed profile "
             f"(`rooflab probe`) measures one")
-
 
 
 def _devices_by(choices, items) -> dict[str, list[str]]:

@@ -11,8 +11,9 @@ CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "ra
                "relative", "relative_with_launches", "binding", "binding_share", "viable",
                "missing_precisions", "fits", "memory_bytes", "needs_bytes", "least_bytes",
                "tdp_w", "energy_j", "flop_per_joule", "work_floor_energy_j",
-               "work_floor_flop_per_joule", "tp_link_s", "tp_tpot_floor_s", "tp", "pp",
-               "gpus")
+               "work_floor_flop_per_joule", "step", "tokens_per_step", "tokens_per_s",
+               "tokens_per_s_per_gpu", "energy_per_token_j", "gpu_mem_util", "memory_from",
+               "software_devices", "tp_link_s", "tp_tpot_floor_s", "tp", "pp", "gpus")
 
 
 def write_ranking(path: str, doc: dict) -> None:

@@ -51,10 +51,12 @@ def tp_link_fields(parallel: Mapping[str, Any] | None, choice) -> dict[str, floa
             "tp_tpot_floor_s": got and choice.seconds + got[0]}
 
 
-def tp_link_lines(parallel: Mapping[str, Any] | None, choices) -> list[str]:
+def tp_link_lines(parallel: Mapping[str, Any] | None, choices,
+                  floor: str = "TPOT floor") -> list[str]:
     """Each ranked device's link term, in the table's order (which includes it: rank's
-    link_s): the work floor + link = the TPOT floor `rooflab llm --on DEVICE --tp N`
-    prints (bandwidth only), and the time with launches + link."""
+    link_s): the work floor + link = the `floor` `rooflab llm --on DEVICE --tp N` prints
+    (bandwidth only: a decode step's TPOT floor, a prefill's TTFT floor), and the time
+    with launches + link."""
     from ..units import fmt_seconds
 
     rows, none = [], []
@@ -65,7 +67,7 @@ def tp_link_lines(parallel: Mapping[str, Any] | None, choices) -> list[str]:
             continue
         link_s, words = got
         rows.append((c.ranked_s, f"  {c.name}: + {fmt_seconds(link_s)} on {words}: "
-                     f"TPOT floor {fmt_seconds(c.seconds + link_s)}, "
+                     f"{floor} {fmt_seconds(c.seconds + link_s)}, "
                      f"{fmt_seconds(c.step_s + link_s)} with launches"))
     if not rows:
         return []

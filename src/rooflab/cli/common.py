@@ -11,15 +11,6 @@ from typing import Any
 from ..errors import InputError
 from ..files import check_writable, dumps_json, write_atomic
 
-# Exit codes, one meaning each, so a CI script can tell a regression from a broken call
-# (docs/json.md, "In CI"). 70 is sysexits' EX_SOFTWARE; 130 is 128 + SIGINT.
-EXIT_OK = 0
-EXIT_REGRESSION = 1      # `compare --fail-if-slower`: a matched kernel got slower
-EXIT_USAGE = 2           # a user error: bad option, bad file, unknown hardware
-EXIT_INTERNAL = 70       # a bug in rooflab (an exception it did not expect): a traceback
-EXIT_IOERR = 74          # stdout could not be written (a full disk): sysexits' EX_IOERR
-EXIT_INTERRUPTED = 130   # Ctrl-C / SIGINT; nothing was written
-
 # A table printed into a pipe or a CI log has no terminal width to fit; rich would wrap it
 # at 80 columns, splitting kernel names over lines. Logs get this width instead.
 PIPE_WIDTH = 160

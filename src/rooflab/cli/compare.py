@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .common import EXIT_REGRESSION
 from .compare_table import compare_table, untimed_words
+from .exit_codes import EXIT_REGRESSION
 from .options import FILES_HELP, on_option
 
 # compare's --on judges nothing: it is the roof the -o chart draws the moves on

@@ -241,8 +241,26 @@ def _on_roofs(on: Sequence[str], kernels: Sequence[Kernel] = ()
     first_roofs, said = _threads_roofs(on[0], kernels)
     roofs = first_roofs + tuple(r for spec in on[1:] for r in resolve_on(spec))
     first = roofs[0]
-    return (roofs, _profile_of(on[0]),
+    return (roofs, _profile_at(_profile_of(on[0]), first_roofs),
             f"roof: {first.name} ({first.kind}), from {on_source(on[0])}", said)
+
+
+def _profile_at(profile: MachineProfile | None, roofs: Sequence[Roof]
+                ) -> MachineProfile | None:
+    """The profile with the roofs that judge in place of its own where they are one of its
+    thread rows (`--on p.json@1t`, or the row the kernels' 'threads' picked): the row as
+    its measured roof and the row's nominal partner (nominal_at_threads: compute per the
+    row's cores) as its nominal, so the record table, the read-with-care notes and the
+    precision lever show the row's figures, not the whole run's (review s20 d1: L1 410
+    GB/s under a one-thread row of 206). Host and extras (caches, datasheet check) stay
+    the file's."""
+    from dataclasses import replace
+
+    if profile is None or not roofs or profile.measured is None \
+            or roofs[0] == profile.measured or roofs[0].kind != "measured":
+        return profile
+    nominal = next((r for r in roofs[1:] if r.kind == "nominal"), profile.nominal)
+    return replace(profile, measured=roofs[0], nominal=nominal)
 
 
 def _threads_roofs(spec: str, kernels: Sequence[Kernel]

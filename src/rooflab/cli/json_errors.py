@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..errors import in_file
+
 # kinds of the errors that are no RooflabError (a RooflabError says its own: errors.py)
 USAGE = "usage"               # click/typer: an unknown option, a missing argument
 INTERRUPTED = "interrupted"   # Ctrl-C (exit 130)
@@ -77,15 +79,19 @@ def watching(argv: list[str]) -> Iterator[None]:
 
 
 def document(message: str, kind: str, exit_code: int, path: str | None = None,
-             line: int | None = None) -> dict[str, Any]:
+             line: int | None = None, field: str | None = None) -> dict[str, Any]:
     """The error document; `message` is the `error:` line's text (its first line: the
     lines printed after it, a --run script's traceback frames, an install reason, are
-    `detail`, null when there are none; review s19 r2 F11)."""
-    from ..model.schema import SCHEMA_VERSION
+    `detail`, null when there are none; review s19 r2 F11). `field`, the field of the file
+    `path` the error is in ('compute[0].flop_per_s'), only where the error names one: the
+    documents of every other error keep their keys.
 
+    Its `schema_version` is put first by `emit`, when the document is printed: every
+    error path builds one (a usage error, Ctrl-C, without --json too), and
+    model.schema imports the model and numpy (0.3-0.5 s of CPU) for one constant."""
     first, _, rest = message.partition("\n")
-    return {"schema_version": SCHEMA_VERSION,
-            "error": {"message": first, "kind": kind, "path": path, "line": line,
+    return {"error": {"message": first, "kind": kind, "path": path, "line": line,
+                      **({"field": field} if field else {}),
                       "exit_code": exit_code, "detail": rest or None}}
 
 
@@ -95,10 +101,15 @@ def of_exception(exc: BaseException, message: str, exit_code: int,
     (through `named`: standard input's saved copy is `<stdin>`) and line. Where the error
     carries no file, the one its message starts with ('v2.json: ...', 'boom.py:4: ...',
     '/proc/x.json: cannot write ...') when that is a file the command line names; where it
-    carries no line, the one line its message names ('(line 9: launch 0 ... skipped')."""
+    carries no line, the one line its message names ('(line 9: launch 0 ... skipped'). The
+    field in the file ('compute[0].flop_per_s', 'kernels[0].flop.fp32') is only ever the
+    exception's own, never read off the message here: its raiser names it (model.schema,
+    the kernel file readers: errors.field_named); only for the profile checks that name
+    none yet does errors.parse_error_in fall back to the message's words."""
     path = getattr(exc, "path", None)
     if isinstance(path, os.PathLike):   # a reader may name its file by a Path
         path = os.fspath(path)
+    raw = path if isinstance(path, str) else None
     line = getattr(exc, "line", None)
     path = named(str(path)) if isinstance(path, str) else None
     line = line if isinstance(line, int) and not isinstance(line, bool) else None
@@ -107,7 +118,13 @@ def of_exception(exc: BaseException, message: str, exit_code: int,
     if path is not None and line is None:
         named_lines = set(_LINE.findall(message.partition("\n")[0]))
         line = int(named_lines.pop()) if len(named_lines) == 1 else None
-    return document(message, getattr(exc, "kind", "error"), exit_code, path=path, line=line)
+    field = getattr(exc, "field", None)
+    if isinstance(field, str):
+        # an InputError's field as its reader named it from its place ('p.json.compute[0].
+        # flop_per_s'): the file's own, as a ParseError's already is (errors.in_file)
+        field = in_file(in_file(field, raw), path)
+    return document(message, getattr(exc, "kind", "error"), exit_code, path=path, line=line,
+                    field=field if isinstance(field, str) and path is not None else None)
 
 
 # 'FILE: ...' or 'FILE:LINE: ...' at the start of a message (FILE without spaces or ':')
@@ -154,13 +171,16 @@ def _arguments() -> set[str]:
 
 
 def emit(doc: dict[str, Any]) -> None:
-    """Print `doc` on stdout when the command asked for JSON and stdout is still empty."""
+    """Print `doc` (from `document`), its schema_version first, on stdout when the command
+    asked for JSON and stdout is still empty."""
     if not _WATCH or _WATCH[0].written:
         return
+    # model.schema brings numpy: imported here, for a document that is printed
     from ..files import dumps_json
+    from ..model.schema import SCHEMA_VERSION
 
     try:
-        sys.stdout.write(dumps_json(doc))
+        sys.stdout.write(dumps_json({"schema_version": SCHEMA_VERSION, **doc}))
         sys.stdout.flush()
     except (OSError, ValueError):   # stdout closed or full: the stderr line still says it
         pass

@@ -6,27 +6,24 @@ import math
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import HardwareNotFound, InputError
-from ..model.schema import SCHEMA_VERSION
 from ..units import parse_link_rate
-from ..workloads.llm.links import (
-    GivenLatency,
-    comm_profile,
-    stage_link,
-    stage_link_given,
-    tp_link,
-)
 from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
 
 # The JSON, CSV and chart live in llm_output, the tables and lines in llm_render.
 from .llm_output import _write_output, result_dict
-from .llm_render import LlmRun, print_report
 from .options import on_option
+
+if TYPE_CHECKING:
+    # imported where used: the model, the workloads and their numpy cost `llm --help`
+    # 0.3 s of CPU and every other verb nothing (cli/app.py loads a verb's module only)
+    from ..workloads.llm.links import GivenLatency
+    from .llm_render import LlmRun
 
 # --on as every verb declares it: ROOFLAB_ON when not given, with the note that says so
 # (cli/options.py); without either, --compare's first device is the roof.
@@ -223,6 +220,7 @@ def register(app) -> None:
 
 def _list_configs(json_out: bool) -> None:
     """`rooflab llm list`: the bundled configs."""
+    from ..model.schema import SCHEMA_VERSION
     from .common import console, emit_json
 
     if json_out:
@@ -285,6 +283,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm.analysis import Request
+    from ..workloads.llm.links import comm_profile, stage_link, stage_link_given, tp_link
     from ..workloads.llm.settings import (
         act_sets_weights_note,
         bf16_fallback_note,
@@ -338,6 +337,7 @@ def _run_study(study):
 def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
     """The study as JSON or tables, and -o's file."""
     from .common import console, emit_json
+    from .llm_render import print_report
 
     data = result_dict(res, phase)
     if output:
@@ -373,6 +373,8 @@ def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp
                    ) -> GivenLatency | None:
     """--hop-latency-us (per ring hop) or the older --link-latency (per all-reduce under
     --tp, per send under --pp alone), checked, in seconds."""
+    from ..workloads.llm.links import GivenLatency
+
     if hop_us is not None and allreduce_us is not None:
         raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency "
                          "(per all-reduce); --link-latency US is --hop-latency-us "

@@ -85,7 +85,11 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m
         row["fits"] = None if m is None else r.footprint.total <= m
-    llm["notes"] = list(r.notes)   # the text's closing notes: what is approximate or left out
+    from .llm_words import die_note
+
+    # the text's closing notes: what is approximate or left out; the package a roof of
+    # several devices to software stands for (llm_words.die_note)
+    llm["notes"] = [*r.notes, *filter(None, [die_note(r)])]
     return data
 
 

@@ -20,7 +20,7 @@ from .llm_sweep_render import (
     sweep_table,
 )
 from .llm_tp_lines import tp_line, tp_link_words, tp_sweep_line
-from .llm_words import device_word, narrower, per_s, span, unified_memory
+from .llm_words import device_word, die_note, narrower, per_s, span, unified_memory
 
 
 def step_table(timing, title: str):
@@ -360,7 +360,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     for line in pipeline_lines(run.ppr, r):
         out.print(line, soft_wrap=True)
     _print_variants(out, run)
-    for note in r.notes:
+    for note in (*r.notes, *filter(None, [die_note(r)])):
         out.print(f"note: {note}", soft_wrap=True)
 
 

@@ -37,6 +37,24 @@ def span(lo: float, hi: float) -> str:
     return a if a == b else f"{a}-{b}"
 
 
+def die_note(r) -> str | None:
+    """The note on an llm result whose roof is a catalog package that is several devices
+    to software (--on MI250X, model/dies.py): the floors and the fit are the package's,
+    which one process does not get. None for every other roof (one die already split, a
+    probe's "..., one die" roof, any other device). The roof's own note (model.dies.note,
+    the one text of it), then what it means for these floors."""
+    from ..model.dies import note, software_devices
+
+    n = software_devices(r.roof)
+    if n <= 1:
+        return None
+    per = r.settings.tp * r.settings.pp
+    group = (f"; under --tp/--pp each of the {per} devices here is a whole package "
+             f"({per * n} dies)" if per > 1 else "")
+    return (f"{note(r.roof.name, n)}. So are these floors and the memory line: one process "
+            f"has {n}x these work floors (the launches the same){group}")
+
+
 def unified_memory(roof) -> bool:
     """Whether the roof is a catalog device whose GPU shares DRAM with the CPU (a Jetson
     module, an Apple chip): one device, no link to a second one for --tp or --pp."""

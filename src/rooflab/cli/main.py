@@ -6,6 +6,11 @@ Exit codes (cli/common.py, docs/json.md): 0 ok, 1 a `compare --fail-if-slower` r
 own exit code for an uncaught exception is 1, which a CI gate would read as a regression:
 hence 70. Under `--json` an error (2, 70, 130) also prints one error document on stdout
 (cli/json_errors.py).
+
+Ctrl-C is one line and 130 from the moment main() runs: it builds the command tree and
+imports every module past the standard library inside its try. What runs before it, the
+interpreter's start and this module's imports (rooflab/__init__ keeps them to the error
+types), is a few milliseconds.
 """
 
 from __future__ import annotations
@@ -15,41 +20,41 @@ import functools
 import io
 import os
 import sys
-import traceback
 import warnings
 
 from ..errors import InputError, InputWarning, RooflabError
-from . import json_errors
-from .common import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IOERR, EXIT_USAGE
+from .exit_codes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IOERR, EXIT_USAGE
 
 INTERRUPTED = "error: interrupted; nothing was written"
 
 
 def main(argv: list[str] | None = None) -> int:
-    with warnings.catch_warnings():
-        # an InputWarning (a suspect field in a kernel file) is a `warning:` line, once per
-        # message, not Python's "file:line: InputWarning:" form with a source line
-        warnings.simplefilter("default", InputWarning)
-        warnings.showwarning = _show_warning
-        _guard_stdout()
-        return _run(argv)
+    try:
+        with warnings.catch_warnings():
+            # an InputWarning (a suspect field in a kernel file) is a `warning:` line, once
+            # per message, not Python's "file:line: InputWarning:" form with a source line
+            warnings.simplefilter("default", InputWarning)
+            warnings.showwarning = _show_warning
+            _guard_stdout()
+            return _run(argv)
+    except KeyboardInterrupt:   # Ctrl-C before a verb ran: while rooflab was importing
+        return _interrupted()
 
 
 @functools.cache
 def _command():
-    """The click command tree, built once per process. typer's `app(...)` builds it again
-    on every call (walking every verb's signature and type hints, ~50 ms), which each
-    in-process main() -- a test, a notebook loop -- paid anew. Nothing in the tree depends
+    """The click command tree, built once per process, each verb when first named
+    (cli/app.py lazy_command). typer's `app(...)` builds it again on every call (walking
+    every verb's signature and type hints, ~50 ms), which each in-process main() -- a
+    test, a notebook loop -- paid anew. Nothing in the tree depends
     on when it is built: environment variables (ROOFLAB_ON, COLUMNS) and the console are
     read when a verb runs, and callbacks look up their helpers by module name then. What
     registering captures by value (a verb's own function, the `load` given to
-    options.profiler_verb) is fixed at the first build: a test replacing one calls
+    options.profiler_verb) is fixed when the verb is first built: a test replacing one calls
     `_command.cache_clear()`."""
-    import typer
+    from .app import lazy_command
 
-    from .app import build_app
-
-    return typer.main.get_command(build_app())
+    return lazy_command()
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -63,30 +68,35 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def _run(argv: list[str] | None) -> int:
     import shutil
-    import tempfile
 
-    from ..files import set_generator
-    from .common import set_quiet
+    from . import json_errors  # the standard library only: watching from the start
 
-    app = _command()
     argv = list(sys.argv[1:] if argv is None else argv)
     folder = None
-    # every document this command writes names it: the line as typed (`-` for standard
-    # input, not the temporary file it is read from)
-    set_generator(argv)
     try:
         with json_errors.watching(argv):
             try:
+                # every document this command writes names it: the line as typed (`-` for
+                # standard input, not the temporary file it is read from)
+                from ..files import set_generator
+
+                set_generator(argv)
+                app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
                 if "-" in argv:
+                    import tempfile
+
                     folder = tempfile.mkdtemp(prefix="rooflab-stdin-")
                     argv = _stdin_args(app, argv, folder)
                 return _invoke(app, argv)
             except RooflabError as exc:
                 return _rooflab_error(exc)
-            except KeyboardInterrupt:   # Ctrl-C while standard input was read
+            except KeyboardInterrupt:   # Ctrl-C while the verbs were built, or stdin read
                 return _interrupted()
     finally:
+        from ..files import set_generator
+        from .common import set_quiet
+
         set_generator(None)
         set_quiet(False)
         if folder is not None:
@@ -206,6 +216,8 @@ def _invoke(app, argv: list[str]) -> int:
 
 def _rooflab_error(exc: RooflabError) -> int:
     """A user error: one `error:` line (and under --json the document), its exit code."""
+    from . import json_errors
+
     message = _named(str(exc))
     print(f"error: {message}", file=sys.stderr)
     json_errors.emit(json_errors.of_exception(exc, message, exc.exit_code, _named))
@@ -214,8 +226,13 @@ def _rooflab_error(exc: RooflabError) -> int:
 
 def _interrupted(message: str = INTERRUPTED) -> int:
     print(message, file=sys.stderr)
-    json_errors.emit(json_errors.document(message.removeprefix("error: "),
-                                          json_errors.INTERRUPTED, EXIT_INTERRUPTED))
+    try:
+        from . import json_errors
+
+        json_errors.emit(json_errors.document(message.removeprefix("error: "),
+                                              json_errors.INTERRUPTED, EXIT_INTERRUPTED))
+    except KeyboardInterrupt:   # pressed again while the document was made: the line said it
+        pass
     return EXIT_INTERRUPTED
 
 
@@ -294,6 +311,8 @@ def _click_error(exc: Exception) -> int:
     # typer >= 0.22 raises its own vendored copies of click's exceptions, and newer
     # typers no longer install click at all (a core install has none): take each
     # family that is importable.
+    from . import json_errors
+
     aborts: tuple[type, ...] = ()
     usage: tuple[type, ...] = ()
     try:
@@ -337,6 +356,10 @@ def _internal_error(exc: Exception) -> int:
     # The traceback is what a bug report needs (on stderr; under --json stdout gets the
     # error document, unless the verb had printed already: never a second document), and
     # the exit code is not 1, which means "regression" to a gate.
+    import traceback
+
+    from . import json_errors
+
     traceback.print_exception(exc, file=sys.stderr)
     message = (f"internal error in rooflab ({type(exc).__name__}): this is a bug, not a "
                f"problem with your input; please report it with the traceback above")

@@ -55,12 +55,12 @@ def say_name_notes(value) -> None:
     says only its error."""
     import sys
 
-    from ..hardware.resolve import name_note
-    from .common import say
-
     failed = sys.exc_info()[1]   # set while the context closes on an exception
     if failed is not None and getattr(failed, "exit_code", 1) != 0:
         return
+    from ..hardware.resolve import name_note
+    from .common import say
+
     specs = [value] if isinstance(value, str) else list(value or ())
     for spec in dict.fromkeys(specs):
         note = name_note(spec)
@@ -220,14 +220,16 @@ COUNTER_PRECISION_HELP = ("what the code computes in (fp64, fp32, fp16, bf16), f
 
 def profiler_verb(app, name: str, help: str, files_help: str,
                   load: Callable[..., ProfileImport], per_launch: bool = False,
-                  precision: bool = False) -> None:
+                  precision: bool = False, device: bool = False) -> None:
     """Add `rooflab NAME FILE... [--on] [--top] [--level] [--kernel] [--exclude] [--json]
     [-o [--min-share]]` to `app`: a profiler's files read by `load` (which imports its reader when
     called, so registering stays light), then the table, JSON or file every profiler verb
     gives (cli/profiled.py). per_launch: the reader takes per_launch= (ncu), and the verb
     gets `--per-launch` (one point per launch, not per name). precision: the reader takes
     precision= (likwid, perf: AMD's FLOP events count every precision, so only the user can
-    say which one the code computes in), and the verb gets `--precision`."""
+    say which one the code computes in), and the verb gets `--precision`. device: the
+    reader takes device= (--on's text: rocprof tells MI300's 128-B lines from MI200's 64-B
+    ones by it when the file does not)."""
     @app.command(name, help=help)
     def verb(
         files: list[str] = typer.Argument(..., help=files_help),
@@ -263,6 +265,8 @@ def profiler_verb(app, name: str, help: str, files_help: str,
         extra = {"per_launch": True} if each else {}
         if precision:
             extra["precision"] = prec
+        if device:
+            extra["device"] = on
         imp = select_kernels(load(files, **extra), patterns(kernel), patterns(exclude))
         imp = with_sm_count(imp, on)
         # metric_notes speaks of ncu's kernels only (the others' notes say other things)

@@ -16,9 +16,10 @@ uncore_imc/data_reads/ and data_writes/), and the time:
   perf stat -a -x, -o run.csv -e $E ./app
   rooflab perf run.csv --on me.json
 
-Plain `perf stat` output (no -x, with its "seconds time elapsed" line) is read too, with
---per-socket/--per-die/-A columns and in a decimal-comma locale (1.234.567,89). Several
-files are steps (one trajectory). -I (interval) output is refused: rooflab reads a run.
+Plain `perf stat` output (no -x, with its "seconds time elapsed" line) and -j JSON lines
+are read too, with --per-socket/--per-die/-A columns and in a decimal-comma locale
+(1.234.567,89). Several files are steps (one trajectory). -I (interval) output is refused:
+rooflab reads a run.
 `-` reads standard input: `perf stat -a -x, -e $E ./app 2>&1 | rooflab perf -`.
 
 AMD (Zen 4): fp_ret_sse_avx_ops.all and the data fabric's DRAM beats, read and write, one
@@ -32,9 +33,14 @@ the code computes in, as the FLOP event counts every precision:
   rooflab perf run.csv --on me.json --precision fp32
 
 FLOP: fp_arith_inst_retired.* x vector width (1/2/4/8 double, 1/4/8/16 single; the hardware
-counts an FMA twice); AMD's fp_ret_sse_avx_ops.all counts FLOP of every precision: read as
-fp64, or as --precision says. DRAM bytes: cas_count_read + cas_count_write in perf's unit
-(MiB), or 64 B per count when there is no unit (an AMD data-fabric beat, a UMC CAS); time:
+counts an FMA twice); the combined .scalar / .4_flops / .8_flops (1/4/8 FLOP each) mix fp64
+and fp32 and are read as --precision says (fp64 if not given), less any _double/_single
+part in the file; Sapphire Rapids' fp_arith_inst_retired2.* are fp16 (scalar_half 1,
+128b/256b/512b_packed_half 8/16/32, complex_scalar_half 2); AMD's fp_ret_sse_avx_ops.all
+counts FLOP of every precision: read as fp64, or as --precision says. DRAM bytes:
+cas_count_read + cas_count_write in perf's unit
+(MiB), or 64 B per count when there is no unit (an AMD data-fabric beat, a UMC CAS; Granite
+Rapids / Sierra Forest: UNC_M_CAS_COUNT_SCH0.RD + SCH1.RD + SCH0.WR + SCH1.WR); time:
 "seconds time elapsed", else duration_time.
 """
 

@@ -135,16 +135,24 @@ def register(app) -> None:
         nproc: int = typer.Option(None, "--nproc", min=1, help="Local ranks for --comm "
                                   "(default: one per GPU when there are two or more, else "
                                   "2; at most one per CPU)."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+        timeout: float = typer.Option(None, "--timeout", metavar="S", help="--comm: a rank "
+                                      "that makes no progress (reaches no new stage, or "
+                                      "waits in one collective) for S seconds stops the "
+                                      "probe; a hang detector, not a limit on the whole "
+                                      "run (default: ROOFLAB_COMM_TIMEOUT, else the mode's "
+                                      "90 s to 60 min)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q",
+                                   help="No progress bar, notes or warnings."),
     ) -> None:
         mode = mode_of(quick, full)
         if comm:
             _check_comm_flags(threads, chart, device, cpus)
             from .probe_comm import run as comm_run
 
-            raise typer.Exit(comm_run(nproc, mode, output, json_out))
-        if nproc is not None:
-            raise InputError("--nproc applies to --comm only")
+            raise typer.Exit(comm_run(nproc, mode, output, json_out, timeout))
+        if nproc is not None or timeout is not None:
+            raise InputError(f"{'--nproc' if nproc is not None else '--timeout'} applies to "
+                             f"--comm only")
         dev = parse_device_option(device)
         profile_path, chart_path = split_outputs(output, chart)
         counts, cpu_list = _threads_and_cpus(dev, threads, cpus)

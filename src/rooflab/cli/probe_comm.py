@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model.link_fits import RESIDUAL_WARN
-from ..probe.comm.cluster import EveryRankError
+from ..probe.comm.rendezvous import EveryRankError
 from ..units import LINKS, fmt_bytes_binary, fmt_seconds, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
@@ -55,8 +55,9 @@ def summary_rows(profile) -> list[list[str]]:
     return rows
 
 
-def size_rows(profile) -> tuple[list[str], list[list[str]]]:
-    """Bus bandwidth (median, GB/s) per message size (rows) and collective (columns)."""
+def _by_size(profile, cell) -> tuple[list[str], list[list[str]]]:
+    """One row per message size, one column per collective: cell(row) of each measured
+    size, '' where a collective did not reach it."""
     cols = profile.extras["comm"]["collectives"]
     sizes = sorted({r["bytes"] for c in cols for r in c["rows"]})
     header = ["size"] + [_abbrev(c["label"]) for c in cols]
@@ -65,9 +66,28 @@ def size_rows(profile) -> tuple[list[str], list[list[str]]]:
         cells = [_short(s)]
         for c in cols:
             hit = next((r for r in c["rows"] if r["bytes"] == s), None)
-            cells.append(f"{hit['busbw_bytes_per_s'] / 1e9:.3g}" if hit else "")
+            cells.append(cell(hit) if hit else "")
         body.append(cells)
     return header, body
+
+
+def size_rows(profile) -> tuple[list[str], list[list[str]]]:
+    """Bus bandwidth (median, GB/s) per message size (rows) and collective (columns)."""
+    return _by_size(profile, lambda r: f"{r['busbw_bytes_per_s'] / 1e9:.3g}")
+
+
+def _us(seconds: float) -> str:
+    """Microseconds as nccl-tests prints its `time (us)`: whole from 100 us up, else 3
+    significant digits ('45.2', '1023', '213456')."""
+    us = seconds * 1e6
+    return f"{us:.0f}" if us >= 100 else f"{us:.3g}"
+
+
+def time_rows(profile) -> tuple[list[str], list[list[str]]]:
+    """Time per call (median of the samples, us) per message size and collective:
+    nccl-tests' `time (us)` column, so a small message's latency is read, not back-computed
+    from its bandwidth (review s20 r3 F4); rows[].seconds in the JSON."""
+    return _by_size(profile, lambda r: _us(r["seconds"]))
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]):
@@ -91,8 +111,11 @@ def tables(profile):
     header, body = size_rows(profile)
     t2 = _table(f"bus bandwidth, GB/s, by message size (median of samples; {comm['mode']} "
                 f"mode): AR all-reduce, AG all-gather, RS reduce-scatter, A2A all-to-all, "
-                f"BC broadcast, P2P send/recv", header, body)
-    return t1, t2
+                f"BC broadcast, P2P send/recv; size = the whole buffer, as nccl-tests",
+                header, body)
+    header, body = time_rows(profile)
+    t3 = _table("time per call, us, by message size (median of samples)", header, body)
+    return t1, t2, t3
 
 
 # the link levels a cluster profile can hold: the one list (units.LINKS, review 19e F-o)
@@ -107,25 +130,26 @@ def notes(profile) -> list[str]:
     out = [f"{c.level} ceiling: {si(c.value, 'B/s')} ({c.method})" for c in links]
     out += [w for c in links + [c for c in roof.memory + roof.compute if c not in links]
             for w in c.warnings]
-    return out + _resid_notes(profile) + list(roof.notes)
+    # each once: `DRAM (real traffic)` carries a copy of DRAM's warning, and the fits' note
+    # is both computed here and in the roof's notes (review s20 r3 F6)
+    return list(dict.fromkeys(out + _resid_notes(profile) + list(roof.notes)))
 
 
 def _resid_notes(profile) -> list[str]:
     """Say which fits miss their own samples past RESIDUAL_WARN (the resid column's `!`):
-    `rooflab llm --link-from` and `scale` repeat it where they use such a fit."""
-    bad = [f"{c['label']} {c['fit']['max_rel_residual']:.0%}"
-           for c in profile.extras["comm"]["collectives"]
-           if c.get("fit") and (c["fit"].get("max_rel_residual") or 0) > RESIDUAL_WARN]
-    if not bad:
-        return []
-    return [f"alpha/beta fits that miss their own median times by more than "
-            f"{RESIDUAL_WARN:.0%} at some size (resid !): {', '.join(bad)}; their alpha and "
-            f"beta describe no measured point well (a loaded host, or a latency that is not "
-            f"one constant); rerun on a quiet host or with --full before using them"]
+    `rooflab llm --link-from` and `scale` repeat it where they use such a fit. A profile
+    probed since s20 has it in measured.notes too (notes() drops the repeat)."""
+    from ..probe.comm.fit import misfit_notes
+
+    return misfit_notes(profile.extras["comm"]["collectives"])
 
 
-def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int:
+def run(nproc: int | None, mode: str, output: str | None, json_out: bool,
+        timeout_s: float | None = None) -> int:
     """Probe, print the collective tables (or the JSON) and save the cluster profile.
+    `timeout_s`: `--timeout S`, how long a rank may reach no new stage (and wait in one
+    collective) before the probe stops; it replaces ROOFLAB_COMM_TIMEOUT (None: that
+    variable, else the mode's).
 
     Under torchrun only rank 0 prints and writes; the other ranks return 0 quietly."""
     from ..hardware.profile import profile_to_dict, save_profile
@@ -142,6 +166,13 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     from ..files import check_writable
 
     check_writable(path)   # fail now, not after the measurement
+    from ..probe.comm.rendezvous import check_timeout, comm_timeout
+
+    check_timeout(timeout_s)   # inf and nan too: they reached the ranks as the variable
+    if timeout_s is None and not under_torchrun():
+        # a bad ROOFLAB_COMM_TIMEOUT before the busy warning (--timeout replaces it, so it
+        # is not read then; under torchrun each rank checks it, one line per host)
+        comm_timeout(0.0)
     if nproc is not None and not under_torchrun():
         from ..probe.comm.launch import check_nproc, usable_cpus
 
@@ -155,8 +186,8 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
         check_needs(mode, nproc or default_nproc())   # a missing package before the warning
         warn_if_busy()
     try:
-        profile = _with_status(lambda say: probe_comm(nproc, mode, progress=say),
-                               err_console())
+        profile = _with_status(lambda say: probe_comm(nproc, mode, timeout_s=timeout_s,
+                                                      progress=say), err_console())
     except EveryRankError:
         if not _says_errors():
             return 2
@@ -171,6 +202,10 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool) -> int
     if json_out:
         emit_json(profile_to_dict(profile))
         warn_load_notes(profile)
+        from .common import warn
+
+        for note in _resid_notes(profile):   # the table's `resid !` note (review s20 r3 F8)
+            warn(note)
         # the profile is saved under --json too (-o, else DEFAULT_OUTPUT, overwriting one
         # there): said on stderr, as every verb's `wrote FILE` (review s19 r2 F6)
         err_console().print(f"wrote {path}")

@@ -4,15 +4,17 @@ the device count where the gradient all-reduce starts to bind."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import InputError, RooflabError
-from ..model.comm_link import assumed_nic, own_scale_out
-from ..model.link_fits import MeasuredLinks
-from ..model.parallel import Link
 from .options import ON_ENV, on_option
+
+if TYPE_CHECKING:
+    # the model is imported where used: its numpy cost `scale --help` 0.25 s of CPU
+    from ..model.link_fits import MeasuredLinks
+    from ..model.parallel import Link
 
 # --on as every verb declares it: ROOFLAB_ON when not given (review 14d J), with the note
 # that says so; required here once neither gives one (_require_on).
@@ -99,6 +101,7 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
     2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
     from ..model.comm_link import bridged_pairs, host_link_of, link_from_device, link_from_roof
+    from ..model.parallel import Link
 
     if link_bw:
         return Links(Link(_given_level(on), _rate(link_bw, "--link-bw"), hop_latency_s,
@@ -129,6 +132,9 @@ def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency
     network a cluster profile measured across hosts, else the chip's own scale-out ports
     (Gaudi: own_scale_out), else one NDR InfiniBand NIC per GPU (assumed). `hop_latency_s`
     is per hop; `device` the catalog device of --on (None for a file)."""
+    from ..model.comm_link import assumed_nic, own_scale_out
+    from ..model.parallel import Link
+
     if inter_bw:
         return (Link("network", _rate(inter_bw, "--inter-bw"), hop_latency_s,
                      "given (--inter-bw)"), "given")
@@ -271,7 +277,7 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
                     nics_per_node=net.nics, measured=chosen.measured is not None,
                     points=points,
                     binds=comm_binds_at(points), held=held, notes=notes,
-                    memory=replica_memory(dp_block_params(hidden, blocks), dtype, on),
+                    memory=replica_memory(dp_block_params(hidden, blocks), dtype, on, grads),
                     intra_kind=chosen.kind, inter_kind=net.kind, pod=net.pod,
                     grads=grad_words(grads, dtype),
                     sensitivity=latency_sensitivity(layers, roof, chosen, net, overlap))
@@ -347,21 +353,40 @@ def register(app) -> None:
         overlap: bool = typer.Option(True, "--overlap/--no-overlap", help="Overlap the "
                                      "all-reduce with the backward pass."),
         json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table."),
+        output: str = typer.Option(None, "--output", "-o", help="Write the result: .json "
+                                   "(as --json) or .csv (one row per device count)."),
     ) -> None:
-        from .common import console, emit_json, warn
+        import sys
+
+        from .common import check_output, console, emit_json, warn
         from .llm_words import device_word
         from .scale_memory import memory_warning
-        from .scale_output import scale_json, scale_lines, scale_table, scale_title
+        from .scale_output import (
+            SUFFIXES,
+            scale_json,
+            scale_lines,
+            scale_table,
+            scale_title,
+            write_scale,
+        )
 
+        # before any work, as every verb's -o: a suffix scale cannot write, a path that
+        # cannot be written, or an input file named as the output
+        check_output(output, SUFFIXES, inputs=[on, link_from])
         run = _scale_run(on, hidden, blocks, tokens, dtype, link_bw, link_from, inter_bw,
                          hop_latency_us, latency_us, per_node, nics, overlap, grad_dtype)
         unfit = memory_warning(run.memory)
         if unfit:   # review r3 F5: an 812 GB model was timed on one 80 GB H100, silent
             warn(unfit)
+        doc = scale_json(run) if json_out or output else None
+        if output:
+            write_scale(output, doc)
         if json_out:
-            emit_json(scale_json(run))
-            return
-        out = console()
-        out.print(scale_table(run.points, scale_title(run), device_word(run.roof)))
-        for line in scale_lines(run):
-            out.print(line)
+            emit_json(doc)
+        else:
+            out = console()
+            out.print(scale_table(run.points, scale_title(run), device_word(run.roof)))
+            for line in scale_lines(run):
+                out.print(line)
+        if output:   # said last, as the other verbs do; on stderr when stdout is JSON
+            print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)

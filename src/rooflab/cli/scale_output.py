@@ -1,11 +1,12 @@
 """`rooflab scale`'s output: the --json dict (scale_json), the table (scale_table) and the
-lines under it (scale_lines), all from one ScaleRun that cli/scale.py assembles. Pure: the
-command prints them."""
+lines under it (scale_lines), all from one ScaleRun that cli/scale.py assembles, and -o's
+file (write_scale). Pure but for write_scale: the command prints them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..model.ceiling import Ceiling, Roof
@@ -52,7 +53,7 @@ def scale_json(run: ScaleRun) -> dict:
     # "roof" is a roof object, as in every verb's JSON; "device" names it.
     return {"schema_version": SCHEMA_VERSION, "device": run.roof.name,
             "roof": roof_to_dict(run.roof),
-            "overlap": run.overlap,
+            "overlap": run.overlap, "model": model_dict(run),
             "notes": list(run.notes),
             "links": {"intra": _link_dict(run.intra, run.intra_kind),
                       "inter": _link_dict(run.inter, run.inter_kind),
@@ -69,6 +70,39 @@ def scale_json(run: ScaleRun) -> dict:
                        "fits_with_adam": (None if not mem.device_bytes else
                                           mem.adam_bytes <= mem.device_bytes)},
             "points": [_point_dict(p) for p in run.points]}
+
+
+def model_dict(run: ScaleRun) -> dict:
+    """The model the step is of: --hidden, --blocks, --tokens (per device), --dtype and the
+    gradients' type (--grad-dtype, else --dtype's), as canonical names."""
+    from ..units import canonical_dtype
+
+    dtype = canonical_dtype(run.dtype)
+    return {"hidden": run.hidden, "blocks": run.blocks, "tokens": run.tokens,
+            "dtype": dtype, "grad_dtype": run.memory.grad_dtype or dtype}
+
+
+# -o FILE.csv: one row per device count, the --json document's points with the device, the
+# overlap setting and the model they ran under (what a spreadsheet of several runs needs per
+# row: without the model, two models' runs on one device were the same rows; review s20 x2
+# F13)
+CSV_COLUMNS = ("device", "overlap", "hidden", "blocks", "tokens", "dtype", "grad_dtype",
+               "gpus", "step_s", "compute_s", "comm_s", "exposed_comm_s", "efficiency",
+               "binding", "link", "link_bytes_per_s", "hop_latency_s", "link_ai")
+SUFFIXES = (".json", ".csv")
+
+
+def write_scale(path: str, doc: dict) -> None:
+    """-o FILE by suffix: .json as --json prints it, .csv one row per device count; written
+    whole or not at all (files.write_atomic), after cli/scale.py checked the path."""
+    from ..files import csv_text, write_atomic, write_json
+
+    if Path(path).suffix.lower() == ".json":
+        write_json(path, doc)
+        return
+    rows = [{"device": doc["device"], "overlap": doc["overlap"], **doc["model"], **p}
+            for p in doc["points"]]
+    write_atomic(path, csv_text(rows, CSV_COLUMNS))
 
 
 def _link_dict(link: Link | None, kind: str | None) -> dict | None:

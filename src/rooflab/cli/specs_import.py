@@ -231,9 +231,17 @@ def _imported(spec: str, caches=None):
                 roof.name.removesuffix(" ERT"))
     text = read_text(Path(path))
     if not is_likwid_bench(text):
-        raise ParseError("not likwid-bench output (no 'Test:' and 'MByte/s:' lines) nor "
+        from ..hardware.roof_file_hints import tool_output_hint
+
+        # another tool's roof (rocprof-compute's roofline.csv, STREAM, Advisor, ERT's sum,
+        # nvbandwidth): the command for that tool, not likwid-bench's (review s20 r6 F6)
+        instead = tool_output_hint(path, importing=True)
+        raise ParseError(f"not likwid-bench output nor ERT's roofline.json: {instead}"
+                         if instead else
+                         "not likwid-bench output (no 'Test:' and 'MByte/s:' lines) nor "
                          "ERT's roofline.json; save it with `likwid-bench -t triad -w "
-                         "S0:1GB > triad.txt`", path=path)
+                         "S0:1GB > triad.txt`, or type the numbers (--dram 83GB/s --fp64 "
+                         "355GFLOP/s)", path=path)
     runs = parse_likwid_bench(text, path)
     got = bench_ceilings(runs, level_name(level) if level else None, path, caches)
     from .common import warn

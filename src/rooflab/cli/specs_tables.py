@@ -177,6 +177,24 @@ def compare_ratios(devices) -> dict[str, Any]:
             "rows": rows}
 
 
+def _interconnect(d, short: bool = False) -> str:
+    """The catalog's interconnect figure with its direction convention: vendors quote
+    NVLink, xGMI, ICI and PCIe as both directions together (nvidia.toml, amd.toml), while
+    the host link row beside it is per direction, so 'PCIe Gen3 x16, 32 GB/s' over '15.8
+    GB/s per direction' read as two links (review s20 r3 F2). Per direction beside it:
+    half, or for a PCIe card whose interconnect is its host link, that row (the derived
+    rate after line coding). Unified memory is the chip's memory, no link: as it is."""
+    text = f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"
+    if getattr(d, "unified_memory", False):
+        return text
+    if short:
+        return f"{text} both ways"
+    if d.interconnect == d.host_link and d.host_link_ceiling is not None:
+        return (f"{text} both directions, before line coding (per direction: the host "
+                f"link below)")
+    return f"{text} both directions ({si(d.interconnect_bytes_per_s / 2, 'B/s')} per direction)"
+
+
 def _host_link(d, short: bool = False) -> str:
     c = d.host_link_ceiling
     if c is None:
@@ -227,7 +245,7 @@ def _device_facts(d, bw: float) -> list[list[str]]:
     return [["vendor / kind", f"{d.vendor} / {d.kind}"],
             ["memory", f"{si(d.memory_bytes, 'B')} at {si(bw, 'B/s')}"],
             ["L2 / last-level cache", f"{_bytes(d.l2_bytes)} / {_bytes(d.llc_bytes)}"],
-            ["interconnect", f"{d.interconnect}, {si(d.interconnect_bytes_per_s, 'B/s')}"],
+            ["interconnect", _interconnect(d)],
             ["host link", _host_link(d)],
             ["TDP", _watts(d.tdp_w)]]
 
@@ -294,8 +312,7 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
                                                f"{_bytes(d.llc_bytes)}") for d in devices],
              # the kind with the figure: 900 GB/s of NVLink and 64 GB/s of PCIe are no
              # faster/slower versions of one thing, and a CPU's figure is its PCIe lanes
-             ["interconnect"] + [_fact(d, lambda d: f"{d.interconnect}, "
-                                       f"{si(d.interconnect_bytes_per_s, 'B/s')}")
+             ["interconnect"] + [_fact(d, lambda d: _interconnect(d, short=True))
                                  for d in devices],
              ["host link, 1 way"] + [_fact(d, lambda d: _host_link(d, short=True))
                                      for d in devices],

@@ -18,6 +18,11 @@ or run a script under the profiler yourself (arguments after the script go to it
   rooflab torch --run model.py
   rooflab torch --run train.py --json -- --steps 3   (script gets --steps 3)
 
+Several traces (the ranks of a distributed job, or steps) go in one table, each op's name
+labelled by its trace's rank (distributedInfo.rank) or, for one rank's steps, its file:
+
+  rooflab torch rank0.pt.trace.json.gz rank1.pt.trace.json.gz
+
 FLOP: shape formulas (matmul, addmm and bmm at 2mnk, conv, attention, elementwise,
 softmax, layer_norm, sum/mean (n-1 adds per output), nll_loss, and the backward ops of a
 training step: convolution_backward, native_layer_norm_backward,
@@ -40,7 +45,8 @@ def register(app) -> None:
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def torch_cmd(
         ctx: typer.Context,
-        trace: str = typer.Argument(None, help="chrome trace JSON (.json or .json.gz)"),
+        trace: str = typer.Argument(None, help="chrome trace JSON (.json or .json.gz); "
+                                               "more traces may follow it"),
         run: str = typer.Option(None, "--run", help="a Python script to run under the "
                                                     "profiler; its arguments follow it"),
         save_trace: str = typer.Option(None, "--save-trace",
@@ -56,7 +62,8 @@ def register(app) -> None:
         from ..ingest.torch_trace import load_torch_trace
         from .profiled import check_output, report_import
 
-        check_output(output, top, [trace, run, on, save_trace])
+        # every trace given (the extra ones too) and a --run script's files are inputs
+        check_output(output, top, [trace, run, on, save_trace, *ctx.args])
         if save_trace is not None:   # the trace written over the script it ran
             from .common import refuse_input_as_output
 
@@ -65,7 +72,9 @@ def register(app) -> None:
         if run is None and trace is None:
             raise InputError("give a trace file (rooflab torch trace.json) or a script to "
                              "run (rooflab torch --run model.py)")
-        if run is None and ctx.args:
+        # more traces after the first (typer takes one; the rest arrive as extra args),
+        # but an unknown option among them is a typo, not a trace
+        if run is None and any(a.startswith("-") for a in ctx.args):
             raise InputError(f"unexpected arguments {' '.join(ctx.args)}; script arguments "
                              f"go after --run SCRIPT")
         if run is not None:
@@ -94,6 +103,6 @@ def register(app) -> None:
                     replace(k, meta={**k.meta, "file": run}) for k in imp.kernels),
                     uncounted=tuple({**u, "file": run} for u in imp.uncounted))
         else:
-            imp = load_torch_trace(trace)
+            imp = load_torch_trace([trace, *ctx.args])
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        what="ops"))

@@ -106,15 +106,20 @@ def _batch_kept(result) -> bool:
 
 def _fit(llm: dict, result, hardware: str | None) -> dict | None:
     """Whether the document's footprint (bytes per device) fits the what-if's device, as
-    `rooflab choose` judges it: {"device", "needs_bytes", "memory_bytes", "fits"}; None
-    when the footprint or the memory is unknown."""
-    from .choose import _device_memory
+    `rooflab llm --on` and `rooflab choose` judge it (choose_memory.device_memory): the
+    document's --gpu-mem-util x the device's memory (nvidia-smi's total where the catalog
+    has it), the whole memory where the document used it. {"device", "needs_bytes",
+    "memory_bytes", "fits"}; None when the footprint or the memory is unknown. Judged
+    against the full catalog memory, Llama-3-70B bf16 at batch 64 (189.7 GB) fitted an
+    MI300X that llm at --gpu-mem-util 0.9 (172.8 GB) said it did not. The what-if's roof
+    is the package's (MI250X: both dies), and so is the memory, as in `rooflab llm`."""
+    from .choose_memory import device_memory, document_util
 
     if hardware is None:   # other what-ifs change the bytes the footprint counted
         return None
     fp = llm.get("footprint")
     need = fp.get("total_bytes") if isinstance(fp, dict) else None
-    mem = _device_memory(hardware)
+    mem = device_memory(hardware, document_util(llm))[0]
     if not isinstance(need, (int, float)) or not mem:
         return None
     return {"device": result.after.roof.name, "needs_bytes": float(need),
@@ -141,9 +146,13 @@ def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
         from .choose import fit_remedy
 
         need, mem = si_apart(fit["needs_bytes"], fit["memory_bytes"], "B")
+        from .choose_memory import document_util
+
+        util = document_util(llm) if llm else None
+        held = f", {util:g} x its memory as the document's --gpu-mem-util" if util else ""
         out.append(f"does not fit: the model needs {need} per device (weights + KV + "
                    f"activations, from the llm document) > the memory of {fit['device']} "
-                   f"({mem}); the floor assumes it fit "
+                   f"({mem}{held}); the floor assumes it fit "
                    f"({fit_remedy([fit['device']])})")
     return out
 

@@ -14,12 +14,13 @@ import functools
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
 from ..errors import ParseError
 from ..model.ceiling import Ceiling, Roof
+from ..model.dies import note as dies_note
 from ..units import PRECISIONS, UNITS
 from .cpu_arch import ARCHS
 from .cpu_nominal import catalog_clock, cpu_nominal_roof
@@ -42,7 +43,8 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "llc_mib": float, "llc_gbps": float, "interconnect": str,
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
-           "compute_capability": str, "host_link": str, "sms": int}
+           "compute_capability": str, "host_link": str, "sms": int,
+           "software_devices": int}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
         "all_core_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
@@ -87,6 +89,12 @@ class Device:
     # memory_gb is the marketing figure in decimal GB (H100: 80e9 B; nvidia-smi 81,559 MiB
     # = 85.52e9 B), review 18d D
     usable_memory_bytes: float | None = None
+    # how many devices software sees in one package: the MI250X's two dies are two GPUs,
+    # each with half the memory, bandwidth and compute; the roof's note says it
+    # (model/dies.py), so `rooflab choose` and rank() take one die, what one process runs on.
+    # Read back only through that note (dies.software_devices(roof)), one rule everywhere
+    # (review s20 x2 F7): a Roof, and a roof file saved from it, carries notes, not this
+    software_devices: int = 1
 
     @property
     def memory_is_platform_max(self) -> bool:
@@ -311,6 +319,10 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
             raise _fail(fname, where, f"sparse {label} ({value:g}) is below the dense figure")
         sparse[prec] = value
     mib = 2**20
+    notes = tuple(raw.get("notes", ())) + roof.notes
+    if raw.get("software_devices", 1) > 1:
+        said = dies_note(raw["name"], raw["software_devices"])
+        roof, notes = replace(roof, notes=(*roof.notes, said)), (*notes, said)
     return Device(
         name=raw["name"], vendor=raw["vendor"], kind=raw["kind"], roof=roof,
         memory_bytes=raw["memory_gb"] * 1e9, memory_bytes_per_s=dram,
@@ -320,7 +332,8 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         interconnect_bytes_per_s=raw["interconnect_gbps"] * 1e9,
         tdp_w=float(raw["tdp_w"]) if "tdp_w" in raw else None, sparse=sparse,
         source=raw["source"], aliases=tuple(raw.get("aliases", ())),
-        notes=tuple(raw.get("notes", ())) + roof.notes, inputs=inputs, file=fname,
+        notes=notes, inputs=inputs, file=fname,
+        software_devices=raw.get("software_devices", 1),
         compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"),
         sms=raw.get("sms"),
         usable_memory_bytes=(raw["usable_memory_mib"] * mib if "usable_memory_mib" in raw
@@ -421,6 +434,7 @@ def device_to_dict(device: Device) -> dict[str, Any]:
         "interconnect_bytes_per_s": device.interconnect_bytes_per_s,
         "tdp_w": device.tdp_w, "compute_capability": device.compute_capability,
         "host_link": device.host_link, "sms": device.sms,
+        "software_devices": device.software_devices,
         "host_link_bytes_per_s": (device.host_link_ceiling.value
                                   if device.host_link_ceiling else None),
         "sparse": [{"precision": k, "unit": "tensor", "flop_per_s": v}

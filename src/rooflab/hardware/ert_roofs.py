@@ -10,6 +10,7 @@ GB is decimal (1e9 bytes), as ERT prints it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,8 @@ from ..units import LEVELS
 # ERT's level names that are rooflab's DRAM (KNL's MCDRAM; the GPU builds' HBM is read by
 # model.schema.level_name already)
 _ERT_DRAM = ("MCDRAM", "MEM", "MEMORY", "HBM", "DRAM")
+# a plateau ERT numbers past rooflab's L3 (L4, L5 ...): _extra_plateaus
+_EXTRA_PLATEAU = re.compile(r"L([4-9]|[1-9]\d+)")
 # ERT_PRECISION in the config (later ERT builds); 1.1.0's default build is double
 _ERT_PRECISION = {"FP64": "fp64", "DOUBLE": "fp64", "FP32": "fp32", "SINGLE": "fp32",
                   "FP16": "fp16", "HALF": "fp16"}
@@ -142,12 +145,18 @@ def _ert_memory(section, where, path, provenance, version,
     ParseError naming both."""
     found: dict[str, tuple[int, str, float]] = {}
     dropped: dict[str, str] = {}   # level -> the note on the figure not used for it
+    extra: list[tuple[int, str, float]] = []   # ERT's L4, L5 ...: plateaus past L3
     for i, name, gbs in _ert_pairs(section, where, "gbytes", path):
         upper = name.strip().upper()
         level = "DRAM" if upper in _ERT_DRAM else upper
+        if _EXTRA_PLATEAU.fullmatch(level):
+            extra.append((i, name.strip(), gbs))
+            continue
         if level not in LEVELS:
             raise ParseError(f"{where}.gbytes.data[{i}]: level '{name}' is none of "
-                             f"{', '.join(LEVELS)} (or HBM/MCDRAM for DRAM)", path=path)
+                             f"{', '.join(LEVELS)} (or HBM/MCDRAM for DRAM); rename it to "
+                             f"the level it measured, or remove [{name!r}, {gbs:g}] from "
+                             f"{where}.gbytes.data", path=path)
         if level in found:
             keep, lost = _ert_keep(level, found[level], (i, name, gbs), where, path)
             dropped[level] = (f"{lost[1]} {lost[2]:g} GB/s ({where}.gbytes.data[{lost[0]}]) "
@@ -156,6 +165,18 @@ def _ert_memory(section, where, path, provenance, version,
             found[level] = keep
         else:
             found[level] = (i, name, gbs)
+    if extra and not found:
+        i, name, gbs = extra[0]
+        raise ParseError(f"{where}.gbytes.data[{i}]: level '{name}' is none of "
+                         f"{', '.join(LEVELS)}, and no L1-L3 or DRAM figure is beside it "
+                         f"(ERT names its plateaus L1 .. Ln, the last DRAM); rename it to "
+                         f"the level it measured, e.g. [\"DRAM\", {gbs:g}]", path=path)
+    extra_note = _extra_plateaus(extra, where)
+    # the extra plateaus sit between L3 and DRAM: said on DRAM's ceiling (else the outermost
+    # level kept), as `specs import` saves methods, not notes
+    beside = "DRAM" if "DRAM" in found else max(found, key=LEVELS.index, default="")
+    if extra_note and beside:
+        dropped[beside] = f"{dropped[beside]}; {extra_note}" if beside in dropped else extra_note
     ceilings = []
     for level, (_i, name, gbs) in found.items():
         method = _method(where, "gbytes", name, gbs, "GB/s", section, meta, version)
@@ -165,6 +186,21 @@ def _ert_memory(section, where, path, provenance, version,
                                 method=method + (f"; {dropped[level]}" if level in dropped
                                                  else "")))
     return tuple(ceilings), tuple(dropped.values())
+
+
+def _extra_plateaus(extra: list[tuple[int, str, float]], where: str) -> str:
+    """The note on ERT's plateaus past L3 (L4, L5 ...), '' when there are none. ERT does
+    not name caches: Scripts/summary.py counts the bandwidth plateaus of its sweep and names
+    them L1 .. Ln, the last DRAM, so a noisy sweep (or an L4/eDRAM) gives an L4; a real
+    Results.p100.01 sum reads 176.44 L1, 102.18 L2, 45.70 L3, 22.90 L4, 18.30 DRAM. rooflab's
+    levels are L1 L2 L3 DRAM, so L1-L3 keep ERT's names and the rest are said, not used
+    (the file was refused whole before: review s20 r6 F1)."""
+    if not extra:
+        return ""
+    said = ", ".join(f"{name} {gbs:g} GB/s ({where}.gbytes.data[{i}])" for i, name, gbs in extra)
+    return (f"{said} not used: ERT names the bandwidth plateaus it finds L1, L2, ... in "
+            f"order, the last DRAM (they count plateaus, not the machine's caches), and "
+            f"rooflab's levels are {', '.join(LEVELS)}")
 
 
 def _ert_keep(level, first, second, where, path):

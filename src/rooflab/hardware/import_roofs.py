@@ -101,10 +101,11 @@ def _bench_number(value: str, key: str, path: str, line: int) -> float:
 def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str,
                    caches: CacheSizes | None = None) -> list[Ceiling]:
     """The ceilings a likwid-bench file gives: each peakflops* run a compute ceiling
-    (fp32 for the _sp kernels, else fp64), each other run a bandwidth at `level` (the cache
-    or memory its working set sits in: the file does not say). Several runs of one ceiling
-    keep the best, the others as samples. With `caches`, each bandwidth ceiling whose
-    working set does not sit in `level` carries a warning (working_set_warning)."""
+    (fp32 for the _sp kernels, else fp64; vector or scalar by peak_unit), each other run
+    a bandwidth at `level` (the cache or memory its working set sits in: the file does not
+    say). Several runs of one ceiling keep the best, the others as samples. With `caches`,
+    each bandwidth ceiling whose working set does not sit in `level` carries a warning
+    (working_set_warning)."""
     found: dict[tuple, list[tuple[float, BenchRun]]] = {}
     for r in runs:
         if r.is_peakflops:
@@ -112,7 +113,8 @@ def bench_ceilings(runs: Sequence[BenchRun], level: str | None, path: str,
                 raise ParseError(f"the '{r.kernel}' run reports no MFlops/s", path=path,
                                  line=r.line)
             precision = "fp32" if "_sp" in r.kernel.lower() else "fp64"
-            found.setdefault(("compute", precision), []).append((r.mflops * 1e6, r))
+            key = (precision, peak_unit(r.kernel)[0])
+            found.setdefault(("compute", key), []).append((r.mflops * 1e6, r))
             continue
         if level is None:
             raise InputError(f"{path}: the '{r.kernel}' run (line {r.line}) measured a "
@@ -130,7 +132,7 @@ def _bench_ceiling(kind: str, key: str, got, path: str,
                    caches: CacheSizes | None = None) -> Ceiling:
     value, best = max(got, key=lambda vr: vr[0])
     threads = f"{best.threads} threads" if best.threads else "threads not given"
-    what = ("MFlops/s as printed" if kind == "compute" else
+    what = (f"MFlops/s as printed, {peak_unit(best.kernel)[1]}" if kind == "compute" else
             f"MByte/s as printed: {bytes_counted(best.kernel)}")
     others = f", the best of {len(got)} runs" if len(got) > 1 else ""
     method = (f"likwid-bench -t {best.kernel}, {threads}, working set {_size(best)}"
@@ -138,9 +140,33 @@ def _bench_ceiling(kind: str, key: str, got, path: str,
     common = dict(value=value, provenance="measured", source=f"likwid-bench ({path})",
                   method=method, samples=tuple(v for v, _ in got) if len(got) > 1 else ())
     if kind == "compute":
-        return Ceiling(precision=key, unit="vector", **common)
+        precision, unit = key
+        return Ceiling(precision=precision, unit=unit, **common)
     warning = working_set_warning(best, key, caches, path) if caches else ""
     return Ceiling(level=key, warnings=(warning,) if warning else (), **common)
+
+
+# The SIMD extensions likwid-bench's kernel names carry (bench/x86-64: peakflops_sse, _avx,
+# _avx_fma, _avx512(_fma), peakflops_amd_zen_avx_fma_add; bench/armv8: _neon(_fma),
+# _sve128/256/512(_fma); bench/power: _vsx). A peakflops kernel without one is scalar:
+# x86-64/peakflops.ptt is movsd/addsd/mulsd, peakflops_sp.ptt "only scalar operations"
+# (movss/mulss/addss), armv8/peakflops(_fma) and peakflops_sp(_fma) scalar D/S registers.
+# Plain `-t peakflops` reads 1/4 to 1/16 of the SIMD peak, and as 'vector' it put every
+# vectorised kernel above its roof (review s20 r6 F2).
+_SIMD = ("sse", "avx", "neon", "sve", "vsx")
+
+
+def peak_unit(kernel: str) -> tuple[str, str]:
+    """('vector', 'AVX FMA (vector)') for a peakflops kernel named with a SIMD extension,
+    ('scalar', ...) for one without (peakflops, peakflops_sp, armv8's peakflops_fma)."""
+    words = kernel.strip().lower().split("_")
+    simd = [w for w in words if w.startswith(_SIMD)]
+    if not simd:
+        return "scalar", ("scalar: no SIMD extension in the kernel's name (likwid's "
+                          "peakflops and peakflops_sp are scalar loops); a vector peak is "
+                          "peakflops_avx_fma, _avx512_fma, _sve256_fma ...")
+    isa = " ".join(w.upper() for w in words if w.startswith(_SIMD) or w == "fma")
+    return "vector", f"vector: {isa} in the kernel's name"
 
 
 # likwid-bench kernels (`likwid-bench -l NAME`) whose store goes to a line the loop did not

@@ -18,15 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import InputError, ParseError
+from ..errors import InputError, parse_error_in
 from ..files import load_json, write_json
-from ..model.ceiling import Ceiling, Roof, iqr_over_median
+from ..model.ceiling import Ceiling, Roof
 from ..model.display import pretty
 from ..model.display_results import profile_text
 from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
 from ..model.machine import core_share
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
+from ..model.sample_spread import iqr_over_median, spread_name
 from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
 from ..user_path import user_path
 
@@ -179,7 +180,7 @@ def profile_in_file(path: str | os.PathLike) -> MachineProfile | None:
     try:
         return profile_from_dict(part, where=where)
     except InputError as exc:
-        raise ParseError(str(exc)) from None
+        raise parse_error_in(exc, str(path)) from None
 
 
 def consistent_real_traffic(measured: Roof, extras: Mapping[str, Any]) -> Roof:
@@ -236,7 +237,7 @@ def load_profile(path: str | os.PathLike) -> MachineProfile:
     try:
         return profile_from_dict(data, where=str(path))
     except InputError as exc:
-        raise ParseError(str(exc)) from None
+        raise parse_error_in(exc, str(path)) from None
 
 
 # extras.scaling row keys -> the ceiling each becomes (probe/cpu/scaling.py writes them;
@@ -440,7 +441,8 @@ def _row_warnings(c: Ceiling, got: Mapping, row_label: str) -> tuple[str, ...]:
         gap = 1 - (c.median or 0.0) / max(c.samples)
         iqr = iqr_over_median(c.samples)
         if iqr > _NOISY or gap > _NOISY:
-            out.append(f"{what}{where}: samples vary (interquartile range {iqr:.1%} of the "
+            spread = spread_name(len(c.samples))
+            out.append(f"{what}{where}: samples vary ({spread} {iqr:.1%} of the "
                        f"median, median {gap:.1%} below the best); other load on the "
                        f"machine or clock changes; rerun on a quiet machine")
     return tuple(out)

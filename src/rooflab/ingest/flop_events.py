@@ -16,6 +16,16 @@ FP_ARITH = {f"FP_ARITH_INST_RETIRED_{w}_{p.upper()}": (prec, n)
                                     ("single", "fp32", (1, 4, 8, 16)))
             for w, n in zip(("SCALAR", "128B_PACKED", "256B_PACKED", "512B_PACKED"), widths,
                             strict=True)}
+# likwid's names of Sapphire Rapids' half-precision (AVX512-FP16) events, FLOP per count as
+# likwid's groups/SPR/MEM_HP.txt weighs them ("HP [MFLOP/s] 1.0E-06*(PMC0*8.0+PMC1+PMC2*16.0+
+# PMC3*32.0)/time" over 128B/SCALAR/256B/512B_PACKED_HALF); FLOPS_HP.txt counts the scalar
+# ones as FP_ARITH_INST_RETIRED2_SCALAR (regular + complex scalar half), also x 1. Like
+# FP_ARITH, an FMA is counted twice by the hardware already.
+LIKWID_FP16 = {"FP_ARITH_INST_RETIRED2_SCALAR_HALF": ("fp16", 1),
+               "FP_ARITH_INST_RETIRED2_SCALAR": ("fp16", 1),
+               "FP_ARITH_INST_RETIRED2_128B_PACKED_HALF": ("fp16", 8),
+               "FP_ARITH_INST_RETIRED2_256B_PACKED_HALF": ("fp16", 16),
+               "FP_ARITH_INST_RETIRED2_512B_PACKED_HALF": ("fp16", 32)}
 # AMD's RETIRED_SSE_AVX_FLOPS (likwid's names; Zen 3/4) count FLOPs, not instructions
 LIKWID_AMD_FLOPS = {"RETIRED_SSE_AVX_FLOPS_DOUBLE_ALL": "fp64",
                     "RETIRED_SSE_AVX_FLOPS_SINGLE_ALL": "fp32",
@@ -26,10 +36,24 @@ PERF_AMD_FLOPS = "fp_ret_sse_avx_ops.all"
 PRECISIONS = ("fp64", "fp32", "fp16", "bf16")
 
 
+# Sapphire Rapids' complex scalar half (VFMADDCSH ...): 2 FLOP per count, as perf's FLOPc
+# metric weighs it ("2 * (FP_ARITH_INST_RETIRED.128B_PACKED_DOUBLE + FP_ARITH_INST_RETIRED2.
+# COMPLEX_SCALAR_HALF)"); likwid's groups do not count it apart.
+FP16_COMPLEX_SCALAR = {"FP_ARITH_INST_RETIRED2_COMPLEX_SCALAR_HALF": ("fp16", 2)}
+# FP_ARITH_INST_RETIRED2.SCALAR counts SCALAR_HALF and COMPLEX_SCALAR_HALF together (perfmon:
+# umask 0x3 = 0x1 | 0x2, "all Scalar Half-Precision FP arithmetic instructions retired -
+# regular and complex"): perf's reader reads it only for the part the file does not hold.
+FP16_SCALAR = "FP_ARITH_INST_RETIRED2_SCALAR"
+
+
 def fp_arith(event: str) -> tuple[str, float] | None:
     """(precision, FLOP per count) of an FP_ARITH event in likwid's or perf's spelling
-    ('fp_arith_inst_retired.scalar_double'), None for any other event."""
-    return FP_ARITH.get(event.upper().replace(".", "_"))
+    ('fp_arith_inst_retired.scalar_double', 'fp_arith_inst_retired2.512b_packed_half'),
+    None for any other event and for the combined FP_ARITH_INST_RETIRED2.SCALAR."""
+    name = event.upper().replace(".", "_")
+    if name == FP16_SCALAR:
+        return None
+    return FP_ARITH.get(name) or LIKWID_FP16.get(name) or FP16_COMPLEX_SCALAR.get(name)
 
 
 def check_precision(precision: str | None) -> str | None:
@@ -43,8 +67,10 @@ def check_precision(precision: str | None) -> str | None:
 
 
 def group_precision(group: str) -> str:
-    """FLOPS_SP / MEM_SP count single precision; every other likwid group is read as
-    double."""
+    """FLOPS_SP / MEM_SP count single precision, FLOPS_HP / MEM_HP half; every other likwid
+    group is read as double."""
+    if re.search(r"(^|_)HP($|_)", group.upper()):
+        return "fp16"
     return "fp32" if re.search(r"(^|_)SP($|_)", group.upper()) else "fp64"
 
 

@@ -33,7 +33,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError, ParseError
+from ..errors import InputError, ParseError, field_named
 from ..files import load_json, read_text
 from ..model.document_parts import document_kind, kernels_part
 from ..model.kernel import Kernel, names_warned_by_reader
@@ -90,7 +90,7 @@ def _file_threads(data: object, path: str) -> int | None:
     try:
         return threads_value(data["threads"], "top-level field")
     except InputError as exc:
-        raise ParseError(str(exc), path=path) from None
+        raise ParseError(str(exc), path=path, field="threads") from None
 
 
 # What a document that holds no kernels is, and what to pass instead (model.schema kinds)
@@ -127,7 +127,8 @@ def _read_json(p: Path, path: str) -> object:
         check_schema_version(data, path)
     except InputError as exc:
         # the file as ParseError's path (the --json error document's), said once
-        raise ParseError(str(exc).removeprefix(f"{path}: "), path=path) from None
+        raise ParseError(str(exc).removeprefix(f"{path}: "), path=path,
+                         field="schema_version") from None
     return data
 
 
@@ -163,7 +164,8 @@ def kernels_from_items(items: list, path: str,
             item, count = _threads_field(item, where, threads)
             out.append(_with_threads(kernel_from_dict(item, where=where), count))
         except InputError as exc:
-            raise ParseError(str(exc), path=path) from None
+            # the field kernel_from_dict named ('kernels[0].flop.fp32'): the --json `field`
+            raise ParseError(str(exc), path=path, field=exc.field) from None
         if _bare_flop(item) and out[-1].total_flop > 0:   # 0 FLOP: no precision to judge
             defaulted.append(i)
         words = unknown_field_words(item)
@@ -195,10 +197,12 @@ def _threads_field(item: object, where: str, default: int | None
     if "threads" in item:
         item = dict(item)
         value = item.pop("threads")
-        return item, None if value is None else threads_value(value, f"{where}")
+        with field_named(f"{where}.threads"):
+            return item, None if value is None else threads_value(value, f"{where}")
     meta = item.get("meta")
     if isinstance(meta, dict) and meta.get("threads") is not None:
-        return item, threads_value(meta["threads"], f"{where}: meta")
+        with field_named(f"{where}.meta.threads"):
+            return item, threads_value(meta["threads"], f"{where}: meta")
     return item, default
 
 

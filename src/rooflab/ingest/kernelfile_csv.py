@@ -39,12 +39,12 @@ def _number(row: dict, field: str, path: str, line: int, default: float | None =
     if not text:
         if default is not None:
             return default
-        raise ParseError(f"field '{field}' is empty", path=path, line=line)
+        raise ParseError(f"field '{field}' is empty", path=path, line=line, field=field)
     try:
         return float(text)
     except ValueError:
         raise ParseError(f"field '{field}' is not a number: '{text}'", path=path,
-                         line=line) from None
+                         line=line, field=field) from None
 
 
 # The verdicts rooflab's own analysis CSVs (ncu/torch/rocprof/bench -o x.csv) write beside
@@ -152,7 +152,8 @@ def _row_seconds(row: dict, path: str, lineno: int) -> tuple[float | None, str]:
         # 0 s is no time (the JSON reader refuses it too); only an empty cell is untimed
         raise ParseError(f"field 'seconds' must be > 0; got "
                          f"{_number(row, 'seconds', path, lineno):g} (leave the cell "
-                         f"empty for an untimed kernel)", path=path, line=lineno)
+                         f"empty for an untimed kernel)", path=path, line=lineno,
+                         field="seconds")
     timing = "measured"
     gflops = _number(row, "gflops", path, lineno, default=0.0)
     if gflops and seconds:
@@ -160,7 +161,8 @@ def _row_seconds(row: dict, path: str, lineno: int) -> tuple[float | None, str]:
     if (row.get("gflops") or "").strip() and gflops <= 0:
         # 0 GFLOP/s is no rate: it would be an infinite time, not an untimed kernel
         raise ParseError(f"field 'gflops' must be > 0; got {gflops:g} (leave the cell "
-                         f"empty for an untimed kernel)", path=path, line=lineno)
+                         f"empty for an untimed kernel)", path=path, line=lineno,
+                         field="gflops")
     if gflops:
         seconds = _number(row, "flop", path, lineno) / (gflops * 1e9) or None
         timing = "derived"       # from the achieved rate the user measured
@@ -174,7 +176,7 @@ def _row_kernel(row: dict, split: dict[str, str], path: str,
     seconds, timing = _row_seconds(row, path, lineno)
     calls = _number(row, "calls", path, lineno, default=1)
     if calls_problem(calls):
-        raise ParseError(calls_problem(calls), path=path, line=lineno)
+        raise ParseError(calls_problem(calls), path=path, line=lineno, field="calls")
     parts = _split_flop(row, split, path, lineno)
     given = (row.get("precision") or "").strip()
     try:
@@ -270,7 +272,7 @@ def _split_flop(row: dict, split: dict[str, str], path: str, line: int) -> dict[
     if abs(sum(parts.values()) - total) > 1e-9 * max(total, 1.0):
         raise ParseError(f"field 'flop' is {total:g} but the flop_<precision> columns add "
                          f"up to {sum(parts.values()):g}; make flop their sum (or leave "
-                         f"the flop_ cells empty)", path=path, line=line)
+                         f"the flop_ cells empty)", path=path, line=line, field="flop")
     return parts
 
 

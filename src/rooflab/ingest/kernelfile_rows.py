@@ -12,9 +12,9 @@ from collections.abc import Iterable
 
 from ..errors import InputWarning, user_stacklevel
 from ..model.canonical_names import UNKNOWN_UNIT_WHY, unknown_unit
+from ..model.field_hints import KERNEL_FIELDS
 from ..model.kernel import PRECISION_ASSUMED, Kernel, unknown_name
 from ..model.provenance import WORDS
-from ..model.schema import KERNEL_FIELDS
 from ..units import DTYPE_BYTES as DTYPES
 
 
@@ -291,10 +291,16 @@ def _default_precision_words(names: list[str], fix: str, shown: int = 3) -> str:
                      for p, ns in hinted.items())
     if hint:
         fix += f"; by BLAS naming (d/z fp64, s/c fp32): {hint}"
+    # Said before the roof is known (the reader runs first), so in words true of every
+    # roof: an fp64-only one (ERT, likwid-bench peakflops, `specs import --fp64`) holds
+    # them to its slowest float peak (fp64 there: Roof.compute_for), and the analysis'
+    # per-kernel note says so; "held to the fp32 peak" there contradicted it two lines on
+    # (review s20 r6 F3).
     return (f"precision not given for {len(names)} kernel{'s' if len(names) != 1 else ''} "
-            f"({listed}): judged as {DEFAULT_PRECISION} (an fp64 code is then held to the "
-            f"fp32 peak, about 2x fp64's: half its % of a compute roof, twice the ridge); "
-            f"{fix}")
+            f"({listed}): judged as {DEFAULT_PRECISION} (on a roof with an fp32 peak an "
+            f"fp64 code is then held to it, about 2x fp64's: half its % of a compute roof, "
+            f"twice the ridge; a roof with no fp32 peak, as an fp64-only ERT or likwid-bench "
+            f"import, holds them to its slowest float peak instead, said per kernel); {fix}")
 
 
 def threads_value(value: object, where: str) -> int:

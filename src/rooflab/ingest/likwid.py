@@ -30,11 +30,16 @@ could not read.
 What is read, per region and group (a region measured with several groups, `-g MEM_DP -g L2
 -g L3`, gets one point per level):
 
-- time: the region's wall time, the longest thread's "Runtime (RDTSC) [s]" (the Metric
-  table; else "RDTSC Runtime [s]" of Region Info; else the Raw table's TSC row). Threads run
-  side by side, so the sum of their times is not the region's time.
+- time: the region's wall time, the longest thread's "RDTSC Runtime [s]" of Region Info
+  (printed "%.6f"); else the Raw table's TSC row "Runtime (RDTSC) [s]"; else the Metric
+  table's, which likwid prints "%.4f" (a 0.149 ms region reads 0.0001 there: a note says
+  when that leaves fewer than 3 digits). Threads run side by side, so the sum of their
+  times is not the region's time.
+- calls: Region Info's "call count", or likwid-mpirun's Raw row "Region calls,CTR,...".
 - FLOP: the raw FP_ARITH_INST_RETIRED_{SCALAR,128B_PACKED,256B_PACKED,512B_PACKED}_DOUBLE
-  counts weighted 1/2/4/8 and _SINGLE weighted 1/4/8/16, summed over threads, as likwid's
+  counts weighted 1/2/4/8 and _SINGLE weighted 1/4/8/16 (Sapphire Rapids' fp16
+  FP_ARITH_INST_RETIRED2_{SCALAR_HALF|SCALAR,128B,256B,512B_PACKED_HALF} 1/8/16/32,
+  groups/SPR/MEM_HP.txt), summed over threads, as likwid's
   FLOPS_DP/FLOPS_SP/MEM_DP groups weigh them (groups/skylakeX/MEM_DP.txt: "DP [MFLOP/s]
   1.0E-06*(PMC0*2.0+PMC1+PMC2*4.0+PMC3*8.0)/time"). Intel counts an FMA instruction twice in
   these events already (intel/perfmon, e.g. SKX/events/skylakex_core.json,
@@ -43,11 +48,16 @@ What is read, per region and group (a region measured with several groups, `-g M
   AMD's RETIRED_SSE_AVX_FLOPS_ALL (Zen 3/4, likwid's FLOPS_DP/FLOPS_SP groups, with MERGE)
   counts FLOPs, not instructions: read unweighted, as likwid's formula does, and given the
   group's precision (it counts every precision). Without raw FP events: "DP [MFLOP/s]" /
-  "SP [MFLOP/s]" (likwid 4: "DP MFLOP/s", "DP MFlops/s") x the thread's runtime, summed.
-- DRAM bytes: "Memory data volume [GBytes]" (x 1e9, summed over threads: the uncore
-  counters are read by one thread per socket, the others show 0, as likwid's Sum column
-  adds them); else read + write volumes; else 64 B x the raw CAS_COUNT_RD/WR (or
-  DRAM_READS/DRAM_WRITES) counts.
+  "SP [MFLOP/s]" / "HP [MFLOP/s]" (likwid 4: "DP MFLOP/s", "DP MFlops/s") x the thread's
+  runtime, summed.
+- DRAM bytes: 64 B x the raw CAS_COUNT_RD/WR (DRAM_READS/DRAM_WRITES, Zen 4's UMC
+  CAS_CMD_RD/WR) counts, summed over threads (the uncore counters are read by one thread
+  per socket, the others show 0, as likwid's Sum column adds them): integers, where the
+  metrics below have 4 decimals (100 kB); else "Memory data volume [GBytes]" (x 1e9);
+  else read + write volumes. Xeon Max's HBM groups (CAS on HBMxCy boxes, "HBM data volume
+  [GBytes]") are read as the DRAM level with a note that it is HBM. Zen's MEM1 + MEM2
+  (DRAM_CHANNEL_0..7) are added up, with a note when the CPU has more channels (an EPYC
+  9004 has 12: likwid's zen4 MEM group counts them all).
 - L2 / L3 bytes: "L2 data volume [GBytes]" / "L3 data volume [GBytes]" of the L2 / L3 groups
   (groups/skylake/L2.txt: 64 x (L1D_REPLACEMENT + L1D_M_EVICT + ...); groups/skylakeX/L3.txt:
   64 x (L2_LINES_IN_ALL + L2_TRANS_L2_WB)).
@@ -66,13 +76,14 @@ from .counter_text import sockets_note, stem
 from .dram_events import ZEN_MEM
 from .flop_events import check_precision
 from .likwid_bytes import channel_dram
+from .likwid_cpu import LikwidCpu
 from .likwid_groups import Part, group_part
-from .likwid_tables import RUNTIME, Table, read_tables, table_name
+from .likwid_tables import RUNTIME, Table, read_cpu_tables, table_name
 from .profile_import import ProfileImport
 from .skips import SkipLog, read_each
 
 # names other modules and the docs import from here (one definition each, re-exported)
-__all__ = ["RUNTIME", "ZEN_MEM", "load_likwid", "read_likwid", "read_tables", "sockets_note",
+__all__ = ["RUNTIME", "ZEN_MEM", "load_likwid", "read_likwid", "sockets_note",
            "stem"]
 
 
@@ -94,7 +105,7 @@ def _regions(tables: list[Table], path: str) -> dict[str | None, list[tuple[Tabl
 
 
 def _merge(region: str | None, parts: list[Part], log: SkipLog,
-           label: str, amd: bool = False) -> tuple[dict, list[str]] | None:
+           label: str, cpu: LikwidCpu, amd: bool = False) -> tuple[dict, list[str]] | None:
     """The region's Kernel fields from its groups: FLOP from the first group that counted
     any, time from that group, other groups' bytes put on its time."""
     name = region if region is not None else \
@@ -107,14 +118,16 @@ def _merge(region: str | None, parts: list[Part], log: SkipLog,
     ref = next((p for p in timed if p.flop), timed[0])
     notes = list(ref.notes)
     flop = dict(ref.flop)
-    nbytes = _region_bytes(ref, timed, notes)
-    if not flop:
-        notes.append("no FLOP counted (no FP_ARITH_INST_RETIRED_* events or DP/SP MFLOP/s "
-                     "metric in its groups): a bytes-only point; add the FLOPS_DP group or "
-                     "use MEM_DP")
+    nbytes = _region_bytes(ref, timed, notes, cpu)
+    if not flop:   # AMD's events and groups differ from Intel's (review s20 x1 F5)
+        notes.append(cpu.flop_hint() if amd else
+                     "no FLOP counted (no FP_ARITH_INST_RETIRED_* events or DP/SP/HP MFLOP/s "
+                     "metric in its groups): a bytes-only point; add the FLOPS_DP (FLOPS_SP, "
+                     "FLOPS_HP) group or use MEM_DP (MEM_SP, MEM_HP)")
     if not nbytes:
-        groups = (ZEN_MEM + "; on Zen 2 the MEM_DP or MEM group; or the L2 or L3 group"
-                  if amd else "measure the MEM_DP, MEM, L2 or L3 group (" + ZEN_MEM + ")")
+        hint = cpu.memory_hint() if amd else ZEN_MEM
+        groups = (hint + "; on Zen 2 the MEM_DP or MEM group; or the L2 or L3 group"
+                  if amd else "measure the MEM_DP, MEM, L2 or L3 group (" + hint + ")")
         log.add(ref.line, f"region '{name}' skipped: no bytes at any level (no 'Memory data "
                           f"volume [GBytes]' or '(channels a-b)', L2/L3 data volume, "
                           f"CAS_COUNT or DRAM_CHANNEL events); {groups}")
@@ -126,13 +139,14 @@ def _merge(region: str | None, parts: list[Part], log: SkipLog,
               "sockets": max((p.sockets for p in parts), default=0)}
     if fields["sockets"] > 1:
         notes.append(sockets_note(fields["sockets"]))
-    notes.append(f"time = the longest of {ref.threads} threads' {RUNTIME} (the region's "
-                 f"wall time; threads run side by side)" if ref.threads > 1 else
-                 f"time = {RUNTIME}")
+    clock = RUNTIME if ref.clock == RUNTIME else f"Region Info '{ref.clock}'"
+    notes.append(f"time = the longest of {ref.threads} threads' {clock} (the region's wall "
+                 f"time; threads run side by side)" if ref.threads > 1 else f"time = {clock}")
     return fields, notes
 
 
-def _region_bytes(ref: Part, timed: list[Part], notes: list[str]) -> dict[str, float]:
+def _region_bytes(ref: Part, timed: list[Part], notes: list[str],
+                  cpu: LikwidCpu) -> dict[str, float]:
     """{level: bytes} of a region, each level from the first group that counted it (`ref`,
     the one that counted the FLOP, first), put on `ref`'s time; Zen 3's DRAM from the
     groups that each count some channels."""
@@ -148,7 +162,7 @@ def _region_bytes(ref: Part, timed: list[Part], notes: list[str]) -> dict[str, f
                              f"{p.seconds:.6g} s) scaled to the {ref.seconds:.6g} s of "
                              f"group {ref.group}: the groups ran at different times")
         notes += [n for n in p.notes if n not in notes and p is not ref and "bytes" in n]
-    dram = None if "DRAM" in nbytes else channel_dram(ref, timed, notes)
+    dram = None if "DRAM" in nbytes else channel_dram(ref, timed, notes, cpu)
     return nbytes if dram is None else {"DRAM": dram, **nbytes}
 
 
@@ -156,15 +170,15 @@ def read_likwid(path: str, log: SkipLog, label: str, text: str | None = None,
                 precision: str | None = None) -> tuple[str, list[tuple[dict, list]]]:
     """(CPU name, [(kernel fields, notes)] per region) of one file (`text`: its contents,
     read already from standard input; precision: --precision, for AMD's FLOP event)."""
-    cpu, tables = read_tables(path, text)
-    amd = "AMD" in cpu.upper() or any(t.group_name in ("MEM1", "MEM2") for t in tables)
+    cpu, tables = read_cpu_tables(path, text)
+    amd = cpu.amd or any(t.group_name in ("MEM1", "MEM2") for t in tables)
     out = []
     for region, groups in _regions(tables, path).items():
         parts = [group_part(raw, metric, path, log, precision) for raw, metric in groups]
-        merged = _merge(region, parts, log, label, amd)
+        merged = _merge(region, parts, log, label, cpu, amd)
         if merged is not None:
             out.append(merged)
-    return cpu, out
+    return cpu.name, out
 
 
 def load_likwid(paths, stdin: str | None = None,

@@ -11,16 +11,28 @@ from ..errors import ParseError
 from ..files import csv_reader
 from .counter_text import counter_text, repeat_note
 from .dram_events import CAS, CHANNELS, DRAM_CHANNEL, READ_WRITE, VOLUMES
-from .flop_events import FP_ARITH, LIKWID_AMD_FLOPS
+from .flop_events import FP_ARITH, LIKWID_AMD_FLOPS, LIKWID_FP16
+from .likwid_cpu import LikwidCpu
 from .skips import SkipLog
 
 COLLECT = ("collect with `likwid-perfctr -C 0-N -g MEM_DP -m -O -o out.csv ./app` (-m: "
            "the marker API's regions; -O: CSV)")
 _TABLE = re.compile(r"^(?:Region (?P<region>.*?),)?Group (?P<group>\d+) "
                     r"(?P<kind>Raw|Metric)(?P<stat> STAT)?$", re.IGNORECASE)
-# likwid's DP/SP rate metric (likwid 4: "DP MFLOP/s", "DP MFlops/s"), read x the runtime
-RATE = re.compile(r"^(DP|SP) \[?MFLOP(?:S)?/s\]?$", re.IGNORECASE)
+# likwid's DP/SP/HP rate metric (likwid 4: "DP MFLOP/s", "DP MFlops/s"; SPR's MEM_HP and
+# FLOPS_HP: "HP [MFLOP/s]"), read x the runtime
+RATE = re.compile(r"^(DP|SP|HP) \[?MFLOP(?:S)?/s\]?$", re.IGNORECASE)
+RATE_PRECISION = {"DP": "fp64", "SP": "fp32", "HP": "fp16"}
 RUNTIME = "Runtime (RDTSC) [s]"
+# Region Info's time (marker API), printed "%.6f" where the Metric table's RUNTIME is "%.4f"
+INFO_RUNTIME = "RDTSC Runtime [s]"
+# the call count: Region Info's (likwid-perfctr), a Raw row on counter CTR (likwid-mpirun's
+# printMpiOutput: "Region calls,CTR,100,100")
+CALLS = ("call count", "Region calls")
+# Xeon Max's HBM groups (groups/SPR/HBM_DP.txt): CAS_COUNT_RD/WR on the HBM boxes
+# (HBM0C0 ...), and their volume metric
+HBM_VOLUME = "HBM data volume [GBytes]"
+_HBM_BOX = re.compile(r"^HBM\d+C\d+$", re.IGNORECASE)
 # glibc prints a negative NaN as "-nan" (likwid's Lua prints what C's printf gives)
 _UNKNOWN = ("-", "nan", "-nan", "+nan", "")
 # a core counter holds one event per hardware thread: an event named on two of them was
@@ -44,11 +56,10 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in next(csv_reader([line]))] if line else []
 
 
-def read_tables(path: str, text: str | None = None) -> tuple[str, list[Table]]:
-    """(CPU name, tables) of one likwid-perfctr CSV file (`text`: its contents, when read
-    already from standard input), tables in file order."""
+def read_cpu_tables(path: str, text: str | None = None) -> tuple[LikwidCpu, list[Table]]:
+    """(its CPU name and type lines, tables) of one likwid-perfctr CSV file."""
     lines = counter_text(path, text).splitlines()
-    cpu = ""
+    cpu, kind = "", ""
     tables: list[Table] = []
     for n, line in enumerate(lines, start=1):
         cells = _cells(line.lstrip("\ufeff"))
@@ -60,6 +71,8 @@ def read_tables(path: str, text: str | None = None) -> tuple[str, list[Table]]:
             tables.append(Table(n, None, 0, "", "info", False))
         elif cells[0] == "CPU name:" and len(cells) > 1:
             cpu = cpu or cells[1]
+        elif cells[0] == "CPU type:" and len(cells) > 1:
+            kind = kind or cells[1]
         elif tables:
             tables[-1].rows.append((n, cells))
     if not any(t.kind != "info" for t in tables):
@@ -67,7 +80,7 @@ def read_tables(path: str, text: str | None = None) -> tuple[str, list[Table]]:
     tables = [t for t in tables if t.kind != "info"]
     for t in tables:
         _check_rows(t, path)
-    return cpu, tables
+    return LikwidCpu(cpu, kind), tables
 
 
 def _table_header(cells: list[str], path: str, n: int) -> Table:
@@ -164,9 +177,17 @@ def _repeat(t: Table, cells: list[str]) -> bool:
     return t.kind != "raw" or len(cells) < 2 or bool(_CORE_COUNTER.match(cells[1]))
 
 
+def on_hbm(t: Table | None) -> bool:
+    """Whether a raw table counts CAS on Xeon Max's HBM boxes (HBM0C0 ...), not the DDR
+    MBOXes."""
+    return t is not None and any(len(c) > 1 and _HBM_BOX.match(c[1]) and CAS.match(c[0])
+                                 for _, c in t.rows)
+
+
 def _used(name: str) -> bool:
-    return (name in (RUNTIME, "RDTSC Runtime [s]", "call count") or name in FP_ARITH
-            or name in LIKWID_AMD_FLOPS or name in READ_WRITE or bool(RATE.match(name))
+    return (name in (RUNTIME, INFO_RUNTIME, HBM_VOLUME) or name in CALLS or name in FP_ARITH
+            or name in LIKWID_FP16 or name in LIKWID_AMD_FLOPS or name in READ_WRITE
+            or bool(RATE.match(name))
             or bool(CAS.match(name)) or any(name in v for v in VOLUMES.values())
             or bool(CHANNELS.match(name) or DRAM_CHANNEL.match(name)))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ParseError
-from .dram_events import AMD_DRAM, DRAM_SOURCES, INTEL_DRAM, LINE_BYTES
+from .dram_events import AMD_DRAM, DRAM_SOURCES, INTEL_DRAM, LINE_BYTES, SUB_CHANNELS, is_dram_event
 from .perf_lines import UNITS, Counts
 
 
@@ -40,6 +40,7 @@ def dram_bytes(counts: Counts, path: str) -> tuple[dict[str, float], list[str]]:
             f"high"]
     notes.append(f"DRAM bytes from the memory controllers ({what} read + write events; "
                  f"counts the whole socket, other processes too)")
+    notes += _sub_channels(events)
     if what == "AMD data fabric":
         channels = sorted({re.search(r"_cs(\d+)", e)[1] for e in events}, key=int)
         notes.append(f"64 B per data beat, channels cs{', cs'.join(channels)} (Linux perf's "
@@ -61,12 +62,31 @@ def _source(counts: Counts, path: str, patterns) -> tuple[dict[str, float], list
     return got, events
 
 
+def _sub_channels(events: list[str]) -> list[str]:
+    """Granite Rapids / Sierra Forest count each DDR5 sub-channel apart (..._SCH0.RD,
+    ..._SCH1.RD): one left out of -e is traffic not counted, so say which."""
+    subs = {re.search(r"_sch(\d)", e)[1] for e in events if re.search(r"_sch\d", e)}
+    if not subs or set(SUB_CHANNELS) <= subs:
+        return []
+    lost = [f"UNC_M_CAS_COUNT_SCH{c}.RD/.WR" for c in SUB_CHANNELS if c not in subs]
+    return [f"DRAM bytes from sub-channel {', '.join(sorted(subs))} only (add "
+            f"{', '.join(lost)}: each DDR5 sub-channel is counted apart): DRAM bytes read "
+            f"about half, AI high"]
+
+
 def _no_dram(counts: Counts) -> str:
-    """The hint for a file without DRAM events, naming the events of its CPU's vendor."""
+    """The hint for a file without DRAM events, naming the events of its CPU's vendor, and
+    the file's memory-controller events that are not read+write totals (a sub-count such
+    as UNC_M_CAS_COUNT_SCH0.RD_REG)."""
     events = (AMD_DRAM if is_amd(counts) and not is_intel(counts) else
               INTEL_DRAM if is_intel(counts) else f"Intel: {INTEL_DRAM}; AMD: {AMD_DRAM}")
-    return (f"no memory-controller event ({events}): no DRAM bytes, so no point; add them "
-            f"(they need -a, and root or kernel.perf_event_paranoid <= 0)")
+    near = [e for e in counts.values
+            if re.search(r"imc|unc_m_|cas_c|umc|data_beats", e) and not is_dram_event(e)]
+    seen = (f"; the file's {', '.join(near)} {'is' if len(near) == 1 else 'are'} not "
+            f"among them (not read)" if near else "")
+    return (f"no memory-controller event rooflab reads ({events}): no DRAM bytes, so no "
+            f"point; add them (they need -a, and root or kernel.perf_event_paranoid <= 0)"
+            + seen)
 
 
 def is_amd(counts: Counts) -> bool:
@@ -76,5 +96,6 @@ def is_amd(counts: Counts) -> bool:
 
 
 def is_intel(counts: Counts) -> bool:
-    return any("fp_arith" in e or "imc" in e for e in [*counts.values, *counts.missing])
+    return any("fp_arith" in e or "imc" in e or e.startswith("unc_m_")
+               for e in [*counts.values, *counts.missing])
 

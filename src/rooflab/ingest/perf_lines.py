@@ -1,8 +1,10 @@
-"""`perf stat` output (-x CSV or the default text, see ingest/perf_stat.py) read into the
-counts of one run: {event: total}, units, lines, what was not counted, the elapsed time."""
+"""`perf stat` output (-x CSV, -j JSON or the default text, see ingest/perf_stat.py) read
+into the counts of one run: {event: total}, units, lines, what was not counted, the elapsed
+time."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -14,7 +16,7 @@ from .skips import SkipLog
 
 COLLECT = ("collect with `perf stat -a -x, -o run.csv -e duration_time,"
            "fp_arith_inst_retired.256b_packed_double,...,uncore_imc/cas_count_read/,"
-           "uncore_imc/cas_count_write/ ./app`")
+           "uncore_imc/cas_count_write/ ./app` (or -j for JSON lines)")
 UNITS = {"": None, "b": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2.0 ** 10,
          "mib": 2.0 ** 20, "gib": 2.0 ** 30}
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "": 1e-9}
@@ -29,6 +31,8 @@ _TEXT = re.compile(r"^\s*(?P<value><not counted>|<not supported>|[\d.,\u00a0\u20
 _ELAPSED = re.compile(r"^\s*(?P<s>[\d.,]+)\s+(?:\+-\s*[\d.,]+\s+)?seconds time elapsed")
 _COMMAND = re.compile(r"Performance counter stats for '(?P<cmd>.*)'")
 _PCT = re.compile(r"\((?P<pct>[\d.,]+)%\)\s*$")
+# -j: the aggregation id's key (stat-display.c print_aggr_id_json), "cpu" with -A
+_JSON_IDS = ("socket", "die", "cluster", "cache", "core", "node", "thread")
 
 
 @dataclass
@@ -46,6 +50,11 @@ class Counts:
     sockets: list[str] = field(default_factory=list)          # S0, S1 of --per-socket/-die
     comma: bool = False                                       # a decimal-comma locale
     seen: dict[tuple[str, str], int] = field(default_factory=dict)   # (id, event): line
+    layout: str = "csv"                                       # csv, text or json (-j)
+    # <not counted>/<not supported> lines, settled once the whole file is read: (line,
+    # event as printed, value, plain name, where: socket/CPU id or PMU)
+    pending: list[tuple[int, str, str, str, str]] = field(default_factory=list)
+    partial: dict[str, list[str]] = field(default_factory=dict)   # counted, but not on these
 
     def add(self, event: str, value: float, unit: str, line: int, pct: float | None) -> None:
         # a wall time is the same on every socket's line (--per-socket), not a count to add
@@ -90,8 +99,14 @@ def read_perf(path: str, log: SkipLog, text: str | None = None) -> Counts:
                          "`rooflab likwid FILE`", path=path, line=1)
     if re.search(r"^#\s+time\s", head, re.M):
         raise _interval(path, 1)
+    if data and data[0][1].lstrip().startswith("{"):
+        counts = Counts(layout="json")      # perf stat -j: one JSON object per line
+        for n, ln in data:
+            _json_line(ln, n, counts, path, log)
+        return _settled(counts, path, log, lines)
     text_layout = any(_TEXT.match(_AGGR.sub("", ln)) for _, ln in data)
-    counts = Counts(comma=text_layout and _decimal_comma(lines))
+    counts = Counts(comma=text_layout and _decimal_comma(lines),
+                    layout="text" if text_layout else "csv")
     for n, ln in enumerate(lines, start=1):
         hit = _COMMAND.search(ln)
         if hit and not counts.command:
@@ -108,10 +123,61 @@ def read_perf(path: str, log: SkipLog, text: str | None = None) -> Counts:
         sep = ";" if any(";" in ln for _, ln in data) else ","
         for n, ln in data:
             _csv_line(ln, sep, n, counts, path, log)
+    return _settled(counts, path, log, lines)
+
+
+def _settled(counts: Counts, path: str, log: SkipLog, lines: list[str]) -> Counts:
+    """The file's counts once every line is read. An event <not counted> on one copy (a
+    hybrid CPU's cpu_atom PMU, socket S1 of --per-socket) but counted on another was read
+    from the copies that counted: only an event no copy counted is missing (unknown, not
+    0); duration_time, the wall time, perf counts once (--per-socket prints it on S0)."""
+    for n, event, value, name, where in counts.pending:
+        if name in counts.values:
+            if name != "duration_time":
+                counts.partial.setdefault(name, []).append(where or "one copy")
+            continue
+        log.add(n, f"{event}: {value} (left out; a {value.strip('<>')} event counts as "
+                   f"unknown, not 0)")
+        if name not in counts.missing:
+            counts.missing.append(name)
+        if value == "<not supported>" and name not in counts.unsupported:
+            counts.unsupported.append(name)
     if not counts.values and not counts.missing and counts.elapsed is None:
         raise ParseError("no perf stat counter line found (value, [unit,] event); "
                          + COLLECT, path=path, line=1 if lines else None)
     return counts
+
+
+def _json_line(line: str, n: int, counts: Counts, path: str, log: SkipLog) -> None:
+    """One line of `perf stat -j` (stat-display.c: "counter-value", "unit", "event",
+    "event-runtime", "pcnt-running", with --per-* a "socket"/"die"/... id, with -A "cpu"):
+    the fields of a -x line, by name."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        obj = None
+    if not isinstance(obj, dict):
+        comma = re.search(r"\d,\d", line)
+        raise ParseError(f"'{line.strip()[:80]}' is not a perf stat -j line (one JSON object "
+                         f"per line)" + ("; perf ran in a decimal-comma locale (de_DE), which "
+                                         "breaks its JSON: re-run with LC_ALL=C" if comma
+                                         else "; " + COLLECT), path=path, line=n)
+    if "interval" in obj:
+        raise _interval(path, n)
+    if "counter-value" not in obj or "event" not in obj:
+        return                                # a metric's own line: no count
+    where = next((str(obj[k]) for k in _JSON_IDS if k in obj), "")
+    if not where and "cpu" in obj:
+        where = f"CPU{obj['cpu']}"
+    if where:
+        _socket(where, counts)
+    value = str(obj["counter-value"]).strip()
+    if re.fullmatch(r"\d+,\d+", value):        # %f in a decimal-comma locale
+        counts.comma = True
+    pct = obj.get("pcnt-running")
+    pct = float(pct) if isinstance(pct, (int, float)) else None
+    _add(value, str(obj.get("unit") or ""), str(obj["event"]), n, pct, counts, path, log,
+         where)
 
 
 def _value(text: str, what: str, n: int, counts: Counts, path: str) -> float:
@@ -194,13 +260,9 @@ def _percent(rest: str, comma: bool) -> float | None:
 def _add(value: str, unit: str, event: str, n: int, pct: float | None, counts: Counts,
          path: str, log: SkipLog, where: str = "") -> None:
     name = _plain(event)
-    if value in _NOT_COUNTED:
-        log.add(n, f"{event}: {value} (left out; a {value.strip('<>')} event counts as "
-                   f"unknown, not 0)")
-        if name not in counts.missing:
-            counts.missing.append(name)
-        if value == "<not supported>" and name not in counts.unsupported:
-            counts.unsupported.append(name)
+    if value in _NOT_COUNTED:                   # settled when the file is read (_settled)
+        pmu = re.match(r"^\s*([\w-]+)/", event)
+        counts.pending.append((n, event, value, name, where or (pmu[1] if pmu else "")))
         return
     if not re.fullmatch(r"[\d.,\u00a0\u202f]+", value.strip()) and not is_number(value):
         # -x's metric lines (",,,,,1.23,insn per cycle") and the like: not a count

@@ -9,7 +9,7 @@ fp_arith_inst_retired.128b_packed_double,fp_arith_inst_retired.256b_packed_doubl
 fp_arith_inst_retired.512b_packed_double,uncore_imc/cas_count_read/,\
 uncore_imc/cas_count_write/ ./app
 
-Two layouts are read:
+Three layouts are read:
 
 - CSV (`-x,` or `-x\\;`), as tools/perf/Documentation/perf-stat.txt "CSV FORMAT" orders the
   fields: [timestamp with -I], [CPU/core/socket id with -A/--per-*], [aggregated CPUs],
@@ -25,6 +25,9 @@ Two layouts are read:
   --per-socket/--per-die/--per-core/--per-node each line starts with the id and the number
   of CPUs aggregated (stat-display.c, print_aggr_id_std: "S0        8   1,234   cycles"),
   with -A the CPU alone ("CPU0   1,234   cycles").
+- `-j` (perf >= 6.0): one JSON object per line, the CSV fields by name (stat-display.c:
+  "counter-value", "unit", "event", "event-runtime", "pcnt-running", with --per-* a
+  "socket"/"die"/... id, with -A "cpu"); no footer, so the time is duration_time.
 
 perf formats numbers in the user's locale (builtin-stat.c calls setlocale(LC_ALL, "")):
 de_DE prints `1.234.567` and `0,500000000 seconds time elapsed`. The footer, printed with
@@ -39,10 +42,13 @@ PMU wrapper; lines of one event, per CPU or per PMU instance, are added up):
 - FLOP: fp_arith_inst_retired.{scalar,128b_packed,256b_packed,512b_packed}_double x
   1/2/4/8 and _single x 1/4/8/16 (likwid's FLOPS_DP/FLOPS_SP weights; Intel counts an FMA
   instruction twice in these events, so an FMA is 2 FLOP per element: see ingest/likwid.py).
+  The combined .scalar / .4_flops / .8_flops (1/4/8 FLOP per count) mix fp64 and fp32: see
+  ingest/perf_flop.py.
   AMD's fp_ret_sse_avx_ops.all counts FLOPs of every precision: read as fp64, or as the
   precision the user gives (--precision), with a note.
 - DRAM bytes: uncore_imc[_N]/cas_count_read/ + cas_count_write/ (servers; also the JSON
-  names unc_m_cas_count.rd / .wr), or uncore_imc[_free_running]/data_read(s)/ +
+  names unc_m_cas_count.rd / .wr; Granite Rapids / Sierra Forest's per sub-channel
+  unc_m_cas_count_sch0.rd + _sch1.rd, .wr), or uncore_imc[_free_running]/data_read(s)/ +
   data_write(s)/ (client parts). perf scales these by their sysfs .scale/.unit (64 B per
   CAS, printed in MiB): the unit column is honoured; a bare count (no unit) is x 64 B.
   AMD: amd_umc_N/umc_cas_cmd.rd/ + .wr/, or the data fabric's
@@ -60,15 +66,15 @@ from ..files import STDIN_NAME
 from .counter_kernels import counter_import, counter_kernel, file_steps
 from .counter_text import sockets_note, stem
 from .dram_events import is_dram_event
-from .flop_events import PERF_AMD_FLOPS as AMD_FLOPS
-from .flop_events import check_precision, every_precision_note, fp_arith
-from .perf_dram import dram_bytes, is_amd, is_intel
+from .flop_events import check_precision
+from .perf_dram import dram_bytes
+from .perf_flop import is_flop_event, perf_flop
 from .perf_lines import TIME_UNITS, Counts, read_perf
 from .profile_import import ProfileImport
 from .skips import SkipLog, read_each
 
 # names other modules and the docs import from here (one definition each, re-exported)
-__all__ = ["AMD_FLOPS", "NO_PMU", "SOFTWARE", "check_precision", "kernel_fields", "load_perf_stat",
+__all__ = ["NO_PMU", "SOFTWARE", "check_precision", "kernel_fields", "load_perf_stat",
            "read_perf"]
 
 # perf's software events: counted by the kernel, so they have values without a PMU
@@ -84,7 +90,7 @@ def kernel_fields(counts: Counts, path: str,
     the user says the code computes in (--precision), for FLOP the events do not split."""
     notes: list[str] = []
     nbytes, dram_notes = dram_bytes(counts, path)
-    flop = _flop(counts, precision, bool(nbytes), notes)
+    flop = perf_flop(counts, precision, bool(nbytes), notes)
     notes += dram_notes
     seconds = _seconds(counts, notes)
     notes += _count_notes(counts)
@@ -100,7 +106,8 @@ def _seconds(counts: Counts, notes: list[str]) -> float | None:
     if seconds is None and "duration_time" in counts.values:
         unit = counts.units.get("duration_time", "").lower()
         seconds = counts.values["duration_time"] * TIME_UNITS.get(unit, 1e-9)
-        notes.append("time = duration_time (perf -x prints no 'seconds time elapsed')")
+        flag = "-j" if counts.layout == "json" else "-x"
+        notes.append(f"time = duration_time (perf {flag} prints no 'seconds time elapsed')")
     elif seconds is not None:
         notes.append("time = 'seconds time elapsed' (the whole command)")
     return seconds
@@ -116,6 +123,12 @@ def _count_notes(counts: Counts) -> list[str]:
     if counts.missing:
         notes.append(f"not counted: {', '.join(counts.missing)} (what they count is missing: "
                      f"FLOP or bytes read low)")
+    for event, where in counts.partial.items():
+        # read from the copies that counted; one that did not (a hybrid CPU's cpu_atom
+        # PMU, which has no such event) misses only what ran there
+        notes.append(f"{event} read from the copies that counted; not counted on "
+                     f"{', '.join(where)}: what ran there alone is not in it (on a hybrid "
+                     f"CPU, pin the run to the cores that count it, e.g. with taskset)")
     unread = [e for e in counts.values if not _read_event(e)]
     if unread:
         notes.append(f"not read (rooflab reads FP, DRAM and time events only): "
@@ -128,38 +141,9 @@ def _count_notes(counts: Counts) -> list[str]:
     return notes
 
 
-def _flop(counts: Counts, precision: str | None, has_bytes: bool,
-          notes: list[str]) -> dict[str, float]:
-    """FLOP by precision: Intel's events say each one's, AMD's one event counts every
-    precision and is read as `precision` (fp64 when the user did not say)."""
-    flop: dict[str, float] = {}
-    for event, value in counts.values.items():
-        hit = fp_arith(event)
-        if hit:
-            kind, weight = hit
-            flop[kind] = flop.get(kind, 0.0) + weight * value
-    if flop:
-        notes.append("FLOP from fp_arith_inst_retired.* weighted by vector width (an FMA "
-                     "counted twice by the hardware)")
-        if precision:
-            notes.append(f"--precision {precision} not applied: fp_arith_inst_retired.* say "
-                         f"each FLOP's precision")
-    elif AMD_FLOPS in counts.values:
-        flop[precision or "fp64"] = counts.values[AMD_FLOPS]
-        notes.append(every_precision_note(
-            AMD_FLOPS, precision, "fp64 (code that computes in fp32: give --precision fp32)"))
-    else:
-        event = (AMD_FLOPS if is_amd(counts) else "fp_arith_inst_retired.*" if is_intel(counts)
-                 else f"fp_arith_inst_retired.* on Intel, {AMD_FLOPS} on AMD")
-        notes.append(f"no FP event ({event}): no FLOP counted"
-                     + (", a bytes-only point" if has_bytes else ""))
-    return flop
-
-
 def _read_event(event: str) -> bool:
     """Whether rooflab reads this event (FP, DRAM or time)."""
-    return (event == "duration_time" or event == AMD_FLOPS
-            or fp_arith(event) is not None or is_dram_event(event))
+    return event == "duration_time" or is_flop_event(event) or is_dram_event(event)
 
 
 def _name(counts: Counts, path: str) -> str:
@@ -203,7 +187,7 @@ def _read_run(path: str, log: SkipLog, text: str | None = None,
     if fields["seconds"] is None:
         raise ParseError("no time: neither a 'seconds time elapsed' line (perf stat "
                          "without -x) nor a duration_time event (add -e "
-                         "duration_time to a -x run)", path=path)
+                         "duration_time to a -x or -j run)", path=path)
     if fields["seconds"] <= 0:
         raise ParseError("the run's time is 0 s", path=path)
     return counts, fields, notes

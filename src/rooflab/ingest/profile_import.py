@@ -311,6 +311,20 @@ def _workload_roof(path: str) -> tuple[Roof, str]:
                   + _above_nominal(roof))
 
 
+# The perf/likwid readers' notes on an event group the file lacks (ingest/perf_dram.py,
+# perf_flop.py): why a kernel has FLOP or bytes but not both, and which events to add.
+_MISSING_COUNTS = ("no memory-controller event", "no FP event")
+
+
+def _missing_counts(kernels) -> str:
+    """"; kernel: <the first note saying which counter group is missing>", or ""."""
+    for k in kernels:
+        for note in (k.meta or {}).get("notes") or ():
+            if isinstance(note, str) and note.startswith(_MISSING_COUNTS):
+                return f"; {k.name}: {note}"
+    return ""
+
+
 def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     """The roof to place the kernels on, and a line saying where it came from."""
     if on:
@@ -344,7 +358,8 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
 
         ask = ON_CPU_HINT if on_cpu(imp.kernels) else "pass --on GPU"
         raise InputError("no roof: the files name no device and record no peaks, and no kernel "
-                         f"has both FLOP and bytes; {ask} (see `rooflab specs list`)")
+                         f"has both FLOP and bytes; {ask} (see `rooflab specs list`)"
+                         + _missing_counts(imp.kernels))
     if imp.kernels and all(k.meta.get("time") == "cpu op" for k in imp.kernels):
         hint = ("pass --on me.json (a profile from `rooflab probe -o me.json`) or a CPU name "
                 "for this machine's roof")

@@ -5,8 +5,9 @@ roofline formulas in rocprof_counters.py.
 Accepts the wide layout (one row per dispatch, one column per counter; counters may carry
 rocprof-compute's `_sum` suffix, or come per channel, `TCC_EA_RDREQ[0]`..., summed here) and
 rocprofv3's long layout (Counter_Name, Counter_Value), whose passes (`pass_1/`, `pass_2/`) are
-joined per dispatch. Time-only files (--stats summaries, kernel traces) and rocprofv3's
-SQLite/JSON outputs are refused with what to collect instead.
+joined per dispatch, one process at a time (rocprof_runs). Time-only files (--stats
+summaries, kernel traces) and rocprofv3's SQLite/JSON/Perfetto outputs are refused with what
+to collect instead.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from .ncu_csv import _collector_paused, open_text
 from .ncu_metrics import Counts
 from .ncu_numbers import parse_number
 from .profile_import import ProfileImport, held_notes
+from .rocprof_arch import mi300_of_device, mi300_of_path
 from .rocprof_counters import _with_known_levels, rocprof_counted
+from .rocprof_runs import runs
 from .skips import SkipLog, read_each
 
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
@@ -38,13 +41,15 @@ ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
 # row per kernel: "Name","Calls","TotalDurationNs","AverageNs","Percentage"[,"MinNs","MaxNs",
 # "StdDev"] (ROCm rocprofiler docs; rocprofv3 "kernel_stats.csv"): times, no counters.
 COLLECT_HINT = ("collect them with `rocprof -i counters.txt --timestamp on ./app` (results.csv) "
-                "or `rocprofv3 --pmc SQ_INSTS_VALU_FMA_F32 TCC_EA_RDREQ TCC_EA_RDREQ_32B "
-                "TCC_EA_WRREQ TCC_EA_WRREQ_64B ... -- ./app` (*_counter_collection.csv; "
-                "TCC_BUBBLE too on MI300; without the _32B/_64B split counters reads count "
-                "64 B and writes 32 B)")
+                "or `rocprofv3 --pmc SQ_INSTS_VALU_FMA_F32 TCC_EA_RDREQ_sum TCC_EA_RDREQ_32B_sum "
+                "TCC_EA_WRREQ_sum TCC_EA_WRREQ_64B_sum ... -- ./app` (*_counter_collection.csv; "
+                "MI300 spells them TCC_EA0_RDREQ_sum ... and adds TCC_BUBBLE_sum; without the "
+                "_32B/_64B split counters reads count 64 B and writes 32 B)")
 STATS_HINT = ("a kernel-time summary (rocprof --stats / rocprofv3 --stats: Name, Calls, "
               "TotalDurationNs): it has times but no FLOP or byte counters; " + COLLECT_HINT)
-_COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_")
+_COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_",
+                     # rocprof's derived HBM sizes (v1/v2; rocprofv3 FetchSize/WriteSize)
+                     "FETCH_SIZE", "WRITE_SIZE", "FetchSize", "WriteSize")
 _INSTANCE = re.compile(r"^(\w+)\[(\d+)\]$")
 
 
@@ -67,13 +72,24 @@ def _column(col: Mapping[str, int], names) -> int | None:
     return next((col[n] for n in names if n in col), None)
 
 
-def read_rocprof_csv(path: str, log: SkipLog) -> list[tuple[Launch, Counts]]:
-    return _with_known_levels([(launch, rocprof_counted(launch.metrics))
+def read_rocprof_csv(path: str, log: SkipLog, mi300: bool | None = None
+                     ) -> list[tuple[Launch, Counts]]:
+    return _with_known_levels([(launch, rocprof_counted(launch.metrics, mi300))
                                for launch in _dispatches(path, log)])
+
+
+# rocprofv3's other trace formats (--output-format pftrace / otf2): timelines, no counters
+_TRACES = {".pftrace": "a Perfetto trace (rocprofv3 --output-format pftrace)",
+           ".otf2": "an OTF2 trace (rocprofv3 --output-format otf2)"}
 
 
 def _dispatches(path: str, log: SkipLog) -> list[Launch]:
     """The dispatches of one file with their counters ({name: value}), in file order."""
+    trace = _TRACES.get(Path(path).suffix.lower())
+    if trace:
+        raise ParseError(f"{trace}, not a CSV: it holds kernel times, not counters; re-run "
+                         f"rocprofv3 with --pmc ... and `--output-format csv`, and pass the "
+                         f"*_counter_collection.csv (or its folder)", path=path)
     with open_text(path) as fh:
         return _read_dispatches(path, csv_reader(_lines(path, fh)), log)
 
@@ -264,32 +280,8 @@ def _cell(name: str, text: str, counter: bool, kernel: str, path: str, line: int
     return value
 
 
-_PASS_DIR = re.compile(r"^(?:pass|pmc)_\d+$")
-
-
-def _runs(paths: list[str]) -> list[list[str]]:
-    """Files grouped by run: rocprofv3 collects one `pmc:` line per pass and writes each to
-    its own folder, `pass_1/`, `pass_2/`, ... (rocprofiler-sdk docs; some builds `pmc_1/`),
-    so FLOP and byte counters of one dispatch can sit in two files. Files in sibling pass
-    folders form one run; every other file is a run (a step) of its own."""
-    runs: list[list[str]] = []
-    by_parent: dict[Path, list[str]] = {}
-    for path in paths:
-        parent = Path(path).parent
-        if _PASS_DIR.match(parent.name):
-            group = by_parent.get(parent.parent)
-            if group is not None and not any(Path(q).parent == parent for q in group):
-                group.append(path)
-                continue
-            by_parent[parent.parent] = group = [path]
-            runs.append(group)
-        else:
-            runs.append([path])
-    return runs
-
-
-def _merged_passes(paths: list[str], log: SkipLog,
-                   other_logs: list[SkipLog]) -> list[tuple[Launch, Counts]]:
+def _merged_passes(paths: list[str], log: SkipLog, other_logs: list[SkipLog],
+                   mi300: bool | None = None) -> list[tuple[Launch, Counts]]:
     """One run's passes joined by (Dispatch_Id, kernel name): each dispatch gets the
     counters of every pass; the first pass's timestamps are kept."""
     merged: dict[tuple[str, str], Launch] = {}
@@ -302,7 +294,7 @@ def _merged_passes(paths: list[str], log: SkipLog,
             have = merged.get(key)
             merged[key] = launch if have is None else \
                 replace(have, metrics={**launch.metrics, **have.metrics})
-    return _with_known_levels([(launch, rocprof_counted(launch.metrics))
+    return _with_known_levels([(launch, rocprof_counted(launch.metrics, mi300))
                                for launch in merged.values()])
 
 
@@ -325,21 +317,26 @@ def _counter_files(path: str) -> list[str]:
     return found
 
 
-def load_rocprof(paths) -> ProfileImport:
+def load_rocprof(paths, device: str | None = None) -> ProfileImport:
     """Kernels of one or more rocprof CSV files (several = steps), longest first; one
-    rocprof-compute workload folder (or its pmc_perf.csv) brings its roofline.csv as roof_file."""
+    rocprof-compute workload folder (or its pmc_perf.csv) brings its roofline.csv as roof_file.
+    device: the GPU the user named (`--on`), which tells MI300's 128-B lines from MI200's
+    64-B ones when the file does not (rocprof_arch)."""
     paths_in = [paths] if isinstance(paths, str) else list(paths)
-    runs = _runs([f for p in paths_in for f in _counter_files(p)])
-    paths = [run[0] for run in runs]
+    grouped = runs([f for p in paths_in for f in _counter_files(p)])
+    paths = [run[0] for run, _ in grouped]
     several = len(paths) > 1
-    labels = step_labels(paths)
-    run_of = dict(zip(paths, runs, strict=True))
+    labels = _process_labels(step_labels(paths), [label for _, label in grouped])
+    run_of = {run[0]: run for run, _ in grouped}
+    named = mi300_of_device(device)
 
     def read(path: str, log: SkipLog):
         run, other_logs = run_of[path], []
+        mi300 = mi300_of_path(path)
+        mi300 = named if mi300 is None else mi300
         with _collector_paused():   # no cycles among a file's dispatches (as ncu's pages)
-            items = (_merged_passes(run, log, other_logs) if len(run) > 1
-                     else read_rocprof_csv(path, log))
+            items = (_merged_passes(run, log, other_logs, mi300) if len(run) > 1
+                     else read_rocprof_csv(path, log, mi300))
             groups = group_counts(items, log)
         if not groups:
             raise _unusable(path, log)
@@ -360,6 +357,13 @@ def load_rocprof(paths) -> ProfileImport:
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
                          failed=tuple(failed), files=tuple(used), notes=held_notes(kernels),
                          roof_file=workload_roofline(paths_in) or "")
+
+
+def _process_labels(labels: list[str], processes: list[str | None]) -> list[str]:
+    """Each run's step label: its process ('pid 100') where its files were grouped by
+    process and those labels tell the runs apart, else the file's (step_labels)."""
+    out = [p or label for label, p in zip(labels, processes, strict=True)]
+    return out if len(set(out)) == len(out) else labels
 
 
 def _unusable(path: str, log: SkipLog) -> ParseError:

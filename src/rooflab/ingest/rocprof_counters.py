@@ -9,13 +9,16 @@ roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
     L2  bytes   = line x TCP_TCC_READ_REQ + 64 x (TCP_TCC_WRITE_REQ
                   + TCP_TCC_ATOMIC_WITH_RET_REQ + TCP_TCC_ATOMIC_WITHOUT_RET_REQ)
                   or, without those, 128 x TCC_REQ      (its speed-of-light "L2 Cache BW")
-                  line = 64 B (MI200), 128 B on MI300 (files with TCC_BUBBLE)
+                  line = 64 B (MI200), 128 B on MI300 (told by TCC_BUBBLE or the
+                  TCC_EA0_ spelling in the file, or by the device named: arch_words)
     HBM bytes   = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
                 + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ;
                   on MI300 (gfx942) TCC_BUBBLE counts the 128-B reads among RDREQ:
                   reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B;
                   a missing split counter counts as 0 (reads 64 B, writes 32 B) with a note;
-                  a counter that is not a number drops the level (never 0 bytes)
+                  a counter that is not a number drops the level (never 0 bytes);
+                  without TCC_EA counters, 1024 x (FETCH_SIZE + WRITE_SIZE): rocprof's
+                  derived metrics, the same formula in KiB (rocprofv3: FetchSize, WriteSize)
     time        = EndNs - BeginNs (rocprof v1), End_Timestamp - Start_Timestamp (v2/v3,
                   rocprof-compute), or DurationNs
 
@@ -35,6 +38,7 @@ from functools import lru_cache
 
 from .aggregate import Launch
 from .ncu_metrics import Counts
+from .rocprof_arch import ARCH_NOTE, mfma_note, spelled_mi300
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
 MATRIX = {"F8": "fp8", "F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64",
@@ -55,11 +59,14 @@ def _spellings(name: str) -> tuple[str, ...]:
 _NAMES = (*(f"SQ_INSTS_VALU_{op}_{p}" for op in ("ADD", "MUL", "FMA", "TRANS") for p in VECTOR),
           *(f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in MATRIX),
           "TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B", "TCC_BUBBLE",
-          *TCP_TCC, "TCP_TOTAL_CACHE_ACCESSES", "TCC_REQ")
+          *TCP_TCC, "TCP_TOTAL_CACHE_ACCESSES", "TCC_REQ", "FETCH_SIZE", "WRITE_SIZE")
+# rocprof's derived HBM metrics, as rocprofv3 (rocprofiler-sdk) names them too
+_ALIASES = {"FETCH_SIZE": ("FetchSize",), "WRITE_SIZE": ("WriteSize",)}
 # spelling -> (canonical name, preference): built once, so a dispatch's counters are
 # renamed by one pass over its keys (a 100,000-dispatch file once built 4 spellings with
 # str.replace 65 times a dispatch, a third of the read: review r5 F1)
-_SPELLING = {key: (name, rank) for name in _NAMES for rank, key in enumerate(_spellings(name))}
+_SPELLING = {key: (name, rank) for name in _NAMES
+             for rank, key in enumerate((*_spellings(name), *_ALIASES.get(name, ())))}
 
 
 @lru_cache(maxsize=64)
@@ -92,13 +99,31 @@ def canonical(m: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float
     return c, (c if total == total else {name: v for name, v in c.items() if v == v})
 
 
+# a clock reading, not a time since the dispatch began: rocprof's timestamps are ns of the
+# system clock (since boot or 1970), past 1e12 (17 minutes) on any running machine
+_CLOCK_NS = 1e12
+
+
 def _seconds(m: Mapping[str, float]) -> float | None:
+    """A timestamp of 0 beside a clock reading is one not recorded (rocprofv2's file plugin
+    writes Start_Timestamp 0, End 140469300947216 in ROCm's own docs: once a 39-hour
+    kernel, review r9 F5), and an end of 0 is never an end: no time. A 0 begin before a
+    small end is a file written with times from 0 (hand-made ones are), and is kept."""
     for begin, end in (("BeginNs", "EndNs"), ("Start_Timestamp", "End_Timestamp")):
         b, e = m.get(begin), m.get(end)
         if b is not None and e is not None and b == b and e == e:
+            if e == 0 or (b == 0 and e >= _CLOCK_NS):
+                return None
             return (e - b) * 1e-9
     d = m.get("DurationNs")
     return d * 1e-9 if d is not None and d == d else None
+
+
+def _unrecorded(m: Mapping[str, float]) -> str:
+    """' (Start_Timestamp 0: not recorded)' when a timestamp of 0 is why there is no time."""
+    zero = next((k for k in ("BeginNs", "EndNs", "Start_Timestamp", "End_Timestamp")
+                 if m.get(k) == 0), None)
+    return f" ({zero} 0: not recorded)" if zero else ""
 
 
 def _time_words(m: Mapping[str, float]) -> str:
@@ -149,7 +174,7 @@ def _dram(num: Mapping[str, float], bubble: float | None) -> tuple[float | None,
     rd, rd32 = get("TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B")
     wr, wr64 = get("TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B")
     if rd is None and wr is None:
-        return None, []
+        return _kib_sizes(num)
     notes = []
     if (rd is None) != (wr is None):
         # one direction collected: said, as ncu's "DRAM = reads only" (a file of
@@ -169,7 +194,33 @@ def _dram(num: Mapping[str, float], bubble: float | None) -> tuple[float | None,
             + 64 * wr64 + 32 * (wr - wr64)), notes
 
 
-def _bytes(c: Mapping[str, float], num: Mapping[str, float]
+def _kib_sizes(num: Mapping[str, float]) -> tuple[float | None, list[str]]:
+    """HBM bytes from rocprof's derived FETCH_SIZE / WRITE_SIZE (rocprofv3: FetchSize /
+    WriteSize), when the TCC_EA requests were not collected: on gfx9 rocprof defines them
+    as (32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)) / 1024 and (32 x (WRREQ - WRREQ_64B) +
+    64 x WRREQ_64B) / 1024 (ROCm/rocprofiler derived_counters.xml, "kilobytes fetched
+    from / written to the video memory"): this module's formula in KiB, so x 1024."""
+    fetch, write = num.get("FETCH_SIZE"), num.get("WRITE_SIZE")
+    if fetch is None and write is None:
+        return None, []
+    notes = ["DRAM = 1024 x (FETCH_SIZE + WRITE_SIZE): rocprof's derived metrics, in KiB "
+             "(the TCC_EA request formula rocprof applied)"]
+    if (fetch is None) != (write is None):
+        have, lack, what = (("FETCH_SIZE", "WRITE_SIZE", "reads") if write is None else
+                            ("WRITE_SIZE", "FETCH_SIZE", "writes"))
+        notes.append(f"DRAM = {what} only: {have} without {lack} (add it to --pmc, or DRAM "
+                     f"bytes may read low)")
+    return 1024.0 * ((fetch or 0.0) + (write or 0.0)), notes
+
+
+def _dram_counters(c: Mapping[str, float]) -> tuple[str, ...]:
+    """The counters the DRAM level is read from: FETCH_SIZE / WRITE_SIZE only without any
+    TCC_EA request counter (an n/a FETCH_SIZE beside the requests drops nothing)."""
+    raw = _LEVEL_COUNTERS["DRAM"]
+    return raw if any(n in c for n in raw[:4]) else (*raw, "FETCH_SIZE", "WRITE_SIZE")
+
+
+def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False
            ) -> tuple[dict[str, float], dict[str, str], list[str]]:
     """Bytes by level (c, num: canonical()), the levels whose counts are unknown ({level: why}:
     a counter in the file but not a number; no bytes for them),
@@ -181,12 +232,19 @@ def _bytes(c: Mapping[str, float], num: Mapping[str, float]
     nbytes: dict[str, float] = {}
     unknown: dict[str, str] = {}
     bubble = c.get("TCC_BUBBLE")
-    line = 64.0 if bubble is None else 128.0
+    line = 128.0 if mi300 or bubble is not None else 64.0
     for level, names in _LEVEL_COUNTERS.items() if c is not num else ():
+        if level == "DRAM":
+            names = _dram_counters(c)
         bad = next((n for n in names if (v := c.get(n)) is not None and v != v), None)
         if bad is not None:
             unknown[level] = f"{bad} is not a number (n/a)"
     dram, notes = _dram(num, bubble)
+    if mi300 and bubble is None and num.get("TCC_EA_RDREQ"):
+        # gfx942 counts a 128-B read once in RDREQ and once in TCC_BUBBLE; without BUBBLE
+        # the formula takes it for 64 B (review r9 F2)
+        notes.append("TCC_BUBBLE not collected on MI300: its 128-B DRAM reads counted as "
+                     "64 B (DRAM bytes up to 2x low); add TCC_BUBBLE_sum to --pmc")
     if dram is not None:
         nbytes["DRAM"] = dram
     l2_reqs = list(map(num.get, TCP_TCC))
@@ -252,12 +310,18 @@ def _partial_note(suffix: str, lacking: tuple[bool, ...]) -> str:
             f"or the FLOP may read low)")
 
 
-def rocprof_counted(m: Mapping[str, float]) -> tuple[Counts, dict[str, str]]:
+def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
+                    ) -> tuple[Counts, dict[str, str]]:
     """FLOP by precision, bytes by level and seconds of one dispatch, and the levels it
     could not count ({level: why}, for _with_known_levels, which once ran _bytes a second
     time for them: review r5 F1). A level whose counter is in the file but not a number
-    gets no bytes (_bytes); a dispatch left with none has a problem naming the counter."""
+    gets no bytes (_bytes); a dispatch left with none has a problem naming the counter.
+    mi300: whether the GPU is an MI300 as the user's device or folder says (None: unsaid);
+    the file's own counter names say it first (rocprof_arch)."""
     c, num = canonical(m)
+    spelled = spelled_mi300(tuple(m))
+    if spelled is None or (spelled is False and mi300):
+        spelled = mi300
     lanes = _wave_size(m)
     flop, notes, found = _vector_flop(num, lanes)
     if lanes != 64.0:
@@ -270,14 +334,19 @@ def rocprof_counted(m: Mapping[str, float]) -> tuple[Counts, dict[str, str]]:
             if mops:
                 flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
                 tensor += 512.0 * mops
-    nbytes, unknown, bnotes = _bytes(c, num)
+    if mfma := mfma_note(m):
+        notes.append(mfma)
+    nbytes, unknown, bnotes = _bytes(c, num, bool(spelled))
     if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
         notes += bnotes
+    if spelled is None and ("L1" in nbytes or num.get("TCP_TCC_READ_REQ")):
+        notes.append(ARCH_NOTE)
     seconds = _seconds(m)
     split = _split_problem(num)
     if seconds is None:
-        problem = ("no time: needs BeginNs/EndNs, Start_Timestamp/End_Timestamp or DurationNs "
-                   "(rocprof v1: add `--timestamp on`; rocprofv3 and rocprof-compute write them)")
+        problem = ("no time" + _unrecorded(m) + ": needs BeginNs/EndNs, "
+                   "Start_Timestamp/End_Timestamp or DurationNs (rocprof v1: add "
+                   "`--timestamp on`; rocprofv3 and rocprof-compute write them)")
     elif seconds < 0:
         problem = f"negative time ({_time_words(m)}): the end is before the begin"
     elif seconds == 0:
@@ -288,10 +357,11 @@ def rocprof_counted(m: Mapping[str, float]) -> tuple[Counts, dict[str, str]]:
         problem = "no bytes: " + "; ".join(f"{why}, so no {level} bytes"
                                            for level, why in unknown.items())
     elif not nbytes:
-        problem = ("no byte counters (TCC_EA_RDREQ/WRREQ, TCP_TCC_*_REQ, TCC_REQ, "
-                   "TCP_TOTAL_CACHE_ACCESSES)")
+        problem = ("no byte counters (TCC_EA_RDREQ/WRREQ, MI300: TCC_EA0_RDREQ/WRREQ; "
+                   "TCP_TCC_*_REQ, TCC_REQ, TCP_TOTAL_CACHE_ACCESSES, FETCH_SIZE/WRITE_SIZE)")
     elif not found:
-        problem = "no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
+        problem = ("no FLOP counters (SQ_INSTS_VALU_*_F16/F32/F64, SQ_INSTS_VALU_MFMA_MOPS_*)"
+                   + (f"; {mfma}" if mfma else ""))
     else:
         problem = ""
     return Counts(flop, nbytes, seconds, tuple(notes), problem, tensor_flop=tensor), unknown

@@ -25,7 +25,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .torch_ops_attention import ATTENTION_RULES
 from .torch_ops_backward import BACKWARD_RULES
-from .torch_ops_base import OpCall, OpWork
+from .torch_ops_base import OpCall, OpWork, dtype_of
 from .torch_ops_core import CORE_RULES
 from .torch_ops_loss import LOSS_RULES
 from .torch_ops_memory import MEMORY_RULES
@@ -56,7 +56,14 @@ def work_or_reason(call: OpCall) -> OpWork | str:
         work = rule(call)
     except (InputError, TypeError, ValueError, IndexError, ZeroDivisionError):
         work = None
-    return "no formula for these shapes" if work is None else work
+    if work is not None:
+        return work
+    # the shapes may be fine and something else missing: say what (review r7 F5)
+    if not any(d is not None for d in call.dims) and not call.lists:
+        return "no input shapes recorded ('Input Dims')"
+    if not any(dtype_of(t) is not None for t in call.types):
+        return "no dtypes recorded ('Input type': torch 1.8-era traces lack it)"
+    return "no formula for these shapes"
 
 
 def op_work(call: OpCall) -> OpWork | None:

@@ -11,15 +11,17 @@ own table has them); a trace that does (older kineto) is counted with its `args.
 Bytes: compulsory traffic from shapes and dtypes (level DRAM).
 An op nested inside a counted op (mm inside addmm's caller chain) is part of that op and is
 not counted again.
-Reading the file: ingest/torch_trace_file.py; the groups' names, Kernels and notes:
-ingest/torch_trace_groups.py.
+Reading the file: ingest/torch_trace_file.py; sorting its events (ops, device time by
+External id, host<->device copies, events linked to no op) and the errors for a trace
+without usable ops: torch_trace_events.py; a conv's constants from its output's shape:
+torch_trace_infer.py; rank labels: torch_trace_ranks.py; the groups' names, Kernels and
+notes: ingest/torch_trace_groups.py.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import ParseError
 from ..model.kernel import Kernel
@@ -29,17 +31,20 @@ from .profile_import import ProfileImport, RecordedDevice
 from .skips import SkipLog
 from .torch_compiled import compiled_error, compiled_note, compiled_regions
 from .torch_ops import has_rule, work_or_reason
+from .torch_ops_attention import ATTENTION_RULES
 from .torch_ops_backward import ARGS_IN_KEY as _BACKWARD_ARGS_IN_KEY
 from .torch_ops_base import OpCall
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
 from .torch_ops_pool import ARGS_IN_KEY as _POOL_ARGS_IN_KEY
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
 from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
+from .torch_trace_events import _Op, check_ops, host_copies_note, skipped_why, sort_events
 from .torch_trace_file import load_trace_json
 from .torch_trace_groups import (
     PROFILER_FLOP,
     _autocast_note,
     _cat_note,
+    _defaults_note,
     _Group,
     _kernel,
     _lost_note,
@@ -47,74 +52,8 @@ from .torch_trace_groups import (
     _unique_names,
     _warmup_note,
 )
-
-
-@dataclass
-class _Op:
-    index: int
-    name: str
-    ts: float
-    dur: float
-    ext: int | None
-    args: dict
-    children: list[_Op] = field(default_factory=list)
-
-
-# Event categories by torch version. torch >= 1.9 (kineto): cpu_op, kernel, gpu_memcpy,
-# gpu_memset. torch 1.8's first kineto traces: Operator, Kernel, Memcpy, Memset (the categories
-# pytorch/kineto's tb_plugin tests read: tb_plugin/test/test_profiler.py). Compared lowercased.
-_OP_CATEGORIES = ("cpu_op", "operator")
-_DEVICE_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
-# The launch calls: their 'correlation' is the device event's, their 'External id' the op's
-# (kineto draws the "ac2g" flow arrows between the two by that correlation id).
-_RUNTIME_CATEGORIES = ("cuda_runtime", "cuda_driver", "runtime")
-_CATEGORIES = _OP_CATEGORIES + _DEVICE_CATEGORIES + _RUNTIME_CATEGORIES
-
-
-def _ops_and_kernels(events: list, log: SkipLog
-                     ) -> tuple[list[_Op], dict[int, float], tuple[int, float]]:
-    """The ops, the device seconds of each External id, and (count, seconds) of the device
-    events linked to no op (neither an External id of their own nor a launch call's)."""
-    ops: list[_Op] = []
-    kernel_s: dict[int, float] = {}
-    launch_ext: dict[int, int] = {}       # correlation -> External id, from launch calls
-    unlinked: list[tuple[object, float]] = []   # (correlation, seconds) of device events
-    for i, e in enumerate(events):
-        if not isinstance(e, dict) or e.get("ph") != "X":
-            continue
-        cat = str(e.get("cat", "")).lower()
-        if cat not in _CATEGORIES:
-            continue
-        args = e.get("args") or {}
-        try:
-            ts, dur = float(e["ts"]), float(e["dur"])
-        except (KeyError, TypeError, ValueError):
-            log.add(None, f"event #{i} ({e.get('name', '?')}): no numeric ts/dur; skipped")
-            continue
-        if dur < 0:   # kineto never writes one: a trace edited or merged by hand
-            log.add(None, f"event #{i} ({e.get('name', '?')}, {cat}): negative duration "
-                          f"(dur {dur:g} us); skipped - is the trace edited or corrupt?")
-            continue
-        ext = args.get("External id", args.get("external id"))
-        if cat in _OP_CATEGORIES:
-            ops.append(_Op(i, str(e.get("name", "?")), ts, dur,
-                           int(ext) if ext is not None else None, args))
-        elif cat in _RUNTIME_CATEGORIES:
-            if ext is not None and args.get("correlation") is not None:
-                launch_ext[args["correlation"]] = int(ext)
-        elif ext is not None:
-            kernel_s[int(ext)] = kernel_s.get(int(ext), 0.0) + dur * 1e-6
-        else:
-            unlinked.append((args.get("correlation"), dur * 1e-6))
-    lost = [0, 0.0]
-    for corr, seconds in unlinked:   # linked through the launch call's External id
-        ext = launch_ext.get(corr) if corr is not None else None
-        if ext is None:
-            lost[0] += 1
-            lost[1] += seconds
-        else:
-            kernel_s[ext] = kernel_s.get(ext, 0.0) + seconds
-    return ops, kernel_s, (lost[0], lost[1])
+from .torch_trace_infer import CONV, following_ops, infer_conv
+from .torch_trace_ranks import rank_of, trace_labels
 
 
 def _roots(ops: list[_Op], events: list) -> list[_Op]:
@@ -172,45 +111,47 @@ class TorchImport(ProfileImport):
 def trace_kernels(data: dict, path: str, log: SkipLog
                   ) -> tuple[list[Kernel], list[str], list[dict]]:
     events = data["traceEvents"]
-    ops, kernel_s, (n_lost, lost_s) = _ops_and_kernels(events, log)
+    ev = sort_events(events, log)
     regions = compiled_regions(events)
-    _check_ops(ops, path, regions, log)
-    on_gpu = bool(kernel_s)
-    tally = _Tally(kernel_s, on_gpu, log)
-    for root in _roots(ops, events):
+    check_ops(ev, path, regions, log)
+    on_gpu = bool(ev.kernel_s or ev.copies)
+    tally = _Tally(ev.kernel_s, on_gpu, log, ev.host_s)
+    tally.following = following_ops(ev.ops, events)
+    for root in _roots(ev.ops, events):
         tally.visit(root)
     tally.log_zero_time()
     _unique_names(list(tally.groups.values()))
-    uncounted_s = sum(tally.uncounted.values())
-    kernels = [_kernel(g, path, on_gpu, uncounted_s) for g in tally.groups.values()]
+    # the host-link copies the ops launched: off the roof, but op time the shares are of
+    op_exts = {op.ext for op in ev.ops if op.ext is not None}
+    host_s = sum(s for ext, s in ev.host_s.items() if ext in op_exts)
+    off_roof_s = sum(tally.uncounted.values()) + host_s
+    kernels = [_kernel(g, path, on_gpu, off_roof_s) for g in tally.groups.values()]
     if regions and not kernels:   # the eager ops around the compiled code count nothing
         raise ParseError(compiled_error(regions), path=path)
-    notes = [note for note in (_uncounted_note(kernels, tally.uncounted),
+    devices = [str(d.get("name")) for d in data.get("deviceProperties") or ()
+               if isinstance(d, dict) and d.get("name")]
+    notes = [note for note in (_uncounted_note(kernels, tally.uncounted, host_s,
+                                               tally.unshaped),
+                               host_copies_note(ev.copies, ev.host_s, devices, ev.ops,
+                                                sum(k.seconds or 0.0 for k in kernels)
+                                                + off_roof_s),
+                               _defaults_note(tally.defaults, tally.inferred),
                                _warmup_note(tally.groups), _cat_note(tally.groups),
                                _autocast_note(tally.autocast),
                                compiled_note(regions) if regions else "") if note]
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
-    if n_lost:
-        notes.append(_lost_note(n_lost, lost_s, on_gpu))
+    # device time whose External id is no op: a record_function/ProfilerStep range's, an
+    # op cut from the trace (review r7 F3)
+    stray = [ext for ext in ev.kernel_s if ext not in op_exts]
+    n_zero = ev.kernel_n[0] if 0 in stray else 0   # kineto's "outside any op"
+    n_stray = sum(ev.kernel_n[ext] for ext in stray) - n_zero
+    if ev.lost or stray:
+        notes.append(_lost_note(ev.lost, n_zero, n_stray,
+                                ev.lost_s + sum(ev.kernel_s[ext] for ext in stray), on_gpu))
     uncounted = [{"name": n, "calls": tally.uncounted_calls.get(n, 0), "seconds": sec,
                   "file": path} for n, sec in tally.uncounted.items()]
     return kernels, notes, uncounted
-
-
-def _check_ops(ops: list[_Op], path: str, regions: dict, log: SkipLog) -> None:
-    """ParseError unless the trace has ops with input shapes (record_shapes=True); a trace
-    of torch.compile'd code has none whatever the flag was: said so."""
-    if not any("Input Dims" in op.args for op in ops) and regions:
-        raise ParseError(compiled_error(regions), path=path)
-    if not ops and len(log):   # there were ops, all rejected: why, not how to profile
-        raise ParseError(f"no usable cpu_op event ({_skipped_why(log.skips())})", path=path)
-    if not ops:
-        raise ParseError("the trace holds no cpu_op events; profile with "
-                         "torch.profiler.profile(record_shapes=True)", path=path)
-    if not any("Input Dims" in op.args for op in ops):
-        raise ParseError("the trace has no input shapes; profile with record_shapes=True",
-                         path=path)
 
 
 class _Tally:
@@ -220,8 +161,14 @@ class _Tally:
     convolution without a formula, not the allocations it calls); an op above counted ops
     keeps its self time (its time less its children's)."""
 
-    def __init__(self, kernel_s: dict[int, float], on_gpu: bool, log: SkipLog):
+    def __init__(self, kernel_s: dict[int, float], on_gpu: bool, log: SkipLog,
+                 host_s: dict[int, float] | None = None):
         self.kernel_s, self.on_gpu, self.log = kernel_s, on_gpu, log
+        self.host_s = host_s or {}   # External id -> seconds of host-link copies
+        self.defaults: dict[str, int] = {}   # counted calls without Concrete Inputs
+        self.inferred: dict[str, dict[str, int]] = {}   # op -> {what was inferred: calls}
+        self.following: dict[int, _Op] = {}   # a conv -> the op after it (infer_conv)
+        self.unshaped: set[str] = set()   # ops with a rule left out for want of shapes
         self.groups: dict[tuple, _Group] = {}
         self.uncounted: dict[str, float] = {}
         self.uncounted_calls: dict[str, int] = {}
@@ -240,6 +187,8 @@ class _Tally:
             self._count(op, work)
             return
         if not self._holds_count(op) and not _is_wrapper(op):
+            if has_rule(op.name) and self._seconds(op) > 0:
+                self.unshaped.add(op.name)
             self._uncounted(op.name, self._seconds(op))
             self._why_not(op)
             return
@@ -284,6 +233,20 @@ class _Tally:
             self._entry[op.index] = entry
         return entry
 
+    def _without_constants(self, op: _Op, call: OpCall, work) -> tuple:
+        """A call recorded without constant arguments: a convolution's stride and padding
+        inferred from its output's shape where an op shows it (the count then exact),
+        else the defaults, counted for the note that names them (review r7 F2)."""
+        got = infer_conv(call, op, self.following.get(op.index)) if op.name == CONV else None
+        if got is not None:
+            inferred = work_or_reason(got[0])
+            if not isinstance(inferred, str):
+                seen = self.inferred.setdefault(op.name, {})
+                seen[got[1]] = seen.get(got[1], 0) + 1
+                return got[0], inferred
+        self.defaults[op.name] = self.defaults.get(op.name, 0) + 1
+        return call, work
+
     def _holds_count(self, op: _Op) -> bool:
         if op.index not in self._holds:
             self._holds[op.index] = (not isinstance(self._work_of(op), str)
@@ -315,6 +278,8 @@ class _Tally:
         Its work (dtypes, so precision and bytes) is the innermost re-dispatch's, its time
         the outer op's (_redispatch)."""
         seconds = self._seconds(op)
+        if seconds <= 0 and self.host_s and _subtree_device_s(op, self.host_s) > 0:
+            return   # a host<->device copy (aten::copy_ of .to("cuda")): the copies' note
         if seconds <= 0:
             # one warning per op name, not per call: a CUDA trace's CPU-side ops are
             # thousands of calls (review r5 F6)
@@ -328,6 +293,8 @@ class _Tally:
                     self.autocast[op.name] = self.autocast.get(op.name, 0) + 1
                 op, work = inner, inner_work   # seconds stay the outer call's
         call = self._call_of(op)
+        if op.name in _CONST_OPS and "Concrete Inputs" not in op.args:
+            call, work = self._without_constants(op, call, work)
         args = call.concrete if op.name in _ARGS_IN_KEY else ()
         key = (op.name, call.dims, call.types, args, call.lists)
         g = self.groups.get(key)
@@ -352,6 +319,9 @@ class _Tally:
 _ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
                          | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY
                          | _RMSNORM_ARGS_IN_KEY | _POOL_ARGS_IN_KEY)
+# ... and the ops whose count reads a constant at all (the SDPA backward ops' is_causal):
+# counted without "Concrete Inputs" they take defaults, which a note names (review r7 F2)
+_CONST_OPS = _ARGS_IN_KEY | frozenset(ATTENTION_RULES)
 
 
 def _redispatch(op: _Op) -> _Op:
@@ -395,27 +365,32 @@ def load_torch_trace(paths: Iterable[str] | str) -> TorchImport:
     paths = [paths] if isinstance(paths, str) else list(paths)
     kernels: list[Kernel] = []
     skips, notes, devices, details, uncounted = [], [], [], [], []
-    labels = step_labels(paths)
-    for path, label in zip(paths, labels, strict=True):
+    per_trace, ranks = [], []
+    for path in paths:
         log = SkipLog(path)
         data = load_trace_json(path)
         ks, ns, un = trace_kernels(data, path, log)
         uncounted += un
-        if len(paths) > 1:   # the same op and shape in two traces stay two points
-            ks = [k.with_(name=f"{k.name} [{label}]") for k in ks]
-        kernels += ks
+        ranks.append(rank_of(data))
+        per_trace.append(ks)
         notes += ns
         skips += log.skips()
         for dev in data.get("deviceProperties") or ():
             if isinstance(dev, dict) and dev.get("name"):
                 devices.append(str(dev["name"]))
                 details.append(_recorded_device(dev))
+    # the same op and shape in two traces (two ranks, two steps) stay two points
+    for ks, rank, label in zip(per_trace, ranks, trace_labels(step_labels(paths), ranks),
+                               strict=True):
+        kernels += [k.with_(name=f"{k.name} [{label}]",
+                            meta={**k.meta, "rank": rank} if rank is not None else k.meta)
+                    if label else k for k in ks]
     if not kernels:
         rules = ("mm, addmm, bmm, conv, attention, elementwise, softmax, layer_norm, their "
                  "backward ops, embedding, index_select, gather, cat, copy_, fill_, zero_, "
                  "sum, mean, nll_loss, pooling, group_norm")
         # ops with a formula, all rejected: their reasons, or it reads as a missing rule
-        raise ParseError(f"no op counted ({_skipped_why(skips)}); the ops with a FLOP "
+        raise ParseError(f"no op counted ({skipped_why(skips)}); the ops with a FLOP "
                          f"formula: {rules}" if skips else
                          f"no op with a FLOP formula in the trace ({rules})",
                          path=", ".join(paths))
@@ -424,17 +399,6 @@ def load_torch_trace(paths: Iterable[str] | str) -> TorchImport:
                          notes=tuple(dict.fromkeys(notes)),
                          device_details=tuple(dict.fromkeys(details)),
                          uncounted=tuple(sorted(uncounted, key=lambda u: -u["seconds"])))
-
-
-def _skipped_why(skips) -> str:
-    """The first reasons events were rejected, for an error that has nothing left to show:
-    with every aten::mm skipped, 'no op with a FLOP formula' alone reads as a missing rule.
-    Up to two kinds of reason (the same reason on many events is said once)."""
-    kinds: dict[str, str] = {}
-    for s in skips:
-        kinds.setdefault(re.sub(r"^event #\d+ ", "event ", s.reason), s.reason)
-    shown = "; then ".join(list(kinds.values())[:2])
-    return f"{len(skips)} event(s) skipped, first: {shown}"
 
 
 def _recorded_device(dev: dict) -> RecordedDevice:

@@ -97,16 +97,58 @@ def _args_text(g: _Group) -> str:
     return ", ".join(a for a in g.args if a)
 
 
-def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float]) -> str:
+def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float], host_s: float = 0.0,
+                    unshaped: set[str] | frozenset = frozenset()) -> str:
     """'N% of op time is in ops without a FLOP formula (not drawn): ...'; the time shares
-    are of the same total (meta uncounted_s), so they and N make 100 %."""
+    are of the same total (meta uncounted_s: these ops and the host<->device copies), so
+    they, N and the copies' share make 100 %. Ops that have a formula but were recorded
+    without the shapes or dtypes it needs (`unshaped`) are named as such, not as ops
+    without a formula (review r7 F5)."""
     if not uncounted:
         return ""
-    total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values())
+    total = sum(k.seconds or 0.0 for k in kernels) + sum(uncounted.values()) + host_s
     top = sorted(uncounted.items(), key=lambda kv: -kv[1])[:4]
     share = sum(uncounted.values()) / total if total else 0.0
-    return (f"{100 * share:.1f}% of op time is in ops without a FLOP formula "
-            f"(not drawn): " + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+    ruled = sorted(n for n in unshaped if n in uncounted)
+    what = ("ops without a FLOP formula (not drawn)" if not ruled else
+            f"ops not counted (not drawn; {', '.join(ruled[:3])}"
+            f"{' and others' if len(ruled) > 3 else ''} recorded without shapes or dtypes "
+            f"{'its' if len(ruled) == 1 else 'their'} formula can use: see the warnings)")
+    return (f"{100 * share:.1f}% of op time is in {what}: "
+            + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+
+
+# The defaults a rule takes for constant arguments the trace did not record ("Concrete
+# Inputs" came with torch 2.1): what the count assumed, by op.
+_DEFAULTS = {"aten::convolution": "stride 1, padding 0, dilation 1, not transposed (groups "
+                                  "from the shapes)",
+             "aten::convolution_backward": "stride 1, padding 0, dilation 1, all three "
+                                           "gradients",
+             "aten::scaled_dot_product_attention": "not causal",
+             "aten::sum": "over every dimension", "aten::mean": "over every dimension"}
+
+
+def _defaults_note(defaults: dict[str, int],
+                   inferred: dict[str, dict[str, int]] | None = None) -> str:
+    """Ops counted without their constant arguments (no 'Concrete Inputs': torch < 2.1, or
+    a trace whose tool dropped them): what was inferred from the shapes (a conv's stride
+    and padding from its output's), and the defaults assumed elsewhere: a stride-2 conv
+    counted at stride 1 has ~4x its FLOP, a causal attention counted dense 2x (review r7
+    F2)."""
+    if not defaults and not inferred:
+        return ""
+    said = []
+    for name, hows in (inferred or {}).items():
+        for how, calls in sorted(hows.items(), key=lambda kv: -kv[1])[:3]:
+            said.append(f"{name} at {how} ({calls} call{'s' if calls > 1 else ''})")
+    for name, calls in sorted(defaults.items(), key=lambda kv: -kv[1]):
+        assumed = _DEFAULTS.get(name, "not causal" if "attention" in name
+                                else "the default of each argument")
+        said.append(f"{name} at the defaults: {assumed} ({calls} call{'s' if calls > 1 else ''})")
+    high = "defaults assumed, so their FLOP and bytes may be high; " if defaults else ""
+    return ("no constant arguments recorded ('Concrete Inputs': torch < 2.1, or dropped "
+            f"by a tool): {high}counted with " + "; ".join(said)
+            + (" - profile with torch >= 2.1 for the real ones" if defaults else ""))
 
 
 def _autocast_note(autocast: dict[str, int]) -> str:
@@ -133,9 +175,23 @@ def _warmup_note(groups: dict[tuple, _Group]) -> str:
             f"with torch.profiler.schedule")
 
 
-def _lost_note(n_lost: int, lost_s: float, on_gpu: bool) -> str:
-    return (f"{n_lost} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, are linked "
-            f"to no op (no 'External id', no launch call with their 'correlation')"
+def _lost_note(n_lost: int, n_zero: int, n_stray: int, lost_s: float, on_gpu: bool) -> str:
+    """The device events linked to no op and their time: without any link (`n_lost`), with
+    External id 0 (`n_zero`: kineto's mark of a launch outside any op) and with an External
+    id that names no op (`n_stray`: a record_function or ProfilerStep range's, review r7
+    F3)."""
+    if not n_zero and not n_stray:
+        why = "no 'External id', no launch call with their 'correlation'"
+    else:
+        why = "; ".join(w for w in (
+            f"{n_lost} with no 'External id' nor a launch call's 'correlation'"
+            if n_lost else "",
+            f"{n_zero} with External id 0: launched outside any op" if n_zero else "",
+            f"{n_stray} whose External id is no cpu_op: launched inside a record_function "
+            f"or ProfilerStep range, not an aten op (custom extensions, direct CUDA calls)"
+            if n_stray else "") if w)
+    return (f"{n_lost + n_zero + n_stray} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, "
+            f"are linked to no op ({why})"
             + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
                "GPU time") + ": not counted")
 

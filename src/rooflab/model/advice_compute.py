@@ -18,8 +18,8 @@ from .ceiling import Roof, iqr_over_median
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import is_matrix, is_streaming
+from .sample_spread import NOISY_IQR
 from .sanity_ceilings import roof_threads
-from .sanity_timing import NOISY_IQR
 
 # Calls shorter than this may be mostly launch/dispatch cost (a CUDA launch is ~5 us, a
 # PyTorch eager op on a CPU ~10 us): say so when the roof has no floor to test it against.

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..units import fmt_rate, fmt_seconds, is_float, si
 from .canonical_names import level_name, precision_name, unit_name
+from .sample_spread import iqr_over_median
 
 PROVENANCES = ("nominal", "measured", "derived")
 
@@ -40,19 +41,6 @@ PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
 BF16_WHY = " (without bf16 math bf16 runs at the fp32 rate{})"
 # where the roof has fp16 tensor math but no bf16 (Volta/Turing): the way to its ceiling
 BF16_CAST = ": these tensor cores do fp16 only; cast to fp16 for the fp16 tensor ceiling"
-
-
-def iqr_over_median(samples) -> float:
-    """Interquartile range / median of samples (statistics.quantiles; the full range under
-    4 samples): the spread every measurement reports."""
-    xs = sorted(float(v) for v in samples)
-    med = statistics.median(xs)
-    if len(xs) >= 4:
-        q = statistics.quantiles(xs, n=4)
-        iqr = q[2] - q[0]
-    else:
-        iqr = xs[-1] - xs[0]
-    return iqr / med if med else 0.0
 
 
 @dataclass(frozen=True)
@@ -132,7 +120,7 @@ class Ceiling:
     @property
     def iqr_rel(self) -> float | None:
         """Interquartile range / median (the probe table's IQR column; the same quartiles
-        as probe.stats.summarize: statistics.quantiles, the range under 4 samples)."""
+        as probe.stats.summarize: iqr_over_median's inclusive ones, the range under 4 samples)."""
         return iqr_over_median(self.samples) if len(self.samples) >= 2 else None
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .analysis import memory_ceiling
+from . import dies
 from .ceiling import PRECISION_FALLBACK, Roof, kernel_ceiling
 from .display import pretty
 from .display_results import choice_text
@@ -136,6 +136,10 @@ def kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, str]:
 
 
 def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
+    # analysis pulls in numpy (placement, roofline): not at import, where whatif's and
+    # llm's --help take WITH_LAUNCHES from here
+    from .analysis import memory_ceiling
+
     # the ceiling `rooflab report` holds the kernel to: its dominant precision's, or for a
     # kernel whose FLOP span precisions the time-weighted peak of its parts (A100 9e9 fp16
     # tensor + 1e9 fp32: 124.8 TFLOP/s, not 312), so every verb ranks the same kernel alike
@@ -211,7 +215,11 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
     each candidate's memory by name (a name missing or None: not known, not held
     against it); link_s: each candidate's TP link time per step by name (an llm --tp
     document's all-reduces and logits gather), added to the time it ranks on; tp, pp: the
-    llm document's split (each row stands for tp x pp GPUs, which its energy counts)."""
+    llm document's split (each row stands for tp x pp GPUs, which its energy counts).
+
+    A catalog package that is several devices to software (the MI250X's roof, by its
+    note: model/dies.py) is ranked as one of its dies, what one process sees: its ceilings
+    and the TDP given / the dies (memory_bytes is the caller's: the CLI's is one die's)."""
     kernels = tuple(kernels)
     if not kernels:
         raise InputError("no kernels to place; pass a kernel file")
@@ -224,6 +232,9 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
                          f"their counts (flop=..., bytes=...)")
     out = []
     for name, roof, tdp in candidates:
+        n = dies.software_devices(roof)
+        if n > 1:
+            roof, tdp = dies.one_die(roof, tdp, n)
         times, by_note = [], {}
         for k in kernels:
             kt, knotes = _kernel_time(roof, k)
@@ -307,15 +318,25 @@ def best_times(choices: Sequence[Choice]) -> tuple[float | None, float | None]:
     return min(c.floor_s for c in pool), min(c.ranked_s for c in pool)
 
 
+def no_ratio(c: Choice, choices: Sequence[Choice]) -> bool:
+    """Whether the row gets no ratio to the best (`vs best` '-', `relative` null): a
+    device that cannot run the work beside ones that can (review s20 r5 F4: a 'does not
+    fit' B200 read 0.71x under a 1.00x MI300X). Where none can, each is still set against
+    the fastest of them (best_times)."""
+    return not c.viable and any(o.viable for o in choices)
+
+
 def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
                     steps: Sequence[StepComparison] = ()) -> list[dict]:
     fastest, launched = best_times(choices)
     out = [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
             "work_floor_s": c.seconds, "with_launches_s": c.with_launches_s,
-            "relative": c.floor_s / fastest if fastest else None,
+            "relative": (c.floor_s / fastest if fastest and not no_ratio(c, choices)
+                         else None),
             # the rank's measure (rank() sorts by it): the time with launches (+ the TP
             # link where the work is a --tp shard) vs the best
-            "relative_with_launches": c.ranked_s / launched if launched else None,
+            "relative_with_launches": (c.ranked_s / launched
+                                       if launched and not no_ratio(c, choices) else None),
             "ranked_s": c.ranked_s,
             "binding": c.binding,
             "binding_share": c.binding_share, "tdp_w": c.tdp_w,

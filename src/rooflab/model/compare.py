@@ -28,11 +28,13 @@ from .compare_gate import exceeds, gate_notes, noise_reason, total_caveat
 from .compare_merge import ai as _ai
 from .compare_merge import merge_by_name, untestable
 from .compare_notes import (
+    bimodal_note,
     calls_note,
     precision_note,
     predicted,
     predicted_notes,
     seconds_range,
+    split_reason,
     summed_notes,
     untimed_notes,
     work_note,
@@ -99,8 +101,11 @@ class Match:
 
     @property
     def cannot_tell(self) -> str | None:
-        """Why an 'outside noise' verdict cannot be trusted (compare_trust), else None."""
-        return cannot_tell(self.noise, self.before, self.after)
+        """Why an 'outside noise' verdict cannot be trusted (compare_trust), or a 'within
+        noise' one (a run's samples split into two groups: the U test compared mixtures,
+        compare_notes.split_reason); else None."""
+        return cannot_tell(self.noise, self.before, self.after) or (
+            split_reason(self) if self.within_noise else None)
 
     @property
     def within_noise(self) -> bool | None:
@@ -196,7 +201,8 @@ class Comparison:
         """Matched kernels slower by more than `pct` percent whose change is within the
         noise: what the gate let pass."""
         return tuple(m for m in self.matches
-                     if exceeds(m.change_pct, pct) and m.within_noise is True)
+                     if exceeds(m.change_pct, pct) and m.within_noise is True
+                     and m.cannot_tell is None)
 
 
 def parse_rename(items: Sequence[str]) -> dict[str, str]:
@@ -255,7 +261,8 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
             continue
         used.add(name)
         matches.append(Match(name, k, other))
-        notes += calls_note(matches[-1]) + precision_note(matches[-1])
+        notes += (calls_note(matches[-1]) + precision_note(matches[-1])
+                  + bimodal_note(matches[-1]))
     only_after = tuple(k for k in a if k.name not in used)
     notes += untimed_notes(matches)
     notes += [n for m in matches if (n := work_note(m))]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..units import fmt_seconds
 from .kernel import Kernel
 from .provenance import DERIVED
+from .sample_groups import Groups, causes, kernel_groups, one_call, what_to_do
 
 if TYPE_CHECKING:
     from .compare import Match
@@ -162,3 +163,52 @@ def summed_notes(kernels: Sequence[Kernel], side: str) -> list[str]:
             f"seconds, calls)" + (f"; {untimed[name]} without a time, so the sum has none"
                                   if 0 < untimed[name] < n else "")
             for name, n in counts.items() if n > 1]
+
+
+def _split(m: Match) -> list[tuple[str, Groups]]:
+    """The runs whose samples split into two groups, a profiler's launch groups left out
+    (sample_groups.kernel_groups: their samples are launches summed into the time, review
+    s20 x1 F1)."""
+    return [(side, g) for side, k in (("first", m.before), ("second", m.after))
+            if (g := kernel_groups(k)) is not None]
+
+
+def _one_shape(m: Match) -> bool:
+    """Both runs time one call over and over (sample_groups.one_call): no two shapes."""
+    return one_call(m.before) and one_call(m.after)
+
+
+def split_what_to_do(m: Match) -> str:
+    """What to do about a match's two sample groups: for one call, a quiet machine first."""
+    return what_to_do(_one_shape(m))
+
+
+def split_reason(m: Match) -> str | None:
+    """Why a 'within noise' verdict cannot be trusted: a run's samples split into two
+    groups (the same mixture of a 1 ms and a 2 ms shape reads p = 0.72 while its median
+    moves +96 %); None when neither run's do."""
+    sides = [side for side, _ in _split(m)]
+    if not sides:
+        return None
+    are = "runs' samples split" if len(sides) > 1 else "run's samples split"
+    return (f"the {' and '.join(sides)} {are} into two groups, so the U test compared "
+            f"mixtures: its p says nothing of either group")
+
+
+def bimodal_note(m: Match) -> list[str]:
+    """A match whose samples split into two well-separated groups in a run (two shapes
+    timed into one entry, a clock that changed mid-run, load that came and went:
+    model.sample_groups): the U test then compares mixtures, and 'within noise' would read
+    as 'no change' where one group may have moved and the other not; say so beside
+    whatever the noise column says."""
+    split = _split(m)
+    if not split:
+        return []
+    where = "; ".join(f"in the {side} run {g.words()}" for side, g in split)
+    verdict = ("its U test's 'within noise' is not 'no change' (the table says cannot "
+               "tell)" if m.within_noise else "the U test compares mixtures, and the "
+               "median (the time compared) mixes the groups")
+    one = _one_shape(m)
+    what = "two groups of calls" if one else "two different things"
+    return [f"{m.name}: timing samples split into two groups ({where}): {what} timed into "
+            f"one entry ({' or '.join(causes(one))}); {verdict}; {what_to_do(one)}"]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from .sample_spread import spread_short
 
 # an Analysis shows its longest points first, this many, then "... N more" (pandas' head
 # of a long frame; the CLI's --top)
@@ -62,7 +63,8 @@ def _timing(k) -> str:
                      + (f" x {inner} calls" if inner and inner != 1 else "")
                      if n > 1 else stat)
     if isinstance(meta.get("iqr_rel"), (int, float)):
-        stats.append(f"IQR {_percent(meta['iqr_rel'] * 100)} %")
+        # under 4 samples iqr_over_median is the full range (sample_spread.spread_short)
+        stats.append(f"{spread_short(n)} {_percent(meta['iqr_rel'] * 100)} %")
     if isinstance(meta.get("best_s"), (int, float)):
         stats.append(f"best {fmt_seconds(meta['best_s'])}")
     prov = k.provenance.get("seconds")

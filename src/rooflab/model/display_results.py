@@ -142,11 +142,18 @@ def ranking_text(choices: Sequence) -> str:
     """rank()'s tuple as `rooflab choose`'s table: '#, device, with launches, vs best, work
     floor, vs best, binding (share), TDP', in the order given (rank() sorts by the time with
     launches, what binds; equal times by the work floor)."""
-    def ratio(value, best):
-        return fmt_times(value / best) if best and value is not None else "-"
+    from .choose import no_ratio  # choose imports this module: here, not at the top
 
-    best = min((ch.seconds for ch in choices if ch.seconds > 0), default=None)
-    best_l = min((ch.with_launches_s for ch in choices
+    def ratio(value, best, ch):
+        # a device that cannot run the work beside one that can: '-', as the CLI's table
+        # and --json's null `relative` (review s20 r5 F4)
+        ok = best and value is not None and not no_ratio(ch, choices)
+        return fmt_times(value / best) if ok else "-"
+
+    # the best among the devices that can run the work (all of them where none can)
+    pool = [ch for ch in choices if ch.viable] or list(choices)
+    best = min((ch.seconds for ch in pool if ch.seconds > 0), default=None)
+    best_l = min((ch.with_launches_s for ch in pool
                   if ch.with_launches_s is not None and ch.with_launches_s > 0), default=None)
     title = ("Predicted time at the roof (lower bounds), ranked by the time with launches "
              "(what binds), fastest first")
@@ -155,8 +162,8 @@ def ranking_text(choices: Sequence) -> str:
     for i, ch in enumerate(choices, 1):
         rows.append([str(i), ch.name + ("" if ch.viable else " (not viable)"),
                      "-" if ch.with_launches_s is None else fmt_seconds(ch.with_launches_s),
-                     ratio(ch.with_launches_s, best_l), fmt_seconds(ch.seconds),
-                     ratio(ch.seconds, best), _binding(ch),
+                     ratio(ch.with_launches_s, best_l, ch), fmt_seconds(ch.seconds),
+                     ratio(ch.seconds, best, ch), _binding(ch),
                      "-" if ch.tdp_w is None else f"{ch.tdp_w:g} W"])
     return "\n".join([title, *_aligned(rows)])
 

@@ -22,6 +22,7 @@ from .canonical_names import (
 from .display import kernel_text, pretty
 from .frozen import FrozenDict
 from .provenance import ASSUMED, GIVEN, MEASURED
+from .timing_samples import timing_samples
 
 _EMPTY: Mapping[str, Any] = FrozenDict()
 
@@ -338,9 +339,11 @@ PRECISION_ASSUMED = ASSUMED
 # is this list less the raw samples, the plan and the warm-up calls
 TIMING_META = frozenset(("seconds_stat", "median_s", "best_s", "spread", "iqr_rel",
                          "samples_n", "calls_per_sample", "warning", "raw_samples", "plan",
-                         "warmup_calls", "floor_s", "floor_ratio", "floor_level",
+                         "warmup_calls", "warmup_samples_left_out", "floor_s",
+                         "floor_ratio", "floor_level",
                          "floor_binding", "floor_tolerance", "flags", "best_floor_ratio"))
 _NUMBERS = ("flop", "bytes", "seconds", "provenance")   # what the provenance depends on
+
 _MAX_EXACT = 2 ** 53   # a count up to here is the same int after float()
 
 
@@ -398,7 +401,7 @@ def _settle(d: dict[str, Any], changed: Mapping[str, Any] | None) -> None:
         meta = d["meta"]
         d["meta"] = FrozenDict(meta) if meta else _EMPTY
     if every or "samples" in changed:
-        d["samples"] = tuple(d["samples"])
+        d["samples"] = timing_samples(d["samples"], name)
     if not flop_ok:
         _check_range(flop, "flop", name)
     if not bytes_ok:

@@ -80,6 +80,15 @@ class Point:
     # no GPU has (review 18 leftovers; markdown.precision_cell words it)
     ceiling_precision: str = ""
     fallback: bool = False
+    # the ceilings it was judged by, as analyze_point was given them (review s19 r2 F16: a
+    # CPU kernel's real-traffic DRAM bytes are judged by "DRAM (real traffic)", not the
+    # roof's "DRAM", and `level` alone sent a script to the wrong roof.memory[] entry):
+    # their labels (roof.memory[]'s level, the compute label the binding names) and kinds
+    # (provenance). "" on a point built outside analyze_point.
+    memory_ceiling: str = ""
+    memory_ceiling_kind: str = ""
+    compute_ceiling: str = ""
+    compute_ceiling_kind: str = ""
 
     @property
     def memory_bound_side(self) -> bool:
@@ -174,6 +183,9 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         roof_headroom=roof.top_compute_for(kernel.precision).value / peak,
         note=note, kernel_index=kernel_index, ceiling_precision=compute.precision,
         fallback=_fell_back(kernel, compute),
+        memory_ceiling=memory.label, memory_ceiling_kind=memory.provenance,
+        compute_ceiling=compute_label or compute.label,
+        compute_ceiling_kind=compute.provenance,
     )
 
 

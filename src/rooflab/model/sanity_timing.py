@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from ..units import fmt_seconds
 from .kernel import Kernel
 from .machine import Machine
+from .sample_groups import causes as split_causes
+from .sample_groups import kernel_groups, one_call, what_to_do
+from .sample_spread import iqr_over_median
 from .sanity_finding import Finding, kind_of
 
 # Timings whose raw samples span more than this, (max - min) / median, are too noisy to trust.
@@ -17,9 +20,6 @@ NOISY_SPREAD = 0.20
 # A measured per-call time below this is dominated by timer resolution and launch jitter
 # (seed 000 §6.1, problem one: repeat the kernel and take the stable value).
 TOO_SHORT_S = 10e-6
-# A kernel's own timing noise (interquartile range / median) above this is flagged noisy
-# (`rooflab bench` and `demo`) and makes its advice uncertain (advice_compute._quiet_advice).
-NOISY_IQR = 0.05
 # How to get a stable timing, by machine kind (seed 000 §6.3).
 STEADY = {
     "gpu": "lock clocks, warm up, take the median of many runs (seed 000 §6.3)",
@@ -36,8 +36,7 @@ def _iqr_rel(s: tuple[float, ...], med: float) -> float | None:
     """Interquartile range / median, from 4 samples up (fewer have no quartiles to speak of)."""
     if len(s) < 4 or med <= 0:
         return None
-    q = statistics.quantiles(s, n=4)
-    return (q[2] - q[0]) / med
+    return iqr_over_median(s)   # its inclusive quartiles (review s20 r2 F1)
 
 
 # Why timing samples spread (check_timing), in the order named without other evidence.
@@ -115,16 +114,20 @@ def slow_runs_finding(kernel: Kernel) -> Finding | None:
     slower than the rest (meta first_calls_left_out: a JIT compile, a first touch), or a
     later call numba says compiled (meta compile_runs_left_out), or kept later calls that
     slow or that compiled with no clean call of their work (meta slow_runs,
-    compile_runs_kept); its meta slow_runs_note, with the times, was said nowhere a
+    compile_runs_kept), or rooflab.measure(fn) left out samples still warming up (meta
+    warmup_samples_left_out); its meta slow_runs_note, with the times, was said nowhere a
     reader of the report or bench table looks."""
     note = kernel.meta.get("slow_runs_note")
     left_out = kernel.meta.get("first_calls_left_out") or 0
     later = [c for c in kernel.meta.get("compile_runs_left_out") or () if c != 1]
     slow = kernel.meta.get("slow_runs") or ()
     kept = kernel.meta.get("compile_runs_kept") or ()
-    if not isinstance(note, str) or not (left_out or later or slow or kept):
+    # rooflab.measure(fn)'s samples that sped up (measure_trend): a warm-up left out
+    warm = kernel.meta.get("warmup_samples_left_out") or 0
+    if not isinstance(note, str) or not (left_out or later or slow or kept or warm):
         return None
     what = [f"{left_out} first call left out of the time" if left_out else "",
+            f"{warm} first timing samples left out" if warm else "",
             f"call{'s' if len(later) > 1 else ''} {', '.join(map(str, later))} left out "
             f"(numba compiled in {'them' if len(later) > 1 else 'it'})" if later else "",
             f"call{'s' if len(slow) > 1 else ''} {', '.join(map(str, slow))} kept though "
@@ -167,8 +170,9 @@ def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding
     """Timings too noisy (spread of raw samples) or too short to trust, and a time that
     includes rooflab's counting (counting_finding), and calls left out or flagged as
     far slower than the rest (slow_runs_finding)."""
-    found = [check_noisy(kernel, machine), check_too_short(kernel, machine),
-             counting_finding(kernel), slow_runs_finding(kernel)]
+    found = [check_noisy(kernel, machine), check_bimodal(kernel),
+             check_too_short(kernel, machine), counting_finding(kernel),
+             slow_runs_finding(kernel)]
     return [f for f in found if f is not None]
 
 
@@ -198,6 +202,27 @@ def check_noisy(kernel: Kernel, machine: Machine | None = None) -> Finding | Non
         causes=noise_causes(kernel, machine),
         fix=STEADY[kind_of(machine)],
     )
+
+
+def check_bimodal(kernel: Kernel) -> Finding | None:
+    """Samples that split into two well-separated groups (model.sample_groups.two_groups:
+    two input shapes timed into one entry, a clock that changed mid-run, load that came and
+    went): the median is one group's time or neither's, and check_noisy's spread test can
+    pass two tight groups (5 samples at 1.00 ms and 4 at 1.15 ms spread 15 %, under its
+    20 %). `rooflab bench` flags the same kernels 'bimodal', and measure() warns. Not for a
+    profiler's launch group (sample_groups.launch_group: its time is the launches' sum, its
+    median no time of its own; review s20 x1 F1)."""
+    g = kernel_groups(kernel)
+    if g is None:
+        return None
+    one = one_call(kernel)
+    return Finding(
+        kernel=kernel.name, check="bimodal", severity="warning",
+        message=(f"{len(kernel.samples)} timing samples split into two groups, {g.words()}: "
+                 f"the median ({fmt_seconds(statistics.median(kernel.samples))}) is one "
+                 f"group's time or neither's"),
+        causes=split_causes(one),
+        fix=what_to_do(one))
 
 
 def check_too_short(kernel: Kernel, machine: Machine | None = None) -> Finding | None:

@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, field_named
 from .analysis import Analysis, Point, Unplaced, primary_points
 from .bandwidth_reached import bandwidth_of
 from .canonical_names import level_name, precision_name, unit_name
-from .ceiling import Ceiling, Roof
+from .ceiling import PROVENANCES, Ceiling, Roof
 from .field_hints import KERNEL_FIELDS, unknown_field_words, unknown_fields
 from .field_words import ceiling_level, ceiling_precision, name_field
 from .json_values import number_field
@@ -88,34 +88,51 @@ def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:
 
 def ceiling_from_dict(d: Mapping[str, Any], default_kind: str = "nominal",
                       where: str = "ceiling") -> Ceiling:
+    """The ceiling `d` at the place `where` ('p.json.compute[0]'); a bad one is an
+    InputError naming that place in its message and the field in it on the exception
+    (errors.field_named: the --json error document's `field`)."""
     if not isinstance(d, Mapping):
         raise InputError(f"{where}: expected an object with 'flop_per_s' and 'precision', or "
-                         f"'bytes_per_s' and 'level'; got {d!r}")
+                         f"'bytes_per_s' and 'level'; got {d!r}", field=where)
+    value_key = "flop_per_s" if "flop_per_s" in d else "bytes_per_s"
     try:
         if "flop_per_s" in d:
-            value = number_field(d, "flop_per_s", where, "FLOP/s")
-            precision, unit = ceiling_precision(d, where)
+            with field_named(f"{where}.flop_per_s"):
+                value = number_field(d, "flop_per_s", where, "FLOP/s")
+            # the precision is the field at fault until it is a string, then the unit
+            bad = "precision" if not isinstance(d.get("precision"), str) else "unit"
+            with field_named(f"{where}.{bad}"):
+                precision, unit = ceiling_precision(d, where)
             key = {"precision": precision, "unit": unit}
         elif "bytes_per_s" in d:
-            value = number_field(d, "bytes_per_s", where, "bytes/s")
-            key = {"level": ceiling_level(d, where)}
+            with field_named(f"{where}.bytes_per_s"):
+                value = number_field(d, "bytes_per_s", where, "bytes/s")
+            with field_named(f"{where}.level"):
+                key = {"level": ceiling_level(d, where)}
         else:
             raise InputError(f"{where}: needs 'flop_per_s' (with 'precision') or "
-                             f"'bytes_per_s' (with 'level')")
+                             f"'bytes_per_s' (with 'level')", field=where)
         samples = d.get("samples") or ()
         if not isinstance(samples, (list, tuple)):
-            raise InputError(f"{where}: field 'samples' must be a list of numbers")
-        return Ceiling(value=value, provenance=d.get("kind", default_kind),
-                       source=d.get("source", ""), method=d.get("method", ""),
-                       samples=tuple(number_field({"samples": s}, "samples", where,
-                                             "the ceiling's unit") for s in samples),
-                       warnings=tuple(d.get("warnings", ())), **key)
+            raise InputError(f"{where}: field 'samples' must be a list of numbers",
+                             field=f"{where}.samples")
+        with field_named(f"{where}.samples"):
+            samples = tuple(number_field({"samples": s}, "samples", where,
+                                         "the ceiling's unit") for s in samples)
+        # the Ceiling's own checks: a provenance it does not know, else the value's
+        kind = d.get("kind", default_kind)
+        with field_named(f"{where}.{'kind' if kind not in PROVENANCES else value_key}"):
+            return Ceiling(value=value, provenance=kind, source=d.get("source", ""),
+                           method=d.get("method", ""), samples=samples,
+                           warnings=tuple(d.get("warnings", ())), **key)
     except KeyError as exc:
-        raise InputError(f"{where}: missing field {exc}") from None
+        raise InputError(f"{where}: missing field {exc}",
+                         field=f"{where}.{exc.args[0]}") from None
     except InputError as exc:
         # the Ceiling's own checks (value > 0, provenance) do not know the file's place
         text = str(exc)
-        raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
+        raise InputError(text if text.startswith(where) else f"{where}: {text}",
+                         field=exc.field or where) from None
 
 
 def roof_to_dict(r: Roof) -> dict[str, Any]:
@@ -135,33 +152,44 @@ def roof_to_dict(r: Roof) -> dict[str, Any]:
 
 
 def roof_from_dict(d: Mapping[str, Any], where: str = "roof") -> Roof:
+    """The roof `d` at the place `where` (a file's name, 'k.json: roof'); a bad field is
+    an InputError carrying it (ceiling_from_dict)."""
     if not isinstance(d, Mapping):
-        raise InputError(f"{where}: expected an object with 'compute' and 'memory' lists")
+        raise InputError(f"{where}: expected an object with 'compute' and 'memory' lists",
+                         field=where)
     kind = d.get("kind", "nominal")
     for field, example in (("compute", '{"precision": "fp32", "flop_per_s": 1e12}'),
                            ("memory", '{"level": "DRAM", "bytes_per_s": 3.2e11}')):
         if not isinstance(d.get(field) or [], list):
             raise InputError(f"{where}: field '{field}' must be a list of ceilings, e.g. "
-                             f"[{example}]; got {type(d[field]).__name__}")
+                             f"[{example}]; got {type(d[field]).__name__}",
+                             field=f"{where}.{field}")
     notes = d.get("notes") or ()
-    return Roof(
-        name=name_field(d, where, default="unnamed", example="H100 measured"), kind=kind,
-        compute=tuple(ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
-                      for i, c in enumerate(d.get("compute") or ())),
-        memory=tuple(ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
-                     for i, c in enumerate(d.get("memory") or ())),
-        overhead_s=_overhead(d, where), overhead_source=d.get("overhead_source", ""),
-        # a single note written as a string is one note, not one per character
-        source=d.get("source", ""), notes=(notes,) if isinstance(notes, str) else tuple(notes),
-    )
+    with field_named(f"{where}.name"):
+        name = name_field(d, where, default="unnamed", example="H100 measured")
+    # the Roof's own checks (a compute ceiling that is a memory level) name the roof
+    with field_named(where):
+        return Roof(
+            name=name, kind=kind,
+            compute=tuple(ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
+                          for i, c in enumerate(d.get("compute") or ())),
+            memory=tuple(ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
+                         for i, c in enumerate(d.get("memory") or ())),
+            overhead_s=_overhead(d, where), overhead_source=d.get("overhead_source", ""),
+            # a single note written as a string is one note, not one per character
+            source=d.get("source", ""),
+            notes=(notes,) if isinstance(notes, str) else tuple(notes),
+        )
 
 
 def _overhead(d: Mapping[str, Any], where: str) -> float | None:
     if d.get("overhead_s") is None:
         return None
-    value = number_field(d, "overhead_s", where, "seconds")
+    with field_named(f"{where}.overhead_s"):
+        value = number_field(d, "overhead_s", where, "seconds")
     if value < 0:
-        raise InputError(f"{where}: field 'overhead_s' must be >= 0 seconds; got {value!r}")
+        raise InputError(f"{where}: field 'overhead_s' must be >= 0 seconds; got {value!r}",
+                         field=f"{where}.overhead_s")
     return value
 
 
@@ -179,12 +207,17 @@ def kernel_to_dict(k: Kernel) -> dict[str, Any]:
 
 
 def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
+    """The kernel `d` at the place `where` ('kernels[0]'); a bad field is an InputError
+    naming the kernel in its message and the field on the exception ('kernels[0].flop.
+    fp32', errors.field_named), the kernel itself where no one field is at fault."""
     if not isinstance(d, Mapping):
-        raise InputError(f"{where}: expected an object with name, flop, bytes, seconds")
+        raise InputError(f"{where}: expected an object with name, flop, bytes, seconds",
+                         field=where)
     try:
-        name = name_field(d, where)
+        with field_named(f"{where}.name"):
+            name = name_field(d, where)
     except KeyError:
-        raise InputError(f"{where}: missing field 'name'") from None
+        raise InputError(f"{where}: missing field 'name'", field=f"{where}.name") from None
     here = f"{where} '{name}'"
     if all(d.get(f) is None for f in ("flop", "bytes", "seconds", "samples")) and \
             unknown_fields(d):
@@ -192,7 +225,7 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
         # warning over an empty kernel
         raise InputError(f"{here}: nothing rooflab reads besides the name (no flop, bytes "
                          f"or seconds); {unknown_field_words(d, '')} (known fields: "
-                         f"{', '.join(KERNEL_FIELDS)})")
+                         f"{', '.join(KERNEL_FIELDS)})", field=where)
     for field, example in (("flop", '{"fp16": 1.37e11}'), ("bytes", '{"DRAM": 1.0e8}'),
                            ("provenance", '{"seconds": "measured"}'), ("meta", '{"op": "matmul"}')):
         value = d.get(field)
@@ -200,39 +233,48 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
                                               and value is not None
                                               and not isinstance(value, Mapping)):
             raise InputError(f"{here}: field '{field}' must be an object, e.g. {example}; "
-                             f"got {value!r}")
+                             f"got {value!r}", field=f"{where}.{field}")
     flop = {} if d.get("flop") is None else d["flop"]
     if not isinstance(flop, Mapping):   # a bare number counts as fp32
-        flop = {"fp32": number_field(d, "flop", here, "FLOP")}
+        with field_named(f"{where}.flop"):
+            flop = {"fp32": number_field(d, "flop", here, "FLOP")}
     nbytes = {} if d.get("bytes") is None else d["bytes"]
     if not isinstance(nbytes, Mapping):  # a bare number counts as DRAM
-        nbytes = {"DRAM": number_field(d, "bytes", here, "bytes")}
-    calls = number_field(d, "calls", here, "launches") if "calls" in d else 1.0
-    if calls_problem(calls):
-        raise InputError(f"{here}: {calls_problem(calls)}")
-    meta = _with_ignored(d, _meta_with_op(d, here))
+        with field_named(f"{where}.bytes"):
+            nbytes = {"DRAM": number_field(d, "bytes", here, "bytes")}
+    with field_named(f"{where}.calls"):
+        calls = number_field(d, "calls", here, "launches") if "calls" in d else 1.0
+        if calls_problem(calls):
+            raise InputError(f"{here}: {calls_problem(calls)}")
+    with field_named(f"{where}.op"):
+        meta = _with_ignored(d, _meta_with_op(d, here))
     samples = d.get("samples") or ()
     if not isinstance(samples, (list, tuple)):
-        raise InputError(f"{here}: field 'samples' must be a list of seconds")
+        raise InputError(f"{here}: field 'samples' must be a list of seconds",
+                         field=f"{where}.samples")
     try:
-        return Kernel(
-            name=name,
-            flop=_summed(precision_name, flop, f"{here}: flop", "FLOP"),
-            bytes=_summed(level_name, nbytes, f"{here}: bytes", "bytes"),
-            seconds=(None if d.get("seconds") is None
-                     else number_field(d, "seconds", here, "seconds")),
-            calls=int(calls), provenance=dict(d.get("provenance") or {}),
-            unit=unit_name(d.get("unit")),
-            samples=tuple(number_field({"samples": s}, "samples", here, "seconds")
-                          for s in samples),
-            meta=meta,
-        )
+        # read in the order the fields were read before they named themselves: of two bad
+        # fields the message names the same one
+        flop = _summed(precision_name, flop, f"{here}: flop", "FLOP", f"{where}.flop")
+        nbytes = _summed(level_name, nbytes, f"{here}: bytes", "bytes", f"{where}.bytes")
+        with field_named(f"{where}.seconds"):
+            seconds = (None if d.get("seconds") is None
+                       else number_field(d, "seconds", here, "seconds"))
+        with field_named(f"{where}.unit"):
+            unit = unit_name(d.get("unit"))
+        with field_named(f"{where}.samples"):
+            samples = tuple(number_field({"samples": s}, "samples", here, "seconds")
+                            for s in samples)
+        return Kernel(name=name, flop=flop, bytes=nbytes, seconds=seconds, calls=int(calls),
+                      provenance=dict(d.get("provenance") or {}), unit=unit,
+                      samples=samples, meta=meta)
     except InputError as exc:
         # the Kernel's own checks name the kernel but not its place in the file
         text = str(exc)
-        raise InputError(text if text.startswith(where) else f"{where}: {text}") from None
+        raise InputError(text if text.startswith(where) else f"{where}: {text}",
+                         field=exc.field or where) from None
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{here}: {exc}") from None
+        raise InputError(f"{here}: {exc}", field=where) from None
 
 
 def _with_ignored(d: Mapping[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
@@ -275,12 +317,15 @@ def _meta_with_op(d: Mapping[str, Any], here: str) -> dict[str, Any]:
     return {**meta, "op": op.strip()}
 
 
-def _summed(canon, values: Mapping[str, Any], where: str, unit: str) -> dict[str, float]:
-    """Values keyed by canonical names ('FP64' and 'fp64' in one file add up)."""
+def _summed(canon, values: Mapping[str, Any], where: str, unit: str,
+            field: str) -> dict[str, float]:
+    """Values keyed by canonical names ('FP64' and 'fp64' in one file add up); a bad one
+    names its key under `field` ('kernels[0].flop' -> 'kernels[0].flop.fp32')."""
     out: dict[str, float] = {}
     for key in values:
-        name = canon(key)
-        out[name] = out.get(name, 0.0) + number_field(values, key, where, unit)
+        with field_named(f"{field}.{key}"):
+            name = canon(key)
+            out[name] = out.get(name, 0.0) + number_field(values, key, where, unit)
     return out
 
 
@@ -328,19 +373,25 @@ def _floors(p: Point) -> dict[str, float | None]:
             "with_launches_s": p.floor_s if launch is None else max(p.floor_s, launch)}
 
 
-def points_to_dicts(points: Sequence[Point], roof: Roof | None = None,
-                    kernels: Sequence[Kernel] = ()) -> list[dict[str, Any]]:
-    """point_to_dict of each point, each with its kernel's binding point; given the roof
-    and the kernels the points were placed for, each row also names the ceilings it was
-    judged by (point_ceilings: memory_ceiling, compute_ceiling and their kinds)."""
+def points_to_dicts(points: Sequence[Point]) -> list[dict[str, Any]]:
+    """point_to_dict of each point, each with its kernel's binding point and the ceilings
+    it was judged by (they travel on the point: Point.memory_ceiling, set by analyze_point)."""
     primary = primary_points(points)
-    rows = [point_to_dict(p, primary.get(kernel_key(p))) for p in points]
-    if roof is None:
-        return rows
-    from .point_ceilings import rows_judged_by
+    return [{**point_to_dict(p, primary.get(kernel_key(p))), **_judged_by(p)} for p in points]
 
-    return [{**row, **held} for row, held in zip(rows, rows_judged_by(points, roof, kernels),
-                                                  strict=True)]
+
+def _judged_by(p: Point) -> dict[str, Any]:
+    """{"memory_ceiling": "DRAM (real traffic)", "memory_ceiling_kind": "derived",
+    "compute_ceiling": "fp64 vector", "compute_ceiling_kind": "measured"}: the ceilings
+    analyze() placed the point against (review s19 r2 F16), compute_* null for a kernel
+    without FLOP (no compute side, as `ai --json` writes it); {} for a point built outside
+    analyze_point, which names none."""
+    if not p.memory_ceiling:
+        return {}
+    flop = p.flop > 0
+    return {"memory_ceiling": p.memory_ceiling, "memory_ceiling_kind": p.memory_ceiling_kind,
+            "compute_ceiling": p.compute_ceiling if flop else None,
+            "compute_ceiling_kind": p.compute_ceiling_kind if flop else None}
 
 
 def _index(i: int) -> dict[str, int]:
@@ -371,7 +422,7 @@ def analysis_to_dict(a: Analysis) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "roof": roof_to_dict(a.roof),
         "kernels": [kernel_to_dict(k) for k in a.kernels],
-        "analysis": points_to_dicts(a.points, a.roof, a.kernels),
+        "analysis": points_to_dicts(a.points),
         # kernels without a point: their time is in the total `analysis` shares are of
         **({"unplaced": [unplaced_to_dict(u) for u in a.unplaced]} if a.unplaced else {}),
         # always a list, [] when empty: doc["notes"] raised KeyError on some runs of a verb

@@ -6,11 +6,12 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..model.ceiling import iqr_over_median
 from ..model.mann_whitney import u_test
+from ..model.sample_spread import NOISY_IQR, iqr_over_median, spread_name
 
-# A ceiling whose samples spread more than this carries a warning (issue: 5 %).
-NOISY_SPREAD = 0.05
+# A ceiling whose samples spread more than this carries a warning (issue: 5 %); the one
+# noise limit of every measurement (model.sample_spread NOISY_IQR).
+NOISY_SPREAD = NOISY_IQR
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,6 @@ def rates(work: float, seconds: Sequence[float]) -> tuple[float, ...]:
     return tuple(work / s for s in seconds if s > 0)
 
 
-def noise_warning(label: str, stats: Stats, threshold: float = NOISY_SPREAD) -> str | None:
-    if stats.spread > threshold:
-        return (f"{label}: samples spread {stats.spread:.0%} (> {threshold:.0%}); "
-                f"other load on the machine or clock changes; rerun or use --full")
-    return None
-
-
 def rates_warning(label: str, rates: Sequence[float], limit: float = NOISY_SPREAD
                   ) -> str | None:
     """A warning when rate samples (higher is better; the best one is reported) disagree:
@@ -62,7 +56,7 @@ def rates_warning(label: str, rates: Sequence[float], limit: float = NOISY_SPREA
     gap = 1 - st.median / st.maximum if st.maximum else 0.0
     if st.iqr_rel <= limit and gap <= limit:
         return None
-    return (f"{label}: samples vary (interquartile range {st.iqr_rel:.1%} of the median, "
+    return (f"{label}: samples vary ({spread_name(st.n)} {st.iqr_rel:.1%} of the median, "
             f"median {gap:.1%} below the best); other load on the machine or clock "
             f"changes; rerun on a quiet machine or use --full")
 

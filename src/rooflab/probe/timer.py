@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from .stats import Stats, noise_warning, summarize
+from .stats import Stats, summarize
 
 Clock = Callable[[], float]
 
@@ -62,9 +62,6 @@ class Timing:
     @property
     def median(self) -> float:
         return self.stats.median
-
-    def warning(self, label: str) -> str | None:
-        return noise_warning(label, self.stats)
 
 
 def _run(fn: Callable[[], object], inner: int, clock: Clock, sync: Callable[[], object] | None

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
+from ..hardware.resolve import is_whole_chip
 from ..model.analysis import Point
 from ..model.diagnose import Diagnosis
 from ..model.kernel import Kernel
@@ -68,7 +69,8 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
         out += load
         out += _low_compute(profile, out)
         low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
-               if r.ratio is not None and r.ratio < _floor(r)]
+               if r.ratio is not None and r.ratio < _floor(r)
+               and not _whole_chip(profile, r)]
         if low:
             from ..probe.nominal import healthy_range
 
@@ -83,6 +85,18 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     # roof is rooflab's most common use, not a fault of this report, so it stays a plain
     # note under the tables (and in --json's notes) rather than a bold line on every report.
     return out
+
+
+def _whole_chip(profile: MachineProfile, row) -> bool:
+    """The record table's bandwidth row ("DRAM bandwidth") compares a thread row with the
+    whole chip's nominal bandwidth (`--on p.json@1t`: hardware.resolve.nominal_at_threads
+    keeps it whole, and is_whole_chip knows its own words): one thread's DRAM is no share
+    of the chip's, so a row at 30 % of it says the thread count, not a disturbed probe."""
+    level = row.quantity.removesuffix(" bandwidth")
+    if row.unit != "B/s" or level == row.quantity or profile.nominal is None:
+        return False
+    ceiling = profile.nominal.find_memory(level)
+    return ceiling is not None and is_whole_chip(ceiling)
 
 
 def _load_notes(profile: MachineProfile) -> list[str]:

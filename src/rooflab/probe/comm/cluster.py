@@ -13,7 +13,6 @@ intra-node link and, with several hosts, the inter-node one separately.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import socket
 import time
@@ -29,16 +28,12 @@ from ..stats import rates_warning
 from .busbw import COLLECTIVES
 from .collectives import CollectiveResult, Comm, get_plan, memory_cap, sweep
 from .device import rank_profile
+from .fit import misfit_notes
+from .rendezvous import EveryRankError, comm_timeout, group_failure, join_group, master_address
 
 FAULT_ENV = "ROOFLAB_COMM_FAULT"        # tests only: "RANK:die" or "RANK:hang"
 STAGE_ENV = "ROOFLAB_COMM_STAGE_DIR"    # where each rank writes its current stage
-TIMEOUT_ENV = "ROOFLAB_COMM_TIMEOUT"
 SOURCE = "rooflab probe --comm (torch.distributed)"
-
-
-class EveryRankError(InputError):
-    """A setting every rank of the job checks alike and refuses alike (too few or too
-    many ranks): under torchrun one line per host says it, not one per rank."""
 
 
 def dist_env() -> dict[str, int]:
@@ -106,14 +101,16 @@ def p2p_pairs(hosts: Sequence[str]) -> list[tuple[tuple[int, int], str]]:
     return out
 
 
-def _stage_writer(rank: int) -> Callable[[str], None]:
+def _stage_writer(rank: int, seen: list[str] | None = None) -> Callable[[str], None]:
     """Each stage is numbered: when the probe hangs, the ranks with the lowest number are
-    the ones the others wait for."""
+    the ones the others wait for. `seen` keeps the last one (for this rank's own error)."""
     folder = os.environ.get(STAGE_ENV)
     count = [0]
 
     def write(stage: str) -> None:
         count[0] += 1
+        if seen is not None:
+            seen[:] = [stage]
         if folder:
             with open(os.path.join(folder, f"rank{rank}.stage"), "w") as f:
                 f.write(f"{count[0]}\t{stage}")
@@ -168,7 +165,8 @@ def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
 
     env = dist_env()
     rank, world = env["rank"], env["world"]
-    stage = _stage_writer(rank)
+    seen: list[str] = []
+    stage = _stage_writer(rank, seen)
     stage("starting")
     started = time.perf_counter()
     # Before the rendezvous: the nearest this rank gets to "before the probe".
@@ -188,8 +186,9 @@ def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
     if backend == "nccl":
         device = torch.device("cuda", env["local_rank"])
         torch.cuda.set_device(device)
-    timeout = _dt.timedelta(seconds=float(os.environ.get(TIMEOUT_ENV, 600)))
-    dist.init_process_group(backend, timeout=timeout)
+    timeout_s = comm_timeout(600.0)
+    stage("joining the process group at {}:{}".format(*master_address()))
+    join_group(dist, backend, rank, world, timeout_s)
     stage("joined the process group")
     try:
         control = dist.new_group(backend="gloo") if backend == "nccl" else None
@@ -197,6 +196,11 @@ def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
         _fault(rank)
         stage("exchanging host names")
         return _probe(comm, plan, env, backend, why, stage, started, record_load, loadavg)
+    except RuntimeError as exc:   # a peer gone or hung: one line, not a traceback
+        said = group_failure(exc, rank, seen[-1], timeout_s)
+        if said is None:
+            raise
+        raise ProbeError(said) from None
     finally:
         dist.destroy_process_group()
 
@@ -321,6 +325,8 @@ def merge(records: Sequence[Mapping[str, Any]], results: Sequence[CollectiveResu
              f"measured with all local ranks probing at once (as in a data-parallel step)",
              f"backend {backend}: {backend_why}"]
     notes += [f"{r.label}: {r.stopped}" for r in results if r.stopped]
+    collectives = [r.to_dict() for r in results]
+    notes += misfit_notes(collectives)   # in the file too, not only in the table's notes
     roof = slowest_roof([p.measured for p in profiles], [r["rank"] for r in records], name,
                         links, notes)
     host = {"name": name, "kind": "cluster", "world_size": world, "backend": backend,
@@ -330,7 +336,7 @@ def merge(records: Sequence[Mapping[str, Any]], results: Sequence[CollectiveResu
             "convention": "nccl-tests doc/PERFORMANCE.md: algbw = bytes / time; busbw = "
                           "algbw x factor (all-reduce 2(n-1)/n; all-gather, reduce-scatter, "
                           "all-to-all (n-1)/n; broadcast, send/recv 1)",
-            "collectives": [r.to_dict() for r in results]}
+            "collectives": collectives}
     ranks = [{k: r[k] for k in ("rank", "hostname", "local_rank", "device", "profile")}
              for r in records]
     return MachineProfile(host=host, nominal=profiles[0].nominal, measured=roof,

@@ -75,6 +75,8 @@ class SizeResult:
     nbytes: int
     iters: int
     samples: tuple[float, ...]
+    # calls in the first sample when the rest were re-planned from it (_replan); 0 = iters
+    first_iters: int = 0
 
     @property
     def seconds(self) -> float:
@@ -128,7 +130,9 @@ class CollectiveResult:
             "bus_factor": self.factor, "stopped": self.stopped,
             "fit": fit.to_dict() | {
                 "beta_bus_bytes_per_s": fit.beta_bytes_per_s * self.factor} if fit else None,
-            "rows": [{"bytes": r.nbytes, "iters": r.iters, "seconds": r.seconds,
+            "rows": [{"bytes": r.nbytes, "iters": r.iters,
+                      **({"first_sample_iters": r.first_iters} if r.first_iters else {}),
+                      "seconds": r.seconds,
                       "best_s": r.best_s, "samples": list(r.samples),
                       "algbw_bytes_per_s": algbw(r.nbytes, r.seconds),
                       "busbw_bytes_per_s": self.busbw(r),
@@ -214,6 +218,29 @@ def _timed(comm: Comm, op: Callable[[], object], iters: int) -> float:
     return (comm.clock() - t0) / iters
 
 
+# A first sample longer than REPLAN x sample_s (or shorter than sample_s / REPLAN) re-plans
+# the calls of the others from its own per-call time.
+REPLAN = 2.0
+
+
+def _iters(plan: SweepPlan, per_call_s: float) -> int:
+    """Calls per sample so that one sample lasts about plan.sample_s."""
+    return int(min(plan.max_iters, max(plan.min_iters,
+                                       round(plan.sample_s / max(per_call_s, 1e-9)))))
+
+
+def _replan(plan: SweepPlan, iters: int, first_s: float) -> int:
+    """The calls per sample for the samples after the first, which took `first_s` per call
+    (the slowest rank's, so every rank decides alike). Three single calls can mislead: on
+    a loaded host a call right after a barrier ran in 89 us while back to back they took
+    2.2-4.1 ms each, so 112 calls made samples of 0.28 s against a plan of 10 ms and the
+    1 KiB size ate half the budget (review s20 r3 F7). The first sample is timed as the
+    others are, so its per-call time plans them; it is kept as a sample."""
+    if plan.sample_s / REPLAN <= iters * first_s <= REPLAN * plan.sample_s:
+        return iters
+    return _iters(plan, first_s)
+
+
 def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None = None,
           pair: tuple[int, int] | None = None, link: str = "",
           progress: Callable[[str], None] | None = None) -> CollectiveResult:
@@ -244,12 +271,14 @@ def sweep(comm: Comm, collective: str, plan: SweepPlan, max_bytes: float | None 
         comm.sync()
         # The best of three single calls sets the loop length (a first call can stall).
         (one,) = comm.agree_max([min(_timed(comm, op, 1) for _ in range(3))])
-        iters = int(min(plan.max_iters, max(plan.min_iters,
-                                             round(plan.sample_s / max(one, 1e-9)))))
-        local = [_timed(comm, op, iters) for _ in range(plan.samples)]
+        first_iters = _iters(plan, one)
+        (first,) = comm.agree_max([_timed(comm, op, first_iters)])
+        iters = _replan(plan, first_iters, first)
+        local = [_timed(comm, op, iters) for _ in range(plan.samples - 1)]
         agreed = comm.agree_max(local + [comm.clock() - t_start])
         spent += agreed[-1]
-        prev = SizeResult(exact, iters, tuple(agreed[:-1]))
+        prev = SizeResult(exact, iters, (first, *agreed[:-1]),
+                          first_iters if iters != first_iters else 0)
         rows.append(prev)
         del op
         if k + 1 < len(sizes) and len(rows) >= 2 and spent > plan.budget_s:

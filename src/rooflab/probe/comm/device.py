@@ -13,7 +13,7 @@ import socket
 
 from ...hardware.profile import MachineProfile, now_iso
 from ...model.ceiling import Ceiling, Roof
-from ..stats import rates
+from ..stats import rates, rates_warning
 from ..timer import TimingPlan, bench
 
 LIGHT_PLAN = TimingPlan(warmup_s=0.01, sample_s=0.005, budget_s=0.06, min_samples=3)
@@ -23,7 +23,9 @@ LIGHT_COPY_BYTES = 64 << 20      # per buffer; 2 buffers, read + write counted
 
 def _ceiling(work: float, timing, method: str, **key) -> Ceiling:
     samples = rates(work, timing.samples)
-    warn = timing.warning(method.split(":")[0])
+    # the CPU probe's test (interquartile range, median below the best), not Timing's
+    # (max - min) / median (review s20 r2 F4)
+    warn = rates_warning(method.split(":")[0], samples)
     return Ceiling(value=max(samples), provenance="measured", method=method,
                    source="rooflab probe --comm (light per-rank roof)", samples=samples,
                    warnings=(warn,) if warn else (), **key)

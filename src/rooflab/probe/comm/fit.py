@@ -76,3 +76,20 @@ def fit_alpha_beta(nbytes: Sequence[float], seconds: Sequence[float]) -> AlphaBe
     fit = AlphaBeta(alpha, 1.0 / inv_beta, len(pts), 0.0, note)
     worst = max(abs(fit.seconds(s) - t) / t for s, t in pts)
     return AlphaBeta(alpha, 1.0 / inv_beta, len(pts), worst, note)
+
+
+def misfit_notes(collectives: Sequence[dict]) -> list[str]:
+    """The note naming the fits that miss their own median times past RESIDUAL_WARN (the
+    probe table's `resid !`), from extras.comm.collectives entries; [] when none does.
+    One text for the table's notes and the profile's measured.notes, so a --json run (and
+    a script reading the file) gets it too (review s20 r3 F8)."""
+    from ...model.link_fits import RESIDUAL_WARN
+
+    bad = [f"{c['label']} {c['fit']['max_rel_residual']:.0%}" for c in collectives
+           if c.get("fit") and (c["fit"].get("max_rel_residual") or 0) > RESIDUAL_WARN]
+    if not bad:
+        return []
+    return [f"alpha/beta fits that miss their own median times by more than "
+            f"{RESIDUAL_WARN:.0%} at some size (resid !): {', '.join(bad)}; their alpha and "
+            f"beta describe no measured point well (a loaded host, or a latency that is not "
+            f"one constant); rerun on a quiet host or with --full before using them"]

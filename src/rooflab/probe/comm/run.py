@@ -32,21 +32,28 @@ def probe_comm(nproc: int | None = None, mode: str = "quick", *,
 
     Under torchrun this process is one rank (nproc is ignored) and only rank 0 gets the
     profile (the others get None). Otherwise `nproc` ranks are started on 127.0.0.1 and
-    the profile comes back from rank 0. Raises ProbeError naming the rank when one dies
+    the profile comes back from rank 0. `timeout_s` (else ROOFLAB_COMM_TIMEOUT, else the
+    mode's) is how long a rank may reach no new stage, and wait in one collective, before
+    the probe stops; not a limit on the whole run. Raises ProbeError naming the rank when one dies
     or hangs (nothing is returned then), InputError for bad arguments, MissingDependency
     without torch (or numba, for CPU ranks)."""
     from .collectives import get_plan
     from .needs import check_needs
+    from .rendezvous import check_timeout
 
     get_plan(mode)
+    check_timeout(timeout_s, "timeout_s")
     # every package the ranks import is checked before any starts (needs.py): not numba
     # after 30 s of collectives
     if under_torchrun():
-        from .cluster import TIMEOUT_ENV, dist_env, run_rank
+        from .cluster import dist_env, run_rank
         from .launch import TIMEOUTS
+        from .rendezvous import TIMEOUT_ENV
 
         check_needs(mode, dist_env()["local_world"])
-        os.environ.setdefault(TIMEOUT_ENV, str(timeout_s or TIMEOUTS.get(mode, 600.0)))
+        # timeout_s given here, else ROOFLAB_COMM_TIMEOUT as set, else the mode's
+        if timeout_s or not os.environ.get(TIMEOUT_ENV, "").strip():
+            os.environ[TIMEOUT_ENV] = str(timeout_s or TIMEOUTS.get(mode, 600.0))
         return run_rank(mode, record_load=True)
     from .launch import launch
 

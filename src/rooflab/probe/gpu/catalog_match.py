@@ -9,19 +9,22 @@ from typing import Any
 from . import board as device_tree  # read at call time: tests point BOARD_MODEL elsewhere
 from .mig import MigProfile, mig_profile, mig_roof
 
-# Packages whose dies are separate devices to software: the MI250X's two graphics compute
-# dies each show as one GPU with half the package's memory, bandwidth and compute ("AMD
-# Instinct MI250 microarchitecture", ROCm docs: 1.6 TB/s and 64 GB per GCD, each with its
-# own PCIe x16 link). ROCm names each die "AMD Instinct MI250X / MI250" (an MI250's die,
-# 104 CUs to the MI250X's 110, gets the same name: its compute is 104/110 of this).
-DIES_PER_PACKAGE = {"AMD Instinct MI250X": 2}
-
 
 def _one_die(dev, roof, memory_bytes: float | None):
     """The nominal roof of one die when the device shows 1/n of a multi-die entry's memory
-    (derived: the package figure / n; the host link is per die already), else `roof`."""
-    n = DIES_PER_PACKAGE.get(dev.name)
-    if not n or not memory_bytes or not dev.memory_bytes \
+    (derived: the package figure / n; the host link is per die already), else `roof`.
+
+    A package whose dies are separate devices to software: the MI250X's two graphics
+    compute dies each show as one GPU with half the package's memory, bandwidth and compute
+    ("AMD Instinct MI250 microarchitecture", ROCm docs: 1.6 TB/s and 64 GB per GCD, each
+    with its own PCIe x16 link). ROCm names each die "AMD Instinct MI250X / MI250" (an
+    MI250's die, 104 CUs to the MI250X's 110, gets the same name: its compute is 104/110
+    of this). n is the catalog's `software_devices`, read as every verb reads it
+    (model.dies.software_devices of the entry's roof; review s20 x2 F7)."""
+    from ...model.dies import software_devices, without_note
+
+    n = software_devices(dev.roof)
+    if n <= 1 or not memory_bytes or not dev.memory_bytes \
             or not 0.8 < memory_bytes * n / dev.memory_bytes < 1.2:
         return roof, dev.name
     why = (f"one of the {n} dies of the {dev.name} (each is its own device): the package's "
@@ -34,7 +37,8 @@ def _one_die(dev, roof, memory_bytes: float | None):
                        source=f"{why}; {c.source}".rstrip("; "))
     name = f"{dev.name}, one die"
     return replace(roof, name=name, compute=tuple(map(part, roof.compute)),
-                   memory=tuple(map(part, roof.memory)), notes=roof.notes + (why,)), name
+                   memory=tuple(map(part, roof.memory)),
+                   notes=(*without_note(roof.notes), why)), name
 
 
 def catalog_roof(name: str, cc: str | None = None, *, memory_bytes: float | None = None):

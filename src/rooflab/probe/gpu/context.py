@@ -10,7 +10,7 @@ from typing import Any
 from ...errors import InputError
 from ...model.ceiling import Ceiling
 from ...units import fmt_rate, si
-from ..stats import noise_warning, rates, slowdown_warning, summarize
+from ..stats import rates, rates_warning, slowdown_warning
 from ..timer import Timing, TimingPlan
 from .timing import DeviceTimer
 
@@ -180,13 +180,16 @@ def measured_ceiling(work: float, timing: Timing, *, method: str, source: str,
                      level: str | None = None, clocks: Mapping[str, Any] | None = None
                      ) -> Ceiling:
     """A measured ceiling from per-call times: samples as rates, value = best sample.
-    Warnings: the spread of the samples, and their slowing during the run (in the order
-    taken); `clocks`, read right after the measurement, is named in the slowdown warning
-    when it shows the clock held down, so one line says both."""
+    Warnings: samples that disagree (the CPU probe's test, stats.rates_warning: the
+    interquartile range or the median's gap to the best above 5 %; not (max - min) /
+    median, which one disturbed call among a hundred makes large: review s20 r2 F4), and
+    their slowing during the run (in the order taken); `clocks`, read right after the
+    measurement, is named in the slowdown warning when it shows the clock held down, so
+    one line says both."""
     samples = rates(work, timing.samples)
     label = f"{precision} {unit}" if precision else str(level)
     fmt = (lambda v: fmt_rate(v, precision)) if precision else (lambda v: si(v, "B/s"))
-    warns = (noise_warning(label, summarize(samples)),
+    warns = (rates_warning(label, samples),
              slowdown_warning(label, samples, fmt, clocks_seen(clocks)))
     return Ceiling(value=max(samples), precision=precision, unit=unit, level=level,
                    provenance="measured", source=source, method=method, samples=samples,

@@ -13,7 +13,7 @@ from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
 from ...units import fmt_seconds
-from .count_notes import mla_note, softcap_note
+from .count_notes import mla_note, mtp_note, softcap_note
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .layer_weights import ModelWeights
@@ -230,7 +230,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
     notes += mla_note(run_cfg) + softcap_note(
         run_cfg, s, (("prefill", pre.step), ("decode step", dec.step)),
-        roof.bandwidth("DRAM").value)
+        roof.bandwidth("DRAM").value) + mtp_note(cfg, s)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
                    prompt=req.prompt, device_bytes=device_bytes)
     if s.pp > 1:
@@ -336,6 +336,15 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
         "model": {"name": cfg.name, "family": cfg.family, "model_type": cfg.model_type,
                   "source": cfg.source, "layers": cfg.layers, "hidden": cfg.hidden,
                   "heads": cfg.heads, "kv_heads": cfg.kv_heads, "head_dim": cfg.head_dim,
+                  # MLA caches this latent per token and layer, not kv_heads x head_dim
+                  # (llm list --json's field; review s20 r8 F6)
+                  "kv_latent": cfg.kv_elems_per_token() if cfg.mla else None,
+                  "mla": (None if cfg.mla is None else
+                          {"kv_lora_rank": cfg.mla.kv_lora_rank,
+                           "qk_rope_head_dim": cfg.mla.qk_rope_head_dim,
+                           "qk_nope_head_dim": cfg.mla.qk_nope_head_dim,
+                           "v_head_dim": cfg.mla.v_head_dim,
+                           "q_lora_rank": cfg.mla.q_lora_rank}),
                   "intermediate": cfg.intermediate, "vocab": cfg.vocab,
                   "max_position_embeddings": cfg.max_positions,
                   "params": r.params.total, "active_params": r.params.active},
@@ -389,4 +398,4 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
     points = list(top.analysis.points)
     return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(r.roof),
             "kernels": [kernel_to_dict(k) for k in kernels],
-            "analysis": points_to_dicts(points, r.roof, kernels), "llm": llm}
+            "analysis": points_to_dicts(points), "llm": llm}

@@ -30,6 +30,14 @@ HYBRID_PREFIXES = ("mamba", "ssm_", "linear_num_", "linear_key_", "linear_value_
 HYBRID_FIELDS = ("attn_layer_period", "attn_layer_offset", "full_attention_interval",
                  "hybrid_override_pattern", "layers_block_type", "block_types",
                  "attn_layer_indices")
+# per-layer attention kinds as 0/1 lists: MiniMax-Text-01 / M1's attn_type_list (0 a
+# lightning, i.e. linear, attention layer with a fixed-size state, 1 softmax; vLLM's
+# MiniMaxText01 reads it, or its alias decoder_attention_types, as the hybrid marker)
+TYPE_LISTS = ("attn_type_list", "decoder_attention_types")
+# DeepSeek sparse attention (DeepSeek-V3.2's DSA): a lightning indexer picks each query's
+# index_topk keys; counting it as dense MLA gives ~10x its decode attention FLOP and KV
+# reads at 128k (review s20 r8 F3)
+SPARSE_FIELDS = ("index_topk",)
 _INSTEAD = ("rooflab llm counts every layer as softmax attention with a KV cache that grows "
             "with the context, which would overcount the KV cache and the attention rows; "
             "time the attention layers with `rooflab ai attention` and the projections "
@@ -55,6 +63,17 @@ def check_all_attention(d: dict[str, Any], where: str) -> None:
                 f"{where}: {named}is a hybrid model: layer_types has {len(other)} of "
                 f"{len(types)} layers of kind {', '.join(repr(k) for k in kinds)} (the first: "
                 f"layer {other[0][0]}), not softmax attention; {_INSTEAD}")
+    _check_type_list(d, where, named)
+    sparse = [k for k in SPARSE_FIELDS if d.get(k) is not None]
+    if sparse:
+        raise InputError(
+            f"{where}: {named}uses sparse attention: its config has '{sparse[0]}' "
+            f"({_shown(d[sparse[0]])}): each query attends to the top-{_shown(d[sparse[0]])} "
+            f"cached tokens an indexer picks (DeepSeek sparse attention), plus the indexer's "
+            f"own keys in the cache; rooflab counts dense attention over the whole context, "
+            f"which would overcount decode attention and KV reads many times at long "
+            f"context; time the attention with `rooflab ai attention --kv-len "
+            f"{_shown(d[sparse[0]])}` and the projections with `rooflab ai matmul`")
     # the period / interval fields first: they say which layers are which
     keys = [k for k in HYBRID_FIELDS if k in d] + sorted(k for k in d if isinstance(k, str)
                                                         and k.startswith(HYBRID_PREFIXES))
@@ -63,3 +82,19 @@ def check_all_attention(d: dict[str, Any], where: str) -> None:
             f"{where}: {named}is a hybrid model: its config has '{keys[0]}' "
             f"({_shown(d[keys[0]])}), a field of Mamba / linear-attention / recurrent layers, "
             f"so not every layer is softmax attention; {_INSTEAD}")
+
+
+def _check_type_list(d: dict[str, Any], where: str, named: str) -> None:
+    """attn_type_list (MiniMax): refused when any layer is not softmax attention (1)."""
+    for key in TYPE_LISTS:
+        kinds = d.get(key)
+        if not isinstance(kinds, list) or not kinds:
+            continue
+        other = [i for i, t in enumerate(kinds) if t != 1]
+        if other:
+            raise InputError(
+                f"{where}: {named}is a hybrid model: its config has '{key}' with "
+                f"{len(other)} of {len(kinds)} layers of kind {kinds[other[0]]!r} (the "
+                f"first: layer {other[0]}; 0 is lightning / linear attention with a "
+                f"fixed-size state, 1 softmax attention), so not every layer is softmax "
+                f"attention; {_INSTEAD}")

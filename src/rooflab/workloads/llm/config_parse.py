@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...errors import InputError
+from .config_defaults import with_family_defaults
 from .config_fields import (
     aliased_int,
     bool_field,
@@ -49,17 +50,20 @@ SLIDING_PATTERN = {"gemma2": 2, "gemma3_text": 6, "gemma3": 6}
 TEXT_MODEL_TYPE = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
 # MoE families whose experts have their own width (moe_intermediate_size); Mixtral's
 # experts are intermediate_size wide.
-NARROW_EXPERTS = frozenset({"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe"})
+NARROW_EXPERTS = frozenset({"deepseek_v2", "deepseek_v3", "qwen2_moe", "qwen3_moe",
+                            "kimi_k2"})
 # Encoder-only models: their config has every field a decoder needs, but they generate no
 # tokens, so a TPOT for them would be invented (BERT would count as a 160 M "decoder").
 ENCODER_ONLY = frozenset({"bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra",
                           "deberta", "deberta-v2", "mpnet", "camembert", "modernbert"})
 # model_types whose layout the rules above were checked against (published parameter
-# counts); any other is counted as a Llama-like decoder and says so in a note.
+# counts); any other is counted as a Llama-like decoder and says so in a note. kimi_k2 is
+# DeepseekV3ForCausalLM (its config's architectures): 1,026.4 G / 32.9 G active against the
+# card's 1.04 T / 32 B (review s20 r8 F5).
 CHECKED = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
                      "qwen3_moe", "phi3", "gemma", "gemma2", "gemma3_text", "deepseek_v2",
                      "deepseek_v3", "gpt2", "falcon", "gpt_bigcode", "gpt_oss",
-                     "llama4_text"})
+                     "llama4_text", "kimi_k2"})
 # model_types whose o_proj has a bias when the config says attention_bias (transformers'
 # LlamaAttention, Qwen3Attention, GptOssAttention: o_proj bias=config.attention_bias;
 # Qwen2's o_proj never has one)
@@ -105,9 +109,9 @@ def _chunked(d: dict[str, Any], layers: int,
              where: str) -> tuple[int | None, tuple[int, ...]] | None:
     """Llama 4's chunked local attention: the RoPE layers (no_rope_layers[i] = 1, or 3 of
     every 4 by default: transformers Llama4TextConfig) attend only within their chunk of
-    attention_chunk_size tokens; the NoPE layers attend to the whole context. Counted as a
-    window of the chunk size: the most a token sees (its chunk's earlier tokens, half a
-    chunk on average), and the KV a chunked layer must keep."""
+    attention_chunk_size tokens; the NoPE layers attend to the whole context. Returned as
+    (chunk, chunked layers) in the sliding fields, with ModelConfig.chunked set: a token
+    sees its own chunk's earlier tokens only, and the cache keeps at most one chunk."""
     chunk = opt_int(d, "attention_chunk_size", where)
     if not chunk:
         return None
@@ -234,6 +238,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     model_type = str(d.get("model_type") or "").lower()
     _check_decoder_only(d, model_type, where)
     check_all_attention(d, where)       # hybrid Mamba / linear-attention layers: refused
+    d, defaults_note = with_family_defaults(d, model_type)   # Gemma 3's omitted fields
     check_required(d, where)
     hidden = aliased_int(d, "hidden_size", where)
     layers = _layer_count(aliased_int(d, "num_hidden_layers", where), where)
@@ -253,6 +258,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     # layers of an interleaved model are intermediate_size_mlp wide (Llama4TextMLP)
     intermediate = opt_int(d, "intermediate_size_mlp", where) or intermediate
     notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
+    notes += [defaults_note] * bool(defaults_note)
     quant, quant_note = quantization(d.get("quantization_config"), hidden)
     if quant_note:
         notes.append(quant_note)
@@ -273,8 +279,10 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         o_bias=bool(d.get("attention_bias")) and model_type in O_BIAS,
         attention_sinks=model_type in SINKS,
         sliding_window=window, sliding_layers=sliding_layers,
+        chunked=bool(window) and opt_int(d, "attention_chunk_size", where) == window,
         qk_norm=model_type in QK_NORM,
         moe=moe, mla=mla, attn_softcap=_softcap(d, where),
+        mtp_layers=opt_int(d, "num_nextn_predict_layers", where, minimum=0) or 0,
         dtype=dtype, quantization=quant, source=where, notes=tuple(notes),
     )
 
@@ -370,9 +378,11 @@ def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: 
     notes = []
     if d.get("attention_chunk_size") and d.get("model_type") == "llama4_text":
         notes.append(f"chunked local attention (attention_chunk_size "
-                     f"{d['attention_chunk_size']}) on the RoPE layers is counted as a window "
-                     f"of that many tokens: the most a token attends to and the KV such a "
-                     f"layer keeps (a token sees half a chunk on average)")
+                     f"{d['attention_chunk_size']}) on the RoPE layers: a token attends to "
+                     f"the earlier tokens of its own chunk only ((context - 1) mod "
+                     f"{d['attention_chunk_size']} + 1 of them in decode, one causal "
+                     f"triangle per chunk in prefill); the KV memory counts a whole chunk "
+                     f"for those layers, what a sequence holds once it has filled one")
     if model_type in SINKS:
         notes.append("attention sinks (one learned logit per head, added to each softmax's "
                      "denominator) are in the parameter count and the weights' memory but "
@@ -387,7 +397,14 @@ def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: 
     elif model_type not in CHECKED:
         layout = ("non-gated MLP (up, down), LayerNorm" if gpt2_like
                   else "gated MLP (gate, up, down), RMSNorm, RoPE")
+        # MLA caches a latent, not K/V heads: "128 KV heads of 56" described heads that
+        # do not exist (hidden / heads), where 576 wide latent was counted (review s20 r8 F5)
+        rank, rope = d.get("kv_lora_rank"), d.get("qk_rope_head_dim")
+        cache = (f"MLA with a latent cache of kv_lora_rank + qk_rope_head_dim = {rank} + "
+                 f"{rope} = {rank + rope} elements per token and layer"
+                 if isinstance(rank, int) and isinstance(rope, int) and rank
+                 else f"{kv_heads} KV heads of {head_dim}")
         notes.append(f"model_type '{model_type}' is not one rooflab has checked; counted as "
-                     f"a decoder with {layout}, {kv_heads} KV heads of {head_dim}; compare "
-                     f"the parameter count with the published one before trusting the floors")
+                     f"a decoder with {layout}, {cache}; compare the parameter count with "
+                     f"the published one before trusting the floors")
     return notes

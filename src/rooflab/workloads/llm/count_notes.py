@@ -1,10 +1,12 @@
 """Notes on what one run's count assumes or leaves out, beyond the config's own notes
 (ModelConfig.notes, which stay empty for the bundled families): MLA's decode form, and
-Gemma-2's logit soft-capping under --attn naive (review s19 r6 F5, F4)."""
+Gemma-2's logit soft-capping under --attn naive (review s19 r6 F5, F4), the MTP modules
+left out (review s20 r8 F7)."""
 
 from __future__ import annotations
 
-from ...units import fmt_seconds, si
+from ...units import dtype_bytes, fmt_seconds, si
+from .layer_weights import layer_weights
 from .model_config import ModelConfig
 from .settings import Settings
 
@@ -42,3 +44,29 @@ def softcap_note(cfg: ModelConfig, s: Settings, steps: tuple, bytes_per_s: float
             f"eager attention (--attn naive) runs it as three more read+write passes of the "
             f"score matrix, 3 x the softmax rows' bytes: {said}; a final_logit_softcapping "
             f"on the logits (batch x vocab) is negligible"]
+
+
+def mtp_note(cfg: ModelConfig, s: Settings) -> list[str]:
+    """The multi-token-prediction modules (num_nextn_predict_layers), which no count here
+    includes: DeepSeek-V3's 671 B is the card's 685 B less its MTP module. Each is one more
+    decoder layer (an MoE one on an MoE model: DeepSeek-V3's MTP layer index 61 is past
+    first_k_dense_replace) plus eh_proj (2 hidden -> hidden, a plain nn.Linear in vLLM's
+    DeepSeekMultiTokenPredictorLayer: the unquantized width) and three RMSNorms (enorm,
+    hnorm, shared_head.norm). `cfg` unsharded: the bytes are the whole module's."""
+    n = cfg.mtp_layers
+    if not n:
+        return []
+    w = layer_weights(cfg, s)
+    h, lw = cfg.hidden, w.layer
+    glue = 2 * h * h * dtype_bytes(s.base) + 3 * h * s.act_bytes
+    each = lw.total_bytes + glue
+    tables = w.embedding_bytes + (w.embedding_bytes if cfg.tied_embeddings else w.lm_head_bytes)
+    layer = "MoE decoder layer" if lw.experts else "decoder layer"
+    times = f"{n} x " if n > 1 else ""
+    return [f"num_nextn_predict_layers {n}: the multi-token-prediction (MTP) "
+            f"module{'s are' if n > 1 else ' is'} not counted (parameters, weights, tables): "
+            f"{si(n * each, 'B')} of weights ({times}one {layer} {si(lw.total_bytes, 'B')} "
+            f"+ eh_proj and norms {si(glue, 'B')}), resident and read every step when served "
+            f"with MTP speculative decoding (vLLM --speculative-config method mtp); the "
+            f"checkpoint also stores an embedding and lm_head copy for it "
+            f"({si(tables, 'B')}), which a server may share with the main model's"]

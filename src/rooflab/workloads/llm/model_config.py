@@ -76,6 +76,9 @@ class ModelConfig:
     attention_sinks: bool = False
     sliding_window: int | None = None
     sliding_layers: tuple[int, ...] = ()
+    # the sliding layers attend within chunks of sliding_window tokens, not over a sliding
+    # window (Llama 4's attention_chunk_size): a token sees its chunk's earlier tokens only
+    chunked: bool = False
     # per-head RMSNorms of q and k over head_dim before RoPE (Qwen3Attention's q_norm/k_norm)
     qk_norm: bool = False
     moe: MoE | None = None
@@ -83,6 +86,9 @@ class ModelConfig:
     # Gemma-2's attn_logit_softcapping (cap x tanh(scores / cap)): not counted; named in a
     # note under --attn naive, where eager attention runs it as extra passes (eager.py)
     attn_softcap: float | None = None
+    # multi-token-prediction modules beside the model (DeepSeek-V3 / GLM-4.5
+    # num_nextn_predict_layers): not counted, named in a note with their weights
+    mtp_layers: int = 0
     dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
     quantization: Quantization | None = None   # quantization_config, when rooflab reads it
     source: str = ""
@@ -119,10 +125,19 @@ class ModelConfig:
         return sum(self.is_moe_layer(i) for i in range(self.layers))
 
     def kv_len(self, layer: int, context: int) -> int:
-        """Tokens of KV cache layer `layer` attends to at this context (sliding windows cap it)."""
+        """Tokens of KV cache layer `layer` keeps at this context (sliding windows and
+        chunks cap it: a chunked layer holds up to one chunk, as a sequence reaches it)."""
         if self.sliding_window and layer in self.sliding_layers:
             return min(context, self.sliding_window)
         return context
+
+    def kv_attended(self, layer: int, context: int) -> int:
+        """Tokens the newest of `context` tokens attends to in layer `layer`: kv_len, but
+        in a chunked layer only its own chunk's, (context - 1) mod chunk + 1 (Llama 4 Scout
+        at 12288: 4097, where the cache may hold 8192; review s20 r8 F4)."""
+        if self.chunked and self.sliding_window and layer in self.sliding_layers:
+            return (context - 1) % self.sliding_window + 1
+        return self.kv_len(layer, context)
 
     def kv_elems_per_token(self) -> int:
         """KV-cache elements per token per layer: K and V of each KV head, or MLA's latent."""

@@ -60,14 +60,34 @@ def quantization(q: Any, hidden: int) -> tuple[Quantization | None, str | None]:
     found = _quant_format(q, method, hidden)
     if found is not None:
         _, unmapped = _kept(q)
-        return found, (f"the config's quantization_config leaves {', '.join(unmapped[:4])} "
-                       f"unquantized: not a module of every layer rooflab tables, so it is "
-                       f"counted at the quantized width" if unmapped else None)
+        return found, _unmapped_note(unmapped)
     return None, (f"the config's quantization_config ({method}"
                   + (f", {q.get('bits')} bits" if q.get("bits") is not None else "")
                   + ") is not one rooflab reads (awq, gptq, bitsandbytes, fp8, "
                   "compressed-tensors with 4/8-bit weights): the tables count the weights "
                   "unquantized; give --weights int4/int8/fp8 (and --group) to match it")
+
+
+# `ignore` entries naming modules outside the language model (Llama 4's
+# "re:.*vision_model.*", "re:.*multi_modal_projector.*"): those modules are not counted at
+# all, so "counted at the quantized width" was wrong for them (review s20 r8 F8)
+OUTSIDE_TEXT = re.compile(r"vision|visual|multi_modal|mm_projector|image|audio|speech")
+
+
+def _unmapped_note(unmapped: tuple[str, ...]) -> str | None:
+    """What the tables do with `ignore` entries that name no per-layer module."""
+    outside = [e for e in unmapped if OUTSIDE_TEXT.search(e)]
+    inside = [e for e in unmapped if e not in outside]
+    said = []
+    if outside:
+        said.append(f"{', '.join(outside[:4])} name{'s' * (len(outside) == 1)} modules outside "
+                    f"the text model (vision encoder, projector), which rooflab does not "
+                    f"count at all")
+    if inside:
+        said.append(f"{', '.join(inside[:4])}: not a module of every layer rooflab tables, "
+                    f"so counted at the quantized width")
+    return (f"the config's quantization_config leaves unquantized: {'; '.join(said)}"
+            if said else None)
 
 
 def _group(value: Any, hidden: int) -> int | None:

@@ -282,6 +282,8 @@ def kv_equals_weights_context(cfg: ModelConfig, s: Settings, batch: int) -> floa
     bytes, a windowed one stops growing at its window), so the crossing is solved on each
     linear piece in closed form: c = lo + (weights - kv(lo)) / slope, not searched."""
     weights = decode_step(cfg, s, batch, 1).bytes_split["weights"]
+    if cfg.chunked and cfg.sliding_window:
+        return _chunked_crossing(cfg, s, batch, weights)
     edges = sorted({1, *((cfg.sliding_window,) if cfg.sliding_window else ())})
     for i, lo in enumerate(edges):
         at = _kv(cfg, s, batch, lo)
@@ -294,6 +296,31 @@ def kv_equals_weights_context(cfg: ModelConfig, s: Settings, batch: int) -> floa
             if hi is None or c <= hi:
                 return c
     return None
+
+
+def _chunked_crossing(cfg: ModelConfig, s: Settings, batch: int, weights: float
+                      ) -> float | None:
+    """kv_equals_weights_context for chunked attention (Llama 4): a chunked layer reads
+    (c - 1) mod C + 1 tokens, so the KV read is a saw: K0 + A c + B ((c - 1) mod C + 1),
+    with A the full layers' bytes per token and B the chunked ones'. It rises on each
+    chunk k (c from kC + 1 to (k + 1) C) and drops at the next; each chunk's top,
+    kv(C) + A k C, grows with k, so the first crossing is on the first chunk whose top
+    reaches the weights, solved on that linear piece."""
+    c_len = cfg.sliding_window
+    assert c_len
+    top0 = _kv(cfg, s, batch, c_len)
+    a = (_kv(cfg, s, batch, c_len + 1) - _kv(cfg, s, batch, 1)) / c_len
+    if top0 >= weights:
+        k = 0
+    elif a <= 0:
+        return None        # every layer chunked: the KV read never passes one chunk's
+    else:
+        k = math.ceil((weights - top0) / (a * c_len))
+    lo = k * c_len + 1
+    at = _kv(cfg, s, batch, lo)
+    if at >= weights:
+        return float(lo)
+    return lo + (weights - at) / (_kv(cfg, s, batch, lo + 1) - at)
 
 
 def context_sweep(cfg: ModelConfig, s: Settings, roof: Roof, batch: int,

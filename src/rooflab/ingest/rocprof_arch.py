@@ -1,0 +1,95 @@
+"""Which AMD GPU a rocprof file is from, as far as its counter names or the device the user
+named can tell, and the matrix-core instruction counters that cannot be FLOP.
+
+The line size of rocprof-compute's L1 and L1->L2 read formulas is 64 B on MI200 (gfx90a)
+and 128 B on MI300 (gfx942), and only MI300 has TCC_BUBBLE, its 128-B HBM reads. A file
+says MI300 by TCC_BUBBLE or by the TCC_EA0_ spelling of the HBM request counters (gfx942's
+spelling: rocprof-compute's gfx942 pmc sets, which its gfx90a sets spell TCC_EA_); else the
+named device (`--on mi300x`, a workload folder `MI300X_A1`) decides (review r9 F2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+
+_INSTINCT = re.compile(r"MI(\d)\d\d", re.IGNORECASE)
+
+
+def mi300_of_name(text: str | None) -> bool | None:
+    """True for an MI300-class name (MI300X, MI325X, 'MI300X_A1', MI355X), False for an
+    older Instinct one (MI100, MI210, MI250X, 'MI200'), None for any other."""
+    hit = _INSTINCT.search(text or "")
+    return None if hit is None else hit.group(1) >= "3"
+
+
+def mi300_of_device(spec: str | None) -> bool | None:
+    """mi300_of_name of the device `--on` names: a catalog name ('mi300x' is AMD Instinct
+    MI300X) or a rocprof-compute workload folder ('workloads/app/MI300X_A1'); None for a
+    profile or roof file, or a name the catalog does not know."""
+    if not spec or not isinstance(spec, str):
+        return None
+    if Path(spec).is_dir():
+        return mi300_of_path(str(Path(spec).resolve() / "pmc_perf.csv"))
+    if Path(spec).suffix:   # a profile.json, a roofline.csv: its GPU is not named here
+        return None
+    from ..errors import HardwareNotFound
+    from ..hardware.catalog import lookup
+
+    try:
+        return mi300_of_name(lookup(spec).name)
+    except (HardwareNotFound, ValueError):
+        return None
+
+
+_WORKLOAD_ARCH = re.compile(r"MI\d\d\d[A-Z]?(?:_.*)?", re.IGNORECASE)
+
+
+def mi300_of_path(path: str) -> bool | None:
+    """rocprof-compute names a workload's folder by its GPU (workloads/NAME/MI300X_A1/
+    pmc_perf.csv, .../MI200/...): what the name of the file's folder says, when it is one
+    such (not any folder name holding 'mi2..')."""
+    name = Path(path).parent.name
+    return mi300_of_name(name) if _WORKLOAD_ARCH.fullmatch(name) else None
+
+
+@lru_cache(maxsize=64)
+def spelled_mi300(keys: tuple[str, ...]) -> bool | None:
+    """What a dispatch's counter names say: True (TCC_BUBBLE or TCC_EA0_: MI300), False
+    (TCC_EA_: MI200's spelling), None (no HBM request counter)."""
+    if any(k.startswith(("TCC_EA0_", "TCC_BUBBLE")) for k in keys):
+        return True
+    return False if any(k.startswith("TCC_EA_") for k in keys) else None
+
+
+ARCH_NOTE = ("64-B L1 and L1->L2 read lines assumed (MI200): the file does not say which GPU "
+             "(no TCC_EA/TCC_BUBBLE counter); on MI300 name it with --on mi300x (128-B lines)")
+
+# matrix-core instruction counters: one per wave instruction, whose FLOP depend on the
+# instruction's shape (v_mfma_f32_32x32x8bf16: 16,384 per wave), so not FLOP; the MOPS
+# counters (MI200, MI300) count FLOP / 512 (review r9 F3)
+_MFMA_INSTS = ("SQ_INSTS_MFMA", *(f"SQ_INSTS_VALU_MFMA_{p}"
+                                  for p in ("F8", "F16", "BF16", "F32", "F64", "I8")))
+_MFMA_SPELLINGS = {s: n for n in _MFMA_INSTS for s in (n, f"{n}_sum")}
+
+
+@lru_cache(maxsize=64)
+def _mfma_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(k for k in keys if k in _MFMA_SPELLINGS)
+
+
+def mfma_note(m: Mapping[str, float]) -> str:
+    """The note on matrix-core instructions counted but not as FLOP ('' when none ran)."""
+    ran = [k for k in _mfma_keys(tuple(m)) if m[k] == m[k] and m[k] > 0]
+    if not ran:
+        return ""
+    named = ", ".join(f"{k} {m[k]:.0f}" for k in ran)
+    mops = sorted({_MFMA_SPELLINGS[k].replace("SQ_INSTS_VALU_MFMA_", "SQ_INSTS_VALU_MFMA_MOPS_")
+                   for k in ran if _MFMA_SPELLINGS[k] != "SQ_INSTS_MFMA"}) or \
+        ["SQ_INSTS_VALU_MFMA_MOPS_<F16|BF16|F32|F64|I8|F8>"]
+    return (f"matrix-core instructions ran ({named}) but are not counted as FLOP (an "
+            f"instruction's FLOP depend on its shape): collect {', '.join(mops)} (MI200/MI300; "
+            f"MI100 has no MOPS counters, so its matrix FLOP cannot be counted); the FLOP "
+            f"here are the vector ones only")

@@ -1,0 +1,95 @@
+"""Samples that sped up while measure() took them: a warm-up longer than the plan's.
+
+measure() warms up for a fixed time (the plan's warmup_s, 20 ms by default), then samples.
+A kernel whose first calls run slow for longer (a CPU governor ramping its clock, a GPU
+boosting from idle, first touches of a large output) then gives samples that fall during
+the run, and their median lands on the cold state or between the two (review s20 r2 F5:
+2 ms calls for 150 calls, then 1 ms, read 2.0 ms; after 100 slow calls, 1.56 ms). The
+spread test (times_warning) sees a set, not an order, and blamed other load.
+
+The order test is the probe's (probe.stats.slowdown: the last third more than 5 % below
+the first and the first third above the last, one-sided Mann-Whitney U, p <= 1 %, from 15
+samples), given the times: a time falling during the run is calls speeding up, as a rate
+falling is a clock coming down. Below 15 samples it cannot judge, so a run that may have
+sped up (may_have_sped_up: a cheap look, no test) is sampled on to 15 first. A run that
+sped up is left out as warm-up and timed again; a second that sped up too is cut to its
+last third, the steady state so far, and says so in a TimingWarning.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from .probe.stats import MIN_SLOWDOWN_SAMPLES, SLOWDOWN, Slowdown, slowdown, summarize
+from .probe.timer import Timing
+from .units import fmt_seconds
+
+# more(n): n more samples of the same call and calls per sample (None: a fresh run of the
+# plan's samples), in the order taken
+More = Callable[[int | None], Timing]
+
+
+def may_have_sped_up(samples: tuple[float, ...]) -> bool:
+    """The cheap look (module doc), any of: the last third's median more than SLOWDOWN
+    below the first third's fastest sample (a step); the last sample more than SLOWDOWN
+    below every other (a step at the end); the last third all below the first third's
+    fastest, its median more than SLOWDOWN / 2 below the first third's (a ramp: 2 ms
+    falling 0.8 % a sample, 6.5 % over 9, reaches the order test's 5 % only in 15).
+
+    Why this look (review s20 x1 F2; simulated, 3000 runs each; tests/test_s20_n1_trend.py
+    re-runs 1000): the earlier one (the fastest sample in the last third, SLOWDOWN below
+    the first third's median) fired on 22-33 % of steady runs of 9-12 i.i.d. samples
+    (lognormal 5 and 20 %, 1 + exponential 10 and 30 %), each then sampled on to 15, and
+    missed a clean 2 ms -> 1 ms step after 5 of 9 samples 23 % of the time (the fast
+    samples' fastest fell in the middle third; review r2 F5's case). This one fires on
+    7 / 19 / 7 / 14 % of 9-sample and 3 / 12 / 2 / 6 % of 12-sample steady runs (the same
+    four noises), and the reported median is the fast one after a step at every place in
+    9 samples (2 to 8 slow); in 12 it misses only a step at the last sample (63 %: the
+    order test on 15 cannot tell one fast sample among the slow from an outlier)."""
+    k = len(samples) // 3
+    if k < 1:
+        return False
+    first, last = samples[:k], samples[-k:]
+    fast = 1 - SLOWDOWN
+    return (statistics.median(last) < fast * min(first)
+            or samples[-1] < fast * min(samples[:-1])
+            or (max(last) < min(first)
+                and statistics.median(last) < (1 - SLOWDOWN / 2) * statistics.median(first)))
+
+
+def _judged(t: Timing, more: More) -> tuple[Timing, Slowdown | None]:
+    """t, sampled on to MIN_SLOWDOWN_SAMPLES where it may have sped up, and the order
+    test's verdict on it (a Slowdown of its times: the calls sped up)."""
+    if len(t.samples) < MIN_SLOWDOWN_SAMPLES and may_have_sped_up(t.samples):
+        extra = more(MIN_SLOWDOWN_SAMPLES - len(t.samples)).samples
+        xs = t.samples + extra
+        t = Timing(samples=xs, inner=t.inner, stats=summarize(xs))
+    return t, slowdown(t.samples)
+
+
+def steady_timing(name: str, first: Timing, more: More
+                  ) -> tuple[Timing, dict[str, Any], str | None]:
+    """The timing to report, the meta saying what was left out, and a warning when the
+    samples were still speeding up after a second run (module doc)."""
+    t, s = _judged(first, more)
+    if s is None:
+        return t, {}, None
+    again, s2 = _judged(more(None), more)
+    left = len(t.samples)
+    said = (f"the first {left} timing samples sped up (the last third's calls took "
+            f"{s.drop:.0%} less time than the first's: {fmt_seconds(s.first)} -> "
+            f"{fmt_seconds(s.last)}): the warm-up ran past the plan's, so they were left out")
+    meta: dict[str, Any] = {"warmup_samples_left_out": left}
+    if s2 is None:
+        return again, {**meta, "slow_runs_note": f"{said} and the kernel timed again"}, None
+    kept = again.samples[-s2.n:]
+    meta["raw_samples"] = list(t.samples + again.samples)
+    warning = (f"{name}: {said}, and the {len(again.samples)} taken again sped up too "
+               f"({fmt_seconds(s2.first)} -> {fmt_seconds(s2.last)}): warm-up still running "
+               f"(a CPU clock ramp, a GPU boosting from idle, first touches of a large "
+               f"output); the time is the last {len(kept)} samples' median, the steady "
+               f"state so far; call it more first or time with plan='full' (100 ms warm-up)")
+    meta["slow_runs_note"] = warning.split(": ", 1)[1]
+    return Timing(samples=kept, inner=again.inner, stats=summarize(kept)), meta, warning

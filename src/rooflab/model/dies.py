@@ -1,0 +1,79 @@
+"""A package that is several devices to software (the MI250X: two dies, each its own GPU).
+
+The catalog's figures for such a package are its dies' together (MI250X: 3.28 TB/s, 128 GB,
+383 TFLOP/s bf16), while one process runs on one die, half of each. Ranked as the package,
+an MI250X came out 1.54x ahead of an A100 80GB for a decode step one process runs at
+1.64 TB/s, slower than the A100 (review s20 r5 F2). The catalog (hardware/catalog.py,
+`software_devices = 2`) gives the package's roof a note written here (`note`), which is
+how a Roof says it: `choose.rank` splits such a roof into one die (`one_die`), in the CLI
+and for a notebook's `rank([k], [("MI250X", load_roof("MI250X"), 560)])` alike, and
+`rooflab llm --on MI250X` says the floors it prints are the package's.
+
+The note names the roof it belongs to, so a roof renamed from it (the probe's
+"AMD Instinct MI250X, one die", already a die) is not split again; `one_die` replaces it
+with a note saying what was done (`die_note`).
+
+One rule (review s20 x2 F7): the catalog's field is read once, where hardware/catalog.py
+writes `note` onto the package's roof, and every reader (rank() here, `rooflab choose`,
+`rooflab llm --on`, the probe's catalog match) asks `software_devices(roof)`. The note, not
+a field, carries the count because a Roof has no such field and a roof file saved from
+one (`roof_to_dict`) keeps only its notes: a saved MI250X roof must still rank as one die.
+Both texts are written here only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+# "AMD Instinct MI250X is 2 devices to software: ..." (the note's first words; the count
+# and the name are read back from them)
+_NOTE = re.compile(r"^(?P<name>.+) is (?P<n>\d+) devices to software: ")
+
+
+def note(name: str, devices: int) -> str:
+    """The note on the roof of a catalog package that is `devices` devices to software."""
+    return (f"{name} is {devices} devices to software: its catalog ceilings and memory are "
+            f"the package's, its {devices} dies' together, reached only by work split "
+            f"across the dies over their link; one process sees one die, 1/{devices} of "
+            f"each (`rooflab choose` ranks it so)")
+
+
+def software_devices(roof) -> int:
+    """How many devices to software `roof` is (its `note`, naming this roof); 1 for any
+    other roof, one die already split included."""
+    for text in getattr(roof, "notes", ()):
+        m = _NOTE.match(text) if isinstance(text, str) else None
+        if m and m["name"] == roof.name and int(m["n"]) > 1:
+            return int(m["n"])
+    return 1
+
+
+def one_die(roof, tdp_w: float | None, dies: int):
+    """(roof, TDP) of one of `dies` equal dies: each ceiling / dies (derived from the
+    package's figure), the package's TDP split evenly (an estimate: one busy die may draw
+    more than half). The package's note gives way to one saying so; the name stays (the
+    CLI looks the row's device up by it)."""
+    def part(c):
+        return replace(c, value=c.value / dies, provenance="derived",
+                       source=f"the package's {c.provenance} figure / {dies} dies"
+                              + (f" ({c.source})" if c.source else ""))
+
+    return (replace(roof, compute=tuple(part(c) for c in roof.compute),
+                    memory=tuple(part(c) for c in roof.memory),
+                    notes=(*without_note(roof.notes), die_note(roof.name, dies))),
+            None if tdp_w is None else tdp_w / dies)
+
+
+def die_note(name: str, dies: int) -> str:
+    """The note on one die split from a package (`one_die`), which `rooflab choose` prints
+    under its table."""
+    return (f"{name}: one of its {dies} dies, what one process sees: its ceilings, memory "
+            f"and TDP are the package's / {dies} (the TDP split evenly, an estimate); the "
+            f"package's figures are reached only by work split across its dies over their "
+            f"link")
+
+
+def without_note(notes) -> tuple:
+    """`notes` less the package's `note` (a die's roof is not the package)."""
+    return tuple(n for n in notes if not (isinstance(n, str) and _NOTE.match(n)))
