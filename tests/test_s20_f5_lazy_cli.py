@@ -6,11 +6,9 @@ a fresh interpreter has imported (sys.modules), not by timing."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import typer.main
+from fresh_modules import modules_after
 
 import rooflab
 from rooflab.cli.app import build_app
@@ -18,17 +16,7 @@ from rooflab.cli.app import build_app
 HEAVY = ("numpy", "rooflab.model", "rooflab.workloads", "rooflab.workloads.llm")
 
 
-def _imported_after(code: str) -> set[str]:
-    """The modules a fresh interpreter holds after running `code` (stdout discarded by
-    the code itself where it prints)."""
-    probe = (f"import io, json, sys, contextlib\n"
-             f"with contextlib.redirect_stdout(io.StringIO()):\n"
-             f"    {code}\n"
-             f"print(json.dumps(sorted(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "80"})
-    assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.splitlines()[-1]))
+_imported_after = modules_after
 
 
 def test_import_rooflab_and_the_cli_app_leave_numpy_and_the_workloads_out():

@@ -5,34 +5,16 @@ overwrote it with the mode's). Imports no module new in s20, so it runs against 
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 
 import pytest
+from test_s20_f6_rendezvous import _env, _held_port  # one port and rank-environment helper
 
 from rooflab.errors import InputError, ProbeError
 from rooflab.probe.comm import launch as launch_mod
 
 TIMEOUT_ENV = "ROOFLAB_COMM_TIMEOUT"
-
-
-def _held_port() -> tuple[socket.socket, int]:
-    """A port some other program listens on (it accepts and never answers)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen()
-    return s, s.getsockname()[1]
-
-
-def _env(port: int, rank: int, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TORCHELASTIC", "ROOFLAB_COMM"))}
-    env.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
-                "WORLD_SIZE": "2", "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": "2",
-                "COLUMNS": "400", **extra})
-    return env
 
 
 def test_comm_timeout_env_replaces_the_launchers_deadline(monkeypatch):

@@ -9,25 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_s20_d1_thread_row_record import PROFILE
+import test_s20_d1_thread_row_record as d1
 
 from rooflab.cli.main import main
 
 DISTURBED = "Measured ceilings far below nominal"
-
-
-@pytest.fixture
-def files(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "p.json").write_text(json.dumps(PROFILE))
-
-    def kernels(threads: int) -> str:
-        name = f"k{threads}.json"
-        (tmp_path / name).write_text(json.dumps({"schema_version": 1, "threads": threads,
-            "kernels": [{"name": "triad", "flop": {"fp64": 2e9}, "bytes": {"DRAM": 24e9},
-                         "seconds": 4.0}]}))
-        return name
-    return kernels
+files = d1.files          # its fixture: p.json and a kernel file at a thread count
 
 
 def _care(capsys, argv: list[str]) -> tuple[list[str], dict]:

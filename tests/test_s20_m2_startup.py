@@ -9,26 +9,15 @@ model.ceiling) pulled in roofline.py's numpy. Asserted by what a fresh interpret
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
+from fresh_modules import modules_after
 
 import rooflab.model
 
-
-def _modules_after(code: str) -> set[str]:
-    """The modules a fresh interpreter holds after `code` (its output swallowed)."""
-    probe = (f"import io, json, sys, contextlib\n"
-             f"with contextlib.redirect_stdout(io.StringIO()), "
-             f"contextlib.redirect_stderr(io.StringIO()):\n"
-             f"    {code}\n"
-             f"print(json.dumps(sorted(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "80"})
-    assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.splitlines()[-1]))
+_modules_after = modules_after
 
 
 def test_an_error_document_is_built_without_the_schema_module():
