@@ -217,19 +217,11 @@ def _memories(names: list[str], util: float | None) -> dict[str, float | None]:
 def _platform_max(names) -> list[str]:
     """"Name (4 TB)" for each catalog CPU among names: its memory is a platform maximum
     (Device.memory_is_platform_max), not installed RAM (review 19d N1)."""
-    from ..errors import RooflabError
-    from ..hardware.catalog import lookup
     from ..units import si
+    from .choose_dies import catalog_entries
 
-    out = []
-    for name in names:
-        try:
-            dev = lookup(name)
-        except RooflabError:
-            continue
-        if dev.memory_is_platform_max:
-            out.append(f"{name} (at most {si(dev.memory_bytes, 'B')})")
-    return out
+    return [f"{name} (at most {si(dev.memory_bytes, 'B')})"
+            for name, dev in catalog_entries(names) if dev.memory_is_platform_max]
 
 
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,

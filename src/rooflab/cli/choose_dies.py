@@ -31,18 +31,25 @@ def software_devices(dev) -> tuple[int, str]:
     return n, next((s for s in getattr(dev, "notes", ()) if _SEPARATE in s), "")
 
 
-def die_notes(names) -> list[str]:
-    """The line under the table for each ranked device that is several to software."""
+def catalog_entries(names):
+    """(name, catalog Device) for each of names the catalog holds (profile files and
+    unknown names left out)."""
     from ..errors import RooflabError
     from ..hardware.catalog import lookup
+
+    for name in names:
+        try:
+            yield name, lookup(name)
+        except RooflabError:
+            continue
+
+
+def die_notes(names) -> list[str]:
+    """The line under the table for each ranked device that is several to software."""
     from ..model.dies import die_note
 
     out = []
-    for name in names:
-        try:
-            dev = lookup(name)
-        except RooflabError:
-            continue
+    for name, dev in catalog_entries(names):
         dies, said = software_devices(dev)
         if dies > 1:
             out.append(die_note(name, dies) + (f" (the catalog: \"{said}\")" if said else ""))
