@@ -26,6 +26,12 @@ roofline_data() (values + label layout) of each set under OLD/src and under this
 src, each in a fresh process, old and new interleaved --repeat times (the host is shared),
 and prints old and new (best of the repeats), old / new, and whether the labels' texts
 and offsets are byte-identical (a digest of their repr).
+
+--against OLD --cli 10000,100000 times the whole `rooflab plot k.csv --on H100 -o x.png`
+instead (a kernel CSV of that many rows, name,flop,bytes,seconds,precision, written to a
+temp folder; seeded), old and new interleaved, and says whether the PNG bytes and the
+printed lines are the same (review s21 r5 F6: 100 000 rows took 235 s; each kernel was
+analysed alone, then all again for the notes).
 """
 
 from __future__ import annotations
@@ -176,6 +182,53 @@ def against(old: str, sets: list[str], many: int, repeat: int) -> None:
               f"s old, {each['new']} s new); labels {same}", flush=True)
 
 
+def kernel_csv(path: str, n: int) -> None:
+    """n rows name,flop,bytes,seconds,precision at 1-105 % of an H100's roof, seeded."""
+    rng = random.Random(n)
+    peak = {"fp32": 67e12, "fp16": 990e12, "fp64": 67e12, "bf16": 990e12}
+    with open(path, "w") as f:
+        f.write("name,flop,bytes,seconds,precision\n")
+        for i in range(n):
+            prec = rng.choice(list(peak))
+            ai = 10 ** rng.uniform(-2, 3)
+            flop = 1e9 * 10 ** rng.uniform(0, 3)
+            seconds = flop / (min(peak[prec], ai * 3.35e12) * rng.uniform(0.01, 1.05))
+            f.write(f"k{i},{flop:.6g},{flop / ai:.6g},{seconds:.6g},{prec}\n")
+
+
+def _plot_in(src: str, csv: str, png: str) -> tuple[float, str, str]:
+    """`rooflab plot` under src: (wall seconds, PNG digest, stdout + stderr)."""
+    env = dict(os.environ, PYTHONPATH=src)
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "rooflab", "plot", csv, "--on", "H100",
+                          "-o", png], env=env, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - t0
+    with open(png, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    return seconds, digest, out.stdout + out.stderr
+
+
+def against_cli(old: str, sizes: list[int], repeat: int) -> None:
+    import tempfile
+
+    new_src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            csv, png = os.path.join(tmp, f"k{n}.csv"), os.path.join(tmp, "x.png")
+            kernel_csv(csv, n)
+            runs: dict[str, list] = {"old": [], "new": []}
+            for _ in range(repeat):   # interleaved: both see the same load
+                runs["old"].append(_plot_in(os.path.join(old, "src"), csv, png))
+                runs["new"].append(_plot_in(new_src, csv, png))
+            t_old = min(r[0] for r in runs["old"])
+            t_new = min(r[0] for r in runs["new"])
+            png_same = len({r[1] for rs in runs.values() for r in rs}) == 1
+            said_same = len({r[2] for rs in runs.values() for r in rs}) == 1
+            print(f"plot {n:>6} kernels: old {t_old:7.1f} s, new {t_new:7.1f} s, old / new "
+                  f"{t_old / t_new:5.2f}x; PNG {'identical' if png_same else 'DIFFERS'}, "
+                  f"output {'identical' if said_same else 'DIFFERS'}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -184,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--many", type=int, default=200, help="kernels in the large set")
     ap.add_argument("--against", metavar="OLD",
                     help="an older checkout: its layout times against this tree's")
+    ap.add_argument("--cli", metavar="N,N", help="with --against: time `rooflab plot` of "
+                    "kernel CSVs of these many rows")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
@@ -193,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, "
               f"{os.cpu_count()} CPUs, Python {platform.python_version()}; layout under "
               f"{a.against}/src (old) and this tree (new), best of {a.repeat}")
+        if a.cli:
+            against_cli(a.against, [int(n) for n in a.cli.split(",")], a.repeat)
+            return 0
         sets = a.sets if a.sets != "zoo,many" else "zoo,many,plot500"
         against(a.against, sets.split(","), a.many, a.repeat)
         return 0

@@ -134,7 +134,7 @@ CASES = [
     ("ai dtype", ["ai", "matmul", "64", "64", "64", "--dtype", "fp99"],
      ["unknown dtype 'fp99'", "fp16"]),
     ("scale dtype", ["scale", *ON, "--dtype", "fp99"], ["'fp99'"]),
-    ("llm weights", ["llm", "tinyllama-1.1b", *ON, "--weights", "int3"], ["--weights", "int4"]),
+    ("llm weights", ["llm", "tinyllama-1.1b", *ON, "--weights", "int5"], ["--weights", "int4"]),
     ("whatif precision", ["whatif", "kernels.json", *ON, "--precision", "fp99"], ["'fp99'"]),
     ("plot precision", ["plot", "kernels.json", *ON, "--precision", "fp99", "-o", "x.png"],
      ["'fp99'"]),

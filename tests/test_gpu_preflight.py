@@ -220,11 +220,18 @@ def test_gpu_check_records_registers_and_spills_of_the_compiled_kernels(monkeypa
 
     from rooflab.probe.gpu import kernels
 
+    # Shaped as Triton 3.x's CompiledKernel: registers and spills on the kernel (set by the
+    # first launch), shared memory only in its metadata (review s21 r8 F1). 131,072 B is what
+    # Triton 3.9 gives the int8 GEMM's 3-stage 128x256x128 tile compiled offline for sm_90.
     monkeypatch.setattr(kernels, "COMPILED", {
-        "read_sweep.cg_2048": SimpleNamespace(n_regs=48, n_spills=0, shared=0)})
+        "read_sweep.cg_2048": SimpleNamespace(n_regs=48, n_spills=0,
+                                              metadata=SimpleNamespace(shared=0)),
+        "int8_matmul": SimpleNamespace(n_regs=194, n_spills=0,
+                                       metadata=SimpleNamespace(shared=131072))})
     gc = _load_script()
     got = gc.kernel_resources(SimpleNamespace(type="cuda"))
     assert got == {"triton": triton.__version__,
+                   "int8_matmul": {"n_regs": 194, "n_spills": 0, "shared": 131072},
                    "read_sweep.cg_2048": {"n_regs": 48, "n_spills": 0, "shared": 0}}
     assert gc.kernel_resources(SimpleNamespace(type="cpu")) is None
     # Every launch asks for FP fusion explicitly (no Triton 3.9 "unset default" warning).

@@ -240,8 +240,8 @@ def test_config_errors_name_missing_fields(tmp_path):
         load_config(str(bad))
     with pytest.raises(InputError, match="llm list"):
         load_config("no-such-model")
-    with pytest.raises(InputError, match="int3"):
-        Settings(weights="int3")
+    with pytest.raises(InputError, match="int5"):
+        Settings(weights="int5")
     with pytest.raises(InputError, match="batch"):
         Request(batches=(0,))
 

@@ -87,7 +87,8 @@ def test_describe_leaves_unquantized_settings_alone():
                                      "attention")
     # fp8 weights with fp8 activations multiply in fp8: nothing is dequantized
     assert Settings(weights="fp8", act="fp8", kv="fp8").describe() == (
-        "weights fp8, activations fp8, KV fp8, flash attention")
+        "weights fp8, activations fp8 (fp8 GEMMs and attention, norms/elementwise in fp16), "
+        "KV fp8, flash attention")
 
 
 # --- does it fit in 8 GB? The remedies offered must make room, on one module ------------

@@ -117,7 +117,9 @@ def test_h200_targets_pass_and_fail_on_synthetic_profiles():
     more = dict((name.split(" ")[0], (status, detail)) for name, status, detail in gc.checks(
         _h200_profile(4.31e12, 7.8e14), placed, 35.0, "default", [], cli))
     assert more["reference"] == ("FAIL", "copy_fp32_1024MiB 112 %")
-    assert more["`rooflab"] == ("FAIL", "exit 0, 24.5 s wall (probe 17.0 s), 12 ceilings")
+    # Judged on the probe's 17.0 s, not the 24.5 s wall with start-up (review s21 r8 F3).
+    assert more["`rooflab"] == ("PASS", "exit 0, probe 17.0 s (judged); 24.5 s wall, 7.5 s "
+                                        "of it start-up and exit (info), 12 ceilings")
     cold = {"rc": 0, "wall_s": 31.0, "probe_s": 26.5}
     first = gc.checks(_h200_profile(4.31e12, 7.8e14), [], 35.0, "default", [],
                       {**cli, "wall_s": 12.0, "cold": cold})

@@ -79,7 +79,7 @@ def test_cli_gate_takes_a_five_sample_rerun_as_measured(tmp_path, capsys, monkey
     assert main(["compare", second, first, "--fail-if-slower", "5"]) == 1
     cap = capsys.readouterr()
     assert "too few" in cap.out and "outside noise" not in cap.out
-    assert "fewer than 9 a side (p 0.0079)" in cap.out
+    assert "fewer than 9 a side (p 0.0079)" in cap.err
     assert "slower by more than 5 %: mm_512" in cap.err
 
 

@@ -165,7 +165,7 @@ def test_act_fp8_cli_capacity_and_note(capsys):
     code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", "H200", "--context", "32768",
                        "--prompt", "2048", "--act", "fp8", "--phase", "decode")
     assert code == 0
-    assert "activations fp8, KV bf16," in out
+    assert "activations fp8 (fp8 GEMMs, attention/norms/elementwise in bf16), KV bf16," in out
     # review r3: with bf16 KV 131 kB/token, at most ~30 sequences, TPOT ~2.46 ms (fp8 KV
     # claimed 61 and 2.01 ms)
     assert "(131 kB per token)" in out and "largest batch that fits: 30" in out

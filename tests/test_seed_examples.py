@@ -4,6 +4,8 @@ numbers (review 12a #9: the page ran on files a user could not see)."""
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -116,20 +118,23 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _run_page_command(cmd: str, work: Path, capsys) -> str:
+def _run_page_command(cmd: str, work: Path, capsys, fresh: bool = True) -> str:
     """Run one page command in `work` (first the page command that writes an input it
-    needs and the folder lacks: `s21.json`); its output and any text file it wrote."""
+    needs and the folder lacks: `s21.json`); its output and any text file it wrote.
+    `fresh`: copy the shipped files in first; False keeps what earlier commands wrote,
+    as a user's shell does (review s21 r4 F3)."""
     import shlex
     import shutil
 
-    for f in SEEDS.iterdir():      # each command sees the shipped files, as written
-        shutil.copy(f, work / f.name)
+    if fresh:
+        for f in SEEDS.iterdir():      # each command sees the shipped files, as written
+            shutil.copy(f, work / f.name)
     argv = shlex.split(cmd)
     written = argv[argv.index("-o") + 1] if "-o" in argv else None
     for name in argv[1:]:
         makers = [c for c, _ in COMMANDS if c.endswith(f" -o {name}")]
         if name != written and makers and not (work / name).exists():
-            _run_page_command(makers[0], work, capsys)
+            _run_page_command(makers[0], work, capsys, fresh)
     if argv[0] == "cat":
         return (work / argv[1]).read_text()
     if argv[0] == "grep":
@@ -161,6 +166,76 @@ def test_every_page_command_runs_and_prints_what_the_page_shows(cmd, shown, tmp_
     said = _norm(_run_page_command(cmd, tmp_path, capsys))
     missing = [line for line in shown if _norm(line) not in said]
     assert not missing, (cmd, missing)
+
+
+# --- review s21 r4 F3: the page's first command wrote over the shipped t4p.json -----------
+# The page says to run its commands from examples/seeds/ as written; its first one was
+# `specs import --from T4 ... -o t4p.json`, which replaced the hand-written profile that
+# every later `--on t4p.json` reads (record table rows `ridge fp16 tensor / DRAM` and
+# `ridge fp16 vector / DRAM`, roofs named `NVIDIA T4 measured`). The test above copies the
+# shipped files back before each command, so it could not see that; these two can.
+
+REPO = Path(__file__).resolve().parents[1]
+_WRITES = re.compile(r"(?:^|\s)(?:-o|>)\s+(\S+)")
+
+
+def _doc_commands(page: Path) -> list[str]:
+    """Every `rooflab ...` / `python ...` line in the page's fenced blocks, `$ ` and any
+    trailing `  # comment` removed."""
+    cmds, block = [], False
+    for raw in page.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            block = not block
+            continue
+        line = line[2:] if line.startswith("$ ") else line
+        if block and line.startswith(("rooflab ", "python ")):
+            cmds.append(line.split("  #")[0].strip())
+    return cmds
+
+
+def _tracked_files() -> set[str]:
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: which files are tracked is not known")
+    return set(out.split())
+
+
+def test_no_doc_command_writes_over_a_tracked_file():
+    tracked = _tracked_files()
+    pages = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
+    assert len(pages) > 10
+    over = []
+    for page in pages:
+        # seeds.md runs from examples/seeds/, every other page from the repository root
+        folder = "examples/seeds/" if page.name == "seeds.md" else ""
+        for cmd in _doc_commands(page):
+            over += [(page.name, cmd) for name in _WRITES.findall(cmd)
+                     if folder + name in tracked or name in tracked]
+    assert not over, over
+
+
+def test_the_page_run_in_order_in_one_folder(tmp_path, monkeypatch, capsys):
+    """Copy examples/seeds/ once and run the page's commands one after another, as a
+    reader's shell does: each still prints what the page shows, and the shipped files
+    are as shipped at the end."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    for f in SEEDS.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    wrong = []
+    for cmd, shown in COMMANDS:
+        if cmd.startswith("ncu "):
+            continue
+        said = _norm(_run_page_command(cmd, tmp_path, capsys, fresh=False))
+        wrong += [(cmd, line) for line in shown if _norm(line) not in said]
+    assert not wrong, wrong
+    changed = [f.name for f in SEEDS.iterdir()
+               if (tmp_path / f.name).read_bytes() != f.read_bytes()]
+    assert not changed, changed
 
 
 # --- review r7 F4: seed 000's tools, trend reading and §7 extensions, as the page maps them ---

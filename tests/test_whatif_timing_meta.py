@@ -102,7 +102,7 @@ def test_compare_cli_prints_and_emits_the_summed_note(tmp_path, capsys):
     a.write_text("name,flop,bytes,seconds\nconv,1e9,1e8,0.002\nconv,1e9,1e8,0.003\n")
     b.write_text("name,flop,bytes,seconds\nconv,2e9,2e8,0.004\n")
     assert main(["compare", str(a), str(b)]) == 0
-    text = " ".join(capsys.readouterr().out.split())
+    text = " ".join(capsys.readouterr().err.split())
     assert "note: conv: 2 entries of this name in the first run, added up" in text
     assert main(["compare", str(a), str(b), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)

@@ -112,9 +112,9 @@ def parse_error_in(exc: InputError, path: str) -> ParseError:
     'p.json: profile.measured: ...') as the ParseError to raise: the message word for word
     (it names the file already), and the file and the field in it carried on the exception
     for the --json error document: the field the raiser named (field_named); for a raise
-    that names none yet (hardware/profile.py's own host and part checks), the field its
-    message names after the file (_field_in), the one place the field is still read off
-    the words."""
+    that names none (a reader's message that still only says it in words), the field its
+    message names after the file (_field_in), the one place the field is read off the
+    words."""
     message = str(exc)
     err = ParseError(message)
     err.path = path

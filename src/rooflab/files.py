@@ -14,6 +14,10 @@ from typing import Any
 
 from .errors import OutputError, ParseError
 
+# how text is read (gzip, UTF-16, a stray cp1252 byte): files_decode.py; read_text is
+# imported from here as before
+from .files_decode import SNIFF, decode_bytes, looks_binary, read_text, sniff_text
+
 # csv's default cell limit (128 KiB) made every CSV reader fail with csv.Error, a traceback,
 # on a long line (a pasted log, a file of another kind: review r1 F1). Lifted once, here,
 # for every reader (they take their csv.reader from csv_reader below, so this module is
@@ -116,79 +120,56 @@ def check_writable(path: str | os.PathLike) -> None:
     os.unlink(tmp)
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """A text file's contents, or ParseError saying why it cannot be read (missing, a
-    directory, unreadable, not UTF-8 text)."""
-    p = Path(path)
-    try:
-        # utf-8-sig: a byte-order mark (Excel's CSV export) is dropped, not read as text.
-        return p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ParseError("file not found", path=str(p)) from None
-    except IsADirectoryError:
-        raise ParseError(f"is a directory; give a file{_files_in(p)}", path=str(p)) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read file: {exc.strerror}", path=str(p)) from None
-    except UnicodeDecodeError as exc:
-        kind = _binary_kind(p)
-        if kind:   # `--on roofline.png`: name what it is rather than a decoding error
-            raise ParseError(f"is {kind}, not a text file; give the .json (or .csv) file",
-                             path=str(p)) from None
-        raise ParseError(f"not a UTF-8 text file (byte {exc.start}: {exc.reason}); is it "
-                         f"the right file?", path=str(p)) from None
-
-
 STDIN_NAME = "<stdin>"   # what messages call a file read from standard input
 
 
 def stdin_to_file(data: bytes, folder: str | os.PathLike) -> Path:
     """Standard input's bytes (`-` as a file argument) saved as a file in `folder`, named
     by what they hold, so every reader takes it as it takes a file of that kind:
-    stdin.json (JSON: a kernel file, an analysis, a profile), stdin.json.gz (a gzipped
-    torch trace), stdin.csv (other text: a kernel CSV, an ncu or rocprof export). Binary
-    data (an .ncu-rep, known to ncu by its name only) raises ParseError: save it first."""
-    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if data[:2] == b"\x1f\x8b":
-        name = "stdin.json.gz"
-    elif text[:1] in (b"{", b"[", b""):   # empty: the JSON reader says "the file is empty"
+    stdin.json (JSON: a kernel file, an analysis, a profile, a torch trace), stdin.csv
+    (other text: a kernel CSV, an ncu or rocprof export), with .gz when gzipped (what it
+    holds told inside: a gzipped CSV was named stdin.json.gz, so taken for a torch trace:
+    review s21 r5 F1). Binary data (an .ncu-rep, known to ncu by its name only) raises
+    ParseError: save it first."""
+    text = sniff_text(data[:SNIFF])
+    if text.lstrip(" \t\r\n")[:1] in ("{", "[", ""):   # empty: "the file is empty"
         name = "stdin.json"
     else:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
+        if looks_binary(text, text.count("\ufffd")):
             raise ParseError("standard input holds binary data (an .ncu-rep report?), which "
                              "is read from a file only: save it and pass the file's path",
                              path="-") from None
         name = "stdin.csv"
-    path = Path(folder) / name
+    path = Path(folder) / (name + ".gz" if data[:2] == b"\x1f\x8b" else name)
     path.write_bytes(data)
     return path
 
 
-# Leading bytes of the binary files a user most often passes by mistake (the charts and
-# reports rooflab writes, an ncu report given where its CSV export is expected).
-_MAGIC = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"),
-          (b"\xff\xd8\xff", "a JPEG image"), (b"PK\x03\x04", "a zip archive"),
-          (b"\x1f\x8b", "a gzip archive"))
+def with_stdin(paths: Sequence[str], stream: Any = None) -> tuple[list[str], str | None]:
+    """File arguments where `-` means standard input, for a reader that takes text:
+    (the paths with `-` named STDIN_NAME, standard input's text), or (paths, None) without
+    `-`. Its bytes are read as a file's are (decode_bytes: gzip, UTF-16, bytes that are
+    not UTF-8 as U+FFFD). Read once: `-` given twice, or a terminal, is an InputError."""
+    import sys
 
+    from .errors import InputError
 
-def _binary_kind(p: Path) -> str:
+    if "-" not in paths:
+        return list(paths), None
+    if list(paths).count("-") > 1:
+        raise InputError("- given twice: standard input can be read once; save one of the "
+                         "inputs to a file and pass its path")
+    stream = sys.stdin if stream is None else stream
+    if stream is None or stream.isatty():
+        raise InputError("-: reads standard input, which is a terminal here; pipe the "
+                         "profiler's output in (`... 2>&1 | rooflab perf -`) or give a file")
     try:
-        with p.open("rb") as fh:
-            head = fh.read(8)
-    except OSError:
-        return ""
-    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), "")
-
-
-def _files_in(p: Path) -> str:
-    """' in it: a.json, b.csv' (the data files a directory holds, as a hint), or ''."""
-    try:
-        names = sorted(c.name for c in p.iterdir()
-                       if c.is_file() and c.suffix.lower() in (".json", ".csv"))
-    except OSError:
-        return ""
-    return f" in it: {', '.join(str(p / n) for n in names[:4])}" if names else ""
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+    except (OSError, ValueError) as exc:   # closed, or a test's capture that refuses
+        raise InputError(f"-: cannot read standard input ({exc}); give the file's path "
+                         f"instead") from None
+    text = decode_bytes(data, STDIN_NAME) if isinstance(data, bytes) else data
+    return [STDIN_NAME if p == "-" else p for p in paths], text
 
 
 def _mode_of(path: Path) -> int:
@@ -338,33 +319,6 @@ def decode_json(text: str, path: str | os.PathLike) -> Any:
                          f"such as 1.5e308", path=str(path)) from None
 
 
-def with_stdin(paths: Sequence[str], stream: Any = None) -> tuple[list[str], str | None]:
-    """File arguments where `-` means standard input, for a reader that takes text:
-    (the paths with `-` named STDIN_NAME, standard input's text), or (paths, None) without
-    `-`. Bytes that are not UTF-8 are read as U+FFFD, as a file is (the reader says what
-    it found). Read once: `-` given twice, or a terminal, is an InputError."""
-    import sys
-
-    from .errors import InputError
-
-    if "-" not in paths:
-        return list(paths), None
-    if list(paths).count("-") > 1:
-        raise InputError("- given twice: standard input can be read once; save one of the "
-                         "inputs to a file and pass its path")
-    stream = sys.stdin if stream is None else stream
-    if stream is None or stream.isatty():
-        raise InputError("-: reads standard input, which is a terminal here; pipe the "
-                         "profiler's output in (`... 2>&1 | rooflab perf -`) or give a file")
-    try:
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
-    except (OSError, ValueError) as exc:   # closed, or a test's capture that refuses
-        raise InputError(f"-: cannot read standard input ({exc}); give the file's path "
-                         f"instead") from None
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    return [STDIN_NAME if p == "-" else p for p in paths], text
-
-
 # --- Which program wrote a file, told by content (file_kind) ------------------------------
 # Here, below every layer, so that hardware (a file given as a roof that is a profiler's
 # output: roof_file_hints) and ingest (which reader a verb's file needs) ask the same
@@ -379,14 +333,13 @@ ROOFLINE_BANDWIDTH_COLUMNS = ("HBMBw", "MALLBw", "L2Bw", "L1Bw")
 _PERF_WORDS = re.compile(r"seconds time elapsed|duration_time|fp_arith_inst_retired|"
                          r"uncore_imc|cas_count|fp_ret_sse_avx_ops", re.IGNORECASE)
 _PERF_JSON_KEY = re.compile(r'"counter-value"\s*:')   # a key of perf stat -j's lines
-_SNIFF = 65536   # bytes read to tell a file's kind: a trace's deviceProperties come first
 
 
 def file_kind(path: str) -> str:
     """'ncu', 'rocprof', 'torch', 'likwid', 'perf', or 'rooflab' (our JSON/CSV, and anything
     unknown, whose errors then say what is accepted), told by content: a rocprof results.csv,
     an ncu out.csv and a likwid or perf CSV share the suffix of our own CSV, perf stat -j's
-    lines our JSON's, a gzipped trace may have lost its name."""
+    lines our JSON's, a gzipped trace may have lost its name (gzip is looked inside)."""
     p = Path(path)
     if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
         return "rocprof" if _rocprof_folder(p) else "rooflab"
@@ -394,14 +347,14 @@ def file_kind(path: str) -> str:
         return "ncu"
     try:
         with p.open("rb") as fh:
-            head = fh.read(_SNIFF)
+            head = fh.read(SNIFF)   # a trace's deviceProperties come first
     except OSError:
         return "rooflab"   # read_text says why it cannot be read
-    if head[:2] == b"\x1f\x8b":
-        return "torch"     # gzip: tensorboard_trace_handler's *.pt.trace.json.gz
     if head.startswith(b"SQLite format 3"):
         return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    # told by what a gzip stream holds (a gzipped ncu CSV was sent to the torch reader:
+    # review s21 r5 F1) and by UTF-16 text as by UTF-8 (PowerShell's `>`: F4)
+    text = sniff_text(head)
     if text.lstrip()[:1] in ("{", "["):
         if text.lstrip()[:1] == "{" and _PERF_JSON_KEY.search(text):
             return "perf"   # `perf stat -j`: one JSON object a line, not one document

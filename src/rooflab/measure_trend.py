@@ -14,6 +14,11 @@ falling is a clock coming down. Below 15 samples it cannot judge, so a run that 
 sped up (may_have_sped_up: a cheap look, no test) is sampled on to 15 first. A run that
 sped up is left out as warm-up and timed again; a second that sped up too is cut to its
 last third, the steady state so far, and says so in a TimingWarning.
+
+The other way round is no warm-up (s21 d1): the last samples slower than every one before
+(late_slowdown) is load that started during the run or a clock that came down. Timing
+again would not give the kernel's time back, and the median, of mostly earlier samples,
+still stands; a warning says what changed, so the number is not trusted blind.
 """
 
 from __future__ import annotations
@@ -59,6 +64,39 @@ def may_have_sped_up(samples: tuple[float, ...]) -> bool:
                 and statistics.median(last) < (1 - SLOWDOWN / 2) * statistics.median(first)))
 
 
+# late_slowdown: at most this many last samples (2 or 3: one slow last sample is one
+# held-up call, which times_warning leaves alone too), each more than LATE_STEP above every
+# earlier sample. Steady i.i.d. runs (3000 each; lognormal 5 and 20 %, 1 + exponential 10
+# and 30 %) fire 0 / 0.4 / 0 / 0.4 % at 9 samples, 0 / 0 / 0 / 0.1 % at 12 and 15
+LATE_MOST, LATE_STEP = 3, 0.20
+
+
+def late_slowdown(samples: tuple[float, ...]) -> tuple[int, float, float] | None:
+    """(k, the earlier samples' median, the last k's median) where the last k samples
+    (2 <= k <= LATE_MOST, at most a third) each took more than LATE_STEP longer than every
+    earlier one: the run slowed at its end (module doc). None otherwise."""
+    for k in range(2, LATE_MOST + 1):
+        rest, last = samples[:-k], samples[-k:]
+        if len(rest) < max(6, 2 * k):
+            break
+        if min(last) > (1 + LATE_STEP) * max(rest):
+            return k, statistics.median(rest), statistics.median(last)
+    return None
+
+
+def late_words(name: str, samples: tuple[float, ...]) -> str | None:
+    """The warning of a run that slowed at its end (late_slowdown), None for none."""
+    got = late_slowdown(samples)
+    if got is None:
+        return None
+    k, before, after = got
+    return (f"{name}: the last {k} of {len(samples)} timing samples are {after / before - 1:.0%} "
+            f"slower than the ones before ({fmt_seconds(before)} -> {fmt_seconds(after)}): "
+            f"load changed during the run (other work started, a clock came down), not "
+            f"warm-up; the time is the median of all {len(samples)}, the earlier state's; "
+            f"rerun on a quiet machine")
+
+
 def _judged(t: Timing, more: More) -> tuple[Timing, Slowdown | None]:
     """t, sampled on to MIN_SLOWDOWN_SAMPLES where it may have sped up, and the order
     test's verdict on it (a Slowdown of its times: the calls sped up)."""
@@ -75,7 +113,7 @@ def steady_timing(name: str, first: Timing, more: More
     samples were still speeding up after a second run (module doc)."""
     t, s = _judged(first, more)
     if s is None:
-        return t, {}, None
+        return t, {}, late_words(name, t.samples)
     again, s2 = _judged(more(None), more)
     left = len(t.samples)
     said = (f"the first {left} timing samples sped up (the last third's calls took "
@@ -83,7 +121,8 @@ def steady_timing(name: str, first: Timing, more: More
             f"{fmt_seconds(s.last)}): the warm-up ran past the plan's, so they were left out")
     meta: dict[str, Any] = {"warmup_samples_left_out": left}
     if s2 is None:
-        return again, {**meta, "slow_runs_note": f"{said} and the kernel timed again"}, None
+        return (again, {**meta, "slow_runs_note": f"{said} and the kernel timed again"},
+                late_words(name, again.samples))
     kept = again.samples[-s2.n:]
     meta["raw_samples"] = list(t.samples + again.samples)
     warning = (f"{name}: {said}, and the {len(again.samples)} taken again sped up too "

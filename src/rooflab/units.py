@@ -11,7 +11,8 @@ import re
 
 from .errors import InputError
 
-# Bytes per element. int4 and fp4 pack two elements per byte.
+# Bytes per element. int4 and fp4 pack two elements per byte; int2/int3/int6 are the
+# weight-only widths of GPTQ/EXL2/llama.cpp-style group quantization (bits / 8 B, packed)
 DTYPE_BYTES: dict[str, float] = {
     "fp64": 8.0,
     "fp32": 4.0,
@@ -24,7 +25,10 @@ DTYPE_BYTES: dict[str, float] = {
     "int16": 2.0,
     "int8": 1.0,
     "uint8": 1.0,
+    "int6": 0.75,
     "int4": 0.5,
+    "int3": 0.375,
+    "int2": 0.25,
     "fp4": 0.5,
     "bool": 1.0,
 }
@@ -75,12 +79,14 @@ def dtype_bytes(name: str) -> float:
 
 # Weight-only int4/int8 quantization (GPTQ, AWQ, bitsandbytes) keeps one scale per group
 # of weights; 128 weights per fp16 scale is the common default (0.5 + 2/128 = 0.516 B per
-# int4 weight). fp8 weights use a per-tensor scale: no per-weight overhead.
-GROUP_SCALED = ("int4", "int8")
+# int4 weight). fp8 weights use a per-tensor scale: no per-weight overhead. The 2/3/6-bit
+# widths (GPTQ bits 2/3, EXL2, llama.cpp Q2/Q3/Q6) keep group scales the same way.
+GROUP_SCALED = ("int2", "int3", "int4", "int6", "int8")
 
 
 def stored_weight_bytes(dtype: str, group_size: int = 128, scale_dtype: str = "fp16") -> float:
-    """Bytes per stored weight of `dtype`, a group scale's share included for int4/int8."""
+    """Bytes per stored weight of `dtype`, a group scale's share included for the integer
+    widths (GROUP_SCALED): int3 at group 128, fp16 scales = 0.375 + 2/128 = 0.390625 B."""
     d = canonical_dtype(dtype)
     base = dtype_bytes(d)
     return base + dtype_bytes(scale_dtype) / group_size if d in GROUP_SCALED else base

@@ -120,7 +120,8 @@ def register(app) -> None:
         names = selected_names(device, only)
         # probe_roofs looked up here, at the call: a test (or a caller) may replace it
         roofs, kernels, analysis = time_zoo(device, names, on=on, quick=quick,
-                                            probe=probe_roofs, samples=samples)
+                                            probe=probe_roofs, samples=samples,
+                                            json_out=json_out)
         show(analysis, roofs, kernels, output, json_out)
 
 

@@ -80,10 +80,19 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     caps = capacities(detect_caches(), threads)
     # the zoo's plans (at least compare's 9 samples), so --kernel and the zoo agree
     plan = resolve_plan("quick" if quick else None).with_min_samples(samples)
-    result = kr.run_kernel(k, ws, threads, caps, plan)
+    record = None
+    if roofs:   # judged by a given roof: the probe's load check over the run (s21 r7 F8)
+        from .bench_roofs import say_timing_load, timed_with_load
+
+        result, record = timed_with_load(lambda: kr.run_kernel(k, ws, threads, caps, plan),
+                                         threads)
+        say_timing_load(record)   # no notes section in its text: stderr, both ways
+    else:
+        result = kr.run_kernel(k, ws, threads, caps, plan)
     placed = kr.place_on(result, roofs[0], threads_row) if roofs else None
     if json_out:
-        emit_document(kr.result_dict(result, placed))
+        doc = kr.result_dict(result, placed)
+        emit_document(doc | ({"machine_load": record} if record else {}))
         return
     if roofs and placed is None:
         say_line(f"note: {roofs[0].name} has no {result.level} ceiling to place it on")

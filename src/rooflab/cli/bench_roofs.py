@@ -1,6 +1,7 @@
 """The roof `rooflab bench` judges by without --on: a quick probe of the device (the
-catalog's nominal roof where numba is missing), its busy-machine notes, and the warning
-when --on names a roof of another kind than the device the kernels run on."""
+catalog's nominal roof where numba is missing), its busy-machine notes; with --on, the
+probe's load check over bench's own timings (timed_with_load); and the warning when --on
+names a roof of another kind than the device the kernels run on."""
 
 from __future__ import annotations
 
@@ -86,6 +87,69 @@ def say_probe_load(profile) -> None:
         from .probe import warn_load_notes
 
         warn_load_notes(profile)
+
+
+def load_sources():
+    """Where bench's load check reads /proc/stat, its own CPU time, the clock and the load
+    average: the probe's sources (probe/cpu/load.py); a test replaces this function."""
+    from ..probe.cpu.load import LoadSources
+
+    return LoadSources()
+
+
+# whose CPU time machine_load subtracts from the CPUs' busy time (load.OWN_CPU's words)
+OWN_BENCH = "bench's own CPU time (os.times, children included)"
+
+
+def timed_with_load(work, threads: int | None = None):
+    """(work(), record): `work` (bench's timings) between two /proc/stat snapshots, the
+    probe's own load check (probe/cpu/load.machine_load). Without --on the quick probe's
+    check says a busy machine; with --on nothing did, and a CI run at load 11 read 126-181 %
+    of roof with no word (review s21 r7 F8). record: extras.machine_load's shape, its notes
+    in bench's words (flags.machine_load_notes). `threads`: the timings' threads, else
+    every CPU bench may run on (numpy's BLAS uses them all)."""
+    from ..probe.cpu.flags import machine_load_notes
+    from ..probe.cpu.load import loadavg_1m, machine_load, snapshot
+
+    sources = load_sources()
+    avg = loadavg_1m(sources)
+    before = snapshot(sources)
+    result = work()
+    after = snapshot(sources)
+    cpus = len(sources.affinity() or ()) or sources.machine_cpus
+    load = machine_load(before, after, threads or cpus, avg, sources, own_what=OWN_BENCH)
+    notes = machine_load_notes(load, what="bench", figures="timed kernels", low="read slow")
+    return result, load.to_dict() | {"notes": notes}
+
+
+def with_load(kernels, record: dict | None) -> tuple:
+    """The kernels with meta machine_load (the record of the load while they were timed:
+    model/sanity_timing.load_evidence then names it as their noise's cause)."""
+    if record is None:
+        return tuple(kernels)
+    return tuple(k.with_(meta={**dict(k.meta), "machine_load": record}) for k in kernels)
+
+
+def with_load_notes(analysis, record: dict | None):
+    """The analysis with the load record's notes first among its notes (the document's
+    `notes`, the table's `note:` lines)."""
+    if not record or not record.get("notes"):
+        return analysis
+    from dataclasses import replace
+
+    return replace(analysis, notes=(*record["notes"], *analysis.notes))
+
+
+def say_timing_load(record: dict | None) -> None:
+    """The load record's notes as warnings on stderr (-q drops them), as
+    say_probe_load says the quick probe's."""
+    if record:
+        from types import SimpleNamespace
+
+        from .probe import warn_load_notes
+
+        warn_load_notes(SimpleNamespace(extras={"machine_load": record}))
+
 
 def other_kind_warning(on: str, device: str, roofs=()) -> str:
     """`rooflab bench --on T4` times numpy on this CPU against a GPU's roof: say so (a roof

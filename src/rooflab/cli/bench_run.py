@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .bench_output import check_bench_output
-from .bench_roofs import check_cpu_roof, other_kind_warning, probe_roofs, say_probe_load
+from .bench_roofs import (
+    check_cpu_roof,
+    other_kind_warning,
+    probe_roofs,
+    say_probe_load,
+    say_timing_load,
+    timed_with_load,
+    with_load,
+    with_load_notes,
+)
 from .common import progress_bar, say_line
 
 
@@ -41,7 +50,12 @@ def time_script(script: str, args: list[str], *, on: str | None, output: str | N
 
         check_script(script)   # a wrong path is said first, as with a roof
         check_cpu_roof()
-    kernels = run_script(script, args, quiet_stdout=json_out)
+    record = None
+    if on is None:
+        kernels = run_script(script, args, quiet_stdout=json_out)
+    else:   # judged by a given roof: the probe's load check over the script (F8, s21 r7)
+        kernels, record = timed_with_load(
+            lambda: run_script(script, args, quiet_stdout=json_out))
     device, mixed = kernels_device(kernels)
     notice = mixed or (other_kind_warning(on, device, roofs) if on is not None else "")
     if notice:
@@ -50,5 +64,9 @@ def time_script(script: str, args: list[str], *, on: str | None, output: str | N
         with progress_bar("probe") as update:
             roofs, profile = probe(device, update)
         say_probe_load(profile)
-    kernels = check_floors(roofs[0], kernels, llc_bytes())
-    return roofs, kernels, analyze(roofs[0], kernels)
+    elif device.startswith("cuda"):   # a GPU's kernels: the CPUs' load does not judge them
+        record = None
+    elif json_out:   # the table prints the analysis' notes; --json only on stderr
+        say_timing_load(record)
+    kernels = with_load(check_floors(roofs[0], kernels, llc_bytes()), record)
+    return roofs, kernels, with_load_notes(analyze(roofs[0], kernels), record)

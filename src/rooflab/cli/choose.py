@@ -111,13 +111,13 @@ def choose(
     scope = step_scope(files, llms, kernels)   # review s20 r5 F3: what the time is of
     # each device's memory, looked up once, for rank (Choice.fits), the rows and the table
     memory = _memories([n for n, _, _ in cands], util[0]) if need else None
-    links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands])
+    links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands], scope)
     # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
     choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
                    tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
     compared = compare_steps(steps, choices)
     data = choices_to_dict(choices, kernels, compared)
-    _enrich_rows(data, choices, need, memory, least, split, files, docs)
+    _enrich_rows(data, choices, need, memory, least, split, files, docs, scope)
     buyer_fields(data, choices, scope, memory, util[0])
     from ..model.schema import SCHEMA_VERSION
 
@@ -159,7 +159,8 @@ def _tp_lines(split: dict | None, block, shown, scope) -> None:
     from .choose_tp_links import tp_link_lines
     from .choose_words import llm_floor
 
-    print("\n".join(tp_link_lines(block, shown, llm_floor(scope) or "work floor + link")))
+    print("\n".join(tp_link_lines(block, shown, llm_floor(scope) or "work floor + link",
+                                  scope)))
 
 
 def _check_options(among: str | None, kind: str | None, top: int, output: str | None,
@@ -186,7 +187,7 @@ def _check_options(among: str | None, kind: str | None, top: int, output: str | 
 
 def _enrich_rows(data: list[dict], choices, need: float | None, memory: dict | None,
                  least: float | None, split: dict | None, files: list[str],
-                 docs: dict[str, object]) -> None:
+                 docs: dict[str, object], scope=None) -> None:
     """Add to choices_to_dict's rows (same order as choices) an llm document's memory
     figures (need, each device's memory, fits, least) and its TP/PP split with each
     device's TP link time."""
@@ -202,7 +203,7 @@ def _enrich_rows(data: list[dict], choices, need: float | None, memory: dict | N
         for c, d in zip(choices, data, strict=True):
             d.update(split)
             if split["tp"] > 1:   # review r3 F6: each device's own link time
-                d.update(tp_link_fields(_tp_block(files, docs), c))
+                d.update(tp_link_fields(_tp_block(files, docs), c, scope))
 
 
 def _memories(names: list[str], util: float | None) -> dict[str, float | None]:

@@ -1,13 +1,15 @@
 """What `rooflab choose`'s time is of, on an `rooflab llm --json` document, and the
 buyer's figures it gives: tokens/s, tokens/s per GPU and energy per token.
 
-A row's time is one step of the document's kernels: one decode step of batch B at context C
-(B tokens, one per sequence) or one prefill of B prompts of P tokens (B x P tokens). The
-table said neither, so "7.53 ms" read as per token, and gave no tokens/s or J/token, the
-figures a buyer compares across TP splits (review s20 r5 F3). Worked check, Llama-3-70B bf16
---tp 8 batch 64 at context 2176 on H200: 8.96 ms a step with launches + TP link, so 64 /
-8.96 ms = 7145 tok/s, / 8 GPUs = 893 tok/s per GPU; 8 x 700 W x 8.96 ms = 50.2 J a step,
-/ 64 = 0.78 J/token (at TDP: an estimate, not a bound).
+A row's time is one step of the document's kernels: one decode step of batch B at context
+C (B tokens, one per sequence; with --decode-tokens N a verify of N query tokens a
+sequence that yields 1 to N, counted as one accepted, as `rooflab llm` does) or one
+prefill of B prompts of P tokens (B x P tokens). The table said neither, so "7.53 ms" read
+as per token, and gave no tokens/s or J/token, the figures a buyer compares across TP
+splits (review s20 r5 F3). Worked check, Llama-3-70B bf16 --tp 8 batch 64 at context 2176
+on H200: 8.96 ms a step with launches + TP link, so 64 / 8.96 ms = 7145 tok/s, / 8 GPUs =
+893 tok/s per GPU; 8 x 700 W x 8.96 ms = 50.2 J a step, / 64 = 0.78 J/token (at TDP: an
+estimate, not a bound).
 """
 
 from __future__ import annotations
@@ -26,16 +28,29 @@ class StepScope:
     tokens: int         # per step: B (decode), B x P (prefill)
     model: str = ""
     dtypes: str = ""    # "bf16 weights, bf16 KV"
+    # query tokens per sequence of a decode step (request.decode_tokens): N > 1 is a
+    # speculative verify that yields 1 to N tokens a sequence; `tokens` counts one
+    # accepted, as `rooflab llm`'s tokens/s does (review s21 x1 F2)
+    query_tokens: int = 1
+
+    @property
+    def verify(self) -> bool:
+        return self.phase == "decode" and self.query_tokens > 1
 
     @property
     def words(self) -> str:
-        """'one decode step: batch 64, context 2176 (llama-3-8b, bf16 weights, bf16 KV)'."""
+        """'one decode step: batch 64, context 2176 (llama-3-8b, bf16 weights, bf16 KV)';
+        on a verify step 'batch 1 x 5 query tokens (a speculative verify: 1 to 5 tokens
+        per sequence; tok/s counts one accepted), context 576 (...)'."""
         what = ", ".join(w for w in (self.model, self.dtypes) if w)
         tail = f" ({what})" if what else ""
         if self.phase == "prefill":
             return (f"one prefill: batch {self.batch} x prompt {self.context} = "
                     f"{self.tokens} tokens{tail}")
-        return f"one decode step: batch {self.batch}, context {self.context}{tail}"
+        n = self.query_tokens
+        rows = (f" x {n} query tokens (a speculative verify: 1 to {n} tokens per "
+                f"sequence; tok/s counts one accepted)" if self.verify else "")
+        return f"one decode step: batch {self.batch}{rows}, context {self.context}{tail}"
 
 
 def _whole(x) -> int | None:
@@ -64,7 +79,8 @@ def step_scope(files: Sequence[str], llms: Mapping[str, Mapping], kernels) -> St
         if at is None:
             return None
         tokens = batch if phase == "decode" else batch * at
-        return StepScope(phase, batch, at, tokens, *_labels(llm))
+        return StepScope(phase, batch, at, tokens, *_labels(llm),
+                         query_tokens=_whole(req.get("decode_tokens")) or 1)
     return None
 
 
@@ -95,6 +111,10 @@ def scope_line(scope: StepScope, gpus: int, plus: str = "") -> str:
     """The footnote of the token columns (plus: " + TP link" where the time has it)."""
     what = ("prompt tokens" if scope.phase == "prefill" else
             "tokens (one per sequence)" if scope.tokens > 1 else "token")
+    if scope.verify:     # a verify yields 1 to N a sequence: the rate of one accepted
+        n = scope.query_tokens
+        what += (f" (one accepted per sequence: the step verifies {n} query tokens a "
+                 f"sequence and yields 1 to {n}, so up to {n} x this rate)")
     per = (f"; per GPU: / the {gpus} GPUs a row stands for" if gpus > 1 else "")
     return (f"tok/s: the step's {scope.tokens} {what} / its time with launches{plus} (a "
             f"least time, so a most rate; one step at a time){per}; J/token: the row's "

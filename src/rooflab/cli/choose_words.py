@@ -64,7 +64,8 @@ def title(scope, plus: str, mixed: bool) -> str:
 
     what = ("" if scope is None else
             f"{scope.words}: each time is this whole step, not one token's\n"
-            if scope.tokens > 1 else f"{scope.words}: each time is this step's one token\n")
+            if scope.tokens > 1 or getattr(scope, "verify", False)
+            else f"{scope.words}: each time is this step's one token\n")
     order = ("fastest first, the devices that cannot run it last (marked)"
              if mixed else "fastest first")
     return (f"{what}Predicted time at the roof (lower bounds), ranked by the time "

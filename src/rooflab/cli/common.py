@@ -24,15 +24,49 @@ def console():
     """The stdout console of every verb: a terminal's own width, or for a pipe/log (no
     terminal) PIPE_WIDTH columns, so a table keeps one line per row and a number is never
     cut to an ellipsis (review 18c F12: probe tables read `181…` in a CI log); COLUMNS,
-    when set, still wins."""
-    import os
-
+    when a positive whole number, still wins. A COLUMNS of 0 (fish sets it while it
+    starts, a pty wrapper with a 0x0 size) or of no number counts as unset, as in
+    shutil.get_terminal_size: rich took 0 as the width and printed nothing (s21 r7 F1).
+    "A terminal" is stdout being one (isatty): FORCE_COLOR, which CI jobs export for
+    other tools' colours, makes rich call a pipe a terminal, and a log then got tables
+    folded at 80 columns (F2); the colour FORCE_COLOR asks for is kept."""
     from rich.console import Console
 
-    out = Console(highlight=False, soft_wrap=False)
-    if out.is_terminal or os.environ.get("COLUMNS"):
-        return out
-    return Console(highlight=False, soft_wrap=False, width=PIPE_WIDTH)
+    return Console(highlight=False, soft_wrap=False, width=_width(sys.stdout))
+
+
+def _width(stream) -> int:
+    """COLUMNS if valid, else the terminal's width, else (a pipe, a file) PIPE_WIDTH."""
+    width = columns()
+    if width is None:
+        width = terminal_width(stream) if isatty(stream) else PIPE_WIDTH
+    return width
+
+
+def columns() -> int | None:
+    """COLUMNS when it is a positive whole number; None otherwise (unset, 0, -5, abc)."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def terminal_width(stream) -> int:
+    """The width of the terminal `stream` is (80 where it cannot be told)."""
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, OSError, ValueError):
+        return 80
+
+
+def isatty(stream) -> bool:
+    """Whether a standard stream is a terminal (False for None: a closed stdout)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, OSError, ValueError):   # a closed file, a test's capture
+        return False
 
 
 wide_console = console   # the older name, kept for the verbs that import it
@@ -41,21 +75,24 @@ wide_console = console   # the older name, kept for the verbs that import it
 def err_console():
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    # the width chosen as console()'s: COLUMNS=0 left `wrote FILE` unsaid (s21 r7 F1)
+    return Console(stderr=True, highlight=False, width=_width(sys.stderr))
 
 
 @contextmanager
 def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[str, float], None]]:
     """The one progress bar of every long verb: on stderr, cleared when done, and silent
-    when stderr is not a terminal (CI logs, pipes) or with --quiet. Yields update(stage,
-    fraction in [0, 1])."""
+    when stderr is not a terminal (CI logs, pipes; isatty, whatever FORCE_COLOR says: its
+    cursor codes and redraws filled CI logs, s21 r7 F2) or with --quiet. Yields
+    update(stage, fraction in [0, 1])."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = err_console()
     with Progress(TextColumn("{task.description:<36}"), BarColumn(),
                   TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                   console=console, transient=True,
-                  disable=quiet or is_quiet() or not console.is_terminal) as bar:
+                  disable=(quiet or is_quiet() or not console.is_terminal
+                           or not isatty(sys.stderr))) as bar:
         task = bar.add_task(label, total=1.0)
 
         def update(stage: str, fraction: float) -> None:

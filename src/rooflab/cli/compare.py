@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .compare_table import compare_table, untimed_words
+from .compare_table import compare_table, table_notes, untimed_words
 from .exit_codes import EXIT_REGRESSION
 from .options import FILES_HELP, on_option
 
@@ -22,27 +22,28 @@ Kernels are matched by name (entries of the same name in one run are added up, a
 note says so); --map OLD=NEW matches a renamed kernel (one kernel a run under two names
 is matched for the table; under --fail-if-slower it is an error (exit 2) unless --map
 pairs it; a first-run kernel named NEW then matches nothing by name, and two OLDs onto
-one NEW are refused). Prints the
-speed-up of each matched kernel (before time / after time, each the total over all its
-calls: profile the same number of iterations in both runs; when the call counts differ a note gives
-the per-call speed-up) and exits 1 when any matched kernel got slower by more than
---fail-if-slower PCT outside the timing noise, so it can gate CI (exit 2 is a usage
-error, 70 a bug in rooflab; a kernel without a time in both runs, or in one run only,
-is not gated: a note says so). Noise: where both runs kept the timing samples
-(`rooflab bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test
-(as Google benchmark's compare.py) must find the change at p < 0.05, else the table
-says "within noise" and the gate lets it pass; with 9 or more samples a side, "cannot
-tell" where a run is flagged noisy (load between runs shifts a whole run), not gated
-either; with fewer than 9 a side ("too few"), without samples ("-"), or where summed
-entries or launches of other shapes make the samples not describe the total ("not
-testable"), the change is gated as measured and a note says why. A change of exactly
-PCT passes. Kernels in one run only are listed with their times beside the whole-run
-totals, never gated. A what-if document (`rooflab whatif -o`) as a run is a prediction:
-the table shows its range, and --fail-if-slower refuses it. Two untimed `rooflab llm --json`
-files (fp16 vs int4, one device vs another) have no seconds to compare: their kernels'
-work floors and the step's (TPOT or TTFT floor) are compared instead, labelled as
-derived floors, never gated. -o arrows.png draws each kernel's move on the roof (needs
---on or a roof in the files).
+one NEW are refused). Prints the speed-up of each matched kernel (before time / after
+time, each the total over all its calls: profile the same number of iterations in both
+runs; when the call counts differ a note gives the per-call speed-up) and exits 1 when
+any matched kernel got slower by more than --fail-if-slower PCT outside the timing
+noise, or the whole run did (the kernels timed in both runs plus those in one run only:
+new, gone, renamed, split), so it can gate CI (exit 2 is a usage error, 70 a bug in
+rooflab; a matched kernel timed in one run only is not gated, and a warning names it and
+the kernels in one run only). Noise: where both runs kept the timing samples (`rooflab
+bench`, rooflab.measure, profiler launches), a two-sided Mann-Whitney U test (as Google
+benchmark's compare.py) must find the change at p < 0.05, else the table says "within
+noise" and the gate lets it pass; with 9 or more samples a side, "cannot tell" where a
+run is flagged noisy (load between runs shifts a whole run), not gated either; with
+fewer than 9 a side ("too few"), without samples ("-"), or where summed entries or
+launches of other shapes make the samples not describe the total ("not testable"), the
+change is gated as measured and a note says why. A change of exactly PCT passes. Kernels
+in one run only are listed with their times beside the whole-run totals, and gated in
+the whole run only. A what-if document (`rooflab whatif -o`) as a run is a prediction:
+the table shows its range, and --fail-if-slower refuses it. Two untimed `rooflab llm
+--json` files (fp16 vs int4, one device vs another) have no seconds to compare: their
+kernels' work floors and the step's (TPOT or TTFT floor) are compared instead, labelled
+as derived floors, never gated. -o arrows.png draws each kernel's move on the roof
+(needs --on or a roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
@@ -61,16 +62,24 @@ def register(app) -> None:
         rename: list[str] = typer.Option([], "--map", help="OLD=NEW for a renamed kernel "
                                                            "(repeatable)"),
         fail_if_slower: float = typer.Option(None, "--fail-if-slower", metavar="PCT",
-                                             help="exit 1 if a matched kernel is slower by "
-                                                  "more than PCT percent, outside the "
-                                                  "timing noise where samples tell"),
+                                             help="exit 1 if a matched kernel, or the "
+                                                  "whole run, is slower by more than PCT "
+                                                  "percent, outside the timing noise where "
+                                                  "samples tell"),
         on: OnChart = None,
         output: str = typer.Option(None, "-o", "--output", help="arrows chart .png/.svg, "
                                                                  "or .json"),
         json_out: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
     ) -> None:
         from ..model.compare import compare_kernels, comparison_to_dict, parse_rename
-        from .common import check_output, emit_json, err_console, refuse_input_as_output, say_line
+        from .common import (
+            check_output,
+            emit_json,
+            err_console,
+            refuse_input_as_output,
+            say,
+            say_line,
+        )
 
         _check_gate(fail_if_slower)
         check_output(output, (".json", ".png", ".svg"))
@@ -112,12 +121,39 @@ def register(app) -> None:
             from .common import wide_console
 
             wide_console().print(compare_table(cmp, fail_if_slower, floors))
+            for note in table_notes(cmp, fail_if_slower):
+                say("note", note)
             if output:
                 err_console().print(f"wrote {output}")
-        if fail_if_slower is not None and cmp.regressions(fail_if_slower):
-            names = ", ".join(m.name for m in cmp.regressions(fail_if_slower))
-            print(f"slower by more than {fail_if_slower:g} %: {names}", file=sys.stderr)
-            raise typer.Exit(EXIT_REGRESSION)
+        if fail_if_slower is not None:
+            _gate(cmp, fail_if_slower)
+
+
+def _gate(cmp, pct: float) -> None:
+    """Exit 1 when a matched kernel, or the whole run (every timed kernel, matched or not:
+    time moved into a new, renamed or split kernel; s21 r7 F3), got slower by more than
+    PCT; the kernels it cannot compare one to one are a `warning:` either way."""
+    from ..model.compare_gate import (
+        membership,
+        membership_warning,
+        run_regressed,
+        run_words,
+    )
+    from .common import warn
+
+    if (words := membership_warning(cmp, pct)) is not None:
+        warn(words)
+    slower = cmp.regressions(pct)
+    if slower:
+        names = ", ".join(m.name for m in slower)
+        print(f"slower by more than {pct:g} %: {names}", file=sys.stderr)
+    whole = run_regressed(cmp, pct)
+    # with every timed kernel matched, a slower whole run is its slower kernels, named above
+    if whole and (membership(cmp) or not slower):
+        print(f"slower by more than {pct:g} %: the whole run, {run_words(cmp)}",
+              file=sys.stderr)
+    if slower or whole:
+        raise typer.Exit(EXIT_REGRESSION)
 
 
 def _check_gate(pct: float | None) -> None:

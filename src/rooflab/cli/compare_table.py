@@ -35,8 +35,6 @@ def compare_table(cmp, fail_pct, floors=None):
     from rich.console import Group
     from rich.text import Text
 
-    from ..model.compare_gate import gate_notes
-    from ..model.compare_trust import trust_notes
     from ..units import fmt_seconds
 
     parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
@@ -68,10 +66,17 @@ def compare_table(cmp, fail_pct, floors=None):
                           + "; " + untimed_words(cmp, floors)))
     elif (why := untimed_words(cmp, floors)) is not None:
         parts.append(Text(why))
-    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else trust_notes(cmp.matches)
-    for n in (*cmp.notes, *gate):
-        parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)
+
+
+def table_notes(cmp, fail_pct) -> list[str]:
+    """The notes under the table, said on stderr as `note:` lines (s21 r7 F7: on stdout
+    they were part of the report, which -q did not silence and a grep of stderr missed)."""
+    from ..model.compare_gate import gate_notes
+    from ..model.compare_trust import trust_notes
+
+    gate = gate_notes(cmp, fail_pct) if fail_pct is not None else trust_notes(cmp.matches)
+    return [*cmp.notes, *gate]
 
 
 def _only_time(k) -> str:

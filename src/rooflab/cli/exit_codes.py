@@ -6,8 +6,9 @@ without importing cli/common.py (rich's console, the file helpers): Ctrl-C while
 import is then one line too."""
 
 EXIT_OK = 0
-EXIT_REGRESSION = 1      # `compare --fail-if-slower`: a matched kernel got slower
+EXIT_REGRESSION = 1      # a gate failed: `compare --fail-if-slower` (a kernel or the whole
+#                          run got slower), `report --fail-below` (a kernel below PCT % of roof)
 EXIT_USAGE = 2           # a user error: bad option, bad file, unknown hardware
 EXIT_INTERNAL = 70       # a bug in rooflab (an exception it did not expect): a traceback
-EXIT_IOERR = 74          # stdout could not be written (a full disk): sysexits' EX_IOERR
+EXIT_IOERR = 74          # stdout could not be written (a full disk; closed at start): EX_IOERR
 EXIT_INTERRUPTED = 130   # Ctrl-C / SIGINT; nothing was written

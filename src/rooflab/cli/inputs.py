@@ -81,12 +81,16 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
 def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
                 progress: Callable[[str, float], None] | None = None,
                 kernel: Sequence[str] = (), exclude: Sequence[str] = (),
-                per_launch: bool = False, distinct: bool = True) -> Inputs:
+                per_launch: bool = False, distinct: bool = True,
+                label_traces: bool | None = None) -> Inputs:
     """Kernels from every file, the roofs to judge and draw them by, and the notes (see the
     module's docstring). kernel/exclude: only the kernels whose name matches one of `kernel`
     and none of `exclude`, as `rooflab ncu --kernel/--exclude` keeps them; per_launch: an
     ncu file's kernels one per launch, as `rooflab ncu --per-launch` reads them; distinct:
-    refuse a file given twice (refuse_repeated; compare's before and after may be one)."""
+    refuse a file given twice (refuse_repeated; compare's before and after may be one);
+    label_traces: several torch traces' rows labelled by file where their ranks do not tell
+    them apart (ingest.profile_files.load_profiles), by default where files are distinct
+    (compare pairs its two files' ops by name, plot --trajectory joins them: not there)."""
     from ..ingest.kernelfile import file_kind, load_kernels
 
     if distinct:
@@ -95,7 +99,8 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     own = [p for p in paths if kinds[p] == "rooflab"]
     per_file = {path: load_kernels(path) for path in own}
     kernels = [k for ks in per_file.values() for k in ks]
-    imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch)
+    imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch,
+                          distinct if label_traces is None else label_traces)
     kernels, imp = _selected(kernels, imp, kernel, exclude)
     shared = shared_names(per_file)
     skipped, notes = ([shared], [shared]) if shared else ([], [])
@@ -104,6 +109,11 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         skipped += [f"skipped: {s}" for s in imp.failed]
         notes = skipped + _import_notes(imp)
     if on:
+        from ..ingest.profile_import import kernels_with_sm_count
+
+        # the SM count of the catalog GPU --on names, where a grid or a GEMM's tiles need
+        # it (as `rooflab ncu --on` gives it; review s21 x2 F9)
+        kernels = list(kernels_with_sm_count(kernels, on[0]))
         roofs, profile, source, (said_threads, warn_threads) = _on_roofs(on, kernels)
         notes += said_threads
         skipped += warn_threads   # warnings: the roof may not be the kernels' count
@@ -170,7 +180,7 @@ def shared_names(per_file: dict[str, Sequence[Kernel]], shown: int = 3) -> str |
 
 def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
                     progress: Callable[[str, float], None] | None,
-                    per_launch: bool) -> ProfileImport | None:
+                    per_launch: bool, label_traces: bool = False) -> ProfileImport | None:
     """The profilers' files read as their verbs read them (ingest.profile_files.load_profiles),
     the ncu ones per launch when asked. --per-launch without an ncu file is an error, not a
     silent no-op: only ncu records each launch under its own ID (rooflab's kernel files and
@@ -180,7 +190,7 @@ def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
     from ..ingest.profile_files import load_profiles
 
     if not per_launch:
-        return load_profiles(list(paths), progress=progress)
+        return load_profiles(list(paths), progress=progress, label_traces=label_traces)
     ncu = [p for p in paths if kinds[p] == "ncu"]
     if not ncu:
         raise InputError("--per-launch splits the kernels of Nsight Compute files (ncu CSV "
@@ -190,7 +200,8 @@ def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
     from ..ingest.ncu_files import load_ncu
     from ..ingest.profile_files import join_imports
 
-    rest = load_profiles([p for p in paths if p not in ncu], progress=progress)
+    rest = load_profiles([p for p in paths if p not in ncu], progress=progress,
+                         label_traces=label_traces)
     # ncu first, as load_profiles orders the profilers
     return join_imports([load_ncu(ncu, progress=progress, per_launch=True),
                          *([rest] if rest is not None else [])])

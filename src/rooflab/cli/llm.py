@@ -132,18 +132,30 @@ def register(app) -> None:
                                     "per context at the batch; the first is tabled); not "
                                     "with a --batch list"),
         generate: int = typer.Option(128, "--generate", help="tokens generated"),
-        weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int4 "
-                                    "(default: the config's quantization_config, else its "
-                                    "torch_dtype)"),
-        kv: str = typer.Option(None, "--kv", help="KV-cache dtype (default: the --act "
-                               "dtype; the torch_dtype when the activations come from the "
-                               "config)"),
+        weights: str = typer.Option(None, "--weights", help="fp32 bf16 fp16 fp8 int8 int6 "
+                                    "int4 int3 int2 nvfp4 mxfp4 (intN: N/8 B per weight and "
+                                    "an fp16 scale per --group, GPTQ/EXL2/llama.cpp style; "
+                                    "fp4 with an fp8 scale per 16 / an e8m0 "
+                                    "scale per 32; default: the config's "
+                                    "quantization_config, else its torch_dtype)"),
+        kv: str = typer.Option(None, "--kv", help="KV-cache dtype: fp32 bf16 fp16 fp8 "
+                               "int8 int4 (default: the --act dtype when it is 16-bit; "
+                               "under 8-bit activations, --act fp8/int8 or the config's, "
+                               "the model's torch_dtype, as vLLM's kv_cache_dtype auto)"),
         act: str = typer.Option(None, "--act", help="activation dtype: fp32 bf16 fp16 fp8 "
                                 "int8 (int8: W8A8, with --weights int8/int4; default: the "
                                 "config's quantization_config, else its torch_dtype)"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
-        group: int = typer.Option(None, "--group", help="int4/int8 quantization group size "
-                                  "(default: the config's quantization_config, else 128)"),
+        decode_tokens: int = typer.Option(1, "--decode-tokens", "--parallel-decode",
+                                          help="query tokens per sequence in each decode "
+                                          "step: K + 1 for a speculative-decoding verify "
+                                          "of K draft tokens (vLLM num_speculative_tokens "
+                                          "K), LLM-Viewer's n_parallel_decode; N x the "
+                                          "FLOP over one read of the KV cache"),
+        group: int = typer.Option(None, "--group", help="int2-int8 quantization group size "
+                                  "(default: the config's quantization_config, else 128 "
+                                  "for int2-int8 weights, per channel for int8 with "
+                                  "--act int8; nvfp4 16, mxfp4 32)"),
         tp: TpOpt = 1,
         pp: PpOpt = 1,
         micro_batches: MicroBatchesOpt = None,
@@ -209,7 +221,8 @@ def register(app) -> None:
         run(cfg, on=on, batches=_batches(batch), prompt=prompts[0],
             context=contexts[0] if contexts else None, contexts=contexts, prompts=prompts,
             generate=generate, weights=weights, kv=kv, act=act, attn=attn, group=group,
-            tp=tp, link_bw=link_rate, memory=memory, tpot_ms=tpot_ms, launches=launches,
+            decode_tokens=decode_tokens, tp=tp, link_bw=link_rate, memory=memory,
+            tpot_ms=tpot_ms, launches=launches,
             phase=phase,
             whatif=whatif, compare=compare, json_out=json_out, output=output,
             latency=latency, pp=pp,
@@ -277,25 +290,23 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         pp_link_bw: float | None = None, pp_link_latency_s: float | None = None,
         link_from: str | None = None, on_note: str | None = None,
         contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = (),
-        launches: int | None = None, gpu_mem_util: float | None = None) -> None:
+        launches: int | None = None, gpu_mem_util: float | None = None,
+        decode_tokens: int = 1) -> None:
     """The options resolved into a Study (workloads.llm.study), run and shown; link_bw and
     pp_link_bw in bytes/s (parsed once, by the command), latency as typed for the
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm.analysis import Request
     from ..workloads.llm.links import comm_profile, stage_link, stage_link_given, tp_link
-    from ..workloads.llm.settings import (
-        act_sets_weights_note,
-        bf16_fallback_note,
-        fp16_only_note,
-        kv_default_note,
-        settings_for,
-    )
+    from ..workloads.llm.quant_kernels import fp16_only_note
+    from ..workloads.llm.settings import bf16_fallback_note, settings_for
+    from ..workloads.llm.settings_notes import act_sets_weights_note, kv_default_note
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
     from .llm_memory import device_capacity
 
     roof = load_roof(on)
-    s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof)
+    s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof,
+                     decode_tokens=decode_tokens)
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
     dev = _device(on, roof)

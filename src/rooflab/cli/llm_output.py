@@ -57,6 +57,9 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
                            "prefill_embedding_allreduce_s": tpr.prefill_embedding_s,
                            "link_bytes": tpr.link_bytes,
                            "prefill_comm_s": tpr.prefill_comm_s,
+                           # the decode payloads above are batch x this many rows; the
+                           # prefill's per prompt token 1/this of them (choose's prefill)
+                           "decode_tokens": tpr.query_tokens,
                            "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
                            "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
                            "link_latency_s": tpr.latency_s,

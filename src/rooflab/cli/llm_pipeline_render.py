@@ -4,7 +4,7 @@ in-flight memory (split from llm_render)."""
 from __future__ import annotations
 
 from ..units import fmt_seconds, si, si_apart
-from .llm_words import device_word, per_s, stream_dtype
+from .llm_words import device_word, per_s, rows_words, stream_dtype
 
 
 def _dtypes_fit(r, device_bytes: float) -> bool:
@@ -46,7 +46,8 @@ def pipeline_lines(ppr, r) -> list[str]:
                                              if ppr.tp > 1 else "") + f": {stage}",
            f"pipeline latency (one batch in flight): stages {fmt_seconds(ppr.stages_s)} + "
            f"{hops} transfer{'s' if hops > 1 else ''} of {si(ppr.transfer_bytes, 'B')} "
-           f"(batch {ppr.batch} x hidden x {r.settings.comm_bytes:g} B, the "
+           f"(batch {ppr.batch} x {rows_words(r.settings)}hidden x "
+           f"{r.settings.comm_bytes:g} B, the "
            f"{stream_dtype(r.settings)} residual stream) on "
            f"{si(lk.bus_bytes_per_s, 'B/s')}{lat} "
            f"({lk.source}) = {fmt_seconds(ppr.transfer_s)} -> TPOT floor "

@@ -20,7 +20,15 @@ from .llm_sweep_render import (
     sweep_table,
 )
 from .llm_tp_lines import tp_line, tp_link_words, tp_sweep_line
-from .llm_words import device_word, die_note, narrower, per_s, span, unified_memory
+from .llm_words import (
+    device_word,
+    die_note,
+    narrower,
+    per_s,
+    rows_words,
+    span,
+    unified_memory,
+)
 
 
 def step_table(timing, title: str):
@@ -173,7 +181,8 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"{', its heaviest stage' if ppr else ''}): weights {si(fp.weights, 'B')} + "
         f"KV {si(fp.kv, 'B')} ({kv_rate(fp, r.config)}) + "
         f"prefill activations {si(fp.activations, 'B')} (one prompt in flight, reserved "
-        f"once) + decode logits {si(fp.logits, 'B')} (fp32 batch x vocab, as vLLM's "
+        f"once) + decode logits {si(fp.logits, 'B')} (fp32 batch x "
+        f"{rows_words(r.settings)}vocab, as vLLM's "
         f"sampler reserves them) = "
         f"{si_apart(fp.total, fp.device_bytes or fp.total, 'B')[0]}"
         + (f" of {si_apart(fp.total, fp.device_bytes, 'B')[1]} on the device "
@@ -312,9 +321,11 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     r, measured, tpr = run.result, run.measured, run.tpr
     req, tp = r.request, r.settings.tp
     if phase in ("decode", "both"):
-        out.print(step_table(r.decode, f"decode step: batch {req.batch}, context "
-                             f"{req.decode_context} (per call; calls = per layer x "
-                             f"{r.config.layers} layers)"))
+        n = r.settings.decode_tokens
+        out.print(step_table(r.decode, f"decode step: batch {req.batch}"
+                             + (f" x {n} query tokens" if n > 1 else "")
+                             + f", context {req.decode_context} (per call; calls = per "
+                             f"layer x {r.config.layers} layers)"))
     if phase in ("prefill", "both"):
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
     for line in summary_lines(r, tpr, run.ppr, run.memory_from):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..units import fmt_seconds, si
 from ..workloads.llm.parallel import HOP_SENSITIVITY_S
-from .llm_words import comm_width, per_s
+from .llm_words import comm_width, per_s, rows_words
 
 
 def gather_words(seconds: float) -> str:
@@ -71,7 +71,8 @@ def tp_line(tpr, settings) -> str:
             + (f" + the embedding's all-reduce of {si(tpr.embedding_bytes, 'B')} "
                f"(vocab-parallel, {fmt_seconds(tpr.embedding_s)})"
                if tpr.embedding_s else "")
-            + (f" + a logits gather of {si(tpr.gather_bytes, 'B')} (batch x vocab, "
+            + (f" + a logits gather of {si(tpr.gather_bytes, 'B')} (batch x "
+               f"{rows_words(settings)}vocab, "
                f"{fmt_seconds(tpr.gather_s)})" if tpr.gather_s else "")
             + f": communication {fmt_seconds(tpr.link_s)} -> TPOT floor "
             f"{fmt_seconds(tpr.tpot_s)}{latency_weight_words(tpr)}")

@@ -25,6 +25,12 @@ def comm_width(s) -> str:
     return f" ({s.base} residual stream, not the {s.act} GEMM inputs)"
 
 
+def rows_words(s) -> str:
+    """'5 query tokens x ' on a --decode-tokens 5 step (each sequence's N positions are
+    all-reduced, gathered and sampled), nothing on plain decode."""
+    return f"{s.decode_tokens} query tokens x " if s.decode_tokens > 1 else ""
+
+
 def stream_dtype(s) -> str:
     """The dtype of the residual stream the collectives carry (Settings.comm_bytes)."""
     return s.base if s.act in NARROW else s.act

@@ -1,8 +1,9 @@
 """Entry point: run the typer app; turn RooflabError into `error: ...` and exit 2.
 
-Exit codes (cli/common.py, docs/json.md): 0 ok, 1 a `compare --fail-if-slower` regression,
-2 a user error, 70 a bug in rooflab (traceback), 74 standard output could not be written
-(a full disk: the environment, neither the input nor rooflab), 130 interrupted. Python's
+Exit codes (cli/exit_codes.py, docs/json.md): 0 ok, 1 a failed gate (`compare
+--fail-if-slower`, `report --fail-below`), 2 a user error, 70 a bug in rooflab (traceback),
+74 standard output could not be written (a full disk, or closed when the process started:
+the environment, neither the input nor rooflab), 130 interrupted. Python's
 own exit code for an uncaught exception is 1, which a CI gate would read as a regression:
 hence 70. Under `--json` an error (2, 70, 130) also prints one error document on stdout
 (cli/json_errors.py).
@@ -205,8 +206,13 @@ def _invoke(app, argv: list[str]) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except StdoutWriteError as exc:
         # `--json > out.json` on a full disk: the environment, not a bug (review 12c N)
-        print(f"error: cannot write to standard output ({os.strerror(exc.errno)}); the "
-              f"output is incomplete: free space or write elsewhere", file=sys.stderr)
+        if exc.errno == errno.EBADF:   # started with stdout closed (`>&-`, a cron job)
+            print("error: cannot write to standard output (it is closed: the command was "
+                  "started with `>&-` or without one); nothing was written there: "
+                  "redirect it to a file or to /dev/null", file=sys.stderr)
+        else:
+            print(f"error: cannot write to standard output ({os.strerror(exc.errno)}); the "
+                  f"output is incomplete: free space or write elsewhere", file=sys.stderr)
         _drop_stdout()
         return EXIT_IOERR
     except Exception as exc:  # click usage errors land here in non-standalone mode
@@ -237,8 +243,8 @@ def _interrupted(message: str = INTERRUPTED) -> int:
 
 
 # Write errors that are the place written to, not the program: a full disk or quota, a
-# file grown past its limit, a device error.
-_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+# file grown past its limit, a device error, a closed descriptor.
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
 
 
 class StdoutWriteError(OSError):
@@ -262,6 +268,26 @@ class _GuardedStdout(io.TextIOWrapper):
             raise _as_stdout_error(exc) from None
 
 
+class _ClosedStdout(io.TextIOBase):
+    """In place of a stdout the process was started without: a write fails as a closed
+    file's would (EBADF), answered as stdout's error (exit 74); flushing, as at the
+    interpreter's exit, has nothing to do."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise StdoutWriteError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
 def _as_stdout_error(exc: OSError) -> OSError:
     if exc.errno in _OUTPUT_ERRNOS:
         return StdoutWriteError(exc.errno, exc.strerror)
@@ -270,8 +296,14 @@ def _as_stdout_error(exc: OSError) -> OSError:
 
 def _guard_stdout() -> None:
     """Put a _GuardedStdout over the real stdout's buffer (once; not over a test's
-    capture, which is no file)."""
+    capture, which is no file), or a _ClosedStdout where there is none."""
     out = sys.stdout
+    if out is None:
+        # fd 1 closed when the process started (`>&-`; cron, daemons): Python makes
+        # sys.stdout None, and the first print was an AttributeError, "a bug in rooflab",
+        # exit 70 (s21 r7 F5). A write now says stdout's trouble: exit 74, one line.
+        sys.stdout = _ClosedStdout()
+        return
     if out is not sys.__stdout__ or type(out) is not io.TextIOWrapper:
         return
     out.flush()

@@ -127,8 +127,9 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     from .inputs import load_inputs as read_inputs
     from .options import on_from_env
 
+    # --trajectory joins the same op across torch traces by name: no file labels there
     inputs = read_inputs(kernel_files, on, kernel=kernel, exclude=exclude,
-                         per_launch=per_launch)
+                         per_launch=per_launch, label_traces=not trajectory)
     if not on or on_from_env():   # a roof the command line does not show: say where from
         print(inputs.source, file=sys.stderr)
     inputs.print_notes()
@@ -146,13 +147,13 @@ def chart_dict(display, path: str | None) -> dict:
     """The drawn data and the analysis, in the JSON vocabulary."""
     from dataclasses import asdict
 
-    from ..model.analysis import analyze
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, roof_to_dict
     from ..report.chart import above_roof, caveats, flagged
+    from ..report.chart_batch import chart_analysis
     from ..report.envelope_bound import analysis_json
 
     kernels = list(display.kernels)
-    analysis = analyze(display.roofs[0], kernels) if kernels else None
+    analysis = chart_analysis(display.roofs[0], kernels) if kernels else None
     # the image's F5 marks as fields (review 19c N8: only the `*` inside a label said it):
     # a ceiling the probe flagged, a point above its roof (ringed), the footnote's words
     return {"schema_version": SCHEMA_VERSION, "chart": path,
@@ -330,9 +331,10 @@ def _analysis_notes(roofs, display) -> set[str]:
     as `note:`); empty when the chart has no notes, so a clean chart costs no analysis."""
     if not display.notes or not display.kernels:
         return set()
-    from ..model.analysis import analyze
+    from ..report.chart_batch import chart_analysis
 
-    return set(analyze(roofs[0], list(display.kernels)).notes)
+    # the chart's own joint analysis where it made one (100 000 kernels: as long again)
+    return set(chart_analysis(roofs[0], display.kernels).notes)
 
 
 def wrote_line(output: str, roofs, kernels, display, min_share: str | None,

@@ -230,7 +230,12 @@ def _says_errors() -> bool:
 
 
 def _with_status(fn, err):
-    if not err.is_terminal:
+    import sys
+
+    from .common import isatty
+
+    # isatty, not rich's is_terminal: FORCE_COLOR makes rich call a CI log a terminal (s21 r7 F2)
+    if not isatty(sys.stderr):
         return fn(None)
     with err.status("comm probe: starting ranks") as status:
         return fn(lambda stage: status.update(f"comm probe: {stage}"))

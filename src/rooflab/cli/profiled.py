@@ -85,16 +85,19 @@ def csv_table(analysis: Analysis, full: Analysis | None = None,
     """(rows, columns) of -o x.csv: one row per kernel and every level it has bytes at (a
     level the roof lacks too: its AI and achieved rate, no % of roof or bound), with the
     FLOP of each precision in its own column, so that `rooflab report x.csv` reads back the
-    kernels `rooflab ncu` analysed (ingest/kernelfile_rows.py joins the level rows by name)."""
+    kernels `rooflab ncu` analysed (ingest/kernelfile_rows.py joins the level rows by name),
+    and the meta the advice reads (cli/profiled_meta.py) before the flop_ columns."""
     from ..units import PRECISIONS
+    from .profiled_meta import meta_columns
 
     have = list(dict.fromkeys(p for k in analysis.kernels for p, v in k.flop.items() if v > 0))
     precisions = [p for p in PRECISIONS if p in have] + [p for p in have if p not in PRECISIONS]
     if bounds is None:
         bounds = bounds_in_view(analysis, full)
     rows = []
+    flats, meta = meta_columns(analysis.kernels)
     for k in sorted(analysis.kernels, key=lambda k: -(k.seconds or 0.0)):
-        split = {FLOP_COLUMN + p: k.flop.get(p) for p in precisions}
+        split = {**flats[id(k)], **{FLOP_COLUMN + p: k.flop.get(p) for p in precisions}}
         for lv in analysis.levels_of(k):
             if lv.point is not None:
                 rows.append({**_point_row(k, lv.point, bounds[id(lv.point)]), **split})
@@ -105,7 +108,8 @@ def csv_table(analysis: Analysis, full: Analysis | None = None,
                          "precision": k.precision, "flop": k.total_flop, "bytes": lv.bytes,
                          "ai": lv.ai, "achieved_flop_per_s": lv.achieved_flop_per_s,
                          "percent_of_roof": None, "bound": None, "unit": k.unit, **split})
-    return rows, COLUMNS + BANDWIDTH_COLUMNS + tuple(FLOP_COLUMN + p for p in precisions)
+    return rows, (COLUMNS + BANDWIDTH_COLUMNS + meta
+                  + tuple(FLOP_COLUMN + p for p in precisions))
 
 
 def rich_table(rows: Sequence[dict], title: str):

@@ -183,13 +183,18 @@ def register(app) -> None:
         kernel: KernelRe = None,
         exclude: ExcludeRe = None,
         per_launch: bool = typer.Option(False, "--per-launch", help=PER_LAUNCH_HELP),
+        fail_below: float = typer.Option(
+            None, "--fail-below", metavar="PCT", help="exit 1 if a timed kernel runs below "
+            "PCT % of its roof (needs a roof: --on); for CI"),
     ) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
+        from . import report_gate
         from .common import emit_json, err_console, refuse_input_as_output, say_line, wide_console
         from .inputs import load_inputs
         from .options import patterns
 
+        report_gate.check_pct(fail_below)
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
         top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
@@ -201,6 +206,7 @@ def register(app) -> None:
             refuse_input_as_output(output, [*files, on] if on else files)
         inputs = load_inputs(files, [on] if on else [], kernel=patterns(kernel),
                              exclude=patterns(exclude), per_launch=per_launch)
+        report_gate.refuse_own_best(inputs.roof, fail_below)
         analysis = analyze(inputs.roof, inputs.kernels)
         if inputs.notes:
             from dataclasses import replace
@@ -217,19 +223,45 @@ def register(app) -> None:
         diags = diagnose(analysis, machine_for(analysis, inputs.profile),
                          detail=None if every else top)
         analysis = _threads_said_once(analysis, diags)
+        report_gate.refuse_nothing_judged(diags, fail_below)
         if output:
             write_report(output, with_precision_note(analysis), inputs.profile, title, top,
                          size_by, share, diags)
         if json_out:
-            emit_json(report_dict(analysis, inputs.profile, diags))
+            doc = report_dict(analysis, inputs.profile, diags)
+            if fail_below is not None:
+                doc.update(report_gate.gate_dict(diags, fail_below))
+            emit_json(doc)
             if output:
                 # stderr, as every verb says it under --json (docs/json.md "In CI"); one
                 # line, never wrapped at the console's width
                 say_line(f"wrote {output}")
-            return
-        from ..report.terminal import terminal_summary
+        else:
+            from ..report.terminal import terminal_summary
 
-        wide_console().print(terminal_summary(analysis, diags, top=top,
-                                              source=inputs.source, profile=inputs.profile))
-        if output:
-            err_console().print(f"wrote {output}")
+            wide_console().print(terminal_summary(analysis, diags, top=top,
+                                                  source=inputs.source,
+                                                  profile=inputs.profile))
+            if output:
+                err_console().print(f"wrote {output}")
+        _gate(diags, fail_below)
+
+
+def _gate(diags, pct: float | None) -> None:
+    """--fail-below PCT: the kernels under it on stderr, exit 1 (report_gate)."""
+    import sys
+
+    from . import report_gate
+    from .common import warn
+    from .exit_codes import EXIT_REGRESSION
+
+    if pct is None:
+        return
+    skipped = report_gate.gate_dict(diags, pct)["not_judged"]
+    if skipped:
+        warn(f"--fail-below {pct:g}: not judged (no time, or not held to a roof for its "
+             f"math): {', '.join(skipped[:5])}" + (", ..." if len(skipped) > 5 else ""))
+    line = report_gate.gate_line(diags, pct)
+    if line is not None:
+        print(line, file=sys.stderr)
+        raise typer.Exit(EXIT_REGRESSION)

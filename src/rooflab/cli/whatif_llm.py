@@ -54,7 +54,8 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     except (RooflabError, AttributeError):
         return comm, f"the file's link (no catalog link for {hardware})"
     # the vocab-parallel embedding's one all-reduce (H1) sends 2(tp-1)/tp of its payload
-    # as each per-layer one does (0 in documents from before it was counted)
+    # as each per-layer one does (0 in a file from before it was counted whose model
+    # does not give it either: document_parts.with_link_terms, said by _terms_words)
     embedding = float(par.get("embedding_allreduce_bytes") or 0.0)
     moved = (float(par["allreduces_per_step"]) * allreduce_link_bytes(
         float(par["allreduce_bytes"]), tp) + allreduce_link_bytes(embedding, tp)
@@ -90,10 +91,26 @@ def _llm_extras(llm: dict | None, result, hardware: str | None) -> dict:
                            "allreduces_per_step": par.get("allreduces_per_step"),
                            "comm_before_s": before, "comm_after_s": comm[0],
                            "comm_link": comm[1]}
+        from ..model.document_parts import OLDER_FILE
+
+        if par.get(OLDER_FILE):   # review s21 r1 F3: an older file's link terms
+            out["parallel"]["note"] = par[OLDER_FILE]
         if wb and wa:
             out["parallel"].update({"total_before_tpot_s": wb + before,
                                     "total_after_tpot_s": wa + comm[0]})
     return out
+
+
+def _terms_words(llm: dict) -> str:
+    """The link terms the line counts besides the per-layer all-reduces: the embedding's
+    all-reduce and the logits gather, unless the file predates them and they could not be
+    counted from it (document_parts.with_link_terms): then the line does not claim them."""
+    from ..model.document_parts import LINK_TERMS
+
+    par = llm.get("parallel") or {}
+    has = [w for k, w in zip(LINK_TERMS, ("the embedding's all-reduce", "the logits gather"),
+                             strict=True) if par.get(k) is not None]
+    return f", {' and '.join(has)}" if has else ""
 
 
 def _batch_kept(result) -> bool:
@@ -135,12 +152,13 @@ def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
     par = extras.get("parallel")
     if par and "total_before_tpot_s" in par:
         tb, ta = par["total_before_tpot_s"], par["total_after_tpot_s"]
-        out.append(f"with the {par['allreduces_per_step']} all-reduces, the embedding's "
-                   f"all-reduce and the logits gather of --tp "
-                   f"{par['tp']}: {fmt_seconds(par['comm_before_s'])} -> "
+        out.append(f"with the {par['allreduces_per_step']} all-reduces{_terms_words(llm)} "
+                   f"of --tp {par['tp']}: {fmt_seconds(par['comm_before_s'])} -> "
                    f"{fmt_seconds(par['comm_after_s'])} (on {par['comm_link']}), so the "
                    f"TPOT floor {fmt_seconds(tb)} -> {fmt_seconds(ta)} ({tb / ta:.2f}x), as "
                    f"`rooflab llm` gives it")
+        if par.get("note"):
+            out.append(f"note: {par['note']}")
     fit = extras.get("fit")
     if fit and not fit["fits"]:
         from .choose import fit_remedy

@@ -256,10 +256,18 @@ AMD_MODELS: tuple[tuple[int, int, int, str], ...] = (
     (0x19, 0x10, 0x1F, "Zen 4"),    # Genoa
     (0x19, 0x20, 0x5F, "Zen 3"),    # Vermeer, Rembrandt, Cezanne
     (0x19, 0x60, 0xAF, "Zen 4"),    # Raphael, Phoenix, Bergamo, Siena
+    # Family 0x1a: only Linux's Zen 5 ranges (arch/x86/kernel/cpu/amd.c, X86_FEATURE_ZEN5:
+    # 0x00-0x2f, 0x40-0x4f, 0x60-0x7f); the rest of the family is Zen 6 (AMD_ZEN6_MODELS).
     (0x1A, 0x20, 0x2F, "Zen 5 (256-bit datapath)"),  # Strix Point
     (0x1A, 0x60, 0x6F, "Zen 5 (256-bit datapath)"),  # Krackan Point
-    (0x1A, 0x00, 0xFF, "Zen 5"),    # Turin, Granite Ridge, Strix Halo
+    (0x1A, 0x00, 0x1F, "Zen 5"),    # Turin
+    (0x1A, 0x40, 0x4F, "Zen 5"),    # Granite Ridge
+    (0x1A, 0x70, 0x7F, "Zen 5"),    # Strix Halo
 )
+
+# Family 0x1a models Linux marks X86_FEATURE_ZEN6 (amd.c: 0x50-0x5f, 0x80-0xaf, 0xc0-0xef).
+# AMD has not published Zen 6's FMA pipes, so they get no nominal (cpu_detect._generic).
+AMD_ZEN6_MODELS: tuple[tuple[int, int], ...] = ((0x50, 0x5F), (0x80, 0xAF), (0xC0, 0xEF))
 
 # Intel family 6 display models (Intel SDM vol. 4 table 2-1, Linux intel-family.h).
 INTEL_MODELS: dict[int, str] = {

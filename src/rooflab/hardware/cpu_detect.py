@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from .cpu_arch import (
     AMD_MODELS,
+    AMD_ZEN6_MODELS,
     ARCHS,
     ARM_PARTS,
     FLAG_PATHS,
@@ -62,6 +63,10 @@ def _by_table(vendor: str, family: int | None, model: int | None,
         for fam, lo, hi, name in AMD_MODELS:
             if fam == family and lo <= model <= hi:
                 return name, f"AMD family {family:#x} model {model:#x}"
+        if family >= 0x1A:
+            # a model of a family the table covers only in part (Zen 6 in 0x1a), or a
+            # newer family: its name ("Ryzen 9 ...") must not pick a Zen 5 entry
+            return None, ""
     if vendor == "Intel" and family == 6 and model is not None and model in INTEL_MODELS:
         name = INTEL_MODELS[model]
         if model == 0x55:
@@ -127,9 +132,13 @@ def _reconcile(arch: MicroArch, flags: frozenset[str], vendor: str) -> MicroArch
         simd, isa = 128, 128
         notes.append(f"{arch.name} has AVX2/FMA but the flags lack them; using 128-bit SSE")
     if isa < 512 and "avx512f" in flags:
-        simd, isa = 512, 512
+        # the flag says the ISA is there, not how many 512-bit FMA units run it (Zen 4
+        # splits each into two 256-bit halves): the table's FLOP/cycle stands
+        isa = 512
         notes.append(f"flags show avx512f but {arch.name} is listed with {arch.vector_isa_bits}"
-                     "-bit vectors; using 512-bit from the flags (measure to confirm)")
+                     f"-bit FMA datapaths; the nominal keeps {arch.simd_bits}-bit x "
+                     f"{arch.fma_pipes} pipes (AVX-512 does not say how many 512-bit FMA "
+                     f"units a core has; measure to confirm)")
     paths = tuple(p for p in arch.fast_paths if not p.flags or flags & set(p.flags))
     if len(paths) < len(arch.fast_paths):
         gone = sorted({f"{p.precision} {p.via}" for p in arch.fast_paths} -
@@ -151,7 +160,15 @@ def detect_microarch(vendor: str, family: int | None, model: int | None,
     vendor = _norm_vendor(vendor, model_name)
     name, how = _by_table(vendor, family, model, model_name or "")
     if name is None:
-        return _generic(vendor, flags, family, model)
+        arch = _generic(vendor, flags, family, model)
+        zen6 = (vendor == "AMD" and family == 0x1A and model is not None
+                and any(lo <= model <= hi for lo, hi in AMD_ZEN6_MODELS))
+        if arch is not None and zen6:
+            arch = replace(arch, notes=arch.notes + (
+                f"AMD family 0x1a model {model:#x} is Zen 6 (Linux arch/x86/kernel/cpu/amd.c "
+                f"marks models 0x50-0x5f, 0x80-0xaf and 0xc0-0xef X86_FEATURE_ZEN6), whose FMA "
+                f"pipe count AMD has not published: no nominal compute peak, not Zen 5's",))
+        return arch
     arch = ARCHS[name]
     arch = replace(arch, notes=arch.notes + (f"identified as {arch.name} from {how}",))
     return _reconcile(arch, flags, vendor)

@@ -19,11 +19,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cpu_topology as topo
+from .cpu_topology import (  # noqa: F401  (CoreSplit, parse_cpulist: imported from here too)
+    CoreSplit,
+    core_map,
+    hybrid_pmu,
+    l3_instances,
+    l3_layout,
+    parse_cpulist,
+    physical_cores,
+)
+from .os_files import read as _read
+from .os_files import to_int as _int
 from .windows import windows_cpu
 
 CPUINFO = Path("/proc/cpuinfo")
 SYS_CPU = Path("/sys/devices/system/cpu")
 MEMINFO = Path("/proc/meminfo")
+PMU_DEVICES = Path("/sys/bus/event_source/devices")
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,7 @@ class Caches:
     # core with two SMT threads. 1 where the OS does not say (lscpu, sysctl).
     l1d_sharing: int = 1
     l2_sharing: int = 1
+    l3_sharing: int = 1   # logical CPUs sharing one L3 instance (sysfs), 1 when unknown
 
     def level(self, name: str) -> int | None:
         return {"L1": self.l1d, "L2": self.l2, "L3": self.l3}.get(name)
@@ -46,21 +60,6 @@ class Caches:
     def sharing(self, name: str) -> int:
         """Logical CPUs sharing one instance of L1/L2 (1 when unknown)."""
         return max(1, {"L1": self.l1d_sharing, "L2": self.l2_sharing}.get(name, 1))
-
-
-@dataclass(frozen=True)
-class CoreSplit:
-    """P- and E-cores of a hybrid CPU (Alder/Raptor/Arrow Lake...), as the kernel lists them.
-
-    `e_clock_ratio` is an E-core's cpufreq maximum over a P-core's (None where cpufreq is
-    absent): the probe measures one clock, and E-cores run slower."""
-
-    p_cores: int
-    e_cores: int
-    p_cpus: tuple[int, ...]
-    e_cpus: tuple[int, ...]
-    e_clock_ratio: float | None
-    source: str
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,20 @@ class HostInfo:
     libraries: dict[str, str] = field(default_factory=dict)
     core_split: CoreSplit | None = None   # None: not hybrid, or the OS does not say
     numa_nodes: int | None = None   # online NUMA nodes (sysfs); None where the OS does not say
+    # (logical CPU, core key): which CPUs are SMT siblings (cpu_topology.core_map);
+    # used to count physical cores in a CPU set, left out of to_dict (one pair per CPU)
+    cpu_cores: tuple[tuple[int, str], ...] = ()
+    # False where the kernel shows one `cpu` PMU and no cpu_core/cpu_atom: not hybrid
+    hybrid_pmu: bool | None = None
+
+    def cores_in(self, cpus) -> int:
+        """Physical cores among the logical CPUs `cpus` (SMT siblings are one core), at
+        most the host's: what the nominal roof and the cache capacities count."""
+        return min(physical_cores(cpus, self.cpu_cores), self.cores)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d.pop("cpu_cores")
         d["flags"] = sorted(self.flags)
         d["name"] = self.cpu_model
         d["kind"] = "cpu"
@@ -110,20 +120,6 @@ def parse_cpuinfo(text: str) -> list[dict[str, str]]:
             blocks.append(entry)
     cpus = [b for b in blocks if "processor" in b]
     return cpus or blocks
-
-
-def _int(text: str | None, base: int = 10) -> int | None:
-    try:
-        return int(str(text), 0 if base == 0 else base)
-    except (TypeError, ValueError):
-        return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def cpu_flags(cpuinfo: str | None = None) -> frozenset[str]:
@@ -171,13 +167,24 @@ def sysfs_caches(root: Path = SYS_CPU) -> Caches:
             sharing[f"L{level}"] = len(parse_cpulist(_read(idx / "shared_cpu_list"))) or 1
     if not sizes:
         return Caches()
+    # L3 instances: distinct index3 shared_cpu_lists over every cpuN (cpu_topology)
+    layout = l3_layout(root) if "L3" in sizes else None
     return Caches(l1d=sizes.get("L1"), l2=sizes.get("L2"), l3=sizes.get("L3"), source="sysfs",
-                  l1d_sharing=sharing.get("L1", 1), l2_sharing=sharing.get("L2", 1))
+                  l3_instances=layout[0] if layout else 1,
+                  l1d_sharing=sharing.get("L1", 1), l2_sharing=sharing.get("L2", 1),
+                  l3_sharing=sharing.get("L3", 1))
 
 
 def parse_lscpu(text: str) -> Caches:
-    """lscpu prints totals ('64 KiB (2 instances)'); divide by the instance count."""
+    """lscpu prints totals ('64 KiB (2 instances)'); divide by the instance count.
+
+    util-linux 2.34-2.36 print the totals with no count ('L1d cache: 2 MiB' on a 64-core
+    EPYC): L1d/L2 are then divided by the cores lscpu lists (per core), L3 is kept as one
+    instance of the total (right for the DRAM working set; sysfs gives the real split).
+    Older lscpu prints per-instance sizes without 'iB' ('32K')."""
     found: dict[str, tuple[int, int]] = {}
+    cores = (_int(_lscpu_field(text, r"Core\(s\) per socket")) or 0) * (
+        _int(_lscpu_field(text, r"Socket\(s\)")) or 1)
     for line in text.splitlines():
         m = re.match(r"\s*(L1d|L2|L3)(?: cache)?:\s*(.+)", line)
         if not m:
@@ -185,6 +192,10 @@ def parse_lscpu(text: str) -> Caches:
         total = parse_cache_size(m.group(2))
         inst = re.search(r"\((\d+) instances?\)", m.group(2))
         n = int(inst.group(1)) if inst else 1
+        if not inst and re.search(r"iB", m.group(2)) and m.group(1) != "L3":
+            if not cores:
+                continue   # a total over an unknown number of cores: no per-core size
+            n = cores
         if total:
             found[m.group(1)] = (total // n, n)
     if not found:
@@ -235,8 +246,10 @@ def sysctl_caches() -> Caches:
     return Caches(l1d=l1, l2=l2, l3=l3, source="sysctl")
 
 
-def detect_caches() -> Caches:
-    """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks; sysctl on macOS."""
+def detect_caches(logical_cpus: int | None = None) -> Caches:
+    """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks; sysctl on macOS.
+    The L3 instance count: sysfs's (at least `logical_cpus` over the CPUs sharing cpu0's
+    L3), else lscpu's (only lscpu >= 2.37 prints one)."""
     a, b = sysfs_caches(), lscpu_caches()
     if a.l1d is None and b.l1d is None:
         if platform.system() == "Darwin":
@@ -245,10 +258,13 @@ def detect_caches() -> Caches:
                 return c
         return Caches(source="unknown")
     return Caches(l1d=a.l1d or b.l1d, l2=a.l2 or b.l2, l3=a.l3 or b.l3,
-                  l3_instances=b.l3_instances if b.l3 else 1,
+                  l3_instances=(l3_instances((a.l3_instances, a.l3_sharing),
+                                             logical_cpus or os.cpu_count() or 1)
+                                if a.l3 else b.l3_instances if b.l3 else 1),
                   source="+".join(s for s in (a.source, b.source) if s),
                   l1d_sharing=a.l1d_sharing if a.l1d else 1,
-                  l2_sharing=a.l2_sharing if a.l2 else 1)
+                  l2_sharing=a.l2_sharing if a.l2 else 1,
+                  l3_sharing=a.l3_sharing if a.l3 else 1)
 
 
 # --- NUMA ---------------------------------------------------------------------------------
@@ -280,8 +296,9 @@ def meminfo(text: str | None = None) -> tuple[int | None, int | None]:
 
 def core_count(blocks: list[dict[str, str]]) -> int:
     """Physical cores: distinct (physical id, core id) pairs; logical CPUs if absent."""
-    pairs = {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
-    return len(pairs) or len(blocks) or (os.cpu_count() or 1)
+    cores = core_map(blocks, None)
+    return (physical_cores([c for c, _ in cores], cores) if cores
+            else len(blocks) or (os.cpu_count() or 1))
 
 
 def library_versions() -> dict[str, str]:
@@ -310,63 +327,17 @@ def blas_info() -> str:
     return f"{text} (OPENBLAS_CORETYPE={coretype})" if coretype else text
 
 
-# --- hybrid CPUs: which logical CPUs are P-cores and which E-cores ------------------------
-PMU_DEVICES = Path("/sys/bus/event_source/devices")
-
-
-def parse_cpulist(text: str) -> tuple[int, ...]:
-    """'0-15,20,22-23' -> (0, ..., 15, 20, 22, 23); '' -> ()."""
-    out: list[int] = []
-    for part in text.strip().split(","):
-        lo, _, hi = part.strip().partition("-")
-        if lo.isdigit() and (not hi or hi.isdigit()):
-            out.extend(range(int(lo), int(hi or lo) + 1))
-    return tuple(out)
-
-
-def _type_cpus(sys_cpu: Path, pmu: Path) -> tuple[tuple[int, ...], tuple[int, ...], str]:
-    """(P logical CPUs, E logical CPUs, source). Linux lists them per core type under
-    /sys/devices/system/cpu/types/<intel_core_N|intel_atom_N>/cpulist on newer kernels,
-    and as the hybrid PMUs' cpu lists (/sys/bus/event_source/devices/cpu_core/cpus,
-    cpu_atom/cpus) since 5.13."""
-    types = sys_cpu / "types"
-    p: list[int] = []
-    e: list[int] = []
-    for d in sorted(types.glob("*")) if types.is_dir() else ():
-        cpus = parse_cpulist(_read(d / "cpulist"))
-        (e if "atom" in d.name else p if "core" in d.name else []).extend(cpus)
-    if p and e:
-        return tuple(p), tuple(e), str(types)
-    p_pmu = parse_cpulist(_read(pmu / "cpu_core" / "cpus"))
-    e_pmu = parse_cpulist(_read(pmu / "cpu_atom" / "cpus"))
-    if p_pmu and e_pmu:
-        return p_pmu, e_pmu, f"{pmu}/cpu_core,cpu_atom"
-    return (), (), ""
-
-
-def _physical(cpus: tuple[int, ...], blocks: list[dict[str, str]]) -> int:
-    """Physical cores among these logical CPUs (P-cores have two threads, E-cores one)."""
-    where = {_int(b.get("processor")): (b.get("physical id"), b.get("core id"))
-             for b in blocks if "core id" in b}
-    found = {where[c] for c in cpus if c in where}
-    return len(found) or len(cpus)
-
-
-def _max_khz(sys_cpu: Path, cpu: int) -> int | None:
-    return _int(_read(sys_cpu / f"cpu{cpu}" / "cpufreq" / "cpuinfo_max_freq").strip())
-
-
 def detect_core_split(blocks: list[dict[str, str]], sys_cpu: Path | None = None,
                       pmu: Path | None = None) -> CoreSplit | None:
-    """The P/E split of a hybrid CPU from sysfs, None when the OS shows none."""
-    sys_cpu, pmu = sys_cpu or SYS_CPU, pmu or PMU_DEVICES
-    p, e, source = _type_cpus(sys_cpu, pmu)
-    if not (p and e):
-        return None
-    pk, ek = _max_khz(sys_cpu, p[0]), _max_khz(sys_cpu, e[0])
-    return CoreSplit(p_cores=_physical(p, blocks), e_cores=_physical(e, blocks),
-                     p_cpus=p, e_cpus=e, e_clock_ratio=ek / pk if pk and ek else None,
-                     source=source)
+    """The P/E split of a hybrid CPU from sysfs (cpu_topology), None when the OS shows none."""
+    return topo.detect_core_split(blocks, sys_cpu or SYS_CPU, pmu or PMU_DEVICES)
+
+
+def _darwin_split() -> CoreSplit | None:
+    """Apple silicon's performance and efficiency cores (hw.perflevel0/1.physicalcpu):
+    counts only, no CPU numbers and no clocks."""
+    p, e = (_int(sysctl(f"hw.perflevel{i}.physicalcpu")) for i in (0, 1))
+    return CoreSplit(p, e, (), (), None, "sysctl hw.perflevel0/1.physicalcpu") if p and e else None
 
 
 def _lscpu_field(text: str, field: str) -> str | None:
@@ -402,9 +373,11 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
         total = _int(sysctl("hw.memsize"))
     cores = core_count(blocks)
     threads = len(blocks) or (os.cpu_count() or 1)
+    split = detect_core_split(blocks)
     if darwin:
         cores = _int(sysctl("hw.physicalcpu")) or cores
         threads = _int(sysctl("hw.logicalcpu")) or threads
+        split = _darwin_split()
     hyper = None
     if "hypervisor" in flags:
         hyper = _lscpu_field(lscpu_text(), "Hypervisor vendor") or "unknown hypervisor"
@@ -412,8 +385,9 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
     libs["blas"] = blas_info()
     return HostInfo(
         cpu_model=model_name, vendor=vendor, family=_int(first.get("cpu family")),
-        model=model, flags=flags, cores=cores, threads=threads, caches=detect_caches(),
+        model=model, flags=flags, cores=cores, threads=threads,
+        caches=detect_caches(len(blocks) or None),
         memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
         os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
-        libraries=libs, core_split=detect_core_split(blocks),
-        numa_nodes=len(numa_nodes()) or None)
+        libraries=libs, core_split=split, numa_nodes=len(numa_nodes()) or None,
+        cpu_cores=core_map(blocks, SYS_CPU), hybrid_pmu=hybrid_pmu(PMU_DEVICES))

@@ -37,11 +37,36 @@ _FORM = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm", "pci": "pci
 VARIANTS = frozenset("laptop mobile maxq ti super d nvl pcie sxm max pro ultra".split())
 
 
+# A size written '40G' (LLM-Viewer's `nvidia_A100_40G`, 'A100 40G PCIe') is 40 GB: left as a
+# word, it was dropped and the bare 'A100' found the 80 GB card (review s21 r6 F1). Only a
+# number standing alone: 'A10G' and Graviton's 'c7g' are names, not sizes, and a MIG
+# profile's '1g.10gb' counts compute slices.
+_BARE_G = re.compile(r"(?<![a-z0-9.])(\d+)\s*g\b(?!\.\d)")
+# A MIG profile 'Ng.Mgb' gives the slice's memory, not the card's: '3g.40gb' is half of an
+# A100 80GB (NVIDIA MIG user guide, supported profiles: A100 40GB 2g.10gb/3g.20gb/4g.20gb/
+# 7g.40gb, A100 80GB and H100 2g.20gb/3g.40gb/4g.40gb/7g.80gb, H100 NVL 3g.47gb, H200
+# 3g.71gb), so it names the card of M x 8 / (2, 4, 4, 8 memory slices of 8) GB. 1g
+# profiles are left as sizes: 1g.10gb is on both A100s (review s21 x1 F9).
+_MIG = re.compile(r"(?<![a-z0-9])([2347])g\.(\d+)\s*gb\b")
+_MIG_SLICES = {2: 2, 3: 4, 4: 4, 7: 8}
+# The MIG cards' memory as their names give it; a profile's GB is rounded down (H200
+# 3g.71gb: 142 of 141 GB), so the card is the nearest of these within 3 %.
+_MIG_CARDS_GB = (40, 80, 94, 96, 141, 144)
+
+
+def _mig_card(m: re.Match) -> str:
+    gb = int(m[2]) * 8 / _MIG_SLICES[int(m[1])]
+    near = min(_MIG_CARDS_GB, key=lambda c: abs(c - gb))
+    return f" mig{m[1]}g {near if abs(near - gb) <= 0.03 * gb else round(gb)}gb "
+
+
 def tokens(text: str) -> tuple[str, ...]:
     """Normalised tokens of a device name."""
     s = text.lower().replace("(r)", " ").replace("(tm)", " ")
     s = re.sub(r"@.*$", " ", s)                      # "CPU @ 2.00GHz"
+    s = _MIG.sub(_mig_card, s)                       # "3g.40gb" -> the 80 GB card's
     s = re.sub(r"(\d+)\s*(gb|gib)\b", r"\1gb", s)    # "80 GB" -> "80gb"
+    s = _BARE_G.sub(r"\1gb", s)                      # LLM-Viewer's "A100_40G" -> "40gb"
     s = re.sub(r"\bmax[\s-]*q\b", "maxq", s)          # "Max-Q" -> "maxq"
     s = re.sub(r"(\d+)[\s-]*cores?\b", r"\1 core", s)   # "30core", "30 cores" -> "30-core"
     out = []
@@ -290,6 +315,12 @@ class DeviceIndex:
         within = self._within_query(q, sized=True)
         if len(within) == 1:
             return within[0]
+        # 'rtx4090 24gb': the name less its size is one entry's key ('rtx4090' is the RTX
+        # 4090's), though its tokens are not the entry's ('rtx', '4090'); review s21 x1 F9
+        asked = {t for t in q if _SIZE.match(t)}
+        bare = self._keys.get("".join(t for t in tokens(text) if not _SIZE.match(t)))
+        if asked and bare is not None and self._has_size(bare, asked):
+            return bare
         self._no_such_size(text, q)
         raise HardwareNotFound(f"unknown hardware '{text}'; {self.suggest(text)}")
 
@@ -307,7 +338,8 @@ class DeviceIndex:
                        | {f"{dev.memory_bytes / 1e9:g}gb" for dev in found
                           if not self._sizes[dev.name] and getattr(dev, "memory_bytes", 0)},
                        key=lambda s: float(s[:-2]))
-        family = re.sub(r"[\s_-]*\d+\s*gi?b\b", "", text, flags=re.IGNORECASE).strip(" -_")
+        family = re.sub(r"[\s_-]*(?<![a-z0-9.])\d+\s*(?:gi?b|g(?!\.\d))\b", "", text,
+                        flags=re.IGNORECASE).strip(" -_")
         names = ", ".join(dev.name for dev in found[:8])
         raise HardwareNotFound(
             f"no {' '.join(s.upper() for s in asked)} '{family}' in the catalog: "

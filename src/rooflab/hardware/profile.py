@@ -27,9 +27,10 @@ from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
 from ..model.machine import core_share
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
-from ..model.sample_spread import iqr_over_median, spread_name
-from ..model.schema import SCHEMA_VERSION, check_schema_version, roof_from_dict, roof_to_dict
+from ..model.schema import SCHEMA_VERSION, roof_from_dict, roof_to_dict
+from ..model.spread_warnings import is_spread_warning, samples_vary
 from ..user_path import user_path
+from .profile_checks import check_document, check_parts
 
 
 @dataclass(frozen=True)
@@ -49,24 +50,7 @@ class MachineProfile:
     created: str = ""
 
     def __post_init__(self) -> None:
-        # checked here, not deep in save_profile: MachineProfile(host="box") or
-        # measured={...} was accepted and then failed as an AttributeError or ValueError
-        # while writing (review s18 r8 F2)
-        if not isinstance(self.host, Mapping):
-            raise InputError(f"MachineProfile(): host must be a dict such as {{'name': "
-                             f"'my box'}}; got {type(self.host).__name__} {self.host!r:.60}")
-        for what in ("nominal", "measured"):
-            roof = getattr(self, what)
-            if roof is not None and not isinstance(roof, Roof):
-                raise InputError(f"MachineProfile(): {what} must be a Roof or None "
-                                 f"(rooflab.load_roof('T4'), rooflab.Roof(...)); got "
-                                 f"{type(roof).__name__} {roof!r:.60}")
-        if not isinstance(self.extras, Mapping):
-            raise InputError(f"MachineProfile(): extras must be a dict; got "
-                             f"{type(self.extras).__name__} {self.extras!r:.60}")
-        if not isinstance(self.created, str):
-            raise InputError(f"MachineProfile(): created must be an ISO 8601 time string "
-                             f"or ''; got {self.created!r:.60}")
+        check_parts(self.host, self.nominal, self.measured, self.extras, self.created)
 
     # a notebook shows the CLI's row, not every field (display_results)
     _repr_pretty_ = pretty(profile_text)
@@ -129,13 +113,7 @@ def _without_probe_label(p: MachineProfile) -> Roof:
 
 
 def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachineProfile:
-    if not isinstance(d, Mapping) or not ("measured" in d or "nominal" in d):
-        raise InputError(f"{where}: not a rooflab profile (no 'measured' or 'nominal' roof)")
-    check_schema_version(d, where)
-    if not isinstance(d.get("host") or {}, Mapping):
-        raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
-                         f"got {d['host']!r}")
-    _check_host(d.get("host") or {}, where)
+    check_document(d, where)
     extras, created = dict(d.get("extras", {})), str(d.get("created", ""))
     measured = (roof_from_dict(d["measured"], f"{where}.measured") if d.get("measured")
                 else None)
@@ -148,24 +126,6 @@ def profile_from_dict(d: Mapping[str, Any], where: str = "profile") -> MachinePr
                   if measured else None),
         extras=extras, created=created,
     )
-
-
-# compute capability as the GPU probe writes it (torch's major.minor): "8.0", "10.0"
-_CC = re.compile(r"\d+\.\d+")
-
-
-def _check_host(host: Mapping[str, Any], where: str) -> None:
-    """The host fields read as numbers elsewhere (`ai matmul --tile --on`: the waves over
-    the SMs, the shared-memory table by compute capability): a hand-edited 8.0 or "108"
-    read as absent would skip a check without saying why. Absent or null is allowed."""
-    sms = host.get("multiprocessors")
-    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
-        raise InputError(f"{where}: field 'host.multiprocessors' must be a positive whole "
-                         f"number (the GPU's SM count, e.g. 108), or null; got {sms!r}")
-    cc = host.get("compute_capability")
-    if cc is not None and not (isinstance(cc, str) and _CC.fullmatch(cc)):
-        raise InputError(f"{where}: field 'host.compute_capability' must be a string "
-                         f"major.minor such as \"8.0\" (quoted), or null; got {cc!r}")
 
 
 def profile_in_file(path: str | os.PathLike) -> MachineProfile | None:
@@ -216,14 +176,14 @@ def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
         got = (f"Roof '{profile.name}'" if isinstance(profile, Roof)
                else f"{type(profile).__name__} {profile!r:.60}")
         raise InputError(f"save_profile(): profile must be a MachineProfile; got {got}; "
-                         f"{how}")
+                         f"{how}", field="profile")
     for what, roof in (("nominal", profile.nominal), ("measured", profile.measured)):
         if roof is not None and not roof.compute and not roof.memory:
             # the reader's words (hardware/resolve.py _check_judging, docs/json.md)
             raise InputError(f"save_profile(): {what} roof '{roof.name}' has no ceilings; "
                              f"add at least one, e.g. Roof(..., compute=(Ceiling(1e12, "
                              f"'fp32', unit='vector'),), memory=(Ceiling(3.2e11, "
-                             f"level='DRAM'),))")
+                             f"level='DRAM'),))", field=what)
     write_json(user_path(path, "save_profile()", "a profile file's path"),
                profile_to_dict(profile))
 
@@ -283,7 +243,8 @@ def roof_at_threads(profile: Mapping[str, Any], n: int, where: str = "profile") 
                          f"1,2,all -o profile.json`")
     reference = scaling.get("reference_threads", extras.get("threads"))
     if not profile.get("measured"):
-        raise InputError(f"{where}: no measured roof; `rooflab probe` writes one")
+        raise InputError(f"{where}: no measured roof; `rooflab probe` writes one",
+                         field=f"{where}.measured")
     measured = roof_from_dict(profile["measured"], f"{where}.measured")
     created = str(profile.get("created", ""))
     if n == reference:
@@ -420,29 +381,19 @@ def _scaling_ceiling(row: Mapping, key: str, field_: str, method: str, source: s
     return replace(c, warnings=_row_warnings(c, got, row_label))
 
 
-# The probe's spread limit (probe/stats.py NOISY_SPREAD, which hardware may not import):
-# samples whose interquartile range, or whose median's gap below the best, is over it are
-# flagged, the test the `specs show --threads` table's `!` applies (probe/cpu/scaling.py
-# flagged) to the same row.
-_NOISY = 0.05
-
-
 def _row_warnings(c: Ceiling, got: Mapping, row_label: str) -> tuple[str, ...]:
     """The row ceiling's own flags, as the full roof's ceilings carry theirs (review 19c
     N2: the chart's `*`): warnings the row stored (the full run's row), calibration given
-    up, or samples that disagree."""
-    out = [str(w) for w in got.get("warnings") or ()]
+    up, or samples that disagree by the probe's test (model/spread_warnings.samples_vary:
+    IQR or the median's gap below the best over 5 %, the `specs show --threads` table's
+    `!`). A stored "samples vary" warning is said again from the samples, not kept as an
+    older rooflab's figures beside today's (review s21 r1 F1)."""
+    out = [str(w) for w in got.get("warnings") or () if not is_spread_warning(str(w))]
     what = f"{c.label} bandwidth" if c.level else c.label
     where = f" ({row_label})" if row_label else ""
     if got.get("calibrated") is False:
         out.append(f"{what}{where}: calibration gave up (other load held every call up), "
                    f"so the figure can read far low; rerun on a quiet machine")
-    if len(c.samples) > 1:
-        gap = 1 - (c.median or 0.0) / max(c.samples)
-        iqr = iqr_over_median(c.samples)
-        if iqr > _NOISY or gap > _NOISY:
-            spread = spread_name(len(c.samples))
-            out.append(f"{what}{where}: samples vary ({spread} {iqr:.1%} of the "
-                       f"median, median {gap:.1%} below the best); other load on the "
-                       f"machine or clock changes; rerun on a quiet machine")
-    return tuple(out)
+    vary = samples_vary(f"{what}{where}", c.samples, "; other load on the machine or "
+                        "clock changes; rerun on a quiet machine")
+    return tuple(out + [vary] if vary else out)

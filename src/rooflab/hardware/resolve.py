@@ -132,11 +132,11 @@ def roofs_at_threads(path: str, n: int) -> tuple[Roof, ...]:
 
 
 # A thread row (`--on me.json@1t`) beside its profile's nominal roof, derived for every core
-# the probe ran on (probe/cpu/assemble: min(threads, host cores) x clock x FLOP/cycle): a
+# the probe ran on (probe/cpu/assemble.core_use x clock x FLOP/cycle): a
 # 2x gap at one thread of two cores that was only the core count (review 18c F17). The
 # row's nominal partner is the nominal compute per N cores (one thread per core); the
 # bandwidths are the whole chip's, shared by its cores, and stay as they are.
-def _nominal_cores(profile: Mapping) -> int | None:
+def _nominal_cores(profile: Mapping) -> float | None:
     """The cores a probed CPU profile's nominal compute is summed over: the probe's thread
     count, at most the host's cores; None for a GPU, a hybrid CPU (P- and E-cores count
     at different rates: no single per-core figure) or a profile that does not say."""
@@ -146,6 +146,12 @@ def _nominal_cores(profile: Mapping) -> int | None:
     split = host.get("core_split") or {}
     if host.get("kind", "cpu") != "cpu" or split.get("e_cores"):
         return None
+    # the probe writes the cores it summed over (physical cores of the CPUs used, at most a
+    # cgroup quota: probe/cpu/assemble.core_use); `min(threads, cores)` counted SMT
+    # siblings as cores (review s21 r2 F3) and stays for profiles written before
+    used = host.get("nominal_cores")
+    if isinstance(used, (int, float)) and not isinstance(used, bool) and used > 0:
+        return used
     counts = [c for c in (threads, host.get("cores")) if isinstance(c, int) and c > 0]
     return min(counts) if counts else None
 

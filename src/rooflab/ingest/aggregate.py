@@ -60,6 +60,8 @@ class _Group:
     bytes: dict[str, float] = field(default_factory=dict)
     samples: list[float] = field(default_factory=list)
     tensor: float = 0.0
+    # {precision: [add + mul, fma] instructions} summed over the launches (Counts.fma)
+    fma: dict[str, list[float]] = field(default_factory=dict)
     launches: int = 0          # with untimed ones (a file without a time metric)
     notes: dict[str, None] = field(default_factory=dict)
     # ("bytes", level) or ("flop", precision) -> (its n/a metrics, the launches lacking it)
@@ -143,6 +145,10 @@ class _Group:
         if counts.seconds is not None:
             self.samples.append(counts.seconds)
         self.tensor += counts.tensor_flop
+        for k, (non_fma, fma) in counts.fma.items():
+            pair = self.fma.setdefault(k, [0.0, 0.0])
+            pair[0] += non_fma
+            pair[1] += fma
         for n in counts.notes:
             self.notes[n] = None
 
@@ -313,6 +319,9 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
     # occupancy, limiter, pipes and SM count of its first launch, where the file holds them
     # (a note says so when the summed launches' occupancy differs: g.occupancy_note)
     meta.update(launch_details(f.metrics))
+    share = _fma_share(g)
+    if share:
+        meta["fma_share"] = share
     spread = g.spread_note()
     if spread:   # compare's gate reads the flag: the launches' spread is no timing noise
         meta[LAUNCH_MIX] = True
@@ -331,6 +340,15 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
         unit=_unit(total_flop, g.tensor),
         meta=meta,
     )
+
+
+def _fma_share(g: _Group) -> dict[str, float]:
+    """{precision: fma / (add + mul + fma)} of the launches' summed instructions, for the
+    no-FMA ceiling (model/fma_ceiling.py): a share of the summed counts, not a mean of each
+    launch's, so a short launch weighs as little as its instructions. Only precisions still
+    counted (drop_unknown takes out one n/a in some launches: its share would be partial)."""
+    return {k: fma / (non_fma + fma) for k, (non_fma, fma) in g.fma.items()
+            if k in g.flop and non_fma + fma > 0}
 
 
 def _unit(total_flop: float, tensor_flop: float) -> str | None:

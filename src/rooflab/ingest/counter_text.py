@@ -7,14 +7,17 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..files import STDIN_NAME
+from ..files_decode import cut_note, last_line_cut
 from .ncu_csv import read_text
+from .skips import SkipLog
 
 
-def counter_text(path: str, text: str | None = None) -> str:
+def counter_text(path: str, text: str | None = None, log: SkipLog | None = None) -> str:
     """A counter tool's saved output (`text`: standard input's, read already) without a
     byte-order mark, or ParseError when it holds nothing to read: an empty file, or binary
     data (read as U+FFFD), which would otherwise be quoted back as garbage in a 'not a ...
-    line' error."""
+    line' error. A last line without its line break (a file cut short, its last count
+    maybe cut too) is said in `log` (files_decode.last_line_cut)."""
     # a byte-order mark (a file saved by a Windows editor) is no part of the first line
     text = (read_text(path) if text is None else text).removeprefix("\ufeff")
     if not text.strip() and path == STDIN_NAME:
@@ -29,6 +32,9 @@ def counter_text(path: str, text: str | None = None) -> str:
         raise ParseError("holds binary data, not the text likwid-perfctr or perf stat "
                          "writes: is it the right file?", path=path,
                          line=head[:odd[0]].count("\n") + 1)
+    cut = last_line_cut(text) if log is not None else None
+    if cut is not None:
+        log.add(cut[0], cut_note(cut[1]))
     return text
 
 

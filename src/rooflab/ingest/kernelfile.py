@@ -70,7 +70,8 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
         # a profiler's file (ncu, rocprof, a torch trace, gzipped or not), read as its own
         # verb reads it: `rooflab report results.csv` once said "missing column(s) name..."
         return load_profiler_files(kind, [path]).kernels
-    if p.suffix.lower() == ".csv":
+    # k.csv.gz is a CSV: read_text decompresses it (review s21 r5 F1)
+    if Path(p.name.lower().removesuffix(".gz")).suffix == ".csv":
         return kernels_from_csv(read_text(p), path)
     data = _read_json(p, path)
     if document_kind(data) == "torch_trace":

@@ -58,6 +58,15 @@ ANALYSIS_COLUMNS = frozenset(("time_share", "ai", "achieved_flop_per_s", "percen
                               "floor_s", "floor_ratio", "best_floor_ratio"))
 
 
+# The profiler verbs' -o x.csv writes the kernel meta the advice reads as flat columns
+# (cli/profiled_meta.py); read back here into the meta they came from: a grid or block
+# '65535x1x1' as ncu's '(65535, 1, 1)', the SM count as a whole number (the grid and tile
+# advice take an int), pipe_busy_<pipe> columns as meta pipe_busy {pipe: %}, busiest first.
+GRID_COLUMNS = ("grid", "block")
+PIPE_COLUMN = "pipe_busy_"
+WHOLE_COLUMNS = ("sms",)
+
+
 def _extra_columns(row: dict[str, str]) -> dict[str, object]:
     """Columns beyond the known ones go to meta (an `op` column names the op kind that
     advice and sanity checks read; `weight_bytes` feeds the what-ifs), numbers as floats;
@@ -71,6 +80,28 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
             meta[key] = float(value.replace("_", ""))
         except ValueError:
             meta[key] = value
+    return _nested_meta(meta)
+
+
+def _nested_meta(meta: dict[str, object]) -> dict[str, object]:
+    """The flat columns of GRID_COLUMNS, WHOLE_COLUMNS and PIPE_COLUMN as the meta the
+    profiler readers give."""
+    import re
+
+    for key in GRID_COLUMNS:
+        v = meta.get(key)
+        if isinstance(v, float) and v.is_integer():
+            v = str(int(v))        # a '4' grid cell: 4 blocks
+        if isinstance(v, str) and re.fullmatch(r"\d+(x\d+)*", v):
+            meta[key] = "(" + ", ".join(v.split("x")) + ")"
+    for key in WHOLE_COLUMNS:
+        v = meta.get(key)
+        if isinstance(v, float) and v.is_integer():
+            meta[key] = int(v)
+    pipes = {k.removeprefix(PIPE_COLUMN): meta.pop(k) for k in list(meta)
+             if k.startswith(PIPE_COLUMN) and isinstance(meta[k], float)}
+    if pipes:
+        meta["pipe_busy"] = dict(sorted(pipes.items(), key=lambda kv: -kv[1]))
     return meta
 
 

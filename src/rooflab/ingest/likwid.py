@@ -170,7 +170,7 @@ def read_likwid(path: str, log: SkipLog, label: str, text: str | None = None,
                 precision: str | None = None) -> tuple[str, list[tuple[dict, list]]]:
     """(CPU name, [(kernel fields, notes)] per region) of one file (`text`: its contents,
     read already from standard input; precision: --precision, for AMD's FLOP event)."""
-    cpu, tables = read_cpu_tables(path, text)
+    cpu, tables = read_cpu_tables(path, text, log)
     amd = cpu.amd or any(t.group_name in ("MEM1", "MEM2") for t in tables)
     out = []
     for region, groups in _regions(tables, path).items():

@@ -56,9 +56,11 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in next(csv_reader([line]))] if line else []
 
 
-def read_cpu_tables(path: str, text: str | None = None) -> tuple[LikwidCpu, list[Table]]:
-    """(its CPU name and type lines, tables) of one likwid-perfctr CSV file."""
-    lines = counter_text(path, text).splitlines()
+def read_cpu_tables(path: str, text: str | None = None, log: SkipLog | None = None
+                    ) -> tuple[LikwidCpu, list[Table]]:
+    """(its CPU name and type lines, tables) of one likwid-perfctr CSV file; a last line
+    cut short is said in `log` (counter_text)."""
+    lines = counter_text(path, text, log).splitlines()
     cpu, kind = "", ""
     tables: list[Table] = []
     for n, line in enumerate(lines, start=1):

@@ -57,13 +57,17 @@ class NcuCsv:
 
 def read_text(path: str) -> str:
     with open_text(path) as fh:
-        return fh.read()
+        return fh.read_all()[0]   # a binary file: its reader refuses it, no note
 
 
 def open_text(path: str):
-    """The file opened for csv reading, or ParseError saying why it cannot be."""
+    """The file opened for csv reading, or ParseError saying why it cannot be. Gzipped,
+    UTF-16 (PowerShell's `>`) and stray bytes that are not UTF-8 read as every text
+    reader reads them (files_decode.open_text)."""
+    from ..files_decode import open_text as open_decoded
+
     try:
-        return open(path, encoding="utf-8", errors="replace", newline="")
+        return open_decoded(path, newline="")
     except FileNotFoundError:
         raise ParseError("file not found", path=path) from None
     except IsADirectoryError:

@@ -190,3 +190,23 @@ def flop_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None
                              f"HMMA shape for CC {cc[0]}.{cc[1]}); collect "
                              f"sm__ops_path_tensor_* for exact counts")
     return flop, notes, bad, tensor_total, collected
+
+
+def fma_instructions(m: Mapping[str, float]) -> dict[str, tuple[float, float]]:
+    """(add + mul, fma) thread instructions per precision of one launch, for the FMA share
+    a kernel's no-FMA ceiling comes from (model/fma_ceiling.py; review s21 r3 F9: GPP's
+    dadd 122 G + dmul 372 G + dfma 735 G = 60 % FMA, so at most 80 % of the fp64 peak).
+    Summed over launches before the share is taken; precisions with no count are left out.
+    Each count is the sm__ metric, else the smsp__ one (as flop_counts)."""
+    out: dict[str, tuple[float, float]] = {}
+    for precision, _, names in _INST_PLAN:
+        got = []
+        for a, a2 in names:
+            v = m.get(a)
+            if v is None or v != v:
+                v = m.get(a2)
+            got.append(v if v is not None and v == v else 0.0)
+        add, mul, fma = got
+        if add + mul + fma > 0:
+            out[precision] = (add + mul, fma)
+    return out

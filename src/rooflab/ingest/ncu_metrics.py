@@ -27,16 +27,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .ncu_flop import (
     _INST,
+    _INST_PLAN,
     _TENSOR_PRECISION,
     _TENSOR_UNCOUNTED,
     FP_OPS,
     FP_WEIGHTS,
     _tensor_key,
     flop_counts,
+    fma_instructions,
 )
 from .ncu_launch import _PIPE, LAUNCH_USED
 from .ncu_numbers import _get
@@ -99,6 +101,9 @@ class Counts:
     notes: tuple[str, ...] = ()
     problem: str = ""            # non-empty: this launch cannot be placed (and why)
     tensor_flop: float = 0.0     # the part of `flop` done on tensor cores
+    # {precision: (add + mul, fma) instructions}: summed over a kernel's launches into its
+    # meta fma_share, the no-FMA ceiling of its mix (model/fma_ceiling.py)
+    fma: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def byte_counts(m: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
@@ -205,7 +210,8 @@ def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> 
         if TIME not in m and CYCLES not in m and nbytes and collected and not fbad:
             # Seed 000 §4.1's own command collects FLOP and DRAM bytes only: that places
             # the kernel by AI (at its attainable height), with no achieved point.
-            return Counts(flop, nbytes, None, notes + (NO_TIME_NOTE,))
+            return Counts(flop, nbytes, None, notes + (NO_TIME_NOTE,),
+                          fma=fma_pairs(m, flop, tensor))
         return Counts(flop, nbytes, None, notes,
                       f"no time: needs {TIME} or {CYCLES} with {CLOCK} (missing or nan)")
     if seconds <= 0:
@@ -221,7 +227,32 @@ def launch_counts(m: Mapping[str, float], cc: tuple[int, int] | None = None) -> 
     if not collected:
         return Counts(flop, nbytes, seconds, notes,
                       "no FLOP metrics: collect sm__sass_thread_inst_executed_op_*_pred_on.sum")
-    return Counts(flop, nbytes, seconds, notes, tensor_flop=tensor)
+    return Counts(flop, nbytes, seconds, notes, tensor_flop=tensor,
+                  fma=fma_pairs(m, flop, tensor))
+
+
+def fma_pairs(m: Mapping[str, float], flop: Mapping[str, float], tensor: float
+              ) -> dict[str, tuple[float, float]]:
+    """ncu_flop.fma_instructions(m), from flop_counts' FLOP and the fma counts alone where
+    no tensor FLOP are in them: FLOP = w x (add + mul) + 2w x fma (w = 1, fp16's packed 2),
+    so add + mul = (FLOP - 2w x fma) / w, exact for integer counts. Once per launch: the
+    9 gets and lists of fma_instructions took launch_counts from 1.8 to 2.5-3.0 s per
+    100,000 launches (benchmarks/ncu_parse.py's 5 s target); this is 3 gets."""
+    if tensor:    # tensor ops sit in some precision's FLOP: count the instructions
+        return fma_instructions(m)
+    out = {}
+    get = m.get
+    for precision, (w, _, w2), (_, _, (c, c2)) in _INST_PLAN:
+        total = flop.get(precision)
+        if not total:
+            continue
+        fma = get(c)
+        if fma is None or fma != fma:
+            fma = get(c2)
+            if fma is None or fma != fma:
+                fma = 0.0
+        out[precision] = ((total - w2 * fma) / w, fma)
+    return out
 
 
 # --- peaks ncu recorded --------------------------------------------------------------

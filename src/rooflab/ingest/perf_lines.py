@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
+from ..files_decode import last_line_cut
 from .counter_text import counter_text, repeat_note
 from .perf_numbers import is_number, number
 from .skips import SkipLog
@@ -89,8 +90,22 @@ def _decimal_comma(lines: list[str]) -> bool:
 
 
 def read_perf(path: str, log: SkipLog, text: str | None = None) -> Counts:
-    """One file's counts (`text`: its contents, read already from standard input)."""
-    lines = counter_text(path, text).splitlines()
+    """One file's counts (`text`: its contents, read already from standard input). A last
+    line cut short that cannot be read says so in its error ('76' of '768.00 MiB ...')."""
+    text = counter_text(path, text, log)
+    try:
+        return _read_perf(path, log, text)
+    except ParseError as exc:
+        cut = last_line_cut(text)
+        if cut is None or exc.line != cut[0]:
+            raise
+        said = str(exc).removeprefix(f"{path}:{exc.line}: ")
+        raise ParseError(f"the file ends inside this line (no line break after it: file cut "
+                         f"short?): {said}", path=path, line=exc.line) from None
+
+
+def _read_perf(path: str, log: SkipLog, text: str) -> Counts:
+    lines = text.splitlines()
     data = [(n, ln) for n, ln in enumerate(lines, start=1)
             if ln.strip() and not ln.lstrip().startswith("#")]
     head = "\n".join(lines[:40])

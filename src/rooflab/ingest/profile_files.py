@@ -40,19 +40,37 @@ def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileIm
     raise InputError(f"unknown profiler '{kind}'; use one of {', '.join(PROFILERS)}")
 
 
-def load_profiles(paths: list[str], progress=None) -> ProfileImport | None:
+def load_profiles(paths: list[str], progress=None, label_traces: bool = False
+                  ) -> ProfileImport | None:
     """The profiler files among `paths`, joined into one import (None when there are none).
 
     ncu and rocprof files are read together, so several are steps as in `rooflab ncu a.csv
     b.csv`; each torch trace is read alone, keeping op names without a step label, so that
-    `rooflab plot a.json b.json --trajectory` joins the same op across traces."""
+    `rooflab plot a.json b.json --trajectory` joins the same op across traces.
+    label_traces: several traces' rows labelled by file where their ranks do not tell
+    them apart (torch_trace_ranks.labelled_by_file), for a verb that lists rows (report)
+    and not one that joins the same name across files (compare's chart, --trajectory)."""
     kinds = {p: file_kind(p) for p in paths}
     imports = []
     for kind in PROFILERS:
         mine = [p for p in paths if kinds[p] == kind]
         groups = [[p] for p in mine] if kind == "torch" else [mine] if mine else []
-        imports += [load_profiler_files(kind, g, progress) for g in groups]
+        got = [load_profiler_files(kind, g, progress) for g in groups]
+        if kind == "torch" and label_traces and len(got) > 1:
+            got = _by_file(mine, got)
+        imports += got
     return join_imports(imports) if imports else None
+
+
+def _by_file(paths: list[str], imports: list[ProfileImport]) -> list[ProfileImport]:
+    """The torch traces' imports with their kernels labelled by file where their ranks do
+    not tell them apart (torch_trace_ranks.labelled_by_file)."""
+    from dataclasses import replace
+
+    from .torch_trace_ranks import labelled_by_file
+
+    per_trace = labelled_by_file(paths, [imp.kernels for imp in imports])
+    return [replace(imp, kernels=tuple(ks)) for imp, ks in zip(imports, per_trace, strict=True)]
 
 
 def join_imports(imports: list[ProfileImport]) -> ProfileImport:

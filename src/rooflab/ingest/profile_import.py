@@ -138,16 +138,32 @@ def select_kernels(imp: ProfileImport, kernel: Sequence[str] = (),
 
 
 def with_sm_count(imp: ProfileImport, on: str | None = None) -> ProfileImport:
-    """Kernels with a grid but no SM count get the count of the device they ran on, from
-    the catalog: the device name the file recorded, else the catalog device --on names
-    (a CSV's Device column is often the index '0'). meta sms_source says which."""
+    """Kernels with a grid, or a GEMM shape (meta shape m and n), but no SM count get the
+    count of the device they ran on, from the catalog: the device name the file recorded,
+    else the catalog device --on names (a CSV's Device column is often the index '0').
+    meta sms_source says which."""
     from dataclasses import replace
 
-    from ..model.advice_compute import grid_words
+    return replace(imp, kernels=kernels_with_sm_count(imp.kernels, on))
 
-    need = {id(k) for k in imp.kernels if k.meta.get("grid") and not k.meta.get("sms")}
+
+def kernels_with_sm_count(kernels: Sequence[Kernel], on: str | None = None
+                          ) -> tuple[Kernel, ...]:
+    """with_sm_count's kernels, for `rooflab report`'s kernel files too: gemm_1024 (64
+    tiles of 128 x 128) judged --on A100 fills 59 % of its 108 SMs, a bound the tensor-core
+    check applies only with meta sms (review s21 x2 F9)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from ..model.advice_compute import grid_words
+    from ..model.advice_tensor_check import sms_would_bound
+
+    # a shape is only a candidate: sms_would_bound keeps the count where m and n give tiles
+    need = {id(k) for k in kernels if (k.meta.get("grid") or isinstance(k.meta.get("shape"),
+                                                                        Mapping))
+            and not k.meta.get("sms")}
     if not need:
-        return imp
+        return tuple(kernels)
     by_name: dict[str, int | None] = {}
 
     def sms_of(text: str) -> int | None:
@@ -159,23 +175,26 @@ def with_sm_count(imp: ProfileImport, on: str | None = None) -> ProfileImport:
                     or (lookup(text) if text == on else None)
             except Exception:  # noqa: BLE001 — not a catalog name (a profile file): no count
                 dev = None
-            by_name[text] = getattr(dev, "sms", None)
+            sms = getattr(dev, "sms", None)
+            by_name[text] = sms if isinstance(sms, int) and sms >= 1 else None
         return by_name[text]
 
     out = []
-    for k in imp.kernels:
+    for k in kernels:
         if id(k) in need:
             device = str(k.meta.get("device") or "")
             sms, source = (sms_of(device), "catalog: recorded device") if device else (None, "")
-            if not sms and on:
+            if not sms and on and not Path(on).is_file():
+                # a profile or roof file is no catalog name (the fuzzy matcher reads
+                # 'a100.json' as the A100 80GB SXM, whatever card the file measured)
                 sms, source = sms_of(on), f"catalog: --on {on}"
             meta = {**k.meta, "sms": sms, "sms_source": source}
-            # only where it tells something (a grid under two waves): the JSON of the
-            # common, large-grid kernel stays as it was
-            if sms and grid_words(meta):
+            # only where it tells something (a grid under two waves, a GEMM whose tiles
+            # fill part of the SMs): the JSON of the common, large kernel stays as it was
+            if sms and (grid_words(meta) or sms_would_bound(k, sms)):
                 k = replace(k, meta=meta)
         out.append(k)
-    return replace(imp, kernels=tuple(out))
+    return tuple(out)
 
 
 def held_notes(kernels: Sequence[Kernel], keep=None) -> tuple[str, ...]:

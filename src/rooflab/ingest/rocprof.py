@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import ParseError
 from ..files import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
 from ..files import csv_reader, is_roofline_header
+from ..files_decode import cut_note, last_line_cut
 from .aggregate import Launch, group_counts, group_kernel, sort_by_time
 from .kernel_names import display_names, step_labels
 from .ncu_csv import _collector_paused, open_text
@@ -91,17 +92,19 @@ def _dispatches(path: str, log: SkipLog) -> list[Launch]:
                          f"rocprofv3 with --pmc ... and `--output-format csv`, and pass the "
                          f"*_counter_collection.csv (or its folder)", path=path)
     with open_text(path) as fh:
-        return _read_dispatches(path, csv_reader(_lines(path, fh)), log)
+        return _read_dispatches(path, csv_reader(_lines(path, fh, log)), log)
 
 
 _CHUNK = 1 << 20
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"   # str.splitlines' line breaks
 
 
-def _lines(path: str, fh) -> Iterator[str]:
+def _lines(path: str, fh, log: SkipLog | None = None) -> Iterator[str]:
     """The file's lines as text.splitlines() gives them, read a chunk at a time: the text,
     its lines and their rows once were all held (1.3 GB for a 126 MB rocprofv3 file:
-    review r5 F2). An SQLite or JSON file is refused first."""
+    review r5 F2). An SQLite or JSON file is refused first. A last line without its line
+    break (a file cut short: its last count may be cut too) is said in `log`
+    (files_decode.last_line_cut)."""
     head = fh.read(_CHUNK)
     while head.isspace() and (more := fh.read(_CHUNK)):   # read on to the first character
         head += more
@@ -114,18 +117,22 @@ def _lines(path: str, fh) -> Iterator[str]:
     if head.lstrip()[:1] in ("{", "["):
         raise ParseError("a JSON file, not a CSV; re-run rocprofv3 with `--output-format csv` "
                          "and pass the *_counter_collection.csv", path=path)
-    rest, chunk = "", head
+    rest, chunk, n = "", head, 0
     while chunk:
         parts = (rest + chunk).splitlines(keepends=True)
         # the last part waits for the next chunk unless it is whole: ended by a break that
         # is not a \r (a \r\n may be split between two chunks)
         last = parts[-1]
         rest = "" if last[-1] in _BREAKS and last[-1] != "\r" else parts.pop()
+        n += len(parts)
         for part in parts:
             yield part[:-2] if part.endswith("\r\n") else part[:-1]
         # a line longer than a chunk: read as much again, so a file with no line break
         # (a binary one) is split a doubling number of times, not once per chunk
         chunk = fh.read(max(_CHUNK, len(rest)))
+    cut = last_line_cut(rest) if log is not None else None
+    if cut is not None:
+        log.add(n + cut[0], cut_note(cut[1]))
     yield from rest.splitlines()
 
 

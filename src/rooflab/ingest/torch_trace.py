@@ -79,6 +79,14 @@ def _subtree_device_s(op: _Op, kernel_s: dict[int, float]) -> float:
     return own + sum(_subtree_device_s(c, kernel_s) for c in op.children)
 
 
+def _subtree_names(op: _Op, names: dict[int, set[str]]) -> set[str]:
+    """The GPU kernel names linked to op and the ops it calls (torch_trace_groups.tf32_kernel)."""
+    own = set(names.get(op.ext, ())) if op.ext is not None else set()
+    for c in op.children:
+        own |= _subtree_names(c, names)
+    return own
+
+
 def _shape(d) -> tuple[int, ...] | None:
     return tuple(d) if isinstance(d, list) and all(isinstance(x, int) for x in d) else None
 
@@ -116,6 +124,7 @@ def trace_kernels(data: dict, path: str, log: SkipLog
     check_ops(ev, path, regions, log)
     on_gpu = bool(ev.kernel_s or ev.copies)
     tally = _Tally(ev.kernel_s, on_gpu, log, ev.host_s)
+    tally.kernel_names = ev.kernel_names
     tally.following = following_ops(ev.ops, events)
     for root in _roots(ev.ops, events):
         tally.visit(root)
@@ -164,6 +173,7 @@ class _Tally:
     def __init__(self, kernel_s: dict[int, float], on_gpu: bool, log: SkipLog,
                  host_s: dict[int, float] | None = None):
         self.kernel_s, self.on_gpu, self.log = kernel_s, on_gpu, log
+        self.kernel_names: dict[int, set[str]] = {}
         self.host_s = host_s or {}   # External id -> seconds of host-link copies
         self.defaults: dict[str, int] = {}   # counted calls without Concrete Inputs
         self.inferred: dict[str, dict[str, int]] = {}   # op -> {what was inferred: calls}
@@ -312,6 +322,7 @@ class _Tally:
             g.flop += work.flop
         g.bytes += work.bytes
         g.samples.append(seconds)
+        g.gpu_kernels |= _subtree_names(op, self.kernel_names)
 
 
 # Ops whose FLOP depend on constant arguments (a conv's stride and dilation, attention's

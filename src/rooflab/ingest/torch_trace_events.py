@@ -87,6 +87,7 @@ class TraceEvents:
     lost_s: float
     n_x: int                      # 'X' events of any category but kineto's Trace span
     n_device: int                 # kernel/memcpy/memset events
+    kernel_names: dict = field(default_factory=dict)   # External id -> set of kernel names
 
 
 def sort_events(events: list, log: SkipLog) -> TraceEvents:
@@ -128,21 +129,25 @@ def sort_events(events: list, log: SkipLog) -> TraceEvents:
         if direction is not None:
             copy = _add_copy(out, str(e.get("name", "?")), direction, seconds,
                              args.get("bytes"))
+        name = str(e.get("name", "")) if copy is None else ""
         if ext is not None:
-            _add_time(out, int(ext), seconds, copy)
+            _add_time(out, int(ext), seconds, copy, name)
         else:
-            unlinked.append((args.get("correlation"), seconds, copy))
-    for corr, seconds, copy in unlinked:   # through the launch call's External id
+            unlinked.append((args.get("correlation"), seconds, copy, name))
+    for corr, seconds, copy, name in unlinked:   # through the launch call's External id
         ext = launch_ext.get(corr) if corr is not None else None
         if ext is not None:
-            _add_time(out, ext, seconds, copy)
+            _add_time(out, ext, seconds, copy, name)
         else:   # (a host copy among them is in the copies' note too, "linked to no op")
             out.lost += 1
             out.lost_s += seconds
     return out
 
 
-def _add_time(out: TraceEvents, ext: int, seconds: float, copy: HostCopies | None) -> None:
+def _add_time(out: TraceEvents, ext: int, seconds: float, copy: HostCopies | None,
+              name: str = "") -> None:
+    if name:
+        out.kernel_names.setdefault(ext, set()).add(name)
     if copy is not None:
         out.host_s[ext] = out.host_s.get(ext, 0.0) + seconds
         copy.exts[ext] = copy.exts.get(ext, 0.0) + seconds

@@ -6,12 +6,12 @@ ingest/torch_trace.py.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
 from ..errors import ParseError
 from ..files import decode_json
+from ..files_decode import open_text
 
 
 def load_trace_json(path: str) -> dict:
@@ -27,9 +27,13 @@ def load_trace_json(path: str) -> dict:
         # Read as text straight away: the file's bytes are gone before json.loads builds
         # the tree (bytes and text both alive were 1x the file on top of json.load's 6x:
         # review r5 F3); newline="" keeps the text as it is (error columns and lines).
-        opener = gzip.open if head[:2] == b"\x1f\x8b" else open
-        with opener(p, "rt", encoding="utf-8", newline="") as fh:
-            raw = fh.read()
+        # open_text reads it as every text reader does: a UTF-8 byte-order mark dropped
+        # (a trace saved again by a Windows editor), UTF-16, a stray non-UTF-8 byte in a
+        # name read as U+FFFD with a warning (review s21 r5 F3-F5).
+        with open_text(p, newline="", what="trace") as fh:
+            raw, binary = fh.read_all()
+            if binary:   # say what it is, not which byte failed
+                raise ParseError(_binary(path, head), path=path)
         data = decode_json(raw, path)   # deep nesting, huge numbers: a ParseError
     except json.JSONDecodeError as exc:
         if raw.lstrip("\ufeff \t\r\n")[:1] not in ("{", "["):
@@ -37,13 +41,7 @@ def load_trace_json(path: str) -> dict:
         raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
                          f"export it with prof.export_chrome_trace(path)", path=path,
                          line=exc.lineno) from None
-    except EOFError:   # gzip stream ends early: a copy or download stopped part-way
-        raise ParseError("cannot read trace: the gzip stream ends early (file cut short?); "
-                         "copy the trace again, or export it with "
-                         "prof.export_chrome_trace(path)", path=path) from None
-    except UnicodeDecodeError:   # a binary file: say what it is, not which byte failed
-        raise ParseError(_binary(path, head), path=path) from None
-    except (OSError, gzip.BadGzipFile) as exc:
+    except OSError as exc:
         raise ParseError(f"cannot read trace: {exc}", path=path) from None
     if isinstance(data, list):
         data = {"traceEvents": data}

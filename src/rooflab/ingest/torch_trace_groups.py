@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from ..model.kernel import Kernel
+from ..model.opkind import is_matrix
 from ..model.provenance import DERIVED, MEASURED
 from .torch_ops_base import dtype_of, precision_of
 from .torch_ops_loss import args_text as _loss_args_text
@@ -37,6 +38,40 @@ class _Group:
     samples: list[float] = field(default_factory=list)
     flop_source: str = RULE_FLOP   # meta["flop_source"]: whose formula gave the FLOP
     assumed: str = ""   # what the count assumed (cat's dtype), for the kernel's meta
+    # the names of the GPU kernels its calls launched (the device events linked to each
+    # call's op tree by External id; torch_trace._Tally carries them), for tf32_kernel
+    gpu_kernels: set[str] = field(default_factory=set)
+
+
+# Words in the names of cuDNN/cuBLAS/CUTLASS kernels that run fp32 math on TF32 tensor
+# cores (Ampere and later: sm80_xmma_fprop_implicit_gemm_tf32f32_..., cutlass
+# ..._tensorop_s1688gemm_..., ampere_s16816gemm_...). cuDNN allows TF32 for fp32
+# convolutions by default (torch.backends.cudnn.allow_tf32 = True), so an fp32 conv held
+# to fp32 CUDA cores read 405 % of its roof (review s21 r3 F8).
+# Not "xmma" alone: sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_... is cuBLAS's plain fp32
+# CUDA-core GEMM (allow_tf32 off); a name that says ffma/sgemm ran on CUDA cores (s21 x3 F1).
+TF32_MARKERS = ("tf32", "tensorop", "s1688", "s16816")
+CUDA_CORE_MARKERS = ("ffma", "sgemm")
+
+
+def tf32_kernel(g: _Group, precision: str) -> str | None:
+    """The first (sorted) GPU kernel of an fp32 matrix op (conv, mm, linear...) whose name
+    says it ran on TF32 tensor cores (TF32_MARKERS); None otherwise."""
+    if precision != "fp32" or not is_matrix(g.op):
+        return None
+    for name in sorted(g.gpu_kernels):
+        low = name.lower()
+        if any(m in low for m in TF32_MARKERS) and not any(m in low for m in CUDA_CORE_MARKERS):
+            return name
+    return None
+
+
+def tf32_note(op: str, kernel_name: str) -> str:
+    """What the kernel's meta note says about a group placed on the tf32 tensor ceiling."""
+    return (f"fp32 {op} ran on TF32 tensor cores (its GPU kernel {kernel_name}): held to the "
+            f"tf32 tensor ceiling, not fp32 CUDA cores (cuDNN/cuBLAS use TF32 for fp32 on "
+            f"Ampere and later where torch.backends.cudnn.allow_tf32 / "
+            f"torch.backends.cuda.matmul.allow_tf32 allow it)")
 
 
 def _cat_note(groups: dict[tuple, _Group]) -> str:
@@ -208,7 +243,13 @@ def _kernel(g: _Group, path: str, on_gpu: bool, uncounted_s: float = 0.0) -> Ker
     meta["flop_source"] = g.flop_source
     if uncounted_s > 0:
         meta["uncounted_s"] = uncounted_s
-    return Kernel(name=g.name, flop={g.precision or precision_of(g.types): g.flop},
+    precision, unit = g.precision or precision_of(g.types), g.unit
+    tf32 = tf32_kernel(g, precision) if on_gpu else None
+    if tf32 is not None:
+        precision, unit = "tf32", "tensor"
+        meta["gpu_kernel"] = tf32
+        meta["note"] = tf32_note(g.op, tf32)
+    return Kernel(name=g.name, flop={precision: g.flop},
                   bytes={"DRAM": g.bytes}, seconds=sum(g.samples), calls=len(g.samples),
-                  samples=tuple(g.samples), unit=g.unit, meta=meta,
+                  samples=tuple(g.samples), unit=unit, meta=meta,
                   provenance={"flop": DERIVED, "bytes": DERIVED, "seconds": MEASURED})

@@ -1,6 +1,7 @@
 """Which rank of a distributed job a chrome trace is, and the label its ops' names get so
 that several ranks' traces in one table (`rooflab torch a.json b.json`, `rooflab report`)
-tell their rows apart (review r7 F4). Split from ingest/torch_trace.py.
+tell their rows apart (review r7 F4), and the file labels of traces read one at a time but
+given together (labelled_by_file). Split from ingest/torch_trace.py.
 
 kineto writes `distributedInfo` ({"backend", "rank", "world_size", ...}) into the trace of
 a process with torch.distributed initialised (tensorboard_trace_handler names the files by
@@ -10,6 +11,12 @@ worker, not by rank).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .kernel_names import step_labels
+
+if TYPE_CHECKING:
+    from ..model.kernel import Kernel
 
 
 def rank_of(data: dict) -> int | None:
@@ -33,3 +40,24 @@ def trace_labels(steps: Sequence[str], ranks: Sequence[int | None]) -> list[str 
     if all(r is not None for r in ranks) and len(set(ranks)) == len(ranks):
         return [f"rank{r}" for r in ranks]
     return list(steps)
+
+
+def labelled_by_file(paths: Sequence[str], per_trace: Sequence[Sequence[Kernel]]
+                     ) -> list[list[Kernel]]:
+    """Each trace's kernels, read alone (ingest.profile_files: a trace alone keeps its op
+    names), labelled as `rooflab torch` labels several traces read together (trace_labels):
+    where their ranks do not tell them apart (the same rank, or none) the op names get the
+    file's step label instead of the rank ('aten::mm [...] [run_b.pt.trace]', meta
+    'trace'), so `report a.json b.json` on two runs of one rank shows which file a row is
+    from (s21 d1: two '[rank0]' rows, or two unlabelled ones). Distinct ranks, or one
+    trace, keep their names as read."""
+    ranks = [next((k.meta.get("rank") for k in ks), None) for ks in per_trace]
+    if len(paths) < 2 or (all(r is not None for r in ranks) and len(set(ranks)) == len(ranks)):
+        return [list(ks) for ks in per_trace]
+    out = []
+    for ks, rank, label in zip(per_trace, ranks, trace_labels(step_labels(paths), ranks),
+                               strict=True):
+        own = f" [rank{rank}]" if rank is not None else ""   # what reading alone added
+        out.append([k.with_(name=f"{k.name.removesuffix(own)} [{label}]",
+                            meta={**k.meta, "trace": label}) for k in ks])
+    return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_ai, fmt_seconds
+from .advice_above import hold_above_slope
 from .advice_calls import hold_call_cost, many_calls, merge_calls_advice
 from .advice_compute import (
     GRID_LEVER,
@@ -29,9 +30,10 @@ from .advice_compute import (
     latency_advice,
     overhead_advice,
 )
-from .advice_core import Advice, Efficiency, efficiency_of
+from .advice_core import Advice, Efficiency, above_roof_priced, efficiency_of
 from .advice_memory import memory_advice
 from .advice_precision import mixed_part_advice
+from .advice_tensor_check import TENSOR_CHECK, hold_to_tiles, tensor_check_advice
 from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
@@ -45,6 +47,12 @@ from .sanity_counts import check_cache_resident
 # Advice predicting at most this speed-up is dropped: a 1 % gain is within timing noise,
 # and fusing a launch-bound kernel read 1.00x before its launches were counted (11b #6).
 MIN_SPEEDUP = 1.01
+
+
+def shown_speedup(x: float) -> float:
+    """A speed-up at the two decimals the report prints it with ('1.01x')."""
+    return float(f"{x:.2f}")
+
 
 # This module's own public names; the rules and their pieces are imported above from the
 # modules that own them (advice_core, advice_compute, advice_memory, advice_precision).
@@ -123,7 +131,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     (machine_of). The predicted gains do not depend on it, only the wording and which
     levers apply (tensor cores and L2 persistence on a GPU, cache blocking on a CPU).
     """
-    e = efficiency_of(p)
+    e = above_roof_priced(p, efficiency_of(p))
     kind, guessed = kernel_kind(kernel)
     machine = machine if machine is not None else machine_of(roof)
     # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
@@ -139,6 +147,11 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
                                calls_bound=cost is not None, l2_bytes=l2_bytes)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
+    # a matrix op under the fp32 CUDA-core rate: is it on tensor cores at all? (s21 r3 F7)
+    check = tensor_check_advice(p, e, roof, kind, machine, kernel)
+    if check is not None:
+        items = hold_to_tiles(items, p, e, kind, kernel, words(machine, "parallel")[0])
+        items.append(check)
     grid = grid_advice(p, e, kernel) if p.bound in ("memory", "compute") else None
     if grid is not None:   # it leads (the sort below), coalescing after it (r4 F3)
         items.append(grid)
@@ -159,7 +172,10 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         # once whatever the tiles); only a profiler's counted bytes hold reuse misses.
         tile = words(machine, "tile")[0]
         items = [a for a in items if a.action != tile]
-    items = [a for a in items if a.speedup > MIN_SPEEDUP]
+    # compared as printed ('1.01x'): 1.0102 read "1.01x" and was kept (review s21 r3 F10)
+    items = [a for a in items if shown_speedup(a.speedup) > MIN_SPEEDUP]
+    # counted bytes faster than their level's roof: measure them before the AI levers
+    items = hold_above_slope(p, e, items)
     recount = _recount(p, kernel, kind)
     if recount is not None:
         # Its FLOP or bytes are miscounted: a streaming op's time is its bytes, so nothing
@@ -183,7 +199,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     # 误判二): it leads, the AI-raising levers (held to the headroom) follow (review 18a F1).
     # A grid leaving SMs without a block leads whatever the bound: no lever inside the
     # kernel reaches the idle SMs (review s18 r4 F3).
-    items = sorted(items, key=lambda a: (a.action != GRID_LEVER,
+    items = sorted(items, key=lambda a: (a.action != GRID_LEVER, a.action != TENSOR_CHECK,
                                          p.bound == "latency" and a.shrinks != "below roof",
                                          -a.speedup))
     quiet = _quiet_advice(p, e, kernel, machine)

@@ -71,6 +71,9 @@ def many_calls(p: Point, roof: Roof, machine: Machine | None,
     and its work at the roof under one floor; None otherwise (or already overhead-bound)."""
     if kernel is None or p.calls <= 1 or not p.seconds or p.bound == "overhead":
         return None
+    if p.gpu_side:
+        # a profiler's GPU-side launches hold no per-call CPU cost (review s21 r3 F1)
+        return None
     found = call_floor(roof, machine, kernel)
     if found is None:
         return None

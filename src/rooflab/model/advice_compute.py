@@ -7,14 +7,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..units import fmt_rate, fmt_seconds, si
-from .advice_core import Advice, Efficiency, _advice, _efficiency, pct, work_pct
+from .advice_core import Advice, Efficiency, _advice, _efficiency, keeps_words, pct, work_pct
 from .advice_fusion import activation_share
+from .advice_kind import known_non_matrix
 from .advice_memory import memory_advice
 from .advice_precision import _lower_precision
 from .advice_threads import per_thread_words, split_threads
 from .advice_vectorize import CHAIN_SHARE, scalar_fit, vectorize_advice
 from .analysis import Point
 from .ceiling import Roof, iqr_over_median
+from .fma_ceiling import fma_share_of, mix_ceiling
+from .grid_fill import grid_size as grid_blocks
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import is_matrix, is_streaming
@@ -46,7 +49,9 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     vec = vectorize_advice(p, e, roof, machine, kernel)
     if vec is not None:
         out.append(vec)
-    if p.unit != "tensor" and not streaming and not cpu:
+    # tensor cores only for matrix-shaped work (or an unknown kind, hedged): a stencil or
+    # an n-body loop is no matmul (review s21 r3 F2)
+    if p.unit != "tensor" and not streaming and not cpu and not known_non_matrix(kind):
         alt = "tf32" if p.precision == "fp32" else p.precision
         tc = roof.find_compute(p.precision, "tensor") or roof.find_compute(alt, "tensor")
         if tc is not None and tc.value > p.peak_flop_per_s:
@@ -58,7 +63,8 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                 f"it is held to now", "roof", flop=p.flop, nbytes=p.bytes, peak=tc.value,
                 bw=p.bytes_per_s,
                 assumption="the work is matrix-shaped (matmul, conv, attention) with layouts "
-                           "and sizes the tensor cores accept; efficiency unchanged"))
+                           "and sizes the tensor cores accept; "
+                           + ("efficiency unchanged" if not e.above else keeps_words(p, e))))
     low = _lower_precision(p, e, roof, kind, machine, kernel,
                            nominal=machine.nominal if machine is not None else None)
     if low is not None:
@@ -67,7 +73,11 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     occupancy = occupancy_words(kernel.meta) if kernel is not None and not cpu else ""
     if occupancy:   # "raise occupancy" with the figure the profiler recorded for it
         why += f"; the profile says: occupancy {occupancy}"
-    eff = _efficiency(p, e, action, why)
+    # the mix caps the FLOP rate: only where the compute roof binds (right of the ridge); a
+    # reduction of dadd alone at AI 0.1 is held by bandwidth, not by its 50 % mix ceiling
+    share = (fma_share_of(kernel.meta, p.precision)
+             if kernel is not None and p.unit != "tensor" and p.ai >= p.ridge else None)
+    eff = _efficiency(p, e, action, why, mix=None if share is None else mix_ceiling(share))
     # where the scalar-ceiling line fires, it is the one vectorise line: the generic
     # 'vectorise with FMA (unroll for ILP)' beside it read as a second, larger, unexplained
     # vectorise gain (6.14x beside 3.99x, review s19 r4 F5), and the ILP it adds is the
@@ -151,7 +161,11 @@ def latency_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     why += ("; far from both roofs, so the direction is more parallelism or fewer "
             "synchronisations, not more AI (seed 000 §6.2 误判二)" if not busy else
             "; far from both roofs (seed 000 §6.2 误判二)")
-    eff = _efficiency(p, e, action, why)
+    # the mix caps the FLOP rate: only where the compute roof binds (right of the ridge); a
+    # reduction of dadd alone at AI 0.1 is held by bandwidth, not by its 50 % mix ceiling
+    share = (fma_share_of(kernel.meta, p.precision)
+             if kernel is not None and p.unit != "tensor" and p.ai >= p.ridge else None)
+    eff = _efficiency(p, e, action, why, mix=None if share is None else mix_ceiling(share))
     if eff is not None:
         eff = spread_floor(eff, p, e, roof, machine)
         # threads give at most roof threads / the kernel's; the rest is per thread (r6 F2)
@@ -243,20 +257,6 @@ def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:
     t = e.seconds / headroom
     return replace(a, new_seconds=t, speedup=headroom, new_flop_per_s=p.flop / t,
                    detail=f"{a.detail}; {note}", assumption=f"{note}; {a.assumption}")
-
-
-def grid_blocks(shape: object) -> int | None:
-    """'(65535, 1, 1)' (ncu's Grid Size / Block Size spelling) -> 65535; None if not that."""
-    if not isinstance(shape, str):
-        return None
-    try:
-        dims = [int(x) for x in shape.strip().strip("()").split(",") if x.strip()]
-    except ValueError:
-        return None
-    n = 1
-    for d in dims:
-        n *= d
-    return n if dims and n > 0 else None
 
 
 # A grid under this many waves (blocks / (SMs x blocks per SM)) leaves SMs idle for a

@@ -73,7 +73,7 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     if nt is not None:
         out.append(nt)
     if stencil:
-        out += [a for a in (spatial_advice(p, e, kernel), temporal_advice(p, e, kernel))
+        out += [a for a in (spatial_advice(p, e, kernel), temporal_advice(p, e, kernel, roof))
                 if a is not None]
     # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
     # (tiling_advice's cap), not for a GEMV or a decode step, which use each weight once, nor an

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from ..errors import InputError
 from ..units import dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
-from .advice_core import Advice, Efficiency, _advice, work_pct
+from .advice_core import Advice, Efficiency, _advice, keeps_words
+from .advice_kind import precision_unit
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .advice_vectorize import SCALAR, scalar_fit
 from .analysis import Point
@@ -25,6 +26,34 @@ LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16",
                    "fp16": ("fp8",), "bf16": ("fp8",), "fp8": ("int4",)}
 
 
+# Formats only hardware that has them can run (no A100 stores or computes fp8): a lower
+# precision among these is advised only where the roof lists a ceiling for it, never at
+# Roof.compute_for's stand-in (review s21 r3 F3: "use fp8 instead of bf16: 2.00x" on an
+# A100, priced at "fp16 vector 78 TFLOP/s").
+NEEDS_HARDWARE = frozenset({"fp8", "int4"})
+# Same-width siblings: bf16 -> fp16 is no narrower, but where the roof lists fp16 faster
+# on the unit (A100: fp16 vector 78 TFLOP/s, bf16 vector 39) it is the next real step.
+SIBLING = {"bf16": "fp16"}
+
+
+def _listed(roof: Roof, precision: str) -> bool:
+    """Whether the roof has a ceiling of that precision on any unit."""
+    return any(c.precision == precision for c in roof.compute)
+
+
+def _alternatives(roof: Roof, precision: str, unit: str | None) -> tuple[str, ...]:
+    """LOWER_PRECISION's steps the roof can run (NEEDS_HARDWARE), then the same-width
+    sibling where the roof lists it faster than the precision on that unit (SIBLING)."""
+    alts = tuple(a for a in LOWER_PRECISION.get(precision, ())
+                 if a not in NEEDS_HARDWARE or _listed(roof, a))
+    sib = SIBLING.get(precision)
+    if sib is not None and sib not in alts:
+        own, other = roof.find_compute(precision, unit), roof.find_compute(sib, unit)
+        if own is not None and other is not None and other.value > own.value:
+            alts += (sib,)
+    return alts
+
+
 def _lower(roof: Roof, precision: str, unit: str | None = None):
     """The lower precision a kernel may move to and the ceiling that would hold it. Vector
     work (elementwise, reductions) stays on vector units, as kernel_ceiling holds a mixed
@@ -32,7 +61,9 @@ def _lower(roof: Roof, precision: str, unit: str | None = None):
     vector rate (A100: fp16 vector 78 TFLOP/s, not bf16 vector 39 or the tensor peak
     312); where the roof lists no lower-precision vector rate, Roof.compute_for's
     stand-in (the wider vector ceiling) holds it. Other kernels take the fastest unit."""
-    alts = LOWER_PRECISION.get(precision, ())
+    if precision in NEEDS_HARDWARE and not _listed(roof, precision):
+        return None   # the kernel cannot have run in it here: no step down from a stand-in
+    alts = _alternatives(roof, precision, unit)
     if unit == "scalar":
         # a scalar loop stays scalar: fp32 scalar FMAs retire at the fp64 rate on x86 and
         # Arm, so the fastest (vector) fp32 ceiling would price vectorising as precision
@@ -83,6 +114,8 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
         # ceiling (advice_vectorize, compute side) is priced on the lower precision's
         # scalar ceiling too, not its vector one, which would count vectorising twice
         unit = SCALAR
+    # a known non-matrix kind (stencil, n-body) lowers its precision on the vector units
+    unit = precision_unit(unit, kind, roof)
     found = _lower(roof, p.precision, unit)
     if found is None:
         return None
@@ -139,8 +172,7 @@ def _lowered(p: Point, e: Efficiency, alt: str, ceiling, machine: Machine | None
         f"{fmt_rate(ceiling.value, ceiling.precision)}",
         "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=ceiling.value, bw=p.bytes_per_s,
-        assumption=f"{assumed}; the kernel keeps its current efficiency "
-                   f"({work_pct(p, e)} of roof)")
+        assumption=f"{assumed}; {keeps_words(p, e)}")
 
 
 def _lower_sparse(p: Point, e: Efficiency, kernel: Kernel, alt: str, ceiling,
@@ -192,8 +224,8 @@ def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice 
         f"{si(p.bytes, 'B')}; with no FLOP there is no math to move to other units",
         "along slope", flop=p.flop, nbytes=p.bytes * new / size, peak=p.peak_flop_per_s,
         bw=p.bytes_per_s,
-        assumption=f"{known} and the data can be stored in {new:g} bytes; the kernel keeps "
-                   f"its current efficiency ({work_pct(p, e)} of roof)")
+        assumption=f"{known} and the data can be stored in {new:g} bytes; "
+                   f"{keeps_words(p, e)}")
 
 
 def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
@@ -227,8 +259,7 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
         assumption=f"every byte is {p.precision} element data (the {others} {is_} math "
                    f"on it, not stored data) and accuracy allows {alt} for the "
                    f"{p.precision} part; the {others} {keep} precision and ceiling "
-                   f"(weighted as the roof holds the kernel now); the kernel keeps its "
-                   f"current efficiency ({work_pct(p, e)} of roof)")
+                   f"(weighted as the roof holds the kernel now); {keeps_words(p, e)}")
 
 
 def _part_targets(precision: str) -> tuple[str, ...]:
@@ -306,5 +337,4 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
               f"{_share(slow.seconds_at_peak / at_roof)} of the time at the roof) to "
               f"{dest.label}", detail, "roof", flop=p.flop,
         nbytes=p.bytes, peak=new, bw=p.bytes_per_s,
-        assumption=f"{how}; the other parts keep their ceilings; the kernel keeps its "
-                   f"current efficiency ({work_pct(p, e)} of roof)")
+        assumption=f"{how}; the other parts keep their ceilings; {keeps_words(p, e)}")

@@ -24,7 +24,14 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ..errors import InputError
-from .compare_gate import exceeds, gate_notes, noise_reason, total_caveat
+from .compare_gate import (
+    exceeds,
+    gate_notes,
+    noise_reason,
+    run_change_pct,
+    run_regressed,
+    total_caveat,
+)
 from .compare_merge import ai as _ai
 from .compare_merge import merge_by_name, untestable
 from .compare_notes import (
@@ -349,10 +356,14 @@ def comparison_to_dict(c: Comparison, fail_pct: float | None = None) -> dict:
          "speedup": c.speedup,
          "run_before_s": c.run_before_s if c.timed else None,
          "run_after_s": c.run_after_s if c.timed else None,
+         # as the gate judges it: a match the noise test let pass at its first-run time
+         "run_change_pct": run_change_pct(c),
          "notes": list(c.notes)}
     if fail_pct is not None:
         d["fail_if_slower_pct"] = fail_pct
         d["regressions"] = [m.name for m in c.regressions(fail_pct)]
+        # the whole run slower by more than PCT (s21 r7 F3): exit 1 too
+        d["run_regressed"] = run_regressed(c, fail_pct)
         d["within_noise"] = [m.name for m in c.within_noise(fail_pct)]
         d["notes"] += gate_notes(c, fail_pct)
     return d

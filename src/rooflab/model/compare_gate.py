@@ -95,3 +95,89 @@ def total_caveat(c: Comparison) -> str | None:
     return (f"the matched total moved {fmt_seconds(abs(moved))}, and {fmt_seconds(abs(part))}"
             f" of change is in matches within the noise or that cannot be told apart "
             f"({names}): the total speed-up is mostly not a change these samples tell")
+
+
+# The whole run under --fail-if-slower (s21 r7 F3): a kernel gated only where matched by
+# name let a run 113x slower pass when its time moved into a new, renamed or split kernel,
+# or into one that lost its time. The gate also compares the runs' whole times.
+
+def _let_pass(m: Match) -> bool:
+    """A timed match whose change the noise test let pass (within noise, cannot tell)."""
+    return m.speedup is not None and (m.within_noise is True or m.cannot_tell is not None)
+
+
+def gate_run_s(c: Comparison) -> tuple[float, float]:
+    """(before, after) seconds of the whole run as the gate judges it: the kernels timed in
+    both runs plus those in one run only (new, gone, renamed, split), a matched kernel
+    whose change the noise test let pass counted at its first-run time in both. A matched
+    kernel timed in one run only is left out of both sides (its other time is unknown,
+    not 0 s)."""
+    before = c.total_before_s + sum(k.seconds or 0.0 for k in c.only_before)
+    after = (c.total_after_s + sum(k.seconds or 0.0 for k in c.only_after)
+             - sum(m.after.seconds - m.before.seconds for m in c.timed if _let_pass(m)))
+    return before, after
+
+
+def run_change_pct(c: Comparison) -> float | None:
+    """The whole run's time change in percent (+10: 10 % slower), of gate_run_s; None
+    where no matched kernel has a time in both runs."""
+    if not c.timed:
+        return None
+    before, after = gate_run_s(c)
+    return 100.0 * (after / before - 1.0) if before > 0 else None
+
+
+def run_regressed(c: Comparison, pct: float) -> bool:
+    """Whether the whole run got slower by more than `pct` percent (run_change_pct)."""
+    return exceeds(run_change_pct(c), pct)
+
+
+def run_words(c: Comparison) -> str:
+    """'8 ms -> 908 ms (+11250.0 %; only in the second run: k4_new (900 ms))': the whole
+    run's move as the gate judged it, and the kernels outside the matched ones."""
+    before, after = gate_run_s(c)
+    change = run_change_pct(c)
+    who = "".join(f"; {w}" for w in membership(c))
+    return (f"{fmt_seconds(before)} -> {fmt_seconds(after)} ("
+            + (f"{change:+.1f} %" if change is not None else "no change") + f"{who})")
+
+
+def membership(c: Comparison) -> list[str]:
+    """The kernels the matched-kernel gate does not see: in one run only (new, gone,
+    renamed, split), or matched but timed in one run only."""
+    out = []
+    for side, ks in (("first", c.only_before), ("second", c.only_after)):
+        if ks:
+            out.append(f"only in the {side} run: " + _listed(
+                [f"{k.name} ({fmt_seconds(k.seconds)})" if k.seconds else f"{k.name} "
+                 f"(no time)" for k in ks]))
+    lost = [m for m in c.matches if m.speedup is None and (m.before.seconds
+                                                           or m.after.seconds)]
+    if lost:
+        out.append("timed in one run only: " + _listed(
+            [f"{m.name} ({'second' if m.before.seconds else 'first'} run untimed)"
+             for m in lost]))
+    return out
+
+
+def membership_warning(c: Comparison, pct: float) -> str | None:
+    """The `warning:` of a gate with kernels it cannot compare one to one (None without)."""
+    who = membership(c)
+    if not who:
+        return None
+    change = run_change_pct(c)
+    how = []
+    if c.only_before or c.only_after:
+        how.append("a kernel in one run only counts in the whole-run total, which the gate "
+                   "also judges" + ("" if change is None else f" (it moved {change:+.1f} %)"))
+    if len(who) > bool(c.only_before) + bool(c.only_after):
+        how.append("a kernel timed in one run only is left out of the gate")
+    renamed = ("; pair a renamed kernel with --map OLD=NEW"
+               if c.only_before and c.only_after else "")
+    return (f"--fail-if-slower {pct:g}: not compared kernel by kernel ({'; '.join(who)}): "
+            + "; ".join(how) + renamed)
+
+
+def _listed(items: list[str], limit: int = 5) -> str:
+    more = f", ... ({len(items)} in all)" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more

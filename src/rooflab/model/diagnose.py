@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
+from .above_roof_words import above_nominal, nominal_binding
 from .advice import advise
 from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
 from .advice_core import Advice, pct
@@ -22,6 +23,7 @@ from .diagnose_calls import calls_below_roof
 from .diagnose_distances import Distance, _narrow_weights, _other_family_top, _reuse, distances
 from .display import pretty
 from .display_results import diagnosis_text
+from .fma_ceiling import mix_words
 from .kernel import Kernel
 from .machine import Machine, machine_of
 from .placement import LATENCY_FRACTION, NOT_BINDING, OVERHEAD_SHARE, binds_elsewhere, kernel_key
@@ -113,6 +115,10 @@ class Diagnosis:
             return (f"none: it runs {1 / self.headroom:.2f}x faster than its {self.point.level} "
                     f"roof allows: its working set fits a cache, which serves the repeated "
                     f"calls (see cache_resident), so the {self.point.level} floor does not bind")
+        if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and nominal_binding(self.point):
+            # a datasheet roof is not "too low": cache reuse or miscounts (r3 F4)
+            return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows; "
+                    f"{above_nominal(self.point)} (see the sanity checks)")
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE):
             return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows, so "
                     f"the roof is too low for it or its counts are wrong (see the sanity "
@@ -175,6 +181,12 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
                 f"{floor} = {fmt_seconds(p.overhead_floor_s)}, >= "
                 f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
                 f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
+    if p.bound == "latency" and p.grid:
+        # the grid decides the class, not the 10 % line (review s21 r3 F6)
+        return (f"{p.grid} (fewer blocks than half the SMs): the SMs "
+                f"without a block add no bandwidth or FLOP/s, so no roof holds it "
+                f"(achieved {ach} = {pc} of the {att} attainable at AI {fmt_ai(p.ai)}): "
+                f"too little parallelism")
     if p.bound == "latency":
         if p.overhead_floor_s is None:
             known = f"no {floor} is known for this roof, so launches are not ruled out"
@@ -290,7 +302,8 @@ def _detail(analysis: Analysis, kernel: Kernel, d: Diagnosis, machine: Machine) 
                       _weighted_label(analysis, kernel), _other_family_top(analysis.roof, top),
                       _reuse(kernel, p), _narrow_weights(kernel, p.precision),
                       # a launch floor to speak of: not on a CPU roof (review 19a N10)
-                      step=one_launch_step(kernel) and bool(analysis.roof.overhead_s))
+                      step=one_launch_step(kernel) and bool(analysis.roof.overhead_s),
+                      fma=mix_words(kernel.meta, p.precision, p.unit))
     if cost is not None:
         dists = (calls_below_roof(dists[0], p, cost, machine), *dists[1:])
     return {"evidence": (calls_evidence(p, cost) if cost
@@ -304,6 +317,10 @@ def _latency_evidence(p: Point, machine: Machine | None, kernel: Kernel) -> str:
     from .advice_compute import latency_detail
 
     said = evidence(p, machine)
+    if p.grid:   # evidence() cited the grid already: the rest of what the profile says
+        from dataclasses import replace
+
+        kernel = replace(kernel, meta={k: v for k, v in kernel.meta.items() if k != "grid"})
     detail = latency_detail(kernel) if p.bound == "latency" else ""
     return f"{said}; the profile says: {detail}" if detail else said
 

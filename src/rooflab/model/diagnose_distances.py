@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
-from .advice_core import Efficiency, efficiency_of, pct
+from .above_roof_words import above_nominal, nominal_binding
+from .advice_core import TARGET_EFFICIENCY, Efficiency, efficiency_of, pct
 from .advice_tiling import reuse_limit
 from .ceiling import Ceiling, Roof, is_float
 from .kernel import Kernel
@@ -79,7 +80,7 @@ def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
               compute_label: str | None = None,
               beyond: Ceiling | None = None, reuse: bool | str = True,
-              narrow: str = "", step: bool = False) -> tuple[Distance, ...]:
+              narrow: str = "", step: bool = False, fma: str = "") -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
@@ -91,10 +92,14 @@ def distances(p: Point, top_label: str, top_value: float,
     `narrow`: where the weights are already 4-bit or narrower, what says so
     (_narrow_weights): quantization is then no lever.
     `step`: a whole decode step timed as one point, one launch assumed
-    (retime.one_launch_step): its launches are unknown, not negligible (_launch_split)."""
+    (retime.one_launch_step): its launches are unknown, not negligible (_launch_split).
+    `fma`: the no-FMA ceiling of its instruction mix (fma_ceiling.mix_words), said beside
+    the compute side's efficiency cure."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
     if reuse == "sparse":
         memory_cure = GATHER_CURE   # an SpMV's x[col[k]] gather is no unit stride (16a L4)
+    if fma:
+        compute_cure = f"{compute_cure}; {fma}"
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure, step),
             _along_slope(p, reuse, narrow),
             _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
@@ -111,6 +116,11 @@ def _beyond(d: Distance, p: Point, beyond: Ceiling | None) -> Distance:
         f"this distance does not count it."))
 
 
+# The share of the gap below the roof the launch floor must explain for "mostly launch
+# overhead" alone; between half and this, launches and kernel efficiency are both named.
+MOSTLY_LAUNCH = 0.8
+
+
 def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure: str,
                 compute_cure: str, step: bool = False) -> Distance:
     """How far the point sits below the roof at its own AI (overhead, kernel efficiency)."""
@@ -118,6 +128,11 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
     if p.seconds is None:
         return Distance("below roof", None, "no measured time: the point's height is unknown")
     f = p.seconds / p.floor_s if p.floor_s > 0 else None
+    if f and f < 1 / (1 + ABOVE_TOLERANCE) and nominal_binding(p):
+        return Distance(
+            "below roof", f,
+            f"none: the point is {fmt_factor(1 / f)} above the roof at its AI; "
+            f"{above_nominal(p)}.")
     if f and f < 1 / (1 + ABOVE_TOLERANCE):
         return Distance(
             "below roof", f,
@@ -141,8 +156,25 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
         cure = ("launch overhead and kernel efficiency, in shares one point cannot tell: "
                 "fewer launches (CUDA graphs, torch.compile, fused kernels) and better "
                 "kernels close it")
-    elif p.seconds > p.floor_s and e.launch_s > 0.5 * (p.seconds - p.floor_s):
-        cure = launch_cure
+    elif e.launch_s > 0.5 * (p.seconds - p.floor_s) and (
+            p.floor_s / p.seconds >= TARGET_EFFICIENCY):
+        # at or past what a well-tuned kernel reaches: no launch cure to chase, whatever
+        # share of the small gap one launch floor could explain (review s21 r3: a 169 us
+        # softmax at 95 % of DRAM read "mostly launch overhead: CUDA graphs ... close it")
+        cure = (f"little to close: it runs at {pct(p.floor_s / p.seconds)} of the roof, "
+                f"at or past the {pct(TARGET_EFFICIENCY)} a well-tuned kernel reaches "
+                f"(seed 000 §6.4)")
+    elif e.launch_s > 0.5 * (p.seconds - p.floor_s):
+        # the launch floor is an upper bound on the launches' share: "mostly launch
+        # overhead" where it is most of the gap (MOSTLY_LAUNCH) or the work without it is
+        # well tuned; else both causes, each with its cure
+        rest = memory_cure if p.memory_bound_side else compute_cure
+        cure = (launch_cure if e.launch_s >= MOSTLY_LAUNCH * (p.seconds - p.floor_s)
+                or e.efficiency >= TARGET_EFFICIENCY else
+                f"launch overhead (up to {fmt_seconds(e.launch_s)} of the "
+                f"{fmt_seconds(p.seconds - p.floor_s)} gap: CUDA graphs, fusion and fewer "
+                f"launches close it) and {rest.replace(' close it', ' close the rest')}"
+                if machine is None or machine.kind != "cpu" else launch_cure)
     elif p.bound == "latency":
         # far from both roofs: latency or synchronisation, not the memory side's access
         # pattern (seed 000 §6.2 误判二; review 19a N12: conv2d_3x3 got the memory cure)
@@ -189,9 +221,16 @@ def _launch_split(p: Point, e: Efficiency, machine: Machine | None,
         return (f" {launch.capitalize()} is negligible here ({fmt_seconds(e.launch_s)} "
                 f"of the {fmt_seconds(p.seconds)}): it is all kernel efficiency.")
     if e.launch_s > 0:
+        # the launch floor is what the launches take at most, so the work's efficiency
+        # lies between the whole time's and the work-only figure (review s21 r3: "the
+        # work itself runs at 100%" for a GEMV at 80 % of its roof)
+        low = p.floor_s / p.seconds if p.floor_s > 0 else e.efficiency
+        runs = (pct(e.efficiency) if pct(low) == pct(e.efficiency) else
+                f"{pct(low)} (launches in the time: none) to {pct(e.efficiency)} (all "
+                f"{fmt_seconds(e.launch_s)})")
         return (f" Of the {fmt_seconds(p.seconds)}, {launch} explains up to "
-                f"{fmt_seconds(e.launch_s)}; the work itself runs at {pct(e.efficiency)} "
-                f"of the roof (kernel efficiency).")
+                f"{fmt_seconds(e.launch_s)}; the work itself runs at {runs} of the roof "
+                f"(kernel efficiency).")
     return ""
 
 

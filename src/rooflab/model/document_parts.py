@@ -27,7 +27,7 @@ DOCUMENT_KINDS = {
     "roof": "a roof alone ({'compute', 'memory'}) or a document carrying one without "
             "kernels (specs show, scale --json)",
     "compare": "compare --json: {'matches'}",
-    "choose": "choose --json: {'devices': ranked rows}",
+    "choose": "choose --json: {'devices': ranked rows} (a bare list of them before)",
     "devices": "specs list / specs compare --json: {'devices': catalog entries}",
     "torch_trace": "a torch.profiler chrome trace: {'traceEvents'}",
 }
@@ -37,7 +37,7 @@ def document_kind(data: Any) -> str | None:
     """Which rooflab document `data` (a parsed JSON) is: a key of DOCUMENT_KINDS, or None
     for none of them. Kernels first: a document that lists kernels is read as kernels."""
     if isinstance(data, list):
-        return "kernels"
+        return "choose" if _bare_ranking(data) else "kernels"
     if not isinstance(data, Mapping):
         return None
     if "kernels" in data:
@@ -61,6 +61,18 @@ def document_kind(data: Any) -> str | None:
     if isinstance(data.get("traceEvents"), list):
         return "torch_trace"
     return None
+
+
+def _bare_ranking(data: list) -> bool:
+    """Whether a list is `rooflab choose --json` as the first releases wrote it, the ranked
+    devices bare ([{"rank": 1, "name": ..., "seconds": ..., "relative": 1.0, "binding":
+    ..., "kernels": [...]}]; {'devices': [...]} since): read as kernels, its 14 devices
+    were 14 timed kernels in report, whatif and plot (review s21 r1 F2). A kernel has no
+    rank, and a ranked row no FLOP or bytes."""
+    first = data[0] if data else None
+    return (isinstance(first, Mapping) and "rank" in first
+            and ("relative" in first or "binding_share" in first)
+            and "flop" not in first and "bytes" not in first)
 
 
 def kernels_part(data: Any) -> Any:
@@ -145,7 +157,74 @@ def llm_part(data: Any, where: str) -> Mapping[str, Any] | None:
                          f"--json` writes); got {short_value(llm)}; {LLM_FIX}")
     for field, unit, whole, least in LLM_FIELDS:
         _llm_number(llm, field, where, unit, whole, least)
-    return llm
+    return with_link_terms(llm)
+
+
+# The keys of an `llm --tp N` document's parallel block that older files lack: the
+# vocab-parallel embedding's all-reduce and the logits gather (review 18d E, H1), and the
+# key the parallel block says so under, for the lines of choose and whatif (review s21 r1 F3)
+LINK_TERMS = ("embedding_allreduce_bytes", "logits_gather_bytes")
+OLDER_FILE = "older_file_note"
+
+
+def with_link_terms(llm: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An llm block whose `--tp` parallel block lacks the embedding's all-reduce and the
+    logits gather (written before rooflab counted them) with both filled in as `rooflab
+    llm` counts them today (workloads.llm.parallel.tensor_parallel): the embedding's
+    payload is a per-layer all-reduce's (batch x hidden x 16 bit, allreduce_bytes), the
+    gather batch x vocab of the same width (allreduce_bytes x vocab / hidden), their times
+    on the file's link, and parallel[OLDER_FILE] saying so. Without model.hidden and
+    model.vocab the terms stay out and the note says the file's link time leaves them
+    out. Taken as 0 without a word, choose added 400 ns where `rooflab llm` adds 481 ns
+    and whatif's line named terms it had not counted (review s21 r1 F3). A copy: the
+    parsed document is left as it was."""
+    par = llm.get("parallel")
+    if (not isinstance(par, Mapping) or not isinstance(par.get("tp"), (int, float))
+            or par["tp"] <= 1 or all(par.get(k) is not None for k in LINK_TERMS)):
+        return llm
+    tp = int(par["tp"])
+    model = llm.get("model") if isinstance(llm.get("model"), Mapping) else {}
+    name = model.get("name") or "CONFIG"
+    rerun = f"`rooflab llm {name} --tp {tp} --json` with the file's other options"
+    # what the file lacks (a file of review 18d E's time has the gather, not the embedding)
+    lacks = " or ".join(w for k, w in zip(LINK_TERMS, ("embedding all-reduce",
+                                                        "logits gather"), strict=True)
+                        if par.get(k) is None)
+    them = "them" if " or " in lacks else "it"
+    added = _link_terms(par, model, tp)
+    if added is None:
+        note = (f"this file, written by an older rooflab, has no {lacks}, so its TP link "
+                f"time leaves {them} out; {rerun} counts {them}")
+        return {**llm, "parallel": {**par, OLDER_FILE: note}}
+    note = (f"this file, written by an older rooflab, has no {lacks}: counted here from "
+            f"its model (hidden {model['hidden']}, vocab {model['vocab']}) as `rooflab "
+            f"llm` counts {them}; {rerun} writes {them}")
+    filled = {k: v for k, v in added.items() if par.get(k) is None}
+    return {**llm, "parallel": {**par, **filled, OLDER_FILE: note}}
+
+
+def _link_terms(par: Mapping[str, Any], model: Mapping[str, Any], tp: int
+                ) -> dict[str, float] | None:
+    """The embedding all-reduce's and the logits gather's bytes and seconds on the file's
+    link, or None where the block or model lacks a figure they come from. The file's hop
+    latency is its per-layer all-reduces' time less their bytes over the link, per hop."""
+    from .comm_link import allreduce_link_bytes, ring_hops
+
+    try:
+        hidden, vocab = float(model["hidden"]), float(model["vocab"])
+        payload, count = float(par["allreduce_bytes"]), int(par["allreduces_per_step"])
+        comm_s, bw = float(par["comm_s"]), float(par["link_bytes_per_s"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (hidden > 0 and vocab > 0 and payload > 0 and count > 0 and bw > 0):
+        return None
+    # one all-reduce of the same payload: the per-layer ones' time each, latency included
+    one_s = comm_s / count
+    hop_s = max(0.0, one_s - allreduce_link_bytes(payload, tp) / bw) / ring_hops(tp)
+    gather = payload * vocab / hidden
+    return {"embedding_allreduce_bytes": payload, "embedding_allreduce_s": one_s,
+            "logits_gather_bytes": gather,
+            "logits_gather_s": (tp - 1) * hop_s + (tp - 1) / tp * gather / bw}
 
 
 def _llm_number(llm: Mapping[str, Any], field: str, where: str, unit: str, whole: bool,

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
+from .gpu_time import gpu_side_time
+from .grid_fill import few_blocks, grid_reason
 from .kernel import Kernel
 from .roofline import attainable, ridge, time_floor
 
@@ -19,6 +21,11 @@ from .roofline import attainable, ridge, time_floor
 # with no FLOP (a copy, a sort) has no FLOP/s to compare: the fraction of the level's
 # bandwidth it reaches stands in (a copy at 0.5 % of DRAM bandwidth is no "memory" bound).
 LATENCY_FRACTION = 0.10
+# Fewer blocks than half the SMs makes a kernel latency-bound only while it also runs below
+# what a well-tuned kernel reaches (80 % of its roof, the advice's target, seed 000 §6.4): a
+# small grid at 94 % of DRAM is held by DRAM, not by its idle SMs (s21 x3 F2; the GPP
+# reduction's 4 blocks on 24 SMs at 16 % stays latency).
+IDLE_SMS_FRACTION = 0.80
 # A kernel is `overhead`-bound when the calls x dispatch floor is larger than its work
 # floor and explains at least this fraction of the measured time (seed 004: RMSNorm). A
 # time below calls x the floor does not contain it (a profiler's GPU-side duration, or
@@ -89,6 +96,16 @@ class Point:
     memory_ceiling_kind: str = ""
     compute_ceiling: str = ""
     compute_ceiling_kind: str = ""
+    # its time is a profiler's GPU-side duration (gpu_time.gpu_side_time), which never holds
+    # the CPU launch cost: the launch floor is left out of its class, gain and advice
+    gpu_side: bool = False
+    # why the grid makes it latency-bound ('grid of 4 blocks x 256 threads on 24 SMs: 17 %
+    # of SMs get a block': grid_fill.few_blocks); '' where the grid does not decide it
+    grid: str = ""
+    # the kind of the roof it was placed on (Roof.kind: nominal, measured, derived): a
+    # ceiling's own provenance defaults to nominal on a hand-built measured roof, so both
+    # say whether the roof is a datasheet's (above_roof_words); "" outside analyze_point
+    roof_kind: str = ""
 
     @property
     def memory_bound_side(self) -> bool:
@@ -123,12 +140,15 @@ def binds_elsewhere(p: Point, binding: Point | None) -> str | None:
 
 
 def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float | None,
-             overhead_floor_s: float | None, fraction_of_roof: float | None) -> str:
+             overhead_floor_s: float | None, fraction_of_roof: float | None,
+             idle_sms: bool = False) -> str:
     """The bound class of one point; see LATENCY_FRACTION and OVERHEAD_SHARE.
     fraction_of_roof: achieved / attainable FLOP/s (for a kernel with no FLOP, achieved
     bytes/s over the level's bandwidth). The launch floor counts only where the measured
     time holds it (overhead_floor_s <= seconds); an untimed point is `overhead` where
-    calls x the launch floor exceeds its work floor."""
+    calls x the launch floor exceeds its work floor. idle_sms: a timed kernel whose
+    recorded grid leaves more than half the SMs without a block (grid_fill.few_blocks) is
+    `latency` below IDLE_SMS_FRACTION of its roof (LATENCY_FRACTION without the grid)."""
     side = "memory" if left_of_ridge(ai, ridge_ai) else "compute"
     if seconds is None:
         # Untimed (counted FLOP and bytes: `rooflab llm`, `ai`): it takes max(work floor,
@@ -141,7 +161,8 @@ def classify(*, ai: float, ridge_ai: float, work_floor_s: float, seconds: float 
     if (overhead_floor_s is not None and overhead_floor_s > work_floor_s
             and OVERHEAD_SHARE * seconds <= overhead_floor_s <= seconds):
         return "overhead"
-    if fraction_of_roof is not None and fraction_of_roof < LATENCY_FRACTION:
+    frac = fraction_of_roof
+    if frac is not None and (frac < LATENCY_FRACTION or (idle_sms and frac < IDLE_SMS_FRACTION)):
         return "latency"
     return side
 
@@ -160,14 +181,18 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
     att = attainable(ai, peak, bw)
     work_floor = time_floor(flop, nbytes, peak, bw)
     overhead_floor = roof.overhead_s * kernel.calls if roof.overhead_s is not None else None
+    gpu_side = gpu_side_time(kernel)
+    fill = few_blocks(kernel.meta) if kernel.seconds is not None else None
     seconds = kernel.seconds
     achieved = flop / seconds if seconds else None
     frac = achieved / att if achieved is not None and att > 0 else None
     # no FLOP, no FLOP/s: the bandwidth fraction reached is how close to its roof it runs
     reached = (nbytes / seconds / bw if frac is None and flop <= 0 and seconds and bw > 0
                else frac)
+    # a GPU-side duration holds no launch cost, so the floor cannot make it overhead-bound
     bound = classify(ai=ai, ridge_ai=ridge_ai, work_floor_s=work_floor, seconds=seconds,
-                     overhead_floor_s=overhead_floor, fraction_of_roof=reached)
+                     overhead_floor_s=None if gpu_side else overhead_floor,
+                     fraction_of_roof=reached, idle_sms=fill is not None)
     binding = memory.label if left_of_ridge(ai, ridge_ai) else (compute_label or compute.label)
     return Point(
         kernel=kernel.name, precision=kernel.precision, unit=compute.unit, level=level,
@@ -185,7 +210,9 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         fallback=_fell_back(kernel, compute),
         memory_ceiling=memory.label, memory_ceiling_kind=memory.provenance,
         compute_ceiling=compute_label or compute.label,
-        compute_ceiling_kind=compute.provenance,
+        compute_ceiling_kind=compute.provenance, gpu_side=gpu_side,
+        grid=grid_reason(kernel.meta, *fill) if fill is not None and bound == "latency" else "",
+        roof_kind=roof.kind,
     )
 
 

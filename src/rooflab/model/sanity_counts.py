@@ -6,6 +6,7 @@ last-level cache serves instead (cache-resident). Pure: no I/O.
 from __future__ import annotations
 
 from ..units import fmt_ai, fmt_seconds, si
+from .above_roof_words import cache_reuse_cause, nominal_memory
 from .ceiling import Roof
 from .element_dtype import element_bytes
 from .kernel import Kernel
@@ -132,6 +133,8 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
         )
     for p in points:
         if p.level == "DRAM" and p.seconds and p.bytes / p.seconds > p.bytes_per_s * 1.5:
+            if nominal_memory(p):
+                return _ai_low_nominal(kernel, p, machine, roof, fix_level, cause)
             return Finding(
                 kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
                 message=(f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is "
@@ -152,6 +155,25 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
                 fix=fix_level,
             )
     return None
+
+
+def _ai_low_nominal(kernel: Kernel, p: Point, machine: Machine | None, roof: Roof | None,
+                    fix_level: str, cause: str) -> Finding:
+    """check_ai_low's finding on a datasheet DRAM roof: nothing was measured, so the roof is
+    not the low side and no loaded probe is to blame; the counted bytes are not DRAM
+    traffic (cache reuse: review s21 r3 F4, a stencil's 1 GB in 200 us on an A100)."""
+    rate = p.bytes / p.seconds
+    return Finding(
+        kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
+        message=(f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is {si(rate, 'B/s')}, "
+                 f"{rate / p.bytes_per_s:.1f}x the DRAM bandwidth (the datasheet's "
+                 f"{si(p.bytes_per_s, 'B/s')}, which no DRAM exceeds): the DRAM bytes are "
+                 f"too many (AI {fmt_ai(p.ai)} too low)"),
+        causes=resident_cause(kernel, p, machine, roof) + (
+            cache_reuse_cause("DRAM", fix_level), cause,
+            "an FMA counted once (AI halves)"),
+        fix=fix_level,
+    )
 
 
 def resident_cause(kernel: Kernel, p: Point, machine: Machine | None,

@@ -31,6 +31,7 @@ from .field_words import ceiling_level, ceiling_precision, name_field
 from .json_values import number_field
 from .kernel import Kernel
 from .placement import NOT_BINDING, binds_elsewhere, kernel_key
+from .spread_warnings import restated_all
 
 SCHEMA_VERSION = 2
 
@@ -171,10 +172,12 @@ def roof_from_dict(d: Mapping[str, Any], where: str = "roof") -> Roof:
     with field_named(where):
         return Roof(
             name=name, kind=kind,
-            compute=tuple(ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
-                          for i, c in enumerate(d.get("compute") or ())),
-            memory=tuple(ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
-                         for i, c in enumerate(d.get("memory") or ())),
+            # the "samples vary" warnings said again from the samples by today's rule,
+            # not as an older rooflab wrote them (review s21 r1 F1: spread_warnings)
+            compute=restated_all([ceiling_from_dict(c, kind, f"{where}.compute[{i}]")
+                                  for i, c in enumerate(d.get("compute") or ())]),
+            memory=restated_all([ceiling_from_dict(c, kind, f"{where}.memory[{i}]")
+                                 for i, c in enumerate(d.get("memory") or ())]),
             overhead_s=_overhead(d, where), overhead_source=d.get("overhead_source", ""),
             # a single note written as a string is one note, not one per character
             source=d.get("source", ""),

@@ -19,7 +19,7 @@ from .advice_core import efficiency_of
 from .analysis import analyze
 from .ceiling import Roof
 from .kernel import Kernel, sum_counts
-from .retime import WhatIf, _apply, _primary, _select, launch_left_out, retime
+from .retime import WhatIf, _apply, _primary, _select, held_launch_share, launch_left_out, retime
 from .whatif_batch import change_batch  # noqa: F401  (docs/report.md imports it from here)
 from .whatif_floors import describe  # noqa: F401  (docs/python.md imports it from here)
 from .whatif_fuse_bytes import fused_bytes
@@ -83,9 +83,13 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     # does the fused kernel's prediction (retime.launch_left_out, review r1 F6). Judged per
     # member: the fused launches are those of the members whose times held theirs, so a
     # GPU-side member's 10000 calls are not added back by a 1-call partner (review r8 F4)
-    held = [k.calls for k in members if not launch_left_out(before, k)]
+    held = [k for k in members if not launch_left_out(before, k)]
+    most = max(held, key=lambda k: k.calls) if held else None
+    # of its launches, only the share its measured time held comes back (as retime's other
+    # callers: a member timed near its roof held part of them; review s21 x2 F1)
     new = retime(merged, roof, eff, label, launch_left_out=not held,
-                 launch_calls=max(held) if held else None)
+                 launch_calls=most.calls if most else None,
+                 launch_share=held_launch_share(before, most) if most else 1.0)
     measured = sum(k.seconds or 0.0 for k in members)
     if eff is not None and new.seconds is not None and new.seconds > measured:
         # fusing only removes work and launches: members above their roof, taken at 100 %

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..model.mann_whitney import u_test
-from ..model.sample_spread import NOISY_IQR, iqr_over_median, spread_name
+from ..model.sample_spread import NOISY_IQR, iqr_over_median
+from ..model.spread_warnings import samples_vary
 
 # A ceiling whose samples spread more than this carries a warning (issue: 5 %); the one
 # noise limit of every measurement (model.sample_spread NOISY_IQR).
@@ -51,14 +52,9 @@ def rates_warning(label: str, rates: Sequence[float], limit: float = NOISY_SPREA
     """A warning when rate samples (higher is better; the best one is reported) disagree:
     interquartile range above `limit` of the median, or the median more than `limit`
     below the best. (max - min) / median is not the test: among many samples on a shared
-    machine one disturbed sample makes it large."""
-    st = summarize(rates)
-    gap = 1 - st.median / st.maximum if st.maximum else 0.0
-    if st.iqr_rel <= limit and gap <= limit:
-        return None
-    return (f"{label}: samples vary ({spread_name(st.n)} {st.iqr_rel:.1%} of the median, "
-            f"median {gap:.1%} below the best); other load on the machine or clock "
-            f"changes; rerun on a quiet machine or use --full")
+    machine one disturbed sample makes it large. The words are model.spread_warnings'
+    (one text for the probe and for a stored profile's rebuilt warnings)."""
+    return samples_vary(label, rates, limit=limit)
 
 
 # Samples slowing during a run (seed 004: "T4 是 70 W 功耗墙的卡, 大 matmul 跑满几秒钟就会

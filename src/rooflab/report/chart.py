@@ -216,11 +216,13 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     from .chart_layout_size import without_outlines
 
     # SVG text as <text> in the document's fonts, not one path per glyph: searchable,
-    # editable, read by screen readers, and half the size (review 18c F13)
+    # editable, read by screen readers, and half the size (review 18c F13); the SVG's
+    # marker and clip-path ids salted with a fixed word, not a fresh uuid, so the same
+    # chart is the same bytes (an .svg or an .html report kept in git; s21 r7 F10)
     plain = (without_outlines(display.figure_) if fmt == "svg"
              else contextlib.nullcontext())
     with warnings.catch_warnings(record=True) as caught, plain, \
-            matplotlib.rc_context({"svg.fonttype": "none"}):
+            matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rooflab"}):
         warnings.simplefilter("always")
         display.figure_.savefig(buf, **kw)
     _layout_warnings(caught)

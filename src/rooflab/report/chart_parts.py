@@ -207,13 +207,17 @@ class LaunchCap:
 
 def launch_cap(kernel: str, level: str, ai: float, flop: float, calls: int,
                overhead_s: float | None, attainable_flop_per_s: float,
-               color: str = "", seconds: float | None = None) -> LaunchCap | None:
+               color: str = "", seconds: float | None = None,
+               gpu_side: bool = False) -> LaunchCap | None:
     """The launch cap of a kernel's point, or None where it is not drawn: no launch floor
     on the roof (a catalog roof without one), nothing to place on log axes (no FLOP, no
     calls, a zero floor), a cap above CAP_SHOWN x the roof at the point's AI, or a measured
     time (`seconds`) below calls x the floor: that time holds no launches (a profiler's
-    GPU-side duration; sanity_ceilings.applicable_launch_s), so no cap binds it. Pure."""
-    if overhead_s is None or not overhead_s > 0 or calls <= 0:
+    GPU-side duration; sanity_ceilings.applicable_launch_s), so no cap binds it; nor one
+    that is GPU-side at any length (gpu_side: Point.gpu_side, the same rule: 200 ncu
+    launches of 5.1 us drew "launch cap 200 GFLOP/s" over a memory-bound point, review s21
+    x2 F5). Pure."""
+    if overhead_s is None or not overhead_s > 0 or calls <= 0 or gpu_side:
         return None
     if seconds is not None and seconds < calls * overhead_s:
         return None

@@ -12,9 +12,10 @@ from dataclasses import replace
 from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
-from ..model.placement import Point
+from ..model.placement import Point, primary_points
 from ..model.sanity_ceilings import applicable_launch_s
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
+from .chart_batch import _alone, _Batched, _batched
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
     JOIN_COLOR,
@@ -30,7 +31,6 @@ from .chart_parts import (
     share_size,
 )
 from .chart_roofs import _pick, _positive_finite, is_envelope
-from .envelope_bound import level_words
 
 # Kernels labelled on a crowded chart: the longest, as many as `rooflab ncu --top` lists
 # by default. Every point is still drawn. An application's ncu export holds thousands of
@@ -81,34 +81,28 @@ def launch_bound_rate(p: Point, launch: float | None = None) -> float | None:
 
 def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -1,
                    share: float | None = None, size: float = POINT_SIZE,
-                   precision_named: bool = False
+                   precision_named: bool = False, batched: _Batched | None = None
                    ) -> tuple[list[DrawnPoint], list[str], list[LaunchCap]]:
     """The points one kernel puts on the chart, one per memory level (or just `level`),
     its notes, and its launch cap over its labelled point where it matters
     (chart_parts.launch_cap; none, or one). index: the kernel's place among those drawn;
     share, size: its share of the timed total and its markers' diameter; precision_named:
-    its label names its precision ("k71 · fp16": the chart holds several)."""
+    its label names its precision ("k71 · fp16": the chart holds several). batched: this
+    kernel's points, notes and bounds out of one analyze() of every kernel (_batched), the
+    same as analysing it alone gives; None analyses it alone."""
     notes: list[str] = []
     caps: list[LaunchCap] = []
     if level is not None and level not in kernel.bytes:
         return [], [f"{kernel.name}: no bytes at {level}; not drawn"], caps
-    analysis = analyze(roof, [kernel], levels=[level] if level else None)
-    notes.extend(analysis.notes)
-    primary = {(p.kernel, p.level) for p in analysis.primary()}
-    # Each point's bound as the tables word it, with every level in view (envelope_bound
-    # .level_words): at `level` alone the binding DRAM point is never built, and the
-    # reduction's L2 point at 3 % read "latency", not "not binding (DRAM binds)" (the
-    # tables' words since review s18 r4 F2; the hover and --json said the old ones).
-    # Only a "latency" point can read otherwise there (placement.binds_elsewhere): without
-    # one the kernel is not analysed a second time (review s18 reread F1: an ncu import's
-    # 20 000 kernels were each analysed twice under --level).
-    full = (analysis if level is None or len(kernel.bytes) < 2
-            or not any(p.bound == "latency" for p in analysis.points)
-            else analyze(roof, [kernel]))
-    bounds = level_words(full)
-    several = len(analysis.points) > 1
+    if batched is not None:
+        points, kernel_notes, bounds = batched
+        notes.extend(kernel_notes)
+    else:
+        points, bounds = _alone(roof, kernel, level, notes)
+    primary = {(p.kernel, p.level) for p in primary_points(points).values()}
+    several = len(points) > 1
     out: list[DrawnPoint] = []
-    for p in analysis.points:
+    for p in points:
         measured = p.achieved_flop_per_s is not None
         y = p.achieved_flop_per_s if measured else p.attainable_flop_per_s
         # An untimed point whose launches take longer than its work (review 12d E:
@@ -140,7 +134,7 @@ def _kernel_points(roof: Roof, kernel: Kernel, level: str | None, index: int = -
             # weighed against the point's own height, not its roof: a lid within
             # CAP_SHOWN x the marker sits on it; one decades above or below said nothing.
             cap = launch_cap(kernel.name, p.level, p.ai, p.flop, p.calls, roof.overhead_s,
-                             reach, color, p.seconds)
+                             reach, color, p.seconds, gpu_side=p.gpu_side)
             caps.extend([cap] if cap is not None else [])
         else:
             label = p.level
@@ -170,10 +164,15 @@ def _all_points(to_draw: Sequence[Kernel], judges: Sequence[Roof], level: str | 
     # fp32 line, review 18c F7): each label then names its kernel's precision, and the
     # legend which ceiling judges each (precision_ceilings).
     named = len(_precisions(to_draw)) > 1
+    batched: dict[int, _Batched | None] = {}
+    for roof in {id(r): r for r in judges}.values():   # one analysis per judging roof
+        mine = [k for k, on in zip(to_draw, judges, strict=True) if on is roof]
+        batched.update(zip(map(id, mine), _batched(roof, mine, level), strict=True))
     for i, (k, on) in enumerate(zip(to_draw, judges, strict=True)):
         share = shares.get(id(k))
         pts, kn, kc = _kernel_points(on, k, level, i, share,
-                                     share_size(share) if sized else POINT_SIZE, named)
+                                     share_size(share) if sized else POINT_SIZE, named,
+                                     batched.get(id(k)))
         per_kernel.append(pts)
         notes.extend(kn)
         caps.extend(kc)
@@ -256,21 +255,45 @@ def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = 
     over = [p for p in points if above_roof(p)]
     if not over:
         return []
+    found = _over_points(over, kernels, judges)
     names = ", ".join(f"{p.kernel} {fmt_pct(p.percent_of_roof)} of "
-                      f"{_exceeded(p, kernels, judges)}" for p in over)
+                      f"{_exceeded(p, kernels, judges, found)}" for p in over)
     return [f"{len(over)} {ABOVE_ROOF_NOTE} {names}; a roof too "
             f"low (a probe disturbed by other load), bytes served by a faster memory level "
             f"than the one they are counted at, or a counting error; `rooflab report` "
             f"checks each"]
 
 
-def _exceeded(p: DrawnPoint, kernels: Sequence[Kernel], judges: Sequence[Roof]) -> str:
+def _over_points(over: Sequence[DrawnPoint], kernels: Sequence[Kernel],
+                 judges: Sequence[Roof]) -> dict[tuple[int, str], Point]:
+    """The analysis point of each drawn point above its roof, by (kernel_index, level): one
+    analyze() per judging roof of the kernels above it (a point is its kernel's alone;
+    720 kernels above a datasheet roof were 720 analyses)."""
+    mine: dict[int, tuple[Roof, dict[int, Kernel]]] = {}
+    for p in over:
+        if 0 <= p.kernel_index < min(len(kernels), len(judges)):
+            on = judges[p.kernel_index]
+            mine.setdefault(id(on), (on, {}))[1][p.kernel_index] = kernels[p.kernel_index]
+    out: dict[tuple[int, str], Point] = {}
+    for on, by_index in mine.values():
+        joint = analyze(on, list(by_index.values()))
+        for i, k in by_index.items():
+            out.update({(i, q.level): q for q in joint.points_of(k)})
+    return out
+
+
+def _exceeded(p: DrawnPoint, kernels: Sequence[Kernel], judges: Sequence[Roof],
+              found: dict[tuple[int, str], Point] | None = None) -> str:
     """The ceiling a point above its roof exceeds, with its value: 'fp64 tensor 19.5
     TFLOP/s (bytes at DRAM)' right of its ridge, 'DRAM 6.33 GB/s x AI 0.0833' left of it.
-    Review 19c N9: '[DRAM] 123%' read as DRAM judging a point held by fp64 tensor."""
+    Review 19c N9: '[DRAM] 123%' read as DRAM judging a point held by fp64 tensor. found:
+    _over_points' analysis of it, where made."""
     if not 0 <= p.kernel_index < min(len(kernels), len(judges)):
         return f"its roof [{p.level}]"
-    (q,) = analyze(judges[p.kernel_index], [kernels[p.kernel_index]], levels=[p.level]).points
+    q = (found or {}).get((p.kernel_index, p.level))
+    if q is None:
+        (q,) = analyze(judges[p.kernel_index], [kernels[p.kernel_index]],
+                       levels=[p.level]).points
     if q.memory_bound_side:
         return f"{q.binding} {si(q.bytes_per_s, 'B/s')} x AI {fmt_ai(q.ai)}"
     return f"{q.binding} {fmt_rate(q.peak_flop_per_s, q.precision)} (bytes at {p.level})"
@@ -317,17 +340,22 @@ def precision_ceilings(display: RooflineDisplay) -> list[str]:
     if len(_precisions(kernels)) < 2 or not display.roofs or not display.roofs[0].compute:
         return []
     roof = display.roofs[0]
-    ceilings: dict[str, dict[str, tuple]] = {}   # precision -> ceiling label -> (c, names)
+    # precision -> ceiling label -> (c, names): the names a dict, in order (a list's `in`
+    # made 100 000 kernels quadratic); one ceiling lookup per precision and unit
+    ceilings: dict[str, dict[str, tuple]] = {}
+    held: dict[tuple, object] = {}
     for k in kernels:
-        c, _ = roof.compute_for(k.precision, k.unit)
-        names = ceilings.setdefault(k.precision, {}).setdefault(c.label, (c, []))[1]
-        if (name := _plain_name(k)) not in names:
-            names.append(name)
+        precision = k.precision
+        if (precision, k.unit) not in held:
+            held[precision, k.unit] = roof.compute_for(precision, k.unit)[0]
+        c = held[precision, k.unit]
+        ceilings.setdefault(precision, {}).setdefault(c.label, (c, {}))[1][_plain_name(k)] = None
     out = []
     for precision, by_label in ceilings.items():
         for label, (c, names) in by_label.items():
             # one precision held to two ceilings (fp64 vector triad, fp64 tensor GEMMs)
             # read "fp64 kernels" twice with two roofs: say which kernels
+            names = list(names)
             who = (f"{precision} kernels" if len(by_label) == 1 else
                    f"{label.removeprefix(precision).strip() or precision} {precision} "
                    f"kernels ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})")

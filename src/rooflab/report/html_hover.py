@@ -52,9 +52,13 @@ def floor_words(p: Point) -> str:
     """The point's time floor as `rooflab ai` names it (review 13v F-H): where calls x the
     launch floor is above the work floor, both, the launch one first ("time floor 5 us
     (launch); work floor 155 ns"): "overhead; floor 155 ns" named the floor that does not
-    bind."""
-    launch = p.overhead_floor_s
-    if launch is not None and launch > p.floor_s:
+    bind. The launch floor is the one that applies to its time (applicable_launch_s, the
+    rule the chart's launch cap follows): none for a GPU-side time (a profiler's; review s21
+    x2 F5: 200 ncu launches of 5.1 us read "time floor 1 ms (launch)") or one below it."""
+    launch = applicable_launch_s(p)
+    if p.gpu_side:
+        return f"floor {fmt_seconds(p.floor_s)} (a GPU-side time: no launch cost in it)"
+    if launch > p.floor_s:
         return (f"time floor {fmt_seconds(launch)} (launch); work floor "
                 f"{fmt_seconds(p.floor_s)}")
     return f"floor {fmt_seconds(p.floor_s)}"

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
 from ..hardware.resolve import is_whole_chip
+from ..model.above_roof_words import nominal_binding
 from ..model.analysis import Point
 from ..model.diagnose import Diagnosis
 from ..model.kernel import Kernel
@@ -23,6 +24,32 @@ from ..units import fmt_ai
 def above_roof(d: Diagnosis) -> bool:
     """Faster than its roof allows (beyond the sanity tolerance)."""
     return d.headroom is not None and d.headroom < 1 / (1 + ABOVE_TOLERANCE)
+
+
+def _above_line(above: Sequence[Diagnosis]) -> str:
+    """The line on kernels above their roof. A datasheet (nominal) roof is not "too low"
+    (nothing was measured): above a nominal bandwidth roof the counted bytes are cache
+    reuse, above a nominal compute roof the unit or the FLOP are off (review s21 r3 F4)."""
+    said = (f"{len(above)} kernel(s) run faster than the roof allows: "
+            + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above) + ". ")
+    if not all(nominal_binding(d.point) for d in above):
+        return said + ("The roof is too low for them or their counts are wrong; their "
+                       "ranking and advice mean little until that is fixed (see their "
+                       "sanity checks).")
+    memory = [d for d in above if d.point.memory_bound_side]
+    why = []
+    if memory:
+        why.append("above a datasheet bandwidth roof, which is not too low, the counted "
+                   "bytes are cache reuse (not all traffic at that level): check the byte "
+                   "counts (ncu's dram__bytes.sum, or give L2 bytes)")
+    if len(memory) < len(above):
+        why.append("above a datasheet compute roof, the kernel ran on a faster unit or "
+                   "precision than it is held to (tensor cores, TF32) or its FLOP are "
+                   "miscounted: check the FLOP count and the unit")
+    text = "; ".join(why)
+    return said + text[0].upper() + text[1:] + ("; their ranking and advice mean little "
+                                                 "until that is fixed (see their sanity "
+                                                 "checks).")
 
 
 def _floor(row) -> float:
@@ -52,11 +79,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
     # roof) already says why such a kernel is above it: its counts are not wrong
     above = [d for d in diags if above_roof(d) and not d.write_allocate]
     if above:
-        out.append(f"{len(above)} kernel(s) run faster than the roof allows: "
-                   + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above)
-                   + ". The roof is too low for them or their counts are wrong; their "
-                     "ranking and advice mean little until that is fixed (see their sanity "
-                     "checks).")
+        out.append(_above_line(above))
     out += ai_high_warnings(diags)
     if profile is not None:
         from .tables import profile_rows

@@ -8,6 +8,7 @@ extras. Pure: no measurement, no clock, no I/O.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from ...hardware.host import HostInfo
@@ -62,28 +63,69 @@ def _best(precision: str, methods: list[Measured], unit: str) -> Ceiling:
     return _measured(win.rate, method, f"{precision} peak", precision=precision, unit=unit)
 
 
-def _cores(n: int) -> str:
-    return f"{n} core" if n == 1 else f"{n} cores"
+def _cores(n: float) -> str:
+    return f"{n:g} core" if n == 1 else f"{n:g} cores"
 
 
 HYBRID_P = "Golden Cove/Raptor Cove (client)"   # client P-core design; may sit beside E-cores
 
 
-def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | None, list[str]]:
-    """The derived roof at the measured clock, and notes on what it assumes. None for a
-    design the table does not know (no guessed pipe count). On a hybrid CPU whose OS
-    lists the P- and E-cores, each core counts at its own design's rate (P-cores first)."""
+@dataclass(frozen=True)
+class CoreUse:
+    """The cores the nominal roof counts: `cores` in all (a CFS quota may make it
+    fractional), of which p/e on a hybrid CPU (P-cores first within the CPU set)."""
+
+    cores: float
+    p: float = 0
+    e: float = 0
+    notes: tuple[str, ...] = ()
+
+
+def core_use(host: HostInfo, threads: int, cpus=None, quota_cpus: float | None = None
+             ) -> CoreUse:
+    """Physical cores among the CPUs the probe ran on (`cpus`: --cpus or the affinity
+    mask; SMT siblings share a core's pipes, review s21 r2 F3), at most `threads` and at
+    most a cgroup quota's CPUs (F1); on a hybrid CPU, the P and E cores of that set (F4)."""
+    from ...hardware.cpu_topology import cores_in_set
+
+    phys = host.cores_in(cpus) if cpus else host.cores
+    cores: float = min(threads, phys)
+    notes = []
+    if cpus and phys < min(threads, host.cores):
+        notes.append(f"the {len(cpus)} CPUs used are {_cores(phys)} (SMT siblings share one "
+                     f"core's FMA pipes): the nominal counts {_cores(phys)}, not {threads}")
+    if quota_cpus and quota_cpus < cores:
+        cores = int(quota_cpus) if float(quota_cpus).is_integer() else quota_cpus
+    split = host.core_split
+    if split is None or split.e_cores == 0:
+        return CoreUse(cores, notes=tuple(notes))
+    p_in, e_in = cores_in_set(split, cpus or (), host.cpu_cores) if cpus else (
+        split.p_cores, split.e_cores)
+    if not (p_in or e_in):
+        p_in, e_in = split.p_cores, split.e_cores
+    p = min(cores, p_in)
+    return CoreUse(cores, p, min(cores - p, e_in), tuple(notes))
+
+
+def _nominal(host: HostInfo, arch, ghz: float, threads: int, cpus=None,
+             quota_cpus: float | None = None) -> tuple[Roof | None, list[str]]:
+    """The derived roof at `ghz` (the P-cores' clock on a hybrid CPU), and notes on what it
+    assumes. None for a design the table does not know (no guessed pipe count). On a
+    hybrid CPU whose OS lists the P- and E-cores, each core counts at its own design's
+    rate (P-cores first, among `cpus` when given)."""
     from ...hardware.cpu_detect import e_core_arch
     from ...hardware.cpu_nominal import cpu_nominal_roof, hybrid_nominal_roof
 
     if arch is None or not arch.nominal_known:
         return None, []
-    cores = min(threads, host.cores)
+    use = core_use(host, threads, cpus, quota_cpus)
+    cores = use.cores
     source = f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})"
     split = host.core_split
     if split is None or split.e_cores == 0:
-        notes = []
-        if arch.name == HYBRID_P:
+        notes = list(use.notes)
+        # a kernel with one plain `cpu` PMU and no cpu_core found one core type (F9)
+        if arch.name == HYBRID_P and host.hybrid_pmu is not False:
             notes.append(f"{arch.name} parts may have E-cores, but the OS does not list core "
                          f"types (/sys/devices/system/cpu/types, cpu_core/cpu_atom PMUs): the "
                          f"P/E split is unknown and the nominal counts all {cores} cores as "
@@ -96,20 +138,23 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int) -> tuple[Roof | Non
                       f"{split.source}) whose E-core design is not in rooflab's table: no "
                       f"nominal compute peak (counting E-cores at the P-core rate overstates "
                       f"it); add the design to rooflab/hardware/cpu_arch.py"]
-    p_used = min(cores, split.p_cores)
-    e_used = min(cores - p_used, split.e_cores)
+    p_used, e_used = use.p, use.e
     e_ghz = ghz * (split.e_clock_ratio or 1.0)
     notes = [f"hybrid CPU: {split.p_cores} P-cores ({arch.name}) + {split.e_cores} E-cores "
-             f"({e_arch.name}) from {split.source}; the nominal counts {p_used} P + {e_used} "
-             f"E cores, each at its own rate"]
+             f"({e_arch.name}) from {split.source}; the nominal counts {p_used:g} P + "
+             f"{e_used:g} E cores{' of the CPUs used' if cpus else ''}, each at its own rate"]
+    notes += use.notes
     if e_used and split.e_clock_ratio is None:
-        notes.append("cpufreq shows no E-core maximum clock: the nominal runs the E-cores at "
-                     "the measured (P-core) clock, an upper bound")
+        notes.append("cpufreq shows no E-core maximum clock: the nominal runs P- and E-cores "
+                     "at the one measured clock (an upper bound for the E-cores)")
     elif e_used:
-        notes.append(f"E-cores at {e_ghz:.2f} GHz: the measured clock x {split.e_clock_ratio:.3g}"
-                     f" (E/P cpufreq maximum ratio)")
+        notes.append(f"E-cores at {e_ghz:.2f} GHz: the P-core clock ({ghz:.2f} GHz) x "
+                     f"{split.e_clock_ratio:.3g} (E/P cpufreq maximum ratio)")
     name = (f"{host.cpu_model} ({arch.name} {_cores(p_used)} @ {ghz:.2f} GHz + {e_arch.name} "
             f"{_cores(e_used)} @ {e_ghz:.2f} GHz)")
+    if not p_used:   # E-cores only (--cpus on the E-cores): one design, at its clock
+        name = f"{host.cpu_model} ({e_arch.name} {_cores(e_used)} @ {e_ghz:.2f} GHz)"
+        return cpu_nominal_roof(name, e_used, e_ghz, e_arch, None, source), notes
     return hybrid_nominal_roof(name, p_used, ghz, arch, e_used, e_ghz, e_arch, source), notes
 
 
@@ -117,13 +162,22 @@ PLAUSIBLE_HZ = (3e8, 8e9)  # no CPU core this probe targets runs outside 0.3-8 G
 
 
 def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
-                   end_hz: float | None = None) -> tuple[float, str | None]:
+                   end_hz: float | None = None, expected: float = 1.0
+                   ) -> tuple[float, str | None]:
     """The clock for the nominal roof (GHz) and a note. All-core clocks sit at most ~25 %
     below one-core boost on current server parts; far lower means our threads shared
     cores with other load, and then the one-thread clock is the better estimate. A
     reading outside 0.3-8 GHz is a failed measurement (a preempted calibration), not a
-    clock: the other readings (one thread, the repeat at the end) stand in for it."""
+    clock: the other readings (one thread, the repeat at the end) stand in for it.
+
+    `expected`: the all/one ratio of a quiet machine beyond that 25 %: on a hybrid CPU
+    the slowest thread (an E-core) sets the all-thread reading and one thread runs on a
+    P-core, so the E/P clock ratio (0.74 on an i9-13900K: 4.3/5.8 GHz); a one-thread
+    clock standing in is scaled by it, so the result is always the slowest cores' clock."""
     lo, hi = PLAUSIBLE_HZ
+    alone, one_thread_hz = one_thread_hz, one_thread_hz * expected
+    scaled = (f" x {expected:.3g} (E/P clock ratio) = {one_thread_hz / 1e9:.2f} GHz"
+              if expected != 1.0 else "")
     if not lo <= all_threads_hz <= hi:
         others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
         if not others:
@@ -137,10 +191,44 @@ def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
     if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
         return one_thread_hz / 1e9, (
             f"with {threads} threads each ran at {all_threads_hz / 1e9:.2f} GHz effective vs "
-            f"{one_thread_hz / 1e9:.2f} GHz alone: other load shared the cores during the "
+            f"{alone / 1e9:.2f} GHz alone: other load shared the cores during the "
             f"probe, so measured ceilings may be low; the nominal roof uses the one-thread "
-            f"clock; rerun on a quiet machine")
+            f"clock{scaled}; rerun on a quiet machine")
     return all_threads_hz / 1e9, None
+
+
+def _clock_for(raw, host: HostInfo, threads: int, use: CoreUse
+               ) -> tuple[float, str | None, str | None]:
+    """(the P-cores' clock in GHz for _nominal, clock_estimate's note, a hybrid note).
+
+    The clock kernel gives every thread equal work and times the whole team, so the
+    slowest thread sets the reading: with E-cores among the threads it is the E-cores'
+    clock (review s21 r2 F2). The P-cores' is then that over the E/P cpufreq ratio, and
+    all/one is compared with that ratio before other load is blamed."""
+    split = host.core_split
+    ratio = split.e_clock_ratio if split is not None and use.e else None
+    expected = ratio if ratio and use.p else 1.0   # one thread runs on a P-core then
+    slow, note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
+                                raw.clock1.best, expected=expected)
+    if not ratio:
+        return slow, note, None
+    if not use.p:
+        return slow / ratio, note, None   # E-cores only: the reading is theirs
+    # name the clock that was used: clock_estimate may have put the one-thread clock x the
+    # E/P ratio, or the repeat at the end, in place of the all-thread reading (x1 F3)
+    if math.isclose(slow * 1e9, raw.clock0.best, rel_tol=1e-9):
+        which = (f"the all-thread clock reading ({slow:.2f} GHz) is the E-cores' (equal work "
+                 f"per thread: the slowest sets it)")
+    else:
+        which = (f"the E-cores' clock is taken as {slow:.2f} GHz (" + (
+            "the one-thread clock x the E/P ratio"
+            if math.isclose(slow * 1e9, raw.clock_1t.best * expected, rel_tol=1e-9)
+            else "the all-thread reading repeated at the end") + ", standing in for the "
+            "all-thread reading)")
+    return slow / ratio, note, (
+        f"hybrid CPU: {which}; the P-cores' is taken as {slow:.2f} / {ratio:.3g} (E/P "
+        f"cpufreq maximum ratio) = {slow / ratio:.2f} GHz, an upper bound where the "
+        f"P-cores' all-core clock sits below their maximum")
 
 
 @dataclass
@@ -175,8 +263,11 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     """Roofs, notes and extras from the raw measurements."""
     # A busy machine first: it explains the warnings that follow.
     notes = (machine_load_notes(raw.load) if raw.load is not None else []) + list(raw.notes)
-    ghz, clock_note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
-                                     raw.clock1.best)
+    aff = raw.affinity or {}
+    cpus, quota_cpus = aff.get("cpu_list"), (aff.get("cpu_quota") or {}).get("cpus")
+    use = core_use(host, threads, cpus, quota_cpus)
+    ghz, clock_note, hybrid_note = _clock_for(raw, host, threads, use)
+    notes += [hybrid_note] if hybrid_note else []
     gemm_ok = blas_threads_match(threads)
     if not gemm_ok:
         notes.append(f"numpy GEMM ran on the BLAS's default thread count, not {threads}; it "
@@ -190,7 +281,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                 for p, m in (raw.scalar or {}).items()]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
-    nominal, nominal_notes = _nominal(host, arch, ghz, threads)
+    nominal, nominal_notes = _nominal(host, arch, ghz, threads, cpus, quota_cpus)
     notes += nominal_notes
     if arch is not None and not arch.nominal_known:
         notes += list(arch.notes)   # why there is no nominal roof, and how to get one
@@ -228,7 +319,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     # says so with the usual causes, as the GPU probe does (probe/nominal.py)
     measured, below = add_below_nominal_notes(measured, nominal, "cpu")
     host_d = host.to_dict() | {"clock_hz": ghz * 1e9, "clock_hz_all_threads": raw.clock0.best,
-                               "threads_used": threads,
+                               "threads_used": threads, "nominal_cores": use.cores,
                                "cpus": (raw.affinity or {}).get("cpus"),
                                "microarch": arch.name if arch else None,
                                "microarch_notes": list(arch.notes) if arch else []}

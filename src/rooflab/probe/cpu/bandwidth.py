@@ -177,19 +177,40 @@ def sweep_sizes(lo: float, hi: float, step: float) -> tuple[float, ...]:
     return geometric_sizes(lo, hi, step, cover=True)
 
 
-def capacities(caches: Caches, threads: int) -> dict[str, float]:
+@dataclass(frozen=True)
+class Placement:
+    """Where the probe's threads ran, when known (--cpus, or every allowed CPU busy):
+    the physical cores and the L3 instances among those CPUs (review s21 r2 F7)."""
+
+    cores: int
+    l3_groups: int | None = None   # None: sysfs does not say
+
+
+def capacities(caches: Caches, threads: int,
+               placement: Placement | None = None) -> dict[str, float]:
     """Bytes of each cache level available to one thread's working set."""
     out: dict[str, float] = {}
     # L1d and L2 are per core: the SMT siblings among the probe's threads share them
-    # (sysfs shared_cpu_list; review 11a F-K). L3: its total over every thread.
-    share = {lv: max(1, min(caches.sharing(lv), threads)) for lv in ("L1", "L2")}
+    # (sysfs shared_cpu_list; review 11a F-K). Where the CPUs used are known, only as many
+    # threads share a core as the set puts on one (--cpus 0-7 on 8 cores: none share).
+    per_core = -(-threads // placement.cores) if placement and placement.cores else threads
+    share = {lv: max(1, min(caches.sharing(lv), per_core)) for lv in ("L1", "L2")}
     if caches.l1d:
         out["L1"] = caches.l1d / share["L1"]
     if caches.l2:
         out["L2"] = caches.l2 / share["L2"]
     if caches.l3:
-        out["L3"] = caches.l3 * max(1, caches.l3_instances) / max(1, threads)
+        # L3: the instances the threads reach (one CCD's for --cpus 0-7 on an EPYC), over them
+        reach = max(1, caches.l3_instances)
+        if placement and placement.l3_groups:
+            reach = min(reach, placement.l3_groups)
+        out["L3"] = caches.l3 * reach / max(1, threads)
     return out
+
+
+UNPINNED = ("the threads were not pinned (fewer threads than CPUs; --cpus fixes them), so "
+            "which cores and L3 instances they shared is unknown; or a virtual machine may "
+            "report another CPU's cache sizes")
 
 
 def with_second_dram_point(sizes: Sequence[float], hi: float) -> tuple[float, ...]:
@@ -293,15 +314,21 @@ def representative(level: str, plateau: Plateau, values: Sequence[float],
 
 
 def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches,
-                 threads: int, tol: float = 0.12, medians: Sequence[float] | None = None
+                 threads: int, tol: float = 0.12, medians: Sequence[float] | None = None,
+                 placement: Placement | None = None, unpinned: bool = False
                  ) -> tuple[dict[str, Plateau], dict[str, int], tuple[str, ...]]:
     """Plateaus, their level names, the representative point of each, and notes.
 
     The largest sizes are DRAM even when noise keeps them from forming a plateau: the
     points beyond twice the last-level cache (at least the last point) stand for it.
+    `placement`: the CPUs used, when known; `unpinned`: fewer threads than CPUs and no
+    --cpus, so a capacity mismatch may be the placement's, not a VM's.
     """
-    caps = capacities(caches, threads)
+    caps = capacities(caches, threads, placement)
     levels, notes = label_plateaus(find_plateaus(values, tol), sizes, caps, per=" per thread")
+    if unpinned:
+        notes = tuple(n.replace("a virtual machine may report another CPU's cache sizes",
+                                UNPINNED) for n in notes)
     if "DRAM" not in levels:
         llc = max(caps.values()) if caps else 0.0
         far = [i for i, s in enumerate(sizes) if s >= 2 * llc] or [len(sizes) - 1]

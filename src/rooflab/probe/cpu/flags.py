@@ -211,34 +211,36 @@ def _loadavg_clause(load) -> str:
             f"{load.machine_cpus} CPUs before it started)")
 
 
-def machine_load_notes(load) -> list[str]:
+def machine_load_notes(load, *, what: str = "the probe", figures: str = "measured ceilings",
+                       low: str = "read low") -> list[str]:
     """Notes on other work during the probe (a load.MachineLoad): CPU time others took
     beyond the CPUs the probe left free, steal, or a busy start where nothing else is
-    known."""
+    known. `what` ran and its `figures` `low` under the load: `rooflab bench --on` times
+    kernels under the same check, "bench"'s "timed kernels" "read slow" (review s21 r7 F8)."""
     notes: list[str] = []
     share = load.contended_share
     if share is not None and share > OTHER_LOAD:
         if load.spare_cpus == 0:
-            head = (f"other processes used {load.other_cpu_share:.0%} of the CPUs while the "
-                    f"probe ran")
+            head = (f"other processes used {load.other_cpu_share:.0%} of the CPUs while "
+                    f"{what} ran")
         else:
             head = (f"other processes used {load.other_cpu_s / load.window_s:.2g} CPUs on "
-                    f"average while the probe ran {load.threads} thread"
+                    f"average while {what} ran {load.threads} thread"
                     f"{'s' if load.threads != 1 else ''} on {load.cpus} "
                     f"CPUs, {share:.0%} of the CPUs its threads needed")
-        notes.append(f"{head}{_loadavg_clause(load)}: measured ceilings read low; rerun on "
+        notes.append(f"{head}{_loadavg_clause(load)}: {figures} {low}; rerun on "
                      f"a quiet machine")
     elif (load.other_cpu_s is None and load.loadavg_1m_before is not None
           and load.loadavg_1m_before >= load.machine_cpus):
         notes.append(f"the load average was {load.loadavg_1m_before:.1f} on "
-                     f"{load.machine_cpus} CPUs before the probe started: other work was "
-                     f"probably running and measured ceilings may read low (this system has "
-                     f"no /proc/stat, so work during the probe was not measured); rerun on a "
+                     f"{load.machine_cpus} CPUs before {what} started: other work was "
+                     f"probably running and {figures} may {low} (this system has "
+                     f"no /proc/stat, so work during {what} was not measured); rerun on a "
                      f"quiet machine")
     if load.steal_share is not None and load.steal_share > STEAL:
         notes.append(f"the VM's host took {load.steal_share:.0%} of the CPU time (steal) "
-                     f"while the probe ran: other guests ran on the host's cores, so "
-                     f"measured ceilings read low; rerun when the host is quieter")
+                     f"while {what} ran: other guests ran on the host's cores, so "
+                     f"{figures} {low}; rerun when the host is quieter")
     return notes
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from ...errors import InputError, ProbeError, require
+from ...hardware import cgroup
 from ...hardware.host import HostInfo, detect_host
 from ...hardware.profile import MachineProfile
 from ...model.ceiling import Ceiling
@@ -82,7 +83,21 @@ def sweep_sizes_for(spec: ModeSpec, dram_total: float, threads: int) -> tuple[fl
         bw.sweep_sizes(spec.sweep_lo_bytes, hi, spec.sweep_step), hi)
 
 
-def _sweep(host, spec, team, stages, dram_total, pool) -> tuple[dict, dict[str, Ceiling], list]:
+def placement(host: HostInfo, allowed, pinned, threads: int
+              ) -> tuple[bw.Placement | None, bool]:
+    """(where the threads ran, whether they were unpinned on a subset): known with --cpus
+    or when every allowed CPU has a thread; else the scheduler chose (review s21 r2 F7)."""
+    from ...hardware import host as H
+    from ...hardware.cpu_topology import l3_groups
+
+    cpus = pinned or allowed
+    if not cpus or (pinned is None and threads < len(cpus)):
+        return None, bool(cpus)
+    return bw.Placement(host.cores_in(cpus), l3_groups(H.SYS_CPU, cpus)), False
+
+
+def _sweep(host, spec, team, stages, dram_total, pool, where=(None, False)
+           ) -> tuple[dict, dict[str, Ceiling], list]:
     kernel = bw.STREAM["triad"]
     sizes = sweep_sizes_for(spec, dram_total, team.threads)
     rates: list[Rate] = []
@@ -96,7 +111,8 @@ def _sweep(host, spec, team, stages, dram_total, pool) -> tuple[dict, dict[str, 
         rates.append(rate)
     bests = [r.best for r in rates]   # best: other load only ever lowers a rate
     levels, chosen, notes = bw.label_levels(bests, sizes, host.caches, team.threads,
-                                            medians=[r.median for r in rates])
+                                            medians=[r.median for r in rates],
+                                            placement=where[0], unpinned=where[1])
     ceilings: dict[str, Ceiling] = {}
     for level, p in levels.items():
         i = chosen[level]
@@ -139,7 +155,7 @@ def _stream_extras(spec, team, ws_by_level: dict[str, float], stages, pool) -> d
 
 
 def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
-             dram_total: float) -> _Raw:
+             dram_total: float, where=(None, False)) -> _Raw:
     """Run every measurement in order (the reference FMA peak and clock again at the end)."""
     threads = team.threads
     notes: list[str] = []
@@ -157,7 +173,8 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
     scalar = {p: scalar_fma_peak(p, team, spec.peak_plan.scaled(0.5)) for p in ("fp64", "fp32")}
     stages.finish("flops")
     pool = bw.ArrayPool(sweep_sizes_for(spec, dram_total, threads)[-1])
-    sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total, pool)
+    sweep_extras, mem_ceilings, sweep_notes = _sweep(host, spec, team, stages, dram_total, pool,
+                                                     where)
     notes += sweep_notes
     stages.finish("sweep")
     ws_by_level = {p["level"]: p["chosen_bytes_per_thread"] for p in sweep_extras["plateaus"]}
@@ -231,22 +248,30 @@ def probe_cpu(mode: str = "default", threads=None,
     pinned = checked_cpus(cpus)
     host = detect_host()
     allowed = pinned or aff.allowed_cpus()
-    counts = thread_counts(threads, len(allowed) if allowed else host.threads)
+    # a cgroup CPU quota (docker --cpus, k8s limits.cpu) leaves the mask whole: 'all' is
+    # the threads the quota can keep busy (review s21 r2 F1)
+    quota = cgroup.cpu_quota()
+    available = len(allowed) if allowed else host.threads
+    quota = quota if quota is not None and quota.cpus < available else None   # binding only
+    counts = thread_counts(threads, min(available, quota.threads) if quota else available)
     if pinned and counts[-1] > len(pinned):
         raise InputError(aff.too_many_threads(counts[-1], pinned))
     if not pinned:
-        return _probe(spec, counts, host, allowed, None, progress, load_sources, t_start)
+        return _probe(spec, counts, host, allowed, None, progress, load_sources, t_start,
+                      quota)
     before = aff.allowed_cpus()
     aff.pin(pinned)   # before numba's pool starts (kernels, Team): its workers inherit it
     try:
-        return _probe(spec, counts, host, allowed, pinned, progress, load_sources, t_start)
+        return _probe(spec, counts, host, allowed, pinned, progress, load_sources, t_start,
+                      quota)
     finally:
         aff.pin(before)
 
 
 def _probe(spec: ModeSpec, counts: tuple[int, ...], host: HostInfo, allowed, pinned,
-           progress, load_sources, t_start: float) -> MachineProfile:
-    """The measurements of probe_cpu, on the CPUs already chosen."""
+           progress, load_sources, t_start: float,
+           quota: cgroup.CpuQuota | None = None) -> MachineProfile:
+    """The measurements of probe_cpu, on the CPUs already chosen (and under `quota`)."""
     from ...hardware.cpu_detect import detect_microarch
 
     threads = counts[-1]
@@ -265,14 +290,18 @@ def _probe(spec: ModeSpec, counts: tuple[int, ...], host: HostInfo, allowed, pin
     dram_total, mem_notes = dram_working_set(host, spec)
     before = machine.snapshot(sources)
     with Team(threads) as team:
-        raw = _measure(spec, team, host, arch, stages, dram_total)
+        raw = _measure(spec, team, host, arch, stages, dram_total,
+                       placement(host, allowed, pinned, threads))
     if len(counts) > 1:
         raw.scaling = _scaling(counts, raw, stages)
     stages.finish("scaling")
     raw.load = machine.machine_load(before, machine.snapshot(sources), threads, loadavg,
                                     sources)
     raw.notes[:0] = mem_notes
-    raw.affinity = _affinity_record(pinned, allowed)
+    raw.affinity = _affinity_record(pinned, allowed, quota)
+    if quota is not None:
+        raw.notes.append(cgroup.quota_note(quota, threads,
+                                           len(allowed) if allowed else host.threads))
     return _assemble(raw, spec, host, arch, threads, time.perf_counter() - t_start)
 
 
@@ -291,15 +320,18 @@ def _scaling(counts: tuple[int, ...], raw: _Raw, stages: _Stages) -> dict:
                                    progress=lambda f: stages.within("scaling", f))
 
 
-def _affinity_record(pinned: tuple[int, ...] | None, allowed) -> dict:
-    """extras.affinity: the CPUs the probe ran on, whether --cpus set them, numba's layer."""
+def _affinity_record(pinned: tuple[int, ...] | None, allowed,
+                     quota: cgroup.CpuQuota | None = None) -> dict:
+    """extras.affinity: the CPUs the probe ran on, whether --cpus set them, numba's layer,
+    and the cgroup CPU quota (None where none is set)."""
     import numba
 
     try:
         layer = numba.threading_layer()
     except ValueError:   # no parallel region has run (a faked probe)
         layer = None
-    return {"cpus": aff.format_cpu_list(allowed) if allowed else None,
+    return {"cpu_quota": quota.to_dict() if quota else None,
+            "cpus": aff.format_cpu_list(allowed) if allowed else None,
             "cpu_list": list(allowed) if allowed else None,
             "pinned": pinned is not None, "threading_layer": layer,
             "method": ("os.sched_setaffinity on every thread of the process before the "

@@ -204,8 +204,22 @@ def resources() -> dict:
     device runs, not the one the SASS was read with."""
     out = {"triton": triton.__version__}
     for name, k in sorted(COMPILED.items()):
-        out[name] = {attr: getattr(k, attr, None) for attr in ("n_regs", "n_spills", "shared")}
+        # n_regs and n_spills are set by the first launch (CompiledKernel._init_handles).
+        out[name] = {"n_regs": getattr(k, "n_regs", None),
+                     "n_spills": getattr(k, "n_spills", None), "shared": shared_bytes(k)}
     return out
+
+
+def shared_bytes(k) -> int | None:
+    """A compiled kernel's shared memory in bytes. Triton 3.x keeps it only in
+    `k.metadata.shared` (metadata a namedtuple; `k.shared` does not exist, review s21 r8 F1);
+    Triton 2.x set `k.shared` beside a dict `k.metadata`. Whichever is present is read."""
+    if hasattr(k, "shared"):
+        return k.shared
+    meta = getattr(k, "metadata", None)
+    if isinstance(meta, dict):
+        return meta.get("shared")
+    return getattr(meta, "shared", None)
 
 
 def check_kernels(torch, device) -> list[str]:

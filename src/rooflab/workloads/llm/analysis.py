@@ -13,7 +13,7 @@ from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
 from ...units import fmt_seconds
-from .count_notes import mla_note, mtp_note, softcap_note
+from .count_notes import decode_tokens_note, mla_note, mtp_note, softcap_note
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .layer_weights import ModelWeights
@@ -204,6 +204,10 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     # is sampled, never fed back, so --prompt 8192 --generate 1 stays within 8192
     # positions and caches 8192 tokens (review 18d F)
     seen = longest = longest_context(req)
+    if min((req.decode_context, *req.contexts)) < s.decode_tokens:
+        raise InputError(f"--context {min((req.decode_context, *req.contexts))} is shorter "
+                         f"than --decode-tokens {s.decode_tokens}: the cache holds the step's "
+                         f"own tokens too; give a longer --context or fewer --decode-tokens")
     msg = check_context(cfg, max((seen, *req.contexts, *req.prompts)))
     if msg:
         notes.append(msg)
@@ -231,6 +235,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     notes += mla_note(run_cfg) + softcap_note(
         run_cfg, s, (("prefill", pre.step), ("decode step", dec.step)),
         roof.bandwidth("DRAM").value) + mtp_note(cfg, s)
+    notes += decode_tokens_note(s, req.batch, dec.floor_s)
     fp = footprint(run_cfg, s, batch=req.batch, context=longest,
                    prompt=req.prompt, device_bytes=device_bytes)
     if s.pp > 1:
@@ -359,10 +364,13 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                      # came from (review 19d N9)
                      "base": r.settings.base, "dtype_from": r.settings.dtype_from},
         "request": {"batch": r.request.batch, "prompt": r.request.prompt,
-                    "context": r.request.decode_context, "generate": r.request.generate},
+                    "context": r.request.decode_context, "generate": r.request.generate,
+                    "decode_tokens": r.settings.decode_tokens},
         "decode": _step_dict(r.decode), "prefill": _step_dict(r.prefill),
         "totals": {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
                    "request_s": r.request_s, "request_tpot_s": r.request_tpot_s,
+                   # --decode-tokens N: each step's N tokens per sequence all accepted
+                   "tokens_per_s_all_accepted": r.tokens_per_s * r.settings.decode_tokens,
                    "tpot_with_launches_s": r.decode.with_launches_s},
         "footprint": {"weights_bytes": fp.weights, "kv_bytes": fp.kv,
                       "kv_bytes_per_token": fp.kv_per_token,

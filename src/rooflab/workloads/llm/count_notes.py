@@ -58,7 +58,7 @@ def mtp_note(cfg: ModelConfig, s: Settings) -> list[str]:
         return []
     w = layer_weights(cfg, s)
     h, lw = cfg.hidden, w.layer
-    glue = 2 * h * h * dtype_bytes(s.base) + 3 * h * s.act_bytes
+    glue = 2 * h * h * dtype_bytes(s.base) + 3 * h * s.wide_bytes
     each = lw.total_bytes + glue
     tables = w.embedding_bytes + (w.embedding_bytes if cfg.tied_embeddings else w.lm_head_bytes)
     layer = "MoE decoder layer" if lw.experts else "decoder layer"
@@ -70,3 +70,18 @@ def mtp_note(cfg: ModelConfig, s: Settings) -> list[str]:
             f"with MTP speculative decoding (vLLM --speculative-config method mtp); the "
             f"checkpoint also stores an embedding and lm_head copy for it "
             f"({si(tables, 'B')}), which a server may share with the main model's"]
+
+
+def decode_tokens_note(s: Settings, batch: int, step_s: float) -> list[str]:
+    """What a --decode-tokens N step is and yields (review s21 r6 F3): N query tokens per
+    sequence over one read of its cache, 1 to N of them accepted."""
+    n = s.decode_tokens
+    if n == 1:
+        return []
+    return [f"--decode-tokens {n}: each decode step runs {n} query tokens per sequence "
+            f"against its KV cache, read once (a speculative-decoding verify of {n - 1} draft "
+            f"tokens, vLLM num_speculative_tokens {n - 1}; LLM-Viewer's n_parallel_decode "
+            f"{n}); the TPOT floor is that step's, which yields 1 to {n} tokens per "
+            f"sequence: {batch / step_s:.4g} tokens/s if one is accepted (the tokens/s and "
+            f"request floor here), up to {n * batch / step_s:.4g} if all {n} are; the draft "
+            f"model's own time is not counted"]

@@ -71,7 +71,7 @@ def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
     p = count_params(cfg)
     full = unquantized_params(cfg, s)
     return ((p.matrix - full) * s.weight_bytes + full * dtype_bytes(s.base)
-            + p.vector * s.act_bytes + absorbed_copy_bytes(cfg, s))
+            + p.vector * s.wide_bytes + absorbed_copy_bytes(cfg, s))
 
 
 def absorbed_copy_bytes(cfg: ModelConfig, s: Settings) -> float:
@@ -124,8 +124,8 @@ def activation_bytes_per_sequence(cfg: ModelConfig, s: Settings, prompt: int) ->
     widths = [cfg.hidden, cfg.q_dim + 2 * cfg.kv_dim, 2 * cfg.intermediate]
     if cfg.moe:
         widths.append(2 * cfg.moe.intermediate * (cfg.moe.top_k + cfg.moe.shared))
-    live = prompt * (cfg.hidden + max(widths)) * s.act_bytes
-    scores = 0 if s.flash else cfg.heads * prompt * prompt * s.act_bytes
+    live = prompt * (cfg.hidden + max(widths)) * s.wide_bytes
+    scores = 0 if s.flash else cfg.heads * prompt * prompt * s.wide_bytes
     return live + scores + cfg.vocab * 4.0
 
 
@@ -133,8 +133,10 @@ def decode_logits_bytes(cfg: ModelConfig, s: Settings, batch: int) -> float:
     """The sampler's fp32 logits of a decode batch: batch x vocab x 4 B (vLLM samples in
     fp32 whatever the model's dtype; Llama-3's 128,256 x 4 = 513,024 B a sequence). Under
     --tp `cfg` is one rank's shard, and the sampler sees the gathered logits: tp shards
-    of ceil(vocab / tp), the whole vocabulary (LogitsProcessor._gather_logits)."""
-    return batch * cfg.vocab * s.tp * 4.0
+    of ceil(vocab / tp), the whole vocabulary (LogitsProcessor._gather_logits). A verify
+    step of Settings.decode_tokens = N query tokens scores N positions a sequence (the
+    rejection sampler's target logits), so N rows each (review s21 x1 F1)."""
+    return batch * s.decode_tokens * cfg.vocab * s.tp * 4.0
 
 
 def footprint(cfg: ModelConfig, s: Settings, *, batch: int, context: int, prompt: int,

@@ -14,15 +14,18 @@ from .byte_split import added
 from .model_config import ModelConfig
 from .settings import Settings
 
+ATTENTION_OPS = ("attention", "attention_scores", "attention_values")
 BYTE_MODEL = ("compulsory traffic split into weights / activations / kv; weights read once per "
               "step for the whole batch")
 
 
 def _count(name: str, op: str, flop: float, split: Mapping[str, float], s: Settings,
            unit: str | None = None, **shape) -> OpCount:
-    # GEMMs at the activation precision (int8 for W8A8); attention, norms and elementwise
-    # at Settings.math_precision (never int8)
-    precision = s.precision if op == "linear" else s.math_precision
+    # GEMMs at the activation precision (int8 for W8A8); attention at
+    # Settings.attention_precision (fp8 only with an fp8 cache), norms and elementwise at
+    # Settings.math_precision (16-bit under 8-bit activations)
+    precision = (s.precision if op == "linear" else s.attention_precision
+                 if op in ATTENTION_OPS else s.math_precision)
     split = {k: float(v) for k, v in split.items() if v}
     return OpCount(name=name, op=op, flop=float(flop), bytes=sum(split.values()),
                    precision=precision, unit=unit, bytes_split=split, byte_model=BYTE_MODEL,
@@ -45,8 +48,10 @@ def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = 
     s = s.for_module(name)
     base = ops.matmul(tokens, n, k, dtype=s.act)
     flop = base.flop + (tokens * n if bias else 0)
-    weights = weight_rows * (k * n * s.weight_bytes + (n * s.act_bytes if bias else 0))
-    out = tokens * n * (s.kv_bytes if out_kv else s.act_bytes)
+    # the input at --act (8-bit under W8A8); the output and a bias at Settings.wide: the
+    # GEMM returns the model dtype (review s21 r6 F2)
+    weights = weight_rows * (k * n * s.weight_bytes + (n * s.wide_bytes if bias else 0))
+    out = tokens * n * (s.kv_bytes if out_kv else s.wide_bytes)
     split = {"weights": weights, "activations": tokens * k * s.act_bytes + (0 if out_kv else out),
              "kv": out if out_kv else 0}
     return _count(name, "linear", flop, split, s, unit="tensor", m=tokens, k=k, n=n, **moe)
@@ -54,7 +59,7 @@ def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = 
 
 def elementwise(name: str, elements: int, s: Settings, *, inputs: int = 1, outputs: int = 1,
                 flop_per_element: float = 1, op: str = "elementwise") -> OpCount:
-    base = ops.elementwise(elements, s.act, inputs=inputs, outputs=outputs,
+    base = ops.elementwise(elements, s.wide, inputs=inputs, outputs=outputs,
                            flop_per_element=flop_per_element)
     return _from_op(base, name, {"activations": base.bytes}, s, op)
 
@@ -62,8 +67,8 @@ def elementwise(name: str, elements: int, s: Settings, *, inputs: int = 1, outpu
 def norm(name: str, rows: int, cols: int, cfg: ModelConfig, s: Settings) -> OpCount:
     """ops.rmsnorm / ops.layernorm: x read, y written (activations), gamma (+beta) weights."""
     fn = ops.layernorm if cfg.norm == "layernorm" else ops.rmsnorm
-    base = fn(rows, cols, s.act)
-    act = 2.0 * rows * cols * s.act_bytes
+    base = fn(rows, cols, s.wide)
+    act = 2.0 * rows * cols * s.wide_bytes
     return _from_op(base, name, {"activations": act, "weights": base.bytes - act}, s)
 
 
@@ -82,7 +87,7 @@ def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
     if cfg.positions == "learned":
         rows += row * min(tokens, cfg.max_positions)
     split = {"weights": rows,
-             "activations": base.bytes_split["ids"] + tokens * cfg.hidden * s.act_bytes}
+             "activations": base.bytes_split["ids"] + tokens * cfg.hidden * s.wide_bytes}
     flop = tokens * cfg.hidden if cfg.positions == "learned" else 0.0
     return _count("embedding", "embedding", flop, split, s, tokens=tokens, hidden=cfg.hidden)
 
@@ -99,7 +104,7 @@ def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, q
     keys of its own chunk only, p mod chunk + 1 of them (transformers' chunked_overlay:
     kv // chunk == q // chunk); kv_len is then what the last query sees.
     """
-    ab = s.act_bytes
+    ab = s.wide_bytes        # Q (from q_proj) and O (to o_proj): the model dtype
     past = kv_len - q_len
     if chunk:
         pairs = _chunk_pairs(past + q_len, chunk) - _chunk_pairs(past, chunk)
@@ -125,7 +130,7 @@ def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, q
     qk = _count(f"{prefix}attn_scores", "attention_scores", flop * qk_dim / (qk_dim + v_dim),
                 added(("activations", q_bytes + dense * ab), (kv_key, kv_read * k_frac)), s,
                 unit="tensor", **shape)
-    base = ops.softmax(batch * heads * q_len, kv_len, s.act)
+    base = ops.softmax(batch * heads * q_len, kv_len, s.wide)
     sm = _from_op(base, f"{prefix}softmax", {"activations": base.bytes}, s)
     pv = _count(f"{prefix}attn_values", "attention_values", flop * v_dim / (qk_dim + v_dim),
                 added(("activations", dense * ab + o_bytes), (kv_key, kv_read * (1 - k_frac))),

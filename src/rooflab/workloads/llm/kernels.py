@@ -204,7 +204,7 @@ def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_l
                           cfg.heads * (m.qk_nope_head_dim + m.v_head_dim), s))
         ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
                          qk_dim=qk, v_dim=m.v_head_dim, s=s, causal=causal, **_masked(cfg, window),
-                         kv_token_bytes=cfg.heads * (qk + m.v_head_dim) * s.act_bytes,
+                         kv_token_bytes=cfg.heads * (qk + m.v_head_dim) * s.wide_bytes,
                          kv_is_cache=False)
     else:         # absorbed: q_nope through W_UK, attend over the latent, out through W_UV
         # each head has its own W_UK / W_UV slice: `heads` distinct weight slices are read,
@@ -286,7 +286,10 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
     if cfg.moe_layers:
         layer_ops += [StepOp(op, cfg.moe_layers) for op in _moe_block(cfg, s, t)]
     model_ops.append(StepOp(norm("final_norm", t, h, cfg, s), 1, "model"))
-    model_ops.append(StepOp(linear("lm_head", batch, h, cfg.vocab, s), 1, "model"))
+    # prefill: the last position's logits; decode: every query token's (a speculative
+    # verify step scores each of its --decode-tokens)
+    model_ops.append(StepOp(linear("lm_head", batch if prefill else t, h, cfg.vocab, s), 1,
+                            "model"))
     return Step(phase=phase, batch=batch, q_len=q_len, context=context,
                 ops=tuple(model_ops[:1] + layer_ops + model_ops[1:]), layers=cfg.layers,
                 weight_dtype=s.weights,
@@ -336,7 +339,10 @@ def _dedupe(ops: list[StepOp]) -> list[StepOp]:
 
 
 def decode_step(cfg: ModelConfig, s: Settings, batch: int, context: int) -> Step:
-    return build_step(cfg, s, phase="decode", batch=batch, q_len=1, context=context)
+    """One decode step: Settings.decode_tokens query tokens per sequence (1: plain decode)
+    against `context` cached tokens, those new ones included."""
+    return build_step(cfg, s, phase="decode", batch=batch, q_len=s.decode_tokens,
+                      context=context)
 
 
 def prefill_step(cfg: ModelConfig, s: Settings, batch: int, prompt: int) -> Step:

@@ -62,6 +62,10 @@ class TPResult:
     # the vocab-parallel embedding's all-reduce of the embedded tokens, batch x hidden x
     # 16-bit, once per forward pass (vLLM VocabParallelEmbedding); 0 on one device
     embedding_bytes: float = 0.0
+    # query tokens per sequence in the decode step (Settings.decode_tokens): the decode
+    # payloads above are batch x query_tokens rows, the prefill's per prompt token and
+    # its gather (the last position only) are 1/query_tokens of them (review s21 x1 F1)
+    query_tokens: int = 1
 
     @property
     def comm_s(self) -> float:
@@ -78,7 +82,7 @@ class TPResult:
     @property
     def prefill_embedding_s(self) -> float:
         """The prefill's embedding all-reduce: every prompt token, batch x prompt x hidden."""
-        return self._one_allreduce_s(self.embedding_bytes * self.prompt)
+        return self._one_allreduce_s(self.embedding_bytes / self.query_tokens * self.prompt)
 
     @property
     def link_s(self) -> float:
@@ -110,12 +114,13 @@ class TPResult:
         logits gather apart: prefill_gather_s)."""
         if not self.prompt:
             return 0.0
-        return self._allreduces_s(self.allreduce_bytes * self.prompt)
+        return self._allreduces_s(self.allreduce_bytes / self.query_tokens * self.prompt)
 
     @property
     def prefill_gather_s(self) -> float:
-        """The prefill's logits gather: the last position only, as in decode."""
-        return self.gather_s if self.prompt else 0.0
+        """The prefill's logits gather: the last position only (batch x vocab, where a
+        decode step of N query tokens gathers N positions)."""
+        return self._gather_s(self.gather_bytes / self.query_tokens) if self.prompt else 0.0
 
     @property
     def prefill_link_s(self) -> float:
@@ -187,18 +192,21 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
     `link` (default: the roof's link ceiling, the first of model.comm_link.LINK_LEVELS it
     has: NVLink, PCIe, network, or the loopback `rooflab probe --comm` measured); with
     `prompt`, also the prefill's 2 all-reduces per layer and its embedding all-reduce of
-    batch x prompt hidden states."""
+    batch x prompt hidden states. A decode step of Settings.decode_tokens = N query tokens
+    per sequence (a speculative verify) carries batch x N rows through every all-reduce
+    and gathers batch x N logits (lm_head scores all N: kernels.decode_step)."""
     step = decode_step(shard(cfg, tp), s, batch, context)
     compute = time_step(step, roof).floor_s
-    payload = batch * cfg.hidden * s.comm_bytes    # the 16-bit residual stream
+    rows = batch * s.decode_tokens                 # the step's query tokens
+    payload = rows * cfg.hidden * s.comm_bytes     # the 16-bit residual stream
     if tp == 1:
-        return TPResult(1, compute, payload, 0, None)
+        return TPResult(1, compute, payload, 0, None, query_tokens=s.decode_tokens)
     link = link or link_from_roof(roof)      # its error says how to measure or give one
     # logits at the residual stream's 16-bit width (lm_head's output dtype)
-    gather = batch * cfg.vocab * s.comm_bytes
-    # the embedded tokens: one more all-reduce of the same batch x hidden payload
+    gather = rows * cfg.vocab * s.comm_bytes
+    # the embedded tokens: one more all-reduce of the same rows x hidden payload
     return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt, gather,
-                    embedding_bytes=payload)
+                    embedding_bytes=payload, query_tokens=s.decode_tokens)
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,

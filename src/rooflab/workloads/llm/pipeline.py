@@ -51,8 +51,10 @@ def _holds(index: int, pp: int) -> tuple[str, ...]:
 
 def stage_step(cfg: ModelConfig, s: Settings, layers: range, holds: tuple[str, ...], *,
                phase: str, batch: int, context: int) -> Step:
-    """The kernels of one stage: its layers, plus the model-level kernels in `holds`."""
-    q_len = 1 if phase == "decode" else context
+    """The kernels of one stage: its layers, plus the model-level kernels in `holds`; a
+    decode stage runs Settings.decode_tokens query tokens a sequence, as
+    kernels.decode_step (it ran one, so a --pp stage missed a verify's FLOP: s21 m2)."""
+    q_len = s.decode_tokens if phase == "decode" else context
     full = build_step(stage_config(cfg, layers), s, phase=phase, batch=batch, q_len=q_len,
                       context=context)
     drop = {n for n in FIRST_ONLY + LAST_ONLY if n not in holds}
@@ -73,7 +75,7 @@ def stage_weight_bytes(cfg: ModelConfig, s: Settings, layers: range,
         vector -= norm_params(cfg)      # the final norm
     elif cfg.tied_embeddings and "embedding" not in holds:
         matrix += table                 # the last stage's own copy of the tied table
-    return (matrix * s.weight_bytes + vector * s.act_bytes
+    return (matrix * s.weight_bytes + vector * s.wide_bytes
             + absorbed_copy_bytes(stage_config(cfg, layers), s))
 
 
@@ -150,16 +152,20 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
                       device_bytes: float | None = None, gather_s: float = 0.0,
                       embedding_s: tuple[float, float] = (0.0, 0.0)) -> PPStep:
     """Decode over `pp` stages of `cfg` (the TP shard under --tp) joined by `link`; each
-    transfer carries the batch's hidden state (batch x hidden x Settings.comm_bytes,
+    transfer carries the batch's hidden states (batch x decode_tokens x hidden x
+    Settings.comm_bytes,
     the 16-bit residual stream under fp8/int8 activations) — under
     TP every rank sends its full copy to its peer in the next stage, in parallel."""
     st = stages(cfg, s, roof, pp=pp, batch=batch, context=context, prompt=prompt,
                 kv_context=kv_context, comm_s_per_layer=comm_s_per_layer,
                 prefill_comm_s_per_layer=prefill_comm_s_per_layer, gather_s=gather_s,
                 embedding_s=embedding_s)
-    return pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.comm_bytes, link=link,
-                   micro_batches=micro_batches, tp=tp, prompt=prompt,
-                   device_bytes=device_bytes)
+    ppr = pp_step(st, batch=batch, hidden=cfg.hidden, act_bytes=s.comm_bytes, link=link,
+                  micro_batches=micro_batches, tp=tp, prompt=prompt,
+                  device_bytes=device_bytes)
+    # a decode step of N query tokens a sequence hands on N hidden states each (the
+    # prefill's transfer stays batch x prompt): review s21 x1 F1
+    return replace(ppr, transfer_bytes=ppr.transfer_bytes * s.decode_tokens)
 
 
 def pipeline_dict(ppr: PPStep) -> dict[str, Any]:

@@ -46,8 +46,8 @@ class Quantization:
         return f"{self.format}, from the config's quantization_config ({self.method})"
 
 
-# bits of a weight-only integer quantizer -> rooflab's weight dtype
-INT_BITS = {4: "int4", 8: "int8"}
+# bits of a weight-only integer quantizer -> rooflab's weight dtype (GPTQ's bits: 2, 3, 4, 8)
+INT_BITS = {2: "int2", 3: "int3", 4: "int4", 8: "int8"}
 
 
 def quantization(q: Any, hidden: int) -> tuple[Quantization | None, str | None]:

@@ -8,6 +8,7 @@ from typing import Any
 from ...errors import InputError
 from ...units import (
     FLOAT_PRECISIONS,
+    GROUP_SCALED,
     canonical_dtype,
     dtype_bytes,
     flop_precision,
@@ -15,14 +16,19 @@ from ...units import (
 )
 from .quant_config import dtype_words, undeclared_dtype
 
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int6", "int4", "int3", "int2", "fp4")
+# 4-bit float weights (e2m1) and their block scales, by the name --weights takes: NVFP4 one
+# fp8 e4m3 scale per 16 (0.5 + 1/16 = 0.5625 B; its per-tensor fp32 scale is not counted),
+# OCP MXFP4 one e8m0 (1 B) per 32 (0.53125 B, as gpt-oss's config is read). Weight-only
+# here: dequantized to --act for the math (no fp4 ceiling is in the catalog). s21 r6 F4.
+FP4_FORMATS = {"nvfp4": (16, "fp8"), "mxfp4": (32, "uint8")}
 # int8: W8A8 (SmoothQuant, compressed-tensors input_activations type int): int8 GEMMs on the
 # int8 tensor ceiling; it needs int8 (or int4) weights, the only ones an int8 GEMM takes
 ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 ATTN = ("flash", "naive")
 # stored narrower than the math: read at these widths, dequantized for the matmuls
-NARROW = ("fp8", "int8", "int4")
+NARROW = ("fp8", "int8", "int6", "int4", "int3", "int2", "fp4")
 # An int4 KV cache keeps a scale and a zero point (fp16 each) per head and token: LMDeploy's
 # online KV quantization is per-head, per-token asymmetric (lmdeploy docs, "INT4/INT8 KV
 # Cache"); counted over a group of 128 elements (the head_dim of most models):
@@ -43,8 +49,10 @@ def _check(value: str, allowed: tuple[str, ...], what: str) -> str:
     except InputError:
         d = None
     if d not in allowed:
+        # fp4 is typed by its format (settings_for): nvfp4, mxfp4
+        shown = [x for x in allowed if x != "fp4"] + list(FP4_FORMATS) * ("fp4" in allowed)
         raise InputError(f"{what}: unknown or unsupported dtype '{value}'; use one of: "
-                         f"{', '.join(allowed)}")
+                         f"{', '.join(shown)}")
     return d
 
 
@@ -52,13 +60,15 @@ def _check(value: str, allowed: tuple[str, ...], what: str) -> str:
 class Settings:
     """Dtypes and kernels of one inference setup.
 
-    Weight-only quantization (int4, int8) keeps one scale of `scale_dtype` per `group_size`
-    weights (GPTQ/AWQ style, group 128 with fp16 scales: 0.5 + 2/128 = 0.516 B per int4
-    weight). fp8 weights use a per-tensor scale (no per-weight overhead).
+    Weight-only quantization (int2/int3/int4/int6/int8) keeps one scale of `scale_dtype` per
+    `group_size` weights (GPTQ/AWQ style, group 128 with fp16 scales: 0.5 + 2/128 = 0.516 B
+    per int4 weight, 0.375 + 2/128 = 0.391 B per int3 one). fp8 weights use a per-tensor
+    scale (no per-weight overhead).
     Matmuls compute at the activation precision: narrower weights are dequantized to it
     (int8 weights with fp8 activations: to fp8); int8 activations need int8/int4 weights
-    (W8A8, W4A8) and multiply in int8. Attention, norms and elementwise math run at the
-    activation precision too, except int8 activations: those run at `base` (fp16).
+    (W8A8, W4A8) and multiply in int8. 8-bit activations exist at the GEMM inputs only:
+    norms, RoPE, the residual stream, SwiGLU, logits and attention stay at `base` (`wide`),
+    in bytes and in math; attention runs in fp8 only with fp8 activations and an fp8 cache.
     """
 
     weights: str = "fp16"
@@ -87,6 +97,10 @@ class Settings:
     # where `base` came from when no --weights/--act gave it: "the config's torch_dtype
     # (bfloat16)"; said in describe() and the JSON (review 19d N9)
     dtype_from: str = ""
+    # query tokens per sequence in a decode step (--decode-tokens): 1 is plain decode; N > 1
+    # is a speculative verify step of N - 1 drafts (vLLM num_speculative_tokens) or
+    # LLM-Viewer's n_parallel_decode: N x the FLOP, the KV cache read once (review s21 r6 F3)
+    decode_tokens: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
@@ -102,6 +116,11 @@ class Settings:
         if not isinstance(self.pp, int) or self.pp < 1:
             raise InputError(f"--pp must be an integer >= 1 (pipeline stages); got "
                              f"{self.pp!r}")
+        n = self.decode_tokens
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise InputError(f"--decode-tokens must be an integer >= 1 (query tokens per "
+                             f"sequence in a decode step; 1 = plain decode, K + 1 for a "
+                             f"speculative verify of K draft tokens); got {n!r}")
         if self.act == "int8" and self.weights not in ("int8", "int4"):
             # an int8 GEMM multiplies int8 by int8: fp16/fp8 weights have no such kernel
             raise InputError(f"--act int8 (W8A8: int8 GEMMs, SmoothQuant style) needs int8 "
@@ -113,22 +132,43 @@ class Settings:
         """Bytes per weight of a matrix, including group-scale overhead for int4/int8 and
         the packed zero point (the weight's own width per group) where there is one."""
         per = stored_weight_bytes(self.weights, self.group_size, self.scale_dtype)
-        if self.zero_point and self.weights in ("int4", "int8"):
+        if self.weights == "fp4":        # units counts no block scale for fp4
+            per += dtype_bytes(self.scale_dtype) / self.group_size
+        if self.zero_point and self.weights in GROUP_SCALED:
             per += dtype_bytes(self.weights) / self.group_size
         return per
+
+    @property
+    def weight_format(self) -> str:
+        """--weights as typed: 'nvfp4' / 'mxfp4' for fp4 with that format's scales."""
+        if self.weights != "fp4":
+            return self.weights
+        return next((name for name, fmt in FP4_FORMATS.items()
+                     if fmt == (self.group_size, self.scale_dtype)), "fp4")
 
     @property
     def act_bytes(self) -> float:
         return dtype_bytes(self.act)
 
     @property
+    def wide(self) -> str:
+        """The dtype of every activation but a GEMM's input: `base` when the activations
+        are fp8/int8. Those exist only at the GEMM inputs: vLLM's Fp8LinearMethod returns
+        its output in the model dtype (apply_fp8_linear out_dtype=input.dtype), and the
+        residual stream, norms, RoPE, SiLU-mul and logits stay in it (review s21 r6 F2:
+        all of them at 1 byte made a 32k fp8 prefill 30 % short)."""
+        return self.base if self.act in NARROW else self.act
+
+    @property
+    def wide_bytes(self) -> float:
+        return dtype_bytes(self.wide)
+
+    @property
     def comm_bytes(self) -> float:
         """Bytes per element of what TP all-reduces and PP stage transfers carry: the
-        residual stream, at `base` when the activations are fp8/int8. Those exist only at
-        the GEMM inputs: vLLM's Fp8LinearMethod returns its output in the model dtype
-        (apply_fp8_linear out_dtype=input.dtype) and RowParallelLinear all-reduces that
-        (review 18d C)."""
-        return dtype_bytes(self.base if self.act in NARROW else self.act)
+        residual stream, at `wide` (RowParallelLinear all-reduces the GEMM's output in the
+        model dtype; review 18d C)."""
+        return self.wide_bytes
 
     @property
     def kv_bytes(self) -> float:
@@ -147,10 +187,19 @@ class Settings:
 
     @property
     def math_precision(self) -> str:
-        """The precision of attention, norms and elementwise math: the activations', but
-        int8 activations exist only at the GEMM inputs (quantized per linear), the rest
-        runs at `base`: no attention kernel multiplies in int8."""
-        return flop_precision(self.base if self.act == "int8" else self.act)
+        """The precision of norms, softmax and elementwise math: `wide`'s (8-bit
+        activations exist only at the GEMM inputs, quantized per linear)."""
+        return flop_precision(self.wide)
+
+    @property
+    def attention_precision(self) -> str:
+        """The precision of the attention matmuls: fp8 with fp8 activations and an fp8
+        KV cache (FlashAttention-3's fp8 path, vLLM kv_cache_dtype="fp8" with its query
+        quantized), else `wide`'s: a bf16 cache is attended to in bf16 whatever the GEMMs
+        take, and no attention kernel multiplies in int8."""
+        if self.act == "fp8" and self.kv == "fp8":
+            return flop_precision("fp8")
+        return self.math_precision
 
     def for_module(self, name: str) -> Settings:
         """The settings of one linear kernel: a kept (unquantized) module at `base`."""
@@ -196,32 +245,43 @@ class Settings:
     def describe(self) -> str:
         group = "per channel" if self.per_channel else f"group {self.group_size}"
         zeros = " and zero points" if self.zero_point else ""
-        scales = ([group, f"{self.scale_dtype} scales{zeros}"]
-                  if self.weights in ("int4", "int8") else [])
+        # MX's shared scale is an e8m0 exponent byte (OCP MX v1.0), stored as uint8: the
+        # bytes count 1 B, the words name the format (review s21 x1 F7)
+        sdt = "e8m0" if self.weight_format == "mxfp4" else self.scale_dtype
+        scales = ([group, f"{sdt} scales{zeros}"]
+                  if self.weights in (*GROUP_SCALED, "fp4") else [])
         # weight-only quantization moves narrow bytes but multiplies at --act: say so, since
-        # a device without an int4 (or fp8) ceiling is then timed right, not on a stand-in
+        # a device without an int4 (or fp8) ceiling is then timed right, not on a stand-in;
+        # fp4 always is (no fp4 ceiling is used: FP4_FORMATS), though its FLOP precision
+        # reads fp8, so --act fp8 said nothing where int4 said "dequantized to fp8"
         math = ([f"dequantized to {self.precision} for the math"]
-                if self.weights in NARROW and self.precision != flop_precision(self.weights)
+                if self.weights in NARROW and (self.weights == "fp4" or self.precision
+                                               != flop_precision(self.weights))
                 else [])
         modules = ("embedding",) * self.embedding_kept + self.keep
         kept = [f"{', '.join(modules)} kept at {self.base}"] if modules else []
         parts = [x for x in (", ".join(scales), ", ".join(math), *kept) if x]
-        w = self.weights + (f" ({'; '.join(parts)})" if parts else "")
+        w = self.weight_format + (f" ({'; '.join(parts)})" if parts else "")
         kv_scales = ([f"an fp16 scale and zero point per {KV_INT4_GROUP} elements"]
                      if self.kv == "int4" else [])
-        kv_math = ([f"attention math in {self.math_precision}"]
-                   if self.kv in NARROW and flop_precision(self.kv) != self.math_precision
+        kv_math = ([f"attention math in {self.attention_precision}"]
+                   if self.kv in NARROW and flop_precision(self.kv) != self.attention_precision
                    else [])
         kv = self.kv + (f" ({'; '.join(kv_scales + kv_math)})" if kv_scales or kv_math else "")
         how = [self.act_scheme] if self.act_scheme else []
-        if self.act == "int8":
-            how.append(f"int8 GEMMs, attention/norms/elementwise in {self.math_precision}")
+        if self.act in NARROW:
+            same = self.attention_precision == self.math_precision
+            how.append(f"{self.act} GEMMs{'' if same else ' and attention'}, "
+                       f"{'attention/' if same else ''}norms/elementwise in "
+                       f"{self.math_precision}")
         act = (self.act + (f" ({'; '.join(how)})" if how else "")
                + (f", from {self.act_from}" if self.act_from else ""))
         origin = f", from {self.weights_from}" if self.weights_from else ""
         dtype = f", {self.base} from {self.dtype_from}" if self.dtype_from else ""
+        spec = (f", {self.decode_tokens} query tokens per sequence in a decode step"
+                if self.decode_tokens > 1 else "")
         return (f"weights {w}{origin}, activations {act}, KV {kv}, {self.attn} attention"
-                f"{dtype}")
+                f"{spec}{dtype}")
 
 
 # Model types whose fp32 configs vLLM's dtype "auto" runs in bf16, not fp16 (Gemma's
@@ -260,62 +320,6 @@ def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
     return (f"{cfg.name}'s {dtype_words(cfg)} runs as fp16: roof '{roof.name}' "
             f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
             f"--act bf16 to time it on a stand-in",)
-
-
-# quantization methods whose vLLM kernels take fp16 activations only (AWQConfig /
-# GPTQConfig get_supported_act_dtypes: [torch.half]; "torch.bfloat16 is not supported for
-# quantization method awq", vllm-project/vllm#1941): a bf16 checkpoint runs at fp16
-FP16_ONLY_METHODS = ("awq", "gptq")
-
-
-# Marlin's group sizes (vLLM marlin_utils MARLIN_SUPPORTED_GROUP_SIZES; -1: per channel)
-MARLIN_GROUPS = (-1, 32, 64, 128)
-
-
-def marlin(q: Any, roof: Any) -> bool:
-    """Whether vLLM runs this AWQ/GPTQ checkpoint with its Marlin kernels, which take bf16:
-    on NVIDIA SM 8.0+ a compatible checkpoint is converted by default ("The model is
-    convertible to awq_marlin during runtime", AWQMarlinConfig / GPTQMarlinConfig
-    .override_quantization_method); GPTQ Marlin takes symmetric weights only (TYPE_MAP
-    (4, True), (8, True)). Review 19d N2."""
-    from ...hardware.catalog import match_device_name
-
-    if roof is None or q is None:
-        return False
-    dev = match_device_name(roof.name)
-    cc = getattr(dev, "compute_capability", None)
-    if dev is None or dev.vendor != "NVIDIA" or not cc or float(cc) < 8.0:
-        return False
-    group = -1 if q.per_channel else (q.group_size or 128)
-    sym_ok = q.method == "awq" or not q.zero_point
-    return q.weights in ("int4", "int8") and group in MARLIN_GROUPS and sym_ok
-
-
-def fp16_only(q: Any, roof: Any = None) -> bool:
-    """Whether a config's quantization_config runs at fp16 whatever its torch_dtype: AWQ
-    and GPTQ where vLLM has no Marlin kernel for them (marlin)."""
-    return (q is not None and getattr(q, "method", "") in FP16_ONLY_METHODS
-            and not marlin(q, roof))
-
-
-def fp16_only_note(cfg: Any, weights: str | None, act: str | None,
-                   roof: Any = None) -> tuple[str, ...]:
-    """The line that says which kernel a bf16 AWQ/GPTQ checkpoint is timed with: Marlin
-    at bf16 on NVIDIA SM 8.0+, else the fp16-only kernels, and how to time the other."""
-    q = getattr(cfg, "quantization", None)
-    if weights is not None or act is not None or q is None or (
-            q.method not in FP16_ONLY_METHODS) or checkpoint_dtype(cfg, roof) != "bf16":
-        return ()                 # fp16 anyway: bf16_fallback_note says why on that roof
-    if marlin(q, roof):
-        return (f"{cfg.name}'s {q.method} weights run at its torch_dtype ({cfg.dtype}): "
-                f"vLLM converts them to {q.method}_marlin on this GPU by default, and Marlin "
-                f"takes bf16; --act fp16 times the legacy {q.method.upper()} kernel "
-                f"(fp16 only)",)
-    return (f"{cfg.name}'s torch_dtype is {cfg.dtype}, but its {q.method} weights run with "
-            f"fp16 activations: vLLM's {q.method.upper()} kernels take fp16 only "
-            f"(vllm-project/vllm#1941), and its Marlin kernels ({q.method}_marlin, bf16 "
-            f"too) need an NVIDIA GPU of SM 8.0 or later"
-            + (" and symmetric GPTQ weights (sym: true)" if q.zero_point else ""),)
 
 
 def _sixteen(dtype: str | None) -> bool:
@@ -373,16 +377,6 @@ def _dtype_from(cfg: Any, base: str) -> str:
     return f"the config's torch_dtype ({raw}{moved})"
 
 
-def act_sets_weights_note(cfg: Any, weights: str | None, act: str | None
-                          ) -> tuple[str, ...]:
-    """The line that says --act fp8 alone quantized the weights to fp8 too."""
-    if weights is not None or not _is(act, "fp8") or getattr(cfg, "quantization", None):
-        return ()
-    return ("--act fp8 sets fp8 weights too (W8A8, as vLLM's quantization=\"fp8\" runs: an "
-            "fp8 GEMM takes fp8 weights, Fp8LinearMethod); give --weights int4 or int8 "
-            "for those formats, dequantized to fp8 for the math",)
-
-
 def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                  act: str | None = None, kv: str | None = None, roof: Any = None,
                  **others: Any) -> Settings:
@@ -398,6 +392,8 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     base = given_base or checkpoint_dtype(cfg, roof)
     if not given_base and weights is None and act is None:
         others.setdefault("dtype_from", _dtype_from(cfg, base))
+    from .quant_kernels import fp16_only
+
     if base == "bf16" and weights is None and act is None and fp16_only(q, roof):
         base = "fp16"                  # fp16_only_note says why
         others["dtype_from"] = f"{q.method}'s fp16-only kernels (torch_dtype {cfg.dtype})"
@@ -414,6 +410,13 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                         keep=q.keep, per_channel=q.per_channel and group is None,
                         zero_point=q.zero_point,
                         base=base, **others)
+    fp4 = FP4_FORMATS.get(str(weights).strip().lower()) if weights is not None else None
+    if fp4 is not None:
+        others.setdefault("scale_dtype", fp4[1])
+        weights, group = "fp4", fp4[0] if group is None else group
+    elif _is(weights, "fp4"):
+        raise InputError("--weights fp4: say which format, nvfp4 (an fp8 scale per 16 "
+                         "weights, 0.5625 B) or mxfp4 (an e8m0 scale per 32, 0.53125 B)")
     # a 16-bit --weights or --act without the other sets both: the model runs in it;
     # --act fp8 alone sets fp8 weights, W8A8 as vLLM's quantization="fp8" runs it
     # (Fp8LinearMethod quantizes the weights): no engine multiplies bf16 weights at the
@@ -426,7 +429,12 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                          f"dequantized to fp8); --weights {weights} has no fp8 GEMM: drop "
                          f"--weights (--act fp8 alone sets fp8 weights), or use --act "
                          f"{canonical_dtype(weights) if _sixteen(weights) else 'bf16'}")
-    return Settings(weights=weights, group_size=128 if group is None else group,
+    # W8A8 by hand: an int8 GEMM (vLLM cutlass_scaled_mm, SmoothQuant) scales its weights
+    # per output channel, as a compressed-tensors W8A8 config says (review s21 r6 F5);
+    # --group asks for groups
+    per_channel = group is None and _is(act, "int8") and _is(weights, "int8")
+    group = (cfg.hidden if per_channel else 128) if group is None else group
+    return Settings(weights=weights, group_size=group, per_channel=per_channel,
                     act=act, kv=kv or _kv_default(act, base), base=base, **others)
 
 
@@ -438,12 +446,3 @@ def _kv_default(act: str | None, base: str) -> str:
     Before review s18 r3 F3 --act fp8/int8 made the cache 8-bit as well: half the KV bytes
     and twice the batch that fits, which vLLM's default does not give."""
     return act if act and _sixteen(act) else base
-
-
-def kv_default_note(act: str | None, kv: str | None, s: Settings) -> tuple[str, ...]:
-    """The line that says an 8-bit --act left the KV cache at the model's dtype."""
-    if kv is not None or act is None or _sixteen(act) or s.kv != s.base:
-        return ()
-    return (f"--act {canonical_dtype(act)} leaves the KV cache at {s.kv}, the model's dtype, "
-            f"as vLLM's kv_cache_dtype \"auto\" does with quantized activations; --kv fp8 "
-            f"for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV bytes)",)

@@ -1,0 +1,119 @@
+"""The CPU time a container may use: the cgroup CFS bandwidth quota.
+
+`docker run --cpus=2` and a Kubernetes `limits.cpu: 2` set a quota (cgroup v2 `cpu.max`
+"200000 100000"; v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`) and leave the affinity mask
+whole, so os.sched_getaffinity still lists every host CPU. Sixty-four threads under a
+two-CPU quota spend each period's budget in a few milliseconds and then stall: "all"
+threads oversubscribe the budget, and the nominal roof of the host's 32 cores is not this
+container's. Go 1.25 sizes GOMAXPROCS from the same files for the same reason
+(golang/go#73193, runtime/cgroup_linux.go). Pure parsing plus small file reads; None
+wherever no quota is set or the files are absent (macOS, Windows, no cgroup mount).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .os_files import read as _read
+
+PROC_CGROUP = Path("/proc/self/cgroup")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+@dataclass(frozen=True)
+class CpuQuota:
+    """A CFS bandwidth limit: `cpus` CPUs' worth of time per period (quota / period)."""
+
+    quota_us: int
+    period_us: int
+    source: str        # the file it came from, and its text
+
+    @property
+    def cpus(self) -> float:
+        return self.quota_us / self.period_us
+
+    @property
+    def threads(self) -> int:
+        """Threads the quota can keep busy: ceil(quota / period), at least 1."""
+        return max(1, math.ceil(self.cpus - 1e-9))
+
+    @property
+    def fits(self) -> int:
+        """Threads that stay within the quota: floor(quota / period), at least 1 (a
+        1.5-CPU quota fits one thread; two are throttled every period)."""
+        return max(1, math.floor(self.cpus + 1e-9))
+
+    def to_dict(self) -> dict:
+        return {"cpus": self.cpus, "quota_us": self.quota_us, "period_us": self.period_us,
+                "source": self.source}
+
+
+def parse_cpu_max(text: str) -> tuple[int, int] | None:
+    """cgroup v2 cpu.max: 'QUOTA PERIOD' in microseconds, QUOTA 'max' when unlimited."""
+    parts = text.split()
+    if not parts or parts[0] == "max" or not parts[0].isdigit():
+        return None
+    period = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 100000
+    quota = int(parts[0])
+    return (quota, period) if quota > 0 and period > 0 else None
+
+
+def _v1(quota_text: str | None, period_text: str | None) -> tuple[int, int] | None:
+    """cgroup v1: cpu.cfs_quota_us (-1 when unlimited) and cpu.cfs_period_us."""
+    try:
+        quota, period = int(quota_text or "-1"), int(period_text or "100000")
+    except ValueError:
+        return None
+    return (quota, period) if quota > 0 and period > 0 else None
+
+
+def _dirs(base: Path, path: str) -> list[Path]:
+    """The cgroup's directory and each ancestor up to the mount (a parent's limit holds
+    for its children too). Inside a container the mount is the container's own cgroup
+    and the path in /proc/self/cgroup may not exist under it: the mount itself counts."""
+    rel = [p for p in path.strip("/").split("/") if p]
+    out = [base.joinpath(*rel[:i]) for i in range(len(rel), -1, -1)]
+    return [d for d in out if d.is_dir()]
+
+
+def cpu_quota(proc_cgroup: Path = PROC_CGROUP, root: Path = CGROUP_ROOT) -> CpuQuota | None:
+    """The tightest CFS quota over this process's cgroup and its ancestors, None if none."""
+    text = _read(proc_cgroup)
+    if not text:
+        return None
+    found: list[CpuQuota] = []
+    for line in text.splitlines():
+        hier, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        if hier == "0" and controllers == "":          # v2 unified hierarchy
+            bases = [root / "unified", root] if (root / "unified").is_dir() else [root]
+            for base in bases:
+                for d in _dirs(base, path):
+                    got = parse_cpu_max(_read(d / "cpu.max"))
+                    if got:
+                        found.append(CpuQuota(*got, f"{d / 'cpu.max'}: '{_read(d / 'cpu.max')}'"))
+        elif "cpu" in controllers.split(","):        # v1 cpu controller
+            for name in (controllers, "cpu,cpuacct", "cpu"):
+                for d in _dirs(root / name, path):
+                    got = _v1(_read(d / "cpu.cfs_quota_us"), _read(d / "cpu.cfs_period_us"))
+                    if got:
+                        found.append(CpuQuota(*got, f"{d / 'cpu.cfs_quota_us'}: {got[0]}, "
+                                                    f"cpu.cfs_period_us: {got[1]}"))
+                if found:
+                    break
+    return min(found, key=lambda q: q.cpus) if found else None
+
+
+def quota_note(quota: CpuQuota, threads: int, host_cpus: int) -> str:
+    """What the quota means for this probe: how many threads it ran, what the nominal
+    counts, and why best-of samples may be burst rates when threads exceed the quota."""
+    text = (f"this process's cgroup limits it to {quota.cpus:g} CPUs of time ({quota.source})"
+            f" on a host with {host_cpus} CPUs: 'all' threads means {quota.threads}, and the "
+            f"nominal roof counts at most {quota.cpus:g} cores")
+    if threads > quota.cpus:
+        text += (f"; {threads} threads exceed the quota, so the CFS scheduler throttles them "
+                 f"each period and a short best sample may be a burst rate before the "
+                 f"throttle (measure with --threads {quota.fits} or fewer)")
+    return text

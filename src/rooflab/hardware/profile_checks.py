@@ -1,0 +1,70 @@
+"""The checks a MachineProfile and a profile document get before anything reads them
+(hardware/profile.py): each refusal carries the field it names on the InputError (`field=`),
+so the --json error document's `field` is the raiser's (errors.parse_error_in), not read
+off the message's words (s21 d1 item 1). The messages are the ones profile.py raised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InputError
+from ..model.ceiling import Roof
+from ..model.schema import check_schema_version
+
+
+def check_parts(host: Any, nominal: Any, measured: Any, extras: Any, created: Any) -> None:
+    """MachineProfile's own fields, checked when it is built, not deep in save_profile:
+    MachineProfile(host="box") or measured={...} was accepted and then failed as an
+    AttributeError or ValueError while writing (review s18 r8 F2)."""
+    if not isinstance(host, Mapping):
+        raise InputError(f"MachineProfile(): host must be a dict such as {{'name': "
+                         f"'my box'}}; got {type(host).__name__} {host!r:.60}", field="host")
+    for what, roof in (("nominal", nominal), ("measured", measured)):
+        if roof is not None and not isinstance(roof, Roof):
+            raise InputError(f"MachineProfile(): {what} must be a Roof or None "
+                             f"(rooflab.load_roof('T4'), rooflab.Roof(...)); got "
+                             f"{type(roof).__name__} {roof!r:.60}", field=what)
+    if not isinstance(extras, Mapping):
+        raise InputError(f"MachineProfile(): extras must be a dict; got "
+                         f"{type(extras).__name__} {extras!r:.60}", field="extras")
+    if not isinstance(created, str):
+        raise InputError(f"MachineProfile(): created must be an ISO 8601 time string "
+                         f"or ''; got {created!r:.60}", field="created")
+
+
+def check_document(d: Any, where: str) -> None:
+    """A profile document (a probe's file, a demo document's 'profile') before its roofs
+    are read: a profile at all, a schema version this reader knows, a host object whose
+    numbers read as numbers. `where` is the place it was given ('p.json', 'p.json:
+    profile'); each field is named from it, as model.schema names its own."""
+    if not isinstance(d, Mapping) or not ("measured" in d or "nominal" in d):
+        raise InputError(f"{where}: not a rooflab profile (no 'measured' or 'nominal' roof)",
+                         field=where)
+    check_schema_version(d, where)
+    if not isinstance(d.get("host") or {}, Mapping):
+        raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
+                         f"got {d['host']!r}", field=f"{where}.host")
+    _check_host(d.get("host") or {}, where)
+
+
+# compute capability as the GPU probe writes it (torch's major.minor): "8.0", "10.0"
+_CC = re.compile(r"\d+\.\d+")
+
+
+def _check_host(host: Mapping[str, Any], where: str) -> None:
+    """The host fields read as numbers elsewhere (`ai matmul --tile --on`: the waves over
+    the SMs, the shared-memory table by compute capability): a hand-edited 8.0 or "108"
+    read as absent would skip a check without saying why. Absent or null is allowed."""
+    sms = host.get("multiprocessors")
+    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
+        raise InputError(f"{where}: field 'host.multiprocessors' must be a positive whole "
+                         f"number (the GPU's SM count, e.g. 108), or null; got {sms!r}",
+                         field=f"{where}.host.multiprocessors")
+    cc = host.get("compute_capability")
+    if cc is not None and not (isinstance(cc, str) and _CC.fullmatch(cc)):
+        raise InputError(f"{where}: field 'host.compute_capability' must be a string "
+                         f"major.minor such as \"8.0\" (quoted), or null; got {cc!r}",
+                         field=f"{where}.host.compute_capability")

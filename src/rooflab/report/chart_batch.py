@@ -1,0 +1,105 @@
+"""A chart's kernels analysed together (chart_points._all_points): one analyze() of them
+all gives each kernel's points, notes and bounds as analysing it alone does, where that
+can be told (_batched); the joint analysis is kept for the verb printing the chart's notes
+(chart_analysis)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.analysis import Analysis, analyze
+from ..model.ceiling import Roof
+from ..model.kernel import Kernel
+from ..model.placement import Point
+from .envelope_bound import level_words
+
+
+def _alone(roof: Roof, kernel: Kernel, level: str | None, notes: list[str]
+           ) -> tuple[tuple[Point, ...], dict[tuple[int, str], str]]:
+    """One kernel analysed alone: its points and their bounds, its notes added to `notes`."""
+    analysis = analyze(roof, [kernel], levels=[level] if level else None)
+    notes.extend(analysis.notes)
+    # Each point's bound as the tables word it, with every level in view (envelope_bound
+    # .level_words): at `level` alone the binding DRAM point is never built, and the
+    # reduction's L2 point at 3 % read "latency", not "not binding (DRAM binds)" (the
+    # tables' words since review s18 r4 F2; the hover and --json said the old ones).
+    # Only a "latency" point can read otherwise there (placement.binds_elsewhere): without
+    # one the kernel is not analysed a second time (review s18 reread F1: an ncu import's
+    # 20 000 kernels were each analysed twice under --level).
+    full = (analysis if level is None or len(kernel.bytes) < 2
+            or not any(p.bound == "latency" for p in analysis.points)
+            else analyze(roof, [kernel]))
+    return analysis.points, level_words(full)
+
+
+# A chart's points and notes, kernel by kernel, out of one analyze() (_batched)
+_Batched = tuple[tuple[Point, ...], list[str], dict[tuple[int, str], str]]
+
+
+def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
+             ) -> list[_Batched | None]:
+    """Each kernel's points, notes and bounds (as _alone gives them) out of one analyze()
+    of them all, None for a kernel that must be analysed alone. A point depends on its own
+    kernel only but for its time share, which the chart takes from time_shares and not
+    from the point; analysing 10 000 kernels one by one was a third of `rooflab plot`'s
+    time (review s21 r5 F6). A kernel's notes cannot be told apart in the joint analysis'
+    (deduplicated, the thread note said once): one that any joint note names ("k: ...")
+    is analysed alone, as before; one no note names had none but the datasheet note, which
+    its analysis alone gives (model/datasheet_note). With --level a kernel with a
+    "latency" point is analysed alone too (its bound read with every level in view)."""
+    from ..model.datasheet_note import datasheet_note
+    from ..model.sanity_ceilings import THREADS_SAID
+
+    asked = [k for k in kernels if level is None or level in k.bytes]
+    joint = analyze(roof, asked, levels=[level] if level else None) if asked else None
+    if joint is not None and level is None:
+        _remember(roof, asked, joint)
+    if joint is None or any(THREADS_SAID.search(n) for n in joint.notes):
+        return [None] * len(kernels)
+    named = _noted_names(joint.notes)
+    bounds = level_words(joint)
+    out: list[_Batched | None] = []
+    for k in kernels:
+        points = joint.points_of(k) if level is None or level in k.bytes else ()
+        if (k.name in named or (level is not None and len(k.bytes) > 1
+                                and any(p.bound == "latency" for p in points))):
+            out.append(None)
+            continue
+        # the bounds by the kernel's index in the joint analysis, as its own points have it
+        own = {key: bounds[key] for p in points if (key := (p.kernel_index, p.level)) in bounds}
+        sheet = datasheet_note(roof, [k])
+        out.append((points, [sheet] if sheet else [], own))
+    return out
+
+
+def _noted_names(notes: Sequence[str]) -> set[str]:
+    """Every name a note could be of: its text before each ': ' ("k: no L3 ceiling" -> k;
+    a name holding ': ' itself is found too)."""
+    out: set[str] = set()
+    for n in notes:
+        at = n.find(": ")
+        while at >= 0:
+            out.add(n[:at])
+            at = n.find(": ", at + 1)
+    return out
+
+
+# The last joint analysis of a chart's kernels at every level (_batched), for the verb that
+# prints the chart's notes (cli/plot.py: which are the analysis' own): analysing 100 000
+# kernels again took as long as drawing them. One only, held by identity.
+_LAST: list = []
+
+
+def _remember(roof: Roof, kernels: Sequence[Kernel], analysis: Analysis) -> None:
+    _LAST[:] = [roof, tuple(kernels), analysis]
+
+
+def chart_analysis(roof: Roof, kernels: Sequence[Kernel]) -> Analysis:
+    """analyze(roof, kernels), reusing the chart's own where it analysed these very kernels
+    (the same objects, in order) on this very roof at every level."""
+    if _LAST:
+        r, ks, got = _LAST
+        if (r is roof and len(ks) == len(kernels)
+                and all(a is b for a, b in zip(ks, kernels, strict=True))):
+            return got
+    return analyze(roof, list(kernels))

@@ -1,0 +1,29 @@
+"""The lines `rooflab llm` prints about dtypes the options set by implication: --act fp8
+alone quantizes the weights too, and an 8-bit --act leaves the KV cache at the model's
+dtype. Split out of settings.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...units import canonical_dtype
+from .settings import Settings, _is, _sixteen
+
+
+def act_sets_weights_note(cfg: Any, weights: str | None, act: str | None
+                          ) -> tuple[str, ...]:
+    """The line that says --act fp8 alone quantized the weights to fp8 too."""
+    if weights is not None or not _is(act, "fp8") or getattr(cfg, "quantization", None):
+        return ()
+    return ("--act fp8 sets fp8 weights too (W8A8, as vLLM's quantization=\"fp8\" runs: an "
+            "fp8 GEMM takes fp8 weights, Fp8LinearMethod); give --weights int4 or int8 "
+            "for those formats, dequantized to fp8 for the math",)
+
+
+def kv_default_note(act: str | None, kv: str | None, s: Settings) -> tuple[str, ...]:
+    """The line that says an 8-bit --act left the KV cache at the model's dtype."""
+    if kv is not None or act is None or _sixteen(act) or s.kv != s.base:
+        return ()
+    return (f"--act {canonical_dtype(act)} leaves the KV cache at {s.kv}, the model's dtype, "
+            f"as vLLM's kv_cache_dtype \"auto\" does with quantized activations; --kv fp8 "
+            f"for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV bytes)",)
