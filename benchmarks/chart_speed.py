@@ -30,8 +30,9 @@ and offsets are byte-identical (a digest of their repr).
 --against OLD --cli 10000,100000 times the whole `rooflab plot k.csv --on H100 -o x.png`
 instead (a kernel CSV of that many rows, name,flop,bytes,seconds,precision, written to a
 temp folder; seeded), old and new interleaved, and says whether the PNG bytes and the
-printed lines are the same (review s21 r5 F6: 100 000 rows took 235 s; each kernel was
-analysed alone, then all again for the notes).
+printed lines are the same, with the wall time and the CPU time (user + system) of
+each: on a shared host the CPU time is the one to compare (review s21 r5 F6: 100 000
+rows took 235 s; each kernel was analysed alone, then all again for the notes).
 """
 
 from __future__ import annotations
@@ -196,16 +197,28 @@ def kernel_csv(path: str, n: int) -> None:
             f.write(f"k{i},{flop:.6g},{flop / ai:.6g},{seconds:.6g},{prec}\n")
 
 
-def _plot_in(src: str, csv: str, png: str) -> tuple[float, str, str]:
-    """`rooflab plot` under src: (wall seconds, PNG digest, stdout + stderr)."""
+def child_cpu() -> float:
+    """User + system CPU seconds of this process's finished children so far."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _plot_in(src: str, csv: str, png: str) -> tuple[float, str, str, float]:
+    """`rooflab plot` under src: (wall seconds, PNG digest, stdout + stderr, CPU seconds).
+
+    CPU (user + system of the child, from getrusage(RUSAGE_CHILDREN) deltas) beside the
+    wall time: on a shared host the wall time swings with the load (review s22 h2 F2: at
+    load 7, best-of-3 wall read 0.58x where the user CPU was the same old and new)."""
     env = dict(os.environ, PYTHONPATH=src)
-    t0 = time.perf_counter()
+    c0, t0 = child_cpu(), time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "rooflab", "plot", csv, "--on", "H100",
                           "-o", png], env=env, capture_output=True, text=True, check=True)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, child_cpu() - c0
     with open(png, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    return seconds, digest, out.stdout + out.stderr
+    return seconds, digest, out.stdout + out.stderr, cpu
 
 
 def against_cli(old: str, sizes: list[int], repeat: int) -> None:
@@ -222,10 +235,13 @@ def against_cli(old: str, sizes: list[int], repeat: int) -> None:
                 runs["new"].append(_plot_in(new_src, csv, png))
             t_old = min(r[0] for r in runs["old"])
             t_new = min(r[0] for r in runs["new"])
+            c_old = min(r[3] for r in runs["old"])
+            c_new = min(r[3] for r in runs["new"])
             png_same = len({r[1] for rs in runs.values() for r in rs}) == 1
             said_same = len({r[2] for rs in runs.values() for r in rs}) == 1
-            print(f"plot {n:>6} kernels: old {t_old:7.1f} s, new {t_new:7.1f} s, old / new "
-                  f"{t_old / t_new:5.2f}x; PNG {'identical' if png_same else 'DIFFERS'}, "
+            print(f"plot {n:>6} kernels: wall old {t_old:7.1f} s, new {t_new:7.1f} s, old / "
+                  f"new {t_old / t_new:5.2f}x; CPU old {c_old:7.1f} s, new {c_new:7.1f} s, "
+                  f"old / new {c_old / c_new:5.2f}x; PNG {'identical' if png_same else 'DIFFERS'}, "
                   f"output {'identical' if said_same else 'DIFFERS'}", flush=True)
 
 

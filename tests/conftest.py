@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,17 @@ def pytest_collection_finish(session):
         import hypothesis  # noqa: F401
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_inherited_terminal_size():
+    """The tables' width is the CLI's own choice (PIPE_WIDTH with no terminal), not the
+    runner's: an xdist worker has COLUMNS=80 LINES=24 in its environment (GNU readline,
+    imported there with no terminal, exports its 80x24 default), and every table folded at
+    80 columns there, 26 tests failing under `-n 2` that pass serially. Tests that are
+    about COLUMNS set it themselves."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture(scope="session")

@@ -33,8 +33,9 @@ def test_bench_table_chart_and_csv(roof_file, tmp_path, capsys):
     png = tmp_path / "zoo.png"
     assert main(["bench", "--quick", "--on", roof_file, "--only", "gemm_fp64_64",
                  "-o", str(png)]) == 0
-    text = capsys.readouterr().out
-    assert "gemm_fp64_64" in text and "measured/floor" in text and f"wrote {png}" in text
+    cap = capsys.readouterr()   # `wrote` on stderr, as in every verb (s22 r3 F7)
+    text = cap.out
+    assert "gemm_fp64_64" in text and "measured/floor" in text and f"wrote {png}" in cap.err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out_csv = tmp_path / "zoo.csv"
     assert main(["bench", "--quick", "--on", roof_file, "--only", "gemm_fp64_64",

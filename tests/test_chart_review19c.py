@@ -5,6 +5,7 @@ kernels told apart mid-name (N5), the PNG's F5 marks in the HTML (N4) and in `pl
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -51,7 +52,7 @@ def test_html_chart_keeps_cutlass_kernels_told_apart_mid_name_distinct():
     named = [t for t in _trace(fig, "kernels @ DRAM").text if t]
     assert len(named) == 3                 # every one named: three points, room for each
     assert len(set(named)) == 3            # the old chart_name gave all three one label
-    assert all(len(t) <= 40 for t in named)
+    assert all(len(html.unescape(t)) <= 40 for t in named)   # shown length
     assert sorted(re.search(r"gemm_(\d+)_", t).group(1) for t in named) == ["180", "291", "3"]
 
 
@@ -214,7 +215,13 @@ def test_markdown_chart_line_describes_the_chart_as_the_html_does():
     # 3 gemms at AI 200 right of the ridge 9.56, "k [a]" at AI 1 left of it
     assert summary.startswith("Roofline chart on A100 (nominal): 4 kernels, 3 compute-bound "
                               "side, 1 memory-bound side; ridge AI*=9.56 (fp32 vector / DRAM)")
-    assert line == "![" + summary.replace("[", "\\[").replace("]", "\\]") + "](roofline.png)"
+    # the line is the summary escaped for Markdown (review s22: names as data, md_name), so
+    # that rendered its alt text reads as the HTML's word for word: 'k [a]', 'AI*=9.56'
+    assert line.startswith("![Roofline chart on A100 (nominal): ") and line.endswith(
+        "](roofline.png)")
+    markdown_it = pytest.importorskip("markdown_it")
+    rendered = markdown_it.MarkdownIt("commonmark").render(line)
+    assert html.unescape(re.search(r'alt="([^"]*)"', rendered).group(1)) == summary
 
 
 # --- N3: the small-text warning from the chart as drawn ----------------------------------

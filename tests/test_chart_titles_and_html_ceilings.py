@@ -226,7 +226,7 @@ def test_html_styles_each_ceiling_by_its_own_provenance():
     fig = figure(analyze(roof, [MATMUL_T4]))
     by_y = {t.y[0]: t for t in _compute_traces(fig)}
     assert by_y[65e12].line.dash == "dash"
-    assert by_y[65e12].name == "measured fp16 tensor 65 TFLOP/s (nominal)"
+    assert by_y[65e12].name == "nominal fp16 tensor 65 TFLOP/s"
     (slope,) = [t for t in fig.data if t.name == "measured DRAM 270 GB/s"]
     assert slope.line.dash == "solid"
 

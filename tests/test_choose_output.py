@@ -23,7 +23,7 @@ def test_choose_writes_every_device_to_csv_and_json(kernels, tmp_path, capsys):
     out_csv, out_json = tmp_path / "r.csv", tmp_path / "r.json"
     among = "H100 SXM,A100,T4"
     assert main(["choose", str(kernels), "--among", among, "--top", "1", "-o", str(out_csv)]) == 0
-    assert f"wrote {out_csv}" in capsys.readouterr().out
+    assert f"wrote {out_csv}" in capsys.readouterr().err   # stderr (s22 r3 F7)
     rows = list(csv.DictReader(out_csv.open()))
     assert [r["name"] for r in rows] == ["NVIDIA H100 SXM", "NVIDIA A100 80GB SXM", "NVIDIA T4"]
     # 2 GB at 3.35 TB/s (H100 SXM) and at 320 GB/s (T4); the 5 us launch floor is lower

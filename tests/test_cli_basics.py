@@ -256,8 +256,11 @@ def test_quiet_drops_notes_and_warnings_not_the_json_notes(files, capsys):
 def test_completion_script_is_produced(capsys, monkeypatch):
     # typer takes the shell from the process tree (shellingham), not from "bash": a run
     # with no shell above it (a CI runner, a detached job) printed "Shell  not supported"
-    import typer.completion
-    monkeypatch.setattr(typer.completion, "_get_shell_name", lambda: "bash")
+    # shellingham.detect_shell, the public call every typer makes for it: typer's own
+    # helper (typer.completion._get_shell_name) is private and absent in some typers
+    # (review s22 r5 F4)
+    import shellingham
+    monkeypatch.setattr(shellingham, "detect_shell", lambda *a, **k: ("bash", "/bin/bash"))
     assert main(["--show-completion", "bash"]) == 0
     out = capsys.readouterr().out
     assert "_ROOFLAB_COMPLETE=complete_bash" in out

@@ -40,7 +40,7 @@ def test_png_and_svg_with_drawn_data(tmp_path, files, capsys):
     profile, kernels, csv = files
     png, svg = tmp_path / "chart.png", tmp_path / "chart.svg"
     assert main(["plot", str(kernels), str(csv), "--on", str(profile), "-o", str(png)]) == 0
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in capsys.readouterr().err   # stderr, as every verb (s22 r3 F7)
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert main(["plot", str(kernels), str(csv), "--on", str(profile), "-o", str(svg),
                  "--json"]) == 0
@@ -169,7 +169,7 @@ def test_profile_sweep_drawn_and_no_sweep(tmp_path, capsys):
                                                                   "points": points}}))
     out = tmp_path / "p.png"
     assert main(["plot", "--on", str(prof), "-o", str(out)]) == 0
-    assert "4 sweep point(s)" in capsys.readouterr().out
+    assert "4 sweep point(s)" in capsys.readouterr().err   # the wrote line: stderr (s22 r3 F7)
     assert main(["plot", "--on", str(prof), "-o", str(out), "--json"]) == 0
     (sweep,) = [ln for ln in json.loads(capsys.readouterr().out)["drawn"]["lines"]
                 if ln["kind"] == "sweep"]

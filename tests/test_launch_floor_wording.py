@@ -28,7 +28,8 @@ def test_latency_evidence_without_a_launch_floor_says_so_not_a_dash():
 def test_llm_says_what_it_wrote(tmp_path, capsys):
     out = tmp_path / "t.csv"
     assert main(["llm", "tinyllama-1.1b", "--on", "T4", "-o", str(out)]) == 0
-    assert capsys.readouterr().out.rstrip().endswith(f"wrote {out}") and out.exists()
+    # stderr, as every verb (s22 r3 F7)
+    assert capsys.readouterr().err.rstrip().endswith(f"wrote {out}") and out.exists()
     assert main(["llm", "tinyllama-1.1b", "--on", "T4", "--json", "-o", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().err
 

@@ -163,7 +163,7 @@ def test_cli_text_json_and_csv(tmp_path, capsys):
     assert pts["dgemm"]["achieved_flop_per_s"] == pytest.approx(8e9)
     out_csv = tmp_path / "k.csv"
     assert main(["likwid", p, "--on", "EPYC 9654", "-o", str(out_csv)]) == 0
-    assert f"wrote {out_csv}" in capsys.readouterr().out
+    assert f"wrote {out_csv}" in capsys.readouterr().err   # stderr, as every verb (s22 r3 F7)
     rows = {r["kernel"]: r for r in csv.DictReader(io.StringIO(out_csv.read_text()))}
     assert float(rows["triad"]["flop"]) == pytest.approx(4.02e8)
     assert float(rows["triad"]["bytes"]) == pytest.approx(2.4e9)

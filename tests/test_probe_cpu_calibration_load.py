@@ -103,8 +103,9 @@ def test_probe_without_o_says_the_profile_was_not_saved(monkeypatch, tmp_path, c
                     "with --on")
     assert list(tmp_path.iterdir()) == []
     assert main(["probe", "--quick", "-q", "-o", "p.json"]) == 0
-    last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert last == "probe took 8.5 s; wrote p.json"
+    cap = capsys.readouterr()   # `wrote` on stderr, as in every verb (review s22 h1 H2)
+    assert cap.out.strip().splitlines()[-1] == "probe took 8.5 s"
+    assert cap.err.strip().splitlines()[-1] == "wrote p.json"
 
 
 def test_probe_with_a_chart_as_o_says_how_to_keep_both(monkeypatch, tmp_path, capsys):
@@ -116,10 +117,11 @@ def test_probe_with_a_chart_as_o_says_how_to_keep_both(monkeypatch, tmp_path, ca
     monkeypatch.setattr(verb, "chart_profile", lambda profile, path: None)
     monkeypatch.chdir(tmp_path)
     assert main(["probe", "--quick", "-q", "-o", "roof.png"]) == 0
-    out = capsys.readouterr().out
-    last = " ".join(out[out.index("probe took"):].split())     # rich wraps at 80 columns
-    assert last == ("probe took 8.5 s; wrote roof.png; profile not saved: give the chart as "
+    cap = capsys.readouterr()
+    last = " ".join(cap.out[cap.out.index("probe took"):].split())   # rich wraps at 80
+    assert last == ("probe took 8.5 s; profile not saved: give the chart as "
                     "--chart roof.png and -o profile.json to use it with --on")
+    assert cap.err.strip().splitlines()[-1] == "wrote roof.png"   # review s22 h1 H2
 
 
 @pytest.mark.parametrize("verb", ["probe", "bench"])

@@ -19,8 +19,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
-import tomllib
 from notebook_display import pretty
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the tomli backport rooflab depends on there (s22 r5 F6)
+    import tomli as tomllib
 
 import rooflab
 from rooflab import Kernel

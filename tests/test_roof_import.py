@@ -248,7 +248,7 @@ def test_two_numbers_make_a_nominal_roof(tmp_path, kernels, capsys):
     assert doc["compute"][0]["flop_per_s"] == 355e9
     assert doc["memory"][0]["kind"] == "nominal"
     assert doc["memory"][0]["method"] == "given: --dram 83GB/s (stated as nominal)"
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in capsys.readouterr().err   # stderr, as every verb (s22 r3 F7)
     assert run("report", str(kernels), "--on", str(out), "--json") == 0
     rep = json.loads(capsys.readouterr().out)
     k1 = next(p for p in rep["analysis"] if p["kernel"] == "k1")

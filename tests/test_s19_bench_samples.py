@@ -82,7 +82,14 @@ def test_bad_samples_is_one_error_line_exit_2(args, message, capsys):
 def test_measure_samples():
     k = rooflab.measure(lambda: None, flop=1, bytes=8, plan="quick", samples=30)
     # the quick plan alone stops near 8 samples of 10 ms (its 80 ms budget)
-    assert k.meta["samples_n"] >= 30 and len(k.samples) == k.meta["samples_n"]
+    n = k.meta["samples_n"]
+    if "raw_samples" in k.meta:
+        # both runs of 30 still sped up (a loaded machine, measure_trend.py:126): the time is
+        # the steady tail of the second, so fewer are kept; the 30 asked were taken twice
+        assert len(k.meta["raw_samples"]) >= 60 and 1 <= n < 30
+    else:
+        assert n >= 30
+    assert len(k.samples) == n
     assert k.meta["plan"]["min_samples"] == 30
 
     @rooflab.measure(flop=1, bytes=8)

@@ -76,4 +76,5 @@ def test_probe_q_also_drops_the_busy_warning(monkeypatch, tmp_path, capsys):
     assert main(["probe", "--quick", "-q", "-o", "p.json"]) == 0
     cap = capsys.readouterr()
     assert "warning:" not in cap.err and "note:" not in cap.err
-    assert cap.out.strip().splitlines()[-1] == "probe took 8.5 s; wrote p.json"
+    assert cap.out.strip().splitlines()[-1] == "probe took 8.5 s"
+    assert cap.err.strip().splitlines()[-1] == "wrote p.json"   # review s22 h1 H2

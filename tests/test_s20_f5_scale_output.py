@@ -26,8 +26,9 @@ def test_o_json_is_the_json_document(tmp_path, capsys):
     printed = json.loads(capsys.readouterr().out)
     out = tmp_path / "s.json"
     assert main([*ARGS, "-o", str(out)]) == 0
-    said = capsys.readouterr().out
-    assert said.rstrip().endswith(f"wrote {out}")          # after the table, as elsewhere
+    cap = capsys.readouterr()
+    said = cap.out
+    assert cap.err.rstrip().endswith(f"wrote {out}")       # stderr, as every verb (s22 r3 F7)
     assert "data-parallel step on NVIDIA H100 SXM" in said
     written = json.loads(out.read_text())
     for doc in (printed, written):

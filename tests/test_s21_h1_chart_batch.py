@@ -122,14 +122,14 @@ def test_plot_cli_reuses_the_charts_analysis(tmp_path, monkeypatch):
 
     rows = ["name,flop,bytes,seconds,precision"]
     rows += [f"k{i},{1e9 * (i + 1):g},{1e8 * (i % 7 + 1):g},{1e-3 * (i % 5 + 1):g},fp32"
-             for i in range(500)]
+             for i in range(60)]
     rows += ["dram_only,0,1e9,1e-3,fp32"]   # a memory op: the chart has notes to classify
     (tmp_path / "k.csv").write_text("\n".join(rows) + "\n")
     calls = _count_analyze(monkeypatch)
     out = tmp_path / "k.png"
     r = run_cli("plot", str(tmp_path / "k.csv"), "--on", "H100 SXM", "-o", str(out))
     assert r.returncode == 0, r.stderr
-    assert "500 of 501 kernels" in r.stdout and out.stat().st_size > 0
+    assert "60 of 61 kernels" in r.stderr and out.stat().st_size > 0   # the wrote line (s22)
     assert "note: judged on datasheet peaks" in r.stderr   # told apart as the analysis' own
     assert calls[0] <= 3   # was 502: one per kernel, then one of them all
 

@@ -24,9 +24,9 @@ def run(capsys, *args):
 def test_seed000_roof_typed_as_fp16_tensor(tmp_path, capsys):
     # seed 000 §3.3: peak_flops = 280000 GFLOPS (FP16 Tensor Core), 1.8 TB/s measured
     out = tmp_path / "s0.json"
-    code, said, _ = run(capsys, "specs", "import", "--dram", "1.8TB/s", "--fp16",
+    code, _, said = run(capsys, "specs", "import", "--dram", "1.8TB/s", "--fp16",
                         "280TFLOP/s@tensor", "--measured", "-o", out)
-    assert code == 0 and "fp16 tensor 280 TFLOP/s" in said
+    assert code == 0 and "fp16 tensor 280 TFLOP/s" in said   # the wrote line: stderr
     roof = json.loads(out.read_text())
     (c,) = roof["compute"]
     assert (c["precision"], c["unit"], c["flop_per_s"]) == ("fp16", "tensor", 280e12)
@@ -78,9 +78,9 @@ def test_mistakes_are_refused_with_the_fix(capsys, args, said):
 def test_from_catalog_writes_seed004s_two_roof_profile(tmp_path, capsys):
     # seed 004: nominal T4 65 TFLOP/s / 320 GB/s, measured 50 / 270 ("改几个数重跑")
     out = tmp_path / "t4p.json"
-    code, said, _ = run(capsys, "specs", "import", "--from", "T4", "--dram", "270GB/s",
+    code, _, said = run(capsys, "specs", "import", "--from", "T4", "--dram", "270GB/s",
                         "--fp16", "50TFLOP/s@tensor", "-o", out)
-    assert code == 0 and "beside the NVIDIA T4 datasheet (nominal)" in said
+    assert code == 0 and "beside the NVIDIA T4 datasheet (nominal)" in said   # stderr
     p = load_profile(out)
     assert p.nominal.find_compute("fp16", "tensor").value == 65e12
     assert p.nominal.find_memory("DRAM").value == 320e9

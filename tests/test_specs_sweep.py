@@ -155,7 +155,7 @@ def test_cli_sweep_table_json_and_chart(profile_file, tmp_path, capsys):
     png = tmp_path / "ws.png"
     assert main(["specs", "show", profile_file, "--sweep", "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"wrote {png}" in capsys.readouterr().out.replace("\n", "")
+    assert f"wrote {png}" in capsys.readouterr().err   # stderr (s22 r3 F7)
 
 
 @pytest.mark.parametrize("args,msg", [

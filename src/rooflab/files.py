@@ -4,9 +4,12 @@ and which program wrote a file, told by its content (file_kind)."""
 from __future__ import annotations
 
 import csv
+import errno
+import io
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -16,7 +19,7 @@ from .errors import OutputError, ParseError
 
 # how text is read (gzip, UTF-16, a stray cp1252 byte): files_decode.py; read_text is
 # imported from here as before
-from .files_decode import SNIFF, decode_bytes, looks_binary, read_text, sniff_text
+from .files_decode import SNIFF, decode_bytes, looks_binary, nul_safe, read_text, sniff_text
 
 # csv's default cell limit (128 KiB) made every CSV reader fail with csv.Error, a traceback,
 # on a long line (a pasted log, a file of another kind: review r1 F1). Lifted once, here,
@@ -28,12 +31,26 @@ csv.field_size_limit(2**31 - 1)   # the most a C long holds everywhere (Windows:
 
 def csv_reader(lines: Iterable[str]) -> Any:
     """csv.reader with no cell-size limit (above): every CSV reader's one way in."""
-    return csv.reader(lines)
+    return csv.reader(nul_safe(lines))
 
 
 def csv_dict_reader(lines: Iterable[str]) -> csv.DictReader:
-    """csv.DictReader with no cell-size limit (above)."""
-    return csv.DictReader(lines)
+    """csv.DictReader with no cell-size limit (above), whose cells drop the `'` that
+    csv_text puts before a text starting like a formula: a kernel named `=x` written by
+    `-o k.csv` reads back as `=x` (review s22 r1 F3). A text in memory with no `'` at all
+    (a scan in C) takes the plain reader: the check per cell cost 50 % more."""
+    if isinstance(lines, io.StringIO) and "'" not in lines.getvalue():
+        return csv.DictReader(nul_safe(lines))
+    return _UnguardedDictReader(nul_safe(lines))
+
+
+class _UnguardedDictReader(csv.DictReader):
+    def __next__(self) -> dict:
+        row = super().__next__()
+        for key, value in row.items():
+            if value.__class__ is str and value[:1] == "'" and value[1:2] in _FORMULA_START:
+                row[key] = value[1:]
+        return row
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
@@ -52,7 +69,64 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
             raise cannot_write(path, exc) from None
         raise
+    note_written(path)
     return path
+
+
+# The files the running command has written so far (write_atomic, and writers that rename
+# into place themselves: note_written), so that an interrupted command says which are
+# there instead of "nothing was written" (review s22 r2 F6). Cleared per command (cli/main).
+_WRITTEN: list[Path] = []
+
+
+def note_written(path: str | os.PathLike) -> None:
+    """Record a file the running command has put in place (complete)."""
+    _WRITTEN.append(Path(path))
+
+
+def written(clear: bool = False) -> list[Path]:
+    """The files written so far by the running command (in order); clear: forget them."""
+    done = list(dict.fromkeys(_WRITTEN))
+    if clear:
+        _WRITTEN.clear()
+    return done
+
+
+def is_directory(path: str | os.PathLike) -> bool:
+    """Path.is_dir() that answers False where the system cannot look the path up: a name
+    over 255 bytes (ENAMETOOLONG), which is_dir() raised as a traceback, exit 70 (review
+    s22 r2 F3). The open or write that follows then says why, as one error line."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def special_file(path: str | os.PathLike) -> str:
+    """What a path that exists and is not a regular file or a directory is ('a named pipe
+    (FIFO)', 'a device', 'a socket'), following symlinks; '' otherwise (missing too)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else ""
+
+
+def _refuse_special(path: Path, target: Path) -> None:
+    """An output onto a FIFO or a device (or a symlink to one) is refused: the atomic write
+    renamed a plain file over it, so the node was gone (as root, /dev/full itself) and a
+    reader on the pipe waited forever (review s22 r2 F2). Writing into it instead would
+    block with no reader and cannot be atomic; a pipe is what standard output is for."""
+    kind = special_file(target)
+    if kind:
+        shown = f"{path} (a link to {target})" if target != path else str(path)
+        raise OutputError(f"{shown} is {kind}, not a regular file; rooflab writes a file and "
+                          f"renames it into place, which would replace it: give a regular "
+                          f"file's path (to feed a pipe, use --json on standard output)")
 
 
 def link_target(path: Path) -> Path:
@@ -69,14 +143,19 @@ def write_temp(target: Path, data: str | bytes, name: str | os.PathLike | None =
     directories are made; a failure removes the temporary and raises OutputError naming
     `name` (default: the target)."""
     shown = Path(name) if name is not None else target
+    _refuse_special(shown, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+        fd, tmp = tempfile.mkstemp(prefix=f".{_short(target.name)}.", suffix=".tmp",
                                    dir=target.parent)
     except OSError as exc:
         raise cannot_write(shown, exc) from None
     try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as fh:
+        # text as UTF-8 whatever the locale (cp936/cp1252 on Windows, ASCII under LC_ALL=C
+        # wrote GB18030 under <meta charset='utf-8'>, or crashed: review s22 r3 F2), and
+        # '\n' as written (no '\r\n' from Windows' text mode)
+        with (os.fdopen(fd, "wb") if isinstance(data, bytes) else
+              os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
             fh.write(data)
         os.chmod(tmp, _mode_of(target))
     except BaseException as exc:
@@ -87,13 +166,27 @@ def write_temp(target: Path, data: str | bytes, name: str | os.PathLike | None =
     return Path(tmp)
 
 
+def _short(name: str, most: int = 200) -> str:
+    """A file name cut to `most` bytes (whole characters): the temporary's prefix, so that
+    '.NAME.XXXXXXXX.tmp' (14 bytes more) fits where NAME fits, up to the usual 255-byte
+    limit (a 242-byte name was refused: review s22 r2 F4)."""
+    import sys
+
+    raw = os.fsencode(name)
+    return name if len(raw) <= most else raw[:most].decode(sys.getfilesystemencoding(),
+                                                           "ignore")
+
+
 def cannot_write(path: str | os.PathLike, exc: OSError) -> OutputError:
     """The OutputError for a failed write: the path, the system's reason, what to do."""
     path = Path(path)
-    if path.is_dir():
+    if is_directory(path):
         return OutputError(f"{path}: is a directory; give a file name such as "
                            f"{path / ('out' + (path.suffix or '.json'))}")
     reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENAMETOOLONG:
+        return OutputError(f"{path}: cannot write the file ({reason}: the name is "
+                           f"{len(os.fsencode(path.name))} bytes); give a shorter file name")
     return OutputError(f"{path}: cannot write the file ({reason}); give a path in a "
                        f"directory you can write to")
 
@@ -104,8 +197,9 @@ def check_writable(path: str | os.PathLike) -> None:
     Tries a temporary file in the nearest existing directory on the way to `path`
     (nothing is created but that file, which is removed at once)."""
     path = Path(path)
-    if path.is_dir():
+    if is_directory(path):
         raise cannot_write(path, IsADirectoryError(21, "Is a directory"))
+    _refuse_special(path, link_target_safe(path))
     folder = path.absolute().parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -118,27 +212,43 @@ def check_writable(path: str | os.PathLike) -> None:
         raise cannot_write(path, exc) from None
     os.close(fd)
     os.unlink(tmp)
+    try:   # bytes, against the folder's own limit
+        longest, size = os.pathconf(folder, "PC_NAME_MAX"), len(os.fsencode(path.name))
+    except (OSError, ValueError, AttributeError):   # Windows: 255 UTF-16 units (s22 h1 H5)
+        longest, size = 255, len(path.name.encode("utf-16-le", "surrogatepass")) // 2
+    if size > longest:
+        raise cannot_write(path, OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG)))
+
+
+def link_target_safe(path: Path) -> Path:
+    """link_target, or the path itself where it cannot be looked up (a name too long)."""
+    try:
+        return link_target(path)
+    except (OSError, ValueError):
+        return path
 
 
 STDIN_NAME = "<stdin>"   # what messages call a file read from standard input
 
 
-def stdin_to_file(data: bytes, folder: str | os.PathLike) -> Path:
+def stdin_to_file(data: bytes, folder: str | os.PathLike, source: str = "-") -> Path:
     """Standard input's bytes (`-` as a file argument) saved as a file in `folder`, named
     by what they hold, so every reader takes it as it takes a file of that kind:
     stdin.json (JSON: a kernel file, an analysis, a profile, a torch trace), stdin.csv
     (other text: a kernel CSV, an ncu or rocprof export), with .gz when gzipped (what it
     holds told inside: a gzipped CSV was named stdin.json.gz, so taken for a torch trace:
     review s21 r5 F1). Binary data (an .ncu-rep, known to ncu by its name only) raises
-    ParseError: save it first."""
+    ParseError: save it first. `source`: the pipe read (a FIFO given by name, `<(...)`),
+    for that message."""
     text = sniff_text(data[:SNIFF])
     if text.lstrip(" \t\r\n")[:1] in ("{", "[", ""):   # empty: "the file is empty"
         name = "stdin.json"
     else:
         if looks_binary(text, text.count("\ufffd")):
-            raise ParseError("standard input holds binary data (an .ncu-rep report?), which "
-                             "is read from a file only: save it and pass the file's path",
-                             path="-") from None
+            what = "standard input" if source == "-" else f"the pipe {source}"
+            raise ParseError(f"{what} holds binary data (an .ncu-rep report?), which is "
+                             f"read from a file only: save it and pass the file's path",
+                             path=source) from None
         name = "stdin.csv"
     path = Path(folder) / (name + ".gz" if data[:2] == b"\x1f\x8b" else name)
     path.write_bytes(data)
@@ -201,11 +311,20 @@ def csv_text(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     return buf.getvalue()
 
 
+# A text cell starting with one of these is a formula to Excel and LibreOffice (`=cmd|...`
+# runs a program, `=HYPERLINK` leaks data): written with a leading `'`, which shows it as
+# text (OWASP's CSV injection advice; review s22 r1 F3). Numbers are written as numbers,
+# so -1.5 stays a number. csv_dict_reader drops the `'` again.
+_FORMULA_START = frozenset("=+-@\t\r")
+
+
 def _cell(v: Any) -> Any:
     if v is None:
         return ""
     if isinstance(v, (list, tuple)):
-        return " ".join(str(x) for x in v)
+        v = " ".join(str(x) for x in v)
+    if isinstance(v, str) and v[:1] in _FORMULA_START:
+        return "'" + v
     return v
 
 
@@ -317,85 +436,3 @@ def decode_json(text: str, path: str | os.PathLike) -> Any:
         what = f"a number of {digits[1]} digits" if digits else f"a value it cannot read ({exc})"
         raise ParseError(f"invalid JSON: {what}; write a long number with an exponent, "
                          f"such as 1.5e308", path=str(path)) from None
-
-
-# --- Which program wrote a file, told by content (file_kind) ------------------------------
-# Here, below every layer, so that hardware (a file given as a roof that is a profiler's
-# output: roof_file_hints) and ingest (which reader a verb's file needs) ask the same
-# question without hardware importing ingest (review r1 F6).
-
-# rocprof's kernel-name columns (ingest/rocprof.py reads kernels by them)
-ROCPROF_NAME_COLUMNS = ("KernelName", "Kernel_Name", "Kernel-Name", "kernel-name")
-# rocprof-compute roofline.csv's bandwidth columns (hardware/rocprof_roofline.py's MEMORY)
-ROOFLINE_BANDWIDTH_COLUMNS = ("HBMBw", "MALLBw", "L2Bw", "L1Bw")
-# perf stat's events rooflab reads (ingest/perf_stat.py) and its text footer: a line naming
-# one of them is perf's, not a kernel CSV's (whose first row is rooflab's column names)
-_PERF_WORDS = re.compile(r"seconds time elapsed|duration_time|fp_arith_inst_retired|"
-                         r"uncore_imc|cas_count|fp_ret_sse_avx_ops", re.IGNORECASE)
-_PERF_JSON_KEY = re.compile(r'"counter-value"\s*:')   # a key of perf stat -j's lines
-
-
-def file_kind(path: str) -> str:
-    """'ncu', 'rocprof', 'torch', 'likwid', 'perf', or 'rooflab' (our JSON/CSV, and anything
-    unknown, whose errors then say what is accepted), told by content: a rocprof results.csv,
-    an ncu out.csv and a likwid or perf CSV share the suffix of our own CSV, perf stat -j's
-    lines our JSON's, a gzipped trace may have lost its name (gzip is looked inside)."""
-    p = Path(path)
-    if p.is_dir():   # a rocprof output folder, else read_text lists what is in it
-        return "rocprof" if _rocprof_folder(p) else "rooflab"
-    if path.lower().endswith(".ncu-rep"):
-        return "ncu"
-    try:
-        with p.open("rb") as fh:
-            head = fh.read(SNIFF)   # a trace's deviceProperties come first
-    except OSError:
-        return "rooflab"   # read_text says why it cannot be read
-    if head.startswith(b"SQLite format 3"):
-        return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
-    # told by what a gzip stream holds (a gzipped ncu CSV was sent to the torch reader:
-    # review s21 r5 F1) and by UTF-16 text as by UTF-8 (PowerShell's `>`: F4)
-    text = sniff_text(head)
-    if text.lstrip()[:1] in ("{", "["):
-        if text.lstrip()[:1] == "{" and _PERF_JSON_KEY.search(text):
-            return "perf"   # `perf stat -j`: one JSON object a line, not one document
-        return "torch" if '"traceEvents"' in text else "rooflab"
-    if '"Kernel Name"' in text or "Kernel Name," in text:
-        return "ncu"
-    if _rocprof_header(text):
-        return "rocprof"
-    first = text.lstrip().split("\n", 1)[0]
-    if first.startswith(("STRUCT,Info", "TABLE,Region ", "TABLE,Group ")):
-        return "likwid"
-    perf = _PERF_WORDS.search(text) and not first.lower().startswith("name")
-    return "perf" if perf else "rooflab"
-
-
-def _rocprof_folder(folder: Path) -> bool:
-    """The folders `rooflab rocprof` takes: rocprof-compute's workload folder (pmc_perf.csv),
-    rocprof v1's (results.csv), rocprofv3's (*_counter_collection.csv, in pass_N/ too)."""
-    if (folder / "pmc_perf.csv").is_file() or (folder / "results.csv").is_file():
-        return True
-    # rocprofv3 writes OUT/HOST/PID_counter_collection.csv, with passes OUT/HOST/pass_N/...:
-    # three levels, not a walk of whatever tree was given by mistake
-    return any(next(folder.glob(f"{'*/' * depth}*_counter_collection.csv"), None) is not None
-               for depth in range(4))
-
-
-def _rocprof_header(text: str) -> bool:
-    """A rocprof header (KernelName, Kernel_Name, ...) in the first lines, or one of the
-    rocprof files its reader names and refuses (--stats summaries, roofline.csv)."""
-    lines = text.splitlines()[:50]
-    for i, row in enumerate(csv_reader(lines)):
-        cells = {c.strip() for c in row}
-        if cells & set(ROCPROF_NAME_COLUMNS):
-            return True
-        if i == 0 and ({"Name", "Calls", "TotalDurationNs"} <= cells
-                       or is_roofline_header(cells)):
-            return True
-    return False
-
-
-def is_roofline_header(cells) -> bool:
-    """The one rule for a roofline.csv header: it names a bandwidth column (HBMBw, MALLBw,
-    L2Bw, L1Bw); kernel files and profiler readers ask this same question."""
-    return bool({str(c).strip() for c in cells} & set(ROOFLINE_BANDWIDTH_COLUMNS))

@@ -11,19 +11,20 @@ Split from files.py."""
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import os
 import re
+import sys
 import warnings
 import zlib
 from pathlib import Path
 
 from .errors import InputWarning, ParseError, user_stacklevel
+from .files_gzip import GZIP_MAGIC, GunzipStream, gunzipped
 
-GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-SNIFF = 1 << 16   # bytes of text read to tell a file's kind (files.file_kind), gzipped or not
+SNIFF = 1 << 16   # bytes of text read to tell a file's kind (files_kind.file_kind), gzipped or not
+
 # C0 control characters no text file holds: all but tab, line feed, vertical tab, form feed,
 # carriage return, Ctrl-Z (DOS's end of file) and escape (a terminal's colours in a log)
 _CONTROL = re.compile("[\x00-\x08\x0e-\x19\x1c-\x1f\x7f]")
@@ -32,6 +33,9 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x19\x1c-\x1f\x7f]")
 # its reading (TextFile.replaced). One counter, not one per file: a codec error handler is
 # registered by name and does not know which stream it decodes.
 _REPLACED = [0]
+# The input opened last (open_text, decode_bytes), for the out-of-memory line that has no
+# file of its own (cli/main.py; review s22 h1 H3).
+LAST_READ: list[str | None] = [None]
 
 
 def _replace_counted(exc: UnicodeError) -> tuple[str, int]:
@@ -45,35 +49,6 @@ _ERRORS = "rooflab.replace"
 codecs.register_error(_ERRORS, _replace_counted)
 
 
-class _Gunzip(io.RawIOBase):
-    """A gzip stream read as raw bytes, whose failures are ParseErrors naming the file (a
-    gzip stream cut short was "Compressed file ended before the end-of-stream marker")."""
-
-    def __init__(self, raw, path: str, what: str):
-        super().__init__()
-        self._gz = gzip.GzipFile(fileobj=raw, mode="rb")
-        self._raw, self._path, self._what = raw, path, what
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        try:
-            return self._gz.readinto(b)
-        except EOFError:   # a copy or download stopped part-way
-            raise ParseError(f"cannot read {self._what}: the gzip stream ends early (file cut "
-                             f"short?); copy the file again", path=self._path) from None
-        except (gzip.BadGzipFile, zlib.error) as exc:
-            raise ParseError(f"cannot read {self._what}: a gzip file that does not "
-                             f"decompress ({exc}); copy the file again", path=self._path
-                             ) from None
-
-    def close(self) -> None:
-        self._gz.close()
-        self._raw.close()
-        super().close()
-
-
 class TextFile(io.TextIOWrapper):
     """An open text file (open_text). `replaced`: the bytes read so far that were not
     UTF-8 (read as U+FFFD). Leaving its `with` block without an error warns once about
@@ -84,12 +59,19 @@ class TextFile(io.TextIOWrapper):
         self.path = path
         self._start = _REPLACED[0]
         self._binary = False
+        self._newline, self._gb = newline, False
 
     def read_all(self) -> tuple[str, bool]:
         """(the rest of the text, whether it looks binary: looks_binary). A binary file's
-        reader refuses it: no note about its bytes then."""
+        reader refuses it: no note about its bytes then. A whole file that is not UTF-8
+        but GB18030 (gb18030_text) is read as GB18030, with one note."""
         text = self.read()
-        self._binary = looks_binary(text, self.replaced)
+        if self.replaced:   # every caller reads the file whole, from its start
+            gb = gb18030_text(_file_bytes(self.path))
+            if gb is not None:
+                self._gb = True
+                text = gb if self._newline is not None else _universal(gb)
+        self._binary = not self._gb and looks_binary(text, self.replaced)
         return text, self._binary
 
     @property
@@ -98,7 +80,9 @@ class TextFile(io.TextIOWrapper):
 
     def __exit__(self, kind, value, tb):
         try:
-            if kind is None and self.replaced and not self._binary:
+            if kind is None and self._gb:
+                note_gb18030(self.path)
+            elif kind is None and self.replaced and not self._binary:
                 note_not_utf8(self.path, self.replaced)
         finally:
             super().__exit__(kind, value, tb)
@@ -111,10 +95,11 @@ def open_text(path: str | os.PathLike, newline: str | None = None,
     OSError as open() does (the caller says it in its words); a broken gzip stream is a
     ParseError ("cannot read {what}: ...")."""
     raw = open(path, "rb")   # noqa: SIM115 - closed by the TextFile
+    LAST_READ[0] = str(path)
     try:
         buf = raw
         if raw.peek(2)[:2] == GZIP_MAGIC:
-            buf = io.BufferedReader(_Gunzip(raw, str(path), what), 1 << 16)
+            buf = io.BufferedReader(GunzipStream(raw, str(path), what), 1 << 16)
         return TextFile(buf, str(path), encoding_of(buf.peek(514)), newline)
     except BaseException:
         raw.close()
@@ -123,19 +108,18 @@ def open_text(path: str | os.PathLike, newline: str | None = None,
 
 def decode_bytes(data: bytes, path: str) -> str:
     """Bytes read already (standard input) as open_text reads a file's, with its note."""
+    LAST_READ[0] = path
     if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except EOFError:
-            raise ParseError("cannot read: the gzip stream ends early (cut short?)",
-                             path=path) from None
-        except (gzip.BadGzipFile, zlib.error) as exc:
-            raise ParseError(f"cannot read: a gzip stream that does not decompress ({exc})",
-                             path=path) from None
+        data = gunzipped(data, path)
     start = _REPLACED[0]
     text = data.decode(encoding_of(data[:514]), errors=_ERRORS)
-    if _REPLACED[0] > start and not looks_binary(text, _REPLACED[0] - start):
-        note_not_utf8(path, _REPLACED[0] - start, data)
+    if _REPLACED[0] > start:
+        gb = gb18030_text(data)
+        if gb is not None:
+            note_gb18030(path)
+            return gb
+        if not looks_binary(text, _REPLACED[0] - start):
+            note_not_utf8(path, _REPLACED[0] - start, data)
     return text
 
 
@@ -195,38 +179,112 @@ def looks_binary(text: str, replaced: int) -> bool:
 def note_not_utf8(path: str, replaced: int, data: bytes | None = None) -> None:
     """Warn once that a file held bytes that are not UTF-8, read as U+FFFD: the first one's
     line and what it is in cp1252, and how to save the file as UTF-8."""
-    line, byte = _first_bad(path, data)
+    line, pair = _first_bad(path, data)
     where = f"{path}:{line}" if line else path
-    what = ""
-    if byte is not None:
-        char = bytes([byte]).decode("cp1252", errors="replace")
-        what = f" (the first, 0x{byte:02X}, is '{char}' in cp1252/Latin-1)"
+    what, how = "", "`iconv -f cp1252 -t utf-8 FILE > NEW`"
+    if pair:
+        char = pair[:1].decode("cp1252", errors="replace")
+        what = f" (the first, 0x{pair[0]:02X}, is '{char}' in cp1252/Latin-1)"
+        han = pair.decode("gbk", errors="replace")
+        if (len(pair) == 2 and len(han) == 1 and "\u4e00" <= han <= "\u9fff"
+                and _gb2312(han)):   # 'é_' is GBK too ('開'), but not in the common plane
+            # Chinese Windows' Excel writes GBK: iconv -f cp1252 made Latin mojibake of it
+            # (review s22 r3 F3)
+            what = (f" (the first, 0x{pair[0]:02X}, is '{char}' in cp1252/Latin-1; "
+                    f"0x{pair[0]:02X} 0x{pair[1]:02X} is '{han}' in GBK)")
+            how = ("`iconv -f gbk -t utf-8 FILE > NEW` for Chinese text, `-f cp1252` for "
+                   "Western")
     more = "a byte that is" if replaced == 1 else f"{replaced} bytes that are"
     warnings.warn(f"{where}: holds {more} not UTF-8{what}, read as '\ufffd'; to "
-                  f"keep the names, save the file as UTF-8 (Excel: 'CSV UTF-8'; or `iconv "
-                  f"-f cp1252 -t utf-8 FILE > NEW`)", InputWarning,
+                  f"keep the names, save the file as UTF-8 (Excel: 'CSV UTF-8'; or {how})",
+                  InputWarning,
                   stacklevel=user_stacklevel())
 
 
-def _first_bad(path: str, data: bytes | None) -> tuple[int | None, int | None]:
-    """(line, byte) of the first byte that is not UTF-8 (None, None where not found: a
-    UTF-16 file, a file that cannot be read again). Only on the warning's path: the file is
-    read again."""
-    if data is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-            if data[:2] == GZIP_MAGIC:
-                data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            return None, None
-    if data[:2] in _UTF16_BOMS:
-        return None, None
+def _first_bad(path: str, data: bytes | None) -> tuple[int | None, bytes]:
+    """(line, the first byte that is not UTF-8 and the one after it), or (None, b'') where
+    not found (a UTF-16 file, a file that cannot be read again). Only on the warning's
+    path: the file is read again."""
+    data = _file_bytes(path) if data is None else data
+    if data is None or data[:2] in _UTF16_BOMS:
+        return None, b""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return data.count(b"\n", 0, exc.start) + 1, data[exc.start]
-    return None, None
+        return data.count(b"\n", 0, exc.start) + 1, data[exc.start:exc.start + 2]
+    return None, b""
+
+
+def _file_bytes(path: str) -> bytes | None:
+    """A file's bytes (gunzipped), read again for a note; None when it cannot be."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        return gunzipped(data, path) if data[:2] == GZIP_MAGIC else data
+    except (OSError, EOFError, zlib.error, ParseError):
+        return None
+
+
+def _universal(text: str) -> str:
+    """Line ends as a TextIOWrapper with newline=None reads them."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def gb18030_text(data: bytes | None) -> str | None:
+    """The bytes as GB18030 text when they are Chinese text saved as GBK/GB18030 (what
+    Excel on a Chinese Windows writes for "CSV"): not UTF-8, strictly GB18030, with a
+    CJK ideograph, and at least half of the characters past ASCII in GB2312's common
+    plane (both bytes 0xA1-0xFE). Else None. A cp1252 file's accented letter followed by an
+    ASCII one ('Mü' = FC 6C) can decode as GBK too, but never in that plane (review s22 r3
+    F3: every Chinese name read as U+FFFD, and 8 of 25 common op words became one name)."""
+    if not data or data[:2] in _UTF16_BOMS:
+        return None
+    try:
+        data.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        pass
+    high = data.translate(None, _ASCII)   # the bytes past ASCII: few in a Latin-1 file
+    if not re.search(rb"[\xa1-\xf7][\xa1-\xfe]", high) or not re.search(
+            rb"[\xa1-\xf7][\xa1-\xfe]", data):
+        return None   # no pair in the common plane: not Chinese (one stray 'é' in 100 MB)
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    # counted by the regex engine, not a Python loop per character (review s22 h1 H1:
+    # that loop made a 100 MB file with one stray byte read in 14 s, not 2 s)
+    wide = re.sub("[\x00-\x7f]+", "", text)
+    common = re.subn(_common_plane(), "", wide)[1]
+    if not re.search("[\u4e00-\u9fff]", wide) or common * 2 < len(wide):
+        return None
+    return text.removeprefix("\ufeff")
+
+
+_ASCII = bytes(range(0x80))
+_PLANE: list[re.Pattern] = []
+
+
+def _common_plane() -> re.Pattern:
+    """A character class of the characters _gb2312 accepts (built once, when needed)."""
+    if not _PLANE:
+        pairs = (bytes((a, b)) for a in range(0xA1, 0xF8) for b in range(0xA1, 0xFF))
+        chars = {p.decode("gb18030", "replace") for p in pairs} - {"\ufffd"}
+        _PLANE.append(re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]"))
+    return _PLANE[0]
+
+
+def _gb2312(c: str) -> bool:
+    b = c.encode("gb18030")
+    return len(b) == 2 and 0xA1 <= b[0] <= 0xF7 and 0xA1 <= b[1] <= 0xFE
+
+
+def note_gb18030(path: str) -> None:
+    """Warn once that a file was read as GB18030, not UTF-8."""
+    warnings.warn(f"{path}: not UTF-8 but GBK/GB18030 (Excel's plain 'CSV' on a Chinese "
+                  f"Windows); read as GB18030, names intact. To skip this, save the file as "
+                  f"UTF-8 (Excel: 'CSV UTF-8'; or `iconv -f gb18030 -t utf-8 FILE > NEW`)",
+                  InputWarning, stacklevel=user_stacklevel())
 
 
 def last_line_cut(text: str) -> tuple[int, str] | None:
@@ -303,3 +361,16 @@ def _files_in(p: Path) -> str:
     except OSError:
         return ""
     return f" in it: {', '.join(str(p / n) for n in names[:4])}" if names else ""
+
+
+# Python 3.10's csv refuses a NUL (`_csv.Error: line contains NUL`: a traceback, exit 70);
+# 3.11 reads it as a character. Past read_text's binary check (the first 4096 characters) a
+# NUL is read as U+FFFD there, the mark an undecodable byte gets (review s22 r5 F5).
+_NUL_OK = sys.version_info >= (3, 11)
+
+
+def nul_safe(lines):
+    """lines as the csv module of this Python reads them: as they are from 3.11 on."""
+    if _NUL_OK:
+        return lines
+    return (line.replace("\x00", "\ufffd") if "\x00" in line else line for line in lines)

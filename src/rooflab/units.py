@@ -10,6 +10,7 @@ import math
 import re
 
 from .errors import InputError
+from .sides import pct_text  # standard library only: no cycle
 
 # Bytes per element. int4 and fp4 pack two elements per byte; int2/int3/int6 are the
 # weight-only widths of GPTQ/EXL2/llama.cpp-style group quantization (bits / 8 B, packed)
@@ -186,11 +187,10 @@ def fmt_pct(pct: float | None, space: bool = False) -> str:
     """A percent of roof, rounded one way everywhere (tables, chart labels, advice, reports):
     whole percents from 1 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %
     is not '0%' and 49.4999 is '49%' on every page. `space`: "49 %" (the markdown/HTML
-    reports' style). None: "-"."""
-    if pct is None:
-        return "-"
-    text = f"{pct:.0f}" if pct >= 0.995 or pct == 0 else f"{pct:.2g}"
-    return f"{text} %" if space else f"{text}%"
+    reports' style). None: "-". Near a line that decides a class (10 % latency, 50 % the >2x
+    flag, 105 % above the roof) it keeps the digits that hold its side: a latency-bound
+    9.996 % is '9.996%', not '10%' (sides.pct_text; review s22 r4 F3)."""
+    return pct_text(pct, space=space)
 
 
 def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:

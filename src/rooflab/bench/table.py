@@ -13,14 +13,16 @@ from typing import Any
 
 from ..model.analysis import Analysis
 from ..model.bandwidth_reached import bandwidth_of
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..model.csv_provenance import PROVENANCE_COLUMNS, provenance_cells
+from ..sides import pct_text
+from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si
 
 # The CSV's columns: first the analysis CSV's of the profiler verbs, in their order and
 # meaning (cli/profiled.py: COLUMNS + BANDWIDTH_COLUMNS; review r1_json F8: bench wrote its
 # own set, without percent_of_bandwidth), then the zoo's own: the floor and the flags.
 COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
            "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit",
-           "achieved_bytes_per_s", "percent_of_bandwidth",
+           *PROVENANCE_COLUMNS, "achieved_bytes_per_s", "percent_of_bandwidth",
            "floor_s", "floor_ratio", "best_floor_ratio", "flags")
 HEADERS = ("kernel", "FLOP", "bytes", "AI", "time", "achieved", "% of roof", "bound",
            "measured/floor", "best/floor", "flags")
@@ -40,6 +42,7 @@ def zoo_rows(analysis: Analysis) -> list[dict[str, Any]]:
                "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
                "achieved_flop_per_s": p.achieved_flop_per_s,
                "percent_of_roof": p.percent_of_roof, "bound": p.bound, "unit": k.unit,
+               **provenance_cells(k, analysis.roof),
                # the bytes/s of every kernel (the table's achieved for a copy); the % of
                # the level's bandwidth for a kernel without FLOP only, as the ncu CSV's
                "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
@@ -97,7 +100,7 @@ def zoo_table(analysis: Analysis, title: str | None = None):
     for r in rows:
         flags = r["flags"]
         table.add_row(escape(r["kernel"]), si(r["flop"]), si(r["bytes"], "B"), fmt_ai(r["ai"]),
-                      fmt_seconds(r["seconds"]), _achieved(r), fmt_pct(_percent(r)),
+                      fmt_seconds(r["seconds"]), _achieved(r), pct_text(_percent(r)),
                       r["bound"], _times(r["floor_ratio"]), _times(r["best_floor_ratio"]),
                       f"[bold red]{flags}[/]" if "below-floor" in flags
                       else flags)

@@ -21,7 +21,7 @@ from .bench_roofs import probe_roofs
 from .bench_run import check_run_options, time_script
 from .bench_table import compact_table
 from .bench_zoo import list_kernels, selected_names, time_zoo
-from .common import wide_console
+from .common import wide_console, wrote
 from .options import on_option
 
 # bench's --on replaces the probe it runs without one
@@ -184,4 +184,4 @@ def print_results(analysis, output: str | None, title: str | None = None,
     for note in analysis.notes:
         out.print(f"  note: {note}")
     if output:
-        out.print(f"wrote {output}")
+        wrote(output)   # stderr, as every verb (s22 r3 F7)

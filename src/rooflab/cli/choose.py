@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -137,7 +136,9 @@ def choose(
         from .choose_output import write_ranking
 
         write_ranking(output, doc)
-        print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+        from .common import wrote
+
+        wrote(output)   # stderr, as every verb: stdout holds the data (s22 r3 F7)
 
 
 def _say_util_unused(gpu_mem_util: float | None, need: float | None) -> None:
@@ -246,7 +247,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
               else ())
     for h in ("#", "device", WITH_LAUNCHES + plus, "vs best", "work floor" + plus, "vs best",
               "binding (share)", "TDP", "FLOP/J", *tokens):
-        t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right")
+        # fold, never "…": a narrow terminal keeps every digit (s22 r3 F6)
+        t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right",
+                     overflow="fold")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
     for i, c in enumerate(choices, 1):
         fj = flop_per_joule(c, kernels)

@@ -30,9 +30,8 @@ def console():
     "A terminal" is stdout being one (isatty): FORCE_COLOR, which CI jobs export for
     other tools' colours, makes rich call a pipe a terminal, and a log then got tables
     folded at 80 columns (F2); the colour FORCE_COLOR asks for is kept."""
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=False, width=_width(sys.stdout))
+    return _safe_console()(highlight=False, soft_wrap=False, width=_width(sys.stdout),
+                           height=_height(sys.stdout))
 
 
 def _width(stream) -> int:
@@ -73,10 +72,73 @@ wide_console = console   # the older name, kept for the verbs that import it
 
 
 def err_console():
-    from rich.console import Console
-
     # the width chosen as console()'s: COLUMNS=0 left `wrote FILE` unsaid (s21 r7 F1)
-    return Console(stderr=True, highlight=False, width=_width(sys.stderr))
+    return _safe_console()(stderr=True, highlight=False, width=_width(sys.stderr),
+                           height=_height(sys.stderr))
+
+
+def _height(stream) -> int:
+    """The terminal's height (LINES when a whole number), passed with the width: rich takes
+    a TERM=dumb terminal for 80x25 unless given both, and folded every table at 80 columns
+    whatever COLUMNS said (review s22 r3 F5)."""
+    import os
+
+    value = os.environ.get("LINES", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return os.get_terminal_size(stream.fileno()).lines or 25
+    except (AttributeError, OSError, ValueError):
+        return 25
+
+
+_SAFE: list = []
+
+
+def _safe_console():
+    """rich's Console that shows control characters in the text it prints as escapes
+    (report.term_text.visible): a kernel name holding ESC [ 2 J cleared the screen
+    (review s22 r1 F7). Strings are made visible before layout (render_str), so a table
+    is sized for the escapes; anything else (a Text built from a name) at output, where
+    rich's own codes are in the style or in control segments, never in the text."""
+    if _SAFE:
+        return _SAFE[0]
+    from rich.console import Console
+    from rich.errors import MarkupError
+    from rich.segment import Segment
+
+    from ..report.term_text import visible
+
+    class SafeConsole(Console):
+        def render_str(self, text: str, **kwargs):
+            text = visible(text)
+            try:
+                return super().render_str(text, **kwargs)
+            except MarkupError:   # a name from a file, unescaped: shown as it is, no crash
+                return super().render_str(text, **{**kwargs, "markup": False})
+
+        def _render_buffer(self, buffer) -> str:
+            # rooflab prints no links: a '[link=http://evil]GPU[/link]' in a name that
+            # reached rich as markup would be a live one (review s22 r1 F5)
+            return super()._render_buffer(
+                seg if seg.control else
+                Segment(visible(seg.text),
+                        seg.style.update_link(None) if seg.style and seg.style.link
+                        else seg.style, None)
+                for seg in buffer)
+
+    _SAFE.append(SafeConsole)
+    return SafeConsole
+
+
+def wrote(path: str) -> None:
+    """`wrote FILE` on stderr, in every verb: stdout holds only the verb's data, so
+    `rooflab ncu x.csv -o c.csv > table.txt` keeps the table alone (review s22 r3 F7). The
+    path is text, never markup ('x[/].md' crashed rich: r1 F5), and its control characters
+    are shown escaped. Said under -q too: it is the answer, not a note."""
+    from ..report.term_text import visible
+
+    print(f"wrote {visible(str(path), inline=True)}", file=sys.stderr)
 
 
 @contextmanager
@@ -108,7 +170,9 @@ def save_text(path: str, text: str) -> None:
 
 def refuse_directory(option: str, path: str | None, example: str) -> None:
     """`-o out/` or `-o .`: a folder has no suffix to tell the format by; name a file in it."""
-    if path and Path(path).is_dir():
+    from ..files import is_directory  # never raises: a 300-byte name is said once, later
+
+    if path and is_directory(path):
         raise InputError(f"{option} {path}: is a directory; give a file name such as "
                          f"{Path(path) / example}")
 
@@ -176,13 +240,15 @@ def is_quiet() -> bool:
 def say(kind: str, message: str) -> None:
     """A `note:` or `warning:` line on stderr, unless -q."""
     if not _QUIET:
-        print(f"{kind}: {message}", file=sys.stderr)
+        say_line(f"{kind}: {message}")
 
 
 def say_line(line: str) -> None:
     """A line already worded as a note or warning ('warning: ...'), on stderr unless -q."""
-    if not _QUIET:
-        print(line, file=sys.stderr)
+    from ..report.term_text import visible
+
+    if not _QUIET:   # a name's ESC [ 2 J in a warning cleared the screen (s22 r1 F7)
+        print(visible(line), file=sys.stderr)
 
 
 def warn(message: str) -> None:

@@ -75,10 +75,9 @@ def register(app) -> None:
         from .common import (
             check_output,
             emit_json,
-            err_console,
             refuse_input_as_output,
             say,
-            say_line,
+            wrote,
         )
 
         _check_gate(fail_if_slower)
@@ -116,7 +115,7 @@ def register(app) -> None:
         if json_out:
             emit_json(data)
             if output:
-                say_line(f"wrote {output}")   # stderr: stdout holds only the JSON
+                wrote(output)   # stderr: stdout holds only the JSON
         else:
             from .common import wide_console
 
@@ -124,7 +123,7 @@ def register(app) -> None:
             for note in table_notes(cmp, fail_if_slower):
                 say("note", note)
             if output:
-                err_console().print(f"wrote {output}")
+                wrote(output)
         if fail_if_slower is not None:
             _gate(cmp, fail_if_slower)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..report.term_text import cell
+
 
 def untimed_words(cmp, floors) -> str | None:
     """Why the speed-ups are null when no matched kernel has a time in both runs (None
@@ -24,9 +26,10 @@ def _floor_table(moves, step):
 
     t = Table(title="Work floors (derived, not measured)", title_justify="left")
     for h in ("kernel", "floor before", "floor after", "speed-up"):
-        t.add_column(h, justify="left" if h == "kernel" else "right")
+        # fold, never "…": a narrow terminal keeps every digit (s22 r3 F6)
+        t.add_column(h, justify="left" if h == "kernel" else "right", overflow="fold")
     for m in (*moves, step):
-        t.add_row(m.name, fmt_seconds(m.before_s), fmt_seconds(m.after_s),
+        t.add_row(cell(m.name), fmt_seconds(m.before_s), fmt_seconds(m.after_s),
                   "-" if m.speedup is None else f"{m.speedup:.2f}x")
     return t
 
@@ -136,7 +139,6 @@ class _Fitted:
 
 
 def _matches_table(cmp, fail_pct, work: bool):
-    from rich.markup import escape
     from rich.table import Table
 
     from ..units import fmt_ai
@@ -148,13 +150,14 @@ def _matches_table(cmp, fail_pct, work: bool):
     for h in ("kernel", "before", "after", "speed-up", "change", "noise",
               *(("FLOP before -> after (work)", "FLOP/s change") if work else ()),
               "AI DRAM before -> after"):
-        t.add_column(h, justify="left" if h == "kernel" else "right")
+        # fold, never "…": a narrow terminal keeps every digit (s22 r3 F6)
+        t.add_column(h, justify="left" if h == "kernel" else "right", overflow="fold")
     regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
     for m in cmp.matches:
         ai_b, ai_a = m.ai_move()
         change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
         name = _row_name(m)
-        t.add_row(escape(name), *_times(m),
+        t.add_row(cell(name), *_times(m),
                   f"[bold red]{change}[/]" if id(m) in regressed else change,
                   _noise_cell(m), *((_work_cell(m), _rate_cell(m)) if work else ()),
                   f"{fmt_ai(ai_b)} -> {fmt_ai(ai_a)}")

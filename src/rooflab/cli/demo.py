@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from ..errors import InputError, OutputError
-from ..files import link_target, write_temp
+from ..files import link_target, note_written, write_temp
 
 DEFAULT_OUTDIR = "rooflab-demo"
 FILES = ("profile.json", "kernels.json", "roofline.png", "report.md")
@@ -99,13 +99,19 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
     for i, (tmp, target) in enumerate(temps):
         try:
             os.replace(tmp, target)
-        except OSError as exc:
+        except BaseException as exc:
+            # Ctrl-C or SIGTERM between two renames too (it caught OSError only, leaving
+            # the later temporaries behind: review s22 r2 F6c); the files already renamed
+            # are recorded (note_written), so the interrupted line names them
             _remove(t for t, _ in temps[i:])
+            if not isinstance(exc, OSError):
+                raise
             replaced = (f"already replaced: {', '.join(p.name for p in done)}; the others "
                         f"are as they were" if done else "no file was replaced")
             raise OutputError(f"{target}: cannot write the file ({exc.strerror or exc}); "
                               f"{replaced}") from None
         done.append(target)
+        note_written(outdir / list(files)[i])
     return [outdir / name for name in files]
 
 
@@ -161,7 +167,7 @@ def register(app) -> None:
 
 def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None:
     from .bench import print_results
-    from .common import wide_console
+    from .common import wide_console, wrote
 
     out = wide_console()
     try:
@@ -175,8 +181,8 @@ def print_demo(profile, analysis, written: list[Path], notes: list[str]) -> None
     print_results(analysis, None)
     for note in notes:
         out.print(f"  note: {note}")
-    for path in written:
-        out.print(f"wrote {path}")
+    for path in written:   # on stderr and as text, as in every verb (review s22 h1 H2)
+        wrote(path)
     if written:   # a first-time user's next steps, with this run's own (quoted) paths
         from shlex import quote
 

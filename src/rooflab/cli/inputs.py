@@ -46,6 +46,9 @@ class Inputs:
     # or clock), printed as `warning:`; the others (which metric stood in for another, what
     # 100 % means) as `note:`
     warnings: tuple[str, ...] = ()
+    # the notes load_inputs printed on stderr already (rows and files a profiler's reader
+    # skipped, warned as `rooflab ncu` warns them): print_notes does not say them twice
+    told: tuple[str, ...] = ()
 
     @property
     def roof(self) -> Roof:
@@ -57,7 +60,8 @@ class Inputs:
         from .common import say
 
         for note in self.notes:
-            say("warning" if note in self.warnings else "note", note)
+            if note not in self.told:
+                say("warning" if note in self.warnings else "note", note)
 
 
 def resolve_on(spec: str) -> tuple[Roof, ...]:
@@ -103,10 +107,12 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
                           distinct if label_traces is None else label_traces)
     kernels, imp = _selected(kernels, imp, kernel, exclude)
     shared = shared_names(per_file)
+    told: list[str] = []
     skipped, notes = ([shared], [shared]) if shared else ([], [])
     if imp is not None:
         kernels += imp.kernels
-        skipped += [f"skipped: {s}" for s in imp.failed]
+        told = _warn_skips(imp)
+        skipped += told
         notes = skipped + _import_notes(imp)
     if on:
         from ..ingest.profile_import import kernels_with_sm_count
@@ -135,7 +141,23 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         raise InputError(NO_ROOF)
     source, said = _roof_notes(roofs, kernels, imp, source)
     return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + said),
-                  warnings=tuple(skipped + said))
+                  warnings=tuple(skipped + said), told=tuple(told))
+
+
+def _warn_skips(imp: ProfileImport) -> list[str]:
+    """The files and rows (a zero-time launch, a row cut short, nan values) the profiler's
+    reader skipped, warned on stderr as `rooflab ncu/rocprof` warns them, now, so `report`
+    (which keeps its notes for the .md/.html/--json) says them too; returned as the notes
+    the report's files and --json carry. report and plot dropped the rows without a word,
+    and said a whole file skipped only in the report's notes (review s22 r4 F4)."""
+    from .common import warn
+
+    for s in imp.failed:
+        warn(f"{s} (file skipped)")
+    for s in imp.skips:
+        warn(str(s))
+    return ([f"skipped: {s}" for s in imp.failed]
+            + [f"skipped: {s}" for s in imp.skips])
 
 
 def refuse_repeated(paths: Sequence[str]) -> None:

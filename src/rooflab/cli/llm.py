@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -359,8 +358,10 @@ def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
         out = console()
         out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
         print_report(out, res, phase)
-    if output:   # said last, as the other verbs do; on stderr when stdout is JSON
-        print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+    if output:   # said last, as the other verbs do; on stderr (s22 r3 F7)
+        from .common import wrote
+
+        wrote(output)
 
 
 def _compared(compare: str | None, util: float | None = None) -> tuple:

@@ -39,7 +39,7 @@ def step_table(timing, title: str):
     for col in ("kernel", "calls", "FLOP/call", "weights", "activations", "KV", "AI",
                 "floor/call", "floor", "bound", "floor/launch"):
         t.add_column(col, justify="left" if col in ("kernel", "bound") else "right",
-                     no_wrap=col == "kernel")
+                     no_wrap=col == "kernel", overflow="fold")   # no "…" (s22 r3 F6)
     per_launch = timing.per_launch_s[0]
     by_name = {p.kernel: p for p in timing.points}
     for op in timing.step.ops:
@@ -286,7 +286,7 @@ def whatif_table(rows, base_tpot: float, title: str):
     # "weights"): an MoE stores 10x what a step reads (review s19 r6 F7)
     for col in ("what-if", "AI", "TPOT floor", "speed-up", "weights stored", WITH_LAUNCHES,
                 "speed-up"):
-        t.add_column(col, justify="left" if col == "what-if" else "right")
+        t.add_column(col, justify="left" if col == "what-if" else "right", overflow="fold")
     base_launched = rows[0].with_launches_s if rows else 0.0
     for w in rows:
         t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
@@ -329,50 +329,50 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     if phase in ("prefill", "both"):
         out.print(step_table(r.prefill, f"prefill: batch {req.batch} x {req.prompt} tokens"))
     for line in summary_lines(r, tpr, run.ppr, run.memory_from):
-        out.print(line, soft_wrap=True)
+        out.print(line, soft_wrap=True, markup=False)
     if r.prefill_sweep is not None and phase in ("prefill", "both"):
         out.print(prefill_sweep_table(r.prefill_sweep, tp))
     if r.sweep is not None and phase == "prefill":   # the memory lines hold for both phases
         for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
                                 _weights_fit(r), decode=False):
-            out.print(line, soft_wrap=True)
+            out.print(line, soft_wrap=True, markup=False)
     if r.prompt_sweep is not None and phase in ("prefill", "both"):
         out.print(prompt_sweep_table(r.prompt_sweep, tp))
     if r.context_sweep is not None and phase in ("decode", "both"):
         out.print(context_sweep_table(r.context_sweep, tp, r.settings.pp))
         for line in context_sweep_lines(r.context_sweep, r.footprint, r.settings):
-            out.print(line, soft_wrap=True)
+            out.print(line, soft_wrap=True, markup=False)
     if r.sweep is not None and phase in ("decode", "both"):
         out.print(sweep_table(r.sweep))
         for line in sweep_lines(r.sweep, r.footprint, r.settings, unified_memory(r.roof),
                                 _weights_fit(r)):
-            out.print(line, soft_wrap=True)
+            out.print(line, soft_wrap=True, markup=False)
         if tpr is not None:
-            out.print(tp_sweep_line(r.sweep, tpr, req.batch), soft_wrap=True)
+            out.print(tp_sweep_line(r.sweep, tpr, req.batch), soft_wrap=True, markup=False)
         if run.ppr is not None:   # the sweep's rows are the latency view, as the TPOT line
             out.print(f"the sweep's tokens/s are one batch in flight (batch / TPOT floor); "
                       f"with {run.ppr.micro_batches} micro-batches the pipeline throughput "
-                      f"line below gives batch {req.batch}'s", soft_wrap=True)
+                      f"line below gives batch {req.batch}'s", soft_wrap=True, markup=False)
     if measured:
         m = measured[0]
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
                   f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI {m.point.ai:.3g} = "
                   f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
-                  soft_wrap=True)
+                  soft_wrap=True, markup=False)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
                         eager_estimate_missing(r.config, r.settings))
         if line:
-            out.print(line, soft_wrap=True)
+            out.print(line, soft_wrap=True, markup=False)
     if tpr:
-        out.print(tp_line(tpr, r.settings), soft_wrap=True)
+        out.print(tp_line(tpr, r.settings), soft_wrap=True, markup=False)
         line = tp_latency_line(tpr, run.tp_link)
         if line:
-            out.print(line, soft_wrap=True)
+            out.print(line, soft_wrap=True, markup=False)
     for line in pipeline_lines(run.ppr, r):
-        out.print(line, soft_wrap=True)
+        out.print(line, soft_wrap=True, markup=False)
     _print_variants(out, run)
     for note in (*r.notes, *filter(None, [die_note(r)])):
-        out.print(f"note: {note}", soft_wrap=True)
+        out.print(f"note: {note}", soft_wrap=True, markup=False)
 
 
 def _print_variants(out, run: LlmRun) -> None:
@@ -390,10 +390,10 @@ def _print_variants(out, run: LlmRun) -> None:
             out.print(whatif_table(rows, rows[0].tpot_s, title))
             note = launch_note(rows)
             if note:
-                out.print(note, soft_wrap=True)
+                out.print(note, soft_wrap=True, markup=False)
     for w in hw[1:]:     # the first row is --on's roof: its notes close the report
         for n in w.notes:
-            out.print(f"note: {n}", soft_wrap=True)
+            out.print(f"note: {n}", soft_wrap=True, markup=False)
     short = [(w.label, m) for w, m in zip(hw, run.hardware_memory, strict=False)
              if m is not None and r.footprint.total > m]
     remedy = fit_remedy([label for label, _ in short], verb="",
@@ -404,4 +404,4 @@ def _print_variants(out, run: LlmRun) -> None:
     if short:
         out.print(f"does not fit: {need} (weights + KV + activations) "
                   f"> the memory of {', '.join(short)}; the TPOT floor assumes it fit "
-                  f"({remedy})", soft_wrap=True)
+                  f"({remedy})", soft_wrap=True, markup=False)

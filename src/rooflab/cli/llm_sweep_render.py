@@ -16,7 +16,7 @@ def _table(title: str, columns: tuple[str, ...], rows):
 
     t = Table(title=title)
     for col in columns:
-        t.add_column(col, justify="right")
+        t.add_column(col, justify="right", overflow="fold")   # no "…" (s22 r3 F6)
     for cells in rows:
         t.add_row(*cells)
     return t

@@ -30,6 +30,12 @@ INTERRUPTED = "error: interrupted; nothing was written"
 
 
 def main(argv: list[str] | None = None) -> int:
+    # SIGTERM (kill, timeout, a batch scheduler) takes Ctrl-C's path: cleanup, one line,
+    # exit 143 (review s22 r2 F1); imported here, the standard library only, so that what
+    # runs before main() stays the error types
+    from ..interrupts import terminate_as_interrupt
+
+    restore = terminate_as_interrupt()
     try:
         with warnings.catch_warnings():
             # an InputWarning (a suspect field in a kernel file) is a `warning:` line, once
@@ -40,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run(argv)
     except KeyboardInterrupt:   # Ctrl-C before a verb ran: while rooflab was importing
         return _interrupted()
+    finally:
+        restore()
 
 
 @functools.cache
@@ -84,11 +92,16 @@ def _run(argv: list[str] | None) -> int:
                 set_generator(argv)
                 app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
-                if "-" in argv:
+                from ..files import written
+
+                written(clear=True)
+                from .file_args import read_once, saved_inputs
+
+                if read_once(argv):
                     import tempfile
 
                     folder = tempfile.mkdtemp(prefix="rooflab-stdin-")
-                    argv = _stdin_args(app, argv, folder)
+                    argv = saved_inputs(app, argv, folder)
                 return _invoke(app, argv)
             except RooflabError as exc:
                 return _rooflab_error(exc)
@@ -101,16 +114,14 @@ def _run(argv: list[str] | None) -> int:
         set_generator(None)
         set_quiet(False)
         if folder is not None:
+            from .file_args import forget
+
             shutil.rmtree(folder, ignore_errors=True)
-            _STDIN_FILE.clear()
+            forget()
 
 
-# The verbs whose positional arguments are input files (kernel files, profiler exports):
-# `-` among them reads standard input (review 12c I).
-_FILE_VERBS = ("report", "plot", "whatif", "choose", "compare", "ncu", "torch", "rocprof")
 # Options naming an output file: an empty name (an unset $OUT) wrote nothing, silently.
 _OUTPUT_OPTIONS = ("-o", "--output", "--chart")
-_STDIN_FILE: list[str] = []   # the file standard input was saved to, for messages
 
 
 def _refuse_empty_outputs(argv: list[str]) -> None:
@@ -124,60 +135,12 @@ def _refuse_empty_outputs(argv: list[str]) -> None:
                              f"variable?); give a file name, or leave {option} out")
 
 
-def _stdin_args(app, argv: list[str], folder: str) -> list[str]:
-    """argv with a file argument `-` replaced by a file holding standard input (once)."""
-    verb = next((a for a in argv if not a.startswith("-")), None)
-    if verb not in _FILE_VERBS:
-        return argv
-    takes_value = _value_options(app, verb)
-    out, saved = [], None
-    for i, arg in enumerate(argv):
-        before = argv[i - 1] if i else ""
-        if arg != "-" or (before in takes_value and before != "--on"):
-            out.append(arg)
-            continue
-        if saved is not None:
-            raise InputError("- given twice: standard input can be read once; save one of "
-                             "the inputs to a file and pass its path")
-        saved = str(_read_stdin(folder))
-        _STDIN_FILE[:] = [saved]
-        out.append(saved)
-    return out
-
-
-def _value_options(app, verb: str) -> set[str]:
-    """The options of `verb` that take a value (`-o FILE`, `--on NAME`), from the click
-    command: a `-` after one of them is that option's value, not a file argument."""
-    command = app.commands.get(verb)
-    names: set[str] = set()
-    for param in getattr(command, "params", ()):
-        if getattr(param, "param_type_name", "") == "option" and not (
-                getattr(param, "is_flag", False) or getattr(param, "count", False)):
-            names.update(param.opts)
-            names.update(param.secondary_opts)
-    return names
-
-
-def _read_stdin(folder: str):
-    from ..files import stdin_to_file
-
-    stream = sys.stdin
-    if stream is None or stream.isatty():
-        raise InputError("-: reads standard input, which is a terminal here; pipe a file in "
-                         "(`rooflab llm ... --json | rooflab whatif - ...`) or give its path")
-    try:
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
-    except (OSError, ValueError) as exc:   # closed, or a test's capture that refuses
-        raise InputError(f"-: cannot read standard input ({exc}); give the file's path "
-                         f"instead") from None
-    return stdin_to_file(data, folder)
-
-
 def _named(text: str) -> str:
-    """A message with the file standard input was saved to called <stdin>."""
-    from ..files import STDIN_NAME
+    """A message with the file standard input (or a pipe) was saved to called by what it
+    was read from: <stdin>, the pipe's name."""
+    from .file_args import named
 
-    return text.replace(_STDIN_FILE[0], STDIN_NAME) if _STDIN_FILE else text
+    return named(text)
 
 
 def _invoke(app, argv: list[str]) -> int:
@@ -187,7 +150,7 @@ def _invoke(app, argv: list[str]) -> int:
         if rv == EXIT_INTERRUPTED:
             # typer turns Ctrl-C inside a verb into a silent exit 130; say what happened.
             # Every verb writes its files only at the end, each atomically.
-            _interrupted()
+            rv = _interrupted()
         # what is still buffered fails here, inside the try, not in the interpreter's exit
         sys.stdout.flush()
         if isinstance(rv, int) and rv:
@@ -222,24 +185,53 @@ def _invoke(app, argv: list[str]) -> int:
 
 def _rooflab_error(exc: RooflabError) -> int:
     """A user error: one `error:` line (and under --json the document), its exit code."""
+    from ..report.term_text import visible
     from . import json_errors
 
     message = _named(str(exc))
-    print(f"error: {message}", file=sys.stderr)
+    # a path or name from a file may hold ESC: shown escaped, so it cannot repaint the
+    # terminal or fake a line (review s22 r1 F7); the JSON document keeps it as it is
+    print(f"error: {visible(message)}", file=sys.stderr)
     json_errors.emit(json_errors.of_exception(exc, message, exc.exit_code, _named))
     return exc.exit_code
 
 
 def _interrupted(message: str = INTERRUPTED) -> int:
+    """Ctrl-C (130) or SIGTERM (143, "terminated"): one line saying which files, if any,
+    the command had written before it stopped (a profile saved before its chart, a trace
+    kept by --save-trace: review s22 r2 F6)."""
+    from ..interrupts import EXIT_TERMINATED, answered, answering, terminated
+
+    done = answering()   # further signals ignored from here: never a second line (s22 h1 H6)
+    if done is not None:
+        return done
+    code = EXIT_TERMINATED if terminated() else EXIT_INTERRUPTED
+    answered(code)
+    if message == INTERRUPTED:
+        message = f"error: {'terminated' if terminated() else 'interrupted'}"
+        message += _what_was_written()
     print(message, file=sys.stderr)
     try:
         from . import json_errors
 
         json_errors.emit(json_errors.document(message.removeprefix("error: "),
-                                              json_errors.INTERRUPTED, EXIT_INTERRUPTED))
+                                              json_errors.INTERRUPTED, code))
     except KeyboardInterrupt:   # pressed again while the document was made: the line said it
         pass
-    return EXIT_INTERRUPTED
+    return code
+
+
+def _what_was_written() -> str:
+    try:
+        from ..files import written
+
+        done = [_named(str(p)) for p in written()]
+    except KeyboardInterrupt:
+        done = []
+    if not done:
+        return "; nothing was written"
+    return (f"; {', '.join(done)} {'was' if len(done) == 1 else 'were'} written before it "
+            f"stopped, nothing after")
 
 
 # Write errors that are the place written to, not the program: a full disk or quota, a
@@ -307,7 +299,12 @@ def _guard_stdout() -> None:
     if out is not sys.__stdout__ or type(out) is not io.TextIOWrapper:
         return
     out.flush()
-    sys.stdout = _GuardedStdout(out.buffer, encoding=out.encoding, errors=out.errors,
+    # a character the encoding lacks (a Chinese kernel name on a cp1252 Windows stdout,
+    # rooflab's own § under ASCII) was a UnicodeEncodeError, exit 70: written as \uXXXX
+    # instead, as Python's stderr writes it (review s22 r3 F1); UTF-8 holds everything
+    utf8 = out.encoding.lower().replace("-", "").replace("_", "") == "utf8"
+    sys.stdout = _GuardedStdout(out.buffer, encoding=out.encoding,
+                                errors=out.errors if utf8 else "backslashreplace",
                                 line_buffering=out.line_buffering,
                                 write_through=out.write_through)
 
@@ -381,6 +378,25 @@ def _click_error(exc: Exception) -> int:
         json_errors.emit(json_errors.document(exc.format_message(), json_errors.USAGE,
                                               EXIT_USAGE))
         return EXIT_USAGE
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        # a path past the system's limit (a name over 255 bytes), met by a Path.is_dir()
+        # or exists() that raises for it: the user's path, not a bug (review s22 r2 F3)
+        name = os.fsdecode(exc.filename) if exc.filename is not None else "a path"
+        return _rooflab_error(InputError(
+            f"{name}: {exc.strerror} ({len(os.fsencode(os.path.basename(name)))} bytes in "
+            f"one name; most filesystems allow 255); give a shorter path"))
+    if isinstance(exc, MemoryError):
+        # an input too large for this machine's memory is not a bug (review s22 r1 F4);
+        # named where known: the input read last (review s22 h1 H3)
+        from ..files_decode import LAST_READ
+        from ..report.term_text import visible
+
+        name = f" (the input read last: {visible(LAST_READ[0], inline=True)})" \
+            if LAST_READ[0] else ""
+        return _rooflab_error(InputError(
+            f"out of memory{name}: the input is too large to analyse in this machine's "
+            f"memory; split it (fewer kernels or files a run) or run on a machine with more "
+            f"memory"))
     return _internal_error(exc)
 
 

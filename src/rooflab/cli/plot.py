@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -143,8 +144,10 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     return list(inputs.roofs), kernels
 
 
-def chart_dict(display, path: str | None) -> dict:
-    """The drawn data and the analysis, in the JSON vocabulary."""
+def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = ()) -> dict:
+    """The drawn data and the analysis, in the JSON vocabulary. inputs_notes: the input
+    files' notes (rows and files a profiler's reader skipped, as `skipped: ...`), kept in
+    "notes" as report --json keeps them (review s22 h2 F6: plot --json had none)."""
     from dataclasses import asdict
 
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, roof_to_dict
@@ -173,7 +176,7 @@ def chart_dict(display, path: str | None) -> dict:
                       "caps": [asdict(c) for c in display.caps],
                       # the lines through each kernel's per-level points
                       "joins": [asdict(j) for j in display.joins]},
-            "notes": list(display.notes)}
+            "notes": [*display.notes, *(n for n in inputs_notes if n not in display.notes)]}
 
 
 def register(app) -> None:
@@ -296,13 +299,17 @@ def register(app) -> None:
             # in likwid/perf/ncu: one message, one severity (review 15v F-o)
             say("note" if note in told else "warning", note)
         if json_out:
-            emit_json(chart_dict(display, output))
+            emit_json(chart_dict(display, output, [*notes, *said]))
         # with --json the line goes to stderr: stdout stays pure JSON, and a chart file is
         # never written without a word
         if output is None:
             return
-        print(wrote_line(output, roofs, kernels, display, min_share, len(sweep)),
-              file=sys.stderr if json_out else sys.stdout)
+        # stderr with or without --json: stdout holds data only (s22 r3 F7); the path shown
+        # with its control characters escaped (r1 F7)
+        from ..report.term_text import visible
+
+        print(visible(wrote_line(output, roofs, kernels, display, min_share, len(sweep))),
+              file=sys.stderr)
 
 
 def _small_text(size: str | None, inches: tuple[float, float] | None, display) -> str:

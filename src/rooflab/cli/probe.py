@@ -306,7 +306,7 @@ def _print_profile(profile, profile_path: str | None, chart_path: str | None,
                    output: str | None) -> None:
     """The record table, the notes, and what was written (or how to save it)."""
     from ..report.tables import profile_notes, profile_table
-    from .common import console
+    from .common import console, wrote
 
     out = console()
     out.print(profile_table(profile))
@@ -316,15 +316,16 @@ def _print_profile(profile, profile_path: str | None, chart_path: str | None,
     # The CPU probe keeps its wall time at the top of extras, the GPU probe under "gpu".
     wall = profile.extras.get("wall_s") or (profile.extras.get("gpu") or {}).get("wall_s")
     saved = [p for p in (profile_path, chart_path) if p]
-    parts = ([f"probe took {wall:.1f} s"] if wall is not None else []) + (
-        [f"wrote {', '.join(saved)}"] if saved else [])
+    parts = [f"probe took {wall:.1f} s"] if wall is not None else []
     if not profile_path:   # the other verbs read a saved profile (--on FILE)
         chart_as_o = output is not None and output == chart_path
         parts.append("profile not saved: add -o profile.json to use it with --on"
                      if not chart_as_o else "profile not saved: give the chart as "
                      f"--chart {chart_path} and -o profile.json to use it with --on")
-    if parts:
-        out.print("; ".join(parts))
+    if parts:   # paths are text: '-o x[/].json' was markup (s22 r1 F5)
+        out.print("; ".join(parts), markup=False)
+    for path in saved:   # on stderr, as in every verb (review s22 h1 H2)
+        wrote(path)
 
 
 def scaling_table(scaling):

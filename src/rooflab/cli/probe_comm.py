@@ -155,7 +155,7 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool,
     from ..hardware.profile import profile_to_dict, save_profile
     from ..probe.comm.run import probe_comm, under_torchrun
     from ..report.tables import profile_table
-    from .common import console, emit_json, err_console, refuse_directory
+    from .common import console, emit_json, err_console, refuse_directory, wrote
 
     path = output or DEFAULT_OUTPUT
     refuse_directory("-o", path, "comm.json")
@@ -208,7 +208,7 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool,
             warn(note)
         # the profile is saved under --json too (-o, else DEFAULT_OUTPUT, overwriting one
         # there): said on stderr, as every verb's `wrote FILE` (review s19 r2 F6)
-        err_console().print(f"wrote {path}")
+        wrote(path)   # text, never markup: a path '[/]x' (s22 r1 F5)
         return 0
     out = console()
     for table in tables(profile):
@@ -216,7 +216,8 @@ def run(nproc: int | None, mode: str, output: str | None, json_out: bool,
     out.print(profile_table(profile))
     for note in notes(profile):
         out.print(f"note: {note}")
-    out.print(f"probe took {profile.extras['wall_s']:.1f} s on the ranks; wrote {path}")
+    out.print(f"probe took {profile.extras['wall_s']:.1f} s on the ranks")
+    wrote(path)   # on stderr, as in every verb (review s22 h1 H2)
     return 0
 
 

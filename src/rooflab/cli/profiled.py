@@ -15,10 +15,10 @@ from ..ingest.profile_envelope import ENVELOPE_NAME, ENVELOPE_NOTE
 from ..ingest.profile_import import ProfileImport, RoofChoice, choose_roof
 from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.bandwidth_reached import bandwidth_of
+from ..model.csv_provenance import PROVENANCE_COLUMNS, provenance_cells
 from ..model.kernel import Kernel
 from ..model.schema import analysis_to_dict
-from ..report.tables import bandwidth_note
-from ..units import LEVELS, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..units import LEVELS
 from .common import (
     emit_json,
     refuse_directory,
@@ -29,19 +29,27 @@ from .common import (
     wide_console,
 )
 from .level_view import bounds_in_view, with_full_bounds
+from .profiled_table import bandwidth_notes, rich_table  # noqa: F401 (tests import them here)
 from .roof_source_notes import split_roof_source
 
 # flop and bytes (totals over all calls, at the row's level) let the CSV be checked by
 # hand: ai = flop / bytes, achieved = flop / seconds.
 # unit: the kernel's own compute unit (vector/tensor, empty for any), so the CSV read back
-# (`rooflab report k.csv`) holds it to the same ceiling.
+# (`rooflab report k.csv`) holds it to the same ceiling. The provenance of the FLOP, bytes
+# and seconds (counted, measured, ...), read back by the kernel-file CSV reader so an ncu
+# export's counted numbers do not turn "given"; roof and roof_kind: what percent_of_roof
+# and bound were judged on (nominal or measured ceilings), which a CSV alone could not tell
+# (review s22 r4 F6; model/csv_provenance.py).
 COLUMNS = ("kernel", "calls", "seconds", "time_share", "level", "precision", "flop", "bytes",
-           "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit")
+           "ai", "achieved_flop_per_s", "percent_of_roof", "bound", "unit",
+           *PROVENANCE_COLUMNS)
 # -o x.csv adds a flop_<precision> column per precision any kernel has (flop is their sum,
 # precision the largest part): a mixed kernel (fp64 + fp32) read back by `rooflab report
 # x.csv` is held to the same weighted ceiling, not to its largest part's (review 12b A).
 FLOP_COLUMN = "flop_"
-# a kernel without FLOP (a copy): the bytes/s it moved and their % of the level's bandwidth
+# the bytes/s every kernel moved at the row's level (bytes / seconds, as --json's analysis
+# and the bench CSV give it: review s22 r4 F5, the ncu CSV left it empty for every kernel
+# with FLOP), and, for a kernel without FLOP (a copy), their % of the level's bandwidth
 # ceiling, what the table shows in its achieved / % roof cells (empty for other kernels)
 BANDWIDTH_COLUMNS = ("achieved_bytes_per_s", "percent_of_bandwidth")
 
@@ -64,20 +72,22 @@ def table_rows(analysis: Analysis, top: int | None = None, full: Analysis | None
         if top is not None and 0 < top <= shown:
             break
         shown += 1
-        rows += [_point_row(k, p, bounds[id(p)]) for p in points]
+        rows += [_point_row(k, p, bounds[id(p)], analysis.roof) for p in points]
     return rows
 
 
-def _point_row(k: Kernel, p, bound: str) -> dict:
+def _point_row(k: Kernel, p, bound: str, roof) -> dict:
     # a kernel without FLOP (a copy) has no FLOP/s: its bandwidth against the level's
     # ceiling is what it reaches (report/tables.py: bandwidth_of, shared with `report`)
-    moved, pct = bandwidth_of(p)
+    pct = bandwidth_of(p)[1]
     return {"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
             "time_share": p.time_share, "level": p.level, "precision": p.precision,
             "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
             "achieved_flop_per_s": p.achieved_flop_per_s,
             "percent_of_roof": p.percent_of_roof, "bound": bound, "unit": k.unit,
-            "achieved_bytes_per_s": moved, "percent_of_bandwidth": pct}
+            **provenance_cells(k, roof),
+            "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
+            "percent_of_bandwidth": pct}
 
 
 def csv_table(analysis: Analysis, full: Analysis | None = None,
@@ -100,73 +110,20 @@ def csv_table(analysis: Analysis, full: Analysis | None = None,
         split = {**flats[id(k)], **{FLOP_COLUMN + p: k.flop.get(p) for p in precisions}}
         for lv in analysis.levels_of(k):
             if lv.point is not None:
-                rows.append({**_point_row(k, lv.point, bounds[id(lv.point)]), **split})
+                rows.append({**_point_row(k, lv.point, bounds[id(lv.point)], analysis.roof),
+                             **split})
                 continue
             # a level the roof lacks: the model's AI and achieved rate, no % of roof or bound
             rows.append({"kernel": k.name, "calls": k.calls, "seconds": k.seconds,
                          "time_share": lv.time_share, "level": lv.level,
                          "precision": k.precision, "flop": k.total_flop, "bytes": lv.bytes,
                          "ai": lv.ai, "achieved_flop_per_s": lv.achieved_flop_per_s,
-                         "percent_of_roof": None, "bound": None, "unit": k.unit, **split})
+                         "percent_of_roof": None, "bound": None, "unit": k.unit,
+                         **provenance_cells(k, analysis.roof),
+                         "achieved_bytes_per_s": (lv.bytes / k.seconds if k.seconds
+                                                  else None), **split})
     return rows, (COLUMNS + BANDWIDTH_COLUMNS + meta
                   + tuple(FLOP_COLUMN + p for p in precisions))
-
-
-def rich_table(rows: Sequence[dict], title: str):
-    """The kernels table, laid out for the terminal it lands in: in a narrow one (80
-    columns) without `calls` (in --json and -o x.csv) or column rules, numbers never cut
-    and only kernel names folded."""
-    from ..report.terminal import WidthAware
-
-    rows = list(rows)
-    return WidthAware(lambda narrow: _kernels_table(rows, title, narrow))
-
-
-def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-
-    t = (Table(title=title + " (calls: --json or -o x.csv)", title_justify="left",
-               box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=0) if narrow
-         else Table(title=title, title_justify="left"))
-    for name, justify in (("kernel", "left"), ("calls", "right"), ("time", "right"),
-                          ("share", "right"), ("level", "left"), ("prec", "left"),
-                          ("AI", "right"), ("achieved", "right"), ("% roof", "right"),
-                          ("bound", "left")):
-        if not (narrow and name == "calls"):
-            t.add_column(name, justify=justify, overflow="fold",
-                         no_wrap=narrow and name != "kernel")
-    last = None
-    for r in rows:
-        first = r["kernel"] != last
-        last = r["kernel"]
-        share = r["time_share"]
-        cells = [escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
-                 fmt_seconds(r["seconds"]) if first else "",
-                 f"{100 * share:.1f}%" if first and share is not None else "",
-                 r["level"], r["precision"], fmt_ai(r["ai"]), *_achieved_cells(r),
-                 r["bound"]]
-        t.add_row(*(cells[:1] + cells[2:] if narrow else cells))
-    return t
-
-
-def _achieved_cells(row: dict) -> tuple[str, str]:
-    """(achieved, % roof): FLOP/s against the attainable roof, or for a kernel without
-    FLOP (a copy) the bytes/s it moved against its level's bandwidth ceiling (review 12a
-    #14: '0 FLOP/s' and '-' hid the copy's 87 % of DRAM); a note says which it is."""
-    moved = row.get("achieved_bytes_per_s")
-    if moved is not None:
-        return si(moved, "B/s"), fmt_pct(row.get("percent_of_bandwidth"))
-    return (fmt_rate(row["achieved_flop_per_s"], row["precision"]),
-            fmt_pct(row["percent_of_roof"]))
-
-
-def bandwidth_notes(rows: Sequence[dict]) -> list[str]:
-    """'copy: no FLOP: achieved is bytes/s, % roof of the DRAM bandwidth' for the rows
-    _achieved_cells fills with bandwidth (kernel: text, so collapse_notes joins them)."""
-    return list(dict.fromkeys(bandwidth_note(r["kernel"], r["level"]) for r in rows
-                              if r.get("achieved_bytes_per_s") is not None))
 
 
 def unplaced_lines(analysis: Analysis):
@@ -435,5 +392,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
         message = write_output(output, analysis, table_rows(analysis, bounds=bounds), extra,
                                trajectory, level, min_share, full, bounds)
-        print(message, file=sys.stderr if json_out else sys.stdout)
+        from ..report.term_text import visible
+
+        print(visible(message), file=sys.stderr)   # stderr, as every verb (s22 r3 F7)
     return 0

@@ -190,7 +190,7 @@ def register(app) -> None:
         from ..model.analysis import analyze
         from ..model.diagnose import diagnose
         from . import report_gate
-        from .common import emit_json, err_console, refuse_input_as_output, say_line, wide_console
+        from .common import emit_json, refuse_input_as_output, wide_console, wrote
         from .inputs import load_inputs
         from .options import patterns
 
@@ -208,11 +208,15 @@ def register(app) -> None:
                              exclude=patterns(exclude), per_launch=per_launch)
         report_gate.refuse_own_best(inputs.roof, fail_below)
         analysis = analyze(inputs.roof, inputs.kernels)
-        if inputs.notes:
+        # the terminal leaves out the skipped rows load_inputs warned of already (said once:
+        # review s22 h2 F6); the .md, .html and --json keep every note
+        kept = (inputs.notes if output or json_out
+                else tuple(n for n in inputs.notes if n not in inputs.told))
+        if kept:
             from dataclasses import replace
 
             # replace(), not the fields one by one: every field (unplaced too) is kept
-            analysis = replace(analysis, notes=analysis.notes + inputs.notes)
+            analysis = replace(analysis, notes=analysis.notes + tuple(kept))
         from ..report.markdown import machine_for
         from ..report.read_with_care import reads_all_advice
 
@@ -235,7 +239,7 @@ def register(app) -> None:
             if output:
                 # stderr, as every verb says it under --json (docs/json.md "In CI"); one
                 # line, never wrapped at the console's width
-                say_line(f"wrote {output}")
+                wrote(output)
         else:
             from ..report.terminal import terminal_summary
 
@@ -243,7 +247,7 @@ def register(app) -> None:
                                                   source=inputs.source,
                                                   profile=inputs.profile))
             if output:
-                err_console().print(f"wrote {output}")
+                wrote(output)
         _gate(diags, fail_below)
 
 

@@ -13,8 +13,13 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
+from ..sides import keep_side
 
 OPTION = "--fail-below"
+# 100 / headroom carries the float error of time / floor: a kernel built at 99.96 % of its
+# roof came out at 99.95999999999 % and failed a gate at 99.96 (review s22 r4 F3); a gap
+# this small is rounding, not a kernel below the line
+REL_TOLERANCE = 1e-9
 
 
 def check_pct(pct: float | None) -> None:
@@ -44,7 +49,7 @@ def percent_of_roof(d) -> float | None:
 def below(diags, pct: float) -> list[tuple[str, float]]:
     """(kernel, percent of roof) of the kernels under `pct`, lowest first."""
     found = [(d.kernel, p) for d in diags
-             if (p := percent_of_roof(d)) is not None and p < pct]
+             if (p := percent_of_roof(d)) is not None and p < pct * (1 - REL_TOLERANCE)]
     return sorted(found, key=lambda x: (x[1], x[0]))
 
 
@@ -75,6 +80,8 @@ def gate_line(diags, pct: float) -> str | None:
     found = below(diags, pct)
     if not found:
         return None
-    names = ", ".join(f"{k} ({p:.1f} %)" for k, p in found[:10])
+    # with the digits that keep each under the line: 'p9_996 (9.996 %)' at 10, not the
+    # '(10.0 %)' CI logs read literally (sides.keep_side)
+    names = ", ".join(f"{k} ({keep_side(p, f'{p:.1f}', pct)} %)" for k, p in found[:10])
     more = f", ... ({len(found)} kernels)" if len(found) > 10 else ""
     return f"below {pct:g} % of the roof: {names}{more}"

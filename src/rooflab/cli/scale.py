@@ -356,8 +356,6 @@ def register(app) -> None:
         output: str = typer.Option(None, "--output", "-o", help="Write the result: .json "
                                    "(as --json) or .csv (one row per device count)."),
     ) -> None:
-        import sys
-
         from .common import check_output, console, emit_json, warn
         from .llm_words import device_word
         from .scale_memory import memory_warning
@@ -388,5 +386,7 @@ def register(app) -> None:
             out.print(scale_table(run.points, scale_title(run), device_word(run.roof)))
             for line in scale_lines(run):
                 out.print(line)
-        if output:   # said last, as the other verbs do; on stderr when stdout is JSON
-            print(f"wrote {output}", file=sys.stderr if json_out else sys.stdout)
+        if output:   # said last, as the other verbs do; on stderr (s22 r3 F7)
+            from .common import wrote
+
+            wrote(output)

@@ -149,7 +149,8 @@ def scale_table(points: Sequence[ScalePoint], title: str, device: str = "GPU"):
     t = Table(title=title, box=None, pad_edge=False, header_style="bold")
     for h in (f"{device}s", "link", "step", "compute", "comm", "exposed", "eff.", "speedup",
               "binds"):
-        t.add_column(h, justify="left" if h in ("link", "binds") else "right", no_wrap=True)
+        # fold, never "…": a narrow terminal keeps every digit (s22 r3 F6)
+        t.add_column(h, justify="left" if h in ("link", "binds") else "right", overflow="fold")
     for p in points:
         s = p.step
         t.add_row(str(p.n), s.link.level if s.link else "-", fmt_seconds(s.step_s),

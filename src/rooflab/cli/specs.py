@@ -150,7 +150,9 @@ def _show_sweep(name: str, threads: int | None, output: str | None, json_out: bo
     for note in table.notes:
         out.print(f"note: {note}")
     if output is not None:
-        out.print(f"wrote {output}")
+        from .common import wrote
+
+        wrote(output)   # stderr, as every verb (s22 r3 F7)
 
 
 def _list_cmd(

@@ -185,7 +185,7 @@ def register(app) -> None:
         from rich.markup import escape
 
         from ..model.whatif_floors import describe
-        from .common import check_output, emit_json, err_console, say_line, wide_console
+        from .common import check_output, emit_json, wide_console, wrote
         from .inputs import load_inputs
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on, hardware])
@@ -221,7 +221,7 @@ def register(app) -> None:
         if json_out:
             emit_json(data)
             if output:
-                say_line(f"wrote {output}")   # stderr: stdout holds only the JSON
+                wrote(output)   # stderr: stdout holds only the JSON
             return
         llm = _llm_doc(files)
         for line in doubts:
@@ -231,7 +231,7 @@ def register(app) -> None:
         for line in _llm_lines(llm, result, hardware):
             wide_console().print(line, soft_wrap=True)
         if output:
-            err_console().print(f"wrote {output}")
+            wrote(output)
 
 
 def _read_with_care(result, inputs) -> list[str]:

@@ -4,6 +4,7 @@ floors, time per token (split from cli/whatif.py)."""
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
+from ..report.term_text import cell
 from ..units import fmt_times
 from .whatif_llm import _scope
 
@@ -20,7 +21,6 @@ def _bound_cell(before, after) -> str:
 
 def _table(result, llm: dict | None = None):
     from rich.console import Group
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
@@ -34,15 +34,17 @@ def _table(result, llm: dict | None = None):
     every = bool(floored) and all(floored)
     heads = (("work floor before", "work floor after", "speed-up (work floors)") if every
              else ("time before", "time after", "speed-up"))
-    t = Table(title=f"What if: {result.label}", title_justify="left")
-    for h in ("kernel", "AI before -> after", *heads, "bound after"):
-        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right")
+    # the label names a roof from a file: '[/] evil' was markup and crashed (s22 r1 F5)
+    t = Table(title=f"What if: {cell(result.label)}", title_justify="left")
+    for h in ("kernel", "AI before -> after", *heads, "bound after"):   # fold, no "…" (r3 F6)
+        t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right",
+                     overflow="fold")
     held, low = _held(result), _lower_bounds(result)
     for name, ai, tb, ta, sp, bound, floor in rows:
         mark = " floor" if floor and not every else ""
         other = held.get(name)
         least, most = ("at least ", "at most ") if name in low else ("", "")
-        t.add_row(escape(name), ai, fmt_seconds(tb) + mark,
+        t.add_row(cell(name), ai, fmt_seconds(tb) + mark,
                   least + fmt_seconds(ta) + mark if other is None else _span(ta, other),
                   "-" if sp is None else f"{most}{fmt_times(sp)}{mark}" if other is None or not tb
                   else _span(tb / max(ta, other), tb / min(ta, other), "x"), bound)

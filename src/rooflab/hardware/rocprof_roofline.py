@@ -35,7 +35,8 @@ import math
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import csv_dict_reader, csv_reader, is_roofline_header, read_text
+from ..files import csv_dict_reader, csv_reader, read_text
+from ..files_kind import is_roofline_header
 from ..model.ceiling import Ceiling, Roof
 from ..units import rate_unit, si
 

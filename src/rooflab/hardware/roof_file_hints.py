@@ -9,7 +9,7 @@ import re
 import shlex
 from pathlib import Path
 
-from ..files import file_kind
+from ..files_kind import file_kind
 
 ROOF_IS = ("a roof is a catalog name (`rooflab specs list`), a profile .json (`rooflab probe "
            "-o me.json`) or rocprof-compute's roofline.csv")
@@ -71,7 +71,7 @@ def tool_output_hint(path: str, importing: bool = False) -> str | None:
         return None
     then = "" if importing else ", then --on roof.json"
     first = "type its figures" if importing else "import it first"
-    from ..files import is_roofline_header
+    from ..files_kind import is_roofline_header
     from .import_roofs import is_likwid_bench
 
     if not importing and is_likwid_bench(text):

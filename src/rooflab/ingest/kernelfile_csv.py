@@ -11,6 +11,7 @@ import io
 
 from ..errors import InputError, ParseError
 from ..files import csv_dict_reader
+from ..model.csv_provenance import KERNEL_PROVENANCE_COLUMNS, ROOF_COLUMNS
 from ..model.field_hints import time_unit
 from ..model.kernel import Kernel, names_warned_by_reader
 from ..model.schema import calls_problem, level_name, precision_name
@@ -24,8 +25,10 @@ from .kernelfile_rows import (
 )
 
 CSV_REQUIRED = ("name", "flop", "bytes")
+# flop_/bytes_/seconds_provenance: the words the analysis CSVs write (model/csv_provenance),
+# read back so an ncu export's counted numbers stay counted (review s22 r4 F6)
 CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "gflops",
-                            "threads")
+                            "threads", *KERNEL_PROVENANCE_COLUMNS)
 # Said by every error about a file that is none of the formats read here.
 ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,seconds,"
             "precision,level,calls,unit,threads]), an analysis JSON from another verb, an Nsight "
@@ -55,7 +58,7 @@ def _number(row: dict, field: str, path: str, line: int, default: float | None =
 # flop/bytes (_given_ai); `flags` stays (whatif reads the bench's flags).
 ANALYSIS_COLUMNS = frozenset(("time_share", "ai", "achieved_flop_per_s", "percent_of_roof",
                               "bound", "achieved_bytes_per_s", "percent_of_bandwidth",
-                              "floor_s", "floor_ratio", "best_floor_ratio"))
+                              "floor_s", "floor_ratio", "best_floor_ratio", *ROOF_COLUMNS))
 
 
 # The profiler verbs' -o x.csv writes the kernel meta the advice reads as flat columns
@@ -223,13 +226,20 @@ def _row_kernel(row: dict, split: dict[str, str], path: str,
                    _number(row, "bytes", path, lineno)},
             seconds=seconds, calls=int(calls),
             unit=(row.get("unit") or "").strip() or None,
-            provenance={"flop": "given", "bytes": "given",
-                        **({"seconds": timing} if seconds else {})},
+            provenance={"flop": _word(row, "flop") or "given",
+                        "bytes": _word(row, "bytes") or "given",
+                        **({"seconds": _word(row, "seconds") or timing} if seconds else {})},
             meta=meta,
         )
     except InputError as exc:
         raise ParseError(str(exc), path=path, line=lineno) from None
     return kernel, not parts and not given
+
+
+def _word(row: dict, field: str) -> str:
+    """The row's <field>_provenance cell ('counted', 'measured'), '' when absent or empty;
+    an unknown word is kept and warned about once per file (kernelfile_rows._check_read)."""
+    return (row.get(f"{field}_provenance") or "").strip().lower()
 
 
 def _missing_hints(missing: list[str], header: list[str]) -> str:

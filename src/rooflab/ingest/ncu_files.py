@@ -166,6 +166,12 @@ def _clock(clocks: Sequence[tuple[float, float]]) -> float | None:
     return sum(c * t for c, t in clocks) / total if total > 0 else None
 
 
+def _sm_clock(metrics) -> float | None:
+    """The SM clock a launch recorded (Hz), which its compute peaks were multiplied by."""
+    clock = metrics.get(CLOCK)
+    return float(clock) if clock and clock == clock and clock > 0 else None
+
+
 def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:
     # Peaks are properties of the device, recorded with every launch of a full-set report:
     # the first launches are enough (a --metrics CSV of 100,000 launches has none).
@@ -175,5 +181,6 @@ def _peaks(launches: Sequence[Launch], path: str) -> RecordedPeaks | None:
             derived = derived_peaks(launch.metrics, compute)
             return RecordedPeaks({**compute, **{k: v for k, (v, _) in derived.items()}},
                                  memory, path, launch.device,
-                                 methods={k: how for k, (_, how) in derived.items()})
+                                 methods={k: how for k, (_, how) in derived.items()},
+                                 clock_hz=_sm_clock(launch.metrics))
     return None

@@ -1,5 +1,5 @@
 """Profilers' files among the files a verb is given, told by content (not only by name:
-files.file_kind):
+files_kind.file_kind):
 Nsight Compute CSV pages and .ncu-rep reports, rocprof / rocprofv3 / rocprof-compute counter
 CSVs and their folders, torch.profiler chrome traces (.json, .json.gz), likwid-perfctr CSV
 (-O) and `perf stat` output; each read as `rooflab ncu`, `rocprof`, `torch`, `likwid` and
@@ -9,7 +9,7 @@ CSVs and their folders, torch.profiler chrome traces (.json, .json.gz), likwid-p
 from __future__ import annotations
 
 from ..errors import InputError
-from ..files import file_kind  # below hardware, which asks it too; ingest imports it here
+from ..files_kind import file_kind  # below hardware, which asks it too; ingest imports it here
 from .profile_import import ProfileImport
 
 PROFILERS = ("ncu", "rocprof", "torch", "likwid", "perf")

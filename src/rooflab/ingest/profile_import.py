@@ -12,6 +12,7 @@ profile (device, compute capability, clock) are in ingest/profile_checks.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -40,6 +41,9 @@ class RecordedPeaks:
     path: str
     device: str = ""
     methods: Mapping[str, str] = field(default_factory=dict)
+    # the SM clock the compute peaks were multiplied by (the launch's
+    # sm__cycles_elapsed.avg.per_second), where recorded
+    clock_hz: float | None = None
 
 
 @dataclass(frozen=True)
@@ -80,22 +84,48 @@ class RoofChoice:
 PEAK_METHOD = "peak_sustained x clock (ncu)"
 
 
-def peaks_roof(peaks: RecordedPeaks) -> Roof:
-    """A roof from the peaks a profiler recorded (at the clock it profiled at)."""
+# The SM clock a profiler's compute peaks hold at, as peaks_roof writes it into the roof's
+# note and its compute ceilings' sources, and profiled_clock_hz reads it back (the chart's
+# legend names it: report/chart_clock; a roof saved to JSON and given to --on keeps it).
+PROFILED_CLOCK = "at SM {ghz:.2f} GHz"
+_PROFILED_CLOCK_RE = re.compile(r"\bat SM ([0-9]+(?:\.[0-9]+)?) GHz")
+
+
+def peaks_roof(peaks: RecordedPeaks, clock_hz: float | None = None) -> Roof:
+    """A roof from the peaks a profiler recorded (at the clock it profiled at). clock_hz:
+    the SM clock the kernels ran at (ProfileImport.clock_hz), stated on the roof where the
+    peaks do not record their own (RecordedPeaks.clock_hz), so a reader need not re-derive
+    it from the fp32 peak and the SM count (review s22 f1)."""
     src = f"peaks recorded by the profiler in {peaks.path}"
+    hz = peaks.clock_hz or clock_hz
+    at = " " + PROFILED_CLOCK.format(ghz=hz / 1e9) if hz and hz > 0 else ""
     compute = []
     for key, value in peaks.compute.items():
         precision, _, unit = key.partition(":")
+        # a compute peak is per-SM-cycle rate x the SM clock: its source says which clock
         compute.append(Ceiling(value=value, precision=precision, unit=unit or "vector",
-                               provenance="derived", source=src,
+                               provenance="derived", source=src + at,
                                method=peaks.methods.get(key, PEAK_METHOD)))
+    # (memory peaks are per-cycle rates x their own unit's clock: DRAM's, L2's; not the SM's)
     memory = [Ceiling(value=v, level=level, provenance="derived", source=src,
                       method=PEAK_METHOD) for level, v in peaks.memory.items()]
     name = f"{peaks.device or 'device'} (profiler peaks)"
+    profiled = f"ncu profiled {at.strip()} (it locks clocks to base by default)" if at else \
+        "ncu locks clocks to base by default"
     # Neither datasheet nor our own measurement: the profiler's peak rates x its clock.
     return Roof(name=name, kind="derived", compute=tuple(compute), memory=tuple(memory),
-                source=src, notes=("ncu locks clocks to base by default, so these peaks sit "
-                                   "below boost datasheet values",))
+                source=src, notes=(f"{profiled}, so these peaks sit below boost datasheet "
+                                   "values",))
+
+
+def profiled_clock_hz(roof: Roof) -> float | None:
+    """The SM clock peaks_roof recorded on a roof (its note, else a compute ceiling's
+    source), in Hz; None for a roof that states none."""
+    for text in (*roof.notes, *(c.source for c in roof.compute)):
+        m = _PROFILED_CLOCK_RE.search(text or "")
+        if m and float(m.group(1)) > 0:
+            return float(m.group(1)) * 1e9
+    return None
 
 
 def select_kernels(imp: ProfileImport, kernel: Sequence[str] = (),
@@ -302,8 +332,8 @@ def roof_for_on(on: str) -> Roof:
     from ..errors import ParseError
     from .ncu_files import load_ncu
 
-    peaks = load_ncu([on]).peaks
-    roof = peaks_roof(peaks) if peaks is not None else None
+    imp = load_ncu([on])
+    roof = peaks_roof(imp.peaks, imp.clock_hz) if imp.peaks is not None else None
     if roof is None or not (roof.compute and roof.memory):
         raise ParseError("this report records no peak metrics (`…peak_sustained`); profile "
                          "with `--set full` or pass --on a catalog name", path=on)
@@ -361,7 +391,7 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     # The profiler's own peaks first: they hold every level (L1, L2, DRAM) and were taken at
     # the clock the kernels ran at (ncu locks clocks near base), so kernel and roof match.
     if imp.peaks is not None and (imp.peaks.compute or imp.peaks.memory):
-        roof = peaks_roof(imp.peaks)
+        roof = peaks_roof(imp.peaks, imp.clock_hz)
         if roof.compute and roof.memory:
             return RoofChoice(roof, f"roof: {roof.name}, the peaks ncu recorded in "
                                     f"{imp.peaks.path} (at the clock it profiled at)")

@@ -20,9 +20,10 @@ from operator import itemgetter
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
-from ..files import csv_reader, is_roofline_header
+from ..files import csv_reader
 from ..files_decode import cut_note, last_line_cut
+from ..files_kind import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
+from ..files_kind import is_roofline_header
 from .aggregate import Launch, group_counts, group_kernel, sort_by_time
 from .kernel_names import display_names, step_labels
 from .ncu_csv import _collector_paused, open_text

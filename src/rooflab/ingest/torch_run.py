@@ -44,6 +44,10 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     quiet_stdout: send the script's prints to stderr (so `--json` output stays clean).
     """
     check_script(script)
+    if trace_path is not None:   # before the run: a FIFO, a device, a directory (s22 h1 H7)
+        from ..files import check_writable
+
+        check_writable(trace_path)
     torch = require("torch", "torch", "rooflab torch --run")
     from torch.profiler import ProfilerActivity, profile
 
@@ -60,9 +64,40 @@ def run_script(script: str, args: list[str] | tuple[str, ...] = (), *,
     finally:
         with _native_stderr_muted():
             prof.stop()
-    if trace_path is None:
-        # made only now, so a script that fails leaves no empty temp file behind
-        fd, trace_path = tempfile.mkstemp(prefix="rooflab-trace-", suffix=".json")
+    return _export(prof, trace_path)
+
+
+def _export(prof, trace_path: str | None) -> str:
+    """The chrome trace written: to a temporary file (trace_path None), or to trace_path
+    through a temporary beside it, renamed into place. A Ctrl-C or SIGTERM during the
+    export (seconds for a large run) removes the temporary: it left a 135 MB
+    /tmp/rooflab-trace-*.json, or half a --save-trace file (review s22 r2 F7). A trace
+    kept by --save-trace is recorded (files.note_written), so a later interruption names
+    it rather than saying nothing was written (F6b)."""
+    from pathlib import Path
+
+    from ..files import _mode_of, _refuse_special, link_target_safe, note_written
+
+    # the same checks as every -o: through a symlink to its target (renaming onto the link
+    # replaced it and left the target empty), never over a FIFO or a device (review s22
+    # h1 H7); made only now, so a script that fails leaves no empty temp file behind
+    target = None
+    if trace_path is not None:
+        target = link_target_safe(Path(trace_path))
+        _refuse_special(Path(trace_path), target)
+    folder = None if target is None else os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix="rooflab-trace-" if folder is None else ".rooflab-trace-",
+                               suffix=".json", dir=folder)
+    try:
         os.close(fd)
-    prof.export_chrome_trace(trace_path)
+        prof.export_chrome_trace(tmp)
+        if trace_path is None:
+            return tmp
+        os.chmod(tmp, _mode_of(target))   # as open() would leave it, not 0600
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    note_written(trace_path)
     return trace_path

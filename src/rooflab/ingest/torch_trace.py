@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import ParseError
+from ..errors import InputError, ParseError
 from ..model.kernel import Kernel
 from .aggregate import sort_by_time
 from .kernel_names import step_labels
@@ -380,7 +380,14 @@ def load_torch_trace(paths: Iterable[str] | str) -> TorchImport:
     for path in paths:
         log = SkipLog(path)
         data = load_trace_json(path)
-        ks, ns, un = trace_kernels(data, path, log)
+        try:
+            ks, ns, un = trace_kernels(data, path, log)
+        except InputError as exc:
+            if exc.path is not None:
+                raise
+            # a Kernel's range check ("flop[fp32] 2e+36 is outside ...") knows the op, not
+            # the trace it came from: say the file, as the shape errors do (s22 r1 F8)
+            raise ParseError(str(exc), path=path, field=exc.field) from None
         uncounted += un
         ranks.append(rank_of(data))
         per_trace.append(ks)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..units import fmt_pct, fmt_seconds
+from ..sides import pct_text
+from ..units import fmt_seconds
 from .analysis import Point
 from .roofline import time_floor
 from .sanity_ceilings import applicable_launch_s
@@ -65,8 +66,9 @@ class Efficiency:
 def pct(fraction: float) -> str:
     """A fraction as a percentage, rounded as the report's tables and chart round a
     point's percent of roof (units.fmt_pct): whole percents from 1 %, two
-    figures under it so a small one is not '0%' (0.0012 -> '0.12%', 0.494999 -> '49%')."""
-    return fmt_pct(100 * fraction)
+    figures under it so a small one is not '0%' (0.0012 -> '0.12%', 0.494999 -> '49%'), and
+    the digits that keep it off a class line (sides.pct_text: 0.09996 -> '9.996%')."""
+    return pct_text(100 * fraction)
 
 
 def work_pct(p: Point, e: Efficiency) -> str:

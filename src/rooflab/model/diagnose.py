@@ -10,14 +10,16 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
+from ..sides import ai_apart, factor_text, pct_text
+from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 from .above_roof_words import above_nominal, nominal_binding
 from .advice import advise
 from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
-from .advice_core import Advice, pct
-from .analysis import Analysis, Point, primary_points
+from .advice_core import Advice
+from .analysis import Analysis, Point, primary_points, share_totals
 from .ceiling import kernel_ceiling
 from .diagnose_calls import calls_below_roof
 from .diagnose_distances import Distance, _narrow_weights, _other_family_top, _reuse, distances
@@ -56,6 +58,9 @@ class Diagnosis:
     # a many-calls kernel's per-call floor (advice_calls.many_calls): the floor its gain
     # keeps, the one its merge advice prices (review r5: not the roof's numba no-op)
     call_cost: CallCost | None = None
+    # priority is of the kernel's own file's time, not of all kernels' (several profiler
+    # files: separate runs, as time_share is: analysis.share_totals; review s22 r4 F8)
+    per_file: bool = False
 
     # a notebook shows the CLI's row, not every field (display_results)
     _repr_pretty_ = pretty(diagnosis_text)
@@ -142,7 +147,8 @@ class Diagnosis:
             return (f"none: it runs at its {kept}" if launch else
                     f"none: it runs at its roof ({fmt_seconds(reach)}; up to "
                     f"{ABOVE_TOLERANCE:.0%} above it is within the tolerance)")
-        return (f"{fmt_seconds(self.gain_s)} saved ({self.priority:.0%} of the total) if it "
+        return (f"{fmt_seconds(self.gain_s)} saved ({pct_text(self.priority * 100)} of "
+                f"{'its own file' if self.per_file else 'the total'}) if it "
                 f"reached its roof ({speedup:.1f}x faster"
                 + (f"; the {kept} stays" if launch else "") + ")")
 
@@ -168,7 +174,8 @@ def level_bounds(analysis: Analysis) -> tuple[str, ...]:
 def evidence(p: Point, machine: Machine | None = None) -> str:
     """Why this bound class, in numbers."""
     floor = "dispatch floor" if machine is not None and machine.kind == "cpu" else "launch floor"
-    pc = pct(p.percent_of_roof / 100) if p.percent_of_roof is not None else "-"
+    # rounded so that it stays on its side of the 10 % line (sides.py: 9.996 %, not 10 %)
+    pc = pct_text(p.percent_of_roof)
     ach = fmt_rate(p.achieved_flop_per_s, p.precision)
     att = fmt_rate(p.attainable_flop_per_s, p.precision)
     if p.bound == "overhead" and p.seconds is None:
@@ -199,7 +206,8 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
             # no FLOP/s to compare: the bandwidth it reaches is its fraction of the roof
             bps = p.bytes / p.seconds
             return (f"no FLOP (AI 0): moves only {si(bps, 'B/s')} = "
-                    f"{pct(bps / p.bytes_per_s)} (< {LATENCY_FRACTION:.0%}) of {p.level} "
+                    f"{pct_text(100 * bps / p.bytes_per_s)} (< {LATENCY_FRACTION:.0%}) of "
+                    f"{p.level} "
                     f"bandwidth {si(p.bytes_per_s, 'B/s')}, and {known}: latency, "
                     f"synchronisation, too little parallelism or work that is no FLOP "
                     f"(comparisons, index arithmetic)")
@@ -210,14 +218,18 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
         moved = ""
         if p.seconds:
             bps = p.bytes / p.seconds
-            moved = (f"; moves {si(bps, 'B/s')} = {pct(bps / p.bytes_per_s)} of "
+            moved = (f"; moves {si(bps, 'B/s')} = {pct_text(100 * bps / p.bytes_per_s)} of "
                      f"{p.level} bandwidth")
-        where = (f"{fmt_factor(p.ridge / p.ai)} left of it" if p.ai > 0 else
-                 "no FLOP: pure data movement")
-        return (f"AI {fmt_ai(p.ai)} FLOP/B < ridge {fmt_ai(p.ridge)} ({where}): "
+        if p.ai <= 0:   # no FLOP/s to hold or reach: the bandwidth is its one number
+            return (f"AI 0 (no FLOP: pure data movement): held by {p.level} at "
+                    f"{si(p.bytes_per_s, 'B/s')}{moved}{near_latency_line(p)}")
+        where = f"{factor_text(p.ridge / p.ai)} left of it"
+        ai, ridge = ai_apart(p.ai, p.ridge)   # 'AI 9.996 < ridge 10', not 'AI 10 < ridge 10'
+        return (f"AI {ai} FLOP/B < ridge {ridge} ({where}): "
                 f"held by {p.level} at {si(p.bytes_per_s, 'B/s')}, attainable {att}; "
                 f"achieved {ach} = {pc} of roof{moved}{near_latency_line(p)}")
-    return (f"AI {fmt_ai(p.ai)} FLOP/B >= ridge {fmt_ai(p.ridge)}: held by {p.binding} at "
+    ai, ridge = ai_apart(p.ai, p.ridge)
+    return (f"AI {ai} FLOP/B >= ridge {ridge}: held by {p.binding} at "
             f"{fmt_rate(p.peak_flop_per_s, p.precision)}; achieved {ach} = {pc} of roof"
             f"{near_latency_line(p)}")
 
@@ -260,7 +272,7 @@ def _faster_fallback(findings, kernel: Kernel, p: Point) -> str:
 
 
 def _ranked(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
-            machine: Machine) -> Diagnosis:
+            machine: Machine, per_file: bool = False) -> Diagnosis:
     """A kernel's diagnosis without its evidence, distances and advice (_detail): what
     ranks it (gain, time share, floor) and what a report reads off every kernel, shown or
     not (headroom, findings: the flagged count and the read-with-care lines)."""
@@ -287,7 +299,7 @@ def _ranked(analysis: Analysis, kernel: Kernel, p: Point, total_s: float,
         gain_s=gain, priority=gain / total_s if gain is not None and total_s > 0 else 0.0,
         rank=0, distances=(), findings=findings, advice=(),
         notes=(note,) if isinstance(note, str) and note else (), reachable_s=reachable,
-        call_cost=cost)
+        call_cost=cost, per_file=per_file)
 
 
 def _detail(analysis: Analysis, kernel: Kernel, d: Diagnosis, machine: Machine) -> dict:
@@ -342,13 +354,19 @@ def diagnose(analysis: Analysis, machine: Machine | None = None,
     headroom, gain and findings, with evidence "" and no distances or advice: for a
     terminal that details the top N of 10 000 kernels (review r5 F5: 13x json.load)."""
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    # several profiler files (separate runs): each gain is of its own file's time, as each
+    # time share is; 0.7 % of eight runs' summed 174 s sat beside 'time share 100 %'
+    totals = share_totals(analysis.kernels)
+    per_file = len({k.meta.get("step_index") for k in analysis.kernels
+                    if isinstance(k.meta, Mapping)} - {None}) > 1   # share_totals' rule
     machine = machine if machine is not None else machine_of(analysis.roof)
     # each kernel's own hardest-binding point (as Analysis.primary, but two kernels of one
     # name keep their own numbers)
     primary = {id(k): min(pts, key=lambda p: p.attainable_flop_per_s)
                for k in analysis.kernels if (pts := analysis.points_of(k))}
-    ranked = [(k, _ranked(analysis, k, primary[id(k)], total, machine))
-              for k in analysis.kernels if id(k) in primary]
+    ranked = [(k, _ranked(analysis, k, primary[id(k)], totals[i] if per_file else total,
+                          machine, per_file))
+              for i, k in enumerate(analysis.kernels) if id(k) in primary]
     # Untimed kernels (analytic counts) have no gain; the longest floor goes first.
     ranked.sort(key=lambda kd: (-kd[1].priority, -(kd[1].time_share or 0.0),
                                 -kd[1].point.floor_s, kd[1].kernel))
@@ -371,6 +389,9 @@ def diagnosis_to_dict(d: Diagnosis) -> dict:
         "kernel": d.kernel, "rank": d.rank, "bound": d.bound, "level": d.point.level,
         "evidence": d.evidence, "headroom": d.headroom, "flagged": d.flagged,
         "time_share": d.time_share, "gain_s": d.gain_s, "priority": d.priority,
+        # what priority is a share of: "file" (each kernel's own profiler file, a separate
+        # run, as time_share) or "total" (every kernel's summed time)
+        "priority_of": "file" if d.per_file else "total",
         # the gain's floor and speed-up (the report's "1.2x faster"): time at the roof
         # with the launches kept, and measured / that time
         "reachable_s": d.reachable, "gain_speedup": d.gain_speedup,

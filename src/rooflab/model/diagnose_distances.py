@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si
+from ..sides import ai_apart, factor_text
+from ..units import fmt_factor, fmt_rate, fmt_seconds, si
 from .above_roof_words import above_nominal, nominal_binding
 from .advice_core import TARGET_EFFICIENCY, Efficiency, efficiency_of, pct
 from .advice_tiling import reuse_limit
@@ -29,6 +30,18 @@ class Distance:
     name: str              # "below roof" | "along slope" | "roof"
     factor: float | None
     words: str
+
+
+# the headroom past which a kernel is flagged (diagnose.FLAG_HEADROOM, which imports this
+# module): the line the "below roof" factor is printed off (sides.factor_text)
+BELOW_ROOF_LINE = 2.0
+
+
+def factor_words(x: Distance) -> str:
+    """A distance's factor as the report heads it, with the figures that keep it off its
+    line: 'below roof (2.002x)' for a flagged kernel (> 2x), not '(2x)'; 'along slope
+    (1.0004x)' beside the ridge, not '(1x)' (review s22 r4 F3)."""
+    return factor_text(x.factor, BELOW_ROOF_LINE if x.name == "below roof" else 1.0)
 
 
 # What closes each distance, by kind of machine (seed 004 names the GPU levers).
@@ -186,7 +199,8 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
         cure = compute_cure
     return Distance(
         "below roof", f,
-        f"{fmt_factor(f)} below the roof at its AI: overhead and kernel efficiency, not AI; "
+        f"{factor_text(f, BELOW_ROOF_LINE)} below the roof at its AI: overhead and kernel "
+        f"efficiency, not AI; "
         f"{cure}. Batching does not close it (it moves the point right, not up)."
         + _launch_split(p, e, machine, step) if f else "-")
 
@@ -305,12 +319,15 @@ def _along_slope(p: Point, reuse: bool | str = True, narrow: str = "") -> Distan
     """How far left of the ridge the point's AI is (the intensity it lacks)."""
     if p.along_slope > 1:
         levers, aside = _slope_levers(reuse, narrow)
+        # figures that keep the AI off its ridge: AI 9.996 under a ridge of 10 read 'AI 10
+        # is 1x left of the ridge 10 ... up to 1x more' (sides.py; review s22 r4 F3)
+        ai, ridge = ai_apart(p.ai, p.ridge)
+        factor = factor_text(p.along_slope)
         return Distance(
             "along slope", p.along_slope,
-            f"AI {fmt_ai(p.ai)} is {fmt_factor(p.along_slope)} left of the ridge "
-            f"{fmt_ai(p.ridge)}: "
+            f"AI {ai} is {factor} left of the ridge {ridge}: "
             f"the 'not enough arithmetic intensity' part. {levers} "
-            f"the slope, up to {fmt_factor(p.along_slope)} more attainable FLOP/s"
+            f"the slope, up to {factor} more attainable FLOP/s"
             f"{aside}.")
     if p.flop <= 0:
         # A copy/transpose/gather does no FLOP: there is no slope to climb (analysis sets
@@ -319,8 +336,9 @@ def _along_slope(p: Point, reuse: bool | str = True, narrow: str = "") -> Distan
                         "AI 0 (no FLOP: pure data movement): there is no slope to climb; "
                         "its time is bytes / bandwidth, so only moving fewer bytes "
                         "(fusion, smaller dtypes, avoiding the copy) shortens it.")
+    ai, ridge = ai_apart(p.ai, p.ridge)   # 'AI 10.004 ... ridge 10', not 'AI 10 ... 10'
     return Distance("along slope", 1.0,
-                    f"AI {fmt_ai(p.ai)} is at or right of the ridge {fmt_ai(p.ridge)}: "
+                    f"AI {ai} is at or right of the ridge {ridge}: "
                     f"more AI buys nothing; the flat roof binds.")
 
 

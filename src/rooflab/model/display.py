@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..sides import PCT_LINES, keep_side, pct_text
 from ..units import fmt_ai, fmt_rate, fmt_seconds, si
 from .sample_spread import spread_short
 
@@ -131,13 +132,38 @@ def _point_line(p) -> str:
     untimed: 'q_proj  DRAM  floor 577 us  AI 0.999  attainable 320 GFLOP/s  ...' (a
     prediction's one number is its floor time, not three dashes)."""
     rate = fmt_rate(p.attainable_flop_per_s, p.precision)
-    if p.seconds is None:
+    moved = bandwidth_part(p)
+    if moved:
+        timing = f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  {moved}"
+    elif p.seconds is None:
         timing = f"floor {fmt_seconds(p.floor_s)}  AI {fmt_ai(p.ai)}  attainable {rate}"
     else:
-        pct = "-" if p.percent_of_roof is None else f"{p.percent_of_roof:.1f}% of roof"
+        pct = "-" if p.percent_of_roof is None else f"{_one_decimal(p.percent_of_roof)}% of roof"
         timing = (f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
                   f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of {rate}  {pct}")
     return f"{p.kernel}  {p.level}  {timing}  {p.bound}-bound ({p.binding})"
+
+
+def _one_decimal(pct: float) -> str:
+    """'45.8': a percent of roof to one decimal, with the digits that keep it on its side
+    of a class line (sides.PCT_LINES): a latency-bound 9.996 % is '9.996', not '10.0'."""
+    text = f"{pct:.1f}"
+    for line in PCT_LINES:
+        text = keep_side(pct, text, line)
+    return text
+
+
+def bandwidth_part(p) -> str:
+    """'80 GB/s = 80% of DRAM bandwidth 100 GB/s' for a timed point without FLOP (a copy):
+    what the CLI tables show in its achieved and % roof cells (bandwidth_reached), not
+    '0 FLOP/s of 0 FLOP/s' (review s22 r4 F7); '' for any other point."""
+    from .bandwidth_reached import bandwidth_of
+
+    moved, pct = bandwidth_of(p)
+    if moved is None:
+        return ""
+    return (f"{si(moved, 'B/s')} = {pct_text(pct)} of {p.level} bandwidth "
+            f"{si(p.bytes_per_s, 'B/s')}")
 
 
 def analysis_text(a, top: int = TOP_POINTS) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..sides import pct_text, times_text
 from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si
-from .display import TOP_POINTS, _percent
+from .display import TOP_POINTS, bandwidth_part
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more
 ADVICE_SHOWN = 1
@@ -27,18 +28,24 @@ def _share(x: float | None) -> str:
 
 def _headroom(d) -> str:
     """'1.84x', '2.50x (>2x)': the report table's headroom cell (no time: '-')."""
+    from .diagnose import FLAG_HEADROOM
+
     if d.headroom is None:
         return "-"
-    return fmt_times(d.headroom) + (" (>2x)" if d.flagged else "")
+    # '2.002x (>2x)', not '2.00x (>2x)' (sides.py)
+    return times_text(d.headroom, FLAG_HEADROOM) + (" (>2x)" if d.flagged else "")
 
 
 def _roof_part(p) -> str:
     """'54% of roof (147 GFLOP/s of 270 GFLOP/s)'; untimed: 'floor 577 us, attainable
     320 GFLOP/s' (its one number is the floor)."""
     attainable = fmt_rate(p.attainable_flop_per_s, p.precision)
+    moved = bandwidth_part(p)
+    if moved:   # no FLOP (a copy): the bandwidth it reached, as the CLI shows it
+        return moved
     if p.seconds is None or p.percent_of_roof is None:
         return f"floor {fmt_seconds(p.floor_s)}, attainable {attainable}"
-    return (f"{_percent(p.percent_of_roof)}% of roof "
+    return (f"{pct_text(p.percent_of_roof)} of roof "
             f"({fmt_rate(p.achieved_flop_per_s, p.precision)} of {attainable})")
 
 
@@ -51,7 +58,8 @@ def diagnosis_text(d) -> str:
              f"{_roof_part(p)}"]
     if p.seconds is not None:
         gain = (f"; gain: {d.gain_words}" if d.gain_s is None else   # held to a fallback
-                f"; gain at roof {fmt_seconds(d.gain_s)} ({_share(d.priority)} of the total)")
+                f"; gain at roof {fmt_seconds(d.gain_s)} ({_share(d.priority)} of "
+                f"{'its own file' if getattr(d, 'per_file', False) else 'the total'})")
         lines.append(f"  time {fmt_seconds(p.seconds)} ({_share(d.time_share)} of the "
                      f"total), headroom {_headroom(d)}{gain}")
     else:

@@ -185,6 +185,9 @@ def roof_from_dict(d: Mapping[str, Any], where: str = "roof") -> Roof:
         )
 
 
+OVERHEAD_MAX_S = 1.0   # the most a roof's launch (or call) overhead may be, in seconds
+
+
 def _overhead(d: Mapping[str, Any], where: str) -> float | None:
     if d.get("overhead_s") is None:
         return None
@@ -193,6 +196,11 @@ def _overhead(d: Mapping[str, Any], where: str) -> float | None:
     if value < 0:
         raise InputError(f"{where}: field 'overhead_s' must be >= 0 seconds; got {value!r}",
                          field=f"{where}.overhead_s")
+    if value > OVERHEAD_MAX_S:
+        # a launch costs microseconds: past 1 s is a unit slip or a stranger's 1e308 (s22 r1 F8)
+        raise InputError(f"{where}: field 'overhead_s' is {value:g} s, past the "
+                         f"{OVERHEAD_MAX_S:g} s rooflab takes for one launch; it is in "
+                         f"seconds (5 us is 5e-06)", field=f"{where}.overhead_s")
     return value
 
 

@@ -38,6 +38,7 @@ from ..units import fmt_pct, si
 # plot_roofline, save_figure, and the words and rules the HTML report and the CLI read);
 # the names below are the ones it uses: import each from its own module.
 from .chart_ceilings import mixed_roofs, select_ceilings
+from .chart_fonts import chart_fonts
 from .chart_inputs import _checked, chart_subject, titled
 from .chart_layout_cost import _to_pt
 from .chart_limits import _limits, _ridge_ais
@@ -186,7 +187,10 @@ def plot_roofline(roofs: Roof | Sequence[Roof], kernels: Kernel | Sequence[Kerne
                             sweep_precision=sweep_precision, before_roof=before_roof,
                             labels=labels, size_by=size_by, min_share=min_share,
                             zoom=zoom)
-    return display.plot(ax=ax, size=size)
+    with chart_fonts(display) as caught:   # CJK names drawn with a CJK font (chart_fonts)
+        display.plot(ax=ax, size=size)
+    _layout_warnings(caught)   # (missing glyphs are said when the chart is written)
+    return display
 
 
 SUFFIXES = (".png", ".svg")
@@ -196,8 +200,6 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     """The chart rendered as PNG or SVG bytes (drawn first if needed); savefig_kw go to
     matplotlib's Figure.savefig over the defaults (dpi 150, no date). A chart drawn at a
     size (plot(size=...)) is written at that size: dpi is pixels per inch of it."""
-    if display.figure_ is None:
-        display.plot()
     buf = io.BytesIO()
     # No date, and the chart's own title (not "Matplotlib v3.x") in the file's metadata,
     # so the same chart gives the same file and a viewer or screen reader names it.
@@ -209,7 +211,6 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     # inches at D dpi is W x D pixels whatever the design's size
     kw["dpi"] = kw["dpi"] * getattr(display, "scale_", 1.0)
     import contextlib
-    import warnings
 
     import matplotlib
 
@@ -219,13 +220,13 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     # editable, read by screen readers, and half the size (review 18c F13); the SVG's
     # marker and clip-path ids salted with a fixed word, not a fresh uuid, so the same
     # chart is the same bytes (an .svg or an .html report kept in git; s21 r7 F10)
-    plain = (without_outlines(display.figure_) if fmt == "svg"
-             else contextlib.nullcontext())
-    with warnings.catch_warnings(record=True) as caught, plain, \
-            matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rooflab"}):
-        warnings.simplefilter("always")
-        display.figure_.savefig(buf, **kw)
-    _layout_warnings(caught)
+    with chart_fonts(display) as caught:
+        if display.figure_ is None:
+            display.plot()
+        with (without_outlines(display.figure_) if fmt == "svg" else contextlib.nullcontext()), \
+                matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "rooflab"}):
+            display.figure_.savefig(buf, **kw)
+    _layout_warnings(caught, display if fmt != "svg" else None)
     data = buf.getvalue()
     size = getattr(display, "size_", None)   # a SweepDisplay has none
     if fmt == "svg" and size is not None:
@@ -235,21 +236,34 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
     return data
 
 
-def _layout_warnings(caught) -> None:
-    """matplotlib's warnings while writing, passed on; "constrained_layout not applied"
-    (the texts left the axes no room: the chart is written without the layout) as
-    rooflab's own words, the one sign that the figure came out squeezed."""
+def _layout_warnings(caught, glyphs_of: RooflineDisplay | None = None) -> None:
+    """matplotlib's warnings while drawing or writing, passed on; "constrained_layout not
+    applied" (the texts left the axes no room: the chart is written without the layout) as
+    rooflab's own words, the one sign that the figure came out squeezed; its per-character
+    "Glyph ... missing" ones as one MissingGlyphsWarning for the chart glyphs_of (a PNG's),
+    none where it is None (an SVG's text is drawn by its viewer; s22 r3 F4)."""
     import warnings
 
+    from ..errors import user_stacklevel
+    from .chart_fonts import MissingGlyphsWarning, glyph_warning, missing_glyphs
+
+    missing: dict[str, str] = {}
     for w in caught:
         text = str(w.message)
-        if "constrained_layout not applied" in text:
+        glyph = glyph_warning(text)
+        if glyph is not None:
+            missing.setdefault(*glyph)
+        elif "constrained_layout not applied" in text:
             warnings.warn("rooflab: the chart's titles, axis labels or legend left no room "
                           "for the axes, so matplotlib drew it without its layout (texts "
                           "may overlap the axes); a shorter --title or a larger --size "
                           "helps", UserWarning, stacklevel=3)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing and glyphs_of is not None:
+        fonts = ", ".join(dict.fromkeys(missing.values()))
+        warnings.warn(missing_glyphs(glyphs_of, set(missing), fonts), MissingGlyphsWarning,
+                      stacklevel=user_stacklevel())
 
 
 def save_figure(display: RooflineDisplay, path: str | os.PathLike, **savefig_kw) -> Path:
@@ -306,14 +320,17 @@ def caveats(display: RooflineDisplay) -> str:
 
 
 # A "nominal" roof whose every ceiling the profile calls derived (the CPU probe's: cores x
-# its measured clock x FLOP/cycle, "derived, not a datasheet figure" in its table): the
-# chart names it so, not "nominal" (review 18c F10: it read as a datasheet at 100 %).
-DERIVED_WORDS = "derived, not a datasheet figure"
+# its measured clock x FLOP/cycle, "derived, not a datasheet figure" in its table; a
+# catalog CPU's: cores x the datasheet clock x FLOP/cycle): the chart says both, the roof's
+# kind as text, MD and JSON state it ("nominal") and its ceilings' ("derived"). Review 18c
+# F10: "nominal" alone read as a datasheet at 100 %; s22 r4 F2: "derived" alone on the
+# chart beside "(nominal)" in every other format read as two different roofs.
+DERIVED_WORDS = "nominal; peaks derived, not datasheet figures"
 
 
 def provenance_label(roof: Roof) -> str:
     """The roof's name with its ceilings' provenance as the profile states it: roof_label,
-    its kind replaced by DERIVED_WORDS where it is nominal and every ceiling derived."""
+    its kind followed by DERIVED_WORDS where it is nominal and every ceiling derived."""
     if is_envelope(roof):
         return ENVELOPE_LEGEND
     provs = {c.provenance for c in (*roof.compute, *roof.memory)}

@@ -17,11 +17,34 @@ from .chart_parts import roof_label
 MAX_CEILINGS = 5
 
 
+# A kernel's precision whose next step down is drawn beside its own ceiling: fp64's fp32,
+# the pair Nsight Compute's roofline draws (double and single). On a GeForce the fp32
+# vector peak is 64x the fp64 one: the move the report advises ("fp32 vector, 64x
+# higher"), and the chart showed fp64 and fp8 tensor only (review s22 r6 F5). Other
+# kernels' next step is the top float ceiling itself or near it (fp32 -> fp16 tensor).
+STEP_DRAWN = ("fp64",)
+
+
+def _steps_down(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
+    """The ceilings STEP_DRAWN kernels would move to, by the report's rule
+    (advice_precision._lower: the same unit's fp32 for vector work)."""
+    from ..model.advice_precision import _lower
+
+    out = set()
+    for precision, unit in {(k.precision, k.unit) for k in kernels}:
+        step = _lower(roof, precision, unit) if precision in STEP_DRAWN else None
+        if step is not None and step[1] in roof.compute:   # not a stand-in
+            out.add(step[1])
+    return out
+
+
 def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
     """The default selection for a roof with many ceilings: with kernels, the ceilings they
-    are judged by plus the top float ceiling; without, the fastest unit of each precision."""
+    are judged by, fp32 beside fp64 (STEP_DRAWN) and the top float ceiling; without, the
+    fastest unit of each precision."""
     if kernels:
         want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
+        want |= _steps_down(roof, kernels)
         top = roof.top_float_compute()
         if top.value > max(c.value for c in want):   # not a second name for the same height
             want.add(top)
@@ -99,7 +122,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
         if left_out and not (wanted and not chosen):
             hidden += [f"{roof_label(roof)}: {c.label} {fmt_rate(c.value, c.precision)}"
                        for c in left_out]
-            why = "asked for" if wanted else ("kernels' precisions and the top float ceiling"
+            why = "asked for" if wanted else (_why_auto(roof, kernels)
                                               if kernels else "fastest unit per precision")
             notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
                          f"compute ceilings ({why}); left out "
@@ -107,6 +130,12 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                          f"--precision all (in Python: precisions='all')")
         kept.append(tuple(chosen))
     return kept, hidden, notes
+
+
+def _why_auto(roof: Roof, kernels: Sequence[Kernel]) -> str:
+    """The note's words for _auto_ceilings' choice."""
+    step = " and fp32 beside fp64" if _steps_down(roof, kernels) else ""
+    return f"kernels' precisions{step} and the top float ceiling"
 
 
 # A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI,

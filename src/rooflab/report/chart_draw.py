@@ -28,6 +28,7 @@ from .chart_marks import (
     above_ring_styles,
     arrow_fit,
     glyph_color,
+    literal,
     roof_marker,
 )
 from .chart_parts import (
@@ -51,27 +52,52 @@ def leader_start(ha: str, va: str) -> tuple[float, float]:
             {"bottom": 0.0, "top": 1.0}.get(va, 0.5))
 
 
+# The kernels' markers in layers (zorder): the unlabelled ones, then the labelled ones
+# (the longest kernels) over them all, each kernel's primary level (DRAM) PRIMARY_DZ over
+# its other levels, and within a layer a smaller marker over a larger one. Review s22 r6
+# F1: the smaller-on-top rule alone put a 10 000-kernel cloud's 4-pt batch over the
+# 12-pt marker of the kernel holding 38 % of the time: not one pixel of it was drawn.
+UNLABELLED_Z = 5.0
+LABELLED_Z = 5.3
+PRIMARY_DZ = 0.1
+# A glyph just over its own marker and under the next marker size's (0.5 pt apart:
+# _size_z 0.00125): a batch of the next size covers this batch's glyphs too.
+GLYPH_DZ = 0.0001
+# In a crowded chart's batches, markers under this size get no side glyph: one batch is
+# one artist, so every glyph of it lies over every marker of it, and a dense cloud of
+# 4-pt blue markers printed as white slashes round a white hole (s22 r6 F1). A glyph
+# 2 pt across says little there; the colour says the side, as the labelled points'
+# glyphs and the legend's do.
+BATCH_GLYPH_MIN = 6.0
+
+
 def _size_z(size: float) -> float:
     """A small marker above a large one (a 0.1 % kernel is not hidden under the 90 % one),
-    within 0.2 of the point's layer (its glyph is 0.01 above its own marker)."""
-    return (SIZE_MAX - min(size, SIZE_MAX)) / 100
+    within 0.04 of its layer: under PRIMARY_DZ."""
+    return (SIZE_MAX - min(size, SIZE_MAX)) / 400
+
+
+def point_z(labelled: bool, primary: bool) -> float:
+    """The layer of a kernel's marker (before its size's share): see UNLABELLED_Z."""
+    return (LABELLED_Z if labelled else UNLABELLED_Z) + (PRIMARY_DZ if primary else 0.0)
 
 
 def _draw_markers(ax, xs, ys, marker, color: str, measured: bool, side: str,
-                  zorder: float, size: float, gid: str | None = None) -> None:
+                  zorder: float, size: float, gid: str | None = None,
+                  glyph: bool = True) -> None:
     """Markers at (xs, ys) of one look: filled (measured) or hollow (predicted), their
-    side's glyph inside; one artist for all, the one rule for a point drawn alone and a
-    crowded chart's batches."""
+    side's glyph inside (unless glyph is False); one artist for all, the one rule for a
+    point drawn alone and a crowded chart's batches."""
     zorder += _size_z(size)
     ax.plot(xs, ys, ls="none", marker=marker, ms=size, mec=color if not measured else "0.15",
             mfc=color if measured else "none", mew=1.5 if not measured else 0.8,
             zorder=zorder, gid=gid)
-    if side in SIDE_GLYPHS:
+    if side in SIDE_GLYPHS and glyph:
         # A collection, not a line: ax.lines keeps one Line2D per point.
         ax.scatter(xs, ys, marker=_glyph_marker(SIDE_GLYPHS[side]),
                    s=(GLYPH_FRACTION * size) ** 2, linewidths=1.6 if size >= 6 else 1.0,
                    facecolors="none", edgecolors=glyph_color(color, measured),
-                   zorder=zorder + 0.01, gid=f"side-glyph:{side}")
+                   zorder=zorder + GLYPH_DZ, gid=f"side-glyph:{side}")
 
 
 def _draw_point(ax, marker, color: str, measured: bool, side: str, zorder: float,
@@ -88,20 +114,26 @@ SIZE_STEP = 0.5
 BATCH_POINTS = 200
 
 
-def _draw_points_batched(ax, points) -> None:
-    """The unlabelled points, grouped by how they look, their size to the nearest
+def _who(p) -> tuple[int, str]:
+    """A point's kernel (its index, and its name for a point built by hand, index -1)."""
+    return p.kernel_index, p.kernel
+
+
+def _draw_points_batched(ax, points, labelled: set[tuple[int, str]]) -> None:
+    """The unlabelled kernels' points, grouped by how they look, their size to the nearest
     SIZE_STEP pt (one artist per look and size: a marker stamped once, as before sizes),
-    the largest first so the small ones stay on top; the labelled ones are drawn one by
-    one on top, as on a small chart."""
+    the largest first so the small ones stay on top; the labelled kernels' points are
+    drawn one by one over them all, as on a small chart."""
     groups: dict[tuple, list] = {}
-    for p in sorted((p for p in points if not p.text), key=lambda p: -p.size):
+    for p in sorted((p for p in points if _who(p) not in labelled),
+                    key=lambda p: -p.size):
         size = round(p.size / SIZE_STEP) * SIZE_STEP
-        key = (p.marker, p.color, p.measured, _side(p), 5.5 if p.label != p.level else 5,
-               size)
+        key = (p.marker, p.color, p.measured, _side(p),
+               point_z(False, p.label != p.level), size)
         groups.setdefault(key, []).append((p.ai, p.flop_per_s))
     for (marker, color, measured, side, zorder, size), xy in groups.items():
         _draw_markers(ax, [x for x, _ in xy], [y for _, y in xy], marker, color, measured,
-                      side, zorder, size, gid="kernel-points")
+                      side, zorder, size, gid="kernel-points", glyph=size >= BATCH_GLYPH_MIN)
 
 
 def _draw_joins(ax, d: RooflineDisplay) -> None:
@@ -151,14 +183,23 @@ def draw(d: RooflineDisplay, ax):
     """Draw a RooflineDisplay's data on `ax` (a new Figure when None); returns (fig, ax)."""
     own_figure = ax is None   # a figure of our own may be widened for an outside legend
     fig, ax = _new_axes(d, ax)
-    ax.set_xlabel(_axis_words(d))
+    # every text from a name is drawn literally (chart_marks.literal: `$` is not mathtext)
+    ax.set_xlabel(literal(_axis_words(d)))
     ax.set_ylabel("performance (FLOP/s)")
     # Several roofs make a long title ("A vs B vs C"); at 10 pt about 100 characters fit
     # the 9-inch figure, so longer ones wrap instead of running off its edge.
     title = textwrap.fill(d.title, 95, break_long_words=False) if len(d.title) > 95 else d.title
-    ax.set_title(title, fontsize=10 if len(d.title) > 70 else None)
+    ax.set_title(literal(title), fontsize=10 if len(d.title) > 70 else None)
     _format_ticks(ax)
-    _settle_layout(fig)
+    # Settle the axes box before the slope labels take its aspect. A figure of our own is
+    # also heightened where footnote lines squeeze the axes below the layout's modelled
+    # height (review s22 r6 F6); fit_axes_height's first pass is the settling, so the
+    # layout (on 10k kernels ~2 s a pass) runs once, not twice (review s22 h2 F2).
+    if own_figure:
+        from .chart_layout_size import fit_axes_height
+        fit_axes_height(fig, ax)
+    else:
+        _settle_layout(fig)
     # Label positions come laid out from chart_layout.layout_labels (no two overlap); a
     # ceiling equal to another of its roof has no text of its own (the other names both).
     for line in d.lines:
@@ -197,6 +238,7 @@ def _axis_words(d: RooflineDisplay) -> str:
     drawn without a label, those left out, ops without FLOP, roofs to read with care."""
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
+    from .axis_words import axis_title
     from .chart import caveats, memory_ops
     from .chart_layout_texts import labelled_counts
 
@@ -207,7 +249,8 @@ def _axis_words(d: RooflineDisplay) -> str:
     ops = memory_ops(d)
     # a roof its probe calls unreliable says so on the image, not on stderr only (18c F5)
     care = caveats(d)
-    return ("arithmetic intensity (FLOP/byte)" + (
+    # which bytes the intensity counts (s22 r6 F3; the HTML's words: axis_words)
+    return (axis_title(d) + (
         f"\nlabelled: the {longest} longest kernels{ringed}; {d.unlabelled} more drawn "
         f"without a label" if d.unlabelled else "") + (f"\n{_short_dropped(d.dropped)}"
                                              if d.dropped else "")
@@ -231,13 +274,9 @@ def _format_ticks(ax) -> None:
 
 def _settle_layout(fig) -> None:
     """Run the figure's layout engine now: the slope labels need the axes box's aspect."""
-    engine = fig.get_layout_engine()
-    if engine is not None:  # settle the axes box first: slope labels need its aspect
-        import warnings
+    from .chart_layout_size import settle
 
-        with warnings.catch_warnings():   # as chart.figure_bytes: matplotlib copes
-            warnings.filterwarnings("ignore", message="constrained_layout not applied")
-            engine.execute(fig)
+    settle(fig)
 
 
 def _draw_ridges(ax, d: RooflineDisplay) -> None:
@@ -277,21 +316,22 @@ def _draw_kernel_points(ax, d: RooflineDisplay) -> None:
     """The kernels' markers (a crowded chart's unlabelled ones batched) and their labels,
     each moved away from its point with a leader line (chart_layout_cost.has_leader)."""
     many = len(d.points) > BATCH_POINTS
+    labelled = {_who(p) for p in d.points if p.text}
     if many:
-        _draw_points_batched(ax, d.points)
+        _draw_points_batched(ax, d.points, labelled)
     for p in d.points:
-        if many and not p.text:
+        if many and _who(p) not in labelled:
             continue
         # The labelled point (the kernel's primary level, DRAM) on top: at AI 0.125 DRAM and
         # 0.124 L2 the L2 square hid the DRAM circle, and with it the memory-bound colour.
         # Its side of the ridge is its colour and the glyph inside (slope / flat bar).
         _draw_point(ax, (p.ai, p.flop_per_s, p.marker), p.color, p.measured, _side(p),
-                    5.5 if p.label != p.level else 5, p.size)
+                    point_z(_who(p) in labelled, p.label != p.level), p.size)
         if not p.text:
             continue
         # Placed clear of the other labels; one moved away from its point gets a leader,
         # by the rule the layout costs it with.
-        ax.annotate(p.text, (p.ai, p.flop_per_s), textcoords="offset points",
+        ax.annotate(literal(p.text), (p.ai, p.flop_per_s), textcoords="offset points",
                     xytext=p.label_offset, ha=p.label_ha, va=p.label_va, fontsize=7,
                     color="0.15", zorder=6, bbox=LABEL_BOX,
                     arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.6,
@@ -307,7 +347,7 @@ def _draw_legend(ax, d: RooflineDisplay, own_figure: bool) -> None:
 
     handles = _legend(d, Line2D)
     place_legend(ax, d, {"handles": [h for h, _ in handles],
-                         "labels": [t for _, t in handles], "fontsize": 7,
+                         "labels": [literal(t) for _, t in handles], "fontsize": 7,
                          "handler_map": {tuple: HandlerTuple(ndivide=1)}},
                  own_figure=own_figure)
 
@@ -338,7 +378,7 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         # Measured points, not a ceiling: markers joined by a thin line, above the roof lines.
         ax.plot(line.xs, line.ys, "-o", ms=3.5, lw=0.8, color=line.color, zorder=3)
         return
-    if line.kind == "mixed":
+    if line.kind in ("mixed", "nofma"):   # nofma: the longest kernel's (chart_nofma)
         # A mixed-precision kernel's weighted ceiling: thin, dashed, in its kernel's colour,
         # named in the legend (not on the line: it is short and sits among the ceilings).
         ax.plot(line.xs, line.ys, "--", color=line.color, lw=1.0, zorder=2.5,
@@ -355,9 +395,11 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         _beads(ax, line, d, marker)
     if line.kind == "compute":
         if line.text and line.label_xy is not None:
-            ax.annotate(line.text, line.label_xy, textcoords="offset points",
+            ax.annotate(literal(line.text), line.label_xy, textcoords="offset points",
                         xytext=line.label_offset, ha=line.label_ha, va=line.label_va,
                         fontsize=7, color=line.color, bbox=CEILING_BOX, zorder=3)
+        return
+    if line.label_va == "none":   # named in a slope it prints on (chart_layout.NO_LABEL)
         return
     text = line.text or line.label
     # Slope label: on log-log axes every slope has the same on-screen angle.
@@ -374,6 +416,6 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     # run beside the text, not through its lower edge
     side = 3.0 if va == "bottom" else -3.0
     off = (-side * math.sin(math.radians(angle)), side * math.cos(math.radians(angle)))
-    ax.annotate(" " + text, (x, y), xytext=off, textcoords="offset points", rotation=angle,
+    ax.annotate(literal(" " + text), (x, y), xytext=off, textcoords="offset points", rotation=angle,
                 rotation_mode="anchor", ha="left", va=va, fontsize=7, color=line.color,
                 zorder=3)

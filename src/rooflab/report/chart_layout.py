@@ -13,9 +13,43 @@ the size the layout assumes (and scales it to the size asked).
 
 from __future__ import annotations
 
-from .chart_layout_cost import LINE_PT, _line_boxes, _marker_box, _to_pt
+import math
+from dataclasses import replace
+
+from .chart_layout_cost import AXES_PT, LINE_PT, _line_boxes, _marker_box, _to_pt
 from .chart_layout_points import _marker_obstacles, _merge_coincident, _point_labels
 from .chart_layout_roofs import _ceiling_labels, _place_slope_label, _ridge_labels, cap_box
+
+# Slopes of one roof closer than this (points, up the axes) print as one thick line (the
+# bench chart's L1 8.99, DRAM 8.82 and L3 8.4 GB/s: 2 pt apart): one label names them all,
+# as equal ceilings share one (review s22 h2 F3: "L1* 8.99 GB/s" and "L3* 8.4 GB/s" were
+# written over each other, each struck by the other lines: no spot along one is clear).
+SAME_SLOPE_PT = 3.0
+# label_va of a slope named in another's label: chart_draw writes no label on it
+NO_LABEL = "none"
+
+
+def shared_slopes(lines, ylim) -> dict[int, list[int]]:
+    """{index of a memory line: the indices its label names, fastest first} for slopes of
+    one roof within SAME_SLOPE_PT of each other (chained); the others of a group map to
+    []. Slopes on log-log axes are parallel: their distance is their bandwidths' ratio."""
+    per_decade = AXES_PT[1] / math.log10(ylim[1] / ylim[0])
+    bw = {i: ln.ys[0] / ln.xs[0] for i, ln in enumerate(lines)
+          if ln.kind == "memory" and ln.xs[0] > 0 and ln.ys[0] > 0}
+    out: dict[int, list[int]] = {}
+    for roof in dict.fromkeys(lines[i].roof for i in bw):
+        order = sorted((i for i in bw if lines[i].roof == roof), key=lambda i: -bw[i])
+        groups = [[order[0]]] if order else []
+        for i in order[1:]:
+            if math.log10(bw[groups[-1][-1]] / bw[i]) * per_decade <= SAME_SLOPE_PT:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        for g in groups:
+            if len(g) > 1:
+                out.update({i: [] for i in g[1:]})
+                out[g[0]] = g
+    return out
 
 
 def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps=()):
@@ -38,9 +72,16 @@ def layout_labels(lines, ridges, points, xlim, ylim, roof_labels, sweep=(), caps
     room = [_marker_box(pt(p.ai, p.flop_per_s), 4.5 + LINE_PT) for p in points if p.text]
     out_lines = _ceiling_labels(lines, roof_labels, pt, placed, soft + room)
     walls = placed[before:]   # the ceilings' labels: no leader may run through them
+    shared = shared_slopes(out_lines, ylim)
     for i, ln in enumerate(out_lines):
-        if ln.kind == "memory":
-            out_lines[i] = _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed,
-                                              soft)
+        if ln.kind != "memory":
+            continue
+        if i in shared and not shared[i]:   # named in the label of a slope it prints on
+            out_lines[i] = replace(ln, text="", label_xy=None, label_va=NO_LABEL)
+            continue
+        text = ", ".join(out_lines[j].label for j in shared.get(i, [i]))
+        done = _place_slope_label(replace(ln, label=text), lines, roof_labels, pt, xlim,
+                                  ylim, placed, soft)
+        out_lines[i] = replace(done, label=ln.label, text=text)
     return (out_lines, _ridge_labels(ridges, roof_labels, pt, placed, soft),
             _point_labels(_merge_coincident(points, pt), pt, placed, soft, walls))

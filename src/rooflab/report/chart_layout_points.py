@@ -140,7 +140,7 @@ def _point_labels(points, pt, placed, soft, walls=()) -> list:
     from .chart_layout_pairs import repair_pairs
     out, placed[:] = repair_pairs(out, pt, placed, soft, boxes_at, walls)
     out, placed[:] = repair_groups(out, pt, placed, soft, boxes_at, walls)
-    return _drop_overprinted(out, pt)
+    return _drop_overprinted(out, pt, walls)
 
 
 # A label beside its point (no leader), level with another kernel's marker and nearer it
@@ -171,16 +171,18 @@ def _own_side(cands, here, near, text) -> tuple:
     return tuple(out)
 
 
-def _drop_overprinted(points, pt) -> list:
+def _drop_overprinted(points, pt, walls=()) -> list:
     """Text over text is never drawn: where two labels' boxes still overlap after the
     placement and the repairs, the label of the kernel with the smaller share of the time
     goes (its point stays; the chart's footnote counts it among those without a label).
     Review 19c N6: along a crowded x axis, `k160_elementwise · fp32 · 0.48% of roof`
     printed over `k24_elementwise · fp64 · 21% of roof`. The cost (_cost) only made it
-    dear, and with no free spot left the cheapest spot was one on another label."""
+    dear, and with no free spot left the cheapest spot was one on another label.
+    walls: the ceilings' labels, placed first, kept over any point's (review s22 r6 F6:
+    `gemm_fp32_1024 · 7% of roof` printed on `fp64 vector 3.73 GFLOP/s`)."""
     order = sorted((i for i, p in enumerate(points) if p.text),
                    key=lambda i: (-(points[i].share or 0.0), i))
-    out, kept = list(points), []
+    out, kept = list(points), list(walls)
     for i in order:
         box = _box(*_item(pt, i, points[i])[1:])
         if any(overlap_area(box, k) > 0 for k in kept):

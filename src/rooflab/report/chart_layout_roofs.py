@@ -23,6 +23,13 @@ from .chart_layout_cost import (
 )
 from .chart_parts import CAP_TICK_PT, LaunchCap
 
+# How far a slope label's text reaches across its line, in points: chart_draw sets it 3 pt
+# off the line, and 7-pt text is 7 pt tall (ascent + descent), so 3 to 10 pt, and 11 with
+# another line's half width. The model took 1.5 to 8.5: a slope 9.6 pt away (bench chart:
+# DRAM (real traffic) 13.7 GB/s over L1 8.99 GB/s) missed the box and struck the drawn
+# "L1* 8.99 GB/s" through (review s22 h2 F3).
+SLOPE_TEXT_PT = (3.0, 11.0)
+
 
 def _slope_boxes(anchor, text, angle, side=1):
     """A rotated label as a chain of small boxes along its baseline, just above the line
@@ -30,8 +37,9 @@ def _slope_boxes(anchor, text, angle, side=1):
     u = (math.cos(angle), math.sin(angle))
     n = (-u[1] * side, u[0] * side)
     steps = max(int(CHAR_PT * len(text) / 7), 1)
-    return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * 5,
-                         anchor[1] + u[1] * (7 * k + 3.5) + n[1] * 5), 3.5)
+    mid, r = sum(SLOPE_TEXT_PT) / 2, (SLOPE_TEXT_PT[1] - SLOPE_TEXT_PT[0]) / 2
+    return [_marker_box((anchor[0] + u[0] * (7 * k + 3.5) + n[0] * mid,
+                         anchor[1] + u[1] * (7 * k + 3.5) + n[1] * mid), r)
             for k in range(steps)]
 
 
@@ -170,9 +178,7 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         if ln.kind != "compute" or group[0] != ln.label:
             out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
             continue
-        # "bf16 tensor, fp16 tensor 312 TFLOP/s": the names, then the one value.
-        value = " ".join(group[0].split()[-2:])
-        text = " " + ", ".join(g.rsplit(" ", 2)[0] for g in group) + f" {value} "
+        text = " " + shared_label(group) + " "
         first = roof_labels[:1] == (ln.roof,)
         anchor, xy, cands = _label_cands(ln, text, first, pt, ceilings, placed[first_label:])
         offset, ha, va = _place(anchor, text, cands, placed, soft)
@@ -180,6 +186,18 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)
     return out_lines
+
+
+def shared_label(group: list[str]) -> str:
+    """One label for equal ceilings of a roof: "bf16 tensor, fp16 tensor 312 TFLOP/s", the
+    names then the value, once per unit: an integer ceiling of the same height keeps its
+    OP/s ("fp8 tensor 1.98 PFLOP/s, int8 tensor 1.98 POP/s"; the first one's unit on all
+    named int8 in PFLOP/s, review s22 r6 F7)."""
+    by_value: dict[str, list[str]] = {}
+    for g in group:   # each label is "<name> <number> <unit>"
+        name, number, unit = g.rsplit(" ", 2)
+        by_value.setdefault(f"{number} {unit}", []).append(name)
+    return ", ".join(f"{', '.join(names)} {value}" for value, names in by_value.items())
 
 
 def _on_line(ln, xy, offset, pt):

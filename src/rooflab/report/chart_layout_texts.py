@@ -97,11 +97,14 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
 
 def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: int,
                    note: str, n: int) -> tuple[list[DrawnPoint], int, str]:
-    """chart_points._longest_labelled's (texts, unlabelled, note) with every kernel that
-    has a point above its roof labelled too (full: point_texts' labels, before the n
+    """chart_points._longest_labelled's (texts, unlabelled, note) with the kernels that
+    have a point above their roof labelled too (full: point_texts' labels, before the n
     longest were kept): the ring says "check the counts", so the reader needs the name
     to check (review s18 r5 F5: a compare chart's kern_006_softmax at 120 % of fp32
-    vector was ringed but, not among the 20 longest, unnamed)."""
+    vector was ringed but, not among the 20 longest, unnamed). At most n of them, the
+    largest share of the time first (review s22 r6 F2: 210 of 2 001 kernels above a
+    datasheet DRAM slope were all labelled on top of `--labels 20`, and their layout took
+    minutes; the warning above the chart names every one, the note counts the rest)."""
     from .chart import above_roof  # chart's rule, as the ring's
 
     over = {p.kernel for p in full if above_roof(p)}
@@ -109,16 +112,29 @@ def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: 
             if p.kernel in over and p.text and not q.text}
     if not back:
         return texts, unlabelled, note
-    out = [p if p.kernel in back else q for p, q in zip(full, texts, strict=True)]
-    left = unlabelled - len(back)
+    share: dict[str, float] = {}
+    for p in full:   # a kernel's largest share over its points (one per memory level)
+        if p.kernel in back:
+            share[p.kernel] = max(share.get(p.kernel, 0.0), p.share or 0.0)
+    # by share, then by the kernel's first point (stable: the same chart every run)
+    ranked = sorted(dict.fromkeys(p.kernel for p in full if p.kernel in back),
+                    key=lambda k: -share[k])
+    kept = set(ranked[:n]) if n > 0 else set(ranked)
+    out = [p if p.kernel in kept else q for p, q in zip(full, texts, strict=True)]
+    left = unlabelled - len(kept)
     named = len(dict.fromkeys(p.kernel for p in full if p.text))
-    return out, left, labelled_note(n, named, left, len(back))
+    return out, left, labelled_note(n, named, left, len(kept), len(back))
 
 
-def labelled_note(n: int, named: int, left: int, above: int = 0) -> str:
+def labelled_note(n: int, named: int, left: int, above: int = 0, over: int = 0) -> str:
     """The note of a chart that labels its n longest kernels only (of `named`), and the
-    `above` more ringed above their roof (above_labelled): one wording for both."""
+    `above` more ringed above their roof (above_labelled): one wording for both. over:
+    how many unlabelled kernels were above their roof, where more than `above` (the rest
+    are named in the chart's warning, not on it)."""
     more = f" and {above} more above their roof" if above else ""
+    if over > above:
+        more = (f" and {above} more of the {over} above their roof (the longest; the "
+                f"warning names every one)")
     return (f"labelled the {n} longest of {named} kernels{more}; {left} drawn without a "
             f"label (`rooflab plot --labels N` sets how many, 0 labels every one)")
 

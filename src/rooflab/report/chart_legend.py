@@ -119,6 +119,20 @@ ARROW_LEGEND = "before \u2192 after"
 STEPS_LEGEND = "optimisation steps, in order (each step's arrow to the next)"
 
 
+def _clock_rows(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
+    """The clock each roof's peaks hold at, where it knows one (chart_clock, s22 r6 F4):
+    a text row under the roofs, named by roof where the chart has several."""
+    from .chart_clock import roof_clock
+
+    rows = []
+    for roof, label in zip(d.roofs, d.roof_labels, strict=False):
+        clock = roof_clock(roof, d.kernels)
+        if clock:
+            rows.append((Line2D([], [], ls="none"),
+                         f"{label}: {clock}" if len(d.roofs) > 1 else clock))
+    return rows
+
+
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
     from .chart import (
@@ -142,6 +156,7 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
         words = next((provenance_label(r) for r in d.roofs if roof_label(r) == label), label)
         handles.append((Line2D([], [], color=color, ls=ls, marker=roof_marker(d, label) or None,
                                ms=4.5, mew=1.0, mec=color, mfc="white"), words + note))
+    handles += _clock_rows(d, Line2D)
     real = [ln for ln in d.lines if ln.style == REAL_TRAFFIC_STYLE]
     for ln in real:   # one per roof that draws it; named by roof only where two do
         who = f" ({ln.roof})" if len(real) > 1 else ""
@@ -197,6 +212,6 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
         if ln.kind == "sweep":
             handles.append((Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR),
                             ln.label))
-        elif ln.kind == "mixed":
+        elif ln.kind in ("mixed", "nofma"):
             handles.append((Line2D([], [], ls="--", lw=1.0, color=ln.color), ln.label))
     return handles

@@ -33,6 +33,15 @@ LABEL_BOX = {"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "
 CEILING_BOX = {**LABEL_BOX, "boxstyle": "square,pad=0"}
 
 
+def literal(text: str) -> str:
+    """`text` as matplotlib draws it literally: each `$` escaped, so a pair of them in a
+    name from a file (Rust's `$LT$`, Numba's `kernel$241`) is not read as mathtext, which
+    garbled the label or, on an invalid expression, crashed the write (review s22 r1 F1).
+    Every text drawn from a kernel's or a roof's name goes through here; matplotlib turns
+    each `\\$` back into `$` where no unescaped pair is left."""
+    return text.replace("$", "\\$")
+
+
 def _side(p) -> str:
     """A point's side; one built by hand with only a colour gets the side of its colour."""
     return p.side or {MEMORY_BOUND_COLOR: "memory", COMPUTE_BOUND_COLOR: "compute"}.get(

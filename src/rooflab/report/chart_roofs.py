@@ -20,6 +20,7 @@ from ..model.kernel import Kernel
 from ..model.real_traffic import REAL_TRAFFIC
 from ..units import fmt_ai, fmt_rate, si
 from .chart_ceilings import MIXED_SPAN, MixedRoof, mixed_label
+from .chart_nofma import nofma_lines
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
     ROOF_COLORS,
@@ -230,6 +231,9 @@ def _chart_lines(shown: Sequence[Roof], mixed: Sequence[MixedRoof], level: str |
               if (p := _pick(pts, level)) is not None}
     points = [p for pts in per_kernel for p in pts]
     lines.extend(_mixed_lines(mixed, shown, level, colors, points, xlim))
+    if shown:   # the longest kernel's no-FMA ceiling (chart_nofma, s22 r6 F8)
+        lines.extend(nofma_lines(shown, to_draw, _reference_level(shown[0], level), colors,
+                                 xlim))
     if good_sweep:
         what = f"intensity sweep {sweep_precision}" if sweep_precision else "intensity sweep"
         lines.append(Line(label=f"{what} (measured)", xs=tuple(x for x, _ in good_sweep),

@@ -30,7 +30,6 @@ from .html_roofs import SLOPE_SCRIPT
 from .html_static import chart_summary, static_chart
 from .markdown import (
     KERNEL_HEADERS,
-    PRIORITY_HEADERS,
     RANKED_BY,
     RECORD_HEADERS,
     STEP_HEADERS,
@@ -42,6 +41,7 @@ from .markdown import (
     load_said,
     machine_for,
     machine_line,
+    priority_headers,
     priority_rows,
     record_notes,
     record_rows,
@@ -145,7 +145,7 @@ def _tables(analysis: Analysis, profile: MachineProfile | None, diags: list[Diag
                 + "</ul>"]
     out += ["<h2>Top kernels to work on</h2>",
             f"<p>{RANKED_BY}</p>",
-            html_table(PRIORITY_HEADERS, priority_rows(diags[:top], analysis.roof)),
+            html_table(priority_headers(diags), priority_rows(diags[:top], analysis.roof)),
             "<h2>Kernels on the roof</h2>", html_table(KERNEL_HEADERS, kernel_rows(analysis)),
             _notes(kernel_row_notes(analysis))]
     if analysis.unplaced:

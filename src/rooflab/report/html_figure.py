@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
+from .axis_words import GENERIC, axis_title
 from .chart import (
     ABOVE_LEGEND,
     above_roof,
@@ -59,6 +60,7 @@ from .html_roofs import (
     roof_line_traces,
     slope_annotations,
 )
+from .html_text import plotly_text
 
 # a kernel's name on the chart, as the PNG writes it (hover and the tables keep it whole;
 # review 18c F15: html_labels found room for no 190-character name), distinct as the PNG
@@ -132,8 +134,8 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
     color = [colors[k] for k in keys] if colors else level_color(level)
     return go.Scatter(
         x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
-        mode="markers+text", name=f"kernels @ {level}" if measured else
-        f"predicted @ {level} (no measured time)",
+        mode="markers+text", name=plotly_text(f"kernels @ {level}" if measured else
+                                              f"predicted @ {level} (no measured time)"),
         text=[_short(p.kernel, short) if k in names else ""
               for p, k in zip(pts, keys, strict=True)],
         textposition=[names.get(k, POSITIONS[0]) for k in keys],
@@ -202,7 +204,7 @@ def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str
         *ridge_leader_annotations(display, ridge_leads),
         *_leader_annotations(leaders, at, radius)])
     fig.update_layout(**_layout(axes, analysis, title, len(names) + len(leaders),
-                                drawn_points, drawn + predicted))
+                                drawn_points, drawn + predicted, axis_title(display)))
     return fig
 
 
@@ -272,14 +274,16 @@ def _add_marks(fig, go, display: RooflineDisplay, analysis: Analysis, drawn: lis
 
 
 def _layout(axes: Axes, analysis: Analysis, title: str, named: int, drawn_points: dict,
-            pts: Sequence[Point]) -> dict:
-    """The figure's title, log axes over the ranges the names were placed in, and the
-    legend's title (named: how many kernels have a name beside their marker)."""
+            pts: Sequence[Point], axis: str = GENERIC) -> dict:
+    """The figure's title, log axes over the ranges the names were placed in (axis: the x
+    axis's title), and the legend's title (named: how many kernels have a name beside their
+    marker)."""
     return dict(
-        title=title or titled(chart_subject(analysis.kernels), analysis.roof.name),
+        title=plotly_text(title or titled(chart_subject(analysis.kernels), analysis.roof.name)),
         template="plotly_white",
         # Ranges given, not autoranged: the names were placed in these axes.
-        xaxis={"type": "log", "title": "arithmetic intensity (FLOP/byte)",
+        # which bytes the intensity counts (review s22 r6 F3): axis_words, as the PNG says
+        xaxis={"type": "log", "title": plotly_text(axis),
                "range": list(axes.x_range), "dtick": log_dtick(axes.x_range, axes.size[0])},
         yaxis={"type": "log", "title": "performance (FLOP/s)", "range": list(axes.y_range),
                **rate_ticks(axes.y_range, axes.size[1])},
@@ -321,8 +325,10 @@ def _legend_title(named: int, kernels: int, sides: str = "") -> str:
 
 
 def _short(kernel: str, short: dict[str, str] | None) -> str:
-    """The kernel's name on the chart: its entry in `short` (chart_names), else chart_name."""
-    return (short or {}).get(kernel) or chart_name(kernel)
+    """The kernel's name on the chart: its entry in `short` (chart_names), else chart_name,
+    as plotly text (html_text: the label, its box and its leader show the name as written,
+    as the hover does; review s22 r1 F6)."""
+    return plotly_text((short or {}).get(kernel) or chart_name(kernel))
 
 
 def _name_boxes(pts: Sequence[Point], names: dict[Key, str], axes: Axes, at: At,

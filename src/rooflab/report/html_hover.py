@@ -8,43 +8,53 @@ from ..model.analysis import Analysis, Point
 from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..sides import ai_apart, pct_text
+from ..units import fmt_rate, fmt_seconds, si
 from .chart_points import launch_bound_rate
+from .envelope_bound import envelope_bound
+
+e = html.escape
 
 
 def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:
     """The point's bound as the tables print it (diagnose.level_bound: "not binding (DRAM
-    binds)" for a level under another level's binding roof)."""
+    binds)" for a level under another level's binding roof), worded on the envelope roof
+    (no --on) as they word it: "no roof (give --on)", "compute (relative)" (review s22 r4
+    F1: the hover said "bound: memory" where the table below the chart said "no roof")."""
     pts = analysis.points_of(k) if k is not None else ()
-    return level_bound(p, min(pts, key=lambda q: q.attainable_flop_per_s) if pts else None)
+    said = level_bound(p, min(pts, key=lambda q: q.attainable_flop_per_s) if pts else None)
+    return envelope_bound(p, analysis.roof, said)
 
 
 def hover_text(p: Point, analysis: Analysis) -> str:
     """Every number of a point, with the provenance of its kernel's numbers."""
     k = analysis.kernel_of(p)
-    prov = dict(k.provenance) if k is not None else {}
+    # provenance is free text in a kernel file (model/provenance.py): escaped as the names
+    prov = {n: e(str(w)) for n, w in (k.provenance if k is not None else {}).items()}
     launch = applicable_launch_s(p)
     reach = launch_bound_rate(p, launch)
     attainable = (f"attainable: {fmt_rate(p.attainable_flop_per_s, p.precision)} (binding: "
-                  f"{p.binding})")
+                  f"{e(p.binding)})")
     if reach is not None:
         attainable += "; the roof at its AI, above where its launches let it reach"
     rows = [
-        f"<b>{html.escape(p.kernel)}</b> @ {p.level}",
+        f"<b>{e(p.kernel)}</b> @ {e(p.level)}",
         f"FLOP: {si(p.flop, 'FLOP')} ({p.precision}; {prov.get('flop', '?')})",
         f"bytes: {si(p.bytes, 'B')} ({p.level}; {prov.get('bytes', '?')})",
         (f"time: {fmt_seconds(p.seconds)} over {p.calls} call(s) ({prov.get('seconds', '?')})"
          if p.seconds else _untimed_words(p, reach, launch)),
-        f"AI: {fmt_ai(p.ai)} FLOP/B (ridge {fmt_ai(p.ridge)})",
+        # figures that keep AI and ridge apart: 'AI: 9.996 FLOP/B (ridge 10)', not
+        # 'AI: 10 (ridge 10)' for a memory-bound point (sides.py; review s22 r4 F3)
+        "AI: {} FLOP/B (ridge {})".format(*ai_apart(p.ai, p.ridge)),
         f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
         attainable,
-        f"% of roof: {fmt_pct(p.percent_of_roof, space=True)}",
+        f"% of roof: {pct_text(p.percent_of_roof, space=True)}",   # '9.996 %', not '10 %'
         f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
         f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
-        f"roof: {html.escape(analysis.roof.name)} ({analysis.roof.kind})",
+        f"roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})",
     ]
     if p.note:
-        rows.append(html.escape(p.note))
+        rows.append(e(p.note))
     return "<br>".join(rows)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from . import boxes
 from .boxes import Box
+from .html_text import shown_len
 
 # The plot area in pixels. The figure is 620 px high (plot about 440 px inside its
 # margins) and as wide as the page (at most 1200 px, less the legend and margins: about
@@ -81,7 +82,7 @@ def text_box(anchor: tuple[float, float], text: str, position: str,
                                                                          (x, "center"))
     y, va = {"top": (y + gap, "bottom"), "bottom": (y - gap, "top")}.get(vertical,
                                                                       (y, "center"))
-    return boxes.aligned_box(x, y, CHAR_EM * font_px * max(len(r) for r in rows),
+    return boxes.aligned_box(x, y, CHAR_EM * font_px * max(shown_len(r) for r in rows),
                              LINE_EM * font_px * len(rows), ha, va)
 
 
@@ -212,7 +213,7 @@ def slope_angle(axes: Axes) -> float:
 
 def slope_name_size(text: str, font_px: float = SLOPE_FONT_PX) -> tuple[float, float]:
     """The text box of an annotation (its 1 px border pad on each side included)."""
-    return CHAR_EM * font_px * len(text) + 2.0, LINE_EM * font_px + 2.0
+    return CHAR_EM * font_px * shown_len(text) + 2.0, LINE_EM * font_px + 2.0
 
 
 def _visible(p, q, size) -> tuple[float, float] | None:
@@ -432,7 +433,7 @@ def _best_spot(text: str, font_px: float, y: float, left: float, right: float, p
                size, taken: Sequence[Box], others: Sequence) -> tuple:
     """(conflicts, lines crossed, vertex px, textposition, box, text) of the name's first
     free spot on its line, else of the first with the fewest conflicts."""
-    w = CHAR_EM * font_px * max(len(r) for r in text.split("<br>"))
+    w = CHAR_EM * font_px * max(shown_len(r) for r in text.split("<br>"))
     best = None
     for px, position in _flat_candidates(left, right, w, prefer):
         box = text_box((px, y), text, position, font_px, gap=0.0)

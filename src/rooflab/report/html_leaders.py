@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from . import boxes
 from .boxes import Box
 from .html_labels import CHAR_EM, LINE_EM, POINT_FONT_PX, POSITIONS, text_box
+from .html_text import shown_len
 
 # How far out (pixels, from the marker's centre to the text's nearest edge) a name with a
 # leader is tried: a leader shorter than the first reads as no leader at all, one longer
@@ -92,7 +93,8 @@ def candidate_leader(c, anchor, axes, placed: list, markers: dict, segments,
     """place_leader for html_labels.place_names' candidate c (its marker at `anchor`),
     against the boxes within its reach only (as place_names' spots: 20 000 markers each
     time took seconds); the leader crosses no marker nor name either."""
-    far = LEADER_GAPS_PX[-1] + CHAR_EM * POINT_FONT_PX * len(c.text) + LINE_EM * POINT_FONT_PX
+    far = (LEADER_GAPS_PX[-1] + CHAR_EM * POINT_FONT_PX * shown_len(c.text)
+           + LINE_EM * POINT_FONT_PX)
     reach = boxes.grown((*anchor, *anchor), far)
     own = markers[c.key]
     near = [b for b in placed if boxes.overlaps(b, reach) and b != own]

@@ -213,7 +213,7 @@ def cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
     traces = []
     for i, c in enumerate(caps):
         xs, ys = _cap_geometry(c, axes)
-        text = (f"<b>{html.escape(c.kernel)}</b> @ {c.level}: {c.words()}<br>"
+        text = (f"<b>{html.escape(c.kernel)}</b> @ {html.escape(c.level)}: {c.words()}<br>"
                 f"{c.calls} launch(es) take at least {fmt_seconds(c.calls * c.overhead_s)}"
                 f" (launch floor {fmt_seconds(c.overhead_s)} per call{why}), whatever the AI;"
                 f"<br>drawn where the cap is at most {CAP_SHOWN:g}x the roof at this AI")

@@ -26,6 +26,7 @@ from .html_labels import (
     place_ceiling_names,
     place_slope_names,
 )
+from .html_text import plotly_text
 
 # The slopes' names were turned for html_labels' model of the plot area (PLOT_PX), but the
 # page is as wide as the window and the reader zooms: after each redraw this turns them to
@@ -72,17 +73,17 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
     same: dict[tuple[str, float], list[str]] = {}
     for ln in lines:
         if ln.kind == "compute":
-            same.setdefault((ln.roof, ln.ys[0]), []).append(_marked(ln.ceiling))
+            same.setdefault((ln.roof, ln.ys[0]), []).append(plotly_text(_marked(ln.ceiling)))
     traces = []
     for ln in lines:
         roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
         c = ln.ceiling
-        own = f" ({c.provenance})" if c.provenance != roof.kind else ""
         style = {"dash": _DASH[ln.style], "width": 2.5 if judge else 1.5}
         name = (f"{REAL_TRAFFIC_LEGEND} {si(c.value, 'B/s')}"
                 + ("" if judge else f" ({roof.kind})")
-                if ln.style == REAL_TRAFFIC_STYLE else f"{roof.kind} {ln.label}{own}")
-        common = {"name": name,
+                if ln.style == REAL_TRAFFIC_STYLE
+                else legend_name(c, roof, ln.label, len(display.roofs) > 1))
+        common = {"name": plotly_text(name),
                   "hovertext": html.escape(ln.hover, quote=False), "hoverinfo": "text"}
         if ln.kind == "memory":
             traces.append(_slope_trace(go, ln, judge, roof, style, common))
@@ -92,7 +93,8 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
         # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
         # when something is there).
         text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
-                + ("" if judge else f" ({roof.kind})")) if names[0] == _marked(c) else ""
+                + ("" if judge else plotly_text(f" ({roof.kind})"))
+                if names[0] == plotly_text(_marked(c)) else "")
         (x0, x1), (y, _) = ln.xs, ln.ys
         traces.append((go.Scatter(
             x=list(ln.xs), y=list(ln.ys), mode="lines+text", text=["", ""],
@@ -101,6 +103,17 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
             line={"color": COMPUTE_COLOR, **style}, **common),
             Flat(0, y, x0, x1, text, "right" if judge else "left") if text else None))
     return traces
+
+
+def legend_name(c, roof: Roof, label: str, roofs: bool = False) -> str:
+    """A ceiling's legend entry, led by its own provenance, as --json states it per ceiling
+    (review s22 r4 F2: a CPU catalog roof's DRAM read "nominal DRAM 461 GB/s (derived)",
+    the roof's kind and the ceiling's, two opposite words on one line; now "derived DRAM
+    461 GB/s"). roofs: the chart draws more than one roof; a ceiling whose provenance is
+    not its roof's then says whose it is ("nominal fp16 tensor 65 TFLOP/s (measured
+    roof)"), or two roofs' entries could read the same."""
+    own = c.provenance or roof.kind
+    return f"{own} {label}" + (f" ({roof.kind} roof)" if roofs and own != roof.kind else "")
 
 
 def _marked(c) -> str:
@@ -119,7 +132,7 @@ def _slope_trace(go, ln: Line, judge: bool, roof: Roof, style: dict, common: dic
     (x0, x1), bw = ln.xs, ln.ceiling.value
     f = 0.35 if judge else 0.65
     x_mid = 10 ** (math.log10(x0) + f * (math.log10(x1) - math.log10(x0)))
-    text = ln.label + ("" if judge else f" ({roof.kind})")
+    text = plotly_text(ln.label + ("" if judge else f" ({roof.kind})"))
     return (go.Scatter(x=[x0, x_mid, x1], y=[ln.ys[0], bw * x_mid, ln.ys[1]], mode="lines",
                        line={"color": level_color(ln.level), **style}, **common),
             Slope(0, bw, x0, x1, text, prefer=f))
@@ -141,7 +154,7 @@ def mixed_traces(go, display: RooflineDisplay) -> list:
     """Each mixed-precision kernel's weighted ceiling (the display's "mixed" lines): a thin
     dotted segment from its ridge to the right, in its level's colour (dotted, not the
     roofs' dashes, so it reads as its kernels' own roof, not one more ceiling)."""
-    return [go.Scatter(x=list(ln.xs), y=list(ln.ys), mode="lines", name=ln.label,
+    return [go.Scatter(x=list(ln.xs), y=list(ln.ys), mode="lines", name=plotly_text(ln.label),
                        line={"color": level_color(ln.level), "dash": "dot", "width": 1.2},
                        hovertext=html.escape(ln.hover, quote=False), hoverinfo="text")
             for ln in display.lines if ln.kind == "mixed"]

@@ -7,7 +7,6 @@ terminal renderers so the three say the same numbers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -16,13 +15,17 @@ from ..model.analysis import Analysis, Point, Unplaced
 from ..model.bandwidth_reached import bandwidth_of
 from ..model.ceiling import Roof
 from ..model.choose import count_text
-from ..model.diagnose import Diagnosis, diagnose
+from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
+from ..model.diagnose_distances import factor_words
 from ..model.machine import Machine, machine_of
-from ..units import fmt_ai, fmt_factor, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..model.placement import LATENCY_FRACTION
+from ..sides import ai_apart, keep_side, times_text
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py.
 from .envelope_bound import AT_BEST, NO_ROOF, envelope_bound, envelope_header, level_words
+from .md_escape import md_name, md_safe
 from .read_with_care import above_roof, load_said, short_doubt, trust_warnings
 
 # The record table (seed 004's 记录表) lives in record_table.py, one source for the
@@ -39,10 +42,16 @@ RANKED_BY = ("Ranked by the time each would save if it reached its roof (its lau
              "calls x the launch floor).")
 PRIORITY_HEADERS = ("#", "kernel", "bound", "time share", "headroom", "gain at roof / total",
                     "best advice", "predicted")
+# the gain column's header when each gain is of its kernel's own profiler file's time
+# (several files, separate runs: Diagnosis.per_file; review s22 r4 F8)
+GAIN_PER_FILE = "gain at roof / own file"
 ADVICE_HEADERS = ("advice", "why", "shrinks", "new AI", "new FLOP/s", "speed-up", "assumption")
 UNPLACED_HEADERS = ("kernel", "time", "share", "why not placed", "compute only (no AI)",
                     "how to place it")
 UNPLACED_TITLE = "Not placed on this roof"
+# the columns of the .md tables that hold names from files (md_escape.md_name); the rest
+# are rooflab's words (md_safe)
+NAME_COLUMNS = frozenset({"kernel", "step", "quantity"})
 
 
 def machine_for(analysis: Analysis, profile: MachineProfile | None = None) -> Machine:
@@ -107,13 +116,16 @@ def machine_line(m: Machine) -> str:
 # Under this percent the kernel table keeps two significant figures: whole percents turned
 # seed 000's gemm_1024 at 4.2 / 280 TFLOP/s = 1.5 % into "2 %", a third off (review r2 F4).
 SMALL_PCT = 10.0
+# the latency class line in percent of roof (placement.LATENCY_FRACTION)
+LATENCY_PCT = 100 * LATENCY_FRACTION
 
 
 def _pct(x: float | None) -> str:
     """A kernel-table percent: two significant figures under SMALL_PCT ("1.5 %", "6.3 %",
     "0.74 %", as the record table's small ones), else whole percents (fmt_pct)."""
     if x is not None and 0 < x < SMALL_PCT:
-        return f"{x:.2g} %"
+        # 9.996 % is latency-bound (< 10 %): '9.996 %', not '10 %' (sides.keep_side)
+        return f"{keep_side(x, f'{x:.2g}', LATENCY_PCT)} %"
     return fmt_pct(x, space=True)
 
 
@@ -126,19 +138,24 @@ def headroom_cell(d: Diagnosis) -> str:
         return "-"
     # a kernel above a STREAM-counted roof by the write-allocate reads its counters include
     # is explained, not doubtful (sanity's write_allocate finding): said as that
-    return fmt_times(d.headroom) + (" (>2x)" if d.flagged else
+    # the digits that keep it off the 2x line it is flagged on: '2.002x (>2x)', not
+    # '2.00x (>2x)' (sides.py; review s22 r4 F3)
+    return times_text(d.headroom, FLAG_HEADROOM) + (" (>2x)" if d.flagged else
                                    " (write-allocate)" if above_roof(d) and d.write_allocate
                                    else " (above roof)" if above_roof(d) else "")
 
 
 def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
-    """One row per point, kernels in the order given, levels as analysed. A point without
+    """One row per point, longest kernel first (untimed ones last, in the order given), as
+    `rooflab ncu`'s table and its CSV list them (review s22 r4 F10: edge.json's 100 ms
+    kernel sat at row 8 of 12), levels as analysed. A point without
     FLOP (a copy) shows the bytes/s it moved, its level's bandwidth and the percent of it
     (bandwidth_reached.bandwidth_of, as `rooflab ncu`'s table): '0 FLOP/s | -' hid a copy
     at 87 %. The bound as `rooflab ncu` words it (envelope_bound.level_words)."""
     rows = []
     bounds = level_words(analysis)
-    for p in analysis.points:
+    # stable: a kernel's levels stay together and in order, ties keep the file's order
+    for p in sorted(analysis.points, key=lambda p: -(p.seconds or 0.0)):
         bound = bounds.get((p.kernel_index, p.level), p.bound)
         moved, pct = bandwidth_of(p)
         cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), _pct(pct)) if moved is not None
@@ -146,7 +163,7 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                        fmt_rate(p.attainable_flop_per_s, p.precision),
                        _pct(p.percent_of_roof)))
         rows.append((p.kernel, precision_cell(analysis, p), p.level,
-                     fmt_ai(p.ai), *cells, bound,
+                     ai_apart(p.ai, p.ridge)[0], *cells, bound,
                      p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
     return rows
 
@@ -212,6 +229,14 @@ def unplaced_summary(analysis: Analysis) -> str:
             f"{fmt_seconds(total)}, so they and these add up to 100 %.")
 
 
+def priority_headers(diagnoses: Sequence[Diagnosis]) -> tuple[str, ...]:
+    """PRIORITY_HEADERS, the gain column saying what its percent is of: '/ own file' when
+    the gains are of each kernel's own file (Diagnosis.per_file), else '/ total'."""
+    if not any(d.per_file for d in diagnoses):
+        return PRIORITY_HEADERS
+    return tuple(GAIN_PER_FILE if h == "gain at roof / total" else h for h in PRIORITY_HEADERS)
+
+
 def priority_rows(diagnoses: Sequence[Diagnosis], roof: Roof | None = None
                   ) -> list[tuple[str, ...]]:
     """roof: the analysis' roof, so that on the envelope (no --on) the bound reads as the
@@ -263,11 +288,12 @@ def record_table_rows(analysis: Analysis, profile: MachineProfile | None, top: i
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    def esc(cell: str) -> str:
-        return str(cell).replace("|", "\\|").replace("\n", " ")
-
+    """A GFM table: names escaped as data (md_name), the other cells kept free of HTML."""
+    esc = [md_name if h in NAME_COLUMNS else (lambda c: md_safe(c, cell=True))
+           for h in headers]
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(e(c) for e, c in zip(esc, row, strict=False)) + " |"
+            for row in rows]
     return out
 
 
@@ -275,26 +301,26 @@ def diagnosis_lines(d: Diagnosis, said: bool = False, roof: Roof | None = None) 
     """said: the top says the probe's load note (load_said). roof: the analysis' roof (on
     the envelope the class line says it has none to judge by, as the terminal's does)."""
     head = envelope_header(d.point, roof, d.bound)
-    out = [f"### {d.rank}. {d.kernel} — {head}", "",
-           f"- **Position**: {d.evidence}",
-           f"- **Gain**: {d.gain_words}" + (" — flagged: more than 2x below its roof"
-                                            if d.flagged else "")]
-    out += [f"- **Kernel note**: {n}" for n in d.notes] + [""]
+    out = [f"### {d.rank}. {md_name(d.kernel)} — {head}", "",
+           f"- **Position**: {md_safe(d.evidence)}",
+           f"- **Gain**: {md_safe(d.gain_words)}" + (" — flagged: more than 2x below its roof"
+                                                     if d.flagged else "")]
+    out += [f"- **Kernel note**: {md_safe(n)}" for n in d.notes] + [""]
     out.append("Three distances (seed 004):")
     out.append("")
     for x in d.distances:
-        f = fmt_factor(x.factor)
-        out.append(f"1. **{x.name}** ({f}): {x.words}")
+        f = factor_words(x)   # '1.0004x', not '1x' beside the ridge (sides.py)
+        out.append(f"1. **{x.name}** ({f}): {md_safe(x.words)}")
     out.append("")
     if d.findings:
         out.append("Sanity checks:")
         out.append("")
         for f in d.findings:
-            out.append(f"- **{f.check}** ({f.severity}): {f.message}")
+            out.append(f"- **{f.check}** ({f.severity}): {md_safe(f.message)}")
             for c in f.causes:
-                out.append(f"  - possible cause: {short_doubt(c, said)}")
+                out.append(f"  - possible cause: {md_safe(short_doubt(c, said))}")
             if f.fix:
-                out.append(f"  - check: {f.fix}")
+                out.append(f"  - check: {md_safe(f.fix)}")
         out.append("")
     if d.advice:
         out += _table(ADVICE_HEADERS, advice_rows(d, said))
@@ -324,11 +350,12 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     machine = machine_for(analysis, profile)
     diags = list(diags) if diags is not None else diagnose(analysis, machine)
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
-    lines = [f"# {title or 'Roofline report: ' + roof.name}", ""]
-    lines.append(f"Roof: **{roof.name}** ({roof.kind})"
-                 + (f", source: {roof.source}" if roof.source else "") + ".")
-    ceilings = ", ".join(f"{c.label} {fmt_rate(c.value, c.precision)}" for c in roof.compute)
-    levels = ", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory)
+    lines = [f"# {md_name(title or 'Roofline report: ' + roof.name)}", ""]
+    lines.append(f"Roof: **{md_name(roof.name)}** ({md_name(roof.kind)})"
+                 + (f", source: {md_name(roof.source)}" if roof.source else "") + ".")
+    ceilings = ", ".join(f"{md_name(c.label)} {fmt_rate(c.value, c.precision)}"
+                         for c in roof.compute)
+    levels = ", ".join(f"{md_name(c.level)} {si(c.value, 'B/s')}" for c in roof.memory)
     lines += [f"Compute ceilings: {ceilings or 'none'}.", f"Memory ceilings: {levels or 'none'}."]
     if roof.overhead_s:
         lines.append(f"Launch/dispatch floor: {fmt_seconds(roof.overhead_s)} per call.")
@@ -336,20 +363,21 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     lines.append("")
     lines.append(f"{count_text(analysis.kernels)}, {fmt_seconds(total) if total else 'no'} "
                  f"measured time; " + class_counts(diags, roof) + ".")
-    flagged = [d.kernel for d in diags if d.flagged]
+    flagged = [md_name(d.kernel) for d in diags if d.flagged]
     if flagged:
         lines.append(f"More than 2x below their roof: {', '.join(flagged)}.")
     if analysis.unplaced:
-        lines.append(f"Not placed on this roof: {', '.join(u.kernel for u in analysis.unplaced)}"
+        lines.append(f"Not placed on this roof: "
+                     f"{', '.join(md_name(u.kernel) for u in analysis.unplaced)}"
                      f" (see [{UNPLACED_TITLE}](#not-placed-on-this-roof)).")
     lines.append("")
     care = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
-    lines += [f"> **Read with care**: {w}\n" for w in care]
+    lines += [f"> **Read with care**: {md_safe(w)}\n" for w in care]
     if profile is not None:
         lines += [f"## {RECORD_TITLE}", ""]
         lines += _table(RECORD_HEADERS, record_rows(analysis, profile, diags=diags))
         lines.append("")
-        lines += [f"- {n}" for n in record_notes(profile)]
+        lines += [f"- {md_safe(n)}" for n in record_notes(profile)]
         lines.append("")
     steps = step_rows(analysis)
     if steps:
@@ -357,17 +385,17 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
                   "Speed-ups are time ratios (> 1x: faster than the reference step).", ""]
         lines += _table(STEP_HEADERS, steps)
         lines.append("")
-        lines += [f"- {s}" for s in step_findings(analysis)] + [""]
+        lines += [f"- {md_safe(s)}" for s in step_findings(analysis)] + [""]
     lines += ["## Top kernels to work on", "",
               RANKED_BY, ""]
-    lines += _table(PRIORITY_HEADERS, priority_rows(diags[:top], roof))
+    lines += _table(priority_headers(diags), priority_rows(diags[:top], roof))
     lines += ["", "## Kernels on the roof", ""]
     lines += _table(KERNEL_HEADERS, kernel_rows(analysis))
     bandwidth = kernel_row_notes(analysis)
     if bandwidth:
-        lines += [""] + [f"- {n}" for n in bandwidth]
+        lines += [""] + [f"- {md_safe(n)}" for n in bandwidth]
     if analysis.unplaced:
-        lines += ["", f"## {UNPLACED_TITLE}", "", unplaced_summary(analysis), ""]
+        lines += ["", f"## {UNPLACED_TITLE}", "", md_safe(unplaced_summary(analysis)), ""]
         lines += _table(UNPLACED_HEADERS, unplaced_rows(analysis))
     lines += ["", "## Diagnosis per kernel", ""]
     for d in diags[:top]:
@@ -376,7 +404,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
         lines.append(f"({len(diags) - top} more kernel(s) not detailed; raise --top.)")
         lines.append("")
     if analysis.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in analysis.notes] + [""]
+        lines += ["## Notes", ""] + [f"- {md_safe(n)}" for n in analysis.notes] + [""]
     footer = generator_footer(markdown=True)
     if footer:
         lines += ["", "---", "", footer]
@@ -405,5 +433,7 @@ def chart_image(analysis: Analysis, display, diags: Sequence[Diagnosis], path: s
     from .html_static import chart_summary
 
     alt = chart_summary(analysis, display, diags)
-    # brackets would end the alt text early
-    return "![" + re.sub(r"([\[\]])", r"\\\1", alt) + f"]({path})"
+    # escaped as a name (md_name): an image's description is parsed as Markdown before it
+    # becomes the alt text, so a kernel '__k__ *b*' read 'k b', '&amp;' read '&' and a `]`
+    # ended it early; escaped, it reads as the HTML report's (CommonMark, GFM)
+    return "![" + md_name(alt) + f"]({path})"

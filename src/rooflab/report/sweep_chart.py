@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..units import fmt_bytes_binary as _fmt
+from .chart_marks import literal
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,7 @@ class SweepDisplay:
                                             label="ceiling's point")[0]
         for m in t.markers:
             ax.axvline(m.bytes_, ls="--", lw=1, color="0.35")
-            ax.annotate(m.name, (m.bytes_, 1), xycoords=("data", "axes fraction"),
+            ax.annotate(literal(m.name), (m.bytes_, 1), xycoords=("data", "axes fraction"),
                         xytext=(3, -12), textcoords="offset points", fontsize=8)
         from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -290,7 +291,7 @@ class SweepDisplay:
         ax.set_ylabel("bandwidth, GB/s")
         ax.set_ylim(bottom=0)
         self.title = chart_title(t, self.title)   # also the file's metadata title
-        ax.set_title(self.title)
+        ax.set_title(literal(self.title))   # a CPU's name from a file: `$` literal
         ax.legend(fontsize=8, loc="upper right")
         self.figure_, self.ax_ = ax.figure, ax
         return self

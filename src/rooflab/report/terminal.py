@@ -12,17 +12,18 @@ from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
+from ..model.diagnose_distances import factor_words
 from ..model.machine import machine_of
-from ..units import fmt_factor, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_rate, fmt_seconds, fmt_times, si
 from .envelope_bound import envelope_bound, envelope_header
 from .markdown import (
-    PRIORITY_HEADERS,
     RECORD_HEADERS,
     RECORD_TITLE,
     STEP_HEADERS,
     UNPLACED_TITLE,
     compute_only_words,
     load_said,
+    priority_headers,
     priority_rows,
     record_notes,
     record_rows,
@@ -33,6 +34,7 @@ from .markdown import (
     unplaced_summary,
 )
 from .record_table import has_both_roofs
+from .term_text import cell, shown
 
 BOUND_STYLE = {"memory": "blue", "compute": "dark_orange", "overhead": "magenta",
                "latency": "red"}
@@ -79,10 +81,10 @@ def priority_table(diagnoses: Sequence[Diagnosis], title: str = "Top kernels to 
 def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool,
                     roof: Roof | None = None):
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
 
-    keep = [h for h in PRIORITY_HEADERS
+    headers = priority_headers(diagnoses)   # '/ own file' for several profiler files
+    keep = [h for h in headers
             if not (narrow and h in ("best advice", "predicted"))]
     t = Table(title=title + (" (advice and predicted speed-up: below each)" if narrow else ""),
               title_justify="left", show_lines=False,
@@ -98,13 +100,14 @@ def _priority_table(diagnoses: Sequence[Diagnosis], title: str, narrow: bool,
         unit = throughput_unit(d.best_advice) if d.best_advice is not None else ""
         if unit:
             cells[7] += f" per {unit}"
-        cells[1] = escape(cells[1])   # a kernel 'loop[i]': rich would take [i] for markup
+        # a kernel 'loop[i]': rich would take [i] for markup; ESC and megabyte names: cell
+        cells[1] = cell(cells[1])
         if roof is not None:
             cells[2] = envelope_bound(d.point, roof, d.bound)
         cells[2] = f"[{BOUND_STYLE.get(d.bound, 'white')}]{cells[2]}[/]"
         if d.flagged:
             cells[4] = f"[bold red]{cells[4]}[/]"
-        t.add_row(*(c for h, c in zip(PRIORITY_HEADERS, cells, strict=True) if h in keep))
+        t.add_row(*(c for h, c in zip(headers, cells, strict=True) if h in keep))
     return t
 
 
@@ -154,7 +157,7 @@ def unplaced_text(analysis: Analysis):
     t.append(unplaced_summary(analysis) + "\n", style="dim")
     for u in analysis.unplaced:
         share = f", {100 * u.time_share:.1f} % of the time" if u.time_share else ""
-        t.append(f" - {u.kernel}", style="bold")
+        t.append(f" - {shown(u.kernel)}", style="bold")
         t.append(f" ({fmt_seconds(u.seconds) if u.seconds else 'untimed'}{share}): "
                  f"{u.reason}\n")
         if u.achieved_flop_per_s is not None:
@@ -192,7 +195,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
     from rich.text import Text
 
     t = Text()
-    t.append(f"{d.rank}. {d.kernel}", style="bold")
+    t.append(f"{d.rank}. {shown(d.kernel)}", style="bold")   # s22 r1 F7, F8
     head = envelope_header(d.point, roof, d.bound)
     t.append(f"  {head}\n", style=BOUND_STYLE.get(d.bound, ""))
     t.append(f"   position: {d.evidence}\n")
@@ -200,7 +203,7 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
     for n in d.notes:
         t.append(f"   kernel note: {n}\n", style="italic")
     for x in d.distances:
-        f = fmt_factor(x.factor)
+        f = factor_words(x)   # '1.0004x', not '1x' beside the ridge (sides.py)
         t.append(f"   {x.name} ({f}): ", style="bold")
         t.append(f"{x.words}\n", style="dim")
     for f in d.findings:
@@ -232,7 +235,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
 
     roof = analysis.roof
     head = Text()
-    head.append(f"{roof.name}", style="bold")
+    head.append(shown(roof.name), style="bold")
     head.append(f" ({roof.kind}): ")
     head.append(", ".join(f"{c.label} {fmt_rate(c.value, c.precision)}"
                           for c in roof.compute) + "; ")

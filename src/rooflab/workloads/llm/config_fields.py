@@ -33,6 +33,11 @@ def aliased(d: dict[str, Any], key: str) -> Any:
 def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
     """`v` as an int, or an error naming the file and field: a hand-written config with
     "8" (a string), 8.5, -4 or true would otherwise be miscounted or crash int()."""
+    if isinstance(v, int) and not isinstance(v, bool) and v > MAX_SIZE:
+        # before isfinite, which converts to float: a 400-digit JSON integer raised
+        # OverflowError there, an internal error (review s22 r1 F8)
+        raise InputError(f"{where}: field '{key}' is {_big(v)}, larger than rooflab takes "
+                         f"(at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field right?")
     ok = (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
           and v == int(v) and v >= minimum)
     if not ok:
@@ -47,6 +52,13 @@ def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
                          f"takes (at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field "
                          f"right?")
     return int(v)
+
+
+def _big(v: int) -> str:
+    """A huge integer in a few characters: '1e+20', or 'an integer of about 401 digits'
+    past floats (from its bits: str() refuses past 4300 digits)."""
+    return (f"{float(v):.3g}" if v.bit_length() < 1000
+            else f"an integer of about {v.bit_length() * 30103 // 100000 + 1} digits")
 
 
 def aliased_int(d: dict[str, Any], key: str, where: str) -> int | None:

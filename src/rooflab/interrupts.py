@@ -1,0 +1,73 @@
+"""SIGTERM as Ctrl-C, remembered: `kill`, `timeout` and batch schedulers stop a run with
+SIGTERM, whose default action ended the process on the spot, with no line, no `finally`
+(temporary files left beside the output, /tmp/rooflab-stdin-*, a 135 MB trace) and no
+cleanup (review s22 r2 F1). Raised as KeyboardInterrupt in the main thread, it takes the
+path Ctrl-C takes; the flag tells the entry point to say "terminated" and exit 143
+(128 + SIGTERM), as the shell reports a process SIGTERM ended.
+
+No imports past the standard library: the entry point installs it before anything else."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+
+EXIT_TERMINATED = 128 + signal.SIGTERM   # 143
+
+_TERMINATED: list[bool] = [False]
+# [the exit code the interrupt was answered with, whether main() installed the handler]
+_ANSWERED: list = [None, False]
+
+
+def _raise_interrupt(signum, frame) -> None:
+    _TERMINATED[0] = True
+    raise KeyboardInterrupt
+
+
+def terminate_as_interrupt() -> Callable[[], None]:
+    """Install the handler (main thread only: signal.signal refuses elsewhere); return the
+    function that puts the previous handler back. The flag starts clear."""
+    outer = list(_ANSWERED)   # a launcher inside main() installs it again: kept after
+    _TERMINATED[0], _ANSWERED[:] = False, [None, False]
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    try:
+        before = {signal.SIGINT: signal.getsignal(signal.SIGINT),
+                  signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_interrupt)}
+    except (ValueError, OSError):   # an embedding that owns its signals
+        return lambda: None
+    _ANSWERED[1] = True
+
+    def restore() -> None:
+        _ANSWERED[:] = outer
+        for sig, handler in before.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+    return restore
+
+
+def answering() -> int | None:
+    """Called first by the entry point's answer to an interrupt: from here on SIGTERM and
+    SIGINT are ignored (`timeout` signals the child and then its group: a second SIGTERM
+    landed inside the answer and printed `error: terminated` twice, review s22 h1 H6).
+    Returns the exit code of an answer already given (say nothing again), else None.
+    Outside main() (a test calling the answer itself) it changes no handler."""
+    if _ANSWERED[1] and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except (ValueError, OSError):
+                pass
+    return _ANSWERED[0]
+
+
+def answered(code: int) -> None:
+    """Remember that the interrupt was answered (one line, one JSON document) with code."""
+    if _ANSWERED[1]:
+        _ANSWERED[0] = code
+
+
+def terminated() -> bool:
+    """Whether the interrupt being answered came from SIGTERM (not Ctrl-C)."""
+    return _TERMINATED[0]

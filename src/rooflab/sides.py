@@ -1,0 +1,116 @@
+"""Numbers printed beside the line that classed them, rounded so they stay on its side.
+
+A class is decided on exact values, but a rounded value can land on the line it was
+compared with: a kernel at 9.996 % of its roof is latency-bound (< 10 %) and printed
+'10 %'; an AI of 9.996 under a ridge of 10 printed 'AI 10 < ridge 10'; a headroom of 2.002
+printed '2.00x (>2x)'; a CI gate at 10 % failing on 'p9_996 (10.0 %)' (review s22 r4 F3).
+These functions add digits only where the usual rounding would read on the line or across
+it: 9.996 % reads '9.996 %', 10.004 % '10.004 %', 99.51 % stays '100 %' (100 decides no
+class). Standard library only, so units.py may import it.
+"""
+
+from __future__ import annotations
+
+import math
+
+# Percent-of-roof lines that decide a class: latency-bound under 10 %
+# (placement.LATENCY_FRACTION), flagged more than 2x below the roof under 50 %
+# (diagnose.FLAG_HEADROOM), above the roof past 105 % (sanity_finding.ABOVE_TOLERANCE).
+PCT_LINES = (10.0, 50.0, 105.0)
+# under this a percent keeps two significant figures ('0.07', not '0'); from it on whole
+# percents: units.fmt_pct's rounding, which the tables, chart labels and advice share
+SMALL_PCT = 0.995
+# more decimals than this and the value is shown in full (repr): it is a hair off the line
+MAX_DECIMALS = 4
+
+
+# closer to the line than this (relative) is on it: float error, not a side (1.2 ms of
+# 2.4 ms came out at 49.99999999999999 %, which is 50 %, not '49.99999999999999%')
+ON_LINE = 1e-9
+
+
+def _side(x: float, line: float) -> int:
+    if abs(x - line) <= ON_LINE * max(1.0, abs(line)):
+        return 0
+    return (x > line) - (x < line)
+
+
+def keep_side(value: float, text: str, line: float) -> str:
+    """`text` (value rounded) if it reads on the same side of `line` as value does (or
+    value is the line); else value with as few decimals as keep it on its side."""
+    try:
+        shown = float(text)
+    except ValueError:
+        return text
+    want = _side(value, line)
+    if not math.isfinite(value) or _side(shown, line) == want:
+        return text
+    for decimals in range(1, MAX_DECIMALS + 1):
+        candidate = f"{value:.{decimals}f}"
+        if _side(float(candidate), line) == want:
+            return candidate
+    return repr(value)
+
+
+def pct_text(pct: float | None, space: bool = False,
+             lines: tuple[float, ...] = PCT_LINES) -> str:
+    """A percent of roof (or of bandwidth) rounded as units.fmt_pct rounds it (whole
+    percents, two significant figures under 1 %), with digits added where that rounding
+    reads on a class line ('9.996%', not '10%'; '49.95%', not '50%'). `space`: '49 %'
+    (the Markdown/HTML style). None: '-'."""
+    if pct is None or (isinstance(pct, float) and math.isnan(pct)):
+        return "-"
+    text = f"{pct:.0f}" if abs(pct) >= SMALL_PCT or pct == 0 else f"{pct:.2g}"
+    if "e" not in text:
+        for line in lines:
+            text = keep_side(pct, text, line)
+    return f"{text} %" if space else f"{text}%"
+
+
+def times_text(x: float, line: float) -> str:
+    """A headroom or speed-up as units.fmt_times writes it ('1.84x'), with the decimals
+    that keep it off `line` ('2.002x' beside '(>2x)', not '2.00x')."""
+    if not math.isfinite(x) or not (x == 0 or 0.01 <= abs(x) < 1e4):
+        return f"{x:.3g}x"
+    return keep_side(x, f"{x:.2f}", line) + "x"
+
+
+def factor_text(x: float | None, line: float = 1.0) -> str:
+    """A ratio in three significant figures (units.fmt_factor) that does not read as
+    `line`: a point 1.0004x left of its ridge is '1.0004x', not '1x' left of it. None or
+    NaN (an untimed kernel's distance): '-', as fmt_factor."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if not math.isfinite(x):
+        return f"{x}x"
+    digits = 3
+    while digits < 8 and x != line and _side(float(f"{x:.{digits}g}"), line) != _side(x, line):
+        digits += 1
+    rounded = float(f"{x:.{digits}g}")
+    if abs(rounded) >= 1e9:
+        return f"{x:.{digits}g}x"
+    return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
+
+
+def ai_apart(ai: float, ridge: float) -> tuple[str, str]:
+    """An AI and the ridge it is compared with, as units.fmt_ai writes them (3 significant
+    figures, whole numbers from 100), with the figures that keep them apart when they
+    differ: (9.996, 10) -> ('9.996', '10'), not 'AI 10 < ridge 10'."""
+
+    def fmt(x: float, digits: int) -> str:
+        if x >= 100 and digits == 3:
+            return f"{x:.0f}"
+        text = f"{x:.{digits}g}"
+        return f"{x:.{max(0, digits - len(str(int(x))))}f}" if "e" in text and x >= 1 else text
+
+    if not (math.isfinite(ai) and math.isfinite(ridge)):
+        # as units.fmt_ai: a kernel with no bytes is 'AI inf', NaN is '-'
+        def shown(x: float) -> str:
+            return "-" if math.isnan(x) else fmt(x, 3)
+
+        return shown(ai), shown(ridge)
+    for digits in range(3, 8):
+        a, r = fmt(ai, digits), fmt(ridge, digits)
+        if ai == ridge or _side(float(a), float(r)) == _side(ai, ridge):
+            return a, r
+    return repr(ai), repr(ridge)
