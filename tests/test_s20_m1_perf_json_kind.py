@@ -1,5 +1,5 @@
 """`perf stat -j` output (one JSON object a line, {"counter-value" : ...}) is a perf file to
-every verb that sniffs a file's kind (files.file_kind): `rooflab report run.json` reads it as
+every verb that sniffs a file's kind (files_kind.file_kind): `rooflab report run.json` reads it as
 `rooflab perf run.json` does, where it said 'run.json:2: invalid JSON: Extra data' (read as
 one rooflab JSON document). The sample is tests/test_s20_f2_perf_events.py's."""
 
@@ -10,7 +10,7 @@ import json
 from test_s20_f2_perf_events import JSON_LINES
 
 from rooflab.cli.main import main
-from rooflab.files import file_kind
+from rooflab.files_kind import file_kind
 
 
 def test_perf_json_lines_are_a_perf_file(tmp_path):

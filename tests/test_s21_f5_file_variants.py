@@ -22,7 +22,7 @@ from test_perf_stat import FLOP as PERF_FLOP
 from test_perf_stat import TEXT as PERF_TEXT
 
 from rooflab.cli.main import main
-from rooflab.files import file_kind
+from rooflab.files_kind import file_kind
 
 NCU = Path("/work/shared/fixtures/ncu/nersc-gpp/output.csv")
 # a kernel CSV by hand: gemm 2e9 FLOP over 1e7 B in 1 ms

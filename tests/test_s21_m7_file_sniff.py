@@ -15,7 +15,7 @@ import sys
 
 from test_s21_f5_file_variants import FIX, TRACE, _kernels, _put, _run, _trace_mm
 
-from rooflab.files import file_kind
+from rooflab.files_kind import file_kind
 from rooflab.files_decode import looks_binary
 
 # 200 devices of an 8-GPU box's size, padded as a long deviceProperties block is: the
