@@ -15,8 +15,8 @@ import sys
 
 from test_s21_f5_file_variants import FIX, TRACE, _kernels, _put, _run, _trace_mm
 
-from rooflab.files_kind import file_kind
 from rooflab.files_decode import looks_binary
+from rooflab.files_kind import file_kind
 
 # 200 devices of an 8-GPU box's size, padded as a long deviceProperties block is: the
 # "traceEvents" key then starts past 50 KB of JSON, while the gzipped file is a few KB
