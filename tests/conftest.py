@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,16 @@ def _no_inherited_terminal_size():
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _ctrl_c_as_from_a_terminal():
+    """Ctrl-C reaches the CLI the way it does from a terminal, whatever launched pytest: a
+    non-interactive shell's background job (`cmd &`, nohup in a script, some CI runners)
+    starts with SIGINT ignored, and an ignored signal stays ignored in every child, so the
+    interrupt tests' subprocesses never saw their SIGINT (7 failed that way, exit 0 instead
+    of 130). Python installs default_int_handler only when SIGINT was not ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 @pytest.fixture(scope="session")
 def quick_cpu_probe():

@@ -113,6 +113,11 @@ def test_roof_colours_first_two_differ_in_grey_and_the_rest_are_okabe_ito():
     assert {c.upper() for c in ROOF_COLORS[2:]} <= OKABE_ITO
     # every roof colour reads as a line on white paper (yellow left out)
     assert all(contrast(c, "#ffffff") >= 2.0 for c in ROOF_COLORS)
+    # and its labels, written in a darker shade of its hue, read as text: WCAG 1.4.3's
+    # 4.5:1 (review s23 r6 F2: #8c8c8c labels were 3.36:1, sky blue 2.31:1)
+    from rooflab.report.chart_marks import text_color
+
+    assert all(contrast(text_color(c), "#ffffff") >= 4.5 for c in ROOF_COLORS)
     # not to be taken for a kernel's side
     assert not {MEMORY_BOUND_COLOR, COMPUTE_BOUND_COLOR} & set(ROOF_COLORS)
 

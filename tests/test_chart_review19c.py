@@ -91,7 +91,7 @@ def test_html_ceiling_names_carry_the_flag_and_the_page_says_what_it_means():
     assert texts == ["fp64 vector* 4.94 GFLOP/s"]      # as the PNG and the legend write it
     page = html_report(_above_and_flagged())
     # the PNG's footnote, under the interactive chart (not only inside <noscript>)
-    shown = page.replace(page[page.index("<noscript><img"):page.index("</figure>")], "")
+    shown = page.replace(page[page.index("<noscript><img"):page.index("</noscript>")], "")
     assert ("* flagged by the probe (disturbed samples, calibration gave up, or far below "
             "nominal; `rooflab specs show` says why): DRAM, fp64 vector.") in shown
 

@@ -213,7 +213,7 @@ def test_report_html_min_share(tmp_path, kernel_file, capsys):
     assert ("Chart: 2 kernels under 10 % of the time not drawn (together 5.1 % of it"
             in page)
     # the tables keep every kernel: e (0.1 % of the time) is still listed
-    assert "<td>e</td>" in page
+    assert "<th scope='row'>e</th>" in page
     assert main(["report", str(kernel_file), "--on", "T4", "-o", str(out),
                  "--min-share", "x"]) == 2
     assert "--min-share x: give a percent" in capsys.readouterr().err

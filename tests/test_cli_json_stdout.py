@@ -10,6 +10,7 @@ import re
 import select
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -75,19 +76,37 @@ def test_an_error_in_json_mode_is_the_error_document_only(capsys):
     assert cap.err.startswith("error: ") and "failed launch" in cap.err
 
 
+# One child per hash seed runs both verbs through the CLI's main (what `python -m rooflab`
+# runs): two processes instead of four, started together so the second core is used.
+SEPARATOR = "\n=== ncu (exit 0) ===\n"
+_TWO_VERBS = """
+import sys
+from rooflab.cli.main import main
+rc = main(sys.argv[1:5])
+sys.stdout.write("\\n=== ncu (exit %d) ===\\n" % rc)
+sys.stdout.flush()
+raise SystemExit(main(sys.argv[5:]))
+"""
+
+
 def test_same_input_same_bytes_in_every_process():
     # dict order, set order (string hashing) and float formatting: a git diff of two
     # nightly runs on the same recordings must be empty
-    args = ["compare", _gpp("output1.ncu-rep"), _gpp("output5.ncu-rep"), "--json"]
-    runs = [_run(args, PYTHONHASHSEED=seed) for seed in ("1", "2")]
-    assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout
-    doc = json.loads(runs[0].stdout)
+    args = ["compare", _gpp("output1.ncu-rep"), _gpp("output5.ncu-rep"), "--json",
+            "ncu", _gpp("output1.ncu-rep"), "--json"]
+    procs = [subprocess.Popen([sys.executable, "-c", _TWO_VERBS, *args], text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("1", "2")]
+    runs = [(*p.communicate(timeout=240), p.returncode) for p in procs]
+    assert [rc for _, _, rc in runs] == [0, 0], [err[-2000:] for _, err, _ in runs]
+    assert all(out.count(SEPARATOR) == 1 for out, _, _ in runs)   # compare exited 0 too
+    (compare, ncu), (compare2, ncu2) = (out.split(SEPARATOR) for out, _, _ in runs)
+    assert compare == compare2 and ncu == ncu2
+    doc = json.loads(compare)
     assert doc["matches"][0]["before_s"] == pytest.approx(30.4926, rel=1e-4)
     assert doc["speedup"] == pytest.approx(sum(m["before_s"] for m in doc["matches"])
                                            / sum(m["after_s"] for m in doc["matches"]))
-    ncu = [_run(["ncu", _gpp("output1.ncu-rep"), "--json"], PYTHONHASHSEED=seed)
-           for seed in ("3", "4")]
-    assert ncu[0].stdout == ncu[1].stdout and '"created"' not in ncu[0].stdout
+    assert json.loads(ncu)["kernels"] and '"created"' not in ncu
 
 
 def test_python_m_rooflab_is_the_cli(capsys):
@@ -128,11 +147,13 @@ def _on_a_terminal(args: list[str], **env: str) -> str:
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_colour_on_a_terminal_none_with_no_color_nothing_with_term_dumb():
     args = ["compare", _gpp("output5.csv"), _gpp("output4.csv"), "--fail-if-slower", "5"]
-    tty = _on_a_terminal(args, TERM="xterm-256color")
+    # three processes (the variables are read at start-up), run side by side
+    with ThreadPoolExecutor(3) as pool:
+        tty, no_color, dumb = pool.map(lambda env: _on_a_terminal(args, **env), [
+            {"TERM": "xterm-256color"}, {"TERM": "xterm-256color", "NO_COLOR": "1"},
+            {"TERM": "dumb"}])
     assert COLOUR.search(tty) and "+113.8 %" in tty      # the regression in red
-    no_color = _on_a_terminal(args, TERM="xterm-256color", NO_COLOR="1")
     assert not COLOUR.search(no_color) and "+113.8 %" in no_color
-    dumb = _on_a_terminal(args, TERM="dumb")
     assert ESCAPE not in dumb and "+113.8 %" in dumb
 
 

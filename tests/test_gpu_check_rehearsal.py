@@ -4,6 +4,7 @@ a gap before a four-digit spread in its table (review r4 F3)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -23,48 +24,42 @@ def _load_script():
     return load_gpu_check("gpu_check_rehearsal")
 
 
-def test_the_interpreted_dry_run_runs_the_triton_stages(tmp_path):
-    pytest.importorskip("triton", reason="triton is not installed here: the dry run has no "
-                                         "Triton path to rehearse")
-    out = tmp_path / "out"
+@pytest.fixture(scope="module", autouse=True)
+def _interpreted_dry_run(request, tmp_path_factory):
+    """The interpreted dry run (a minute of one core), started when this module starts so the
+    in-process tests below run beside it on the second core; its test, last in the file,
+    waits for it. Not started when that test is not selected (-k) or Triton is absent."""
+    wanted = any(getattr(item, "module", None) is request.module and
+                 getattr(item, "originalname", None) ==
+                 "test_the_interpreted_dry_run_runs_the_triton_stages"
+                 for item in request.session.items)
+    if not wanted or importlib.util.find_spec("triton") is None:
+        yield None
+        return
+    where = tmp_path_factory.mktemp("rehearsal")
+    out = where / "out"
     # The caller's PYTHONPATH is kept after src (e.g. a numpy<2.3 put first for Triton 3.6).
     path = os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg",
            "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, str(SCRIPT), str(out), "--device", "cpu", "--quick",
-                          "--no-cli"], env=env, capture_output=True, text=True, timeout=240,
-                         cwd=REPO)
-    lines = run.stdout.strip().splitlines()
-    if lines and lines[0].startswith("REHEARSAL SKIPPED"):
-        # Triton 3.6 with numpy >= 2.3: said in one line, the rest of the dry run still ran.
-        assert run.returncode == 0, run.stderr[-3000:]
-        pytest.skip(lines[0])
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    report = json.loads((out / "gpu_check.json").read_text())
-    assert report["errors"] == {}
-    # The stages the CUDA run gives Triton ran, and agreed with torch.
-    assert report["rehearsal"] == {"triton": True}
-    assert report["preflight"] == [] and report["kernel_problems"] == []
-    assert report["int8_gemm_check"] == {"problems": []}
-    assert "[PASS] Triton kernels agree with torch: copy, triad, read sweep, fma, empty" in lines
-    assert ("[PASS] Triton int8 GEMM agrees with fp64 (second int8 method): 256^3, "
-            "B column-major") in lines
-    assert any(x.startswith("[info] Triton path rehearsed under TRITON_INTERPRET") for x in lines)
-    gpu = report["profile"]["extras"]["gpu"]
-    assert gpu["errors"] == {}
-    assert "triton" not in gpu["skipped"] and "vector_fma" not in gpu["skipped"]
-    work = {k: v["work_per_call"] for k, v in gpu["measurements"].items()}
-    # Tiny sizes: 256 KiB per stream array (65,536 fp32), 2 FMA iterations.
-    programs = report["profile"]["host"]["multiprocessors"] * 32   # FMA_PROGRAMS_PER_SM
-    for p in ("fp64", "fp32", "fp16"):                   # 2 FLOP x 2 iters x 8 chains
-        assert work[f"fma_{p}"] == 2 * 2 * 8 * programs * 1024
-    assert work["copy_triton"] == 2 * 4 * 65536 and work["triad_triton"] == 3 * 4 * 65536
-    assert "triton_empty_kernel_back_to_back_s" in gpu["overheads"]
-    # The quick mode's sweep (CUDA's 1.6 step: no L1 sweep), 8 to 48 KiB in 8 KiB blocks.
-    assert sorted(gpu["sweep"]) == ["main"]
-    sets = [p["working_set_bytes"] for p in gpu["sweep"]["main"]["points"]]
-    assert sets[0] == 8 << 10 and max(sets) <= 48 << 10
-    assert all(s % (8 << 10) == 0 for s in sets)
+    # files, not pipes: nobody reads until its test runs, and a full pipe would stall it
+    with open(where / "stdout", "w") as stdout, open(where / "stderr", "w") as stderr:
+        proc = subprocess.Popen([sys.executable, str(SCRIPT), str(out), "--device", "cpu",
+                                 "--quick", "--no-cli"], env=env, stdout=stdout, stderr=stderr,
+                                text=True, cwd=REPO)
+
+    class Started:
+        @staticmethod
+        def result():
+            proc.wait(timeout=240)
+            return subprocess.CompletedProcess(proc.args, proc.returncode,
+                                               (where / "stdout").read_text(),
+                                               (where / "stderr").read_text()), out
+
+    yield Started
+    if proc.poll() is None:      # its test was deselected or failed before waiting
+        proc.kill()
+        proc.wait()
 
 
 def test_without_the_variable_nothing_is_rehearsed():
@@ -112,6 +107,16 @@ def test_a_skipped_rehearsal_prints_its_line_first_and_the_dry_run_goes_on(
     why = "REHEARSAL SKIPPED: Triton 3.6.0's interpreter fails under numpy 2.4.6 (...)"
     monkeypatch.setattr(gr, "start", lambda torch, dev, environ=None: {"triton": False,
                                                                         "why": why})
+    # What is checked is the order of the lines and that the dry run finishes, not what it
+    # measures: the probe runs at the tiny sizes of test_probe_gpu's interpreted probe.
+    from rooflab.probe.gpu import context as C
+    from rooflab.probe.timer import TimingPlan
+
+    plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
+    monkeypatch.setitem(C.CPU_SIZES, "quick", C.Sizes(
+        stream_bytes=1 << 18, sweep_lo=8 << 10, sweep_hi_l2=0.05, sweep_step=1.4,
+        sweep_call_bytes=1 << 20, host_bytes=0, matmul_sizes=(64,), fma_iters=0,
+        launch_calls=5, plan=plan, sweep_plan=plan))
     assert gc.main([str(tmp_path), "--device", "cpu", "--quick", "--no-cli"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == why
@@ -140,3 +145,40 @@ def test_a_four_digit_spread_keeps_its_gap_from_the_ratio():
     assert row.split()[4:8] == ["-", "-", "12700.0%", "test"]
     # the spread ends where its header does
     assert row.index("12700.0%") + len("12700.0%") == header.index("spread") + len("spread")
+
+
+def test_the_interpreted_dry_run_runs_the_triton_stages(_interpreted_dry_run):
+    pytest.importorskip("triton", reason="triton is not installed here: the dry run has no "
+                                         "Triton path to rehearse")
+    run, out = _interpreted_dry_run.result()
+    lines = run.stdout.strip().splitlines()
+    if lines and lines[0].startswith("REHEARSAL SKIPPED"):
+        # Triton 3.6 with numpy >= 2.3: said in one line, the rest of the dry run still ran.
+        assert run.returncode == 0, run.stderr[-3000:]
+        pytest.skip(lines[0])
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    report = json.loads((out / "gpu_check.json").read_text())
+    assert report["errors"] == {}
+    # The stages the CUDA run gives Triton ran, and agreed with torch.
+    assert report["rehearsal"] == {"triton": True}
+    assert report["preflight"] == [] and report["kernel_problems"] == []
+    assert report["int8_gemm_check"] == {"problems": []}
+    assert "[PASS] Triton kernels agree with torch: copy, triad, read sweep, fma, empty" in lines
+    assert ("[PASS] Triton int8 GEMM agrees with fp64 (second int8 method): 256^3, "
+            "B column-major") in lines
+    assert any(x.startswith("[info] Triton path rehearsed under TRITON_INTERPRET") for x in lines)
+    gpu = report["profile"]["extras"]["gpu"]
+    assert gpu["errors"] == {}
+    assert "triton" not in gpu["skipped"] and "vector_fma" not in gpu["skipped"]
+    work = {k: v["work_per_call"] for k, v in gpu["measurements"].items()}
+    # Tiny sizes: 256 KiB per stream array (65,536 fp32), 2 FMA iterations.
+    programs = report["profile"]["host"]["multiprocessors"] * 32   # FMA_PROGRAMS_PER_SM
+    for p in ("fp64", "fp32", "fp16"):                   # 2 FLOP x 2 iters x 8 chains
+        assert work[f"fma_{p}"] == 2 * 2 * 8 * programs * 1024
+    assert work["copy_triton"] == 2 * 4 * 65536 and work["triad_triton"] == 3 * 4 * 65536
+    assert "triton_empty_kernel_back_to_back_s" in gpu["overheads"]
+    # The quick mode's sweep (CUDA's 1.6 step: no L1 sweep), 8 to 48 KiB in 8 KiB blocks.
+    assert sorted(gpu["sweep"]) == ["main"]
+    sets = [p["working_set_bytes"] for p in gpu["sweep"]["main"]["points"]]
+    assert sets[0] == 8 << 10 and max(sets) <= 48 << 10
+    assert all(s % (8 << 10) == 0 for s in sets)

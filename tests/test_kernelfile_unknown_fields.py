@@ -271,7 +271,7 @@ def test_report_markdown_and_html_have_the_section(tmp_path, capsys):
     assert main(["report", path, "--on", "A100", "-o", str(page)]) == 0
     html = page.read_text()
     assert "<h2 id='not-placed'>Not placed on this roof</h2>" in html
-    assert "<td>l2only</td><td>1 ms</td><td>10.3 %</td>" in html
+    assert "<th scope='row'>l2only</th><td>1 ms</td><td>10.3 %</td>" in html
 
 
 def test_a_fully_placed_report_has_no_section(tmp_path, capsys):

@@ -83,8 +83,12 @@ def test_hardware_imports_nothing_from_ingest():
            for m, _ in _imports(f"hardware/{p.name}") if m.startswith("rooflab.ingest")]
     assert bad == []
     files = [m for m, _ in _imports("files.py") if m.startswith("rooflab.")]
-    # files.py (and files_decode.py, its decoding half) sits below every layer
-    assert set(files) <= {"rooflab.errors", "rooflab", "rooflab.files_decode"}
+    # files.py (and files_decode.py, its decoding half, and files_rename.py, its last
+    # rename) sits below every layer
+    assert set(files) <= {"rooflab.errors", "rooflab", "rooflab.files_decode",
+                          "rooflab.files_rename"}
+    rename = [m for m, _ in _imports("files_rename.py") if m.startswith("rooflab.")]
+    assert set(rename) <= {"rooflab.errors"}
     decode = [m for m, _ in _imports("files_decode.py") if m.startswith("rooflab.")]
     # its gunzip half (files_gzip.py, s22 m3), below every layer too
     assert set(decode) <= {"rooflab.errors", "rooflab", "rooflab.files_gzip"}

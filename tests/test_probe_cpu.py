@@ -262,7 +262,7 @@ def test_gemm_is_trusted_only_on_the_requested_threads(monkeypatch):
 
 def test_a_failed_clock_reading_is_replaced_not_used():
     """Seen under load: a preempted calibration read 505 Hz. It must not become the clock."""
-    from rooflab.probe.cpu.assemble import clock_estimate
+    from rooflab.probe.cpu.nominal_clock import clock_estimate
 
     ghz, note = clock_estimate(505.0, 3.6e9, 2, end_hz=3.7e9)
     assert ghz == pytest.approx(3.7) and "failed" in note

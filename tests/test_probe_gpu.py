@@ -253,21 +253,17 @@ def test_triton_is_imported_only_by_the_kernels_module():
             assert not heavy, f"{path.name} imports {heavy} at module level"
 
 
-def test_triton_kernels_agree_with_torch_under_the_interpreter():
+_CHECK_KERNELS = ("import torch; from rooflab.probe.gpu.kernels import check_kernels, "
+                  "check_int8_matmul; p = check_kernels(torch, 'cpu') + check_int8_matmul("
+                  "torch, 'cpu'); print(p); raise SystemExit(1 if p else 0)")
+
+
+def test_triton_kernels_agree_with_torch_under_the_interpreter(_interpreted):
     # TRITON_INTERPRET=1 runs the kernels on the CPU: the same check gpu_check.py runs on
     # the device before it measures anything.
     pytest.importorskip("triton", reason="triton is not installed here; gpu_check.py runs "
                                          "the same check on the device machine")
-    import os
-    import subprocess
-    import sys
-
-    code = ("import torch; from rooflab.probe.gpu.kernels import check_kernels, "
-            "check_int8_matmul; p = check_kernels(torch, 'cpu') + check_int8_matmul(torch, "
-            "'cpu'); print(p); raise SystemExit(1 if p else 0)")
-    env = {**os.environ, "TRITON_INTERPRET": "1", "TRITON_DEFAULT_FP_FUSION": "1"}
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, timeout=120)
+    run = _interpreted("check_kernels", timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -289,39 +285,6 @@ print(json.dumps({"labels": [c.label for c in p.measured.compute],
                   "overheads": sorted(g["overheads"]), "sweep": sorted(g["sweep"]),
                   "work": {k: v["work_per_call"] for k, v in g["measurements"].items()}}))
 """
-
-
-def test_the_probe_runs_its_triton_path_under_the_interpreter():
-    # Everything the CUDA run does with Triton (copy/triad kernels, both working-set sweeps,
-    # vector FMA peaks, the empty kernel) runs here on the CPU device under Triton's
-    # interpreter, with tiny sizes: only events, NVML, graphs and pinned copies stay uncovered.
-    pytest.importorskip("triton", reason="triton is not installed here")
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    run = subprocess.run([sys.executable, "-c", _INTERPRETED_PROBE], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
-    assert out["errors"] == {}
-    assert "triton" not in out["skipped"] and "vector_fma" not in out["skipped"]
-    assert {"host_transfers", "graph_replay"} <= set(out["skipped"])
-    work = out["work"]
-    programs = out["host"]["multiprocessors"] * 32          # FMA_PROGRAMS_PER_SM
-    for p in ("fp64", "fp32", "fp16"):                      # 2 FLOP x 4 iters x 8 chains
-        assert work[f"fma_{p}"] == 2 * 4 * 8 * programs * 1024
-    n = (1 << 18) // 4                                      # fp32 elements per array
-    assert work["copy_triton"] == work["copy_torch"] == 2 * 4 * n
-    assert work["triad_triton"] == work["triad_torch"] == 3 * 4 * n
-    assert "triton_empty_kernel_back_to_back_s" in out["overheads"]
-    assert out["sweep"] == ["l1", "main"]
-    # The matmul and the FMA kernel both measure "fp64 vector" here: one ceiling remains.
-    assert len(out["labels"]) == len(set(out["labels"]))
-    fp64 = out["methods"][out["labels"].index("fp64 vector")]
-    assert "beat" in fp64 and "torch.matmul" in fp64 and "Triton FMA" in fp64
 
 
 def test_best_per_label_keeps_the_fastest_and_names_the_other():
@@ -539,19 +502,14 @@ print(json.dumps({"method": c.method, "unit": c.unit, "label": c.label,
 """
 
 
-def test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter():
+def test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter(_interpreted):
     # Review 14a #5: beside torch._int_mm (cuBLASLt default algorithm, no workspace) a Triton
     # tl.dot int8 GEMM (IGMMA on sm_90) runs at the largest matmul size; the faster of the two
     # is the int8 ceiling and its method names the other.
     pytest.importorskip("triton", reason="triton is not installed here")
     import json
-    import os
-    import subprocess
-    import sys
 
-    run = subprocess.run([sys.executable, "-c", _INTERPRETED_INT8],
-                         env={**os.environ, "TRITON_INTERPRET": "1"}, capture_output=True,
-                         text=True, timeout=300)
+    run = _interpreted("int8", timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["method"] == ("Triton int8 tl.dot GEMM 256x256x256 (one untuned 128x256x128 "
@@ -561,3 +519,81 @@ def test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter():
         "; beat torch._int_mm (cuBLASLt default algorithm and no workspace: a library " \
         "figure) 256x256x256 (1 OP/s)" in out["merged"]
     assert out["skipped"] == {}
+
+
+# --- the Triton interpreter's three children, started together -----------------------------
+
+_USES = {"probe": "test_the_probe_runs_its_triton_path_under_the_interpreter",
+         "check_kernels": "test_triton_kernels_agree_with_torch_under_the_interpreter",
+         "int8": "test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _interpreted(request, tmp_path_factory):
+    """The three runs under TRITON_INTERPRET=1 (about a minute of one core for the probe),
+    started when this module starts: they run beside each other and beside the in-process
+    tests on the CI box's second core; each test waits for its own child. Output goes to
+    files, not pipes, so a child nobody reads yet never stalls on a full pipe."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("triton") is None:
+        yield None
+        return
+    where = tmp_path_factory.mktemp("interpreted")
+    codes = {"probe": _INTERPRETED_PROBE, "check_kernels": _CHECK_KERNELS,
+             "int8": _INTERPRETED_INT8}
+    # only the children whose tests are selected (-k): no minute of interpreter for nothing
+    selected = {getattr(item, "originalname", None) for item in request.session.items
+                if getattr(item, "module", None) is request.module}
+    codes = {name: code for name, code in codes.items() if _USES[name] in selected}
+    envs = {"check_kernels": {"TRITON_DEFAULT_FP_FUSION": "1"}}
+    procs = {}
+    for name, code in codes.items():
+        with open(where / f"{name}.out", "w") as out, open(where / f"{name}.err", "w") as err:
+            procs[name] = subprocess.Popen(
+                [sys.executable, "-c", code], stdout=out, stderr=err, text=True,
+                env={**os.environ, "TRITON_INTERPRET": "1", **envs.get(name, {})})
+
+    def result(name: str, timeout: float) -> subprocess.CompletedProcess:
+        assert name in procs, f"{name} was not started: its test was not selected"
+        procs[name].wait(timeout=timeout)
+        return subprocess.CompletedProcess(procs[name].args, procs[name].returncode,
+                                           (where / f"{name}.out").read_text(),
+                                           (where / f"{name}.err").read_text())
+
+    yield result
+    for proc in procs.values():
+        if proc.poll() is None:      # its test was deselected or failed before waiting
+            proc.kill()
+            proc.wait()
+
+
+def test_the_probe_runs_its_triton_path_under_the_interpreter(_interpreted):
+    # Everything the CUDA run does with Triton (copy/triad kernels, both working-set sweeps,
+    # vector FMA peaks, the empty kernel) runs here on the CPU device under Triton's
+    # interpreter, with tiny sizes: only events, NVML, graphs and pinned copies stay uncovered.
+    pytest.importorskip("triton", reason="triton is not installed here")
+    import json
+
+    run = _interpreted("probe", timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["errors"] == {}
+    assert "triton" not in out["skipped"] and "vector_fma" not in out["skipped"]
+    assert {"host_transfers", "graph_replay"} <= set(out["skipped"])
+    work = out["work"]
+    programs = out["host"]["multiprocessors"] * 32          # FMA_PROGRAMS_PER_SM
+    for p in ("fp64", "fp32", "fp16"):                      # 2 FLOP x 4 iters x 8 chains
+        assert work[f"fma_{p}"] == 2 * 4 * 8 * programs * 1024
+    n = (1 << 18) // 4                                      # fp32 elements per array
+    assert work["copy_triton"] == work["copy_torch"] == 2 * 4 * n
+    assert work["triad_triton"] == work["triad_torch"] == 3 * 4 * n
+    assert "triton_empty_kernel_back_to_back_s" in out["overheads"]
+    assert out["sweep"] == ["l1", "main"]
+    # The matmul and the FMA kernel both measure "fp64 vector" here: one ceiling remains.
+    assert len(out["labels"]) == len(set(out["labels"]))
+    fp64 = out["methods"][out["labels"].index("fp64 vector")]
+    assert "beat" in fp64 and "torch.matmul" in fp64 and "Triton FMA" in fp64

@@ -43,7 +43,7 @@ def test_html_record_table_says_derived():
     from rooflab.report.html import html_report
 
     page = html_report(analyze(CPU_MEASURED, [TRIAD]), CPU_PROFILE)
-    row = page[page.index("<td>DRAM (real traffic) bandwidth</td>"):][:200]
+    row = page[page.index("<th scope='row'>DRAM (real traffic) bandwidth</th>"):][:200]
     assert "<td>derived from this run&#x27;s measured DRAM rates</td>" in row
     assert "26.2 GB/s (derived)" in row and "not published" not in row
 

@@ -54,8 +54,8 @@ def test_copy_kernel_row_in_html_shows_its_bandwidth(tmp_path, capsys):
     out = tmp_path / "s.html"
     assert main(["report", str(_copy_file(tmp_path)), "--on", "A100", "-o", str(out)]) == 0
     text = out.read_text()
-    assert ("<td>copyKernel</td><td>fp32 vector</td><td>DRAM</td><td>0</td><td>1.78 TB/s</td>"
-            "<td>2.04 TB/s</td><td>87 %</td>") in text
+    assert ("<th scope='row'>copyKernel</th><td>fp32 vector</td><td>DRAM</td><td>0</td>"
+            "<td>1.78 TB/s</td><td>2.04 TB/s</td><td>87 %</td>") in text
 
 
 def test_copy_kernel_in_report_json_has_percent_of_bandwidth(tmp_path, capsys):

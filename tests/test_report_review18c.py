@@ -89,9 +89,9 @@ def test_points_are_coloured_by_their_side_of_the_ridge():
     assert pts.marker.symbol == "circle"       # the level stays in the symbol
     # the legend says which colour is which side, in the same colours
     assert fig.layout.legend.title.text == (
-        f"click to toggle<br><sub><span style='color:{MEMORY_BOUND_COLOR}'>●</span> "
+        f"click to toggle<br><sub><span style='color:{MEMORY_BOUND_COLOR}'>●</span> / "
         f"memory-bound side (left of its ridge)  <span style='color:{COMPUTE_BOUND_COLOR}'>"
-        f"●</span> compute-bound side (right of its ridge)</sub>")
+        f"●</span> – compute-bound side (right of its ridge)</sub>")
 
 
 def test_the_ridge_point_is_marked_with_its_ai():
@@ -161,7 +161,7 @@ def test_long_names_get_names_on_the_chart():
 def test_tables_are_sortable_and_the_page_prints(page):
     from rooflab.report.html_page import SORT_SCRIPT
 
-    assert "<table class='sortable'><thead>" in page
+    assert "<table class='sortable' aria-labelledby=" in page
     assert f"<script>{SORT_SCRIPT}</script>" in page
     assert "document.querySelectorAll('table.sortable')" in SORT_SCRIPT
     assert "@media print{" in page and "break-inside:avoid" in page

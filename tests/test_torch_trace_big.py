@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import tracemalloc
 
 from test_torch_trace import _event
 
-from rooflab.ingest import torch_trace, torch_trace_file
+from rooflab.ingest import torch_trace
 from rooflab.ingest.torch_trace import load_torch_trace
 
 MM_DIMS, MM_TYPES = [[64, 128], [128, 32]], ["float", "float"]
@@ -75,34 +74,6 @@ def test_one_zero_time_call_reads_as_before(tmp_path):
     imp = load_torch_trace(_mm_add_trace(tmp_path, 1, cuda=True))
     assert [str(s) for s in imp.skips] == [
         f"{tmp_path / 't.json'}: event #1 (aten::add): zero time; skipped"]
-
-
-def _text_alive_at_parse(path: str, monkeypatch) -> int:
-    """Bytes traced as allocated when load_trace_json hands the text to json.loads."""
-    seen = []
-    real = json.loads
-
-    def spying(text, *a, **kw):
-        seen.append(tracemalloc.get_traced_memory()[0])
-        return real(text, *a, **kw)
-
-    monkeypatch.setattr(torch_trace_file.json, "loads", spying)
-    tracemalloc.start()
-    try:
-        torch_trace_file.load_trace_json(path)
-    finally:
-        tracemalloc.stop()
-    return seen[0]
-
-
-def test_only_the_text_is_alive_when_json_parses(tmp_path, monkeypatch):
-    path = _mm_add_trace(tmp_path, 4000)
-    size = (tmp_path / "t.json").stat().st_size   # ~1.2 MB of ASCII: 1 byte a character
-    # the text (size) and little else; bytes + text were 2x size
-    assert size < _text_alive_at_parse(path, monkeypatch) < 1.3 * size
-    gz = tmp_path / "t.json.gz"
-    gz.write_bytes(gzip.compress((tmp_path / "t.json").read_bytes()))
-    assert size < _text_alive_at_parse(str(gz), monkeypatch) < 1.3 * size   # was 2x + gz
 
 
 def test_gzip_and_crlf_traces_read_as_the_plain_one(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+import platform
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -220,6 +221,10 @@ def install_command(extra: str) -> str:
 def install_reason(extra: str) -> str:
     """Why install_command is not the plain `pip install 'rooflab[extra]'`, said on a line
     of its own after the command ('' when it is)."""
+    if extra == "cpu" and platform.machine().lower().startswith("riscv"):
+        # numba/llvmlite publish no riscv64 wheels: pip would try an LLVM source build
+        return ("(numba has no RISC-V wheels: the install builds LLVM from source and "
+                "usually fails; the CPU probe needs numba, the other verbs do not)")
     if extra != "torch":
         return ""
     return ("(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "

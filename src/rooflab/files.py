@@ -20,6 +20,7 @@ from .errors import OutputError, ParseError
 # how text is read (gzip, UTF-16, a stray cp1252 byte): files_decode.py; read_text is
 # imported from here as before
 from .files_decode import SNIFF, decode_bytes, looks_binary, nul_safe, read_text, sniff_text
+from .files_rename import check_not_held, held_open, replace
 
 # csv's default cell limit (128 KiB) made every CSV reader fail with csv.Error, a traceback,
 # on a long line (a pasted log, a file of another kind: review r1 F1). Lifted once, here,
@@ -62,12 +63,12 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
     target = link_target(path)
     tmp = write_temp(target, data, name=path)
     try:
-        os.replace(tmp, target)
+        replace(tmp, target)   # retried on Windows while antivirus holds it (files_rename)
     except BaseException as exc:
         # Ctrl-C or a failed rename leaves nothing behind.
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            raise cannot_write(path, exc) from None
+            raise (held_open(path, target, exc) or cannot_write(path, exc)) from None
         raise
     note_written(path)
     return path
@@ -200,6 +201,7 @@ def check_writable(path: str | os.PathLike) -> None:
     if is_directory(path):
         raise cannot_write(path, IsADirectoryError(21, "Is a directory"))
     _refuse_special(path, link_target_safe(path))
+    check_not_held(path, link_target_safe(path))   # Windows: open in Excel (files_rename)
     folder = path.absolute().parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent

@@ -3,6 +3,7 @@ named by --on or a compute capability named by --cc."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -119,6 +120,11 @@ def _bytes(text: str, name: str) -> int:
         raise InputError(f"{name} must be bytes (4096) or KiB (48K, 48KiB; K = 1024 B, as "
                          f"the CUDA guide counts shared memory); got '{text}'")
     value = float(m.group(1)) * (1024 if m.group(2) else 1)
+    if not math.isfinite(value):
+        # 309+ digits are inf, and int(inf) was a traceback (review s23 r4 F8)
+        raise InputError(f"{name} must be bytes (4096) or KiB (48K), a number of a few "
+                         f"digits (no SM has more than 228 KiB); got {len(m.group(1))} "
+                         f"digits")
     if value != int(value):
         raise InputError(f"{name} must be a whole number of bytes; got '{text}' = {value} B")
     return int(value)

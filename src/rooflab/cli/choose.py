@@ -232,7 +232,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from rich.table import Table
     from rich.text import Text
 
-    from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule
+    from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule, standings
     from ..units import fmt_seconds, si, si_apart
     from .choose_dies import die_count, die_notes
     from .choose_energy import energy_words
@@ -251,7 +251,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         t.add_column(h, justify="left" if h in ("device", "binding (share)") else "right",
                      overflow="fold")
     floor, best = best_times(choices)   # of all the devices, as --json's relative columns
-    for i, c in enumerate(choices, 1):
+    places = standings(choices)
+    tied = len(set(places)) < len(places)   # the footnote says one # only where it shows
+    for i, c in zip(places, choices, strict=True):   # equal times, one place
         fj = flop_per_joule(c, kernels)
         # a device that cannot run the work has no ratio to the best that can (review s20
         # r5 F4: a 'does not fit' B200 read 0.71x under a 1.00x MI300X)
@@ -270,7 +272,8 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                            f"{words}; {WITH_LAUNCHES}: each kernel at "
                            f"least max(work floor, calls x the device's launch floor), "
                            f"summed (as llm and whatif give it): the rank, equal times by "
-                           f"the work floor (the time were the launches gone: CUDA graphs); "
+                           f"the work floor (the time were the launches gone: CUDA graphs)"
+                           f"{', equal in both: one # (10, 10, 12)' if tied else ''}; "
                            f"vs best: each time / the best device's"
                            f"{', - where it cannot run the work' if mixed else ''}; binding: "
                            f"the share of the time {WITH_LAUNCHES}; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..report.term_text import cell
+from .row_cap import cap, more_line
 
 
 def untimed_words(cmp, floors) -> str | None:
@@ -40,8 +41,14 @@ def compare_table(cmp, fail_pct, floors=None):
 
     from ..units import fmt_seconds
 
-    parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work),
-                           lambda: _work_lines(cmp))]
+    capped = _shown_matches(cmp, fail_pct)
+    shown = capped.shown
+    parts: list = [_Fitted(lambda work: _matches_table(cmp, fail_pct, work, shown),
+                           lambda: _work_lines(shown))]
+    if capped.left_out:
+        gate = f"slower by more than {fail_pct:g} %" if fail_pct is not None else ""
+        parts.append(Text(more_line(capped, "matched kernels", "`--json`", kept=gate),
+                          style="dim"))
     if cmp.speedup:
         span = cmp.total_range()
         total = (f"{fmt_seconds(cmp.total_before_s)} -> {fmt_seconds(cmp.total_after_s)} "
@@ -55,11 +62,15 @@ def compare_table(cmp, fail_pct, floors=None):
             parts.append(Text(f"whole runs (every timed kernel, matched or not): "
                               f"{fmt_seconds(rb)} -> {fmt_seconds(ra)}"
                               + (f" ({rb / ra:.2f}x)" if rb and ra else "")))
-    for k in cmp.only_before:
-        parts.append(Text(f"only in the first run: {k.name} ({_only_time(k)}; use --map "
-                          f"OLD=NEW if renamed)", style="dim"))
-    for k in cmp.only_after:
-        parts.append(Text(f"only in the second run: {k.name} ({_only_time(k)})", style="dim"))
+    for side, extra in ((cmp.only_before, "first"), (cmp.only_after, "second")):
+        rest = cap(side, lambda k: k.seconds)
+        for k in rest.shown:
+            parts.append(Text(f"only in the {extra} run: {k.name} ({_only_time(k)}"
+                              + ("; use --map OLD=NEW if renamed)" if extra == "first"
+                                 else ")"), style="dim"))
+        if rest.left_out:
+            parts.append(Text(more_line(rest, f"kernels only in the {extra} run",
+                                        "`--json`"), style="dim"))
     if floors is not None:
         parts.append(_floor_table(*floors))
         step = floors[1]
@@ -138,7 +149,19 @@ class _Fitted:
         yield from self.lines()
 
 
-def _matches_table(cmp, fail_pct, work: bool):
+def _shown_matches(cmp, fail_pct):
+    """The matches the table shows (row_cap.Capped): all where they fit TERMINAL_ROWS,
+    else the gate's heaviest failures and the longest others (the slower side's time)."""
+    regressed = ({id(m) for m in cmp.regressions(fail_pct)} if fail_pct is not None
+                 else set())
+    return cap(cmp.matches, _longest, keep=lambda m: id(m) in regressed)
+
+
+def _longest(m) -> float:
+    return max(m.before.seconds or 0.0, m.after.seconds or 0.0)
+
+
+def _matches_table(cmp, fail_pct, work: bool, shown):
     from rich.table import Table
 
     from ..units import fmt_ai
@@ -153,7 +176,7 @@ def _matches_table(cmp, fail_pct, work: bool):
         # fold, never "…": a narrow terminal keeps every digit (s22 r3 F6)
         t.add_column(h, justify="left" if h == "kernel" else "right", overflow="fold")
     regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
-    for m in cmp.matches:
+    for m in shown:
         ai_b, ai_a = m.ai_move()
         change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
         name = _row_name(m)
@@ -168,10 +191,10 @@ def _row_name(m) -> str:
     return m.name if m.before.name == m.name else f"{m.before.name} -> {m.name}"
 
 
-def _work_lines(cmp):
+def _work_lines(shown):
     from rich.text import Text
 
-    for m in cmp.matches:
+    for m in shown:
         if m.before.total_flop or m.after.total_flop:
             yield Text(f"work: {m.name}: FLOP {_work_cell(m)}, FLOP/s change {_rate_cell(m)}")
 

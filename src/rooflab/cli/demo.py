@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import os  # noqa: F401 -- tests patch demo.os.replace (the rename in files_rename)
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ import typer
 
 from ..errors import InputError, OutputError
 from ..files import link_target, note_written, write_temp
+from ..files_rename import held_open, replace
 
 DEFAULT_OUTDIR = "rooflab-demo"
 FILES = ("profile.json", "kernels.json", "roofline.png", "report.md")
@@ -98,7 +99,7 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
     done: list[Path] = []
     for i, (tmp, target) in enumerate(temps):
         try:
-            os.replace(tmp, target)
+            replace(tmp, target)   # retried on Windows while antivirus holds it
         except BaseException as exc:
             # Ctrl-C or SIGTERM between two renames too (it caught OSError only, leaving
             # the later temporaries behind: review s22 r2 F6c); the files already renamed
@@ -108,8 +109,9 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
                 raise
             replaced = (f"already replaced: {', '.join(p.name for p in done)}; the others "
                         f"are as they were" if done else "no file was replaced")
-            raise OutputError(f"{target}: cannot write the file ({exc.strerror or exc}); "
-                              f"{replaced}") from None
+            held = held_open(target, target, exc)   # Windows: open in Excel, a viewer
+            why = held or f"{target}: cannot write the file ({exc.strerror or exc})"
+            raise OutputError(f"{why}; {replaced}") from None
         done.append(target)
         note_written(outdir / list(files)[i])
     return [outdir / name for name in files]

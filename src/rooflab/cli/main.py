@@ -160,7 +160,10 @@ def _invoke(app, argv: list[str]) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
-        # `rooflab ... | head` closed the pipe: not an error of ours.
+        # `rooflab ... | head` closed the pipe: not an error of ours. What is still
+        # buffered goes to the null device, or the interpreter's flush at exit fails on it
+        # again: exit 120 (seen on Windows' EINVAL, review s23 r3 F3)
+        _drop_stdout()
         sys.stderr.close()
         return 0
     except SystemExit as exc:
@@ -283,12 +286,34 @@ class _ClosedStdout(io.TextIOBase):
 def _as_stdout_error(exc: OSError) -> OSError:
     if exc.errno in _OUTPUT_ERRNOS:
         return StdoutWriteError(exc.errno, exc.strerror)
-    return exc   # a closed pipe stays BrokenPipeError (answered with exit 0)
+    if _closed_pipe(exc):
+        # remembered: rich answers the pipe with SystemExit(1) after pointing fd 1 at the
+        # null device, which _pipe_closed cannot recognise by inode on Windows
+        _PIPE[0] = True
+        if not isinstance(exc, BrokenPipeError):
+            return BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+    return exc   # a closed pipe is BrokenPipeError (answered with exit 0)
+
+
+# Whether a write to stdout met a closed pipe in this main() (reset by _guard_stdout).
+_PIPE = [False]
+
+
+def _windows() -> bool:
+    return os.name == "nt"
+
+
+def _closed_pipe(exc: OSError) -> bool:
+    """A write to a pipe whose reader left (`| head`, `| more`): BrokenPipeError, or on
+    Windows EINVAL, which its C runtime gives for a closed pipe (CPython issue #79935;
+    review s23 r3 F3)."""
+    return isinstance(exc, BrokenPipeError) or (_windows() and exc.errno == errno.EINVAL)
 
 
 def _guard_stdout() -> None:
     """Put a _GuardedStdout over the real stdout's buffer (once; not over a test's
     capture, which is no file), or a _ClosedStdout where there is none."""
+    _PIPE[0] = False
     out = sys.stdout
     if out is None:
         # fd 1 closed when the process started (`>&-`; cron, daemons): Python makes
@@ -325,7 +350,7 @@ def _pipe_closed() -> bool:
     answered: rich exits 1 -- our regression code -- after pointing fd 1 at os.devnull,
     click after swapping sys.stdout for its PacifyFlushWrapper. The reader leaving is not
     an error of ours (as BrokenPipeError above)."""
-    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+    if _PIPE[0] or type(sys.stdout).__name__ == "PacifyFlushWrapper":
         return True
     try:
         out, null = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)

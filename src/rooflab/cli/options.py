@@ -252,6 +252,7 @@ def profiler_verb(app, name: str, help: str, files_help: str,
         from .common import metric_notes
         from .plot import parse_min_share
         from .profiled import check_chart_option, check_output, report_import
+        from .step_order import warn_step_order
 
         check_output(output, top, [*files, on])
         share = parse_min_share(min_share)
@@ -267,7 +268,10 @@ def profiler_verb(app, name: str, help: str, files_help: str,
             extra["precision"] = prec
         if device:
             extra["device"] = on
-        imp = select_kernels(load(files, **extra), patterns(kernel), patterns(exclude))
+        loaded = load(files, **extra)
+        # several files are steps in command-line order, every profiler's alike
+        warn_step_order(files)
+        imp = select_kernels(loaded, patterns(kernel), patterns(exclude))
         imp = with_sm_count(imp, on)
         # metric_notes speaks of ncu's kernels only (the others' notes say other things)
         imp = replace(imp, notes=imp.notes + metric_notes(imp.kernels, imp.notes)

@@ -27,7 +27,7 @@ with a flat glyph right of it (docs/plot.md: reading the chart in grey).
   rooflab plot s1.json s2.json s3.json --on me.json --trajectory -o steps.png
   rooflab plot --on h200 --on mi300x -o two-roofs.png
   rooflab plot kernels.json --on a100 --precision fp16,fp32 -o chart.png
-  rooflab plot output*.csv --on output5.ncu-rep --trajectory -o steps.png
+  rooflab plot output.csv output?.csv --on l4 --trajectory -o steps.png
   rooflab plot --on profile.json --precision all -o every-ceiling.png
   rooflab plot out.ncu-rep --kernel sigma --per-launch -o launches.png
 
@@ -136,6 +136,10 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     inputs.print_notes()
     if said is not None:
         said.extend(inputs.notes)
+    from .step_order import profiler_steps, warn_step_order
+
+    # the steps' order is the command line's: say when a numbered series is out of order
+    warn_step_order(kernel_files if trajectory else profiler_steps(kernel_files))
     kernels = list(inputs.kernels)
     if trajectory:
         from .profiled import trajectory_kernels

@@ -1,6 +1,7 @@
 """The kernel meta the advice reads, as flat columns of the profiler verbs' -o x.csv
 (cli/profiled.csv_table), so that `rooflab report x.csv` advises as `rooflab report` on the
-profile itself: the no-FMA ceiling (meta fma_share, model/fma_ceiling.py), the occupancy
+profile itself (and keeps each kernel's step, the file it came from, for its time share):
+the no-FMA ceiling (meta fma_share, model/fma_ceiling.py), the occupancy
 and grid figures (advice_compute.occupancy_words, grid_words, latency_detail: meta
 occupancy_*, grid, block, sms, pipe_busy) and the profiler that timed the kernel (meta
 source: a GPU-side time, model/gpu_time.py). Before, the CSV held none of them: NERSC
@@ -21,9 +22,12 @@ from ..model.fma_ceiling import FLAT_KEY
 from ..model.kernel import Kernel
 
 # The meta written as it is (a number or a string), in this order, each only where some
-# kernel has it.
-PLAIN = ("source", "grid", "block", "sms", "sms_source", "occupancy_theoretical",
-         "occupancy_achieved", "occupancy_limiter", "occupancy_limit_blocks")
+# kernel has it. step and step_index: which file of `ncu a.csv b.csv` the kernel came from,
+# so that read back each keeps its share of its own run, as the JSON does (review s23 r2
+# F3: read back, the two runs were pooled, 100 % / 100 % became 54 % / 46 %).
+PLAIN = ("step", "step_index", "source", "grid", "block", "sms", "sms_source",
+         "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
+         "occupancy_limit_blocks")
 
 
 def _cell(key: str, value: object) -> object:

@@ -22,7 +22,7 @@ kernels reached.
 
   rooflab report kernels.json --on h100-sxm
   rooflab report kernels.json --on profile.json -o report.html  (interactive)
-  rooflab report output*.csv --on gpu-peaks.json -o gpp.md --top 3
+  rooflab report output.csv output?.csv --on gpu-peaks.json -o gpp.md --top 3
   rooflab report analysis.json --json
   rooflab report out.ncu-rep --kernel sigma --exclude red --per-launch
 
@@ -97,7 +97,9 @@ def report_dict(analysis, profile=None, diags=None) -> dict:
 
     # the same lines as the text report's (device mismatch from the notes, a mixed
     # kernel's ridge band against its own weighted ceiling)
-    warnings = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
+    # every kernel named: the terminal's cut lists point here (review s23 h2 F6)
+    warnings = trust_warnings(diags, profile, analysis.notes, analysis.kernels,
+                              every=True)
     if warnings:
         out["read_with_care"] = warnings   # the report's "read with care" lines
     if profile is not None:
@@ -206,6 +208,9 @@ def register(app) -> None:
             refuse_input_as_output(output, [*files, on] if on else files)
         inputs = load_inputs(files, [on] if on else [], kernel=patterns(kernel),
                              exclude=patterns(exclude), per_launch=per_launch)
+        from .step_order import profiler_steps, warn_step_order
+
+        warn_step_order(profiler_steps(files))   # the steps' order is the command line's
         report_gate.refuse_own_best(inputs.roof, fail_below)
         analysis = analyze(inputs.roof, inputs.kernels)
         # the terminal leaves out the skipped rows load_inputs warned of already (said once:
@@ -223,7 +228,8 @@ def register(app) -> None:
         # diagnosed once for the file, --json and the terminal (each did its own: review
         # 18 leftovers, 20 000 kernels); the terminal alone details only the top kernels it
         # shows (advice for 10 000 kernels was 2/3 of the time: review r5 F5)
-        every = output or json_out or reads_all_advice(inputs.profile)
+        every = (json_out or reads_all_advice(inputs.profile)
+                 or (output is not None and Path(output).suffix.lower() == ".json"))
         diags = diagnose(analysis, machine_for(analysis, inputs.profile),
                          detail=None if every else top)
         analysis = _threads_said_once(analysis, diags)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..model.choose import WITH_LAUNCHES
 from ..report.term_text import cell
 from ..units import fmt_times
+from .row_cap import cap, more_line
 from .whatif_llm import _scope
 
 
@@ -17,6 +18,14 @@ def _bound_cell(before, after) -> str:
     if before is not None and before.bound != after.bound:
         return f"{after.bound} (was {before.bound})"
     return after.bound
+
+
+def _moved(row) -> tuple[float, float]:
+    """A row's weight in a cut table: the time the change saves (or costs), then the
+    longer of its two times (untimed rows: their floors, or nothing)."""
+    tb, ta = row[2], row[3]
+    moved = abs(tb - ta) if tb is not None and ta is not None else 0.0
+    return moved, max(tb or 0.0, ta or 0.0)
 
 
 def _table(result, llm: dict | None = None):
@@ -40,7 +49,12 @@ def _table(result, llm: dict | None = None):
         t.add_column(h, justify="left" if h in ("kernel", "bound after") else "right",
                      overflow="fold")
     held, low = _held(result), _lower_bounds(result)
-    for name, ai, tb, ta, sp, bound, floor in rows:
+    # past TERMINAL_ROWS the rows that move most, then the longest (review s23 r5 F6: a rich
+    # row per kernel, 10k kernels >43 s of CPU; h2 F5: the 40 longest read 1.00x and hid
+    # every kernel the what-if speeds up); --json and -o w.json keep every move
+    capped = cap(rows, _moved)
+    shown, left_out = capped.shown, capped.left_out
+    for name, ai, tb, ta, sp, bound, floor in shown:
         mark = " floor" if floor and not every else ""
         other = held.get(name)
         least, most = ("at least ", "at most ") if name in low else ("", "")
@@ -49,6 +63,9 @@ def _table(result, llm: dict | None = None):
                   "-" if sp is None else f"{most}{fmt_times(sp)}{mark}" if other is None or not tb
                   else _span(tb / max(ta, other), tb / min(ta, other), "x"), bound)
     parts: list = [t]
+    if left_out:
+        parts.append(Text(more_line(capped, "kernels", "`--json` or -o w.json",
+                                    less="moving less"), style="dim"))
     totals = None
     over_all, over_moved = _scopes(result, steps)
     if result.speedup and not steps:
@@ -133,9 +150,9 @@ def _bound_lines(result) -> list[str]:
     from ..model.whatif_batch import SPLIT_FIX, meta_batch
     from ..units import fmt_seconds, si
 
-    out = []
+    out, low = [], _lower_bounds(result)   # once: per move it was n x n (s23 r5 F6)
     for old, new in result.moves:
-        if old.name not in _lower_bounds(result):
+        if old.name not in low:
             continue
         c = kernel_ceiling(result.after.roof, new.flop, new.unit, new.precision)
         peak = f"{si(c.ceiling.value, 'FLOP/s')} {c.label}"

@@ -2,8 +2,8 @@
 
 Sources, in order: /proc/cpuinfo (Linux), sysfs cache descriptions
 (/sys/devices/system/cpu/cpu0/cache/index*/: size and the CPUs sharing it) and NUMA nodes
-(/sys/devices/system/node), `lscpu`, sysctl (macOS), the registry
-(Windows), then the platform module.
+(/sys/devices/system/node), `lscpu`, sysctl (macOS), the registry and kernel32
+(Windows: windows.py, windows_topology.py), then the platform module.
 Virtual machines often report cache sizes that belong to a different CPU than the one
 the guest runs on (CPUID is filtered or emulated); callers compare them with what the
 bandwidth sweep sees and say so (`probe.cpu.bandwidth`).
@@ -32,6 +32,8 @@ from .cpu_topology import (  # noqa: F401  (CoreSplit, parse_cpulist: imported f
 from .os_files import read as _read
 from .os_files import to_int as _int
 from .windows import windows_cpu
+from .windows_topology import SOURCE as WIN_SOURCE
+from .windows_topology import WinTopology, windows_memory, windows_topology
 
 CPUINFO = Path("/proc/cpuinfo")
 SYS_CPU = Path("/sys/devices/system/cpu")
@@ -87,6 +89,9 @@ class HostInfo:
     cpu_cores: tuple[tuple[int, str], ...] = ()
     # False where the kernel shows one `cpu` PMU and no cpu_core/cpu_atom: not hybrid
     hybrid_pmu: bool | None = None
+    # False where no OS source counted physical cores and `cores` is os.cpu_count()'s
+    # logical CPUs (2x the cores with SMT): the probe then gives no nominal (s23 r3 F1)
+    cores_known: bool = True
 
     def cores_in(self, cpus) -> int:
         """Physical cores among the logical CPUs `cpus` (SMT siblings are one core), at
@@ -232,7 +237,9 @@ def sysctl(name: str) -> str | None:
 
 def sysctl_caches() -> Caches:
     """Cache sizes from sysctl: hw.perflevel0.* (the performance cores on Apple silicon,
-    whose efficiency cores have smaller caches), else hw.*."""
+    whose efficiency cores have smaller caches), else hw.*. Apple's L2 is one per core
+    cluster (16 MiB shared by 4 P-cores on an M2 Pro): hw.perflevel0.cpusperl2 says how many
+    CPUs share it, which the sweep's per-thread capacity divides by (s23 r3 F4)."""
     def size(key: str) -> int | None:
         for prefix in ("hw.perflevel0.", "hw."):
             value = _int(sysctl(prefix + key))
@@ -243,7 +250,31 @@ def sysctl_caches() -> Caches:
     l1, l2, l3 = size("l1dcachesize"), size("l2cachesize"), size("l3cachesize")
     if not (l1 or l2 or l3):
         return Caches()
-    return Caches(l1d=l1, l2=l2, l3=l3, source="sysctl")
+    per_l2 = _int(sysctl("hw.perflevel0.cpusperl2")) if l2 else None
+    return Caches(l1d=l1, l2=l2, l3=l3, source="sysctl", l2_sharing=max(1, per_l2 or 1))
+
+
+def windows_caches(topo: WinTopology) -> Caches:
+    """Caches from GetLogicalProcessorInformationEx: each level's size, sharing and
+    instances as Windows lists them (windows_topology.py)."""
+    c = topo.caches
+    if not c:
+        return Caches(source="unknown")
+    one = {lv: c[lv] for lv in ("L1", "L2", "L3") if lv in c}
+    return Caches(l1d=one["L1"].size if "L1" in one else None,
+                  l2=one["L2"].size if "L2" in one else None,
+                  l3=one["L3"].size if "L3" in one else None,
+                  l3_instances=one["L3"].instances if "L3" in one else 1, source=WIN_SOURCE,
+                  l1d_sharing=one["L1"].sharing if "L1" in one else 1,
+                  l2_sharing=one["L2"].sharing if "L2" in one else 1,
+                  l3_sharing=one["L3"].sharing if "L3" in one else 1)
+
+
+def windows_split(topo: WinTopology) -> CoreSplit | None:
+    """A hybrid CPU's P/E counts from the cores' EfficiencyClass (counts only, no clock
+    ratio: Windows has no cpufreq maximum per core to read)."""
+    pe = topo.p_e_split()
+    return CoreSplit(pe[0], pe[1], (), (), None, f"{WIN_SOURCE} EfficiencyClass") if pe else None
 
 
 def detect_caches(logical_cpus: int | None = None) -> Caches:
@@ -350,7 +381,8 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
     first = blocks[0] if blocks else {}
     flags = cpu_flags(cpuinfo)
     darwin = not blocks and platform.system() == "Darwin"
-    if not blocks and platform.system() == "Windows":
+    windows = not blocks and platform.system() == "Windows"
+    if windows:
         first = windows_cpu()   # no /proc on Windows: the registry has the same fields
     # Arm Linux has no `model name` (lscpu decodes the part: "Neoverse-V1"); macOS has no
     # /proc at all ("Apple M2" from sysctl). platform.processor() says only "aarch64"/"arm"
@@ -365,29 +397,46 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
               or (sysctl("machdep.cpu.vendor") if darwin else None) or platform.machine())
     # Arm has no CPUID family/model; its `CPU part` is what identifies the core
     # (hardware.cpu_arch looks Arm parts up by this number).
-    model = _int(first.get("model"))
+    family, model = _int(first.get("cpu family")), _int(first.get("model"))
     if model is None and first.get("cpu part"):
         model = _int(first.get("cpu part"), 0)
+    if darwin and family is None and vendor in ("GenuineIntel", "AuthenticAMD"):
+        # an Intel Mac prints CPUID's family/model as Linux's cpuinfo does (6 / 158 on an
+        # i9-9880H): the table knows the design though no name pattern matches (s23 r3 F5)
+        family, model = _int(sysctl("machdep.cpu.family")), _int(sysctl("machdep.cpu.model"))
     total, avail = meminfo()
     if total is None and darwin:
         total = _int(sysctl("hw.memsize"))
     cores = core_count(blocks)
     threads = len(blocks) or (os.cpu_count() or 1)
     split = detect_core_split(blocks)
+    # no cpuinfo blocks: core_count fell back on os.cpu_count(), logical CPUs, not cores
+    cores_known = bool(blocks)
+    caches = None
     if darwin:
-        cores = _int(sysctl("hw.physicalcpu")) or cores
+        phys = _int(sysctl("hw.physicalcpu"))
+        cores, cores_known = phys or cores, phys is not None
         threads = _int(sysctl("hw.logicalcpu")) or threads
         split = _darwin_split()
+    win = windows_topology() if windows else None
+    if win is not None:
+        cores, threads, cores_known = win.cores, win.threads, True
+        split, caches = windows_split(win), windows_caches(win)
+    if windows and total is None:
+        total, avail = windows_memory()
     hyper = None
     if "hypervisor" in flags:
         hyper = _lscpu_field(lscpu_text(), "Hypervisor vendor") or "unknown hypervisor"
     libs = library_versions()
     libs["blas"] = blas_info()
     return HostInfo(
-        cpu_model=model_name, vendor=vendor, family=_int(first.get("cpu family")),
+        cpu_model=model_name, vendor=vendor, family=family,
         model=model, flags=flags, cores=cores, threads=threads,
-        caches=detect_caches(len(blocks) or None),
+        caches=caches or detect_caches(len(blocks) or None),
         memory_bytes=total, memory_available_bytes=avail, hypervisor=hyper,
         os=f"{platform.system()} {platform.release()}", machine=platform.machine(),
         libraries=libs, core_split=split, numa_nodes=len(numa_nodes()) or None,
-        cpu_cores=core_map(blocks, SYS_CPU), hybrid_pmu=hybrid_pmu(PMU_DEVICES))
+        cpu_cores=core_map(blocks, SYS_CPU),
+        # Windows' EfficiencyClass all alike says "one core type" as one `cpu` PMU does
+        hybrid_pmu=False if win is not None and split is None else hybrid_pmu(PMU_DEVICES),
+        cores_known=cores_known)

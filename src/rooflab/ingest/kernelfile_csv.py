@@ -14,6 +14,7 @@ from ..files import csv_dict_reader
 from ..model.csv_provenance import KERNEL_PROVENANCE_COLUMNS, ROOF_COLUMNS
 from ..model.field_hints import time_unit
 from ..model.kernel import Kernel, names_warned_by_reader
+from ..model.meta_check import TEXT_KEYS, checked_meta
 from ..model.schema import calls_problem, level_name, precision_name
 from ..units import canonical_dtype
 from .kernelfile_rows import (
@@ -78,6 +79,9 @@ def _extra_columns(row: dict[str, str]) -> dict[str, object]:
     for key, value in row.items():
         value = value.strip()
         if key in CSV_KNOWN or key in ANALYSIS_COLUMNS or not value:
+            continue
+        if key in TEXT_KEYS:   # a label: a step '1' stays '1', not 1.0
+            meta[key] = value
             continue
         try:
             meta[key] = float(value.replace("_", ""))
@@ -218,6 +222,8 @@ def _row_kernel(row: dict, split: dict[str, str], path: str,
         if (row.get("threads") or "").strip():
             meta["threads"] = threads_value(row["threads"],
                                             f"kernel '{row['name'].strip()}'")
+        # the meta keys rooflab reads, of the type it reads them as (model/meta_check)
+        meta = checked_meta(meta, f"kernel '{row['name'].strip()}'")
         kernel = Kernel(
             name=row["name"].strip(),
             flop=(parts or {precision_name(given or DEFAULT_PRECISION):
@@ -232,7 +238,7 @@ def _row_kernel(row: dict, split: dict[str, str], path: str,
             meta=meta,
         )
     except InputError as exc:
-        raise ParseError(str(exc), path=path, line=lineno) from None
+        raise ParseError(str(exc), path=path, line=lineno, field=exc.field) from None
     return kernel, not parts and not given
 
 

@@ -6,6 +6,7 @@ of one kernel seen at several memory levels joined into one Kernel.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Iterable
@@ -62,7 +63,9 @@ def _merge_levels(kernels: list[Kernel], path: str = "<kernels>",
     renamed: list[tuple[tuple[int | None, str], str]] = []
     for i, k in enumerate(kernels):
         where = wheres[i] if wheres is not None else (None, f"kernel '{k.name}'")
-        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit)
+        # a step's rows (meta step_index, an int: meta_check) join only within that step
+        key = (k.name, tuple(k.flop.items()), k.seconds, k.calls, k.unit,
+               k.meta.get("step_index"))
         j = index.get(key)
         if j is not None and not set(k.bytes) & set(out[j].bytes):
             out[j] = replace(out[j], bytes={**out[j].bytes, **k.bytes},
@@ -314,7 +317,8 @@ def threads_value(value: object, where: str) -> int:
             value, ok = float(value.strip().replace("_", "")), True
         except ValueError:
             ok = False
-    if not ok or value != value or value < 1 or value != int(value):
+    # isfinite: int(inf) raised OverflowError, a traceback (review s23 r4 F1)
+    if not ok or not math.isfinite(value) or value < 1 or value != int(value):
         raise InputError(f"{where}: 'threads' must be a whole number of threads >= 1 (the "
                          f"threads the kernel ran on, e.g. 1 for a one-thread C loop); got "
                          f"{value!r:.40}")

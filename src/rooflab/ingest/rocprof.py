@@ -140,6 +140,13 @@ def _lines(path: str, fh, log: SkipLog | None = None) -> Iterator[str]:
 def _read_dispatches(path: str, rows: Iterator[list[str]], log: SkipLog) -> list[Launch]:
     """The dispatches of the rows of one file (rows read lazily: the header is looked for
     in the rows before it, the rest stream through)."""
+    plan = _plan(path, rows)
+    return _dispatch_list(path, rows, log, *plan)
+
+
+def _plan(path: str, rows: Iterator[list[str]]) -> tuple:
+    """What the rows after the header hold (the rows are read up to it): (h, header, col,
+    i_name, i_id, long, plain, same, every, counted, i_cn, i_cv, channels)."""
     before: list[list[str]] = []   # the rows up to the header (the whole file without one)
     h = None
     for i, r in enumerate(rows):
@@ -174,6 +181,14 @@ def _read_dispatches(path: str, rows: Iterator[list[str]], log: SkipLog) -> list
     i_cn, i_cv = col.get("Counter_Name"), col.get("Counter_Value")
     # per-channel columns (TCC_EA_RDREQ[0]) to sum: known from the header, or a long row's name
     channels = any(c.endswith("]") for c, _, _ in plan)
+    return (h, header, col, i_name, i_id, long, plain, same, every, counted, i_cn, i_cv,
+            channels)
+
+
+def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col,
+                   i_name, i_id, long, plain, same, every, counted, i_cn, i_cv, channels
+                   ) -> list[Launch]:
+    """The dispatches of the rows after the header, each with its counters as a dict."""
     dispatches: dict[str, list] = {}      # id -> [line, name, metrics, channels]
     last = None                           # (id, plain cells) of the row before
     for n, row in enumerate(rows, start=h + 2):
@@ -343,9 +358,12 @@ def load_rocprof(paths, device: str | None = None) -> ProfileImport:
         mi300 = mi300_of_path(path)
         mi300 = named if mi300 is None else mi300
         with _collector_paused():   # no cycles among a file's dispatches (as ncu's pages)
-            items = (_merged_passes(run, log, other_logs, mi300) if len(run) > 1
-                     else read_rocprof_csv(path, log, mi300))
-            groups = group_counts(items, log)
+            if len(run) > 1:
+                groups = group_counts(_merged_passes(run, log, other_logs, mi300), log)
+            else:   # grouped as read, not a dict per dispatch first (review s23 r5 F5)
+                from .rocprof_stream import rocprof_groups
+
+                groups = rocprof_groups(path, log, mi300)
         if not groups:
             raise _unusable(path, log)
         return groups, tuple(s for other in other_logs for s in other.skips())

@@ -375,30 +375,41 @@ def _with_known_levels(items: list[tuple[Launch, tuple[Counts, dict[str, str]]]]
     carries a note naming the counter and the dispatches."""
     missing: dict[str, dict[str, tuple[str, list[str]]]] = {}
     for launch, (counts, unknown) in items:
-        if counts.problem:   # skipped whole (time too): the others stay consistent
-            continue
-        for level, why in unknown.items():
-            entry = missing.setdefault(launch.identity, {}).setdefault(level, (why, []))
-            entry[1].append(launch.id)
+        missing_levels(missing, launch, counts, unknown)
     if not missing:
         return [(launch, counts) for launch, (counts, _) in items]
-    out, noted = [], set()
-    for launch, (counts, _) in items:
-        drop = missing.get(launch.identity)
-        if not drop or counts.problem:
-            out.append((launch, counts))
-            continue
-        nbytes = {lv: v for lv, v in counts.bytes.items() if lv not in drop}
-        notes = counts.notes
-        if launch.identity not in noted:
-            noted.add(launch.identity)
-            notes += tuple(_unknown_note(level, counter, ids)
-                           for level, (counter, ids) in drop.items())
-        problem = "" if nbytes else "no bytes: " + "; ".join(
-            f"{why} in dispatch {ids[0]} of this kernel, so no {lv} bytes"
-            for lv, (why, ids) in drop.items())
-        out.append((launch, replace(counts, bytes=nbytes, notes=notes, problem=problem)))
-    return out
+    noted: set[str] = set()
+    return [(launch, known_levels(launch, counts, missing, noted))
+            for launch, (counts, _) in items]
+
+
+def missing_levels(missing: dict, launch: Launch, counts: Counts,
+                   unknown: dict[str, str]) -> None:
+    """Add to `missing` (identity -> level -> (why, dispatch ids)) the levels this dispatch
+    could not count."""
+    if counts.problem:   # skipped whole (time too): the others stay consistent
+        return
+    for level, why in unknown.items():
+        entry = missing.setdefault(launch.identity, {}).setdefault(level, (why, []))
+        entry[1].append(launch.id)
+
+
+def known_levels(launch: Launch, counts: Counts, missing: dict, noted: set[str]) -> Counts:
+    """One dispatch's counts without the levels `missing` says some dispatch of its kernel
+    could not count; the kernel's first (in `noted` after it) carries the note."""
+    drop = missing.get(launch.identity)
+    if not drop or counts.problem:
+        return counts
+    nbytes = {lv: v for lv, v in counts.bytes.items() if lv not in drop}
+    notes = counts.notes
+    if launch.identity not in noted:
+        noted.add(launch.identity)
+        notes += tuple(_unknown_note(level, counter, ids)
+                       for level, (counter, ids) in drop.items())
+    problem = "" if nbytes else "no bytes: " + "; ".join(
+        f"{why} in dispatch {ids[0]} of this kernel, so no {lv} bytes"
+        for lv, (why, ids) in drop.items())
+    return replace(counts, bytes=nbytes, notes=notes, problem=problem)
 
 
 def _unknown_note(level: str, why: str, ids: list[str]) -> str:

@@ -13,6 +13,7 @@ import os
 import sys
 import tempfile
 
+from .. import files_rename
 from ..bench.script_run import check_script, run_as_main
 from ..errors import require
 
@@ -94,7 +95,13 @@ def _export(prof, trace_path: str | None) -> str:
         if trace_path is None:
             return tmp
         os.chmod(tmp, _mode_of(target))   # as open() would leave it, not 0600
-        os.replace(tmp, target)
+        try:   # retried, and a held file named, where Windows refuses (review s23 r3 F6)
+            files_rename.replace(tmp, target)
+        except PermissionError as exc:
+            held = files_rename.held_open(trace_path, target, exc)
+            if held is None:
+                raise
+            raise held from exc
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import InputError
@@ -20,6 +21,7 @@ from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
 from .kernel import Kernel
 from .level_names import checked_levels
+from .meta_check import step_of
 from .placement import Point, analyze_point, primary_points
 from .threads_note import threads_note, threads_said_once
 from .unplaced import Unplaced, unplaced_kernel
@@ -131,7 +133,20 @@ class Analysis:
     def primary(self) -> tuple[Point, ...]:
         """One point per kernel: the level that binds hardest (the lowest attainable).
         Keyed by kernel index, so two kernels of one name keep one point each."""
+        return self._primary
+
+    @cached_property
+    def _primary(self) -> tuple[Point, ...]:
+        # once per analysis: whatif asked it once per kernel, n x n (s23 r5 F6)
         return tuple(primary_points(self.points).values())
+
+    def primary_by_name(self) -> Mapping[str, Point]:
+        """{kernel name: its binding point} (a later kernel of one name wins), read-only."""
+        return self._primary_by_name
+
+    @cached_property
+    def _primary_by_name(self) -> Mapping[str, Point]:
+        return MappingProxyType({p.kernel: p for p in self._primary})
 
 
 def _kernels_arg(kernels: Any) -> tuple[Kernel, ...]:
@@ -160,8 +175,8 @@ def share_totals(kernels: Sequence[Kernel]) -> tuple[float, ...]:
     share of no run that happened, and it shrinks as a later step gets faster (review 15v
     F-b: ncu said 100 % per file, report/plot 57.3 % / 42.7 % of the same saved file).
     ncu's table, report and the chart's marker sizes all take their shares from here."""
-    step = [k.meta.get("step_index") if isinstance(k.meta, Mapping) else None
-            for k in kernels]
+    # an int or None (meta_check.step_of): a list step_index was used as a dict key
+    step = [step_of(k.meta) for k in kernels]
     by_step: dict[object, float] = {}
     # meta "uncounted_s": a torch trace's time in ops with no FLOP formula (not kernels),
     # carried by each of its kernels; added once per file, so that a share is of all the
@@ -172,7 +187,8 @@ def share_totals(kernels: Sequence[Kernel]) -> tuple[float, ...]:
             by_step[i] = by_step.get(i, 0.0) + k.seconds
         u = k.meta.get("uncounted_s") if isinstance(k.meta, Mapping) else None
         if isinstance(u, (int, float)) and u > 0:
-            uncounted[(i, k.meta.get("file"))] = float(u)
+            file = k.meta.get("file")   # a dict key: text only (model/meta_check)
+            uncounted[(i, file if isinstance(file, str) else None)] = float(u)
     for (i, _), u in uncounted.items():
         by_step[i] = by_step.get(i, 0.0) + u
     if len({i for i in step if i is not None}) < 2:
@@ -247,7 +263,7 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         threads = threads_note(k, roof)
         if threads:
             notes.append(threads)
-    steps = {k.meta.get("step_index") for k in kernels if isinstance(k.meta, Mapping)} - {None}
+    steps = {step_of(k.meta) for k in kernels} - {None}
     if len(steps) > 1:   # said where the shares are read: ncu, report, plot (share_totals)
         notes.append(f"share is of each kernel's own file: the {len(steps)} files are "
                      f"separate profiling runs, so a share of their summed time would be a "

@@ -263,7 +263,22 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
     # 0.7 % (review r1 F2); equal times (all held by launches alike) by the work floor,
     # the device faster once the launches are gone (CUDA graphs); a --tp shard's link
     # time added to both (Choice.ranked_s, floor_s)
-    return tuple(sorted(out, key=lambda c: (not c.viable, c.ranked_s, c.floor_s)))
+    return tuple(sorted(out, key=_rank_key))
+
+
+def _rank_key(c: Choice) -> tuple[bool, float, float]:
+    return (not c.viable, c.ranked_s, c.floor_s)
+
+
+def standings(choices: Sequence[Choice]) -> list[int]:
+    """Each ranked choice's place, equal places for equal rank() keys (competition ranking,
+    1, 2, 2, 4): an H100 SXM and an H800 SXM at the same 915 us read #10 and #11, as if the
+    second were slower (review s23 r2 F7). Ties keep the candidates' order in the list."""
+    out: list[int] = []
+    for i, c in enumerate(choices):
+        same = i > 0 and _rank_key(c) == _rank_key(choices[i - 1])
+        out.append(out[-1] if same else i + 1)
+    return out
 
 
 def flop_per_joule(c: Choice, kernels: Sequence[Kernel], work_floor: bool = False
@@ -329,7 +344,8 @@ def no_ratio(c: Choice, choices: Sequence[Choice]) -> bool:
 def choices_to_dict(choices: Sequence[Choice], kernels: Sequence[Kernel],
                     steps: Sequence[StepComparison] = ()) -> list[dict]:
     fastest, launched = best_times(choices)
-    out = [{"rank": i + 1, "name": c.name, "seconds": c.seconds,
+    places = standings(choices)
+    out = [{"rank": places[i], "name": c.name, "seconds": c.seconds,
             "work_floor_s": c.seconds, "with_launches_s": c.with_launches_s,
             "relative": (c.floor_s / fastest if fastest and not no_ratio(c, choices)
                          else None),

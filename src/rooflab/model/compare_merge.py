@@ -13,7 +13,7 @@ its change as measured. An AI needs the FLOP of the entries that carry the level
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .kernel import Kernel, sum_counts
 
@@ -51,7 +51,11 @@ def ai(k: Kernel, level: str) -> float | None:
     b = k.bytes.get(level)
     if not b:
         return None
-    flop = k.meta.get(LEVEL_FLOP, {}).get(level, k.total_flop)
+    # `or {}`: a key present as null gave None.get (s23 r4 F6)
+    split = k.meta.get(LEVEL_FLOP) or {}
+    flop = split.get(level, k.total_flop) if isinstance(split, Mapping) else k.total_flop
+    if isinstance(flop, bool) or not isinstance(flop, (int, float)):
+        flop = k.total_flop
     return flop / b if flop > 0 else None
 
 
@@ -84,6 +88,8 @@ def merge_by_name(kernels: Iterable[Kernel]) -> tuple[Kernel, ...]:
     entries: dict[str, list[Kernel]] = {}
     for k in kernels:
         name = k.meta.get("renamed_from", k.name)
+        if not isinstance(name, str):   # a list or dict is no name (s23 r4 F5)
+            name = k.name
         entries.setdefault(name, []).append(k)
         cur = out.get(name)
         if cur is None:

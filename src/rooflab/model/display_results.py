@@ -167,7 +167,11 @@ def ranking_text(choices: Sequence) -> str:
              "(what binds), fastest first")
     rows = [["#", "device", "with launches", "vs best", "work floor", "vs best",
              "binding (share)", "TDP"]]
-    for i, ch in enumerate(choices, 1):
+    # tied devices share a place, as the CLI's table and --json (review s23 r2 F7);
+    # imported here: choose.py imports this module for Choice's text
+    from .choose import standings
+
+    for i, ch in zip(standings(choices), choices, strict=True):
         rows.append([str(i), ch.name + ("" if ch.viable else " (not viable)"),
                      "-" if ch.with_launches_s is None else fmt_seconds(ch.with_launches_s),
                      ratio(ch.with_launches_s, best_l, ch), fmt_seconds(ch.seconds),

@@ -23,6 +23,8 @@ def gpu_side_time(kernel: Kernel) -> bool:
     if kernel.seconds is None:
         return False
     source = kernel.meta.get("source")
+    if not isinstance(source, str):   # a list or dict is unhashable (s23 r4 F5)
+        return False
     if source in DEVICE_TIME_SOURCES:
         return True
     return source == "torch.profiler" and kernel.meta.get("time") == TORCH_DEVICE_TIME

@@ -130,8 +130,8 @@ def _total(kernels: Iterable[Kernel]) -> float | None:
     return None if not times or any(t is None for t in times) else float(sum(times))
 
 
-def _primary(analysis: Analysis) -> dict[str, Point]:
-    return {p.kernel: p for p in analysis.primary()}
+def _primary(analysis: Analysis) -> Mapping[str, Point]:
+    return analysis.primary_by_name()
 
 
 def _floor(roof: Roof, k: Kernel) -> tuple[float, float]:

@@ -112,7 +112,8 @@ def launch_group(kernel: Kernel) -> bool:
     total), rather than timing samples of repeated runs of one call."""
     if untestable(kernel):
         return True
-    return (kernel.meta.get("source") in LAUNCH_SOURCES
+    source = kernel.meta.get("source")
+    return (isinstance(source, str) and source in LAUNCH_SOURCES
             and kernel.calls == len(kernel.samples) > 1)
 
 

@@ -109,6 +109,13 @@ def counting_finding(kernel: Kernel) -> Finding | None:
              "benchmark it with rooflab.measure(fn, *args) / fn.bench(*args)"))
 
 
+def _listed(meta, key: str) -> tuple:
+    """meta[key] as the list rooflab.measure writes, () for anything else (a number there
+    was iterated: s23 r4 F6; the readers turn a file's into a list, model/meta_check)."""
+    value = meta.get(key)
+    return tuple(value) if isinstance(value, (list, tuple)) else ()
+
+
 def slow_runs_finding(kernel: Kernel) -> Finding | None:
     """Information, not a warning: rooflab.measure's decorator left out a first call far
     slower than the rest (meta first_calls_left_out: a JIT compile, a first touch), or a
@@ -119,9 +126,9 @@ def slow_runs_finding(kernel: Kernel) -> Finding | None:
     reader of the report or bench table looks."""
     note = kernel.meta.get("slow_runs_note")
     left_out = kernel.meta.get("first_calls_left_out") or 0
-    later = [c for c in kernel.meta.get("compile_runs_left_out") or () if c != 1]
-    slow = kernel.meta.get("slow_runs") or ()
-    kept = kernel.meta.get("compile_runs_kept") or ()
+    later = [c for c in _listed(kernel.meta, "compile_runs_left_out") if c != 1]
+    slow = _listed(kernel.meta, "slow_runs")
+    kept = _listed(kernel.meta, "compile_runs_kept")
     # rooflab.measure(fn)'s samples that sped up (measure_trend): a warm-up left out
     warm = kernel.meta.get("warmup_samples_left_out") or 0
     if not isinstance(note, str) or not (left_out or later or slow or kept or warm):

@@ -18,6 +18,7 @@ json_values (a field's number), field_hints (a kernel's unknown fields), documen
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from .field_hints import KERNEL_FIELDS, unknown_field_words, unknown_fields
 from .field_words import ceiling_level, ceiling_precision, name_field
 from .json_values import number_field
 from .kernel import Kernel
+from .meta_check import checked_meta
 from .placement import NOT_BINDING, binds_elsewhere, kernel_key
 from .spread_warnings import restated_all
 
@@ -43,6 +45,9 @@ MAX_CALLS = 10**12
 
 def calls_problem(calls: float) -> str | None:
     """What is wrong with a kernel's `calls` (for the reader to place), or None."""
+    if not math.isfinite(calls):
+        # int(inf) raised OverflowError, int(nan) ValueError: a CSV cell 'inf' (s23 r4 F9)
+        return f"field 'calls' must be a finite number of launches; got {calls:g}"
     if calls != int(calls):
         # int(2.5) would silently change the time per call
         return f"field 'calls' must be a whole number of launches; got {calls:g}"
@@ -259,6 +264,8 @@ def kernel_from_dict(d: Mapping[str, Any], where: str = "kernel") -> Kernel:
             raise InputError(f"{here}: {calls_problem(calls)}")
     with field_named(f"{where}.op"):
         meta = _with_ignored(d, _meta_with_op(d, here))
+    # the meta keys rooflab reads, of the type it reads them as (model/meta_check)
+    meta = checked_meta(meta, here, field=f"{where}.meta")
     samples = d.get("samples") or ()
     if not isinstance(samples, (list, tuple)):
         raise InputError(f"{here}: field 'samples' must be a list of seconds",

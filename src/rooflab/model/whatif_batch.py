@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -22,8 +23,9 @@ def meta_batch(k: Kernel) -> int:
     """The batch a kernel was counted at (meta 'batch', 1 when absent), a whole number >= 1;
     anything else is the kernel file's mistake, said as such."""
     value = k.meta.get("batch", 1)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1 or (
-            value != int(value)):
+    # isfinite: int(inf) raised OverflowError, a traceback (review s23 r4 F2)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+            not math.isfinite(value)) or value < 1 or value != int(value):
         raise InputError(f"kernel '{k.name}': meta.batch must be a whole number >= 1 (the "
                          f"batch it was counted at); got {value!r}")
     return int(value)

@@ -18,6 +18,7 @@ note of its own (low_compute_notes; review 18a F5: 62 % passed without a word).
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -65,6 +66,21 @@ _CAUSES = {
                      "figures, not the card's); also another process on the GPU or "
                      "throttling, as for the other precisions",
 }
+# Linux's words in the CPU causes, and what they become elsewhere: macOS and Windows have no
+# cgroups, and their quotas are a VM's vCPU limit or a Windows job object (s23 r3 F9)
+_LINUX_QUOTA = "a VM or container CPU quota (cgroup cpu.max)"
+_OTHER_QUOTA = "a VM's CPU limit or a container's CPU quota"
+
+
+def _causes(device: str, group: str, system: str | None = None) -> str:
+    """The usual causes for `device`/`group`, worded for this OS (`system`:
+    platform.system(), given by tests)."""
+    text = _CAUSES[(device, group)]
+    if (system or platform.system()) != "Linux":
+        text = text.replace(_LINUX_QUOTA, _OTHER_QUOTA)
+    return text
+
+
 # interconnects, judged against link bands, not memory ones (units.LINKS, the one list)
 _LINKS = LINKS
 # Groups whose ceilings are compute rates (units, floor, healthy band of "compute").
@@ -123,7 +139,7 @@ def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
             f"{healthy_range(device, compute)} (flagged under {floor:.0%}), so every % of "
             f"roof judged by "
             f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "
-            f"causes: {_CAUSES[(device, group)]}; rerun on a quiet machine, or judge by the "
+            f"causes: {_causes(device, group)}; rerun on a quiet machine, or judge by the "
             f"nominal roof")
 
 

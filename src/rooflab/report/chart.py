@@ -196,16 +196,26 @@ def plot_roofline(roofs: Roof | Sequence[Roof], kernels: Kernel | Sequence[Kerne
 SUFFIXES = (".png", ".svg")
 
 
-def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
+def figure_bytes(display: RooflineDisplay, fmt: str, *, description: str | None = None,
+                 **savefig_kw) -> bytes:
     """The chart rendered as PNG or SVG bytes (drawn first if needed); savefig_kw go to
     matplotlib's Figure.savefig over the defaults (dpi 150, no date). A chart drawn at a
-    size (plot(size=...)) is written at that size: dpi is pixels per inch of it."""
+    size (plot(size=...)) is written at that size: dpi is pixels per inch of it.
+    description: the file's description where the caller has it (the HTML report's alt
+    text, built from its own diagnoses), else chart_description's."""
     buf = io.BytesIO()
     # No date, and the chart's own title (not "Matplotlib v3.x") in the file's metadata,
     # so the same chart gives the same file and a viewer or screen reader names it.
     title = " ".join(getattr(display, "title", "").split())
     metadata = ({"Date": None, "Title": title} if fmt == "svg"
                 else {"Software": None, "Title": title})
+    # and the HTML report's alt text as its description (chart_description, s23 r6 F11)
+    from .chart_description import chart_description, svg_with_desc
+
+    if description is None:
+        description = chart_description(display)
+    if description:
+        metadata["Description"] = description
     kw = {"dpi": 150, "metadata": metadata, **savefig_kw, "format": fmt}
     # drawn at a design size and scaled to the size asked (chart_layout_size): a PNG of W
     # inches at D dpi is W x D pixels whatever the design's size
@@ -233,7 +243,7 @@ def figure_bytes(display: RooflineDisplay, fmt: str, **savefig_kw) -> bytes:
         from .chart_layout_size import svg_at_size
 
         data = svg_at_size(data, size)
-    return data
+    return svg_with_desc(data, description) if fmt == "svg" else data
 
 
 def _layout_warnings(caught, glyphs_of: RooflineDisplay | None = None) -> None:

@@ -11,6 +11,7 @@ import math
 import textwrap
 
 from ..units import fmt_ai, si
+from .chart_beads import clear_beads
 from .chart_layout import _to_pt
 from .chart_layout_cost import AXES_PT, has_leader
 
@@ -27,9 +28,12 @@ from .chart_marks import (
     _side,
     above_ring_styles,
     arrow_fit,
+    beaded,
     glyph_color,
     literal,
+    mixed_style,
     roof_marker,
+    text_color,
 )
 from .chart_parts import (
     CAP_TICK_PT,
@@ -211,6 +215,7 @@ def draw(d: RooflineDisplay, ax):
     _draw_above_rings(ax, d)
     _draw_joins(ax, d)
     _draw_kernel_points(ax, d)
+    clear_beads(ax)   # no roof bead inside a label (chart_beads, s23 r6 F10)
     ax.grid(True, which="both", alpha=0.2)
     _draw_legend(ax, d, own_figure)
     return fig, ax
@@ -280,12 +285,17 @@ def _settle_layout(fig) -> None:
 
 
 def _draw_ridges(ax, d: RooflineDisplay) -> None:
-    """Each ridge's diamond and its AI*= label; a dotted vertical at the first ridge."""
+    """Each ridge's diamond and its AI*= label; a dotted vertical at the first ridge. A
+    later roof's ridge is its bead, larger and bolder than along its lines (s23 r6 F3: two
+    roofs' ridges were one grey diamond); its label is in the colour's text shade (F2)."""
     for r in d.ridges:
-        ax.plot([r.ai], [r.flop_per_s], marker="D", ms=5, color=_roof_color(d, r.roof), zorder=4)
+        color, bead = _roof_color(d, r.roof), roof_marker(d, r.roof)
+        ax.plot([r.ai], [r.flop_per_s], marker=bead or "D", ms=6 if bead else 5, mew=1.6,
+                color=color, mfc="white" if bead else color, zorder=4,
+                gid=f"ridge-bead:{r.roof}" if bead else f"ridge:{r.roof}")
         ax.annotate(f"AI*={fmt_ai(r.ai)}", (r.ai, r.flop_per_s), textcoords="offset points",
                     xytext=r.label_offset, ha=r.label_ha, va=r.label_va,
-                    fontsize=7, color=_roof_color(d, r.roof), bbox=LABEL_BOX, zorder=4)
+                    fontsize=7, color=text_color(color), bbox=LABEL_BOX, zorder=4)
     if d.ridges:
         ax.axvline(d.ridges[0].ai, color="0.75", lw=1, ls=":", zorder=1)
 
@@ -379,9 +389,11 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         ax.plot(line.xs, line.ys, "-o", ms=3.5, lw=0.8, color=line.color, zorder=3)
         return
     if line.kind in ("mixed", "nofma"):   # nofma: the longest kernel's (chart_nofma)
-        # A mixed-precision kernel's weighted ceiling: thin, dashed, in its kernel's colour,
-        # named in the legend (not on the line: it is short and sits among the ceilings).
-        ax.plot(line.xs, line.ys, "--", color=line.color, lw=1.0, zorder=2.5,
+        # A mixed-precision kernel's weighted ceiling or a no-FMA one: thin, in its
+        # kernel's colour's dark shade, each its own dash (chart_marks.mixed_style), named
+        # in the legend (not on the line: it is short and sits among the ceilings).
+        ls, color = mixed_style(line)
+        ax.plot(line.xs, line.ys, ls=ls, color=color, lw=1.0, zorder=2.5,
                 gid=f"mixed-roof:{line.label}")
         return
     solid = line.style == "solid"
@@ -395,9 +407,11 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
         _beads(ax, line, d, marker)
     if line.kind == "compute":
         if line.text and line.label_xy is not None:
-            ax.annotate(literal(line.text), line.label_xy, textcoords="offset points",
-                        xytext=line.label_offset, ha=line.label_ha, va=line.label_va,
-                        fontsize=7, color=line.color, bbox=CEILING_BOX, zorder=3)
+            # (a later roof's starts with its bead, F3), in its text shade (F2)
+            ax.annotate(literal(line.text), line.label_xy,
+                        textcoords="offset points", xytext=line.label_offset,
+                        ha=line.label_ha, va=line.label_va, fontsize=7,
+                        color=text_color(line.color), bbox=CEILING_BOX, zorder=3)
         return
     if line.label_va == "none":   # named in a slope it prints on (chart_layout.NO_LABEL)
         return
@@ -416,6 +430,6 @@ def _draw_line(ax, line: Line, d: RooflineDisplay) -> None:
     # run beside the text, not through its lower edge
     side = 3.0 if va == "bottom" else -3.0
     off = (-side * math.sin(math.radians(angle)), side * math.cos(math.radians(angle)))
-    ax.annotate(literal(" " + text), (x, y), xytext=off, textcoords="offset points", rotation=angle,
-                rotation_mode="anchor", ha="left", va=va, fontsize=7, color=line.color,
-                zorder=3)
+    ax.annotate(literal(beaded(d.roof_labels, line.roof, " " + text)), (x, y), xytext=off,
+                textcoords="offset points", rotation=angle, rotation_mode="anchor",
+                ha="left", va=va, fontsize=7, color=text_color(line.color), zorder=3)

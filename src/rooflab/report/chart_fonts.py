@@ -153,11 +153,15 @@ def chart_fonts(display) -> Iterator[list]:
     pass on (chart.figure_bytes: the missing glyphs said once, by missing_glyphs)."""
     import matplotlib
 
-    extra = fallback_families(display_texts(display))
-    rc = {"font.family": [*matplotlib.rcParams["font.family"], *extra]} if extra else {}
-    with warnings.catch_warnings(record=True) as caught, matplotlib.rc_context(rc):
-        warnings.simplefilter("always")
-        yield caught
+    from .chart_rc import pinned_rc
+
+    # (inside pinned_rc: the user's matplotlibrc leaks nothing but the font families)
+    with pinned_rc():
+        extra = fallback_families(display_texts(display))
+        rc = {"font.family": [*matplotlib.rcParams["font.family"], *extra]} if extra else {}
+        with warnings.catch_warnings(record=True) as caught, matplotlib.rc_context(rc):
+            warnings.simplefilter("always")
+            yield caught
 
 
 # The characters' kind and what draws them

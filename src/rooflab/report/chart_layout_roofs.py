@@ -21,6 +21,7 @@ from .chart_layout_cost import (
     _overlap,
     _place,
 )
+from .chart_marks import beaded
 from .chart_parts import CAP_TICK_PT, LaunchCap
 
 # How far a slope label's text reaches across its line, in points: chart_draw sets it 3 pt
@@ -57,7 +58,7 @@ def _place_slope_label(ln, lines, roof_labels, pt, xlim, ylim, placed, soft):
     labels of near-equal slopes go to different stretches or sides."""
     angle = math.atan2(AXES_PT[1] / math.log10(ylim[1] / ylim[0]),
                        AXES_PT[0] / math.log10(xlim[1] / xlim[0]))
-    text = " " + ln.label
+    text = beaded(roof_labels, ln.roof, " " + ln.label)   # as chart_draw writes it
     r = roof_labels.index(ln.roof) if ln.roof in roof_labels else 0
     mem = [m.label for m in lines if m.roof == ln.roof and m.kind == "memory"]
     first = 3.0 * 4.0 ** r * 1.6 ** (mem.index(ln.label) if ln.label in mem else 0)
@@ -178,7 +179,11 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         if ln.kind != "compute" or group[0] != ln.label:
             out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
             continue
-        text = " " + shared_label(group) + " "
+        # a later roof's label starts with its bead (review s23 r6 F3: in grey, two roofs'
+        # labels were one grey): "\u25cb fp16 vector 78 TFLOP/s"
+        # (two spaces before a bead: clear of its roof's ridge diamond at the line's end)
+        name = beaded(roof_labels, ln.roof, " " + shared_label(group))
+        text = ("" if name.startswith(" ") else "  ") + name + " "
         first = roof_labels[:1] == (ln.roof,)
         anchor, xy, cands = _label_cands(ln, text, first, pt, ceilings, placed[first_label:])
         offset, ha, va = _place(anchor, text, cands, placed, soft)

@@ -12,6 +12,7 @@ from .chart_marks import (
     _side,
     above_ring_styles,
     glyph_color,
+    mixed_style,
     roof_marker,
 )
 from .chart_parts import (
@@ -145,9 +146,11 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     )
     handles: list[tuple[object, str]] = []
     for label in d.roof_labels:
-        # the real-traffic slope has its own style and entry (below), not the roof's
+        # the real-traffic slope has its own style and entry (below), not the roof's; so
+        # have a no-FMA ceiling and a weighted roof, dashed in a kernel's colour (s23 r6
+        # F1: a measured roof's key read dash-dot "(solid measured, dashed nominal)")
         styles = {ln.style for ln in d.lines if ln.roof == label
-                  and ln.style != REAL_TRAFFIC_STYLE}
+                  and ln.kind in ("compute", "memory") and ln.style != REAL_TRAFFIC_STYLE}
         ls = ("-" if styles == {"solid"} else ":" if styles == {"dotted"}
               else "--" if "solid" not in styles else "-.")
         note = "" if len(styles) == 1 else " (solid measured, dashed nominal)"
@@ -212,6 +215,7 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
         if ln.kind == "sweep":
             handles.append((Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR),
                             ln.label))
-        elif ln.kind in ("mixed", "nofma"):
-            handles.append((Line2D([], [], ls="--", lw=1.0, color=ln.color), ln.label))
+        elif ln.kind in ("mixed", "nofma"):   # each its own dash, as drawn (F12)
+            ls, color = mixed_style(ln)
+            handles.append((Line2D([], [], ls=ls, lw=1.0, color=color), ln.label))
     return handles

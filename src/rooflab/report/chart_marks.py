@@ -117,6 +117,53 @@ def roof_marker(d: RooflineDisplay, label: str) -> str:
     return ROOF_MARKERS[_roof_index(d, label) % len(ROOF_MARKERS)]
 
 
+# A weighted (mixed-precision) roof and a no-FMA ceiling (chart_nofma) are both thin lines
+# in a kernel's colour, often close together: each its own dash (review s23 r6 F12: both
+# were "--", with identical legend keys), in the colour's dark shade (the compute side's
+# orange is 2.25:1 on white, under 1.4.11's 3:1 for marks that carry meaning).
+MIXED_DASHES = {"mixed": (0, (6, 2)), "nofma": (0, (1, 1.5))}
+
+
+def mixed_style(line) -> tuple[object, str]:
+    """(line style, colour) of a mixed or no-FMA line, as drawn and in the legend."""
+    return MIXED_DASHES.get(line.kind, (0, (6, 2))), text_color(line.color)
+
+
+# Texts in a line's colour are written in a darker shade of its hue (review s23 r6 F2):
+# 7-pt ceiling, slope and ridge labels in the lines' own colours were 2.3:1 (sky blue) to
+# 3.9:1 (vermillion) on white, under WCAG 1.4.3's 4.5:1 for text. The lines keep their
+# colours (3:1 is the mark for graphics); each shade keeps its colour's hue and reaches
+# 4.5:1 on white. The first roof's #333 (12.6:1) and the memory side's blue (5.2:1) read
+# as they are.
+TEXT_SHADES = {"#8c8c8c": "#767676", "#009e73": "#008762", "#cc79a7": "#bc4f8b",
+               "#d55e00": "#c35600", "#56b4e9": "#187cb5", "#e69f00": "#9c6c00"}
+
+
+def text_color(color: str) -> str:
+    """The colour to write a text in for marks drawn in `color` (TEXT_SHADES)."""
+    return TEXT_SHADES.get(color.lower(), color)
+
+
+# Each roof's bead as a character, written before its ceiling and slope labels (review
+# s23 r6 F3: in grey, two roofs' labels and ridge diamonds were one grey: which roof a
+# label named could not be read). DejaVu Sans, matplotlib's font, has every one.
+BEAD_CHARS = {"x": "\u00d7", "o": "\u25cb", "s": "\u25a1", "+": "+", "^": "\u25b3"}
+
+
+def bead_char(roof_labels, roof: str) -> str:
+    """The bead character of `roof` among the chart's roofs; "" for the first."""
+    i = roof_labels.index(roof) if roof in roof_labels else 0
+    return BEAD_CHARS.get(ROOF_MARKERS[i % len(ROOF_MARKERS)], "")
+
+
+def beaded(roof_labels, roof: str, text: str) -> str:
+    """`text` (a label starting with a space) with its roof's bead in front: "\u25cb fp16
+    vector 78 TFLOP/s"; as it is for the first roof, which has no beads. The layout
+    (chart_layout_roofs) places the text so written."""
+    bead = bead_char(roof_labels, roof)
+    return f"{bead} {text.lstrip(' ')}" if bead else text
+
+
 # An arrow's head at matplotlib's default size: "-|>" is 0.4 of the mutation scale long
 # (the annotation's font size, 10 pt): 4 pt, plus the line's width.
 ARROW_HEAD_PT = 4.0

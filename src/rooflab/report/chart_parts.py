@@ -14,6 +14,11 @@ from pathlib import Path
 from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from ..units import fmt_seconds, si
+from .chart_rc import quiet_config_dir
+
+# Before any chart module imports matplotlib (each imports this one first): no "mkdir -p
+# failed" lines on stderr where HOME is not writable (chart_rc, review s23 r2 F5)
+quiet_config_dir()
 
 # Colours: Okabe & Ito's colour-blind-safe palette (Okabe M., Ito K. 2008, "Color Universal
 # Design: how to make figures and presentations that are friendly to colorblind people",
@@ -266,6 +271,12 @@ class RooflineDisplay:
         """Draw on `ax` (a new figure when None); returns self with figure_ and ax_ set.
         size: (width, height) in inches of the written chart, for a new figure
         (chart_layout_size: drawn at a design size of at least 9 x 6 in and scaled, text too)."""
+        from .chart_rc import pinned_rc
+
+        with pinned_rc():   # matplotlib's defaults, not the user's matplotlibrc (chart_rc)
+            return self._plot(ax, size)
+
+    def _plot(self, ax, size: tuple[float, float] | None) -> RooflineDisplay:
         from .chart_draw import draw  # matplotlib is imported only here
         from .chart_layout_size import design_axes, fit_legend, keep_axes
 

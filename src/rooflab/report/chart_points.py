@@ -14,6 +14,7 @@ from ..model.ceiling import Roof
 from ..model.kernel import Kernel
 from ..model.placement import Point, primary_points
 from ..model.sanity_ceilings import applicable_launch_s
+from ..name_list import cut, named
 from ..units import fmt_ai, fmt_pct, fmt_rate, si
 from .chart_batch import _alone, _Batched, _batched
 from .chart_parts import (
@@ -256,8 +257,11 @@ def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = 
     if not over:
         return []
     found = _over_points(over, kernels, judges)
-    names = ", ".join(f"{p.kernel} {fmt_pct(p.percent_of_roof)} of "
-                      f"{_exceeded(p, kernels, judges, found)}" for p in over)
+    if cut(len(over)):   # a long list is cut to the furthest above (review s23 r5 F4)
+        over = sorted(over, key=lambda p: -(p.percent_of_roof or 0.0))
+    names = named((f"{p.kernel} {fmt_pct(p.percent_of_roof)} of "
+                   f"{_exceeded(p, kernels, judges, found)}" for p in over),
+                  where="`rooflab report --json` lists them")
     return [f"{len(over)} {ABOVE_ROOF_NOTE} {names}; a roof too "
             f"low (a probe disturbed by other load), bytes served by a faster memory level "
             f"than the one they are counted at, or a counting error; `rooflab report` "

@@ -16,6 +16,8 @@ from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
 from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
 from .chart_parts import RooflineDisplay
+from .html_access import TOGGLES_CSS, TOGGLES_SCRIPT
+from .html_colors import COLOR_SCHEME_META, DARK_CSS, DARK_SCRIPT, LIGHT_PANEL_CSS
 from .html_figure import chart_display, chart_left_out, figure
 from .html_page import (
     CSS,
@@ -72,8 +74,11 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     footer = generator_footer()
     body.append("<hr>" + (f"<p class='muted'>{e(footer)}</p>" if footer else "")
                 + f"<p class='muted'>{e(self_contained_words())}</p>")
+    # both colour schemes declared, with a dark theme of its own (html_colors): a browser's
+    # forced dark mode then leaves the chart's text legible (review s23 r6 F6)
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(heading)}</title><style>{CSS}</style>{NOSCRIPT_STYLE}</head><body>\n"
+            f"{COLOR_SCHEME_META}<title>{e(heading)}</title>"
+            f"<style>{CSS}{TOGGLES_CSS}{LIGHT_PANEL_CSS}{DARK_CSS}</style>{NOSCRIPT_STYLE}</head><body>\n"
             + "\n".join(body) + f"\n<script>{SORT_SCRIPT}</script>\n</body></html>\n")
 
 
@@ -87,7 +92,8 @@ def _header(analysis: Analysis, profile: MachineProfile | None, display: Rooflin
             f"<p class='muted'>Roof: {e(roof.name)} ({e(roof.kind)})"
             + (f"; source: {e(roof.source)}" if roof.source else "")
             + ". <span class='js-only'>Hover or tap a point for its numbers and their "
-              "provenance; click the legend to toggle ceilings and levels. </span>"
+              "provenance; click the legend (or tick the boxes under the chart) to toggle "
+              "ceilings and levels. </span>"
               "<noscript>The chart is a static image (JavaScript is off): the tables below "
               "hold every number. </noscript>Measured roofs are solid, nominal dashed"
             + (f"; {e(REAL_TRAFFIC_LEGEND)}: dash-dot-dot"
@@ -105,27 +111,37 @@ def _chart(analysis: Analysis, profile: MachineProfile | None, title: str,
     fig = figure(analysis, profile, title, display)
     chart = fig.to_html(full_html=False, include_plotlyjs=True, div_id="roofline",
                         config={"displaylogo": False, "responsive": True,
-                                "showSendToCloud": False}, post_script=SLOPE_SCRIPT)
+                                "showSendToCloud": False},
+                        post_script=[TOGGLES_SCRIPT, DARK_SCRIPT, SLOPE_SCRIPT])
     summary = chart_summary(analysis, display, diags)
     # the PNG's places for its names, among the kernels the static chart draws only
     static = static_chart(display, summary, place=True)
-    out = [f"<figure class='chart' aria-label='{e(summary)}' style='margin:0'>"
-           f"<div class='js-chart'>{chart}</div>{static}</figure>"]
+    # The figure is named by its summary (the plot's SVG text is hidden from screen
+    # readers: html_access); its caption holds the notes under the chart and points to
+    # the tables, which hold every number the chart shows (review s23 r6 F7).
+    notes = []
     # the PNG's footnote (load on the probe, what `*` marks), under this chart too
     # (review 19c N4: the page's legend had `*` and nothing said what it meant)
     said = caveats(display)
     if said:
-        out.append(f"<p class='muted'>Chart: {e(said)}.</p>")
+        notes.append(f"<p class='muted'>Chart: {e(said)}.</p>")
     left_out = chart_left_out(display)
     if left_out:
-        out.append(f"<p class='muted'>{e(left_out)}</p>")
+        notes.append(f"<p class='muted'>{e(left_out)}</p>")
     ops = memory_ops(display)   # ops without FLOP have no point: named as the PNG does
     if ops:
-        out.append(f"<p class='muted'>Chart: {e(ops)}.</p>")
+        notes.append(f"<p class='muted'>Chart: {e(ops)}.</p>")
     if display.dropped:   # --min-share: the tables below still list them
-        out.append(f"<p class='muted'>Chart: {e(display.dropped)}; the tables list every "
-                   f"kernel.</p>")
-    return out
+        notes.append(f"<p class='muted'>Chart: {e(display.dropped)}; the tables list every "
+                     f"kernel.</p>")
+    notes.append("<p class='muted'>Every number on the chart is in the tables below: "
+                 f"<a href='#{KERNELS_ID}'>Kernels on the roof</a>.</p>")
+    return [f"<figure class='chart' aria-label='{e(summary)}' style='margin:0'>"
+            f"<div class='js-chart'>{chart}</div>{static}"
+            f"<figcaption>{''.join(notes)}</figcaption></figure>"]
+
+
+KERNELS_ID = "kernels"    # the "Kernels on the roof" heading, linked from the chart
 
 
 def _tables(analysis: Analysis, profile: MachineProfile | None, diags: list[Diagnosis],
@@ -135,23 +151,27 @@ def _tables(analysis: Analysis, profile: MachineProfile | None, diags: list[Diag
     e = html.escape
     out = []
     if profile is not None:
-        out += ["<h2>Record table (nominal vs measured)</h2>",
-                html_table(RECORD_HEADERS, record_rows(analysis, profile, diags=diags)),
+        out += ["<h2 id='record-table'>Record table (nominal vs measured)</h2>",
+                html_table(RECORD_HEADERS, record_rows(analysis, profile, diags=diags),
+                           "record-table"),
                 _notes(record_notes(profile))]
     steps = step_rows(analysis)
     if steps:
-        out += ["<h2>Optimisation steps</h2>", html_table(STEP_HEADERS, steps),
+        out += ["<h2 id='steps'>Optimisation steps</h2>",
+                html_table(STEP_HEADERS, steps, "steps"),
                 "<ul>" + "".join(f"<li>{e(s)}</li>" for s in step_findings(analysis))
                 + "</ul>"]
-    out += ["<h2>Top kernels to work on</h2>",
+    out += ["<h2 id='top-kernels'>Top kernels to work on</h2>",
             f"<p>{RANKED_BY}</p>",
-            html_table(priority_headers(diags), priority_rows(diags[:top], analysis.roof)),
-            "<h2>Kernels on the roof</h2>", html_table(KERNEL_HEADERS, kernel_rows(analysis)),
+            html_table(priority_headers(diags), priority_rows(diags[:top], analysis.roof),
+                       "top-kernels"),
+            f"<h2 id='{KERNELS_ID}'>Kernels on the roof</h2>",
+            html_table(KERNEL_HEADERS, kernel_rows(analysis), KERNELS_ID),
             _notes(kernel_row_notes(analysis))]
     if analysis.unplaced:
         out += [f"<h2 id='not-placed'>{UNPLACED_TITLE}</h2>",
                 f"<p>{e(unplaced_summary(analysis))}</p>",
-                html_table(UNPLACED_HEADERS, unplaced_rows(analysis))]
+                html_table(UNPLACED_HEADERS, unplaced_rows(analysis), "not-placed")]
     out.append("<h2>Diagnosis per kernel</h2>")
     out += [diagnosis_html(d, said, analysis.roof) for d in diags[:top]]
     if analysis.notes:

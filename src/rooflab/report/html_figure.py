@@ -23,6 +23,7 @@ from .chart_ceilings import MAX_CEILINGS
 from .chart_inputs import chart_subject, titled
 from .chart_marks import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
 from .chart_parts import JOIN_LEGEND, LEVEL_MARKERS, RooflineDisplay, level_color
+from .html_colors import PLOT_BG
 from .html_hover import hover_text
 from .html_labels import (
     MARKER_RADIUS_PX,
@@ -49,6 +50,7 @@ from .html_marks import (
     ridge_marks,
     ridge_names_placed,
     ridge_trace,
+    side_glyph_trace,
     side_key,
     size_legend_trace,
     steps_trace,
@@ -136,6 +138,7 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
         x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
         mode="markers+text", name=plotly_text(f"kernels @ {level}" if measured else
                                               f"predicted @ {level} (no measured time)"),
+        legendgroup=_group(level, measured),   # with its side glyphs (html_marks)
         text=[_short(p.kernel, short) if k in names else ""
               for p, k in zip(pts, keys, strict=True)],
         textposition=[names.get(k, POSITIONS[0]) for k in keys],
@@ -144,6 +147,11 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
                 else {"size": size, "symbol": f"{symbol}-open", "color": color,
                       "line": {"width": 2}}),
         hovertext=[hover_text(p, analysis) for p in pts], hoverinfo="text")
+
+
+def _group(level: str, measured: bool) -> str:
+    """The legend group of one level's markers and their side glyphs."""
+    return f"{'kernels' if measured else 'predicted'} @ {level}"
 
 
 def figure(analysis: Analysis, profile: MachineProfile | None = None, title: str = "",
@@ -250,9 +258,16 @@ def _add_point_traces(fig, go, display: RooflineDisplay, analysis: Analysis,
         fig.add_trace(joins)
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
-            fig.add_trace(_points_trace(go, [p for p in pts if p.level == level], level,
-                                        measured, names, analysis, at, sizes, colors,
-                                        short))
+            mine = [p for p in pts if p.level == level]
+            fig.add_trace(_points_trace(go, mine, level, measured, names, analysis, at,
+                                        sizes, colors, short))
+            keys = [_key(p) for p in mine]
+            glyphs = side_glyph_trace(
+                go, [at[k] for k in keys], [drawn_points[k].side for k in keys],
+                [colors[k] for k in keys], [(sizes or {}).get(k, 11.0) for k in keys],
+                measured, _group(level, measured))
+            if glyphs is not None:
+                fig.add_trace(glyphs)
     for t in above_ring_traces(go, drawn_points, at):
         fig.add_trace(t)
 
@@ -281,6 +296,8 @@ def _layout(axes: Axes, analysis: Analysis, title: str, named: int, drawn_points
     return dict(
         title=plotly_text(title or titled(chart_subject(analysis.kernels), analysis.roof.name)),
         template="plotly_white",
+        # transparent over the page's white image (html_colors: legible under forced dark)
+        paper_bgcolor=PLOT_BG, plot_bgcolor=PLOT_BG,
         # Ranges given, not autoranged: the names were placed in these axes.
         # which bytes the intensity counts (review s22 r6 F3): axis_words, as the PNG says
         xaxis={"type": "log", "title": plotly_text(axis),

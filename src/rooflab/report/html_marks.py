@@ -13,6 +13,8 @@ from ..model.analysis import Analysis, Point
 from ..model.ceiling import Roof
 from ..units import fmt_ai, fmt_seconds, si
 from .boxes import box_distance, level_with_nearer
+from .chart_draw import BATCH_GLYPH_MIN, BATCH_POINTS
+from .chart_marks import GLYPH_FRACTION, glyph_color, text_color
 from .chart_parts import (
     CAP_LEGEND,
     CAP_SHOWN,
@@ -45,11 +47,41 @@ SIDE_WORDS = {"memory": "memory-bound side (left of its ridge)",
               "compute": "compute-bound side (right of its ridge)"}
 
 
+# The side of the ridge without colour (WCAG 1.4.1; review s23 r6 F8): the PNG's glyph
+# inside each marker (chart_parts.SIDE_GLYPHS), a rising slash or a flat bar, as text.
+SIDE_TEXT = {"memory": "/", "compute": "–"}
+# the glyph's font size per pixel of marker diameter: the PNG's GLYPH_FRACTION of it across
+GLYPH_FONT = GLYPH_FRACTION / 0.6
+
+
 def side_key(sides: set[str]) -> str:
-    """'● memory-bound side (left of its ridge)  ● compute-bound ...', each dot in its
-    side's colour, for the sides the points fall on ('' for none)."""
-    return "  ".join(f"<span style='color:{side_color(side)}'>●</span> {SIDE_WORDS[side]}"
+    """'● / memory-bound side (left of its ridge)  ● – compute-bound ...', each dot in its
+    side's colour and the glyph its markers carry, for the sides the points fall on ('' for
+    none)."""
+    return "  ".join(f"<span style='color:{side_color(side)}'>●</span> {SIDE_TEXT[side]} "
+                     f"{SIDE_WORDS[side]}"
                      for side in ("memory", "compute") if side in sides)
+
+
+def side_glyph_trace(go, xy: Sequence[tuple[float, float]], sides: Sequence[str],
+                     colors: Sequence[str], sizes: Sequence[float], measured: bool,
+                     group: str):
+    """Each marker's side glyph (SIDE_TEXT) centred on it, in chart_marks.glyph_color
+    (black on a light fill, white on a dark one, the side's colour in a hollow marker),
+    sized as the PNG's (GLYPH_FRACTION of the marker). In its points'
+    legend group (toggled with them); no hover of its own. None when no marker has one.
+    Past chart_draw.BATCH_POINTS markers, those under BATCH_GLYPH_MIN get none, as the
+    PNG's batches (a cloud of tiny markers under slashes reads as noise)."""
+    least = BATCH_GLYPH_MIN if len(sides) > BATCH_POINTS else 0.0
+    keep = [i for i, s in enumerate(sides) if s in SIDE_TEXT and sizes[i] >= least]
+    if not keep:
+        return None
+    return go.Scatter(
+        x=[xy[i][0] for i in keep], y=[xy[i][1] for i in keep], mode="text",
+        text=[SIDE_TEXT[sides[i]] for i in keep], textposition="middle center",
+        textfont={"size": [round(GLYPH_FONT * sizes[i], 1) for i in keep],
+                  "color": [glyph_color(colors[i], measured) for i in keep]},
+        name="side glyphs", legendgroup=group, showlegend=False, hoverinfo="skip")
 
 
 def _ridge_color(display: RooflineDisplay, roof: str) -> str:
@@ -162,7 +194,7 @@ def ridge_leader_annotations(display: RooflineDisplay, leaders: list) -> list[di
     return [leader_annotation(display.ridges[i].ai, display.ridges[i].flop_per_s,
                               f"AI*={fmt_ai(display.ridges[i].ai)}", lead, MARKER_RADIUS_PX,
                               f"ridge-leader:{i}",
-                              _ridge_color(display, display.ridges[i].roof))
+                              text_color(_ridge_color(display, display.ridges[i].roof)))
             for i, lead in leaders]
 
 
@@ -176,7 +208,8 @@ def ridge_annotations(display: RooflineDisplay, names: list) -> list[dict]:
                     "yref": "y", "text": f"AI*={fmt_ai(r.ai)}", "showarrow": False,
                     "xanchor": ha, "yanchor": va, "xshift": dx * gap,
                     "yshift": dy * gap, "name": f"ridge:{i}",
-                    "font": {"size": POINT_FONT_PX, "color": _ridge_color(display, r.roof)}})
+                    "font": {"size": POINT_FONT_PX,
+                             "color": text_color(_ridge_color(display, r.roof))}})
     return out
 
 

@@ -23,7 +23,8 @@ max-width:1200px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}h3{margin-bottom:.3em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3}tbody th{background:none;font-weight:normal}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
 .flag{color:#b00020;font-weight:bold}.finding{color:#8a4b00}.muted{color:#666}
 .care{margin:.4em 0}.care li{margin:.2em 0;color:#b00020}.care details p{margin:.3em 0 .3em 1em}
 .care summary{cursor:pointer}
@@ -106,12 +107,21 @@ def care_html(warnings: Sequence[str]) -> str:
 
 
 
-def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A table SORT_SCRIPT makes sortable by clicking a column head."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
-                   for row in rows)
-    return f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
+               labelled_by: str = "") -> str:
+    """A table SORT_SCRIPT makes sortable by clicking a column head. Its heads are column
+    headers and each row's kernel (else its first cell: the quantity, the advice) its
+    row's header, so a screen reader reading across a row says which kernel it is on;
+    labelled_by: the id of the heading that names the table (review s23 r6 F7)."""
+    e = html.escape
+    head = "".join(f"<th scope='col'>{e(h)}</th>" for h in headers)
+    key = list(headers).index("kernel") if "kernel" in headers else 0
+    body = "".join("<tr>" + "".join(f"<th scope='row'>{e(str(c))}</th>" if i == key
+                                    else f"<td>{e(str(c))}</td>" for i, c in enumerate(row))
+                   + "</tr>" for row in rows)
+    named = f" aria-labelledby='{e(labelled_by)}'" if labelled_by else ""
+    return (f"<table class='sortable'{named}><thead><tr>{head}</tr></thead><tbody>{body}"
+            f"</tbody></table>")
 
 
 def diagnosis_html(d: Diagnosis, said: bool = False, roof: Roof | None = None) -> str:
@@ -136,7 +146,7 @@ def diagnosis_html(d: Diagnosis, said: bool = False, roof: Roof | None = None) -
         parts.append(f"<div class='finding'><b>{e(f.check)}</b> ({e(f.severity)}): "
                      f"{e(f.message)}<ul>{causes}<li>check: {e(f.fix)}</li></ul></div>")
     if d.advice:
-        parts.append(html_table(ADVICE_HEADERS, advice_rows(d, said)))
+        parts.append(html_table(ADVICE_HEADERS, advice_rows(d, said), f"k{d.rank}"))
     return "\n".join(parts)
 
 

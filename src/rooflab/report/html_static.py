@@ -33,10 +33,21 @@ def chart_summary(analysis: Analysis, display: RooflineDisplay,
     for p in display.points:
         if p.side:
             sides.setdefault(p.side, set()).add(p.kernel_index)
-    parts = [f"Roofline chart on {analysis.roof.name} ({analysis.roof.kind}): "
+    # several roofs (--compare, measured with nominal): name each, and say whose each
+    # ridge is (review s23 h2 F7: only the first roof was named, its ridges not told apart)
+    many = len(display.roof_labels) > 1
+    on = (" vs ".join(display.roof_labels) if many
+          else f"{analysis.roof.name} ({analysis.roof.kind})")
+    parts = [f"Roofline chart on {on}: "
              f"{len(named)} kernel{'s' if len(named) != 1 else ''}"]
     parts[0] += "".join(f", {len(ks)} {side}-bound side" for side, ks in sorted(sides.items()))
-    if display.ridges:
+    if display.ridges and many:
+        whose: dict[str, list] = {}
+        for r in display.ridges:
+            whose.setdefault(r.roof, []).append(r)
+        parts.extend(f"ridge{'s' if len(rs) > 1 else ''} of {roof or 'the chart'} "
+                     + ", ".join(map(_ridge_words, rs)) for roof, rs in whose.items())
+    elif display.ridges:
         parts.append("ridge " + ", ".join(_ridge_words(r) for r in display.ridges))
     if diags:
         d = diags[0]
@@ -125,7 +136,7 @@ def static_chart(display: RooflineDisplay, summary: str, place: bool = False) ->
                 f"</noscript>")
     from .chart import figure_bytes
 
-    svg = figure_bytes(display, "svg")
+    svg = figure_bytes(display, "svg", description=summary)   # no second diagnosis
     uri = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
     caption = (f"<p class='muted'>Static chart: {html.escape(left_out)}.</p>" if left_out
                else "")

@@ -18,6 +18,7 @@ from ..model.diagnose import Diagnosis
 from ..model.kernel import Kernel
 from ..model.placement import held_on
 from ..model.sanity_finding import ABOVE_TOLERANCE
+from ..name_list import cut, named
 from ..units import fmt_ai
 
 
@@ -30,8 +31,10 @@ def _above_line(above: Sequence[Diagnosis]) -> str:
     """The line on kernels above their roof. A datasheet (nominal) roof is not "too low"
     (nothing was measured): above a nominal bandwidth roof the counted bytes are cache
     reuse, above a nominal compute roof the unit or the FLOP are off (review s21 r3 F4)."""
+    # a list cut to its first few: the furthest above first, the rest counted (s23 r5 F4)
+    worst = sorted(above, key=lambda d: d.headroom) if cut(len(above)) else above
     said = (f"{len(above)} kernel(s) run faster than the roof allows: "
-            + ", ".join(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in above) + ". ")
+            + named(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in worst) + ". ")
     if not all(nominal_binding(d.point) for d in above):
         return said + ("The roof is too low for them or their counts are wrong; their "
                        "ranking and advice mean little until that is fixed (see their "
@@ -69,11 +72,13 @@ DEVICE_MISMATCH = ("the kernels were profiled on a compute capability",
 
 
 def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = None,
-                   notes: Sequence[str] = (), kernels: Sequence[Kernel] = ()) -> list[str]:
+                   notes: Sequence[str] = (), kernels: Sequence[Kernel] = (),
+                   every: bool = False) -> list[str]:
     """What makes the whole report doubtful: a roof of another device than the kernels ran
     on (from `notes`), kernels above their roof, measured ceilings far below nominal (a
     disturbed probe) or a compute peak at 50-70 % of it (the probe's quiet note). kernels:
-    the analysis's (ridge_band_warnings)."""
+    the analysis's (ridge_band_warnings). every: name every kernel of the ridge band (the
+    --json lines, which the cut terminal and Markdown lines point to)."""
     out = [n for n in notes if n.startswith(DEVICE_MISMATCH)]
     # a write_allocate finding (sanity: counter bytes up to 4/3 over a STREAM-counted DRAM
     # roof) already says why such a kernel is above it: its counts are not wrong
@@ -103,7 +108,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                        f"{', '.join(low)}. The probe was most likely disturbed by other "
                        f"load; every % of roof held by those ceilings is inflated by as much. "
                        f"Re-probe on a quiet machine, or judge by the nominal roof.")
-        out += ridge_band_warnings(diags, profile, kernels)
+        out += ridge_band_warnings(diags, profile, kernels, every)
     # The datasheet note (model/datasheet_note.py) is not among these: judging on a catalog
     # roof is rooflab's most common use, not a fault of this report, so it stays a plain
     # note under the tables (and in --json's notes) rather than a bold line on every report.
@@ -161,9 +166,10 @@ def ai_high_warnings(diags: Sequence[Diagnosis]) -> list[str]:
     flagged = [(d, f) for d in diags for f in d.findings if f.check == "ai_high"]
     if not flagged:
         return []
-    named = ", ".join(f"{d.kernel} (AI {fmt_ai(d.point.ai)})" if f.level == d.point.level
-                      else d.kernel for d, f in flagged)
-    return [f"{len(flagged)} kernel(s) have an AI too high for their op: {named}. Their FLOP "
+    # the first NAMED in rank order (most worth work first), the rest counted (s23 r5 F4)
+    names = named(f"{d.kernel} (AI {fmt_ai(d.point.ai)})" if f.level == d.point.level
+                  else d.kernel for d, f in flagged)
+    return [f"{len(flagged)} kernel(s) have an AI too high for their op: {names}. Their FLOP "
             f"or bytes are most likely miscounted (writes left out, a multiply-add counted "
             f"twice); their bound, gain and advice mean little until the counts are fixed "
             f"(see their ai_high checks)."]
@@ -177,7 +183,7 @@ def _kernel_at(kernels: Sequence[Kernel], p: Point) -> Kernel | None:
 
 
 def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
-                        kernels: Sequence[Kernel] = ()) -> list[str]:
+                        kernels: Sequence[Kernel] = (), every: bool = False) -> list[str]:
     """Kernels whose AI lies between the measured and the nominal ridge: the two roofs put
     them on opposite sides, so memory- vs compute-bound (and the advice) depends on which
     roof is believed. Seed 004: near the ridge only the measured lines decide (T4: measured
@@ -207,10 +213,21 @@ def ridge_band_warnings(diags: Sequence[Diagnosis], profile: MachineProfile,
                    f"check that the probe measured this ceiling well before acting on it.")
     if len(out) > 3:   # one line, not a wall of them
         return [f"{len(names)} kernels lie between the measured and the nominal ridge, so "
-                f"the two roofs put them on opposite sides: {'; '.join(names)}. Near the "
+                f"the two roofs put them on opposite sides: "
+                f"{_band_names(names, every)}. Near the "
                 f"ridge only measured lines decide (seed 004); check that the probe measured "
                 f"those ceilings well before acting on their bound."]
     return out
+
+
+def _band_names(names: Sequence[str], every: bool) -> str:
+    """The ridge band's kernels, cut to ten outside --json. These kernels have no finding
+    of their own, so the cut line points to the one place that lists them: --json's
+    read_with_care, never cut (review s23 h2 F6: it pointed to sanity checks that do not
+    exist, and the JSON was cut as well)."""
+    if every:
+        return "; ".join(names)
+    return named(names, sep="; ", where="`rooflab report --json` lists every one")
 
 
 # A loaded probe's note is one long sentence (probe/cpu/flags.py, ~170 characters) that

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..model.analysis import Analysis
 from ..model.compare_notes import mostly
 from ..model.kernel import Kernel
+from ..model.meta_check import step_of
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .envelope_bound import NO_ROOF_LINE, envelope_bound, on_envelope
 
@@ -35,10 +36,10 @@ def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
         ai = {lv: fmt_ai(k.total_flop / k.bytes[lv]) if k.bytes.get(lv) else "-"
               for lv in ("DRAM", "L2", "L1")}
         name = str(k.meta.get("full_name", k.name))
-        n, seconds = others.get(k.meta["step_index"], (0, 0.0))
+        n, seconds = others.get(step_of(k.meta), (0, 0.0))
         if n:
             name += f" (+{n} other kernel{'s' if n > 1 else ''}, {fmt_seconds(seconds)})"
-        rows.append((str(k.meta.get("step", k.meta["step_index"])),
+        rows.append((str(k.meta.get("step", step_of(k.meta))),
                      name, fmt_seconds(k.seconds),
                      _speedup(prev, k.seconds), _speedup(first, k.seconds),
                      si(k.total_flop, "FLOP"), si(k.bytes.get("DRAM"), "B"), ai["DRAM"],
@@ -55,9 +56,9 @@ def step_kernels(analysis: Analysis, timed: bool = True):
     kernel of one step with the reduction of another would read as a 300,000x speed-up."""
     best: dict[int, Kernel] = {}
     for k in analysis.kernels:
-        if "step_index" not in k.meta or (timed and not k.seconds):
+        i = step_of(k.meta)   # an int (model/meta_check): int("first") was a traceback
+        if i is None or (timed and not k.seconds):
             continue
-        i = int(k.meta["step_index"])
         if i not in best or (k.seconds or 0.0) > (best[i].seconds or 0.0):
             best[i] = k
     return [best[i] for i in sorted(best)]
@@ -68,9 +69,10 @@ def _other_kernels(analysis: Analysis) -> dict[int, tuple[int, float]]:
     chosen = {id(k) for k in step_kernels(analysis, timed=False)}
     out: dict[int, tuple[int, float]] = {}
     for k in analysis.kernels:
-        if "step_index" in k.meta and id(k) not in chosen:
-            n, t = out.get(int(k.meta["step_index"]), (0, 0.0))
-            out[int(k.meta["step_index"])] = (n + 1, t + (k.seconds or 0.0))
+        i = step_of(k.meta)
+        if i is not None and id(k) not in chosen:
+            n, t = out.get(i, (0, 0.0))
+            out[i] = (n + 1, t + (k.seconds or 0.0))
     return out
 
 

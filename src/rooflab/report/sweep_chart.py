@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..units import fmt_bytes_binary as _fmt
-from .chart_marks import literal
+from .chart_marks import literal, text_color
+from .chart_parts import LEVEL_COLORS, OTHER_LEVEL_COLOR
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,12 @@ def chart_title(t: SweepTable, title: str = "") -> str:
     return title or f"{t.machine or 'probed machine'}: {t.kernel} bandwidth vs working set"
 
 
-WINDOW_COLORS = {"L1": "tab:green", "L2": "tab:olive", "L3": "tab:orange", "DRAM": "tab:red"}
+# The plateau windows in the levels' Okabe-Ito colours (chart_parts.LEVEL_COLORS, as the
+# HTML chart's), each with its level's name written in it (review s23 r6 F4: tab:green,
+# olive, orange and red at 12 % were one faint wash in grey and under deuteranopia, told
+# apart by the legend's swatches alone).
+WINDOW_COLORS = LEVEL_COLORS
+WINDOW_ALPHA = 0.15
 
 
 @dataclass
@@ -249,6 +255,12 @@ class SweepDisplay:
     scale_: float = 1.0   # chart.figure_bytes scales dpi by it: drawn at its own size
 
     def plot(self, ax=None) -> SweepDisplay:
+        from .chart_rc import pinned_rc
+
+        with pinned_rc():   # matplotlib's defaults, not the user's matplotlibrc (chart_rc)
+            return self._plot(ax)
+
+    def _plot(self, ax) -> SweepDisplay:
         if ax is None:
             from matplotlib.figure import Figure  # no pyplot: no GUI backend, no globals
 
@@ -269,9 +281,21 @@ class SweepDisplay:
                 [r.ws_bytes for r in bad], [r.median / 1e9 for r in bad], "o", ms=7,
                 mfc="none", mec="0.55", clip_on=False,
                 label="disturbed (uncalibrated: not a reading)")[0]
+        top = max((r.best for r in good), default=0.0)
         for w in t.windows:
-            ax.axvspan(w.first, w.last, alpha=0.12, color=WINDOW_COLORS.get(w.level, "0.6"),
-                       label=f"{w.level} plateau")
+            color = WINDOW_COLORS.get(w.level, OTHER_LEVEL_COLOR)
+            ax.axvspan(w.first, w.last, alpha=WINDOW_ALPHA, color=color,
+                       label=f"{w.level} plateau", gid=f"plateau:{w.level}")
+            # its name at the band's middle on the log axis, in the half of the chart its
+            # plateau leaves free: at the foot for a high plateau (at the top, the highest
+            # one's name sat on the best-sample line: review s23 h2 F8), else at the top,
+            # under the cache markers' names (3 pt in, 12 pt down)
+            high = w.bytes_per_s > 0.5 * top
+            ax.annotate(literal(w.level), ((w.first * w.last) ** 0.5, 0 if high else 1),
+                        xycoords=("data", "axes fraction"), xytext=(0, 4 if high else -16),
+                        textcoords="offset points", ha="center",
+                        va="bottom" if high else "top", fontsize=8,
+                        fontweight="bold", color=text_color(color), gid=f"plateau-name:{w.level}")
         chosen = [r for r in t.rows if r.chosen]
         if chosen:
             self.lines_["chosen"] = ax.plot([r.ws_bytes for r in chosen],
@@ -292,7 +316,8 @@ class SweepDisplay:
         ax.set_ylim(bottom=0)
         self.title = chart_title(t, self.title)   # also the file's metadata title
         ax.set_title(literal(self.title))   # a CPU's name from a file: `$` literal
-        ax.legend(fontsize=8, loc="upper right")
+        # where it hides least (the upper right hid the L3 marker's name, s23 r6 F4)
+        ax.legend(fontsize=8, loc="best")
         self.figure_, self.ax_ = ax.figure, ax
         return self
 

@@ -24,6 +24,7 @@ from ...errors import InputError, ProbeError, require
 from ...hardware.profile import MachineProfile, now_iso, profile_from_dict, profile_to_dict
 from ...model.ceiling import Ceiling, Roof
 from ..cpu.load import loadavg_1m, snapshot
+from ..cpus import usable_cpus
 from ..stats import rates_warning
 from .busbw import COLLECTIVES
 from .collectives import CollectiveResult, Comm, get_plan, memory_cap, sweep
@@ -154,6 +155,14 @@ def check_local_ranks(local_world: int, cpus: int) -> None:
             f"sharing, not the link): {fix}")
 
 
+def gloo_threads(local_world: int) -> int:
+    """Torch threads for each of `local_world` gloo ranks on this host: they share the CPUs,
+    so one rank's threads must not oversubscribe the cores another rank is timing on. The
+    same CPUs the rank's own CPU probe shares out (device.rank_profile): without
+    os.sched_getaffinity (macOS, Windows) this was 1 thread (review s23 r3 F9)."""
+    return max(1, usable_cpus() // max(1, local_world))
+
+
 def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
     """Run this process's share of the probe; rank 0 returns the cluster profile.
 
@@ -179,10 +188,7 @@ def run_rank(mode: str, *, record_load: bool = False) -> MachineProfile | None:
     backend, why = pick_backend(torch, env["local_world"])
     device = torch.device("cpu")
     if backend == "gloo":
-        # The local ranks share the CPUs: one rank's torch threads must not oversubscribe
-        # the cores another rank is timing on.
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        torch.set_num_threads(max(1, cpus // env["local_world"]))
+        torch.set_num_threads(gloo_threads(env["local_world"]))
     if backend == "nccl":
         device = torch.device("cuda", env["local_rank"])
         torch.cuda.set_device(device)

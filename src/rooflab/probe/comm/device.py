@@ -8,7 +8,6 @@ fp32 matmul (FLOP/s) and a tensor copy well above the last-level cache (B/s).
 
 from __future__ import annotations
 
-import os
 import socket
 
 from ...hardware.profile import MachineProfile, now_iso
@@ -77,6 +76,6 @@ def rank_profile(torch, device, mode: str, local_ranks: int) -> MachineProfile:
 
         return probe_gpu(f"cuda:{device.index or 0}", device_mode)
     from ..cpu import probe_cpu
+    from ..cpus import usable_cpus
 
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return probe_cpu(device_mode, threads=max(1, (cpus or 1) // max(1, local_ranks)))
+    return probe_cpu(device_mode, threads=max(1, usable_cpus() // max(1, local_ranks)))

@@ -24,6 +24,7 @@ from ...errors import InputError, ProbeError, require
 from ...files import load_json
 from ..cpu.flags import machine_load_notes
 from ..cpu.load import LoadSources, MachineLoad, loadavg_1m, machine_load, snapshot
+from ..cpus import usable_cpus
 from .cluster import STAGE_ENV
 from .rendezvous import TIMEOUT_ENV, comm_timeout
 
@@ -49,6 +50,11 @@ def rank_env(rank: int, nproc: int, port: int, stage_dir: str, timeout_s: float,
                 "WORLD_SIZE": str(nproc), "LOCAL_RANK": str(rank),
                 "LOCAL_WORLD_SIZE": str(nproc), STAGE_ENV: stage_dir,
                 TIMEOUT_ENV: str(timeout_s), "PYTHONUNBUFFERED": "1"})
+    if os.name == "nt":
+        # PyTorch's Windows builds have no libuv, which torch 2.4-2.6's TCPStore asks for
+        # by default: "use_libuv was requested but PyTorch was build without libuv
+        # support" (pytorch#139990; review s23 r3 F8). The user's own USE_LIBUV stands.
+        env.setdefault("USE_LIBUV", "0")
     env.update(extra or {})
     return env
 
@@ -102,12 +108,6 @@ def _kill(procs: list[subprocess.Popen]) -> None:
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity, as under taskset or a batch job)."""
-    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    return len(affinity) if affinity else (os.cpu_count() or 1)
 
 
 def check_nproc(nproc: int, cpus: int) -> None:

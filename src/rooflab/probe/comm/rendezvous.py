@@ -88,6 +88,12 @@ def failed_message(exc: BaseException, rank: int, addr: str, port: str) -> str:
                 f"use (another program, or an earlier job still running, holds MASTER_PORT "
                 f"{port}); pick a free port: MASTER_PORT=N for every rank, or torchrun "
                 f"--master-port N")
+    if "libuv" in str(exc).lower():
+        # a torch build without libuv (Windows) asked for it: MASTER_* are not at fault
+        return (f"rank {rank} could not start the process group's store at {addr}:{port}: "
+                f"{text}: this PyTorch build has no libuv (PyTorch for Windows); set "
+                f"USE_LIBUV=0 for every rank (`rooflab probe --comm --nproc N` sets it for "
+                f"its own ranks) and rerun")
     return (f"rank {rank} could not join the process group at {addr}:{port}: {text}; check "
             f"MASTER_ADDR and MASTER_PORT on every rank (rank 0's host, and a port free "
             f"there that every rank can reach)")

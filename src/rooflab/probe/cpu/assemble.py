@@ -8,11 +8,11 @@ extras. Pure: no measurement, no clock, no I/O.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
+from ...hardware.windows_topology import SOURCE as WIN_SOURCE
 from ...model.ceiling import Ceiling, Roof
 from ...model.real_traffic import REAL_TRAFFIC
 from ...units import fmt_rate, si
@@ -37,9 +37,9 @@ from .intensity import BYTE_MODEL as SWEEP_BYTE_MODEL
 from .intensity import method_text
 from .load import MachineLoad
 from .modes import ModeSpec
+from .nominal_clock import _clock_for  # noqa: F401 (tests import it from here too)
 from .runner import Rate
 
-CONTENDED = 0.75    # all-thread clock below this x the one-thread clock: cores were shared
 SOURCE = "rooflab probe (numba kernels, this machine)"
 
 
@@ -108,16 +108,20 @@ def core_use(host: HostInfo, threads: int, cpus=None, quota_cpus: float | None =
 
 
 def _nominal(host: HostInfo, arch, ghz: float, threads: int, cpus=None,
-             quota_cpus: float | None = None) -> tuple[Roof | None, list[str]]:
+             quota_cpus: float | None = None, e_ratio: float | None = None
+             ) -> tuple[Roof | None, list[str]]:
     """The derived roof at `ghz` (the P-cores' clock on a hybrid CPU), and notes on what it
     assumes. None for a design the table does not know (no guessed pipe count). On a
     hybrid CPU whose OS lists the P- and E-cores, each core counts at its own design's
-    rate (P-cores first, among `cpus` when given)."""
+    rate (P-cores first, among `cpus` when given), the E-cores at `ghz` x the E/P clock
+    ratio: the OS's (cpufreq), else `e_ratio`, the all/one clock readings (ClockChoice)."""
     from ...hardware.cpu_detect import e_core_arch
     from ...hardware.cpu_nominal import cpu_nominal_roof, hybrid_nominal_roof
 
     if arch is None or not arch.nominal_known:
         return None, []
+    if not host.cores_known:
+        return None, [no_core_count_note(host)]
     use = core_use(host, threads, cpus, quota_cpus)
     cores = use.cores
     source = f"derived: {arch.source}; clock measured by the probe ({CLOCK_METHOD})"
@@ -127,9 +131,9 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int, cpus=None,
         # a kernel with one plain `cpu` PMU and no cpu_core found one core type (F9)
         if arch.name == HYBRID_P and host.hybrid_pmu is not False:
             notes.append(f"{arch.name} parts may have E-cores, but the OS does not list core "
-                         f"types (/sys/devices/system/cpu/types, cpu_core/cpu_atom PMUs): the "
-                         f"P/E split is unknown and the nominal counts all {cores} cores as "
-                         f"P-cores (an upper bound)")
+                         f"types (Linux: /sys/devices/system/cpu/types, cpu_core/cpu_atom "
+                         f"PMUs; Windows: {WIN_SOURCE}): the P/E split is unknown and the "
+                         f"nominal counts all {cores} cores as P-cores (an upper bound)")
         return cpu_nominal_roof(f"{host.cpu_model} ({arch.name}, {_cores(cores)} @ {ghz:.2f} "
                                 f"GHz)", cores, ghz, arch, None, source), notes
     e_arch = e_core_arch(host.vendor, host.family, host.model, host.flags)
@@ -139,14 +143,20 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int, cpus=None,
                       f"nominal compute peak (counting E-cores at the P-core rate overstates "
                       f"it); add the design to rooflab/hardware/cpu_arch.py"]
     p_used, e_used = use.p, use.e
-    e_ghz = ghz * (split.e_clock_ratio or 1.0)
+    e_ghz = ghz * (split.e_clock_ratio or e_ratio or 1.0)
     notes = [f"hybrid CPU: {split.p_cores} P-cores ({arch.name}) + {split.e_cores} E-cores "
              f"({e_arch.name}) from {split.source}; the nominal counts {p_used:g} P + "
              f"{e_used:g} E cores{' of the CPUs used' if cpus else ''}, each at its own rate"]
     notes += use.notes
-    if e_used and split.e_clock_ratio is None:
-        notes.append("cpufreq shows no E-core maximum clock: the nominal runs P- and E-cores "
-                     "at the one measured clock (an upper bound for the E-cores)")
+    if e_used and split.e_clock_ratio is None and e_ratio:
+        # no cpufreq maxima (Windows, macOS): the E-cores' measured clock (s23 h1 F1)
+        notes.append(f"E-cores at {e_ghz:.2f} GHz: the P-core clock ({ghz:.2f} GHz) x "
+                     f"{e_ratio:.3g} (the all-thread over the one-thread clock reading, as "
+                     f"the OS gives no E-core maximum clock)")
+    elif e_used and split.e_clock_ratio is None:
+        notes.append("the OS gives no E-core maximum clock (Linux's cpufreq does; Windows and "
+                     "macOS do not): the nominal runs P- and E-cores at the one measured clock "
+                     "(an upper bound for the E-cores)")
     elif e_used:
         notes.append(f"E-cores at {e_ghz:.2f} GHz: the P-core clock ({ghz:.2f} GHz) x "
                      f"{split.e_clock_ratio:.3g} (E/P cpufreq maximum ratio)")
@@ -158,77 +168,12 @@ def _nominal(host: HostInfo, arch, ghz: float, threads: int, cpus=None,
     return hybrid_nominal_roof(name, p_used, ghz, arch, e_used, e_ghz, e_arch, source), notes
 
 
-PLAUSIBLE_HZ = (3e8, 8e9)  # no CPU core this probe targets runs outside 0.3-8 GHz
-
-
-def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
-                   end_hz: float | None = None, expected: float = 1.0
-                   ) -> tuple[float, str | None]:
-    """The clock for the nominal roof (GHz) and a note. All-core clocks sit at most ~25 %
-    below one-core boost on current server parts; far lower means our threads shared
-    cores with other load, and then the one-thread clock is the better estimate. A
-    reading outside 0.3-8 GHz is a failed measurement (a preempted calibration), not a
-    clock: the other readings (one thread, the repeat at the end) stand in for it.
-
-    `expected`: the all/one ratio of a quiet machine beyond that 25 %: on a hybrid CPU
-    the slowest thread (an E-core) sets the all-thread reading and one thread runs on a
-    P-core, so the E/P clock ratio (0.74 on an i9-13900K: 4.3/5.8 GHz); a one-thread
-    clock standing in is scaled by it, so the result is always the slowest cores' clock."""
-    lo, hi = PLAUSIBLE_HZ
-    alone, one_thread_hz = one_thread_hz, one_thread_hz * expected
-    scaled = (f" x {expected:.3g} (E/P clock ratio) = {one_thread_hz / 1e9:.2f} GHz"
-              if expected != 1.0 else "")
-    if not lo <= all_threads_hz <= hi:
-        others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
-        if not others:
-            return all_threads_hz / 1e9, (
-                f"the clock measurement failed ({si(all_threads_hz, 'Hz')}; other load "
-                f"preempted it), so the nominal roof is wrong; rerun on a quiet machine")
-        return max(others) / 1e9, (
-            f"the all-thread clock reading ({si(all_threads_hz, 'Hz')}) failed (other load "
-            f"preempted it); the nominal roof uses the other clock reading, "
-            f"{max(others) / 1e9:.2f} GHz")
-    if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
-        return one_thread_hz / 1e9, (
-            f"with {threads} threads each ran at {all_threads_hz / 1e9:.2f} GHz effective vs "
-            f"{alone / 1e9:.2f} GHz alone: other load shared the cores during the "
-            f"probe, so measured ceilings may be low; the nominal roof uses the one-thread "
-            f"clock{scaled}; rerun on a quiet machine")
-    return all_threads_hz / 1e9, None
-
-
-def _clock_for(raw, host: HostInfo, threads: int, use: CoreUse
-               ) -> tuple[float, str | None, str | None]:
-    """(the P-cores' clock in GHz for _nominal, clock_estimate's note, a hybrid note).
-
-    The clock kernel gives every thread equal work and times the whole team, so the
-    slowest thread sets the reading: with E-cores among the threads it is the E-cores'
-    clock (review s21 r2 F2). The P-cores' is then that over the E/P cpufreq ratio, and
-    all/one is compared with that ratio before other load is blamed."""
-    split = host.core_split
-    ratio = split.e_clock_ratio if split is not None and use.e else None
-    expected = ratio if ratio and use.p else 1.0   # one thread runs on a P-core then
-    slow, note = clock_estimate(raw.clock0.best, raw.clock_1t.best, threads,
-                                raw.clock1.best, expected=expected)
-    if not ratio:
-        return slow, note, None
-    if not use.p:
-        return slow / ratio, note, None   # E-cores only: the reading is theirs
-    # name the clock that was used: clock_estimate may have put the one-thread clock x the
-    # E/P ratio, or the repeat at the end, in place of the all-thread reading (x1 F3)
-    if math.isclose(slow * 1e9, raw.clock0.best, rel_tol=1e-9):
-        which = (f"the all-thread clock reading ({slow:.2f} GHz) is the E-cores' (equal work "
-                 f"per thread: the slowest sets it)")
-    else:
-        which = (f"the E-cores' clock is taken as {slow:.2f} GHz (" + (
-            "the one-thread clock x the E/P ratio"
-            if math.isclose(slow * 1e9, raw.clock_1t.best * expected, rel_tol=1e-9)
-            else "the all-thread reading repeated at the end") + ", standing in for the "
-            "all-thread reading)")
-    return slow / ratio, note, (
-        f"hybrid CPU: {which}; the P-cores' is taken as {slow:.2f} / {ratio:.3g} (E/P "
-        f"cpufreq maximum ratio) = {slow / ratio:.2f} GHz, an upper bound where the "
-        f"P-cores' all-core clock sits below their maximum")
+def no_core_count_note(host: HostInfo) -> str:   # no OS source counted cores (s23 r3 F1)
+    return (f"the OS did not say how many physical cores this CPU has (no /proc/cpuinfo core "
+            f"ids, sysctl hw.physicalcpu or {WIN_SOURCE}), only {host.threads} logical CPUs; "
+            f"counting those as cores would double the nominal on a CPU with two threads per "
+            f"core (SMT), so there is no nominal compute peak; the measured ceilings stand "
+            f"(compare with a catalog CPU: --on NAME)")
 
 
 @dataclass
@@ -266,7 +211,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     aff = raw.affinity or {}
     cpus, quota_cpus = aff.get("cpu_list"), (aff.get("cpu_quota") or {}).get("cpus")
     use = core_use(host, threads, cpus, quota_cpus)
-    ghz, clock_note, hybrid_note = _clock_for(raw, host, threads, use)
+    ghz, clock_note, hybrid_note, e_ratio = _clock_for(raw, host, threads, use)
     notes += [hybrid_note] if hybrid_note else []
     gemm_ok = blas_threads_match(threads)
     if not gemm_ok:
@@ -281,7 +226,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                 for p, m in (raw.scalar or {}).items()]
     compute += [_measured(m.rate, m.method, f"{m.precision} peak", precision=m.precision,
                           unit=u) for m, u in raw.lowp]
-    nominal, nominal_notes = _nominal(host, arch, ghz, threads, cpus, quota_cpus)
+    nominal, nominal_notes = _nominal(host, arch, ghz, threads, cpus, quota_cpus, e_ratio)
     notes += nominal_notes
     if arch is not None and not arch.nominal_known:
         notes += list(arch.notes)   # why there is no nominal roof, and how to get one

@@ -120,10 +120,10 @@ def blas_threads_match(threads: int) -> bool:
     """Whether GEMM runs on `threads` threads: threadpoolctl can set it, or the BLAS's own
     default (all CPUs) is what was asked for."""
     import importlib.util
-    import os
 
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return importlib.util.find_spec("threadpoolctl") is not None or threads >= (cpus or 1)
+    from ..cpus import usable_cpus
+
+    return importlib.util.find_spec("threadpoolctl") is not None or threads >= usable_cpus()
 
 
 def gemm_peak(precision: str, sizes: tuple[int, ...], threads: int, plan: TimingPlan,

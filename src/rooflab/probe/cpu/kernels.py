@@ -1,4 +1,6 @@
-"""The numba kernels of the CPU probe, compiled once and cached on disk (`cache=True`).
+"""The numba kernels of the CPU probe, compiled once and cached on disk (`cache=True`;
+compiled on every run, with one warning, where numba finds no writable cache folder:
+numba_cache).
 
 Memory kernels are STREAM's (McCalpin, https://www.cs.virginia.edu/stream/ref.html):
 copy, scale, add, triad, plus a read-only sum; each repeats `reps` passes over its arrays so
@@ -16,6 +18,7 @@ large and one block it measures the FMA peak; over a big array it traces the roo
 from __future__ import annotations
 
 from ...errors import require
+from .numba_cache import disk_cache
 from .simd import simd_bits
 
 numba = require("numba", "cpu", "the CPU probe kernels")
@@ -44,7 +47,16 @@ SIMD_BITS = simd_bits(compile_features())
 # two broadcast operands (32 vector registers with AVX-512 / NEON, 16 with AVX2).
 NVEC = 12 if SIMD_BITS == 256 else 16
 
-_KW = dict(nogil=True, cache=True, fastmath=True, boundscheck=False)
+
+def _this_file():
+    """Stands for this file's kernels in disk_cache's check (kernels_scalar sits beside it
+    and uses the same answer)."""
+
+
+# numba raised "cannot cache function" at the first decorator below when no cache folder
+# was writable (a read-only install, HOME not writable: review s23 r2 F1)
+CACHE = disk_cache(_this_file)
+_KW = dict(nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 
 
 def lanes(itemsize: int) -> int:
@@ -167,12 +179,12 @@ def ert(src, dst, nblocks, k, m, c, reps):
 
 
 # --- overhead and clock ----------------------------------------------------------------
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=CACHE)
 def empty(x):
     return x
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=CACHE)
 def alu_chain(x, n):
     """A dependent chain of 2n single-cycle integer ops (shift, then add): 2 cycles per
     iteration on every x86 and Arm core, so time / (2n) is the cycle time."""
@@ -189,7 +201,7 @@ def alu_chain(x, n):
 COPY, SCALE, ADD, TRIAD, SUM, ERT, ALU = range(7)
 
 
-@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+@njit(parallel=True, nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 def par_run(kind, a, b, c, s, k, nblocks, reps, out, n):
     """Run kernel `kind` on the first n elements of every row t of a, b, c (one row per
     thread); out[t] keeps each result so nothing is optimised away. Rows are longer than n
@@ -213,7 +225,7 @@ def par_run(kind, a, b, c, s, k, nblocks, reps, out, n):
     return out[0]
 
 
-@njit(parallel=True, nogil=True, cache=True, boundscheck=False)
+@njit(parallel=True, nogil=True, cache=CACHE, boundscheck=False)
 def par_fill(a, value):
     """a[t, :] = value, each row written by the thread that later streams it: the same
     prange over rows as par_run, so Linux's first-touch policy puts every thread's pages on
@@ -225,7 +237,7 @@ def par_fill(a, value):
     return a.shape[0]
 
 
-@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+@njit(parallel=True, nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 def par_ert(a, b, m, k, nblocks, reps, out):
     """The FMA kernel alone (for fp32 arrays: compiling all of par_run again for float32
     would double the first run's compile time)."""
@@ -281,7 +293,7 @@ def ddot(a, b, reps):
 STORE, UPDATE, DAXPY, DDOT = range(10, 14)
 
 
-@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+@njit(parallel=True, nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 def par_more(kind, a, b, s, reps, out, n):
     """par_run for the kernels above (a separate region: par_run's cached code stays as
     it is), one row of a and b per thread."""

@@ -24,7 +24,7 @@ numba = require("numba", "cpu", "the CPU probe kernels")
 from numba import njit, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-from .kernels import fma_blocks_codegen  # noqa: E402
+from .kernels import CACHE, fma_blocks_codegen  # noqa: E402
 
 # The inline-asm constraint that ties a float to a SIMD/FP register: x86's xmm ("x"),
 # AArch64's v ("w"). The asm is empty: it only hides the value from the vectoriser.
@@ -43,7 +43,7 @@ def _ert_scalar_blocks(typingctx, src, dst, nblocks, k, m, c):
     return sig, fma_blocks_codegen(simd=False, barrier=barrier_isa())
 
 
-@njit(nogil=True, cache=True, fastmath=True, boundscheck=False)
+@njit(nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 def ert_scalar(src, dst, nblocks, k, m, c, reps):
     """`reps` passes of k scalar FMAs per element over nblocks blocks: 2*k FLOP per
     element, as kernels.ert."""
@@ -52,7 +52,7 @@ def ert_scalar(src, dst, nblocks, k, m, c, reps):
     return dst[0]
 
 
-@njit(parallel=True, nogil=True, cache=True, fastmath=True, boundscheck=False)
+@njit(parallel=True, nogil=True, cache=CACHE, fastmath=True, boundscheck=False)
 def par_ert_scalar(a, b, m, k, nblocks, reps, out):
     """The scalar FMA kernel on every thread, one row of a and b each (kernels.par_ert)."""
     for t in numba.prange(a.shape[0]):

@@ -53,26 +53,53 @@ class _Stages:
         self.within(nxt, 0.0 if nxt != stage else 0.0)
 
 
+# The DRAM working set where the OS reports no cache sizes (s23 r3 F2: an assumed 8 MiB LLC
+# gave 96 MiB, served from a 9800X3D's 96 MiB L3). 1 GiB is 4x the largest desktop L3
+# (Threadripper 7980X, 256 MiB: 8 CCDs of 32 MiB, each caching 128 MiB of its threads'
+# data) and ~10x a 96-128 MiB X3D's. --quick takes 512 MiB, still 4x an X3D's L3, so the
+# DRAM parts (sweep, STREAM, intensity, drift) add no time over a 32 MiB-L3 machine's.
+UNKNOWN_LLC_WS = {"quick": 2**29}
+UNKNOWN_LLC_WS_DEFAULT = 2**30
+LARGE_L3 = "96-128 MiB on X3D Ryzens, 256 MiB on a Threadripper"
+LARGEST_L3 = 2**28   # a set at or under this may sit in a current desktop L3
+
+
 def dram_working_set(host: HostInfo, spec: ModeSpec) -> tuple[float, list[str]]:
-    """Largest total working set: llc_multiple x last-level cache (at least 64 MiB),
-    shrunk to a quarter of the available memory when that is less."""
+    """Largest total working set: llc_multiple x last-level cache (at least 64 MiB), or
+    UNKNOWN_LLC_WS where no cache size is known (at most an eighth of the memory when only
+    its total is); shrunk to a quarter of the available memory when that is less."""
     c = host.caches
-    llc = (c.l3 or c.l2 or 8 * 2**20) * max(1, c.l3_instances if c.l3 else 1)
+    known = c.l3 or c.l2
+    llc = (known or 8 * 2**20) * max(1, c.l3_instances if c.l3 else 1)
     want = max(spec.llc_multiple * llc, 64 * 2**20)
-    notes: list[str] = []
     avail = host.memory_available_bytes
-    if avail and want > avail / 4:
-        have = avail / 4
-        if have < 2 * llc:
-            raise ProbeError(f"only {_fmt_bytes(avail)} of memory is available; the DRAM "
-                             f"sweep needs at least {_fmt_bytes(8 * llc)}; free memory and "
-                             f"rerun")
-        notes.append(f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(have)} "
-                     f"(a quarter of the {_fmt_bytes(avail)} available); below "
-                     f"{spec.llc_multiple:g}x the last-level cache the DRAM figure may "
-                     f"include cache hits")
-        want = have
-    return want, notes
+    if not known:
+        total = host.memory_bytes
+        want = UNKNOWN_LLC_WS.get(spec.name, UNKNOWN_LLC_WS_DEFAULT)
+        want = min(want, total / 8) if total and not avail else want
+        want = max(want, 64 * 2**20)
+    if not (avail and want > avail / 4):
+        return want, ([f"the OS reports no cache sizes: the DRAM working set is "
+                       f"{_fmt_bytes(want)}, larger than any current desktop L3 ({LARGE_L3})"]
+                      if not known else [])
+    have = avail / 4
+    if have < 2 * llc:
+        raise ProbeError(f"only {_fmt_bytes(avail)} of memory is available; the DRAM "
+                         f"sweep needs at least {_fmt_bytes(8 * llc)}; free memory and "
+                         f"rerun")
+    shrunk = (f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(have)} "
+              f"(a quarter of the {_fmt_bytes(avail)} available)")
+    if known:
+        return have, [f"{shrunk}; below {spec.llc_multiple:g}x the last-level cache the DRAM "
+                      f"figure may include cache hits"]
+    # one note: the size is the capped one, and the LLC it is set against is unknown (no
+    # "12x the last-level cache", which would be an assumed 8 MiB; s23 h1 F4)
+    if have > LARGEST_L3:
+        return have, [f"the OS reports no cache sizes; {shrunk}, still larger than any "
+                      f"current desktop L3 ({LARGE_L3})"]
+    return have, [f"the OS reports no cache sizes; {shrunk}: with the last-level cache size "
+                  f"unknown, {_fmt_bytes(have)} may sit in a large L3 ({LARGE_L3}), and the "
+                  f"DRAM figure may then be that L3's; free memory and rerun"]
 
 
 def sweep_sizes_for(spec: ModeSpec, dram_total: float, threads: int) -> tuple[float, ...]:
@@ -113,6 +140,7 @@ def _sweep(host, spec, team, stages, dram_total, pool, where=(None, False)
     levels, chosen, notes = bw.label_levels(bests, sizes, host.caches, team.threads,
                                             medians=[r.median for r in rates],
                                             placement=where[0], unpinned=where[1])
+    notes = hybrid_cache_notes(notes, host)
     ceilings: dict[str, Ceiling] = {}
     for level, p in levels.items():
         i = chosen[level]
@@ -136,6 +164,22 @@ def _sweep(host, spec, team, stages, dram_total, pool, where=(None, False)
         "notes": list(notes),
     }
     return extras, ceilings, list(notes)
+
+
+VM_CACHES = "a virtual machine may report another CPU's cache sizes"
+
+
+def hybrid_cache_notes(notes, host: HostInfo) -> tuple[str, ...]:
+    """The sweep's notes with the cache-size mismatch put down to E-cores, not a VM, on a
+    hybrid CPU whose OS lists its core types (s23 r3 F4): the sizes read are the P-cores'
+    (sysfs cpu0, hw.perflevel0), an E-core's are smaller (64 KiB L1d on an M2 Pro's, not
+    128 KiB), and the slowest thread sets the team's rate."""
+    split = getattr(host, "core_split", None)   # tests' stand-in hosts may lack it
+    if split is None or not split.e_cores:
+        return tuple(notes)
+    why = (f"this hybrid CPU's {split.e_cores} E-cores have smaller caches than the "
+           f"P-cores' sizes the OS reports, and the slowest thread sets the rate")
+    return tuple(n.replace(VM_CACHES, why) for n in notes)
 
 
 def _stream_extras(spec, team, ws_by_level: dict[str, float], stages, pool) -> dict:
@@ -193,7 +237,7 @@ def _measure(spec: ModeSpec, team: Team, host: HostInfo, arch, stages: _Stages,
     for p in ("fp64", "fp32"):
         gemm[p], gemm_by_size[p] = gemm_peak(p, spec.gemm_sizes, threads, spec.plan)
     stages.finish("gemm")
-    lowp, not_measured = _low_precision(spec, arch, threads)
+    lowp, not_measured = _low_precision(spec, arch, threads, bool(host.flags))
     stages.finish("lowp")
     over = overhead_floor(spec.plan)
     stages.finish("overhead")
@@ -337,16 +381,22 @@ def _affinity_record(pinned: tuple[int, ...] | None, allowed,
             "method": ("os.sched_setaffinity on every thread of the process before the "
                        "measurements (--cpus); threads float within the set, one thread per "
                        "CPU is not enforced" if pinned is not None else
-                       "not pinned: the process's own affinity mask (os.sched_getaffinity)")}
+                       "not pinned: the process's own affinity mask (os.sched_getaffinity)"
+                       if allowed else "not pinned: this OS gives no affinity mask to read "
+                       "(no os.sched_getaffinity); the OS scheduler places the threads")}
 
 
-def _low_precision(spec: ModeSpec, arch, threads: int):
-    """bf16/fp16/int8 through torch where the CPU has a fast path; reasons otherwise."""
+def _low_precision(spec: ModeSpec, arch, threads: int, flags_read: bool = True):
+    """bf16/fp16/int8 through torch where the CPU has a fast path; reasons otherwise
+    (`flags_read`: False where the OS shows no instruction-set flags, as on Windows)."""
     measured, reasons = [], {}
     for prec in ("bf16", "fp16", "int8"):
         path = arch.fast_path(prec) if arch else None
         if path is None:
-            reasons[prec] = "no fast path on this CPU: its flags show no instructions for it"
+            reasons[prec] = ("no fast path on this CPU: its flags show no instructions for it"
+                             if flags_read else "no fast path known for this CPU: the OS shows "
+                             "no instruction-set flags to check (none on Windows), and "
+                             "rooflab's table lists none for its design")
             continue
         if not spec.low_precision:
             reasons[prec] = f"skipped in {spec.name} mode; the default mode measures it"

@@ -3,6 +3,7 @@ measurement becomes a measured Ceiling (raw samples kept, spread warning attache
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -127,7 +128,7 @@ class Context:
             from . import kernels
         except ImportError as exc:
             self.skipped.setdefault("triton", f"triton is not importable ({exc}); Triton-kernel "
-                                              f"figures are missing: pip install 'rooflab[gpu]'")
+                                              f"figures are missing: {_triton_install()}")
             return None
         return kernels
 
@@ -194,3 +195,11 @@ def measured_ceiling(work: float, timing: Timing, *, method: str, source: str,
     return Ceiling(value=max(samples), precision=precision, unit=unit, level=level,
                    provenance="measured", source=source, method=method, samples=samples,
                    warnings=tuple(w for w in warns if w))
+
+
+def _triton_install() -> str:
+    """The command that installs Triton here: the `gpu` extra carries triton on Linux only
+    (Triton publishes Linux wheels; review s23 r3 F7), Windows has the `triton-windows` port."""
+    if sys.platform == "win32":
+        return "pip install triton-windows (Triton's Windows port)"
+    return "pip install 'rooflab[gpu]'"

@@ -2,7 +2,8 @@
 
 The probe never sets clocks, power limits or application clocks (METHOD.md: measure the
 card as you find it). It reads clocks before and after so a reader can see throttling.
-On PyTorch's CPU device the same fields are filled from /proc and /sys where they exist.
+On PyTorch's CPU device the same fields are filled from what `rooflab probe` reads about
+the host (hardware.host.detect_host).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import os
 import platform
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -163,32 +163,17 @@ def read_clocks(torch, dev) -> dict[str, Any]:
     return {"cpu_mhz_mean": _cpu_mhz()}
 
 
-def _cpu_caches() -> dict[str, float]:
-    """Per-core L1d/L2 and shared L3 sizes from sysfs (bytes); {} when not readable."""
-    out: dict[str, float] = {}
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
-    for idx in sorted(base.glob("index*")):
-        try:
-            level = (idx / "level").read_text().strip()
-            kind = (idx / "type").read_text().strip()
-            size = (idx / "size").read_text().strip().upper()
-        except OSError:
-            continue
-        if kind == "Instruction":
-            continue
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
-        out[f"L{level}"] = float(int(size.rstrip("KMG")) * mult)
-    return out
+def _cpu_fields() -> tuple[str, float | None, dict[str, float]]:
+    """The CPU's name, memory (bytes) and L1d/L2 per-core and L3 sizes as `rooflab probe`
+    reads them (hardware.host.detect_host): lscpu's "Neoverse-V1" on Arm Linux, the
+    registry's name on Windows, sysctl's on macOS. Reading /proc/cpuinfo here named the CPU
+    "aarch64" on Graviton and "AMD64 Family 25 Model 97 ..." on Windows (review s23 r3 F9)."""
+    from ...hardware.host import detect_host
 
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    host = detect_host()
+    sizes = {"L1": host.caches.l1d, "L2": host.caches.l2, "L3": host.caches.l3}
+    return (host.cpu_model, float(host.memory_bytes) if host.memory_bytes else None,
+            {k: float(v) for k, v in sizes.items() if v})
 
 
 def _common(torch) -> dict[str, Any]:
@@ -197,7 +182,9 @@ def _common(torch) -> dict[str, Any]:
         triton = md.version("triton")
     except Exception:  # noqa: BLE001 — not installed
         triton = None
-    return {"hostname": socket.gethostname(), "platform": platform.platform(),
+    # no host name: profiles are shared and checked in, and nothing reads one (review s23
+    # r2 F6; the CPU probe's profile has none either)
+    return {"platform": platform.platform(),
             "python": platform.python_version(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "triton": triton,
             # The catalog match falls back on it when the GPU's own name is ambiguous.
@@ -247,16 +234,9 @@ def identify(torch, dev) -> dict[str, Any]:
                                         * p.multi_processor_count),
                             **({"L2": float(l2)} if l2 else {})})
     else:
-        caches = _cpu_caches()
+        cpu_name, mem, caches = _cpu_fields()
         cores = os.cpu_count() or 1
-        mem = None
-        try:
-            kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text()
-                      .splitlines() if line.startswith("MemTotal"))
-            mem = float(kb * 1024)
-        except (OSError, StopIteration, ValueError):
-            pass
-        host.update(name=f"PyTorch CPU device ({_cpu_name()})", device="cpu", backend="cpu",
+        host.update(name=f"PyTorch CPU device ({cpu_name})", device="cpu", backend="cpu",
                     compute_capability=None, integrated=None, multiprocessors=cores,
                     memory_bytes=mem,
                     l2_bytes=caches.get("L2"), l1_bytes=caches.get("L1"),
