@@ -95,15 +95,17 @@ def test_terminal_report_is_the_full_diagnosis_one(tmp_path, capsys, monkeypatch
         assert "It makes the advice for" in shown
 
 
-def test_json_and_files_advise_every_kernel(tmp_path, capsys, monkeypatch):
+def test_json_advises_every_kernel_and_a_file_its_top_ones(tmp_path, capsys, monkeypatch):
     kernels, profile = _files(tmp_path, False)
     advised = _count_advise(monkeypatch)
     doc = json.loads(_report([kernels, "--on", profile, "--json"], capsys))
     assert len(advised) == 13
     assert len(doc["diagnosis"]) == 13 and all(d["advice"] for d in doc["diagnosis"])
     advised.clear()
+    # a Markdown file details the --top kernels it shows, as the terminal does (review s23
+    # r5 F3: every kernel was advised for a file that prints two; the file is unchanged)
     _report([kernels, "--on", profile, "-o", str(tmp_path / "r.md"), "--top", "2"], capsys)
-    assert len(advised) == 13
+    assert 1 <= len(advised) <= 2
 
 
 def test_reads_all_advice_only_for_a_probe_that_said_it_was_loaded():

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from test_s23_fi_rows import _csv  # kern_i at AI i + 1, timed (i + 1) x 10 us
+
 from rooflab.cli import exit_codes
 from rooflab.cli.main import main
 
@@ -18,18 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _names(text: str, stem: str = "kern") -> list[str]:
     return re.findall(stem + r"_\d{2,3}", text)
-
-
-def _csv(path: Path, slow: dict[int, float] | None = None) -> str:
-    """N kernels kern_000..kern_099, kern_i timed (i + 1) x 10 us at AI i + 1; `slow`:
-    factors."""
-    slow = slow or {}
-    lines = ["name,flop,bytes,seconds,precision"]
-    for i in range(N):
-        s = (i + 1) * 1e-5 * slow.get(i, 1.0)
-        lines.append(f"kern_{i:03d},{1e6 * (i + 1):g},{1e6:g},{s:.6g},fp32")
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
 
 
 def test_compare_with_many_failures_still_shows_the_longest_kernels(tmp_path, capsys):

@@ -185,6 +185,17 @@ def _plan(path: str, rows: Iterator[list[str]]) -> tuple:
             channels)
 
 
+def data_row(row: list[str], n: int, header: list[str], log: SkipLog) -> bool:
+    """Whether line n is a dispatch's row: a blank row is passed over, a short one (a file
+    cut short) skipped with its line said."""
+    if not row or (not row[0].strip() and not "".join(row).strip()):
+        return False
+    if len(row) < len(header):
+        log.add(n, f"row has {len(row)} of {len(header)} columns (file cut short?)")
+        return False
+    return True
+
+
 def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col,
                    i_name, i_id, long, plain, same, every, counted, i_cn, i_cv, channels
                    ) -> list[Launch]:
@@ -192,10 +203,7 @@ def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header
     dispatches: dict[str, list] = {}      # id -> [line, name, metrics, channels]
     last = None                           # (id, plain cells) of the row before
     for n, row in enumerate(rows, start=h + 2):
-        if not row or (not row[0].strip() and not "".join(row).strip()):   # a blank row
-            continue
-        if len(row) < len(header):
-            log.add(n, f"row has {len(row)} of {len(header)} columns (file cut short?)")
+        if not data_row(row, n, header, log):
             continue
         ident = row[i_id] if i_id is not None else str(n)
         entry = dispatches.get(ident)

@@ -21,7 +21,7 @@ from ..errors import ParseError
 from ..files import csv_reader
 from .aggregate import Launch, _Group, group_counts
 from .ncu_csv import open_text
-from .rocprof import _TRACES, _cell, _lines, _plan, _sum_instances, read_rocprof_csv
+from .rocprof import _TRACES, _cell, _lines, _plan, _sum_instances, data_row, read_rocprof_csv
 from .rocprof_counters import known_levels, missing_levels, rocprof_counted
 from .skips import SkipLog
 
@@ -111,10 +111,7 @@ def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_
     names, pick, counters = every
     seen = _Seen()
     for n, row in enumerate(rows, start=h + 2):
-        if not row or (not row[0].strip() and not "".join(row).strip()):   # a blank row
-            continue
-        if len(row) < len(header):
-            log.add(n, f"row has {len(row)} of {len(header)} columns (file cut short?)")
+        if not data_row(row, n, header, log):
             continue
         ident = row[i_id] if i_id is not None else str(n)
         if seen.again(ident):   # its rows are joined: read whole
