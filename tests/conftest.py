@@ -49,12 +49,27 @@ def _ctrl_c_as_from_a_terminal():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 @pytest.fixture(scope="session")
-def quick_cpu_probe():
-    """(profile, progress stages): one real quick CPU probe for the whole session."""
+def quick_cpu_probe(tmp_path_factory):
+    """(profile, progress stages): one real quick CPU probe for the whole session, and for
+    every xdist worker of it (CI runs `-n 2`): the first worker to need it probes under a
+    file lock and leaves it pickled beside the workers' temp folders, the other loads it
+    (a second probe cost ~15 s and each disturbed the other's)."""
     pytest.importorskip("numba", reason="the CPU probe needs numba (pip install 'rooflab[cpu]')")
     from quick_probe import probe_once
 
-    return probe_once()
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return probe_once()
+    import pickle
+
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "quick_cpu_probe.pickle"
+    with FileLock(f"{shared}.lock"):
+        if shared.is_file():
+            return pickle.loads(shared.read_bytes())
+        found = probe_once()
+        shared.write_bytes(pickle.dumps(found))
+        return found
 
 
 @pytest.fixture

@@ -87,14 +87,14 @@ def _run(argv: list[str] | None) -> int:
             try:
                 # every document this command writes names it: the line as typed (`-` for
                 # standard input, not the temporary file it is read from)
-                from ..files import set_generator
+                from ..files import set_generator, written
 
                 set_generator(argv)
+                # first: a signal while the verb is set up must not name the files of an
+                # earlier main() in this process (the Python API, a test run)
+                written(clear=True)
                 app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
-                from ..files import written
-
-                written(clear=True)
                 from .file_args import read_once, saved_inputs
 
                 if read_once(argv):
