@@ -164,7 +164,10 @@ def test_a_decorated_call_reuses_counts_for_the_same_module_but_not_for_other_ob
                                                                                 False]
     assert Model.forward.kernel.flop == {"fp32": 2 * (2 * 4 * 8 * 8)}   # addmm 2mnk, 2 calls
     assert [r.meta["timing_includes_counting"] for r in Holder.run.runs] == [True] * 3
-    assert Holder.run.kernel.calls == 3
+    # all three counted; a first call that ran past SLOW_RUN_RATIO x the others (a loaded
+    # machine: 1 run in 6 under xdist) is left out as a warm-up, and said so
+    held = Holder.run.kernel
+    assert held.calls + held.meta.get("first_calls_left_out", 0) == 3
 
 
 # --- N6: cold first use, and the time that includes counting -----------------------------------

@@ -185,7 +185,7 @@ def _busy_profile() -> MachineProfile:
 
 def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, capsys):
     pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
-    fake = sources((), (), (), machine_cpus=2)
+    fake = sources((None, None), (times(0, 0),) * 2, (0.0, 0.0), machine_cpus=2)
     monkeypatch.setattr(load, "LoadSources", lambda: fake)
     seen = {}
 
@@ -204,7 +204,8 @@ def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, 
 
 def test_cli_quiet_start_no_warning_and_table_prints_the_note(monkeypatch, capsys):
     pytest.importorskip("numba", reason="the CPU probe needs numba (the [cpu] extra)")
-    fake = sources((), (), (), loadavg=(0.3, 0, 0), machine_cpus=2)
+    fake = sources((None, None), (times(0, 0),) * 2, (0.0, 0.0), loadavg=(0.3, 0, 0),
+                   machine_cpus=2)
     monkeypatch.setattr(load, "LoadSources", lambda: fake)
     monkeypatch.setattr(probe_cli, "run_probe", lambda *a: _busy_profile())
     assert main(["probe", "--quick", "-q"]) == 0
@@ -228,7 +229,8 @@ def test_assembled_profile_carries_the_figures_and_the_note_first():
 def test_demo_warns_before_the_probe(monkeypatch, capsys, tmp_path):
     from rooflab.cli import demo as demo_cli
 
-    fake = sources((), (), (), loadavg=(2.0, 0, 0), machine_cpus=2)
+    fake = sources((None, None), (times(0, 0),) * 2, (0.0, 0.0), loadavg=(2.0, 0, 0),
+                   machine_cpus=2)
     monkeypatch.setattr(load, "LoadSources", lambda: fake)
 
     def fake_run_demo(progress=None):

@@ -153,12 +153,15 @@ def test_unwritable_home_gives_no_matplotlib_lines_on_stderr(tmp_path):
 def test_config_dir_left_alone_where_it_is_writable(tmp_path, monkeypatch):
     from rooflab.report import chart_rc
 
-    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    # "" reads as unset, and monkeypatch then removes the variable at teardown: delenv of an
+    # unset name records nothing, and a folder quiet_config_dir set would leak into every
+    # later test of this xdist worker (review s24 r1 F2)
+    monkeypatch.setenv("MPLCONFIGDIR", "")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delitem(sys.modules, "matplotlib", raising=False)   # as before the import
     assert chart_rc.quiet_config_dir() is None
-    assert "MPLCONFIGDIR" not in os.environ
+    assert os.environ["MPLCONFIGDIR"] == ""   # left as it was: unset, to matplotlib
     monkeypatch.setenv("XDG_CONFIG_HOME", "/dev/null/cfg")   # cannot be made
     folder = chart_rc.quiet_config_dir()
     assert folder and os.environ["MPLCONFIGDIR"] == folder and os.access(folder, os.W_OK)

@@ -252,6 +252,13 @@ def require(module: str, extra: str, purpose: str = ""):
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependency(module, extra, purpose) from exc
+    except ValueError:
+        # numba's import refuses NUMBA_NUM_THREADS=0 (or less) with a bare ValueError
+        value = os.environ.get("NUMBA_NUM_THREADS")
+        if module.split(".")[0] != "numba" or value is None:
+            raise
+        raise InputError(f"NUMBA_NUM_THREADS={value}: numba needs at least 1 thread; unset "
+                         f"it or set it to 1 or more") from None
 
 
 class InputWarning(UserWarning):

@@ -192,6 +192,11 @@ def cannot_write(path: str | os.PathLike, exc: OSError) -> OutputError:
                        f"directory you can write to")
 
 
+# Folders check_writable found writable, for matplotlib's cache where no temporary folder
+# is (report/chart_rc.py: a read-only root filesystem, review s24 r2 F7).
+WRITABLE_FOLDERS: list[Path] = []
+
+
 def check_writable(path: str | os.PathLike) -> None:
     """Raise OutputError now if write_atomic(path) would fail later, before long work.
 
@@ -214,6 +219,8 @@ def check_writable(path: str | os.PathLike) -> None:
         raise cannot_write(path, exc) from None
     os.close(fd)
     os.unlink(tmp)
+    if folder not in WRITABLE_FOLDERS:
+        WRITABLE_FOLDERS.append(folder)
     try:   # bytes, against the folder's own limit
         longest, size = os.pathconf(folder, "PC_NAME_MAX"), len(os.fsencode(path.name))
     except (OSError, ValueError, AttributeError):   # Windows: 255 UTF-16 units (s22 h1 H5)

@@ -56,6 +56,7 @@ from .measure_counts import (
     require_counter,
 )
 from .measure_jit import CompileTime, compile_warning, numba_compiles
+from .measure_sums import PER_CALL, summed_count_meta
 from .measure_warmup import compiled_in, left_out, left_out_meta
 from .model.kernel import Kernel, sum_counts
 from .model.provenance import GIVEN, MEASURED
@@ -336,21 +337,13 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
     split = bimodal_words(first.name, samples)
     if split and split not in meta.get("warning", ""):
         meta["warning"] = f"{meta['warning']}; {split}" if "warning" in meta else split
-    if any("ops" in k.meta for k in runs):
-        # the per-op breakdown must add up to the summed totals, not repeat the first call's
-        ops: dict[str, dict[str, float]] = {}
-        for k in runs:
-            for op, row in k.meta.get("ops", {}).items():
-                acc = ops.setdefault(op, {key: 0 for key in row})
-                for key, v in row.items():
-                    acc[key] = acc.get(key, 0) + v
-        meta["ops"] = ops
-    if all("fused_bytes" in k.meta for k in runs):   # a per-call figure, summed like bytes
-        meta["fused_bytes"] = sum(k.meta["fused_bytes"] for k in runs)
-    uncounted = [op for k in runs for op in k.meta.get("uncounted_ops", ())]
-    if uncounted:
-        meta["uncounted_ops"] = list(dict.fromkeys(uncounted))
+    # the per-op rows, FLOP by unit, fused bytes, the unit: every kept call's, summed as
+    # FLOP and bytes are, not the first call's copied (measure_sums)
+    for key in PER_CALL:
+        meta.pop(key, None)
+    counted, unit = summed_count_meta(runs)
+    meta.update(counted)
     return Kernel(name=first.name, flop=flop, bytes=nbytes,
                   seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
-                  provenance=dict(first.provenance), unit=first.unit, samples=samples,
+                  provenance=dict(first.provenance), unit=unit, samples=samples,
                   meta=meta)

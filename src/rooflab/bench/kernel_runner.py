@@ -189,6 +189,37 @@ def check_threads(threads: int, cpus: int) -> None:
                          f"{cpus}, or more --cpus")
 
 
+# Beside the arrays: numba's thread pool, likwid's triad compiled on first use, samples.
+BENCH_HEADROOM = 64 * 2**20
+
+
+def array_bytes(k: BenchKernel, n: int, threads: int) -> int:
+    """Bytes numba_call allocates: each stream's n elements per thread (64 B aligned)."""
+    return k.streams * (threads * n * BYTES_FP64 + 64)
+
+
+def check_memory(k: BenchKernel, n: int, threads: int, limit=..., avail=...) -> None:
+    """InputError, before anything is allocated, where the arrays cannot fit in the memory
+    this process may use: min(MemAvailable, a cgroup limit's free part). Past a container's
+    limit the OOM killer ends the run with no message (s24 r2 F8). `limit`, `avail`: ...
+    reads this process's cgroup and /proc/meminfo."""
+    from ..hardware import memory_limit as ml
+
+    lim = ml.memory_limit() if limit is ... else limit
+    avail = ml.meminfo()[1] if avail is ... else avail
+    usable = ml.usable_memory(avail, lim)
+    need = array_bytes(k, n, threads)
+    if usable is None or need + BENCH_HEADROOM <= usable:
+        return
+    ws = k.streams * n * BYTES_FP64
+    fits = max(0, (usable - BENCH_HEADROOM) // threads)
+    raise InputError(f"--size {fmt_bytes_binary(ws)} x {threads} thread"
+                     f"{'s' if threads != 1 else ''} needs {fmt_bytes_binary(need)} of arrays; "
+                     f"{ml.where_memory(avail, lim)}: give a smaller --size (at most "
+                     f"{fmt_bytes_binary(fits)} per thread fits; 4xLLC is DRAM-sized) or fewer "
+                     f"--threads")
+
+
 # --- running -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class KernelResult:
@@ -237,7 +268,10 @@ def numba_call(k: BenchKernel, n: int, threads: int) -> tuple[Call, int]:
         m = K.block_elements(8)
         src, dst = rows_of(threads, m, 0.5), rows_of(threads, m, 0.0)
         return (lambda reps: K.par_run(K.ERT, src, dst, dst, 0.999, fma, 1, reps, out, m)), m
-    a, b, c = (rows_of(threads, n, 1.0 + j) for j in range(3))
+    # only the kernel's own streams: `load` on 2 GiB allocated 6 GiB (s24 r2 F8); the
+    # kernels never touch the arrays beyond their streams, so those alias the first
+    own = [rows_of(threads, n, 1.0 + j) for j in range(min(3, k.streams))]
+    a, b, c = (own + [own[0]] * 3)[:3]
     if k.name == "triad":   # likwid's: a fourth stream the probe's kernels do not have
         d = rows_of(threads, n, 4.0)
         return (lambda reps: likwid_triad()(a, b, c, d, reps, out, n)), n
@@ -283,6 +317,8 @@ def run_kernel(k: BenchKernel, ws_bytes: float, threads: int, caps: dict[str, fl
     from ..probe.cpu.runner import Team, measure_rate
 
     n = elements(k, ws_bytes)
+    if k.name != "peakflops":   # its block stays in registers: no --size to check
+        check_memory(k, n, threads)
     with Team(threads):
         call, per_call = make_call(k, n, threads)
         rate = measure_rate(call, per_call * threads, plan or resolve_plan(None), clock=clock)

@@ -94,6 +94,27 @@ class OpRecord:
 ANY_UNIT = "any"   # flop_by_unit's key for FLOP with unit None
 
 
+def unit_of(by_unit: Mapping[str, float]) -> str | None:
+    """The unit of the larger FLOP share of `by_unit` (flop_by_unit's form); None when
+    there is no FLOP or the larger share has no unit ("any"). measure_runs applies it to
+    a decorated function's summed calls too, so the kernel's unit is the total's."""
+    if not by_unit:
+        return None
+    best = max(by_unit.items(), key=lambda kv: kv[1])[0]
+    return None if best == ANY_UNIT else best
+
+
+def unit_note(by_unit: Mapping[str, float]) -> str | None:
+    """meta["unit_note"] for FLOP on more than one unit: each unit's share and the unit the
+    kernel is held to; None for one unit or none."""
+    if len(by_unit) <= 1:
+        return None
+    total = sum(by_unit.values())
+    shares = ", ".join(f"{100 * v / total:.3g} % {k}" for k, v in by_unit.items())
+    return (f"FLOP on more than one unit ({shares}); the kernel is held to the "
+            f"{unit_of(by_unit) or ANY_UNIT} unit, the larger share")
+
+
 @dataclass(frozen=True)
 class TorchCount:
     """What a stretch of PyTorch code dispatched, op by op."""
@@ -131,11 +152,7 @@ class TorchCount:
         a tensor kernel's other precisions go to the vector units anyway
         (model.ceiling._unit_of_part), so only same-precision mixes are held to the
         majority's unit (meta's unit_note says so)."""
-        by_unit = self.flop_by_unit
-        if not by_unit:
-            return None
-        best = max(by_unit.items(), key=lambda kv: kv[1])[0]
-        return None if best == ANY_UNIT else best
+        return unit_of(self.flop_by_unit)
 
     @property
     def bytes(self) -> float:
@@ -162,11 +179,9 @@ class TorchCount:
         by_unit = self.flop_by_unit
         if by_unit:
             d["flop_by_unit"] = by_unit
-        if len(by_unit) > 1:
-            total = sum(by_unit.values())
-            shares = ", ".join(f"{100 * v / total:.3g} % {k}" for k, v in by_unit.items())
-            d["unit_note"] = (f"FLOP on more than one unit ({shares}); the kernel is held to "
-                              f"the {self.unit or ANY_UNIT} unit, the larger share")
+        note = unit_note(by_unit)
+        if note:
+            d["unit_note"] = note
         if self.uncounted:
             d["uncounted_ops"] = list(self.uncounted)
         if self.fused_bytes is not None:

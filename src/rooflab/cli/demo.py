@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os  # noqa: F401 -- tests patch demo.os.replace (the rename in files_rename)
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,29 @@ def write_files(outdir: Path, files: dict[str, str | bytes]) -> list[Path]:
     return [outdir / name for name in files]
 
 
+def keep_profile(outdir: Path, profile) -> Path | None:
+    """Where drawing the chart or the report fails after the measurement, the measured
+    profile is kept (review s24 r2 F7: 40 s of probe thrown away) without breaking the
+    all-or-nothing set: as profile.json in a folder that holds none of the demo's files
+    yet (there is no older set), else as profile.new.json beside the older set, which
+    stays whole. Said on stderr; None where it could not be written either."""
+    from ..files import dumps_json, write_atomic
+    from ..hardware.profile import profile_to_dict
+
+    fresh = not any((outdir / name).exists() for name in FILES)
+    path = outdir / ("profile.json" if fresh else "profile.new.json")
+    try:
+        write_atomic(path, dumps_json(profile_to_dict(profile)))
+    except Exception:   # noqa: BLE001 - the error being raised is the one to tell
+        return None
+    from ..report.term_text import visible
+
+    print(f"note: the measured profile is kept in {visible(str(path), inline=True)} "
+          f"(`--on {visible(str(path), inline=True)}` in any verb); the demo's other "
+          f"files were not written:", file=sys.stderr)
+    return path
+
+
 def _write_temp(target: Path, data: str | bytes) -> Path:
     """files.write_temp (named here so tests can make one write fail)."""
     return write_temp(target, data)
@@ -146,13 +170,22 @@ def register(app) -> None:
 
         out_path = Path(outdir)
         check_outputs(out_path)   # every file, now, not after the measurement
+        from ..report.chart_rc import quiet_config_dir
         from .probe import warn_if_busy, warn_load_notes
 
+        # matplotlib's cache folder settled now, beside the outputs where nothing else is
+        # writable (a read-only root filesystem), or refused in one line: not after the
+        # measurement (review s24 r2 F7)
+        quiet_config_dir()
         warn_if_busy()   # before the long work, so the user can stop and retry
         with progress_bar("demo") as update:
             profile, analysis = run_demo(update)
             profile = with_rooflab_version(profile)
+        try:
             files, notes = render_files(profile, analysis)
+        except Exception:
+            keep_profile(out_path, profile)
+            raise
         written = write_files(out_path, files)
         if json_out:
             from ..hardware.profile import profile_to_dict

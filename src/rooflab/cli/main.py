@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import errno
 import functools
-import io
 import os
 import sys
 import warnings
+from collections.abc import Callable
 
 from ..errors import InputError, InputWarning, RooflabError
 from .exit_codes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IOERR, EXIT_USAGE
+from .stdout_guard import StdoutWriteError, guard
 
 INTERRUPTED = "error: interrupted; nothing was written"
 
@@ -36,18 +37,26 @@ def main(argv: list[str] | None = None) -> int:
     from ..interrupts import terminate_as_interrupt
 
     restore = terminate_as_interrupt()
+    put_back = _nothing
     try:
         with warnings.catch_warnings():
             # an InputWarning (a suspect field in a kernel file) is a `warning:` line, once
             # per message, not Python's "file:line: InputWarning:" form with a source line
             warnings.simplefilter("default", InputWarning)
             warnings.showwarning = _show_warning
-            _guard_stdout()
+            put_back = _guard_stdout()
             return _run(argv)
     except KeyboardInterrupt:   # Ctrl-C before a verb ran: while rooflab was importing
         return _interrupted()
     finally:
+        # sys.stdout as main() found it: its wrapper left in place closed the process's
+        # stdout once the caller put sys.__stdout__ back (review s24 r3 F1)
+        put_back()
         restore()
+
+
+def _nothing() -> None:
+    pass
 
 
 @functools.cache
@@ -90,6 +99,9 @@ def _run(argv: list[str] | None) -> int:
                 from ..files import set_generator, written
 
                 set_generator(argv)
+                from ..files_decode import LAST_READ
+
+                LAST_READ[0] = None   # an earlier main()'s input is not this command's
                 # first: a signal while the verb is set up must not name the files of an
                 # earlier main() in this process (the Python API, a test run)
                 written(clear=True)
@@ -168,6 +180,9 @@ def _invoke(app, argv: list[str]) -> int:
         return 0
     except SystemExit as exc:
         if exc.code == 1 and _pipe_closed():
+            # what click's wrapper held back must not fail the interpreter's flush at exit
+            # once main() has put the old stdout back: it goes to the null device
+            _drop_stdout()
             return 0
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except StdoutWriteError as exc:
@@ -182,7 +197,7 @@ def _invoke(app, argv: list[str]) -> int:
         _drop_stdout()
         return EXIT_IOERR
     except Exception as exc:  # click usage errors land here in non-standalone mode
-        return _click_error(exc)
+        return _click_error(exc, argv)
     return 0
 
 
@@ -242,47 +257,6 @@ def _what_was_written() -> str:
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
 
 
-class StdoutWriteError(OSError):
-    """A write to standard output failed for want of space (or a device error)."""
-
-
-class _GuardedStdout(io.TextIOWrapper):
-    """The process's stdout, whose write errors say they are stdout's: an OSError raised
-    deep in rich or print() cannot tell otherwise which file failed."""
-
-    def write(self, text: str) -> int:
-        try:
-            return super().write(text)
-        except OSError as exc:
-            raise _as_stdout_error(exc) from None
-
-    def flush(self) -> None:
-        try:
-            super().flush()
-        except OSError as exc:
-            raise _as_stdout_error(exc) from None
-
-
-class _ClosedStdout(io.TextIOBase):
-    """In place of a stdout the process was started without: a write fails as a closed
-    file's would (EBADF), answered as stdout's error (exit 74); flushing, as at the
-    interpreter's exit, has nothing to do."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        if not text:
-            return 0
-        raise StdoutWriteError(errno.EBADF, os.strerror(errno.EBADF))
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-
 def _as_stdout_error(exc: OSError) -> OSError:
     if exc.errno in _OUTPUT_ERRNOS:
         return StdoutWriteError(exc.errno, exc.strerror)
@@ -310,28 +284,11 @@ def _closed_pipe(exc: OSError) -> bool:
     return isinstance(exc, BrokenPipeError) or (_windows() and exc.errno == errno.EINVAL)
 
 
-def _guard_stdout() -> None:
-    """Put a _GuardedStdout over the real stdout's buffer (once; not over a test's
-    capture, which is no file), or a _ClosedStdout where there is none."""
+def _guard_stdout() -> Callable[[], None]:
+    """stdout_guard.guard with this module's error translation (_windows is patched by
+    tests); returns what puts the old sys.stdout back."""
     _PIPE[0] = False
-    out = sys.stdout
-    if out is None:
-        # fd 1 closed when the process started (`>&-`; cron, daemons): Python makes
-        # sys.stdout None, and the first print was an AttributeError, "a bug in rooflab",
-        # exit 70 (s21 r7 F5). A write now says stdout's trouble: exit 74, one line.
-        sys.stdout = _ClosedStdout()
-        return
-    if out is not sys.__stdout__ or type(out) is not io.TextIOWrapper:
-        return
-    out.flush()
-    # a character the encoding lacks (a Chinese kernel name on a cp1252 Windows stdout,
-    # rooflab's own § under ASCII) was a UnicodeEncodeError, exit 70: written as \uXXXX
-    # instead, as Python's stderr writes it (review s22 r3 F1); UTF-8 holds everything
-    utf8 = out.encoding.lower().replace("-", "").replace("_", "") == "utf8"
-    sys.stdout = _GuardedStdout(out.buffer, encoding=out.encoding,
-                                errors=out.errors if utf8 else "backslashreplace",
-                                line_buffering=out.line_buffering,
-                                write_through=out.write_through)
+    return guard(_as_stdout_error)
 
 
 def _drop_stdout() -> None:
@@ -359,7 +316,7 @@ def _pipe_closed() -> bool:
     return (out.st_dev, out.st_ino) == (null.st_dev, null.st_ino)
 
 
-def _click_error(exc: Exception) -> int:
+def _click_error(exc: Exception, argv: list[str]) -> int:
     """A click/typer usage error -> one `error:` line and the usage, exit 2; Abort -> 130;
     any other exception is a bug of ours: its traceback, one line saying so, exit 70."""
     # typer >= 0.22 raises its own vendored copies of click's exceptions, and newer
@@ -411,17 +368,10 @@ def _click_error(exc: Exception) -> int:
             f"{name}: {exc.strerror} ({len(os.fsencode(os.path.basename(name)))} bytes in "
             f"one name; most filesystems allow 255); give a shorter path"))
     if isinstance(exc, MemoryError):
-        # an input too large for this machine's memory is not a bug (review s22 r1 F4);
-        # named where known: the input read last (review s22 h1 H3)
-        from ..files_decode import LAST_READ
-        from ..report.term_text import visible
+        # not a bug: an input too large, or a measurement's working set (review s24 r2 F2)
+        from .memory_error import out_of_memory
 
-        name = f" (the input read last: {visible(LAST_READ[0], inline=True)})" \
-            if LAST_READ[0] else ""
-        return _rooflab_error(InputError(
-            f"out of memory{name}: the input is too large to analyse in this machine's "
-            f"memory; split it (fewer kernels or files a run) or run on a machine with more "
-            f"memory"))
+        return _rooflab_error(out_of_memory(argv, exc))
     return _internal_error(exc)
 
 

@@ -190,14 +190,15 @@ def register(app) -> None:
 
 
 def warn_if_busy() -> None:
-    """Before the long work: say on stderr when the load average is already at or above
-    the CPU count, so the user can stop (Ctrl-C) and retry on a quiet machine."""
-    from ..probe.cpu.flags import busy_start_warning
-    from ..probe.cpu.load import LoadSources, loadavg_1m
+    """Before the long work: say on stderr when other work already keeps the CPUs this
+    process may run on busy (a short /proc/stat sample over its affinity mask, the threads
+    a cgroup quota allows; the load average where there is no /proc/stat), so the user can
+    stop (Ctrl-C) and retry on a quiet machine (review s24 r2 F10)."""
+    from ..probe.cpu.flags import busy_start_note
+    from ..probe.cpu.load import start_sample
     from .common import warn
 
-    sources = LoadSources()
-    message = busy_start_warning(loadavg_1m(sources), sources.machine_cpus)
+    message = busy_start_note(start_sample())
     if message:
         warn(message)
 
@@ -257,13 +258,15 @@ def _threads_and_cpus(dev: str, threads: str | None, cpus: str | None):
     if cpus is not None:
         cpu_list = aff.parse_cpu_list(cpus)
         aff.check_cpus(cpu_list, aff.allowed_cpus())
-    allowed = cpu_list or aff.allowed_cpus()
     resolved = None
     if threads is not None:
-        resolved = aff.resolve_counts(aff.parse_thread_counts(threads),
-                                      len(allowed) if allowed else 1)
-        if cpu_list is not None and resolved[-1] > len(cpu_list):
-            raise InputError(aff.too_many_threads(resolved[-1], cpu_list))
+        parsed = aff.parse_thread_counts(threads)
+        # 'all' stays a word: probe_cpu resolves it within the CPU mask, a CPU quota and
+        # numba's pool (NUMBA_NUM_THREADS), and says so where the pool is the limit
+        numbers = tuple(sorted({int(c) for c in parsed if c != aff.ALL}))
+        resolved = numbers + ((aff.ALL,) if aff.ALL in parsed else ())
+        if cpu_list is not None and numbers and numbers[-1] > len(cpu_list):
+            raise InputError(aff.too_many_threads(numbers[-1], cpu_list))
     if cpu_list is not None:   # only once every flag is known good
         aff.pin(cpu_list)
     if resolved is None:
@@ -295,7 +298,8 @@ def _preflight(dev: str, profile_path: str | None, chart_path: str | None,
         from ..probe.cpu.runner import check_threads
 
         for n in (threads if isinstance(threads, tuple) else (threads,)):
-            check_threads(n, mod.config.NUMBA_NUM_THREADS)
+            if n != "all":   # within the pool by definition (probe_cpu resolves it)
+                check_threads(n, mod.config.NUMBA_NUM_THREADS)
     if dev.startswith("cuda"):
         from ..probe.gpu.identity import open_device
 

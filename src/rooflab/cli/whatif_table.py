@@ -111,7 +111,9 @@ def _table(result, llm: dict | None = None):
     # "no fp8 ceiling" lines for tinyllama's 15 kernels)
     from ..model.display import grouped_notes
 
-    fresh = [n for n in result.after.notes if n not in result.before.notes]
+    # a set: a note per kernel on both sides (bf16 on a T4 -> fp8) was n x n
+    said = set(result.before.notes)
+    fresh = [n for n in result.after.notes if n not in said]
     parts += [Text(f"note: {n}", style="dim")
               for n in grouped_notes(fresh, (k.name for k in result.after.kernels))]
     return Group(*parts)

@@ -106,14 +106,43 @@ def cpu_quota(proc_cgroup: Path = PROC_CGROUP, root: Path = CGROUP_ROOT) -> CpuQ
     return min(found, key=lambda q: q.cpus) if found else None
 
 
+def _threads(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def sustained_share(quota_cpus: float | None, threads: int) -> float | None:
+    """The share of its burst rate each of `threads` CPU-bound threads keeps over a whole
+    period under a `quota_cpus` quota (quota / threads); None where the quota does not bind
+    (the threads fit in it, or there is none)."""
+    if not quota_cpus or threads <= quota_cpus + 1e-9:
+        return None
+    return quota_cpus / threads
+
+
 def quota_note(quota: CpuQuota, threads: int, host_cpus: int) -> str:
     """What the quota means for this probe: how many threads it ran, what the nominal
-    counts, and why best-of samples may be burst rates when threads exceed the quota."""
-    text = (f"this process's cgroup limits it to {quota.cpus:g} CPUs of time ({quota.source})"
-            f" on a host with {host_cpus} CPUs: 'all' threads means {quota.threads}, and the "
-            f"nominal roof counts at most {quota.cpus:g} cores")
-    if threads > quota.cpus:
-        text += (f"; {threads} threads exceed the quota, so the CFS scheduler throttles them "
-                 f"each period and a short best sample may be a burst rate before the "
-                 f"throttle (measure with --threads {quota.fits} or fewer)")
-    return text
+    counts, and, when the threads exceed the quota, that the measured ceilings are burst
+    rates and what sustained work gets. A share under one CPU (docker --cpus=0.5, k8s
+    500m) throttles even one thread: there is no --threads to advise then (review s24
+    r2 F5: "--threads 1 or fewer" after a 1-thread run)."""
+    cpus = f"{quota.cpus:g} CPU{'s' if quota.cpus > 1 else ''}"
+    text = (f"this process's cgroup limits it to {cpus} of time ({quota.source}) on a host "
+            f"with {host_cpus} CPUs: 'all' threads means {quota.threads}, and the nominal "
+            f"roof counts at most {quota.cpus:g} cores")
+    share = sustained_share(quota.cpus, threads)
+    if share is None:
+        return text
+    budget_ms, period_ms = quota.quota_us / 1000, quota.period_us / 1000
+    run_ms = budget_ms / threads
+    verb = "spends" if threads == 1 else "spend"
+    text += (f"; the CFS scheduler lets it run {budget_ms:g} ms of CPU time in each "
+             f"{period_ms:g} ms period, which {_threads(threads)} {verb} in {run_ms:.3g} ms "
+             f"before waiting for the next period: the measured ceilings are burst rates of "
+             f"{_threads(threads)} (a best-of sample shorter than {run_ms:.3g} ms can run "
+             f"unthrottled), and sustained work (running longer than one period) gets "
+             f"{share:.0%} of them, the quota's {cpus} that the nominal roof counts")
+    if quota.cpus >= 1:
+        return text + (f"; for sustained figures keep the threads within the quota "
+                       f"(measure with --threads {quota.fits} or fewer)")
+    return text + ("; a share under one CPU throttles even one thread, so no --threads "
+                   "setting avoids it")

@@ -194,3 +194,13 @@ def cores_in_set(split: CoreSplit, cpus, cores: tuple[tuple[int, str], ...]
 def l3_groups(sys_cpu: Path, cpus) -> int | None:
     """Distinct L3 instances among `cpus`, None where sysfs shows none for them."""
     return len(set(_l3_lists(sys_cpu, cpus).values())) or None
+
+
+def l3_reach(sys_cpu: Path, cpus) -> int | None:
+    """Distinct L3 instances among `cpus` when sysfs lists an L3 for every one of them: the
+    last-level cache a cpuset, taskset or Slurm --cpus-per-task lets this process fill (4
+    CPUs of a 12-CCD EPYC reach one 32 MiB L3, not 12: s24 r2 F1 addendum). None where a
+    CPU has no list (a sysfs copy with cpu0 alone says nothing about the others)."""
+    cpus = set(cpus)
+    lists = _l3_lists(sys_cpu, sorted(cpus))
+    return len(set(lists.values())) if cpus and len(lists) == len(cpus) else None

@@ -29,6 +29,7 @@ from .cpu_topology import (  # noqa: F401  (CoreSplit, parse_cpulist: imported f
     parse_cpulist,
     physical_cores,
 )
+from .memory_limit import parse_meminfo
 from .os_files import read as _read
 from .os_files import to_int as _int
 from .windows import windows_cpu
@@ -48,7 +49,7 @@ class Caches:
     l1d: int | None = None
     l2: int | None = None
     l3: int | None = None
-    l3_instances: int = 1
+    l3_instances: int = 1   # those the process's CPUs reach (Linux sysfs: affinity mask)
     source: str = ""
     # Logical CPUs sharing one instance (sysfs shared_cpu_list): 2 for the L1d and L2 of a
     # core with two SMT threads. 1 where the OS does not say (lscpu, sysctl).
@@ -280,7 +281,8 @@ def windows_split(topo: WinTopology) -> CoreSplit | None:
 def detect_caches(logical_cpus: int | None = None) -> Caches:
     """sysfs first (exact per-instance sizes), lscpu for what sysfs lacks; sysctl on macOS.
     The L3 instance count: sysfs's (at least `logical_cpus` over the CPUs sharing cpu0's
-    L3), else lscpu's (only lscpu >= 2.37 prints one)."""
+    L3; at most those the affinity mask's CPUs reach), else lscpu's (only lscpu >= 2.37
+    prints one)."""
     a, b = sysfs_caches(), lscpu_caches()
     if a.l1d is None and b.l1d is None:
         if platform.system() == "Darwin":
@@ -288,10 +290,13 @@ def detect_caches(logical_cpus: int | None = None) -> Caches:
             if c.l1d is not None or c.l2 is not None:
                 return c
         return Caches(source="unknown")
+    n = (l3_instances((a.l3_instances, a.l3_sharing), logical_cpus or os.cpu_count() or 1)
+         if a.l3 else b.l3_instances if b.l3 else 1)
+    # only the L3s of the CPUs this process may run on hold its data (a cpuset)
+    reach = topo.l3_reach(SYS_CPU, os.sched_getaffinity(0)) if (
+        a.l3 and hasattr(os, "sched_getaffinity")) else None
     return Caches(l1d=a.l1d or b.l1d, l2=a.l2 or b.l2, l3=a.l3 or b.l3,
-                  l3_instances=(l3_instances((a.l3_instances, a.l3_sharing),
-                                             logical_cpus or os.cpu_count() or 1)
-                                if a.l3 else b.l3_instances if b.l3 else 1),
+                  l3_instances=min(n, reach) if reach else n,
                   source="+".join(s for s in (a.source, b.source) if s),
                   l1d_sharing=a.l1d_sharing if a.l1d else 1,
                   l2_sharing=a.l2_sharing if a.l2 else 1,
@@ -316,19 +321,16 @@ def numa_nodes(root: Path = SYS_NODE) -> dict[int, tuple[int, ...]]:
 # --- memory, cores, libraries -------------------------------------------------------------
 def meminfo(text: str | None = None) -> tuple[int | None, int | None]:
     """(MemTotal, MemAvailable) in bytes."""
-    text = _read(MEMINFO) if text is None else text
-    vals = {}
-    for line in text.splitlines():
-        m = re.match(r"(\w+):\s+(\d+)\s*kB", line)
-        if m:
-            vals[m.group(1)] = int(m.group(2)) * 1024
-    return vals.get("MemTotal"), vals.get("MemAvailable")
+    return parse_meminfo(_read(MEMINFO) if text is None else text)
 
 
-def core_count(blocks: list[dict[str, str]]) -> int:
-    """Physical cores: distinct (physical id, core id) pairs; logical CPUs if absent."""
-    cores = core_map(blocks, None)
-    return (physical_cores([c for c, _ in cores], cores) if cores
+def core_count(blocks: list[dict[str, str]], sys_cpu: Path | None = None) -> int:
+    """Physical cores: distinct (physical id, core id) pairs, else sysfs topology's SMT
+    groups (`sys_cpu`; s24 r2 F6: gVisor's thin cpuinfo has no core id); logical CPUs if
+    neither says (detect_host then marks the count unknown)."""
+    cores = core_map(blocks, sys_cpu)
+    cpus = [int(b["processor"]) for b in blocks if b.get("processor", "").isdigit()]
+    return (physical_cores(cpus or [c for c, _ in cores], cores) if cores
             else len(blocks) or (os.cpu_count() or 1))
 
 
@@ -407,11 +409,13 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
     total, avail = meminfo()
     if total is None and darwin:
         total = _int(sysctl("hw.memsize"))
-    cores = core_count(blocks)
+    linux_sys = None if darwin or windows else SYS_CPU   # sysfs: Linux only
+    cores = core_count(blocks, linux_sys)
     threads = len(blocks) or (os.cpu_count() or 1)
     split = detect_core_split(blocks)
-    # no cpuinfo blocks: core_count fell back on os.cpu_count(), logical CPUs, not cores
-    cores_known = bool(blocks)
+    # known only from cpuinfo's core ids or sysfs's SMT groups: a thin cpuinfo (gVisor) or
+    # none at all leaves logical CPUs, 2x the cores with SMT (s23 r3 F1, s24 r2 F6)
+    cores_known = bool(core_map(blocks, linux_sys))
     caches = None
     if darwin:
         phys = _int(sysctl("hw.physicalcpu"))

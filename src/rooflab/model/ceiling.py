@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..units import fmt_rate, fmt_seconds, is_float, si
 from .canonical_names import level_name, precision_name, unit_name
+from .display import pretty
+from .display_values import ceiling_text
 from .sample_spread import iqr_over_median
 
 PROVENANCES = ("nominal", "measured", "derived")
@@ -62,6 +64,9 @@ class Ceiling:
     method: str = ""
     samples: tuple[float, ...] = ()
     warnings: tuple[str, ...] = ()
+
+    # a notebook shows one line, not the datasheet URL and raw samples (repr() keeps them)
+    _repr_pretty_ = pretty(ceiling_text)
 
     def __post_init__(self) -> None:
         if (self.precision is None) == (self.level is None):

@@ -127,10 +127,11 @@ def _cost(p) -> float:
     return p.seconds if p.seconds is not None else p.floor_s
 
 
-def _point_line(p) -> str:
+def _point_line(p, lead: str | None = None) -> str:
     """'decode b=1  DRAM  15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  45.8% of roof  ...';
     untimed: 'q_proj  DRAM  floor 577 us  AI 0.999  attainable 320 GFLOP/s  ...' (a
-    prediction's one number is its floor time, not three dashes)."""
+    prediction's one number is its floor time, not three dashes). lead: what stands
+    before the level (the kernel's name)."""
     rate = fmt_rate(p.attainable_flop_per_s, p.precision)
     moved = bandwidth_part(p)
     if moved:
@@ -141,7 +142,18 @@ def _point_line(p) -> str:
         pct = "-" if p.percent_of_roof is None else f"{_one_decimal(p.percent_of_roof)}% of roof"
         timing = (f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
                   f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of {rate}  {pct}")
-    return f"{p.kernel}  {p.level}  {timing}  {p.bound}-bound ({p.binding})"
+    lead = p.kernel if lead is None else lead
+    return f"{lead}  {p.level}  {timing}  {p.bound}-bound ({p.binding})"
+
+
+def point_text(p) -> str:
+    """A Point as its row of the Analysis display, led by its precision (the row's
+    binding names the ceiling; an fp32 kernel held to 'fp16 tensor' shows both), then its
+    stand-in note and grid reason where it has them; the rest in its fields."""
+    head = _point_line(p, f"Point '{p.kernel}' ({p.precision})")
+    # p.grid reads 'grid of 4 blocks x 256 threads on 24 SMs: ...' (why latency-bound)
+    extra = [f"  note: {p.note}"] * bool(p.note) + [f"  {p.grid}"] * bool(p.grid)
+    return "\n".join([head, *extra])
 
 
 def _one_decimal(pct: float) -> str:

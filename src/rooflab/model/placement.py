@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
+from .display import point_text, pretty
 from .gpu_time import gpu_side_time
 from .grid_fill import few_blocks, grid_reason
 from .kernel import Kernel
@@ -106,6 +107,9 @@ class Point:
     # ceiling's own provenance defaults to nominal on a hand-built measured roof, so both
     # say whether the roof is a datasheet's (above_roof_words); "" outside analyze_point
     roof_kind: str = ""
+
+    # a notebook shows its Analysis row, not 30 fields on one line (repr() keeps them)
+    _repr_pretty_ = pretty(point_text)
 
     @property
     def memory_bound_side(self) -> bool:

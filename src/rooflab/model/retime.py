@@ -17,7 +17,8 @@ and after; `describe` is its JSON shape. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import InputError
 from .advice_core import efficiency_of
@@ -27,8 +28,9 @@ from .display import pretty
 from .display_whatif import whatif_text
 from .kernel import TIMING_META, Kernel
 from .opkind import is_whole_step
-from .real_traffic import REAL_TRAFFIC
+from .real_traffic_basis import real_traffic_basis, real_traffic_line
 from .sanity_ceilings import applicable_launch_s
+from .work_floor import launch_plus, work_floor, work_floor_or_none
 
 # What a whole decode step launches, for the words asking for its `calls`: ~14 kernels per
 # Llama layer (workloads/llm/kernels.py: 14 x 22 + 3 = 311 for TinyLlama; seed 004 counts
@@ -98,17 +100,38 @@ class WhatIf:
             return None
         return float(sum(gap_held(k) or k.seconds for k in self.after.kernels))
 
-    @property
+    @cached_property
+    def work_floors(self) -> tuple[tuple[float | None, float | None], ...]:
+        """(work floor before, after) of each move, each on its own roof (work_floor; None
+        where the roof has none of its levels), derived. Once per what-if: floors, the
+        JSON's and the table's floors (whatif_floors.move_floors) all read it, where each
+        worked every kernel's out again (s24: 13 analyses per kernel, 20 s at 10k)."""
+        peaks: dict = {}   # each roof's compute ceilings, found once (work_floor)
+        return tuple((work_floor_or_none(self.before.roof, old, peaks),
+                       work_floor_or_none(self.roof_after(i), new, peaks))
+                      for i, (old, new) in enumerate(self.moves))
+
+    @cached_property
     def floors(self) -> tuple[tuple[float | None, float | None], ...]:
         """(floor before, floor after) of each move: its least time at the roof (derived)."""
-        return tuple((floor_s(self.before.roof, old), floor_s(self.roof_after(i), new))
-                     for i, (old, new) in enumerate(self.moves))
+        return tuple((launch_plus(self.before.roof, old, wb),
+                      launch_plus(self.roof_after(i), new, wa))
+                     for i, ((old, new), (wb, wa))
+                     in enumerate(zip(self.moves, self.work_floors, strict=True)))
+
+    @cached_property
+    def before_work_floors(self) -> tuple[float | None, ...]:
+        """Every kernel's work floor on the before roof, in before.kernels' order (None as
+        work_floors): a fusion's floors on the whole step count the kernels it leaves alone
+        (whatif_floors.total_floors), asked by the JSON and the table alike."""
+        peaks: dict = {}
+        return tuple(work_floor_or_none(self.before.roof, k, peaks) for k in self.before.kernels)
 
     def roof_after(self, i: int) -> Roof:
         """The roof move i was predicted on (move_roofs, else after.roof)."""
         return self.move_roofs[i] if self.move_roofs else self.after.roof
 
-    @property
+    @cached_property
     def total_floors(self) -> tuple[float | None, float | None]:
         """Summed floors of the moved kernels, each kernel once (fused members share one
         new kernel; a whole measured step beside its own kernels is not work again);
@@ -134,25 +157,10 @@ def _primary(analysis: Analysis) -> Mapping[str, Point]:
     return analysis.primary_by_name()
 
 
-def _floor(roof: Roof, k: Kernel) -> tuple[float, float]:
-    """(work floor, launch floor) of a kernel on a roof, at its binding level."""
-    a = analyze(roof, [k.with_(seconds=None, samples=())])
-    points = a.primary()
-    if not points:
-        raise InputError(f"kernel '{k.name}' has no bytes at a level roof '{roof.name}' has "
-                         f"(it has: {', '.join(roof.levels) or 'none'})")
-    return points[0].floor_s, (roof.overhead_s or 0.0) * k.calls
-
-
-def floor_s(roof: Roof, k: Kernel) -> float | None:
-    """The least time of a kernel under this module's model: launch floor + work at 100 %
-    of the roof (efficiency 1). Derived, a floor, not a prediction of a measured time;
-    None when the roof has none of the kernel's memory levels."""
-    try:
-        work, launch = _floor(roof, k)
-    except InputError:
-        return None
-    return launch + work
+def _floor(roof: Roof, k: Kernel, peaks: dict | None = None) -> tuple[float, float]:
+    """(work floor, launch floor) of a kernel on a roof, at its binding level (work_floor:
+    off the roof's ceilings, not one Analysis per kernel; peaks: its memo)."""
+    return work_floor(roof, k, peaks), (roof.overhead_s or 0.0) * k.calls
 
 
 # Meta of a *measured* time (measuring.timed_kernel, bench/check.check_floors): it
@@ -178,7 +186,8 @@ def lower_bound(k: Kernel) -> bool:
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
            launch_inside: bool = False, gap_s: float | None = None,
            held_scale: float = 1.0, launch_left_out: bool = False,
-           launch_calls: int | None = None, launch_share: float = 1.0) -> Kernel:
+           launch_calls: int | None = None, launch_share: float = 1.0,
+           peaks: dict | None = None) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
     measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
@@ -196,7 +205,8 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     were timed partly GPU-side: only the members' times that held launches bring theirs).
     launch_share: the fraction of calls x the launch floor the old time held
     (held_launch_share: efficiency_of's split), so the predicted time adds back the launch
-    share that the efficiency took out, no more."""
+    share that the efficiency took out, no more. peaks: work_floor's memo of compute
+    ceilings, one dict for all the kernels a what-if retimes."""
     meta = {**{k: v for k, v in new.meta.items()
                if k not in MEASURED_META and k not in GAP_HELD_META and k != LOWER_BOUND},
             "whatif": label}
@@ -204,7 +214,7 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
         # no time to predict: no 'seconds' provenance either (it said 'measured')
         prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
         return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
-    work, launch = _floor(new_roof, new)
+    work, launch = _floor(new_roof, new, peaks)
     if launch_left_out:
         launch = 0.0
     elif launch_calls is not None:
@@ -306,47 +316,6 @@ def _select(kernels: Sequence[Kernel], names: Iterable[str] | None) -> set[str]:
     return wanted
 
 
-def real_traffic_basis(basis: Roof, target: Roof) -> Roof | None:
-    """`basis` with its DRAM ceiling at its DRAM (real traffic) rate, to take efficiencies
-    against when the kernels move to a datasheet roof; None where no conversion applies.
-
-    A datasheet (catalog) DRAM figure is the channels' rate, channels x transfers x 8 B:
-    real-traffic units, the bytes the memory controller moves. A probed CPU roof judges
-    STREAM-counted bytes (hand counts, ai, the zoo) against its STREAM-counted DRAM, which
-    leaves the write-allocate read out (a triad counts 24 of the 32 B it moves, so ~3/4 of
-    the real rate), and counter bytes against its real-traffic one. Carrying a fraction of
-    the counted rate onto the datasheet rate mixed the units: the same loop moved 23.45x
-    from a kernel file and 17.59x from perf onto an EPYC 9654 (460.8 / 19.6 vs 460.8 /
-    26.2; review 17a N12). Taking every kernel's efficiency against the real-traffic rate
-    puts both on the datasheet's units, so the same loop gets one factor (17.59x); the
-    kernel's own counted/real ratio is the same code's on both machines, so it cancels.
-    A target with its own real-traffic ceiling (another probed profile) or a basis
-    without one (a GPU, an older profile) compares like with like already."""
-    real, dram = basis.find_memory(REAL_TRAFFIC), basis.find_memory("DRAM")
-    if (real is None or dram is None or target.kind != "nominal"
-            or target.find_memory("DRAM") is None
-            or target.find_memory(REAL_TRAFFIC) is not None):
-        return None
-    memory = tuple(replace(c, value=real.value) if c is dram else c for c in basis.memory)
-    return replace(basis, memory=memory)
-
-
-def _real_traffic_line(basis: Roof, target: Roof) -> str:
-    """What real_traffic_basis does, in the words efficiency_basis adds; '' where it does
-    nothing."""
-    if real_traffic_basis(basis, target) is None:
-        return ""
-    from ..units import si
-
-    real, dram = basis.find_memory(REAL_TRAFFIC), basis.find_memory("DRAM")
-    return (f"; DRAM efficiencies taken against {basis.name}'s {REAL_TRAFFIC} "
-            f"{si(real.value, 'B/s')}, not its STREAM-counted DRAM {si(dram.value, 'B/s')}: "
-            f"{target.name}'s DRAM {si(target.find_memory('DRAM').value, 'B/s')} is a "
-            f"datasheet channel rate, in real-traffic units (a STREAM triad counts about 3/4 "
-            f"of what the channels move), so a STREAM-counted kernel's predicted factor "
-            f"against the counted rate would be {real.value / dram.value:.2f}x high")
-
-
 def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, assumption: str,
            new_roof: Roof | None = None, judge: Roof | None = None,
            roof_of=None) -> WhatIf:
@@ -367,6 +336,7 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     inside = roof.overhead_s is None and target.overhead_s is not None
     judged = analyze(judge, kernels) if judge is not None and judge != roof else before
     moves, after = [], []
+    peaks: dict = {}   # the roofs' compute ceilings, found once (work_floor)
     for k in kernels:
         if k.name in chosen or new_roof is not None:
             gap = step_gap(judged, rated, k)
@@ -375,7 +345,7 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
                          _efficiency(rated, k), label, launch_inside=inside,
                          gap_s=gap and gap[0], held_scale=gap[1] if gap else 1.0,
                          launch_left_out=launch_left_out(rated, k),
-                         launch_share=held_launch_share(rated, k))
+                         launch_share=held_launch_share(rated, k), peaks=peaks)
             moves.append((k, new))
             after.append(new)
         else:
@@ -422,7 +392,7 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
             f"{where}, applied to {target.name} ({target.kind}): not like for like, the "
             f"prediction assumes {target.name} reaches the same share of its datasheet "
             f"peaks as of {basis.name}'s measured ones (optimistic; a profile holding both "
-            f"roofs gives like for like)" + _real_traffic_line(basis, target))
+            f"roofs gives like for like)" + real_traffic_line(basis, target))
     return basis, target, (f"{where}, applied to {target.name} ({target.kind}): not like "
                            f"for like")
 

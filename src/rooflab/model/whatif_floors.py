@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..errors import InputError
 from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
-from .retime import WhatIf, _floor
+from .retime import WhatIf
 from .whatif_document import moves_document
+from .work_floor import work_floor_or_none
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
 Floors = tuple[float | None, float | None]
@@ -22,17 +22,23 @@ def kernel_floors(roof: Roof, k: Kernel) -> Floors:
     """A kernel's two floors on a roof, as `rooflab llm` and `rooflab choose` give them:
     the work floor max(FLOP / P, bytes / B) at 100 % of the roof, and with its launches,
     max(work floor, calls x the roof's launch floor) (model.choose.with_launches_s)."""
-    try:
-        work, _ = _floor(roof, k)
-    except InputError:
+    return _floors(roof, k, work_floor_or_none(roof, k))
+
+
+def _floors(roof: Roof, k: Kernel, work: float | None) -> Floors:
+    """kernel_floors from the kernel's work floor (None: the roof has none of its levels)."""
+    if work is None:
         return None, None
     return work, with_launches_s(work, k.calls, roof.overhead_s)
 
 
 def move_floors(w: WhatIf) -> tuple[tuple[Floors, Floors], ...]:
-    """(floors before, floors after) of each move, each on its own roof (derived)."""
-    return tuple((kernel_floors(w.before.roof, old), kernel_floors(w.roof_after(i), new))
-                 for i, (old, new) in enumerate(w.moves))
+    """(floors before, floors after) of each move, each on its own roof (derived), from
+    the work floors the what-if works out once (WhatIf.work_floors): the JSON, the table
+    and the chart each ask, and each worked out every kernel's again (s24)."""
+    return tuple((_floors(w.before.roof, old, wb), _floors(w.roof_after(i), new, wa))
+                 for i, ((old, new), (wb, wa))
+                 in enumerate(zip(w.moves, w.work_floors, strict=True)))
 
 
 def fused(w: WhatIf) -> bool:
@@ -94,8 +100,10 @@ def total_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
     if not fused(w):
         return moved
     olds = {id(old) for old, _ in w.moves}
-    rest = [k for k in split_whole_steps(w.before.kernels)[0] if id(k) not in olds]
-    floors = [kernel_floors(w.before.roof, k) for k in rest]
+    work = {id(k) for k in split_whole_steps(w.before.kernels)[0]}
+    floors = [_floors(w.before.roof, k, f)
+              for k, f in zip(w.before.kernels, w.before_work_floors, strict=True)
+              if id(k) in work and id(k) not in olds]
     out = {}
     for i, key in enumerate(moved):
         b, a = moved[key]

@@ -51,6 +51,15 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     dtype = canonical_dtype(precision)
     tensor = roof.find_compute(new_p, "tensor") is not None
     mixed = any(sum(v > 0 for v in k.flop.values()) > 1 for k in kernels)
+    # each kernel's kind (meta op, else its name: opkind.kernel_kind, the costly part) once,
+    # not for the assumption's words, the bytes and the unit each (s24: 100,000 kernels)
+    kinds: dict[int, str] = {}
+
+    def kind(k: Kernel) -> str:
+        found = kinds.get(id(k))
+        if found is None:
+            found = kinds[id(k)] = kernel_kind(k)[0]
+        return found
 
     def change(k: Kernel) -> Kernel:
         old = stored_dtype(k)
@@ -59,13 +68,13 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         ratio = size / was
         # an SpMV's integer indices and row pointers keep their width: only its values and
         # vectors scale (review 16a C: fp64 -> fp32 CSR, 688 -> 456 MB a sweep, not 344)
-        sparse = sparse_bytes_ratio(k, was, size) if _sparse(k) else None
+        sparse = sparse_bytes_ratio(k, was, size) if is_sparse(kind(k)) else None
         moved = ratio if sparse is None else sparse
         named = complex_name(dtype) if part else dtype
         meta = {**k.meta, **meta_bytes_in_precision(k, ratio, moved)}
         return k.with_(flop=converted_flop(k, new_p),
                        bytes={lv: b * moved for lv, b in k.bytes.items()},
-                       unit=_unit_in(k, tensor), meta=meta_in_dtype(meta, named, ratio))
+                       unit=_unit_in(k, tensor, kind(k)), meta=meta_in_dtype(meta, named, ratio))
 
     names = None if names is None else list(names)
     # a roof per old precision, each held to the nominal ratio for its own kernels: one
@@ -89,7 +98,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                f"{size:g} byte(s) per element (per part, for complex data); the math "
                f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
                + ("; a sparse kernel's integer indices and row pointers keep their width"
-                  if any(_sparse(k) for k in kernels) else "")
+                  if any(is_sparse(kind(k)) for k in kernels) else "")
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
                + "".join(f"; {n}" for n in caps),
@@ -131,18 +140,14 @@ def _element_bytes(k: Kernel, dtype: str, precision: str) -> float:
                          f"kernel's file, or move the others with --only") from None
 
 
-def _sparse(k: Kernel) -> bool:
-    return is_sparse(kernel_kind(k)[0])
-
-
-def _unit_in(k: Kernel, tensor: bool) -> str | None:
+def _unit_in(k: Kernel, tensor: bool, kind: str | None = None) -> str | None:
     """The unit of a kernel moved to a precision the roof has (`tensor`) or lacks tensor
     units for. Only matrix kernels (opkind.is_matrix, or already on tensor units) move;
     a tensor kernel without a tensor ceiling in the new precision is left to the roof's
     best ceiling (None) rather than held to a tensor ceiling it has not got."""
     # the kind report reads: meta's op, else the name's ('ampere_fp16_s16816gemm_...' has
-    # no op and is a GEMM all the same)
-    kind = kernel_kind(k)[0]
+    # no op and is a GEMM all the same); `kind` where the caller has it already
+    kind = kernel_kind(k)[0] if kind is None else kind
     matrix = k.unit == "tensor" or is_matrix(kind)
     if not matrix:
         return k.unit

@@ -61,7 +61,8 @@ def _writable(folder: Path) -> bool:
 def quiet_config_dir() -> str | None:
     """Point MPLCONFIGDIR at a private temporary folder (removed at exit) where it is unset,
     matplotlib is not imported yet, and its default folders cannot be used; returns that
-    folder, or None where nothing was changed."""
+    folder, or None where nothing was changed. Raises OutputError where no folder at all
+    can be written (_beside_outputs)."""
     if "matplotlib" in sys.modules or os.environ.get("MPLCONFIGDIR"):
         return None
     try:
@@ -82,10 +83,53 @@ def quiet_config_dir() -> str | None:
     try:
         folder = tempfile.mkdtemp(prefix="rooflab-matplotlib-")
     except OSError:
-        return None   # matplotlib then says what it needs, in its own words
+        folder = _beside_outputs(dirs)
     os.environ["MPLCONFIGDIR"] = folder
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
+
+
+def _beside_outputs(dirs: list[Path]) -> str:
+    """Where no temporary folder is usable either (a read-only root filesystem without a
+    /tmp volume, a read-only HOME: review s24 r2 F7), a hidden folder in the folder this
+    command writes its files to, known writable (files.check_writable tried it); matplotlib
+    failed there, "internal error ... this is a bug" after the whole measurement of `demo`.
+    Where no output was checked, one `error:` line naming what to set."""
+    from ..errors import OutputError
+    from ..files import WRITABLE_FOLDERS
+
+    # the latest command's first; then the folders of the outputs its command line names,
+    # where matplotlib is imported before they are checked (`plot` imports the chart
+    # module to know its suffixes): making the folder there is the check
+    for place in [*reversed(WRITABLE_FOLDERS), *_output_folders()]:
+        with contextlib.suppress(OSError):
+            return tempfile.mkdtemp(prefix=".rooflab-matplotlib-", dir=place)
+    home = ", ".join(str(d) for d in dirs) or "the home folder (unknown here)"
+    raise OutputError(f"matplotlib needs a writable folder for its cache, and none is: "
+                      f"{home} cannot be written, and no temporary folder is usable "
+                      f"(TMPDIR={os.environ.get('TMPDIR', 'unset')}); set MPLCONFIGDIR or "
+                      f"TMPDIR to a writable folder")
+
+
+def _output_folders() -> list[Path]:
+    """The nearest existing folder of each output the running command names (-o, --output,
+    --chart: files.generator's command line); none outside a command."""
+    from ..files import generator
+
+    argv = (generator() or {}).get("command", [])
+    names = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in _OUTPUTS]
+    names += [arg.partition("=")[2] for arg in argv
+              if arg.partition("=")[0] in _OUTPUTS and "=" in arg]
+    folders = []
+    for name in filter(None, names):
+        folder = Path(name).absolute().parent
+        while not folder.is_dir() and folder != folder.parent:
+            folder = folder.parent
+        folders.append(folder)
+    return folders
+
+
+_OUTPUTS = ("-o", "--output", "--chart")
 
 
 @contextlib.contextmanager

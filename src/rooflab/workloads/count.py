@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.display import pretty
+from ..model.display_values import opcount_text
 from ..model.kernel import Kernel
 
 # The default byte model, said once and quoted by every op that uses it.
@@ -30,6 +32,9 @@ class OpCount:
     bytes_split: Mapping[str, float] = field(default_factory=dict)
     byte_model: str = COMPULSORY
     shape: Mapping[str, Any] = field(default_factory=dict)
+
+    # a notebook shows one line, not the shape, split and byte model (repr() keeps them)
+    _repr_pretty_ = pretty(opcount_text)
 
     @property
     def ai(self) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ...hardware.cgroup import sustained_share
 from ...hardware.host import HostInfo
 from ...hardware.profile import MachineProfile, now_iso
 from ...hardware.windows_topology import SOURCE as WIN_SOURCE
@@ -22,6 +23,7 @@ from . import bandwidth as bw
 from .clock import METHOD as CLOCK_METHOD
 from .dram_ceiling import dram_from_add, drop_below_dram, real_traffic
 from .flags import (
+    QuotaBurst,
     dram_drift_note,
     drift_note,
     flag_overshoot,
@@ -230,7 +232,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     notes += nominal_notes
     if arch is not None and not arch.nominal_known:
         notes += list(arch.notes)   # why there is no nominal roof, and how to get one
-    compute = flag_undershoot(flag_overshoot(compute, nominal, arch), nominal)
+    burst = quota_burst(host, threads, cpus, quota_cpus, use)
+    compute = flag_undershoot(flag_overshoot(compute, nominal, arch, burst), nominal)
     compute = soften_gave_up(compute, nominal)
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
@@ -270,6 +273,7 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
                                "microarch_notes": list(arch.notes) if arch else []}
     extras = _extras(raw, spec, threads, ghz, wall_s) | {
         "below_nominal": below_nominal_extras(below)} | (
+        {"quota_sustained": sustained_extras(measured, burst)} if burst else {}) | (
         {"dropped_ceilings": {lv: {"bytes_per_s": c.value, "samples": list(c.samples),
                                    "method": c.method} for lv, c in dropped.items()}}
         if dropped else {})
@@ -351,6 +355,33 @@ def _extras(raw: _Raw, spec: ModeSpec, threads: int, ghz: float, wall_s: float) 
          if raw.load is not None else {}) | (
         {"scaling": raw.scaling} if raw.scaling else {}) | (
         {"affinity": raw.affinity} if raw.affinity else {})
+
+
+def quota_burst(host: HostInfo, threads: int, cpus, quota_cpus: float | None,
+                use: CoreUse) -> QuotaBurst | None:
+    """A cgroup quota below the threads (docker --cpus=0.5): the measured figures are
+    burst rates of the cores the threads ran on, the nominal counts the quota's cores (the
+    sustained rate); None where the quota does not bind."""
+    if sustained_share(quota_cpus, threads) is None or not use.cores:
+        return None
+    ran_on = core_use(host, threads, cpus).cores   # the same cores, without the quota
+    return QuotaBurst(quota_cpus, threads, max(1.0, ran_on / use.cores))
+
+
+def sustained_extras(roof: Roof, burst: QuotaBurst) -> dict:
+    """extras.quota_sustained: each measured ceiling x the quota's share, what work
+    longer than one CFS period gets. Derived, kept out of the roof: which rate a kernel
+    sees depends on how long it runs against the period, which the profile cannot know,
+    and a second ceiling per precision or level would be shadowed (find_compute takes
+    the fastest) or double the chart's lines."""
+    return {"provenance": "derived", "share": burst.share, "quota_cpus": burst.cpus,
+            "threads": burst.threads,
+            "method": (f"measured burst rate x the quota's {burst.cpus:g} CPUs / "
+                       f"{burst.threads} thread{'s' if burst.threads != 1 else ''}: over a "
+                       f"CFS period each CPU-bound thread runs {burst.share:.0%} of the "
+                       f"time, then waits for the next period's quota"),
+            "ceilings": {c.label: c.value * burst.share
+                         for c in (*roof.compute, *roof.memory)}}
 
 
 def sweep_points(profile: MachineProfile) -> list[tuple[float, float]]:

@@ -11,6 +11,7 @@ loads + stores, 8 bytes each for fp64; write-allocate traffic is not counted. Tr
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -87,15 +88,48 @@ def placed(n: int, offset: int, fill: float | None = 1.0) -> np.ndarray:
     return arr
 
 
-def first_touch(rows: np.ndarray, fill: float) -> np.ndarray:
+# Bytes of each row the first first-touch call writes, and the least any call writes.
+# Page faults ran at 16-100 MB/s per thread at load 4-7 on the 2-vCPU VM (0.2-0.5 s for
+# 8 MiB), a few GB/s when quiet. Each call is timed and the next one sized to take about
+# TOUCH_CALL_S: twice the bytes after a call under half of it, half after one over twice
+# it. Growing matters too: each call ends with the threads waiting for the slowest, and
+# 8 MiB calls over a 512 MiB pair of rows took ~30 ms more than one call when quiet. The
+# calls are untimed: only where the pages land matters (a second compiled variant of
+# par_fill, for the strided column slice, loads from numba's cache in ~0.05 s).
+TOUCH_CHUNK = 4 * 2**20
+TOUCH_MIN = 2**20
+TOUCH_CALL_S = 0.1
+
+
+def first_touch(rows: np.ndarray, fill: float, clock=time.perf_counter) -> np.ndarray:
     """Fill a (threads, n) C-contiguous array with each row written by the thread that
     streams it (kernels.par_fill), so its pages sit on that thread's NUMA node under
     Linux's first-touch policy, as STREAM's parallel init loop places them. A main-thread
     fill puts every page on one node: the DRAM figure of a 2-socket or NPS>1 host is then
-    one node's bandwidth (review 11a F-H)."""
+    one node's bandwidth (review 11a F-H).
+
+    Rows longer than TOUCH_CHUNK bytes are filled a column chunk at a time: Python handles
+    Ctrl-C only between native calls, and one call over a DRAM-sized pool took 5-15 s on
+    a loaded VM (review s24 r3 F3); `clock` times the calls (TOUCH_CALL_S). Each chunk of
+    row t is still written by the thread that streams row t (the same prange over rows),
+    so the pages land where they did."""
     from . import kernels as K
 
-    K.par_fill(rows, fill)
+    step = max(1, TOUCH_CHUNK // rows.itemsize)
+    least, n = min(step, max(1, TOUCH_MIN // rows.itemsize)), rows.shape[1]
+    if n <= step:
+        K.par_fill(rows, fill)
+        return rows
+    lo = 0
+    while lo < n:
+        t0 = clock()
+        K.par_fill(rows[:, lo:lo + step], fill)
+        lo += step
+        took = clock() - t0
+        if took < TOUCH_CALL_S / 2:
+            step *= 2
+        elif took > 2 * TOUCH_CALL_S:
+            step = max(least, step // 2)
     return rows
 
 

@@ -121,9 +121,9 @@ def blas_threads_match(threads: int) -> bool:
     default (all CPUs) is what was asked for."""
     import importlib.util
 
-    from ..cpus import usable_cpus
+    from ..cpus import mask_cpus
 
-    return importlib.util.find_spec("threadpoolctl") is not None or threads >= usable_cpus()
+    return importlib.util.find_spec("threadpoolctl") is not None or threads >= mask_cpus()
 
 
 def gemm_peak(precision: str, sizes: tuple[int, ...], threads: int, plan: TimingPlan,

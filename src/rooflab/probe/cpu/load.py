@@ -214,3 +214,29 @@ def machine_load(before: Snapshot, after: Snapshot, threads: int, loadavg: float
               f"{own_what}, as a share of wall time x {t0.cpus} CPUs; {avg}")
     return MachineLoad(other / capacity, steal / capacity, loadavg, t0.cpus,
                        sources.machine_cpus, threads, window, own, other, method)
+
+
+# The start check's sample: long enough for 25 ticks per CPU at 100 Hz, short beside the
+# probe's 5-40 s.
+START_SAMPLE_S = 0.25
+
+
+def start_sample(sources: LoadSources | None = None, threads: int | None = None,
+                 window_s: float = START_SAMPLE_S,
+                 sleep: Callable[[float], None] = time.sleep) -> MachineLoad:
+    """Other work on the CPUs this process may run on, over a short sample before the
+    probe starts (flags.busy_start_note words it). `threads`: the probe's ('all' by
+    default: probe.cpus.usable_cpus, the affinity mask capped by a cgroup quota), so work
+    on CPUs they leave free is not counted, as machine_load counts it at the end. Where
+    there is no /proc/stat nothing is sampled: the load average alone is returned."""
+    sources = sources or LoadSources()
+    if threads is None:
+        from ..cpus import usable_cpus
+
+        threads = usable_cpus()
+    loadavg = loadavg_1m(sources)
+    before = snapshot(sources)
+    if before.ticks is not None:
+        sleep(window_s)
+    return machine_load(before, snapshot(sources), threads, loadavg, sources,
+                        own_what="rooflab's own CPU time")

@@ -8,11 +8,13 @@ cost of a Python call. The clock is injected (probe.timer.FakeClock in tests).
 
 from __future__ import annotations
 
+import os
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...errors import ProbeError
+from ...errors import ProbeError, require
 from ..stats import NOISY_SPREAD, Stats, rates_warning, summarize
 from ..timer import Clock, TimingPlan
 
@@ -156,11 +158,101 @@ def measure_rate(call: Callable[[int], object], work_per_rep: float, plan: Timin
     return Rate(samples=rates, reps=reps, seconds=tuple(seconds), calibrated=calibrated)
 
 
-def check_threads(threads: int, limit: int) -> None:
-    """numba's pool has NUMBA_NUM_THREADS threads (all CPUs unless the variable is set)."""
+NUMBA_VAR = "NUMBA_NUM_THREADS"
+
+
+def numba_pool() -> int:
+    """The threads numba's pool has: NUMBA_NUM_THREADS where set, else the CPUs of this
+    process's affinity mask when numba was first imported (numba.config)."""
+    return int(require("numba", "cpu", "the CPU probe").config.NUMBA_NUM_THREADS)
+
+
+def pool_variable(pool: int) -> str | None:
+    """NUMBA_NUM_THREADS's text where it sized the pool, else None (unset, or a value numba
+    ignored, such as 'abc')."""
+    text = os.environ.get(NUMBA_VAR)
+    try:
+        return text.strip() if text is not None and int(text) == pool else None
+    except ValueError:
+        return None
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def pool_limit(pool: int) -> str:
+    """What holds numba's pool at `pool` threads, in words: the variable where the user set
+    it; else the CPU mask numba sized it by (taskset, a cpuset, a batch scheduler), which
+    is not the variable (review s24 r2 F9: a taskset user was told NUMBA_NUM_THREADS)."""
+    from .affinity import allowed_cpus, format_cpu_list
+
+    var = pool_variable(pool)
+    if var is not None:
+        return f"the {_n(pool, 'thread')} numba may run here ({NUMBA_VAR}={var})"
+    allowed, machine = allowed_cpus(), os.cpu_count()
+    if allowed is not None and len(allowed) == pool:
+        cpus = f"{'CPU' if pool == 1 else 'CPUs'} {format_cpu_list(allowed)}"
+        if machine and pool < machine:
+            return (f"the {_n(pool, 'CPU')} this process may run on ({cpus} of {machine}: "
+                    f"its affinity mask, set by taskset, a cpuset or the batch scheduler)")
+        return f"the {_n(pool, 'CPU')} of this machine ({cpus})"
+    return (f"the {_n(pool, 'thread')} of numba's pool (sized by the CPUs this process "
+            f"could use when numba was first imported)")
+
+
+def check_threads(threads: int, limit: int | None = None) -> None:
+    """More threads than numba's pool (`limit`, default numba_pool()) is refused, naming
+    what sized the pool."""
+    from .affinity import allowed_cpus
+
+    limit = numba_pool() if limit is None else limit
     if threads > limit:
-        raise ProbeError(f"--threads {threads} is more than the {limit} threads numba can "
-                         f"run here (NUMBA_NUM_THREADS); use at most {limit}")
+        cpus = allowed_cpus()
+        # unsetting the variable helps only where it holds the pool under the CPUs
+        more = pool_variable(limit) and cpus is not None and len(cpus) > limit
+        raise ProbeError(f"--threads {threads} is more than {pool_limit(limit)}; use at "
+                         f"most {limit}{f', or unset {NUMBA_VAR}' if more else ''}")
+
+
+def all_threads(available: int) -> tuple[int, str | None]:
+    """'all' threads: `available` (the CPUs the mask and a CPU quota leave) within numba's
+    pool, and where the pool is the smaller, the note saying why the probe ran fewer
+    (review s24 r2 F3: NUMBA_NUM_THREADS=1, set by many images and HPC modules, made a
+    plain `rooflab probe` fail on a --threads never given)."""
+    pool = numba_pool()
+    if pool >= available:
+        return available, None
+    roofs = (f"the measured and nominal roofs are for {_n(pool, 'thread')}, not "
+             f"{available}")
+    var = pool_variable(pool)
+    if var is not None:
+        return pool, (f"{NUMBA_VAR}={var} limits numba, and so this probe, to "
+                      f"{_n(pool, 'thread')} of the {available} CPUs this process may use: "
+                      f"{roofs}; unset {NUMBA_VAR} to measure all {available}")
+    return pool, (f"numba's pool has {_n(pool, 'thread')} (sized by the CPUs this process "
+                  f"could use when numba was first imported) of the {available} it may use "
+                  f"now: {roofs}; run in a new process to measure all {available}")
+
+
+def release_frames(exc: BaseException) -> None:
+    """Let go of what the frames an exception passed through hold (and the exceptions it
+    chains): a traceback kept for a debugger (IPython's sys.last_traceback after Ctrl-C)
+    held the probe's ~1 GB of arrays alive (review s24 r3 F2). Clearing a frame's locals
+    is not enough: each frame also holds its function, and a closure's cells (a kernel's
+    `call`, a list comprehension over the pool in 3.11) keep the arrays. So a Ctrl-C or a
+    RooflabError, whose message is all a user needs, loses the frames below the caller;
+    any other exception (a bug) keeps them for its report, locals cleared."""
+    from ...errors import RooflabError
+
+    drop = isinstance(exc, (KeyboardInterrupt, RooflabError))
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        if drop:
+            exc.__traceback__ = None
+        exc = exc.__cause__ or exc.__context__
 
 
 class Team:

@@ -53,53 +53,13 @@ class _Stages:
         self.within(nxt, 0.0 if nxt != stage else 0.0)
 
 
-# The DRAM working set where the OS reports no cache sizes (s23 r3 F2: an assumed 8 MiB LLC
-# gave 96 MiB, served from a 9800X3D's 96 MiB L3). 1 GiB is 4x the largest desktop L3
-# (Threadripper 7980X, 256 MiB: 8 CCDs of 32 MiB, each caching 128 MiB of its threads'
-# data) and ~10x a 96-128 MiB X3D's. --quick takes 512 MiB, still 4x an X3D's L3, so the
-# DRAM parts (sweep, STREAM, intensity, drift) add no time over a 32 MiB-L3 machine's.
-UNKNOWN_LLC_WS = {"quick": 2**29}
-UNKNOWN_LLC_WS_DEFAULT = 2**30
-LARGE_L3 = "96-128 MiB on X3D Ryzens, 256 MiB on a Threadripper"
-LARGEST_L3 = 2**28   # a set at or under this may sit in a current desktop L3
+def dram_working_set(host: HostInfo, spec: ModeSpec, limit=..., threads: int | None = None
+                     ) -> tuple[float, list[str]]:
+    """The DRAM working set and its notes (working_set.py: llc_multiple x the reachable L3s,
+    within MemAvailable and a cgroup memory limit; `limit` ... reads this process's)."""
+    from .working_set import dram_working_set as choose
 
-
-def dram_working_set(host: HostInfo, spec: ModeSpec) -> tuple[float, list[str]]:
-    """Largest total working set: llc_multiple x last-level cache (at least 64 MiB), or
-    UNKNOWN_LLC_WS where no cache size is known (at most an eighth of the memory when only
-    its total is); shrunk to a quarter of the available memory when that is less."""
-    c = host.caches
-    known = c.l3 or c.l2
-    llc = (known or 8 * 2**20) * max(1, c.l3_instances if c.l3 else 1)
-    want = max(spec.llc_multiple * llc, 64 * 2**20)
-    avail = host.memory_available_bytes
-    if not known:
-        total = host.memory_bytes
-        want = UNKNOWN_LLC_WS.get(spec.name, UNKNOWN_LLC_WS_DEFAULT)
-        want = min(want, total / 8) if total and not avail else want
-        want = max(want, 64 * 2**20)
-    if not (avail and want > avail / 4):
-        return want, ([f"the OS reports no cache sizes: the DRAM working set is "
-                       f"{_fmt_bytes(want)}, larger than any current desktop L3 ({LARGE_L3})"]
-                      if not known else [])
-    have = avail / 4
-    if have < 2 * llc:
-        raise ProbeError(f"only {_fmt_bytes(avail)} of memory is available; the DRAM "
-                         f"sweep needs at least {_fmt_bytes(8 * llc)}; free memory and "
-                         f"rerun")
-    shrunk = (f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(have)} "
-              f"(a quarter of the {_fmt_bytes(avail)} available)")
-    if known:
-        return have, [f"{shrunk}; below {spec.llc_multiple:g}x the last-level cache the DRAM "
-                      f"figure may include cache hits"]
-    # one note: the size is the capped one, and the LLC it is set against is unknown (no
-    # "12x the last-level cache", which would be an assumed 8 MiB; s23 h1 F4)
-    if have > LARGEST_L3:
-        return have, [f"the OS reports no cache sizes; {shrunk}, still larger than any "
-                      f"current desktop L3 ({LARGE_L3})"]
-    return have, [f"the OS reports no cache sizes; {shrunk}: with the last-level cache size "
-                  f"unknown, {_fmt_bytes(have)} may sit in a large L3 ({LARGE_L3}), and the "
-                  f"DRAM figure may then be that L3's; free memory and rerun"]
+    return choose(host, spec, limit, threads)
 
 
 def sweep_sizes_for(spec: ModeSpec, dram_total: float, threads: int) -> tuple[float, ...]:
@@ -286,6 +246,7 @@ def probe_cpu(mode: str = "default", threads=None,
     extras.scaling). `cpus`: run on these CPUs only (affinity.py); the process's mask
     is put back when the probe returns."""
     require("numba", "cpu", "the CPU probe")
+    from .runner import all_threads, release_frames
 
     spec = get_mode(mode)
     t_start = time.perf_counter()
@@ -293,23 +254,34 @@ def probe_cpu(mode: str = "default", threads=None,
     host = detect_host()
     allowed = pinned or aff.allowed_cpus()
     # a cgroup CPU quota (docker --cpus, k8s limits.cpu) leaves the mask whole: 'all' is
-    # the threads the quota can keep busy (review s21 r2 F1)
+    # the threads the quota can keep busy (review s21 r2 F1), within numba's pool
     quota = cgroup.cpu_quota()
     available = len(allowed) if allowed else host.threads
     quota = quota if quota is not None and quota.cpus < available else None   # binding only
-    counts = thread_counts(threads, min(available, quota.threads) if quota else available)
+    most, pool_note = all_threads(min(available, quota.threads) if quota else available)
+    counts = thread_counts(threads, most)
+    asked = threads if isinstance(threads, (tuple, list)) else (threads,)
+    pool_note = pool_note if threads is None or aff.ALL in asked else None
     if pinned and counts[-1] > len(pinned):
         raise InputError(aff.too_many_threads(counts[-1], pinned))
-    if not pinned:
-        return _probe(spec, counts, host, allowed, None, progress, load_sources, t_start,
-                      quota)
     before = aff.allowed_cpus()
-    aff.pin(pinned)   # before numba's pool starts (kernels, Team): its workers inherit it
     try:
-        return _probe(spec, counts, host, allowed, pinned, progress, load_sources, t_start,
-                      quota)
+        if pinned:
+            aff.pin(pinned)   # before numba's pool starts (kernels, Team): workers inherit it
+        profile = _probe(spec, counts, host, allowed, pinned, progress, load_sources,
+                         t_start, quota)
+    except BaseException as exc:   # Ctrl-C too: a kept traceback must not hold the arrays
+        release_frames(exc)
+        raise
     finally:
-        aff.pin(before)
+        if pinned:
+            aff.pin(before)
+    if pool_note and profile.measured is not None:
+        from dataclasses import replace
+
+        m = profile.measured
+        profile = replace(profile, measured=replace(m, notes=(*m.notes, pool_note)))
+    return profile
 
 
 def _probe(spec: ModeSpec, counts: tuple[int, ...], host: HostInfo, allowed, pinned,
