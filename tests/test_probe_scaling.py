@@ -277,7 +277,7 @@ def test_cli_prints_the_scaling_table_and_saturation(monkeypatch, capsys, tmp_pa
         return _assembled(SCALING)
 
     monkeypatch.setattr(verb, "run_probe", fake)
-    monkeypatch.setattr(verb, "warn_if_busy", lambda: None)
+    monkeypatch.setattr(verb, "warn_if_busy", lambda *a: None)
     out = tmp_path / "me.json"
     assert main(["probe", "-q", "--quick", "--threads", "1,all", "-o", str(out)]) == 0
     text = capsys.readouterr().out

@@ -69,7 +69,7 @@ def test_probe_q_also_drops_the_busy_warning(monkeypatch, tmp_path, capsys):
                 memory=(Ceiling(36e9, level="DRAM", provenance="measured"),))
     profile = MachineProfile(host={"cpu_model": "cpu"}, measured=roof, extras={"wall_s": 8.5})
     monkeypatch.setattr(verb, "run_probe", lambda dev, mode, threads, progress: profile)
-    monkeypatch.setattr(verb, "warn_if_busy", lambda: warn("3 other processes are busy"))
+    monkeypatch.setattr(verb, "warn_if_busy", lambda *a: warn("3 other processes are busy"))
     monkeypatch.chdir(tmp_path)
     assert main(["probe", "--quick", "-o", "p.json"]) == 0
     assert "warning: 3 other processes are busy" in capsys.readouterr().err

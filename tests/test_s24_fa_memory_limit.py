@@ -49,7 +49,7 @@ def test_v2_limit_less_usage_less_inactive_file(tmp_path):
     # 300 MiB charged, 100 MiB of it inactive file cache (reclaimed before an OOM kill)
     assert lim == MemoryLimit(GiB, 200 * MiB, str(root / "kubepods/pod1/ctr/memory.max"))
     assert lim.free == 824 * MiB
-    assert lim.describe() == (f"this container's cgroup allows 1 GiB "
+    assert lim.describe() == (f"this process's cgroup allows 1 GiB "
                               f"({root / 'kubepods/pod1/ctr/memory.max'}), 200 MiB of it in use")
 
 
@@ -104,10 +104,11 @@ def _host(avail=20 * GiB) -> HostInfo:
 def test_the_unconstrained_quick_set_outgrows_a_1_gib_container():
     # the review's numbers: 12 x 32 MiB = 384 MiB; on 2 threads the sweep's last point is
     # 256 MiB a thread (4 KiB x 2^16), and the pool holds it for 1, 2 and 3 arrays, each
-    # row rounded to huge pages: 2 x (256 + 128 + 85.3 + 3 x 4) MiB = 962.7 MiB
+    # row rounded up to 2 MiB huge pages, one more per slot (s24 h1 F1):
+    # 2 x (256 + 128 + 86) + 3 x 2 MiB = 946 MiB
     spec = get_mode("quick")
     assert dram_working_set(_host(), spec, None) == (384 * MiB, [])
-    assert pool_bytes(spec, 384 * MiB, 2) == pytest.approx(2 * (256 + 128 + 256 / 3 + 12) * MiB)
+    assert pool_bytes(spec, 384 * MiB, 2) == 2 * (256 + 128 + 86) * MiB + 3 * 2 * MiB
 
 
 def test_a_1_gib_limit_shrinks_the_set_until_the_arrays_fit():
@@ -115,30 +116,30 @@ def test_a_1_gib_limit_shrinks_the_set_until_the_arrays_fit():
     lim = MemoryLimit(GiB, 200 * MiB, "/sys/fs/cgroup/memory.max")
     ws, (note,) = dram_working_set(_host(), spec, lim, threads=2)
     # 5 % steps in whole MiB: 384, 364, 345, 327, 310, 294, 279, 265 MiB all reach the
-    # 256 MiB/thread point (962.7 MiB of arrays); at 251 MiB (125.5 MiB a thread) the last
-    # points are 128 MiB and 1.25 x 128 = 160 MiB: 2 x (160 + 80 + 53.3 + 12) = 610.7 MiB,
-    # + 64 MiB of growth + the 512^2 GEMM's 6 MiB = 680.7 MiB <= the 824 MiB free
+    # 256 MiB/thread point (946 MiB of arrays); at 251 MiB (125.5 MiB a thread) the last
+    # points are 128 MiB and 1.25 x 128 = 160 MiB: 2 x (160 + 80 + 54) + 3 x 2 = 594 MiB,
+    # + 64 MiB of growth + the 512^2 GEMM's 6 MiB = 664 MiB <= the 824 MiB free
     assert ws == 251 * MiB
-    assert pool_bytes(spec, ws, 2) == pytest.approx(2 * (160 + 80 + 160 / 3 + 12) * MiB)
+    assert pool_bytes(spec, ws, 2) == 2 * (160 + 80 + 54) * MiB + 3 * 2 * MiB
     assert note.startswith("DRAM working set shrunk from 384 MiB to 251 MiB: this "
-                           "container's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max), "
-                           "200 MiB of it in use, and the probe's arrays take 611 MiB")
+                           "process's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max), "
+                           "200 MiB of it in use, and the probe's arrays take 594 MiB")
     assert "below 12x the last-level cache" in note
-    # a 2 GiB limit holds the whole 384 MiB set (962.7 + 70 MiB < 1848 MiB free)
+    # a 2 GiB limit holds the whole 384 MiB set (946 + 70 MiB < 1848 MiB free)
     assert dram_working_set(_host(), spec, MemoryLimit(2 * GiB, 200 * MiB, "m"), 2) == (
         384 * MiB, [])
 
 
 def test_unknown_caches_keep_one_note_with_the_limit_s_size():
     # no cache sizes: --quick wants 512 MiB; at 256 MiB (128 MiB a thread, on the grid)
-    # the arrays are 2 x (160 + 80 + 53.3 + 12) = 610.7 MiB, + 70 MiB <= 824 MiB free
+    # the arrays are 2 x (160 + 80 + 54) + 3 x 2 = 594 MiB, + 70 MiB <= 824 MiB free
     h = HostInfo("cpu", "GenuineIntel", 6, 85, frozenset(), 2, 2, Caches(source="unknown"),
                  24 * GiB, 20 * GiB, None, "Linux", "x86_64")
     lim = MemoryLimit(GiB, 200 * MiB, "/sys/fs/cgroup/memory.max")
     ws, (note,) = dram_working_set(h, get_mode("quick"), lim, threads=2)
     assert ws == 256 * MiB
     assert note.startswith("the OS reports no cache sizes; DRAM working set shrunk from "
-                           "512 MiB to 256 MiB: this container's cgroup allows 1 GiB")
+                           "512 MiB to 256 MiB: this process's cgroup allows 1 GiB")
     assert "256 MiB may sit in a large L3" in note and "12x the last-level" not in note
 
 
@@ -147,11 +148,11 @@ def test_no_room_for_the_minimum_is_one_error_before_allocating():
     with pytest.raises(ProbeError) as err:
         dram_working_set(_host(), get_mode("quick"), lim, threads=2)
     text = str(err.value)
-    # the 64 MiB minimum (2 x 32 MiB LLC) on 2 threads: 2 x (40 + 20 + 13.3 + 12) MiB of
-    # arrays + 70 MiB = 240.7 MiB
-    assert text.startswith("this container's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max),"
+    # the 64 MiB minimum (2 x 32 MiB LLC) on 2 threads: 2 x (40 + 20 + 14) + 3 x 2 MiB of
+    # arrays + 70 MiB = 224 MiB
+    assert text.startswith("this process's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max),"
                            " 900 MiB of it in use: too little for the DRAM sweep, which needs "
-                           "at least a 64 MiB working set, about 241 MiB")
+                           "at least a 64 MiB working set, about 224 MiB")
     assert "raise the limit" in text
 
 
@@ -173,7 +174,7 @@ def test_bench_size_past_a_cgroup_limit_is_refused():
     with pytest.raises(InputError) as err:
         kr.check_memory(k, n, 1, limit=lim, avail=20 * GiB)
     assert str(err.value).startswith(
-        "--size 2 GiB x 1 thread needs 2 GiB of arrays; this container's cgroup allows 1 GiB "
+        "--size 2 GiB x 1 thread needs 2 GiB of arrays; this process's cgroup allows 1 GiB "
         "(/sys/fs/cgroup/memory.max), 100 MiB of it in use: give a smaller --size (at most "
         "860 MiB per thread fits")   # 924 MiB free - 64 MiB headroom
     # the host's MemAvailable binds where no limit is set; 2 threads need twice the arrays

@@ -43,7 +43,7 @@ def test_probe_out_of_memory_is_the_probes_working_set(monkeypatch, capsys, tmp_
     capsys.readouterr()
     monkeypatch.setattr("rooflab.cli.probe.run_probe",
                         raising_in("rooflab.probe.cpu.bandwidth"))
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **kw: None)
     assert main(["probe", "--quick", "-o", str(tmp_path / "p.json")]) == 2
     err = capsys.readouterr().err
     # old: "error: out of memory (the input read last: .../k.json): the input is too large
@@ -61,7 +61,7 @@ def test_the_address_space_cap_is_named(monkeypatch, capsys, tmp_path):
                         lambda which: (1200 * 2**20, resource.RLIM_INFINITY))
     monkeypatch.setattr("rooflab.cli.probe.run_probe",
                         raising_in("rooflab.probe.cpu.bandwidth"))
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **kw: None)
     assert main(["probe", "--full", "-o", str(tmp_path / "p.json")]) == 2
     err = capsys.readouterr().err
     # 1200 MiB = 1.17 GiB; --full's working set is 16x the LLC, the others' 12x
@@ -83,15 +83,38 @@ def test_bench_kernel_names_its_size_not_the_profile(monkeypatch, capsys, no_cap
     assert err.splitlines()[-1] == (
         "error: out of memory running the kernel: its working set (--size 64MiB per thread x "
         "1 thread) does not fit in the memory this process may use; give a smaller --size "
-        f"(e.g. 4xLLC) or fewer --threads, or {RAISE}")
+        f"(half: --size 32MiB), or {RAISE}")
     assert "t4p.json" not in err
+
+
+@pytest.mark.parametrize("options, working_set, advice", [
+    # the default: 4xLLC per thread on bench's 1 thread (old: "x its threads ...; give a
+    # smaller --size (e.g. 4xLLC) or fewer --threads": the size that had just failed, and
+    # fewer than one thread; review s24 h2 F3)
+    ([], "the default --size, 4x the last-level cache, per thread x 1 thread",
+     "give a smaller --size (half: --size 2xLLC), or"),
+    (["--size", "1MiB", "--threads", "2"], "--size 1MiB per thread x 2 threads",
+     "give a smaller --size (half: --size 512KiB) or fewer --threads, or"),
+    (["--size=3MB", "--threads=2"], "--size 3MB per thread x 2 threads",
+     "give a smaller --size (half: --size 1.5MB) or fewer --threads, or"),
+])
+def test_bench_kernel_advice_is_really_smaller(monkeypatch, capsys, no_cap, options,
+                                               working_set, advice):
+    monkeypatch.setattr("rooflab.bench.kernel_runner.run_kernel",
+                        raising_in("rooflab.bench.kernel_runner"))
+    monkeypatch.setattr("rooflab.cli.bench_roofs.timed_with_load",
+                        lambda fn, *a, **kw: fn())
+    assert main(["bench", "--kernel", "load", *options, "--on", str(SEEDS / "t4p.json")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"error: out of memory running the kernel: its working set ({working_set}) does not "
+        f"fit in the memory this process may use; {advice} {RAISE}")
 
 
 def test_demo_out_of_memory_names_no_input(monkeypatch, capsys, tmp_path, no_cap):
     from rooflab.cli import demo as demo_cli
 
     monkeypatch.setattr(demo_cli, "run_demo", raising_in("rooflab.bench.zoo"))
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **kw: None)
     assert main(["demo", "-o", str(tmp_path / "d")]) == 2
     assert capsys.readouterr().err == (
         "error: out of memory timing the reference kernels: their arrays do not fit in the "

@@ -122,13 +122,22 @@ def keep_profile(outdir: Path, profile) -> Path | None:
     """Where drawing the chart or the report fails after the measurement, the measured
     profile is kept (review s24 r2 F7: 40 s of probe thrown away) without breaking the
     all-or-nothing set: as profile.json in a folder that holds none of the demo's files
-    yet (there is no older set), else as profile.new.json beside the older set, which
-    stays whole. Said on stderr; None where it could not be written either."""
+    yet (there is no older set), else beside the older set, which stays whole, named by
+    when it was kept: profile.kept-20261202T074730Z.json (UTC). Said on stderr; None where
+    it could not be written either.
+
+    Named by its time, not profile.new.json (review s24 h2 F2): a later demo that succeeds
+    writes a newer profile.json, and "new" would then name the older measurement. Not
+    removed by that later demo either: the note told the user to pass its path to --on,
+    and a measurement is not rooflab's to throw away."""
+    import time
+
     from ..files import dumps_json, write_atomic
     from ..hardware.profile import profile_to_dict
 
     fresh = not any((outdir / name).exists() for name in FILES)
-    path = outdir / ("profile.json" if fresh else "profile.new.json")
+    kept = f"profile.kept-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    path = outdir / ("profile.json" if fresh else kept)
     try:
         write_atomic(path, dumps_json(profile_to_dict(profile)))
     except Exception:   # noqa: BLE001 - the error being raised is the one to tell
@@ -137,7 +146,7 @@ def keep_profile(outdir: Path, profile) -> Path | None:
 
     print(f"note: the measured profile is kept in {visible(str(path), inline=True)} "
           f"(`--on {visible(str(path), inline=True)}` in any verb); the demo's other "
-          f"files were not written:", file=sys.stderr)
+          f"files were not written (the error below says why)", file=sys.stderr)
     return path
 
 
@@ -176,7 +185,7 @@ def register(app) -> None:
         # matplotlib's cache folder settled now, beside the outputs where nothing else is
         # writable (a read-only root filesystem), or refused in one line: not after the
         # measurement (review s24 r2 F7)
-        quiet_config_dir()
+        quiet_config_dir(strict=True)
         warn_if_busy()   # before the long work, so the user can stop and retry
         with progress_bar("demo") as update:
             profile, analysis = run_demo(update)

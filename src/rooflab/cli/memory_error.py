@@ -41,13 +41,18 @@ def out_of_memory(argv: list[str], exc: BaseException) -> InputError:
             else "the memory this process may use")
     if where == "kernel" and _option(argv, "--kernel") is not None:
         size = _option(argv, "--size")
-        threads = _option(argv, "--threads")
+        threads = _option(argv, "--threads") or "1"   # bench's default: one thread
         per = f"--size {size}" if size else "the default --size, 4x the last-level cache,"
-        many = (f"{threads} thread{'' if threads == '1' else 's'}" if threads
-                else "its threads")
+        one = threads.strip() == "1"
+        many = f"{threads} thread{'' if one else 's'}"
+        # half the size that failed, in its own syntax (the default's is 4xLLC: the advice
+        # said "e.g. 4xLLC", the size it had just failed with, review s24 h2 F3); fewer
+        # threads only where there are some to drop
+        half = _half(size or "4xLLC")
+        smaller = f"a smaller --size (half: --size {half})" if half else "a smaller --size"
         return InputError(f"out of memory running the kernel: its working set ({per} per "
-                          f"thread x {many}) does not fit in {fits}; give a smaller --size "
-                          f"(e.g. 4xLLC) or fewer --threads, or {_RAISE}")
+                          f"thread x {many}) does not fit in {fits}; give {smaller}"
+                          f"{'' if one else ' or fewer --threads'}, or {_RAISE}")
     if where == "kernel":
         return InputError(f"out of memory timing the reference kernels: their arrays do not "
                           f"fit in {fits}; {_RAISE}")
@@ -59,6 +64,26 @@ def out_of_memory(argv: list[str], exc: BaseException) -> InputError:
                           f"fit in {fits}; {smaller}{_RAISE}")
     return InputError(f"out of memory running `rooflab {verb}`: it does not fit in {fits}; "
                       f"{_RAISE}")
+
+
+# the units a --size may end in (kernel_runner.UNITS) that have a smaller one 1024 or 1000
+# times smaller: half of 1GiB is said 512MiB, not 0.5GiB
+_SMALLER = {"gib": "MiB", "mib": "KiB", "g": "M", "m": "K", "gb": "MB", "mb": "kB"}
+
+
+def _half(size: str) -> str | None:
+    """Half of a --size in its own syntax ('64MiB' -> '32MiB', '4xLLC' -> '2xLLC', '1GiB' ->
+    '512MiB', '1xLLC' -> '0.5xLLC'); None where it is not one kernel_runner.parse_size takes."""
+    import re
+
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(x?)([a-z]*)", size.strip().replace(" ", ""), re.I)
+    if not m or float(m.group(1)) <= 0:
+        return None
+    value, unit = float(m.group(1)) / 2, m.group(3)
+    if not m.group(2) and value < 1 and unit.lower() in _SMALLER:
+        factor = 1000 if unit.lower().endswith("b") and "i" not in unit.lower() else 1024
+        value, unit = value * factor, _SMALLER[unit.lower()]
+    return f"{value:g}{m.group(2)}{unit}"
 
 
 def _input_too_large() -> str:

@@ -90,7 +90,7 @@ def profile_sweep(spec: str) -> tuple[list[tuple[float, float]], str, str | None
 
 def parse_size_by(text: str) -> str:
     """--size-by: 'time' or 'none', any case."""
-    from ..report.chart_parts import SIZE_BY
+    from ..report.marker_size import SIZE_BY  # no chart module: `report` draws none
 
     got = text.strip().lower()
     if got not in SIZE_BY:

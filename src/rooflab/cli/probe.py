@@ -158,7 +158,7 @@ def register(app) -> None:
         counts, cpu_list = _threads_and_cpus(dev, threads, cpus)
         _preflight(dev, profile_path, chart_path, counts)
         if dev == "cpu":
-            warn_if_busy()
+            warn_if_busy(counts)
         elif dev.startswith("cuda"):
             warn_if_gpu_busy(dev)
         try:
@@ -189,18 +189,55 @@ def register(app) -> None:
         _print_profile(profile, profile_path, chart_path, output)
 
 
-def warn_if_busy() -> None:
+def warn_if_busy(threads=None) -> None:
     """Before the long work: say on stderr when other work already keeps the CPUs this
     process may run on busy (a short /proc/stat sample over its affinity mask, the threads
     a cgroup quota allows; the load average where there is no /proc/stat), so the user can
-    stop (Ctrl-C) and retry on a quiet machine (review s24 r2 F10)."""
+    stop (Ctrl-C) and retry on a quiet machine (review s24 r2 F10). `threads`: --threads
+    as parsed (None, a count, 'all' or a tuple of them): CPUs the probe's largest team
+    leaves free may be busy (start_threads). Nothing is sampled under -q, which would
+    drop the warning (s24 h1 F3)."""
+    from .common import is_quiet, warn
+
+    if is_quiet():
+        return
     from ..probe.cpu.flags import busy_start_note
     from ..probe.cpu.load import start_sample
-    from .common import warn
 
-    message = busy_start_note(start_sample())
+    message = busy_start_note(start_sample(threads=start_threads(threads)))
     if message:
         warn(message)
+
+
+def start_threads(threads=None) -> int:
+    """The most threads the CPU probe will run for --threads `threads`: the largest count
+    given, 'all' (and None) as probe_cpu resolves it, the CPUs this process may use
+    (mask, CPU quota) within numba's pool (s24 h1 F2: `--threads 1`, or
+    NUMBA_NUM_THREADS=1, was warned about CPUs it left free)."""
+    from ..probe.cpus import usable_cpus
+
+    asked = threads if isinstance(threads, (tuple, list)) else (threads,)
+    counts = [int(c) for c in asked if c is not None and c != "all"]
+    if len(counts) < len(asked):   # None or 'all'
+        pool = _numba_pool()
+        counts.append(min(usable_cpus(), pool) if pool else usable_cpus())
+    return max(counts)
+
+
+def _numba_pool() -> int | None:
+    """numba's pool size without importing numba (probe --comm and demo sample before it
+    is imported; ~0.5 s): numba.config's where it is loaded, else NUMBA_NUM_THREADS, which
+    sizes the pool at import (unset: the mask, which usable_cpus counts already)."""
+    import os
+    import sys
+
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        return int(numba.config.NUMBA_NUM_THREADS)
+    try:
+        return max(0, int(os.environ.get("NUMBA_NUM_THREADS", "0"))) or None
+    except ValueError:   # numba ignores a value it cannot read
+        return None
 
 
 def warn_if_gpu_busy(device: str) -> None:

@@ -78,31 +78,37 @@ def _dirs(base: Path, path: str) -> list[Path]:
     return [d for d in out if d.is_dir()]
 
 
-def cpu_quota(proc_cgroup: Path = PROC_CGROUP, root: Path = CGROUP_ROOT) -> CpuQuota | None:
-    """The tightest CFS quota over this process's cgroup and its ancestors, None if none."""
-    text = _read(proc_cgroup)
-    if not text:
-        return None
-    found: list[CpuQuota] = []
-    for line in text.splitlines():
+def controller_dirs(proc_text: str, root: Path, controller: str,
+                    v1_mounts: tuple[str, ...] = ()) -> list[tuple[Path, bool]]:
+    """(directory, is it v2) of this process's cgroup and each ancestor where `controller`'s
+    files are: the v2 unified hierarchy, or the v1 controller's mount (named as in
+    /proc/self/cgroup, then `v1_mounts`). proc_text: /proc/self/cgroup's text."""
+    out: list[tuple[Path, bool]] = []
+    for line in proc_text.splitlines():
         hier, _, rest = line.partition(":")
         controllers, _, path = rest.partition(":")
         if hier == "0" and controllers == "":          # v2 unified hierarchy
             bases = [root / "unified", root] if (root / "unified").is_dir() else [root]
-            for base in bases:
-                for d in _dirs(base, path):
-                    got = parse_cpu_max(_read(d / "cpu.max"))
-                    if got:
-                        found.append(CpuQuota(*got, f"{d / 'cpu.max'}: '{_read(d / 'cpu.max')}'"))
-        elif "cpu" in controllers.split(","):        # v1 cpu controller
-            for name in (controllers, "cpu,cpuacct", "cpu"):
-                for d in _dirs(root / name, path):
-                    got = _v1(_read(d / "cpu.cfs_quota_us"), _read(d / "cpu.cfs_period_us"))
-                    if got:
-                        found.append(CpuQuota(*got, f"{d / 'cpu.cfs_quota_us'}: {got[0]}, "
-                                                    f"cpu.cfs_period_us: {got[1]}"))
-                if found:
-                    break
+            out += [(d, True) for b in bases for d in _dirs(b, path)]
+        elif controller in controllers.split(","):     # v1: the controller's own mount
+            for name in dict.fromkeys((controllers, *v1_mounts)):
+                out += [(d, False) for d in _dirs(root / name, path)]
+    return out
+
+
+def cpu_quota(proc_cgroup: Path = PROC_CGROUP, root: Path = CGROUP_ROOT) -> CpuQuota | None:
+    """The tightest CFS quota over this process's cgroup and its ancestors, None if none."""
+    found: list[CpuQuota] = []
+    for d, v2 in controller_dirs(_read(proc_cgroup) or "", root, "cpu", ("cpu,cpuacct", "cpu")):
+        if v2:
+            got = parse_cpu_max(_read(d / "cpu.max"))
+            if got:
+                found.append(CpuQuota(*got, f"{d / 'cpu.max'}: '{_read(d / 'cpu.max')}'"))
+            continue
+        got = _v1(_read(d / "cpu.cfs_quota_us"), _read(d / "cpu.cfs_period_us"))
+        if got:
+            found.append(CpuQuota(*got, f"{d / 'cpu.cfs_quota_us'}: {got[0]}, "
+                                        f"cpu.cfs_period_us: {got[1]}"))
     return min(found, key=lambda q: q.cpus) if found else None
 
 

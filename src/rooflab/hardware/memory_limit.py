@@ -8,6 +8,11 @@ s24 r2 F1, F8). The free part of a limit is the limit less what the cgroup is ch
 less its inactive file cache (reclaimed before the OOM killer runs: the "working set" that
 `docker stats` and the kubelet compare with the limit). The same walk as the CPU quota's
 (hardware/cgroup.py): this process's cgroup and each ancestor, the tightest wins.
+Under v1 docker mounts only the container's own cgroup, so a limit on a parent (docker
+--cgroup-parent, a pod-level limit, a Slurm job above its step) is on no visible path:
+v1's memory.stat `hierarchical_memory_limit` (the least limit up the tree) counts too
+(s24 h1 F5). v2 has no such key: there a parent's limit counts only where the parent's
+directory is visible under the mount (cgroupns=host, systemd slices, Slurm).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..units import fmt_bytes_binary
+from .cgroup import controller_dirs
 from .os_files import read as _read
 from .os_files import to_int as _int
 
@@ -42,9 +48,9 @@ class MemoryLimit:
         return max(0, self.limit - self.usage)
 
     def describe(self) -> str:
-        """'this container's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max), 200 MiB of
-        it in use'."""
-        return (f"this container's cgroup allows {fmt_bytes_binary(self.limit)} "
+        """'this process's cgroup allows 1 GiB (/sys/fs/cgroup/memory.max), 200 MiB of
+        it in use' (a Slurm job or a systemd slice as much as a container: s24 h1 F6)."""
+        return (f"this process's cgroup allows {fmt_bytes_binary(self.limit)} "
                 f"({self.source}), {fmt_bytes_binary(self.usage)} of it in use")
 
 
@@ -75,20 +81,18 @@ def _limit_in(d: Path, v2: bool) -> MemoryLimit | None:
                                    "total_inactive_file"))
     limit = _int(_read(d / name))   # "max" (v2) reads as None: no limit
     usage = _int(_read(d / usage_name))
-    if not limit or limit >= UNLIMITED or usage is None:
+    if usage is None:
         return None
     stat = _read(d / "memory.stat")
+    source = str(d / name)
+    hier = 0 if v2 else _stat(stat, "hierarchical_memory_limit")
+    if 0 < hier < UNLIMITED and not (limit and limit <= hier):
+        # an ancestor's limit, its usage unseen: this cgroup's usage is the best known
+        limit, source = hier, f"{d / 'memory.stat'} hierarchical_memory_limit, a parent's"
+    if not limit or limit >= UNLIMITED:
+        return None
     cache = _stat(stat, stat_key) or (0 if v2 else _stat(stat, "inactive_file"))
-    return MemoryLimit(limit, max(0, usage - cache), str(d / name))
-
-
-def _dirs(base: Path, path: str) -> list[Path]:
-    """The cgroup's directory and each ancestor up to the mount (cgroup.py's walk: inside
-    a container the mount is the container's own cgroup, and the path in /proc/self/cgroup
-    may not exist under it; the mount itself counts)."""
-    rel = [p for p in path.strip("/").split("/") if p]
-    out = [base.joinpath(*rel[:i]) for i in range(len(rel), -1, -1)]
-    return [d for d in out if d.is_dir()]
+    return MemoryLimit(limit, max(0, usage - cache), source)
 
 
 def memory_limit(proc_cgroup: Path = PROC_CGROUP,
@@ -96,17 +100,8 @@ def memory_limit(proc_cgroup: Path = PROC_CGROUP,
     """The tightest cgroup memory limit (least free) over this process's cgroup and its
     ancestors, v2 or v1; None where none is set or the files are absent (macOS, Windows,
     no cgroup mount)."""
-    text = _read(proc_cgroup)
-    found: list[MemoryLimit] = []
-    for line in text.splitlines():
-        hier, _, rest = line.partition(":")
-        controllers, _, path = rest.partition(":")
-        if hier == "0" and controllers == "":          # v2 unified hierarchy
-            bases = [root / "unified", root] if (root / "unified").is_dir() else [root]
-            dirs = [d for b in bases for d in _dirs(b, path)]
-            found += [lim for d in dirs if (lim := _limit_in(d, True))]
-        elif "memory" in controllers.split(","):       # v1 memory controller
-            found += [lim for d in _dirs(root / "memory", path) if (lim := _limit_in(d, False))]
+    dirs = controller_dirs(_read(proc_cgroup) or "", root, "memory")
+    found = [lim for d, v2 in dirs if (lim := _limit_in(d, v2))]
     return min(found, key=lambda lim: lim.free) if found else None
 
 

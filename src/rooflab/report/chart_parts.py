@@ -16,6 +16,15 @@ from ..model.kernel import Kernel
 from ..units import fmt_seconds, si
 from .chart_rc import quiet_config_dir
 
+# (here for the chart modules that import them from chart_parts; the CLI reads SIZE_BY from
+# marker_size, which imports no chart module: review s24 h2 F1)
+from .marker_size import POINT_SIZE as POINT_SIZE
+from .marker_size import SIZE_BY as SIZE_BY
+from .marker_size import SIZE_LEGEND as SIZE_LEGEND
+from .marker_size import SIZE_MAX as SIZE_MAX
+from .marker_size import SIZE_MIN as SIZE_MIN
+from .marker_size import share_size as share_size
+
 # Before any chart module imports matplotlib (each imports this one first): no "mkdir -p
 # failed" lines on stderr where HOME is not writable (chart_rc, review s23 r2 F5)
 quiet_config_dir()
@@ -52,31 +61,10 @@ COMPUTE_COLOR = "#D55E00"   # vermillion: darker than the orange, so its names r
 # Line.style as plotly names it (the interactive chart draws the same lines)
 PLOTLY_DASH = {"solid": "solid", "dashed": "dash", "dotted": "dot"}
 
-# A kernel's marker size says its share of the time (review 14d G, Intel Advisor's "by dot
-# size ... identify loops that take most of total program time"): its AREA is proportional
-# to the share, SIZE_MAX points across at 100 %, so a kernel at a quarter of the time is
-# half as wide; clamped to SIZE_MIN so a 0.01 % kernel stays visible (every share under
-# (SIZE_MIN / SIZE_MAX)^2 = 4 % is drawn SIZE_MIN across). Sizes are marker diameters in
-# points (matplotlib's markersize) and the same numbers in pixels in the HTML chart.
-# POINT_SIZE: every marker when sizes are off (--size-by none) or a kernel has no time.
-POINT_SIZE = 8.0
-SIZE_MIN = 4.0
-SIZE_MAX = 20.0
-SIZE_BY = ("time", "none")
-SIZE_LEGEND = "size: share of time"
 # The thin line through one kernel's points at its memory levels (Advisor's integrated
 # roofline joins a loop's L1/L2/L3/DRAM dots): which triangle belongs to which circle.
 JOIN_COLOR = "#a0a0a0"
 JOIN_LEGEND = "one kernel's levels"
-
-
-def share_size(share: float | None) -> float:
-    """The marker diameter (points) of a kernel taking `share` (0..1) of the timed total:
-    area proportional to the share, SIZE_MAX at 1, clamped to [SIZE_MIN, SIZE_MAX];
-    POINT_SIZE for no share (an untimed kernel)."""
-    if share is None or not share >= 0:
-        return POINT_SIZE
-    return min(SIZE_MAX, max(SIZE_MIN, SIZE_MAX * math.sqrt(share)))
 
 
 def ceiling_style(c: Ceiling) -> str:

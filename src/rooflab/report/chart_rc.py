@@ -18,6 +18,13 @@ config or cache folder cannot be made writable, MPLCONFIGDIR is set to a private
 temporary folder, removed at exit; a matplotlibrc in the default config folder is still
 read (MATPLOTLIBRC). It runs when chart_parts is imported, which every
 module that imports matplotlib (chart*, sweep_chart) does first.
+
+Where no folder at all can be written (s24 r2 F7), that import does not raise: `report`
+imports chart_parts without drawing a chart, and refused to print its report (review s24
+h2 F1). Only matplotlib's own import is refused then, in one `error:` line: a finder
+(_RefuseMatplotlib) waits for it, by which time the command may have checked an output
+folder to put the cache in (`plot` without -o: the current folder). `demo` refuses before
+its measurement: quiet_config_dir(strict=True).
 """
 
 from __future__ import annotations
@@ -58,11 +65,12 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK) and folder.is_dir()
 
 
-def quiet_config_dir() -> str | None:
+def quiet_config_dir(strict: bool = False) -> str | None:
     """Point MPLCONFIGDIR at a private temporary folder (removed at exit) where it is unset,
     matplotlib is not imported yet, and its default folders cannot be used; returns that
-    folder, or None where nothing was changed. Raises OutputError where no folder at all
-    can be written (_beside_outputs)."""
+    folder, or None where nothing was changed. Where no folder at all can be written
+    (_beside_outputs): strict raises OutputError now; else None, and importing matplotlib
+    tries again, then raises it (see the module's docstring)."""
     if "matplotlib" in sys.modules or os.environ.get("MPLCONFIGDIR"):
         return None
     try:
@@ -83,7 +91,16 @@ def quiet_config_dir() -> str | None:
     try:
         folder = tempfile.mkdtemp(prefix="rooflab-matplotlib-")
     except OSError:
-        folder = _beside_outputs(dirs)
+        from ..errors import OutputError
+
+        try:
+            folder = _beside_outputs(dirs)
+        except OutputError:
+            if strict:
+                raise
+            if _REFUSE not in sys.meta_path:   # matplotlib's import decides
+                sys.meta_path.insert(0, _REFUSE)
+            return None
     os.environ["MPLCONFIGDIR"] = folder
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
@@ -130,6 +147,26 @@ def _output_folders() -> list[Path]:
 
 
 _OUTPUTS = ("-o", "--output", "--chart")
+
+
+class _RefuseMatplotlib:
+    """An import finder (sys.meta_path) for where quiet_config_dir found no writable folder:
+    when matplotlib is about to be imported, it looks again (strict), where the running
+    command has checked its output folder since; OutputError's one line where there is
+    still none (matplotlib's own OSError was "internal error ... this is a bug"), and it
+    stays for the next try (a notebook, TMPDIR set since). It finds no module itself: the
+    import goes on, MPLCONFIGDIR set, and it leaves sys.meta_path."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "matplotlib":
+            return None
+        quiet_config_dir(strict=True)
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        return None
+
+
+_REFUSE = _RefuseMatplotlib()
 
 
 @contextlib.contextmanager

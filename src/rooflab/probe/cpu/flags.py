@@ -313,7 +313,7 @@ def busy_start_note(load) -> str | None:
             f"may run on busy")
     if load.spare_cpus:
         text += (f", more than the {load.spare_cpus} the probe's {load.threads} "
-                 f"thread{'s' if load.threads != 1 else ''} leave free")
+                 f"thread{'s leave' if load.threads != 1 else ' leaves'} free")
     text += f" (/proc/stat over {load.window_s:.2g} s"
     if load.loadavg_1m_before is not None:
         text += (f"; the host-wide 1-minute load average is {load.loadavg_1m_before:.1f} "

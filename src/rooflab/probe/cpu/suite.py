@@ -303,7 +303,10 @@ def _probe(spec: ModeSpec, counts: tuple[int, ...], host: HostInfo, allowed, pin
     stages.within("compile", 0.0)
     from . import kernels  # noqa: F401  (compiles or loads the cached kernels)
 
-    dram_total, mem_notes = dram_working_set(host, spec)
+    # sized for the team that runs (s24 h1 F1): every size 1..N took the pool of the
+    # largest, shrinking the set (or refusing it) where the real team's arrays fit; the
+    # scaling rows' smaller pools are built after this one is gone (_measure returned)
+    dram_total, mem_notes = dram_working_set(host, spec, threads=threads)
     before = machine.snapshot(sources)
     with Team(threads) as team:
         raw = _measure(spec, team, host, arch, stages, dram_total,

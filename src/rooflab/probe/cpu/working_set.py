@@ -95,11 +95,16 @@ def process_growth(spec: ModeSpec) -> float:
 
 
 def pool_bytes(spec: ModeSpec, ws_total: float, threads: int) -> float:
-    """Bytes bandwidth.ArrayPool holds for a DRAM working set `ws_total` on `threads`
-    threads: slot j is the sweep's largest per-thread size / (j + 1) for each thread,
-    rounded up to whole huge pages (ROW_QUANTUM) and offset within one (slot_offset)."""
+    """Bytes bandwidth.ArrayPool allocates for a DRAM working set `ws_total` on `threads`
+    threads, as ArrayPool.rows sizes them: slot j is one row per thread of the sweep's
+    largest per-thread size / (j + 1), rounded up to whole huge pages (ROW_QUANTUM), plus
+    one huge page per slot for its offset (bandwidth.placed). The rounding is per row, the
+    offset per slot (s24 h1 F1: 2 huge pages per row and slot overstated 64 threads'
+    arrays by ~0.5 GiB); the kernels' arrays never outgrow a slot (elements_for)."""
     top = sweep_top(spec, ws_total, threads)
-    return threads * sum(top / (j + 1) + 2 * bw.HUGE_PAGE for j in range(POOL_SLOTS))
+    q = bw.ROW_QUANTUM
+    rows = (-(-int(top / (8 * (j + 1))) // q) * q * 8 for j in range(POOL_SLOTS))
+    return float(sum(threads * row + bw.HUGE_PAGE for row in rows))
 
 
 def _thread_counts(host: HostInfo, threads: int | None) -> range | tuple[int, ...]:
