@@ -135,7 +135,7 @@ def _profile_with_a_low_dram():
 def low_dram(monkeypatch):
     monkeypatch.setattr(probe_cli, "run_probe",
                         lambda dev, mode, threads, progress: _profile_with_a_low_dram())
-    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda: None)
+    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda *a, **k: None)
 
 
 def test_probe_prints_the_note_under_its_table(low_dram, capsys, tmp_path, monkeypatch):

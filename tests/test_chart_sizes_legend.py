@@ -20,7 +20,7 @@ from rooflab.report.chart import (
 )
 from rooflab.report.chart_layout_size import figure_renderer as _renderer
 from rooflab.report.chart_legend import _covers, _legend_obstacles
-from rooflab.report.chart_parts import POINT_SIZE, SIZE_LEGEND
+from rooflab.report.marker_size import POINT_SIZE, SIZE_LEGEND
 
 ROOF = Roof("Test GPU", "measured",
             compute=(Ceiling(10e12, precision="fp32", unit="vector", provenance="measured"),),

@@ -16,14 +16,8 @@ from rooflab.model import Ceiling, Kernel, Roof
 from rooflab.model.analysis import analyze
 from rooflab.model.schema import kernel_to_dict
 from rooflab.report.chart import roofline_data
-from rooflab.report.chart_parts import (
-    JOIN_LEGEND,
-    POINT_SIZE,
-    SIZE_LEGEND,
-    SIZE_MAX,
-    SIZE_MIN,
-    share_size,
-)
+from rooflab.report.chart_parts import JOIN_LEGEND
+from rooflab.report.marker_size import POINT_SIZE, SIZE_LEGEND, SIZE_MAX, SIZE_MIN, share_size
 
 ROOF = Roof("Test GPU", "measured",
             compute=(Ceiling(10e12, precision="fp32", unit="vector", provenance="measured"),),

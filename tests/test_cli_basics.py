@@ -194,7 +194,7 @@ def test_a_probed_profile_names_its_rooflab(monkeypatch, tmp_path, capsys):
     made = MachineProfile(host={"name": "box", "libraries": {"numpy": "2.0"}},
                           nominal=lookup_roof("T4"), created=CREATED)
     monkeypatch.setattr(probe_cli, "run_probe", lambda dev, mode, threads, progress: made)
-    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda: None)
+    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda *a, **k: None)
     assert main(["probe", "--quick", "-q", "-o", "p.json"]) == 0
     d = json.loads(Path("p.json").read_text())
     assert d["host"]["libraries"] == {"numpy": "2.0", "rooflab": __version__}

@@ -300,7 +300,7 @@ def test_document_kind_of_every_verbs_json(docs, capsys, monkeypatch, tmp_path):
     profile = MachineProfile(host={"cpu_model": "me"}, measured=ME_MEASURED, nominal=ME_NOMINAL)
     monkeypatch.setattr(demo, "run_demo", lambda progress=None: (
         profile, analyze(ME_MEASURED, fixed)))
-    monkeypatch.setattr(demo, "warn_if_busy", lambda: None, raising=False)
+    monkeypatch.setattr(demo, "warn_if_busy", lambda *a, **k: None, raising=False)
     got["demo"] = _json_of(capsys, "demo", "-o", str(tmp_path / "demo"), "--json")
     kinds = {verb: document_kind(doc) for verb, doc in got.items()}
     assert kinds == {

@@ -60,7 +60,7 @@ def test_cli_refuses_huge_nproc_before_starting_a_rank(monkeypatch, tmp_path, ca
     monkeypatch.setattr(launch_mod.subprocess, "Popen",
                         lambda *a, **k: started.append(a) or pytest.fail("a rank started"))
     monkeypatch.setattr(launch_mod, "usable_cpus", lambda: 2)
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: started.append("busy"))
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: started.append("busy"))
     for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE"):
         monkeypatch.delenv(key, raising=False)
     out = tmp_path / "comm.json"
@@ -147,7 +147,7 @@ def test_json_run_says_the_load_note_on_stderr(monkeypatch, tmp_path, capsys):
     # MissingDependency 'torch' wherever torch is not installed (review s22 r5 F7)
     monkeypatch.setattr("rooflab.probe.comm.needs.check_needs", lambda *a, **k: None)
     warned = []
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: warned.append(1))
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: warned.append(1))
     for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE"):
         monkeypatch.delenv(key, raising=False)
     assert probe_comm.run(2, "quick", str(tmp_path / "c.json"), json_out=True) == 0

@@ -58,7 +58,7 @@ def test_probe_comm_profile_records_rooflab_version(monkeypatch, tmp_path, capsy
     prof = MachineProfile(host={"name": "2 x cpu", "kind": "cluster"}, measured=roof,
                           extras={"comm": {"collectives": []}, "wall_s": 1.0})
     monkeypatch.setattr("rooflab.probe.comm.run.probe_comm", lambda *a, **k: prof)
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: None)
     for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE"):
         monkeypatch.delenv(key, raising=False)
     out = tmp_path / "c.json"

@@ -63,7 +63,7 @@ def test_too_many_threads_is_refused_before_the_busy_warning(monkeypatch, tmp_pa
     from rooflab.cli.main import main
 
     called = []
-    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda: called.append("busy"))
+    monkeypatch.setattr(probe_cli, "warn_if_busy", lambda *a, **k: called.append("busy"))
     monkeypatch.setattr(probe_cli, "run_probe", lambda *a: called.append("probe"))
     too_many = numba.config.NUMBA_NUM_THREADS + 1
     out = tmp_path / "p.json"

@@ -9,7 +9,7 @@ import math
 from rooflab.model import Ceiling, Kernel, Roof
 from rooflab.report.chart import roofline_data
 from rooflab.report.chart_layout_cost import _to_pt
-from rooflab.report.chart_parts import POINT_SIZE, SIZE_MAX
+from rooflab.report.marker_size import POINT_SIZE, SIZE_MAX
 
 GPP_ROOF = Roof("RTX 4060 Laptop (profiler peaks)", "derived",
                 compute=(Ceiling(156e9, precision="fp64", unit="vector", provenance="derived"),),

@@ -55,7 +55,7 @@ def test_fit_note_is_in_the_profiles_notes():
 def test_json_run_says_the_fit_note_on_stderr(monkeypatch, tmp_path, capsys):
     prof = _merged()
     monkeypatch.setattr("rooflab.probe.comm.run.probe_comm", lambda *a, **k: prof)
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: None)
     for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE"):
         monkeypatch.delenv(key, raising=False)
     assert probe_comm.run(2, "quick", str(tmp_path / "c.json"), json_out=True) == 0

@@ -96,7 +96,7 @@ def test_cli_run_passes_a_timeout_to_the_probe(monkeypatch, tmp_path):
         seen.update(kw)
         raise ProbeError("stop here")
     monkeypatch.setattr("rooflab.probe.comm.run.probe_comm", fake)
-    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda: None)
+    monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: None)
     for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE", TIMEOUT_ENV):
         monkeypatch.delenv(key, raising=False)
     with pytest.raises(ProbeError):

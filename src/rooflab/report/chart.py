@@ -42,7 +42,7 @@ from .chart_fonts import chart_fonts
 from .chart_inputs import _checked, chart_subject, titled
 from .chart_layout_cost import _to_pt
 from .chart_limits import _limits, _ridge_ais
-from .chart_parts import POINT_SIZE, SIZE_LEGEND, DrawnPoint, RooflineDisplay, roof_label
+from .chart_parts import DrawnPoint, RooflineDisplay, roof_label
 from .chart_points import (
     LABELS_SHOWN,
     _above_roof_notes,
@@ -66,6 +66,7 @@ from .chart_roofs import (
     is_envelope,
 )
 from .chart_sweep_note import sweep_over_ceiling
+from .marker_size import POINT_SIZE, SIZE_LEGEND
 
 
 def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,

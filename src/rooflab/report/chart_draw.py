@@ -35,16 +35,8 @@ from .chart_marks import (
     roof_marker,
     text_color,
 )
-from .chart_parts import (
-    CAP_TICK_PT,
-    JOIN_COLOR,
-    POINT_SIZE,
-    SIDE_GLYPHS,
-    SIZE_MAX,
-    LaunchCap,
-    Line,
-    RooflineDisplay,
-)
+from .chart_parts import CAP_TICK_PT, JOIN_COLOR, SIDE_GLYPHS, LaunchCap, Line, RooflineDisplay
+from .marker_size import POINT_SIZE, SIZE_MAX
 
 
 def leader_start(ha: str, va: str) -> tuple[float, float]:

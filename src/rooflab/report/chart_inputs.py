@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
-from .chart_parts import SIZE_BY
+from .marker_size import SIZE_BY
 
 
 def _checked(roofs, kernels, labels, size_by: str, min_share

@@ -20,16 +20,14 @@ from .chart_parts import (
     JOIN_COLOR,
     JOIN_LEGEND,
     LEVEL_MARKERS,
-    POINT_SIZE,
     SIDE_GLYPHS,
-    SIZE_LEGEND,
     SWEEP_COLOR,
     RooflineDisplay,
     roof_label,
-    share_size,
     side_color,
 )
 from .chart_points import precision_ceilings
+from .marker_size import POINT_SIZE, SIZE_LEGEND, share_size
 
 # Where the legend may go, in this order: the lower right first (on a roofline usually
 # the emptiest corner: under the flat roofs, right of the slopes), then the other corners

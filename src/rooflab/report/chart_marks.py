@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
     MEMORY_BOUND_COLOR,
-    POINT_SIZE,
     ROOF_COLORS,
     ROOF_MARKERS,
     RooflineDisplay,
     relative_luminance,
 )
+from .marker_size import POINT_SIZE
 
 # dashdotdot: the real-traffic DRAM ceiling (chart.REAL_TRAFFIC_STYLE), unlike any other
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":",

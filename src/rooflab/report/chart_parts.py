@@ -16,14 +16,9 @@ from ..model.kernel import Kernel
 from ..units import fmt_seconds, si
 from .chart_rc import quiet_config_dir
 
-# (here for the chart modules that import them from chart_parts; the CLI reads SIZE_BY from
-# marker_size, which imports no chart module: review s24 h2 F1)
-from .marker_size import POINT_SIZE as POINT_SIZE
-from .marker_size import SIZE_BY as SIZE_BY
-from .marker_size import SIZE_LEGEND as SIZE_LEGEND
-from .marker_size import SIZE_MAX as SIZE_MAX
-from .marker_size import SIZE_MIN as SIZE_MIN
-from .marker_size import share_size as share_size
+# the marker sizes live in marker_size, which imports no chart module: the CLI reads
+# SIZE_BY there without loading matplotlib (review s24 h2 F1)
+from .marker_size import POINT_SIZE
 
 # Before any chart module imports matplotlib (each imports this one first): no "mkdir -p
 # failed" lines on stderr where HOME is not writable (chart_rc, review s23 r2 F5)

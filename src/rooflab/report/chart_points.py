@@ -22,16 +22,15 @@ from .chart_parts import (
     JOIN_COLOR,
     LEVEL_MARKERS,
     MEMORY_BOUND_COLOR,
-    POINT_SIZE,
     Arrow,
     DrawnPoint,
     LaunchCap,
     Line,
     RooflineDisplay,
     launch_cap,
-    share_size,
 )
 from .chart_roofs import _pick, _positive_finite, is_envelope
+from .marker_size import POINT_SIZE, share_size
 
 # Kernels labelled on a crowded chart: the longest, as many as `rooflab ncu --top` lists
 # by default. Every point is still drawn. An application's ncu export holds thousands of

@@ -21,9 +21,6 @@ from .chart_parts import (
     JOIN_COLOR,
     JOIN_LEGEND,
     ROOF_COLORS,
-    SIZE_LEGEND,
-    SIZE_MAX,
-    SIZE_MIN,
     LaunchCap,
     RooflineDisplay,
     level_color,
@@ -39,6 +36,7 @@ from .html_labels import (
     text_box,
 )
 from .html_leaders import Leader, leader_annotation, place_leader
+from .marker_size import SIZE_LEGEND, SIZE_MAX, SIZE_MIN
 from .steps import step_kernels
 
 # The sides' colours as the PNG's (chart_parts.side_color), said in the legend's title: a
