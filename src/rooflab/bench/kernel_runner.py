@@ -204,9 +204,10 @@ def check_memory(k: BenchKernel, n: int, threads: int, limit=..., avail=...) -> 
     limit the OOM killer ends the run with no message (s24 r2 F8). `limit`, `avail`: ...
     reads this process's cgroup and /proc/meminfo."""
     from ..hardware import memory_limit as ml
+    from ..hardware.host import meminfo
 
     lim = ml.memory_limit() if limit is ... else limit
-    avail = ml.meminfo()[1] if avail is ... else avail
+    avail = meminfo()[1] if avail is ... else avail
     usable = ml.usable_memory(avail, lim)
     need = array_bytes(k, n, threads)
     if usable is None or need + BENCH_HEADROOM <= usable:

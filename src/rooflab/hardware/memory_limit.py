@@ -64,11 +64,6 @@ def parse_meminfo(text: str) -> tuple[int | None, int | None]:
     return vals.get("MemTotal"), vals.get("MemAvailable")
 
 
-def meminfo() -> tuple[int | None, int | None]:
-    """(MemTotal, MemAvailable) of this machine (host.meminfo reads the same file)."""
-    return parse_meminfo(_read(MEMINFO))
-
-
 def _stat(text: str, key: str) -> int:
     m = re.search(rf"^{key} (\d+)$", text, re.M)
     return int(m.group(1)) if m else 0
