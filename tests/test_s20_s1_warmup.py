@@ -7,9 +7,11 @@ up are left out as warm-up and the kernel timed again (measure_trend)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
+from rooflab.measure_context import PLANS
 from rooflab.measuring import timed_kernel
 from rooflab.model.sanity_timing import check_timing
 from rooflab.probe.timer import FakeClock
@@ -39,12 +41,26 @@ def test_a_long_warm_up_is_left_out_and_the_steady_time_reported(slow_calls):
 
 def test_a_warm_up_still_running_warns_and_keeps_the_last_third():
     # each call 2 ms falling linearly to 1 ms over 2000 calls: still falling after the
-    # second run of samples, which is cut to its last third
+    # second run of samples, which is cut to its last third (5) and topped up with 4
+    # taken after it to the plan's 9 (the default plan's least: compare's U test)
     k = _time(lambda i: 2e-3 * max(0.5, 1 - i / 2000))
-    assert len(k.samples) == 5
-    assert k.seconds == pytest.approx(sorted(k.samples)[2])
+    assert len(k.samples) == 9 and k.meta["plan"]["min_samples"] == 9
+    assert k.seconds == pytest.approx(sorted(k.samples)[4])
     assert k.seconds < min(k.meta["raw_samples"][:15])
+    assert len(k.meta["raw_samples"]) == 15 + 15 + 4
+    assert k.samples == tuple(k.meta["raw_samples"][25:])
     assert "warm-up still running" in k.meta["warning"]
+    assert ("the time is the median of the last 5 samples and 4 taken after them (the 9 "
+            "asked for), the steady state so far" in k.meta["warning"])
+
+
+def test_a_plan_of_5_keeps_the_last_third_alone():
+    # the last third (5) already meets a plan that asks for 5: nothing taken after it
+    clk = FakeClock(lambda i: 2e-3 * max(0.5, 1 - i / 2000))
+    plan = replace(PLANS["default"], min_samples=5)
+    k = timed_kernel(clk.tick, name="k", flop={"fp32": 1e6}, bytes={"DRAM": 1e3},
+                     provenance={}, clock=clk, plan=plan)
+    assert len(k.samples) == 5 and len(k.meta["raw_samples"]) == 30
     assert "the time is the last 5 samples' median" in k.meta["warning"]
 
 

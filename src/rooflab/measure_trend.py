@@ -13,7 +13,9 @@ samples), given the times: a time falling during the run is calls speeding up, a
 falling is a clock coming down. Below 15 samples it cannot judge, so a run that may have
 sped up (may_have_sped_up: a cheap look, no test) is sampled on to 15 first. A run that
 sped up is left out as warm-up and timed again; a second that sped up too is cut to its
-last third, the steady state so far, and says so in a TimingWarning.
+last third, the steady state so far, topped up with samples taken after it to the plan's
+least (a `--samples 9` asked for 9 a side of compare's U test; the cut alone left 5, CI
+at 934258a), and says so in a TimingWarning.
 
 The other way round is no warm-up (s21 d1): the last samples slower than every one before
 (late_slowdown) is load that started during the run or a clock that came down. Timing
@@ -107,10 +109,11 @@ def _judged(t: Timing, more: More) -> tuple[Timing, Slowdown | None]:
     return t, slowdown(t.samples)
 
 
-def steady_timing(name: str, first: Timing, more: More
+def steady_timing(name: str, first: Timing, more: More, least: int = 0
                   ) -> tuple[Timing, dict[str, Any], str | None]:
     """The timing to report, the meta saying what was left out, and a warning when the
-    samples were still speeding up after a second run (module doc)."""
+    samples were still speeding up after a second run (module doc); `least`: the fewest
+    samples to report (the plan's min_samples)."""
     t, s = _judged(first, more)
     if s is None:
         return t, {}, late_words(name, t.samples)
@@ -124,11 +127,16 @@ def steady_timing(name: str, first: Timing, more: More
         return (again, {**meta, "slow_runs_note": f"{said} and the kernel timed again"},
                 late_words(name, again.samples))
     kept = again.samples[-s2.n:]
-    meta["raw_samples"] = list(t.samples + again.samples)
+    topped = more(least - len(kept)).samples if len(kept) < least else ()
+    meta["raw_samples"] = list(t.samples + again.samples + topped)
+    last = (f"last {len(kept)} samples' median" if not topped else
+            f"median of the last {len(kept)} samples and {len(topped)} taken after them "
+            f"(the {least} asked for)")
+    kept += topped
     warning = (f"{name}: {said}, and the {len(again.samples)} taken again sped up too "
                f"({fmt_seconds(s2.first)} -> {fmt_seconds(s2.last)}): warm-up still running "
                f"(a CPU clock ramp, a GPU boosting from idle, first touches of a large "
-               f"output); the time is the last {len(kept)} samples' median, the steady "
+               f"output); the time is the {last}, the steady "
                f"state so far; call it more first or time with plan='full' (100 ms warm-up)")
     meta["slow_runs_note"] = warning.split(": ", 1)[1]
     return Timing(samples=kept, inner=again.inner, stats=summarize(kept)), meta, warning

@@ -196,7 +196,7 @@ def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float
         return _bench(call, again, clock=clock, sync=sync, inner=inner)
 
     # samples that sped up were still the warm-up: left out, timed again (measure_trend)
-    timing, steady, sped = steady_timing(name, more(None), more)
+    timing, steady, sped = steady_timing(name, more(None), more, plan.min_samples)
     st = timing.stats
     info = {"seconds_stat": SECONDS_STAT, "median_s": st.median, "best_s": st.minimum,
             "spread": st.spread, "iqr_rel": st.iqr_rel, "samples_n": st.n,
