@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fake_sysfs import write_caches
 
 from rooflab.hardware.host import (
     Caches,
@@ -76,17 +77,8 @@ def test_size_text(text, want):
 
 
 def test_sysfs_cache_tree(tmp_path):
-    def index(n, level, kind, size):
-        d = tmp_path / "cpu0" / "cache" / f"index{n}"
-        d.mkdir(parents=True)
-        (d / "level").write_text(f"{level}\n")
-        (d / "type").write_text(f"{kind}\n")
-        (d / "size").write_text(f"{size}\n")
-
-    index(0, 1, "Data", "48K")
-    index(1, 1, "Instruction", "32K")
-    index(2, 2, "Unified", "1024K")
-    index(3, 3, "Unified", "32768K")
+    write_caches(tmp_path, 0, ((1, "Data", "48K", None), (1, "Instruction", "32K", None),
+                               (2, "Unified", "1024K", None), (3, "Unified", "32768K", None)))
     c = sysfs_caches(tmp_path)
     assert (c.l1d, c.l2, c.l3) == (48 * 1024, 1024**2, 32 * 1024**2)
     assert sysfs_caches(tmp_path / "absent") == Caches()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fake_sysfs import write_caches
 
 from rooflab.hardware.host import Caches, HostInfo, numa_nodes, sysfs_caches
 from rooflab.model.ceiling import Ceiling
@@ -179,14 +180,8 @@ def test_pool_rows_are_filled_in_parallel_and_kernels_stream_a_prefix():
 
 # --- F-K: SMT siblings share L1d and L2 -------------------------------------------------------
 def _smt_tree(root, shared="0,64"):
-    for n, (level, kind, size, cpus) in enumerate((
-            (1, "Data", "32K", shared), (1, "Instruction", "32K", shared),
-            (2, "Unified", "1024K", shared), (3, "Unified", "32768K", "0-7,64-71"))):
-        d = root / "cpu0" / "cache" / f"index{n}"
-        d.mkdir(parents=True)
-        for name, text in (("level", level), ("type", kind), ("size", size),
-                           ("shared_cpu_list", cpus)):
-            (d / name).write_text(f"{text}\n")
+    write_caches(root, 0, ((1, "Data", "32K", shared), (1, "Instruction", "32K", shared),
+                           (2, "Unified", "1024K", shared), (3, "Unified", "32768K", "0-7,64-71")))
 
 
 def test_sysfs_counts_the_cpus_sharing_each_cache(tmp_path):

@@ -10,6 +10,7 @@ thread) and cpu0's sysfs cache directories (32K / 512K / 32768K, shared_cpu_list
 from __future__ import annotations
 
 import pytest
+from fake_sysfs import write_caches
 
 from rooflab.hardware import host as H
 from rooflab.hardware.cpu_detect import detect_microarch
@@ -42,15 +43,9 @@ def epyc_sysfs(root, cpus=(0,)):
     for c in cpus:
         ccd = (c % 64) // 8
         l3 = f"{ccd * 8}-{ccd * 8 + 7},{ccd * 8 + 64}-{ccd * 8 + 71}"
-        for idx, (level, kind, size, shared) in enumerate((
-                ("1", "Data", "32K", f"{c % 64},{c % 64 + 64}"),
-                ("2", "Unified", "512K", f"{c % 64},{c % 64 + 64}"),
-                ("3", "Unified", "32768K", l3))):
-            d = root / f"cpu{c}" / "cache" / f"index{idx}"
-            d.mkdir(parents=True)
-            for name, text in (("level", level), ("type", kind), ("size", size),
-                               ("shared_cpu_list", shared)):
-                (d / name).write_text(text + "\n")
+        write_caches(root, c, (("1", "Data", "32K", f"{c % 64},{c % 64 + 64}"),
+                               ("2", "Unified", "512K", f"{c % 64},{c % 64 + 64}"),
+                               ("3", "Unified", "32768K", l3)))
     return root
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from fake_sysfs import write_caches
 
 from rooflab.hardware import host as H
 from rooflab.hardware.cpu_detect import detect_microarch
@@ -73,14 +74,8 @@ def _ccd_sysfs(root, ccds: int, per_ccd: int):
     """A 12-CCD EPYC's sysfs: each CPU's L1d/L2 and its CCD's 32 MiB L3."""
     for c in range(ccds * per_ccd):
         first = c // per_ccd * per_ccd
-        for idx, (level, kind, size, shared) in enumerate((
-                ("1", "Data", "32K", f"{c}"), ("2", "Unified", "1024K", f"{c}"),
-                ("3", "Unified", "32768K", f"{first}-{first + per_ccd - 1}"))):
-            d = root / f"cpu{c}" / "cache" / f"index{idx}"
-            d.mkdir(parents=True)
-            for name, text in (("level", level), ("type", kind), ("size", size),
-                               ("shared_cpu_list", shared)):
-                (d / name).write_text(text + "\n")
+        write_caches(root, c, (("1", "Data", "32K", f"{c}"), ("2", "Unified", "1024K", f"{c}"),
+                               ("3", "Unified", "32768K", f"{first}-{first + per_ccd - 1}")))
     return root
 
 
