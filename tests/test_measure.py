@@ -109,10 +109,11 @@ def test_context_manager_leaves_no_kernel_when_the_block_raises():
 
 
 def test_public_context_manager_form():
-    # a block this short is mostly timer overhead, and measure says so
+    # a block this short is mostly timer overhead, and measure says so (an empty block:
+    # 0.4-1.4 us; sum(range(1000)), 16 us, passed 100 us when preempted, 1 in ~1000)
     with pytest.warns(TimingWarning, match="under 100"):
         with rooflab.measure(flop=2e3, bytes=8e3, name="block") as m:
-            sum(range(1000))
+            pass
     assert m.kernel.name == "block" and m.kernel.seconds > 0
 
 
@@ -171,4 +172,7 @@ def test_decorated_methods_get_their_instance():
     m = Model()
     with pytest.warns(TimingWarning, match="under 100"):
         assert m.forward(2) == 6 and m.forward(5) == 15
-    assert m.forward.kernel.calls == 2 and Model.forward.kernel.calls == 2
+    # a first call preempted for ms on a loaded box is left out as warm-up (measure_warmup)
+    k = m.forward.kernel
+    assert k.calls + k.meta.get("first_calls_left_out", 0) == 2
+    assert Model.forward.kernel.calls == k.calls

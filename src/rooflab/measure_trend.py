@@ -129,6 +129,9 @@ def steady_timing(name: str, first: Timing, more: More, least: int = 0
     kept = again.samples[-s2.n:]
     topped = more(least - len(kept)).samples if len(kept) < least else ()
     meta["raw_samples"] = list(t.samples + again.samples + topped)
+    # every sample before the first kept one is warm-up: the recipe's warm-up calls count
+    # them (calls made = warmup_calls + samples_n x calls_per_sample)
+    meta["warmup_samples_left_out"] = left + len(again.samples) - len(kept)
     last = (f"last {len(kept)} samples' median" if not topped else
             f"median of the last {len(kept)} samples and {len(topped)} taken after them "
             f"(the {least} asked for)")
