@@ -8,8 +8,8 @@ import pytest
 
 import rooflab
 from rooflab.errors import InputError
+from rooflab.measure_aggregate import aggregate
 from rooflab.measure_counts import normalize_bytes, normalize_flop
-from rooflab.measure_runs import aggregate
 from rooflab.measuring import Measurement, TimingWarning, timed_kernel
 from rooflab.probe.timer import FakeClock, TimingPlan
 

@@ -80,7 +80,7 @@ def test_measure_warns_on_a_clock_that_changed_mid_run():
 
 
 def test_a_decorated_function_called_with_two_shapes_warns():
-    from rooflab.measure_runs import aggregate
+    from rooflab.measure_aggregate import aggregate
 
     # one run per call (a decorated function's kernel): 5 calls at one size, 4 at another
     runs = [Kernel("step", {"fp32": 1e6}, {"DRAM": 1e6}, seconds=s, samples=(s,),

@@ -14,10 +14,10 @@ from rooflab.probe import stats
 
 
 def test_the_bimodal_warning_is_the_sample_groups_words():
-    # one function: measure_runs imports model.sample_groups' own, no forwarding wrapper
-    import rooflab.measure_runs as measure_runs
+    # one function: measure_aggregate imports model.sample_groups' own, no forwarding wrapper
+    import rooflab.measure_aggregate as measure_aggregate
 
-    assert measure_runs.bimodal_words is sample_groups.bimodal_words
+    assert measure_aggregate.bimodal_words is sample_groups.bimodal_words
     assert not hasattr(measure_checks, "bimodal_warning")
 
 

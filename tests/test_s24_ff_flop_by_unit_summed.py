@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 import rooflab
-from rooflab.measure_runs import aggregate
+from rooflab.measure_aggregate import aggregate
 from rooflab.measuring import collect
 from rooflab.model.kernel import Kernel
 

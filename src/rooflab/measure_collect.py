@@ -76,7 +76,7 @@ class Collection:
 
     @property
     def kernels(self) -> tuple[Kernel, ...]:
-        from .measure_runs import aggregate  # measure_runs imports this module
+        from .measure_aggregate import aggregate
 
         with self._lock:
             slots = [s if isinstance(s, Kernel) else (list(s), id(s) not in self._warm)

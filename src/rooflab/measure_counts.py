@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, MissingDependency, require
+from .measure_checks import unrun, unrun_refusal
 from .model.kernel import unknown_name
 from .model.provenance import DERIVED, GIVEN
 from .model.schema import level_name
@@ -146,7 +147,10 @@ def _counts(flop, nbytes, fn, args, kwargs,
         from .bench.torch_count import count_call
 
         # the eager original: counting the compiled wrapper would de-compile it (module doc)
-        _, count = count_call(eager_original(fn), args, kwargs)
+        result, count = count_call(eager_original(fn), args, kwargs)
+        kind = unrun(result)   # before "no ops": an async function ran none (s25 r2 F6)
+        if kind is not None:
+            raise InputError(unrun_refusal(_name_of(fn), kind))
         devices = count.devices
         flop_d, bytes_d, prov, meta = _merge_count(flop_d, bytes_d, count, _name_of(fn),
                                                   stacklevel + 1, compiled=is_compiled(fn))
@@ -161,6 +165,8 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
     single_run_warning's does: each form of measure() knows how deep its user's line is
     (a constant was one frame short for a decorated call). `single_run`: the counted run
     was the timed one (decorator); `quiet`: counts reused from an earlier call, said then."""
+    if not count.ops and count.unrun is not None:   # a decorated call's result (torch_count)
+        raise InputError(unrun_refusal(label, count.unrun))
     if not count.ops:
         raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
                          f"counted; pass flop= and bytes= (numbers or dicts)")

@@ -10,7 +10,11 @@ of the same counts exist, a call during which numba compiled (its own event, mea
 and a first call over SLOW_RUN_RATIO x the later ones (a warm-up: a JIT compile, a first
 touch of memory; measure_warmup). A decorated torch.compile'd
 function's counted call runs its eager original (measure_counts.eager_original), so the
-compiled code keeps running later.
+compiled code keeps running later. Calls from several threads at once: each keeps its
+start and thread (measure_overlap), a shape is counted once (the other threads wait for
+its count), and one Measurement entered twice at once times each block (a per-thread
+stack of entries). A decorated function pickles by reference; a forked child's calls
+start its own run list.
 
 With no device given (and, for a decorated function, no CUDA tensor argument) the clock
 is the CPU's, read after a torch.cuda.synchronize() whenever CUDA is in use: the block's
@@ -20,7 +24,10 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
+import os
 import sys
+import threading
 import time
 import types
 import warnings
@@ -28,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import InputError
+from .measure_aggregate import aggregate
 from .measure_checks import (
     TimingWarning,
     counting_warning,
@@ -56,11 +64,8 @@ from .measure_counts import (
     require_counter,
 )
 from .measure_jit import CompileTime, compile_warning, numba_compiles
-from .measure_sums import PER_CALL, summed_count_meta
-from .measure_warmup import compiled_in, left_out, left_out_meta
-from .model.kernel import Kernel, sum_counts
+from .model.kernel import Kernel
 from .model.provenance import GIVEN, MEASURED
-from .model.sample_groups import bimodal_words
 from .probe.timer import Clock
 from .units import fmt_seconds
 
@@ -81,67 +86,88 @@ class Measurement:
         self.name = name
         self.kernel: Kernel | None = None
         self._clock = clock
-        self._counter = None
-        self._t0 = 0.0
-        self._stacklevel = 3   # a warning points at the user's `with` line (4: a decorated call)
+        # one entry's state per open block, on a stack per thread: one object entered
+        # from two threads, or nested in one, times each block (review s25 r2 F2)
+        self._entries = threading.local()
+        self._stacklevel = 3   # a warning points at the user's `with` line (5: a decorated call)
         self._collect = True   # False for a decorated call's block: the wrapper records it
-        self._returned: tuple | None = None   # (result,) of a decorated call: its fused bytes
         self._compiled = False   # a decorated torch.compile'd function (measure_counts)
         self._reuse = None   # a decorated call's earlier TorchCount: time it uncounted
         self.counted = None   # the TorchCount of the last run (counted or reused)
-        self._how = PERF_COUNTER
-        self._jit = CompileTime()   # numba's compiles in the last run (measure_jit)
+
+    def _stack(self) -> list[_Entry]:
+        stack = getattr(self._entries, "stack", None)
+        if stack is None:
+            stack = self._entries.stack = []
+        return stack
 
     def __enter__(self) -> Measurement:
         self.kernel = None
+        e = _Entry()
+        e.counting_from = time.perf_counter()
         if (self.flop is None or self.bytes is None) and self._reuse is None:
             require_counter()
             from .bench.torch_count import FlopCounter, warm_up
 
             warm_up()   # the counter's first use costs seconds: not in the timed run
-            self._counter = FlopCounter()
-            self._counter.__enter__()
+            e.counter = FlopCounter()
+            e.counter.__enter__()
             # a collection pending from earlier work (a torch.compile's graphs) fell in the
             # counted call's timing: 100 ms on a 0.2 ms call, left out as a warm-up. Collected
             # now, outside the clock; a counted call is a new shape's first, so this is rare
             gc.collect()
-        self._returned = None
         if self.device is not None:
             clock = self._clock or device_clock(self.device)[0]
-            self._how = CUDA_EVENTS if self.device.startswith("cuda") else PERF_COUNTER
+            e.how = CUDA_EVENTS if self.device.startswith("cuda") else PERF_COUNTER
         else:
             clock = self._clock or time.perf_counter
-            self._how = PERF_COUNTER   # SYNCED once __exit__ synchronizes
-        self._clock_now = clock
+            e.how = PERF_COUNTER   # SYNCED once __exit__ synchronizes
+        e.clock = clock
         sync = cuda_sync() if self.device is None else None
         # listening costs microseconds: started before the clock, stopped after it
-        self._jit_block = numba_compiles()
-        self._jit = self._jit_block.__enter__()
-        self._t0 = synced(clock, sync)()
+        e.jit_block = numba_compiles()
+        e.jit = e.jit_block.__enter__()
+        e.t0 = synced(clock, sync)()
+        # the start a decorated call's run keeps (measure_overlap): the clock's own reading
+        # when it is perf_counter or a given one (a test's fake clock: read once per step)
+        e.started = e.t0 if self._clock is not None or self.device is None \
+            else time.perf_counter()
+        self._stack().append(e)   # last: an __enter__ that raised leaves no entry behind
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        e = self._stack().pop()
         # CUDA may have been first used inside the block: ask again
         sync = cuda_sync() if self.device is None else None
-        seconds = synced(self._clock_now, sync)() - self._t0
-        self._jit_block.__exit__(None, None, None)
+        seconds = synced(e.clock, sync)() - e.t0
+        e.jit_block.__exit__(None, None, None)
         if sync is not None:
-            self._how = SYNCED
-        counter, self._counter = self._counter, None
+            e.how = SYNCED
+        counter = e.counter
         if counter is not None:
             counter.__exit__(exc_type, exc, tb)
         if exc_type is not None:
             return
         count = self._reuse
         if counter is not None:
-            count = (counter.result_returning(self._returned[0]) if self._returned
+            count = (counter.result_returning(e.returned[0]) if e.returned
                      else counter.result)
-        self.counted = count
-        self.kernel = self._single_run(seconds, count, counted=counter is not None)
-        if self._jit.count:
-            self.kernel = self._compiled_in(self.kernel)
+        kernel = self._single_run(seconds, count, e.how, counted=counter is not None)
+        if e.jit.count:
+            kernel = self._compiled_in(kernel, e.jit)
+        if not self._collect:   # a decorated call's run: when and where it ran
+            when = {"started_s": e.started, "thread_ident": threading.get_ident()}
+            if counter is not None and self._clock is None:
+                when.update(counting_started_s=e.counting_from,
+                            counting_ended_s=time.perf_counter())
+            kernel = kernel.with_(meta={**kernel.meta, **when})
+        self.counted, self.kernel = count, kernel
         if self._collect:
             record(self.kernel)
+
+    def returned(self, result) -> None:
+        """A decorated call's result, for its counted fused bytes (inside the block)."""
+        self._stack()[-1].returned = (result,)
 
     def __repr__(self) -> str:
         # `m` in a notebook cell: what was timed, not <... object at 0x...>
@@ -150,19 +176,19 @@ class Measurement:
         k = self.kernel
         return f"<rooflab measurement '{k.name}': {fmt_seconds(k.seconds)} (.kernel)>"
 
-    def _compiled_in(self, kernel: Kernel) -> Kernel:
+    def _compiled_in(self, kernel: Kernel, jit: CompileTime) -> Kernel:
         """The run with numba's compiles in meta (numba_compiles, numba_compile_s): a
         decorated function's kernel leaves such a call out (measure_warmup); a `with` block,
         one run, keeps it and warns that its time holds the compile."""
-        meta = {**dict(kernel.meta), "numba_compiles": self._jit.count,
-                "numba_compile_s": self._jit.seconds}
+        meta = {**dict(kernel.meta), "numba_compiles": jit.count,
+                "numba_compile_s": jit.seconds}
         if self._collect:
-            said = compile_warning(kernel.name, self._jit.seconds, kernel.seconds or 0.0)
+            said = compile_warning(kernel.name, jit.seconds, kernel.seconds or 0.0)
             warnings.warn(said, TimingWarning, stacklevel=self._stacklevel)
             meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
         return kernel.with_(meta=meta)
 
-    def _single_run(self, seconds: float, count, counted: bool = True) -> Kernel:
+    def _single_run(self, seconds: float, count, how: str, counted: bool = True) -> Kernel:
         name = self.name or "block"
         devices = count.devices if count is not None else ()
         if count is not None:
@@ -176,7 +202,7 @@ class Measurement:
         else:
             flop, nbytes = self.flop, self.bytes
             prov, meta = {"flop": GIVEN, "bytes": GIVEN}, {}
-        unsynced = cpu_clock_warning(name, self._how, devices)
+        unsynced = cpu_clock_warning(name, how, devices)
         if unsynced:
             warnings.warn(unsynced, TimingWarning, stacklevel=self._stacklevel)
         # where the ops ran: the device given, else the counted ops' CUDA device
@@ -192,12 +218,38 @@ class Measurement:
                       provenance={**prov, "seconds": MEASURED}, samples=(seconds,),
                       unit=meta.get("flop_unit"),
                       meta={**meta, "seconds_stat": "single run", "device": device,
-                            "clock": self._how, **threads_meta(None, devices)})
+                            "clock": how, **threads_meta(None, devices)})
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(fn):
             raise InputError(f"@measure(...) decorates a callable; got {type(fn).__name__}")
+        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+            # a call only creates the coroutine: the decorator would time that (3.5 us for
+            # a 0.2 s await, review s25 r2 F5); a `with` block around the await times it
+            gen = inspect.isasyncgenfunction(fn)
+            what, made = ("an async generator", "async generator") if gen else \
+                ("an async", "coroutine")
+            name = getattr(fn, "__name__", fn)
+            raise InputError(
+                f"@measure(...) cannot time {what} function ('{name}'): calling it only "
+                f"creates the {made}, which runs later when awaited; time the await "
+                f"inside it instead: `with rooflab.measure(name=..., flop=..., bytes=...): "
+                f"await ...` (wall time, other tasks' turns included)")
         return _Recorded(fn, self)
+
+
+class _Entry:
+    """One open block of a Measurement (its per-thread stack): the counter, the clock and
+    its start, numba's listener, the clock kind, a decorated call's result."""
+
+    def __init__(self) -> None:
+        self.counter = None
+        self.returned: tuple | None = None
+        self.how = PERF_COUNTER
+        self.t0 = self.started = self.counting_from = 0.0
+        self.clock = time.perf_counter
+        self.jit_block = None
+        self.jit = CompileTime()
 
 
 class _Recorded:
@@ -209,28 +261,67 @@ class _Recorded:
         self._spec = spec
         self.runs: list[Kernel] = []
         self._counts: dict = {}   # argument shapes -> the TorchCount of the call that had them
+        self._fresh_locks()
+        self._cached: tuple | None = None   # (runs, its length, its last run, the aggregate)
+
+    def _fresh_locks(self) -> None:
+        # a shape's first call is counted once: other threads wait for its count (review
+        # s25 r2 F3: 4-5 counted calls for 2 shapes). Re-entrant: a recursive call of the
+        # same shapes inside the counted one counts itself, as it did without threads
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._key_locks: dict = {}
+
+    def _in_this_process(self) -> None:
+        """A forked child inherits the parent's runs (and locks another thread may have
+        held): its calls start a fresh list, so its .kernel is its own calls (review s25
+        r2 F8); the counts stay valid (same shapes, same work)."""
+        if os.getpid() != self._pid:
+            self._fresh_locks()
+            self.runs = []
+            self._cached = None
+
+    def __reduce__(self) -> str:
+        # pickled by reference, as functools.lru_cache's wrapper is: the module attribute
+        # of this name is this wrapper (Pool.map, ProcessPoolExecutor, joblib; review s25
+        # r2 F7). update_wrapper gave it the function's __module__ and __qualname__.
+        return self.__qualname__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._in_this_process()
         spec = self._spec
         if not self.runs:     # once, at the first call: the arguments show the precision
             warn_number_precision(spec._flop_given, args, kwargs)
         block = Measurement(flop=spec.flop, bytes=spec.bytes,
                             device=spec.device or cuda_arg_device(args, kwargs),
                             name=spec.name or _name_of(self._fn), clock=spec._clock)
-        block._stacklevel = 4
+        block._stacklevel = 5   # the user's call line: __call__, _timed, then the block
         block._collect = False
         block._compiled = is_compiled(self._fn)
         key = _shapes_key((args, kwargs))
         counting = spec.flop is None or spec.bytes is None
         block._reuse = self._counts.get(key) if counting and key is not None else None
+        if counting and key is not None and block._reuse is None:
+            with self._lock:
+                lock = self._key_locks.setdefault(key, threading.RLock())
+            with lock:   # another thread counting these shapes: wait for its count
+                block._reuse = self._counts.get(key)
+                if block._reuse is None:
+                    return self._timed(block, args, kwargs, key)
+        return self._timed(block, args, kwargs, None)
+
+    def _timed(self, block: Measurement, args, kwargs, count_key) -> Any:
+        """One call in `block`; `count_key` set: a counted call whose count these argument
+        shapes' later calls reuse."""
+        counting = block._reuse is None and (block.flop is None or block.bytes is None)
         # a counted call of compiled code runs its eager original: under the counter the
         # compiled wrapper would run eagerly anyway, and for good (measure_counts)
-        fn = eager_original(self._fn) if counting and block._reuse is None else self._fn
+        fn = eager_original(self._fn) if counting else self._fn
         with block:
             result = fn(*args, **kwargs)
-            block._returned = (result,)
-        if counting and block._reuse is None and key is not None and block.kernel is not None:
-            self._counts[key] = block.counted
+            block.returned(result)
+        if count_key is not None and block.kernel is not None:
+            self._counts[count_key] = block.counted
         kernel = block.kernel
         threads = threads_meta(self._fn, (), args, kwargs)
         if threads and "threads" not in kernel.meta:   # numba, or given counts on torch args
@@ -254,8 +345,18 @@ class _Recorded:
 
     @property
     def kernel(self) -> Kernel | None:
-        """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count."""
-        return aggregate(self.runs) if self.runs else None
+        """All calls so far as one Kernel: summed FLOP, bytes and time; calls = count.
+        Kept until a call adds a run (a serving loop reads it often: review s25 r2 F9)."""
+        self._in_this_process()
+        runs = self.runs
+        if not runs:
+            return None
+        c = self._cached
+        if c is not None and c[0] is runs and c[1] == len(runs) and c[2] is runs[-1]:
+            return c[3]
+        kernel = aggregate(runs)
+        self._cached = (runs, len(runs), runs[-1], kernel)
+        return kernel
 
     def bench(self, *args: Any, plan=None, samples: int | None = None, **kwargs: Any
               ) -> Kernel:
@@ -297,53 +398,3 @@ def _shapes_key(value, depth: int = 0):
             return ("module", type(value).__qualname__, id(value))
         return None
     return (type(value).__name__, items) if known else None
-
-
-def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
-    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
-    Left out (measure_warmup.left_out): a run timed under the counter when a run timed
-    without it did the same counted work (its time is mostly counting;
-    meta["counted_runs_left_out"]), a run during which numba compiled when one of its work
-    did not (meta["compile_runs_left_out"], whichever call it was), and a first call over
-    SLOW_RUN_RATIO x the median of the later calls of its work (a
-    warm-up: a numba JIT compile, first touches; meta["first_calls_left_out"]); a later
-    call that slow is flagged (meta["slow_runs"]); meta["slow_runs_note"] says which, and
-    meta["raw_samples"] keeps every run's time when any was left out. `first_call` False:
-    runs[0] is not the function's first call in this process (it ran before a collect()
-    block), so it is no warm-up: kept, and flagged when that slow (review r3 F1)."""
-    why, slow = left_out(runs, first_call)
-    dropped = left_out_meta(runs, why, slow, first_call)
-    runs = [k for i, k in enumerate(runs) if i not in why]
-    flop = sum_counts(k.flop for k in runs)
-    nbytes = sum_counts(k.bytes for k in runs)
-    first = runs[0]
-    samples = tuple(s for k in runs for s in k.samples)
-    meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
-    # a run's own compile is the runs' summed compile still in the time (or none)
-    for key in ("numba_compiles", "numba_compile_s"):
-        meta.pop(key, None)
-    held = sum(compiled_in(k) for k in runs)
-    if held:
-        meta["numba_compile_s"] = held
-    if any("timing_includes_counting" in k.meta for k in runs):
-        counted = [k for k in runs if k.meta.get("timing_includes_counting")]
-        meta["timing_includes_counting"] = bool(counted)
-        said = next((k.meta["warning"] for k in counted if "warning" in k.meta), None)
-        if said and said not in meta.get("warning", ""):
-            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
-    meta.update(dropped)
-    # calls of two shapes (or under two clocks) summed into one kernel: its samples, which
-    # compare's U test reads, mix the two (review s20 d2)
-    split = bimodal_words(first.name, samples)
-    if split and split not in meta.get("warning", ""):
-        meta["warning"] = f"{meta['warning']}; {split}" if "warning" in meta else split
-    # the per-op rows, FLOP by unit, fused bytes, the unit: every kept call's, summed as
-    # FLOP and bytes are, not the first call's copied (measure_sums)
-    for key in PER_CALL:
-        meta.pop(key, None)
-    counted, unit = summed_count_meta(runs)
-    meta.update(counted)
-    return Kernel(name=first.name, flop=flop, bytes=nbytes,
-                  seconds=sum(k.seconds or 0.0 for k in runs), calls=len(runs),
-                  provenance=dict(first.provenance), unit=unit, samples=samples,
-                  meta=meta)

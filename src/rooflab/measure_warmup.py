@@ -5,9 +5,11 @@ call it was), and, without that evidence, a first call far slower than the later
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from .measure_checks import SINGLE_RUN_MIN_S
+from .measure_overlap import beside_counted
 from .model.kernel import Kernel
 from .units import fmt_seconds
 
@@ -37,8 +39,10 @@ def compiled_in(k: Kernel) -> float:
 def left_out(runs: list[Kernel], first_call: bool = True) -> tuple[dict[int, str], list[int]]:
     """({index: why} for the runs `aggregate` leaves out, [later runs flagged slow]), per
     work (FLOP and bytes): "counted" (timed under the counter, when a run timed without it
-    did the same work), "compile" (numba compiled during the call, when a call of that work
-    did not: review r6 F1, a 4.4x compile call was kept under the ratio rule) and "first"
+    did the same work), "beside" (it ran while another thread's call was counted, when a
+    call of its work did not: review s25 r2 F3, measure_overlap), "compile" (numba compiled
+    during the call, when a call of that work did not: review r6 F1, a 4.4x compile call
+    was kept under the ratio rule) and "first"
     (the first call, over SLOW_RUN_RATIO x the median of the later calls kept). A later
     call that slow is flagged, not left out: the user called it, and one slow call in the
     middle may be the code's own (a GC, a re-plan). `first_call` False: runs[0] is not the
@@ -48,19 +52,48 @@ def left_out(runs: list[Kernel], first_call: bool = True) -> tuple[dict[int, str
         groups.setdefault(_work(k), []).append(i)
     out: dict[int, str] = {}
     slow: list[int] = []
+    near_count = beside_counted(runs, list(range(len(runs))))
     for idx in groups.values():
         if any(not runs[i].meta.get("timing_includes_counting") for i in idx):
             out.update({i: "counted" for i in idx
                         if runs[i].meta.get("timing_includes_counting")})
         kept = [i for i in idx if i not in out]
+        beside = [i for i in kept if i in near_count]
+        if beside and len(beside) < len(kept):
+            out.update({i: "beside" for i in beside})
+            kept = [i for i in kept if i not in out]
         if any(not compiled_in(runs[i]) for i in kept):
             out.update({i: "compile" for i in kept if compiled_in(runs[i])})
             kept = [i for i in kept if i not in out]
         if first_call and kept and kept[0] == 0 and _too_slow(runs, 0, kept[1:]):
             out[0] = "first"
             kept = kept[1:]
-        slow += [i for i in kept if _too_slow(runs, i, [j for j in kept if j != i])]
+        slow += _slow_among(runs, kept)
     return out, sorted(slow)
+
+
+def _slow_among(runs: list[Kernel], kept: list[int]) -> list[int]:
+    """The runs of `kept` over SLOW_RUN_RATIO x the median of the others (as _too_slow
+    judges each against the rest), with one sort: leaving out one time of the sorted list
+    shifts the later ones down by one, so the median of the rest is one or two of its
+    neighbours (review s25 r2 F9: a sort per call made `.kernel` O(n^2 log n), 122 s at
+    20000 calls). Removing any copy of an equal time leaves the same list: same numbers."""
+    if len(kept) < 2:
+        return []
+    xs = sorted(runs[j].seconds or 0.0 for j in kept)
+    n = len(xs) - 1   # the others' count
+
+    def rest(p: int, j: int) -> float:   # the j-th of xs with the p-th left out
+        return xs[j] if j < p else xs[j + 1]
+
+    out = []
+    for i in kept:
+        t = runs[i].seconds or 0.0
+        p = bisect_left(xs, t)
+        median = rest(p, n // 2) if n % 2 else (rest(p, n // 2 - 1) + rest(p, n // 2)) / 2
+        if t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S:
+            out.append(i)
+    return out
 
 
 def _too_slow(runs: list[Kernel], i: int, others: list[int]) -> bool:
@@ -81,6 +114,8 @@ def _said(runs: list[Kernel], i: int, why: str | None) -> str:
                 f"a warm-up, left out)")
     if why == "first":
         return f"{head} (the first call: a warm-up, left out)"
+    if why == "beside":
+        return f"{head} (left out)"
     held = compiled_in(runs[i])
     return f"{head} (kept{f'; it held a numba compile of {fmt_seconds(held)}' if held else ''})"
 
@@ -96,6 +131,9 @@ def left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int],
     if n_counted:
         meta["counted_runs_left_out"] = n_counted
     ratio = sorted([i for i, r in why.items() if r == "first"] + slow)
+    beside = sorted(i for i, r in why.items() if r == "beside")
+    if beside:
+        meta["beside_count_runs_left_out"] = [i + 1 for i in beside]
     compiled = sorted(i for i, r in why.items() if r == "compile")
     kept_compiled = [i for i, k in enumerate(runs) if i not in why and compiled_in(k)]
     if why.get(0) in ("first", "compile"):
@@ -108,6 +146,11 @@ def left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int],
     if compiled or kept_compiled:
         said = [_said(runs, i, why.get(i)) for i in sorted(compiled + kept_compiled)]
         notes.append(f"numba compiled during {', '.join(said)}; a compile is no part of "
+                     f"the kernel's time")
+    if beside:
+        said = [_said(runs, i, "beside") for i in beside]
+        notes.append(f"ran while another thread's call was counted: {', '.join(said)}; the "
+                     f"counter and its gc.collect hold the interpreter, a wait no part of "
                      f"the kernel's time")
     said = [_said(runs, i, why.get(i)) for i in ratio if i not in kept_compiled]
     if said:

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..measure_checks import unrun
 from ..units import canonical_dtype, flop_precision
 from ..workloads.count import COMPULSORY
 from ..workloads.ops_conv import conv_unit
@@ -121,6 +122,7 @@ class TorchCount:
 
     ops: tuple[OpRecord, ...]
     fused_bytes: float | None = None   # one-pass traffic (module doc); None: returns unknown
+    unrun: str | None = None   # no ops, and the call returned a coroutine / lazy iterator
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -314,8 +316,15 @@ class FlopCounter:
         return TorchCount(ops=tuple(self._records))
 
     def result_returning(self, returned) -> TorchCount:
-        """The count of a call that returned `returned`, with its fused (one-pass) bytes."""
-        return TorchCount(ops=tuple(self._records), fused_bytes=self._one_pass.total(returned))
+        """The count of a call that returned `returned`, with its fused (one-pass) bytes.
+        A call with no ops that returned a coroutine, async generator or lazy iterator ran
+        none of its work: `unrun` names it (and a coroutine is closed), so the caller says
+        that rather than "dispatched no PyTorch ops" (measure_checks.unrun)."""
+        kind = None
+        if not self._records:
+            kind = unrun(returned)
+        return TorchCount(ops=tuple(self._records), fused_bytes=self._one_pass.total(returned),
+                          unrun=kind)
 
     def record(self, func, args, kwargs, out, counted: float) -> None:
         name = func._overloadpacket.__name__ if hasattr(func, "_overloadpacket") else str(func)

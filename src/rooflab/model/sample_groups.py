@@ -91,13 +91,16 @@ def two_groups(samples: Sequence[float]) -> Groups | None:
     xs = sorted(x for x in samples if x > 0 and math.isfinite(x))
     n = len(xs)
     least = max(MIN_GROUP_SAMPLES, math.ceil(MIN_GROUP_SHARE * n))
-    best: Groups | None = None
+    best, best_gap = None, 0.0
+    # Groups' gap and spread read straight off the sorted list: building both halves at
+    # every split was O(n^2) (a decorated function's .kernel at 20k calls: 1.5 s of 1.8)
     for i in range(least, n - least + 1):
-        g = Groups(tuple(xs[:i]), tuple(xs[i:]))
-        if (g.gap > GAP_OVER_SPREAD * g.spread and g.gap >= MIN_GAP_REL * g.fast[-1]
-                and (best is None or g.gap > best.gap)):
-            best = g
-    return best
+        gap = xs[i] - xs[i - 1]
+        spread = max(xs[i - 1] - xs[0], xs[-1] - xs[i])
+        if (gap > GAP_OVER_SPREAD * spread and gap >= MIN_GAP_REL * xs[i - 1]
+                and (best is None or gap > best_gap)):
+            best, best_gap = i, gap
+    return None if best is None else Groups(tuple(xs[:best]), tuple(xs[best:]))
 
 
 # The profilers whose kernels are launch groups (module doc): ingest.aggregate.group_kernel

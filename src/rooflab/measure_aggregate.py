@@ -1,0 +1,76 @@
+"""`aggregate`: a decorated function's timed runs as one Kernel (`fn.kernel`, and each
+collect() block's slot for it). Which runs it leaves out is measure_warmup's; the counted
+meta summed over the kept runs, measure_sums'; the calls that ran at once in several
+threads, measure_overlap's."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .measure_checks import TimingWarning
+from .measure_overlap import RUN_KEYS, overlap_meta
+from .measure_sums import PER_CALL, summed_count_meta
+from .measure_warmup import compiled_in, left_out, left_out_meta
+from .model.kernel import Kernel, sum_counts
+from .model.sample_groups import bimodal_words
+
+
+def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
+    """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
+    Left out (measure_warmup.left_out): a run timed under the counter when a run timed
+    without it did the same counted work (its time is mostly counting;
+    meta["counted_runs_left_out"]), a run during which numba compiled when one of its work
+    did not (meta["compile_runs_left_out"], whichever call it was), and a first call over
+    SLOW_RUN_RATIO x the median of the later calls of its work (a
+    warm-up: a numba JIT compile, first touches; meta["first_calls_left_out"]); a later
+    call that slow is flagged (meta["slow_runs"]); meta["slow_runs_note"] says which, and
+    meta["raw_samples"] keeps every run's time when any was left out. `first_call` False:
+    runs[0] is not the function's first call in this process (it ran before a collect()
+    block), so it is no warm-up: kept, and flagged when that slow (review r3 F1).
+    Calls that ran at once in several threads (measure_overlap): the time is the span the
+    kept calls were busy, not their sum (meta overlapped_calls, calling_threads,
+    summed_call_s, wall_span_s; a TimingWarning and meta["warning"] say so); a call that
+    ran while another thread's call was counted is left out (beside_count_runs_left_out)."""
+    why, slow = left_out(runs, first_call)
+    dropped = left_out_meta(runs, why, slow, first_call)
+    runs = [k for i, k in enumerate(runs) if i not in why]
+    flop = sum_counts(k.flop for k in runs)
+    nbytes = sum_counts(k.bytes for k in runs)
+    first = runs[0]
+    samples = tuple(s for k in runs for s in k.samples)
+    meta: dict[str, Any] = {**dict(first.meta), "seconds_stat": "sum of single runs"}
+    # a run's own compile is the runs' summed compile still in the time (or none)
+    for key in ("numba_compiles", "numba_compile_s", *RUN_KEYS):
+        meta.pop(key, None)
+    held = sum(compiled_in(k) for k in runs)
+    if held:
+        meta["numba_compile_s"] = held
+    if any("timing_includes_counting" in k.meta for k in runs):
+        counted = [k for k in runs if k.meta.get("timing_includes_counting")]
+        meta["timing_includes_counting"] = bool(counted)
+        said = next((k.meta["warning"] for k in counted if "warning" in k.meta), None)
+        if said and said not in meta.get("warning", ""):
+            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+    meta.update(dropped)
+    # calls of two shapes (or under two clocks) summed into one kernel: its samples, which
+    # compare's U test reads, mix the two (review s20 d2)
+    split = bimodal_words(first.name, samples)
+    if split and split not in meta.get("warning", ""):
+        meta["warning"] = f"{meta['warning']}; {split}" if "warning" in meta else split
+    # the per-op rows, FLOP by unit, fused bytes, the unit: every kept call's, summed as
+    # FLOP and bytes are, not the first call's copied (measure_sums)
+    for key in PER_CALL:
+        meta.pop(key, None)
+    counted, unit = summed_count_meta(runs)
+    meta.update(counted)
+    seconds, overlap, said = overlap_meta(runs, first.name)
+    if seconds is None:
+        seconds = sum(k.seconds or 0.0 for k in runs)
+    else:
+        meta.update(overlap, seconds_stat="busy span of calls that ran at once")
+        meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+        warnings.warn(said, TimingWarning, stacklevel=3)
+    return Kernel(name=first.name, flop=flop, bytes=nbytes, seconds=seconds, calls=len(runs),
+                  provenance=dict(first.provenance), unit=unit, samples=samples,
+                  meta=meta)
