@@ -14,6 +14,7 @@ import time
 import warnings
 
 import pytest
+from thread_runs import in_threads
 
 from rooflab.measure_aggregate import aggregate
 from rooflab.measure_checks import TimingWarning
@@ -88,11 +89,7 @@ def test_calls_from_two_threads_at_once_read_the_wall_span():
         gate.wait()
         nap()
 
-    threads = [threading.Thread(target=go) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(go, 2)
     with pytest.warns(TimingWarning, match="ran at once in 2 threads"):
         k = nap.kernel
     assert k.meta["overlapped_calls"] == 2 and k.meta["calling_threads"] == 2
@@ -189,11 +186,7 @@ def test_a_shape_is_counted_once_whatever_the_threads():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        threads = [threading.Thread(target=go) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        in_threads(go, 4)
         k = dbl.kernel
     counted = [r for r in dbl.runs if r.meta.get("timing_includes_counting")]
     assert len(dbl.runs) == 4 and len(counted) == 1   # the old code counted all 4

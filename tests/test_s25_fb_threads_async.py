@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from thread_runs import in_threads
 
 import rooflab
 from rooflab.errors import InputError
@@ -119,11 +120,7 @@ def test_first_calls_from_threads_waiting_on_one_compile_are_left_out():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        threads = [threading.Thread(target=worker) for _ in range(3)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        in_threads(worker, 3)
         k = s.kernel
     # one thread compiled, the others waited on numba's lock for it: every call that
     # took compile time (a warm call of 100k adds is well under a millisecond) says so

@@ -26,7 +26,6 @@ import functools
 import gc
 import inspect
 import os
-import sys
 import threading
 import time
 import types
@@ -64,6 +63,7 @@ from .measure_counts import (
     require_counter,
 )
 from .measure_jit import CompileTime, compile_warning, numba_compiles
+from .measure_shapes import shapes_key
 from .model.kernel import Kernel
 from .model.provenance import GIVEN, MEASURED
 from .probe.timer import Clock
@@ -235,6 +235,14 @@ class Measurement:
                 f"creates the {made}, which runs later when awaited; time the await "
                 f"inside it instead: `with rooflab.measure(name=..., flop=..., bytes=...): "
                 f"await ...` (wall time, other tasks' turns included)")
+        if inspect.isgeneratorfunction(fn):
+            # the same for a generator: 12 us read for 50 ms of work (review s25 r3 N6)
+            name = getattr(fn, "__name__", fn)
+            raise InputError(
+                f"@measure(...) cannot time a generator function ('{name}'): calling it only "
+                f"creates the generator, whose work runs later as it is iterated; time the "
+                f"loop that consumes it instead: `with rooflab.measure(name=..., flop=..., "
+                f"bytes=...): items = list({name}(...))`")
         return _Recorded(fn, self)
 
 
@@ -250,6 +258,10 @@ class _Entry:
         self.clock = time.perf_counter
         self.jit_block = None
         self.jit = CompileTime()
+
+
+# how long a call waits for another thread's count of the same argument shapes
+COUNT_WAIT_S = 1.0
 
 
 class _Recorded:
@@ -298,16 +310,23 @@ class _Recorded:
         block._stacklevel = 5   # the user's call line: __call__, _timed, then the block
         block._collect = False
         block._compiled = is_compiled(self._fn)
-        key = _shapes_key((args, kwargs))
+        key = shapes_key((args, kwargs))
         counting = spec.flop is None or spec.bytes is None
         block._reuse = self._counts.get(key) if counting and key is not None else None
         if counting and key is not None and block._reuse is None:
             with self._lock:
                 lock = self._key_locks.setdefault(key, threading.RLock())
-            with lock:   # another thread counting these shapes: wait for its count
+            # another thread counting these shapes: wait for its count, but not for long:
+            # the counted call may itself wait on this thread (a Barrier, a queue), which
+            # hung when this waited for good (review s25 r3 N1); past it, count this call too
+            if not lock.acquire(timeout=COUNT_WAIT_S):
+                return self._timed(block, args, kwargs, key)
+            try:
                 block._reuse = self._counts.get(key)
                 if block._reuse is None:
                     return self._timed(block, args, kwargs, key)
+            finally:
+                lock.release()
         return self._timed(block, args, kwargs, None)
 
     def _timed(self, block: Measurement, args, kwargs, count_key) -> Any:
@@ -351,11 +370,14 @@ class _Recorded:
         runs = self.runs
         if not runs:
             return None
+        n = len(runs)
         c = self._cached
-        if c is not None and c[0] is runs and c[1] == len(runs) and c[2] is runs[-1]:
+        if c is not None and c[0] is runs and c[1] == n and c[2] is runs[-1]:
             return c[3]
-        kernel = aggregate(runs)
-        self._cached = (runs, len(runs), runs[-1], kernel)
+        # the first n runs, copied: other threads may append while this aggregates, and the
+        # cache must describe what was aggregated (review s25 r3 N2: calls 5980 of 6342 runs)
+        kernel = aggregate(runs[:n])
+        self._cached = (runs, n, runs[n - 1], kernel)
         return kernel
 
     def bench(self, *args: Any, plan=None, samples: int | None = None, **kwargs: Any
@@ -366,35 +388,3 @@ class _Recorded:
         spec = self._spec
         return measure(self._fn, *args, flop=spec.flop, bytes=spec.bytes, device=spec.device,
                        name=spec.name, plan=plan, samples=samples, **kwargs)
-
-
-def _shapes_key(value, depth: int = 0):
-    """What a decorated call's counts depend on, as a hashable key: the shape, dtype and
-    device of each array argument, scalars and strings as they are, lists, tuples and dicts
-    by their items, a torch module by its identity (a model or a decorated forward's
-    instance: the same object, the same key; modules live long, so an id is not reused
-    under it); None (count every call) for anything else, whose state may change the work
-    unseen, and for containers nested too deep."""
-    if depth > 4:
-        return None
-    shape = getattr(value, "shape", None)
-    if shape is not None and hasattr(value, "dtype"):
-        return (type(value).__name__, tuple(shape), str(value.dtype),
-                str(getattr(value, "device", "")), bool(getattr(value, "requires_grad", False)))
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return (type(value).__name__, value)
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            return None
-        items = tuple((k, _shapes_key(v, depth + 1)) for k, v in value.items())
-        known = all(v is not None for _, v in items)
-    elif isinstance(value, (tuple, list)):
-        items = tuple(_shapes_key(v, depth + 1) for v in value)
-        known = all(v is not None for v in items)
-    else:
-        torch = sys.modules.get("torch")
-        module = getattr(getattr(torch, "nn", None), "Module", None)
-        if module is not None and isinstance(value, module):
-            return ("module", type(value).__qualname__, id(value))
-        return None
-    return (type(value).__name__, items) if known else None
