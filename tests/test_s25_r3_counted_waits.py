@@ -103,5 +103,7 @@ def test_a_collect_block_per_pool_task_gives_each_tasks_own_calls():
         pytest.skip("needs the fork start method")
     with mp.get_context("fork").Pool(2) as pool:
         got = pool.map(_task, [5, 5, 5, 5])
-    assert [[k.calls for k in ks] for ks in got] == [[5]] * 4
-    assert all(ks[0].flop == {"fp32": 5e3} or sum(ks[0].flop.values()) == 5e3 for ks in got)
+    # a fresh worker's first call may be left out as warm-up (measure_warmup): counted apart
+    assert [[k.calls + k.meta.get("first_calls_left_out", 0) for k in ks]
+            for ks in got] == [[5]] * 4
+    assert all(sum(ks[0].flop.values()) == 1e3 * ks[0].calls for ks in got)

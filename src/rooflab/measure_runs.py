@@ -152,15 +152,16 @@ class Measurement:
         if counter is not None:
             count = (counter.result_returning(e.returned[0]) if e.returned
                      else counter.result)
-        kernel = self._single_run(seconds, count, e.how, counted=counter is not None)
-        if e.jit.count:
-            kernel = self._compiled_in(kernel, e.jit)
+        when = {}
         if not self._collect:   # a decorated call's run: when and where it ran
             when = {"started_s": e.started, "thread_ident": threading.get_ident()}
             if counter is not None and self._clock is None:
                 when.update(counting_started_s=e.counting_from,
                             counting_ended_s=time.perf_counter())
-            kernel = kernel.with_(meta={**kernel.meta, **when})
+        kernel = self._single_run(seconds, count, e.how, counted=counter is not None,
+                                  when=when)
+        if e.jit.count:
+            kernel = self._compiled_in(kernel, e.jit)
         self.counted, self.kernel = count, kernel
         if self._collect:
             record(self.kernel)
@@ -188,7 +189,9 @@ class Measurement:
             meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
         return kernel.with_(meta=meta)
 
-    def _single_run(self, seconds: float, count, how: str, counted: bool = True) -> Kernel:
+    def _single_run(self, seconds: float, count, how: str, counted: bool = True,
+                    when: dict | None = None) -> Kernel:
+        """One run's Kernel; `when`: a decorated call's start and thread, into its meta."""
         name = self.name or "block"
         devices = count.devices if count is not None else ()
         if count is not None:
@@ -218,7 +221,7 @@ class Measurement:
                       provenance={**prov, "seconds": MEASURED}, samples=(seconds,),
                       unit=meta.get("flop_unit"),
                       meta={**meta, "seconds_stat": "single run", "device": device,
-                            "clock": how, **threads_meta(None, devices)})
+                            "clock": how, **threads_meta(None, devices), **(when or {})})
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(fn):
@@ -260,8 +263,9 @@ class _Entry:
         self.jit = CompileTime()
 
 
-# how long a call waits for another thread's count of the same argument shapes
-COUNT_WAIT_S = 1.0
+# how long a call waits for another thread's count of the same argument shapes: past a
+# cold count (torch's first, its dynamo warm-up: 1.5-2.5 s here, more under load)
+COUNT_WAIT_S = 10.0
 
 
 class _Recorded:
@@ -310,9 +314,9 @@ class _Recorded:
         block._stacklevel = 5   # the user's call line: __call__, _timed, then the block
         block._collect = False
         block._compiled = is_compiled(self._fn)
-        key = shapes_key((args, kwargs))
         counting = spec.flop is None or spec.bytes is None
-        block._reuse = self._counts.get(key) if counting and key is not None else None
+        key = shapes_key((args, kwargs)) if counting else None   # counts only: 20 us a call
+        block._reuse = self._counts.get(key) if key is not None else None
         if counting and key is not None and block._reuse is None:
             with self._lock:
                 lock = self._key_locks.setdefault(key, threading.RLock())
