@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .measure_checks import TimingWarning
+from .measure_checks import TimingWarning, add_warning
 from .measure_overlap import RUN_KEYS, overlap_meta
 from .measure_sums import PER_CALL, summed_count_meta
 from .measure_warmup import compiled_in, left_out, left_out_meta
@@ -51,13 +51,13 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
         meta["timing_includes_counting"] = bool(counted)
         said = next((k.meta["warning"] for k in counted if "warning" in k.meta), None)
         if said and said not in meta.get("warning", ""):
-            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+            add_warning(meta, said)
     meta.update(dropped)
     # calls of two shapes (or under two clocks) summed into one kernel: its samples, which
     # compare's U test reads, mix the two (review s20 d2)
     split = bimodal_words(first.name, samples)
     if split and split not in meta.get("warning", ""):
-        meta["warning"] = f"{meta['warning']}; {split}" if "warning" in meta else split
+        add_warning(meta, split)
     # the per-op rows, FLOP by unit, fused bytes, the unit: every kept call's, summed as
     # FLOP and bytes are, not the first call's copied (measure_sums)
     for key in PER_CALL:
@@ -69,7 +69,7 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
         seconds = sum(k.seconds or 0.0 for k in runs)
     else:
         meta.update(overlap, seconds_stat="busy span of calls that ran at once")
-        meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+        add_warning(meta, said)
         warnings.warn(said, TimingWarning, stacklevel=3)
     return Kernel(name=first.name, flop=flop, bytes=nbytes, seconds=seconds, calls=len(runs),
                   provenance=dict(first.provenance), unit=unit, samples=samples,

@@ -111,6 +111,11 @@ def settled_call(call: Callable[[], Any], label: str) -> Callable[[], Any]:
     return call
 
 
+def add_warning(meta: dict, said: str) -> None:
+    """Append `said` to meta["warning"] ("; "-joined: one line per kernel)."""
+    meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+
+
 def unrun(result: Any) -> str | None:
     """What a call returned when it ran none of its work yet: "coroutine", "async
     generator" or "lazy iterator (<type>)"; None for anything else. A coroutine is closed

@@ -37,6 +37,7 @@ from .errors import InputError
 from .measure_aggregate import aggregate
 from .measure_checks import (
     TimingWarning,
+    add_warning,
     counting_warning,
     single_run_warning,
     warn_number_precision,
@@ -186,7 +187,7 @@ class Measurement:
         if self._collect:
             said = compile_warning(kernel.name, jit.seconds, kernel.seconds or 0.0)
             warnings.warn(said, TimingWarning, stacklevel=self._stacklevel)
-            meta["warning"] = f"{meta['warning']}; {said}" if "warning" in meta else said
+            add_warning(meta, said)
         return kernel.with_(meta=meta)
 
     def _single_run(self, seconds: float, count, how: str, counted: bool = True,
