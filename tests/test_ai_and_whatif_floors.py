@@ -129,22 +129,27 @@ def test_ridge_band_note_on_two_roof_profile(capsys, files):
     assert not [n for n in d["notes"] if "near ridge" in n]
 
 
-# --- 12d F: fp4 is held to fp8, and says so ------------------------------------------
+# --- 12d F, s26: fp4 has its own ceiling on Blackwell, fp8's elsewhere, and says so ------
 
 def test_fp4_note_on_b200(capsys):
     d = _json(capsys, ["ai", "matmul", "4096", "4096", "4096", "--dtype", "fp4", "--on",
                        "b200", "--json"])
-    assert d["dtype"] == "fp4" and d["precision"] == "fp8"
+    assert d["dtype"] == "fp4" and d["precision"] == "fp4"
     assert d["bytes"] == pytest.approx(3 * 4096**2 * 0.5)          # 25.2 MB: fp4's bytes
-    assert d["time_floor_s"] == pytest.approx(MM / 4.5e15)          # 30.5 us at fp8
+    assert d["compute_ceiling"] == "fp4 tensor"
+    assert d["time_floor_s"] == pytest.approx(MM / 9e15)            # 15.3 us at fp4
     (note,) = [n for n in d["notes"] if "fp4" in n]
-    assert note.startswith("no fp4 ceiling in rooflab; held to fp8 tensor")
-    assert "2x fp8" in note
+    assert note.startswith("fp4 bytes at 0.5 B per element, block scales not counted")
     code, out, _ = _run(capsys, ["ai", "matmul", "4096", "4096", "4096", "--dtype", "fp4",
                                  "--on", "b200"])
-    assert "(matmul, fp4 held as fp8, tensor)" in out and "note: no fp4 ceiling" in out
+    assert "(matmul, fp4, tensor)" in out and "binding ceiling: fp4 tensor" in out
+    d = _json(capsys, ["ai", "matmul", "4096", "4096", "4096", "--dtype", "fp4", "--on",
+                       "h100 sxm", "--json"])                        # no fp4 math: fp8's
+    assert d["compute_ceiling"] == "fp8 tensor"
+    assert d["time_floor_s"] == pytest.approx(MM / 1979e12)
+    assert any("has no fp4 ceiling; using fp8 tensor" in n for n in d["notes"])
     d = _json(capsys, ["ai", "matmul", "64", "64", "64", "--dtype", "fp4", "--json"])
-    assert any("no fp4 ceiling" in n for n in d["notes"])           # without --on too
+    assert any("block scales not counted" in n for n in d["notes"])  # without --on too
 
 
 # --- 12d L1, L2, L3, L5 ---------------------------------------------------------------

@@ -214,7 +214,7 @@ def test_default_draws_kernels_ceilings_and_top_float():
     assert "drawn 2 of 9" in note and "int4 tensor" in note and "--precision all" in note
     drawn = plot_roofline([BIG], [SOFTMAX])
     legend = [t.get_text() for t in drawn.ax_.get_legend().get_texts()]
-    assert "7 compute ceiling(s) not drawn (--precision all)" in legend
+    assert "7 compute ceiling(s) not drawn (rooflab plot --precision all)" in legend
     # The kernel is judged by the full roof whatever is drawn.
     # softmax: 2e11 FLOP/s achieved at AI 0.125 under min(19.5e12, 0.125 x 2.04e12).
     assert d.points[0].percent_of_roof == pytest.approx(2e11 / 2.55e11 * 100)

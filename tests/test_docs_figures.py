@@ -153,7 +153,7 @@ def test_ai_floor_keys_as_json_md_gives_them(capsys, monkeypatch):
         assert f"`{key}`" in text, key
     fp4 = json.loads(run(capsys, monkeypatch, "ai", "matmul", "64", "64", "64", "--dtype",
                          "fp4", "--json"))
-    assert (fp4["dtype"], fp4["precision"]) == ("fp4", "fp8")
+    assert (fp4["dtype"], fp4["precision"]) == ("fp4", "fp4")
 
 
 def test_compare_work_keys_and_the_json_md_example(tmp_path, capsys, monkeypatch):

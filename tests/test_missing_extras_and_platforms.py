@@ -50,6 +50,28 @@ def _missing(monkeypatch, *names):
         monkeypatch.setitem(sys.modules, name, None)
 
 
+class _NotInstalled:
+    """A meta-path finder that refuses `names`: the module is absent from sys.modules, as on
+    a machine without it. (sys.modules[name] = None is not absent to every library: scipy's
+    array-API check reads sys.modules['torch'].Tensor, so a timing that slowed under load,
+    whose Mann-Whitney test runs in scipy, raised AttributeError: 1 run in 4 on a busy box.)"""
+
+    def __init__(self, names):
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.names:
+            raise ImportError(f"No module named {fullname!r} (simulated)")
+        return None
+
+
+def _not_installed(monkeypatch, *names):
+    for name in list(sys.modules):
+        if name.split(".")[0] in names:
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_NotInstalled(names), *sys.meta_path])
+
+
 # --- missing extras: one error line naming the right extra, before any work ---------------
 def test_probe_torch_cpu_without_torch_names_the_torch_extra(monkeypatch, capsys, tmp_path):
     _missing(monkeypatch, "torch")
@@ -94,7 +116,7 @@ def test_measure_api_with_given_counts_needs_neither_numba_nor_torch(monkeypatch
     import rooflab
     from rooflab.errors import MissingDependency
 
-    _missing(monkeypatch, "torch", "numba")
+    _not_installed(monkeypatch, "torch", "numba")
     k = rooflab.measure(lambda: sum(range(1000)), flop=1e3, bytes=8e3, plan="quick")
     assert k.seconds > 0 and k.flop == {"fp32": 1e3} and k.bytes == {"DRAM": 8e3}
     with pytest.raises(MissingDependency, match=r"rooflab\[torch\]"):

@@ -7,7 +7,8 @@ import json
 from rooflab.cli.main import main
 from rooflab.hardware.resolve import load_roof
 from rooflab.workloads.llm.config import load_config
-from rooflab.workloads.llm.settings import bf16_fallback_note, settings_for
+from rooflab.workloads.llm.settings import settings_for
+from rooflab.workloads.llm.settings_dtype import bf16_fallback_note
 
 
 def test_gpt_oss_runs_bf16_from_its_mxfp4_checkpoint(capsys):

@@ -55,7 +55,8 @@ def test_ncu_rep_csv_reads_back_with_the_same_advice(capsys, tmp_path):
     shared = COLUMNS + BANDWIDTH_COLUMNS
     assert header[len(shared):] == [
         "source", "grid", "block", "sms", "occupancy_theoretical", "occupancy_achieved",
-        "occupancy_limiter", "occupancy_limit_blocks", "fma_share_fp64", "flop_fp64"]
+        "occupancy_limiter", "occupancy_limit_blocks", "sm_clock_hz", "cc", "fma_share_fp64",
+        "flop_fp64"]
     main_k = _advice(back, "sigma_gpp_gpu_34")
     # this recording's FMA share of fp64 add/mul/fma: s = 0.4597, (1 + 0.46) / 2 = 73 %
     raise_occ = next(a for a in main_k["advice"] if a["action"].startswith("raise occupancy"))
@@ -78,7 +79,8 @@ def test_ncu_csv_export_reads_back_with_its_fma_ceiling(capsys, tmp_path):
     assert back["diagnosis"] == direct["diagnosis"]
     # a CSV export has no occupancy section: only what it recorded gets a column
     assert header[len(COLUMNS + BANDWIDTH_COLUMNS):] == [
-        "source", "grid", "block", "fma_share_fp64", "flop_fp64"]
+        "source", "grid", "block", "sm_clock_hz", "cc", "fma_share_fp64",
+        "flop_fp64"]
     words = json.dumps(_advice(back, "sigma_gpp_gpu_34"))
     # s = 0.508 (this export's counts): (1 + 0.51) / 2 = 75 % (old: no FMA words at all)
     assert "this mix tops out at (1 + 0.51) / 2 = 75% of the peak" in words

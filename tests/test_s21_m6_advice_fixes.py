@@ -143,7 +143,7 @@ def test_gpu_side_time_above_the_floor_is_not_called_below_it(capsys, tmp_path):
         {"name": "tiny", "flop": {"fp32": 1e6}, "bytes": {"DRAM": 1e6}, "seconds": 0.001,
          "calls": 1000, "meta": {"source": "ncu"}}])
     d = _json(capsys, ["whatif", path, "--on", A100, "--bytes-scale", "1"])
-    said = [n for n in d["warnings"] if "measured below calls x" in n]
+    said = [n for n in d["warnings"] if "measured at or below half of calls x" in n]
     assert len(said) == 1 and "tiny (1 ms over 1000 calls)" in said[0]
     assert "mm (" not in said[0]
 

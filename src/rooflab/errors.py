@@ -227,9 +227,9 @@ def install_reason(extra: str) -> str:
                 "usually fails; the CPU probe needs numba, the other verbs do not)")
     if extra != "torch":
         return ""
+    # said whole here: the wheel has no docs/ to point to (review s26 r1 F5)
     return ("(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "
-            "build; on a GPU machine install the CUDA build instead; docs/install.md in "
-            "rooflab's source tree)")
+            "build; on a GPU machine install the CUDA build instead)")
 
 
 class DeviceError(RooflabError):

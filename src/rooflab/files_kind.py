@@ -89,3 +89,31 @@ def is_roofline_header(cells) -> bool:
     """The one rule for a roofline.csv header: it names a bandwidth column (HBMBw, MALLBw,
     L2Bw, L1Bw); kernel files and profiler readers ask this same question."""
     return bool({str(c).strip() for c in cells} & set(ROOFLINE_BANDWIDTH_COLUMNS))
+
+
+# --- Intel Advisor's per-loop survey CSV (ingest/advisor_survey.py reads it) --------------
+# `advisor --report=survey --format=csv [--show-all-columns]`: its header names the loop
+# column and the roofline's Self columns (reframe-hpc/reframe's intel_advisor_roofline.py:
+# Self GFLOPS = Self GFLOP / Self Elapsed Time, Self GB/s = Self Memory GB / Self Elapsed
+# Time). file_kind leaves it 'rooflab': kernelfile.load_kernels tells it apart, so that
+# `report loops.csv` reads it as a kernel file and a missing column's error names Advisor.
+ADVISOR_LOOP_COLUMN = "Function Call Sites and Loops"
+ADVISOR_SELF_COLUMNS = ("Self GFLOP", "Self Memory GB", "Self Elapsed Time", "Self GFLOPS",
+                        "Self GB/s", "Self AI")
+ADVISOR_DELIMITERS = (",", "\t", ";")
+
+
+def advisor_header(text: str) -> tuple[int, str] | None:
+    """(0-based line, delimiter) of an Advisor survey CSV's header among the first lines
+    (a 'sep=,' line, a banner and a version line come before it), None when there is none:
+    the loop column, or two of the Self columns."""
+    for n, line in enumerate(text.splitlines()[:60]):
+        for delimiter in ADVISOR_DELIMITERS:
+            cells = {c.strip().strip('"') for c in line.split(delimiter)}
+            if ADVISOR_LOOP_COLUMN in cells or len(cells & set(ADVISOR_SELF_COLUMNS)) >= 2:
+                return n, delimiter
+    return None
+
+
+def is_advisor_survey(text: str) -> bool:
+    return advisor_header(text) is not None

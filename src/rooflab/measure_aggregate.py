@@ -8,15 +8,16 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .measure_checks import TimingWarning, add_warning
+from .measure_checks import OverlapWarning, add_warning
 from .measure_overlap import RUN_KEYS, overlap_meta
 from .measure_sums import PER_CALL, summed_count_meta
 from .measure_warmup import compiled_in, left_out, left_out_meta
 from .model.kernel import Kernel, sum_counts
-from .model.sample_groups import bimodal_words
+from .model.sample_groups import BUSY_SPAN, bimodal_words
+from .units import fmt_seconds
 
 
-def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
+def aggregate(runs: list[Kernel], first_call: bool = True, stacklevel: int = 3) -> Kernel:
     """Several timed runs of one kernel as one Kernel (FLOP, bytes, seconds summed).
     Left out (measure_warmup.left_out): a run timed under the counter when a run timed
     without it did the same counted work (its time is mostly counting;
@@ -30,8 +31,9 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
     block), so it is no warm-up: kept, and flagged when that slow (review r3 F1).
     Calls that ran at once in several threads (measure_overlap): the time is the span the
     kept calls were busy, not their sum (meta overlapped_calls, calling_threads,
-    summed_call_s, wall_span_s; a TimingWarning and meta["warning"] say so); a call that
-    ran while another thread's call was counted is left out (beside_count_runs_left_out)."""
+    summed_call_s, wall_span_s; an OverlapWarning, `stacklevel` frames up, and
+    meta["warning"] say so); a call that ran while another thread's call was counted is
+    left out (beside_count_runs_left_out)."""
     why, slow = left_out(runs, first_call)
     dropped = left_out_meta(runs, why, slow, first_call)
     runs = [k for i, k in enumerate(runs) if i not in why]
@@ -53,9 +55,12 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
         if said and said not in meta.get("warning", ""):
             add_warning(meta, said)
     meta.update(dropped)
+    seconds, overlap, said = overlap_meta(runs, first.name)
     # calls of two shapes (or under two clocks) summed into one kernel: its samples, which
-    # compare's U test reads, mix the two (review s20 d2)
-    split = bimodal_words(first.name, samples)
+    # compare's U test reads, mix the two (review s20 d2); calls that ran at once, with
+    # the contention between them first (review s26)
+    split = bimodal_words(first.name, samples, busy=overlap.get("overlapped_calls", 0),
+                          threads=overlap.get("calling_threads"))
     if split and split not in meta.get("warning", ""):
         add_warning(meta, split)
     # the per-op rows, FLOP by unit, fused bytes, the unit: every kept call's, summed as
@@ -64,13 +69,35 @@ def aggregate(runs: list[Kernel], first_call: bool = True) -> Kernel:
         meta.pop(key, None)
     counted, unit = summed_count_meta(runs)
     meta.update(counted)
-    seconds, overlap, said = overlap_meta(runs, first.name)
     if seconds is None:
         seconds = sum(k.seconds or 0.0 for k in runs)
     else:
-        meta.update(overlap, seconds_stat="busy span of calls that ran at once")
+        meta.update(overlap, seconds_stat=BUSY_SPAN)
         add_warning(meta, said)
-        warnings.warn(said, TimingWarning, stacklevel=3)
+        warnings.warn(said, OverlapWarning, stacklevel=stacklevel)
     return Kernel(name=first.name, flop=flop, bytes=nbytes, seconds=seconds, calls=len(runs),
                   provenance=dict(first.provenance), unit=unit, samples=samples,
                   meta=meta)
+
+
+def kept_meta(kernel: Kernel, keep: int | None, calls: int, kept: int) -> Kernel:
+    """A kernel of a function decorated with keep=N (measure_runs): `kept` of its `calls`
+    so far are left, the earlier ones dropped to bound the memory (~1.5 kB a run).
+    meta keep_last and calls_dropped say so (calls_dropped 0 while all are kept)."""
+    if keep is None:
+        return kernel
+    return kernel.with_(meta={**kernel.meta, "keep_last": keep,
+                              "calls_dropped": max(calls - kept, 0)})
+
+
+def runs_repr(name: str, runs: list[Kernel], calls: int) -> str:
+    """A decorated function's repr: its calls timed and their summed time (of the last
+    ones kept, with keep=N, when earlier ones were dropped)."""
+    if not runs:
+        return f"<rooflab.measure'd function '{name}': no calls timed yet>"
+    total = sum(k.seconds or 0.0 for k in runs)
+    n = len(runs)
+    held = (f"{calls} calls timed, the last {n} kept" if calls > n else
+            f"{n} call{'s' if n != 1 else ''} timed")
+    return (f"<rooflab.measure'd function '{name}': {held}, {fmt_seconds(total)} in "
+            f"{'them' if calls > n else 'all'} (.kernel, .runs)>")

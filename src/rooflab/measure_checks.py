@@ -28,6 +28,12 @@ class TimingWarning(UserWarning):
     meta["warning"] says by how much."""
 
 
+class OverlapWarning(TimingWarning):
+    """A decorated function's calls ran at once in several threads: its time is the span
+    they were busy (measure_overlap). Its own class so that `rooflab bench --run` says it
+    in a `warning:` line of its own, once per kernel, rather than as Python's warning."""
+
+
 # measure()'s own keywords: a keyword of these names is measure's, never the function's
 OPTIONS = ("flop", "bytes", "device", "name", "plan", "samples")
 _BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -221,3 +227,35 @@ def counting_warning(name: str, count, compiled: bool = False) -> str:
             f"counter, or benchmark it with rooflab.measure(fn, *args) (counted in an "
             f"untimed call); a decorated function times later calls with the same argument "
             f"shapes without it")
+
+
+def refuse_lazy(fn: Callable[..., Any]) -> None:
+    """@measure(...) on an async def, an async generator or a generator function: a call
+    only creates the coroutine or generator, so the decorator would time that (3.5 us for
+    a 0.2 s await, review s25 r2 F5; 12 us read for 50 ms of work, s25 r3 N6)."""
+    name = getattr(fn, "__name__", fn)
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+        gen = inspect.isasyncgenfunction(fn)
+        what, made = ("an async generator", "async generator") if gen else \
+            ("an async", "coroutine")
+        raise InputError(
+            f"@measure(...) cannot time {what} function ('{name}'): calling it only "
+            f"creates the {made}, which runs later when awaited; time the await "
+            f"inside it instead: `with rooflab.measure(name=..., flop=..., bytes=...): "
+            f"await ...` (wall time, other tasks' turns included)")
+    if inspect.isgeneratorfunction(fn):
+        raise InputError(
+            f"@measure(...) cannot time a generator function ('{name}'): calling it only "
+            f"creates the generator, whose work runs later as it is iterated; time the "
+            f"loop that consumes it instead: `with rooflab.measure(name=..., flop=..., "
+            f"bytes=...): items = list({name}(...))`")
+
+
+def check_keep(keep: Any) -> int | None:
+    """@measure(keep=N)'s N: None (every call kept) or a whole number of 1 or more."""
+    if keep is None:
+        return None
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise InputError(f"measure(keep=...): the number of a decorated function's latest "
+                         f"calls to keep must be a whole number of 1 or more; got {keep!r}")
+    return keep

@@ -30,6 +30,7 @@ outside any block, a thread pool made before the block) never record into it.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -57,34 +58,54 @@ class Collection:
         # the run lists (by id) of functions that ran before the block: their first call in
         # it is no warm-up (review r3 F1: a warm `step` lost a call to load on the machine)
         self._warm: set[int] = set()
+        self._calls: dict[int, int] = {}   # per run list (by id): its calls, dropped included
 
     def add(self, kernel: Kernel) -> None:
         with self._lock:
             self._slots.append(kernel)
 
     def add_run(self, owner: object, kernel: Kernel) -> None:
-        """One call of a decorated function `owner`: joins that function's one slot."""
+        """One call of a decorated function `owner`: joins that function's one slot (the
+        last N runs when it was decorated with keep=N, as its own .runs)."""
         with self._lock:
             runs = self._runs_of.get(id(owner))
             if runs is None:
-                runs = self._runs_of[id(owner)] = []
+                keep = _keep(owner)
+                runs = self._runs_of[id(owner)] = [] if keep is None else deque(maxlen=keep)
                 self._slots.append(runs)
                 self._owners.append(owner)
+                self._calls[id(runs)] = 0
                 if not _first_call(owner, kernel):
                     self._warm.add(id(runs))
             runs.append(kernel)
+            self._calls[id(runs)] += 1
 
     @property
     def kernels(self) -> tuple[Kernel, ...]:
-        from .measure_aggregate import aggregate
+        from .measure_aggregate import aggregate, kept_meta
 
         with self._lock:
-            slots = [s if isinstance(s, Kernel) else (list(s), id(s) not in self._warm)
-                     for s in self._slots]
-        return tuple(s if isinstance(s, Kernel) else aggregate(*s) for s in slots)
+            slots = [s if isinstance(s, Kernel) else
+                     (list(s), s.maxlen if isinstance(s, deque) else None, self._calls[id(s)],
+                      id(s) not in self._warm) for s in self._slots]
+        out = []
+        for s in slots:   # a loop, not a generator: a warning names the caller's line
+            if isinstance(s, Kernel):
+                out.append(s)
+                continue
+            runs, keep, calls, first = s
+            out.append(kept_meta(aggregate(runs, first and calls == len(runs)), keep, calls,
+                                 len(runs)))
+        return tuple(out)
 
     def __len__(self) -> int:
         return len(self._slots)
+
+
+def _keep(owner: object) -> int | None:
+    """The N of a function decorated with keep=N (measure_runs), None for any other."""
+    keep = getattr(getattr(owner, "_spec", None), "keep", None)
+    return keep if isinstance(keep, int) and not isinstance(keep, bool) else None
 
 
 def _first_call(owner: object, kernel: Kernel) -> bool:

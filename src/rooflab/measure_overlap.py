@@ -123,10 +123,30 @@ def overlap_meta(runs: list[Kernel], name: str
     # runs without a start (none today, from this module's caller) add their whole time
     wall += sum(r.seconds or 0.0 for r, s in zip(runs, spans, strict=True) if s is None)
     threads = len({s[2] for s in known})
-    said = (f"'{name}': {k} of {len(runs)} calls ran at once in {threads} threads; each "
+    return wall, {"overlapped_calls": k, "calling_threads": threads,
+                  "summed_call_s": summed, "wall_span_s": wall}, \
+        overlap_words(name, k, len(runs), threads, wall, summed)
+
+
+def overlap_words(name: str, k: int, n: int, threads: int, wall: float,
+                  summed: float) -> str:
+    """The warning for `k` of `n` calls that ran at once in `threads` threads."""
+    return (f"'{name}': {k} of {n} calls ran at once in {threads} threads; each "
             f"call's own time includes waiting for the others, so the time given is the "
             f"span they were busy ({fmt_seconds(wall)}, not the summed "
             f"{fmt_seconds(summed)}) and the per-call samples are latencies under that "
             f"contention; time one call alone with rooflab.measure(fn, *args)")
-    return wall, {"overlapped_calls": k, "calling_threads": threads,
-                  "summed_call_s": summed, "wall_span_s": wall}, said
+
+
+def overlap_note(kernel: Kernel) -> str:
+    """overlap_words from an aggregated kernel's meta (under its name as shown now:
+    `bench --run` renames a second kernel of one name 'step#2'); '' when its calls did
+    not overlap, or the meta is not what aggregate writes (a hand-edited file)."""
+    m = kernel.meta
+    k, threads = m.get("overlapped_calls"), m.get("calling_threads")
+    wall, summed = m.get("wall_span_s"), m.get("summed_call_s")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1e18
+               for v in (k, threads, wall, summed)) or not k:   # NaN, inf: not aggregate's
+        return ""
+    return overlap_words(kernel.name, int(k), kernel.calls, int(threads), float(wall),
+                         float(summed))

@@ -8,13 +8,14 @@ call with given argument shapes and reuses those counts for later calls with the
 shapes, timed without the counter; its kernel leaves a counted run out when uncounted runs
 of the same counts exist, a call during which numba compiled (its own event, measure_jit)
 and a first call over SLOW_RUN_RATIO x the later ones (a warm-up: a JIT compile, a first
-touch of memory; measure_warmup). A decorated torch.compile'd
-function's counted call runs its eager original (measure_counts.eager_original), so the
-compiled code keeps running later. Calls from several threads at once: each keeps its
-start and thread (measure_overlap), a shape is counted once (the other threads wait for
-its count), and one Measurement entered twice at once times each block (a per-thread
-stack of entries). A decorated function pickles by reference; a forked child's calls
-start its own run list.
+touch of memory; measure_warmup). A decorated torch.compile'd function's counted call
+runs its eager original (measure_counts.eager_original), so the compiled code keeps
+running later. Calls from several threads at once: each keeps its start and thread
+(measure_overlap), a shape is counted once (the other threads wait for its count), and one
+Measurement entered twice at once times each block (a per-thread stack of entries). A
+recursive call is part of the call it is in (one run per outermost call, per thread);
+keep=N keeps the last N runs. A decorated function pickles by reference; a forked child
+starts with no runs (measure_fork).
 
 With no device given (and, for a decorated function, no CUDA tensor argument) the clock
 is the CPU's, read after a torch.cuda.synchronize() whenever CUDA is in use: the block's
@@ -24,21 +25,23 @@ from __future__ import annotations
 
 import functools
 import gc
-import inspect
 import os
 import threading
 import time
 import types
 import warnings
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from .errors import InputError
-from .measure_aggregate import aggregate
+from .measure_aggregate import aggregate, kept_meta, runs_repr
 from .measure_checks import (
     TimingWarning,
     add_warning,
+    check_keep,
     counting_warning,
+    refuse_lazy,
     single_run_warning,
     warn_number_precision,
 )
@@ -63,6 +66,7 @@ from .measure_counts import (
     normalize_flop,
     require_counter,
 )
+from .measure_fork import at_fork
 from .measure_jit import CompileTime, compile_warning, numba_compiles
 from .measure_shapes import shapes_key
 from .model.kernel import Kernel
@@ -79,7 +83,9 @@ class Measurement:
     """
 
     def __init__(self, *, flop=None, bytes=None, device: str | None = None,
-                 name: str | None = None, clock: Clock | None = None):
+                 name: str | None = None, clock: Clock | None = None,
+                 keep: int | None = None):
+        self.keep = check_keep(keep)   # a decorated function keeps its last `keep` runs
         self.flop = normalize_flop(flop) if flop is not None else None
         self._flop_given = flop
         self.bytes = normalize_bytes(bytes) if bytes is not None else None
@@ -103,6 +109,9 @@ class Measurement:
         return stack
 
     def __enter__(self) -> Measurement:
+        if self.keep is not None:   # a block runs once: there is nothing to keep
+            raise InputError("measure(keep=...) bounds a decorated function's .runs; a "
+                             "`with` block runs once: drop keep=")
         self.kernel = None
         e = _Entry()
         e.counting_from = time.perf_counter()
@@ -227,26 +236,7 @@ class Measurement:
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(fn):
             raise InputError(f"@measure(...) decorates a callable; got {type(fn).__name__}")
-        if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
-            # a call only creates the coroutine: the decorator would time that (3.5 us for
-            # a 0.2 s await, review s25 r2 F5); a `with` block around the await times it
-            gen = inspect.isasyncgenfunction(fn)
-            what, made = ("an async generator", "async generator") if gen else \
-                ("an async", "coroutine")
-            name = getattr(fn, "__name__", fn)
-            raise InputError(
-                f"@measure(...) cannot time {what} function ('{name}'): calling it only "
-                f"creates the {made}, which runs later when awaited; time the await "
-                f"inside it instead: `with rooflab.measure(name=..., flop=..., bytes=...): "
-                f"await ...` (wall time, other tasks' turns included)")
-        if inspect.isgeneratorfunction(fn):
-            # the same for a generator: 12 us read for 50 ms of work (review s25 r3 N6)
-            name = getattr(fn, "__name__", fn)
-            raise InputError(
-                f"@measure(...) cannot time a generator function ('{name}'): calling it only "
-                f"creates the generator, whose work runs later as it is iterated; time the "
-                f"loop that consumes it instead: `with rooflab.measure(name=..., flop=..., "
-                f"bytes=...): items = list({name}(...))`")
+        refuse_lazy(fn)   # a coroutine / generator function: a call only makes it
         return _Recorded(fn, self)
 
 
@@ -270,33 +260,39 @@ COUNT_WAIT_S = 10.0
 
 
 class _Recorded:
-    """A function wrapped by @measure(...): each call is timed once and recorded."""
+    """A function wrapped by @measure(...): each call is timed once and recorded (a call
+    made inside its own timed call, in the same thread, is part of it)."""
 
     def __init__(self, fn: Callable[..., Any], spec: Measurement):
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._spec = spec
-        self.runs: list[Kernel] = []
         self._counts: dict = {}   # argument shapes -> the TorchCount of the call that had them
-        self._fresh_locks()
-        self._cached: tuple | None = None   # (runs, its length, its last run, the aggregate)
+        self._fresh()
+        at_fork(self)   # a forked child empties its runs at once, not at its first call
 
-    def _fresh_locks(self) -> None:
+    def _fresh(self) -> None:
         # a shape's first call is counted once: other threads wait for its count (review
-        # s25 r2 F3: 4-5 counted calls for 2 shapes). Re-entrant: a recursive call of the
-        # same shapes inside the counted one counts itself, as it did without threads
+        # s25 r2 F3: 4-5 counted calls for 2 shapes)
         self._pid = os.getpid()
         self._lock = threading.Lock()
         self._key_locks: dict = {}
+        # keep=N: the last N runs (a serving loop's calls, ~1.5 kB each, review s26)
+        keep = self._spec.keep
+        self.runs: list[Kernel] | deque[Kernel] = [] if keep is None else deque(maxlen=keep)
+        self._calls = 0   # calls recorded, the dropped ones included
+        self._cached: tuple | None = None   # (runs, its length, its last run, the aggregate)
+        # per thread: the function its timed call runs, while it runs; a call inside it (a
+        # recursion) is part of that call, not a run of its own (review s26: nested calls
+        # summed, 0.104 s read for a 40 ms call)
+        self._inside = threading.local()
 
     def _in_this_process(self) -> None:
         """A forked child inherits the parent's runs (and locks another thread may have
-        held): its calls start a fresh list, so its .kernel is its own calls (review s25
-        r2 F8); the counts stay valid (same shapes, same work)."""
+        held): it starts a fresh list, so its .runs and .kernel are its own calls (review
+        s25 r2 F8; emptied at the fork, s26); the counts stay valid (same work)."""
         if os.getpid() != self._pid:
-            self._fresh_locks()
-            self.runs = []
-            self._cached = None
+            self._fresh()
 
     def __reduce__(self) -> str:
         # pickled by reference, as functools.lru_cache's wrapper is: the module attribute
@@ -305,6 +301,9 @@ class _Recorded:
         return self.__qualname__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inside = getattr(self._inside, "fn", None)
+        if inside is not None:   # called from its own timed call: part of that call
+            return inside(*args, **kwargs)
         self._in_this_process()
         spec = self._spec
         if not self.runs:     # once, at the first call: the arguments show the precision
@@ -341,27 +340,27 @@ class _Recorded:
         # a counted call of compiled code runs its eager original: under the counter the
         # compiled wrapper would run eagerly anyway, and for good (measure_counts)
         fn = eager_original(self._fn) if counting else self._fn
-        with block:
-            result = fn(*args, **kwargs)
-            block.returned(result)
+        self._inside.fn = fn   # what a nested call runs: the eager original under a count
+        try:
+            with block:
+                result = fn(*args, **kwargs)
+                block.returned(result)
+        finally:
+            self._inside.fn = None
         if count_key is not None and block.kernel is not None:
             self._counts[count_key] = block.counted
         kernel = block.kernel
         threads = threads_meta(self._fn, (), args, kwargs)
         if threads and "threads" not in kernel.meta:   # numba, or given counts on torch args
             kernel = kernel.with_(meta={**kernel.meta, **threads})
-        self.runs.append(kernel)
+        with self._lock:
+            self.runs.append(kernel)
+            self._calls += 1
         record_run(self, kernel)   # collect(): one kernel per function, not per call
         return result
 
     def __repr__(self) -> str:
-        name = self._spec.name or _name_of(self._fn)
-        if not self.runs:
-            return f"<rooflab.measure'd function '{name}': no calls timed yet>"
-        total = sum(k.seconds or 0.0 for k in self.runs)
-        n = len(self.runs)
-        return (f"<rooflab.measure'd function '{name}': {n} call{'s' if n != 1 else ''} "
-                f"timed, {fmt_seconds(total)} in all (.kernel, .runs)>")
+        return runs_repr(self._spec.name or _name_of(self._fn), list(self.runs), self._calls)
 
     def __get__(self, obj, objtype=None):
         # Decorating a method: bind the instance like a function would (runs stay shared).
@@ -375,14 +374,18 @@ class _Recorded:
         runs = self.runs
         if not runs:
             return None
-        n = len(runs)
         c = self._cached
-        if c is not None and c[0] is runs and c[1] == n and c[2] is runs[-1]:
+        if c is not None and c[0] is runs and c[1] == len(runs) and c[2] is runs[-1]:
             return c[3]
-        # the first n runs, copied: other threads may append while this aggregates, and the
-        # cache must describe what was aggregated (review s25 r3 N2: calls 5980 of 6342 runs)
-        kernel = aggregate(runs[:n])
-        self._cached = (runs, n, runs[n - 1], kernel)
+        # copied: other threads may append while this aggregates, and the cache must
+        # describe what was aggregated (review s25 r3 N2: calls 5980 of 6342 runs)
+        with self._lock:
+            kept, calls = list(runs), self._calls
+        n = len(kept)
+        # keep=N dropped the first call: the first kept one is no warm-up
+        kernel = kept_meta(aggregate(kept, False) if calls > n else aggregate(kept),
+                           self._spec.keep, calls, n)
+        self._cached = (runs, n, kept[-1], kernel)
         return kernel
 
     def bench(self, *args: Any, plan=None, samples: int | None = None, **kwargs: Any
@@ -390,6 +393,6 @@ class _Recorded:
         """The full benchmark (warm-up, samples) of one call with these arguments."""
         from .measuring import measure  # measuring imports this module
 
-        spec = self._spec
-        return measure(self._fn, *args, flop=spec.flop, bytes=spec.bytes, device=spec.device,
-                       name=spec.name, plan=plan, samples=samples, **kwargs)
+        # as measure(fn) benchmarks a decorated fn: its flop/bytes/name, its runs untouched
+        return measure(self, *args, plan=plan, samples=samples, **kwargs)
+

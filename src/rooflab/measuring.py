@@ -42,7 +42,8 @@ from __future__ import annotations
 import time
 import types
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -74,7 +75,7 @@ SECONDS_STAT = "median"
 
 def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=None,
             device: str | None = None, name: str | None = None, plan=None,
-            samples: int | None = None, **kwargs: Any):
+            samples: int | None = None, keep: int | None = None, **kwargs: Any):
     """Time fn(*args, **kwargs) and return a Kernel; with no fn, a decorator/context manager.
 
     flop=, bytes=, device=, name=, plan= and samples= are measure's own (keyword-only) and
@@ -96,6 +97,9 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         `rooflab compare` judge a before/after pair's noise with its U test (fewer read
         'too few'); each sample costs the plan's sample time (default 20 ms) once the
         budget is spent.
+    keep: as a decorator only, keep the last `keep` calls' runs (a long-running server:
+        each run holds ~1.5 kB); the kernel is then theirs, its meta keep_last and
+        calls_dropped say so. None keeps every call.
     Returns a Kernel: seconds = median seconds per call, calls = 1; samples = every
     sample's seconds per call; meta: best_s, spread and iqr_rel (fractions of the median),
     samples_n, calls_per_sample, plan, warmup_calls, clock, threads (where knowable),
@@ -116,11 +120,17 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
             raise InputError("measure(samples=...) applies to measure(fn, *args) and to a "
                              "decorated function's .bench(*args); as a decorator or `with` "
                              "block each call is one timed run: drop samples=")
-        return Measurement(flop=flop, bytes=bytes, device=device, name=name)
+        return Measurement(flop=flop, bytes=bytes, device=device, name=name, keep=keep)
+    if keep is not None:   # said, not handed to fn: keep is measure's own keyword
+        raise InputError("measure(keep=...) bounds a decorated function's .runs "
+                         "(@rooflab.measure(name=..., keep=N)); measure(fn, *args) keeps "
+                         "its samples in the Kernel: drop keep=, or give fn its own keep "
+                         "with functools.partial(fn, keep=...)")
     if not callable(fn):
         raise InputError(f"measure(): the first argument must be a callable; got "
                          f"{type(fn).__name__}. Use measure(fn, *args) or measure(name=...)")
     spec, inner = _decorated(fn)
+    whole = _runs_untouched(fn) if spec is not None else nullcontext()
     if spec is not None:
         # a @measure'd function: benchmark what it wraps, with its flop/bytes/name (what
         # its .bench does); timing the wrapper timed a Measurement per call and recorded
@@ -129,34 +139,50 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
         flop = spec.flop if flop is None else flop
         bytes = spec.bytes if bytes is None else bytes
         device, name = device or spec.device, name or spec.name
-    option_clash(fn, {"flop": flop, "bytes": bytes, "device": device, "name": name,
-                      "plan": plan, "samples": samples},
-                 getattr(fn, "__name__", None) or _name_of(fn))
-    timing_plan = resolve_plan(plan).with_min_samples(check_samples(samples))
-    warn_number_precision(flop, args, kwargs)
-    flop_d, bytes_d, prov, meta, op_devices = _counts(flop, bytes, fn, args, kwargs,
-                                                      stacklevel=2)   # the user's line
-    name = name or _name_of(fn)
-    # the device given, a CUDA argument's, the counted ops' (a closure's tensors), or the
-    # CPU clock, synchronized when CUDA is in use (measure_clocks' module doc)
-    device, clock, sync, how = benchmark_clock(device or cuda_arg_device(args, kwargs),
-                                               op_devices)
-    unsynced = cpu_clock_warning(name, how, op_devices)
-    if unsynced:
-        warnings.warn(unsynced, TimingWarning, stacklevel=2)
-    counted = 1 if "ops" in meta else 0   # the counting pass called fn once
-    call = settled_call(lambda: fn(*args, **kwargs), name)
-    context = {**meta, "device": device, "clock": how,
-               **threads_meta(fn, op_devices, args, kwargs)}
-    kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
-                          plan=timing_plan, clock=clock, sync=sync,
-                          unit=meta.get("flop_unit"), meta=context,
-                          calls_before=counted + 1)   # + the settle call
-    if "warning" in kernel.meta:
-        # a notebook shows warnings, not meta: say it where the user looks
-        warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)
-    record(kernel)   # for an enclosing collect() (rooflab bench --run)
-    return kernel
+    with whole:   # its calls of itself inside the benchmark: no runs of their own
+        option_clash(fn, {"flop": flop, "bytes": bytes, "device": device, "name": name,
+                          "plan": plan, "samples": samples},
+                     getattr(fn, "__name__", None) or _name_of(fn))
+        timing_plan = resolve_plan(plan).with_min_samples(check_samples(samples))
+        warn_number_precision(flop, args, kwargs)
+        flop_d, bytes_d, prov, meta, op_devices = _counts(flop, bytes, fn, args, kwargs,
+                                                          stacklevel=2)   # the user's line
+        name = name or _name_of(fn)
+        # the device given, a CUDA argument's, the counted ops' (a closure's tensors), or the
+        # CPU clock, synchronized when CUDA is in use (measure_clocks' module doc)
+        device, clock, sync, how = benchmark_clock(device or cuda_arg_device(args, kwargs),
+                                                   op_devices)
+        unsynced = cpu_clock_warning(name, how, op_devices)
+        if unsynced:
+            warnings.warn(unsynced, TimingWarning, stacklevel=2)
+        counted = 1 if "ops" in meta else 0   # the counting pass called fn once
+        call = settled_call(lambda: fn(*args, **kwargs), name)
+        context = {**meta, "device": device, "clock": how,
+                   **threads_meta(fn, op_devices, args, kwargs)}
+        kernel = timed_kernel(call, name=name, flop=flop_d, bytes=bytes_d, provenance=prov,
+                              plan=timing_plan, clock=clock, sync=sync,
+                              unit=meta.get("flop_unit"), meta=context,
+                              calls_before=counted + 1)   # + the settle call
+        if "warning" in kernel.meta:
+            # a notebook shows warnings, not meta: say it where the user looks
+            warnings.warn(kernel.meta["warning"], TimingWarning, stacklevel=2)
+        record(kernel)   # for an enclosing collect() (rooflab bench --run)
+        return kernel
+
+
+@contextmanager
+def _runs_untouched(fn: Any) -> Iterator[None]:
+    """While measure() benchmarks a decorated function, its calls of itself (a recursion)
+    run as part of the benchmarked call, as inside its timed calls (measure_runs), not
+    timed into its .runs (review s26)."""
+    bound = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    inside = bound._inside
+    before = getattr(inside, "fn", None)
+    inside.fn = bound._fn
+    try:
+        yield
+    finally:
+        inside.fn = before
 
 
 def _decorated(fn: Any) -> tuple[Any, Any]:
@@ -169,6 +195,7 @@ def _decorated(fn: Any) -> tuple[Any, Any]:
             and isinstance(spec, Measurement)):
         return None, fn
     return spec, types.MethodType(inner, fn.__self__) if bound is not fn else inner
+
 
 
 # --- building blocks (also used by the reference kernel zoo) -------------------------------

@@ -43,14 +43,19 @@ DTYPE_ALIASES: dict[str, str] = {
     "float8_e4m3fn": "fp8", "float8_e5m2": "fp8",
     # MI300's fp8 (PyTorch's ROCm _scaled_mm takes the FNUZ variants on gfx942)
     "float8_e4m3fnuz": "fp8", "float8_e5m2fnuz": "fp8",
+    # fp4 is e2m1 (OCP MX and NVIDIA's NVFP4 share it; their block scales are the formats'
+    # difference, counted where a format is named: llm --weights nvfp4/mxfp4)
+    "e2m1": "fp4", "fp4_e2m1": "fp4", "float4_e2m1": "fp4",
     "long": "int64", "int": "int32", "short": "int16", "char": "int8",
 }
 
-PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
+# fp4 last: it came after the rest (Blackwell's fp4 tensor ceiling), and messages that list
+# these keep their old prefix
+PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4")
 # compute units, slowest first: scalar (one lane, no SIMD: the CPU probe's in-core ceiling),
 # vector (SIMD, CUDA cores), tensor (tensor cores, matrix units)
 UNITS = ("scalar", "vector", "tensor")
-FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
+FLOAT_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4")
 # Integer math is counted as FLOP are (2 per multiply-accumulate) but printed as OP/s:
 # datasheets quote int8 tensor peaks in TOPS (A100: 624 TOPS), not TFLOP/s.
 INT_PRECISIONS = ("int4", "int8", "int16", "int32", "int64", "uint8")
@@ -98,8 +103,8 @@ def flop_precision(dtype: str) -> str:
     d = canonical_dtype(dtype)
     if d in ("int64", "int32", "int16", "uint8", "bool"):
         return "int8" if d == "uint8" else "int32"
-    if d == "fp4":
-        return "fp8"
+    # fp4 is its own precision (Blackwell's fp4 tensor ceiling); a roof without one holds
+    # it to fp8 (ceiling.PRECISION_FALLBACK) and says so
     return d
 
 

@@ -206,7 +206,7 @@ def check_memory(k: BenchKernel, n: int, threads: int, limit=..., avail=...) -> 
     from ..hardware import memory_limit as ml
     from ..hardware.host import meminfo
 
-    lim = ml.memory_limit() if limit is ... else limit
+    lim = ml.memory_limit(threads=threads) if limit is ... else limit  # its pool only
     avail = meminfo()[1] if avail is ... else avail
     usable = ml.usable_memory(avail, lim)
     need = array_bytes(k, n, threads)

@@ -22,7 +22,7 @@ from .options import on_option
 ML_DTYPE = "fp16"
 HPC_DTYPE = "fp64"
 DTYPE = typer.Option(None, "--dtype", "-d", show_default=False,
-                     help="fp64 fp32 tf32 fp16 bf16 fp8 int8 int4 ... (default fp16)")
+                     help="fp64 fp32 tf32 fp16 bf16 fp8 fp4 int8 int4 ... (default fp16)")
 DTYPE64 = typer.Option(None, "--dtype", "-d", show_default=False,
                        help="fp64 fp32 fp16 bf16 ... (default fp64, HPC's precision)")
 # ai's --on is optional: it adds the verdict on that roof to the counts

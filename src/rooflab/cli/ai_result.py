@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import math
 
+# fp4 is its own precision (Blackwell's fp4 tensor ceiling: B200 9 PFLOP/s dense, 2x fp8); a
+# roof without one holds it to fp8 and Roof.compute_for's note says so. What the count
+# leaves out is said here: the op's bytes are e2m1's 0.5 B per element, and the block
+# scales NVFP4 and MXFP4 carry with them are not counted (review 12d F had the ceiling).
+FP4_SCALES = ("fp4 bytes at 0.5 B per element, block scales not counted: NVFP4 adds an "
+              "e4m3 scale per 16 elements (+0.0625 B, +12.5 %), MXFP4 an e8m0 scale per 32 "
+              "(+0.03125 B, +6.25 %) on the fp4 operands")
 
-# Seed 000/004 name no fp4 rate and the catalog holds none, so units.flop_precision counts
-# fp4 math under fp8: say so, or a B200 floor reads 2x too high without a word (its
-# datasheet's dense fp4 rate is 2x its fp8 rate; review 12d F).
-def fp4_note(ceiling: str | None = None) -> str:
-    held = f"held to {ceiling}" if ceiling else "counted as fp8 math"
-    return (f"no fp4 ceiling in rooflab; {held} (B200's datasheet fp4 rate is 2x fp8, so "
-            f"there the compute floor is up to 2x high)")
+
+def fp4_note() -> str:
+    return FP4_SCALES
 
 
 NO_FLOP = "no FLOP: memory and launch only"
@@ -47,7 +50,7 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     # The ceiling actually used: a fallback (int4 on a roof without int4 math) is
     # another precision than the op's, and the text must name that one.
     ceiling, _ = roof.compute_for(kernel.precision, kernel.unit)
-    notes = ([fp4_note(ceiling.label)] if fp4 else []) + list(analysis.notes)
+    notes = ([fp4_note()] if fp4 else []) + list(analysis.notes)
     if nominal is not None:
         notes += _ridge_band(analysis, roof, nominal)
     # the memory ceiling that judged the bytes: DRAM (real traffic) for real-traffic counts
@@ -114,7 +117,7 @@ def format_result(d: dict) -> list[str]:
     from ..units import fmt_ai, fmt_rate, si
 
     unit = f", {d['unit']}" if d["unit"] else ""
-    shown = "fp4 held as fp8" if d.get("dtype") == "fp4" else d["precision"]
+    shown = d["precision"]
     split = ", ".join(f"{k} {si(v, 'B')}" for k, v in d["bytes_split"].items())
     lines = [f"{d['name']}  ({d['op']}, {shown}{unit})"]
     if d["shape"].get("dtype_source") == "default":    # said once: no --dtype was given

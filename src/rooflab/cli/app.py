@@ -14,6 +14,7 @@ from collections.abc import MutableMapping
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from .metavars import cli_metavars, set_metavar
 from .verbs import VERBS
 
 # The verbs' modules, in cli/verbs.py's order: a new verb goes there only (its name, module
@@ -35,7 +36,7 @@ Start with:
 
 def build_app() -> typer.Typer:
     """The typer app with every verb registered (all their modules imported)."""
-    app = _root_app()
+    app = _root_app(Root)
     for name in VERB_MODULES:
         importlib.import_module(f"rooflab.cli.{name}").register(app)
     _reflow_helps(app)
@@ -57,7 +58,18 @@ def _root_app(cls: type[TyperGroup] | None = None) -> typer.Typer:
     return app
 
 
-class LazyRoot(TyperGroup):
+class Root(TyperGroup):
+    """The root group, whose options (--version, -q, the completion ones typer adds after
+    making it, --help) get their help-page words (cli/metavars.py) when listed."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        for param in params:
+            set_metavar(param)
+        return params
+
+
+class LazyRoot(Root):
     """The root group: `commands` names every verb and imports one when it is looked up;
     its own help lists them from cli/verbs.py."""
 
@@ -88,6 +100,7 @@ class LazyRoot(TyperGroup):
         importlib.import_module(f"rooflab.cli.{VERBS[name][0]}").register(one)
         _reflow_helps(one)
         command = typer.main.get_group(one).commands[name]   # once per process
+        cli_metavars(command)
         _add_quiet(command, next(p for p in self.params if p.name == "quiet"))
         if any("--run" in p.opts for p in command.params):
             _script_keeps_its_quiet(command)

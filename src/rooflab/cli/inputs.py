@@ -86,7 +86,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
                 progress: Callable[[str, float], None] | None = None,
                 kernel: Sequence[str] = (), exclude: Sequence[str] = (),
                 per_launch: bool = False, distinct: bool = True,
-                label_traces: bool | None = None) -> Inputs:
+                label_traces: bool | None = None, precision: str | None = None) -> Inputs:
     """Kernels from every file, the roofs to judge and draw them by, and the notes (see the
     module's docstring). kernel/exclude: only the kernels whose name matches one of `kernel`
     and none of `exclude`, as `rooflab ncu --kernel/--exclude` keeps them; per_launch: an
@@ -94,9 +94,16 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     refuse a file given twice (refuse_repeated; compare's before and after may be one);
     label_traces: several torch traces' rows labelled by file where their ranks do not tell
     them apart (ingest.profile_files.load_profiles), by default where files are distinct
-    (compare pairs its two files' ops by name, plot --trajectory joins them: not there)."""
+    (compare pairs its two files' ops by name, plot --trajectory joins them: not there);
+    precision: Nsight Compute's per-precision points (ingest.ncu_precision: 'fp64', 'each'),
+    as `rooflab ncu --precision` gives them, for every file's kernels."""
     from ..ingest.kernelfile import file_kind, load_kernels
+    from ..ingest.profile_checks import split_boost
 
+    # --on 'NAME@boost': the catalog's compute ceilings as listed, not at the clock ncu
+    # recorded (_roof_notes)
+    boost = any(split_boost(spec)[1] for spec in on)
+    on = [split_boost(spec)[0] for spec in on]
     if distinct:
         refuse_repeated(paths)
     kinds = {p: file_kind(p) for p in paths}
@@ -106,6 +113,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch,
                           distinct if label_traces is None else label_traces)
     kernels, imp = _selected(kernels, imp, kernel, exclude)
+    kernels, imp, viewed = _viewed(kernels, imp, precision)
     shared = shared_names(per_file)
     told: list[str] = []
     skipped, notes = ([shared], [shared]) if shared else ([], [])
@@ -114,6 +122,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         told = _warn_skips(imp)
         skipped += told
         notes = skipped + _import_notes(imp)
+    notes += viewed
     if on:
         from ..ingest.profile_import import kernels_with_sm_count
 
@@ -139,9 +148,9 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         notes += said
     if not roofs:
         raise InputError(NO_ROOF)
-    source, said = _roof_notes(roofs, kernels, imp, source)
-    return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + said),
-                  warnings=tuple(skipped + said), told=tuple(told))
+    roofs, source, (said, warned) = _roof_notes(roofs, kernels, imp, source, boost)
+    return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + warned + said),
+                  warnings=tuple(skipped + warned), told=tuple(told))
 
 
 def _warn_skips(imp: ProfileImport) -> list[str]:
@@ -252,6 +261,23 @@ def _selected(kernels: list[Kernel], imp: ProfileImport | None, kernel: Sequence
     if imp is not None:
         imp = replace(imp, kernels=tuple(k for k in imp.kernels if id(k) in kept))
     return [k for k in kernels if id(k) in kept], imp
+
+
+def _viewed(kernels: list[Kernel], imp: ProfileImport | None, precision: str | None
+            ) -> tuple[list[Kernel], ProfileImport | None, list[str]]:
+    """The kernels (of rooflab's files and the profilers') in the per-precision view
+    `precision` asks for (ingest.ncu_precision.precision_view), and its notes."""
+    if precision is None:
+        return kernels, imp, []
+    from dataclasses import replace
+
+    from ..ingest.ncu_precision import kernel_view, parse_view, view_notes
+
+    view = parse_view(precision)
+    notes = view_notes([*kernels, *(imp.kernels if imp is not None else ())], view)
+    if imp is not None:
+        imp = replace(imp, kernels=tuple(v for k in imp.kernels for v in kernel_view(k, view)))
+    return [v for k in kernels for v in kernel_view(k, view)], imp, list(notes)
 
 
 def _import_notes(imp: ProfileImport) -> list[str]:
@@ -366,23 +392,36 @@ def _profiler_roof(imp: ProfileImport) -> tuple[tuple[Roof, ...], str, list[str]
 
 
 def _roof_notes(roofs: Sequence[Roof], kernels: Sequence[Kernel], imp: ProfileImport | None,
-                source: str) -> tuple[str, list[str]]:
-    """The roof line with what it must say, and the notes, once each (a profile gives two
-    roofs): a roof of another device than the kernels ran on (a GPU of another compute
-    capability, a CPU roof for GPU kernels), and kernels that ncu profiled at base clock
-    judged on a boost-clock catalog roof (review 13v F-G: they read low)."""
-    from ..ingest.profile_import import clock_mismatch, device_mismatch
+                source: str, boost: bool = False
+                ) -> tuple[tuple[Roof, ...], str, tuple[list[str], list[str]]]:
+    """The roofs (a catalog GPU's compute ceilings at the SM clock ncu recorded:
+    profile_import.clock_judged; as listed with --on 'NAME@boost'), the roof line and the
+    (notes, warnings), once each: another device's roof, a warning; a catalog roof scaled
+    to the recorded clock, a note (s26 r2 F1: at boost headroom and gains read 1.46x high);
+    kept at boost, a warning that % of roof reads low (review 13v F-G)."""
+    from ..ingest.profile_checks import kernels_clock, recorded_cc
+    from ..ingest.profile_import import clock_judged, device_mismatch
 
-    clock_hz = imp.clock_hz if imp is not None else None
+    # the import's clock, else a kernel file's (meta) beside its capability: with none, an
+    # H100 roof went unseen as another GPU's and was scaled to 1.62 GHz (34 -> 27.8 TFLOP/s)
+    clock_hz = (imp.clock_hz if imp is not None else None) or (
+        kernels_clock(kernels) if recorded_cc(kernels) else None)
     mismatch = [device_mismatch(r, kernels) for r in roofs]
-    clock = [clock_mismatch(r, clock_hz) for r in roofs]
+    # another GPU's roof is not scaled: the clock ncu recorded is not its clock
+    judged = [clock_judged(r, clock_hz, boost or bool(m))
+              for r, m in zip(roofs, mismatch, strict=True)]
     # the judging roof's on the roof line, before any advice is read
-    for said in (mismatch[0], clock[0]):
+    for said in (mismatch[0], judged[0][1]):
         if said and said not in source:
             source += said
-    notes = [m.removeprefix("; warning: ") for m in mismatch if m]
-    notes += [c.removeprefix("; note: ") for c in clock if c]
-    return source, list(dict.fromkeys(notes))
+    warned = [m.removeprefix("; warning: ") for m in mismatch if m]
+    notes: list[str] = []
+    # scaled: a note; judged at boost, where % of roof reads low: a warning, as it was
+    for r, (j, c) in zip(roofs, judged, strict=True):
+        if c:
+            (warned if j is r else notes).append(c.removeprefix("; note: "))
+    return (tuple(r for r, _ in judged), source,
+            (list(dict.fromkeys(notes)), list(dict.fromkeys(warned))))
 
 
 def _profile_of(spec: str) -> MachineProfile | None:

@@ -1,4 +1,5 @@
-"""rooflab llm — transformer inference on the roof, from a Hugging Face config.json."""
+"""rooflab llm — transformer inference on the roof, from a Hugging Face config.json or a
+llama.cpp .gguf file (its header: hyper-parameters and each tensor's stored type)."""
 
 from __future__ import annotations
 
@@ -112,8 +113,8 @@ def _device(spec: str, roof):
 def register(app) -> None:
     @app.command("llm")
     def llm(
-        config: str = typer.Argument(..., help="config.json path or bundled name; 'list' "
-                                     "shows the bundled configs"),
+        config: str = typer.Argument(..., help="config.json path, llama.cpp .gguf file, or "
+                                     "bundled name; 'list' shows the bundled configs"),
         on: OnLlm = None,
         batch: str = typer.Option("1", "--batch",
                                   help="batch(es), e.g. 1,4,16,64: a sweep, taken in increasing "
@@ -135,14 +136,17 @@ def register(app) -> None:
                                     "int4 int3 int2 nvfp4 mxfp4 (intN: N/8 B per weight and "
                                     "an fp16 scale per --group, GPTQ/EXL2/llama.cpp style; "
                                     "fp4 with an fp8 scale per 16 / an e8m0 "
-                                    "scale per 32; default: the config's "
-                                    "quantization_config, else its torch_dtype)"),
+                                    "scale per 32); llama.cpp types q4_0 q8_0 q4_k q5_k "
+                                    "q6_k iq4_xs ... at their blocks' bytes (Q4_K 144 B "
+                                    "per 256); default: a .gguf's tensors as stored, the "
+                                    "config's quantization_config, else its torch_dtype"),
         kv: str = typer.Option(None, "--kv", help="KV-cache dtype: fp32 bf16 fp16 fp8 "
                                "int8 int4 (default: the --act dtype when it is 16-bit; "
                                "under 8-bit activations, --act fp8/int8 or the config's, "
                                "the model's torch_dtype, as vLLM's kv_cache_dtype auto)"),
         act: str = typer.Option(None, "--act", help="activation dtype: fp32 bf16 fp16 fp8 "
-                                "int8 (int8: W8A8, with --weights int8/int4; default: the "
+                                "int8 nvfp4 mxfp4 (int8: W8A8, with --weights int8/int4; "
+                                "nvfp4/mxfp4: W4A4 fp4 GEMMs, with fp4 weights; default: the "
                                 "config's quantization_config, else its torch_dtype)"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
         decode_tokens: int = typer.Option(1, "--decode-tokens", "--parallel-decode",
@@ -183,11 +187,14 @@ def register(app) -> None:
         """Per-kernel decode and prefill on the roof, TPOT/TTFT floors, memory, batch sweep.
 
         CONFIG: a bundled name (`rooflab llm list`), a Hugging Face repo id of one
-        (meta-llama/Llama-2-7b-hf), or a config.json path (or its folder).
+        (meta-llama/Llama-2-7b-hf), a config.json path (or its folder), or a llama.cpp
+        .gguf file (header only: each tensor counted at its stored type; the gguf
+        extra reads it).
 
           rooflab llm tinyllama-1.1b --on T4 --batch 1,4,16,64,128 --context 500
           rooflab llm llama-3-8b --on A100 --context 512,4096,8192 --prompt 512,4096
           rooflab llm path/to/config.json --on H100 --weights int4 --kv fp8
+          rooflab llm Llama-3-8B-Q4_K_M.gguf --on "RTX 4090" --batch 1,4
           rooflab llm llama-3-70b --on H200 --tp 8 --batch 16
           rooflab llm tinyllama-1.1b --on comm.json --tp 2 --pp 2
           rooflab llm mixtral-8x7b --on H100 --phase decode --compare H200,MI300X
@@ -298,7 +305,8 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from ..workloads.llm.analysis import Request
     from ..workloads.llm.links import comm_profile, stage_link, stage_link_given, tp_link
     from ..workloads.llm.quant_kernels import fp16_only_note
-    from ..workloads.llm.settings import bf16_fallback_note, settings_for
+    from ..workloads.llm.settings import settings_for
+    from ..workloads.llm.settings_dtype import bf16_fallback_note
     from ..workloads.llm.settings_notes import act_sets_weights_note, kv_default_note
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
     from .llm_memory import device_capacity

@@ -2,9 +2,10 @@
 
 --memory wins; else the catalog device's memory_gb (decimal GB, as the vendor sells it),
 never a CPU's, which is its platform's maximum RAM (review 19d N1); else a probed
-profile's host RAM (review 18d G). --gpu-mem-util takes a fraction of the capacity, as
-vLLM's gpu_memory_utilization does of the total the driver reports (the catalog's
-usable_memory_mib: nvidia-smi's total, review 18d D).
+profile's host RAM (review 18d G), or the cgroup or `ulimit -v` limit it was probed under
+where that is less (a container's 4 GiB on a 24 GiB host; s26 fC). --gpu-mem-util takes
+a fraction of the capacity, as vLLM's gpu_memory_utilization does of the total the driver
+reports (the catalog's usable_memory_mib: nvidia-smi's total, review 18d D).
 """
 
 from __future__ import annotations
@@ -75,9 +76,10 @@ def platform_max_note(dev) -> str:
 
 
 def host_memory(spec: str) -> tuple[float | None, tuple[str, ...]]:
-    """A probed profile's host RAM (host.memory_bytes) with the note that says it is the
-    whole host's, or (None, ()) where --on is no profile or records none: a CPU run's
-    device memory is the host's (review 18d G)."""
+    """A probed profile's host RAM (host.memory_bytes), or the limit the probe ran under
+    where it is less (host.memory_limit_bytes), with the note that says which; or
+    (None, ()) where --on is no profile or records none: a CPU run's device memory is the
+    host's (review 18d G)."""
     from ..files import load_json
     from ..hardware.resolve import split_threads
     from ..model.document_parts import profile_part
@@ -89,10 +91,22 @@ def host_memory(spec: str) -> tuple[float | None, tuple[str, ...]]:
     total = host.get("memory_bytes")
     if not isinstance(total, (int, float)) or total <= 0:
         return None, ()
+    cap = host.get("memory_limit_bytes")
+    if isinstance(cap, (int, float)) and 0 < cap < total:
+        # probed under a container's limit (or `ulimit -v`): the host's RAM is not this
+        # process's to fill; the probe sized its arrays by the same limit (memory_limit.py)
+        which = host.get("memory_limit_source") or "a memory limit"
+        return float(cap), (f"the device memory is the limit {path} was probed under: "
+                            f"{si(cap, 'B')} ({which}), less than the host's "
+                            f"{si(total, 'B')} of RAM; the process that serves the model "
+                            f"shares it with its runtime; give what is free as --memory",)
+    # a profile from before s26 records no limit either way: it says nothing of one
+    none = ("; it was probed under no cgroup or `ulimit -v` limit"
+            if "memory_limit_bytes" in host else "")
     avail = host.get("memory_available_bytes")
     free = (f" ({si(avail, 'B')} was available when it was probed)"
             if isinstance(avail, (int, float)) and avail > 0 else "")
     return float(total), (f"the device memory is the host's RAM as {path} records it "
                           f"({si(total, 'B')}), all of it: the OS and other processes hold "
-                          f"part{free}; give what is free as --memory (MemAvailable in "
-                          f"/proc/meminfo)",)
+                          f"part{free}{none}; give what is free as --memory (MemAvailable "
+                          f"in /proc/meminfo)",)

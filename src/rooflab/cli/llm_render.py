@@ -74,6 +74,11 @@ def quantized_head(s, cfg=None) -> str:
     at 16 bit: Llama-3-8B's lm_head is 1.05 GB at bf16, 271 MB at int4 (review r4 F4)."""
     from ..workloads.llm.settings import NARROW, is_kept
 
+    st = getattr(s, "stored", None)
+    if st is not None:     # llama.cpp: a GGUF file says its own types
+        return "" if st.file_bytes else (
+            f"; lm_head and embedding at {s.weight_format} too; llama.cpp's mixes keep "
+            f"output.weight wider (Q6_K in Q4_K_M): give the .gguf file for its exact bytes")
     if s.weights not in NARROW or s.embedding_kept or is_kept("lm_head", s.keep):
         return ""
     how = ("drop --weights to count the config's quantization_config"

@@ -40,6 +40,18 @@ Examples:
 
 (several files are optimisation steps: one trajectory on the chart)
 
+A kernel with FLOP in several precisions is one point held to their weighted
+ceiling (the whole kernel's % of roof). Nsight Compute's own charts draw one
+point per precision: --precision fp64 keeps each kernel's fp64 FLOP (its
+double-precision chart), --precision each gives a row per precision (the
+kernel's name, the precision after it in square brackets), each over the
+kernel's whole time.
+
+A catalog roof (--on "RTX 4090", or the device named in the file) is judged
+at the SM clock ncu recorded: its compute ceilings x recorded / boost clock
+(derived; ncu locks base clocks by default), memory as listed; --on
+"RTX 4090@boost" keeps the datasheet's boost-clock peaks.
+
 The roof: --on (catalog name or profile file), else the peaks ncu recorded
 (full-set reports; at the clock it profiled at, every level; they also add the
 L2/L1 levels an --on roof lacks), else the catalog
@@ -50,16 +62,47 @@ with a warning that names the file and line.
 """
 
 
-def _load(files: list[str], per_launch: bool = False):
+def _load(files: list[str], per_launch: bool = False, precision: str | None = None):
     # the notes on which metric stood in for another are added by profiler_verb, after
     # --kernel/--exclude, so that they name only the kernels shown
+    from dataclasses import replace
+
     from ..ingest.ncu_files import load_ncu
+    from ..ingest.ncu_precision import parse_view, precision_view
     from .common import progress_bar
 
+    if precision is not None:
+        parse_view(precision)   # a bad word refused before the files are read
     with progress_bar("ncu") as update:
-        return load_ncu(files, progress=update, per_launch=per_launch)
+        imp = load_ncu(files, progress=update, per_launch=per_launch)
+    if precision is None:
+        return imp
+    kernels, notes = precision_view(imp.kernels, precision)
+    return replace(imp, kernels=kernels, notes=imp.notes + notes)
 
 
 def register(app) -> None:
+    # precision=True: the verb takes --precision (each, or one precision: ncu's per-precision
+    # points, ingest/ncu_precision.py)
     profiler_verb(app, "ncu", HELP, "ncu CSV files and/or .ncu-rep reports; several files = "
-                                    "optimisation steps", _load, per_launch=True)
+                                    "optimisation steps", _load, per_launch=True,
+                  precision=True)
+    _precision_help(app)
+
+
+PRECISION_HELP = ("the kernels' FLOP to show, as Nsight Compute's per-precision charts: each "
+                  "(a row per precision), or one precision (fp64, fp32, fp16, ...); default: "
+                  "every precision in one point, held to their weighted ceiling")
+
+
+def _precision_help(app) -> None:
+    """--precision's help in ncu's words: profiler_verb words it for likwid and perf (which
+    precision an AMD FLOP event counts). Its option object is this verb's own (made when
+    profiler_verb defined it); left as it is where it cannot be found."""
+    import inspect
+
+    for command in app.registered_commands:
+        if command.name == "ncu" and command.callback is not None:
+            for param in inspect.signature(command.callback).parameters.values():
+                if "--precision" in (getattr(param.default, "param_decls", None) or ()):
+                    param.default.help = PRECISION_HELP

@@ -148,10 +148,13 @@ def load_inputs(kernel_files: list[str], on: list[str], trajectory: bool = False
     return list(inputs.roofs), kernels
 
 
-def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = ()) -> dict:
+def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = (),
+               level: str | None = None) -> dict:
     """The drawn data and the analysis, in the JSON vocabulary. inputs_notes: the input
     files' notes (rows and files a profiler's reader skipped, as `skipped: ...`), kept in
-    "notes" as report --json keeps them (review s22 h2 F6: plot --json had none)."""
+    "notes" as report --json keeps them (review s22 h2 F6: plot --json had none). level:
+    --level's; "reading" then holds the reading (CARM at L1) and its analysis at that
+    level, the numbers the points are labelled with ("analysis" keeps every level)."""
     from dataclasses import asdict
 
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, roof_to_dict
@@ -180,7 +183,20 @@ def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = ()) -> d
                       "caps": [asdict(c) for c in display.caps],
                       # the lines through each kernel's per-level points
                       "joins": [asdict(j) for j in display.joins]},
-            "notes": [*display.notes, *(n for n in inputs_notes if n not in display.notes)]}
+            "notes": [*display.notes, *(n for n in inputs_notes if n not in display.notes)],
+            **_reading_json(display, level)}
+
+
+def _reading_json(display, level: str | None) -> dict:
+    """{"reading": {level, model, text, analysis}} under --level, {} without."""
+    from ..model.level_reading import reading_dict
+    from ..report.envelope_bound import analysis_json
+
+    said = reading_dict(level)
+    if said is None or not display.roofs:
+        return {}
+    at = level_analysis(display.roofs[0], list(display.kernels), level)
+    return {"reading": {**said, "analysis": analysis_json(at)["analysis"] if at else []}}
 
 
 def register(app) -> None:
@@ -293,7 +309,7 @@ def register(app) -> None:
         small = _small_text(size, inches, display)
         if small:
             say("warning", small)
-        told = _analysis_notes(roofs, display)
+        told = _analysis_notes(roofs, display, level)
         from ..model.threads_note import threads_said_once
 
         # the input's thread-count warning (it names the profile's rows) says analyze()'s
@@ -303,7 +319,7 @@ def register(app) -> None:
             # in likwid/perf/ncu: one message, one severity (review 15v F-o)
             say("note" if note in told else "warning", note)
         if json_out:
-            emit_json(chart_dict(display, output, [*notes, *said]))
+            emit_json(chart_dict(display, output, [*notes, *said], level))
         # with --json the line goes to stderr: stdout stays pure JSON, and a chart file is
         # never written without a word
         if output is None:
@@ -337,15 +353,28 @@ def _small_text(size: str | None, inches: tuple[float, float] | None, display) -
             f"prints them larger")
 
 
-def _analysis_notes(roofs, display) -> set[str]:
+def _analysis_notes(roofs, display, level: str | None = None) -> set[str]:
     """The notes the analysis of the drawn kernels gives (what the profiler verbs print
-    as `note:`); empty when the chart has no notes, so a clean chart costs no analysis."""
+    as `note:`), with --level those of the level's reading too (the CARM note); empty
+    when the chart has no notes, so a clean chart costs no analysis."""
     if not display.notes or not display.kernels:
         return set()
     from ..report.chart_batch import chart_analysis
 
     # the chart's own joint analysis where it made one (100 000 kernels: as long again)
-    return set(chart_analysis(roofs[0], display.kernels).notes)
+    told = set(chart_analysis(roofs[0], display.kernels).notes)
+    at = level_analysis(roofs[0], display.kernels, level)
+    return told | set(at.notes) if at is not None else told
+
+
+def level_analysis(roof, kernels, level: str | None):
+    """The analysis `--level` labels the points by (the kernels with bytes there, L1 read
+    as CARM: model/level_carm), None without --level or without such a kernel."""
+    from ..model.analysis import analyze
+    from ..model.level_carm import is_carm
+
+    asked = [k for k in kernels if level is not None and level in k.bytes]
+    return analyze(roof, asked, levels=[level], carm=is_carm(level)) if asked else None
 
 
 def wrote_line(output: str, roofs, kernels, display, min_share: str | None,

@@ -27,7 +27,7 @@ from ..model.kernel import Kernel
 # F3: read back, the two runs were pooled, 100 % / 100 % became 54 % / 46 %).
 PLAIN = ("step", "step_index", "source", "grid", "block", "sms", "sms_source",
          "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
-         "occupancy_limit_blocks")
+         "occupancy_limit_blocks", "sm_clock_hz", "cc")
 
 
 def _cell(key: str, value: object) -> object:

@@ -32,6 +32,12 @@ bandwidth, peaks, ridge and launch floor nominal vs measured, then each top kern
 FLOP/s and time against the nominal roof; --json gives it as "record_table", -o x.md
 and x.html too (with any profile).
 
+--level L1|L2|L3|DRAM|all picks the reading: L1 is the cache-aware roofline (CARM,
+Intel Advisor's default CPU view: AI = FLOP / L1 bytes, held to the lowest roof of every
+level above the dot), L2/L3 that level's bytes against its own ceiling, DRAM the classic
+roofline, all one row per kernel and level (Nsight Compute's hierarchical view). Without
+it each kernel is judged at the level that binds it hardest.
+
 --kernel/--exclude keep the kernels `rooflab ncu` would keep with them (any input);
 --per-launch splits an ncu file's kernels into their launches, as `rooflab ncu
 --per-launch` does.
@@ -185,18 +191,24 @@ def register(app) -> None:
         kernel: KernelRe = None,
         exclude: ExcludeRe = None,
         per_launch: bool = typer.Option(False, "--per-launch", help=PER_LAUNCH_HELP),
+        level: str = typer.Option(
+            None, "--level", metavar="L1|L2|L3|DRAM|all", help="judge each kernel at this "
+            "level's bytes: L1 the cache-aware CARM reading (lowest roof above the dot), "
+            "L2/L3 that level's ceiling, DRAM the classic roofline, all a row per level "
+            "(default: the level that binds each kernel)"),
         fail_below: float = typer.Option(
             None, "--fail-below", metavar="PCT", help="exit 1 if a timed kernel runs below "
             "PCT % of its roof (needs a roof: --on); for CI"),
     ) -> None:
-        from ..model.analysis import analyze
         from ..model.diagnose import diagnose
+        from ..model.level_reading import analyze_at, checked_reading, with_carm_evidence
         from . import report_gate
         from .common import emit_json, refuse_input_as_output, wide_console, wrote
         from .inputs import load_inputs
         from .options import patterns
 
         report_gate.check_pct(fail_below)
+        level = checked_reading(level)
         if top < 0:
             raise InputError(f"--top must be >= 0 (0: all); got {top}")
         top = top or 1_000_000   # 0 means all, as in `rooflab ncu --top 0`
@@ -212,7 +224,7 @@ def register(app) -> None:
 
         warn_step_order(profiler_steps(files))   # the steps' order is the command line's
         report_gate.refuse_own_best(inputs.roof, fail_below)
-        analysis = analyze(inputs.roof, inputs.kernels)
+        analysis = analyze_at(inputs.roof, inputs.kernels, level)
         # the terminal leaves out the skipped rows load_inputs warned of already (said once:
         # review s22 h2 F6); the .md, .html and --json keep every note
         kept = (inputs.notes if output or json_out
@@ -232,6 +244,7 @@ def register(app) -> None:
                  or (output is not None and Path(output).suffix.lower() == ".json"))
         diags = diagnose(analysis, machine_for(analysis, inputs.profile),
                          detail=None if every else top)
+        diags = with_carm_evidence(diags, analysis.roof, level)
         analysis = _threads_said_once(analysis, diags)
         report_gate.refuse_nothing_judged(diags, fail_below)
         if output:
@@ -239,6 +252,7 @@ def register(app) -> None:
                          size_by, share, diags)
         if json_out:
             doc = report_dict(analysis, inputs.profile, diags)
+            doc.update(_reading_json(level))
             if fail_below is not None:
                 doc.update(report_gate.gate_dict(diags, fail_below))
             emit_json(doc)
@@ -249,12 +263,48 @@ def register(app) -> None:
         else:
             from ..report.terminal import terminal_summary
 
-            wide_console().print(terminal_summary(analysis, diags, top=top,
-                                                  source=inputs.source,
-                                                  profile=inputs.profile))
+            said, source = _reading_said(analysis, level, inputs.source)
+            wide_console().print(terminal_summary(said, diags, top=top, source=source,
+                                                  profile=inputs.profile,
+                                                  extra=_levels_table(analysis, level, top)))
             if output:
                 wrote(output)
         _gate(diags, fail_below)
+
+
+def _reading_said(analysis, level: str | None, source: str):
+    """The terminal's analysis and source line: the --level reading said under the roof
+    line, where it is read first, not among the notes at the bottom."""
+    from dataclasses import replace
+
+    from ..model.level_carm import reading_words
+
+    if level is None:
+        return analysis, source
+    words = reading_words(level)
+    notes = tuple(n for n in analysis.notes if n != words)
+    return replace(analysis, notes=notes), "\n".join(filter(None, (source, words)))
+
+
+def _reading_json(level: str | None) -> dict:
+    """{"reading": {...}} under --level (model/level_reading.reading_dict), {} without."""
+    from ..model.level_reading import reading_dict
+
+    got = reading_dict(level)
+    return {} if got is None else {"reading": got}
+
+
+def _levels_table(analysis, level: str | None, top: int) -> list:
+    """--level all: the profiler verbs' table, one row per kernel and level with each row's
+    bound worded with every level in view ("not binding (DRAM binds)"), the `top` longest
+    kernels (as `rooflab ncu --top`); [] otherwise."""
+    if level != "all":
+        return []
+    from .profiled import table_rows
+    from .profiled_table import rich_table
+
+    rows = table_rows(analysis, top)
+    return [rich_table(rows, "Every level (hierarchical roofline)")] if rows else []
 
 
 def _gate(diags, pct: float | None) -> None:

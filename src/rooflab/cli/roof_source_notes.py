@@ -1,9 +1,10 @@
 """The profiler verbs' roof line taken apart: where the roof came from (`roof_source`), and
 the warnings and notes ingest.profile_import.choose_roof appends to that line (another
 device's roof, a measured peak above nominal, kernels run below the catalog's clock,
-recorded peaks not added). In `--json` those go to `notes` and to stderr: a dashboard
-found the wrong-device warning only by substring-matching a field named "source" (review r1
-F10). The terminal still prints the whole line, warnings included, as it always has.
+recorded peaks not added, the compute ceilings scaled to the recorded clock). In `--json`
+those go to `notes` and to stderr: a dashboard found the wrong-device warning only by
+substring-matching a field named "source" (review r1 F10). The terminal still prints the
+whole line, warnings included, as it always has.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ def _known_parts(choice: RoofChoice, imp: ProfileImport) -> list[str]:
     """The appended texts choose_roof words from these same inputs, each whole: the clock
     note holds '; ' of its own, so splitting the line on '; ' alone would cut it."""
     from ..hardware.rocprof_roofline import above_nominal_line
-    from ..ingest.profile_checks import clock_mismatch, device_mismatch
+    from ..ingest.profile_checks import SCALED, clock_mismatch, device_mismatch
 
     roof = choice.roof
+    # the note of a catalog roof scaled to the recorded clock (profile_checks.
+    # at_recorded_clock) is the roof's own
+    scaled = [f"; note: {n}" for n in roof.notes if n.startswith(SCALED)]
     return [p for p in (device_mismatch(roof, imp.kernels), above_nominal_line(roof),
-                        clock_mismatch(roof, imp.clock_hz)) if p]
+                        clock_mismatch(roof, imp.clock_hz), *scaled) if p]
 
 
 def split_roof_source(choice: RoofChoice, imp: ProfileImport) -> tuple[str, list[str]]:

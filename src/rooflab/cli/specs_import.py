@@ -1,6 +1,7 @@
 """rooflab specs import: a roof JSON for --on from likwid-bench outputs, ERT's
-roofline.json and/or typed numbers; with --from a catalog device, a two-roof profile (its
-datasheet nominal, the numbers measured). The parsing is hardware/import_roofs.py's."""
+roofline.json, Intel Advisor's roofs report and/or typed numbers; with --from a catalog
+device, a two-roof profile (its datasheet nominal, the numbers measured). The parsing is
+hardware/import_roofs.py's (Advisor's: hardware/advisor_roofs.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ PEAK = "RATE[@UNIT]"
 def import_cmd(
     files: list[str] = typer.Argument(None, help="likwid-bench outputs, each FILE@LEVEL "
                                       "(L1, L2, L3, DRAM: where its working set sits; a "
-                                      "peakflops run needs none), or ERT roofline.json"),
+                                      "peakflops run needs none), ERT roofline.json, or "
+                                      "Intel Advisor's roofs report (advisor --report=roofs "
+                                      "[--format=csv]; FILE@1t: its single-threaded roofs)"),
     name: str = typer.Option(None, "--name", help="the roof's name (default: 'imported "
                              "roof', or the ERT host)"),
     l1: str = typer.Option(None, "--l1", help="L1 bandwidth, e.g. 1.7TB/s"),
@@ -39,6 +42,8 @@ def import_cmd(
                                    "65TFLOP/s@tensor"),
     fp8: list[str] = typer.Option(None, "--fp8", metavar=PEAK, help="fp8 peak (unit tensor "
                                   "unless @vector)"),
+    fp4: list[str] = typer.Option(None, "--fp4", metavar=PEAK, help="fp4 peak, e.g. "
+                                  "9PFLOP/s (unit tensor unless @vector)"),
     int8: list[str] = typer.Option(None, "--int8", metavar=PEAK, help="int8 peak, e.g. "
                                    "130TOP/s@tensor"),
     measured: bool = typer.Option(False, "--measured", help="the numbers typed in were "
@@ -57,14 +62,17 @@ def import_cmd(
     # "No such option" here alone (review r1 F12).
     json_out: bool = typer.Option(False, "--json", help="print the roof JSON (also with -o)"),
 ) -> None:
-    """A roof JSON for --on from likwid-bench outputs, ERT's roofline.json and/or numbers;
-    with --from a catalog device, a profile: its datasheet nominal, the numbers measured.
+    """A roof JSON for --on from likwid-bench outputs, ERT's roofline.json, Intel Advisor's
+    roofs report and/or numbers; with --from a catalog device, a profile: its datasheet
+    nominal, the numbers measured.
 
     Examples:
 
       rooflab specs import --dram 83GB/s --fp64 355GFLOP/s -o roof.json
 
       rooflab specs import triad.txt@DRAM peakflops.txt -o roof.json
+
+      rooflab specs import advisor-roofs.csv -o roof.json
 
       rooflab specs import --from T4 --dram 270GB/s --fp16 50TFLOP/s@tensor
     """
@@ -79,13 +87,14 @@ def import_cmd(
         refuse_input_as_output(output, [f.rpartition("@")[0] or f for f in files or ()])
         check_writable(output)
     caches = _run_caches(llc)
-    ceilings, names = [], []
+    ceilings, names, notes = [], [], []
     for spec in files or ():
-        got, host = _imported(spec, caches)
+        got, host, said = _imported(spec, caches)
         ceilings += got
         names += [host] if host else []
+        notes += said
     peaks = {"--fp64": fp64, "--fp32": fp32, "--tf32": tf32, "--fp16": fp16, "--bf16": bf16,
-             "--fp8": fp8, "--int8": int8}
+             "--fp8": fp8, "--fp4": fp4, "--int8": int8}
     typed = [(flag, text) for flag, text in (("--l1", l1), ("--l2", l2), ("--l3", l3),
                                              ("--dram", dram)) if text is not None]
     typed += [(flag, text) for flag, texts in peaks.items() for text in texts or ()]
@@ -105,6 +114,10 @@ def import_cmd(
                          "ERT's roofline.json, or numbers (--dram 83GB/s --fp64 355GFLOP/s)")
     default = f"{nominal.name} measured" if nominal else "imported roof"
     roof = assemble_roof(name or (names[0] if names else default), ceilings)
+    if notes:   # what a tool's file held that has no ceiling here (Advisor's Add peaks)
+        from dataclasses import replace
+
+        roof = replace(roof, notes=(*roof.notes, *notes))
     doc = ({"schema_version": SCHEMA_VERSION, **roof_to_dict(roof)} if nominal is None
            else _two_roof_doc(nominal, roof))
     if output is None:
@@ -119,6 +132,7 @@ def import_cmd(
     beside = f", beside the {nominal.name} datasheet (nominal)" if nominal else ""
     wrote = (f"wrote {output}: {roof.name} ({roof.kind}): {', '.join(parts)}{beside}; "
              f"use it as --on {output}")
+    wrote += "".join(f"\nnote: {n}" for n in notes)
     if json_out:
         emit_json(doc)
         say_line(wrote)
@@ -197,13 +211,15 @@ def _run_caches(llc: str | None):
 
 
 def _imported(spec: str, caches=None):
-    """((origin, ceiling), ...) and a host name from one import argument: ERT's
-    roofline.json (its measured ceilings), or a likwid-bench output FILE[@LEVEL], each
+    """((origin, ceiling), ...), a host name and notes from one import argument: ERT's
+    roofline.json (its measured ceilings), Intel Advisor's roofs report FILE[@1t] (CSV or
+    text: hardware/advisor_roofs.py), or a likwid-bench output FILE[@LEVEL], each
     bandwidth's working set checked against `caches` (a warning where it misses)."""
     from pathlib import Path
 
     from ..errors import InputError, ParseError
     from ..files import read_text
+    from ..hardware.advisor_roofs import is_advisor_roofs
     from ..hardware.ert_roofs import ert_roofs, is_ert
     from ..hardware.import_roofs import bench_ceilings, is_likwid_bench, parse_likwid_bench
     from ..model.schema import level_name
@@ -217,6 +233,9 @@ def _imported(spec: str, caches=None):
                          "roofline.json file", path=path)
     if not Path(path).is_file():
         raise ParseError("file not found", path=path)
+    text = None if path.lower().endswith(".json") else read_text(Path(path))
+    if text is not None and is_advisor_roofs(text):
+        return _advisor(spec, path, level, text)
     if level and level_name(level) not in LEVELS:
         raise InputError(f"{spec}: '@{level}' is none of {', '.join(LEVELS)} (the level "
                          f"the run's working set sits in)")
@@ -232,8 +251,7 @@ def _imported(spec: str, caches=None):
             raise InputError(f"{spec}: ERT's roofline.json names its levels; drop '@{level}'")
         roof = ert_roofs(data, path)[0]
         return ([(path, c) for c in (*roof.compute, *roof.memory)],
-                roof.name.removesuffix(" ERT"))
-    text = read_text(Path(path))
+                roof.name.removesuffix(" ERT"), [])
     if not is_likwid_bench(text):
         from ..hardware.roof_file_hints import tool_output_hint
 
@@ -253,4 +271,16 @@ def _imported(spec: str, caches=None):
     for c in got:
         for w in c.warnings:
             warn(w)
-    return [(spec, c) for c in got], None
+    return [(spec, c) for c in got], None, []
+
+
+def _advisor(spec: str, path: str, at: str, text: str):
+    """Intel Advisor's roofs report read as _imported gives a file: every roof it holds
+    that rooflab has a ceiling for, all-thread or ('@1t') single-threaded, and notes on
+    the rest (review s26 r2 F5: it was recognised, refused, and a command to retype it
+    given that dropped the scalar, add, one-thread and int64 roofs)."""
+    from ..hardware.advisor_roofs import advisor_ceilings, advisor_host, check_at
+
+    one = check_at(spec, at)
+    ceilings, notes = advisor_ceilings(text, path, one)
+    return [(spec, c) for c in ceilings], advisor_host(path, one), notes

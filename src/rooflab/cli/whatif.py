@@ -184,7 +184,6 @@ def register(app) -> None:
     ) -> None:
         from rich.markup import escape
 
-        from ..model.whatif_floors import describe
         from .common import check_output, emit_json, wide_console, wrote
         from .inputs import load_inputs
 
@@ -195,27 +194,15 @@ def register(app) -> None:
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
                             group=group, on_roofs=_from_roofs(inputs, on),
                             roofs_from="the --on profile" if on else "the input's profile")
-        data = describe(result)
         # what `rooflab report` would say of the moved kernels' measurements (review 16b
         # #11: a fusion of kernels above their roof printed its capped gain without a word)
         doubts = _read_with_care(result, inputs)
-        if doubts:
-            data["warnings"] = doubts
-        # what the reader must know of the kernels and the roof (a GPU of another compute
-        # capability, the best-achieved roof), as report and plot say it (cli/inputs.py):
-        # in the JSON (stdout stays one document, stderr quiet), else on stderr
-        # ... and a precision the file did not give (judged fp32; review r1 F3): the JSON
-        # keeps the warning stderr gave, as report's does
-        assumed = precision_assumed_note(inputs.kernels)
-        data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] when empty
         if not json_out:
             inputs.print_notes()
-        if hardware is not None:
-            data["efficiency_basis"] = {"name": result.before.roof.name,
-                                        "kind": result.before.roof.kind,
-                                        "target_kind": result.after.roof.kind}
-        if json_out or output:
-            data.update(_llm_extras(_llm_doc(files), result, hardware))
+        # the document only where it is written: at 100k kernels it held ~280 MB beside
+        # the what-if for a terminal table that reads none of it (s26 fB)
+        data = _document(result, inputs, doubts, hardware, files) if json_out or output \
+            else None
         if output:
             _write(output, result, data)
         if json_out:
@@ -223,6 +210,7 @@ def register(app) -> None:
             if output:
                 wrote(output)   # stderr: stdout holds only the JSON
             return
+        del data   # written: the table reads the what-if itself
         llm = _llm_doc(files)
         for line in doubts:
             wide_console().print(f"[bold red]read with care:[/] {escape(line)}", style="red",
@@ -232,6 +220,29 @@ def register(app) -> None:
             wide_console().print(line, soft_wrap=True)
         if output:
             wrote(output)
+
+
+def _document(result, inputs, doubts: list[str], hardware, files) -> dict:
+    """The what-if's JSON document (--json, -o w.json): describe() with the warnings, the
+    notes, the efficiency basis and the llm block's extras."""
+    from ..model.whatif_floors import describe
+
+    data = describe(result)
+    if doubts:
+        data["warnings"] = doubts
+    # what the reader must know of the kernels and the roof (a GPU of another compute
+    # capability, the best-achieved roof), as report and plot say it (cli/inputs.py): in
+    # the JSON (stdout stays one document, stderr quiet), else on stderr ... and a
+    # precision the file did not give (judged fp32; review r1 F3): the JSON keeps the
+    # warning stderr gave, as report's does
+    assumed = precision_assumed_note(inputs.kernels)
+    data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] when empty
+    if hardware is not None:
+        data["efficiency_basis"] = {"name": result.before.roof.name,
+                                    "kind": result.before.roof.kind,
+                                    "target_kind": result.after.roof.kind}
+    data.update(_llm_extras(_llm_doc(files), result, hardware))
+    return data
 
 
 def _read_with_care(result, inputs) -> list[str]:

@@ -20,6 +20,7 @@ from .os_files import read as _read
 
 PROC_CGROUP = Path("/proc/self/cgroup")
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_MOUNTINFO = Path("/proc/self/mountinfo")
 
 
 @dataclass(frozen=True)
@@ -69,30 +70,61 @@ def _v1(quota_text: str | None, period_text: str | None) -> tuple[int, int] | No
     return (quota, period) if quota > 0 and period > 0 else None
 
 
-def _dirs(base: Path, path: str) -> list[Path]:
+def mount_roots(text: str) -> dict[str, str]:
+    """{mount point: the cgroup it shows} of each cgroup/cgroup2 mount in
+    /proc/self/mountinfo's text (field 4 is the root of the mount inside its filesystem:
+    '/' for a whole hierarchy or a private cgroup namespace's; the container's own cgroup
+    where a runtime bind-mounts only that subtree, as docker does under v1 and LXC may)."""
+    out = {}
+    for line in text.splitlines():
+        head, _, tail = line.partition(" - ")
+        fields = head.split()
+        if len(fields) >= 5 and tail.split()[:1] in (["cgroup"], ["cgroup2"]):
+            out[fields[4]] = fields[3]
+    return out
+
+
+def _dirs(base: Path, path: str, mount_root: str = "/") -> list[Path]:
     """The cgroup's directory and each ancestor up to the mount (a parent's limit holds
-    for its children too). Inside a container the mount is the container's own cgroup
-    and the path in /proc/self/cgroup may not exist under it: the mount itself counts."""
+    for its children too; the smallest on the path wins, as systemd, the JVM and Go read
+    it). `path` (/proc/self/cgroup's) is relative to the mount's root where it lies under
+    it (mountinfo: the mount shows only that subtree). Else, inside a container whose
+    mount is its own cgroup, the path in /proc/self/cgroup may not exist under it: the
+    mount itself counts. A path with '..' is outside this cgroup namespace, whose mount
+    holds none of its ancestors: none."""
     rel = [p for p in path.strip("/").split("/") if p]
+    top = [p for p in mount_root.strip("/").split("/") if p]
+    if ".." in rel:
+        return []
+    if top and rel[:len(top)] == top:
+        rel = rel[len(top):]
     out = [base.joinpath(*rel[:i]) for i in range(len(rel), -1, -1)]
     return [d for d in out if d.is_dir()]
 
 
 def controller_dirs(proc_text: str, root: Path, controller: str,
-                    v1_mounts: tuple[str, ...] = ()) -> list[tuple[Path, bool]]:
+                    v1_mounts: tuple[str, ...] = (), mounts: dict[str, str] | None = None
+                    ) -> list[tuple[Path, bool]]:
     """(directory, is it v2) of this process's cgroup and each ancestor where `controller`'s
     files are: the v2 unified hierarchy, or the v1 controller's mount (named as in
-    /proc/self/cgroup, then `v1_mounts`). proc_text: /proc/self/cgroup's text."""
+    /proc/self/cgroup, then `v1_mounts`). proc_text: /proc/self/cgroup's text; mounts:
+    mount_roots() of /proc/self/mountinfo (None: read it)."""
+    if mounts is None:
+        mounts = mount_roots(_read(PROC_MOUNTINFO))
     out: list[tuple[Path, bool]] = []
+
+    def walk(base: Path, path: str) -> list[Path]:
+        return _dirs(base, path, mounts.get(str(base), "/"))
+
     for line in proc_text.splitlines():
         hier, _, rest = line.partition(":")
         controllers, _, path = rest.partition(":")
         if hier == "0" and controllers == "":          # v2 unified hierarchy
             bases = [root / "unified", root] if (root / "unified").is_dir() else [root]
-            out += [(d, True) for b in bases for d in _dirs(b, path)]
+            out += [(d, True) for b in bases for d in walk(b, path)]
         elif controller in controllers.split(","):     # v1: the controller's own mount
             for name in dict.fromkeys((controllers, *v1_mounts)):
-                out += [(d, False) for d in _dirs(root / name, path)]
+                out += [(d, False) for d in walk(root / name, path)]
     return out
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cpu_topology as topo
+from .cpu_name import cpu_name
 from .cpu_topology import (  # noqa: F401  (CoreSplit, parse_cpulist: imported from here too)
     CoreSplit,
     core_map,
@@ -29,7 +30,7 @@ from .cpu_topology import (  # noqa: F401  (CoreSplit, parse_cpulist: imported f
     parse_cpulist,
     physical_cores,
 )
-from .memory_limit import parse_meminfo
+from .memory_limit import memory_cap, parse_meminfo
 from .os_files import read as _read
 from .os_files import to_int as _int
 from .windows import windows_cpu
@@ -93,6 +94,9 @@ class HostInfo:
     # False where no OS source counted physical cores and `cores` is os.cpu_count()'s
     # logical CPUs (2x the cores with SMT): the probe then gives no nominal (s23 r3 F1)
     cores_known: bool = True
+    # the least of a cgroup limit and `ulimit -v` this process ran under, and its file
+    memory_limit_bytes: int | None = None
+    memory_limit_source: str | None = None
 
     def cores_in(self, cpus) -> int:
         """Physical cores among the logical CPUs `cpus` (SMT siblings are one core), at
@@ -386,15 +390,13 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
     windows = not blocks and platform.system() == "Windows"
     if windows:
         first = windows_cpu()   # no /proc on Windows: the registry has the same fields
-    # Arm Linux has no `model name` (lscpu decodes the part: "Neoverse-V1"); macOS has no
-    # /proc at all ("Apple M2" from sysctl). platform.processor() says only "aarch64"/"arm"
-    # (or "i386" on an Intel Mac), which names no core design for cpu_arch to look up.
-    model_name = first.get("model name") or first.get("cpu model")
-    if not model_name and not darwin and platform.system() != "Windows":
-        model_name = _lscpu_field(lscpu_text(), "Model name")
-    if not model_name and darwin:
-        model_name = sysctl("machdep.cpu.brand_string")
-    model_name = model_name or platform.processor() or platform.machine()
+    # Arm Linux has no `model name` (lscpu decodes the part: "Neoverse-V1"), macOS no /proc
+    # ("Apple M2" from sysctl), gVisor says "unknown" (cpu_name.py; s26 fC)
+    model_name = cpu_name(first.get("model name", first.get("cpu model")), (lambda: (
+        _lscpu_field(lscpu_text(), "Model name") if not (darwin or windows) else None)),
+        ident=(first.get("vendor_id", ""), _int(first.get("cpu family")), _int(first.get("model"))))
+    model_name = (model_name or (sysctl("machdep.cpu.brand_string") if darwin else None)
+                  or platform.machine())
     vendor = (first.get("vendor_id") or first.get("cpu implementer")
               or (sysctl("machdep.cpu.vendor") if darwin else None) or platform.machine())
     # Arm has no CPUID family/model; its `CPU part` is what identifies the core
@@ -433,6 +435,7 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
         hyper = _lscpu_field(lscpu_text(), "Hypervisor vendor") or "unknown hypervisor"
     libs = library_versions()
     libs["blas"] = blas_info()
+    cap = None if windows or darwin else memory_cap()
     return HostInfo(
         cpu_model=model_name, vendor=vendor, family=family,
         model=model, flags=flags, cores=cores, threads=threads,
@@ -443,4 +446,5 @@ def detect_host(cpuinfo: str | None = None) -> HostInfo:
         cpu_cores=core_map(blocks, SYS_CPU),
         # Windows' EfficiencyClass all alike says "one core type" as one `cpu` PMU does
         hybrid_pmu=False if win is not None and split is None else hybrid_pmu(PMU_DEVICES),
-        cores_known=cores_known)
+        cores_known=cores_known, memory_limit_bytes=cap.limit if cap else None,
+        memory_limit_source=cap.named if cap else None)

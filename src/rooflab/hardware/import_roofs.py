@@ -265,18 +265,24 @@ _FLOP_SUFFIX = re.compile(r"\s*(flop/s|flops|flop/sec|op/s|ops)\s*$", re.I)
 
 
 def parse_flop_rate(text: str, what: str) -> float:
-    """'355GFLOP/s', '1.2TFLOPS', '3.55e11' (FLOP/s), '130TOP/s' (an integer peak: one
-    operation per multiply or add, as FLOP are counted) -> per second. Raises InputError."""
+    """'355GFLOP/s', '1.2TFLOPS', '9PFLOP/s', '3.55e11' (FLOP/s), '130TOP/s' (an integer
+    peak: one operation per multiply or add, as FLOP are counted) -> per second. Raises
+    InputError."""
     s = str(text).strip()
     head = _FLOP_SUFFIX.sub("", s)
     bad = not head or "/" in head or head.lower().endswith("b")
+    # P (1e15), which parse_size (a size's prefixes) lacks: fp4 and fp8 tensor peaks are
+    # quoted in PFLOP/s (B200 fp4 9 PFLOP/s), and '9PFLOP/s' was refused
+    peta = re.fullmatch(r"(.*\d)\s*[pP]", head)
+    head, scale = (peta[1] + "T", 1e3) if peta else (head, 1.0)
     try:
-        value = float("nan") if bad else parse_size(head, what)
+        value = float("nan") if bad else parse_size(head, what) * scale
     except InputError:
         value = float("nan")
     if not value >= 1 or (head == s and value < _SLOWEST):
-        raise InputError(f"{what} must be a compute rate such as 355GFLOP/s, 1.2TFLOP/s or "
-                         f"3.55e11 (FLOP/s; an int8 peak also as 130TOP/s); got '{text}'")
+        raise InputError(f"{what} must be a compute rate such as 355GFLOP/s, 1.2TFLOP/s, "
+                         f"9PFLOP/s or 3.55e11 (FLOP/s; an int8 peak also as 130TOP/s); "
+                         f"got '{text}'")
     return value
 
 
@@ -290,10 +296,11 @@ def parse_bandwidth(text: str, what: str) -> float:
 
 
 # The precisions `specs import` types in, and the unit each takes without '@unit': a
-# CPU's SIMD ('vector') for those a CPU computes, 'tensor' for tf32 and fp8, which only
-# matrix units (Tensor Cores, AMX-class engines) compute.
-TYPED_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
-_DEFAULT_UNIT = {"tf32": "tensor", "fp8": "tensor"}
+# CPU's SIMD ('vector') for those a CPU computes, 'tensor' for tf32, fp8 and fp4, which
+# only matrix units (Tensor Cores, AMX-class engines) compute (fp4: Blackwell's and
+# CDNA4's block-scaled fp4 MMA, a precision of its own since units.PRECISIONS has it).
+TYPED_PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp4", "int8")
+_DEFAULT_UNIT = {"tf32": "tensor", "fp8": "tensor", "fp4": "tensor"}
 
 
 def typed_ceiling(flag: str, text: str, measured: bool) -> Ceiling:

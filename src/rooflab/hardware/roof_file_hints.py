@@ -28,6 +28,11 @@ def not_a_roof(path: str, data: object = None) -> str | None:
     if kind in _PROFILERS:
         return (f"it is {_PROFILERS[kind]} file; put its kernels on a roof with "
                 f"`rooflab {kind} FILE --on h100`; {ROOF_IS}")
+    if data is None and _advisor_survey(path):
+        return ("it is Intel Advisor's survey (per-loop) CSV, a kernel file: kernel files "
+                "are the verb's positional arguments (`rooflab report loops.csv --on "
+                "roof.json`); Advisor's roofs are `advisor --report=roofs --format=csv`, "
+                f"imported with `rooflab specs import roofs.csv`; {ROOF_IS}")
     if _kernel_json(data) or (data is None and _kernel_csv(path)):
         return ("it is a kernel file, and kernel files are the verb's positional arguments "
                 f"(`rooflab report FILE --on h100`); {ROOF_IS}")
@@ -39,6 +44,13 @@ def _kernel_json(data: object) -> bool:
     items = data.get("kernels") if isinstance(data, dict) else data
     return isinstance(items, list) and bool(items) and \
         all(isinstance(k, dict) and "name" in k for k in items)
+
+
+def _advisor_survey(path: str) -> bool:
+    from ..files_kind import is_advisor_survey
+
+    text = _head(path)
+    return text is not None and is_advisor_survey(text)
 
 
 def _kernel_csv(path: str) -> bool:
@@ -83,7 +95,10 @@ def tool_output_hint(path: str, importing: bool = False) -> str | None:
         return ("it is rocprof-compute's roofline.csv, a roof as it stands: pass it to --on "
                 f"(`rooflab report KERNELS --on {shlex.quote(path)}`), no import needed"
                 if importing else None)
-    for sniff in (_ert_sum, _stream, _advisor_csv, _advisor_xml, _nvbandwidth):
+    said = None if importing else _advisor_roofs(path, text, then)
+    if said:
+        return said
+    for sniff in (_ert_sum, _stream, _advisor_xml, _nvbandwidth):
         said = sniff(text, first)
         if said:
             return said + then
@@ -224,45 +239,28 @@ def _stream(text: str, first: str) -> str | None:
             f"output in its place)")
 
 
-# `advisor --report=roofs --format=csv`: Name,Bandwidth,Type,... rows in bytes/s and FLOP/s;
-# the multithreaded roofs are those without "(single node)"/"(single-threaded)"
-_ADVISOR_ROOFS = {"l1 bandwidth": "--l1", "l2 bandwidth": "--l2", "l3 bandwidth": "--l3",
-                  "dram bandwidth": "--dram", "dp vector fma peak": "--fp64",
-                  "sp vector fma peak": "--fp32"}
-_ADVISOR_WHICH = ("the multithreaded 'DRAM Bandwidth', not its '(single node)' or "
-                  "'(single-threaded)' rows, and 'DP Vector FMA Peak'")
+def _advisor_roofs(path: str, text: str, then: str) -> str | None:
+    """Advisor's roofs report (CSV or text) given as --on: `specs import` reads it whole
+    (hardware/advisor_roofs.py); it used to be refused there too, with a command to retype
+    four of its figures (review s26 r2 F5)."""
+    from .advisor_roofs import is_advisor_roofs
 
-
-def _advisor_csv(text: str, first: str) -> str | None:
-    import csv
-
-    first_line = text.lstrip().split("\n", 1)[0]
-    if [c.strip().lower() for c in first_line.split(",")][:3] != ["name", "bandwidth", "type"]:
+    if not is_advisor_roofs(text):
         return None
-    rows = list(csv.reader(text.lstrip().splitlines()))
-    flags: dict[str, str] = {}
-    for row in rows[1:]:
-        flag = _ADVISOR_ROOFS.get(row[0].strip().lower()) if len(row) > 1 else None
-        try:
-            value = float(row[1]) if flag else 0.0
-        except ValueError:
-            value = 0.0
-        if flag and value >= 1e6:   # bytes/s, FLOP/s: a smaller figure is another unit
-            flags.setdefault(flag, row[1].strip())
-    order = ("--l1", "--l2", "--l3", "--dram", "--fp64", "--fp32")
-    typed = [(f, flags[f]) for f in order if f in flags]
-    if not typed:
-        typed = [("--dram", "DRAM_BYTES_PER_S"), ("--fp64", "DP_FLOP_PER_S")]
-    return (f"it is Intel Advisor's roofs CSV, not a roof; {first} with `{_typed(typed)}` "
-            f"(bytes/s and FLOP/s as the file has them: {_ADVISOR_WHICH})")
+    quoted = shlex.quote(path)
+    return (f"it is Intel Advisor's roofs report, not a roof; import it first with "
+            f"`rooflab specs import {quoted} -o roof.json` (every CPU roof it holds; "
+            f"{quoted}@1t: its single-threaded ones){then}")
 
 
 def _advisor_xml(text: str, first: str) -> str | None:
     if "<RoofItems" not in text:
         return None
-    return (f"it is Intel Advisor's roofs XML, not a roof; {first} with "
-            f"`{_typed([('--dram', 'DRAM_RATE'), ('--fp64', 'DP_PEAK')])}` ({_ADVISOR_WHICH}; "
-            f"`advisor --report=roofs --format=csv` lists them in bytes/s and FLOP/s)")
+    del first   # its CSV form is read as it stands: the command is the same either way
+    return ("it is Intel Advisor's roofs XML, not a roof; export the same roofs as CSV "
+            "with `advisor --report=roofs --format=csv --project-dir=DIR --report-output="
+            "roofs.csv` and import that: `rooflab specs import roofs.csv -o roof.json` "
+            "(every CPU roof it holds)")
 
 
 def _nvbandwidth(text: str, first: str) -> str | None:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ..errors import InputError, ParseError, field_named
 from ..files import load_json, read_text
+from ..files_kind import is_advisor_survey
 from ..model.document_parts import document_kind, kernels_part
 from ..model.kernel import Kernel, names_warned_by_reader
 from ..model.schema import (
@@ -72,7 +73,13 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
         return load_profiler_files(kind, [path]).kernels
     # k.csv.gz is a CSV: read_text decompresses it (review s21 r5 F1)
     if Path(p.name.lower().removesuffix(".gz")).suffix == ".csv":
-        return kernels_from_csv(read_text(p), path)
+        text = read_text(p)
+        if is_advisor_survey(text):   # Intel Advisor's per-loop CSV (review s26 r2 F6)
+            from .advisor_survey import kernels_from_advisor
+
+            return kernels_from_advisor(text, path)
+        _refuse_advisor_roofs(text, path)
+        return kernels_from_csv(text, path)
     data = _read_json(p, path)
     if document_kind(data) == "torch_trace":
         # A torch.profiler chrome trace: read as `rooflab torch TRACE` reads it, so report,
@@ -81,6 +88,18 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
 
         return load_torch_trace(path).kernels
     return kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
+
+
+def _refuse_advisor_roofs(text: str, path: str) -> None:
+    """Advisor's roofs CSV given as kernels: said what it is and where it goes, not
+    "missing column(s) name, flop, bytes"."""
+    from ..hardware.advisor_roofs import is_advisor_roofs
+
+    if is_advisor_roofs(text):
+        raise ParseError(f"it is Intel Advisor's roofs report (the machine's ceilings), not "
+                         f"kernels: make a roof of it with `rooflab specs import {path} -o "
+                         f"roof.json` and give it as --on roof.json; Advisor's per-loop "
+                         f"results are `advisor --report=survey --format=csv`", path=path)
 
 
 def _file_threads(data: object, path: str) -> int | None:

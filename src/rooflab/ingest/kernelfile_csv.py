@@ -34,8 +34,8 @@ CSV_KNOWN = CSV_REQUIRED + ("seconds", "precision", "level", "calls", "unit", "g
 ACCEPTED = ("rooflab reads: a kernel file (.json, or .csv with name,flop,bytes[,seconds,"
             "precision,level,calls,unit,threads]), an analysis JSON from another verb, an Nsight "
             "Compute CSV or .ncu-rep, a rocprof counter CSV (results.csv, "
-            "*_counter_collection.csv, pmc_perf.csv) or its folder, or a torch.profiler trace "
-            "(.json, .json.gz)")
+            "*_counter_collection.csv, pmc_perf.csv) or its folder, a torch.profiler trace "
+            "(.json, .json.gz), or Intel Advisor's survey CSV (--report=survey --format=csv)")
 
 
 def _number(row: dict, field: str, path: str, line: int, default: float | None = None):

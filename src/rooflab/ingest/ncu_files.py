@@ -76,9 +76,15 @@ def _file_groups(path: str, log: SkipLog, per_launch: bool = False):
         hint = ""
         if any("is not used by rooflab" in r for r in reasons) and \
                 all(not la.metrics for la in launches):
+            # ncu's default ('basic') set has no FLOP counts, in its CSV or its .ncu-rep:
+            # the roofline sections belong to the roofline, detailed and full sets
+            # (review s26 r2 F7: "pass the .ncu-rep itself" could not work)
             hint = ("; the file holds none of the metrics rooflab reads (section pages use "
-                    "display names such as 'Duration'): pass the .ncu-rep itself, or collect "
-                    "the metrics listed in `rooflab ncu --help`")
+                    "display names such as 'Duration': ncu's default set, which counts no "
+                    "FLOP, in its .ncu-rep neither): re-profile with `ncu --set roofline` "
+                    "(or `--set full`) and pass that .ncu-rep (or its `ncu --import "
+                    "r.ncu-rep --csv --page raw` export), or collect the metrics listed in "
+                    "`rooflab ncu --help`")
         raise ParseError(f"no usable kernel launch{why}{said}{hint}", path=path)
     return launches, groups
 

@@ -18,6 +18,10 @@ ACHIEVED_OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 THEORETICAL_OCC = "sm__maximum_warps_per_active_cycle_pct"
 SM_COUNT = "device__attribute_multiprocessor_count"
 OCC_LIMIT = "launch__occupancy_limit_"
+# The SM clock the launch ran at (ncu locks it to base by default), kept in meta so a kernel
+# file written from the import (-o x.json) is judged on a catalog roof at that clock, as the
+# import is (profile_checks.at_recorded_clock; ncu_metrics.CLOCK, spelt here: no cycle)
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 # what each launch__occupancy_limit_<x> limits, in words
 LIMITERS = {"registers": "registers", "shared_mem": "shared memory",
             "warps": "warps per SM (block size)", "blocks": "blocks per SM",
@@ -33,7 +37,7 @@ def launch_details(m: Mapping[str, float]) -> dict:
     """What one launch recorded of its occupancy and pipes, for Kernel.meta (only the keys
     the file holds): occupancy_achieved / occupancy_theoretical (% of the SM's warp slots),
     occupancy_limiter (the launch__occupancy_limit_* with the fewest blocks per SM; ties all
-    named), pipe_busy {pipe: % of peak}, sms (the device's SM count)."""
+    named), pipe_busy {pipe: % of peak}, sms (the device's SM count), sm_clock_hz."""
     out: dict = {}
     for key, name in (("occupancy_achieved", ACHIEVED_OCC),
                       ("occupancy_theoretical", THEORETICAL_OCC)):
@@ -58,6 +62,9 @@ def launch_details(m: Mapping[str, float]) -> dict:
     sms = _get(m, SM_COUNT)
     if sms:
         out["sms"] = int(sms)
+    clock = _get(m, SM_CLOCK)
+    if clock and clock > 0:
+        out["sm_clock_hz"] = clock
     return out
 
 

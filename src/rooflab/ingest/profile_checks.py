@@ -130,7 +130,9 @@ def catalog_clock_hz(roof: Roof) -> float | None:
 def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
     """A note when the profile says the kernels ran well below the clock the catalog roof
     assumes: ncu locks clocks to base by default (--clock-control base), so % of roof on a
-    boost-clock catalog roof reads low by the clock ratio (review 12b J: 37 % vs 55 %)."""
+    boost-clock catalog roof reads low by the clock ratio (review 12b J: 37 % vs 55 %).
+    Said where the user kept the boost clock (--on 'NAME@boost'); else at_recorded_clock
+    scales the roof."""
     boost = catalog_clock_hz(roof) if clock_hz else None
     if boost is None or clock_hz >= SLOW_CLOCK * boost:
         return ""
@@ -138,9 +140,74 @@ def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
             f"(sm__cycles_elapsed.avg.per_second in the file; ncu locks base clocks by "
             f"default), while {roof.name}'s catalog peaks assume {boost / 1e9:.2f} GHz "
             f"(boost): % of roof is judged at boost, so it reads at most "
-            f"{100 * clock_hz / boost:.0f} % where compute binds; profile with "
-            f"--clock-control none, or pass --on the .ncu-rep (its peaks are at the "
+            f"{100 * clock_hz / boost:.0f} % where compute binds; leave '{BOOST}' out "
+            f"of --on (the compute ceilings then scale to the recorded clock), profile "
+            f"with --clock-control none, or pass --on the .ncu-rep (its peaks are at the "
             f"profiled clock)")
+
+
+# An --on suffix that keeps a catalog GPU's compute ceilings at its boost clock, as the
+# datasheet lists them (`--on 'RTX 4090@boost'`), where at_recorded_clock would scale them
+# to the clock ncu recorded; as '@1t' picks a profile's one-thread roof, '@boost' picks the
+# datasheet's roof.
+BOOST = "@boost"
+# the start of at_recorded_clock's note (cli/roof_source_notes finds it on the roof)
+SCALED = "compute ceilings derived at SM"
+# a recorded clock within 1 % of the catalog's is the catalog's (no scaling, no note)
+SAME_CLOCK = 0.99
+
+
+def split_boost(spec: str) -> tuple[str, bool]:
+    """(the --on text without '@boost', whether the compute ceilings keep their boost
+    clock): ('RTX 4090', True) for 'RTX 4090@boost', ('RTX 4090', False) for 'RTX 4090'."""
+    text = spec.strip()
+    if text.lower().endswith(BOOST) and len(text) > len(BOOST):
+        return text[: -len(BOOST)].rstrip(), True
+    return spec, False
+
+
+def kernels_clock(kernels: Sequence[Kernel]) -> float | None:
+    """The time-weighted SM clock the kernels' meta records (meta sm_clock_hz: ncu's, kept
+    in a kernel file written from its import), or None when none records one."""
+    pairs = [(float(k.meta["sm_clock_hz"]), k.seconds or 0.0) for k in kernels
+             if isinstance(k.meta.get("sm_clock_hz"), (int, float))
+             and k.meta["sm_clock_hz"] > 0]
+    total = sum(t for _, t in pairs)
+    if not pairs:
+        return None
+    return sum(c * t for c, t in pairs) / total if total > 0 else pairs[0][0]
+
+
+def at_recorded_clock(roof: Roof, clock_hz: float | None) -> tuple[Roof, str]:
+    """The catalog roof with its compute ceilings scaled to the SM clock the kernels ran at
+    (derived: nominal x recorded / boost clock), and '; note: ...' saying so; (roof, '')
+    when the roof is no catalog NVIDIA GPU, no clock was recorded, or it is the catalog's.
+
+    ncu locks clocks to base by default: an RTX 4060 Laptop kernel at 1.62 GHz judged on
+    its 2.37 GHz boost peaks read 37 % of roof and '2.67x (>2x)' headroom where ncu says
+    55 % (review s26 r2 F1). Every compute unit (vector, tensor) runs on the SM clock, so
+    all scale; memory ceilings stay as listed: DRAM has a clock of its own, which ncu does
+    not lock (255.8 GB/s recorded vs 256 listed). A recorded clock above the catalog's
+    (opportunistic boost) keeps the datasheet peaks."""
+    from dataclasses import replace
+
+    from ..units import si
+
+    boost = catalog_clock_hz(roof) if clock_hz else None
+    if boost is None or not clock_hz or clock_hz >= SAME_CLOCK * boost:
+        return roof, ""
+    ratio = clock_hz / boost
+    ghz, top = f"{clock_hz / 1e9:.2f}", f"{boost / 1e9:.2f}"
+    compute = tuple(replace(c, value=c.value * ratio, provenance="derived",
+                            method=f"nominal {si(c.value, 'FLOP/s')} x {ghz}/{top} GHz "
+                                   f"(recorded SM clock / boost clock)")
+                    for c in roof.compute)
+    # "at SM x GHz": profile_import.profiled_clock_hz reads it back (the chart's legend)
+    note = (f"{SCALED} {ghz} GHz, the clock ncu recorded "
+            f"(sm__cycles_elapsed.avg.per_second): nominal x {ghz}/{top} GHz (the "
+            f"catalog's boost clock), as ncu's own peaks are; memory ceilings as listed "
+            f"(the DRAM clock is not the SM's); --on '{roof.name}{BOOST}' judges at boost")
+    return replace(roof, compute=compute, notes=roof.notes + (note,)), f"; note: {note}"
 
 
 def cc_suggestion(cc: str | None) -> str:

@@ -20,10 +20,12 @@ from ..model.ceiling import Ceiling, Roof
 from ..model.kernel import Kernel
 from .profile_checks import (
     _other_device,
+    at_recorded_clock,
     cc_suggestion,
     clock_mismatch,
     device_mismatch,
     recorded_cc,
+    split_boost,
 )
 from .profile_envelope import ON_CPU_HINT, envelope_roof, envelope_words, on_cpu
 from .skips import Skip
@@ -189,6 +191,7 @@ def kernels_with_sm_count(kernels: Sequence[Kernel], on: str | None = None
     from ..model.advice_tensor_check import sms_would_bound
 
     # a shape is only a candidate: sms_would_bound keeps the count where m and n give tiles
+    on = split_boost(on)[0] if on else on   # 'RTX 4090@boost' is the RTX 4090
     need = {id(k) for k in kernels if (k.meta.get("grid") or isinstance(k.meta.get("shape"),
                                                                         Mapping))
             and not k.meta.get("sms")}
@@ -374,15 +377,30 @@ def _missing_counts(kernels) -> str:
     return ""
 
 
+def clock_judged(roof: Roof, clock_hz: float | None, boost: bool = False
+                 ) -> tuple[Roof, str]:
+    """A catalog roof at the clock the kernels ran at (profile_checks.at_recorded_clock)
+    and its note; with boost (--on 'NAME@boost') the roof as listed, with the note that %
+    of roof then reads low (profile_checks.clock_mismatch)."""
+    if boost:
+        return roof, clock_mismatch(roof, clock_hz)
+    return at_recorded_clock(roof, clock_hz)
+
+
 def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
-    """The roof to place the kernels on, and a line saying where it came from."""
+    """The roof to place the kernels on, and a line saying where it came from. A catalog
+    roof's compute ceilings are taken at the SM clock the kernels ran at, unless --on ends
+    in '@boost' (clock_judged)."""
     if on:
-        roof = roof_for_on(on)
+        spec, boost = split_boost(on)
+        roof = roof_for_on(spec)
+        mismatch = device_mismatch(roof, imp.kernels)
+        above = _above_nominal(roof)
+        # another GPU's roof: the clock ncu recorded is not its clock
+        roof, clock = clock_judged(roof, imp.clock_hz, boost or bool(mismatch))
         roof, added = with_recorded_levels(roof, imp.peaks, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
-                                + device_mismatch(roof, imp.kernels)
-                                + _above_nominal(roof) + clock_mismatch(roof, imp.clock_hz)
-                                + added)
+                                + mismatch + above + clock + added)
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks
         # of the GPU the counters were taken on come before any catalog entry, as ncu's
@@ -398,9 +416,9 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     found = _catalog_match(imp.devices, imp.device_details)
     if found is not None:
         roof, text = found
+        roof, clock = clock_judged(roof, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
-                                f"by the device name '{text}' in the file"
-                                + clock_mismatch(roof, imp.clock_hz))
+                                f"by the device name '{text}' in the file" + clock)
     roof = envelope_roof(imp.kernels)
     if roof is None:
         from ..errors import InputError

@@ -1,15 +1,17 @@
-"""rocprof's wide layout (one row per dispatch) grouped by kernel as it is read: each
-dispatch's counters are a dict only while its row is counted, then summed into its kernel's
-group (aggregate.group_counts). Read whole, a file kept a dict, a Launch and a Counts per
-dispatch until every row was read: ~2.4 KB a dispatch, 2459 MB for 1M dispatches in a
-141 MB file (review s23 r5 F5).
+"""rocprof's counter CSVs grouped by kernel as they are read: each dispatch's counters are a
+dict only while its row (wide layout) or rows (rocprofv3's long layout, a row per counter)
+are counted, then summed into its kernel's group (aggregate.group_counts). Read whole, a
+file kept a dict, a Launch and a Counts per dispatch until every row was read: ~2.4 KB a
+dispatch, 2459 MB for 1M dispatches in a 141 MB wide file (review s23 r5 F5); 376 MB for
+a 125 MB long one (100,000 dispatches), 36 MB now (s26).
 
 The same groups, skips and errors as reading it whole (rocprof.read_rocprof_csv, then
 group_counts): a kernel with a level some dispatch could not count (an `n/a` counter) is
 read a second time, knowing which levels to drop for all its dispatches
-(rocprof_counters.known_levels); a dispatch id seen twice (whose rows are joined), the long
-layout (a dispatch's counters on many rows), and a count group_counts refuses (its error
-could come before a later row's) are read whole, as before.
+(rocprof_counters.known_levels); a dispatch id seen twice (whose rows are joined; in the
+long layout, rocprofv3's row per counter, one seen again after another dispatch's rows),
+and a count group_counts refuses (its error could come before a later row's) are read
+whole, as before.
 """
 
 from __future__ import annotations
@@ -78,8 +80,6 @@ def _groups(path: str, log: SkipLog, mi300: bool | None, missing: dict | None
             plan = _plan(path, rows)
         except ParseError as exc:
             raise _ReadError(exc) from None
-        if plan[5]:   # the long layout
-            raise _Whole
         noted: set[str] = set()
 
         def counted():
@@ -100,7 +100,7 @@ def _groups(path: str, log: SkipLog, mi300: bool | None, missing: dict | None
 def _launches(path: str, rows: Iterator[list[str]], log: SkipLog, plan: tuple
               ) -> Iterator[Launch]:
     try:
-        yield from _rows(path, rows, log, *plan)
+        yield from (_long_rows if plan[5] else _rows)(path, rows, log, *plan)
     except ParseError as exc:
         raise _ReadError(exc) from None
 
@@ -135,6 +135,84 @@ def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_
                         metrics[name] = value
         yield Launch(path=path, line=n, id=ident, name=kernel,
                      metrics=_sum_instances(metrics) if channels else metrics)
+
+
+def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_name,
+               i_id, long, plain, same, every, counted, i_cn, i_cv, channels
+               ) -> Iterator[Launch]:
+    """rocprof._dispatch_list's long rows (rocprofv3: a row per dispatch and counter), each
+    dispatch a Launch once the next one's first row is read: rocprofv3 writes a dispatch's
+    rows together. Kept whole, the dispatches held ~3x the file (376 MB for 125 MB). A
+    dispatch whose rows come apart (its id again after another's) is read whole."""
+    seen = _Seen()
+    entry = None                          # [id, line, name, metrics, channels] being read
+    last = None                           # (id, plain cells) of the row before
+    for n, row in enumerate(rows, start=h + 2):
+        if not data_row(row, n, header, log):
+            continue
+        ident = row[i_id] if i_id is not None else str(n)
+        if entry is None or ident != entry[0]:
+            if seen.again(ident):   # its rows are apart: joined by reading whole
+                raise _Whole
+            if entry is not None:
+                yield _launch(path, entry)
+            entry = [ident, n, row[i_name].strip(), {}, channels]
+        _long_row(path, row, n, log, entry, i_cn, i_cv)
+        cells = every
+        if plain:
+            now = (ident, same(row))
+            if now == last:
+                cells = counted
+            last = now
+        _other_cells(path, row, n, log, entry, cells)
+    if entry is not None:
+        yield _launch(path, entry)
+
+
+def _launch(path: str, entry: list) -> Launch:
+    ident, line, name, metrics, summed = entry
+    return Launch(path=path, line=line, id=ident, name=name,
+                  metrics=_sum_instances(metrics) if summed else metrics)
+
+
+def _long_row(path: str, row: list[str], n: int, log: SkipLog, entry: list, i_cn: int,
+              i_cv: int) -> None:
+    """A long row's counter (Counter_Name, Counter_Value) into its dispatch's metrics, as
+    rocprof._dispatch_list reads it: a finite count inline, the rest through _cell."""
+    name, text = row[i_cn].strip(), row[i_cv]
+    try:
+        value = float(text)
+        if value - value != 0.0 or value < 0:
+            value = _cell(name, text, True, entry[2], path, n, log)
+    except ValueError:
+        value = _cell(name, text, True, entry[2], path, n, log)
+    if value is not None:
+        entry[3][name] = value
+        if name[-1:] == "]":
+            entry[4] = True
+
+
+def _other_cells(path: str, row: list[str], n: int, log: SkipLog, entry: list,
+                 cells) -> None:
+    """A long row's other cells (its times, the wide counters beside the pair) into the
+    dispatch's metrics, as rocprof._dispatch_list reads them."""
+    names, pick, counters = cells
+    if not names:
+        return
+    texts = pick(row)
+    metrics = entry[3]
+    try:   # the common case in C calls: every cell a finite number not below zero
+        values = list(map(float, texts))
+        total = sum(values)
+        if total - total == 0.0 and min(values) >= 0.0:
+            metrics.update(zip(names, values, strict=True))
+            return
+    except ValueError:
+        pass
+    for name, text, counter in zip(names, texts, counters, strict=True):
+        value = _cell(name, text, counter, entry[2], path, n, log)
+        if value is not None:
+            metrics[name] = value
 
 
 class _Seen:

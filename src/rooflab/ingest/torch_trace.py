@@ -56,12 +56,11 @@ from .torch_trace_infer import CONV, following_ops, infer_conv
 from .torch_trace_ranks import rank_of, trace_labels
 
 
-def _roots(ops: list[_Op], events: list) -> list[_Op]:
+def _roots(ops: list[_Op]) -> list[_Op]:
     """Nest ops by time on each thread: an op inside another's interval is its child."""
     by_thread: dict[tuple, list[_Op]] = {}
     for op in ops:
-        e = events[op.index]
-        by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(op)
+        by_thread.setdefault(op.thread, []).append(op)
     roots: list[_Op] = []
     for thread_ops in by_thread.values():
         thread_ops.sort(key=lambda o: (o.ts, -o.dur))
@@ -119,14 +118,14 @@ class TorchImport(ProfileImport):
 def trace_kernels(data: dict, path: str, log: SkipLog
                   ) -> tuple[list[Kernel], list[str], list[dict]]:
     events = data["traceEvents"]
+    regions = compiled_regions(events)   # before sort_events drops the ops' events
     ev = sort_events(events, log)
-    regions = compiled_regions(events)
     check_ops(ev, path, regions, log)
     on_gpu = bool(ev.kernel_s or ev.copies)
     tally = _Tally(ev.kernel_s, on_gpu, log, ev.host_s)
     tally.kernel_names = ev.kernel_names
-    tally.following = following_ops(ev.ops, events)
-    for root in _roots(ev.ops, events):
+    tally.following = following_ops(ev.ops)
+    for root in _roots(ev.ops):
         tally.visit(root)
     tally.log_zero_time()
     _unique_names(list(tally.groups.values()))

@@ -19,7 +19,7 @@ from .torch_trace_events import _Op
 CONV = "aten::convolution"
 
 
-def following_ops(ops: list[_Op], events: list) -> dict[int, _Op]:
+def following_ops(ops: list[_Op]) -> dict[int, _Op]:
     """op.index -> the first op that starts after it ends on its thread, for the
     convolutions recorded without constant arguments (none: empty, nothing sorted)."""
     targets = [op for op in ops if op.name == CONV and "Concrete Inputs" not in op.args]
@@ -27,16 +27,14 @@ def following_ops(ops: list[_Op], events: list) -> dict[int, _Op]:
         return {}
     by_thread: dict[tuple, list[_Op]] = {}
     for op in ops:
-        e = events[op.index]
-        by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(op)
+        by_thread.setdefault(op.thread, []).append(op)
     starts: dict[tuple, list[float]] = {}
     for key, thread_ops in by_thread.items():
         thread_ops.sort(key=lambda o: o.ts)
         starts[key] = [o.ts for o in thread_ops]
     out = {}
     for op in targets:
-        e = events[op.index]
-        key = (e.get("pid"), e.get("tid"))
+        key = op.thread
         i = bisect.bisect_left(starts[key], op.ts + op.dur)
         if i < len(by_thread[key]):
             out[op.index] = by_thread[key][i]

@@ -21,6 +21,7 @@ from .grid_fill import grid_size as grid_blocks
 from .kernel import Kernel
 from .machine import Machine, words
 from .opkind import is_matrix, is_streaming
+from .sample_groups import ALONE, busy_calls, contention
 from .sample_spread import NOISY_IQR
 from .sanity_ceilings import roof_threads
 
@@ -413,10 +414,18 @@ def _quiet_advice(p: Point, e: Efficiency, kernel: Kernel,
         why.append(f"the roof's probe shared the machine ({pct(share)} other load: "
                     f"{load[0]})" if share is not None else
                     f"the roof's probe shared the machine ({load[0]})")
+    busy = busy_calls(kernel)
+    if busy:   # its own calls crowded each other: a quiet machine would not help
+        why.insert(0, contention(busy, kernel.meta.get("calling_threads")))
+    action = (f"{ALONE} (the advice below is uncertain)" if busy else
+              "re-time on a quiet machine (the advice below is uncertain)")
     return Advice(
-        kernel=p.kernel, action="re-time on a quiet machine (the advice below is uncertain)",
+        kernel=p.kernel, action=action,
         detail="; ".join(why), shrinks="below roof", new_ai=p.ai,
         new_flop_per_s=p.achieved_flop_per_s or 0.0, new_seconds=e.seconds, speedup=1.0,
-        assumption="no speed-up is predicted: other load slows the kernel and the probe "
-                   "alike, so its % of roof and every gain below may be load, not the code; "
-                   "time it (and probe the roof) with nothing else running")
+        assumption=("no speed-up is predicted: calls that ran at once slow each other, so "
+                    "its % of roof and every gain below may be contention, not the code"
+                    if busy else
+                    "no speed-up is predicted: other load slows the kernel and the probe "
+                    "alike, so its % of roof and every gain below may be load, not the code; "
+                    "time it (and probe the roof) with nothing else running"))

@@ -23,14 +23,15 @@ from .whatif_precision_cap import capped_roof
 
 # One step down in precision, when the roof has a ceiling for it.
 LOWER_PRECISION = {"fp64": ("fp32",), "fp32": ("bf16", "fp16"), "tf32": ("bf16", "fp16"),
-                   "fp16": ("fp8",), "bf16": ("fp8",), "fp8": ("int4",)}
+                   "fp16": ("fp8",), "bf16": ("fp8",), "fp8": ("fp4", "int4")}
 
 
-# Formats only hardware that has them can run (no A100 stores or computes fp8): a lower
+# Formats only hardware that has them can run (no A100 stores or computes fp8, no Hopper
+# fp4: NVFP4/MXFP4 tensor math is Blackwell's): a lower
 # precision among these is advised only where the roof lists a ceiling for it, never at
 # Roof.compute_for's stand-in (review s21 r3 F3: "use fp8 instead of bf16: 2.00x" on an
 # A100, priced at "fp16 vector 78 TFLOP/s").
-NEEDS_HARDWARE = frozenset({"fp8", "int4"})
+NEEDS_HARDWARE = frozenset({"fp8", "fp4", "int4"})
 # Same-width siblings: bf16 -> fp16 is no narrower, but where the roof lists fp16 faster
 # on the unit (A100: fp16 vector 78 TFLOP/s, bf16 vector 39) it is the next real step.
 SIBLING = {"bf16": "fp16"}

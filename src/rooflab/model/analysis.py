@@ -20,6 +20,7 @@ from .ceiling import KernelCeiling, Roof, kernel_ceiling
 from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
 from .kernel import Kernel
+from .level_carm import carm_memory, is_carm
 from .level_names import checked_levels
 from .meta_check import step_of
 from .placement import Point, analyze_point, primary_points
@@ -197,7 +198,8 @@ def share_totals(kernels: Sequence[Kernel]) -> tuple[float, ...]:
     return tuple(by_step.get(i, 0.0) for i in step)
 
 
-def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None) -> Analysis:
+def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None = None,
+            carm: bool = False) -> Analysis:
     """Every kernel at every memory level it has bytes for (and the roof has a ceiling for).
 
     roof: a Roof (rooflab.load_roof("T4") or a profile .json); kernels: Kernels, or one.
@@ -206,7 +208,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     total the shares are taken of). Levels outside `levels` are the caller's choice: a
     kernel filtered out by them is not called unplaced. `levels` are read as in files
     ("dram", "HBM3" -> DRAM; one name given bare is a list of one); a name that is no
-    memory level is an InputError.
+    memory level is an InputError. carm: a kernel's L1 bytes are read as CARM reads them
+    (model/level_carm: held to the lowest roof of every level above its dot), not against
+    the L1 ceiling alone; its other levels as before.
     """
     if not isinstance(roof, Roof):
         hint = ("a profile holds roofs: pass profile.roofs[0] (measured first)"
@@ -235,7 +239,8 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
             if levels is not None and level not in levels:
                 continue
             asked += 1
-            memory, which = memory_ceiling(roof, k, level)
+            memory, which = (carm_memory(roof, k, compute.value) if carm and is_carm(level)
+                             else memory_ceiling(roof, k, level))
             if which:
                 notes.append(f"{k.name}: {which}")
             if memory is None:

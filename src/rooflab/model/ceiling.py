@@ -16,7 +16,7 @@ from .sample_spread import iqr_over_median
 PROVENANCES = ("nominal", "measured", "derived")
 
 # The values a ceiling may take, FLOP/s or bytes/s alike: no machine is slower than 1 per
-# second, and 1e21 is 200x the fastest catalog entry (GB200 fp8, 5e15) -- a whole rack's
+# second, and 1e21 is 5e4 x the fastest catalog peak (GB200 fp4 sparse, 2e16): a whole rack's
 # sum stays inside. Outside it is a unit slip or a subnormal: 1e-320 B/s put the ridge
 # point at inf and crashed report, plot and `ai --json` (review 12c L).
 CEILING_RANGE = (1.0, 1e21)
@@ -32,6 +32,8 @@ PRECISION_FALLBACK: dict[str, tuple[str, ...]] = {
     "bf16": ("fp32",),
     "fp16": ("bf16", "fp32"),
     "fp8": ("fp16", "bf16", "fp32"),
+    # no fp4 math (Hopper, Ada): fp4 data are converted and multiplied in fp8 at best
+    "fp4": ("fp8", "fp16", "bf16", "fp32"),
     "int8": ("fp16", "bf16", "fp32"),
     "int4": ("int8", "fp16", "fp32"),
     "int32": ("fp32",),

@@ -343,7 +343,7 @@ TIMING_META = frozenset(("seconds_stat", "median_s", "best_s", "spread", "iqr_re
                          "floor_ratio", "floor_level",
                          "floor_binding", "floor_tolerance", "flags", "best_floor_ratio",
                          "summed_call_s", "wall_span_s", "overlapped_calls",
-                         "calling_threads"))
+                         "calling_threads", "keep_last", "calls_dropped"))
 _NUMBERS = ("flop", "bytes", "seconds", "provenance")   # what the provenance depends on
 
 _MAX_EXACT = 2 ** 53   # a count up to here is the same int after float()

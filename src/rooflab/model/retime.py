@@ -3,8 +3,9 @@
 A what-if (model/whatif.py) builds new Kernels from old ones under one stated assumption; this
 module predicts their time on the (new) roof by keeping what the model cannot know constant:
 the fraction of the roof the kernel's work reaches now. With `e` that efficiency and `L` the
-launch floor (calls x overhead_s) times the share of it the old time held (held_launch_share:
-efficiency_of's split, so the same launch time the efficiency took out comes back),
+launch floor (calls x overhead_s) times the share of it the old time held (retime_launch:
+the split rises smoothly across calls x the floor, and a predicted kernel carries its share,
+so the same launch time the efficiency took out comes back, and comes back again),
 
     new seconds = L_new + max(FLOP_new / P_new, bytes_new / B_new) / e_old
 
@@ -29,6 +30,14 @@ from .display_whatif import whatif_text
 from .kernel import TIMING_META, Kernel
 from .opkind import is_whole_step
 from .real_traffic_basis import real_traffic_basis, real_traffic_line
+from .retime_launch import (
+    LAUNCH_RANGE_META,
+    LAUNCH_SHARE_META,
+    band_readings,
+    held_work_ratio,
+    launch_share,
+    share_written,
+)
 from .sanity_ceilings import applicable_launch_s
 from .work_floor import launch_plus, work_floor, work_floor_or_none
 
@@ -160,7 +169,11 @@ def _primary(analysis: Analysis) -> Mapping[str, Point]:
 def _floor(roof: Roof, k: Kernel, peaks: dict | None = None) -> tuple[float, float]:
     """(work floor, launch floor) of a kernel on a roof, at its binding level (work_floor:
     off the roof's ceilings, not one Analysis per kernel; peaks: its memo)."""
-    return work_floor(roof, k, peaks), (roof.overhead_s or 0.0) * k.calls
+    return work_floor(roof, k, peaks), _floor_launch(roof, k)
+
+
+def _floor_launch(roof: Roof, k: Kernel) -> float:
+    return (roof.overhead_s or 0.0) * k.calls
 
 
 # Meta of a *measured* time (measuring.timed_kernel, bench/check.check_floors): it
@@ -187,7 +200,7 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
            launch_inside: bool = False, gap_s: float | None = None,
            held_scale: float = 1.0, launch_left_out: bool = False,
            launch_calls: int | None = None, launch_share: float = 1.0,
-           peaks: dict | None = None) -> Kernel:
+           peaks: dict | None = None, readings: tuple = ()) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
     measurement's meta (MEASURED_META) is dropped, identity meta (op, shape, ...) kept.
     launch_inside: the efficiency came from a roof with no launch floor, so the old time
@@ -206,9 +219,12 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     launch_share: the fraction of calls x the launch floor the old time held
     (held_launch_share: efficiency_of's split), so the predicted time adds back the launch
     share that the efficiency took out, no more. peaks: work_floor's memo of compute
-    ceilings, one dict for all the kernels a what-if retimes."""
+    ceilings, one dict for all the kernels a what-if retimes. readings: retime_launch's
+    band_readings, the two ends (work ratio, launch share) of an old time near calls x
+    its launch floor, priced into meta seconds_launch_range."""
     meta = {**{k: v for k, v in new.meta.items()
-               if k not in MEASURED_META and k not in GAP_HELD_META and k != LOWER_BOUND},
+               if k not in MEASURED_META and k not in GAP_HELD_META and k != LOWER_BOUND
+               and k not in (LAUNCH_SHARE_META, LAUNCH_RANGE_META)},
             "whatif": label}
     if efficiency is None:
         # no time to predict: no 'seconds' provenance either (it said 'measured')
@@ -219,7 +235,15 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
         launch = 0.0
     elif launch_calls is not None:
         launch = (new_roof.overhead_s or 0.0) * launch_calls
+    if readings and not launch_inside:
+        meta[LAUNCH_RANGE_META] = sorted(launch * share + work / eff for eff, share in readings)
     launch *= launch_share
+    # the share of its launch floor the predicted time holds, read back when it is retimed
+    # again (retime_launch: a round trip returns the measured time); none where the target's
+    # floor is only a floor under the time
+    share = None if launch_inside else share_written(launch, _floor_launch(new_roof, new))
+    if share is not None:
+        meta[LAUNCH_SHARE_META] = share
     prov = {**new.provenance, "seconds": "derived"}
     seconds = max(launch, work / efficiency) if launch_inside else launch + work / efficiency
     if gap_s is not None:
@@ -257,7 +281,9 @@ def held_launch_share(before: Analysis, k: Kernel) -> float:
     0 where the floor is left out (GPU-side, below calls x the floor). retime adds back
     this share, so a change that changes nothing predicts the measured time: with the full
     calls x 5 us added back, gemv_decode (12.5 us, work floor 10.0 us) read 12.5 -> 15 us,
-    0.83x, under --bytes-scale 1 (review s21 x2 F1). 1 untimed or without a floor."""
+    0.83x, under --bytes-scale 1 (review s21 x2 F1). 1 untimed or without a floor. A
+    fusion's split (model/whatif.fuse); the other what-ifs read retime_launch's, which has
+    no switch at calls x the floor (review s26 r3 F1)."""
     p = _primary(before).get(k.name)
     if p is None or p.seconds is None or not p.overhead_floor_s:
         return 1.0
@@ -265,10 +291,12 @@ def held_launch_share(before: Analysis, k: Kernel) -> float:
 
 
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
+    """The work ratio a what-if keeps (work_ratio's rule, uncapped), of the time less the
+    launches retime_launch reads it to hold, the split every what-if but a fusion takes."""
     p = _primary(before).get(k.name)
     if p is None or p.seconds is None:
         return None
-    return work_ratio(p)
+    return held_work_ratio(p, k)
 
 
 def work_ratio(p: Point) -> float:
@@ -339,13 +367,13 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
     peaks: dict = {}   # the roofs' compute ceilings, found once (work_floor)
     for k in kernels:
         if k.name in chosen or new_roof is not None:
-            gap = step_gap(judged, rated, k)
+            gap, p = step_gap(judged, rated, k), _primary(rated).get(k.name)
             new = retime(change(k) if k.name in chosen else k,
                          roof_of(k) if roof_of is not None else target,
                          _efficiency(rated, k), label, launch_inside=inside,
                          gap_s=gap and gap[0], held_scale=gap[1] if gap else 1.0,
-                         launch_left_out=launch_left_out(rated, k),
-                         launch_share=held_launch_share(rated, k), peaks=peaks)
+                         launch_share=launch_share(p, k), peaks=peaks,
+                         readings=band_readings(p, k))
             moves.append((k, new))
             after.append(new)
         else:

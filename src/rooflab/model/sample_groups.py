@@ -143,26 +143,62 @@ WHAT_TO_DO = (f"time each shape (each input size) as its own kernel; for one sha
 ONE_SHAPE_WHAT_TO_DO = f"{QUIET} (no other process on its cores), and {PIN}"
 
 
-def causes(one_shape: bool) -> tuple[str, ...]:
-    """What may have made two groups, the likeliest first."""
-    return (LOAD, CLOCK) if one_shape else (SHAPES, CLOCK, LOAD)
+# meta seconds_stat of a decorated function's kernel whose calls ran at once in several
+# threads (measure_aggregate): its time is the span they were busy, its samples latencies
+BUSY_SPAN = "busy span of calls that ran at once"
+
+
+def contention(busy: int, threads: object = None) -> str:
+    """The cause for samples of `busy` calls that ran at once (in `threads` threads, when a
+    whole number): each call's time holds its waits for the others."""
+    among = (f"{threads} threads" if isinstance(threads, int) and not isinstance(threads, bool)
+             else "several threads")
+    return (f"contention: {busy} call{'s' if busy != 1 else ''} ran at once in {among}, "
+            f"each call's time holding its waits for the others (the GIL, shared cores, "
+            f"memory bandwidth)")
+
+
+def causes(one_shape: bool, busy: int = 0, threads: object = None) -> tuple[str, ...]:
+    """What may have made two groups, the likeliest first; contention first when `busy`
+    calls ran at once (meta overlapped_calls): the samples are latencies under it, some
+    calls running alone, others beside 1, 2, ... more."""
+    plain = (LOAD, CLOCK) if one_shape else (SHAPES, CLOCK, LOAD)
+    return (contention(busy, threads), *plain) if busy else plain
+
+
+def busy_calls(kernel: Kernel) -> int:
+    """How many of the kernel's calls ran at once with another thread's (meta
+    overlapped_calls, set with seconds_stat BUSY_SPAN); 0 for any other kernel."""
+    n = kernel.meta.get("overlapped_calls")
+    if kernel.meta.get("seconds_stat") != BUSY_SPAN or isinstance(n, bool) \
+            or not isinstance(n, (int, float)) or not 1 <= n <= 1e18:   # NaN, inf: none
+        return 0
+    return int(n)
 
 
 def _either(xs: tuple[str, ...]) -> str:
     return ", ".join(xs[:-1]) + f", or {xs[-1]}" if len(xs) > 2 else " or ".join(xs)
 
 
-def what_to_do(one_shape: bool) -> str:
-    return ONE_SHAPE_WHAT_TO_DO if one_shape else WHAT_TO_DO
+ALONE = ("time one call alone (rooflab.measure(fn, *args)) for its own latency; the busy "
+         "span is the calls' throughput together")
 
 
-def bimodal_words(name: str, samples: Sequence[float], one_shape: bool = False) -> str | None:
+def what_to_do(one_shape: bool, busy: int = 0) -> str:
+    plain = ONE_SHAPE_WHAT_TO_DO if one_shape else WHAT_TO_DO
+    return f"{ALONE}; {plain}" if busy else plain
+
+
+def bimodal_words(name: str, samples: Sequence[float], one_shape: bool = False,
+                  busy: int = 0, threads: object = None) -> str | None:
     """The warning for a bimodal sample set, naming the groups and what to do (one_shape:
-    samples of one call, so no two input shapes); None when the samples form one group."""
+    samples of one call, so no two input shapes; busy: that many calls ran at once, so
+    contention is named first); None when the samples form one group."""
     g = two_groups(samples)
     if g is None:
         return None
     what = "two groups of calls" if one_shape else "two different things"
+    why = _either(causes(one_shape, busy, threads))
     return (f"{name}: timing samples split into two groups, {g.words()}: {what} were timed "
-            f"into one entry ({_either(causes(one_shape))}), so its median and compare's "
-            f"noise test mix the two; {what_to_do(one_shape)}")
+            f"into one entry ({why}), so its median and compare's noise test mix the two; "
+            f"{what_to_do(one_shape, busy)}")

@@ -151,9 +151,13 @@ def _over_slope_causes(p: Point, bytes_per_s: float, roof_kind: str = "") -> lis
 def _over_peak_causes(p: Point, machine: Machine | None, roof: Roof | None) -> list[str]:
     """Why a point's FLOP/s pass its compute peak; a Zen CPU's add pipes among them where
     the roof names one (fp64/fp32 on a CPU or an unknown machine)."""
+    # the ceiling's own precision: an fp4 kernel on a roof without fp4 is held to the fp8
+    # stand-in, and "held to fp4 tensor at 1.98 PFLOP/s" named a ceiling H100 lacks
+    held = p.ceiling_precision or p.precision
+    instead = f" (standing in for {p.precision})" if held != p.precision else ""
     causes = [
-        f"roof of the wrong precision or unit: the kernel is held to {p.precision}"
-        f"{' ' + p.unit if p.unit else ''} at {fmt_rate(p.peak_flop_per_s, p.precision)}"
+        f"roof of the wrong precision or unit: the kernel is held to {held}"
+        f"{' ' + p.unit if p.unit else ''}{instead} at {fmt_rate(p.peak_flop_per_s, held)}"
         + (f" ({p.note})" if p.note else "")
         + ("; AMX, VNNI or lower-precision math needs its own ceiling"
            if machine is not None and machine.kind == "cpu" else

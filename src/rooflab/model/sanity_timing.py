@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from ..units import fmt_seconds
 from .kernel import Kernel
 from .machine import Machine
+from .sample_groups import ALONE, busy_calls, contention, kernel_groups, one_call, what_to_do
 from .sample_groups import causes as split_causes
-from .sample_groups import kernel_groups, one_call, what_to_do
 from .sample_spread import iqr_over_median
 from .sanity_finding import Finding, kind_of
 
@@ -74,16 +74,47 @@ def compile_cause(kernel: Kernel) -> str:
 def noise_causes(kernel: Kernel, machine: Machine | None = None) -> tuple[str, ...]:
     """The causes of noisy timing samples, the likeliest first (the terminal prints only
     the first): a numba compile kept in a sample first, since numba said so (review r6
-    F1: a kept compile was blamed on other load); then other load where a load note says
-    the machine was shared (review 16b #9: a roof probed with 88 % other load named clock
-    changes first), else clock changes."""
+    F1: a kept compile was blamed on other load); then contention when the calls ran at
+    once in several threads (meta overlapped_calls: each sample holds waits for the
+    others, review s26); then other load where a load note says the machine was shared
+    (review 16b #9: a roof probed with 88 % other load named clock changes first), else
+    clock changes."""
     compiled = compile_cause(kernel)
     if compiled:
         return (compiled, LOAD_CAUSE, CLOCK_CAUSE)
+    busy = busy_calls(kernel)
     load = load_evidence(kernel, machine)
+    if busy:
+        return (contention(busy, kernel.meta.get("calling_threads")),
+                f"{LOAD_CAUSE} ({load})" if load else LOAD_CAUSE, CLOCK_CAUSE)
     if load:
         return (f"{LOAD_CAUSE} ({load})", CLOCK_CAUSE, COLD_CAUSE)
     return (CLOCK_CAUSE, LOAD_CAUSE, COLD_CAUSE)
+
+
+def busy_span_finding(kernel: Kernel) -> Finding | None:
+    """Information: the kernel's time is the span its calls kept it busy, not their sum
+    (a decorated function called from several threads at once: measure_overlap), said
+    only in meta until now (review s26: the report read like any summed time)."""
+    busy = busy_calls(kernel)
+    if not busy:
+        return None
+    m = kernel.meta
+    threads, summed = m.get("calling_threads"), m.get("summed_call_s")
+    among = (f" in {threads} threads" if isinstance(threads, int)
+             and not isinstance(threads, bool) else "")
+    own = (f"; their own times sum to {fmt_seconds(summed)}"
+           if isinstance(summed, (int, float)) and not isinstance(summed, bool) else "")
+    span = f" ({fmt_seconds(kernel.seconds)})" if kernel.seconds is not None else ""
+    which = "which" if busy >= kernel.calls else f"{busy} of which"
+    return Finding(
+        kernel=kernel.name, check="busy_span", severity="info",
+        message=(f"the time{span} is the busy span of its {kernel.calls} calls, {which} "
+                 f"ran at once{among} (the time at least one was running, not their "
+                 f"sum){own}: it is the calls' throughput together, and each timing sample "
+                 f"is one call's latency under contention, waits for the others included"),
+        causes=(contention(busy, threads),),
+        fix=ALONE)
 
 
 def counting_finding(kernel: Kernel) -> Finding | None:
@@ -174,10 +205,11 @@ def timer_reading(kernel: Kernel) -> float | None:
 
 
 def check_timing(kernel: Kernel, machine: Machine | None = None) -> list[Finding]:
-    """Timings too noisy (spread of raw samples) or too short to trust, and a time that
+    """A time that is the busy span of calls that ran at once (busy_span_finding),
+    timings too noisy (spread of raw samples) or too short to trust, and a time that
     includes rooflab's counting (counting_finding), and calls left out or flagged as
     far slower than the rest (slow_runs_finding)."""
-    found = [check_noisy(kernel, machine), check_bimodal(kernel),
+    found = [busy_span_finding(kernel), check_noisy(kernel, machine), check_bimodal(kernel),
              check_too_short(kernel, machine), counting_finding(kernel),
              slow_runs_finding(kernel)]
     return [f for f in found if f is not None]
@@ -207,7 +239,8 @@ def check_noisy(kernel: Kernel, machine: Machine | None = None) -> Finding | Non
                     f"; the middle half spans {iqr:.0%} (IQR / median)")
                  + ("; a few outliers, the median stands" if outliers else "")),
         causes=noise_causes(kernel, machine),
-        fix=STEADY[kind_of(machine)],
+        fix=f"{ALONE}; {STEADY[kind_of(machine)]}" if busy_calls(kernel)
+        else STEADY[kind_of(machine)],
     )
 
 
@@ -228,8 +261,8 @@ def check_bimodal(kernel: Kernel) -> Finding | None:
         message=(f"{len(kernel.samples)} timing samples split into two groups, {g.words()}: "
                  f"the median ({fmt_seconds(statistics.median(kernel.samples))}) is one "
                  f"group's time or neither's"),
-        causes=split_causes(one),
-        fix=what_to_do(one))
+        causes=split_causes(one, busy_calls(kernel), kernel.meta.get("calling_threads")),
+        fix=what_to_do(one, busy_calls(kernel)))
 
 
 def check_too_short(kernel: Kernel, machine: Machine | None = None) -> Finding | None:

@@ -16,7 +16,7 @@ from .choose import with_launches_s
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word
 from .retime import GAP_HELD_META, LOWER_BOUND, WhatIf, _apply, _floor
-from .whatif_weights import shares_words, weight_share_of
+from .whatif_weights import meta_weights_scaled, shares_words, weight_share_of
 
 
 def meta_batch(k: Kernel) -> int:
@@ -49,10 +49,15 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         r = batch / b0
         s, src = weight_share_of(k, share)
         used.append((k.name, s, src))
-        w = expert_weight_ratio(k, r) if share is None else 1.0
+        w = weight_ratio(k, r) if share is None else 1.0
+        # the meta's split, shape rows and batch follow, so that a chained what-if reads
+        # the new share (review s26 r3 F2: batch 1 -> 64 -> 1 kept 21 MB of activations
+        # as weights, the norms 15x off)
+        meta = {**k.meta, "batch": batch, **meta_weights_scaled(k.meta, w, r),
+                **_rows_scaled(k.meta, r)}
         return k.with_(flop={p: f * r for p, f in k.flop.items()},
                        bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
-                       meta={**k.meta, "batch": batch})
+                       meta=meta)
 
     # the generic clause names only the kernels whose split is known: an unsplit decode
     # point holds every byte, and saying its KV grows beside that read as a contradiction
@@ -151,6 +156,54 @@ def _unsplit_words(unsplit: Sequence[Kernel], batch: int, past: bool = False) ->
             f"{batch}{'' if past else ' and the step takes no longer'}; they are not at "
             f"long contexts (seed 004 Day 16: KV bytes grow with the batch and bend the "
             f"curve): {SPLIT_FIX}")
+
+
+# meta shape keys that count the batch's rows (a linear's m, tokens x top-k for experts;
+# the embedding's tokens; attention's batch): they scale with it
+BATCH_ROWS = ("m", "tokens", "batch")
+
+
+def _rows_scaled(meta: Mapping, r: float) -> dict:
+    """{'shape': ...} with its BATCH_ROWS keys x r; {} without a shape."""
+    shape = meta.get("shape")
+    if not isinstance(shape, Mapping):
+        return {}
+
+    def scaled(v: float) -> float:
+        new = v * r   # a whole count stays an int in the JSON (tokens 64, not 64.0)
+        return int(new) if isinstance(v, int) and float(new).is_integer() else new
+
+    return {"shape": {key: (scaled(v) if key in BATCH_ROWS and isinstance(v, (int, float))
+                            and not isinstance(v, bool) else v) for key, v in shape.items()}}
+
+
+def weight_ratio(k: Kernel, r: float) -> float:
+    """How much more of its "weights" a kernel reads at r times the batch: the experts
+    touched (expert_weight_ratio), the embedding's rows gathered (gathered_rows_ratio),
+    else 1 (read once per step)."""
+    return expert_weight_ratio(k, r) * gathered_rows_ratio(k, r)
+
+
+def gathered_rows_ratio(k: Kernel, r: float) -> float:
+    """How many more table rows an embedding gathers at r times the batch: `rooflab llm`'s
+    embedding counts its looked-up rows as weights, one per token up to the table (meta
+    shape tokens, vocab; max_positions adds learned positions' rows), so they grow with the
+    batch (review s26 r3 F5: held as if read once per step, 0.53x at batch 16). 1 for
+    other kernels, and for an embedding without a token count."""
+    shape = k.meta.get("shape")
+    if k.meta.get("op") != "embedding" or not isinstance(shape, Mapping):
+        return 1.0
+    tokens = shape.get("tokens")
+    if not isinstance(tokens, (int, float)) or isinstance(tokens, bool) or tokens <= 0:
+        return 1.0
+    caps = [c for c in (shape.get("vocab", math.inf), shape.get("max_positions"))
+            if isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0]
+
+    def rows(t: float) -> float:
+        return sum(min(t, c) for c in caps)
+
+    return rows(tokens * r) / rows(tokens)
+
 
 def expert_weight_ratio(k: Kernel, r: float) -> float:
     """How much more expert weight a batch r times larger reads: routed-expert kernels of

@@ -36,9 +36,14 @@ def move_floors(w: WhatIf) -> tuple[tuple[Floors, Floors], ...]:
     """(floors before, floors after) of each move, each on its own roof (derived), from
     the work floors the what-if works out once (WhatIf.work_floors): the JSON, the table
     and the chart each ask, and each worked out every kernel's again (s24)."""
-    return tuple((_floors(w.before.roof, old, wb), _floors(w.roof_after(i), new, wa))
-                 for i, ((old, new), (wb, wa))
-                 in enumerate(zip(w.moves, w.work_floors, strict=True)))
+    return tuple(_move_floors(w))
+
+
+def _move_floors(w: WhatIf):
+    """move_floors one move at a time: the sums need no tuple of every move's (s26: at
+    100,000 kernels it and four dicts of them were ~55 MB of the table's peak)."""
+    for i, ((old, new), (wb, wa)) in enumerate(zip(w.moves, w.work_floors, strict=True)):
+        yield _floors(w.before.roof, old, wb), _floors(w.roof_after(i), new, wa)
 
 
 def fused(w: WhatIf) -> bool:
@@ -51,15 +56,23 @@ def moved_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
     floors summed, each kernel once (fused members share one new kernel; a whole measured
     step beside its own kernels is not work again); None where any floor is unknown."""
     work_ids = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[0]}
-    sums: dict[str, tuple[dict[int, float | None], dict[int, float | None]]] = {
-        "work": ({}, {}), "with_launches": ({}, {})}
-    for (old, new), (fb, fa) in zip(w.moves, move_floors(w), strict=True):
+    # per side: the kernels summed (a kernel once: fused members share one new kernel,
+    # whose floors are the same at each), and [work, with launches] sums, None once unknown
+    seen: tuple[set[int], set[int]] = (set(), set())
+    sums: list[list] = [[0, 0], [0, 0]]
+    for (old, new), floors in zip(w.moves, _move_floors(w), strict=True):
         if id(old) not in work_ids:
             continue
-        for i, key in enumerate(sums):
-            sums[key][0][id(old)], sums[key][1][id(new)] = fb[i], fa[i]
-    return {key: tuple(None if not v or None in v.values() else float(sum(v.values()))
-                       for v in pair) for key, pair in sums.items()}
+        for side, k in enumerate((old, new)):
+            if id(k) in seen[side]:
+                continue
+            seen[side].add(id(k))
+            for i in range(2):
+                f, total = floors[side][i], sums[side][i]
+                sums[side][i] = None if f is None or total is None else total + f
+    return {key: tuple(None if not seen[side] or sums[side][i] is None
+                       else float(sums[side][i]) for side in range(2))
+            for i, key in enumerate(("work", "with_launches"))}
 
 
 def moved_times(w: WhatIf) -> Mapping[str, object]:

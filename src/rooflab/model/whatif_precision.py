@@ -62,6 +62,10 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return found
 
     def change(k: Kernel) -> Kernel:
+        wide = _model_dtype_parts(k) if size <= 1 else None
+        if wide is not None:
+            return _in_narrow_acts(k, wide, named_of(k), size / _element_bytes(
+                k, stored_dtype(k) or k.precision, precision))
         old = stored_dtype(k)
         part = COMPLEX_PARTS.get(old or "")
         was = _element_bytes(k, part or old or k.precision, precision)
@@ -75,6 +79,9 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return k.with_(flop=converted_flop(k, new_p),
                        bytes={lv: b * moved for lv, b in k.bytes.items()},
                        unit=_unit_in(k, tensor, kind(k)), meta=meta_in_dtype(meta, named, ratio))
+
+    def named_of(k: Kernel) -> str:
+        return complex_name(dtype) if COMPLEX_PARTS.get(stored_dtype(k) or "") else dtype
 
     names = None if names is None else list(names)
     # a roof per old precision, each held to the nominal ratio for its own kernels: one
@@ -101,6 +108,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                   if any(is_sparse(kind(k)) for k in kernels) else "")
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
+               + (NARROW_ACTS_WORDS if size <= 1 and any(
+                   _model_dtype_parts(k) is not None for k in kernels) else "")
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
                roof_of=roof_of if caps else None)
@@ -108,6 +117,43 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return w
     w = _only_chosen(w, kernels, names, target)
     return replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+
+
+# `rooflab llm` marks the kernels that stay at the model dtype under 8-bit activations
+# (meta model_dtype_parts: norms, RoPE, the residual add, SwiGLU; the embedding's output),
+# as llm --act fp8 counts them (review s26 r3 F6: they were halved)
+NARROW_ACTS_WORDS = ("; as `rooflab llm --act fp8` counts a step, 8-bit activations exist "
+                     "at the GEMM inputs only: norms, RoPE, the residual add and SwiGLU "
+                     "(meta model_dtype_parts) keep the model dtype, in bytes and math")
+
+
+def _model_dtype_parts(k: Kernel) -> tuple[str, ...] | None:
+    """The bytes_split parts an llm step's kernel keeps at the model dtype under 8-bit
+    activations (meta model_dtype_parts), None where it names none."""
+    parts = k.meta.get("model_dtype_parts")
+    if not isinstance(parts, (list, tuple)) or not isinstance(k.meta.get("bytes_split"),
+                                                              Mapping):
+        return None
+    return tuple(str(p) for p in parts)
+
+
+def _in_narrow_acts(k: Kernel, wide: tuple[str, ...], dtype: str, ratio: float) -> Kernel:
+    """An llm step's kernel under 8-bit activations: the `wide` parts of its bytes_split
+    and its math stay at the model dtype, its other parts (the embedding's gathered rows)
+    scale by `ratio`; a kernel all of whose parts stay is unchanged."""
+    split = k.meta["bytes_split"]
+    nums = {p: float(v) for p, v in split.items() if _number(v)}
+    total = sum(nums.values())
+    moved = sum(v for p, v in nums.items() if p not in wide)
+    if moved <= 0 or total <= 0:
+        return k
+    factor = (total - moved + moved * ratio) / total
+    meta = {**k.meta, "bytes_split": {p: (v * ratio if p not in wide and _number(v) else v)
+                                      for p, v in split.items()}}
+    if _number(k.meta.get("weight_bytes_per_param")) and "weights" not in wide:
+        meta["weight_bytes_per_param"] = k.meta["weight_bytes_per_param"] * ratio
+    meta = meta_in_dtype(meta, dtype, ratio) if "weights" not in wide else meta
+    return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
 
 def _named(kernels: Sequence[Kernel], names: list[str] | None, precision: str) -> str:
@@ -173,6 +219,8 @@ def meta_bytes_in_precision(k: Kernel, ratio: float, moved: float) -> dict:
     for key in MATRIX_META:
         if _number(k.meta.get(key)):
             out[key] = k.meta[key] * matrix
+    if _number(k.meta.get("weight_bytes_per_param")):   # `rooflab llm`'s, as its weights
+        out["weight_bytes_per_param"] = k.meta["weight_bytes_per_param"] * matrix
     return out
 
 

@@ -11,6 +11,7 @@ from ..name_list import named
 from .advice_core import efficiency_of
 from .kernel import Kernel
 from .retime import WhatIf, _primary, launch_left_out
+from .retime_launch import band_line
 
 # The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
 # and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
@@ -78,17 +79,20 @@ def _below_launch_floor(w: WhatIf, olds: Sequence[Kernel]) -> list[str]:
     # only the times that are below calls x the floor: a GPU-side time above it leaves the
     # floor out too (gpu_time), and "measured below calls x the 5 us launch floor" was said
     # of 25.6 ms over 10 calls in every torch-trace and ncu what-if (review s21 x2 F4)
+    # at or under half of it: from there to 1.5x the launches held rise with the time
+    # (retime_launch: no 9x jump at calls x the floor, review s26 r3 F1), said by band_line
     below = [k for k in olds if launch_left_out(w.before, k)
-             and k.seconds is not None and k.seconds < k.calls * floor]
+             and k.seconds is not None and k.seconds <= k.calls * floor / 2]
+    band = band_line(w.moves, floor)
     if not below:
-        return []
+        return [band] if band else []
     names = ", ".join(f"{k.name} ({fmt_seconds(k.seconds)} over {k.calls} calls)"
                       for k in below[:3]) + (f" and {len(below) - 3} more" if len(below) > 3
                                              else "")
-    return [f"{names}: measured below calls x the {fmt_seconds(floor)} launch floor, so "
-            f"the time is GPU-side (a profiler's) or the launches overlap; the launch "
-            f"floor is left out of the time before and after, as `rooflab report` leaves "
-            f"it out (the 'with launches' floor still counts it)."]
+    return [f"{names}: measured at or below half of calls x the {fmt_seconds(floor)} launch "
+            f"floor, so the time is GPU-side (a profiler's) or the launches overlap; the "
+            f"launch floor is left out of the time before and after, as `rooflab report` "
+            f"leaves it out (the 'with launches' floor still counts it).", *[band] * bool(band)]
 
 
 def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:

@@ -5,7 +5,7 @@ shrink. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ..errors import InputError
@@ -111,12 +111,17 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
     to = stored(dtype)
 
     def change(k: Kernel) -> Kernel:
-        frm = stored(str(k.meta.get("weight_dtype") or k.precision))
+        frm = _stored_per_param(k, stored)
         # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
-        # activation dtype, as `rooflab llm --weights` does
+        # activation dtype, as `rooflab llm --weights` does; an llm step's MLA absorbed
+        # kernels stay 16-bit as vLLM runs them (meta held_unquantized; s26 r3 F4)
+        held = k.meta.get("held_unquantized")
         s, src = ((0.0, "a norm: weight-only quantizers leave it")
                   if share is None and kernel_kind(k)[0].endswith("norm")
+                  else (0.0, "held unquantized") if share is None and held
                   else weight_share_of(k, share))
+        if share is None and held:
+            kept.append((k.name, str(held)))
         if s > 0 and to > frm:
             # --quantize sets the weights' format both ways (int4 -> int8 is a fair what-if),
             # but a widening is said: gpt-oss's mxfp4 experts under fp8 read 2x the bytes
@@ -125,12 +130,23 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         factor = (1 - s) + s * to / frm
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
         # scale from the wrong size (a kernel without weights gets no such key)
-        keep = s <= 0 and "weight_dtype" not in k.meta
-        meta = k.meta if keep else {**k.meta, "weight_dtype": canonical_dtype(dtype)}
+        if s <= 0:
+            # nothing moved: a kernel without weights (or held) keeps its meta, but a
+            # stale weight_dtype is still set, as before
+            meta = (k.meta if "weight_dtype" not in k.meta or held
+                    else {**k.meta, "weight_dtype": canonical_dtype(dtype)})
+            return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
+        # bytes_split's weights and the bytes per weight follow, so a chained what-if
+        # reads the new share and size (review s26 r3 F2: a stale split after --quantize)
+        meta = {**k.meta, "weight_dtype": canonical_dtype(dtype),
+                **meta_weights_scaled(k.meta, to / frm)}
+        if "weight_bytes_per_param" in k.meta:
+            meta["weight_bytes_per_param"] = to
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
     used: list[tuple[str, float, str]] = []
     widened: list[str] = []
+    kept: list[tuple[str, str]] = []
     w = _apply(roof, kernels, change, names, f"weights -> {canonical_dtype(dtype)}", "")
     narrower = (f"; WIDER, not narrower: these kernels' weights were stored in fewer bytes "
                 f"than {canonical_dtype(dtype)}'s and now read more (--only to leave them): "
@@ -139,7 +155,44 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
     return replace(w, assumption=(
         f"weights are read once per call and stored in {to:.4g} byte(s) each"
         f"{_scales_note(dtype, group)}; the math stays in the kernel's precision; "
-        f"{shares_words(used)}{narrower}"))
+        f"{shares_words(used)}{narrower}{_held_words(kept)}"))
+
+
+def _held_words(kept: Sequence[tuple[str, str]]) -> str:
+    """'; q_absorb, v_absorb held unquantized: <why>' for the kernels whose meta says
+    held_unquantized (an llm step's MLA absorbed kernels), '' for none."""
+    if not kept:
+        return ""
+    return f"; {', '.join(n for n, _ in kept)} held unquantized: {kept[0][1]}"
+
+
+def _stored_per_param(k: Kernel, stored) -> float:
+    """A kernel's bytes per weight now: its meta weight_bytes_per_param (`rooflab llm`
+    writes what it counted: group scales, zero points, a ggml type's blocks; review s26 r3
+    F3: int4 in groups of 32 was read as a bare 0.5 B), else its weight_dtype's (or
+    precision's) size as --quantize counts the target's."""
+    per = k.meta.get("weight_bytes_per_param")
+    if isinstance(per, (int, float)) and not isinstance(per, bool) and per > 0:
+        return float(per)
+    return stored(str(k.meta.get("weight_dtype") or k.precision))
+
+
+def meta_weights_scaled(meta: Mapping, weights: float, rest: float = 1.0) -> dict:
+    """The meta byte totals of a kernel whose weight bytes were scaled by `weights` and its
+    other bytes by `rest`: bytes_split (its 'weights' part, every other part) and the
+    weight_bytes total, where present; {} where neither is."""
+    out: dict = {}
+    split = meta.get("bytes_split")
+    if isinstance(split, Mapping):
+        out["bytes_split"] = {p: (v * (weights if p == "weights" else rest)
+                                  if _number(v) else v) for p, v in split.items()}
+    if _number(meta.get("weight_bytes")):
+        out["weight_bytes"] = meta["weight_bytes"] * weights
+    return out
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _scales_note(dtype: str, group: int | None) -> str:

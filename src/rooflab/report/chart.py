@@ -156,7 +156,9 @@ def plot_roofline(roofs: Roof | Sequence[Roof], kernels: Kernel | Sequence[Kerne
     rooflab ships py.typed, review 19b N2).
 
     level: draw only this memory level's points (default: every level a kernel has bytes
-    for, one marker per level — the hierarchical roofline).
+    for, one marker per level — the hierarchical roofline); "L1" labels each point with
+    its cache-aware (CARM) % of roof, the lowest roof above it (model/level_carm), as
+    `rooflab report --level L1` gives it.
     sweep: measured (AI, FLOP/s) points of an intensity sweep, drawn as small grey dots;
     sweep_precision (e.g. "fp64", the CPU probe's) marks the ridge they should bend at.
     arrows: (before, after) kernel pairs, drawn as arrows (what-ifs, comparisons).

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from ..model.analysis import Analysis, analyze
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..model.level_carm import is_carm
 from ..model.placement import Point
 from .envelope_bound import level_words
 
@@ -17,7 +18,7 @@ from .envelope_bound import level_words
 def _alone(roof: Roof, kernel: Kernel, level: str | None, notes: list[str]
            ) -> tuple[tuple[Point, ...], dict[tuple[int, str], str]]:
     """One kernel analysed alone: its points and their bounds, its notes added to `notes`."""
-    analysis = analyze(roof, [kernel], levels=[level] if level else None)
+    analysis = analyze(roof, [kernel], levels=[level] if level else None, carm=is_carm(level))
     notes.extend(analysis.notes)
     # Each point's bound as the tables word it, with every level in view (envelope_bound
     # .level_words): at `level` alone the binding DRAM point is never built, and the
@@ -26,7 +27,8 @@ def _alone(roof: Roof, kernel: Kernel, level: str | None, notes: list[str]
     # Only a "latency" point can read otherwise there (placement.binds_elsewhere): without
     # one the kernel is not analysed a second time (review s18 reread F1: an ncu import's
     # 20 000 kernels were each analysed twice under --level).
-    full = (analysis if level is None or len(kernel.bytes) < 2
+    # a CARM point is judged with every level's roof already: its bound stands as it is
+    full = (analysis if level is None or is_carm(level) or len(kernel.bytes) < 2
             or not any(p.bound == "latency" for p in analysis.points)
             else analyze(roof, [kernel]))
     return analysis.points, level_words(full)
@@ -51,7 +53,8 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
     from ..model.sanity_ceilings import THREADS_SAID
 
     asked = [k for k in kernels if level is None or level in k.bytes]
-    joint = analyze(roof, asked, levels=[level] if level else None) if asked else None
+    joint = (analyze(roof, asked, levels=[level] if level else None, carm=is_carm(level))
+             if asked else None)
     if joint is not None and level is None:
         _remember(roof, asked, joint)
     if joint is None or any(THREADS_SAID.search(n) for n in joint.notes):
@@ -61,7 +64,7 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
     out: list[_Batched | None] = []
     for k in kernels:
         points = joint.points_of(k) if level is None or level in k.bytes else ()
-        if (k.name in named or (level is not None and len(k.bytes) > 1
+        if (k.name in named or (level is not None and not is_carm(level) and len(k.bytes) > 1
                                 and any(p.bound == "latency" for p in points))):
             out.append(None)
             continue

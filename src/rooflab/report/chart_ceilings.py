@@ -25,13 +25,32 @@ MAX_CEILINGS = 5
 STEP_DRAWN = ("fp64",)
 
 
+def _held(roof: Roof, k: Kernel) -> set[Ceiling]:
+    """Every ceiling a kernel's FLOP are held to: its precision's, and for a mixed kernel
+    each part's (ceiling.kernel_ceiling's parts). The label precision alone is the one with
+    most FLOP, not the one that binds: a kernel of 1.96e12 fp64 and 4.3e12 fp16 tensor FLOP
+    spends 97 % of its time at the roof on fp64, and its 228 GFLOP/s line was left out for
+    fp16 and fp8 tensor (review s26 r2 F2)."""
+    held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+    return {part.ceiling for part in held.parts} or {held.ceiling}
+
+
+def _precisions(kernels: Sequence[Kernel]) -> set[tuple[str, str | None]]:
+    """(precision, unit) of every kernel's label and of each part a mixed kernel has FLOP
+    in, on the unit kernel_ceiling holds the part to (a tensor kernel's others: vector)."""
+    from ..model.ceiling import _unit_of_part
+
+    return {(p, _unit_of_part(p, k.precision, k.unit)) for k in kernels
+            for p in {k.precision, *(q for q, v in k.flop.items() if v > 0)}}
+
+
 def _steps_down(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
-    """The ceilings STEP_DRAWN kernels would move to, by the report's rule
-    (advice_precision._lower: the same unit's fp32 for vector work)."""
+    """The ceilings STEP_DRAWN kernels (or kernels' parts) would move to, by the report's
+    rule (advice_precision._lower: the same unit's fp32 for vector work)."""
     from ..model.advice_precision import _lower
 
     out = set()
-    for precision, unit in {(k.precision, k.unit) for k in kernels}:
+    for precision, unit in _precisions(kernels):
         step = _lower(roof, precision, unit) if precision in STEP_DRAWN else None
         if step is not None and step[1] in roof.compute:   # not a stand-in
             out.add(step[1])
@@ -43,7 +62,7 @@ def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]
     are judged by, fp32 beside fp64 (STEP_DRAWN) and the top float ceiling; without, the
     fastest unit of each precision."""
     if kernels:
-        want = {roof.compute_for(k.precision, k.unit)[0] for k in kernels}
+        want = {c for k in kernels for c in _held(roof, k)}
         want |= _steps_down(roof, kernels)
         top = roof.top_float_compute()
         if top.value > max(c.value for c in want):   # not a second name for the same height
@@ -63,7 +82,7 @@ def _scalar_drawn(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
     ones): with kernels, those of the kernels' precisions; without, one per height."""
     scalar = [c for c in roof.compute if c.unit == "scalar"]
     if kernels:
-        precisions = {k.precision for k in kernels}
+        precisions = {p for p, _ in _precisions(kernels)}
         return {c for c in scalar if c.precision in precisions}
     kept: list[Ceiling] = []
     for c in scalar:

@@ -208,7 +208,8 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
         handles.append((Line2D([], [], ls="none"), words))
     if d.hidden:   # the reader must know the chart shows a selection (notes list them)
         handles.append((Line2D([], [], ls="none"),
-                        f"{len(d.hidden)} compute ceiling(s) not drawn (--precision all)"))
+                        f"{len(d.hidden)} compute ceiling(s) not drawn "
+                        f"(rooflab plot --precision all)"))
     for ln in d.lines:
         if ln.kind == "sweep":
             handles.append((Line2D([], [], marker="o", ms=3, lw=0.8, color=SWEEP_COLOR),

@@ -228,8 +228,9 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
 
 
 def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: int = 5,
-                     source: str = "", profile=None):
-    """Roof line, priorities table, then the top kernels' diagnoses."""
+                     source: str = "", profile=None, extra: Sequence = ()):
+    """Roof line, priorities table, then the top kernels' diagnoses. extra: renderables
+    printed after the priorities table (`report --level all`'s table of every level)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -266,6 +267,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
         parts.append(steps)
         parts += [Text(f"- {s}") for s in step_findings(analysis)]
     parts.append(priority_table(diagnoses[:top], roof=roof))
+    parts += list(extra)
     unplaced = unplaced_text(analysis)
     if unplaced is not None:
         parts.append(unplaced)

@@ -18,12 +18,12 @@ large and one block it measures the FMA peak; over a big array it traces the roo
 from __future__ import annotations
 
 from ...errors import require
-from .numba_cache import disk_cache
+from .numba_cache import disk_cache, njit
 from .simd import simd_bits
 
 numba = require("numba", "cpu", "the CPU probe kernels")
 from llvmlite import ir  # noqa: E402  (numba depends on llvmlite)
-from numba import njit, types  # noqa: E402
+from numba import types  # noqa: E402
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 

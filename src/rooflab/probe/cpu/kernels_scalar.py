@@ -21,10 +21,11 @@ import platform
 from ...errors import require
 
 numba = require("numba", "cpu", "the CPU probe kernels")
-from numba import njit, types  # noqa: E402
+from numba import types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
 from .kernels import CACHE, fma_blocks_codegen  # noqa: E402
+from .numba_cache import njit  # noqa: E402  (numba's, with rooflab's cache folder)
 
 # The inline-asm constraint that ties a float to a SIMD/FP register: x86's xmm ("x"),
 # AArch64's v ("w"). The asm is empty: it only hides the value from the vectoriser.

@@ -9,6 +9,8 @@ footprint of the probe's arrays plus what the process still allocates (s24 r2 F1
 
 from __future__ import annotations
 
+import sys
+
 from ...errors import ProbeError
 from ...hardware.host import HostInfo
 from ...units import fmt_bytes_binary as _fmt_bytes
@@ -88,10 +90,19 @@ MIN_DRAM_WS = 64 * 2**20
 SHRINK_STEP = 0.95
 
 
-def process_growth(spec: ModeSpec) -> float:
-    """Bytes the probe allocates after the working set is chosen, besides the pool."""
+def process_growth(spec: ModeSpec, limit_kind: str = "cgroup") -> float:
+    """Bytes the probe allocates after the working set is chosen, besides the pool. Under
+    `ulimit -v` (limit_kind "address space") torch's import counts by the address space
+    it maps (470 MiB, not its 190 MB resident: past the cap the import aborts the process
+    with std::bad_alloc and no message), and not at all once torch is loaded (then in
+    VmSize already)."""
     gemm = 3 * 8 * max(spec.gemm_sizes, default=0) ** 2
-    return PROCESS_GROWTH + gemm + (TORCH_BYTES if spec.low_precision else 0)
+    torch = TORCH_BYTES
+    if limit_kind == "address space":
+        from ...hardware.address_space import TORCH_ADDRESS_SPACE
+
+        torch = 0 if "torch" in sys.modules else TORCH_ADDRESS_SPACE
+    return PROCESS_GROWTH + gemm + (torch if spec.low_precision else 0)
 
 
 def pool_bytes(spec: ModeSpec, ws_total: float, threads: int) -> float:
@@ -130,7 +141,7 @@ def dram_working_set(host: HostInfo, spec: ModeSpec, limit=..., threads: int | N
     if lim is None:
         return want, notes
     counts = _thread_counts(host, threads)
-    grow = process_growth(spec)
+    grow = process_growth(spec, lim.kind)
 
     def need(ws: float) -> float:
         return max(pool_bytes(spec, ws, t) for t in counts) + grow
@@ -151,9 +162,7 @@ def dram_working_set(host: HostInfo, spec: ModeSpec, limit=..., threads: int | N
     if need(ws) > lim.free:
         raise ProbeError(f"{lim.describe()}: too little for the DRAM sweep, which needs at "
                          f"least a {_fmt_bytes(floor)} working set, about {_fmt_bytes(need(ws))}"
-                         f" of memory with its arrays and the rest of the probe; raise the "
-                         f"limit (docker run --memory, Kubernetes limits.memory, Slurm --mem) "
-                         f"or free memory in it and rerun")
+                         f" of memory with its arrays and the rest of the probe; {_raise_it(lim)}")
     arrays = need(ws) - grow
     shrunk = (f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(ws)}: "
               f"{lim.describe()}, and the probe's arrays take {_fmt_bytes(arrays)} for it "
@@ -167,3 +176,11 @@ def dram_working_set(host: HostInfo, spec: ModeSpec, limit=..., threads: int | N
             f"; with the last-level cache size unknown, {_fmt_bytes(ws)} may sit in a large "
             f"L3 ({LARGE_L3}), and the DRAM figure may then be that L3's")
     return ws, [f"the OS reports no cache sizes; {shrunk}{tail}"]
+
+
+def _raise_it(lim) -> str:
+    """How to lift the binding limit: `ulimit -v` is the shell's, a cgroup the container's."""
+    if lim.kind == "address space":
+        return "raise it (`ulimit -v unlimited`, or a larger `ulimit -v` in KiB) and rerun"
+    return ("raise the limit (docker run --memory, Kubernetes limits.memory, Slurm --mem) "
+            "or free memory in it and rerun")

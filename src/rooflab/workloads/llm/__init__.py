@@ -1,4 +1,5 @@
-"""Transformer LLM inference on the roof, counted from a Hugging Face config.json.
+"""Transformer LLM inference on the roof, counted from a Hugging Face config.json or a
+llama.cpp .gguf file (load_config reads either; load_gguf the header of a .gguf).
 
     from rooflab.workloads.llm import load_config, Settings, Request, analyze_llm
     r = analyze_llm(load_config("tinyllama-1.1b"), load_roof("T4"), Settings(),
@@ -22,6 +23,7 @@ from .footprint import (
     kv_bytes_per_token,
     weight_bytes,
 )
+from .gguf_config import load_gguf
 from .kernels import Step, StepOp, decode_step, prefill_step
 from .layer_weights import LayerWeights, ModelWeights, layer_weights
 from .model_config import MLA, ModelConfig, MoE
@@ -39,7 +41,7 @@ __all__ = [
     "ModelConfig", "ModelWeights", "MoE", "ParamCount", "Request", "Settings", "Step", "StepOp",
     "StepTiming", "Study", "Sweep", "TPResult", "analyze_llm", "batch_sweep", "bundled_names",
     "compare_hardware", "compare_settings", "count_params", "decode_step", "footprint",
-    "kv_bytes_per_sequence", "kv_bytes_per_token", "layer_weights", "load_config",
+    "kv_bytes_per_sequence", "kv_bytes_per_token", "layer_weights", "load_config", "load_gguf",
     "measured_point", "parse_config", "pipeline_parallel", "prefill_step", "result_to_dict",
     "run_study", "shard", "standard_variants", "tensor_parallel", "time_step", "tp_decode_step",
     "weight_bytes",

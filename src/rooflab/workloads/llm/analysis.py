@@ -353,7 +353,11 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                   "intermediate": cfg.intermediate, "vocab": cfg.vocab,
                   "max_position_embeddings": cfg.max_positions,
                   "params": r.params.total, "active_params": r.params.active},
-        "settings": {"weights": r.settings.weights, "act": r.settings.act, "kv": r.settings.kv,
+        "settings": {"weights": r.settings.weights,
+                     # as --weights takes it: mxfp4 / nvfp4 for fp4, a ggml type (q4_k)
+                     "weight_format": r.settings.weight_format,
+                     "act": r.settings.act, "act_format": r.settings.act_format or None,
+                     "kv": r.settings.kv,
                      "attn": r.settings.attn, "group_size": r.settings.group_size,
                      "weight_bytes_per_param": r.settings.weight_bytes,
                      "zero_point": r.settings.zero_point,
@@ -362,7 +366,10 @@ def result_to_dict(r: LLMResult, measured: Sequence[Any] = (),
                      "tp": r.settings.tp, "pp": r.settings.pp,
                      # the unquantized dtype and, when no --weights/--act set it, where it
                      # came from (review 19d N9)
-                     "base": r.settings.base, "dtype_from": r.settings.dtype_from},
+                     "base": r.settings.base, "dtype_from": r.settings.dtype_from,
+                     # llama.cpp weights: each kernel's bytes per weight as stored
+                     "ggml": (r.settings.stored.to_dict() if r.settings.stored is not None
+                              else None)},
         "request": {"batch": r.request.batch, "prompt": r.request.prompt,
                     "context": r.request.decode_context, "generate": r.request.generate,
                     "decode_tokens": r.settings.decode_tokens},

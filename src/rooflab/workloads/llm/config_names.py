@@ -1,5 +1,6 @@
-"""Where a model's config comes from: a config.json path (or its folder), or a bundled
-config by a forgiving name ('TinyLlama-1.1B', 'meta-llama/Llama-2-7b-hf', 'mixtral').
+"""Where a model's config comes from: a config.json path (or its folder), a llama.cpp
+.gguf file (gguf_config), or a bundled config by a forgiving name ('TinyLlama-1.1B',
+'meta-llama/Llama-2-7b-hf', 'mixtral').
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def _normalise(name: str) -> str:
 def load_config(spec: str) -> ModelConfig:
     """A config.json path, or a bundled name (forgiving: 'TinyLlama-1.1B', 'llama-2-7b')."""
     path = Path(spec)
+    if _is_gguf(path):
+        from .gguf_config import load_gguf  # the gguf extra, only for .gguf files
+
+        return load_gguf(path)
     if spec.endswith(".json") or path.is_file() or (path / "config.json").is_file():
         return _load_file(path / "config.json" if path.is_dir() else path)
     name, variant = _bundled_match(spec, path)
@@ -48,6 +53,17 @@ def load_config(spec: str) -> ModelConfig:
             f"tunes share its architecture fields); for another layout pass its "
             f"config.json",))
     return cfg
+
+
+def _is_gguf(path: Path) -> bool:
+    """A llama.cpp model file: named .gguf, or a file that starts with GGUF's magic."""
+    if path.suffix.lower() == ".gguf":
+        return True
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"GGUF"
+    except OSError:      # not a file (a bundled name, a folder): not a GGUF
+        return False
 
 
 def _load_file(path: Path) -> ModelConfig:

@@ -69,6 +69,10 @@ def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
     at the checkpoint's own width (Settings.base); norm weights and biases at the
     activation dtype."""
     p = count_params(cfg)
+    if s.stored is not None:   # llama.cpp: each matrix as its tensors are stored
+        mats = sum(n * s.stored.of(name) for name, n in module_params(cfg).items())
+        return (mats + p.embedding * s.table_bytes + p.vector * s.vector_bytes
+                + absorbed_copy_bytes(cfg, s))
     full = unquantized_params(cfg, s)
     return ((p.matrix - full) * s.weight_bytes + full * dtype_bytes(s.base)
             + p.vector * s.wide_bytes + absorbed_copy_bytes(cfg, s))

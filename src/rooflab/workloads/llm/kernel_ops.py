@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...units import dtype_bytes
 from .. import ops
 from ..count import OpCount
 from .byte_split import added
@@ -50,7 +51,7 @@ def linear(name: str, tokens: int, k: int, n: int, s: Settings, *, bias: bool = 
     flop = base.flop + (tokens * n if bias else 0)
     # the input at --act (8-bit under W8A8); the output and a bias at Settings.wide: the
     # GEMM returns the model dtype (review s21 r6 F2)
-    weights = weight_rows * (k * n * s.weight_bytes + (n * s.wide_bytes if bias else 0))
+    weights = weight_rows * (k * n * s.weight_bytes + (n * s.vector_bytes if bias else 0))
     out = tokens * n * (s.kv_bytes if out_kv else s.wide_bytes)
     split = {"weights": weights, "activations": tokens * k * s.act_bytes + (0 if out_kv else out),
              "kv": out if out_kv else 0}
@@ -69,7 +70,9 @@ def norm(name: str, rows: int, cols: int, cfg: ModelConfig, s: Settings) -> OpCo
     fn = ops.layernorm if cfg.norm == "layernorm" else ops.rmsnorm
     base = fn(rows, cols, s.wide)
     act = 2.0 * rows * cols * s.wide_bytes
-    return _from_op(base, name, {"activations": act, "weights": base.bytes - act}, s)
+    # gamma (+beta) at the width they are stored at: a GGUF file's F32 norms read 4 B each
+    gamma = (base.bytes - act) * s.vector_bytes / s.wide_bytes
+    return _from_op(base, name, {"activations": act, "weights": gamma}, s)
 
 
 def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
@@ -77,19 +80,38 @@ def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
     checkpoint's own width where its quantization_config leaves the table unquantized:
     Settings.embedding_kept); learned position embeddings (GPT-2) add a second
     gather and an add."""
-    table = s.base if s.embedding_kept else s.weights
-    base = ops.embedding(tokens, cfg.hidden, table)
+    base = ops.embedding(tokens, cfg.hidden, embedding_table_dtype(s))
     # compulsory traffic: each distinct row once, so at most the whole table (a 256 x
     # 2048-token prefill of llama-3-8b gathers 524,288 rows of a 128,256-row table: 1.05
     # GB, not 4.3; review s18 r3 F4); positions: at most max_positions rows
-    row = base.bytes_split["rows"] / tokens
+    row = cfg.hidden * embedding_bytes_per_param(s)
     rows = row * min(tokens, cfg.vocab)
+    caps = {"vocab": cfg.vocab}
     if cfg.positions == "learned":
         rows += row * min(tokens, cfg.max_positions)
+        caps["max_positions"] = cfg.max_positions
     split = {"weights": rows,
              "activations": base.bytes_split["ids"] + tokens * cfg.hidden * s.wide_bytes}
     flop = tokens * cfg.hidden if cfg.positions == "learned" else 0.0
-    return _count("embedding", "embedding", flop, split, s, tokens=tokens, hidden=cfg.hidden)
+    # the caps go into the shape: its "weights" are rows gathered per token, so a what-if
+    # on another batch grows them up to the table (whatif_batch.gathered_rows_ratio;
+    # review s26 r3 F5: they were held as if read once per step)
+    return _count("embedding", "embedding", flop, split, s, tokens=tokens, hidden=cfg.hidden,
+                  **caps)
+
+
+def embedding_table_dtype(s: Settings) -> str:
+    """The dtype the embedding table is read at: the checkpoint's own width where its
+    quantization_config leaves the table unquantized (Settings.embedding_kept)."""
+    return s.base if s.embedding_kept else s.weights
+
+
+def embedding_bytes_per_param(s: Settings) -> float:
+    """Bytes per embedding-table weight: the table dtype's bare width (`--weights int4` by
+    hand, llama.cpp token_embd style, no group scales), a GGUF file's own table type."""
+    if s.stored is None or s.embedding_kept:
+        return dtype_bytes(embedding_table_dtype(s))
+    return s.table_bytes
 
 
 def attention(prefix: str, *, batch: int, heads: int, q_len: int, kv_len: int, qk_dim: int,

@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from ...model.kernel import Kernel
 from ..count import OpCount
 from .eager import EAGER_HF_LAYER_KERNELS  # noqa: F401 (its old home: tests import it here)
-from .kernel_ops import attention, elementwise, embedding, linear, norm
+from .kernel_ops import (
+    attention,
+    elementwise,
+    embedding,
+    embedding_bytes_per_param,
+    linear,
+    norm,
+)
 from .model_config import ModelConfig
 from .settings import NARROW, Settings, is_kept
 
@@ -92,6 +99,10 @@ class Step:
     # Settings.keep and .base: kernels whose weights stay unquantized (lm_head), and at what
     kept: tuple[str, ...] = ()
     kept_dtype: str = "fp16"
+    # (kernel, bytes per weight as stored: group scales, zero points and a ggml type's
+    # blocks included) of the kernels with weights, so that whatif --quantize scales from
+    # the bytes the step counted (review s26 r3 F3: int4 group 32 read as a bare 0.5 B)
+    per_param: tuple[tuple[str, float], ...] = ()
 
     @property
     def flop(self) -> float:
@@ -147,7 +158,9 @@ class Step:
         if self.weight_dtype:
             extra["weight_dtype"] = self.weight_dtype
         kept = {"batch": self.batch, "weight_dtype": self.kept_dtype}
-        return tuple(k.with_(meta={**k.meta, **(kept if is_kept(k.name, self.kept) else extra)})
+        per = dict(self.per_param)
+        return tuple(k.with_(meta={**k.meta, **(kept if is_kept(k.name, self.kept) else extra),
+                                   **_marks(k.name, k.meta.get("op"), per)})
                      for k in (o.kernel() for o in self.ops))
 
     def op(self, name: str) -> StepOp:
@@ -155,6 +168,33 @@ class Step:
             if o.op.name == name:
                 return o
         raise KeyError(name)
+
+
+# What-if marks (meta) of an llm step's kernels. MLA's absorbed kernels stay 16-bit under
+# any weight format (MLA_ABSORBED): whatif --quantize leaves them, as llm --weights does,
+# in every MLA step, a 16-bit one included (review s26 r3 F4).
+HELD_UNQUANTIZED = ("vLLM keeps MLA's absorbed W_UK/W_UV as 16-bit copies under quantized "
+                    "weights (no quantized bmm)")
+# Norms, RoPE, the residual add and SwiGLU run at Settings.wide: 8-bit activations exist at
+# the GEMM inputs only, so whatif --precision fp8 keeps these parts at the model dtype, as
+# llm --act fp8 does (review s26 r3 F6); the embedding's output and token ids too.
+WIDE_OPS = ("rope", "add", "act_mul", "act", "rmsnorm", "layernorm", "softmax")
+
+
+def _marks(name: str, op: object, per: dict[str, float]) -> dict:
+    """The what-if marks of kernel `name` (of meta op `op`): its bytes per weight, MLA's
+    absorbed kernels held unquantized, the bytes_split parts that stay at the model dtype
+    under 8-bit activations (meta model_dtype_parts)."""
+    out: dict = {}
+    if name in per:
+        out["weight_bytes_per_param"] = per[name]
+    if name in MLA_ABSORBED:
+        out["held_unquantized"] = HELD_UNQUANTIZED
+    if op in WIDE_OPS:
+        out["model_dtype_parts"] = ["activations", "weights"]
+    elif op == "embedding":
+        out["model_dtype_parts"] = ["activations"]
+    return out
 
 
 def kv_written(op: OpCount) -> float:
@@ -209,7 +249,7 @@ def _attention_block(cfg: ModelConfig, s: Settings, batch: int, q_len: int, kv_l
     else:         # absorbed: q_nope through W_UK, attend over the latent, out through W_UV
         # each head has its own W_UK / W_UV slice: `heads` distinct weight slices are read,
         # 16-bit copies under quantized weights (MLA_ABSORBED)
-        sa = s.unquantized() if s.weights in NARROW else s
+        sa = _absorbed_settings(s)
         ops.append(linear("q_absorb", t * cfg.heads, m.qk_nope_head_dim, m.kv_lora_rank, sa,
                           weight_rows=cfg.heads))
         ops += attention("", batch=batch, heads=cfg.heads, q_len=q_len, kv_len=kv_len,
@@ -296,7 +336,26 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
                 # the embedding table a quantization_config leaves unquantized is read at
                 # s.base (embedding_rows): its meta says so, as whatif --quantize reads it
                 kept=s.keep + ("embedding",) * s.embedding_kept + _absorbed_kept(cfg, s),
-                kept_dtype=s.base)
+                kept_dtype=s.base, per_param=_per_param(model_ops + layer_ops, s))
+
+
+def _absorbed_settings(s: Settings) -> Settings:
+    """The settings MLA's absorbed kernels run at: 16-bit under narrow weights."""
+    return s.unquantized() if s.weights in NARROW else s
+
+
+def _per_param(ops: list[StepOp], s: Settings) -> tuple[tuple[str, float], ...]:
+    """(kernel, bytes per stored weight) of the step's linears and its embedding, as
+    linear() and embedding() count them (Step.per_param)."""
+    out = []
+    for o in ops:
+        name = o.op.name
+        if o.op.op == "linear":
+            sm = _absorbed_settings(s) if name in MLA_ABSORBED else s
+            out.append((name, sm.for_module(name).weight_bytes))
+        elif o.op.op == "embedding":
+            out.append((name, embedding_bytes_per_param(s)))
+    return tuple(out)
 
 
 def _absorbed_kept(cfg: ModelConfig, s: Settings) -> tuple[str, ...]:

@@ -153,6 +153,8 @@ def _matrix_bytes(s: Settings) -> Any:
     """Bytes of `n` parameters of the linear `name`: kept (unquantized) modules at the
     checkpoint's own width, the rest at the weight dtype (footprint.weight_bytes' rule)."""
     def of(name: str, n: float) -> float:
+        if s.stored is not None:     # llama.cpp: as the module's tensors are stored
+            return n * s.stored.of(name)
         full = s.weights in NARROW and is_kept(name, s.keep)
         return n * (dtype_bytes(s.base) if full else s.weight_bytes)
     return of
@@ -164,29 +166,29 @@ def _ffn(cfg: ModelConfig, s: Settings, moe: bool) -> tuple[float, float, float,
     if not moe:
         n = cfg.layers - cfg.moe_layers
         mats = sum(of(k, mods[k] / n) for k in DENSE_MLP if k in mods)
-        return mats + mlp_params(cfg, cfg.intermediate)[1] * s.wide_bytes, 0.0, 0.0, 0.0
+        return mats + mlp_params(cfg, cfg.intermediate)[1] * s.vector_bytes, 0.0, 0.0, 0.0
     n, m = cfg.moe_layers, cfg.moe
     assert m is not None
     e_b, r_b = expert_bias_params(cfg)    # gpt-oss: biases at the activation dtype
     routed = (sum(of(k, v / n) for k, v in mods.items() if k.startswith("expert_"))
-              + m.experts * e_b * s.wide_bytes)
+              + m.experts * e_b * s.vector_bytes)
     shared = sum(of(k, v / n) for k, v in mods.items() if k.startswith("shared_"))
-    router = of("router", mods["router"] / n) + r_b * s.wide_bytes
+    router = of("router", mods["router"] / n) + r_b * s.vector_bytes
     return routed + shared + router, routed, shared, router
 
 
 def _layer(cfg: ModelConfig, s: Settings, moe: bool) -> LayerWeights:
     of, mods = _matrix_bytes(s), module_params(cfg)
     att = (sum(of(k, v / cfg.layers) for k, v in mods.items() if k in ATTENTION)
-           + attention_params(cfg)[1] * s.wide_bytes + absorbed_copy_bytes(cfg, s) / cfg.layers)
+           + attention_params(cfg)[1] * s.vector_bytes + absorbed_copy_bytes(cfg, s) / cfg.layers)
     norms = cfg.norms_per_layer * norm_params(cfg) + (2 * cfg.head_dim if cfg.qk_norm else 0)
     ffn, routed, shared, router = _ffn(cfg, s, moe)
     if not moe:
-        return LayerWeights(att, ffn, norms * s.wide_bytes, ffn)
+        return LayerWeights(att, ffn, norms * s.vector_bytes, ffn)
     m = cfg.moe
     assert m is not None
     active = routed * m.top_k / m.experts + shared + router
-    return LayerWeights(att, ffn, norms * s.wide_bytes, active, routed, shared, router,
+    return LayerWeights(att, ffn, norms * s.vector_bytes, active, routed, shared, router,
                         m.experts, m.top_k)
 
 
@@ -197,13 +199,13 @@ def layer_weights(cfg: ModelConfig, s: Settings) -> ModelWeights:
     of = _matrix_bytes(s)
     table_full = s.weights in NARROW and (s.embedding_kept or (cfg.tied_embeddings
                                                                and is_kept("lm_head", s.keep)))
-    embedding = p.embedding * (dtype_bytes(s.base) if table_full else s.weight_bytes)
+    embedding = p.embedding * (dtype_bytes(s.base) if table_full else s.table_bytes)
     lm_head = 0.0 if cfg.tied_embeddings else of("lm_head", p.lm_head)
     moe_n = cfg.moe_layers
     dense_n = cfg.layers - moe_n
     main = _layer(cfg, s, moe=moe_n > 0)
     dense = _layer(cfg, s, moe=False) if moe_n and dense_n else None
     return ModelWeights(layer=main, layers=moe_n or cfg.layers, embedding_bytes=embedding,
-                        lm_head_bytes=lm_head, final_norm_bytes=norm_params(cfg) * s.wide_bytes,
+                        lm_head_bytes=lm_head, final_norm_bytes=norm_params(cfg) * s.vector_bytes,
                         tied=cfg.tied_embeddings, dense_layer=dense,
                         dense_layers=dense_n if dense else 0)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .quant_config import Quantization
+from .stored_weights import StoredWeights
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class ModelConfig:
     mtp_layers: int = 0
     dtype: str = "fp16"                # the checkpoint's dtype (torch_dtype)
     quantization: Quantization | None = None   # quantization_config, when rooflab reads it
+    # a GGUF file's tensors as stored (gguf_config): the default weights' exact bytes
+    stored: StoredWeights | None = None
     source: str = ""
     notes: tuple[str, ...] = field(default=())
 

@@ -75,8 +75,28 @@ def stage_weight_bytes(cfg: ModelConfig, s: Settings, layers: range,
         vector -= norm_params(cfg)      # the final norm
     elif cfg.tied_embeddings and "embedding" not in holds:
         matrix += table                 # the last stage's own copy of the tied table
-    return (matrix * s.weight_bytes + vector * s.wide_bytes
+    if s.stored is not None and len(s.stored.layer_bytes) == cfg.layers:
+        return _stored_stage_bytes(cfg, s, layers, holds)
+    return (matrix * s.weight_bytes + vector * s.vector_bytes
             + absorbed_copy_bytes(stage_config(cfg, layers), s))
+
+
+def _stored_stage_bytes(cfg: ModelConfig, s: Settings, layers: range,
+                        holds: tuple[str, ...]) -> float:
+    """A stage's weights under a GGUF file's types: its own layers' tensors as the file
+    stores them (a Q4_K_M file's layers differ: Llama-3-8B's blk.0 is 139 MB, blk.4 123
+    MB), the table it holds at the table's type, the final norm and the LM head at
+    output.weight's (a tied one: the last stage's own copy of the table)."""
+    st = s.stored
+    assert st is not None
+    out = float(sum(st.layer_bytes[i] for i in layers))
+    if "embedding" in holds:
+        out += count_params(cfg).embedding * st.table
+    if "lm_head" in holds:
+        out += norm_params(cfg) * s.vector_bytes
+        if not cfg.tied_embeddings or "embedding" not in holds:
+            out += cfg.vocab * cfg.hidden * st.of("lm_head")
+    return out
 
 
 def stage_activation_bytes(cfg: ModelConfig, s: Settings, holds: tuple[str, ...],

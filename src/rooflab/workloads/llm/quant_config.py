@@ -17,7 +17,7 @@ class Quantization:
     --weights/--group` would state it: the default settings for this config."""
 
     method: str                 # quant_method as the config says it (awq, gptq, fp8, ...)
-    weights: str                # int4 | int8 | fp8
+    weights: str                # int4 | int8 | fp8 | fp4 (mxfp4)
     group_size: int | None = None   # weights per scale (int4/int8); None: one per tensor
     scale_dtype: str = "fp16"
     # W8A8: activations quantized too (fp8 activation_scheme, compressed-tensors
@@ -37,7 +37,7 @@ class Quantization:
         """'weights int4, group 128' (fp8: one scale per tensor, no group)."""
         if self.method == "mxfp4":
             return (f"weights mxfp4 (fp4 e2m1 + one e8m0 scale per {self.group_size}: "
-                    f"4.25 bits, counted as int4 with a 1-byte scale per {self.group_size})")
+                    f"4.25 bits)")
         group = (", per channel" if self.per_channel
                  else f", group {self.group_size}" if self.group_size else "")
         return f"weights {self.weights}{group}"
@@ -186,9 +186,10 @@ def _weight_format(q: dict[str, Any], method: str, hidden: int) -> Quantization 
     if method == "mxfp4":
         # OCP microscaling fp4 (gpt-oss): blocks of 32 e2m1 values (4 bits) sharing one
         # e8m0 scale (1 byte; the checkpoint's *_scales tensors are uint8): 4 + 8/32 = 4.25
-        # bits per weight, the int4 width with a 1-byte scale per 32 (transformers
-        # Mxfp4HfQuantizer swaps the experts only; modules_to_not_convert names the rest)
-        return Quantization(method, "int4", 32, "uint8")
+        # bits per weight, settings.FP4_FORMATS' mxfp4 (transformers Mxfp4HfQuantizer
+        # swaps the experts only; modules_to_not_convert names the rest). It was labelled
+        # int4, the same bytes under another name (review s26 r3 F7)
+        return Quantization(method, "fp4", 32, "uint8")
     if method == "fbgemm_fp8":
         # FBGEMM fp8: row-wise fp8 weights, activations quantized per token at run time
         return Quantization(method, "fp8", act="fp8", act_scheme="dynamic")

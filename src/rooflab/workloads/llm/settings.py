@@ -7,24 +7,28 @@ from typing import Any
 
 from ...errors import InputError
 from ...units import (
-    FLOAT_PRECISIONS,
     GROUP_SCALED,
     canonical_dtype,
     dtype_bytes,
     flop_precision,
     stored_weight_bytes,
 )
-from .quant_config import dtype_words, undeclared_dtype
+from .settings_dtype import (  # noqa: F401 (FP4_FORMATS: its old home, imported from here)
+    FP4_FORMATS,
+    _check_fp4_act,
+    _dtype_from,
+    _fp4_act,
+    _is,
+    _sixteen,
+    checkpoint_dtype,
+)
+from .stored_weights import StoredWeights, ggml_weights, uniform, weight_class
 
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int6", "int4", "int3", "int2", "fp4")
-# 4-bit float weights (e2m1) and their block scales, by the name --weights takes: NVFP4 one
-# fp8 e4m3 scale per 16 (0.5 + 1/16 = 0.5625 B; its per-tensor fp32 scale is not counted),
-# OCP MXFP4 one e8m0 (1 B) per 32 (0.53125 B, as gpt-oss's config is read). Weight-only
-# here: dequantized to --act for the math (no fp4 ceiling is in the catalog). s21 r6 F4.
-FP4_FORMATS = {"nvfp4": (16, "fp8"), "mxfp4": (32, "uint8")}
 # int8: W8A8 (SmoothQuant, compressed-tensors input_activations type int): int8 GEMMs on the
-# int8 tensor ceiling; it needs int8 (or int4) weights, the only ones an int8 GEMM takes
-ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
+# int8 tensor ceiling; it needs int8 (or int4) weights, the only ones an int8 GEMM takes.
+# fp4: W4A4 (--act nvfp4|mxfp4), fp4 GEMMs; it needs fp4 weights (Settings.act_format)
+ACT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "fp4")
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 ATTN = ("flash", "naive")
 # stored narrower than the math: read at these widths, dequantized for the matmuls
@@ -101,8 +105,19 @@ class Settings:
     # is a speculative verify step of N - 1 drafts (vLLM num_speculative_tokens) or
     # LLM-Viewer's n_parallel_decode: N x the FLOP, the KV cache read once (review s21 r6 F3)
     decode_tokens: int = 1
+    # exact bytes per weight of each matrix in llama.cpp's ggml types: a GGUF file's tensor
+    # table, or one type given to --weights (q4_k); `weights` then names its math's class
+    # (int4 for Q4_K) and group_size/scale_dtype are not used
+    stored: StoredWeights | None = None
+    # --act nvfp4 | mxfp4 (act "fp4"): the GEMM inputs' block format, each activation 0.5 B
+    # plus its block scale (FP4_FORMATS); "" with any other --act
+    act_format: str = ""
 
     def __post_init__(self) -> None:
+        ggml = ggml_weights(self.weights) if self.stored is None else None
+        if ggml is not None:     # Settings(weights="q4_k"): that type's blocks, as settings_for
+            object.__setattr__(self, "stored", uniform(ggml))
+            object.__setattr__(self, "weights", weight_class(ggml))
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
         object.__setattr__(self, "act", _check(self.act, ACT_DTYPES, "--act"))
         object.__setattr__(self, "kv", _check(self.kv, KV_DTYPES, "--kv"))
@@ -121,6 +136,8 @@ class Settings:
             raise InputError(f"--decode-tokens must be an integer >= 1 (query tokens per "
                              f"sequence in a decode step; 1 = plain decode, K + 1 for a "
                              f"speculative verify of K draft tokens); got {n!r}")
+        if self.act == "fp4":
+            _check_fp4_act(self)
         if self.act == "int8" and self.weights not in ("int8", "int4"):
             # an int8 GEMM multiplies int8 by int8: fp16/fp8 weights have no such kernel
             raise InputError(f"--act int8 (W8A8: int8 GEMMs, SmoothQuant style) needs int8 "
@@ -131,6 +148,8 @@ class Settings:
     def weight_bytes(self) -> float:
         """Bytes per weight of a matrix, including group-scale overhead for int4/int8 and
         the packed zero point (the weight's own width per group) where there is one."""
+        if self.stored is not None:
+            return self.stored.default
         per = stored_weight_bytes(self.weights, self.group_size, self.scale_dtype)
         if self.weights == "fp4":        # units counts no block scale for fp4
             per += dtype_bytes(self.scale_dtype) / self.group_size
@@ -139,8 +158,23 @@ class Settings:
         return per
 
     @property
+    def table_bytes(self) -> float:
+        """Bytes per weight of the token-embedding table when the weights are narrow."""
+        return self.stored.table if self.stored is not None else self.weight_bytes
+
+    @property
+    def vector_bytes(self) -> float:
+        """Bytes per element of norm weights and biases: the activation width, or as a
+        GGUF file stores them (F32: 4 B)."""
+        v = self.stored.vector if self.stored is not None else None
+        return self.wide_bytes if v is None else v
+
+    @property
     def weight_format(self) -> str:
-        """--weights as typed: 'nvfp4' / 'mxfp4' for fp4 with that format's scales."""
+        """--weights as typed: 'nvfp4' / 'mxfp4' for fp4 with that format's scales, the
+        ggml type (q4_k, Q4_K_M) for llama.cpp weights."""
+        if self.stored is not None:
+            return self.stored.label
         if self.weights != "fp4":
             return self.weights
         return next((name for name, fmt in FP4_FORMATS.items()
@@ -148,7 +182,12 @@ class Settings:
 
     @property
     def act_bytes(self) -> float:
-        return dtype_bytes(self.act)
+        """Bytes per GEMM input element: --act's, an fp4 format's block scale included
+        (nvfp4 0.5 + 1/16 = 0.5625 B; its per-tensor fp32 scale is not counted)."""
+        if self.act != "fp4":
+            return dtype_bytes(self.act)
+        group, scale = FP4_FORMATS[self.act_format]
+        return dtype_bytes("fp4") + dtype_bytes(scale) / group
 
     @property
     def wide(self) -> str:
@@ -204,13 +243,14 @@ class Settings:
     def for_module(self, name: str) -> Settings:
         """The settings of one linear kernel: a kept (unquantized) module at `base`."""
         if not is_kept(name, self.keep):
-            return self
+            return self if self.stored is None else replace(self, stored=self.stored.only(name))
         return self.unquantized()
 
     def unquantized(self) -> Settings:
         """Weights and math at `base`: a module the serving engine holds unquantized."""
         act = self.base if self.act in NARROW else self.act
-        return replace(self, weights=self.base, act=act, keep=(), per_channel=False)
+        return replace(self, weights=self.base, act=act, keep=(), per_channel=False,
+                       stored=None, act_format="")
 
     @property
     def embedding_kept(self) -> bool:
@@ -219,7 +259,7 @@ class Settings:
         Linear layers only (llm-compressor's "targets: [Linear]", AutoAWQ/GPTQ's decoder
         blocks, transformers' bitsandbytes/fp8 nn.Linear swap). `--weights int4` by hand
         quantizes the table too (llama.cpp's token_embd style)."""
-        return self.weights in NARROW and bool(self.weights_from)
+        return self.weights in NARROW and bool(self.weights_from) and self.stored is None
 
     @property
     def flash(self) -> bool:
@@ -231,7 +271,12 @@ class Settings:
             changes.setdefault("per_channel", False)
             changes.setdefault("keep", ())
             changes.setdefault("zero_point", False)
+            changes.setdefault("stored", None)
         w = changes.get("weights")
+        if self.act == "fp4" and "act" not in changes and w is not None and w != "fp4":
+            # fp4 GEMMs need fp4 weights: a W4A4 setup re-quantized to fp8/int4 weights
+            # runs its GEMMs as that weight-only setup does, at the model dtype
+            changes["act"], changes["act_format"] = self.base, ""
         if (self.act == "int8" and "act" not in changes and w is not None
                 and canonical_dtype(w) not in ("int8", "int4")):
             # an int8 GEMM needs int8 weights: a W8A8 setup re-quantized to fp8 is
@@ -249,18 +294,19 @@ class Settings:
         # bytes count 1 B, the words name the format (review s21 x1 F7)
         sdt = "e8m0" if self.weight_format == "mxfp4" else self.scale_dtype
         scales = ([group, f"{sdt} scales{zeros}"]
-                  if self.weights in (*GROUP_SCALED, "fp4") else [])
+                  if self.weights in (*GROUP_SCALED, "fp4") and self.stored is None else [])
         # weight-only quantization moves narrow bytes but multiplies at --act: say so, since
         # a device without an int4 (or fp8) ceiling is then timed right, not on a stand-in;
-        # fp4 always is (no fp4 ceiling is used: FP4_FORMATS), though its FLOP precision
-        # reads fp8, so --act fp8 said nothing where int4 said "dequantized to fp8"
+        # fp4 weights are unless --act nvfp4/mxfp4 multiplies them in fp4 (W4A4)
         math = ([f"dequantized to {self.precision} for the math"]
-                if self.weights in NARROW and (self.weights == "fp4" or self.precision
-                                               != flop_precision(self.weights))
+                if self.weights in NARROW and self.precision != flop_precision(self.weights)
                 else [])
         modules = ("embedding",) * self.embedding_kept + self.keep
         kept = [f"{', '.join(modules)} kept at {self.base}"] if modules else []
         parts = [x for x in (", ".join(scales), ", ".join(math), *kept) if x]
+        if self.stored is not None:    # a ggml type's blocks hold their own scales
+            st = self.stored
+            parts = [st.words, *[f"from {st.source}"] * bool(st.source), *parts]
         w = self.weight_format + (f" ({'; '.join(parts)})" if parts else "")
         kv_scales = ([f"an fp16 scale and zero point per {KV_INT4_GROUP} elements"]
                      if self.kv == "int4" else [])
@@ -274,7 +320,7 @@ class Settings:
             how.append(f"{self.act} GEMMs{'' if same else ' and attention'}, "
                        f"{'attention/' if same else ''}norms/elementwise in "
                        f"{self.math_precision}")
-        act = (self.act + (f" ({'; '.join(how)})" if how else "")
+        act = ((self.act_format or self.act) + (f" ({'; '.join(how)})" if how else "")
                + (f", from {self.act_from}" if self.act_from else ""))
         origin = f", from {self.weights_from}" if self.weights_from else ""
         dtype = f", {self.base} from {self.dtype_from}" if self.dtype_from else ""
@@ -282,99 +328,6 @@ class Settings:
                 if self.decode_tokens > 1 else "")
         return (f"weights {w}{origin}, activations {act}, KV {kv}, {self.attn} attention"
                 f"{spec}{dtype}")
-
-
-# Model types whose fp32 configs vLLM's dtype "auto" runs in bf16, not fp16 (Gemma's
-# activations overflow fp16; vLLM config._get_and_verify_dtype special-cases gemma2/3).
-BF16_WHEN_FP32 = ("gemma2", "gemma3", "gemma3_text")
-
-
-def checkpoint_dtype(cfg: Any, roof: Any = None) -> str:
-    """The dtype a config's torch_dtype runs at when no --weights/--act is given,
-    as vLLM's dtype "auto": bfloat16 -> bf16, float16 -> fp16, float32 -> fp16 (bf16 for
-    Gemma 2/3); bf16 on a roof with fp16 but no bf16 ceiling (T4, V100) -> fp16, as vLLM
-    falls back (bf16_fallback_note says so), fp32 for Gemma 2/3 there. Review 18d H: a
-    bf16 Llama-3.1-8B timed as fp16 on a Xeon 8480+ missed its AMX-BF16 ceiling (TTFT
-    2.11 s, not 0.30 s)."""
-    raw = str(getattr(cfg, "dtype", "") or undeclared_dtype(cfg)).lower().removeprefix("torch.")
-    no_fp16 = getattr(cfg, "model_type", "") in BF16_WHEN_FP32
-    bf16 = raw in ("bfloat16", "bf16") or (raw in ("float32", "fp32", "float") and no_fp16)
-    if bf16 and roof is not None and "bf16" not in roof.precisions and (
-            "fp16" in roof.precisions):
-        # vLLM refuses fp16 for Gemma 2/3 (_FLOAT16_NOT_SUPPORTED_MODELS: "Numerical
-        # instability"): on a T4 its dtype auto picks float32 (review 19d N6)
-        return "fp32" if no_fp16 else "fp16"
-    return "bf16" if bf16 else "fp16"
-
-
-def bf16_fallback_note(cfg: Any, roof: Any) -> tuple[str, ...]:
-    """A line when the config's bf16 runs as fp16 because the roof has no bf16 math."""
-    there = checkpoint_dtype(cfg, roof)
-    if checkpoint_dtype(cfg) != "bf16" or there == "bf16":
-        return ()
-    if there == "fp32":
-        return (f"{cfg.name}'s {dtype_words(cfg)} runs as fp32: roof '{roof.name}' "
-                f"has no bf16 ceiling, and vLLM refuses fp16 for {cfg.model_type} "
-                f"(numerical instability), so its dtype auto picks float32; give --act "
-                f"bf16 to time it on a stand-in",)
-    return (f"{cfg.name}'s {dtype_words(cfg)} runs as fp16: roof '{roof.name}' "
-            f"has no bf16 ceiling (vLLM's dtype auto falls back the same way); give "
-            f"--act bf16 to time it on a stand-in",)
-
-
-def _sixteen(dtype: str | None) -> bool:
-    """Whether a --weights/--act value is an unquantized float, bf16, fp16 or fp32: one
-    given alone sets the other (review 19d N6: --act fp32 left fp16 weights). A bad one
-    is Settings' to refuse, with its option's name."""
-    return _is(dtype, "bf16", "fp16", "fp32")
-
-
-def _is(dtype: str | None, *names: str) -> bool:
-    """Whether a --weights/--act value is one of names (a bad one is Settings' to refuse)."""
-    try:
-        return dtype is not None and canonical_dtype(dtype) in names
-    except InputError:
-        return False
-
-
-def unknown_torch_dtype(cfg: Any) -> str | None:
-    """The config's torch_dtype when it names no float dtype HF writes (float16, bfloat16,
-    float32, float8_*, "auto"...): checkpoint_dtype runs it as fp16, which the setup line
-    and a warning must say (review r3 F3: "float17" read as derived from the config)."""
-    raw = getattr(cfg, "dtype", "")
-    key = str(raw).strip().lower().removeprefix("torch.")
-    if not raw or key == "auto":
-        return None
-    try:
-        known = canonical_dtype(key) in FLOAT_PRECISIONS
-    except InputError:
-        known = False
-    return None if known else str(raw)
-
-
-def unknown_dtype_warning(cfg: Any, s: Settings) -> str | None:
-    """The warning for an unknown torch_dtype the settings took their dtype from."""
-    raw = unknown_torch_dtype(cfg)
-    if raw is None or not s.dtype_from:   # --weights and --act gave every dtype
-        return None
-    return (f"unknown torch_dtype '{raw}' in {getattr(cfg, 'name', 'the config')}: assumed "
-            f"float16; give --weights/--act (e.g. --weights bf16 for a bfloat16 checkpoint)")
-
-
-def _dtype_from(cfg: Any, base: str) -> str:
-    """Where a config's default dtype comes from, in words for the setup line; `base` is
-    what it runs as on the roof (bf16 on a card without bf16: fp16, bf16_fallback_note)."""
-    raw = getattr(cfg, "dtype", "")
-    if not raw:   # gpt-oss (mxfp4): bf16, as its checkpoint and vLLM run (undeclared_dtype)
-        return "no torch_dtype in the config (" + (
-            f"bf16: an mxfp4 checkpoint, its other tensors bf16, as vLLM runs it"
-            f"{'' if base == 'bf16' else '; no bf16 on this roof'})"
-            if undeclared_dtype(cfg) == "bfloat16" else "float16 assumed)")
-    if unknown_torch_dtype(cfg) is not None:
-        return f"the config's unknown torch_dtype ({raw}): float16 assumed"
-    moved = (", no bf16 on this roof" if base != checkpoint_dtype(cfg) else
-             ", as vLLM runs this model type" if "32" in raw and base == "bf16" else "")
-    return f"the config's torch_dtype ({raw}{moved})"
 
 
 def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
@@ -388,6 +341,7 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     defaults to a 16-bit --act, else (8-bit activations, from --act or from the config)
     to the checkpoint's width (vLLM's kv_cache_dtype "auto": _kv_default)."""
     q = getattr(cfg, "quantization", None)
+    act, weights = _fp4_act(act, weights, q, others)
     given_base = others.pop("base", None)
     base = given_base or checkpoint_dtype(cfg, roof)
     if not given_base and weights is None and act is None:
@@ -409,6 +363,16 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
                         act=act or base, kv=kv, act_from=act_from, act_scheme=scheme,
                         keep=q.keep, per_channel=q.per_channel and group is None,
                         zero_point=q.zero_point,
+                        base=base, **others)
+    stored = _ggml_stored(cfg, weights, group)
+    if stored is not None:
+        # llama.cpp: the file's (or --weights q4_k's) bytes; a float file runs in its type
+        math = weight_class(stored.main_type)
+        base = math if math in ("fp32", "fp16", "bf16") and not given_base else base
+        act = act or base
+        if weights is None and "dtype_from" in others:     # a GGUF file names no dtype
+            others["dtype_from"] = "llama.cpp's defaults (f16 KV cache and GPU math)"
+        return Settings(weights=math, stored=stored, act=act, kv=kv or _kv_default(act, base),
                         base=base, **others)
     fp4 = FP4_FORMATS.get(str(weights).strip().lower()) if weights is not None else None
     if fp4 is not None:
@@ -436,6 +400,17 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     group = (cfg.hidden if per_channel else 128) if group is None else group
     return Settings(weights=weights, group_size=group, per_channel=per_channel,
                     act=act, kv=kv or _kv_default(act, base), base=base, **others)
+
+
+def _ggml_stored(cfg: Any, weights: str | None, group: int | None) -> StoredWeights | None:
+    """A GGUF file's stored weights (no --weights), or one ggml type --weights names."""
+    if weights is None:
+        return getattr(cfg, "stored", None)
+    found = ggml_weights(weights)
+    if found is not None and group is not None:
+        raise InputError(f"--group {group} with --weights {weights}: a ggml type's block "
+                         f"size is fixed (Q4_K: 256 weights in 144 B); drop --group")
+    return uniform(found) if found is not None else None
 
 
 def _kv_default(act: str | None, base: str) -> str:

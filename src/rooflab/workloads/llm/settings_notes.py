@@ -7,12 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from ...units import canonical_dtype
-from .settings import Settings, _is, _sixteen
+from .settings import FP4_FORMATS, Settings, _is, _sixteen
 
 
 def act_sets_weights_note(cfg: Any, weights: str | None, act: str | None
                           ) -> tuple[str, ...]:
-    """The line that says --act fp8 alone quantized the weights to fp8 too."""
+    """The line that says --act fp8 (or nvfp4/mxfp4) alone quantized the weights too."""
+    fmt = str(act or "").strip().lower()
+    if weights is None and fmt in FP4_FORMATS and not getattr(cfg, "quantization", None):
+        return (f"--act {fmt} sets {fmt} weights too (W4A4: an fp4 GEMM multiplies e2m1 "
+                f"weights by e2m1 activations, each block with its scale)",)
     if weights is not None or not _is(act, "fp8") or getattr(cfg, "quantization", None):
         return ()
     return ("--act fp8 sets fp8 weights too (W8A8, as vLLM's quantization=\"fp8\" runs: an "
@@ -24,6 +28,7 @@ def kv_default_note(act: str | None, kv: str | None, s: Settings) -> tuple[str, 
     """The line that says an 8-bit --act left the KV cache at the model's dtype."""
     if kv is not None or act is None or _sixteen(act) or s.kv != s.base:
         return ()
-    return (f"--act {canonical_dtype(act)} leaves the KV cache at {s.kv}, the model's dtype, "
-            f"as vLLM's kv_cache_dtype \"auto\" does with quantized activations; --kv fp8 "
-            f"for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV bytes)",)
+    return (f"--act {s.act_format or canonical_dtype(act)} leaves the KV cache at {s.kv}, "
+            f"the model's dtype, as vLLM's kv_cache_dtype \"auto\" does with quantized "
+            f"activations; --kv fp8 for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV "
+            f"bytes)",)

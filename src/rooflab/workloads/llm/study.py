@@ -24,7 +24,8 @@ from ...model.ceiling import Roof
 from .analysis import DtypeWarning, Request, longest_context
 from .links import ChosenLink, StageGiven, latency_words, stage_link, tp_link
 from .model_config import ModelConfig
-from .settings import Settings, unknown_dtype_warning
+from .settings import Settings
+from .settings_dtype import unknown_dtype_warning
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,10 @@ def overridden_quantization(cfg, weights: str | None, act: str | None = None
     quantization_config declares (the checkpoint is stored, or run, otherwise than the
     tables count it)."""
     q = cfg.quantization
+    st = getattr(cfg, "stored", None)
+    if st is not None and weights is not None:
+        return (f"--weights {weights} replaces the GGUF file's tensor types ({st.label}, "
+                f"{st.words}); the tables count --weights {weights}",)
     if q is None:
         return ()
     if weights is not None:

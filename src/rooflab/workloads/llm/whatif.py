@@ -19,6 +19,7 @@ from .footprint import weight_bytes
 from .kernels import Step, decode_step
 from .model_config import ModelConfig
 from .settings import Settings
+from .stored_weights import uniform, weight_class
 from .timing import fallback_notes, time_step
 
 
@@ -53,10 +54,21 @@ def evaluate(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: 
                   notes=fallback_notes(t))
 
 
+# the llama.cpp types a what-if tries on llama.cpp weights, widest first
+GGUF_LEVERS = ("Q8_0", "Q6_K", "Q4_K")
+
+
 def standard_variants(base: Settings) -> dict[str, Settings]:
     """The usual levers, each changed alone from `base`."""
     out = {"as given": base}
-    for w in ("fp8", "int8", "int4"):
+    if base.stored is not None:
+        # llama.cpp weights: its own types are the levers (a file's Q4_K_M against Q8_0,
+        # Q6_K or a pure Q4_K; fp8/int8 rows would name formats llama.cpp does not run)
+        for t in GGUF_LEVERS:
+            if t.lower() != base.weight_format.lower():
+                out[f"weights {t.lower()}"] = base.with_(weights=weight_class(t),
+                                                         stored=uniform(t))
+    for w in ("fp8", "int8", "int4") * (base.stored is None):
         if w != base.weights:
             out[f"weights {w}"] = base.with_(weights=w)
     if base.kv != "fp8":

@@ -1,0 +1,270 @@
+"""A llama.cpp GGUF file as a ModelConfig with its weights exactly as stored.
+
+The header's `{arch}.*` hyper-parameters become the fields of a Hugging Face config.json
+(so config_parse's family rules apply: GQA, sliding windows, MoE widths, tied tables), and
+the tensor table gives every matrix's ggml type and shape: each linear kernel's bytes per
+weight is its tensors' stored bytes over their weights (stored_weights.StoredWeights), so
+a Q4_K_M file's mix of Q4_K, Q6_K and F32 tensors is counted as stored. Only the header is
+read (gguf_header): never a tensor's data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, require
+from ...units import si
+from .config_parse import parse_config
+from .gguf_header import ArrayLength, GgufHeader, TensorInfo, read_header
+from .model_config import ModelConfig
+from .stored_weights import StoredWeights
+
+# general.architecture -> the transformers model_type whose layout it is (llama.cpp
+# convert_hf_to_gguf.py's classes); any other arch is refused, by name
+ARCH_TYPES = {"llama": "llama", "mistral3": "mistral", "qwen2": "qwen2",
+              "qwen2moe": "qwen2_moe", "qwen3": "qwen3", "qwen3moe": "qwen3_moe",
+              "gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3_text", "phi3": "phi3",
+              "gpt2": "gpt2", "starcoder": "gpt_bigcode"}
+# GGUF tensor part (blk.N.<part>.weight) -> rooflab's linear kernels it holds; a fused
+# tensor (Phi-3's attn_qkv, GPT-2's) holds several at one type
+KERNELS = {"attn_q": ("q_proj",), "attn_k": ("k_proj",), "attn_v": ("v_proj",),
+           "attn_qkv": ("q_proj", "k_proj", "v_proj"), "attn_output": ("o_proj",),
+           "ffn_gate": ("gate_proj",), "ffn_up": ("up_proj",), "ffn_down": ("down_proj",),
+           "ffn_gate_exps": ("expert_gate_proj",), "ffn_up_exps": ("expert_up_proj",),
+           "ffn_down_exps": ("expert_down_proj",),
+           "ffn_gate_up_exps": ("expert_gate_proj", "expert_up_proj"),
+           "ffn_gate_shexp": ("shared_gate_proj",), "ffn_up_shexp": ("shared_up_proj",),
+           "ffn_down_shexp": ("shared_down_proj",), "ffn_gate_inp": ("router",)}
+OUTSIDE = {"token_embd": "embedding", "position_embd": "embedding", "output": "lm_head"}
+# blk.N.ffn_gate.E.weight: one expert's tensor (the first Mixtral GGUFs)
+EXPERT_PART = re.compile(r"(ffn_gate|ffn_up|ffn_down)\.\d+$")
+BLOCK = re.compile(r"blk\.(\d+)\.(.+?)(\.weight|\.bias)?$")
+FLOATS = ("F32", "F16", "BF16", "F64")
+
+
+def load_gguf(path: str | Path) -> ModelConfig:
+    """The model of a .gguf file, its default weights the file's tensors as stored."""
+    h = read_header(path)
+    arch = _arch(h)
+    if not h.tensors:
+        raise InputError(f"{h.path}: the GGUF file has no tensors (a vocabulary-only file, "
+                         f"as llama.cpp's ggml-vocab-*.gguf); give the model's .gguf")
+    d = _hf_fields(h, arch)
+    cfg = parse_config(d, name=Path(h.path).stem, where=h.path)
+    stored = stored_weights(h, cfg)
+    cfg = cfg.with_(stored=stored, source=h.path)
+    return cfg.with_(notes=cfg.notes + _notes(h, cfg, stored))
+
+
+def _arch(h: GgufHeader) -> str:
+    arch = h.metadata.get("general.architecture")
+    if not isinstance(arch, str) or not arch:
+        raise InputError(f"{h.path}: metadata key 'general.architecture' is missing; "
+                         f"every llama.cpp GGUF model names its architecture there (is this "
+                         f"a model file, not a LoRA adapter or a vocabulary?)")
+    if arch not in ARCH_TYPES:
+        raise InputError(f"{h.path}: general.architecture '{arch}' is not one rooflab "
+                         f"reads from GGUF ({', '.join(ARCH_TYPES)}); pass the model's "
+                         f"Hugging Face config.json with --weights q4_k (or another ggml "
+                         f"type) instead")
+    return arch
+
+
+def _count(h: GgufHeader, key: str, required: bool = True) -> int | None:
+    """A positive integer metadata value (a per-layer array: all alike), or an error
+    naming the file and the key."""
+    v = h.metadata.get(key)
+    if v is None:
+        if required:
+            raise InputError(f"{h.path}: metadata key '{key}' is missing; rooflab needs it "
+                             f"to count the model (the file may be damaged, or from a "
+                             f"converter that leaves it out)")
+        return None
+    if isinstance(v, list) and v and len(set(v)) == 1:
+        v = v[0]
+    elif isinstance(v, (list, ArrayLength)):
+        raise InputError(f"{h.path}: metadata key '{key}' differs from layer to layer; "
+                         f"rooflab counts one value for every layer")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise InputError(f"{h.path}: metadata key '{key}' must be a positive integer; "
+                         f"got {v!r}")
+    return v
+
+
+def _vocab(h: GgufHeader, arch: str) -> int:
+    """Rows of the embedding table (its shape: padded vocabularies included), else the
+    header's vocab_size, else the tokenizer's token count."""
+    embd = next((t for t in h.tensors if t.name == "token_embd.weight"), None)
+    if embd is not None and len(embd.shape) == 2:
+        return embd.shape[1]
+    tokens = h.metadata.get("tokenizer.ggml.tokens")
+    n = _count(h, f"{arch}.vocab_size", required=False) or (
+        tokens.length if isinstance(tokens, ArrayLength) else
+        len(tokens) if isinstance(tokens, list) else None)
+    if not n:
+        raise InputError(f"{h.path}: no vocabulary size: no token_embd.weight tensor, no "
+                         f"'{arch}.vocab_size' and no 'tokenizer.ggml.tokens' key")
+    return n
+
+
+def _hf_fields(h: GgufHeader, arch: str) -> dict[str, Any]:
+    """The header's hyper-parameters under the config.json names config_parse reads."""
+    names = {t.name for t in h.tensors}
+    experts = _count(h, f"{arch}.expert_count", required=False)
+    model_type = "mixtral" if arch == "llama" and experts else ARCH_TYPES[arch]
+    d: dict[str, Any] = {
+        "model_type": model_type,
+        "hidden_size": _count(h, f"{arch}.embedding_length"),
+        "num_hidden_layers": _count(h, f"{arch}.block_count"),
+        "num_attention_heads": _count(h, f"{arch}.attention.head_count"),
+        "num_key_value_heads": _count(h, f"{arch}.attention.head_count_kv", required=False),
+        "intermediate_size": _count(h, f"{arch}.feed_forward_length"),
+        "max_position_embeddings": _count(h, f"{arch}.context_length", required=False),
+        "head_dim": _count(h, f"{arch}.attention.key_length", required=False),
+        "vocab_size": _vocab(h, arch),
+        "sliding_window": _count(h, f"{arch}.attention.sliding_window", required=False),
+        # no output.weight: llama.cpp reads the logits off token_embd (tied)
+        "tie_word_embeddings": "output.weight" not in names,
+        # llama.cpp's default KV cache type (f16) and its GPU compute type
+        "torch_dtype": "float16",
+        "attention_bias": "blk.0.attn_q.bias" in names or "blk.0.attn_qkv.bias" in names,
+        # Gemma 2's score cap, for the --attn naive note (a float; config_parse checks it)
+        "attn_logit_softcapping": h.metadata.get(f"{arch}.attn_logit_softcapping"),
+    }
+    if experts:
+        d["num_local_experts"] = experts
+        d["num_experts_per_tok"] = _count(h, f"{arch}.expert_used_count")
+        d["moe_intermediate_size"] = _count(h, f"{arch}.expert_feed_forward_length",
+                                            required=False)
+        d["shared_expert_intermediate_size"] = _count(
+            h, f"{arch}.expert_shared_feed_forward_length", required=False)
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _kernels(t: TensorInfo, gated: bool, fused_mlp: bool) -> tuple[str, ...]:
+    """rooflab's kernels a 2-D (or 3-D, experts) tensor holds; () when none."""
+    base = t.name.removesuffix(".weight")
+    if base in OUTSIDE:
+        return (OUTSIDE[base],)
+    m = BLOCK.fullmatch(t.name)
+    part = m.group(2) if m else ""
+    if EXPERT_PART.fullmatch(part):
+        return ("expert_" + part.split(".")[0].removeprefix("ffn_") + "_proj",)
+    if part == "ffn_up" and gated and fused_mlp:   # Phi-3: gate and up in one tensor
+        return ("gate_proj", "up_proj")
+    return KERNELS.get(part, ())
+
+
+def _fused_mlp(h: GgufHeader) -> bool:
+    """Whether ffn_up holds gate and up together (Phi-3: no ffn_gate tensor)."""
+    names = {t.name for t in h.tensors}
+    return "blk.0.ffn_up.weight" in names and "blk.0.ffn_gate.weight" not in names
+
+
+def stored_weights(h: GgufHeader, cfg: ModelConfig) -> StoredWeights:
+    """Bytes per weight of each kernel, of the table and of the 1-D tensors, as stored."""
+    fused_mlp = _fused_mlp(h)
+    nbytes: dict[str, int] = defaultdict(int)
+    elems: dict[str, int] = defaultdict(int)
+    for t in h.tensors:
+        keys = ("vector",) if len(t.shape) < 2 else _kernels(t, cfg.gated_mlp, fused_mlp)
+        for k in keys:
+            nbytes[k] += t.nbytes
+            elems[k] += t.elements
+    per = {k: nbytes[k] / elems[k] for k in nbytes if elems[k]}
+    embedding = per.pop("embedding", None)
+    vector = per.pop("vector", None)
+    if cfg.tied_embeddings and embedding is not None:
+        per["lm_head"] = embedding          # the logits read the one table
+    mats = [k for k in nbytes if k not in ("embedding", "vector")]
+    default = (sum(nbytes[k] for k in mats) / sum(elems[k] for k in mats) if mats
+               else embedding or 2.0)
+    return StoredWeights(label=_label(h), default=default, modules=tuple(sorted(per.items())),
+                         embedding=embedding, vector=vector, words=_words(h),
+                         source="the GGUF file's tensor types", main_type=_main_type(h),
+                         file_bytes=sum(t.nbytes for t in h.tensors),
+                         layer_bytes=_layer_bytes(h, cfg.layers))
+
+
+def _layer_bytes(h: GgufHeader, layers: int) -> tuple[int, ...]:
+    """Bytes of each layer's tensors (blk.N.*), N = 0 .. layers - 1."""
+    out = [0] * layers
+    for t in h.tensors:
+        m = BLOCK.fullmatch(t.name)
+        if m and int(m.group(1)) < layers:
+            out[int(m.group(1))] += t.nbytes
+    return tuple(out)
+
+
+def _main_type(h: GgufHeader) -> str:
+    """The ggml type holding the most bytes (Q4_K in a Q4_K_M file)."""
+    by = Counter()
+    for t in h.tensors:
+        by[t.type_name] += t.nbytes
+    return by.most_common(1)[0][0] if by else "F16"
+
+
+def _label(h: GgufHeader) -> str:
+    """The file's type as llama.cpp names it (general.file_type 15: Q4_K_M), else its
+    main tensor type."""
+    ft = h.metadata.get("general.file_type")
+    names = {int(t): t.name for t in require("gguf", "gguf").LlamaFileType}
+    if isinstance(ft, int) and ft in names:
+        return names[ft].removeprefix("MOSTLY_").replace("ALL_", "")
+    return _main_type(h)
+
+
+def _words(h: GgufHeader) -> str:
+    """'4.85 bits/weight: Q4_K 193 tensors, Q6_K 33, F32 65' (llama.cpp's BPW: all the
+    file's tensor bytes over all its weights)."""
+    total = sum(t.elements for t in h.tensors)
+    bits = 8 * sum(t.nbytes for t in h.tensors) / total if total else 0.0
+    kinds = Counter(t.type_name for t in h.tensors).most_common()
+    listed = ", ".join(f"{name} {n}{' tensors' * (i == 0)}" for i, (name, n) in enumerate(kinds))
+    return f"{bits:.3g} bits/weight: {listed}"
+
+
+def _notes(h: GgufHeader, cfg: ModelConfig, stored: StoredWeights) -> tuple[str, ...]:
+    """The file's bytes, the layers that differ, and what the count leaves out."""
+    notes = [f"GGUF file {Path(h.path).name}: {stored.label}, {stored.words}; "
+             f"{si(stored.file_bytes, 'B')} of tensors ({len(h.tensors)}), read from the "
+             f"header only; the KV cache at llama.cpp's default f16"]
+    per_layer: dict[int, int] = defaultdict(int)
+    for t in h.tensors:
+        m = BLOCK.fullmatch(t.name)
+        if m:
+            per_layer[int(m.group(1))] += t.nbytes
+    if per_layer and min(per_layer.values()) != max(per_layer.values()):
+        lo, hi = min(per_layer, key=per_layer.get), max(per_layer, key=per_layer.get)
+        wider = sum(v != per_layer[lo] for v in per_layer.values())
+        notes.append(f"the layers are not stored alike: {wider} of {len(per_layer)} hold "
+                     f"wider types (blk.{hi}: {si(per_layer[hi], 'B')}, blk.{lo}: "
+                     f"{si(per_layer[lo], 'B')}); the one-layer line shows their mean, "
+                     f"the step's and the memory's totals are the file's bytes")
+    left = [t for t in h.tensors if len(t.shape) >= 2
+            and not _kernels(t, cfg.gated_mlp, _fused_mlp(h))]
+    if left:
+        shown = ", ".join(f"{t.name} ({si(t.nbytes, 'B')})" for t in left[:3])
+        notes.append(f"{len(left)} matrix tensor{'s' * (len(left) > 1)} rooflab does not "
+                     f"table ({shown}{', ...' if len(left) > 3 else ''}): not counted")
+    return (*notes, *_total_note(cfg, stored))
+
+
+def _total_note(cfg: ModelConfig, stored: StoredWeights) -> tuple[str, ...]:
+    """A line when the count of the weights is not the file's bytes: tensors it does not
+    table (rope_freqs), or shapes the hyper-parameters do not give."""
+    from .footprint import weight_bytes
+    from .settings import settings_for
+
+    counted = weight_bytes(cfg, settings_for(cfg))
+    diff = stored.file_bytes - counted
+    if abs(diff) < 1:
+        return ()
+    return (f"the weights counted from the hyper-parameters and the tensors' types, "
+            f"{counted:,.0f} B, differ from the file's {stored.file_bytes:,} B of tensors by "
+            f"{diff:+,.0f} B ({100 * diff / stored.file_bytes:+.2g} %): tensors the count "
+            f"has no row for (rope_freqs, a shared expert's gate) or shapes it does not "
+            f"model",)
