@@ -30,6 +30,15 @@ TINY_TOTAL_BYTES = 1_073_408
 TINY_LAYER_BYTES = (376_064, 333_824)
 
 
+def finish(w, path: Path | None) -> Path | None:
+    """Write the writer's header, metadata and tensors to its file and close it."""
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
 def add(w, name: str, shape: tuple[int, ...], typ) -> None:
     """A tensor of numpy shape (out, in) in ggml type `typ`, zero bytes."""
     block, size = gguf.GGML_QUANT_SIZES[typ]
@@ -65,11 +74,7 @@ def write_tiny_llama(path: Path, *, arch: str = "llama", drop: tuple[str, ...] =
     add(w, "output_norm.weight", (256,), T.F32)
     if not tied:
         add(w, "output.weight", (1024, 256), T.Q6_K)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return finish(w, path)
 
 
 # A one-layer Qwen3-MoE (hidden 256, 4 heads of 64, 2 KV heads, 4 experts of width 256,
@@ -106,8 +111,4 @@ def write_tiny_qwen3_moe(path: Path) -> Path:
     add(w, "blk.0.ffn_down_exps.weight", (4, 256, 256), T.Q6_K)
     add(w, "output_norm.weight", (256,), T.F32)
     add(w, "output.weight", (1024, 256), T.Q6_K)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return finish(w, path)

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from s26_gguf_files import TINY_TOTAL_BYTES, gguf, write_tiny_llama
+from s26_gguf_files import TINY_TOTAL_BYTES, finish, gguf, write_tiny_llama
 
 from rooflab.errors import InputError, MissingDependency
 from rooflab.workloads.llm import gguf_header, load_config
@@ -115,9 +115,6 @@ def test_gguf_is_an_extra_and_in_all():
 def test_a_file_without_tensors_is_refused(tmp_path):
     w = gguf.GGUFWriter(str(tmp_path / "vocab.gguf"), "llama")
     w.add_uint32("llama.block_count", 2)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w, None)
     with pytest.raises(InputError, match="vocab.gguf: the GGUF file has no tensors"):
         load_config(str(tmp_path / "vocab.gguf"))

@@ -9,6 +9,7 @@ from s26_gguf_files import (
     TINY_LAYER_BYTES,
     TINY_TOTAL_BYTES,
     add,
+    finish,
     gguf,
     write_tiny_llama,
     write_tiny_qwen3_moe,
@@ -29,10 +30,7 @@ def test_a_4096_square_q4_k_tensor_is_9437184_bytes(tmp_path):
     # the brief's hand count: 4096 x 4096 / 256 blocks x 144 B
     w = gguf.GGUFWriter(str(tmp_path / "one.gguf"), "llama")
     add(w, "blk.0.attn_q.weight", (4096, 4096), gguf.GGMLQuantizationType.Q4_K)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w, None)
     (t,) = read_header(tmp_path / "one.gguf").tensors
     assert (t.name, t.type_name, t.shape, t.elements) == ("blk.0.attn_q.weight", "Q4_K",
                                                           (4096, 4096), 16_777_216)
@@ -169,10 +167,7 @@ def test_fused_qkv_and_gate_up_tensors_phi3(tmp_path):
     add(w, "blk.0.ffn_down.weight", (256, 512), T.Q6_K)
     add(w, "output_norm.weight", (256,), T.F32)
     add(w, "output.weight", (1024, 256), T.Q6_K)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    finish(w, None)
     cfg = load_config(str(tmp_path / "phi.gguf"))
     s = settings_for(cfg)
     assert cfg.model_type == "phi3" and cfg.gated_mlp

@@ -55,6 +55,29 @@ _COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_",
 _INSTANCE = re.compile(r"^(\w+)\[(\d+)\]$")
 
 
+def fill_cells(metrics: dict, kernel: str, row: list[str], cells, path: str, n: int,
+               log: SkipLog) -> None:
+    """A row's cells that `cells` (names, a picker of their texts, which are counters)
+    names into `metrics`, each through _cell unless all are finite counts (the common case,
+    in C calls); the whole-file reader and the long-layout stream share it."""
+    names, pick, counters = cells
+    if not names:
+        return
+    texts = pick(row)
+    try:
+        values = list(map(float, texts))
+        total = sum(values)
+        if total - total == 0.0 and min(values) >= 0.0:
+            metrics.update(zip(names, values, strict=True))
+            return
+    except ValueError:
+        pass
+    for name, text, counter in zip(names, texts, counters, strict=True):
+        value = _cell(name, text, counter, kernel, path, n, log)
+        if value is not None:
+            metrics[name] = value
+
+
 def _sum_instances(metrics: dict[str, float]) -> dict[str, float]:
     """Per-instance counters summed: rocprof v1 writes one column per TCC channel when asked
     for a block counter without `_sum` (pmc: TCC_EA_RDREQ[0] ... TCC_EA_RDREQ[15]; ROCm's
@@ -230,22 +253,7 @@ def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header
                 last = seen
         else:
             cells = every
-        names, pick, counters = cells
-        if not names:
-            continue
-        texts = pick(row)
-        try:   # the common case in C calls: every cell a finite number not below zero
-            values = list(map(float, texts))
-            total = sum(values)
-            if total - total == 0.0 and min(values) >= 0.0:
-                metrics.update(zip(names, values, strict=True))
-                continue
-        except ValueError:
-            pass
-        for name, text, counter in zip(names, texts, counters, strict=True):
-            value = _cell(name, text, counter, kernel, path, n, log)
-            if value is not None:
-                metrics[name] = value
+        fill_cells(metrics, kernel, row, cells, path, n, log)
     return [Launch(path=path, line=line, id=ident, name=name,
                    metrics=_sum_instances(metrics) if summed else metrics)
             for ident, (line, name, metrics, summed) in dispatches.items()]

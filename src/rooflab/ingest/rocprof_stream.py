@@ -23,7 +23,16 @@ from ..errors import ParseError
 from ..files import csv_reader
 from .aggregate import Launch, _Group, group_counts
 from .ncu_csv import open_text
-from .rocprof import _TRACES, _cell, _lines, _plan, _sum_instances, data_row, read_rocprof_csv
+from .rocprof import (
+    _TRACES,
+    _cell,
+    _lines,
+    _plan,
+    _sum_instances,
+    data_row,
+    fill_cells,
+    read_rocprof_csv,
+)
 from .rocprof_counters import known_levels, missing_levels, rocprof_counted
 from .skips import SkipLog
 
@@ -108,7 +117,6 @@ def _launches(path: str, rows: Iterator[list[str]], log: SkipLog, plan: tuple
 def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_name, i_id,
           long, plain, same, every, counted, i_cn, i_cv, channels) -> Iterator[Launch]:
     """rocprof._dispatch_list's wide rows, each a Launch as soon as it is read."""
-    names, pick, counters = every
     seen = _Seen()
     for n, row in enumerate(rows, start=h + 2):
         if not data_row(row, n, header, log):
@@ -118,21 +126,7 @@ def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_
             raise _Whole
         kernel = row[i_name].strip()
         metrics: dict[str, float] = {}
-        if names:
-            texts = pick(row)
-            try:   # the common case in C calls: every cell a finite number not below zero
-                values = list(map(float, texts))
-                total = sum(values)
-                fine = total - total == 0.0 and min(values) >= 0.0
-            except ValueError:
-                fine = False
-            if fine:
-                metrics.update(zip(names, values, strict=True))
-            else:
-                for name, text, counter in zip(names, texts, counters, strict=True):
-                    value = _cell(name, text, counter, kernel, path, n, log)
-                    if value is not None:
-                        metrics[name] = value
+        fill_cells(metrics, kernel, row, every, path, n, log)
         yield Launch(path=path, line=n, id=ident, name=kernel,
                      metrics=_sum_instances(metrics) if channels else metrics)
 
@@ -164,7 +158,7 @@ def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, co
             if now == last:
                 cells = counted
             last = now
-        _other_cells(path, row, n, log, entry, cells)
+        fill_cells(entry[3], entry[2], row, cells, path, n, log)
     if entry is not None:
         yield _launch(path, entry)
 
@@ -190,29 +184,6 @@ def _long_row(path: str, row: list[str], n: int, log: SkipLog, entry: list, i_cn
         entry[3][name] = value
         if name[-1:] == "]":
             entry[4] = True
-
-
-def _other_cells(path: str, row: list[str], n: int, log: SkipLog, entry: list,
-                 cells) -> None:
-    """A long row's other cells (its times, the wide counters beside the pair) into the
-    dispatch's metrics, as rocprof._dispatch_list reads them."""
-    names, pick, counters = cells
-    if not names:
-        return
-    texts = pick(row)
-    metrics = entry[3]
-    try:   # the common case in C calls: every cell a finite number not below zero
-        values = list(map(float, texts))
-        total = sum(values)
-        if total - total == 0.0 and min(values) >= 0.0:
-            metrics.update(zip(names, values, strict=True))
-            return
-    except ValueError:
-        pass
-    for name, text, counter in zip(names, texts, counters, strict=True):
-        value = _cell(name, text, counter, entry[2], path, n, log)
-        if value is not None:
-            metrics[name] = value
 
 
 class _Seen:
