@@ -50,13 +50,18 @@ def add(w, name: str, shape: tuple[int, ...], typ) -> None:
 
 
 def write_tiny_llama(path: Path, *, arch: str = "llama", drop: tuple[str, ...] = (),
-                     file_type: int | None = 15, tied: bool = False) -> Path:
-    w = gguf.GGUFWriter(str(path), arch)
+                     file_type: int | None = 15, tied: bool = False,
+                     split_max_tensors: int = 0, window: int = 0) -> Path:
+    """The tiny Llama; split_max_tensors > 0 writes it as llama.cpp's split shards
+    (path's stem + -0000k-of-0000N.gguf, as gguf-split names them)."""
+    w = gguf.GGUFWriter(str(path), arch, split_max_tensors=split_max_tensors)
     keys = {"block_count": 2, "embedding_length": 256, "feed_forward_length": 512,
             "attention.head_count": 4, "attention.head_count_kv": 2, "context_length": 4096}
     for k, v in keys.items():
         if k not in drop:
             w.add_uint32(f"{arch}.{k}", v)
+    if window:
+        w.add_uint32(f"{arch}.attention.sliding_window", window)
     if file_type is not None:
         w.add_file_type(file_type)
     add(w, "token_embd.weight", (1024, 256), T.Q4_K)

@@ -86,9 +86,10 @@ def test_f2_level_l2_keeps_not_binding(tmp_path, capsys):
     # its DRAM point (16 %) binds: the L2 row (3 %) is not "latency"
     assert len(rows) == 1 and "L2" in rows[0] and "not binding (DRAM binds)" in rows[0]
     assert "latency" not in rows[0] and "DRAM " not in rows[0].split("L2")[0]
-    assert main(["ncu", rep, "--level", "L1", "--json"]) == 0
+    # (--level L1 is the CARM reading since review s26 v2 F4: test_s26_level_more.py)
+    assert main(["ncu", rep, "--level", "L2", "--json"]) == 0
     pts = json.loads(capsys.readouterr().out)["analysis"]
-    assert {p["level"] for p in pts} == {"L1"}
+    assert {p["level"] for p in pts} == {"L2"}
     red = next(p for p in pts if p["kernel"] == "sigma_gpp_gpu_34_gpu__red")
     assert (red["bound"], red["binding_level"]) == ("not binding", "DRAM")
     out_csv = tmp_path / "l2.csv"

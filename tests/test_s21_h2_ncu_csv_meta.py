@@ -55,7 +55,8 @@ def test_ncu_rep_csv_reads_back_with_the_same_advice(capsys, tmp_path):
     shared = COLUMNS + BANDWIDTH_COLUMNS
     assert header[len(shared):] == [
         "source", "grid", "block", "sms", "occupancy_theoretical", "occupancy_achieved",
-        "occupancy_limiter", "occupancy_limit_blocks", "sm_clock_hz", "cc", "fma_share_fp64",
+        "occupancy_limiter", "occupancy_limit_blocks", "sm_clock_hz", "cc", "device",
+        "fma_share_fp64",
         "flop_fp64"]
     main_k = _advice(back, "sigma_gpp_gpu_34")
     # this recording's FMA share of fp64 add/mul/fma: s = 0.4597, (1 + 0.46) / 2 = 73 %

@@ -105,6 +105,18 @@ def test_numba_cache_dir_set_by_the_user_is_respected(tmp_path):
     assert f"numba CACHE_DIR after {str(tmp_path / 'nc')!r}" in run.stdout
 
 
+def test_an_unwritable_numba_cache_dir_does_not_send_the_cache_into_the_package(tmp_path):
+    # numba falls back to the __pycache__ beside the kernels when NUMBA_CACHE_DIR cannot
+    # be written (/proc/nope, even as root): the install again (review s26 v3 F3)
+    home = tmp_path / "home"
+    home.mkdir()
+    run, site = _run(tmp_path, HOME=str(home), NUMBA_CACHE_DIR="/proc/nope")
+    assert "cache True" in run.stdout
+    assert _numba_files(site) == []
+    assert list((home / ".cache" / "rooflab" / "numba").rglob("kernels.copy-*.nbi"))
+    assert "NUMBA_CACHE_DIR=/proc/nope is not writable" in run.stderr
+
+
 @pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="XDG layout: Linux/BSD")
 @pytest.mark.parametrize("xdg, expected", [
     ("/x/cache", "/x/cache/rooflab/numba"),

@@ -42,6 +42,7 @@ from .measure_checks import (
     check_keep,
     counting_warning,
     refuse_lazy,
+    refuse_unrun,
     single_run_warning,
     warn_number_precision,
 )
@@ -178,6 +179,7 @@ class Measurement:
 
     def returned(self, result) -> None:
         """A decorated call's result, for its counted fused bytes (inside the block)."""
+        refuse_unrun(self.name or "the function", result)   # a generator: nothing ran
         self._stack()[-1].returned = (result,)
 
     def __repr__(self) -> str:

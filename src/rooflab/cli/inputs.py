@@ -100,8 +100,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     from ..ingest.kernelfile import file_kind, load_kernels
     from ..ingest.profile_checks import split_boost
 
-    # --on 'NAME@boost': the catalog's compute ceilings as listed, not at the clock ncu
-    # recorded (_roof_notes)
+    # --on 'NAME@boost': the catalog's compute ceilings as listed (_roof_notes)
     boost = any(split_boost(spec)[1] for spec in on)
     on = [split_boost(spec)[0] for spec in on]
     if distinct:
@@ -148,8 +147,10 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         notes += said
     if not roofs:
         raise InputError(NO_ROOF)
-    roofs, source, (said, warned) = _roof_notes(roofs, kernels, imp, source, boost)
-    return Inputs(tuple(kernels), roofs, profile, source, tuple(notes + warned + said),
+    judged, source, (said, warned) = _roof_notes(roofs, kernels, imp, source, boost)
+    from .roof_source_notes import profile_judged  # the record table's nominal as judged
+    return Inputs(tuple(kernels), judged, profile_judged(profile, roofs, judged), source,
+                  tuple(notes + warned + said),
                   warnings=tuple(skipped + warned), told=tuple(told))
 
 
@@ -396,9 +397,8 @@ def _roof_notes(roofs: Sequence[Roof], kernels: Sequence[Kernel], imp: ProfileIm
                 ) -> tuple[tuple[Roof, ...], str, tuple[list[str], list[str]]]:
     """The roofs (a catalog GPU's compute ceilings at the SM clock ncu recorded:
     profile_import.clock_judged; as listed with --on 'NAME@boost'), the roof line and the
-    (notes, warnings), once each: another device's roof, a warning; a catalog roof scaled
-    to the recorded clock, a note (s26 r2 F1: at boost headroom and gains read 1.46x high);
-    kept at boost, a warning that % of roof reads low (review 13v F-G)."""
+    (notes, warnings), once each: another device's roof or mixed clocks, a warning; a roof
+    scaled to the recorded clock, a note (s26 r2 F1); kept at boost, a warning (13v F-G)."""
     from ..ingest.profile_checks import kernels_clock, recorded_cc
     from ..ingest.profile_import import clock_judged, device_mismatch
 

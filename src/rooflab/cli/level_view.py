@@ -12,6 +12,37 @@ from typing import Any
 from ..model.analysis import Analysis
 
 
+def analyze_in_view(roof, kernels, level: str | None,
+                    analyze=None) -> tuple[Analysis, Analysis | None]:
+    """(analysis, full) of a profiler verb's --level: L1 read as CARM, as `rooflab report
+    --level L1` and `plot --level L1` read it (model/level_reading.analyze_at; ncu's table
+    read the L1 row against the L1 ceiling alone: 3 % where report said 24 %, review s26
+    v2 F4), its bounds its own (the per-level `full` would reword them); another level its
+    row of the hierarchical roofline, `full` (every level) where a row reads "latency"
+    (placement.binds_elsewhere: only such a row can read otherwise, review s18 reread F1).
+    analyze: the verb's own (model.analysis.analyze; a test counts its calls)."""
+    from ..model.level_carm import is_carm
+    from ..model.level_reading import analyze_at
+
+    if is_carm(level):
+        return analyze_at(roof, kernels, level), None
+    if analyze is None:
+        from ..model.analysis import analyze
+    analysis = analyze(roof, kernels, levels=[level] if level else None)
+    full = (analyze(roof, kernels)
+            if level and any(p.bound == "latency" for p in analysis.points) else None)
+    return analysis, full
+
+
+def reading_json(level: str | None, analysis: Analysis) -> dict[str, Any]:
+    """{"reading": ...} of a profiler verb's --json under --level, as report's and plot's
+    (model/level_reading.reading_dict, with the CARM points' ceilings); {} without."""
+    from ..model.level_reading import reading_dict
+
+    said = reading_dict(level, analysis)
+    return {} if said is None else {"reading": said}
+
+
 def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int, str]:
     """Each point of `analysis` (by id) with its bound as the tables print it
     (diagnose.level_bound; on the envelope roof report.envelope_bound), worded on `full`,

@@ -141,8 +141,9 @@ def register(app) -> None:
                                     "per 256); default: a .gguf's tensors as stored, the "
                                     "config's quantization_config, else its torch_dtype"),
         kv: str = typer.Option(None, "--kv", help="KV-cache dtype: fp32 bf16 fp16 fp8 "
-                               "int8 int4 (default: the --act dtype when it is 16-bit; "
-                               "under 8-bit activations, --act fp8/int8 or the config's, "
+                               "int8 int4, llama.cpp's q8_0 q4_0 q4_1 iq4_nl (default: "
+                               "the --act dtype when it is 16-bit; under 8-bit "
+                               "activations, --act fp8/int8 or the config's, "
                                "the model's torch_dtype, as vLLM's kv_cache_dtype auto)"),
         act: str = typer.Option(None, "--act", help="activation dtype: fp32 bf16 fp16 fp8 "
                                 "int8 nvfp4 mxfp4 (int8: W8A8, with --weights int8/int4; "
@@ -303,6 +304,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
     from ..hardware.resolve import load_roof
     from ..workloads.llm.analysis import Request
+    from ..workloads.llm.gguf_config import run_notes
     from ..workloads.llm.links import comm_profile, stage_link, stage_link_given, tp_link
     from ..workloads.llm.quant_kernels import fp16_only_note
     from ..workloads.llm.settings import settings_for
@@ -314,6 +316,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     roof = load_roof(on)
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof,
                      decode_tokens=decode_tokens)
+    cfg = run_notes(cfg, s, weights, act, kv)     # a GGUF file's notes, as it is run
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
     dev = _device(on, roof)

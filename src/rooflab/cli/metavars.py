@@ -59,6 +59,8 @@ def set_metavar(param) -> None:
     if param.param_type_name == "argument":
         if hasattr(type(param), "display_type_rich"):    # typer 0.29's type column
             param.display_type_rich = _no_type
+        if hasattr(type(param), "_usage_display_name"):   # typer 0.29's usage line
+            param._usage_display_name = _usage_word(param)
         return
     if param.metavar is not None:
         return
@@ -71,6 +73,14 @@ def set_metavar(param) -> None:
 
 def _no_type(ctx=None) -> None:
     return None
+
+
+def _usage_word(param):
+    """click's usage word for an argument (FILES..., M, [TRACE]): typer 0.29 writes a
+    required one in braces, `{files}...`, which reads as a set of choices (review s26 v3 F5)."""
+    word = param.metavar or param.name.upper()
+    shown = (word if param.required else f"[{word}]") + ("..." if param.nargs != 1 else "")
+    return lambda: shown
 
 
 def _type_word(param) -> str:

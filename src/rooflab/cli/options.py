@@ -167,7 +167,8 @@ OnMany = Annotated[list[str] | None, on_option("repeat for several roofs")]
 Files = Annotated[list[str], typer.Argument(help=FILES_HELP)]
 Top = Annotated[int, typer.Option("--top", help="show the N longest kernels (0: all)")]
 Level = Annotated[str | None, typer.Option(
-    "--level", help="only this memory level: DRAM, L2, L1")]
+    "--level", help="one reading: DRAM, L2, L3 that level's row of the hierarchical "
+    "roofline; L1 the cache-aware (CARM) reading, as `rooflab report --level L1`")]
 JsonOut = Annotated[bool, typer.Option("--json", help="print the JSON vocabulary")]
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", help="write a chart (.png/.svg), .json or .csv")]

@@ -196,6 +196,7 @@ def _reading_json(display, level: str | None) -> dict:
     if said is None or not display.roofs:
         return {}
     at = level_analysis(display.roofs[0], list(display.kernels), level)
+    said = reading_dict(level, at) or said   # CARM: each point's binding ceiling (v2 F8)
     return {"reading": {**said, "analysis": analysis_json(at)["analysis"] if at else []}}
 
 
@@ -287,6 +288,10 @@ def register(app) -> None:
         said: list[str] = []
         roofs, kernels = load_inputs(list(kernel_files or []), on, trajectory,
                                      patterns(kernel), patterns(exclude), per_launch, said)
+        if roofs:   # the points are labelled on the first roof (level_analysis)
+            from ..model.level_reading import refuse_carm
+
+            refuse_carm(roofs[0], level)   # CARM on a roof without L1: as report refuses
         from ..report.chart import plot_roofline, save_figure
 
         sweep, notes, sweep_precision = [], [], None

@@ -28,7 +28,7 @@ from .common import (
     warn,
     wide_console,
 )
-from .level_view import bounds_in_view, with_full_bounds
+from .level_view import analyze_in_view, bounds_in_view, reading_json, with_full_bounds
 from .profiled_table import bandwidth_notes, rich_table  # noqa: F401 (tests import them here)
 from .roof_source_notes import split_roof_source
 
@@ -76,6 +76,15 @@ def table_rows(analysis: Analysis, top: int | None = None, full: Analysis | None
     return rows
 
 
+def judged_kind(roof) -> str:
+    """roof_kind: "derived" for a catalog roof whose compute ceilings were scaled to the SM
+    clock ncu recorded (profile_checks.at_recorded_clock), where percent_of_roof is judged
+    on derived figures; it said "nominal" (review s26 v2 F8). Else the roof's kind."""
+    if roof.kind == "nominal" and any(c.provenance == "derived" for c in roof.compute):
+        return "derived"
+    return roof.kind
+
+
 def _point_row(k: Kernel, p, bound: str, roof) -> dict:
     # a kernel without FLOP (a copy) has no FLOP/s: its bandwidth against the level's
     # ceiling is what it reaches (report/tables.py: bandwidth_of, shared with `report`)
@@ -85,7 +94,7 @@ def _point_row(k: Kernel, p, bound: str, roof) -> dict:
             "flop": p.flop, "bytes": p.bytes, "ai": p.ai,
             "achieved_flop_per_s": p.achieved_flop_per_s,
             "percent_of_roof": p.percent_of_roof, "bound": bound, "unit": k.unit,
-            **provenance_cells(k, roof),
+            **provenance_cells(k, roof), "roof_kind": judged_kind(roof),
             "achieved_bytes_per_s": p.bytes / p.seconds if p.seconds else None,
             "percent_of_bandwidth": pct}
 
@@ -120,6 +129,7 @@ def csv_table(analysis: Analysis, full: Analysis | None = None,
                          "ai": lv.ai, "achieved_flop_per_s": lv.achieved_flop_per_s,
                          "percent_of_roof": None, "bound": None, "unit": k.unit,
                          **provenance_cells(k, analysis.roof),
+                         "roof_kind": judged_kind(analysis.roof),
                          "achieved_bytes_per_s": (lv.bytes / k.seconds if k.seconds
                                                   else None), **split})
     return rows, (COLUMNS + BANDWIDTH_COLUMNS + meta
@@ -319,11 +329,26 @@ def _env_worded(choice: RoofChoice, on: str | None) -> RoofChoice:
     return replace(choice, source=choice.source.replace(f"from --on {on}", said, 1))
 
 
+def refuse_split_views(kernels, output: str | None) -> None:
+    """Refuse -o x.json/x.csv of `--precision each`: its rows are one kernel's precisions,
+    whose times add up to more than was measured, and read back as kernels report and
+    whatif counted the one 22.8 s launch twice (45.5 s; review s26 v2 F1). A chart is a view."""
+    views = {k.meta.get("precision_view") for k in kernels} - {None}
+    if output and len(views) > 1 and Path(output).suffix.lower() in (".json", ".csv"):
+        raise InputError(f"-o {output} with --precision each: its rows are views of one "
+                         f"kernel ({', '.join(sorted(views))}), whose times add up to more "
+                         f"than was measured, so a kernel file of them counts each kernel "
+                         f"once per precision; save without --precision (every precision "
+                         f"in one point, as report reads it) or with one precision "
+                         f"(--precision fp64), or write a chart (-o x.png)")
+
+
 def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: bool,
                   output: str | None, level: str | None = None, what: str = "kernels",
                   choice: RoofChoice | None = None, min_share: float | None = None) -> int:
     """Warn about skipped rows/files, analyse on the chosen roof, print, write -o (a chart
     without the kernels under min_share of the time). Exit code."""
+    refuse_split_views(imp.kernels, output)
     for s in imp.failed:
         warn(f"{s} (file skipped)")
     for s in imp.skips:
@@ -331,12 +356,9 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     level = _level(level, imp.kernels)
     check_top(top)
     choice = _env_worded(choice or choose_roof(on, imp), on)
-    analysis = analyze(choice.roof, imp.kernels, levels=[level] if level else None)
-    # the rows' bounds are worded with every level in view (review s18 r4 F2); only a
-    # "latency" point can read otherwise there (placement.binds_elsewhere), so without one
-    # the import is not analysed a second time (review s18 reread F1)
-    full = (analyze(choice.roof, imp.kernels)
-            if level and any(p.bound == "latency" for p in analysis.points) else None)
+    # --level L1 is CARM as in report and plot (s26 v2 F4); another level's rows are worded
+    # with every level in view (review s18 r4 F2, level_view.analyze_in_view)
+    analysis, full = analyze_in_view(choice.roof, imp.kernels, level, analyze)
     analysis, share_note = shares_per_file(analysis)
     if share_note:
         # said once, among the import notes where --json has always listed it: analyze()
@@ -355,6 +377,7 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     if choice.roof.name == ENVELOPE_NAME:
         notes.append(ENVELOPE_NOTE)
     extra["import_notes"] = notes   # always a list, [] when empty, like notes
+    extra.update(reading_json(level, analysis))   # --level's reading, as report's (v2 F4)
     uncounted = getattr(imp, "uncounted", None)   # a torch trace's ops without a formula
     if uncounted:
         extra["uncounted"] = [dict(u) for u in uncounted]

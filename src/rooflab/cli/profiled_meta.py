@@ -24,10 +24,12 @@ from ..model.kernel import Kernel
 # The meta written as it is (a number or a string), in this order, each only where some
 # kernel has it. step and step_index: which file of `ncu a.csv b.csv` the kernel came from,
 # so that read back each keeps its share of its own run, as the JSON does (review s23 r2
-# F3: read back, the two runs were pooled, 100 % / 100 % became 54 % / 46 %).
+# F3: read back, the two runs were pooled, 100 % / 100 % became 54 % / 46 %). device: the
+# name the profiler recorded, so that read back another GPU's roof is still seen as such
+# and not scaled to this GPU's clock (review s26 v2 F6: 23 % on L4's roof, not 18 %).
 PLAIN = ("step", "step_index", "source", "grid", "block", "sms", "sms_source",
          "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
-         "occupancy_limit_blocks", "sm_clock_hz", "cc")
+         "occupancy_limit_blocks", "sm_clock_hz", "cc", "device")
 
 
 def _cell(key: str, value: object) -> object:
@@ -47,6 +49,8 @@ def flat_meta(meta: Mapping) -> dict[str, object]:
     out = {}
     for key in PLAIN:
         cell = _cell(key, meta.get(key))
+        if key == "device" and str(cell).isdigit():
+            continue   # a raw page's device index ('0'), not the name device_mismatch reads
         if cell not in (None, ""):
             out[key] = cell
     for flat, nested in ((FLAT_KEY, "fma_share"), (PIPE_COLUMN, "pipe_busy")):

@@ -252,7 +252,7 @@ def register(app) -> None:
                          size_by, share, diags)
         if json_out:
             doc = report_dict(analysis, inputs.profile, diags)
-            doc.update(_reading_json(level))
+            doc.update(_reading_json(level, analysis))
             if fail_below is not None:
                 doc.update(report_gate.gate_dict(diags, fail_below))
             emit_json(doc)
@@ -286,11 +286,12 @@ def _reading_said(analysis, level: str | None, source: str):
     return replace(analysis, notes=notes), "\n".join(filter(None, (source, words)))
 
 
-def _reading_json(level: str | None) -> dict:
-    """{"reading": {...}} under --level (model/level_reading.reading_dict), {} without."""
+def _reading_json(level: str | None, analysis=None) -> dict:
+    """{"reading": {...}} under --level (model/level_reading.reading_dict: CARM's with each
+    point's binding ceiling), {} without."""
     from ..model.level_reading import reading_dict
 
-    got = reading_dict(level)
+    got = reading_dict(level, analysis)
     return {} if got is None else {"reading": got}
 
 

@@ -44,3 +44,18 @@ def split_roof_source(choice: RoofChoice, imp: ProfileImport) -> tuple[str, list
     found += [f"; {r}" for r in rest]
     found.sort(key=choice.source.find)
     return head, [p.removeprefix("; ") for p in found]
+
+
+def profile_judged(profile, roofs, judged):
+    """The --on profile with its nominal roof as the kernels are judged on it (a catalog
+    GPU's compute ceilings at the SM clock ncu recorded: cli/inputs._roof_notes), so the
+    record table and the read-with-care line use the nominal the chart and the analysis
+    use (review s26 v2 F7: 140 GFLOP/s read 62 % of a 228 boost peak in the table and 90 %
+    of the chart's 156 at 1.62 GHz)."""
+    from dataclasses import replace
+
+    if profile is None or profile.nominal is None:
+        return profile
+    scaled = next((j for r, j in zip(roofs, judged, strict=True)
+                   if r is not j and r == profile.nominal), None)
+    return profile if scaled is None else replace(profile, nominal=scaled)

@@ -140,10 +140,9 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         return w.scale_bytes(roof, kernels, bytes_scale, names=names)
     from dataclasses import replace
 
-    from ..hardware.resolve import load_roofs
     from ..model.retime import efficiency_basis
 
-    targets = load_roofs(hardware)   # a profile: measured, then nominal (both kinds)
+    targets, said = _targets(hardware, kernels, on_roofs or (roof,))
     if not targets:
         raise InputError(f"--hardware '{hardware}' holds no roof; give a catalog name "
                          f"(`rooflab specs list`) or a profile from `rooflab probe`")
@@ -152,7 +151,54 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     line = line.replace("the --on profile's", f"{roofs_from}'s")
     result = w.move_hardware(basis, kernels, target, judge=roof)
     # which roof the efficiencies are fractions of, where the assumption is read
-    return replace(result, assumption=f"{result.assumption}; {line}")
+    return replace(result, assumption=f"{result.assumption}; {line}{said}")
+
+
+def _targets(hardware: str, kernels, ran_on=()) -> tuple[tuple, str]:
+    """--hardware's roofs ('NAME@boost' accepted, as --on takes it) and what was said of
+    their clock: the catalog GPU the kernels ran on (the --on roof's, or the device the
+    file records) is taken at the SM clock ncu recorded, as --on's roof is, so moving to
+    the same GPU is like for like (it read 1.46x, the boost clock over ncu's locked base
+    clock; review s26 v2 F2); another GPU runs at its own clock (listed peaks); '@boost'
+    keeps the listed peaks, and the share of the gain that is the clock is said."""
+    from ..hardware.resolve import load_roofs
+    from ..ingest.profile_checks import catalog_clock_hz, kernels_clock, recorded_cc, split_boost
+
+    spec, boost = split_boost(hardware)
+    clock = kernels_clock(kernels) if recorded_cc(kernels) else None
+    out, said = [], ""
+    for t in load_roofs(spec):   # a profile: measured, then nominal (both kinds)
+        top = catalog_clock_hz(t) if clock and _ran_on(t, kernels, ran_on) else None
+        if top is None or clock >= 0.99 * top:
+            out.append(t)
+        elif boost:
+            out.append(t)
+            said = (f"; target at its listed peaks (boost {top / 1e9:.2f} GHz), the kernels "
+                    f"ran at {clock / 1e9:.2f} GHz: {top / clock:.2f}x of the gain is that "
+                    f"clock alone; drop '@boost' to take the target at the recorded clock")
+        else:
+            from ..ingest.profile_checks import at_recorded_clock
+
+            scaled, note = at_recorded_clock(t, clock)
+            out.append(scaled)
+            said = "; target " + note.removeprefix("; note: ").replace("--on '", "--hardware '")
+    return tuple(out), said
+
+
+def _ran_on(target, kernels, ran_on) -> bool:
+    """Whether the target roof is the GPU the kernels ran on: the --on roof's name, or the
+    catalog entry of the device name the file records (a .ncu-rep without --on)."""
+    from ..ingest.profile_checks import device_mismatch, recorded_device
+
+    if device_mismatch(target, kernels):
+        return False
+    if target.name in {r.name for r in ran_on}:
+        return True
+    ran = recorded_device(kernels)
+    from ..hardware.catalog import match_device_name
+
+    entry = match_device_name(ran) if ran else None
+    return entry is not None and entry.roof.name == target.name
 
 
 def register(app) -> None:

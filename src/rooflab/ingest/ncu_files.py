@@ -168,7 +168,11 @@ def _clocks(groups) -> list[tuple[float, float]]:
 def _clock(clocks: Sequence[tuple[float, float]]) -> float | None:
     """The time-weighted mean SM clock the kernels ran at (ncu locks it, so the launches
     of one run agree), or None when no launch recorded it."""
+    from .profile_checks import one_clock
+
     total = sum(t for _, t in clocks)
+    if not one_clock([c for c, _ in clocks]):
+        return None   # no blend of clocks none ran at (profile_checks.mixed_clocks)
     return sum(c * t for c, t in clocks) / total if total > 0 else None
 
 

@@ -74,7 +74,8 @@ def device_mismatch(roof: Roof, kernels: Sequence[Kernel]) -> str:
                 f"{roof.name} is a {kind} roof — its ceilings do not apply; move the model "
                 f"and inputs to the GPU (.to('cuda')) and profile there, or pass --on "
                 f"me.json (a profile from `rooflab probe -o me.json`)")
-    return cc_mismatch(roof, cc) or device_name_mismatch(roof, kernels)
+    return (cc_mismatch(roof, cc) or device_name_mismatch(roof, kernels)
+            or mixed_clocks(roof, kernels))
 
 
 def recorded_device(kernels: Sequence[Kernel]) -> str:
@@ -166,16 +167,48 @@ def split_boost(spec: str) -> tuple[str, bool]:
     return spec, False
 
 
+def _clocked(kernels: Sequence[Kernel]) -> list[tuple[float, float, str]]:
+    """(SM clock in Hz, seconds, its file's step label or its name) of each kernel whose
+    meta records sm_clock_hz."""
+    return [(float(k.meta["sm_clock_hz"]), k.seconds or 0.0, str(k.meta.get("step") or k.name))
+            for k in kernels
+            if isinstance(k.meta.get("sm_clock_hz"), (int, float))
+            and not isinstance(k.meta["sm_clock_hz"], bool) and k.meta["sm_clock_hz"] > 0]
+
+
+def one_clock(clocks: Sequence[float]) -> bool:
+    """Whether the clocks are one (within 1 %: ncu's locked clock reads 1.6200 or 1.6197)."""
+    return not clocks or min(clocks) >= SAME_CLOCK * max(clocks)
+
+
 def kernels_clock(kernels: Sequence[Kernel]) -> float | None:
     """The time-weighted SM clock the kernels' meta records (meta sm_clock_hz: ncu's, kept
-    in a kernel file written from its import), or None when none records one."""
-    pairs = [(float(k.meta["sm_clock_hz"]), k.seconds or 0.0) for k in kernels
-             if isinstance(k.meta.get("sm_clock_hz"), (int, float))
-             and k.meta["sm_clock_hz"] > 0]
-    total = sum(t for _, t in pairs)
-    if not pairs:
+    in a kernel file written from its import), or None when none records one, or when they
+    ran at clocks more than 1 % apart: a blend is a clock none ran at (two files at 1.62
+    and 2.20 GHz were both judged at 1.79: 55 % alone read 49.7 %; review s26 v2 F3), so
+    mixed_clocks keeps the listed peaks and says so."""
+    pairs = _clocked(kernels)
+    total = sum(t for _, t, _ in pairs)
+    if not pairs or not one_clock([c for c, _, _ in pairs]):
         return None
-    return sum(c * t for c, t in pairs) / total if total > 0 else pairs[0][0]
+    return sum(c * t for c, t, _ in pairs) / total if total > 0 else pairs[0][0]
+
+
+def mixed_clocks(roof: Roof, kernels: Sequence[Kernel]) -> str:
+    """'; warning: ...' when the kernels ran at SM clocks more than 1 % apart (ncu
+    --clock-control none, two runs) and the roof is a catalog GPU's that at_recorded_clock
+    would scale: it is judged at its listed (boost) peaks, not at a blend of the clocks."""
+    pairs = _clocked(kernels)
+    if one_clock([c for c, _, _ in pairs]) or catalog_clock_hz(roof) is None:
+        return ""
+    by_clock: dict[str, list[str]] = {}
+    for c, _, label in sorted(pairs):
+        by_clock.setdefault(f"{c / 1e9:.2f} GHz", []).append(label)
+    said = ", ".join(f"{ghz} ({', '.join(dict.fromkeys(ls))})" for ghz, ls in by_clock.items())
+    return (f"; warning: the kernels ran at different SM clocks: {said}; judged at "
+            f"{roof.name}'s listed (boost) peaks, not scaled to either, so % of roof reads "
+            f"low where compute binds; give each file alone (one report per file) to judge "
+            f"its kernels at the clock they ran at")
 
 
 def at_recorded_clock(roof: Roof, clock_hz: float | None) -> tuple[Roof, str]:

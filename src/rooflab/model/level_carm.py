@@ -71,6 +71,9 @@ def carm_memory(roof: Roof, kernel: Kernel, peak: float) -> tuple[Ceiling | None
     found = [c for c in (roof.find_memory(lv) for lv in LEVELS) if c is not None]
     if not found or nbytes is None or nbytes <= 0:
         return None, ""
+    refused = carm_refusal(roof)
+    if refused:   # L1 bytes under the DRAM slope alone: 391 % "of roof" (review s26 v2 F5)
+        return None, refused
     flop = kernel.total_flop
     ai = flop / nbytes
     roofs = [(min(peak, ai * c.value), c) for c in found]
@@ -85,12 +88,28 @@ def carm_memory(roof: Roof, kernel: Kernel, peak: float) -> tuple[Ceiling | None
     # ties (compute binds at several levels): the slowest level, the one nearest the dot
     att, c = (min(above, key=lambda r: (r[0], r[1].value)) if above
               else max(roofs, key=lambda r: (r[0], r[1].value)))
-    where = "the lowest roof above its dot" if above else "above every roof, the highest"
-    held = (f"{c.level} {si(c.value, 'B/s')} x AI {fmt_ai(ai)}" if att < peak
-            else f"the compute peak {si(peak, 'FLOP/s')}")
+    where = ("held by the lowest roof above its dot" if above
+             else "above every roof, so held by the highest")
+    held = (f"{c.level} {si(c.value, 'B/s')} x AI {fmt_ai(ai)} = {si(att, 'FLOP/s')}"
+            if att < peak else f"the compute peak {si(peak, 'FLOP/s')}")
     return c, (f"CARM reading, AI {fmt_ai(ai)} on its L1 bytes, achieved "
-               f"{si(achieved, 'FLOP/s')}, held by {where}, {held} = {si(att, 'FLOP/s')} "
+               f"{si(achieved, 'FLOP/s')}, {where}, {held} "
                f"(roofs at that AI {seen}){_side_by_side(roof, kernel, peak, achieved)}")
+
+
+def carm_refusal(roof: Roof) -> str:
+    """Why CARM cannot read on this roof, or '': a roof with no L1 ceiling (every catalog
+    GPU and CPU: DRAM only) would hold the L1 AI under the DRAM slope alone, a roof far
+    below CARM's, and call a cache-friendly kernel "above the roof" (review s26 v2 F5).
+    No ': ' before the reason: the analysis reads the text before one as a kernel name."""
+    if roof.find_memory(CARM_LEVEL) is not None:
+        return ""
+    have = ", ".join(c.level for c in roof.memory) or "none"
+    return (f"--level L1 (CARM) needs a roof with each memory level's bandwidth, and roof "
+            f"'{roof.name}' has no L1 bandwidth (it has {have}); use a probed CPU "
+            f"profile (`rooflab probe -o me.json`, --on me.json), an Advisor or ERT import "
+            f"(`rooflab specs import`), or an ncu report's recorded peaks, or leave --level "
+            f"out for each kernel's binding level")
 
 
 def _side_by_side(roof: Roof, kernel: Kernel, peak: float, achieved: float) -> str:

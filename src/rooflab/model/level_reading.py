@@ -55,12 +55,23 @@ def analyze_at(roof: Roof, kernels: Sequence[Kernel], level: str | None) -> Anal
         raise InputError(f"--level {level}: no kernel here has {level} bytes (they have "
                          f"{', '.join(levels) or 'none'}); pick one of those, or leave "
                          f"--level out for each kernel's binding level")
+    refuse_carm(roof, level)
     got = _analysis.analyze(roof, kernels, levels=[level], carm=is_carm(level))
     skipped = [f"{k.name}: no {level} bytes, so no {reading_name(level)} reading; "
                f"`rooflab report` without --level judges it at its binding level"
                for k in kernels if k.bytes and k.bytes.get(level, 0) <= 0]
     return replace(got, notes=(reading_words(level), *got.notes,
                                *dict.fromkeys(skipped)))
+
+
+def refuse_carm(roof: Roof, level: str | None) -> None:
+    """An InputError for the CARM reading on a roof with no L1 ceiling (level_carm.
+    carm_refusal): report and plot refuse it, as --level L2 has no roof without L2."""
+    from .level_carm import carm_refusal
+
+    said = carm_refusal(roof) if is_carm(level) else ""
+    if said:
+        raise InputError(said)
 
 
 def with_carm_evidence(diags: Sequence[Any], roof: Roof, level: str | None) -> list[Any]:
@@ -79,9 +90,40 @@ def with_carm_evidence(diags: Sequence[Any], roof: Roof, level: str | None) -> l
     return out
 
 
-def reading_dict(level: str | None) -> dict[str, str] | None:
-    """--json's "reading": {"level", "model" (CARM, per-level, DRAM, hierarchical), "text"};
-    None without --level (the document as before)."""
+def reading_dict(level: str | None, analysis: Analysis | None = None) -> dict[str, Any] | None:
+    """--json's "reading": {"level", "model" (CARM, per-level, DRAM, hierarchical), "text"},
+    and under CARM "ceilings": which ceiling holds each L1 point (carm_ceilings); None
+    without --level (the document as before)."""
     if level is None:
         return None
-    return {"level": level, "model": reading_name(level), "text": reading_words(level)}
+    said: dict[str, Any] = {"level": level, "model": reading_name(level),
+                            "text": reading_words(level)}
+    if is_carm(level) and analysis is not None:
+        said["ceilings"] = carm_ceilings(analysis)
+    return said
+
+
+def carm_ceilings(analysis: Analysis) -> list[dict[str, Any]]:
+    """Each CARM point's binding ceiling, which the point's own fields leave to be inferred
+    (its "level" is L1, the bytes' level, its "bytes_per_s" the binding level's bandwidth):
+    "ceiling_level" and "ceiling_bytes_per_s" (or "compute" where the peak binds), and the
+    share of the L1 bandwidth its loads and stores move, as the text prints it (review s26
+    v2 F8)."""
+    l1 = analysis.roof.find_memory("L1")
+    out = []
+    for p in analysis.points:
+        if p.level != "L1":
+            continue
+        moved = p.bytes / p.seconds if p.seconds else None
+        at_peak = p.attainable_flop_per_s >= p.peak_flop_per_s
+        out.append({
+            "kernel": p.kernel, "kernel_index": p.kernel_index,
+            "ceiling_level": "compute" if at_peak else p.memory_ceiling,
+            "ceiling_bytes_per_s": None if at_peak else p.bytes_per_s,
+            "attainable_flop_per_s": p.attainable_flop_per_s,
+            "l1_bytes_per_s": l1.value if l1 is not None else None,
+            "achieved_bytes_per_s": moved,
+            "percent_of_l1_bandwidth": (100 * moved / l1.value
+                                        if moved is not None and l1 is not None
+                                        and l1.value > 0 else None)})
+    return out

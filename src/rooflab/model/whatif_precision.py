@@ -46,8 +46,13 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     nominal: the same machine's nominal roof; where given, the new precision's measured
     ceiling is held to the nominal new/old ratio (whatif_precision_cap; review r4 F4: a
     loaded probe's fp32/fp64 13.1x predicted 13.18x for a kernel that gained 1.31x)."""
+    fmt = str(precision).strip().lower()
+    precision = "fp4" if fmt in FP4_BLOCK else precision
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
+    # an llm step's GEMM weights and inputs in fp4 carry their block scales, as llm --act
+    # nvfp4|mxfp4 counts them; bare --precision fp4 is nvfp4 there (its default format)
+    block = FP4_BLOCK.get(fmt, FP4_BLOCK["nvfp4"]) if new_p == "fp4" else size
     dtype = canonical_dtype(precision)
     tensor = roof.find_compute(new_p, "tensor") is not None
     mixed = any(sum(v > 0 for v in k.flop.values()) > 1 for k in kernels)
@@ -62,6 +67,10 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return found
 
     def change(k: Kernel) -> Kernel:
+        share = _model_dtype_share(k) if size <= 1 else None
+        if share is not None:
+            return _gemm_in_narrow_acts(k, share, named_of(k), new_p, block, _element_bytes(
+                k, stored_dtype(k) or k.precision, precision), tensor)
         wide = _model_dtype_parts(k) if size <= 1 else None
         if wide is not None:
             return _in_narrow_acts(k, wide, named_of(k), size / _element_bytes(
@@ -108,8 +117,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                   if any(is_sparse(kind(k)) for k in kernels) else "")
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
-               + (NARROW_ACTS_WORDS if size <= 1 and any(
-                   _model_dtype_parts(k) is not None for k in kernels) else "")
+               + (_narrow_acts_words(kernels, new_p, fmt) if size <= 1 else "")
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
                roof_of=roof_of if caps else None)
@@ -125,6 +133,75 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
 NARROW_ACTS_WORDS = ("; as `rooflab llm --act fp8` counts a step, 8-bit activations exist "
                      "at the GEMM inputs only: norms, RoPE, the residual add and SwiGLU "
                      "(meta model_dtype_parts) keep the model dtype, in bytes and math")
+
+
+# Bytes per element of the block-scaled fp4 formats (0.5 B plus an fp8 scale per 16 /
+# an e8m0 scale per 32), as `rooflab llm --act/--weights nvfp4|mxfp4` counts them
+FP4_BLOCK = {"nvfp4": 0.5 + 1 / 16, "mxfp4": 0.5 + 1 / 32}
+
+
+def _narrow_acts_words(kernels: Sequence[Kernel], new_p: str, fmt: str) -> str:
+    """The assumption's words for an llm step moved to an 8-bit (or fp4) precision: what
+    keeps the model dtype (llm --act's convention), the fp4 format counted; '' where no
+    kernel carries llm's marks."""
+    if not any(_model_dtype_parts(k) is not None or _model_dtype_share(k) is not None
+               for k in kernels):
+        return ""
+    words = NARROW_ACTS_WORDS
+    if any(_model_dtype_share(k) is not None for k in kernels):
+        words += ("; so do the GEMM outputs and attention (Q, O, the KV cache and its math; "
+                  "the cache's dtype is --kv's what-if in `rooflab llm`)")
+        if new_p == "fp4":
+            name = fmt if fmt in FP4_BLOCK else "nvfp4"
+            words += (f"; fp4 GEMM weights and inputs are {name}, {FP4_BLOCK[name]:g} B each "
+                      f"with the block scale, as `rooflab llm --act {name}` counts them"
+                      + ("" if fmt in FP4_BLOCK else " (--precision mxfp4 for MX blocks)"))
+    return words
+
+
+def _model_dtype_share(k: Kernel) -> dict[str, float] | None:
+    """{part: share kept at the model dtype} of an llm step's GEMM (meta
+    model_dtype_share: its output's share of the activations, its KV-cache writes), None
+    where the kernel has no such mark."""
+    share = k.meta.get("model_dtype_share")
+    if not isinstance(share, Mapping) or not isinstance(k.meta.get("bytes_split"), Mapping):
+        return None
+    return {str(p): float(v) for p, v in share.items() if _number(v)}
+
+
+def _gemm_in_narrow_acts(k: Kernel, share: Mapping[str, float], dtype: str, new_p: str,
+                         size: float, was: float, tensor: bool) -> Kernel:
+    """An llm step's GEMM under --act `new_p` (llm's convention): the weights at `size`
+    bytes each (from meta weight_bytes_per_param, else `was`), the inputs at `size` from
+    `was`, the `share` of each part that is output (the activations' model-dtype output,
+    the KV-cache writes) unchanged; the math in new_p on the tensor units if the roof has
+    them."""
+    split = k.meta["bytes_split"]
+    per = k.meta.get("weight_bytes_per_param")
+    per = float(per) if _number(per) and per > 0 else was
+    # weights a checkpoint stores narrower than the model dtype (gpt-oss's mxfp4 experts)
+    # stay as stored: llm --act fp8 multiplies them W4A8, it does not widen them
+    to = size if per >= was else per
+    new: dict = {}
+    for p, v in split.items():
+        if not _number(v):
+            new[p] = v
+            continue
+        kept = min(1.0, max(0.0, share.get(p, 0.0)))
+        ratio = to / per if p == "weights" else size / was
+        new[p] = v * kept + v * (1 - kept) * ratio
+    total = sum(float(v) for v in split.values() if _number(v))
+    factor = sum(v for v in new.values() if _number(v)) / total if total > 0 else 1.0
+    # the new split's kept shares, so that a chained what-if reads them right
+    kept_now = {p: (split[p] * min(1.0, max(0.0, f)) / new[p] if new.get(p) else f)
+                for p, f in share.items() if _number(split.get(p))}
+    meta = {**k.meta, "bytes_split": new, "model_dtype_share": kept_now}
+    if "weight_bytes_per_param" in k.meta:
+        meta["weight_bytes_per_param"] = to
+    return k.with_(flop=converted_flop(k, new_p),
+                   bytes={lv: b * factor for lv, b in k.bytes.items()},
+                   unit=_unit_in(k, tensor, "linear"),
+                   meta=meta_in_dtype(meta, dtype, dtype_bytes(dtype) / was))
 
 
 def _model_dtype_parts(k: Kernel) -> tuple[str, ...] | None:

@@ -76,15 +76,23 @@ def _writable(folder: Path) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def kernel_cache_dir() -> str | None:
-    """The folder rooflab points numba's cache at: '' when the user chose one (numba's
-    CACHE_DIR, from NUMBA_CACHE_DIR: theirs, left alone), the per-user folder when it is
-    writable, None when there is none (no disk cache). Asked once per process."""
+    """The folder rooflab points numba's cache at: '' when the user chose a writable one
+    (numba's CACHE_DIR, from NUMBA_CACHE_DIR: theirs, left alone), else the per-user
+    folder when it is writable, None when there is none (no disk cache). Asked once per
+    process."""
     from numba.core import config
 
-    if config.CACHE_DIR:
+    if config.CACHE_DIR and _writable(Path(config.CACHE_DIR)):
         return ""
     folder = user_cache_dir()
-    return str(folder) if folder is not None and _writable(folder) else None
+    ours = str(folder) if folder is not None and _writable(folder) else None
+    if config.CACHE_DIR:
+        # numba itself would fall back to the __pycache__ beside the kernels: the install,
+        # which `pip uninstall` leaves behind (review s26 v3 F3)
+        warnings.warn(f"NUMBA_CACHE_DIR={config.CACHE_DIR} is not writable: rooflab's "
+                      f"probe kernels cache in {ours or 'no folder (compiled every run)'}",
+                      NumbaCacheWarning, stacklevel=2)
+    return ours
 
 
 @contextlib.contextmanager
@@ -108,9 +116,12 @@ def disk_cache(py_func) -> bool:
 
     folder = kernel_cache_dir()
     if folder is None:
+        from numba.core import config
+
         tried = user_cache_dir()
-        where = "NUMBA_CACHE_DIR unset, " + (f"{tried} not writable" if tried else
-                                             "no home folder")
+        where = ("NUMBA_CACHE_DIR not writable, " if config.CACHE_DIR else
+                 "NUMBA_CACHE_DIR unset, ") + (f"{tried} not writable" if tried else
+                                               "no home folder")
         return _no_cache(py_func, where)
     try:
         with _pointed_at(folder):

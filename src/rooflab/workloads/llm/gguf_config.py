@@ -18,7 +18,7 @@ from typing import Any
 from ...errors import InputError, require
 from ...units import si
 from .config_parse import parse_config
-from .gguf_header import ArrayLength, GgufHeader, TensorInfo, read_header
+from .gguf_header import SPLIT_NAME, ArrayLength, GgufHeader, TensorInfo, read_model
 from .model_config import ModelConfig
 from .stored_weights import StoredWeights
 
@@ -47,13 +47,14 @@ FLOATS = ("F32", "F16", "BF16", "F64")
 
 def load_gguf(path: str | Path) -> ModelConfig:
     """The model of a .gguf file, its default weights the file's tensors as stored."""
-    h = read_header(path)
+    h = read_model(path)
     arch = _arch(h)
     if not h.tensors:
         raise InputError(f"{h.path}: the GGUF file has no tensors (a vocabulary-only file, "
                          f"as llama.cpp's ggml-vocab-*.gguf); give the model's .gguf")
     d = _hf_fields(h, arch)
-    cfg = parse_config(d, name=Path(h.path).stem, where=h.path)
+    split = SPLIT_NAME.fullmatch(Path(h.path).name)
+    cfg = parse_config(d, name=split.group(1) if split else Path(h.path).stem, where=h.path)
     stored = stored_weights(h, cfg)
     cfg = cfg.with_(stored=stored, source=h.path)
     return cfg.with_(notes=cfg.notes + _notes(h, cfg, stored))
@@ -125,7 +126,11 @@ def _hf_fields(h: GgufHeader, arch: str) -> dict[str, Any]:
         "max_position_embeddings": _count(h, f"{arch}.context_length", required=False),
         "head_dim": _count(h, f"{arch}.attention.key_length", required=False),
         "vocab_size": _vocab(h, arch),
-        "sliding_window": _count(h, f"{arch}.attention.sliding_window", required=False),
+        # llama.cpp's loader turns Phi-3's window off (llama-model.cpp, LLM_ARCH_PHI3: "Phi
+        # SWA is currently disabled - results might be suboptimal for some models",
+        # swa_type NONE, n_swa 0, llama.cpp PR #13676): its cache keeps every token (v1-F3)
+        "sliding_window": None if arch == "phi3" else _count(
+            h, f"{arch}.attention.sliding_window", required=False),
         # no output.weight: llama.cpp reads the logits off token_embd (tied)
         "tie_word_embeddings": "output.weight" not in names,
         # llama.cpp's default KV cache type (f16) and its GPU compute type
@@ -229,7 +234,9 @@ def _words(h: GgufHeader) -> str:
 
 def _notes(h: GgufHeader, cfg: ModelConfig, stored: StoredWeights) -> tuple[str, ...]:
     """The file's bytes, the layers that differ, and what the count leaves out."""
-    notes = [f"GGUF file {Path(h.path).name}: {stored.label}, {stored.words}; "
+    shards = h.metadata.get("split.count", 1)
+    shards = f" and its {shards - 1} other shards" if isinstance(shards, int) and shards > 1 else ""
+    notes = [f"GGUF file {Path(h.path).name}{shards}: {stored.label}, {stored.words}; "
              f"{si(stored.file_bytes, 'B')} of tensors ({len(h.tensors)}), read from the "
              f"header only; the KV cache at llama.cpp's default f16"]
     per_layer: dict[int, int] = defaultdict(int)
@@ -244,6 +251,12 @@ def _notes(h: GgufHeader, cfg: ModelConfig, stored: StoredWeights) -> tuple[str,
                      f"wider types (blk.{hi}: {si(per_layer[hi], 'B')}, blk.{lo}: "
                      f"{si(per_layer[lo], 'B')}); the one-layer line shows their mean, "
                      f"the step's and the memory's totals are the file's bytes")
+    window = h.metadata.get("phi3.attention.sliding_window")
+    if h.metadata.get("general.architecture") == "phi3" and isinstance(window, int) and window:
+        notes.append(f"the header's phi3.attention.sliding_window ({window}) is not applied: "
+                     f"llama.cpp disables Phi-3's sliding window (\"Phi SWA is currently "
+                     f"disabled\", PR #13676), so every layer keeps and reads the whole "
+                     f"context's KV cache")
     left = [t for t in h.tensors if len(t.shape) >= 2
             and not _kernels(t, cfg.gated_mlp, _fused_mlp(h))]
     if left:
@@ -265,6 +278,29 @@ def _total_note(cfg: ModelConfig, stored: StoredWeights) -> tuple[str, ...]:
         return ()
     return (f"the weights counted from the hyper-parameters and the tensors' types, "
             f"{counted:,.0f} B, differ from the file's {stored.file_bytes:,} B of tensors by "
-            f"{diff:+,.0f} B ({100 * diff / stored.file_bytes:+.2g} %): tensors the count "
+            f"{diff:+,.0f} B ({100 * diff / stored.file_bytes:+.1f} %): tensors the count "
             f"has no row for (rope_freqs, a shared expert's gate) or shapes it does not "
             f"model",)
+
+
+LAYERS_NOTE = "the layers are not stored alike"
+KV_CLAUSE = "; the KV cache at llama.cpp's default f16"
+
+
+def run_notes(cfg: ModelConfig, s: Any, weights: str | None, act: str | None,
+              kv: str | None) -> ModelConfig:
+    """A GGUF config's notes as the run uses the file (s26 v1-F6): when --weights or --act
+    nvfp4/mxfp4 replace its tensor types, the totals are no longer the file's bytes (the
+    per-layer note goes) and an fp4 --act says what it replaced, as --weights does
+    (study.overridden_quantization); a --kv drops the f16 default's clause."""
+    st = getattr(cfg, "stored", None)
+    if st is None:
+        return cfg
+    notes = [n.replace(KV_CLAUSE, "") if kv is not None else n for n in cfg.notes]
+    if s.stored is not st:
+        notes = [n for n in notes if not n.startswith(LAYERS_NOTE)]
+        fmt = str(act or "").strip().lower()
+        if weights is None and s.weights == "fp4" and s.act == "fp4" and fmt:
+            notes.append(f"--act {fmt} replaces the GGUF file's tensor types ({st.label}, "
+                         f"{st.words}) with {fmt} weights (W4A4); the tables count {fmt}")
+    return cfg.with_(notes=tuple(notes))

@@ -13,6 +13,7 @@ only (the vocabulary, the merges): rooflab needs how many tokens, not which.
 from __future__ import annotations
 
 import os
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,13 +65,20 @@ class GgufHeader:
 class _Cursor:
     """The file's bytes from the start, read in chunks as far as the parse needs them."""
 
-    def __init__(self, f: BinaryIO, path: str) -> None:
+    def __init__(self, f: BinaryIO, path: str, size: int) -> None:
         self.f, self.path, self.buf, self.pos, self.what = f, path, b"", 0, "the header"
+        self.size = size
 
     def need(self, n: int) -> None:
         end = self.pos + n
         if end <= len(self.buf):
             return
+        if n > self.size:
+            # a damaged length (a string or array of 2**40 B in a 33 B file) is refused
+            # before it is read: asking f.read() for it ran out of memory (s26 v1-F4)
+            raise InputError(f"{self.path}: {self.what} at byte {self.pos:,} claims "
+                             f"{n:,} B, more than the whole file's {self.size:,} B: the "
+                             f"GGUF header is damaged (or this is not a whole GGUF file)")
         more = self.f.read(max(end - len(self.buf), CHUNK, len(self.buf)))
         self.buf += more
         if end > len(self.buf):
@@ -150,7 +158,7 @@ def read_header(path: str | os.PathLike[str]) -> GgufHeader:
             raise InputError(f"{p}: not a GGUF file ({start}; a GGUF file "
                              f"starts with b'GGUF'); give a llama.cpp .gguf model, or a "
                              f"Hugging Face config.json")
-        c = _Cursor(f, str(p))
+        c = _Cursor(f, str(p), size)
         c.buf, c.pos = magic, 4
         version = c.unpack("<I")
         if version not in VERSIONS:
@@ -212,3 +220,45 @@ def _check_data_present(h: GgufHeader) -> None:
         raise InputError(f"{h.path}: the file is truncated: tensor '{last.name}' ends at byte "
                          f"{end:,}, the file has {h.file_size:,}; fetch it again (an "
                          f"interrupted download?)")
+
+
+# llama.cpp's split file names (llama_split_path: "%s-%05d-of-%05d.gguf", gguf-split and
+# GGUFWriter(split_max_tensors=...)): shard 1 holds the metadata, every shard its tensors
+SPLIT_NAME = re.compile(r"(.+)-(\d{5})-of-(\d{5})\.gguf")
+
+
+def read_model(path: str | os.PathLike[str]) -> GgufHeader:
+    """A model's header with the tensors of all its shards: a split GGUF (split.count > 1)
+    is read as llama.cpp's loader reads it, its siblings found by the -0000k-of-0000N name
+    in the same folder (s26 v1-F1: shard 1 alone was counted as the whole model)."""
+    p = Path(path)
+    m = SPLIT_NAME.fullmatch(p.name)
+    first = p.with_name(f"{m.group(1)}-{1:05d}-of-{m.group(3)}.gguf") if m else p
+    if first != p and not first.is_file():
+        raise InputError(f"{p}: shard 1 of this split GGUF, {first.name}, is not in "
+                         f"{first.parent}; put all {int(m.group(3))} shards in one folder")
+    h = read_header(first)
+    count = h.metadata.get("split.count", 1)
+    if not isinstance(count, int) or count <= 1:
+        return h
+    if m is None or int(m.group(3)) != count:
+        raise InputError(f"{p}: shard {h.metadata.get('split.no', 0) + 1} of a GGUF split "
+                         f"into {count} files, but its name is not llama.cpp's "
+                         f"<name>-0000k-of-{count:05d}.gguf, so its siblings cannot be found; "
+                         f"rename the shards, or merge them with llama-gguf-split --merge")
+    tensors, size = list(h.tensors), h.file_size
+    for k in range(2, count + 1):
+        shard = first.with_name(f"{m.group(1)}-{k:05d}-of-{m.group(3)}.gguf")
+        if not shard.is_file():
+            raise InputError(f"{p}: shard {k} of {count}, {shard.name}, is missing from "
+                             f"{shard.parent}; download every shard (or merge them with "
+                             f"llama-gguf-split --merge)")
+        part = read_header(shard)
+        tensors += part.tensors
+        size += part.file_size
+    want = h.metadata.get("split.tensors.count")
+    if isinstance(want, int) and want != len(tensors):
+        raise InputError(f"{first}: split.tensors.count says {want:,} tensors, its "
+                         f"{count} shards hold {len(tensors):,}: a shard is from another "
+                         f"model or damaged; fetch them again")
+    return GgufHeader(str(first), h.version, h.metadata, tuple(tensors), h.data_offset, size)

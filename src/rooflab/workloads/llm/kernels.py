@@ -33,6 +33,7 @@ from ...model.kernel import Kernel
 from ..count import OpCount
 from .eager import EAGER_HF_LAYER_KERNELS  # noqa: F401 (its old home: tests import it here)
 from .kernel_ops import (
+    ATTENTION_OPS,
     attention,
     elementwise,
     embedding,
@@ -103,6 +104,9 @@ class Step:
     # blocks included) of the kernels with weights, so that whatif --quantize scales from
     # the bytes the step counted (review s26 r3 F3: int4 group 32 read as a bare 0.5 B)
     per_param: tuple[tuple[str, float], ...] = ()
+    # (linear, share of its activations bytes that is its output, at the model dtype):
+    # whatif --precision fp8 narrows the GEMM input only, as llm --act fp8 (s26 v1-F2)
+    out_share: tuple[tuple[str, float], ...] = ()
 
     @property
     def flop(self) -> float:
@@ -158,9 +162,10 @@ class Step:
         if self.weight_dtype:
             extra["weight_dtype"] = self.weight_dtype
         kept = {"batch": self.batch, "weight_dtype": self.kept_dtype}
-        per = dict(self.per_param)
+        per, out = dict(self.per_param), dict(self.out_share)
         return tuple(k.with_(meta={**k.meta, **(kept if is_kept(k.name, self.kept) else extra),
-                                   **_marks(k.name, k.meta.get("op"), per)})
+                                   **_marks(k.name, k.meta.get("op"), per, out,
+                                            is_kept(k.name, self.kept))})
                      for k in (o.kernel() for o in self.ops))
 
     def op(self, name: str) -> StepOp:
@@ -181,20 +186,32 @@ HELD_UNQUANTIZED = ("vLLM keeps MLA's absorbed W_UK/W_UV as 16-bit copies under 
 WIDE_OPS = ("rope", "add", "act_mul", "act", "rmsnorm", "layernorm", "softmax")
 
 
-def _marks(name: str, op: object, per: dict[str, float]) -> dict:
+def _marks(name: str, op: object, per: dict[str, float], out: dict[str, float],
+           kept: bool = False) -> dict:
     """The what-if marks of kernel `name` (of meta op `op`): its bytes per weight, MLA's
     absorbed kernels held unquantized, the bytes_split parts that stay at the model dtype
-    under 8-bit activations (meta model_dtype_parts)."""
-    out: dict = {}
+    under 8-bit activations (meta model_dtype_parts: all of the part, and the math; meta
+    model_dtype_share: a GEMM's output share of its activations, its KV-cache writes). A
+    kept module (Step.kept: a quantization_config's unquantized lm_head, router; MLA's
+    absorbed kernels) runs wholly at the model dtype under --act fp8 (Settings.for_module)."""
+    marks: dict = {}
     if name in per:
-        out["weight_bytes_per_param"] = per[name]
+        marks["weight_bytes_per_param"] = per[name]
     if name in MLA_ABSORBED:
-        out["held_unquantized"] = HELD_UNQUANTIZED
-    if op in WIDE_OPS:
-        out["model_dtype_parts"] = ["activations", "weights"]
+        marks["held_unquantized"] = HELD_UNQUANTIZED
+    if kept or name in MLA_ABSORBED:
+        marks["model_dtype_parts"] = ["weights", "activations", "kv"]
+    elif op in WIDE_OPS:
+        marks["model_dtype_parts"] = ["activations", "weights"]
     elif op == "embedding":
-        out["model_dtype_parts"] = ["activations"]
-    return out
+        marks["model_dtype_parts"] = ["activations"]
+    elif op in ATTENTION_OPS:
+        # Q, O and the KV cache stay at the model dtype, and so does the math: llm --act
+        # fp8 attends to a bf16 cache in bf16 (the cache's dtype is --kv's what-if)
+        marks["model_dtype_parts"] = ["activations", "kv"]
+    elif name in out:
+        marks["model_dtype_share"] = {"activations": out[name], "kv": 1.0}
+    return marks
 
 
 def kv_written(op: OpCount) -> float:
@@ -336,7 +353,8 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
                 # the embedding table a quantization_config leaves unquantized is read at
                 # s.base (embedding_rows): its meta says so, as whatif --quantize reads it
                 kept=s.keep + ("embedding",) * s.embedding_kept + _absorbed_kept(cfg, s),
-                kept_dtype=s.base, per_param=_per_param(model_ops + layer_ops, s))
+                kept_dtype=s.base, per_param=_per_param(model_ops + layer_ops, s),
+                out_share=_out_shares(model_ops + layer_ops, s))
 
 
 def _absorbed_settings(s: Settings) -> Settings:
@@ -355,6 +373,20 @@ def _per_param(ops: list[StepOp], s: Settings) -> tuple[tuple[str, float], ...]:
             out.append((name, sm.for_module(name).weight_bytes))
         elif o.op.op == "embedding":
             out.append((name, embedding_bytes_per_param(s)))
+    return tuple(out)
+
+
+def _out_shares(ops: list[StepOp], s: Settings) -> tuple[tuple[str, float], ...]:
+    """(linear, the share of its activations bytes that is not its input, m x k at
+    --act: its output, written at the model dtype) of the step's linears (Step.out_share)."""
+    out = []
+    for o in ops:
+        if o.op.op != "linear" or not o.op.bytes_split.get("activations"):
+            continue
+        sm = (_absorbed_settings(s) if o.op.name in MLA_ABSORBED else s).for_module(o.op.name)
+        acts = o.op.bytes_split["activations"]
+        inputs = o.op.shape["m"] * o.op.shape["k"] * sm.act_bytes
+        out.append((o.op.name, max(0.0, 1.0 - inputs / acts)))
     return tuple(out)
 
 

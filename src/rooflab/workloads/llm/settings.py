@@ -15,12 +15,15 @@ from ...units import (
 )
 from .settings_dtype import (  # noqa: F401 (FP4_FORMATS: its old home, imported from here)
     FP4_FORMATS,
+    GGML_KV,
     _check_fp4_act,
     _dtype_from,
     _fp4_act,
     _is,
     _sixteen,
     checkpoint_dtype,
+    ggml_kv,
+    ggml_kv_words,
 )
 from .stored_weights import StoredWeights, ggml_weights, uniform, weight_class
 
@@ -55,6 +58,7 @@ def _check(value: str, allowed: tuple[str, ...], what: str) -> str:
     if d not in allowed:
         # fp4 is typed by its format (settings_for): nvfp4, mxfp4
         shown = [x for x in allowed if x != "fp4"] + list(FP4_FORMATS) * ("fp4" in allowed)
+        shown += list(GGML_KV) * (what == "--kv")
         raise InputError(f"{what}: unknown or unsupported dtype '{value}'; use one of: "
                          f"{', '.join(shown)}")
     return d
@@ -112,6 +116,9 @@ class Settings:
     # --act nvfp4 | mxfp4 (act "fp4"): the GEMM inputs' block format, each activation 0.5 B
     # plus its block scale (FP4_FORMATS); "" with any other --act
     act_format: str = ""
+    # --kv q8_0 | q4_0 | q4_1 | iq4_nl (llama.cpp's cache types, GGML_KV): its ggml block
+    # bytes; `kv` then names its values' class (int8, int4)
+    kv_format: str = ""
 
     def __post_init__(self) -> None:
         ggml = ggml_weights(self.weights) if self.stored is None else None
@@ -120,7 +127,9 @@ class Settings:
             object.__setattr__(self, "weights", weight_class(ggml))
         object.__setattr__(self, "weights", _check(self.weights, WEIGHT_DTYPES, "--weights"))
         object.__setattr__(self, "act", _check(self.act, ACT_DTYPES, "--act"))
-        object.__setattr__(self, "kv", _check(self.kv, KV_DTYPES, "--kv"))
+        kv, kv_format = ggml_kv(self.kv, self.kv_format)
+        object.__setattr__(self, "kv_format", kv_format)
+        object.__setattr__(self, "kv", _check(kv, KV_DTYPES, "--kv"))
         if self.attn not in ATTN:
             raise InputError(f"--attn must be one of {', '.join(ATTN)}; got '{self.attn}'")
         if self.group_size < 1:
@@ -211,7 +220,10 @@ class Settings:
 
     @property
     def kv_bytes(self) -> float:
-        """Bytes per cached element; int4 with its scale and zero point (KV_INT4_GROUP)."""
+        """Bytes per cached element; int4 with its scale and zero point (KV_INT4_GROUP),
+        a ggml cache type its block's bytes (GGML_KV)."""
+        if self.kv_format:
+            return GGML_KV[self.kv_format][1]
         extra = KV_INT4_SCALE_BYTES / KV_INT4_GROUP if self.kv == "int4" else 0.0
         return dtype_bytes(self.kv) + extra
 
@@ -308,12 +320,14 @@ class Settings:
             st = self.stored
             parts = [st.words, *[f"from {st.source}"] * bool(st.source), *parts]
         w = self.weight_format + (f" ({'; '.join(parts)})" if parts else "")
-        kv_scales = ([f"an fp16 scale and zero point per {KV_INT4_GROUP} elements"]
+        kv_scales = ([ggml_kv_words(self.kv_format)] if self.kv_format else
+                     [f"an fp16 scale and zero point per {KV_INT4_GROUP} elements"]
                      if self.kv == "int4" else [])
         kv_math = ([f"attention math in {self.attention_precision}"]
                    if self.kv in NARROW and flop_precision(self.kv) != self.attention_precision
                    else [])
-        kv = self.kv + (f" ({'; '.join(kv_scales + kv_math)})" if kv_scales or kv_math else "")
+        kv = (self.kv_format or self.kv) + (
+            f" ({'; '.join(kv_scales + kv_math)})" if kv_scales or kv_math else "")
         how = [self.act_scheme] if self.act_scheme else []
         if self.act in NARROW:
             same = self.attention_precision == self.math_precision

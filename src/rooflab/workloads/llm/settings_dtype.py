@@ -18,6 +18,31 @@ from .quant_config import dtype_words, undeclared_dtype
 # ceiling.PRECISION_FALLBACK, and says so). s21 r6 F4.
 FP4_FORMATS = {"nvfp4": (16, "fp8"), "mxfp4": (32, "uint8")}
 
+# llama.cpp's quantized KV caches (-ctk/-ctv TYPE, llama-server --cache-type-k): ggml blocks
+# of 32 values with an fp16 scale (ggml-common.h: block_q8_0 32 int8 + 2 B = 34 B, 1.0625 B
+# a value; block_q4_0 16 + 2 = 18 B, 0.5625; block_q4_1 an fp16 min too, 20 B; block_iq4_nl
+# 18 B), by the name --kv takes -> the class its values are attended in and bytes per value.
+# s26 v1-F5: the docs sent q8_0 to --kv int8, 1 B a value (6.25 % too few KV bytes).
+GGML_KV = {"q8_0": ("int8", 34 / 32), "q4_0": ("int4", 18 / 32), "q4_1": ("int4", 20 / 32),
+           "iq4_nl": ("int4", 18 / 32)}
+
+
+def ggml_kv(kv: Any, fmt: str) -> tuple[Any, str]:
+    """(--kv class, ggml format) for Settings: --kv q8_0 -> ("int8", "q8_0"); a format
+    whose class `kv` no longer is (a what-if's with_(kv="fp8")) is dropped."""
+    name = str(kv).strip().lower()
+    if name in GGML_KV:
+        return GGML_KV[name][0], name
+    return kv, fmt if fmt in GGML_KV and GGML_KV[fmt][0] == kv else ""
+
+
+def ggml_kv_words(fmt: str) -> str:
+    """"llama.cpp's ggml blocks of 32 with an fp16 scale: 1.0625 B a value" (q8_0)."""
+    extra = " and min" if fmt == "q4_1" else ""
+    return (f"llama.cpp's ggml blocks of 32 with an fp16 scale{extra}: "
+            f"{GGML_KV[fmt][1]:.5g} B a value")
+
+
 # Model types whose fp32 configs vLLM's dtype "auto" runs in bf16, not fp16 (Gemma's
 # activations overflow fp16; vLLM config._get_and_verify_dtype special-cases gemma2/3).
 BF16_WHEN_FP32 = ("gemma2", "gemma3", "gemma3_text")

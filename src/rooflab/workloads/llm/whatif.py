@@ -71,7 +71,10 @@ def standard_variants(base: Settings) -> dict[str, Settings]:
     for w in ("fp8", "int8", "int4") * (base.stored is None):
         if w != base.weights:
             out[f"weights {w}"] = base.with_(weights=w)
-    if base.kv != "fp8":
+    if base.stored is not None:   # llama.cpp's cache types: -ctk/-ctv q8_0, not fp8
+        if base.kv_format != "q8_0":
+            out["KV q8_0"] = base.with_(kv="q8_0")
+    elif base.kv != "fp8":
         out["KV fp8"] = base.with_(kv="fp8")
     other = "naive" if base.flash else "flash"
     out[f"{other} attention"] = base.with_(attn=other)
