@@ -55,6 +55,16 @@ _COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_",
 _INSTANCE = re.compile(r"^(\w+)\[(\d+)\]$")
 
 
+def pick_cells(row: list[str], ident: str, last, plain: bool, same, every, counted):
+    """(the cells of a long row to read, the new `last`): every one, or only the counted
+    ones on a row of the dispatch `last` read already, whose other cells repeat (`plain`
+    layouts, `same` picks them)."""
+    if not plain:
+        return every, last
+    now = (ident, same(row))
+    return (counted if now == last else every), now
+
+
 def fill_cells(metrics: dict, kernel: str, row: list[str], cells, path: str, n: int,
                log: SkipLog) -> None:
     """A row's cells that `cells` (names, a picker of their texts, which are counters)
@@ -245,12 +255,7 @@ def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header
                 metrics[name] = value
                 if name[-1:] == "]":
                     entry[3] = True
-            cells = every
-            if plain:
-                seen = (ident, same(row))
-                if seen == last:
-                    cells = counted
-                last = seen
+            cells, last = pick_cells(row, ident, last, plain, same, every, counted)
         else:
             cells = every
         fill_cells(metrics, kernel, row, cells, path, n, log)

@@ -31,6 +31,7 @@ from .rocprof import (
     _sum_instances,
     data_row,
     fill_cells,
+    pick_cells,
     read_rocprof_csv,
 )
 from .rocprof_counters import known_levels, missing_levels, rocprof_counted
@@ -152,12 +153,7 @@ def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, co
                 yield _launch(path, entry)
             entry = [ident, n, row[i_name].strip(), {}, channels]
         _long_row(path, row, n, log, entry, i_cn, i_cv)
-        cells = every
-        if plain:
-            now = (ident, same(row))
-            if now == last:
-                cells = counted
-            last = now
+        cells, last = pick_cells(row, ident, last, plain, same, every, counted)
         fill_cells(entry[3], entry[2], row, cells, path, n, log)
     if entry is not None:
         yield _launch(path, entry)
