@@ -113,6 +113,15 @@ def fixtures_dir() -> Path:
 
 
 @pytest.fixture
+def gpp(fixtures_dir):
+    """The NERSC GPP recordings' folder (ncu), skipped where they are absent."""
+    path = fixtures_dir / "ncu" / "nersc-gpp"
+    if not (path / "output1.csv").is_file():
+        pytest.skip(f"NERSC GPP recordings {path} are absent")
+    return path
+
+
+@pytest.fixture
 def output4(fixtures_dir) -> str:
     """The NERSC GPP step-4 Nsight Compute CSV (one launch, compute capability 8.9)."""
     path = fixtures_dir / "ncu" / "nersc-gpp" / "output4.csv"

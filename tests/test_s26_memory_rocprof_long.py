@@ -11,11 +11,11 @@ import io
 import random
 
 import pytest
+from test_s23_fh_rocprof_stream import _facts  # what a reader's result says, to compare
 
-from rooflab.errors import ParseError
 from rooflab.files import csv_reader
 from rooflab.ingest import rocprof_stream
-from rooflab.ingest.rocprof import _plan, load_rocprof
+from rooflab.ingest.rocprof import _plan
 from rooflab.ingest.skips import SkipLog
 
 # rocprofv3's *_counter_collection.csv columns (benchmarks/rocprof_parse.py's LONG_HEADER)
@@ -86,15 +86,6 @@ def _variants(tmp_path) -> dict[str, str]:
             for r in (rows[0] for rows in ds[:40])]
     out["channels"] = _write(tmp_path / "chan.csv", _flat(chan))
     return out
-
-
-def _facts(path: str):
-    try:
-        imp = load_rocprof(path, device="mi300x")
-    except ParseError as exc:
-        return "error", str(exc)
-    return ([(k.name, k.flop, k.bytes, k.seconds, k.calls, k.samples, k.meta)
-             for k in imp.kernels], [str(s) for s in imp.skips], imp.notes)
 
 
 def test_long_layout_grouped_as_read_gives_what_reading_whole_gives(tmp_path, monkeypatch):

@@ -23,14 +23,6 @@ NCU_FP64 = 155.5e9
 CATALOG_FP64 = 14.56e12 / 64
 
 
-@pytest.fixture
-def gpp(fixtures_dir):
-    path = fixtures_dir / "ncu" / "nersc-gpp"
-    if not (path / "output1.csv").is_file():
-        pytest.skip(f"NERSC GPP recordings {path} are absent")
-    return path
-
-
 def _report_json(capsys, *args: str) -> dict:
     assert main(["report", *args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)

@@ -24,14 +24,6 @@ NCU_FP64 = 155.5e9            # 96 FLOP/cycle x 1.62 GHz (ncu's peak of output1)
 CATALOG_FP64 = 14.56e12 / 64  # 228 GFLOP/s, the boost-clock datasheet figure
 
 
-@pytest.fixture
-def gpp(fixtures_dir):
-    path = fixtures_dir / "ncu" / "nersc-gpp"
-    if not (path / "output1.csv").is_file():
-        pytest.skip(f"NERSC GPP recordings {path} are absent")
-    return path
-
-
 def _json(capsys, *args: str) -> dict:
     assert main([*args, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
