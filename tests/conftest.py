@@ -151,7 +151,7 @@ def roof_file(tmp_path):
     a 0.5 us launch floor): bench and compare tests judge their kernels by it."""
     from rooflab.files import write_json
     from rooflab.model.ceiling import Ceiling, Roof
-    from rooflab.model.schema import roof_to_dict
+    from rooflab.model.roof_schema import roof_to_dict
 
     roof = Roof(name="test roof", kind="measured",
                 compute=(Ceiling(2e11, precision="fp64", unit="vector", provenance="measured"),

@@ -235,7 +235,7 @@ def test_hardware_move_like_for_like(capsys, files):
     mrows = {r["kernel"]: r for r in m["moves"]}
     # timed at exactly the measured 50 TFLOP/s roof, its time holds no room for the 5 us
     # launch (review s21 r3 F1: the launches take at most the time above the work floor):
-    # ratio 1 and none of its launch floor held (retime.held_launch_share 0), so the
+    # ratio 1 and none of its launch floor held (retime_launch.launch_share 0), so the
     # prediction adds none back either (review s21 x2 F1: adding the full 5 us made an
     # unchanged kernel slower): MM / 989.5e12 = 138.9 us (143.9 us with 5 us added; 143.6
     # us before r3 F1, a work ratio of 1.0018 above the roof)

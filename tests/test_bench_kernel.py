@@ -11,7 +11,7 @@ from rooflab.cli.main import main
 from rooflab.errors import InputError
 from rooflab.files import write_json
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.schema import roof_to_dict
+from rooflab.model.roof_schema import roof_to_dict
 
 pytest.importorskip("numba")
 

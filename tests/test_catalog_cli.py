@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rooflab.cli.main import main
-from rooflab.model.schema import roof_from_dict
+from rooflab.model.roof_schema import roof_from_dict
 
 
 def run_json(capsys, *argv):

@@ -17,7 +17,7 @@ from rooflab.cli.main import main
 from rooflab.errors import OutputError, RooflabError
 from rooflab.files import write_atomic
 from rooflab.hardware.catalog import lookup
-from rooflab.model.schema import roof_to_dict
+from rooflab.model.roof_schema import roof_to_dict
 
 KERNEL = {"name": "a", "flop": {"fp32": 1e9}, "bytes": {"DRAM": 1e8}, "seconds": 1e-3}
 

@@ -12,7 +12,8 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.errors import InputError, InputWarning
-from rooflab.model.schema import kernel_from_dict, roof_from_dict
+from rooflab.model.roof_schema import roof_from_dict
+from rooflab.model.schema import kernel_from_dict
 
 KERNEL = {"name": "gemm", "flop": {"fp16": 1.9e11}, "bytes": {"DRAM": 1e9}, "seconds": 0.005}
 ROOF = {"name": "r", "compute": [{"precision": "fp16", "unit": "tensor", "flop_per_s": 2.8e14}],

@@ -8,14 +8,9 @@ import pytest
 
 from rooflab.errors import InputError
 from rooflab.model import Ceiling, Kernel, Roof, analyze, attainable, ridge, time_floor
+from rooflab.model.roof_schema import roof_from_dict, roof_to_dict
 from rooflab.model.roofline import cpu_peak_flop_per_s
-from rooflab.model.schema import (
-    analysis_to_dict,
-    kernel_from_dict,
-    kernel_to_dict,
-    roof_from_dict,
-    roof_to_dict,
-)
+from rooflab.model.schema import analysis_to_dict, kernel_from_dict, kernel_to_dict
 
 
 def t4(overhead_s=None) -> Roof:

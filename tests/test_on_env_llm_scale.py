@@ -49,6 +49,7 @@ def test_scale_without_on_says_how(monkeypatch, capsys):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="/proc/stat")
 def test_probe_comm_profile_records_rooflab_version(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("torch", reason="`probe --comm` checks that torch is installed first")
     from rooflab.cli import probe_comm
     from rooflab.hardware.profile import MachineProfile
     from rooflab.model.ceiling import Ceiling, Roof

@@ -74,7 +74,7 @@ def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("packaging")
     tree = tmp / "tree"
     tree.mkdir()
-    for name in ("pyproject.toml", "README.md", "MANIFEST.in", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in", "LICENSE"):
         if (ROOT / name).is_file():
             shutil.copy2(ROOT / name, tree / name)
     for name in ("src", *_NOT_IN_WHEEL):
@@ -128,10 +128,47 @@ def test_the_wheel_holds_only_the_package(built):
              if n.split("/")[0] in _NOT_IN_WHEEL or "__pycache__" in n
              or n.endswith(_CACHE_SUFFIXES)]
     assert not stray, stray
-    # and nothing the source tree does not have (a stale build/lib module, say)
-    source = {n.removeprefix("src/") for n in _tree_files(PKG)}
+    # and nothing the source tree does not have (a stale build/lib module, say); the
+    # manual is docs/*.md, shipped as rooflab/docs/ (setup.py)
+    source = {n.removeprefix("src/") for n in _tree_files(PKG)} | set(_docs_in_wheel())
     extra = [n for n in wheel_names if n.startswith("rooflab/") and n not in source]
     assert not extra, extra
+
+
+def _docs_in_wheel() -> list[str]:
+    """The wheel's names of the manual's pages: docs/X.md at rooflab/docs/X.md."""
+    return [f"rooflab/docs/{p.name}" for p in sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_wheel_ships_every_page_of_the_manual(built):
+    # the help pages and errors point to `rooflab docs TOPIC`: a pip user has no docs/
+    _, wheel_names, site = built
+    pages = _docs_in_wheel()
+    assert len(pages) >= 17 and "rooflab/docs/report.md" in pages
+    missing = sorted(set(pages) - set(wheel_names))
+    assert not missing, f"not in the wheel (setup.py BuildPyWithDocs): {missing}"
+    for name in pages:   # the pages as written, not a stale copy
+        page = name.removeprefix("rooflab/docs/")
+        assert (site / name).read_bytes() == (ROOT / "docs" / page).read_bytes(), name
+
+
+def test_rooflab_docs_reads_the_installed_wheels_pages(built, tmp_path):
+    _, _, site = built
+    run = _run_installed(site, tmp_path, "-m", "rooflab", "docs", "report")
+    assert run.returncode == 0, run.stderr
+    # not a terminal: the page as written
+    assert run.stdout == (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    run = _run_installed(site, tmp_path, "-m", "rooflab", "docs", "report", "--path")
+    assert run.returncode == 0, run.stderr
+    assert Path(run.stdout.strip()) == site / "rooflab" / "docs" / "report.md"
+    run = _run_installed(site, tmp_path, "-m", "rooflab", "docs")
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^json +Scripting against rooflab's files$", run.stdout, re.M)
+    assert len([ln for ln in run.stdout.splitlines() if ln.strip()]) == len(
+        _docs_in_wheel()) + 1   # a line per page and the hint
+    run = _run_installed(site, tmp_path, "-m", "rooflab", "docs", "no-such-page")
+    assert run.returncode == 2 and "no docs topic 'no-such-page'" in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_wheel_metadata(built):
@@ -148,6 +185,9 @@ def test_wheel_metadata(built):
     core = sorted(r.split(">")[0].split(";")[0].strip() for r in requires if "extra ==" not in r)
     assert core == ["matplotlib", "numpy", "rich", "tomli", "typer"]
     assert any(r.startswith("numba") and 'extra == "cpu"' in r for r in requires)
+    # the Pythons the suite ran on (3.12 and 3.13 since session 27, without torch there)
+    for version in ("3.10", "3.11", "3.12", "3.13"):
+        assert f"Classifier: Programming Language :: Python :: {version}\n" in meta
     entry = (info / "entry_points.txt").read_text()
     assert "rooflab = rooflab.cli.main:main" in entry
 
@@ -160,6 +200,7 @@ def test_sdist_carries_the_tests_docs_and_benchmarks_they_read(built):
             missing = sorted(set(_tree_files(ROOT / folder)) - have)
             assert not missing, f"not in the sdist (MANIFEST.in): {missing[:10]}"
     assert "tests/conftest.py" in have and "MANIFEST.in" in have
+    assert "setup.py" in have   # its hook puts docs/*.md in a wheel built from the sdist
     assert not [n for n in sdist_names if "__pycache__" in n or n.endswith(_CACHE_SUFFIXES)]
 
 

@@ -38,7 +38,7 @@ def test_json_carries_the_tables_iqr():
     # samples 1..8: quartiles (inclusive method, numpy's linear: positions 7/4 and 21/4 of
     # 0..7) -> 2.75 and 6.25, IQR 3.5, median 4.5 -> 7/9 (the exclusive method read 1.0,
     # review s20 r2 F1); with three samples the range: (3 - 1) / 2 = 1.0
-    from rooflab.model.schema import ceiling_to_dict, roof_from_dict
+    from rooflab.model.roof_schema import ceiling_to_dict, roof_from_dict
     from rooflab.report.tables import _iqr
 
     c = Ceiling(8.0, level="DRAM", provenance="measured", samples=tuple(map(float, range(1, 9))))

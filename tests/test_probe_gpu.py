@@ -253,6 +253,10 @@ def test_triton_is_imported_only_by_the_kernels_module():
             assert not heavy, f"{path.name} imports {heavy} at module level"
 
 
+# triton installs without torch (the test extra on Python 3.12+, where no CPU build of torch
+# is at hand), but the children compare the kernels with torch and run them on its tensors
+_NO_TORCH = "torch is not installed here: the interpreted kernels run on torch tensors"
+
 _CHECK_KERNELS = ("import torch; from rooflab.probe.gpu.kernels import check_kernels, "
                   "check_int8_matmul; p = check_kernels(torch, 'cpu') + check_int8_matmul("
                   "torch, 'cpu'); print(p); raise SystemExit(1 if p else 0)")
@@ -263,6 +267,7 @@ def test_triton_kernels_agree_with_torch_under_the_interpreter(_interpreted):
     # the device before it measures anything.
     pytest.importorskip("triton", reason="triton is not installed here; gpu_check.py runs "
                                          "the same check on the device machine")
+    pytest.importorskip("torch", reason=_NO_TORCH)
     run = _interpreted("check_kernels", timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -507,6 +512,7 @@ def test_the_triton_int8_gemm_is_a_second_int8_method_under_the_interpreter(_int
     # tl.dot int8 GEMM (IGMMA on sm_90) runs at the largest matmul size; the faster of the two
     # is the int8 ceiling and its method names the other.
     pytest.importorskip("triton", reason="triton is not installed here")
+    pytest.importorskip("torch", reason=_NO_TORCH)
     import json
 
     run = _interpreted("int8", timeout=300)
@@ -539,7 +545,7 @@ def _interpreted(request, tmp_path_factory):
     import subprocess
     import sys
 
-    if importlib.util.find_spec("triton") is None:
+    if any(importlib.util.find_spec(m) is None for m in ("triton", "torch")):
         yield None
         return
     where = tmp_path_factory.mktemp("interpreted")
@@ -576,6 +582,7 @@ def test_the_probe_runs_its_triton_path_under_the_interpreter(_interpreted):
     # vector FMA peaks, the empty kernel) runs here on the CPU device under Triton's
     # interpreter, with tiny sizes: only events, NVML, graphs and pinned copies stay uncovered.
     pytest.importorskip("triton", reason="triton is not installed here")
+    pytest.importorskip("torch", reason=_NO_TORCH)
     import json
 
     run = _interpreted("probe", timeout=300)

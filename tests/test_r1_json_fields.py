@@ -22,7 +22,8 @@ from rooflab.cli.main import main
 from rooflab.files import write_json
 from rooflab.model import Kernel, analyze
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.schema import analysis_to_dict, roof_to_dict
+from rooflab.model.roof_schema import roof_to_dict
+from rooflab.model.schema import analysis_to_dict
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rooflab.cli.ai_occupancy import strided_op, transfer_unit
 from rooflab.model.byte_convention import roof_write_allocates
-from rooflab.model.schema import roof_from_dict
+from rooflab.model.roof_schema import roof_from_dict
 from rooflab.workloads.ops import elementwise
 
 BOX = {"name": "box", "kind": "measured",

@@ -47,6 +47,7 @@ def test_what_to_do_names_the_bench_flag():
 
 
 def test_a_backend_forced_in_the_ranks_env_decides_the_numba_check(monkeypatch):
+    pytest.importorskip("torch", reason="ranks_on_cpu asks torch which backend the ranks get")
     # a GPU host (a device node, torch would pick NCCL) without numba: probe_comm(env=
     # {"ROOFLAB_COMM_BACKEND": "gloo"}) starts CPU ranks, which need numba for their roofs
     from rooflab.probe.comm import cluster, needs

@@ -19,7 +19,7 @@ INT_ONLY = Roof("int box", "nominal", compute=(Ceiling(1e14, "int8", "tensor"),)
 
 
 def test_f7_integer_only_roof_has_no_float_ridge(tmp_path):
-    from rooflab.model.schema import roof_to_dict
+    from rooflab.model.roof_schema import roof_to_dict
     from rooflab.report.tables import top_float_ceiling, top_float_key
 
     assert top_float_key(INT_ONLY, None) is None and top_float_ceiling(INT_ONLY) is None

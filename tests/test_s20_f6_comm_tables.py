@@ -53,6 +53,7 @@ def test_fit_note_is_in_the_profiles_notes():
 
 
 def test_json_run_says_the_fit_note_on_stderr(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("torch", reason="`probe --comm` checks that torch is installed first")
     prof = _merged()
     monkeypatch.setattr("rooflab.probe.comm.run.probe_comm", lambda *a, **k: prof)
     monkeypatch.setattr("rooflab.cli.probe.warn_if_busy", lambda *a, **k: None)

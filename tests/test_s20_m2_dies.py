@@ -102,7 +102,7 @@ def test_rank_in_a_notebook_takes_one_mi250x_die():
 
 
 def test_a_saved_mi250x_roof_still_ranks_as_one_die():
-    from rooflab.model.schema import roof_from_dict, roof_to_dict
+    from rooflab.model.roof_schema import roof_from_dict, roof_to_dict
 
     saved = roof_from_dict(json.loads(json.dumps(roof_to_dict(rooflab.load_roof("MI250X")))))
     c = rank([STEP], [("mine", saved, None)])[0]

@@ -56,7 +56,8 @@ def test_the_verb_modules_are_the_verb_lists():
 
     assert app.VERB_MODULES == (
         "demo", "probe", "bench", "plot", "report", "ncu", "torch_cmd", "rocprof", "llm",
-        "compare", "whatif", "choose", "scale", "likwid", "perf", "specs", "ai")
+        "compare", "whatif", "choose", "scale", "train", "likwid", "perf", "docs_cmd", "specs",
+        "ai")
     assert app.VERB_MODULES == tuple(module for module, _ in VERBS.values())
 
 

@@ -13,7 +13,8 @@ import pytest
 from rooflab import errors
 from rooflab.cli.main import main
 from rooflab.errors import InputError
-from rooflab.model.schema import kernel_from_dict, roof_from_dict
+from rooflab.model.roof_schema import roof_from_dict
+from rooflab.model.schema import kernel_from_dict
 
 FP32 = {"precision": "fp32", "unit": "vector", "flop_per_s": 1e12}
 DRAM = {"level": "DRAM", "bytes_per_s": 1e11}

@@ -30,9 +30,10 @@ def test_fp4_weights_with_their_scales(capsys, fmt, per):
     assert d["settings"]["weights"] == "fp4"
     assert d["settings"]["weight_bytes_per_param"] == per
     # decode reads every matrix (lm_head too, quantized by hand), the norms and one
-    # embedding row (fp4: 4096 x 0.5 B)
+    # embedding row with its block scales (s27: nvfp4 4096 x 0.5625 = 2,304 B, mxfp4
+    # 4096 x 0.53125 = 2,176 B; a bare 4096 x 0.5 = 2,048 B before)
     assert d["decode"]["bytes_split"]["weights"] == pytest.approx(
-        MATRICES * per + NORMS + 4096 * 0.5, rel=1e-12)
+        MATRICES * per + NORMS + 4096 * per, rel=1e-12)
     # weight-only: the GEMMs run at bf16
     q = next(a for a in json.loads(out)["analysis"] if a["kernel"] == "q_proj")
     assert q["precision"] == "bf16"

@@ -20,7 +20,7 @@ from rooflab.model.diagnose import diagnose
 from rooflab.model.display import analysis_text
 from rooflab.model.display_results import diagnosis_text
 from rooflab.model.kernel import Kernel
-from rooflab.model.schema import roof_to_dict
+from rooflab.model.roof_schema import roof_to_dict
 
 ROOF = Roof(name="toy", compute=(Ceiling(1e12, precision="fp64"),),
             memory=(Ceiling(1e11, level="DRAM"),))

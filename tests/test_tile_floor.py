@@ -160,7 +160,7 @@ def test_profile_in_file(tmp_path):
     from rooflab.errors import ParseError
     from rooflab.hardware.catalog import lookup_roof
     from rooflab.hardware.profile import profile_in_file
-    from rooflab.model.schema import roof_to_dict
+    from rooflab.model.roof_schema import roof_to_dict
 
     roof = tmp_path / "roof.json"
     roof.write_text(json.dumps(roof_to_dict(lookup_roof("l4"))), encoding="utf-8")

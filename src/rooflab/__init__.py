@@ -10,8 +10,8 @@ heavy parts (matplotlib, numba, torch, plotly) inside the functions that need th
     rooflab.analyze(roof, [k]).points[0].percent_of_roof     # 45.8
     rooflab.plot_roofline(roof, k)                  # a chart; Jupyter shows it inline
 
-docs/python.md (in rooflab's source tree) walks through the whole Python API;
-`python -m pydoc rooflab` lists it from an installed wheel.
+`rooflab docs python` prints the walk through the whole Python API (docs/python.md);
+`python -m pydoc rooflab` lists it.
 """
 
 from importlib import import_module

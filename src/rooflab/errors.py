@@ -227,7 +227,7 @@ def install_reason(extra: str) -> str:
                 "usually fails; the CPU probe needs numba, the other verbs do not)")
     if extra != "torch":
         return ""
-    # said whole here: the wheel has no docs/ to point to (review s26 r1 F5)
+    # said whole here, not as a pointer to `rooflab docs install`: one line is enough
     return ("(the CPU build of PyTorch first: a plain install pulls the multi-GB CUDA "
             "build; on a GPU machine install the CUDA build instead)")
 

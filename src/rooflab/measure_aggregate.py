@@ -22,13 +22,16 @@ def aggregate(runs: list[Kernel], first_call: bool = True, stacklevel: int = 3) 
     Left out (measure_warmup.left_out): a run timed under the counter when a run timed
     without it did the same counted work (its time is mostly counting;
     meta["counted_runs_left_out"]), a run during which numba compiled when one of its work
-    did not (meta["compile_runs_left_out"], whichever call it was), and a first call over
-    SLOW_RUN_RATIO x the median of the later calls of its work (a
-    warm-up: a numba JIT compile, first touches; meta["first_calls_left_out"]); a later
+    did not (meta["compile_runs_left_out"], whichever call it was), and a first call (the
+    function's first in its thread, its run's meta first_in_thread) over
+    SLOW_RUN_RATIO x the median of its thread's later calls of its work and slower than
+    any later call (a warm-up: a numba JIT compile, first touches, not a busy pool's
+    contention: measure_warmup.warm_ups; meta["first_calls_left_out"]); a later
     call that slow is flagged (meta["slow_runs"]); meta["slow_runs_note"] says which, and
-    meta["raw_samples"] keeps every run's time when any was left out. `first_call` False:
-    runs[0] is not the function's first call in this process (it ran before a collect()
-    block), so it is no warm-up: kept, and flagged when that slow (review r3 F1).
+    meta["raw_samples"] keeps every run's time when any was left out. `first_call` False
+    (for runs without that mark): runs[0] is not the function's first call in this
+    process (it ran before a collect() block), so it is no warm-up: kept, and flagged when
+    that slow (review r3 F1).
     Calls that ran at once in several threads (measure_overlap): the time is the span the
     kept calls were busy, not their sum (meta overlapped_calls, calling_threads,
     summed_call_s, wall_span_s; an OverlapWarning, `stacklevel` frames up, and

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import InputError
+from .measure_site import warn
 from .model.sample_spread import spread_name
 from .probe.stats import NOISY_SPREAD, Stats
 from .units import canonical_dtype
@@ -183,10 +184,11 @@ def single_run_warning(name: str, seconds: float, stacklevel: int) -> str | None
     enough); also raised as a TimingWarning pointing `stacklevel` frames up."""
     if seconds >= SINGLE_RUN_MIN_S:
         return None
-    # one text for every run, so a decorated function in a loop warns once
-    warnings.warn("measure(): a single timed run under 100 µs is mostly overhead; "
-                  "benchmark it with rooflab.measure(fn, *args) (see "
-                  "kernel.meta['warning'])", TimingWarning, stacklevel=stacklevel + 1)
+    # one text for every run, so a decorated function in a loop warns once; run as a
+    # thread's target, it names the function's definition, not threading.py (measure_site)
+    warn("measure(): a single timed run under 100 µs is mostly overhead; benchmark it "
+         "with rooflab.measure(fn, *args) (see kernel.meta['warning'])", TimingWarning,
+         stacklevel=stacklevel + 1)
     return (f"{name}: one run of {seconds * 1e6:.3g} µs is too short to "
             f"time alone (about 1 µs of clock and Python overhead, a "
             f"cold first call); benchmark it with rooflab.measure(fn, "
@@ -216,9 +218,9 @@ def warn_number_precision(flop, args, kwargs, stacklevel: int = 3) -> None:
     dtypes = _float_dtypes(args, kwargs)
     if len(dtypes) == 1 and dtypes != {"fp32"}:
         (dt,) = dtypes
-        warnings.warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, "
-                      f"but the array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} "
-                      f"to judge the kernel against the {dt} ceiling", stacklevel=stacklevel)
+        warn(f"measure(): flop={flop!r} is a number, so it counts as fp32 FLOP, but the "
+             f"array arguments are {dt}; pass flop={{'{dt}': {flop!r}}} to judge the "
+             f"kernel against the {dt} ceiling", stacklevel=stacklevel)
 
 
 def counting_warning(name: str, count, compiled: bool = False) -> str:

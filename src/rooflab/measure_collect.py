@@ -10,8 +10,9 @@
 `rooflab bench --run script.py` runs the user's script inside this block. A decorated
 function is one kernel, not one per call: its calls made inside the block, aggregated as
 `fn.kernel` aggregates them (the same Kernel when every call was inside), except that
-only the function's first call in the process can be left out as a warm-up: a function
-that ran before the block is warm, and its first call in it is an ordinary one. Collectors nest:
+only the function's first call in a thread can be left out as a warm-up (measure_warmup):
+a function that ran before the block in a thread is warm there, and its first call in the
+block is an ordinary one. Collectors nest:
 a kernel is recorded by every collector active when it is produced, so a script that
 collects for itself still shows its kernels to `bench --run` around it. After the block
 nothing more is recorded.

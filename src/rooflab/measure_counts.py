@@ -17,12 +17,14 @@ from __future__ import annotations
 import functools
 import sys
 import types
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError, MissingDependency, require
 from .measure_checks import unrun, unrun_refusal
+from .measure_handoff import HandOffs, handed, handed_text
+from .measure_handoff import mark as mark_handed
+from .measure_site import warn
 from .model.kernel import unknown_name
 from .model.provenance import DERIVED, GIVEN
 from .model.schema import level_name
@@ -147,7 +149,12 @@ def _counts(flop, nbytes, fn, args, kwargs,
         from .bench.torch_count import count_call
 
         # the eager original: counting the compiled wrapper would de-compile it (module doc)
-        result, count = count_call(eager_original(fn), args, kwargs)
+        watch = HandOffs().start()   # work handed to other threads: not counted
+        try:
+            result, count = count_call(eager_original(fn), args, kwargs)
+        finally:
+            seen = watch.stop()
+        mark_handed(count, seen)
         kind = unrun(result)   # before "no ops": an async function ran none (s25 r2 F6)
         if kind is not None:
             raise InputError(unrun_refusal(_name_of(fn), kind))
@@ -168,19 +175,29 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
     if not count.ops and count.unrun is not None:   # a decorated call's result (torch_count)
         raise InputError(unrun_refusal(label, count.unrun))
     if not count.ops:
-        raise InputError(f"measure(): '{label}' dispatched no PyTorch ops, so nothing could be "
-                         f"counted; pass flop= and bytes= (numbers or dicts)")
+        # the counter (a TorchDispatchMode) is per thread: a pool's ops never reach it
+        seen = handed(count)
+        raise InputError(f"measure(): '{label}' dispatched no PyTorch ops in the thread that "
+                         f"called it, so nothing could be counted (the counter sees that "
+                         f"thread only: ops run in threads it starts or in a pool are timed "
+                         f"but not counted{'; it called ' + ', '.join(seen) if seen else ''}"
+                         f"); pass flop= and bytes= (numbers or dicts)")
     # the counter's numbers are shape formulas, not hardware counts: derived
     prov = {"flop": GIVEN if flop_d is not None else DERIVED,
             "bytes": GIVEN if bytes_d is not None else DERIVED}
     meta = count.meta()
+    seen = handed(count)
+    if seen:   # ops run in other threads: timed, not counted (measure_handoff)
+        meta["counted_in_calling_thread_only"] = handed_text(label, seen)
+        if not quiet:
+            warn(CountWarning(meta["counted_in_calling_thread_only"]), stacklevel=stacklevel + 1)
     if flop_d is None:
         flop_d = count.flop
         if count.unit is not None:   # the unit the counted FLOP run on (Kernel.unit)
             meta["flop_unit"] = count.unit
         if count.uncounted and not quiet:
             # meta alone is not read in a notebook: say it where the user looks
-            warnings.warn(CountWarning(
+            warn(CountWarning(
                 f"measure(): '{label}' ran PyTorch ops with no FLOP formula "
                 f"({', '.join(count.uncounted)}): their FLOP are missing from the count "
                 f"({'none counted' if not flop_d else 'the rest counted'}); pass flop= "
@@ -191,8 +208,8 @@ def _merge_count(flop_d, bytes_d, count, label: str, stacklevel: int,
         if compiled:
             prov["bytes"] = COMPILED_BYTES
             if not quiet:
-                warnings.warn(CountWarning(_compiled_text(label, count, single_run)),
-                              stacklevel=stacklevel + 1)
+                warn(CountWarning(_compiled_text(label, count, single_run)),
+                     stacklevel=stacklevel + 1)
     return flop_d, bytes_d, prov, meta
 
 

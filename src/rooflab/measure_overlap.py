@@ -23,8 +23,10 @@ from .units import fmt_seconds
 # Per run, not per kernel: aggregate drops them from the summed kernel's meta. started_s
 # and thread_ident: the clock reading at the timed block's start, threading.get_ident();
 # counting_*: the whole counted call, its counter's setup and gc.collect outside the clock
-# included (perf_counter readings; only when the run was counted on the default clock).
-RUN_KEYS = ("started_s", "thread_ident", "counting_started_s", "counting_ended_s")
+# included (perf_counter readings; only when the run was counted on the default clock);
+# first_in_thread: the function's first call in that thread (measure_warmup.FIRST_KEY).
+RUN_KEYS = ("started_s", "thread_ident", "counting_started_s", "counting_ended_s",
+            "first_in_thread")
 
 Span = tuple[float, float, int]   # (start, end, thread ident)
 

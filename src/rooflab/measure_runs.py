@@ -7,12 +7,13 @@ paid before the clock starts (torch_count.warm_up). A decorated function counts 
 call with given argument shapes and reuses those counts for later calls with the same
 shapes, timed without the counter; its kernel leaves a counted run out when uncounted runs
 of the same counts exist, a call during which numba compiled (its own event, measure_jit)
-and a first call over SLOW_RUN_RATIO x the later ones (a warm-up: a JIT compile, a first
+and a first call (per thread) over SLOW_RUN_RATIO x the others (a JIT compile, a first
 touch of memory; measure_warmup). A decorated torch.compile'd function's counted call
 runs its eager original (measure_counts.eager_original), so the compiled code keeps
 running later. Calls from several threads at once: each keeps its start and thread
-(measure_overlap), a shape is counted once (the other threads wait for its count), and one
-Measurement entered twice at once times each block (a per-thread stack of entries). A
+(measure_overlap), a shape is counted once (the other threads wait for its count while
+its thread computes: measure_threads), and one Measurement entered twice at once times
+each block (a per-thread stack of entries; its .kernel is per thread too). A
 recursive call is part of the call it is in (one run per outermost call, per thread);
 keep=N keeps the last N runs. A decorated function pickles by reference; a forked child
 starts with no runs (measure_fork).
@@ -29,7 +30,6 @@ import os
 import threading
 import time
 import types
-import warnings
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -70,6 +70,9 @@ from .measure_counts import (
 from .measure_fork import at_fork
 from .measure_jit import CompileTime, compile_warning, numba_compiles
 from .measure_shapes import shapes_key
+from .measure_site import warn
+from .measure_threads import CountGate, Entry, entries
+from .measure_warmup import FIRST_KEY
 from .model.kernel import Kernel
 from .model.provenance import GIVEN, MEASURED
 from .probe.timer import Clock
@@ -92,7 +95,7 @@ class Measurement:
         self.bytes = normalize_bytes(bytes) if bytes is not None else None
         self.device = device
         self.name = name
-        self.kernel: Kernel | None = None
+        self._last: Kernel | None = None   # the block any thread finished last (.kernel)
         self._clock = clock
         # one entry's state per open block, on a stack per thread: one object entered
         # from two threads, or nested in one, times each block (review s25 r2 F2)
@@ -101,28 +104,32 @@ class Measurement:
         self._collect = True   # False for a decorated call's block: the wrapper records it
         self._compiled = False   # a decorated torch.compile'd function (measure_counts)
         self._reuse = None   # a decorated call's earlier TorchCount: time it uncounted
+        self._first = False   # a decorated call: the function's first in this thread
         self.counted = None   # the TorchCount of the last run (counted or reused)
 
-    def _stack(self) -> list[_Entry]:
-        stack = getattr(self._entries, "stack", None)
-        if stack is None:
-            stack = self._entries.stack = []
-        return stack
+    def _stack(self) -> list[Entry]:
+        return entries(self._entries)
+
+    @property
+    def kernel(self) -> Kernel | None:
+        """This thread's last block (None while one is open); in a thread that ran none,
+        the block any thread finished last: one object shared by two threads gave each
+        the other's (review s26, docs/python.md "Threads")."""
+        return getattr(self._entries, "kernel", self._last)
 
     def __enter__(self) -> Measurement:
         if self.keep is not None:   # a block runs once: there is nothing to keep
             raise InputError("measure(keep=...) bounds a decorated function's .runs; a "
                              "`with` block runs once: drop keep=")
-        self.kernel = None
-        e = _Entry()
+        self._entries.kernel = None
+        e = Entry()
         e.counting_from = time.perf_counter()
         if (self.flop is None or self.bytes is None) and self._reuse is None:
             require_counter()
-            from .bench.torch_count import FlopCounter, warm_up
+            from .bench.torch_count import warm_up
 
             warm_up()   # the counter's first use costs seconds: not in the timed run
-            e.counter = FlopCounter()
-            e.counter.__enter__()
+            e.start_count()   # and a watch for work handed to other threads (F9)
             # a collection pending from earlier work (a torch.compile's graphs) fell in the
             # counted call's timing: 100 ms on a 0.2 ms call, left out as a warm-up. Collected
             # now, outside the clock; a counted call is a new shape's first, so this is rare
@@ -154,18 +161,18 @@ class Measurement:
         e.jit_block.__exit__(None, None, None)
         if sync is not None:
             e.how = SYNCED
-        counter = e.counter
-        if counter is not None:
-            counter.__exit__(exc_type, exc, tb)
+        counter = e.end_count(exc_type, exc, tb)
         if exc_type is not None:
             return
         count = self._reuse
         if counter is not None:
             count = (counter.result_returning(e.returned[0]) if e.returned
                      else counter.result)
+            e.counted(count)
         when = {}
         if not self._collect:   # a decorated call's run: when and where it ran
-            when = {"started_s": e.started, "thread_ident": threading.get_ident()}
+            when = {"started_s": e.started, "thread_ident": threading.get_ident(),
+                    FIRST_KEY: self._first}
             if counter is not None and self._clock is None:
                 when.update(counting_started_s=e.counting_from,
                             counting_ended_s=time.perf_counter())
@@ -173,9 +180,10 @@ class Measurement:
                                   when=when)
         if e.jit.count:
             kernel = self._compiled_in(kernel, e.jit)
-        self.counted, self.kernel = count, kernel
+        self.counted = count
+        self._entries.kernel = self._last = kernel
         if self._collect:
-            record(self.kernel)
+            record(kernel)
 
     def returned(self, result) -> None:
         """A decorated call's result, for its counted fused bytes (inside the block)."""
@@ -197,7 +205,7 @@ class Measurement:
                 "numba_compile_s": jit.seconds}
         if self._collect:
             said = compile_warning(kernel.name, jit.seconds, kernel.seconds or 0.0)
-            warnings.warn(said, TimingWarning, stacklevel=self._stacklevel)
+            warn(said, TimingWarning, stacklevel=self._stacklevel)
             add_warning(meta, said)
         return kernel.with_(meta=meta)
 
@@ -219,7 +227,7 @@ class Measurement:
             prov, meta = {"flop": GIVEN, "bytes": GIVEN}, {}
         unsynced = cpu_clock_warning(name, how, devices)
         if unsynced:
-            warnings.warn(unsynced, TimingWarning, stacklevel=self._stacklevel)
+            warn(unsynced, TimingWarning, stacklevel=self._stacklevel)
         # where the ops ran: the device given, else the counted ops' CUDA device
         device = self.device or next((d for d in devices if d.startswith("cuda")), "cpu")
         seconds = max(seconds, 1e-9)   # a clock tick shorter than its resolution
@@ -242,22 +250,9 @@ class Measurement:
         return _Recorded(fn, self)
 
 
-class _Entry:
-    """One open block of a Measurement (its per-thread stack): the counter, the clock and
-    its start, numba's listener, the clock kind, a decorated call's result."""
-
-    def __init__(self) -> None:
-        self.counter = None
-        self.returned: tuple | None = None
-        self.how = PERF_COUNTER
-        self.t0 = self.started = self.counting_from = 0.0
-        self.clock = time.perf_counter
-        self.jit_block = None
-        self.jit = CompileTime()
-
-
-# how long a call waits for another thread's count of the same argument shapes: past a
-# cold count (torch's first, its dynamo warm-up: 1.5-2.5 s here, more under load)
+# the longest a call waits for another thread's count of the same argument shapes while
+# that thread runs (one waiting on this call ends it sooner: measure_threads): past a cold
+# count (torch's first, its dynamo warm-up: 1.5-2.5 s here, more under load)
 COUNT_WAIT_S = 10.0
 
 
@@ -278,7 +273,7 @@ class _Recorded:
         # s25 r2 F3: 4-5 counted calls for 2 shapes)
         self._pid = os.getpid()
         self._lock = threading.Lock()
-        self._key_locks: dict = {}
+        self._gates: dict = {}   # argument shapes -> its CountGate (measure_threads)
         # keep=N: the last N runs (a serving loop's calls, ~1.5 kB each, review s26)
         keep = self._spec.keep
         self.runs: list[Kernel] | deque[Kernel] = [] if keep is None else deque(maxlen=keep)
@@ -321,18 +316,18 @@ class _Recorded:
         block._reuse = self._counts.get(key) if key is not None else None
         if counting and key is not None and block._reuse is None:
             with self._lock:
-                lock = self._key_locks.setdefault(key, threading.RLock())
-            # another thread counting these shapes: wait for its count, but not for long:
-            # the counted call may itself wait on this thread (a Barrier, a queue), which
-            # hung when this waited for good (review s25 r3 N1); past it, count this call too
-            if not lock.acquire(timeout=COUNT_WAIT_S):
+                gate = self._gates.setdefault(key, CountGate())
+            # another thread counting these shapes: wait for its count while it runs; once
+            # it waits on this call (a pool task, a Barrier; review s25 r3 N1), or past
+            # COUNT_WAIT_S, count this call too (measure_threads)
+            if not gate.acquire(COUNT_WAIT_S):
                 return self._timed(block, args, kwargs, key)
             try:
                 block._reuse = self._counts.get(key)
                 if block._reuse is None:
                     return self._timed(block, args, kwargs, key)
             finally:
-                lock.release()
+                gate.release()
         return self._timed(block, args, kwargs, None)
 
     def _timed(self, block: Measurement, args, kwargs, count_key) -> Any:
@@ -343,12 +338,14 @@ class _Recorded:
         # compiled wrapper would run eagerly anyway, and for good (measure_counts)
         fn = eager_original(self._fn) if counting else self._fn
         self._inside.fn = fn   # what a nested call runs: the eager original under a count
+        block._first = not getattr(self._inside, "ran", False)   # per thread: measure_warmup
         try:
             with block:
                 result = fn(*args, **kwargs)
                 block.returned(result)
         finally:
             self._inside.fn = None
+        self._inside.ran = True   # a call that raised is no run: the next one is first
         if count_key is not None and block.kernel is not None:
             self._counts[count_key] = block.counted
         kernel = block.kernel

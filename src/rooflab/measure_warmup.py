@@ -1,7 +1,19 @@
 """Which of a decorated function's timed calls `aggregate` (measure_runs) leaves out, and
 what it says about them: a call timed under the counter when a clean one did the same
 work, a call during which numba compiled (numba's own event, measure_jit: exact, whichever
-call it was), and, without that evidence, a first call far slower than the later ones."""
+call it was), and, without that evidence, a first call far slower than the later ones.
+
+"First" is per function and thread (review s26, decided in s27): the function's first call
+in each thread that called it (measure_runs marks each run's meta FIRST_KEY). A JIT
+compile is paid once per function, in whichever thread called first, and that call is
+its thread's first too; a thread's own first call pays what it sets up for itself (a
+cuBLAS handle and workspace, an OpenMP team, a thread-local allocator cache or buffer),
+a warm-up of the same kind, which the per-function rule kept (a pool of 4 workers: 3
+cold calls kept, and flagged slow). Each is left out only when over SLOW_RUN_RATIO x the
+median of its own thread's later calls of its work (of the other calls, for a thread that
+made one), so calls that are all cold (one call per thread) are all kept; and one that
+ran while another thread's call did must be slower than every such later call, so first
+calls of a busy pool that are no slower than its later calls are kept too (warm_ups)."""
 
 from __future__ import annotations
 
@@ -9,7 +21,7 @@ from bisect import bisect_left
 from typing import Any
 
 from .measure_checks import SINGLE_RUN_MIN_S
-from .measure_overlap import beside_counted
+from .measure_overlap import beside_counted, overlaps_other_thread, span
 from .model.kernel import Kernel
 from .units import fmt_seconds
 
@@ -25,6 +37,9 @@ def _work(k: Kernel) -> tuple:
 # SINGLE_RUN_MIN_S: a 14 µs first call against 4 µs is clock overhead, not a compile.
 # A call numba says compiled is left out whatever its ratio (compiled_in).
 SLOW_RUN_RATIO = 5.0
+
+# a decorated call's run meta: True when it was the function's first call in its thread
+FIRST_KEY = "first_in_thread"
 
 
 def compiled_in(k: Kernel) -> float:
@@ -42,11 +57,13 @@ def left_out(runs: list[Kernel], first_call: bool = True) -> tuple[dict[int, str
     did the same work), "beside" (it ran while another thread's call was counted, when a
     call of its work did not: review s25 r2 F3, measure_overlap), "compile" (numba compiled
     during the call, when a call of that work did not: review r6 F1, a 4.4x compile call
-    was kept under the ratio rule) and "first"
-    (the first call, over SLOW_RUN_RATIO x the median of the later calls kept). A later
-    call that slow is flagged, not left out: the user called it, and one slow call in the
-    middle may be the code's own (a GC, a re-plan). `first_call` False: runs[0] is not the
-    function's first call, so it is such a later call (unless numba says it compiled)."""
+    was kept under the ratio rule) and "first" (a first call in its thread, over
+    SLOW_RUN_RATIO x its thread's later calls, and, under contention, slower than any
+    later call: warm_ups).
+    A later call that slow is flagged, not left out: the user called it, and one slow
+    call in the middle may be the code's own (a GC, a re-plan). A run with no FIRST_KEY
+    mark (a Kernel built elsewhere) is a first call when it is runs[0] and
+    `first_call` is True (False: the function ran before runs[0], in a collect() block)."""
     groups: dict[tuple, list[int]] = {}
     for i, k in enumerate(runs):
         groups.setdefault(_work(k), []).append(i)
@@ -65,16 +82,63 @@ def left_out(runs: list[Kernel], first_call: bool = True) -> tuple[dict[int, str
         if any(not compiled_in(runs[i]) for i in kept):
             out.update({i: "compile" for i in kept if compiled_in(runs[i])})
             kept = [i for i in kept if i not in out]
-        if first_call and kept and kept[0] == 0 and _too_slow(runs, 0, kept[1:]):
-            out[0] = "first"
-            kept = kept[1:]
+        firsts = {i for i in kept if is_first(runs, i, first_call)}
+        if firsts:
+            out.update({i: "first" for i in warm_ups(runs, kept, firsts)})
+            kept = [i for i in kept if i not in out]
         slow += _slow_among(runs, kept)
     return out, sorted(slow)
 
 
+def is_first(runs: list[Kernel], i: int, first_call: bool = True) -> bool:
+    """Whether runs[i] was the function's first call in its thread (its FIRST_KEY mark),
+    or, unmarked, runs[0] of a function that had not run before (`first_call`)."""
+    mark = runs[i].meta.get(FIRST_KEY)
+    return bool(mark) if mark is not None else (i == 0 and first_call)
+
+
+def warm_ups(runs: list[Kernel], kept: list[int], firsts: set[int]) -> list[int]:
+    """The first calls of `firsts` (of one work's `kept` runs) that were warm-ups: over
+    SLOW_RUN_RATIO x the median of their own thread's later calls (of all the other calls
+    kept, for a thread with no later call); and, for a call that ran while another
+    thread's did, slower than every later call that also did. Such a later call shows that
+    the time comes without a warm-up: in a pool of 8 threads on 2 cores, a first call that
+    waited for a core is as slow as the later calls that did, and leaving out only the
+    first ones called contention a warm-up and read FLOP/s low (review s27 v2 F6)."""
+    spans = [span(runs[j]) for j in kept]
+    hits = overlaps_other_thread(spans, [s for s in spans if s is not None])
+    contended = {j for j, hit in zip(kept, hits, strict=True) if hit}
+    top = max((runs[j].seconds or 0.0 for j in contended if j not in firsts), default=0.0)
+    by_thread: dict[Any, list[float]] = {}
+    for j in kept:
+        if j not in firsts:
+            by_thread.setdefault(runs[j].meta.get("thread_ident"), []).append(
+                runs[j].seconds or 0.0)
+    medians = {t: _median(sorted(xs)) for t, xs in by_thread.items() if t is not None}
+    among_all = set(_slow_among(runs, kept))
+    out = []
+    for i in sorted(firsts):
+        t = runs[i].seconds or 0.0
+        own = medians.get(runs[i].meta.get("thread_ident"))
+        if (i not in contended or t > top) and (i in among_all if own is None
+                                                else _over(t, own)):
+            out.append(i)
+    return out
+
+
+def _median(xs: list[float]) -> float:
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _over(t: float, median: float) -> bool:
+    """A time far over a median: SLOW_RUN_RATIO x, and SINGLE_RUN_MIN_S longer."""
+    return t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S
+
+
 def _slow_among(runs: list[Kernel], kept: list[int]) -> list[int]:
-    """The runs of `kept` over SLOW_RUN_RATIO x the median of the others (as _too_slow
-    judges each against the rest), with one sort: leaving out one time of the sorted list
+    """The runs of `kept` over SLOW_RUN_RATIO x the median of the others (each judged
+    against the rest), with one sort: leaving out one time of the sorted list
     shifts the later ones down by one, so the median of the rest is one or two of its
     neighbours (review s25 r2 F9: a sort per call made `.kernel` O(n^2 log n), 122 s at
     20000 calls). Removing any copy of an equal time leaves the same list: same numbers."""
@@ -91,19 +155,9 @@ def _slow_among(runs: list[Kernel], kept: list[int]) -> list[int]:
         t = runs[i].seconds or 0.0
         p = bisect_left(xs, t)
         median = rest(p, n // 2) if n % 2 else (rest(p, n // 2 - 1) + rest(p, n // 2)) / 2
-        if t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S:
+        if _over(t, median):
             out.append(i)
     return out
-
-
-def _too_slow(runs: list[Kernel], i: int, others: list[int]) -> bool:
-    if not others:
-        return False
-    xs = sorted(runs[j].seconds or 0.0 for j in others)
-    n = len(xs)
-    median = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-    t = runs[i].seconds or 0.0
-    return t > SLOW_RUN_RATIO * median and t - median >= SINGLE_RUN_MIN_S
 
 
 def _said(runs: list[Kernel], i: int, why: str | None) -> str:
@@ -112,8 +166,8 @@ def _said(runs: list[Kernel], i: int, why: str | None) -> str:
     if why == "compile":
         return (f"{head} (held a numba compile of {fmt_seconds(compiled_in(runs[i]))}: "
                 f"a warm-up, left out)")
-    if why == "first":
-        return f"{head} (the first call: a warm-up, left out)"
+    if why == "first":   # call 1 said as before; another thread's first call says so
+        return f"{head} (the first call{'' if i == 0 else ' in its thread'}: a warm-up, left out)"
     if why == "beside":
         return f"{head} (left out)"
     held = compiled_in(runs[i])
@@ -136,8 +190,9 @@ def left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int],
         meta["beside_count_runs_left_out"] = [i + 1 for i in beside]
     compiled = sorted(i for i, r in why.items() if r == "compile")
     kept_compiled = [i for i, k in enumerate(runs) if i not in why and compiled_in(k)]
-    if why.get(0) in ("first", "compile"):
-        meta["first_calls_left_out"] = 1
+    firsts = sum(1 for r in why.values() if r == "first") + (why.get(0) == "compile")
+    if firsts:   # one per thread whose first call was a warm-up (module doc)
+        meta["first_calls_left_out"] = firsts
     if compiled:
         meta["compile_runs_left_out"] = [i + 1 for i in compiled]
     if slow:
@@ -163,7 +218,7 @@ def left_out_meta(runs: list[Kernel], why: dict[int, str], slow: list[int],
         meta["compile_runs_kept"] = [i + 1 for i in kept_compiled]
     if why:
         meta["raw_samples"] = tuple(s for k in runs for s in k.samples)
-    if (first_call and runs and 0 not in why
+    if (runs and is_first(runs, 0, first_call) and 0 not in why
             and not any(_work(k) == _work(runs[0]) for k in runs[1:])):
         meta["first_call_kept"] = ("the first call is timed (no later call did the same "
                                    "work): it may include one-off costs such as a JIT "

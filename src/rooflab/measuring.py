@@ -22,7 +22,7 @@ and a run timed while counting torch ops includes the counter's overhead (a disp
 on every op, often several times the code's time; meta["timing_includes_counting"] and
 meta["warning"] say so). A decorated function reuses the counts of its first call for later
 calls with the same argument shapes, timed without the counter, and leaves out a first
-call over 5x slower than the later ones (a JIT compile, a first touch; measure_runs). A
+call (per thread) over 5x slower than the later ones (a JIT compile, a first touch; measure_runs). A
 torch.compile'd callable is counted through its eager original, so the compiled code keeps
 running (measure_counts). On CUDA the clock is a CUDA event read after a synchronize; with
 no CUDA device given or seen, the CPU clock is read after a torch.cuda.synchronize()
@@ -81,7 +81,7 @@ def measure(fn: Callable[..., Any] | None = None, *args: Any, flop=None, bytes=N
     flop=, bytes=, device=, name=, plan= and samples= are measure's own (keyword-only) and
     never go to fn; when fn has a parameter of one of these names, passing it is an
     InputError: give it to fn with functools.partial(fn, device="cpu") or a lambda
-    (docs/python.md section 4).
+    (`rooflab docs python`, section 4).
 
     flop: FLOP of one call (a multiply-add is 2 FLOP): a number counts as fp32, or
         {precision: FLOP} such as {"fp64": 2e7}; None counts the PyTorch ops fn dispatches.

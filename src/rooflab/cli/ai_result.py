@@ -28,7 +28,8 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     ridge-band note `rooflab report` gives (review 12a #7). A stencil's sweeps are one
     call each (a launch, or a parallel region, per sweep): the launch floor counts them."""
     from ..model.analysis import analyze, memory_ceiling
-    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict, roof_to_dict
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict
 
     kernel = op.kernel(calls=int(op.shape.get("sweeps", 1)) if op.op == "stencil" else 1)
     out = {"schema_version": SCHEMA_VERSION, "op": op.op, "name": op.name, "flop": op.flop,

@@ -30,6 +30,7 @@ Start with:
   rooflab demo                       this CPU's roof, kernels on it
   rooflab specs list                 datasheet roofs: GPUs, CPUs ...
   rooflab ai matmul 4096 4096 4096   FLOP, bytes, intensity of an op
+  rooflab docs                       the manual, a page per topic
 
 `rooflab VERB --help` explains a verb, with examples."""
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import HardwareNotFound, InputError
+from ..errors import InputError
 from ..units import parse_link_rate
 from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
@@ -95,19 +94,6 @@ def _lengths(text: str | None, option: str, example: str) -> tuple[int, ...]:
     values = _ints(text, option, example)
     sweep_lengths(values, option)
     return values
-
-
-def _device(spec: str, roof):
-    """The catalog entry behind --on (for device memory and the link), or None."""
-    from ..hardware import catalog
-
-    try:
-        if Path(spec).suffix == ".json" or Path(spec).is_file():
-            return catalog.match_device_name(roof.name)
-        return catalog.lookup(spec)
-    except HardwareNotFound:
-        return None
-
 
 
 def register(app) -> None:
@@ -201,7 +187,7 @@ def register(app) -> None:
           rooflab llm mixtral-8x7b --on H100 --phase decode --compare H200,MI300X
 
         Floors are lower bounds: weights read once per step, 2 FLOP per multiply-add,
-        each kernel at max(FLOP / peak, bytes / bandwidth) of the roof (docs/llm.md).
+        each kernel at max(FLOP / peak, bytes / bandwidth) of the roof (`rooflab docs llm`).
         """
         from ..workloads.llm.config_names import load_config
 
@@ -312,6 +298,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from ..workloads.llm.settings_notes import act_sets_weights_note, kv_default_note
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
     from .llm_memory import device_capacity
+    from .llm_words import catalog_device
 
     roof = load_roof(on)
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof,
@@ -319,7 +306,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     cfg = run_notes(cfg, s, weights, act, kv)     # a GGUF file's notes, as it is run
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
-    dev = _device(on, roof)
+    dev = catalog_device(on, roof)
     mem, memory_from, host_note = device_capacity(dev, on, memory, gpu_mem_util)
     # --link-bw wins over a measured link; --link-from (or --on as a cluster profile)
     # gives the links that were not given
@@ -383,11 +370,12 @@ def _compared(compare: str | None, util: float | None = None) -> tuple:
     from ..hardware.resolve import load_roofs
     from ..workloads.llm.study import Compared
     from .llm_memory import device_capacity
+    from .llm_words import catalog_device
 
     out = []
     for name in _compared_names(compare):
         roof = load_roofs(name)[0]
-        mem = device_capacity(_device(name, roof), name, None, util)[0]
+        mem = device_capacity(catalog_device(name, roof), name, None, util)[0]
         out.append(Compared(name, roof, mem or None))
     return tuple(out)
 

@@ -36,6 +36,7 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
     data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
     llm = data["llm"]
+    llm["settings"] = kv_settings(llm["settings"], r.settings)
     if res.memory_from and isinstance(llm.get("footprint"), dict):
         llm["footprint"]["device_bytes_from"] = res.memory_from   # as the memory line
     if res.measured:
@@ -74,7 +75,12 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
         from ..workloads.llm.pipeline import pipeline_dict
 
         llm["totals"] = totals(r, tpr, res.ppr)
-        llm["pipeline"] = pipeline_dict(res.ppr)
+        from ..workloads.llm.parallel import shard
+
+        # each stage's kinds of layers, per device (the shard under --tp), KV at the
+        # memory line's context
+        llm["pipeline"] = pipeline_dict(res.ppr, shard(r.config, r.settings.tp), r.settings,
+                                        r.footprint.context)
         if res.pp_link is not None:
             llm["pipeline"]["link"]["provenance"] = res.pp_link.provenance()
     for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
@@ -88,12 +94,26 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m
         row["fits"] = None if m is None else r.footprint.total <= m
-    from .llm_words import die_note
+    from .llm_words import closing_notes
 
-    # the text's closing notes: what is approximate or left out; the package a roof of
-    # several devices to software stands for (llm_words.die_note)
-    llm["notes"] = [*r.notes, *filter(None, [die_note(r)])]
+    # the text's closing notes: what is approximate or left out, how a table quantized by
+    # hand is counted, the package a roof of several devices to software stands for
+    llm["notes"] = closing_notes(r)
     return data
+
+
+def kv_settings(settings: dict, s) -> dict:
+    """llm.settings with the cache's format beside "kv" (s27): "kv" keeps naming the class
+    its values are attended in (int8 under --kv q8_0, as before), "kv_format" names what
+    --kv took (q8_0, q4_0, ...; the dtype itself otherwise) and "kv_bytes_per_value" the
+    bytes a cached value takes, its block scales included (q8_0: 34 B per 32 = 1.0625)."""
+    out: dict = {}
+    for key, value in settings.items():
+        out[key] = value
+        if key == "kv":
+            out["kv_format"] = s.kv_format or s.kv
+            out["kv_bytes_per_value"] = s.kv_bytes
+    return out
 
 
 def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -> None:

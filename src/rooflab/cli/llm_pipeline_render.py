@@ -16,6 +16,41 @@ def _dtypes_fit(r, device_bytes: float) -> bool:
                          prompt=r.request.prompt, device_bytes=device_bytes) is not None
 
 
+def stage_kinds(ppr, r) -> list[str]:
+    """Each stage's kinds of layers where the model has more than one, or its layers'
+    weights differ (a GGUF file): " (10 full + 11 window 4096; KV a layer 67.1 MB / 33.6 MB
+    a sequence)", " (a layer 123 MB-139 MB)"; "" for a model of one kind of layer. A
+    stage's bytes are sums over its layers, and their mean hides the two kinds (s27)."""
+    from ..workloads.llm.parallel import shard
+    from ..workloads.llm.pipeline import layer_kinds
+
+    cfg = shard(r.config, r.settings.tp)
+    ctx = r.footprint.context
+    every = layer_kinds(cfg, r.settings, range(cfg.layers), ctx)
+    mixed_att = len({k.attention for k in every}) > 1
+    mixed_mlp = len({k.mlp for k in every}) > 1
+    order = {(k.attention, k.mlp): i for i, k in enumerate(every)}
+    out = []
+    for st in ppr.stages:
+        kinds = sorted(layer_kinds(cfg, r.settings, st.layers, ctx),
+                       key=lambda k: order[(k.attention, k.mlp)])    # every stage alike
+        parts = []
+        if mixed_att or mixed_mlp:
+            names = [" ".join(w for w, on in ((k.attention, mixed_att), (k.mlp, mixed_mlp))
+                              if on) for k in kinds]
+            parts.append(" + ".join(f"{k.layers} {n}" for k, n in zip(kinds, names,
+                                                                       strict=True)))
+        if mixed_att and len({k.kv_bytes for k in kinds}) > 1:
+            parts.append("KV a layer " + " / ".join(si(k.kv_bytes, "B") for k in kinds)
+                         + f" a sequence at {ctx} tokens")
+        lo = min(k.weights_bytes[0] for k in kinds)
+        hi = max(k.weights_bytes[1] for k in kinds)
+        if hi > lo * (1 + 1e-9):
+            parts.append(f"a layer's weights {si(lo, 'B')}-{si(hi, 'B')}")
+        out.append(f" ({'; '.join(parts)})" if parts else "")
+    return out
+
+
 def pipeline_lines(ppr, r) -> list[str]:
     """--pp's section: the stages, the latency view (TPOT) and the throughput view."""
     if ppr is None:
@@ -27,7 +62,9 @@ def pipeline_lines(ppr, r) -> list[str]:
         ppr = replace(ppr, device_bytes=mem)
     lk = ppr.link
     lat = f" + {fmt_seconds(lk.hop_latency_s, 4)} latency" if lk.hop_latency_s else ""
-    stage = "; ".join(f"stage {st.index}: {st.describe()}, {fmt_seconds(st.seconds)}"
+    kinds = stage_kinds(ppr, r)
+    stage = "; ".join(f"stage {st.index}: {st.describe()}{kinds[st.index]}, "
+                      f"{fmt_seconds(st.seconds)}"
                       + (f" (all-reduces {fmt_seconds(st.comm_s)})" if st.comm_s else "")
                       + f", {si(st.total_bytes, 'B')}" for st in ppr.stages)
     hops = ppr.pp - 1

@@ -21,8 +21,8 @@ from .llm_sweep_render import (
 )
 from .llm_tp_lines import tp_line, tp_link_words, tp_sweep_line
 from .llm_words import (
+    closing_notes,
     device_word,
-    die_note,
     narrower,
     per_s,
     rows_words,
@@ -376,7 +376,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     for line in pipeline_lines(run.ppr, r):
         out.print(line, soft_wrap=True, markup=False)
     _print_variants(out, run)
-    for note in (*r.notes, *filter(None, [die_note(r)])):
+    for note in closing_notes(r):
         out.print(f"note: {note}", soft_wrap=True, markup=False)
 
 

@@ -7,6 +7,22 @@ from ..units import fmt_seconds
 from ..workloads.llm.settings import NARROW
 
 
+def catalog_device(spec: str, roof):
+    """The catalog entry behind --on (for the device memory and the link; `llm`, `train`),
+    or None: a profile or roof file's by the roof's name, else --on's name."""
+    from pathlib import Path
+
+    from ..errors import HardwareNotFound
+    from ..hardware import catalog
+
+    try:
+        if Path(spec).suffix == ".json" or Path(spec).is_file():
+            return catalog.match_device_name(roof.name)
+        return catalog.lookup(spec)
+    except HardwareNotFound:
+        return None
+
+
 def device_word(roof) -> str:
     """What one device of a --tp/--pp group is called: 'GPU' when the roof is a catalog
     GPU's (or a profile named like one), else 'device': a TPU or Gaudi chip, a CPU, or a
@@ -59,6 +75,14 @@ def die_note(r) -> str | None:
              f"({per * n} dies)" if per > 1 else "")
     return (f"{note(r.roof.name, n)}. So are these floors and the memory line: one process "
             f"has {n}x these work floors (the launches the same){group}")
+
+
+def closing_notes(r) -> list[str]:
+    """The notes the text and the JSON close with: the run's own (r.notes), how a table
+    quantized by hand is counted (count_notes.table_note), a multi-die package's."""
+    from ..workloads.llm.count_notes import table_note
+
+    return [*r.notes, *table_note(r.settings), *filter(None, [die_note(r)])]
 
 
 def unified_memory(roof) -> bool:

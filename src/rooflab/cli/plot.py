@@ -20,7 +20,7 @@ torch.profiler chrome traces).
 
 A profile gives two roofs: measured (solid) and nominal (dashed). The first
 roof judges the kernels: blue with a slope glyph left of its ridge, orange
-with a flat glyph right of it (docs/plot.md: reading the chart in grey).
+with a flat glyph right of it (`rooflab docs plot`: reading the chart in grey).
 
   rooflab plot kernels.json --on t4 -o chart.png
   rooflab plot kernels.csv --on profile.json --on h100-sxm -o chart.svg
@@ -157,7 +157,8 @@ def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = (),
     level, the numbers the points are labelled with ("analysis" keeps every level)."""
     from dataclasses import asdict
 
-    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, roof_to_dict
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict
     from ..report.chart import above_roof, caveats, flagged
     from ..report.chart_batch import chart_analysis
     from ..report.envelope_bound import analysis_json

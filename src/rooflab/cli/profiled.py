@@ -17,6 +17,7 @@ from ..model.analysis import Analysis, analyze, notes_by_text
 from ..model.bandwidth_reached import bandwidth_of
 from ..model.csv_provenance import PROVENANCE_COLUMNS, provenance_cells
 from ..model.kernel import Kernel
+from ..model.roof_schema import judged_kind  # roof_kind, as the JSON's roof.kind says
 from ..model.schema import analysis_to_dict
 from ..units import LEVELS
 from .common import (
@@ -74,15 +75,6 @@ def table_rows(analysis: Analysis, top: int | None = None, full: Analysis | None
         shown += 1
         rows += [_point_row(k, p, bounds[id(p)], analysis.roof) for p in points]
     return rows
-
-
-def judged_kind(roof) -> str:
-    """roof_kind: "derived" for a catalog roof whose compute ceilings were scaled to the SM
-    clock ncu recorded (profile_checks.at_recorded_clock), where percent_of_roof is judged
-    on derived figures; it said "nominal" (review s26 v2 F8). Else the roof's kind."""
-    if roof.kind == "nominal" and any(c.provenance == "derived" for c in roof.compute):
-        return "derived"
-    return roof.kind
 
 
 def _point_row(k: Kernel, p, bound: str, roof) -> dict:

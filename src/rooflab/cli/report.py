@@ -27,7 +27,7 @@ kernels reached.
   rooflab report out.ncu-rep --kernel sigma --exclude red --per-launch
 
 With --on a profile holding a nominal and a measured roof (a probed profile, or seed
-004's two-roof JSON: docs/seeds.md), the report starts with seed 004's record table:
+004's two-roof JSON: `rooflab docs seeds`), the report starts with seed 004's record table:
 bandwidth, peaks, ridge and launch floor nominal vs measured, then each top kernel's
 FLOP/s and time against the nominal roof; --json gives it as "record_table", -o x.md
 and x.html too (with any profile).
@@ -40,8 +40,46 @@ it each kernel is judged at the level that binds it hardest.
 
 --kernel/--exclude keep the kernels `rooflab ncu` would keep with them (any input);
 --per-launch splits an ncu file's kernels into their launches, as `rooflab ncu
---per-launch` does.
+--per-launch` does. Nsight Compute's per-precision points are `rooflab ncu FILE
+--precision fp64` (or each): report judges each kernel whole.
 """
+
+
+def refuse_precision(precision: str | None) -> None:
+    """`report --precision`: refused, with the way to the view. Nsight Compute's
+    per-precision point (ingest/ncu_precision) holds one precision's FLOP over the kernel's
+    whole time: fine for a table or a chart (`rooflab ncu --precision`), but report's
+    gains, shares and advice read that time as the point's own. NERSC GPP's fp32 point (2 %
+    of its roof) was told it would save 22.2 s, 49 % of the run, at its roof, where the
+    kernel's time is the fp64 work's; `each` counted the 22.8 s kernel twice (45.5 s).
+    The default point, every precision at the weighted ceiling, reads ncu's own % of roof
+    of the main precision (55.49 % vs ncu's fp64 55.47 %). `plot --precision` is another
+    option: the ceilings to draw."""
+    if precision is None:
+        return
+    from ..ingest.ncu_precision import EACH, parse_view
+    from ..units import PRECISIONS
+
+    whole = ("`rooflab report` judges each kernel whole, its time once and all its "
+             "precisions held to their weighted ceiling, which its gains and advice need")
+    try:
+        # the word first, so the command suggested runs (s27 v2-F11: 'bogus' was passed on)
+        view = parse_view(precision)
+    except InputError:
+        if precision.strip().lower() == "all":
+            raise InputError(f"--precision all: {whole}, which is every precision in one "
+                             f"point already: drop --precision; for every ceiling on a "
+                             f"chart, `rooflab plot FILE --on GPU --precision all -o "
+                             f"chart.png`") from None
+        raise InputError(f"--precision '{precision}': not a precision, and {whole}, so it "
+                         f"takes none. For Nsight Compute's per-precision points use "
+                         f"`rooflab ncu FILE --precision {EACH}` or one of "
+                         f"{', '.join(PRECISIONS)}") from None
+    raise InputError(
+        f"--precision {view}: {whole}; a per-precision point carries the whole kernel's "
+        f"time, so its gain would be wrong. For Nsight Compute's per-precision points use "
+        f"`rooflab ncu FILE --precision {view}` (a table, --json or -o chart.png; FILE the "
+        f"ncu CSV or .ncu-rep); for the ceilings a chart draws, `rooflab plot --precision`")
 
 
 REPORT_SUFFIXES = (".html", ".htm", ".md", ".markdown", ".json")
@@ -191,6 +229,8 @@ def register(app) -> None:
         kernel: KernelRe = None,
         exclude: ExcludeRe = None,
         per_launch: bool = typer.Option(False, "--per-launch", help=PER_LAUNCH_HELP),
+        # refused with the way to the view (refuse_precision); hidden: it reads nothing
+        precision: str = typer.Option(None, "--precision", metavar="PREC", hidden=True),
         level: str = typer.Option(
             None, "--level", metavar="L1|L2|L3|DRAM|all", help="judge each kernel at this "
             "level's bytes: L1 the cache-aware CARM reading (lowest roof above the dot), "
@@ -207,6 +247,7 @@ def register(app) -> None:
         from .inputs import load_inputs
         from .options import patterns
 
+        refuse_precision(precision)
         report_gate.check_pct(fail_below)
         level = checked_reading(level)
         if top < 0:

@@ -21,7 +21,8 @@ def _known_parts(choice: RoofChoice, imp: ProfileImport) -> list[str]:
     """The appended texts choose_roof words from these same inputs, each whole: the clock
     note holds '; ' of its own, so splitting the line on '; ' alone would cut it."""
     from ..hardware.rocprof_roofline import above_nominal_line
-    from ..ingest.profile_checks import SCALED, clock_mismatch, device_mismatch
+    from ..ingest.profile_checks import clock_mismatch, device_mismatch
+    from ..model.roof_schema import SCALED
 
     roof = choice.roof
     # the note of a catalog roof scaled to the recorded clock (profile_checks.

@@ -47,7 +47,7 @@ class ScaleRun:
 
 def scale_json(run: ScaleRun) -> dict:
     """The --json document (docs/json.md: scale)."""
-    from ..model.schema import roof_to_dict
+    from ..model.roof_schema import roof_to_dict
 
     mem = run.memory
     # "roof" is a roof object, as in every verb's JSON; "device" names it.

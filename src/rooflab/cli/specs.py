@@ -203,7 +203,8 @@ def _show_cmd(
     """
     from ..errors import InputError
     from ..hardware.catalog import device_to_dict
-    from ..model.schema import SCHEMA_VERSION, roof_to_dict
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import SCHEMA_VERSION
     from .common import console, emit_json
 
     _notes_on_close(ctx, name)

@@ -77,7 +77,8 @@ def import_cmd(
       rooflab specs import --from T4 --dram 270GB/s --fp16 50TFLOP/s@tensor
     """
     from ..hardware.import_roofs import assemble_roof
-    from ..model.schema import SCHEMA_VERSION, roof_to_dict
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import SCHEMA_VERSION
     from .common import emit_json, say_line
 
     if output is not None:

@@ -144,7 +144,7 @@ def list_tables(devices, width: int) -> list:
 
 def _device_json(d) -> dict[str, Any]:
     from ..hardware.catalog import device_to_dict, roof_ridges
-    from ..model.schema import roof_to_dict
+    from ..model.roof_schema import roof_to_dict
 
     if isinstance(d, FileRoof):
         # the ridges the table prints beside a file's peaks, as a catalog entry has them

@@ -53,11 +53,16 @@ VERBS: dict[str, tuple[str, str]] = {
         "memory floors from the roof, the gradient all-reduce on the link (ring model, "
         "nccl-tests bus bandwidth), with or without overlap; shows where the link starts to "
         "bind."),
+    "train": ("train",
+        "One training step on the roof: forward, backward, recompute and optimizer kernels, "
+        "the step floor, tokens/s, MFU and whether it fits."),
     "likwid": ("likwid",
         "Put a CPU program's marker regions, measured with likwid-perfctr, on the roofline."),
     "perf": ("perf",
         "Put a whole CPU program measured with `perf stat` on the roofline: one point per "
         "file."),
+    "docs": ("docs_cmd",
+        "Read rooflab's manual: list its topics, or print one."),
     "specs": ("specs",
         "Datasheet roofs of GPUs, accelerators and CPUs (nominal; CPU peaks are derived from "
         "cores x clock x SIMD lanes x FMA pipes x 2)."),

@@ -271,6 +271,7 @@ def register(app) -> None:
 def _document(result, inputs, doubts: list[str], hardware, files) -> dict:
     """The what-if's JSON document (--json, -o w.json): describe() with the warnings, the
     notes, the efficiency basis and the llm block's extras."""
+    from ..model.roof_schema import judged_kind
     from ..model.whatif_floors import describe
 
     data = describe(result)
@@ -284,9 +285,10 @@ def _document(result, inputs, doubts: list[str], hardware, files) -> dict:
     assumed = precision_assumed_note(inputs.kernels)
     data["notes"] = [*inputs.notes, *([assumed] if assumed else [])]   # [] when empty
     if hardware is not None:
+        # the kinds the numbers judge by: ncu's clock-scaled roof is "derived" (s27 v2-F8)
         data["efficiency_basis"] = {"name": result.before.roof.name,
-                                    "kind": result.before.roof.kind,
-                                    "target_kind": result.after.roof.kind}
+                                    "kind": judged_kind(result.before.roof),
+                                    "target_kind": judged_kind(result.after.roof)}
     data.update(_llm_extras(_llm_doc(files), result, hardware))
     return data
 

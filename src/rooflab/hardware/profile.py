@@ -27,7 +27,8 @@ from ..model.document_parts import profile_part
 from ..model.level_order import flag_inversions
 from ..model.machine import core_share
 from ..model.real_traffic import REAL_TRAFFIC, consistent, real_traffic_ceiling
-from ..model.schema import SCHEMA_VERSION, roof_from_dict, roof_to_dict
+from ..model.roof_schema import roof_from_dict, roof_to_dict
+from ..model.schema import SCHEMA_VERSION
 from ..model.spread_warnings import is_spread_warning, samples_vary
 from ..user_path import user_path
 from .profile_checks import check_document, check_parts
@@ -162,7 +163,7 @@ def consistent_real_traffic(measured: Roof, extras: Mapping[str, Any]) -> Roof:
 
 
 def save_profile(path: str | os.PathLike, profile: MachineProfile) -> None:
-    """Write `profile` (a MachineProfile) to `path` as JSON (docs/json.md "Profile"),
+    """Write `profile` (a MachineProfile) to `path` as JSON (`rooflab docs json`, "Profile"),
     atomically: an interrupted save leaves no partial profile. Returns None.
 
     A Roof alone is no profile: wrap it, MachineProfile(host={"name": ...}, measured=roof).

@@ -12,7 +12,8 @@ from ..errors import InputError, ParseError, RooflabError, parse_error_in
 from ..files import load_json
 from ..model.ceiling import Ceiling, Roof
 from ..model.document_parts import profile_part, roof_parts
-from ..model.schema import check_schema_version, roof_from_dict
+from ..model.roof_schema import roof_from_dict
+from ..model.schema import check_schema_version
 from ..units import LINKS
 from .ert_roofs import ert_roofs, is_ert
 from .profile import profile_from_dict, roof_at_threads

@@ -178,7 +178,7 @@ def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
            for key, word in k.provenance.items() if word not in WORDS]
     if odd:
         _warn_rows(path, odd, f"not a provenance word rooflab knows ({', '.join(WORDS)}; "
-                              f"docs/json.md \"Provenance\"): kept as written, and written "
+                              f"`rooflab docs json`, \"Provenance\"): kept as written, and written "
                               f"out so; write one of these words")
 
 
@@ -232,12 +232,17 @@ def finish_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
     """The end of every kernel-file reader (CSV and JSON): the file's warnings
     (_check_read), the note for the kernels (indices `defaulted`) whose precision was not
     given, each of them marked provenance["precision"] = "assumed", then the level rows
-    joined. `fix`: what to write in this file's format."""
+    joined, and a kernel's precision rows (kernelfile_views). `fix`: what to write in this
+    file's format."""
     _check_read(path, kernels, wheres, given_ai)
     note_default_precision(path, [(wheres[i], kernels[i].name) for i in defaulted], fix)
     assumed = set(defaulted)
     marked = [_assumed(k) if i in assumed else k for i, k in enumerate(kernels)]
-    return _merge_levels([_with_op_unit(k) for k in marked], path, wheres)
+    from .kernelfile_views import join_precision_views
+
+    # an old `ncu --precision each -o` file's rows of one kernel: joined back (its module)
+    return join_precision_views(_merge_levels([_with_op_unit(k) for k in marked], path,
+                                              wheres), path)
 
 
 def _assumed(k: Kernel) -> Kernel:

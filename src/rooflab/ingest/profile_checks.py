@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
+from ..model.roof_schema import SCALED  # the note's opening (cli/roof_source_notes finds it)
 from .profile_envelope import on_cpu
 
 
@@ -152,8 +153,6 @@ def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
 # to the clock ncu recorded; as '@1t' picks a profile's one-thread roof, '@boost' picks the
 # datasheet's roof.
 BOOST = "@boost"
-# the start of at_recorded_clock's note (cli/roof_source_notes finds it on the roof)
-SCALED = "compute ceilings derived at SM"
 # a recorded clock within 1 % of the catalog's is the catalog's (no scaling, no note)
 SAME_CLOCK = 0.99
 

@@ -106,6 +106,11 @@ def _lower_precision(p: Point, e: Efficiency, roof: Roof, kind: str,
     """The "use ALT instead" advice. `nominal`: the datasheet roof beside a measured
     `roof`; the ALT ceiling is then held to the nominal ratio as `whatif --precision`
     holds it (whatif_precision_cap.capped_roof, review r4 F3/F4)."""
+    if kernel is not None and kernel.meta.get("held_unquantized"):
+        # the producer marked it as kept at its precision (a training step's optimizer:
+        # fp32 master weights and state; MLA's absorbed 16-bit copies), as whatif
+        # --quantize leaves it: a lower precision is no lever there
+        return None
     if p.flop <= 0:
         return _narrower_storage(p, e, kernel)
     unit = kernel.unit if kernel is not None else None

@@ -38,6 +38,7 @@ from .retime_launch import (
     launch_share,
     share_written,
 )
+from .roof_schema import judged_kind
 from .sanity_ceilings import applicable_launch_s
 from .work_floor import launch_plus, work_floor, work_floor_or_none
 
@@ -214,11 +215,11 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     end's work is at the rate the step reaches on its judging roof, carried like for like.
     launch_left_out: the old time was below calls x its launch floor (launch_left_out()),
     so it holds no launches and neither does the predicted time. launch_calls: the calls
-    whose launches the predicted time holds, where not new.calls (a fusion whose members
-    were timed partly GPU-side: only the members' times that held launches bring theirs).
-    launch_share: the fraction of calls x the launch floor the old time held
-    (held_launch_share: efficiency_of's split), so the predicted time adds back the launch
-    share that the efficiency took out, no more. peaks: work_floor's memo of compute
+    whose launches the predicted time holds, where not new.calls. launch_share: the
+    fraction of calls x the launch floor the old time held (retime_launch's split; a
+    fusion's, whatif._fused_split), so the predicted time adds back the launch share that
+    the efficiency took out, no more; and readings' shares are of the same calls x the
+    floor. peaks: work_floor's memo of compute
     ceilings, one dict for all the kernels a what-if retimes. readings: retime_launch's
     band_readings, the two ends (work ratio, launch share) of an old time near calls x
     its launch floor, priced into meta seconds_launch_range."""
@@ -272,22 +273,6 @@ def launch_left_out(before: Analysis, k: Kernel) -> bool:
     p = _primary(before).get(k.name)
     return (p is not None and p.seconds is not None and bool(p.overhead_floor_s)
             and applicable_launch_s(p) == 0.0)
-
-
-def held_launch_share(before: Analysis, k: Kernel) -> float:
-    """The share of calls x its launch floor that a timed kernel's measured time holds, as
-    efficiency_of splits it: 1 where the time has room for all of them; less where the
-    launches are capped at the time above the work floor (a kernel timed near its roof);
-    0 where the floor is left out (GPU-side, below calls x the floor). retime adds back
-    this share, so a change that changes nothing predicts the measured time: with the full
-    calls x 5 us added back, gemv_decode (12.5 us, work floor 10.0 us) read 12.5 -> 15 us,
-    0.83x, under --bytes-scale 1 (review s21 x2 F1). 1 untimed or without a floor. A
-    fusion's split (model/whatif.fuse); the other what-ifs read retime_launch's, which has
-    no switch at calls x the floor (review s26 r3 F1)."""
-    p = _primary(before).get(k.name)
-    if p is None or p.seconds is None or not p.overhead_floor_s:
-        return 1.0
-    return min(1.0, efficiency_of(p).launch_s / p.overhead_floor_s)
 
 
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
@@ -393,7 +378,9 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
     by the probe's derating (review 13v F-M: catalog T4 -> the T4's own profile read 0.83x).
     So the first pair of one kind is used, the target's judging roof first, where the --on
     roof covers every kernel's memory levels (and an alternative target roof does too):
-    like for like; otherwise the judging roofs, and the line says the mix."""
+    like for like; otherwise the judging roofs, and the line says the mix. The kind is the
+    one the numbers judge by (roof_schema.judged_kind): a catalog roof ncu's recorded clock
+    scaled is "derived", not the datasheet's "nominal" (s27 v2-F8)."""
     targets = (targets,) if isinstance(targets, Roof) else tuple(targets)
     judge, first = on_roofs[0], targets[0]
 
@@ -402,27 +389,34 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
             not k.bytes or any(r.find_memory(lv) is not None for lv in k.bytes)
             for k in kernels)
 
+    kind = judged_kind    # ncu's clock-scaled catalog roof is "derived" (s27 v2-F8)
     pair = next(((r, t) for t in targets if t is first or covers(t)
-                 for r in on_roofs if r.kind == t.kind and covers(r)), None)
+                 for r in on_roofs if kind(r) == kind(t) and covers(r)), None)
     basis, target = pair or (judge, first)
-    where = f"efficiency taken against {basis.name} ({basis.kind})"
-    if basis.kind == target.kind:
+    where = f"efficiency taken against {basis.name} ({kind(basis)})"
+    onto = f"applied to {target.name} ({kind(target)})"
+    if kind(basis) == kind(target):
         why = ""
         if basis is not judge:
-            why += f", the --on profile's {basis.kind} roof rather than its {judge.kind} one"
+            why += f", the --on profile's {kind(basis)} roof rather than its {kind(judge)} one"
         if target is not first:
-            why += (f", the --hardware profile's {target.kind} roof rather than its "
-                    f"{first.kind} one")
-        return basis, target, (f"{where}{why}, applied to {target.name} ({target.kind}): "
-                               f"like for like")
-    if basis.kind == "measured" and target.kind == "nominal":
+            why += (f", the --hardware profile's {kind(target)} roof rather than its "
+                    f"{kind(first)} one")
+        return basis, target, f"{where}{why}, {onto}: like for like"
+    if kind(basis) == "measured" and kind(target) == "nominal":
         return basis, target, (
-            f"{where}, applied to {target.name} ({target.kind}): not like for like, the "
+            f"{where}, {onto}: not like for like, the "
             f"prediction assumes {target.name} reaches the same share of its datasheet "
             f"peaks as of {basis.name}'s measured ones (optimistic; a profile holding both "
             f"roofs gives like for like)" + real_traffic_line(basis, target))
-    return basis, target, (f"{where}, applied to {target.name} ({target.kind}): not like "
-                           f"for like")
+    if kind(basis) == "derived" and kind(target) == "nominal":
+        # the kernels were judged at the SM clock ncu recorded (profile_checks.
+        # at_recorded_clock), the target at its listed (boost) clock
+        return basis, target, (
+            f"{where}, {onto}: not like for like, the efficiency is a share of peaks scaled "
+            f"to the SM clock ncu recorded, carried onto {target.name}'s listed peaks (its "
+            f"boost clock); --on '{basis.name}@boost' takes it against the listed peaks too")
+    return basis, target, f"{where}, {onto}: not like for like"
 
 
 def moves_document(w: WhatIf) -> Mapping[str, object]:

@@ -1,5 +1,5 @@
 """How much of calls x the launch floor a timed kernel's time holds, as a what-if reads it
-(retime._apply, for every what-if but a fusion).
+(retime._apply for every what-if, whatif.fuse for each member of a fusion).
 
 calls x the roof's launch floor, L, is a nominal figure (5 us a launch on a catalog GPU), so
 a time near it can be read two ways: a GPU-side time (a profiler's) or launches that overlap,
@@ -84,6 +84,15 @@ def launch_share(p: Point | None, k: Kernel) -> float:
     return launch_held_s(p, k) / p.overhead_floor_s
 
 
+def held_reading(p: Point, k: Kernel, reading: int | None = None) -> float:
+    """launch_held_s, or for a time within the band (in_launch_band) under one of report's
+    readings: 0, none of the launches held; 1, all it has room for (band_readings' ends)."""
+    if reading is None or not in_launch_band(p, k):
+        return launch_held_s(p, k)
+    return 0.0 if reading == 0 else min(p.overhead_floor_s, abs(p.seconds - p.floor_s),
+                                        p.seconds)
+
+
 def held_work_ratio(p: Point, k: Kernel) -> float:
     """A timed point's work floor over its measured work, the time less launch_held_s, not
     capped at 1 (retime.work_ratio's rule, with this module's split of the launches)."""
@@ -111,7 +120,7 @@ def band_readings(p: Point | None, k: Kernel) -> tuple[tuple[float, float], ...]
         return ()
     floor = p.overhead_floor_s
     out = []
-    for held in (0.0, min(floor, abs(p.seconds - p.floor_s), p.seconds)):
+    for held in (held_reading(p, k, 0), held_reading(p, k, 1)):
         work = p.seconds - held
         out.append((p.floor_s / work if work > 0 and p.floor_s > 0 else 1.0, held / floor))
     return tuple(out)
@@ -146,3 +155,4 @@ def band_line(moves, floor_s: float) -> str:
             f"or not (GPU-side, or launches that overlap); the prediction counts the part "
             f"of the time above half of calls x the floor as launches, up to all of them, "
             f"and lies between the two readings' times given (meta seconds_launch_range).")
+

@@ -164,7 +164,8 @@ def slow_runs_finding(kernel: Kernel) -> Finding | None:
     warm = kernel.meta.get("warmup_samples_left_out") or 0
     if not isinstance(note, str) or not (left_out or later or slow or kept or warm):
         return None
-    what = [f"{left_out} first call left out of the time" if left_out else "",
+    what = [f"{left_out} first call{'s' if left_out > 1 else ''} left out of the time"
+            if left_out else "",
             f"{warm} first timing samples left out" if warm else "",
             f"call{'s' if len(later) > 1 else ''} {', '.join(map(str, later))} left out "
             f"(numba compiled in {'them' if len(later) > 1 else 'it'})" if later else "",

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from itertools import chain, combinations
 
 from ..errors import InputError
-from .advice_core import efficiency_of
+from ..units import fmt_seconds
 from .analysis import analyze
 from .ceiling import Roof
 from .kernel import Kernel, sum_counts
-from .retime import WhatIf, _apply, _primary, _select, held_launch_share, launch_left_out, retime
+from .retime import WhatIf, _apply, _floor, _primary, _select, retime
+from .retime_launch import launch_held_s
 from .whatif_batch import change_batch  # noqa: F401  (docs/report.md imports it from here)
 from .whatif_floors import describe  # noqa: F401  (docs/python.md imports it from here)
 from .whatif_fuse_bytes import fused_bytes
@@ -61,46 +63,107 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     members = [k for k in kernels if k.name in chosen]
     before = analyze(roof, kernels)
     prim = _primary(before)
-    flop = sum_counts(k.flop for k in members)
-    nbytes, bytes_words = fused_bytes(members)
-    merged = Kernel(name=fused_name or "+".join(k.name for k in members), flop=flop,
-                    bytes=nbytes, calls=max(k.calls for k in members),
-                    unit=next((k.unit for k in members if k.unit), None),
-                    provenance={"flop": "derived", "bytes": "derived"},
-                    meta={"fused": [k.name for k in members]})
-    eff = None
-    if all(k.seconds for k in members) and all(k.name in prim for k in members):
-        effs = [efficiency_of(prim[k.name]) for k in members]
-        work = sum(e.work_s for e in effs)
-        floor = sum(prim[k.name].floor_s for k in members)
-        # capped at 1, unlike retime.work_ratio: members above their roof in a chain are
-        # so mostly by re-reading intermediates from cache, the very traffic fusing
-        # removes (test_advice_r5's c1 chain: 1.60x above, fused measured 1.46x; keeping
-        # the ratio said 2.00x, the cap 1.49x)
-        eff = min(1.0, floor / work) if work > 0 else 1.0
+    merged, bytes_words = _merged(members, fused_name)
     label = f"fuse {len(members)} kernels"
-    # members timed below calls x the launch floor (GPU-side times) hold no launches: nor
-    # does the fused kernel's prediction (retime.launch_left_out, review r1 F6). Judged per
-    # member: the fused launches are those of the members whose times held theirs, so a
-    # GPU-side member's 10000 calls are not added back by a 1-call partner (review r8 F4)
-    held = [k for k in members if not launch_left_out(before, k)]
-    most = max(held, key=lambda k: k.calls) if held else None
-    # of its launches, only the share its measured time held comes back (as retime's other
-    # callers: a member timed near its roof held part of them; review s21 x2 F1)
-    new = retime(merged, roof, eff, label, launch_left_out=not held,
-                 launch_calls=most.calls if most else None,
-                 launch_share=held_launch_share(before, most) if most else 1.0)
-    measured = sum(k.seconds or 0.0 for k in members)
-    if eff is not None and new.seconds is not None and new.seconds > measured:
+    full = (roof.overhead_s or 0.0) * merged.calls   # the fused kernel's launch floor
+    eff, share = None, 1.0
+    if all(k.seconds for k in members) and all(k.name in prim for k in members):
+        # each member's time split as every other what-if splits it (retime_launch's band:
+        # no switch at calls x the launch floor, where this split jumped ~9x; s27). No
+        # range of report's two readings (seconds_launch_range): the launches fusing
+        # removes make the band's time fall outside it (a 490 us and a 610 us member of
+        # 100 calls on an H200: 610 us fused, 550 and 566 us under the readings)
+        eff, launch = _fused_split(before, members)
+        share = launch / full if full > 0 else 1.0
+    new = retime(merged, roof, eff, label, launch_calls=merged.calls, launch_share=share)
+    bound = ""
+    if eff is not None and new.seconds is not None:
         # fusing only removes work and launches: members above their roof, taken at 100 %
         # of it fused, must not read slower than they were (review r8 F4)
-        new = new.with_(seconds=measured)
+        new = new.with_(seconds=min(new.seconds, _measured(members)))
+        # nor faster than fusing fewer of them: the fused kernel does all their work
+        # (s27 v2-F1: a third, faster member raised the combined efficiency, a,b,c read
+        # 427 us where a,b read 1 ms)
+        sub, slowest = _fewer_bound(roof, before, members)
+        if slowest > new.seconds * (1 + 1e-12):
+            new = new.with_(seconds=slowest)
+            bound = (f"; never faster than fusing {'+'.join(sub)} alone "
+                     f"({fmt_seconds(slowest)}), whose work it also does")
     after = [new if k is members[0] else k for k in kernels if k.name not in chosen or
              k is members[0]]
     return WhatIf(label,
                   f"{bytes_words}; it launches once per call and runs its work at the "
-                  f"members' combined efficiency",
+                  f"members' combined efficiency{bound}",
                   before, analyze(roof, after), tuple((k, new) for k in members))
+
+
+def _merged(members: Sequence[Kernel], fused_name: str | None = None) -> tuple[Kernel, str]:
+    """The fused kernel, untimed, and the words saying how its bytes were had."""
+    nbytes, bytes_words = fused_bytes(members)
+    return Kernel(name=fused_name or "+".join(k.name for k in members),
+                  flop=sum_counts(k.flop for k in members), bytes=nbytes,
+                  calls=max(k.calls for k in members),
+                  unit=next((k.unit for k in members if k.unit), None),
+                  provenance={"flop": "derived", "bytes": "derived"},
+                  meta={"fused": [k.name for k in members]}), bytes_words
+
+
+def _measured(members: Sequence[Kernel]) -> float:
+    return sum(k.seconds or 0.0 for k in members)
+
+
+# sub-fusions priced one by one up to this many members (2^10 - 11 = 1013 of them, ~0.1 s
+# on a busy 2-core box; 12 took 0.4 s); above it, the pairs and the sets of all but one, a
+# bound over those only (2^n of them would not end)
+EVERY_SUBSET_UP_TO = 10
+
+
+def _fewer_bound(roof: Roof, before, members: Sequence[Kernel]) -> tuple[list[str], float]:
+    """The slowest prediction of a fusion of fewer of the same (timed) members, and its
+    names; ([], 0) for two members. Each is priced as fuse prices the whole (the members'
+    split, the combined efficiency, the cap at their measured time), so the whole reads at
+    least the slowest of them: the combined efficiency is a mean, which a fast member
+    raises, while the fused floor only grows with members (whatif_fuse_bytes)."""
+    n = len(members)
+    if n < 3:
+        return [], 0.0
+    if n <= EVERY_SUBSET_UP_TO:
+        subs = (c for r in range(2, n) for c in combinations(members, r))
+    else:
+        subs = chain(combinations(members, 2), combinations(members, n - 1))
+    best: tuple[list[str], float] = ([], 0.0)
+    for sub in subs:
+        merged, _ = _merged(sub)
+        eff, launch = _fused_split(before, sub)
+        work, _ = _floor(roof, merged)
+        seconds = min(_measured(sub), launch + work / eff)
+        if seconds > best[1]:
+            best = ([k.name for k in sub], seconds)
+    return best
+
+
+def _fused_split(before, members: Sequence[Kernel]) -> tuple[float, float]:
+    """(combined efficiency, launch time held) of timed fusion members. Each member's time
+    holds the launches retime_launch reads it to hold (launch_held_s), the rest is work;
+    the efficiency is their work floors over their work, capped at 1 (below).
+    The fused kernel launches as often as its most-called members and holds the most launch
+    time any member holds: members timed well past their calls x the launch floor show that
+    the file's times hold their launches, so one read as holding a little (its time near
+    half of that, where the band starts) does not take them away (s27 v2-F1: until then
+    the least of the most-called members', so a 260 us member of 100 calls cut a fusion of
+    two 1 ms members from 500 us of launches to 10 us). A GPU-side member's 10000 calls
+    add none, a 1-call partner's held launch stays (review r8 F4). Held launches rise with
+    each member's time, so the prediction has no switch."""
+    prim = _primary(before)
+    held = [launch_held_s(prim[k.name], k) for k in members]
+    work = sum(k.seconds for k in members) - sum(held)
+    floor = sum(prim[k.name].floor_s for k in members)
+    # capped at 1, unlike retime.work_ratio: members above their roof in a chain are so
+    # mostly by re-reading intermediates from cache, the very traffic fusing removes
+    # (test_advice_r5's c1 chain: 1.60x above, fused measured 1.46x; keeping the ratio
+    # said 2.00x, the cap 1.49x)
+    eff = min(1.0, floor / work) if work > 0 else 1.0
+    return eff, max(held)
 
 
 def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof,

@@ -82,8 +82,8 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
 # Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads
 # it), or the model that counts KV and activations itself.
 SPLIT_FIX = ("give the point's meta.weight_bytes (the bytes that are weights; the rest, KV "
-             "cache and activations, grows with the batch: docs/json.md) or use `rooflab llm "
-             "--batch`, which counts the KV cache")
+             "cache and activations, grows with the batch: `rooflab docs json`) or use "
+             "`rooflab llm --batch`, which counts the KV cache")
 
 
 def _unsplit_decode(k: Kernel, share: float | None) -> bool:

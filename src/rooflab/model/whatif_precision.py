@@ -15,6 +15,7 @@ from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .analysis import analyze
 from .ceiling import Roof
 from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dtype
+from .fp4_formats import DEFAULT_FP4, FP4_BLOCK, block_words, fp4_format
 from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
@@ -50,9 +51,11 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     precision = "fp4" if fmt in FP4_BLOCK else precision
     new_p = flop_precision(precision)
     size = dtype_bytes(precision)
-    # an llm step's GEMM weights and inputs in fp4 carry their block scales, as llm --act
-    # nvfp4|mxfp4 counts them; bare --precision fp4 is nvfp4 there (its default format)
-    block = FP4_BLOCK.get(fmt, FP4_BLOCK["nvfp4"]) if new_p == "fp4" else size
+    # fp4 elements carry their block scales, an llm step's GEMM operands as llm --act
+    # nvfp4|mxfp4 counts them and any other kernel's alike (s27: a kernel file's were a
+    # bare 0.5 B); bare --precision fp4 is nvfp4 (fp4_formats.DEFAULT_FP4)
+    named_fmt = (fmt if fmt in FP4_BLOCK else DEFAULT_FP4) if new_p == "fp4" else None
+    block = FP4_BLOCK[named_fmt] if named_fmt else size
     dtype = canonical_dtype(precision)
     tensor = roof.find_compute(new_p, "tensor") is not None
     mixed = any(sum(v > 0 for v in k.flop.values()) > 1 for k in kernels)
@@ -69,25 +72,37 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     def change(k: Kernel) -> Kernel:
         share = _model_dtype_share(k) if size <= 1 else None
         if share is not None:
-            return _gemm_in_narrow_acts(k, share, named_of(k), new_p, block, _element_bytes(
-                k, stored_dtype(k) or k.precision, precision), tensor)
+            return _said(_gemm_in_narrow_acts(k, share, named_of(k), new_p, block,
+                                              _element_bytes(k, stored_dtype(k) or k.precision,
+                                                             precision), tensor))
         wide = _model_dtype_parts(k) if size <= 1 else None
         if wide is not None:
-            return _in_narrow_acts(k, wide, named_of(k), size / _element_bytes(
+            new = _rows_in_narrow_acts(k, wide, named_of(k), size, block, _element_bytes(
                 k, stored_dtype(k) or k.precision, precision))
+            return k if new is k else _said(new)
         old = stored_dtype(k)
         part = COMPLEX_PARTS.get(old or "")
-        was = _element_bytes(k, part or old or k.precision, precision)
-        ratio = size / was
+        bare = _element_bytes(k, part or old or k.precision, precision)
+        was = _fp4_bytes(k, bare)
+        # fp4 data of no format said (a profiler's): its block scales are in its bytes too
+        ratio = 1.0 if named_fmt and was == size else block / was
         # an SpMV's integer indices and row pointers keep their width: only its values and
         # vectors scale (review 16a C: fp64 -> fp32 CSR, 688 -> 456 MB a sweep, not 344)
-        sparse = sparse_bytes_ratio(k, was, size) if is_sparse(kind(k)) else None
+        sparse = sparse_bytes_ratio(k, was, was * ratio) if is_sparse(kind(k)) else None
         moved = ratio if sparse is None else sparse
         named = complex_name(dtype) if part else dtype
         meta = {**k.meta, **meta_bytes_in_precision(k, ratio, moved)}
-        return k.with_(flop=converted_flop(k, new_p),
-                       bytes={lv: b * moved for lv, b in k.bytes.items()},
-                       unit=_unit_in(k, tensor, kind(k)), meta=meta_in_dtype(meta, named, ratio))
+        # the dtype's words by its bare element size (weight_dtype fp16 -> fp4, not dropped)
+        return _said(k.with_(flop=converted_flop(k, new_p),
+                             bytes={lv: b * moved for lv, b in k.bytes.items()},
+                             unit=_unit_in(k, tensor, kind(k)),
+                             meta=meta_in_dtype(meta, named, size / bare)))
+
+    def _said(k: Kernel) -> Kernel:
+        # a predicted kernel in fp4 names its block format (meta fp4_format), as an llm
+        # step's settings name theirs (act_format, weight_format); out of fp4, none
+        meta = {key: v for key, v in k.meta.items() if key != FP4_FORMAT_META}
+        return k.with_(meta={**meta, FP4_FORMAT_META: named_fmt} if named_fmt else meta)
 
     def named_of(k: Kernel) -> str:
         return complex_name(dtype) if COMPLEX_PARTS.get(stored_dtype(k) or "") else dtype
@@ -109,9 +124,12 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         math = any(v > 0 for v in k.flop.values())
         return roofs[k.precision][0] if math and k.precision in roofs else roof
 
-    w = _apply(roof, kernels, change, names, f"precision -> {new_p}",
+    w = _apply(roof, kernels, change, names,
+               f"precision -> {new_p}" + (f" ({named_fmt})" if named_fmt else ""),
                f"every byte is element data stored in the kernel's dtype, now "
-               f"{size:g} byte(s) per element (per part, for complex data); the math "
+               f"{block:g} byte(s) per element ("
+               + (_fp4_words(named_fmt, fmt) if named_fmt else "")
+               + "per part, for complex data); the math "
                f"runs on the {new_p} ceiling, matrix kernels on its tensor units if any"
                + ("; a sparse kernel's integer indices and row pointers keep their width"
                   if any(is_sparse(kind(k)) for k in kernels) else "")
@@ -135,9 +153,24 @@ NARROW_ACTS_WORDS = ("; as `rooflab llm --act fp8` counts a step, 8-bit activati
                      "(meta model_dtype_parts) keep the model dtype, in bytes and math")
 
 
-# Bytes per element of the block-scaled fp4 formats (0.5 B plus an fp8 scale per 16 /
-# an e8m0 scale per 32), as `rooflab llm --act/--weights nvfp4|mxfp4` counts them
-FP4_BLOCK = {"nvfp4": 0.5 + 1 / 16, "mxfp4": 0.5 + 1 / 32}
+# The meta a kernel moved to fp4 names its block format in (nvfp4, mxfp4)
+FP4_FORMAT_META = "fp4_format"
+
+
+def _fp4_bytes(k: Kernel, bare: float) -> float:
+    """An element's bytes now: an fp4 kernel's format's (meta fp4_format: a predicted
+    kernel's, its block scales counted) where it names one, else `bare`."""
+    fmt = fp4_format(k.meta.get(FP4_FORMAT_META, ""))
+    return FP4_BLOCK[fmt] if fmt and bare == dtype_bytes("fp4") else bare
+
+
+def _fp4_words(named: str, typed: str) -> str:
+    """'nvfp4: 0.5 B + an fp8 scale per 16 elements = 0.5625 B, as ...; ' for --precision
+    in an fp4 format; bare fp4 says it was read as nvfp4 and how to ask for MX blocks."""
+    bare = "" if typed in FP4_BLOCK else (f"; bare fp4 is read as {named}, --precision "
+                                          f"mxfp4 for MX blocks")
+    return (f"{block_words(named)}, as `rooflab llm --act {named}` counts it, meta "
+            f"{FP4_FORMAT_META}{bare}; ")
 
 
 def _narrow_acts_words(kernels: Sequence[Kernel], new_p: str, fmt: str) -> str:
@@ -152,10 +185,9 @@ def _narrow_acts_words(kernels: Sequence[Kernel], new_p: str, fmt: str) -> str:
         words += ("; so do the GEMM outputs and attention (Q, O, the KV cache and its math; "
                   "the cache's dtype is --kv's what-if in `rooflab llm`)")
         if new_p == "fp4":
-            name = fmt if fmt in FP4_BLOCK else "nvfp4"
+            name = fmt if fmt in FP4_BLOCK else DEFAULT_FP4
             words += (f"; fp4 GEMM weights and inputs are {name}, {FP4_BLOCK[name]:g} B each "
-                      f"with the block scale, as `rooflab llm --act {name}` counts them"
-                      + ("" if fmt in FP4_BLOCK else " (--precision mxfp4 for MX blocks)"))
+                      f"with the block scale, as `rooflab llm --act {name}` counts them")
     return words
 
 
@@ -214,10 +246,32 @@ def _model_dtype_parts(k: Kernel) -> tuple[str, ...] | None:
     return tuple(str(p) for p in parts)
 
 
-def _in_narrow_acts(k: Kernel, wide: tuple[str, ...], dtype: str, ratio: float) -> Kernel:
+def _rows_in_narrow_acts(k: Kernel, wide: tuple[str, ...], dtype: str, size: float,
+                         block: float, was: float) -> Kernel:
+    """An llm step's kernel with parts at the model dtype (`was` bytes an element) under
+    --precision `dtype` (`size` bytes bare, `block` with an fp4 format's scales): the
+    embedding's gathered rows move to `block` bytes a weight from the bytes they are
+    stored at (meta weight_bytes_per_param), as llm --act nvfp4|mxfp4 counts the table
+    with its block scales (s27: a bare 0.5 B); rows a table stores narrower than the
+    model dtype (--weights int4: 0.515625 B) stay as stored, as llm --weights int4 --act
+    fp8 keeps them and _gemm_in_narrow_acts keeps a GEMM's (s27: they were halved, 528 B a
+    TinyLlama token, not 1,056), unless a what-if moved them to fp4 (meta fp4_format:
+    bare 0.5 B)."""
+    moved_fp4 = fp4_format(k.meta.get(FP4_FORMAT_META, "")) is not None
+    bare = dtype_bytes("fp4") if moved_fp4 else was
+    per = k.meta.get("weight_bytes_per_param")
+    per = float(per) if _number(per) and per > 0 else bare
+    if per < was and not moved_fp4 and "weights" not in wide:
+        return k
+    return _in_narrow_acts(k, wide, dtype, block / per, size / bare)
+
+
+def _in_narrow_acts(k: Kernel, wide: tuple[str, ...], dtype: str, ratio: float,
+                    bare: float) -> Kernel:
     """An llm step's kernel under 8-bit activations: the `wide` parts of its bytes_split
     and its math stay at the model dtype, its other parts (the embedding's gathered rows)
-    scale by `ratio`; a kernel all of whose parts stay is unchanged."""
+    scale by `ratio` (an fp4 format's block scales included), `bare` the bare element
+    sizes' ratio that names the new dtype; a kernel all of whose parts stay is unchanged."""
     split = k.meta["bytes_split"]
     nums = {p: float(v) for p, v in split.items() if _number(v)}
     total = sum(nums.values())
@@ -229,7 +283,7 @@ def _in_narrow_acts(k: Kernel, wide: tuple[str, ...], dtype: str, ratio: float) 
                                       for p, v in split.items()}}
     if _number(k.meta.get("weight_bytes_per_param")) and "weights" not in wide:
         meta["weight_bytes_per_param"] = k.meta["weight_bytes_per_param"] * ratio
-    meta = meta_in_dtype(meta, dtype, ratio) if "weights" not in wide else meta
+    meta = meta_in_dtype(meta, dtype, bare) if "weights" not in wide else meta
     return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..name_list import named
-from .advice_core import efficiency_of
 from .kernel import Kernel
 from .retime import WhatIf, _primary, launch_left_out
-from .retime_launch import band_line
+from .retime_launch import band_line, launch_held_s
 
 # The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
 # and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
@@ -106,7 +105,8 @@ def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
     if new is None or not new.seconds or not all(
             k.seconds and k.name in prim for k in members):
         return ""
-    work = sum(efficiency_of(prim[k.name]).work_s for k in members)
+    # the members' work as fuse splits their times (retime_launch, whatif._fused_split)
+    work = sum(k.seconds - launch_held_s(prim[k.name], k) for k in members)
     floor = sum(prim[k.name].floor_s for k in members)
     if work <= 0 or floor <= work * (1 + 1e-9):
         return ""

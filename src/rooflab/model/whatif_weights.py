@@ -13,10 +13,17 @@ from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_by
 from .advice_memory import weight_share as known_weight_share
 from .ceiling import Roof, kernel_ceiling
 from .element_dtype import element_bytes
+from .fp4_formats import FP4_BLOCK, block_words
 from .kernel import Kernel
-from .opkind import has_weights, is_attention, is_sparse, is_streaming, kernel_kind
+from .opkind import (
+    has_weights,
+    is_attention,
+    is_sparse,
+    is_streaming,
+    is_whole_step,
+    kernel_kind,
+)
 from .retime import WhatIf, _apply
-from .whatif_precision import FP4_BLOCK
 
 
 def weight_share(k: Kernel, share: float | None) -> float:
@@ -120,28 +127,33 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
     else:
         target, label = _target_bytes(dtype, stored), None
 
-    def change(k: Kernel) -> Kernel:
-        frm = _stored_per_param(k, stored)
-        # the embedding table in an fp4 format is read at fp4's bare width, as llm
-        # --weights nvfp4|mxfp4 counts it (embedding_bytes_per_param: no block scales)
-        to = (dtype_bytes("fp4") if label and kernel_kind(k)[0] == "embedding"
-              else target)
+    def moved(k: Kernel) -> tuple[float, str, float, float]:
+        """(weight share, where it came from, new bytes per weight / old, new bytes per
+        weight) of one kernel, without a word said (a whole step reads its kernels')."""
         # weight-only quantizers (GPTQ, AWQ, bitsandbytes) leave norm weights in the
         # activation dtype, as `rooflab llm --weights` does; an llm step's MLA absorbed
         # kernels stay 16-bit as vLLM runs them (meta held_unquantized; s26 r3 F4)
-        held = k.meta.get("held_unquantized")
         s, src = ((0.0, "a norm: weight-only quantizers leave it")
                   if share is None and kernel_kind(k)[0].endswith("norm")
-                  else (0.0, "held unquantized") if share is None and held
-                  else weight_share_of(k, share))
+                  else (0.0, "held unquantized") if share is None
+                  and k.meta.get("held_unquantized") else weight_share_of(k, share))
+        step = steps.get(id(k))
+        # every kernel's weights at `target`, the embedding's gathered rows too: an fp4
+        # table carries its block scales, as llm --weights nvfp4|mxfp4 counts it (s27:
+        # its rows were a bare 0.5 B, the table stored at 0.5625)
+        return s, src, (target / _stored_per_param(k, stored) if step is None else step), target
+
+    def change(k: Kernel) -> Kernel:
+        s, src, ratio, to = moved(k)
+        held = k.meta.get("held_unquantized")
         if share is None and held:
             kept.append((k.name, str(held)))
-        if s > 0 and to > frm:
+        if s > 0 and ratio > 1:
             # --quantize sets the weights' format both ways (int4 -> int8 is a fair what-if),
             # but a widening is said: gpt-oss's mxfp4 experts under fp8 read 2x the bytes
             widened.append(f"{k.name} ({k.meta.get('weight_dtype') or k.precision})")
         used.append((k.name, s, src))
-        factor = (1 - s) + s * to / frm
+        factor = (1 - s) + s * ratio
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
         # scale from the wrong size (a kernel without weights gets no such key)
         if s <= 0:
@@ -153,11 +165,15 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         # bytes_split's weights and the bytes per weight follow, so a chained what-if
         # reads the new share and size (review s26 r3 F2: a stale split after --quantize)
         meta = {**k.meta, "weight_dtype": canonical_dtype(dtype),
-                **meta_weights_scaled(k.meta, to / frm)}
+                **meta_weights_scaled(k.meta, ratio)}
         if "weight_bytes_per_param" in k.meta:
             meta["weight_bytes_per_param"] = to
         return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
 
+    kernels = tuple(kernels)
+    # filled after `moved` exists (it reads it: {} while the steps' kernels are priced)
+    steps: dict[int, float] = {}
+    steps.update(step_weight_ratios(kernels, moved))
     used: list[tuple[str, float, str]] = []
     widened: list[str] = []
     kept: list[tuple[str, str]] = []
@@ -191,8 +207,7 @@ def _target_bytes(dtype: str, stored) -> float:
 
 def _block_note(label: str) -> str:
     """' (nvfp4: 0.5 B + an fp8 scale per 16 weights)' for a block-scaled fp4 target."""
-    scale = "an fp8 scale per 16" if label == "nvfp4" else "an e8m0 scale per 32"
-    return f" ({label}: 0.5 B + {scale} weights, as rooflab llm --weights {label} counts)"
+    return f" ({block_words(label, 'weights')}, as rooflab llm --weights {label} counts)"
 
 
 def _held_words(kept: Sequence[tuple[str, str]]) -> str:
@@ -212,6 +227,37 @@ def _stored_per_param(k: Kernel, stored) -> float:
     if isinstance(per, (int, float)) and not isinstance(per, bool) and per > 0:
         return float(per)
     return stored(str(k.meta.get("weight_dtype") or k.precision))
+
+
+def step_weight_ratios(kernels: Sequence[Kernel], moved) -> dict[int, float]:
+    """{id(step): new weight bytes / old} for each whole step (opkind.is_whole_step: the
+    step `rooflab llm --tpot-ms` writes beside its kernels) whose meta gives no bytes per
+    weight but whose bytes_split weights are the sum of the other kernels' (its own, in
+    one file): their weights as each of them moves (`moved`: quantize_weights' per-kernel
+    rule), so the step lands on its kernels' sum. Its weight_dtype alone priced a
+    --weights q4_k step's 0.5625 B a weight as int4's bare 0.5 (s27: to int8 2x the
+    weights, not its kernels' 1.78x), and moved its norms too. A step without such kernels
+    scales from its weight_dtype, as before."""
+    def weights(k: Kernel) -> float | None:
+        split = k.meta.get("bytes_split")
+        w = split.get("weights") if isinstance(split, Mapping) else None
+        return float(w) if _number(w) and w > 0 else None
+
+    # the split first: a profiler's file has none, and is_whole_step reads names (s24)
+    split = [(k, w, is_whole_step(k)) for k in kernels if (w := weights(k)) is not None]
+    parts = [(k, w) for k, w, whole in split if not whole]
+    total = sum(w for _, w in parts)
+    out = {}
+    for k, own, whole in split:
+        if (not whole or total <= 0 or abs(total - own) > 1e-6 * own
+                or _number(k.meta.get("weight_bytes_per_param"))):
+            continue
+        new = 0.0
+        for part, w in parts:
+            s, _, ratio, _ = moved(part)
+            new += w * (ratio if s > 0 else 1.0)
+        out[id(k)] = new / total
+    return out
 
 
 def meta_weights_scaled(meta: Mapping, weights: float, rest: float = 1.0) -> dict:

@@ -11,7 +11,8 @@ from ...errors import InputError
 from ...model.ceiling import Roof
 from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
-from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts, roof_to_dict
+from ...model.roof_schema import roof_to_dict
+from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts
 from ...units import fmt_seconds
 from .count_notes import decode_tokens_note, mla_note, mtp_note, softcap_note
 from .footprint import Footprint, footprint

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...units import dtype_bytes, fmt_seconds, si
 from .layer_weights import layer_weights
 from .model_config import ModelConfig
-from .settings import Settings
+from .settings import NARROW, Settings
 
 
 def mla_note(cfg: ModelConfig) -> list[str]:
@@ -85,3 +85,24 @@ def decode_tokens_note(s: Settings, batch: int, step_s: float) -> list[str]:
             f"sequence: {batch / step_s:.4g} tokens/s if one is accepted (the tokens/s and "
             f"request floor here), up to {n * batch / step_s:.4g} if all {n} are; the draft "
             f"model's own time is not counted"]
+
+
+def table_note(s: Settings) -> list[str]:
+    """How the embedding table's rows are counted under narrow weights given by hand (s27):
+    at the matrices' bytes per weight, group or block scales included (kernel_ops.
+    embedding_bytes_per_param), as the table is stored. The setup line already says the
+    table is quantized at all (llm_render.quantized_head); nothing to say for 16-bit
+    weights, a checkpoint's own quantization_config or a GGUF file (its table's type is in
+    the file)."""
+    if s.weights not in NARROW or s.embedding_kept or s.stored is not None:
+        return []
+    per = s.weight_bytes
+    if s.weights == "fp4":
+        return [f"--weights {s.weight_format}: the embedding's gathered rows are counted as "
+                f"the table is stored, {per:.6g} B a weight with its block scales, as the "
+                f"matrices (and whatif --quantize/--precision {s.weight_format})"]
+    scales = " with its group scales" if per > dtype_bytes(s.weights) else ""
+    return [f"--weights {s.weight_format}: the embedding's gathered rows are counted as the "
+            f"table is stored, {per:.6g} B a weight{scales}, as the matrices (and whatif "
+            f"--quantize {s.weights} --group {s.group_size}); llama.cpp quantizes token_embd "
+            f"with its block scales too"]

@@ -67,7 +67,9 @@ class Footprint:
 def weight_bytes(cfg: ModelConfig, s: Settings) -> float:
     """Matrices at the weight dtype, except those stored unquantized (unquantized_params)
     at the checkpoint's own width (Settings.base); norm weights and biases at the
-    activation dtype."""
+    activation dtype. The embedding table is a matrix here, group or block scales
+    included (nvfp4: vocab x hidden x 0.5625 B), the bytes its gathered rows are read at
+    (kernel_ops.embedding_bytes_per_param; s27: fp4's rows were a bare 0.5 B)."""
     p = count_params(cfg)
     if s.stored is not None:   # llama.cpp: each matrix as its tensors are stored
         mats = sum(n * s.stored.of(name) for name, n in module_params(cfg).items())
@@ -84,7 +86,9 @@ def absorbed_copy_bytes(cfg: ModelConfig, s: Settings) -> float:
     v_head) x kv_lora_rank x base bytes (DeepSeek-V3 bf16: 61 x 128 x 256 x 512 x 2 B =
     2.05 GB). 0 without MLA or quantized weights."""
     m = cfg.mla
-    if m is None or s.weights not in NARROW:
+    # llama.cpp's weights (a GGUF file, a ggml --weights type) have no copy: its MLA
+    # multiplies by attn_k_b / attn_v_b as stored (llama-model.cpp, is_mla)
+    if m is None or s.weights not in NARROW or s.stored is not None:
         return 0.0
     return (cfg.layers * cfg.heads * (m.qk_nope_head_dim + m.v_head_dim) * m.kv_lora_rank
             * dtype_bytes(s.base))

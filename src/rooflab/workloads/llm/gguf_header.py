@@ -135,12 +135,24 @@ class _Cursor:
         return ArrayLength(count)
 
 
-def _types() -> tuple[dict[int, str], dict[str, tuple[int, int]]]:
-    """ggml type id -> name, and name -> (block size, type size), from the gguf package."""
-    g = require("gguf", "gguf", "reading a llama.cpp GGUF model file")
+# ggml types newer than some gguf packages still installed: id -> (name, (block size,
+# block bytes)). MXFP4 (ggml PR #15091, gpt-oss's experts): 32 e2m1 weights in 16 B and
+# one e8m0 scale byte (ggml-common.h block_mxfp4), gguf >= 0.18 knows it as type 39.
+NEWER_TYPES = {39: ("MXFP4", (32, 17))}
+
+
+def _types(g: Any = None) -> tuple[dict[int, str], dict[str, tuple[int, int]]]:
+    """ggml type id -> name, and name -> (block size, type size), from the gguf package
+    (`g`, else the installed one), with NEWER_TYPES where it lacks them."""
+    g = g or require("gguf", "gguf", "reading a llama.cpp GGUF model file")
     sizes = {t.name: g.GGML_QUANT_SIZES[t] for t in g.GGMLQuantizationType
              if t in g.GGML_QUANT_SIZES}
-    return {int(t): t.name for t in g.GGMLQuantizationType}, sizes
+    names = {int(t): t.name for t in g.GGMLQuantizationType}
+    for type_id, (name, size) in NEWER_TYPES.items():
+        if type_id not in names:
+            names[type_id] = name
+            sizes.setdefault(name, size)
+    return names, sizes
 
 
 def read_header(path: str | os.PathLike[str]) -> GgufHeader:

@@ -16,8 +16,10 @@ from .model_config import ModelConfig
 from .settings import Settings
 
 ATTENTION_OPS = ("attention", "attention_scores", "attention_values")
-BYTE_MODEL = ("compulsory traffic split into weights / activations / kv; weights read once per "
-              "step for the whole batch")
+# Biases are weights: parameters, resident and read once per step like the matrices (s27:
+# gpt-oss-20b's 6.83 M bias parameters, 13.7 MB in bf16, layer_weights.bias_bytes)
+BYTE_MODEL = ("compulsory traffic split into weights (parameters: matrices, biases, norm "
+              "weights) / activations / kv; weights read once per step for the whole batch")
 
 
 def _count(name: str, op: str, flop: float, split: Mapping[str, float], s: Settings,
@@ -76,10 +78,10 @@ def norm(name: str, rows: int, cols: int, cfg: ModelConfig, s: Settings) -> OpCo
 
 
 def embedding(tokens: int, cfg: ModelConfig, s: Settings) -> OpCount:
-    """ops.embedding: the looked-up rows are weights (at the weight dtype, or the
-    checkpoint's own width where its quantization_config leaves the table unquantized:
-    Settings.embedding_kept); learned position embeddings (GPT-2) add a second
-    gather and an add."""
+    """ops.embedding: the looked-up rows are weights (as the table is stored,
+    embedding_bytes_per_param: group scales included, or the checkpoint's own width where
+    its quantization_config leaves the table unquantized); learned position embeddings
+    (GPT-2) add a second gather and an add."""
     base = ops.embedding(tokens, cfg.hidden, embedding_table_dtype(s))
     # compulsory traffic: each distinct row once, so at most the whole table (a 256 x
     # 2048-token prefill of llama-3-8b gathers 524,288 rows of a 128,256-row table: 1.05
@@ -107,10 +109,21 @@ def embedding_table_dtype(s: Settings) -> str:
 
 
 def embedding_bytes_per_param(s: Settings) -> float:
-    """Bytes per embedding-table weight: the table dtype's bare width (`--weights int4` by
-    hand, llama.cpp token_embd style, no group scales), a GGUF file's own table type."""
-    if s.stored is None or s.embedding_kept:
-        return dtype_bytes(embedding_table_dtype(s))
+    """Bytes per embedding-table weight: the checkpoint's own width where its
+    quantization_config leaves the table unquantized (Settings.embedding_kept), else the
+    table as stored (Settings.table_bytes): by hand (`--weights int4`) the matrices' own
+    bytes per weight, their group scales included (0.5 + 2/128 = 0.515625 B), a GGUF
+    file's table type, a ggml --weights type's blocks. One rule with footprint, the layer
+    weights and whatif --quantize int4 --group 128: the gathered rows are the stored
+    table's rows (before s27 they were read at a bare 0.5 B, the table stored at 0.516).
+    llama.cpp quantizes token_embd with its block scales (no bare-width table exists);
+    GPTQ/AWQ keep it at fp16, which a checkpoint's config.json gives (embedding_kept);
+    count_notes.table_note says which the run counts. fp4 by hand (nvfp4/mxfp4) alike:
+    the table with its block scales, 0.5625 / 0.53125 B a weight (model/fp4_formats.py),
+    as whatif --quantize and --precision nvfp4|mxfp4 count it (before s27 a bare 0.5 B,
+    the footprint's table at 0.5625)."""
+    if s.embedding_kept:
+        return dtype_bytes(s.base)
     return s.table_bytes
 
 

@@ -107,6 +107,10 @@ class Step:
     # (linear, share of its activations bytes that is its output, at the model dtype):
     # whatif --precision fp8 narrows the GEMM input only, as llm --act fp8 (s26 v1-F2)
     out_share: tuple[tuple[str, float], ...] = ()
+    # kernels held at 16-bit whatever the weights (MLA_ABSORBED as vLLM runs them); none
+    # under llama.cpp's weights, whose attn_k_b / attn_v_b are stored and re-quantized as
+    # any matrix (Settings.stored; review s27 v2-F3)
+    held: tuple[str, ...] = MLA_ABSORBED
 
     @property
     def flop(self) -> float:
@@ -165,7 +169,7 @@ class Step:
         per, out = dict(self.per_param), dict(self.out_share)
         return tuple(k.with_(meta={**k.meta, **(kept if is_kept(k.name, self.kept) else extra),
                                    **_marks(k.name, k.meta.get("op"), per, out,
-                                            is_kept(k.name, self.kept))})
+                                            is_kept(k.name, self.kept), k.name in self.held)})
                      for k in (o.kernel() for o in self.ops))
 
     def op(self, name: str) -> StepOp:
@@ -177,7 +181,8 @@ class Step:
 
 # What-if marks (meta) of an llm step's kernels. MLA's absorbed kernels stay 16-bit under
 # any weight format (MLA_ABSORBED): whatif --quantize leaves them, as llm --weights does,
-# in every MLA step, a 16-bit one included (review s26 r3 F4).
+# in every MLA step, a 16-bit one included (review s26 r3 F4); not under llama.cpp's
+# weights (Step.held), where they are stored matrices like the others.
 HELD_UNQUANTIZED = ("vLLM keeps MLA's absorbed W_UK/W_UV as 16-bit copies under quantized "
                     "weights (no quantized bmm)")
 # Norms, RoPE, the residual add and SwiGLU run at Settings.wide: 8-bit activations exist at
@@ -187,19 +192,20 @@ WIDE_OPS = ("rope", "add", "act_mul", "act", "rmsnorm", "layernorm", "softmax")
 
 
 def _marks(name: str, op: object, per: dict[str, float], out: dict[str, float],
-           kept: bool = False) -> dict:
+           kept: bool = False, held: bool = False) -> dict:
     """The what-if marks of kernel `name` (of meta op `op`): its bytes per weight, MLA's
     absorbed kernels held unquantized, the bytes_split parts that stay at the model dtype
     under 8-bit activations (meta model_dtype_parts: all of the part, and the math; meta
     model_dtype_share: a GEMM's output share of its activations, its KV-cache writes). A
     kept module (Step.kept: a quantization_config's unquantized lm_head, router; MLA's
-    absorbed kernels) runs wholly at the model dtype under --act fp8 (Settings.for_module)."""
+    absorbed kernels) runs wholly at the model dtype under --act fp8 (Settings.for_module);
+    `held`: a kernel of Step.held."""
     marks: dict = {}
     if name in per:
         marks["weight_bytes_per_param"] = per[name]
-    if name in MLA_ABSORBED:
+    if held:
         marks["held_unquantized"] = HELD_UNQUANTIZED
-    if kept or name in MLA_ABSORBED:
+    if kept or held:
         marks["model_dtype_parts"] = ["weights", "activations", "kv"]
     elif op in WIDE_OPS:
         marks["model_dtype_parts"] = ["activations", "weights"]
@@ -354,12 +360,14 @@ def build_step(cfg: ModelConfig, s: Settings, *, phase: str, batch: int, q_len: 
                 # s.base (embedding_rows): its meta says so, as whatif --quantize reads it
                 kept=s.keep + ("embedding",) * s.embedding_kept + _absorbed_kept(cfg, s),
                 kept_dtype=s.base, per_param=_per_param(model_ops + layer_ops, s),
-                out_share=_out_shares(model_ops + layer_ops, s))
+                out_share=_out_shares(model_ops + layer_ops, s),
+                held=MLA_ABSORBED if s.stored is None else ())
 
 
 def _absorbed_settings(s: Settings) -> Settings:
-    """The settings MLA's absorbed kernels run at: 16-bit under narrow weights."""
-    return s.unquantized() if s.weights in NARROW else s
+    """The settings MLA's absorbed kernels run at: 16-bit under narrow weights, but as
+    stored under llama.cpp's (Settings.stored: attn_k_b / attn_v_b are the kernels)."""
+    return s.unquantized() if s.weights in NARROW and s.stored is None else s
 
 
 def _per_param(ops: list[StepOp], s: Settings) -> tuple[tuple[str, float], ...]:
@@ -393,7 +401,7 @@ def _out_shares(ops: list[StepOp], s: Settings) -> tuple[tuple[str, float], ...]
 def _absorbed_kept(cfg: ModelConfig, s: Settings) -> tuple[str, ...]:
     """MLA's absorbed kernels, 16-bit under quantized weights (MLA_ABSORBED): marked kept
     so that a what-if re-quantizing the step leaves them as vLLM runs them."""
-    return MLA_ABSORBED if cfg.mla and s.weights in NARROW else ()
+    return MLA_ABSORBED if cfg.mla and s.weights in NARROW and s.stored is None else ()
 
 
 def _layer_attention(cfg: ModelConfig, layer: int, context: int, prefill: bool

@@ -21,6 +21,7 @@ from .params import (
     attention_params,
     count_params,
     expert_bias_params,
+    layer_bias_params,
     mlp_params,
     module_params,
     norm_params,
@@ -48,6 +49,10 @@ class LayerWeights:
     router_bytes: float = 0.0
     experts: int = 0
     top_k: int = 0
+    # of attention_bytes + ffn_bytes: the biases (params.layer_bias_params), weights as the
+    # matrices are (parameters read once per step), said apart because a what-if that
+    # narrows the matrices leaves them at the activation width
+    bias_bytes: float = 0.0
 
     @property
     def total_bytes(self) -> float:
@@ -70,7 +75,7 @@ class LayerWeights:
                 "active_bytes": self.active_bytes, "ffn_active_bytes": self.ffn_active_bytes,
                 "routed_experts_bytes": self.routed_bytes,
                 "shared_experts_bytes": self.shared_bytes, "router_bytes": self.router_bytes,
-                "experts": self.experts, "top_k": self.top_k}
+                "experts": self.experts, "top_k": self.top_k, "bias_bytes": self.bias_bytes}
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,12 @@ class ModelWeights:
         return self.layer.total_bytes * self.layers + dense
 
     @property
+    def bias_bytes(self) -> float:
+        """All layers' biases (the layers hold every bias the counts have)."""
+        dense = self.dense_layer.bias_bytes * self.dense_layers if self.dense_layer else 0.0
+        return self.layer.bias_bytes * self.layers + dense
+
+    @property
     def outside_bytes(self) -> float:
         return self.embedding_bytes + self.lm_head_bytes + self.final_norm_bytes
 
@@ -107,7 +118,7 @@ class ModelWeights:
                 "dense_layers": self.dense_layers, "layers_bytes": self.layers_bytes,
                 "embedding_bytes": self.embedding_bytes, "lm_head_bytes": self.lm_head_bytes,
                 "tied_embeddings": self.tied, "final_norm_bytes": self.final_norm_bytes,
-                "total_bytes": self.total_bytes}
+                "bias_bytes": self.bias_bytes, "total_bytes": self.total_bytes}
 
     def describe(self, tp: int = 1, pp: int = 1) -> list[str]:
         """The summary's line: one layer by part, then the model as layers + the parts
@@ -119,10 +130,12 @@ class ModelWeights:
             shared = f" + shared {si(lw.shared_bytes, 'B')}" if lw.shared_bytes else ""
             ffn += (f": {lw.experts} experts {si(lw.routed_bytes, 'B')}{shared} + router "
                     f"{si(lw.router_bytes, 'B')}")
+        biases = (f"{sep}biases {si(lw.bias_bytes, 'B')} of the attention and FFN bytes"
+                  if lw.bias_bytes else "")
         line = (f"one {'MoE ' if moe else ''}layer's weights: {si(lw.total_bytes, 'B')} "
                 f"(attention {si(lw.attention_bytes, 'B')} "
                 f"{_pct(lw.share(lw.attention_bytes))}{sep}{ffn}{sep}norms "
-                f"{si(lw.norms_bytes, 'B')})")
+                f"{si(lw.norms_bytes, 'B')}{biases})")
         if moe:
             line += (f", a token reads {si(lw.active_bytes, 'B')} of it (top-{lw.top_k} of "
                      f"{lw.experts} experts)")
@@ -183,13 +196,14 @@ def _layer(cfg: ModelConfig, s: Settings, moe: bool) -> LayerWeights:
            + attention_params(cfg)[1] * s.vector_bytes + absorbed_copy_bytes(cfg, s) / cfg.layers)
     norms = cfg.norms_per_layer * norm_params(cfg) + (2 * cfg.head_dim if cfg.qk_norm else 0)
     ffn, routed, shared, router = _ffn(cfg, s, moe)
+    biases = layer_bias_params(cfg, moe) * s.vector_bytes
     if not moe:
-        return LayerWeights(att, ffn, norms * s.vector_bytes, ffn)
+        return LayerWeights(att, ffn, norms * s.vector_bytes, ffn, bias_bytes=biases)
     m = cfg.moe
     assert m is not None
     active = routed * m.top_k / m.experts + shared + router
     return LayerWeights(att, ffn, norms * s.vector_bytes, active, routed, shared, router,
-                        m.experts, m.top_k)
+                        m.experts, m.top_k, bias_bytes=biases)
 
 
 def layer_weights(cfg: ModelConfig, s: Settings) -> ModelWeights:

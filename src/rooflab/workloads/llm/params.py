@@ -74,6 +74,24 @@ def mlp_params(cfg: ModelConfig, width: int) -> tuple[int, int]:
     return mats * cfg.hidden * width, bias
 
 
+def layer_bias_params(cfg: ModelConfig, moe: bool) -> int:
+    """Bias parameters of one layer (an MoE one when `moe`): the attention projections'
+    (q/k/v with qkv_bias, o with out_bias/o_bias; MLA has none), the dense MLP's, or every
+    routed expert's and the router's (expert_bias_params). Biases are weights: parameters
+    stored with the layer and read once per step, counted in its attention/FFN bytes and in
+    the kernels' "weights" split at Settings.vector_bytes. gpt-oss-20b: 8,000 attention +
+    32 x 8,640 expert + 32 router = 284,512 a layer. Norm weights, LayerNorm betas and
+    gpt-oss's attention sinks are not biases: norms_bytes, attention_params' vector."""
+    att = 0
+    if cfg.mla is None:
+        att = ((cfg.q_dim + 2 * cfg.kv_dim if cfg.qkv_bias else 0)
+               + (cfg.hidden if cfg.out_bias or cfg.o_bias else 0))
+    if not moe or cfg.moe is None:
+        return att + mlp_params(cfg, cfg.intermediate)[1]
+    e_b, r_b = expert_bias_params(cfg)     # shared experts carry none (count_params)
+    return att + cfg.moe.experts * e_b + r_b
+
+
 def norm_params(cfg: ModelConfig) -> int:
     """One norm: RMSNorm has a weight, LayerNorm a weight and a bias."""
     return cfg.hidden * (2 if cfg.norm == "layernorm" else 1)

@@ -10,7 +10,7 @@ device. model.pipeline turns the stages into TPOT and tokens/s.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...model.ceiling import Roof
@@ -23,6 +23,7 @@ from .footprint import (
     decode_logits_bytes,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
+    kv_bytes_per_token_layer,
 )
 from .kernels import Step, build_step
 from .model_config import ModelConfig
@@ -75,7 +76,7 @@ def stage_weight_bytes(cfg: ModelConfig, s: Settings, layers: range,
         vector -= norm_params(cfg)      # the final norm
     elif cfg.tied_embeddings and "embedding" not in holds:
         matrix += table                 # the last stage's own copy of the tied table
-    if s.stored is not None and len(s.stored.layer_bytes) == cfg.layers:
+    if file_layer_bytes(cfg, s):
         return _stored_stage_bytes(cfg, s, layers, holds)
     return (matrix * s.weight_bytes + vector * s.vector_bytes
             + absorbed_copy_bytes(stage_config(cfg, layers), s))
@@ -89,7 +90,8 @@ def _stored_stage_bytes(cfg: ModelConfig, s: Settings, layers: range,
     output.weight's (a tied one: the last stage's own copy of the table)."""
     st = s.stored
     assert st is not None
-    out = float(sum(st.layer_bytes[i] for i in layers))
+    per_layer = file_layer_bytes(cfg, s)
+    out = float(sum(per_layer[i] for i in layers))
     if "embedding" in holds:
         out += count_params(cfg).embedding * st.table
     if "lm_head" in holds:
@@ -97,6 +99,19 @@ def _stored_stage_bytes(cfg: ModelConfig, s: Settings, layers: range,
         if not cfg.tied_embeddings or "embedding" not in holds:
             out += cfg.vocab * cfg.hidden * st.of("lm_head")
     return out
+
+
+def file_layer_bytes(cfg: ModelConfig, s: Settings) -> tuple[float, ...]:
+    """Each layer's bytes as the GGUF file of s.stored holds them on one of s.tp devices
+    (parallel.shard puts the shard's share in cfg.stored), or (): count the layers."""
+    st = s.stored
+    if st is None or len(st.layer_bytes) != cfg.layers:
+        return ()
+    if s.tp == st.tp:
+        return st.layer_bytes
+    own = cfg.stored
+    ok = own is not None and own.tp == s.tp and len(own.layer_bytes) == cfg.layers
+    return own.layer_bytes if ok and own is not None else ()
 
 
 def stage_activation_bytes(cfg: ModelConfig, s: Settings, holds: tuple[str, ...],
@@ -188,9 +203,65 @@ def pipeline_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, pp: int, bat
     return replace(ppr, transfer_bytes=ppr.transfer_bytes * s.decode_tokens)
 
 
-def pipeline_dict(ppr: PPStep) -> dict[str, Any]:
-    """`rooflab llm --json`'s llm.pipeline (docs/llm.md): plain SI numbers."""
+@dataclass(frozen=True)
+class LayerKind:
+    """The layers of one kind a stage holds: their attention (full, a sliding window, a
+    chunk) and MLP (dense, MoE), how many, one such layer's weights (the least and the most:
+    a GGUF file's layers differ by their tensors' types) and one sequence's KV cache in it.
+    A stage's bytes are sums; the mean layer they imply hides a hybrid model's two kinds
+    (Gemma-2's window-4096 and full layers hold 2 x less and more KV at 8k; s26 leftover)."""
+
+    attention: str
+    mlp: str
+    layers: int
+    weights_bytes: tuple[float, float]
+    kv_bytes: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"attention": self.attention, "mlp": self.mlp, "layers": self.layers,
+                "weights_bytes_per_layer": list(self.weights_bytes),
+                "kv_bytes_per_layer": self.kv_bytes}
+
+
+def layer_kinds(cfg: ModelConfig, s: Settings, layers: range, context: int
+                ) -> tuple[LayerKind, ...]:
+    """The kinds of `layers` of `cfg` (one TP shard under --tp), in the order first met:
+    per layer its weights (a GGUF file's blk.N bytes, one device's share under --tp:
+    file_layer_bytes; else layer_weights' MoE or dense layer) and one sequence's KV at
+    `context` tokens (kv_len: a window caps it)."""
+    from .layer_weights import layer_weights
+
+    mw = layer_weights(cfg, s)
+    gguf = file_layer_bytes(cfg, s)
+    per_token = kv_bytes_per_token_layer(cfg, s)
+    found: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for i in layers:
+        window = cfg.sliding_window if i in cfg.sliding_layers else None
+        att = f"{'chunk' if cfg.chunked else 'window'} {window}" if window else "full"
+        moe = cfg.is_moe_layer(i)
+        one = mw.layer if moe or mw.dense_layer is None else mw.dense_layer
+        w = float(gguf[i]) if len(gguf) == cfg.layers else one.total_bytes
+        found.setdefault((att, "MoE" if moe else "dense"), []).append(
+            (w, per_token * cfg.kv_len(i, context)))
+    return tuple(LayerKind(att, mlp, len(rows), (min(r[0] for r in rows),
+                                                 max(r[0] for r in rows)), rows[0][1])
+                 for (att, mlp), rows in found.items())
+
+
+def pipeline_dict(ppr: PPStep, cfg: ModelConfig | None = None, s: Settings | None = None,
+                  context: int = 0) -> dict[str, Any]:
+    """`rooflab llm --json`'s llm.pipeline (docs/llm.md): plain SI numbers; with the
+    (sharded) config, settings and KV context each stage's layer_kinds (LayerKind)."""
     lk = ppr.link
+    out = _pipeline_dict(ppr, lk)
+    if cfg is not None and s is not None:
+        for row, st in zip(out["stages"], ppr.stages, strict=True):
+            row["layer_kinds"] = [k.to_dict() for k in layer_kinds(cfg, s, st.layers,
+                                                                    context)]
+    return out
+
+
+def _pipeline_dict(ppr: PPStep, lk: Link) -> dict[str, Any]:
     return {"pp": ppr.pp, "tp": ppr.tp, "gpus": ppr.gpus, "batch": ppr.batch,
             "micro_batches": ppr.micro_batches,
             "stages": [{"index": st.index, "first_layer": st.layers.start,

@@ -7,16 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import InputError
+from ...model.fp4_formats import FP4_FORMATS, block_words
 from ...units import FLOAT_PRECISIONS, canonical_dtype
 from .quant_config import dtype_words, undeclared_dtype
 
-# 4-bit float weights (e2m1) and their block scales, by the name --weights takes: NVFP4 one
-# fp8 e4m3 scale per 16 (0.5 + 1/16 = 0.5625 B; its per-tensor fp32 scale is not counted),
-# OCP MXFP4 one e8m0 (1 B) per 32 (0.53125 B, as gpt-oss's config is read). As weights
+# 4-bit float weights (e2m1) and their block scales, by the name --weights takes, are
+# model/fp4_formats.py's FP4_FORMATS (one table for llm and whatif, s27; imported here, and
+# re-exported by settings.py, its old home): NVFP4 an fp8 e4m3 scale per 16 (0.5625 B),
+# OCP MXFP4 an e8m0 byte per 32 (0.53125 B, as gpt-oss's config is read). As weights
 # alone they are dequantized to --act for the math; --act nvfp4/mxfp4 (W4A4) multiplies
 # them in fp4 on Blackwell's fp4_tensor ceiling (a roof without one holds the GEMMs to fp8,
 # ceiling.PRECISION_FALLBACK, and says so). s21 r6 F4.
-FP4_FORMATS = {"nvfp4": (16, "fp8"), "mxfp4": (32, "uint8")}
 
 # llama.cpp's quantized KV caches (-ctk/-ctv TYPE, llama-server --cache-type-k): ggml blocks
 # of 32 values with an fp16 scale (ggml-common.h: block_q8_0 32 int8 + 2 B = 34 B, 1.0625 B
@@ -144,9 +145,9 @@ def _fp4_act(act: str | None, weights: str | None, q: Any, others: dict
     fmt = str(act).strip().lower() if act is not None else ""
     if fmt not in FP4_FORMATS:
         if _is(act, "fp4"):
-            raise InputError("--act fp4: say which format, nvfp4 (an fp8 scale per 16 "
-                             "activations, 0.5625 B) or mxfp4 (an e8m0 scale per 32, "
-                             "0.53125 B)")
+            raise InputError(f"--act fp4: say which format, nvfp4 or mxfp4 "
+                             f"({block_words('nvfp4', 'activations')}; "
+                             f"{block_words('mxfp4', 'activations')})")
         return act, weights
     others["act_format"] = fmt
     if weights is None and not (q is not None and q.weights == "fp4"):

@@ -83,8 +83,10 @@ class StoredWeights:
     source: str = ""                 # "the GGUF file's tensor types" or "--weights q4_k"
     main_type: str = ""              # the type holding the most bytes (Q4_K)
     file_bytes: int = 0              # all tensors of the file (0: not from a file)
-    # each layer's tensors' bytes as the file stores them (blk.N.*), for --pp's stages
-    layer_bytes: tuple[int, ...] = ()
+    # each layer's tensors' bytes as the file stores them (blk.N.*), for --pp's stages;
+    # under --tp one device's share of each (parallel.shard: tp > 1)
+    layer_bytes: tuple[float, ...] = ()
+    tp: int = 1
 
     def of(self, module: str) -> float:
         """Bytes per weight of linear `module` (an expert's: expert_up_proj)."""

@@ -1,0 +1,228 @@
+"""rooflab train — one training step of a transformer on the roof: forward, backward,
+recompute and optimizer kernels, the step floor, tokens/s, MFU and memory."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError
+from .options import on_option
+
+OnTrain = Annotated[str | None, on_option()]
+
+
+def register(app) -> None:
+    @app.command("train")
+    def train(
+        config: str = typer.Argument(..., help="config.json path, bundled name (`rooflab llm "
+                                     "list`) or Hugging Face id, as `rooflab llm` takes it"),
+        on: OnTrain = None,
+        batch: int = typer.Option(1, "--batch", help="sequences per micro-batch on the "
+                                  "device (one forward and backward)"),
+        accumulate: int = typer.Option(1, "--accumulate", help="gradient accumulation: "
+                                       "micro-batches per optimizer step (forward and "
+                                       "backward N times, the optimizer once; memory at "
+                                       "the micro-batch, tokens/s and MFU per optimizer "
+                                       "step)"),
+        seq: int = typer.Option(None, "--seq", help="tokens per sequence (default: 2048, or "
+                                "the model's context when shorter)"),
+        recompute: str = typer.Option("none", "--recompute", help="activation recompute: "
+                                      "none, full (the blocks' forward again; keeps each "
+                                      "layer's input) or selective (Korthikanti et al. "
+                                      "2022: attention's core, which flash attention "
+                                      "recomputes anyway)"),
+        optimizer: str = typer.Option("adamw", "--optimizer", help="adamw or sgd (with "
+                                      "momentum); fp32 state (and, under mixed precision, "
+                                      "an fp32 master copy of the weights)"),
+        dtype: str = typer.Option(None, "--dtype", help="weights, gradients and "
+                                  "activations: bf16 or fp16 (mixed precision; default "
+                                  "bf16, or fp16 on a roof with fp16 tensor math and no "
+                                  "bf16, a V100 or T4, as `rooflab scale`), fp32 (no mixed "
+                                  "precision, TF32 off: a CPU step) or tf32 (fp32 with the "
+                                  "matmuls on TF32 tensor cores)"),
+        attention_flops: str = typer.Option("full", "--attention-flops", help="MFU's "
+                                            "attention term: full (PaLM's 12 L H Q T, the "
+                                            "published MFU's, nanoGPT's; the default) or "
+                                            "causal (the half a causal kernel computes, "
+                                            "as Megatron-LM counts now)"),
+        attn: str = typer.Option("flash", "--attn", help="flash (FlashAttention-2's "
+                                 "backward) or naive (the s x s scores stored)"),
+        step_ms: float = typer.Option(None, "--step-ms", help="a measured step time in "
+                                      "milliseconds: its MFU and HFU against the roof's "
+                                      "dense tensor peak at --dtype (fp32: the "
+                                      "fp32 ceiling its matmuls run at)"),
+        memory: str = typer.Option(None, "--memory", help="device memory, e.g. 80GB "
+                                   "(default: the catalog's)"),
+        json_out: bool = typer.Option(False, "--json", help="print JSON"),
+        output: str = typer.Option(None, "-o", "--output", help="kernel file .json (for "
+                                   "`rooflab report`, `whatif`), .csv, or a chart .png/.svg"),
+    ) -> None:
+        """One training step on the roof: forward, backward, recompute and optimizer
+        kernels, the step floor, tokens/s, MFU and whether it fits.
+
+        The forward is `rooflab llm`'s prefill at --seq with the lm_head and the loss on
+        every position; each linear's backward is two matmuls of its shape (dX, dW),
+        flash attention's FlashAttention-2's (2.5x its FLOP), the optimizer a memory-bound
+        pass over every parameter. Each kernel at max(FLOP / peak, bytes / bandwidth),
+        summed (`rooflab docs train`). MFU uses PaLM's model FLOPs, 6 N + 12 L H Q T per token.
+
+          rooflab train tinyllama-1.1b --on H100 --batch 8 --seq 2048
+          rooflab train llama-3-8b --on H100 --batch 1 --seq 8192 --recompute full
+          rooflab train tinyllama-1.1b --on H100 --batch 1 --seq 2048 --accumulate 32
+          rooflab train gpt2 --on A100 --batch 16 --seq 1024 --step-ms 310
+          rooflab train path/to/config.json --on H200 --optimizer sgd --json
+          rooflab train path/to/config.json --on cpu.json --dtype fp32 --attn naive
+          rooflab train llama-2-7b --on H100 --batch 4 --seq 4096 -o step.json
+          rooflab report step.json
+        """
+        from ..workloads.llm.config_names import load_config
+        from .common import check_output
+
+        cfg = load_config(config)
+        if on is None:
+            raise InputError("--on is required: a catalog device (rooflab specs list) or a "
+                             "profile JSON (rooflab probe -o FILE.json)")
+        if step_ms is not None and (not step_ms > 0 or math.isinf(step_ms)):
+            raise InputError(f"--step-ms must be a positive time in milliseconds (e.g. 250); "
+                             f"got {step_ms:g}")
+        check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on])
+        seq = _seq(seq, cfg)
+        _check_positions(cfg, seq)
+        run(cfg, on, dict(batch=batch, seq=seq, attn=attn, recompute=recompute,
+                          optimizer=optimizer, accumulate=accumulate,
+                          attention_flops=attention_flops),
+            dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output)
+
+
+def _seq(seq: int | None, cfg) -> int:
+    if seq is not None:
+        return seq
+    return min(2048, cfg.max_positions) if cfg.max_positions else 2048
+
+
+def _check_positions(cfg, seq: int) -> None:
+    """A sequence past a learned position table (GPT-2's wpe: 1024 rows) cannot be trained
+    without resizing it (the lookup indexes past the table): an error. RoPE has no table:
+    past max_position_embeddings is context extension, `rooflab llm`'s warning (stderr)."""
+    if not cfg.max_positions or seq <= cfg.max_positions:
+        return
+    if cfg.positions == "learned":
+        raise InputError(f"--seq {seq} is longer than {cfg.name}'s learned position table "
+                         f"({cfg.max_positions} rows, max_position_embeddings): the step "
+                         f"cannot run without resizing it; give --seq {cfg.max_positions} "
+                         f"or less, or a config with a larger max_position_embeddings")
+    from ..workloads.llm.analysis import check_context
+    from .common import warn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # said once, on stderr, below
+        msg = check_context(cfg, seq)
+    warn(f"{msg} (RoPE: training past it is context extension)")
+
+
+def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None,
+        memory: str | None, json_out: bool, output: str | None) -> None:
+    from ..hardware.resolve import load_roof
+    from ..workloads.llm.train import TrainSetup, run_train
+    from ..workloads.llm.train_memory import train_memory
+    from .common import console, emit_json, warn, wrote
+    from .llm_memory import device_capacity
+    from .llm_words import catalog_device
+    from .scale import _default_dtype
+    from .train_render import (
+        below_floor_words,
+        kernel_table,
+        optimizer_note,
+        summary_lines,
+        train_dict,
+        write_output,
+    )
+
+    roof = load_roof(on)
+    # fp16 where the roof has fp16 tensor math and no bf16 (V100, T4), as `rooflab scale`
+    dtype, picked = _default_dtype(dtype, roof)
+    setup = TrainSetup(dtype=dtype, **options)
+    mem_bytes, _, host_notes = device_capacity(catalog_device(on, roof), on, memory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # llm's context warnings: said once, above
+        r = run_train(cfg, roof, setup)
+    mem = train_memory(cfg, setup, mem_bytes)
+    notes = tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
+    if step_ms is not None and step_ms / 1e3 < r.floor_s:
+        warn(below_floor_words(r, step_ms / 1e3))
+    largest = _largest(cfg, setup, mem_bytes)
+    data = train_dict(r, mem, step_ms, notes, largest)
+    if output:
+        write_output(output, data, r)
+    if json_out:
+        emit_json(data)
+    else:
+        out = console()
+        out.width = max(out.width, 120)
+        out.print(kernel_table(r))
+        for line in summary_lines(r, mem, step_ms, largest):
+            out.print(line, soft_wrap=True, markup=False)
+        for line in notes:
+            out.print(f"note: {line}", soft_wrap=True, markup=False)
+    if mem.fits is False:
+        warn(f"the step does not fit: it needs {mem.total / 1e9:.3g} GB, the device has "
+             f"{mem.device_bytes / 1e9:.3g} GB")
+    if output:
+        wrote(output)
+
+
+def _largest(cfg, setup, mem_bytes: float | None) -> tuple[int, int] | None:
+    """The largest --batch that fits, as the step runs and under --recompute full (None
+    where the device memory is unknown)."""
+    from dataclasses import replace
+
+    from ..workloads.llm.train_memory import largest_batch
+
+    if mem_bytes is None:
+        return None
+    return (largest_batch(cfg, setup, mem_bytes),
+            largest_batch(cfg, replace(setup, recompute="full"), mem_bytes))
+
+
+# --dtype fp32 / tf32: what runs where (the optimizer's words say the state)
+PRECISION_WORDS = {
+    "fp32": ("--dtype fp32: no mixed precision: weights (their own master "
+             "copy), gradients and activations at 4 B; the matmuls at IEEE fp32 "
+             "(TF32 off), on the roof's fp32 tensor ceiling where it has one (MI300X's "
+             "matrix cores), else fp32 vector, which is also MFU's peak; --dtype tf32 puts "
+             "them on TF32 tensor cores"),
+    "tf32": ("--dtype tf32: fp32 storage as --dtype fp32 (4 B weights, gradients, "
+             "activations), the matmuls (linears and attention, forward and backward) on "
+             "the TF32 tensor ceiling (torch.backends.cuda.matmul.allow_tf32, "
+             "set_float32_matmul_precision('high')), also MFU's peak; norms, element-wise "
+             "kernels, the loss and the optimizer at fp32"),
+}
+
+
+def _notes(cfg, setup) -> tuple[str, ...]:
+    words = setup.optimizer_spec()[3]
+    notes = [words + " (ZeRO, Rajbhandari et al. 2020, sec. 3.1)" if setup.mixed else words,
+             "one device, no data/tensor parallelism: no gradient all-reduce counted "
+             "(`rooflab scale` times one for a generic block stack of --hidden and "
+             "--blocks, not this config's step); no gradient clipping, zeroing or dropout "
+             "kernels counted"]
+    if not setup.mixed:
+        notes.append(PRECISION_WORDS[setup.dtype])
+    if setup.recompute == "selective" and setup.attn == "flash":
+        notes.append("--recompute selective under flash attention adds no kernel: "
+                     "FlashAttention-2's backward already recomputes the scores (the "
+                     "selective recompute of Korthikanti et al. 2022)")
+    if setup.accumulate > 1:
+        notes.append(f"--accumulate {setup.accumulate}: forward and backward "
+                     f"{setup.accumulate} times, the optimizer once; each micro-batch's dW "
+                     f"adds into the gradient buffer (its read per micro-batch is not "
+                     f"counted); memory is the micro-batch's")
+    if getattr(cfg, "quantization", None) is not None:
+        notes.append(f"the config's quantization_config is not used: training counts "
+                     f"the weights at --dtype {setup.dtype}")
+    return tuple(notes)
+

@@ -1,0 +1,266 @@
+"""What `rooflab train` shows: the kernel table, the summary lines, the --json document and
+-o's file (JSON with the kernels `rooflab report` and `whatif` read, CSV, or a chart).
+Pure but for write_output; cli/train.py runs the step (workloads/llm/train.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model.choose import WITH_LAUNCHES
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..workloads.llm.train import TrainResult
+from ..workloads.llm.train_memory import TrainMemory, zero3_devices
+from .llm_render import bound_cell
+from .llm_words import span
+
+PARTS = ("forward", "recompute", "backward", "optimizer")
+MFU_SOURCE = {
+    "full": ("PaLM (Chowdhery et al. 2022, appendix B): model FLOPs per token 6 N + 12 L H "
+             "Q T, N the parameters a token's matmuls use (input embedding table out, "
+             "lm_head in), the full T x T attention scores (not the causal half; "
+             "--attention-flops full, as nanoGPT and the published MFUs count)"),
+    "causal": ("PaLM's 6 N (Chowdhery et al. 2022, appendix B) + the causal half of the "
+               "attention scores (--attention-flops causal: Megatron-LM's "
+               "num_floating_point_operations, 'only half of the attention matrix is "
+               "non-zero'), N the parameters a token's matmuls use"),
+}
+HFU_SOURCE = ("PaLM's hardware FLOPs: model FLOPs plus the recomputed ones (the --recompute "
+              "kernels' and the S = Q K^T that FlashAttention-2's backward recomputes)")
+
+
+def kernel_table(r: TrainResult):
+    from rich.markup import escape
+    from rich.table import Table
+
+    st = r.setup
+    acc = f" x {st.accumulate} micro-batches" if st.accumulate > 1 else ""
+    t = Table(title=f"training step: {r.config.name}, batch {st.batch} x {st.seq} tokens"
+                    f"{acc}, {st.dtype}, {st.attn} attention, recompute {st.recompute}, "
+                    f"{st.optimizer} (calls = per layer x layers{acc})")
+    for col in ("kernel", "part", "calls", "FLOP", "bytes", "AI", "bound", "floor", "share"):
+        t.add_column(col, justify="left" if col in ("kernel", "part", "bound") else "right",
+                     no_wrap=col == "kernel", overflow="fold")
+    by_name = {p.kernel: p for p in r.timing.points}
+    total = r.floor_s
+    for op in r.step.ops:
+        p = by_name[op.op.name]
+        t.add_row(escape(op.op.name), r.step.part_of(op.op.name), str(op.calls),
+                  si(op.flop), si(op.bytes, "B"), fmt_ai(p.ai), bound_cell(p),
+                  fmt_seconds(p.floor_s), fmt_pct(100 * p.floor_s / total))
+    step = r.timing.step
+    t.add_section()
+    t.add_row("step", "", str(step.launches), si(step.flop), si(step.bytes, "B"),
+              fmt_ai(step.ai), r.timing.bound, fmt_seconds(total), "100%")
+    return t
+
+
+def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
+                  largest: tuple[int, int] | None = None) -> list[str]:
+    st = r.setup
+    parts = ", ".join(f"{part} {fmt_seconds(r.part_s(part))}" for part in PARTS
+                      if getattr(r.step, part))
+    t = r.timing
+    lo, hi = t.launch_s_range
+    per = (f"{st.tokens} tokens per step" if st.accumulate == 1 else
+           f"{st.step_tokens} tokens per optimizer step: {st.accumulate} micro-batches of "
+           f"{st.tokens}")
+    lines = [
+        f"step floor {fmt_seconds(r.floor_s)} ({parts}; {WITH_LAUNCHES} "
+        f"{fmt_seconds(t.with_launches_s)}: {t.step.launches} launches x "
+        f"{span(*t.per_launch_s)} = {span(lo, hi)}) on {t.analysis.roof.name}; "
+        f"{si(r.tokens_per_s)} tokens/s at the floor ({per})",
+        f"model FLOPs {si(r.model_flop)} per step ({si(r.model_flop / st.step_tokens)} per "
+        f"token: 6 N = {si(6 * r.n_params)} with N = {si(r.n_params)}, + "
+        f"{st.attention_flops} attention); counted in "
+        f"the kernels {si(r.counted_flop)} ({counted_attention_words(r)}, norms and the "
+        f"rest; recomputed {si(r.recompute_flop)})",
+        f"MFU at the floor {fmt_pct(100 * r.mfu_at_floor)} of {r.peak_label} "
+        f"{fmt_rate(r.peak_flop_per_s, st.dtype)} ({fmt_pct(100 * r.mfu(t.with_launches_s))} "
+        f"{WITH_LAUNCHES}; the best this step can reach on this roof, kernels one after "
+        f"another){over_100_words(r)}",
+    ]
+    if step_ms is not None:
+        s = step_ms / 1e3
+        lines.append(f"measured step {fmt_seconds(s)}: MFU {fmt_pct(100 * r.mfu(s))}, HFU "
+                     f"{fmt_pct(100 * r.hfu(s))}; {si(st.step_tokens / s)} tokens/s; the "
+                     f"floor is {fmt_pct(100 * r.floor_s / s)} of it"
+                     + (" (FASTER THAN THE FLOOR: see the warning)" if s < r.floor_s else
+                        " (MFU above 100 %: PaLM's full T x T count, as the MFU line says)"
+                        if r.mfu(s) > 1 else ""))
+    lines.append(memory_line(mem, st, largest))
+    return lines
+
+
+def counted_attention_words(r: TrainResult) -> str:
+    """What the kernels count of attention: flash the causal scores (a sliding-window
+    layer's window), naive (eager) the dense T x T product, the mask applied after it
+    (kernel_ops.attention)."""
+    if r.setup.attn == "naive":
+        return "naive attention's dense T x T scores, the masked half included"
+    cfg = r.config
+    kind = "chunked" if cfg.chunked else "sliding-window"
+    window = (f" ({kind} layers: their {'chunk' if cfg.chunked else 'window'})"
+              if cfg.sliding_window and cfg.sliding_layers else "")
+    return f"causal attention{window}"
+
+
+def over_100_words(r: TrainResult) -> str:
+    """Why an MFU at the floor passes 100 % (PaLM's full T x T scores against causal
+    kernels), and the causal count's MFU; '' at or under 100 %."""
+    if r.mfu_at_floor <= 1:
+        return ""
+    from ..workloads.llm.train import palm_flop_per_token
+
+    six_n, attn, _ = palm_flop_per_token(r.config, r.setup.seq, "causal")
+    causal = (six_n + attn) * r.setup.step_tokens / r.floor_s / r.peak_flop_per_s
+    return (f"; above 100 % because PaLM's count (--attention-flops full) takes the full "
+            f"T x T attention scores while the causal kernels compute half: model FLOPs "
+            f"{r.model_flop / r.counted_flop:.2f}x the kernels' here; counting the causal "
+            f"half (--attention-flops causal, Megatron-LM's) it is {fmt_pct(100 * causal)}")
+
+
+def optimizer_note(r: TrainResult) -> tuple[str, ...]:
+    """When the optimizer pass is a large share of the floor: what amortizes it (it is a
+    memory-bound element-wise pass over every parameter, once per optimizer step)."""
+    share = r.part_s("optimizer") / r.floor_s
+    if share < 0.2:
+        return ()
+    st = r.setup
+    return (f"the optimizer is {fmt_pct(100 * share)} of the floor: it runs once per "
+            f"optimizer step over every parameter, so more tokens per step amortize it "
+            f"(--accumulate N, now {st.accumulate}; a larger --batch), as do a fused "
+            f"multi-tensor kernel (one pass, no per-tensor launches) and sharding its state "
+            f"over data-parallel ranks (ZeRO-1)",)
+
+
+def below_floor_words(r: TrainResult, step_s: float) -> str:
+    """The stderr warning for a measured step faster than the floor: `rooflab llm`'s words
+    for a TPOT below its floor (llm_gap.gap_line), and a training step's usual causes."""
+    acc = (f" of {r.setup.accumulate} micro-batches" if r.setup.accumulate > 1 else "")
+    return (f"--step-ms {step_s * 1e3:g} is faster than the floor "
+            f"({fmt_seconds(r.floor_s)}) by {fmt_seconds(r.floor_s - step_s)}: no step can "
+            f"beat max(FLOP / P, bytes / B), so the roof is too low (a disturbed probe?) or "
+            f"the step does less work than counted; check the units (milliseconds, not "
+            f"seconds), that the time is of one optimizer step{acc} (not a micro-batch), "
+            f"and --batch, --seq, --accumulate, --dtype and --on; its MFU "
+            f"({fmt_pct(100 * r.mfu(step_s))}) is not a reading")
+
+
+def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None) -> str:
+    """The memory sum and its verdict; `largest`: the largest --batch that fits as the
+    step runs and under --recompute full."""
+    parts = (f"weights {si(mem.weights, 'B')} + grads {si(mem.grads, 'B')} + optimizer "
+             f"{si(mem.optimizer, 'B')} + activations {si(mem.activations, 'B')} = "
+             f"{si(mem.total, 'B')}")
+    if mem.device_bytes is None:
+        return f"memory: {parts} (device memory unknown: give --memory)"
+    fit = ""
+    if largest is not None and mem.states <= mem.device_bytes:
+        now, full = largest
+        fit = f"; largest --batch that fits: {now}" + (
+            f" ({full} with --recompute full)" if setup.recompute != "full" else "")
+    if mem.fits:
+        verdict = "fits"
+    elif mem.states > mem.device_bytes:
+        n = zero3_devices(mem)
+        verdict = (f"DOES NOT FIT: {si(mem.total - mem.device_bytes, 'B')} over; the "
+                   f"weights, gradients and optimizer state alone are "
+                   f"{si(mem.states, 'B')}, so no --batch or --recompute fits: shard them "
+                   f"over devices (ZeRO-3 / FSDP: "
+                   + (f"{n} devices at this micro-batch, {si(mem.states / n, 'B')} of state "
+                      f"each" if n else f"the activations alone, {si(mem.activations, 'B')}, "
+                      f"exceed one device: shard them after --recompute full or a smaller "
+                      f"--batch or --seq")
+                   + ")")
+    else:
+        tries = ([] if setup.recompute == "full" else ["--recompute full"]) + (
+            ["a smaller --batch (with --accumulate to keep the tokens per step)"]
+            if setup.batch > 1 else [])
+        verdict = (f"DOES NOT FIT: {si(mem.total - mem.device_bytes, 'B')} over; try "
+                   f"{', '.join(tries) or 'a shorter --seq'}")
+    return (f"memory: {parts} of {si(mem.device_bytes, 'B')} on the device "
+            f"({verdict}{fit})")
+
+
+def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
+               notes: tuple[str, ...], largest: tuple[int, int] | None = None) -> dict:
+    """The --json document and -o's .json: the schema's roof, kernels and analysis (what
+    report, whatif, plot and choose read), and a `train` section."""
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts
+
+    a, t = r.timing.analysis, r.timing
+    st = r.setup
+    measured = None
+    if step_ms is not None:
+        s = step_ms / 1e3
+        measured = {"step_s": s, "mfu": r.mfu(s), "hfu": r.hfu(s),
+                    "tokens_per_s": st.step_tokens / s, "floor_fraction": r.floor_s / s,
+                    "faster_than_floor": s < r.floor_s}
+
+    by_name = {p.kernel: p for p in r.timing.points}
+    train = {
+        "model": {"name": r.config.name, "source": r.config.source, "layers": r.config.layers,
+                  "hidden": r.config.hidden, "heads": r.config.heads, "vocab": r.config.vocab,
+                  "params": mem.params, "palm_n": r.n_params},
+        "setup": {"batch": st.batch, "seq": st.seq, "tokens": st.tokens,
+                  "accumulate": st.accumulate, "step_tokens": st.step_tokens,
+                  "dtype": st.dtype, "attn": st.attn, "recompute": st.recompute,
+                  "optimizer": st.optimizer, "attention_flops": st.attention_flops,
+                  "optimizer_state": st.optimizer_spec()[3]},
+        "floor_s": r.floor_s, "work_floor_s": r.floor_s,
+        "with_launches_s": t.with_launches_s,
+        "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
+                     "launch_s": list(t.launch_s_range), "source": t.launch_source},
+        "parts_s": {part: r.part_s(part) for part in PARTS},
+        "tokens_per_s": r.tokens_per_s,
+        "model_flop": r.model_flop, "model_flop_source": MFU_SOURCE[st.attention_flops],
+        "counted_flop": r.counted_flop, "recompute_flop": r.recompute_flop,
+        "hfu_source": HFU_SOURCE,
+        "peak_flop_per_s": r.peak_flop_per_s, "peak": r.peak_label,
+        "mfu_at_floor": r.mfu_at_floor, "hfu_at_floor": r.hfu(r.floor_s),
+        "mfu_with_launches": r.mfu(t.with_launches_s),
+        "mfu_at_floor_note": over_100_words(r).removeprefix("; ") or None,
+        "measured": measured,
+        "memory": {"params": mem.params, "weights_bytes": mem.weights,
+                   "grads_bytes": mem.grads, "optimizer_bytes": mem.optimizer,
+                   "activations_bytes": mem.activations,
+                   "activations_per_layer_bytes": mem.per_layer,
+                   "outside_layers_bytes": mem.outside_layers, "total_bytes": mem.total,
+                   "states_bytes": mem.states, "device_bytes": mem.device_bytes,
+                   "fits": mem.fits,
+                   "largest_batch": None if largest is None else largest[0],
+                   "largest_batch_recompute_full": None if largest is None else largest[1],
+                   "zero3_devices": zero3_devices(mem) if mem.fits is False else None},
+        "kernels": [{"name": o.op.name, "part": r.step.part_of(o.op.name), "op": o.op.op,
+                     "calls": o.calls, "flop": o.flop, "bytes": o.bytes,
+                     "bytes_split": {k: o.split(k) for k in ("weights", "activations")},
+                     "ai": by_name[o.op.name].ai, "bound": by_name[o.op.name].bound,
+                     "floor_s": by_name[o.op.name].floor_s} for o in r.step.ops],
+        "notes": list(notes),
+    }
+    return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(a.roof),
+            "kernels": [kernel_to_dict(k) for k in a.kernels],
+            "analysis": points_to_dicts(a.points), "train": train}
+
+
+def write_output(path: str, data: dict, r: TrainResult) -> None:
+    """-o by suffix: .json (the --json document), .csv (one row per kernel), else a chart."""
+    from ..files import csv_text, write_json
+    from .common import save_text
+
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        write_json(path, data)
+    elif suffix == ".csv":
+        cols = ("part", "name", "calls", "flop", "bytes", "ai", "bound", "floor_s")
+        save_text(path, csv_text(data["train"]["kernels"], cols))
+    else:
+        from ..report.chart import plot_roofline, save_figure
+
+        st = r.setup
+        display = plot_roofline([r.timing.analysis.roof], list(r.timing.analysis.kernels),
+                                level="DRAM",
+                                title=f"{r.config.name} training step ({st.batch} x {st.seq} "
+                                      f"tokens) on {r.timing.analysis.roof.name}")
+        save_figure(display, path)

@@ -1,0 +1,136 @@
+"""The kernels of one training step, counted from the forward's (kernels.build_step's
+prefill): each forward kernel's backward, the recomputed forward, the loss and the
+optimizer step. Pure functions of OpCounts; train.py assembles the step.
+
+Backward rules (said once; docs/train.md):
+  * a matmul Y = A B has two in its backward, dA = dY B^T and dB = A^T dY, each of the
+    forward's shape: 2x its FLOP; each reads one saved operand and dY and writes one
+    gradient, so together 2x the forward's bytes. A linear's are two rows, `.bwd_dx`
+    (reads W and dY, writes dX) and `.bwd_dw` (reads the saved X and dY, writes dW at the
+    weights' width, in the `weights` bytes: it does not grow with the batch).
+  * flash attention's backward is FlashAttention-2's (Dao 2023, Algorithm 2): five
+    matmuls to the forward's two, the scores S = Q K^T recomputed from Q, K and the saved
+    logsumexp: 2.5x the forward FLOP; it reads Q, K, V, O, dO and the logsumexp and writes
+    dQ, dK, dV (2x the forward's bytes plus the logsumexp).
+  * naive attention's two matmuls follow the matmul rule; its softmax's backward reads
+    P and dP and writes dS (1.5x the forward's bytes).
+  * norms: read x, dy (and gamma), write dx (and dgamma): 1.5x the forward's activation
+    bytes, 2x its weight bytes; 2x its FLOP (an assumption: these kernels are memory-bound).
+  * element-wise: RoPE's backward is the inverse rotation and the residual add's the sum
+    of the two branches' gradients (the forward's bytes and FLOP); an activation of k
+    inputs reads dY and its k saved inputs and writes k gradients ((2k+1)/(k+1) x the
+    forward's bytes), 2x its FLOP.
+  * the embedding's backward scatter-adds dY into the gathered rows of the table's
+    gradient (read and written: 2x the forward's weight bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..count import OpCount
+
+BYTE_MODEL = ("training step: compulsory traffic; a backward kernel reads what its forward "
+              "saved, the output gradient and the weights, and writes the input gradients "
+              "(and the weight gradients, in `weights`)")
+# FLOP per element of the cross-entropy loss: log-softmax over the vocabulary (max,
+# subtract, exp, sum: ops.softmax's 4) forward; softmax minus one-hot backward (exp,
+# scale, subtract: 3)
+LOSS_FLOP, LOSS_BWD_FLOP = 4, 3
+LSE_BYTES = 4            # FlashAttention's saved logsumexp: one fp32 per head and query
+
+
+def op_count(name: str, op: str, flop: float, split: Mapping[str, float], precision: str,
+             unit: str | None, shape: Mapping | None = None) -> OpCount:
+    split = {k: float(v) for k, v in split.items() if v}
+    return OpCount(name=name, op=op, flop=float(flop), bytes=sum(split.values()),
+                   precision=precision, unit=unit, bytes_split=split, byte_model=BYTE_MODEL,
+                   shape=dict(shape or {}))
+
+
+def as_training(op: OpCount) -> OpCount:
+    """A forward kernel of the prefill count as training runs it: K and V are activations
+    (no KV cache: the `kv` bytes move to `activations`), and flash attention also writes
+    its logsumexp for the backward."""
+    split = dict(op.bytes_split)
+    kv = split.pop("kv", 0.0)
+    split["activations"] = split.get("activations", 0.0) + kv
+    if op.op == "attention" and op.shape.get("flash"):
+        split["activations"] += _lse_bytes(op)
+    return op_count(op.name, op.op, op.flop, split, op.precision, op.unit, op.shape)
+
+
+def _lse_bytes(op: OpCount) -> float:
+    sh = op.shape
+    return LSE_BYTES * sh["batch"] * sh["heads"] * sh["q_len"]
+
+
+def recomputed(op: OpCount) -> OpCount:
+    """The same forward kernel run again before the backward (activation recompute)."""
+    return op_count(f"{op.name}.recompute", op.op, op.flop, op.bytes_split, op.precision,
+                    op.unit, op.shape)
+
+
+def backward(op: OpCount) -> tuple[OpCount, ...]:
+    """The backward kernels of one (training) forward kernel, by the module docstring's
+    rules; () for one without a backward."""
+    kind = op.op
+    split = op.bytes_split
+    if kind == "linear":
+        return _linear_backward(op)
+    if kind == "attention":        # flash (the naive path's kinds follow)
+        lse = _lse_bytes(op) if op.shape.get("flash") else 0.0
+        acts = 2 * (split.get("activations", 0.0) - lse) + lse
+        return (_bwd(op, ".bwd", 2.5 * op.flop, {"activations": acts}),)
+    if kind in ("attention_scores", "attention_values"):
+        return (_bwd(op, ".bwd", 2 * op.flop, _scaled(split, 2)),)
+    if kind == "softmax":
+        return (_bwd(op, ".bwd", 2 * op.flop, _scaled(split, 1.5)),)
+    if kind in ("rmsnorm", "layernorm"):
+        return (_bwd(op, ".bwd", 2 * op.flop,
+                     {"activations": 1.5 * split.get("activations", 0.0),
+                      "weights": 2 * split.get("weights", 0.0)}),)
+    if kind in ("add", "rope"):
+        return (_bwd(op, ".bwd", op.flop, split),)
+    if kind == "embedding":
+        sh = op.shape
+        flop = sh["tokens"] * sh["hidden"] * (2 if "max_positions" in sh else 1)
+        return (_bwd(op, ".bwd", flop, {"activations": split.get("activations", 0.0),
+                                        "weights": 2 * split.get("weights", 0.0)}),)
+    if kind == "loss":
+        sh = op.shape
+        logits = sh["tokens"] * sh["vocab"]
+        return (_bwd(op, ".bwd", LOSS_BWD_FLOP * logits,
+                     {"activations": 2 * logits * sh["logit_bytes"]}),)
+    k = op.shape.get("inputs", 1)    # act, act_mul and any other element-wise kind
+    return (_bwd(op, ".bwd", 2 * op.flop, _scaled(split, (2 * k + 1) / (k + 1))),)
+
+
+def _linear_backward(op: OpCount) -> tuple[OpCount, OpCount]:
+    """dX reads W and dY and writes dX; dW reads X and dY and writes dW (and the bias
+    gradient, the sum of dY over the rows): each moves the forward's bytes, at one width
+    (training runs X, Y and W at --dtype)."""
+    sh, split = op.shape, op.bytes_split
+    mm = 2.0 * sh["m"] * sh["k"] * sh["n"]
+    bias = op.flop - mm                 # m x n: the bias add forward, its sum backward
+    parts = {"weights": split.get("weights", 0.0),
+             "activations": split.get("activations", 0.0)}
+    return _bwd(op, ".bwd_dx", mm, parts), _bwd(op, ".bwd_dw", mm + bias, parts)
+
+
+def _bwd(op: OpCount, suffix: str, flop: float, split: Mapping[str, float]) -> OpCount:
+    return op_count(op.name + suffix, op.op, flop, split, op.precision, op.unit,
+                    {**op.shape, "backward_of": op.name})
+
+
+def _scaled(split: Mapping[str, float], factor: float) -> dict[str, float]:
+    return {key: v * factor for key, v in split.items()}
+
+
+def loss(tokens: int, vocab: int, logit_bytes: float, precision: str) -> OpCount:
+    """Cross-entropy over every position's logits: reads them, writes one fp32 loss per
+    token."""
+    logits = tokens * vocab
+    return op_count("loss", "loss", LOSS_FLOP * logits,
+                    {"activations": logits * logit_bytes + 4 * tokens}, precision, "vector",
+                    {"tokens": tokens, "vocab": vocab, "logit_bytes": logit_bytes})
