@@ -123,12 +123,16 @@ def test_first_calls_from_threads_waiting_on_one_compile_are_left_out():
         in_threads(worker, 3)
         k = s.kernel
     # one thread compiled, the others waited on numba's lock for it: every call that
-    # took compile time (a warm call of 100k adds is well under a millisecond) says so
+    # took compile time (a warm call of 100k adds is well under a millisecond) says so;
+    # a thread that waited only the compile's last few ms is under 50 ms on a loaded
+    # machine (CI, session 27: calls 1, 3, 5 held it, 1 and 5 over 50 ms), so the calls
+    # numba says held a compile are the ones left out, the slow ones among them
     cold = [i for i, r in enumerate(s.runs) if r.seconds > 0.05]
+    held = [i for i, r in enumerate(s.runs) if r.meta.get("numba_compiles", 0) >= 1]
     assert len(cold) >= 1
-    assert all(s.runs[i].meta.get("numba_compiles", 0) >= 1 for i in cold)
-    assert sorted(k.meta["compile_runs_left_out"]) == [i + 1 for i in cold]
-    assert k.calls == 6 - len(cold)
+    assert set(cold) <= set(held)
+    assert sorted(k.meta["compile_runs_left_out"]) == [i + 1 for i in held]
+    assert k.calls == 6 - len(held)
 
 
 # --- F6: a counted call that returned a coroutine or a lazy iterator ------------------------

@@ -8,7 +8,15 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
-from .choose_inputs import _footprint, _least, _llm, _parallel, _tp_block, load_work
+from .choose_inputs import (
+    _footprint,
+    _least,
+    _llm,
+    _parallel,
+    _tp_block,
+    load_work,
+    train_inputs,
+)
 from .options import Files
 
 HELP = """Rank devices for a kernel set by the time "with launches" at each roof (per kernel
@@ -20,7 +28,8 @@ devices of equal time, the ceiling that binds most of the time, and FLOP per jou
 over the time it ranks by where the TDP is known. On an `rooflab llm --tp N` document
 each device's TP link time is added to both times, and a row stands for all N GPUs.
 A device that cannot run the work as counted (no math for its precision: fp64 on a TPU;
-an `rooflab llm --json` model larger than its memory) ranks after the others, marked.
+an `rooflab llm --json` model, or a `rooflab train --json` step's weights, gradients,
+optimizer state and activations, larger than its memory) ranks after the others, marked.
 
   rooflab choose decode.json --among H100,H200,MI300X
   rooflab choose kernels.json --kind gpu --json
@@ -129,7 +138,7 @@ def choose(
 
             print(gpus_line(split))
         console().print(_table(choices[:top], kernels, compared, need, memory, least, split,
-                               scope, util))
+                               scope, util, train=train_inputs(files, docs)))
         _tp_lines(split, _tp_block(files, docs), choices[:top], scope)
     if output:
         # the file holds every device, as --json does; --top trims the screen only
@@ -227,7 +236,7 @@ def _platform_max(names) -> list[str]:
 
 
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,
-           scope=None, util=(None, "")):
+           scope=None, util=(None, ""), train=False):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -297,15 +306,19 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         short = [(c.name, memory[c.name]) for c in choices if c.fits is False]
         # as many digits as tell the need from the largest memory it exceeds
         needs = si_apart(need, max((m for _, m in short), default=0.0), "B")[0]
-        remedy = fit_remedy([name for name, _ in short],
-                            hopeless=[n for n, m in short if least is not None and least > m])
+        remedy = (TRAIN_REMEDY if train else
+                  fit_remedy([name for name, _ in short],
+                             hopeless=[n for n, m in short if least is not None and least > m]))
         short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
         rank_note = (", and they rank after the devices it fits in"
                      if any(c.fits is not False for c in choices)
                      else ": it fits none of them, so the ranking is by time alone")
         if short:
-            parts.append(Text(f"does not fit: the model needs {needs} per device "
-                              f"(weights + KV + activations, from the llm document) > the "
+            what = ("the training step needs {} per device (weights + gradients + optimizer "
+                    "state + activations, from the train document)" if train else
+                    "the model needs {} per device (weights + KV + activations, from the llm "
+                    "document)").format(needs)
+            parts.append(Text(f"does not fit: {what} > the "
                               f"memory of {', '.join(short)}; their times assume it fit"
                               f"{rank_note} ({remedy})"))
         cpus = _platform_max(c.name for c in choices if c.fits is None)
@@ -356,6 +369,11 @@ def _devices_by(choices, items) -> dict[str, list[str]]:
         for item in items(c):
             out.setdefault(item, []).append(c.name)
     return out
+
+
+# what `rooflab train` itself offers for a step that does not fit (its memory line)
+TRAIN_REMEDY = ("rooflab train --recompute full, a smaller --batch with --accumulate, or "
+                "ZeRO-3 / FSDP over several devices")
 
 
 def fit_remedy(names: list[str], verb: str = "rooflab llm ",

@@ -70,16 +70,45 @@ def _roof_name(data: object | None) -> str | None:
 
 def _footprint(files: list[str], docs: dict[str, object]) -> float | None:
     """Bytes one device must hold for an `rooflab llm` document (its footprint: weights +
-    KV + activations at its batch, per device under --tp); None for other inputs. Seed 002:
+    KV + activations at its batch, per device under --tp) or a `rooflab train` step (its
+    memory: train_need); None for other inputs. Seed 002:
     a device the model does not fit in is no choice, however fast its roof."""
     total = None
     for path in files:
         llm = _llm(docs, path)
         fp = llm.get("footprint") if llm is not None else None
         need = fp.get("total_bytes") if isinstance(fp, Mapping) else None
+        if need is None:   # a `rooflab train` step holds its states and activations
+            need = train_need(_doc(docs, path), path)
         if need is not None and need > 0:   # a number: llm_part checked it
             total = max(total or 0.0, float(need))
     return total
+
+
+def train_need(data: object | None, path: str) -> float | None:
+    """Bytes one device holds for a `rooflab train --json` step: train.memory.total_bytes
+    (weights, gradients, optimizer state and activations at its micro-batch, docs/json.md
+    "train --json"); None for other documents. Review s27 v3-F4: choose ranked an H100 as
+    an ordinary choice for a 183 GB step that `train` itself said does not fit."""
+    import math
+
+    train = data.get("train") if isinstance(data, Mapping) else None
+    mem = train.get("memory") if isinstance(train, Mapping) else None
+    if not isinstance(mem, Mapping) or "total_bytes" not in mem:
+        return None
+    need = mem["total_bytes"]
+    if (isinstance(need, bool) or not isinstance(need, (int, float)) or not math.isfinite(need)
+            or need <= 0):
+        raise InputError(f"{path}: train.memory.total_bytes must be a positive number of "
+                         f"bytes (the step's memory, as `rooflab train --json` writes it); got "
+                         f"{need!r}: rerun `rooflab train ... -o {path}`")
+    return float(need)
+
+
+def train_inputs(files: list[str], docs: dict[str, object]) -> bool:
+    """Whether the memory need comes from a `rooflab train` document (the words and the
+    remedies of the fit differ from an llm document's)."""
+    return any(train_need(_doc(docs, f), f) is not None for f in files)
 
 
 def _least(files: list[str], docs: dict[str, object]) -> float | None:

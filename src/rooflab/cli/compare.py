@@ -41,10 +41,11 @@ change is gated as measured and a note says why. A change of exactly PCT passes.
 in one run only are listed with their times beside the whole-run totals, and gated in
 the whole run only. A what-if document (`rooflab whatif -o`) as a run is a prediction:
 the table shows its range, and --fail-if-slower refuses it. Two untimed `rooflab llm
---json` files (fp16 vs int4, one device vs another) have no seconds to compare: their
-kernels' work floors and the step's (TPOT or TTFT floor) are compared instead, labelled
-as derived floors, never gated. -o arrows.png draws each kernel's move on the roof
-(needs --on or a roof in the files).
+--json` files (fp16 vs int4, one device vs another), or two `rooflab train --json`
+steps, have no seconds to compare: their kernels' work floors and the step's (TPOT or
+TTFT floor; a train step's floor, with its tokens/s, MFU and memory below the table) are
+compared instead, labelled as derived floors, never gated. -o arrows.png draws each
+kernel's move on the roof (needs --on or a roof in the files).
 
   rooflab compare before.json after.json
   rooflab compare before.json after.json --fail-if-slower 5
@@ -108,6 +109,10 @@ def register(app) -> None:
             from ..model.compare_floors import floors_to_dict
 
             data["floors"] = floors_to_dict(*floors)
+        from .compare_train import train_lines, train_move
+
+        if (move := train_move(before, after)) is not None:
+            data["train"] = move   # the step's floor, MFU and memory, from `train`
         if (why := untimed_words(cmp, floors)) is not None:
             # the terminal's explanation of the null speed-ups, in the document too
             data["notes"].append(why)
@@ -121,6 +126,8 @@ def register(app) -> None:
             from .common import wide_console
 
             wide_console().print(compare_table(cmp, fail_if_slower, floors))
+            if move is not None:
+                print("\n".join(train_lines(move)))
             for note in table_notes(cmp, fail_if_slower):
                 say("note", note)
             if output:
@@ -265,7 +272,9 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
     # the llm block and the floors checked as choose and whatif check them: a negative
     # floor_s made a "-993 ms" step, a NaN one a step without a floor, without a word
     llm = llm_part(doc, path)
-    rows = doc.get("analysis") if llm is not None else None
+    # a `rooflab train --json` step: its analysis floors add up to train.floor_s (v3-F4)
+    train = isinstance(doc, dict) and isinstance(doc.get("train"), dict)
+    rows = doc.get("analysis") if llm is not None or train else None
     if not isinstance(rows, list) or not rows or any(
             not isinstance(r, dict) or r.get("seconds") for r in rows):
         return None
@@ -278,9 +287,10 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
     # the analysis is the decode step's, or the prefill's under --phase prefill
     # `or {}`: a part present as null (which the validator lets by) gave None.get
     phases = {name: (llm.get(key) or {}).get("floor_s") for key, name in
-              (("decode", "TPOT floor"), ("prefill", "TTFT floor"))}
+              (("decode", "TPOT floor"), ("prefill", "TTFT floor"))} if llm else {}
     known = {n: v for n, v in phases.items() if isinstance(v, (int, float))}
-    label = (min(known, key=lambda n: abs(known[n] - step)) if known else "step floor")
+    label = (min(known, key=lambda n: abs(known[n] - step)) if known
+             else "train floor" if train else "step floor")
     return floors, label, step
 
 

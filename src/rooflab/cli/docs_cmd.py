@@ -16,18 +16,28 @@ from ..errors import RooflabError
 
 HELP = """Read rooflab's manual: list its topics, or print one.
 
-With no TOPIC, each topic with its title. With a TOPIC, its page: rendered on a terminal,
-the Markdown text as written into a pipe or a file (`rooflab docs json | less`, or grep
-it). --path prints where the page is instead (the folder, with no TOPIC), to open it in
-an editor or a Markdown viewer.
+With no TOPIC, each topic with its title. With a TOPIC, its page: rendered on a terminal
+(through $PAGER, else `less -R`, when longer than the screen), the Markdown text as
+written into a pipe or a file (`rooflab docs json | less`, or grep it). TOPIC#SECTION
+prints one section (its heading's words, lower case, hyphens for spaces). --path prints
+where the page is instead (the folder, with no TOPIC), to open it in an editor or a
+Markdown viewer.
 
   rooflab docs
   rooflab docs report
+  rooflab docs json#names-a-script-may-write
   rooflab docs json | less
   rooflab docs install --path
 """
 
 SUFFIX = ".md"
+# pages for rooflab's own engineers, not users: printable by name, not listed (s27 v3-F10)
+INTERNAL = ("CONTRACTS",)
+# said above `rooflab docs seeds` where its inputs are not beside the pages (a wheel)
+SEEDS_NOTE = ("> Installed from a wheel: the inputs below (examples/seeds/) and the tests "
+              "this page names are not installed with rooflab. They are in its source "
+              "distribution: `pip download --no-binary :all: --no-deps rooflab` fetches "
+              "the sdist; unpack it and run the commands from its root.\n\n")
 
 
 def folders() -> tuple[Path, ...]:
@@ -81,27 +91,99 @@ def find(name: str, pages: dict[str, Path]) -> Path:
     close = difflib.get_close_matches(key, list(by_key), n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     raise InputError(f"no docs topic '{name}'{hint}; the topics are "
-                     f"{', '.join(pages)}: `rooflab docs` lists them with their titles")
+                     f"{', '.join(_public(pages))}: `rooflab docs` lists them with their "
+                     f"titles")
+
+
+def _public(pages: dict[str, Path]) -> dict[str, Path]:
+    return {t: p for t, p in pages.items() if t not in INTERNAL}
 
 
 def listing(pages: dict[str, Path]) -> str:
-    """One line per topic, 'name   title', and how to read one."""
+    """One line per user topic, 'name   title', and how to read one."""
+    pages = _public(pages)
     width = max(len(t) for t in pages)
     rows = [f"{topic:<{width}}   {title(page)}" for topic, page in pages.items()]
     return "\n".join([*rows, "", "`rooflab docs TOPIC` prints one; --path, where it is."])
 
 
-def show(page: Path) -> None:
-    """The page on stdout: rendered by rich on a terminal, as written elsewhere."""
+def page_text(page: Path, name: str = "") -> str:
+    """The page's Markdown; only the section `name` asks for after a '#' (its heading as
+    GitHub anchors it: "json#names-a-script-may-write"), to the next heading as high; the
+    seeds page with SEEDS_NOTE where its inputs are not beside it (a wheel)."""
+    text = page.read_text(encoding="utf-8")
+    if page.stem == "seeds" and not (page.parent.parent / "examples" / "seeds").is_dir():
+        text = SEEDS_NOTE + text
+    want = name.split("#", 1)[1].strip().lower() if "#" in name else ""
+    if not want:
+        return text
+    lines = text.splitlines(keepends=True)
+    fenced = [False] * len(lines)   # a "# comment" in a code block is no heading
+    inside = False
+    for i, ln in enumerate(lines):
+        inside ^= ln.lstrip().startswith("```")
+        fenced[i] = inside
+    heads = [(i, len(ln) - len(ln.lstrip("#")), _anchor(ln)) for i, ln in enumerate(lines)
+             if ln.startswith("#") and not fenced[i]]
+    # the heading itself, else the first it begins ("json#errors": "Errors name the ...")
+    hit = (next((j for j, h in enumerate(heads) if h[2] == _anchor(want)), None)
+           if heads else None)
+    if hit is None:
+        hit = next((j for j, h in enumerate(heads) if h[2].startswith(_anchor(want))), None)
+    if hit is None:   # the page is there: printed whole, the section's absence said
+        from .common import say
+
+        say("note", f"{page.stem} has no section '{want}' (its sections: "
+                    f"{', '.join(a for _, lv, a in heads if lv == 2)}): the whole page")
+        return text
+    i, level, _ = heads[hit]
+    end = next((k for k, lv, _ in heads[hit + 1:] if lv <= level), len(lines))
+    return "".join(lines[i:end])
+
+
+def _anchor(heading: str) -> str:
+    """A heading as GitHub anchors it: lower case, punctuation out, spaces as hyphens."""
+    import re
+
+    words = re.sub(r"[^\w\- ]", "", heading.lstrip("#").strip().lower())
+    return words.replace(" ", "-")
+
+
+def show(text: str) -> None:
+    """The page on stdout: rendered by rich on a terminal, through a pager where longer
+    than the screen (s27 v3-F10: llm's page was 1983 lines at once); as written elsewhere
+    (a pipe never pages)."""
     from .common import console, isatty
 
-    text = page.read_text(encoding="utf-8")
-    if isatty(sys.stdout):
-        from rich.markdown import Markdown
-
-        console().print(Markdown(text, hyperlinks=False))
-    else:
+    if not isatty(sys.stdout):
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    from rich.markdown import Markdown
+
+    con = console()
+    with con.capture() as cap:
+        con.print(Markdown(text, hyperlinks=False))
+    rendered = cap.get()
+    if rendered.count("\n") <= con.size.height or not _pager(rendered):
+        sys.stdout.write(rendered)
+
+
+def _pager(rendered: str) -> bool:
+    """Page the rendered text through $PAGER, else `less -R` (colours kept, as git's
+    pager); False where there is neither (printed whole then)."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+
+    cmd = shlex.split(os.environ.get("PAGER", "")) or ["less", "-R"]
+    if shutil.which(cmd[0]) is None:
+        return False
+    try:
+        subprocess.run(cmd, input=rendered, text=True, check=False)
+    except OSError:
+        return False
+    return True
 
 
 def register(app) -> None:
@@ -122,4 +204,4 @@ def register(app) -> None:
         if path:
             print(page)
         else:
-            show(page)
+            show(page_text(page, topic))

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..model.choose import WITH_LAUNCHES
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from ..workloads.llm.train import TrainResult
-from ..workloads.llm.train_memory import TrainMemory, zero3_devices
+from ..workloads.llm.train_memory import TrainMemory, zero3_devices, zero3_least
 from .llm_render import bound_cell
 from .llm_words import span
 
@@ -87,8 +87,16 @@ def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                      + (" (FASTER THAN THE FLOOR: see the warning)" if s < r.floor_s else
                         " (MFU above 100 %: PaLM's full T x T count, as the MFU line says)"
                         if r.mfu(s) > 1 else ""))
-    lines.append(memory_line(mem, st, largest))
+    lines.append(memory_line(mem, st, largest, zero3_fewest(r, mem)))
     return lines
+
+
+def zero3_fewest(r: TrainResult, mem: TrainMemory) -> tuple[int, str, float] | None:
+    """The fewest ZeRO-3 devices at a smaller activation footprint (train_memory.
+    zero3_least), where the states alone do not fit one device; else None."""
+    if mem.device_bytes is None or mem.states <= mem.device_bytes:
+        return None
+    return zero3_least(r.config, r.setup, mem.device_bytes)
 
 
 def counted_attention_words(r: TrainResult) -> str:
@@ -146,9 +154,10 @@ def below_floor_words(r: TrainResult, step_s: float) -> str:
             f"({fmt_pct(100 * r.mfu(step_s))}) is not a reading")
 
 
-def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None) -> str:
+def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None,
+                fewest: tuple[int, str, float] | None = None) -> str:
     """The memory sum and its verdict; `largest`: the largest --batch that fits as the
-    step runs and under --recompute full."""
+    step runs and under --recompute full; `fewest`: zero3_fewest's devices."""
     parts = (f"weights {si(mem.weights, 'B')} + grads {si(mem.grads, 'B')} + optimizer "
              f"{si(mem.optimizer, 'B')} + activations {si(mem.activations, 'B')} = "
              f"{si(mem.total, 'B')}")
@@ -171,6 +180,8 @@ def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None)
                       f"each" if n else f"the activations alone, {si(mem.activations, 'B')}, "
                       f"exceed one device: shard them after --recompute full or a smaller "
                       f"--batch or --seq")
+                   + (f"; {fewest[0]} with {fewest[1]}, {si(fewest[2], 'B')} of state "
+                      f"each" if fewest else "")
                    + ")")
     else:
         tries = ([] if setup.recompute == "full" else ["--recompute full"]) + (
@@ -199,6 +210,7 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                     "faster_than_floor": s < r.floor_s}
 
     by_name = {p.kernel: p for p in r.timing.points}
+    fewest = zero3_fewest(r, mem)
     train = {
         "model": {"name": r.config.name, "source": r.config.source, "layers": r.config.layers,
                   "hidden": r.config.hidden, "heads": r.config.heads, "vocab": r.config.vocab,
@@ -231,7 +243,9 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                    "fits": mem.fits,
                    "largest_batch": None if largest is None else largest[0],
                    "largest_batch_recompute_full": None if largest is None else largest[1],
-                   "zero3_devices": zero3_devices(mem) if mem.fits is False else None},
+                   "zero3_devices": zero3_devices(mem) if mem.fits is False else None,
+                   "zero3_fewest": None if fewest is None else
+                   {"devices": fewest[0], "with": fewest[1], "state_bytes_each": fewest[2]}},
         "kernels": [{"name": o.op.name, "part": r.step.part_of(o.op.name), "op": o.op.op,
                      "calls": o.calls, "flop": o.flop, "bytes": o.bytes,
                      "bytes_split": {k: o.split(k) for k in ("weights", "activations")},
@@ -253,8 +267,7 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
     if suffix == ".json":
         write_json(path, data)
     elif suffix == ".csv":
-        cols = ("part", "name", "calls", "flop", "bytes", "ai", "bound", "floor_s")
-        save_text(path, csv_text(data["train"]["kernels"], cols))
+        save_text(path, csv_text(csv_rows(data), CSV_COLUMNS))
     else:
         from ..report.chart import plot_roofline, save_figure
 
@@ -264,3 +277,32 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
                                 title=f"{r.config.name} training step ({st.batch} x {st.seq} "
                                       f"tokens) on {r.timing.analysis.roof.name}")
         save_figure(display, path)
+
+
+# -o FILE.csv: rooflab's kernel CSV (name, flop, bytes, precision, calls, unit), which
+# report, whatif, choose and plot read, with the meta they need as columns that read back
+# as meta (op, batch, weight_bytes, train_part and the held marks; review s27 v3-F1: a bf16
+# step read as fp32, 12x slow, its weights multiplied by --batch); llm's activations_bytes
+# beside weight_bytes, and the floor's ai/bound/floor_s, which a reader judges again.
+CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "precision", "unit", "op",
+               "batch", "weight_bytes", "activations_bytes", "held_unquantized",
+               "weight_gradient", "ai", "bound", "floor_s")
+
+
+def csv_rows(data: dict) -> list[dict]:
+    """One row per kernel of the --json document: the schema kernel's precision (its FLOP's
+    dominant one), unit and meta beside the train section's floor."""
+    rows = []
+    for k, t in zip(data["kernels"], data["train"]["kernels"], strict=True):
+        meta, split = k.get("meta", {}), t["bytes_split"]
+        flop = k["flop"]
+        rows.append({"name": k["name"], "train_part": meta.get("train_part"),
+                     "calls": k["calls"], "flop": t["flop"], "bytes": t["bytes"],
+                     "precision": max(flop, key=flop.get) if flop else None,
+                     "unit": k.get("unit"), "op": meta.get("op"), "batch": meta.get("batch"),
+                     "weight_bytes": split["weights"],
+                     "activations_bytes": split["activations"],
+                     "held_unquantized": meta.get("held_unquantized"),
+                     "weight_gradient": meta.get("weight_gradient"),
+                     "ai": t["ai"], "bound": t["bound"], "floor_s": t["floor_s"]})
+    return rows

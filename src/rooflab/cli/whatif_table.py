@@ -304,6 +304,10 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     over, rest = ("", "") if every else (f" over {names} only",
                                          "; the other kernels are not batched")
     tb, ta = totals[0] / before_b, totals[1] / after_b
+    # a training step's batch counts sequences of --seq tokens (meta train_part): the
+    # time is per sequence (review s27 v3-F6: "per token 211 ms")
+    per = ("per sequence" if any(old.meta.get("train_part") for old, _ in result.moves)
+           else "per token")
     # a whole step's range (its gap held): both ends per token too (review 19a N5)
     from ..model.retime import gap_held
 
@@ -312,10 +316,10 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     least, most = ("at least ", "at most ") if _lower_bounds(result) else ("", "")
     if extra:
         slow = (totals[1] + extra) / after_b
-        return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
+        return (f"{per}{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
                 f"{fmt_seconds(tb)} -> {_span(ta, slow)}, "
                 f"{_span(tb / max(ta, slow), tb / min(ta, slow), 'x')} the tokens/s")
-    return (f"per token{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
+    return (f"{per}{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
             f"{fmt_seconds(tb)} -> {least}{fmt_seconds(ta)}, {most}{fmt_times(tb / ta)} the "
             f"tokens/s")
 
@@ -329,7 +333,8 @@ def _on_floors(result, line: str) -> str:
     from ..units import fmt_seconds
 
     b, a = total_floors(result)["with_launches"]
-    line = line.replace("per token", "per token on the work floor", 1)
+    per = "per sequence" if line.startswith("per sequence") else "per token"
+    line = line.replace(per, f"{per} on the work floor", 1)
     if not b or not a:
         return line
     b0, b1 = meta_batch(result.moves[0][0]), meta_batch(result.moves[0][1])

@@ -32,6 +32,7 @@ from .advice_compute import (
 )
 from .advice_core import Advice, Efficiency, above_roof_priced, efficiency_of
 from .advice_memory import memory_advice
+from .advice_optimizer import optimizer_advice
 from .advice_precision import mixed_part_advice
 from .advice_tensor_check import TENSOR_CHECK, hold_to_tiles, tensor_check_advice
 from .analysis import Point
@@ -147,6 +148,8 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
                                calls_bound=cost is not None, l2_bytes=l2_bytes)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
+    # a training step's optimizer pass: fewer passes per token, fewer parameters per device
+    items = [*items, *optimizer_advice(p, e, kernel)]
     # a matrix op under the fp32 CUDA-core rate: is it on tensor cores at all? (s21 r3 F7)
     check = tensor_check_advice(p, e, roof, kind, machine, kernel)
     if check is not None:

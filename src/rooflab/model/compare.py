@@ -37,6 +37,7 @@ from .compare_merge import merge_by_name, untestable
 from .compare_notes import (
     bimodal_note,
     calls_note,
+    grouped_notes,
     precision_note,
     predicted,
     predicted_notes,
@@ -274,6 +275,7 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     notes += untimed_notes(matches)
     notes += [n for m in matches if (n := work_note(m))]
     notes += predicted_notes(matches)
+    notes = grouped_notes(notes, {k.name for k in (*b, *a)} | {m.name for m in matches})
     c = Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
     caveat = total_caveat(c)
     return replace(c, notes=(*notes, caveat)) if caveat else c

@@ -212,3 +212,28 @@ def bimodal_note(m: Match) -> list[str]:
     what = "two groups of calls" if one else "two different things"
     return [f"{m.name}: timing samples split into two groups ({where}): {what} timed into "
             f"one entry ({' or '.join(causes(one))}); {verdict}; {what_to_do(one)}"]
+
+
+def grouped_notes(notes: list[str], names: set[str]) -> list[str]:
+    """One line for notes that say the same of several kernels ("q_proj: precision bf16 ->
+    fp32: ..." for each of 39 kernels of a train step; review s27 v3-F4): "q_proj, k_proj,
+    v_proj and 36 more kernels: precision ...", at the place of the first. Notes that do
+    not start with a kernel's name, or say something of one kernel only, stay as they are."""
+    def split(n: str) -> tuple[str, str] | None:
+        head, sep, rest = n.partition(": ")
+        return (head, rest) if sep and head in names else None
+
+    same: dict[str, list[str]] = {}
+    for n in notes:
+        if (hr := split(n)) is not None:
+            same.setdefault(hr[1], []).append(hr[0])
+    out: list[str] = []
+    for n in notes:
+        hr = split(n)
+        heads = same.get(hr[1], []) if hr is not None else []
+        if len(heads) < 2:
+            out.append(n)
+        elif hr[0] == heads[0]:   # the first of the group says it for all
+            more = f" and {len(heads) - 3} more kernels" if len(heads) > 3 else ""
+            out.append(f"{', '.join(heads[:3])}{more}: {hr[1]}")
+    return out

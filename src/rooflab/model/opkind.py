@@ -20,9 +20,14 @@ from .kernel import Kernel
 # their AI is at most ~1 FLOP/B (seed 000 §2.2, seed 004: y = x + 1 in fp16 is 0.25).
 # A GEMV ('gemv', llama.cpp's 'mul_mat_vec') streams its matrix the same way; so do BLAS-1
 # dot and axpy (`rooflab ai dot` / `ai axpy` name their kernels so).
+# A cross-entropy loss ('loss', as `rooflab train` names it; PyTorch's cross_entropy) is a
+# softmax over each row of logits and a gather of the label's: a row reduction that reads
+# each logit once (its backward, softmax - one-hot, once more), a few FLOP per element,
+# nothing to tile (review s27 v3-F9: its advice said "op kind unknown"). Rotary embedding
+# ('rope') and the SwiGLU gate ('act_mul': silu(gate) x up) read and write each element once.
 STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
                    "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu",
-                   "dot", "axpy")
+                   "dot", "axpy", "loss", "cross_entropy", "rope", "act_mul")
 # PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
 # ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
 # same few FLOP per element read and written, so the same AI bound.

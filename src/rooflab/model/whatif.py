@@ -18,7 +18,7 @@ from itertools import chain, combinations
 from ..errors import InputError
 from ..units import fmt_seconds
 from .analysis import analyze
-from .ceiling import Roof
+from .ceiling import Roof, _unit_of_part
 from .kernel import Kernel, sum_counts
 from .retime import WhatIf, _apply, _floor, _primary, _select, retime
 from .retime_launch import launch_held_s
@@ -100,12 +100,37 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
 def _merged(members: Sequence[Kernel], fused_name: str | None = None) -> tuple[Kernel, str]:
     """The fused kernel, untimed, and the words saying how its bytes were had."""
     nbytes, bytes_words = fused_bytes(members)
+    flop = sum_counts(k.flop for k in members)
+    meta: dict[str, object] = {"fused": [k.name for k in members]}
+    # the members' batch when they all agree (or none says one): without it the fused
+    # kernel read as batch 1, and whatif printed "batch 4 -> 1 ... 0.25x the tokens/s"
+    # for a fusion of a train step's kernels (s27 v3-F5)
+    batch = members[0].meta.get("batch")
+    if batch is not None and all(k.meta.get("batch") == batch for k in members):
+        meta["batch"] = batch
     return Kernel(name=fused_name or "+".join(k.name for k in members),
-                  flop=sum_counts(k.flop for k in members), bytes=nbytes,
-                  calls=max(k.calls for k in members),
-                  unit=next((k.unit for k in members if k.unit), None),
-                  provenance={"flop": "derived", "bytes": "derived"},
-                  meta={"fused": [k.name for k in members]}), bytes_words
+                  flop=flop, bytes=nbytes, calls=max(k.calls for k in members),
+                  unit=_fused_unit(members, flop),
+                  provenance={"flop": "derived", "bytes": "derived"}, meta=meta), bytes_words
+
+
+def _fused_unit(members: Sequence[Kernel], flop: dict[str, float]) -> str | None:
+    """The fused kernel's unit: the one most of its dominant precision's FLOP ran on in
+    the members (each member's parts on ceiling._unit_of_part's units). A Kernel has one
+    unit, given to its dominant precision (its other precisions run on vector under a
+    tensor unit), so the unit must be that of the work that dominates: SwiGLU's act_mul
+    (vector, 17 GFLOP) fused into down_proj (tensor, 47 TFLOP) took the first member's
+    vector and timed the GEMM at the bf16 vector ceiling, 58 ms -> 353 ms (s27 v3-F2).
+    Ties go to the first member in file order."""
+    if not flop:
+        return next((k.unit for k in members if k.unit), None)
+    dominant = max(flop.items(), key=lambda kv: kv[1])[0]
+    by_unit: dict[str | None, float] = {}
+    for k in members:
+        if k.flop.get(dominant, 0.0) > 0:
+            unit = _unit_of_part(dominant, k.precision, k.unit)
+            by_unit[unit] = by_unit.get(unit, 0.0) + k.flop[dominant]
+    return max(by_unit.items(), key=lambda kv: kv[1])[0]
 
 
 def _measured(members: Sequence[Kernel]) -> float:

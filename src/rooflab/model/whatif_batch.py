@@ -45,6 +45,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             and batch > reach}
 
     def change(k: Kernel) -> Kernel:
+        if k.meta.get("train_part") == "optimizer":
+            # one pass over the parameters per step, whatever the batch (`rooflab train
+            # --batch` keeps it; review s27 v3-F6: its FLOP doubled)
+            return k.with_(meta={**k.meta, "batch": batch})
         b0 = from_batch or meta_batch(k)
         r = batch / b0
         s, src = weight_share_of(k, share)
@@ -63,7 +67,9 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # point holds every byte, and saying its KV grows beside that read as a contradiction
     # (review 19a N5)
     split = [k for k in chosen if k not in unsplit]
-    grow = ("FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
+    train = any(k.meta.get("train_part") for k in chosen)
+    grow = (TRAIN_GROW if train and not unsplit else
+            "FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
             "batch)" if not unsplit else
             "FLOP grows with the batch" + (
                 "; activation (and KV) bytes grow with it for the kernels with a known "
@@ -73,17 +79,25 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # the shares are known once each moved kernel was changed: say the ones used, as
     # --quantize does (review r8 F2: a conv held whole was on no line)
     w = replace(w, assumption=(
-        "weights are read once for the whole batch (MoE experts: as many as the "
+        (f"a training step, {batch} sequences per micro-batch: " if train else "")
+        + "weights are read once for the whole batch (MoE experts: as many as the "
         f"batch's tokens touch); {grow}; {shares_words(used)}"
         + _unsplit_words(unsplit, batch, bool(past)) + _past_words(roof, past, batch)))
     return _at_least(w, set(past)) if past else w
 
 
+# --batch on `rooflab train`'s kernels (meta train_part), as `train --batch` counts them
+TRAIN_GROW = ("the forward, backward and recompute FLOP and activation bytes grow with the "
+              "batch; the optimizer's pass over the parameters (FLOP and bytes) is one "
+              "per step, held")
+
+
 # Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads
 # it), or the model that counts KV and activations itself.
 SPLIT_FIX = ("give the point's meta.weight_bytes (the bytes that are weights; the rest, KV "
-             "cache and activations, grows with the batch: `rooflab docs json`) or use "
-             "`rooflab llm --batch`, which counts the KV cache")
+             "cache and activations, grows with the batch: `rooflab docs "
+             "json#names-a-script-may-write`) or use `rooflab llm --batch`, which counts the "
+             "KV cache")
 
 
 def _unsplit_decode(k: Kernel, share: float | None) -> bool:

@@ -70,6 +70,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return found
 
     def change(k: Kernel) -> Kernel:
+        if held_master(k):
+            return k
         share = _model_dtype_share(k) if size <= 1 else None
         if share is not None:
             return _said(_gemm_in_narrow_acts(k, share, named_of(k), new_p, block,
@@ -136,6 +138,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
                + (_narrow_acts_words(kernels, new_p, fmt) if size <= 1 else "")
+               + _held_words(kernels, names)
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
                roof_of=roof_of if caps else None)
@@ -143,6 +146,24 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return w
     w = _only_chosen(w, kernels, names, target)
     return replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+
+
+def held_master(k: Kernel) -> bool:
+    """Whether k is a training step's optimizer (`rooflab train`: meta train_part
+    optimizer, held_unquantized): its fp32 master weights and AdamW state stay fp32 in any
+    precision the math runs at, so --precision leaves its bytes and math, as --quantize
+    does (review s27 v3-F3: an fp32 file's optimizer was halved under --precision bf16)."""
+    return k.meta.get("train_part") == "optimizer" and bool(k.meta.get("held_unquantized"))
+
+
+def _held_words(kernels: Sequence[Kernel], names: Iterable[str] | None) -> str:
+    """'; optimizer.adamw held: <why>' for the held_master kernels moved, '' for none."""
+    chosen = None if names is None else set(names)
+    held = [k for k in kernels if held_master(k) and (chosen is None or k.name in chosen)]
+    if not held:
+        return ""
+    return (f"; {', '.join(k.name for k in held)} held as it is: "
+            f"{held[0].meta['held_unquantized']}")
 
 
 # `rooflab llm` marks the kernels that stay at the model dtype under 8-bit activations

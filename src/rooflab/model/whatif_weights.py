@@ -136,7 +136,10 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         s, src = ((0.0, "a norm: weight-only quantizers leave it")
                   if share is None and kernel_kind(k)[0].endswith("norm")
                   else (0.0, "held unquantized") if share is None
-                  and k.meta.get("held_unquantized") else weight_share_of(k, share))
+                  and k.meta.get("held_unquantized")
+                  else (0.0, "a weight gradient, written at the training dtype")
+                  if share is None and k.meta.get("weight_gradient")
+                  else weight_share_of(k, share))
         step = steps.get(id(k))
         # every kernel's weights at `target`, the embedding's gathered rows too: an fp4
         # table carries its block scales, as llm --weights nvfp4|mxfp4 counts it (s27:
@@ -187,7 +190,22 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         f"weights are read once per call and stored in {target:.4g} byte(s) each"
         f"{_block_note(label) if label else _scales_note(dtype, group)}; the math stays in "
         f"the kernel's precision; "
-        f"{shares_words(used)}{narrower}{_held_words(kept)}"))
+        f"{shares_words(used)}{narrower}{_held_words(kept)}{_train_words(kernels)}"))
+
+
+def _train_words(kernels: Sequence[Kernel]) -> str:
+    """What --quantize means on a training step (`rooflab train`'s kernels, meta
+    train_part): frozen quantized base weights as QLoRA keeps them, read narrow by the
+    forward and the backward's dX; the dW kernels and the optimizer still counted at the
+    training dtype, as a full fine-tune computes them (review s27 v3-F7)."""
+    if not any(k.meta.get("train_part") for k in kernels):
+        return ""
+    return ("; a training step: the forward and the backward's dX read the weights in the "
+            "new format (QLoRA-style frozen base weights); the weight gradients (.bwd_dw, "
+            "embedding.bwd) are still written at the training dtype and the optimizer "
+            "keeps its fp32 state, as full fine-tuning computes them (QLoRA computes no "
+            "dW of frozen weights and keeps no optimizer state for them: this step's "
+            "backward and optimizer are an upper bound for it)")
 
 
 QUANTIZE_TARGETS = ("int8", "int4", "int3", "int2", "fp8", "fp4", "nvfp4", "mxfp4", "fp16",

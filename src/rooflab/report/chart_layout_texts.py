@@ -147,20 +147,27 @@ def labelled_counts(points, kernels) -> tuple[int, int]:
     are the kernels above their roof that a longer kernel was left unlabelled beside."""
     from .chart import above_roof
 
-    weight = kernel_weights(kernels)
+    weight = kernel_weights(kernels, points)
     labelled = {p.kernel for p in points if p.text}
-    bare = [weight.get(p.kernel, (0.0, 0.0)) for p in points if p.kernel not in labelled]
+    bare = [weight.get(p.kernel, (0.0,) * 3) for p in points if p.kernel not in labelled]
     over = {p.kernel for p in points if above_roof(p)}
     above = sum(1 for name in labelled & over
-                if bare and weight.get(name, (0.0, 0.0)) < max(bare))
+                if bare and weight.get(name, (0.0,) * 3) < max(bare))
     return len(labelled) - above, above
 
 
-def kernel_weights(kernels) -> dict[str, tuple[float, float]]:
-    """What ranks kernels for a label, by name (measured time, then FLOP for untimed
-    ones): a name stands for all its kernels (a trajectory's steps share one)."""
-    weight: dict[str, tuple[float, float]] = {}
+def kernel_weights(kernels, points=()) -> dict[str, tuple[float, float, float]]:
+    """What ranks kernels for a label, by name (measured time; for untimed ones their
+    floor on the chart, FLOP / the rate their point is drawn at, then FLOP): a name stands
+    for all its kernels (a trajectory's steps share one). By FLOP alone, a train step's
+    longest kernel (the optimizer: 56 ms, AI 0.5) went unlabelled under "labelled the 20
+    longest" (review s27 v3-F9)."""
+    weight: dict[str, tuple[float, float, float]] = {}
     for k in kernels:
-        w = (k.seconds or 0.0, k.total_flop)
+        w = (k.seconds or 0.0, 0.0, k.total_flop)
         weight[k.name] = max(weight.get(k.name, w), w)
+    for p in points:   # an untimed point's rate is its predicted one: the floor's
+        w = weight.get(p.kernel)
+        if w is not None and not w[0] and not p.measured and p.flop_per_s > 0:
+            weight[p.kernel] = (0.0, max(w[1], w[2] / p.flop_per_s), w[2])
     return weight

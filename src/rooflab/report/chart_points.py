@@ -229,15 +229,16 @@ def _level_joins(per_kernel: Sequence[Sequence[DrawnPoint]]) -> list[Line]:
 def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: int
                       ) -> tuple[list[DrawnPoint], int, str]:
     """Labels on the n longest kernels only (by measured time; untimed ones after, by
-    FLOP), every point kept; with the number of kernels left unlabelled and the note that
-    says so. A name stands for all its kernels (a trajectory's steps share one)."""
+    their floor: kernel_weights), every point kept; with the number of kernels left
+    unlabelled and the note that says so. A name stands for all its kernels (a
+    trajectory's steps share one)."""
     named = list(dict.fromkeys(p.kernel for p in points if p.text))
     if n <= 0 or len(named) <= n:
         return points, 0, ""
     from .chart_layout_texts import kernel_weights, labelled_note
 
-    weight = kernel_weights(kernels)
-    keep = set(sorted(named, key=lambda name: weight.get(name, (0.0, 0.0)),
+    weight = kernel_weights(kernels, points)
+    keep = set(sorted(named, key=lambda name: weight.get(name, (0.0,) * 3),
                       reverse=True)[:n])
     out = [p if p.kernel in keep else replace(p, text="") for p in points]
     left = len(named) - n

@@ -291,6 +291,11 @@ class TrainResult:
 OPTIMIZER_HELD = "the optimizer's master weights and state stay fp32 under mixed precision"
 
 
+# The dW kernels' mark (meta weight_gradient): `whatif --quantize` leaves the gradients
+# they write at the training dtype (review s27 v3-F7: int4 dW writes were counted).
+WEIGHT_GRADIENT = "writes the weight gradient (its `weights` bytes) at the training dtype"
+
+
 def _timed(step: Step, ts: TrainStep, roof) -> StepTiming:
     """timing.time_step's analysis, each kernel's meta naming its part of the step and the
     optimizer's marked as held at fp32."""
@@ -303,6 +308,10 @@ def _timed(step: Step, ts: TrainStep, roof) -> StepTiming:
         if part == "optimizer":
             meta.update(weight_dtype="fp32", held_unquantized=OPTIMIZER_HELD,
                         model_dtype_parts=["weights", "activations", "kv"])
+        elif part == "backward" and (k.name.endswith(".bwd_dw")
+                                     or k.meta.get("op") == "embedding"):
+            # its `weights` bytes are the dW it writes, not weights it reads
+            meta["weight_gradient"] = WEIGHT_GRADIENT
         kernels.append(k.with_(meta=meta))
     return StepTiming(step=step, analysis=analyze(roof, kernels, levels=("DRAM",)))
 

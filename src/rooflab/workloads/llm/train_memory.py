@@ -166,3 +166,29 @@ def zero3_devices(mem: TrainMemory) -> int | None:
     if mem.device_bytes is None or mem.activations >= mem.device_bytes:
         return None
     return max(1, math.ceil(mem.states / (mem.device_bytes - mem.activations)))
+
+
+def zero3_least(cfg: ModelConfig, setup: TrainSetup,
+                device_bytes: float) -> tuple[int, str, float] | None:
+    """(devices, the settings, state bytes each) of the smallest ZeRO-3 / FSDP sharding at
+    the smallest activation footprint: --recompute full, --batch 1 (--accumulate keeping
+    the tokens per step), or both, the fewest changes on a tie; None where no change of
+    these needs fewer devices than the step as given (review s27 v3-F8: 25 H100s for
+    llama-2-7b at batch 4 x 4096, where --recompute full needs 2)."""
+    now = zero3_devices(train_memory(cfg, setup, device_bytes))
+    tries = []
+    if setup.recompute != "full":
+        tries.append(("--recompute full", replace(setup, recompute="full")))
+    if setup.batch > 1:
+        keep = f" --accumulate {setup.batch * setup.accumulate}"
+        tries.append(("--batch 1" + keep, replace(setup, batch=1)))
+        if setup.recompute != "full":
+            tries.append((f"--recompute full --batch 1{keep}",
+                          replace(setup, batch=1, recompute="full")))
+    best = None
+    for words, tried in tries:
+        mem = train_memory(cfg, tried, device_bytes)
+        n = zero3_devices(mem)
+        if n is not None and (best is None or n < best[0]):
+            best = (n, words, mem.states / n)
+    return best if best is not None and (now is None or best[0] < now) else None
