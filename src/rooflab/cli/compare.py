@@ -258,16 +258,11 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
     file: its analysis[].floor_s (the roofline floor of each kernel on the file's roof),
     which add up to the tabled step's floor (llm.decode or llm.prefill floor_s). None for
     any other input, or a file whose kernels carry seconds (then the times compare)."""
-    import json
-
-    from ..files import read_text
     from ..model.document_parts import analysis_floors, llm_part
+    from .compare_train import json_doc
 
-    if not path.lower().endswith(".json"):
-        return None
-    try:
-        doc = json.loads(read_text(path))
-    except (ValueError, OSError):
+    doc = json_doc(path)
+    if doc is None:
         return None
     # the llm block and the floors checked as choose and whatif check them: a negative
     # floor_s made a "-993 ms" step, a NaN one a step without a floor, without a word

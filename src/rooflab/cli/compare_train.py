@@ -17,9 +17,9 @@ _FIELDS = (("floor_s", ("floor_s",), "s"),
 _SETUP = ("batch", "seq", "accumulate", "dtype", "recompute", "attn", "optimizer")
 
 
-def train_section(path: str) -> Mapping | None:
-    """The `train` section of a .json file, None for any other input (unreadable files
-    are the kernel reader's to refuse, with its words)."""
+def json_doc(path: str) -> Mapping | None:
+    """A .json file's document, None for any other input or an unreadable one (the kernel
+    reader refuses those, with its words)."""
     import json
 
     from ..files import read_text
@@ -30,7 +30,13 @@ def train_section(path: str) -> Mapping | None:
         doc = json.loads(read_text(path))
     except (ValueError, OSError):
         return None
-    train = doc.get("train") if isinstance(doc, Mapping) else None
+    return doc if isinstance(doc, Mapping) else None
+
+
+def train_section(path: str) -> Mapping | None:
+    """The `train` section of a .json file, None for any other input."""
+    doc = json_doc(path)
+    train = doc.get("train") if doc is not None else None
     return train if isinstance(train, Mapping) else None
 
 
