@@ -4,17 +4,11 @@ probe's 596: the row said PASS (725 %), a comparison that could not fail."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "cpu_fidelity.py"
+from benchmark_script import load_benchmark
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("cpu_fidelity", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("cpu_fidelity")
 
 
 def test_a_reference_far_below_the_probe_is_said_not_passed():

@@ -4,25 +4,17 @@ below rooflab's floor on a roof measured in the same run (benchmarks/llm_validat
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_script import load_benchmark
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "llm_validation.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("llm_validation", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod        # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("llm_validation")
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")

@@ -5,23 +5,15 @@ differences, so that neither side can drift silently. llama-2-7b: hidden 4096, 3
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_script import load_benchmark
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "llm_viewer_parity.py"
 H, L, FF, V, CTX = 4096, 32, 11008, 32000, 1024
 
 
 @pytest.fixture(scope="module")
 def lv():
-    spec = importlib.util.spec_from_file_location("llm_viewer_parity", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod        # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("llm_viewer_parity")
 
 
 def _rows(res):

@@ -15,6 +15,7 @@ import json
 import warnings
 
 import pytest
+from cli_inproc import json_of
 
 from rooflab.cli.main import main
 from rooflab.errors import InputWarning
@@ -38,10 +39,6 @@ def _run(capsys, argv):
     return code, cap.out, cap.err
 
 
-def _json(capsys, argv):
-    code, out, _ = _run(capsys, argv)
-    assert code == 0
-    return json.loads(out)
 
 
 # --- the precision ---------------------------------------------------------------------
@@ -89,14 +86,14 @@ def test_specs_show_b200_lists_fp4(capsys):
     row = next(line for line in out.splitlines() if line.startswith("│ fp4 tensor"))
     assert "9 PFLOP/s" in row and "1169" in row        # 9e15 / 7.7e12 = 1168.8
     assert "18 PFLOP/s fp4 tensor" in out              # the sparse figure, apart
-    d = _json(capsys, ["specs", "show", "B200", "--json"])
+    d = json_of(capsys, ["specs", "show", "B200", "--json"])
     assert "fp4" in json.dumps(d)
 
 
 # --- the verbs -------------------------------------------------------------------------
 
 def test_ai_matmul_fp4_on_b200_is_held_to_fp4(capsys):
-    d = _json(capsys, ["ai", "matmul", "8192", "8192", "8192", "--dtype", "fp4", "--on",
+    d = json_of(capsys, ["ai", "matmul", "8192", "8192", "8192", "--dtype", "fp4", "--on",
                        "B200", "--json"])
     assert (d["dtype"], d["precision"], d["unit"]) == ("fp4", "fp4", "tensor")
     assert d["flop"] == MM8K and d["bytes"] == pytest.approx(FP4_8K_BYTES)
@@ -113,7 +110,7 @@ def test_ai_matmul_fp4_on_b200_is_held_to_fp4(capsys):
 
 
 def test_ai_matmul_fp4_without_fp4_math_falls_back_to_fp8(capsys):
-    d = _json(capsys, ["ai", "matmul", "8192", "8192", "8192", "--dtype", "fp4", "--on",
+    d = json_of(capsys, ["ai", "matmul", "8192", "8192", "8192", "--dtype", "fp4", "--on",
                        "H100 SXM", "--json"])
     assert d["precision"] == "fp4" and d["compute_ceiling"] == "fp8 tensor"
     assert d["time_floor_s"] == pytest.approx(MM8K / 1979e12)      # 555.6 us
@@ -155,7 +152,7 @@ def test_report_advises_fp4_for_an_fp8_gemm_only_where_fp4_math_exists(kernels_c
 
 
 def test_whatif_precision_fp4_on_b200(kernels_csv, capsys):
-    d = _json(capsys, ["whatif", kernels_csv, "--on", "B200", "--precision", "fp4", "--json"])
+    d = json_of(capsys, ["whatif", kernels_csv, "--on", "B200", "--precision", "fp4", "--json"])
     nv, f8 = d["moves"]
     # the fp4 GEMM stays at 1.0995e12 / 9e15 = 122.2 us (it was held to fp8: 244.3 us)
     assert nv["before_work_floor_s"] == pytest.approx(MM8K / 9e15)

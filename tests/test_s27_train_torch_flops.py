@@ -7,25 +7,17 @@ integers far below 2^53, and 1e-9 only leaves room for float summation order."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from benchmark_script import load_benchmark
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "train_validation.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("train_validation", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod        # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("train_validation")
 
 
 @pytest.fixture(scope="module")
