@@ -234,8 +234,10 @@ def test_a_counted_call_handing_its_shape_to_a_pool_returns_promptly():
             warnings.simplefilter("ignore")
             relu(x)
         took = time.perf_counter() - t0
-    # was COUNT_WAIT_S (10 s): the worker waited for a count that waited on the worker
-    assert took < COUNT_WAIT_S / 4, f"{took:.2f} s"
+    # was COUNT_WAIT_S (10 s): the worker waited for a count that waited on the worker;
+    # 0.68 s on a quiet machine, 2.6 s in a fresh-clone CI beside pytest's other worker
+    # (two counts of torch ops on 2 busy cores): half the old wait tells the two apart
+    assert took < COUNT_WAIT_S / 2, f"{took:.2f} s"
     assert len(relu.runs) == 2
     assert all(r.meta["timing_includes_counting"] for r in relu.runs)   # each counted
     # relu (the worker's) and mul (the handing call's) of 64 fp32: 256 B read + 256 B
