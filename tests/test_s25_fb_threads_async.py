@@ -129,7 +129,9 @@ def test_first_calls_from_threads_waiting_on_one_compile_are_left_out():
     # numba says held a compile are the ones left out, the slow ones among them
     cold = [i for i, r in enumerate(s.runs) if r.seconds > 0.05]
     held = [i for i, r in enumerate(s.runs) if r.meta.get("numba_compiles", 0) >= 1]
-    assert len(cold) >= 1
+    # the compiling call itself may finish under 50 ms on a fast host (fresh-clone CI,
+    # Zen 5): numba's count is the witness that one call held the compile
+    assert len(held) >= 1
     assert set(cold) <= set(held)
     assert sorted(k.meta["compile_runs_left_out"]) == [i + 1 for i in held]
     assert k.calls == 6 - len(held)
