@@ -66,10 +66,10 @@ def test_names_the_slow_part_and_predicts_the_fastest_ceiling():
     assert a.new_flop_per_s == pytest.approx(1e10 / 52.0e-6, rel=1e-4)
     assert a.shrinks == "roof"
     assert "51.3 us of the 80.1 us" in a.detail
-    assert "124.8 TFLOP/s -> 240 TFLOP/s (1.92x)" in a.detail
+    assert "125 TFLOP/s -> 240 TFLOP/s (1.92x)" in a.detail
     # the tensor-unit figure is the aside: it needs the work matrix-shaped or fused
     assert ("on fp16 tensor (312 TFLOP/s), if the work is matrix-shaped or fused onto the "
-            "matrix units, 312 TFLOP/s (2.50x)") in a.detail
+            "matrix units, 312 TFLOP/s (2.5x)") in a.detail
     assert "binds instead" not in a.detail
     assert "accuracy allows fp16" in a.assumption and "80% of roof" in a.assumption
 
@@ -99,7 +99,7 @@ def test_vector_target_when_no_tensor_ceiling_is_in_reach():
     assert a.action == ("move the fp32 vector part (10 % of the FLOP, 78 % of the time at "
                         "the roof) to fp16 vector")
     assert a.speedup == pytest.approx(2.4118, rel=1e-4)
-    assert "152.2 TFLOP/s -> 367.1 TFLOP/s (2.41x)" in a.detail
+    assert "152 TFLOP/s -> 367 TFLOP/s (2.41x)" in a.detail
     assert "matrix-shaped" not in a.detail and "epilogue" not in a.assumption
 
 

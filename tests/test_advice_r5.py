@@ -126,9 +126,8 @@ def test_the_numpy_call_floor_prices_a_numpy_loop():
     cost = many_calls(p, ONE_T, m, _c6())
     assert cost is not None and cost.floor_s == 349e-9
     from rooflab.model.advice_calls import merge_calls_advice
-    from rooflab.model.advice_core import efficiency_of
 
-    merged = merge_calls_advice(p, efficiency_of(p), cost, Machine(kind="cpu"))
+    merged = merge_calls_advice(p, cost, Machine(kind="cpu"))
     assert merged.speedup == pytest.approx(633.2 / (633.2 - 999 * 0.349), rel=1e-3)  # 2.225
     # 633.2 - 999 x 0.349 = 284.55 us: 2.225x
     (first,) = [a for a in advise(p, ONE_T, _c6(), machine=Machine(kind="cpu"))

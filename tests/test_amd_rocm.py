@@ -115,7 +115,9 @@ except ImportError:
     torch = None
 
 MI300X_PROPS = dict(name="AMD Instinct MI300X", major=9, minor=4,
-                    gcnArchName="gfx942:sramecc+:xnack-", multi_processor_count=2,
+                    # 304 CUs, what a real MI300X reports (ROCm/ROCm#4203): the catalog entry
+                    # has sms = 304 and rejects a device of another count (a partition)
+                    gcnArchName="gfx942:sramecc+:xnack-", multi_processor_count=304,
                     total_memory=205_822_885_888, L2_cache_size=4 << 20)
 
 
@@ -132,7 +134,17 @@ def rocm_torch(available: bool = True):
         def get_device_properties(self, dev):
             return SimpleNamespace(**MI300X_PROPS)
 
-    fake = fc.FakeTorch([])
+    class RocmTorch(fc.FakeTorch):
+        def _scaled_mm(self, a, b, **kw):
+            # ROCm's hipBLASLt takes e4m3fnuz; some CPU oneDNN builds refuse that dtype
+            # ("itensor_view_from_dense expects ... fp8"), so the stand-in multiplies in
+            # bf16 what the matrix cores would: the probe's timing logic is what is tested
+            if a.dtype == torch.float8_e4m3fnuz:
+                out = kw.get("out_dtype") or torch.bfloat16
+                return (a.to(torch.bfloat16) @ b.to(torch.bfloat16)).to(out)
+            return torch._scaled_mm(a, b, **kw)
+
+    fake = RocmTorch([])
     fake.cuda = RocmCuda([])
     fake.version = SimpleNamespace(cuda=None, hip="6.2.41133-dd7f95766")
     return fake
@@ -160,7 +172,7 @@ def test_probe_on_rocm_reads_identity_from_torch_and_says_what_it_cannot(fake_ro
     assert h["compute_capability"] is None and h["gcn_arch"] == "gfx942"
     # vector L1 is 32 KiB per CU on gfx942 (ROCm hardware specifications), not NVIDIA's
     # 128 KiB per SM; L2 is what the device reports
-    assert h["caches"] == {"L1": 2 * 32 * 1024, "L2": 4 << 20}
+    assert h["caches"] == {"L1": 304 * 32 * 1024, "L2": 4 << 20}
     assert h["catalog"] == "AMD Instinct MI300X"
     assert "not used on ROCm" in h["clocks_before"]["nvml"]
     # rocBLAS DGEMM runs on the fp64 matrix cores: compared with 163.4, not 81.7 TFLOP/s
@@ -224,9 +236,10 @@ def test_probe_on_one_mi250x_gcd_compares_with_half_the_package(fake_rocm, monke
     monkeypatch.setitem(MI300X_PROPS, "gcnArchName", "gfx90a:sramecc+:xnack-")
     monkeypatch.setitem(MI300X_PROPS, "total_memory", 64 << 30)
     monkeypatch.setitem(MI300X_PROPS, "L2_cache_size", 8 << 20)
+    monkeypatch.setitem(MI300X_PROPS, "multi_processor_count", 110)   # one MI250X GCD
     p = probe_gpu("cuda:0", "quick", triton=False)
     assert p.host["catalog"] == "AMD Instinct MI250X, one die"
-    assert p.host["caches"]["L1"] == 2 * 16 * 1024              # 16 KiB per CU on gfx90a
+    assert p.host["caches"]["L1"] == 110 * 16 * 1024            # 16 KiB per CU on gfx90a
     checks = {r["ceiling"]: r for r in p.extras["gpu"]["nominal_checks"]}
     assert checks["DRAM"]["nominal"] == pytest.approx(1.6384e12)          # 3276.8 / 2
     assert checks["fp64 tensor"]["nominal"] == pytest.approx(47.85e12)    # 95.7 / 2

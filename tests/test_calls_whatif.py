@@ -74,7 +74,7 @@ def test_report_text_and_json_carry_the_link(tmp_path, capsys, monkeypatch):
     roof.write_text(json.dumps(ONE_T_DICT))
     assert main(["report", str(ks), "--on", str(roof)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "(3.6x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in out
+    assert "(3.58x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in out
     assert "merge the 1000 calls into one" in out and "1.39x predicted" in out
     assert ("its gain to the roof (3.6x) keeps the 1000 x 177 ns = 177 us per-call floor "
             "(and drops the rest of each call); merging the calls removes that floor") in out

@@ -39,7 +39,7 @@ def test_gain_keeps_the_merge_advices_numpy_floor_as_calls_times_floor():
     assert d.gain_s == pytest.approx(284.2e-6, rel=1e-6)            # was 456.2 us
     assert d.gain_speedup == pytest.approx(633.2 / 349, rel=1e-6)   # 1.814x, was 3.58x
     assert "284 us saved" in d.gain_words
-    assert "(1.8x faster; the 1000 x 349 ns = 349 us per-call floor stays)" in d.gain_words
+    assert "(1.81x faster; the 1000 x 349 ns = 349 us per-call floor stays)" in d.gain_words
     assert "177 us" not in d.gain_words and "launch/dispatch floor" not in d.gain_words
     # the merge advice prices the same 349 ns floor: 2.225x
     merge = d.advice[0]
@@ -55,9 +55,9 @@ def test_gain_keeps_the_merge_advices_numpy_floor_as_calls_times_floor():
 def test_a_numba_loop_keeps_the_numba_floor_and_a_bare_machine_the_roofs():
     numba = _diag(_c6(threads_from="numba function without parallel=True"), PROFILED)
     assert numba.gain_s == pytest.approx(456.2e-6, rel=1e-6)         # 633.2 - 177
-    assert "(3.6x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in numba.gain_words
+    assert "(3.58x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in numba.gain_words
     bare = _diag(_c6(), BARE)                                        # no profile floors
-    assert "(3.6x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in bare.gain_words
+    assert "(3.58x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in bare.gain_words
 
 
 def test_work_levers_wait_for_the_calls_to_be_merged_not_the_latency():

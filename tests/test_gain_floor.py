@@ -52,13 +52,13 @@ def test_many_calls_gain():
 
 
 def test_work_bound_gain_keeps_the_work_floor():
-    # seed 004 decode b=1: 2.2e9 B / 320e9 = 6.875 ms floor > 5 us launch: 15 / 6.875 = 2.2x
+    # seed 004 decode b=1: 2.2e9 B / 320e9 = 6.875 ms floor > 5 us launch: 15 / 6.875 = 2.18x
     k = Kernel("decode b=1", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, seconds=0.015,
                meta={"op": "decode"})
     (d,) = diagnose(analyze(lookup_roof("T4"), [k]))
     assert d.reachable_s == pytest.approx(6.875e-3)
     assert d.gain_words == ("8.12 ms saved (54% of the total) if it reached its roof "
-                            "(2.2x faster)")
+                            "(2.18x faster)")
 
 
 def test_report_prints_the_floored_gain(tmp_path, capsys, monkeypatch):

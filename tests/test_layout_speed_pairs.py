@@ -115,7 +115,10 @@ def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
     moves: list = []
     monkeypatch.setattr(chart_layout_pairs, "repair_pairs", _reference_repair(moves))
     want = _labels(roof, kernels)
-    assert len(moves) == {"40 kernels, seed 0": 14, "40 kernels, seed 3": 18, "zoo": 0}[case]
+    # the zoo's count follows matplotlib's text extents: 0 moves with the fonts of 3.10,
+    # 2 with matplotlib 3.11.2's; the labels must match the reference's either way
+    assert len(moves) in {"40 kernels, seed 0": {14}, "40 kernels, seed 3": {18},
+                          "zoo": {0, 2}}[case]
     assert sum(1 for t, *_ in new if t) >= 18
     assert new == want
 

@@ -102,7 +102,8 @@ def test_catalog_carries_nvidia_smi_totals():
     assert lookup("H100").usable_memory_bytes == 81_559 * 2**20 == 85_520_809_984
     assert lookup("H200").usable_memory_bytes == 143_771 * 2**20
     assert lookup("T4").usable_memory_bytes == 15_360 * 2**20
-    assert lookup("MI300X").usable_memory_bytes is None      # not in the catalog
+    # the driver's 196,592 MiB (torch total_memory, ROCm/ROCm#4203; review s28 R4 F5)
+    assert lookup("MI300X").usable_memory_bytes == 196_592 * 2**20 == 206_141_652_992
 
 
 def test_gpu_mem_util_fits_against_a_share_of_the_driver_total(capsys):

@@ -135,7 +135,7 @@ def test_idle_gpu_gives_no_warning_and_no_note():
 def test_early_warning_names_the_processes_and_the_utilisation():
     r = read_load(FakeNvml(pids=(OTHER_PID, 77)), "h", os.getpid())
     assert busy_warning(r, "cuda:0") == (
-        "2 other processes use cuda:0 (pid 4321: 35.0 GB, pid 77: 2.0 GB), utilisation "
+        "2 other processes use cuda:0 (pid 4321: 35 GB, pid 77: 2 GB), utilisation "
         "87 %: the ceilings will read low; stop (Ctrl-C) and rerun on an idle GPU")
     # kernels running with nobody listed (a MIG/MPS or VM neighbour): still said
     alone = read_load(FakeNvml(pids=(), util=40), "h", os.getpid())
@@ -211,7 +211,7 @@ def test_profile_records_the_other_process_and_throttling_with_notes(shared_h200
     assert p.host["clocks_before"]["clock_event_reasons"] == 0x4     # the raw mask, as before
     busy, throttled = load["notes"]
     assert busy.startswith("1 other process used cuda:0 while the probe ran (pid 4321: "
-                           "35.0 GB; utilisation 87 % before it started)")
+                           "35 GB; utilisation 87 % before it started)")
     assert "power limits held the clocks below application clocks for 2.0 s" in throttled
     assert "clock event reasons: sw power cap" in throttled
     # on the measured roof, so the record table's notes show them
@@ -250,7 +250,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_notes_with_json(shared_h200,
     monkeypatch.setattr(common, "warn", lambda m: (order.append(m), warn(m)))
     assert main(["probe", "--device", "cuda:0", "--quick", "--json"]) == 0
     err = capsys.readouterr().err
-    early = ("warning: 1 other process uses cuda:0 (pid 4321: 35.0 GB), utilisation 87 %: "
+    early = ("warning: 1 other process uses cuda:0 (pid 4321: 35 GB), utilisation 87 %: "
              "the ceilings will read low; stop (Ctrl-C) and rerun on an idle GPU")
     assert early in err
     assert order[0].startswith("1 other process uses cuda:0") and order[1] == "probe"

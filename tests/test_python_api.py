@@ -227,7 +227,7 @@ def test_a_single_run_under_100us_says_to_benchmark():
     import rooflab.measuring as measuring
 
     # an empty block reads 0.4-1.4 µs: all clock and Python overhead, no work
-    with pytest.warns(measuring.TimingWarning, match="single timed run under 100 µs"):
+    with pytest.warns(measuring.TimingWarning, match="single timed run under 100 us"):
         with rooflab.measure(name="blk", flop=1, bytes=1) as m:
             pass
     assert "blk: one run of" in m.kernel.meta["warning"]

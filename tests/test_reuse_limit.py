@@ -1,9 +1,9 @@
 """advice_memory.reuse_limit: why tiling cannot raise a kernel's AI, in three answers, and the
 slope words that follow from each (review 14b F11).
 
-reuses_data returned one False both for a weight-streaming GEMV and for a GEMM already at its
-shape's compulsory AI, so a square 256^3 GEMM was told "each weight is used once per request":
-each element of B is used 256 times, and B is a third of its bytes.
+A yes/no "reuses data" returned one False both for a weight-streaming GEMV and for a GEMM
+already at its shape's compulsory AI, so a square 256^3 GEMM was told "each weight is used
+once per request": each element of B is used 256 times, and B is a third of its bytes.
 """
 
 from __future__ import annotations
@@ -48,11 +48,28 @@ def test_square_gemm_slope_words_say_compulsory_not_once_per_request():
     assert "Only a larger problem per call, fusion with a neighbour" in words
 
 
+def _tile_offered(k: rooflab.Kernel) -> bool:
+    """Whether advise() offers the tiling lever (tiling_advice decides, by its own rule)."""
+    from rooflab.model.advice import advise
+    from rooflab.model.machine import machine_of, words
+
+    tile = words(machine_of(H100), "tile")[0]
+    (p,) = rooflab.analyze(H100, [k]).points
+    return any(a.action == tile for a in advise(p, H100, k))
+
+
 def test_square_gemm_reuse_is_limited_by_compulsory_traffic():
-    from rooflab.model.advice_tiling import reuses_data
     k = _matmul(256, 256, 256)
     assert _limit(k) == "compulsory"
-    assert not reuses_data("matmul", k, 256 / 3, "fp16")    # tiling is not offered either
+    # tiling is not offered either: asked of advise(), not of reuse_limit again (a
+    # test-only reuses_data wrapper checked reuse_limit, review s28 R1 #14). As a
+    # profiler gives it: timed at 100 us (far above the 5 us launch floor, so the kernel's
+    # own levers are advised), bytes measured (counted bytes are compulsory ones)
+    timed = k.with_(seconds=1e-4, provenance={"flop": "measured", "bytes": "measured"})
+    assert not _tile_offered(timed)
+    # the same GEMM moving 2x its compulsory bytes (operands re-read) has room: AI
+    # 85.3 / 2 = 42.7 FLOP/B, under the shape's 85.3, so the lever is offered
+    assert _tile_offered(timed.with_(bytes={"DRAM": 2 * k.bytes["DRAM"]}))
 
 
 def test_gemv_shaped_and_weight_dominated_gemms_keep_the_weight_words():

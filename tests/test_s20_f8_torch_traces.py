@@ -76,8 +76,8 @@ def test_f1_host_to_device_copy_is_off_the_dram_roof_and_judged_on_the_host_link
     # direction, 19 %; 350 of the 490 us of op time = 71.4 %
     assert "(71.4% of op time, not drawn:" in note
     assert "the NVIDIA H100 SXM's PCIe Gen5 x16 at 63 GB/s per direction" in note
-    assert ("1 x Memcpy HtoD (Pageable -> Device), 0.35 ms (launched by aten::copy_ 0.35 "
-            "ms), 4.19 MB at 12 GB/s = 19% of the link") in note
+    assert ("1 x Memcpy HtoD (Pageable -> Device), 350 us (launched by aten::copy_ 350 "
+            "us), 4.19 MB at 12 GB/s = 19% of the link") in note
     assert "pin_memory=True" in note
     # the shares stay of all op time: mm 100 of 490 us
     mm = by_name["aten::mm [1024x1024, 1024x1024]"]
@@ -152,7 +152,7 @@ def test_f3_device_time_of_ids_that_name_no_op_is_in_the_note(tmp_path):
         device("gemmSN_TN_kernel", 900, 80.0, 0),
     ]))
     assert [k.name for k in imp.kernels] == ["aten::mm [1024x1024, 1024x1024]"]
-    assert ("2 GPU kernel/memcpy event(s), 0.58 ms, are linked to no op (1 with External id "
+    assert ("2 GPU kernel/memcpy event(s), 580 us, are linked to no op (1 with External id "
             "0: launched outside any op; 1 whose External id is no cpu_op: launched inside "
             "a record_function or ProfilerStep range") in " ".join(imp.notes)
 
@@ -211,7 +211,7 @@ def test_f5_ops_without_shapes_are_not_called_formula_less(tmp_path):
     # 50 of 150 us
     assert note == ("33.3% of op time is in ops not counted (not drawn; aten::mm recorded "
                     "without shapes or dtypes its formula can use: see the warnings): "
-                    "aten::mm 0.05 ms")
+                    "aten::mm 50 us")
 
 
 def test_f5_gpu_only_trace_asks_for_cpu_activity(tmp_path):

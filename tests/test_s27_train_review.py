@@ -264,7 +264,7 @@ def test_notes_on_scale_and_the_optimizer_share(capsys):
     t, _ = train_json(capsys, "tinyllama-1.1b", "--on", "H100 SXM", "--seq", "1024")
     notes = " ".join(t["notes"])
     assert "rooflab scale adds the gradient all-reduce" not in notes
-    assert "no gradient all-reduce counted" in notes and "not this config's step" in notes
+    assert "no gradient all-reduce counted" in notes and "--dp N" in notes
     share = t["parts_s"]["optimizer"] / t["floor_s"]
     assert f"the optimizer is {100 * share:.0f}% of the floor" in notes      # 53 %
     assert "--accumulate N" in notes

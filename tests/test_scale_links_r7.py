@@ -142,7 +142,7 @@ def test_no_latency_is_said_with_what_1us_per_hop_makes_of_it(capsys):
     text = _run(capsys, "--on", "H100 SXM", "--hidden", "4096", "--blocks", "32",
                 "--tokens", "4096")
     assert "the link never binds up to 1024 GPUs" in text
-    assert ("link latency: 0 per hop assumed (none given or measured): the all-reduce time "
+    assert ("link latency: 0 us per hop assumed (none given or measured): the all-reduce time "
             "counts link bandwidth only, no latency: each of the 128 all-reduces per step "
             "also pays the collective's latency") in text
     # the same run at --hop-latency-us 1 (reviewer: binds from 512, 1024 at 381 ms, 42.0 %)

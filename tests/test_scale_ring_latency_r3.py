@@ -84,6 +84,6 @@ def test_the_output_says_which_link_sets_the_pace(tmp_path, capsys):
     assert "not measured but assumed (the inter-node figure above" in default
     # a slower one binds: its figure, and the latency at 1024 stays 2046 hops x 300 us
     slow = out("--inter-bw", "0.5GB/s")
-    assert "inter-node: 0.5 GB/s (given (--inter-bw))" in slow
+    assert "inter-node: 500 MB/s (given (--inter-bw))" in slow
     # a CPU profile's rows are devices, not GPUs (review r7 F8)
     assert "at 1024 devices all-reduce latency 613.8 ms = 2046 hops x 300 us" in slow

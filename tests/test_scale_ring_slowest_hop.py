@@ -59,7 +59,9 @@ def test_bit_rates_are_divided_by_eight(capsys):
     # a size is no rate (review 12c item 8): "450GB" is refused, "450GB/s" named
     with pytest.raises(InputError, match="a rate needs /s: 450GB/s"):
         parse_rate("450GB")
-    assert parse_rate("450gb/s") == 450e9          # all lower case: bytes, as before
+    # all lower case: bits by the letter, bytes by habit; refused (review s28 R2 F9)
+    with pytest.raises(InputError, match="ambiguous: say 450Gbit/s"):
+        parse_rate("450gb/s")
     assert main(["scale", "--on", "H100 SXM", "--hidden", "1024", "--blocks", "2",
                  "--tokens", "512", "--inter-bw", "400Gb/s", "--json"]) == 0
     links = json.loads(capsys.readouterr().out)["links"]

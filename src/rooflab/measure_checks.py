@@ -17,7 +17,7 @@ from .errors import InputError
 from .measure_site import warn
 from .model.sample_spread import spread_name
 from .probe.stats import NOISY_SPREAD, Stats
-from .units import canonical_dtype
+from .units import canonical_dtype, fmt_seconds
 
 # A single run (decorator, with-block) shorter than this is mostly the ~1 µs of clock and
 # Python overhead around it (an empty block reads 0.4-1.4 µs here): 1 % at 100 µs.
@@ -186,11 +186,12 @@ def single_run_warning(name: str, seconds: float, stacklevel: int) -> str | None
         return None
     # one text for every run, so a decorated function in a loop warns once; run as a
     # thread's target, it names the function's definition, not threading.py (measure_site)
-    warn("measure(): a single timed run under 100 µs is mostly overhead; benchmark it "
+    # 'us', as every CLI text and fmt_seconds write it (review s28 R2 F16)
+    warn("measure(): a single timed run under 100 us is mostly overhead; benchmark it "
          "with rooflab.measure(fn, *args) (see kernel.meta['warning'])", TimingWarning,
          stacklevel=stacklevel + 1)
-    return (f"{name}: one run of {seconds * 1e6:.3g} µs is too short to "
-            f"time alone (about 1 µs of clock and Python overhead, a "
+    return (f"{name}: one run of {fmt_seconds(seconds)} is too short to "
+            f"time alone (about 1 us of clock and Python overhead, a "
             f"cold first call); benchmark it with rooflab.measure(fn, "
             f"*args, flop=..., bytes=...)")
 

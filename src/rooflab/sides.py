@@ -20,6 +20,8 @@ PCT_LINES = (10.0, 50.0, 105.0)
 # under this a percent keeps two significant figures ('0.07', not '0'); from it on whole
 # percents: units.fmt_pct's rounding, which the tables, chart labels and advice share
 SMALL_PCT = 0.995
+# under this a percent is printed '<0.001%' (not '4.9e-05%', review s28 R2 F15)
+TINY_PCT = 0.001
 # more decimals than this and the value is shown in full (repr): it is a hair off the line
 MAX_DECIMALS = 4
 
@@ -60,11 +62,51 @@ def pct_text(pct: float | None, space: bool = False,
     (the Markdown/HTML style). None: '-'."""
     if pct is None or (isinstance(pct, float) and math.isnan(pct)):
         return "-"
+    if 0 < abs(pct) < TINY_PCT:
+        # not '5e-11%': no class line is near, and the reader needs "next to nothing"
+        text = f"<{TINY_PCT:g}" if pct > 0 else f">-{TINY_PCT:g}"
+        return f"{text} %" if space else f"{text}%"
     text = f"{pct:.0f}" if abs(pct) >= SMALL_PCT or pct == 0 else f"{pct:.2g}"
     if "e" not in text:
         for line in lines:
             text = keep_side(pct, text, line)
     return f"{text} %" if space else f"{text}%"
+
+
+def share_text(pct: float | None, space: bool = False,
+               lines: tuple[float, ...] = (100.0,)) -> str:
+    """A share or an efficiency in percent with one decimal ('87.3%'), two significant
+    figures under 1 % ('0.011%', not '0.0%': 16 GPUs on 1 GbE at 0.011 % efficiency),
+    '<0.001%' under that, and the decimals that keep it off 100 % and `lines`: a ring
+    that exposes 503 us a step is '99.98%', not '100.0%' (review s28 R2 F8/F10). None: '-'."""
+    if pct is None or (isinstance(pct, float) and math.isnan(pct)):
+        return "-"
+    if pct == 0:
+        text = "0"        # none at all: a layernorm's weights, a kernel with no gain
+    elif abs(pct) < TINY_PCT:
+        text = f"<{TINY_PCT:g}" if pct > 0 else f">-{TINY_PCT:g}"
+    elif abs(pct) >= SMALL_PCT:
+        text = f"{pct:.1f}"
+        for line in lines:
+            text = keep_side(pct, text, line)
+    else:
+        text = f"{pct:.2g}"
+    return f"{text} %" if space else f"{text}%"
+
+
+def change_text(pct: float | None, lines: tuple[float, ...] = (0.0,)) -> str:
+    """A signed percent change, '+2.5 %', with one decimal and the decimals that keep it
+    on its side of 0 and of each of `lines` (a --fail-if-slower gate): +0.04 % beside a
+    0.01 % gate reads '+0.04 %', not '+0.0 %'; -0.04 % is '-0.04 %', never '-0.0 %'
+    (review s28 R2 F2). None: '-'."""
+    if pct is None or (isinstance(pct, float) and math.isnan(pct)):
+        return "-"
+    if pct == 0:
+        return "+0.0 %"   # no change, as before (a zero is not negative)
+    text = f"{pct:.1f}"
+    for line in lines:
+        text = keep_side(pct, text, line)
+    return ("+" if pct > 0 and not text.startswith("+") else "") + text + " %"
 
 
 def times_text(x: float, line: float) -> str:

@@ -137,7 +137,8 @@ def si(value: float | None, unit: str = "", digits: int = 3) -> str:
     mag = abs(float(f"{value:.{digits}g}"))
     for scale, prefix in _PREFIXES:
         if mag >= scale:
-            return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
+            # past the last prefix, whole numbers: 1e21 B is '1000 EB', not '1e+03 EB'
+            return f"{plain(value / scale, digits)} {prefix}{unit}".strip()
     if mag < 1e-3 and unit:
         return f"{value:.{digits}g} {unit}"
     return f"{value:.{digits}g} {unit}".strip()
@@ -153,11 +154,31 @@ def si_apart(a: float, b: float, unit: str = "") -> tuple[str, str]:
     return sa, sb
 
 
+def plain(x: float, digits: int) -> str:
+    """`digits` significant figures, whole numbers where that would be exponent form
+    (1030, not '1.03e+03'), exponent form only from 1e9 up (no 19-digit numbers)."""
+    rounded = float(f"{x:.{digits}g}")
+    if 10 ** digits <= abs(rounded) < 1e9:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+# A duration of 1000 s and more is told in minutes, from an hour in hours: a 70B request
+# on a T4 takes '29.8 min', not '1.79e+03 s' (review s28 R2 F1); from 1000 h, whole hours
+_LONG = ((3600.0, "h"), (60.0, "min"))
+
+
 def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
-    """Format a duration: 3.1e-6 -> '3.1 us', 1.19e-12 -> '1.19 ps'."""
+    """Format a duration: 3.1e-6 -> '3.1 us', 1.19e-12 -> '1.19 ps', 1790 -> '29.8 min',
+    5400 -> '1.5 h'. Never in exponent form below 1e9 h."""
     if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
         return "-"
     mag = abs(float(f"{seconds:.{digits}g}"))   # 999.96 us reads '1 ms', not '1e+03 us'
+    if mag >= 1000 and math.isfinite(mag):
+        for scale, name in _LONG:
+            # hours once the minutes round to 60: 3599 s is '1 h', not '60 min'
+            if name == "min" or abs(float(f"{seconds / 60:.{digits}g}")) >= 60:
+                return f"{plain(seconds / scale, digits)} {name}"
     # ps below 1 ns: a one-element op's floor is 1.19 ps, not '0.00119 ns' (review 12d L2)
     for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"), (1e-12, "ps")):
         if mag >= scale:
@@ -165,6 +186,26 @@ def fmt_seconds(seconds: float | None, digits: int = 3) -> str:
     if mag == 0:
         return "0 ns"     # as before ps existed: report tables print "0 ns" for no gain
     return f"{seconds / 1e-12:.{digits}g} ps"
+
+
+def seconds_apart(a: float, b: float) -> tuple[str, str]:
+    """Two durations set against each other (before -> after), with as many digits as
+    tell them apart: (1e-3, 1.0004e-3) -> ('1 ms', '1.0004 ms'), not '1 ms -> 1 ms'
+    beside a gate that failed on the difference (review s28 R2 F2)."""
+    for digits in range(3, 8):
+        sa, sb = fmt_seconds(a, digits), fmt_seconds(b, digits)
+        if sa != sb or a == b:
+            return sa, sb
+    return sa, sb
+
+
+def per_s(rate: float) -> str:
+    """Events (tokens, requests) per second as a plain number, one rule for every verb:
+    153.6, 2218, 10282 (not 1.028e+04), 0.3802 (a 405B model on a CPU makes well under one
+    token a second: not '0', review s28 R2 F3/F13)."""
+    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+        return "-"
+    return f"{rate:.4g}" if abs(rate) < 1e4 else f"{rate:.0f}"
 
 
 def fmt_factor(x: float | None, digits: int = 3) -> str:
@@ -199,13 +240,13 @@ def fmt_pct(pct: float | None, space: bool = False) -> str:
 
 
 def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:
-    """A size in binary units, '48 KiB', '1.5 MiB', '12 GiB', '512 B': the largest of GiB,
-    MiB, KiB it reaches, `digits` significant figures, never in exponent form (1000 MiB is
-    '1000 MiB', not '1e+03 MiB'). One rule for the probe notes, the comm and sweep tables
-    and `specs` (review s18 r6 F2: five local copies, two without GiB, one printing a 48 KiB
-    L1 as '0.0469 MiB')."""
-    unit, size = next(((u, n) for u, n in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
-                       if nbytes >= n), ("B", 1))
+    """A size in binary units, '48 KiB', '1.5 MiB', '12 GiB', '512 B': the largest of PiB,
+    TiB, GiB, MiB, KiB it reaches, `digits` significant figures, never in exponent form
+    (1000 MiB is '1000 MiB', not '1e+03 MiB'). One rule for the probe notes, the comm and
+    sweep tables and `specs` (review s18 r6 F2: five local copies, two without GiB, one
+    printing a 48 KiB L1 as '0.0469 MiB')."""
+    steps = (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+    unit, size = next(((u, n) for u, n in steps if nbytes >= n), ("B", 1))
     value = nbytes / size
     rounded = float(f"{value:.{digits}g}")
     text = f"{value:.0f}" if abs(rounded) >= 10 ** digits else f"{value:.{digits}g}"
@@ -216,7 +257,9 @@ def fmt_ai(ai: float | None) -> str:
     """Format an arithmetic intensity in FLOP/byte."""
     if ai is None or (isinstance(ai, float) and math.isnan(ai)):
         return "-"
-    if ai >= 100:
+    if ai == 0:
+        return "0"        # not '-0' (a negative zero from a subtraction)
+    if 100 <= ai < 1e9:
         return f"{ai:.0f}"
     return f"{ai:.3g}"
 
@@ -247,16 +290,22 @@ def parse_size(text: str | int | float, what: str = "size") -> float:
     return value
 
 
-# A bit rate: an upper-case prefix and a lower-case b ("400Gb/s", "3.6Tb/s"), or "bps",
-# "bit/s" (SI/IEC: b = bit, B = byte). Network links are quoted in bits (400 Gb/s NDR).
-_BIT_RATE = re.compile(r"^\s*([0-9][0-9.eE+-]*)\s*([kKMGTP]?)"
-                       r"(?:bps|bits?/s|bits?|(?<=[kKMGTP])b(?:/s)?)\s*$")
-_RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+# A bit rate: "bit"/"bits"/"bps" after any prefix ("400Gbit/s", "400gbps"), or an upper-case
+# prefix and a lower-case b ("400Gb/s", "3.6Tb/s"; SI/IEC: b = bit, B = byte). Network links
+# are quoted in bits (400 Gb/s NDR).
+_BIT_RATE = re.compile(r"^\s*([0-9][0-9.eE+-]*)\s*([kKmMgGtTpP]?)"
+                       r"(?:bps|bits?/s|bits?|(?<=[KMGTP])b(?:/s)?)\s*$")
+# A lower-case prefix and a lower-case b ("100gb/s", "50kb/s"): bits by the letter, bytes by
+# habit (a sizes' "gb" is GB). Read as either, it is 8x off for someone who meant the other
+# (review s28 R2 F9: "100gb/s" for 100 GbE was 100 GB/s), so it is refused.
+_AMBIGUOUS = re.compile(r"^\s*[0-9][0-9.eE+-]*\s*([kmgtp])b(/s)?\s*$")
+_RATE_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 
 
 def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
     """Parse a bandwidth into bytes/s: '450GB/s', '4.5e11' (a bare number: bytes/s), or a bit
-    rate such as '400Gb/s', '400Gbps', '400 Gbit/s' (divided by 8). A size without '/s'
+    rate such as '400Gb/s', '400Gbps', '400 Gbit/s', '400gbit/s' (divided by 8). An
+    all-lower-case '400gb/s' is refused as ambiguous (bits or bytes?). A size without '/s'
     ('450GB') is refused: it is an amount, not a rate (review 12c item 8). Raises
     InputError."""
     given = text
@@ -264,13 +313,19 @@ def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
         m = _BIT_RATE.match(text.replace("_", ""))
         if m:
             try:
-                value = float(m.group(1)) * _RATE_PREFIX[m.group(2)] / 8
+                value = float(m.group(1)) * _RATE_PREFIX[m.group(2).lower()] / 8
             except ValueError:
                 value = math.nan
             if not value > 0 or math.isinf(value):
                 raise InputError(f"{what} must be a positive rate such as 450GB/s or "
                                  f"400Gb/s; got '{text}'")
             return value
+        if a := _AMBIGUOUS.match(text.replace("_", "")):
+            num = text.strip()[:-len(a.group(1) + "b" + (a.group(2) or ""))].strip()
+            big = "k" if a.group(1) == "k" else a.group(1).upper()   # SI's kilo is k
+            raise InputError(f"{what} '{text}' is ambiguous: say {num}{big}bit/s (or "
+                             f"{num}{big.upper()}b/s) for bits, as NICs are rated, or "
+                             f"{num}{big}B/s for bytes")
         head, slash, _ = text.partition("/")
         if not slash and head.strip().lower().rstrip("bikmgt") != head.strip().lower():
             raise InputError(f"{what}: a rate needs /s: {head.strip()}/s; got '{text}'")

@@ -69,9 +69,11 @@ from .torch_bytes import (
 from .torch_flop_rules import FORMULAS, complex_flop, table_flop
 from .torch_layer_rules import LAYER_FORMULAS
 from .torch_loss_rules import nll_work
+from .torch_pool_rules import POOL_FORMULAS
 
-# rooflab's formulas, FLOP rules' and the fused layer ops' (bench/torch_layer_rules.py)
-ALL_FORMULAS = {**FORMULAS, **LAYER_FORMULAS}
+# rooflab's formulas, FLOP rules', the fused layer ops' (bench/torch_layer_rules.py) and
+# pooling / group norm / upsample (bench/torch_pool_rules.py, the trace rules' counts)
+ALL_FORMULAS = {**FORMULAS, **LAYER_FORMULAS, **POOL_FORMULAS}
 # In-place view ops: they change a tensor's metadata (shape, strides), move no data and do
 # no arithmetic (F.linear on a 1-D input ends in squeeze_): not recorded, like the views.
 _INPLACE_VIEWS = frozenset({"squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_",
@@ -356,11 +358,15 @@ class FlopCounter:
         elif counted > 0:
             flop, source = counted, "FlopCounterMode"
             kind = _tf32_kind(name)
+            # a depthwise conv is vector work even in tf32 (ops_conv.conv_unit): cuDNN runs
+            # it fp32 FMA, no TF32 (review s28 R3 F6: relabelled tf32 first, it read as
+            # tf32 vector work with a fallback note)
+            depthwise = name in _CONV_ARGS and _conv_unit(name, args, "tf32") == "vector"
             if (precision == "fp32" and kind and device.startswith("cuda")
-                    and tf32_enabled(kind)):
+                    and not depthwise and tf32_enabled(kind)):
                 precision = "tf32"   # what the tensor cores run (module doc)
             unit = _matrix_unit(precision)   # matmuls and convolutions
-            if name in _CONV_ARGS:   # a depthwise conv is vector work (ops_conv.conv_unit)
+            if name in _CONV_ARGS:
                 unit = _conv_unit(name, args, precision)
         elif name in MOVEMENT:
             flop, source = 0.0, "movement"

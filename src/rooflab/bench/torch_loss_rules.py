@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..workloads.torch_rules.loss import MEAN, NONE, SUM, nll_counts
 
 
-def _parts(x, target, weight, reduction):
+def _parts(x, target, weight):
     """(rows R, elements of x, its itemsize, target bytes, looked-up weight bytes)."""
     rows = target.numel()
     classes = x.shape[1] if x.dim() > 1 else x.shape[0]
@@ -26,5 +26,5 @@ def nll_work(name: str, args) -> tuple[float, float] | None:
     x, target, weight, reduction = args[1:5] if backward else args[0:4]
     if x.is_complex() or reduction not in (NONE, MEAN, SUM) or x.numel() == 0:
         return None
-    rows, n, e, t_bytes, w_bytes = _parts(x, target, weight, reduction)
+    rows, n, e, t_bytes, w_bytes = _parts(x, target, weight)
     return nll_counts(backward, reduction, rows, n, e, t_bytes, w_bytes)

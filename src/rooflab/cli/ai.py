@@ -33,7 +33,9 @@ from .ai_args import (
     conv1d_note,
     conv_axes,
     dtype_assumed,
+    group_size,
 )
+from .ai_cv import pad_note
 from .ai_hpc import (
     _add_layer_condition,
     _register_axpy,
@@ -87,7 +89,7 @@ def _emit(op, on: str | None, json_out: bool, extra=None, assumed: bool = False,
     if op.op == "stencil":
         _add_layer_condition(d, op, on, roof)
     if op.op == "conv2d":
-        d.setdefault("notes", []).extend(_tf32_conv_note(op, roof))
+        d.setdefault("notes", []).extend(_tf32_conv_note(op, roof) + pad_note(op))
     if json_out:
         emit_json(d)
     else:
@@ -124,8 +126,10 @@ def register(app) -> None:
     _register_spmv(ai)
     _register_dot(ai)
     _register_axpy(ai)
+    from .ai_cv import register as register_cv
     from .ai_occupancy import register as register_occupancy
 
+    register_cv(ai)   # pool2d, batchnorm, groupnorm, upsample (review s28 R3 F9)
     register_occupancy(ai)
 
 
@@ -141,7 +145,7 @@ def _register_matmul(ai: typer.Typer):
                batch: str = typer.Option("1", help="independent products (torch.bmm)"),
                on: OnAi = None, json_out: bool = JSON,
                tile: str | None = TILE, out_dtype: str | None = OUT_DTYPE,
-               weights: str | None = WEIGHTS, group: str = GROUP,
+               weights: str | None = WEIGHTS, group: str | None = GROUP,
                stages: str | None = STAGES, tiles_per_sm: str | None = TILES_PER_SM) -> None:
         """C(m×n) = A(m×k) @ B(k×n): 2·batch·m·n·k FLOP.
 
@@ -165,10 +169,7 @@ def _register_matmul(ai: typer.Typer):
         # C at 1 B would be a requantizing epilogue, --out-dtype int8 says so
         kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"),
               "out_dtype": "int32" if int8 else out_dtype,
-              "weights": weights, "group_size": _n(group, "--group")}
-        if kw["group_size"] < 1:
-            raise InputError(f"--group must be a positive whole number (weights per scale, "
-                             f"e.g. 128); got '{group}'")
+              "weights": weights, "group_size": group_size(group, weights)}
         tile3 = _tile3(tile) if tile is not None else None
         op = _ops().matmul(*sizes, **kw, tile=tile3[:2] if tile3 else None)
         extra = None
@@ -197,7 +198,7 @@ def _register_gemm(ai: typer.Typer, matmul) -> None:
     def gemm(m: str, n: str, k: str, dtype: str | None = DTYPE, batch: str = typer.Option("1"),
              on: OnAi = None, json_out: bool = JSON, tile: str | None = TILE,
              out_dtype: str | None = OUT_DTYPE, weights: str | None = WEIGHTS,
-             group: str = GROUP, stages: str | None = STAGES,
+             group: str | None = GROUP, stages: str | None = STAGES,
              tiles_per_sm: str | None = TILES_PER_SM) -> None:
         """Same as matmul."""
         matmul(m, n, k, dtype, batch, on, json_out, tile, out_dtype, weights, group, stages,
@@ -339,8 +340,12 @@ def _tf32_conv_note(op, roof) -> list[str]:
     """An fp32 conv on a roof with a tf32 ceiling (an NVIDIA GPU since Ampere): PyTorch runs
     it on TF32 by default (torch.backends.cudnn.conv.fp32_precision "tf32", the older
     cudnn.allow_tf32 True), so the fp32 vector ceiling is not what holds it (review 17b
-    #12; bench/torch_count.tf32_enabled counts traced convs so)."""
-    if roof is None or op.precision != "fp32":
+    #12; bench/torch_count.tf32_enabled counts traced convs so). Not for a depthwise
+    conv (C/groups = 1): cuDNN runs it fp32 FMA, no TF32 (review s28 R3 F6: the note said
+    --dtype tf32, whose answer then fell back to the fp32 vector ceiling)."""
+    shape = getattr(op, "shape", None) or {}
+    if roof is None or op.precision != "fp32" or (
+            shape.get("groups", 1) > 1 and shape.get("c") == shape.get("groups")):
         return []
     tf32 = next((c for c in roof.compute if c.precision == "tf32"), None)
     if tf32 is None:

@@ -82,12 +82,18 @@ def device_facts(on: str) -> DeviceFacts:
     if dev.kind == "cpu":
         why = f"{dev.name} is a CPU: SMs, waves and shared memory are a GPU's"
         return DeviceFacts(why_no_sms=why, why_no_cc=why, not_cuda=True)
-    no_sms = (None if dev.sms else f"the catalog gives no SM count for {dev.name} (`rooflab "
-              f"specs {dev.name}`); a probed profile has it")
+    amd = dev.vendor == "AMD"
+    no_sms = (None if dev.sms else f"the catalog gives no {'CU' if amd else 'SM'} count for "
+              f"{dev.name} (`rooflab specs show \"{dev.name}\"`); a probed profile has it")
+    # AMD's LDS is not tabled (hardware/smem.py); its size is said so a user can check
+    # (ROCm hardware specifications: 64 KiB per CU on CDNA2/CDNA3; CDNA4 160 KiB)
+    lds = (": its LDS is 64 KiB per CU on CDNA2/CDNA3 (MI200, MI300), 160 KiB on CDNA4 "
+           "(MI350), so a tile staging more than that cannot run" if amd else "")
     no_cc = None if dev.compute_capability else (
         f"{dev.name} has no CUDA compute capability: rooflab tables shared memory for "
-        f"NVIDIA GPUs only")
+        f"NVIDIA GPUs only{lds}")
     return DeviceFacts(sms=dev.sms or None, sms_source="catalog" if dev.sms else None,
+                       unit="CU" if amd else "SM",
                        cc=dev.compute_capability, why_no_sms=no_sms, why_no_cc=no_cc,
                        not_cuda=dev.vendor != "NVIDIA")
 

@@ -40,7 +40,7 @@ optimizer state and activations, larger than its memory) ranks after the others,
 
 GPU_MEM_UTIL_HELP = ("share of each device's memory the model may use, as `rooflab llm "
                      "--gpu-mem-util` and vLLM's gpu_memory_utilization (0.9 there); of "
-                     "nvidia-smi's total where the catalog has it (default: the llm "
+                     "the driver's total where the catalog has it (default: the llm "
                      "document's, else the whole memory)")
 
 
@@ -338,6 +338,11 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     if unfloored:
         parts.append(Text(unfloored))
     parts += [Text(f"note: {n}") for n in die_notes(c.name for c in choices)]
+    from ..model.tf32_note import tf32_devices_note
+
+    tf32 = tf32_devices_note(kernels, [c.roof for c in choices])   # review s28 R3 F7
+    if tf32 is not None:
+        parts.append(Text(f"note: {tf32}"))
     for n, names in devices.items():
         parts.append(Text(f"note: {n}, on {', '.join(names)}", style="dim"))
     return Group(*parts)

@@ -1,6 +1,6 @@
 """The memory `rooflab choose` judges an llm document's fit against, by `rooflab llm`'s rule.
 
-`rooflab llm --gpu-mem-util U` holds the fit to U x the device's memory (nvidia-smi's total
+`rooflab llm --gpu-mem-util U` holds the fit to U x the device's memory (the driver's total
 where the catalog has it, as vLLM's gpu_memory_utilization: cli.llm_memory); choose held
 every candidate to its full catalog memory, so Llama-3-70B bf16 at batch 64 (190 GB) did
 not fit an MI300X in `llm` (0.9 x 192 = 173 GB) and ranked #1 as fitting in `choose`
@@ -87,7 +87,7 @@ def memory_rule_line(util: float | None, source: str) -> str:
     if util is None:
         return ("memory: each device's whole memory as the catalog sells it (decimal GB), as "
                 "`rooflab llm` without --gpu-mem-util; --gpu-mem-util 0.9 holds the fit to "
-                "vLLM's share of nvidia-smi's total, as a serving engine does")
-    return (f"memory: {util:g} x each device's memory (nvidia-smi's total where the catalog "
+                "vLLM's share of the driver's total, as a serving engine does")
+    return (f"memory: {util:g} x each device's memory (the driver's total where the catalog "
             f"has it, else the catalog's), {source}, as vLLM's gpu_memory_utilization and "
             f"`rooflab llm --gpu-mem-util {util:g}` judge it")

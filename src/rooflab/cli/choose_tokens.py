@@ -143,9 +143,10 @@ def token_cells(choice, scope: StepScope | None) -> tuple[str, ...]:
     """The table's tok/s, tok/s per GPU and J/token cells of one row ("-" unknown)."""
     if scope is None:
         return ()
-    from ..units import si
+    from ..units import per_s, si
 
     f = token_fields(choice, scope)
     rate, per, joule = f["tokens_per_s"], f["tokens_per_s_per_gpu"], f["energy_per_token_j"]
-    return ("-" if rate is None else f"{rate:,.0f}", "-" if per is None else f"{per:,.0f}",
+    # units.per_s as llm prints tokens/s: a CPU's 0.38 tok/s is not '0' (s28 R2 F3)
+    return ("-" if rate is None else per_s(rate), "-" if per is None else per_s(per),
             "-" if joule is None else si(joule, "J"))

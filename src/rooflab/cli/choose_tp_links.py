@@ -37,7 +37,10 @@ def tp_link_s(parallel: Mapping[str, Any] | None, device_name: str, scope=None
     if tp <= 1 or not parallel.get("allreduce_bytes") or not parallel.get("allreduces_per_step"):
         return None
     try:
-        link = device_ring_link(lookup(device_name), tp)
+        dev = lookup(device_name)
+        # choose ranks a package of several dies as one die (model/dies.py): --tp counts
+        # dies there, joined as the dies are (xgmi_ring_link)
+        link = device_ring_link(dev, tp, dies=dev.software_devices > 1)
     except RooflabError:
         return None
     tpr = TPResult(tp, 0.0, float(parallel["allreduce_bytes"]),

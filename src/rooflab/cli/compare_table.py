@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..report.term_text import cell
+from ..sides import change_text, times_text
 from .row_cap import cap, more_line
 
 
@@ -31,7 +32,7 @@ def _floor_table(moves, step):
         t.add_column(h, justify="left" if h == "kernel" else "right", overflow="fold")
     for m in (*moves, step):
         t.add_row(cell(m.name), fmt_seconds(m.before_s), fmt_seconds(m.after_s),
-                  "-" if m.speedup is None else f"{m.speedup:.2f}x")
+                  "-" if m.speedup is None else times_text(m.speedup, 1.0))
     return t
 
 
@@ -39,7 +40,7 @@ def compare_table(cmp, fail_pct, floors=None):
     from rich.console import Group
     from rich.text import Text
 
-    from ..units import fmt_seconds
+    from ..units import fmt_seconds, seconds_apart
 
     capped = _shown_matches(cmp, fail_pct)
     shown = capped.shown
@@ -51,8 +52,8 @@ def compare_table(cmp, fail_pct, floors=None):
                           style="dim"))
     if cmp.speedup:
         span = cmp.total_range()
-        total = (f"{fmt_seconds(cmp.total_before_s)} -> {fmt_seconds(cmp.total_after_s)} "
-                 f"({cmp.speedup:.2f}x)" if span is None else
+        total = ("{} -> {} ".format(*seconds_apart(cmp.total_before_s, cmp.total_after_s))
+                 + f"({times_text(cmp.speedup, 1.0)})" if span is None else
                  f"{_span(*span[0])} -> {_span(*span[1])} ({_ratio_span(*span)})")
         parts.append(Text(f"matched total: {total}"))
         if cmp.only_before or cmp.only_after:
@@ -61,7 +62,7 @@ def compare_table(cmp, fail_pct, floors=None):
             rb, ra = cmp.run_before_s, cmp.run_after_s
             parts.append(Text(f"whole runs (every timed kernel, matched or not): "
                               f"{fmt_seconds(rb)} -> {fmt_seconds(ra)}"
-                              + (f" ({rb / ra:.2f}x)" if rb and ra else "")))
+                              + (f" ({times_text(rb / ra, 1.0)})" if rb and ra else "")))
     for side, extra in ((cmp.only_before, "first"), (cmp.only_after, "second")):
         rest = cap(side, lambda k: k.seconds)
         for k in rest.shown:
@@ -76,7 +77,7 @@ def compare_table(cmp, fail_pct, floors=None):
         step = floors[1]
         parts.append(Text(f"{step.name}: {fmt_seconds(step.before_s)} -> "
                           f"{fmt_seconds(step.after_s)}"
-                          + (f" ({step.speedup:.2f}x)" if step.speedup else "")
+                          + (f" ({times_text(step.speedup, 1.0)})" if step.speedup else "")
                           + "; " + untimed_words(cmp, floors)))
     elif (why := untimed_words(cmp, floors)) is not None:
         parts.append(Text(why))
@@ -117,15 +118,18 @@ def _ratio_span(before, after) -> str:
 def _times(m) -> tuple[str, str, str]:
     """The before, after and speed-up cells: a what-if range where a side has one."""
     from ..model.compare_notes import seconds_range
-    from ..units import fmt_seconds
+    from ..units import fmt_seconds, seconds_apart
 
     rb, ra = seconds_range(m.before), seconds_range(m.after)
     before = _span(*rb) if rb else fmt_seconds(m.before.seconds)
     after = _span(*ra) if ra else fmt_seconds(m.after.seconds)
+    if not (rb or ra) and m.before.seconds and m.after.seconds:
+        # two times that differ are not printed alike: '1 ms -> 1.0004 ms' (s28 R2 F2)
+        before, after = seconds_apart(m.before.seconds, m.after.seconds)
     if m.speedup is None:
         return before, after, "-"
     r = m.speedup_range
-    return before, after, (f"{r[0]:.2f}x-{r[1]:.2f}x" if r else f"{m.speedup:.2f}x")
+    return before, after, (f"{r[0]:.2f}x-{r[1]:.2f}x" if r else times_text(m.speedup, 1.0))
 
 
 class _Fitted:
@@ -178,7 +182,8 @@ def _matches_table(cmp, fail_pct, work: bool, shown):
     regressed = set(id(m) for m in cmp.regressions(fail_pct)) if fail_pct is not None else ()
     for m in shown:
         ai_b, ai_a = m.ai_move()
-        change = "-" if m.change_pct is None else f"{m.change_pct:+.1f} %"
+        # the decimals that put it on its side of the gate: '+0.04 %' failing a 0.01 % gate
+        change = change_text(m.change_pct, (0.0,) if fail_pct is None else (0.0, fail_pct))
         name = _row_name(m)
         t.add_row(cell(name), *_times(m),
                   f"[bold red]{change}[/]" if id(m) in regressed else change,
@@ -200,7 +205,7 @@ def _work_lines(shown):
 
 
 def _rate_cell(m) -> str:
-    return "-" if m.rate_change_pct is None else f"{m.rate_change_pct:+.1f} %"
+    return change_text(m.rate_change_pct)
 
 
 def _work_cell(m) -> str:
@@ -212,8 +217,8 @@ def _work_cell(m) -> str:
     if not (b or a):
         return "-"
     pct = m.work_change_pct
-    return f"{si(b, 'FLOP')} -> {si(a, 'FLOP')}" + (f" ({pct:+.1f} %)" if pct is not None
-                                                   else "")
+    return f"{si(b, 'FLOP')} -> {si(a, 'FLOP')}" + (f" ({change_text(pct)})"
+                                                   if pct is not None else "")
 
 
 def _noise_cell(m) -> str:

@@ -14,7 +14,11 @@ _FIELDS = (("floor_s", ("floor_s",), "s"),
            ("mfu_at_floor", ("mfu_at_floor",), "%"),
            ("hfu_at_floor", ("hfu_at_floor",), "%"),
            ("memory_bytes", ("memory", "total_bytes"), "B"))
-_SETUP = ("batch", "seq", "accumulate", "dtype", "recompute", "attn", "optimizer")
+_SETUP = ("batch", "seq", "accumulate", "dtype", "recompute", "attn", "optimizer", "dp",
+          "zero", "loss", "clip_grad")
+# a file from before --dp, or of one device, has no dp/zero keys: one device, no ZeRO;
+# one from before --loss/--clip-grad has neither: the eager loss, no clipping
+_SETUP_DEFAULTS = {"dp": 1, "zero": 0, "loss": "eager", "clip_grad": False}
 
 
 def json_doc(path: str) -> Mapping | None:
@@ -57,8 +61,11 @@ def train_move(before: str, after: str) -> dict | None:
     out: dict = {"setup": {}}
     sb, sa = b.get("setup") or {}, a.get("setup") or {}
     for key in _SETUP:
-        if isinstance(sb, Mapping) and isinstance(sa, Mapping) and sb.get(key) != sa.get(key):
-            out["setup"][key] = [sb.get(key), sa.get(key)]
+        if not (isinstance(sb, Mapping) and isinstance(sa, Mapping)):
+            continue
+        x, y = (s.get(key, _SETUP_DEFAULTS.get(key)) for s in (sb, sa))
+        if x != y:
+            out["setup"][key] = [x, y]
     for name, keys, _ in _FIELDS:
         x, y = _number(b, keys), _number(a, keys)
         if x is not None and y is not None:

@@ -159,7 +159,7 @@ def register(app) -> None:
         gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help="share of the "
                                            "device memory the engine may use, as vLLM's "
                                            "gpu_memory_utilization (0.9 there); of "
-                                           "nvidia-smi's total where the catalog has it"),
+                                           "the driver's total where the catalog has it"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         launches: int = typer.Option(None, "--launches", help="kernels per decode step of "
                                      "the --tpot-ms run (nsys, torch.profiler), for the gap "
@@ -295,7 +295,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from ..workloads.llm.quant_kernels import fp16_only_note
     from ..workloads.llm.settings import settings_for
     from ..workloads.llm.settings_dtype import bf16_fallback_note
-    from ..workloads.llm.settings_notes import act_sets_weights_note, kv_default_note
+    from ..workloads.llm.settings_notes import act_sets_weights_note, check_group, kv_default_note
     from ..workloads.llm.study import Study, overridden_quantization, shared_memory_notes
     from .llm_memory import device_capacity
     from .llm_words import catalog_device
@@ -303,6 +303,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     roof = load_roof(on)
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof,
                      decode_tokens=decode_tokens)
+    check_group(s, group)
     cfg = run_notes(cfg, s, weights, act, kv)     # a GGUF file's notes, as it is run
     req = Request(batches=batches, prompt=prompt, context=context, generate=generate,
                   contexts=contexts, prompts=prompts)
@@ -410,6 +411,11 @@ def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: in
     if link_from and tp == 1 and pp == 1:
         raise InputError("--link-from gives the links of --tp's all-reduces and --pp's "
                          "sends; add --tp N or --pp N (2 or more) or drop it")
+    if link_bw is not None and tp == 1 and pp == 1:
+        # without a link the rate changed nothing and was dropped without a word, while
+        # the latency options were refused (review s28 R1 #1)
+        raise InputError("--link-bw is the bandwidth of --tp's all-reduces (or of --pp's "
+                         "sends); add --tp N or --pp N (2 or more) or drop it")
 
 
 def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,

@@ -4,8 +4,15 @@ which prints it)."""
 
 from __future__ import annotations
 
-from ..units import fmt_seconds
+from ..units import fmt_pct, fmt_seconds
 from .llm_words import span
+
+
+def shares(lo: float, hi: float, whole: float) -> str:
+    """'0.15%-0.3%': a range as shares of `whole` (units.fmt_pct: a 0.15 % share is not
+    '0%', review s28 R2 F4), one share when both ends print alike."""
+    a, b = fmt_pct(100 * lo / whole), fmt_pct(100 * hi / whole)
+    return a if a == b else f"{a}-{b}"
 
 
 def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -> str:
@@ -29,14 +36,14 @@ def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -
     word = "launches" + given
     if lo >= gap_s:
         line = (f"gap above the floor {fmt_seconds(gap_s)}, less than the {n} "
-                f"{word} take ({fmt_seconds(lo)}-{fmt_seconds(hi)}): they overlap the work "
+                f"{word} take ({span(lo, hi)}): they overlap the work "
                 f"here, and what is left is at most launch cost (CUDA graphs, fusion), not AI")
     else:
         rest_lo, rest_hi = gap_s - min(hi, gap_s), gap_s - lo
         line = (f"gap above the floor {fmt_seconds(gap_s)}: {n} {word} explain "
-                f"{fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} of it "
-                f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%}; CUDA graphs, fusion); the "
-                f"rest, {fmt_seconds(rest_lo)}-{fmt_seconds(rest_hi)}, is host-side logic "
+                f"{span(lo, min(hi, gap_s))} of it "
+                f"({shares(lo, min(hi, gap_s), gap_s)}; CUDA graphs, fusion); the "
+                f"rest, {span(rest_lo, rest_hi)}, is host-side logic "
                 f"(Python, generate) and kernel efficiency (better kernels); batching closes "
                 f"neither")
     return line if launches else line + eager_share(gap_s, d, no_eager)
@@ -55,8 +62,8 @@ def eager_share(gap_s: float, d, no_eager: str = "") -> str:
     per_lo, per_hi = d.per_launch_s
     lo, hi = n * per_lo, n * per_hi
     share = (f"{span(lo, hi)}, more than the whole gap" if lo >= gap_s else
-             f"which would explain {fmt_seconds(lo)}-{fmt_seconds(min(hi, gap_s))} "
-             f"({lo / gap_s:.0%}-{min(hi, gap_s) / gap_s:.0%})")
+             f"which would explain {span(lo, min(hi, gap_s))} "
+             f"({shares(lo, min(hi, gap_s), gap_s)})")
     return (f". That is a fused implementation's count ({d.step.per_layer_kernels():.3g} per "
             f"layer); eager HF generate launches about {EAGER_HF_LAYER_KERNELS} per layer "
             f"(an estimate from HF's LlamaDecoderLayer), {n} per step, {share}; give the "

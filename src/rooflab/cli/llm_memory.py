@@ -54,7 +54,7 @@ def _catalog_capacity(dev, util: float | None) -> tuple[float, str, tuple[str, .
     """A catalog GPU's: memory_gb as sold, or util x the driver's total where known."""
     usable = dev.usable_memory_bytes
     if util is not None:
-        whole, what = ((usable, "nvidia-smi's") if usable else
+        whole, what = ((usable, driver_tool(dev) + "'s") if usable else
                        (dev.memory_bytes, "the catalog's"))
         return (util * whole, f"{util:g} x {what} {si(whole, 'B')}, as vLLM's "
                 f"gpu_memory_utilization", ())
@@ -62,9 +62,15 @@ def _catalog_capacity(dev, util: float | None) -> tuple[float, str, tuple[str, .
         return dev.memory_bytes, "", ()
     vllm = VLLM_GPU_MEM_UTIL * usable
     return dev.memory_bytes, (
-        f"decimal GB as sold; nvidia-smi has {si(usable, 'B')}, vLLM's "
+        f"decimal GB as sold; {driver_tool(dev)} has {si(usable, 'B')}, vLLM's "
         f"{VLLM_GPU_MEM_UTIL:g} of it {si(vllm, 'B')}: --gpu-mem-util "
         f"{VLLM_GPU_MEM_UTIL:g}"), ()
+
+
+def driver_tool(dev) -> str:
+    """What reports the driver's total on this vendor's GPU: nvidia-smi, or rocm-smi on an
+    AMD Instinct (the same bytes torch's total_memory gives), review s28 R4 F15."""
+    return "rocm-smi" if getattr(dev, "vendor", "") == "AMD" else "nvidia-smi"
 
 
 def platform_max_note(dev) -> str:

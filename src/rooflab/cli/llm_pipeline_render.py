@@ -3,8 +3,8 @@ in-flight memory (split from llm_render)."""
 
 from __future__ import annotations
 
-from ..units import fmt_seconds, si, si_apart
-from .llm_words import device_word, per_s, rows_words, stream_dtype
+from ..units import fmt_seconds, per_s, si, si_apart
+from .llm_words import device_word, rows_words, stream_dtype
 
 
 def _dtypes_fit(r, device_bytes: float) -> bool:

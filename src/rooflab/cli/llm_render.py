@@ -5,7 +5,18 @@ chart)."""
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
-from ..units import fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
+from ..sides import factor_text
+from ..units import (
+    fmt_ai,
+    fmt_factor,
+    fmt_pct,
+    fmt_rate,
+    fmt_seconds,
+    fmt_times,
+    per_s,
+    si,
+    si_apart,
+)
 from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
@@ -24,7 +35,6 @@ from .llm_words import (
     closing_notes,
     device_word,
     narrower,
-    per_s,
     rows_words,
     span,
     unified_memory,
@@ -173,7 +183,7 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
            f"throughput)" if ppr else "")
         + ", request floor "
         f"{fmt_seconds(t['request_s'])}",
-        f"decode AI {d.step.ai:.3g} FLOP/B ({d.bound}-bound); bytes per step: weights "
+        f"decode AI {fmt_ai(d.step.ai)} FLOP/B ({d.bound}-bound); bytes per step: weights "
         f"{si(d.step.bytes_split['weights'], 'B')}, KV {si(d.step.bytes_split['kv'], 'B')} "
         f"({si(d.step.kv_read_bytes, 'B')} read, {si(d.step.kv_write_bytes, 'B')} written), "
         f"activations {si(d.step.bytes_split['activations'], 'B')}",
@@ -294,9 +304,9 @@ def whatif_table(rows, base_tpot: float, title: str):
         t.add_column(col, justify="left" if col == "what-if" else "right", overflow="fold")
     base_launched = rows[0].with_launches_s if rows else 0.0
     for w in rows:
-        t.add_row(w.label, f"{w.ai:.3g}", fmt_seconds(w.tpot_s), f"{base_tpot / w.tpot_s:.2f}x",
+        t.add_row(w.label, fmt_ai(w.ai), fmt_seconds(w.tpot_s), fmt_times(base_tpot / w.tpot_s),
                   si(w.weights_bytes, "B"), fmt_seconds(w.with_launches_s),
-                  f"{base_launched / w.with_launches_s:.2f}x" if w.with_launches_s else "-")
+                  fmt_times(base_launched / w.with_launches_s) if w.with_launches_s else "-")
     return t
 
 
@@ -361,8 +371,10 @@ def print_report(out, run: LlmRun, phase: str) -> None:
     if measured:
         m = measured[0]
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
-                  f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI {m.point.ai:.3g} = "
-                  f"{m.percent_of_roof:.0f} % of the roof, {m.floor_ratio:.2f}x the floor",
+                  f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI "
+                  f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof, space=True)} of the "
+                  # 10x the floor is the 10 % latency line: 10.03x, not '10x' (s28 R2 F4)
+                  f"roof, {factor_text(m.floor_ratio, 10.0)} the floor",
                   soft_wrap=True, markup=False)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
                         eager_estimate_missing(r.config, r.settings))

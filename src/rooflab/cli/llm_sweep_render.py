@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_seconds, per_s, si
 from ..workloads.llm.sweep_bend import equals_weights_batch, per_sequence_bytes
-from .llm_words import narrower, per_s
+from .llm_words import narrower
 
 
 def _table(title: str, columns: tuple[str, ...], rows):
@@ -24,10 +24,10 @@ def _table(title: str, columns: tuple[str, ...], rows):
 
 def sweep_table(sw):
     return _table(
-        f"decode batch sweep at context {sw.context} (ridge {sw.ridge:.0f} FLOP/B)",
+        f"decode batch sweep at context {sw.context} (ridge {fmt_ai(sw.ridge)} FLOP/B)",
         ("batch", "AI", "AI / batch", "TPOT floor", "tokens/s", "FLOP/s", "weights", "KV",
          "bound"),
-        ((str(row["batch"]), f"{row['ai']:.3g}", f"{row['ai'] / row['batch']:.2f}",
+        ((str(row["batch"]), fmt_ai(row["ai"]), f"{row['ai'] / row['batch']:.2f}",
           fmt_seconds(row["tpot_s"]), per_s(row["tokens_per_s"]),
           si(row["flop_per_s"], "FLOP/s"), si(row["weight_bytes"], "B"),
           si(row["kv_bytes"], "B"), row["bound"]) for row in sw.rows()))
@@ -40,7 +40,7 @@ def prefill_sweep_table(ps, tp: int = 1):
         f"prefill batch sweep, {ps.prompt}-token prompts (TTFT per batch{per})",
         ("batch", "AI", "TTFT floor", "prompt tokens/s", "FLOP/s", "weights", "activations",
          "bound"),
-        ((str(row["batch"]), f"{row['ai']:.3g}", fmt_seconds(row["ttft_s"]),
+        ((str(row["batch"]), fmt_ai(row["ai"]), fmt_seconds(row["ttft_s"]),
           per_s(row["prompt_tokens_per_s"]), si(row["flop_per_s"], "FLOP/s"),
           si(row["weight_bytes"], "B"), si(row["activations_bytes"], "B"), row["bound"])
          for row in ps.rows()))
@@ -57,10 +57,10 @@ def context_sweep_table(cs, tp: int = 1, pp: int = 1):
     if pp > 1:
         per += "; all stages, no stage transfers; fits: the heaviest stage"
     return _table(
-        f"decode context sweep at batch {cs.batch} (ridge {cs.ridge:.0f} FLOP/B{per})",
+        f"decode context sweep at batch {cs.batch} (ridge {fmt_ai(cs.ridge)} FLOP/B{per})",
         ("context", "AI", "TPOT floor", "tokens/s", "KV", "weights", "attention", "bound",
          f"fits (batch {cs.batch})"),
-        ((str(row["context"]), f"{row['ai']:.3g}", fmt_seconds(row["tpot_s"]),
+        ((str(row["context"]), fmt_ai(row["ai"]), fmt_seconds(row["tpot_s"]),
           per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"), si(row["weight_bytes"], "B"),
           f"{row['attention_share']:.0%}", row["bound"], _FITS[row["fits"]])
          for row in cs.rows()))
@@ -159,7 +159,7 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
     # gives that batch by the per-kernel floors the table sums
     knee = (f"the step reaches the ridge at batch {sw.knee_batch:.0f} in total FLOP / total "
             f"bytes (as if one kernel)" if sw.knee_batch else
-            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {sw.ridge:.0f}): the "
+            f"AI saturates at {sw.ai_limit:.3g} FLOP/B (below the ridge {fmt_ai(sw.ridge)}): the "
             f"step as a whole stays memory-bound at every batch")
     head = [f"{bend_words(sw)}; {knee}"]
     if sw.saturation is not None:

@@ -5,9 +5,9 @@ split out of cli/llm_render.py, whose text uses tp_line, tp_link_words and tp_sw
 
 from __future__ import annotations
 
-from ..units import fmt_seconds, si
+from ..units import fmt_seconds, per_s, si
 from ..workloads.llm.parallel import HOP_SENSITIVITY_S
-from .llm_words import comm_width, per_s, rows_words
+from .llm_words import comm_width, rows_words
 
 
 def gather_words(seconds: float) -> str:

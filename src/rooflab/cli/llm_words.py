@@ -108,8 +108,3 @@ def narrower(s, *, kv: bool = True, weights: str = "all", keep=None) -> list[str
     if kv and narrower_kv(s):
         out.append("--kv fp8")
     return out
-
-
-def per_s(rate: float) -> str:
-    """Tokens per second as a plain number: 153.6, 2218, 10282 (not 1.028e+04)."""
-    return f"{rate:.4g}" if rate < 1e4 else f"{rate:.0f}"

@@ -42,8 +42,12 @@ def parse_device_option(text: str) -> str:
     t = text.strip().lower()
     if t in ("cpu", "torch-cpu") or re.fullmatch(r"cuda(:\d+)?", t):
         return t
+    # ROCm's PyTorch names an AMD GPU `cuda` too (HIP behind torch.cuda): hip/rocm users
+    # are told so rather than refused alone (review s28 R4 F15)
+    amd = ("; on ROCm, PyTorch names an AMD GPU `cuda` too: use --device cuda:0"
+           if re.match(r"(hip|rocm|amd)", t) else "")
     raise InputError(f"--device must be cpu, cuda, cuda:N (e.g. cuda:0) or torch-cpu (the GPU "
-                     f"probe's code on PyTorch's CPU device, a dry run); got '{text}'")
+                     f"probe's code on PyTorch's CPU device, a dry run); got '{text}'{amd}")
 
 
 def mode_of(quick: bool, full: bool) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model.link_fits import RESIDUAL_WARN
 from ..probe.comm.rendezvous import EveryRankError
-from ..units import LINKS, fmt_bytes_binary, fmt_seconds, si
+from ..units import LINKS, fmt_bytes_binary, fmt_seconds, plain, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
 
@@ -73,7 +73,8 @@ def _by_size(profile, cell) -> tuple[list[str], list[list[str]]]:
 
 def size_rows(profile) -> tuple[list[str], list[list[str]]]:
     """Bus bandwidth (median, GB/s) per message size (rows) and collective (columns)."""
-    return _by_size(profile, lambda r: f"{r['busbw_bytes_per_s'] / 1e9:.3g}")
+    # the column's unit is fixed (GB/s): an NVL72's 1800 is '1800', not '1.8e+03'
+    return _by_size(profile, lambda r: plain(r['busbw_bytes_per_s'] / 1e9, 3))
 
 
 def _us(seconds: float) -> str:

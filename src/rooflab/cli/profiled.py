@@ -251,7 +251,7 @@ def check_chart_option(output: str | None, option: str, given: object) -> None:
                          f"(or .svg); the table, .json and .csv keep every kernel")
 
 
-def write_output(path: str, analysis: Analysis, rows: Sequence[dict], extra: dict,
+def write_output(path: str, analysis: Analysis, extra: dict,
                  trajectory: bool, level: str | None, min_share: float | None = None,
                  full: Analysis | None = None, bounds: dict[int, str] | None = None) -> str:
     """Write -o FILE by suffix: .png/.svg chart (kernels under min_share of the time left
@@ -405,8 +405,8 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
                 out.print(escape(f"roof note: {note}"))
     if output:
         # the file holds every kernel, as the .json and the chart do: --top trims the screen
-        message = write_output(output, analysis, table_rows(analysis, bounds=bounds), extra,
-                               trajectory, level, min_share, full, bounds)
+        message = write_output(output, analysis, extra, trajectory, level, min_share, full,
+                               bounds)
         from ..report.term_text import visible
 
         print(visible(message), file=sys.stderr)   # stderr, as every verb (s22 r3 F7)

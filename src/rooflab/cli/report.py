@@ -98,6 +98,21 @@ def check_report_path(path: str) -> None:
     check_writable(path)
 
 
+def check_html_options(output: str | None, size_by: str, share: float | None) -> None:
+    """--min-share and --size-by none shape the .html chart only: without -o x.html they
+    changed nothing and said nothing (review s28 R1 #2), where the profiler verbs refuse
+    the same case (profiled.check_chart_option)."""
+    if output is not None and Path(output).suffix.lower() in (".html", ".htm"):
+        return
+    given = [o for o, v in (("--min-share", share is not None),
+                            ("--size-by none", size_by != "time")) if v]
+    if given:
+        verb = "shape" if len(given) > 1 else "shapes"
+        raise InputError(f"{' and '.join(given)} {verb} the -o x.html chart only: add "
+                         f"-o x.html, or drop {given[0].split()[0]}; the terminal, .md and "
+                         f".json keep every kernel")
+
+
 def write_report(path: str, analysis, profile, title: str, top: int,
                  size_by: str = "time", min_share: float | None = None,
                  diags=None) -> None:
@@ -256,6 +271,7 @@ def register(app) -> None:
         from .plot import parse_min_share, parse_size_by
 
         size_by, share = parse_size_by(size_by), parse_min_share(min_share)
+        check_html_options(output, size_by, share)
         if output:
             check_report_path(output)
             refuse_input_as_output(output, [*files, on] if on else files)

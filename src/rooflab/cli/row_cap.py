@@ -62,22 +62,12 @@ def _lighter(shown: list, pool: list, w: Callable) -> bool:
     return all(w(r) <= least for r in pool if id(r) not in ids)
 
 
-def cap_rows(rows: Sequence[T], weight: Callable[[T], Any],
-             keep: Callable[[T], bool] = lambda _r: False,
-             limit: int = TERMINAL_ROWS) -> tuple[list[T], int]:
-    """(rows shown, how many left out): cap() without the words."""
-    c = cap(rows, weight, keep, limit)
-    return c.shown, c.left_out
-
-
-def more_line(c: Capped | int, what: str, where: str, less: str = "shorter",
+def more_line(c: Capped, what: str, where: str, less: str = "shorter",
               kept: str = "") -> str:
     """'... and 9,960 more kernels, shorter (`--json` lists every one)'. `less` only where
     every row left out weighs no more than the shown ones of its kind (h2 F4: "shorter" was
     said of a list holding the run's longest kernel); `kept`: what the rows `keep` asked
     for are ('slower by more than 5 %'), counted where some are left out."""
-    if isinstance(c, int):
-        c = Capped([], c, 0, True)
     of = f"{c.kept_left:,} of them {kept}; " if c.kept_left and kept else ""
     return (f"... and {c.left_out:,} more {what}" + (f", {less}" if c.lighter else "")
             + f" ({of}{where} lists every one)")

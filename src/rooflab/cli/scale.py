@@ -12,6 +12,8 @@ from ..errors import InputError, RooflabError
 from .options import ON_ENV, on_option
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     # the model is imported where used: its numpy cost `scale --help` 0.25 s of CPU
     from ..model.link_fits import MeasuredLinks
     from ..model.parallel import Link
@@ -75,6 +77,9 @@ class Links:
     pair: Link | None = None
     measured: MeasuredLinks | None = None
     kind: str = "catalog"
+    # {devices: link} where a node's link depends on the group (an xGMI mesh:
+    # comm_link.group_links); the rows of up to a node take theirs from it
+    by_count: Mapping[int, Link] | None = None
 
 
 def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
@@ -100,7 +105,13 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
     catalog one. A catalog card on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for
     2 and PCIe beyond."""
     from ..hardware.resolve import load_roof, looks_like_file
-    from ..model.comm_link import bridged_pairs, host_link_of, link_from_device, link_from_roof
+    from ..model.comm_link import (
+        bridged_pairs,
+        group_links,
+        host_link_of,
+        link_from_device,
+        link_from_roof,
+    )
     from ..model.parallel import Link
 
     if link_bw:
@@ -119,6 +130,9 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
         from ..hardware.catalog import lookup
 
         dev = lookup(on)
+        groups = group_links(dev, hop_latency_s)
+        if groups:     # xGMI: a pair shares one link, a node's ring uses them all
+            return Links(groups[8], groups[2], by_count=groups)
         if dev.interconnect_bytes_per_s:
             link = link_from_device(dev, hop_latency_s=hop_latency_s)
             pcie = host_link_of(dev, hop_latency_s) if bridged_pairs(dev) else None
@@ -164,7 +178,7 @@ def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: i
 
 
 def _given_level(on: str) -> str:
-    """What a --link-bw figure is called: a catalog GPU's own link kind (NVLink, PCIe);
+    """What a --link-bw figure is called: a catalog GPU's own link kind (NVLink, PCIe, xGMI);
     for a CPU, an Apple chip, a TPU or Gaudi the link between machines, `network`; a
     profile file the link it measured (a cluster profile on gloo: `loopback`), else
     `NVLink`."""
@@ -182,6 +196,8 @@ def _given_level(on: str) -> str:
         return "NVLink"
     if dev.kind == "gpu" and "pcie" in text:
         return "PCIe"
+    if dev.kind == "gpu" and "infinity fabric" in text:
+        return "xGMI"      # an AMD GPU's own link (review s28 R4 F15: it read "network")
     return "network"
 
 
@@ -263,12 +279,12 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     # the gradients' type only when given: the --dtype's otherwise (the call as before)
     layers = dp_block_layers(hidden, blocks, tokens, dtype, *((grads,) if grad_dtype else ()))
     points = scale_dp(layers, roof, chosen.intra, net.link, gpus_per_node=net.per_node,
-                      overlap=overlap, pair=chosen.pair)
+                      overlap=overlap, pair=chosen.pair, by_count=chosen.by_count)
     # The layers' math is held to this ceiling; a roof without the dtype's (bf16 on a
     # T4) falls back to another, and the user should see which.
     held, note = roof.compute_for(points[-1].step.precision)
     hop_s = _hop_latency_s(hop_latency_us, latency_us)
-    notes = [*picked, *([note] if note else [])] + link_notes(
+    notes = [*picked, *([note] if note else []), *package_words(roof)] + link_notes(
         chosen, roof.name, on, points[-1].n, net.per_node, bool(inter_bw)) + hop_note(
         hop_s, chosen, net, points)
     return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
@@ -281,6 +297,20 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
                     intra_kind=chosen.kind, inter_kind=net.kind, pod=net.pod,
                     grads=grad_words(grads, dtype),
                     sensitivity=latency_sensitivity(layers, roof, chosen, net, overlap))
+
+
+def package_words(roof) -> list[str]:
+    """The note for a package of several dies (MI250X): every row's device is the package,
+    as the catalog gives it, while PyTorch sees each die as a device (review s28 R4 F3)."""
+    from ..model.dies import software_devices
+
+    dies = software_devices(roof)
+    if dies <= 1:
+        return []
+    return [f"{roof.name} is {dies} devices to software: each device in these rows is one "
+            f"package, its {dies} dies' memory, bandwidth and compute together (the catalog's "
+            f"figures), as `rooflab llm --on` takes it; PyTorch and torchrun see {dies} "
+            f"devices per package (a node of 4 MI250X is 8), each with 1/{dies} of each"]
 
 
 def _default_dtype(dtype: str | None, roof) -> tuple[str, list[str]]:

@@ -122,8 +122,10 @@ def latency_sensitivity(layers, roof, chosen: Any, net: ScaleNet, overlap: bool
     def at(lk: Link | None) -> Link | None:
         return None if lk is None else replace(lk, hop_latency_s=HOP_SENSITIVITY_S)
 
+    by_count = {n: at(lk) for n, lk in (chosen.by_count or {}).items()}
     points = scale_dp(layers, roof, at(chosen.intra), at(net.link),
-                      gpus_per_node=net.per_node, overlap=overlap, pair=at(chosen.pair))
+                      gpus_per_node=net.per_node, overlap=overlap, pair=at(chosen.pair),
+                      by_count=by_count)
     return LatencySensitivity(HOP_SENSITIVITY_S, comm_binds_at(points), points[-1])
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from ..model.ceiling import Ceiling, Roof
 from ..model.parallel import Link, ScalePoint
 from ..model.schema import SCHEMA_VERSION
+from ..units import si
 from .scale_memory import ReplicaMemory
 
 
@@ -144,6 +145,7 @@ def scale_title(run: ScaleRun) -> str:
 def scale_table(points: Sequence[ScalePoint], title: str, device: str = "GPU"):
     from rich.table import Table
 
+    from ..sides import share_text
     from ..units import fmt_seconds
 
     t = Table(title=title, box=None, pad_edge=False, header_style="bold")
@@ -155,9 +157,17 @@ def scale_table(points: Sequence[ScalePoint], title: str, device: str = "GPU"):
         s = p.step
         t.add_row(str(p.n), s.link.level if s.link else "-", fmt_seconds(s.step_s),
                   fmt_seconds(s.compute_s), fmt_seconds(s.comm_s),
-                  fmt_seconds(s.exposed_comm_s), f"{p.efficiency:.1%}", f"{p.speedup:.1f}",
+                  # 0.011 % and 0.0017 on a slow network, not '0.0%' and '0.0' (s28 R2 F8)
+                  fmt_seconds(s.exposed_comm_s), share_text(100 * p.efficiency),
+                  _speedup(p.speedup),
                   s.binding)
     return t
+
+
+def _speedup(x: float) -> str:
+    """The speed-up column: one decimal from 1 up (1020.8 of 1024 devices), two significant
+    figures under it: 16 GPUs on 1 GbE run at 0.0017 of one GPU's pace, not '0.0'."""
+    return f"{x:.1f}" if x >= 1 else f"{x:.2g}"
 
 
 def scale_lines(run: ScaleRun) -> list[str]:
@@ -171,9 +181,10 @@ def scale_lines(run: ScaleRun) -> list[str]:
     dev = device_word(run.roof)
     lines = []
     if pair is not None:
-        lines.append(f"2 devices: {pair.level} {pair.bus_bytes_per_s / 1e9:.3g} GB/s "
-                     f"({pair.source}; a bridge joins 2 cards)")
-    lines.append(f"intra-node link: {intra.level} {intra.bus_bytes_per_s / 1e9:.3g} GB/s "
+        lines.append(f"2 devices: {pair.level} {si(pair.bus_bytes_per_s, 'B/s')} "
+                     f"({pair.source}"
+                     f"{')' if pair.level == 'xGMI' else '; a bridge joins 2 cards)'}")
+    lines.append(f"intra-node link: {intra.level} {si(intra.bus_bytes_per_s, 'B/s')} "
                  f"({intra.source}); inter-node: " + _inter_words(run))
     latency = (latency_line(intra, inter, run.per_node, last.n, run.layer_count, dev)
                or no_latency_line(run, dev))
@@ -201,7 +212,7 @@ def _inter_words(run: ScaleRun) -> str:
         why = (f": {intra.level} joins a whole pod slice, no node boundary (--per-node N "
                f"puts one)" if run.pod else "")
         return f"not used (every row up to {last.n} stays on {intra.level}){why}"
-    figure = f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s ({inter.source})"
+    figure = f"{si(inter.bus_bytes_per_s, 'B/s')} ({inter.source})"
     if network_binds(intra, inter):
         return figure
     return (f"{figure}, faster than the {intra.level} hops, so every row up to "
@@ -234,6 +245,7 @@ def no_latency_line(run: ScaleRun, dev: str) -> str | None:
     in `rooflab llm`'s words (comm_link.no_latency_words), and what 1 us per hop would
     make of it (review r7 F4)."""
     from ..model.comm_link import no_latency_words
+    from ..sides import share_text
     from ..units import fmt_seconds
 
     sens = run.sensitivity
@@ -242,8 +254,8 @@ def no_latency_line(run: ScaleRun, dev: str) -> str | None:
     big = sens.largest
     binds = (f"the link binds from {sens.binds} {dev}s on" if sens.binds else
              f"the link still never binds up to {big.n} {dev}s")
-    return ("link latency: 0 per hop assumed (none given or measured): "
+    return ("link latency: 0 us per hop assumed (none given or measured): "
             + no_latency_words(run.layer_count, "--hop-latency-us US per ring hop",
                                "at many devices (2(n-1) hops each)")
             + f"; at {sens.hop_s * 1e6:g} us per hop {binds}, {big.n} {dev}s "
-              f"{fmt_seconds(big.step.step_s)} a step, {big.efficiency:.1%}")
+              f"{fmt_seconds(big.step.step_s)} a step, {share_text(100 * big.efficiency)}")

@@ -39,7 +39,14 @@ def _entry(name: str):
     from ..hardware.resolve import load_roofs, looks_like_file, split_threads
 
     if not looks_like_file(name) and split_threads(name) is None:
-        return lookup(name)
+        from ..model.dies import die_query_words
+        from .common import warn
+
+        dev = lookup(name)
+        said = die_query_words(name, dev.name, dev.software_devices)
+        if said:
+            warn(said)
+        return dev
     if name.lower().endswith(".ncu-rep"):   # its recorded peaks, as --on reads them
         from .inputs import resolve_on
 

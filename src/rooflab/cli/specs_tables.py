@@ -192,6 +192,18 @@ def _interconnect(d, short: bool = False) -> str:
     if d.interconnect == d.host_link and d.host_link_ceiling is not None:
         return (f"{text} both directions, before line coding (per direction: the host "
                 f"link below)")
+    links = getattr(d, "links", None) or {}
+    if links.get("mesh"):
+        # a full mesh's figure is all its links: one peer gets one (review s28 R4 F1)
+        one = links["link_gbps"] * 1e9
+        return (f"{text} both directions, all {links['mesh']:g} links of a full mesh: one "
+                f"link per peer, {si(one, 'B/s')} both directions ({si(one / 2, 'B/s')} "
+                f"per direction); a ring over k GPUs gets k-1 of them")
+    if links.get("die_links"):
+        one = links["link_gbps"] * 1e9
+        return (f"{text} both directions; one link {si(one / 2, 'B/s')} per direction: "
+                f"{links['die_links']:g} join the dies of one package, 1-2 join dies of "
+                f"different packages")
     return f"{text} both directions ({si(d.interconnect_bytes_per_s / 2, 'B/s')} per direction)"
 
 

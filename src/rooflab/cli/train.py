@@ -51,10 +51,33 @@ def register(app) -> None:
                                             "as Megatron-LM counts now)"),
         attn: str = typer.Option("flash", "--attn", help="flash (FlashAttention-2's "
                                  "backward) or naive (the s x s scores stored)"),
+        loss: str = typer.Option("eager", "--loss", help="eager (Hugging Face's: the "
+                                 "lm_head writes every logit, the cross-entropy reads them, "
+                                 "12 B per logit held) or fused (Liger-Kernel's "
+                                 "FusedLinearCrossEntropy: chunked, the lm_head's backward "
+                                 "in the forward, one chunk's logits held)"),
+        clip_grad: bool = typer.Option(False, "--clip-grad", help="count "
+                                       "clip_grad_norm_: a norm over every gradient (read "
+                                       "once) and their scaling (read and written)"),
         step_ms: float = typer.Option(None, "--step-ms", help="a measured step time in "
                                       "milliseconds: its MFU and HFU against the roof's "
                                       "dense tensor peak at --dtype (fp32: the "
                                       "fp32 ceiling its matmuls run at)"),
+        dp: int = typer.Option(1, "--dp", help="data-parallel devices, each running "
+                               "--batch: the gradients' all-reduce (or ZeRO's collectives) "
+                               "on the ring link `rooflab scale` picks; tokens/s of all "
+                               "of them, MFU per device"),
+        zero: int = typer.Option(0, "--zero", help="ZeRO stage over the --dp devices "
+                                 "(Rajbhandari et al. 2020): 1 shards the optimizer state, "
+                                 "2 also the gradients, 3 also the weights; needs --dp 2 or "
+                                 "more"),
+        overlap: bool | None = typer.Option(None, "--overlap/--no-overlap", help="--dp: "
+                                            "overlap the gradients' collectives with the "
+                                            "backward in 25 MB buckets (PyTorch DDP; the "
+                                            "default), or run them after it"),
+        link_bw: str = typer.Option(None, "--link-bw", help="--dp: the ring's bus "
+                                    "bandwidth with its unit, 450GB/s or 400Gb/s (default: "
+                                    "the catalog link, as `rooflab scale`)"),
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 80GB "
                                    "(default: the catalog's)"),
         json_out: bool = typer.Option(False, "--json", help="print JSON"),
@@ -72,6 +95,7 @@ def register(app) -> None:
 
           rooflab train tinyllama-1.1b --on H100 --batch 8 --seq 2048
           rooflab train llama-3-8b --on H100 --batch 1 --seq 8192 --recompute full
+          rooflab train llama-3-8b --on H100 --seq 8192 --loss fused --clip-grad
           rooflab train tinyllama-1.1b --on H100 --batch 1 --seq 2048 --accumulate 32
           rooflab train gpt2 --on A100 --batch 16 --seq 1024 --step-ms 310
           rooflab train path/to/config.json --on H200 --optimizer sgd --json
@@ -90,12 +114,28 @@ def register(app) -> None:
             raise InputError(f"--step-ms must be a positive time in milliseconds (e.g. 250); "
                              f"got {step_ms:g}")
         check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on])
+        _check_dp_options(dp, link_bw, overlap)
         seq = _seq(seq, cfg)
         _check_positions(cfg, seq)
         run(cfg, on, dict(batch=batch, seq=seq, attn=attn, recompute=recompute,
                           optimizer=optimizer, accumulate=accumulate,
-                          attention_flops=attention_flops),
-            dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output)
+                          attention_flops=attention_flops, dp=dp, zero=zero, loss=loss,
+                          clip_grad=clip_grad),
+            dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output,
+            overlap=overlap is not False, link_bw=link_bw)
+
+
+def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None) -> None:
+    """--link-bw and --overlap/--no-overlap time the collectives of --dp N: without N > 1
+    there are none, so they are refused (as `rooflab llm` refuses --link-from and
+    --pp-link-bw without --tp/--pp), not silently ignored."""
+    given = [name for name, v in (("--link-bw", link_bw),
+                                  ("--overlap" if overlap else "--no-overlap", overlap))
+             if v is not None]
+    if given and isinstance(dp, int) and dp == 1:
+        raise InputError(f"{', '.join(given)}: only with data parallelism (the gradients' "
+                         f"collectives run on the link); add --dp N (2 or more devices) or "
+                         f"drop {given[0]}")
 
 
 def _seq(seq: int | None, cfg) -> int:
@@ -125,8 +165,10 @@ def _check_positions(cfg, seq: int) -> None:
 
 
 def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None,
-        memory: str | None, json_out: bool, output: str | None) -> None:
+        memory: str | None, json_out: bool, output: str | None, overlap: bool = True,
+        link_bw: str | None = None) -> None:
     from ..hardware.resolve import load_roof
+    from ..units import si_apart
     from ..workloads.llm.train import TrainSetup, run_train
     from ..workloads.llm.train_memory import train_memory
     from .common import console, emit_json, warn, wrote
@@ -150,8 +192,14 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
+    if setup.dp > 1:    # the collectives on the ring link (workloads/llm/train_dp.py)
+        from ..workloads.llm.train_dp import with_dp
+        from .train_dp_words import dp_link
+
+        r = with_dp(r, dp_link(on, setup.dp, link_bw), overlap)
     mem = train_memory(cfg, setup, mem_bytes)
-    notes = tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
+    notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
+             + die_words(roof, setup.dp))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)
@@ -168,11 +216,29 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
             out.print(line, soft_wrap=True, markup=False)
         for line in notes:
             out.print(f"note: {line}", soft_wrap=True, markup=False)
-    if mem.fits is False:
-        warn(f"the step does not fit: it needs {mem.total / 1e9:.3g} GB, the device has "
-             f"{mem.device_bytes / 1e9:.3g} GB")
+    if mem.fits is False:    # as many digits as tell the two apart, as llm and choose
+        need, has = si_apart(mem.total, mem.device_bytes, "B")
+        warn(f"the step does not fit: it needs {need}, the device has {has}")
     if output:
         wrote(output)
+
+
+def die_words(roof, dp: int) -> tuple[str, ...]:
+    """On a catalog package that is several devices to software (--on MI250X: two GCDs,
+    model/dies.py) the step is the package's, as `rooflab llm` says of its floors (review
+    s28 R4 F3): the roof's own note, then what it means for a training step, whose ranks
+    run one per die."""
+    from ..model.dies import note, software_devices
+
+    n = software_devices(roof)
+    if n <= 1:
+        return ()
+    ranks = (f"; --dp {dp} counts packages here, {dp * n} dies" if dp > 1 else "")
+    return (f"{note(roof.name, n)}. So are this step's floors, MFU's peak and the memory "
+            f"line: the package's ({n} dies' together). A training process (one rank) runs "
+            f"on one die, with 1/{n} of the ceilings and the memory, so one rank's step on "
+            f"one die has about {n}x these work floors (the launches the same) and 1/{n} "
+            f"of this memory; the package trains as --dp {n} over its dies' link{ranks}",)
 
 
 def _largest(cfg, setup, mem_bytes: float | None) -> tuple[int, int] | None:
@@ -204,14 +270,24 @@ PRECISION_WORDS = {
 
 
 def _notes(cfg, setup) -> tuple[str, ...]:
+    from ..workloads.llm.train_clip import grad_pass_words
+    from ..workloads.llm.train_loss import chunk_words
+
     words = setup.optimizer_spec()[3]
     notes = [words + " (ZeRO, Rajbhandari et al. 2020, sec. 3.1)" if setup.mixed else words,
-             "one device, no data/tensor parallelism: no gradient all-reduce counted "
-             "(`rooflab scale` times one for a generic block stack of --hidden and "
-             "--blocks, not this config's step); no gradient clipping, zeroing or dropout "
-             "kernels counted"]
+             "one device, no data parallelism: no gradient all-reduce counted (--dp N "
+             "times this step's all-reduce or ZeRO collectives over N devices; tensor "
+             "parallelism is not modelled for training)"]
+    if setup.dp > 1:
+        from .train_dp_words import dp_notes
+
+        notes[1:2] = dp_notes(setup)
     if not setup.mixed:
         notes.append(PRECISION_WORDS[setup.dtype])
+    # clipping, fp16's unscale, zeroing (workloads/llm/train_clip); --loss fused's chunks
+    notes.append(grad_pass_words(setup.dtype, setup.clip_grad))
+    if setup.loss == "fused":
+        notes.append(chunk_words(setup.tokens, cfg.vocab, cfg.hidden, setup.width))
     if setup.recompute == "selective" and setup.attn == "flash":
         notes.append("--recompute selective under flash attention adds no kernel: "
                      "FlashAttention-2's backward already recomputes the scores (the "

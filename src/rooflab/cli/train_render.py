@@ -7,9 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..model.choose import WITH_LAUNCHES
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, per_s, si, si_apart
 from ..workloads.llm.train import TrainResult
-from ..workloads.llm.train_memory import TrainMemory, zero3_devices, zero3_least
+from ..workloads.llm.train_dp import unsharded
+from ..workloads.llm.train_memory import (
+    TrainMemory,
+    loss_peak_bytes,
+    zero3_devices,
+    zero3_least,
+)
 from .llm_render import bound_cell
 from .llm_words import span
 
@@ -36,7 +42,7 @@ def kernel_table(r: TrainResult):
     acc = f" x {st.accumulate} micro-batches" if st.accumulate > 1 else ""
     t = Table(title=f"training step: {r.config.name}, batch {st.batch} x {st.seq} tokens"
                     f"{acc}, {st.dtype}, {st.attn} attention, recompute {st.recompute}, "
-                    f"{st.optimizer} (calls = per layer x layers{acc})")
+                    f"{st.optimizer}{settings_words(st)} (calls = per layer x layers{acc})")
     for col in ("kernel", "part", "calls", "FLOP", "bytes", "AI", "bound", "floor", "share"):
         t.add_column(col, justify="left" if col in ("kernel", "part", "bound") else "right",
                      no_wrap=col == "kernel", overflow="fold")
@@ -47,6 +53,10 @@ def kernel_table(r: TrainResult):
         t.add_row(escape(op.op.name), r.step.part_of(op.op.name), str(op.calls),
                   si(op.flop), si(op.bytes, "B"), fmt_ai(p.ai), bound_cell(p),
                   fmt_seconds(p.floor_s), fmt_pct(100 * p.floor_s / total))
+    if r.dp is not None:     # --dp: the collectives' row (cli/train_dp_words.py)
+        from .train_dp_words import add_dp_row
+
+        add_dp_row(t, r)
     step = r.timing.step
     t.add_section()
     t.add_row("step", "", str(step.launches), si(step.flop), si(step.bytes, "B"),
@@ -54,39 +64,53 @@ def kernel_table(r: TrainResult):
     return t
 
 
+def settings_words(st) -> str:
+    """The table title's words for --loss fused and --clip-grad ('' at their defaults)."""
+    return ((", fused loss (Liger)" if st.loss == "fused" else "")
+            + (", clip-grad" if st.clip_grad else ""))
+
+
 def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                   largest: tuple[int, int] | None = None) -> list[str]:
     st = r.setup
     parts = ", ".join(f"{part} {fmt_seconds(r.part_s(part))}" for part in PARTS
                       if getattr(r.step, part))
+    if r.dp is not None:               # the parts add up to the floor: its exposed comm too
+        parts += f", communication exposed {fmt_seconds(r.dp.exposed_s)}"
     t = r.timing
     lo, hi = t.launch_s_range
     per = (f"{st.tokens} tokens per step" if st.accumulate == 1 else
            f"{st.step_tokens} tokens per optimizer step: {st.accumulate} micro-batches of "
            f"{st.tokens}")
+    if st.dp > 1:
+        per = f"{st.step_tokens * st.dp} tokens per optimizer step: {st.dp} devices x {per}"
     lines = [
         f"step floor {fmt_seconds(r.floor_s)} ({parts}; {WITH_LAUNCHES} "
-        f"{fmt_seconds(t.with_launches_s)}: {t.step.launches} launches x "
+        f"{fmt_seconds(r.with_launches_s)}: {t.step.launches} launches x "
         f"{span(*t.per_launch_s)} = {span(lo, hi)}) on {t.analysis.roof.name}; "
-        f"{si(r.tokens_per_s)} tokens/s at the floor ({per})",
+        f"{per_s(r.tokens_per_s)} tokens/s at the floor ({per})",
         f"model FLOPs {si(r.model_flop)} per step ({si(r.model_flop / st.step_tokens)} per "
         f"token: 6 N = {si(6 * r.n_params)} with N = {si(r.n_params)}, + "
         f"{st.attention_flops} attention); counted in "
         f"the kernels {si(r.counted_flop)} ({counted_attention_words(r)}, norms and the "
         f"rest; recomputed {si(r.recompute_flop)})",
         f"MFU at the floor {fmt_pct(100 * r.mfu_at_floor)} of {r.peak_label} "
-        f"{fmt_rate(r.peak_flop_per_s, st.dtype)} ({fmt_pct(100 * r.mfu(t.with_launches_s))} "
+        f"{fmt_rate(r.peak_flop_per_s, st.dtype)} ({fmt_pct(100 * r.mfu(r.with_launches_s))} "
         f"{WITH_LAUNCHES}; the best this step can reach on this roof, kernels one after "
         f"another){over_100_words(r)}",
     ]
     if step_ms is not None:
         s = step_ms / 1e3
         lines.append(f"measured step {fmt_seconds(s)}: MFU {fmt_pct(100 * r.mfu(s))}, HFU "
-                     f"{fmt_pct(100 * r.hfu(s))}; {si(st.step_tokens / s)} tokens/s; the "
-                     f"floor is {fmt_pct(100 * r.floor_s / s)} of it"
+                     f"{fmt_pct(100 * r.hfu(s))}; {per_s(st.step_tokens * st.dp / s)} "
+                     f"tokens/s; the floor is {fmt_pct(100 * r.floor_s / s)} of it"
                      + (" (FASTER THAN THE FLOOR: see the warning)" if s < r.floor_s else
                         " (MFU above 100 %: PaLM's full T x T count, as the MFU line says)"
                         if r.mfu(s) > 1 else ""))
+    if r.dp is not None:
+        from .train_dp_words import dp_lines
+
+        lines += dp_lines(r)
     lines.append(memory_line(mem, st, largest, zero3_fewest(r, mem)))
     return lines
 
@@ -158,9 +182,11 @@ def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None,
                 fewest: tuple[int, str, float] | None = None) -> str:
     """The memory sum and its verdict; `largest`: the largest --batch that fits as the
     step runs and under --recompute full; `fewest`: zero3_fewest's devices."""
+    # the sum and the device with as many digits as tell them apart (16.7636 GB of
+    # 16.763 GB, not 16.8 GB of 16.8 GB: review s28 R2 F5)
+    total, device = si_apart(mem.total, mem.device_bytes or mem.total, "B")
     parts = (f"weights {si(mem.weights, 'B')} + grads {si(mem.grads, 'B')} + optimizer "
-             f"{si(mem.optimizer, 'B')} + activations {si(mem.activations, 'B')} = "
-             f"{si(mem.total, 'B')}")
+             f"{si(mem.optimizer, 'B')} + activations {si(mem.activations, 'B')} = {total}")
     if mem.device_bytes is None:
         return f"memory: {parts} (device memory unknown: give --memory)"
     fit = ""
@@ -170,13 +196,18 @@ def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None,
             f" ({full} with --recompute full)" if setup.recompute != "full" else "")
     if mem.fits:
         verdict = "fits"
+    elif mem.states > mem.device_bytes and setup.dp > 1:    # the sharding: below, at --dp
+        verdict = (f"DOES NOT FIT: {si(mem.total - mem.device_bytes, 'B')} over; the "
+                   f"weights, gradients and optimizer state alone are "
+                   f"{si(mem.states, 'B')} per device, so no --batch or --recompute fits")
     elif mem.states > mem.device_bytes:
-        n = zero3_devices(mem)
+        states = unsharded(mem, setup).states     # --dp --zero: the devices' together
+        n = zero3_devices(unsharded(mem, setup))
         verdict = (f"DOES NOT FIT: {si(mem.total - mem.device_bytes, 'B')} over; the "
                    f"weights, gradients and optimizer state alone are "
                    f"{si(mem.states, 'B')}, so no --batch or --recompute fits: shard them "
                    f"over devices (ZeRO-3 / FSDP: "
-                   + (f"{n} devices at this micro-batch, {si(mem.states / n, 'B')} of state "
+                   + (f"{n} devices at this micro-batch, {si(states / n, 'B')} of state "
                       f"each" if n else f"the activations alone, {si(mem.activations, 'B')}, "
                       f"exceed one device: shard them after --recompute full or a smaller "
                       f"--batch or --seq")
@@ -189,7 +220,11 @@ def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None,
             if setup.batch > 1 else [])
         verdict = (f"DOES NOT FIT: {si(mem.total - mem.device_bytes, 'B')} over; try "
                    f"{', '.join(tries) or 'a shorter --seq'}")
-    return (f"memory: {parts} of {si(mem.device_bytes, 'B')} on the device "
+    if setup.dp > 1:
+        from .train_dp_words import dp_memory_words
+
+        verdict += f"; {dp_memory_words(mem, setup, fewest)}"
+    return (f"memory: {parts} of {device} on the device "
             f"({verdict}{fit})")
 
 
@@ -219,9 +254,11 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                   "accumulate": st.accumulate, "step_tokens": st.step_tokens,
                   "dtype": st.dtype, "attn": st.attn, "recompute": st.recompute,
                   "optimizer": st.optimizer, "attention_flops": st.attention_flops,
-                  "optimizer_state": st.optimizer_spec()[3]},
+                  "optimizer_state": st.optimizer_spec()[3],
+                  "loss": st.loss, "clip_grad": st.clip_grad,
+                  **({"dp": st.dp, "zero": st.zero} if st.dp > 1 else {})},
         "floor_s": r.floor_s, "work_floor_s": r.floor_s,
-        "with_launches_s": t.with_launches_s,
+        "with_launches_s": r.with_launches_s,
         "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
                      "launch_s": list(t.launch_s_range), "source": t.launch_source},
         "parts_s": {part: r.part_s(part) for part in PARTS},
@@ -231,7 +268,7 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
         "hfu_source": HFU_SOURCE,
         "peak_flop_per_s": r.peak_flop_per_s, "peak": r.peak_label,
         "mfu_at_floor": r.mfu_at_floor, "hfu_at_floor": r.hfu(r.floor_s),
-        "mfu_with_launches": r.mfu(t.with_launches_s),
+        "mfu_with_launches": r.mfu(r.with_launches_s),
         "mfu_at_floor_note": over_100_words(r).removeprefix("; ") or None,
         "measured": measured,
         "memory": {"params": mem.params, "weights_bytes": mem.weights,
@@ -239,13 +276,16 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                    "activations_bytes": mem.activations,
                    "activations_per_layer_bytes": mem.per_layer,
                    "outside_layers_bytes": mem.outside_layers, "total_bytes": mem.total,
+                   "loss_peak_bytes": loss_peak_bytes(r.config, st),
                    "states_bytes": mem.states, "device_bytes": mem.device_bytes,
                    "fits": mem.fits,
                    "largest_batch": None if largest is None else largest[0],
                    "largest_batch_recompute_full": None if largest is None else largest[1],
-                   "zero3_devices": zero3_devices(mem) if mem.fits is False else None,
+                   "zero3_devices": zero3_devices(unsharded(mem, st)) if mem.fits is False
+                   else None,
                    "zero3_fewest": None if fewest is None else
-                   {"devices": fewest[0], "with": fewest[1], "state_bytes_each": fewest[2]}},
+                   {"devices": fewest[0], "with": fewest[1], "state_bytes_each": fewest[2]},
+                   **({"zero_fit": zero_fit_dict(mem, st)} if st.dp > 1 else {})},
         "kernels": [{"name": o.op.name, "part": r.step.part_of(o.op.name), "op": o.op.op,
                      "calls": o.calls, "flop": o.flop, "bytes": o.bytes,
                      "bytes_split": {k: o.split(k) for k in ("weights", "activations")},
@@ -253,9 +293,24 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                      "floor_s": by_name[o.op.name].floor_s} for o in r.step.ops],
         "notes": list(notes),
     }
-    return {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(a.roof),
-            "kernels": [kernel_to_dict(k) for k in a.kernels],
-            "analysis": points_to_dicts(a.points), "train": train}
+    doc = {"schema_version": SCHEMA_VERSION, "roof": roof_to_dict(a.roof),
+           "kernels": [kernel_to_dict(k) for k in a.kernels],
+           "analysis": points_to_dicts(a.points), "train": train}
+    if r.dp is not None:     # --dp: train.dp and the collectives' kernel
+        from .train_dp_words import add_dp_kernel, dp_dict
+
+        train["dp"] = dp_dict(r)
+        add_dp_kernel(doc, r)
+    return doc
+
+
+def zero_fit_dict(mem: TrainMemory, st) -> dict | None:
+    """memory.zero_fit under --dp: the smallest --zero stage that holds a step that does
+    not fit, at its --dp N (None where it fits, or no stage does)."""
+    from .train_dp_words import zero_fit
+
+    fit = zero_fit(mem, st) if mem.fits is False else None
+    return None if fit is None else {"dp": st.dp, "zero": fit[0], "bytes_per_device": fit[1]}
 
 
 def write_output(path: str, data: dict, r: TrainResult) -> None:
@@ -295,6 +350,8 @@ def csv_rows(data: dict) -> list[dict]:
     rows = []
     for k, t in zip(data["kernels"], data["train"]["kernels"], strict=True):
         meta, split = k.get("meta", {}), t["bytes_split"]
+        if meta.get("train_part") == "comm":
+            continue     # its bytes are at the link, which a CSV row cannot say (DRAM)
         flop = k["flop"]
         rows.append({"name": k["name"], "train_part": meta.get("train_part"),
                      "calls": k["calls"], "flop": t["flop"], "bytes": t["bytes"],

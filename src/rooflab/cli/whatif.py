@@ -129,7 +129,12 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         if sparsity.replace(" ", "") != "2:4":
             raise InputError(f"--sparsity takes 2:4 (the structured sparsity tensor cores "
                              f"run); got '{sparsity}'")
-        return sparsify(roof, kernels, names=_names(only, kernels))
+        from ..hardware.catalog import match_device_name
+
+        # 2:4 halves the math only where the device has a sparse rate (review s28 R4 F6)
+        dev = match_device_name(roof.name)
+        return sparsify(roof, kernels, names=_names(only, kernels),
+                        sparse=None if dev is None else set(dev.sparse))
     if fuse is not None:
         return w.fuse(roof, kernels, _names(fuse, kernels))
     if batch is not None:
@@ -150,6 +155,13 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     # retime words the line for --on; without --on the profile is the input's own
     line = line.replace("the --on profile's", f"{roofs_from}'s")
     result = w.move_hardware(basis, kernels, target, judge=roof)
+    from ..model.tf32_note import tf32_note
+
+    # fp32 convs onto an Ampere+ GPU: PyTorch runs them on TF32 (review s28 R3 F7)
+    tf32 = tf32_note([k for k, _ in result.moves], target)
+    if tf32 is not None:
+        result = replace(result, after=replace(result.after,
+                                               notes=(*result.after.notes, tf32)))
     # which roof the efficiencies are fractions of, where the assumption is read
     return replace(result, assumption=f"{result.assumption}; {line}{said}")
 
@@ -163,17 +175,24 @@ def _targets(hardware: str, kernels, ran_on=()) -> tuple[tuple, str]:
     keeps the listed peaks, and the share of the gain that is the clock is said."""
     from ..hardware.resolve import load_roofs
     from ..ingest.profile_checks import catalog_clock_hz, kernels_clock, recorded_cc, split_boost
+    from ..model.dies import recorded_roof, software_devices
 
     spec, boost = split_boost(hardware)
     clock = kernels_clock(kernels) if recorded_cc(kernels) else None
     out, said = [], ""
     for t in load_roofs(spec):   # a profile: measured, then nominal (both kinds)
+        # kernels run on one device: on an MI250X, one die (dies.recorded_roof, s28 R4 F3)
+        dies = software_devices(t)
+        t, _ = recorded_roof(t)
+        if dies > 1:
+            said += (f"; {t.name} is {dies} devices to software: each kernel moves onto one "
+                     f"die, the package's figures / {dies}")
         top = catalog_clock_hz(t) if clock and _ran_on(t, kernels, ran_on) else None
         if top is None or clock >= 0.99 * top:
             out.append(t)
         elif boost:
             out.append(t)
-            said = (f"; target at its listed peaks (boost {top / 1e9:.2f} GHz), the kernels "
+            said += (f"; target at its listed peaks (boost {top / 1e9:.2f} GHz), the kernels "
                     f"ran at {clock / 1e9:.2f} GHz: {top / clock:.2f}x of the gain is that "
                     f"clock alone; drop '@boost' to take the target at the recorded clock")
         else:
@@ -181,7 +200,7 @@ def _targets(hardware: str, kernels, ran_on=()) -> tuple[tuple, str]:
 
             scaled, note = at_recorded_clock(t, clock)
             out.append(scaled)
-            said = "; target " + note.removeprefix("; note: ").replace("--on '", "--hardware '")
+            said += "; target " + note.removeprefix("; note: ").replace("--on '", "--hardware '")
     return tuple(out), said
 
 

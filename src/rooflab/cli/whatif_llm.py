@@ -124,7 +124,7 @@ def _batch_kept(result) -> bool:
 def _fit(llm: dict, result, hardware: str | None) -> dict | None:
     """Whether the document's footprint (bytes per device) fits the what-if's device, as
     `rooflab llm --on` and `rooflab choose` judge it (choose_memory.device_memory): the
-    document's --gpu-mem-util x the device's memory (nvidia-smi's total where the catalog
+    document's --gpu-mem-util x the device's memory (the driver's total where the catalog
     has it), the whole memory where the document used it. {"device", "needs_bytes",
     "memory_bytes", "fits"}; None when the footprint or the memory is unknown. Judged
     against the full catalog memory, Llama-3-70B bf16 at batch 64 (189.7 GB) fitted an

@@ -306,8 +306,7 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     tb, ta = totals[0] / before_b, totals[1] / after_b
     # a training step's batch counts sequences of --seq tokens (meta train_part): the
     # time is per sequence (review s27 v3-F6: "per token 211 ms")
-    per = ("per sequence" if any(old.meta.get("train_part") for old, _ in result.moves)
-           else "per token")
+    per, unit, rate = _per_words(result)
     # a whole step's range (its gap held): both ends per token too (review 19a N5)
     from ..model.retime import gap_held
 
@@ -316,12 +315,27 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     least, most = ("at least ", "at most ") if _lower_bounds(result) else ("", "")
     if extra:
         slow = (totals[1] + extra) / after_b
-        return (f"{per}{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
+        return (f"{per}{over} (batch {before_b} -> {after_b} {unit} per step{rest}): "
                 f"{fmt_seconds(tb)} -> {_span(ta, slow)}, "
-                f"{_span(tb / max(ta, slow), tb / min(ta, slow), 'x')} the tokens/s")
-    return (f"{per}{over} (batch {before_b} -> {after_b} sequences per step{rest}): "
+                f"{_span(tb / max(ta, slow), tb / min(ta, slow), 'x')} the {rate}")
+    return (f"{per}{over} (batch {before_b} -> {after_b} {unit} per step{rest}): "
             f"{fmt_seconds(tb)} -> {least}{fmt_seconds(ta)}, {most}{fmt_times(tb / ta)} the "
-            f"tokens/s")
+            f"{rate}")
+
+
+def _per_words(result) -> tuple[str, str, str]:
+    """('per token', 'sequences', 'tokens/s') for an LLM batch; a training step's batch
+    counts sequences (meta train_part: review s27 v3-F6, "per token 211 ms"); a batch read
+    off an input's N (a conv's images, whatif_conv.BATCH_FROM) counts samples, not tokens
+    (review s28 R3 F1: a ResNet trace said tokens/s)."""
+    from ..model.whatif_conv import BATCH_FROM
+
+    olds = [old for old, _ in result.moves]
+    if any(old.meta.get("train_part") for old in olds):
+        return "per sequence", "sequences", "tokens/s"
+    if any(BATCH_FROM in old.meta for old in olds):
+        return "per sample", "samples", "samples/s"
+    return "per token", "sequences", "tokens/s"
 
 
 def _on_floors(result, line: str) -> str:
@@ -333,7 +347,7 @@ def _on_floors(result, line: str) -> str:
     from ..units import fmt_seconds
 
     b, a = total_floors(result)["with_launches"]
-    per = "per sequence" if line.startswith("per sequence") else "per token"
+    per = _per_words(result)[0]
     line = line.replace(per, f"{per} on the work floor", 1)
     if not b or not a:
         return line
@@ -345,18 +359,17 @@ def _on_floors(result, line: str) -> str:
 def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
     """The table's rows (name, AI before -> after, time before, after, speed-up, bound,
     floor?), whether each row shows floors, and the lines for whole measured steps."""
+    from ..model.display_whatif import move_points
     from ..units import fmt_ai
 
-    after = {p.kernel: p for p in result.after.primary()}
-    before = {p.kernel: p for p in result.before.primary()}
+    points = move_points(result)   # by kernel, not name (review s28 R3 F8)
     rows, floored, step_lines = [], [], []
     prev_new, members = None, []
     # rows without a measured time show their work floors, as the headline line does
     from ..model.whatif_floors import move_floors
 
     work = [(b[0], a[0]) for b, a in move_floors(result)]
-    for (old, new), (fb, fa) in zip(result.moves, work, strict=True):
-        b, a = before.get(old.name), after.get(new.name)
+    for (old, new), (fb, fa), (b, a) in zip(result.moves, work, points, strict=True):
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
         if id(old) in steps:
             step_lines.append(_step_line(old, new, b, a, sp))

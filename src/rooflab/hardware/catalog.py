@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import ParseError
 from ..model.ceiling import Ceiling, Roof
+from ..model.comm_link import link_problem
 from ..model.dies import note as dies_note
 from ..units import PRECISIONS, UNITS
 from .cpu_arch import ARCHS
@@ -44,7 +45,7 @@ _COMMON = {"name": str, "vendor": str, "kind": str, "aliases": list, "source": s
            "interconnect_gbps": float, "tdp_w": float, "overhead_us": float,
            "overhead_reason": str, "tflops": dict, "sparse_tflops": dict,
            "compute_capability": str, "host_link": str, "sms": int,
-           "software_devices": int}
+           "software_devices": int, "links": dict}
 _CPU = {"microarch": str, "cores": int, "base_ghz": float, "boost_ghz": float,
         "all_core_ghz": float,
         "e_microarch": str, "e_cores": int, "e_base_ghz": float,
@@ -95,6 +96,9 @@ class Device:
     # Read back only through that note (dies.software_devices(roof)), one rule everywhere
     # (review s20 x2 F7): a Roof, and a roof file saved from it, carries notes, not this
     software_devices: int = 1
+    # xGMI topology where GPUs join without a switch (model/comm_link.xgmi_ring_link reads
+    # it): link_gbps (one link, both directions), mesh (peers, one link each), die_links
+    links: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def memory_is_platform_max(self) -> bool:
@@ -318,6 +322,8 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         if dense is not None and value < dense.value:
             raise _fail(fname, where, f"sparse {label} ({value:g}) is below the dense figure")
         sparse[prec] = value
+    if bad := link_problem(raw.get("links", {})):
+        raise _fail(fname, where, bad)
     mib = 2**20
     notes = tuple(raw.get("notes", ())) + roof.notes
     if raw.get("software_devices", 1) > 1:
@@ -335,7 +341,7 @@ def _device(fname: str, index: int, raw: Mapping[str, Any]) -> Device:
         notes=notes, inputs=inputs, file=fname,
         software_devices=raw.get("software_devices", 1),
         compute_capability=raw.get("compute_capability"), host_link=raw.get("host_link"),
-        sms=raw.get("sms"),
+        sms=raw.get("sms"), links=dict(raw.get("links", {})),
         usable_memory_bytes=(raw["usable_memory_mib"] * mib if "usable_memory_mib" in raw
                              else None))
 

@@ -169,9 +169,26 @@ def detect_microarch(vendor: str, family: int | None, model: int | None,
                 f"marks models 0x50-0x5f, 0x80-0xaf and 0xc0-0xef X86_FEATURE_ZEN6), whose FMA "
                 f"pipe count AMD has not published: no nominal compute peak, not Zen 5's",))
         return arch
+    name, how = _amx_overrules(vendor, name, how, flags)
     arch = ARCHS[name]
     arch = replace(arch, notes=arch.notes + (f"identified as {arch.name} from {how}",))
     return _reconcile(arch, flags, vendor)
+
+
+def _amx_overrules(vendor: str, name: str, how: str,
+                   flags: frozenset[str]) -> tuple[str, str]:
+    """AMX (flag amx_tile) exists only on Xeons from Sapphire Rapids on, so a model whose
+    design has none is a VM's mask: seen on 2026-12-03, a Xeon with AMX and AVX512-FP16
+    shown as family 6 model 0xa7 (Rocket Lake, a client part with one 512-bit FMA pipe),
+    which halved the nominal fp64 peak (measured 191 % of it) and left bf16 unmeasured.
+    The server design is taken from the flags: amx_fp16 from Granite Rapids on."""
+    if vendor != "Intel" or "amx_tile" not in flags or any(
+            p.via == "AMX" for p in ARCHS[name].fast_paths):
+        return name, how
+    server = "Granite Rapids" if "amx_fp16" in flags else "Sapphire/Emerald Rapids"
+    return server, (f"the flags: amx_tile{', amx_fp16' if 'amx_fp16' in flags else ''} "
+                    f"(AMX: Xeon from Sapphire Rapids on), overruling {how}, which names "
+                    f"{name}, a design without AMX (a VM can mask the model)")
 
 
 def e_core_arch(vendor: str, family: int | None, model: int | None,

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..model.ceiling import Ceiling, Roof
+from ..model.dies import recorded_roof
 from ..model.kernel import Kernel
 from .profile_checks import (
     _other_device,
@@ -393,14 +394,14 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
     in '@boost' (clock_judged)."""
     if on:
         spec, boost = split_boost(on)
-        roof = roof_for_on(spec)
+        roof, die = recorded_roof(roof_for_on(spec))   # one die of an MI250X (dies.py)
         mismatch = device_mismatch(roof, imp.kernels)
         above = _above_nominal(roof)
         # another GPU's roof: the clock ncu recorded is not its clock
         roof, clock = clock_judged(roof, imp.clock_hz, boost or bool(mismatch))
         roof, added = with_recorded_levels(roof, imp.peaks, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
-                                + mismatch + above + clock + added)
+                                + die + mismatch + above + clock + added)
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks
         # of the GPU the counters were taken on come before any catalog entry, as ncu's
@@ -415,6 +416,8 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
                                     f"{imp.peaks.path} (at the clock it profiled at)")
     found = _catalog_match(imp.devices, imp.device_details)
     if found is not None:
+        # the file's device record decides one die or the package by its memory here
+        # (catalog_match._one_die), as the probe does
         roof, text = found
         roof, clock = clock_judged(roof, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from operator import itemgetter
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import ParseError
 from ..files import csv_reader
@@ -173,13 +174,28 @@ def _lines(path: str, fh, log: SkipLog | None = None) -> Iterator[str]:
 def _read_dispatches(path: str, rows: Iterator[list[str]], log: SkipLog) -> list[Launch]:
     """The dispatches of the rows of one file (rows read lazily: the header is looked for
     in the rows before it, the rest stream through)."""
-    plan = _plan(path, rows)
-    return _dispatch_list(path, rows, log, *plan)
+    return _dispatch_list(path, rows, log, _plan(path, rows))
 
 
-def _plan(path: str, rows: Iterator[list[str]]) -> tuple:
-    """What the rows after the header hold (the rows are read up to it): (h, header, col,
-    i_name, i_id, long, plain, same, every, counted, i_cn, i_cv, channels)."""
+class Plan(NamedTuple):
+    """What the rows after the header hold (_plan), read by name: as thirteen positional
+    arguments a reordering could swap two without a word (review s28 R1 #16)."""
+    h: int                       # the header's row index
+    header: list[str]
+    i_name: int
+    i_id: int | None
+    long: bool                   # rocprofv3's long rows: Counter_Name, Counter_Value
+    plain: list                  # (name, index) of the cells that are not counters
+    same: Callable               # row -> the plain cells, to compare with the row before's
+    every: tuple                 # _cells of every cell; counted: of the counters only
+    counted: tuple
+    i_cn: int | None
+    i_cv: int | None
+    channels: bool               # per-channel columns (TCC_EA_RDREQ[0]) to sum
+
+
+def _plan(path: str, rows: Iterator[list[str]]) -> Plan:
+    """What the rows after the header hold (the rows are read up to it)."""
     before: list[list[str]] = []   # the rows up to the header (the whole file without one)
     h = None
     for i, r in enumerate(rows):
@@ -214,8 +230,8 @@ def _plan(path: str, rows: Iterator[list[str]]) -> tuple:
     i_cn, i_cv = col.get("Counter_Name"), col.get("Counter_Value")
     # per-channel columns (TCC_EA_RDREQ[0]) to sum: known from the header, or a long row's name
     channels = any(c.endswith("]") for c, _, _ in plan)
-    return (h, header, col, i_name, i_id, long, plain, same, every, counted, i_cn, i_cv,
-            channels)
+    return Plan(h, header, i_name, i_id, long, plain, same, every, counted, i_cn, i_cv,
+                channels)
 
 
 def data_row(row: list[str], n: int, header: list[str], log: SkipLog) -> bool:
@@ -229,13 +245,16 @@ def data_row(row: list[str], n: int, header: list[str], log: SkipLog) -> bool:
     return True
 
 
-def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col,
-                   i_name, i_id, long, plain, same, every, counted, i_cn, i_cv, channels
+def _dispatch_list(path: str, rows: Iterator[list[str]], log: SkipLog, plan: Plan
                    ) -> list[Launch]:
     """The dispatches of the rows after the header, each with its counters as a dict."""
+    # locals, not attribute reads, in the loop over every row
+    header, i_name, i_id, long = plan.header, plan.i_name, plan.i_id, plan.long
+    i_cn, i_cv, channels = plan.i_cn, plan.i_cv, plan.channels
+    plain, same, every, counted = plan.plain, plan.same, plan.every, plan.counted
     dispatches: dict[str, list] = {}      # id -> [line, name, metrics, channels]
     last = None                           # (id, plain cells) of the row before
-    for n, row in enumerate(rows, start=h + 2):
+    for n, row in enumerate(rows, start=plan.h + 2):
         if not data_row(row, n, header, log):
             continue
         ident = row[i_id] if i_id is not None else str(n)

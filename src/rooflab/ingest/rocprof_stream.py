@@ -25,6 +25,7 @@ from .aggregate import Launch, _Group, group_counts
 from .ncu_csv import open_text
 from .rocprof import (
     _TRACES,
+    Plan,
     _cell,
     _lines,
     _plan,
@@ -107,19 +108,21 @@ def _groups(path: str, log: SkipLog, mi300: bool | None, missing: dict | None
     return groups
 
 
-def _launches(path: str, rows: Iterator[list[str]], log: SkipLog, plan: tuple
+def _launches(path: str, rows: Iterator[list[str]], log: SkipLog, plan: Plan
               ) -> Iterator[Launch]:
     try:
-        yield from (_long_rows if plan[5] else _rows)(path, rows, log, *plan)
+        yield from (_long_rows if plan.long else _rows)(path, rows, log, plan)
     except ParseError as exc:
         raise _ReadError(exc) from None
 
 
-def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_name, i_id,
-          long, plain, same, every, counted, i_cn, i_cv, channels) -> Iterator[Launch]:
+def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, plan: Plan
+          ) -> Iterator[Launch]:
     """rocprof._dispatch_list's wide rows, each a Launch as soon as it is read."""
+    header, i_name, i_id, every, channels = (plan.header, plan.i_name, plan.i_id, plan.every,
+                                             plan.channels)
     seen = _Seen()
-    for n, row in enumerate(rows, start=h + 2):
+    for n, row in enumerate(rows, start=plan.h + 2):
         if not data_row(row, n, header, log):
             continue
         ident = row[i_id] if i_id is not None else str(n)
@@ -132,17 +135,19 @@ def _rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_
                      metrics=_sum_instances(metrics) if channels else metrics)
 
 
-def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, col, i_name,
-               i_id, long, plain, same, every, counted, i_cn, i_cv, channels
+def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, plan: Plan
                ) -> Iterator[Launch]:
     """rocprof._dispatch_list's long rows (rocprofv3: a row per dispatch and counter), each
     dispatch a Launch once the next one's first row is read: rocprofv3 writes a dispatch's
     rows together. Kept whole, the dispatches held ~3x the file (376 MB for 125 MB). A
     dispatch whose rows come apart (its id again after another's) is read whole."""
+    header, i_name, i_id, i_cn, i_cv = (plan.header, plan.i_name, plan.i_id, plan.i_cn,
+                                        plan.i_cv)
+    plain, same, every, counted = plan.plain, plan.same, plan.every, plan.counted
     seen = _Seen()
     entry = None                          # [id, line, name, metrics, channels] being read
     last = None                           # (id, plain cells) of the row before
-    for n, row in enumerate(rows, start=h + 2):
+    for n, row in enumerate(rows, start=plan.h + 2):
         if not data_row(row, n, header, log):
             continue
         ident = row[i_id] if i_id is not None else str(n)
@@ -151,7 +156,7 @@ def _long_rows(path: str, rows: Iterator[list[str]], log: SkipLog, h, header, co
                 raise _Whole
             if entry is not None:
                 yield _launch(path, entry)
-            entry = [ident, n, row[i_name].strip(), {}, channels]
+            entry = [ident, n, row[i_name].strip(), {}, plan.channels]
         _long_row(path, row, n, log, entry, i_cn, i_cv)
         cells, last = pick_cells(row, ident, last, plain, same, every, counted)
         fill_cells(entry[3], entry[2], row, cells, path, n, log)

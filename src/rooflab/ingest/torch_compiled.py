@@ -10,6 +10,8 @@ shapes and counted (review r2 F5); a trace with nothing else is the error below.
 
 from __future__ import annotations
 
+from ..units import fmt_seconds
+
 REGION = "Torch-Compiled Region"
 GRAPH = "CompiledFxGraph"
 HOW_TO_COUNT = ("profile the eager model (without torch.compile) for a per-op roof, or "
@@ -49,7 +51,7 @@ def _short(name: str) -> str:
 def regions_text(regions: dict[str, tuple[int, float]]) -> str:
     """'Torch-Compiled Region: 0/0 3 calls 106 ms, ...', longest first."""
     top = sorted(regions.items(), key=lambda kv: -kv[1][1])
-    return ", ".join(f"{name} {calls} call{'s' if calls > 1 else ''} {s * 1e3:.3g} ms"
+    return ", ".join(f"{name} {calls} call{'s' if calls > 1 else ''} {fmt_seconds(s)}"
                      for name, (calls, s) in top[:4]) + (", ..." if len(top) > 4 else "")
 
 

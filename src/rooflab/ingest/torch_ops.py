@@ -31,12 +31,13 @@ from .torch_ops_loss import LOSS_RULES
 from .torch_ops_memory import MEMORY_RULES
 from .torch_ops_pool import POOL_RULES
 from .torch_ops_reduce import REDUCE_RULES
+from .torch_ops_resample import RESAMPLE_RULES
 from .torch_ops_rmsnorm import RMSNORM_RULES
 from .torch_ops_table import table_rules
 
 RULES = dict(CORE_RULES)
 for _more in (BACKWARD_RULES, MEMORY_RULES, REDUCE_RULES, LOSS_RULES, ATTENTION_RULES,
-              POOL_RULES, RMSNORM_RULES):
+              POOL_RULES, RESAMPLE_RULES, RMSNORM_RULES):
     RULES.update(_more)
 # last, given the rest: a rule for each table op without one, and its add/sub (alpha)
 # replace the plain elementwise rule

@@ -13,6 +13,7 @@ causal as dense).
 
 from __future__ import annotations
 
+from ..units import flop_precision
 from ..workloads import ops
 from ..workloads.torch_rules.flop import sdpa_count
 from ..workloads.torch_rules.traffic import sdpa_kv_bytes
@@ -99,5 +100,22 @@ def _attention_backward(call: OpCall) -> OpWork | str | None:
     return OpWork("attention_backward", flop, nbytes, c.precision, c.unit)
 
 
+def _transform_bias_rescale_qkv(call: OpCall) -> OpWork | str | None:
+    """aten::_transform_bias_rescale_qkv(qkv [B, L, 3E], qkv_bias [3E], num_heads), the
+    nn.MultiheadAttention fast path's split into q, k, v: 0 FLOP, placed by its bytes (qkv
+    and the bias read, q, k, v written): its bias adds count 0 as addmm's bias does, and
+    the q scale is the softmax scale the attention count leaves out, as `measure`'s
+    native_mha_flop does (one count for both paths; review s28 R3 F12: it was uncounted,
+    67 ms of a ViT's CPU trace)."""
+    ts = call.tensors()
+    if len(ts) < 2 or len(ts[0][0]) != 3:
+        return None
+    (qkv, dt), bias = ts[0], ts[1]
+    e = itemsize(dt)
+    return OpWork("transform_bias_rescale_qkv", 0.0,
+                  float(2 * numel(qkv) * e + in_bytes([bias])), flop_precision(dt), None)
+
+
 ATTENTION_RULES = {"aten::scaled_dot_product_attention": _attention,
+                   "aten::_transform_bias_rescale_qkv": _transform_bias_rescale_qkv,
                    **{name: _attention_backward for name in _BACKWARD_CAUSAL}}

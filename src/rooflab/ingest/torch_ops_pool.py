@@ -2,7 +2,8 @@
 shapes (review r2 F4: a CNN's pooling and a GroupNorm were time in the "without a FLOP
 formula" note, up to half a training step's).
 
-Conventions are those of ingest.torch_ops_core and its reductions (torch_ops_reduce):
+The counts are workloads/torch_rules/layer.py's, one rule set with `rooflab.measure`'s
+counter (review s28 R3 F2); this module reads the recorded shapes. In short:
 - max pooling compares (0 FLOP, as ReLU and `maximum`: profilers count FADD/FMUL/FFMA, not
   FMNMX); its backward adds each grad_output element into grad_input at its index, 1 per
   grad_output element (embedding_dense_backward's scatter-add);
@@ -17,16 +18,22 @@ too). The aten ops are the ones the CPU and CUDA traces record under the module 
 (`aten::max_pool2d` calls `aten::max_pool2d_with_indices`, `aten::adaptive_avg_pool2d`
 calls `aten::_adaptive_avg_pool2d`, `aten::group_norm` calls `aten::native_group_norm`):
 the outer ops have no rule, so only their own time stays under their name.
-Not in rooflab.measure's counter (FlopCounterMode counts them 0 too): trace path only.
+The live counter (bench/torch_pool_rules.py) reads the same counts off the tensors.
 """
 
 from __future__ import annotations
 
-import math
-
 from ..units import flop_precision
-from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT
-from ..workloads.torch_rules.flop import layernorm_backward_per_element
+from ..workloads.torch_rules.layer import (
+    adaptive_avg_pool_backward_flop,
+    adaptive_geometry,
+    avg_pool_backward_flop,
+    avg_pool_flop,
+    group_norm_backward_flop,
+    group_norm_flop,
+    scatter_add_flop,
+    window_out,
+)
 from .torch_ops_base import (
     COMPLEX_REAL,
     OpCall,
@@ -41,15 +48,6 @@ from .torch_ops_base import (
 INDEX_BYTES = 8   # max pooling's indices are int64
 
 
-def _window_out(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
-    """One dimension's output size (torch's pooling_output_shape)."""
-    span = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
-    out = span // s + 1
-    if ceil and (out - 1) * s >= size + p:
-        out -= 1
-    return out
-
-
 def _pool_geometry(call: OpCall, x: tuple[int, ...], at: int, dilation_at: int | None,
                    ceil_at: int) -> tuple[int, tuple[int, ...], int] | None:
     """(leading elements N·C, output spatial shape, window size) of a 2-D pool of x, from
@@ -61,7 +59,7 @@ def _pool_geometry(call: OpCall, x: tuple[int, ...], at: int, dilation_at: int |
     p = per_dim(call.const(at + 2, 0), 2)
     d = per_dim(call.const(dilation_at, 1) if dilation_at else 1, 2)
     ceil = bool(call.const(ceil_at, False))
-    out = tuple(_window_out(n, *a, ceil) for n, a in zip(x[-2:], zip(k, s, p, d, strict=True),
+    out = tuple(window_out(n, *a, ceil) for n, a in zip(x[-2:], zip(k, s, p, d, strict=True),
                                                         strict=True))
     if min(out) < 1 or min(k) < 1:
         return None
@@ -105,7 +103,7 @@ def _max_pool_backward(call: OpCall) -> OpWork | str | None:
     idx = [t for t in ts[2:] if t[1] == "int64"]
     n = numel(dy)
     nbytes = n * itemsize(dt) + in_bytes(idx[:1]) + numel(x) * itemsize(dt)
-    return OpWork("max_pool2d_backward", float(n), float(nbytes), flop_precision(dt),
+    return OpWork("max_pool2d_backward", scatter_add_flop(n), float(nbytes), flop_precision(dt),
                   "vector")
 
 
@@ -121,7 +119,7 @@ def _avg_pool(call: OpCall) -> OpWork | str | None:
         return None
     lead, out, window = geo
     n_out = lead * numel(out)
-    return OpWork("avg_pool2d", float(n_out * window),
+    return OpWork("avg_pool2d", avg_pool_flop(n_out, window),
                   float((numel(x) + n_out) * itemsize(dt)), flop_precision(dt), "vector")
 
 
@@ -135,23 +133,8 @@ def _avg_pool_backward(call: OpCall) -> OpWork | str | None:
     (dy, dt), (x, _) = ts[0], ts[1]
     k = per_dim(call.const(2, None), 2)
     n = numel(dy)
-    return OpWork("avg_pool2d_backward", float(n * (1 + numel(k))),
+    return OpWork("avg_pool2d_backward", avg_pool_backward_flop(n, numel(k)),
                   float((n + numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
-
-
-def _adaptive_windows(size: int, out: int) -> int:
-    """Summed window lengths of adaptive pooling along one dimension: window i spans
-    [floor(i·size/out), ceil((i+1)·size/out)) (ATen's start_index / end_index)."""
-    return sum(math.ceil((i + 1) * size / out) - (i * size) // out for i in range(out))
-
-
-def _adaptive_geometry(x: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, int] | None:
-    """(output elements, summed window elements) of a 2-D adaptive pool of x to `out`."""
-    if len(x) not in (3, 4) or len(out) != 2 or min(out) < 1:
-        return None
-    lead = numel(x[:-2])
-    windows = _adaptive_windows(x[-2], out[0]) * _adaptive_windows(x[-1], out[1])
-    return lead * numel(out), lead * windows
 
 
 def _adaptive_avg_pool(call: OpCall) -> OpWork | str | None:
@@ -161,7 +144,7 @@ def _adaptive_avg_pool(call: OpCall) -> OpWork | str | None:
     if not isinstance(ts, list):
         return ts
     x, dt = ts[0]
-    geo = _adaptive_geometry(x, tuple(per_dim(call.const(1, None), 2)))
+    geo = adaptive_geometry(x, tuple(per_dim(call.const(1, None), 2)))
     if geo is None:
         return None
     n_out, windows = geo
@@ -176,11 +159,11 @@ def _adaptive_avg_pool_backward(call: OpCall) -> OpWork | str | None:
     if not isinstance(ts, list) or len(ts) < 2:
         return ts if isinstance(ts, str) else None
     (dy, dt), (x, _) = ts[0], ts[1]
-    geo = _adaptive_geometry(x, tuple(dy[-2:]))
+    geo = adaptive_geometry(x, tuple(dy[-2:]))
     if geo is None or len(dy) != len(x):
         return None
     n_out, windows = geo
-    return OpWork("adaptive_avg_pool2d_backward", float(n_out + windows),
+    return OpWork("adaptive_avg_pool2d_backward", adaptive_avg_pool_backward_flop(n_out, windows),
                   float((n_out + numel(x)) * itemsize(dt)), flop_precision(dt), "vector")
 
 
@@ -194,7 +177,7 @@ def _group_norm(call: OpCall) -> OpWork | str | None:
     affine = [(tuple(call.dims[i]), d) for i in (1, 2) if i < len(call.dims)
               and call.dims[i] and (d := dtype_of(call.types[i])) is not None]
     e = numel(x)
-    return OpWork("groupnorm", float((LAYERNORM_PLAIN_FLOP_PER_ELEMENT + len(affine)) * e),
+    return OpWork("groupnorm", group_norm_flop(e, len(affine)),
                   2 * e * itemsize(dt) + in_bytes(affine), flop_precision(dt), "vector")
 
 
@@ -209,10 +192,10 @@ def _group_norm_backward(call: OpCall) -> OpWork | str | None:
     weight = call.dims[4] if len(call.dims) > 4 and call.dims[4] else None
     gi, gw, gb = call.output_mask(9)
     channels = int(call.const(6, x[1] if len(x) > 1 else 1))
-    per = layernorm_backward_per_element(gi, gw, gb, weight is not None)
     e = numel(x)
     written = gi * e + (gw + gb) * channels
-    return OpWork("groupnorm_backward", float(per * e),
+    return OpWork("groupnorm_backward",
+                  group_norm_backward_flop(e, gi, gw, gb, weight is not None),
                   in_bytes(ts) + written * itemsize(dt), flop_precision(dt), "vector")
 
 

@@ -37,6 +37,7 @@ from .torch_ops_base import OpCall
 from .torch_ops_loss import ARGS_IN_KEY as _LOSS_ARGS_IN_KEY
 from .torch_ops_pool import ARGS_IN_KEY as _POOL_ARGS_IN_KEY
 from .torch_ops_reduce import ARGS_IN_KEY as _REDUCE_ARGS_IN_KEY
+from .torch_ops_resample import ARGS_IN_KEY as _RESAMPLE_ARGS_IN_KEY
 from .torch_ops_rmsnorm import ARGS_IN_KEY as _RMSNORM_ARGS_IN_KEY
 from .torch_trace_events import _Op, check_ops, host_copies_note, skipped_why, sort_events
 from .torch_trace_file import load_trace_json
@@ -54,6 +55,7 @@ from .torch_trace_groups import (
 )
 from .torch_trace_infer import CONV, following_ops, infer_conv
 from .torch_trace_ranks import rank_of, trace_labels
+from .torch_trace_scope import marked_ranges, scope_roots
 
 
 def _roots(ops: list[_Op]) -> list[_Op]:
@@ -119,13 +121,16 @@ def trace_kernels(data: dict, path: str, log: SkipLog
                   ) -> tuple[list[Kernel], list[str], list[dict]]:
     events = data["traceEvents"]
     regions = compiled_regions(events)   # before sort_events drops the ops' events
+    marked = marked_ranges(events)
     ev = sort_events(events, log)
     check_ops(ev, path, regions, log)
+    # a record_function("rooflab") range, else no model construction (review s28 R3 F4)
+    roots, scoped = scope_roots(_roots(ev.ops), marked, ev)
     on_gpu = bool(ev.kernel_s or ev.copies)
     tally = _Tally(ev.kernel_s, on_gpu, log, ev.host_s)
     tally.kernel_names = ev.kernel_names
     tally.following = following_ops(ev.ops)
-    for root in _roots(ev.ops):
+    for root in roots:
         tally.visit(root)
     tally.log_zero_time()
     _unique_names(list(tally.groups.values()))
@@ -146,7 +151,7 @@ def trace_kernels(data: dict, path: str, log: SkipLog
                                _defaults_note(tally.defaults, tally.inferred),
                                _warmup_note(tally.groups), _cat_note(tally.groups),
                                _autocast_note(tally.autocast),
-                               compiled_note(regions) if regions else "") if note]
+                               compiled_note(regions) if regions else "", scoped) if note]
     notes.append("time: " + ("GPU kernels linked to each op by External id" if on_gpu
                              else "each op's own CPU duration"))
     # device time whose External id is no op: a record_function/ProfilerStep range's, an
@@ -328,7 +333,8 @@ class _Tally:
 # is_causal): calls of one shape with other constants are other groups.
 _ARGS_IN_KEY = frozenset({"aten::convolution", "aten::scaled_dot_product_attention"}
                          | _BACKWARD_ARGS_IN_KEY | _REDUCE_ARGS_IN_KEY | _LOSS_ARGS_IN_KEY
-                         | _RMSNORM_ARGS_IN_KEY | _POOL_ARGS_IN_KEY)
+                         | _RMSNORM_ARGS_IN_KEY | _POOL_ARGS_IN_KEY
+                         | _RESAMPLE_ARGS_IN_KEY)
 # ... and the ops whose count reads a constant at all (the SDPA backward ops' is_causal):
 # counted without "Concrete Inputs" they take defaults, which a note names (review r7 F2)
 _CONST_OPS = _ARGS_IN_KEY | frozenset(ATTENTION_RULES)

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import ParseError
+from ..sides import share_text
+from ..units import fmt_seconds, si
 from .skips import SkipLog
 
 
@@ -201,13 +203,15 @@ def host_copies_note(copies: dict[str, HostCopies], host_s: dict[int, float],
         for x, op_s in c.exts.items():
             if x in names:
                 by[names[x]] = by.get(names[x], 0.0) + op_s
-        ops_text = ", ".join(f"{n} {t * 1e3:.3g} ms" for n, t in
+        # fmt_seconds and si: a 16 GB weight upload is '1.3 s', '16 GB', not '1.3e+03 ms',
+        # '1.6e+04 MB' (review s28 R2 F12)
+        ops_text = ", ".join(f"{n} {fmt_seconds(t)}" for n, t in
                              sorted(by.items(), key=lambda kv: -kv[1])[:3])
-        text = (f"{c.count} x {c.name}, {c.seconds * 1e3:.3g} ms"
+        text = (f"{c.count} x {c.name}, {fmt_seconds(c.seconds)}"
                 + (f" (launched by {ops_text})" if by else " (linked to no op)"))
         if c.bytes and c.seconds > 0:
             rate = c.bytes / c.seconds
-            text += f", {c.bytes / 1e6:.3g} MB at {rate / 1e9:.3g} GB/s"
+            text += f", {si(c.bytes, 'B')} at {si(rate, 'B/s')}"
             if link is not None and c.direction in ("HtoD", "DtoH"):
                 text += f" = {100 * rate / link[1]:.0f}% of the link"
         parts.append(text)
@@ -219,7 +223,8 @@ def host_copies_note(copies: dict[str, HostCopies], host_s: dict[int, float],
     where = (f"the host link, {link[0]}" if link is not None else
              "the host link (PCIe, or NVLink-C2C on a Grace superchip)")
     linked_s = sum(op_s for ext, op_s in host_s.items() if ext in names)
-    share = f"{100 * linked_s / total_s:.1f}% of op time, " if total_s > 0 and linked_s else ""
+    share = (f"{share_text(100 * linked_s / total_s)} of op time, "    # 99.99 %, not 100.0 %
+             if total_s > 0 and linked_s else "")
     return (f"host<->device copies ({share}not drawn: they cross {where}, not the GPU's "
             f"DRAM): " + "; ".join(parts)
             + f"; no kernel change speeds them up: {advice} does")
@@ -239,7 +244,7 @@ def _host_link(devices: list[str]) -> tuple[str, float] | None:
             continue
         link = dev.host_link_ceiling if dev is not None else None
         if link is not None:
-            return (f"the {dev.name}'s {dev.host_link} at {link.value / 1e9:.3g} GB/s per "
+            return (f"the {dev.name}'s {dev.host_link} at {si(link.value, 'B/s')} per "
                     f"direction ({link.provenance})", link.value)
     return None
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from ..model.kernel import Kernel
 from ..model.opkind import is_matrix
 from ..model.provenance import DERIVED, MEASURED
+from ..sides import share_text
+from ..units import fmt_seconds
 from .torch_ops_base import dtype_of, precision_of
 from .torch_ops_loss import args_text as _loss_args_text
 from .torch_ops_memory import CAT_ASSUMED_DTYPE
@@ -149,8 +151,8 @@ def _uncounted_note(kernels: list[Kernel], uncounted: dict[str, float], host_s: 
             f"ops not counted (not drawn; {', '.join(ruled[:3])}"
             f"{' and others' if len(ruled) > 3 else ''} recorded without shapes or dtypes "
             f"{'its' if len(ruled) == 1 else 'their'} formula can use: see the warnings)")
-    return (f"{100 * share:.1f}% of op time is in {what}: "
-            + ", ".join(f"{n} {s * 1e3:.3g} ms" for n, s in top))
+    return (f"{share_text(100 * share)} of op time is in {what}: "
+            + ", ".join(f"{n} {fmt_seconds(s)}" for n, s in top))
 
 
 # The defaults a rule takes for constant arguments the trace did not record ("Concrete
@@ -225,7 +227,7 @@ def _lost_note(n_lost: int, n_zero: int, n_stray: int, lost_s: float, on_gpu: bo
             f"{n_stray} whose External id is no cpu_op: launched inside a record_function "
             f"or ProfilerStep range, not an aten op (custom extensions, direct CUDA calls)"
             if n_stray else "") if w)
-    return (f"{n_lost + n_zero + n_stray} GPU kernel/memcpy event(s), {lost_s * 1e3:.3g} ms, "
+    return (f"{n_lost + n_zero + n_stray} GPU kernel/memcpy event(s), {fmt_seconds(lost_s)}, "
             f"are linked to no op ({why})"
             + ("" if on_gpu else "; op times are CPU durations (launch cost), not "
                "GPU time") + ": not counted")

@@ -22,6 +22,7 @@ from ..errors import ParseError
 from ..files import decode_json
 from .torch_compiled import GRAPH, REGION
 from .torch_trace_events import _CATEGORIES
+from .torch_trace_scope import MARK
 
 CHUNK = 1 << 22          # characters read at a time (4 Mi: a few thousand events)
 _MARGIN = 64             # a value's error this far from the window's end is not the cut's
@@ -89,6 +90,8 @@ def slim_event(e, names: dict):
     name = str(e.get("name", ""))
     if name.startswith(REGION) or GRAPH in name:   # torch_compiled.compiled_regions
         return {k: e[k] for k in ("ph", "cat", "name", "dur") if k in e}
+    if name == MARK:   # torch_trace_scope.marked_ranges: the range to count (s28 R3 F4)
+        return {k: e[k] for k in ("ph", "cat", "name", "ts", "dur") if k in e}
     return None if lower == "trace" else _OTHER_X
 
 

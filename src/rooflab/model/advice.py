@@ -35,6 +35,7 @@ from .advice_memory import memory_advice
 from .advice_optimizer import optimizer_advice
 from .advice_precision import mixed_part_advice
 from .advice_tensor_check import TENSOR_CHECK, hold_to_tiles, tensor_check_advice
+from .advice_train import comm_advice, is_comm
 from .analysis import Point
 from .ceiling import Roof, kernel_ceiling
 from .kernel import Kernel
@@ -124,8 +125,8 @@ RULES = {"memory": memory_advice, "compute": compute_advice, "overhead": overhea
          "latency": latency_advice}
 
 
-def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
-           machine: Machine | None = None) -> tuple[Advice, ...]:
+def advise(p: Point, roof: Roof, kernel: Kernel, machine: Machine | None = None
+           ) -> tuple[Advice, ...]:
     """Advice for one kernel's binding point, best predicted speed-up first.
 
     `machine` says whose levers to name (CPU or GPU); by default it is read off the roof
@@ -136,7 +137,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
     kind, guessed = kernel_kind(kernel)
     machine = machine if machine is not None else machine_of(roof)
     # The device's own L2 when the host or catalog gave it (a T4 has 4 MiB, not 50 MB).
-    l2_bytes = l2_bytes or machine.caches.get("L2")
+    l2_bytes = machine.caches.get("L2")
     # many small calls whose time is per-call cost (review r5 F3)
     cost = many_calls(p, roof, machine, kernel)
     if p.bound == "memory":
@@ -148,6 +149,8 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
                                calls_bound=cost is not None, l2_bytes=l2_bytes)
     else:   # the kernel's FLOP by precision: lower precision moves only its dominant part
         items = RULES[p.bound](p, e, roof, kind, machine, kernel=kernel)
+    if is_comm(kernel):   # a training step's collectives: link levers (advice_train)
+        items = comm_advice(p, e, kernel)
     # a training step's optimizer pass: fewer passes per token, fewer parameters per device
     items = [*items, *optimizer_advice(p, e, kernel)]
     # a matrix op under the fp32 CUDA-core rate: is it on tensor cores at all? (s21 r3 F7)
@@ -160,14 +163,14 @@ def advise(p: Point, roof: Roof, kernel: Kernel, l2_bytes: float | None = None,
         items.append(grid)
     if p.bound in ("compute", "latency"):
         held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
-        mixed = mixed_part_advice(p, e, roof, held, machine)
+        mixed = mixed_part_advice(p, e, roof, held)
         if mixed is not None:
             items.append(mixed)
     if cost is not None:
         # its time is per-call cost (review r5 F3): merging the calls is the lever, threads
         # cannot beat their own spawn, and a lever on the work keeps the per-call cost
         resident = check_cache_resident(kernel, p, machine) is not None
-        items = [merge_calls_advice(p, e, cost, machine)] + [
+        items = [merge_calls_advice(p, cost, machine)] + [
             hold_call_cost(a, p, e, cost, resident) for a in items if a.shrinks != "below roof"]
     if kernel.provenance.get("bytes") == "derived":
         # rooflab's own counts (`ai`, `llm`) are compulsory traffic already: each byte

@@ -128,8 +128,7 @@ def gain_link(p: Point, cost: CallCost) -> str:
             f"call); merging the calls removes that floor")
 
 
-def merge_calls_advice(p: Point, e: Efficiency, cost: CallCost,
-                       machine: Machine | None) -> Advice:
+def merge_calls_advice(p: Point, cost: CallCost, machine: Machine | None) -> Advice:
     """Merge the calls into one: at least (calls - 1) x the per-call floor saved; at most
     everything but the merged work at the roof and one call (the rest of each call is
     per-call cost too: slicing, argument checks), both bounded below by that floor."""

@@ -106,8 +106,8 @@ def efficiency_of(p: Point) -> Efficiency:
     # the launches take at most what the work floor leaves of the time: the work never
     # runs faster than the roof (review s21 r3 F1: a 12.5 us GEMV with a 10.0 us floor
     # had 5 us taken out as launches and its work called 100 % of the roof, clamped). A
-    # time under its floor keeps them: it beats its roof anyway, and retime.work_ratio's
-    # factor (what a what-if keeps) is of its work net of the launches (review r8 F1)
+    # time under its floor keeps them: it beats its roof anyway, and retime_launch's
+    # held_work_ratio (what a what-if keeps) is of its work net of the launches (review r8 F1)
     launch = min(launch, p.seconds - p.floor_s) if p.seconds >= p.floor_s else launch
     launch = min(launch, p.seconds)
     work = p.seconds - launch
@@ -129,16 +129,10 @@ def above_roof_priced(p: Point, e: Efficiency) -> Efficiency:
     return replace(e, efficiency=1 - (1 - TARGET_EFFICIENCY) * over, above=True)
 
 
-def predict_seconds(flop: float, nbytes: float, peak: float, bw: float, launch_s: float,
-                    efficiency: float, untimed: bool = False) -> float:
-    """calls x overhead + max(FLOP / P, bytes / B) / efficiency (see the module docstring);
-    for an untimed kernel the larger of the two ("with launches", Efficiency.untimed)."""
-    return _with_launch(time_floor(flop, nbytes, peak, bw) / efficiency, launch_s, untimed)
-
-
 def _with_launch(work: float, launch_s: float, untimed: bool) -> float:
     """The predicted time of `work` seconds of work after `launch_s` of launches: their
-    sum, or for an untimed kernel the larger (predict_seconds)."""
+    sum, calls x overhead + max(FLOP / P, bytes / B) / efficiency (the module docstring),
+    or for an untimed kernel the larger ("with launches", Efficiency.untimed)."""
     return max(work, launch_s) if untimed else launch_s + work
 
 

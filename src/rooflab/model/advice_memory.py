@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..units import si
 from .advice_core import Advice, Efficiency, _advice, _efficiency
+from .advice_fold import fold_advice
 from .advice_fusion import FUSION_MIN_GAIN, fusion_advice
 from .advice_nontemporal import nontemporal_advice
 from .advice_precision import _lower_precision
@@ -68,6 +69,10 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
     fused = fusion_advice(p, e, kind, machine, kernel) if not stencil else None
     if fused is not None:
         out.append(fused)
+    # an inference BatchNorm folds into the conv before it: the kernel goes (s28 R3 F11)
+    fold = fold_advice(p, e, kernel)
+    if fold is not None:
+        out.append(fold)
     # streaming stores: a stencil's output grid, a triad's output array (review s18 r2 F5)
     nt = nontemporal_advice(p, e, kernel, machine, kind) if kernel is not None else None
     if nt is not None:

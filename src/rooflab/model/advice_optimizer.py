@@ -32,19 +32,16 @@ def optimizer_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
     pass as one call over compulsory bytes already."""
     if not is_optimizer(kernel):
         return []
+    from .advice_train import amortize_advice, grad_pass_advice, is_grad_pass
+
+    if is_grad_pass(kernel):    # clipping, fp16's unscale: no state to shard
+        return grad_pass_advice(p, e, kernel, ACCUMULATE_ADVICE, ZERO_RANKS)
     fused = ("; the floor already counts one fused multi-tensor pass (one call, each byte "
              "once): a per-tensor optimizer (PyTorch's foreach=False) pays a launch per "
              "parameter tensor on top, which apex's FusedAdam or fused=True removes")
     n, d = ACCUMULATE_ADVICE, ZERO_RANKS
     out = []
-    acc = _advice(
-        p, e, f"amortize it over {n} micro-batches (rooflab train --accumulate {n})",
-        f"the optimizer runs once per optimizer step over every parameter, whatever the "
-        f"tokens: {n} micro-batches per step pay 1/{n} of it per token; the speed-up is "
-        f"per token (throughput)", "along slope", flop=p.flop / n, nbytes=p.bytes / n,
-        peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption=f"gradients accumulate in place over {n} micro-batches (the same "
-                   f"memory); the step's other kernels unchanged per token" + fused)
+    acc = amortize_advice(p, e, n, "the optimizer", "parameter", fused)
     out.append(replace(acc, new_ai=p.ai))
     zero = _advice(
         p, e, f"shard its state over {d} data-parallel ranks (ZeRO-1)",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import InputError
-from ..units import dtype_bytes, fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import dtype_bytes, fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
 from .advice_core import Advice, Efficiency, _advice, keeps_words
 from .advice_kind import precision_unit
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
@@ -19,6 +19,7 @@ from .element_dtype import element_bytes, element_dtype, stored_dtype
 from .kernel import Kernel, converted_flop
 from .machine import Machine
 from .opkind import is_sparse
+from .pool_index import pool_index_bytes
 from .whatif_precision_cap import capped_roof
 
 # One step down in precision, when the roof has a ceiling for it.
@@ -35,6 +36,11 @@ NEEDS_HARDWARE = frozenset({"fp8", "fp4", "int4"})
 # Same-width siblings: bf16 -> fp16 is no narrower, but where the roof lists fp16 faster
 # on the unit (A100: fp16 vector 78 TFLOP/s, bf16 vector 39) it is the next real step.
 SIBLING = {"bf16": "fp16"}
+
+
+def _apart(old: float, new: float) -> str:
+    """'385 GFLOP/s -> 24.1 TFLOP/s': two ceilings with the figures that tell them apart."""
+    return "{} -> {}".format(*si_apart(old, new, "FLOP/s"))
 
 
 def _listed(roof: Roof, precision: str) -> bool:
@@ -96,7 +102,10 @@ def _unit_words(ceiling, machine: Machine | None) -> str:
             return " (VNNI dot products)"
         return ""
     if m.kind == "gpu" and ceiling.unit == "tensor":
-        return " on tensor cores"
+        # AMD calls them Matrix Cores (MFMA); its catalog ceilings cite amd.com (review s28
+        # R4 F15: "on tensor cores" for a Tensile MFMA kernel)
+        amd = "amd.com" in str(ceiling.source) or "MFMA" in str(ceiling.method)
+        return " on matrix cores (MFMA)" if amd else " on tensor cores"
     return ""
 
 
@@ -223,12 +232,20 @@ def _narrower_storage(p: Point, e: Efficiency, kernel: Kernel | None) -> Advice 
     known = (f"every byte is {dtype} element data" if dtype else
              f"every byte is {p.precision} element data (assumed: the kernel names no FLOP "
              f"precision or dtype)")
+    # a max-pool's int64 indices stay 8 B (pool_index; review s28 R3 F12: 2x, not 1.56x)
+    idx = pool_index_bytes(kernel, size)
+    total = (kernel.bytes.get("DRAM") or sum(kernel.bytes.values())) if idx else 0.0
+    fixed = p.bytes * idx / total if total else 0.0
+    if fixed:
+        known = (f"the {dtype or p.precision} values narrow, the int64 indices "
+                 f"({si(fixed, 'B')}) stay")
+    narrowed = (p.bytes - fixed) * new / size + fixed
     return _advice(
         p, e, "store the data in a narrower type",
         f"{size:g} -> {new:g} bytes per element ({dtype or p.precision} -> {alt} or another "
-        f"{new:g}-byte type) moves {si(p.bytes * new / size, 'B')} instead of "
+        f"{new:g}-byte type) moves {si(narrowed, 'B')} instead of "
         f"{si(p.bytes, 'B')}; with no FLOP there is no math to move to other units",
-        "along slope", flop=p.flop, nbytes=p.bytes * new / size, peak=p.peak_flop_per_s,
+        "along slope", flop=p.flop, nbytes=narrowed, peak=p.peak_flop_per_s,
         bw=p.bytes_per_s,
         assumption=f"{known} and the data can be stored in {new:g} bytes; "
                    f"{keeps_words(p, e)}")
@@ -259,7 +276,8 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
         f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}; the {moved.label} part "
         f"({_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
         f"{fmt_rate(dest.value, dest.precision)} and the {others} {stays}, so the weighted ceiling "
-        f"goes {si(old_p, 'FLOP/s', 4)} -> {si(new_p, 'FLOP/s', 4)} ({new_p / old_p:.2f}x)",
+        # si_apart: the figures that tell the two apart, as the header prints them (s28 R2)
+        f"goes {_apart(old_p, new_p)} ({fmt_factor(new_p / old_p)})",
         "along slope" if p.memory_bound_side else "roof",
         flop=p.flop, nbytes=nbytes, peak=new_p, bw=p.bytes_per_s,
         assumption=f"every byte is {p.precision} element data (the {others} {is_} math "
@@ -276,8 +294,8 @@ def _part_targets(precision: str) -> tuple[str, ...]:
             *LOWER_PRECISION.get(precision, ()))
 
 
-def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
-                      machine: Machine | None = None) -> Advice | None:
+def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling
+                      ) -> Advice | None:
     """A kernel held to a weighted ceiling (ceiling.kernel_ceiling) whose slowest part, by
     time at the roof, is a minority of its FLOP (a GEMM's fp32 epilogue: 10 % of the FLOP,
     64 % of the time at an A100's roof): move that part to the fastest ceiling the roof has
@@ -320,14 +338,14 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling,
               f"{dest.label} ({fmt_rate(dest.value, dest.precision)}), the fastest "
               f"{slow.precision} or "
               f"one-step-lower ceiling on this roof, the weighted ceiling goes "
-              f"{si(old, 'FLOP/s', 4)} -> {si(new, 'FLOP/s', 4)} ({new / old:.2f}x)")
+              f"{_apart(old, new)} ({fmt_factor(new / old)})")
     tensor = [c for c in faster if c.unit == "tensor" and c.value > dest.value]
     if dest.unit != "tensor" and tensor:
         t = max(tensor, key=rank)
         detail += (f"; on {t.label} ({fmt_rate(t.value, t.precision)}), if the work is "
                    f"matrix-shaped "
-                   f"or fused onto the matrix units, {si(weighted(t), 'FLOP/s', 4)} "
-                   f"({weighted(t) / old:.2f}x)")
+                   f"or fused onto the matrix units, {si(weighted(t), 'FLOP/s')} "
+                   f"({fmt_factor(weighted(t) / old)})")
     bytes_s = p.bytes / p.bytes_per_s
     if bytes_s > total / new:
         detail += (f"; at {si(new, 'FLOP/s', 4)} {p.level} binds instead "

@@ -80,12 +80,6 @@ def reuse_limit(kind: str, kernel: Kernel | None = None, ai: float | None = None
             else "compulsory")
 
 
-def reuses_data(kind: str, kernel: Kernel | None = None, ai: float | None = None,
-                precision: str = "") -> bool:
-    """Whether tiling can raise the op's AI (reuse_limit says why not)."""
-    return reuse_limit(kind, kernel, ai, precision) == "tileable"
-
-
 def tiling_advice(p: Point, e: Efficiency, kind: str, machine: Machine | None,
             kernel: Kernel | None) -> Advice | None:
     """Tile for reuse, up to the ridge: a matrix op's shape caps the AI at its compulsory

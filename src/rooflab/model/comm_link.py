@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
-from ..units import LINKS, fmt_seconds
+from ..units import LINKS, fmt_seconds, si
 from .ceiling import Roof
 
 # the links link_from_roof looks for, in units.LINKS' order (one list: this one once left out
@@ -28,7 +28,8 @@ RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus band
 # modelling assumption with its source; `rooflab scale` and `rooflab llm` both use it).
 NDR_BUS = 50e9
 NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
-              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters)")
+              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters; a 400 "
+              "GbE RoCE NIC, as MI300X clusters use, moves the same 50 GB/s)")
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def own_scale_out(device: Any, hop_latency_s: float = 0.0) -> Link | None:
     bus = SCALE_OUT_PORTS * float(m.group(2)) * 1e9 / 8
     return Link("network", bus, hop_latency_s,
                 f"assumed: each chip's own {SCALE_OUT_PORTS} scale-out ports of its "
-                f"{device.interconnect} = {bus / 1e9:.3g} GB/s per direction (Intel Gaudi "
+                f"{device.interconnect} = {si(bus, 'B/s')} per direction (Intel Gaudi "
                 f"docs, Network Configuration: 21 ports join the chips of a node, "
                 f"{SCALE_OUT_PORTS} leave it); no InfiniBand NIC")
 
@@ -210,8 +211,8 @@ def link_from_device(device: Any, level: str = "", hop_latency_s: float = 0.0) -
         # as beyond an NVLink bridge's pair (host_link_of)
         how = pcie.method.split(": ", 1)[-1].removesuffix(", per direction")
         return Link(lv, pcie.value, hop_latency_s,
-                    f"catalog {device.name}: {device.interconnect} {pcie.value / 1e9:.3g} "
-                    f"GB/s per direction ({pcie.provenance}: {how}; the datasheet's "
+                    f"catalog {device.name}: {device.interconnect} {si(pcie.value, 'B/s')} "
+                    f"per direction ({pcie.provenance}: {how}; the datasheet's "
                     f"{total / 1e9:g} GB/s is both directions, before line coding)")
     return Link(lv, total / 2, hop_latency_s,
                 f"catalog {device.name}: {device.interconnect} {total / 1e9:g} GB/s both "
@@ -232,7 +233,7 @@ def node_network_link(nic: Link, nics_per_node: int, unit: str = "NIC") -> Link:
         return nic
     return Link(nic.level, nic.bus_bytes_per_s * nics_per_node, nic.hop_latency_s,
                 f"{nic.source}; x {nics_per_node} {unit}s per node, one ring per {unit} = "
-                f"{nic.bus_bytes_per_s * nics_per_node / 1e9:.3g} GB/s across nodes")
+                f"{si(nic.bus_bytes_per_s * nics_per_node, 'B/s')} across nodes")
 
 
 def network_binds(intra: Link, inter: Link) -> bool:
@@ -265,7 +266,7 @@ def ring_link(intra: Link, inter: Link) -> Link:
                     f"still takes intra-node hops)")
     return Link(intra.level, intra.bus_bytes_per_s, latency,
                 f"{intra.source}; the slowest hop of a ring across nodes (the network, "
-                f"{inter.bus_bytes_per_s / 1e9:.3g} GB/s, is faster)")
+                f"{si(inter.bus_bytes_per_s, 'B/s')}, is faster)")
 
 
 def bridged_pairs(device: Any) -> bool:
@@ -280,13 +281,106 @@ def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
     if c is None:
         return None
     return Link("PCIe", c.value, hop_latency_s,
-                f"catalog {device.name}: {device.host_link} {c.value / 1e9:.3g} GB/s per "
+                f"catalog {device.name}: {device.host_link} {si(c.value, 'B/s')} per "
                 f"direction (derived); its NVLink bridge joins only pairs")
 
 
-def device_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0) -> Link:
+# xGMI topologies (a catalog entry's [device.links]): AMD joins the GPUs of a node directly,
+# link to link, with no switch, so what a group gets depends on how many links join it.
+# mesh: an 8-GPU MI300X/MI325X/MI350 platform is a full mesh, one x16 link from each GPU to
+# each of its 7 peers (ROCm/rccl README, "Improving performance on MI300 when using less
+# than 8 GPUs" (github.com/ROCm/rccl/pull/1270): "each pair of GPUs are connected with
+# dedicated XGMI links in a fully-connected topology ... When using less than 8 GPUs, one can
+# only achieve a fraction of the potential bandwidth"). RCCL spreads an all-reduce over
+# k GPUs across all k-1 direct links of each GPU, so the bus bandwidth is (k-1) links: 2
+# GPUs one link, 8 GPUs all 7. die_links: the MI250X's two dies are joined by 4 links in
+# the package, dies of different packages by 1 or 2 (ROCm "MI250 microarchitecture": 50
+# GB/s per direction per x16 link; OLCF Frontier user guide: 200 GB/s within an MI250X,
+# 50-100 GB/s between GCDs of different MI250X), so a ring that leaves a package runs at
+# its slowest hop, one link.
+LINK_KEYS = ("link_gbps", "mesh", "die_links")
+HIVE_LIMIT = 8   # a mesh of fewer GPUs than a node (MI210's 4-GPU hive) ends inside it
+
+
+def link_problem(links: Any) -> str:
+    """What is wrong with a catalog entry's [device.links] ('' when nothing): known keys,
+    positive numbers, link_gbps with any topology."""
+    bad = [k for k in links if k not in LINK_KEYS]
+    if bad:
+        return f"[device.links] unknown key '{bad[0]}' (allowed: {', '.join(LINK_KEYS)})"
+    for k, v in links.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            return f"[device.links] {k} must be a positive number; got {v!r}"
+    if links and "link_gbps" not in links:
+        return "[device.links] needs link_gbps (one link's rate, both directions, GB/s)"
+    return ""
+
+
+def xgmi_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
+                   dies: bool = False) -> Link | None:
+    """The link a ring over `devices` of a catalog device with an xGMI topology runs at
+    (see LINK_KEYS' comment), per direction; None for a device without one. A full mesh:
+    min(devices - 1, mesh) links x one link's per-direction rate (MI300X: 2 GPUs 64 GB/s,
+    4 GPUs 192, 8 GPUs 448). A package of several dies (MI250X): `devices` counts packages,
+    or dies where `dies` (what `rooflab choose` ranks): the dies of one package get
+    die_links links (4 x 50 = 200 GB/s), a ring over dies of several packages one link
+    (50 GB/s), its slowest hop."""
+    links = getattr(device, "links", None) or {}
+    if "link_gbps" not in links:
+        return None
+    one = links["link_gbps"] * 1e9 / 2
+    name, each = device.name, f"{links['link_gbps']:g} GB/s both directions"
+    if "mesh" in links:
+        mesh = int(links["mesh"])
+        host = host_link_of(device, hop_latency_s)
+        if devices > mesh + 1 and mesh + 1 < HIVE_LIMIT and host is not None:
+            # a ring over more GPUs than one hive (4 MI210 on their bridge) joins the
+            # hives over PCIe: its slowest hop
+            return replace(host, source=f"catalog {name}: {devices} GPUs are more than one "
+                           f"hive of {mesh + 1} on its xGMI mesh, so the ring's slowest hop "
+                           f"is the {device.host_link} host link, "
+                           f"{host.bus_bytes_per_s / 1e9:.3g} GB/s per direction (derived)")
+        k = max(1, min(devices - 1, mesh))
+        return Link("xGMI", k * one, hop_latency_s,
+                    f"catalog {name}: a full mesh, one xGMI link ({each}) from each GPU to "
+                    f"each of its {mesh} peers; a ring over {devices} GPUs uses {k} of "
+                    f"them per GPU: {k} x {one / 1e9:g} = {k * one / 1e9:g} GB/s per "
+                    f"direction (RCCL on a fully connected MI300 platform, "
+                    f"github.com/ROCm/rccl/pull/1270)")
+    if "die_links" in links:
+        per = max(1, int(getattr(device, "software_devices", 1)))
+        n = devices if dies else devices * per
+        if n <= per:
+            k, how = int(links["die_links"]), f"the {per} dies of one package"
+        else:
+            k, how = 1, (f"{n} dies of {math.ceil(n / per)} packages: its slowest hop, "
+                         f"the one link between dies of different packages")
+        return Link("xGMI", k * one, hop_latency_s,
+                    f"catalog {name}: a ring over {how}, {k} xGMI link{'s' * (k > 1)} "
+                    f"({each}) = {k * one / 1e9:g} GB/s per direction (ROCm 'MI250 "
+                    f"microarchitecture'; OLCF Frontier user guide: 200 GB/s within an "
+                    f"MI250X, 50-100 GB/s between GCDs of different ones)")
+    return None
+
+
+def group_links(device: Any, hop_latency_s: float = 0.0, upto: int = 8) -> dict[int, Link]:
+    """{GPUs: link} for rings of 2..`upto` GPUs of one node where the device's xGMI
+    topology makes the link depend on the group (xgmi_ring_link); {} for any other device,
+    whose one link serves every group (`rooflab scale` and `train --dp` rows)."""
+    if not (getattr(device, "links", None) or {}).get("link_gbps"):
+        return {}
+    return {n: xgmi_ring_link(device, n, hop_latency_s) for n in range(2, upto + 1)}
+
+
+def device_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
+                     dies: bool = False) -> Link:
     """The link a ring over `devices` of one catalog device runs on: its interconnect, or,
-    for cards joined in pairs by an NVLink bridge, their PCIe host link beyond two."""
+    for cards joined in pairs by an NVLink bridge, their PCIe host link beyond two, or,
+    for GPUs joined link to link (xgmi_ring_link), the links the group has (`dies`: count
+    a package's dies, as xgmi_ring_link)."""
+    mesh = xgmi_ring_link(device, devices, hop_latency_s, dies)
+    if mesh is not None:
+        return mesh
     link = link_from_device(device, hop_latency_s=hop_latency_s)
     if devices > 2 and bridged_pairs(device):
         return host_link_of(device, hop_latency_s) or link

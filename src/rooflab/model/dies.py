@@ -77,3 +77,30 @@ def die_note(name: str, dies: int) -> str:
 def without_note(notes) -> tuple:
     """`notes` less the package's `note` (a die's roof is not the package)."""
     return tuple(n for n in notes if not (isinstance(n, str) and _NOTE.match(n)))
+
+
+def recorded_roof(roof) -> tuple:
+    """(roof, words) for kernels a profiler recorded: rocprof (v1-v3, rocprof-compute)
+    profiles one agent, and on a package of several dies an agent is one die (ROCm "MI250
+    microarchitecture": 1.6 TB/s and 64 GB per GCD), so the kernels are judged against one
+    die's roof, not the package's (review s28 R4 F2: a triad at 1.30 TB/s read 40 % of the
+    MI250X's 3.28 TB/s, 79 % of its die's 1.64). `roof` itself and "" for any other roof.
+    The TDP is no roof figure, so none is split."""
+    dies = software_devices(roof)
+    if dies <= 1:
+        return roof, ""
+    die, _ = one_die(roof, None, dies)
+    return die, (f"; a profiler records one device, and {roof.name} is {dies} devices to "
+                 f"software: the kernels are judged against one die's roof (the package's "
+                 f"figures / {dies})")
+
+
+def die_query_words(query: str, name: str, dies: int) -> str:
+    """What is said when a name asks for one die ('MI250X GCD', 'MI250X die') and the
+    catalog entry found is the package (review s28 R4 F3: it resolved silently); '' when
+    the query does not ask for a die or the entry is one device."""
+    if dies <= 1 or not any(w in query.lower().split() for w in ("gcd", "die", "gcds")):
+        return ""
+    return (f"'{query}' is read as the package {name} ({dies} dies, the figures below are "
+            f"its dies' together); one die (GCD), what one process sees, has 1/{dies} of "
+            f"each: `rooflab choose` and the profiler verbs (rocprof) take one die")

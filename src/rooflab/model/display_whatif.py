@@ -88,10 +88,9 @@ def whatif_text(w, top: int = TOP_POINTS) -> str:
         slow = w.total_after_gap_held_s
         lines.append(f"  total {fmt_seconds(tb)} -> {_span(ta, slow, least)} "
                      f"({_gain(tb, ta, slow, least)})")
-    ai_b = {p.kernel: p.ai for p in w.before.primary()}
-    ai_a = {p.kernel: p.ai for p in w.after.primary()}
+    pairs = dict(zip((id(old) for old, _ in w.moves), move_points(w), strict=True))
     order = sorted(w.moves, key=lambda m: -(m[0].seconds or 0.0))
-    lines += [f"  {_move_line(w, old, new, ai_b.get(old.name), ai_a.get(new.name))}"
+    lines += [f"  {_move_line(w, old, new, *(p.ai if p else None for p in pairs[id(old)]))}"
               for old, new in order[:top]]
     if len(order) > top:
         lines.append(f"  ... {len(order) - top} more moved kernel(s) (.moves)")
@@ -103,3 +102,15 @@ def whatif_text(w, top: int = TOP_POINTS) -> str:
     lines.append("  (pairs in .moves; .before and .after are Analyses; JSON: "
                  "rooflab.model.whatif.describe(w))")
     return "\n".join(lines)
+
+
+def move_points(w) -> list[tuple[object, object]]:
+    """(binding point before, binding point after) of each of w.moves, in order, by the
+    kernel itself, not its name: three convs of one name (a depthwise, a dense and a
+    stride-2 one) each read their own AI and bound (review s28 R3 F8: all three read the
+    last one's, 907 -> 1814, compute). None where a kernel has no point."""
+    def binding(analysis, kernel):
+        primary = {id(p) for p in analysis.primary()}
+        return next((p for p in analysis.points_of(kernel) if id(p) in primary), None)
+
+    return [(binding(w.before, old), binding(w.after, new)) for old, new in w.moves]

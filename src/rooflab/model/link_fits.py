@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
+from ..units import si
 from .comm_link import Link, link_from_fit
 
 
@@ -119,7 +120,7 @@ def link_from_profile(extras: Mapping[str, Any], collective: str = "all_reduce",
     return replace(link, whole_ring=across_hosts,
                    source=f"measured {collective.replace('_', '-')} fit over "
                    f"{c['ranks']} ranks: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
-                   f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s{origin}{fit_doubt(fit)}{hops}")
+                   f"{si(fit['beta_bytes_per_s'], 'B/s')}{origin}{fit_doubt(fit)}{hops}")
 
 
 def link_from_p2p(c: Mapping[str, Any], level: str) -> Link | None:
@@ -203,9 +204,9 @@ def extrapolation_note(links: MeasuredLinks, largest: int, per_node: int,
     text = (f"the links were measured over {links.scope}; the rows past {links.ranks} "
             f"devices extrapolate them with the ring model (hop latency "
             f"{links.intra.hop_latency_s * 1e6:.3g} us x 2(n-1), bus bandwidth "
-            f"{links.intra.bus_bytes_per_s / 1e9:.3g} GB/s whatever n"
+            f"{si(links.intra.bus_bytes_per_s, 'B/s')} whatever n"
             + (f" inside a node; between nodes {links.inter.hop_latency_s * 1e6:.3g} us and "
-               f"{links.inter.bus_bytes_per_s / 1e9:.3g} GB/s" if links.inter else "") + ")")
+               f"{si(links.inter.bus_bytes_per_s, 'B/s')}" if links.inter else "") + ")")
     if links.inter is None and largest > per_node and not inter_given:
         text += (f"; past {per_node} devices per node the ring crosses an inter-node link "
                  f"that was not measured but assumed (the inter-node figure above; probe "

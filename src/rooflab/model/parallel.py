@@ -23,7 +23,7 @@ Assumptions (stated on every result):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,12 +304,15 @@ class ScalePoint:
 
 def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | None = None, *,
              gpus_per_node: int = 8, counts: Sequence[int] = GPU_COUNTS,
-             overlap: bool = True, pair: Link | None = None) -> tuple[ScalePoint, ...]:
+             overlap: bool = True, pair: Link | None = None,
+             by_count: Mapping[int, Link] | None = None) -> tuple[ScalePoint, ...]:
     """Predicted data-parallel step time and efficiency for each device count.
 
     Up to `gpus_per_node` devices the ring runs on `intra`; beyond, it crosses `inter`
     (the slowest link sets a flat ring's pace; hierarchical all-reduce would do better).
     `pair`: a link that joins only two devices (an NVLink bridge), used for n = 2.
+    `by_count`: the link of a group of n devices inside a node where it depends on n (an
+    xGMI mesh: 2 MI300X share one link, 8 use all 7; comm_link.group_links).
     """
     base = dp_step(layers, roof, None, 1, overlap).step_s
     out = []
@@ -317,6 +320,8 @@ def scale_dp(layers: Sequence[Layer], roof: Roof, intra: Link, inter: Link | Non
         link = intra if n <= gpus_per_node or inter is None else ring_link(intra, inter)
         if pair is not None and n == 2 and gpus_per_node >= 2:
             link = pair
+        if by_count and n in by_count and n <= gpus_per_node:
+            link = by_count[n]
         step = dp_step(layers, roof, link, n, overlap)
         out.append(ScalePoint(n, step, base / step.step_s))
     return tuple(out)

@@ -9,8 +9,9 @@ so the same launch time the efficiency took out comes back, and comes back again
 
     new seconds = L_new + max(FLOP_new / P_new, bytes_new / B_new) / e_old
 
-(see model/advice.py), with e_old not capped at 1 (work_ratio): a kernel timed faster than
-its roof allows keeps its measured-to-floor ratio, so an identity change predicts 1.00x.
+(see model/advice.py), with e_old not capped at 1 (retime_launch.held_work_ratio): a kernel
+timed faster than its roof allows keeps its measured-to-floor ratio, so an identity change
+predicts 1.00x.
 A kernel without a measured time moves without a time. `WhatIf` holds the kernels before
 and after; `describe` is its JSON shape. Pure: no I/O.
 """
@@ -199,7 +200,7 @@ def lower_bound(k: Kernel) -> bool:
 
 def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
            launch_inside: bool = False, gap_s: float | None = None,
-           held_scale: float = 1.0, launch_left_out: bool = False,
+           held_scale: float = 1.0,
            launch_calls: int | None = None, launch_share: float = 1.0,
            peaks: dict | None = None, readings: tuple = ()) -> Kernel:
     """`new` with its time predicted on `new_roof` at the given work efficiency; the old
@@ -213,8 +214,7 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
     `seconds` (the gap scaled with the work; the fast end only where work shrinks).
     held_scale: step_gap's judging floor over the basis floor (1 on one roof), so the held
     end's work is at the rate the step reaches on its judging roof, carried like for like.
-    launch_left_out: the old time was below calls x its launch floor (launch_left_out()),
-    so it holds no launches and neither does the predicted time. launch_calls: the calls
+    launch_calls: the calls
     whose launches the predicted time holds, where not new.calls. launch_share: the
     fraction of calls x the launch floor the old time held (retime_launch's split; a
     fusion's, whatif._fused_split), so the predicted time adds back the launch share that
@@ -232,9 +232,7 @@ def retime(new: Kernel, new_roof: Roof, efficiency: float | None, label: str,
         prov = {k: v for k, v in new.provenance.items() if k != "seconds"}
         return new.with_(seconds=None, samples=(), meta=meta, provenance=prov)
     work, launch = _floor(new_roof, new, peaks)
-    if launch_left_out:
-        launch = 0.0
-    elif launch_calls is not None:
+    if launch_calls is not None:
         launch = (new_roof.overhead_s or 0.0) * launch_calls
     if readings and not launch_inside:
         meta[LAUNCH_RANGE_META] = sorted(launch * share + work / eff for eff, share in readings)
@@ -276,23 +274,13 @@ def launch_left_out(before: Analysis, k: Kernel) -> bool:
 
 
 def _efficiency(before: Analysis, k: Kernel) -> float | None:
-    """The work ratio a what-if keeps (work_ratio's rule, uncapped), of the time less the
-    launches retime_launch reads it to hold, the split every what-if but a fusion takes."""
+    """The work ratio a what-if keeps (retime_launch.held_work_ratio, uncapped), of the
+    time less the launches retime_launch reads it to hold, the split every what-if but a
+    fusion takes."""
     p = _primary(before).get(k.name)
     if p is None or p.seconds is None:
         return None
     return held_work_ratio(p, k)
-
-
-def work_ratio(p: Point) -> float:
-    """A timed point's work floor over its measured work, NOT capped at 1 (efficiency_of
-    caps it): the factor retime keeps. A kernel timed faster than its roof allows (a roof
-    too low for it, counts too high, data in cache) keeps beating its new floor by the same
-    factor, so a change that leaves it alone leaves its time alone. Capped, every such
-    kernel 'moved' to its floor whatever the change: --bytes-scale 1 read 0.32x and
-    halving a gemv's bytes 0.40x (review r8 F1)."""
-    e = efficiency_of(p)
-    return p.floor_s / e.work_s if e.work_s > 0 and p.floor_s > 0 else 1.0
 
 
 def step_gap(judged: Analysis, rated: Analysis, k: Kernel) -> tuple[float, float] | None:

@@ -66,7 +66,7 @@ def launch_held_s(p: Point, k: Kernel) -> float:
         return min(carried * floor, p.seconds)
     # as efficiency_of: the launches take at most what the work floor leaves of the time
     # (review s21 r3 F1), and a time under its floor keeps them (it beats its roof anyway:
-    # retime.work_ratio, review r8 F1), but only as far as it is under: efficiency_of's
+    # held_work_ratio, review r8 F1), but only as far as it is under: efficiency_of's
     # all-or-none at the floor jumped as the threshold at L did (1 call, floor 10 us:
     # 9.9 us held 5 us of launch, 10.1 us 0.1 us; 5.3 us and 0.77 us on a 15x faster
     # roof). A time within L under its floor is the one place a slower time may still
@@ -94,8 +94,15 @@ def held_reading(p: Point, k: Kernel, reading: int | None = None) -> float:
 
 
 def held_work_ratio(p: Point, k: Kernel) -> float:
-    """A timed point's work floor over its measured work, the time less launch_held_s, not
-    capped at 1 (retime.work_ratio's rule, with this module's split of the launches)."""
+    """A timed point's work floor over its measured work, the time less launch_held_s: the
+    factor every what-if but a fusion keeps (retime._efficiency). NOT capped at 1
+    (efficiency_of caps it): a kernel timed faster than its roof allows (a roof too low
+    for it, counts too high, data in cache) keeps beating its new floor by the same
+    factor, so a change that leaves it alone leaves its time alone. Capped, every such
+    kernel 'moved' to its floor whatever the change: --bytes-scale 1 read 0.32x and
+    halving a gemv's bytes 0.40x (review r8 F1). The launches come off by this module's
+    split, which rises smoothly across calls x the floor: efficiency_of's all-or-none at
+    the floor jumped there (review s26 r3 F1)."""
     work = p.seconds - launch_held_s(p, k)
     return p.floor_s / work if work > 0 and p.floor_s > 0 else 1.0
 

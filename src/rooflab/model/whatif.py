@@ -183,7 +183,7 @@ def _fused_split(before, members: Sequence[Kernel]) -> tuple[float, float]:
     held = [launch_held_s(prim[k.name], k) for k in members]
     work = sum(k.seconds for k in members) - sum(held)
     floor = sum(prim[k.name].floor_s for k in members)
-    # capped at 1, unlike retime.work_ratio: members above their roof in a chain are so
+    # capped at 1, unlike held_work_ratio: members above their roof in a chain are so
     # mostly by re-reading intermediates from cache, the very traffic fusing removes
     # (test_advice_r5's c1 chain: 1.60x above, fused measured 1.46x; keeping the ratio
     # said 2.00x, the cap 1.49x)

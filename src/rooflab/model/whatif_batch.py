@@ -16,13 +16,15 @@ from .choose import with_launches_s
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word
 from .retime import GAP_HELD_META, LOWER_BOUND, WhatIf, _apply, _floor
+from .whatif_conv import BATCH_FROM, conv_batch, with_recorded_batch
 from .whatif_weights import meta_weights_scaled, shares_words, weight_share_of
 
 
 def meta_batch(k: Kernel) -> int:
-    """The batch a kernel was counted at (meta 'batch', 1 when absent), a whole number >= 1;
-    anything else is the kernel file's mistake, said as such."""
-    value = k.meta.get("batch", 1)
+    """The batch a kernel was counted at (meta 'batch', else a conv's input N: `ai conv2d
+    --n 8` counts batch 8, review s28 R3 F1; else 1), a whole number >= 1; anything else
+    is the kernel file's mistake, said as such."""
+    value = k.meta.get("batch", conv_batch(k) or 1)
     # isfinite: int(inf) raised OverflowError, a traceback (review s23 r4 F2)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             not math.isfinite(value)) or value < 1 or value != int(value):
@@ -37,6 +39,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     """Batch b instead of b0: FLOP and activation bytes scale b/b0, weight bytes stay."""
     if batch < 1:
         raise InputError(f"batch must be >= 1; got {batch}")
+    # the batch each kernel was recorded at, where a shape says it (a trace at N = 4 was
+    # scaled from batch 1: 8x too slow at --batch 32, review s28 R3 F1)
+    kernels, recorded = with_recorded_batch(kernels) if from_batch is None else (
+        tuple(kernels), "")
     chosen = [k for k in kernels if names is None or k.name in set(names)]
     unsplit = [k for k in chosen if _unsplit_decode(k, share)]
     # past the ridge an unsplit point's time is a lower bound, no prediction (_at_least)
@@ -58,7 +64,7 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         # the new share (review s26 r3 F2: batch 1 -> 64 -> 1 kept 21 MB of activations
         # as weights, the norms 15x off)
         meta = {**k.meta, "batch": batch, **meta_weights_scaled(k.meta, w, r),
-                **_rows_scaled(k.meta, r)}
+                **_rows_scaled(k.meta, r, conv=conv_batch(k) is not None)}
         return k.with_(flop={p: f * r for p, f in k.flop.items()},
                        bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
                        meta=meta)
@@ -68,7 +74,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # (review 19a N5)
     split = [k for k in chosen if k not in unsplit]
     train = any(k.meta.get("train_part") for k in chosen)
-    grow = (TRAIN_GROW if train and not unsplit else
+    # images, not tokens: every kernel's batch read off an input's N (a conv's, a CNN
+    # trace's), none from `rooflab llm` (review s28 R3 F1: the LLM words on a ResNet)
+    samples = bool(chosen) and all(BATCH_FROM in k.meta for k in chosen)
+    grow = (TRAIN_GROW if train and not unsplit else SAMPLES_GROW if samples else
             "FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
             "batch)" if not unsplit else
             "FLOP grows with the batch" + (
@@ -80,8 +89,11 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # --quantize does (review r8 F2: a conv held whole was on no line)
     w = replace(w, assumption=(
         (f"a training step, {batch} sequences per micro-batch: " if train else "")
-        + "weights are read once for the whole batch (MoE experts: as many as the "
-        f"batch's tokens touch); {grow}; {shares_words(used)}"
+        + ("weights (a conv's filters, a linear layer's matrix) are read once for the "
+           "whole batch" if samples else "weights are read once for the whole batch (MoE "
+           "experts: as many as the batch's tokens touch)")
+        + f"; {grow}; {shares_words(used)}"
+        + (f"; {recorded}" if recorded else "")
         + _unsplit_words(unsplit, batch, bool(past)) + _past_words(roof, past, batch)))
     return _at_least(w, set(past)) if past else w
 
@@ -90,6 +102,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
 TRAIN_GROW = ("the forward, backward and recompute FLOP and activation bytes grow with the "
               "batch; the optimizer's pass over the parameters (FLOP and bytes) is one "
               "per step, held")
+
+
+# --batch on kernels whose batch is an input's N (a conv's images)
+SAMPLES_GROW = "FLOP and activation bytes grow with the batch"
 
 
 # Where to get the split a decode point lacks: the kernel file's meta (weight_share_of reads
@@ -177,17 +193,19 @@ def _unsplit_words(unsplit: Sequence[Kernel], batch: int, past: bool = False) ->
 BATCH_ROWS = ("m", "tokens", "batch")
 
 
-def _rows_scaled(meta: Mapping, r: float) -> dict:
-    """{'shape': ...} with its BATCH_ROWS keys x r; {} without a shape."""
+def _rows_scaled(meta: Mapping, r: float, conv: bool = False) -> dict:
+    """{'shape': ...} with its BATCH_ROWS keys x r (a conv's n too: its batch; a matmul's
+    n is its columns); {} without a shape."""
     shape = meta.get("shape")
     if not isinstance(shape, Mapping):
         return {}
+    rows = BATCH_ROWS + (("n",) if conv else ())
 
     def scaled(v: float) -> float:
         new = v * r   # a whole count stays an int in the JSON (tokens 64, not 64.0)
         return int(new) if isinstance(v, int) and float(new).is_integer() else new
 
-    return {"shape": {key: (scaled(v) if key in BATCH_ROWS and isinstance(v, (int, float))
+    return {"shape": {key: (scaled(v) if key in rows and isinstance(v, (int, float))
                             and not isinstance(v, bool) else v) for key, v in shape.items()}}
 
 

@@ -12,21 +12,15 @@ from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
 from .retime import WhatIf
 from .whatif_document import moves_document
-from .work_floor import work_floor_or_none
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
 Floors = tuple[float | None, float | None]
 
 
-def kernel_floors(roof: Roof, k: Kernel) -> Floors:
-    """A kernel's two floors on a roof, as `rooflab llm` and `rooflab choose` give them:
-    the work floor max(FLOP / P, bytes / B) at 100 % of the roof, and with its launches,
-    max(work floor, calls x the roof's launch floor) (model.choose.with_launches_s)."""
-    return _floors(roof, k, work_floor_or_none(roof, k))
-
-
 def _floors(roof: Roof, k: Kernel, work: float | None) -> Floors:
-    """kernel_floors from the kernel's work floor (None: the roof has none of its levels)."""
+    """A kernel's two floors on a roof from its work floor max(FLOP / P, bytes / B) at
+    100 % of the roof (None: the roof has none of its levels): that floor, and with its
+    launches, max(work floor, calls x the roof's launch floor) (choose.with_launches_s)."""
     if work is None:
         return None, None
     return work, with_launches_s(work, k.calls, roof.overhead_s)

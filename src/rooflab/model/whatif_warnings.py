@@ -14,7 +14,7 @@ from .retime_launch import band_line, launch_held_s
 
 # The sanity findings (model/sanity.py's check_kernel, the checks `rooflab report` runs)
 # and `rooflab bench` flags (meta flags, bench/check.py) that make a moved kernel's measured
-# efficiency meaningless: each keeps its measured time-to-floor ratio (retime.work_ratio,
+# efficiency meaningless: each keeps its measured time-to-floor ratio (held_work_ratio,
 # above 1 for a kernel above its roof), which holds only while the roof's error or the
 # cache stays what it is now (review 16b #11, r8 F1).
 DOUBTFUL_CHECKS = ("above_roof", "ai_high", "cache_resident", "timing_includes_counting")
@@ -70,8 +70,9 @@ def move_warnings(w: WhatIf, machine=None) -> list[str]:
 
 def _below_launch_floor(w: WhatIf, olds: Sequence[Kernel]) -> list[str]:
     """The line for moved kernels timed below calls x the launch floor (retime's
-    launch_left_out): both times leave the floor out, as report's below_launch_floor says,
-    while the 'with launches' floor line still counts it."""
+    launch_left_out): both times leave the floor out, as report's below_launch_floor says
+    (the predicted time through retime_launch's launch_share, 0 for a time at or under
+    half of calls x the floor), while the 'with launches' floor line still counts it."""
     from ..units import fmt_seconds
 
     floor = w.before.roof.overhead_s or 0.0

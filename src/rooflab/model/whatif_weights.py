@@ -5,10 +5,11 @@ shrink. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ..errors import InputError
+from ..sides import keep_side
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .advice_memory import weight_share as known_weight_share
 from .ceiling import Roof, kernel_ceiling
@@ -24,6 +25,7 @@ from .opkind import (
     kernel_kind,
 )
 from .retime import WhatIf, _apply
+from .whatif_conv import conv_filter_share
 
 
 def weight_share(k: Kernel, share: float | None) -> float:
@@ -38,13 +40,19 @@ def weight_share_of(k: Kernel, share: float | None) -> tuple[float, str]:
     weight_bytes, a GEMM's shape), else by kind: all weights for a kind with weights
     (opkind.has_weights: a matrix multiply, a GEMV or decode step) and for a sparse
     matrix (read once per product, as a GEMV's weights), none for any other: attention
-    and streaming ops, and a conv, batched matmul or unknown kind, whose bytes no rule
-    splits, are taken as activations, the rule --sparsity uses (review r8 F2: a conv held
-    whole under --batch 8 was predicted free)."""
+    and streaming ops, and a batched matmul or unknown kind, whose bytes no rule splits,
+    are taken as activations, the rule --sparsity uses (review r8 F2: a conv held whole
+    under --batch 8 was predicted free). A conv's filter is its weights
+    (whatif_conv.conv_filter_share: ai conv2d's bytes_split, a trace's filter shape)."""
     if share is not None:
         if not 0 <= share <= 1:
             raise InputError(f"weight share must be between 0 and 1; got {share}")
         return share, "given"
+    # a conv's filter is its weights, read once per call (review s28 R3 F1: `ai conv2d`
+    # writes bytes_split filter, a trace its shape; both were taken as activations)
+    conv = conv_filter_share(k)
+    if conv is not None:
+        return conv
     # the kind report reads: meta's op, else the name's (a profiler's 'residual_add' or
     # 'vectorized_elementwise_kernel<...add...>' has no op; review 13v F-A)
     kind = kernel_kind(k)[0]
@@ -85,7 +93,9 @@ def shares_words(used: Sequence[tuple[str, float, str]], most: int = 4) -> str:
         if several:
             who = (f"{names[0]}: " if len(names) == 1
                    else f"{names[0]} and {len(names) - 1} more: ")
-        parts.append(f"{who}weights {s * 100:.3g} % of the bytes ({src})")
+        # 3 figures, but 99.95 % is not '100 %' (all of the bytes): review s28 R2 F10
+        pct = keep_side(s * 100, f"{s * 100:.3g}", 100.0)
+        parts.append(f"{who}weights {pct} % of the bytes ({src})")
     if len(groups) > most:
         parts.append(f"{len(groups) - most} more share(s) in --json")
     return "; ".join(parts)
@@ -285,7 +295,8 @@ def meta_weights_scaled(meta: Mapping, weights: float, rest: float = 1.0) -> dic
     out: dict = {}
     split = meta.get("bytes_split")
     if isinstance(split, Mapping):
-        out["bytes_split"] = {p: (v * (weights if p == "weights" else rest)
+        # a conv's filter is its weights (ai conv2d's split: input, filter, output)
+        out["bytes_split"] = {p: (v * (weights if p in ("weights", "filter") else rest)
                                   if _number(v) else v) for p, v in split.items()}
     if _number(meta.get("weight_bytes")):
         out["weight_bytes"] = meta["weight_bytes"] * weights
@@ -315,11 +326,18 @@ def sparse_weight_ratio(element_bytes: float) -> float:
 
 
 def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None = None,
-             share: float | None = None) -> WhatIf:
+             share: float | None = None, sparse: Collection[str] | None = None) -> WhatIf:
     """2:4 structured sparsity on the weights (seed 002: "should a fully connected layer be
-    sparsified?"): weight bytes shrink to the kept half plus metadata; on a tensor ceiling the
-    math skips the zero half (sparse tensor cores run twice the dense rate: executed FLOP
-    halve against the dense peak). Kernels without weights are left alone."""
+    sparsified?"): weight bytes shrink to the kept half plus metadata; on a tensor ceiling
+    whose hardware has a sparse rate for the kernel's precision the math skips the zero half
+    (the sparse peak is twice the dense one: executed FLOP halve against the dense peak).
+    `sparse`: the precisions the device has a sparse rate for (the catalog's sparse figures:
+    MI300X tf32/fp16/bf16/fp8/int8, none on an MI250X); None where the device is not known:
+    every tensor precision but fp64. fp64 never: no GPU has a sparse fp64 path (CDNA3's
+    sparse MFMA and NVIDIA's sparse tensor cores stop at tf32), review s28 R4 F6. Kernels
+    without weights are left alone."""
+    dense_only: set[str] = set()
+
     def change(k: Kernel) -> Kernel:
         # Pruning is for the weight matrices of linear layers (not embeddings or norms); the
         # kind as weight_share reads it (meta's op, else the name's: a profiler's
@@ -331,7 +349,11 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
         ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
                                                     or k.precision)))
         ceiling = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling
-        fl = 0.5 if ceiling.unit == "tensor" else 1.0
+        skips = (ceiling.unit == "tensor" and k.precision != "fp64"
+                 and (sparse is None or k.precision in sparse))
+        if ceiling.unit == "tensor" and not skips:
+            dense_only.add(k.precision)
+        fl = 0.5 if skips else 1.0
         # 2:4 halves the tensor units' work only: a mixed kernel's other precisions run on
         # vector units (kernel_ceiling), so they keep their FLOP
         return k.with_(flop={p: f * (fl if p == k.precision else 1.0)
@@ -339,9 +361,15 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
                        bytes={lv: b * ((1 - s) + s * ratio) for lv, b in k.bytes.items()},
                        meta={**k.meta, "sparsity": "2:4"})
 
-    return _apply(roof, kernels, change, names, "weights -> 2:4 sparse",
-                  "half of every 4 weights pruned to zero (2:4); weights stored as the kept "
-                  "half plus 2-bit positions (fp16 9/16 of the bytes, 8-bit 5/8); on tensor "
-                  "ceilings the zero half is skipped (executed FLOP halve: NVIDIA's sparse "
-                  "peak is twice the dense one), on vector ceilings only the bytes shrink; "
-                  "whether the model keeps its accuracy when pruned is not modelled")
+    w = _apply(roof, kernels, change, names, "weights -> 2:4 sparse", "")
+    which = ("the device's sparse rates (" + (", ".join(sorted(sparse)) or "none") + ")"
+             if sparse is not None else "every tensor precision but fp64 (the device is "
+             "not in the catalog, so its sparse rates are not known)")
+    gone = (f"; {', '.join(sorted(dense_only))} on tensor ceilings: no sparse rate on "
+            f"{roof.name}, so only the bytes shrink" if dense_only else "")
+    return replace(w, assumption=(
+        "half of every 4 weights pruned to zero (2:4); weights stored as the kept half plus "
+        "2-bit positions (fp16 9/16 of the bytes, 8-bit 5/8); on tensor ceilings of a "
+        f"precision with a sparse rate, {which}, the zero half is skipped (executed FLOP "
+        f"halve: the sparse peak is twice the dense one), elsewhere only the bytes shrink"
+        f"{gone}; whether the model keeps its accuracy when pruned is not modelled"))

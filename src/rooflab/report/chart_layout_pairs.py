@@ -93,8 +93,8 @@ class _Spots:
             getattr(self, name)[r] = col
         self.live[r] = True
 
-    def moved(self, col, old, new):
-        """Placed box `col` moved, a label's leader with it: old and new are (box, leader
+    def moved(self, old, new):
+        """A placed box moved, a label's leader with it: old and new are (box, leader
         or None). Only the spots that reach where it was or is are looked at (the others'
         sums cannot change); their overlap sums are redone when next asked for."""
         near = np.array([g for b, ld in (old, new)
@@ -240,7 +240,7 @@ def repair_pairs(out, pt, placed, soft, boxes_at, walls):
                 _move_label(it, pt, out, placed, items, boxes, boxes_at)
                 placed_arr[boxes_at[k]] = placed[boxes_at[k]]
                 leader[k] = _leader_of(items[k])
-                spots.moved(boxes_at[k], old, (placed[boxes_at[k]], leader[k]))
+                spots.moved(old, (placed[boxes_at[k]], leader[k]))
     return out, placed
 
 

@@ -273,7 +273,9 @@ def _penalty(p) -> float:
 
 def _cheapest(pt, p, i, fixed, soft, walls, leaders, scene=None):
     """(penalty, item) for point p's PAIR_TRIES cheapest label spots, alone among the
-    fixed boxes and leaders."""
+    fixed boxes and leaders: the definition, one point at a time. The layout uses
+    chart_layout_pairs._Pairs, which scores every point at once; tests hold it to this
+    (test_layout_speed_pairs). (Used by tests as an oracle.)"""
     anchor = pt(p.ai, p.flop_per_s)
     scene = scene or _Scene.of(fixed, soft, walls, leaders)
     cands = _candidates()

@@ -166,7 +166,6 @@ def beaded(roof_labels, roof: str, text: str) -> str:
 
 # An arrow's head at matplotlib's default size: "-|>" is 0.4 of the mutation scale long
 # (the annotation's font size, 10 pt): 4 pt, plus the line's width.
-ARROW_HEAD_PT = 4.0
 ARROW_SCALE = 10.0
 ARROW_HEAD_FRACTION = 0.4
 # Below this many points between two markers' edges no head fits: the arrow goes under

@@ -75,19 +75,18 @@ LEVEL_SYMBOLS = {"^": "triangle-up", "s": "square", "D": "diamond", "o": "circle
                  "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 
 def chart_display(analysis: Analysis, profile: MachineProfile | None = None,
-                  size_by: str = "time", min_share: float | None = None,
-                  place_labels: bool = False) -> RooflineDisplay:
+                  size_by: str = "time", min_share: float | None = None) -> RooflineDisplay:
     """What the report's chart shows, worked out as the PNG chart works it out
     (chart.roofline_data: its lines, its selection of ceilings, its points and launch
     caps, the markers' sizes and the lines joining a kernel's levels): the judging roof
     first, then the profile's other roofs, and every kernel (over min_share of the time:
-    `rooflab report --min-share`). place_labels: the PNG's places for its names (the
-    static chart without JavaScript, html_static); the HTML names lines and points itself
-    (html_labels)."""
+    `rooflab report --min-share`). Its names are not laid out: the HTML names lines and
+    points itself (html_labels), and the static chart lays out the few it draws
+    (html_static.placed_labels)."""
     roofs = [analysis.roof]
     if profile is not None:
         roofs += [r for r in profile.roofs if r is not analysis.roof and r != analysis.roof]
-    return roofline_data(roofs, analysis.kernels, place_labels=place_labels,
+    return roofline_data(roofs, analysis.kernels, place_labels=False,
                          size_by=size_by, min_share=min_share)
 
 

@@ -8,7 +8,7 @@ from ..model.analysis import Analysis, Point
 from ..model.diagnose import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
-from ..sides import ai_apart, pct_text
+from ..sides import ai_apart, pct_text, share_text
 from ..units import fmt_rate, fmt_seconds, si
 from .chart_points import launch_bound_rate
 from .envelope_bound import envelope_bound
@@ -50,7 +50,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         attainable,
         f"% of roof: {pct_text(p.percent_of_roof, space=True)}",   # '9.996 %', not '10 %'
         f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
-        f"time share: {'-' if p.time_share is None else f'{100 * p.time_share:.1f} %'}",
+        f"time share: {'-' if p.time_share is None else share_text(100 * p.time_share, True)}",
         f"roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})",
     ]
     if p.note:

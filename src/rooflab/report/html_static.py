@@ -122,7 +122,7 @@ def static_chart(display: RooflineDisplay, summary: str, place: bool = False) ->
     with the summary as alt text; a sentence when matplotlib is missing. Above STATIC_ALL
     kernels only the longest are drawn (bounded_display), said in a caption under the
     image and in the alt text. place: lay the labels out as the PNG does (a display from
-    chart_display without place_labels), for the kernels drawn only."""
+    chart_display, whose names are not laid out), for the kernels drawn only."""
     display, left_out = bounded_display(display)
     if place:
         display = placed_labels(display)

@@ -19,7 +19,7 @@ from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
 from ..model.diagnose_distances import factor_words
 from ..model.machine import Machine, machine_of
 from ..model.placement import LATENCY_FRACTION
-from ..sides import ai_apart, keep_side, times_text
+from ..sides import ai_apart, keep_side, share_text, times_text
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
@@ -130,7 +130,8 @@ def _pct(x: float | None) -> str:
 
 
 def _share(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f} %"
+    # a 40 us gain is '0.0035 %', not the '0.0 %' of no gain (review s28 R2 F10)
+    return "-" if x is None else share_text(100 * x, space=True)
 
 
 def headroom_cell(d: Diagnosis) -> str:
@@ -224,7 +225,7 @@ def unplaced_summary(analysis: Analysis) -> str:
     seconds = sum(u.seconds for u in gone if u.seconds)
     if not (seconds and total):
         return head + "."
-    return (head + f": {fmt_seconds(seconds)}, {100 * seconds / total:.1f} % of the "
+    return (head + f": {fmt_seconds(seconds)}, {_share(seconds / total)} of the "
             f"{fmt_seconds(total)} measured. The placed kernels' time shares are of the whole "
             f"{fmt_seconds(total)}, so they and these add up to 100 %.")
 
@@ -255,7 +256,7 @@ def priority_rows(diagnoses: Sequence[Diagnosis], roof: Roof | None = None
         bound = d.bound if roof is None else envelope_bound(d.point, roof, d.bound)
         rows.append((str(d.rank), d.kernel, bound, _share(d.time_share), headroom_cell(d),
                      "-" if d.gain_s is None else
-                     f"{fmt_seconds(d.gain_s)} / {100 * d.priority:.1f} %",
+                     f"{fmt_seconds(d.gain_s)} / {_share(d.priority)}",
                      action, fmt_times(a.speedup) if a else "-"))
     return rows
 

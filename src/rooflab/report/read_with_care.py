@@ -19,6 +19,7 @@ from ..model.kernel import Kernel
 from ..model.placement import held_on
 from ..model.sanity_finding import ABOVE_TOLERANCE
 from ..name_list import cut, named
+from ..sides import factor_text
 from ..units import fmt_ai
 
 
@@ -34,7 +35,9 @@ def _above_line(above: Sequence[Diagnosis]) -> str:
     # a list cut to its first few: the furthest above first, the rest counted (s23 r5 F4)
     worst = sorted(above, key=lambda d: d.headroom) if cut(len(above)) else above
     said = (f"{len(above)} kernel(s) run faster than the roof allows: "
-            + named(f"{d.kernel} ({1 / d.headroom:.2f}x above)" for d in worst) + ". ")
+            # 3 figures (fmt_factor), kept off the 5 % tolerance: '5047x', not '5047.47x'
+            + named(f"{d.kernel} ({factor_text(1 / d.headroom, 1 + ABOVE_TOLERANCE)} above)"
+                    for d in worst) + ". ")
     if not all(nominal_binding(d.point) for d in above):
         return said + ("The roof is too low for them or their counts are wrong; their "
                        "ranking and advice mean little until that is fixed (see their "

@@ -19,7 +19,7 @@ from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis
 from ..model.placement import held_on, point_on
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, rate_unit
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, rate_unit
 from .tables import MEASURED_DERIVED, profile_notes, profile_rows
 
 RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
@@ -185,8 +185,9 @@ def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
     # The floor on the nominal roof, the measured time, the ratio (seed 004's TPOT row);
     # the floor on the judging roof follows, since the headroom is taken against it.
     judged = ("-" if d.headroom is None else
-              f"{d.headroom:.2f}x the {fmt_seconds(p.floor_s)} floor of the {kind} roof")
-    ratio = (f"{p.seconds / nom_floor:.2f}x the floor; {judged}"
+              f"{fmt_times(d.headroom)} the {fmt_seconds(p.floor_s)} floor of the {kind} roof")
+    # fmt_times: 2e-4 is '0.000198x', not the '0.00x' of no time (review s28 R2 F11)
+    ratio = (f"{fmt_times(p.seconds / nom_floor)} the floor; {judged}"
              if nom_floor is not None and p.seconds else judged)
     name = f"{p.kernel}: time"
     time = RecordRow(name, "s", nom_floor, p.seconds,

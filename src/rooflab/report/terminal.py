@@ -14,6 +14,7 @@ from ..model.choose import count_text
 from ..model.diagnose import Diagnosis
 from ..model.diagnose_distances import factor_words
 from ..model.machine import machine_of
+from ..sides import share_text
 from ..units import fmt_rate, fmt_seconds, fmt_times, si
 from .envelope_bound import envelope_bound, envelope_header
 from .markdown import (
@@ -156,7 +157,8 @@ def unplaced_text(analysis: Analysis):
     t.append(f"{UNPLACED_TITLE}\n", style="bold")
     t.append(unplaced_summary(analysis) + "\n", style="dim")
     for u in analysis.unplaced:
-        share = f", {100 * u.time_share:.1f} % of the time" if u.time_share else ""
+        share = (f", {share_text(100 * u.time_share, space=True)} of the time"
+                 if u.time_share else "")
         t.append(f" - {shown(u.kernel)}", style="bold")
         t.append(f" ({fmt_seconds(u.seconds) if u.seconds else 'untimed'}{share}): "
                  f"{u.reason}\n")

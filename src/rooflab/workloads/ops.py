@@ -259,6 +259,10 @@ def conv2d(n: int, c: int, h: int, w: int, k: int, r: int, s: int, stride: int =
                   "channel reduces over one input channel (an N = 1 GEMM tensor-core tiles "
                   "cannot fill) and cuDNN's depthwise kernels run on the FMA pipes")
     dil = f"_dil{dh}" if dh == dw > 1 else f"_dil{dh}x{dw}" if dh != dw else ""
+    # groups and stride in the name as dilation is: a depthwise, a dense and a stride-2
+    # conv of one shape were one name, and whatif's rows read one AI (review s28 R3 F8)
+    dil += (f"_s{sh}" if sh == sw > 1 else f"_s{sh}x{sw}" if sh != sw else "")
+    dil += f"_g{groups}" if groups > 1 else ""
     return _count(name or f"conv2d_{r}x{s_}{dil}_n{n}c{c}k{k}_{h}x{w}_{d}"
                   + (f"_out{out}" if out != d else ""), "conv2d", flop,
                   split["input"] + split["filter"], split["output"], d, unit, shape,

@@ -110,3 +110,27 @@ def conv_unit(dtype: str, weight: tuple, groups: int = 1, transposed: bool = Fal
         return None
     per_group = max(weight[0] // groups, weight[1]) if transposed else weight[1]
     return "vector" if per_group == 1 else "tensor"
+
+
+# Channel multiples cuDNN's tensor-core conv kernels take (NVIDIA's "Convolutional Layers"
+# performance guide: C and K multiples of 8 for fp16/bf16, 16 for int8, 4 for tf32); other
+# counts are padded up to one, or run on FMA kernels.
+TENSOR_CHANNEL_MULTIPLE = {"fp16": 8, "bf16": 8, "tf32": 4, "int8": 16, "fp8": 16}
+
+
+def channel_pad_note(dtype: str, c_per_group: int, k_per_group: int) -> str | None:
+    """Why a tensor-core conv with C/groups or K/groups not a multiple of its dtype's
+    channel multiple does not reach the tensor ceiling (review s28 R3 F10: the RGB stem, C
+    = 3, read as 250 TFLOP/s attainable on an A100): cuDNN pads the channels (C = 3 to 8:
+    2.67x the MACs) or falls back to FMA kernels. None where both are multiples (or the
+    dtype has no such rule)."""
+    m = TENSOR_CHANNEL_MULTIPLE.get(dtype)
+    if m is None or (c_per_group % m == 0 and k_per_group % m == 0):
+        return None
+    padded = (-(-c_per_group // m) * m) * (-(-k_per_group // m) * m)
+    factor = padded / (c_per_group * k_per_group)
+    return (f"C/groups = {c_per_group}, K/groups = {k_per_group}: {dtype} tensor-core conv "
+            f"kernels take channel counts in multiples of {m} (NVIDIA's convolution "
+            f"performance guide); cuDNN pads them ({factor:.3g}x the MACs executed, the "
+            f"tensor ceiling then {1 / factor:.0%} useful) or runs FMA kernels, so the "
+            f"attainable above is not reached (an RGB stem conv, C = 3, is the usual case)")

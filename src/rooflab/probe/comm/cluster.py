@@ -7,7 +7,8 @@ its roof to rank 0. Rank 0 returns the cluster profile; the other ranks return N
 Links are named as measured: the world-wide collectives run at the speed of the slowest
 link they cross, so they measure `network` when the ranks span several hosts; on one host
 they measure `loopback` (gloo over 127.0.0.1 / shared memory) or the GPU link (`NVLink`
-when NVML reports an active NVLink, else `PCIe`). Point-to-point pairs measure the
+when NVML reports an active NVLink, on ROCm `xGMI` when amdsmi or the catalog entry has
+one; else `PCIe`). Point-to-point pairs measure the
 intra-node link and, with several hosts, the inter-node one separately.
 """
 
@@ -82,12 +83,32 @@ def nvlink_active(device_index: int) -> bool | None:
         return None
 
 
-def link_level(backend: str, multi_host: bool, nvlink: bool | None) -> str:
+def link_level(backend: str, multi_host: bool, nvlink: bool | None, rocm: bool = False) -> str:
+    """The link a measurement ran on: the network across hosts, loopback for gloo, else
+    NVLink or PCIe (NVML), or on ROCm (RCCL behind the nccl backend) xGMI or PCIe: `nvlink`
+    is then whether amdsmi (or, without it, the catalog entry) has an xGMI link (review
+    s28 R4 F7: an MI300X's Infinity Fabric was named PCIe)."""
     if multi_host:
         return "network"
     if backend != "nccl":
         return "loopback"
+    if rocm:
+        return "xGMI" if nvlink else "PCIe"
     return "NVLink" if nvlink else "PCIe"
+
+
+def gpu_link_active(torch, device) -> tuple[bool | None, bool]:
+    """(whether the GPU has a fast link to another, whether this is ROCm): NVML's NVLink
+    state on CUDA; on ROCm amdsmi's xGMI link, else the catalog entry's (amd_smi)."""
+    index = device.index or 0
+    if not getattr(getattr(torch, "version", None), "hip", None):
+        return nvlink_active(index), False
+    from ..gpu.amd_smi import xgmi_active, xgmi_by_name
+
+    found = xgmi_active(index)
+    if found is None:
+        found = xgmi_by_name(torch.cuda.get_device_name(device))
+    return found, True
 
 
 def p2p_pairs(hosts: Sequence[str]) -> list[tuple[tuple[int, int], str]]:
@@ -229,8 +250,8 @@ def _probe(comm: Comm, plan, env, backend, why, stage, started, record_load: boo
     (neg,) = comm.agree_max([-(cap or float(max(plan.sizes)))])   # the smallest cap wins
     cap = -neg if -neg < max(plan.sizes) else None
     multi = len(set(hosts)) > 1
-    nvlink = nvlink_active(comm.device.index or 0) if backend == "nccl" else None
-    world_level = link_level(backend, multi, nvlink)
+    nvlink, rocm = gpu_link_active(torch, comm.device) if backend == "nccl" else (None, False)
+    world_level = link_level(backend, multi, nvlink, rocm)
     results: list[CollectiveResult] = []
     for name in COLLECTIVES[:-1]:
         results.append(sweep(comm, name, plan, cap, progress=stage))
@@ -249,7 +270,7 @@ def _probe(comm: Comm, plan, env, backend, why, stage, started, record_load: boo
     stage("merging")
     if comm.rank != 0:
         return None
-    levels = {"world": world_level, "intra-node": link_level(backend, False, nvlink),
+    levels = {"world": world_level, "intra-node": link_level(backend, False, nvlink, rocm),
               "inter-node": "network"}
     profile = merge(gathered, results, backend=backend, backend_why=why, mode=plan.name,
                     levels=levels, wall_s=time.perf_counter() - started)

@@ -244,7 +244,9 @@ def _sms_clash(entry: str | None, sms: int | None) -> str | None:
     """'the device has 14 SMs, X has 16' when the entry's SM count is not the device's."""
     own = _entry_sms(entry)
     if sms and own and own != sms:
-        return f"the device has {sms} SMs, {entry} has {own}"
+        # AMD's are compute units: a CPX partition of an MI300X has 38 of its 304 (s28 R4 F8)
+        unit = "CUs" if "AMD" in str(entry) else "SMs"
+        return f"the device has {sms} {unit}, {entry} has {own}"
     return None
 
 

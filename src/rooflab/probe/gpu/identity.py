@@ -151,8 +151,11 @@ def read_clocks(torch, dev) -> dict[str, Any]:
     if dev.type == "cuda" and hip_version(torch):
         # NVML is NVIDIA's library; on ROCm it cannot see the device (a stale pynvml could
         # even answer for another card). Say so rather than report nothing or a wrong card.
-        return {"nvml": "not used on ROCm (NVIDIA's library); clocks and power not read: "
-                        "see `amd-smi metric`"}
+        # ROCm's own library reads them where it is installed (amd_smi, imported lazily)
+        from .amd_smi import amdsmi_state
+
+        return {"nvml": "not used on ROCm (NVIDIA's library); clocks and power from amdsmi",
+                **amdsmi_state(dev.index or 0)}
     if dev.type == "cuda":
         props = torch.cuda.get_device_properties(dev)
         state = nvml_state(props, dev.index)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...units import si
+
 # nvmlClocksEventReason* bits (nvml.h; the older nvmlClocksThrottleReason* have the same
 # values). Reasons that lower the clock under load, as opposed to idling or a setting.
 REASON_BITS = ((0x1, "gpu idle"), (0x2, "applications clocks setting"),
@@ -65,7 +67,8 @@ class GpuProcess:
     used_bytes: float | None     # None where NVML does not say (WDDM, some containers)
 
     def label(self) -> str:
-        mem = f"{self.used_bytes / 1e9:.1f} GB" if self.used_bytes is not None else "memory ?"
+        # si: a desktop's 42 MB is not '0.0 GB' (review s28 R2 F16)
+        mem = si(self.used_bytes, "B") if self.used_bytes is not None else "memory ?"
         return f"pid {self.pid}: {mem}"
 
 
@@ -298,7 +301,7 @@ def load_notes(load: dict[str, Any], device: str) -> list[str]:
     others = load["other_processes"]
     count = max(load.get("other_count_before") or 0, load.get("other_count_after") or 0)
     if count:
-        names = ", ".join(f"pid {p['pid']}" + (f": {p['used_bytes'] / 1e9:.1f} GB"
+        names = ", ".join(f"pid {p['pid']}" + (f": {si(p['used_bytes'], 'B')}"
                                                if p["used_bytes"] is not None else "")
                           for p in others[:3]) + (", …" if len(others) > 3 else "")
         util = load.get("utilization_before")

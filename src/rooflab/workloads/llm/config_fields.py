@@ -101,6 +101,9 @@ def check_required(d: dict[str, Any], where: str) -> None:
     if missing:
         names = "; ".join(f"{k} (or {', '.join(ALIASES[k][1:])})" if len(ALIASES[k]) > 1 else k
                           for k in missing)
+        from .vision_hint import vision_hint
+
         raise InputError(f"{where}: missing field(s) {names}; rooflab reads decoder-only "
                          f"transformer configs (Llama, Mistral, Qwen2, Gemma-2, Mixtral, "
-                         f"DeepSeek-V2, GPT-2) — check that this is the model's config.json")
+                         f"DeepSeek-V2, GPT-2) — check that this is the model's config.json"
+                         + vision_hint(d.get("model_type"), d.get("architectures")))

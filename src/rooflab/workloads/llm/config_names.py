@@ -99,11 +99,14 @@ def _bundled_match(spec: str, path: Path) -> tuple[str, bool]:
                          "that holds config.json, or the file's path", path=str(path))
     import difflib
 
-    close = difflib.get_close_matches(key, names, n=3, cutoff=0.3)
+    from .vision_hint import vision_hint
+
+    vision = vision_hint(spec)   # a CNN's name is near no LLM's (review s28 R3 F13)
+    close = [] if vision else difflib.get_close_matches(key, names, n=3, cutoff=0.3)
     hint = f" (closest: {', '.join(close)})" if close else ""
     what = "matches several" if hits else "is not a file or a bundled config"
     raise InputError(f"'{spec}' {what}{hint}; `rooflab llm list` shows the bundled "
-                     f"names, or pass the path of a config.json")
+                     f"names, or pass the path of a config.json{vision}")
 
 
 def _variant_of(key: str, names: tuple[str, ...]) -> str | None:

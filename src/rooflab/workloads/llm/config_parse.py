@@ -249,15 +249,13 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     kv_heads, head_dim = _attention_heads(d, hidden, heads, where)
     window, sliding_layers = _sliding(d, model_type, layers, where)
     tied = bool_field(d, "tie_word_embeddings", where)
-    act = str(d.get("hidden_act") or d.get("hidden_activation")
-              or d.get("activation_function") or ("gelu_new" if gpt2_like else "silu"))
     # "" when none is given: settings then say "float16 assumed", not "from the config"
     dtype = str(d.get("torch_dtype") or d.get("dtype") or "")
     moe = _moe(d, intermediate, where, layers)
     # Llama 4: intermediate_size is the experts' (and shared expert's) width, the dense
     # layers of an interleaved model are intermediate_size_mlp wide (Llama4TextMLP)
     intermediate = opt_int(d, "intermediate_size_mlp", where) or intermediate
-    notes = _config_notes(d, model_type, wrapper, moe, gpt2_like, kv_heads, head_dim)
+    notes = _config_notes(d, model_type, wrapper, gpt2_like, kv_heads, head_dim)
     notes += [defaults_note] * bool(defaults_note)
     quant, quant_note = quantization(d.get("quantization_config"), hidden)
     if quant_note:
@@ -269,7 +267,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
         max_positions=aliased_int(d, "max_position_embeddings", where),
         tied_embeddings=bool(tied) if tied is not None else model_type in TIED_BY_DEFAULT,
-        gated_mlp=not gpt2_like, activation=act,
+        gated_mlp=not gpt2_like,
         norm="layernorm" if model_type in LAYERNORM else "rmsnorm",
         norms_per_layer=4 if model_type in POST_NORMS else 2,
         positions="learned" if model_type in LEARNED_POSITIONS else "rope",
@@ -372,7 +370,7 @@ def _attention_heads(d: dict[str, Any], hidden: int, heads: int,
     return kv_heads, head_dim
 
 
-def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None, moe: MoE | None,
+def _config_notes(d: dict[str, Any], model_type: str, wrapper: str | None,
                   gpt2_like: bool, kv_heads: int, head_dim: int) -> list[str]:
     """What the count leaves out or assumes, for ModelConfig.notes."""
     notes = []

@@ -54,7 +54,6 @@ OUTSIDE = {"token_embd": "embedding", "position_embd": "embedding", "output": "l
 # blk.N.ffn_gate.E.weight: one expert's tensor (the first Mixtral GGUFs)
 EXPERT_PART = re.compile(r"(ffn_gate|ffn_up|ffn_down)\.\d+$")
 BLOCK = re.compile(r"blk\.(\d+)\.(.+?)(\.weight|\.bias)?$")
-FLOATS = ("F32", "F16", "BF16", "F64")
 
 
 def load_gguf(path: str | Path) -> ModelConfig:

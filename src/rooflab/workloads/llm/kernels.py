@@ -44,6 +44,8 @@ from .kernel_ops import (
 from .model_config import ModelConfig
 from .settings import NARROW, Settings, is_kept
 
+# ACT_FLOP: 2 per element whatever hidden_act says (silu, gelu_new; not read): the row is
+# memory-bound on every roof, so tanh-GELU's ~8 or SiLU's ~4 would move no floor
 ROPE_FLOP, ACT_FLOP, GATE_FLOP = 3, 2, 1
 # MLA decode's absorbed W_UK / W_UV (the two halves of kv_b_proj) as vLLM runs them: "we
 # currently do not have quantized bmm's ... we just store fp16/bf16 copies and perform the

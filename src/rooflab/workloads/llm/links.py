@@ -11,6 +11,7 @@ from typing import Any
 from ...errors import InputError, RooflabError
 from ...model.comm_link import assumed_nic, hop_latency_of_allreduce
 from ...model.parallel import Link
+from ...units import si
 
 GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
 POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
@@ -249,7 +250,7 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
     lk = p2p_link_from_profile(comm.extras, where, where=comm.where)
     fit = _fit_record(comm.extras, "send_recv", where)
     lk = replace(lk, source=f"{lk.source}: alpha {fit['alpha_s'] * 1e6:.3g} us, beta "
-                            f"{fit['beta_bytes_per_s'] / 1e9:.3g} GB/s, {comm.where}")
+                            f"{si(fit['beta_bytes_per_s'], 'B/s')}, {comm.where}")
     lat_from = "fit"
     if given.latency_s is not None:
         lk, lat_from = replace(lk, hop_latency_s=given.latency_s), given.latency_option
@@ -278,7 +279,10 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
         return ChosenLink(assumed_nic(lat, f"{s.tp} x {s.pp} GPUs span more than one "
                                            f"{GPUS_PER_NODE}-GPU node"), "assumed", lat_from)
     if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
-        return ChosenLink(device_ring_link(dev, s.tp * s.pp, lat), "catalog", lat_from)
+        # a stage sends to one GPU: GPUs joined link to link (xGMI) send over the one
+        # link between the two, not the group's ring (comm_link.xgmi_ring_link)
+        n = 2 if getattr(dev, "links", None) else s.tp * s.pp
+        return ChosenLink(device_ring_link(dev, n, lat), "catalog", lat_from)
     try:
         return ChosenLink(link_from_roof(roof, hop_latency_s=lat), "roof", lat_from)
     except InputError:

@@ -65,7 +65,6 @@ class ModelConfig:
     max_positions: int | None = None
     tied_embeddings: bool = False
     gated_mlp: bool = True
-    activation: str = "silu"
     norm: str = "rmsnorm"              # rmsnorm | layernorm
     norms_per_layer: int = 2
     positions: str = "rope"            # rope | learned

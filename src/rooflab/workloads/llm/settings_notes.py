@@ -1,12 +1,14 @@
 """The lines `rooflab llm` prints about dtypes the options set by implication: --act fp8
 alone quantizes the weights too, and an 8-bit --act leaves the KV cache at the model's
-dtype. Split out of settings.py."""
+dtype. Split out of settings.py. Also check_group: --group where the weights keep no
+group scales."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...units import canonical_dtype
+from ...errors import InputError
+from ...units import GROUP_SCALED, canonical_dtype
 from .settings import FP4_FORMATS, Settings, _is, _sixteen
 
 
@@ -32,3 +34,17 @@ def kv_default_note(act: str | None, kv: str | None, s: Settings) -> tuple[str, 
             f"the model's dtype, as vLLM's kv_cache_dtype \"auto\" does with quantized "
             f"activations; --kv fp8 for an 8-bit cache (kv_cache_dtype=\"fp8\": half the KV "
             f"bytes)",)
+
+
+def check_group(s: Settings, group: int | None) -> None:
+    """--group given where the resolved weights keep no scale per group (bf16/fp8, or a
+    GGUF file's fixed ggml blocks): it changed nothing and was said nowhere, while the
+    JSON still carried it as group_size (review s28 R1 #3); whatif refuses it too."""
+    if group is None or (s.stored is None and (s.weights in GROUP_SCALED
+                                               or s.weights == "fp4")):
+        return
+    keep = "one scale per tensor" if s.weights == "fp8" else "no scales"
+    why = ("a ggml type's block size is fixed (Q4_K: 256 weights in 144 B)"
+           if s.stored is not None else f"{s.weights} weights keep {keep}")
+    raise InputError(f"--group {group} goes with int2-int8 (or nvfp4/mxfp4) weights, "
+                     f"weights per scale; here {why}: add --weights int4, or drop --group")

@@ -23,6 +23,7 @@ pass 100 % at long sequences (the numerator counts scores no kernel computes).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ...errors import InputError
 from ..count import OpCount
@@ -32,6 +33,8 @@ from .model_config import ModelConfig
 from .params import count_params
 from .settings import Settings
 from .timing import StepTiming, fallback_notes
+from .train_clip import grad_pass_meta, grad_passes
+from .train_loss import FUSED_BWD, LOSSES, fuse_loss, fused_meta
 from .train_ops import as_training as _as_training
 from .train_ops import backward, loss, op_count, recomputed
 
@@ -92,6 +95,10 @@ class TrainSetup:
     optimizer: str = "adamw"
     accumulate: int = 1          # micro-batches per optimizer step (gradient accumulation)
     attention_flops: str = "full"
+    dp: int = 1                  # data-parallel devices, each running --batch (train_dp)
+    zero: int = 0                # ZeRO stage over them (train_dp.zero_state_bytes)
+    loss: str = "eager"          # eager (HF: logits in memory) | fused (Liger, train_loss)
+    clip_grad: bool = False      # clip_grad_norm_'s two passes (train_clip)
 
     def __post_init__(self) -> None:
         for name, v, what, eg in (("--batch", self.batch, "sequences per micro-batch", 8),
@@ -106,6 +113,12 @@ class TrainSetup:
         _one_of(self.dtype, DTYPES, "--dtype")
         _one_of(self.attn, ("flash", "naive"), "--attn")
         _one_of(self.attention_flops, ATTENTION_FLOPS, "--attention-flops")
+        _one_of(self.loss, LOSSES, "--loss")
+        if not isinstance(self.clip_grad, bool):
+            raise InputError(f"--clip-grad is a flag (true or false); got {self.clip_grad!r}")
+        from .train_dp import check_dp
+
+        check_dp(self.dp, self.zero)
 
     @property
     def tokens(self) -> int:
@@ -183,7 +196,11 @@ def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
     rec = [StepOp(recomputed(o.op), o.calls, o.scope) for o in fwd
            if _recomputed(o, setup)]
     bwd = [StepOp(b, o.calls, o.scope) for o in reversed(fwd) for b in backward(o.op)]
+    if setup.loss == "fused":    # Liger's chunked lm_head + cross-entropy (train_loss)
+        fwd, bwd = fuse_loss(fwd, bwd, setup.width)
     params = count_params(cfg).total
+    if setup.zero >= 1:      # ZeRO-1..3: each device steps its 1/N shard (padded up)
+        params = -(-params // setup.dp)
     _, moved, flop, _ = setup.optimizer_spec()
     # a streaming element-wise pass over every parameter: report's lever table knows the
     # kind (fusion, multi-tensor apply), as it knows no "optimizer"
@@ -193,7 +210,8 @@ def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
     n = setup.accumulate      # forward + backward per micro-batch, the optimizer once
     fwd, rec, bwd = ([StepOp(o.op, o.calls * n, o.scope) for o in part]
                      for part in (fwd, rec, bwd))
-    return TrainStep(tuple(fwd), tuple(rec), tuple(bwd), (StepOp(opt, 1, "model"),))
+    grads = grad_passes(params, setup.width, setup.dtype, setup.clip_grad)
+    return TrainStep(tuple(fwd), tuple(rec), tuple(bwd), grads + (StepOp(opt, 1, "model"),))
 
 
 def _math(op: OpCount, setup: TrainSetup) -> OpCount:
@@ -257,15 +275,25 @@ class TrainResult:
     peak_flop_per_s: float
     peak_label: str
     notes: tuple[str, ...]
+    dp: Any = None              # train_dp.DPResult under --dp N > 1
 
     @property
     def floor_s(self) -> float:
-        return self.timing.floor_s
+        """The kernels' floors, plus under --dp the communication the compute leaves
+        exposed."""
+        return self.timing.floor_s + (self.dp.exposed_s if self.dp is not None else 0.0)
 
     @property
     def tokens_per_s(self) -> float:
-        """Tokens per second per optimizer step (--accumulate micro-batches)."""
-        return self.setup.step_tokens / self.floor_s
+        """Tokens per second per optimizer step (--accumulate micro-batches), of all --dp
+        devices together."""
+        return self.setup.step_tokens * self.setup.dp / self.floor_s
+
+    @property
+    def with_launches_s(self) -> float:
+        """timing's floor with the launches, plus the exposed communication (--dp)."""
+        return self.timing.with_launches_s + (self.dp.exposed_s if self.dp is not None
+                                              else 0.0)
 
     @property
     def counted_flop(self) -> float:
@@ -308,10 +336,13 @@ def _timed(step: Step, ts: TrainStep, roof) -> StepTiming:
         if part == "optimizer":
             meta.update(weight_dtype="fp32", held_unquantized=OPTIMIZER_HELD,
                         model_dtype_parts=["weights", "activations", "kv"])
-        elif part == "backward" and (k.name.endswith(".bwd_dw")
+            # the gradient passes (clip, fp16 unscale) at the gradients' dtype
+            meta.update(grad_pass_meta(k.name, step.weight_dtype))
+        elif part == "backward" and (k.name.endswith(".bwd_dw") or k.name == FUSED_BWD
                                      or k.meta.get("op") == "embedding"):
-            # its `weights` bytes are the dW it writes, not weights it reads
+            # its `weights` bytes are the dW it writes (fused: scales), not weights it reads
             meta["weight_gradient"] = WEIGHT_GRADIENT
+        meta.update(fused_meta(k.name))     # --loss fused: whatif --quantize leaves it
         kernels.append(k.with_(meta=meta))
     return StepTiming(step=step, analysis=analyze(roof, kernels, levels=("DRAM",)))
 

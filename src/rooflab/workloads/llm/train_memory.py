@@ -33,8 +33,9 @@ log_softmax + nll_loss): the forward holds the 16-bit logits the lm_head returne
 their fp32 copy (4 B) and log_softmax's saved fp32 output (4 B): 10 B; the backward's first
 step holds the saved output (4 B), nll_loss's dense fp32 gradient (4 B) and
 log_softmax's input gradient (4 B), the model output freed (as HF's Trainer frees it
-before backward): 12 B, the larger. A fused or chunked cross-entropy (Liger's) keeps about
-none of this; a loop that keeps `outputs.logits` through the backward 2 B more. With fp32
+before backward): 12 B, the larger. --loss fused (Liger's chunked cross-entropy,
+train_loss) keeps one chunk's logits, its dX buffer and the loss vector instead; a loop
+that keeps `outputs.logits` through the backward 2 B more. With fp32
 logits (--dtype fp32) `.float()` copies nothing: the forward holds 4 + 4 B, the backward
 still 12 B.
 """
@@ -47,6 +48,8 @@ from dataclasses import dataclass, replace
 from .model_config import ModelConfig
 from .params import count_params
 from .train import TrainSetup
+from .train_dp import zero_state_bytes
+from .train_loss import fused_loss_peak_bytes
 
 ACT_BYTES = 2           # 16-bit activations (mixed precision); TrainSetup.width in general
 LOSS_PEAK_BYTES = 12    # per logit, the loss's peak on Hugging Face's path (docstring)
@@ -142,11 +145,23 @@ def train_memory(cfg: ModelConfig, setup: TrainSetup, device_bytes: float | None
     acts = per_layer * cfg.layers
     if setup.recompute == "full":   # one layer's whole set, live while it is recomputed
         acts += _layer_full(cfg, b, s, setup.attn, dropout, w)
-    outside = 2 * w * s * b * cfg.hidden + LOSS_PEAK_BYTES * s * b * cfg.vocab
-    return TrainMemory(params=params, weights=w * params, grads=w * params,
-                       optimizer=state * params, activations=acts + outside,
+    outside = 2 * w * s * b * cfg.hidden + loss_peak_bytes(cfg, setup)
+    # --dp N --zero S: each device holds its shard of the states (train_dp, ZeRO Fig. 1)
+    weights, grads, opt = zero_state_bytes(params, w, state, setup.dp, setup.zero)
+    return TrainMemory(params=params, weights=weights, grads=grads,
+                       optimizer=opt, activations=acts + outside,
                        per_layer=per_layer, outside_layers=outside,
                        device_bytes=device_bytes)
+
+
+def loss_peak_bytes(cfg: ModelConfig, setup: TrainSetup) -> float:
+    """The loss's peak over the logits: 12 B per logit on Hugging Face's eager path
+    (module docstring); --loss fused (train_loss): one chunk's logits, the dX buffer and
+    the fp32 loss vector."""
+    tokens = setup.batch * setup.seq
+    if setup.loss == "fused":
+        return fused_loss_peak_bytes(tokens, cfg.vocab, cfg.hidden, setup.width)
+    return LOSS_PEAK_BYTES * tokens * cfg.vocab
 
 
 def largest_batch(cfg: ModelConfig, setup: TrainSetup, device_bytes: float) -> int:
@@ -154,7 +169,13 @@ def largest_batch(cfg: ModelConfig, setup: TrainSetup, device_bytes: float) -> i
     to the batch, the states do not."""
     one = train_memory(cfg, replace(setup, batch=1), device_bytes)
     free = device_bytes - one.states
-    return max(0, int(free // one.activations)) if one.activations > 0 else 0
+    n = max(0, int(free // one.activations)) if one.activations > 0 else 0
+    # --loss fused: its chunk of logits rounds up to a power of two of tokens, so the
+    # proportion can overshoot; step down to a batch that fits
+    while setup.loss == "fused" and n > 0 and not train_memory(
+            cfg, replace(setup, batch=n), device_bytes).fits:
+        n -= 1
+    return n
 
 
 def zero3_devices(mem: TrainMemory) -> int | None:
@@ -175,6 +196,7 @@ def zero3_least(cfg: ModelConfig, setup: TrainSetup,
     the tokens per step), or both, the fewest changes on a tie; None where no change of
     these needs fewer devices than the step as given (review s27 v3-F8: 25 H100s for
     llama-2-7b at batch 4 x 4096, where --recompute full needs 2)."""
+    setup = replace(setup, dp=1, zero=0)     # counted from the unsharded states
     now = zero3_devices(train_memory(cfg, setup, device_bytes))
     tries = []
     if setup.recompute != "full":

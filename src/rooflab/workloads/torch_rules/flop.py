@@ -49,8 +49,13 @@ _POINTWISE_1 = (
 )
 # Comparisons: 0 FLOP, for the live counter and the trace's elementwise rule
 # (ingest/torch_ops_core.py, which has rules for some of them).
+# Max pooling is comparisons too (review s28 R3 F2: `measure` warned its FLOP were missing
+# on every CNN); its backward's adds are torch_rules/layer.py's.
 COMPARISONS = frozenset({"relu", "maximum", "minimum", "clamp", "clamp_min", "clamp_max",
-                         "hardtanh", "threshold", "amax", "amin", "max", "min"})
+                         "hardtanh", "threshold", "amax", "amin", "max", "min",
+                         "max_pool1d", "max_pool2d", "max_pool3d", "max_pool2d_with_indices",
+                         "max_pool3d_with_indices", "adaptive_max_pool1d",
+                         "adaptive_max_pool2d", "adaptive_max_pool3d"})
 PER_ELEMENT: dict[str, float] = {
     **{op: 1.0 for op in _POINTWISE_1},
     "addcmul": 2.0, "addcdiv": 2.0, "lerp": 3.0,
@@ -136,6 +141,14 @@ MOVEMENT = frozenset({
     "_local_scalar_dense", "item", "set_", "resize_",
     "bernoulli", "bernoulli_",   # dropout's mask: random numbers, no arithmetic on data
     "_nested_tensor_from_mask", "_nested_tensor_from_mask_left_aligned", "to_padded_tensor",
+    # allocations filled with a value, as zeros_like (review s28 R3 F12: Swin's new_zeros)
+    "new_zeros", "new_ones", "new_full", "randn_like", "rand_like", "randint_like",
+    # resampling that moves data (torch_rules/layer.py; review s28 R3 F2, F5)
+    "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
+    "_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d",
+    "pixel_shuffle", "pixel_unshuffle",
+    "reflection_pad1d", "reflection_pad2d", "reflection_pad3d",
+    "replication_pad1d", "replication_pad2d", "replication_pad3d",
 })
 # Ops whose pointwise count doubles when a scale argument is not 1 (b + alpha*c is a
 # multiply and an add: STREAM's triad, 2 FLOP per element).

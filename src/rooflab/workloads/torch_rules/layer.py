@@ -4,12 +4,41 @@ the encoder fast path, as pure counts: one definition for the live counter
 (bench/torch_layer_rules.py reads the tensors) and the trace rules
 (ingest/torch_ops_backward.py, torch_ops_table.py, torch_ops_rmsnorm.py). Moved from
 bench/torch_layer_rules.py.
+
+Pooling, group norm, resampling and padding (review s28 R3 F2, F5), one rule set for the
+trace rules (ingest/torch_ops_pool.py, ingest/torch_ops_resample.py) and the live counter
+(bench/torch_pool_rules.py):
+
+Conventions (those of ingest.torch_ops_core and its reductions):
+- max pooling compares: 0 FLOP, as ReLU and `maximum` (profilers count FADD/FMUL/FFMA, not
+  FMNMX): in flop.COMPARISONS for the live counter. Its backward (and adaptive
+  max pooling's) adds each grad_output element into grad_input at its index: 1 per
+  grad_output element (embedding_dense_backward's scatter-add).
+- average pooling is a mean per window: window - 1 adds and 1 divide, the window's size
+  per output; its backward 1 divide per grad_output element and 1 add per window element
+  it spreads to. Adaptive pooling's windows: ATen's start_index / end_index.
+- group norm is a layer norm over each group: layer_norm's per-element counts (5, + 1
+  each for weight and bias) and its backward's (flop.layernorm_backward_per_element).
+- nearest upsampling, pixel_shuffle and constant/reflect/replicate padding move data:
+  0 FLOP (flop.MOVEMENT), placed by their bytes as cat and copy_ are. A nearest
+  upsample's backward adds each grad_output element into its source: 1 per grad_output
+  element; a reflect/replicate pad's backward adds the padded border back in: 1 per
+  grad_output element beyond grad_input's (numel(dy) - numel(x)).
+- linear interpolation (linear, bilinear, trilinear): per output element, one lerp per
+  pair of neighbours along each axis, nested as PyTorch's CUDA kernel writes it
+  (h0·(w0·x00 + w1·x01) + h1·(w0·x10 + w1·x11)): 2 multiplies and 1 add per lerp,
+  3·(2^d - 1) FLOP, linear 3, bilinear 9, trilinear 21. The weights are per output
+  position, shared by every channel: left out, as index arithmetic is. Its backward
+  spreads each grad_output element to its 2^d neighbours, a multiply by the tap's weight
+  and an add each: 2·2^d (bilinear 8). Bicubic and antialiased modes: no rule.
 """
 
 from __future__ import annotations
 
-from ..ops import SOFTMAX_FLOP_PER_ELEMENT
-from .flop import PER_ELEMENT
+import math
+
+from ..ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT, SOFTMAX_FLOP_PER_ELEMENT
+from .flop import PER_ELEMENT, layernorm_backward_per_element
 
 # Scaled-dot-product-attention backward kernels (q, k, v are arguments 1-3 of each).
 SDPA_BACKWARD = frozenset({
@@ -90,3 +119,99 @@ def attention_core_flop(batch: int, heads: int, q_len: int, kv_len: int, head_di
     pairs = batch * heads * q_len * kv_len
     return 4.0 * pairs * head_dim + SOFTMAX_FLOP_PER_ELEMENT * pairs
 
+
+
+# interpolation modes with a rule: spatial dims by op name (upsample_<mode><d>d)
+LINEAR_MODES = {"upsample_linear1d": 1, "upsample_bilinear2d": 2, "upsample_trilinear3d": 3}
+NEAREST_MODES = {"upsample_nearest1d": 1, "upsample_nearest2d": 2, "upsample_nearest3d": 3,
+                 "_upsample_nearest_exact1d": 1, "_upsample_nearest_exact2d": 2,
+                 "_upsample_nearest_exact3d": 3}
+# padding ops whose backward folds the border back in (their forward is MOVEMENT)
+PADS = frozenset({f"{kind}_pad{d}d" for kind in ("reflection", "replication")
+                  for d in (1, 2, 3)})
+
+
+def window_out(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
+    """One dimension's pooled output size (torch's pooling_output_shape)."""
+    span = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+    out = span // s + 1
+    if ceil and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def adaptive_windows(size: int, out: int) -> int:
+    """Summed window lengths of adaptive pooling along one dimension: window i spans
+    [floor(i·size/out), ceil((i+1)·size/out)) (ATen's start_index / end_index)."""
+    return sum(math.ceil((i + 1) * size / out) - (i * size) // out for i in range(out))
+
+
+def adaptive_geometry(x: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, int] | None:
+    """(output elements, summed window elements) of a 2-D adaptive pool of x to `out`;
+    None for shapes it cannot read."""
+    if len(x) not in (3, 4) or len(out) != 2 or min(out) < 1:
+        return None
+    lead = math.prod(x[:-2])
+    windows = adaptive_windows(x[-2], out[0]) * adaptive_windows(x[-1], out[1])
+    return lead * math.prod(out), lead * windows
+
+
+def avg_pool_flop(outputs: int, window: int) -> float:
+    """window - 1 adds and 1 divide per output: the window's size."""
+    return float(outputs * window)
+
+
+def avg_pool_backward_flop(grad_outputs: int, window: int) -> float:
+    """1 divide per grad_output element, 1 add per window element it spreads to."""
+    return float(grad_outputs * (1 + window))
+
+
+def adaptive_avg_pool_backward_flop(grad_outputs: int, windows: int) -> float:
+    """1 divide per grad_output element, 1 add per (summed) window element."""
+    return float(grad_outputs + windows)
+
+
+def scatter_add_flop(grad_outputs: int) -> float:
+    """Max pooling's and nearest upsampling's backward: 1 add per grad_output element."""
+    return float(grad_outputs)
+
+
+def group_norm_flop(elements: int, affine: int) -> float:
+    """layer_norm's per-element count: 5, + 1 each for weight and bias (`affine` of them)."""
+    return float((LAYERNORM_PLAIN_FLOP_PER_ELEMENT + affine) * elements)
+
+
+def group_norm_backward_flop(elements: int, grad_input: bool, grad_weight: bool,
+                             grad_bias: bool, has_weight: bool) -> float:
+    """layer_norm backward's per-element count for the gradients asked for."""
+    return float(layernorm_backward_per_element(grad_input, grad_weight, grad_bias,
+                                                has_weight) * elements)
+
+
+def lerp_flop(dims: int) -> int:
+    """FLOP per output element of linear interpolation over `dims` axes: 3·(2^d - 1)."""
+    return 3 * (2 ** dims - 1)
+
+
+def upsample_flop(op: str, outputs: int) -> float | None:
+    """FLOP of an upsample forward of `outputs` elements: 0 nearest (movement), 3·(2^d - 1)
+    per output for linear interpolation; None for a mode with no rule."""
+    if op in NEAREST_MODES:
+        return 0.0
+    dims = LINEAR_MODES.get(op)
+    return None if dims is None else float(lerp_flop(dims) * outputs)
+
+
+def upsample_backward_flop(op: str, grad_outputs: int) -> float | None:
+    """FLOP of an upsample backward (op: the forward's name): nearest 1 add per grad_output
+    element, linear 2·2^d (a multiply and an add per neighbour); None otherwise."""
+    if op in NEAREST_MODES:
+        return scatter_add_flop(grad_outputs)
+    dims = LINEAR_MODES.get(op)
+    return None if dims is None else float(2 * 2 ** dims * grad_outputs)
+
+
+def pad_backward_flop(grad_outputs: int, grad_inputs: int) -> float:
+    """A reflect/replicate pad's backward: the border's grad_output elements added back in,
+    numel(dy) - numel(x)."""
+    return float(max(0, grad_outputs - grad_inputs))

@@ -1,0 +1,195 @@
+"""What `rooflab train --dp N --zero S` adds to the output: the link the ring runs on (as
+`rooflab scale` chooses it), the collectives' line, the `train.dp` JSON section, the
+communication row of the kernel table and file, and the memory verdict under sharding.
+The model is workloads/llm/train_dp.py."""
+
+from __future__ import annotations
+
+from ..model.comm_link import Link
+from ..units import fmt_pct, fmt_seconds, si
+from ..workloads.llm.train_dp import DDP_SOURCE, ZERO_SOURCE, comm_kernel, link_roof
+
+ZERO_WORDS = {0: "no ZeRO (DDP: every device holds all states)",
+              1: "ZeRO-1: optimizer state sharded",
+              2: "ZeRO-2: optimizer state and gradients sharded",
+              3: "ZeRO-3: optimizer state, gradients and weights sharded"}
+
+
+def dp_link(on: str, n: int, link_bw: str | None) -> Link:
+    """The ring's link for `n` devices, as `rooflab scale` picks it (cli/scale.py
+    choose_links, inter_link; scale_links.scale_network): --link-bw, else the catalog
+    device's interconnect (half its both-directions figure; an NVLink bridge's pair, PCIe
+    beyond two), else the roof's link ceiling; past a node (8 devices) a flat ring across
+    the network (one 400 Gb/s NDR NIC per device, assumed), at its slowest hop."""
+    from ..model.comm_link import ring_link
+    from .scale import choose_links, inter_link
+    from .scale_links import catalog_device, scale_network
+
+    chosen = choose_links(on, link_bw, None, 0.0)
+    if chosen.by_count and n in chosen.by_count and not link_bw:   # a mesh: (n-1) links
+        return chosen.by_count[n]
+    if chosen.pair is not None and n == 2:
+        return chosen.pair
+    if link_bw:
+        return chosen.intra
+    dev = catalog_device(on)
+    inter, kind = inter_link(None, chosen.measured, 0.0, dev)
+    net = scale_network(inter, kind, dev, None, None)
+    if n <= net.per_node or net.link is None:
+        return chosen.intra
+    return ring_link(chosen.intra, net.link)
+
+
+def dp_lines(r) -> list[str]:
+    """The text lines under the summary: the collectives, their exposed share and the
+    link with its provenance."""
+    dp, st = r.dp, r.setup
+    each = "; ".join(f"{c.name} ({c.kind} of {si(c.nbytes, 'B')}, {c.calls}x per step): "
+                     f"{fmt_seconds(c.seconds * c.calls)}" for c in dp.collectives)
+    after = ("; the all-gather after the optimizer step has none to hide under"
+             if dp.zero in (1, 2) else "")
+    hidden = (f"overlapped with the compute in 25 MB buckets (PyTorch DDP{after})"
+              if dp.overlap else "--no-overlap: after the compute")
+    return [
+        f"data parallel: {dp.n} devices x --batch {st.batch} = {st.step_tokens * dp.n} "
+        f"tokens per optimizer step; {ZERO_WORDS[dp.zero]}",
+        f"communication {fmt_seconds(dp.comm_s)} per step ({each}); {hidden}: "
+        f"{fmt_seconds(dp.exposed_s)} exposed ({fmt_pct(100 * dp.exposed_s / dp.comm_s)} of "
+        f"it), step floor {fmt_seconds(r.timing.floor_s)} compute + "
+        f"{fmt_seconds(dp.exposed_s)} = {fmt_seconds(r.floor_s)}; "
+        f"{si(dp.link_bytes, 'B')} sent per device",
+        f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth "
+        f"({dp.link.source}); ring: all-reduce 2(N-1)/N x bytes, reduce-scatter and "
+        f"all-gather (N-1)/N each",
+    ]
+
+
+def dp_dict(r) -> dict:
+    """The `train.dp` JSON section."""
+    dp = r.dp
+    return {"n": dp.n, "zero": dp.zero, "overlap": dp.overlap,
+            "link": {"level": dp.link.level, "bus_bytes_per_s": dp.link.bus_bytes_per_s,
+                     "hop_latency_s": dp.link.hop_latency_s, "source": dp.link.source},
+            "comm_s": dp.comm_s, "allreduce_s": dp.comm_s, "exposed_s": dp.exposed_s,
+            "compute_floor_s": r.timing.floor_s,
+            "bytes_per_device": dp.link_bytes,
+            "global_step_tokens": r.setup.step_tokens * dp.n,
+            "collectives": [{"name": c.name, "kind": c.kind, "bytes": c.nbytes,
+                             "calls": c.calls, "seconds_each": c.seconds,
+                             "sent_bytes_each": c.sent, "overlap_window_s": c.window_s,
+                             "exposed_s_each": c.exposed_s(dp.overlap)}
+                            for c in dp.collectives],
+            "source": f"{ZERO_SOURCE}; {DDP_SOURCE}"}
+
+
+def add_dp_kernel(data: dict, r) -> None:
+    """The communication as one more kernel of the file (part `comm`, bytes the link bytes
+    each device sends, no FLOP), on the roof with the link as a ceiling: `report`,
+    `whatif`, `plot` and `compare` read it as they read the others. The train section's
+    row carries its whole time as floor_s and the exposed part apart."""
+    from ..model.analysis import analyze
+    from ..model.roof_schema import roof_to_dict
+    from ..model.schema import kernel_to_dict, points_to_dicts
+
+    dp = r.dp
+    roof = link_roof(r.timing.analysis.roof, dp.link)
+    k = comm_kernel(dp)
+    a = analyze(roof, [k], levels=(dp.link.level,))
+    data["roof"] = roof_to_dict(roof)
+    data["kernels"].append(kernel_to_dict(k))
+    data["analysis"].extend(points_to_dicts(a.points))
+    data["train"]["kernels"].append(
+        {"name": k.name, "part": "comm", "op": k.meta["op"], "calls": k.calls, "flop": 0.0,
+         "bytes": dp.link_bytes, "bytes_split": {"weights": 0.0, "activations": 0.0},
+         "ai": 0.0, "bound": dp.link.level, "floor_s": dp.comm_s,
+         "exposed_s": dp.exposed_s})
+
+
+def add_dp_row(table, r) -> None:
+    """The communication's row of the kernel table: its whole time, and as its share of
+    the floor the exposed part (the rest runs under the backward)."""
+    dp = r.dp
+    table.add_row(comm_kernel(dp).name, "comm",
+                  str(sum(c.calls for c in dp.collectives)), "0", si(dp.link_bytes, "B"),
+                  "0", dp.link.level, fmt_seconds(dp.comm_s),
+                  f"{fmt_pct(100 * dp.exposed_s / r.floor_s)} exposed")
+
+
+def zero_fit(mem, setup) -> tuple[int, float] | None:
+    """(stage, bytes per device) of the smallest ZeRO stage above the step's that holds
+    it at its --dp N: each stage's shards of the unsharded states (train_dp.unsharded)
+    plus this micro-batch's activations; None where none does (or the memory is
+    unknown)."""
+    from ..workloads.llm.train_dp import unshard_factors, unsharded
+
+    if mem.device_bytes is None or setup.dp < 2:
+        return None
+    whole = unsharded(mem, setup)
+    for stage in range(setup.zero + 1, 4):
+        fw, fg, fo = unshard_factors(setup.dp, stage)
+        total = (whole.weights / fw + whole.grads / fg + whole.optimizer / fo
+                 + mem.activations)
+        if total <= mem.device_bytes:
+            return stage, total
+    return None
+
+
+def dp_memory_words(mem, setup, fewest: tuple[int, str, float] | None = None) -> str:
+    """What the memory line says of the sharding: the states per device and, where the
+    step does not fit, the smallest --zero stage that holds it at this --dp N, else the
+    devices ZeRO-3 needs (from the unsharded states; `fewest`: train_memory.zero3_least's
+    smaller footprint)."""
+    from ..workloads.llm.train_dp import unsharded
+    from ..workloads.llm.train_memory import zero3_devices
+
+    n = setup.dp
+    text = f"{ZERO_WORDS[setup.zero]} over {n} devices: states {si(mem.states, 'B')} per device"
+    if mem.fits is False:
+        fit = zero_fit(mem, setup)
+        need = zero3_devices(unsharded(mem, setup))
+        if fit is not None:
+            text += (f"; at --dp {n}, --zero {fit[0]} holds it: {si(fit[1], 'B')} per "
+                     f"device ({ZERO_WORDS[fit[0]]})")
+        elif need is not None:
+            text += (f"; no ZeRO stage holds it at --dp {n}: ZeRO-3 needs {need} devices at "
+                     f"this micro-batch (--dp {need} --zero 3)"
+                     + (f", {fewest[0]} with {fewest[1]}" if fewest else ""))
+        else:
+            text += (f"; no ZeRO stage holds it at any --dp: the activations alone, "
+                     f"{si(mem.activations, 'B')}, exceed one device (--recompute full or a "
+                     f"smaller --batch or --seq first"
+                     + (f"; ZeRO-3 over {fewest[0]} devices with {fewest[1]}" if fewest
+                        else "") + ")")
+    elif mem.fits and setup.zero == 3:
+        text += "; it fits with ZeRO-3 / FSDP full sharding"
+    return text
+
+
+def dp_notes(setup) -> tuple[str, ...]:
+    """The notes --dp adds, in place of the one-device note."""
+    return (f"{setup.dp} data-parallel devices, each running --batch {setup.batch}: "
+            f"tokens/s is all devices' together, MFU per device (the same as the whole); "
+            f"the collectives run on a ring (NCCL switches to trees at scale, so the "
+            f"latency term is pessimistic there)",
+            *clip_words(setup),
+            "under overlap each 25 MB bucket is taken as ready after an equal share of the "
+            "backward; the embedding table's gradient, ready last, is not modelled apart "
+            "(its all-reduce, if larger than a bucket, can leave more exposed)")
+
+
+def clip_words(setup) -> tuple[str, ...]:
+    """--clip-grad (or fp16's unscale) under ZeRO: each rank passes over its 1/N shard of
+    the gradients, and clip_grad_norm_'s total norm needs the shards' sums all-reduced."""
+    if setup.zero < 1 or not (setup.clip_grad or setup.dtype == "fp16"):
+        return ()
+    said = ("--clip-grad's norm and scale" if setup.clip_grad else "")
+    if setup.dtype == "fp16":
+        said += (" and " if said else "") + "fp16's unscale"
+    norm = ("; the total norm needs the ranks' partial sums of squares all-reduced (one "
+            "fp32 scalar per step, as DeepSpeed's ZeRO optimizers and FSDP's "
+            "clip_grad_norm_ do): latency-bound, not counted, since the catalog link "
+            "carries no hop latency (`rooflab scale --hop-latency-us` shows that term's "
+            "weight)" if setup.clip_grad else "")
+    return (f"ZeRO-{setup.zero}: {said} pass over each rank's 1/{setup.dp} shard of the "
+            f"gradients (the reduced shard it steps), so they count 1/{setup.dp} of the "
+            f"parameters{norm}",)

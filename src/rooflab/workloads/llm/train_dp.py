@@ -1,0 +1,254 @@
+"""Data-parallel training (`rooflab train --dp N --zero S`): ZeRO's memory per device, the
+step's collectives on a ring link and how much of them the compute hides.
+
+Memory per device (Rajbhandari et al. 2020, "ZeRO", Fig. 1 and sec. 5.1), Psi parameters,
+w bytes per weight and gradient (2 mixed precision, 4 fp32), K optimizer bytes per
+parameter (12 for mixed-precision AdamW):
+
+  stage 0 (DDP):              (w + w + K) Psi
+  stage 1 (optimizer state):   w Psi + w Psi + K Psi / N
+  stage 2 (+ gradients):       w Psi + (w + K) Psi / N
+  stage 3 (+ weights):        (w + w + K) Psi / N
+
+The paper's 7.5B model on 64 devices (K = 12, w = 2): 120, 31.4, 16.6 and 1.9 GB.
+
+Communication per device, ring collectives (nccl-tests PERFORMANCE.md): an all-reduce of S
+bytes sends 2(N-1)/N S in 2(N-1) hops, a reduce-scatter or an all-gather (N-1)/N S in N-1
+hops. Stage 0 all-reduces the gradients once per optimizer step (DDP's no_sync under
+--accumulate). Stages 1 and 2 reduce-scatter the gradients and all-gather the updated
+weights after the sharded optimizer step: the all-reduce's volume (ZeRO sec. 7.2). Stage 2
+keeps only its shard of the gradients, so every micro-batch's are reduce-scattered
+(DeepSpeed reduces each micro-step under ZeRO-2). Stage 3 also all-gathers the weights in
+every micro-batch's forward and again in its backward: 3 (N-1)/N Psi, 1.5x the all-reduce
+(ZeRO sec. 7.2.2).
+
+Overlap (PyTorch DDP, Li et al. 2020, "PyTorch Distributed", sec. 3.2.3): the gradients are
+all-reduced in buckets of 25 MB (bucket_cap_mb) as the backward produces them, on a stream
+of their own. Each bucket is taken as ready after an equal share of the backward (its
+compute spread evenly over the gradients: the embedding table's large gradient, ready
+last, is not modelled apart); the buckets queue on the link, and model/parallel.py's
+overlapped_step_s times both. What is left after the backward is exposed: at least the
+last bucket's own time. Stage 3's forward all-gather is prefetched under the forward the
+same way (FSDP's forward prefetch). The all-gather after the optimizer step (stages 1, 2)
+has nothing to hide under: exposed. --no-overlap serializes every collective.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ...errors import InputError
+from ...model.comm_link import Link, ring_hops
+from ...model.parallel import LayerTime, overlapped_step_s
+
+ZERO_STAGES = (0, 1, 2, 3)
+BUCKET_BYTES = 25 * 2**20     # PyTorch DDP's bucket_cap_mb = 25 (MiB)
+DDP_SOURCE = ("PyTorch DDP: gradients all-reduced in 25 MB buckets during the backward "
+              "(Li et al. 2020, PyTorch Distributed, sec. 3.2.3)")
+ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO, Fig. 1, sec. 5.1 and 7.2"
+
+
+def check_dp(dp: object, zero: object) -> None:
+    """--dp N (>= 1) and --zero S (0..3, only with N > 1): InputError with the fix."""
+    if not isinstance(dp, int) or isinstance(dp, bool) or dp < 1:
+        raise InputError(f"--dp must be an integer >= 1 (data-parallel devices, each running "
+                         f"--batch), e.g. --dp 8; got {dp!r}")
+    if not isinstance(zero, int) or isinstance(zero, bool) or zero not in ZERO_STAGES:
+        raise InputError(f"--zero must be one of 0, 1, 2, 3 (ZeRO stage: 1 shards the "
+                         f"optimizer state, 2 also the gradients, 3 also the weights); got "
+                         f"{zero!r}")
+    if zero and dp < 2:
+        raise InputError(f"--zero {zero} shards over data-parallel devices: give --dp N with "
+                         f"N >= 2 (e.g. --dp 8 --zero {zero}); on one device there is "
+                         f"nothing to shard over")
+
+
+def zero_state_bytes(params: float, width: float, k: float, n: int,
+                     stage: int) -> tuple[float, float, float]:
+    """(weights, gradients, optimizer state) bytes per device under ZeRO `stage` over `n`
+    data-parallel devices (module docstring): 16-bit or fp32 weights and gradients of
+    `width` bytes, `k` optimizer bytes per parameter."""
+    w, g, o = width * params, width * params, k * params
+    return (w / n if stage >= 3 else w, g / n if stage >= 2 else g,
+            o / n if stage >= 1 else o)
+
+
+def unshard_factors(n: int, stage: int) -> tuple[int, int, int]:
+    """What each of (weights, gradients, optimizer) was divided by under `stage`."""
+    return (n if stage >= 3 else 1, n if stage >= 2 else 1, n if stage >= 1 else 1)
+
+
+def ring_s(link: Link, nbytes: float, n: int, kind: str) -> float:
+    """A ring collective of `nbytes` over `n` ranks: all-reduce 2(n-1) hops and 2(n-1)/n x
+    nbytes sent (Link.allreduce_s); reduce-scatter or all-gather half of both."""
+    if n <= 1 or nbytes <= 0:
+        return 0.0
+    if kind == "all-reduce":
+        return link.allreduce_s(nbytes, n)
+    return (ring_hops(n) // 2) * link.hop_latency_s + sent_bytes(nbytes, n, kind) \
+        / link.bus_bytes_per_s
+
+
+def sent_bytes(nbytes: float, n: int, kind: str) -> float:
+    """Bytes each rank sends: all-reduce 2(n-1)/n x nbytes, the others (n-1)/n x nbytes."""
+    if n <= 1:
+        return 0.0
+    return (2.0 if kind == "all-reduce" else 1.0) * (n - 1) / n * nbytes
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One collective of the step: what it moves, how often per optimizer step, its time
+    each (ring_s) and the compute it can hide under (the window, per call; 0: none)."""
+
+    name: str
+    kind: str                 # all-reduce, reduce-scatter, all-gather
+    nbytes: float             # the tensor's bytes (per call)
+    calls: int
+    seconds: float            # per call
+    window_s: float           # compute it overlaps with, per call
+    sent: float               # bytes each device sends, per call
+
+    @property
+    def buckets(self) -> int:
+        return max(1, math.ceil(self.nbytes / BUCKET_BYTES))
+
+    def exposed_s(self, overlap: bool) -> float:
+        """Per call: what is left after its window (module docstring's bucket rule)."""
+        if not overlap or self.window_s <= 0:
+            return self.seconds
+        k = self.buckets
+        slices = tuple(LayerTime(f"bucket{i}", self.window_s / k, 0.0, self.seconds / k, "")
+                       for i in range(k))
+        return max(0.0, overlapped_step_s(slices, [1.0] * k) - self.window_s)
+
+
+@dataclass(frozen=True)
+class DPResult:
+    """The data-parallel side of a step: N devices, ZeRO stage, the link, its collectives
+    and how much of them the step waits for."""
+
+    n: int
+    zero: int
+    overlap: bool
+    link: Link
+    collectives: tuple[Collective, ...]
+    width: int = 2            # bytes per gradient element (2 mixed precision, 4 fp32)
+    # (stage, bytes each device sends, seconds) of every ZeRO stage at this N: what
+    # `rooflab report` prices a stage move with (model/advice_comm.py)
+    stages: tuple[tuple[int, float, float], ...] = ()
+
+    @property
+    def comm_s(self) -> float:
+        """Every collective's time per optimizer step."""
+        return sum(c.seconds * c.calls for c in self.collectives)
+
+    @property
+    def exposed_s(self) -> float:
+        """The part of comm_s the step waits for (the compute hides the rest)."""
+        return sum(c.exposed_s(self.overlap) * c.calls for c in self.collectives)
+
+    @property
+    def link_bytes(self) -> float:
+        """Bytes each device sends per optimizer step."""
+        return sum(c.sent * c.calls for c in self.collectives)
+
+
+def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, link: Link,
+                   forward_s: float, backward_s: float) -> tuple[Collective, ...]:
+    """The collectives of one optimizer step (module docstring); forward_s and backward_s:
+    one micro-batch's forward and backward (with its recompute) on the device, the windows
+    they hide under."""
+    size = width * params
+
+    def one(name: str, kind: str, calls: int, window: float) -> Collective:
+        return Collective(name, kind, size, calls, ring_s(link, size, n, kind), window,
+                          sent_bytes(size, n, kind))
+
+    if zero == 0:
+        return (one("allreduce.grads", "all-reduce", 1, backward_s),)
+    if zero in (1, 2):
+        rs = one("reduce_scatter.grads", "reduce-scatter", accumulate if zero == 2 else 1,
+                 backward_s)
+        return (rs, one("all_gather.weights", "all-gather", 1, 0.0))
+    # the backward's all-gather and reduce-scatter share the link: one queue under it
+    ag, rs = (ring_s(link, size, n, k) for k in ("all-gather", "reduce-scatter"))
+    return (one("all_gather.weights_fwd", "all-gather", accumulate, forward_s),
+            Collective("all_gather_reduce_scatter.bwd", "all-gather + reduce-scatter",
+                       2 * size, accumulate, ag + rs, backward_s,
+                       2 * sent_bytes(size, n, "all-gather")))
+
+
+def with_dp(r, link: Link, overlap: bool = True):
+    """A TrainResult (train.run_train's, at setup.dp and setup.zero) with its DPResult:
+    the windows are one micro-batch's forward and its backward with the recompute that
+    runs inside it."""
+    from dataclasses import replace
+
+    from .params import count_params
+
+    st = r.setup
+    if st.dp < 2:
+        return r
+    forward_s = r.part_s("forward") / st.accumulate
+    backward_s = (r.part_s("backward") + r.part_s("recompute")) / st.accumulate
+    params = count_params(r.config).total
+
+    def at(stage: int) -> tuple[Collective, ...]:
+        return dp_collectives(params, st.width, st.dp, stage, st.accumulate, link,
+                              forward_s, backward_s)
+
+    stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
+                    sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
+    return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.width,
+                                  stages))
+
+
+def link_roof(roof, link: Link):
+    """The roof with the link as a memory ceiling (bus bandwidth, the link's source), so
+    the communication kernel has a ceiling in the file `report` and `whatif` read."""
+    from dataclasses import replace
+
+    from ...model.ceiling import Ceiling
+
+    if roof.find_memory(link.level) is not None:
+        return roof
+    c = Ceiling(link.bus_bytes_per_s, level=link.level, provenance="nominal",
+                source=link.source, method="ring all-reduce bus bandwidth (rooflab train --dp)")
+    return replace(roof, memory=roof.memory + (c,))
+
+
+def comm_kernel(dp: DPResult):
+    """The step's collectives as one kernel: the bytes each device sends over the link,
+    no FLOP; meta op `allreduce` and train_part `comm` (what the other parts carry)."""
+    from ...model.kernel import Kernel
+
+    calls = sum(c.calls for c in dp.collectives)
+    return Kernel(name=comm_name(dp), bytes={dp.link.level: dp.link_bytes}, calls=calls,
+                  provenance={"bytes": "derived"},
+                  meta={"op": "allreduce" if dp.zero == 0 else "collective",
+                        "train_part": "comm", "devices": dp.n, "zero": dp.zero,
+                        "exposed_s": dp.exposed_s, "comm_s": dp.comm_s,
+                        # under overlap, whether or not this step ran so (--no-overlap)
+                        "exposed_overlap_s": sum(c.exposed_s(True) * c.calls
+                                                 for c in dp.collectives),
+                        "grad_bytes": dp.width,
+                        "by_zero": {str(k): {"bytes": b, "comm_s": t}
+                                    for k, b, t in dp.stages},
+                        "model": "ring collectives: " + ", ".join(
+                            f"{c.name} ({c.kind}) x {c.calls}" for c in dp.collectives)})
+
+
+def comm_name(dp: DPResult) -> str:
+    return "comm.allreduce" if dp.zero == 0 else f"comm.zero{dp.zero}"
+
+
+def unsharded(mem, setup):
+    """A train_memory.TrainMemory as one device without ZeRO would hold it: what the
+    "does not fit" advice (zero3_devices) counts devices from."""
+    from dataclasses import replace
+
+    fw, fg, fo = unshard_factors(setup.dp, setup.zero)
+    return replace(mem, weights=mem.weights * fw, grads=mem.grads * fg,
+                   optimizer=mem.optimizer * fo)
