@@ -196,11 +196,12 @@ def test_gain_of_a_cache_resident_dot_names_the_cache_not_the_roof():
     (d,) = diagnose(analyze(ROOF, [k]), CPU)
     # was "none: it runs 1.60x faster than its roof allows, so the roof is too low for it
     # or its counts are wrong (see the sanity checks)"
-    assert d.gain_words == ("none: it runs 1.60x faster than its DRAM roof allows: its working "
+    # 1.6x: three figures, as units.fmt_factor (session 29 gD; was '1.60x')
+    assert d.gain_words == ("none: it runs 1.6x faster than its DRAM roof allows: its working "
                             "set fits a cache, which serves the repeated calls (see "
                             "cache_resident), so the DRAM floor does not bind")
     (big,) = diagnose(analyze(ROOF, [_dot(1e8, 1, 0.1)]), CPU)
-    assert big.gain_words.startswith("none: it runs 1.60x faster than its roof allows, so the "
+    assert big.gain_words.startswith("none: it runs 1.6x faster than its roof allows, so the "
                                      "roof is too low")
 
 

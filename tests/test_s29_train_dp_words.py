@@ -59,3 +59,15 @@ def test_measured_step_tokens_count_every_device(capsys):
 def test_one_device_note_points_to_dp(capsys):
     code, out, err = run(capsys, "tinyllama-1.1b", "--on", "H100 SXM")
     assert "no gradient all-reduce counted (--dp N times this step's" in out + err
+
+
+def test_compare_prints_tokens_a_second_as_train_does(capsys, tmp_path):
+    base = ["train", "llama-2-7b", "--on", "H100 SXM", "--batch", "1", "--seq", "4096",
+            "--dp", "8", "--zero", "1", "--json"]
+    for name, extra in (("a.json", []), ("b.json", ["--no-overlap"])):
+        assert main(base + extra) == 0
+        (tmp_path / name).write_text(capsys.readouterr().out)
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out
+    # 32768 tokens / 229.8 ms and / 256.0 ms: plain numbers, as `train` prints them
+    assert "tokens/s 142595 tok/s -> 128024 tok/s" in out

@@ -19,9 +19,21 @@ EXIT_TERMINATED = 128 + signal.SIGTERM   # 143
 _TERMINATED: list[bool] = [False]
 # [the exit code the interrupt was answered with, whether main() installed the handler]
 _ANSWERED: list = [None, False]
+# the process that installed the handler (a forked child inherits the handler, not this)
+_OWNER: list = [os.getpid()]
 
 
 def _raise_interrupt(signum, frame) -> None:
+    if os.getpid() != _OWNER[0]:
+        # a forked child before _default_in_child ran: random's own at-fork reseed runs
+        # first (at-fork hooks run in registration order), and a fork Pool's terminate()
+        # can SIGTERM a worker just then; raising there printed "Exception ignored in
+        # Random.seed" and left the worker alive, so terminate() waited on it forever (a
+        # `bench --run` with a fork Pool hung past 300 s under load, 2026-12-03). The
+        # child dies as SIGTERM's default action would have ended it.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     _TERMINATED[0] = True
     raise KeyboardInterrupt
 
@@ -46,7 +58,7 @@ def terminate_as_interrupt() -> Callable[[], None]:
     """Install the handler (main thread only: signal.signal refuses elsewhere); return the
     function that puts the previous handler back. The flag starts clear."""
     outer = list(_ANSWERED)   # a launcher inside main() installs it again: kept after
-    _TERMINATED[0], _ANSWERED[:] = False, [None, False]
+    _TERMINATED[0], _ANSWERED[:], _OWNER[0] = False, [None, False], os.getpid()
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     try:

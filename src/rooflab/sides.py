@@ -136,10 +136,13 @@ def factor_text(x: float | None, line: float = 1.0) -> str:
 
 def ai_apart(ai: float, ridge: float) -> tuple[str, str]:
     """An AI and the ridge it is compared with, as units.fmt_ai writes them (3 significant
-    figures, whole numbers from 100), with the figures that keep them apart when they
-    differ: (9.996, 10) -> ('9.996', '10'), not 'AI 10 < ridge 10'."""
+    figures, whole numbers from 100, exponent form from 1e9), with the figures that keep
+    them apart when they differ: (9.996, 10) -> ('9.996', '10'), not 'AI 10 < ridge 10'."""
 
     def fmt(x: float, digits: int) -> str:
+        if abs(float(f"{x:.{digits}g}")) >= 1e9:
+            # exponent form from 1e9 up, as fmt_ai: '3.35e+18', not a 19-digit integer
+            return f"{x:.{digits}g}"
         if x >= 100 and digits == 3:
             return f"{x:.0f}"
         text = f"{x:.{digits}g}"

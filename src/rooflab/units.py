@@ -254,12 +254,16 @@ def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:
 
 
 def fmt_ai(ai: float | None) -> str:
-    """Format an arithmetic intensity in FLOP/byte."""
+    """Format an arithmetic intensity in FLOP/byte: 3 significant figures, whole numbers
+    from 100 (1376, 1333333), exponent form from 1e9 up as plain() and fmt_factor print
+    it ('3.35e+18', a kernel with its bytes miscounted) and under 1e-4 as si() does
+    ('2.99e-06', not '0.00000299'). The side is taken after rounding: 999999999.7 is
+    '1e+09', not the 10-digit '1000000000' (review s28 R2 F15)."""
     if ai is None or (isinstance(ai, float) and math.isnan(ai)):
         return "-"
     if ai == 0:
         return "0"        # not '-0' (a negative zero from a subtraction)
-    if 100 <= ai < 1e9:
+    if 100 <= float(f"{ai:.3g}") < 1e9:
         return f"{ai:.0f}"
     return f"{ai:.3g}"
 

@@ -18,21 +18,29 @@ def register(ai: typer.Typer) -> None:
 
     @ai.command("occupancy")
     def occupancy(block: str = typer.Option(..., "--block", help="threads per block "
-                                            "(blockDim.x * y * z)"),
+                                            "(blockDim.x * y * z; on AMD, work-items per "
+                                            "workgroup)"),
                   regs: str = typer.Option(..., "--regs", help="registers per thread "
                                            "(ptxas -v, or ncu's launch__registers_per_"
-                                           "thread)"),
-                  smem: str = typer.Option("0", "--smem", help="shared memory per block, "
-                                           "static + dynamic: bytes, or 48K / 48KiB "
-                                           "(K = 1024 B, as CUDA counts it)"),
+                                           "thread); on AMD, VGPRs per work-item, "
+                                           "architected + AccVGPR (rocprof's Arch_VGPR + "
+                                           "Accum_VGPR)"),
+                  smem: str = typer.Option("0", "--smem", help="shared memory (AMD: LDS) "
+                                           "per block, static + dynamic: bytes, or 48K / "
+                                           "48KiB (K = 1024 B, as CUDA counts it)"),
                   on: OnAi = None,
                   cc: str | None = typer.Option(None, "--cc", help="compute capability "
-                                                "instead of --on, e.g. 8.9"),
+                                                "instead of --on, e.g. 8.9; or an AMD LLVM "
+                                                "target, e.g. gfx942"),
                   carveout: str | None = typer.Option(
                       None, "--carveout", help="the SM's configured shared memory: bytes "
                       "(ncu's launch__shared_mem_config_size, e.g. 64K) or a percent of the "
                       "SM's (cudaFuncAttributePreferredSharedMemoryCarveout, e.g. 50%); "
-                      "rounded up to a size the SM supports; default: all of it"),
+                      "rounded up to a size the SM supports; default: all of it (NVIDIA "
+                      "only)"),
+                  sgprs: str | None = typer.Option(
+                      None, "--sgprs", help="AMD only: SGPRs per wave (rocprof's SGPR); "
+                      "they limit residency only past 96 on CDNA; default: not counted"),
                   json_out: bool = JSON) -> None:
         """Theoretical occupancy: resident blocks per SM (limited by warps, registers,
         shared memory and the SM's block cap) and active warps / max warps.
@@ -56,7 +64,25 @@ def register(ai: typer.Typer) -> None:
         Compute reports as launch__occupancy_limit_* and
         sm__maximum_warps_per_active_cycle_pct. Registers are allocated per warp in units
         of 256; 1 KiB of shared memory per block is reserved for the system from compute
-        capability 8.0 on."""
+        capability 8.0 on.
+
+        On an AMD CDNA GPU (--on MI300X, --cc gfx942) it is HIP's calculator
+        (hipOccupancyMaxActiveBlocksPerMultiprocessor): wave64, a CU's 4 SIMDs x 8 wave
+        slots, 512 VGPRs per SIMD lane in granules of 8, the CU's LDS (64 KiB; 160 KiB
+        on MI350).
+
+            rooflab ai occupancy --block 256 --regs 64 --smem 48K --on MI300X"""
+        if (amd := _amd_target(on, cc)) is not None:
+            from .ai_occupancy_cdna import run_cdna
+
+            if carveout is not None:
+                raise InputError("--carveout is an NVIDIA SM's shared-memory setting; an AMD "
+                                 "CU's LDS has no carveout: leave it out")
+            run_cdna(amd, block, regs, _bytes(smem, "--smem"), sgprs, json_out)
+            return
+        if sgprs is not None:
+            raise InputError("--sgprs counts an AMD wave's scalar registers; NVIDIA GPUs "
+                             "have none: leave it out")
         from ..hardware.smem import SM_SOURCE, sm_limits
         from ..model.occupancy import occupancy as calc
 
@@ -75,13 +101,9 @@ def register(ai: typer.Typer) -> None:
         d = result(res, where)
         d["levers"] = list(levers(res, lim))
         d["source"] = SM_SOURCE
-        if json_out:
-            from ..model.schema import SCHEMA_VERSION
-            from .common import emit_json
+        from .ai_occupancy_cdna import answer
 
-            emit_json({"schema_version": SCHEMA_VERSION, **d})
-        else:
-            print("\n".join(lines(d)))
+        answer(d, json_out, lines)
 
 
 def _capability(on: str | None, cc: str | None) -> tuple[str, str]:
@@ -91,7 +113,14 @@ def _capability(on: str | None, cc: str | None) -> tuple[str, str]:
         text = cc.strip()
         if not re.fullmatch(r"\d{1,2}\.\d", text):
             raise InputError(f"--cc must be a compute capability such as 8.0 or 8.9 "
-                             f"(nvidia-smi --query-gpu=compute_cap); got '{cc}'")
+                             f"(nvidia-smi --query-gpu=compute_cap), or an AMD LLVM target "
+                             f"such as gfx942; got '{cc}'")
+        if text in _ROCM_CC:
+            # a ROCm torch reports gfx942 as major.minor 9.4: not a CUDA capability
+            raise InputError(f"--cc {text} is what a ROCm PyTorch reports for {_ROCM_CC[text]}"
+                             f" ({'MI300' if text == '9.4' else 'MI350'}), a gfx version and "
+                             f"not a CUDA compute capability: give --cc {_ROCM_CC[text]} or "
+                             f"--on with the GPU's name")
         if on is not None and on != os.environ.get("ROOFLAB_ON"):
             raise InputError(f"--on {on} and --cc {cc} both name the GPU: give one")
         return text, f"--cc {text}"
@@ -110,6 +139,62 @@ def _capability(on: str | None, cc: str | None) -> tuple[str, str]:
     if facts.cc is None:
         raise InputError(f"{facts.why_no_cc}: give --cc X.Y instead of --on {on}")
     return str(facts.cc), f"--on {on}"
+
+
+# torch.cuda.get_device_capability() on ROCm: gfx942 -> (9, 4), gfx950 -> (9, 5); 9.0
+# (gfx90a's) is also Hopper's, so it is not caught here
+_ROCM_CC = {"9.4": "gfx942", "9.5": "gfx950"}
+
+
+def _amd_target(on: str | None, cc: str | None):
+    """(CuLimits, where) when --cc names a gfx target or --on an AMD GPU (a catalog entry,
+    or a ROCm profile's gcn_arch); None for everything else, which the CUDA path takes."""
+    from ..hardware.cdna_limits import CU_BY_GFX, GFX_BY_DEVICE, cu_limits
+
+    tabled = ", ".join(CU_BY_GFX)
+    if cc is not None:
+        if not cc.strip().lower().startswith("gfx"):
+            return None
+        if on is not None and on != os.environ.get("ROOFLAB_ON"):
+            raise InputError(f"--on {on} and --cc {cc} both name the GPU: give one")
+        lim = cu_limits(cc)
+        if lim is None:
+            raise InputError(f"--cc {cc}: rooflab tables the CU limits of {tabled} only "
+                             f"(hardware/cdna_limits.py)")
+        return lim, f"--cc {lim.gfx}"
+    if on is None:
+        return None
+    from .ai_tile import device_facts
+
+    facts = device_facts(on)
+    if facts.cc is not None or facts.unit != "CU":
+        return None
+    gfx, what = _amd_gfx(on, GFX_BY_DEVICE)
+    lim = cu_limits(gfx)
+    if lim is None:
+        raise InputError(f"--on {on}: {what}; rooflab tables the CU limits of {tabled} only: "
+                         f"give --cc with one of them only if the GPU is that target")
+    return lim, f"--on {on}, {lim.gfx}"
+
+
+def _amd_gfx(on: str, by_device: dict[str, str]) -> tuple[str | None, str]:
+    """The gfx target of --on (an AMD catalog entry or a ROCm profile) and what it is."""
+    from ..hardware.resolve import looks_like_file, split_threads
+
+    spec = on.strip()
+    at = split_threads(spec)
+    path = at[0] if at is not None else spec
+    if at is not None or looks_like_file(spec) or os.path.exists(spec):
+        from ..hardware.profile import profile_in_file
+
+        profile = profile_in_file(path) if path.lower().endswith(".json") else None
+        gfx = profile.host.get("gcn_arch") if profile is not None else None
+        return gfx, f"the profile records the target {gfx or 'none (host.gcn_arch)'}"
+    from ..hardware.catalog import lookup
+
+    name = lookup(spec).name
+    gfx = by_device.get(name)
+    return gfx, f"{name} is {gfx or 'an AMD GPU of no tabled target'}"
 
 
 def _bytes(text: str, name: str) -> int:

@@ -125,7 +125,8 @@ def register(app) -> None:
         else:
             from .common import wide_console
 
-            wide_console().print(compare_table(cmp, fail_if_slower, floors))
+            wide_console().print(compare_table(cmp, fail_if_slower,
+                                               _comm_labelled(floors, before, after)))
             if move is not None:
                 print("\n".join(train_lines(move)))
             for note in table_notes(cmp, fail_if_slower):
@@ -278,7 +279,10 @@ def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
         if floor is None:
             return None
         floors[name] = floors.get(name, 0.0) + floor
-    step = sum(floors.values())
+    # a train --dp step counts its communication's exposed part, as train's floor does
+    from .compare_train import comm_exposed, step_floor
+
+    step = step_floor(floors, comm_exposed(path))
     # the analysis is the decode step's, or the prefill's under --phase prefill
     # `or {}`: a part present as null (which the validator lets by) gave None.get
     phases = {name: (llm.get(key) or {}).get("floor_s") for key, name in
@@ -301,6 +305,22 @@ def _floors(cmp, before: str, after: str):
 
     name = b[1] if b[1] == a[1] else f"{b[1]} -> {a[1]}"
     return floor_moves(cmp, b[0], a[0]), FloorMove(f"step ({name})", b[2], a[2])
+
+
+def _comm_labelled(floors, before: str, after: str):
+    """The floors as the terminal table shows them: a train --dp file's communication row
+    named as the whole of it, with the exposed part the step row counts (s29 gA)."""
+    from dataclasses import replace
+
+    from .compare_train import comm_exposed, comm_label
+
+    b, a = comm_exposed(before), comm_exposed(after)
+    if floors is None or not (b or a):
+        return floors
+    moves = tuple(replace(m, name=comm_label(m.name, b.get(m.name), a.get(m.name)))
+                  if m.name in b or m.name in a else m for m in floors[0])
+    return moves, replace(floors[1], name=f"{floors[1].name[:-1]}: kernels + exposed "
+                                          f"communication)")
 
 
 def _labelled(match):

@@ -13,7 +13,10 @@ _FIELDS = (("floor_s", ("floor_s",), "s"),
            ("tokens_per_s", ("tokens_per_s",), "tok/s"),
            ("mfu_at_floor", ("mfu_at_floor",), "%"),
            ("hfu_at_floor", ("hfu_at_floor",), "%"),
-           ("memory_bytes", ("memory", "total_bytes"), "B"))
+           ("memory_bytes", ("memory", "total_bytes"), "B"),
+           # --dp: the whole communication, and the part of it the step floor counts
+           ("comm_s", ("dp", "comm_s"), "s"),
+           ("comm_exposed_s", ("dp", "exposed_s"), "s"))
 _SETUP = ("batch", "seq", "accumulate", "dtype", "recompute", "attn", "optimizer", "dp",
           "zero", "loss", "clip_grad")
 # a file from before --dp, or of one device, has no dp/zero keys: one device, no ZeRO;
@@ -52,6 +55,38 @@ def _number(train: Mapping, keys: tuple[str, ...]) -> float | None:
     return float(v) if ok else None
 
 
+def comm_exposed(path: str) -> dict[str, float]:
+    """{kernel name: exposed seconds} of a `rooflab train --dp` file's communication rows
+    (meta train_part "comm"): the part of each that the step floor counts; the row's own
+    floor is the whole communication (s29 gA: compare summed the whole, 256 ms, for
+    train's 230 ms step). {} for any other file."""
+    doc = json_doc(path)
+    kernels = doc.get("kernels") if doc is not None else None
+    out: dict[str, float] = {}
+    for k in kernels if isinstance(kernels, list) else ():
+        meta = k.get("meta") if isinstance(k, Mapping) else None
+        if isinstance(meta, Mapping) and meta.get("train_part") == "comm":
+            exposed = _number(meta, ("exposed_s",))
+            if exposed is not None and exposed >= 0:
+                out[str(k.get("name"))] = exposed
+    return out
+
+
+def step_floor(floors: Mapping[str, float], exposed: Mapping[str, float]) -> float:
+    """The step's floor from its rows' floors as `rooflab train` adds them: each kernel's
+    floor, and of a communication row only its exposed part."""
+    return sum(exposed.get(name, floor) for name, floor in floors.items())
+
+
+def comm_label(name: str, before: float | None, after: float | None) -> str:
+    """The compare table's name for a communication row: its floor is the whole of it,
+    and the step counts the exposed part."""
+    from ..units import fmt_seconds
+
+    said = " -> ".join(fmt_seconds(v) if v is not None else "-" for v in (before, after))
+    return f"{name} (whole; the step counts {said} exposed)"
+
+
 def train_move(before: str, after: str) -> dict | None:
     """{"setup": {key: [before, after]} of the settings that differ, name: {"before",
     "after", "ratio"} of each figure both steps carry}; None unless both are train steps."""
@@ -75,9 +110,11 @@ def train_move(before: str, after: str) -> dict | None:
 
 def train_lines(move: Mapping) -> list[str]:
     """The lines under compare's table: what changed and what it did to the step."""
-    from ..units import fmt_seconds, si
+    from ..units import fmt_seconds, per_s, si
 
     def fmt(v: float, unit: str) -> str:
+        if unit == "tok/s":      # events a second as train and llm print them (units.per_s)
+            return f"{per_s(v)} tok/s"
         if unit == "s":
             return fmt_seconds(v)
         return f"{100 * v:.1f} %" if unit == "%" else si(v, unit)
@@ -94,7 +131,9 @@ def train_lines(move: Mapping) -> list[str]:
                      if m["ratio"] is not None and unit != "%" else "")
             label = {"floor_s": "step floor", "tokens_per_s": "tokens/s",
                      "mfu_at_floor": "MFU", "hfu_at_floor": "HFU",
-                     "memory_bytes": "memory"}[name]
+                     "memory_bytes": "memory",
+                     "comm_s": "communication (whole)",
+                     "comm_exposed_s": "communication exposed (in the step floor)"}[name]
             figs.append(f"{label} {fmt(m['before'], unit)} -> {fmt(m['after'], unit)}{ratio}")
     if figs:
         lines.append("train step (from the files' `train` sections: derived floors on "

@@ -34,8 +34,11 @@ PHASES = ("decode", "prefill", "both")
 
 # --tp/--pp and their links, declared here so that the command's signature stays a list
 TpOpt = Annotated[int, typer.Option("--tp", help="tensor-parallel degree: divides the "
-                                    "attention heads; past 8 GPUs the all-reduces cross "
-                                    "InfiniBand")]
+                                    "attention heads; past one 8-device node (NVLink, xGMI, "
+                                    "a Gaudi's RoCE mesh) the all-reduces cross the network: "
+                                    "one 400 Gb/s NIC per device assumed, 50 GB/s per "
+                                    "direction (InfiniBand NDR or 400 GbE RoCE alike; a "
+                                    "TPU's ICI pod has no node edge)")]
 PpOpt = Annotated[int, typer.Option("--pp", help="pipeline-parallel stages (consecutive "
                                     "layers per device or TP group)")]
 MicroBatchesOpt = Annotated[int | None, typer.Option(
@@ -59,8 +62,8 @@ LinkLatencyOpt = Annotated[float | None, typer.Option(
     "of one --pp send without --tp")]
 PpLinkBwOpt = Annotated[str | None, typer.Option(
     "--pp-link-bw", help="stage-to-stage link bandwidth per direction, e.g. 50GB/s "
-    "(default: --link-bw without --tp, else 400Gb/s InfiniBand past 8 GPUs, else the "
-    "catalog's link)")]
+    "(default: --link-bw without --tp, else one 400 Gb/s NIC per device past an 8-device "
+    "node, InfiniBand or RoCE, AMD and Gaudi too; else the catalog's link)")]
 PpLinkLatencyOpt = Annotated[float | None, typer.Option(
     "--pp-link-latency", metavar="US", help="latency of one stage-to-stage send (one hop) "
     "in microseconds (default: --hop-latency-us or --link-latency without --tp, else 0)")]

@@ -339,9 +339,14 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
 # as meta (op, batch, weight_bytes, train_part and the held marks; review s27 v3-F1: a bf16
 # step read as fp32, 12x slow, its weights multiplied by --batch); llm's activations_bytes
 # beside weight_bytes, and the floor's ai/bound/floor_s, which a reader judges again.
-CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "precision", "unit", "op",
-               "batch", "weight_bytes", "activations_bytes", "held_unquantized",
-               "weight_gradient", "ai", "bound", "floor_s")
+# --dp's communication is a row too (s29 gA: it was left out, and the rows summed to the
+# compute floor, not the printed one): its bytes at the link (level), floor_s its whole
+# time, exposed_s what the step waits for; step_floor_s is each row's part of the printed
+# step floor (a kernel's floor, the communication's exposed part), summing to it.
+CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "level", "precision", "unit",
+               "op", "batch", "weight_bytes", "activations_bytes", "held_unquantized",
+               "weight_gradient", "zero", "devices", "note", "ai", "bound", "floor_s",
+               "exposed_s", "step_floor_s")
 
 
 def csv_rows(data: dict) -> list[dict]:
@@ -350,16 +355,20 @@ def csv_rows(data: dict) -> list[dict]:
     rows = []
     for k, t in zip(data["kernels"], data["train"]["kernels"], strict=True):
         meta, split = k.get("meta", {}), t["bytes_split"]
-        if meta.get("train_part") == "comm":
-            continue     # its bytes are at the link, which a CSV row cannot say (DRAM)
         flop = k["flop"]
+        exposed = t.get("exposed_s")     # the communication's row only
         rows.append({"name": k["name"], "train_part": meta.get("train_part"),
                      "calls": k["calls"], "flop": t["flop"], "bytes": t["bytes"],
+                     "level": next(iter(k["bytes"]), "DRAM"),
                      "precision": max(flop, key=flop.get) if flop else None,
                      "unit": k.get("unit"), "op": meta.get("op"), "batch": meta.get("batch"),
                      "weight_bytes": split["weights"],
                      "activations_bytes": split["activations"],
                      "held_unquantized": meta.get("held_unquantized"),
                      "weight_gradient": meta.get("weight_gradient"),
-                     "ai": t["ai"], "bound": t["bound"], "floor_s": t["floor_s"]})
+                     "zero": meta.get("zero"), "devices": meta.get("devices"),
+                     "note": meta.get("note"),
+                     "ai": t["ai"], "bound": t["bound"], "floor_s": t["floor_s"],
+                     "exposed_s": exposed,
+                     "step_floor_s": t["floor_s"] if exposed is None else exposed})
     return rows

@@ -25,6 +25,15 @@ def is_optimizer(kernel: Kernel) -> bool:
     return meta.get("train_part") == "optimizer"
 
 
+def sharded(kernel: Kernel) -> bool:
+    """A `rooflab train --zero 1..3` optimizer-part pass: meta zero >= 1 (train_dp's
+    shard_meta), each device stepping its 1/N shard already."""
+    meta = kernel.meta if isinstance(kernel.meta, dict) else {}
+    zero = meta.get("zero")
+    # a float from a CSV's zero column (its numbers read as floats)
+    return isinstance(zero, (int, float)) and not isinstance(zero, bool) and zero >= 1
+
+
 def optimizer_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
     """--accumulate N (the pass once per N micro-batches) and ZeRO-1 (each of D ranks
     updates 1/D of the parameters): the per-token (per-device) speed-up, the kernel's own
@@ -43,6 +52,10 @@ def optimizer_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
     out = []
     acc = amortize_advice(p, e, n, "the optimizer", "parameter", fused)
     out.append(replace(acc, new_ai=p.ai))
+    if sharded(kernel):
+        # a --zero file's pass is one device's shard already (its meta note says so):
+        # "shard its state over 8 ranks" was advised for what the step does (s29 gA)
+        return out
     zero = _advice(
         p, e, f"shard its state over {d} data-parallel ranks (ZeRO-1)",
         f"each rank updates 1/{d} of the parameters (their fp32 master, m and v): "

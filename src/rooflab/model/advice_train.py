@@ -84,11 +84,10 @@ def comm_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
             f"network hop: keep --dp within a node's NVLink where it can)")
     hidden = _number(meta.get("exposed_overlap_s"))
     ran = _number(meta.get("exposed_s"))
-    if hidden is not None and hidden < comm:
-        said = ("this step ran overlapped: its floor in `rooflab train` counts the exposed "
-                "part only, while the kernels here are summed one after another"
-                if ran is not None and ran < comm else
-                "this step ran --no-overlap: all of it after the backward")
+    # a step that ran overlapped is not told to overlap (its meta note says how much
+    # is left exposed: session 29 gA); --no-overlap's is, priced at the overlapped time
+    if hidden is not None and hidden < comm and not (ran is not None and ran < comm):
+        said = "this step ran --no-overlap: all of it after the backward"
         out.append(_scaled(
             p, e, "overlap it with the backward (gradient buckets)",
             f"{OVERLAP_HOW[meta.get('zero') == 3]}: the step waits only for what is left "
@@ -159,17 +158,20 @@ def grad_pass_advice(p: Point, e: Efficiency, kernel: Kernel, n: int,
     """A gradient pass before the optimizer: once per optimizer step (amortized by
     --accumulate n), 1/d of the gradients per rank under ZeRO (each clips or unscales its
     shard), and for the scale and the unscale, folded into the optimizer's read."""
+    from .advice_optimizer import sharded
+
     out = [amortize_advice(p, e, n, "it", "gradient")]
-    out.append(_advice(
-        p, e, f"shard it over {d} data-parallel ranks (ZeRO-1/2: each its 1/{d} of the "
-              f"gradients)",
-        f"under ZeRO each rank holds the reduced shard of the gradients it steps, and "
-        f"passes over that shard only: bytes and FLOP / {d} per device", "along slope",
-        flop=p.flop / d, nbytes=p.bytes / d, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
-        assumption=f"{d} data-parallel ranks under ZeRO (DeepSpeed's stage 1/2 optimizer, "
-                   f"FSDP); a clip's total norm then all-reduces the ranks' partial sums "
-                   f"(one scalar, latency not counted); the collectives of the gradients "
-                   f"are not counted here (`rooflab train --dp` times them)"))
+    if not sharded(kernel):     # under --zero it passes over its shard already (s29 gA)
+        out.append(_advice(
+            p, e, f"shard it over {d} data-parallel ranks (ZeRO-1/2: each its 1/{d} of the "
+                  f"gradients)",
+            f"under ZeRO each rank holds the reduced shard of the gradients it steps, and "
+            f"passes over that shard only: bytes and FLOP / {d} per device", "along slope",
+            flop=p.flop / d, nbytes=p.bytes / d, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
+            assumption=f"{d} data-parallel ranks under ZeRO (DeepSpeed's stage 1/2 optimizer, "
+                       f"FSDP); a clip's total norm then all-reduces the ranks' partial sums "
+                       f"(one scalar, latency not counted); the collectives of the gradients "
+                       f"are not counted here (`rooflab train --dp` times them)"))
     fold = FOLDABLE.get(kernel.name)
     if fold is not None:
         out.append(_advice(

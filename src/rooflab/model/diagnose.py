@@ -110,22 +110,25 @@ class Diagnosis:
             return "not predicted: held to a faster fallback ceiling (see the kernel note)"
         if self.gain_s is None or self.headroom is None:
             return "no measured time: position only"
+        # three figures as every factor (fmt_factor: '10x', not '10.00x'), and the digits
+        # that keep it past the tolerance line: 1.0504x is not '1.05x' above a 1.05 line
+        above = factor_text(1 / self.headroom, 1 + ABOVE_TOLERANCE) if self.headroom else "-"
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and self.write_allocate:
-            return (f"none: it runs {1 / self.headroom:.2f}x above the STREAM-counted DRAM "
+            return (f"none: it runs {above} above the STREAM-counted DRAM "
                     f"roof, as far as the write-allocate reads its counters include explain "
                     f"(up to 32/24 = 1.33x; see the sanity checks): at its roof")
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and self.cache_resident:
             # served from a cache that holds it, the roof is not the low side (review s18
             # r2 F3: a 16 kB dot at 2x a loaded probe's DRAM roof was blamed on the roof)
-            return (f"none: it runs {1 / self.headroom:.2f}x faster than its {self.point.level} "
+            return (f"none: it runs {above} faster than its {self.point.level} "
                     f"roof allows: its working set fits a cache, which serves the repeated "
                     f"calls (see cache_resident), so the {self.point.level} floor does not bind")
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE) and nominal_binding(self.point):
             # a datasheet roof is not "too low": cache reuse or miscounts (r3 F4)
-            return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows; "
+            return (f"none: it runs {above} faster than its roof allows; "
                     f"{above_nominal(self.point)} (see the sanity checks)")
         if self.headroom < 1 / (1 + ABOVE_TOLERANCE):
-            return (f"none: it runs {1 / self.headroom:.2f}x faster than its roof allows, so "
+            return (f"none: it runs {above} faster than its roof allows, so "
                     f"the roof is too low for it or its counts are wrong (see the sanity "
                     f"checks)")
         # The speed-up over the same floor the saved time is taken against: an RMSNorm of

@@ -25,9 +25,25 @@ from .kernel import Kernel
 # each logit once (its backward, softmax - one-hot, once more), a few FLOP per element,
 # nothing to tile (review s27 v3-F9: its advice said "op kind unknown"). Rotary embedding
 # ('rope') and the SwiGLU gate ('act_mul': silu(gate) x up) read and write each element once.
+# A vision net's batch and group norms (`rooflab ai batchnorm` / `groupnorm` and the torch
+# trace name them batchnorm / groupnorm; aten's native_batch_norm, native_group_norm) are
+# norms too, 4 to 7 FLOP per element read and written once, and a global average pool is
+# traced as a 'mean' (review s28 R3 F12: their fusion advice said "op kind unknown").
 STREAMING_KINDS = ("elementwise", "activation", "copy", "reduction", "softmax", "layernorm",
                    "rmsnorm", "norm", "embedding", "gemv", "add", "relu", "silu", "gelu",
-                   "dot", "axpy", "loss", "cross_entropy", "rope", "act_mul")
+                   "dot", "axpy", "loss", "cross_entropy", "rope", "act_mul", "batchnorm",
+                   "batch_norm", "native_batch_norm", "groupnorm", "group_norm",
+                   "native_group_norm", "_native_batch_norm_legit", "instance_norm",
+                   "mean")
+# Pooling and resampling (`rooflab ai pool2d` / `upsample`, the trace's max_pool2d,
+# avg_pool2d, upsample_nearest2d): each input read and each output written once, nothing
+# to tile, so a known kind for the fusion and tiling advice (review s28 R3 F12). Not
+# STREAMING_KINDS: an average pool counts its window per output and a bilinear upsample 9
+# FLOP per output, so a 5x5 stride-1 average pool in fp16 reaches 6.25 FLOP/B, past the
+# streaming AI bound that sanity_counts.check_ai_high takes for a miscount.
+RESAMPLE_KINDS = ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool",
+                  "_adaptive_avg_pool", "_adaptive_max_pool", "maxpool", "avgpool", "pool",
+                  "upsample", "pixel_shuffle", "pixel_unshuffle")
 # PyTorch's elementwise family by the names its traces give ops (aten::mul, aten::sigmoid_;
 # ingest/torch_ops.py counts them one FLOP or less per element), and their aliases: the
 # same few FLOP per element read and written, so the same AI bound.
@@ -65,7 +81,8 @@ _POINTS_WORD = re.compile(r"\d+pt")
 # Every word a kind may start with; a kind's word is the longest that matches whole, so
 # 'mul_mat_vec' is a GEMV, not a 'mul_mat' (GEMM) nor an elementwise 'mul'.
 _VOCABULARY = tuple(sorted(set(STREAMING_KINDS + ELEMENTWISE_OPS + MATRIX_KINDS + GEMM_KINDS
-                               + WEIGHT_STREAMING_KINDS + SPARSE_KINDS + STENCIL_KINDS),
+                               + WEIGHT_STREAMING_KINDS + SPARSE_KINDS + STENCIL_KINDS
+                               + RESAMPLE_KINDS),
                            key=len, reverse=True))
 # The vocabulary as one pattern, longest word first, each followed by no letter: the first
 # alternative that matches is the longest word the kind starts with. One regex match, not a
@@ -185,7 +202,10 @@ _NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
 # 'sum' and 'reduction' too (review r6 F3): np_sum / nb_sum were taken for elementwise
 # passes and held to the STREAM-counted DRAM ceiling instead of the real-traffic one.
 _NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "reduction": "reduction",
-               "sum": "reduction", "memcpy": "copy", "memset": "fill", "decode": "decode"}
+               "sum": "reduction", "memcpy": "copy", "memset": "fill", "decode": "decode",
+               # ATen's CUDA pooling kernels: max_pool_forward_nchw, avg_pool2d_out_cuda_frame
+               "pool": "pool", "pool1d": "pool", "pool2d": "pool", "pool3d": "pool",
+               "maxpool": "max_pool", "avgpool": "avg_pool"}
 # Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
 # per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
 _TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}

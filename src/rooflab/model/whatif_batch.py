@@ -16,15 +16,15 @@ from .choose import with_launches_s
 from .kernel import Kernel
 from .opkind import kernel_kind, kind_word
 from .retime import GAP_HELD_META, LOWER_BOUND, WhatIf, _apply, _floor
-from .whatif_conv import BATCH_FROM, conv_batch, with_recorded_batch
+from .whatif_conv import BATCH_FROM, batch_name, image_batch, with_recorded_batch
 from .whatif_weights import meta_weights_scaled, shares_words, weight_share_of
 
 
 def meta_batch(k: Kernel) -> int:
-    """The batch a kernel was counted at (meta 'batch', else a conv's input N: `ai conv2d
-    --n 8` counts batch 8, review s28 R3 F1; else 1), a whole number >= 1; anything else
+    """The batch a kernel was counted at (meta 'batch', else an image kernel's input N: `ai
+    conv2d --n 8` counts batch 8, review s28 R3 F1; else 1), a whole number >= 1; anything else
     is the kernel file's mistake, said as such."""
-    value = k.meta.get("batch", conv_batch(k) or 1)
+    value = k.meta.get("batch", image_batch(k) or 1)
     # isfinite: int(inf) raised OverflowError, a traceback (review s23 r4 F2)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             not math.isfinite(value)) or value < 1 or value != int(value):
@@ -64,8 +64,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
         # the new share (review s26 r3 F2: batch 1 -> 64 -> 1 kept 21 MB of activations
         # as weights, the norms 15x off)
         meta = {**k.meta, "batch": batch, **meta_weights_scaled(k.meta, w, r),
-                **_rows_scaled(k.meta, r, conv=conv_batch(k) is not None)}
-        return k.with_(flop={p: f * r for p, f in k.flop.items()},
+                **_rows_scaled(k.meta, r, conv=image_batch(k) is not None)}
+        # `ai conv2d --n 8`'s name says n8: at --batch 32 it says n32 (session 29)
+        return k.with_(name=batch_name(k, b0, batch),
+                       flop={p: f * r for p, f in k.flop.items()},
                        bytes={lv: b * (s * w + (1 - s) * r) for lv, b in k.bytes.items()},
                        meta=meta)
 

@@ -28,11 +28,47 @@ def _whole(v: object) -> bool:
 
 def _conv_op(k: Kernel) -> str:
     """'conv' for a forward conv (meta op conv1d/2d/3d), 'backward' for its backward
-    (conv2d_backward), '' for any other kernel."""
+    (conv2d_backward), 'transposed' for `ai conv_transpose2d`'s (its N and filter are read
+    off its meta shape and bytes_split only), '' for any other kernel."""
     op = k.meta.get("op")
-    if not isinstance(op, str) or not op.startswith("conv") or "transpose" in op:
+    if not isinstance(op, str) or not op.startswith("conv"):
         return ""
+    if "transpose" in op:
+        return "transposed" if op == "conv_transpose2d" else ""
     return "backward" if op.endswith("_backward") else "conv"
+
+
+# `rooflab ai pool2d / batchnorm / groupnorm / upsample`'s meta ops (workloads/ops_cv.py):
+# an N x C x H x W tensor whose N is the batch, as a conv's is (`ai pool2d --n 8` was
+# scaled from batch 1 by --batch 32: 32x, not 4x)
+IMAGE_OPS = frozenset({"max_pool2d", "avg_pool2d", "batchnorm", "groupnorm",
+                       "upsample_nearest", "upsample_bilinear"})
+
+
+def image_batch(k: Kernel) -> int | None:
+    """The N an image kernel was counted at: a conv's (conv_batch), else the meta shape n
+    of an `ai` vision layer (IMAGE_OPS); None for other kernels."""
+    n = conv_batch(k)
+    if n is not None or k.meta.get("op") not in IMAGE_OPS:
+        return n
+    shape = k.meta.get("shape")
+    return int(shape["n"]) if isinstance(shape, Mapping) and _whole(shape.get("n")) else None
+
+
+def batch_name(k: Kernel, b0: int, batch: int) -> str:
+    """The kernel's name at the new batch: `rooflab ai`'s image kernels say their N in
+    it ('conv2d_3x3_n8c512k512_7x7_fp16', 'maxpool_3x3_s2_n8c64_112x112_fp16'), which a
+    batch change left at the old N (session 29); the name unchanged where it says no N
+    (a trace's, a hand-given one)."""
+    shape = k.meta.get("shape")
+    if image_batch(k) != b0 or not isinstance(shape, Mapping) or b0 == batch:
+        return k.name
+    c, filters = shape.get("c"), shape.get("k")
+    for mid in ((f"c{c}k{filters}_",) if filters is not None else ()) + (f"c{c}_",):
+        old = f"_n{b0}{mid}"
+        if k.name.count(old) == 1:
+            return k.name.replace(old, f"_n{batch}{mid}")
+    return k.name
 
 
 def _trace_dims(k: Kernel) -> tuple[list, list, str] | None:
@@ -107,7 +143,7 @@ def with_recorded_batch(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], 
             by_file.setdefault(k.meta.get("file"), set()).add(n)
     out, said = [], set()
     for k in kernels:
-        n = conv_batch(k) if "batch" not in k.meta else None
+        n = image_batch(k) if "batch" not in k.meta else None
         how = "its input's N"
         if n is None and "batch" not in k.meta and k.meta.get("source") == "torch.profiler":
             agreed = by_file.get(k.meta.get("file"), set())
@@ -123,14 +159,15 @@ def with_recorded_batch(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], 
     ns = sorted({n for n, _ in said})
     return tuple(out), (
         f"batch before read off the recorded shapes: {', '.join(map(str, ns))} (a conv's "
-        f"input N; a torch trace's other ops at the N its convs agree on)")
+        f"or an `ai` pool, norm or upsample's input N; a torch trace's other ops at the N "
+        f"its convs agree on)")
 
 
 def is_depthwise(k: Kernel) -> bool:
     """Whether a conv kernel has one input channel per group (C/groups = 1): `ai conv2d`'s
     meta shape groups = c > 1, or a trace conv's filter [K, 1, taps...]. cuDNN runs those
     on the FMA pipes, never TF32 (ops_conv.conv_unit)."""
-    if not _conv_op(k):
+    if _conv_op(k) in ("", "transposed"):
         return False
     shape = k.meta.get("shape")
     if isinstance(shape, Mapping) and _whole(shape.get("groups")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..units import fmt_rate
+from ..units import fmt_factor, fmt_rate
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 
@@ -77,5 +77,6 @@ def _capped(new: Ceiling, old: Ceiling | None, n_new: Ceiling | None,
             f"nominal {limit:.2f}x: {what}; the {new.precision} ceiling is taken as "
             f"{limit:.2f}x the measured {old.precision} one, "
             f"{fmt_rate(value, new.precision)} (derived)").replace("  ", " ")
-    method = f"{limit:.4g}x the measured {old.precision} ceiling (nominal ratio); {note}"
+    # a factor in fmt_factor's 3 figures, not 4 ('0.0156x' for fp64/fp32 = 1/64, not '0.01562x')
+    method = f"{fmt_factor(limit)} the measured {old.precision} ceiling (nominal ratio); {note}"
     return replace(new, value=value, provenance="derived", method=method), note

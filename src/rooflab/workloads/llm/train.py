@@ -324,10 +324,11 @@ OPTIMIZER_HELD = "the optimizer's master weights and state stay fp32 under mixed
 WEIGHT_GRADIENT = "writes the weight gradient (its `weights` bytes) at the training dtype"
 
 
-def _timed(step: Step, ts: TrainStep, roof) -> StepTiming:
+def _timed(step: Step, ts: TrainStep, roof, setup: TrainSetup) -> StepTiming:
     """timing.time_step's analysis, each kernel's meta naming its part of the step and the
-    optimizer's marked as held at fp32."""
+    optimizer's marked as held at fp32 (and under ZeRO, as sharded already)."""
     from ...model.analysis import analyze
+    from .train_dp import shard_meta
 
     kernels = []
     for k in step.kernels():
@@ -338,6 +339,7 @@ def _timed(step: Step, ts: TrainStep, roof) -> StepTiming:
                         model_dtype_parts=["weights", "activations", "kv"])
             # the gradient passes (clip, fp16 unscale) at the gradients' dtype
             meta.update(grad_pass_meta(k.name, step.weight_dtype))
+            meta.update(shard_meta(k.name, setup))
         elif part == "backward" and (k.name.endswith(".bwd_dw") or k.name == FUSED_BWD
                                      or k.meta.get("op") == "embedding"):
             # its `weights` bytes are the dW it writes (fused: scales), not weights it reads
@@ -352,7 +354,7 @@ def run_train(cfg: ModelConfig, roof, setup: TrainSetup) -> TrainResult:
     ts = build_train_step(cfg, setup)
     step = Step(phase="train", batch=setup.batch, q_len=setup.seq, context=setup.seq,
                 ops=ts.ops, layers=cfg.layers, weight_dtype=setup.storage)
-    timing = _timed(step, ts, roof)
+    timing = _timed(step, ts, roof, setup)
     per_token, attn, n = palm_flop_per_token(cfg, setup.seq, setup.attention_flops)
     flash_redo = sum(o.flop for o in ts.forward if o.op.op == "attention") * 0.5
     # fp32: the fp32 tensor ceiling where the roof has one (MI300X's matrix cores), else

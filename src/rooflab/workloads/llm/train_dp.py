@@ -237,7 +237,44 @@ def comm_kernel(dp: DPResult):
                         "by_zero": {str(k): {"bytes": b, "comm_s": t}
                                     for k, b, t in dp.stages},
                         "model": "ring collectives: " + ", ".join(
-                            f"{c.name} ({c.kind}) x {c.calls}" for c in dp.collectives)})
+                            f"{c.name} ({c.kind}) x {c.calls}" for c in dp.collectives),
+                        "note": comm_note(dp)})
+
+
+def comm_note(dp: DPResult) -> str:
+    """The comm row's words in `report`: its floor is the whole communication, the step's
+    floor only the exposed part (a file verb that summed the rows got 256 ms for the 230 ms
+    step of llama-2-7b --dp 8 --zero 1 on H100: session 29 gA)."""
+    from ...units import fmt_seconds
+
+    whole, exposed = fmt_seconds(dp.comm_s), fmt_seconds(dp.exposed_s)
+    if dp.exposed_s >= dp.comm_s:
+        return (f"this row is the whole communication, {whole} per optimizer step, all of it "
+                f"exposed (run after the backward): `rooflab train`'s step floor counts "
+                f"all {whole}")
+    return (f"this row is the whole communication, {whole} per optimizer step; the step "
+            f"already overlaps it with the backward ({OVERLAP_WORDS[dp.zero == 3]}), "
+            f"which leaves {exposed} exposed: `rooflab train`'s step floor counts "
+            f"{exposed} of it, not {whole}")
+
+
+OVERLAP_WORDS = {False: "PyTorch DDP's 25 MB gradient buckets",
+                 True: "FSDP's prefetched all-gathers and bucketed reduce-scatters"}
+
+
+def shard_meta(name: str, setup) -> dict:
+    """The meta of the optimizer part's kernels under ZeRO (train._timed): the stage and
+    the devices, and a note that the pass already covers one device's 1/N shard, so that
+    `report` does not advise the sharding the step has (session 29 gA); {} without ZeRO."""
+    if setup.zero < 1:
+        return {}
+    n, z = setup.dp, setup.zero
+    what = ("the parameters (its shard of the fp32 master weights and optimizer state)"
+            if not name.startswith(("optimizer.clip_grad.", "optimizer.grad_scaler."))
+            else "the gradients (its reduced shard)")
+    return {"zero": z, "devices": n,
+            "note": f"ZeRO-{z}: sharded over {n} data-parallel devices already: this pass "
+                    f"covers one device's 1/{n} of {what}"}
 
 
 def comm_name(dp: DPResult) -> str:
