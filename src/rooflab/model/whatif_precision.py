@@ -72,6 +72,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     def change(k: Kernel) -> Kernel:
         if held_master(k):
             return k
+        if k.meta.get("train_part") == "comm":
+            return comm_in_precision(k, size)
         share = _model_dtype_share(k) if size <= 1 else None
         if share is not None:
             return _said(_gemm_in_narrow_acts(k, share, named_of(k), new_p, block,
@@ -138,6 +140,9 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
                + (_narrow_acts_words(kernels, new_p, fmt) if size <= 1 else "")
+               + ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
+                  "value: fp8 and fp4 recipes keep bf16 gradients"
+                  if any(k.meta.get("train_part") == "comm" for k in kernels) else "")
                + _held_words(kernels, names)
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
@@ -146,6 +151,22 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return w
     w = _only_chosen(w, kernels, names, target)
     return replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+
+
+def comm_in_precision(k: Kernel, size: float) -> Kernel:
+    """A training step's gradient collective (`rooflab train --dp`: meta train_part comm)
+    moves gradients of meta grad_bytes a value, not elements of a FLOP precision (it has
+    none: read as fp32, --precision bf16 halved a bf16 step's all-reduce). Gradients stay
+    at least 2 B in fp8 and fp4 recipes (Transformer Engine's GEMMs write bf16 weight
+    gradients; the all-reduce runs in that dtype), so the bytes scale by
+    max(size, 2) / grad_bytes."""
+    old = float(k.meta.get("grad_bytes") or 2)
+    new = max(float(size), 2.0)
+    if new == old:
+        return k
+    r = new / old
+    return k.with_(bytes={lv: b * r for lv, b in k.bytes.items()},
+                   meta={**k.meta, "grad_bytes": new})
 
 
 def held_master(k: Kernel) -> bool:
