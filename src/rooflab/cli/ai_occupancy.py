@@ -252,12 +252,10 @@ _WHY = {"warps": "warps per SM", "registers": "registers", "shared_memory": "sha
 
 def lines(d: dict) -> list[str]:
     """The answer as text."""
-    lim = d["block_limits"]
+    from .ai_occupancy_cdna import limit_row
 
     def row(key: str, what: str) -> str:
-        v = lim[key]
-        mark = "  <- binds" if key in d["binding"] else ""
-        return f"  {_WHY[key]:<18} {'no limit' if v is None else v:>8}   {what}{mark}"
+        return limit_row(d, _WHY, key, what)
 
     rounding = ("rounded to 256 B; no reserved bytes on 7.x"
                 if d["compute_capability"].startswith("7.") else

@@ -53,14 +53,17 @@ def result(res, lim, where: str) -> dict:
 _WHY = {"waves": "wave slots", "vgprs": "VGPRs", "sgprs": "SGPRs", "lds": "LDS"}
 
 
+def limit_row(d: dict, why: dict, key: str, what: str) -> str:
+    """One 'allowed by' row of an occupancy answer (CUDA's or a CU's), marked if it binds."""
+    v = d["block_limits"][key]
+    mark = "  <- binds" if key in d["binding"] else ""
+    return f"  {why[key]:<18} {'no limit' if v is None else v:>8}   {what}{mark}"
+
+
 def lines(d: dict) -> list[str]:
     """The answer as text."""
-    lim = d["block_limits"]
-
     def row(key: str, what: str) -> str:
-        v = lim[key]
-        mark = "  <- binds" if key in d["binding"] else ""
-        return f"  {_WHY[key]:<18} {'no limit' if v is None else v:>8}   {what}{mark}"
+        return limit_row(d, _WHY, key, what)
 
     nb, w = d["active_blocks_per_cu"], d["waves_per_block"]
     sg = d["sgprs_per_wave"]
