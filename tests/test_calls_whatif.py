@@ -42,7 +42,7 @@ def test_merge_advice_says_the_gain_keeps_the_floor_merging_removes():
     assert d.gain_speedup == pytest.approx(633.2 / 349, rel=1e-9)          # 1.814x
     merge = d.advice[0]
     assert merge.speedup == pytest.approx(633.2 / 284.549, rel=1e-6)      # 2.225x
-    link = ("its gain to the roof (1.8x) keeps the 1000 x 349 ns = 349 us per-call floor "
+    link = ("its gain to the roof (1.81x) keeps the 1000 x 349 ns = 349 us per-call floor "
             "(and drops the rest of each call); merging the calls removes that floor")
     # the text's advice line prints the assumption; --json has detail and assumption
     assert link in merge.assumption and link in merge.detail
@@ -56,7 +56,8 @@ def test_on_the_roofs_floor_the_gain_is_above_the_merges_low_end_and_says_why():
     assert d.gain_speedup == pytest.approx(633.2 / 177, rel=1e-9)          # 3.577x
     merge = d.advice[0]
     assert merge.speedup == pytest.approx(633.2 / 456.377, rel=1e-6)      # 1.387x
-    assert ("its gain to the roof (3.6x) keeps the 1000 x 177 ns = 177 us per-call floor "
+    # 3 figures, as the gain line says it (3.58x faster), not 3.6x
+    assert ("its gain to the roof (3.58x) keeps the 1000 x 177 ns = 177 us per-call floor "
             "(and drops the rest of each call); merging the calls removes that floor"
             ) in merge.assumption
     # the roof's floor without a source is named once, not "(the roof's)" after it
@@ -76,12 +77,12 @@ def test_report_text_and_json_carry_the_link(tmp_path, capsys, monkeypatch):
     out = " ".join(capsys.readouterr().out.split())
     assert "(3.58x faster; the 1000 x 177 ns = 177 us per-call floor stays)" in out
     assert "merge the 1000 calls into one" in out and "1.39x predicted" in out
-    assert ("its gain to the roof (3.6x) keeps the 1000 x 177 ns = 177 us per-call floor "
+    assert ("its gain to the roof (3.58x) keeps the 1000 x 177 ns = 177 us per-call floor "
             "(and drops the rest of each call); merging the calls removes that floor") in out
     assert main(["report", str(ks), "--on", str(roof), "--json"]) == 0
     (d,) = json.loads(capsys.readouterr().out)["diagnosis"]
     assert d["gain_speedup"] == pytest.approx(3.5774, abs=1e-4)
-    assert "its gain to the roof (3.6x) keeps" in d["advice"][0]["assumption"]
+    assert "its gain to the roof (3.58x) keeps" in d["advice"][0]["assumption"]
 
 
 def _c1_file(tmp_path):

@@ -189,7 +189,7 @@ def test_a_choice_is_one_line_of_the_ranking(choices):
 def test_the_ranking_reads_as_choose_table(choices):
     from rooflab.model.display_results import ranking_text
 
-    # vs best: 609 / 299 = 2.04x, 3125 / 298.5 = 10.47x, with launches as at the work floor
+    # vs best: 609 / 299 = 2.04x, 3125 / 298.5 = 10.47 (10.5x), with launches as at the work floor
     # (no launches counted here); `rooflab choose` says the same, in its column order
     assert ranking_text(choices).splitlines() == [
         "Predicted time at the roof (lower bounds), ranked by the time with launches "
@@ -197,7 +197,7 @@ def test_the_ranking_reads_as_choose_table(choices):
         "  #  device  with launches  vs best  work floor  vs best  binding (share)     TDP",
         "  1  H100    299 us         1.00x    299 us      1.00x    DRAM (100%)         700 W",
         "  2  A100    609 us         2.04x    609 us      2.04x    fp16 tensor (100%)  400 W",
-        "  3  T4      3.12 ms        10.47x   3.12 ms     10.47x   DRAM (100%)         70 W"]
+        "  3  T4      3.12 ms        10.5x    3.12 ms     10.5x    DRAM (100%)         70 W"]
 
 
 def test_a_choice_that_cannot_run_the_work_says_why():

@@ -307,11 +307,11 @@ def test_whatif_batch_says_time_per_token(capsys, tmp_path):
     assert code == 0, err
     text = " ".join(out.split())          # undo the console's wrapping
     # work floors (llm's TPOT floor) 6.51 ms -> 7.21 ms; per token 6.51 ms / 1 -> 7.21 ms
-    # / 16 = 451 us: 16 x 6.51 / 7.21 = 14.45x the tokens/s.
+    # / 16 = 451 us: 16 x 6.51 / 7.21 = 14.45 (14.4x: 3 figures) the tokens/s.
     assert "work floor: 6.51 ms -> 7.21 ms (0.90x)" in text
     # the line names the floor it divides (review r8 F8a)
     assert ("per token on the work floor (batch 1 -> 16 sequences per step): 6.51 ms -> "
-            "451 us, 14.45x the tokens/s") in text
+            "451 us, 14.4x the tokens/s") in text
     code, out, _ = run(capsys, "whatif", str(doc), "--on", "T4", "--quantize", "int4")
     assert code == 0 and "per token" not in out
 

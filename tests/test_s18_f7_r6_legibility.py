@@ -26,7 +26,8 @@ def _render(table) -> str:
 
 def test_bench_table_formats_percent_and_ratios_as_every_other_table():
     # roof 1 TFLOP/s fp32, 100 GB/s. "slow": 7e5 FLOP in 1 ms = 0.7 GFLOP/s, its floor
-    # max(7e5 / 1e12, 1e3 / 1e11) = 0.7 us: 0.07 % of the roof, measured/floor 1428.57x.
+    # max(7e5 / 1e12, 1e3 / 1e11) = 0.7 us: 0.07 % of the roof, measured/floor 1428.57
+    # (1430x, 3 figures from 10 as every factor).
     # "huge": 1e4 FLOP, 1e3 B -> floor 1e-8 s; 25 ms is 2.5e6 x the floor; its best sample
     # 0.004 x the floor (a below-floor best).
     roof = Roof("toy", compute=(Ceiling(1e12, "fp32", "vector"),),
@@ -38,8 +39,9 @@ def test_bench_table_formats_percent_and_ratios_as_every_other_table():
     slow = next(line for line in text.splitlines() if "slow" in line)
     huge = next(line for line in text.splitlines() if "huge" in line)
     assert "0.07%" in slow and " 0% " not in slow           # was '0%'
-    assert "1428.57x" in slow
-    assert "2.5e+06x" in huge and "2500000.00x" not in huge  # was '2500000.00x'
+    assert "1430x" in slow and "1428.57x" not in slow
+    # fmt_factor's rule from 10: whole numbers, exponent form only from 1e9 (units.fmt_times)
+    assert "2500000x" in huge and "2500000.00x" not in huge  # was '2500000.00x', then '2.5e+06x'
     assert "0.004x" in huge and "0.00x" not in huge          # was '0.00x'
 
 

@@ -334,7 +334,7 @@ def test_batch_range_per_token_and_reason(tmp_path, capsys):
                               "meta": {"weight_bytes": 2.189e9}}])
     code, out, _ = run(capsys, "whatif", pts, "--on", _profile(tmp_path), "--batch", "185")
     assert code == 0
-    assert "15 ms -> 122 us-156 us, 96.37x-123.35x the tokens/s" in out
+    assert "15 ms -> 122 us-156 us, 96.4x-123x the tokens/s" in out
     assert "does not grow with the batch" in out and "quantization moves" not in out
 
 

@@ -108,7 +108,7 @@ def test_huge_ratios_print_three_figures():
     from rooflab.model.display_results import fmt_times
 
     assert fmt_times(1.8449) == "1.84x"
-    assert fmt_times(9999.0) == "9999.00x"
+    assert fmt_times(9999.0) == "10000x"          # 3 figures from 10 (was "9999.00x")
     assert fmt_times(3.35e18) == "3.35e+18x"
     assert fmt_times(1e-10) == "1e-10x"
     # 1e-9 FLOP and bytes in 1 ms on 2e11 B/s: floor 5e-21 s, headroom 2e17 (was printed

@@ -22,6 +22,18 @@ PCT_LINES = (10.0, 50.0, 105.0)
 SMALL_PCT = 0.995
 # under this a percent is printed '<0.001%' (not '4.9e-05%', review s28 R2 F15)
 TINY_PCT = 0.001
+# from this (whole percents, after rounding) a percent is printed in 3 significant figures,
+# exponent form: '1.49e+06%', not '1492537%'. A point 100x above its roof is a miscount
+# (bytes or FLOP uncounted, a wrong unit); the digits past the third are the miscount's
+# noise, and a 7-digit percent is read wrong by a factor of ten at a glance
+HUGE_PCT = 1e4
+# under this (3 figures, after rounding) a ratio's two decimals keep one significant figure
+# or none ('0.01x' for 0.0123, '0.00x', no time at all, for 2e-4): it is printed in 3
+# significant figures instead, '0.0123x' (units.fmt_times)
+SMALL_TIMES = 0.1
+# from this a ratio's two decimals are more digits than it has (33.50x, 1428.57x): it is
+# printed as units.fmt_factor prints factors, in 3 significant figures (units.fmt_times)
+TIMES_FIGURES = 10.0
 # more decimals than this and the value is shown in full (repr): it is a hair off the line
 MAX_DECIMALS = 4
 
@@ -58,8 +70,8 @@ def pct_text(pct: float | None, space: bool = False,
              lines: tuple[float, ...] = PCT_LINES) -> str:
     """A percent of roof (or of bandwidth) rounded as units.fmt_pct rounds it (whole
     percents, two significant figures under 1 %), with digits added where that rounding
-    reads on a class line ('9.996%', not '10%'; '49.95%', not '50%'). `space`: '49 %'
-    (the Markdown/HTML style). None: '-'."""
+    reads on a class line ('9.996%', not '10%'; '49.95%', not '50%'), and 3 significant
+    figures from HUGE_PCT ('1.49e+06%'). `space`: '49 %' (the Markdown/HTML style). None: '-'."""
     if pct is None or (isinstance(pct, float) and math.isnan(pct)):
         return "-"
     if 0 < abs(pct) < TINY_PCT:
@@ -67,6 +79,8 @@ def pct_text(pct: float | None, space: bool = False,
         text = f"<{TINY_PCT:g}" if pct > 0 else f">-{TINY_PCT:g}"
         return f"{text} %" if space else f"{text}%"
     text = f"{pct:.0f}" if abs(pct) >= SMALL_PCT or pct == 0 else f"{pct:.2g}"
+    if math.isfinite(pct) and abs(float(text)) >= HUGE_PCT:
+        text = f"{pct:.3g}"           # decided after rounding: 9999.6 % is '1e+04%'
     if "e" not in text:
         for line in lines:
             text = keep_side(pct, text, line)
@@ -109,12 +123,21 @@ def change_text(pct: float | None, lines: tuple[float, ...] = (0.0,)) -> str:
     return ("+" if pct > 0 and not text.startswith("+") else "") + text + " %"
 
 
-def times_text(x: float, line: float) -> str:
-    """A headroom or speed-up as units.fmt_times writes it ('1.84x'), with the decimals
-    that keep it off `line` ('2.002x' beside '(>2x)', not '2.00x')."""
-    if not math.isfinite(x) or not (x == 0 or 0.01 <= abs(x) < 1e4):
-        return f"{x:.3g}x"
-    return keep_side(x, f"{x:.2f}", line) + "x"
+def times_text(x: float | None, line: float | None = None) -> str:
+    """A headroom or speed-up as units.fmt_times writes it (two decimals from 0.1 to 10, 3
+    significant figures from 10 and under 0.1), with the decimals that keep it off
+    `line` where one is given ('2.002x' beside '(>2x)', not '2.00x'). None or NaN: '-'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    if not math.isfinite(x):
+        return f"{x}x"
+    if x != 0 and abs(float(f"{x:.3g}")) < SMALL_TIMES:
+        return f"{x:.3g}x"            # 0.09996 is '0.10x', 0.0995 '0.0995x'
+    text = f"{x:.2f}"
+    if abs(float(text)) >= TIMES_FIGURES:
+        # decided after rounding: 9.996 is '10x' (3 figures), never '10.00x'
+        return factor_text(x, 1.0 if line is None else line)
+    return (text if line is None else keep_side(x, text, line)) + "x"
 
 
 def factor_text(x: float | None, line: float = 1.0) -> str:

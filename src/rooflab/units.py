@@ -10,7 +10,7 @@ import math
 import re
 
 from .errors import InputError
-from .sides import pct_text  # standard library only: no cycle
+from .sides import pct_text, times_text  # standard library only: no cycle
 
 # Bytes per element. int4 and fp4 pack two elements per byte; int2/int3/int6 are the
 # weight-only widths of GPTQ/EXL2/llama.cpp-style group quantization (bits / 8 B, packed)
@@ -220,13 +220,19 @@ def fmt_factor(x: float | None, digits: int = 3) -> str:
     return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
 
 
-def fmt_times(x: float) -> str:
-    """A ratio as '1.84x' (two decimals: the speed-ups and headrooms of tables, beside
-    fmt_factor's significant figures); from 1e4 up (and under 0.01, not '0.00x') with 3
-    significant figures ('3.35e+18x'): a kernel of 1e-9 FLOP and bytes once printed a
-    22-digit headroom, 1e300 s a 300-digit one that wrapped over six table lines (review
-    r3 F6)."""
-    return f"{x:.2f}x" if x == 0 or 0.01 <= abs(x) < 1e4 else f"{x:.3g}x"
+def fmt_times(x: float | None) -> str:
+    """A speed-up, headroom or other ratio of times as tables and advice lines print it,
+    one rule for both: two decimals from 0.1 to 10 ('0.50x', '1.84x', '9.99x'), fmt_factor's 3
+    significant figures from 10 ('33.5x', not '33.50x' beside '33.5x faster'; '1430x',
+    not '1428.57x'; '3.35e+18x' from 1e9, not the 22-digit headroom a kernel of 1e-9 FLOP
+    and bytes once printed, review r3 F6). The side of 10 is taken after rounding: 9.996
+    is '10x', never '10.00x'. Under 0.1, 3 significant figures ('0.0123x', '0.005x',
+    '6.7e-05x'): two decimals keep two figures from 0.1 up, one or none under it ('0.01x'
+    for 0.0123, 19 % off; '0.00x', which reads as no time, for 2e-4). Not '<0.01x': so
+    small a ratio is a time far below its floor, a miscount, and its size says by how much
+    (6.7e-05x is 15000x too fast, review s28 R2 F11). 0 is '0.00x'; None or NaN '-'
+    (sides.times_text)."""
+    return times_text(x)
 
 
 def fmt_pct(pct: float | None, space: bool = False) -> str:
@@ -235,7 +241,9 @@ def fmt_pct(pct: float | None, space: bool = False) -> str:
     is not '0%' and 49.4999 is '49%' on every page. `space`: "49 %" (the markdown/HTML
     reports' style). None: "-". Near a line that decides a class (10 % latency, 50 % the >2x
     flag, 105 % above the roof) it keeps the digits that hold its side: a latency-bound
-    9.996 % is '9.996%', not '10%' (sides.pct_text; review s22 r4 F3)."""
+    9.996 % is '9.996%', not '10%' (sides.pct_text; review s22 r4 F3). From 10000 % (a
+    point 100x above its roof: a miscount) 3 significant figures, '1.49e+06%', not
+    '1492537%'."""
     return pct_text(pct, space=space)
 
 

@@ -77,7 +77,7 @@ def _percent(row: dict[str, Any]) -> float | None:
 
 
 def _times(x: float | None) -> str:
-    # units.fmt_times (its 3 figures past 1e4 and under 0.01), '-' for no best sample
+    # units.fmt_times (two decimals, 3 figures from 10 and under 0.1), '-' for no best sample
     return "-" if x is None else fmt_times(x)
 
 

@@ -100,10 +100,11 @@ def choose(
                                "(as --json) or .csv (one row per device)"),
     gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help=GPU_MEM_UTIL_HELP),
 ) -> None:
-    from ..model.choose import choices_to_dict, compare_steps, rank
+    from ..model.choose import choices_to_dict, compare_steps
     from .choose_memory import fit_util
     from .choose_tokens import buyer_fields, step_scope
     from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
+    from .choose_train_comm import PLUS, add_comm_fields, print_comm_lines, rank_with_comm
     from .common import console, emit_json
 
     top = _check_options(among, kind, top, output, files)
@@ -121,11 +122,13 @@ def choose(
     memory = _memories([n for n, _, _ in cands], util[0]) if need else None
     links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands], scope)
     # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
-    choices = rank(kernels, cands, needs_bytes=need, memory_bytes=memory, link_s=links,
-                   tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
+    kernels, comm, comms, choices = rank_with_comm(
+        kernels, cands, links, needs_bytes=need, memory_bytes=memory,
+        tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
     compared = compare_steps(steps, choices)
     data = choices_to_dict(choices, kernels, compared)
     _enrich_rows(data, choices, need, memory, least, split, files, docs, scope)
+    add_comm_fields(data, choices, comm, comms)
     buyer_fields(data, choices, scope, memory, util[0])
     from ..model.schema import SCHEMA_VERSION
 
@@ -138,16 +141,22 @@ def choose(
 
             print(gpus_line(split))
         console().print(_table(choices[:top], kernels, compared, need, memory, least, split,
-                               scope, util, train=train_inputs(files, docs)))
+                               scope, util, train=train_inputs(files, docs),
+                               plus=PLUS if comm else None))
         _tp_lines(split, _tp_block(files, docs), choices[:top], scope)
-    if output:
-        # the file holds every device, as --json does; --top trims the screen only
-        from .choose_output import write_ranking
+        print_comm_lines(comm, comms, choices[:top])
+    if output:   # the file holds every device, as --json does; --top trims the screen only
+        _write(output, doc)
 
-        write_ranking(output, doc)
-        from .common import wrote
 
-        wrote(output)   # stderr, as every verb: stdout holds the data (s22 r3 F7)
+def _write(output: str, doc: dict) -> None:
+    """-o: the ranking to .json or .csv, said on stderr as every verb does (stdout holds
+    the data, s22 r3 F7)."""
+    from .choose_output import write_ranking
+    from .common import wrote
+
+    write_ranking(output, doc)
+    wrote(output)
 
 
 def _say_util_unused(gpu_mem_util: float | None, need: float | None) -> None:
@@ -236,20 +245,21 @@ def _platform_max(names) -> list[str]:
 
 
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,
-           scope=None, util=(None, ""), train=False):
+           scope=None, util=(None, ""), train=False, plus=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule, standings
-    from ..units import fmt_seconds, si, si_apart
+    from ..units import fmt_seconds, fmt_times, si, si_apart
     from .choose_dies import die_count, die_notes
     from .choose_energy import energy_words
     from .choose_tokens import scope_line, token_cells
     from .choose_words import floor_words, per_unit, title
 
     link = any(c.link_s is not None for c in choices)   # a --tp shard: + each TP link
-    plus = " + TP link" if link else ""
+    # what the times add: a --tp shard's TP link, a train --dp step's exposed comm
+    plus = (plus or " + TP link") if link else ""
     mixed = any(c.viable for c in choices) and not all(c.viable for c in choices)
     t = Table(title=title(scope, plus, mixed), title_justify="left")
     tokens = (("tok/s", f"tok/s per {per_unit(choices)}", "J/token (est.)") if scope is not None
@@ -269,9 +279,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         vs = mixed and not c.viable
         t.add_row(str(i), c.name + _unfit_mark(c) + (" (one die)" if die_count(c.name) > 1
                                                      else ""), fmt_seconds(c.ranked_s),
-                  f"{c.ranked_s / best:.2f}x" if best and not vs else "-",
+                  fmt_times(c.ranked_s / best) if best and not vs else "-",
                   fmt_seconds(c.floor_s),
-                  f"{c.floor_s / floor:.2f}x" if floor and not vs else "-",
+                  fmt_times(c.floor_s / floor) if floor and not vs else "-",
                   f"{c.binding} ({c.binding_share:.0%})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"),
                   *token_cells(c, scope))
@@ -286,12 +296,12 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                            f"vs best: each time / the best device's"
                            f"{', - where it cannot run the work' if mixed else ''}; binding: "
                            f"the share of the time {WITH_LAUNCHES}; "
-                           f"{energy_words(split, link)}", style="dim")]
+                           f"{energy_words(split, link, plus)}", style="dim")]
     if scope is not None:
         parts.append(Text(scope_line(scope, split["gpus"] if split else 1, plus), style="dim"))
     for s in compared:
         on = f" on {s.device}" if s.device else ""
-        vs = (f" = {s.vs_floor:.2f}x its predicted {fmt_seconds(s.floor_s)} "
+        vs = (f" = {fmt_times(s.vs_floor)} its predicted {fmt_seconds(s.floor_s)} "
               f"{WITH_LAUNCHES}" if s.vs_floor else "")
         parts.append(Text(f"measured: {s.step.name} took {fmt_seconds(s.step.seconds)}{on}"
                           f"{vs} (a comparison point, not work: the step's kernels are "

@@ -17,10 +17,11 @@ def _split(split: Mapping | None) -> tuple[int, int]:
     return int(split.get("tp") or 1), int(split.get("pp") or 1)
 
 
-def energy_words(split: Mapping | None, link: bool) -> str:
-    """The table's FLOP/J footnote: what the time, the power and the FLOP are."""
+def energy_words(split: Mapping | None, link: bool, plus: str | None = None) -> str:
+    """The table's FLOP/J footnote: what the time, the power and the FLOP are; plus: what
+    the time adds (" + TP link", or a train --dp step's " + exposed comm")."""
     tp, pp = _split(split)
-    plus = " + TP link" if link else ""
+    plus = (plus or " + TP link") if link else ""
     gpus = ""
     if pp > 1:   # a token passes every stage: all the GPUs are powered for the whole step
         gpus = (f", on all {tp * pp} GPUs: every stage's FLOP{f' x {tp}' if tp > 1 else ''}"

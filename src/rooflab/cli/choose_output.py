@@ -15,8 +15,11 @@ CSV_COLUMNS = ("rank", "name", "seconds", "work_floor_s", "with_launches_s", "ra
                "tdp_w", "energy_j", "flop_per_joule", "work_floor_energy_j",
                "work_floor_flop_per_joule", "step", "tokens_per_step", "tokens_per_s",
                "tokens_per_s_per_gpu", "energy_per_token_j", "gpu_mem_util", "memory_from",
-               "software_devices", "tp_link_s", "tp_tpot_floor_s", "tp_step_floor_s", "tp",
-               "pp", "gpus")
+               "software_devices",
+               # a train --dp file: its collectives on the device's link, whole and exposed,
+               # and the step floor `rooflab train --on` prints (choose_train_comm)
+               "dp_comm_s", "dp_exposed_s", "dp_step_floor_s",
+               "tp_link_s", "tp_tpot_floor_s", "tp_step_floor_s", "tp", "pp", "gpus")
 
 
 def write_ranking(path: str, doc: dict) -> None:

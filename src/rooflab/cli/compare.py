@@ -327,7 +327,9 @@ def _labelled(match):
     """The pair as the chart labels it: which point is before, which after, and the
     speed-up (both points of a kernel otherwise carried the same name); a speed-up the
     table calls within the noise or cannot tell says so (review s19 r5 F8)."""
-    gain = f", {match.speedup:.2f}x" if match.speedup else ""
+    from ..units import fmt_times
+
+    gain = f", {fmt_times(match.speedup)}" if match.speedup else ""
     if gain and match.cannot_tell:
         gain += ", cannot tell"
     elif gain and match.within_noise:

@@ -111,14 +111,16 @@ def _span(low: float, high: float) -> str:
 def _ratio_span(before, after) -> str:
     """The speed-up range of two (low, high) time ranges: slowest before over fastest after
     and the other way round."""
-    low, high = before[0] / after[1], before[1] / after[0]
-    return f"{low:.2f}x" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}x-{high:.2f}x"
+    from ..units import fmt_times
+
+    low, high = fmt_times(before[0] / after[1]), fmt_times(before[1] / after[0])
+    return low if low == high else f"{low}-{high}"
 
 
 def _times(m) -> tuple[str, str, str]:
     """The before, after and speed-up cells: a what-if range where a side has one."""
     from ..model.compare_notes import seconds_range
-    from ..units import fmt_seconds, seconds_apart
+    from ..units import fmt_seconds, fmt_times, seconds_apart
 
     rb, ra = seconds_range(m.before), seconds_range(m.after)
     before = _span(*rb) if rb else fmt_seconds(m.before.seconds)
@@ -129,7 +131,8 @@ def _times(m) -> tuple[str, str, str]:
     if m.speedup is None:
         return before, after, "-"
     r = m.speedup_range
-    return before, after, (f"{r[0]:.2f}x-{r[1]:.2f}x" if r else times_text(m.speedup, 1.0))
+    return before, after, (f"{fmt_times(r[0])}-{fmt_times(r[1])}" if r
+                           else times_text(m.speedup, 1.0))
 
 
 class _Fitted:

@@ -110,7 +110,7 @@ def train_move(before: str, after: str) -> dict | None:
 
 def train_lines(move: Mapping) -> list[str]:
     """The lines under compare's table: what changed and what it did to the step."""
-    from ..units import fmt_seconds, per_s, si
+    from ..units import fmt_seconds, fmt_times, per_s, si
 
     def fmt(v: float, unit: str) -> str:
         if unit == "tok/s":      # events a second as train and llm print them (units.per_s)
@@ -127,7 +127,7 @@ def train_lines(move: Mapping) -> list[str]:
     for name, _, unit in _FIELDS:
         if name in move:
             m = move[name]
-            ratio = (f" ({m['ratio']:.2f}x the first's)"
+            ratio = (f" ({fmt_times(m['ratio'])} the first's)"
                      if m["ratio"] is not None and unit != "%" else "")
             label = {"floor_s": "step floor", "tokens_per_s": "tokens/s",
                      "mfu_at_floor": "MFU", "hfu_at_floor": "HFU",

@@ -35,10 +35,11 @@ PHASES = ("decode", "prefill", "both")
 # --tp/--pp and their links, declared here so that the command's signature stays a list
 TpOpt = Annotated[int, typer.Option("--tp", help="tensor-parallel degree: divides the "
                                     "attention heads; past one 8-device node (NVLink, xGMI, "
-                                    "a Gaudi's RoCE mesh) the all-reduces cross the network: "
-                                    "one 400 Gb/s NIC per device assumed, 50 GB/s per "
-                                    "direction (InfiniBand NDR or 400 GbE RoCE alike; a "
-                                    "TPU's ICI pod has no node edge)")]
+                                    "a Gaudi's RoCE mesh) the all-reduces cross the network "
+                                    "`rooflab scale` assumes for the device: one 400 Gb/s "
+                                    "NIC per GPU (50 GB/s per direction; MI250X/MI300A a 200 "
+                                    "Gb/s Slingshot NIC), a Gaudi its own 3 scale-out "
+                                    "ports; a TPU's ICI pod has no node edge")]
 PpOpt = Annotated[int, typer.Option("--pp", help="pipeline-parallel stages (consecutive "
                                     "layers per device or TP group)")]
 MicroBatchesOpt = Annotated[int | None, typer.Option(

@@ -29,7 +29,8 @@ from ..model.kernel import Kernel
 # and not scaled to this GPU's clock (review s26 v2 F6: 23 % on L4's roof, not 18 %).
 PLAIN = ("step", "step_index", "source", "grid", "block", "sms", "sms_source",
          "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
-         "occupancy_limit_blocks", "sm_clock_hz", "cc", "device")
+         "occupancy_limit_blocks", "workgroup_size", "wave_size", "occupancy_from",
+         "sm_clock_hz", "cc", "device")
 
 
 def _cell(key: str, value: object) -> object:

@@ -50,8 +50,12 @@ as it is), else 50 GB/s (one 400 Gb/s NDR InfiniBand NIC
 per GPU) times --nics-per-node (default: one NIC per GPU, as on HGX/DGX
 nodes): NCCL runs one ring per NIC, so 8 NICs give 400 GB/s across nodes
 (--inter-bw and a measured network are the ring's bus bandwidth as they are).
-A Gaudi leaves its node by its own 3 scale-out RoCE ports (75 GB/s a Gaudi 3); a TPU's
-ICI joins a whole pod slice, so no row crosses a node unless --per-node is given.
+Other systems carry other networks, each named with its source: an MI300X-class
+GPU one 400 Gb/s NIC (50 GB/s), an MI250X or MI300A one 200 Gb/s Slingshot NIC
+(25 GB/s); a Gaudi leaves its node by its own 3 scale-out RoCE ports (75 GB/s a
+Gaudi 3); a TPU's ICI joins a whole pod slice, so no row crosses a node unless
+--per-node is given, and past it slices talk over the data-center network
+(v5p: 50 Gb/s per chip).
 Rows past the ranks a profile measured are extrapolations, and a
 note says so.
 
@@ -143,19 +147,19 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
 def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency_s: float,
                device=None) -> tuple[Link, str]:
     """Between nodes, with its kind (given, measured or assumed): --inter-bw, else the
-    network a cluster profile measured across hosts, else the chip's own scale-out ports
-    (Gaudi: own_scale_out), else one NDR InfiniBand NIC per GPU (assumed). `hop_latency_s`
-    is per hop; `device` the catalog device of --on (None for a file)."""
-    from ..model.comm_link import assumed_nic, own_scale_out
+    network a cluster profile measured across hosts, else the network the device's systems
+    carry (assumed, model.scale_out: a Gaudi's own scale-out ports, an MI300X's 400G NIC,
+    a TPU's DCN share, else one NDR InfiniBand NIC per GPU), as `rooflab llm` assumes it.
+    `hop_latency_s` is per hop; `device` the catalog device of --on (None for a file)."""
     from ..model.parallel import Link
+    from ..model.scale_out import assumed_network
 
     if inter_bw:
         return (Link("network", _rate(inter_bw, "--inter-bw"), hop_latency_s,
                      "given (--inter-bw)"), "given")
     if measured is not None and measured.inter is not None:
         return measured.inter, "measured"
-    own = own_scale_out(device, hop_latency_s) if device is not None else None
-    return (own or assumed_nic(hop_latency_s)), "assumed"
+    return assumed_network(device, hop_latency_s), "assumed"
 
 
 def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,

@@ -50,7 +50,8 @@ def scale_network(inter: Link, kind: str, dev: Any, per_node: int | None,
     without --per-node no row crosses a node (review r7 F2: a v5p's rows past 8 went over
     an assumed InfiniBand NIC); an assumed network counts one NIC (or a Gaudi chip's
     scale-out ports) per device of a node; a given or measured one is the ring's as is."""
-    from ..model.comm_link import NDR_SOURCE, node_network_link
+    from ..model.comm_link import node_network_link
+    from ..model.scale_out import network_unit
 
     pod = per_node is None and pod_linked(dev)
     if pod:
@@ -64,9 +65,8 @@ def scale_network(inter: Link, kind: str, dev: Any, per_node: int | None,
     if kind != "assumed":
         return ScaleNet(inter, kind, None, per_node)
     count = nics or per_node
-    # one NDR NIC per GPU, else a chip's own scale-out ports (Gaudi: own_scale_out)
-    unit = "NIC" if inter.source.startswith(NDR_SOURCE) else "chip"
-    return ScaleNet(node_network_link(inter, count, unit), kind, count, per_node)
+    # one NIC per device, or a chip's own share (Gaudi's ports, a TPU's DCN): scale_out
+    return ScaleNet(node_network_link(inter, count, network_unit(dev)), kind, count, per_node)
 
 
 def hop_note(hop_s: float, chosen: Any, net: ScaleNet, points: list[ScalePoint]

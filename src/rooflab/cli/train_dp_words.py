@@ -20,7 +20,8 @@ def dp_link(on: str, n: int, link_bw: str | None) -> Link:
     choose_links, inter_link; scale_links.scale_network): --link-bw, else the catalog
     device's interconnect (half its both-directions figure; an NVLink bridge's pair, PCIe
     beyond two), else the roof's link ceiling; past a node (8 devices) a flat ring across
-    the network (one 400 Gb/s NDR NIC per device, assumed), at its slowest hop."""
+    the network the device's systems carry (assumed, model.scale_out: one 400 Gb/s NIC per
+    GPU on HGX/DGX and MI300X platforms, a Gaudi's own ports), at its slowest hop."""
     from ..model.comm_link import ring_link
     from .scale import choose_links, inter_link
     from .scale_links import catalog_device, scale_network
@@ -93,7 +94,7 @@ def add_dp_kernel(data: dict, r) -> None:
 
     dp = r.dp
     roof = link_roof(r.timing.analysis.roof, dp.link)
-    k = comm_kernel(dp)
+    k = comm_kernel(dp, r.setup.batch)
     a = analyze(roof, [k], levels=(dp.link.level,))
     data["roof"] = roof_to_dict(roof)
     data["kernels"].append(kernel_to_dict(k))

@@ -261,7 +261,9 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
         "with_launches_s": r.with_launches_s,
         "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
                      "launch_s": list(t.launch_s_range), "source": t.launch_source},
-        "parts_s": {part: r.part_s(part) for part in PARTS},
+        # under --dp the exposed communication too, so the parts add up to floor_s (s30)
+        "parts_s": {**{part: r.part_s(part) for part in PARTS},
+                    **({"comm": r.dp.exposed_s} if r.dp is not None else {})},
         "tokens_per_s": r.tokens_per_s,
         "model_flop": r.model_flop, "model_flop_source": MFU_SOURCE[st.attention_flops],
         "counted_flop": r.counted_flop, "recompute_flop": r.recompute_flop,
@@ -346,7 +348,10 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
 CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "level", "precision", "unit",
                "op", "batch", "weight_bytes", "activations_bytes", "held_unquantized",
                "weight_gradient", "zero", "devices", "note", "ai", "bound", "floor_s",
-               "exposed_s", "step_floor_s")
+               "exposed_s", "step_floor_s",
+               # the communication's whole time again, as its meta comm_s: read back, the
+               # analysis columns (floor_s) are dropped, and whatif's exposed share is of it
+               "comm_s")
 
 
 def csv_rows(data: dict) -> list[dict]:
@@ -370,5 +375,6 @@ def csv_rows(data: dict) -> list[dict]:
                      "note": meta.get("note"),
                      "ai": t["ai"], "bound": t["bound"], "floor_s": t["floor_s"],
                      "exposed_s": exposed,
-                     "step_floor_s": t["floor_s"] if exposed is None else exposed})
+                     "step_floor_s": t["floor_s"] if exposed is None else exposed,
+                     "comm_s": None if exposed is None else t["floor_s"]})
     return rows

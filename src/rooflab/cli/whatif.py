@@ -151,10 +151,14 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     if not targets:
         raise InputError(f"--hardware '{hardware}' holds no roof; give a catalog name "
                          f"(`rooflab specs list`) or a profile from `rooflab probe`")
+    from .whatif_train import hardware_change
+
+    # a train --dp step's communication runs on the other device's own link (s30)
+    targets, change = hardware_change(kernels, targets, hardware)
     basis, target, line = efficiency_basis(on_roofs or (roof,), targets, kernels)
     # retime words the line for --on; without --on the profile is the input's own
     line = line.replace("the --on profile's", f"{roofs_from}'s")
-    result = w.move_hardware(basis, kernels, target, judge=roof)
+    result = w.move_hardware(basis, kernels, target, judge=roof, change=change)
     from ..model.tf32_note import tf32_note
 
     # fp32 convs onto an Ampere+ GPU: PyTorch runs them on TF32 (review s28 R3 F7)
@@ -254,6 +258,10 @@ def register(app) -> None:
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on, hardware])
         inputs = load_inputs(files, [on] if on else [])
+        from .whatif_train import for_whatif
+
+        # a train --dp file's communication on the --on device's link (s30)
+        inputs = for_whatif(inputs, on)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,

@@ -145,7 +145,7 @@ def _fit(llm: dict, result, hardware: str | None) -> dict | None:
 
 def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
     """The lines an llm document adds under the table: the all-reduces and the fit."""
-    from ..units import fmt_seconds, si_apart
+    from ..units import fmt_seconds, fmt_times, si_apart
 
     extras = _llm_extras(llm, result, hardware)
     out = []
@@ -155,7 +155,7 @@ def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
         out.append(f"with the {par['allreduces_per_step']} all-reduces{_terms_words(llm)} "
                    f"of --tp {par['tp']}: {fmt_seconds(par['comm_before_s'])} -> "
                    f"{fmt_seconds(par['comm_after_s'])} (on {par['comm_link']}), so the "
-                   f"TPOT floor {fmt_seconds(tb)} -> {fmt_seconds(ta)} ({tb / ta:.2f}x), as "
+                   f"TPOT floor {fmt_seconds(tb)} -> {fmt_seconds(ta)} ({fmt_times(tb / ta)}), as "
                    f"`rooflab llm` gives it")
         if par.get("note"):
             out.append(f"note: {par['note']}")

@@ -88,6 +88,9 @@ def _table(result, llm: dict | None = None):
 
         totals = total_floors(result)["work"]
     parts += [Text(line) for line in floor_lines]
+    from .whatif_train import comm_lines
+
+    parts += [Text(line) for line in comm_lines(result)]   # a train --dp step's (s30)
     # per token: the kernels the batch moved only; under --only the rest of the file
     # makes no more tokens (review 12a #2: 19.2 ms / 64 mixed them in)
     line = _per_token_line(result, _moved_totals(result, steps) if measured else totals,
@@ -133,8 +136,8 @@ def _held(result) -> dict[str, float]:
     (model.retime.gap_held): their time after is a range, not the optimistic end alone."""
     from ..model.retime import gap_held
 
-    return {old.name: slow for old, new in result.moves
-            if (slow := gap_held(new)) is not None and old.name == new.name}
+    return {_row_name(old, new): slow for old, new in result.moves
+            if (slow := gap_held(new)) is not None}
 
 
 def _lower_bounds(result) -> set[str]:
@@ -142,7 +145,14 @@ def _lower_bounds(result) -> set[str]:
     decode point batched past the ridge, at its compute floor."""
     from ..model.retime import lower_bound
 
-    return {old.name for old, new in result.moves if lower_bound(new)}
+    return {_row_name(old, new) for old, new in result.moves if lower_bound(new)}
+
+
+def _row_name(old, new) -> str:
+    """A move's row name as _rows gives it: 'old -> new' where the change renamed the
+    kernel ('decode_fp16 b=1 -> decode_fp8 b=1' under --precision fp8 kept its held range
+    only while the rows were looked up by the old name alone, session 30)."""
+    return old.name if old.name == new.name else f"{old.name} -> {new.name}"
 
 
 def _bound_lines(result) -> list[str]:
@@ -369,6 +379,10 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
     from ..model.whatif_floors import move_floors
 
     work = [(b[0], a[0]) for b, a in move_floors(result)]
+    from ..model.whatif_comm import comm_exposures
+    from .whatif_train import comm_label
+
+    exposures = comm_exposures(result)   # a train --dp step's communication row (s30)
     for (old, new), (fb, fa), (b, a) in zip(result.moves, work, points, strict=True):
         sp = old.seconds / new.seconds if old.seconds and new.seconds else None
         if id(old) in steps:
@@ -396,7 +410,10 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
                         rows[-1][5], floor)
             continue
         prev_new, members = new, [old]
-        rows.append((old.name if old.name == new.name else f"{old.name} -> {new.name}",
+        name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
+        if id(old) in exposures:
+            name = comm_label(name, exposures[id(old)])
+        rows.append((name,
                      f"{fmt_ai(b.ai if b else None)} -> {fmt_ai(a.ai if a else None)}",
                      *times, _bound_cell(b, a), floor))
     return rows, floored, step_lines

@@ -87,7 +87,11 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
         from .torch_trace import load_torch_trace
 
         return load_torch_trace(path).kernels
-    return kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
+    kernels = kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
+    from ..model.train_comm import shard_older_optimizer
+
+    # an older train --zero file's optimizer pass is sharded already (s30)
+    return shard_older_optimizer(kernels)
 
 
 def _refuse_advisor_roofs(text: str, path: str) -> None:

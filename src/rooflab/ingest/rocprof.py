@@ -418,10 +418,15 @@ def load_rocprof(paths, device: str | None = None) -> ProfileImport:
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [group_kernel(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
+    from .rocprof_occupancy import target_gfx, with_occupancy  # as ncu records occupancy
+
+    kernels, occupancy = with_occupancy(kernels, [g.first.metrics for g, _, _ in pairs],
+                                        target_gfx(device, paths_in))
     from ..hardware.rocprof_roofline import workload_roofline
 
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),
-                         failed=tuple(failed), files=tuple(used), notes=held_notes(kernels),
+                         failed=tuple(failed), files=tuple(used),
+                         notes=held_notes(kernels) + occupancy,
                          roof_file=workload_roofline(paths_in) or "")
 
 

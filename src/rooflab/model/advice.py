@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_ai, fmt_seconds
+from ..units import fmt_ai, fmt_seconds, fmt_times
 from .advice_above import hold_above_slope
 from .advice_calls import hold_call_cost, many_calls, merge_calls_advice
 from .advice_compute import (
@@ -81,9 +81,10 @@ def gap_range(a: Advice, p: Point, e: Efficiency, kernel: Kernel | None = None,
     held = e.launch_s + work + gap
     if held <= a.new_seconds * (1 + 1e-3):
         return a
-    words = (f"a range, {e.seconds / held:.2f}x-{a.speedup:.2f}x: {fmt_seconds(held)} with "
-             f"the step's {fmt_seconds(gap)} above its floor (the gap below the roof) held "
-             f"fixed (seed 004 Q6: it moves the point's AI, not the gap below the slope), "
+    words = (f"a range, {fmt_times(e.seconds / held)}-{fmt_times(a.speedup)}: "
+             f"{fmt_seconds(held)} with the step's {fmt_seconds(gap)} above its floor (the "
+             f"gap below the roof) held fixed (seed 004 Q6: it moves the point's AI, not the "
+             f"gap below the slope), "
              f"{fmt_seconds(a.new_seconds)} with the gap scaled with the work; "
              f"{step_words(kernel, roof)}")
     return replace(a, new_seconds=held, speedup=e.seconds / held,

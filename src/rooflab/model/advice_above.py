@@ -10,7 +10,7 @@ the L2 roof). Pure: no I/O.
 
 from __future__ import annotations
 
-from ..units import fmt_seconds, si
+from ..units import fmt_seconds, fmt_times, si
 from .advice_core import Advice, Efficiency
 from .analysis import Point
 from .sanity_finding import ABOVE_TOLERANCE
@@ -32,7 +32,7 @@ def measure_bytes_advice(p: Point, e: Efficiency) -> Advice:
               "against the L2 roof)" if p.level == "DRAM" else
               f"the profiler's {p.level} counters")
     detail = (f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is {si(rate, 'B/s')}, "
-              f"{rate / p.bytes_per_s:.2f}x the {p.level} roof {si(p.bytes_per_s, 'B/s')}: "
+              f"{fmt_times(rate / p.bytes_per_s)} the {p.level} roof {si(p.bytes_per_s, 'B/s')}: "
               f"faster levels served part of the counted bytes; take {source}")
     return Advice(
         kernel=p.kernel, action=MEASURE_BYTES.format(level=p.level), detail=detail,

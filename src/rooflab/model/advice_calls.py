@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..units import fmt_seconds
+from ..sides import factor_text
+from ..units import fmt_seconds, fmt_times
 from .advice_core import Advice, Efficiency
 from .analysis import Point
 from .ceiling import Roof
@@ -121,9 +122,10 @@ def gain_link(p: Point, cost: CallCost) -> str:
             f"floor" if calls_floor >= reach else
             f"the {fmt_seconds(reach)} launch/dispatch floor")
     gain = p.seconds / reach if p.seconds and reach > 0 else 1.0
-    said = f"{gain:.1f}x" if gain > 1.0 + 1e-9 else "none"
+    # 3 figures, as the gain line beside it: '(3.58x faster)', '(3.58x)' here, not '3.6x'
+    said = factor_text(gain) if gain > 1.0 + 1e-9 else "none"
     # "drops the rest": where the rest of each call is most of it (633 ns beside a 177 ns
-    # floor), the gain (3.6x) is above the merge's low end (1.39x), which keeps that rest
+    # floor), the gain (3.58x) is above the merge's low end (1.39x), which keeps that rest
     return (f"its gain to the roof ({said}) keeps {kept} (and drops the rest of each "
             f"call); merging the calls removes that floor")
 
@@ -137,8 +139,8 @@ def merge_calls_advice(p: Point, cost: CallCost, machine: Machine | None) -> Adv
     gpu = machine is not None and machine.kind == "gpu"
     how = ("capture the calls in a CUDA graph or batch them into one launch" if gpu else
            "batch them into one larger call: one op on the whole block")
-    range_words = (f"{p.seconds / slow:.2f}x with {p.calls} x {fmt_seconds(cost.floor_s)} "
-                   f"({cost.source}) saved; up to {p.seconds / merged:.1f}x where the rest "
+    range_words = (f"{fmt_times(p.seconds / slow)} with {p.calls} x {fmt_seconds(cost.floor_s)} "
+                   f"({cost.source}) saved; up to {fmt_times(p.seconds / merged)} where the rest "
                    f"of each call is per-call cost too (slicing, argument checks), down to "
                    f"the merged work at the roof ({fmt_seconds(p.floor_s)}) and one call; "
                    f"{gain_link(p, cost)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_rate, fmt_seconds, si
+from ..units import fmt_rate, fmt_seconds, fmt_times, si
 from .advice_core import Advice, Efficiency, _advice, _efficiency, keeps_words, pct, work_pct
 from .advice_fusion import activation_share
 from .advice_kind import known_non_matrix
@@ -20,6 +20,7 @@ from .fma_ceiling import fma_share_of, mix_ceiling
 from .grid_fill import grid_size as grid_blocks
 from .kernel import Kernel
 from .machine import Machine, words
+from .occupancy_words import occupancy_words  # re-exported: its callers import it here
 from .opkind import is_matrix, is_streaming
 from .sample_groups import ALONE, busy_calls, contention
 from .sample_spread import NOISY_IQR
@@ -125,7 +126,7 @@ def _kernel_local(a: Advice, e: Efficiency) -> Advice:
     110 us of launches over 317 ns of work, 347x), not the run's: say the seconds it
     saves, the most the run gains (review 12a #13)."""
     saved = max(0.0, e.seconds - a.new_seconds)
-    local = (f"the {a.speedup:.2f}x is of this kernel's own time, {fmt_seconds(e.seconds)} "
+    local = (f"the {fmt_times(a.speedup)} is of this kernel's own time, {fmt_seconds(e.seconds)} "
              f"-> {fmt_seconds(a.new_seconds)}, saving {fmt_seconds(saved)} (the most the "
              f"whole run gains)")
     return replace(a, detail=f"{a.detail}; {local}",
@@ -252,8 +253,8 @@ def after_latency(a: Advice, p: Point, e: Efficiency) -> Advice:
                 "time follows the roof (seed 000 §6.2 误判二)")
         return replace(a, assumption=f"{note}; {a.assumption}")
     note = (f"only after the latency is fixed: AI-raising levers assume the kernel then "
-            f"tracks its roof; capped at its {headroom:.2f}x headroom (the model gave "
-            f"{a.speedup:.2f}x keeping its {work_pct(p, e)} of a higher roof, which a "
+            f"tracks its roof; capped at its {fmt_times(headroom)} headroom (the model gave "
+            f"{fmt_times(a.speedup)} keeping its {work_pct(p, e)} of a higher roof, which a "
             f"latency-bound kernel does not keep: seed 000 §6.2 误判二)")
     t = e.seconds / headroom
     return replace(a, new_seconds=t, speedup=headroom, new_flop_per_s=p.flop / t,
@@ -284,35 +285,6 @@ def grid_words(m) -> str:
         return (f"{shape}: {waves:.2f} waves of {sms * per_sm} blocks ({per_sm} per SM): "
                 f"the last wave leaves SMs idle")
     return ""
-
-
-# Threads per warp on every NVIDIA GPU so far: a block of 128 threads is 4 warps.
-WARP_THREADS = 32
-
-
-def occupancy_words(m) -> str:
-    """'theoretical 41.7 % (20 of 48 warps), limited by registers; achieved 41.6 %' from
-    meta occupancy_theoretical / _limiter / _achieved (ncu's Occupancy section, % of the
-    SM's warp slots); '' without a theoretical figure. The warps are derived: the blocks
-    one SM holds (occupancy_limit_blocks) x the block's warps, and the SM's warp slots
-    that many make the theoretical %; left out when the two do not give whole warps."""
-    most = m.get("occupancy_theoretical")
-    if not isinstance(most, (int, float)) or isinstance(most, bool) or most <= 0:
-        return ""
-    text = f"theoretical {most:.1f} %"
-    blocks, threads = m.get("occupancy_limit_blocks"), grid_blocks(m.get("block"))
-    if isinstance(blocks, (int, float)) and blocks >= 1 and threads:
-        active = int(blocks) * -(-threads // WARP_THREADS)
-        slots = active * 100 / most
-        if abs(slots - round(slots)) < 0.05:
-            text += f" ({active} of {round(slots)} warps)"
-    limit = m.get("occupancy_limiter")
-    if limit:
-        text += f", limited by {limit}"
-    got = m.get("occupancy_achieved")
-    if isinstance(got, (int, float)) and not isinstance(got, bool):
-        text += f"; achieved {got:.1f} %"
-    return text
 
 
 def _idle_sms(m) -> bool:
@@ -351,6 +323,10 @@ def latency_detail(kernel: Kernel | None) -> str:
         said.append(f"achieved occupancy {got:.0f} %"
                     + (f" of a theoretical {most:.0f} %" if isinstance(most, (int, float))
                        else "") + (f" (limit: {limit})" if limit else ""))
+    elif isinstance(most, (int, float)) and m.get("occupancy_from"):
+        # rocprof records no achieved occupancy: the theoretical one its registers allow
+        said.append(f"theoretical occupancy {most:.3g} %" + (f" (limit: {limit})" if limit
+                                                            else ""))
     pipes = m.get("pipe_busy")
     if isinstance(pipes, dict) and pipes:
         said.append("pipes busy: " + ", ".join(f"{p} {v:.0f} %"

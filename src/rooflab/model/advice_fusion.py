@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..units import fmt_ai, si
+from ..units import fmt_ai, fmt_times, si
 from .advice_core import Advice, Efficiency, _advice
 from .advice_sparse import sparse_bytes
 from .analysis import Point
@@ -170,7 +170,7 @@ def _own_passes(p: Point, e: Efficiency, kernel: Kernel | None,
     compiled = "compiled" in str(kernel.provenance.get("bytes", ""))
     return _advice(
         p, e, f"fuse its {count} ops into one pass",
-        f"bytes {si(p.bytes, 'B')} -> {si(fused, 'B')}, {p.bytes / fused:.2f}x fewer: its "
+        f"bytes {si(p.bytes, 'B')} -> {si(fused, 'B')}, {fmt_times(p.bytes / fused)} fewer: its "
         f"{count} eager ops each read their inputs and write their outputs; one pass reads "
         f"the function's inputs once and writes its outputs once (AI {fmt_ai(p.ai)} -> "
         f"{fmt_ai(p.flop / fused)})", "along slope",

@@ -25,9 +25,11 @@ from .machine import Machine, words
 from .opkind import (
     is_gemm,
     is_matrix,
+    is_resample,
     is_sparse,
     is_stencil,
     is_streaming,
+    name_words,
     streams_weights,
 )
 from .weight_traffic import weight_share, weight_streaming, weights_by_default
@@ -37,6 +39,16 @@ L2_BYTES_DEFAULT = 50e6
 # Batching and int4 advice for a GEMM that streams its weights is dropped below this
 # predicted speed-up, the rule for advice that only part of the bytes feel (fusion's).
 WEIGHT_MIN_GAIN = FUSION_MIN_GAIN
+# Why a pool or resample kernel's accesses coalesce better channels-last: in NCHW the
+# threads of neighbouring outputs read one channel's plane `stride` elements apart (each
+# load of a 3x3/2 pool uses every second element it brings in; the cache serves the rest,
+# at twice the transactions); in NHWC neighbouring threads take neighbouring channels of
+# one pixel, contiguous bytes, and the tensor-core convs around it keep their own NHWC
+# layout with no transpose kernels between (torch.channels_last).
+NHWC_WHY = ("an NCHW pool or resample has neighbouring threads read one channel's plane a "
+            "window stride apart; channels-last (NHWC, torch.channels_last) gives them "
+            "neighbouring channels of one pixel, contiguous bytes, and needs no layout "
+            "transposes beside the tensor-core convs")
 # The access lever for a gather (an SpMV's x[col[k]]): unit stride is no option for it
 # (review 16a L4); the matrix streams, and a SIMD-friendly format vectorises the gather.
 GATHER_ACCESS = {
@@ -83,8 +95,10 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
                 if a is not None]
     # Tiling where the shape's compulsory AI (or the weights' floor) is above the AI reached
     # (tiling_advice's cap), not for a GEMV or a decode step, which use each weight once, nor an
-    # SpMV (its matrix likewise) or a stencil (its blocking advice above is its tiling).
-    no_reuse = streams_weights(kind) or sparse or stencil
+    # SpMV (its matrix likewise) or a stencil (its blocking advice above is its tiling), nor
+    # a pool or upsample: its input is read and its output written once already (a
+    # window's overlap is served from cache), so tiles cannot cut its bytes.
+    no_reuse = streams_weights(kind) or sparse or stencil or is_resample(kind)
     tiling = tiling_advice(p, e, kind, machine, kernel) if not (streaming or no_reuse) else None
     if tiling is not None:
         out.append(tiling)
@@ -98,6 +112,8 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
               if machine is not None and machine.kind == "cpu" else None)
     if serial is not None:   # its adds, not its loads, hold it (review r6 F5)
         access = serial
+    elif is_resample(kind) and not _channels_last(kernel):
+        access = (f"{access[0]}, in channels-last (NHWC) layout", f"{access[1]}; {NHWC_WHY}")
     eff = _efficiency(p, e, *access)
     if eff is not None:
         out.append(eff)
@@ -123,6 +139,18 @@ def memory_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         return out
     in_l2 = _keep_in_l2(p, e, roof, l2_bytes)
     return out + ([in_l2] if in_l2 is not None else [])
+
+
+def _channels_last(kernel: Kernel | None) -> bool:
+    """Whether a pool or resample kernel already runs channels-last: its name says NHWC
+    (ATen's upsample_nearest2d_nhwc_out_frame, TF's MaxPoolForwardNHWC) or its meta
+    memory_format is channels_last."""
+    if kernel is None:
+        return False
+    full = kernel.meta.get("full_name")
+    names = (kernel.name, full if isinstance(full, str) else "")
+    return (str(kernel.meta.get("memory_format", "")).lower() == "channels_last"
+            or any(w in ("nhwc", "ndhwc") for n in names for w in name_words(n)))
 
 
 def _keep_in_l2(p: Point, e: Efficiency, roof: Roof,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import InputError
-from ..units import dtype_bytes, fmt_ai, fmt_factor, fmt_rate, fmt_seconds, si, si_apart
+from ..units import dtype_bytes, fmt_ai, fmt_factor, fmt_rate, fmt_seconds, fmt_times, si, si_apart
 from .advice_core import Advice, Efficiency, _advice, keeps_words
 from .advice_kind import precision_unit
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
@@ -152,7 +152,7 @@ def _held_to_nominal(roof: Roof, nominal: Roof | None, old_p: str,
     if nominal is not None or roof.kind != "measured" or old is None:
         return roof, ""
     return roof, (f"the {found[1].label}/{old.label} ratio priced, "
-                  f"{found[1].value / old.value:.2f}x, is two measured ceilings, not "
+                  f"{fmt_times(found[1].value / old.value)}, is two measured ceilings, not "
                   f"checked against a nominal ratio (no nominal roof reached this advice)")
 
 

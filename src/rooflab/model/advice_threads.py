@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..units import fmt_times
 from .advice_core import TARGET_EFFICIENCY, Advice, Efficiency, _advice, pct
 from .analysis import Point
 from .ceiling import Roof
@@ -91,8 +92,8 @@ def split_threads(spread: Advice, p: Point, e: Efficiency, roof: Roof,
                                 "; its thread count is assumed 1 (not recorded)"))
     who = (f"it ran on {ran_words}" if n is not None else
            "its thread count is not recorded (no meta 'threads'; assumed 1)")
-    note = (f"threads give at most {cap:.2f}x: {who} and the roof was measured on {have}; "
-            f"the other {own.speedup:.2f}x of the gap to {TARGET_EFFICIENCY:.0%} of the "
+    note = (f"threads give at most {fmt_times(cap)}: {who} and the roof was measured on {have}; "
+            f"the other {fmt_times(own.speedup)} of the gap to {TARGET_EFFICIENCY:.0%} of the "
             f"roof is per-thread work that more threads do not buy")
     capped = replace(spread, new_seconds=t, speedup=e.seconds / t,
                      new_flop_per_s=p.flop / t if t > 0 else 0.0,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import dtype_bytes, fmt_ai
+from ..units import dtype_bytes, fmt_ai, fmt_times
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .kernel import Kernel
@@ -38,7 +38,7 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
         grow = after / before
         moe_words = (f"; MoE: {b * moe[2]:g} tokens touch {after:.3g} of {moe[0]:g} experts "
                      f"({before:.3g} now), so the expert weights read grow {grow:.3g}x: "
-                     f"{b / grow:.2f}x per request at most (uniform routing, as whatif "
+                     f"{fmt_times(b / grow)} per request at most (uniform routing, as whatif "
                      f"--batch)")
     nbytes = p.bytes * (w * grow + (1 - w) * b)
     gemv = kind_word(kind) == "gemv"

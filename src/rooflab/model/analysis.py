@@ -22,6 +22,7 @@ from .display import analysis_text, pretty
 from .kernel import Kernel
 from .level_carm import carm_memory, is_carm
 from .level_names import checked_levels
+from .maf_note import maf_note
 from .meta_check import step_of
 from .placement import Point, analyze_point, primary_points
 from .threads_note import threads_note, threads_said_once
@@ -276,6 +277,8 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     datasheet = datasheet_note(roof, kernels)   # review 18a F8: the roof the seeds call wrong
     if datasheet:
         notes.append(datasheet)
+        maf = maf_note(roof, kernels)       # AMD's matrix peak is further out of reach
+        notes += [maf] if maf else []
     return Analysis(roof=roof, kernels=kernels, points=tuple(points),
                     notes=tuple(dict.fromkeys(notes)), unplaced=tuple(unplaced))
 

@@ -24,12 +24,15 @@ RING = ("ring all-reduce: t = 2(n-1) x hop latency + 2(n-1)/n x bytes / bus band
 
 
 # --- links ---------------------------------------------------------------------------------
-# Between nodes, when nothing was measured or given: one NDR InfiniBand NIC per GPU (a
-# modelling assumption with its source; `rooflab scale` and `rooflab llm` both use it).
+# Between nodes, when nothing was measured or given: one NDR InfiniBand NIC per GPU, as
+# NVIDIA's nodes carry (a modelling assumption with its source). Other vendors' systems
+# carry other networks: model.scale_out holds them, per catalog device, for `rooflab
+# scale` and `rooflab llm` alike; this one is its NVIDIA entry and a profile file's.
 NDR_BUS = 50e9
 NDR_SOURCE = ("assumed: one 400 Gb/s NDR InfiniBand NIC per GPU = 50 GB/s per direction "
-              "(NVIDIA ConnectX-7, nvidia.com/en-us/networking/infiniband-adapters; a 400 "
-              "GbE RoCE NIC, as MI300X clusters use, moves the same 50 GB/s)")
+              "(NVIDIA ConnectX-7: DGX H100 and DGX B200 carry '8x single-port NVIDIA "
+              "ConnectX-7 VPI, up to 400 Gb/s', one per GPU, "
+              "nvidia.com/en-us/data-center/dgx-b200)")
 
 
 @dataclass(frozen=True)
@@ -134,8 +137,9 @@ def no_latency_words(allreduces: int, options: str, when: str) -> str:
 
 
 def assumed_nic(hop_latency_s: float = 0.0, why: str = "") -> Link:
-    """One NDR InfiniBand NIC (NDR_BUS), the link between nodes nobody measured or gave;
-    `why` is added to its source."""
+    """One NDR InfiniBand NIC (NDR_BUS), NVIDIA's link between nodes, for a roof with no
+    catalog device; `why` is added to its source. A catalog device's own network:
+    scale_out.assumed_network."""
     return Link("network", NDR_BUS, hop_latency_s, NDR_SOURCE + (f"; {why}" if why else ""))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..units import fmt_seconds
+from ..units import fmt_seconds, fmt_times
 from .kernel import Kernel
 from .provenance import DERIVED
 from .sample_groups import Groups, causes, kernel_groups, one_call, what_to_do
@@ -56,9 +56,9 @@ def work_note(m: Match) -> str:
     rate_words = f"; achieved FLOP/s {rate:+.1f} %" if rate is not None else ""
     speed = m.speedup
     if speed > 1:
-        head = f"{speed:.2f}x faster; {moved}: mostly {mostly(flop, dram)}"
+        head = f"{fmt_times(speed)} faster; {moved}: mostly {mostly(flop, dram)}"
     else:
-        head = f"{speed:.2f}x ({'slower' if speed < 1 else 'no faster'}); {moved}"
+        head = f"{fmt_times(speed)} ({'slower' if speed < 1 else 'no faster'}); {moved}"
     return (f"{m.name}: {head}{rate_words}: the runs did different work (FLOP {work:+.1f} %), "
             f"so the speed-up is not the kernel's alone")
 
@@ -72,9 +72,9 @@ def calls_note(m: Match) -> list[str]:
     if b.calls == a.calls or not b.seconds or not a.seconds:
         return []
     pb, pa = b.seconds / b.calls, a.seconds / a.calls
-    per_call = f"per call {fmt_seconds(pb)} -> {fmt_seconds(pa)} ({pb / pa:.2f}x)"
+    per_call = f"per call {fmt_seconds(pb)} -> {fmt_seconds(pa)} ({fmt_times(pb / pa)})"
     total = (f"totals over {b.calls} and {a.calls} call(s) {fmt_seconds(b.seconds)} -> "
-             f"{fmt_seconds(a.seconds)} ({b.seconds / a.seconds:.2f}x)")
+             f"{fmt_seconds(a.seconds)} ({fmt_times(b.seconds / a.seconds)})")
     if b.total_flop > 0 and a.total_flop > 0:
         flop, dram, moved = _moved(b, a, per_call=True)
         same = abs(flop - 1) * 100 <= WORK_NOTE_PCT

@@ -17,7 +17,15 @@ from .advice_tiling import reuse_limit
 from .ceiling import Ceiling, Roof, is_float
 from .kernel import Kernel
 from .machine import Machine
-from .opkind import is_matrix, is_sparse, is_stencil, is_streaming, kernel_kind, kind_word
+from .opkind import (
+    is_matrix,
+    is_resample,
+    is_sparse,
+    is_stencil,
+    is_streaming,
+    kernel_kind,
+    kind_word,
+)
 from .placement import Point
 from .sanity_finding import ABOVE_TOLERANCE
 from .weight_traffic import weight_size
@@ -385,15 +393,16 @@ def _reuse(kernel: Kernel, p: Point) -> str:
     (advice_tiling.reuse_limit): "streams_weights" for a weight-streaming op (a GEMV, a
     decode step, a GEMM of a GEMV's shape or AI, review 12a #1), "compulsory" for a GEMM
     at its shape's compulsory AI (review 14b F11); "stream" for a streaming kind or an op
-    under 1 FLOP/B of no matrix kind (12a #4), "unknown" when that op names no kind at all
-    (review 16a C); "sparse" for an SpMV, "stencil" for a stencil; else "tileable"."""
+    under 1 FLOP/B of no matrix kind (12a #4) or a pool or resample at any AI, "unknown"
+    when that op names no kind at all (review 16a C); "sparse" for an SpMV, "stencil" for
+    a stencil; else "tileable"."""
     kind = kernel_kind(kernel)[0]
     if is_sparse(kind) or is_stencil(kind):
         return "sparse" if is_sparse(kind) else "stencil"
     limit = reuse_limit(kind, kernel, p.ai, p.precision)
     if limit != "tileable":
         return limit
-    if is_streaming(kind):
+    if is_streaming(kind) or is_resample(kind):   # a pool's AI can pass 1 (avg 5x5: 6.25)
         return "stream"
     if not is_matrix(kind) and 0 < p.ai < 1:
         return "stream" if kind_word(kind) else "unknown"   # none, or one rooflab lacks

@@ -10,7 +10,7 @@ function of the value: no IPython import.
 
 from __future__ import annotations
 
-from ..units import fmt_ai, fmt_seconds
+from ..units import fmt_ai, fmt_seconds, fmt_times
 from .display import TOP_POINTS
 
 # the assumption is one long sentence (a batch on an unsplit decode point: ~1 kB); a cell
@@ -30,8 +30,8 @@ def _gain(before: float, fast: float, slow: float | None, least: bool) -> str:
     """'1.69x-4.00x', 'at most 1.83x' or '4.00x' (the speed-up of _span's times)."""
     if slow is not None:
         lo, hi = sorted((before / fast, before / slow))
-        return f"{lo:.2f}x-{hi:.2f}x"
-    return ("at most " if least else "") + f"{before / fast:.2f}x"
+        return f"{fmt_times(lo)}-{fmt_times(hi)}"
+    return ("at most " if least else "") + fmt_times(before / fast)
 
 
 def _move_line(w, old, new, ai_before, ai_after) -> str:
@@ -46,7 +46,7 @@ def _move_line(w, old, new, ai_before, ai_after) -> str:
         fb, fa = floor_s(w.before.roof, old), floor_s(w.after.roof, new)
         if not (fb and fa):
             return f"{name}: not timed; {ai}"
-        return (f"{name}: floor {fmt_seconds(fb)} -> {fmt_seconds(fa)} ({fb / fa:.2f}x, "
+        return (f"{name}: floor {fmt_seconds(fb)} -> {fmt_seconds(fa)} ({fmt_times(fb / fa)}, "
                 f"derived: not timed), {ai}")
     slow, least = gap_held(new), lower_bound(new)
     return (f"{name}: {fmt_seconds(old.seconds)} -> {_span(new.seconds, slow, least)} "

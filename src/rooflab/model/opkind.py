@@ -154,6 +154,12 @@ def has_weights(kind: str) -> bool:
             ) or streams_weights(kind)
 
 
+def is_resample(kind: str) -> bool:
+    """A pooling or resampling op (RESAMPLE_KINDS): max_pool2d, adaptive_avg_pool2d,
+    upsample_bilinear2d, pixel_shuffle; each input read and each output written once."""
+    return kind_word(kind) in RESAMPLE_KINDS
+
+
 def is_sparse(kind: str) -> bool:
     """A sparse matrix-vector (or -multivector) product (SPARSE_KINDS): spmv, csr, ell;
     not a 'sparse_attention' (its Q, K, V are no read-once matrix)."""
@@ -203,9 +209,13 @@ _NAME_STREAMING_SUBSTRINGS = (("softmax", "softmax"), ("soft_max", "softmax"),
 # passes and held to the STREAM-counted DRAM ceiling instead of the real-traffic one.
 _NAME_WORDS = {"pointwise": "elementwise", "reduce": "reduction", "reduction": "reduction",
                "sum": "reduction", "memcpy": "copy", "memset": "fill", "decode": "decode",
-               # ATen's CUDA pooling kernels: max_pool_forward_nchw, avg_pool2d_out_cuda_frame
+               # ATen's CUDA pooling kernels: max_pool_forward_nchw, avg_pool2d_out_cuda_frame;
+               # cuDNN's pooling_fw_4d_kernel<..., cudnn::maxpooling_func / averpooling_func>
                "pool": "pool", "pool1d": "pool", "pool2d": "pool", "pool3d": "pool",
-               "maxpool": "max_pool", "avgpool": "avg_pool"}
+               "pooling": "pool", "maxpool": "max_pool", "avgpool": "avg_pool",
+               "maxpooling": "max_pool", "avgpooling": "avg_pool", "averpooling": "avg_pool",
+               # ATen's upsample_bilinear2d_out_frame, upsample_nearest2d_nhwc_out_frame
+               "upsample": "upsample", "upsampling": "upsample"}
 # Triton's generated kernels say their kind in the second word: poi(ntwise), red(uction),
 # per(sistent reduction); 'tem'(plate) is a matmul, caught above by its 'mm' word.
 _TRITON_WORDS = {"poi": "elementwise", "red": "reduction", "per": "reduction"}

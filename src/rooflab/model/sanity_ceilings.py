@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..units import DTYPE_BYTES, fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import DTYPE_BYTES, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .byte_convention import counter_bytes, stream_counted
 from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
 from .kernel import Kernel
@@ -178,13 +178,15 @@ def _above_roof_message(p: Point, bytes_per_s: float) -> str:
     """What was seen: FLOP/s against the attainable, or for zero FLOP (a copy: no FLOP/s
     to compare) the bandwidth it moved against its level's."""
     if p.percent_of_roof is None:
+        share = fmt_pct(100 * bytes_per_s / p.bytes_per_s, space=True)
         return (f"{p.kernel} at {p.level} sits above its roof: moves "
                 f"{si(bytes_per_s, 'B/s')} > {p.level} bandwidth "
-                f"{si(p.bytes_per_s, 'B/s')} ({100 * bytes_per_s / p.bytes_per_s:.0f} % of it)")
+                f"{si(p.bytes_per_s, 'B/s')} ({share} of it)")
     return (f"{p.kernel} at {p.level} sits above its roof: achieved "
             f"{fmt_rate(p.achieved_flop_per_s, p.precision)} > attainable "
             f"{fmt_rate(p.attainable_flop_per_s, p.precision)} at AI {fmt_ai(p.ai)} "
-            f"({p.percent_of_roof:.0f} % of roof)")
+            # fmt_pct, as the position line beside it: '1.49e+06 %', not '1492537 %'
+            f"({fmt_pct(p.percent_of_roof, space=True)} of roof)")
 
 
 def applicable_launch_s(p: Point) -> float:

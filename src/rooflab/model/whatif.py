@@ -192,14 +192,16 @@ def _fused_split(before, members: Sequence[Kernel]) -> tuple[float, float]:
 
 
 def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof,
-                  judge: Roof | None = None) -> WhatIf:
+                  judge: Roof | None = None, change=None) -> WhatIf:
     """The same kernels on other hardware, each at the efficiency it reaches now of `roof`
     (the efficiency basis); judge: the roof they are judged on, where a whole step's gap
-    above its floor is taken (retime.step_gap), when it is not `roof`."""
+    above its floor is taken (retime.step_gap), when it is not `roof`. change: what a
+    kernel becomes there, where not itself (a training step's communication row moves
+    onto the other device's own link: cli/whatif_train.py)."""
     inside = ("" if roof.overhead_s is not None or other.overhead_s is None else
               f"; {roof.name} has no launch floor, so its measured times include their "
               f"launches and {other.name}'s launch floor bounds each prediction from below "
               f"rather than adding to it")
-    return _apply(roof, kernels, lambda k: k, None, f"on {other.name}",
+    return _apply(roof, kernels, change or (lambda k: k), None, f"on {other.name}",
                   f"each kernel reaches the same fraction of {other.name}'s roof as it "
                   f"reaches of {roof.name}'s{inside}", new_roof=other, judge=judge)

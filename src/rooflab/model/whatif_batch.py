@@ -51,9 +51,10 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             and batch > reach}
 
     def change(k: Kernel) -> Kernel:
-        if k.meta.get("train_part") == "optimizer":
+        if k.meta.get("train_part") in ("optimizer", "comm"):
             # one pass over the parameters per step, whatever the batch (`rooflab train
-            # --batch` keeps it; review s27 v3-F6: its FLOP doubled)
+            # --batch` keeps it; review s27 v3-F6: its FLOP doubled); the collectives move
+            # the gradients, as large at any batch (s30: --batch 2 doubled them)
             return k.with_(meta={**k.meta, "batch": batch})
         b0 = from_batch or meta_batch(k)
         r = batch / b0
@@ -79,7 +80,9 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # images, not tokens: every kernel's batch read off an input's N (a conv's, a CNN
     # trace's), none from `rooflab llm` (review s28 R3 F1: the LLM words on a ResNet)
     samples = bool(chosen) and all(BATCH_FROM in k.meta for k in chosen)
-    grow = (TRAIN_GROW if train and not unsplit else SAMPLES_GROW if samples else
+    comm = any(k.meta.get("train_part") == "comm" for k in chosen)
+    grow = (TRAIN_GROW + (f"; {TRAIN_COMM_HELD}" if comm else "") if train and not unsplit
+            else SAMPLES_GROW if samples else
             "FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
             "batch)" if not unsplit else
             "FLOP grows with the batch" + (
@@ -104,6 +107,8 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
 TRAIN_GROW = ("the forward, backward and recompute FLOP and activation bytes grow with the "
               "batch; the optimizer's pass over the parameters (FLOP and bytes) is one "
               "per step, held")
+# and a --dp step's communication row: the gradients it moves do not grow with the batch
+TRAIN_COMM_HELD = "the --dp collectives move the gradients, as large at any batch: held"
 
 
 # --batch on kernels whose batch is an input's N (a conv's images)

@@ -11,6 +11,7 @@ from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
 from .retime import WhatIf
+from .whatif_comm import COMM_COUNTED, Exposures, comm_exposures, exposure_fields, step_part
 from .whatif_document import moves_document
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
@@ -45,10 +46,14 @@ def fused(w: WhatIf) -> bool:
     return any(new.meta.get("fused") for _, new in w.moves)
 
 
-def moved_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
+def moved_floors(w: WhatIf, exposures: Exposures | None = None
+                 ) -> dict[str, tuple[float | None, float | None]]:
     """{"work": (before, after), "with_launches": (before, after)}: the moved kernels'
     floors summed, each kernel once (fused members share one new kernel; a whole measured
-    step beside its own kernels is not work again); None where any floor is unknown."""
+    step beside its own kernels is not work again); None where any floor is unknown. A
+    training step's communication row counts its exposed part (model/whatif_comm.py), as
+    `rooflab train`'s floor does, in both sums."""
+    exposures = comm_exposures(w) if exposures is None else exposures
     work_ids = {id(k) for k in split_whole_steps([old for old, _ in w.moves])[0]}
     # per side: the kernels summed (a kernel once: fused members share one new kernel,
     # whose floors are the same at each), and [work, with launches] sums, None once unknown
@@ -62,7 +67,8 @@ def moved_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
                 continue
             seen[side].add(id(k))
             for i in range(2):
-                f, total = floors[side][i], sums[side][i]
+                f = step_part(exposures, id(old), side, floors[side][i])
+                total = sums[side][i]
                 sums[side][i] = None if f is None or total is None else total + f
     return {key: tuple(None if not seen[side] or sums[side][i] is None
                        else float(sums[side][i]) for side in range(2))
@@ -103,22 +109,27 @@ def total_floors(w: WhatIf) -> dict[str, tuple[float | None, float | None]]:
     on both sides, so `--fuse` and `--quantize` (which moves every kernel) give their
     totals in one scope (review 11b #11: fusing three launch-bound kernels of a decode step
     is 1.19x of the step with launches, not the 2.50x of the three alone)."""
-    moved = moved_floors(w)
+    exposures = comm_exposures(w)
+    moved = moved_floors(w, exposures)
     if not fused(w):
         return moved
     olds = {id(old) for old, _ in w.moves}
     work = {id(k) for k in split_whole_steps(w.before.kernels)[0]}
-    floors = [_floors(w.before.roof, k, f)
-              for k, f in zip(w.before.kernels, w.before_work_floors, strict=True)
+    # the kernels it leaves alone, each (before, after) per floor: the same kernel, but a
+    # communication row's exposed part follows the fused step's shorter windows
+    floors = [tuple((step_part(exposures, id(k), 0, f), step_part(exposures, id(k), 1, f))
+                    for f in _floors(w.before.roof, k, wf))
+              for k, wf in zip(w.before.kernels, w.before_work_floors, strict=True)
               if id(k) in work and id(k) not in olds]
     out = {}
     for i, key in enumerate(moved):
         b, a = moved[key]
         extra = [f[i] for f in floors]
-        if b is None or a is None or None in extra:
+        if b is None or a is None or any(None in e for e in extra):
             out[key] = (None, None)
             continue
-        out[key] = (b + sum(extra), a + sum(extra))   # type: ignore[arg-type]
+        out[key] = (b + sum(e[0] for e in extra),   # type: ignore[misc]
+                    a + sum(e[1] for e in extra))   # type: ignore[misc]
     return out
 
 
@@ -139,8 +150,13 @@ def describe(w: WhatIf) -> Mapping[str, object]:
         row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],
                     "before_with_launches_s": fb[1], "after_with_launches_s": fa[1],
                     "before_floor_s": fb[1], "after_floor_s": fa[1]})
+    exposures = comm_exposures(w)
+    for row, (old, _) in zip(rows, w.moves, strict=True):
+        row.update(exposure_fields(exposures, id(old)))
     t = total_floors(w)
     (wb, wa), (lb, la) = t["work"], t["with_launches"]
+    if exposures:   # what the totals count of a train --dp step's communication row
+        out["comm_counted"] = COMM_COUNTED
     out.update({"moves": rows, "total_before_work_floor_s": wb, "total_after_work_floor_s": wa,
                 "work_floor_speedup": _ratio(wb, wa),
                 "total_before_with_launches_s": lb, "total_after_with_launches_s": la,

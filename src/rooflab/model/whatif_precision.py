@@ -14,6 +14,7 @@ from ..units import PRECISIONS, canonical_dtype, dtype_bytes, flop_precision
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .analysis import analyze
 from .ceiling import Roof
+from .dtype_names import renamed_in_dtype
 from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dtype
 from .fp4_formats import DEFAULT_FP4, FP4_BLOCK, block_words, fp4_format
 from .kernel import Kernel, converted_flop
@@ -128,7 +129,9 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         math = any(v > 0 for v in k.flop.values())
         return roofs[k.precision][0] if math and k.precision in roofs else roof
 
-    w = _apply(roof, kernels, change, names,
+    # the new kernel's name says its new dtype where the old one said the old (dtype_names)
+    taken = {k.name for k in kernels}
+    w = _apply(roof, kernels, lambda k: renamed_in_dtype(k, change(k), taken), names,
                f"precision -> {new_p}" + (f" ({named_fmt})" if named_fmt else ""),
                f"every byte is element data stored in the kernel's dtype, now "
                f"{block:g} byte(s) per element ("

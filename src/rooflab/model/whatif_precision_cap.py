@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..units import fmt_factor, fmt_rate
+from ..units import fmt_factor, fmt_rate, fmt_times
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 
@@ -72,10 +72,10 @@ def _capped(new: Ceiling, old: Ceiling | None, n_new: Ceiling | None,
             f"past the nominal ratio: a disturbed "
             f"{old.precision if faster else new.precision} ceiling (or a lucky "
             f"{new.precision if faster else old.precision} one)")
-    note = (f"measured {new.precision}/{old.precision} {new.unit or ''} = {measured:.2f}x "
+    note = (f"measured {new.precision}/{old.precision} {new.unit or ''} = {fmt_times(measured)} "
             f"({fmt_rate(new.value, new.precision)} / {fmt_rate(old.value, old.precision)}), "
-            f"nominal {limit:.2f}x: {what}; the {new.precision} ceiling is taken as "
-            f"{limit:.2f}x the measured {old.precision} one, "
+            f"nominal {fmt_times(limit)}: {what}; the {new.precision} ceiling is taken as "
+            f"{fmt_times(limit)} the measured {old.precision} one, "
             f"{fmt_rate(value, new.precision)} (derived)").replace("  ", " ")
     # a factor in fmt_factor's 3 figures, not 4 ('0.0156x' for fp64/fp32 = 1/64, not '0.01562x')
     method = f"{fmt_factor(limit)} the measured {old.precision} ceiling (nominal ratio); {note}"

@@ -27,6 +27,7 @@ def _doubt(w: WhatIf, old: Kernel, machine) -> str:
     """'exp (1.61x above)', 'amax (2.28x above; cache-resident)' for a moved kernel that
     is above its roof, has an AI its op cannot have or is cache-resident (sanity checks),
     or that bench flagged; '' for one that is none of these."""
+    from ..units import fmt_times
     from .sanity import check_kernel
 
     found = [f for f in check_kernel(w.before, old, machine)
@@ -41,7 +42,7 @@ def _doubt(w: WhatIf, old: Kernel, machine) -> str:
              and p.achieved_flop_per_s and p.attainable_flop_per_s]
     if not above and not why:
         return ""
-    parts = ([f"{max(above):.2f}x above"] if above else []) + list(dict.fromkeys(why))
+    parts = ([f"{fmt_times(max(above))} above"] if above else []) + list(dict.fromkeys(why))
     return f"{old.name} ({'; '.join(parts)})"
 
 
@@ -99,7 +100,7 @@ def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
     """For a fusion: the members' work floor over their measured work (fuse's combined
     efficiency) when it is above 1, and what that does to the fused speed-up; ''
     otherwise (no fusion, untimed members, or members within their roof together)."""
-    from ..units import fmt_seconds
+    from ..units import fmt_seconds, fmt_times
 
     new = next((n for _, n in w.moves if n.meta.get("fused")), None)
     prim = _primary(w.before)
@@ -114,6 +115,6 @@ def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
     measured = sum(k.seconds for k in members)
     return (f"the fused members reach {100 * floor / work:.0f} % of their roof together "
             f"(work floor {fmt_seconds(floor)} in {fmt_seconds(work)} of measured work): the fused "
-            f"kernel is taken at 100 %, so its {measured / new.seconds:.2f}x "
+            f"kernel is taken at 100 %, so its {fmt_times(measured / new.seconds)} "
             f"({fmt_seconds(measured)} -> {fmt_seconds(new.seconds)}) is capped, not "
             f"predicted.")

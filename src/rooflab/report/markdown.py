@@ -265,7 +265,7 @@ def advice_rows(d: Diagnosis, said: bool = False) -> list[tuple[str, ...]]:
     """said: the report's top says the probe's load note (load_said): the rows point there."""
     return [(a.action, short_doubt(a.detail, said), a.shrinks, fmt_ai(a.new_ai),
              fmt_rate(a.new_flop_per_s, d.point.precision),
-             f"{a.speedup:.2f}x", short_doubt(a.assumption, said)) for a in d.advice]
+             fmt_times(a.speedup), short_doubt(a.assumption, said)) for a in d.advice]
 
 
 def record_rows(analysis: Analysis, profile: MachineProfile | None, top: int = 5,

@@ -35,7 +35,7 @@ def _above_line(above: Sequence[Diagnosis]) -> str:
     # a list cut to its first few: the furthest above first, the rest counted (s23 r5 F4)
     worst = sorted(above, key=lambda d: d.headroom) if cut(len(above)) else above
     said = (f"{len(above)} kernel(s) run faster than the roof allows: "
-            # 3 figures (fmt_factor), kept off the 5 % tolerance: '5047x', not '5047.47x'
+            # 3 figures (fmt_factor), kept off the 5 % tolerance: '5050x', not '5047.47x'
             + named(f"{d.kernel} ({factor_text(1 / d.headroom, 1 + ABOVE_TOLERANCE)} above)"
                     for d in worst) + ". ")
     if not all(nominal_binding(d.point) for d in above):

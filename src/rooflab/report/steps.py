@@ -10,7 +10,7 @@ from ..model.analysis import Analysis
 from ..model.compare_notes import mostly
 from ..model.kernel import Kernel
 from ..model.meta_check import step_of
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from .envelope_bound import NO_ROOF_LINE, envelope_bound, on_envelope
 
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
@@ -18,7 +18,7 @@ STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DR
 
 
 def _speedup(ref: float | None, seconds: float | None) -> str:
-    return f"{ref / seconds:.2f}x" if ref and seconds else "-"
+    return fmt_times(ref / seconds) if ref and seconds else "-"
 
 
 def step_rows(analysis: Analysis) -> list[tuple[str, ...]]:
@@ -88,7 +88,7 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
     times = [k.seconds for k in steps]
     out = [f"Achieved FLOP/s stays between {si(lo, 'FLOP/s')} and {si(hi, 'FLOP/s')} "
            f"({hi / lo - 1:.0%} apart) while the time ranges over "
-           f"{max(times) / min(times):.2f}x: "
+           f"{fmt_times(max(times) / min(times))}: "
            + ("the steps changed how much work is done, not how fast it runs."
               if hi / lo < 1.15 else "the steps changed how fast the work runs.")]
     for a, b in zip(steps, steps[1:], strict=False):
@@ -97,7 +97,7 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
             pa, pb = a.seconds / a.calls, b.seconds / b.calls
             out.append(f"{a.meta.get('step')} -> {b.meta.get('step')}: {a.calls} -> {b.calls} "
                        f"launch(es) profiled; per launch {fmt_seconds(pa)} -> "
-                       f"{fmt_seconds(pb)} ({pa / pb:.2f}x); the speed-ups compare totals.")
+                       f"{fmt_seconds(pb)} ({fmt_times(pa / pb)}); the speed-ups compare totals.")
         flop = b.total_flop / a.total_flop if a.total_flop else 1.0
         da, db = a.bytes.get("DRAM"), b.bytes.get("DRAM")
         dram = db / da if da and db else 1.0
@@ -105,14 +105,14 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
         moved = (f"FLOP x{flop:.2f}, DRAM bytes x{dram:.2f}")
         if abs(speed - 1) <= threshold:
             if abs(dram - 1) > 0.5 or abs(flop - 1) > 0.1:
-                out.append(f"{name}: no faster ({speed:.2f}x) although {moved}: "
+                out.append(f"{name}: no faster ({fmt_times(speed)}) although {moved}: "
                            + ("fewer DRAM bytes do not help a kernel that is not "
                               "memory-bound." if dram < 0.67 else "the change did not touch "
                               "what binds."))
             continue
-        out.append(f"{name}: {speed:.2f}x {'faster' if speed > 1 else 'slower'}; "
+        out.append(f"{name}: {fmt_times(speed)} {'faster' if speed > 1 else 'slower'}; "
                    f"{moved}: mostly {mostly(flop, dram)}." if speed > 1 else
-                   f"{name}: {speed:.2f}x (slower); {moved}.")
+                   f"{name}: {fmt_times(speed)} (slower); {moved}.")
     # The step's own points (a name may repeat across steps), at the level binding hardest.
     own = analysis.points_of(steps[-1])
     last = min(own, key=lambda p: p.attainable_flop_per_s) if own else None
@@ -125,7 +125,7 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
     elif last is not None and last.percent_of_roof:
         out.append(f"Latest step ({steps[-1].meta.get('step')}): {last.bound}-bound at "
                    f"{fmt_pct(last.percent_of_roof)} of its roof ({last.binding}, AI "
-                   f"{fmt_ai(last.ai)} at {last.level}); {100 / last.percent_of_roof:.2f}x "
+                   f"{fmt_ai(last.ai)} at {last.level}); {fmt_times(100 / last.percent_of_roof)} "
                    f"is left to the roof. The steps are versions of one kernel: the priority "
                    f"table below ranks them as if they were separate kernels.")
     return out

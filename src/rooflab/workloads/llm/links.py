@@ -1,6 +1,7 @@
 """The links an LLM study's --tp all-reduces and --pp sends run on, chosen with where each
-came from: given, measured by `rooflab probe --comm`, the catalog device's, an assumed
-InfiniBand NIC past one node, or the roof's link ceiling (study.run_study takes them)."""
+came from: given, measured by `rooflab probe --comm`, the catalog device's, past one node
+the network its systems carry (assumed, model.scale_out, as `rooflab scale` takes it), or
+the roof's link ceiling (study.run_study takes them)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...errors import InputError, RooflabError
-from ...model.comm_link import assumed_nic, hop_latency_of_allreduce
+from ...model.comm_link import hop_latency_of_allreduce
 from ...model.parallel import Link
+from ...model.scale_out import assumed_network, network_unit
 from ...units import si
 
 GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
@@ -130,7 +132,7 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     """--tp's all-reduces on the all-reduce a cluster profile measured (link_from_profile
     via measured_links: bus bandwidth beta x 2(n0-1)/n0, hop latency alpha / 2(n0-1), so
     2(tp-1) x alpha / 2(n0-1) per all-reduce); a ring past one node runs at its slowest
-    hop (the measured network, else one NDR NIC), as `rooflab scale`."""
+    hop (the measured network, else the device's assumed one), as `rooflab scale`."""
     from ...model.comm_link import node_network_link
     from ...model.link_fits import extrapolation_note, measured_links
     from ...model.parallel import ring_link
@@ -138,8 +140,10 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     m = measured_links(comm.extras, comm.host, where=comm.where)
     lk = m.intra
     if _spans_nodes(dev, s.tp):
-        # the network measured across hosts, else the assumed NIC: one ring per NIC
-        inter = m.inter or node_network_link(assumed_nic(), GPUS_PER_NODE)
+        # the network measured across hosts, else the device's assumed one (scale_out: a
+        # Gaudi's own ports, an MI300X's 400G NIC, ...): one ring per NIC or chip
+        inter = m.inter or node_network_link(assumed_network(dev), GPUS_PER_NODE,
+                                             network_unit(dev))
         lk = ring_link(lk, inter)
     # the record is of the collective whose fit the ring runs on: the world all-reduce
     # where it is the whole ring (measured across hosts, review r7), else the send/recv
@@ -156,10 +160,10 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: float | None,
             latency: GivenLatency | None = None) -> ChosenLink:
     """--tp's link, first found of: --link-bw (bytes/s, parsed by the CLI); the all-reduce
     a cluster profile measured (--link-from, or --on when it is one); the catalog device's
-    link (a ring past one 8-GPU node: its slowest hop, the InfiniBand NIC, as `rooflab
-    scale`); the roof's link ceiling (NVLink, PCIe, network or a measured loopback). Hop
-    latency: the given one (--hop-latency-us, or --link-latency / 2(tp-1)), else the
-    measured fit's, else 0."""
+    link (a ring past one 8-GPU node: its slowest hop, the network its systems carry,
+    model.scale_out, as `rooflab scale`); the roof's link ceiling (NVLink, PCIe, network
+    or a measured loopback). Hop latency: the given one (--hop-latency-us, or
+    --link-latency / 2(tp-1)), else the measured fit's, else 0."""
     chosen = _tp_bandwidth(s, roof, dev, comm, link_bw)
     if latency is None:
         return chosen
@@ -183,11 +187,13 @@ def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
         lk = device_ring_link(dev, s.tp)      # an NVLink bridge joins 2 cards; more: PCIe
         kind = "catalog"
         if _spans_nodes(dev, s.tp):
-            # NVLink joins the GPUs of one node only; a wider ring crosses the network.
-            # one ring per NIC of the node (one NIC per GPU, as on HGX/DGX): their sum
-            nic = node_network_link(assumed_nic(why=f"--tp {s.tp} spans more than one "
-                                                    f"{GPUS_PER_NODE}-GPU node"),
-                                    GPUS_PER_NODE)
+            # NVLink joins the GPUs of one node only; a wider ring crosses the network,
+            # the one `rooflab scale` assumes for the device (scale_out: a Gaudi leaves
+            # by its own ports, not a NIC): one ring per NIC (or chip), their sum
+            nic = node_network_link(assumed_network(dev, why=f"--tp {s.tp} spans more "
+                                                             f"than one {GPUS_PER_NODE}-GPU "
+                                                             f"node"),
+                                    GPUS_PER_NODE, network_unit(dev))
             lk = ring_link(lk, nic)
             kind = "assumed" if lk is nic else kind
         return ChosenLink(lk, kind)
@@ -233,8 +239,9 @@ def stage_link_given(s, link_bw: float | None, latency: GivenLatency | None,
 def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> ChosenLink:
     """The send/recv a cluster profile measured (p2p_link_from_profile: one send takes
     alpha + bytes / beta): inside a node, or between nodes once TP x PP GPUs leave one
-    (the inter-node pair when measured, else one NDR NIC, assumed); --pp-link-latency (or
-    --hop-latency-us / --link-latency without --tp) replaces the measured alpha."""
+    (the inter-node pair when measured, else the device's network, assumed);
+    --pp-link-latency (or --hop-latency-us / --link-latency without --tp) replaces the
+    measured alpha."""
     from ...model.link_fits import MeasuredLinks, fit_entry, p2p_link_from_profile
 
     comm_block = comm.extras.get("comm") or {}
@@ -243,9 +250,10 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
             and fit_entry(comm.extras, "send_recv", where) is None):
         # across nodes with no inter-node pair measured: as without a profile
         lat = given.latency_s or 0.0
-        return ChosenLink(assumed_nic(lat, f"{s.tp} x {s.pp} GPUs span more than one "
-                                           f"{GPUS_PER_NODE}-GPU node, and {comm.where} "
-                                           f"measured no inter-node send/recv"),
+        return ChosenLink(assumed_network(dev, lat, f"{s.tp} x {s.pp} GPUs span more than "
+                                                    f"one {GPUS_PER_NODE}-GPU node, and "
+                                                    f"{comm.where} measured no inter-node "
+                                                    f"send/recv"),
                           "assumed", given.latency_option or "none")
     lk = p2p_link_from_profile(comm.extras, where, where=comm.where)
     fit = _fit_record(comm.extras, "send_recv", where)
@@ -264,7 +272,8 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
 def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
                 ) -> ChosenLink:
     """The link between pipeline stages, first found of: given; the send/recv a cluster
-    profile measured; InfiniBand once TP x PP GPUs leave an 8-GPU node; the catalog
+    profile measured; the device's network (scale_out) once TP x PP GPUs leave an 8-GPU
+    node; the catalog
     device's link (per direction); the roof's link ceiling."""
     from ...model.comm_link import device_ring_link, link_from_roof
 
@@ -276,8 +285,9 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
     if comm is not None:
         return _measured_stage_link(s, roof, dev, comm, given)
     if _spans_nodes(dev, s.tp * s.pp):
-        return ChosenLink(assumed_nic(lat, f"{s.tp} x {s.pp} GPUs span more than one "
-                                           f"{GPUS_PER_NODE}-GPU node"), "assumed", lat_from)
+        return ChosenLink(assumed_network(dev, lat, f"{s.tp} x {s.pp} GPUs span more than "
+                                                    f"one {GPUS_PER_NODE}-GPU node"),
+                          "assumed", lat_from)
     if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
         # a stage sends to one GPU: GPUs joined link to link (xGMI) send over the one
         # link between the two, not the group's ring (comm_link.xgmi_ring_link)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from ...errors import InputError
 from ...model.comm_link import Link, ring_hops
-from ...model.parallel import LayerTime, overlapped_step_s
+from ...model.train_comm import bucket_exposed_s
 
 ZERO_STAGES = (0, 1, 2, 3)
 BUCKET_BYTES = 25 * 2**20     # PyTorch DDP's bucket_cap_mb = 25 (MiB)
@@ -109,19 +109,20 @@ class Collective:
     seconds: float            # per call
     window_s: float           # compute it overlaps with, per call
     sent: float               # bytes each device sends, per call
+    # the part of a micro-batch the window is (model/train_comm.WINDOW_PARTS), so a file
+    # verb can time the overlap again on another roof or after a what-if
+    window: str = "none"
 
     @property
     def buckets(self) -> int:
         return max(1, math.ceil(self.nbytes / BUCKET_BYTES))
 
     def exposed_s(self, overlap: bool) -> float:
-        """Per call: what is left after its window (module docstring's bucket rule)."""
+        """Per call: what is left after its window (module docstring's bucket rule; one
+        function with the file verbs', model/train_comm.py)."""
         if not overlap or self.window_s <= 0:
             return self.seconds
-        k = self.buckets
-        slices = tuple(LayerTime(f"bucket{i}", self.window_s / k, 0.0, self.seconds / k, "")
-                       for i in range(k))
-        return max(0.0, overlapped_step_s(slices, [1.0] * k) - self.window_s)
+        return bucket_exposed_s(self.seconds, self.window_s, self.buckets)
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ class DPResult:
     link: Link
     collectives: tuple[Collective, ...]
     width: int = 2            # bytes per gradient element (2 mixed precision, 4 fp32)
+    accumulate: int = 1       # micro-batches per optimizer step: a window is one's
     # (stage, bytes each device sends, seconds) of every ZeRO stage at this N: what
     # `rooflab report` prices a stage move with (model/advice_comm.py)
     stages: tuple[tuple[int, float, float], ...] = ()
@@ -162,22 +164,24 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
     they hide under."""
     size = width * params
 
-    def one(name: str, kind: str, calls: int, window: float) -> Collective:
-        return Collective(name, kind, size, calls, ring_s(link, size, n, kind), window,
-                          sent_bytes(size, n, kind))
+    windows = {"forward": forward_s, "backward": backward_s, "none": 0.0}
+
+    def one(name: str, kind: str, calls: int, window: str) -> Collective:
+        return Collective(name, kind, size, calls, ring_s(link, size, n, kind),
+                          windows[window], sent_bytes(size, n, kind), window)
 
     if zero == 0:
-        return (one("allreduce.grads", "all-reduce", 1, backward_s),)
+        return (one("allreduce.grads", "all-reduce", 1, "backward"),)
     if zero in (1, 2):
         rs = one("reduce_scatter.grads", "reduce-scatter", accumulate if zero == 2 else 1,
-                 backward_s)
-        return (rs, one("all_gather.weights", "all-gather", 1, 0.0))
+                 "backward")
+        return (rs, one("all_gather.weights", "all-gather", 1, "none"))
     # the backward's all-gather and reduce-scatter share the link: one queue under it
     ag, rs = (ring_s(link, size, n, k) for k in ("all-gather", "reduce-scatter"))
-    return (one("all_gather.weights_fwd", "all-gather", accumulate, forward_s),
+    return (one("all_gather.weights_fwd", "all-gather", accumulate, "forward"),
             Collective("all_gather_reduce_scatter.bwd", "all-gather + reduce-scatter",
                        2 * size, accumulate, ag + rs, backward_s,
-                       2 * sent_bytes(size, n, "all-gather")))
+                       2 * sent_bytes(size, n, "all-gather"), "backward"))
 
 
 def with_dp(r, link: Link, overlap: bool = True):
@@ -202,7 +206,7 @@ def with_dp(r, link: Link, overlap: bool = True):
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
     return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.width,
-                                  stages))
+                                  st.accumulate, stages))
 
 
 def link_roof(roof, link: Link):
@@ -219,21 +223,31 @@ def link_roof(roof, link: Link):
     return replace(roof, memory=roof.memory + (c,))
 
 
-def comm_kernel(dp: DPResult):
+def comm_kernel(dp: DPResult, batch: int = 1):
     """The step's collectives as one kernel: the bytes each device sends over the link,
-    no FLOP; meta op `allreduce` and train_part `comm` (what the other parts carry)."""
+    no FLOP; meta op `allreduce` and train_part `comm` (what the other parts carry), and
+    the micro-batch's `batch` the other rows carry (whatif --batch holds the row: the
+    gradients do not grow with the batch)."""
     from ...model.kernel import Kernel
 
     calls = sum(c.calls for c in dp.collectives)
     return Kernel(name=comm_name(dp), bytes={dp.link.level: dp.link_bytes}, calls=calls,
                   provenance={"bytes": "derived"},
                   meta={"op": "allreduce" if dp.zero == 0 else "collective",
-                        "train_part": "comm", "devices": dp.n, "zero": dp.zero,
+                        "train_part": "comm", "batch": batch, "devices": dp.n,
+                        "zero": dp.zero,
                         "exposed_s": dp.exposed_s, "comm_s": dp.comm_s,
                         # under overlap, whether or not this step ran so (--no-overlap)
                         "exposed_overlap_s": sum(c.exposed_s(True) * c.calls
                                                  for c in dp.collectives),
                         "grad_bytes": dp.width,
+                        # what a file verb times the overlap again from on another roof
+                        # or after a what-if (model/train_comm.exposure): each collective
+                        # with the part of a micro-batch it hides under
+                        "overlap": dp.overlap, "accumulate": dp.accumulate,
+                        "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
+                                         "seconds_each": c.seconds, "window": c.window,
+                                         "buckets": c.buckets} for c in dp.collectives],
                         "by_zero": {str(k): {"bytes": b, "comm_s": t}
                                     for k, b, t in dp.stages},
                         "model": "ring collectives: " + ", ".join(

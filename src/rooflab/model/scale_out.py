@@ -1,0 +1,120 @@
+"""The network between nodes rooflab assumes when nobody measured or gave one, per catalog
+device: what the systems that device ships in carry, with the source that says so. One
+table for `rooflab scale`, `rooflab llm --tp/--pp` and `train --dp`, so that they agree.
+Pure.
+
+Each entry is one device's share (per direction): the NIC it has to itself, or a chip's
+own ports (Gaudi) or its share of its host's NICs (TPU); node_network_link multiplies it
+by the devices of a node (NCCL/RCCL run one ring per NIC).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..units import si
+from .comm_link import NDR_BUS, Link, own_scale_out
+
+
+@dataclass(frozen=True)
+class ScaleOut:
+    """One device's share of the network between nodes, assumed (nominal): bits/s per
+    direction, what carries it, and the systems and source it stands for."""
+
+    bits_per_s: float
+    what: str            # "one 400 Gb/s NIC per GPU"
+    where: str           # the systems and the source URL
+    unit: str = "NIC"    # what carries one ring across nodes: "NIC" or "chip"
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.bits_per_s / 8
+
+    def source(self) -> str:
+        return (f"assumed: {self.what} = {si(self.bytes_per_s, 'B/s')} per direction "
+                f"({self.where})")
+
+
+# NVIDIA, and any roof with no catalog device (a profile file): comm_link.NDR_SOURCE's words
+# (a test holds the two texts equal)
+NVIDIA = ScaleOut(NDR_BUS * 8, "one 400 Gb/s NDR InfiniBand NIC per GPU",
+                  "NVIDIA ConnectX-7: DGX H100 and DGX B200 carry '8x single-port NVIDIA "
+                  "ConnectX-7 VPI, up to 400 Gb/s', one per GPU, "
+                  "nvidia.com/en-us/data-center/dgx-b200")
+
+# MI300X/MI325X/MI350X/MI355X platforms: AMD's own multi-node recipes give every GPU one
+# 400G RDMA NIC, of any of three makers (the ROCm pages below); 400 Gb/s either way.
+AMD_400G = ScaleOut(
+    400e9, "one 400 Gb/s NIC per GPU",
+    "AMD's MI300X/MI325X/MI355X cluster recipes pair each GPU with one 400G RDMA NIC: AMD "
+    "Pensando Pollara 400, NVIDIA ConnectX-7 or Broadcom Thor 2, RoCE or InfiniBand "
+    "(rocm.docs.amd.com/projects/ai-ecosystem/en/latest/inference/distributed/"
+    "sglang-mori-recipe.html; rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference/"
+    "benchmark-docker/vllm-mori-distributed.html)")
+
+# MI250X and MI300A ship in HPE Cray EX blades with one 200 Gb/s Slingshot-11 NIC per
+# package, four per node; their nodes hold 4 devices, not the 8 rooflab assumes
+SLINGSHOT = ("one 200 Gb/s HPE Slingshot-11 NIC per {dev}",
+             "as on the HPE Cray EX nodes of {systems}: 4 {dev}s and 4 NICs, one each, "
+             "docs.cscs.ch/alps/hardware; '[4x] HPE Slingshot 200 Gbps (25 GB/s) NICs', "
+             "docs.olcf.ornl.gov/systems/frontier_user_guide.html; such a node holds 4 "
+             "{dev}s, not 8")
+MI250X = ScaleOut(200e9, SLINGSHOT[0].format(dev="MI250X"),
+                  SLINGSHOT[1].format(dev="MI250X", systems="Frontier, LUMI, Alps"))
+MI300A = ScaleOut(200e9, SLINGSHOT[0].format(dev="MI300A"),
+                  SLINGSHOT[1].format(dev="MI300A", systems="El Capitan, Alps"))
+
+# no MI210 system figure was found: the MI300X platforms' one 400G NIC per GPU stands in
+MI210 = ScaleOut(400e9, "one 400 Gb/s NIC per GPU",
+                 "no MI210 platform figure found; AMD's MI300X/MI325X/MI355X cluster recipes' "
+                 "one 400G RDMA NIC per GPU taken for it (rocm.docs.amd.com/projects/"
+                 "ai-ecosystem/en/latest/inference/distributed/sglang-mori-recipe.html)")
+
+# TPU slices reach each other through their hosts' data-center network (DCN), not ICI
+# (cloud.google.com/tpu/docs/multislice-introduction); per chip:
+TPU_V5P = ScaleOut(50e9, "the data-center network (DCN), 50 Gb/s per chip",
+                   "Google: 'Data center network (DCN) bandwidth per chip (Gbps) | 50', "
+                   "cloud.google.com/tpu/docs/v5p-training; slices talk over DCN, not ICI",
+                   "chip")
+TPU_V5E = ScaleOut(25e9, "the data-center network (DCN), 25 Gb/s per chip",
+                   "Google: 'Per-host NIC configuration | 2 x 100 Gbps NIC' for 8 chips per "
+                   "host, cloud.google.com/tpu/docs/v5e; slices talk over DCN, not ICI",
+                   "chip")
+TPU_V4 = ScaleOut(50e9, "the data-center network (DCN), 50 Gb/s per chip",
+                  "Google gives no v4 DCN figure (cloud.google.com/tpu/docs/v4): v5p's 50 Gb/s "
+                  "per chip (cloud.google.com/tpu/docs/v5p-training) taken for it; slices talk "
+                  "over DCN, not ICI", "chip")
+
+# first match of the catalog name wins; then the vendor's default
+BY_NAME = (("MI250X", MI250X), ("MI300A", MI300A), ("MI210", MI210), ("TPU v5p", TPU_V5P),
+           ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4))
+BY_VENDOR = {"AMD": AMD_400G}
+
+
+def scale_out_of(device: Any) -> ScaleOut:
+    """The assumed network share of a catalog device (None, a file's roof: NVIDIA's)."""
+    name = str(getattr(device, "name", ""))
+    for key, entry in BY_NAME:
+        if key in name:
+            return entry
+    return BY_VENDOR.get(str(getattr(device, "vendor", "")), NVIDIA)
+
+
+def network_unit(device: Any) -> str:
+    """What carries one ring across nodes: a NIC, or a chip's own share (Gaudi, TPU)."""
+    if device is not None and own_scale_out(device) is not None:
+        return "chip"
+    return scale_out_of(device).unit
+
+
+def assumed_network(device: Any = None, hop_latency_s: float = 0.0, why: str = "") -> Link:
+    """One device's link between nodes when nothing was measured or given: a Gaudi's own
+    scale-out ports (own_scale_out), else the table's entry for it; `why` joins the source."""
+    own = own_scale_out(device, hop_latency_s) if device is not None else None
+    if own is None:
+        entry = scale_out_of(device)
+        own = Link("network", entry.bytes_per_s, hop_latency_s, entry.source())
+    if why:
+        return Link(own.level, own.bus_bytes_per_s, own.hop_latency_s, f"{own.source}; {why}")
+    return own
