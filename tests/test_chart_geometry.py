@@ -118,21 +118,21 @@ def test_html_markers_are_the_display_points(case):
 
 def test_html_and_png_list_the_same_ceilings_on_an_h100():
     """An H100 SXM has ten compute ceilings, more than MAX_CEILINGS (5): both charts draw
-    the seeds' own (gemm_ai190 and relu/add/mul: fp16, held to fp16 tensor 989.5 TFLOP/s;
-    conv: fp32 vector 67) and the top float one (fp8 tensor 1979), and the page names the
-    seven left out. The old HTML drew all ten."""
+    the seeds' own (gemm_ai190: fp16 tensor 989.5 TFLOP/s; relu/add/mul, elementwise with
+    no unit: fp16 vector 134 (model/held_unit); conv: fp32 vector 67) and the top float one
+    (fp8 tensor 1979), and the page names the six left out. The old HTML drew all ten."""
     from rooflab.report.html import html_report
 
     fig, display, analysis = _figure("H100 SXM with the seed kernels")
     assert len(analysis.roof.compute) == 10 > MAX_CEILINGS
     flats = [t.name for t in fig.data if t.mode == "lines+text"]
-    assert flats == ["nominal fp32 vector 67 TFLOP/s", "nominal fp16 tensor 990 TFLOP/s",
-                     "nominal fp8 tensor 1.98 PFLOP/s"]
+    assert flats == ["nominal fp32 vector 67 TFLOP/s", "nominal fp16 vector 134 TFLOP/s",
+                     "nominal fp16 tensor 990 TFLOP/s", "nominal fp8 tensor 1.98 PFLOP/s"]
     assert flats == [f"nominal {ln.label}" for ln in display.lines if ln.kind == "compute"]
-    assert len(display.hidden) == 7
+    assert len(display.hidden) == 6
     page = html_report(analysis)
     assert ("left out: NVIDIA H100 SXM (nominal): fp64 vector 34 TFLOP/s, fp64 tensor 67 "
-            "TFLOP/s, fp16 vector 134 TFLOP/s, bf16 vector 134 TFLOP/s, tf32 tensor 494 "
+            "TFLOP/s, bf16 vector 134 TFLOP/s, tf32 tensor 494 "
             "TFLOP/s, bf16 tensor 990 TFLOP/s, int8 tensor 1.98 POP/s.") in page
 
 

@@ -125,7 +125,10 @@ def test_llm_names_the_stand_in_for_bf16_on_a_t4(capsys):
     # the stand-in is fp32 vector (Turing tensor cores do fp16 only), said with its why
     assert ("note: roof 'NVIDIA T4' has no bf16 ceiling; using fp32 vector (without bf16 "
             "math bf16 runs at the fp32 rate" in out)
-    assert "(for embedding, q_proj" in out
+    # the embedding (a gather, no matrix op) is held to the vector ceiling, not the tensor
+    # stand-in (s30 hF: a non-matrix kind with no unit meets its precision's vector ceiling)
+    assert "since vector work cannot use tensor units (for embedding, rope" in out
+    assert "cast to fp16 for the fp16 tensor ceiling) (for q_proj" in out
     data = _json(capsys, ["llm", "tinyllama-1.1b", "--weights", "bf16", "--act", "bf16",
                           "--on", "H100", "--phase", "decode", "--compare", "V100", "--json"])
     h100, v100 = data["llm"]["hardware"]

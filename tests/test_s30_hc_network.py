@@ -47,8 +47,8 @@ def test_mi250x_and_mi300a_take_a_slingshot_nic_each(capsys):
         link = assumed_network(lookup(on))
         assert link.bus_bytes_per_s == 200e9 / 8          # 25 GB/s per package
         assert "Slingshot" in link.source and "docs.cscs.ch" in link.source
-    # 8 per node (scale's default) x 25 GB/s
-    assert _scale_inter(capsys, "MI250X")["bus_bytes_per_s"] == pytest.approx(200e9)
+    # 4 packages per HPE Cray EX node (scale_out.devices_per_node, session 30 he) x 25 GB/s
+    assert _scale_inter(capsys, "MI250X")["bus_bytes_per_s"] == pytest.approx(100e9)
 
 
 def test_tpu_past_its_slice_takes_the_dcn(capsys):

@@ -28,6 +28,7 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     ridge-band note `rooflab report` gives (review 12a #7). A stencil's sweeps are one
     call each (a launch, or a parallel region, per sweep): the launch floor counts them."""
     from ..model.analysis import analyze, memory_ceiling
+    from ..model.held_unit import held_unit
     from ..model.roof_schema import roof_to_dict
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict
 
@@ -50,7 +51,7 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     (p,) = analysis.points
     # The ceiling actually used: a fallback (int4 on a roof without int4 math) is
     # another precision than the op's, and the text must name that one.
-    ceiling, _ = roof.compute_for(kernel.precision, kernel.unit)
+    ceiling, _ = roof.compute_for(kernel.precision, held_unit(roof, kernel))
     notes = ([fp4_note()] if fp4 else []) + list(analysis.notes)
     if nominal is not None:
         notes += _ridge_band(analysis, roof, nominal)

@@ -110,7 +110,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     per_file = {path: load_kernels(path) for path in own}
     kernels = [k for ks in per_file.values() for k in ks]
     imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch,
-                          distinct if label_traces is None else label_traces)
+                          distinct if label_traces is None else label_traces, on[:1])
     kernels, imp = _selected(kernels, imp, kernel, exclude)
     kernels, imp, viewed = _viewed(kernels, imp, precision)
     shared = shared_names(per_file)
@@ -212,17 +212,18 @@ def shared_names(per_file: dict[str, Sequence[Kernel]], shown: int = 3) -> str |
 
 def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
                     progress: Callable[[str, float], None] | None,
-                    per_launch: bool, label_traces: bool = False) -> ProfileImport | None:
+                    per_launch: bool, label_traces: bool = False, on=()) -> ProfileImport | None:
     """The profilers' files read as their verbs read them (ingest.profile_files.load_profiles),
     the ncu ones per launch when asked. --per-launch without an ncu file is an error, not a
     silent no-op: only ncu records each launch under its own ID (rooflab's kernel files and
     analysis JSON hold one row per kernel, the launches summed or never known; rocprof and
     torch inputs are read as their verbs read them, which have no per-launch view), so the
-    flag could change nothing and the user would read summed kernels as launches."""
+    flag could change nothing and the user would read summed kernels as launches. `on`:
+    --on's first device, which rocprof's reader takes for its occupancy (review s30)."""
     from ..ingest.profile_files import load_profiles
 
     if not per_launch:
-        return load_profiles(list(paths), progress=progress, label_traces=label_traces)
+        return load_profiles(list(paths), progress, label_traces, *on[:1])
     ncu = [p for p in paths if kinds[p] == "ncu"]
     if not ncu:
         raise InputError("--per-launch splits the kernels of Nsight Compute files (ncu CSV "
@@ -232,8 +233,7 @@ def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
     from ..ingest.ncu_files import load_ncu
     from ..ingest.profile_files import join_imports
 
-    rest = load_profiles([p for p in paths if p not in ncu], progress=progress,
-                         label_traces=label_traces)
+    rest = load_profiles([p for p in paths if p not in ncu], progress, label_traces, *on[:1])
     # ncu first, as load_profiles orders the profilers
     return join_imports([load_ncu(ncu, progress=progress, per_launch=True),
                          *([rest] if rest is not None else [])])

@@ -132,11 +132,13 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
             return Links(measured.intra, None, measured, "measured")
     else:
         from ..hardware.catalog import lookup
+        from ..model.scale_out import devices_per_node
 
         dev = lookup(on)
-        groups = group_links(dev, hop_latency_s)
+        node = devices_per_node(dev)     # 4 on an MI300A's or MI250X's HPE Cray EX node
+        groups = group_links(dev, hop_latency_s, upto=node)
         if groups:     # xGMI: a pair shares one link, a node's ring uses them all
-            return Links(groups[8], groups[2], by_count=groups)
+            return Links(groups[node], groups[2], by_count=groups)
         if dev.interconnect_bytes_per_s:
             link = link_from_device(dev, hop_latency_s=hop_latency_s)
             pcie = host_link_of(dev, hop_latency_s) if bridged_pairs(dev) else None
@@ -272,7 +274,7 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     """The what-if: the block's layers (built once) on every device count, and the memory
     a replica holds (its parameters from the same block shapes)."""
     from ..model.parallel import comm_binds_at, dp_block_layers, dp_block_params, scale_dp
-    from .scale_links import grad_words, hop_note, latency_sensitivity
+    from .scale_links import catalog_device, grad_words, hop_note, latency_sensitivity, node_note
     from .scale_memory import replica_memory
     from .scale_output import ScaleRun
 
@@ -288,7 +290,8 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     # T4) falls back to another, and the user should see which.
     held, note = roof.compute_for(points[-1].step.precision)
     hop_s = _hop_latency_s(hop_latency_us, latency_us)
-    notes = [*picked, *([note] if note else []), *package_words(roof)] + link_notes(
+    notes = [*picked, *([note] if note else []), *package_words(roof),
+             *node_note(catalog_device(on), per_node)] + link_notes(
         chosen, roof.name, on, points[-1].n, net.per_node, bool(inter_bw)) + hop_note(
         hop_s, chosen, net, points)
     return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
@@ -379,7 +382,8 @@ def register(app) -> None:
         latency_us: float = typer.Option(None, "--latency-us", min=0.0, hidden=True,
                                          help="The older spelling of --hop-latency-us."),
         per_node: int = typer.Option(None, "--per-node", min=1, help="GPUs per node "
-                                     "(default 8, as HGX/DGX; a TPU's ICI joins a whole "
+                                     "(default 8, as HGX/DGX; 4 on an MI300A or MI250X, as "
+                                     "their HPE Cray EX nodes; a TPU's ICI joins a whole "
                                      "pod slice, so no row crosses a node unless given)."),
         nics: int = typer.Option(None, "--nics-per-node", min=1, help="Network NICs per "
                                  "node; a ring across nodes runs one ring per NIC, so it "

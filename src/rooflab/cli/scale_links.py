@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import InputError
 from ..model.parallel import GPU_COUNTS, Link, ScalePoint
 
-GPUS_PER_NODE = 8     # an HGX/DGX node (--per-node's default)
+GPUS_PER_NODE = 8     # an HGX/DGX node (--per-node's default where the catalog has none)
 
 
 def catalog_device(on: str) -> Any:
@@ -51,7 +51,7 @@ def scale_network(inter: Link, kind: str, dev: Any, per_node: int | None,
     an assumed InfiniBand NIC); an assumed network counts one NIC (or a Gaudi chip's
     scale-out ports) per device of a node; a given or measured one is the ring's as is."""
     from ..model.comm_link import node_network_link
-    from ..model.scale_out import network_unit
+    from ..model.scale_out import devices_per_node, network_unit
 
     pod = per_node is None and pod_linked(dev)
     if pod:
@@ -61,12 +61,28 @@ def scale_network(inter: Link, kind: str, dev: Any, per_node: int | None,
                              f"no row crosses a node; give --per-node N (the chips a slice "
                              f"holds) for the rows past N to cross the network")
         return ScaleNet(None, None, None, max(GPU_COUNTS), True)
-    per_node = per_node or GPUS_PER_NODE
+    # the node of the device's systems (model.scale_out: 4 MI300A or MI250X), else 8
+    per_node = per_node or (devices_per_node(dev) if dev is not None else GPUS_PER_NODE)
     if kind != "assumed":
         return ScaleNet(inter, kind, None, per_node)
     count = nics or per_node
     # one NIC per device, or a chip's own share (Gaudi's ports, a TPU's DCN): scale_out
     return ScaleNet(node_network_link(inter, count, network_unit(dev)), kind, count, per_node)
+
+
+def node_note(dev: Any, per_node: int | None) -> list[str]:
+    """The note when the node's size comes from the device's systems, not HGX/DGX's 8
+    (model.scale_out: 4 MI300A or MI250X on an HPE Cray EX node); none when --per-node
+    gave it."""
+    from ..model.scale_out import devices_per_node, node_words
+
+    if per_node is not None or dev is None or pod_linked(dev):
+        return []
+    n = devices_per_node(dev)
+    if n == GPUS_PER_NODE:
+        return []
+    return [f"{n} devices per node, as in one {node_words(dev)}: rows past {n} cross the "
+            f"network between nodes (--per-node N for another node)"]
 
 
 def hop_note(hop_s: float, chosen: Any, net: ScaleNet, points: list[ScalePoint]

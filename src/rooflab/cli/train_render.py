@@ -345,8 +345,12 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
 # compute floor, not the printed one): its bytes at the link (level), floor_s its whole
 # time, exposed_s what the step waits for; step_floor_s is each row's part of the printed
 # step floor (a kernel's floor, the communication's exposed part), summing to it.
+# model_dtype_parts: the parts of weight_bytes/activations_bytes that stay at the model
+# dtype under whatif --precision fp8 (norms, RoPE, the residual add, SwiGLU), in one cell;
+# the reader makes those two columns the row's bytes_split (s30 hg: 132 ms, not 148).
 CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "level", "precision", "unit",
-               "op", "batch", "weight_bytes", "activations_bytes", "held_unquantized",
+               "op", "batch", "weight_bytes", "activations_bytes", "model_dtype_parts",
+               "held_unquantized",
                "weight_gradient", "zero", "devices", "note", "ai", "bound", "floor_s",
                "exposed_s", "step_floor_s",
                # the communication's whole time again, as its meta comm_s: read back, the
@@ -369,6 +373,7 @@ def csv_rows(data: dict) -> list[dict]:
                      "unit": k.get("unit"), "op": meta.get("op"), "batch": meta.get("batch"),
                      "weight_bytes": split["weights"],
                      "activations_bytes": split["activations"],
+                     "model_dtype_parts": " ".join(meta.get("model_dtype_parts", ())) or None,
                      "held_unquantized": meta.get("held_unquantized"),
                      "weight_gradient": meta.get("weight_gradient"),
                      "zero": meta.get("zero"), "devices": meta.get("devices"),

@@ -296,12 +296,12 @@ def _per_token_line(result, totals, steps: set[int] = frozenset()) -> str:
     14.7x the tokens/s). `totals`: of the moved kernels only, so the line says over which
     kernels when --only left others alone (they make no more tokens)."""
     from ..model.choose import split_whole_steps
-    from ..model.whatif_batch import meta_batch
+    from ..model.whatif_batch import batched_moves, meta_batch
 
     if totals is None:
         return ""
-    b0 = {meta_batch(old) for old, _ in result.moves}
-    b1 = {meta_batch(new) for _, new in result.moves}
+    b0 = {meta_batch(old) for old, _ in batched_moves(result.moves)}
+    b1 = {meta_batch(new) for _, new in batched_moves(result.moves)}
     if len(b0) != 1 or len(b1) != 1 or b0 == b1:
         return ""
     (before_b,), (after_b,) = b0, b1
@@ -352,7 +352,7 @@ def _on_floors(result, line: str) -> str:
     """An untimed file's per-token line names the floor it divides (the work floor) and
     adds the with-launches one, the step time on a launch-bound step (review r8 F8a:
     tinyllama's '1.02 ms -> 135 us' read as the time per token beside 2.03 -> 2.04 ms)."""
-    from ..model.whatif_batch import meta_batch
+    from ..model.whatif_batch import batched_moves, meta_batch
     from ..model.whatif_floors import total_floors
     from ..units import fmt_seconds
 
@@ -361,7 +361,8 @@ def _on_floors(result, line: str) -> str:
     line = line.replace(per, f"{per} on the work floor", 1)
     if not b or not a:
         return line
-    b0, b1 = meta_batch(result.moves[0][0]), meta_batch(result.moves[0][1])
+    (old, new), *_ = batched_moves(result.moves)
+    b0, b1 = meta_batch(old), meta_batch(new)
     return (f"{line}; with launches {fmt_seconds(b / b0)} -> {fmt_seconds(a / b1)}, "
             f"{fmt_times((b / b0) / (a / b1))}")
 

@@ -15,8 +15,11 @@ from .profile_import import ProfileImport
 PROFILERS = ("ncu", "rocprof", "torch", "likwid", "perf")
 
 
-def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileImport:
-    """One profiler's files, read together as its verb reads them (several = steps)."""
+def load_profiler_files(kind: str, paths: list[str], progress=None, device: str | None = None
+                        ) -> ProfileImport:
+    """One profiler's files, read together as its verb reads them (several = steps);
+    `device`: the GPU --on names, which rocprof's reader takes (MI300's 128-B lines, the
+    occupancy's limits), as `rooflab rocprof --on` gives it."""
     if kind == "ncu":
         from .ncu_files import load_ncu
 
@@ -24,7 +27,7 @@ def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileIm
     if kind == "rocprof":
         from .rocprof import load_rocprof
 
-        return load_rocprof(paths)
+        return load_rocprof(paths, device=device)
     if kind == "torch":
         from .torch_trace import load_torch_trace
 
@@ -40,8 +43,8 @@ def load_profiler_files(kind: str, paths: list[str], progress=None) -> ProfileIm
     raise InputError(f"unknown profiler '{kind}'; use one of {', '.join(PROFILERS)}")
 
 
-def load_profiles(paths: list[str], progress=None, label_traces: bool = False
-                  ) -> ProfileImport | None:
+def load_profiles(paths: list[str], progress=None, label_traces: bool = False,
+                  device: str | None = None) -> ProfileImport | None:
     """The profiler files among `paths`, joined into one import (None when there are none).
 
     ncu and rocprof files are read together, so several are steps as in `rooflab ncu a.csv
@@ -49,13 +52,14 @@ def load_profiles(paths: list[str], progress=None, label_traces: bool = False
     `rooflab plot a.json b.json --trajectory` joins the same op across traces.
     label_traces: several traces' rows labelled by file where their ranks do not tell
     them apart (torch_trace_ranks.labelled_by_file), for a verb that lists rows (report)
-    and not one that joins the same name across files (compare's chart, --trajectory)."""
+    and not one that joins the same name across files (compare's chart, --trajectory).
+    device: --on's GPU, for the rocprof files (load_profiler_files)."""
     kinds = {p: file_kind(p) for p in paths}
     imports = []
     for kind in PROFILERS:
         mine = [p for p in paths if kinds[p] == kind]
         groups = [[p] for p in mine] if kind == "torch" else [mine] if mine else []
-        got = [load_profiler_files(kind, g, progress) for g in groups]
+        got = [load_profiler_files(kind, g, progress, device) for g in groups]
         if kind == "torch" and label_traces and len(got) > 1:
             got = _by_file(mine, got)
         imports += got

@@ -37,7 +37,8 @@ from .advice_precision import mixed_part_advice
 from .advice_tensor_check import TENSOR_CHECK, hold_to_tiles, tensor_check_advice
 from .advice_train import comm_advice, is_comm
 from .analysis import Point
-from .ceiling import Roof, kernel_ceiling
+from .ceiling import Roof
+from .held_unit import held_ceiling
 from .kernel import Kernel
 from .machine import Machine, machine_of, words
 from .opkind import is_streaming, is_whole_step, kernel_kind
@@ -163,7 +164,7 @@ def advise(p: Point, roof: Roof, kernel: Kernel, machine: Machine | None = None
     if grid is not None:   # it leads (the sort below), coalescing after it (r4 F3)
         items.append(grid)
     if p.bound in ("compute", "latency"):
-        held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+        held = held_ceiling(roof, kernel)
         mixed = mixed_part_advice(p, e, roof, held)
         if mixed is not None:
             items.append(mixed)

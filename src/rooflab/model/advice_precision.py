@@ -16,6 +16,7 @@ from .advice_vectorize import SCALAR, scalar_fit
 from .analysis import Point
 from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
 from .element_dtype import element_bytes, element_dtype, stored_dtype
+from .held_unit import held_ceiling, held_unit
 from .kernel import Kernel, converted_flop
 from .machine import Machine
 from .opkind import is_sparse
@@ -165,7 +166,7 @@ def _lower_on(p: Point, e: Efficiency, roof: Roof, kind: str, machine: Machine |
     nbytes = p.bytes * ratio
     if nbytes <= 0:
         return None   # no bytes to shrink (a kernel counted as pure math)
-    held = (kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+    held = (held_ceiling(roof, kernel)
             if kernel is not None else None)
     if held is not None and len(held.parts) >= 2:
         return _lower_mixed(p, e, roof, machine, kernel, held, alt, nbytes)
@@ -260,7 +261,7 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
     slow fp32 part vanish (4.75x instead of 1.23x for that kernel on an H100). The bytes
     follow the single-precision rule: every byte is the dominant precision's element data
     (the other parts are math on it, not stored data)."""
-    new = kernel_ceiling(roof, converted_flop(kernel, alt), kernel.unit,
+    new = kernel_ceiling(roof, converted_flop(kernel, alt), held_unit(roof, kernel),
                          alt)
     dest = new.parts[0].ceiling if new.parts else new.ceiling   # what now holds alt's FLOP
     moved = next(part for part in held.parts if part.precision == kernel.precision)

@@ -14,11 +14,13 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import InputError
+from ..name_list import named
 from ..units import si
 from .byte_convention import memory_ceiling
-from .ceiling import KernelCeiling, Roof, kernel_ceiling
+from .ceiling import KernelCeiling, Roof
 from .datasheet_note import datasheet_note
 from .display import analysis_text, pretty
+from .held_unit import VECTOR_KIND_NOTE, held_ceiling, vector_kind_note
 from .kernel import Kernel
 from .level_carm import carm_memory, is_carm
 from .level_names import checked_levels
@@ -226,8 +228,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
     points: list[Point] = []
     notes: list[str] = []
     unplaced: list[Unplaced] = []
+    on_vector: list[str] = []   # held to vector by their kind (held_unit): one note
     for i, k in enumerate(kernels):
-        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+        held = held_ceiling(roof, k)
         # the point's note: the stand-in notes only (model/sanity.py reads a note as a
         # precision fallback); a mix shows in the binding and in the analysis notes
         compute, note = held.ceiling, held.note
@@ -262,6 +265,8 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         if not placed and (asked or not k.bytes):
             unplaced.append(unplaced_kernel(roof, k, held, missing, asked, totals[i], i))
         notes += [f"{k.name}: {n}" for n in held.notes]
+        if k.total_flop > 0 and vector_kind_note(roof, k):   # 0 FLOP: no ceiling binds
+            on_vector.append(k.name)
         if held.weighted:
             notes.append(f"{k.name}: {weighted_words(held)}")
         # a 1-thread kernel on a 2-thread probe's roof: its % of roof counts the idle
@@ -269,6 +274,9 @@ def analyze(roof: Roof, kernels: Iterable[Kernel], levels: Sequence[str] | None 
         threads = threads_note(k, roof)
         if threads:
             notes.append(threads)
+    if on_vector:   # once per output, naming its kernels (notes_by_text reads them)
+        notes.append(f"{named(on_vector, where='`--json` has every kernel')}: "
+                     f"{VECTOR_KIND_NOTE}")
     steps = {step_of(k.meta) for k in kernels} - {None}
     if len(steps) > 1:   # said where the shares are read: ncu, report, plot (share_totals)
         notes.append(f"share is of each kernel's own file: the {len(steps)} files are "

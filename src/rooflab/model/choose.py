@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from . import dies
-from .ceiling import PRECISION_FALLBACK, Roof, kernel_ceiling
+from .ceiling import PRECISION_FALLBACK, Roof
 from .display import pretty
 from .display_results import choice_text
+from .held_unit import held_ceiling
 from .kernel import Kernel
 
 # Kernels that stand for a whole step whose parts sit beside them in the same file.
@@ -143,7 +144,7 @@ def _kernel_time(roof: Roof, k: Kernel) -> tuple[KernelTime, list[str]]:
     # the ceiling `rooflab report` holds the kernel to: its dominant precision's, or for a
     # kernel whose FLOP span precisions the time-weighted peak of its parts (A100 9e9 fp16
     # tensor + 1e9 fp32: 124.8 TFLOP/s, not 312), so every verb ranks the same kernel alike
-    held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+    held = held_ceiling(roof, k)
     compute, notes = held.ceiling, list(held.notes)
     # A stand-in listed in PRECISION_FALLBACK (bf16 work on fp16 math) is a port the user
     # can make; anything else (the slowest float ceiling for fp64 work) is no such port.

@@ -357,8 +357,11 @@ def xgmi_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
         if n <= per:
             k, how = int(links["die_links"]), f"the {per} dies of one package"
         else:
-            k, how = 1, (f"{n} dies of {math.ceil(n / per)} packages: its slowest hop, "
-                         f"the one link between dies of different packages")
+            # `devices` named what was counted: dies (choose's ranks) or packages (llm's)
+            group = (f"{n} dies of {math.ceil(n / per)} packages" if dies else
+                     f"{devices} packages, {n} dies (each a device to software)")
+            k, how = 1, (f"{group}: its slowest hop, the one link between dies of "
+                         f"different packages")
         return Link("xGMI", k * one, hop_latency_s,
                     f"catalog {name}: a ring over {how}, {k} xGMI link{'s' * (k > 1)} "
                     f"({each}) = {k * one / 1e9:g} GB/s per direction (ROCm 'MI250 "

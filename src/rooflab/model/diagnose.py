@@ -20,12 +20,12 @@ from .advice import advise
 from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
 from .advice_core import Advice
 from .analysis import Analysis, Point, primary_points, share_totals
-from .ceiling import kernel_ceiling
 from .diagnose_calls import calls_below_roof
 from .diagnose_distances import Distance, _narrow_weights, _other_family_top, _reuse, distances
 from .display import pretty
 from .display_results import diagnosis_text
 from .fma_ceiling import mix_words
+from .held_unit import held_ceiling, top_ceiling, vector_kind_note
 from .kernel import Kernel
 from .machine import Machine, machine_of
 from .placement import LATENCY_FRACTION, NOT_BINDING, OVERHEAD_SHARE, binds_elsewhere, kernel_key
@@ -310,16 +310,19 @@ def _detail(analysis: Analysis, kernel: Kernel, d: Diagnosis, machine: Machine) 
     """The fields _ranked leaves empty: evidence, the three distances and the advice (two
     thirds of diagnosing: review r5 F5), as replace() keywords."""
     p, cost = d.point, d.call_cost
-    top = analysis.roof.top_compute_for(kernel.precision)
+    top = top_ceiling(analysis.roof, kernel)
+    vector = bool(vector_kind_note(analysis.roof, kernel))   # int4 tensor math is no lever
     # an unranked kernel (_ranked) is advised nothing beyond its note's fix
     advice = (() if _faster_fallback(d.findings, kernel, p)
               else advise(p, analysis.roof, kernel, machine=machine))
     dists = distances(p, top.label, top.value, machine, len(analysis.roof.compute),
-                      _weighted_label(analysis, kernel), _other_family_top(analysis.roof, top),
+                      _weighted_label(analysis, kernel),
+                      None if vector else _other_family_top(analysis.roof, top),
                       _reuse(kernel, p), _narrow_weights(kernel, p.precision),
                       # a launch floor to speak of: not on a CPU roof (review 19a N10)
                       step=one_launch_step(kernel) and bool(analysis.roof.overhead_s),
-                      fma=mix_words(kernel.meta, p.precision, p.unit))
+                      fma=mix_words(kernel.meta, p.precision, p.unit),
+                      vector_kind=vector)
     if cost is not None:
         dists = (calls_below_roof(dists[0], p, cost, machine), *dists[1:])
     return {"evidence": (calls_evidence(p, cost) if cost
@@ -344,7 +347,7 @@ def _latency_evidence(p: Point, machine: Machine | None, kernel: Kernel) -> str:
 def _weighted_label(analysis: Analysis, kernel: Kernel) -> str | None:
     """The name of a kernel's weighted ceiling ("weighted fp16 tensor + fp32 vector":
     ceiling.kernel_ceiling, as analyze holds it); None for one held to a roof ceiling."""
-    held = kernel_ceiling(analysis.roof, kernel.flop, kernel.unit, kernel.precision)
+    held = held_ceiling(analysis.roof, kernel)
     return held.label if held.weighted else None
 
 

@@ -85,6 +85,12 @@ def _cpu_units(m: Machine, precision: str = "") -> str:
     return ", ".join((["fp32 instead of fp64"] if precision == "fp64" else []) + names)
 
 
+# The roof distance's cure for work its kind keeps off tensor (matrix) units: pooling, norms,
+# elementwise passes (held_unit); "tensor cores" would send a pool where it cannot run.
+VECTOR_KIND_CURE = ("a narrower precision on the vector units (its kind of work cannot run "
+                    "on tensor units) or other hardware")
+
+
 # What closes an SpMV's distance below the roof: its matrix streams, its x is gathered.
 GATHER_CURE = ("kernel efficiency: the matrix streamed by every core (rows split by "
                "nonzeros, NUMA first-touch) and a vectorised gather of x (SELL-C-sigma, "
@@ -101,7 +107,8 @@ def distances(p: Point, top_label: str, top_value: float,
               machine: Machine | None = None, n_compute: int = 0,
               compute_label: str | None = None,
               beyond: Ceiling | None = None, reuse: bool | str = True,
-              narrow: str = "", step: bool = False, fma: str = "") -> tuple[Distance, ...]:
+              narrow: str = "", step: bool = False, fma: str = "",
+              vector_kind: bool = False) -> tuple[Distance, ...]:
     """Seed 004's three distances for one point (`n_compute`: how many compute ceilings
     the roof lists; 1 means the roof cannot see past the kernel's own ceiling).
     `compute_label`: the name of the compute ceiling the kernel is held to where it is not
@@ -115,8 +122,12 @@ def distances(p: Point, top_label: str, top_value: float,
     `step`: a whole decode step timed as one point, one launch assumed
     (retime.one_launch_step): its launches are unknown, not negligible (_launch_split).
     `fma`: the no-FMA ceiling of its instruction mix (fma_ceiling.mix_words), said beside
-    the compute side's efficiency cure."""
+    the compute side's efficiency cure. `vector_kind`: its op kind holds it to the vector
+    units (held_unit.top_ceiling): the top is the fastest vector ceiling and tensor units
+    are no cure."""
     launch_cure, memory_cure, compute_cure, roof_cure = cures(machine, p.precision)
+    if vector_kind:
+        roof_cure = VECTOR_KIND_CURE
     if reuse == "sparse":
         memory_cure = GATHER_CURE   # an SpMV's x[col[k]] gather is no unit stride (16a L4)
     if fma:
@@ -124,7 +135,8 @@ def distances(p: Point, top_label: str, top_value: float,
     return (_below_roof(p, machine, launch_cure, memory_cure, compute_cure, step),
             _along_slope(p, reuse, narrow),
             _beyond(_to_top_roof(p, top_label, top_value, n_compute, roof_cure,
-                                 compute_label, "float " if beyond else ""), p, beyond))
+                                 compute_label, ("float " if beyond else "")
+                                 + ("vector " if vector_kind else "")), p, beyond))
 
 
 def _beyond(d: Distance, p: Point, beyond: Ceiling | None) -> Distance:

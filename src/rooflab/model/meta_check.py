@@ -31,9 +31,12 @@ TEXT_KEYS = {
 }
 # Keys rooflab iterates (model/sanity_timing.slow_runs_finding, whatif_warnings._doubt,
 # cli/bench). A text is its words (bench -o x.csv writes flags "below-floor cache-resident"
-# in one cell, which read back was iterated letter by letter), a number a list of one.
+# in one cell, which read back was iterated letter by letter), a number a list of one;
+# model_dtype_parts: the bytes_split parts whatif --precision fp8 keeps wide (train -o
+# x.csv writes "activations weights" in one cell; s30 hg).
 LIST_KEYS = {
     "flags": '["below-floor"]',
+    "model_dtype_parts": '["activations", "weights"]',
     "compile_runs_left_out": "[2, 5]",
     "compile_runs_kept": "[2]",
     "slow_runs": "[3]",

@@ -10,10 +10,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
+from .ceiling import Ceiling, KernelCeiling, Roof
 from .display import point_text, pretty
 from .gpu_time import gpu_side_time
 from .grid_fill import few_blocks, grid_reason
+from .held_unit import held_ceiling, top_ceiling
 from .kernel import Kernel
 from .roofline import attainable, ridge, time_floor
 
@@ -211,7 +212,7 @@ def analyze_point(roof: Roof, kernel: Kernel, level: str, compute: Ceiling, memo
         time_share=seconds / total_seconds if seconds and total_seconds > 0 else None,
         below_roof=att / achieved if achieved else None,
         along_slope=ridge_ai / ai if left_of_ridge(ai, ridge_ai) and ai > 0 else 1.0,
-        roof_headroom=roof.top_compute_for(kernel.precision).value / peak,
+        roof_headroom=top_ceiling(roof, kernel).value / peak,
         note=note, kernel_index=kernel_index, ceiling_precision=compute.precision,
         fallback=_fell_back(kernel, compute),
         memory_ceiling=memory.label, memory_ceiling_kind=memory.provenance,
@@ -238,7 +239,7 @@ def held_on(roof: Roof, point: Point, kernel: Kernel | None = None) -> KernelCei
     fp32 is 124.8 TFLOP/s, not fp16 tensor's 312); one precision the unit the judging roof
     held it to. Without the kernel, the point's precision and unit."""
     if kernel is not None and kernel.mixed:
-        return kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+        return held_ceiling(roof, kernel)
     found, note = roof.compute_for(point.precision, point.unit)
     return KernelCeiling(found, found.label, (note,) if note else ())
 

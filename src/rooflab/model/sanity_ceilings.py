@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from ..units import DTYPE_BYTES, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
 from .byte_convention import counter_bytes, stream_counted
-from .ceiling import Ceiling, Roof, _unit_of_part, kernel_ceiling
+from .ceiling import Ceiling, Roof, _unit_of_part
+from .held_unit import held_ceiling, held_unit
 from .kernel import Kernel
 from .machine import Machine
 from .placement import Point
@@ -306,15 +307,15 @@ def stand_ins(roof: Roof, kernel: Kernel, points: tuple[Point, ...] = ()
     fp32 vector, narrower than fp64, though the fp16 part's own ceiling is exact (the
     dominant precision alone called that 'info' and asked for an fp16 ceiling)."""
     if not kernel.mixed:
-        used, _ = roof.compute_for(kernel.precision, kernel.unit)
+        used, _ = roof.compute_for(kernel.precision, held_unit(roof, kernel))
         return [(n, kernel.precision, used) for n in sorted({p.note for p in points if p.note})]
-    held = kernel_ceiling(roof, kernel.flop, kernel.unit, kernel.precision)
+    held = held_ceiling(roof, kernel)
     out: dict[str, tuple[str, str, Ceiling]] = {}
     for precision, v in kernel.flop.items():
         if v <= 0:
             continue
         used, note = roof.compute_for(
-            precision, _unit_of_part(precision, kernel.precision, kernel.unit))
+            precision, _unit_of_part(precision, kernel.precision, held_unit(roof, kernel)))
         if note in held.notes:
             out.setdefault(note, (note, precision, used))
     return [out[n] for n in held.notes if n in out]

@@ -5,7 +5,10 @@ Pure.
 
 Each entry is one device's share (per direction): the NIC it has to itself, or a chip's
 own ports (Gaudi) or its share of its host's NICs (TPU); node_network_link multiplies it
-by the devices of a node (NCCL/RCCL run one ring per NIC).
+by the devices of a node (NCCL/RCCL run one ring per NIC). An entry also says how many
+devices its systems' node holds (per_node: 8 on HGX/DGX and MI300X platforms, 4 on the
+HPE Cray EX nodes of MI250X and MI300A), which `rooflab scale --per-node`, `rooflab llm
+--tp/--pp` and `train --dp` take as the node's size where none is given.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ class ScaleOut:
     what: str            # "one 400 Gb/s NIC per GPU"
     where: str           # the systems and the source URL
     unit: str = "NIC"    # what carries one ring across nodes: "NIC" or "chip"
+    per_node: int = 8    # devices in one node of those systems (HGX/DGX: 8)
+    node: str = ""       # that node in words, where it is not an 8-GPU HGX/DGX one
 
     @property
     def bytes_per_s(self) -> float:
@@ -53,17 +58,32 @@ AMD_400G = ScaleOut(
     "sglang-mori-recipe.html; rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference/"
     "benchmark-docker/vllm-mori-distributed.html)")
 
+# DGX A100: "8x Single-Port Mellanox ConnectX-6 VPI 200Gb/s HDR InfiniBand", one per GPU
+# (the A100 SXM entries; PCIe cards go in servers of any make: the default stands)
+A100 = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU",
+                "NVIDIA ConnectX-6: DGX A100 carries '8x Single-Port Mellanox ConnectX-6 VPI "
+                "200Gb/s HDR InfiniBand', one per GPU, nvidia.com/content/dam/en-zz/Solutions/"
+                "Data-Center/nvidia-dgx-a100-datasheet.pdf")
+# DGX B300 / GB300 NVL72: one ConnectX-8 SuperNIC per GPU, 800 Gb/s
+B300 = ScaleOut(800e9, "one 800 Gb/s ConnectX-8 NIC per GPU",
+                "NVIDIA ConnectX-8: DGX B300 carries eight ConnectX-8 SuperNICs of 800 Gb/s on "
+                "its GPU board, one per GPU (NVIDIA DGX B300 User Guide; "
+                "nvidia.com/en-us/data-center/dgx-b300); GB300 NVL72 one ConnectX-8 800G per "
+                "GPU, nvidia.com/en-us/data-center/gb300-nvl72")
+
 # MI250X and MI300A ship in HPE Cray EX blades with one 200 Gb/s Slingshot-11 NIC per
-# package, four per node; their nodes hold 4 devices, not the 8 rooflab assumes
+# package, four packages per node: rooflab's node for them holds 4, not 8
 SLINGSHOT = ("one 200 Gb/s HPE Slingshot-11 NIC per {dev}",
              "as on the HPE Cray EX nodes of {systems}: 4 {dev}s and 4 NICs, one each, "
              "docs.cscs.ch/alps/hardware; '[4x] HPE Slingshot 200 Gbps (25 GB/s) NICs', "
-             "docs.olcf.ornl.gov/systems/frontier_user_guide.html; such a node holds 4 "
-             "{dev}s, not 8")
+             "docs.olcf.ornl.gov/systems/frontier_user_guide.html")
 MI250X = ScaleOut(200e9, SLINGSHOT[0].format(dev="MI250X"),
-                  SLINGSHOT[1].format(dev="MI250X", systems="Frontier, LUMI, Alps"))
+                  SLINGSHOT[1].format(dev="MI250X", systems="Frontier, LUMI, Alps"),
+                  per_node=4, node="HPE Cray EX235a node of 4 MI250X packages (8 GCDs, "
+                  "each a device to software)")
 MI300A = ScaleOut(200e9, SLINGSHOT[0].format(dev="MI300A"),
-                  SLINGSHOT[1].format(dev="MI300A", systems="El Capitan, Alps"))
+                  SLINGSHOT[1].format(dev="MI300A", systems="El Capitan, Alps"),
+                  per_node=4, node="HPE Cray EX255a node of 4 MI300A APUs")
 
 # no MI210 system figure was found: the MI300X platforms' one 400G NIC per GPU stands in
 MI210 = ScaleOut(400e9, "one 400 Gb/s NIC per GPU",
@@ -88,7 +108,8 @@ TPU_V4 = ScaleOut(50e9, "the data-center network (DCN), 50 Gb/s per chip",
 
 # first match of the catalog name wins; then the vendor's default
 BY_NAME = (("MI250X", MI250X), ("MI300A", MI300A), ("MI210", MI210), ("TPU v5p", TPU_V5P),
-           ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4))
+           ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4), ("A100 40GB SXM", A100),
+           ("A100 80GB SXM", A100), ("B300", B300))
 BY_VENDOR = {"AMD": AMD_400G}
 
 
@@ -99,6 +120,19 @@ def scale_out_of(device: Any) -> ScaleOut:
         if key in name:
             return entry
     return BY_VENDOR.get(str(getattr(device, "vendor", "")), NVIDIA)
+
+
+def devices_per_node(device: Any) -> int:
+    """The devices one node holds in the systems the device ships in (8 where unknown:
+    an HGX/DGX node); `--per-node` overrides it."""
+    return scale_out_of(device).per_node
+
+
+def node_words(device: Any) -> str:
+    """That node in words, for "more than one ...": "8-GPU node", or the system's own
+    ("HPE Cray EX255a node of 4 MI300A APUs")."""
+    entry = scale_out_of(device)
+    return entry.node or f"{entry.per_node}-GPU node"
 
 
 def network_unit(device: Any) -> str:

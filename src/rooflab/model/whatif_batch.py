@@ -33,6 +33,20 @@ def meta_batch(k: Kernel) -> int:
     return int(value)
 
 
+# `rooflab train`'s parts that --batch holds (meta train_part): their meta batch says
+# nothing of what they move, and an old train file's communication row has none (s30 hg)
+HELD_PARTS = ("optimizer", "comm")
+
+
+def batched_moves(moves: Sequence[tuple[Kernel, Kernel]]) -> list[tuple[Kernel, Kernel]]:
+    """The (old, new) moves whose meta batch is the step's: a train step's held parts
+    (HELD_PARTS) left out, where others remain. A file written by `train --batch 4` before
+    the communication row carried its batch read as batch 1 there, and the per-sequence
+    line, of one batch 4 -> 8, was dropped (s30 hg)."""
+    kept = [m for m in moves if m[0].meta.get("train_part") not in HELD_PARTS]
+    return kept or list(moves)
+
+
 def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                  from_batch: int | None = None, names: Iterable[str] | None = None,
                  share: float | None = None) -> WhatIf:
@@ -51,7 +65,7 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             and batch > reach}
 
     def change(k: Kernel) -> Kernel:
-        if k.meta.get("train_part") in ("optimizer", "comm"):
+        if k.meta.get("train_part") in HELD_PARTS:
             # one pass over the parameters per step, whatever the batch (`rooflab train
             # --batch` keeps it; review s27 v3-F6: its FLOP doubled); the collectives move
             # the gradients, as large at any batch (s30: --batch 2 doubled them)

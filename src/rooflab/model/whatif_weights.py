@@ -12,9 +12,10 @@ from ..errors import InputError
 from ..sides import keep_side
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .advice_memory import weight_share as known_weight_share
-from .ceiling import Roof, kernel_ceiling
+from .ceiling import Roof
 from .element_dtype import element_bytes
 from .fp4_formats import FP4_BLOCK, block_words
+from .held_unit import held_ceiling
 from .kernel import Kernel
 from .opkind import (
     has_weights,
@@ -348,7 +349,7 @@ def sparsify(roof: Roof, kernels: Sequence[Kernel], names: Iterable[str] | None 
             return k
         ratio = sparse_weight_ratio(dtype_bytes(str(k.meta.get("weight_dtype")
                                                     or k.precision)))
-        ceiling = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling
+        ceiling = held_ceiling(roof, k).ceiling
         skips = (ceiling.unit == "tensor" and k.precision != "fp64"
                  and (sparse is None or k.precision in sparse))
         if ceiling.unit == "tensor" and not skips:

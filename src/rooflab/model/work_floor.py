@@ -15,7 +15,8 @@ import math
 from ..errors import InputError
 from .analysis import analyze
 from .byte_convention import memory_ceiling
-from .ceiling import Roof, kernel_ceiling
+from .ceiling import Roof
+from .held_unit import held_ceiling, held_unit
 from .kernel import Kernel
 from .roofline import attainable, time_floor
 
@@ -57,11 +58,12 @@ def _peak(roof: Roof, k: Kernel, peaks: dict | None) -> float:
     (ceiling.kernel_ceiling); a kernel of one precision's from `peaks` where given, since
     kernel_ceiling gives it Roof.compute_for(its precision, its unit)."""
     if peaks is None or k.mixed:
-        return kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling.value
-    key = (id(roof), k.precision, k.unit)   # the caller holds the roofs: ids stay theirs
+        return held_ceiling(roof, k).ceiling.value
+    # the caller holds the roofs: ids stay theirs
+    key = (id(roof), k.precision, held_unit(roof, k))
     found = peaks.get(key)
     if found is None:
-        found = peaks[key] = kernel_ceiling(roof, k.flop, k.unit, k.precision).ceiling.value
+        found = peaks[key] = held_ceiling(roof, k).ceiling.value
     return found
 
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..model.ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
+from ..model.ceiling import Ceiling, KernelCeiling, Roof
+from ..model.held_unit import held_ceiling, held_unit
 from ..model.kernel import Kernel
 from ..units import fmt_rate, si
 from .chart_parts import roof_label
@@ -31,16 +32,19 @@ def _held(roof: Roof, k: Kernel) -> set[Ceiling]:
     most FLOP, not the one that binds: a kernel of 1.96e12 fp64 and 4.3e12 fp16 tensor FLOP
     spends 97 % of its time at the roof on fp64, and its 228 GFLOP/s line was left out for
     fp16 and fp8 tensor (review s26 r2 F2)."""
-    held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+    held = held_ceiling(roof, k)
     return {part.ceiling for part in held.parts} or {held.ceiling}
 
 
-def _precisions(kernels: Sequence[Kernel]) -> set[tuple[str, str | None]]:
+def _precisions(kernels: Sequence[Kernel], roof: Roof | None = None
+                ) -> set[tuple[str, str | None]]:
     """(precision, unit) of every kernel's label and of each part a mixed kernel has FLOP
-    in, on the unit kernel_ceiling holds the part to (a tensor kernel's others: vector)."""
+    in, on the unit kernel_ceiling holds the part to (a tensor kernel's others: vector;
+    with a roof, a non-matrix kernel's: vector, held_unit)."""
     from ..model.ceiling import _unit_of_part
 
-    return {(p, _unit_of_part(p, k.precision, k.unit)) for k in kernels
+    return {(p, _unit_of_part(p, k.precision, held_unit(roof, k) if roof else k.unit))
+            for k in kernels
             for p in {k.precision, *(q for q, v in k.flop.items() if v > 0)}}
 
 
@@ -50,7 +54,7 @@ def _steps_down(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
     from ..model.advice_precision import _lower
 
     out = set()
-    for precision, unit in _precisions(kernels):
+    for precision, unit in _precisions(kernels, roof):
         step = _lower(roof, precision, unit) if precision in STEP_DRAWN else None
         if step is not None and step[1] in roof.compute:   # not a stand-in
             out.add(step[1])
@@ -192,7 +196,7 @@ def mixed_roofs(judged: Sequence[tuple[Roof, Kernel]]) -> tuple[MixedRoof, ...]:
     A kernel of one precision (or whose parts share one ceiling) gets none."""
     groups: dict[tuple[str, float], MixedRoof] = {}
     for roof, k in judged:
-        held = kernel_ceiling(roof, k.flop, k.unit, k.precision)
+        held = held_ceiling(roof, k)
         if not held.weighted:
             continue
         key = (roof_label(roof), held.ceiling.value)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from ..model.ceiling import Roof
 from ..model.fma_ceiling import FMA_SHARE_NAMED, fma_share_of, mix_ceiling
+from ..model.held_unit import held_unit
 from ..model.kernel import Kernel
 from ..units import fmt_ai, si
 from .chart_parts import COMPUTE_BOUND_COLOR, Line, roof_label
@@ -35,7 +36,7 @@ def nofma_lines(shown: Sequence[Roof], kernels: Sequence[Kernel], ref: str | Non
     roof = shown[0]
     if share is None or share >= FMA_SHARE_NAMED or k.unit == "tensor" or not roof.compute:
         return []
-    peak = roof.compute_for(k.precision, k.unit)[0]
+    peak = roof.compute_for(k.precision, held_unit(roof, k))[0]
     if peak.unit == "tensor" or peak.precision != k.precision:
         return []   # a stand-in ceiling or a matrix unit: no add/mul/fma mix to speak of
     value = peak.value * mix_ceiling(share)

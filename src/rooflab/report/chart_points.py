@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
+from ..model.held_unit import held_unit
 from ..model.kernel import Kernel
 from ..model.placement import Point, primary_points
 from ..model.sanity_ceilings import applicable_launch_s
@@ -349,10 +350,10 @@ def precision_ceilings(display: RooflineDisplay) -> list[str]:
     ceilings: dict[str, dict[str, tuple]] = {}
     held: dict[tuple, object] = {}
     for k in kernels:
-        precision = k.precision
-        if (precision, k.unit) not in held:
-            held[precision, k.unit] = roof.compute_for(precision, k.unit)[0]
-        c = held[precision, k.unit]
+        precision, unit = k.precision, held_unit(roof, k)
+        if (precision, unit) not in held:
+            held[precision, unit] = roof.compute_for(precision, unit)[0]
+        c = held[precision, unit]
         ceilings.setdefault(precision, {}).setdefault(c.label, (c, {}))[1][_plain_name(k)] = None
     out = []
     for precision, by_label in ceilings.items():

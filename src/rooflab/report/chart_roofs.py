@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ..model.byte_convention import on_real_traffic
 from ..model.ceiling import Ceiling, Roof, fastest
+from ..model.held_unit import held_unit
 from ..model.kernel import Kernel
 from ..model.real_traffic import REAL_TRAFFIC
 from ..units import fmt_ai, fmt_rate, si
@@ -59,7 +60,7 @@ def _own_ceiling(roof: Roof, k: Kernel, mixed: Sequence[MixedRoof]
              None)
     if m is not None:
         return m.held.ceiling, m.held.label, True
-    c = roof.compute_for(k.precision, k.unit)[0]
+    c = roof.compute_for(k.precision, held_unit(roof, k))[0]
     return c, c.label, False
 
 

@@ -12,17 +12,22 @@ from typing import Any
 from ...errors import InputError, RooflabError
 from ...model.comm_link import hop_latency_of_allreduce
 from ...model.parallel import Link
-from ...model.scale_out import assumed_network, network_unit
+from ...model.scale_out import assumed_network, devices_per_node, network_unit, node_words
 from ...units import si
 
-GPUS_PER_NODE = 8    # an HGX/DGX node, as `rooflab scale --per-node` assumes
 POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
+
+
+def _per_node(dev) -> int:
+    """The devices of one node, as `rooflab scale` takes them without --per-node
+    (model.scale_out: 8 on HGX/DGX, 4 MI300A or MI250X packages on an HPE Cray EX node)."""
+    return devices_per_node(dev)
 
 
 def _spans_nodes(dev, devices: int) -> bool:
     """Whether `devices` of `dev` leave one node, so that a ring crosses the network."""
     words = str(getattr(dev, "interconnect", "")).lower().split()
-    return devices > GPUS_PER_NODE and not any(w in words for w in POD_LINKS)
+    return devices > _per_node(dev) and not any(w in words for w in POD_LINKS)
 
 
 # --- where a link comes from ----------------------------------------------------------------
@@ -142,14 +147,14 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     if _spans_nodes(dev, s.tp):
         # the network measured across hosts, else the device's assumed one (scale_out: a
         # Gaudi's own ports, an MI300X's 400G NIC, ...): one ring per NIC or chip
-        inter = m.inter or node_network_link(assumed_network(dev), GPUS_PER_NODE,
+        inter = m.inter or node_network_link(assumed_network(dev), _per_node(dev),
                                              network_unit(dev))
         lk = ring_link(lk, inter)
     # the record is of the collective whose fit the ring runs on: the world all-reduce
     # where it is the whole ring (measured across hosts, review r7), else the send/recv
     collective = ("all_reduce" if m.inter is None or m.intra is m.inter or lk is m.inter
                   else "send_recv")
-    notes = (extrapolation_note(m, s.tp, GPUS_PER_NODE, False),) + _gpu_note(m, roof, dev)
+    notes = (extrapolation_note(m, s.tp, _per_node(dev), False),) + _gpu_note(m, roof, dev)
     return ChosenLink(lk, "measured", "fit", comm.option, comm.path,
                       _fit_record(comm.extras, collective,
                                   None if collective == "all_reduce" else "intra-node"),
@@ -160,9 +165,9 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: float | None,
             latency: GivenLatency | None = None) -> ChosenLink:
     """--tp's link, first found of: --link-bw (bytes/s, parsed by the CLI); the all-reduce
     a cluster profile measured (--link-from, or --on when it is one); the catalog device's
-    link (a ring past one 8-GPU node: its slowest hop, the network its systems carry,
-    model.scale_out, as `rooflab scale`); the roof's link ceiling (NVLink, PCIe, network
-    or a measured loopback). Hop latency: the given one (--hop-latency-us, or
+    link (a ring past one node, scale_out.devices_per_node: its slowest hop, the network
+    its systems carry, model.scale_out, as `rooflab scale`); the roof's link ceiling
+    (NVLink, PCIe, network or a measured loopback). Hop latency: the given one (--hop-latency-us, or
     --link-latency / 2(tp-1)), else the measured fit's, else 0."""
     chosen = _tp_bandwidth(s, roof, dev, comm, link_bw)
     if latency is None:
@@ -191,9 +196,8 @@ def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
             # the one `rooflab scale` assumes for the device (scale_out: a Gaudi leaves
             # by its own ports, not a NIC): one ring per NIC (or chip), their sum
             nic = node_network_link(assumed_network(dev, why=f"--tp {s.tp} spans more "
-                                                             f"than one {GPUS_PER_NODE}-GPU "
-                                                             f"node"),
-                                    GPUS_PER_NODE, network_unit(dev))
+                                                             f"than one {node_words(dev)}"),
+                                    _per_node(dev), network_unit(dev))
             lk = ring_link(lk, nic)
             kind = "assumed" if lk is nic else kind
         return ChosenLink(lk, kind)
@@ -251,7 +255,7 @@ def _measured_stage_link(s, roof, dev, comm: CommProfile, given: StageGiven) -> 
         # across nodes with no inter-node pair measured: as without a profile
         lat = given.latency_s or 0.0
         return ChosenLink(assumed_network(dev, lat, f"{s.tp} x {s.pp} GPUs span more than "
-                                                    f"one {GPUS_PER_NODE}-GPU node, and "
+                                                    f"one {node_words(dev)}, and "
                                                     f"{comm.where} measured no inter-node "
                                                     f"send/recv"),
                           "assumed", given.latency_option or "none")
@@ -286,7 +290,7 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
         return _measured_stage_link(s, roof, dev, comm, given)
     if _spans_nodes(dev, s.tp * s.pp):
         return ChosenLink(assumed_network(dev, lat, f"{s.tp} x {s.pp} GPUs span more than "
-                                                    f"one {GPUS_PER_NODE}-GPU node"),
+                                                    f"one {node_words(dev)}"),
                           "assumed", lat_from)
     if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
         # a stage sends to one GPU: GPUs joined link to link (xGMI) send over the one
