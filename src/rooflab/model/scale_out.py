@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..units import si
-from .comm_link import NDR_BUS, Link, own_scale_out
+from .comm_link import NDR_BUS, Link, node_network_link, own_scale_out
 
 
 @dataclass(frozen=True)
@@ -152,3 +152,11 @@ def assumed_network(device: Any = None, hop_latency_s: float = 0.0, why: str = "
     if why:
         return Link(own.level, own.bus_bytes_per_s, own.hop_latency_s, f"{own.source}; {why}")
     return own
+
+
+def node_network(device: Any, why: str = "") -> Link:
+    """The network a ring past one node of `device` runs on: assumed_network's link once
+    per NIC (or chip) of the node, one ring each (comm_link.node_network_link), the node
+    devices_per_node's; `rooflab llm --tp` and its measured-profile path both take it."""
+    return node_network_link(assumed_network(device, why=why), devices_per_node(device),
+                             network_unit(device))

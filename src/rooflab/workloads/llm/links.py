@@ -12,22 +12,17 @@ from typing import Any
 from ...errors import InputError, RooflabError
 from ...model.comm_link import hop_latency_of_allreduce
 from ...model.parallel import Link
-from ...model.scale_out import assumed_network, devices_per_node, network_unit, node_words
+from ...model.scale_out import assumed_network, devices_per_node, node_network, node_words
 from ...units import si
 
 POD_LINKS = ("ici",)  # TPU ICI joins a whole pod slice (256 v5e chips), not 8 per node
 
 
-def _per_node(dev) -> int:
-    """The devices of one node, as `rooflab scale` takes them without --per-node
-    (model.scale_out: 8 on HGX/DGX, 4 MI300A or MI250X packages on an HPE Cray EX node)."""
-    return devices_per_node(dev)
-
-
 def _spans_nodes(dev, devices: int) -> bool:
     """Whether `devices` of `dev` leave one node, so that a ring crosses the network."""
     words = str(getattr(dev, "interconnect", "")).lower().split()
-    return devices > _per_node(dev) and not any(w in words for w in POD_LINKS)
+    # the node of the device's systems (scale_out: 8 on HGX/DGX, 4 MI300A or MI250X)
+    return devices > devices_per_node(dev) and not any(w in words for w in POD_LINKS)
 
 
 # --- where a link comes from ----------------------------------------------------------------
@@ -138,7 +133,6 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     via measured_links: bus bandwidth beta x 2(n0-1)/n0, hop latency alpha / 2(n0-1), so
     2(tp-1) x alpha / 2(n0-1) per all-reduce); a ring past one node runs at its slowest
     hop (the measured network, else the device's assumed one), as `rooflab scale`."""
-    from ...model.comm_link import node_network_link
     from ...model.link_fits import extrapolation_note, measured_links
     from ...model.parallel import ring_link
 
@@ -147,14 +141,13 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     if _spans_nodes(dev, s.tp):
         # the network measured across hosts, else the device's assumed one (scale_out: a
         # Gaudi's own ports, an MI300X's 400G NIC, ...): one ring per NIC or chip
-        inter = m.inter or node_network_link(assumed_network(dev), _per_node(dev),
-                                             network_unit(dev))
+        inter = m.inter or node_network(dev)
         lk = ring_link(lk, inter)
     # the record is of the collective whose fit the ring runs on: the world all-reduce
     # where it is the whole ring (measured across hosts, review r7), else the send/recv
     collective = ("all_reduce" if m.inter is None or m.intra is m.inter or lk is m.inter
                   else "send_recv")
-    notes = (extrapolation_note(m, s.tp, _per_node(dev), False),) + _gpu_note(m, roof, dev)
+    notes = (extrapolation_note(m, s.tp, devices_per_node(dev), False),) + _gpu_note(m, roof, dev)
     return ChosenLink(lk, "measured", "fit", comm.option, comm.path,
                       _fit_record(comm.extras, collective,
                                   None if collective == "all_reduce" else "intra-node"),
@@ -178,7 +171,7 @@ def tp_link(s, roof, dev, comm: CommProfile | None, link_bw: float | None,
 
 def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
                   ) -> ChosenLink:
-    from ...model.comm_link import device_ring_link, link_from_roof, node_network_link
+    from ...model.comm_link import device_ring_link, link_from_roof
     from ...model.parallel import ring_link
 
     if link_bw:
@@ -195,9 +188,7 @@ def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
             # NVLink joins the GPUs of one node only; a wider ring crosses the network,
             # the one `rooflab scale` assumes for the device (scale_out: a Gaudi leaves
             # by its own ports, not a NIC): one ring per NIC (or chip), their sum
-            nic = node_network_link(assumed_network(dev, why=f"--tp {s.tp} spans more "
-                                                             f"than one {node_words(dev)}"),
-                                    _per_node(dev), network_unit(dev))
+            nic = node_network(dev, why=f"--tp {s.tp} spans more than one {node_words(dev)}")
             lk = ring_link(lk, nic)
             kind = "assumed" if lk is nic else kind
         return ChosenLink(lk, kind)
